@@ -1,0 +1,40 @@
+// The request and response shapes the HTTP client speaks; the executor builds ApiRequests from operations.
+import type { HttpMethod } from '../operations/define.js';
+
+/** A query value: arrays go as key[]=a&key[]=b, plain objects as key[sub]=v; undefined is left out. */
+export type QueryValue = string | number | boolean | null | undefined | QueryValue[] | { [key: string]: QueryValue };
+export type QueryParams = Record<string, QueryValue>;
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /**
+   * Already-encoded path relative to {base_url}/api/v4 (e.g. '/projects/group%2Fapp/pipelines'),
+   * or, when it starts with '/api/scim/', relative to {base_url} (SCIM: bearer token, application/scim+json).
+   */
+  path: string;
+  query?: QueryParams;
+  body?: unknown;
+  /** Default json. multipart: body is a FormData (file uploads such as a group import). */
+  bodyType?: 'json' | 'form' | 'multipart';
+  /** json (default; an empty body reads as null), text, bytes (Buffer), none (body discarded). */
+  responseType?: 'json' | 'text' | 'bytes' | 'none';
+  /** May the client send this twice (retry after a 429/5xx/connection error)? Required: callers must decide. */
+  idempotent: boolean;
+  /** Overrides the configured token for this call (e.g. an MCP session's own token). */
+  token?: string;
+  signal?: AbortSignal;
+  /** Overrides the configured per-request timeout. */
+  timeoutMs?: number;
+  /**
+   * An absolute URL to fetch instead of path+query (a keyset Link rel="next"). Must be on the configured
+   * service origin; the client refuses anything else so the token never leaves for another host.
+   */
+  url?: string;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  /** Lower-case header names; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  data: T;
+}

@@ -1,0 +1,176 @@
+// The Operation type and defineOperation(): one API action, declared once, from which every front end derives.
+import { z } from 'zod';
+import type { HttpClient } from '../http/client.js';
+
+export type Effect = 'read' | 'write' | 'destructive';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** API areas, as named in endpoints.tsv; each is also an MCP toolset. */
+export const AREAS = [
+  'repository_files', 'repository', 'commits', 'pipelines', 'releases', 'snippets', 'packages',
+  'integrations', 'scim', 'groups', 'projects', 'users', 'members', 'issues', 'merge_requests', 'epics',
+  'group_variables', 'notification_settings', 'label_events', 'audit_events', 'broadcast_messages', 'keys',
+  'group_import_export', 'application_settings',
+] as const;
+export type Area = (typeof AREAS)[number];
+
+/**
+ * How the service's answer is read:
+ * json (default), headers (HEAD: the X-Svc-* metadata), text (raw file content), bytes (archives, raw blobs),
+ * none (no body worth reading, e.g. a 204).
+ */
+export type ResponseKind = 'json' | 'headers' | 'text' | 'bytes' | 'none';
+
+/** offset: page/per_page with X-* headers; keyset: only Link rel="next". */
+export type Pagination = 'offset' | 'keyset';
+
+/** What running an operation gives every front end. */
+export interface OperationResult {
+  /** The service's data, passed through (never reshaped beyond what `response` says). */
+  data: unknown;
+  status: number;
+  /** Present for paginated lists. */
+  page?: PageInfo;
+  /** For text and bytes responses: what the service said the content is. */
+  contentType?: string;
+  fileName?: string;
+}
+
+export interface PageInfo {
+  page?: number;
+  per_page?: number;
+  next_page?: number;
+  total?: number;
+  total_pages?: number;
+  /** True when more results exist than were fetched (a next page, or the all-pages cap was hit). */
+  has_more: boolean;
+  /** Keyset pagination: the next link's cursor URL (relative to nothing the user needs to type). */
+  next_url?: string;
+  /** How many pages were fetched for this result. */
+  pages_fetched: number;
+}
+
+export interface RunContext {
+  client: HttpClient;
+  signal?: AbortSignal;
+  /** A per-caller service token (e.g. an MCP session's own) overriding the configured one. */
+  token?: string;
+}
+
+/** A suggested next step shown under a result in chat (e.g. Retry on a failed pipeline). */
+export interface FollowUp {
+  label: string;
+  operation: string;
+  input: Record<string, unknown>;
+  style?: 'primary' | 'danger';
+}
+
+export interface Presentation {
+  title: string;
+  fields?: Array<[string, string]>;
+  actions?: FollowUp[];
+}
+
+export interface OperationSpec<S extends z.ZodObject> {
+  /** MCP tool name: snake_case verb_noun. */
+  name: string;
+  /** Words typed in chat: "pipeline retry". */
+  chat: string;
+  area: Area;
+  title: string;
+  description: string;
+  /** Method and path template as written in endpoints.tsv, e.g. 'POST /projects/:id/pipelines/:pipeline_id/retry'. */
+  route: string;
+  input: S;
+  effect: Effect;
+  /** Safe to send twice. Defaults to true for reads, false otherwise (a repeated PUT here can make a second commit). */
+  idempotent?: boolean;
+  /** For calls that are only sometimes dangerous: the sentence a human must approve, or undefined when no approval is needed. */
+  confirm?: (input: z.infer<S>) => string | undefined;
+  /** Lists: adds page/per_page (and the all-pages controls) to the input. */
+  pagination?: Pagination;
+  response?: ResponseKind;
+  /** Non-path input keys that go in the query string even on POST/PUT/DELETE. */
+  queryKeys?: readonly string[];
+  /** How the body is encoded on POST/PUT/PATCH/DELETE. */
+  body?: 'json' | 'form';
+  present?: (data: unknown, input: z.infer<S>) => Presentation;
+  /** Escape hatch for operations that need more than one request or a special response. */
+  run?: (ctx: RunContext, input: z.infer<S>) => Promise<OperationResult>;
+}
+
+export interface Operation<S extends z.ZodObject = z.ZodObject> extends OperationSpec<S> {
+  method: HttpMethod;
+  path: string;
+  idempotent: boolean;
+  response: ResponseKind;
+  /** Names of the path parameters in `path`, in order (e.g. ['id', 'pipeline_id']). */
+  pathParams: readonly string[];
+}
+
+const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/;
+
+/** Input keys forgeops itself understands for lists; never sent to the service as such. */
+export const PAGINATION_CONTROL_KEYS = ['all_pages', 'max_items'] as const;
+
+const offsetPageShape = {
+  page: z.number().int().min(1).optional().describe('Page number to read (1-based). Default 1.'),
+  per_page: z.number().int().min(1).max(100).optional().describe('Results per page, 1 to 100. Default 20.'),
+  all_pages: z.boolean().optional().describe('Follow the next pages too, up to max_items results.'),
+  max_items: z.number().int().min(1).max(10_000).optional()
+    .describe('With all_pages: stop after this many results (default 500).'),
+};
+
+const keysetPageShape = {
+  per_page: offsetPageShape.per_page,
+  all_pages: offsetPageShape.all_pages,
+  max_items: offsetPageShape.max_items,
+};
+
+/** Path parameters of a template: ':name' segments and an optional '[.name]' suffix. */
+export function pathParamNames(path: string): string[] {
+  const names = [...path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]);
+  const suffix = /\[\.([a-z_]+)\]$/.exec(path);
+  if (suffix) names.push(suffix[1]);
+  return names;
+}
+
+export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): Operation<S> {
+  const [method, path, ...rest] = spec.route.trim().split(/\s+/);
+  if (!METHODS.includes(method as HttpMethod) || !path?.startsWith('/') || rest.length > 0) {
+    throw new Error(`operation ${spec.name}: route must be 'METHOD /path', got '${spec.route}'`);
+  }
+  if (!NAME_PATTERN.test(spec.name)) throw new Error(`operation ${spec.name}: name must be snake_case verb_noun`);
+  const pathParams = pathParamNames(path);
+  const shape = spec.input.shape as Record<string, unknown>;
+  for (const p of pathParams) {
+    if (!(p in shape)) throw new Error(`operation ${spec.name}: input lacks path parameter '${p}'`);
+  }
+  let input = spec.input;
+  if (spec.pagination === 'offset') input = input.extend(offsetPageShape) as unknown as S;
+  if (spec.pagination === 'keyset') input = input.extend(keysetPageShape) as unknown as S;
+  return {
+    ...spec,
+    input,
+    method: method as HttpMethod,
+    path,
+    pathParams,
+    idempotent: spec.idempotent ?? spec.effect === 'read',
+    response: spec.response ?? (method === 'HEAD' ? 'headers' : 'json'),
+  };
+}
+
+/** Shared input fields, so every operation describes them the same way. */
+export const fields = {
+  projectId: () =>
+    z.union([z.number().int().positive(), z.string().min(1)])
+      .describe('Project ID or full path, e.g. 42 or "group/sub/app".'),
+  groupId: () =>
+    z.union([z.number().int().positive(), z.string().min(1)])
+      .describe('Group ID or full path, e.g. 7 or "platform/infra".'),
+  ref: (what = 'Branch, tag or commit SHA') => z.string().min(1).describe(what),
+  sha: () => z.string().min(1).describe('Commit SHA, branch or tag.'),
+  /** ISO 8601 date-time, kept as the string the caller gave. */
+  dateTime: (what: string) => z.string().min(1).describe(`${what} (ISO 8601, e.g. 2026-11-01T00:00:00Z).`),
+};

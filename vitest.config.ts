@@ -1,0 +1,11 @@
+// Test runner settings: every suite starts its own loopback servers, so files may run in parallel.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});
