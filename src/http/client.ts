@@ -1,0 +1,305 @@
+// HttpClient: sends ApiRequests to the service over a keep-alive undici dispatcher (auth, bodies, timeouts, retries, proxy, private CA).
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { Agent, EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher } from 'undici';
+import { ApiError, apiErrorFromResponse, type ApiErrorKind } from './errors.js';
+import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
+import { encodeForm, serializeQuery } from './route.js';
+import type { ApiRequest, ApiResponse } from './types.js';
+
+export interface HttpClientOptions {
+  /** The service address, e.g. 'https://code.example.com' or 'https://example.com/code' (API under {baseUrl}/api/v4). */
+  baseUrl: string;
+  /** Sent as PRIVATE-TOKEN; without one, only public content can be read. */
+  token?: string;
+  /** Sent as a bearer token on /api/scim/ paths. */
+  scimToken?: string;
+  /** Per attempt, from sending to the end of the body. Default 30000. */
+  timeoutMs?: number;
+  /** PEM file of a private CA, trusted in addition to the public ones. */
+  caFile?: string;
+  retry?: RetryOptions;
+  userAgent?: string;
+  /** Most sockets per origin. Default: no limit. */
+  connections?: number;
+}
+
+const SCIM_PREFIX = '/api/scim/';
+const API_PREFIX = '/api/v4';
+
+/** Everything about a request that stays the same across its attempts. */
+interface Target {
+  url: URL;
+  scim: boolean;
+  headers: Record<string, string>;
+  body?: string | UndiciFormData;
+  secrets: string[];
+  timeoutMs: number;
+}
+
+export class HttpClient {
+  /** The normalised service address: no trailing slash, no '/api/v4'. */
+  readonly baseUrl: string;
+  private readonly base: URL;
+  private readonly token?: string;
+  private readonly scimToken?: string;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+  private readonly retry: ResolvedRetryOptions;
+  private readonly dispatcher: Dispatcher;
+
+  constructor(options: HttpClientOptions) {
+    this.base = parseBaseUrl(options.baseUrl);
+    this.baseUrl = this.base.href.replace(/\/$/, '');
+    this.token = options.token || undefined;
+    this.scimToken = options.scimToken || undefined;
+    this.timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000);
+    this.userAgent = options.userAgent ?? 'forgeops';
+    this.retry = resolveRetryOptions(options.retry);
+    const connections = options.connections === undefined ? undefined : positive('connections', options.connections);
+    this.dispatcher = createDispatcher(options.caFile === undefined ? undefined : readCa(options.caFile), connections);
+  }
+
+  /** Sends the request (retrying per retry.ts); any status >= 400 or failure rejects with an ApiError. */
+  async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
+    const secrets = [this.token, this.scimToken, req.token].filter((s): s is string => !!s);
+    const target = this.target(req, secrets);
+    const started = this.retry.now();
+    for (let retriesDone = 0; ; retriesDone++) {
+      try {
+        return (await this.send(req, target)) as ApiResponse<T>;
+      } catch (error) {
+        const wait = error instanceof ApiError
+          ? retryDelayMs(error, req.idempotent, { retriesDone, elapsedMs: this.retry.now() - started }, this.retry)
+          : undefined;
+        if (wait === undefined) throw error;
+        await this.pause(wait, req, target);
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private target(req: ApiRequest, secrets: string[]): Target {
+    let url: URL;
+    if (req.url !== undefined) {
+      url = this.checkedUrl(req, secrets);
+    } else {
+      if (!req.path.startsWith('/')) throw new Error(`request path must start with '/', got '${req.path}'`);
+      // URL parsing would resolve them and quietly aim the request at another endpoint.
+      if (/\/(\.|%2e){1,2}(\/|\?|$)/i.test(req.path)) throw new Error(`request path must not contain '.' or '..' segments: '${req.path}'`);
+      const prefix = req.path.startsWith(SCIM_PREFIX) ? '' : API_PREFIX;
+      url = new URL(`${this.basePath()}${prefix}${req.path}`, this.base.origin);
+    }
+    const query = req.query ? serializeQuery(req.query) : '';
+    if (query) url.search = url.search ? `${url.search}&${query}` : `?${query}`;
+    const scim = url.pathname.slice(this.basePath().length).startsWith(SCIM_PREFIX);
+    const { body, type } = encodeBody(req, scim);
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: (req.responseType ?? 'json') !== 'json' ? '*/*' : scim ? 'application/scim+json, application/json' : 'application/json',
+    };
+    if (type) headers['content-type'] = type;
+    const token = req.token ?? (scim ? this.scimToken : this.token);
+    if (token && scim) headers.authorization = `Bearer ${token}`;
+    if (token && !scim) headers['private-token'] = token;
+    const timeoutMs = req.timeoutMs === undefined ? this.timeoutMs : positive('timeoutMs', req.timeoutMs);
+    return { url, scim, headers, body, secrets, timeoutMs };
+  }
+
+  /** The base URL's path without a trailing slash ('' at the root). */
+  private basePath(): string {
+    return this.base.pathname.replace(/\/$/, '');
+  }
+
+  /** A next-page URL is followed only inside this service's API: the token must never go to another host. */
+  private checkedUrl(req: ApiRequest, secrets: string[]): URL {
+    const refuse = (why: string) =>
+      new ApiError({ kind: 'refused', method: req.method, path: req.path, serviceMessage: why, secrets });
+    let url: URL;
+    try {
+      url = new URL(req.url as string, this.base);
+    } catch {
+      throw refuse('the next-page URL is not a valid URL');
+    }
+    const insideApi = [`${this.basePath()}${API_PREFIX}/`, `${this.basePath()}${SCIM_PREFIX}`].some((p) => url.pathname.startsWith(p));
+    if (url.origin !== this.base.origin || !insideApi || url.username || url.password) {
+      throw refuse(`will not send the request to ${url.origin}${url.pathname}: it is outside the service at ${this.baseUrl}`);
+    }
+    url.hash = '';
+    return url;
+  }
+
+  private async send(req: ApiRequest, target: Target): Promise<ApiResponse> {
+    const path = target.url.pathname;
+    const { secrets, timeoutMs } = target;
+    const fail = (kind: ApiErrorKind, serviceMessage: string, code?: string) =>
+      new ApiError({ kind, method: req.method, path, serviceMessage, code, secrets });
+    if (req.signal?.aborted) throw fail('aborted', 'the request was cancelled');
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onAbort = () => controller.abort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const response = await request(target.url, {
+        method: req.method,
+        headers: target.headers,
+        body: target.body,
+        dispatcher: this.dispatcher,
+        signal: controller.signal,
+        // Our own timer bounds the whole exchange; undici's (300 s by default) must not fire first.
+        headersTimeout: timeoutMs + 1_000,
+        bodyTimeout: timeoutMs + 1_000,
+      });
+      const headers = flattenHeaders(response.headers);
+      if (response.statusCode >= 400) {
+        const body = await response.body.text();
+        throw apiErrorFromResponse(
+          { status: response.statusCode, statusText: response.statusText, method: req.method, path, headers, body },
+          secrets,
+        );
+      }
+      return { status: response.statusCode, headers, data: await readBody(req, response.body) };
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      if (timedOut) throw fail('timeout', `no response within ${timeoutMs} ms`);
+      if (req.signal?.aborted) throw fail('aborted', 'the request was cancelled');
+      const code = (error as { code?: unknown }).code;
+      const isTimeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+      const message = error instanceof Error ? error.message : String(error);
+      throw fail(isTimeout ? 'timeout' : 'network', message, typeof code === 'string' ? code : undefined);
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async pause(ms: number, req: ApiRequest, target: Target): Promise<void> {
+    const aborted = () => new ApiError({
+      kind: 'aborted', method: req.method, path: target.url.pathname, serviceMessage: 'the request was cancelled', secrets: target.secrets,
+    });
+    try {
+      await this.retry.sleep(ms, req.signal);
+    } catch {
+      throw aborted();
+    }
+    if (req.signal?.aborted) throw aborted();
+  }
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Error(`baseUrl '${baseUrl}' is not a valid URL (expected e.g. https://code.example.com)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new Error(`baseUrl '${baseUrl}' must start with https:// or http://`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new Error(`baseUrl '${url.origin}${url.pathname}' must not carry credentials, a query or a fragment`);
+  }
+  // A copied API address ('…/api/v4') means the service above it.
+  url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/api\/v4$/, '') || '/';
+  return url;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+function readCa(caFile: string): string[] {
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw new Error(`caFile '${caFile}' cannot be read: ${why}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`caFile '${caFile}' holds no PEM certificate`);
+  // Node's `ca` replaces the public roots; a private CA should be trusted in addition to them.
+  return [...rootCertificates, pem];
+}
+
+function createDispatcher(ca: string[] | undefined, connections: number | undefined): Dispatcher {
+  const tls = ca ? { ca } : undefined;
+  const common = { connections, connect: tls };
+  const env = process.env;
+  // Read once here, so a later change of the environment cannot redirect requests mid-run.
+  const httpProxy = env.http_proxy || env.HTTP_PROXY;
+  const httpsProxy = env.https_proxy || env.HTTPS_PROXY;
+  if (!httpProxy && !httpsProxy) return new Agent(common);
+  return new EnvHttpProxyAgent({
+    ...common,
+    httpProxy,
+    httpsProxy,
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+    requestTls: tls,
+    // Plain-http targets are forwarded with an absolute URI, as curl does; many proxies refuse CONNECT to port 80.
+    proxyTunnel: false,
+  });
+}
+
+function encodeBody(req: ApiRequest, scim: boolean): { body?: string | UndiciFormData; type?: string } {
+  if (req.body === undefined) return {};
+  if (req.method === 'GET' || req.method === 'HEAD') throw new Error(`a ${req.method} request cannot carry a body`);
+  switch (req.bodyType ?? 'json') {
+    case 'json':
+      return { body: JSON.stringify(req.body), type: scim ? 'application/scim+json' : 'application/json' };
+    case 'form':
+      return { body: encodeForm(req.body as Record<string, unknown>), type: 'application/x-www-form-urlencoded' };
+    case 'multipart': {
+      if (Object.prototype.toString.call(req.body) !== '[object FormData]') {
+        throw new Error(`bodyType 'multipart' needs a FormData body`);
+      }
+      // undici 7 encodes only its own FormData, not the one Node's globals come from; it writes the boundary into the type.
+      if (req.body instanceof UndiciFormData) return { body: req.body };
+      const form = new UndiciFormData();
+      for (const [name, value] of (req.body as globalThis.FormData).entries()) form.append(name, value);
+      return { body: form };
+    }
+  }
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+async function readBody(req: ApiRequest, body: Dispatcher.ResponseData['body']): Promise<unknown> {
+  if (req.method === 'HEAD') {
+    await body.dump();
+    return null;
+  }
+  switch (req.responseType ?? 'json') {
+    case 'none':
+      await body.dump();
+      return null;
+    case 'bytes':
+      return Buffer.from(await body.arrayBuffer());
+    case 'text':
+      return body.text();
+    case 'json': {
+      const text = await body.text();
+      if (!text.trim()) return null;
+      try {
+        return JSON.parse(text);
+      } catch {
+        // Some 2xx answers are not JSON despite the API's promise; the text is still the answer.
+        return text;
+      }
+    }
+  }
+}
