@@ -1,0 +1,35 @@
+// The operation registry: every API action forgeops knows, and the lookups the front ends use.
+import type { Area, Operation } from './define.js';
+import { repositoryFilesOperations } from './repository-files.js';
+import { repositoryOperations } from './repository.js';
+import { commitsOperations } from './commits.js';
+import { pipelinesOperations } from './pipelines.js';
+import { releasesOperations } from './releases.js';
+import { projectsOperations } from './projects.js';
+import { usersOperations } from './users.js';
+
+export const operations: readonly Operation[] = [
+  ...repositoryFilesOperations,
+  ...repositoryOperations,
+  ...commitsOperations,
+  ...pipelinesOperations,
+  ...releasesOperations,
+  ...projectsOperations,
+  ...usersOperations,
+];
+
+const byName = new Map(operations.map((op) => [op.name, op]));
+const byChat = new Map(operations.map((op) => [op.chat, op]));
+
+export function findOperation(name: string): Operation | undefined {
+  return byName.get(name);
+}
+
+/** Chat words ("pipeline retry") → operation. */
+export function findOperationByChat(words: string): Operation | undefined {
+  return byChat.get(words.trim().toLowerCase().replace(/\s+/g, ' '));
+}
+
+export function operationsInArea(area: Area): Operation[] {
+  return operations.filter((op) => op.area === area);
+}

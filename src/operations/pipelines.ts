@@ -1,0 +1,164 @@
+// Pipelines area: list, read, create, retry, cancel and delete CI pipelines and read their variables.
+import { z } from 'zod';
+import { defineOperation, fields } from './define.js';
+import type { FollowUp, Presentation } from './define.js';
+import { asList, asRecord, countOf, shortSha, show } from './present.js';
+
+export const PIPELINE_STATUSES = ['running', 'pending', 'success', 'failed', 'canceled', 'skipped'] as const;
+
+const pipelineId = () => z.number().int().positive().describe('Pipeline ID (the number shown as #123).');
+
+const pipelineInput = z.object({ id: fields.projectId(), pipeline_id: pipelineId() });
+
+/** Seconds as people read them: 95 → "1m 35s". */
+function formatDuration(value: unknown): string {
+  const seconds = typeof value === 'string' ? Number(value) : value;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return show(value);
+  const whole = Math.round(seconds);
+  return whole >= 60 ? `${Math.floor(whole / 60)}m ${whole % 60}s` : `${whole}s`;
+}
+
+/** The next steps that make sense for a pipeline in this status. */
+function pipelineActions(projectId: unknown, pipeline: Record<string, unknown>): FollowUp[] {
+  const input = { id: projectId, pipeline_id: pipeline.id };
+  if (pipeline.status === 'failed' || pipeline.status === 'canceled') {
+    return [{ label: 'Retry', operation: 'retry_pipeline', input, style: 'primary' }];
+  }
+  if (pipeline.status === 'running' || pipeline.status === 'pending') {
+    return [{ label: 'Cancel', operation: 'cancel_pipeline', input, style: 'danger' }];
+  }
+  return [];
+}
+
+/** One pipeline (full form) for on-call eyes: status first, then what ran and how it went. */
+function presentPipeline(data: unknown, input: { id: string | number }): Presentation {
+  const pipeline = asRecord(data);
+  return {
+    title: `Pipeline #${show(pipeline.id)}: ${show(pipeline.status)}`,
+    fields: [
+      ['ref', show(pipeline.ref)],
+      ['sha', shortSha(pipeline.sha)],
+      ['duration', formatDuration(pipeline.duration)],
+      ['coverage', show(pipeline.coverage)],
+    ],
+    actions: pipelineActions(input.id, pipeline),
+  };
+}
+
+export const pipelinesOperations = [
+  defineOperation({
+    name: 'list_pipelines',
+    chat: 'pipeline list',
+    area: 'pipelines',
+    title: 'List pipelines',
+    description:
+      'List the CI pipelines of a project, newest first, optionally filtered by status, ref, commit, who ' +
+      'triggered them or update time. Each has id, status, ref, sha, web_url, created_at and updated_at. ' +
+      'Use get_pipeline for duration, coverage and the user.',
+    route: 'GET /projects/:id/pipelines',
+    input: z.object({
+      id: fields.projectId(),
+      scope: z.enum(['running', 'pending', 'finished', 'branches', 'tags']).optional()
+        .describe('Only pipelines in this scope.'),
+      status: z.enum(PIPELINE_STATUSES).optional().describe('Only pipelines with this status.'),
+      ref: z.string().min(1).optional().describe('Only pipelines of this branch or tag.'),
+      sha: z.string().min(1).optional().describe('Only pipelines of this commit SHA.'),
+      yaml_errors: z.boolean().optional().describe('true: only pipelines with an invalid CI configuration.'),
+      name: z.string().min(1).optional().describe('Only pipelines with this name.'),
+      username: z.string().min(1).optional().describe('Only pipelines triggered by this username.'),
+      updated_after: fields.dateTime('Only pipelines updated after this time').optional(),
+      updated_before: fields.dateTime('Only pipelines updated before this time').optional(),
+      order_by: z.enum(['id', 'status', 'ref', 'updated_at', 'user_id']).optional().describe('Sort key (default id).'),
+      sort: z.enum(['asc', 'desc']).optional().describe('Sort direction (default desc).'),
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present: (data) => {
+      const pipelines = asList(data);
+      return {
+        title: countOf(pipelines, 'pipeline'),
+        fields: pipelines.map((p): [string, string] => [`#${show(p.id)}`, `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`]),
+      };
+    },
+  }),
+  defineOperation({
+    name: 'get_pipeline',
+    chat: 'pipeline get',
+    area: 'pipelines',
+    title: 'Get pipeline',
+    description:
+      'Read one pipeline: status, ref, sha, before_sha, tag, yaml_errors, the user who triggered it, ' +
+      'created/started/finished times, duration (seconds) and coverage.',
+    route: 'GET /projects/:id/pipelines/:pipeline_id',
+    input: pipelineInput,
+    effect: 'read',
+    present: presentPipeline,
+  }),
+  defineOperation({
+    name: 'list_pipeline_variables',
+    chat: 'pipeline variables',
+    area: 'pipelines',
+    title: 'List pipeline variables',
+    description: 'List the variables a pipeline was run with: key, value and variable_type ("env_var" or "file").',
+    route: 'GET /projects/:id/pipelines/:pipeline_id/variables',
+    input: pipelineInput,
+    effect: 'read',
+  }),
+  defineOperation({
+    name: 'create_pipeline',
+    chat: 'pipeline create',
+    area: 'pipelines',
+    title: 'Run pipeline',
+    description:
+      'Start a new CI pipeline for a branch or tag, optionally with variables. Returns the new pipeline ' +
+      '(status "pending").',
+    route: 'POST /projects/:id/pipeline',
+    input: z.object({
+      id: fields.projectId(),
+      ref: fields.ref('Branch or tag to run the pipeline for.'),
+      variables: z.array(z.strictObject({
+        key: z.string().min(1).describe('Variable name.'),
+        value: z.string().describe('Variable value.'),
+        variable_type: z.enum(['env_var', 'file']).optional()
+          .describe('"env_var" (default) or "file" (the value is written to a file whose path is the variable).'),
+      })).optional().describe('Variables to pass to this pipeline run.'),
+    }),
+    effect: 'write',
+    present: presentPipeline,
+  }),
+  defineOperation({
+    name: 'retry_pipeline',
+    chat: 'pipeline retry',
+    area: 'pipelines',
+    title: 'Retry pipeline',
+    description:
+      'Retry the failed or canceled jobs of a pipeline; the pipeline goes back to "pending". Returns the pipeline.',
+    route: 'POST /projects/:id/pipelines/:pipeline_id/retry',
+    input: pipelineInput,
+    effect: 'write',
+    present: presentPipeline,
+  }),
+  defineOperation({
+    name: 'cancel_pipeline',
+    chat: 'pipeline cancel',
+    area: 'pipelines',
+    title: 'Cancel pipeline',
+    description: 'Cancel a pipeline\'s running and pending jobs; the pipeline becomes "canceled". Returns the pipeline.',
+    route: 'POST /projects/:id/pipelines/:pipeline_id/cancel',
+    input: pipelineInput,
+    effect: 'write',
+    // Canceling a canceled pipeline changes nothing, so a retried request does no harm.
+    idempotent: true,
+    present: presentPipeline,
+  }),
+  defineOperation({
+    name: 'delete_pipeline',
+    chat: 'pipeline delete',
+    area: 'pipelines',
+    title: 'Delete pipeline',
+    description: 'Delete a pipeline with its jobs and logs, for good. Cannot be undone.',
+    route: 'DELETE /projects/:id/pipelines/:pipeline_id',
+    input: pipelineInput,
+    effect: 'destructive',
+  }),
+];

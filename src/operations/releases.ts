@@ -1,0 +1,106 @@
+// Releases area: list, read, create and update a project's releases (tag, notes, milestones, asset links).
+import { z } from 'zod';
+import { defineOperation, fields } from './define.js';
+import type { Presentation } from './define.js';
+import { asList, asRecord, countOf, show } from './present.js';
+
+const tagName = () => z.string().min(1).describe('Tag the release belongs to, e.g. "v1.4.0".');
+
+const releaseDetailsShape = {
+  name: z.string().min(1).optional().describe('Release title (default: the tag name).'),
+  milestones: z.array(z.string().min(1)).optional()
+    .describe('Titles of the milestones the release is linked to; on update, [] unlinks them all.'),
+  released_at: fields.dateTime('When the release is (or was) published; default now').optional(),
+};
+
+function presentRelease(data: unknown): Presentation {
+  const release = asRecord(data);
+  return {
+    title: `Release ${show(release.tag_name)}: ${show(release.name)}`,
+    fields: [
+      ['tag', show(release.tag_name)],
+      ['name', show(release.name)],
+      ['released_at', show(release.released_at)],
+    ],
+  };
+}
+
+export const releasesOperations = [
+  defineOperation({
+    name: 'list_releases',
+    chat: 'release list',
+    area: 'releases',
+    title: 'List releases',
+    description:
+      'List a project\'s releases, ordered by released_at (newest first). Each has tag_name, name, ' +
+      'description (Markdown), released_at, author, commit, milestones and assets (source archives and links).',
+    route: 'GET /projects/:id/releases',
+    input: z.object({ id: fields.projectId() }),
+    effect: 'read',
+    pagination: 'offset',
+    present: (data) => {
+      const releases = asList(data);
+      return {
+        title: countOf(releases, 'release'),
+        fields: releases.map((r): [string, string] => [show(r.tag_name), `${show(r.name)} · ${show(r.released_at)}`]),
+      };
+    },
+  }),
+  defineOperation({
+    name: 'get_release',
+    chat: 'release get',
+    area: 'releases',
+    title: 'Get release',
+    description:
+      'Read one release by its tag: name, description, released_at, author, commit, milestones and assets.',
+    route: 'GET /projects/:id/releases/:tag_name',
+    input: z.object({ id: fields.projectId(), tag_name: tagName() }),
+    effect: 'read',
+    present: presentRelease,
+  }),
+  defineOperation({
+    name: 'create_release',
+    chat: 'release create',
+    area: 'releases',
+    title: 'Create release',
+    description:
+      'Publish a release for a tag, with notes and optional asset links. If the tag does not exist yet, give ' +
+      '`ref` (branch, tag or commit) and the tag is created there. Needs push access. Returns the release.',
+    route: 'POST /projects/:id/releases',
+    input: z.object({
+      id: fields.projectId(),
+      tag_name: tagName(),
+      description: z.string().min(1).describe('Release notes (Markdown).'),
+      ref: fields.ref('Branch, tag or commit SHA to create the tag from; required when the tag does not exist yet.').optional(),
+      ...releaseDetailsShape,
+      assets: z.strictObject({
+        links: z.array(z.strictObject({
+          name: z.string().min(1).describe('Link text, e.g. "Linux binary".'),
+          url: z.url().describe('Where the asset is downloaded from.'),
+        })).describe('Links to release assets such as binaries or packages.'),
+      }).optional().describe('Release assets (the API\'s assets:links).'),
+    }),
+    effect: 'write',
+    present: presentRelease,
+  }),
+  defineOperation({
+    name: 'update_release',
+    chat: 'release update',
+    area: 'releases',
+    title: 'Update release',
+    description:
+      'Change a release\'s name, notes, milestones or released_at. Fields left out stay as they are; ' +
+      'milestones [] removes all milestone links. Returns the release.',
+    route: 'PUT /projects/:id/releases/:tag_name',
+    input: z.object({
+      id: fields.projectId(),
+      tag_name: tagName(),
+      description: z.string().min(1).optional().describe('New release notes (Markdown).'),
+      ...releaseDetailsShape,
+    }),
+    effect: 'write',
+    // Setting the same fields twice leaves the release as once.
+    idempotent: true,
+    present: presentRelease,
+  }),
+];

@@ -1,0 +1,272 @@
+// Contract: every commits operation against the sandbox — listing with filters, multi-action commits, a forced
+// commit, cherry-pick and revert with their error codes, refs, diffs, comments, permissions and bad input.
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.js';
+import { contractSuite } from './harness.js';
+
+const suite = contractSuite('commits');
+const WEB = 'acme/web';
+const PAYMENTS = 'acme/platform/payments-api';
+const FEATURE = 'feature/dark-mode';
+
+type Commit = {
+  id: string;
+  short_id: string;
+  title: string;
+  message: string;
+  parent_ids: string[];
+  authored_date?: string;
+  committed_date: string;
+  stats?: { additions: number; deletions: number; total: number };
+  last_pipeline?: { id: number; ref: string; sha: string; status: string } | null;
+};
+type Diff = { old_path: string; new_path: string; a_mode: string | null; b_mode: string; diff: string; new_file: boolean; renamed_file: boolean; deleted_file: boolean };
+
+/** A commit on `branch` (created from main when new) that writes one file. */
+async function commitFile(branch: string, filePath: string, content: string, message: string, startBranch?: string): Promise<Commit> {
+  const result = await suite.call('create_commit', {
+    id: WEB, branch, commit_message: message, ...(startBranch ? { start_branch: startBranch } : {}),
+    actions: [{ action: 'update', file_path: filePath, content }],
+  }, { as: 'developer' });
+  return result.data as Commit;
+}
+
+/** The feature branch's first commit, which adds src/theme/dark.ts. */
+async function darkModeToggle(): Promise<Commit> {
+  const [toggle] = (await suite.call('list_commits', { id: WEB, ref_name: FEATURE, path: 'src/theme' })).data as Commit[];
+  return toggle;
+}
+
+async function pickError(name: 'cherry_pick_commit' | 'revert_commit', sha: string, branch: string): Promise<ApiError> {
+  const error = await suite.call(name, { id: WEB, sha, branch }, { as: 'developer' }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe('list_commits', () => {
+  it('lists the default branch newest first, paged', async () => {
+    const result = await suite.call('list_commits', { id: WEB, per_page: 3 });
+    const commits = result.data as Commit[];
+    expect(commits).toHaveLength(3);
+    for (const commit of commits) {
+      expect(commit).toEqual(expect.objectContaining({
+        id: expect.stringMatching(/^[0-9a-f]{40}$/), short_id: expect.any(String), title: expect.any(String),
+        message: expect.any(String), author_name: expect.any(String), committer_email: expect.any(String),
+        committed_date: expect.any(String), parent_ids: expect.any(Array),
+      }));
+    }
+    const times = commits.map((c) => Date.parse(c.committed_date));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(result.page).toMatchObject({ per_page: 3, next_page: 2, has_more: true });
+  });
+
+  it('filters by ref, path, time window and adds stats', async () => {
+    const feature = (await suite.call('list_commits', { id: WEB, ref_name: `main..${FEATURE}`, with_stats: true })).data as Commit[];
+    expect(feature.map((c) => c.title)).toEqual(['Wire dark mode into the header', 'Add dark mode toggle']);
+    for (const commit of feature) expect(commit.stats).toEqual(expect.objectContaining({ additions: expect.any(Number), total: expect.any(Number) }));
+
+    const theme = (await suite.call('list_commits', { id: WEB, ref_name: FEATURE, path: 'src/theme' })).data as Commit[];
+    expect(theme.map((c) => c.title)).toEqual(['Add dark mode toggle']);
+
+    const all = (await suite.call('list_commits', { id: WEB, all: true, all_pages: true })).data as Commit[];
+    const mainOnly = (await suite.call('list_commits', { id: WEB, all_pages: true, first_parent: true, order: 'topo' })).data as Commit[];
+    expect(all.length).toBeGreaterThan(mainOnly.length);
+
+    const oldest = mainOnly.at(-1)!;
+    const windowed = (await suite.call('list_commits', {
+      id: WEB, since: oldest.committed_date, until: oldest.committed_date,
+    })).data as Commit[];
+    expect(windowed.map((c) => c.id)).toEqual([oldest.id]);
+  });
+});
+
+describe('get_commit, refs and diff', () => {
+  it('reads a commit by tag with stats and its last pipeline', async () => {
+    const result = await suite.call('get_commit', { id: WEB, sha: 'v1.0.0' });
+    const commit = result.data as Commit;
+    expect(commit.title).toBe('Release 1.0.0');
+    expect(commit.stats).toEqual(expect.objectContaining({ additions: expect.any(Number), deletions: expect.any(Number) }));
+    expect(commit.last_pipeline).toMatchObject({ sha: commit.id, status: 'success' });
+    const bare = (await suite.call('get_commit', { id: WEB, sha: commit.id, stats: false })).data as Commit;
+    expect(bare).not.toHaveProperty('stats');
+  });
+
+  it('lists the branches and tags containing a commit', async () => {
+    const refs = (await suite.call('list_commit_refs', { id: WEB, sha: 'v1.0.0' })).data as Array<{ type: string; name: string }>;
+    expect(refs).toContainEqual({ type: 'branch', name: 'main' });
+    expect(refs).toContainEqual({ type: 'tag', name: 'v1.1.0' });
+    const tags = (await suite.call('list_commit_refs', { id: WEB, sha: 'v1.0.0', type: 'tag' })).data as Array<{ type: string }>;
+    expect(tags.length).toBeGreaterThan(0);
+    expect(tags.every((ref) => ref.type === 'tag')).toBe(true);
+  });
+
+  it('shows the diff of a commit', async () => {
+    const toggle = await darkModeToggle();
+    const diffs = (await suite.call('get_commit_diff', { id: WEB, sha: toggle.id })).data as Diff[];
+    expect(diffs).toEqual([expect.objectContaining({ new_path: 'src/theme/dark.ts', new_file: true, deleted_file: false, a_mode: null })]);
+    expect(diffs[0].diff).toContain("+export const dark");
+    expect(suite.requests().at(-1)?.path).toBe(`/projects/acme%2Fweb/repository/commits/${toggle.id}/diff`);
+    // A branch name is a valid :sha too, and is encoded as one path segment.
+    const tip = await suite.call('get_commit_diff', { id: WEB, sha: FEATURE });
+    expect((tip.data as Diff[]).length).toBeGreaterThan(0);
+    expect(suite.requests().at(-1)?.path).toBe('/projects/acme%2Fweb/repository/commits/feature%2Fdark-mode/diff');
+  });
+});
+
+describe('create_commit', () => {
+  it('makes one commit out of several actions', async () => {
+    const before = (await suite.call('get_commit', { id: WEB, sha: 'main' })).data as Commit;
+    const input = {
+      id: WEB,
+      branch: 'main',
+      commit_message: 'Reorganise docs\n\nSeveral files at once.',
+      author_name: 'Docs Bot',
+      author_email: 'docs@acme.example',
+      actions: [
+        { action: 'create', file_path: 'docs/intro.md', content: '# Intro\n' },
+        { action: 'create', file_path: 'scripts/check.sh', content: Buffer.from('#!/bin/sh\nexit 0\n').toString('base64'), encoding: 'base64' },
+        { action: 'update', file_path: 'README.md', content: '# acme/web\n\nSee docs/.\n' },
+        { action: 'move', file_path: 'docs/license.txt', previous_path: '.gitignore' },
+        { action: 'chmod', file_path: 'scripts/check.sh', execute_filemode: true },
+        { action: 'delete', file_path: 'CHANGELOG.md' },
+      ],
+    };
+    expect(suite.operation('create_commit').confirm?.(input)).toBeUndefined();
+    const result = await suite.call('create_commit', input, { as: 'developer' });
+    expect(result.status).toBe(201);
+    const commit = result.data as Commit;
+    expect(commit).toMatchObject({ title: 'Reorganise docs', parent_ids: [before.id], author_name: 'Docs Bot' });
+    expect(commit.stats?.total).toBeGreaterThan(0);
+
+    const diffs = (await suite.call('get_commit_diff', { id: WEB, sha: commit.id })).data as Diff[];
+    const byPath = new Map(diffs.map((d) => [d.new_path, d]));
+    expect(byPath.get('docs/intro.md')).toMatchObject({ new_file: true });
+    expect(byPath.get('scripts/check.sh')).toMatchObject({ new_file: true, b_mode: '100755' });
+    expect(byPath.get('docs/license.txt')).toMatchObject({ renamed_file: true, old_path: '.gitignore' });
+    expect(byPath.get('CHANGELOG.md')).toMatchObject({ deleted_file: true });
+    expect(byPath.get('README.md')?.diff).toContain('+See docs/.');
+  });
+
+  it('forces a branch onto a new commit based on start_branch, after a confirmation sentence', async () => {
+    const main = (await suite.call('get_commit', { id: WEB, sha: 'main' })).data as Commit;
+    const stray = await commitFile('hotfix', 'README.md', 'stray change\n', 'Stray commit', 'main');
+    expect(stray.parent_ids).toEqual([main.id]);
+
+    const input = {
+      id: WEB, branch: 'hotfix', start_branch: 'main', force: true, commit_message: 'Hotfix from a clean main',
+      actions: [{ action: 'create', file_path: 'hotfix.txt', content: 'fixed\n' }],
+    };
+    const sentence = suite.operation('create_commit').confirm?.(input);
+    expect(sentence).toContain('"hotfix"');
+    expect(sentence).toContain('main');
+    const forced = (await suite.call('create_commit', input, { as: 'developer' })).data as Commit;
+    expect(forced.parent_ids).toEqual([main.id]);
+    const history = (await suite.call('list_commits', { id: WEB, ref_name: 'hotfix', per_page: 100 })).data as Commit[];
+    expect(history.map((c) => c.id)).not.toContain(stray.id);
+    expect(history[0].id).toBe(forced.id);
+  });
+
+  it('passes on the service\'s refusal of an action on a missing file', async () => {
+    const error = await suite.call('create_commit', {
+      id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_path: 'no/such/file' }],
+    }, { as: 'developer' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(400);
+    expect((error as ApiError).serviceMessage.length).toBeGreaterThan(0);
+  });
+});
+
+describe('cherry_pick_commit and revert_commit', () => {
+  it('cherry-picks a feature commit onto main, then reports error_code "empty" the second time', async () => {
+    const toggle = await darkModeToggle();
+    const result = await suite.call('cherry_pick_commit', { id: WEB, sha: toggle.id, branch: 'main' }, { as: 'developer' });
+    expect(result.status).toBe(201);
+    const picked = result.data as Commit;
+    expect(picked.title).toBe(toggle.title);
+    expect(picked.id).not.toBe(toggle.id);
+
+    const again = await pickError('cherry_pick_commit', toggle.id, 'main');
+    expect(again.errorCode).toBe('empty');
+    expect(again.serviceMessage.length).toBeGreaterThan(0);
+  });
+
+  it('reports error_code "conflict" when a cherry-pick does not apply', async () => {
+    const ours = await commitFile('pick-ours', 'src/styles/main.css', 'body { color: red; }\n', 'Red text', 'main');
+    const theirs = await commitFile('pick-theirs', 'src/styles/main.css', 'body { color: blue; }\n', 'Blue text', 'main');
+    expect(ours.id).not.toBe(theirs.id);
+    const error = await pickError('cherry_pick_commit', theirs.id, 'pick-ours');
+    expect(error.errorCode).toBe('conflict');
+  });
+
+  it('reverts a commit, then reports error_code "empty" when it is already reverted', async () => {
+    const change = await commitFile('revert-me', 'package.json', '{ "name": "@acme/web", "version": "9.9.9" }\n', 'Bump to 9.9.9', 'main');
+    const result = await suite.call('revert_commit', { id: WEB, sha: change.id, branch: 'revert-me' }, { as: 'developer' });
+    expect(result.status).toBe(201);
+    const revert = result.data as Commit;
+    expect(revert.parent_ids).toEqual([change.id]);
+    expect(revert.message).toContain(change.id);
+
+    const again = await pickError('revert_commit', change.id, 'revert-me');
+    expect(again.errorCode).toBe('empty');
+  });
+
+  it('reports error_code "conflict" when later changes are in the way of a revert', async () => {
+    const first = await commitFile('revert-conflict', 'src/index.ts', 'export const version = 1;\n', 'Version 1', 'main');
+    await commitFile('revert-conflict', 'src/index.ts', 'export const version = 2;\n', 'Version 2');
+    const error = await pickError('revert_commit', first.id, 'revert-conflict');
+    expect(error.errorCode).toBe('conflict');
+  });
+});
+
+describe('commit comments', () => {
+  it('comments on a line with the full SHA, on the whole commit with a branch name, and lists both', async () => {
+    const commit = (await suite.call('get_commit', { id: WEB, sha: 'v1.0.0' })).data as Commit;
+    const onLine = await suite.call('create_commit_comment', {
+      id: WEB, sha: commit.id, note: 'Is this version right?', path: 'package.json', line: 3, line_type: 'new',
+    }, { as: 'reporter' });
+    expect(onLine.status).toBe(201);
+    expect(onLine.data).toMatchObject({
+      note: 'Is this version right?', path: 'package.json', line: 3, line_type: 'new',
+      author: expect.objectContaining({ username: 'carol' }),
+    });
+
+    const onTag = await suite.call('create_commit_comment', { id: WEB, sha: 'v1.0.0', note: 'Shipped.', path: 'package.json', line: 3 }, { as: 'reporter' });
+    expect(onTag.data).toMatchObject({ note: 'Shipped.', path: null, line: null, line_type: null });
+
+    const listed = (await suite.call('list_commit_comments', { id: WEB, sha: commit.id })).data as Array<{ note: string }>;
+    expect(listed.map((c) => c.note)).toEqual(['Is this version right?', 'Shipped.']);
+  });
+});
+
+describe('permissions', () => {
+  it('hides a private project from an outsider behind the service\'s 404', async () => {
+    const error = await suite.call('list_commits', { id: PAYMENTS }, { as: 'outsider' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(404);
+    expect((error as ApiError).message).toBe('404 Project Not Found');
+  });
+
+  it('refuses commits, cherry-picks and reverts from a reporter with 403', async () => {
+    await expect(suite.call('create_commit', {
+      id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'create', file_path: 'x.txt', content: 'x' }],
+    }, { as: 'reporter' })).rejects.toMatchObject({ status: 403 });
+    await expect(suite.call('cherry_pick_commit', { id: WEB, sha: FEATURE, branch: 'main' }, { as: 'reporter' })).rejects.toMatchObject({ status: 403 });
+    await expect(suite.call('revert_commit', { id: WEB, sha: 'main', branch: 'main' }, { as: 'guest' })).rejects.toMatchObject({ status: 403 });
+  });
+});
+
+describe('bad input', () => {
+  suite.badInputCases([
+    ['a commit without actions', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [] }, 'actions'],
+    ['an update without content', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'update', file_path: 'a' }] }, 'actions.0.content'],
+    ['a move without previous_path', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'move', file_path: 'a' }] }, 'actions.0.previous_path'],
+    ['an action the API does not have', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'copy', file_path: 'a' }] }, 'actions.0.action'],
+    ['a misspelt action key', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_pth: 'a' }] }, 'actions.0'],
+    ['a cherry-pick without a branch', 'cherry_pick_commit', { id: WEB, sha: 'main' }, 'branch'],
+    ['a line_type the API does not have', 'create_commit_comment', { id: WEB, sha: 'main', note: 'x', line_type: 'both' }, 'line_type'],
+    ['an order the API does not have', 'list_commits', { id: WEB, order: 'date' }, 'order'],
+    ['per_page 500', 'list_commit_refs', { id: WEB, sha: 'main', per_page: 500 }, 'per_page'],
+  ]);
+});
+
+suite.coverageCase();

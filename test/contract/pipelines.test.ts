@@ -1,0 +1,160 @@
+// Contract: every pipelines operation against the sandbox — filters, the create→retry→cancel→delete life cycle,
+// variables, on-call presentation, permissions and bad input.
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.js';
+import { contractSuite } from './harness.js';
+
+const suite = contractSuite('pipelines');
+const WEB = 'acme/web';
+const PAYMENTS = 'acme/platform/payments-api';
+
+type Pipeline = Record<string, unknown> & { id: number; status: string };
+
+describe('list_pipelines', () => {
+  it('lists pipelines in the list form, newest first, with offset page info', async () => {
+    const result = await suite.call('list_pipelines', { id: WEB, per_page: 3 });
+    expect(result.status).toBe(200);
+    const pipelines = result.data as Pipeline[];
+    expect(pipelines).toHaveLength(3);
+    for (const p of pipelines) {
+      expect(p).toEqual(expect.objectContaining({
+        id: expect.any(Number), status: expect.any(String), ref: expect.any(String), sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+        web_url: expect.any(String), created_at: expect.any(String), updated_at: expect.any(String),
+      }));
+    }
+    expect(pipelines.map((p) => p.id)).toEqual([...pipelines.map((p) => p.id)].sort((a, b) => b - a));
+    expect(result.page).toMatchObject({ page: 1, per_page: 3, next_page: 2, has_more: true, pages_fetched: 1 });
+  });
+
+  it('filters by status, ref and order, and reads every page with all_pages', async () => {
+    const failed = await suite.call('list_pipelines', { id: WEB, status: 'failed', ref: 'main' });
+    expect((failed.data as Pipeline[]).length).toBeGreaterThan(0);
+    for (const p of failed.data as Pipeline[]) expect(p).toMatchObject({ status: 'failed', ref: 'main' });
+
+    const all = await suite.call('list_pipelines', { id: WEB, per_page: 2, all_pages: true, order_by: 'id', sort: 'asc' });
+    const ids = (all.data as Pipeline[]).map((p) => p.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(all.page?.has_more).toBe(false);
+    expect(all.page?.pages_fetched).toBe(Math.ceil(ids.length / 2));
+  });
+
+  it('sends the scope and yaml_errors filters the service knows', async () => {
+    const running = await suite.call('list_pipelines', { id: WEB, scope: 'running' });
+    for (const p of running.data as Pipeline[]) expect(p.status).toBe('running');
+    const broken = await suite.call('list_pipelines', { id: WEB, yaml_errors: true });
+    expect((broken.data as Pipeline[]).length).toBeGreaterThan(0);
+  });
+
+  it('presents a list as one line per pipeline', async () => {
+    const result = await suite.call('list_pipelines', { id: WEB, status: 'failed' });
+    const shown = suite.operation('list_pipelines').present!(result.data, { id: WEB });
+    const pipelines = result.data as Pipeline[];
+    expect(shown.title).toBe(`${pipelines.length} pipeline${pipelines.length === 1 ? '' : 's'}`);
+    expect(shown.fields?.[0][0]).toBe(`#${pipelines[0].id}`);
+    expect(shown.fields?.[0][1]).toContain('failed');
+  });
+});
+
+describe('get_pipeline', () => {
+  it('reads the full form and offers Retry on a failed pipeline', async () => {
+    const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
+    const result = await suite.call('get_pipeline', { id: WEB, pipeline_id: failed.id });
+    expect(result.status).toBe(200);
+    const pipeline = result.data as Pipeline;
+    expect(pipeline).toMatchObject({ id: failed.id, status: 'failed', ref: failed.ref, sha: failed.sha });
+    for (const key of ['before_sha', 'tag', 'yaml_errors', 'user', 'started_at', 'finished_at', 'committed_at', 'duration', 'coverage']) {
+      expect(pipeline).toHaveProperty(key);
+    }
+    const shown = suite.operation('get_pipeline').present!(pipeline, { id: WEB, pipeline_id: failed.id });
+    expect(shown.title).toBe(`Pipeline #${failed.id}: failed`);
+    expect(shown.fields?.map(([label]) => label)).toEqual(['ref', 'sha', 'duration', 'coverage']);
+    expect(shown.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: WEB, pipeline_id: failed.id }, style: 'primary' }]);
+  });
+
+  it('offers Cancel on a running pipeline and nothing on a successful one', async () => {
+    const [running] = (await suite.call('list_pipelines', { id: WEB, status: 'running' })).data as Pipeline[];
+    const shownRunning = suite.operation('get_pipeline').present!(running, { id: WEB, pipeline_id: running.id });
+    expect(shownRunning.actions?.map((a) => a.operation)).toEqual(['cancel_pipeline']);
+    const [success] = (await suite.call('list_pipelines', { id: WEB, status: 'success' })).data as Pipeline[];
+    const full = (await suite.call('get_pipeline', { id: WEB, pipeline_id: success.id })).data as Pipeline;
+    const shown = suite.operation('get_pipeline').present!(full, { id: WEB, pipeline_id: success.id });
+    expect(shown.actions).toEqual([]);
+    expect(shown.fields).toContainEqual(['coverage', full.coverage]);
+  });
+
+  it('is a 404 with the service\'s words for a pipeline that does not exist', async () => {
+    const error = await suite.call('get_pipeline', { id: WEB, pipeline_id: 999_999 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, serviceMessage: '404 Pipeline Not Found' });
+  });
+});
+
+describe('pipeline life cycle', () => {
+  it('creates with variables, lists them, retries, cancels and deletes', async () => {
+    const created = await suite.call('create_pipeline', {
+      id: WEB,
+      ref: 'main',
+      variables: [
+        { key: 'DEPLOY_ENV', value: 'staging' },
+        { key: 'CONFIG', value: 'a: 1\n', variable_type: 'file' },
+      ],
+    }, { as: 'developer' });
+    expect(created.status).toBe(201);
+    const pipeline = created.data as Pipeline;
+    expect(pipeline).toMatchObject({ status: 'pending', ref: 'main', before_sha: '0'.repeat(40), tag: false });
+    expect(suite.operation('create_pipeline').present!(pipeline, { id: WEB, ref: 'main' }).actions?.[0].operation).toBe('cancel_pipeline');
+
+    const variables = await suite.call('list_pipeline_variables', { id: WEB, pipeline_id: pipeline.id }, { as: 'developer' });
+    expect(variables.data).toEqual([
+      { key: 'DEPLOY_ENV', variable_type: 'env_var', value: 'staging' },
+      { key: 'CONFIG', variable_type: 'file', value: 'a: 1\n' },
+    ]);
+
+    const canceled = await suite.call('cancel_pipeline', { id: WEB, pipeline_id: pipeline.id }, { as: 'developer' });
+    expect(canceled.data).toMatchObject({ id: pipeline.id, status: 'canceled' });
+    expect(suite.operation('cancel_pipeline').present!(canceled.data, { id: WEB, pipeline_id: pipeline.id }).actions?.[0].label).toBe('Retry');
+
+    const retried = await suite.call('retry_pipeline', { id: WEB, pipeline_id: pipeline.id }, { as: 'developer' });
+    expect(retried.data).toMatchObject({ id: pipeline.id, status: 'pending' });
+
+    const deleted = await suite.call('delete_pipeline', { id: WEB, pipeline_id: pipeline.id });
+    expect(deleted.status).toBe(204);
+    await expect(suite.call('get_pipeline', { id: WEB, pipeline_id: pipeline.id })).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('reports an unknown ref with the service\'s validation message', async () => {
+    const error = await suite.call('create_pipeline', { id: WEB, ref: 'no-such-branch' }, { as: 'developer' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, fieldErrors: { base: ['Reference not found'] } });
+  });
+});
+
+describe('permissions', () => {
+  it('hides a private project from an outsider behind the service\'s 404', async () => {
+    const error = await suite.call('list_pipelines', { id: PAYMENTS }, { as: 'outsider' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(404);
+    expect((error as ApiError).message).toBe('404 Project Not Found');
+  });
+
+  it('refuses writes below developer with 403', async () => {
+    const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
+    await expect(suite.call('retry_pipeline', { id: WEB, pipeline_id: failed.id }, { as: 'reporter' }))
+      .rejects.toMatchObject({ status: 403 });
+    await expect(suite.call('create_pipeline', { id: WEB, ref: 'main' }, { as: 'guest' })).rejects.toMatchObject({ status: 403 });
+    await expect(suite.call('delete_pipeline', { id: WEB, pipeline_id: failed.id }, { as: 'developer' }))
+      .rejects.toMatchObject({ status: 403 });
+  });
+});
+
+describe('bad input', () => {
+  suite.badInputCases([
+    ['per_page above 100', 'list_pipelines', { id: WEB, per_page: 500 }, 'per_page'],
+    ['a status the API does not have', 'list_pipelines', { id: WEB, status: 'broken' }, 'status'],
+    ['a missing ref', 'create_pipeline', { id: WEB }, 'ref'],
+    ['an unknown key', 'get_pipeline', { id: WEB, pipeline_id: 1, pipelineid: 2 }, ''],
+    ['a variable with an unknown key', 'create_pipeline', { id: WEB, ref: 'main', variables: [{ key: 'A', value: 'b', masked: true }] }, 'variables.0'],
+  ]);
+});
+
+suite.coverageCase();
