@@ -1,0 +1,61 @@
+// README sections written from the registry and the config schema, so the docs cannot drift from the code.
+import type { Operation } from '../operations/define.js';
+import { ENVIRONMENT } from '../config.js';
+import { DEMO_ACCOUNTS, DEMO_TOKENS } from '../sandbox/seed.js';
+
+export const REFERENCE_BEGIN = '<!-- BEGIN GENERATED: reference (npm run docs) -->';
+export const REFERENCE_END = '<!-- END GENERATED: reference -->';
+export const CONFIG_BEGIN = '<!-- BEGIN GENERATED: configuration (npm run docs) -->';
+export const CONFIG_END = '<!-- END GENERATED: configuration -->';
+export const ACCOUNTS_BEGIN = '<!-- BEGIN GENERATED: sandbox accounts (npm run docs) -->';
+export const ACCOUNTS_END = '<!-- END GENERATED: sandbox accounts -->';
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n+/g, ' ');
+}
+
+function firstSentence(text: string): string {
+  const match = /^(.+?\.)(\s|$)/.exec(text);
+  return match ? match[1] : text;
+}
+
+export function renderReference(operations: readonly Operation[]): string {
+  const areas = [...new Set(operations.map((op) => op.area))];
+  const out: string[] = [`${operations.length} operations. Each is an MCP tool (name), a chat command (words) and one API route.`, ''];
+  for (const area of areas) {
+    out.push(`### ${area}`, '', '| tool | chat | route | effect | what it does |', '|---|---|---|---|---|');
+    for (const op of operations.filter((o) => o.area === area)) {
+      const effect = op.effect + (op.confirm ? ' (confirm when risky)' : op.effect === 'destructive' ? ' (confirm)' : '');
+      out.push(`| \`${op.name}\` | \`${op.chat}\` | \`${op.method} ${cell(op.path)}\` | ${effect} | ${cell(firstSentence(op.description))} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}
+
+export function renderConfiguration(): string {
+  const out = ['| variable | meaning |', '|---|---|'];
+  for (const [name, schema] of Object.entries(ENVIRONMENT.shape)) {
+    out.push(`| \`${name}\` | ${cell((schema as { description?: string }).description ?? '')} |`);
+  }
+  return out.join('\n');
+}
+
+export function renderSandboxAccounts(): string {
+  const out = ['| role | user | token | access in group acme |', '|---|---|---|---|'];
+  const levels: Record<number, string> = { 10: 'guest', 20: 'reporter', 30: 'developer', 40: 'maintainer', 50: 'owner' };
+  for (const a of DEMO_ACCOUNTS) {
+    const access = a.acmeAccess === null ? 'none (not a member)' : levels[a.acmeAccess];
+    out.push(`| ${a.role}${a.role === 'admin' ? ' (instance administrator)' : ''} | \`${a.username}\` (${a.name}) | \`${DEMO_TOKENS[a.role]}\` | ${access} |`);
+  }
+  out.push(`| SCIM | (bearer token for /api/scim/v2) | \`${DEMO_TOKENS.scim}\` | |`);
+  return out.join('\n');
+}
+
+/** Replaces the text between two markers; throws if the markers are missing, so a broken README is noticed. */
+export function replaceSection(document: string, begin: string, end: string, body: string): string {
+  const from = document.indexOf(begin);
+  const to = document.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`README markers not found: ${begin}`);
+  return `${document.slice(0, from + begin.length)}\n${body}\n${document.slice(to)}`;
+}

@@ -1,0 +1,163 @@
+// The MCP server over Streamable HTTP: sessions, elicitation accepted and declined, Host/Origin and bearer checks.
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { HttpClient } from '../../src/http/client.js';
+import { operations } from '../../src/operations/index.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { startMcpHttpServer, SESSION_TOKEN_HEADER, type McpHttpServer } from '../../src/mcp/http.js';
+import { resultText } from '../helpers/mcp.js';
+
+type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+let sandbox: Sandbox;
+let client: HttpClient;
+
+const PROJECT = 'acme/web';
+
+function startServer(extra: { mcpToken?: string; host?: string } = {}): Promise<McpHttpServer> {
+  return startMcpHttpServer({
+    host: extra.host ?? '127.0.0.1',
+    port: 0,
+    mcpToken: extra.mcpToken,
+    allowedOrigins: ['https://console.example'],
+    createSessionServer: ({ token }) => createMcpServer({
+      operations, client, token, readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse', maxResultChars: 60_000,
+    }),
+  });
+}
+
+async function connect(url: string, answer: (message: string) => ElicitResult, headers: Record<string, string> = {}) {
+  const mcp = new Client({ name: 'http-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  const prompts: string[] = [];
+  mcp.setRequestHandler(ElicitRequestSchema, async (req) => {
+    prompts.push(req.params.message);
+    return answer(req.params.message);
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  await mcp.connect(transport);
+  return { mcp, prompts, transport };
+}
+
+/** A raw POST with chosen headers (fetch will not let a test forge Host). */
+function rawPost(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    }, (res) => {
+      let text = '';
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function createPipeline(mcp: Client): Promise<number> {
+  const created = await mcp.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
+  expect(created.isError).toBeFalsy();
+  return (created.structuredContent as { id: number }).id;
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0 });
+  client = new HttpClient({ baseUrl: sandbox.url, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await sandbox?.close();
+});
+
+describe('Streamable HTTP session', () => {
+  it('confirms a destructive call through elicitation: accepted deletes, declined deletes nothing', async () => {
+    const server = await startServer();
+    let answer: ElicitResult = { action: 'accept', content: { confirm: true } };
+    const { mcp, prompts, transport } = await connect(server.url, () => answer);
+    expect(transport.sessionId).toBeTruthy();
+    expect(server.sessionCount()).toBe(1);
+
+    const accepted = await createPipeline(mcp);
+    const ok = await mcp.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: accepted } });
+    expect(ok.isError).toBeFalsy();
+    const gone = await mcp.callTool({ name: 'get_pipeline', arguments: { id: PROJECT, pipeline_id: accepted } });
+    expect(resultText(gone)).toMatch(/^404/);
+
+    answer = { action: 'decline' };
+    const declined = await createPipeline(mcp);
+    const refused = await mcp.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: declined } });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toMatch(/declined; nothing was changed/);
+    const kept = await mcp.callTool({ name: 'get_pipeline', arguments: { id: PROJECT, pipeline_id: declined } });
+    expect(kept.isError).toBeFalsy();
+    expect((kept.structuredContent as { id: number }).id).toBe(declined);
+    expect(sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${declined}`))).toHaveLength(0);
+    expect(sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${accepted}`))).toHaveLength(1);
+
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toContain(`pipeline id ${declined}`);
+    await mcp.close();
+    await server.close();
+  });
+
+  it("uses the session's own service token when the client sends one", async () => {
+    const server = await startServer();
+    const { mcp } = await connect(server.url, () => ({ action: 'cancel' }), { [SESSION_TOKEN_HEADER]: sandbox.tokens.outsider });
+    const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/platform/payments-api' } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/^404 Project Not Found/);
+    const me = await mcp.callTool({ name: 'get_current_user', arguments: {} });
+    const mine = await client.request({ method: 'GET', path: '/user', idempotent: true, token: sandbox.tokens.outsider });
+    expect((me.structuredContent as { username: string }).username).toBe((mine.data as { username: string }).username);
+    await mcp.close();
+    await server.close();
+  });
+});
+
+describe('request checks', () => {
+  let server: McpHttpServer;
+  beforeAll(async () => { server = await startServer(); });
+  afterAll(async () => { await server.close(); });
+
+  it('rejects a foreign Host (DNS rebinding) with 403', async () => {
+    const res = await rawPost(server.url, { host: 'evil.example:80' });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatch(/Host/);
+  });
+
+  it('rejects a foreign Origin with 403 and accepts a configured one', async () => {
+    expect((await rawPost(server.url, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await rawPost(server.url, { origin: 'https://console.example' })).status).toBe(200);
+    expect((await rawPost(server.url, { origin: 'http://localhost:5173' })).status).toBe(200);
+  });
+
+  it('answers a request with an unknown session id with 404', async () => {
+    const res = await rawPost(server.url, { 'mcp-session-id': 'no-such-session' });
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('access token', () => {
+  it('refuses to start on a non-loopback address without FORGEOPS_MCP_TOKEN', async () => {
+    await expect(startServer({ host: '0.0.0.0' })).rejects.toThrow(/FORGEOPS_MCP_TOKEN/);
+  });
+
+  it('requires the bearer token when one is configured', async () => {
+    const server = await startServer({ mcpToken: 'mcp-test-secret' });
+    const none = await rawPost(server.url, {});
+    expect(none.status).toBe(401);
+    const wrong = await rawPost(server.url, { authorization: 'Bearer nope' });
+    expect(wrong.status).toBe(401);
+    const right = await rawPost(server.url, { authorization: 'Bearer mcp-test-secret' });
+    expect(right.status).toBe(200);
+    await server.close();
+  });
+});

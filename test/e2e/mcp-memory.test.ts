@@ -1,0 +1,172 @@
+// The MCP server end to end over the SDK's in-memory transport, against the sandbox over real HTTP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { HttpClient } from '../../src/http/client.js';
+import { operations } from '../../src/operations/index.js';
+import { connectInMemory, resultText } from '../helpers/mcp.js';
+
+type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+let sandbox: Sandbox;
+let client: HttpClient;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0 });
+  client = new HttpClient({ baseUrl: sandbox.url, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await sandbox?.close();
+});
+
+const PUBLIC_PROJECT = 'acme/web';
+const PRIVATE_PROJECT = 'acme/platform/payments-api';
+
+function requestsTo(pathPart: string, method?: string) {
+  return sandbox.requests.all().filter((r) => r.path.includes(pathPart) && (!method || r.method === method));
+}
+
+describe('tools/list', () => {
+  it('offers every operation with its annotations derived from the effect', async () => {
+    const mcp = await connectInMemory({ client });
+    const { tools } = await mcp.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(operations.map((op) => op.name).sort());
+    for (const op of operations) {
+      const tool = tools.find((t) => t.name === op.name)!;
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.annotations).toMatchObject({
+        title: op.title,
+        readOnlyHint: op.effect === 'read',
+        destructiveHint: op.effect === 'destructive',
+        idempotentHint: op.idempotent,
+      });
+    }
+    await mcp.close();
+  });
+
+  it('in read-only mode offers only reads, and refuses a write by name', async () => {
+    const mcp = await connectInMemory({ client, readOnly: true });
+    const { tools } = await mcp.client.listTools();
+    expect(tools.length).toBe(operations.filter((op) => op.effect === 'read').length);
+    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    const result = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/not offered/);
+    await mcp.close();
+  });
+
+  it('limits tools to the chosen toolsets', async () => {
+    const mcp = await connectInMemory({ client, toolsets: ['pipelines'] });
+    const { tools } = await mcp.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(operations.filter((op) => op.area === 'pipelines').map((op) => op.name).sort());
+    await mcp.close();
+  });
+});
+
+describe('tools/call', () => {
+  it('lists pipelines of a project addressed by full path, as text and matching structuredContent', async () => {
+    const mcp = await connectInMemory({ client });
+    const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 5 } });
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as { items: Array<{ id: number; status: string }>; page: { per_page: number } };
+    expect(structured.items.length).toBeGreaterThan(0);
+    expect(structured.items.length).toBeLessThanOrEqual(5);
+    expect(structured.page.per_page).toBe(5);
+    expect(JSON.parse(resultText(result))).toEqual(structured);
+    expect(requestsTo('/projects/acme%2Fweb/pipelines', 'GET').length).toBeGreaterThan(0);
+    await mcp.close();
+  });
+
+  it('reports a private project read by a non-member as the service 404, with a hint', async () => {
+    const mcp = await connectInMemory({ client, token: sandbox.tokens.outsider });
+    const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PRIVATE_PROJECT } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/^404 Project Not Found/);
+    expect(resultText(result)).toMatch(/private projects answer 404/);
+    expect(resultText(result)).not.toContain(sandbox.tokens.outsider);
+    await mcp.close();
+  });
+
+  it('rejects bad input naming the field, and sends nothing', async () => {
+    const mcp = await connectInMemory({ client });
+    const before = sandbox.requests.all().length;
+    expect(before).toBeGreaterThan(0);
+    const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 500, colour: 'red' } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/per_page/);
+    expect(resultText(result)).toMatch(/colour/);
+    expect(resultText(result)).toMatch(/Nothing was sent/);
+    expect(sandbox.requests.all().length).toBe(before);
+    await mcp.close();
+  });
+
+  it('refuses a destructive call from a client without elicitation, and deletes nothing', async () => {
+    const mcp = await connectInMemory({ client });
+    const list = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT } });
+    const victim = (list.structuredContent as { items: Array<{ id: number }> }).items[0];
+    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/cannot ask/);
+    expect(resultText(result)).toMatch(new RegExp(`pipeline id ${victim.id}`));
+    expect(requestsTo(`/pipelines/${victim.id}`, 'DELETE')).toHaveLength(0);
+    const still = await mcp.client.callTool({ name: 'get_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id } });
+    expect(still.isError).toBeFalsy();
+    await mcp.close();
+  });
+
+  it('runs a destructive call without asking when the operator allowed it', async () => {
+    const mcp = await connectInMemory({ client, confirmWithoutElicitation: 'allow' });
+    const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
+    const id = (created.structuredContent as { id: number }).id;
+    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
+    expect(result.isError).toBeFalsy();
+    const gone = await mcp.client.callTool({ name: 'get_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
+    expect(gone.isError).toBe(true);
+    expect(resultText(gone)).toMatch(/^404/);
+    await mcp.close();
+  });
+
+  it('asks the human through elicitation, naming the target, and runs once accepted', async () => {
+    const mcp = await connectInMemory({ client, elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
+    const id = (created.structuredContent as { id: number }).id;
+    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
+    expect(result.isError).toBeFalsy();
+    expect(mcp.prompts).toHaveLength(1);
+    expect(mcp.prompts[0]).toContain(`pipeline id ${id}`);
+    expect(mcp.prompts[0]).toContain(PUBLIC_PROJECT);
+    expect(requestsTo(`/pipelines/${id}`, 'DELETE')).toHaveLength(1);
+    await mcp.close();
+  });
+
+  it('does nothing when the human accepts the form without ticking the box', async () => {
+    const mcp = await connectInMemory({ client, elicit: () => ({ action: 'accept', content: { confirm: false } }) });
+    const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
+    const id = (created.structuredContent as { id: number }).id;
+    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toMatch(/nothing was changed/);
+    expect(requestsTo(`/pipelines/${id}`, 'DELETE')).toHaveLength(0);
+    await mcp.close();
+  });
+
+  it('returns raw repository content fenced as untrusted data', async () => {
+    const mcp = await connectInMemory({ client });
+    const result = await mcp.client.callTool({ name: 'get_file_raw', arguments: { id: PUBLIC_PROJECT, file_path: 'README.md', ref: 'main' } });
+    expect(result.isError).toBeFalsy();
+    const text = resultText(result);
+    expect(text).toMatch(/untrusted repository content/);
+    expect(text).toMatch(/~~~~\n[\s\S]+\n~~~~/);
+    expect((result.structuredContent as { sha256: string }).sha256).toMatch(/^[0-9a-f]{64}$/);
+    await mcp.close();
+  });
+
+  it('caps a large list and says it did', async () => {
+    const mcp = await connectInMemory({ client, maxResultChars: 800 });
+    const result = await mcp.client.callTool({ name: 'list_commits', arguments: { id: PUBLIC_PROJECT, per_page: 20 } });
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as { items: unknown[]; truncated?: string };
+    expect(structured.truncated).toMatch(/^showing \d+ of \d+ results/);
+    await mcp.close();
+  });
+});

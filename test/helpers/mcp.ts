@@ -1,0 +1,54 @@
+// Test harness: a sandbox over HTTP, an HttpClient on it, and our MCP server driven by the SDK's own client.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { operations } from '../../src/operations/index.js';
+import { HttpClient } from '../../src/http/client.js';
+import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js';
+
+export type ElicitAnswer = (message: string) => ElicitResult;
+
+export interface ConnectOptions extends Partial<McpServerOptions> {
+  client: HttpClient;
+  /** Declare elicitation and answer with this; omit to connect a client without elicitation. */
+  elicit?: ElicitAnswer;
+}
+
+export async function connectInMemory(options: ConnectOptions) {
+  const server = createMcpServer({
+    operations,
+    readOnly: false,
+    toolsets: [],
+    confirmWithoutElicitation: 'refuse',
+    maxResultChars: 60_000,
+    ...options,
+  });
+  const client = new Client(
+    { name: 'forgeops-test', version: '1.0.0' },
+    { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
+  );
+  const prompts: string[] = [];
+  if (options.elicit) {
+    const answer = options.elicit;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      prompts.push(request.params.message);
+      return answer(request.params.message);
+    });
+  }
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  return {
+    client,
+    prompts,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** The text of a tool result's first content block. */
+export function resultText(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.map((c) => c.text ?? '').join('\n');
+}

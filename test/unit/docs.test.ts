@@ -1,0 +1,30 @@
+// The README's generated sections must match the registry and config schema (run `npm run docs` to refresh).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../src/operations/index.js';
+import {
+  ACCOUNTS_BEGIN, ACCOUNTS_END, CONFIG_BEGIN, CONFIG_END, REFERENCE_BEGIN, REFERENCE_END, renderConfiguration, renderReference, renderSandboxAccounts, replaceSection,
+} from '../../src/docs/reference.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('README', () => {
+  it('shows the two commands a newcomer needs', () => {
+    expect(readme).toContain('npm ci && npm start');
+    expect(readme).toContain('npm test');
+  });
+
+  it('has an up-to-date command and tool reference (npm run docs)', () => {
+    expect(replaceSection(readme, REFERENCE_BEGIN, REFERENCE_END, renderReference(operations))).toBe(readme);
+    for (const op of operations) expect(readme).toContain(`\`${op.name}\``);
+  });
+
+  it('has an up-to-date configuration table (npm run docs)', () => {
+    expect(replaceSection(readme, CONFIG_BEGIN, CONFIG_END, renderConfiguration())).toBe(readme);
+    expect(readme).toContain('`CODEHOST_URL`');
+  });
+
+  it('lists the sandbox demo accounts and tokens as the sandbox seeds them (npm run docs)', () => {
+    expect(replaceSection(readme, ACCOUNTS_BEGIN, ACCOUNTS_END, renderSandboxAccounts())).toBe(readme);
+  });
+});
