@@ -1,0 +1,68 @@
+// What every route module gets: the store, the data directory, a logger and the access helpers that apply
+// authentication, visibility (404 for what the caller may not see) and permissions (403).
+import { forbidden, notFound, unauthorized } from './errors.js';
+import type { SandboxRequest } from './router.js';
+import { ACCESS, type Group, type Project, type Store, type User } from './store.js';
+
+/** A required access level, fixed or depending on the project or group (e.g. reporter on private ones only). */
+export type AccessRequirement<T> = number | ((target: T) => number);
+
+export interface AccessOptions<T> {
+  /** The caller's effective access must be at least this (10 guest … 50 owner); admins always pass. */
+  minAccess?: AccessRequirement<T>;
+}
+
+export interface SandboxContext {
+  store: Store;
+  log(line: string): void;
+  /** The caller, or 401 {"message": "401 Unauthorized"} for an anonymous request. */
+  requireUser(req: SandboxRequest<unknown>): User;
+  /** Effective access to a project, admins counting as owners (0 when none). */
+  projectAccess(user: User | null, project: Project): number;
+  groupAccess(user: User | null, group: Group): number;
+  /**
+   * The project named by `idParam` (numeric id or decoded full path). Not visible to the caller → 404
+   * {"message": "404 Project Not Found"}; visible but below minAccess → 401 when anonymous, else 403.
+   */
+  findProjectFor(req: SandboxRequest<unknown>, idParam: string, options?: AccessOptions<Project>): Project;
+  /** The same for groups: 404 {"message": "404 Group Not Found"}, then 401/403. */
+  findGroupFor(req: SandboxRequest<unknown>, idParam: string, options?: AccessOptions<Group>): Group;
+}
+
+export function createContext(store: Store, log: (line: string) => void): SandboxContext {
+  const projectAccess = (user: User | null, project: Project) =>
+    user?.is_admin ? ACCESS.owner : store.projectAccess(user, project);
+  const groupAccess = (user: User | null, group: Group) => (user?.is_admin ? ACCESS.owner : store.groupAccess(user, group));
+
+  function requireUser(req: SandboxRequest<unknown>): User {
+    if (!req.user) throw unauthorized();
+    return req.user;
+  }
+
+  function checkAccess<T>(req: SandboxRequest<unknown>, target: T, level: number, options: AccessOptions<T>): void {
+    const required = typeof options.minAccess === 'function' ? options.minAccess(target) : (options.minAccess ?? 0);
+    if (required <= 0) return;
+    requireUser(req);
+    if (level < required) throw forbidden();
+  }
+
+  return {
+    store,
+    log,
+    requireUser,
+    projectAccess,
+    groupAccess,
+    findProjectFor(req, idParam, options = {}) {
+      const project = store.findProject(idParam);
+      if (!project || !store.canSeeProject(req.user, project)) throw notFound('Project');
+      checkAccess(req, project, projectAccess(req.user, project), options);
+      return project;
+    },
+    findGroupFor(req, idParam, options = {}) {
+      const group = store.findGroup(idParam);
+      if (!group || !store.canSeeGroup(req.user, group)) throw notFound('Group');
+      checkAccess(req, group, groupAccess(req.user, group), options);
+      return group;
+    },
+  };
+}

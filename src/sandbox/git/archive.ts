@@ -1,0 +1,65 @@
+// Repository archives: git archive for tar, tar.gz and zip, and tar through the bzip2 program for the bz2 forms.
+import { spawn } from 'node:child_process';
+import type { GitRepo } from './repo.js';
+
+/** Every suffix the service accepts after `archive.`; tar.gz is the default. */
+export const ARCHIVE_FORMATS = ['tar.gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2', 'tar', 'zip'] as const;
+export type ArchiveFormat = (typeof ARCHIVE_FORMATS)[number];
+
+export function isArchiveFormat(value: string): value is ArchiveFormat {
+  return (ARCHIVE_FORMATS as readonly string[]).includes(value);
+}
+
+export interface Archive {
+  body: Buffer;
+  /** File name for Content-Disposition, e.g. `app-main-3f2a….tar.gz`. */
+  fileName: string;
+  contentType: string;
+}
+
+function isBzip2(format: ArchiveFormat): boolean {
+  return format === 'tar.bz2' || format === 'tbz' || format === 'tbz2' || format === 'tb2' || format === 'bz2';
+}
+
+function contentTypeOf(format: ArchiveFormat): string {
+  if (format === 'zip') return 'application/zip';
+  if (format === 'tar') return 'application/x-tar';
+  if (format === 'tar.gz') return 'application/gzip';
+  return 'application/x-bzip2';
+}
+
+function compressWithBzip2(input: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bzip2', ['-c'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.stdin.on('error', () => undefined);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new Error(`bzip2 failed (${code ?? 'signal'}): ${Buffer.concat(err).toString('utf8').trim()}`));
+    });
+    child.stdin.end(input);
+  });
+}
+
+/**
+ * The archive of commitSha. Every entry sits under `<stem>/`, and the download is named `<stem>.<format>`,
+ * where stem is `<projectPath>-<refName>-<sha>` (slashes of a ref name become dashes), as the service does.
+ */
+export async function createArchive(
+  repo: GitRepo,
+  options: { commitSha: string; refName: string; projectPath: string; format: ArchiveFormat },
+): Promise<Archive> {
+  const { commitSha, format } = options;
+  const stem = `${options.projectPath}-${options.refName.replace(/\//g, '-')}-${commitSha}`;
+  const gitFormat = format === 'zip' ? 'zip' : format === 'tar.gz' ? 'tar.gz' : 'tar';
+  const { stdout } = await repo.run(['archive', `--format=${gitFormat}`, `--prefix=${stem}/`, commitSha]);
+  return {
+    body: isBzip2(format) ? await compressWithBzip2(stdout) : stdout,
+    fileName: `${stem}.${format}`,
+    contentType: contentTypeOf(format),
+  };
+}

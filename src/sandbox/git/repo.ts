@@ -1,0 +1,552 @@
+// A bare git repository of the sandbox: ref resolution, commit records, and commits built from file actions.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { COMMIT_LOG_FORMAT, parseCommitLog, type GitCommitInfo } from './commit-format.js';
+import { GitActionError, GitNotFoundError } from './errors.js';
+import { GitCommandError, gitText, runGit, type RunOptions, type RunResult } from './run.js';
+
+export type { GitCommitInfo } from './commit-format.js';
+
+export type FileActionKind = 'create' | 'update' | 'delete' | 'move' | 'chmod';
+
+/** One change of a multi-file commit, with the service's field names. */
+export type FileAction = {
+  action: FileActionKind;
+  file_path: string;
+  previous_path?: string;
+  content?: Buffer;
+  execute_filemode?: boolean;
+  last_commit_id?: string;
+};
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+  /** Defaults to now. */
+  date?: Date;
+}
+
+export interface CommitOptions {
+  branch: string;
+  /** Branch, tag or SHA the commit builds on; needed to create a branch, or with force to overwrite one. */
+  startRef?: string;
+  /** Repository startRef is read from (the service's start_project); defaults to this one. */
+  startRepo?: GitRepo;
+  force?: boolean;
+  message: string;
+  author: GitIdentity;
+  /** Defaults to the author, with the author's date. */
+  committer?: GitIdentity;
+  actions: FileAction[];
+}
+
+/** An object read by readObjects. */
+export interface GitObject {
+  oid: string;
+  type: 'blob' | 'tree' | 'commit' | 'tag';
+  content: Buffer;
+}
+
+/** A file of a tree: its mode (`100644`, `100755`, `120000`, `160000`) and object id. */
+export interface TreeFile {
+  mode: string;
+  oid: string;
+}
+
+const ZERO_SHA = '0'.repeat(40);
+const HEX_SHA = /^[0-9a-f]{4,40}$/i;
+const ACTION_KINDS: readonly FileActionKind[] = ['create', 'update', 'delete', 'move', 'chmod'];
+
+// Writes to one repository queue behind each other, so two commits never read the same parent and race.
+const writeQueues = new Map<string, Promise<unknown>>();
+
+function withWriteLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = writeQueues.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.then(
+    () => undefined,
+    () => undefined,
+  );
+  writeQueues.set(key, settled);
+  void settled.then(() => {
+    if (writeQueues.get(key) === settled) writeQueues.delete(key);
+  });
+  return next;
+}
+
+/** git's ref name rules (git-check-ref-format), checked here to spare a process per call. */
+export function isValidRefName(name: string): boolean {
+  if (name === '' || name === '@' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/')) return false;
+  if (name.endsWith('.') || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
+  return name.split('/').every((part) => !part.startsWith('.') && !part.endsWith('.lock'));
+}
+
+/**
+ * A path inside the repository: relative, no empty, '.', '..' or '.git' segment (so nothing can climb out
+ * of the tree or write git's own files), no NUL or newline (they break git's line protocols).
+ */
+export function checkFilePath(filePath: string, field: string): void {
+  const fail = (why: string): never => {
+    throw new GitActionError('invalid_path', `${field} '${filePath}' is invalid: ${why}`);
+  };
+  if (filePath === '') fail('it is empty');
+  if (/[\0\n\r]/.test(filePath)) fail('it contains a control character');
+  if (filePath.startsWith('/')) fail('it must be relative to the repository root');
+  if (filePath.endsWith('/')) fail('it ends with a slash');
+  for (const part of filePath.split('/')) {
+    if (part === '') fail('it contains an empty segment');
+    if (part === '.' || part === '..') fail("it contains '/../' or '/./'");
+    if (part.toLowerCase() === '.git') fail("it contains a '.git' segment");
+  }
+}
+
+/** A ref given by a caller: anything git could read as an option or a line break is refused up front. */
+function isSafeRevision(ref: string): boolean {
+  return ref !== '' && !ref.startsWith('-') && !/[\x00-\x1f\x7f]/.test(ref);
+}
+
+/** The object id git gives content as a blob (SHA-1 repositories). */
+export function blobId(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+}
+
+/** An identity as git stores it: cleaned name and e-mail, and seconds since the epoch (always UTC). */
+interface StoredIdentity {
+  name: string;
+  email: string;
+  seconds: number;
+}
+
+function storedIdentity(role: 'author' | 'committer' | 'tagger', who: GitIdentity, fallbackDate: Date): StoredIdentity {
+  // git drops these characters itself; an identity made only of them would be refused, so say so clearly.
+  const clean = (value: string) => value.replace(/[<>\n\r\0]/g, '').trim();
+  const name = clean(who.name);
+  if (name === '') throw new GitActionError('invalid_action', `${role} name is empty`);
+  const date = who.date ?? fallbackDate;
+  if (Number.isNaN(date.getTime())) throw new GitActionError('invalid_action', `${role} date is invalid`);
+  return { name, email: clean(who.email), seconds: Math.floor(date.getTime() / 1000) };
+}
+
+/** `Name <email> 1700000000 +0000`, the form of commit and tag headers (and of fast-import). */
+export function identityLine(role: 'author' | 'committer' | 'tagger', who: GitIdentity, fallbackDate: Date): string {
+  const { name, email, seconds } = storedIdentity(role, who, fallbackDate);
+  return `${name} <${email}> ${seconds} +0000`;
+}
+
+function identityEnv(prefix: 'AUTHOR' | 'COMMITTER', who: GitIdentity, fallbackDate: Date): Record<string, string> {
+  const { name, email, seconds } = storedIdentity(prefix === 'AUTHOR' ? 'author' : 'committer', who, fallbackDate);
+  return {
+    [`GIT_${prefix}_NAME`]: name,
+    [`GIT_${prefix}_EMAIL`]: email,
+    [`GIT_${prefix}_DATE`]: `${seconds} +0000`,
+  };
+}
+
+/** Author and committer of a commit made now: the committer defaults to the author, at the author's date. */
+export function commitIdentities(author: GitIdentity, committer?: GitIdentity): { author: GitIdentity; committer: GitIdentity } {
+  const authorDate = author.date ?? new Date();
+  return { author: { ...author, date: authorDate }, committer: committer ? { ...committer, date: committer.date ?? authorDate } : { ...author, date: authorDate } };
+}
+
+/** Environment naming author and committer of a commit made now. */
+export function commitIdentityEnv(author: GitIdentity, committer?: GitIdentity): Record<string, string> {
+  const who = commitIdentities(author, committer);
+  const now = new Date();
+  return { ...identityEnv('AUTHOR', who.author, now), ...identityEnv('COMMITTER', who.committer, now) };
+}
+
+/** Checks the shape of a list of actions (kinds, paths, required fields) before anything is read or written. */
+export function validateActions(actions: FileAction[]): void {
+  if (actions.length === 0) throw new GitActionError('invalid_action', 'actions is empty: give at least one action');
+  actions.forEach((action, index) => {
+    const field = `actions[${index}]`;
+    if (!ACTION_KINDS.includes(action.action)) {
+      throw new GitActionError('invalid_action', `${field}[action] '${String(action.action)}' is not one of ${ACTION_KINDS.join(', ')}`);
+    }
+    checkFilePath(action.file_path, `${field}[file_path]`);
+    if (action.action === 'move') {
+      if (action.previous_path === undefined) throw new GitActionError('invalid_action', `${field}[previous_path] is missing (required for move)`);
+      checkFilePath(action.previous_path, `${field}[previous_path]`);
+    }
+    if ((action.action === 'create' || action.action === 'update') && action.content === undefined) {
+      throw new GitActionError('invalid_action', `${field}[content] is missing (required for ${action.action})`);
+    }
+    if (action.action === 'chmod' && action.execute_filemode === undefined) {
+      throw new GitActionError('invalid_action', `${field}[execute_filemode] is missing (required for chmod)`);
+    }
+  });
+}
+
+export class GitRepo {
+  private constructor(readonly dir: string) {}
+
+  /** Creates a bare repository at dir (the directory may exist and be empty). */
+  static async init(dir: string, options: { defaultBranch: string }): Promise<GitRepo> {
+    if (!isValidRefName(`refs/heads/${options.defaultBranch}`)) {
+      throw new GitActionError('invalid_ref', `defaultBranch '${options.defaultBranch}' is not a valid branch name`);
+    }
+    const absolute = path.resolve(dir);
+    await mkdir(absolute, { recursive: true });
+    await runGit(null, ['init', '--quiet', '--bare', `--initial-branch=${options.defaultBranch}`, absolute]);
+    return new GitRepo(absolute);
+  }
+
+  /** Opens a bare repository made earlier by init. */
+  static async open(dir: string): Promise<GitRepo> {
+    const absolute = path.resolve(dir);
+    await stat(path.join(absolute, 'HEAD')).catch(() => {
+      throw new GitNotFoundError(`no git repository at ${absolute}`);
+    });
+    return new GitRepo(absolute);
+  }
+
+  /** Runs a git command in this repository. */
+  run(args: readonly string[], options?: RunOptions): Promise<RunResult> {
+    return runGit(this.dir, args, options);
+  }
+
+  /** Runs a git command in this repository and returns its output as text without the final newline. */
+  text(args: readonly string[], options?: RunOptions): Promise<string> {
+    return gitText(this.dir, args, options);
+  }
+
+  /** Runs work while no other write to this repository runs. */
+  withWriteLock<T>(work: () => Promise<T>): Promise<T> {
+    return withWriteLock(this.dir, work);
+  }
+
+  /** The branch HEAD points at (the project's default branch). */
+  defaultBranch(): Promise<string> {
+    return this.text(['symbolic-ref', '--short', 'HEAD']);
+  }
+
+  /** True until the first commit lands on any branch. */
+  async isEmpty(): Promise<boolean> {
+    return (await this.text(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads'])) === '';
+  }
+
+  /** The SHA a full ref name points at, or null. */
+  async refTarget(fullRef: string): Promise<string | null> {
+    const { stdout } = await this.run(['rev-parse', '--verify', '--quiet', '--end-of-options', fullRef], { okCodes: [1] });
+    const sha = stdout.toString('utf8').trim();
+    return sha === '' ? null : sha;
+  }
+
+  /**
+   * Branch, tag, full or short SHA (or HEAD) → full commit SHA, or null when it names no commit.
+   * Branches win over tags, tags over SHAs, as on the service; other revision syntax is not accepted.
+   */
+  async resolveCommit(ref: string): Promise<string | null> {
+    const [sha] = await this.resolveCommits([ref]);
+    return sha;
+  }
+
+  /** resolveCommit for several refs with one git process. */
+  async resolveCommits(refs: readonly string[]): Promise<(string | null)[]> {
+    const queries: string[][] = refs.map((ref) => {
+      if (!isSafeRevision(ref)) return [];
+      const candidates: string[] = [];
+      if (ref.startsWith('refs/')) {
+        if (isValidRefName(ref)) candidates.push(ref);
+      } else if (isValidRefName(`refs/heads/${ref}`)) {
+        candidates.push(`refs/heads/${ref}`, `refs/tags/${ref}`);
+      }
+      if (HEX_SHA.test(ref) || ref === 'HEAD') candidates.push(ref);
+      return candidates;
+    });
+    const lines = queries.flat();
+    if (lines.length === 0) return refs.map(() => null);
+    const output = await this.text(['cat-file', '--batch-check'], {
+      input: lines.map((line) => `${line}^{commit}\n`).join(''),
+    });
+    const answers = output.split('\n');
+    let next = 0;
+    return queries.map((candidates) => {
+      let found: string | null = null;
+      for (let i = 0; i < candidates.length; i++) {
+        const match = /^([0-9a-f]{40}) commit \d+$/.exec(answers[next++] ?? '');
+        if (match && found === null) found = match[1];
+      }
+      return found;
+    });
+  }
+
+  async branchExists(name: string): Promise<boolean> {
+    return isValidRefName(`refs/heads/${name}`) && (await this.refTarget(`refs/heads/${name}`)) !== null;
+  }
+
+  async tagExists(name: string): Promise<boolean> {
+    return isValidRefName(`refs/tags/${name}`) && (await this.refTarget(`refs/tags/${name}`)) !== null;
+  }
+
+  /** Commit records for full SHAs, in the order given (one git process). Unknown SHAs → GitNotFoundError. */
+  async getCommits(shas: readonly string[]): Promise<GitCommitInfo[]> {
+    if (shas.length === 0) return [];
+    for (const sha of shas) {
+      if (!/^[0-9a-f]{40}$/.test(sha)) throw new GitNotFoundError(`404 Commit Not Found: ${sha}`);
+    }
+    let output: Buffer;
+    try {
+      ({ stdout: output } = await this.run(['log', '--no-walk=unsorted', '-z', COMMIT_LOG_FORMAT, '--stdin'], {
+        input: `${[...new Set(shas)].join('\n')}\n`,
+      }));
+    } catch (error) {
+      if (error instanceof GitCommandError) throw new GitNotFoundError('404 Commit Not Found');
+      throw error;
+    }
+    const byId = new Map(parseCommitLog(output).map((commit) => [commit.id, commit]));
+    return shas.map((sha) => {
+      const commit = byId.get(sha);
+      if (!commit) throw new GitNotFoundError(`404 Commit Not Found: ${sha}`);
+      return commit;
+    });
+  }
+
+  async getCommit(sha: string): Promise<GitCommitInfo> {
+    const [commit] = await this.getCommits([sha]);
+    return commit;
+  }
+
+  /** Creates a tag: annotated when a message is given, lightweight otherwise. */
+  async createTag(name: string, target: string, message?: string, tagger?: GitIdentity): Promise<void> {
+    if (!isValidRefName(`refs/tags/${name}`)) throw new GitActionError('invalid_ref', `tag_name '${name}' is not a valid tag name`);
+    await this.withWriteLock(async () => {
+      if (await this.tagExists(name)) throw new GitActionError('ref_exists', `Tag ${name} already exists`);
+      const sha = await this.resolveCommit(target);
+      if (sha === null) throw new GitNotFoundError(`Target ${target} is invalid`);
+      if (message === undefined || message === '') {
+        await this.run(['update-ref', `refs/tags/${name}`, sha, ZERO_SHA]);
+      } else {
+        const who = tagger ?? { name: 'Sandbox', email: 'sandbox@localhost' };
+        const env = commitIdentityEnv(who, who);
+        await this.run(['tag', '--annotate', '--file=-', '--end-of-options', name, sha], { input: message, env });
+      }
+    });
+  }
+
+  /**
+   * Reads objects named by SHA or `<commit>:<path>` with one `git cat-file --batch`; null where a name
+   * resolves to nothing (or to more than one object).
+   */
+  async readObjects(names: readonly string[]): Promise<(GitObject | null)[]> {
+    if (names.length === 0) return [];
+    for (const name of names) {
+      if (/[\n\r\0]/.test(name) || name.startsWith('-')) throw new GitNotFoundError(`invalid object name: ${JSON.stringify(name)}`);
+    }
+    const { stdout } = await this.run(['cat-file', '--batch'], { input: names.map((name) => `${name}\n`).join('') });
+    const objects: (GitObject | null)[] = [];
+    let offset = 0;
+    for (let i = 0; i < names.length; i++) {
+      const lineEnd = stdout.indexOf(0x0a, offset);
+      const header = stdout.subarray(offset, lineEnd).toString('utf8');
+      offset = lineEnd + 1;
+      const match = /^([0-9a-f]{40}) (blob|tree|commit|tag) (\d+)$/.exec(header);
+      if (!match) {
+        objects.push(null);
+        continue;
+      }
+      const size = Number(match[3]);
+      objects.push({ oid: match[1], type: match[2] as GitObject['type'], content: stdout.subarray(offset, offset + size) });
+      offset += size + 1;
+    }
+    return objects;
+  }
+
+  /** Every file of a commit's tree: path → mode and blob id. */
+  async listFiles(commitSha: string): Promise<Map<string, TreeFile>> {
+    const { stdout } = await this.run(['ls-tree', '-r', '-z', '--full-tree', commitSha]);
+    const files = new Map<string, TreeFile>();
+    for (const record of stdout.toString('utf8').split('\0')) {
+      if (record === '') continue;
+      const tab = record.indexOf('\t');
+      const [mode, , oid] = record.slice(0, tab).split(' ');
+      files.set(record.slice(tab + 1), { mode, oid });
+    }
+    return files;
+  }
+
+  /** The last commit reachable from commitSha that changed path, or null. */
+  async lastCommitFor(commitSha: string, filePath: string): Promise<string | null> {
+    const sha = await this.text(['log', '-1', '--format=%H', commitSha, '--', filePath]);
+    return sha === '' ? null : sha;
+  }
+
+  /** Writes content as a loose blob object (in-process: no git process per file) and returns its id. */
+  async writeBlob(content: Buffer): Promise<string> {
+    const oid = blobId(content);
+    const target = path.join(this.dir, 'objects', oid.slice(0, 2), oid.slice(2));
+    const exists = await stat(target).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      await mkdir(path.dirname(target), { recursive: true });
+      const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
+      await writeFile(temporary, deflateSync(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content])));
+      await rename(temporary, target);
+    }
+    return oid;
+  }
+
+  /** Writes a tree object holding exactly these files, through a temporary index. */
+  async writeTree(files: Map<string, TreeFile>): Promise<string> {
+    const indexFile = path.join(this.dir, `sandbox-index-${randomBytes(8).toString('hex')}`);
+    const env = { GIT_INDEX_FILE: indexFile };
+    try {
+      const entries = [...files].map(([filePath, file]) => `${file.mode} ${file.oid}\t${filePath}\0`).join('');
+      await this.run(['update-index', '-z', '--add', '--index-info'], { input: entries, env });
+      return await this.text(['write-tree'], { env });
+    } finally {
+      await unlink(indexFile).catch(() => undefined);
+    }
+  }
+
+  /** Writes a commit object and returns its SHA (no ref moves). */
+  async commitTree(tree: string, parents: readonly string[], message: string, author: GitIdentity, committer?: GitIdentity): Promise<string> {
+    const parentArgs = parents.flatMap((parent) => ['-p', parent]);
+    return this.text(['commit-tree', tree, ...parentArgs], { input: message, env: commitIdentityEnv(author, committer) });
+  }
+
+  /** Moves a branch from expected (null: it must not exist) to sha; fails when someone moved it meanwhile. */
+  async moveBranch(branch: string, sha: string, expected: string | null): Promise<void> {
+    try {
+      await this.run(['update-ref', `refs/heads/${branch}`, sha, expected ?? ZERO_SHA]);
+    } catch (error) {
+      if (error instanceof GitCommandError) {
+        throw new GitActionError('branch_moved', `The branch ${branch} was changed while the commit was being made; try again`);
+      }
+      throw error;
+    }
+  }
+
+  /** Makes sure the commit ref names in another repository is here too (for start_project), returning its SHA. */
+  async fetchCommit(from: GitRepo, ref: string): Promise<string | null> {
+    const sha = await from.resolveCommit(ref);
+    if (sha === null || from.dir === this.dir) return sha;
+    const { exitCode } = await this.run(['cat-file', '-e', `${sha}^{commit}`], { okCodes: [1, 128] });
+    if (exitCode !== 0) await this.run(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', from.dir, sha]);
+    return sha;
+  }
+
+  /**
+   * Makes one commit on options.branch from a list of file actions and returns its SHA.
+   * Refusals are GitActionErrors in the service's words; nothing is written to the branch then.
+   */
+  async commit(options: CommitOptions): Promise<string> {
+    if (!isValidRefName(`refs/heads/${options.branch}`)) {
+      throw new GitActionError('invalid_ref', `branch '${options.branch}' is not a valid branch name`);
+    }
+    validateActions(options.actions);
+    return this.withWriteLock(async () => {
+      const current = await this.refTarget(`refs/heads/${options.branch}`);
+      const parent = await this.commitBase(options, current);
+      const files = parent === null ? new Map<string, TreeFile>() : await this.listFiles(parent);
+      for (const action of options.actions) await this.applyAction(files, action, parent);
+      const tree = await this.writeTree(files);
+      const sha = await this.commitTree(tree, parent === null ? [] : [parent], options.message, options.author, options.committer);
+      await this.moveBranch(options.branch, sha, current);
+      return sha;
+    });
+  }
+
+  private async commitBase(options: CommitOptions, current: string | null): Promise<string | null> {
+    if (options.startRef !== undefined) {
+      const start = await this.fetchCommit(options.startRepo ?? this, options.startRef);
+      if (start === null) throw new GitActionError('start_missing', `Invalid start ref: '${options.startRef}' names no branch, tag or commit`);
+      const sameBranch = (options.startRepo === undefined || options.startRepo.dir === this.dir) && options.startRef === options.branch;
+      if (current !== null && !sameBranch && !options.force) {
+        throw new GitActionError(
+          'branch_exists',
+          `A branch called '${options.branch}' already exists. Switch to that branch in order to make changes`,
+        );
+      }
+      return start;
+    }
+    if (current !== null) return current;
+    if (!(await this.isEmpty())) {
+      throw new GitActionError(
+        'branch_missing',
+        `You can only create or edit files when you are on a branch: '${options.branch}' does not exist (give a start branch or SHA to create it)`,
+      );
+    }
+    return null;
+  }
+
+  private async applyAction(files: Map<string, TreeFile>, action: FileAction, parent: string | null): Promise<void> {
+    const source = actionSource(action);
+    if (action.last_commit_id !== undefined && files.has(source) && LAST_COMMIT_CHECKED.has(action.action) && parent !== null) {
+      const last = await this.lastCommitFor(parent, source);
+      const given = action.last_commit_id.toLowerCase();
+      if (last === null || !(given === last || (given.length >= 7 && last.startsWith(given)))) {
+        throw new GitActionError('file_changed', `The file has changed since you started editing it: ${source}`);
+      }
+    }
+    const content = action.content === undefined ? undefined : await this.writeBlob(action.content);
+    applyToFiles(files, action, content);
+  }
+}
+
+/** last_commit_id is considered for these actions only (the service's rule). */
+const LAST_COMMIT_CHECKED = new Set<FileActionKind>(['update', 'move', 'delete']);
+
+/** The path an action reads from: previous_path for a move, file_path otherwise. */
+function actionSource(action: FileAction): string {
+  return action.action === 'move' ? (action.previous_path as string) : action.file_path;
+}
+
+/**
+ * Applies one validated action to a tree's files; contentOid is the blob id of action.content, if any.
+ * Shared by commit() and importHistory() so both refuse exactly the same things.
+ */
+export function applyToFiles(files: Map<string, TreeFile>, action: FileAction, contentOid: string | undefined): void {
+  const target = action.file_path;
+  const source = actionSource(action);
+  const existing = files.get(source);
+  if (action.action !== 'create' && existing === undefined) {
+    throw new GitActionError('file_missing', `A file with this name doesn't exist: ${source}`);
+  }
+  if (action.action === 'create' || (action.action === 'move' && source !== target)) checkFreeForFile(files, target);
+  switch (action.action) {
+    case 'create':
+      files.set(target, { mode: '100644', oid: contentOid as string });
+      return;
+    case 'update': {
+      const current = existing as TreeFile;
+      if (current.oid === contentOid) throw new GitActionError('identical', `The new content is identical to the current content of ${target}`);
+      files.set(target, { mode: current.mode, oid: contentOid as string });
+      return;
+    }
+    case 'delete':
+      files.delete(target);
+      return;
+    case 'move': {
+      const current = existing as TreeFile;
+      files.delete(source);
+      files.set(target, { mode: current.mode, oid: contentOid ?? current.oid });
+      return;
+    }
+    case 'chmod': {
+      const current = existing as TreeFile;
+      // Only regular files have an executable bit; links and submodules keep their mode.
+      const regular = current.mode === '100644' || current.mode === '100755';
+      files.set(target, { mode: regular ? (action.execute_filemode ? '100755' : '100644') : current.mode, oid: current.oid });
+    }
+  }
+}
+
+/** A new file may not sit on an existing file, a directory, or under a path that is a file. */
+function checkFreeForFile(files: Map<string, TreeFile>, target: string): void {
+  if (files.has(target)) throw new GitActionError('file_exists', `A file with this name already exists: ${target}`);
+  const prefix = `${target}/`;
+  for (const existing of files.keys()) {
+    if (existing.startsWith(prefix)) throw new GitActionError('directory_exists', `A directory with this name already exists: ${target}`);
+  }
+  const parts = target.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const ancestor = parts.slice(0, i).join('/');
+    if (files.has(ancestor)) throw new GitActionError('file_exists', `A file with this name already exists: ${ancestor}`);
+  }
+}

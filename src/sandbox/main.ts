@@ -1,0 +1,43 @@
+// `forgeops sandbox`: runs the sandbox in the foreground, prints its address and demo tokens, stops on a signal.
+import { DEMO_ACCOUNTS, DEMO_TOKENS } from './seed.js';
+import { startSandbox } from './server.js';
+
+/** The address and token table shown at start, as plain text. */
+export function describeSandbox(url: string): string {
+  const rows = [
+    ...DEMO_ACCOUNTS.map((a) => [a.role, a.username, a.name, DEMO_TOKENS[a.role]]),
+    ['scim', '-', 'SCIM provisioning of group acme (Authorization: Bearer)', DEMO_TOKENS.scim],
+  ];
+  const header = ['role', 'user', 'name', 'token'];
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
+  return [
+    `forgeops sandbox running at ${url}`,
+    `  API:  ${url}/api/v4   SCIM: ${url}/api/scim/v2`,
+    `  try:  curl -H 'PRIVATE-TOKEN: ${DEMO_TOKENS.developer}' ${url}/api/v4/projects/acme%2Fweb/pipelines`,
+    '',
+    line(header),
+    ...rows.map(line),
+    '',
+    'Press Ctrl+C to stop.',
+  ].join('\n');
+}
+
+export async function runSandboxCli(options: { port?: number; host?: string }): Promise<void> {
+  const sandbox = await startSandbox({
+    port: options.port,
+    host: options.host,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(`${describeSandbox(sandbox.url)}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await sandbox.close();
+}

@@ -1,0 +1,144 @@
+// Strict request parameters: bracket-syntax decoding (key[]=, key[sub]=, key[][sub]=), coercing zod helpers,
+// and the framework error texts ("x is missing", "x is not a known parameter", "x does not have a valid value").
+import { z } from 'zod';
+import { paramError } from './errors.js';
+
+type ParamTree = Record<string, unknown>;
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Decodes name/value pairs with the Rack bracket rules the service uses for query strings and form bodies:
+ * `a=1`, `a[]=1&a[]=2`, `a[b]=1`, `a[][b]=1&a[][c]=2&a[][b]=3` (a new array element starts when the key
+ * repeats). A plain key given twice keeps the last value.
+ */
+export function decodeBracketParams(pairs: Iterable<[string, unknown]>): ParamTree {
+  const tree: ParamTree = {};
+  for (const [key, value] of pairs) assignBracketKey(tree, key, value, key);
+  return tree;
+}
+
+function assignBracketKey(target: ParamTree, key: string, value: unknown, fullKey: string): void {
+  const open = key.indexOf('[');
+  const name = open === -1 ? key : key.slice(0, open);
+  const rest = open === -1 ? '' : key.slice(open);
+  if (name === '' && rest === '') return;
+  if (FORBIDDEN_KEYS.has(name)) throw paramError(`${fullKey} is not a known parameter`);
+  const existing = target[name];
+  const typeClash = () => paramError(`${fullKey} does not have a valid value`);
+  if (rest === '') {
+    target[name] = value;
+  } else if (rest === '[]') {
+    if (existing === undefined) target[name] = [value];
+    else if (Array.isArray(existing)) existing.push(value);
+    else throw typeClash();
+  } else if (rest.startsWith('[][')) {
+    const childKey = rest.slice(3).replace(']', '');
+    const list = existing === undefined ? (target[name] = []) : existing;
+    if (!Array.isArray(list)) throw typeClash();
+    const last = list[list.length - 1];
+    if (isTree(last) && !hasBracketKey(last, childKey)) assignBracketKey(last, childKey, value, fullKey);
+    else {
+      const element: ParamTree = {};
+      assignBracketKey(element, childKey, value, fullKey);
+      list.push(element);
+    }
+  } else {
+    const close = rest.indexOf(']');
+    if (!rest.startsWith('[') || close === -1) throw typeClash();
+    const childKey = rest.slice(1, close) + rest.slice(close + 1);
+    const child = existing === undefined ? (target[name] = {}) : existing;
+    if (!isTree(child)) throw typeClash();
+    assignBracketKey(child, childKey, value, fullKey);
+  }
+}
+
+function isTree(value: unknown): value is ParamTree {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+}
+
+function hasBracketKey(tree: ParamTree, key: string): boolean {
+  const names = key.split(/[[\]]+/).filter((part) => part !== '');
+  let node: unknown = tree;
+  for (const name of names) {
+    if (!isTree(node) || !(name in node)) return false;
+    node = node[name];
+  }
+  return true;
+}
+
+/** Parses a query string or an x-www-form-urlencoded body. */
+export function decodeQueryString(text: string): ParamTree {
+  return decodeBracketParams(new URLSearchParams(text).entries());
+}
+
+const TRUE_WORDS = new Set(['true', '1']);
+const FALSE_WORDS = new Set(['false', '0']);
+const DATETIME =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Parameter types that accept both JSON values and the strings a query string or form carries.
+ * Use z.strictObject for nested objects so that unknown nested keys are rejected as well.
+ */
+export const param = {
+  string: () => z.string(),
+  /** true/false; in query strings and forms 'true'/'false' (and '1'/'0'). */
+  boolean: () =>
+    z.preprocess(
+      (v) => (typeof v === 'string' && TRUE_WORDS.has(v) ? true : typeof v === 'string' && FALSE_WORDS.has(v) ? false : v),
+      z.boolean(),
+    ),
+  integer: () =>
+    z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), z.number().int()),
+  /** An ISO 8601 date or date-time, given to the handler as a Date. */
+  datetime: () =>
+    z
+      .string()
+      .refine((s) => DATETIME.test(s) && !Number.isNaN(Date.parse(s)))
+      .transform((s) => new Date(s)),
+  enum: <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values),
+  /** key[]=a&key[]=b in a query or form; a JSON array in a body. */
+  array: <T extends z.ZodType>(item: T) => z.array(item),
+  /** key[sub]=value pairs, e.g. custom_attributes[team]=payments. */
+  hash: () => z.record(z.string(), z.string()),
+};
+
+/** Grape-style parameter names: ['assets', 'links', 0, 'name'] → 'assets[links][0][name]'. */
+export function bracketName(path: readonly PropertyKey[]): string {
+  const [first, ...rest] = path.map(String);
+  return (first ?? '') + rest.map((part) => `[${part}]`).join('');
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let node = input;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+/** Turns zod issues into the service's framework error text, several errors joined with ', '. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown): string {
+  const messages: string[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) messages.push(`${bracketName([...issue.path, key])} is not a known parameter`);
+    } else if (issue.code === 'custom' && issue.message && issue.message !== 'Invalid input') {
+      messages.push(issue.path.length ? `${bracketName(issue.path)} ${issue.message}` : issue.message);
+    } else if (valueAt(input, issue.path) === undefined) {
+      messages.push(`${bracketName(issue.path)} is missing`);
+    } else {
+      messages.push(`${bracketName(issue.path)} does not have a valid value`);
+    }
+  }
+  return [...new Set(messages)].join(', ');
+}
+
+/** Validates params against a schema; a failure is a 400 {"error": "..."}. */
+export function parseParams<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw paramError(describeIssues(result.error.issues, input));
+  return result.data;
+}

@@ -1,0 +1,218 @@
+// The sandbox's route table: spec-style patterns matched on raw path segments, strict per-route parameters,
+// and the request/reply types handlers work with.
+import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import { paramError } from './errors.js';
+import { param } from './params.js';
+import type { User } from './store.js';
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteOptions<S extends z.ZodObject> {
+  /**
+   * Query and body parameters, merged (body wins). Unknown keys are rejected, so declare every parameter the
+   * spec lists; use z.strictObject for nested objects. Path parameters are not part of it.
+   */
+  params?: S;
+  /** 'offset' accepts page (≥1, default 1) and per_page (≥1, default 20, capped at 100). */
+  pagination?: 'offset';
+  /**
+   * 'optional' (default): a PRIVATE-TOKEN is checked when sent; 'user': a token is required (401 otherwise);
+   * 'scim' (the default, and the only choice, for /api/scim/ patterns): an `Authorization: Bearer` SCIM token
+   * is required (sets req.scimGroupId).
+   */
+  auth?: 'optional' | 'user' | 'scim';
+  /** The body is the handler's business (req.body); it is not parsed into params. */
+  rawBody?: boolean;
+}
+
+export interface SandboxRequest<P = Record<string, unknown>> {
+  method: Method;
+  /** The absolute request URL as the client addressed it (used for Link headers). */
+  url: URL;
+  /** Decoded path parameters: ':id' of 'group%2Fapp' is 'group/app'; '[.format]' is '' when absent. */
+  pathParams: Record<string, string>;
+  /** Validated query and body parameters. */
+  params: P;
+  headers: IncomingHttpHeaders;
+  /** The authenticated user, or null for an anonymous request. */
+  user: User | null;
+  /** On SCIM routes, the group the bearer token provisions. */
+  scimGroupId: number | null;
+  /** The raw body. */
+  body: Buffer;
+  /** On routes with pagination: the requested page (1-based) and page size. */
+  pagination: { page: number; per_page: number };
+}
+
+/** A response being built by a handler; the server writes it once the handler returns. */
+export class Reply {
+  status = 200;
+  readonly headers: Record<string, string> = {};
+  body: Buffer = Buffer.alloc(0);
+  sent = false;
+
+  header(name: string, value: string): this {
+    this.headers[name.toLowerCase()] = value;
+    return this;
+  }
+
+  json(body: unknown, status = 200): void {
+    this.send(status, JSON.stringify(body), this.headers['content-type'] ?? 'application/json');
+  }
+
+  send(status: number, body: Buffer | string, contentType: string): void {
+    this.status = status;
+    this.body = typeof body === 'string' ? Buffer.from(body) : body;
+    this.header('content-type', contentType);
+    this.sent = true;
+  }
+
+  /** A response without a body (204 by default; HEAD answers use 200 with headers). */
+  empty(status = 204): void {
+    this.status = status;
+    this.body = Buffer.alloc(0);
+    this.sent = true;
+  }
+}
+
+export type Handler<P> = (req: SandboxRequest<P>, reply: Reply) => void | Promise<void>;
+
+type Segment =
+  | { kind: 'literal'; text: string }
+  | { kind: 'param'; name: string }
+  /** 'archive[.format]': the literal, optionally followed by '.' and a value captured as the param. */
+  | { kind: 'suffix'; text: string; name: string };
+
+const SEGMENT_RANK = { literal: 2, suffix: 1, param: 0 } as const;
+
+export interface Route {
+  method: Method;
+  pattern: string;
+  segments: Segment[];
+  schema: z.ZodObject;
+  options: RouteOptions<z.ZodObject>;
+  handler: Handler<unknown>;
+}
+
+export type RouteMatch =
+  | { kind: 'found'; route: Route; pathParams: Record<string, string> }
+  | { kind: 'method_not_allowed'; allowed: Method[] }
+  | { kind: 'not_found' };
+
+const paginationShape = {
+  page: param.integer().refine((n) => n >= 1).optional(),
+  per_page: param.integer().refine((n) => n >= 1).optional(),
+};
+
+function parsePattern(pattern: string): Segment[] {
+  return pattern
+    .split('/')
+    .slice(1)
+    .map((part): Segment => {
+      if (part.startsWith(':')) return { kind: 'param', name: part.slice(1) };
+      const suffix = /^([^[]+)\[\.([a-z_]+)\]$/.exec(part);
+      if (suffix) return { kind: 'suffix', text: suffix[1], name: suffix[2] };
+      return { kind: 'literal', text: part };
+    });
+}
+
+function decodeSegment(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+function matchSegments(segments: Segment[], raw: string[]): Record<string, string> | undefined {
+  if (segments.length !== raw.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    const value = decodeSegment(raw[i]);
+    if (value === undefined) return undefined;
+    if (segment.kind === 'literal') {
+      if (value !== segment.text) return undefined;
+    } else if (segment.kind === 'param') {
+      if (value === '') return undefined;
+      params[segment.name] = value;
+    } else if (value === segment.text) {
+      params[segment.name] = '';
+    } else if (value.startsWith(`${segment.text}.`) && value.length > segment.text.length + 1) {
+      params[segment.name] = value.slice(segment.text.length + 1);
+    } else {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+function compareRank(a: Route, b: Route): number {
+  for (let i = 0; i < a.segments.length; i++) {
+    const diff = SEGMENT_RANK[b.segments[i].kind] - SEGMENT_RANK[a.segments[i].kind];
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  /**
+   * Declares a route. `pattern` is written as in the spec, relative to /api/v4 ('/projects/:id/pipelines'),
+   * or absolute for SCIM ('/api/scim/v2/groups/:group_path/Users'). HEAD is never implied by GET.
+   */
+  route<S extends z.ZodObject = z.ZodObject<{}>>(
+    method: Method,
+    pattern: string,
+    options: RouteOptions<S>,
+    handler: Handler<z.output<S>>,
+  ): void {
+    if (this.routes.some((r) => r.method === method && r.pattern === pattern)) {
+      throw new Error(`route declared twice: ${method} ${pattern}`);
+    }
+    const scim = pattern.startsWith('/api/scim/');
+    if (scim !== (options.auth === 'scim') && options.auth !== undefined) {
+      throw new Error(`route ${method} ${pattern}: SCIM routes, and only they, use auth 'scim'`);
+    }
+    const base: z.ZodObject = options.params ?? z.object({});
+    const schema = (options.pagination === 'offset' ? base.extend(paginationShape) : base).strict();
+    this.routes.push({
+      method,
+      pattern,
+      segments: parsePattern(pattern),
+      schema,
+      options: { ...(options as RouteOptions<z.ZodObject>), auth: options.auth ?? (scim ? 'scim' : 'optional') },
+      handler: handler as Handler<unknown>,
+    });
+  }
+
+  /** Every declared route, e.g. for a coverage check against the endpoint list. */
+  list(): Array<{ method: Method; pattern: string }> {
+    return this.routes.map(({ method, pattern }) => ({ method, pattern }));
+  }
+
+  /** Finds the route for a raw (percent-encoded) path; literal segments win over parameters. */
+  match(method: string, rawPath: string): RouteMatch {
+    const raw = rawPath.split('/').slice(1);
+    const candidates: Array<{ route: Route; pathParams: Record<string, string> }> = [];
+    for (const route of this.routes) {
+      const pathParams = matchSegments(route.segments, raw);
+      if (pathParams) candidates.push({ route, pathParams });
+    }
+    if (candidates.length === 0) return { kind: 'not_found' };
+    const sameMethod = candidates.filter((c) => c.route.method === method).sort((a, b) => compareRank(a.route, b.route));
+    if (sameMethod.length === 0) {
+      return { kind: 'method_not_allowed', allowed: [...new Set(candidates.map((c) => c.route.method))] };
+    }
+    return { kind: 'found', ...sameMethod[0] };
+  }
+}
+
+/** A path parameter that must be a positive integer (':pipeline_id'); otherwise 400 naming it. */
+export function integerPathParam(req: SandboxRequest<unknown>, name: string): number {
+  const value = req.pathParams[name];
+  if (value === undefined || !/^\d+$/.test(value)) throw paramError(`${name} does not have a valid value`);
+  return Number(value);
+}

@@ -1,0 +1,200 @@
+// Releases: list (newest released_at first), read by tag, create (making the tag from `ref` when needed), update.
+//
+// Access: reading needs only a view of the project; create and update need push access (developer, 30).
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { SandboxContext } from '../context.js';
+import { HttpError, messageError, notFound, validationError } from '../errors.js';
+import { GitActionError, GitNotFoundError } from '../git/errors.js';
+import { paginate } from '../paginate.js';
+import { param } from '../params.js';
+import type { Router } from '../router.js';
+import { ACCESS, type Project, type Release, type Store } from '../store.js';
+import { milestoneView, projectWebUrl, userBasic } from '../views.js';
+
+const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
+
+const linkParam = z.strictObject({ name: z.string().min(1), url: z.string().min(1) });
+
+const createParams = z.object({
+  tag_name: z.string().min(1),
+  description: z.string(),
+  name: z.string().optional(),
+  ref: z.string().min(1).optional(),
+  milestones: z.array(z.string()).optional(),
+  assets: z.strictObject({ links: z.array(linkParam).optional() }).optional(),
+  released_at: param.datetime().optional(),
+});
+
+const updateParams = z.object({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  milestones: z.array(z.string()).optional(),
+  released_at: param.datetime().optional(),
+});
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A small Markdown subset (headings, bullet lists, paragraphs) with all text escaped. */
+export function renderMarkdown(markdown: string): string {
+  return markdown
+    .split(/\n\s*\n/)
+    .map((block) => block.trim())
+    .filter((block) => block !== '')
+    .map((block) => {
+      const heading = /^(#{1,6})\s+(.*)$/.exec(block);
+      if (heading && !block.includes('\n')) return `<h${heading[1].length}>${escapeHtml(heading[2])}</h${heading[1].length}>`;
+      const lines = block.split('\n');
+      if (lines.every((line) => /^\s*[-*]\s+/.test(line))) {
+        return `<ul>${lines.map((line) => `<li>${escapeHtml(line.replace(/^\s*[-*]\s+/, ''))}</li>`).join('')}</ul>`;
+      }
+      return `<p>${lines.map(escapeHtml).join('<br>')}</p>`;
+    })
+    .join('\n');
+}
+
+/** Milestone titles → ids; unknown titles are a 400 naming them. Empty titles (form `milestones[]=`) are dropped. */
+function milestoneIds(project: Project, titles: string[]): number[] {
+  const wanted = titles.filter((title) => title !== '');
+  const missing = wanted.filter((title) => !project.milestones.some((m) => m.title === title));
+  if (missing.length > 0) throw messageError(400, `Milestone(s) not found: ${missing.join(', ')}`);
+  return [...new Set(wanted)].map((title) => project.milestones.find((m) => m.title === title)!.id);
+}
+
+function checkLinks(links: Array<{ name: string; url: string }>): void {
+  const errors: Record<string, string[]> = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).includes(message) || errors[field].push(message);
+  links.forEach((link, index) => {
+    let scheme: string | null = null;
+    try {
+      scheme = new URL(link.url).protocol;
+    } catch {
+      add('links.url', 'must be a valid URL');
+    }
+    if (scheme !== null && scheme !== 'http:' && scheme !== 'https:') add('links.url', 'is blocked: Only allowed schemes are http, https');
+    if (links.findIndex((other) => other.name === link.name) !== index) add('links.name', 'has already been taken');
+    if (links.findIndex((other) => other.url === link.url) !== index) add('links.url', 'has already been taken');
+  });
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+}
+
+async function releaseView(store: Store, project: Project, release: Release) {
+  const webUrl = projectWebUrl(store, project);
+  const sha = await project.repo.resolveCommit(`refs/tags/${release.tag_name}`);
+  const commit = sha === null ? null : await project.repo.getCommit(sha);
+  const author = store.findUser(String(release.author_id));
+  const sources = SOURCE_FORMATS.map((format) => ({
+    format,
+    url: `${webUrl}/-/archive/${release.tag_name}/${project.path}-${release.tag_name}.${format}`,
+  }));
+  const evidence = JSON.stringify({ project_id: project.id, tag_name: release.tag_name, created_at: release.created_at, sha });
+  return {
+    tag_name: release.tag_name,
+    name: release.name,
+    description: release.description,
+    description_html: renderMarkdown(release.description),
+    created_at: release.created_at.toISOString(),
+    released_at: release.released_at.toISOString(),
+    author: author ? userBasic(store, author) : null,
+    commit,
+    milestones: release.milestone_ids
+      .map((id) => project.milestones.find((m) => m.id === id))
+      .filter((m) => m !== undefined)
+      .map((m) => milestoneView(store, project, m)),
+    commit_path: sha === null ? null : `/${project.full_path}/-/commit/${sha}`,
+    tag_path: `/${project.full_path}/-/tags/${release.tag_name}`,
+    evidence_sha: createHash('sha256').update(evidence).digest('hex'),
+    assets: {
+      count: sources.length + release.links.length,
+      sources,
+      links: release.links.map((link) => ({
+        id: link.id,
+        name: link.name,
+        url: link.url,
+        external: !link.url.startsWith(`${store.baseUrl}/`),
+      })),
+      evidence_file_path: `${webUrl}/-/releases/${encodeURIComponent(release.tag_name)}/evidences/${release.id}.json`,
+    },
+  };
+}
+
+/** Makes sure the release's tag exists, creating it at `ref` when it does not. */
+async function ensureTag(project: Project, tagName: string, ref: string | undefined): Promise<void> {
+  if (await project.repo.tagExists(tagName)) return;
+  if (ref === undefined) throw messageError(422, 'Ref is not specified');
+  try {
+    await project.repo.createTag(tagName, ref);
+  } catch (error) {
+    if (error instanceof GitNotFoundError) throw messageError(400, `Target ${ref} is invalid`);
+    if (error instanceof GitActionError && error.kind === 'invalid_ref') throw messageError(400, 'Tag name invalid');
+    // Someone created the same tag meanwhile: that tag is the release's tag now.
+    if (error instanceof GitActionError && error.kind === 'ref_exists') return;
+    throw error;
+  }
+}
+
+export function register(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+  const findRelease = (project: Project, tagName: string) => {
+    const release = project.releases.find((r) => r.tag_name === tagName);
+    if (!release) throw notFound('Release');
+    return release;
+  };
+
+  router.route('GET', '/projects/:id/releases', { pagination: 'offset' }, async (req, reply) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id);
+    const releases = [...project.releases].sort(
+      (a, b) => b.released_at.getTime() - a.released_at.getTime() || b.created_at.getTime() - a.created_at.getTime(),
+    );
+    const page = paginate(req, reply, releases);
+    reply.json(await Promise.all(page.map((release) => releaseView(store, project, release))));
+  });
+
+  router.route('GET', '/projects/:id/releases/:tag_name', {}, async (req, reply) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id);
+    reply.json(await releaseView(store, project, findRelease(project, req.pathParams.tag_name)));
+  });
+
+  router.route('POST', '/projects/:id/releases', { auth: 'user', params: createParams }, async (req, reply) => {
+    const user = ctx.requireUser(req);
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer });
+    const { params } = req;
+    const conflict = () => new HttpError(409, { message: 'Release already exists' });
+    if (project.releases.some((r) => r.tag_name === params.tag_name)) throw conflict();
+    const milestones = milestoneIds(project, params.milestones ?? []);
+    const links = params.assets?.links ?? [];
+    checkLinks(links);
+    await ensureTag(project, params.tag_name, params.ref);
+    // Checked again: another request may have made this release while the tag was being created.
+    if (project.releases.some((r) => r.tag_name === params.tag_name)) throw conflict();
+    const now = new Date();
+    const release: Release = {
+      id: store.nextId('release'),
+      tag_name: params.tag_name,
+      name: params.name ?? params.tag_name,
+      description: params.description,
+      created_at: now,
+      released_at: params.released_at ?? now,
+      author_id: user.id,
+      milestone_ids: milestones,
+      links: links.map((link) => ({ id: store.nextId('release_link'), name: link.name, url: link.url })),
+    };
+    project.releases.push(release);
+    project.last_activity_at = now;
+    reply.json(await releaseView(store, project, release), 201);
+  });
+
+  router.route('PUT', '/projects/:id/releases/:tag_name', { auth: 'user', params: updateParams }, async (req, reply) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer });
+    const release = findRelease(project, req.pathParams.tag_name);
+    const { params } = req;
+    const milestones = params.milestones === undefined ? undefined : milestoneIds(project, params.milestones);
+    if (params.name !== undefined) release.name = params.name;
+    if (params.description !== undefined) release.description = params.description;
+    if (params.released_at !== undefined) release.released_at = params.released_at;
+    if (milestones !== undefined) release.milestone_ids = milestones;
+    reply.json(await releaseView(store, project, release));
+  });
+}

@@ -1,0 +1,242 @@
+// Starts the sandbox: a node:http server on loopback that answers /api/v4 and /api/scim/v2 from the route
+// table, with authentication, strict parameters, fault injection and a request log.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createContext } from './context.js';
+import { HttpError, paramError, scimError, unauthorized, forbidden } from './errors.js';
+import { FaultInjector, RequestLog } from './faults.js';
+import { decodeBracketParams, decodeQueryString, parseParams } from './params.js';
+import { Reply, Router, type Method, type Route, type SandboxRequest } from './router.js';
+import { registerRoutes } from './routes/index.js';
+import { DEMO_TOKENS, seed } from './seed.js';
+import { Store, type User } from './store.js';
+
+export interface SandboxOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Where repositories live; default a fresh temporary directory, removed on close. */
+  dataDir?: string;
+  /** Create the demo users, groups, projects and history (default true). */
+  seed?: boolean;
+  /**
+   * Receives one line per request ("GET /api/v4/projects 200") and one per handler failure. Without it,
+   * failures go to stderr and requests are not logged.
+   */
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  /** The base_url, e.g. http://127.0.0.1:41234; the API is under /api/v4. */
+  url: string;
+  tokens: typeof DEMO_TOKENS;
+  store: Store;
+  faults: FaultInjector;
+  requests: RequestLog;
+  close(): Promise<void>;
+}
+
+const API_PREFIX = '/api/v4';
+const SCIM_PREFIX = '/api/scim/v2/';
+const MAX_BODY_BYTES = 25 * 1024 * 1024;
+const METHODS = new Set<string>(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The path a route sees: after /api/v4 for the REST API, the full path for SCIM; null when neither. */
+function apiPathOf(rawPath: string): string | null {
+  if (rawPath.startsWith(SCIM_PREFIX)) return rawPath;
+  if (rawPath !== API_PREFIX && !rawPath.startsWith(`${API_PREFIX}/`)) return null;
+  const path = rawPath.slice(API_PREFIX.length) || '/';
+  // SCIM routes are written with their full path; /api/v4/api/scim/… must not reach them.
+  return path.startsWith('/api/') ? null : path;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, { message: '413 Request Entity Too Large' });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Body parameters by content type: JSON (also application/scim+json), urlencoded form or multipart form. */
+async function bodyParams(req: IncomingMessage, body: Buffer): Promise<Record<string, unknown>> {
+  if (body.length === 0) return {};
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw paramError('body is not valid JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw paramError('body must be a JSON object');
+    return parsed as Record<string, unknown>;
+  }
+  if (type === 'application/x-www-form-urlencoded') return decodeQueryString(body.toString('utf8'));
+  if (type === 'multipart/form-data') {
+    // undici's Request parses multipart for us; files become { filename, content_type, content }.
+    const form = await new Request('http://sandbox.invalid/', {
+      method: 'POST',
+      headers: { 'content-type': req.headers['content-type'] ?? '' },
+      body,
+    }).formData();
+    const pairs: Array<[string, unknown]> = [];
+    for (const [key, value] of form.entries()) {
+      pairs.push([
+        key,
+        typeof value === 'string'
+          ? value
+          : { filename: value.name, content_type: value.type, content: Buffer.from(await value.arrayBuffer()) },
+      ]);
+    }
+    return decodeBracketParams(pairs);
+  }
+  throw new HttpError(415, { error: `content type ${type || '(none)'} is not supported` });
+}
+
+function authenticate(store: Store, req: IncomingMessage, route: Route): { user: User | null; scimGroupId: number | null } {
+  if (route.options.auth === 'scim') {
+    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    const groupId = match ? store.scimTokens.get(match[1]) : undefined;
+    if (groupId === undefined) throw scimError(401, 'Unauthorized');
+    return { user: null, scimGroupId: groupId };
+  }
+  const header = req.headers['private-token'];
+  const token = Array.isArray(header) ? header[0] : header;
+  if (token === undefined || token === '') {
+    if (route.options.auth === 'user') throw unauthorized();
+    return { user: null, scimGroupId: null };
+  }
+  const user = store.userByToken(token);
+  if (!user) throw unauthorized();
+  if (user.state === 'blocked') throw forbidden('Your account has been blocked');
+  return { user, scimGroupId: null };
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const ownDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'forgeops-sandbox-')));
+  const logRequests = options.log;
+  const logFailure = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  const store = new Store(dataDir);
+  const faults = new FaultInjector();
+  const requests = new RequestLog();
+  const router = new Router();
+  registerRoutes(router, createContext(store, logFailure));
+
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const target = req.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
+    const rawQuery = queryAt === -1 ? '' : target.slice(queryAt + 1);
+    const apiPath = apiPathOf(rawPath);
+    let reply = new Reply();
+    const logPath = apiPath ?? rawPath;
+
+    const fault = apiPath === null ? undefined : faults.take(method, apiPath);
+    if (fault?.resetConnection) {
+      requests.record({ method, path: logPath, status: 0 });
+      req.socket.destroy();
+      return;
+    }
+    try {
+      if (fault) {
+        reply.status = fault.status;
+        reply.body = Buffer.from(fault.body);
+        for (const [name, value] of Object.entries(fault.headers)) reply.header(name, value);
+      } else {
+        await route(method, apiPath, rawQuery, req, reply);
+      }
+    } catch (error) {
+      // Start over: headers a handler set before failing (pagination, say) do not belong to the error.
+      reply = new Reply();
+      if (error instanceof HttpError) {
+        reply.json(error.body, error.status);
+        for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      } else {
+        logFailure(`sandbox: ${method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        reply.json({ message: '500 Internal Server Error' }, 500);
+      }
+    }
+    requests.record({ method, path: logPath, status: reply.status });
+    logRequests?.(`${method} ${rawPath} ${reply.status}`);
+    // A HEAD answer may announce the length of the body a GET would send.
+    const length = method === 'HEAD' && reply.headers['content-length'] !== undefined ? reply.headers['content-length'] : String(reply.body.length);
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': length });
+    res.end(reply.body);
+  }
+
+  async function route(method: string, apiPath: string | null, rawQuery: string, req: IncomingMessage, reply: Reply): Promise<void> {
+    const match = apiPath === null || !METHODS.has(method) ? ({ kind: 'not_found' } as const) : router.match(method, apiPath);
+    if (match.kind === 'not_found') throw new HttpError(404, { error: '404 Not Found' });
+    if (match.kind === 'method_not_allowed') {
+      throw new HttpError(405, { error: '405 Method Not Allowed' }, { allow: match.allowed.join(', ') });
+    }
+    const { route: found, pathParams } = match;
+    const body = await readBody(req);
+    const auth = authenticate(store, req, found);
+    const input = { ...decodeQueryString(rawQuery), ...(found.options.rawBody ? {} : await bodyParams(req, body)) };
+    const params = parseParams(found.schema, input) as Record<string, unknown>;
+    const { page, per_page, ...routeParams } = params;
+    const request: SandboxRequest<unknown> = {
+      method: method as Method,
+      url: new URL(req.url ?? '/', baseUrlFor(req)),
+      pathParams,
+      params: found.options.pagination ? routeParams : params,
+      headers: req.headers,
+      user: auth.user,
+      scimGroupId: auth.scimGroupId,
+      body,
+      pagination: { page: (page as number | undefined) ?? 1, per_page: (per_page as number | undefined) ?? 20 },
+    };
+    await found.handler(request, reply);
+    if (!reply.sent) throw new Error(`handler of ${found.method} ${found.pattern} sent no response`);
+  }
+
+  let baseUrl = '';
+  // Links point where the client sent the request (the Host header), falling back to the listening address.
+  const baseUrlFor = (req: IncomingMessage) => (req.headers.host ? `http://${req.headers.host}` : baseUrl);
+
+  const server = createServer((req, res) => {
+    answer(req, res).catch((error: unknown) => {
+      logFailure(`sandbox: could not answer ${req.method} ${req.url}: ${String(error)}`);
+      res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  store.baseUrl = baseUrl;
+
+  async function close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
+  }
+
+  try {
+    if (options.seed ?? true) await seed(store);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { url: baseUrl, tokens: DEMO_TOKENS, store, faults, requests, close };
+}

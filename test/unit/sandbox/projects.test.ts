@@ -1,0 +1,153 @@
+// GET /projects: visibility, simple and full forms, filters, ordering, and keyset pagination.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
+import { api, parseLink, type Role } from './sandbox-client.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+
+async function paths(query: string, as: Role = 'developer'): Promise<string[]> {
+  const answer = await api(sandbox, 'GET', `/projects${query}`, { as });
+  expect(answer.status).toBe(200);
+  return answer.data.map((p: { path_with_namespace: string }) => p.path_with_namespace);
+}
+
+describe('who sees what', () => {
+  test('anonymous callers get only public projects, in the simple form', async () => {
+    const answer = await api(sandbox, 'GET', '/projects?order_by=id&sort=asc', { as: 'anonymous' });
+    expect(answer.data.map((p: { path_with_namespace: string }) => p.path_with_namespace)).toEqual(['acme/web', 'acme/handbook']);
+    expect(answer.data[0]).not.toHaveProperty('visibility');
+    expect(answer.data[0]).toMatchObject({
+      id: 1,
+      name: 'Web',
+      default_branch: 'main',
+      http_url_to_repo: `${sandbox.url}/acme/web.git`,
+      readme_url: `${sandbox.url}/acme/web/-/blob/main/README.md`,
+      star_count: 3,
+    });
+  });
+
+  test('an outsider adds internal projects; a member of acme sees private ones too', async () => {
+    expect(await paths('?order_by=id&sort=asc', 'outsider')).toEqual(['acme/web', 'acme/platform/infra', 'acme/handbook']);
+    expect(await paths('?order_by=id&sort=asc', 'developer')).toEqual([
+      'acme/web',
+      'acme/platform/payments-api',
+      'acme/platform/infra',
+      'acme/handbook',
+      'bob/scratchpad',
+    ]);
+    expect(await paths('?order_by=id&sort=asc', 'maintainer')).not.toContain('bob/scratchpad');
+  });
+
+  test('signed-in callers get the full form unless simple=true', async () => {
+    const full = await api(sandbox, 'GET', '/projects?search=payments', { as: 'maintainer' });
+    expect(full.data[0]).toMatchObject({
+      visibility: 'private',
+      archived: false,
+      namespace: { kind: 'group', full_path: 'acme/platform', path: 'platform' },
+      permissions: { project_access: null, group_access: { access_level: 40 } },
+      _links: { self: `${sandbox.url}/api/v4/projects/2` },
+    });
+    const simple = await api(sandbox, 'GET', '/projects?search=payments&simple=true', { as: 'maintainer' });
+    expect(simple.data[0]).not.toHaveProperty('namespace');
+  });
+
+  test('a personal project has an owner and the owner access level', async () => {
+    const answer = await api(sandbox, 'GET', '/projects?owned=true');
+    expect(answer.data).toHaveLength(1);
+    expect(answer.data[0]).toMatchObject({
+      path_with_namespace: 'bob/scratchpad',
+      owner: { name: 'Bob Chen' },
+      namespace: { kind: 'user', path: 'bob' },
+      permissions: { project_access: { access_level: 50 } },
+    });
+  });
+});
+
+describe('filters and order', () => {
+  test('archived, visibility, search', async () => {
+    expect(await paths('?archived=true')).toEqual(['acme/handbook']);
+    expect(await paths('?visibility=internal')).toEqual(['acme/platform/infra']);
+    expect(await paths('?search=STOREFRONT')).toEqual(['acme/web']);
+  });
+
+  test('membership, starred, min_access_level', async () => {
+    expect(await paths('?membership=true&order_by=id&sort=asc', 'outsider')).toEqual([]);
+    expect(await paths('?starred=true', 'outsider')).toEqual(['acme/web']);
+    expect(await paths('?min_access_level=50&order_by=id&sort=asc')).toEqual(['bob/scratchpad']);
+    expect((await api(sandbox, 'GET', '/projects?min_access_level=35')).data).toEqual({
+      error: 'min_access_level does not have a valid value',
+    });
+  });
+
+  test('programming language and custom attributes (the latter for administrators only)', async () => {
+    expect(await paths('?with_programming_language=go')).toEqual(['acme/platform/payments-api']);
+    expect(await paths('?custom_attributes[team]=storefront', 'admin')).toEqual(['acme/web']);
+    // Others' custom attribute filters are ignored, as on the service.
+    expect(await paths('?custom_attributes[team]=storefront', 'developer')).toHaveLength(5);
+    const withAttributes = await api(sandbox, 'GET', '/projects?search=storefront&with_custom_attributes=true', { as: 'admin' });
+    expect(withAttributes.data[0].custom_attributes).toEqual([
+      { key: 'team', value: 'storefront' },
+      { key: 'tier', value: 'critical' },
+    ]);
+  });
+
+  test('statistics for members with reporter access', async () => {
+    const answer = await api(sandbox, 'GET', '/projects?search=storefront&statistics=true', { as: 'reporter' });
+    expect(answer.data[0].statistics.commit_count).toBe(10);
+    expect(answer.data[0].statistics.repository_size).toBeGreaterThan(0);
+    const outsider = await api(sandbox, 'GET', '/projects?search=storefront&statistics=true', { as: 'outsider' });
+    expect(outsider.data[0]).not.toHaveProperty('statistics');
+  });
+
+  test('order_by name and path, both directions; default is newest first', async () => {
+    expect(await paths('?order_by=name&sort=asc')).toEqual([
+      'acme/handbook',
+      'acme/platform/infra',
+      'acme/platform/payments-api',
+      'bob/scratchpad',
+      'acme/web',
+    ]);
+    expect((await paths('?order_by=path&sort=desc'))[0]).toBe('acme/web');
+    expect((await paths(''))[0]).toBe('bob/scratchpad');
+  });
+
+  test('id_after and id_before bound the ids', async () => {
+    expect(await paths('?id_after=2&id_before=5&order_by=id&sort=asc')).toEqual(['acme/platform/infra', 'acme/handbook']);
+  });
+});
+
+describe('keyset pagination', () => {
+  async function chain(first: string): Promise<number[][]> {
+    const pages: number[][] = [];
+    let next: string | undefined = `${sandbox.url}/api/v4${first}`;
+    for (let i = 0; next && i < 10; i++) {
+      const response: Response = await fetch(next, { headers: { 'PRIVATE-TOKEN': sandbox.tokens.admin } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-total')).toBeNull();
+      pages.push(((await response.json()) as Array<{ id: number }>).map((p) => p.id));
+      next = parseLink(response.headers.get('link')).next;
+    }
+    return pages;
+  }
+
+  test('ascending: follows rel="next" with id_after until no Link comes', async () => {
+    expect(await chain('/projects?pagination=keyset&order_by=id&sort=asc&per_page=2')).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  test('descending uses id_before', async () => {
+    const first = await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=id&sort=desc&per_page=2', { as: 'admin' });
+    expect(first.headers.get('link')).toBe(
+      `<${sandbox.url}/api/v4/projects?pagination=keyset&order_by=id&sort=desc&per_page=2&id_before=4>; rel="next"`,
+    );
+    expect(await chain('/projects?pagination=keyset&order_by=id&sort=desc&per_page=2')).toEqual([[5, 4], [3, 2], [1]]);
+  });
+
+  test('keyset needs order_by=id', async () => {
+    const answer = await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=name');
+    expect(answer.status).toBe(405);
+  });
+});

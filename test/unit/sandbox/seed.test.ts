@@ -1,0 +1,113 @@
+// The demo seed: accounts behind the fixed tokens, real git history, every pipeline status, releases; and
+// sandboxes that share the seed template but not each other's changes.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
+import { DEMO_TOKENS } from '../../../src/sandbox/seed.js';
+import { api } from './sandbox-client.js';
+
+let first: Sandbox;
+let second: Sandbox;
+beforeAll(async () => {
+  [first, second] = await Promise.all([startSandbox(), startSandbox()]);
+});
+afterAll(async () => {
+  await Promise.all([first.close(), second.close()]);
+});
+
+describe('accounts', () => {
+  test('each demo token signs in its user; only root is an administrator', async () => {
+    const expected = { admin: 'root', maintainer: 'alice', developer: 'bob', reporter: 'carol', guest: 'dave', outsider: 'erin' };
+    for (const [role, username] of Object.entries(expected)) {
+      const answer = await api(first, 'GET', '/user', { token: DEMO_TOKENS[role as keyof typeof expected] });
+      expect(answer.data.username).toBe(username);
+      expect(first.store.findUser(username)!.is_admin).toBe(role === 'admin');
+    }
+    expect(first.tokens).toBe(DEMO_TOKENS);
+  });
+
+  test('access levels in acme follow the role names', () => {
+    const acme = first.store.findGroup('acme')!;
+    const level = (username: string) => first.store.groupAccess(first.store.findUser(username)!, acme);
+    expect([level('alice'), level('bob'), level('carol'), level('dave'), level('erin')]).toEqual([40, 30, 20, 10, 0]);
+    expect(first.store.findGroup('acme/platform')!.visibility).toBe('private');
+    expect(first.store.scimTokens.get(DEMO_TOKENS.scim)).toBe(acme.id);
+  });
+});
+
+describe('repositories', () => {
+  test('acme/web has history by several authors on several days, two branches, two tags', async () => {
+    const repo = first.store.findProject('acme/web')!.repo;
+    const log = await repo.text(['log', '--all', '--format=%an|%ad', '--date=short']);
+    const entries = log.split('\n');
+    expect(entries.length).toBe(10);
+    expect(new Set(entries.map((e) => e.split('|')[0])).size).toBe(3);
+    expect(new Set(entries.map((e) => e.split('|')[1])).size).toBe(10);
+    expect(await repo.branchExists('main')).toBe(true);
+    expect(await repo.branchExists('feature/dark-mode')).toBe(true);
+    expect(await repo.tagExists('v1.0.0')).toBe(true);
+    expect(await repo.tagExists('v1.1.0')).toBe(true);
+  });
+
+  test('files in nested folders, with spaces, a README, the CI file and a binary', async () => {
+    const repo = first.store.findProject('acme/web')!.repo;
+    const files = await repo.listFiles((await repo.resolveCommit('main'))!);
+    for (const path of ['README.md', '.ci.yml', 'src/utils/format date.ts', 'docs/getting started.md', 'src/components/button.ts']) {
+      expect(files.has(path)).toBe(true);
+    }
+    const png = await repo.run(['cat-file', 'blob', files.get('public/logo.png')!.oid]);
+    expect(png.stdout.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  test('two sandboxes have the same seed but separate repositories', async () => {
+    const a = first.store.findProject('acme/web')!;
+    const b = second.store.findProject('acme/web')!;
+    expect(await a.repo.resolveCommit('main')).toBe(await b.repo.resolveCommit('main'));
+    expect(a.repo.dir).not.toBe(b.repo.dir);
+    await a.repo.commit({
+      branch: 'main',
+      message: 'Only in the first sandbox',
+      author: { name: 'Bob Chen', email: 'bob@acme.example' },
+      actions: [{ action: 'create', file_path: 'only-here.txt', content: Buffer.from('x') }],
+    });
+    expect(await a.repo.resolveCommit('main')).not.toBe(await b.repo.resolveCommit('main'));
+    const third = await startSandbox();
+    try {
+      expect(await third.store.findProject('acme/web')!.repo.resolveCommit('main')).toBe(await b.repo.resolveCommit('main'));
+    } finally {
+      await third.close();
+    }
+  });
+});
+
+describe('pipelines and releases', () => {
+  test('every status, a YAML error and variables are seeded; ids are the same in every sandbox', () => {
+    const pipelines = first.store.projects.flatMap((p) => p.pipelines);
+    expect(new Set(pipelines.map((p) => p.status))).toEqual(new Set(['running', 'pending', 'success', 'failed', 'canceled', 'skipped']));
+    expect(pipelines.filter((p) => p.yaml_errors !== null)).toHaveLength(1);
+    expect(pipelines.filter((p) => p.variables.length > 0).length).toBeGreaterThan(1);
+    const ids = (box: Sandbox) => box.store.projects.map((p) => p.pipelines.map((pipeline) => pipeline.id));
+    expect(ids(first)).toEqual(ids(second));
+  });
+
+  test('pipelines point at real commits of their ref', async () => {
+    for (const project of first.store.projects) {
+      for (const pipeline of project.pipelines) {
+        const commit = await project.repo.getCommit(pipeline.sha);
+        expect(new Date(commit.committed_date).getTime()).toBe(pipeline.committed_at!.getTime());
+      }
+    }
+  });
+
+  test('releases have asset links and milestones that exist', () => {
+    for (const project of first.store.projects) {
+      for (const release of project.releases) {
+        expect(release.links.length).toBeGreaterThan(0);
+        for (const id of release.milestone_ids) expect(project.milestones.some((m) => m.id === id)).toBe(true);
+      }
+    }
+    expect(first.store.projects.filter((p) => p.releases.length === 2).map((p) => p.full_path)).toEqual([
+      'acme/web',
+      'acme/platform/payments-api',
+    ]);
+  });
+});
