@@ -1,22 +1,30 @@
 // What `forgeops serve` prints on start: where the MCP endpoint is, which service it acts on, how to connect.
 import type { Config } from './config.js';
-import type { Runtime } from './runtime.js';
+import type { SandboxInfo } from './runtime.js';
 import { SANDBOX_DEFAULT_ROLE } from './runtime.js';
 
-export function bannerText({ mcpUrl, runtime, config }: { mcpUrl: string; runtime: Runtime; config: Config }): string {
+export interface BannerInput {
+  mcpUrl: string;
+  serviceLabel: string;
+  sandbox?: SandboxInfo;
+  config: Config;
+}
+
+export function bannerText({ mcpUrl, serviceLabel, sandbox, config }: BannerInput): string {
   const lines = [`forgeops MCP server: ${mcpUrl}`];
-  if (runtime.sandbox) {
-    lines.push(`service: embedded sandbox at ${runtime.sandbox.url} (set CODEHOST_URL to use a real one)`);
-    lines.push(`acting as the sandbox ${SANDBOX_DEFAULT_ROLE} unless CODEHOST_TOKEN is set; demo tokens:`);
-    for (const [role, token] of Object.entries(runtime.sandbox.tokens)) lines.push(`  ${role.padEnd(11)} ${token}`);
+  if (sandbox) {
+    lines.push(`service: embedded sandbox at ${sandbox.url} (set CODEHOST_URL to use a real one)`);
+    const actingAs = config.codehost.token ? 'the configured CODEHOST_TOKEN' : `the sandbox ${SANDBOX_DEFAULT_ROLE}`;
+    lines.push(`acting as ${actingAs}; demo tokens (see README):`);
+    for (const [role, token] of Object.entries(sandbox.tokens)) lines.push(`  ${role.padEnd(11)} ${token}`);
   } else {
-    lines.push(`service: ${runtime.serviceUrl}`);
+    lines.push(`service: ${serviceLabel}`);
   }
   if (config.policy.readOnly) lines.push('read-only mode: only read tools are offered');
   lines.push('', 'Connect a client:');
-  lines.push(`  Claude Code:      claude mcp add --transport http forgeops ${mcpUrl}`);
-  lines.push(`  MCP Inspector:    npx @modelcontextprotocol/inspector  (Streamable HTTP, URL ${mcpUrl})`);
-  if (config.server.mcpToken) lines.push('  Send the header  Authorization: Bearer $FORGEOPS_MCP_TOKEN');
+  lines.push(`  Claude Code:    claude mcp add --transport http forgeops ${mcpUrl}`);
+  lines.push(`  MCP Inspector:  npx @modelcontextprotocol/inspector  (transport Streamable HTTP, URL ${mcpUrl})`);
+  if (config.server.mcpToken) lines.push('  Clients must send  Authorization: Bearer $FORGEOPS_MCP_TOKEN');
   lines.push('Press Ctrl+C to stop.', '');
   return lines.join('\n');
 }

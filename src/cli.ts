@@ -101,7 +101,8 @@ async function serveHttp(args: string[]): Promise<void> {
     fail((error as Error).message, 1);
   }
   const { bannerText } = await import('./banner.js');
-  process.stdout.write(bannerText({ mcpUrl: http.url, runtime, config }));
+  const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
+  process.stdout.write(bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config }));
   const stop = async () => {
     await http.close();
     await runtime.close();
@@ -137,7 +138,7 @@ async function serveStdio(args: string[]): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await server.connect(transport);
-  log.info(`mcp stdio ready: ${operations.length} operations against ${runtime.serviceUrl}`);
+  log.info(`mcp stdio ready: ${operations.length} operations against ${runtime.serviceLabel}`);
 }
 
 async function runSandbox(args: string[]): Promise<void> {

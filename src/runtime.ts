@@ -1,52 +1,79 @@
 // What every mode needs to reach the service: the configured one, or an embedded sandbox started in-process.
 import type { Config } from './config.js';
 import { HttpClient } from './http/client.js';
+import type { ApiRequest, ApiResponse, ApiTransport } from './http/types.js';
 import type { Logger } from './log.js';
 
+export interface SandboxInfo {
+  url: string;
+  tokens: Record<string, string>;
+}
+
 export interface Runtime {
-  client: HttpClient;
-  /** The service base URL in use. */
-  serviceUrl: string;
-  /** Set when no service was configured and the embedded sandbox runs in this process. */
-  sandbox?: { url: string; tokens: Record<string, string> };
+  client: ApiTransport;
+  /** A description of the service in use, for logs and banners. */
+  serviceLabel: string;
+  /** Set when no service was configured: resolves once the embedded sandbox is up and seeded. */
+  sandbox?: () => Promise<SandboxInfo>;
   close(): Promise<void>;
 }
 
 /** The demo identity used when the sandbox runs and no token was configured: a maintainer, so writes work in the demo. */
 export const SANDBOX_DEFAULT_ROLE = 'maintainer';
 
+function clientOptions(config: Config) {
+  return { timeoutMs: config.codehost.timeoutMs, retry: { maxRetries: config.codehost.maxRetries } };
+}
+
 export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
-  const retry = { maxRetries: config.codehost.maxRetries };
   if (config.codehost.url) {
     const client = new HttpClient({
       baseUrl: config.codehost.url,
       token: config.codehost.token,
       scimToken: config.codehost.scimToken,
       caFile: config.codehost.caFile,
-      timeoutMs: config.codehost.timeoutMs,
-      retry,
+      ...clientOptions(config),
     });
     if (!config.codehost.token) log.warn('CODEHOST_TOKEN is not set: only public data can be read');
-    return { client, serviceUrl: config.codehost.url, close: () => client.close() };
+    return { client, serviceLabel: config.codehost.url, close: () => client.close() };
   }
-  const { startSandbox } = await import('./sandbox/server.js');
-  const sandbox = await startSandbox({ port: 0, log: (line) => log.debug(`sandbox: ${line}`) });
-  const tokens = sandbox.tokens as unknown as Record<string, string>;
-  const client = new HttpClient({
-    baseUrl: sandbox.url,
-    token: config.codehost.token ?? tokens[SANDBOX_DEFAULT_ROLE],
-    scimToken: config.codehost.scimToken ?? tokens.scim,
-    timeoutMs: config.codehost.timeoutMs,
-    retry,
-  });
-  log.info(`no CODEHOST_URL set: using the embedded sandbox at ${sandbox.url}`);
+  return embeddedSandboxRuntime(config, log);
+}
+
+/**
+ * Seeding the sandbox's git repositories takes a second or more; an MCP client should not wait for that to see
+ * the tools. So the sandbox starts in the background and the first request waits for it.
+ */
+function embeddedSandboxRuntime(config: Config, log: Logger): Runtime {
+  const starting = (async () => {
+    const { startSandbox } = await import('./sandbox/server.js');
+    const sandbox = await startSandbox({ port: 0, log: (line) => log.debug(`sandbox: ${line}`) });
+    const tokens = { ...sandbox.tokens } as Record<string, string>;
+    const client = new HttpClient({
+      baseUrl: sandbox.url,
+      token: config.codehost.token ?? tokens[SANDBOX_DEFAULT_ROLE],
+      scimToken: config.codehost.scimToken ?? tokens.scim,
+      ...clientOptions(config),
+    });
+    log.info(`no CODEHOST_URL set: using the embedded sandbox at ${sandbox.url}`);
+    return { sandbox, client, info: { url: sandbox.url, tokens } };
+  })();
+  // A failed start is reported by the first request that needs it; this only keeps it from being unhandled.
+  starting.catch((error) => log.error(`embedded sandbox failed to start: ${(error as Error).message}`));
+  const client: ApiTransport = {
+    async request<T>(req: ApiRequest): Promise<ApiResponse<T>> {
+      return (await starting).client.request<T>(req);
+    },
+  };
   return {
     client,
-    serviceUrl: sandbox.url,
-    sandbox: { url: sandbox.url, tokens },
+    serviceLabel: 'the embedded sandbox',
+    sandbox: async () => (await starting).info,
     async close() {
-      await client.close();
-      await sandbox.close();
+      const started = await starting.catch(() => undefined);
+      if (!started) return;
+      await started.client.close();
+      await started.sandbox.close();
     },
   };
 }

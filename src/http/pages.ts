@@ -1,7 +1,6 @@
 // Pagination: reading the X-* and Link headers, and following offset or keyset pages up to a bound.
 import type { PageInfo, Pagination } from '../operations/define.js';
-import type { HttpClient } from './client.js';
-import type { ApiRequest } from './types.js';
+import type { ApiRequest, ApiTransport } from './types.js';
 
 /** What one response's headers say about its page; every field is undefined when the header is absent or empty. */
 export interface PageHeaders {
@@ -70,7 +69,7 @@ type NextPage = { page: number } | { url: string };
  * follows X-Next-Page (Link rel="next" when that header is absent); keyset mode follows Link rel="next".
  * A server that names a page already read ends the walk: it would otherwise never end.
  */
-export async function fetchPages(client: HttpClient, req: ApiRequest, options: FetchPagesOptions): Promise<FetchedPages> {
+export async function fetchPages(client: ApiTransport, req: ApiRequest, options: FetchPagesOptions): Promise<FetchedPages> {
   if (!Number.isInteger(options.maxItems) || options.maxItems < 1) {
     throw new Error(`maxItems must be a positive integer, got ${options.maxItems}`);
   }

@@ -38,3 +38,8 @@ export interface ApiResponse<T = unknown> {
   headers: Record<string, string>;
   data: T;
 }
+
+/** What the executor needs of a client: HttpClient is one; the runtime's lazily started sandbox client is another. */
+export interface ApiTransport {
+  request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
+}

@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { Operation } from '../operations/define.js';
 import { validateInput } from '../operations/validate.js';
 import { executeOperation } from '../http/execute.js';
-import type { HttpClient } from '../http/client.js';
+import type { ApiTransport } from '../http/types.js';
 import { decide } from '../policy/policy.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
@@ -15,7 +15,7 @@ export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
 export interface McpServerOptions {
   operations: readonly Operation[];
-  client: HttpClient;
+  client: ApiTransport;
   readOnly: boolean;
   toolsets: readonly string[];
   /** What a call needing confirmation does when the client cannot elicit: refuse (default) or run. */

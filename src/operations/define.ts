@@ -1,6 +1,6 @@
 // The Operation type and defineOperation(): one API action, declared once, from which every front end derives.
 import { z } from 'zod';
-import type { HttpClient } from '../http/client.js';
+import type { ApiTransport } from '../http/types.js';
 
 export type Effect = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -51,7 +51,7 @@ export interface PageInfo {
 }
 
 export interface RunContext {
-  client: HttpClient;
+  client: ApiTransport;
   signal?: AbortSignal;
   /** A per-caller service token (e.g. an MCP session's own) overriding the configured one. */
   token?: string;

@@ -4,16 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox } from '../../src/sandbox/server.js';
-import { HttpClient } from '../../src/http/client.js';
 import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { startMcpHttpServer, SESSION_TOKEN_HEADER, type McpHttpServer } from '../../src/mcp/http.js';
-import { resultText } from '../helpers/mcp.js';
+import { resultText, useSandbox } from '../helpers/mcp.js';
 
-type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
-let sandbox: Sandbox;
-let client: HttpClient;
+const env = useSandbox();
 
 const PROJECT = 'acme/web';
 
@@ -24,7 +20,7 @@ function startServer(extra: { mcpToken?: string; host?: string } = {}): Promise<
     mcpToken: extra.mcpToken,
     allowedOrigins: ['https://console.example'],
     createSessionServer: ({ token }) => createMcpServer({
-      operations, client, token, readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse', maxResultChars: 60_000,
+      operations, client: env.client, token, readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse', maxResultChars: 60_000,
     }),
   });
 }
@@ -67,16 +63,6 @@ async function createPipeline(mcp: Client): Promise<number> {
   return (created.structuredContent as { id: number }).id;
 }
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0 });
-  client = new HttpClient({ baseUrl: sandbox.url, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await sandbox?.close();
-});
-
 describe('Streamable HTTP session', () => {
   it('confirms a destructive call through elicitation: accepted deletes, declined deletes nothing', async () => {
     const server = await startServer();
@@ -99,8 +85,8 @@ describe('Streamable HTTP session', () => {
     const kept = await mcp.callTool({ name: 'get_pipeline', arguments: { id: PROJECT, pipeline_id: declined } });
     expect(kept.isError).toBeFalsy();
     expect((kept.structuredContent as { id: number }).id).toBe(declined);
-    expect(sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${declined}`))).toHaveLength(0);
-    expect(sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${accepted}`))).toHaveLength(1);
+    expect(env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${declined}`))).toHaveLength(0);
+    expect(env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${accepted}`))).toHaveLength(1);
 
     expect(prompts).toHaveLength(2);
     expect(prompts[1]).toContain(`pipeline id ${declined}`);
@@ -110,12 +96,12 @@ describe('Streamable HTTP session', () => {
 
   it("uses the session's own service token when the client sends one", async () => {
     const server = await startServer();
-    const { mcp } = await connect(server.url, () => ({ action: 'cancel' }), { [SESSION_TOKEN_HEADER]: sandbox.tokens.outsider });
+    const { mcp } = await connect(server.url, () => ({ action: 'cancel' }), { [SESSION_TOKEN_HEADER]: env.sandbox.tokens.outsider });
     const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/platform/payments-api' } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/^404 Project Not Found/);
     const me = await mcp.callTool({ name: 'get_current_user', arguments: {} });
-    const mine = await client.request({ method: 'GET', path: '/user', idempotent: true, token: sandbox.tokens.outsider });
+    const mine = await env.client.request({ method: 'GET', path: '/user', idempotent: true, token: env.sandbox.tokens.outsider });
     expect((me.structuredContent as { username: string }).username).toBe((mine.data as { username: string }).username);
     await mcp.close();
     await server.close();

@@ -1,34 +1,20 @@
 // The MCP server end to end over the SDK's in-memory transport, against the sandbox over real HTTP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/server.js';
-import { HttpClient } from '../../src/http/client.js';
+import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
-import { connectInMemory, resultText } from '../helpers/mcp.js';
+import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 
-type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
-let sandbox: Sandbox;
-let client: HttpClient;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0 });
-  client = new HttpClient({ baseUrl: sandbox.url, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await sandbox?.close();
-});
+const env = useSandbox();
 
 const PUBLIC_PROJECT = 'acme/web';
 const PRIVATE_PROJECT = 'acme/platform/payments-api';
 
 function requestsTo(pathPart: string, method?: string) {
-  return sandbox.requests.all().filter((r) => r.path.includes(pathPart) && (!method || r.method === method));
+  return env.sandbox.requests.all().filter((r) => r.path.includes(pathPart) && (!method || r.method === method));
 }
 
 describe('tools/list', () => {
   it('offers every operation with its annotations derived from the effect', async () => {
-    const mcp = await connectInMemory({ client });
+    const mcp = await connectInMemory({ client: env.client });
     const { tools } = await mcp.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(operations.map((op) => op.name).sort());
     for (const op of operations) {
@@ -45,7 +31,7 @@ describe('tools/list', () => {
   });
 
   it('in read-only mode offers only reads, and refuses a write by name', async () => {
-    const mcp = await connectInMemory({ client, readOnly: true });
+    const mcp = await connectInMemory({ client: env.client, readOnly: true });
     const { tools } = await mcp.client.listTools();
     expect(tools.length).toBe(operations.filter((op) => op.effect === 'read').length);
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
@@ -56,7 +42,7 @@ describe('tools/list', () => {
   });
 
   it('limits tools to the chosen toolsets', async () => {
-    const mcp = await connectInMemory({ client, toolsets: ['pipelines'] });
+    const mcp = await connectInMemory({ client: env.client, toolsets: ['pipelines'] });
     const { tools } = await mcp.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(operations.filter((op) => op.area === 'pipelines').map((op) => op.name).sort());
     await mcp.close();
@@ -65,7 +51,7 @@ describe('tools/list', () => {
 
 describe('tools/call', () => {
   it('lists pipelines of a project addressed by full path, as text and matching structuredContent', async () => {
-    const mcp = await connectInMemory({ client });
+    const mcp = await connectInMemory({ client: env.client });
     const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 5 } });
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { items: Array<{ id: number; status: string }>; page: { per_page: number } };
@@ -78,30 +64,30 @@ describe('tools/call', () => {
   });
 
   it('reports a private project read by a non-member as the service 404, with a hint', async () => {
-    const mcp = await connectInMemory({ client, token: sandbox.tokens.outsider });
+    const mcp = await connectInMemory({ client: env.client, token: env.sandbox.tokens.outsider });
     const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PRIVATE_PROJECT } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/^404 Project Not Found/);
     expect(resultText(result)).toMatch(/private projects answer 404/);
-    expect(resultText(result)).not.toContain(sandbox.tokens.outsider);
+    expect(resultText(result)).not.toContain(env.sandbox.tokens.outsider);
     await mcp.close();
   });
 
   it('rejects bad input naming the field, and sends nothing', async () => {
-    const mcp = await connectInMemory({ client });
-    const before = sandbox.requests.all().length;
+    const mcp = await connectInMemory({ client: env.client });
+    const before = env.sandbox.requests.all().length;
     expect(before).toBeGreaterThan(0);
     const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 500, colour: 'red' } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/per_page/);
     expect(resultText(result)).toMatch(/colour/);
     expect(resultText(result)).toMatch(/Nothing was sent/);
-    expect(sandbox.requests.all().length).toBe(before);
+    expect(env.sandbox.requests.all().length).toBe(before);
     await mcp.close();
   });
 
   it('refuses a destructive call from a client without elicitation, and deletes nothing', async () => {
-    const mcp = await connectInMemory({ client });
+    const mcp = await connectInMemory({ client: env.client });
     const list = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT } });
     const victim = (list.structuredContent as { items: Array<{ id: number }> }).items[0];
     const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id } });
@@ -115,7 +101,7 @@ describe('tools/call', () => {
   });
 
   it('runs a destructive call without asking when the operator allowed it', async () => {
-    const mcp = await connectInMemory({ client, confirmWithoutElicitation: 'allow' });
+    const mcp = await connectInMemory({ client: env.client, confirmWithoutElicitation: 'allow' });
     const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
     const id = (created.structuredContent as { id: number }).id;
     const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
@@ -127,7 +113,7 @@ describe('tools/call', () => {
   });
 
   it('asks the human through elicitation, naming the target, and runs once accepted', async () => {
-    const mcp = await connectInMemory({ client, elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const mcp = await connectInMemory({ client: env.client, elicit: () => ({ action: 'accept', content: { confirm: true } }) });
     const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
     const id = (created.structuredContent as { id: number }).id;
     const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
@@ -140,7 +126,7 @@ describe('tools/call', () => {
   });
 
   it('does nothing when the human accepts the form without ticking the box', async () => {
-    const mcp = await connectInMemory({ client, elicit: () => ({ action: 'accept', content: { confirm: false } }) });
+    const mcp = await connectInMemory({ client: env.client, elicit: () => ({ action: 'accept', content: { confirm: false } }) });
     const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
     const id = (created.structuredContent as { id: number }).id;
     const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
@@ -151,7 +137,7 @@ describe('tools/call', () => {
   });
 
   it('returns raw repository content fenced as untrusted data', async () => {
-    const mcp = await connectInMemory({ client });
+    const mcp = await connectInMemory({ client: env.client });
     const result = await mcp.client.callTool({ name: 'get_file_raw', arguments: { id: PUBLIC_PROJECT, file_path: 'README.md', ref: 'main' } });
     expect(result.isError).toBeFalsy();
     const text = resultText(result);
@@ -162,7 +148,7 @@ describe('tools/call', () => {
   });
 
   it('caps a large list and says it did', async () => {
-    const mcp = await connectInMemory({ client, maxResultChars: 800 });
+    const mcp = await connectInMemory({ client: env.client, maxResultChars: 800 });
     const result = await mcp.client.callTool({ name: 'list_commits', arguments: { id: PUBLIC_PROJECT, per_page: 20 } });
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { items: unknown[]; truncated?: string };

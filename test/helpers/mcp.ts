@@ -1,15 +1,17 @@
 // Test harness: a sandbox over HTTP, an HttpClient on it, and our MCP server driven by the SDK's own client.
+import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { operations } from '../../src/operations/index.js';
 import { HttpClient } from '../../src/http/client.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
 export type ElicitAnswer = (message: string) => ElicitResult;
 
 export interface ConnectOptions extends Partial<McpServerOptions> {
-  client: HttpClient;
+  client: McpServerOptions['client'];
   /** Declare elicitation and answer with this; omit to connect a client without elicitation. */
   elicit?: ElicitAnswer;
 }
@@ -51,4 +53,28 @@ export async function connectInMemory(options: ConnectOptions) {
 export function resultText(result: unknown): string {
   const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
   return content.map((c) => c.text ?? '').join('\n');
+}
+
+/** One sandbox per test file and a maintainer's HttpClient on it (no retries: tests count requests). */
+export function useSandbox(): { readonly sandbox: Sandbox; readonly client: HttpClient } {
+  let sandbox: Sandbox | undefined;
+  let client: HttpClient | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0 });
+    client = new HttpClient({ baseUrl: sandbox.url, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await sandbox?.close();
+  });
+  return {
+    get sandbox() {
+      if (!sandbox) throw new Error('the sandbox is not running');
+      return sandbox;
+    },
+    get client() {
+      if (!client) throw new Error('the sandbox is not running');
+      return client;
+    },
+  };
 }
