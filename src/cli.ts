@@ -50,7 +50,7 @@ async function setup(): Promise<{ config: Config; log: Logger }> {
   const { loadConfig, ConfigError } = await import('./config.js');
   const { createLogger } = await import('./log.js');
   try {
-    const config = await loadConfig();
+    const config = loadConfig();
     const log = createLogger(config.logLevel, [config.codehost.token, config.codehost.scimToken, config.server.mcpToken]);
     return { config, log };
   } catch (error) {

@@ -1,4 +1,5 @@
 // The environment (and an optional .env file) → one validated Config object; a bad value names its variable.
+import { config as loadDotenv } from 'dotenv';
 import { z } from 'zod';
 import { AREAS } from './operations/define.js';
 
@@ -118,8 +119,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 }
 
 /** Reads .env quietly (its messages would corrupt a stdio MCP channel) and then the process environment. */
-export async function loadConfig(): Promise<Config> {
-  const dotenv = await import('dotenv');
-  dotenv.config({ quiet: true });
+export function loadConfig(): Config {
+  loadDotenv({ quiet: true });
   return parseConfig(process.env);
 }

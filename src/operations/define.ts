@@ -150,6 +150,8 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
   let input = spec.input;
   if (spec.pagination === 'offset') input = input.extend(offsetPageShape) as unknown as S;
   if (spec.pagination === 'keyset') input = input.extend(keysetPageShape) as unknown as S;
+  // Strict: an unknown (e.g. misspelt) key is an error, never silently dropped; the JSON Schema says so too.
+  input = input.strict() as unknown as S;
   return {
     ...spec,
     input,

@@ -23,9 +23,9 @@ function describeIssue(issue: z.core.$ZodIssue): InputIssue {
   return { field, message: issue.message };
 }
 
-/** Parses raw input with the operation's schema; unknown keys are an error, so a misspelt field is never silently dropped. */
+/** Parses raw input with the operation's (strict) schema; unknown keys are an error, so a misspelt field is never dropped. */
 export function validateInput<S extends z.ZodObject>(op: Operation<S>, raw: unknown): z.infer<S> {
-  const result = op.input.strict().safeParse(raw ?? {});
+  const result = op.input.safeParse(raw ?? {});
   if (!result.success) throw new InputError(op.name, result.error.issues.map(describeIssue));
   return result.data as z.infer<S>;
 }

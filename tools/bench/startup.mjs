@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const cliPath = process.env.FORGEOPS_BENCH_CLI ?? `${root}dist/cli.js`;
 const runs = Number(process.argv[2] ?? 10);
 
 function timeBare() {
@@ -19,7 +20,10 @@ function timeBare() {
 function timeToolsList(env) {
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${root}dist/cli.js`, 'mcp'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [cliPath, 'mcp'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('exit', (code) => { if (!tools) { clearTimeout(timer); reject(new Error(`forgeops mcp exited (${code}) before tools/list: ${stderr}`)); } });
     const timer = setTimeout(() => { child.kill(); reject(new Error('timed out after 30 s')); }, 30_000);
     let buffer = '';
     let tools = 0;
@@ -36,9 +40,9 @@ function timeToolsList(env) {
           tools = message.result.tools.length;
           const ms = Number(process.hrtime.bigint() - started) / 1e6;
           clearTimeout(timer);
+          // Wait for the child to be gone, so its shutdown does not compete with the next measurement.
+          child.once('exit', () => resolve({ ms, tools }));
           child.stdin.end();
-          child.kill();
-          resolve({ ms, tools });
         }
       }
     });
