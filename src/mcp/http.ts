@@ -11,7 +11,10 @@ import { silentLogger } from '../log.js';
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
 export const MCP_PATH = '/mcp';
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Big enough for a whole-file update of a large source file in base64. */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Sessions whose client vanished without DELETE are closed after this long without a request. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 
 export interface McpHttpOptions {
   host: string;
@@ -23,6 +26,8 @@ export interface McpHttpOptions {
   /** Makes the MCP server of one new session; `token` is the session's own service token, if it sent one. */
   createSessionServer: (session: { token?: string }) => Server;
   log?: Logger;
+  /** Idle time after which a session is closed (default 30 minutes). */
+  sessionIdleMs?: number;
 }
 
 export interface McpHttpServer {
@@ -74,7 +79,21 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     throw new Error(`refusing to serve MCP on ${options.host} without FORGEOPS_MCP_TOKEN: anyone who can reach it could act with the service token. Set FORGEOPS_MCP_TOKEN, or bind to 127.0.0.1.`);
   }
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  const lastActive = new Map<string, number>();
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   let port = options.port;
+
+  const sweeper = setInterval(() => {
+    const cutoff = Date.now() - idleMs;
+    for (const [id, at] of lastActive) {
+      if (at >= cutoff) continue;
+      lastActive.delete(id);
+      log.info(`mcp session ${id.slice(0, 8)} closed after ${Math.round(idleMs / 1000)} s idle`);
+      transports.get(id)?.close().catch(() => undefined);
+      transports.delete(id);
+    }
+  }, Math.max(10, Math.min(idleMs / 2, 60_000)));
+  sweeper.unref();
 
   /** DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends its own Host and Origin. */
   function rejectForeign(req: IncomingMessage, res: ServerResponse): boolean {
@@ -115,6 +134,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     if (rejectForeign(req, res)) return;
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
+    if (existing && typeof sessionId === 'string') lastActive.set(sessionId, Date.now());
     if (req.method === 'POST') {
       let body: unknown;
       try {
@@ -138,11 +158,14 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           transports.set(id, transport);
+          lastActive.set(id, Date.now());
           log.info(`mcp session ${id.slice(0, 8)} opened`);
         },
       });
       transport.onclose = () => {
-        if (transport.sessionId) transports.delete(transport.sessionId);
+        if (!transport.sessionId) return;
+        transports.delete(transport.sessionId);
+        lastActive.delete(transport.sessionId);
       };
       await server.connect(transport);
       return transport.handleRequest(req, res, body);
@@ -174,6 +197,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     sessionCount: () => transports.size,
     async close() {
+      clearInterval(sweeper);
       for (const t of transports.values()) await t.close().catch(() => undefined);
       transports.clear();
       http.closeAllConnections();

@@ -91,7 +91,10 @@ export function createMcpServer(options: McpServerOptions): Server {
       }
       const started = Date.now();
       const result = await executeOperation(op, input, { client: options.client, token: options.token, signal: extra.signal });
-      log.debug(`mcp ${op.name}: ${result.status} in ${Date.now() - started} ms`);
+      // Changes are the operator's audit trail; reads are only worth a line when debugging.
+      const line = `mcp ${op.name}: ${result.status} in ${Date.now() - started} ms`;
+      if (op.effect === 'read') log.debug(line);
+      else log.info(line);
       return successResult(result, op.response, options.maxResultChars);
     } catch (error) {
       log.info(`mcp ${op.name}: ${error instanceof Error ? error.message : String(error)}`);

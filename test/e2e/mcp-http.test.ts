@@ -147,3 +147,34 @@ describe('access token', () => {
     await server.close();
   });
 });
+
+describe('session lifetime', () => {
+  it('closes a session that stays idle, and its id then answers 404', async () => {
+    const server = await startMcpHttpServer({
+      host: '127.0.0.1', port: 0, allowedOrigins: [], sessionIdleMs: 50,
+      createSessionServer: ({ token }) => createMcpServer({
+        operations, client: env.client, token, readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse', maxResultChars: 60_000,
+      }),
+    });
+    const { mcp, transport } = await connect(server.url, () => ({ action: 'cancel' }));
+    const id = transport.sessionId!;
+    expect(server.sessionCount()).toBe(1);
+    // Bounded wait: the sweeper runs every 25 ms here.
+    for (let i = 0; i < 100 && server.sessionCount() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(server.sessionCount()).toBe(0);
+    const res = await rawPost(server.url, { 'mcp-session-id': id });
+    expect(res.status).toBe(404);
+    await mcp.close().catch(() => undefined);
+    await server.close();
+  });
+
+  it('ends a session on DELETE from the client', async () => {
+    const server = await startServer();
+    const { mcp, transport } = await connect(server.url, () => ({ action: 'cancel' }));
+    expect(server.sessionCount()).toBe(1);
+    await transport.terminateSession();
+    expect(server.sessionCount()).toBe(0);
+    await mcp.close();
+    await server.close();
+  });
+});
