@@ -15,7 +15,10 @@ function pageUrl(req: SandboxRequest<unknown>, changes: Record<string, string | 
 }
 
 export interface OffsetOptions {
-  /** Refuse pages that start beyond this many records (the project list's offset cap), with a 405. */
+  /**
+   * Refuse pages that reach beyond this many records (the project list's offset cap), with a 405. As on the
+   * service, page × per_page is checked: page 100 of 100 is the last one allowed for a cap of 10,000.
+   */
   maxOffset?: number;
 }
 
@@ -27,7 +30,7 @@ export function paginate<T>(req: SandboxRequest<unknown>, reply: Reply, items: r
   const { page } = req.pagination;
   const perPage = Math.min(req.pagination.per_page, 100);
   const offset = (page - 1) * perPage;
-  if (options.maxOffset !== undefined && offset > options.maxOffset) {
+  if (options.maxOffset !== undefined && offset + perPage > options.maxOffset) {
     throw messageError(
       405,
       `Offset pagination has a maximum allowed offset of ${options.maxOffset} for requests that return objects of this type. Remaining records can be retrieved using keyset pagination.`,

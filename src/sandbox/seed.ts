@@ -686,12 +686,15 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Test runners kill their workers without an 'exit' event: remove templates whose process is gone. */
-async function removeOrphanTemplates(): Promise<void> {
+/**
+ * Test runners kill their workers without an 'exit' event: remove temporary directories named
+ * `<prefix><pid>-…` whose process is gone (seed templates here, sandbox data directories in server.ts).
+ */
+export async function removeOrphanTempDirs(prefix: string): Promise<void> {
   const names = await readdir(tmpdir()).catch(() => [] as string[]);
   await Promise.all(
     names.map(async (name) => {
-      const pid = new RegExp(`^${TEMPLATE_PREFIX}(\\d+)-`).exec(name)?.[1];
+      const pid = new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1];
       if (pid !== undefined && !isAlive(Number(pid))) await rm(join(tmpdir(), name), { recursive: true, force: true });
     }),
   );
@@ -700,7 +703,7 @@ async function removeOrphanTemplates(): Promise<void> {
 // Writing the histories takes a git process or two per project; linking the result takes a few milliseconds.
 // The seed is deterministic (fixed dates and contents), so every sandbox of a process gets the same repositories.
 async function buildTemplate(): Promise<SeedTemplate> {
-  await removeOrphanTemplates();
+  await removeOrphanTempDirs(TEMPLATE_PREFIX);
   const dir = await mkdtemp(join(tmpdir(), `${TEMPLATE_PREFIX}${process.pid}-`));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const epoch = seedEpoch();

@@ -1,5 +1,6 @@
 // Starts the sandbox: a node:http server on loopback that answers /api/v4 and /api/scim/v2 from the route
 // table, with authentication, strict parameters, fault injection and a request log.
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,7 @@ import { FaultInjector, RequestLog } from './faults.js';
 import { decodeBracketParams, decodeQueryString, parseParams } from './params.js';
 import { Reply, Router, type Method, type Route, type SandboxRequest } from './router.js';
 import { registerRoutes } from './routes/index.js';
-import { DEMO_TOKENS, seed } from './seed.js';
+import { DEMO_TOKENS, removeOrphanTempDirs, seed } from './seed.js';
 import { Store, type User } from './store.js';
 
 export interface SandboxOptions {
@@ -40,6 +41,8 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** Own data directories are `forgeops-sandbox-<pid>-…`, so that those of a process that died can be found. */
+const DATA_DIR_PREFIX = 'forgeops-sandbox-';
 const API_PREFIX = '/api/v4';
 const SCIM_PREFIX = '/api/scim/v2/';
 const MAX_BODY_BYTES = 25 * 1024 * 1024;
@@ -82,11 +85,16 @@ async function bodyParams(req: IncomingMessage, body: Buffer): Promise<Record<st
   if (type === 'application/x-www-form-urlencoded') return decodeQueryString(body.toString('utf8'));
   if (type === 'multipart/form-data') {
     // undici's Request parses multipart for us; files become { filename, content_type, content }.
+    // A body it cannot parse (no boundary, bad framing) is the client's mistake: 400, not a crash.
     const form = await new Request('http://sandbox.invalid/', {
       method: 'POST',
       headers: { 'content-type': req.headers['content-type'] ?? '' },
       body,
-    }).formData();
+    })
+      .formData()
+      .catch(() => {
+        throw paramError('body is not valid multipart/form-data');
+      });
     const pairs: Array<[string, unknown]> = [];
     for (const [key, value] of form.entries()) {
       pairs.push([
@@ -123,7 +131,12 @@ function authenticate(store: Store, req: IncomingMessage, route: Route): { user:
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const ownDataDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'forgeops-sandbox-')));
+  if (ownDataDir) await removeOrphanTempDirs(DATA_DIR_PREFIX);
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), `${DATA_DIR_PREFIX}${process.pid}-`)));
+  // A host that exits without close() (an MCP client closing stdin, process.exit) must not leave the
+  // repositories behind; a killed one is swept by the next sandbox to start (removeOrphanTempDirs).
+  const removeOnExit = () => rmSync(dataDir, { recursive: true, force: true });
+  if (ownDataDir) process.once('exit', removeOnExit);
   const logRequests = options.log;
   const logFailure = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
@@ -229,7 +242,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       server.close(() => resolve());
       server.closeAllConnections();
     });
-    if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
+    if (ownDataDir) {
+      process.off('exit', removeOnExit);
+      await rm(dataDir, { recursive: true, force: true });
+    }
   }
 
   try {

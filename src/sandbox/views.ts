@@ -1,7 +1,7 @@
 // Response shapes shared by several routes (users, namespaces, projects, milestones, pipelines), written
 // field by field from the spec so that what the sandbox sends is what the service documents.
 import { createHash } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Group, Milestone, Pipeline, Project, Store, User } from './store.js';
 
@@ -228,11 +228,16 @@ export async function findReadme(project: Project): Promise<string | null> {
   return index === -1 ? null : candidates[index];
 }
 
+/**
+ * Bytes of the files below dir. Writes to the repository come and go meanwhile (temporary indexes and worktrees,
+ * lock files): an entry that vanished between listing and reading counts as 0 instead of failing the request.
+ */
 async function directorySize(dir: string): Promise<number> {
   let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
     const path = join(dir, entry.name);
-    total += entry.isDirectory() ? await directorySize(path) : (await stat(path)).size;
+    total += entry.isDirectory() ? await directorySize(path) : await lstat(path).then((info) => info.size, () => 0);
   }
   return total;
 }

@@ -42,12 +42,12 @@ export async function commitAt(repo: GitRepo, ref: string): Promise<string> {
   return sha;
 }
 
-/** A readable path: the same rules as for writes, reported as a missing file rather than a bad request. */
-function checkReadPath(filePath: string): void {
+/** A readable path: the same rules as for writes, reported as a missing file (or tree) rather than a bad request. */
+function checkReadPath(filePath: string, notFound = '404 File Not Found'): void {
   try {
     checkFilePath(filePath, 'file_path');
   } catch {
-    throw new GitNotFoundError('404 File Not Found');
+    throw new GitNotFoundError(notFound);
   }
 }
 
@@ -121,7 +121,7 @@ export async function blame(repo: GitRepo, ref: string, filePath: string): Promi
  */
 export async function listTree(repo: GitRepo, ref: string, treePath: string, recursive: boolean): Promise<TreeEntry[]> {
   const dir = treePath.replace(/^\/+|\/+$/g, '');
-  if (dir !== '') checkReadPath(dir);
+  if (dir !== '') checkReadPath(dir, '404 Tree Not Found');
   const commit = await repo.resolveCommit(ref);
   if (commit === null) throw new GitNotFoundError('404 Tree Not Found');
   const name = dir === '' ? `${commit}^{tree}` : `${commit}:${dir}`;

@@ -1,7 +1,7 @@
 // Walking history: commit lists with the service's filters, contributors, merge bases and refs containing a commit.
 import { COMMIT_LOG_FORMAT, parseCommitLog, type GitCommitInfo } from './commit-format.js';
 import { GitNotFoundError } from './errors.js';
-import type { GitRepo } from './repo.js';
+import { isRepositoryPath, type GitRepo } from './repo.js';
 
 export interface ListCommitsOptions {
   /** Branch, tag, SHA, or a range `a..b` / `a...b`; defaults to the default branch. */
@@ -36,15 +36,27 @@ async function revisionRange(repo: GitRepo, ref: string): Promise<string[]> {
   return range ? [`${shas[0]}${range[2]}${shas[1]}`] : [shas[0] as string];
 }
 
+/**
+ * A path filter as a repository path (surrounding slashes dropped, as for the tree), or null when it cannot name
+ * anything in a repository: git would read '..' or '/x' against the directory it runs in and fail, and would
+ * quietly turn 'x/../y' into 'y' or '.' into everything.
+ */
+function repositoryPath(filter: string): string | null {
+  const trimmed = filter.replace(/^\/+|\/+$/g, '');
+  return trimmed === '' || isRepositoryPath(trimmed) ? trimmed : null;
+}
+
 /** Commits as `git log` walks them, filtered as the service's commit list. An empty repository has none. */
 export async function listCommits(repo: GitRepo, options: ListCommitsOptions = {}): Promise<GitCommitInfo[]> {
+  const pathFilter = options.path === undefined ? '' : repositoryPath(options.path);
   if (await repo.isEmpty()) return [];
   const revisions = options.all ? ['--all'] : await revisionRange(repo, options.ref ?? (await repo.defaultBranch()));
+  if (pathFilter === null) return [];
   const args = ['log', '-z', COMMIT_LOG_FORMAT];
   if (options.firstParent) args.push('--first-parent');
   if (options.order === 'topo') args.push('--topo-order');
   args.push(...revisions, '--');
-  if (options.path !== undefined && options.path !== '') args.push(options.path);
+  if (pathFilter !== '') args.push(pathFilter);
   const { stdout } = await repo.run(args);
   const since = options.since?.getTime() ?? -Infinity;
   const until = options.until?.getTime() ?? Infinity;

@@ -7,7 +7,7 @@ import { commitDiff, commitStats } from '../git/diff.js';
 import { GitActionError } from '../git/errors.js';
 import { refsContaining, listCommits } from '../git/history.js';
 import { pickCommit, type PickKind } from '../git/pick.js';
-import type { FileAction, GitRepo } from '../git/repo.js';
+import { isRepositoryPath, type FileAction, type GitRepo } from '../git/repo.js';
 import { paginate } from '../paginate.js';
 import { param } from '../params.js';
 import type { Router } from '../router.js';
@@ -62,10 +62,12 @@ const createParams = z.object({
 const showParams = z.object({ stats: param.boolean().optional() });
 const refsParams = z.object({ type: param.enum(['branch', 'tag', 'all']).optional() });
 const pickParams = z.object({ branch: z.string().min(1) });
+// Any path and line are accepted: one that does not exist (line 0, an empty path) makes the comment fall back
+// to the whole commit, as the spec's comment rules say, rather than being refused.
 const commentParams = z.object({
   note: z.string().min(1),
-  path: z.string().min(1).optional(),
-  line: param.integer().refine((line) => line >= 1).optional(),
+  path: z.string().optional(),
+  line: param.integer().optional(),
   line_type: param.enum(['new', 'old']).optional(),
 });
 
@@ -117,12 +119,13 @@ async function lineTarget(
   if (!/^[0-9a-f]{40}$/i.test(shaParam) || params.path === undefined || params.line === undefined) return none;
   const lineType = params.line_type ?? 'new';
   const version = lineType === 'new' ? commit.id : commit.parent_ids[0];
-  if (version === undefined || /[\n\0]/.test(params.path)) return none;
+  // git would read './x' or '../x' against its working directory and fail: such paths name no file here.
+  if (version === undefined || !isRepositoryPath(params.path)) return none;
   const [object] = await repo.readObjects([`${version}:${params.path}`]);
   if (object === null || object.type !== 'blob') return none;
   const text = object.content.toString('utf8');
   const lineCount = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-  return params.line <= lineCount ? { path: params.path, line: params.line, line_type: lineType } : none;
+  return params.line >= 1 && params.line <= lineCount ? { path: params.path, line: params.line, line_type: lineType } : none;
 }
 
 export function register(router: Router, ctx: SandboxContext): void {

@@ -1,4 +1,6 @@
 // GET /projects: visibility, simple and full forms, filters, ordering, and keyset pagination.
+import { symlink, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 import { api, parseLink, type Role } from './sandbox-client.js';
@@ -149,5 +151,34 @@ describe('keyset pagination', () => {
   test('keyset needs order_by=id', async () => {
     const answer = await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=name');
     expect(answer.status).toBe(405);
+  });
+});
+
+describe('audit: offset cap and statistics', () => {
+  test('offset pagination serves at most 10,000 records: page 100 of 100 is the last page allowed', async () => {
+    const last = await api(sandbox, 'GET', '/projects?per_page=100&page=100');
+    expect(last.status).toBe(200);
+    // page × per_page, as the service checks it: page 101 would hold records 10,001 to 10,100.
+    for (const query of ['per_page=100&page=101', 'per_page=30&page=334', 'per_page=500&page=101']) {
+      const beyond = await api(sandbox, 'GET', `/projects?${query}`);
+      expect(beyond.status, query).toBe(405);
+      expect(beyond.data.message, query).toMatch(/^Offset pagination has a maximum allowed offset of 10000/);
+    }
+    // Keyset pagination has no such cap.
+    expect((await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=id&per_page=100&page=101')).status).toBe(200);
+  });
+
+  test('statistics survive a repository entry that vanishes while the size is summed', async () => {
+    const project = sandbox.store.findProject('acme/web')!;
+    // A dangling link stands in for a temporary file that a concurrent write removed after it was listed.
+    const gone = join(project.repo.dir, 'sandbox-index-vanished');
+    await symlink(join(project.repo.dir, 'no-such-file'), gone);
+    try {
+      const answer = await api(sandbox, 'GET', '/projects?search=storefront&statistics=true', { as: 'reporter' });
+      expect(answer.status).toBe(200);
+      expect(answer.data[0].statistics.repository_size).toBeGreaterThan(0);
+    } finally {
+      await unlink(gone);
+    }
   });
 });

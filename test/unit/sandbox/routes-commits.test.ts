@@ -296,3 +296,45 @@ describe('comments', () => {
     expect((await call('POST', `${commits()}/${sha}/comments`, { as: 'anonymous', json: { note: 'x' } })).status).toBe(401);
   });
 });
+
+describe('audit: paths that name nothing in the repository', () => {
+  it('falls back to a plain comment for a line or path that does not exist, instead of refusing or failing', async () => {
+    const sha = await createOn('comments-audit', { 'ca/file.txt': 'one\ntwo\n' }, 'main');
+    // The spec's comment rule: a missing line or path attaches the comment to the commit, with nulls.
+    for (const body of [
+      { note: 'Line zero', path: 'ca/file.txt', line: 0 },
+      { note: 'Negative line', path: 'ca/file.txt', line: -2 },
+      { note: 'Empty path', path: '', line: 1 },
+      { note: 'Dot path', path: './ca/file.txt', line: 1 },
+      { note: 'Climbing path', path: '../ca/file.txt', line: 1 },
+      { note: 'Carriage return', path: 'ca/file\r.txt', line: 1 },
+    ]) {
+      const answer = await call('POST', `${commits()}/${sha}/comments`, { json: body });
+      expect(answer.status, body.note).toBe(201);
+      expect(answer.data, body.note).toMatchObject({ note: body.note, path: null, line: null, line_type: null });
+    }
+    expect((await call('POST', `${commits()}/${sha}/comments`, { json: { note: 'x', line: 'two' } })).data).toEqual({
+      error: 'line does not have a valid value',
+    });
+  });
+
+  it('lists no commits for a path filter that cannot name a file, and reads surrounding slashes as the tree does', async () => {
+    const sha = await createOn('path-audit', { 'pa/only.txt': 'x' }, 'main');
+    const list = (path: string) => call('GET', commits(), { query: { ref_name: 'path-audit', path, per_page: '100' } });
+    const plain = await list('pa/only.txt');
+    expect(plain.status).toBe(200);
+    expect(ids(plain.data)).toEqual([sha]);
+    for (const path of ['/pa/only.txt', 'pa/only.txt/']) {
+      const answer = await list(path);
+      expect(answer.status, path).toBe(200);
+      expect(ids(answer.data), path).toEqual([sha]);
+    }
+    // git would resolve these against its working directory: fail ('..', an absolute path) or rewrite them.
+    for (const path of ['..', '../pa/only.txt', 'x/../pa/only.txt', '.', './pa/only.txt', '.git']) {
+      const answer = await list(path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.data, path).toEqual([]);
+    }
+    expect((await call('GET', commits(), { query: { ref_name: 'no-such-branch', path: '..' } })).status).toBe(404);
+  });
+});

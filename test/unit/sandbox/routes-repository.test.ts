@@ -173,3 +173,13 @@ describe('merge_base', () => {
     expect((await call('GET', repoPath(WEB, 'merge_base'))).data).toEqual({ error: 'refs is missing' });
   });
 });
+
+describe('audit: tree paths', () => {
+  it('answers a path that cannot name a directory as a missing tree, like any other missing path', async () => {
+    for (const treePath of ['../docs', 'docs/../docs', './docs', '.git']) {
+      const answer = await call('GET', repoPath(WEB, 'tree'), { query: { path: treePath } });
+      expect(answer.status, treePath).toBe(404);
+      expect(answer.data, treePath).toEqual({ message: '404 Tree Not Found' });
+    }
+  });
+});

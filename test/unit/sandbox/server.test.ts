@@ -1,5 +1,11 @@
 // The sandbox over real HTTP: prefixes, authentication, visibility, strict parameters, bodies and failures.
-import { rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 import { api, call } from './sandbox-client.js';
@@ -160,6 +166,18 @@ describe('strict parameters', () => {
     });
     expect(xml.status).toBe(415);
   });
+
+  test('a multipart body that cannot be parsed is 400, not a crash', async () => {
+    for (const contentType of ['multipart/form-data', 'multipart/form-data; boundary=xyz']) {
+      const response = await fetch(`${sandbox.url}/api/v4/projects/1/pipeline`, {
+        method: 'POST',
+        headers: { 'PRIVATE-TOKEN': sandbox.tokens.developer, 'content-type': contentType },
+        body: 'ref=main',
+      });
+      expect(response.status, contentType).toBe(400);
+      expect(await response.json(), contentType).toEqual({ error: 'body is not valid multipart/form-data' });
+    }
+  });
 });
 
 describe('failures', () => {
@@ -189,5 +207,49 @@ describe('request log', () => {
       { method: 'GET', path: '/user', status: 401 },
     ]);
     expect(sandbox.requests.filter({ method: 'get', path: '/user' })).toHaveLength(1);
+  });
+});
+
+describe('temporary files', () => {
+  test('a host process that exits without close() leaves no data directory behind', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'forgeops-audit-bundle-'));
+    try {
+      // The host must be a process of its own that really exits: the sandbox, bundled so plain node can load it.
+      const bundle = join(scratch, 'sandbox.mjs');
+      await build({
+        entryPoints: [fileURLToPath(new URL('../../../src/sandbox/server.ts', import.meta.url))],
+        outfile: bundle,
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        logLevel: 'silent',
+      });
+      const script = [
+        `import { startSandbox } from ${JSON.stringify(pathToFileURL(bundle).href)};`,
+        'const sandbox = await startSandbox({ seed: false });',
+        'process.stdout.write(sandbox.store.dataDir);',
+        'process.exit(0);',
+      ].join('\n');
+      const host = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+      expect(host.status, host.stderr).toBe(0);
+      expect(host.stdout).toContain(`forgeops-sandbox-${host.pid}-`);
+      expect(existsSync(host.stdout)).toBe(false);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+
+  test('the data directory of a process that died is removed when the next sandbox starts', async () => {
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const orphan = join(tmpdir(), `forgeops-sandbox-${gone}-audit`);
+    await mkdir(join(orphan, 'repositories'), { recursive: true });
+    const own = await startSandbox({ seed: false });
+    try {
+      expect(existsSync(orphan)).toBe(false);
+      expect(existsSync(own.store.dataDir)).toBe(true);
+    } finally {
+      await own.close();
+      await rm(orphan, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 // Tests of GitRepo: ref resolution, commit records, and commits made of every kind of file action.
 import { describe, expect, it } from 'vitest';
 import { GitActionError, GitNotFoundError } from '../../../../src/sandbox/git/errors.js';
-import type { FileAction, GitRepo } from '../../../../src/sandbox/git/repo.js';
+import { applyToFiles, type FileAction, type GitRepo, type TreeFile } from '../../../../src/sandbox/git/repo.js';
 import { useRepos } from './helpers.js';
 
 const author = { name: 'Ada Lovelace', email: 'ada@example.com', date: new Date('2024-03-01T10:00:00Z') };
@@ -292,5 +292,54 @@ describe('GitRepo.commit branches', () => {
       commitOn(repo, [{ action: 'create', file_path: 'a', content: text('a') }], { author: { name: '<>', email: 'x@y' } }),
       'invalid_action',
     );
+  });
+});
+
+describe('audit: directory checks of applyToFiles', () => {
+  it('does not scan every file of the tree for each created file (n creates were n² work)', () => {
+    // Counts full scans of the file map: one to learn its directories is fine, one per action is not.
+    class ScanCountingMap extends Map<string, TreeFile> {
+      scans = 0;
+      override keys(): MapIterator<string> {
+        this.scans += 1;
+        return super.keys();
+      }
+    }
+    const files = new ScanCountingMap();
+    for (let i = 0; i < 50; i++) files.set(`old/f${i}`, { mode: '100644', oid: 'a'.repeat(40) });
+    for (let i = 0; i < 50; i++) applyToFiles(files, { action: 'create', file_path: `new/f${i}` }, 'b'.repeat(40));
+    expect(files.size).toBe(100);
+    expect(files.scans).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps knowing which directories exist as files are created, deleted and moved in one commit', async () => {
+    const repo = await newRepo();
+    await commitOn(repo, [
+      { action: 'create', file_path: 'd/x.txt', content: text('x') },
+      { action: 'create', file_path: 'd/y.txt', content: text('y') },
+    ]);
+    // d still holds y.txt after x.txt moved away, and the new e/ is a directory as soon as it is made.
+    await expectActionError(
+      commitOn(repo, [
+        { action: 'move', file_path: 'e/x.txt', previous_path: 'd/x.txt' },
+        { action: 'create', file_path: 'd', content: text('file') },
+      ]),
+      'directory_exists',
+    );
+    await expectActionError(
+      commitOn(repo, [
+        { action: 'create', file_path: 'e/deep/z.txt', content: text('z') },
+        { action: 'create', file_path: 'e/deep', content: text('file') },
+      ]),
+      'directory_exists',
+    );
+    // Once every file below d/ is gone, d may become a file.
+    const sha = await commitOn(repo, [
+      { action: 'move', file_path: 'e/x.txt', previous_path: 'd/x.txt' },
+      { action: 'delete', file_path: 'd/y.txt' },
+      { action: 'create', file_path: 'd', content: text('now a file') },
+    ]);
+    expect(await fileText(repo, sha, 'd')).toBe('now a file');
+    expect(await fileText(repo, sha, 'e/x.txt')).toBe('x');
   });
 });
