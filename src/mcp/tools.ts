@@ -45,7 +45,8 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
     annotations: {
       title: op.title,
       readOnlyHint: op.effect === 'read',
-      destructiveHint: op.effect === 'destructive',
+      // A write that is dangerous for some inputs (a forced commit) may destroy data: say so.
+      destructiveHint: op.effect === 'destructive' || op.confirm !== undefined,
       idempotentHint: op.idempotent,
       openWorldHint: true,
     },

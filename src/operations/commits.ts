@@ -58,7 +58,7 @@ export const commitsOperations = [
       with_stats: z.boolean().optional().describe('Add stats (additions, deletions, total) to each commit.'),
       first_parent: z.boolean().optional().describe('Follow only the first parent of merge commits.'),
       order: z.enum(['default', 'topo']).optional()
-        .describe('"default": reverse chronological; "topo": no parent before all of its children.'),
+        .describe('"default" (the default): reverse chronological; "topo": no parent before all of its children.'),
     }),
     effect: 'read',
     pagination: 'offset',
@@ -185,7 +185,8 @@ export const commitsOperations = [
     chat: 'commit comment list',
     area: 'commits',
     title: 'List commit comments',
-    description: 'List the comments on a commit: each has the note text and its author, plus path and line for line comments.',
+    // The spec lists only note and author for a listed comment (path and line only in the answer to a new one).
+    description: 'List the comments on a commit: each has the note text and its author.',
     route: 'GET /projects/:id/repository/commits/:sha/comments',
     input: z.object({ id: fields.projectId(), sha: commitSha() }),
     effect: 'read',

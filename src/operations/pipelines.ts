@@ -132,7 +132,7 @@ export const pipelinesOperations = [
     area: 'pipelines',
     title: 'Retry pipeline',
     description:
-      'Retry the failed or canceled jobs of a pipeline; the pipeline goes back to "pending". Returns the pipeline.',
+      'Run a pipeline\'s jobs again, as after a failure; the pipeline goes back to "pending". Returns the pipeline.',
     route: 'POST /projects/:id/pipelines/:pipeline_id/retry',
     input: pipelineInput,
     effect: 'write',
@@ -156,9 +156,12 @@ export const pipelinesOperations = [
     chat: 'pipeline delete',
     area: 'pipelines',
     title: 'Delete pipeline',
-    description: 'Delete a pipeline with its jobs and logs, for good. Cannot be undone.',
+    description: 'Delete a pipeline for good. Cannot be undone.',
     route: 'DELETE /projects/:id/pipelines/:pipeline_id',
     input: pipelineInput,
     effect: 'destructive',
+    // A pipeline ID is never reused: a second DELETE finds nothing to remove (404) and harms nothing, so a
+    // DELETE whose answer was lost to a 502/503 may be sent again.
+    idempotent: true,
   }),
 ];

@@ -14,11 +14,11 @@ export const projectsOperations = [
       'List the projects visible to you, filtered by name, membership, visibility and more, in ID order. ' +
       'Use it to find a project\'s ID or full path (path_with_namespace) before calling project tools. ' +
       'Returns id, name, path_with_namespace, description, default_branch, web_url, last_activity_at and, ' +
-      'unless simple=true, the full project record. Pages are read with keyset pagination (no page numbers): ' +
-      'use all_pages to read on.',
+      'unless simple=true or no token is set, the full project record. Pages are read with keyset pagination ' +
+      '(no page numbers): use all_pages to read on.',
     route: 'GET /projects',
     input: z.object({
-      search: z.string().min(1).optional().describe('Only projects whose name or path contains this text.'),
+      search: z.string().min(1).optional().describe('Only projects matching this text, e.g. in their name or path.'),
       archived: flag('true: only archived projects; false: only active ones.'),
       visibility: z.enum(['public', 'internal', 'private']).optional().describe('Only projects with this visibility.'),
       // Keyset pagination, the only kind that reads past 10,000 projects, works only in ID order.
@@ -28,7 +28,7 @@ export const projectsOperations = [
       owned: flag('Only projects you own.'),
       membership: flag('Only projects you are a member of.'),
       starred: flag('Only projects you starred.'),
-      statistics: flag('Include storage and commit statistics (administrators and reporters).'),
+      statistics: flag('Include statistics: commit count and storage sizes.'),
       with_custom_attributes: flag('Include custom attributes (administrators).'),
       with_issues_enabled: flag('Only projects with issues enabled.'),
       with_merge_requests_enabled: flag('Only projects with merge requests enabled.'),

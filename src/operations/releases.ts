@@ -6,11 +6,21 @@ import { asList, asRecord, countOf, show } from './present.js';
 
 const tagName = () => z.string().min(1).describe('Tag the release belongs to, e.g. "v1.4.0".');
 
-const releaseDetailsShape = {
-  name: z.string().min(1).optional().describe('Release title (default: the tag name).'),
-  milestones: z.array(z.string().min(1)).optional()
-    .describe('Titles of the milestones the release is linked to; on update, [] unlinks them all.'),
+const milestoneTitles = () => z.array(z.string().min(1));
+
+// Create and update take the same fields but mean different things by leaving one out (a default vs no change),
+// so each describes its own.
+const createDetailsShape = {
+  name: z.string().min(1).optional().describe('Release title.'),
+  milestones: milestoneTitles().optional().describe('Titles of the milestones to link the release to.'),
   released_at: fields.dateTime('When the release is (or was) published; default now').optional(),
+};
+
+const updateDetailsShape = {
+  name: z.string().min(1).optional().describe('New release title; left out, it stays as it is.'),
+  milestones: milestoneTitles().optional()
+    .describe('Titles of the milestones to link, replacing the current links; [] unlinks them all.'),
+  released_at: fields.dateTime('New publication time; left out, it stays as it is').optional(),
 };
 
 function presentRelease(data: unknown): Presentation {
@@ -32,7 +42,7 @@ export const releasesOperations = [
     area: 'releases',
     title: 'List releases',
     description:
-      'List a project\'s releases, ordered by released_at (newest first). Each has tag_name, name, ' +
+      'List a project\'s releases, ordered by released_at. Each has tag_name, name, ' +
       'description (Markdown), released_at, author, commit, milestones and assets (source archives and links).',
     route: 'GET /projects/:id/releases',
     input: z.object({ id: fields.projectId() }),
@@ -72,7 +82,7 @@ export const releasesOperations = [
       tag_name: tagName(),
       description: z.string().min(1).describe('Release notes (Markdown).'),
       ref: fields.ref('Branch, tag or commit SHA to create the tag from; required when the tag does not exist yet.').optional(),
-      ...releaseDetailsShape,
+      ...createDetailsShape,
       assets: z.strictObject({
         links: z.array(z.strictObject({
           name: z.string().min(1).describe('Link text, e.g. "Linux binary".'),
@@ -95,8 +105,8 @@ export const releasesOperations = [
     input: z.object({
       id: fields.projectId(),
       tag_name: tagName(),
-      description: z.string().min(1).optional().describe('New release notes (Markdown).'),
-      ...releaseDetailsShape,
+      description: z.string().min(1).optional().describe('New release notes (Markdown); left out, they stay as they are.'),
+      ...updateDetailsShape,
     }),
     effect: 'write',
     // Setting the same fields twice leaves the release as once.

@@ -70,7 +70,7 @@ export const repositoryFilesOperations = [
     title: 'Blame file',
     description:
       'Show which commit last changed each line of a file. Returns a list of ranges, each with the commit ' +
-      '(id, message, author, dates) and the lines it wrote, in file order.',
+      '(id, message, author, dates) and the lines it last changed.',
     route: `GET ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',

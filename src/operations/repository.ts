@@ -57,7 +57,7 @@ export const repositoryOperations = [
     title: 'Download repository archive',
     description:
       'Download a snapshot of the repository at a commit, branch or tag as an archive file (tar.gz by ' +
-      'default, or zip, tar, tar.bz2). Returns the archive bytes and the file name the service suggests.',
+      'default, or zip, tar, tar.bz2). Returns the archive bytes, with a file name when the service suggests one.',
     route: 'GET /projects/:id/repository/archive[.format]',
     input: z.object({
       id: fields.projectId(),

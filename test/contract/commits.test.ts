@@ -69,14 +69,18 @@ describe('list_commits', () => {
     expect(theme.map((c) => c.title)).toEqual(['Add dark mode toggle']);
 
     const all = (await suite.call('list_commits', { id: WEB, all: true, all_pages: true })).data as Commit[];
+    // The seeded history has no merge commits, so first_parent and order 'topo' cannot change this answer:
+    // sending them shows only that the service knows both names and the value.
     const mainOnly = (await suite.call('list_commits', { id: WEB, all_pages: true, first_parent: true, order: 'topo' })).data as Commit[];
     expect(all.length).toBeGreaterThan(mainOnly.length);
 
-    const oldest = mainOnly.at(-1)!;
+    // A commit in the middle, so that leaving out since (older commits) or until (newer ones) shows.
+    const middle = mainOnly[Math.floor(mainOnly.length / 2)];
+    expect(mainOnly.at(0)!.committed_date > middle.committed_date && middle.committed_date > mainOnly.at(-1)!.committed_date).toBe(true);
     const windowed = (await suite.call('list_commits', {
-      id: WEB, since: oldest.committed_date, until: oldest.committed_date,
+      id: WEB, since: middle.committed_date, until: middle.committed_date,
     })).data as Commit[];
-    expect(windowed.map((c) => c.id)).toEqual([oldest.id]);
+    expect(windowed.map((c) => c.id)).toEqual([middle.id]);
   });
 });
 
@@ -135,7 +139,9 @@ describe('create_commit', () => {
     const result = await suite.call('create_commit', input, { as: 'developer' });
     expect(result.status).toBe(201);
     const commit = result.data as Commit;
-    expect(commit).toMatchObject({ title: 'Reorganise docs', parent_ids: [before.id], author_name: 'Docs Bot' });
+    expect(commit).toMatchObject({
+      title: 'Reorganise docs', parent_ids: [before.id], author_name: 'Docs Bot', author_email: 'docs@acme.example',
+    });
     expect(commit.stats?.total).toBeGreaterThan(0);
 
     const diffs = (await suite.call('get_commit_diff', { id: WEB, sha: commit.id })).data as Diff[];
@@ -164,6 +170,29 @@ describe('create_commit', () => {
     const history = (await suite.call('list_commits', { id: WEB, ref_name: 'hotfix', per_page: 100 })).data as Commit[];
     expect(history.map((c) => c.id)).not.toContain(stray.id);
     expect(history[0].id).toBe(forced.id);
+  });
+
+  it('starts a new branch from start_sha, and leaves out stats when asked', async () => {
+    const tag = (await suite.call('get_commit', { id: WEB, sha: 'v1.0.0' })).data as Commit;
+    const result = await suite.call('create_commit', {
+      id: WEB, branch: 'from-v1', start_sha: tag.id, stats: false, commit_message: 'Patch on top of 1.0.0',
+      actions: [{ action: 'create', file_path: 'PATCH.md', content: 'patched\n' }],
+    }, { as: 'developer' });
+    const commit = result.data as Commit;
+    expect(commit.parent_ids).toEqual([tag.id]);
+    expect(commit).not.toHaveProperty('stats');
+  });
+
+  it('starts a new branch from another project with start_project', async () => {
+    // bob owns bob/scratchpad, so he can read it and write to acme/web.
+    const theirs = (await suite.call('get_commit', { id: 'bob/scratchpad', sha: 'main' }, { as: 'developer' })).data as Commit;
+    const ours = (await suite.call('get_commit', { id: WEB, sha: 'main' })).data as Commit;
+    expect(theirs.id).not.toBe(ours.id);
+    const result = await suite.call('create_commit', {
+      id: WEB, branch: 'from-scratchpad', start_project: 'bob/scratchpad', start_branch: 'main', commit_message: 'Bring over the scratchpad',
+      actions: [{ action: 'create', file_path: 'FROM_SCRATCHPAD.md', content: 'hello\n' }],
+    }, { as: 'developer' });
+    expect((result.data as Commit).parent_ids).toEqual([theirs.id]);
   });
 
   it('passes on the service\'s refusal of an action on a missing file', async () => {
@@ -235,7 +264,28 @@ describe('commit comments', () => {
 
     const listed = (await suite.call('list_commit_comments', { id: WEB, sha: commit.id })).data as Array<{ note: string }>;
     expect(listed.map((c) => c.note)).toEqual(['Is this version right?', 'Shipped.']);
+    // What the description promises of every listed comment: the note and its author.
+    for (const comment of listed) expect(comment).toMatchObject({ note: expect.any(String), author: expect.objectContaining({ username: 'carol' }) });
   });
+
+  it('comments on a removed line with line_type "old"', async () => {
+    const touched = (await suite.call('list_commits', { id: WEB, path: 'src/styles/main.css' })).data as Commit[];
+    const fix = touched.find((c) => c.title === 'Fix header alignment on small screens')!;
+    expect(fix.parent_ids).toHaveLength(1);
+    const onOld = await suite.call('create_commit_comment', {
+      id: WEB, sha: fix.id, note: 'This rule used to be here.', path: 'src/styles/main.css', line: 2, line_type: 'old',
+    }, { as: 'reporter' });
+    expect(onOld.data).toMatchObject({ path: 'src/styles/main.css', line: 2, line_type: 'old' });
+  });
+});
+
+describe('paging', () => {
+  suite.pagingCase('list_commits', { id: WEB });
+  suite.pagingCase('list_commit_refs', { id: WEB, sha: 'v1.0.0' });
+  // The 1.0.0 release commit changed CHANGELOG.md and package.json.
+  suite.pagingCase('get_commit_diff', { id: WEB, sha: 'v1.0.0' });
+  // Runs after the comment tests above, which leave two comments on v1.0.0.
+  suite.pagingCase('list_commit_comments', { id: WEB, sha: 'v1.0.0' });
 });
 
 describe('permissions', () => {

@@ -1,5 +1,4 @@
-// Shared set-up of the contract suites: one sandbox per file, operations run exactly as the front ends run them
-// (registry lookup, validateInput, executeOperation), a check of what reached the service, and a coverage check.
+// Shared set-up of the contract suites: a sandbox per file, operations run as front ends run them, route, paging and coverage checks.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { executeOperation } from '../../src/http/execute.js';
@@ -29,6 +28,7 @@ export interface ContractSuite {
 /** A bad input case: what is wrong, the operation, the input, and the field the error must name ('' = the input itself). */
 export type BadInputCase = [what: string, operation: string, raw: unknown, field: string];
 
+
 /** A route template as a pattern for the raw request path: ':name' is one encoded segment, '[.format]' optional. */
 export function routePattern(op: Operation): RegExp {
   const suffix = /\[\.([a-z_]+)\]$/.exec(op.path);
@@ -37,14 +37,29 @@ export function routePattern(op: Operation): RegExp {
   return new RegExp(`^${body}${suffix ? '(?:\\.[^/]+)?' : ''}$`);
 }
 
-/**
- * Starts a sandbox for the file and returns the suite helpers. Call `coverageCase()` last in the file: it fails
- * when an operation of `areas` was never called.
- */
-export function contractSuite(...areas: Area[]): ContractSuite & { coverageCase(): void; badInputCases(cases: BadInputCase[]): void } {
+export interface ContractSuiteCases {
+  /** One test per case: the input is refused with an InputError naming the field, and nothing is sent. */
+  badInputCases(cases: BadInputCase[]): void;
+  /**
+   * One test that pages through a list operation (at least two results needed): per_page 1, the second page
+   * (offset lists), and all_pages with max_items 2 — so page, per_page, all_pages and max_items are each shown
+   * to reach the service and change the answer.
+   */
+  pagingCase(name: string, input: Record<string, unknown>, options?: CallOptions): void;
+  /**
+   * Call last in the file. Fails when an operation of the suite's areas was never called, or when one of its
+   * input keys was never sent: the sandbox refuses parameters it does not know, so only a key that was sent
+   * once is known to be spelt and typed as the service reads it.
+   */
+  coverageCase(): void;
+}
+
+/** Starts a sandbox for the file and returns the suite helpers. */
+export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCases {
   let sandbox: Sandbox | undefined;
   const clients = new Map<Role, HttpClient>();
   const called = new Set<string>();
+  const usedKeys = new Map<string, Set<string>>();
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0 });
@@ -88,7 +103,13 @@ export function contractSuite(...areas: Area[]): ContractSuite & { coverageCase(
       called.add(name);
       const before = running().requests.all().length;
       try {
-        return await executeOperation(op, input, { client: clientFor(options.as ?? 'maintainer') });
+        const result = await executeOperation(op, input, { client: clientFor(options.as ?? 'maintainer') });
+        expect(result.status, `${name}: status`).toBe(running().requests.all().at(-1)?.status);
+        // Only an accepted call shows its keys are ones the service knows (a 400 may be the sandbox refusing one).
+        const keys = usedKeys.get(name) ?? new Set<string>();
+        for (const [key, value] of Object.entries(input)) if (value !== undefined) keys.add(key);
+        usedKeys.set(name, keys);
+        return result;
       } finally {
         // Whatever the outcome, every request the call made went to this operation's method and route.
         const sent = running().requests.all().slice(before);
@@ -108,11 +129,44 @@ export function contractSuite(...areas: Area[]): ContractSuite & { coverageCase(
         expect(running().requests.all().length).toBe(before);
       });
     },
+    pagingCase(name: string, input: Record<string, unknown>, options: CallOptions = {}): void {
+      it(`pages through ${name}`, async () => {
+        const op = operation(name);
+        expect(op.pagination, `${name} is not a list`).toBeDefined();
+        const read = (extra: Record<string, unknown>) => suite.call(name, { ...input, ...extra }, options);
+        const first = await read({ per_page: 1 });
+        expect(first.data).toHaveLength(1);
+        expect(first.page).toMatchObject({ has_more: true, pages_fetched: 1 });
+        // all_pages with max_items 2 must read exactly the first two pages, in order, and stop there.
+        const both = await read({ per_page: 1, all_pages: true, max_items: 2 });
+        const items = both.data as unknown[];
+        expect(items).toHaveLength(2);
+        expect(items[0]).toEqual((first.data as unknown[])[0]);
+        // Another result on the next page, or per_page (or the cursor) did nothing.
+        expect(items[1]).not.toEqual(items[0]);
+        expect(both.page?.pages_fetched).toBe(2);
+        if (op.pagination === 'offset') {
+          expect(first.page).toMatchObject({ page: 1, per_page: 1, next_page: 2, total: expect.any(Number) });
+          const second = await read({ per_page: 1, page: 2 });
+          expect(second.page).toMatchObject({ page: 2, per_page: 1 });
+          expect(second.data).toEqual([items[1]]);
+          // More results than max_items means has_more; X-Total says which it is.
+          expect(both.page?.has_more).toBe((first.page?.total ?? 0) > 2);
+        } else {
+          expect(first.page?.next_url).toMatch(/^http/);
+          expect(first.page?.next_page).toBeUndefined();
+        }
+      });
+    },
     coverageCase(): void {
-      it(`calls every operation of ${areas.join(', ')} at least once`, () => {
-        const names = areas.flatMap((area) => operationsInArea(area).map((op) => op.name));
-        expect(names.length).toBeGreaterThan(0);
-        expect(names.filter((name) => !called.has(name))).toEqual([]);
+      it(`calls every operation of ${areas.join(', ')} at least once, with every input key`, () => {
+        const ops = areas.flatMap((area) => operationsInArea(area));
+        expect(ops.length).toBeGreaterThan(0);
+        expect(ops.map((op) => op.name).filter((name) => !called.has(name))).toEqual([]);
+        const unsent = ops.flatMap((op) => Object.keys(op.input.shape)
+          .filter((key) => !usedKeys.get(op.name)?.has(key))
+          .map((key) => `${op.name}.${key}`));
+        expect(unsent).toEqual([]);
       });
     },
   };

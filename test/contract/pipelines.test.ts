@@ -1,7 +1,10 @@
 // Contract: every pipelines operation against the sandbox — filters, the create→retry→cancel→delete life cycle,
 // variables, on-call presentation, permissions and bad input.
 import { describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
+import { executeOperation } from '../../src/http/execute.js';
+import { validateInput } from '../../src/operations/validate.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('pipelines');
@@ -39,11 +42,65 @@ describe('list_pipelines', () => {
     expect(all.page?.pages_fetched).toBe(Math.ceil(ids.length / 2));
   });
 
-  it('sends the scope and yaml_errors filters the service knows', async () => {
-    const running = await suite.call('list_pipelines', { id: WEB, scope: 'running' });
-    for (const p of running.data as Pipeline[]) expect(p.status).toBe('running');
-    const broken = await suite.call('list_pipelines', { id: WEB, yaml_errors: true });
-    expect((broken.data as Pipeline[]).length).toBeGreaterThan(0);
+  it('filters by scope and yaml_errors', async () => {
+    const everything = (await suite.call('list_pipelines', { id: WEB, per_page: 100 })).data as Pipeline[];
+    expect(new Set(everything.map((p) => p.status)).size).toBeGreaterThan(2);
+
+    const running = (await suite.call('list_pipelines', { id: WEB, scope: 'running', per_page: 100 })).data as Pipeline[];
+    expect(running.length).toBeGreaterThan(0);
+    expect(running.map((p) => p.status)).toEqual(running.map(() => 'running'));
+
+    // The list form has no yaml_errors field: read each pipeline to see that only broken ones came back.
+    const broken = (await suite.call('list_pipelines', { id: WEB, yaml_errors: true, per_page: 100 })).data as Pipeline[];
+    expect(broken.length).toBeGreaterThan(0);
+    expect(broken.length).toBeLessThan(everything.length);
+    for (const p of broken) {
+      const full = (await suite.call('get_pipeline', { id: WEB, pipeline_id: p.id })).data as Pipeline;
+      expect(full.yaml_errors, `pipeline ${p.id}`).toEqual(expect.any(String));
+    }
+  });
+
+  it('filters by sha, name and the user who triggered the pipeline', async () => {
+    const everything = (await suite.call('list_pipelines', { id: WEB, per_page: 100 })).data as Pipeline[];
+    const sha = everything[0].sha as string;
+    const ofSha = (await suite.call('list_pipelines', { id: WEB, sha, per_page: 100 })).data as Pipeline[];
+    expect(ofSha.length).toBeGreaterThan(0);
+    expect(ofSha.length).toBeLessThan(everything.length);
+    expect(ofSha.map((p) => p.sha)).toEqual(ofSha.map(() => sha));
+
+    const named = (await suite.call('list_pipelines', { id: WEB, name: 'Deploy to production' })).data as Pipeline[];
+    expect(named).toEqual([expect.objectContaining({ ref: 'main', status: 'running' })]);
+
+    // The list form has no user either: the full form says who triggered each one.
+    const byCarol = (await suite.call('list_pipelines', { id: WEB, username: 'carol', per_page: 100 })).data as Pipeline[];
+    expect(byCarol.length).toBeGreaterThan(0);
+    expect(byCarol.length).toBeLessThan(everything.length);
+    for (const p of byCarol) {
+      const full = (await suite.call('get_pipeline', { id: WEB, pipeline_id: p.id })).data as { user: { username: string } };
+      expect(full.user.username).toBe('carol');
+    }
+  });
+
+  it('filters by update time on either side of a pipeline\'s updated_at', async () => {
+    const everything = (await suite.call('list_pipelines', { id: WEB, per_page: 100, order_by: 'updated_at', sort: 'asc' })).data as Pipeline[];
+    const times = everything.map((p) => Date.parse(p.updated_at as string));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const pivot = everything[Math.floor(everything.length / 2)].updated_at as string;
+    expect(Date.parse(pivot)).toBeGreaterThan(times[0]);
+    expect(Date.parse(pivot)).toBeLessThan(times.at(-1)!);
+    const after = (await suite.call('list_pipelines', { id: WEB, updated_after: pivot, per_page: 100 })).data as Pipeline[];
+    const before = (await suite.call('list_pipelines', { id: WEB, updated_before: pivot, per_page: 100 })).data as Pipeline[];
+    expect(after.length).toBeGreaterThan(0);
+    expect(before.length).toBeGreaterThan(0);
+    for (const p of after) expect(Date.parse(p.updated_at as string)).toBeGreaterThanOrEqual(Date.parse(pivot));
+    for (const p of before) expect(Date.parse(p.updated_at as string)).toBeLessThanOrEqual(Date.parse(pivot));
+  });
+
+  it('orders by ref when asked', async () => {
+    const byRef = (await suite.call('list_pipelines', { id: WEB, order_by: 'ref', sort: 'asc', per_page: 100 })).data as Pipeline[];
+    const refs = byRef.map((p) => p.ref as string);
+    expect(new Set(refs).size).toBeGreaterThan(2);
+    expect(refs).toEqual([...refs].sort());
   });
 
   it('presents a list as one line per pipeline', async () => {
@@ -54,6 +111,10 @@ describe('list_pipelines', () => {
     expect(shown.fields?.[0][0]).toBe(`#${pipelines[0].id}`);
     expect(shown.fields?.[0][1]).toContain('failed');
   });
+});
+
+describe('paging', () => {
+  suite.pagingCase('list_pipelines', { id: WEB });
 });
 
 describe('get_pipeline', () => {
@@ -121,6 +182,34 @@ describe('pipeline life cycle', () => {
     const deleted = await suite.call('delete_pipeline', { id: WEB, pipeline_id: pipeline.id });
     expect(deleted.status).toBe(204);
     await expect(suite.call('get_pipeline', { id: WEB, pipeline_id: pipeline.id })).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('sends a DELETE again after a 503 (idempotent), but never a retry of the pipeline\'s jobs', async () => {
+    // The suite's own clients never retry; this one does, as a configured forgeops client would.
+    const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.maintainer, retry: { minDelayMs: 1, maxDelayMs: 2 } });
+    const run = (name: string, raw: Record<string, unknown>) => {
+      const op = suite.operation(name);
+      return executeOperation(op, validateInput(op, raw) as Record<string, unknown>, { client });
+    };
+    try {
+      const { id } = (await suite.call('create_pipeline', { id: WEB, ref: 'main' }, { as: 'developer' })).data as Pipeline;
+      const path = `/projects/acme%2Fweb/pipelines/${id}`;
+      const sent = (method: string, at: string) => suite.sandbox.requests.filter({ method, path: at }).length;
+
+      suite.sandbox.faults.add({ method: 'POST', path: `${path}/retry`, status: 503 });
+      const refused = await run('retry_pipeline', { id: WEB, pipeline_id: id }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ status: 503 });
+      expect(sent('POST', `${path}/retry`)).toBe(1);
+
+      suite.sandbox.faults.add({ method: 'DELETE', path, status: 503 });
+      const deleted = await run('delete_pipeline', { id: WEB, pipeline_id: id });
+      expect(deleted.status).toBe(204);
+      expect(sent('DELETE', path)).toBe(2);
+      await expect(suite.call('get_pipeline', { id: WEB, pipeline_id: id })).rejects.toMatchObject({ status: 404 });
+    } finally {
+      suite.sandbox.faults.clear();
+      await client.close();
+    }
   });
 
   it('reports an unknown ref with the service\'s validation message', async () => {

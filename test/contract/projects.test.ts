@@ -35,41 +35,99 @@ describe('list_projects', () => {
     expect(Math.min(...ids(second.data))).toBeGreaterThan(Math.max(...ids(first.data)));
   });
 
-  it('shows an outsider only public and internal projects, a member their private ones too', async () => {
+  it('shows an outsider only public and internal projects, and none with membership', async () => {
     const outsider = (await suite.call('list_projects', { all_pages: true }, { as: 'outsider' })).data as Project[];
     const paths = outsider.map((p) => p.path_with_namespace);
     expect(paths).toContain('acme/web');
+    expect(paths).toContain('acme/platform/infra');
     expect(paths).not.toContain('acme/platform/payments-api');
+    // erin is a member of nothing.
+    const mine = (await suite.call('list_projects', { membership: true, all_pages: true }, { as: 'outsider' })).data as Project[];
+    expect(mine).toEqual([]);
     const member = (await suite.call('list_projects', { membership: true, all_pages: true }, { as: 'developer' })).data as Project[];
     expect(member.map((p) => p.path_with_namespace)).toContain('acme/platform/payments-api');
   });
 
-  it('filters by search, visibility, access level, language and custom attributes', async () => {
+  it('filters by search, visibility and archived', async () => {
     const search = (await suite.call('list_projects', { search: 'payments' }, { as: 'developer' })).data as Project[];
     expect(search.map((p) => p.path_with_namespace)).toEqual(['acme/platform/payments-api']);
 
-    const publicOnly = (await suite.call('list_projects', { visibility: 'public', simple: true }, { as: 'developer' })).data as Project[];
-    expect(publicOnly.length).toBeGreaterThan(0);
-    for (const project of publicOnly) expect(project).not.toHaveProperty('visibility');
+    // The full form carries visibility, so the filter's effect can be seen (the developer also sees private ones).
+    const publicOnly = (await suite.call('list_projects', { visibility: 'public', all_pages: true }, { as: 'developer' })).data as Project[];
+    expect(publicOnly.map((p) => p.path_with_namespace).sort()).toEqual(['acme/handbook', 'acme/web']);
+    expect(publicOnly.map((p) => p.visibility)).toEqual(['public', 'public']);
+    const simple = (await suite.call('list_projects', { visibility: 'public', simple: true }, { as: 'developer' })).data as Project[];
+    expect(simple.map((p) => p.path_with_namespace).sort()).toEqual(['acme/handbook', 'acme/web']);
+    for (const project of simple) expect(project).not.toHaveProperty('visibility');
 
-    const owned = (await suite.call('list_projects', { owned: true, min_access_level: 50 }, { as: 'developer' })).data as Project[];
+    const archived = (await suite.call('list_projects', { archived: true }, { as: 'developer' })).data as Project[];
+    expect(archived.map((p) => p.path_with_namespace)).toEqual(['acme/handbook']);
+    const active = (await suite.call('list_projects', { archived: false, all_pages: true }, { as: 'developer' })).data as Project[];
+    expect(active.length).toBeGreaterThan(1);
+    expect(active.map((p) => p.path_with_namespace)).not.toContain('acme/handbook');
+  });
+
+  it('filters by ownership, access level, stars and language', async () => {
+    // bob is a developer (30) of acme and owns only his personal project.
+    const owned = (await suite.call('list_projects', { owned: true }, { as: 'developer' })).data as Project[];
     expect(owned.map((p) => p.path_with_namespace)).toEqual(['bob/scratchpad']);
+    const asOwner = (await suite.call('list_projects', { min_access_level: 50 }, { as: 'developer' })).data as Project[];
+    expect(asOwner.map((p) => p.path_with_namespace)).toEqual(['bob/scratchpad']);
+    const asDeveloper = (await suite.call('list_projects', { min_access_level: 30, all_pages: true }, { as: 'developer' })).data as Project[];
+    expect(asDeveloper.map((p) => p.path_with_namespace)).toContain('acme/web');
+
+    const starred = (await suite.call('list_projects', { starred: true }, { as: 'developer' })).data as Project[];
+    expect(starred.map((p) => p.path_with_namespace)).toEqual(['acme/web']);
 
     const goCode = (await suite.call('list_projects', { with_programming_language: 'Go' }, { as: 'admin' })).data as Project[];
-    expect(goCode.map((p) => p.path_with_namespace)).toContain('acme/platform/payments-api');
+    expect(goCode.map((p) => p.path_with_namespace)).toEqual(['acme/platform/payments-api']);
+  });
 
+  it('filters by custom attributes and ID bounds', async () => {
     const team = (await suite.call('list_projects', { custom_attributes: { team: 'storefront' } }, { as: 'admin' })).data as Project[];
     expect(team.map((p) => p.path_with_namespace)).toEqual(['acme/web']);
+
+    const all = ids((await suite.call('list_projects', { all_pages: true }, { as: 'admin' })).data);
+    const highest = Math.max(...all);
+    const below = ids((await suite.call('list_projects', { id_before: highest, all_pages: true }, { as: 'admin' })).data);
+    expect(below.sort((a, b) => a - b)).toEqual(all.filter((id) => id !== highest).sort((a, b) => a - b));
+  });
+
+  it('sends the licence-tier checksum filters (the sandbox never fails a checksum)', async () => {
+    const everything = (await suite.call('list_projects', {}, { as: 'admin' })).data as Project[];
+    expect(everything.length).toBeGreaterThan(0);
+    expect((await suite.call('list_projects', { wiki_checksum_failed: true }, { as: 'admin' })).data).toEqual([]);
+    expect((await suite.call('list_projects', { repository_checksum_failed: true }, { as: 'admin' })).data).toEqual([]);
+  });
+
+  it('sends the feature filters (every seeded project has issues and merge requests enabled)', async () => {
+    // No seeded project lacks either feature, so only the name and value reaching the service is shown here.
+    const result = (await suite.call('list_projects', { with_issues_enabled: true, with_merge_requests_enabled: true, all_pages: true }, { as: 'admin' })).data as Project[];
+    expect(result.length).toBe(suite.sandbox.store.projects.length);
+    for (const project of result) expect(project).toMatchObject({ issues_enabled: true, merge_requests_enabled: true });
   });
 
   it('returns the full form to a signed-in caller and the simple form to an anonymous one', async () => {
     const full = (await suite.call('list_projects', { search: 'web' }, { as: 'developer' })).data as Project[];
     expect(full[0]).toHaveProperty('visibility');
     expect(full[0]).toHaveProperty('permissions');
+    expect(full[0]).not.toHaveProperty('statistics');
+    expect(full[0]).not.toHaveProperty('custom_attributes');
     const anonymous = (await suite.call('list_projects', { search: 'web' }, { as: 'anonymous' })).data as Project[];
     expect(anonymous[0]).toHaveProperty('path_with_namespace', 'acme/web');
     expect(anonymous[0]).not.toHaveProperty('permissions');
   });
+
+  it('adds statistics and custom attributes when asked', async () => {
+    const [web] = (await suite.call('list_projects', { search: 'web', statistics: true }, { as: 'developer' })).data as Project[];
+    expect(web.statistics).toMatchObject({ commit_count: expect.any(Number), repository_size: expect.any(Number) });
+    const [attributed] = (await suite.call('list_projects', { search: 'web', with_custom_attributes: true }, { as: 'admin' })).data as Project[];
+    expect(attributed.custom_attributes).toContainEqual({ key: 'team', value: 'storefront' });
+  });
+});
+
+describe('paging', () => {
+  suite.pagingCase('list_projects', {}, { as: 'admin' });
 });
 
 describe('bad input', () => {

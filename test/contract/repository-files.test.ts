@@ -80,6 +80,8 @@ describe('a file round trip on a nested path with spaces, in a project addressed
         content_sha256: sha256(second), size: String(Buffer.byteLength(second)), file_path: filePath,
         file_name: 'on call notes.md', ref: 'main', encoding: 'base64',
       });
+      // A missing header would pass a bare not.toBe: check the shape before the change.
+      expect(meta.last_commit_id, name).toMatch(/^[0-9a-f]{40}$/);
       expect(meta.last_commit_id).not.toBe(written.last_commit_id);
       expect(meta.blob_id).toMatch(/^[0-9a-f]{40}$/);
     }
@@ -106,7 +108,7 @@ describe('a file round trip on a nested path with spaces, in a project addressed
     const last = ranges.at(-1)!;
     expect(last.lines).toEqual(['Then open an incident.']);
     expect(last.commit.message).toContain('Mention incidents');
-    expect(ranges[0].commit.author_name).toBe('Pager Bot');
+    expect(ranges[0].commit).toMatchObject({ author_name: 'Pager Bot', author_email: 'pager@acme.example' });
   });
 
   it('deletes it, after which reading it is a 404', async () => {
@@ -145,6 +147,53 @@ describe('binary content and branches', () => {
   it('reads a public project without a token', async () => {
     const result = await suite.call('get_file', { id: WEB, file_path: 'README.md', ref: 'v1.0.0' }, { as: 'anonymous' });
     expect(Buffer.from((result.data as FileRecord).content, 'base64').toString('utf8')).toContain('# acme/web');
+  });
+});
+
+describe('commits to a new branch, by a named author', () => {
+  const text = 'Rewritten by the docs bot.\nEvery line is new.\n';
+
+  it('updates a file on a branch started from main, with Base64 content and its own author', async () => {
+    const result = await suite.call('update_file', {
+      id: WEB, file_path: 'README.md', branch: 'readme-rewrite', start_branch: 'main', commit_message: 'Rewrite the README',
+      content: Buffer.from(text).toString('base64'), encoding: 'base64', author_name: 'Docs Bot', author_email: 'docs@acme.example',
+    }, { as: 'developer' });
+    expect(result.data).toEqual({ file_path: 'README.md', branch: 'readme-rewrite' });
+    // encoding: the service decoded the Base64; without it the file would hold the Base64 text itself.
+    const raw = await suite.call('get_file_raw', { id: WEB, file_path: 'README.md', ref: 'readme-rewrite' });
+    expect((raw.data as Buffer).toString('utf8')).toBe(text);
+    // start_branch: main is where the branch came from, and main itself is untouched.
+    const onMain = await suite.call('get_file_raw', { id: WEB, file_path: 'README.md', ref: 'main' });
+    expect((onMain.data as Buffer).toString('utf8')).toMatch(/^# acme\/web/);
+    const blame = (await suite.call('get_file_blame', { id: WEB, file_path: 'README.md', ref: 'readme-rewrite' })).data as Array<{ commit: Record<string, unknown> }>;
+    expect(blame.map((range) => range.commit)).toEqual([
+      expect.objectContaining({ author_name: 'Docs Bot', author_email: 'docs@acme.example', message: expect.stringContaining('Rewrite the README') }),
+    ]);
+  });
+
+  it('deletes a file on a branch started from main, keeping it on main', async () => {
+    const result = await suite.call('delete_file', {
+      id: WEB, file_path: 'CHANGELOG.md', branch: 'drop-changelog', start_branch: 'main', commit_message: 'Drop the changelog',
+      author_name: 'Cleanup Bot', author_email: 'cleanup@acme.example',
+    }, { as: 'developer' });
+    expect(result.status).toBe(204);
+    await expect(suite.call('get_file', { id: WEB, file_path: 'CHANGELOG.md', ref: 'drop-changelog' })).rejects.toMatchObject({ status: 404 });
+    expect((await suite.call('get_file', { id: WEB, file_path: 'CHANGELOG.md', ref: 'main' })).status).toBe(200);
+    const [tip] = (await suite.call('list_commits', { id: WEB, ref_name: 'drop-changelog', per_page: 1 })).data as Array<Record<string, unknown>>;
+    expect(tip).toMatchObject({ title: 'Drop the changelog', author_name: 'Cleanup Bot', author_email: 'cleanup@acme.example' });
+  });
+
+  it('refuses to delete a file that changed since the last_commit_id given, and keeps it', async () => {
+    // README.md changed on main after v1.0.0, so its last commit as of v1.0.0 is stale on main.
+    const old = (await suite.call('get_file_metadata', { id: WEB, file_path: 'README.md', ref: 'v1.0.0' })).data as Record<string, string>;
+    const now = (await suite.call('get_file_metadata', { id: WEB, file_path: 'README.md', ref: 'main' })).data as Record<string, string>;
+    expect(old.last_commit_id).toMatch(/^[0-9a-f]{40}$/);
+    expect(old.last_commit_id).not.toBe(now.last_commit_id);
+    await expect(suite.call('delete_file', {
+      id: WEB, file_path: 'README.md', branch: 'main', commit_message: 'Stale delete', last_commit_id: old.last_commit_id,
+    }, { as: 'developer' })).rejects.toMatchObject({ status: 400 });
+    const still = (await suite.call('get_file_metadata', { id: WEB, file_path: 'README.md', ref: 'main' })).data as Record<string, string>;
+    expect(still.last_commit_id).toBe(now.last_commit_id);
   });
 });
 

@@ -22,6 +22,12 @@ describe('tree and blobs', () => {
     const src = (await suite.call('list_repository_tree', { id: WEB, path: 'src', recursive: true, ref: 'v1.0.0', per_page: 100 })).data as TreeEntry[];
     expect(src.map((e) => e.path)).toContain('src/components/button.ts');
     expect(src.every((e) => e.path.startsWith('src/'))).toBe(true);
+    // ref: the header component came after v1.0.0, so it is on main but not in the v1.0.0 tree.
+    expect(src.map((e) => e.path)).not.toContain('src/components/header.ts');
+    const mainSrc = (await suite.call('list_repository_tree', { id: WEB, path: 'src', recursive: true, per_page: 100 })).data as TreeEntry[];
+    expect(mainSrc.map((e) => e.path)).toContain('src/components/header.ts');
+    const feature = (await suite.call('list_repository_tree', { id: WEB, path: 'src/theme', ref: FEATURE })).data as TreeEntry[];
+    expect(feature.map((e) => e.path)).toEqual(['src/theme/dark.ts']);
 
     const page = await suite.call('list_repository_tree', { id: WEB, per_page: 2 });
     expect(page.data).toHaveLength(2);
@@ -63,6 +69,23 @@ describe('download_archive', () => {
     expect(suite.requests().at(-1)?.path).toBe(`/projects/acme%2Fweb/repository/archive${suffix}`);
     expect(result.fileName?.endsWith(format ?? 'tar.gz')).toBe(true);
   });
+});
+
+describe('download_archive of a chosen ref', () => {
+  it('archives the ref given in sha, not the default branch', async () => {
+    // tar is not compressed, so the member names can be read straight from the bytes.
+    const names = (result: { data: unknown }) => (result.data as Buffer).toString('latin1');
+    const atTag = await suite.call('download_archive', { id: WEB, format: 'tar', sha: 'v1.0.0' });
+    const atMain = await suite.call('download_archive', { id: WEB, format: 'tar' });
+    expect(names(atMain)).toContain('docs/getting started.md');
+    expect(names(atTag)).toContain('CHANGELOG.md');
+    expect(names(atTag)).not.toContain('docs/getting started.md');
+  });
+});
+
+describe('paging', () => {
+  suite.pagingCase('list_repository_tree', { id: WEB });
+  suite.pagingCase('list_contributors', { id: WEB });
 });
 
 describe('compare, merge base and contributors', () => {

@@ -23,7 +23,7 @@ describe('tools/list', () => {
       expect(tool.annotations).toMatchObject({
         title: op.title,
         readOnlyHint: op.effect === 'read',
-        destructiveHint: op.effect === 'destructive',
+        destructiveHint: op.effect === 'destructive' || op.confirm !== undefined,
         idempotentHint: op.idempotent,
       });
     }
@@ -52,6 +52,7 @@ describe('tools/list', () => {
 describe('tools/call', () => {
   it('lists pipelines of a project addressed by full path, as text and matching structuredContent', async () => {
     const mcp = await connectInMemory({ client: env.client });
+    const before = requestsTo('/projects/acme%2Fweb/pipelines', 'GET').length;
     const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 5 } });
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { items: Array<{ id: number; status: string }>; page: { per_page: number } };
@@ -59,7 +60,7 @@ describe('tools/call', () => {
     expect(structured.items.length).toBeLessThanOrEqual(5);
     expect(structured.page.per_page).toBe(5);
     expect(JSON.parse(resultText(result))).toEqual(structured);
-    expect(requestsTo('/projects/acme%2Fweb/pipelines', 'GET').length).toBeGreaterThan(0);
+    expect(requestsTo('/projects/acme%2Fweb/pipelines', 'GET').length).toBe(before + 1);
     await mcp.close();
   });
 

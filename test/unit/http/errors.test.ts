@@ -81,6 +81,10 @@ describe('apiErrorFromResponse', () => {
     const everything = JSON.stringify({ ...error, message: error.message });
     expect(everything).not.toContain('s3cr3t');
     expect(error.message).toBe('401 token [redacted] is invalid; token see [redacted]');
+    expect(error.fieldErrors).toEqual({ token: ['[redacted] is invalid', 'see [redacted]'] });
+    // fromBody's path carries no token: the path needs a case of its own.
+    const inPath = apiErrorFromResponse({ status: 404, method: 'GET', path: `/keys/${encodeURIComponent(token)}?x=1`, headers: {}, body: '' }, [token]);
+    expect(inPath.path).toBe('/keys/[redacted]');
   });
 });
 

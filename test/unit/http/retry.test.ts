@@ -79,9 +79,9 @@ describe('resolveRetryOptions', () => {
     expect(() => resolveRetryOptions({ budgetMs: Number.NaN })).toThrow("retry option 'budgetMs'");
   });
 
-  it('has bounded defaults', () => {
-    const defaults = resolveRetryOptions();
-    expect(defaults.maxRetries).toBe(3);
-    expect(defaults.budgetMs).toBeGreaterThan(0);
+  it('has the bounded defaults its options document', () => {
+    expect(resolveRetryOptions()).toMatchObject({
+      maxRetries: 3, minDelayMs: 300, maxDelayMs: 5_000, maxRetryAfterMs: 30_000, budgetMs: 60_000,
+    });
   });
 });

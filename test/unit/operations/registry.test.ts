@@ -1,4 +1,4 @@
-// Registry-wide rules every operation must follow: names, chat words, docs, routes of endpoints.tsv, safety flags, JSON Schema.
+// Registry-wide rules every operation must follow: names, chat words, docs, routes, safety flags, pagination, JSON Schema.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -69,13 +69,21 @@ describe('operation registry', () => {
     expect(new Set(routes).size).toBe(routes.length);
   });
 
-  it.each(operations.map((op) => [op.name, op] as const))('%s takes every path parameter as input', (_name, op) => {
-    const shape = op.input.shape as Record<string, unknown>;
-    const routeParams = [...op.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]);
-    const suffix = /\[\.([a-z_]+)\]$/.exec(op.path);
-    if (suffix) routeParams.push(suffix[1]);
-    expect(routeParams.length).toBe(op.pathParams.length);
-    for (const param of routeParams) expect(Object.keys(shape)).toContain(param);
+  // defineOperation already refuses a route whose parameters the input lacks; what it does not check is that a
+  // path segment is required: an optional one would pass validation and fail later, while building the URL.
+  const withSegments = operations.filter((op) => op.path.includes('/:'));
+  it.each(withSegments.map((op) => [op.name, op] as const))('%s requires every path segment parameter', (_name, op) => {
+    const segments = [...op.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]);
+    const schema = z.toJSONSchema(op.input, { io: 'input' }) as JsonSchema;
+    expect(schema.required).toEqual(expect.arrayContaining(segments));
+  });
+
+  it('lets only the optional [.suffix] of a route be left out', () => {
+    const suffixed = operations.filter((op) => /\[\.[a-z_]+\]$/.test(op.path));
+    expect(suffixed.map((op) => op.name)).toEqual(['download_archive']);
+    const archive = suffixed[0];
+    expect(archive.input.safeParse({ id: 1 }).success).toBe(true);
+    expect(archive.input.safeParse({}).success).toBe(false);
   });
 
   it.each(operations.map((op) => [op.name, op] as const))('%s has a JSON Schema with every field described', (_name, op) => {
@@ -90,7 +98,53 @@ describe('operation registry', () => {
   });
 
   it('reads HEAD answers as headers', () => {
-    for (const op of operations.filter((o) => o.method === 'HEAD')) expect(op.response, op.name).toBe('headers');
+    const heads = operations.filter((o) => o.method === 'HEAD');
+    expect(heads.length).toBeGreaterThan(0);
+    for (const op of heads) expect(op.response, op.name).toBe('headers');
+  });
+
+  it('marks no POST, PUT or PATCH a read, and every read idempotent', () => {
+    const writes = operations.filter((o) => ['POST', 'PUT', 'PATCH'].includes(o.method));
+    expect(writes.length).toBeGreaterThan(0);
+    for (const op of writes) expect(op.effect, op.name).not.toBe('read');
+    for (const op of operations.filter((o) => o.effect === 'read')) expect(op.idempotent, op.name).toBe(true);
+  });
+
+  // The service pages every list endpoint (20 by default); a list read without pagination silently stops at
+  // the first page. Lists the service answers whole are named here, each with the reason.
+  const UNPAGED_LISTS: Record<string, string> = {
+    list_pipeline_variables: 'a pipeline\'s variables come whole; the service takes no page parameters there',
+  };
+
+  it('paginates every list_* operation except the lists answered whole, and nothing that is not a GET', () => {
+    const lists = operations.filter((o) => o.name.startsWith('list_'));
+    expect(lists.length).toBeGreaterThan(5);
+    for (const op of lists) {
+      if (op.name in UNPAGED_LISTS) expect(op.pagination, op.name).toBeUndefined();
+      else expect(op.pagination, op.name).toBeDefined();
+    }
+    for (const op of operations.filter((o) => o.pagination)) expect(op.method, op.name).toBe('GET');
+    for (const name of Object.keys(UNPAGED_LISTS)) expect(operations.map((o) => o.name)).toContain(name);
+  });
+
+  it('reads raw bytes only from GET operations, and gives bytes operations no pagination', () => {
+    const raw = operations.filter((o) => o.response === 'bytes' || o.response === 'text');
+    expect(raw.map((o) => o.name).sort()).toEqual(['download_archive', 'get_file_raw', 'get_raw_blob']);
+    for (const op of raw) expect([op.method, op.pagination]).toEqual(['GET', undefined]);
+  });
+
+  // Response fields whose names happen to start like a tool name.
+  const FIELDS_LIKE_TOOLS = new Set(['compare_timeout', 'compare_same_ref']);
+
+  it('names only tools that exist when a description points to another tool', () => {
+    const names = new Set(operations.map((op) => op.name));
+    const verbs = new Set(operations.map((op) => op.name.split('_')[0]));
+    const mentioned = operations.flatMap((op) => [...op.description.matchAll(/\b[a-z]+(?:_[a-z0-9]+)+\b/g)]
+      .map((m) => m[0])
+      .filter((token) => verbs.has(token.split('_')[0]) && !FIELDS_LIKE_TOOLS.has(token))
+      .map((token) => [op.name, token] as const));
+    expect(mentioned.length).toBeGreaterThan(5);
+    expect(mentioned.filter(([, token]) => !names.has(token))).toEqual([]);
   });
 
   it('finds missing descriptions in nested fields too', () => {
