@@ -1,6 +1,6 @@
 // Repository archives: git archive for tar, tar.gz and zip, and tar through the bzip2 program for the bz2 forms.
-import { spawn } from 'node:child_process';
 import type { GitRepo } from './repo.js';
+import { runProgram } from './run.js';
 
 /** Every suffix the service accepts after `archive.`; tar.gz is the default. */
 export const ARCHIVE_FORMATS = ['tar.gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2', 'tar', 'zip'] as const;
@@ -28,21 +28,10 @@ function contentTypeOf(format: ArchiveFormat): string {
   return 'application/x-bzip2';
 }
 
-function compressWithBzip2(input: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bzip2', ['-c'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.stdin.on('error', () => undefined);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Error(`bzip2 failed (${code ?? 'signal'}): ${Buffer.concat(err).toString('utf8').trim()}`));
-    });
-    child.stdin.end(input);
-  });
+async function compressWithBzip2(input: Buffer): Promise<Buffer> {
+  const result = await runProgram('bzip2', ['-c'], { input, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  if (result.exitCode !== 0) throw new Error(`bzip2 failed (${result.exitCode ?? 'signal'}): ${result.stderr.trim()}`);
+  return result.stdout;
 }
 
 /**

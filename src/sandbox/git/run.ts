@@ -65,28 +65,35 @@ function gitEnv(gitDir: string | null, extra: Record<string, string> | undefined
 }
 
 /** Runs `git <args>` against the repository at gitDir (null: no repository, e.g. for init). */
-export function runGit(gitDir: string | null, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+export async function runGit(gitDir: string | null, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const result = await runProgram('git', [...FIXED_CONFIG, ...args], {
+    input: options.input,
+    env: gitEnv(gitDir, options.env),
+    cwd: options.cwd ?? gitDir ?? undefined,
+  });
+  if (result.exitCode === 0 || (result.exitCode !== null && options.okCodes?.includes(result.exitCode))) {
+    return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode };
+  }
+  throw new GitCommandError(args, result.exitCode, result.stderr, result.stdout);
+}
+
+/** Runs a program without a shell, feeding it `input` and collecting its output whatever its exit status. */
+export function runProgram(
+  command: string,
+  args: readonly string[],
+  options: { input?: Buffer | string; env: NodeJS.ProcessEnv; cwd?: string },
+): Promise<{ stdout: Buffer; stderr: string; exitCode: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...FIXED_CONFIG, ...args], {
-      env: gitEnv(gitDir, options.env),
-      cwd: options.cwd ?? gitDir ?? undefined,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    // git may exit before reading all of stdin (e.g. on a bad argument); the exit code tells the story.
+    // The program may exit before reading all of stdin (e.g. on a bad argument); the exit code tells the story.
     child.stdin.on('error', () => undefined);
     child.on('error', reject);
     child.on('close', (code) => {
-      const stdout = Buffer.concat(out);
-      const stderr = Buffer.concat(err).toString('utf8');
-      if (code === 0 || (code !== null && options.okCodes?.includes(code))) {
-        resolve({ stdout, stderr, exitCode: code });
-      } else {
-        reject(new GitCommandError(args, code, stderr, stdout));
-      }
+      resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), exitCode: code });
     });
     child.stdin.end(options.input ?? '');
   });
