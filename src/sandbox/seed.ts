@@ -16,6 +16,11 @@
 //   acme (public) ─ acme/web (public), acme/handbook (public, archived)
 //   └ acme/platform (private) ─ acme/platform/payments-api (private), acme/platform/infra (internal)
 //   bob/scratchpad (bob's private personal project)
+//
+// acme/web's main holds a real merge: feature/search was merged with a merge commit, and its commits are dated
+// between main's own, so that first_parent and order=topo give other answers than the default history walk.
+// acme/handbook has issues disabled (archived: questions go to the wiki) and bob/scratchpad merge requests
+// disabled (bob pushes straight to main), so that each feature filter of the project list changes its answer.
 import { rmSync } from 'node:fs';
 import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -72,6 +77,11 @@ interface SeedCommit {
   files: SeedFiles;
   /** Annotated tag to put on this commit. */
   tag?: string;
+  /**
+   * A branch merged by this commit: its tip becomes the second parent, and the files it changed since it
+   * started are written over this branch's (seed merges never conflict: the two sides touch different files).
+   */
+  merge?: string;
 }
 
 interface SeedPipeline {
@@ -115,6 +125,9 @@ interface SeedProject {
   description: string;
   visibility: Visibility;
   archived?: boolean;
+  /** Both default to true. */
+  issuesEnabled?: boolean;
+  mergeRequestsEnabled?: boolean;
   creator: string;
   topics: string[];
   languages: Record<string, number>;
@@ -196,10 +209,23 @@ const PROJECTS: SeedProject[] = [
         },
       },
       {
+        author: 'carol', daysAgo: 12.8, message: 'Add product search', branch: 'feature/search', from: 'main',
+        files: {
+          'src/search/query.ts': "export function matches(query: string, title: string): boolean {\n  return title.toLowerCase().includes(query.trim().toLowerCase());\n}\n",
+        },
+      },
+      {
         author: 'bob', daysAgo: 11.3, message: 'Fix header alignment on small screens',
         files: {
           'src/components/header.ts': 'export function header(title: string): string {\n  return `<header class="header">${title}</header>`;\n}\n',
           'src/styles/main.css': 'body { font-family: system-ui, sans-serif; margin: 0; }\n.btn { padding: 0.5rem 1rem; }\n@media (max-width: 600px) { .header { text-align: center; } }\n',
+        },
+      },
+      {
+        author: 'carol', daysAgo: 10.1, message: 'Add the search results page', branch: 'feature/search',
+        files: {
+          'src/pages/search.ts': "import { matches } from '../search/query.js';\n\nexport function renderSearch(query: string, titles: string[]): string {\n  return `<ul>${titles.filter((t) => matches(query, t)).map((t) => `<li>${t}</li>`).join('')}</ul>`;\n}\n",
+          'src/index.ts': "import { renderHome } from './pages/home.js';\nimport { renderSearch } from './pages/search.js';\n\nexport const app = { routes: { '/': renderHome, '/search': renderSearch } };\n",
         },
       },
       {
@@ -210,9 +236,13 @@ const PROJECTS: SeedProject[] = [
         },
       },
       {
+        author: 'alice', daysAgo: 7.9, message: "Merge branch 'feature/search' into 'main'\n\nProduct search and a results page.",
+        merge: 'feature/search', files: {},
+      },
+      {
         author: 'alice', daysAgo: 6.6, message: 'Release 1.1.0', tag: 'v1.1.0',
         files: {
-          'CHANGELOG.md': '# Changelog\n\n## 1.1.0\n\n- Header fix on small screens\n- Date helper\n\n## 1.0.0\n\n- Landing page\n- Logo and base styles\n',
+          'CHANGELOG.md': '# Changelog\n\n## 1.1.0\n\n- Product search\n- Header fix on small screens\n- Date helper\n\n## 1.0.0\n\n- Landing page\n- Logo and base styles\n',
           'package.json': '{\n  "name": "@acme/web",\n  "version": "1.1.0",\n  "private": true\n}\n',
         },
       },
@@ -246,7 +276,7 @@ const PROJECTS: SeedProject[] = [
       },
       {
         tag: 'v1.1.0', name: 'Web 1.1.0', by: 'alice', milestones: ['1.1'],
-        description: '## Fixes\n\n- Header alignment on small screens\n\n## New\n\n- Date helper',
+        description: '## Fixes\n\n- Header alignment on small screens\n\n## New\n\n- Product search\n- Date helper',
         links: [
           { name: 'Static bundle', url: 'https://downloads.acme.example/web/v1.1.0/web-static.tar.gz' },
           { name: 'Runbook', url: 'https://docs.acme.example/runbooks/web' },
@@ -255,20 +285,20 @@ const PROJECTS: SeedProject[] = [
     ],
     pipelines: [
       { ref: 'v1.0.0', commit: 3, status: 'success', by: 'alice', duration: 312, coverage: '81.20' },
-      { ref: 'main', commit: 4, status: 'failed', by: 'bob', duration: 95, name: 'Merge train' },
-      { ref: 'v1.1.0', commit: 6, status: 'success', by: 'alice', duration: 298, coverage: '84.75' },
-      { ref: 'main', commit: 7, status: 'skipped', by: 'carol' },
-      { ref: 'feature/dark-mode', commit: 8, status: 'canceled', by: 'bob', duration: 41 },
+      { ref: 'main', commit: 5, status: 'failed', by: 'bob', duration: 95, name: 'Merge train' },
+      { ref: 'v1.1.0', commit: 9, status: 'success', by: 'alice', duration: 298, coverage: '84.75' },
+      { ref: 'main', commit: 10, status: 'skipped', by: 'carol' },
+      { ref: 'feature/dark-mode', commit: 11, status: 'canceled', by: 'bob', duration: 41 },
       {
-        ref: 'feature/dark-mode', commit: 9, status: 'failed', by: 'bob', duration: 3,
+        ref: 'feature/dark-mode', commit: 12, status: 'failed', by: 'bob', duration: 3,
         yamlErrors: 'jobs:test config contains unknown keys: scirpt',
       },
       {
-        ref: 'main', commit: 7, status: 'running', by: 'alice', minutesAgo: 4, name: 'Deploy to production',
+        ref: 'main', commit: 10, status: 'running', by: 'alice', minutesAgo: 4, name: 'Deploy to production',
         variables: [{ key: 'DEPLOY_ENV', variable_type: 'env_var', value: 'production' }],
       },
       {
-        ref: 'feature/dark-mode', commit: 9, status: 'pending', by: 'bob', minutesAgo: 1,
+        ref: 'feature/dark-mode', commit: 12, status: 'pending', by: 'bob', minutesAgo: 1,
         variables: [
           { key: 'RUN_E2E', variable_type: 'env_var', value: 'true' },
           { key: 'E2E_CONFIG', variable_type: 'file', value: 'browsers: [chromium, firefox]\n' },
@@ -413,6 +443,7 @@ const PROJECTS: SeedProject[] = [
     description: 'The old engineering handbook (archived; see the wiki).',
     visibility: 'public',
     archived: true,
+    issuesEnabled: false,
     creator: 'root',
     topics: ['docs'],
     languages: { Markdown: 100 },
@@ -433,6 +464,7 @@ const PROJECTS: SeedProject[] = [
     path: 'scratchpad',
     description: "Bob's experiments.",
     visibility: 'private',
+    mergeRequestsEnabled: false,
     creator: 'bob',
     topics: [],
     languages: { TypeScript: 100 },
@@ -457,8 +489,8 @@ interface WrittenCommit {
 }
 
 /**
- * Writes the seed history of a project (branches, commits, annotated tags) with one `git fast-import`: one
- * process per repository instead of several per commit keeps the sandbox quick to start.
+ * Writes the seed history of a project (branches, commits, merges, annotated tags) with one `git fast-import`:
+ * one process per repository instead of several per commit keeps the sandbox quick to start.
  */
 async function writeHistory(repo: GitRepo, spec: SeedProject, users: Map<string, User>, epoch: number): Promise<WrittenCommit[]> {
   const stream: Buffer[] = [];
@@ -468,6 +500,9 @@ async function writeHistory(repo: GitRepo, spec: SeedProject, users: Map<string,
     stream.push(content, Buffer.from('\n'));
   };
   const tips = new Map<string, number>();
+  // What each branch changed since it started: a merge writes the merged branch's changes over its own tree,
+  // which is git's merge result as long as the two sides touched different files.
+  const changedSinceStart = new Map<string, SeedFiles>();
   const parentMarks: Array<number | null> = [];
   spec.commits.forEach((commit, index) => {
     const mark = index + 1;
@@ -475,13 +510,19 @@ async function writeHistory(repo: GitRepo, spec: SeedProject, users: Map<string,
     const author = users.get(commit.author)!;
     const identity = `${author.name} <${author.email}> ${Math.floor((epoch - commit.daysAgo * DAY) / 1000)} +0000`;
     const parent = tips.get(branch) ?? (commit.from === undefined ? undefined : tips.get(commit.from)) ?? null;
+    const merged = commit.merge === undefined ? undefined : tips.get(commit.merge);
+    if (commit.merge !== undefined && merged === undefined) throw new Error(`seed ${spec.path}: commit ${index} merges '${commit.merge}', which has no commits yet`);
+    const changed = changedSinceStart.get(branch) ?? {};
+    const files: SeedFiles = { ...(commit.merge === undefined ? {} : changedSinceStart.get(commit.merge)), ...commit.files };
+    changedSinceStart.set(branch, Object.assign(changed, files));
     line(`commit refs/heads/${branch}`);
     line(`mark :${mark}`);
     line(`author ${identity}`);
     line(`committer ${identity}`);
     data(Buffer.from(`${commit.message}\n`));
     if (parent !== null) line(`from :${parent}`);
-    for (const [path, content] of Object.entries(commit.files)) {
+    if (merged !== undefined) line(`merge :${merged}`);
+    for (const [path, content] of Object.entries(files)) {
       if (content === null) {
         line(`D ${path}`);
       } else {
@@ -652,6 +693,8 @@ async function addAccountsAndProjects(
         creator_id: users.get(spec.creator)!.id,
         visibility: spec.visibility,
         archived: spec.archived ?? false,
+        issues_enabled: spec.issuesEnabled ?? true,
+        merge_requests_enabled: spec.mergeRequestsEnabled ?? true,
         tag_list: spec.topics,
         languages: spec.languages,
         custom_attributes: spec.customAttributes ?? {},

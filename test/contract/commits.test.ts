@@ -69,9 +69,7 @@ describe('list_commits', () => {
     expect(theme.map((c) => c.title)).toEqual(['Add dark mode toggle']);
 
     const all = (await suite.call('list_commits', { id: WEB, all: true, all_pages: true })).data as Commit[];
-    // The seeded history has no merge commits, so first_parent and order 'topo' cannot change this answer:
-    // sending them shows only that the service knows both names and the value.
-    const mainOnly = (await suite.call('list_commits', { id: WEB, all_pages: true, first_parent: true, order: 'topo' })).data as Commit[];
+    const mainOnly = (await suite.call('list_commits', { id: WEB, all_pages: true })).data as Commit[];
     expect(all.length).toBeGreaterThan(mainOnly.length);
 
     // A commit in the middle, so that leaving out since (older commits) or until (newer ones) shows.
@@ -81,6 +79,40 @@ describe('list_commits', () => {
       id: WEB, since: middle.committed_date, until: middle.committed_date,
     })).data as Commit[];
     expect(windowed.map((c) => c.id)).toEqual([middle.id]);
+  });
+});
+
+describe('list_commits through a merge', () => {
+  // main merged feature/search, whose two commits are dated between main's own: by date they interleave.
+  async function mergeOnMain(): Promise<{ merge: Commit; featureIds: string[] }> {
+    const commits = (await suite.call('list_commits', { id: WEB, all_pages: true })).data as Commit[];
+    const merges = commits.filter((c) => c.parent_ids.length === 2);
+    expect(merges.map((c) => c.title)).toEqual(["Merge branch 'feature/search' into 'main'"]);
+    const [mainSide, featureSide] = merges[0].parent_ids;
+    const feature = (await suite.call('list_commits', { id: WEB, ref_name: `${mainSide}..${featureSide}` })).data as Commit[];
+    expect(feature.map((c) => c.title)).toEqual(['Add the search results page', 'Add product search']);
+    return { merge: merges[0], featureIds: feature.map((c) => c.id) };
+  }
+
+  it('leaves out the merged branch\'s commits with first_parent', async () => {
+    const { featureIds } = await mergeOnMain();
+    const everything = ((await suite.call('list_commits', { id: WEB, all_pages: true })).data as Commit[]).map((c) => c.id);
+    const firstParent = ((await suite.call('list_commits', { id: WEB, all_pages: true, first_parent: true })).data as Commit[]).map((c) => c.id);
+    expect(everything).toEqual(expect.arrayContaining(featureIds));
+    expect(firstParent).toEqual(everything.filter((id) => !featureIds.includes(id)));
+  });
+
+  it('keeps each line of history together with order "topo"', async () => {
+    const { merge, featureIds } = await mergeOnMain();
+    const byDate = ((await suite.call('list_commits', { id: WEB, all_pages: true })).data as Commit[]).map((c) => c.id);
+    const topo = ((await suite.call('list_commits', { id: WEB, all_pages: true, order: 'topo' })).data as Commit[]).map((c) => c.id);
+    expect([...topo].sort()).toEqual([...byDate].sort());
+    const gap = (ids: string[]) => Math.abs(ids.indexOf(featureIds[0]) - ids.indexOf(featureIds[1]));
+    // By date a main commit falls between the two feature commits; topologically they are next to each other.
+    expect(gap(byDate)).toBeGreaterThan(1);
+    expect(gap(topo)).toBe(1);
+    // Either way no commit comes before the merge that brought it in.
+    expect(topo.indexOf(merge.id)).toBeLessThan(Math.min(...featureIds.map((id) => topo.indexOf(id))));
   });
 });
 

@@ -100,11 +100,29 @@ describe('list_projects', () => {
     expect((await suite.call('list_projects', { repository_checksum_failed: true }, { as: 'admin' })).data).toEqual([]);
   });
 
-  it('sends the feature filters (every seeded project has issues and merge requests enabled)', async () => {
-    // No seeded project lacks either feature, so only the name and value reaching the service is shown here.
-    const result = (await suite.call('list_projects', { with_issues_enabled: true, with_merge_requests_enabled: true, all_pages: true }, { as: 'admin' })).data as Project[];
-    expect(result.length).toBe(suite.sandbox.store.projects.length);
-    for (const project of result) expect(project).toMatchObject({ issues_enabled: true, merge_requests_enabled: true });
+  it('filters by issues and merge requests enabled (acme/handbook has no issues, bob/scratchpad no merge requests)', async () => {
+    const everything = ((await suite.call('list_projects', { all_pages: true }, { as: 'admin' })).data as Project[]).map((p) => p.path_with_namespace);
+    expect(everything).toEqual(expect.arrayContaining(['acme/handbook', 'bob/scratchpad']));
+
+    const withIssues = (await suite.call('list_projects', { with_issues_enabled: true, all_pages: true }, { as: 'admin' })).data as Project[];
+    expect(withIssues.map((p) => p.path_with_namespace)).toEqual(everything.filter((path) => path !== 'acme/handbook'));
+    for (const project of withIssues) expect(project).toMatchObject({ issues_enabled: true });
+
+    const withMergeRequests = (await suite.call('list_projects', { with_merge_requests_enabled: true, all_pages: true }, { as: 'admin' })).data as Project[];
+    expect(withMergeRequests.map((p) => p.path_with_namespace)).toEqual(everything.filter((path) => path !== 'bob/scratchpad'));
+    for (const project of withMergeRequests) expect(project).toMatchObject({ merge_requests_enabled: true });
+  });
+
+  it('orders by ID, ascending or descending as asked', async () => {
+    const byId = suite.sandbox.store.projects.map((p) => p.id).sort((a, b) => a - b);
+    const asc = await suite.call('list_projects', { order_by: 'id', sort: 'asc', all_pages: true }, { as: 'admin' });
+    expect(ids(asc.data)).toEqual(byId);
+    const desc = await suite.call('list_projects', { order_by: 'id', sort: 'desc', all_pages: true }, { as: 'admin' });
+    expect(ids(desc.data)).toEqual([...byId].reverse());
+    // Keyset pages need order_by=id sent (the service's default order, created_at, has no keyset pages: 405),
+    // and the seeded projects were not created in ID order, so a fallback to that order would show as well.
+    const byCreation = [...suite.sandbox.store.projects].sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
+    expect(byCreation.map((p) => p.id)).not.toEqual([...byId].reverse());
   });
 
   it('returns the full form to a signed-in caller and the simple form to an anonymous one', async () => {

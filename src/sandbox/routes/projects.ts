@@ -93,7 +93,9 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('GET', '/projects', { params: listParams, pagination: 'offset' }, async (req, reply) => {
     const { params, user } = req;
     const keyset = params.pagination === 'keyset';
-    const orderBy = params.order_by ?? (keyset ? 'id' : 'created_at');
+    // The spec's default holds under keyset too, so keyset pages need an explicit order_by=id: a client that
+    // leaves it out gets the service's 405, not a quiet ID order.
+    const orderBy = params.order_by ?? 'created_at';
     const sort = params.sort ?? 'desc';
     if (keyset && orderBy !== 'id') {
       throw messageError(405, 'Keyset pagination is not yet available for this type of request (use order_by=id)');

@@ -97,9 +97,19 @@ describe('filters and order', () => {
     ]);
   });
 
+  test('with_issues_enabled and with_merge_requests_enabled leave out projects without the feature', async () => {
+    const everything = await paths('?order_by=id&sort=asc');
+    expect(everything).toContain('acme/handbook');
+    expect(everything).toContain('bob/scratchpad');
+    expect(await paths('?with_issues_enabled=true&order_by=id&sort=asc')).toEqual(everything.filter((p) => p !== 'acme/handbook'));
+    expect(await paths('?with_merge_requests_enabled=true&order_by=id&sort=asc')).toEqual(everything.filter((p) => p !== 'bob/scratchpad'));
+    // false asks for nothing: it does not select the projects without the feature.
+    expect(await paths('?with_issues_enabled=false&with_merge_requests_enabled=false&order_by=id&sort=asc')).toEqual(everything);
+  });
+
   test('statistics for members with reporter access', async () => {
     const answer = await api(sandbox, 'GET', '/projects?search=storefront&statistics=true', { as: 'reporter' });
-    expect(answer.data[0].statistics.commit_count).toBe(10);
+    expect(answer.data[0].statistics.commit_count).toBe(13);
     expect(answer.data[0].statistics.repository_size).toBeGreaterThan(0);
     const outsider = await api(sandbox, 'GET', '/projects?search=storefront&statistics=true', { as: 'outsider' });
     expect(outsider.data[0]).not.toHaveProperty('statistics');
@@ -148,9 +158,12 @@ describe('keyset pagination', () => {
     expect(await chain('/projects?pagination=keyset&order_by=id&sort=desc&per_page=2')).toEqual([[5, 4], [3, 2], [1]]);
   });
 
-  test('keyset needs order_by=id', async () => {
-    const answer = await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=name');
-    expect(answer.status).toBe(405);
+  test('keyset needs order_by=id, given explicitly (the default order is created_at)', async () => {
+    for (const query of ['pagination=keyset&order_by=name', 'pagination=keyset', 'pagination=keyset&sort=asc']) {
+      const answer = await api(sandbox, 'GET', `/projects?${query}`);
+      expect(answer.status, query).toBe(405);
+      expect(answer.data.message, query).toMatch(/^Keyset pagination is not yet available/);
+    }
   });
 });
 

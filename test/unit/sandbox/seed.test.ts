@@ -35,17 +35,44 @@ describe('accounts', () => {
 });
 
 describe('repositories', () => {
-  test('acme/web has history by several authors on several days, two branches, two tags', async () => {
+  test('acme/web has history by several authors on several days, three branches, two tags', async () => {
     const repo = first.store.findProject('acme/web')!.repo;
     const log = await repo.text(['log', '--all', '--format=%an|%ad', '--date=short']);
     const entries = log.split('\n');
-    expect(entries.length).toBe(10);
+    expect(entries.length).toBe(13);
     expect(new Set(entries.map((e) => e.split('|')[0])).size).toBe(3);
-    expect(new Set(entries.map((e) => e.split('|')[1])).size).toBe(10);
+    expect(new Set(entries.map((e) => e.split('|')[1])).size).toBe(13);
     expect(await repo.branchExists('main')).toBe(true);
     expect(await repo.branchExists('feature/dark-mode')).toBe(true);
+    expect(await repo.branchExists('feature/search')).toBe(true);
     expect(await repo.tagExists('v1.0.0')).toBe(true);
     expect(await repo.tagExists('v1.1.0')).toBe(true);
+  });
+
+  test("acme/web's main merges feature/search, whose commits are dated between main's own", async () => {
+    const repo = first.store.findProject('acme/web')!.repo;
+    const titles = async (...options: string[]) => (await repo.text(['log', ...options, '--format=%s', 'main'])).split('\n');
+    const merges = (await repo.text(['log', '--merges', '--format=%H %P', 'main'])).split('\n');
+    expect(merges).toHaveLength(1);
+    const [merge, mainTip, featureTip] = merges[0].split(' ');
+    expect(featureTip).toBe(await repo.resolveCommit('feature/search'));
+    // Both sides moved on after the feature branch started, so neither parent contains the other.
+    const isAncestor = (a: string, b: string) => repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] }).then((r) => r.exitCode === 0);
+    expect([await isAncestor(mainTip, featureTip), await isAncestor(featureTip, mainTip)]).toEqual([false, false]);
+    // The tree is what git itself makes of merging the two parents: a real merge, not a commit with two parents.
+    const merged = await repo.text(['merge-tree', '--write-tree', mainTip, featureTip]);
+    expect(merged).toBe(await repo.text(['rev-parse', `${merge}^{tree}`]));
+    expect((await repo.listFiles(merge)).has('src/search/query.ts')).toBe(true);
+
+    // Each way of walking the history gives its own answer.
+    const byDate = await titles();
+    const topo = await titles('--topo-order');
+    const firstParent = await titles('--first-parent');
+    expect(byDate.indexOf('Add the search results page')).toBeGreaterThan(byDate.indexOf('Add date formatting helper and getting started guide'));
+    expect(topo.indexOf('Add the search results page')).toBeLessThan(topo.indexOf('Add date formatting helper and getting started guide'));
+    expect(new Set(topo)).toEqual(new Set(byDate));
+    expect(firstParent).not.toContain('Add product search');
+    expect(firstParent.length).toBe(byDate.length - 2);
   });
 
   test('files in nested folders, with spaces, a README, the CI file and a binary', async () => {
