@@ -119,7 +119,7 @@ function isSafeRevision(ref: string): boolean {
 }
 
 /** The object id git gives content as a blob (SHA-1 repositories). */
-export function blobId(content: Buffer): string {
+function blobId(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
@@ -140,12 +140,6 @@ function storedIdentity(role: 'author' | 'committer' | 'tagger', who: GitIdentit
   return { name, email: clean(who.email), seconds: Math.floor(date.getTime() / 1000) };
 }
 
-/** `Name <email> 1700000000 +0000`, the form of commit and tag headers (and of fast-import). */
-export function identityLine(role: 'author' | 'committer' | 'tagger', who: GitIdentity, fallbackDate: Date): string {
-  const { name, email, seconds } = storedIdentity(role, who, fallbackDate);
-  return `${name} <${email}> ${seconds} +0000`;
-}
-
 function identityEnv(prefix: 'AUTHOR' | 'COMMITTER', who: GitIdentity, fallbackDate: Date): Record<string, string> {
   const { name, email, seconds } = storedIdentity(prefix === 'AUTHOR' ? 'author' : 'committer', who, fallbackDate);
   return {
@@ -156,7 +150,7 @@ function identityEnv(prefix: 'AUTHOR' | 'COMMITTER', who: GitIdentity, fallbackD
 }
 
 /** Author and committer of a commit made now: the committer defaults to the author, at the author's date. */
-export function commitIdentities(author: GitIdentity, committer?: GitIdentity): { author: GitIdentity; committer: GitIdentity } {
+function commitIdentities(author: GitIdentity, committer?: GitIdentity): { author: GitIdentity; committer: GitIdentity } {
   const authorDate = author.date ?? new Date();
   return { author: { ...author, date: authorDate }, committer: committer ? { ...committer, date: committer.date ?? authorDate } : { ...author, date: authorDate } };
 }
@@ -169,7 +163,7 @@ export function commitIdentityEnv(author: GitIdentity, committer?: GitIdentity):
 }
 
 /** Checks the shape of a list of actions (kinds, paths, required fields) before anything is read or written. */
-export function validateActions(actions: FileAction[]): void {
+function validateActions(actions: FileAction[]): void {
   if (actions.length === 0) throw new GitActionError('invalid_action', 'actions is empty: give at least one action');
   actions.forEach((action, index) => {
     const field = `actions[${index}]`;
@@ -509,7 +503,7 @@ function actionSource(action: FileAction): string {
 
 /**
  * Applies one validated action to a tree's files; contentOid is the blob id of action.content, if any.
- * Shared by commit() and importHistory() so both refuse exactly the same things.
+ * Kept apart from commit() so the refusals read as one list of rules.
  */
 export function applyToFiles(files: Map<string, TreeFile>, action: FileAction, contentOid: string | undefined): void {
   const target = action.file_path;
