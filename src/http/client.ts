@@ -22,7 +22,11 @@ export interface HttpClientOptions {
   userAgent?: string;
   /** Most sockets per origin. Default: no limit. */
   connections?: number;
+  /** Largest response body read into memory (an archive of a big repository can be huge). Default 64 MiB. */
+  maxResponseBytes?: number;
 }
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 const SCIM_PREFIX = '/api/scim/';
 const API_PREFIX = '/api/v4';
@@ -47,6 +51,7 @@ export class HttpClient {
   private readonly userAgent: string;
   private readonly retry: ResolvedRetryOptions;
   private readonly dispatcher: Dispatcher;
+  private readonly maxResponseBytes: number;
 
   constructor(options: HttpClientOptions) {
     this.base = parseBaseUrl(options.baseUrl);
@@ -56,6 +61,7 @@ export class HttpClient {
     this.timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000);
     this.userAgent = options.userAgent ?? 'forgeops';
     this.retry = resolveRetryOptions(options.retry);
+    this.maxResponseBytes = positive('maxResponseBytes', options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     const connections = options.connections === undefined ? undefined : positive('connections', options.connections);
     this.dispatcher = createDispatcher(options.caFile === undefined ? undefined : readCa(options.caFile), connections);
   }
@@ -165,7 +171,14 @@ export class HttpClient {
           secrets,
         );
       }
-      return { status: response.statusCode, headers, data: await readBody(req, response.body) };
+      const tooLarge = () => fail('too_large', `the answer is larger than ${this.maxResponseBytes} bytes (maxResponseBytes); nothing was kept`);
+      if (Number(headers['content-length']) > this.maxResponseBytes) {
+        discard(response.body);
+        throw tooLarge();
+      }
+      const bytes = req.method === 'HEAD' ? Buffer.alloc(0) : await readLimited(response.body, this.maxResponseBytes);
+      if (bytes === undefined) throw tooLarge();
+      return { status: response.statusCode, headers, data: decodeBody(req, bytes) };
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (timedOut) throw fail('timeout', `no response within ${timeoutMs} ms`);
@@ -278,21 +291,38 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return flat;
 }
 
-async function readBody(req: ApiRequest, body: Dispatcher.ResponseData['body']): Promise<unknown> {
-  if (req.method === 'HEAD') {
-    await body.dump();
-    return null;
+/** Stops reading a body we will not use; undici reports that as an 'error' nobody needs to hear. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+/** Reads a body up to `limit` bytes; undefined (and the stream destroyed) when it is larger. */
+async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      discard(body);
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
   }
+  return Buffer.concat(chunks, size);
+}
+
+function decodeBody(req: ApiRequest, bytes: Buffer): unknown {
+  if (req.method === 'HEAD') return null;
   switch (req.responseType ?? 'json') {
     case 'none':
-      await body.dump();
       return null;
     case 'bytes':
-      return Buffer.from(await body.arrayBuffer());
+      return bytes;
     case 'text':
-      return body.text();
+      return bytes.toString('utf8');
     case 'json': {
-      const text = await body.text();
+      const text = bytes.toString('utf8');
       if (!text.trim()) return null;
       try {
         return JSON.parse(text);

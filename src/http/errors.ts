@@ -6,7 +6,8 @@ import { parseRetryAfterSeconds } from './retry.js';
  * http: the service answered with status >= 400. network: the connection failed or broke.
  * timeout: no complete answer in time. aborted: the caller cancelled. refused: forgeops would not send it.
  */
-export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'refused';
+/** too_large: the answer exceeded the client's maxResponseBytes and was not read to the end. */
+export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'refused' | 'too_large';
 
 export interface ApiErrorInit {
   kind: ApiErrorKind;
