@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import type { FollowUp, Presentation } from './define.js';
-import { asList, asRecord, countOf, shortSha, show } from './present.js';
+import { asRecord, presentList, shortSha, show } from './present.js';
 
 export const PIPELINE_STATUSES = ['running', 'pending', 'success', 'failed', 'canceled', 'skipped'] as const;
 
@@ -73,13 +73,7 @@ export const pipelinesOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
-    present: (data) => {
-      const pipelines = asList(data);
-      return {
-        title: countOf(pipelines, 'pipeline'),
-        fields: pipelines.map((p): [string, string] => [`#${show(p.id)}`, `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`]),
-      };
-    },
+    present: presentList('pipeline', (p) => [`#${show(p.id)}`, `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`]),
   }),
   defineOperation({
     name: 'get_pipeline',

@@ -29,3 +29,11 @@ export function shortSha(value: unknown): string {
 export function countOf(items: readonly unknown[], noun: string): string {
   return `${items.length} ${noun}${items.length === 1 ? '' : 's'}`;
 }
+
+/** A list as chat shows it: "3 pipelines" over one labelled line per item. */
+export function presentList(noun: string, line: (item: Fields) => [string, string]): (data: unknown) => { title: string; fields: Array<[string, string]> } {
+  return (data) => {
+    const items = asList(data);
+    return { title: countOf(items, noun), fields: items.map(line) };
+  };
+}

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import type { Presentation } from './define.js';
-import { asList, asRecord, countOf, show } from './present.js';
+import { asRecord, presentList, show } from './present.js';
 
 const tagName = () => z.string().min(1).describe('Tag the release belongs to, e.g. "v1.4.0".');
 
@@ -48,13 +48,7 @@ export const releasesOperations = [
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
     pagination: 'offset',
-    present: (data) => {
-      const releases = asList(data);
-      return {
-        title: countOf(releases, 'release'),
-        fields: releases.map((r): [string, string] => [show(r.tag_name), `${show(r.name)} · ${show(r.released_at)}`]),
-      };
-    },
+    present: presentList('release', (r) => [show(r.tag_name), `${show(r.name)} · ${show(r.released_at)}`]),
   }),
   defineOperation({
     name: 'get_release',
