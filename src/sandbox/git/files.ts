@@ -148,10 +148,9 @@ export async function listTree(repo: GitRepo, ref: string, treePath: string, rec
   return entries.sort((a, b) => rank[a.type] - rank[b.type]);
 }
 
-/** A blob by its (full or abbreviated) SHA. */
+/** A blob of the project's history by its (full or abbreviated) SHA. */
 export async function readBlob(repo: GitRepo, sha: string): Promise<{ sha: string; size: number; content: Buffer }> {
-  if (!/^[0-9a-f]{4,40}$/i.test(sha)) throw new GitNotFoundError('404 Blob Not Found');
-  const [object] = await repo.readObjects([sha.toLowerCase()]);
+  const object = await repo.reachableObject(sha);
   if (object === null || object.type !== 'blob') throw new GitNotFoundError('404 Blob Not Found');
   return { sha: object.oid, size: object.content.length, content: object.content };
 }

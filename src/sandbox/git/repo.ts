@@ -5,7 +5,7 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { COMMIT_LOG_FORMAT, parseCommitLog, type GitCommitInfo } from './commit-format.js';
 import { GitActionError, GitNotFoundError } from './errors.js';
-import { GitCommandError, gitText, runGit, type RunOptions, type RunResult } from './run.js';
+import { GitCommandError, runGit, type RunOptions, type RunResult } from './run.js';
 
 export type { GitCommitInfo } from './commit-format.js';
 
@@ -56,7 +56,20 @@ export interface TreeFile {
 }
 
 const ZERO_SHA = '0'.repeat(40);
-const HEX_SHA = /^[0-9a-f]{4,40}$/i;
+
+/**
+ * The shortest abbreviated SHA a caller may name an object by. The spec sets none; git would go down to 4, where
+ * 65,536 guesses enumerate every object. 7 is git's default abbreviation and the service's minimum SHA length
+ * (start_sha has always needed it here), and our short_id has 8.
+ */
+export const MIN_SHA_PREFIX = 7;
+const HEX_SHA = new RegExp(`^[0-9a-f]{${MIN_SHA_PREFIX},40}$`, 'i');
+
+/** A full or abbreviated (MIN_SHA_PREFIX or more hex characters) object name. */
+export function isShaLike(text: string): boolean {
+  return HEX_SHA.test(text);
+}
+
 const ACTION_KINDS: readonly FileActionKind[] = ['create', 'update', 'delete', 'move', 'chmod'];
 
 // Writes to one repository queue behind each other, so two commits never read the same parent and race.
@@ -76,7 +89,7 @@ function withWriteLock<T>(key: string, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/** git's ref name rules (git-check-ref-format), checked here to spare a process per call. */
+/** git's ref name rules for a full ref name (git-check-ref-format), checked here to spare a process per call. */
 export function isValidRefName(name: string): boolean {
   if (name === '' || name === '@' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/')) return false;
   if (name.endsWith('.') || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
@@ -185,7 +198,11 @@ function validateActions(actions: FileAction[]): void {
 }
 
 export class GitRepo {
-  private constructor(readonly dir: string) {}
+  /** borrowedObjects: another repository's object directory git may read from (see borrowingFrom). */
+  private constructor(
+    readonly dir: string,
+    private readonly borrowedObjects: string | null = null,
+  ) {}
 
   /** Creates a bare repository at dir (the directory may exist and be empty). */
   static async init(dir: string, options: { defaultBranch: string }): Promise<GitRepo> {
@@ -208,13 +225,22 @@ export class GitRepo {
   }
 
   /** Runs a git command in this repository. */
-  run(args: readonly string[], options?: RunOptions): Promise<RunResult> {
-    return runGit(this.dir, args, options);
+  run(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+    if (this.borrowedObjects === null) return runGit(this.dir, args, options);
+    return runGit(this.dir, args, { ...options, env: { ...options.env, GIT_ALTERNATE_OBJECT_DIRECTORIES: this.borrowedObjects } });
   }
 
   /** Runs a git command in this repository and returns its output as text without the final newline. */
-  text(args: readonly string[], options?: RunOptions): Promise<string> {
-    return gitText(this.dir, args, options);
+  async text(args: readonly string[], options?: RunOptions): Promise<string> {
+    return (await this.run(args, options)).stdout.toString('utf8').replace(/\n$/, '');
+  }
+
+  /**
+   * This repository, able to read the objects of `other` without copying them: a commit on another project's
+   * history is built this way, and the history copied only once the commit is accepted.
+   */
+  private borrowingFrom(other: GitRepo): GitRepo {
+    return new GitRepo(this.dir, path.join(other.dir, 'objects'));
   }
 
   /** Runs work while no other write to this repository runs. */
@@ -242,6 +268,8 @@ export class GitRepo {
   /**
    * Branch, tag, full or short SHA (or HEAD) → full commit SHA, or null when it names no commit.
    * Branches win over tags, tags over SHAs, as on the service; other revision syntax is not accepted.
+   * A SHA names a commit of this project only when a branch or tag reaches it: objects stored but outside the
+   * project's history (a commit a force push replaced, say) are not part of it.
    */
   async resolveCommit(ref: string): Promise<string | null> {
     const [sha] = await this.resolveCommits([ref]);
@@ -268,14 +296,38 @@ export class GitRepo {
     });
     const answers = output.split('\n');
     let next = 0;
-    return queries.map((candidates) => {
-      let found: string | null = null;
-      for (let i = 0; i < candidates.length; i++) {
+    const found = queries.map((candidates) => {
+      let sha: string | null = null;
+      let bySha = false;
+      for (const candidate of candidates) {
         const match = /^([0-9a-f]{40}) commit \d+$/.exec(answers[next++] ?? '');
-        if (match && found === null) found = match[1];
+        if (match && sha === null) [sha, bySha] = [match[1], HEX_SHA.test(candidate)];
       }
-      return found;
+      return { sha, bySha };
     });
+    return Promise.all(
+      found.map(async ({ sha, bySha }) => (sha !== null && bySha && !(await this.isReachableCommit(sha)) ? null : sha)),
+    );
+  }
+
+  /** Whether a branch or tag of this repository reaches the commit. */
+  private async isReachableCommit(sha: string): Promise<boolean> {
+    const ref = await this.text(['for-each-ref', '--count=1', `--contains=${sha}`, '--format=%(refname)', 'refs/heads/', 'refs/tags/']);
+    return ref !== '';
+  }
+
+  /**
+   * The object a caller names by full or abbreviated SHA (a blob, say), or null: as for resolveCommits, only
+   * objects in the history of a branch or tag count.
+   */
+  async reachableObject(sha: string): Promise<GitObject | null> {
+    if (!HEX_SHA.test(sha)) return null;
+    const [object] = await this.readObjects([sha.toLowerCase()]);
+    if (object === null) return null;
+    const { stdout } = await this.run(['rev-list', '--objects', '--branches', '--tags']);
+    const listing = stdout.toString('utf8');
+    const at = listing.indexOf(object.oid);
+    return at !== -1 && (at === 0 || listing[at - 1] === '\n') ? object : null;
   }
 
   async branchExists(name: string): Promise<boolean> {
@@ -426,13 +478,15 @@ export class GitRepo {
     }
   }
 
-  /** Makes sure the commit ref names in another repository is here too (for start_project), returning its SHA. */
-  async fetchCommit(from: GitRepo, ref: string): Promise<string | null> {
-    const sha = await from.resolveCommit(ref);
-    if (sha === null || from.dir === this.dir) return sha;
+  /** Whether the commit object is stored here (reachable or not). */
+  private async hasCommit(sha: string): Promise<boolean> {
     const { exitCode } = await this.run(['cat-file', '-e', `${sha}^{commit}`], { okCodes: [1, 128] });
-    if (exitCode !== 0) await this.run(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', from.dir, sha]);
-    return sha;
+    return exitCode === 0;
+  }
+
+  /** Copies a commit of another repository and its history here (for start_project). */
+  private async copyHistory(from: GitRepo, sha: string): Promise<void> {
+    await this.run(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', from.dir, sha]);
   }
 
   /**
@@ -447,10 +501,18 @@ export class GitRepo {
     return this.withWriteLock(async () => {
       const current = await this.refTarget(`refs/heads/${options.branch}`);
       const parent = await this.commitBase(options, current);
-      const files = parent === null ? new Map<string, TreeFile>() : await this.listFiles(parent);
-      for (const action of options.actions) await this.applyAction(files, action, parent);
-      const tree = await this.writeTree(files);
-      const sha = await this.commitTree(tree, parent === null ? [] : [parent], options.message, options.author, options.committer);
+      // Another repository's history is only read while the commit is built and copied once it is accepted:
+      // a refused commit must leave none of it here, where this project's readers could ask for it by SHA.
+      const foreign =
+        parent !== null && options.startRepo !== undefined && options.startRepo.dir !== this.dir && !(await this.hasCommit(parent))
+          ? options.startRepo
+          : null;
+      const work = foreign === null ? this : this.borrowingFrom(foreign);
+      const files = parent === null ? new Map<string, TreeFile>() : await work.listFiles(parent);
+      for (const action of options.actions) await work.applyAction(files, action, parent);
+      const tree = await work.writeTree(files);
+      const sha = await work.commitTree(tree, parent === null ? [] : [parent], options.message, options.author, options.committer);
+      if (foreign !== null) await this.copyHistory(foreign, parent as string);
       await this.moveBranch(options.branch, sha, current);
       return sha;
     });
@@ -458,7 +520,7 @@ export class GitRepo {
 
   private async commitBase(options: CommitOptions, current: string | null): Promise<string | null> {
     if (options.startRef !== undefined) {
-      const start = await this.fetchCommit(options.startRepo ?? this, options.startRef);
+      const start = await (options.startRepo ?? this).resolveCommit(options.startRef);
       if (start === null) throw new GitActionError('start_missing', `Invalid start ref: '${options.startRef}' names no branch, tag or commit`);
       const sameBranch = (options.startRepo === undefined || options.startRepo.dir === this.dir) && options.startRef === options.branch;
       if (current !== null && !sameBranch && !options.force) {
@@ -484,7 +546,7 @@ export class GitRepo {
     if (action.last_commit_id !== undefined && files.has(source) && LAST_COMMIT_CHECKED.has(action.action) && parent !== null) {
       const last = await this.lastCommitFor(parent, source);
       const given = action.last_commit_id.toLowerCase();
-      if (last === null || !(given === last || (given.length >= 7 && last.startsWith(given)))) {
+      if (last === null || !(given === last || (given.length >= MIN_SHA_PREFIX && last.startsWith(given)))) {
         throw new GitActionError('file_changed', `The file has changed since you started editing it: ${source}`);
       }
     }

@@ -98,9 +98,3 @@ export function runProgram(
     child.stdin.end(options.input ?? '');
   });
 }
-
-/** Runs git and returns stdout as text with the final newline removed. */
-export async function gitText(gitDir: string | null, args: readonly string[], options: RunOptions = {}): Promise<string> {
-  const { stdout } = await runGit(gitDir, args, options);
-  return stdout.toString('utf8').replace(/\n$/, '');
-}

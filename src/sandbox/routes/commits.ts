@@ -7,7 +7,7 @@ import { commitDiff, commitStats } from '../git/diff.js';
 import { GitActionError } from '../git/errors.js';
 import { refsContaining, listCommits } from '../git/history.js';
 import { pickCommit, type PickKind } from '../git/pick.js';
-import { isRepositoryPath, type FileAction, type GitRepo } from '../git/repo.js';
+import { isRepositoryPath, isShaLike, type FileAction, type GitRepo } from '../git/repo.js';
 import { paginate } from '../paginate.js';
 import { param } from '../params.js';
 import type { Router } from '../router.js';
@@ -50,7 +50,7 @@ const createParams = z.object({
   branch: z.string().min(1),
   commit_message: z.string().min(1),
   start_branch: z.string().min(1).optional(),
-  start_sha: z.string().regex(/^[0-9a-fA-F]{7,40}$/).optional(),
+  start_sha: z.string().refine(isShaLike).optional(),
   start_project: z.union([param.integer(), z.string().min(1)]).optional(),
   actions: param.array(actionParams).min(1),
   author_email: z.string().optional(),
