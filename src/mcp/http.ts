@@ -1,20 +1,30 @@
-// Streamable HTTP transport for the MCP server: stateful sessions, Host/Origin checks, optional bearer auth.
+// Streamable HTTP transport for the MCP server: capped, expiring, token-bound sessions; Host/Origin and bearer checks.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../log.js';
+import type { Logger, LogLevel } from '../log.js';
 import { silentLogger } from '../log.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS, LIMIT_ERROR_CODE, MAX_SESSIONS_VARIABLE, messageTooLargeText,
+} from './limits.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
 export const MCP_PATH = '/mcp';
-/** Big enough for a whole-file update of a large source file in base64. */
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Sessions whose client vanished without DELETE are closed after this long without a request. */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/** A real client follows initialize with notifications/initialized at once; a session silent this long is a probe or a flood. */
+export const DEFAULT_HANDSHAKE_MS = 30_000;
+/** Bodies being read at once may hold this many maximum-size messages in memory, all clients together. */
+const PENDING_BODY_BUDGET = 4;
+/** What a client refused for capacity is told to wait; half-open sessions free their slots on this scale. */
+const RETRY_AFTER_SECONDS = 30;
+/** Each kind of refusal is logged once per interval, session openings and closings a few times; the rest are summed up. */
+const LOG_INTERVAL_MS = 60_000;
+const SESSION_LOG_BURST = 10;
 
 export interface McpHttpOptions {
   host: string;
@@ -28,12 +38,33 @@ export interface McpHttpOptions {
   log?: Logger;
   /** Idle time after which a session is closed (default 30 minutes). */
   sessionIdleMs?: number;
+  /** Time a session may stay silent after initialize before it is closed (default 30 s). */
+  handshakeMs?: number;
+  /** Live sessions at most (default 100, FORGEOPS_MAX_SESSIONS). */
+  maxSessions?: number;
+  /** Largest request body in bytes (default 16 MiB, FORGEOPS_MAX_MESSAGE_BYTES). */
+  maxMessageBytes?: number;
 }
 
 export interface McpHttpServer {
   url: string;
   close(): Promise<void>;
   sessionCount(): number;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  /** SHA-256 of the service token the session was opened with: a later request must carry the same one (or none). */
+  tokenHash?: Buffer;
+  lastActive: number;
+  /** False until the client sends anything after initialize; such half-open sessions expire fast and are evicted first. */
+  established: boolean;
+}
+
+class Refusal extends Error {
+  constructor(readonly status: number, readonly code: number, message: string, readonly kind: string, readonly headers: Record<string, string> = {}) {
+    super(message);
+  }
 }
 
 export function isLoopback(host: string): boolean {
@@ -55,21 +86,59 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+function hashToken(token: string | undefined): Buffer | undefined {
+  return token ? createHash('sha256').update(token).digest() : undefined;
+}
+
+function sessionToken(req: IncomingMessage): string | undefined {
+  const value = req.headers[SESSION_TOKEN_HEADER];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
+/**
+ * Logs at most `burst` lines of one kind per interval and sums up the rest in one line, so that a flood of
+ * requests (refused, or opening and closing sessions) does not become a flood of log lines.
+ */
+function rateLimitedLog(log: Logger, intervalMs: number) {
+  const windows = new Map<string, { start: number; logged: number; held: number; last: string; level: LogLevel }>();
+  const summarise = (w: { held: number; last: string; level: LogLevel }) => {
+    if (w.held > 0) log[w.level](`${w.last} (and ${w.held} more like it in ${Math.round(intervalMs / 1000)} s)`);
+  };
+  return {
+    note(kind: string, message: string, level: LogLevel = 'warn', burst = 1) {
+      const now = Date.now();
+      let w = windows.get(kind);
+      if (w && now - w.start >= intervalMs) {
+        summarise(w);
+        w = undefined;
+      }
+      if (!w) {
+        w = { start: now, logged: 0, held: 0, last: message, level };
+        windows.set(kind, w);
+      }
+      if (w.logged < burst) {
+        w.logged++;
+        log[level](message);
+      } else {
+        w.held++;
+        w.last = message;
+      }
+    },
+    /** Writes the sums of the windows that are over. */
+    flush() {
+      const now = Date.now();
+      for (const [kind, w] of windows) {
+        if (now - w.start < intervalMs) continue;
+        summarise(w);
+        windows.delete(kind);
+      }
+    },
+  };
 }
 
 export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpServer> {
@@ -78,110 +147,195 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   if (!loopbackOnly && !options.mcpToken) {
     throw new Error(`refusing to serve MCP on ${options.host} without FORGEOPS_MCP_TOKEN: anyone who can reach it could act with the service token. Set FORGEOPS_MCP_TOKEN, or bind to 127.0.0.1.`);
   }
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const lastActive = new Map<string, number>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (!(maxSessions >= 1) || !(maxMessageBytes >= 1)) throw new Error('maxSessions and maxMessageBytes must be at least 1');
+  /** Insertion order is opening order: the first half-open entry is the oldest. */
+  const sessions = new Map<string, Session>();
+  const limitedLog = rateLimitedLog(log, LOG_INTERVAL_MS);
+  let pendingBodyBytes = 0;
   let port = options.port;
 
+  function closeSession(id: string): void {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    session.transport.close().catch(() => undefined);
+  }
+
   const sweeper = setInterval(() => {
-    const cutoff = Date.now() - idleMs;
-    for (const [id, at] of lastActive) {
-      if (at >= cutoff) continue;
-      lastActive.delete(id);
-      log.info(`mcp session ${id.slice(0, 8)} closed after ${Math.round(idleMs / 1000)} s idle`);
-      transports.get(id)?.close().catch(() => undefined);
-      transports.delete(id);
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (!session.established && now - session.lastActive > handshakeMs) {
+        closeSession(id);
+        limitedLog.note('half-open', `mcp http: closed sessions that sent nothing after initialize within ${Math.round(handshakeMs / 1000)} s`);
+      } else if (now - session.lastActive > idleMs) {
+        closeSession(id);
+        limitedLog.note('idle', `mcp session ${id.slice(0, 8)} closed after ${Math.round(idleMs / 1000)} s idle`, 'info', SESSION_LOG_BURST);
+      }
     }
-  }, Math.max(10, Math.min(idleMs / 2, 60_000)));
+    limitedLog.flush();
+  }, Math.max(10, Math.min(idleMs / 2, handshakeMs / 2, 60_000)));
   sweeper.unref();
 
   /** DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends its own Host and Origin. */
-  function rejectForeign(req: IncomingMessage, res: ServerResponse): boolean {
+  function checkCaller(req: IncomingMessage): void {
     if (loopbackOnly) {
       const host = (req.headers.host ?? '').toLowerCase();
       const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${options.host}:${port}`];
-      if (!allowedHosts.includes(host)) {
-        sendJsonRpcError(res, 403, -32000, `Forbidden: Host '${host}' is not this server`);
-        return true;
-      }
+      if (!allowedHosts.includes(host)) throw new Refusal(403, -32000, `Forbidden: Host '${host}' is not this server`, 'host');
     }
     const origin = req.headers.origin;
     if (origin && !loopbackOrigin(origin) && !options.allowedOrigins.includes(origin)) {
-      sendJsonRpcError(res, 403, -32000, `Forbidden: Origin '${origin}' is not allowed (FORGEOPS_ALLOWED_ORIGINS)`);
-      return true;
+      throw new Refusal(403, -32000, `Forbidden: Origin '${origin}' is not allowed (FORGEOPS_ALLOWED_ORIGINS)`, 'origin');
     }
     if (options.mcpToken) {
       const auth = req.headers.authorization ?? '';
       const given = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : '';
       if (!given || !sameSecret(given, options.mcpToken)) {
-        sendJsonRpcError(res, 401, -32001, 'Unauthorized: send Authorization: Bearer <FORGEOPS_MCP_TOKEN>', { 'www-authenticate': 'Bearer' });
-        return true;
+        throw new Refusal(401, -32001, 'Unauthorized: send Authorization: Bearer <FORGEOPS_MCP_TOKEN>', 'bearer', { 'www-authenticate': 'Bearer' });
       }
     }
-    return false;
+  }
+
+  /** The session a request names, checked against the service token it was opened with. */
+  function findSession(req: IncomingMessage): { id: string; session: Session } | undefined {
+    const id = req.headers['mcp-session-id'];
+    if (id === undefined) return undefined;
+    const session = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (!session) throw new Refusal(404, -32001, 'Session not found: start a new session with initialize', 'unknown session');
+    const given = hashToken(sessionToken(req));
+    const same = session.tokenHash && given ? timingSafeEqual(session.tokenHash, given) : session.tokenHash === given;
+    if (!same) {
+      throw new Refusal(403, -32001, `Forbidden: this session was opened with ${session.tokenHash ? 'a different' : 'no'} ${SESSION_TOKEN_HEADER} header; `
+        + 'send the same one on every request, or start a new session', 'session token');
+    }
+    return { id: id as string, session };
+  }
+
+  function touch(id: string, session: Session): void {
+    session.lastActive = Date.now();
+    if (session.established) return;
+    session.established = true;
+    limitedLog.note('opened', `mcp session ${id.slice(0, 8)} opened${session.tokenHash ? ` with its own ${SESSION_TOKEN_HEADER}` : ''}`, 'info', SESSION_LOG_BURST);
+  }
+
+  /** Reads a body up to the message limit without buffering more, within the budget shared by all requests. */
+  function readBody(req: IncomingMessage): Promise<Buffer> {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    const tooLarge = () => new Refusal(413, LIMIT_ERROR_CODE, messageTooLargeText(maxMessageBytes, declared > maxMessageBytes ? declared : undefined), 'too large');
+    if (declared > maxMessageBytes) return Promise.reject(tooLarge());
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const finish = (error?: Error) => {
+        if (settled) return;
+        settled = true;
+        pendingBodyBytes -= size;
+        req.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
+        if (error) {
+          // Stop reading: what is still in flight is dropped with the connection after the answer.
+          req.pause();
+          reject(error);
+        } else resolve(Buffer.concat(chunks, size));
+      };
+      const onData = (chunk: Buffer) => {
+        if (size + chunk.length > maxMessageBytes) return finish(tooLarge());
+        if (pendingBodyBytes + chunk.length > PENDING_BODY_BUDGET * maxMessageBytes) {
+          return finish(new Refusal(503, -32000, 'Server busy: too many large requests at once; retry shortly', 'busy', { 'retry-after': '1' }));
+        }
+        size += chunk.length;
+        pendingBodyBytes += chunk.length;
+        chunks.push(chunk);
+      };
+      const onEnd = () => finish();
+      const onClose = () => finish(new Refusal(400, -32000, 'Bad Request: the client went away before the body ended', 'aborted'));
+      req.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
+    });
+  }
+
+  async function readJson(req: IncomingMessage): Promise<unknown> {
+    const text = (await readBody(req)).toString('utf8');
+    try {
+      return text ? JSON.parse(text) : undefined;
+    } catch (error) {
+      throw new Refusal(400, -32700, `Parse error: ${(error as Error).message}`, 'parse error');
+    }
+  }
+
+  /** Makes room for a new session: evicts the oldest half-open one when full, or refuses. */
+  function reserveSlot(): void {
+    if (sessions.size < maxSessions) return;
+    for (const [id, session] of sessions) {
+      if (session.established) continue;
+      closeSession(id);
+      limitedLog.note('evicted', `mcp http: session cap ${maxSessions} reached: closed the oldest sessions that sent nothing after initialize`);
+      return;
+    }
+    throw new Refusal(503, -32000, `Server busy: all ${maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry later`,
+      'session cap', { 'retry-after': String(RETRY_AFTER_SECONDS) });
+  }
+
+  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    reserveSlot();
+    const id = randomUUID();
+    const token = sessionToken(req);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    // Held before connect, so that concurrent initializes count against the cap at once.
+    sessions.set(id, { transport, tokenHash: hashToken(token), lastActive: Date.now(), established: false });
+    transport.onclose = () => { sessions.delete(id); };
+    try {
+      await options.createSessionServer({ token }).connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // The SDK refused the initialize (bad params): nothing will ever use this session.
+      if (!transport.sessionId) closeSession(id);
+    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, sessions: transports.size }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
       return;
     }
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`Not found. The MCP endpoint is ${MCP_PATH}\n`);
       return;
     }
-    if (rejectForeign(req, res)) return;
-    const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
-    if (existing && typeof sessionId === 'string') lastActive.set(sessionId, Date.now());
+    checkCaller(req);
+    const found = findSession(req);
     if (req.method === 'POST') {
-      let body: unknown;
-      try {
-        body = await readJson(req);
-      } catch (error) {
-        sendJsonRpcError(res, 400, -32700, `Parse error: ${(error as Error).message}`);
-        return;
-      }
-      if (existing) return existing.handleRequest(req, res, body);
-      if (sessionId !== undefined) {
-        sendJsonRpcError(res, 404, -32001, 'Session not found: start a new session with initialize');
-        return;
+      const body = await readJson(req);
+      if (found) {
+        touch(found.id, found.session);
+        return found.session.transport.handleRequest(req, res, body);
       }
       if (!isInitializeRequest(body)) {
-        sendJsonRpcError(res, 400, -32000, 'Bad Request: no session; the first request must be initialize');
-        return;
+        throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
       }
-      const ownToken = req.headers[SESSION_TOKEN_HEADER];
-      const server = options.createSessionServer({ token: typeof ownToken === 'string' && ownToken ? ownToken : undefined });
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          transports.set(id, transport);
-          lastActive.set(id, Date.now());
-          log.info(`mcp session ${id.slice(0, 8)} opened`);
-        },
-      });
-      transport.onclose = () => {
-        if (!transport.sessionId) return;
-        transports.delete(transport.sessionId);
-        lastActive.delete(transport.sessionId);
-      };
-      await server.connect(transport);
-      return transport.handleRequest(req, res, body);
+      return openSession(req, res, body);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
-      if (!existing) {
-        sendJsonRpcError(res, sessionId ? 404 : 400, -32001, sessionId ? 'Session not found' : 'Bad Request: mcp-session-id header is required');
-        return;
-      }
-      return existing.handleRequest(req, res);
+      if (!found) throw new Refusal(400, -32001, 'Bad Request: mcp-session-id header is required', 'no session');
+      touch(found.id, found.session);
+      return found.session.transport.handleRequest(req, res);
     }
     res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
   }
 
   const http = createServer((req, res) => {
     handle(req, res).catch((error) => {
+      if (error instanceof Refusal) {
+        limitedLog.note(error.kind, `mcp http: refused with ${error.status}: ${error.message}`);
+        // A body we stopped reading cannot be followed by another request on this connection.
+        const headers = req.complete ? error.headers : { ...error.headers, connection: 'close' };
+        if (!res.headersSent) sendJsonRpcError(res, error.status, error.code, error.message, headers);
+        return;
+      }
       log.error(`mcp http: ${(error as Error).message}`);
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
       else res.end();
@@ -195,11 +349,12 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `http://${shownHost}:${port}${MCP_PATH}`,
-    sessionCount: () => transports.size,
+    sessionCount: () => sessions.size,
     async close() {
       clearInterval(sweeper);
-      for (const t of transports.values()) await t.close().catch(() => undefined);
-      transports.clear();
+      const open = [...sessions.values()];
+      sessions.clear();
+      for (const session of open) await session.transport.close().catch(() => undefined);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
