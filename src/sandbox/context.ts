@@ -12,6 +12,21 @@ export interface AccessOptions<T> {
   minAccess?: AccessRequirement<T>;
 }
 
+export interface ProjectAccessOptions extends AccessOptions<Project> {
+  /**
+   * The request changes the project: an archived project (read-only) refuses it with 403
+   * {"message": "403 Forbidden - the project is archived and read-only"}, after the access checks.
+   */
+  write?: boolean;
+}
+
+/**
+ * Access needed to read a project's code (files, commits, and whatever shows them, such as a release's commit):
+ * any viewer of a public or internal project, reporter and up on a private one (its guests see no code, as on
+ * the service).
+ */
+export const CODE_ACCESS: AccessRequirement<Project> = (project) => (project.visibility === 'private' ? ACCESS.reporter : 0);
+
 export interface SandboxContext {
   store: Store;
   log(line: string): void;
@@ -20,11 +35,14 @@ export interface SandboxContext {
   /** Effective access to a project, admins counting as owners (0 when none). */
   projectAccess(user: User | null, project: Project): number;
   groupAccess(user: User | null, group: Group): number;
+  /** Whether the caller may read the code of a project they can see (CODE_ACCESS). */
+  canReadCode(user: User | null, project: Project): boolean;
   /**
    * The project named by `idParam` (numeric id or decoded full path). Not visible to the caller → 404
-   * {"message": "404 Project Not Found"}; visible but below minAccess → 401 when anonymous, else 403.
+   * {"message": "404 Project Not Found"}; visible but below minAccess → 401 when anonymous, else 403; a write
+   * to an archived project → 403.
    */
-  findProjectFor(req: SandboxRequest<unknown>, idParam: string, options?: AccessOptions<Project>): Project;
+  findProjectFor(req: SandboxRequest<unknown>, idParam: string, options?: ProjectAccessOptions): Project;
   /** The same for groups: 404 {"message": "404 Group Not Found"}, then 401/403. */
   findGroupFor(req: SandboxRequest<unknown>, idParam: string, options?: AccessOptions<Group>): Group;
 }
@@ -39,8 +57,11 @@ export function createContext(store: Store, log: (line: string) => void): Sandbo
     return req.user;
   }
 
+  const requiredAccess = <T>(target: T, requirement: AccessRequirement<T> | undefined) =>
+    typeof requirement === 'function' ? requirement(target) : (requirement ?? 0);
+
   function checkAccess<T>(req: SandboxRequest<unknown>, target: T, level: number, options: AccessOptions<T>): void {
-    const required = typeof options.minAccess === 'function' ? options.minAccess(target) : (options.minAccess ?? 0);
+    const required = requiredAccess(target, options.minAccess);
     if (required <= 0) return;
     requireUser(req);
     if (level < required) throw forbidden();
@@ -52,10 +73,12 @@ export function createContext(store: Store, log: (line: string) => void): Sandbo
     requireUser,
     projectAccess,
     groupAccess,
+    canReadCode: (user, project) => projectAccess(user, project) >= requiredAccess(project, CODE_ACCESS),
     findProjectFor(req, idParam, options = {}) {
       const project = store.findProject(idParam);
       if (!project || !store.canSeeProject(req.user, project)) throw notFound('Project');
       checkAccess(req, project, projectAccess(req.user, project), options);
+      if (options.write && project.archived) throw forbidden('the project is archived and read-only');
       return project;
     },
     findGroupFor(req, idParam, options = {}) {

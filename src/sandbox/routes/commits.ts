@@ -1,6 +1,6 @@
 // Commit routes: list, read and create commits, the refs containing one, cherry-pick, revert, diff and comments.
 import { z } from 'zod';
-import type { SandboxContext } from '../context.js';
+import { CODE_ACCESS, type SandboxContext } from '../context.js';
 import { codedError, notFound, paramError } from '../errors.js';
 import type { GitCommitInfo } from '../git/commit-format.js';
 import { commitDiff, commitStats } from '../git/diff.js';
@@ -228,7 +228,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('POST', `${COMMIT}/comments`, { params: commentParams, auth: 'user' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS, write: true });
     const user = ctx.requireUser(req);
     const commit = await commitOf(project.repo, req.pathParams.sha);
     const comment: CommitComment = {

@@ -5,9 +5,10 @@
 //   variables                   developer (30): variables may hold secrets
 //   create, retry, cancel       developer (30)
 //   delete                      maintainer (40)
+// Archived projects are read-only: every write is refused with 403.
 // A new pipeline needs the CI configuration file `.ci.yml` at the ref, as the service needs its own.
 import { z } from 'zod';
-import type { SandboxContext } from '../context.js';
+import { CODE_ACCESS, type SandboxContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { paginate } from '../paginate.js';
 import { param } from '../params.js';
@@ -19,8 +20,6 @@ export const CI_CONFIG_PATH = '.ci.yml';
 const ZERO_SHA = '0'.repeat(40);
 const FINISHED: readonly PipelineStatus[] = ['success', 'failed', 'canceled', 'skipped'];
 const ORDER_BY = ['id', 'status', 'ref', 'updated_at', 'user_id'] as const;
-
-const readAccess = (project: Project) => (project.visibility === 'private' ? ACCESS.reporter : 0);
 
 const listParams = z.object({
   scope: param.enum(['running', 'pending', 'finished', 'branches', 'tags']).optional(),
@@ -100,7 +99,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
   router.route('GET', '/projects/:id/pipelines', { params: listParams, pagination: 'offset' }, (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: readAccess });
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
     const orderBy = req.params.order_by ?? 'id';
     const direction = (req.params.sort ?? 'desc') === 'asc' ? 1 : -1;
     const pipelines = filterPipelines(ctx, project, req.params).sort((a, b) => {
@@ -111,7 +110,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('GET', '/projects/:id/pipelines/:pipeline_id', {}, (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: readAccess });
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
     reply.json(pipelineFull(store, project, findPipeline(project, req)));
   });
 
@@ -126,7 +125,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     { auth: 'user', params: z.object({ ref: z.string(), variables: z.array(variableParam).optional() }) },
     async (req, reply) => {
       const user = ctx.requireUser(req);
-      const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer });
+      const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
       const { ref } = req.params;
       const [isBranch, isTag] = await Promise.all([project.repo.branchExists(ref), project.repo.tagExists(ref)]);
       const sha = isBranch || isTag ? await project.repo.resolveCommit(ref) : null;
@@ -161,7 +160,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   );
 
   router.route('POST', '/projects/:id/pipelines/:pipeline_id/retry', { auth: 'user' }, (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer });
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
     const pipeline = findPipeline(project, req);
     pipeline.status = 'pending';
     pipeline.finished_at = null;
@@ -171,7 +170,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('POST', '/projects/:id/pipelines/:pipeline_id/cancel', { auth: 'user' }, (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer });
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
     const pipeline = findPipeline(project, req);
     const now = new Date();
     pipeline.status = 'canceled';
@@ -182,7 +181,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/projects/:id/pipelines/:pipeline_id', { auth: 'user' }, (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.maintainer });
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.maintainer, write: true });
     const pipeline = findPipeline(project, req);
     project.pipelines.splice(project.pipelines.indexOf(pipeline), 1);
     reply.empty(204);

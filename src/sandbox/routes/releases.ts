@@ -1,6 +1,8 @@
 // Releases: list (newest released_at first), read by tag, create (making the tag from `ref` when needed), update.
 //
-// Access: reading needs only a view of the project; create and update need push access (developer, 30).
+// Access: reading needs only a view of the project, but what comes from the repository (the commit, its paths,
+// the source archives) only shows to those who may read the code (guests of a private project may not);
+// create and update need push access (developer, 30) to a project that is not archived.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SandboxContext } from '../context.js';
@@ -80,15 +82,24 @@ function checkLinks(links: Array<{ name: string; url: string }>): void {
   if (Object.keys(errors).length > 0) throw validationError(errors);
 }
 
-async function releaseView(store: Store, project: Project, release: Release) {
+/** A release as the service sends it; showCode (ctx.canReadCode) decides whether the repository's parts show. */
+async function releaseView(store: Store, project: Project, release: Release, showCode: boolean) {
   const webUrl = projectWebUrl(store, project);
   const sha = await project.repo.resolveCommit(`refs/tags/${release.tag_name}`);
-  const commit = sha === null ? null : await project.repo.getCommit(sha);
   const author = store.findUser(String(release.author_id));
-  const sources = SOURCE_FORMATS.map((format) => ({
-    format,
-    url: `${webUrl}/-/archive/${release.tag_name}/${project.path}-${release.tag_name}.${format}`,
-  }));
+  const code = showCode
+    ? {
+        commit: sha === null ? null : await project.repo.getCommit(sha),
+        commit_path: sha === null ? null : `/${project.full_path}/-/commit/${sha}`,
+        tag_path: `/${project.full_path}/-/tags/${release.tag_name}`,
+      }
+    : {};
+  const sources = showCode
+    ? SOURCE_FORMATS.map((format) => ({
+        format,
+        url: `${webUrl}/-/archive/${release.tag_name}/${project.path}-${release.tag_name}.${format}`,
+      }))
+    : [];
   const evidence = JSON.stringify({ project_id: project.id, tag_name: release.tag_name, created_at: release.created_at, sha });
   return {
     tag_name: release.tag_name,
@@ -98,17 +109,15 @@ async function releaseView(store: Store, project: Project, release: Release) {
     created_at: release.created_at.toISOString(),
     released_at: release.released_at.toISOString(),
     author: author ? userBasic(store, author) : null,
-    commit,
+    ...code,
     milestones: release.milestone_ids
       .map((id) => project.milestones.find((m) => m.id === id))
       .filter((m) => m !== undefined)
       .map((m) => milestoneView(store, project, m)),
-    commit_path: sha === null ? null : `/${project.full_path}/-/commit/${sha}`,
-    tag_path: `/${project.full_path}/-/tags/${release.tag_name}`,
     evidence_sha: createHash('sha256').update(evidence).digest('hex'),
     assets: {
       count: sources.length + release.links.length,
-      sources,
+      ...(showCode ? { sources } : {}),
       links: release.links.map((link) => ({
         id: link.id,
         name: link.name,
@@ -149,17 +158,19 @@ export function register(router: Router, ctx: SandboxContext): void {
       (a, b) => b.released_at.getTime() - a.released_at.getTime() || b.created_at.getTime() - a.created_at.getTime(),
     );
     const page = paginate(req, reply, releases);
-    reply.json(await Promise.all(page.map((release) => releaseView(store, project, release))));
+    const showCode = ctx.canReadCode(req.user, project);
+    reply.json(await Promise.all(page.map((release) => releaseView(store, project, release, showCode))));
   });
 
   router.route('GET', '/projects/:id/releases/:tag_name', {}, async (req, reply) => {
     const project = ctx.findProjectFor(req, req.pathParams.id);
-    reply.json(await releaseView(store, project, findRelease(project, req.pathParams.tag_name)));
+    const release = findRelease(project, req.pathParams.tag_name);
+    reply.json(await releaseView(store, project, release, ctx.canReadCode(req.user, project)));
   });
 
   router.route('POST', '/projects/:id/releases', { auth: 'user', params: createParams }, async (req, reply) => {
     const user = ctx.requireUser(req);
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer });
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
     const { params } = req;
     const conflict = () => new HttpError(409, { message: 'Release already exists' });
     if (project.releases.some((r) => r.tag_name === params.tag_name)) throw conflict();
@@ -181,13 +192,15 @@ export function register(router: Router, ctx: SandboxContext): void {
       milestone_ids: milestones,
       links: links.map((link) => ({ id: store.nextId('release_link'), name: link.name, url: link.url })),
     };
+    // The answer is made before the release is stored, so that a failure making it stores nothing.
+    const body = await releaseView(store, project, release, ctx.canReadCode(user, project));
     project.releases.push(release);
     project.last_activity_at = now;
-    reply.json(await releaseView(store, project, release), 201);
+    reply.json(body, 201);
   });
 
   router.route('PUT', '/projects/:id/releases/:tag_name', { auth: 'user', params: updateParams }, async (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer });
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
     const release = findRelease(project, req.pathParams.tag_name);
     const { params } = req;
     const milestones = params.milestones === undefined ? undefined : milestoneIds(project, params.milestones);
@@ -195,6 +208,6 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (params.description !== undefined) release.description = params.description;
     if (params.released_at !== undefined) release.released_at = params.released_at;
     if (milestones !== undefined) release.milestone_ids = milestones;
-    reply.json(await releaseView(store, project, release));
+    reply.json(await releaseView(store, project, release, ctx.canReadCode(req.user, project)));
   });
 }

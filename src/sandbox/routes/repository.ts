@@ -1,8 +1,8 @@
 // Repository browsing routes (tree, blobs, archive, compare, contributors, merge base), and the helpers the
 // repository file and commit routes share: repository access rules, git errors as responses, commit views.
 import { z } from 'zod';
-import type { SandboxContext } from '../context.js';
-import { forbidden, messageError, notFound, paramError } from '../errors.js';
+import { CODE_ACCESS, type SandboxContext } from '../context.js';
+import { messageError, notFound, paramError } from '../errors.js';
 import { ARCHIVE_FORMATS, createArchive, isArchiveFormat } from '../git/archive.js';
 import type { GitCommitInfo } from '../git/commit-format.js';
 import { compareRefs } from '../git/diff.js';
@@ -20,17 +20,13 @@ import { ACCESS, type Project, type User } from '../store.js';
  * private ones from reporter up (guests of a private project see no code, as on the service).
  */
 export function readableProject(ctx: SandboxContext, req: SandboxRequest<unknown>, idParam = req.pathParams.id): Project {
-  return ctx.findProjectFor(req, idParam, {
-    minAccess: (project) => (project.visibility === 'private' ? ACCESS.reporter : 0),
-  });
+  return ctx.findProjectFor(req, idParam, { minAccess: CODE_ACCESS });
 }
 
 /** A project the caller may push to: developer or above, and not archived (archived projects are read-only). */
 export function writableProject(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
   ctx.requireUser(req);
-  const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer });
-  if (project.archived) throw forbidden('the project is archived and read-only');
-  return project;
+  return ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
 }
 
 /**
