@@ -70,6 +70,11 @@ export function isShaLike(text: string): boolean {
   return HEX_SHA.test(text);
 }
 
+/**
+ * The longest branch or tag name, in bytes: git keeps each ref as a file, and a file name stops at 255 bytes
+ * (longer names made git fail with "File name too long").
+ */
+export const MAX_REF_NAME_BYTES = 255;
 const ACTION_KINDS: readonly FileActionKind[] = ['create', 'update', 'delete', 'move', 'chmod'];
 
 // Writes to one repository queue behind each other, so two commits never read the same parent and race.
@@ -95,6 +100,28 @@ export function isValidRefName(name: string): boolean {
   if (name.endsWith('.') || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
   return name.split('/').every((part) => !part.startsWith('.') && !part.endsWith('.lock'));
+}
+
+/**
+ * Why `name` cannot name a branch or tag, or null when it can: git's ref name rules, plus what
+ * `git check-ref-format --branch` and the service refuse on top of them: a leading '-' (git would read it as an
+ * option), 'HEAD' and '@' (revision syntax), a 'refs/' prefix (it would be read as a full ref name), and names
+ * longer than MAX_REF_NAME_BYTES. The one rule for every branch and tag created, and for names looked up.
+ */
+export function refNameProblem(name: string): string | null {
+  if (name === '') return 'it is empty';
+  if (Buffer.byteLength(name) > MAX_REF_NAME_BYTES) return `it is longer than ${MAX_REF_NAME_BYTES} bytes`;
+  if (name.startsWith('-')) return "it starts with '-'";
+  if (name === 'HEAD' || name === '@') return `'${name}' is reserved`;
+  if (name.startsWith('refs/')) return "it starts with 'refs/'";
+  if (!isValidRefName(`refs/heads/${name}`)) return 'it breaks the ref name rules of git check-ref-format';
+  return null;
+}
+
+/** refNameProblem as a refusal naming the parameter: GitActionError 'invalid_ref', "branch is invalid: …". */
+export function checkRefName(name: string, field: string): void {
+  const problem = refNameProblem(name);
+  if (problem !== null) throw new GitActionError('invalid_ref', `${field} is invalid: ${problem}`);
 }
 
 /**
@@ -206,9 +233,7 @@ export class GitRepo {
 
   /** Creates a bare repository at dir (the directory may exist and be empty). */
   static async init(dir: string, options: { defaultBranch: string }): Promise<GitRepo> {
-    if (!isValidRefName(`refs/heads/${options.defaultBranch}`)) {
-      throw new GitActionError('invalid_ref', `defaultBranch '${options.defaultBranch}' is not a valid branch name`);
-    }
+    checkRefName(options.defaultBranch, 'defaultBranch');
     const absolute = path.resolve(dir);
     await mkdir(absolute, { recursive: true });
     await runGit(null, ['init', '--quiet', '--bare', `--initial-branch=${options.defaultBranch}`, absolute]);
@@ -281,9 +306,10 @@ export class GitRepo {
     const queries: string[][] = refs.map((ref) => {
       if (!isSafeRevision(ref)) return [];
       const candidates: string[] = [];
-      if (ref.startsWith('refs/')) {
-        if (isValidRefName(ref)) candidates.push(ref);
-      } else if (isValidRefName(`refs/heads/${ref}`)) {
+      const fullRef = /^refs\/(?:heads|tags)\/(.*)$/s.exec(ref);
+      if (fullRef) {
+        if (refNameProblem(fullRef[1]) === null) candidates.push(ref);
+      } else if (refNameProblem(ref) === null) {
         candidates.push(`refs/heads/${ref}`, `refs/tags/${ref}`);
       }
       if (HEX_SHA.test(ref) || ref === 'HEAD') candidates.push(ref);
@@ -331,11 +357,11 @@ export class GitRepo {
   }
 
   async branchExists(name: string): Promise<boolean> {
-    return isValidRefName(`refs/heads/${name}`) && (await this.refTarget(`refs/heads/${name}`)) !== null;
+    return refNameProblem(name) === null && (await this.refTarget(`refs/heads/${name}`)) !== null;
   }
 
   async tagExists(name: string): Promise<boolean> {
-    return isValidRefName(`refs/tags/${name}`) && (await this.refTarget(`refs/tags/${name}`)) !== null;
+    return refNameProblem(name) === null && (await this.refTarget(`refs/tags/${name}`)) !== null;
   }
 
   /** Commit records for full SHAs, in the order given (one git process). Unknown SHAs → GitNotFoundError. */
@@ -368,7 +394,7 @@ export class GitRepo {
 
   /** Creates a tag: annotated when a message is given, lightweight otherwise. */
   async createTag(name: string, target: string, message?: string, tagger?: GitIdentity): Promise<void> {
-    if (!isValidRefName(`refs/tags/${name}`)) throw new GitActionError('invalid_ref', `tag_name '${name}' is not a valid tag name`);
+    checkRefName(name, 'tag_name');
     await this.withWriteLock(async () => {
       if (await this.tagExists(name)) throw new GitActionError('ref_exists', `Tag ${name} already exists`);
       const sha = await this.resolveCommit(target);
@@ -494,9 +520,7 @@ export class GitRepo {
    * Refusals are GitActionErrors in the service's words; nothing is written to the branch then.
    */
   async commit(options: CommitOptions): Promise<string> {
-    if (!isValidRefName(`refs/heads/${options.branch}`)) {
-      throw new GitActionError('invalid_ref', `branch '${options.branch}' is not a valid branch name`);
-    }
+    checkRefName(options.branch, 'branch');
     validateActions(options.actions);
     return this.withWriteLock(async () => {
       const current = await this.refTarget(`refs/heads/${options.branch}`);

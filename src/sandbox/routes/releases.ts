@@ -8,11 +8,13 @@ import { z } from 'zod';
 import type { SandboxContext } from '../context.js';
 import { HttpError, messageError, notFound, validationError } from '../errors.js';
 import { GitActionError, GitNotFoundError } from '../git/errors.js';
+import { checkRefName } from '../git/repo.js';
 import { paginate } from '../paginate.js';
 import { param } from '../params.js';
 import type { Router } from '../router.js';
 import { ACCESS, type Project, type Release, type Store } from '../store.js';
 import { milestoneView, projectWebUrl, userBasic } from '../views.js';
+import { gitCall } from './repository.js';
 
 const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
 
@@ -137,9 +139,9 @@ async function ensureTag(project: Project, tagName: string, ref: string | undefi
     await project.repo.createTag(tagName, ref);
   } catch (error) {
     if (error instanceof GitNotFoundError) throw messageError(400, `Target ${ref} is invalid`);
-    if (error instanceof GitActionError && error.kind === 'invalid_ref') throw messageError(400, 'Tag name invalid');
     // Someone created the same tag meanwhile: that tag is the release's tag now.
     if (error instanceof GitActionError && error.kind === 'ref_exists') return;
+    if (error instanceof GitActionError) throw messageError(400, error.message);
     throw error;
   }
 }
@@ -172,6 +174,8 @@ export function register(router: Router, ctx: SandboxContext): void {
     const user = ctx.requireUser(req);
     const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
     const { params } = req;
+    // Before anything else: a release is only ever stored under a name its tag can have.
+    await gitCall(async () => checkRefName(params.tag_name, 'tag_name'));
     const conflict = () => new HttpError(409, { message: 'Release already exists' });
     if (project.releases.some((r) => r.tag_name === params.tag_name)) throw conflict();
     const milestones = milestoneIds(project, params.milestones ?? []);
