@@ -7,14 +7,15 @@ import type { Logger } from './log.js';
 const USAGE = `forgeops: act on a code hosting service from AI assistants, Slack and the terminal.
 
 Usage:
-  forgeops serve [--port N] [--host H]    MCP server over Streamable HTTP (what \`npm start\` runs)
-  forgeops mcp                            MCP server over stdio, for clients that spawn it
-  forgeops sandbox [--port N] [--host H]  run the embedded sandbox service alone and print its demo tokens
-  forgeops ops [--json]                   list every operation (name, chat words, route, effect)
-  forgeops help                           this text
+  forgeops serve [--port N] [--host H] [--env-file F]  MCP server over Streamable HTTP (what \`npm start\` runs)
+  forgeops mcp [--env-file F]                          MCP server over stdio, for clients that spawn it
+  forgeops sandbox [--port N] [--host H]               run the embedded sandbox service alone and print its demo tokens
+  forgeops ops [--json]                                list every operation (name, chat words, route, effect)
+  forgeops help                                        this text
 
 With no CODEHOST_URL set, serve and mcp start the embedded sandbox in the same process and use it.
-Configuration comes from the environment or a .env file; see the README.`;
+Configuration comes from the environment, and from an env file only when one is named with --env-file
+or FORGEOPS_ENV_FILE (a .env in the working directory is never read by itself); see the README.`;
 
 class UsageError extends Error {}
 
@@ -23,7 +24,7 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-function parseOptions(args: string[], allowed: { port?: boolean; host?: boolean; json?: boolean }) {
+function parseOptions(args: string[], allowed: { port?: boolean; host?: boolean; json?: boolean; envFile?: boolean }) {
   try {
     const { values, positionals } = parseArgs({
       args,
@@ -33,6 +34,7 @@ function parseOptions(args: string[], allowed: { port?: boolean; host?: boolean;
         ...(allowed.port ? { port: { type: 'string' as const } } : {}),
         ...(allowed.host ? { host: { type: 'string' as const } } : {}),
         ...(allowed.json ? { json: { type: 'boolean' as const } } : {}),
+        ...(allowed.envFile ? { 'env-file': { type: 'string' as const } } : {}),
       },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -40,18 +42,25 @@ function parseOptions(args: string[], allowed: { port?: boolean; host?: boolean;
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
       throw new UsageError(`--port must be a number from 0 to 65535, got '${values.port}'`);
     }
-    return { port, host: values.host as string | undefined, json: values.json === true };
+    const envFile = values['env-file'] as string | undefined;
+    if (envFile === '') throw new UsageError('--env-file needs the path of an env file');
+    return { port, host: values.host as string | undefined, json: values.json === true, envFile };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
 }
 
-async function setup(): Promise<{ config: Config; log: Logger }> {
+async function setup(envFile: string | undefined): Promise<{ config: Config; log: Logger }> {
   const { loadConfig, ConfigError } = await import('./config.js');
   const { createLogger } = await import('./log.js');
   try {
-    const config = loadConfig();
+    const { config, source } = loadConfig({ envFile });
     const log = createLogger(config.logLevel, [config.codehost.token, config.codehost.scimToken, config.server.mcpToken]);
+    if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
+    else log.info('configuration: the environment only');
+    if (source.ignoredDotenv) {
+      log.warn(`did not read ${source.ignoredDotenv}: forgeops reads an env file only when it is named (--env-file or FORGEOPS_ENV_FILE)`);
+    }
     return { config, log };
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 2);
@@ -77,8 +86,8 @@ async function listOperations(json: boolean): Promise<void> {
 }
 
 async function serveHttp(args: string[]): Promise<void> {
-  const opts = parseOptions(args, { port: true, host: true });
-  const { config, log } = await setup();
+  const opts = parseOptions(args, { port: true, host: true, envFile: true });
+  const { config, log } = await setup(opts.envFile);
   const host = opts.host ?? config.server.host;
   const port = opts.port ?? config.server.port;
   const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }] = await Promise.all([
@@ -89,9 +98,11 @@ async function serveHttp(args: string[]): Promise<void> {
   try {
     http = await startMcpHttpServer({
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, log,
+      maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes,
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
         confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
+        callTimeoutMs: config.callTimeoutMs,
       }),
     });
   } catch (error) {
@@ -113,18 +124,17 @@ async function serveHttp(args: string[]): Promise<void> {
 }
 
 async function serveStdio(args: string[]): Promise<void> {
-  parseOptions(args, {});
-  const { config, log } = await setup();
-  const [{ createRuntime }, { operations }, { createMcpServer }, { StdioServerTransport }] = await Promise.all([
-    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  const { config, log } = await setup(parseOptions(args, { envFile: true }).envFile);
+  const [{ createRuntime }, { operations }, { createMcpServer }, { LimitedStdioTransport }] = await Promise.all([
+    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'),
   ]);
   const runtime = await createRuntime(config, log);
   const server = createMcpServer({
     operations, client: runtime.client, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
     confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
+        callTimeoutMs: config.callTimeoutMs,
   });
-  const transport = new StdioServerTransport();
+  const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });
   let closing = false;
   const stop = async () => {
     if (closing) return;

@@ -1,7 +1,13 @@
-// The environment (and an optional .env file) → one validated Config object; a bad value names its variable.
-import { config as loadDotenv } from 'dotenv';
+// The environment (and an env file the operator named) → one validated Config object; a bad value names its variable.
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { AREAS } from './operations/define.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
+
+/** Below the 60 s most MCP clients wait for a tool call, so the model hears our words rather than a bare timeout. */
+export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
 
 const flag = (name: string) =>
   z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).optional()
@@ -42,11 +48,19 @@ export const ENVIRONMENT = z.object({
   CODEHOST_CA_FILE: z.string().optional().describe('PEM file of a private certificate authority to trust.'),
   CODEHOST_TIMEOUT_MS: positiveInt(30_000).describe('Per-request timeout in milliseconds (default 30000).'),
   CODEHOST_MAX_RETRIES: positiveInt(3).describe('Retries of reads on 429/502/503/504 and connection errors (default 3).'),
+  FORGEOPS_CALL_TIMEOUT_MS: positiveInt(DEFAULT_CALL_TIMEOUT_MS).refine((n) => n >= 1, 'must be at least 1')
+    .describe(`Deadline of one tool call in milliseconds, retries and pages included (default ${DEFAULT_CALL_TIMEOUT_MS}, under MCP clients' usual 60 s).`),
+  FORGEOPS_ENV_FILE: z.string().optional()
+    .describe('Env file to read settings from (like --env-file); a .env in the working directory is never read by itself.'),
   FORGEOPS_HOST: z.string().optional().default('127.0.0.1').describe('Address `serve` binds to (default 127.0.0.1).'),
   FORGEOPS_PORT: positiveInt(8750).describe('Port `serve` listens on (default 8750).'),
   FORGEOPS_MCP_TOKEN: z.string().optional()
     .describe('Bearer token MCP clients must send to `serve`; required when bound to a non-loopback address.'),
   FORGEOPS_ALLOWED_ORIGINS: list.describe('Extra browser origins allowed to call `serve` (comma-separated).'),
+  FORGEOPS_MAX_SESSIONS: positiveInt(DEFAULT_MAX_SESSIONS).refine((n) => n >= 1, 'must be at least 1')
+    .describe(`MCP sessions \`serve\` keeps open at most; more clients get 503 (default ${DEFAULT_MAX_SESSIONS}).`),
+  FORGEOPS_MAX_MESSAGE_BYTES: positiveInt(DEFAULT_MAX_MESSAGE_BYTES).refine((n) => n >= 1, 'must be at least 1')
+    .describe(`Largest MCP message in bytes, over stdio and HTTP (default ${DEFAULT_MAX_MESSAGE_BYTES}, 16 MiB).`),
   FORGEOPS_READ_ONLY: flag('Only read operations are offered and run.'),
   FORGEOPS_TOOLSETS: list.describe('API areas to expose as tools (comma-separated; default all).'),
   FORGEOPS_CONFIRM_WITHOUT_ELICITATION: z.enum(['refuse', 'allow']).optional().default('refuse')
@@ -68,9 +82,15 @@ export interface Config {
     timeoutMs: number;
     maxRetries: number;
   };
-  server: { host: string; port: number; mcpToken?: string; allowedOrigins: string[] };
+  server: { host: string; port: number; mcpToken?: string; allowedOrigins: string[]; maxSessions: number };
   policy: { readOnly: boolean; toolsets: string[]; confirmWithoutElicitation: 'refuse' | 'allow' };
+  /** Overall deadline of one tool call, in ms. */
+  callTimeoutMs: number;
+  /** HTTP(S)_PROXY and NO_PROXY as configured (upper or lower case), read nowhere else. */
+  proxy: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
   maxResultChars: number;
+  /** Largest MCP message either transport accepts. */
+  maxMessageBytes: number;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
 }
 
@@ -107,19 +127,80 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       port: e.FORGEOPS_PORT,
       mcpToken: e.FORGEOPS_MCP_TOKEN || undefined,
       allowedOrigins: e.FORGEOPS_ALLOWED_ORIGINS,
+      maxSessions: e.FORGEOPS_MAX_SESSIONS,
     },
     policy: {
       readOnly: e.FORGEOPS_READ_ONLY,
       toolsets: e.FORGEOPS_TOOLSETS,
       confirmWithoutElicitation: e.FORGEOPS_CONFIRM_WITHOUT_ELICITATION,
     },
+    callTimeoutMs: e.FORGEOPS_CALL_TIMEOUT_MS,
+    proxy: {
+      httpProxy: env.HTTP_PROXY || env.http_proxy || undefined,
+      httpsProxy: env.HTTPS_PROXY || env.https_proxy || undefined,
+      noProxy: env.NO_PROXY ?? env.no_proxy,
+    },
     maxResultChars: e.FORGEOPS_MAX_RESULT_CHARS,
+    maxMessageBytes: e.FORGEOPS_MAX_MESSAGE_BYTES,
     logLevel: e.FORGEOPS_LOG_LEVEL,
   };
 }
 
-/** Reads .env quietly (its messages would corrupt a stdio MCP channel) and then the process environment. */
-export function loadConfig(): Config {
-  loadDotenv({ quiet: true });
-  return parseConfig(process.env);
+/** Where the configuration came from, for the start-up log line. */
+export interface ConfigSource {
+  /** The env file read, as an absolute path, and how many variables it set that the environment did not. */
+  envFile?: { path: string; variables: number };
+  /** A .env in the working directory that was left unread (no one named it). */
+  ignoredDotenv?: string;
+}
+
+/** Above this an "env file" is not one (a log, a binary): refuse it rather than parse megabytes. */
+const MAX_ENV_FILE_BYTES = 1024 * 1024;
+
+/** Reads an env file the operator named; anything that is not a readable text file stops start-up naming it. */
+function readEnvFile(path: string, named: string): Record<string, string> {
+  const bad = (why: string) => new ConfigError(`invalid configuration: ${named} '${path}' ${why}`);
+  let text: Buffer;
+  try {
+    if (statSync(path).isDirectory()) throw bad('is a directory, not an env file');
+    if (statSync(path).size > MAX_ENV_FILE_BYTES) throw bad(`is larger than ${MAX_ENV_FILE_BYTES} bytes, not an env file`);
+    text = readFileSync(path);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw bad(code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read: ${(error as Error).message}`);
+  }
+  if (text.includes(0)) throw bad('is binary, not an env file of KEY=value lines');
+  return parseDotenv(text);
+}
+
+/**
+ * The configuration: the process environment, plus the env file named by `envFile` (--env-file) or
+ * FORGEOPS_ENV_FILE; the environment wins where both set a variable. A .env that merely sits in the working
+ * directory is never read: assistants start servers inside cloned repositories, and a file nobody chose must
+ * not weaken confirmation, read-only mode or bind address, swap tokens, or redirect traffic (URL, proxy, CA).
+ * Nothing is written to process.env, and nothing is printed (stdout is the MCP channel in stdio mode).
+ */
+export function loadConfig(options: { envFile?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): { config: Config; source: ConfigSource } {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const named = options.envFile !== undefined ? '--env-file' : 'FORGEOPS_ENV_FILE';
+  const chosen = options.envFile ?? (env.FORGEOPS_ENV_FILE || undefined);
+  const source: ConfigSource = {};
+  let merged: Record<string, string | undefined> = env;
+  if (chosen !== undefined) {
+    const path = resolve(cwd, chosen);
+    const fromFile = readEnvFile(path, named);
+    const added = Object.keys(fromFile).filter((key) => env[key] === undefined);
+    merged = { ...fromFile, ...env };
+    source.envFile = { path, variables: added.length };
+  } else {
+    const dotenv = resolve(cwd, '.env');
+    try {
+      if (statSync(dotenv).isFile()) source.ignoredDotenv = dotenv;
+    } catch {
+      // no .env here: nothing to mention
+    }
+  }
+  return { config: parseConfig(merged), source };
 }

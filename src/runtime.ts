@@ -32,6 +32,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
       token: config.codehost.token,
       scimToken: config.codehost.scimToken,
       caFile: config.codehost.caFile,
+      proxy: config.proxy,
       ...clientOptions(config),
     });
     if (!config.codehost.token) log.warn('CODEHOST_TOKEN is not set: only public data can be read');
@@ -53,6 +54,8 @@ function embeddedSandboxRuntime(config: Config, log: Logger): Runtime {
       baseUrl: sandbox.url,
       token: config.codehost.token ?? tokens[SANDBOX_DEFAULT_ROLE],
       scimToken: config.codehost.scimToken ?? tokens.scim,
+      // The sandbox is on loopback in this process: no proxy has any business between them.
+      proxy: {},
       ...clientOptions(config),
     });
     log.info(`no CODEHOST_URL set: using the embedded sandbox at ${sandbox.url}`);

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher } from 'undici';
-import { ApiError, apiErrorFromResponse, type ApiErrorKind } from './errors.js';
+import { ApiError, apiErrorFromResponse, DEADLINE_CODE, type ApiErrorKind } from './errors.js';
 import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
 import { encodeForm, serializeQuery } from './route.js';
 import type { ApiRequest, ApiResponse } from './types.js';
@@ -24,6 +24,14 @@ export interface HttpClientOptions {
   connections?: number;
   /** Largest response body read into memory (an archive of a big repository can be huge). Default 64 MiB. */
   maxResponseBytes?: number;
+  /** The proxy to use; {} for none. Default: HTTP(S)_PROXY and NO_PROXY of the process environment. */
+  proxy?: ProxySettings;
+}
+
+export interface ProxySettings {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -63,7 +71,7 @@ export class HttpClient {
     this.retry = resolveRetryOptions(options.retry);
     this.maxResponseBytes = positive('maxResponseBytes', options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     const connections = options.connections === undefined ? undefined : positive('connections', options.connections);
-    this.dispatcher = createDispatcher(options.caFile === undefined ? undefined : readCa(options.caFile), connections);
+    this.dispatcher = createDispatcher(options.caFile === undefined ? undefined : readCa(options.caFile), connections, options.proxy ?? proxyFromEnvironment());
   }
 
   /** Sends the request (retrying per retry.ts); any status >= 400 or failure rejects with an ApiError. */
@@ -75,10 +83,13 @@ export class HttpClient {
       try {
         return (await this.send(req, target)) as ApiResponse<T>;
       } catch (error) {
-        const wait = error instanceof ApiError
+        let wait = error instanceof ApiError
           ? retryDelayMs(error, req.idempotent, { retriesDone, elapsedMs: this.retry.now() - started }, this.retry)
           : undefined;
+        // A retry that could not even start before the call's deadline would only hide this failure.
+        if (wait !== undefined && req.deadline !== undefined && Date.now() + wait >= req.deadline) wait = undefined;
         if (wait === undefined) throw error;
+        req.onProgress?.({ kind: 'retry', retry: retriesDone + 1, waitMs: wait, reason: (error as ApiError).message });
         await this.pause(wait, req, target);
       }
     }
@@ -144,12 +155,17 @@ export class HttpClient {
     const fail = (kind: ApiErrorKind, serviceMessage: string, code?: string) =>
       new ApiError({ kind, method: req.method, path, serviceMessage, code, secrets });
     if (req.signal?.aborted) throw fail('aborted', 'the request was cancelled');
+    // The call's deadline cuts this attempt short when it comes before the per-request timeout.
+    const untilDeadline = req.deadline === undefined ? Infinity : req.deadline - Date.now();
+    const deadlineFirst = untilDeadline < timeoutMs;
+    const deadlineMessage = () => `no answer from the service at ${this.baseUrl} before the call's deadline`;
+    if (untilDeadline <= 0) throw fail('timeout', deadlineMessage(), DEADLINE_CODE);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, timeoutMs);
+    }, Math.min(timeoutMs, untilDeadline));
     const onAbort = () => controller.abort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -181,12 +197,14 @@ export class HttpClient {
       return { status: response.statusCode, headers, data: decodeBody(req, bytes) };
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      if (timedOut) throw fail('timeout', `no response within ${timeoutMs} ms`);
+      if (timedOut && deadlineFirst) throw fail('timeout', deadlineMessage(), DEADLINE_CODE);
+      if (timedOut) throw fail('timeout', `no answer from the service at ${this.baseUrl} within ${timeoutMs} ms`);
       if (req.signal?.aborted) throw fail('aborted', 'the request was cancelled');
       const code = (error as { code?: unknown }).code;
       const isTimeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
       const message = error instanceof Error ? error.message : String(error);
-      throw fail(isTimeout ? 'timeout' : 'network', message, typeof code === 'string' ? code : undefined);
+      // Name the service: a bare "connect ECONNREFUSED 127.0.0.1:1" does not say which setting points there.
+      throw fail(isTimeout ? 'timeout' : 'network', `${message} (service at ${this.baseUrl})`, typeof code === 'string' ? code : undefined);
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
@@ -243,19 +261,26 @@ function readCa(caFile: string): string[] {
   return [...rootCertificates, pem];
 }
 
-function createDispatcher(ca: string[] | undefined, connections: number | undefined): Dispatcher {
+/** Read once, when a client is made, so a later change of the environment cannot redirect requests mid-run. */
+function proxyFromEnvironment(): ProxySettings {
+  const env = process.env;
+  return {
+    httpProxy: env.http_proxy || env.HTTP_PROXY || undefined,
+    httpsProxy: env.https_proxy || env.HTTPS_PROXY || undefined,
+    noProxy: env.no_proxy ?? env.NO_PROXY,
+  };
+}
+
+function createDispatcher(ca: string[] | undefined, connections: number | undefined, proxy: ProxySettings): Dispatcher {
   const tls = ca ? { ca } : undefined;
   const common = { connections, connect: tls };
-  const env = process.env;
-  // Read once here, so a later change of the environment cannot redirect requests mid-run.
-  const httpProxy = env.http_proxy || env.HTTP_PROXY;
-  const httpsProxy = env.https_proxy || env.HTTPS_PROXY;
+  const { httpProxy, httpsProxy } = proxy;
   if (!httpProxy && !httpsProxy) return new Agent(common);
   return new EnvHttpProxyAgent({
     ...common,
     httpProxy,
     httpsProxy,
-    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+    noProxy: proxy.noProxy ?? '',
     requestTls: tls,
     // Plain-http targets are forwarded with an absolute URI, as curl does; many proxies refuse CONNECT to port 80.
     proxyTunnel: false,

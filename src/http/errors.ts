@@ -27,6 +27,9 @@ export interface ApiErrorInit {
 
 const MAX_MESSAGE_CHARS = 500;
 
+/** ApiError.code of a timeout caused by the call's overall deadline rather than the per-request timeout. */
+export const DEADLINE_CODE = 'DEADLINE';
+
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly kind: ApiErrorKind;

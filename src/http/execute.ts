@@ -36,6 +36,8 @@ export function buildRequest(op: Operation, input: Record<string, unknown>, ctx:
     idempotent: op.idempotent,
     token: ctx.token,
     signal: ctx.signal,
+    deadline: ctx.deadline,
+    onProgress: ctx.onProgress,
   };
 }
 

@@ -90,6 +90,7 @@ export async function fetchPages(client: ApiTransport, req: ApiRequest, options:
     const next = announced && !seen.has(nextKey(announced)) ? announced : undefined;
     const room = options.maxItems - items.length;
     items.push(...response.data.slice(0, room));
+    req.onProgress?.({ kind: 'page', pages: pagesFetched, items: items.length });
     const trimmed = response.data.length > room;
     if (next && options.all && response.data.length > 0 && items.length < options.maxItems) {
       current = 'page' in next

@@ -36,6 +36,11 @@ const NEVER_SENT_CODES = new Set([
   'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/** True when the failure proves the request never reached the service (so a change cannot have been applied). */
+export function neverReachedService(failure: Pick<RetryableFailure, 'kind' | 'code'>): boolean {
+  return failure.kind === 'refused' || (failure.kind === 'network' && failure.code !== undefined && NEVER_SENT_CODES.has(failure.code));
+}
+
 export function resolveRetryOptions(options: RetryOptions = {}): ResolvedRetryOptions {
   const resolved: ResolvedRetryOptions = {
     maxRetries: options.maxRetries ?? 3,
@@ -61,7 +66,7 @@ export function resolveRetryOptions(options: RetryOptions = {}): ResolvedRetryOp
  * connection errors and timeouts.
  */
 export function isRetryable(failure: RetryableFailure, idempotent: boolean): boolean {
-  if (failure.kind === 'network' && failure.code !== undefined && NEVER_SENT_CODES.has(failure.code)) return true;
+  if (failure.kind === 'network' && neverReachedService(failure)) return true;
   if (!idempotent) return false;
   if (failure.kind === 'http') return RETRYABLE_STATUSES.has(failure.status);
   return failure.kind === 'network' || failure.kind === 'timeout';

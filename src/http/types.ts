@@ -26,11 +26,23 @@ export interface ApiRequest {
   /** Overrides the configured per-request timeout. */
   timeoutMs?: number;
   /**
+   * When the whole call must be over (epoch ms), across attempts, retry waits and pages: an attempt is cut
+   * short there, and no retry starts that would end past it.
+   */
+  deadline?: number;
+  /** Told of retries and pages as they happen, so a front end can show progress on long work. */
+  onProgress?: (event: ProgressEvent) => void;
+  /**
    * An absolute URL to fetch instead of path+query (a keyset Link rel="next"). Must be on the configured
    * service origin; the client refuses anything else so the token never leaves for another host.
    */
   url?: string;
 }
+
+/** Something a long call is doing: waiting before a retry, or having read one more page. */
+export type ProgressEvent =
+  | { kind: 'retry'; retry: number; waitMs: number; reason: string }
+  | { kind: 'page'; pages: number; items: number };
 
 export interface ApiResponse<T = unknown> {
   status: number;

@@ -1,8 +1,6 @@
 // Operation outcomes → MCP tool results: compact JSON text mirrored in structuredContent, capped, content delimited.
 import { createHash } from 'node:crypto';
 import type { OperationResult } from '../operations/define.js';
-import { InputError } from '../operations/validate.js';
-import { ApiError } from '../http/errors.js';
 
 export interface ToolResult {
   [key: string]: unknown;
@@ -97,19 +95,4 @@ export function successResult(result: OperationResult, response: string, maxChar
     text = JSON.stringify(structured);
   }
   return { content: [{ type: 'text', text }], structuredContent: structured };
-}
-
-/** Errors the model can act on, in the service's own words; never a stack trace, never a token. */
-export function errorResult(error: unknown): ToolResult {
-  if (error instanceof InputError) return textResult(`${error.message}. Nothing was sent.`, true);
-  if (error instanceof ApiError) {
-    let hint = '';
-    if (error.status === 404) hint = ' (it does not exist, or the token cannot see it: private projects answer 404 to non-members)';
-    if (error.status === 401) hint = ' (the service token is missing, wrong or expired)';
-    if (error.status === 403) hint = ' (the token can see this but lacks the access level for this action)';
-    const code = error.errorCode ? ` [error_code: ${error.errorCode}]` : '';
-    return textResult(`${error.message}${code}${hint}`, true);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return textResult(`forgeops error: ${message}`, true);
 }

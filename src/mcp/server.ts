@@ -1,15 +1,19 @@
 // The one MCP server factory used by stdio, Streamable HTTP and tests: registry → tools, calls → policy → executor.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode, ListToolsRequestSchema, McpError, type ServerNotification, type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/define.js';
 import { validateInput } from '../operations/validate.js';
+import { explainFailure } from '../operations/failures.js';
 import { executeOperation } from '../http/execute.js';
-import type { ApiTransport } from '../http/types.js';
+import type { ApiTransport, ProgressEvent } from '../http/types.js';
 import { decide } from '../policy/policy.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { selectOperations, toolDescriptor } from './tools.js';
-import { errorResult, successResult, textResult, type ToolResult } from './results.js';
+import { successResult, textResult, type ToolResult } from './results.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
@@ -21,6 +25,10 @@ export interface McpServerOptions {
   /** What a call needing confirmation does when the client cannot elicit: refuse (default) or run. */
   confirmWithoutElicitation: 'refuse' | 'allow';
   maxResultChars: number;
+  /** Overall deadline of one tool call, in ms from when it may run: attempts, retries, Retry-After waits and pages. */
+  callTimeoutMs: number;
+  /** How often a call still waiting sends a progress notification (default PROGRESS_HEARTBEAT_MS). */
+  progressIntervalMs?: number;
   /** This session's own service token, overriding the configured one. */
   token?: string;
   log?: Logger;
@@ -34,8 +42,18 @@ const INSTRUCTIONS = [
 ].join(' ');
 
 type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: string };
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-async function askHuman(server: Server, prompt: string, options: McpServerOptions): Promise<ConfirmOutcome> {
+/** How long a human has to answer a confirmation before the call is dropped (nothing runs). */
+export const CONFIRM_TIMEOUT_MS = 5 * 60_000;
+/** Calls of one session waiting for a human at once; each holds a request open, so a stranger must not pile them up. */
+export const MAX_PENDING_CONFIRMATIONS = 4;
+/** How often a call that is still waiting tells the client so (progress notifications). */
+export const PROGRESS_HEARTBEAT_MS = 5_000;
+/** The setting a person changes when calls run out of time; named in the error. */
+const CALL_TIMEOUT_SETTING = 'FORGEOPS_CALL_TIMEOUT_MS';
+
+async function askHuman(server: Server, prompt: string, options: McpServerOptions, extra: CallExtra): Promise<ConfirmOutcome> {
   const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
   // A client that declared only URL mode cannot show our form; an empty object means form (protocol default).
   const canAskInForm = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
@@ -44,22 +62,65 @@ async function askHuman(server: Server, prompt: string, options: McpServerOption
     return {
       confirmed: false,
       reason: `This call needs a human to confirm it, and this MCP client cannot ask (it does not support elicitation). ` +
-        `Nothing was changed. Call to confirm: ${prompt} Run it from a client with elicitation support, ` +
+        `Nothing was changed. The call:\n${prompt}\nRun it from a client with elicitation support, ` +
         `or have the operator set FORGEOPS_CONFIRM_WITHOUT_ELICITATION=allow.`,
     };
   }
+  // Related to the tool call, the question travels on the call's own response stream: a client that never
+  // opened the optional GET stream still sees it.
   const answer = await server.elicitInput({
     mode: 'form',
-    message: `Confirm this call? ${prompt}`,
+    message: `${prompt}\n\nRun exactly this call?`,
     requestedSchema: {
       type: 'object',
-      properties: { confirm: { type: 'boolean', title: 'Yes, run it', description: prompt } },
+      properties: { confirm: { type: 'boolean', title: 'Yes, run it', description: 'Tick to run exactly the call shown above.' } },
       required: ['confirm'],
     },
-  });
+  }, { relatedRequestId: extra.requestId, timeout: CONFIRM_TIMEOUT_MS, signal: extra.signal });
   if (answer.action === 'accept' && answer.content?.confirm === true) return { confirmed: true };
   const how = answer.action === 'accept' ? 'did not tick the confirmation' : answer.action === 'decline' ? 'declined' : 'cancelled';
   return { confirmed: false, reason: `The human ${how}; nothing was changed.` };
+}
+
+/**
+ * Progress notifications for one call, when the client asked for them (a progressToken): retries, pages, and a
+ * heartbeat while it waits, so a client that resets its timeout on progress keeps waiting and a person sees why.
+ */
+function progressReporter(extra: CallExtra, intervalMs: number) {
+  const token = extra._meta?.progressToken;
+  const started = Date.now();
+  let progress = 0;
+  let phase = 'waiting for the service';
+  const send = (message: string) => {
+    if (token === undefined) return;
+    progress += 1;
+    extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message } })
+      .catch(() => undefined);
+  };
+  const heartbeat = token === undefined ? undefined
+    : setInterval(() => send(`${phase} (${Math.round((Date.now() - started) / 1000)} s)`), intervalMs);
+  heartbeat?.unref();
+  return {
+    phase(text: string) {
+      phase = text;
+    },
+    event(event: ProgressEvent) {
+      if (event.kind === 'retry') send(`retry ${event.retry} in ${Math.ceil(event.waitMs / 1000)} s after: ${event.reason}`);
+      else send(`read page ${event.pages} (${event.items} results so far)`);
+    },
+    stop() {
+      if (heartbeat) clearInterval(heartbeat);
+    },
+  };
+}
+
+/** The tools/call parameters as sent, checked only as far as needed to answer with words a model can act on. */
+function readCallParams(params: unknown): { name: string; args: unknown } {
+  const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
+  if (typeof p.name !== 'string' || p.name === '') {
+    throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of the tool to call');
+  }
+  return { name: p.name, args: p.arguments };
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
@@ -67,30 +128,51 @@ export function createMcpServer(options: McpServerOptions): Server {
   const offered = selectOperations(options.operations, { toolsets: options.toolsets, readOnly: options.readOnly });
   const byName = new Map(offered.map((op) => [op.name, op]));
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const explainOptions = { operations: options.operations, deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING } };
+  let pendingConfirmations = 0;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered.map(toolDescriptor) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<ToolResult> => {
-    const op = byName.get(request.params.name);
+  async function callTool(name: string, args: unknown, extra: CallExtra): Promise<ToolResult> {
+    const op = byName.get(name);
     if (!op) {
-      const known = options.operations.some((o) => o.name === request.params.name);
+      const known = options.operations.some((o) => o.name === name);
       return textResult(known
-        ? `Tool ${request.params.name} is not offered by this server (read-only mode or toolset selection).`
-        : `Unknown tool ${request.params.name}.`, true);
+        ? `Tool ${name} is not offered by this server (read-only mode or toolset selection).`
+        : `Unknown tool ${name}.`, true);
     }
+    const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS);
     try {
-      const input = validateInput(op, request.params.arguments ?? {});
+      const input = validateInput(op, args);
       const decision = decide(op, input, { readOnly: options.readOnly });
       if (decision.kind === 'deny') return textResult(decision.reason, true);
       if (decision.kind === 'confirm') {
-        const outcome = await askHuman(server, decision.prompt, options);
+        if (pendingConfirmations >= MAX_PENDING_CONFIRMATIONS) {
+          return textResult(`${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; ` +
+            `nothing was changed. Let the human answer those first.`, true);
+        }
+        pendingConfirmations += 1;
+        progress.phase('waiting for the human to confirm');
+        let outcome: ConfirmOutcome;
+        try {
+          outcome = await askHuman(server, decision.prompt, options, extra);
+        } finally {
+          pendingConfirmations -= 1;
+        }
         if (!outcome.confirmed) {
           log.info(`mcp ${op.name}: not confirmed`);
           return textResult(outcome.reason, true);
         }
+        progress.phase('waiting for the service');
       }
       const started = Date.now();
-      const result = await executeOperation(op, input, { client: options.client, token: options.token, signal: extra.signal });
+      const result = await executeOperation(op, input, {
+        client: options.client,
+        token: options.token,
+        signal: extra.signal,
+        deadline: started + options.callTimeoutMs,
+        onProgress: (event) => progress.event(event),
+      });
       // Changes are the operator's audit trail; reads are only worth a line when debugging.
       const line = `mcp ${op.name}: ${result.status} in ${Date.now() - started} ms`;
       if (op.effect === 'read') log.debug(line);
@@ -98,8 +180,18 @@ export function createMcpServer(options: McpServerOptions): Server {
       return successResult(result, op.response, options.maxResultChars);
     } catch (error) {
       log.info(`mcp ${op.name}: ${error instanceof Error ? error.message : String(error)}`);
-      return errorResult(error);
+      return textResult(explainFailure(op, error, explainOptions), true);
+    } finally {
+      progress.stop();
     }
-  });
+  }
+
+  // tools/call is taken raw rather than through the SDK's own schema: its check answers bad arguments (a string,
+  // an array) with a validation dump, where a model needs one sentence naming what is wrong.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    const { name, args } = readCallParams(request.params);
+    return callTool(name, args, extra as CallExtra);
+  };
   return server;
 }

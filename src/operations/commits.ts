@@ -36,6 +36,31 @@ const commitAction = z.strictObject({
   }
 });
 
+/** The parts of a create_commit a human must approve, or undefined when it only adds to the history. */
+function commitRisks(input: {
+  id: string | number; branch: string; force?: boolean; start_branch?: string; start_sha?: string;
+  start_project?: string | number; actions: Array<{ action: string; file_path: string; previous_path?: string }>;
+}): string | undefined {
+  const risks: string[] = [];
+  const base = input.start_branch ?? input.start_sha;
+  const baseProject = input.start_project !== undefined && String(input.start_project) !== String(input.id)
+    ? input.start_project : undefined;
+  if (input.force === true) {
+    risks.push(`force: branch "${input.branch}" is replaced by one new commit based on ` +
+      `${base ? `"${base}"` : 'its start'}${baseProject !== undefined ? ` of project "${baseProject}"` : ''}; ` +
+      `commits only on "${input.branch}" are lost for good`);
+  } else if (baseProject !== undefined) {
+    risks.push(`it copies the tree of project "${baseProject}"${base ? ` at "${base}"` : ''} into branch ` +
+      `"${input.branch}" of project "${input.id}", where that project's readers will see it`);
+  }
+  const removed = input.actions.filter((a) => a.action === 'delete' || a.action === 'move');
+  if (removed.length > 0) {
+    const list = removed.map((a) => (a.action === 'move' ? `moves "${a.previous_path}" to "${a.file_path}"` : `deletes "${a.file_path}"`));
+    risks.push(`it ${list.join(', ')} (the history keeps the old files)`);
+  }
+  return risks.length > 0 ? `Asks you because ${risks.join('; and ')}.` : undefined;
+}
+
 export const commitsOperations = [
   defineOperation({
     name: 'list_commits',
@@ -72,7 +97,8 @@ export const commitsOperations = [
       'Make one commit that creates, updates, moves, deletes or chmods several files at once. Each action ' +
       'carries the WHOLE new content of its file, not a diff. To commit to a new branch, give start_branch or ' +
       'start_sha. force=true REPLACES the branch with a single new commit on top of start_branch/start_sha, ' +
-      'discarding the branch\'s own commits (asks for confirmation). Returns the new commit with stats.',
+      'discarding the branch\'s own commits. Deleting or moving files, force, or a start_project other than ' +
+      'this one ask a human to confirm. Returns the new commit with stats.',
     route: 'POST /projects/:id/repository/commits',
     input: z.object({
       id: fields.projectId(),
@@ -93,12 +119,10 @@ export const commitsOperations = [
       ),
     }),
     effect: 'write',
-    confirm: (input) => {
-      if (input.force !== true) return undefined;
-      const base = input.start_branch ?? input.start_sha;
-      return `Force-commit to branch "${input.branch}" of project ${input.id}: its history is replaced by one new ` +
-        `commit "${input.commit_message}"${base ? ` based on ${base}` : ''}; commits only on "${input.branch}" are lost.`;
-    },
+    undo: 'Adds one commit; earlier versions stay in the history and revert_commit undoes it. Asks a human when it ' +
+      'deletes or moves files (as delete_file does), copies another project\'s tree, or forces (force drops the ' +
+      'branch\'s own commits for good).',
+    confirm: commitRisks,
   }),
   defineOperation({
     name: 'get_commit',
@@ -149,6 +173,7 @@ export const commitsOperations = [
       branch: z.string().min(1).describe('Branch to cherry-pick the commit onto.'),
     }),
     effect: 'write',
+    undo: 'Adds one commit to the branch; revert_commit undoes it.',
   }),
   defineOperation({
     name: 'revert_commit',
@@ -166,6 +191,7 @@ export const commitsOperations = [
       branch: z.string().min(1).describe('Branch to add the revert commit to.'),
     }),
     effect: 'write',
+    undo: 'Adds one commit to the branch; reverting that commit brings the changes back.',
   }),
   defineOperation({
     name: 'get_commit_diff',
@@ -212,5 +238,6 @@ export const commitsOperations = [
         .describe('"new" for a line of the new version of the file, "old" for a removed line.'),
     }),
     effect: 'write',
+    undo: 'Adds a comment and changes nothing else; it cannot be removed through this API.',
   }),
 ];

@@ -1,6 +1,6 @@
 // The Operation type and defineOperation(): one API action, declared once, from which every front end derives.
 import { z } from 'zod';
-import type { ApiTransport } from '../http/types.js';
+import type { ApiTransport, ProgressEvent } from '../http/types.js';
 
 export type Effect = 'read' | 'write' | 'destructive';
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -55,6 +55,10 @@ export interface RunContext {
   signal?: AbortSignal;
   /** A per-caller service token (e.g. an MCP session's own) overriding the configured one. */
   token?: string;
+  /** When the whole call must be over (epoch ms), retries and pages included. */
+  deadline?: number;
+  /** Told of retries and pages as they happen. */
+  onProgress?: (event: ProgressEvent) => void;
 }
 
 /** A suggested next step shown under a result in chat (e.g. Retry on a failed pipeline). */
@@ -83,9 +87,23 @@ export interface OperationSpec<S extends z.ZodObject> {
   route: string;
   input: S;
   effect: Effect;
-  /** Safe to send twice. Defaults to true for reads, false otherwise (a repeated PUT here can make a second commit). */
+  /**
+   * Safe to send twice. Defaults to true for reads, false otherwise (a repeated PUT here can make a second commit).
+   * Never true for a call a human may have to confirm: what they approved runs once, or not at all.
+   */
   idempotent?: boolean;
-  /** For calls that are only sometimes dangerous: the sentence a human must approve, or undefined when no approval is needed. */
+  /**
+   * The safety decision for every change (required unless effect is 'read'): what the call leaves behind and how,
+   * if at all, it is undone, e.g. "The file stays in the branch's history; a revert brings it back.". For a
+   * destructive operation it is the reason shown to the human who confirms; for a write, the record of why
+   * no confirmation is needed.
+   */
+  undo?: string;
+  /**
+   * For writes that are dangerous only for some inputs (a commit that deletes files, a forced commit): the reason
+   * a human must approve this input, or undefined when it can run at once. The confirmation also shows every
+   * argument of the call, so the reason need not repeat them.
+   */
   confirm?: (input: z.infer<S>) => string | undefined;
   /** Lists: adds page/per_page (and the all-pages controls) to the input. */
   pagination?: Pagination;
@@ -136,18 +154,57 @@ export function pathParamNames(path: string): string[] {
   return names;
 }
 
+/**
+ * Longest value forgeops puts in a URL (a path segment or a query value). Nothing the service stores has a longer
+ * name, and a longer URL breaks proxies and servers (8 KiB request lines are common) with errors that name nothing.
+ */
+export const MAX_URL_VALUE_CHARS = 2048;
+
+const BODY_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The input keys that travel in the URL: path parameters, and every other key too unless the method has a body. */
+function urlKeys(method: HttpMethod, pathParams: readonly string[], spec: { input: z.ZodObject; queryKeys?: readonly string[] }): Set<string> {
+  if (!BODY_METHODS.includes(method)) return new Set(Object.keys(spec.input.shape));
+  return new Set([...pathParams, ...(spec.queryKeys ?? [])]);
+}
+
+/** The same schema with MAX_URL_VALUE_CHARS on its strings (also inside unions, optionals and arrays), so the JSON Schema says so too. */
+function capString(schema: z.ZodType): z.ZodType {
+  const description = schema.description;
+  let capped: z.ZodType = schema;
+  // clone() keeps each wrapper's own checks (an array's minimum length); only the strings inside change.
+  if (schema instanceof z.ZodString) capped = schema.max(MAX_URL_VALUE_CHARS);
+  else if (schema instanceof z.ZodOptional) capped = schema.clone({ ...schema.def, innerType: capString(schema.unwrap() as z.ZodType) });
+  else if (schema instanceof z.ZodUnion) capped = schema.clone({ ...schema.def, options: (schema.options as z.ZodType[]).map(capString) });
+  else if (schema instanceof z.ZodArray) capped = schema.clone({ ...schema.def, element: capString(schema.element as z.ZodType) });
+  return description !== undefined && capped.description !== description ? capped.describe(description) : capped;
+}
+
+function capUrlValues(input: z.ZodObject, keys: Set<string>): z.ZodObject {
+  const shape = input.shape as Record<string, z.ZodType>;
+  const capped = Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, keys.has(key) ? capString(schema) : schema]));
+  return input.extend(capped);
+}
+
 export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): Operation<S> {
   const [method, path, ...rest] = spec.route.trim().split(/\s+/);
   if (!METHODS.includes(method as HttpMethod) || !path?.startsWith('/') || rest.length > 0) {
     throw new Error(`operation ${spec.name}: route must be 'METHOD /path', got '${spec.route}'`);
   }
   if (!NAME_PATTERN.test(spec.name)) throw new Error(`operation ${spec.name}: name must be snake_case verb_noun`);
+  if (spec.effect !== 'read' && !spec.undo?.trim()) {
+    throw new Error(`operation ${spec.name}: a ${spec.effect} operation must say in 'undo' what it leaves behind and how it is undone`);
+  }
+  if (spec.idempotent && (spec.effect === 'destructive' || spec.confirm)) {
+    // A retried confirmed call could run twice what the human approved once, or report its own success as a 404.
+    throw new Error(`operation ${spec.name}: a call that may need a human's confirmation must not be marked idempotent`);
+  }
   const pathParams = pathParamNames(path);
   const shape = spec.input.shape as Record<string, unknown>;
   for (const p of pathParams) {
     if (!(p in shape)) throw new Error(`operation ${spec.name}: input lacks path parameter '${p}'`);
   }
-  let input = spec.input;
+  let input = capUrlValues(spec.input, urlKeys(method as HttpMethod, pathParams, spec)) as S;
   if (spec.pagination === 'offset') input = input.extend(offsetPageShape) as unknown as S;
   if (spec.pagination === 'keyset') input = input.extend(keysetPageShape) as unknown as S;
   // Strict: an unknown (e.g. misspelt) key is an error, never silently dropped; the JSON Schema says so too.

@@ -118,6 +118,7 @@ export const pipelinesOperations = [
       })).optional().describe('Variables to pass to this pipeline run.'),
     }),
     effect: 'write',
+    undo: 'Starts a new pipeline, which cancel_pipeline stops; what its jobs do (a deploy) is theirs to undo.',
     present: presentPipeline,
   }),
   defineOperation({
@@ -130,6 +131,8 @@ export const pipelinesOperations = [
     route: 'POST /projects/:id/pipelines/:pipeline_id/retry',
     input: pipelineInput,
     effect: 'write',
+    undo: 'Runs the failed and canceled jobs again (a deploy job deploys again); cancel_pipeline stops them. ' +
+      'No confirmation: it is the on-call\'s first move and changes no data.',
     present: presentPipeline,
   }),
   defineOperation({
@@ -141,8 +144,11 @@ export const pipelinesOperations = [
     route: 'POST /projects/:id/pipelines/:pipeline_id/cancel',
     input: pipelineInput,
     effect: 'write',
-    // Canceling a canceled pipeline changes nothing, so a retried request does no harm.
-    idempotent: true,
+    undo: 'Cannot be resumed: running jobs stop where they are (a deploy may be left half done); retry_pipeline ' +
+      'runs them again from the start.',
+    // It stops work mid-way, whatever the pipeline's status: always worth a human's yes.
+    confirm: () => 'Running jobs stop where they are and cannot be resumed (a deploy may be left half done); ' +
+      'retry_pipeline runs them again from the start.',
     present: presentPipeline,
   }),
   defineOperation({
@@ -154,8 +160,6 @@ export const pipelinesOperations = [
     route: 'DELETE /projects/:id/pipelines/:pipeline_id',
     input: pipelineInput,
     effect: 'destructive',
-    // A pipeline ID is never reused: a second DELETE finds nothing to remove (404) and harms nothing, so a
-    // DELETE whose answer was lost to a 502/503 may be sent again.
-    idempotent: true,
+    undo: 'Cannot be undone: the pipeline, its jobs and their logs are gone for good.',
   }),
 ];

@@ -85,6 +85,7 @@ export const releasesOperations = [
       }).optional().describe('Release assets (the API\'s assets:links).'),
     }),
     effect: 'write',
+    undo: 'Adds a release (and its tag when `ref` is given); an existing release of the tag is refused, never overwritten.',
     present: presentRelease,
   }),
   defineOperation({
@@ -103,8 +104,14 @@ export const releasesOperations = [
       ...updateDetailsShape,
     }),
     effect: 'write',
-    // Setting the same fields twice leaves the release as once.
-    idempotent: true,
+    undo: 'The values it replaces are kept nowhere: no history holds a release\'s earlier notes, name, ' +
+      'milestones or date, so it asks a human whenever it replaces one.',
+    confirm: (input) => {
+      const replaced = (['description', 'name', 'milestones', 'released_at'] as const).filter((k) => input[k] !== undefined);
+      if (replaced.length === 0) return undefined;
+      return `It overwrites the release's ${replaced.join(', ')}; the current values are kept nowhere (no history), ` +
+        'so read them with get_release first if they may be needed.';
+    },
     present: presentRelease,
   }),
 ];

@@ -123,6 +123,7 @@ export const repositoryFilesOperations = [
     route: `POST ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, ...newContentShape }),
     effect: 'write',
+    undo: 'Adds one commit that creates the file; delete_file or revert_commit takes it out again, and the history keeps both.',
   }),
   defineOperation({
     name: 'update_file',
@@ -136,6 +137,7 @@ export const repositoryFilesOperations = [
     route: `PUT ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, ...newContentShape, last_commit_id: lastCommitId() }),
     effect: 'write',
+    undo: 'Adds one commit; the previous content stays in the branch\'s history and revert_commit brings it back.',
   }),
   defineOperation({
     name: 'delete_file',
@@ -148,5 +150,6 @@ export const repositoryFilesOperations = [
     route: `DELETE ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, last_commit_id: lastCommitId() }),
     effect: 'destructive',
+    undo: 'The file disappears from the branch in a new commit. It stays in the history: revert_commit brings it back.',
   }),
 ];

@@ -23,8 +23,44 @@ function describeIssue(issue: z.core.$ZodIssue): InputIssue {
   return { field, message: issue.message };
 }
 
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/**
+ * Strings that are not valid Unicode (a lone UTF-16 surrogate such as "\ud800") cannot be encoded into a URL or
+ * stored by the service; found here they name their field instead of failing later as "URI malformed".
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** String.prototype.isWellFormed, which Node 20 has but the ES2023 library types do not. */
+function wellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+function malformedStrings(value: unknown, path: string[] = []): InputIssue[] {
+  if (typeof value === 'string') {
+    return wellFormed(value) ? [] : [{ field: path.join('.'), message: 'contains a lone UTF-16 surrogate (not valid Unicode); send the text as valid UTF-8' }];
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => malformedStrings(v, [...path, String(i)]));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => [
+      ...(wellFormed(k) ? [] : [{ field: [...path, k].join('.'), message: 'the parameter name is not valid Unicode' }]),
+      ...malformedStrings(v, [...path, k]),
+    ]);
+  }
+  return [];
+}
+
 /** Parses raw input with the operation's (strict) schema; unknown keys are an error, so a misspelt field is never dropped. */
 export function validateInput<S extends z.ZodObject>(op: Operation<S>, raw: unknown): z.infer<S> {
+  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
+    throw new InputError(op.name, [{ field: '', message: `the arguments must be a JSON object of named parameters, got ${kindOf(raw)}` }]);
+  }
+  const malformed = malformedStrings(raw);
+  if (malformed.length > 0) throw new InputError(op.name, malformed);
   const result = op.input.safeParse(raw ?? {});
   if (!result.success) throw new InputError(op.name, result.error.issues.map(describeIssue));
   return result.data as z.infer<S>;

@@ -1,4 +1,5 @@
-// The policy step every front end asks before running: allowed here and now? does a human need to confirm?
+// The policy step every front end asks before running: allowed here and now? does a human need to confirm, and what exactly do they see?
+import { createHash } from 'node:crypto';
 import type { Operation } from '../operations/define.js';
 
 export interface PolicyOptions {
@@ -10,7 +11,10 @@ export type Decision =
   | { kind: 'confirm'; prompt: string }
   | { kind: 'deny'; reason: string };
 
-/** Decides what happens to a validated call. Destructive calls always need a human; some writes do depending on input. */
+/**
+ * Decides what happens to a validated call. A destructive operation always needs a human; a write does when its
+ * confirm() finds this input dangerous (a commit that deletes files, a forced commit, an overwrite without history).
+ */
 export function decide(op: Operation, input: Record<string, unknown>, options: PolicyOptions): Decision {
   if (options.readOnly && op.effect !== 'read') {
     return {
@@ -19,29 +23,78 @@ export function decide(op: Operation, input: Record<string, unknown>, options: P
     };
   }
   const special = op.confirm?.(input as never);
-  if (special) return { kind: 'confirm', prompt: special };
-  if (op.effect === 'destructive') return { kind: 'confirm', prompt: describeCall(op, input) };
+  const reason = special ?? (op.effect === 'destructive' ? op.undo : undefined);
+  if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason) };
   return { kind: 'run' };
 }
 
-const MAX_VALUE_CHARS = 80;
+/**
+ * Free-text fields whose long values are summarised by size and hash so the prompt stays readable. Everything
+ * else (paths, refs, projects, actions, ids) is always shown whole: it decides what the call touches.
+ */
+const SUMMARISED_FIELDS = new Set(['content', 'description', 'note', 'commit_message', 'message', 'body']);
+const SUMMARY_THRESHOLD_CHARS = 300;
 
-function show(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
+/**
+ * Characters that would let a value look like another one to a human: controls, and the invisible or
+ * direction-changing format characters (a right-to-left override can make "gpj.exe" read as "exe.jpg").
+ */
+const DECEPTIVE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]/g;
+
+/** A string exactly as it will be sent, quoted, with every control or invisible character spelled out as \uXXXX. */
+export function quoteExactly(text: string): string {
+  const escaped = text
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(DECEPTIVE_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `"${escaped}"`;
+}
+
+function summarise(text: string): string {
+  const sha = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
+  return `<${text.length} characters, ${Buffer.byteLength(text, 'utf8')} bytes, sha256 ${sha}…>`;
+}
+
+/** One value as the human reads it: strings quoted and whole, long free text summarised, objects on one line each. */
+function renderValue(key: string, value: unknown): string {
+  if (typeof value === 'string') {
+    return SUMMARISED_FIELDS.has(key) && value.length > SUMMARY_THRESHOLD_CHARS ? summarise(value) : quoteExactly(value);
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => renderValue(key, v)).join(', ')}]`;
+  if (value && typeof value === 'object') {
+    const parts = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}: ${renderValue(k, v)}`);
+    return `{${parts.join(', ')}}`;
+  }
+  return String(value);
+}
+
+/** What a path parameter names, read from the route: ':id' after '/projects' is the project, after '/groups' the group. */
+function targetLabel(op: Operation, param: string): string {
+  if (param !== 'id') return param;
+  const before = new RegExp(`/([a-z_]+)/:${param}(?:/|\\[|$)`).exec(op.path)?.[1];
+  return before ? before.replace(/s$/, '') : param;
 }
 
 /**
- * The sentence a human approves: the action, its target (the path parameters, which name what is touched)
- * and every other argument, so that what is confirmed is exactly what runs.
+ * The text a human approves: the operation, why it needs them, and then every argument that will be sent, one a
+ * line and never cut (an array of objects, such as a commit's actions, one element a line). Only long free text
+ * is summarised, by size and hash. What is confirmed is therefore exactly what runs.
  */
-export function describeCall(op: Operation, input: Record<string, unknown>): string {
-  const target = op.pathParams
-    .filter((p) => input[p] !== undefined)
-    .map((p) => `${p === 'id' ? 'project' : p.replace(/_/g, ' ')} ${show(input[p])}`);
-  const rest = Object.entries(input)
-    .filter(([k, v]) => !op.pathParams.includes(k) && v !== undefined)
-    .map(([k, v]) => `${k}=${show(v)}`);
-  const effect = op.effect === 'destructive' ? ' This cannot be undone.' : '';
-  return `${op.title}: ${target.join(', ')}${rest.length ? ` (${rest.join(', ')})` : ''}.${effect}`;
+export function confirmationPrompt(op: Operation, input: Record<string, unknown>, reason: string): string {
+  const lines = [`${op.title} (${op.name}): ${reason}`, 'The exact call:'];
+  const keys = [...op.pathParams.filter((p) => input[p] !== undefined), ...Object.keys(input).filter((k) => !op.pathParams.includes(k))];
+  for (const key of keys) {
+    const value = input[key];
+    if (value === undefined) continue;
+    const label = op.pathParams.includes(key) ? targetLabel(op, key) : key;
+    if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {
+      lines.push(`  ${label}:`);
+      value.forEach((item, i) => lines.push(`    ${i + 1}. ${renderValue(key, item)}`));
+    } else {
+      lines.push(`  ${label}: ${renderValue(key, value)}`);
+    }
+  }
+  return lines.join('\n');
 }

@@ -167,7 +167,10 @@ describe('create_commit', () => {
         { action: 'delete', file_path: 'CHANGELOG.md' },
       ],
     };
-    expect(suite.operation('create_commit').confirm?.(input)).toBeUndefined();
+    // Moving and deleting files takes them off the branch: a human approves that (test/safety has the rest).
+    expect(suite.operation('create_commit').confirm?.(input)).toBe(
+      'Asks you because it moves ".gitignore" to "docs/license.txt", deletes "CHANGELOG.md" (the history keeps the old files).',
+    );
     const result = await suite.call('create_commit', input, { as: 'developer' });
     expect(result.status).toBe(201);
     const commit = result.data as Commit;

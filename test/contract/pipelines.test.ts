@@ -184,7 +184,7 @@ describe('pipeline life cycle', () => {
     await expect(suite.call('get_pipeline', { id: WEB, pipeline_id: pipeline.id })).rejects.toMatchObject({ status: 404 });
   });
 
-  it('sends a DELETE again after a 503 (idempotent), but never a retry of the pipeline\'s jobs', async () => {
+  it('resends neither a DELETE nor a retry of the pipeline\'s jobs after a 503: a confirmed call runs once', async () => {
     // The suite's own clients never retry; this one does, as a configured forgeops client would.
     const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.maintainer, retry: { minDelayMs: 1, maxDelayMs: 2 } });
     const run = (name: string, raw: Record<string, unknown>) => {
@@ -201,7 +201,11 @@ describe('pipeline life cycle', () => {
       expect(refused).toMatchObject({ status: 503 });
       expect(sent('POST', `${path}/retry`)).toBe(1);
 
+      // What a human confirmed runs once: a destructive call is never resent, even on a 503.
       suite.sandbox.faults.add({ method: 'DELETE', path, status: 503 });
+      const failed = await run('delete_pipeline', { id: WEB, pipeline_id: id }).catch((e: unknown) => e);
+      expect(failed).toMatchObject({ status: 503 });
+      expect(sent('DELETE', path)).toBe(1);
       const deleted = await run('delete_pipeline', { id: WEB, pipeline_id: id });
       expect(deleted.status).toBe(204);
       expect(sent('DELETE', path)).toBe(2);

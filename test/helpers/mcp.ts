@@ -23,6 +23,7 @@ export async function connectInMemory(options: ConnectOptions) {
     toolsets: [],
     confirmWithoutElicitation: 'refuse',
     maxResultChars: 60_000,
+    callTimeoutMs: 45_000,
     ...options,
   });
   const client = new Client(

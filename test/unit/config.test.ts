@@ -1,6 +1,9 @@
 // Config from the environment: defaults, and one clear line naming the variable when a value is bad.
-import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/config.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CALL_TIMEOUT_MS, loadConfig, parseConfig } from '../../src/config.js';
 
 describe('parseConfig', () => {
   it('gives sane defaults with an empty environment (embedded sandbox, loopback, refuse without elicitation)', () => {
@@ -33,7 +36,7 @@ describe('parseConfig', () => {
       caFile: '/etc/ssl/corp.pem', timeoutMs: 5000, maxRetries: 0,
     });
     expect(config.server).toEqual({
-      host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'],
+      host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'], maxSessions: 100,
     });
     expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], confirmWithoutElicitation: 'allow' });
   });
@@ -57,5 +60,50 @@ describe('parseConfig', () => {
     const message = (error as Error).message;
     expect(message).toContain(variable);
     expect(message).not.toContain('\n');
+  });
+});
+
+describe('the call deadline and the proxy', () => {
+  it('defaults the call deadline below the 60 s MCP clients wait, and reads it', () => {
+    expect(parseConfig({}).callTimeoutMs).toBe(DEFAULT_CALL_TIMEOUT_MS);
+    expect(DEFAULT_CALL_TIMEOUT_MS).toBeLessThan(60_000);
+    expect(parseConfig({ FORGEOPS_CALL_TIMEOUT_MS: '1500' }).callTimeoutMs).toBe(1500);
+    expect(() => parseConfig({ FORGEOPS_CALL_TIMEOUT_MS: '0' })).toThrow(/FORGEOPS_CALL_TIMEOUT_MS/);
+  });
+
+  it('reads the proxy from the configuration it was given, upper or lower case', () => {
+    expect(parseConfig({ HTTPS_PROXY: 'http://p:1', no_proxy: 'internal' }).proxy)
+      .toEqual({ httpProxy: undefined, httpsProxy: 'http://p:1', noProxy: 'internal' });
+  });
+});
+
+describe('loadConfig: env files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'forgeops-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, '.env'), 'FORGEOPS_READ_ONLY=true\nFORGEOPS_PORT=9100\n');
+
+  it('never reads a .env that merely sits in the working directory, and reports it', () => {
+    const { config, source } = loadConfig({ env: {}, cwd: dir });
+    expect(config.policy.readOnly).toBe(false);
+    expect(source).toEqual({ ignoredDotenv: join(dir, '.env') });
+  });
+
+  it('reads the file named by --env-file or FORGEOPS_ENV_FILE, the environment winning', () => {
+    const named = loadConfig({ envFile: '.env', env: { FORGEOPS_PORT: '9200' }, cwd: dir });
+    expect(named.config.policy.readOnly).toBe(true);
+    expect(named.config.server.port).toBe(9200);
+    expect(named.source).toEqual({ envFile: { path: join(dir, '.env'), variables: 1 } });
+    const byVariable = loadConfig({ env: { FORGEOPS_ENV_FILE: join(dir, '.env') }, cwd: '/' });
+    expect(byVariable.config.server.port).toBe(9100);
+  });
+
+  it.each([
+    ['missing', () => join(dir, 'nope.env'), /--env-file '.*nope\.env' does not exist/],
+    ['a directory', () => { mkdirSync(join(dir, 'sub'), { recursive: true }); return join(dir, 'sub'); }, /is a directory, not an env file/],
+    ['binary', () => { writeFileSync(join(dir, 'bin.env'), Buffer.from([0x41, 0x3d, 0x00, 0xff])); return join(dir, 'bin.env'); }, /is binary, not an env file/],
+  ])('stops with one line naming a named env file that is %s', (_what, make, message) => {
+    const path = make();
+    expect(() => loadConfig({ envFile: path, env: {}, cwd: dir })).toThrow(ConfigError);
+    expect(() => loadConfig({ envFile: path, env: {}, cwd: dir })).toThrow(message);
   });
 });

@@ -233,20 +233,42 @@ describe('errors', () => {
     }
   });
 
-  it('reports a refused connection as a network error', async () => {
+  it('reports a refused connection as a network error naming the service', async () => {
     const closed = await startScriptedServer();
     await closed.close();
     const client = makeClient({ baseUrl: closed.url, retry: { maxRetries: 0 } });
     const error = await failure(client.request({ method: 'GET', path: '/projects', idempotent: true }));
     expect(error).toMatchObject({ kind: 'network', status: 0, code: 'ECONNREFUSED' });
-    expect(error.message).toBe(`network error: connect ECONNREFUSED 127.0.0.1:${closed.port}`);
+    expect(error.message).toBe(`network error: connect ECONNREFUSED 127.0.0.1:${closed.port} (service at ${closed.url})`);
   });
 
-  it('times out with kind timeout', async () => {
+  it('times out with kind timeout, naming the service', async () => {
     server.reply({ hang: true });
     const client = makeClient({ timeoutMs: 50, retry: { maxRetries: 0 } });
     const error = await failure(client.request({ method: 'GET', path: '/slow', idempotent: true }));
-    expect(error).toMatchObject({ kind: 'timeout', status: 0, message: 'timeout: no response within 50 ms' });
+    expect(error).toMatchObject({ kind: 'timeout', status: 0, message: `timeout: no answer from the service at ${server.url} within 50 ms` });
+  });
+
+  it('ends an attempt at the call\'s deadline and starts no retry past it', async () => {
+    server.reply({ hang: true }, { hang: true });
+    const client = makeClient({ timeoutMs: 10_000, retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 1 } });
+    const before = server.requests.length;
+    const events: string[] = [];
+    const error = await failure(client.request({
+      method: 'GET', path: '/slow', idempotent: true, deadline: Date.now() + 150, onProgress: (e) => events.push(e.kind),
+    }));
+    expect(error).toMatchObject({ kind: 'timeout', code: 'DEADLINE', message: `timeout: no answer from the service at ${server.url} before the call's deadline` });
+    // The one attempt used the whole deadline: a retry could not have started before it.
+    expect(server.requests.length - before).toBe(1);
+    expect(events).toEqual([]);
+  });
+
+  it('tells onProgress of each retry it waits for', async () => {
+    server.reply({ status: 503 }, { status: 200, body: [] });
+    const client = makeClient({ retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 1 } });
+    const events: unknown[] = [];
+    await client.request({ method: 'GET', path: '/flaky', idempotent: true, onProgress: (e) => events.push(e) });
+    expect(events).toEqual([{ kind: 'retry', retry: 1, waitMs: expect.any(Number), reason: '503 Service Unavailable' }]);
   });
 
   it('stops with kind aborted when the caller cancels', async () => {

@@ -1,8 +1,8 @@
-// The policy step: read-only mode, destructive calls need a human, some writes only for some inputs.
+// The policy step: read-only mode, destructive calls need a human, some writes only for some inputs, and the exact prompt.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, fields } from '../../../src/operations/define.js';
-import { decide, describeCall } from '../../../src/policy/policy.js';
+import { confirmationPrompt, decide, quoteExactly } from '../../../src/policy/policy.js';
 
 const listThings = defineOperation({
   name: 'list_things', chat: 'thing list', area: 'pipelines', title: 'List things', description: 'Lists.',
@@ -12,11 +12,14 @@ const deleteThing = defineOperation({
   name: 'delete_thing', chat: 'thing delete', area: 'pipelines', title: 'Delete a pipeline', description: 'Deletes.',
   route: 'DELETE /projects/:id/pipelines/:pipeline_id',
   input: z.object({ id: fields.projectId(), pipeline_id: z.number().int() }), effect: 'destructive',
+  undo: 'Cannot be undone.',
 });
 const commitThing = defineOperation({
   name: 'commit_thing', chat: 'thing commit', area: 'commits', title: 'Create a commit', description: 'Commits.',
   route: 'POST /projects/:id/repository/commits',
-  input: z.object({ id: fields.projectId(), branch: z.string(), force: z.boolean().optional() }), effect: 'write',
+  input: z.object({ id: fields.projectId(), branch: z.string(), content: z.string().optional(), force: z.boolean().optional() }),
+  effect: 'write',
+  undo: 'Adds a commit.',
   confirm: (input) => (input.force ? `Force-overwrite branch ${input.branch}: its current commits are replaced.` : undefined),
 });
 
@@ -26,14 +29,21 @@ describe('decide', () => {
     expect(decide(commitThing, { id: 1, branch: 'main' }, { readOnly: false })).toEqual({ kind: 'run' });
   });
 
-  it('asks a human for every destructive call, naming the target', () => {
+  it('asks a human for every destructive call, naming the target by what the route calls it', () => {
     const decision = decide(deleteThing, { id: 'acme/web', pipeline_id: 42 }, { readOnly: false });
-    expect(decision).toEqual({ kind: 'confirm', prompt: 'Delete a pipeline: project acme/web, pipeline id 42. This cannot be undone.' });
+    expect(decision).toEqual({
+      kind: 'confirm',
+      prompt: 'Delete a pipeline (delete_thing): Cannot be undone.\nThe exact call:\n  project: "acme/web"\n  pipeline_id: 42',
+    });
   });
 
-  it('asks for a write only when its confirm() says the input is dangerous', () => {
+  it('asks for a write only when its confirm() says the input is dangerous, and still lists the whole call', () => {
     const decision = decide(commitThing, { id: 1, branch: 'main', force: true }, { readOnly: false });
-    expect(decision).toEqual({ kind: 'confirm', prompt: 'Force-overwrite branch main: its current commits are replaced.' });
+    expect(decision).toEqual({
+      kind: 'confirm',
+      prompt: 'Create a commit (commit_thing): Force-overwrite branch main: its current commits are replaced.\n' +
+        'The exact call:\n  project: 1\n  branch: "main"\n  force: true',
+    });
   });
 
   it('denies every change in read-only mode, and still allows reads', () => {
@@ -42,9 +52,32 @@ describe('decide', () => {
     expect(decide(listThings, { id: 1 }, { readOnly: true })).toEqual({ kind: 'run' });
   });
 
-  it('describes every argument of the call, shortening long values', () => {
-    const text = describeCall(commitThing, { id: 5, branch: 'x'.repeat(200) });
-    expect(text).toMatch(/^Create a commit: project 5 \(branch=x+…\)\.$/);
-    expect(text.length).toBeLessThan(140);
+  it('refuses to define a change without its undo decision, or a confirmable call marked idempotent', () => {
+    expect(() => defineOperation({ ...deleteThing, undo: undefined, route: 'DELETE /projects/:id/pipelines/:pipeline_id' }))
+      .toThrow(/must say in 'undo'/);
+    expect(() => defineOperation({ ...deleteThing, idempotent: true, route: 'DELETE /projects/:id/pipelines/:pipeline_id' }))
+      .toThrow(/must not be marked idempotent/);
+  });
+});
+
+describe('confirmationPrompt', () => {
+  it('shows a long branch name whole, never cut', () => {
+    const branch = `release/${'x'.repeat(500)}/end`;
+    const text = confirmationPrompt(commitThing, { id: 5, branch }, 'Why.');
+    expect(text).toContain(`  branch: "${branch}"`);
+  });
+
+  it('summarises long free text by size and hash, and shows short text whole', () => {
+    const long = confirmationPrompt(commitThing, { id: 5, branch: 'main', content: 'a'.repeat(1000) }, 'Why.');
+    expect(long).toMatch(/ {2}content: <1000 characters, 1000 bytes, sha256 [0-9a-f]{16}…>/);
+    const short = confirmationPrompt(commitThing, { id: 5, branch: 'main', content: 'hello' }, 'Why.');
+    expect(short).toContain('  content: "hello"');
+  });
+
+  it('spells out control, invisible and direction-changing characters so a value cannot pass for another', () => {
+    expect(quoteExactly('a\nb')).toBe('"a\\u000ab"');
+    expect(quoteExactly('invoice\u202Egpj.exe')).toBe('"invoice\\u202egpj.exe"');
+    expect(quoteExactly('ma\u200Bin')).toBe('"ma\\u200bin"');
+    expect(quoteExactly('say "hi" \\o/')).toBe('"say \\"hi\\" \\\\o/"');
   });
 });

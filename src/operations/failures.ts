@@ -1,0 +1,63 @@
+// What a failed call means for the person who asked: the service's words, a hint for the usual statuses, and for a
+// change whose answer was lost, that it may or may not have been applied and how to check.
+import { ApiError, DEADLINE_CODE } from '../http/errors.js';
+import { neverReachedService } from '../http/retry.js';
+import type { Operation } from './define.js';
+import { InputError } from './validate.js';
+
+export interface ExplainOptions {
+  /** Every operation, to name the read that checks a change's outcome. */
+  operations: readonly Operation[];
+  /** The call's overall deadline and the setting that changes it, named when a call ran out of time. */
+  deadline?: { ms: number; setting: string };
+}
+
+const STATUS_HINTS: Record<number, string> = {
+  401: ' (the service token is missing, wrong or expired)',
+  403: ' (the token can see this but lacks the access level for this action)',
+  404: ' (it does not exist, or the token cannot see it: private projects answer 404 to non-members)',
+};
+
+/** Gateway answers: the service behind the gateway may have acted before the answer was lost. */
+const UNKNOWN_OUTCOME_STATUSES = new Set([502, 503, 504]);
+
+/** Did this change perhaps reach the service and run, with no answer to say so? */
+export function outcomeUnknown(op: Operation, error: unknown): boolean {
+  if (op.effect === 'read' || !(error instanceof ApiError) || neverReachedService(error)) return false;
+  if (error.kind === 'http') return UNKNOWN_OUTCOME_STATUSES.has(error.status);
+  return error.kind === 'timeout' || error.kind === 'network' || error.kind === 'aborted';
+}
+
+/**
+ * The read that shows whether a change happened: the GET of the same route (a file, a release), of its list
+ * (POST …/pipeline → GET …/pipelines), or of the resource above it (…/pipelines/:pipeline_id/retry → the pipeline).
+ */
+export function checkingOperation(op: Operation, operations: readonly Operation[]): Operation | undefined {
+  const reads = new Map(operations.filter((o) => o.method === 'GET').map((o) => [o.path, o]));
+  for (let path = op.path; path.includes('/'); path = path.slice(0, path.lastIndexOf('/'))) {
+    const found = reads.get(path) ?? reads.get(`${path}s`);
+    if (found && found !== op) return found;
+  }
+  return undefined;
+}
+
+export function explainFailure(op: Operation, error: unknown, options: ExplainOptions): string {
+  if (error instanceof InputError) return `${error.message}. Nothing was sent.`;
+  if (!(error instanceof ApiError)) {
+    return `forgeops error: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  let text = error.message;
+  if (error.errorCode) text += ` [error_code: ${error.errorCode}]`;
+  if (error.kind === 'http') text += STATUS_HINTS[error.status] ?? '';
+  if (error.code === DEADLINE_CODE && options.deadline) {
+    text += ` (the call's deadline is ${Number((options.deadline.ms / 1000).toFixed(1))} s, set by ${options.deadline.setting})`;
+  }
+  if (outcomeUnknown(op, error)) {
+    const check = checkingOperation(op, options.operations);
+    text = `No answer came for ${op.name} (${text}), so it may or may not have been applied. forgeops did not send ` +
+      `it again. ${check ? `Check with ${check.name}` : 'Check the service'} before trying again.`;
+  } else if (error.kind === 'timeout' || error.kind === 'network') {
+    text += op.effect === 'read' ? '' : ' Nothing was changed: the request never reached the service.';
+  }
+  return text;
+}
