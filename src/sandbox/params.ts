@@ -136,8 +136,32 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unkno
   return [...new Set(messages)].join(', ');
 }
 
-/** Validates params against a schema; a failure is a 400 {"error": "..."}. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first string (value or key) holding a lone UTF-16 surrogate, as the path to it. JSON can carry them
+ * ("\ud800"); they have no UTF-8 form, so git, Buffer.from and encodeURIComponent would each make something
+ * else of them (or throw), and a value stored with one broke every later answer that showed it.
+ */
+function loneSurrogateAt(value: unknown, path: PropertyKey[] = []): PropertyKey[] | null {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : null;
+  if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) return null;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = [...path, Array.isArray(value) ? Number(key) : key];
+    if (LONE_SURROGATE.test(key)) return childPath;
+    const found = loneSurrogateAt(child, childPath);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * Validates params against a schema; a failure is a 400 {"error": "..."}. Strings must be well-formed
+ * UTF-16 whatever the schema says: {"error": "tag_name is invalid: it contains a lone UTF-16 surrogate"}.
+ */
 export function parseParams<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const surrogateAt = loneSurrogateAt(input);
+  if (surrogateAt !== null) throw paramError(`${bracketName(surrogateAt)} is invalid: it contains a lone UTF-16 surrogate`);
   const result = schema.safeParse(input);
   if (!result.success) throw paramError(describeIssues(result.error.issues, input));
   return result.data;

@@ -124,6 +124,11 @@ export function checkRefName(name: string, field: string): void {
   if (problem !== null) throw new GitActionError('invalid_ref', `${field} is invalid: ${problem}`);
 }
 
+/** git refuses a NUL byte in commit and tag messages; refused here, in the caller's terms, instead. */
+export function checkMessage(message: string, field: string): void {
+  if (message.includes('\0')) throw new GitActionError('invalid_action', `${field} is invalid: it contains a NUL byte`);
+}
+
 /**
  * A path inside the repository: relative, no empty, '.', '..' or '.git' segment (so nothing can climb out
  * of the tree or write git's own files), no NUL or newline (they break git's line protocols).
@@ -395,6 +400,7 @@ export class GitRepo {
   /** Creates a tag: annotated when a message is given, lightweight otherwise. */
   async createTag(name: string, target: string, message?: string, tagger?: GitIdentity): Promise<void> {
     checkRefName(name, 'tag_name');
+    if (message !== undefined) checkMessage(message, 'message');
     await this.withWriteLock(async () => {
       if (await this.tagExists(name)) throw new GitActionError('ref_exists', `Tag ${name} already exists`);
       const sha = await this.resolveCommit(target);
@@ -521,6 +527,7 @@ export class GitRepo {
    */
   async commit(options: CommitOptions): Promise<string> {
     checkRefName(options.branch, 'branch');
+    checkMessage(options.message, 'commit_message');
     validateActions(options.actions);
     return this.withWriteLock(async () => {
       const current = await this.refTarget(`refs/heads/${options.branch}`);
