@@ -208,10 +208,15 @@ export function register(router: Router, ctx: SandboxContext): void {
     const release = findRelease(project, req.pathParams.tag_name);
     const { params } = req;
     const milestones = params.milestones === undefined ? undefined : milestoneIds(project, params.milestones);
-    if (params.name !== undefined) release.name = params.name;
-    if (params.description !== undefined) release.description = params.description;
-    if (params.released_at !== undefined) release.released_at = params.released_at;
-    if (milestones !== undefined) release.milestone_ids = milestones;
-    reply.json(await releaseView(store, project, release, ctx.canReadCode(req.user, project)));
+    const changes: Partial<Release> = {
+      ...(params.name !== undefined && { name: params.name }),
+      ...(params.description !== undefined && { description: params.description }),
+      ...(params.released_at !== undefined && { released_at: params.released_at }),
+      ...(milestones !== undefined && { milestone_ids: milestones }),
+    };
+    // As for create: the answer is made first, so that a failure making it changes nothing.
+    const body = await releaseView(store, project, { ...release, ...changes }, ctx.canReadCode(req.user, project));
+    Object.assign(release, changes);
+    reply.json(body);
   });
 }
