@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Every run checks that the tests leave nothing behind in the temporary directory.
+    globalSetup: ['test/global-temp-check.ts'],
   },
 });

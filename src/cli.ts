@@ -1,71 +1,153 @@
 #!/usr/bin/env node
-// The forgeops command: serve | mcp | sandbox | ops. Each mode imports only what it needs, to start fast.
-import { parseArgs } from 'node:util';
+// The forgeops command: serve | mcp | sandbox | doctor | ops. Each mode imports only what it needs, to start fast.
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import { closest } from './text/suggest.js';
 
-const USAGE = `forgeops: act on a code hosting service from AI assistants, Slack and the terminal.
+const VERSION = '0.1.0';
 
-Usage:
-  forgeops serve [--port N] [--host H] [--env-file F]  MCP server over Streamable HTTP (what \`npm start\` runs)
-  forgeops mcp [--env-file F]                          MCP server over stdio, for clients that spawn it
-  forgeops sandbox [--port N] [--host H]               run the embedded sandbox service alone and print its demo tokens
-  forgeops ops [--json]                                list every operation (name, chat words, route, effect)
-  forgeops help                                        this text
+interface OptionSpec {
+  /** 'string' options take a value (--port 8750 or --port=8750); 'flag' options take none. */
+  kind: 'string' | 'flag';
+  help: string;
+}
 
-With no CODEHOST_URL set, serve and mcp start the embedded sandbox in the same process and use it.
-Configuration comes from the environment, and from an env file only when one is named with --env-file
-or FORGEOPS_ENV_FILE (a .env in the working directory is never read by itself); see the README.`;
+interface CommandSpec {
+  usage: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
+}
 
-class UsageError extends Error {}
+const ENV_FILE: OptionSpec = { kind: 'string', help: 'read settings from this env file too (the environment wins)' };
+const PORT: OptionSpec = { kind: 'string', help: 'port to listen on' };
+const HOST: OptionSpec = { kind: 'string', help: 'address to bind to' };
+
+const COMMANDS: Record<string, CommandSpec> = {
+  serve: {
+    usage: 'forgeops serve [--port N] [--host H] [--env-file F]',
+    summary: 'MCP server over Streamable HTTP (what `npm start` runs)',
+    options: { port: { ...PORT, help: 'port to listen on (default 8750, FORGEOPS_PORT)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1, FORGEOPS_HOST)' }, 'env-file': ENV_FILE },
+  },
+  mcp: {
+    usage: 'forgeops mcp [--env-file F]',
+    summary: 'MCP server over stdio, for clients that spawn it',
+    options: { 'env-file': ENV_FILE },
+  },
+  doctor: {
+    usage: 'forgeops doctor [--env-file F] [--scim-group G]',
+    summary: 'check the configuration, the service and the tokens, each with its fix',
+    options: { 'env-file': ENV_FILE, 'scim-group': { kind: 'string', help: 'group path to check CODEHOST_SCIM_TOKEN against' } },
+  },
+  sandbox: {
+    usage: 'forgeops sandbox [--port N] [--host H]',
+    summary: 'run the embedded sandbox service alone and print its demo tokens',
+    options: { port: { ...PORT, help: 'port to listen on (default: a free one)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' } },
+  },
+  ops: {
+    usage: 'forgeops ops [--json]',
+    summary: 'list every operation (name, chat words, route, effect)',
+    options: { json: { kind: 'flag', help: 'print JSON instead of a table' } },
+  },
+  help: { usage: 'forgeops help [command]', summary: 'this text, or one command\'s', options: {} },
+};
+
+const USAGE = [
+  'forgeops: act on a code hosting service from AI assistants, Slack and the terminal.',
+  '',
+  'Usage:',
+  ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(52)} ${c.summary}`),
+  `  ${'forgeops --version'.padEnd(52)} the version`,
+  '',
+  'With no CODEHOST_URL set, serve, mcp and doctor use the embedded sandbox in the same process.',
+  'Configuration comes from the environment, and from an env file only when one is named with --env-file',
+  'or FORGEOPS_ENV_FILE (a .env in the working directory is never read by itself); see the README.',
+  'From a clone, run it as `npx forgeops …` (or `node dist/cli.js …`); `forgeops <command> --help` shows one command.',
+].join('\n');
+
+function commandHelp(name: string): string {
+  const spec = COMMANDS[name];
+  const options = Object.entries(spec.options).map(([option, o]) =>
+    `  ${`--${option}${o.kind === 'string' ? ' <value>' : ''}`.padEnd(26)} ${o.help}`);
+  return [`usage: ${spec.usage}`, '', spec.summary, '', 'Options:', ...options, `  ${'--help, -h'.padEnd(26)} this text`].join('\n');
+}
+
+/** A mistake in how the command was typed: reported with that command's usage line, exit status 2. */
+class UsageError extends Error {
+  constructor(message: string, readonly command?: string) {
+    super(message);
+  }
+}
 
 function fail(message: string, code: number): never {
   process.stderr.write(`forgeops: ${message}\n`);
   process.exit(code);
 }
 
-function parseOptions(args: string[], allowed: { port?: boolean; host?: boolean; json?: boolean; envFile?: boolean }) {
-  try {
-    const { values, positionals } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        ...(allowed.port ? { port: { type: 'string' as const } } : {}),
-        ...(allowed.host ? { host: { type: 'string' as const } } : {}),
-        ...(allowed.json ? { json: { type: 'boolean' as const } } : {}),
-        ...(allowed.envFile ? { 'env-file': { type: 'string' as const } } : {}),
-      },
-    });
-    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-    const port = values.port === undefined ? undefined : Number(values.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-      throw new UsageError(`--port must be a number from 0 to 65535, got '${values.port}'`);
+type ParsedOptions = Record<string, string | true>;
+
+/** Reads `--name value`, `--name=value` and flags for one command, in forgeops's own words when something is off. */
+function parseOptions(command: string, args: string[]): ParsedOptions | 'help' {
+  const spec = COMMANDS[command];
+  const values: ParsedOptions = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument '${arg}' for 'forgeops ${command}'`, command);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    const option = spec.options[name];
+    if (!option) {
+      const near = closest(name, Object.keys(spec.options)).map((n) => `--${n}`);
+      const hint = near.length ? `; did you mean ${near.join(' or ')}?` : Object.keys(spec.options).length ? '' : ` (it takes no options)`;
+      throw new UsageError(`unknown option '--${name}' for 'forgeops ${command}'${hint}`, command);
     }
-    const envFile = values['env-file'] as string | undefined;
-    if (envFile === '') throw new UsageError('--env-file needs the path of an env file');
-    return { port, host: values.host as string | undefined, json: values.json === true, envFile };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+    if (option.kind === 'flag') {
+      if (eq !== -1) throw new UsageError(`option --${name} takes no value`, command);
+      values[name] = true;
+      continue;
+    }
+    const value = eq !== -1 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined || value === '' || (eq === -1 && value.startsWith('--'))) {
+      throw new UsageError(`option --${name} needs a value`, command);
+    }
+    values[name] = value;
   }
+  return values;
+}
+
+function portOption(values: ParsedOptions, command: string): number | undefined {
+  const text = values.port;
+  if (typeof text !== 'string') return undefined;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got '${text}'`, command);
+  return port;
+}
+
+function stringOption(values: ParsedOptions, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 async function setup(envFile: string | undefined): Promise<{ config: Config; log: Logger }> {
-  const { loadConfig, ConfigError } = await import('./config.js');
+  const { loadConfig } = await import('./config.js');
   const { createLogger } = await import('./log.js');
-  try {
-    const { config, source } = loadConfig({ envFile });
-    const log = createLogger(config.logLevel, [config.codehost.token, config.codehost.scimToken, config.server.mcpToken]);
-    if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
-    else log.info('configuration: the environment only');
-    if (source.ignoredDotenv) {
-      log.warn(`did not read ${source.ignoredDotenv}: forgeops reads an env file only when it is named (--env-file or FORGEOPS_ENV_FILE)`);
-    }
-    return { config, log };
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message, 2);
-    throw error;
+  const { config, source } = loadConfig({ envFile });
+  const log = createLogger(config.logLevel, [config.codehost.token, config.codehost.scimToken, config.server.mcpToken]);
+  if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
+  else log.info('configuration: the environment only');
+  if (source.ignoredDotenv) {
+    log.warn(`did not read ${source.ignoredDotenv}: forgeops reads an env file only when it is named (--env-file or FORGEOPS_ENV_FILE)`);
   }
+  return { config, log };
+}
+
+/** A busy port in the words of the setting that chooses it, for every command that listens. */
+function listenError(error: unknown, host: string, port: number | undefined, setting: string): never {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') fail(`port ${port} on ${host} is in use; pick another with ${setting}`, 1);
+  if (code === 'EADDRNOTAVAIL') fail(`cannot listen on ${host}: it is not an address of this machine`, 1);
+  if (code === 'EACCES') fail(`no permission to listen on port ${port} of ${host}; pick a port above 1023`, 1);
+  throw error;
 }
 
 async function listOperations(json: boolean): Promise<void> {
@@ -85,13 +167,12 @@ async function listOperations(json: boolean): Promise<void> {
   process.stdout.write(`${operations.length} operations\n`);
 }
 
-async function serveHttp(args: string[]): Promise<void> {
-  const opts = parseOptions(args, { port: true, host: true, envFile: true });
-  const { config, log } = await setup(opts.envFile);
-  const host = opts.host ?? config.server.host;
-  const port = opts.port ?? config.server.port;
-  const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }] = await Promise.all([
-    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/http.js'),
+async function serveHttp(values: ParsedOptions): Promise<void> {
+  const { config, log } = await setup(stringOption(values, 'env-file'));
+  const host = stringOption(values, 'host') ?? config.server.host;
+  const port = portOption(values, 'serve') ?? config.server.port;
+  const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }, { checkServiceAtStart }] = await Promise.all([
+    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/http.js'), import('./doctor.js'),
   ]);
   const runtime = await createRuntime(config, log);
   let http;
@@ -102,15 +183,14 @@ async function serveHttp(args: string[]): Promise<void> {
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
         confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
-        callTimeoutMs: config.callTimeoutMs,
+        callTimeoutMs: config.callTimeoutMs, service: runtime.service,
       }),
     });
   } catch (error) {
     await runtime.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(`port ${port} on ${host} is in use; pick another with --port or FORGEOPS_PORT`, 1);
-    fail((error as Error).message, 1);
+    listenError(error, host, port, '--port or FORGEOPS_PORT');
   }
+  void checkServiceAtStart(config, (line) => log.warn(line));
   const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
   process.stdout.write(bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config }));
@@ -123,16 +203,16 @@ async function serveHttp(args: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-async function serveStdio(args: string[]): Promise<void> {
-  const { config, log } = await setup(parseOptions(args, { envFile: true }).envFile);
-  const [{ createRuntime }, { operations }, { createMcpServer }, { LimitedStdioTransport }] = await Promise.all([
-    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'),
+async function serveStdio(values: ParsedOptions): Promise<void> {
+  const { config, log } = await setup(stringOption(values, 'env-file'));
+  const [{ createRuntime }, { operations }, { createMcpServer }, { LimitedStdioTransport }, { checkServiceAtStart }] = await Promise.all([
+    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'), import('./doctor.js'),
   ]);
   const runtime = await createRuntime(config, log);
   const server = createMcpServer({
     operations, client: runtime.client, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
     confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
-        callTimeoutMs: config.callTimeoutMs,
+    callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });
   const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });
   let closing = false;
@@ -149,33 +229,66 @@ async function serveStdio(args: string[]): Promise<void> {
   process.once('SIGTERM', stop);
   await server.connect(transport);
   log.info(`mcp stdio ready: ${operations.length} operations against ${runtime.serviceLabel}`);
+  void checkServiceAtStart(config, (line) => log.warn(line));
 }
 
-async function runSandbox(args: string[]): Promise<void> {
-  const opts = parseOptions(args, { port: true, host: true });
+async function runSandbox(values: ParsedOptions): Promise<void> {
+  const host = stringOption(values, 'host');
+  const port = portOption(values, 'sandbox');
   const { runSandboxCli } = await import('./sandbox/main.js');
-  await runSandboxCli({ port: opts.port, host: opts.host });
+  await runSandboxCli({ port, host }).catch((error: unknown) => listenError(error, host ?? '127.0.0.1', port, '--port'));
+}
+
+async function runDoctorCommand(values: ParsedOptions): Promise<void> {
+  const { loadConfig } = await import('./config.js');
+  const { runDoctor } = await import('./doctor.js');
+  const { config, source } = loadConfig({ envFile: stringOption(values, 'env-file') });
+  process.stdout.write('forgeops doctor\n');
+  const status = await runDoctor(config, source, { scimGroup: stringOption(values, 'scim-group'), write: (line) => process.stdout.write(line) });
+  process.exit(status);
 }
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'help', ...rest] = argv;
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`forgeops ${VERSION}\n`);
+    return;
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    const topic = rest[0];
+    process.stdout.write(`${topic && topic in COMMANDS ? commandHelp(topic) : USAGE}\n`);
+    return;
+  }
+  if (!(command in COMMANDS)) {
+    const near = closest(command, Object.keys(COMMANDS));
+    throw new UsageError(`unknown command '${command}'${near.length ? `; did you mean '${near.join("' or '")}'?` : ''}`);
+  }
+  const values = parseOptions(command, rest);
+  if (values === 'help') {
+    process.stdout.write(`${commandHelp(command)}\n`);
+    return;
+  }
   switch (command) {
-    case 'serve': return serveHttp(rest);
-    case 'mcp': return serveStdio(rest);
-    case 'sandbox': return runSandbox(rest);
-    case 'ops': return listOperations(parseOptions(rest, { json: true }).json);
-    case 'help': case '--help': case '-h':
-      process.stdout.write(`${USAGE}\n`);
-      return;
-    case '--version': case '-v':
-      process.stdout.write('forgeops 0.1.0\n');
-      return;
-    default:
-      throw new UsageError(`unknown command '${command}'`);
+    case 'serve': return serveHttp(values);
+    case 'mcp': return serveStdio(values);
+    case 'sandbox': return runSandbox(values);
+    case 'doctor': return runDoctorCommand(values);
+    case 'ops': return listOperations(values.json === true);
   }
 }
 
-main(process.argv.slice(2)).catch((error) => {
-  if (error instanceof UsageError) fail(`${error.message}\n\n${USAGE}`, 2);
+// A reader that goes away (`forgeops ops | head -1`) is not an error worth a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  fail(`cannot write the output: ${error.message}`, 1);
+});
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    const usage = error.command ? `usage: ${COMMANDS[error.command].usage}\n(forgeops ${error.command} --help shows its options)` : 'forgeops help lists the commands';
+    fail(`${error.message}\n${usage}`, 2);
+  }
+  // Bad configuration is the operator's to fix: one line naming the variable, exit status 2.
+  if (error instanceof Error && error.name === 'ConfigError') fail(error.message, 2);
   fail(error instanceof Error ? error.message : String(error), 1);
 });

@@ -4,26 +4,41 @@ import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { AREAS } from './operations/define.js';
+import { CaFileError, readCaFile } from './http/ca.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
 
 /** Below the 60 s most MCP clients wait for a tool call, so the model hears our words rather than a bare timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
 
+/** One wording for every bad value: the variable (added by parseConfig), what it must be, what it got. */
+const got = (value: unknown) => `got '${String(value)}'`;
+
+/** A choice among fixed words, e.g. refuse|allow; `spelled` is how the message lists them. */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T, spelled = values.filter(Boolean).join(', ')) =>
+  z.enum(values, { error: (issue) => `must be one of ${spelled}; ${got(issue.input)}` });
+
 const flag = (name: string) =>
-  z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).optional()
+  oneOf(['true', 'false', '1', '0', 'yes', 'no', '']).optional()
     .transform((v) => v === 'true' || v === '1' || v === 'yes')
     .describe(name);
 
-const positiveInt = (fallback: number) =>
+/** A whole number of at least `min` (a count, a port, milliseconds), `fallback` when unset. */
+const wholeNumber = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.string().optional().transform((v, ctx) => {
     if (v === undefined || v.trim() === '') return fallback;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) {
-      ctx.addIssue({ code: 'custom', message: `must be a whole number, got '${v}'` });
+    if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
+      ctx.addIssue({ code: 'custom', message: `must be a whole number ${range}; ${got(v)}` });
       return z.NEVER;
     }
     return n;
   });
+
+/** A token goes into a header as it is: spaces or angle brackets mean a placeholder such as '<your token>' was copied. */
+const token = z.string().optional().refine((v) => v === undefined || !/[\s<>]/.test(v), {
+  error: (issue) => `must be a token, not a placeholder or text with spaces (such as '<your token>'); ${got(issue.input)}`,
+});
 
 const httpUrl = z.string().optional().transform((v, ctx) => {
   if (v === undefined || v.trim() === '') return undefined;
@@ -43,30 +58,30 @@ const list = z.string().optional()
 /** Every variable forgeops reads, with its meaning; the README's configuration table is written from this. */
 export const ENVIRONMENT = z.object({
   CODEHOST_URL: httpUrl.describe('Base URL of the code hosting service (the API is under /api/v4). Unset: the embedded sandbox.'),
-  CODEHOST_TOKEN: z.string().optional().describe('Personal access token sent as PRIVATE-TOKEN.'),
-  CODEHOST_SCIM_TOKEN: z.string().optional().describe('Bearer token for the SCIM API.'),
+  CODEHOST_TOKEN: token.describe('Personal access token sent as PRIVATE-TOKEN.'),
+  CODEHOST_SCIM_TOKEN: token.describe('Bearer token for the SCIM API.'),
   CODEHOST_CA_FILE: z.string().optional().describe('PEM file of a private certificate authority to trust.'),
-  CODEHOST_TIMEOUT_MS: positiveInt(30_000).describe('Per-request timeout in milliseconds (default 30000).'),
-  CODEHOST_MAX_RETRIES: positiveInt(3).describe('Retries of reads on 429/502/503/504 and connection errors (default 3).'),
-  FORGEOPS_CALL_TIMEOUT_MS: positiveInt(DEFAULT_CALL_TIMEOUT_MS).refine((n) => n >= 1, 'must be at least 1')
+  CODEHOST_TIMEOUT_MS: wholeNumber(30_000, 1).describe('Per-request timeout in milliseconds (default 30000).'),
+  CODEHOST_MAX_RETRIES: wholeNumber(3).describe('Retries of reads on 429/502/503/504 and connection errors (default 3).'),
+  FORGEOPS_CALL_TIMEOUT_MS: wholeNumber(DEFAULT_CALL_TIMEOUT_MS, 1)
     .describe(`Deadline of one tool call in milliseconds, retries and pages included (default ${DEFAULT_CALL_TIMEOUT_MS}, under MCP clients' usual 60 s).`),
   FORGEOPS_ENV_FILE: z.string().optional()
     .describe('Env file to read settings from (like --env-file); a .env in the working directory is never read by itself.'),
   FORGEOPS_HOST: z.string().optional().default('127.0.0.1').describe('Address `serve` binds to (default 127.0.0.1).'),
-  FORGEOPS_PORT: positiveInt(8750).describe('Port `serve` listens on (default 8750).'),
+  FORGEOPS_PORT: wholeNumber(8750, 0, 65535).describe('Port `serve` listens on (default 8750).'),
   FORGEOPS_MCP_TOKEN: z.string().optional()
     .describe('Bearer token MCP clients must send to `serve`; required when bound to a non-loopback address.'),
   FORGEOPS_ALLOWED_ORIGINS: list.describe('Extra browser origins allowed to call `serve` (comma-separated).'),
-  FORGEOPS_MAX_SESSIONS: positiveInt(DEFAULT_MAX_SESSIONS).refine((n) => n >= 1, 'must be at least 1')
+  FORGEOPS_MAX_SESSIONS: wholeNumber(DEFAULT_MAX_SESSIONS, 1)
     .describe(`MCP sessions \`serve\` keeps open at most; more clients get 503 (default ${DEFAULT_MAX_SESSIONS}).`),
-  FORGEOPS_MAX_MESSAGE_BYTES: positiveInt(DEFAULT_MAX_MESSAGE_BYTES).refine((n) => n >= 1, 'must be at least 1')
+  FORGEOPS_MAX_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_MESSAGE_BYTES, 1)
     .describe(`Largest MCP message in bytes, over stdio and HTTP (default ${DEFAULT_MAX_MESSAGE_BYTES}, 16 MiB).`),
   FORGEOPS_READ_ONLY: flag('Only read operations are offered and run.'),
   FORGEOPS_TOOLSETS: list.describe('API areas to expose as tools (comma-separated; default all).'),
-  FORGEOPS_CONFIRM_WITHOUT_ELICITATION: z.enum(['refuse', 'allow']).optional().default('refuse')
+  FORGEOPS_CONFIRM_WITHOUT_ELICITATION: oneOf(['refuse', 'allow']).optional().default('refuse')
     .describe("What a destructive call does when the MCP client cannot ask its human: 'refuse' (default) or 'allow'."),
-  FORGEOPS_MAX_RESULT_CHARS: positiveInt(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
-  FORGEOPS_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).optional().default('info')
+  FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
+  FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
     .describe('Log level of the stderr log (default info).'),
 });
 
@@ -171,7 +186,34 @@ function readEnvFile(path: string, named: string): Record<string, string> {
     throw bad(code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read: ${(error as Error).message}`);
   }
   if (text.includes(0)) throw bad('is binary, not an env file of KEY=value lines');
+  const garbage = firstLineNotAssignment(text.toString('utf8'));
+  // The line number only: the line itself may hold a secret.
+  if (garbage !== undefined) throw bad(`line ${garbage} is not KEY=value (nor a comment)`);
   return parseDotenv(text);
+}
+
+const ASSIGNMENT = /^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=\s*(.*)$/;
+
+/**
+ * The number of the first line that is neither blank, a comment, nor KEY=value (dotenv skips such lines
+ * silently, so a mangled file would quietly lose its settings). A quoted value may run over several lines.
+ */
+function firstLineNotAssignment(text: string): number | undefined {
+  const lines = text.split(/\r?\n/);
+  let openQuote: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (openQuote) {
+      if (line.includes(openQuote)) openQuote = undefined;
+      continue;
+    }
+    if (/^\s*(#.*)?$/.test(line)) continue;
+    const value = ASSIGNMENT.exec(line)?.[1];
+    if (value === undefined) return i + 1;
+    const quote = /^["'`]/.exec(value)?.[0];
+    if (quote && !value.slice(1).includes(quote)) openQuote = quote;
+  }
+  return undefined;
 }
 
 /**
@@ -202,5 +244,14 @@ export function loadConfig(options: { envFile?: string; env?: NodeJS.ProcessEnv;
       // no .env here: nothing to mention
     }
   }
-  return { config: parseConfig(merged), source };
+  const config = parseConfig(merged);
+  if (config.codehost.caFile) {
+    try {
+      readCaFile(resolve(cwd, config.codehost.caFile));
+    } catch (error) {
+      if (error instanceof CaFileError) throw new ConfigError(`invalid configuration: CODEHOST_CA_FILE '${error.path}' ${error.reason}`);
+      throw error;
+    }
+  }
+  return { config, source };
 }

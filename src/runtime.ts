@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { HttpClient } from './http/client.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from './http/types.js';
 import type { Logger } from './log.js';
+import type { ServiceSettings } from './operations/failures.js';
 
 export interface SandboxInfo {
   url: string;
@@ -13,6 +14,8 @@ export interface Runtime {
   client: ApiTransport;
   /** A description of the service in use, for logs and banners. */
   serviceLabel: string;
+  /** The settings behind the service in use, named by errors that a setting fixes. */
+  service: ServiceSettings;
   /** Set when no service was configured: resolves once the embedded sandbox is up and seeded. */
   sandbox?: () => Promise<SandboxInfo>;
   close(): Promise<void>;
@@ -36,7 +39,8 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
       ...clientOptions(config),
     });
     if (!config.codehost.token) log.warn('CODEHOST_TOKEN is not set: only public data can be read');
-    return { client, serviceLabel: config.codehost.url, close: () => client.close() };
+    const service = { address: `CODEHOST_URL (${config.codehost.url})`, tokenSource: 'CODEHOST_TOKEN' };
+    return { client, serviceLabel: config.codehost.url, service, close: () => client.close() };
   }
   return embeddedSandboxRuntime(config, log);
 }
@@ -71,6 +75,10 @@ function embeddedSandboxRuntime(config: Config, log: Logger): Runtime {
   return {
     client,
     serviceLabel: 'the embedded sandbox',
+    service: {
+      address: 'the embedded sandbox',
+      tokenSource: config.codehost.token ? 'CODEHOST_TOKEN' : `the sandbox's ${SANDBOX_DEFAULT_ROLE} token`,
+    },
     sandbox: async () => (await starting).info,
     async close() {
       const started = await starting.catch(() => undefined);

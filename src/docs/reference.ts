@@ -14,9 +14,24 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n+/g, ' ');
 }
 
-function firstSentence(text: string): string {
-  const match = /^(.+?\.)(\s|$)/.exec(text);
-  return match ? match[1] : text;
+/** Abbreviations whose period does not end a sentence. */
+const ABBREVIATION = /\b(e\.g|i\.e|etc|vs|cf)\.$/i;
+
+/** The first sentence: up to a period followed by a space or the end, outside quotes and parentheses, not after "e.g.". */
+export function firstSentence(text: string): string {
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === '.' && !quoted && depth === 0 && (i + 1 === text.length || /\s/.test(text[i + 1]))) {
+      const sentence = text.slice(0, i + 1);
+      if (!ABBREVIATION.test(sentence)) return sentence;
+    }
+  }
+  return text;
 }
 
 export function renderReference(operations: readonly Operation[]): string {

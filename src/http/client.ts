@@ -1,10 +1,9 @@
 // HttpClient: sends ApiRequests to the service over a keep-alive undici dispatcher (auth, bodies, timeouts, retries, proxy, private CA).
-import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher } from 'undici';
 import { ApiError, apiErrorFromResponse, DEADLINE_CODE, type ApiErrorKind } from './errors.js';
 import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
 import { encodeForm, serializeQuery } from './route.js';
+import { readCaFile } from './ca.js';
 import type { ApiRequest, ApiResponse } from './types.js';
 
 export interface HttpClientOptions {
@@ -71,7 +70,7 @@ export class HttpClient {
     this.retry = resolveRetryOptions(options.retry);
     this.maxResponseBytes = positive('maxResponseBytes', options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     const connections = options.connections === undefined ? undefined : positive('connections', options.connections);
-    this.dispatcher = createDispatcher(options.caFile === undefined ? undefined : readCa(options.caFile), connections, options.proxy ?? proxyFromEnvironment());
+    this.dispatcher = createDispatcher(options.caFile === undefined ? undefined : readCaFile(options.caFile), connections, options.proxy ?? proxyFromEnvironment());
   }
 
   /** Sends the request (retrying per retry.ts); any status >= 400 or failure rejects with an ApiError. */
@@ -245,20 +244,6 @@ function parseBaseUrl(baseUrl: string): URL {
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${value}`);
   return value;
-}
-
-function readCa(caFile: string): string[] {
-  let pem: string;
-  try {
-    pem = readFileSync(caFile, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-    throw new Error(`caFile '${caFile}' cannot be read: ${why}`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`caFile '${caFile}' holds no PEM certificate`);
-  // Node's `ca` replaces the public roots; a private CA should be trusted in addition to them.
-  return [...rootCertificates, pem];
 }
 
 /** Read once, when a client is made, so a later change of the environment cannot redirect requests mid-run. */

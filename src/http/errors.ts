@@ -21,6 +21,8 @@ export interface ApiErrorInit {
   fieldErrors?: Record<string, string[]>;
   retryAfterSeconds?: number;
   code?: string;
+  /** The error body was JSON, as the service's own errors are; an HTML or plain-text page came from something else. */
+  jsonBody?: boolean;
   /** Texts (tokens) that must never appear in the error; each occurrence becomes '[redacted]'. */
   secrets?: readonly string[];
 }
@@ -45,6 +47,8 @@ export class ApiError extends Error {
   readonly retryAfterSeconds?: number;
   /** System or undici code of a failure without a response (ECONNREFUSED, UND_ERR_SOCKET, …). */
   readonly code?: string;
+  /** The error body was JSON (the service's own style); false for an HTML or text page from a proxy or another server. */
+  readonly jsonBody: boolean;
 
   constructor(init: ApiErrorInit) {
     // Every text passes through here, so redaction cannot be forgotten by any caller.
@@ -65,6 +69,7 @@ export class ApiError extends Error {
     }
     if (init.retryAfterSeconds !== undefined) this.retryAfterSeconds = init.retryAfterSeconds;
     if (init.code !== undefined) this.code = init.code;
+    this.jsonBody = init.jsonBody ?? false;
   }
 }
 
@@ -113,6 +118,7 @@ export function apiErrorFromResponse(response: ErrorResponse, secrets: readonly 
     serviceMessage,
     errorCode: read.errorCode,
     fieldErrors: read.fieldErrors,
+    jsonBody: isJsonObject(response.body),
     retryAfterSeconds: parseRetryAfterSeconds(response.headers['retry-after']),
     secrets,
   });
@@ -158,6 +164,15 @@ function readErrorBody(body: string): ReadBody {
   // SCIM errors (RFC 7644) put the words in "detail".
   if (typeof fields.detail === 'string') return { message: fields.detail, errorCode };
   return { message: text, errorCode };
+}
+
+function isJsonObject(body: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
 }
 
 function asText(value: unknown): string {

@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/define.js';
 import { validateInput } from '../operations/validate.js';
-import { explainFailure } from '../operations/failures.js';
+import { explainFailure, type ServiceSettings } from '../operations/failures.js';
 import { executeOperation } from '../http/execute.js';
 import type { ApiTransport, ProgressEvent } from '../http/types.js';
 import { decide } from '../policy/policy.js';
@@ -29,6 +29,8 @@ export interface McpServerOptions {
   callTimeoutMs: number;
   /** How often a call still waiting sends a progress notification (default PROGRESS_HEARTBEAT_MS). */
   progressIntervalMs?: number;
+  /** Where the service address and token come from, so errors name the setting to fix. */
+  service?: ServiceSettings;
   /** This session's own service token, overriding the configured one. */
   token?: string;
   log?: Logger;
@@ -52,6 +54,8 @@ export const MAX_PENDING_CONFIRMATIONS = 4;
 export const PROGRESS_HEARTBEAT_MS = 5_000;
 /** The setting a person changes when calls run out of time; named in the error. */
 const CALL_TIMEOUT_SETTING = 'FORGEOPS_CALL_TIMEOUT_MS';
+/** How a session's own token reaches us (see http.ts), named when that token is refused. */
+const SESSION_TOKEN_SOURCE = 'X-Codehost-Token';
 
 async function askHuman(server: Server, prompt: string, options: McpServerOptions, extra: CallExtra): Promise<ConfirmOutcome> {
   const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
@@ -128,7 +132,13 @@ export function createMcpServer(options: McpServerOptions): Server {
   const offered = selectOperations(options.operations, { toolsets: options.toolsets, readOnly: options.readOnly });
   const byName = new Map(offered.map((op) => [op.name, op]));
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  const explainOptions = { operations: options.operations, deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING } };
+  const explainOptions = {
+    operations: options.operations,
+    deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
+    service: options.service && options.token
+      ? { ...options.service, tokenSource: `the ${SESSION_TOKEN_SOURCE} this session was opened with` }
+      : options.service,
+  };
   let pendingConfirmations = 0;
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered.map(toolDescriptor) }));

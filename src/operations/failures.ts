@@ -10,13 +10,46 @@ export interface ExplainOptions {
   operations: readonly Operation[];
   /** The call's overall deadline and the setting that changes it, named when a call ran out of time. */
   deadline?: { ms: number; setting: string };
+  /** Where the settings that fix a failure live, so an error can name the one to change. */
+  service?: ServiceSettings;
+}
+
+export interface ServiceSettings {
+  /** The service address and the setting holding it, as a person should read it: "CODEHOST_URL (https://…)". */
+  address: string;
+  /** Where the token in use came from: 'CODEHOST_TOKEN', or e.g. a session's own header. */
+  tokenSource: string;
 }
 
 const STATUS_HINTS: Record<number, string> = {
-  401: ' (the service token is missing, wrong or expired)',
   403: ' (the token can see this but lacks the access level for this action)',
   404: ' (it does not exist, or the token cannot see it: private projects answer 404 to non-members)',
 };
+
+/** TLS failures: the certificate chain could not be checked, which a private CA fixes. */
+const TLS_CODES = /^(CERT_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|ERR_TLS_|ERR_SSL_)/;
+
+/**
+ * The words that point a person at the setting that fixes a failure to reach the service, or ''. A 404 that is
+ * not the service's own JSON, or a 404 on a route that always exists (one without parameters, such as /user),
+ * means the address is not the service's API.
+ */
+function settingHint(op: Operation, error: ApiError, service: ServiceSettings | undefined): string {
+  const where = service?.address ?? 'the service address';
+  if (error.kind === 'http' && error.status === 401) {
+    return ` (${service?.tokenSource ?? 'the service token'} is missing, wrong or expired: create a new personal access token)`;
+  }
+  if (error.kind === 'http' && error.status === 404 && (!error.jsonBody || op.pathParams.length === 0)) {
+    return ` (this answer did not come from the service's API: check that ${where} is the service's address, with the right path prefix; the API must answer under /api/v4)`;
+  }
+  if (error.kind === 'network' && error.code && TLS_CODES.test(error.code)) {
+    return ` (the TLS certificate of ${where} could not be verified: if it is signed by a private CA, set CODEHOST_CA_FILE to that CA's PEM file)`;
+  }
+  if (error.kind === 'network' && neverReachedService(error)) {
+    return ` (check ${where}: is the address right, and the service running?)`;
+  }
+  return '';
+}
 
 /** Gateway answers: the service behind the gateway may have acted before the answer was lost. */
 const UNKNOWN_OUTCOME_STATUSES = new Set([502, 503, 504]);
@@ -48,7 +81,9 @@ export function explainFailure(op: Operation, error: unknown, options: ExplainOp
   }
   let text = error.message;
   if (error.errorCode) text += ` [error_code: ${error.errorCode}]`;
-  if (error.kind === 'http') text += STATUS_HINTS[error.status] ?? '';
+  const hint = settingHint(op, error, options.service);
+  if (hint) text += hint;
+  else if (error.kind === 'http') text += STATUS_HINTS[error.status] ?? '';
   if (error.code === DEADLINE_CODE && options.deadline) {
     text += ` (the call's deadline is ${Number((options.deadline.ms / 1000).toFixed(1))} s, set by ${options.deadline.setting})`;
   }

@@ -1,6 +1,7 @@
 // The built CLI as users run it: stdio MCP with no environment (in-process sandbox), ops --json, bad config.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,8 +10,8 @@ import { operations } from '../../src/operations/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/cli.js`;
-/** A bare environment: no CODEHOST_* so the CLI must bring its own sandbox. */
-const bareEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' };
+/** A bare environment: no CODEHOST_* so the CLI must bring its own sandbox; the run's temp directory, so leftovers show. */
+const bareEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir() };
 
 function run(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [cli, ...args], { cwd: '/', env: { ...bareEnv, ...env }, encoding: 'utf8', timeout: 20_000 });
@@ -61,5 +62,70 @@ describe('configuration errors', () => {
     const out = run(['launch']);
     expect(out.status).toBe(2);
     expect(out.stderr).toMatch(/unknown command 'launch'/);
+  });
+});
+
+describe('the command line, as a person types it', () => {
+  it.each(['serve', 'mcp', 'sandbox', 'doctor', 'ops'])('prints help for %s with --help and -h, exit 0', (command) => {
+    for (const flag of ['--help', '-h']) {
+      const out = run([command, flag]);
+      expect(out.status).toBe(0);
+      expect(out.stdout).toMatch(new RegExp(`^usage: forgeops ${command}`));
+      expect(out.stdout).toContain('--help, -h');
+    }
+  });
+
+  it('prints the version', () => {
+    expect(run(['--version']).stdout).toBe('forgeops 0.1.0\n');
+  });
+
+  it('names an unknown option, suggests the closest, and shows that command\'s usage line, exit 2', () => {
+    const out = run(['serve', '--prot', '9000']);
+    expect(out.status).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toBe("forgeops: unknown option '--prot' for 'forgeops serve'; did you mean --port?\n" +
+      'usage: forgeops serve [--port N] [--host H] [--env-file F]\n(forgeops serve --help shows its options)\n');
+  });
+
+  it('names a missing value and a stray argument in its own words', () => {
+    expect(run(['serve', '--port']).stderr).toMatch(/^forgeops: option --port needs a value\nusage: forgeops serve/);
+    expect(run(['mcp', 'extra']).stderr).toMatch(/^forgeops: unexpected argument 'extra' for 'forgeops mcp'\nusage: forgeops mcp/);
+    expect(run(['sandbox', '--port', 'x']).stderr).toMatch(/^forgeops: --port must be a whole number from 0 to 65535, got 'x'/);
+  });
+
+  it('suggests the closest command for a mistyped one', () => {
+    const out = run(['serv']);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/^forgeops: unknown command 'serv'; did you mean 'serve'\?/);
+  });
+
+  it('ends quietly when its reader goes away (forgeops ops | head -1)', () => {
+    const out = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" ops | head -1`], { encoding: 'utf8', timeout: 20_000, env: bareEnv });
+    expect(out.status).toBe(0);
+    expect(out.stdout.split('\n')).toHaveLength(2);
+    expect(out.stderr).toBe('');
+  });
+
+  it('says a busy port in the sandbox\'s words, as serve does', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    const out = run(['sandbox', '--port', String(port)]);
+    await new Promise<void>((resolve) => busy.close(() => resolve()));
+    expect(out.status).toBe(1);
+    expect(out.stderr.trim().split('\n').at(-1)).toBe(`forgeops: port ${port} on 127.0.0.1 is in use; pick another with --port`);
+  });
+
+  it.each([
+    [{ CODEHOST_TIMEOUT_MS: '-5' }, "forgeops: invalid configuration: CODEHOST_TIMEOUT_MS must be a whole number of 1 or more; got '-5'"],
+    [{ FORGEOPS_READ_ONLY: 'maybe' }, "forgeops: invalid configuration: FORGEOPS_READ_ONLY must be one of true, false, 1, 0, yes, no; got 'maybe'"],
+    [{ CODEHOST_TOKEN: '<your token>' }, "forgeops: invalid configuration: CODEHOST_TOKEN must be a token, not a placeholder or text with spaces (such as '<your token>'); got '<your token>'"],
+    [{ CODEHOST_CA_FILE: '/nonexistent/ca.pem' }, "forgeops: invalid configuration: CODEHOST_CA_FILE '/nonexistent/ca.pem' cannot be read: no such file"],
+    [{ FORGEOPS_ENV_FILE: '/nonexistent/.env' }, "forgeops: invalid configuration: FORGEOPS_ENV_FILE '/nonexistent/.env' does not exist"],
+  ])('stops on %o with one line: the variable, what it must be, what it got; exit 2', (env, line) => {
+    const out = run(['mcp'], env);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toBe(`${line}\n`);
   });
 });

@@ -1,4 +1,5 @@
 // One message size limit on both transports: an oversized message gets an error naming it, and the server keeps answering.
+import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -123,7 +124,7 @@ describe('forgeops mcp (stdio, built CLI)', () => {
   it('answers a message over the limit with an error naming it, logs it, and keeps answering', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath, args: [cli, 'mcp'], cwd: '/', stderr: 'pipe',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir() },
     });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });

@@ -80,7 +80,7 @@ describe('the call deadline and the proxy', () => {
 describe('loadConfig: env files', () => {
   const dir = mkdtempSync(join(tmpdir(), 'forgeops-config-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, '.env'), 'FORGEOPS_READ_ONLY=true\nFORGEOPS_PORT=9100\n');
+  writeFileSync(join(dir, '.env'), '# settings\nFORGEOPS_READ_ONLY=true\nexport FORGEOPS_PORT=9100\nNOTES="two\nlines"\n');
 
   it('never reads a .env that merely sits in the working directory, and reports it', () => {
     const { config, source } = loadConfig({ env: {}, cwd: dir });
@@ -92,7 +92,7 @@ describe('loadConfig: env files', () => {
     const named = loadConfig({ envFile: '.env', env: { FORGEOPS_PORT: '9200' }, cwd: dir });
     expect(named.config.policy.readOnly).toBe(true);
     expect(named.config.server.port).toBe(9200);
-    expect(named.source).toEqual({ envFile: { path: join(dir, '.env'), variables: 1 } });
+    expect(named.source).toEqual({ envFile: { path: join(dir, '.env'), variables: 2 } });
     const byVariable = loadConfig({ env: { FORGEOPS_ENV_FILE: join(dir, '.env') }, cwd: '/' });
     expect(byVariable.config.server.port).toBe(9100);
   });
@@ -101,6 +101,7 @@ describe('loadConfig: env files', () => {
     ['missing', () => join(dir, 'nope.env'), /--env-file '.*nope\.env' does not exist/],
     ['a directory', () => { mkdirSync(join(dir, 'sub'), { recursive: true }); return join(dir, 'sub'); }, /is a directory, not an env file/],
     ['binary', () => { writeFileSync(join(dir, 'bin.env'), Buffer.from([0x41, 0x3d, 0x00, 0xff])); return join(dir, 'bin.env'); }, /is binary, not an env file/],
+    ['garbage', () => { writeFileSync(join(dir, 'junk.env'), 'A=1\nthis is not a setting\n'); return join(dir, 'junk.env'); }, /junk\.env' line 2 is not KEY=value/],
   ])('stops with one line naming a named env file that is %s', (_what, make, message) => {
     const path = make();
     expect(() => loadConfig({ envFile: path, env: {}, cwd: dir })).toThrow(ConfigError);

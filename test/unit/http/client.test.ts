@@ -1,5 +1,5 @@
 // Tests of HttpClient (src/http/client.ts) against scripted servers on 127.0.0.1: wire format, auth, errors, retries, proxy, CA.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
@@ -464,8 +464,9 @@ describe('proxy and CA', () => {
     expect(proxy.requests).toHaveLength(0);
   });
 
-  it('names a CA file it cannot read or that holds no certificate', () => {
+  it('names a CA file it cannot read or that holds no certificate', (ctx) => {
     const dir = mkdtempSync(join(tmpdir(), 'forgeops-ca-'));
+    ctx.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const missing = join(dir, 'missing.pem');
     expect(() => makeClient({ caFile: missing })).toThrow(`caFile '${missing}' cannot be read: no such file`);
     const notPem = join(dir, 'not.pem');
@@ -474,8 +475,9 @@ describe('proxy and CA', () => {
   });
 
   // Only that a readable PEM file is accepted and plain http still works; trusting it over TLS is private-ca.test.ts.
-  it('accepts a PEM CA file and still reaches a plain-http service', async () => {
+  it('accepts a PEM CA file and still reaches a plain-http service', async (ctx) => {
     const dir = mkdtempSync(join(tmpdir(), 'forgeops-ca-'));
+    ctx.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const pem = join(dir, 'ca.pem');
     writeFileSync(pem, rootCertificates[0]);
     server.reply({ body: { ok: true } });
