@@ -64,7 +64,7 @@ function requiredKeys(op: Operation): FieldInfo[] {
 export function usageLine(op: Operation, options: HelpOptions = {}): string {
   const parts = [
     `${options.prefix ?? ''}${op.chat}`,
-    ...op.pathParams.map((p) => `<${p}>`),
+    ...op.pathParams.map((p) => (fieldsOf(op).find((f) => f.name === p)?.required ? `<${p}>` : `[<${p}>]`)),
     ...requiredKeys(op).map((f) => `${f.name}=<value>`),
     '[key=value …]',
   ];
@@ -92,7 +92,8 @@ function linkTargetFor(op: Operation): LinkTarget | undefined {
 export function examples(op: Operation, options: HelpOptions = {}): string[] {
   const prefix = `${options.prefix ?? ''}${op.chat}`;
   const fields = fieldsOf(op);
-  const samplePath = op.pathParams.map((p) => formatValue(sampleFor(p, fields.find((f) => f.name === p)!.schema)));
+  const pathFields = fields.filter((f) => op.pathParams.includes(f.name));
+  const samplePath = pathFields.filter((f) => f.required).map((f) => formatValue(sampleFor(f.name, f.schema)));
   const lines = [[prefix, ...samplePath, ...keyArgs(requiredKeys(op))].join(' ')];
   const target = linkTargetFor(op);
   if (target) {
@@ -101,7 +102,8 @@ export function examples(op: Operation, options: HelpOptions = {}): string[] {
     lines.push([prefix, url, ...keyArgs(requiredKeys(op).filter((f) => !(f.name in covered)))].join(' '));
   } else if (op.effect === 'read') {
     // A read's first optional filter with a telling value (an enum, a flag, a known sample) shows key=value at work.
-    const filter = fields.find((f) => !f.required && !LIST_CONTROLS.has(f.name) && (f.values || f.kinds.has('boolean') || f.name in SAMPLES));
+    const filter = fields.find((f) => !f.required && !LIST_CONTROLS.has(f.name) && !pathFields.includes(f) &&
+      (f.values || f.kinds.has('boolean') || f.name in SAMPLES));
     if (filter) lines.push(`${lines[0]} ${keyArgs([filter])[0]}`);
   }
   return lines;

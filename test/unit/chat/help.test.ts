@@ -1,0 +1,125 @@
+// Help generated from the registry: usage lines, command help, area and top-level help, and examples that parse.
+import { describe, expect, it } from 'vitest';
+import { parse } from '../../../src/chat/grammar.js';
+import { commandHelp, examples, formatValue, helpTopic, usageLine } from '../../../src/chat/help.js';
+import { findOperation, operations } from '../../../src/operations/index.js';
+
+const op = (name: string) => findOperation(name)!;
+
+function helpText(line: string, options = {}): string {
+  const result = parse(line, options);
+  if (result.kind !== 'help') throw new Error(`expected help, got ${JSON.stringify(result)}`);
+  return result.text;
+}
+
+describe('usageLine', () => {
+  it('names the path values in route order, then the required keys', () => {
+    expect(usageLine(op('retry_pipeline'))).toBe('pipeline retry <id> <pipeline_id> [key=value …]');
+    expect(usageLine(op('retry_pipeline'), { prefix: '/forge ' })).toBe('/forge pipeline retry <id> <pipeline_id> [key=value …]');
+    expect(usageLine(op('create_release'))).toBe('release create <id> tag_name=<value> description=<value> [key=value …]');
+    expect(usageLine(op('get_current_user'))).toBe('user me [key=value …]');
+    expect(usageLine(op('download_archive'))).toBe('archive download <id> [<format>] [key=value …]');
+  });
+});
+
+describe('command help', () => {
+  it('has the usage line, the description, every parameter and examples', () => {
+    expect(commandHelp(op('retry_pipeline'), { prefix: '/forge ' })).toBe([
+      'Usage: /forge pipeline retry <id> <pipeline_id> [key=value …]',
+      'Retry pipeline: Run a pipeline\'s jobs again, as after a failure; the pipeline goes back to "pending". Returns the pipeline.',
+      '',
+      'Parameters:',
+      '  id           integer or string, required — Project ID or full path, e.g. 42 or "group/sub/app".',
+      '  pipeline_id  integer, required — Pipeline ID (the number shown as #123).',
+      '',
+      'Examples:',
+      '  /forge pipeline retry acme/web 42',
+      '  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42',
+    ].join('\n'));
+  });
+
+  it('says when a command asks for confirmation, and lists enum values and list types', () => {
+    const text = commandHelp(op('delete_pipeline'));
+    expect(text.split('\n')[2]).toBe('Asks you to confirm before it runs.');
+    expect(commandHelp(op('list_pipelines'))).toContain('\n  status          one of running, pending, success, failed, canceled, skipped, optional — Only pipelines with this status.\n');
+    expect(commandHelp(op('get_merge_base'))).toContain('\n  refs  list of string, required — ');
+  });
+
+  it('is reached by help <words>, help <tool name> and --help', () => {
+    const expected = commandHelp(op('retry_pipeline'));
+    expect(helpText('help pipeline retry')).toBe(expected);
+    expect(helpText('help retry_pipeline')).toBe(expected);
+    expect(helpText('pipeline retry --help')).toBe(expected);
+    expect(helpText('pipeline retry acme/web -h')).toBe(expected);
+  });
+
+  it('puts the configured service in example links', () => {
+    expect(examples(op('get_file'), { baseUrl: 'https://git.acme.test/' })).toEqual([
+      'file get acme/web src/app.ts ref=main',
+      'file get https://git.acme.test/acme/web/-/blob/main/src/app.ts',
+    ]);
+  });
+});
+
+describe('examples', () => {
+  it('show the required values, then a link or an optional filter', () => {
+    expect(examples(op('create_release'))).toEqual(['release create acme/web tag_name=v1.2.0 description="First stable release"']);
+    expect(examples(op('list_pipelines'))).toEqual(['pipeline list acme/web', 'pipeline list acme/web scope=running']);
+    expect(examples(op('list_projects'))).toEqual(['project list', 'project list search=payments']);
+    expect(examples(op('download_archive'))).toEqual(['archive download acme/web', 'archive download acme/web sha=a1b2c3d']);
+    expect(examples(op('create_file'))[1]).toBe(
+      'file create https://code.example.com/acme/web/-/blob/main/src/app.ts commit_message="Fix typo" content=Hello');
+  });
+
+  it('of every operation in the registry parse back to that operation', () => {
+    for (const operation of operations) {
+      for (const line of examples(operation, { prefix: '' })) {
+        const result = parse(line);
+        expect(result.kind === 'call' ? result.operation.name : `${line} → ${JSON.stringify(result)}`).toBe(operation.name);
+      }
+    }
+  });
+
+  it('write values so the grammar reads them back', () => {
+    expect(formatValue('main')).toBe('main');
+    expect(formatValue('Fix typo')).toBe('"Fix typo"');
+    expect(formatValue(['a', 'b'])).toBe('a,b');
+    expect(formatValue([{ key: 'A' }])).toBe('\'[{"key":"A"}]\'');
+    expect(formatValue({ note: "it's" })).toBe('"{\\"note\\":\\"it\'s\\"}"');
+  });
+});
+
+describe('area and top-level help', () => {
+  it('lists an area\'s commands with their titles', () => {
+    expect(helpText('help releases')).toBe([
+      'Releases:',
+      '  release list    List releases',
+      '  release get     Get release',
+      '  release create  Create release',
+      '  release update  Update release',
+      '',
+      'help <command> shows its parameters and examples, e.g. help release list',
+    ].join('\n'));
+    expect(helpText('help repository files')).toBe(helpTopic(['repository_files'], operations));
+    expect(helpText('help release').split('\n')[0]).toBe('release commands:');
+  });
+
+  it('lists the areas with their commands, examples and the meta commands', () => {
+    const text = helpText('help', { prefix: '/forge ' });
+    expect(text.split('\n')[0]).toBe('Usage: /forge <command> [values] [key=value …]');
+    expect(text).toContain('\n  pipelines         pipeline list, get, variables, create, retry, cancel, delete\n');
+    expect(text).toContain('\n  repository        tree list; blob get, raw; archive download; refs compare; contributor list; merge-base get\n');
+    expect(text).toContain('\nExamples:\n  /forge pipeline list acme/web scope=running\n  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42\n');
+    expect(text).toContain('\n  /forge use <project>     Set the default project of this conversation.\n');
+    expect(parse('')).toEqual({ kind: 'help', text: helpText('help') });
+  });
+
+  it('explains a meta command, and suggests for an unknown topic', () => {
+    expect(helpText('help use')).toBe('use <project>\nSet the default project of this conversation.');
+    expect(parse('help pipline retry')).toEqual({
+      kind: 'error', message: 'No help on "pipline retry". Did you mean: pipeline retry?', suggestions: ['pipeline retry'],
+    });
+    expect(parse('help pipelnes')).toMatchObject({ kind: 'error', suggestions: ['pipelines', 'pipeline list', 'pipeline get',
+      'pipeline variables', 'pipeline create', 'pipeline retry', 'pipeline cancel', 'pipeline delete'] });
+  });
+});
