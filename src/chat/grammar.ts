@@ -176,19 +176,27 @@ function parseHelp(args: Token[], operations: readonly Operation[], options: Par
   return { kind: 'error', message: `No help on "${words.join(' ')}".${hint}`, suggestions };
 }
 
-/** Reads one chat line. Never throws for anything a person can type. */
-export function parse(line: string, options: ParseOptions = {}): ParsedCommand {
+function errorResult(error: unknown, usage?: string): ParsedCommand {
+  if (!(error instanceof ChatError)) throw error;
+  return {
+    kind: 'error',
+    message: error.message,
+    ...(usage !== undefined ? { usage } : {}),
+    ...(error.suggestions.length > 0 ? { suggestions: error.suggestions } : {}),
+  };
+}
+
+function parseTokens(tokens: Token[], options: ParseOptions): ParsedCommand {
   const operations = options.operations ?? registry;
-  let tokens: Token[];
-  try {
-    tokens = tokenize(line);
-  } catch (error) {
-    if (error instanceof ChatError) return { kind: 'error', message: error.message };
-    throw error;
-  }
   const first = bareWord(tokens[0]);
   if (tokens.length === 0 || first === 'help' || first === '?') return parseHelp(tokens.slice(1), operations, options);
-  if (first !== undefined && isMeta(first)) return parseMeta(first, tokens.slice(1), options);
+  if (first !== undefined && isMeta(first)) {
+    try {
+      return parseMeta(first, tokens.slice(1), options);
+    } catch (error) {
+      return errorResult(error, META_COMMANDS[first].usage);
+    }
+  }
   const words: string[] = [];
   for (const token of tokens) {
     const word = bareWord(token);
@@ -206,10 +214,19 @@ export function parse(line: string, options: ParseOptions = {}): ParsedCommand {
   try {
     return { kind: 'call', operation: op, input: validated(op, readArguments(op, args, options)) };
   } catch (error) {
-    if (!(error instanceof ChatError)) throw error;
-    const suggestions = error.suggestions.length > 0 ? { suggestions: error.suggestions } : {};
-    return { kind: 'error', message: error.message, usage: usageLine(op, options), ...suggestions };
+    return errorResult(error, usageLine(op, options));
   }
+}
+
+/** Reads one chat line. Never throws for anything a person can type. */
+export function parse(line: string, options: ParseOptions = {}): ParsedCommand {
+  let tokens: Token[];
+  try {
+    tokens = tokenize(line);
+  } catch (error) {
+    return errorResult(error);
+  }
+  return parseTokens(tokens, options);
 }
 
 /** An error result as one text: the message, then the usage line. */

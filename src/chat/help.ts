@@ -2,7 +2,7 @@
 import type { Operation } from '../operations/define.js';
 import { PAGINATION_CONTROL_KEYS } from '../operations/define.js';
 import { commandTable, isMeta, matchCommand, META_COMMANDS, nounNamed, nounOf } from './commands.js';
-import { fieldsOf } from './fields.js';
+import { fieldOf, fieldsOf } from './fields.js';
 import type { FieldInfo, JsonSchema } from './fields.js';
 import { linkInput, readServiceUrl, serviceUrl } from './urls.js';
 import type { LinkTarget } from './urls.js';
@@ -45,7 +45,7 @@ function sampleFor(name: string, schema: JsonSchema): unknown {
 
 /** A value written the way the grammar reads it back. */
 export function formatValue(value: unknown): string {
-  if (typeof value === 'string') return value === '' || /[\s"'`,]/.test(value) || /^[[{]/.test(value) ? JSON.stringify(value) : value;
+  if (typeof value === 'string') return value === '' || /[\s"'`,=]/.test(value) || /^[[{]/.test(value) ? JSON.stringify(value) : value;
   if (Array.isArray(value) && value.every((v) => typeof v === 'number' || (typeof v === 'string' && /^[^\s"'`,[{]+$/.test(v)))) {
     return value.join(',');
   }
@@ -64,7 +64,7 @@ function requiredKeys(op: Operation): FieldInfo[] {
 export function usageLine(op: Operation, options: HelpOptions = {}): string {
   const parts = [
     `${options.prefix ?? ''}${op.chat}`,
-    ...op.pathParams.map((p) => (fieldsOf(op).find((f) => f.name === p)?.required ? `<${p}>` : `[<${p}>]`)),
+    ...op.pathParams.map((p) => (fieldOf(op, p)?.required ? `<${p}>` : `[<${p}>]`)),
     ...requiredKeys(op).map((f) => `${f.name}=<value>`),
     '[key=value …]',
   ];

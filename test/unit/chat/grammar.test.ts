@@ -220,6 +220,9 @@ describe('the default project', () => {
       { kind: 'use', project: 'acme/platform/payments-api' });
     expect(parse('use')).toEqual({ kind: 'error', message: 'use takes one project, e.g. use acme/web.', usage: 'use <project>' });
     expect(parse('use a b')).toMatchObject({ kind: 'error', usage: 'use <project>' });
+    expect(parse('use https://elsewhere.test/a/b', { baseUrl: 'https://code.example.com' })).toEqual({
+      kind: 'error', message: 'https://elsewhere.test/a/b is not a link to https://code.example.com.', usage: 'use <project>',
+    });
   });
 });
 
