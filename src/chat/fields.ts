@@ -102,8 +102,7 @@ const BOOLEANS: Record<string, boolean> = { true: true, yes: true, on: true, fal
 function typeScalar(kinds: Set<ValueKind>, text: string): unknown {
   const number = NUMBER.exec(text);
   if (kinds.has('number') && number) return Number(number[1] ?? number[2]);
-  const boolean = BOOLEANS[text.toLowerCase()];
-  if (kinds.has('boolean') && boolean !== undefined) return boolean;
+  if (kinds.has('boolean') && isBooleanWord(text)) return BOOLEANS[text.toLowerCase()];
   // Left as text: the schema's own check names the field and what it expected.
   return text;
 }

@@ -27,7 +27,7 @@ const SAMPLES: Record<string, unknown> = {
 const LIST_CONTROLS = new Set<string>(['page', 'per_page', ...PAGINATION_CONTROL_KEYS]);
 
 function sampleFor(name: string, schema: JsonSchema): unknown {
-  if (name in SAMPLES) return SAMPLES[name];
+  if (Object.hasOwn(SAMPLES, name)) return SAMPLES[name];
   const branch = schema.anyOf?.[0] ?? schema.oneOf?.[0] ?? schema;
   if (branch.enum) return branch.enum[0];
   if (branch.const !== undefined) return branch.const;
@@ -37,7 +37,7 @@ function sampleFor(name: string, schema: JsonSchema): unknown {
   if (type === 'array') return [sampleFor(name, branch.items ?? {})];
   if (type === 'object') {
     // The required properties, and the optional ones with a sample of their own (a commit action's content).
-    const names = Object.keys(branch.properties ?? {}).filter((key) => branch.required?.includes(key) || key in SAMPLES);
+    const names = Object.keys(branch.properties ?? {}).filter((key) => branch.required?.includes(key) || Object.hasOwn(SAMPLES, key));
     return Object.fromEntries(names.map((key) => [key, sampleFor(key, branch.properties![key])]));
   }
   return 'text';
@@ -103,7 +103,7 @@ export function examples(op: Operation, options: HelpOptions = {}): string[] {
   } else if (op.effect === 'read') {
     // A read's first optional filter with a telling value (an enum, a flag, a known sample) shows key=value at work.
     const filter = fields.find((f) => !f.required && !LIST_CONTROLS.has(f.name) && !pathFields.includes(f) &&
-      (f.values || f.kinds.has('boolean') || f.name in SAMPLES));
+      (f.values || f.kinds.has('boolean') || Object.hasOwn(SAMPLES, f.name)));
     if (filter) lines.push(`${lines[0]} ${keyArgs([filter])[0]}`);
   }
   return lines;

@@ -1,6 +1,7 @@
 // The chat grammar end to end: a line becomes an operation and its validated input, a meta command, or an error that helps.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { complete } from '../../../src/chat/complete.js';
 import { parse } from '../../../src/chat/grammar.js';
 import type { ParsedCommand, ParseOptions } from '../../../src/chat/grammar.js';
 import { defineOperation, fields } from '../../../src/operations/define.js';
@@ -288,5 +289,21 @@ describe('mistakes', () => {
 
   it('a line that does not start with a command says so', () => {
     expect(parse('"pipeline" retry')).toEqual({ kind: 'error', message: 'Start with a command, e.g. pipeline list. Type help to see them all.' });
+  });
+});
+
+describe('anything typed', () => {
+  it('gives a result (and completions), never a throw, and words like "constructor" are only text', () => {
+    expect(error('tree list acme/web recursive=constructor').message).toBe('tree list: recursive: Invalid input: expected boolean, received string.');
+    const pieces = ['pipeline', 'retry', 'help', 'use', '"', "'", '```', '=', '--', '—', 'id=', '#', '!7', '\\', '\n', ' ', '[', '{',
+      'https://x.test/a/-/pipelines/1', 'http://[bad', 'https://x.test/%E0%A4%A', '\ud800', 'constructor', '__proto__=1', '42', 'acme/web'];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let n = 0; n < 3000; n++) {
+      const line = Array.from({ length: 1 + Math.floor(random() * 8) }, () => pieces[Math.floor(random() * pieces.length)]).join(random() < 0.5 ? ' ' : '');
+      expect(() => parse(line, withIssues), line).not.toThrow();
+      expect(() => complete(line, withIssues), line).not.toThrow();
+      expect(['call', 'help', 'use', 'meta', 'error']).toContain(parse(line, withIssues).kind);
+    }
   });
 });
