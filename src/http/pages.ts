@@ -1,6 +1,5 @@
 // Pagination: reading the X-* and Link headers, and following offset or keyset pages up to a bound.
-import type { PageInfo, Pagination } from '../operations/define.js';
-import type { ApiRequest, ApiTransport } from './types.js';
+import type { ApiRequest, ApiTransport, PageInfo, Pagination } from './types.js';
 
 /** What one response's headers say about its page; every field is undefined when the header is absent or empty. */
 export interface PageHeaders {

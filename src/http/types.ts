@@ -1,9 +1,28 @@
 // The request and response shapes the HTTP client speaks; the executor builds ApiRequests from operations.
-import type { HttpMethod } from '../operations/define.js';
 
 /** A query value: arrays go as key[]=a&key[]=b, plain objects as key[sub]=v; undefined is left out. */
 export type QueryValue = string | number | boolean | null | undefined | QueryValue[] | { [key: string]: QueryValue };
 export type QueryParams = Record<string, QueryValue>;
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** offset: page/per_page with X-* headers; keyset: only Link rel="next". */
+export type Pagination = 'offset' | 'keyset';
+
+/** Where a paginated result stands: what was read, and whether more exists. */
+export interface PageInfo {
+  page?: number;
+  per_page?: number;
+  next_page?: number;
+  total?: number;
+  total_pages?: number;
+  /** True when more results exist than were fetched (a next page, or the all-pages cap was hit). */
+  has_more: boolean;
+  /** Keyset pagination: the next link's cursor URL (relative to nothing the user needs to type). */
+  next_url?: string;
+  /** How many pages were fetched for this result. */
+  pages_fetched: number;
+}
 
 export interface ApiRequest {
   method: HttpMethod;

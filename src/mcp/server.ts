@@ -5,11 +5,9 @@ import {
   ErrorCode, ListToolsRequestSchema, McpError, type ServerNotification, type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/define.js';
-import { validateInput } from '../operations/validate.js';
-import { explainFailure, type ServiceSettings } from '../operations/failures.js';
-import { executeOperation } from '../http/execute.js';
+import type { ServiceSettings } from '../operations/failures.js';
+import { executeCall, prepareCall } from '../operations/call.js';
 import type { ApiTransport, ProgressEvent } from '../http/types.js';
-import { decide } from '../policy/policy.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { selectOperations, toolDescriptor } from './tools.js';
@@ -151,12 +149,12 @@ export function createMcpServer(options: McpServerOptions): Server {
         ? `Tool ${name} is not offered by this server (read-only mode or toolset selection).`
         : `Unknown tool ${name}.`, true);
     }
+    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explainOptions);
+    if (prepared.kind === 'refused') return textResult(prepared.message, true);
+    const { input } = prepared;
     const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS);
     try {
-      const input = validateInput(op, args);
-      const decision = decide(op, input, { readOnly: options.readOnly });
-      if (decision.kind === 'deny') return textResult(decision.reason, true);
-      if (decision.kind === 'confirm') {
+      if (prepared.kind === 'confirm') {
         if (pendingConfirmations >= MAX_PENDING_CONFIRMATIONS) {
           return textResult(`${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; ` +
             `nothing was changed. Let the human answer those first.`, true);
@@ -165,7 +163,10 @@ export function createMcpServer(options: McpServerOptions): Server {
         progress.phase('waiting for the human to confirm');
         let outcome: ConfirmOutcome;
         try {
-          outcome = await askHuman(server, decision.prompt, options, extra);
+          outcome = await askHuman(server, prepared.prompt, options, extra);
+        } catch (error) {
+          // The question timed out or the client went away: nothing was sent.
+          outcome = { confirmed: false, reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.` };
         } finally {
           pendingConfirmations -= 1;
         }
@@ -176,21 +177,22 @@ export function createMcpServer(options: McpServerOptions): Server {
         progress.phase('waiting for the service');
       }
       const started = Date.now();
-      const result = await executeOperation(op, input, {
+      const outcome = await executeCall(op, input, {
         client: options.client,
         token: options.token,
         signal: extra.signal,
         deadline: started + options.callTimeoutMs,
         onProgress: (event) => progress.event(event),
-      });
+      }, explainOptions);
+      if (!outcome.ok) {
+        log.info(`mcp ${op.name}: ${outcome.message}`);
+        return textResult(outcome.message, true);
+      }
       // Changes are the operator's audit trail; reads are only worth a line when debugging.
-      const line = `mcp ${op.name}: ${result.status} in ${Date.now() - started} ms`;
+      const line = `mcp ${op.name}: ${outcome.result.status} in ${Date.now() - started} ms`;
       if (op.effect === 'read') log.debug(line);
       else log.info(line);
-      return successResult(result, op.response, options.maxResultChars);
-    } catch (error) {
-      log.info(`mcp ${op.name}: ${error instanceof Error ? error.message : String(error)}`);
-      return textResult(explainFailure(op, error, explainOptions), true);
+      return successResult(outcome.result, op.response, options.maxResultChars);
     } finally {
       progress.stop();
     }

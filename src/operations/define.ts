@@ -1,9 +1,11 @@
 // The Operation type and defineOperation(): one API action, declared once, from which every front end derives.
 import { z } from 'zod';
-import type { ApiTransport, ProgressEvent } from '../http/types.js';
+import type { ApiTransport, HttpMethod, PageInfo, Pagination, ProgressEvent } from '../http/types.js';
+
+// Request-level types belong to the generic client; the registry speaks them too.
+export type { HttpMethod, PageInfo, Pagination } from '../http/types.js';
 
 export type Effect = 'read' | 'write' | 'destructive';
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** API areas, as named in endpoints.tsv; each is also an MCP toolset. */
 export const AREAS = [
@@ -21,8 +23,6 @@ export type Area = (typeof AREAS)[number];
  */
 export type ResponseKind = 'json' | 'headers' | 'text' | 'bytes' | 'none';
 
-/** offset: page/per_page with X-* headers; keyset: only Link rel="next". */
-export type Pagination = 'offset' | 'keyset';
 
 /** What running an operation gives every front end. */
 export interface OperationResult {
@@ -36,19 +36,6 @@ export interface OperationResult {
   fileName?: string;
 }
 
-export interface PageInfo {
-  page?: number;
-  per_page?: number;
-  next_page?: number;
-  total?: number;
-  total_pages?: number;
-  /** True when more results exist than were fetched (a next page, or the all-pages cap was hit). */
-  has_more: boolean;
-  /** Keyset pagination: the next link's cursor URL (relative to nothing the user needs to type). */
-  next_url?: string;
-  /** How many pages were fetched for this result. */
-  pages_fetched: number;
-}
 
 export interface RunContext {
   client: ApiTransport;

@@ -1,7 +1,7 @@
 // Shared set-up of the contract suites: a sandbox per file, operations run as front ends run them, route, paging and coverage checks.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { executeOperation } from '../../src/http/execute.js';
+import { executeOperation } from '../../src/operations/execute.js';
 import type { Area, Operation, OperationResult } from '../../src/operations/define.js';
 import { findOperation, operationsInArea } from '../../src/operations/index.js';
 import { InputError, validateInput } from '../../src/operations/validate.js';

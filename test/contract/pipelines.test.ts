@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
-import { executeOperation } from '../../src/http/execute.js';
+import { executeOperation } from '../../src/operations/execute.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { contractSuite } from './harness.js';
 

@@ -1,9 +1,9 @@
 // The executor: a validated operation input → route → HTTP request(s) → pages → OperationResult.
-import type { Operation, OperationResult, RunContext } from '../operations/define.js';
-import { PAGINATION_CONTROL_KEYS } from '../operations/define.js';
-import { buildPath } from './route.js';
-import { fetchPages } from './pages.js';
-import type { ApiRequest, QueryParams } from './types.js';
+import type { Operation, OperationResult, RunContext } from './define.js';
+import { PAGINATION_CONTROL_KEYS } from './define.js';
+import { buildPath } from '../http/route.js';
+import { fetchPages } from '../http/pages.js';
+import type { ApiRequest, QueryParams } from '../http/types.js';
 
 /** Results gathered by all_pages when the caller sets no max_items. */
 export const DEFAULT_MAX_ITEMS = 500;
