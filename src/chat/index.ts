@@ -11,3 +11,7 @@ export { META_COMMANDS } from './commands.js';
 export type { MetaName } from './commands.js';
 export { readServiceUrl } from './urls.js';
 export type { LinkTarget } from './urls.js';
+export { chatMessage, CHAT_STATUSES } from './message.js';
+export type { ChatMessage, ChatSection, ChatStatus, FollowUp } from './message.js';
+export { presentConfirmation, presentFailure, presentOutcome } from './present.js';
+export type { PresentOptions } from './present.js';

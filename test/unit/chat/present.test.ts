@@ -1,0 +1,129 @@
+// presentOutcome against real sandbox answers: presenters first, a generic reading of any other result, paging, raw content.
+import { describe, expect, it } from 'vitest';
+import { executeCall, prepareCall } from '../../../src/operations/call.js';
+import type { OperationResult } from '../../../src/operations/define.js';
+import { findOperation, operations } from '../../../src/operations/index.js';
+import { presentConfirmation, presentFailure, presentOutcome } from '../../../src/chat/present.js';
+import { useSandbox } from '../../helpers/mcp.js';
+
+const env = useSandbox();
+const PROJECT = 'acme/web';
+
+async function run(name: string, args: Record<string, unknown>): Promise<{ input: Record<string, unknown>; result: OperationResult }> {
+  const op = findOperation(name)!;
+  const prepared = prepareCall(op, args, { readOnly: false }, { operations });
+  if (prepared.kind !== 'run') throw new Error(`${name} was not ready to run: ${prepared.kind}`);
+  const outcome = await executeCall(op, prepared.input, { client: env.client }, { operations });
+  if (!outcome.ok) throw new Error(outcome.message);
+  return { input: prepared.input, result: outcome.result };
+}
+
+async function present(name: string, args: Record<string, unknown>, options = {}) {
+  const { input, result } = await run(name, args);
+  return { message: presentOutcome(findOperation(name)!, input, result, options), result };
+}
+
+describe('presentOutcome with an operation presenter', () => {
+  it('uses the pipeline presenter, with its status, link and Retry on a failed pipeline', async () => {
+    const { result } = await run('list_pipelines', { id: PROJECT, status: 'failed', per_page: 1 });
+    const [failed] = result.data as Array<{ id: number; web_url: string }>;
+    const { message } = await present('get_pipeline', { id: PROJECT, pipeline_id: failed.id });
+    expect(message.title).toBe(`Pipeline #${failed.id}: failed`);
+    expect(message.status).toBe('failed');
+    expect(message.link).toBe(failed.web_url);
+    expect(message.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: PROJECT, pipeline_id: failed.id }, style: 'primary' }]);
+  });
+
+  it('adds a note and a Next page call to a list with more pages', async () => {
+    const { message, result } = await present('list_pipelines', { id: PROJECT, per_page: 2 });
+    expect(message.title).toBe('2 pipelines');
+    expect(result.page?.has_more).toBe(true);
+    expect(message.notes).toContain(`showing 2 of ${result.page!.total}; next page: page=2`);
+    expect(message.actions).toEqual([{ label: 'Next page', operation: 'list_pipelines', input: { id: PROJECT, per_page: 2, page: 2 } }]);
+  });
+
+  it('offers no Next page on the last page', async () => {
+    const { message } = await present('list_pipelines', { id: PROJECT, per_page: 100 });
+    expect(message.actions).toEqual([]);
+    expect(message.notes).toEqual([]);
+  });
+});
+
+describe('presentOutcome without a presenter', () => {
+  it('counts a list of commits and gives each its short SHA and title', async () => {
+    const { message, result } = await present('list_commits', { id: PROJECT, per_page: 3 });
+    const commits = result.data as Array<{ short_id: string; title: string; author_name: string }>;
+    expect(message.title).toBe('3 commits');
+    expect(message.fields[0]).toEqual([commits[0].short_id, `${commits[0].title} · ${commits[0].author_name}`]);
+    expect(message.status).toBeUndefined();
+  });
+
+  it('titles an object by its name and shows a handful of its scalar fields, never pictures', async () => {
+    const { message } = await present('get_current_user', {});
+    expect(message.title).toBe('Alice Martin');
+    expect(message.fields.length).toBeGreaterThan(2);
+    expect(message.fields.length).toBeLessThanOrEqual(8);
+    expect(message.fields[0]).toEqual(['id', '2']);
+    expect(message.fields.map(([k]) => k)).not.toContain('avatar_url');
+    expect(message.link).toMatch(/\/alice$/);
+    expect(message.notes.some((n) => /more fields not shown/.test(n))).toBe(true);
+  });
+
+  it('decodes a base64 file into a code section', async () => {
+    const { message } = await present('get_file', { id: PROJECT, file_path: 'README.md', ref: 'main' });
+    expect(message.title).toBe('README.md');
+    expect(message.sections[0]).toMatchObject({ code: true });
+    expect(message.sections[0].text).toMatch(/^# acme\/web/);
+  });
+
+  it('shows a diff as code, cut to the size limit with a note', async () => {
+    const { message } = await present('get_commit_diff', { id: PROJECT, sha: 'main' }, { maxCodeChars: 40 });
+    expect(message.sections[0].code).toBe(true);
+    expect(message.sections[0].title).toBe('README.md');
+    expect(message.sections[0].text).toHaveLength(40);
+    expect(message.notes.some((n) => /cut: showing 40 of \d+ characters/.test(n))).toBe(true);
+  });
+
+  it('shows raw text content as a code section and describes bytes by size and digest', async () => {
+    const { message: raw } = await present('get_file_raw', { id: PROJECT, file_path: 'README.md', ref: 'main' });
+    expect(raw.sections[0]).toMatchObject({ code: true });
+    expect(raw.sections[0].text).toMatch(/^# acme\/web/);
+    const { message: archive } = await present('download_archive', { id: PROJECT });
+    expect(archive.sections).toEqual([]);
+    expect(archive.fields.find(([k]) => k === 'sha256')?.[1]).toMatch(/^[0-9a-f]{64}$/);
+    expect(archive.notes.join(' ')).toMatch(/Binary content is not shown/);
+  });
+
+  it('says a write with no answer body is done', () => {
+    const op = findOperation('delete_pipeline')!;
+    const message = presentOutcome(op, { id: PROJECT, pipeline_id: 1 }, { data: null, status: 204 });
+    expect(message).toMatchObject({ title: 'Delete pipeline: done', status: 'success' });
+  });
+
+  it('never throws on a surprising shape', () => {
+    for (const op of operations) {
+      for (const data of [null, 'text', 42, [1, 'a', null], { x: { y: 1 } }, [{ id: 'zz' }]]) {
+        expect(() => presentOutcome(op, {}, { data, status: 200 })).not.toThrow();
+      }
+    }
+  });
+});
+
+describe('failures and confirmations', () => {
+  it('puts a usage line under the error it belongs to', () => {
+    expect(presentFailure('pipeline get: pipeline_id is required.\nUsage: pipeline get <id> <pipeline_id>')).toEqual({
+      title: 'pipeline get: pipeline_id is required.', status: 'error', fields: [],
+      sections: [{ text: 'Usage: pipeline get <id> <pipeline_id>' }], actions: [], notes: [],
+    });
+  });
+
+  it('shows the exact prompt whole, as code', () => {
+    const op = findOperation('delete_pipeline')!;
+    const prepared = prepareCall(op, { id: PROJECT, pipeline_id: 3 }, { readOnly: false }, { operations });
+    expect(prepared.kind).toBe('confirm');
+    const prompt = (prepared as { prompt: string }).prompt;
+    const message = presentConfirmation(prompt, op);
+    expect(message.status).toBe('warning');
+    expect(message.sections).toEqual([{ text: prompt, code: true }]);
+  });
+});
