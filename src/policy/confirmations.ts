@@ -20,6 +20,33 @@ interface Ticket {
   expiresAt: number;
 }
 
+/** Who clicks Confirm, where, and (when the front end has it) the call they saw: it must be the one issued. */
+export interface Redeemer {
+  person: string;
+  place: string;
+  operation?: string;
+  input?: Record<string, unknown>;
+}
+
+const UNKNOWN: Redemption = { ok: false, reason: 'This confirmation was already used or is unknown; nothing was run.' };
+
+/** The checks that leave the ticket in place: only its requester, in its place, may spend it. */
+function checkClaimant(ticket: Ticket | undefined, by: Redeemer): Redemption | undefined {
+  if (!ticket) return UNKNOWN;
+  if (ticket.call.requester !== by.person) return { ok: false, reason: 'Only the person who asked for this call can confirm it.' };
+  if (ticket.call.place !== by.place) return { ok: false, reason: 'This confirmation belongs to another conversation.' };
+  return undefined;
+}
+
+/** The checks after the ticket was spent: a late or altered confirmation runs nothing (and cannot be tried again). */
+function checkSpent(ticket: Ticket, by: Redeemer, now: number): Redemption {
+  if (now > ticket.expiresAt) return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.' };
+  if (by.operation !== undefined && by.input !== undefined && fingerprint(by.operation, by.input) !== ticket.fingerprint) {
+    return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
+  }
+  return { ok: true, call: ticket.call };
+}
+
 /** Stable JSON (sorted keys) so the same input always has the same fingerprint. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -53,19 +80,12 @@ export class ConfirmationStore {
    * Spends a ticket. The ticket is removed before anything else is checked for the requester,
    * so two fast clicks can run the call only once; a wrong person's click leaves it for the right one.
    */
-  redeem(id: string, by: { person: string; place: string; operation?: string; input?: Record<string, unknown> }): Redemption {
+  redeem(id: string, by: Redeemer): Redemption {
     const ticket = this.tickets.get(id);
-    if (!ticket) return { ok: false, reason: 'This confirmation was already used or is unknown; nothing was run.' };
-    if (ticket.call.requester !== by.person) {
-      return { ok: false, reason: 'Only the person who asked for this call can confirm it.' };
-    }
-    if (ticket.call.place !== by.place) return { ok: false, reason: 'This confirmation belongs to another conversation.' };
+    const refused = checkClaimant(ticket, by);
+    if (refused || !ticket) return refused ?? UNKNOWN;
     this.tickets.delete(id);
-    if (this.now() > ticket.expiresAt) return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.' };
-    if (by.operation !== undefined && by.input !== undefined && fingerprint(by.operation, by.input) !== ticket.fingerprint) {
-      return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
-    }
-    return { ok: true, call: ticket.call };
+    return checkSpent(ticket, by, this.now());
   }
 
   /** Withdraws a ticket (the Cancel button). */
@@ -82,5 +102,81 @@ export class ConfirmationStore {
   private sweep(): void {
     const now = this.now();
     for (const [id, t] of this.tickets) if (now > t.expiresAt) this.tickets.delete(id);
+  }
+}
+
+/**
+ * Where durable tickets live: a small async key-value store with expiry (a JSON file, Redis…). `take` must be
+ * atomic (get and delete in one step) so that of two concurrent redemptions only one gets the ticket.
+ */
+export interface TicketStore {
+  get<T>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown, options?: { ttlMs?: number }): Promise<void>;
+  take<T>(key: string): Promise<T | undefined>;
+  delete(key: string): Promise<boolean>;
+  count(prefix: string): Promise<number>;
+}
+
+export interface DurableConfirmationOptions {
+  ttlMs?: number;
+  now?: () => number;
+  /** Tickets one requester may have waiting at once. */
+  maxPerRequester?: number;
+  /** Tickets waiting at once, over everyone. */
+  maxPending?: number;
+}
+
+/** Kept after expiry for this long, so a late click is told "expired" rather than "unknown". */
+const EXPIRED_GRACE_MS = 60 * 60_000;
+
+/**
+ * The same tickets as ConfirmationStore, kept in an async store so that a restart (or another replica) loses none.
+ * Keys are `confirm:<requester>:<random>`, so the caps are a prefix count; the id handed out is the whole key's tail.
+ */
+export class DurableConfirmations {
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly store: TicketStore, private readonly options: DurableConfirmationOptions = {}) {
+    this.ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Records a call awaiting approval, or says why not (too many waiting). */
+  async issue(call: PendingCall): Promise<{ ok: true; id: string } | { ok: false; reason: string }> {
+    const mine = `confirm:${call.requester}:`;
+    const { maxPerRequester = 5, maxPending = 1000 } = this.options;
+    if (await this.store.count(mine) >= maxPerRequester) {
+      return { ok: false, reason: `You already have ${maxPerRequester} calls waiting for your confirmation; confirm or cancel those first. Nothing was run.` };
+    }
+    if (await this.store.count('confirm:') >= maxPending) {
+      return { ok: false, reason: 'Too many calls are waiting for confirmation right now; try again in a few minutes. Nothing was run.' };
+    }
+    const id = `${call.requester}:${randomBytes(18).toString('base64url')}`;
+    const ticket: Ticket = { call, fingerprint: fingerprint(call.operation, call.input), expiresAt: this.now() + this.ttlMs };
+    await this.store.set(`confirm:${id}`, ticket, { ttlMs: this.ttlMs + EXPIRED_GRACE_MS });
+    return { ok: true, id };
+  }
+
+  /** As ConfirmationStore.redeem; the store's atomic take makes two fast clicks run the call once. */
+  async redeem(id: string, by: Redeemer): Promise<Redemption> {
+    const key = `confirm:${id}`;
+    const refused = checkClaimant(await this.store.get<Ticket>(key), by);
+    if (refused) return refused;
+    const ticket = await this.store.take<Ticket>(key);
+    if (!ticket) return UNKNOWN;
+    return checkSpent(ticket, by, this.now());
+  }
+
+  /** The call a ticket stands for, without spending it (to show it again). */
+  async peek(id: string): Promise<PendingCall | undefined> {
+    return (await this.store.get<Ticket>(`confirm:${id}`))?.call;
+  }
+
+  /** Withdraws a ticket (the Cancel button); only its requester may. */
+  async cancel(id: string, person: string): Promise<boolean> {
+    const ticket = await this.store.get<Ticket>(`confirm:${id}`);
+    if (!ticket || ticket.call.requester !== person) return false;
+    return this.store.delete(`confirm:${id}`);
   }
 }

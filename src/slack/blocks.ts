@@ -1,0 +1,194 @@
+// Block Kit from the neutral ChatMessage, within Slack's limits (cut with a note, never rejected), and the
+// confirmation prompt with its Confirm/Cancel buttons. Pure: no I/O; the values of buttons are handed in.
+import type { ChatMessage, ChatStatus } from '../chat/message.js';
+
+/** Slack's documented limits (https://api.slack.com/reference/block-kit). */
+export const LIMITS = {
+  blocks: 50,
+  sectionText: 3000,
+  fieldsPerSection: 10,
+  fieldText: 2000,
+  buttonText: 75,
+  buttonValue: 2000,
+  actionId: 255,
+  elementsPerActions: 25,
+  contextElements: 10,
+  fallbackText: 3000,
+  confirmTitle: 100,
+  confirmText: 300,
+} as const;
+
+export type Block = Record<string, unknown>;
+
+export interface SlackMessage {
+  /** Notification and screen-reader text; Slack shows it where blocks cannot be shown. */
+  text: string;
+  blocks: Block[];
+}
+
+export const STATUS_EMOJI: Record<ChatStatus, string> = {
+  success: ':white_check_mark:', failed: ':x:', running: ':arrows_counterclockwise:', pending: ':hourglass_flowing_sand:',
+  canceled: ':no_entry_sign:', skipped: ':fast_forward:', warning: ':warning:', error: ':warning:', info: ':information_source:',
+};
+
+/** Action ids: Bolt routes on them, so the prefix is the route and the index keeps them unique within a message. */
+export const ACTION_IDS = { followUp: 'forge_followup', confirm: 'forge_confirm', cancel: 'forge_cancel' } as const;
+
+/** Slack's mrkdwn treats &, < and > as markup; everything from the service or a user is text. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A code block that stays one: backtick runs inside cannot close the fence. */
+function fenced(text: string): string {
+  return `\`\`\`${escapeMrkdwn(text).replace(/```/g, '`\u200b`\u200b`')}\`\`\``;
+}
+
+const FENCE_CHARS = 6;
+
+/** Text cut to `max` characters, ending in an ellipsis when cut. */
+export function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+function section(text: string): Block {
+  return { type: 'section', text: { type: 'mrkdwn', text: cut(text, LIMITS.sectionText) } };
+}
+
+/**
+ * Splits text into pieces of at most `max` characters, at line breaks where it can, so a long prompt or diff spreads
+ * over several blocks instead of being refused.
+ */
+export function splitText(text: string, max: number): string[] {
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > max) {
+    const at = rest.lastIndexOf('\n', max);
+    const end = at > max / 2 ? at : max;
+    pieces.push(rest.slice(0, end));
+    rest = rest.slice(at > max / 2 ? end + 1 : end);
+  }
+  pieces.push(rest);
+  return pieces;
+}
+
+/**
+ * Code over as few section blocks as fit: escaping can make text up to five times longer (& → &amp;), so it is
+ * split in pieces that fit even then, and pieces are joined again while the fenced result stays within the limit.
+ */
+function codeBlocks(text: string): Block[] {
+  const out: string[] = [];
+  let current: string | undefined;
+  for (const piece of splitText(text, Math.floor((LIMITS.sectionText - FENCE_CHARS) / 5))) {
+    const joined = current === undefined ? piece : `${current}\n${piece}`;
+    if (fenced(joined).length <= LIMITS.sectionText) current = joined;
+    else {
+      out.push(current as string);
+      current = piece;
+    }
+  }
+  if (current !== undefined) out.push(current);
+  return out.map((raw) => section(fenced(raw)));
+}
+
+export interface RenderOptions {
+  /** The value of follow-up button i (a stored reference, never the raw input); undefined: no button. */
+  actionValue?: (index: number) => string | undefined;
+  /** Extra small print, e.g. "confirmed by @ana". */
+  byline?: string;
+}
+
+function headline(message: ChatMessage): string {
+  const emoji = message.status ? `${STATUS_EMOJI[message.status]} ` : '';
+  const title = escapeMrkdwn(cut(message.title, 2000)).replace(/\|/g, '¦');
+  return message.link ? `${emoji}*<${message.link}|${title}>*` : `${emoji}*${title}*`;
+}
+
+/** One message in Block Kit; whatever exceeds Slack's limits is cut, and a note says so. */
+export function renderMessage(message: ChatMessage, options: RenderOptions = {}): SlackMessage {
+  const notes = [...message.notes];
+  const body: Block[] = [section(headline(message))];
+
+  const fields = message.fields.map(([label, value]) =>
+    ({ type: 'mrkdwn', text: cut(`*${escapeMrkdwn(label)}*\n${escapeMrkdwn(value)}`, LIMITS.fieldText) }));
+  for (let i = 0; i < fields.length; i += LIMITS.fieldsPerSection) {
+    body.push({ type: 'section', fields: fields.slice(i, i + LIMITS.fieldsPerSection) });
+  }
+  for (const s of message.sections) {
+    if (s.title) body.push(section(`*${escapeMrkdwn(s.title)}*`));
+    if (s.code) body.push(...codeBlocks(s.text));
+    else body.push(...splitText(escapeMrkdwn(s.text), LIMITS.sectionText).map(section));
+  }
+
+  const buttons: Block[] = [];
+  message.actions.forEach((action, index) => {
+    const value = options.actionValue?.(index);
+    if (value === undefined || value.length > LIMITS.buttonValue) return;
+    buttons.push({
+      type: 'button',
+      text: { type: 'plain_text', text: cut(action.label, LIMITS.buttonText), emoji: true },
+      action_id: `${ACTION_IDS.followUp}:${index}`,
+      value,
+      ...(action.style ? { style: action.style } : {}),
+    });
+  });
+  const actionBlocks: Block[] = [];
+  for (let i = 0; i < buttons.length; i += LIMITS.elementsPerActions) {
+    actionBlocks.push({ type: 'actions', elements: buttons.slice(i, i + LIMITS.elementsPerActions) });
+  }
+
+  // Room for the buttons and one block of small print; the body gives way, from the end, with a note.
+  const room = LIMITS.blocks - actionBlocks.length - 1;
+  if (body.length > room) {
+    const dropped = body.length - room;
+    body.length = room;
+    notes.push(`Cut to fit Slack: ${dropped} more block${dropped === 1 ? '' : 's'} of this answer not shown.`);
+  }
+  if (options.byline) notes.push(options.byline);
+  const blocks = [...body, ...actionBlocks];
+  if (notes.length > 0) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: cut(notes.map(escapeMrkdwn).join('\n'), LIMITS.sectionText) }] });
+  }
+  return { text: cut(message.title, LIMITS.fallbackText), blocks };
+}
+
+/**
+ * The question before a call that needs a human: the reason and the exact call (never cut: what is confirmed is what
+ * runs), with Confirm (danger, with Slack's own "are you sure" dialog) and Cancel. Undefined when the call is too
+ * long to show whole in one Slack message; the caller then refuses rather than ask about a part of it.
+ */
+export function renderConfirmation(prompt: string, ticket: string, options: { operation: string }): SlackMessage | undefined {
+  const calls = codeBlocks(prompt);
+  const blocks: Block[] = [
+    section(`:warning: *This needs your confirmation:* \`${escapeMrkdwn(options.operation)}\``),
+    ...calls,
+    {
+      type: 'actions',
+      elements: [
+        {
+          type: 'button', style: 'danger', action_id: ACTION_IDS.confirm, value: ticket,
+          text: { type: 'plain_text', text: 'Confirm' },
+          confirm: {
+            title: { type: 'plain_text', text: cut(`Run ${options.operation}?`, LIMITS.confirmTitle) },
+            text: { type: 'mrkdwn', text: 'This runs exactly the call shown in the message, once, as you.' },
+            confirm: { type: 'plain_text', text: 'Run it' },
+            deny: { type: 'plain_text', text: 'Back' },
+            style: 'danger',
+          },
+        },
+        { type: 'button', action_id: ACTION_IDS.cancel, value: ticket, text: { type: 'plain_text', text: 'Cancel' } },
+      ],
+    },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: 'Only you can see this. The confirmation works once, for 5 minutes.' }] },
+  ];
+  if (blocks.length > LIMITS.blocks || ticket.length > LIMITS.buttonValue) return undefined;
+  return { text: `Confirm ${options.operation}?`, blocks };
+}
+
+/** A short reply: one line of text with an optional status. */
+export function renderText(text: string, status?: ChatStatus): SlackMessage {
+  const emoji = status ? `${STATUS_EMOJI[status]} ` : '';
+  const pieces = splitText(escapeMrkdwn(text), LIMITS.sectionText).slice(0, LIMITS.blocks);
+  pieces[0] = `${emoji}${pieces[0]}`;
+  return { text: cut(text, LIMITS.fallbackText), blocks: pieces.map(section) };
+}

@@ -1,0 +1,160 @@
+// The Slack bot's state (linked identities, channel defaults, pending confirmations, seen requests) behind one small
+// async key-value interface with expiry: in memory, or a JSON file under FORGEOPS_DATA_DIR; Redis can follow.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TicketStore } from '../policy/confirmations.js';
+
+export interface StateStore extends TicketStore {
+  get<T>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown, options?: { ttlMs?: number }): Promise<void>;
+  /** Sets only when the key is absent (Redis SET NX); true when it did. Deduplication relies on it. */
+  add(key: string, value: unknown, options?: { ttlMs?: number }): Promise<boolean>;
+  /** Gets and deletes in one step (Redis GETDEL): of two concurrent takers only one gets the value. */
+  take<T>(key: string): Promise<T | undefined>;
+  delete(key: string): Promise<boolean>;
+  /** Live keys starting with `prefix` (for caps). */
+  count(prefix: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+interface Entry {
+  value: unknown;
+  /** Epoch ms; absent: kept until deleted. */
+  expiresAt?: number;
+}
+
+export class StoreFullError extends Error {
+  constructor(readonly limit: number) {
+    super(`the state store holds its maximum of ${limit} entries; try again later`);
+  }
+}
+
+export interface MemoryStoreOptions {
+  now?: () => number;
+  /** Entries held at most: everything strangers can create has a cap. */
+  maxEntries?: number;
+}
+
+export const DEFAULT_MAX_ENTRIES = 50_000;
+
+/** The store in process memory: for tests, and when no FORGEOPS_DATA_DIR is set (a restart then forgets everything). */
+export class MemoryStore implements StateStore {
+  protected readonly entries = new Map<string, Entry>();
+  protected readonly now: () => number;
+  private readonly maxEntries: number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    const entry = this.live(key);
+    return entry ? structuredClone(entry.value) as T : undefined;
+  }
+
+  async set(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<void> {
+    this.put(key, value, options.ttlMs);
+    this.changed();
+  }
+
+  async add(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<boolean> {
+    if (this.live(key)) return false;
+    this.put(key, value, options.ttlMs);
+    this.changed();
+    return true;
+  }
+
+  async take<T>(key: string): Promise<T | undefined> {
+    const entry = this.live(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    this.changed();
+    return entry.value as T;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    const had = this.live(key) !== undefined;
+    this.entries.delete(key);
+    if (had) this.changed();
+    return had;
+  }
+
+  async count(prefix: string): Promise<number> {
+    let n = 0;
+    for (const key of this.entries.keys()) if (key.startsWith(prefix) && this.live(key)) n++;
+    return n;
+  }
+
+  async close(): Promise<void> {}
+
+  /** Called after every change; the file store persists here. */
+  protected changed(): void {}
+
+  private live(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private put(key: string, value: unknown, ttlMs: number | undefined): void {
+    if (!this.entries.has(key) && this.entries.size >= this.maxEntries) {
+      this.sweep();
+      if (this.entries.size >= this.maxEntries) throw new StoreFullError(this.maxEntries);
+    }
+    // A JSON round trip now, so memory and file stores hand back the same thing (no shared references, no Dates).
+    this.entries.set(key, { value: JSON.parse(JSON.stringify(value ?? null)), expiresAt: ttlMs === undefined ? undefined : this.now() + ttlMs });
+  }
+
+  protected sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.entries.delete(key);
+  }
+}
+
+export const STATE_FILE = 'slack-state.json';
+
+/**
+ * The store in one JSON file, rewritten whole after each change (write a temporary file, then rename: a crash
+ * leaves the old file or the new one, never half of one). Writes are synchronous so that a change is on disk
+ * before the caller acts on it; the bot's state is small (caps) and changes at human speed.
+ */
+export class FileStore extends MemoryStore {
+  readonly path: string;
+
+  constructor(dir: string, options: MemoryStoreOptions = {}) {
+    super(options);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.path = join(dir, STATE_FILE);
+    let text: string | undefined;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (text !== undefined) {
+      let saved: { entries?: Record<string, Entry> };
+      try {
+        saved = JSON.parse(text);
+      } catch {
+        throw new Error(`${this.path} is not valid JSON; move it away to start with an empty state`);
+      }
+      for (const [key, entry] of Object.entries(saved.entries ?? {})) this.entries.set(key, entry);
+      this.sweep();
+    }
+  }
+
+  protected override changed(): void {
+    const temp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ version: 1, entries: Object.fromEntries(this.entries) }), { mode: 0o600 });
+    renameSync(temp, this.path);
+  }
+}
+
+/** The configured store: a file under the data directory when there is one, else memory. */
+export function openStore(dataDir: string | undefined, options: MemoryStoreOptions = {}): StateStore {
+  return dataDir ? new FileStore(dataDir, options) : new MemoryStore(options);
+}
