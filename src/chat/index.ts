@@ -15,3 +15,8 @@ export { chatMessage, CHAT_STATUSES } from './message.js';
 export type { ChatMessage, ChatSection, ChatStatus, FollowUp } from './message.js';
 export { presentConfirmation, presentFailure, presentOutcome } from './present.js';
 export type { PresentOptions } from './present.js';
+export { commandLine } from './command-line.js';
+export { createDispatcher } from './dispatch.js';
+export type { ChatDispatcher, ChatReply, DispatchContext } from './dispatch.js';
+export { triage } from './triage.js';
+export type { ReadOutcome, TriageDeps } from './triage.js';

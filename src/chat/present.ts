@@ -38,7 +38,8 @@ const STATUS_OF: Record<string, ChatStatus> = {
   created: 'pending', waiting_for_resource: 'pending', preparing: 'pending', scheduled: 'pending', manual: 'pending',
 };
 
-function statusOf(record: Fields): ChatStatus | undefined {
+/** The message status a service record's own status reads as (a pipeline's "failed" → failed), if any. */
+export function statusOf(record: Fields): ChatStatus | undefined {
   return typeof record.status === 'string' ? STATUS_OF[record.status] : undefined;
 }
 
@@ -150,7 +151,9 @@ function presentObject(op: Operation, record: Fields, max: Required<PresentOptio
   const content = decodedContent(record);
   if (content !== undefined) sections.push(codeSection(name?.value, content, max.maxCodeChars, notes));
   else if (typeof record.content === 'string') notes.push(`The content is binary (${show(record.size)} bytes); get it raw to download it.`);
-  const scalarKeys = Object.keys(record).filter((k) => !shownKeys.has(k) && !HIDDEN_KEYS.has(k) && isScalar(record[k]));
+  // Empty values say nothing, and a short_id repeats the id shown short.
+  if (typeof record.id === 'string') shownKeys.add('short_id');
+  const scalarKeys = Object.keys(record).filter((k) => !shownKeys.has(k) && !HIDDEN_KEYS.has(k) && isScalar(record[k]) && record[k] !== '');
   const long = scalarKeys.filter((k) => typeof record[k] === 'string' && ((record[k] as string).length > LONG_TEXT_CHARS || (record[k] as string).includes('\n')));
   // A commit's message usually repeats its title: no section for what the title already says.
   const telling = long.filter((k) => (record[k] as string).trim() !== name?.value);

@@ -1,0 +1,129 @@
+// The chat dispatcher every chat front end shares (terminal now, Slack too): a typed line → parse → policy → run →
+// a ChatMessage, or a question for the front end's human; the front end only renders and asks.
+import { executeCall, prepareCall, type CallOutcome } from '../operations/call.js';
+import type { Operation, RunContext } from '../operations/define.js';
+import type { ExplainOptions } from '../operations/failures.js';
+import type { PolicyOptions } from '../policy/policy.js';
+import { errorText, parse } from './grammar.js';
+import { chatMessage, type ChatMessage } from './message.js';
+import { presentConfirmation, presentFailure, presentOutcome, type PresentOptions } from './present.js';
+import { triage, type ReadOutcome } from './triage.js';
+
+export interface DispatchContext {
+  operations: readonly Operation[];
+  policy: PolicyOptions;
+  /** The run context of one call: the client, the asker's own token, a deadline. Given the operation, so reads may use another token. */
+  runContext(operation: Operation): RunContext | Promise<RunContext>;
+  explain: ExplainOptions;
+  /** The conversation's default project (`use`): kept by the front end (in memory, or its store). */
+  defaultProject: {
+    get(): string | undefined | Promise<string | undefined>;
+    set(project: string): void | Promise<void>;
+  };
+  /** What commands are typed after ("/forge " in Slack, "" in the terminal), for help and usage lines. */
+  prefix?: string;
+  /** The service's web address, so pasted links are read as references. */
+  baseUrl?: string;
+  present?: PresentOptions;
+}
+
+export type ChatReply =
+  /** ok is false for anything that did not do what was asked: a mistake, a refusal, a failed call. */
+  | { kind: 'message'; ok: boolean; message: ChatMessage; outcome?: CallOutcome }
+  /** The call waits for its human: show `message` (the exact prompt), then call `confirmed(operation, input)` on yes. */
+  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: string; message: ChatMessage };
+
+export interface ChatDispatcher {
+  /** One typed line. */
+  dispatch(line: string): Promise<ChatReply>;
+  /** A call by operation name and raw arguments (a follow-up button): validated and judged like a typed one. */
+  call(operation: string, args: Record<string, unknown>): Promise<ChatReply>;
+  /** Runs a call its human approved. The policy is asked again (read-only may have been switched on since); nothing else is. */
+  confirmed(operation: Operation | string, input: Record<string, unknown>): Promise<ChatReply>;
+}
+
+function reply(message: ChatMessage, ok: boolean): ChatReply {
+  return { kind: 'message', ok, message };
+}
+
+export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
+  const byName = new Map(ctx.operations.map((op) => [op.name, op]));
+  const grammar = { operations: ctx.operations, prefix: ctx.prefix, baseUrl: ctx.baseUrl };
+
+  async function execute(op: Operation, input: Record<string, unknown>): Promise<ChatReply> {
+    const outcome = await executeCall(op, input, await ctx.runContext(op), ctx.explain);
+    if (!outcome.ok) return { kind: 'message', ok: false, message: presentFailure(outcome.message, `${op.title} failed`), outcome };
+    return { kind: 'message', ok: true, message: presentOutcome(op, input, outcome.result, ctx.present), outcome };
+  }
+
+  async function call(op: Operation, args: Record<string, unknown>): Promise<ChatReply> {
+    const prepared = prepareCall(op, args, ctx.policy, ctx.explain);
+    if (prepared.kind === 'refused') return reply(presentFailure(prepared.message, `${op.title}: not run`), false);
+    if (prepared.kind === 'confirm') {
+      const { input, prompt } = prepared;
+      return { kind: 'confirm', operation: op, input, prompt, message: presentConfirmation(prompt, op) };
+    }
+    return execute(op, prepared.input);
+  }
+
+  function unknownOperation(name: string): ChatReply {
+    return reply(presentFailure(`Unknown operation ${name}; nothing was run.`), false);
+  }
+
+  /** Triage's reads: the same run path, and a call that would need a human is not a read triage makes. */
+  async function read(name: string, args: Record<string, unknown>): Promise<ReadOutcome> {
+    const op = byName.get(name);
+    if (!op) return { ok: false, message: `${name} is not offered here` };
+    const prepared = prepareCall(op, args, ctx.policy, ctx.explain);
+    if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
+    if (prepared.kind === 'confirm') return { ok: false, message: `${name} needs a confirmation` };
+    const outcome = await executeCall(op, prepared.input, await ctx.runContext(op), ctx.explain);
+    return outcome.ok ? { ok: true, operation: op, input: prepared.input, result: outcome.result } : { ok: false, message: outcome.message };
+  }
+
+  async function dispatch(line: string): Promise<ChatReply> {
+    const parsed = parse(line, { ...grammar, defaultProject: await ctx.defaultProject.get() });
+    switch (parsed.kind) {
+      case 'call':
+        return call(parsed.operation, parsed.input);
+      case 'help':
+        return reply(chatMessage('Help', { status: 'info', sections: [{ text: parsed.text, code: true }] }), true);
+      case 'error':
+        return reply(presentFailure(errorText(parsed)), false);
+      case 'use':
+        await ctx.defaultProject.set(parsed.project);
+        return reply(chatMessage(`Default project: ${parsed.project}`, {
+          status: 'info', notes: [`Commands that name no project now act on ${parsed.project}.`],
+        }), true);
+      case 'meta':
+        if (parsed.name === 'triage') {
+          if (parsed.project === undefined) {
+            return reply(presentFailure(`triage needs a project, e.g. ${ctx.prefix ?? ''}triage acme/web (or set one with ${ctx.prefix ?? ''}use).`), false);
+          }
+          return { kind: 'message', ...(await triage(parsed.project, { operations: ctx.operations, read, present: ctx.present })) };
+        }
+        if (parsed.name === 'whoami') {
+          const me = byName.get('get_current_user');
+          return me ? call(me, {}) : unknownOperation('get_current_user');
+        }
+        return reply(chatMessage(`${parsed.name} links a Slack account to its own service token; it works in Slack only.`, {
+          status: 'info', notes: ['Here commands run as the configured token; whoami shows which account that is.'],
+        }), false);
+    }
+  }
+
+  return {
+    dispatch,
+    async call(name, args) {
+      const op = byName.get(name);
+      return op ? call(op, args) : unknownOperation(name);
+    },
+    async confirmed(operation, input) {
+      const op = typeof operation === 'string' ? byName.get(operation) : operation;
+      if (!op) return unknownOperation(String(operation));
+      const prepared = prepareCall(op, input, ctx.policy, ctx.explain);
+      if (prepared.kind === 'refused') return reply(presentFailure(prepared.message, `${op.title}: not run`), false);
+      return execute(op, prepared.input);
+    },
+  };
+}

@@ -1,0 +1,128 @@
+// The chat dispatcher against the sandbox: typed lines → messages, confirmations that run only when confirmed,
+// the policy asked again on confirmation, the default project, and the meta commands.
+import { describe, expect, it } from 'vitest';
+import { createDispatcher, type ChatReply, type DispatchContext } from '../../../src/chat/dispatch.js';
+import { HttpClient } from '../../../src/http/client.js';
+import { operations } from '../../../src/operations/index.js';
+import { useSandbox } from '../../helpers/mcp.js';
+
+const env = useSandbox();
+const PROJECT = 'acme/web';
+
+function dispatcher(overrides: Partial<DispatchContext> = {}) {
+  let project: string | undefined;
+  return createDispatcher({
+    operations,
+    policy: { readOnly: false },
+    runContext: () => ({ client: env.client }),
+    explain: { operations },
+    defaultProject: { get: () => project, set: (p) => { project = p; } },
+    ...overrides,
+  });
+}
+
+function messageOf(reply: ChatReply) {
+  if (reply.kind !== 'message') throw new Error(`expected a message, got ${reply.kind}`);
+  return reply;
+}
+
+async function pipelineIds(status?: string): Promise<number[]> {
+  const reply = messageOf(await dispatcher().call('list_pipelines', { id: PROJECT, per_page: 100, ...(status ? { status } : {}) }));
+  return (reply.outcome?.ok ? reply.outcome.result.data as Array<{ id: number }> : []).map((p) => p.id);
+}
+
+describe('dispatch', () => {
+  it('runs a read and presents it', async () => {
+    const reply = messageOf(await dispatcher().dispatch(`pipeline list ${PROJECT} per_page=3`));
+    expect(reply.ok).toBe(true);
+    expect(reply.message.title).toBe('3 pipelines');
+    expect(reply.message.actions.map((a) => a.label)).toEqual(['Next page']);
+    expect(reply.outcome?.ok && reply.outcome.result.status).toBe(200);
+  });
+
+  it('answers help with the generated help text', async () => {
+    const reply = messageOf(await dispatcher({ prefix: '/forge ' }).dispatch('help pipeline retry'));
+    expect(reply.ok).toBe(true);
+    expect(reply.message.sections[0].text).toMatch(/^Usage: \/forge pipeline retry <id> <pipeline_id>/);
+  });
+
+  it('turns a mistyped command into an error with the suggestion, and bad input into one naming the field', async () => {
+    const typo = messageOf(await dispatcher().dispatch('pipline list acme/web'));
+    expect(typo).toMatchObject({ ok: false, message: { status: 'error' } });
+    expect(typo.message.title).toMatch(/Did you mean: pipeline list\?/);
+    const bad = messageOf(await dispatcher().dispatch(`pipeline get ${PROJECT} pipeline_id=abc`));
+    expect(bad.ok).toBe(false);
+    expect(bad.message.title).toMatch(/pipeline_id/);
+    expect(bad.message.sections[0].text).toMatch(/^Usage: pipeline get/);
+  });
+
+  it("explains a service failure in the service's words", async () => {
+    const reply = messageOf(await dispatcher().dispatch(`pipeline get ${PROJECT} 999999`));
+    expect(reply).toMatchObject({ ok: false, message: { title: 'Get pipeline failed', status: 'error' } });
+    expect(reply.message.sections[0].text).toMatch(/^404 /);
+  });
+
+  it('asks before a destructive call and runs it only when confirmed', async () => {
+    const [target] = await pipelineIds('success');
+    const chat = dispatcher();
+    const asked = await chat.dispatch(`pipeline delete ${PROJECT} ${target}`);
+    if (asked.kind !== 'confirm') throw new Error('expected a confirmation');
+    expect(asked.operation.name).toBe('delete_pipeline');
+    expect(asked.input).toEqual({ id: PROJECT, pipeline_id: target });
+    expect(asked.prompt).toContain(`pipeline_id: ${target}`);
+    expect(asked.message.sections[0].text).toBe(asked.prompt);
+    expect(await pipelineIds()).toContain(target);
+    const done = messageOf(await chat.confirmed(asked.operation, asked.input));
+    expect(done).toMatchObject({ ok: true, message: { status: 'success' } });
+    expect(await pipelineIds()).not.toContain(target);
+  });
+
+  it('asks the policy again on confirmation: read-only since then runs nothing', async () => {
+    const [target] = await pipelineIds('success');
+    const policy = { readOnly: false };
+    const chat = dispatcher({ policy });
+    const asked = await chat.dispatch(`pipeline delete ${PROJECT} ${target}`);
+    expect(asked.kind).toBe('confirm');
+    policy.readOnly = true;
+    const refused = messageOf(await chat.confirmed('delete_pipeline', { id: PROJECT, pipeline_id: target }));
+    expect(refused.ok).toBe(false);
+    expect(refused.message.sections[0].text).toMatch(/read-only/);
+    expect(await pipelineIds()).toContain(target);
+  });
+
+  it('runs a follow-up by name: Retry on a failed pipeline leaves it pending', async () => {
+    const [failed] = await pipelineIds('failed');
+    const reply = messageOf(await dispatcher().call('retry_pipeline', { id: PROJECT, pipeline_id: failed }));
+    expect(reply.ok).toBe(true);
+    expect(reply.message).toMatchObject({ title: `Pipeline #${failed}: pending`, status: 'pending' });
+  });
+
+  it('keeps the default project set with use', async () => {
+    const chat = dispatcher();
+    expect(messageOf(await chat.dispatch('pipeline list')).ok).toBe(false);
+    expect(messageOf(await chat.dispatch(`use ${PROJECT}`)).message.title).toBe(`Default project: ${PROJECT}`);
+    const reply = messageOf(await chat.dispatch('pipeline list per_page=1'));
+    expect(reply.ok).toBe(true);
+    expect(reply.outcome?.input.id).toBe(PROJECT);
+  });
+
+  it('answers whoami with the account the calls run as, and login as a Slack-only command', async () => {
+    const me = messageOf(await dispatcher().dispatch('whoami'));
+    expect(me.ok).toBe(true);
+    expect(me.message.fields).toContainEqual(['username', 'alice']);
+    const login = messageOf(await dispatcher().dispatch('login'));
+    expect(login.ok).toBe(false);
+    expect(login.message.title).toMatch(/Slack/);
+  });
+
+  it("uses the run context's token: an outsider does not see a private project", async () => {
+    const outsider = new HttpClient({ baseUrl: env.sandbox.url, token: env.sandbox.tokens.outsider, retry: { maxRetries: 0 } });
+    try {
+      const reply = messageOf(await dispatcher({ runContext: () => ({ client: outsider }) }).dispatch('pipeline list acme/platform/payments-api'));
+      expect(reply.ok).toBe(false);
+      expect(reply.message.sections[0].text).toMatch(/^404 /);
+    } finally {
+      await outsider.close();
+    }
+  });
+});
