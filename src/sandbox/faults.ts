@@ -72,6 +72,12 @@ export interface RequestRecord {
   path: string;
   /** 0 when the connection was reset by a fault. */
   status: number;
+  /**
+   * Query and body parameters the sandbox ignored, as the service would, in bracket form ('assets[links][0][bogus]'):
+   * names the route does not know, and a path parameter repeated with another value. The contract harness
+   * fails on any, so that an operation sending a misspelt parameter still fails its test.
+   */
+  unknownParams: string[];
 }
 
 export class RequestLog {

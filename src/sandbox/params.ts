@@ -1,5 +1,5 @@
-// Strict request parameters: bracket-syntax decoding (key[]=, key[sub]=, key[][sub]=), coercing zod helpers,
-// and the framework error texts ("x is missing", "x is not a known parameter", "x does not have a valid value").
+// Request parameters as the service reads them: bracket-syntax decoding (key[]=, key[sub]=, key[][sub]=), coercing
+// zod helpers, unknown names ignored (and reported), null read as absent, and the framework error texts.
 import { z } from 'zod';
 import { paramError } from './errors.js';
 
@@ -72,18 +72,20 @@ export function decodeQueryString(text: string): ParamTree {
   return decodeBracketParams(new URLSearchParams(text).entries());
 }
 
-const TRUE_WORDS = new Set(['true', '1']);
-const FALSE_WORDS = new Set(['false', '0']);
+// The service's boolean coercion (issue 8): clients send more than 'true'/'false' — Python's requests writes
+// True/False — and the service reads these words; anything else is "does not have a valid value".
+const TRUE_WORDS = new Set(['true', 'True', '1', 't', 'yes', 'on']);
+const FALSE_WORDS = new Set(['false', 'False', '0', 'f', 'no', 'off']);
 const DATETIME =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * Parameter types that accept both JSON values and the strings a query string or form carries.
- * Use z.strictObject for nested objects so that unknown nested keys are rejected as well.
+ * Use z.strictObject for nested objects so that unknown nested keys are found (and ignored) as well.
  */
 export const param = {
   string: () => z.string(),
-  /** true/false; in query strings and forms 'true'/'false' (and '1'/'0'). */
+  /** true/false; as a string (query, form or JSON) also true/false/1/0/True/False/t/f/yes/no/on/off. */
   boolean: () =>
     z.preprocess(
       (v) => (typeof v === 'string' && TRUE_WORDS.has(v) ? true : typeof v === 'string' && FALSE_WORDS.has(v) ? false : v),
@@ -155,14 +157,50 @@ function loneSurrogateAt(value: unknown, path: PropertyKey[] = []): PropertyKey[
   return null;
 }
 
+export interface ParseOptions {
+  /** Refuse unknown parameters with 400 "x is not a known parameter" instead of ignoring them. */
+  strict?: boolean;
+  /** Receives the bracket names of the unknown parameters, also when the parameters are refused otherwise. */
+  unknown?: string[];
+}
+
+/** A copy of `tree` without the object keys at `paths` (copied along the paths only: Buffers stay Buffers). */
+function omitPaths(tree: unknown, paths: ReadonlyArray<readonly PropertyKey[]>): unknown {
+  if (typeof tree !== 'object' || tree === null || Buffer.isBuffer(tree)) return tree;
+  const copy = (Array.isArray(tree) ? [...tree] : { ...tree }) as Record<PropertyKey, unknown>;
+  const byHead = new Map<PropertyKey, Array<readonly PropertyKey[]>>();
+  for (const [head, ...rest] of paths) byHead.set(head, [...(byHead.get(head) ?? []), rest]);
+  for (const [head, rests] of byHead) {
+    if (rests.some((rest) => rest.length === 0)) delete copy[head];
+    else copy[head] = omitPaths(copy[head], rests);
+  }
+  return copy;
+}
+
 /**
- * Validates params against a schema; a failure is a 400 {"error": "..."}. Strings must be well-formed
- * UTF-16 whatever the schema says: {"error": "tag_name is invalid: it contains a lone UTF-16 surrogate"}.
+ * Validates params against a schema; a failure is a 400 {"error": "..."}. As on the service, a key the schema
+ * does not know is ignored (named in options.unknown; refused when options.strict) and an object key whose
+ * value is null counts as absent (the default applies; a required one "is missing") unless the schema accepts
+ * null. Strings must be well-formed UTF-16 whatever the schema says:
+ * {"error": "tag_name is invalid: it contains a lone UTF-16 surrogate"}.
  */
-export function parseParams<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+export function parseParams<S extends z.ZodType>(schema: S, input: unknown, options: ParseOptions = {}): z.output<S> {
   const surrogateAt = loneSurrogateAt(input);
   if (surrogateAt !== null) throw paramError(`${bracketName(surrogateAt)} is invalid: it contains a lone UTF-16 surrogate`);
-  const result = schema.safeParse(input);
-  if (!result.success) throw paramError(describeIssues(result.error.issues, input));
-  return result.data;
+  // zod names every unknown key and every refused null in one pass; drop them and parse again, until only
+  // real errors (or none) are left. Each pass removes at least one key, so this ends.
+  let current = input;
+  for (;;) {
+    const result = schema.safeParse(current);
+    if (result.success) return result.data;
+    const { issues } = result.error;
+    const nulls = issues
+      .filter((issue) => typeof issue.path.at(-1) === 'string' && issue.code !== 'unrecognized_keys')
+      .filter((issue) => valueAt(current, issue.path) === null)
+      .map((issue) => issue.path);
+    const unknown = issues.flatMap((issue) => (issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : []));
+    if (nulls.length === 0) options.unknown?.push(...unknown.map(bracketName));
+    if (nulls.length === 0 && (options.strict || unknown.length === 0)) throw paramError(describeIssues(issues, current));
+    current = omitPaths(current, nulls.length > 0 ? nulls : unknown);
+  }
 }

@@ -1,4 +1,4 @@
-// The sandbox's route table: spec-style patterns matched on raw path segments, strict per-route parameters,
+// The sandbox's route table: spec-style patterns matched on raw path segments, declared per-route parameters,
 // and the request/reply types handlers work with.
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
@@ -10,8 +10,10 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteOptions<S extends z.ZodObject> {
   /**
-   * Query and body parameters, merged (body wins). Unknown keys are rejected, so declare every parameter the
-   * spec lists; use z.strictObject for nested objects. Path parameters are not part of it.
+   * Query and body parameters, merged (body wins). Unknown keys are ignored as by the service but recorded in
+   * the request log (refused with strictParams), so declare every parameter the spec lists; use z.strictObject
+   * for nested objects so that their unknown keys are found too. Path parameters are not part of it (a client
+   * repeating one in the body is served the path's value).
    */
   params?: S;
   /** 'offset' accepts page (≥1, default 1) and per_page (≥1, default 20, capped at 100). */
@@ -177,6 +179,7 @@ export class Router {
       throw new Error(`route ${method} ${pattern}: SCIM routes, and only they, use auth 'scim'`);
     }
     const base: z.ZodObject = options.params ?? z.object({});
+    // Strict so that zod names unknown keys; parseParams decides whether they are ignored or refused.
     const schema = (options.pagination === 'offset' ? base.extend(paginationShape) : base).strict();
     this.routes.push({
       method,

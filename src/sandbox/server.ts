@@ -1,5 +1,5 @@
 // Starts the sandbox: a node:http server on loopback that answers /api/v4 and /api/scim/v2 from the route
-// table, with authentication, strict parameters, fault injection and a request log.
+// table, with authentication, parameters read as the service reads them, fault injection and a request log.
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -29,6 +29,13 @@ export interface SandboxOptions {
    * failures go to stderr and requests are not logged.
    */
   log?: (line: string) => void;
+  /**
+   * Refuse what the service ignores, with 400: unknown parameters ({"error": "x is not a known parameter"}) and a
+   * path parameter repeated in the query or body with another value ("x does not match the path"), for tests
+   * that want the refusal. Default false: like the service, the sandbox ignores them and names them in the
+   * request log (RequestRecord.unknownParams) and in the log line instead.
+   */
+  strictParams?: boolean;
 }
 
 export interface Sandbox {
@@ -66,6 +73,31 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * Takes the route's own path parameters out of the query and body parameters (clients such as python-gitlab
+ * repeat `file_path` in the body of PUT …/files/:file_path): the service reads the path's value, so the repeat
+ * is dropped. One with another value than the path's is named in `unknown` (our own operations must not send
+ * it), and refused in strict mode. A name the route's schema declares itself is left to the schema.
+ */
+function dropPathParams(
+  input: Record<string, unknown>,
+  pathParams: Record<string, string>,
+  route: Route,
+  strict: boolean,
+  unknown: string[],
+): Record<string, unknown> {
+  const rest = { ...input };
+  for (const [name, value] of Object.entries(pathParams)) {
+    if (!Object.hasOwn(rest, name) || Object.hasOwn(route.schema.shape, name)) continue;
+    const repeated = rest[name];
+    delete rest[name];
+    if (repeated === null || String(repeated) === value) continue;
+    unknown.push(name);
+    if (strict) throw paramError(`${name} does not match the path`);
+  }
+  return rest;
 }
 
 /** Body parameters by content type: JSON (also application/scim+json), urlencoded form or multipart form. */
@@ -155,10 +187,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const apiPath = apiPathOf(rawPath);
     let reply = new Reply();
     const logPath = apiPath ?? rawPath;
+    const unknownParams: string[] = [];
 
     const fault = apiPath === null ? undefined : faults.take(method, apiPath);
     if (fault?.resetConnection) {
-      requests.record({ method, path: logPath, status: 0 });
+      requests.record({ method, path: logPath, status: 0, unknownParams });
       req.socket.destroy();
       return;
     }
@@ -168,7 +201,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         reply.body = Buffer.from(fault.body);
         for (const [name, value] of Object.entries(fault.headers)) reply.header(name, value);
       } else {
-        await route(method, apiPath, rawQuery, req, reply);
+        await route(method, apiPath, rawQuery, req, reply, unknownParams);
       }
     } catch (error) {
       // Start over: headers a handler set before failing (pagination, say) do not belong to the error.
@@ -181,15 +214,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         reply.json({ message: '500 Internal Server Error' }, 500);
       }
     }
-    requests.record({ method, path: logPath, status: reply.status });
-    logRequests?.(`${method} ${rawPath} ${reply.status}`);
+    requests.record({ method, path: logPath, status: reply.status, unknownParams });
+    // Someone driving `forgeops sandbox` with their own client sees what was ignored, as the service never says.
+    const unknownNote = unknownParams.length > 0 ? ` (unknown parameters: ${unknownParams.join(', ')})` : '';
+    logRequests?.(`${method} ${rawPath} ${reply.status}${unknownNote}`);
     // A HEAD answer may announce the length of the body a GET would send.
     const length = method === 'HEAD' && reply.headers['content-length'] !== undefined ? reply.headers['content-length'] : String(reply.body.length);
     res.writeHead(reply.status, { ...reply.headers, 'content-length': length });
     res.end(reply.body);
   }
 
-  async function route(method: string, apiPath: string | null, rawQuery: string, req: IncomingMessage, reply: Reply): Promise<void> {
+  async function route(
+    method: string,
+    apiPath: string | null,
+    rawQuery: string,
+    req: IncomingMessage,
+    reply: Reply,
+    unknownParams: string[],
+  ): Promise<void> {
     const match = apiPath === null || !METHODS.has(method) ? ({ kind: 'not_found' } as const) : router.match(method, apiPath);
     if (match.kind === 'not_found') throw new HttpError(404, { error: '404 Not Found' });
     if (match.kind === 'method_not_allowed') {
@@ -198,8 +240,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const { route: found, pathParams } = match;
     const body = await readBody(req);
     const auth = authenticate(store, req, found);
-    const input = { ...decodeQueryString(rawQuery), ...(found.options.rawBody ? {} : await bodyParams(req, body)) };
-    const params = parseParams(found.schema, input) as Record<string, unknown>;
+    const strict = options.strictParams ?? false;
+    const sent = { ...decodeQueryString(rawQuery), ...(found.options.rawBody ? {} : await bodyParams(req, body)) };
+    const input = dropPathParams(sent, pathParams, found, strict, unknownParams);
+    const params = parseParams(found.schema, input, { strict, unknown: unknownParams }) as Record<string, unknown>;
     const { page, per_page, ...routeParams } = params;
     const request: SandboxRequest<unknown> = {
       method: method as Method,

@@ -9,10 +9,11 @@
 //     - path parameters arrive decoded in req.pathParams (':id' 'group%2Fapp' → 'group/app';
 //       ':file_path' 'src%2Fa%20b.ts' → 'src/a b.ts'); integerPathParam(req, name) reads numeric ones.
 //     - options.params is a zod object of the query and body parameters (merged); unknown names are
-//       rejected with 400 {"error": "<name> is not a known parameter"}, missing required ones with
-//       {"error": "<name> is missing"}, wrong types/enum values with {"error": "<name> does not have a valid value"}.
+//       ignored as the service ignores them but named in the request log (400 {"error": "<name> is not a known
+//       parameter"} with startSandbox({ strictParams: true })), null counts as absent, missing required ones get
+//       {"error": "<name> is missing"}, wrong types/enum values {"error": "<name> does not have a valid value"}.
 //       Use the `param` helpers of ../params.js (param.boolean(), param.integer(), param.datetime(), …) so that
-//       query-string and form values ('true', '12') are coerced; nested objects use z.strictObject.
+//       query-string and form values ('True', '12') are coerced; nested objects use z.strictObject.
 //     - options.pagination: 'offset' accepts page/per_page; reply with paginate(req, reply, items) from
 //       ../paginate.js. options.auth: 'user' (401 without token) or 'scim'. HEAD is never implied by GET: declare
 //       it (a HEAD reply's body is dropped by node, so reply.empty(200) after setting headers).

@@ -1,4 +1,4 @@
-// Bracket decoding of query strings and forms, and the framework error texts of strict parameters.
+// Bracket decoding of query strings and forms, the framework error texts, and unknown and null parameters.
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { decodeQueryString, param, parseParams } from '../../../src/sandbox/params.js';
@@ -51,9 +51,9 @@ describe('parseParams', () => {
       links: z.array(z.strictObject({ name: z.string(), url: z.string() })).optional(),
     })
     .strict();
-  const errorOf = (input: unknown) => {
+  const errorOf = (input: unknown, strict = false) => {
     try {
-      parseParams(schema, input);
+      parseParams(schema, input, { strict });
     } catch (error) {
       return (error as { body: unknown }).body;
     }
@@ -71,16 +71,47 @@ describe('parseParams', () => {
 
   test('missing, unknown and invalid parameters get the service texts', () => {
     expect(errorOf({})).toEqual({ error: 'ref is missing' });
-    expect(errorOf({ ref: 'x', reff: 'y' })).toEqual({ error: 'reff is not a known parameter' });
+    // The service ignores an unknown parameter (issue 8); only strict mode refuses it.
+    expect(errorOf({ ref: 'x', reff: 'y' }, true)).toEqual({ error: 'reff is not a known parameter' });
     expect(errorOf({ ref: 'x', mode: 'c' })).toEqual({ error: 'mode does not have a valid value' });
-    expect(errorOf({ ref: 'x', flag: 'yes' })).toEqual({ error: 'flag does not have a valid value' });
+    // 'yes' is one of the service's boolean words now; 'maybe' is none.
+    expect(errorOf({ ref: 'x', flag: 'maybe' })).toEqual({ error: 'flag does not have a valid value' });
     expect(errorOf({ ref: 'x', count: '1.5' })).toEqual({ error: 'count does not have a valid value' });
     expect(errorOf({ ref: 'x', when: 'yesterday' })).toEqual({ error: 'when does not have a valid value' });
   });
 
   test('nested names are written with brackets; several errors are joined', () => {
-    expect(errorOf({ links: [{ name: 'a', url: 'u', typo: 1 }, { url: 'v' }] })).toEqual({
+    expect(errorOf({ links: [{ name: 'a', url: 'u', typo: 1 }, { url: 'v' }] }, true)).toEqual({
       error: 'ref is missing, links[0][typo] is not a known parameter, links[1][name] is missing',
     });
+    // Without strict mode the unknown key drops out of the error, but is still reported.
+    const unknown: string[] = [];
+    expect(() => parseParams(schema, { links: [{ name: 'a', url: 'u', typo: 1 }, { url: 'v' }] }, { unknown })).toThrow(
+      'ref is missing, links[1][name] is missing',
+    );
+    expect(unknown).toEqual(['links[0][typo]']);
+  });
+
+  test('unknown keys, top-level and nested, are ignored and reported; the caller\'s input is not changed', () => {
+    const unknown: string[] = [];
+    const input = { ref: 'main', reff: 'y', links: [{ name: 'a', url: 'u', typo: 1 }] };
+    expect(parseParams(schema, input, { unknown })).toEqual({ ref: 'main', links: [{ name: 'a', url: 'u' }] });
+    expect(unknown.sort()).toEqual(['links[0][typo]', 'reff']);
+    expect(input.links[0]).toHaveProperty('typo', 1);
+  });
+
+  test('null is read as absent: an optional key drops out, a required one is missing, a nested one too', () => {
+    expect(parseParams(schema, { ref: 'main', flag: null, count: null, mode: null })).toEqual({ ref: 'main' });
+    expect(errorOf({ ref: null })).toEqual({ error: 'ref is missing' });
+    expect(errorOf({ ref: 'main', links: [{ name: null, url: 'u' }] })).toEqual({ error: 'links[0][name] is missing' });
+    // A schema that accepts null keeps it (null can mean "clear this field").
+    expect(parseParams(z.object({ due: z.string().nullable() }).strict(), { due: null })).toEqual({ due: null });
+  });
+
+  test('booleans take the service\'s words', () => {
+    const flagOf = (flag: unknown) => parseParams(schema, { ref: 'main', flag }).flag;
+    for (const word of ['true', 'True', '1', 't', 'yes', 'on', true]) expect(flagOf(word), String(word)).toBe(true);
+    for (const word of ['false', 'False', '0', 'f', 'no', 'off', false]) expect(flagOf(word), String(word)).toBe(false);
+    for (const word of ['TRUE', 'y', '2', '', 1]) expect(() => flagOf(word), String(word)).toThrow('flag does not have a valid value');
   });
 });

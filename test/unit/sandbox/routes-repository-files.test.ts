@@ -59,13 +59,14 @@ describe('reading a file', () => {
     }
   });
 
-  it('requires ref and rejects unknown parameters', async () => {
+  it('requires ref and ignores unknown parameters', async () => {
     const missing = await call('GET', file(WEB, 'README.md'));
     expect(missing.status).toBe(400);
     expect(missing.data).toEqual({ error: 'ref is missing' });
+    // The service ignores an unknown parameter (issue 8); the request log names it.
     const unknown = await call('GET', file(WEB, 'README.md'), { query: { ref: 'main', refs: 'x' } });
-    expect(unknown.status).toBe(400);
-    expect(unknown.data.error).toContain('refs is not a known parameter');
+    expect(unknown.status).toBe(200);
+    expect(sandbox().requests.all().at(-1)?.unknownParams).toEqual(['refs']);
     const raw = await call('GET', file(WEB, 'README.md', '/raw'));
     expect(raw.data).toEqual({ error: 'ref is missing' });
   });
@@ -169,8 +170,10 @@ describe('writing a file', () => {
     const badBase64 = await call('POST', file(WEB, 'p.txt'), { json: { branch: 'main', content: '@@', commit_message: 'm', encoding: 'base64' } });
     expect(badBase64.status).toBe(400);
     expect(badBase64.data.error).toContain('content');
-    const deleteWithContent = await call('DELETE', file(WEB, 'p.txt'), { json: { branch: 'main', commit_message: 'm', content: 'x' } });
-    expect(deleteWithContent.data).toEqual({ error: 'content is not a known parameter' });
+    // content is not a parameter of a delete: ignored as on the service (issue 8) and logged, not refused.
+    const deleteWithContent = await call('DELETE', file(WEB, 'p.txt'), { json: { branch: 'main', content: 'x' } });
+    expect(deleteWithContent.data).toEqual({ error: 'commit_message is missing' });
+    expect(sandbox().requests.all().at(-1)?.unknownParams).toEqual(['content']);
 
     const body = { branch: 'main', content: 'x', commit_message: 'm' };
     expect((await call('POST', file(WEB, 'p.txt'), { as: 'anonymous', json: body })).status).toBe(401);

@@ -1,4 +1,4 @@
-// The sandbox over real HTTP: prefixes, authentication, visibility, strict parameters, bodies and failures.
+// The sandbox over real HTTP: prefixes, authentication, visibility, parameters, bodies and failures.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -107,17 +107,20 @@ describe('visibility and permissions', () => {
   });
 });
 
-describe('strict parameters', () => {
-  test('an unknown query parameter is refused by name', async () => {
+describe('parameters', () => {
+  // Issue 8: the service ignores parameters it does not know, so the sandbox does too and only logs them
+  // (strict mode, which refuses them, is tested in lenient-params.test.ts).
+  test('an unknown query parameter is ignored, and named in the request log', async () => {
     const answer = await api(sandbox, 'GET', '/projects/1/pipelines?stauts=running');
-    expect(answer.status).toBe(400);
-    expect(answer.data).toEqual({ error: 'stauts is not a known parameter' });
+    expect(answer.status).toBe(200);
+    expect(answer.data.map((p: { status: string }) => p.status)).toContain('success');
+    expect(sandbox.requests.all().at(-1)?.unknownParams).toEqual(['stauts']);
   });
 
   test('pagination parameters exist only on list routes', async () => {
     const answer = await api(sandbox, 'GET', '/projects/1/pipelines/1?page=2');
-    expect(answer.status).toBe(400);
-    expect(answer.data).toEqual({ error: 'page is not a known parameter' });
+    expect(answer.status).toBe(200);
+    expect(sandbox.requests.all().at(-1)?.unknownParams).toEqual(['page']);
   });
 
   test('a missing required body parameter', async () => {
@@ -202,11 +205,13 @@ describe('request log', () => {
     sandbox.requests.clear();
     await api(sandbox, 'GET', '/projects/acme%2Fweb/releases?per_page=1');
     await api(sandbox, 'GET', '/user', { as: 'anonymous' });
+    await api(sandbox, 'GET', '/user?bogus=1');
     expect(sandbox.requests.all()).toEqual([
-      { method: 'GET', path: '/projects/acme%2Fweb/releases', status: 200 },
-      { method: 'GET', path: '/user', status: 401 },
+      { method: 'GET', path: '/projects/acme%2Fweb/releases', status: 200, unknownParams: [] },
+      { method: 'GET', path: '/user', status: 401, unknownParams: [] },
+      { method: 'GET', path: '/user', status: 200, unknownParams: ['bogus'] },
     ]);
-    expect(sandbox.requests.filter({ method: 'get', path: '/user' })).toHaveLength(1);
+    expect(sandbox.requests.filter({ method: 'get', path: '/user' })).toHaveLength(2);
   });
 });
 
