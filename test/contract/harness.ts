@@ -5,6 +5,7 @@ import { executeOperation } from '../../src/operations/execute.js';
 import type { Area, Operation, OperationResult } from '../../src/operations/define.js';
 import { findOperation, operationsInArea } from '../../src/operations/index.js';
 import { InputError, validateInput } from '../../src/operations/validate.js';
+import type { RequestRecord } from '../../src/sandbox/faults.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
 export type Role = 'admin' | 'maintainer' | 'developer' | 'reporter' | 'guest' | 'outsider' | 'anonymous';
@@ -17,12 +18,15 @@ export interface CallOptions {
 export interface ContractSuite {
   /** The running sandbox (set in beforeAll). */
   readonly sandbox: Sandbox;
-  /** Validates `raw` with the operation's schema and runs it; throws InputError or ApiError as a front end would see them. */
-  call(name: string, raw: unknown, options?: CallOptions): Promise<OperationResult>;
+  /**
+   * Validates `raw` with the operation's schema and runs it; throws InputError or ApiError as a front end would
+   * see them. `name` may be an operation object that is not in the registry (a test's own).
+   */
+  call(name: string | Operation, raw: unknown, options?: CallOptions): Promise<OperationResult>;
   /** The operation of that name; fails the test when the registry has none. */
   operation(name: string): Operation;
   /** Requests the sandbox received, in order (paths after /api/v4, still percent-encoded). */
-  requests(): Array<{ method: string; path: string; status: number }>;
+  requests(): RequestRecord[];
 }
 
 /** A bad input case: what is wrong, the operation, the input, and the field the error must name ('' = the input itself). */
@@ -37,6 +41,17 @@ export function routePattern(op: Operation): RegExp {
   return new RegExp(`^${body}${suffix ? '(?:\\.[^/]+)?' : ''}$`);
 }
 
+/**
+ * Fails when the sandbox ignored a parameter of these requests. The sandbox, like the service, answers a request
+ * with an unknown (misspelt, undocumented) parameter as if it were absent and only records it; this is what
+ * still makes such a parameter fail the operation's contract test.
+ */
+export function expectNoUnknownParams(name: string, requests: readonly RequestRecord[]): void {
+  for (const request of requests) {
+    expect(request.unknownParams, `${name}: parameters the service does not know (${request.method} ${request.path})`).toEqual([]);
+  }
+}
+
 export interface ContractSuiteCases {
   /** One test per case: the input is refused with an InputError naming the field, and nothing is sent. */
   badInputCases(cases: BadInputCase[]): void;
@@ -48,7 +63,7 @@ export interface ContractSuiteCases {
   pagingCase(name: string, input: Record<string, unknown>, options?: CallOptions): void;
   /**
    * Call last in the file. Fails when an operation of the suite's areas was never called, or when one of its
-   * input keys was never sent: the sandbox refuses parameters it does not know, so only a key that was sent
+   * input keys was never sent: `call` fails on parameters the sandbox does not know, so only a key that was sent
    * once is known to be spelt and typed as the service reads it.
    */
   coverageCase(): void;
@@ -97,8 +112,9 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
     },
     operation,
     requests: () => running().requests.all(),
-    async call(name: string, raw: unknown, options: CallOptions = {}): Promise<OperationResult> {
-      const op = operation(name);
+    async call(nameOrOperation: string | Operation, raw: unknown, options: CallOptions = {}): Promise<OperationResult> {
+      const op = typeof nameOrOperation === 'string' ? operation(nameOrOperation) : nameOrOperation;
+      const { name } = op;
       const input = validateInput(op, raw) as Record<string, unknown>;
       called.add(name);
       const before = running().requests.all().length;
@@ -118,6 +134,7 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
           expect(request.method, `${name}: method`).toBe(op.method);
           expect(request.path, `${name}: path`).toMatch(routePattern(op));
         }
+        expectNoUnknownParams(name, sent);
       }
     },
     badInputCases(cases: BadInputCase[]): void {
