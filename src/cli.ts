@@ -16,6 +16,8 @@ interface CommandSpec {
   usage: string;
   summary: string;
   options: Record<string, OptionSpec>;
+  /** Takes words besides its options (chat's command line), joined with spaces into `_`. */
+  positional?: boolean;
 }
 
 const ENV_FILE: OptionSpec = { kind: 'string', help: 'read settings from this env file too (the environment wins)' };
@@ -37,6 +39,16 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: 'forgeops doctor [--env-file F] [--scim-group G]',
     summary: 'check the configuration, the service and the tokens, each with its fix',
     options: { 'env-file': ENV_FILE, 'scim-group': { kind: 'string', help: 'group path to check CODEHOST_SCIM_TOKEN against' } },
+  },
+  chat: {
+    usage: 'forgeops chat ["<command>"] [--json] [--yes] [--env-file F]',
+    summary: 'chat with the service in the terminal: a prompt, or one command and its exit status',
+    positional: true,
+    options: {
+      json: { kind: 'flag', help: "print the operation's data as JSON instead of text" },
+      yes: { kind: 'flag', help: 'one command without a terminal: approve the call it would ask you to confirm' },
+      'env-file': ENV_FILE,
+    },
   },
   sandbox: {
     usage: 'forgeops sandbox [--port N] [--host H]',
@@ -92,6 +104,10 @@ function parseOptions(command: string, args: string[]): ParsedOptions | 'help' {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
+    if (!arg.startsWith('--') && spec.positional) {
+      values._ = typeof values._ === 'string' ? `${values._} ${arg}` : arg;
+      continue;
+    }
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument '${arg}' for 'forgeops ${command}'`, command);
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq === -1 ? undefined : eq);
@@ -128,11 +144,13 @@ function stringOption(values: ParsedOptions, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-async function setup(envFile: string | undefined): Promise<{ config: Config; log: Logger }> {
+async function setup(envFile: string | undefined, quiet = false): Promise<{ config: Config; log: Logger }> {
   const { loadConfig } = await import('./config.js');
   const { createLogger } = await import('./log.js');
   const { config, source } = loadConfig({ envFile });
-  const log = createLogger(config.logLevel, [config.codehost.token, config.codehost.scimToken, config.server.mcpToken]);
+  // A quiet mode (the chat) shares the terminal with a person: only warnings, unless debugging was asked for.
+  const level = quiet && config.logLevel === 'info' ? 'warn' : config.logLevel;
+  const log = createLogger(level, [config.codehost.token, config.codehost.scimToken, config.server.mcpToken]);
   if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
   else log.info('configuration: the environment only');
   if (source.ignoredDotenv) {
@@ -239,6 +257,12 @@ async function runSandbox(values: ParsedOptions): Promise<void> {
   await runSandboxCli({ port, host }).catch((error: unknown) => listenError(error, host ?? '127.0.0.1', port, '--port'));
 }
 
+async function runChat(values: ParsedOptions): Promise<void> {
+  const { config, log } = await setup(stringOption(values, 'env-file'), true);
+  const { runChatCli } = await import('./terminal/main.js');
+  process.exitCode = await runChatCli(config, log, { line: stringOption(values, '_'), json: values.json === true, yes: values.yes === true });
+}
+
 async function runDoctorCommand(values: ParsedOptions): Promise<void> {
   const { loadConfig } = await import('./config.js');
   const { runDoctor } = await import('./doctor.js');
@@ -274,6 +298,7 @@ async function main(argv: string[]): Promise<void> {
     case 'sandbox': return runSandbox(values);
     case 'doctor': return runDoctorCommand(values);
     case 'ops': return listOperations(values.json === true);
+    case 'chat': return runChat(values);
   }
 }
 

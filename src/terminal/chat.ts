@@ -1,0 +1,169 @@
+// The terminal chat session: one line (one shot) or a prompt with history and tab completion, y/N before any
+// call that needs a human, results rendered as text (or the operation's data as JSON with --json).
+import { createInterface, type Interface } from 'node:readline';
+import { complete } from '../chat/complete.js';
+import type { ChatDispatcher, ChatReply } from '../chat/dispatch.js';
+import { tokenize } from '../chat/tokens.js';
+import type { Operation, OperationResult } from '../operations/define.js';
+import { HISTORY_SIZE, type HistoryFile } from './history.js';
+import { renderMessage } from './render.js';
+
+export interface TerminalChatOptions {
+  dispatcher: ChatDispatcher;
+  operations: readonly Operation[];
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream;
+  /** One shot: failures and questions go here, so stdout holds only the result. */
+  errors: NodeJS.WritableStream;
+  color: boolean;
+  /** Print the operation's data as JSON instead of text. */
+  json: boolean;
+  /** One shot: the human approved in advance every call that asks for confirmation. */
+  yes: boolean;
+  /** Where the prompt's history persists; without it, history lives as long as the session. */
+  history?: HistoryFile;
+  /** The prompt, e.g. "forgeops acme/web> ": it shows the default project. */
+  prompt(): string;
+}
+
+export const CONFIRM_QUESTION = 'Run exactly this call? [y/N] ';
+
+/** Answers that mean yes; anything else, an empty line included, is no. */
+function isYes(answer: string | undefined): boolean {
+  return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
+}
+
+/** An operation result as JSON: bytes as text when they are text, else base64 with what they are. */
+function jsonOf(result: OperationResult): string {
+  let data = result.data;
+  if (Buffer.isBuffer(data)) {
+    const text = data.toString('utf8');
+    data = Buffer.from(text, 'utf8').equals(data) && !data.includes(0)
+      ? text
+      : { content_type: result.contentType ?? null, file_name: result.fileName ?? null, size: data.length, content_base64: data.toString('base64') };
+  }
+  return `${JSON.stringify(data ?? null, null, 2)}\n`;
+}
+
+interface Ask {
+  /** The human's answer, or undefined when there is no human to ask (one shot without a terminal). */
+  (question: string): Promise<string | undefined>;
+}
+
+/**
+ * Shows one reply and, for a confirmation, asks and runs it when the answer is yes. Returns whether the line did
+ * what was asked (declined, refused and failed calls did not).
+ */
+async function settle(reply: ChatReply, options: TerminalChatOptions, ask: Ask, oneShot: boolean): Promise<boolean> {
+  const render = (message: ChatReply['message']) => renderMessage(message, { operations: options.operations, color: options.color });
+  if (reply.kind === 'confirm') {
+    options.errors.write(render(reply.message));
+    let answer: string | undefined;
+    if (oneShot && options.yes) {
+      options.errors.write(`${CONFIRM_QUESTION}yes (--yes)\n`);
+      answer = 'yes';
+    } else {
+      answer = await ask(CONFIRM_QUESTION);
+      if (answer === undefined && oneShot) {
+        options.errors.write('Not run: this call needs a y/N answer and there is no terminal to ask on. Nothing was changed. ' +
+          'Run it from a terminal, or add --yes to approve exactly this call in advance.\n');
+        return false;
+      }
+    }
+    if (!isYes(answer)) {
+      options.errors.write('Not run; nothing was changed.\n');
+      return false;
+    }
+    return settle(await options.dispatcher.confirmed(reply.operation, reply.input), options, ask, oneShot);
+  }
+  const out = reply.ok || !oneShot ? options.output : options.errors;
+  if (options.json && reply.ok) {
+    out.write(reply.outcome?.ok ? jsonOf(reply.outcome.result) : `${JSON.stringify(reply.message, null, 2)}\n`);
+  } else {
+    out.write(render(reply.message));
+  }
+  return reply.ok;
+}
+
+/** `forgeops chat "<command>"`: exit status 0 when it did what was asked, 1 otherwise. */
+export async function runOneShot(line: string, options: TerminalChatOptions): Promise<number> {
+  const ask: Ask = async (question) => {
+    if (!options.input.isTTY) return undefined;
+    const rl = createInterface({ input: options.input, output: options.errors, terminal: true });
+    try {
+      return await new Promise<string | undefined>((resolve) => {
+        rl.once('close', () => resolve(undefined));
+        rl.question(question, resolve);
+      });
+    } finally {
+      rl.close();
+    }
+  };
+  return (await settle(await options.dispatcher.dispatch(line), options, ask, true)) ? 0 : 1;
+}
+
+/** readline's completer: candidates for the word being typed, and that word. */
+function completer(operations: readonly Operation[]) {
+  return (line: string): [string[], string] => {
+    let word = '';
+    if (line !== '' && !/\s$/.test(line)) {
+      try {
+        const last = tokenize(line).at(-1);
+        word = last ? line.slice(last.start) : '';
+      } catch {
+        return [[], ''];
+      }
+    }
+    return [complete(line, { operations }), word];
+  };
+}
+
+/** `forgeops chat`: a prompt until Ctrl+D, Ctrl+C or `exit`. */
+export async function runInteractive(options: TerminalChatOptions): Promise<number> {
+  const rl: Interface = createInterface({
+    input: options.input,
+    output: options.output,
+    completer: completer(options.operations),
+    history: options.history?.load() ?? [],
+    historySize: HISTORY_SIZE,
+    removeHistoryDuplicates: true,
+    terminal: options.input.isTTY === true,
+  });
+  let closed = false;
+  let waiting: ((line: string | undefined) => void) | undefined;
+  rl.on('close', () => {
+    closed = true;
+    waiting?.(undefined);
+  });
+  // Ctrl+C leaves the chat at once, as in a shell's REPL; a call in flight has been sent and is not undone.
+  rl.on('SIGINT', () => rl.close());
+  if (options.history) {
+    const file = options.history;
+    rl.on('history', (lines: string[]) => file.save(lines));
+  }
+  const ask: Ask = (question) => new Promise((resolve) => {
+    if (closed) return resolve(undefined);
+    waiting = resolve;
+    rl.question(question, (answer) => {
+      waiting = undefined;
+      resolve(answer);
+    });
+  });
+  const session = { ...options, errors: options.output };
+  for (;;) {
+    const line = await ask(options.prompt());
+    if (line === undefined) break;
+    const text = line.trim();
+    if (text === '') continue;
+    if (text === 'exit' || text === 'quit') break;
+    try {
+      await settle(await options.dispatcher.dispatch(text), session, ask, false);
+    } catch (error) {
+      // One broken line must not end the session.
+      options.output.write(`forgeops error: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+  rl.close();
+  options.output.write('\n');
+  return 0;
+}

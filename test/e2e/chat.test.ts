@@ -1,0 +1,181 @@
+// The built CLI's terminal chat as people use it: one-shot commands and their exit status, --json, --yes, and a real
+// terminal session on a pty (util-linux `script`): prompt, a command, tab completion, y/N answered no, history.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = `${root}dist/cli.js`;
+/** No CODEHOST_* (the CLI brings its own sandbox), no colour, and the run's temp directory so leftovers show. */
+const bareEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir(), NO_COLOR: '1' };
+
+function chat(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [cli, 'chat', ...args], { cwd: '/', env: { ...bareEnv, ...env }, encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+describe('forgeops chat "<command>" (one shot)', () => {
+  it('prints help and exits 0', () => {
+    const out = chat(['help']);
+    expect(out.status).toBe(0);
+    expect(out.stdout).toMatch(/Usage: <command> \[values\] \[key=value …\]/);
+    expect(out.stdout).toMatch(/pipeline list/);
+  });
+
+  it('lists pipelines as readable text, never JSON', () => {
+    const out = chat(['pipeline list acme/web']);
+    expect(out.status).toBe(0);
+    const lines = out.stdout.split('\n');
+    expect(lines[0]).toMatch(/^\d+ pipelines$/);
+    expect(lines[1]).toMatch(/^ {2}#\d+ {2}(running|pending|success|failed|canceled|skipped) · /);
+    expect(out.stdout).not.toMatch(/[{"]/);
+    expect(out.stderr).toBe('');
+  });
+
+  it('takes the command as several words too', () => {
+    const out = chat(['pipeline', 'get', 'acme/web', '1']);
+    expect(out.status).toBe(0);
+    expect(out.stdout.split('\n')[0]).toBe('✓ Pipeline #1: success');
+  });
+
+  it('exits 1 with the explanation on stderr when the call fails or the line is wrong', () => {
+    const missing = chat(['pipeline get acme/web 999999']);
+    expect(missing.status).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/^✗ Get pipeline failed\n\n {2}404 Pipeline Not Found/);
+    const typo = chat(['pipline list acme/web']);
+    expect(typo.status).toBe(1);
+    expect(typo.stderr).toMatch(/Did you mean: pipeline list\?/);
+    const bad = chat(['pipeline get acme/web pipeline_id=abc']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/pipeline_id/);
+    expect(bad.stderr).toMatch(/Usage: pipeline get <id> <pipeline_id>/);
+  });
+
+  it("prints the operation's data as JSON with --json", () => {
+    const out = chat(['pipeline list acme/web per_page=2', '--json']);
+    expect(out.status).toBe(0);
+    const data = JSON.parse(out.stdout) as Array<{ id: number; status: string }>;
+    expect(data).toHaveLength(2);
+    expect(data[0]).toMatchObject({ id: expect.any(Number), status: expect.any(String) });
+  });
+
+  it('refuses a call that needs confirmation when there is no terminal to ask, and runs it with --yes', () => {
+    const refused = chat(['pipeline delete acme/web 1']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/The exact call:\n\s+project: "acme\/web"\n\s+pipeline_id: 1/);
+    expect(refused.stderr).toMatch(/Not run: .*Nothing was changed\. .*--yes/);
+    const approved = chat(['pipeline delete acme/web 1', '--yes']);
+    expect(approved.status).toBe(0);
+    expect(approved.stderr).toMatch(/\[y\/N\] yes \(--yes\)/);
+    expect(approved.stdout).toBe('✓ Delete pipeline: done\n');
+  });
+
+  it('answers an unknown option with the usage line and status 2', () => {
+    const out = chat(['help', '--jsn']);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/unknown option '--jsn' for 'forgeops chat'; did you mean --json\?/);
+  });
+});
+
+/** The chat on a pseudo-terminal, read as a person sees it (escape sequences removed). */
+class TerminalSession {
+  private readonly child: ChildProcess;
+  private text = '';
+  private readonly exited: Promise<number | null>;
+
+  constructor(env: Record<string, string> = {}) {
+    this.child = spawn('script', ['-qfec', `${process.execPath} ${cli} chat`, '/dev/null'], { cwd: '/', env: { ...bareEnv, TERM: 'xterm', ...env } });
+    const read = (chunk: Buffer) => {
+      this.text += chunk.toString('utf8').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+    };
+    this.child.stdout!.on('data', read);
+    this.child.stderr!.on('data', read);
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Everything shown since `from`. */
+  shown(from = 0): string {
+    return this.text.slice(from);
+  }
+
+  get length(): number {
+    return this.text.length;
+  }
+
+  type(keys: string): void {
+    this.child.stdin!.write(keys);
+  }
+
+  /** Waits (bounded) until `pattern` shows after `from`; returns where the match ends. */
+  async waitFor(pattern: RegExp, from = 0, timeoutMs = 20_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(this.text.slice(from));
+      if (match) return from + match.index + match[0].length;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; the screen so far:\n${this.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async exitCode(timeoutMs = 10_000): Promise<number | null> {
+    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
+    const result = await Promise.race([this.exited, timer]);
+    if (result === 'timeout') throw new Error(`the chat did not exit; the screen so far:\n${this.text}`);
+    return result;
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
+}
+
+describe('forgeops chat (a real terminal session)', () => {
+  const sessions: TerminalSession[] = [];
+  const dirs: string[] = [];
+  afterEach(() => {
+    sessions.splice(0).forEach((s) => s.kill());
+    dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
+  });
+
+  it('prompts, runs a command, completes with Tab, changes nothing when a confirmation is answered no, and leaves on Ctrl+D', async () => {
+    const term = new TerminalSession();
+    sessions.push(term);
+    let at = await term.waitFor(/forgeops> $/);
+    term.type('pipeline get acme/web 1\r');
+    at = await term.waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
+
+    term.type('pipeline del\t');
+    at = await term.waitFor(/pipeline delete/, at);
+    term.type(' acme/web 1\r');
+    at = await term.waitFor(/The exact call:\n\s+project: "acme\/web"\n\s+pipeline_id: 1[\s\S]*Run exactly this call\? \[y\/N\] $/, at);
+    term.type('n\r');
+    at = await term.waitFor(/Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
+    term.type('pipeline get acme/web 1\r');
+    at = await term.waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
+
+    term.type('use acme/web\r');
+    at = await term.waitFor(/Default project: acme\/web[\s\S]*forgeops acme\/web> $/, at);
+    term.type('\x04');
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('confirms with y, and keeps the history in FORGEOPS_DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'chat-history-'));
+    dirs.push(dataDir);
+    const term = new TerminalSession({ FORGEOPS_DATA_DIR: dataDir });
+    sessions.push(term);
+    let at = await term.waitFor(/forgeops> $/);
+    term.type('pipeline delete acme/web 1\r');
+    at = await term.waitFor(/\[y\/N\] $/, at);
+    term.type('y\r');
+    at = await term.waitFor(/✓ Delete pipeline: done[\s\S]*forgeops> $/, at);
+    term.type('pipeline get acme/web 1\r');
+    at = await term.waitFor(/✗ Get pipeline failed\n\n\s+404 Pipeline Not Found[\s\S]*forgeops> $/, at);
+    term.type('\x03');
+    expect(await term.exitCode()).toBe(0);
+    expect(readFileSync(join(dataDir, 'chat-history'), 'utf8')).toBe('pipeline delete acme/web 1\npipeline get acme/web 1\n');
+  });
+});
