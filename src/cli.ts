@@ -70,7 +70,7 @@ const USAGE = [
   ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(52)} ${c.summary}`),
   `  ${'forgeops --version'.padEnd(52)} the version`,
   '',
-  'With no CODEHOST_URL set, serve, mcp and doctor use the embedded sandbox in the same process.',
+  'With no CODEHOST_URL set, serve, mcp, chat and doctor use the embedded sandbox in the same process.',
   'Configuration comes from the environment, and from an env file only when one is named with --env-file',
   'or FORGEOPS_ENV_FILE (a .env in the working directory is never read by itself); see the README.',
   'From a clone, run it as `npx forgeops …` (or `node dist/cli.js …`); `forgeops <command> --help` shows one command.',

@@ -158,6 +158,8 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
     if (text === 'exit' || text === 'quit') break;
     try {
       await settle(await options.dispatcher.dispatch(text), session, ask, false);
+      // A blank line between one answer and the next prompt keeps a long session readable.
+      options.output.write('\n');
     } catch (error) {
       // One broken line must not end the session.
       options.output.write(`forgeops error: ${error instanceof Error ? error.message : String(error)}\n`);
