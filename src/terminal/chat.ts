@@ -129,8 +129,16 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
     removeHistoryDuplicates: true,
     terminal: options.input.isTTY === true,
   });
+  // Lines are queued as they come: piped input arrives all at once, and typeahead while a call runs is not lost.
+  const queued: string[] = [];
   let closed = false;
   let waiting: ((line: string | undefined) => void) | undefined;
+  rl.on('line', (line) => {
+    const take = waiting;
+    waiting = undefined;
+    if (take) take(line);
+    else queued.push(line);
+  });
   rl.on('close', () => {
     closed = true;
     waiting?.(undefined);
@@ -142,12 +150,11 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
     rl.on('history', (lines: string[]) => file.save(lines));
   }
   const ask: Ask = (question) => new Promise((resolve) => {
+    if (queued.length > 0) return resolve(queued.shift());
     if (closed) return resolve(undefined);
     waiting = resolve;
-    rl.question(question, (answer) => {
-      waiting = undefined;
-      resolve(answer);
-    });
+    rl.setPrompt(question);
+    rl.prompt();
   });
   const session = { ...options, errors: options.output };
   for (;;) {

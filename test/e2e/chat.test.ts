@@ -80,6 +80,17 @@ describe('forgeops chat "<command>" (one shot)', () => {
   });
 });
 
+describe('forgeops chat with lines piped in', () => {
+  it('reads every line, answering the confirmation from the next one', () => {
+    const out = spawnSync(process.execPath, [cli, 'chat'], {
+      cwd: '/', env: bareEnv, encoding: 'utf8', timeout: 30_000,
+      input: 'use acme/web\npipeline delete 1\nn\npipeline get 1\n',
+    });
+    expect(out.status).toBe(0);
+    expect(out.stdout).toMatch(/Default project: acme\/web[\s\S]*The exact call:[\s\S]*Not run; nothing was changed\.[\s\S]*✓ Pipeline #1: success/);
+  });
+});
+
 /** The chat on a pseudo-terminal, read as a person sees it (escape sequences removed). */
 class TerminalSession {
   private readonly child: ChildProcess;
