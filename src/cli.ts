@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The forgeops command: serve | mcp | sandbox | doctor | ops. Each mode imports only what it needs, to start fast.
+// The forgeops command: serve | mcp | chat | slack | sandbox | doctor | ops. Each mode imports only what it needs, to start fast.
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { closest } from './text/suggest.js';
@@ -49,6 +49,11 @@ const COMMANDS: Record<string, CommandSpec> = {
       yes: { kind: 'flag', help: 'one command without a terminal: approve the call it would ask you to confirm' },
       'env-file': ENV_FILE,
     },
+  },
+  slack: {
+    usage: 'forgeops slack [--port N] [--host H] [--env-file F]',
+    summary: 'the Slack bot: /forge commands on POST /slack/events, or Socket Mode with SLACK_APP_TOKEN',
+    options: { port: { ...PORT, help: 'port to listen on (default 3000)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' }, 'env-file': ENV_FILE },
   },
   sandbox: {
     usage: 'forgeops sandbox [--port N] [--host H]',
@@ -150,7 +155,10 @@ async function setup(envFile: string | undefined, quiet = false): Promise<{ conf
   const { config, source } = loadConfig({ envFile });
   // A quiet mode (the chat) shares the terminal with a person: only warnings, unless debugging was asked for.
   const level = quiet && config.logLevel === 'info' ? 'warn' : config.logLevel;
-  const log = createLogger(level, [config.codehost.token, config.codehost.scimToken, config.server.mcpToken]);
+  const log = createLogger(level, [
+    config.codehost.token, config.codehost.scimToken, config.server.mcpToken,
+    config.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
+  ]);
   if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
   else log.info('configuration: the environment only');
   if (source.ignoredDotenv) {
@@ -250,6 +258,25 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   void checkServiceAtStart(config, (line) => log.warn(line));
 }
 
+/** Slack reaches the bot through the operator's public host (a reverse proxy or tunnel); loopback is the safe default. */
+const SLACK_DEFAULT_PORT = 3000;
+
+async function runSlack(values: ParsedOptions): Promise<void> {
+  const { config, log } = await setup(stringOption(values, 'env-file'));
+  const host = stringOption(values, 'host') ?? '127.0.0.1';
+  const port = portOption(values, 'slack') ?? SLACK_DEFAULT_PORT;
+  const { startSlackBot } = await import('./slack/main.js');
+  const bot = await startSlackBot(config, log, { port, host }).catch((error: unknown) => listenError(error, host, port, '--port'));
+  if (bot.url) process.stdout.write(`forgeops slack: Slack's requests go to ${bot.url} (the app's Request URL, through your public host name)\n`);
+  else process.stdout.write('forgeops slack: connected to Slack by Socket Mode\n');
+  const stop = async () => {
+    await bot.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
 async function runSandbox(values: ParsedOptions): Promise<void> {
   const host = stringOption(values, 'host');
   const port = portOption(values, 'sandbox');
@@ -295,6 +322,7 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve': return serveHttp(values);
     case 'mcp': return serveStdio(values);
+    case 'slack': return runSlack(values);
     case 'sandbox': return runSandbox(values);
     case 'doctor': return runDoctorCommand(values);
     case 'ops': return listOperations(values.json === true);

@@ -55,6 +55,14 @@ const httpUrl = z.string().optional().transform((v, ctx) => {
 const list = z.string().optional()
   .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 
+/** A Slack token of one kind, recognised by its prefix: a bot token pasted as the app token fails here, not at Slack. */
+const slackToken = (prefix: string, what: string) => token.refine((v) => v === undefined || v === '' || v.startsWith(prefix), {
+  error: (issue) => `must be ${what} (starting ${prefix}); got '${String(issue.input).slice(0, prefix.length)}…'`,
+});
+
+/** A directory; a relative path is taken from the working directory at start. */
+const directory = z.string().optional().transform((v) => (v === undefined || v.trim() === '' ? undefined : resolve(v.trim())));
+
 /** Every variable forgeops reads, with its meaning; the README's configuration table is written from this. */
 export const ENVIRONMENT = z.object({
   CODEHOST_URL: httpUrl.describe('Base URL of the code hosting service (the API is under /api/v4). Unset: the embedded sandbox.'),
@@ -83,6 +91,22 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
   FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
     .describe('Log level of the stderr log (default info).'),
+  FORGEOPS_DATA_DIR: directory
+    .describe("Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart."),
+  FORGEOPS_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 32, {
+    error: (issue) => `must be at least 32 characters (e.g. openssl rand -hex 32); got ${String(issue.input).length} characters`,
+  }).describe('Key (32+ characters) that encrypts the service tokens Slack users link; without it `/forge login` is refused.'),
+  SLACK_SIGNING_SECRET: z.string().optional()
+    .describe("Signing Secret of the Slack app (Basic Information); `forgeops slack` needs it to verify Slack's requests."),
+  SLACK_BOT_TOKEN: slackToken('xoxb-', 'a bot token').describe('Bot User OAuth Token of the Slack app (xoxb-…); `forgeops slack` needs it.'),
+  SLACK_APP_TOKEN: slackToken('xapp-', 'an app-level token')
+    .describe('App-level token (xapp-…, scope connections:write): when set, the bot connects by Socket Mode instead of HTTP.'),
+  SLACK_API_URL: httpUrl.describe("Base URL of Slack's Web API (default https://slack.com/api/); for a proxy or a test double."),
+  SLACK_READ_ONLY_CHANNELS: list.describe('Slack channel ids where only read commands run (comma-separated).'),
+  SLACK_SHARED_READ_TOKEN: token
+    .describe('Service token for the reads of Slack users who linked no account of their own (never used for writes).'),
+  SLACK_IN_CHANNEL_OPERATIONS: z.string().optional()
+    .describe('Operations whose outcome is posted for the whole channel (comma-separated names; default create_release, retry_pipeline, cancel_pipeline, create_pipeline; \'none\': every reply private).'),
 });
 
 export type Environment = z.infer<typeof ENVIRONMENT>;
@@ -107,6 +131,20 @@ export interface Config {
   /** Largest MCP message either transport accepts. */
   maxMessageBytes: number;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** Where state and the audit log live; undefined: memory only. */
+  dataDir?: string;
+  /** The key material for tokens stored at rest. */
+  secret?: string;
+  slack: {
+    signingSecret?: string;
+    botToken?: string;
+    appToken?: string;
+    apiUrl?: string;
+    readOnlyChannels: string[];
+    sharedReadToken?: string;
+    /** As configured (operation names, or ['none']); undefined: the default list. */
+    inChannelOperations?: string[];
+  };
 }
 
 export class ConfigError extends Error {
@@ -158,6 +196,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     maxResultChars: e.FORGEOPS_MAX_RESULT_CHARS,
     maxMessageBytes: e.FORGEOPS_MAX_MESSAGE_BYTES,
     logLevel: e.FORGEOPS_LOG_LEVEL,
+    dataDir: e.FORGEOPS_DATA_DIR,
+    secret: e.FORGEOPS_SECRET || undefined,
+    slack: {
+      signingSecret: e.SLACK_SIGNING_SECRET || undefined,
+      botToken: e.SLACK_BOT_TOKEN || undefined,
+      appToken: e.SLACK_APP_TOKEN || undefined,
+      apiUrl: e.SLACK_API_URL,
+      readOnlyChannels: e.SLACK_READ_ONLY_CHANNELS,
+      sharedReadToken: e.SLACK_SHARED_READ_TOKEN || undefined,
+      inChannelOperations: e.SLACK_IN_CHANNEL_OPERATIONS?.trim()
+        ? e.SLACK_IN_CHANNEL_OPERATIONS.split(',').map((v) => v.trim()).filter(Boolean) : undefined,
+    },
   };
 }
 

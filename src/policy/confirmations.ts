@@ -40,6 +40,10 @@ function checkClaimant(ticket: Ticket | undefined, by: Redeemer): Redemption | u
 
 /** The checks after the ticket was spent: a late or altered confirmation runs nothing (and cannot be tried again). */
 function checkSpent(ticket: Ticket, by: Redeemer, now: number): Redemption {
+  // A durable ticket may have been edited where it is stored: what runs must still be what was shown.
+  if (fingerprint(ticket.call.operation, ticket.call.input) !== ticket.fingerprint) {
+    return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
+  }
   if (now > ticket.expiresAt) return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.' };
   if (by.operation !== undefined && by.input !== undefined && fingerprint(by.operation, by.input) !== ticket.fingerprint) {
     return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };

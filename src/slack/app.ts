@@ -1,0 +1,148 @@
+// The Bolt app: routes Slack's commands, buttons and forms to the bot, over HTTP (our receiver, signature checked)
+// or Socket Mode; acks at once and works after the ack; a redelivered request is acked and dropped.
+import { createHash } from 'node:crypto';
+import { App, LogLevel } from '@slack/bolt';
+import type { App as BoltApp, AnyMiddlewareArgs, BlockAction, ButtonAction, Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { Logger } from '../log.js';
+import { canonicalJson } from '../policy/confirmations.js';
+import { ACTION_IDS } from './blocks.js';
+import type { SlackBot, Turn } from './bot.js';
+import { SlackHttpReceiver } from './receiver.js';
+import type { SlackSettings } from './settings.js';
+import type { StateStore } from './store.js';
+
+export const COMMAND = '/forge';
+export const LOGIN_VIEW = 'forge_login';
+const TOKEN_BLOCK = 'token_block';
+const TOKEN_INPUT = 'token';
+
+/** How long a request is remembered to spot its redelivery (Slack retries within minutes). */
+const SEEN_TTL_MS = 60 * 60_000;
+
+export interface SlackAppOptions {
+  settings: SlackSettings;
+  bot: SlackBot;
+  store: StateStore;
+  log: Logger;
+  /** The clock of the signature check (tests move it). */
+  now?: () => number;
+}
+
+export interface SlackApp {
+  bolt: BoltApp;
+  /** Undefined in Socket Mode. */
+  receiver?: SlackHttpReceiver;
+  /** Starts listening (HTTP: on host:port; Socket Mode: connects out). */
+  start(port?: number, host?: string): Promise<{ url?: string }>;
+  stop(): Promise<void>;
+}
+
+/** Bolt's logger interface over ours (Bolt logs its own errors; ours masks secrets and writes to stderr). */
+function boltLogger(log: Logger) {
+  let level = LogLevel.INFO;
+  return {
+    debug: (...m: unknown[]) => log.debug(`bolt: ${m.join(' ')}`),
+    info: (...m: unknown[]) => log.info(`bolt: ${m.join(' ')}`),
+    warn: (...m: unknown[]) => log.warn(`bolt: ${m.join(' ')}`),
+    error: (...m: unknown[]) => log.error(`bolt: ${m.join(' ')}`),
+    setLevel: (l: typeof level) => { level = l; },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+/**
+ * Slack redelivers a request it thinks was lost (X-Slack-Retry-Num) with the same body, and Bolt would run it again:
+ * the first delivery of a body claims it in the store; a later one is acked and dropped.
+ */
+function dropRedeliveries(store: StateStore, log: Logger): Middleware<AnyMiddlewareArgs> {
+  return async (args) => {
+    const key = `seen:${createHash('sha256').update(canonicalJson(args.body)).digest('base64url')}`;
+    if (await store.add(key, 1, { ttlMs: SEEN_TTL_MS })) return args.next();
+    log.info('slack: dropped a redelivered request');
+    if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
+  };
+}
+
+function turnOf(body: { team?: { id: string } | null; team_id?: string; user?: { id: string; name?: string; username?: string }; user_id?: string; user_name?: string; channel?: { id: string }; channel_id?: string; response_url?: string }): Turn {
+  return {
+    user: { teamId: body.team?.id ?? body.team_id ?? '', userId: body.user?.id ?? body.user_id ?? '' },
+    userName: body.user?.username ?? body.user?.name ?? body.user_name,
+    channelId: body.channel?.id ?? body.channel_id ?? '',
+    responseUrl: body.response_url,
+  };
+}
+
+export function loginView(): Record<string, unknown> {
+  return {
+    type: 'modal',
+    callback_id: LOGIN_VIEW,
+    title: { type: 'plain_text', text: 'Link your account' },
+    submit: { type: 'plain_text', text: 'Link' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: 'Paste a personal access token of your account on the service. forgeops checks it, stores it encrypted and never shows it again; your commands then run as you.' } },
+      { type: 'input', block_id: TOKEN_BLOCK, label: { type: 'plain_text', text: 'Personal access token' }, element: { type: 'plain_text_input', action_id: TOKEN_INPUT, max_length: 512 } },
+    ],
+  };
+}
+
+function doneView(text: string): Record<string, unknown> {
+  return { type: 'modal', title: { type: 'plain_text', text: 'Link your account' }, close: { type: 'plain_text', text: 'Done' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { settings, bot, store, log } = options;
+  const clientOptions = { ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}), rejectRateLimitedCalls: true };
+  const logger = boltLogger(log);
+  const receiver = settings.appToken ? undefined : new SlackHttpReceiver({ signingSecret: settings.signingSecret!, log, now: options.now });
+  const app = receiver
+    ? new App({ token: settings.botToken, receiver, clientOptions, logger, logLevel: LogLevel.INFO, convoStore: false })
+    : new App({ token: settings.botToken, appToken: settings.appToken, socketMode: true, clientOptions, logger, logLevel: LogLevel.INFO, convoStore: false });
+
+  app.use(dropRedeliveries(store, log));
+
+  app.command(COMMAND, async ({ ack, command, client }: SlackCommandMiddlewareArgs & { client: BoltApp['client'] }) => {
+    const word = command.text.trim().split(/\s+/)[0]?.toLowerCase();
+    if (word === 'login') {
+      await ack();
+      // The modal needs the trigger_id within 3 s: open it first, then nothing else.
+      await client.views.open({ trigger_id: command.trigger_id, view: loginView() as never }).catch((error: Error) =>
+        log.warn(`slack: could not open the login form: ${error.message}`));
+      return;
+    }
+    await ack();
+    await bot.command(turnOf(command), command.text);
+  });
+
+  const clicked = (handler: (turn: Turn, value: string, actionId: string) => Promise<void>) =>
+    async ({ ack, body, action }: { ack: () => Promise<void>; body: BlockAction; action: ButtonAction }) => {
+      await ack();
+      await handler(turnOf(body), action.value ?? '', action.action_id);
+    };
+  app.action(ACTION_IDS.confirm, clicked((turn, value) => bot.confirm(turn, value)) as never);
+  app.action(ACTION_IDS.cancel, clicked((turn, value) => bot.cancel(turn, value)) as never);
+  app.action(new RegExp(`^${ACTION_IDS.followUp}:\\d+$`), clicked((turn, value) => bot.followUp(turn, value)) as never);
+
+  app.view(LOGIN_VIEW, async ({ ack, body, view }) => {
+    const token = view.state.values[TOKEN_BLOCK]?.[TOKEN_INPUT]?.value ?? '';
+    const result = await bot.login({ teamId: body.team?.id ?? '', userId: body.user.id }, token);
+    if (!result.ok) return ack({ response_action: 'errors', errors: { [TOKEN_BLOCK]: result.error } });
+    await ack({ response_action: 'update', view: doneView(`Linked: your commands now run as *${result.username}*.`) as never });
+  });
+
+  app.error(async (error) => log.error(`slack: ${error.message}`));
+
+  return {
+    bolt: app,
+    receiver,
+    async start(port = 3000, host = '127.0.0.1') {
+      if (receiver) return receiver.start(port, host);
+      await app.start();
+      return {};
+    },
+    async stop() {
+      await app.stop().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,246 @@
+// What the Slack bot does with a turn (a /forge command, a button, the login form): the shared chat dispatcher runs
+// it with the requester's identity and this channel's rules; this file adds tickets, follow-up references and replies.
+import { randomBytes } from 'node:crypto';
+import { createDispatcher, type ChatDispatcher, type ChatReply } from '../chat/dispatch.js';
+import { chatMessage, type ChatMessage } from '../chat/message.js';
+import { presentFailure } from '../chat/present.js';
+import type { ApiTransport } from '../http/types.js';
+import type { Logger } from '../log.js';
+import { executeCall } from '../operations/call.js';
+import type { Operation } from '../operations/define.js';
+import type { ExplainOptions } from '../operations/failures.js';
+import { DurableConfirmations } from '../policy/confirmations.js';
+import type { AuditLog } from './audit.js';
+import { renderConfirmation, renderMessage, renderText, type SlackMessage } from './blocks.js';
+import { Identities, userKey, type Acting, type SlackUser } from './identity.js';
+import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
+import type { SlackSettings } from './settings.js';
+import type { StateStore } from './store.js';
+
+/** One request from Slack, as far as the bot cares: who, where, and how to answer. */
+export interface Turn {
+  user: SlackUser;
+  /** The Slack user name, for "confirmed by". */
+  userName?: string;
+  channelId: string;
+  responseUrl?: string;
+}
+
+/** The Web API calls the bot makes besides posting (Bolt's WebClient in production). */
+export interface SlackWeb {
+  postEphemeral(args: { channel: string; user: string } & SlackMessage): Promise<unknown>;
+}
+
+export interface BotOptions {
+  operations: readonly Operation[];
+  client: ApiTransport;
+  settings: SlackSettings;
+  store: StateStore;
+  identities: Identities;
+  tickets: DurableConfirmations;
+  audit: AuditLog;
+  responses: ResponseUrls;
+  queue: PostQueue;
+  web: SlackWeb;
+  explain: ExplainOptions;
+  callTimeoutMs: number;
+  log: Logger;
+  /** The service's web address, so pasted links are read as references. */
+  baseUrl?: string;
+}
+
+/** How long a follow-up button (Retry, Next page) keeps working. */
+const FOLLOW_UP_TTL_MS = 24 * 60 * 60_000;
+/** Follow-up references held at once; above it, answers come without buttons. */
+const MAX_FOLLOW_UPS = 20_000;
+/** Checking a token must fit in Slack's 3 s for a modal's answer. */
+const LOGIN_CHECK_MS = 2_500;
+
+interface FollowUpRef {
+  operation: string;
+  input: Record<string, unknown>;
+  place: string;
+}
+
+/** A turn that cannot run its call: not linked, or a read-only channel. Thrown from runContext, shown as a refusal. */
+class Refusal extends Error {}
+
+export class SlackBot {
+  private readonly byName: Map<string, Operation>;
+
+  constructor(private readonly o: BotOptions) {
+    this.byName = new Map(o.operations.map((op) => [op.name, op]));
+  }
+
+  /** `/forge <text>`: Slack-only commands here, everything else through the shared dispatcher. */
+  async command(turn: Turn, text: string): Promise<void> {
+    const word = text.trim().split(/\s+/)[0]?.toLowerCase();
+    if (word === 'logout') {
+      const forgot = await this.o.identities.unlink(turn.user);
+      return this.answer(turn, renderText(forgot ? 'Forgot your linked account; link one again with `/forge login`.' : 'No account was linked.', 'info'));
+    }
+    if (word === 'whoami') return this.answer(turn, renderText(await this.o.identities.describe(turn.user), 'info'));
+    const { dispatcher, acting } = this.dispatcher(turn);
+    await this.deliver(turn, await this.safely(() => dispatcher.dispatch(text)), { acting });
+  }
+
+  /** A follow-up button: runs the stored call as the one who clicked (writes once, reads as often as clicked). */
+  async followUp(turn: Turn, ref: string): Promise<void> {
+    const key = `followup:${ref}`;
+    const stored = await this.o.store.get<FollowUpRef>(key);
+    const op = stored && this.byName.get(stored.operation);
+    if (!stored || !op || stored.place !== turn.channelId) {
+      return this.answer(turn, renderText('This button no longer works (it expired or was used); nothing was run.', 'warning'));
+    }
+    // A write behind a button runs once, however often it is clicked: the first click takes it.
+    if (op.effect !== 'read' && (await this.o.store.take(key)) === undefined) {
+      return this.answer(turn, renderText('This button was already used; nothing was run again.', 'warning'));
+    }
+    const { dispatcher, acting } = this.dispatcher(turn);
+    await this.deliver(turn, await this.safely(() => dispatcher.call(op.name, stored.input)), { acting });
+  }
+
+  /** Confirm: spend the ticket (requester, channel, expiry, once, unaltered), ask the policy again, run, replace the question. */
+  async confirm(turn: Turn, ticket: string): Promise<void> {
+    const redeemed = await this.o.tickets.redeem(ticket, { person: userKey(turn.user), place: turn.channelId });
+    if (!redeemed.ok) return this.answer(turn, renderText(redeemed.reason, 'warning'));
+    const { dispatcher, acting } = this.dispatcher(turn);
+    const reply = await this.safely(() => dispatcher.confirmed(redeemed.call.operation, redeemed.call.input));
+    await this.deliver(turn, reply, { acting, confirmed: true, replaceOriginal: true });
+  }
+
+  async cancel(turn: Turn, ticket: string): Promise<void> {
+    const cancelled = await this.o.tickets.cancel(ticket, userKey(turn.user));
+    if (!cancelled) return this.answer(turn, renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'));
+    await this.answer(turn, renderText('Cancelled; nothing was run.', 'canceled'), { replaceOriginal: true });
+  }
+
+  /** The login form's token: checked with GET /user, linked sealed, never shown back. An error names what to fix. */
+  async login(user: SlackUser, token: string): Promise<{ ok: true; username: string } | { ok: false; error: string }> {
+    if (!this.o.identities.canLink) return { ok: false, error: 'Linking is off: the operator has not set FORGEOPS_SECRET, and tokens are never stored unencrypted.' };
+    const trimmed = token.trim();
+    if (!trimmed || /\s/.test(trimmed) || trimmed.length > 512) return { ok: false, error: 'Paste one token, without spaces.' };
+    const me = this.byName.get('get_current_user');
+    if (!me) return { ok: false, error: 'This forgeops offers no get_current_user operation to check tokens with.' };
+    const outcome = await executeCall(me, {}, { client: this.o.client, token: trimmed, deadline: Date.now() + LOGIN_CHECK_MS }, this.o.explain);
+    if (!outcome.ok) {
+      const status = (outcome.error as { status?: number }).status;
+      return { ok: false, error: status === 401 || status === 403 ? 'The service refused this token (401): check it was copied whole and has not expired.' : `The token could not be checked: ${outcome.message.split('\n')[0]}` };
+    }
+    const data = outcome.result.data as { id?: number; username?: string; name?: string };
+    if (typeof data.username !== 'string') return { ok: false, error: 'The service did not say whose token this is.' };
+    await this.o.identities.link(user, trimmed, { id: data.id, username: data.username, name: data.name });
+    this.o.log.info(`slack: ${userKey(user)} linked the service account ${data.username}`);
+    return { ok: true, username: data.username };
+  }
+
+  /** A dispatcher for this turn: this user's token, this channel's default project and read-only rule. */
+  private dispatcher(turn: Turn): { dispatcher: ChatDispatcher; acting: { current?: Acting } } {
+    const acting: { current?: Acting } = {};
+    const projectKey = `project:${turn.user.teamId}:${turn.channelId}`;
+    const dispatcher = createDispatcher({
+      operations: this.o.operations,
+      policy: { readOnly: this.o.settings.readOnly },
+      explain: this.o.explain,
+      prefix: '/forge ',
+      baseUrl: this.o.baseUrl,
+      runContext: async (op) => {
+        if (op.effect !== 'read' && this.readOnlyChannel(turn)) throw new Refusal(this.readOnlyText(op));
+        const who = await this.o.identities.acting(turn.user, op.effect);
+        if (!who.ok) throw new Refusal(who.message);
+        acting.current = who;
+        return { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
+      },
+      defaultProject: {
+        get: () => this.o.store.get<string>(projectKey),
+        set: (project) => this.o.store.set(projectKey, project),
+      },
+    });
+    return { dispatcher, acting };
+  }
+
+  private readOnlyChannel(turn: Turn): boolean {
+    return this.o.settings.readOnlyChannels.has(turn.channelId);
+  }
+
+  private readOnlyText(op: Operation): string {
+    return `This channel is read-only (SLACK_READ_ONLY_CHANNELS): ${op.chat} changes data, so it was not run. Nothing was sent.`;
+  }
+
+  private async safely(run: () => Promise<ChatReply>): Promise<ChatReply> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof Refusal) return { kind: 'message', ok: false, message: presentFailure(error.message, 'Not run') };
+      this.o.log.error(`slack: ${(error as Error).stack ?? error}`);
+      return { kind: 'message', ok: false, message: presentFailure('Something went wrong inside forgeops; nothing more was run. The operator can find the details in its log.') };
+    }
+  }
+
+  /** Shows a reply: a question with Confirm/Cancel to the requester alone, or an outcome (in the channel when it is shared news). */
+  private async deliver(turn: Turn, reply: ChatReply, how: { acting: { current?: Acting }; confirmed?: boolean; replaceOriginal?: boolean }): Promise<void> {
+    if (reply.kind === 'confirm') {
+      if (reply.operation.effect !== 'read' && this.readOnlyChannel(turn)) {
+        return this.answer(turn, renderMessage(presentFailure(this.readOnlyText(reply.operation), 'Not run')));
+      }
+      const issued = await this.o.tickets.issue({ operation: reply.operation.name, input: reply.input, requester: userKey(turn.user), place: turn.channelId });
+      if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
+      const question = renderConfirmation(reply.prompt, issued.id, { operation: reply.operation.name });
+      if (!question) {
+        await this.o.tickets.cancel(issued.id, userKey(turn.user));
+        return this.answer(turn, renderText('This call is too long to show whole in Slack, and only a call shown whole may be confirmed. Run it from the terminal chat or an MCP client; nothing was run.', 'warning'));
+      }
+      return this.answer(turn, question);
+    }
+    const { outcome } = reply;
+    if (outcome && (outcome.operation.effect !== 'read' || how.confirmed)) await this.audit(turn, reply, how.acting.current, how.confirmed);
+    const byline = how.confirmed ? `Confirmed by ${turn.userName ?? turn.user.userId}.` : undefined;
+    const rendered = await this.render(turn, reply.message, byline);
+    const shared = reply.ok && outcome !== undefined && this.o.settings.inChannel.has(outcome.operation.name);
+    if (shared && how.replaceOriginal) {
+      // The question was the requester's alone; the outcome is the channel's news, and the question becomes its record.
+      await this.answer(turn, rendered, { replaceOriginal: true });
+      return this.answer(turn, rendered, { visibility: 'in_channel' });
+    }
+    return this.answer(turn, rendered, { visibility: shared ? 'in_channel' : 'ephemeral', replaceOriginal: how.replaceOriginal });
+  }
+
+  /** Block Kit of a message, its follow-ups stored so that each button carries only a short reference. */
+  private async render(turn: Turn, message: ChatMessage, byline?: string): Promise<SlackMessage> {
+    const refs: string[] = [];
+    if (message.actions.length > 0 && (await this.o.store.count('followup:')) + message.actions.length <= MAX_FOLLOW_UPS) {
+      for (const action of message.actions) {
+        const ref = randomBytes(12).toString('base64url');
+        await this.o.store.set(`followup:${ref}`, { operation: action.operation, input: action.input, place: turn.channelId } satisfies FollowUpRef, { ttlMs: FOLLOW_UP_TTL_MS });
+        refs.push(ref);
+      }
+    }
+    const shown = refs.length === 0 && message.actions.length > 0 ? chatMessage(message.title, { ...message, notes: [...message.notes, 'Buttons are off for now (too many waiting); type the command instead.'] }) : message;
+    return renderMessage(shown, { actionValue: (i) => refs[i], byline });
+  }
+
+  /** Answers through the response_url; when it is spent or refused, through the Web API. */
+  private async answer(turn: Turn, message: SlackMessage, options: { visibility?: Visibility; replaceOriginal?: boolean } = {}): Promise<void> {
+    if (turn.responseUrl && (await this.o.responses.send(turn.responseUrl, message, options))) return;
+    if (options.visibility === 'in_channel') {
+      await this.o.queue.post(turn.channelId, message);
+      return;
+    }
+    await this.o.web.postEphemeral({ channel: turn.channelId, user: turn.user.userId, ...message })
+      .catch((error: unknown) => this.o.log.warn(`slack: could not answer ${userKey(turn.user)}: ${(error as Error).message}`));
+  }
+
+  private async audit(turn: Turn, reply: Extract<ChatReply, { kind: 'message' }>, acting: Acting | undefined, confirmed?: boolean): Promise<void> {
+    const outcome = reply.outcome!;
+    const serviceUser = !acting || !acting.ok ? 'none'
+      : acting.source === 'linked' ? acting.account?.username ?? 'linked account'
+      : acting.source === 'sandbox' ? 'sandbox maintainer' : 'shared read token';
+    await this.o.audit.record({
+      team: turn.user.teamId, user: turn.user.userId, serviceUser, channel: turn.channelId,
+      operation: outcome.operation.name, input: outcome.input,
+      ...(confirmed ? { confirmedBy: turn.user.userId } : {}),
+      outcome: outcome.ok ? 'ok' : 'failed',
+      ...(outcome.ok ? { status: outcome.result.status } : { message: outcome.message.split('\n')[0] }),
+    });
+  }
+}

@@ -1,0 +1,75 @@
+// `forgeops slack`: the configured service (or the embedded sandbox), the state store, and the Bolt app, started together.
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { operations } from '../operations/index.js';
+import { DurableConfirmations } from '../policy/confirmations.js';
+import { SANDBOX_DEFAULT_ROLE, createRuntime } from '../runtime.js';
+import { createSlackApp, type SlackApp } from './app.js';
+import { AuditLog } from './audit.js';
+import { SlackBot } from './bot.js';
+import { Identities } from './identity.js';
+import { PostQueue, ResponseUrls } from './replies.js';
+import { Sealer } from './sealed.js';
+import { slackSettings } from './settings.js';
+import { openStore } from './store.js';
+
+/** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
+const MAX_CONFIRMATIONS_PER_USER = 5;
+const MAX_CONFIRMATIONS = 1_000;
+
+export interface SlackBotHandle {
+  /** The events URL in HTTP mode. */
+  url?: string;
+  app: SlackApp;
+  close(): Promise<void>;
+}
+
+export async function startSlackBot(config: Config, log: Logger, /** `now`: one clock for the signature window and confirmation expiry (tests move it). */
+  options: { port?: number; host?: string; now?: () => number } = {}): Promise<SlackBotHandle> {
+  const settings = slackSettings(config, operations);
+  const store = openStore(settings.dataDir);
+  if (!settings.dataDir) log.warn('FORGEOPS_DATA_DIR is not set: linked accounts and pending confirmations live in memory and are lost on restart');
+  if (!settings.secret) log.warn('FORGEOPS_SECRET is not set: /forge login is refused (tokens are never stored unencrypted)');
+  const runtime = await createRuntime(config, log);
+  const sandbox = runtime.sandbox;
+  const identities = new Identities({
+    store,
+    sealer: settings.secret ? new Sealer(settings.secret) : undefined,
+    // Against the embedded sandbox a trial needs no token: unlinked users act as its demo maintainer.
+    sandboxToken: sandbox ? async () => (await sandbox()).tokens[SANDBOX_DEFAULT_ROLE] : undefined,
+    sharedReadToken: settings.sharedReadToken,
+  });
+  let app: SlackApp | undefined;
+  const queue = new PostQueue({ log, post: (args) => app!.bolt.client.chat.postMessage(args as never) });
+  const bot = new SlackBot({
+    operations, client: runtime.client, settings, store, identities,
+    tickets: new DurableConfirmations(store, { maxPerRequester: MAX_CONFIRMATIONS_PER_USER, maxPending: MAX_CONFIRMATIONS, now: options.now }),
+    audit: new AuditLog(settings.dataDir, log),
+    responses: new ResponseUrls(log),
+    queue,
+    web: { postEphemeral: (args) => app!.bolt.client.chat.postEphemeral(args as never) },
+    explain: { operations, deadline: { ms: config.callTimeoutMs, setting: 'FORGEOPS_CALL_TIMEOUT_MS' }, service: runtime.service },
+    callTimeoutMs: config.callTimeoutMs,
+    log,
+    baseUrl: config.codehost.url ?? (sandbox ? (await sandbox()).url : undefined),
+  });
+  app = createSlackApp({ settings, bot, store, log, now: options.now });
+  let started: { url?: string };
+  try {
+    started = await app.start(options.port, options.host);
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
+  return {
+    url: started.url,
+    app,
+    async close() {
+      queue.close();
+      await app!.stop();
+      await store.close();
+      await runtime.close();
+    },
+  };
+}

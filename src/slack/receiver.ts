@@ -1,0 +1,162 @@
+// The HTTP transport of the Slack bot: POST /slack/events only, body capped, signature and timestamp checked before
+// anything runs (401 otherwise), then handed to Bolt's router; ack() writes the HTTP answer, the work goes on after it.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import type { Logger } from '../log.js';
+import { verifySlackSignature } from './signature.js';
+
+export const EVENTS_PATH = '/slack/events';
+/** Slack's payloads are small; a view submission with a long release note is the largest we expect. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Slack gives up after 3 s; a handler that has not acked by then gets an empty 200 so Slack does not retry. */
+const ACK_DEADLINE_MS = 2_500;
+
+export interface HttpReceiverOptions {
+  signingSecret: string;
+  log: Logger;
+  /** The clock for the timestamp window (tests move it). */
+  now?: () => number;
+}
+
+class PayloadError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new PayloadError(413, 'request body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** Slack sends commands and interactions as a form (interactions as one JSON `payload` field), events as JSON. */
+export function parseSlackBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if ((contentType ?? '').startsWith('application/json')) return JSON.parse(raw) as Record<string, unknown>;
+  const form = Object.fromEntries(new URLSearchParams(raw));
+  if (typeof form.payload === 'string') return JSON.parse(form.payload) as Record<string, unknown>;
+  return form;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function send(res: ServerResponse, status: number, body?: unknown): void {
+  if (res.headersSent) return;
+  if (body === undefined || body === '') {
+    res.writeHead(status).end();
+  } else if (typeof body === 'string') {
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
+  } else {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+  }
+}
+
+export class SlackHttpReceiver implements Receiver {
+  private app?: App;
+  private server?: Server;
+
+  constructor(private readonly options: HttpReceiverOptions) {}
+
+  init(app: App): void {
+    this.app = app;
+  }
+
+  /** A plain Node request listener, so another server (forgeops serve) can mount the same endpoint. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    void this.dispatch(req, res).catch((error: unknown) => {
+      const status = error instanceof PayloadError ? error.status : 500;
+      if (status === 500) this.options.log.error(`slack: ${(error as Error).message}`);
+      send(res, status, error instanceof PayloadError ? error.message : 'internal error');
+    });
+  };
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== EVENTS_PATH) return send(res, 404, 'not found');
+    if (req.method !== 'POST') return send(res, 405, 'only POST');
+    const raw = await readBody(req);
+    const verdict = verifySlackSignature(this.options.signingSecret, {
+      body: raw, timestamp: header(req, 'x-slack-request-timestamp'), signature: header(req, 'x-slack-signature'),
+    }, (this.options.now ?? Date.now)());
+    if (!verdict.ok) {
+      this.options.log.warn(`slack: refused a request: ${verdict.reason}`);
+      return send(res, 401, 'invalid request signature');
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = parseSlackBody(raw.toString('utf8'), header(req, 'content-type'));
+    } catch {
+      throw new PayloadError(400, 'malformed body');
+    }
+    if (body.ssl_check) return send(res, 200);
+    if (body.type === 'url_verification') return send(res, 200, { challenge: body.challenge });
+    if (!this.app) throw new Error('the Slack receiver was not initialised');
+
+    let acked = false;
+    const timer = setTimeout(() => {
+      if (acked) return;
+      acked = true;
+      this.options.log.warn('slack: a handler did not ack within 2.5 s; answered 200 so Slack does not retry');
+      send(res, 200);
+    }, ACK_DEADLINE_MS);
+    const retry = header(req, 'x-slack-retry-num');
+    const event: ReceiverEvent = {
+      body,
+      retryNum: retry !== undefined ? Number(retry) : undefined,
+      retryReason: header(req, 'x-slack-retry-reason'),
+      customProperties: {},
+      ack: async (response?: unknown) => {
+        if (acked) return;
+        acked = true;
+        clearTimeout(timer);
+        send(res, 200, response);
+      },
+    };
+    try {
+      await this.app.processEvent(event);
+    } finally {
+      clearTimeout(timer);
+      // A listener that threw before acking: Slack gets an answer now rather than retrying into the same error.
+      if (!acked) {
+        acked = true;
+        send(res, 200);
+      }
+    }
+  }
+
+  async start(port: number, host = '127.0.0.1'): Promise<{ url: string }> {
+    const server = createServer(this.handle);
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return { url: `http://${shown}:${address.port}${EVENTS_PATH}` };
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

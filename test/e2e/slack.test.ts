@@ -1,0 +1,246 @@
+// The Slack bot end to end: requests signed as Slack signs them, against the Bolt app on loopback, a fake Slack
+// Web API and response_url endpoint, and the sandbox behind.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { AUDIT_FILE } from '../../src/slack/audit.js';
+import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { STATE_FILE } from '../../src/slack/store.js';
+import { useSandbox } from '../helpers/mcp.js';
+import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+
+const secret = 'test-signing-secret';
+const env = useSandbox();
+let slack: FakeSlack;
+let bot: SlackBotHandle;
+let dataDir: string;
+let clockShift = 0;
+const now = () => Date.now() + clockShift;
+
+beforeAll(async () => {
+  slack = await startFakeSlack();
+  dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-e2e-'));
+  const config = parseConfig({
+    CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0',
+    SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
+    SLACK_READ_ONLY_CHANNELS: 'CREAD', FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: 'k'.repeat(40),
+  });
+  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', now });
+});
+
+afterAll(async () => {
+  await bot?.close();
+  await slack?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Sends a slash command as Slack does and waits for its first answer on the response_url. */
+async function command(text: string, o: { user?: string; channel?: string } = {}) {
+  const responseUrl = slack.responseUrl();
+  const sent = await postSigned(bot.url!, commandBody(text, { ...o, responseUrl }), { secret, timestamp: Math.floor(now() / 1000) });
+  expect(sent.status).toBe(200);
+  const path = new URL(responseUrl).pathname;
+  const first = await waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, `an answer to "${text}"`);
+  return { ack: sent, body: first, responseUrl, path };
+}
+
+async function click(actionId: string, value: string, o: { user?: string; channel?: string; responseUrl?: string } = {}) {
+  const responseUrl = o.responseUrl ?? slack.responseUrl();
+  const sent = await postSigned(bot.url!, clickBody(actionId, value, { ...o, responseUrl }), { secret, timestamp: Math.floor(now() / 1000) });
+  expect(sent.status).toBe(200);
+  return { path: new URL(responseUrl).pathname, responseUrl };
+}
+
+function answersTo(path: string) {
+  return slack.responses.filter((r) => r.path === path).map((r) => r.body);
+}
+
+function buttons(body: Record<string, unknown>): Array<{ action_id: string; value: string; text: { text: string } }> {
+  return ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements as never[]);
+}
+
+async function pipelineIds(status?: string): Promise<number[]> {
+  const query = { per_page: 100, ...(status ? { status } : {}) };
+  const res = await env.client.request<Array<{ id: number }>>({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', query, idempotent: true });
+  return res.data.map((p) => p.id);
+}
+
+describe('identity', () => {
+  it('refuses a bad token in the form, links a good one, and never stores it readable', async () => {
+    const bad = await postSigned(bot.url!, loginSubmitBody('not-a-real-token'), { secret });
+    expect(JSON.parse(bad.text)).toMatchObject({ response_action: 'errors', errors: { token_block: expect.stringMatching(/refused this token/) } });
+    const good = await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.maintainer), { secret });
+    expect(JSON.parse(good.text)).toMatchObject({ response_action: 'update' });
+    expect(good.text).not.toContain(env.sandbox.tokens.maintainer);
+    const state = readFileSync(join(dataDir, STATE_FILE), 'utf8');
+    expect(state).toContain('link:T1:U1');
+    expect(state).not.toContain(env.sandbox.tokens.maintainer);
+    const { body } = await command('whoami');
+    expect(messageText(body)).toContain('alice');
+  });
+
+  it('opens the login form on /forge login', async () => {
+    const responseUrl = slack.responseUrl();
+    await postSigned(bot.url!, commandBody('login', { responseUrl }), { secret });
+    const opened = await waitFor(() => slack.calls.find((c) => c.method === 'views.open'));
+    expect(JSON.stringify(opened.args.view)).toContain('forge_login');
+  });
+
+  it('asks an unlinked user to link before anything runs', async () => {
+    const { body } = await command('pipeline list acme/web', { user: 'U9' });
+    expect(messageText(body)).toMatch(/\/forge login/);
+  });
+});
+
+describe('slash commands', () => {
+  it('acks a command with an empty 200 and answers a read privately', async () => {
+    const { ack, body } = await command('pipeline list acme/web');
+    expect(ack.text).toBe('');
+    expect(body.response_type).toBe('ephemeral');
+    expect(messageText(body)).toMatch(/pipeline/i);
+  });
+
+  it('answers help, a mistyped command with suggestions, and bad input naming the field', async () => {
+    expect(messageText((await command('help')).body)).toContain('/forge pipeline retry');
+    expect(messageText((await command('pipline retyr acme/web 1')).body)).toContain('pipeline retry');
+    expect(messageText((await command('pipeline get acme/web pipeline_id=soon')).body)).toContain('pipeline_id');
+  });
+
+  it('runs a write and tells the whole channel', async () => {
+    const [failed] = await pipelineIds('failed');
+    const { body } = await command(`pipeline retry acme/web ${failed}`);
+    expect(body.response_type).toBe('in_channel');
+    expect(messageText(body)).toContain(String(failed));
+    const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(audit.at(-1)).toMatchObject({ team: 'T1', user: 'U1', serviceUser: 'alice', channel: 'C1', operation: 'retry_pipeline', outcome: 'ok' });
+  });
+
+  it('refuses a write in a read-only channel, and still answers reads there', async () => {
+    const [failed] = await pipelineIds('failed');
+    const before = await pipelineIds('pending');
+    const { body } = await command(`pipeline retry acme/web ${failed}`, { channel: 'CREAD' });
+    expect(messageText(body)).toMatch(/read-only/);
+    expect(await pipelineIds('pending')).toEqual(before);
+    expect(messageText((await command('pipeline list acme/web', { channel: 'CREAD' })).body)).not.toMatch(/read-only/);
+  });
+
+  it('runs a redelivered command once', async () => {
+    const before = (await pipelineIds()).length;
+    const responseUrl = slack.responseUrl();
+    const body = commandBody('pipeline create acme/web ref=main', { responseUrl });
+    const timestamp = Math.floor(now() / 1000);
+    expect((await postSigned(bot.url!, body, { secret, timestamp })).status).toBe(200);
+    expect((await postSigned(bot.url!, body, { secret, timestamp, retryNum: 1 })).status).toBe(200);
+    const path = new URL(responseUrl).pathname;
+    await waitFor(() => answersTo(path).length > 0 || undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answersTo(path)).toHaveLength(1);
+    expect((await pipelineIds()).length).toBe(before + 1);
+  });
+
+  it('cuts a long list to Block Kit limits with a note', async () => {
+    const { body } = await command('commit list acme/web per_page=100 all_pages=true');
+    const blocks = body.blocks as Array<Record<string, unknown>>;
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    for (const b of blocks) {
+      const text = (b.text as { text?: string } | undefined)?.text ?? '';
+      expect(text.length).toBeLessThanOrEqual(3000);
+      expect(((b.fields as unknown[]) ?? []).length).toBeLessThanOrEqual(10);
+    }
+  });
+});
+
+describe('signatures', () => {
+  it('refuses a forged signature and a stale timestamp with 401, running nothing', async () => {
+    const responseUrl = slack.responseUrl();
+    const body = commandBody('pipeline list acme/web', { responseUrl });
+    const forged = await postSigned(bot.url!, body, { secret: 'not-the-secret' });
+    expect(forged.status).toBe(401);
+    const stale = await postSigned(bot.url!, body, { secret, timestamp: Math.floor(now() / 1000) - 6 * 60 });
+    expect(stale.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(answersTo(new URL(responseUrl).pathname)).toHaveLength(0);
+  });
+});
+
+describe('confirmations', () => {
+  async function askToDelete(id: number) {
+    const asked = await command(`pipeline delete acme/web ${id}`);
+    expect(asked.body.response_type).toBe('ephemeral');
+    expect(messageText(asked.body)).toContain(`pipeline_id: ${id}`);
+    const [confirm, cancel] = buttons(asked.body);
+    expect(confirm).toMatchObject({ action_id: 'forge_confirm', style: 'danger' });
+    expect(cancel).toMatchObject({ action_id: 'forge_cancel' });
+    return { ticket: confirm.value, ...asked };
+  }
+
+  async function exists(id: number): Promise<boolean> {
+    const res = await env.client.request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true }).then(() => true, () => false);
+    return res;
+  }
+
+  it("ignores another user's click and an altered ticket; two fast clicks run once; a replay runs nothing", async () => {
+    const [id] = await pipelineIds('skipped');
+    const { ticket, responseUrl } = await askToDelete(id);
+
+    const other = await click('forge_confirm', ticket, { user: 'U2' });
+    expect(messageText(await waitFor(() => answersTo(other.path)[0]))).toMatch(/Only the person who asked/);
+    const altered = await click('forge_confirm', `${ticket.slice(0, -2)}xx`);
+    expect(messageText(await waitFor(() => answersTo(altered.path)[0]))).toMatch(/already used or is unknown/);
+    expect(await exists(id)).toBe(true);
+
+    const clicks = await Promise.all([click('forge_confirm', ticket, { responseUrl }), click('forge_confirm', ticket)]);
+    const answers = await waitFor(() => {
+      const all = [...answersTo(clicks[0].path).slice(1), ...answersTo(clicks[1].path)];
+      return all.length >= 2 ? all : undefined;
+    });
+    expect(answers.filter((a) => /already used/.test(messageText(a)))).toHaveLength(1);
+    const done = answers.find((a) => a.replace_original === true)!;
+    expect(messageText(done)).toMatch(/Confirmed by ana/);
+    expect(await exists(id)).toBe(false);
+
+    const replay = await click('forge_confirm', ticket);
+    expect(messageText(await waitFor(() => answersTo(replay.path)[0]))).toMatch(/already used/);
+    const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8');
+    expect(audit).toContain('"operation":"delete_pipeline"');
+    expect(audit).toContain('"confirmedBy":"U1"');
+  });
+
+  it('refuses an expired confirmation and cancels on Cancel', async () => {
+    const [first, second] = await pipelineIds('canceled');
+    const { ticket } = await askToDelete(first);
+    clockShift = 6 * 60_000;
+    try {
+      const late = await click('forge_confirm', ticket);
+      expect(messageText(await waitFor(() => answersTo(late.path)[0]))).toMatch(/expired/);
+    } finally {
+      clockShift = 0;
+    }
+    expect(await exists(first)).toBe(true);
+
+    const again = await askToDelete(second ?? first);
+    const cancelled = await click('forge_cancel', again.ticket);
+    expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Cancelled/);
+    const after = await click('forge_confirm', again.ticket);
+    expect(messageText(await waitFor(() => answersTo(after.path)[0]))).toMatch(/already used or is unknown/);
+  });
+});
+
+describe('follow-up buttons', () => {
+  it('retries a failed pipeline from its Retry button, once', async () => {
+    const [failed] = await pipelineIds('failed');
+    const shown = await command(`pipeline get acme/web ${failed}`);
+    const retry = buttons(shown.body).find((b) => b.text.text === 'Retry');
+    expect(retry).toBeDefined();
+    expect(retry!.value.length).toBeLessThan(40);
+    const first = await click(retry!.action_id, retry!.value);
+    const answer = await waitFor(() => answersTo(first.path)[0]);
+    expect(answer.response_type).toBe('in_channel');
+    expect(await pipelineIds('failed')).not.toContain(failed);
+    const second = await click(retry!.action_id, retry!.value);
+    expect(messageText(await waitFor(() => answersTo(second.path)[0]))).toMatch(/was used/);
+  });
+});

@@ -1,0 +1,165 @@
+// Slack for tests: a fake Web API and response_url endpoint on loopback that record every call, and requests
+// signed exactly as Slack signs them (v0 HMAC-SHA256 of "v0:<timestamp>:<body>").
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedCall {
+  method: string;
+  args: Record<string, unknown>;
+}
+
+export interface FakeSlack {
+  url: string;
+  apiUrl: string;
+  calls: RecordedCall[];
+  /** Bodies posted to response URLs, by URL path. */
+  responses: Array<{ path: string; body: Record<string, unknown> }>;
+  /** A fresh response_url on this server. */
+  responseUrl(): string;
+  /** Answer the next `count` calls of `method` with 429 and this Retry-After. */
+  rateLimit(method: string, count: number, retryAfterSeconds: number): void;
+  close(): Promise<void>;
+}
+
+function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if ((contentType ?? '').includes('json')) return raw ? JSON.parse(raw) : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    try {
+      out[k] = /^[[{]/.test(v) ? JSON.parse(v) : v;
+    } catch {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const calls: RecordedCall[] = [];
+  const responses: FakeSlack['responses'] = [];
+  const limits = new Map<string, { count: number; after: number }>();
+  let ts = 1000;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = parseBody(Buffer.concat(chunks).toString('utf8'), req.headers['content-type']);
+      const path = (req.url ?? '').split('?')[0];
+      if (path.startsWith('/respond/')) {
+        responses.push({ path, body });
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+        return;
+      }
+      const method = path.replace(/^\/api\//, '');
+      const limit = limits.get(method);
+      if (limit && limit.count > 0) {
+        limit.count -= 1;
+        res.writeHead(429, { 'retry-after': String(limit.after), 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        return;
+      }
+      calls.push({ method, args: body });
+      const answer: Record<string, unknown> = { ok: true };
+      if (method === 'auth.test') Object.assign(answer, { user_id: 'UBOT', team_id: 'T1', bot_id: 'BBOT', url: 'https://t1.slack.test/' });
+      if (method === 'chat.postMessage' || method === 'chat.update') Object.assign(answer, { ts: String(ts++), channel: body.channel });
+      if (method === 'views.open') Object.assign(answer, { view: { id: 'V1' } });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    apiUrl: `${url}/api`,
+    calls,
+    responses,
+    responseUrl: () => `${url}/respond/${randomBytes(6).toString('hex')}`,
+    rateLimit(method, count, after) {
+      limits.set(method, { count, after });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface SignOptions {
+  secret: string;
+  /** Seconds since the epoch; default now. */
+  timestamp?: number;
+  /** Replace the signature (a forgery). */
+  signature?: string;
+  retryNum?: number;
+  contentType?: string;
+}
+
+/** Posts a body to the bot signed as Slack signs it; the answer's status and text. */
+export async function postSigned(url: string, body: string, options: SignOptions): Promise<{ status: number; text: string; ms: number }> {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = options.signature ?? `v0=${createHmac('sha256', options.secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  const started = Date.now();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': signature,
+      ...(options.retryNum !== undefined ? { 'x-slack-retry-num': String(options.retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
+    },
+    body,
+    signal: AbortSignal.timeout(5_000),
+  });
+  const text = await response.text();
+  return { status: response.status, text, ms: Date.now() - started };
+}
+
+/** A slash command body as Slack sends it (form-encoded). */
+export function commandBody(text: string, o: { user?: string; channel?: string; responseUrl: string; team?: string }): string {
+  return new URLSearchParams({
+    token: 'legacy-verification-token', team_id: o.team ?? 'T1', team_domain: 't1', channel_id: o.channel ?? 'C1', channel_name: 'ops',
+    user_id: o.user ?? 'U1', user_name: o.user === 'U2' ? 'bea' : 'ana', command: '/forge', text, api_app_id: 'A1',
+    response_url: o.responseUrl, trigger_id: `trig.${randomBytes(6).toString('hex')}`,
+  }).toString();
+}
+
+/** A button click (block_actions) body as Slack sends it: one form field `payload` holding JSON. */
+export function clickBody(actionId: string, value: string, o: { user?: string; channel?: string; responseUrl: string }): string {
+  const payload = {
+    type: 'block_actions', api_app_id: 'A1', token: 'legacy', trigger_id: `trig.${randomBytes(6).toString('hex')}`,
+    team: { id: 'T1', domain: 't1' }, user: { id: o.user ?? 'U1', username: o.user === 'U2' ? 'bea' : 'ana', name: 'x', team_id: 'T1' },
+    channel: { id: o.channel ?? 'C1', name: 'ops' }, container: { type: 'message', message_ts: '1.1', is_ephemeral: true },
+    response_url: o.responseUrl,
+    actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, text: { type: 'plain_text', text: 'x' }, action_ts: `${Date.now() / 1000}` }],
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** A modal submission (view_submission) of the login form. */
+export function loginSubmitBody(token: string, o: { user?: string } = {}): string {
+  const payload = {
+    type: 'view_submission', api_app_id: 'A1', token: 'legacy', trigger_id: `trig.${randomBytes(6).toString('hex')}`,
+    team: { id: 'T1', domain: 't1' }, user: { id: o.user ?? 'U1', username: 'ana', name: 'ana', team_id: 'T1' },
+    view: {
+      id: 'V1', type: 'modal', callback_id: 'forge_login', team_id: 'T1', app_id: 'A1', bot_id: 'BBOT', hash: 'h', private_metadata: '',
+      state: { values: { token_block: { token: { type: 'plain_text_input', value: token } } } },
+    },
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** Polls until `check` returns something, within `timeoutMs`. */
+export async function waitFor<T>(check: () => T | undefined, timeoutMs = 5_000, what = 'the expected Slack call'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** All the text of a Slack message's blocks, for assertions. */
+export function messageText(message: Record<string, unknown>): string {
+  return JSON.stringify(message.blocks ?? message.text ?? '');
+}
