@@ -12,8 +12,11 @@ import { triage, type ReadOutcome } from './triage.js';
 export interface DispatchContext {
   operations: readonly Operation[];
   policy: PolicyOptions;
-  /** The run context of one call: the client, the asker's own token, a deadline. Given the operation, so reads may use another token. */
-  runContext(operation: Operation): RunContext | Promise<RunContext>;
+  /**
+   * The run context of one call: the client, the asker's own token, a deadline. Given the operation, so reads may use
+   * another token. `{ refused }` when this asker may not run it here (not linked, say): a refusal, nothing sent.
+   */
+  runContext(operation: Operation): RunContextOrRefusal | Promise<RunContextOrRefusal>;
   explain: ExplainOptions;
   /** The conversation's default project (`use`): kept by the front end (in memory, or its store). */
   defaultProject: {
@@ -26,6 +29,8 @@ export interface DispatchContext {
   baseUrl?: string;
   present?: PresentOptions;
 }
+
+export type RunContextOrRefusal = RunContext | { refused: string };
 
 export type ChatReply =
   /** ok is false for anything that did not do what was asked: a mistake, a refusal, a failed call. */
@@ -50,16 +55,25 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
   const byName = new Map(ctx.operations.map((op) => [op.name, op]));
   const grammar = { operations: ctx.operations, prefix: ctx.prefix, baseUrl: ctx.baseUrl };
 
+  function refused(op: Operation, message: string): ChatReply {
+    return reply(presentFailure(message, `${op.title}: not run`), false);
+  }
+
   async function execute(op: Operation, input: Record<string, unknown>): Promise<ChatReply> {
-    const outcome = await executeCall(op, input, await ctx.runContext(op), ctx.explain);
+    const run = await ctx.runContext(op);
+    if ('refused' in run) return refused(op, run.refused);
+    const outcome = await executeCall(op, input, run, ctx.explain);
     if (!outcome.ok) return { kind: 'message', ok: false, message: presentFailure(outcome.message, `${op.title} failed`), outcome };
     return { kind: 'message', ok: true, message: presentOutcome(op, input, outcome.result, ctx.present), outcome };
   }
 
   async function call(op: Operation, args: Record<string, unknown>): Promise<ChatReply> {
     const prepared = prepareCall(op, args, ctx.policy, ctx.explain);
-    if (prepared.kind === 'refused') return reply(presentFailure(prepared.message, `${op.title}: not run`), false);
+    if (prepared.kind === 'refused') return refused(op, prepared.message);
     if (prepared.kind === 'confirm') {
+      // Nobody is asked to confirm what they could not run: the front end's refusal comes before the question.
+      const run = await ctx.runContext(op);
+      if ('refused' in run) return refused(op, run.refused);
       const { input, prompt } = prepared;
       return { kind: 'confirm', operation: op, input, prompt, message: presentConfirmation(prompt, op) };
     }
@@ -77,7 +91,9 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     const prepared = prepareCall(op, args, ctx.policy, ctx.explain);
     if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
     if (prepared.kind === 'confirm') return { ok: false, message: `${name} needs a confirmation` };
-    const outcome = await executeCall(op, prepared.input, await ctx.runContext(op), ctx.explain);
+    const run = await ctx.runContext(op);
+    if ('refused' in run) return { ok: false, message: run.refused };
+    const outcome = await executeCall(op, prepared.input, run, ctx.explain);
     return outcome.ok ? { ok: true, operation: op, input: prepared.input, result: outcome.result } : { ok: false, message: outcome.message };
   }
 
@@ -122,7 +138,7 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
       const op = typeof operation === 'string' ? byName.get(operation) : operation;
       if (!op) return unknownOperation(String(operation));
       const prepared = prepareCall(op, input, ctx.policy, ctx.explain);
-      if (prepared.kind === 'refused') return reply(presentFailure(prepared.message, `${op.title}: not run`), false);
+      if (prepared.kind === 'refused') return refused(op, prepared.message);
       return execute(op, prepared.input);
     },
   };

@@ -4,6 +4,8 @@ import type { Operation } from '../operations/define.js';
 
 export interface PolicyOptions {
   readOnly: boolean;
+  /** Why writes are off, in the deny message (a Slack channel's own rule); default: FORGEOPS_READ_ONLY. */
+  readOnlyReason?: string;
 }
 
 export type Decision =
@@ -19,7 +21,7 @@ export function decide(op: Operation, input: Record<string, unknown>, options: P
   if (options.readOnly && op.effect !== 'read') {
     return {
       kind: 'deny',
-      reason: `${op.name} changes data, and forgeops runs in read-only mode (FORGEOPS_READ_ONLY); nothing was sent.`,
+      reason: `${op.name} changes data, and ${options.readOnlyReason ?? 'forgeops runs in read-only mode (FORGEOPS_READ_ONLY)'}; nothing was sent.`,
     };
   }
   const special = op.confirm?.(input as never);

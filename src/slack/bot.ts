@@ -12,7 +12,7 @@ import type { ExplainOptions } from '../operations/failures.js';
 import { DurableConfirmations } from '../policy/confirmations.js';
 import type { AuditLog } from './audit.js';
 import { renderConfirmation, renderMessage, renderText, type SlackMessage } from './blocks.js';
-import { Identities, userKey, type Acting, type SlackUser } from './identity.js';
+import { Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
 import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
 import type { SlackSettings } from './settings.js';
 import type { StateStore } from './store.js';
@@ -61,9 +61,6 @@ interface FollowUpRef {
   input: Record<string, unknown>;
   place: string;
 }
-
-/** A turn that cannot run its call: not linked, or a read-only channel. Thrown from runContext, shown as a refusal. */
-class Refusal extends Error {}
 
 export class SlackBot {
   private readonly byName: Map<string, Operation>;
@@ -134,20 +131,29 @@ export class SlackBot {
     return { ok: true, username: data.username };
   }
 
-  /** A dispatcher for this turn: this user's token, this channel's default project and read-only rule. */
-  private dispatcher(turn: Turn): { dispatcher: ChatDispatcher; acting: { current?: Acting } } {
+  /**
+   * A dispatcher for this turn: this user's token, this channel's default project, and this channel's read-only rule
+   * as the policy's (so a write there is refused before any ticket is issued). `sharedReads: false` leaves the
+   * workspace's shared read token out (an unfurl runs only as the one who shared the link).
+   */
+  private dispatcher(turn: Turn, options: { sharedReads?: boolean } = {}): { dispatcher: ChatDispatcher; acting: { current?: Acting } } {
     const acting: { current?: Acting } = {};
     const projectKey = `project:${turn.user.teamId}:${turn.channelId}`;
+    const readOnlyChannel = this.o.settings.readOnlyChannels.has(turn.channelId);
     const dispatcher = createDispatcher({
       operations: this.o.operations,
-      policy: { readOnly: this.o.settings.readOnly },
+      policy: {
+        readOnly: this.o.settings.readOnly || readOnlyChannel,
+        // FORGEOPS_READ_ONLY is the wider rule: when it is on, the policy's own words name it.
+        ...(readOnlyChannel && !this.o.settings.readOnly ? { readOnlyReason: 'this channel is read-only (SLACK_READ_ONLY_CHANNELS)' } : {}),
+      },
       explain: this.o.explain,
       prefix: '/forge ',
       baseUrl: this.o.baseUrl,
       runContext: async (op) => {
-        if (op.effect !== 'read' && this.readOnlyChannel(turn)) throw new Refusal(this.readOnlyText(op));
         const who = await this.o.identities.acting(turn.user, op.effect);
-        if (!who.ok) throw new Refusal(who.message);
+        if (!who.ok) return { refused: who.message };
+        if (who.source === 'shared' && options.sharedReads === false) return { refused: LINK_PROMPT };
         acting.current = who;
         return { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
       },
@@ -159,19 +165,10 @@ export class SlackBot {
     return { dispatcher, acting };
   }
 
-  private readOnlyChannel(turn: Turn): boolean {
-    return this.o.settings.readOnlyChannels.has(turn.channelId);
-  }
-
-  private readOnlyText(op: Operation): string {
-    return `This channel is read-only (SLACK_READ_ONLY_CHANNELS): ${op.chat} changes data, so it was not run. Nothing was sent.`;
-  }
-
   private async safely(run: () => Promise<ChatReply>): Promise<ChatReply> {
     try {
       return await run();
     } catch (error) {
-      if (error instanceof Refusal) return { kind: 'message', ok: false, message: presentFailure(error.message, 'Not run') };
       this.o.log.error(`slack: ${(error as Error).stack ?? error}`);
       return { kind: 'message', ok: false, message: presentFailure('Something went wrong inside forgeops; nothing more was run. The operator can find the details in its log.') };
     }
@@ -180,9 +177,6 @@ export class SlackBot {
   /** Shows a reply: a question with Confirm/Cancel to the requester alone, or an outcome (in the channel when it is shared news). */
   private async deliver(turn: Turn, reply: ChatReply, how: { acting: { current?: Acting }; confirmed?: boolean; replaceOriginal?: boolean }): Promise<void> {
     if (reply.kind === 'confirm') {
-      if (reply.operation.effect !== 'read' && this.readOnlyChannel(turn)) {
-        return this.answer(turn, renderMessage(presentFailure(this.readOnlyText(reply.operation), 'Not run')));
-      }
       const issued = await this.o.tickets.issue({ operation: reply.operation.name, input: reply.input, requester: userKey(turn.user), place: turn.channelId });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
       const question = renderConfirmation(reply.prompt, issued.id, { operation: reply.operation.name });

@@ -127,6 +127,16 @@ describe('slash commands', () => {
     expect(messageText((await command('pipeline list acme/web', { channel: 'CREAD' })).body)).not.toMatch(/read-only/);
   });
 
+  it('refuses a destructive call in a read-only channel at the policy step, before any ticket is issued', async () => {
+    const [id] = await pipelineIds('success');
+    const tickets = () => (readFileSync(join(dataDir, STATE_FILE), 'utf8').match(/"confirm:/g) ?? []).length;
+    const before = tickets();
+    const { body } = await command(`pipeline delete acme/web ${id}`, { channel: 'CREAD' });
+    expect(messageText(body)).toMatch(/this channel is read-only \(SLACK_READ_ONLY_CHANNELS\)/);
+    expect(buttons(body)).toHaveLength(0);
+    expect(tickets()).toBe(before);
+  });
+
   it('runs a redelivered command once', async () => {
     const before = (await pipelineIds()).length;
     const responseUrl = slack.responseUrl();

@@ -125,4 +125,23 @@ describe('dispatch', () => {
       await outsider.close();
     }
   });
+
+  it('turns a refusing run context into a refusal: nothing sent, no question asked, triage notes it', async () => {
+    const [target] = await pipelineIds('success');
+    const asked: string[] = [];
+    const chat = dispatcher({ runContext: (op) => { asked.push(op.name); return { refused: 'link your account with /forge login' }; } });
+    const read = messageOf(await chat.dispatch(`pipeline get ${PROJECT} ${target}`));
+    expect(read).toMatchObject({ ok: false, message: { title: 'Get pipeline: not run', status: 'error' } });
+    expect(read.message.sections[0].text).toBe('link your account with /forge login');
+    expect(read.outcome).toBeUndefined();
+    const destroy = await chat.dispatch(`pipeline delete ${PROJECT} ${target}`);
+    expect(destroy.kind).toBe('message');
+    expect(messageOf(destroy).message.sections[0].text).toMatch(/\/forge login/);
+    expect(messageOf(await chat.confirmed('delete_pipeline', { id: PROJECT, pipeline_id: target })).ok).toBe(false);
+    expect(await pipelineIds()).toContain(target);
+    const triaged = messageOf(await chat.dispatch(`triage ${PROJECT}`));
+    expect(triaged.ok).toBe(false);
+    expect(triaged.message.notes.join('\n')).toMatch(/Pipelines could not be read: link your account/);
+    expect(asked).toContain('delete_pipeline');
+  });
 });

@@ -52,6 +52,14 @@ describe('decide', () => {
     expect(decide(listThings, { id: 1 }, { readOnly: true })).toEqual({ kind: 'run' });
   });
 
+  it("names the caller's reason for read-only in the refusal, and FORGEOPS_READ_ONLY without one", () => {
+    const channel = decide(commitThing, { id: 1, branch: 'main' }, { readOnly: true, readOnlyReason: 'this channel is read-only (X)' });
+    expect(channel).toEqual({ kind: 'deny', reason: expect.stringMatching(/changes data, and this channel is read-only \(X\); nothing was sent/) });
+    expect(JSON.stringify(channel)).not.toContain('FORGEOPS_READ_ONLY');
+    expect(decide(commitThing, { id: 1, branch: 'main' }, { readOnly: true })).toMatchObject({ reason: expect.stringContaining('FORGEOPS_READ_ONLY') });
+    expect(decide(commitThing, { id: 1, branch: 'main' }, { readOnly: false, readOnlyReason: 'unused' })).toEqual({ kind: 'run' });
+  });
+
   it('refuses to define a change without its undo decision, or a confirmable call marked idempotent', () => {
     expect(() => defineOperation({ ...deleteThing, undo: undefined, route: 'DELETE /projects/:id/pipelines/:pipeline_id' }))
       .toThrow(/must say in 'undo'/);
