@@ -8,6 +8,7 @@ import { canonicalJson } from '../policy/confirmations.js';
 import { ACTION_IDS } from './blocks.js';
 import type { SlackBot, Turn } from './bot.js';
 import { SlackHttpReceiver } from './receiver.js';
+import { RELEASE_VIEW, releaseArguments, releaseOrigin } from './release-modal.js';
 import type { SlackSettings } from './settings.js';
 import type { StateStore } from './store.js';
 
@@ -16,6 +17,8 @@ export const LOGIN_VIEW = 'forge_login';
 const TOKEN_BLOCK = 'token_block';
 const TOKEN_INPUT = 'token';
 
+/** How long a submitted form waits for the service before it closes and the outcome follows as a message. */
+const FORM_ANSWER_MS = 2_000;
 /** How long a request is remembered to spot its redelivery (Slack retries within minutes). */
 const SEEN_TTL_MS = 60 * 60_000;
 
@@ -112,7 +115,14 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       return;
     }
     await ack();
-    await bot.command(turnOf(command), command.text);
+    const turn = turnOf(command);
+    const form = await bot.releaseForm(turn, command.text);
+    if (form) {
+      await client.views.open({ trigger_id: command.trigger_id, view: form as never }).catch((error: Error) =>
+        log.warn(`slack: could not open the release form: ${error.message}`));
+      return;
+    }
+    await bot.command(turn, command.text);
   });
 
   const clicked = (handler: (turn: Turn, value: string, actionId: string) => Promise<void>) =>
@@ -129,6 +139,25 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const result = await bot.login({ teamId: body.team?.id ?? '', userId: body.user.id }, token);
     if (!result.ok) return ack({ response_action: 'errors', errors: { [TOKEN_BLOCK]: result.error } });
     await ack({ response_action: 'update', view: doneView(`Linked: your commands now run as *${result.username}*.`) as never });
+  });
+
+  app.view(RELEASE_VIEW, async ({ ack, body, view }) => {
+    const origin = releaseOrigin(view.private_metadata);
+    if (!origin) return ack({ response_action: 'errors', errors: { id: 'This form was not opened by this forgeops; open it again with /forge release create.' } });
+    const turn: Turn = {
+      user: { teamId: body.team?.id ?? body.user.team_id ?? '', userId: body.user.id },
+      userName: (body.user as { username?: string }).username ?? body.user.name,
+      ...origin,
+    };
+    // The service's field errors belong in the form, so the answer waits for the call, but not past Slack's 3 s:
+    // a slower call closes the form and its outcome (or error) is posted when it comes.
+    const pending = bot.submitRelease(turn, releaseArguments(view.state.values as never));
+    let timer: NodeJS.Timeout | undefined;
+    const early = await Promise.race([pending, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), FORM_ANSWER_MS); })]);
+    clearTimeout(timer);
+    if (early?.errors) return ack({ response_action: 'errors', errors: early.errors as Record<string, string> });
+    await ack({ response_action: 'clear' });
+    await (early ?? (await pending)).post();
   });
 
   app.error(async (error) => log.error(`slack: ${error.message}`));

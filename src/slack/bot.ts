@@ -4,15 +4,19 @@ import { randomBytes } from 'node:crypto';
 import { createDispatcher, type ChatDispatcher, type ChatReply } from '../chat/dispatch.js';
 import { chatMessage, type ChatMessage } from '../chat/message.js';
 import { presentFailure } from '../chat/present.js';
+import { readServiceUrl } from '../chat/urls.js';
+import type { ApiError } from '../http/errors.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { executeCall } from '../operations/call.js';
 import type { Operation } from '../operations/define.js';
 import type { ExplainOptions } from '../operations/failures.js';
+import { InputError, validateInput } from '../operations/validate.js';
 import { DurableConfirmations } from '../policy/confirmations.js';
 import type { AuditLog } from './audit.js';
 import { renderConfirmation, renderMessage, renderText, type SlackMessage } from './blocks.js';
 import { Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
+import { RELEASE_OPERATION, inputErrors, releaseView, serviceErrors, type FormErrors } from './release-modal.js';
 import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
 import type { SlackSettings } from './settings.js';
 import type { StateStore } from './store.js';
@@ -55,6 +59,9 @@ const FOLLOW_UP_TTL_MS = 24 * 60 * 60_000;
 const MAX_FOLLOW_UPS = 20_000;
 /** Checking a token must fit in Slack's 3 s for a modal's answer. */
 const LOGIN_CHECK_MS = 2_500;
+
+/** Where a channel's default project (`use`) is kept. */
+const projectKey = (turn: Turn): string => `project:${turn.user.teamId}:${turn.channelId}`;
 
 interface FollowUpRef {
   operation: string;
@@ -112,6 +119,54 @@ export class SlackBot {
     await this.answer(turn, renderText('Cancelled; nothing was run.', 'canceled'), { replaceOriginal: true });
   }
 
+  /**
+   * The release form, when the command asks for it: `release create` with nothing after it, or only a project (else
+   * the command runs as typed). The project is prefilled from the command or the channel's default.
+   */
+  async releaseForm(turn: Turn, text: string): Promise<Record<string, unknown> | undefined> {
+    const [noun, verb, project, ...rest] = text.trim().split(/\s+/);
+    if (noun?.toLowerCase() !== 'release' || verb?.toLowerCase() !== 'create' || rest.length > 0) return undefined;
+    if (project !== undefined && (project.includes('=') || project.startsWith('-'))) return undefined;
+    const given = project === undefined ? undefined : this.projectOfLink(project) ?? project;
+    const prefilled = given ?? (await this.o.store.get<string>(projectKey(turn)));
+    return releaseView({ channelId: turn.channelId, ...(turn.responseUrl ? { responseUrl: turn.responseUrl } : {}) }, prefilled);
+  }
+
+  /**
+   * A submitted release form: our schema first (errors go back into the form), then create_release through the
+   * dispatcher as the one who submitted it (policy, audit). A refusal or the service's error goes back into the form
+   * too; `post` shows the outcome (or, if the form was closed before the answer came, the error) in the channel.
+   */
+  async submitRelease(turn: Turn, args: Record<string, unknown>): Promise<{ errors?: FormErrors; post(): Promise<void> }> {
+    const nothing = async () => {};
+    const op = this.byName.get(RELEASE_OPERATION);
+    if (!op) return { errors: { id: `This forgeops offers no ${RELEASE_OPERATION} operation.` }, post: nothing };
+    try {
+      validateInput(op, args);
+    } catch (error) {
+      if (error instanceof InputError) return { errors: inputErrors(error.issues), post: nothing };
+      throw error;
+    }
+    const { dispatcher, acting } = this.dispatcher(turn);
+    const reply = await this.safely(() => dispatcher.call(op.name, args));
+    if (reply.kind === 'message' && !reply.ok) {
+      const failed = reply.outcome && !reply.outcome.ok ? reply.outcome : undefined;
+      await this.audit(turn, reply, acting.current);
+      const errors = serviceErrors(failed?.error as ApiError | undefined, failed?.message ?? reply.message.sections[0]?.text ?? reply.message.title, args);
+      return { errors, post: () => this.deliver(turn, reply, { acting, audited: true }) };
+    }
+    return { post: () => this.deliver(turn, reply, { acting }) };
+  }
+
+  /** The project a pasted link names, if it is a link to the service. */
+  private projectOfLink(word: string): string | undefined {
+    try {
+      return readServiceUrl(word, this.o.baseUrl)?.project;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The login form's token: checked with GET /user, linked sealed, never shown back. An error names what to fix. */
   async login(user: SlackUser, token: string): Promise<{ ok: true; username: string } | { ok: false; error: string }> {
     if (!this.o.identities.canLink) return { ok: false, error: 'Linking is off: the operator has not set FORGEOPS_SECRET, and tokens are never stored unencrypted.' };
@@ -138,7 +193,6 @@ export class SlackBot {
    */
   private dispatcher(turn: Turn, options: { sharedReads?: boolean } = {}): { dispatcher: ChatDispatcher; acting: { current?: Acting } } {
     const acting: { current?: Acting } = {};
-    const projectKey = `project:${turn.user.teamId}:${turn.channelId}`;
     const readOnlyChannel = this.o.settings.readOnlyChannels.has(turn.channelId);
     const dispatcher = createDispatcher({
       operations: this.o.operations,
@@ -158,8 +212,8 @@ export class SlackBot {
         return { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
       },
       defaultProject: {
-        get: () => this.o.store.get<string>(projectKey),
-        set: (project) => this.o.store.set(projectKey, project),
+        get: () => this.o.store.get<string>(projectKey(turn)),
+        set: (project) => this.o.store.set(projectKey(turn), project),
       },
     });
     return { dispatcher, acting };
@@ -175,7 +229,7 @@ export class SlackBot {
   }
 
   /** Shows a reply: a question with Confirm/Cancel to the requester alone, or an outcome (in the channel when it is shared news). */
-  private async deliver(turn: Turn, reply: ChatReply, how: { acting: { current?: Acting }; confirmed?: boolean; replaceOriginal?: boolean }): Promise<void> {
+  private async deliver(turn: Turn, reply: ChatReply, how: { acting: { current?: Acting }; confirmed?: boolean; replaceOriginal?: boolean; audited?: boolean }): Promise<void> {
     if (reply.kind === 'confirm') {
       const issued = await this.o.tickets.issue({ operation: reply.operation.name, input: reply.input, requester: userKey(turn.user), place: turn.channelId });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
@@ -187,7 +241,7 @@ export class SlackBot {
       return this.answer(turn, question);
     }
     const { outcome } = reply;
-    if (outcome && (outcome.operation.effect !== 'read' || how.confirmed)) await this.audit(turn, reply, how.acting.current, how.confirmed);
+    if (!how.audited) await this.audit(turn, reply, how.acting.current, how.confirmed);
     const byline = how.confirmed ? `Confirmed by ${turn.userName ?? turn.user.userId}.` : undefined;
     const rendered = await this.render(turn, reply.message, byline);
     const shared = reply.ok && outcome !== undefined && this.o.settings.inChannel.has(outcome.operation.name);
@@ -224,8 +278,10 @@ export class SlackBot {
       .catch((error: unknown) => this.o.log.warn(`slack: could not answer ${userKey(turn.user)}: ${(error as Error).message}`));
   }
 
+  /** Records a write or a confirmed call that was run (reads and calls never sent are not the audit log's). */
   private async audit(turn: Turn, reply: Extract<ChatReply, { kind: 'message' }>, acting: Acting | undefined, confirmed?: boolean): Promise<void> {
-    const outcome = reply.outcome!;
+    const { outcome } = reply;
+    if (!outcome || (outcome.operation.effect === 'read' && !confirmed)) return;
     const serviceUser = !acting || !acting.ok ? 'none'
       : acting.source === 'linked' ? acting.account?.username ?? 'linked account'
       : acting.source === 'sandbox' ? 'sandbox maintainer' : 'shared read token';

@@ -10,7 +10,7 @@ import { AUDIT_FILE } from '../../src/slack/audit.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { STATE_FILE } from '../../src/slack/store.js';
 import { useSandbox } from '../helpers/mcp.js';
-import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, viewSubmitBody, waitFor, type FakeSlack } from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
 const env = useSandbox();
@@ -254,3 +254,78 @@ describe('follow-up buttons', () => {
     expect(messageText(await waitFor(() => answersTo(second.path)[0]))).toMatch(/was used/);
   });
 });
+
+describe('release form', () => {
+  const channel = 'CREL';
+
+  async function openForm(text: string) {
+    const responseUrl = slack.responseUrl();
+    const opens = slack.calls.filter((c) => c.method === 'views.open').length;
+    const sent = await postSigned(bot.url!, commandBody(text, { channel, responseUrl }), { secret, timestamp: Math.floor(now() / 1000) });
+    expect(sent).toMatchObject({ status: 200, text: '' });
+    const opened = await waitFor(() => slack.calls.filter((c) => c.method === 'views.open')[opens]);
+    return { view: opened.args.view as { callback_id: string; private_metadata: string; blocks: Array<{ block_id: string; element: { initial_value?: string; multiline?: boolean } }> }, responseUrl };
+  }
+
+  async function submit(view: { private_metadata: string }, values: Record<string, string>) {
+    const sent = await postSigned(bot.url!, viewSubmitBody('forge_release', values, { privateMetadata: view.private_metadata }), { secret, timestamp: Math.floor(now() / 1000) });
+    expect(sent.status).toBe(200);
+    return sent.text ? JSON.parse(sent.text) as { response_action: string; errors?: Record<string, string> } : undefined;
+  }
+
+  async function tags(): Promise<string[]> {
+    const res = await env.client.request<Array<{ tag_name: string }>>({ method: 'GET', path: '/projects/acme%2Fweb/releases', query: { per_page: 100 }, idempotent: true });
+    return res.data.map((r) => r.tag_name);
+  }
+
+  it('opens on /forge release create with the fields, the project prefilled from the command or the channel default', async () => {
+    const { view } = await openForm('release create acme/web');
+    expect(view.callback_id).toBe('forge_release');
+    expect(view.blocks.map((b) => b.block_id)).toEqual(['id', 'tag_name', 'ref', 'name', 'description', 'milestones']);
+    expect(view.blocks[0].element.initial_value).toBe('acme/web');
+    expect(view.blocks.find((b) => b.block_id === 'description')!.element.multiline).toBe(true);
+    await command('use acme/handbook', { channel });
+    expect((await openForm('release create')).view.blocks[0].element.initial_value).toBe('acme/handbook');
+    // With arguments the command runs as typed: no form.
+    const opens = slack.calls.filter((c) => c.method === 'views.open').length;
+    expect(messageText((await command('release create acme/web tag_name=x', { channel })).body)).toMatch(/description/);
+    expect(slack.calls.filter((c) => c.method === 'views.open')).toHaveLength(opens);
+  });
+
+  it("shows our validation's and the service's field errors in the form, and creates nothing", async () => {
+    const { view } = await openForm('release create acme/web');
+    const before = await tags();
+    expect(await submit(view, { id: 'acme/web', tag_name: 'v9.0.0-form', description: '   ' }))
+      .toMatchObject({ response_action: 'errors', errors: { description: expect.any(String) } });
+    const badRef = await submit(view, { id: 'acme/web', tag_name: 'v9.0.0-form', ref: 'no-such-branch', description: 'Notes' });
+    expect(badRef).toMatchObject({ response_action: 'errors', errors: { ref: expect.stringMatching(/no-such-branch/) } });
+    const taken = await submit(view, { id: 'acme/web', tag_name: 'v1.0.0', description: 'Notes' });
+    expect(taken).toMatchObject({ response_action: 'errors', errors: { tag_name: expect.stringMatching(/already exists/) } });
+    expect(await tags()).toEqual(before);
+    const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8');
+    expect(audit).toMatch(/"operation":"create_release".*"outcome":"failed"/);
+  });
+
+  it('creates the release on a good submit as the one who submitted, closes the form and tells the channel', async () => {
+    const { view, responseUrl } = await openForm('release create acme/web');
+    const answer = await submit(view, {
+      id: 'acme/web', tag_name: 'v9.1.0-form', ref: 'main', name: 'Form release',
+      description: '## Notes\n\n- first line\n- second line', milestones: ' 1.2 , ',
+    });
+    expect(answer).toEqual({ response_action: 'clear' });
+    const posted = await waitFor(() => answersTo(new URL(responseUrl).pathname)[0], 10_000, 'the release outcome');
+    expect(posted.response_type).toBe('in_channel');
+    expect(messageText(posted)).toContain('Release v9.1.0-form: Form release');
+    const release = await env.client.request<{ description: string; milestones: Array<{ title: string }> }>({ method: 'GET', path: '/projects/acme%2Fweb/releases/v9.1.0-form', idempotent: true });
+    expect(release.data.description).toBe('## Notes\n\n- first line\n- second line');
+    expect(release.data.milestones.map((m) => m.title)).toEqual(['1.2']);
+    const last = readFileSync(join(dataDir, AUDIT_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).at(-1);
+    expect(last).toMatchObject({ user: 'U1', serviceUser: 'alice', channel, operation: 'create_release', outcome: 'ok' });
+  });
+
+  it('refuses a form whose origin it did not write', async () => {
+    expect(await submit({ private_metadata: 'not json' }, { id: 'acme/web', tag_name: 'v9.2.0', description: 'x' }))
+      .toMatchObject({ response_action: 'errors', errors: { id: expect.stringMatching(/not opened by this forgeops/) } });
+  });
+});
+

@@ -135,17 +135,23 @@ export function clickBody(actionId: string, value: string, o: { user?: string; c
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
-/** A modal submission (view_submission) of the login form. */
-export function loginSubmitBody(token: string, o: { user?: string } = {}): string {
+/** A modal submission (view_submission) as Slack sends it: the form's values as `{ block: { action: { value } } }`. */
+export function viewSubmitBody(callbackId: string, values: Record<string, string>, o: { user?: string; privateMetadata?: string; action?: string } = {}): string {
+  const state = Object.fromEntries(Object.entries(values).map(([block, value]) => [block, { [o.action ?? 'value']: { type: 'plain_text_input', value } }]));
   const payload = {
     type: 'view_submission', api_app_id: 'A1', token: 'legacy', trigger_id: `trig.${randomBytes(6).toString('hex')}`,
     team: { id: 'T1', domain: 't1' }, user: { id: o.user ?? 'U1', username: 'ana', name: 'ana', team_id: 'T1' },
     view: {
-      id: 'V1', type: 'modal', callback_id: 'forge_login', team_id: 'T1', app_id: 'A1', bot_id: 'BBOT', hash: 'h', private_metadata: '',
-      state: { values: { token_block: { token: { type: 'plain_text_input', value: token } } } },
+      id: 'V1', type: 'modal', callback_id: callbackId, team_id: 'T1', app_id: 'A1', bot_id: 'BBOT', hash: 'h', private_metadata: o.privateMetadata ?? '',
+      state: { values: state },
     },
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** A submission of the login form. */
+export function loginSubmitBody(token: string, o: { user?: string } = {}): string {
+  return viewSubmitBody('forge_login', { token_block: token }, { ...o, action: 'token' });
 }
 
 /** Polls until `check` returns something, within `timeoutMs`. */
