@@ -7,6 +7,9 @@ import { pipelinesOperations } from './pipelines.js';
 import { releasesOperations } from './releases.js';
 import { projectsOperations } from './projects.js';
 import { usersOperations } from './users.js';
+import { issuesOperations } from './issues.js';
+import { mergeRequestsOperations } from './merge-requests.js';
+import { labelEventsOperations } from './label-events.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -16,6 +19,9 @@ export const operations: readonly Operation[] = [
   ...releasesOperations,
   ...projectsOperations,
   ...usersOperations,
+  ...issuesOperations,
+  ...mergeRequestsOperations,
+  ...labelEventsOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

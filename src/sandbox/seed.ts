@@ -1,5 +1,6 @@
 // Demo data for the sandbox: users of every access level with fixed tokens, groups, public/internal/private
-// projects with real git history, pipelines in every status, milestones and releases.
+// projects with real git history, pipelines in every status, milestones and releases; issues, merge requests,
+// epics and their label history come from seed-work.ts.
 //
 // Demo tokens (send as `PRIVATE-TOKEN`; the SCIM one as `Authorization: Bearer`):
 //
@@ -26,6 +27,7 @@ import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitRepo } from './git/repo.js';
+import { seedWorkItems } from './seed-work.js';
 import { Store, type AccessLevel, type Group, type PipelineStatus, type PipelineVariable, type Project, type User, type Visibility } from './store.js';
 
 export const DEMO_TOKENS = {
@@ -801,5 +803,10 @@ export async function seed(store: Store): Promise<void> {
   created.forEach(({ project, spec }, index) => {
     seedMilestonesAndReleases(store, project, spec, users, epoch);
     seedPipelines(store, project, spec, histories[index], users, epoch);
+  });
+  seedWorkItems(store, users, epoch, (project, branch) => {
+    const index = created.findIndex((c) => c.project === project);
+    const last = created[index].spec.commits.findLastIndex((c) => (c.branch ?? 'main') === branch);
+    return last === -1 ? null : histories[index][last].sha;
   });
 }

@@ -30,6 +30,9 @@
 import type { SandboxContext } from '../context.js';
 import type { Router } from '../router.js';
 import * as commits from './commits.js';
+import * as issues from './issues.js';
+import * as labelEvents from './label-events.js';
+import * as mergeRequests from './merge-requests.js';
 import * as pipelines from './pipelines.js';
 import * as projects from './projects.js';
 import * as releases from './releases.js';
@@ -41,7 +44,9 @@ export interface RouteModule {
   register(router: Router, ctx: SandboxContext): void;
 }
 
-const ROUTE_MODULES: RouteModule[] = [user, projects, pipelines, releases, repositoryFiles, repository, commits];
+const ROUTE_MODULES: RouteModule[] = [
+  user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
+];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
   for (const module of ROUTE_MODULES) module.register(router, ctx);

@@ -1,0 +1,70 @@
+// Issues area: list issues across the instance, a group (with its subgroups) or one project, with every filter.
+import { z } from 'zod';
+import { defineOperation, fields } from './define.js';
+import { noneAny, presentWorkItems, searchIn, workItemFilters } from './work-items.js';
+
+const NEGATABLE = [
+  'labels', 'milestone', 'author_id', 'author_username', 'assignee_id', 'assignee_username', 'my_reaction_emoji', 'search', 'in',
+] as const;
+
+const issueFilters = {
+  state: z.enum(['opened', 'closed']).optional().describe('Default both.'),
+  ...workItemFilters,
+  author_username: z.string().optional().describe('Instead of author_id.'),
+  assignee_username: z.array(z.string()).optional().describe('One username (community edition); not with assignee_id.'),
+  weight: z.union([z.number(), noneAny()]).optional().describe('Number, None or Any (higher tier).'),
+  iids: z.array(z.number()).optional().describe('Issue numbers.'),
+  in: searchIn(),
+  confidential: z.boolean().optional().describe('Only confidential, or only public, issues.'),
+  order_by: z.enum([
+    'created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due',
+    'popularity', 'weight',
+  ]).optional().describe('Default created_at.'),
+  not: z.partialRecord(z.enum(NEGATABLE), z.string()).optional()
+    .describe('Exclude these, e.g. {"labels":"bug,ux"} (any of them).'),
+};
+
+const present = presentWorkItems('issue', '#');
+
+export const issuesOperations = [
+  defineOperation({
+    name: 'list_issues',
+    chat: 'issue list-all',
+    area: 'issues',
+    title: 'List issues everywhere',
+    description: 'List issues across all projects you can see; by default only those you created (scope=all for every one).',
+    route: 'GET /issues',
+    input: z.object(issueFilters),
+    effect: 'read',
+    pagination: 'offset',
+    present,
+  }),
+  defineOperation({
+    name: 'list_group_issues',
+    chat: 'issue list-group',
+    area: 'issues',
+    title: 'List group issues',
+    description: 'List the issues of a group\'s projects, subgroups included.',
+    route: 'GET /groups/:id/issues',
+    input: z.object({
+      id: fields.groupId(),
+      ...issueFilters,
+      non_archived: z.boolean().optional().describe('Default true: skip archived projects.'),
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present,
+  }),
+  defineOperation({
+    name: 'list_project_issues',
+    chat: 'issue list',
+    area: 'issues',
+    title: 'List project issues',
+    description: 'List a project\'s issues, newest first, filtered by state, labels, people, dates or text.',
+    route: 'GET /projects/:id/issues',
+    input: z.object({ id: fields.projectId(), ...issueFilters }),
+    effect: 'read',
+    pagination: 'offset',
+    present,
+  }),
+];

@@ -1,0 +1,67 @@
+// Merge requests area: list merge requests across the instance, a group (with its subgroups) or one project.
+import { z } from 'zod';
+import { defineOperation, fields } from './define.js';
+import { noneAny, presentWorkItems, searchIn, workItemFilters } from './work-items.js';
+
+// All of the given users must match; the service takes at most 5.
+const userIds = () => z.union([z.array(z.number()).max(5), noneAny()]);
+
+const mergeRequestFilters = {
+  state: z.enum(['opened', 'closed', 'locked', 'merged']).optional().describe('Default all.'),
+  ...workItemFilters,
+  order_by: z.enum(['created_at', 'updated_at']).optional().describe('Default created_at.'),
+  view: z.enum(['simple']).optional().describe('Only iid, URL, title, description, state.'),
+  approver_ids: userIds().optional().describe('Asked to approve; None or Any (higher tier).'),
+  approved_by_ids: userIds().optional().describe('Approved it; None or Any (higher tier).'),
+  source_branch: z.string().optional().describe('Branch name.'),
+  target_branch: z.string().optional().describe('Branch name.'),
+  wip: z.enum(['yes', 'no']).optional().describe('Drafts only, or no drafts.'),
+};
+
+const present = presentWorkItems('merge request', '!');
+
+export const mergeRequestsOperations = [
+  defineOperation({
+    name: 'list_merge_requests',
+    chat: 'mr list-all',
+    area: 'merge_requests',
+    title: 'List merge requests everywhere',
+    description: 'List merge requests across all projects you can see; by default only those you created (scope=all for every one).',
+    route: 'GET /merge_requests',
+    input: z.object({
+      ...mergeRequestFilters,
+      in: searchIn(),
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present,
+  }),
+  defineOperation({
+    name: 'list_group_merge_requests',
+    chat: 'mr list-group',
+    area: 'merge_requests',
+    title: 'List group merge requests',
+    description: 'List the merge requests of a group\'s projects, subgroups included.',
+    route: 'GET /groups/:id/merge_requests',
+    input: z.object({ id: fields.groupId(), ...mergeRequestFilters }),
+    effect: 'read',
+    pagination: 'offset',
+    present,
+  }),
+  defineOperation({
+    name: 'list_project_merge_requests',
+    chat: 'mr list',
+    area: 'merge_requests',
+    title: 'List project merge requests',
+    description: 'List a project\'s merge requests, newest first, filtered by state, branches, labels, people or dates.',
+    route: 'GET /projects/:id/merge_requests',
+    input: z.object({
+      id: fields.projectId(),
+      ...mergeRequestFilters,
+      iids: z.array(z.number()).optional().describe('Merge request numbers.'),
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present,
+  }),
+];

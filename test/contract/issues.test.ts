@@ -1,0 +1,269 @@
+// Contract: the three issue lists against the sandbox — every filter at every level (labels all-of and
+// case-insensitive, None/Any, scope defaults, exclusive and one-value parameters, iids, search/in, inclusive
+// dates, confidential, not[...], ordering), visibility and authentication, and the chat presentation.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.js';
+import { contractSuite, type Role } from './harness.js';
+
+const suite = contractSuite('issues');
+const WEB = 'acme/web';
+const PAYMENTS = 'acme/platform/payments-api';
+
+interface Issue {
+  iid: number;
+  title: string;
+  description: string;
+  state: string;
+  confidential: boolean;
+  labels: Array<string | { name: string; color: string; text_color: string }>;
+  milestone: { title: string } | null;
+  author: { username: string };
+  assignees: Array<{ username: string }>;
+  upvotes: number;
+  weight: number | null;
+  due_date: string | null;
+  created_at: string;
+  updated_at: string;
+  references: { short: string; relative: string; full: string };
+}
+
+const userId = (username: string) => suite.sandbox.store.findUser(username)!.id;
+const names = (issue: Issue) => issue.labels.map((l) => (typeof l === 'string' ? l : l.name).toLowerCase());
+
+/** The three lists, each read where the seed has issues worth filtering: everywhere, group acme, project acme/web. */
+const LISTS = [
+  ['list_issues', {}],
+  ['list_group_issues', { id: 'acme' }],
+  ['list_project_issues', { id: WEB }],
+] as const;
+
+async function list(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Issue[]> {
+  return (await suite.call(name, { per_page: 100, ...input }, { as })).data as Issue[];
+}
+
+async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
+  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+// Each filter, at each level: a non-empty answer, every issue in it passing the filter, and fewer issues than
+// without it (so the filter reached the service and did something).
+const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check: (issue: Issue) => boolean]> = [
+  ['state', () => ({ state: 'closed' }), (i) => i.state === 'closed'],
+  ['labels all-of, case-insensitively', () => ({ labels: 'BUG,Frontend' }), (i) => names(i).includes('bug') && names(i).includes('frontend')],
+  ['labels None', () => ({ labels: 'None' }), (i) => i.labels.length === 0],
+  ['labels Any', () => ({ labels: 'Any' }), (i) => i.labels.length > 0],
+  ['milestone', () => ({ milestone: '1.2' }), (i) => i.milestone?.title === '1.2'],
+  ['milestone None', () => ({ milestone: 'None' }), (i) => i.milestone === null],
+  ['scope assigned_to_me', () => ({ scope: 'assigned_to_me' }), (i) => i.assignees.some((a) => a.username === 'alice')],
+  ['scope created_by_me', () => ({ scope: 'created_by_me' }), (i) => i.author.username === 'alice'],
+  ['author_id', () => ({ author_id: userId('carol') }), (i) => i.author.username === 'carol'],
+  ['author_username', () => ({ author_username: 'erin' }), (i) => i.author.username === 'erin'],
+  ['assignee_id None', () => ({ assignee_id: 'None' }), (i) => i.assignees.length === 0],
+  ['assignee_id', () => ({ assignee_id: userId('bob') }), (i) => i.assignees.some((a) => a.username === 'bob')],
+  ['assignee_username', () => ({ assignee_username: ['bob'] }), (i) => i.assignees.some((a) => a.username === 'bob')],
+  ['my_reaction_emoji', () => ({ my_reaction_emoji: 'thumbsup' }), (i) => i.upvotes > 0],
+  ['search in description', () => ({ search: 'SCREEN reader', in: 'description' }), (i) => /screen reader/i.test(i.description)],
+  ['iids', () => ({ iids: [1, 2] }), (i) => i.iid === 1 || i.iid === 2],
+  ['confidential', () => ({ confidential: true }), (i) => i.confidential],
+  ['weight Any', () => ({ weight: 'Any' }), (i) => i.weight !== null],
+  ['weight', () => ({ weight: 3 }), (i) => i.weight === 3],
+  ['not[labels]: none of them', () => ({ not: { labels: 'bug,feature' } }), (i) => !names(i).includes('bug') && !names(i).includes('feature')],
+  ['not[author_username]', () => ({ not: { author_username: 'alice' } }), (i) => i.author.username !== 'alice'],
+];
+
+describe.each(LISTS)('%s filters', (name, base) => {
+  it.each(FILTERS)('%s', async (_what, input, check) => {
+    // scope=all so that the instance-wide list (created_by_me by default) has issues of other people to filter.
+    const scope = { scope: 'all', ...input() };
+    const everything = await list(name, { ...base, scope: 'all' });
+    const filtered = await list(name, { ...base, ...scope });
+    expect(filtered.length).toBeGreaterThan(0);
+    expect(filtered.length).toBeLessThan(everything.length);
+    for (const issue of filtered) expect(check(issue), `${issue.references.full}: ${issue.title}`).toBe(true);
+  });
+
+  it('keeps both ends of a date range (inclusive)', async () => {
+    const everything = await list(name, { ...base, scope: 'all', order_by: 'created_at', sort: 'asc' });
+    const [first, pivot] = [everything[1], everything[everything.length - 2]];
+    const between = await list(name, { ...base, scope: 'all', created_after: first.created_at, created_before: pivot.created_at });
+    expect(between.map((i) => i.references.full)).toEqual(expect.arrayContaining([first.references.full, pivot.references.full]));
+    expect(between.length).toBe(everything.length - 2);
+    const updated = [...everything].sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
+    const last = updated.at(-1)!.updated_at;
+    const touched = await list(name, { ...base, scope: 'all', updated_after: last, updated_before: last });
+    expect(touched.length).toBeGreaterThan(0);
+    expect(touched.every((i) => i.updated_at === last)).toBe(true);
+  });
+
+  it('orders by each key, both ways', async () => {
+    const created = await list(name, { ...base, scope: 'all', order_by: 'created_at', sort: 'asc' });
+    const times = created.map((i) => Date.parse(i.created_at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const byDefault = await list(name, { ...base, scope: 'all' });
+    expect(byDefault.map((i) => i.references.full)).toEqual(created.map((i) => i.references.full).reverse());
+    // Nulls last in both directions; the rest in order.
+    const due = (await list(name, { ...base, scope: 'all', order_by: 'due_date', sort: 'asc' })).map((i) => i.due_date);
+    const dated = due.filter((d) => d !== null);
+    expect(dated.length).toBeGreaterThan(1);
+    expect(due.slice(0, dated.length)).toEqual([...dated].sort());
+    const popular = (await list(name, { ...base, scope: 'all', order_by: 'popularity' })).map((i) => i.upvotes);
+    expect(popular).toEqual([...popular].sort((a, b) => b - a));
+    const heavy = (await list(name, { ...base, scope: 'all', order_by: 'weight', sort: 'desc' })).map((i) => i.weight);
+    expect(heavy.filter((w) => w !== null)).toEqual(heavy.slice(0, heavy.filter((w) => w !== null).length));
+    expect(heavy.filter((w) => w !== null)).toEqual([...heavy.filter((w) => w !== null)].sort((a, b) => b! - a!));
+    // Security (priority 0) before bug (1) before needs-triage (2) before feature (3): label priority, highest first with asc.
+    const prioritised = await list(name, { ...base, scope: 'all', order_by: 'label_priority', sort: 'asc' });
+    expect(names(prioritised[0])).toContain('security');
+    const priority = await list(name, { ...base, scope: 'all', order_by: 'priority', sort: 'asc' });
+    expect(names(priority[0])).toContain('security');
+    const updated = (await list(name, { ...base, scope: 'all', order_by: 'updated_at', sort: 'asc' })).map((i) => Date.parse(i.updated_at));
+    expect(updated).toEqual([...updated].sort((a, b) => a - b));
+    const dues = (await list(name, { ...base, scope: 'all', order_by: 'milestone_due', sort: 'asc' }))
+      .map((i) => (i.milestone as { due_date?: string } | null)?.due_date ?? null);
+    const withDue = dues.filter((d) => d !== null);
+    expect(withDue.length).toBeGreaterThan(1);
+    expect(dues.slice(0, withDue.length)).toEqual([...withDue].sort());
+    // The seed places each project's issues newest first on the board (a higher position for an older issue).
+    const board = await list(name, { ...base, scope: 'all', order_by: 'relative_position', sort: 'asc' });
+    const web = board.filter((i) => i.references.full.startsWith(`${WEB}#`)).map((i) => i.iid);
+    expect(web).toEqual([...web].sort((a, b) => b - a));
+  });
+
+  it('gives label details on request', async () => {
+    const [issue] = await list(name, { ...base, scope: 'all', labels: 'security', with_labels_details: true, per_page: 1 });
+    expect(issue.labels).toContainEqual({ name: 'security', color: '#b71c1c', description: 'Vulnerabilities and hardening', description_html: expect.any(String), text_color: '#FFFFFF' });
+  });
+
+  it('refuses author_id with author_username, and several assignee usernames (community edition)', async () => {
+    const both = await refusal(name, { ...base, author_id: userId('bob'), author_username: 'bob' });
+    expect([both.status, both.serviceMessage]).toEqual([400, 'author_id, author_username are mutually exclusive']);
+    const two = await refusal(name, { ...base, assignee_username: ['alice', 'bob'] });
+    expect([two.status, two.serviceMessage]).toEqual([400, 'assignee_username allows one value, but found 2: alice, bob']);
+    const mixed = await refusal(name, { ...base, assignee_id: userId('bob'), assignee_username: ['bob'] });
+    expect(mixed.serviceMessage).toBe('assignee_id, assignee_username are mutually exclusive');
+  });
+
+  it('needs a token', async () => {
+    const error = await refusal(name, base, 'anonymous');
+    expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
+  });
+});
+
+describe('list_issues', () => {
+  it('lists only your own issues unless asked for another scope', async () => {
+    const mine = await list('list_issues', {});
+    expect(mine.length).toBeGreaterThan(0);
+    expect(new Set(mine.map((i) => i.author.username))).toEqual(new Set(['alice']));
+    const all = await list('list_issues', { scope: 'all' });
+    expect(all.length).toBeGreaterThan(mine.length);
+    // Another author under the default scope finds nothing: the two filters combine.
+    expect(await list('list_issues', { author_username: 'bob' })).toEqual([]);
+    expect((await list('list_issues', { author_username: 'bob', scope: 'all' })).length).toBeGreaterThan(0);
+  });
+
+  it('writes full references for an instance-wide list', async () => {
+    const [issue] = await list('list_issues', { scope: 'all', iids: [1], search: 'accented' });
+    expect(issue.references).toEqual({ short: '#1', relative: 'acme/web#1', full: 'acme/web#1' });
+  });
+});
+
+describe('visibility', () => {
+  it('hides confidential issues from outsiders and guests, but not from their authors', async () => {
+    const outsider = await list('list_project_issues', { id: WEB }, 'outsider');
+    expect(outsider.length).toBeGreaterThan(0);
+    expect(outsider.filter((i) => i.confidential)).toEqual([]);
+    const guest = await list('list_project_issues', { id: WEB, confidential: true }, 'guest');
+    expect(guest.map((i) => i.title)).toEqual(['Session cookie lacks the Secure flag']);
+    const reporter = await list('list_project_issues', { id: WEB, confidential: true }, 'reporter');
+    expect(reporter.map((i) => i.title).sort()).toEqual(['Session cookie lacks the Secure flag', 'XSS in the search box']);
+  });
+
+  it('answers 404 for a private project or group to a non-member, and leaves their issues out of wider lists', async () => {
+    const project = await refusal('list_project_issues', { id: PAYMENTS }, 'outsider');
+    expect([project.status, project.message]).toEqual([404, '404 Project Not Found']);
+    const group = await refusal('list_group_issues', { id: 'acme/platform' }, 'outsider');
+    expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
+    const everywhere = await list('list_issues', { scope: 'all' }, 'outsider');
+    expect(everywhere.some((i) => i.references.full.startsWith(`${PAYMENTS}#`))).toBe(false);
+    expect(everywhere.some((i) => i.references.full.startsWith('acme/platform/infra#'))).toBe(true);
+    // A guest of the private project sees its issues, except the confidential one.
+    const guest = await list('list_project_issues', { id: PAYMENTS }, 'guest');
+    expect(guest.map((i) => i.iid).sort()).toEqual([1, 2, 4]);
+  });
+
+  it('answers 403 for a project with issues disabled', async () => {
+    const error = await refusal('list_project_issues', { id: 'acme/handbook' });
+    expect(error.status).toBe(403);
+  });
+});
+
+describe('list_group_issues', () => {
+  afterEach(() => {
+    suite.sandbox.store.findProject(PAYMENTS)!.archived = false;
+  });
+
+  it('includes subgroups, with references relative to the group', async () => {
+    const issues = await list('list_group_issues', { id: 'acme', scope: 'all', iids: [1] });
+    expect(issues.map((i) => i.references.relative).sort()).toEqual(['platform/infra#1', 'platform/payments-api#1', 'web#1']);
+  });
+
+  it('leaves out archived projects unless non_archived=false', async () => {
+    suite.sandbox.store.findProject(PAYMENTS)!.archived = true;
+    const active = await list('list_group_issues', { id: 'acme/platform' });
+    expect(active.every((i) => !i.references.full.startsWith(PAYMENTS))).toBe(true);
+    const withArchived = await list('list_group_issues', { id: 'acme/platform', non_archived: false });
+    expect(withArchived.some((i) => i.references.full.startsWith(PAYMENTS))).toBe(true);
+    expect(await list('list_group_issues', { id: 'acme/platform', non_archived: true })).toEqual(active);
+  });
+});
+
+describe('list_project_issues', () => {
+  it('reads the issue record, with references relative to the project', async () => {
+    const [issue] = await list('list_project_issues', { id: WEB, iids: [1] });
+    expect(issue).toMatchObject({
+      iid: 1, title: 'Search returns nothing for accented names', state: 'opened', labels: ['bug', 'frontend'],
+      author: { username: 'carol' }, assignees: [{ username: 'bob' }], assignee: { username: 'bob' },
+      references: { short: '#1', relative: '#1', full: 'acme/web#1' }, upvotes: 2, confidential: false,
+      has_tasks: true, task_completion_status: { count: 2, completed_count: 1 }, milestone: { title: '1.2' },
+    });
+  });
+
+  it('finds text in titles only when in=title, and matches not[search]', async () => {
+    expect(await list('list_project_issues', { id: WEB, search: 'screen reader', in: 'title' })).toEqual([]);
+    const inTitle = await list('list_project_issues', { id: WEB, search: 'search', in: 'title' });
+    expect(inTitle.map((i) => i.iid).sort()).toEqual([1, 3, 5]);
+    const notSearch = await list('list_project_issues', { id: WEB, not: { search: 'search', in: 'title' } });
+    expect(notSearch.some((i) => [1, 3, 5].includes(i.iid))).toBe(false);
+  });
+
+  it('reads None and Any in not[...] and in my_reaction_emoji', async () => {
+    const reacted = await list('list_project_issues', { id: WEB, my_reaction_emoji: 'Any' });
+    expect(reacted.map((i) => i.iid).sort()).toEqual([1, 7]);
+    const notReacted = await list('list_project_issues', { id: WEB, my_reaction_emoji: 'None' });
+    expect(notReacted.length + reacted.length).toBe((await list('list_project_issues', { id: WEB })).length);
+    const withMilestone = await list('list_project_issues', { id: WEB, not: { milestone: 'None' } });
+    expect(withMilestone.every((i) => i.milestone !== null)).toBe(true);
+    const weightless = await list('list_project_issues', { id: WEB, weight: 'None' });
+    expect(weightless.every((i) => i.weight === null)).toBe(true);
+  });
+
+  it('presents a list with reference, title, state, labels, assignee and age', async () => {
+    const result = await suite.call('list_project_issues', { id: WEB, iids: [1, 3] });
+    const shown = suite.operation('list_project_issues').present!(result.data, { id: WEB });
+    expect(shown.title).toBe('2 issues');
+    expect(shown.fields).toEqual([
+      ['#1', expect.stringMatching(/^Search returns nothing for accented names · opened · bug, frontend · @bob · \d+d$/)],
+      ['#3', expect.stringMatching(/^Add a price filter to search · opened · feature, frontend · unassigned · \d+d$/)],
+    ]);
+  });
+});
+
+describe('paging', () => {
+  suite.pagingCase('list_issues', { scope: 'all' });
+  suite.pagingCase('list_group_issues', { id: 'acme' });
+  suite.pagingCase('list_project_issues', { id: WEB });
+});
+
+suite.coverageCase();
