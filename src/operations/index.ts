@@ -10,6 +10,7 @@ import { usersOperations } from './users.js';
 import { issuesOperations } from './issues.js';
 import { mergeRequestsOperations } from './merge-requests.js';
 import { labelEventsOperations } from './label-events.js';
+import { notificationSettingsOperations } from './notification-settings.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -22,6 +23,7 @@ export const operations: readonly Operation[] = [
   ...issuesOperations,
   ...mergeRequestsOperations,
   ...labelEventsOperations,
+  ...notificationSettingsOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

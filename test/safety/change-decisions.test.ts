@@ -51,6 +51,13 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
       { id: P, tag_name: 'v1.0.0', released_at: '2026-01-01T00:00:00Z' },
     ],
   },
+  // Notification settings: the level, events and email they replace are kept nowhere; an empty call changes nothing.
+  update_notification_settings: {
+    runs: [{}],
+    asks: [{ level: 'watch' }, { events: { new_note: false } }, { notification_email: 'alice@acme.example' }],
+  },
+  update_group_notification_settings: { runs: [{ id: 'acme' }], asks: [{ id: 'acme', level: 'disabled' }, { id: 'acme', events: { new_note: true } }] },
+  update_project_notification_settings: { runs: [{ id: P }], asks: [{ id: P, level: 'custom' }, { id: P, events: { failed_pipeline: true } }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');

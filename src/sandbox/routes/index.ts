@@ -33,6 +33,7 @@ import * as commits from './commits.js';
 import * as issues from './issues.js';
 import * as labelEvents from './label-events.js';
 import * as mergeRequests from './merge-requests.js';
+import * as notificationSettings from './notification-settings.js';
 import * as pipelines from './pipelines.js';
 import * as projects from './projects.js';
 import * as releases from './releases.js';
@@ -46,6 +47,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
+  notificationSettings,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
