@@ -160,6 +160,17 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     await (early ?? (await pending)).post();
   });
 
+  // Bolt acks events before the listeners run; the unfurl's reads follow.
+  app.event('link_shared', async ({ event, body }) => {
+    const e = event as { user: string; channel: string; message_ts: string; unfurl_id?: string; source?: string; links: Array<{ url: string }> };
+    // A link still in the message composer has no channel message yet (channel "COMPOSER"): Slack names it by unfurl_id.
+    const composing = e.source === 'composer' || e.channel === 'COMPOSER' || !e.message_ts;
+    if (composing && !(e.unfurl_id && e.source)) return;
+    const place = composing ? { unfurl_id: e.unfurl_id!, source: e.source! } : { channel: e.channel, ts: e.message_ts };
+    const turn: Turn = { user: { teamId: (body as { team_id?: string }).team_id ?? '', userId: e.user }, channelId: e.channel };
+    await bot.unfurl(turn, (e.links ?? []).map((l) => l.url), place);
+  });
+
   app.error(async (error) => log.error(`slack: ${error.message}`));
 
   return {

@@ -18,6 +18,7 @@ import { renderConfirmation, renderMessage, renderText, type SlackMessage } from
 import { Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
 import { RELEASE_OPERATION, inputErrors, releaseView, serviceErrors, type FormErrors } from './release-modal.js';
 import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
+import { MAX_UNFURLS, isPublicProject, unfurlCall, type CallAs } from './unfurl.js';
 import type { SlackSettings } from './settings.js';
 import type { StateStore } from './store.js';
 
@@ -33,7 +34,11 @@ export interface Turn {
 /** The Web API calls the bot makes besides posting (Bolt's WebClient in production). */
 export interface SlackWeb {
   postEphemeral(args: { channel: string; user: string } & SlackMessage): Promise<unknown>;
+  unfurl(args: UnfurlPlace & { unfurls: Record<string, { blocks: SlackMessage['blocks'] }> }): Promise<unknown>;
 }
+
+/** Where chat.unfurl answers: a posted message (channel and ts), or a message still being written (unfurl_id and source). */
+export type UnfurlPlace = { channel: string; ts: string } | { unfurl_id: string; source: string };
 
 export interface BotOptions {
   operations: readonly Operation[];
@@ -97,11 +102,16 @@ export class SlackBot {
       return this.answer(turn, renderText('This button no longer works (it expired or was used); nothing was run.', 'warning'));
     }
     // A write behind a button runs once, however often it is clicked: the first click takes it.
-    if (op.effect !== 'read' && (await this.o.store.take(key)) === undefined) {
+    const once = op.effect !== 'read';
+    if (once && (await this.o.store.take(key)) === undefined) {
       return this.answer(turn, renderText('This button was already used; nothing was run again.', 'warning'));
     }
     const { dispatcher, acting } = this.dispatcher(turn);
-    await this.deliver(turn, await this.safely(() => dispatcher.call(op.name, stored.input)), { acting });
+    const reply = await this.safely(() => dispatcher.call(op.name, stored.input));
+    // Refused before anything was sent (the clicker linked no account, a read-only channel): the button stays for
+    // someone who may use it, so a stranger's click on a shared message cannot spend it.
+    if (once && reply.kind === 'message' && !reply.outcome) await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
+    await this.deliver(turn, reply, { acting });
   }
 
   /** Confirm: spend the ticket (requester, channel, expiry, once, unaltered), ask the policy again, run, replace the question. */
@@ -156,6 +166,35 @@ export class SlackBot {
       return { errors, post: () => this.deliver(turn, reply, { acting, audited: true }) };
     }
     return { post: () => this.deliver(turn, reply, { acting }) };
+  }
+
+  /**
+   * A message with links to the service (link_shared): each pipeline, commit, file or release link is read as the one
+   * who shared it (their linked token, or the sandbox maintainer; never the shared read token) and, when its project
+   * is public (see isPublicProject), unfurled with its presenter's Block Kit and follow-up buttons. A link that is
+   * not public, not readable or not the service's is left as it is: an unfurl never shows an error to the channel.
+   */
+  async unfurl(turn: Turn, urls: readonly string[], place: UnfurlPlace): Promise<void> {
+    const baseUrl = this.o.baseUrl;
+    if (!baseUrl) return;
+    const calls = [...new Set(urls)].map((url) => unfurlCall(url, baseUrl)).filter((c) => c !== undefined).slice(0, MAX_UNFURLS);
+    if (calls.length === 0) return;
+    const { dispatcher } = this.dispatcher(turn, { sharedReads: false });
+    const callAs: CallAs = (operation, args) => this.safely(() => dispatcher.call(operation, args));
+    const publicity = new Map<string, Promise<boolean>>();
+    // Follow-ups are bound to the channel they are clicked in; a message still in the composer has none yet.
+    const followUps = 'channel' in place;
+    const unfurls: Record<string, { blocks: SlackMessage['blocks'] }> = {};
+    await Promise.all(calls.map(async (call) => {
+      if (!publicity.has(call.project)) publicity.set(call.project, isPublicProject(call.project, callAs));
+      if (!(await publicity.get(call.project))) return;
+      const reply = await callAs(call.operation, call.input);
+      if (reply.kind !== 'message' || !reply.ok) return;
+      unfurls[call.url] = { blocks: (await this.render(turn, reply.message, undefined, { followUps })).blocks };
+    }));
+    if (Object.keys(unfurls).length === 0) return;
+    await this.o.web.unfurl({ ...place, unfurls })
+      .catch((error: unknown) => this.o.log.warn(`slack: could not unfurl in ${turn.channelId}: ${(error as Error).message}`));
   }
 
   /** The project a pasted link names, if it is a link to the service. */
@@ -254,7 +293,8 @@ export class SlackBot {
   }
 
   /** Block Kit of a message, its follow-ups stored so that each button carries only a short reference. */
-  private async render(turn: Turn, message: ChatMessage, byline?: string): Promise<SlackMessage> {
+  private async render(turn: Turn, message: ChatMessage, byline?: string, options: { followUps?: boolean } = {}): Promise<SlackMessage> {
+    if (options.followUps === false) return renderMessage(message, { byline });
     const refs: string[] = [];
     if (message.actions.length > 0 && (await this.o.store.count('followup:')) + message.actions.length <= MAX_FOLLOW_UPS) {
       for (const action of message.actions) {

@@ -47,7 +47,10 @@ export async function startSlackBot(config: Config, log: Logger, /** `now`: one 
     audit: new AuditLog(settings.dataDir, log),
     responses: new ResponseUrls(log),
     queue,
-    web: { postEphemeral: (args) => app!.bolt.client.chat.postEphemeral(args as never) },
+    web: {
+      postEphemeral: (args) => app!.bolt.client.chat.postEphemeral(args as never),
+      unfurl: (args) => app!.bolt.client.chat.unfurl(args as never),
+    },
     explain: { operations, deadline: { ms: config.callTimeoutMs, setting: 'FORGEOPS_CALL_TIMEOUT_MS' }, service: runtime.service },
     callTimeoutMs: config.callTimeoutMs,
     log,

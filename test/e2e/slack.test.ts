@@ -10,7 +10,7 @@ import { AUDIT_FILE } from '../../src/slack/audit.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { STATE_FILE } from '../../src/slack/store.js';
 import { useSandbox } from '../helpers/mcp.js';
-import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, viewSubmitBody, waitFor, type FakeSlack } from '../helpers/slack.js';
+import { clickBody, commandBody, linkSharedBody, loginSubmitBody, messageText, postSigned, startFakeSlack, viewSubmitBody, waitFor, type FakeSlack } from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
 const env = useSandbox();
@@ -326,6 +326,71 @@ describe('release form', () => {
   it('refuses a form whose origin it did not write', async () => {
     expect(await submit({ private_metadata: 'not json' }, { id: 'acme/web', tag_name: 'v9.2.0', description: 'x' }))
       .toMatchObject({ response_action: 'errors', errors: { id: expect.stringMatching(/not opened by this forgeops/) } });
+  });
+});
+
+describe('unfurls', () => {
+  async function share(urls: string[], o: { user?: string; ts: string; source?: 'composer' }) {
+    const sent = await postSigned(bot.url!, linkSharedBody(urls, o), { secret, contentType: 'application/json', timestamp: Math.floor(now() / 1000) });
+    expect(sent.status).toBe(200);
+  }
+
+  const unfurlAt = (ts: string) => slack.calls.find((c) => c.method === 'chat.unfurl' && (c.args.ts === ts || c.args.unfurl_id === `U_${ts}`));
+
+  it("unfurls a public project's pipeline, commit, file and release as the sharer, with follow-ups; never a private project's", async () => {
+    const web = `${env.sandbox.url}/acme/web`;
+    // A fresh pipeline is pending: its unfurl offers Cancel.
+    const created = await env.client.request<{ id: number; status: string }>({ method: 'POST', path: '/projects/acme%2Fweb/pipeline', body: { ref: 'main' }, idempotent: false });
+    const pending = created.data.id;
+    const commits = await env.client.request<Array<{ id: string; title: string }>>({ method: 'GET', path: '/projects/acme%2Fweb/repository/commits', query: { per_page: 1 }, idempotent: true });
+    const [commit] = commits.data;
+    const secretPipelines = await env.client.request<Array<{ id: number }>>({ method: 'GET', path: '/projects/acme%2Fplatform%2Fpayments-api/pipelines', idempotent: true });
+    const links = {
+      pipeline: `${web}/-/pipelines/${pending}`,
+      commit: `${web}/-/commit/${commit.id}`,
+      file: `${web}/-/blob/main/src/components/header.ts`,
+      release: `${web}/-/releases/v1.0.0`,
+      // alice (U1's linked account) can read this one, but the channel may not: it is never unfurled.
+      secret: `${env.sandbox.url}/acme/platform/payments-api/-/pipelines/${secretPipelines.data[0].id}`,
+      elsewhere: 'https://example.org/acme/web/-/pipelines/1',
+      missing: `${web}/-/pipelines/999999`,
+    };
+    await share(Object.values(links), { ts: '1700000000.000100' });
+    const call = await waitFor(() => unfurlAt('1700000000.000100'), 10_000, 'chat.unfurl');
+    expect(call.args.channel).toBe('C1');
+    const unfurls = call.args.unfurls as Record<string, { blocks: Array<Record<string, unknown>> }>;
+    expect(Object.keys(unfurls).sort()).toEqual([links.commit, links.file, links.pipeline, links.release].sort());
+    expect(JSON.stringify(unfurls[links.pipeline])).toContain(`Pipeline #${pending}: ${created.data.status}`);
+    expect(JSON.stringify(unfurls[links.commit])).toContain(commit.title);
+    expect(JSON.stringify(unfurls[links.file])).toContain('header.ts');
+    expect(JSON.stringify(unfurls[links.release])).toContain('Release v1.0.0');
+    expect(JSON.stringify(unfurls)).not.toContain('payments');
+
+    const cancel = buttons(unfurls[links.pipeline]).find((b) => b.text.text === 'Cancel');
+    expect(cancel).toBeDefined();
+    // Anyone in the channel may click it, and it runs as the clicker: one who linked no account is asked to link,
+    // and nobody is asked to confirm what they could not run; the sharer is asked first, privately.
+    const stranger = await click(cancel!.action_id, cancel!.value, { user: 'U2' });
+    expect(messageText(await waitFor(() => answersTo(stranger.path)[0]))).toMatch(/\/forge login/);
+    const clicked = await click(cancel!.action_id, cancel!.value, { user: 'U1' });
+    const asked = await waitFor(() => answersTo(clicked.path)[0]);
+    expect(asked.response_type).toBe('ephemeral');
+    expect(messageText(asked)).toContain(`pipeline_id: ${pending}`);
+    expect(buttons(asked).map((b) => b.action_id)).toEqual(['forge_confirm', 'forge_cancel']);
+    expect(await pipelineIds('canceled')).not.toContain(pending);
+  });
+
+  it('unfurls a link still in the composer by unfurl_id, without buttons; and nothing for someone who linked no account', async () => {
+    await share([`${env.sandbox.url}/acme/web/-/releases/v1.1.0`], { ts: '1700000000.000200', source: 'composer' });
+    const composed = await waitFor(() => unfurlAt('1700000000.000200'), 10_000, 'chat.unfurl by unfurl_id');
+    expect(composed.args).toMatchObject({ unfurl_id: 'U_1700000000.000200', source: 'composer' });
+    expect(composed.args.channel).toBeUndefined();
+    const blocks = Object.values(composed.args.unfurls as Record<string, { blocks: Array<{ type: string }> }>)[0].blocks;
+    expect(blocks.some((b) => b.type === 'actions')).toBe(false);
+
+    await share([`${env.sandbox.url}/acme/web/-/releases/v1.1.0`], { user: 'U9', ts: '1700000000.000300' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(unfurlAt('1700000000.000300')).toBeUndefined();
   });
 });
 

@@ -154,6 +154,18 @@ export function loginSubmitBody(token: string, o: { user?: string } = {}): strin
   return viewSubmitBody('forge_login', { token_block: token }, { ...o, action: 'token' });
 }
 
+/** An Events API link_shared event as Slack sends it (JSON; post it with contentType 'application/json'). */
+export function linkSharedBody(urls: string[], o: { user?: string; channel?: string; ts: string; source?: 'conversations_history' | 'composer'; unfurlId?: string }): string {
+  return JSON.stringify({
+    token: 'legacy', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: `Ev${randomBytes(6).toString('hex')}`, event_time: Math.floor(Date.now() / 1000),
+    event: {
+      type: 'link_shared', channel: o.channel ?? 'C1', is_bot_user_member: true, user: o.user ?? 'U1', message_ts: o.ts,
+      unfurl_id: o.unfurlId ?? `U_${o.ts}`, source: o.source ?? 'conversations_history',
+      links: urls.map((url) => ({ domain: new URL(url).hostname, url })), event_ts: o.ts,
+    },
+  });
+}
+
 /** Polls until `check` returns something, within `timeoutMs`. */
 export async function waitFor<T>(check: () => T | undefined, timeoutMs = 5_000, what = 'the expected Slack call'): Promise<T> {
   const until = Date.now() + timeoutMs;
