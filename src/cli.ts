@@ -2,6 +2,7 @@
 // The forgeops command: serve | mcp | chat | slack | sandbox | doctor | ops. Each mode imports only what it needs, to start fast.
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import type { Runtime } from './runtime.js';
 import { closest } from './text/suggest.js';
 
 const VERSION = '0.1.0';
@@ -27,7 +28,7 @@ const HOST: OptionSpec = { kind: 'string', help: 'address to bind to' };
 const COMMANDS: Record<string, CommandSpec> = {
   serve: {
     usage: 'forgeops serve [--port N] [--host H] [--env-file F]',
-    summary: 'MCP server over Streamable HTTP (what `npm start` runs)',
+    summary: 'MCP server over Streamable HTTP (what `npm start` runs); the Slack bot on /slack/events too when SLACK_SIGNING_SECRET is set',
     options: { port: { ...PORT, help: 'port to listen on (default 8750, FORGEOPS_PORT)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1, FORGEOPS_HOST)' }, 'env-file': ENV_FILE },
   },
   mcp: {
@@ -201,11 +202,13 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/http.js'), import('./doctor.js'),
   ]);
   const runtime = await createRuntime(config, log);
+  const slack = await startSlackBeside(config, log, runtime);
   let http;
   try {
     http = await startMcpHttpServer({
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, log,
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes,
+      mounts: slack?.handle ? { [slack.path]: slack.handle } : undefined,
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
         confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
@@ -213,6 +216,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       }),
     });
   } catch (error) {
+    await slack?.bot.close();
     await runtime.close();
     listenError(error, host, port, '--port or FORGEOPS_PORT');
   }
@@ -220,13 +224,32 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
   process.stdout.write(bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config }));
+  if (slack?.handle) process.stdout.write(`Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`);
+  else if (slack) process.stdout.write('Slack: connected by Socket Mode\n');
   const stop = async () => {
     await http.close();
+    await slack?.bot.close();
     await runtime.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * `forgeops serve` runs the Slack bot too when Slack is configured (SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for
+ * Socket Mode), on serve's service and port: in HTTP mode its endpoint is mounted beside /mcp.
+ */
+async function startSlackBeside(config: Config, log: Logger, runtime: Runtime) {
+  if (!config.slack.signingSecret && !config.slack.appToken) return undefined;
+  const [{ startSlackBot }, { EVENTS_PATH }] = await Promise.all([import('./slack/main.js'), import('./slack/receiver.js')]);
+  try {
+    const bot = await startSlackBot(config, log, { runtime, listen: false });
+    return { bot, handle: bot.handle, path: EVENTS_PATH };
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
 }
 
 async function serveStdio(values: ParsedOptions): Promise<void> {

@@ -44,6 +44,11 @@ export interface McpHttpOptions {
   maxSessions?: number;
   /** Largest request body in bytes (default 16 MiB, FORGEOPS_MAX_MESSAGE_BYTES). */
   maxMessageBytes?: number;
+  /**
+   * Other endpoints by path, served before the MCP checks: Slack's /slack/events is reached through the operator's
+   * public host name, so the Host/Origin/bearer rules of /mcp do not fit it; its own signature check guards it.
+   */
+  mounts?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
 }
 
 export interface McpHttpServer {
@@ -302,6 +307,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
       return;
     }
+    const mounted = options.mounts && Object.hasOwn(options.mounts, path) ? options.mounts[path] : undefined;
+    if (mounted) return mounted(req, res);
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`Not found. The MCP endpoint is ${MCP_PATH}\n`);
       return;

@@ -1,9 +1,11 @@
-// `forgeops slack`: the configured service (or the embedded sandbox), the state store, and the Bolt app, started together.
+// The Slack bot started: the configured service (or the embedded sandbox, or serve's), the state store and the Bolt app,
+// on a port of its own (`forgeops slack`) or as a listener `forgeops serve` mounts.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { operations } from '../operations/index.js';
 import { DurableConfirmations } from '../policy/confirmations.js';
-import { SANDBOX_DEFAULT_ROLE, createRuntime } from '../runtime.js';
+import { SANDBOX_DEFAULT_ROLE, createRuntime, type Runtime } from '../runtime.js';
 import { createSlackApp, type SlackApp } from './app.js';
 import { AuditLog } from './audit.js';
 import { SlackBot } from './bot.js';
@@ -18,19 +20,32 @@ const MAX_CONFIRMATIONS_PER_USER = 5;
 const MAX_CONFIRMATIONS = 1_000;
 
 export interface SlackBotHandle {
-  /** The events URL in HTTP mode. */
+  /** The events URL in HTTP mode, when it listens on its own port. */
   url?: string;
+  /** The events endpoint as a request listener, for another server to mount (HTTP mode with `listen: false`). */
+  handle?: (req: IncomingMessage, res: ServerResponse) => void;
   app: SlackApp;
   close(): Promise<void>;
 }
 
-export async function startSlackBot(config: Config, log: Logger, /** `now`: one clock for the signature window and confirmation expiry (tests move it). */
-  options: { port?: number; host?: string; now?: () => number } = {}): Promise<SlackBotHandle> {
+export interface SlackBotOptions {
+  port?: number;
+  host?: string;
+  /** One clock for the signature window and confirmation expiry (tests move it). */
+  now?: () => number;
+  /** The service (and sandbox) of the process it runs in (forgeops serve); it is not closed with the bot. */
+  runtime?: Runtime;
+  /** false: no port of its own in HTTP mode; the caller mounts `handle` (forgeops serve). */
+  listen?: boolean;
+}
+
+export async function startSlackBot(config: Config, log: Logger, options: SlackBotOptions = {}): Promise<SlackBotHandle> {
   const settings = slackSettings(config, operations);
   const store = openStore(settings.dataDir);
   if (!settings.dataDir) log.warn('FORGEOPS_DATA_DIR is not set: linked accounts and pending confirmations live in memory and are lost on restart');
   if (!settings.secret) log.warn('FORGEOPS_SECRET is not set: /forge login is refused (tokens are never stored unencrypted)');
-  const runtime = await createRuntime(config, log);
+  const runtime = options.runtime ?? (await createRuntime(config, log));
+  const closeRuntime = options.runtime ? async () => {} : () => runtime.close();
   const sandbox = runtime.sandbox;
   const identities = new Identities({
     store,
@@ -57,22 +72,24 @@ export async function startSlackBot(config: Config, log: Logger, /** `now`: one 
     baseUrl: config.codehost.url ?? (sandbox ? (await sandbox()).url : undefined),
   });
   app = createSlackApp({ settings, bot, store, log, now: options.now });
-  let started: { url?: string };
+  const mounted = app.receiver && options.listen === false;
+  let started: { url?: string } = {};
   try {
-    started = await app.start(options.port, options.host);
+    if (!mounted) started = await app.start(options.port, options.host);
   } catch (error) {
-    await runtime.close();
+    await closeRuntime();
     throw error;
   }
-  log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
+  if (!mounted) log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
   return {
     url: started.url,
+    ...(mounted ? { handle: app.receiver!.handle } : {}),
     app,
     async close() {
       queue.close();
       await app!.stop();
       await store.close();
-      await runtime.close();
+      await closeRuntime();
     },
   };
 }

@@ -94,19 +94,24 @@ export interface SignOptions {
   contentType?: string;
 }
 
-/** Posts a body to the bot signed as Slack signs it; the answer's status and text. */
-export async function postSigned(url: string, body: string, options: SignOptions): Promise<{ status: number; text: string; ms: number }> {
+/** The headers Slack sends with a body: content type, timestamp, v0 signature, and the retry headers of a redelivery. */
+export function signedHeaders(body: string, options: SignOptions): Record<string, string> {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const signature = options.signature ?? `v0=${createHmac('sha256', options.secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return {
+    'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+    'x-slack-request-timestamp': timestamp,
+    'x-slack-signature': signature,
+    ...(options.retryNum !== undefined ? { 'x-slack-retry-num': String(options.retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
+  };
+}
+
+/** Posts a body to the bot signed as Slack signs it; the answer's status and text. */
+export async function postSigned(url: string, body: string, options: SignOptions): Promise<{ status: number; text: string; ms: number }> {
   const started = Date.now();
   const response = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': signature,
-      ...(options.retryNum !== undefined ? { 'x-slack-retry-num': String(options.retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
-    },
+    headers: signedHeaders(body, options),
     body,
     signal: AbortSignal.timeout(5_000),
   });
