@@ -152,14 +152,51 @@ describe('slash commands', () => {
   });
 
   it('cuts a long list to Block Kit limits with a note', async () => {
-    const { body } = await command('commit list acme/web per_page=100 all_pages=true');
+    // A pipeline run with 80 variables: its variable list is longer than a chat answer shows.
+    const variables = Array.from({ length: 80 }, (_, i) => ({ key: `VAR_${i}`, value: 'x'.repeat(40) }));
+    const created = await env.client.request<{ id: number }>({ method: 'POST', path: '/projects/acme%2Fweb/pipeline', body: { ref: 'main', variables }, idempotent: false });
+    const { body } = await command(`pipeline variables acme/web ${created.data.id}`);
     const blocks = body.blocks as Array<Record<string, unknown>>;
+    const small = blocks.at(-1) as { type: string; elements: Array<{ text: string }> };
+    expect(small.type).toBe('context');
+    expect(small.elements[0].text).toMatch(/30 more not shown/);
+    expect(messageText(body)).toContain('VAR_0');
     expect(blocks.length).toBeLessThanOrEqual(50);
     for (const b of blocks) {
       const text = (b.text as { text?: string } | undefined)?.text ?? '';
       expect(text.length).toBeLessThanOrEqual(3000);
       expect(((b.fields as unknown[]) ?? []).length).toBeLessThanOrEqual(10);
     }
+  });
+});
+
+describe('answers', () => {
+  it("answers through chat.postEphemeral when Slack refuses the response_url", async () => {
+    const responseUrl = slack.expiredResponseUrl();
+    const sent = await postSigned(bot.url!, commandBody('pipeline list acme/web per_page=1', { responseUrl }), { secret, timestamp: Math.floor(now() / 1000) });
+    expect(sent.status).toBe(200);
+    const posted = await waitFor(() => slack.calls.find((c) => c.method === 'chat.postEphemeral' && /1 pipeline/.test(JSON.stringify(c.args.blocks))), 10_000, 'chat.postEphemeral');
+    expect(posted.args).toMatchObject({ channel: 'C1', user: 'U1' });
+    expect(slack.responses.filter((r) => r.path === new URL(responseUrl).pathname)).toHaveLength(1);
+  });
+
+  it('gathers triage in one message with Retry buttons that work', async () => {
+    // A pipeline cancelled just now is the newest on main: triage offers to retry it.
+    const created = await env.client.request<{ id: number }>({ method: 'POST', path: '/projects/acme%2Fweb/pipeline', body: { ref: 'main' }, idempotent: false });
+    await env.client.request({ method: 'POST', path: `/projects/acme%2Fweb/pipelines/${created.data.id}/cancel`, idempotent: false });
+    const { body } = await command('triage acme/web');
+    const text = messageText(body);
+    expect(text).toContain('Triage acme/web');
+    expect(text).toMatch(/Pipelines on main/);
+    expect(text).toMatch(/Recent commits on main/);
+    expect(text).toMatch(/latest release/);
+    const retry = buttons(body).find((b) => b.text.text === `Retry #${created.data.id}`);
+    expect(retry).toBeDefined();
+    const clicked = await click(retry!.action_id, retry!.value);
+    const answer = await waitFor(() => answersTo(clicked.path)[0]);
+    expect(answer.response_type).toBe('in_channel');
+    expect(messageText(answer)).toContain(`Pipeline #${created.data.id}: pending`);
+    expect(await pipelineIds('canceled')).not.toContain(created.data.id);
   });
 });
 
@@ -391,6 +428,32 @@ describe('unfurls', () => {
     await share([`${env.sandbox.url}/acme/web/-/releases/v1.1.0`], { user: 'U9', ts: '1700000000.000300' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(unfurlAt('1700000000.000300')).toBeUndefined();
+  });
+});
+
+describe('confirmation caps', () => {
+  it('holds at most 5 waiting confirmations per person, end to end; cancelling one makes room', async () => {
+    const user = 'U3';
+    const linked = await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.developer, { user }), { secret });
+    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
+    const [id] = await pipelineIds('success');
+    const tickets: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { body } = await command(`pipeline delete acme/web ${id}`, { user });
+      const confirm = buttons(body).find((b) => b.action_id === 'forge_confirm');
+      expect(confirm).toBeDefined();
+      tickets.push(confirm!.value);
+    }
+    const sixth = await command(`pipeline delete acme/web ${id}`, { user });
+    expect(messageText(sixth.body)).toMatch(/already have 5 calls waiting for your confirmation/);
+    expect(buttons(sixth.body)).toHaveLength(0);
+    // Another person's queue is their own.
+    expect(buttons((await command(`pipeline delete acme/web ${id}`)).body).map((b) => b.action_id)).toContain('forge_confirm');
+
+    const cancelled = await click('forge_cancel', tickets[0], { user });
+    expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Cancelled/);
+    expect(buttons((await command(`pipeline delete acme/web ${id}`, { user })).body).map((b) => b.action_id)).toContain('forge_confirm');
+    expect(await pipelineIds()).toContain(id);
   });
 });
 

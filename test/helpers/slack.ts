@@ -17,6 +17,8 @@ export interface FakeSlack {
   responses: Array<{ path: string; body: Record<string, unknown> }>;
   /** A fresh response_url on this server. */
   responseUrl(): string;
+  /** A response_url Slack no longer accepts (404 expired_url, as for one used 5 times or older than 30 minutes). */
+  expiredResponseUrl(): string;
   /** Answer the next `count` calls of `method` with 429 and this Retry-After. */
   rateLimit(method: string, count: number, retryAfterSeconds: number): void;
   close(): Promise<void>;
@@ -46,6 +48,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     req.on('end', () => {
       const body = parseBody(Buffer.concat(chunks).toString('utf8'), req.headers['content-type']);
       const path = (req.url ?? '').split('?')[0];
+      if (path.startsWith('/expired/')) {
+        responses.push({ path, body });
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('expired_url');
+        return;
+      }
       if (path.startsWith('/respond/')) {
         responses.push({ path, body });
         res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
@@ -74,6 +81,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls,
     responses,
     responseUrl: () => `${url}/respond/${randomBytes(6).toString('hex')}`,
+    expiredResponseUrl: () => `${url}/expired/${randomBytes(6).toString('hex')}`,
     rateLimit(method, count, after) {
       limits.set(method, { count, after });
     },
