@@ -1,7 +1,7 @@
 // The Bolt app: routes Slack's commands, buttons and forms to the bot, over HTTP (our receiver, signature checked)
 // or Socket Mode; acks at once and works after the ack; a redelivered request is acked and dropped.
 import { createHash } from 'node:crypto';
-import { App, LogLevel } from '@slack/bolt';
+import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { App as BoltApp, AnyMiddlewareArgs, BlockAction, ButtonAction, Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { canonicalJson } from '../policy/confirmations.js';
@@ -99,9 +99,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const clientOptions = { ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}), rejectRateLimitedCalls: true };
   const logger = boltLogger(log);
   const receiver = settings.appToken ? undefined : new SlackHttpReceiver({ signingSecret: settings.signingSecret!, log, now: options.now });
-  const app = receiver
-    ? new App({ token: settings.botToken, receiver, clientOptions, logger, logLevel: LogLevel.INFO, convoStore: false })
-    : new App({ token: settings.botToken, appToken: settings.appToken, socketMode: true, clientOptions, logger, logLevel: LogLevel.INFO, convoStore: false });
+  // Bolt's own socketMode: true gives the socket client Slack's default Web API address (it reads installerOptions,
+  // not clientOptions), so apps.connections.open would ignore SLACK_API_URL: the receiver is built here instead.
+  const socket = settings.appToken
+    ? new SocketModeReceiver({ appToken: settings.appToken, logger, logLevel: LogLevel.INFO, installerOptions: { clientOptions } })
+    : undefined;
+  const app = new App({ token: settings.botToken, receiver: receiver ?? socket, clientOptions, logger, logLevel: LogLevel.INFO, convoStore: false });
 
   app.use(dropRedeliveries(store, log));
 

@@ -19,6 +19,8 @@ export interface FakeSlack {
   responseUrl(): string;
   /** A response_url Slack no longer accepts (404 expired_url, as for one used 5 times or older than 30 minutes). */
   expiredResponseUrl(): string;
+  /** What apps.connections.open answers as the Socket Mode URL (a test's WebSocket server). */
+  socketUrl?: string;
   /** Answer the next `count` calls of `method` with 429 and this Retry-After. */
   rateLimit(method: string, count: number, retryAfterSeconds: number): void;
   close(): Promise<void>;
@@ -70,12 +72,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       if (method === 'auth.test') Object.assign(answer, { user_id: 'UBOT', team_id: 'T1', bot_id: 'BBOT', url: 'https://t1.slack.test/' });
       if (method === 'chat.postMessage' || method === 'chat.update') Object.assign(answer, { ts: String(ts++), channel: body.channel });
       if (method === 'views.open') Object.assign(answer, { view: { id: 'V1' } });
+      if (method === 'apps.connections.open') Object.assign(answer, fake.socketUrl ? { url: fake.socketUrl } : { ok: false, error: 'no_socket_url' });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const fake: FakeSlack = {
     url,
     apiUrl: `${url}/api`,
     calls,
@@ -90,6 +93,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }
 
 export interface SignOptions {
