@@ -1,5 +1,5 @@
-// The Bolt app: routes Slack's commands, buttons and forms to the bot, over HTTP (our receiver, signature checked)
-// or Socket Mode; acks at once and works after the ack; a redelivered request is acked and dropped.
+// The Bolt app: routes Slack's commands, buttons, forms and link_shared events to the bot, over HTTP (our receiver,
+// signature checked) or Socket Mode; acks at once and works after the ack; a redelivered request is acked and dropped.
 import { createHash } from 'node:crypto';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { App as BoltApp, AnyMiddlewareArgs, BlockAction, ButtonAction, Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';

@@ -1,5 +1,6 @@
-// What the Slack bot does with a turn (a /forge command, a button, the login form): the shared chat dispatcher runs
-// it with the requester's identity and this channel's rules; this file adds tickets, follow-up references and replies.
+// What the Slack bot does with a turn (a /forge command, a button, the login and release forms, a shared link): the
+// shared chat dispatcher runs it with the person's identity and this channel's rules; this file adds tickets,
+// follow-up references and replies.
 import { randomBytes } from 'node:crypto';
 import { createDispatcher, type ChatDispatcher, type ChatReply } from '../chat/dispatch.js';
 import { chatMessage, type ChatMessage } from '../chat/message.js';
