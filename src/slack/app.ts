@@ -10,7 +10,7 @@ import type { SlackBot, Turn } from './bot.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { RELEASE_VIEW, releaseArguments, releaseOrigin } from './release-modal.js';
 import type { SlackSettings } from './settings.js';
-import type { StateStore } from './store.js';
+import { MemoryStore, type StateStore } from './store.js';
 
 export const COMMAND = '/forge';
 export const LOGIN_VIEW = 'forge_login';
@@ -19,8 +19,10 @@ const TOKEN_INPUT = 'token';
 
 /** How long a submitted form waits for the service before it closes and the outcome follows as a message. */
 const FORM_ANSWER_MS = 2_000;
-/** How long a request is remembered to spot its redelivery (Slack retries within minutes). */
-const SEEN_TTL_MS = 60 * 60_000;
+/** How long a request is remembered to spot its redelivery: Slack retries at once, after 1 minute and after 5. */
+const SEEN_TTL_MS = 10 * 60_000;
+/** Requests remembered at most; beyond, the oldest are forgotten (a flood must not fill the state store). */
+const SEEN_MAX = 20_000;
 
 export interface SlackAppOptions {
   settings: SlackSettings;
@@ -56,9 +58,12 @@ function boltLogger(log: Logger) {
 
 /**
  * Slack redelivers a request it thinks was lost (X-Slack-Retry-Num) with the same body, and Bolt would run it again:
- * the first delivery of a body claims it in the store; a later one is acked and dropped.
+ * the first delivery of a body claims it; a later one is acked and dropped. The claims live in a bounded store of
+ * their own, apart from links and tickets: every request makes one, and writing each to the state file held the
+ * ack back (tools/bench/slack-ack.mjs). A restart forgets them; a redelivery comes within minutes of the original.
  */
-function dropRedeliveries(store: StateStore, log: Logger): Middleware<AnyMiddlewareArgs> {
+function dropRedeliveries(log: Logger): Middleware<AnyMiddlewareArgs> {
+  const store: StateStore = new MemoryStore({ maxEntries: SEEN_MAX, evictOldest: true });
   return async (args) => {
     const key = `seen:${createHash('sha256').update(canonicalJson(args.body)).digest('base64url')}`;
     if (await store.add(key, 1, { ttlMs: SEEN_TTL_MS })) return args.next();
@@ -106,7 +111,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     : undefined;
   const app = new App({ token: settings.botToken, receiver: receiver ?? socket, clientOptions, logger, logLevel: LogLevel.INFO, convoStore: false });
 
-  app.use(dropRedeliveries(store, log));
+  app.use(dropRedeliveries(log));
 
   app.command(COMMAND, async ({ ack, command, client }: SlackCommandMiddlewareArgs & { client: BoltApp['client'] }) => {
     const word = command.text.trim().split(/\s+/)[0]?.toLowerCase();

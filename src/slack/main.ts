@@ -41,7 +41,7 @@ export interface SlackBotOptions {
 
 export async function startSlackBot(config: Config, log: Logger, options: SlackBotOptions = {}): Promise<SlackBotHandle> {
   const settings = slackSettings(config, operations);
-  const store = openStore(settings.dataDir);
+  const store = openStore(settings.dataDir, { onWriteError: (error) => log.error(`slack: cannot write the state file: ${error.message}`) });
   if (!settings.dataDir) log.warn('FORGEOPS_DATA_DIR is not set: linked accounts and pending confirmations live in memory and are lost on restart');
   if (!settings.secret) log.warn('FORGEOPS_SECRET is not set: /forge login is refused (tokens are never stored unencrypted)');
   const runtime = options.runtime ?? (await createRuntime(config, log));

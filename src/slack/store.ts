@@ -33,6 +33,11 @@ export interface MemoryStoreOptions {
   now?: () => number;
   /** Entries held at most: everything strangers can create has a cap. */
   maxEntries?: number;
+  /**
+   * At the cap, forget the oldest entry instead of refusing the new one: right for a cache of recently seen
+   * requests, wrong for links and tickets (which must never vanish to make room for a stranger's).
+   */
+  evictOldest?: boolean;
 }
 
 export const DEFAULT_MAX_ENTRIES = 50_000;
@@ -42,10 +47,12 @@ export class MemoryStore implements StateStore {
   protected readonly entries = new Map<string, Entry>();
   protected readonly now: () => number;
   private readonly maxEntries: number;
+  private readonly evictOldest: boolean;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    this.evictOldest = options.evictOldest ?? false;
   }
 
   async get<T>(key: string): Promise<T | undefined> {
@@ -103,6 +110,8 @@ export class MemoryStore implements StateStore {
   private put(key: string, value: unknown, ttlMs: number | undefined): void {
     if (!this.entries.has(key) && this.entries.size >= this.maxEntries) {
       this.sweep();
+      // A Map iterates in insertion order: its first key is the oldest.
+      if (this.entries.size >= this.maxEntries && this.evictOldest) this.entries.delete(this.entries.keys().next().value as string);
       if (this.entries.size >= this.maxEntries) throw new StoreFullError(this.maxEntries);
     }
     // A JSON round trip now, so memory and file stores hand back the same thing (no shared references, no Dates).
@@ -118,15 +127,21 @@ export class MemoryStore implements StateStore {
 export const STATE_FILE = 'slack-state.json';
 
 /**
- * The store in one JSON file, rewritten whole after each change (write a temporary file, then rename: a crash
- * leaves the old file or the new one, never half of one). Writes are synchronous so that a change is on disk
- * before the caller acts on it; the bot's state is small (caps) and changes at human speed.
+ * The store in one JSON file, rewritten whole (write a temporary file, then rename: a crash leaves the old file or
+ * the new one, never half of one). The changes of one turn of the event loop are written together, once, before
+ * any I/O the caller starts can complete: fifty simultaneous commands cost one write, not fifty on the ack's path
+ * (measured by tools/bench/slack-ack.mjs), and a crash loses at most the changes of that one turn.
  */
 export class FileStore extends MemoryStore {
   readonly path: string;
+  private flushScheduled = false;
+  private readonly onWriteError: (error: Error) => void;
 
-  constructor(dir: string, options: MemoryStoreOptions = {}) {
+  constructor(dir: string, options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {}) {
     super(options);
+    // A write that fails in the background must be heard; the next change tries again with everything.
+    this.onWriteError = options.onWriteError
+      ?? ((error) => process.stderr.write(`forgeops: cannot write the Slack state to ${this.path}: ${error.message}\n`));
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, STATE_FILE);
     let text: string | undefined;
@@ -148,13 +163,32 @@ export class FileStore extends MemoryStore {
   }
 
   protected override changed(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      try {
+        this.flush();
+      } catch (error) {
+        this.onWriteError(error as Error);
+      }
+    });
+  }
+
+  /** Writes the state now if a change is waiting. */
+  flush(): void {
+    if (!this.flushScheduled) return;
+    this.flushScheduled = false;
     const temp = `${this.path}.${process.pid}.tmp`;
     writeFileSync(temp, JSON.stringify({ version: 1, entries: Object.fromEntries(this.entries) }), { mode: 0o600 });
     renameSync(temp, this.path);
   }
+
+  override async close(): Promise<void> {
+    this.flush();
+  }
 }
 
 /** The configured store: a file under the data directory when there is one, else memory. */
-export function openStore(dataDir: string | undefined, options: MemoryStoreOptions = {}): StateStore {
+export function openStore(dataDir: string | undefined, options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {}): StateStore {
   return dataDir ? new FileStore(dataDir, options) : new MemoryStore(options);
 }

@@ -48,6 +48,7 @@ describe('FileStore', () => {
     const first = new FileStore(dir);
     await first.set('link:T1:U1', { user: 'alice' });
     await first.set('gone', 1, { ttlMs: -1 });
+    await first.close();
     const second = new FileStore(dir);
     expect(await second.get('link:T1:U1')).toEqual({ user: 'alice' });
     expect(await second.get('gone')).toBeUndefined();
@@ -57,10 +58,36 @@ describe('FileStore', () => {
   it('loses no pending confirmation in a restart', async () => {
     const dir = dataDir();
     const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 1 }, requester: 'T1:U1', place: 'C1' };
-    const issued = await new DurableConfirmations(new FileStore(dir)).issue(call);
+    const before = new FileStore(dir);
+    const issued = await new DurableConfirmations(before).issue(call);
     expect(issued.ok).toBe(true);
+    // Written in the same turn of the event loop, before any reply to the person could go out.
+    await new Promise((resolve) => setImmediate(resolve));
     const after = new DurableConfirmations(new FileStore(dir));
     expect(await after.redeem((issued as { id: string }).id, { person: 'T1:U1', place: 'C1' })).toEqual({ ok: true, call });
+  });
+});
+
+describe('FileStore writes', () => {
+  it('writes the changes of one turn of the event loop once, together, at the end of that turn', async () => {
+    const dir = dataDir();
+    const store = new FileStore(dir);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.set(`k:${i}`, i)));
+    expect(readdirSync(dir)).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    const saved = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')) as { entries: Record<string, unknown> };
+    expect(Object.keys(saved.entries)).toHaveLength(50);
+  });
+});
+
+describe('MemoryStore with evictOldest', () => {
+  it('forgets the oldest entry at its cap instead of refusing, as a cache of seen requests should', async () => {
+    const store = new MemoryStore({ maxEntries: 2, evictOldest: true });
+    expect(await store.add('a', 1)).toBe(true);
+    expect(await store.add('b', 1)).toBe(true);
+    expect(await store.add('c', 1)).toBe(true);
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.get('c')).toBe(1);
   });
 });
 
