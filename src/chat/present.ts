@@ -205,12 +205,17 @@ function generic(op: Operation, input: Record<string, unknown>, result: Operatio
   return chatMessage(op.title, { sections: [codeSection(undefined, show(result.data), max.maxCodeChars, [])] });
 }
 
-/** The operation's own presenter, or undefined when it has none or it failed on a surprising answer. */
-function ownPresentation(op: Operation, input: Record<string, unknown>, data: unknown): ChatMessage | undefined {
+/**
+ * The operation's own presenter, or undefined when it has none or it failed on a surprising answer. Its fields are
+ * held to the same item budget as the generic lists, with the same note, so a long list reads alike everywhere.
+ */
+function ownPresentation(op: Operation, input: Record<string, unknown>, data: unknown, maxItems: number): ChatMessage | undefined {
   if (!op.present) return undefined;
   try {
     const shown = op.present(data, input as never);
-    return chatMessage(shown.title, { fields: shown.fields ?? [], actions: shown.actions ?? [] });
+    const fields = shown.fields ?? [];
+    const notes = fields.length > maxItems ? [`${fields.length - maxItems} more not shown.`] : [];
+    return chatMessage(shown.title, { fields: fields.slice(0, maxItems), actions: shown.actions ?? [], notes });
   } catch {
     return undefined;
   }
@@ -219,7 +224,7 @@ function ownPresentation(op: Operation, input: Record<string, unknown>, data: un
 /** A successful call as a chat message: presenter or generic reading, then status, link, paging and Next page. */
 export function presentOutcome(op: Operation, input: Record<string, unknown>, result: OperationResult, options: PresentOptions = {}): ChatMessage {
   const max = { maxCodeChars: options.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS, maxItems: options.maxItems ?? DEFAULT_MAX_ITEMS };
-  const message = ownPresentation(op, input, result.data) ?? generic(op, input, result, max);
+  const message = ownPresentation(op, input, result.data, max.maxItems) ?? generic(op, input, result, max);
   const record = Array.isArray(result.data) ? {} : asRecord(result.data);
   const status = message.status ?? statusOf(record) ?? (op.effect !== 'read' ? 'success' : undefined);
   const link = message.link ?? linkOf(record);

@@ -34,6 +34,13 @@ describe('presentOutcome with an operation presenter', () => {
     expect(message.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: PROJECT, pipeline_id: failed.id }, style: 'primary' }]);
   });
 
+  it('holds a presenter\'s list to the item budget, with the same note as a generic list', async () => {
+    const { message } = await present('list_pipelines', { id: PROJECT, per_page: 5 }, { maxItems: 3 });
+    expect(message.title).toBe('5 pipelines');
+    expect(message.fields).toHaveLength(3);
+    expect(message.notes[0]).toBe('2 more not shown.');
+  });
+
   it('adds a note and a Next page call to a list with more pages', async () => {
     const { message, result } = await present('list_pipelines', { id: PROJECT, per_page: 2 });
     expect(message.title).toBe('2 pipelines');
