@@ -121,7 +121,7 @@ describe('presentation', () => {
     const result = await suite.call('list_issue_label_events', { id: WEB, issue_iid: 1 });
     const shown = suite.operation('list_issue_label_events').present!(result.data, { id: WEB, issue_iid: 1 });
     expect(shown.title).toBe('4 label events');
-    expect(shown.fields?.[2]).toEqual([expect.stringMatching(/^#\d+$/), expect.stringMatching(/^remove needs-triage · @carol · \d+d$/)]);
+    expect(shown.fields?.[2]).toEqual([expect.stringMatching(/^#\d+$/), expect.stringMatching(/^remove needs-triage · @carol · \d+(?:m|h|d|mo|y)$/)]);
     const first = (result.data as LabelEvent[])[0];
     const one = await suite.call('get_issue_label_event', { id: WEB, issue_iid: 1, resource_label_event_id: first.id });
     expect(suite.operation('get_issue_label_event').present!(one.data, { id: WEB, issue_iid: 1, resource_label_event_id: first.id }))
