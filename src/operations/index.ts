@@ -11,6 +11,10 @@ import { issuesOperations } from './issues.js';
 import { mergeRequestsOperations } from './merge-requests.js';
 import { labelEventsOperations } from './label-events.js';
 import { notificationSettingsOperations } from './notification-settings.js';
+import { epicsOperations } from './epics.js';
+import { integrationsOperations } from './integrations.js';
+import { snippetsOperations } from './snippets.js';
+import { packagesOperations } from './packages.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -24,6 +28,10 @@ export const operations: readonly Operation[] = [
   ...mergeRequestsOperations,
   ...labelEventsOperations,
   ...notificationSettingsOperations,
+  ...epicsOperations,
+  ...integrationsOperations,
+  ...snippetsOperations,
+  ...packagesOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -1,6 +1,7 @@
 // The policy step every front end asks before running: allowed here and now? does a human need to confirm, and what exactly do they see?
 import { createHash } from 'node:crypto';
 import type { Operation } from '../operations/define.js';
+import { isSecretName } from '../operations/secrets.js';
 
 export interface PolicyOptions {
   readOnly: boolean;
@@ -57,8 +58,26 @@ function summarise(text: string): string {
   return `<${text.length} characters, ${Buffer.byteLength(text, 'utf8')} bytes, sha256 ${sha}…>`;
 }
 
+/**
+ * A credential as the human sees it: its length, and for a URL (a chat webhook) the origin it sends to — where the
+ * project's events go is exactly what a human must judge, while the path is the secret.
+ */
+function secretSummary(value: string): string {
+  let origin: string | undefined;
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+  } catch {
+    // not a URL: a token or password
+  }
+  return origin ? `<secret URL on ${quoteExactly(origin)}, ${value.length} characters>` : `<secret, ${value.length} characters>`;
+}
+
 /** One value as the human reads it: strings quoted and whole, long free text summarised, objects on one line each. */
 function renderValue(key: string, value: unknown): string {
+  // A credential (an integration's token, password or webhook URL) is never echoed into a chat or a dialog; the
+  // confirmation stays bound to the exact value all the same.
+  if (typeof value === 'string' && isSecretName(key)) return secretSummary(value);
   if (typeof value === 'string') {
     return SUMMARISED_FIELDS.has(key) && value.length > SUMMARY_THRESHOLD_CHARS ? summarise(value) : quoteExactly(value);
   }
@@ -82,7 +101,7 @@ function targetLabel(op: Operation, param: string): string {
 /**
  * The text a human approves: the operation, why it needs them, and then every argument that will be sent, one a
  * line and never cut (an array of objects, such as a commit's actions, one element a line). Only long free text
- * is summarised, by size and hash. What is confirmed is therefore exactly what runs.
+ * is summarised, by size and hash, and credentials by their length. What is confirmed is therefore exactly what runs.
  */
 export function confirmationPrompt(op: Operation, input: Record<string, unknown>, reason: string): string {
   const lines = [`${op.title} (${op.name}): ${reason}`, 'The exact call:'];

@@ -27,7 +27,11 @@ import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitRepo } from './git/repo.js';
+import { seedEpics } from './seed-epics.js';
+import { seedIntegrations } from './integrations.js';
 import { seedWorkItems } from './seed-work.js';
+import { seedPackages } from './packages-data.js';
+import { seedSnippets } from './snippets-data.js';
 import { Store, type AccessLevel, type Group, type PipelineStatus, type PipelineVariable, type Project, type User, type Visibility } from './store.js';
 
 export const DEMO_TOKENS = {
@@ -809,4 +813,8 @@ export async function seed(store: Store): Promise<void> {
     const last = created[index].spec.commits.findLastIndex((c) => (c.branch ?? 'main') === branch);
     return last === -1 ? null : histories[index][last].sha;
   });
+  seedEpics(store, users, epoch);
+  seedIntegrations(store, epoch);
+  seedSnippets(store, users, epoch);
+  seedPackages(store, epoch);
 }

@@ -2,7 +2,11 @@
 // releases, milestones, commit comments, labels, issues, merge requests, epics, label events and notification
 // settings, plus the access and visibility rules every route applies.
 import { join } from 'node:path';
+import { EpicState } from './epics.js';
 import { GitRepo } from './git/repo.js';
+import { IntegrationState } from './integrations.js';
+import type { Package } from './packages-data.js';
+import type { Snippet } from './snippets-data.js';
 
 /** Member access levels; 50 (owner) exists on groups and on personal projects. */
 export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -340,9 +344,17 @@ export class Store {
   readonly issues: Issue[] = [];
   readonly mergeRequests: MergeRequest[] = [];
   readonly epics: Epic[] = [];
+  /** Epic to-dos and licensing (./epics.ts). */
+  readonly epicState = new EpicState();
+  /** Active project integrations (./integrations.ts). */
+  readonly integrationState = new IntegrationState();
   readonly labelEvents: LabelEvent[] = [];
   /** 'userId:global', 'userId:group:7', 'userId:project:3' → the setting; absent means the default. */
   readonly notificationSettings = new Map<string, NotificationSetting>();
+  /** Project snippets (snippets-data.ts). */
+  readonly snippets: Snippet[] = [];
+  /** Packages and their files (packages-data.ts). */
+  readonly packages: Package[] = [];
   private readonly counters = new Map<string, number>();
 
   constructor(readonly dataDir: string) {}

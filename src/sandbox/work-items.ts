@@ -22,7 +22,7 @@ const noneAny = z.preprocess(
 );
 const integerNoneAny = () => z.union([param.integer(), noneAny]);
 /** Comma-separated, or as an array (labels[]=a&labels[]=b). */
-const nameList = () => z.union([z.string(), z.array(z.string())]);
+export const nameList = () => z.union([z.string(), z.array(z.string())]);
 const usernames = () => z.union([z.string(), z.array(z.string())]);
 const idList = () => z.union([param.array(param.integer()), noneAny]);
 
@@ -86,7 +86,7 @@ export const mergeRequestParamsShape = {
 };
 export type MergeRequestParams = z.output<z.ZodObject<typeof mergeRequestParamsShape>> & { in?: string; iids?: number[] };
 
-type Predicate<T> = (item: T) => boolean;
+export type Predicate<T> = (item: T) => boolean;
 
 /** What a filter is evaluated against: the store, the caller, and the project of each item. */
 interface FilterContext {
@@ -95,7 +95,7 @@ interface FilterContext {
   projectOf(item: WorkItem): Project;
 }
 
-function splitNames(value: string | string[]): string[] {
+export function splitNames(value: string | string[]): string[] {
   return (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter((s) => s !== '');
 }
 
@@ -114,6 +114,19 @@ function searchFields(value: string | undefined, name: string): Array<'title' | 
 }
 
 /**
+ * `labels`: all of the names (case-insensitive), or `None` / `Any`; negated, none of them. Epics filter the same way.
+ */
+export function labelsPredicate<T extends { labels: string[] }>(value: string | string[], negated = false): Predicate<T> {
+  const names = splitNames(value).map((n) => n.toLowerCase());
+  const has = (item: T) => new Set(item.labels.map((l) => l.toLowerCase()));
+  const none = names.length === 1 && (names[0] === 'none' || names[0] === 'no+label' || names[0] === 'no label');
+  if (none) return (item) => (item.labels.length === 0) !== negated;
+  if (names.length === 1 && names[0] === 'any') return (item) => (item.labels.length > 0) !== negated;
+  if (negated) return (item) => names.every((n) => !has(item).has(n));
+  return (item) => names.every((n) => has(item).has(n));
+}
+
+/**
  * The predicates of the negatable filters, each one a test an item must pass. Negated (under not[...]) each
  * test is inverted, except labels: `not[labels]=a,b` keeps the items that have none of them, as on the service.
  */
@@ -123,15 +136,7 @@ function negatablePredicates(
   negated: boolean,
 ): Array<Predicate<WorkItem>> {
   const tests: Array<Predicate<WorkItem>> = [];
-  if (f.labels !== undefined) {
-    const names = splitNames(f.labels).map((n) => n.toLowerCase());
-    const has = (item: WorkItem) => new Set(item.labels.map((l) => l.toLowerCase()));
-    const none = names.length === 1 && (names[0] === 'none' || names[0] === 'no+label' || names[0] === 'no label');
-    if (none) tests.push((item) => (item.labels.length === 0) !== negated);
-    else if (names.length === 1 && names[0] === 'any') tests.push((item) => (item.labels.length > 0) !== negated);
-    else if (negated) tests.push((item) => names.every((n) => !has(item).has(n)));
-    else tests.push((item) => names.every((n) => has(item).has(n)));
-  }
+  if (f.labels !== undefined) tests.push(labelsPredicate(f.labels, negated));
   const add = (test: Predicate<WorkItem>) => tests.push(negated ? (item) => !test(item) : test);
   if (f.milestone !== undefined) {
     const title = f.milestone;

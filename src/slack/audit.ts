@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
+import { isSecretName, REDACTED } from '../operations/secrets.js';
 
 export const AUDIT_FILE = 'audit.jsonl';
 
@@ -23,10 +24,10 @@ export interface AuditEntry {
 
 /** Values longer than this are recorded as their size and hash: a file's content is not the audit log's business. */
 const MAX_VALUE_CHARS = 200;
-const SECRET_KEYS = /token|secret|password|key$/i;
 
 export function auditInput(value: unknown, key = ''): unknown {
-  if (SECRET_KEYS.test(key) && value !== undefined) return '[redacted]';
+  // Wider than the credentials rule: the audit log needs no key of any kind.
+  if ((isSecretName(key) || /key$/i.test(key)) && value !== undefined) return REDACTED;
   if (typeof value === 'string' && value.length > MAX_VALUE_CHARS) {
     return `<${value.length} characters, sha256 ${createHash('sha256').update(value).digest('hex').slice(0, 16)}>`;
   }

@@ -58,6 +58,28 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   },
   update_group_notification_settings: { runs: [{ id: 'acme' }], asks: [{ id: 'acme', level: 'disabled' }, { id: 'acme', events: { new_note: true } }] },
   update_project_notification_settings: { runs: [{ id: P }], asks: [{ id: P, level: 'custom' }, { id: P, events: { failed_pipeline: true } }] },
+  create_epic: { runs: [{ id: 'acme', title: 't', description: 'd', labels: 'a', start_date_fixed: '2030-01-01' }], asks: [] },
+  // Title, description and fixed dates are kept nowhere; labels keep label events, close and reopen undo each other.
+  update_epic: {
+    runs: [{ id: 'acme', epic_iid: 1, labels: 'a' }, { id: 'acme', epic_iid: 1, state_event: 'close' }, { id: 'acme', epic_iid: 1, due_date_is_fixed: false }],
+    asks: [
+      { id: 'acme', epic_iid: 1, title: 't' }, { id: 'acme', epic_iid: 1, description: 'd' },
+      { id: 'acme', epic_iid: 1, start_date_fixed: '2030-01-01' }, { id: 'acme', epic_iid: 1, due_date_fixed: '2030-01-01' },
+    ],
+  },
+  delete_epic: { runs: [], asks: [{ id: 'acme', epic_iid: 1 }] },
+  create_epic_todo: { runs: [{ id: 'acme', epic_iid: 1 }], asks: [] },
+  // The settings it replaces (credentials too) are kept nowhere, and they decide where the project's events go.
+  set_integration: { runs: [], asks: [{ id: P, slug: 'external-wiki', settings: { external_wiki_url: 'https://w.example' } }, { id: P, slug: 'team-inbox', settings: {} }] },
+  delete_integration: { runs: [], asks: [{ id: P, slug: 'emails-on-push' }] },
+  create_snippet: { runs: [{ id: P, title: 't', file_name: 'f.txt', content: 'c', visibility: 'private' }], asks: [] },
+  // A snippet keeps no earlier version of its text or settings; a call that names nothing replaces nothing.
+  update_snippet: {
+    runs: [{ id: P, snippet_id: 1 }],
+    asks: ['title', 'file_name', 'content', 'description', 'visibility'].map((key) => ({ id: P, snippet_id: 1, [key]: key === 'visibility' ? 'public' : 'x' })),
+  },
+  delete_snippet: { runs: [], asks: [{ id: P, snippet_id: 1 }] },
+  delete_package: { runs: [], asks: [{ id: P, package_id: 1 }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
@@ -77,6 +99,16 @@ describe('safety decisions of every change', () => {
     for (const raw of runs) expect(decide(op, validateInput(op, raw), { readOnly: false }), JSON.stringify(raw)).toEqual({ kind: 'run' });
     for (const raw of asks) expect(decide(op, validateInput(op, raw), { readOnly: false }).kind, JSON.stringify(raw)).toBe('confirm');
     if (op.effect === 'destructive') expect(runs).toEqual([]);
+  });
+
+  it.each([
+    ['delete_snippet', { id: P, snippet_id: 7 }, ['project: "acme/web"', 'snippet_id: 7', 'gone for good']],
+    ['delete_package', { id: P, package_id: 3 }, ['project: "acme/web"', 'package_id: 3', 'gone for good']],
+  ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
+    const op = operations.find((o) => o.name === name)!;
+    const decision = decide(op, validateInput(op, raw), { readOnly: false });
+    expect(decision.kind).toBe('confirm');
+    for (const text of expected) expect(decision.kind === 'confirm' && decision.prompt).toContain(text);
   });
 
   it('names each file a commit deletes or moves, and the other project a commit copies from', () => {

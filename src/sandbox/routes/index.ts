@@ -30,15 +30,19 @@
 import type { SandboxContext } from '../context.js';
 import type { Router } from '../router.js';
 import * as commits from './commits.js';
+import * as epics from './epics.js';
+import * as integrations from './integrations.js';
 import * as issues from './issues.js';
 import * as labelEvents from './label-events.js';
 import * as mergeRequests from './merge-requests.js';
 import * as notificationSettings from './notification-settings.js';
+import * as packages from './packages.js';
 import * as pipelines from './pipelines.js';
 import * as projects from './projects.js';
 import * as releases from './releases.js';
 import * as repositoryFiles from './repository-files.js';
 import * as repository from './repository.js';
+import * as snippets from './snippets.js';
 import * as user from './user.js';
 
 export interface RouteModule {
@@ -47,7 +51,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings,
+  notificationSettings, snippets, packages, epics, integrations,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {

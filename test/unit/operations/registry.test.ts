@@ -114,6 +114,7 @@ describe('operation registry', () => {
   // the first page. Lists the service answers whole are named here, each with the reason.
   const UNPAGED_LISTS: Record<string, string> = {
     list_pipeline_variables: 'a pipeline\'s variables come whole; the service takes no page parameters there',
+    list_integrations: 'a project\'s active integrations come whole; the spec lists no page parameters there',
   };
 
   it('paginates every list_* operation except the lists answered whole, and nothing that is not a GET', () => {
@@ -127,9 +128,17 @@ describe('operation registry', () => {
     for (const name of Object.keys(UNPAGED_LISTS)) expect(operations.map((o) => o.name)).toContain(name);
   });
 
+  // Answers that are content rather than JSON, each with the reason.
+  const RAW_RESPONSES: Record<string, string> = {
+    download_archive: 'an archive (tar, zip) is bytes',
+    get_file_raw: 'a file as stored, binary or not',
+    get_raw_blob: 'a blob as stored, binary or not',
+    get_snippet_raw: 'a snippet is one file of plain text, served as text/plain',
+  };
+
   it('reads raw bytes only from GET operations, and gives bytes operations no pagination', () => {
     const raw = operations.filter((o) => o.response === 'bytes' || o.response === 'text');
-    expect(raw.map((o) => o.name).sort()).toEqual(['download_archive', 'get_file_raw', 'get_raw_blob']);
+    expect(raw.map((o) => o.name).sort()).toEqual(Object.keys(RAW_RESPONSES).sort());
     for (const op of raw) expect([op.method, op.pagination]).toEqual(['GET', undefined]);
   });
 

@@ -89,3 +89,20 @@ describe('confirmationPrompt', () => {
     expect(quoteExactly('say "hi" \\o/')).toBe('"say \\"hi\\" \\\\o/"');
   });
 });
+
+describe('credentials in the prompt', () => {
+  const setThing = defineOperation({
+    name: 'set_thing', chat: 'thing set', area: 'integrations', title: 'Set integration', description: 'Sets.',
+    route: 'PUT /projects/:id/integrations/:slug',
+    input: z.object({ id: fields.projectId(), slug: z.string(), token: z.string().optional(), webhook: z.string().optional() }),
+    effect: 'write', undo: 'Replaces settings.', confirm: () => 'It replaces the settings.',
+  });
+
+  it('shows a token only by its length, and a webhook by the origin it sends to', () => {
+    const prompt = confirmationPrompt(setThing, { id: 1, slug: 'chat', token: 's3cr3t-value', webhook: 'https://hooks.evil.example/T0/B1/xyz' }, 'Why.');
+    expect(prompt).toContain('  token: <secret, 12 characters>');
+    expect(prompt).toContain('  webhook: <secret URL on "https://hooks.evil.example", 36 characters>');
+    expect(prompt).not.toContain('s3cr3t');
+    expect(prompt).not.toContain('/T0/B1');
+  });
+});

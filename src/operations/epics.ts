@@ -1,0 +1,151 @@
+// Epics area (higher licence tier): list, read, create, update (close, reopen), delete a group's epics, and mark one as a to-do.
+import { z } from 'zod';
+import { defineOperation, fields } from './define.js';
+import type { Presentation } from './define.js';
+import { asRecord, presentList, show } from './present.js';
+import { age, workItemFilters } from './work-items.js';
+
+const epicIid = () => z.number().int().positive().describe('Epic number (&iid) in the group.');
+const target = { id: fields.groupId(), epic_iid: epicIid() };
+// No pattern in the schema: every assistant pays for it in every conversation, and the service names a bad date itself.
+const day = (what: string) => z.string().describe(`${what}, YYYY-MM-DD.`);
+
+const { labels, with_labels_details, author_id, search, created_after, created_before, updated_after, updated_before, sort } = workItemFilters;
+
+/** Epics take their dates either fixed here or inherited from their issues' milestones. */
+const changeShape = {
+  description: z.string().optional().describe('Markdown.'),
+  labels: z.string().optional().describe('Comma-separated names.'),
+  start_date_is_fixed: z.boolean().optional().describe('Use the fixed date (else inherited).'),
+  start_date_fixed: day('Fixed start date').optional(),
+  due_date_is_fixed: z.boolean().optional().describe('Use the fixed date (else inherited).'),
+  due_date_fixed: day('Fixed due date').optional(),
+};
+
+function dates(epic: Record<string, unknown>): string {
+  return `${show(epic.start_date)} → ${show(epic.due_date)}`;
+}
+
+function presentEpic(data: unknown): Presentation {
+  const epic = asRecord(data);
+  const refs = asRecord(epic.references);
+  return {
+    title: `Epic ${show(refs.full ?? epic.reference)}: ${show(epic.title)}`,
+    fields: [
+      ['state', show(epic.state)],
+      ['labels', Array.isArray(epic.labels) && epic.labels.length > 0 ? epic.labels.map((l) => (typeof l === 'string' ? l : show(asRecord(l).name))).join(', ') : 'none'],
+      ['dates', dates(epic)],
+      ['author', show(asRecord(epic.author).username)],
+    ],
+  };
+}
+
+// Overwritten values (title, description, fixed dates) are kept nowhere a client can read them back; labels keep
+// their history as label events, state is undone by the opposite state_event, *_is_fixed only picks a source.
+const OVERWRITES = ['title', 'description', 'start_date_fixed', 'due_date_fixed'] as const;
+
+export const epicsOperations = [
+  defineOperation({
+    name: 'list_epics',
+    chat: 'epic list',
+    area: 'epics',
+    title: 'List epics',
+    description: 'List a group\'s epics, subgroups included, newest first; filter by state, labels, author, text or dates.',
+    route: 'GET /groups/:id/epics',
+    input: z.object({
+      id: fields.groupId(),
+      state: z.enum(['opened', 'closed', 'all']).optional().describe('Default all.'),
+      labels, with_labels_details, author_id, search, created_after, created_before, updated_after, updated_before,
+      order_by: z.enum(['created_at', 'updated_at']).optional().describe('Default created_at.'),
+      sort,
+      include_ancestor_groups: z.boolean().optional().describe('Also the parent groups\' epics (default false).'),
+      include_descendant_groups: z.boolean().optional().describe('Also the subgroups\' epics (default true).'),
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present: presentList('epic', (epic) => {
+      const refs = asRecord(epic.references);
+      return [show(refs.relative ?? epic.reference), `${show(epic.title)} · ${show(epic.state)} · ${dates(epic)} · ${age(epic.created_at)}`];
+    }),
+  }),
+  defineOperation({
+    name: 'get_epic',
+    chat: 'epic get',
+    area: 'epics',
+    title: 'Get epic',
+    description: 'Read one epic: title, description, state, labels, start and due dates, parent.',
+    route: 'GET /groups/:id/epics/:epic_iid',
+    input: z.object(target),
+    effect: 'read',
+    present: presentEpic,
+  }),
+  defineOperation({
+    name: 'create_epic',
+    chat: 'epic create',
+    area: 'epics',
+    title: 'Create epic',
+    description: 'Create an epic in a group, optionally under a parent epic. Needs Reporter access.',
+    route: 'POST /groups/:id/epics',
+    input: z.object({
+      id: fields.groupId(),
+      title: z.string().min(1).describe('Epic title.'),
+      ...changeShape,
+      parent_id: z.number().int().positive().optional().describe('ID (not iid) of the parent epic.'),
+    }),
+    effect: 'write',
+    undo: 'Adds an epic and changes nothing else; delete_epic removes it.',
+    present: presentEpic,
+  }),
+  defineOperation({
+    name: 'update_epic',
+    chat: 'epic update',
+    area: 'epics',
+    title: 'Update epic',
+    description: 'Change an epic\'s title, description, labels or dates, or close or reopen it. Fields left out stay as they are.',
+    route: 'PUT /groups/:id/epics/:epic_iid',
+    input: z.object({
+      ...target,
+      title: z.string().min(1).optional().describe('New title.'),
+      ...changeShape,
+      labels: z.string().optional().describe('Comma-separated names; replace the current ones.'),
+      state_event: z.enum(['close', 'reopen']).optional().describe('Close or reopen the epic.'),
+    }),
+    effect: 'write',
+    undo: 'A new title, description or fixed date replaces one kept nowhere, so those ask a human; labels keep their ' +
+      'history as label events, and close and reopen undo each other.',
+    confirm: (input) => {
+      const replaced = OVERWRITES.filter((key) => input[key] !== undefined);
+      if (replaced.length === 0) return undefined;
+      return `It overwrites the epic's ${replaced.join(', ')}; the current values are kept nowhere, so read them ` +
+        'with get_epic first if they may be needed.';
+    },
+    present: presentEpic,
+  }),
+  defineOperation({
+    name: 'delete_epic',
+    chat: 'epic delete',
+    area: 'epics',
+    title: 'Delete epic',
+    description: 'Delete an epic for good; its issues and child epics stay, unlinked. Needs Owner access.',
+    route: 'DELETE /groups/:id/epics/:epic_iid',
+    input: z.object(target),
+    effect: 'destructive',
+    undo: 'Cannot be undone: the epic, its description and its links to issues and child epics are gone for good.',
+  }),
+  defineOperation({
+    name: 'create_epic_todo',
+    chat: 'epic todo',
+    area: 'epics',
+    title: 'Add epic to-do',
+    description: 'Add an epic to your to-do list. Status 304 means it was already there.',
+    route: 'POST /groups/:id/epics/:epic_iid/todo',
+    input: z.object(target),
+    effect: 'write',
+    // A repeat finds the to-do and answers 304: sending it twice never makes two.
+    idempotent: true,
+    undo: 'Adds a to-do for you alone; marking it done removes it.',
+    present: (data) => (data === null
+      ? { title: 'Already on your to-do list; nothing changed.' }
+      : { title: `To-do added: ${show(asRecord(data).body)}`, fields: [['url', show(asRecord(data).target_url)]] }),
+  }),
+];
