@@ -120,11 +120,11 @@ const NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/;
 export const PAGINATION_CONTROL_KEYS = ['all_pages', 'max_items'] as const;
 
 const offsetPageShape = {
-  page: z.number().int().min(1).optional().describe('Page number to read (1-based). Default 1.'),
-  per_page: z.number().int().min(1).max(100).optional().describe('Results per page, 1 to 100. Default 20.'),
-  all_pages: z.boolean().optional().describe('Follow the next pages too, up to max_items results.'),
+  page: z.number().int().min(1).optional().describe('Page, from 1.'),
+  per_page: z.number().int().min(1).max(100).optional().describe('Default 20.'),
+  all_pages: z.boolean().optional().describe('Read on through the pages, up to max_items.'),
   max_items: z.number().int().min(1).max(10_000).optional()
-    .describe('With all_pages: stop after this many results (default 500).'),
+    .describe('Default 500.'),
 };
 
 const keysetPageShape = {
@@ -211,12 +211,12 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
 export const fields = {
   projectId: () =>
     z.union([z.number().int().positive(), z.string().min(1)])
-      .describe('Project ID or full path, e.g. 42 or "group/sub/app".'),
+      .describe('Project ID or full path.'),
   groupId: () =>
     z.union([z.number().int().positive(), z.string().min(1)])
-      .describe('Group ID or full path, e.g. 7 or "platform/infra".'),
+      .describe('Group ID or full path.'),
   ref: (what = 'Branch, tag or commit SHA') => z.string().min(1).describe(what),
   sha: () => z.string().min(1).describe('Commit SHA, branch or tag.'),
   /** ISO 8601 date-time, kept as the string the caller gave. */
-  dateTime: (what: string) => z.string().min(1).describe(`${what} (ISO 8601, e.g. 2026-11-01T00:00:00Z).`),
+  dateTime: (what: string) => z.string().min(1).describe(`${what} (ISO 8601).`),
 };

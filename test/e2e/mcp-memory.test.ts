@@ -1,6 +1,7 @@
 // The MCP server end to end over the SDK's in-memory transport, against the sandbox over real HTTP.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
+import { ANNOTATION_DEFAULTS } from '../../src/mcp/tools.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 
 const env = useSandbox();
@@ -20,12 +21,14 @@ describe('tools/list', () => {
     for (const op of operations) {
       const tool = tools.find((t) => t.name === op.name)!;
       expect(tool.inputSchema.type).toBe('object');
-      expect(tool.annotations).toMatchObject({
-        title: op.title,
-        readOnlyHint: op.effect === 'read',
-        destructiveHint: op.effect === 'destructive' || op.confirm !== undefined,
-        idempotentHint: op.idempotent,
-      });
+      // Hints equal to the protocol's defaults are left out; read with the defaults, each says what the effect does.
+      const hints = { ...ANNOTATION_DEFAULTS, ...tool.annotations };
+      expect(tool.title).toBe(op.title);
+      expect(hints.readOnlyHint).toBe(op.effect === 'read');
+      if (op.effect !== 'read') {
+        expect(hints.destructiveHint).toBe(op.effect === 'destructive' || op.confirm !== undefined);
+        expect(hints.idempotentHint).toBe(op.idempotent);
+      }
     }
     await mcp.close();
   });

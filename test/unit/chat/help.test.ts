@@ -29,7 +29,7 @@ describe('command help', () => {
       'Retry pipeline: Run a pipeline\'s jobs again, as after a failure; the pipeline goes back to "pending". Returns the pipeline.',
       '',
       'Parameters:',
-      '  id           integer or string, required — Project ID or full path, e.g. 42 or "group/sub/app".',
+      '  id           integer or string, required — Project ID or full path.',
       '  pipeline_id  integer, required — Pipeline ID (the number shown as #123).',
       '',
       'Examples:',
