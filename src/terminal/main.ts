@@ -22,15 +22,6 @@ function wantsColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean
   return stream.isTTY === true && env.NO_COLOR === undefined && env.TERM !== 'dumb';
 }
 
-/**
- * FORGEOPS_DATA_DIR, read structurally: the setting arrives in Config together with the Slack bot's state, and the
- * chat must build with or without it.
- */
-function dataDirOf(config: Config): string | undefined {
-  const dir = (config as { dataDir?: unknown }).dataDir;
-  return typeof dir === 'string' && dir !== '' ? dir : undefined;
-}
-
 /** Runs the chat and returns the exit status. */
 export async function runChatCli(config: Config, log: Logger, options: ChatCliOptions): Promise<number> {
   const runtime = await createRuntime(config, log);
@@ -52,7 +43,8 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     color: wantsColor(process.stdout, process.env),
     json: options.json,
     yes: options.yes,
-    ...(dataDirOf(config) ? { history: historyFile(dataDirOf(config)!) } : {}),
+    // History goes to disk only where the operator chose a place for state (FORGEOPS_DATA_DIR).
+    ...(config.dataDir ? { history: historyFile(config.dataDir) } : {}),
     prompt: () => `forgeops${defaultProject ? ` ${defaultProject}` : ''}> `,
   };
   try {
