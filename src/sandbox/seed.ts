@@ -32,6 +32,7 @@ import { seedIntegrations } from './integrations.js';
 import { seedWorkItems } from './seed-work.js';
 import { seedPackages } from './packages-data.js';
 import { seedSnippets } from './snippets-data.js';
+import { seedSshKeys } from './ssh-keys-data.js';
 import { Store, type AccessLevel, type Group, type PipelineStatus, type PipelineVariable, type Project, type User, type Visibility } from './store.js';
 
 export const DEMO_TOKENS = {
@@ -817,4 +818,5 @@ export async function seed(store: Store): Promise<void> {
   seedIntegrations(store, epoch);
   seedSnippets(store, users, epoch);
   seedPackages(store, epoch);
+  seedSshKeys(store, users, epoch);
 }

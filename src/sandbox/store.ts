@@ -7,6 +7,7 @@ import { GitRepo } from './git/repo.js';
 import { IntegrationState } from './integrations.js';
 import type { Package } from './packages-data.js';
 import type { Snippet } from './snippets-data.js';
+import type { SshKey } from './ssh-keys-data.js';
 
 /** Member access levels; 50 (owner) exists on groups and on personal projects. */
 export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -339,6 +340,8 @@ export class Store {
   readonly projects: Project[] = [];
   /** SCIM bearer token → id of the group it provisions. */
   readonly scimTokens = new Map<string, number>();
+  /** Users' SSH public keys (ssh-keys-data.ts). */
+  readonly sshKeys: SshKey[] = [];
   /** Labels by the group or project that defines them ('group:7', 'project:3'); a project also sees its groups' labels. */
   readonly labels = new Map<string, Label[]>();
   readonly issues: Issue[] = [];

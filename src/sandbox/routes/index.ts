@@ -33,6 +33,7 @@ import * as commits from './commits.js';
 import * as epics from './epics.js';
 import * as integrations from './integrations.js';
 import * as issues from './issues.js';
+import * as keys from './keys.js';
 import * as labelEvents from './label-events.js';
 import * as mergeRequests from './merge-requests.js';
 import * as notificationSettings from './notification-settings.js';
@@ -51,7 +52,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations,
+  notificationSettings, snippets, packages, epics, integrations, keys,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
