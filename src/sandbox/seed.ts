@@ -31,6 +31,7 @@ import { seedEpics } from './seed-epics.js';
 import { seedIntegrations } from './integrations.js';
 import { seedWorkItems } from './seed-work.js';
 import { seedPackages } from './packages-data.js';
+import { seedScim } from './scim-data.js';
 import { seedSnippets } from './snippets-data.js';
 import { seedSshKeys } from './ssh-keys-data.js';
 import { Store, type AccessLevel, type Group, type PipelineStatus, type PipelineVariable, type Project, type User, type Visibility } from './store.js';
@@ -819,4 +820,5 @@ export async function seed(store: Store): Promise<void> {
   seedSnippets(store, users, epoch);
   seedPackages(store, epoch);
   seedSshKeys(store, users, epoch);
+  seedScim(store, users);
 }

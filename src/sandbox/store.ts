@@ -40,6 +40,8 @@ export interface User {
   /** Personal access tokens; a request authenticates with any of them. */
   tokens: string[];
   created_at: Date;
+  /** Last change by an administrator or SCIM (order_by=updated_at); absent: never changed since created_at. */
+  updated_at?: Date;
   bio: string;
   location: string;
   public_email: string;
@@ -340,6 +342,8 @@ export class Store {
   readonly projects: Project[] = [];
   /** SCIM bearer token → id of the group it provisions. */
   readonly scimTokens = new Map<string, number>();
+  /** Group id → id of its SAML provider: the groups with single sign-on, which SCIM provisions (scim-data.ts). */
+  readonly samlProviders = new Map<number, number>();
   /** Users' SSH public keys (ssh-keys-data.ts). */
   readonly sshKeys: SshKey[] = [];
   /** Labels by the group or project that defines them ('group:7', 'project:3'); a project also sees its groups' labels. */

@@ -80,6 +80,13 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   },
   delete_snippet: { runs: [], asks: [{ id: P, snippet_id: 1 }] },
   delete_package: { runs: [], asks: [{ id: P, package_id: 1 }] },
+  create_scim_user: {
+    runs: [{ group_path: 'acme', externalId: 'e', userName: 'u', email: 'u@acme.example', name: { formatted: 'U V', givenName: 'U', familyName: 'V' } }],
+    asks: [],
+  },
+  // A rename overwrites without history; active: false removes the user's single-sign-on identity.
+  update_scim_user: { runs: [], asks: [{ group_path: 'acme', id: 'e', active: false }, { group_path: 'acme', id: 'e', userName: 'x' }] },
+  delete_scim_user: { runs: [], asks: [{ group_path: 'acme', id: 'e' }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
@@ -104,6 +111,8 @@ describe('safety decisions of every change', () => {
   it.each([
     ['delete_snippet', { id: P, snippet_id: 7 }, ['project: "acme/web"', 'snippet_id: 7', 'gone for good']],
     ['delete_package', { id: P, package_id: 3 }, ['project: "acme/web"', 'package_id: 3', 'gone for good']],
+    ['update_scim_user', { group_path: 'acme', id: 'e-1', active: false }, ['group_path: "acme"', 'user: "e-1"', 'active: false', 'deactivates']],
+    ['delete_scim_user', { group_path: 'acme', id: 'e-1' }, ['group_path: "acme"', 'user: "e-1"', 'loses the group']],
   ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });

@@ -43,6 +43,7 @@ import * as projects from './projects.js';
 import * as releases from './releases.js';
 import * as repositoryFiles from './repository-files.js';
 import * as repository from './repository.js';
+import * as scim from './scim.js';
 import * as snippets from './snippets.js';
 import * as user from './user.js';
 
@@ -52,7 +53,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations, keys,
+  notificationSettings, snippets, packages, epics, integrations, keys, scim,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
