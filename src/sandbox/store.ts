@@ -8,6 +8,7 @@ import { IntegrationState } from './integrations.js';
 import type { Package } from './packages-data.js';
 import type { Snippet } from './snippets-data.js';
 import type { SshKey } from './ssh-keys-data.js';
+import { PasswordBook } from './users-data.js';
 
 /** Member access levels; 50 (owner) exists on groups and on personal projects. */
 export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -346,6 +347,8 @@ export class Store {
   readonly samlProviders = new Map<number, number>();
   /** Users' SSH public keys (ssh-keys-data.ts). */
   readonly sshKeys: SshKey[] = [];
+  /** Users' password hashes (users-data.ts). */
+  readonly passwords = new PasswordBook();
   /** Labels by the group or project that defines them ('group:7', 'project:3'); a project also sees its groups' labels. */
   readonly labels = new Map<string, Label[]>();
   readonly issues: Issue[] = [];

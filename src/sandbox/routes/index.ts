@@ -46,6 +46,7 @@ import * as repository from './repository.js';
 import * as scim from './scim.js';
 import * as snippets from './snippets.js';
 import * as user from './user.js';
+import * as users from './users.js';
 
 export interface RouteModule {
   register(router: Router, ctx: SandboxContext): void;
@@ -53,7 +54,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations, keys, scim,
+  notificationSettings, snippets, packages, epics, integrations, users, keys, scim,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
