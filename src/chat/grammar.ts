@@ -76,7 +76,9 @@ function readArguments(op: Operation, args: readonly Token[], options: ParseOpti
       for (const [name, value] of Object.entries(linked)) set(name, typeValue(fieldOf(op, name)!, String(value), true));
       continue;
     }
-    const name = token.key.toLowerCase().replace(/-/g, '_');
+    // Keys match in any case; SCIM's own are camelCase (userName), and people type them either way.
+    const typed = token.key.toLowerCase().replace(/-/g, '_');
+    const name = [...names].find((n) => n.toLowerCase() === typed) ?? typed;
     const field = fieldOf(op, name);
     if (!field) {
       const near = closest(name, [...names]);

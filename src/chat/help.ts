@@ -26,8 +26,17 @@ const SAMPLES: Record<string, unknown> = {
 
 const LIST_CONTROLS = new Set<string>(['page', 'per_page', ...PAGINATION_CONTROL_KEYS]);
 
+/** Whether a named sample suits this field: a user's numeric `id` must not get a project's path. */
+function fits(value: unknown, schema: JsonSchema): boolean {
+  const kind = Array.isArray(value) ? 'array' : typeof value;
+  return (schema.anyOf ?? schema.oneOf ?? [schema]).some((branch) => {
+    const types = [branch.type].flat();
+    return types[0] === undefined || types.some((t) => t === kind || ((t === 'integer' || t === 'number') && kind === 'number'));
+  });
+}
+
 function sampleFor(name: string, schema: JsonSchema): unknown {
-  if (Object.hasOwn(SAMPLES, name)) return SAMPLES[name];
+  if (Object.hasOwn(SAMPLES, name) && fits(SAMPLES[name], schema)) return SAMPLES[name];
   const branch = schema.anyOf?.[0] ?? schema.oneOf?.[0] ?? schema;
   if (branch.enum) return branch.enum[0];
   if (branch.const !== undefined) return branch.const;

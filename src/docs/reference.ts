@@ -40,7 +40,8 @@ export function renderReference(operations: readonly Operation[]): string {
   for (const area of areas) {
     out.push(`### ${area}`, '', '| tool | chat | route | effect | what it does |', '|---|---|---|---|---|');
     for (const op of operations.filter((o) => o.area === area)) {
-      const effect = op.effect + (op.confirm ? ' (confirm when risky)' : op.effect === 'destructive' ? ' (confirm)' : '');
+      // A destructive call always asks; its confirm() only words the question for some inputs.
+      const effect = op.effect + (op.effect === 'destructive' ? ' (confirm)' : op.confirm ? ' (confirm when risky)' : '');
       out.push(`| \`${op.name}\` | \`${op.chat}\` | \`${op.method} ${cell(op.path)}\` | ${effect} | ${cell(firstSentence(op.description))} |`);
     }
     out.push('');

@@ -15,6 +15,8 @@ import { epicsOperations } from './epics.js';
 import { integrationsOperations } from './integrations.js';
 import { snippetsOperations } from './snippets.js';
 import { packagesOperations } from './packages.js';
+import { keysOperations } from './keys.js';
+import { scimOperations } from './scim.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -32,6 +34,8 @@ export const operations: readonly Operation[] = [
   ...integrationsOperations,
   ...snippetsOperations,
   ...packagesOperations,
+  ...keysOperations,
+  ...scimOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -94,8 +94,9 @@ function renderValue(key: string, value: unknown): string {
 /** What a path parameter names, read from the route: ':id' after '/projects' is the project, after '/groups' the group. */
 function targetLabel(op: Operation, param: string): string {
   if (param !== 'id') return param;
-  const before = new RegExp(`/([a-z_]+)/:${param}(?:/|\\[|$)`).exec(op.path)?.[1];
-  return before ? before.replace(/s$/, '') : param;
+  // SCIM spells its collections capitalised ('/Users/:id').
+  const before = new RegExp(`/([A-Za-z_]+)/:${param}(?:/|\\[|$)`).exec(op.path)?.[1];
+  return before ? before.toLowerCase().replace(/s$/, '') : param;
 }
 
 /**

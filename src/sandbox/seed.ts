@@ -31,7 +31,10 @@ import { seedEpics } from './seed-epics.js';
 import { seedIntegrations } from './integrations.js';
 import { seedWorkItems } from './seed-work.js';
 import { seedPackages } from './packages-data.js';
+import { seedScim } from './scim-data.js';
 import { seedSnippets } from './snippets-data.js';
+import { seedSshKeys } from './ssh-keys-data.js';
+import { seedUsers } from './users-data.js';
 import { Store, type AccessLevel, type Group, type PipelineStatus, type PipelineVariable, type Project, type User, type Visibility } from './store.js';
 
 export const DEMO_TOKENS = {
@@ -817,4 +820,7 @@ export async function seed(store: Store): Promise<void> {
   seedIntegrations(store, epoch);
   seedSnippets(store, users, epoch);
   seedPackages(store, epoch);
+  seedUsers(store, users, epoch);
+  seedSshKeys(store, users, epoch);
+  seedScim(store, users);
 }

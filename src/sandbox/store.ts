@@ -7,6 +7,8 @@ import { GitRepo } from './git/repo.js';
 import { IntegrationState } from './integrations.js';
 import type { Package } from './packages-data.js';
 import type { Snippet } from './snippets-data.js';
+import type { SshKey } from './ssh-keys-data.js';
+import { PasswordBook } from './users-data.js';
 
 /** Member access levels; 50 (owner) exists on groups and on personal projects. */
 export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -39,6 +41,8 @@ export interface User {
   /** Personal access tokens; a request authenticates with any of them. */
   tokens: string[];
   created_at: Date;
+  /** Last change by an administrator or SCIM (order_by=updated_at); absent: never changed since created_at. */
+  updated_at?: Date;
   bio: string;
   location: string;
   public_email: string;
@@ -339,6 +343,12 @@ export class Store {
   readonly projects: Project[] = [];
   /** SCIM bearer token → id of the group it provisions. */
   readonly scimTokens = new Map<string, number>();
+  /** Group id → id of its SAML provider: the groups with single sign-on, which SCIM provisions (scim-data.ts). */
+  readonly samlProviders = new Map<number, number>();
+  /** Users' SSH public keys (ssh-keys-data.ts). */
+  readonly sshKeys: SshKey[] = [];
+  /** Users' password hashes (users-data.ts). */
+  readonly passwords = new PasswordBook();
   /** Labels by the group or project that defines them ('group:7', 'project:3'); a project also sees its groups' labels. */
   readonly labels = new Map<string, Label[]>();
   readonly issues: Issue[] = [];

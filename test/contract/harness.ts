@@ -92,9 +92,12 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
   const clientFor = (role: Role): HttpClient => {
     let client = clients.get(role);
     if (!client) {
-      const token = role === 'anonymous' ? undefined : running().tokens[role];
+      const anonymous = role === 'anonymous';
+      const token = anonymous ? undefined : running().tokens[role];
+      // The SCIM token goes with every signed-in role (SCIM paths ignore the user's token); anonymous sends none.
+      const scimToken = anonymous ? undefined : running().tokens.scim;
       // No retries: a contract test must see exactly one request per call.
-      client = new HttpClient({ baseUrl: running().url, token, retry: { maxRetries: 0 } });
+      client = new HttpClient({ baseUrl: running().url, token, scimToken, retry: { maxRetries: 0 } });
       clients.set(role, client);
     }
     return client;

@@ -80,6 +80,28 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   },
   delete_snippet: { runs: [], asks: [{ id: P, snippet_id: 1 }] },
   delete_package: { runs: [], asks: [{ id: P, package_id: 1 }] },
+  // A new account replaces nothing; a new administrator controls the whole instance.
+  create_user: {
+    runs: [{ email: 'g@acme.example', username: 'g', name: 'G', password: 'long enough' }, { email: 'h@acme.example', username: 'h', name: 'H', reset_password: true, admin: false }],
+    asks: [{ email: 'g@acme.example', username: 'g', name: 'G', force_random_password: true, admin: true }],
+  },
+  // An account's old values are kept nowhere; a new password locks its owner out until changed; admin moves control.
+  update_user: {
+    runs: [{ id: 7 }, { id: 7, skip_reconfirmation: true }],
+    asks: [
+      { id: 7, email: 'x@acme.example' }, { id: 7, username: 'x' }, { id: 7, name: 'X' }, { id: 7, bio: '' },
+      { id: 7, extern_uid: 'u', provider: 'ldapmain' }, { id: 7, password: 'new secret!' }, { id: 7, admin: true }, { id: 7, admin: false },
+    ],
+  },
+  delete_user_identity: { runs: [], asks: [{ id: 7, provider: 'ldapmain' }] },
+  delete_user: { runs: [], asks: [{ id: 7 }, { id: 7, hard_delete: true }] },
+  create_scim_user: {
+    runs: [{ group_path: 'acme', externalId: 'e', userName: 'u', email: 'u@acme.example', name: { formatted: 'U V', givenName: 'U', familyName: 'V' } }],
+    asks: [],
+  },
+  // A rename overwrites without history; active: false removes the user's single-sign-on identity.
+  update_scim_user: { runs: [], asks: [{ group_path: 'acme', id: 'e', active: false }, { group_path: 'acme', id: 'e', userName: 'x' }] },
+  delete_scim_user: { runs: [], asks: [{ group_path: 'acme', id: 'e' }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
@@ -104,6 +126,11 @@ describe('safety decisions of every change', () => {
   it.each([
     ['delete_snippet', { id: P, snippet_id: 7 }, ['project: "acme/web"', 'snippet_id: 7', 'gone for good']],
     ['delete_package', { id: P, package_id: 3 }, ['project: "acme/web"', 'package_id: 3', 'gone for good']],
+    ['delete_user', { id: 12 }, ['user: 12', 'gone for good']],
+    ['delete_user', { id: 12, hard_delete: true }, ['user: 12', 'hard_delete: true', 'every group they solely own']],
+    ['delete_user_identity', { id: 12, provider: 'ldapmain' }, ['user: 12', 'provider: "ldapmain"', 'no longer sign in']],
+    ['update_scim_user', { group_path: 'acme', id: 'e-1', active: false }, ['group_path: "acme"', 'user: "e-1"', 'active: false', 'deactivates']],
+    ['delete_scim_user', { group_path: 'acme', id: 'e-1' }, ['group_path: "acme"', 'user: "e-1"', 'loses the group']],
   ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });

@@ -33,6 +33,7 @@ import * as commits from './commits.js';
 import * as epics from './epics.js';
 import * as integrations from './integrations.js';
 import * as issues from './issues.js';
+import * as keys from './keys.js';
 import * as labelEvents from './label-events.js';
 import * as mergeRequests from './merge-requests.js';
 import * as notificationSettings from './notification-settings.js';
@@ -42,8 +43,10 @@ import * as projects from './projects.js';
 import * as releases from './releases.js';
 import * as repositoryFiles from './repository-files.js';
 import * as repository from './repository.js';
+import * as scim from './scim.js';
 import * as snippets from './snippets.js';
 import * as user from './user.js';
+import * as users from './users.js';
 
 export interface RouteModule {
   register(router: Router, ctx: SandboxContext): void;
@@ -51,7 +54,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations,
+  notificationSettings, snippets, packages, epics, integrations, users, keys, scim,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {

@@ -54,6 +54,14 @@ describe('commands and positional values', () => {
     expect(call('file get acme/web src/app.ts ref=main')).toEqual(['get_file', { id: 'acme/web', file_path: 'src/app.ts', ref: 'main' }]);
   });
 
+  it('reads a camelCase parameter (SCIM\'s) typed in any case', () => {
+    expect(call('scim update acme uid-1 username=hana externalid=e2'))
+      .toEqual(['update_scim_user', { group_path: 'acme', id: 'uid-1', userName: 'hana', externalId: 'e2' }]);
+    // The same key in two spellings is the same key.
+    expect(error('scim update acme uid-1 username=a userName=b').message).toBe('userName is given twice.');
+    expect(call('scim list acme startindex=2')).toEqual(['list_scim_users', { group_path: 'acme', startIndex: 2 }]);
+  });
+
   it('takes the longest command the words make', () => {
     expect(call('commit comment list acme/web abc123')).toEqual(['list_commit_comments', { id: 'acme/web', sha: 'abc123' }]);
     expect(call('commit list acme/web')).toEqual(['list_commits', { id: 'acme/web' }]);

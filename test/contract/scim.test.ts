@@ -1,0 +1,210 @@
+// Contract: SCIM provisioning of group acme — the bearer SCIM token and application/scim+json, the list envelope with
+// `eq` filters and SCIM paging, create 201, PATCH (renames, deactivation removing the identity), delete 204, and SCIM
+// error bodies for what is refused.
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.js';
+import { findOperation } from '../../src/operations/index.js';
+import { validateInput } from '../../src/operations/validate.js';
+import { decide } from '../../src/policy/policy.js';
+import { call } from '../unit/sandbox/sandbox-client.js';
+import { contractSuite, type Role } from './harness.js';
+
+const suite = contractSuite('scim');
+const GROUP = 'acme';
+
+interface ScimUser {
+  id: string;
+  userName: string;
+  active: boolean;
+  name: { formatted: string };
+  emails: Array<{ type: string; value: string; primary: boolean }>;
+  schemas: string[];
+  meta: { resourceType: string };
+}
+
+interface ScimList {
+  schemas: string[];
+  totalResults: number;
+  itemsPerPage: number;
+  startIndex: number;
+  Resources: ScimUser[];
+}
+
+async function data<T>(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<T> {
+  return (await suite.call(name, { group_path: GROUP, ...input }, { as })).data as T;
+}
+
+async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
+  const error = await suite.call(name, { group_path: GROUP, ...input }, { as }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+const names = (list: ScimList) => list.Resources.map((u) => u.userName);
+
+let serial = 0;
+async function provision(extra: Record<string, unknown> = {}): Promise<ScimUser> {
+  serial += 1;
+  return data<ScimUser>('create_scim_user', {
+    externalId: `ext-${serial}`, userName: `sso${serial}`, email: `sso${serial}@acme.example`,
+    name: { formatted: `Sso User ${serial}`, givenName: 'Sso', familyName: `User ${serial}` }, ...extra,
+  });
+}
+
+describe('list_scim_users', () => {
+  it('lists the group\'s provisioned users in the SCIM envelope', async () => {
+    const list = await data<ScimList>('list_scim_users', {});
+    expect(list).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 3, itemsPerPage: 3, startIndex: 1 });
+    expect(names(list)).toEqual(['bob', 'carol', 'dave']);
+    expect(list.Resources[0]).toEqual({
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], id: '4b7e1c2a-bob', active: true, name: { formatted: 'Bob Chen' },
+      userName: 'bob', meta: { resourceType: 'User' }, emails: [{ type: 'work', value: 'bob@acme.example', primary: true }],
+    });
+  });
+
+  it('filters with eq on userName (any case), id and externalId', async () => {
+    expect(names(await data<ScimList>('list_scim_users', { filter: 'userName eq "CAROL"' }))).toEqual(['carol']);
+    expect(names(await data<ScimList>('list_scim_users', { filter: 'id eq "d4a6b8c0-dave"' }))).toEqual(['dave']);
+    expect(names(await data<ScimList>('list_scim_users', { filter: 'externalId eq 4b7e1c2a-bob' }))).toEqual(['bob']);
+    expect((await data<ScimList>('list_scim_users', { filter: 'userName eq "nobody"' })).totalResults).toBe(0);
+    const error = await refusal('list_scim_users', { filter: 'userName co "a"' });
+    expect([error.status, error.serviceMessage]).toEqual([400, 'Unsupported filter: userName co "a"']);
+  });
+
+  it('pages by startIndex and count', async () => {
+    const page = await data<ScimList>('list_scim_users', { startIndex: 2, count: 1 });
+    expect(page).toMatchObject({ totalResults: 3, itemsPerPage: 1, startIndex: 2 });
+    expect(names(page)).toEqual(['carol']);
+  });
+
+  it('reads a startIndex below 1 as 1, as the spec says', async () => {
+    const answer = await call(suite.sandbox, 'GET', `/api/scim/v2/groups/${GROUP}/Users?startIndex=0&count=1`, {
+      as: 'anonymous', headers: { authorization: `Bearer ${suite.sandbox.tokens.scim}` },
+    });
+    expect(answer.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+    expect(answer.data).toMatchObject({ startIndex: 1, itemsPerPage: 1, Resources: [{ userName: 'bob' }] });
+  });
+
+  it('needs the SCIM bearer token, and serves only the token\'s own group', async () => {
+    const anonymous = await refusal('list_scim_users', {}, 'anonymous');
+    expect([anonymous.status, anonymous.serviceMessage]).toEqual([401, 'Unauthorized']);
+    // A personal access token is not a SCIM token.
+    const personal = await call(suite.sandbox, 'GET', `/api/scim/v2/groups/${GROUP}/Users`, { as: 'admin' });
+    expect(personal.status).toBe(401);
+    for (const group of ['acme/platform', 'nowhere']) {
+      const error = await refusal('list_scim_users', { group_path: group });
+      expect([error.status, error.serviceMessage]).toEqual([404, 'Group Not Found']);
+    }
+  });
+});
+
+describe('get_scim_user', () => {
+  it('reads one provisioned user by SCIM id, 404 for anyone else', async () => {
+    expect(await data<ScimUser>('get_scim_user', { id: '9c3d5e7f-carol' })).toMatchObject({ userName: 'carol', active: true });
+    const error = await refusal('get_scim_user', { id: 'no-such-uid' });
+    expect([error.status, error.serviceMessage]).toEqual([404, 'Resource not found']);
+  });
+});
+
+describe('create_scim_user', () => {
+  it('creates a user with the identity and a guest membership, answering 201', async () => {
+    const result = await suite.call('create_scim_user', {
+      group_path: GROUP, externalId: 'okta-hana', userName: 'hana', email: 'hana@acme.example',
+      name: { formatted: 'Hana Sato', givenName: 'Hana', familyName: 'Sato' }, active: true,
+    }, { as: 'maintainer' });
+    expect(result.status).toBe(201);
+    expect(result.data).toMatchObject({ id: 'okta-hana', userName: 'hana', active: true, emails: [{ type: 'work', value: 'hana@acme.example', primary: true }] });
+    const { store } = suite.sandbox;
+    const hana = store.findUser('hana')!;
+    expect(hana.identities).toEqual([{ provider: 'group_saml', extern_uid: 'okta-hana', saml_provider_id: store.samlProviders.get(store.findGroup(GROUP)!.id) }]);
+    expect(store.findGroup(GROUP)!.members.get(hana.id)?.access_level).toBe(10);
+    expect(names(await data<ScimList>('list_scim_users', { filter: 'userName eq "hana"' }))).toEqual(['hana']);
+  });
+
+  it('refuses an externalId already provisioned and a taken username, with SCIM error bodies', async () => {
+    const user = await provision();
+    const again = await refusal('create_scim_user', {
+      externalId: user.id, userName: 'other-name', email: 'other@acme.example', name: { formatted: 'O', givenName: 'O', familyName: 'O' },
+    });
+    expect([again.status, again.serviceMessage]).toEqual([409, 'User with this externalId already exists in the group']);
+    const taken = await refusal('create_scim_user', {
+      externalId: 'fresh-uid', userName: 'alice', email: 'fresh@acme.example', name: { formatted: 'A', givenName: 'A', familyName: 'A' },
+    });
+    expect(taken.status).toBe(409);
+  });
+});
+
+describe('update_scim_user', () => {
+  it('replaces the username, name, work e-mail and external id', async () => {
+    const user = await provision();
+    const result = await suite.call('update_scim_user', {
+      group_path: GROUP, id: user.id, userName: `${user.userName}-x`, name: 'Renamed Person', email: `${user.userName}@new.example`, externalId: `${user.id}-v2`,
+    }, { as: 'maintainer' });
+    expect(result.status).toBe(204);
+    expect(await data<ScimUser>('get_scim_user', { id: `${user.id}-v2` })).toMatchObject({
+      userName: `${user.userName}-x`, name: { formatted: 'Renamed Person' }, emails: [{ value: `${user.userName}@new.example` }],
+    });
+    expect((await refusal('get_scim_user', { id: user.id })).status).toBe(404);
+  });
+
+  it('deactivates with active: false, removing the identity but keeping the account and membership', async () => {
+    const user = await provision();
+    await suite.call('update_scim_user', { group_path: GROUP, id: user.id, active: false }, { as: 'maintainer' });
+    expect((await refusal('get_scim_user', { id: user.id })).status).toBe(404);
+    const { store } = suite.sandbox;
+    const account = store.findUser(user.userName)!;
+    expect(account.identities).toEqual([]);
+    expect(store.findGroup(GROUP)!.members.has(account.id)).toBe(true);
+  });
+
+  it('refuses a username or e-mail another account has, changing nothing', async () => {
+    const user = await provision();
+    const error = await refusal('update_scim_user', { id: user.id, name: 'Not Applied', userName: 'alice' });
+    expect([error.status, error.serviceMessage]).toEqual([409, 'Username or email has already been taken']);
+    expect((await refusal('update_scim_user', { id: user.id, email: 'ALICE@acme.example' })).status).toBe(409);
+    expect(await data<ScimUser>('get_scim_user', { id: user.id })).toMatchObject({ userName: user.userName, name: user.name });
+  });
+
+  it('answers 404 for a user not provisioned here', async () => {
+    expect((await refusal('update_scim_user', { id: 'no-such-uid', active: true })).status).toBe(404);
+  });
+});
+
+describe('delete_scim_user', () => {
+  it('removes the identity and the membership with 204; the account stays', async () => {
+    const user = await provision();
+    expect((await suite.call('delete_scim_user', { group_path: GROUP, id: user.id }, { as: 'maintainer' })).status).toBe(204);
+    const { store } = suite.sandbox;
+    const account = store.findUser(user.userName)!;
+    expect(account.identities).toEqual([]);
+    expect(store.findGroup(GROUP)!.members.has(account.id)).toBe(false);
+    expect((await refusal('delete_scim_user', { id: user.id })).status).toBe(404);
+  });
+});
+
+describe('safety', () => {
+  const decision = (name: string, raw: Record<string, unknown>) => {
+    const op = findOperation(name)!;
+    return decide(op, validateInput(op, raw), { readOnly: false });
+  };
+
+  it('asks a human before a deactivation or a delete, naming the group and the user', () => {
+    const deactivate = decision('update_scim_user', { group_path: GROUP, id: 'uid-1', active: false });
+    expect(deactivate.kind).toBe('confirm');
+    expect(deactivate.kind === 'confirm' && deactivate.prompt).toContain('It deactivates the user');
+    const remove = decision('delete_scim_user', { group_path: GROUP, id: 'uid-1' });
+    expect(remove.kind === 'confirm' && remove.prompt).toContain('group_path: "acme"');
+    expect(remove.kind === 'confirm' && remove.prompt).toContain('user: "uid-1"');
+  });
+});
+
+describe('bad input', () => {
+  suite.badInputCases([
+    ['a startIndex below 1', 'list_scim_users', { group_path: GROUP, startIndex: 0 }, 'startIndex'],
+    ['a count above 100', 'list_scim_users', { group_path: GROUP, count: 101 }, 'count'],
+    ['a create without an e-mail', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', name: { formatted: 'x', givenName: 'x', familyName: 'x' } }, 'email'],
+    ['a name without its parts', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', email: 'x@y.z', name: { formatted: 'x' } }, 'name.givenName'],
+  ]);
+});
+
+suite.coverageCase();
