@@ -80,6 +80,7 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   },
   delete_snippet: { runs: [], asks: [{ id: P, snippet_id: 1 }] },
   delete_package: { runs: [], asks: [{ id: P, package_id: 1 }] },
+  create_group: { runs: [{ name: 'Lab', path: 'lab', visibility: 'private' }], asks: [] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');

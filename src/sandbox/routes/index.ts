@@ -31,6 +31,7 @@ import type { SandboxContext } from '../context.js';
 import type { Router } from '../router.js';
 import * as commits from './commits.js';
 import * as epics from './epics.js';
+import * as groups from './groups.js';
 import * as integrations from './integrations.js';
 import * as issues from './issues.js';
 import * as labelEvents from './label-events.js';
@@ -51,7 +52,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations,
+  notificationSettings, snippets, packages, epics, integrations, groups,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
