@@ -16,6 +16,7 @@ import { integrationsOperations } from './integrations.js';
 import { snippetsOperations } from './snippets.js';
 import { packagesOperations } from './packages.js';
 import { groupsOperations } from './groups.js';
+import { membersOperations } from './members.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -34,6 +35,7 @@ export const operations: readonly Operation[] = [
   ...snippetsOperations,
   ...packagesOperations,
   ...groupsOperations,
+  ...membersOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -81,6 +81,14 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   delete_snippet: { runs: [], asks: [{ id: P, snippet_id: 1 }] },
   delete_package: { runs: [], asks: [{ id: P, package_id: 1 }] },
   create_group: { runs: [{ name: 'Lab', path: 'lab', visibility: 'private' }], asks: [] },
+  // Adding grants access and replaces nothing; an owner may delete the group and remove everyone else.
+  add_group_member: { runs: [{ id: 'acme', user_id: 6, access_level: 40, expires_at: '2030-01-01' }], asks: [{ id: 'acme', user_id: 6, access_level: 50 }] },
+  add_project_member: { runs: [{ id: P, user_id: 6, access_level: 40 }], asks: [] },
+  // The level it replaces is kept nowhere; access_level is required, so every call replaces it.
+  update_group_member: { runs: [], asks: [{ id: 'acme', user_id: 6, access_level: 10 }] },
+  update_project_member: { runs: [], asks: [{ id: P, user_id: 6, access_level: 40, expires_at: '2030-01-01' }] },
+  remove_group_member: { runs: [], asks: [{ id: 'acme', user_id: 6 }] },
+  remove_project_member: { runs: [], asks: [{ id: P, user_id: 6 }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
@@ -105,6 +113,8 @@ describe('safety decisions of every change', () => {
   it.each([
     ['delete_snippet', { id: P, snippet_id: 7 }, ['project: "acme/web"', 'snippet_id: 7', 'gone for good']],
     ['delete_package', { id: P, package_id: 3 }, ['project: "acme/web"', 'package_id: 3', 'gone for good']],
+    ['remove_group_member', { id: 'acme', user_id: 6 }, ['"acme"', 'user_id: 6', 'loses this access at once']],
+    ['update_project_member', { id: P, user_id: 6, access_level: 10 }, ['project: "acme/web"', 'user_id: 6', 'access_level: 10', 'keeps the old one nowhere']],
   ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });

@@ -35,6 +35,7 @@ import * as groups from './groups.js';
 import * as integrations from './integrations.js';
 import * as issues from './issues.js';
 import * as labelEvents from './label-events.js';
+import * as members from './members.js';
 import * as mergeRequests from './merge-requests.js';
 import * as notificationSettings from './notification-settings.js';
 import * as packages from './packages.js';
@@ -52,7 +53,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations, groups,
+  notificationSettings, snippets, packages, epics, integrations, groups, members,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
