@@ -17,6 +17,8 @@ import { snippetsOperations } from './snippets.js';
 import { packagesOperations } from './packages.js';
 import { keysOperations } from './keys.js';
 import { scimOperations } from './scim.js';
+import { groupsOperations } from './groups.js';
+import { membersOperations } from './members.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -36,6 +38,8 @@ export const operations: readonly Operation[] = [
   ...packagesOperations,
   ...keysOperations,
   ...scimOperations,
+  ...groupsOperations,
+  ...membersOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -1,8 +1,45 @@
-// Projects area: find the projects visible to the caller (the instance-wide project list).
+// Projects area: find projects — every project visible to the caller, or those of one user — with the spec's
+// filters, every order, and offset pages (keyset on request, the way past 10,000 projects).
 import { z } from 'zod';
 import { defineOperation } from './define.js';
+import { presentList, show } from './present.js';
 
 const flag = (what: string) => z.boolean().optional().describe(what);
+
+/** The spec's project orders (the group project list has the same). */
+export const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
+export const accessLevel = () => z.literal([10, 20, 30, 40, 50]).describe('10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner.');
+
+/** Filters every project list takes (instance, user and group lists). */
+export const projectFilters = {
+  search: z.string().optional().describe('Text in name, path or description.'),
+  archived: flag('true: only archived; false: only active.'),
+  visibility: z.enum(['public', 'internal', 'private']).optional().describe('Only this visibility.'),
+  order_by: z.enum(PROJECT_ORDER).optional().describe('Default created_at.'),
+  sort: z.enum(['asc', 'desc']).optional().describe('Default desc.'),
+  simple: flag('Short form of each project.'),
+  owned: flag('Only projects you own.'),
+  starred: flag('Only projects you starred.'),
+  with_custom_attributes: flag('Administrators.'),
+  with_issues_enabled: flag('Only with issues enabled.'),
+  with_merge_requests_enabled: flag('Only with merge requests enabled.'),
+  min_access_level: accessLevel().optional(),
+};
+
+/** What the instance and user lists add. */
+const listFilters = {
+  ...projectFilters,
+  membership: flag('Only projects you are a member of.'),
+  statistics: flag('Commit count and storage sizes.'),
+  with_programming_language: z.string().optional().describe('E.g. "TypeScript".'),
+  id_after: z.number().optional().describe('Only IDs above this.'),
+  id_before: z.number().optional().describe('Only IDs below this.'),
+  custom_attributes: z.record(z.string(), z.string()).optional().describe('Administrators: only projects with these values.'),
+  // Offset pages stop at 10,000 projects; keyset pages (order_by=id only) go on.
+  pagination: z.literal('keyset').optional().describe('Keyset pages, needed past 10,000 projects; only with order_by=id.'),
+};
+
+const presentProjects = presentList('project', (p) => [show(p.path_with_namespace), show(p.description)]);
 
 export const projectsOperations = [
   defineOperation({
@@ -10,42 +47,30 @@ export const projectsOperations = [
     chat: 'project list',
     area: 'projects',
     title: 'List projects',
-    description:
-      'List the projects visible to you, filtered by name, membership, visibility and more, in ID order. ' +
-      'Use it to find a project\'s ID or full path (path_with_namespace) before calling project tools. ' +
-      'Returns id, name, path_with_namespace, description, default_branch, web_url, last_activity_at and, ' +
-      'unless simple=true or no token is set, the full project record. Pages are read with keyset pagination ' +
-      '(no page numbers): use all_pages to read on.',
+    description: 'List the projects visible to you, newest first; use it to find a project\'s ID or full path.',
     route: 'GET /projects',
     input: z.object({
-      search: z.string().min(1).optional().describe('Only projects matching this text, e.g. in their name or path.'),
-      archived: flag('true: only archived projects; false: only active ones.'),
-      visibility: z.enum(['public', 'internal', 'private']).optional().describe('Only projects with this visibility.'),
-      // Keyset pagination, the only kind that reads past 10,000 projects, works only in ID order.
-      order_by: z.enum(['id']).default('id').describe('Sort key; keyset pagination works only with "id".'),
-      sort: z.enum(['asc', 'desc']).optional().describe('Sort direction (default desc: newest first).'),
-      simple: flag('Return only the short form of each project (faster, smaller).'),
-      owned: flag('Only projects you own.'),
-      membership: flag('Only projects you are a member of.'),
-      starred: flag('Only projects you starred.'),
-      statistics: flag('Include statistics: commit count and storage sizes.'),
-      with_custom_attributes: flag('Include custom attributes (administrators).'),
-      with_issues_enabled: flag('Only projects with issues enabled.'),
-      with_merge_requests_enabled: flag('Only projects with merge requests enabled.'),
-      with_programming_language: z.string().min(1).optional()
-        .describe('Only projects using this programming language, e.g. "TypeScript".'),
-      wiki_checksum_failed: flag('Only projects whose wiki checksum failed (higher licence tier).'),
-      repository_checksum_failed: flag('Only projects whose repository checksum failed (higher licence tier).'),
-      min_access_level: z.literal([10, 20, 30, 40, 50]).optional().describe(
-        'Only projects where you have at least this access level: 10 guest, 20 reporter, 30 developer, ' +
-        '40 maintainer, 50 owner.',
-      ),
-      id_after: z.number().int().min(0).optional().describe('Only projects with an ID greater than this.'),
-      id_before: z.number().int().min(1).optional().describe('Only projects with an ID less than this.'),
-      custom_attributes: z.record(z.string().min(1), z.string()).optional()
-        .describe('Only projects with these custom attribute values (administrators), e.g. {"team": "infra"}.'),
+      ...listFilters,
+      wiki_checksum_failed: flag('Higher tier.'),
+      repository_checksum_failed: flag('Higher tier.'),
     }),
     effect: 'read',
-    pagination: 'keyset',
+    pagination: 'offset',
+    present: presentProjects,
+  }),
+  defineOperation({
+    name: 'list_user_projects',
+    chat: 'project list-user',
+    area: 'projects',
+    title: 'List user projects',
+    description: 'List the projects in one user\'s personal namespace that you can see.',
+    route: 'GET /users/:user_id/projects',
+    input: z.object({
+      user_id: z.union([z.number(), z.string().min(1)]).describe('User ID or username.'),
+      ...listFilters,
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present: presentProjects,
   }),
 ];

@@ -146,6 +146,8 @@ export interface FullProjectExtras {
   /** The caller's direct project membership level and inherited group level (null when none). */
   projectAccess: number | null;
   groupAccess: number | null;
+  /** The caller's effective access is maintainer or more (inherited and administrator access count): runners_token. */
+  maintainer: boolean;
   /** Given when statistics=true was asked for and the caller may see them. */
   statistics?: ProjectStatistics;
   /** Given when with_custom_attributes=true was asked for by an administrator. */
@@ -155,7 +157,8 @@ export interface FullProjectExtras {
 /** Full form: the simple form plus settings, namespace, permissions and links. */
 export function projectFull(store: Store, project: Project, extras: FullProjectExtras) {
   const api = `${store.baseUrl}/api/v4/projects/${project.id}`;
-  const owner = project.namespace.kind === 'user' ? project.namespace.user : null;
+  // A group's project is owned by no one person: the spec's owner is then the user who created it.
+  const owner = project.namespace.kind === 'user' ? project.namespace.user : store.findUser(String(project.creator_id)) ?? null;
   const access = (level: number | null) => (level === null ? null : { access_level: level, notification_level: 3 });
   return {
     ...projectSimple(store, project, extras.readmePath),
@@ -186,7 +189,7 @@ export function projectFull(store: Store, project: Project, extras: FullProjectE
     import_error: null,
     permissions: { project_access: access(extras.projectAccess), group_access: access(extras.groupAccess) },
     shared_runners_enabled: true,
-    runners_token: extras.projectAccess !== null && extras.projectAccess >= 40 ? project.runners_token : undefined,
+    runners_token: extras.maintainer ? project.runners_token : undefined,
     ci_default_git_depth: 50,
     public_jobs: true,
     shared_with_groups: [],

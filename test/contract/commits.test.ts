@@ -116,6 +116,16 @@ describe('list_commits through a merge', () => {
   });
 });
 
+describe('commit list status', () => {
+  it('gives each listed commit the status of its last pipeline, or null', async () => {
+    const commits = (await suite.call('list_commits', { id: WEB, per_page: 100 })).data as Array<Commit & { status: string | null }>;
+    for (const commit of commits) expect(commit).toHaveProperty('status');
+    const release = commits.find((c) => c.title === 'Release 1.0.0')!;
+    expect(release.status).toBe('success');
+    expect(commits.some((c) => c.status === null)).toBe(true);
+  });
+});
+
 describe('get_commit, refs and diff', () => {
   it('reads a commit by tag with stats and its last pipeline', async () => {
     const result = await suite.call('get_commit', { id: WEB, sha: 'v1.0.0' });

@@ -1,6 +1,7 @@
-// Contract: list_projects against the sandbox — keyset pagination across pages, filters, visibility per caller
-// and bad input.
+// Contract: list_projects and list_user_projects against the sandbox — every order, offset pages capped at 10,000
+// records and keyset pages beyond, filters, visibility and form per caller, and bad input.
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('projects');
@@ -13,7 +14,7 @@ describe('list_projects', () => {
   it('reads every project across keyset pages with all_pages, in ID order', async () => {
     const everything = suite.sandbox.store.projects.map((p) => p.id).sort((a, b) => b - a);
     const before = suite.requests().length;
-    const result = await suite.call('list_projects', { per_page: 2, all_pages: true }, { as: 'admin' });
+    const result = await suite.call('list_projects', { per_page: 2, all_pages: true, pagination: 'keyset', order_by: 'id' }, { as: 'admin' });
     expect(result.status).toBe(200);
     expect(ids(result.data)).toEqual(everything);
     expect(result.page).toMatchObject({ has_more: false, pages_fetched: Math.ceil(everything.length / 2) });
@@ -23,7 +24,8 @@ describe('list_projects', () => {
   });
 
   it('hands back the keyset cursor of the next page when reading one page', async () => {
-    const first = await suite.call('list_projects', { per_page: 2, sort: 'asc' }, { as: 'admin' });
+    const keyset = { pagination: 'keyset', order_by: 'id' };
+    const first = await suite.call('list_projects', { per_page: 2, sort: 'asc', ...keyset }, { as: 'admin' });
     expect(first.data).toHaveLength(2);
     expect(first.page?.has_more).toBe(true);
     expect(first.page?.next_page).toBeUndefined();
@@ -31,7 +33,7 @@ describe('list_projects', () => {
     expect(cursor.searchParams.get('pagination')).toBe('keyset');
     expect(cursor.searchParams.get('id_after')).toBe(String(ids(first.data)[1]));
     // The cursor is also an input: id_after continues where the first page ended.
-    const second = await suite.call('list_projects', { per_page: 2, sort: 'asc', id_after: ids(first.data)[1] }, { as: 'admin' });
+    const second = await suite.call('list_projects', { per_page: 2, sort: 'asc', id_after: ids(first.data)[1], ...keyset }, { as: 'admin' });
     expect(Math.min(...ids(second.data))).toBeGreaterThan(Math.max(...ids(first.data)));
   });
 
@@ -144,16 +146,94 @@ describe('list_projects', () => {
   });
 });
 
-describe('paging', () => {
+describe('orders and pages', () => {
+  const byCreation = () => [...suite.sandbox.store.projects].sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id);
+
+  it('orders newest first by default, and by every order the spec lists', async () => {
+    expect(ids((await suite.call('list_projects', { all_pages: true }, { as: 'admin' })).data)).toEqual(byCreation().map((p) => p.id));
+    const byName = [...suite.sandbox.store.projects].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()));
+    expect(ids((await suite.call('list_projects', { order_by: 'name', sort: 'asc', all_pages: true }, { as: 'admin' })).data)).toEqual(byName.map((p) => p.id));
+    for (const order_by of ['path', 'created_at', 'updated_at', 'last_activity_at'] as const) {
+      const got = (await suite.call('list_projects', { order_by, all_pages: true }, { as: 'admin' })).data as Project[];
+      expect(got.length, order_by).toBe(suite.sandbox.store.projects.length);
+    }
+  });
+
+  it('refuses offset pages past 10,000 records and keyset pages in any order but id, in the service\'s words', async () => {
+    const deep = await suite.call('list_projects', { per_page: 100, page: 101 }, { as: 'admin' }).catch((e: unknown) => e);
+    expect(deep).toBeInstanceOf(ApiError);
+    expect((deep as ApiError).status).toBe(405);
+    expect((deep as ApiError).serviceMessage).toContain('Remaining records can be retrieved using keyset pagination');
+    const named = await suite.call('list_projects', { pagination: 'keyset', order_by: 'name' }, { as: 'admin' }).catch((e: unknown) => e);
+    expect((named as ApiError).status).toBe(405);
+    // The last page allowed is still served.
+    expect((await suite.call('list_projects', { per_page: 100, page: 100 }, { as: 'admin' })).data).toEqual([]);
+  });
+
+  it('gives the owner (the creator of a group\'s project) and the runners token to every maintainer, inherited or not', async () => {
+    const [asMaintainer] = (await suite.call('list_projects', { search: 'acme/web' }, { as: 'maintainer' })).data as Project[];
+    expect(asMaintainer.owner).toMatchObject({ id: suite.sandbox.store.findProject('acme/web')!.creator_id });
+    // alice is maintainer through group acme only.
+    expect(asMaintainer.runners_token).toEqual(expect.any(String));
+    const [asDeveloper] = (await suite.call('list_projects', { search: 'acme/web' }, { as: 'developer' })).data as Project[];
+    expect(asDeveloper).not.toHaveProperty('runners_token');
+  });
+
   suite.pagingCase('list_projects', {}, { as: 'admin' });
+});
+
+describe('list_user_projects', () => {
+  const names = async (input: Record<string, unknown>, as: 'admin' | 'maintainer' | 'developer' | 'anonymous' = 'developer') =>
+    ((await suite.call('list_user_projects', input, { as })).data as Project[]).map((p) => p.path_with_namespace);
+
+  it('lists the projects of one user\'s namespace, by ID or username, that the caller may see', async () => {
+    const bob = suite.sandbox.store.findUser('bob')!;
+    expect(await names({ user_id: 'bob' })).toEqual(['bob/scratchpad']);
+    expect(await names({ user_id: bob.id }, 'admin')).toEqual(['bob/scratchpad']);
+    // Private: not even a maintainer of acme sees it, nor anyone without a token.
+    expect(await names({ user_id: 'bob' }, 'maintainer')).toEqual([]);
+    expect(await names({ user_id: 'bob' }, 'anonymous')).toEqual([]);
+    expect(await names({ user_id: 'alice' }, 'admin')).toEqual([]);
+    const missing = await suite.call('list_user_projects', { user_id: 'nobody' }).catch((e: unknown) => e);
+    expect([(missing as ApiError).status, (missing as ApiError).serviceMessage]).toEqual([404, '404 User Not Found']);
+  });
+
+  it('takes every filter of the project list', async () => {
+    const every = {
+      user_id: 'bob', search: 'scratch', archived: false, visibility: 'private', order_by: 'name', sort: 'asc', simple: false,
+      owned: true, starred: false, with_custom_attributes: true, with_issues_enabled: true, with_merge_requests_enabled: false,
+      min_access_level: 50, membership: true, statistics: true, with_programming_language: 'typescript', id_after: 0,
+      id_before: 100_000, custom_attributes: {},
+    };
+    const [scratchpad] = (await suite.call('list_user_projects', every, { as: 'developer' })).data as Project[];
+    expect(scratchpad).toMatchObject({ path_with_namespace: 'bob/scratchpad', statistics: expect.any(Object) });
+    expect(await names({ ...every, with_programming_language: 'Go' })).toEqual([]);
+    expect(await names({ ...every, with_merge_requests_enabled: true })).toEqual([]);
+    expect(await names({ user_id: 'bob', simple: true })).toEqual(['bob/scratchpad']);
+  });
+
+  it('pages through a user\'s projects, by offset or keyset', async () => {
+    const store = suite.sandbox.store;
+    const bob = store.findUser('bob')!;
+    const template = store.findProject('bob/scratchpad')!;
+    // A second project sharing scratchpad's repository: only the count matters here.
+    await store.addProject({ name: 'Notes', path: 'notes', namespace: { kind: 'user', user: bob }, creator_id: bob.id }, async () => template.repo);
+    const offset = await suite.call('list_user_projects', { user_id: 'bob', per_page: 1, all_pages: true }, { as: 'developer' });
+    expect((offset.data as Project[]).map((p) => p.path_with_namespace)).toEqual(['bob/notes', 'bob/scratchpad']);
+    const keyset = await suite.call('list_user_projects', { user_id: 'bob', per_page: 1, pagination: 'keyset', order_by: 'id', sort: 'asc' }, { as: 'developer' });
+    expect(keyset.page?.next_url).toMatch(/id_after=/);
+    const all = await suite.call('list_user_projects', { user_id: 'bob', per_page: 1, page: 2, max_items: 1, all_pages: true }, { as: 'developer' });
+    expect((all.data as Project[]).map((p) => p.path_with_namespace)).toEqual(['bob/scratchpad']);
+  });
 });
 
 describe('bad input', () => {
   suite.badInputCases([
     ['per_page 500', 'list_projects', { per_page: 500 }, 'per_page'],
-    ['an order keyset pagination cannot follow', 'list_projects', { order_by: 'name' }, 'order_by'],
+    ['an order the service does not know', 'list_projects', { order_by: 'stars' }, 'order_by'],
+    ['a pagination other than keyset', 'list_projects', { pagination: 'offset' }, 'pagination'],
     ['an access level that does not exist', 'list_projects', { min_access_level: 35 }, 'min_access_level'],
-    ['a page number (keyset lists have none)', 'list_projects', { page: 2 }, ''],
+    ['a user list without its user', 'list_user_projects', {}, 'user_id'],
     ['a misspelt filter', 'list_projects', { serach: 'web' }, ''],
   ]);
 });

@@ -102,6 +102,15 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   // A rename overwrites without history; active: false removes the user's single-sign-on identity.
   update_scim_user: { runs: [], asks: [{ group_path: 'acme', id: 'e', active: false }, { group_path: 'acme', id: 'e', userName: 'x' }] },
   delete_scim_user: { runs: [], asks: [{ group_path: 'acme', id: 'e' }] },
+  create_group: { runs: [{ name: 'Lab', path: 'lab', visibility: 'private' }], asks: [] },
+  // Adding grants access and replaces nothing; an owner may delete the group and remove everyone else.
+  add_group_member: { runs: [{ id: 'acme', user_id: 6, access_level: 40, expires_at: '2030-01-01' }], asks: [{ id: 'acme', user_id: 6, access_level: 50 }] },
+  add_project_member: { runs: [{ id: P, user_id: 6, access_level: 40 }], asks: [] },
+  // The level it replaces is kept nowhere; access_level is required, so every call replaces it.
+  update_group_member: { runs: [], asks: [{ id: 'acme', user_id: 6, access_level: 10 }] },
+  update_project_member: { runs: [], asks: [{ id: P, user_id: 6, access_level: 40, expires_at: '2030-01-01' }] },
+  remove_group_member: { runs: [], asks: [{ id: 'acme', user_id: 6 }] },
+  remove_project_member: { runs: [], asks: [{ id: P, user_id: 6 }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
@@ -131,6 +140,8 @@ describe('safety decisions of every change', () => {
     ['delete_user_identity', { id: 12, provider: 'ldapmain' }, ['user: 12', 'provider: "ldapmain"', 'no longer sign in']],
     ['update_scim_user', { group_path: 'acme', id: 'e-1', active: false }, ['group_path: "acme"', 'user: "e-1"', 'active: false', 'deactivates']],
     ['delete_scim_user', { group_path: 'acme', id: 'e-1' }, ['group_path: "acme"', 'user: "e-1"', 'loses the group']],
+    ['remove_group_member', { id: 'acme', user_id: 6 }, ['"acme"', 'user_id: 6', 'loses this access at once']],
+    ['update_project_member', { id: P, user_id: 6, access_level: 10 }, ['project: "acme/web"', 'user_id: 6', 'access_level: 10', 'keeps the old one nowhere']],
   ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });

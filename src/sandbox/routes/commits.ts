@@ -144,7 +144,9 @@ export function register(router: Router, ctx: SandboxContext): void {
       }),
     );
     const page = paginate(req, reply, commits);
-    reply.json(params.with_stats ? await withStats(project.repo, page) : page.map(commitView));
+    const entries = params.with_stats ? await withStats(project.repo, page) : page.map(commitView);
+    // Every commit record carries status (the spec's field list): its last pipeline's, or null.
+    reply.json(entries.map((entry) => ({ ...entry, status: lastPipelineOf(project, entry.id)?.status ?? null })));
   });
 
   router.route('POST', '/projects/:id/repository/commits', { params: createParams, auth: 'user' }, async (req, reply) => {

@@ -31,10 +31,12 @@ import type { SandboxContext } from '../context.js';
 import type { Router } from '../router.js';
 import * as commits from './commits.js';
 import * as epics from './epics.js';
+import * as groups from './groups.js';
 import * as integrations from './integrations.js';
 import * as issues from './issues.js';
 import * as keys from './keys.js';
 import * as labelEvents from './label-events.js';
+import * as members from './members.js';
 import * as mergeRequests from './merge-requests.js';
 import * as notificationSettings from './notification-settings.js';
 import * as packages from './packages.js';
@@ -54,7 +56,7 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations, users, keys, scim,
+  notificationSettings, snippets, packages, epics, integrations, users, keys, scim, groups, members,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {

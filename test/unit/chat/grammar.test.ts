@@ -102,9 +102,9 @@ describe('key=value', () => {
 
   it('reads booleans as true/false/yes/no, and numbers only where the field takes one', () => {
     expect(call('project list archived=yes simple=False id_after=10 search=42')).toEqual(
-      ['list_projects', { archived: true, simple: false, id_after: 10, search: '42', order_by: 'id' }]);
+      ['list_projects', { archived: true, simple: false, id_after: 10, search: '42' }]);
     expect(call('release get acme/web 2024')).toEqual(['get_release', { id: 'acme/web', tag_name: '2024' }]);
-    expect(call('project list min_access_level=30')).toEqual(['list_projects', { min_access_level: 30, order_by: 'id' }]);
+    expect(call('project list min_access_level=30')).toEqual(['list_projects', { min_access_level: 30 }]);
   });
 
   it('keeps a project path a string and a numeric project id a number', () => {
@@ -124,7 +124,7 @@ describe('key=value', () => {
     expect(call('pipeline create acme/web ref=main variables=\'[{"key":"DEPLOY","value":"1"}]\'')).toEqual(
       ['create_pipeline', { id: 'acme/web', ref: 'main', variables: [{ key: 'DEPLOY', value: '1' }] }]);
     expect(call('project list custom_attributes={"team":"infra"}')).toEqual(
-      ['list_projects', { custom_attributes: { team: 'infra' }, order_by: 'id' }]);
+      ['list_projects', { custom_attributes: { team: 'infra' } }]);
     expect(error('pipeline create acme/web ref=main variables=[{key}]').message).toMatch(/^variables: not valid JSON \(/);
   });
 
@@ -219,7 +219,7 @@ describe('the default project', () => {
   });
 
   it('is not given to operations outside a project', () => {
-    expect(call('project list', defaults)).toEqual(['list_projects', { order_by: 'id' }]);
+    expect(call('project list', defaults)).toEqual(['list_projects', {}]);
     expect(call('user me', defaults)).toEqual(['get_current_user', {}]);
   });
 

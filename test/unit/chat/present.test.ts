@@ -59,9 +59,11 @@ describe('presentOutcome with an operation presenter', () => {
 describe('presentOutcome without a presenter', () => {
   it('counts a list of commits and gives each its short SHA and title', async () => {
     const { message, result } = await present('list_commits', { id: PROJECT, per_page: 3 });
-    const commits = result.data as Array<{ short_id: string; title: string; author_name: string }>;
+    const commits = result.data as Array<{ short_id: string; title: string; status: string; author_name: string }>;
     expect(message.title).toBe('3 commits');
-    expect(message.fields[0]).toEqual([commits[0].short_id, `${commits[0].title} · ${commits[0].author_name}`]);
+    // The newest commit's pipeline is running: its status reads between title and author.
+    expect(message.fields[0]).toEqual([commits[0].short_id, `${commits[0].title} · ${commits[0].status} · ${commits[0].author_name}`]);
+    expect(commits[0].status).toBe('running');
     expect(message.status).toBeUndefined();
   });
 
