@@ -26,8 +26,16 @@ const SAMPLES: Record<string, unknown> = {
 
 const LIST_CONTROLS = new Set<string>(['page', 'per_page', ...PAGINATION_CONTROL_KEYS]);
 
+/** Whether a sample has a type the schema takes: `id` is a project path for most operations, a number for some. */
+function fits(sample: unknown, schema: JsonSchema): boolean {
+  const types = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap((s) => [s.type].flat()).filter((t) => t !== undefined);
+  if (types.length === 0) return true;
+  const kind = Array.isArray(sample) ? 'array' : typeof sample === 'number' ? 'number' : typeof sample;
+  return types.includes(kind) || (kind === 'number' && types.includes('integer'));
+}
+
 function sampleFor(name: string, schema: JsonSchema): unknown {
-  if (Object.hasOwn(SAMPLES, name)) return SAMPLES[name];
+  if (Object.hasOwn(SAMPLES, name) && fits(SAMPLES[name], schema)) return SAMPLES[name];
   const branch = schema.anyOf?.[0] ?? schema.oneOf?.[0] ?? schema;
   if (branch.enum) return branch.enum[0];
   if (branch.const !== undefined) return branch.const;

@@ -15,6 +15,7 @@ import { epicsOperations } from './epics.js';
 import { integrationsOperations } from './integrations.js';
 import { snippetsOperations } from './snippets.js';
 import { packagesOperations } from './packages.js';
+import { broadcastMessagesOperations } from './broadcast-messages.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -32,6 +33,7 @@ export const operations: readonly Operation[] = [
   ...integrationsOperations,
   ...snippetsOperations,
   ...packagesOperations,
+  ...broadcastMessagesOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -26,6 +26,7 @@ import { rmSync } from 'node:fs';
 import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedBroadcastMessages } from './broadcast-messages-data.js';
 import { GitRepo } from './git/repo.js';
 import { seedEpics } from './seed-epics.js';
 import { seedIntegrations } from './integrations.js';
@@ -817,4 +818,5 @@ export async function seed(store: Store): Promise<void> {
   seedIntegrations(store, epoch);
   seedSnippets(store, users, epoch);
   seedPackages(store, epoch);
+  seedBroadcastMessages(store, epoch);
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { EpicState } from './epics.js';
 import { GitRepo } from './git/repo.js';
 import { IntegrationState } from './integrations.js';
+import type { BroadcastMessage } from './broadcast-messages-data.js';
 import type { Package } from './packages-data.js';
 import type { Snippet } from './snippets-data.js';
 
@@ -355,6 +356,8 @@ export class Store {
   readonly snippets: Snippet[] = [];
   /** Packages and their files (packages-data.ts). */
   readonly packages: Package[] = [];
+  /** Instance banners and notifications (broadcast-messages-data.ts). */
+  readonly broadcastMessages: BroadcastMessage[] = [];
   private readonly counters = new Map<string, number>();
 
   constructor(readonly dataDir: string) {}

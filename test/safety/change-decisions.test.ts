@@ -80,6 +80,13 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   },
   delete_snippet: { runs: [], asks: [{ id: P, snippet_id: 1 }] },
   delete_package: { runs: [], asks: [{ id: P, package_id: 1 }] },
+  create_broadcast_message: { runs: [{ message: 'm', ends_at: '2030-01-01T00:00:00Z' }], asks: [] },
+  // Every user sees a message; its earlier text, dates, colours and target are kept nowhere.
+  update_broadcast_message: {
+    runs: [{ id: 1 }],
+    asks: ['message', 'starts_at', 'ends_at', 'color', 'font', 'target_path'].map((key) => ({ id: 1, [key]: 'x' })).concat([{ id: 1, broadcast_type: 'banner' } as never]),
+  },
+  delete_broadcast_message: { runs: [], asks: [{ id: 1 }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
@@ -104,6 +111,7 @@ describe('safety decisions of every change', () => {
   it.each([
     ['delete_snippet', { id: P, snippet_id: 7 }, ['project: "acme/web"', 'snippet_id: 7', 'gone for good']],
     ['delete_package', { id: P, package_id: 3 }, ['project: "acme/web"', 'package_id: 3', 'gone for good']],
+    ['delete_broadcast_message', { id: 4 }, ['broadcast_message: 4', 'Cannot be undone']],
   ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });
