@@ -16,6 +16,7 @@ import { integrationsOperations } from './integrations.js';
 import { snippetsOperations } from './snippets.js';
 import { packagesOperations } from './packages.js';
 import { broadcastMessagesOperations } from './broadcast-messages.js';
+import { groupVariablesOperations } from './group-variables.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -34,6 +35,7 @@ export const operations: readonly Operation[] = [
   ...snippetsOperations,
   ...packagesOperations,
   ...broadcastMessagesOperations,
+  ...groupVariablesOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -19,3 +19,10 @@ export function redactSecrets(value: unknown, name = ''): unknown {
   }
   return value;
 }
+
+/** A call's input as it may be recorded: the operation's own secret inputs (see secretInputs) redacted. */
+export function redactSecretInputs(secretInputs: readonly string[] | undefined, input: Record<string, unknown>): Record<string, unknown> {
+  if (!secretInputs?.length) return input;
+  return Object.fromEntries(Object.entries(input).map(([key, value]) =>
+    [key, secretInputs.includes(key) && value !== undefined && value !== '' ? REDACTED : value]));
+}

@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedBroadcastMessages } from './broadcast-messages-data.js';
 import { GitRepo } from './git/repo.js';
+import { seedGroupVariables } from './group-variables-data.js';
 import { seedEpics } from './seed-epics.js';
 import { seedIntegrations } from './integrations.js';
 import { seedWorkItems } from './seed-work.js';
@@ -819,4 +820,5 @@ export async function seed(store: Store): Promise<void> {
   seedSnippets(store, users, epoch);
   seedPackages(store, epoch);
   seedBroadcastMessages(store, epoch);
+  seedGroupVariables(store);
 }

@@ -6,6 +6,7 @@ import { EpicState } from './epics.js';
 import { GitRepo } from './git/repo.js';
 import { IntegrationState } from './integrations.js';
 import type { BroadcastMessage } from './broadcast-messages-data.js';
+import type { GroupVariable } from './group-variables-data.js';
 import type { Package } from './packages-data.js';
 import type { Snippet } from './snippets-data.js';
 
@@ -358,6 +359,8 @@ export class Store {
   readonly packages: Package[] = [];
   /** Instance banners and notifications (broadcast-messages-data.ts). */
   readonly broadcastMessages: BroadcastMessage[] = [];
+  /** Group CI/CD variables (group-variables-data.ts). */
+  readonly groupVariables: GroupVariable[] = [];
   private readonly counters = new Map<string, number>();
 
   constructor(readonly dataDir: string) {}

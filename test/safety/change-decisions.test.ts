@@ -87,6 +87,10 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
     asks: ['message', 'starts_at', 'ends_at', 'color', 'font', 'target_path'].map((key) => ({ id: 1, [key]: 'x' })).concat([{ id: 1, broadcast_type: 'banner' } as never]),
   },
   delete_broadcast_message: { runs: [], asks: [{ id: 1 }] },
+  create_group_variable: { runs: [{ id: 'acme', key: 'K', value: 'v', variable_type: 'file', protected: true }], asks: [] },
+  // Every call replaces the value (often a credential), which is kept nowhere, for every later pipeline.
+  update_group_variable: { runs: [], asks: [{ id: 'acme', key: 'K', value: 'v' }, { id: 'acme', key: 'K', value: 'v', protected: false }] },
+  delete_group_variable: { runs: [], asks: [{ id: 'acme', key: 'DEPLOY_ENV' }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
@@ -112,6 +116,7 @@ describe('safety decisions of every change', () => {
     ['delete_snippet', { id: P, snippet_id: 7 }, ['project: "acme/web"', 'snippet_id: 7', 'gone for good']],
     ['delete_package', { id: P, package_id: 3 }, ['project: "acme/web"', 'package_id: 3', 'gone for good']],
     ['delete_broadcast_message', { id: 4 }, ['broadcast_message: 4', 'Cannot be undone']],
+    ['delete_group_variable', { id: 'acme', key: 'DEPLOY_ENV' }, ['group: "acme"', 'key: "DEPLOY_ENV"', 'pipelines that need the variable fail']],
   ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });

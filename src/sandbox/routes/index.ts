@@ -33,6 +33,7 @@ import type { Router } from '../router.js';
 import * as broadcastMessages from './broadcast-messages.js';
 import * as commits from './commits.js';
 import * as epics from './epics.js';
+import * as groupVariables from './group-variables.js';
 import * as integrations from './integrations.js';
 import * as issues from './issues.js';
 import * as labelEvents from './label-events.js';
@@ -54,6 +55,7 @@ export interface RouteModule {
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
   notificationSettings, snippets, packages, epics, integrations, broadcastMessages,
+  groupVariables,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
