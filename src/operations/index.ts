@@ -17,6 +17,7 @@ import { snippetsOperations } from './snippets.js';
 import { packagesOperations } from './packages.js';
 import { broadcastMessagesOperations } from './broadcast-messages.js';
 import { groupVariablesOperations } from './group-variables.js';
+import { auditEventsOperations } from './audit-events.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -36,6 +37,7 @@ export const operations: readonly Operation[] = [
   ...packagesOperations,
   ...broadcastMessagesOperations,
   ...groupVariablesOperations,
+  ...auditEventsOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

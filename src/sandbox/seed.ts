@@ -26,6 +26,7 @@ import { rmSync } from 'node:fs';
 import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedAuditEvents } from './audit-events-data.js';
 import { seedBroadcastMessages } from './broadcast-messages-data.js';
 import { GitRepo } from './git/repo.js';
 import { seedGroupVariables } from './group-variables-data.js';
@@ -821,4 +822,5 @@ export async function seed(store: Store): Promise<void> {
   seedPackages(store, epoch);
   seedBroadcastMessages(store, epoch);
   seedGroupVariables(store);
+  seedAuditEvents(store, epoch);
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { EpicState } from './epics.js';
 import { GitRepo } from './git/repo.js';
 import { IntegrationState } from './integrations.js';
+import type { AuditEvent } from './audit-events-data.js';
 import type { BroadcastMessage } from './broadcast-messages-data.js';
 import type { GroupVariable } from './group-variables-data.js';
 import type { Package } from './packages-data.js';
@@ -361,6 +362,8 @@ export class Store {
   readonly broadcastMessages: BroadcastMessage[] = [];
   /** Group CI/CD variables (group-variables-data.ts). */
   readonly groupVariables: GroupVariable[] = [];
+  /** Audit events, oldest first; routes add theirs with recordAuditEvent (audit-events-data.ts). */
+  readonly auditEvents: AuditEvent[] = [];
   private readonly counters = new Map<string, number>();
 
   constructor(readonly dataDir: string) {}

@@ -2,6 +2,7 @@
 // administrator's: 401 without a token, 403 for anyone else. starts_at defaults to now and ends_at to an hour
 // later; a message must end after it starts; `active` is computed from the two on every answer.
 import { z } from 'zod';
+import { recordAuditEvent } from '../audit-events-data.js';
 import type { SandboxContext } from '../context.js';
 import { isActive, type BroadcastMessage } from '../broadcast-messages-data.js';
 import { notFound, validationError } from '../errors.js';
@@ -51,6 +52,12 @@ function validate(message: Omit<BroadcastMessage, 'id'>): void {
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
+  /** An instance change, recorded against the administrator who made it (audit-events-data.ts). */
+  const audit = (req: SandboxRequest<unknown>, message: string) => {
+    const admin = ctx.requireUser(req);
+    recordAuditEvent(store, admin, { type: 'User', user: admin }, { custom_message: message, target_type: 'BroadcastMessage' });
+  };
+
   function findMessage(req: SandboxRequest<unknown>): BroadcastMessage {
     const id = integerPathParam(req, 'id');
     const message = store.broadcastMessages.find((m) => m.id === id);
@@ -76,6 +83,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     validate(fields);
     const created = { id: store.nextId('broadcast_message'), ...fields };
     store.broadcastMessages.push(created);
+    audit(req, `Created broadcast message #${created.id}`);
     reply.json(messageView(created), 201);
   });
 
@@ -85,12 +93,14 @@ export function register(router: Router, ctx: SandboxContext): void {
     const updated = { ...message, ...changes };
     validate(updated);
     Object.assign(message, updated);
+    audit(req, `Updated broadcast message #${message.id}: ${Object.keys(changes).join(', ')}`);
     reply.json(messageView(message));
   });
 
   router.route('DELETE', '/broadcast_messages/:id', { auth: 'admin' }, (req, reply) => {
     const message = findMessage(req);
     store.broadcastMessages.splice(store.broadcastMessages.indexOf(message), 1);
+    audit(req, `Deleted broadcast message #${message.id}`);
     reply.empty(204);
   });
 }

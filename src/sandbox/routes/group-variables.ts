@@ -3,6 +3,7 @@
 // the same way. Who may (the spec is silent; the service's rule): maintainers of the group or above, inherited
 // access counting; 401 without a token, 404 for a group the caller cannot see, 403 below maintainer.
 import { z } from 'zod';
+import { recordAuditEvent } from '../audit-events-data.js';
 import type { SandboxContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { keyErrors, type GroupVariable } from '../group-variables-data.js';
@@ -27,12 +28,16 @@ export function register(router: Router, ctx: SandboxContext): void {
     return ctx.findGroupFor(req, req.pathParams.id, { minAccess: ACCESS.maintainer });
   };
 
-  function findVariable(req: SandboxRequest<unknown>): GroupVariable {
+  function findVariable(req: SandboxRequest<unknown>): { group: Group; variable: GroupVariable } {
     const group = groupOf(req);
     const variable = store.groupVariables.find((v) => v.group_id === group.id && v.key === req.pathParams.key);
     if (!variable) throw notFound('Variable');
-    return variable;
+    return { group, variable };
   }
+
+  /** Recorded against the group; the value (often a credential) is never part of an audit event. */
+  const audit = (req: SandboxRequest<unknown>, group: Group, change: Record<string, string>, key: string) =>
+    recordAuditEvent(store, ctx.requireUser(req), { type: 'Group', group }, { ...change, target_type: 'Ci::GroupVariable', target_details: key });
 
   router.route('GET', '/groups/:id/variables', { pagination: 'offset', auth: 'user' }, (req, reply) => {
     const group = groupOf(req);
@@ -40,7 +45,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('GET', '/groups/:id/variables/:key', { auth: 'user' }, (req, reply) => {
-    reply.json(variableView(findVariable(req)));
+    reply.json(variableView(findVariable(req).variable));
   });
 
   router.route('POST', '/groups/:id/variables', { params: createParams, auth: 'user' }, (req, reply) => {
@@ -53,19 +58,22 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (errors.length > 0) throw validationError({ key: errors });
     const variable: GroupVariable = { group_id: group.id, key, value, variable_type: variable_type ?? 'env_var', protected: isProtected ?? false };
     store.groupVariables.push(variable);
+    audit(req, group, { add: 'variable' }, key);
     reply.json(variableView(variable), 201);
   });
 
   router.route('PUT', '/groups/:id/variables/:key', { params: updateParams, auth: 'user' }, (req, reply) => {
-    const variable = findVariable(req);
+    const { group, variable } = findVariable(req);
     const { value, variable_type, protected: isProtected } = req.params;
     Object.assign(variable, { value, variable_type: variable_type ?? variable.variable_type, protected: isProtected ?? variable.protected });
+    audit(req, group, { change: 'variable' }, variable.key);
     reply.json(variableView(variable));
   });
 
   router.route('DELETE', '/groups/:id/variables/:key', { auth: 'user' }, (req, reply) => {
-    const variable = findVariable(req);
+    const { group, variable } = findVariable(req);
     store.groupVariables.splice(store.groupVariables.indexOf(variable), 1);
+    audit(req, group, { remove: 'variable' }, variable.key);
     reply.empty(204);
   });
 }

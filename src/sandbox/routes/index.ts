@@ -30,6 +30,7 @@
 //   Then add one import and one entry to ROUTE_MODULES below.
 import type { SandboxContext } from '../context.js';
 import type { Router } from '../router.js';
+import * as auditEvents from './audit-events.js';
 import * as broadcastMessages from './broadcast-messages.js';
 import * as commits from './commits.js';
 import * as epics from './epics.js';
@@ -55,7 +56,7 @@ export interface RouteModule {
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
   notificationSettings, snippets, packages, epics, integrations, broadcastMessages,
-  groupVariables,
+  groupVariables, auditEvents,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
