@@ -18,6 +18,7 @@ import { packagesOperations } from './packages.js';
 import { broadcastMessagesOperations } from './broadcast-messages.js';
 import { groupVariablesOperations } from './group-variables.js';
 import { auditEventsOperations } from './audit-events.js';
+import { applicationSettingsOperations } from './application-settings.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -38,6 +39,7 @@ export const operations: readonly Operation[] = [
   ...broadcastMessagesOperations,
   ...groupVariablesOperations,
   ...auditEventsOperations,
+  ...applicationSettingsOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -1,8 +1,11 @@
 // Which values are credentials (tokens, passwords, keys, webhook URLs) and how they are kept out of what people and
 // models see: tool results, chat, confirmation prompts, the audit log.
 
-/** Parameter and field names whose value is a credential; a chat webhook's URL is one (its path is the secret). */
-const SECRET_NAME = /token|secret|password|api_key|build_key|webhook/i;
+/**
+ * Parameter and field names whose value is a credential: a chat webhook's URL (its path is the secret), cloud
+ * access keys and TLS client keys too.
+ */
+const SECRET_NAME = /token|secret|password|api_key|build_key|webhook|access_key|client_key|key_pass/i;
 
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { EpicState } from './epics.js';
 import { GitRepo } from './git/repo.js';
 import { IntegrationState } from './integrations.js';
+import { defaultApplicationSettings, type ApplicationSettings } from './application-settings-data.js';
 import type { AuditEvent } from './audit-events-data.js';
 import type { BroadcastMessage } from './broadcast-messages-data.js';
 import type { GroupVariable } from './group-variables-data.js';
@@ -364,6 +365,8 @@ export class Store {
   readonly groupVariables: GroupVariable[] = [];
   /** Audit events, oldest first; routes add theirs with recordAuditEvent (audit-events-data.ts). */
   readonly auditEvents: AuditEvent[] = [];
+  /** The instance's application settings (application-settings-data.ts). */
+  readonly applicationSettings: ApplicationSettings = defaultApplicationSettings(new Date());
   private readonly counters = new Map<string, number>();
 
   constructor(readonly dataDir: string) {}

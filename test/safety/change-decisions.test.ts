@@ -91,6 +91,8 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   // Every call replaces the value (often a credential), which is kept nowhere, for every later pipeline.
   update_group_variable: { runs: [], asks: [{ id: 'acme', key: 'K', value: 'v' }, { id: 'acme', key: 'K', value: 'v', protected: false }] },
   delete_group_variable: { runs: [], asks: [{ id: 'acme', key: 'DEPLOY_ENV' }] },
+  // Instance settings apply to every user at once, and the values replaced are kept nowhere.
+  update_application_settings: { runs: [], asks: [{ settings: { signup_enabled: false } }, { settings: {} }] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');

@@ -30,6 +30,7 @@
 //   Then add one import and one entry to ROUTE_MODULES below.
 import type { SandboxContext } from '../context.js';
 import type { Router } from '../router.js';
+import * as applicationSettings from './application-settings.js';
 import * as auditEvents from './audit-events.js';
 import * as broadcastMessages from './broadcast-messages.js';
 import * as commits from './commits.js';
@@ -56,7 +57,7 @@ export interface RouteModule {
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
   notificationSettings, snippets, packages, epics, integrations, broadcastMessages,
-  groupVariables, auditEvents,
+  groupVariables, auditEvents, applicationSettings,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
