@@ -19,6 +19,7 @@ import { broadcastMessagesOperations } from './broadcast-messages.js';
 import { groupVariablesOperations } from './group-variables.js';
 import { auditEventsOperations } from './audit-events.js';
 import { applicationSettingsOperations } from './application-settings.js';
+import { groupImportExportOperations } from './group-import-export.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -40,6 +41,7 @@ export const operations: readonly Operation[] = [
   ...groupVariablesOperations,
   ...auditEventsOperations,
   ...applicationSettingsOperations,
+  ...groupImportExportOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

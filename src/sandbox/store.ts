@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { EpicState } from './epics.js';
 import { GitRepo } from './git/repo.js';
+import { GroupExports } from './group-export-data.js';
 import { IntegrationState } from './integrations.js';
 import { defaultApplicationSettings, type ApplicationSettings } from './application-settings-data.js';
 import type { AuditEvent } from './audit-events-data.js';
@@ -367,6 +368,8 @@ export class Store {
   readonly auditEvents: AuditEvent[] = [];
   /** The instance's application settings (application-settings-data.ts). */
   readonly applicationSettings: ApplicationSettings = defaultApplicationSettings(new Date());
+  /** Group export archives (group-export-data.ts). */
+  readonly groupExports = new GroupExports();
   private readonly counters = new Map<string, number>();
 
   constructor(readonly dataDir: string) {}

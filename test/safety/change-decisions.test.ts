@@ -93,6 +93,9 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   delete_group_variable: { runs: [], asks: [{ id: 'acme', key: 'DEPLOY_ENV' }] },
   // Instance settings apply to every user at once, and the values replaced are kept nowhere.
   update_application_settings: { runs: [], asks: [{ settings: { signup_enabled: false } }, { settings: {} }] },
+  // An export changes nothing in the group; an import only adds a new group.
+  export_group: { runs: [{ id: 'acme' }], asks: [] },
+  import_group: { runs: [{ name: 'Copy', path: 'copy', file: 'H4sIAAAA', parent_id: 1 }], asks: [] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');

@@ -35,6 +35,7 @@ import * as auditEvents from './audit-events.js';
 import * as broadcastMessages from './broadcast-messages.js';
 import * as commits from './commits.js';
 import * as epics from './epics.js';
+import * as groupImportExport from './group-import-export.js';
 import * as groupVariables from './group-variables.js';
 import * as integrations from './integrations.js';
 import * as issues from './issues.js';
@@ -57,7 +58,7 @@ export interface RouteModule {
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
   notificationSettings, snippets, packages, epics, integrations, broadcastMessages,
-  groupVariables, auditEvents, applicationSettings,
+  groupVariables, auditEvents, applicationSettings, groupImportExport,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {
