@@ -92,6 +92,11 @@ export interface OperationSpec<S extends z.ZodObject> {
    * argument of the call, so the reason need not repeat them.
    */
   confirm?: (input: z.infer<S>) => string | undefined;
+  /**
+   * Input keys whose values are credentials whatever their name says (a CI variable's `value`): a confirmation
+   * shows only their length, and the chat audit log records them redacted. Names secrets.ts knows need no entry.
+   */
+  secretInputs?: readonly string[];
   /** Lists: adds page/per_page (and the all-pages controls) to the input. */
   pagination?: Pagination;
   response?: ResponseKind;

@@ -19,6 +19,11 @@ import { keysOperations } from './keys.js';
 import { scimOperations } from './scim.js';
 import { groupsOperations } from './groups.js';
 import { membersOperations } from './members.js';
+import { broadcastMessagesOperations } from './broadcast-messages.js';
+import { groupVariablesOperations } from './group-variables.js';
+import { auditEventsOperations } from './audit-events.js';
+import { applicationSettingsOperations } from './application-settings.js';
+import { groupImportExportOperations } from './group-import-export.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -40,6 +45,11 @@ export const operations: readonly Operation[] = [
   ...scimOperations,
   ...groupsOperations,
   ...membersOperations,
+  ...broadcastMessagesOperations,
+  ...groupVariablesOperations,
+  ...auditEventsOperations,
+  ...applicationSettingsOperations,
+  ...groupImportExportOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

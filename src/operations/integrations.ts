@@ -2,22 +2,14 @@
 // Their settings hold credentials: every result passes through redactSecrets, whatever the service returns.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
-import type { Operation, OperationResult, Presentation, RunContext } from './define.js';
-import { buildRequest } from './execute.js';
+import type { Operation, Presentation } from './define.js';
 import { asRecord, presentList, show } from './present.js';
-import { redactSecrets } from './secrets.js';
+import { sendRedacted } from './send-redacted.js';
 
 const target = {
   id: fields.projectId(),
   slug: z.string().min(1).describe('The integration\'s name in its URL, e.g. "emails-on-push".'),
 };
-
-/** One request, its answer redacted; `settings` (when given) sent as the top-level parameters the service reads. */
-async function sendRedacted(op: Operation, ctx: RunContext, input: Record<string, unknown>): Promise<OperationResult> {
-  const { settings, ...rest } = input;
-  const res = await ctx.client.request(buildRequest(op, { ...rest, ...asRecord(settings) }, ctx));
-  return { data: redactSecrets(res.data), status: res.status };
-}
 
 /** The event flags that are on, as a short list. */
 function eventsOn(item: Record<string, unknown>): string {

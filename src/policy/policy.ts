@@ -111,7 +111,9 @@ export function confirmationPrompt(op: Operation, input: Record<string, unknown>
     const value = input[key];
     if (value === undefined) continue;
     const label = op.pathParams.includes(key) ? targetLabel(op, key) : key;
-    if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {
+    if (typeof value === 'string' && op.secretInputs?.includes(key)) {
+      lines.push(`  ${label}: ${secretSummary(value)}`);
+    } else if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {
       lines.push(`  ${label}:`);
       value.forEach((item, i) => lines.push(`    ${i + 1}. ${renderValue(key, item)}`));
     } else {

@@ -21,9 +21,10 @@ export interface RouteOptions<S extends z.ZodObject> {
   /**
    * 'optional' (default): a PRIVATE-TOKEN is checked when sent; 'user': a token is required (401 otherwise);
    * 'scim' (the default, and the only choice, for /api/scim/ patterns): an `Authorization: Bearer` SCIM token
-   * is required (sets req.scimGroupId).
+   * is required (sets req.scimGroupId); 'admin': an administrator's token (401 without a token, 403 for anyone
+   * else), checked before the parameters.
    */
-  auth?: 'optional' | 'user' | 'scim';
+  auth?: 'optional' | 'user' | 'admin' | 'scim';
   /** The body is the handler's business (req.body); it is not parsed into params. */
   rawBody?: boolean;
 }

@@ -26,7 +26,10 @@ import { rmSync } from 'node:fs';
 import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedAuditEvents } from './audit-events-data.js';
+import { seedBroadcastMessages } from './broadcast-messages-data.js';
 import { GitRepo } from './git/repo.js';
+import { seedGroupVariables } from './group-variables-data.js';
 import { seedEpics } from './seed-epics.js';
 import { seedIntegrations } from './integrations.js';
 import { seedWorkItems } from './seed-work.js';
@@ -823,4 +826,7 @@ export async function seed(store: Store): Promise<void> {
   seedUsers(store, users, epoch);
   seedSshKeys(store, users, epoch);
   seedScim(store, users);
+  seedBroadcastMessages(store, epoch);
+  seedGroupVariables(store);
+  seedAuditEvents(store, epoch);
 }

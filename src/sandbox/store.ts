@@ -4,7 +4,12 @@
 import { join } from 'node:path';
 import { EpicState } from './epics.js';
 import { GitRepo } from './git/repo.js';
+import { GroupExports } from './group-export-data.js';
 import { IntegrationState } from './integrations.js';
+import { defaultApplicationSettings, type ApplicationSettings } from './application-settings-data.js';
+import type { AuditEvent } from './audit-events-data.js';
+import type { BroadcastMessage } from './broadcast-messages-data.js';
+import type { GroupVariable } from './group-variables-data.js';
 import type { Package } from './packages-data.js';
 import type { Snippet } from './snippets-data.js';
 import type { SshKey } from './ssh-keys-data.js';
@@ -365,6 +370,16 @@ export class Store {
   readonly snippets: Snippet[] = [];
   /** Packages and their files (packages-data.ts). */
   readonly packages: Package[] = [];
+  /** Instance banners and notifications (broadcast-messages-data.ts). */
+  readonly broadcastMessages: BroadcastMessage[] = [];
+  /** Group CI/CD variables (group-variables-data.ts). */
+  readonly groupVariables: GroupVariable[] = [];
+  /** Audit events, oldest first; routes add theirs with recordAuditEvent (audit-events-data.ts). */
+  readonly auditEvents: AuditEvent[] = [];
+  /** The instance's application settings (application-settings-data.ts). */
+  readonly applicationSettings: ApplicationSettings = defaultApplicationSettings(new Date());
+  /** Group export archives (group-export-data.ts). */
+  readonly groupExports = new GroupExports();
   private readonly counters = new Map<string, number>();
 
   constructor(readonly dataDir: string) {}

@@ -11,6 +11,7 @@ import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { executeCall } from '../operations/call.js';
 import type { Operation } from '../operations/define.js';
+import { redactSecretInputs } from '../operations/secrets.js';
 import type { ExplainOptions } from '../operations/failures.js';
 import { InputError, validateInput } from '../operations/validate.js';
 import { DurableConfirmations } from '../policy/confirmations.js';
@@ -328,7 +329,7 @@ export class SlackBot {
       : acting.source === 'sandbox' ? 'sandbox maintainer' : 'shared read token';
     await this.o.audit.record({
       team: turn.user.teamId, user: turn.user.userId, serviceUser, channel: turn.channelId,
-      operation: outcome.operation.name, input: outcome.input,
+      operation: outcome.operation.name, input: redactSecretInputs(outcome.operation.secretInputs, outcome.input),
       ...(confirmed ? { confirmedBy: turn.user.userId } : {}),
       outcome: outcome.ok ? 'ok' : 'failed',
       ...(outcome.ok ? { status: outcome.result.status } : { message: outcome.message.split('\n')[0] }),

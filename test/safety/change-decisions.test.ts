@@ -111,6 +111,22 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   update_project_member: { runs: [], asks: [{ id: P, user_id: 6, access_level: 40, expires_at: '2030-01-01' }] },
   remove_group_member: { runs: [], asks: [{ id: 'acme', user_id: 6 }] },
   remove_project_member: { runs: [], asks: [{ id: P, user_id: 6 }] },
+  create_broadcast_message: { runs: [{ message: 'm', ends_at: '2030-01-01T00:00:00Z' }], asks: [] },
+  // Every user sees a message; its earlier text, dates, colours and target are kept nowhere.
+  update_broadcast_message: {
+    runs: [{ id: 1 }],
+    asks: ['message', 'starts_at', 'ends_at', 'color', 'font', 'target_path'].map((key) => ({ id: 1, [key]: 'x' })).concat([{ id: 1, broadcast_type: 'banner' } as never]),
+  },
+  delete_broadcast_message: { runs: [], asks: [{ id: 1 }] },
+  create_group_variable: { runs: [{ id: 'acme', key: 'K', value: 'v', variable_type: 'file', protected: true }], asks: [] },
+  // Every call replaces the value (often a credential), which is kept nowhere, for every later pipeline.
+  update_group_variable: { runs: [], asks: [{ id: 'acme', key: 'K', value: 'v' }, { id: 'acme', key: 'K', value: 'v', protected: false }] },
+  delete_group_variable: { runs: [], asks: [{ id: 'acme', key: 'DEPLOY_ENV' }] },
+  // Instance settings apply to every user at once, and the values replaced are kept nowhere.
+  update_application_settings: { runs: [], asks: [{ settings: { signup_enabled: false } }, { settings: {} }] },
+  // An export changes nothing in the group; an import only adds a new group.
+  export_group: { runs: [{ id: 'acme' }], asks: [] },
+  import_group: { runs: [{ name: 'Copy', path: 'copy', file: 'H4sIAAAA', parent_id: 1 }], asks: [] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
@@ -142,6 +158,8 @@ describe('safety decisions of every change', () => {
     ['delete_scim_user', { group_path: 'acme', id: 'e-1' }, ['group_path: "acme"', 'user: "e-1"', 'loses the group']],
     ['remove_group_member', { id: 'acme', user_id: 6 }, ['"acme"', 'user_id: 6', 'loses this access at once']],
     ['update_project_member', { id: P, user_id: 6, access_level: 10 }, ['project: "acme/web"', 'user_id: 6', 'access_level: 10', 'keeps the old one nowhere']],
+    ['delete_broadcast_message', { id: 4 }, ['broadcast_message: 4', 'Cannot be undone']],
+    ['delete_group_variable', { id: 'acme', key: 'DEPLOY_ENV' }, ['group: "acme"', 'key: "DEPLOY_ENV"', 'pipelines that need the variable fail']],
   ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });

@@ -15,8 +15,9 @@
 //       Use the `param` helpers of ../params.js (param.boolean(), param.integer(), param.datetime(), …) so that
 //       query-string and form values ('True', '12') are coerced; nested objects use z.strictObject.
 //     - options.pagination: 'offset' accepts page/per_page; reply with paginate(req, reply, items) from
-//       ../paginate.js. options.auth: 'user' (401 without token) or 'scim'. HEAD is never implied by GET: declare
-//       it (a HEAD reply's body is dropped by node, so reply.empty(200) after setting headers).
+//       ../paginate.js. options.auth: 'user' (401 without token), 'admin' (401, then 403 for a non-administrator)
+//       or 'scim'. HEAD is never implied by GET: declare it (a HEAD reply's body is dropped by node, so
+//       reply.empty(200) after setting headers).
 //     - the handler gets (req, reply): req.user is the caller or null; reply.json(body, status?),
 //       reply.send(status, bytes, contentType), reply.empty(status?) and reply.header(name, value).
 //       Throw the helpers of ../errors.js (notFound('Commit'), forbidden(), validationError({...}),
@@ -29,8 +30,13 @@
 //   Then add one import and one entry to ROUTE_MODULES below.
 import type { SandboxContext } from '../context.js';
 import type { Router } from '../router.js';
+import * as applicationSettings from './application-settings.js';
+import * as auditEvents from './audit-events.js';
+import * as broadcastMessages from './broadcast-messages.js';
 import * as commits from './commits.js';
 import * as epics from './epics.js';
+import * as groupImportExport from './group-import-export.js';
+import * as groupVariables from './group-variables.js';
 import * as groups from './groups.js';
 import * as integrations from './integrations.js';
 import * as issues from './issues.js';
@@ -56,7 +62,8 @@ export interface RouteModule {
 
 const ROUTE_MODULES: RouteModule[] = [
   user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations, users, keys, scim, groups, members,
+  notificationSettings, snippets, packages, epics, integrations, users, keys, scim, groups, members, broadcastMessages,
+  groupVariables, auditEvents, applicationSettings, groupImportExport,
 ];
 
 export function registerRoutes(router: Router, ctx: SandboxContext): void {

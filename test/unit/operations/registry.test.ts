@@ -132,6 +132,7 @@ describe('operation registry', () => {
   // Answers that are content rather than JSON, each with the reason.
   const RAW_RESPONSES: Record<string, string> = {
     download_archive: 'an archive (tar, zip) is bytes',
+    download_group_export: 'a group export is a compressed archive',
     get_file_raw: 'a file as stored, binary or not',
     get_raw_blob: 'a blob as stored, binary or not',
     get_snippet_raw: 'a snippet is one file of plain text, served as text/plain',

@@ -1,0 +1,41 @@
+// Application settings area (administrators): read the instance's settings, and change them. Several settings
+// are credentials (the spam filter's key, the asset proxy's secret, client keys): every result passes through
+// redactSecrets, and a confirmation shows them by length only.
+import { z } from 'zod';
+import { defineOperation } from './define.js';
+import type { Operation } from './define.js';
+import { sendRedacted } from './send-redacted.js';
+
+const settingValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number()]))]);
+
+const get: Operation = defineOperation({
+  name: 'get_application_settings',
+  chat: 'settings get',
+  area: 'application_settings',
+  title: 'Get application settings',
+  description: 'Administrators only: every instance setting as one object; credentials show as [redacted].',
+  route: 'GET /application/settings',
+  input: z.object({}),
+  effect: 'read',
+  run: (ctx, input) => sendRedacted(get, ctx, input),
+});
+
+const update: Operation = defineOperation({
+  name: 'update_application_settings',
+  chat: 'settings set',
+  area: 'application_settings',
+  title: 'Update application settings',
+  description: 'Administrators only: change instance settings; those left out stay. Returns all settings.',
+  route: 'PUT /application/settings',
+  input: z.object({
+    // One open object, not every setting: there are over a hundred, and each key costs every assistant tokens.
+    settings: z.record(z.string(), settingValue)
+      .describe('Settings by name, e.g. {"signup_enabled": false}; enabling one may need its companions (spamfilter_enabled needs spamfilter_api_key).'),
+  }),
+  effect: 'destructive',
+  undo: 'The values it replaces are kept nowhere and apply to every user of the instance at once; '
+    + 'read get_application_settings first to set them back by hand.',
+  run: (ctx, input) => sendRedacted(update, ctx, input),
+});
+
+export const applicationSettingsOperations = [get, update];

@@ -1,0 +1,104 @@
+// Group variables area: a group's CI/CD variables — list, read, create, update, delete. Values are often
+// credentials: a value the service marks protected or masked, or whose key names a credential (DEPLOY_TOKEN),
+// reads as [redacted] in every result; a value sent is shown by its length only in a confirmation.
+import { z } from 'zod';
+import { defineOperation, fields } from './define.js';
+import type { Operation, OperationResult, RunContext } from './define.js';
+import { executeOperation } from './execute.js';
+import { asRecord, presentList, show } from './present.js';
+import { isSecretName, REDACTED } from './secrets.js';
+
+const key = () => z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, 'only A-Z, a-z, 0-9 and _')
+  .describe('Variable key: A-Z a-z 0-9 _, at most 255.');
+const variableInput = z.object({ id: fields.groupId(), key: key() });
+const settable = {
+  variable_type: z.enum(['env_var', 'file']).optional().describe('Default env_var; file: the job gets a path to a file holding the value.'),
+  protected: z.boolean().optional().describe('Only pipelines on protected branches and tags get it.'),
+};
+
+/** A variable as results show it: the value redacted when it is protected, masked or named like a credential. */
+function redactVariable(item: unknown): unknown {
+  const variable = asRecord(item);
+  if (!('value' in variable)) return item;
+  const secret = variable.protected === true || variable.masked === true || isSecretName(show(variable.key));
+  return secret && variable.value !== null && variable.value !== '' ? { ...variable, value: REDACTED } : item;
+}
+
+/** Runs the operation as declared (pages included), then redacts what it read. */
+async function sendRedacted(op: Operation, ctx: RunContext, input: Record<string, unknown>): Promise<OperationResult> {
+  const result = await executeOperation({ ...op, run: undefined }, input, ctx);
+  return { ...result, data: Array.isArray(result.data) ? result.data.map(redactVariable) : redactVariable(result.data) };
+}
+
+const list: Operation = defineOperation({
+  name: 'list_group_variables',
+  chat: 'variable list',
+  area: 'group_variables',
+  title: 'List group variables',
+  description: 'List a group\'s CI/CD variables; protected or masked values read as [redacted].',
+  route: 'GET /groups/:id/variables',
+  input: z.object({ id: fields.groupId() }),
+  effect: 'read',
+  pagination: 'offset',
+  present: presentList('variable', (v) => [show(v.key), `${show(v.variable_type)}${v.protected === true ? ' · protected' : ''} · ${show(v.value)}`]),
+  run: (ctx, input) => sendRedacted(list, ctx, input),
+});
+
+const get: Operation = defineOperation({
+  name: 'get_group_variable',
+  chat: 'variable get',
+  area: 'group_variables',
+  title: 'Get group variable',
+  description: 'Read one group CI/CD variable; a protected or masked value reads as [redacted].',
+  route: 'GET /groups/:id/variables/:key',
+  input: variableInput,
+  effect: 'read',
+  run: (ctx, input) => sendRedacted(get, ctx, input),
+});
+
+const create: Operation = defineOperation({
+  name: 'create_group_variable',
+  chat: 'variable create',
+  area: 'group_variables',
+  title: 'Create group variable',
+  description: 'Add a CI/CD variable to a group; every pipeline of its projects gets it.',
+  route: 'POST /groups/:id/variables',
+  input: z.object({ id: fields.groupId(), key: key(), value: z.string().describe('The value.'), ...settable }),
+  effect: 'write',
+  secretInputs: ['value'],
+  undo: 'Adds a new variable and replaces nothing (an existing key is refused); delete_group_variable removes it.',
+  run: (ctx, input) => sendRedacted(create, ctx, input),
+});
+
+const update: Operation = defineOperation({
+  name: 'update_group_variable',
+  chat: 'variable update',
+  area: 'group_variables',
+  title: 'Update group variable',
+  description: 'Replace a group CI/CD variable\'s value, and optionally its type or protection.',
+  route: 'PUT /groups/:id/variables/:key',
+  input: z.object({ id: fields.groupId(), key: key(), value: z.string().describe('The new value.'), ...settable }),
+  effect: 'write',
+  secretInputs: ['value'],
+  undo: 'The value it replaces (often a credential) is kept nowhere, and every later pipeline uses the new one; so it always asks a human.',
+  confirm: (input) => `It replaces the value of ${input.key} for every pipeline of the group's projects; the current value is kept nowhere.`,
+  run: (ctx, input) => sendRedacted(update, ctx, input),
+});
+
+export const groupVariablesOperations = [
+  list,
+  get,
+  create,
+  update,
+  defineOperation({
+    name: 'delete_group_variable',
+    chat: 'variable delete',
+    area: 'group_variables',
+    title: 'Delete group variable',
+    description: 'Remove a CI/CD variable from a group.',
+    route: 'DELETE /groups/:id/variables/:key',
+    input: variableInput,
+    effect: 'destructive',
+    undo: 'Cannot be undone: the value is gone, and pipelines that need the variable fail until it is created again.',
+  }),
+];

@@ -1,0 +1,142 @@
+// Contract: group CI/CD variables against the sandbox — the key rule (255 characters of A-Z a-z 0-9 _) and a taken
+// key refused as model errors, variable_type and protected, maintainers only (401, 403, 404 for a hidden group),
+// protected values redacted in every result, and a value sent never shown in a confirmation.
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/http/errors.js';
+import { validateInput } from '../../src/operations/validate.js';
+import { decide } from '../../src/policy/policy.js';
+import { contractSuite, type Role } from './harness.js';
+
+const suite = contractSuite('group_variables');
+const ACME = 'acme';
+const PLATFORM = 'acme/platform';
+
+interface Variable {
+  key: string;
+  value: string;
+  variable_type: string;
+  protected: boolean;
+}
+
+async function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Variable & Variable[]> {
+  return (await suite.call(name, input, { as })).data as Variable & Variable[];
+}
+
+async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
+  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+/** What the sandbox holds, bypassing forgeops' redaction. */
+const stored = (key: string) => suite.sandbox.store.groupVariables.find((v) => v.key === key);
+
+describe('reading', () => {
+  it('lists a group\'s variables with protected values redacted, and reads one', async () => {
+    const all = await read('list_group_variables', { id: ACME });
+    expect(all).toEqual([
+      { key: 'DEPLOY_ENV', value: 'staging', variable_type: 'env_var', protected: false },
+      { key: 'REGISTRY_PASSWORD', value: '[redacted]', variable_type: 'env_var', protected: true },
+      { key: 'KUBECONFIG', value: '[redacted]', variable_type: 'file', protected: true },
+    ]);
+    // The service did send the value: the redaction is forgeops' own.
+    expect(stored('REGISTRY_PASSWORD')?.value).toBe('reg-pass-4f9a');
+    expect(await read('get_group_variable', { id: PLATFORM, key: 'LOG_LEVEL' })).toEqual({ key: 'LOG_LEVEL', value: 'info', variable_type: 'env_var', protected: false });
+    expect((await read('get_group_variable', { id: PLATFORM, key: 'PAYMENTS_API_KEY' })).value).toBe('[redacted]');
+    const missing = await refusal('get_group_variable', { id: ACME, key: 'NOPE' });
+    expect([missing.status, missing.message]).toEqual([404, '404 Variable Not Found']);
+  });
+
+  it('redacts an unprotected value whose key names a credential', async () => {
+    const created = await read('create_group_variable', { id: PLATFORM, key: 'SENTRY_TOKEN', value: 'sntry-123' });
+    expect(created).toEqual({ key: 'SENTRY_TOKEN', value: '[redacted]', variable_type: 'env_var', protected: false });
+    expect(stored('SENTRY_TOKEN')?.value).toBe('sntry-123');
+  });
+});
+
+describe('changes', () => {
+  it('creates a variable with its type and protection, replaces its value, and deletes it', async () => {
+    const created = await suite.call('create_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/cache', variable_type: 'file', protected: false }, { as: 'maintainer' });
+    expect([created.status, created.data]).toEqual([201, { key: 'CACHE_DIR', value: '/cache', variable_type: 'file', protected: false }]);
+    const updated = await read('update_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/var/cache', variable_type: 'env_var', protected: true });
+    expect(updated).toEqual({ key: 'CACHE_DIR', value: '[redacted]', variable_type: 'env_var', protected: true });
+    expect(stored('CACHE_DIR')).toMatchObject({ value: '/var/cache', variable_type: 'env_var', protected: true });
+    // Type and protection left out stay.
+    await read('update_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/tmp' });
+    expect(stored('CACHE_DIR')).toMatchObject({ value: '/tmp', variable_type: 'env_var', protected: true });
+    const deleted = await suite.call('delete_group_variable', { id: ACME, key: 'CACHE_DIR' });
+    expect([deleted.status, deleted.data]).toEqual([204, null]);
+    expect((await refusal('get_group_variable', { id: ACME, key: 'CACHE_DIR' })).status).toBe(404);
+  });
+
+  it('defaults to env_var and unprotected; the same key may live in another group', async () => {
+    expect(await read('create_group_variable', { id: PLATFORM, key: 'DEPLOY_ENV', value: 'prod' })).toEqual({ key: 'DEPLOY_ENV', value: 'prod', variable_type: 'env_var', protected: false });
+  });
+
+  it('refuses a key that is taken, too long or with other characters, as the service words it', async () => {
+    const taken = await refusal('create_group_variable', { id: ACME, key: 'DEPLOY_ENV', value: 'x' });
+    expect([taken.status, taken.fieldErrors]).toEqual([400, { key: ['(DEPLOY_ENV) has already been taken'] }]);
+    expect(stored('DEPLOY_ENV')?.value).toBe('staging');
+    // forgeops checks the key before sending; a client that does not meets the service's own refusal.
+    const raw = async (key: string) => {
+      const response = await fetch(`${suite.sandbox.url}/api/v4/groups/acme/variables`, {
+        method: 'POST', headers: { 'private-token': suite.sandbox.tokens.maintainer, 'content-type': 'application/json' }, body: JSON.stringify({ key, value: 'x' }),
+      });
+      return [response.status, await response.json()];
+    };
+    expect(await raw('A'.repeat(256))).toEqual([400, { message: { key: ['is too long (maximum is 255 characters)'] } }]);
+    expect(await raw('MY-KEY')).toEqual([400, { message: { key: ['can contain only letters, digits and \'_\'.'] } }]);
+    expect(await raw('A'.repeat(255))).toEqual([201, { key: 'A'.repeat(255), value: 'x', variable_type: 'env_var', protected: false }]);
+  });
+
+  it('refuses an unknown variable_type', async () => {
+    const response = await fetch(`${suite.sandbox.url}/api/v4/groups/acme/variables`, {
+      method: 'POST', headers: { 'private-token': suite.sandbox.tokens.maintainer, 'content-type': 'application/json' }, body: JSON.stringify({ key: 'K', value: 'x', variable_type: 'secret' }),
+    });
+    expect([response.status, await response.json()]).toEqual([400, { error: 'variable_type does not have a valid value' }]);
+  });
+});
+
+describe('refusals', () => {
+  it('needs a token, maintainer access, and hides a private group from a non-member', async () => {
+    expect((await refusal('list_group_variables', { id: ACME }, 'anonymous')).status).toBe(401);
+    for (const role of ['developer', 'reporter', 'guest', 'outsider'] as const) {
+      const error = await refusal('get_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, role);
+      expect([error.status, error.message], role).toEqual([403, '403 Forbidden']);
+    }
+    expect((await refusal('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'developer')).status).toBe(403);
+    const hidden = await refusal('list_group_variables', { id: PLATFORM }, 'outsider');
+    expect([hidden.status, hidden.message]).toEqual([404, '404 Group Not Found']);
+    expect(stored('DEPLOY_ENV')?.value).toBe('staging');
+  });
+});
+
+describe('decisions', () => {
+  const decision = (name: string, raw: Record<string, unknown>) => {
+    const op = suite.operation(name);
+    return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false });
+  };
+
+  it('always asks before replacing a value, showing the value by its length only', () => {
+    const asked = decision('update_group_variable', { id: ACME, key: 'REGISTRY_PASSWORD', value: 'hunter2-new' });
+    expect(asked.kind).toBe('confirm');
+    const prompt = asked.kind === 'confirm' ? asked.prompt : '';
+    expect(prompt).toContain('replaces the value of REGISTRY_PASSWORD');
+    expect(prompt).toContain('group: "acme"');
+    expect(prompt).toContain('value: <secret, 11 characters>');
+    expect(prompt).not.toContain('hunter2');
+    expect(decision('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' })).toMatchObject({ kind: 'confirm' });
+    expect(decision('create_group_variable', { id: ACME, key: 'K', value: 'v' })).toEqual({ kind: 'run' });
+  });
+});
+
+suite.pagingCase('list_group_variables', { id: ACME });
+
+suite.badInputCases([
+  ['a key with a dash', 'create_group_variable', { id: ACME, key: 'MY-KEY', value: 'x' }, 'key'],
+  ['a key of 256 characters', 'create_group_variable', { id: ACME, key: 'K'.repeat(256), value: 'x' }, 'key'],
+  ['an update without a value', 'update_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'value'],
+  ['an unknown variable type', 'create_group_variable', { id: ACME, key: 'K', value: 'x', variable_type: 'secret' }, 'variable_type'],
+]);
+
+suite.coverageCase();
