@@ -3,6 +3,7 @@ import { decide, type PolicyOptions } from '../policy/policy.js';
 import type { Operation, OperationResult, RunContext } from './define.js';
 import { executeOperation } from './execute.js';
 import { explainFailure, type ExplainOptions } from './failures.js';
+import { redactSecrets } from './secrets.js';
 import { validateInput } from './validate.js';
 
 /** What may happen to a call before anything is sent. */
@@ -31,10 +32,16 @@ export function prepareCall(operation: Operation, args: unknown, policy: PolicyO
   return { kind: 'run', operation, input };
 }
 
-/** Runs a prepared (and, where needed, confirmed) call; a failure becomes words that name what to do about it. */
+/**
+ * Runs a prepared (and, where needed, confirmed) call; a failure becomes words that name what to do about it.
+ * Credentials in an answer (a project's runners_token, an integration's password) are redacted here, on the one
+ * path to every front end: a tool result reaches a model, a chat reply may reach a whole channel.
+ */
 export async function executeCall(operation: Operation, input: Record<string, unknown>, ctx: RunContext, explain: ExplainOptions): Promise<CallOutcome> {
   try {
-    return { ok: true, operation, input, result: await executeOperation(operation, input, ctx) };
+    const result = await executeOperation(operation, input, ctx);
+    const raw = operation.response === 'bytes' || operation.response === 'text';
+    return { ok: true, operation, input, result: raw ? result : { ...result, data: redactSecrets(result.data) } };
   } catch (error) {
     return { ok: false, operation, input, message: explainFailure(operation, error, explain), error };
   }
