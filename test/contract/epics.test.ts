@@ -3,7 +3,6 @@
 // reopen setting closed_at, label events), delete, the to-do (304 the second time), and the refusals: 401, 404 for
 // a private group's non-member, 403 without the feature or the access, bad parameters.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
@@ -37,12 +36,6 @@ const epicOf = (title: string) => suite.sandbox.store.epics.find((e) => e.title 
 
 async function list(input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Epic[]> {
   return (await suite.call('list_epics', { per_page: 100, ...input }, { as })).data as Epic[];
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 const ACME = ['Checkout redesign', 'Storefront 2.0'];
@@ -155,27 +148,27 @@ describe('create_epic, update_epic, delete_epic', () => {
     const created = (await suite.call('create_epic', { id: 'acme', title: 'Short-lived' })).data as Epic;
     const child = (await suite.call('create_epic', { id: 'acme/platform', title: 'Its child', parent_id: created.id })).data as Epic;
     const target = { id: 'acme', epic_iid: created.iid };
-    const denied = await refusal('delete_epic', target);
+    const denied = await suite.refusal('delete_epic', target);
     expect(denied.status).toBe(403);
     const deleted = await suite.call('delete_epic', target, { as: 'admin' });
     expect([deleted.status, deleted.data]).toEqual([204, null]);
-    const gone = await refusal('get_epic', target);
+    const gone = await suite.refusal('get_epic', target);
     expect([gone.status, gone.message]).toEqual([404, '404 Epic Not Found']);
     expect((await suite.call('get_epic', { id: 'acme/platform', epic_iid: child.iid })).data).toMatchObject({ parent_id: null });
-    expect((await refusal('delete_epic', target, 'admin')).status).toBe(404);
+    expect((await suite.refusal('delete_epic', target, 'admin')).status).toBe(404);
   });
 
   it('refuses writes below Reporter, an empty update, a parent outside the hierarchy and a blank title', async () => {
     const storefront = { id: 'acme', epic_iid: epicOf('Storefront 2.0').iid };
-    expect((await refusal('create_epic', { id: 'acme', title: 'x' }, 'guest')).status).toBe(403);
-    expect((await refusal('update_epic', { ...storefront, state_event: 'close' }, 'guest')).status).toBe(403);
-    const empty = await refusal('update_epic', storefront);
+    expect((await suite.refusal('create_epic', { id: 'acme', title: 'x' }, 'guest')).status).toBe(403);
+    expect((await suite.refusal('update_epic', { ...storefront, state_event: 'close' }, 'guest')).status).toBe(403);
+    const empty = await suite.refusal('update_epic', storefront);
     expect([empty.status, empty.serviceMessage]).toEqual([400, expect.stringContaining('at least one parameter must be provided')]);
     // An epic of a subgroup cannot be the parent of one in its parent group.
-    const parent = await refusal('create_epic', { id: 'acme', title: 'x', parent_id: epicOf('PCI compliance').id });
+    const parent = await suite.refusal('create_epic', { id: 'acme', title: 'x', parent_id: epicOf('PCI compliance').id });
     expect(parent.status).toBe(400);
     expect(parent.serviceMessage).toContain('parent');
-    const date = await refusal('update_epic', { ...storefront, due_date_fixed: '31/12/2030' });
+    const date = await suite.refusal('update_epic', { ...storefront, due_date_fixed: '31/12/2030' });
     expect([date.status, date.serviceMessage]).toEqual([400, 'due_date_fixed does not have a valid value']);
     const blank = await api(suite.sandbox, 'POST', '/groups/acme/epics', { as: 'maintainer', json: { title: '  ' } });
     expect([blank.status, blank.data]).toEqual([400, { message: { title: ["can't be blank"] } }]);
@@ -211,14 +204,14 @@ describe('refusals', () => {
   });
 
   it('needs a token', async () => {
-    const error = await refusal('list_epics', { id: 'acme' }, 'anonymous');
+    const error = await suite.refusal('list_epics', { id: 'acme' }, 'anonymous');
     expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
   });
 
   it('answers 404 to a non-member of a private group, and leaves its epics out of a wider list', async () => {
     const pci = { id: 'acme/platform', epic_iid: epicOf('PCI compliance').iid };
     for (const [name, input] of [['get_epic', pci], ['list_epics', { id: 'acme/platform' }], ['create_epic_todo', pci]] as const) {
-      const error = await refusal(name, input, 'outsider');
+      const error = await suite.refusal(name, input, 'outsider');
       expect([error.status, error.message]).toEqual([404, '404 Group Not Found']);
     }
     expect(titles(await list({ id: 'acme' }, 'outsider'))).toEqual(ACME);
@@ -230,9 +223,9 @@ describe('refusals', () => {
       ['list_epics', { id: 'acme/platform' }], ['get_epic', { id: 'acme', epic_iid: 1 }], ['create_epic', { id: 'acme', title: 'x' }],
       ['create_epic_todo', { id: 'acme', epic_iid: 1 }],
     ] as const) {
-      expect((await refusal(name, input)).status).toBe(403);
+      expect((await suite.refusal(name, input)).status).toBe(403);
     }
-    expect((await refusal('list_epics', { id: 'acme/platform' }, 'outsider')).status).toBe(404);
+    expect((await suite.refusal('list_epics', { id: 'acme/platform' }, 'outsider')).status).toBe(404);
   });
 });
 

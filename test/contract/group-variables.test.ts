@@ -2,7 +2,6 @@
 // key refused as model errors, variable_type and protected, maintainers only (401, 403, 404 for a hidden group),
 // protected values redacted in every result, and a value sent never shown in a confirmation.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { contractSuite, type Role } from './harness.js';
@@ -22,12 +21,6 @@ async function read(name: string, input: Record<string, unknown>, as: Role = 'ma
   return (await suite.call(name, input, { as })).data as Variable & Variable[];
 }
 
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
-
 /** What the sandbox holds, bypassing forgeops' redaction. */
 const stored = (key: string) => suite.sandbox.store.groupVariables.find((v) => v.key === key);
 
@@ -43,7 +36,7 @@ describe('reading', () => {
     expect(stored('REGISTRY_PASSWORD')?.value).toBe('reg-pass-4f9a');
     expect(await read('get_group_variable', { id: PLATFORM, key: 'LOG_LEVEL' })).toEqual({ key: 'LOG_LEVEL', value: 'info', variable_type: 'env_var', protected: false });
     expect((await read('get_group_variable', { id: PLATFORM, key: 'PAYMENTS_API_KEY' })).value).toBe('[redacted]');
-    const missing = await refusal('get_group_variable', { id: ACME, key: 'NOPE' });
+    const missing = await suite.refusal('get_group_variable', { id: ACME, key: 'NOPE' });
     expect([missing.status, missing.message]).toEqual([404, '404 Variable Not Found']);
   });
 
@@ -66,7 +59,7 @@ describe('changes', () => {
     expect(stored('CACHE_DIR')).toMatchObject({ value: '/tmp', variable_type: 'env_var', protected: true });
     const deleted = await suite.call('delete_group_variable', { id: ACME, key: 'CACHE_DIR' });
     expect([deleted.status, deleted.data]).toEqual([204, null]);
-    expect((await refusal('get_group_variable', { id: ACME, key: 'CACHE_DIR' })).status).toBe(404);
+    expect((await suite.refusal('get_group_variable', { id: ACME, key: 'CACHE_DIR' })).status).toBe(404);
   });
 
   it('defaults to env_var and unprotected; the same key may live in another group', async () => {
@@ -74,7 +67,7 @@ describe('changes', () => {
   });
 
   it('refuses a key that is taken, too long or with other characters, as the service words it', async () => {
-    const taken = await refusal('create_group_variable', { id: ACME, key: 'DEPLOY_ENV', value: 'x' });
+    const taken = await suite.refusal('create_group_variable', { id: ACME, key: 'DEPLOY_ENV', value: 'x' });
     expect([taken.status, taken.fieldErrors]).toEqual([400, { key: ['(DEPLOY_ENV) has already been taken'] }]);
     expect(stored('DEPLOY_ENV')?.value).toBe('staging');
     // forgeops checks the key before sending; a client that does not meets the service's own refusal.
@@ -99,13 +92,13 @@ describe('changes', () => {
 
 describe('refusals', () => {
   it('needs a token, maintainer access, and hides a private group from a non-member', async () => {
-    expect((await refusal('list_group_variables', { id: ACME }, 'anonymous')).status).toBe(401);
+    expect((await suite.refusal('list_group_variables', { id: ACME }, 'anonymous')).status).toBe(401);
     for (const role of ['developer', 'reporter', 'guest', 'outsider'] as const) {
-      const error = await refusal('get_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, role);
+      const error = await suite.refusal('get_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, role);
       expect([error.status, error.message], role).toEqual([403, '403 Forbidden']);
     }
-    expect((await refusal('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'developer')).status).toBe(403);
-    const hidden = await refusal('list_group_variables', { id: PLATFORM }, 'outsider');
+    expect((await suite.refusal('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'developer')).status).toBe(403);
+    const hidden = await suite.refusal('list_group_variables', { id: PLATFORM }, 'outsider');
     expect([hidden.status, hidden.message]).toEqual([404, '404 Group Not Found']);
     expect(stored('DEPLOY_ENV')?.value).toBe('staging');
   });

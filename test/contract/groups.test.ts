@@ -2,7 +2,6 @@
 // custom attributes for administrators), a group's projects with every filter, details capped at 100 projects,
 // and creation with its refusals.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
@@ -11,20 +10,10 @@ const suite = contractSuite('groups');
 type Group = Record<string, unknown> & { id: number; full_path: string };
 type Project = Record<string, unknown> & { id: number; path_with_namespace: string };
 
-async function data<T>(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<T> {
-  return (await suite.call(name, input, { as })).data as T;
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
-
 const paths = async (name: string, input: Record<string, unknown>, as: Role = 'maintainer') =>
-  (await data<Group[]>(name, { per_page: 100, ...input }, as)).map((g) => g.full_path);
+  (await suite.data<Group[]>(name, { per_page: 100, ...input }, as)).map((g) => g.full_path);
 const projectPaths = async (input: Record<string, unknown>, as: Role = 'maintainer') =>
-  (await data<Project[]>('list_group_projects', { per_page: 100, ...input }, as)).map((p) => p.path_with_namespace);
+  (await suite.data<Project[]>('list_group_projects', { per_page: 100, ...input }, as)).map((p) => p.path_with_namespace);
 
 describe('list_groups', () => {
   it('shows anonymous callers public groups, members their own, and administrators every group by default', async () => {
@@ -55,19 +44,19 @@ describe('list_groups', () => {
   it('gives statistics and custom attributes to administrators only, and ignores others\' attribute filters', async () => {
     const acme = suite.sandbox.store.findGroup('acme')!;
     acme.custom_attributes.tier = 'gold';
-    const [stats] = await data<Group[]>('list_groups', { statistics: true, with_custom_attributes: true, custom_attributes: { tier: 'gold' } }, 'admin');
+    const [stats] = await suite.data<Group[]>('list_groups', { statistics: true, with_custom_attributes: true, custom_attributes: { tier: 'gold' } }, 'admin');
     expect(stats.full_path).toBe('acme');
     expect(stats.statistics).toMatchObject({ storage_size: expect.any(Number), repository_size: expect.any(Number), packages_size: 0 });
     expect((stats.statistics as { storage_size: number }).storage_size).toBeGreaterThan(0);
     expect(stats.custom_attributes).toEqual([{ key: 'tier', value: 'gold' }]);
-    const mine = await data<Group[]>('list_groups', { statistics: true, with_custom_attributes: true, custom_attributes: { tier: 'none' } });
+    const mine = await suite.data<Group[]>('list_groups', { statistics: true, with_custom_attributes: true, custom_attributes: { tier: 'none' } });
     expect(mine.map((g) => g.full_path)).toEqual(['acme', 'acme/platform']);
     for (const group of mine) expect(Object.keys(group)).not.toContain('statistics');
     for (const group of mine) expect(Object.keys(group)).not.toContain('custom_attributes');
   });
 
   it('reads the group fields the spec lists', async () => {
-    const [acme] = await data<Group[]>('list_groups', { search: 'acme', order_by: 'id' }, 'anonymous');
+    const [acme] = await suite.data<Group[]>('list_groups', { search: 'acme', order_by: 'id' }, 'anonymous');
     expect(acme).toMatchObject({
       name: 'Acme', path: 'acme', full_name: 'Acme', full_path: 'acme', visibility: 'public', parent_id: null,
       project_creation_level: 'developer', two_factor_grace_period: 48, lfs_enabled: true,
@@ -84,7 +73,7 @@ describe('list_subgroups', () => {
     expect(await paths('list_subgroups', { id: 'acme' }, 'anonymous')).toEqual([]);
     expect(await paths('list_subgroups', { id: 'acme', all_available: true }, 'outsider')).toEqual([]);
     expect(await paths('list_subgroups', { id: 'acme/platform' })).toEqual([]);
-    const error = await refusal('list_subgroups', { id: 'acme/platform' }, 'outsider');
+    const error = await suite.refusal('list_subgroups', { id: 'acme/platform' }, 'outsider');
     expect([error.status, error.serviceMessage]).toEqual([404, '404 Group Not Found']);
   });
 
@@ -118,11 +107,11 @@ describe('list_group_projects', () => {
       .toEqual(['acme/handbook', 'acme/platform/infra', 'acme/platform/payments-api', 'acme/web']);
     expect((await projectPaths({ id: 'acme', include_subgroups: true }, 'outsider')).sort())
       .toEqual(['acme/handbook', 'acme/platform/infra', 'acme/web']);
-    const anonymous = await data<Project[]>('list_group_projects', { id: 'acme', include_subgroups: true }, 'anonymous');
+    const anonymous = await suite.data<Project[]>('list_group_projects', { id: 'acme', include_subgroups: true }, 'anonymous');
     expect(anonymous.map((p) => p.path_with_namespace).sort()).toEqual(['acme/handbook', 'acme/web']);
     // Without a token, the simple form.
     for (const project of anonymous) expect(Object.keys(project)).not.toContain('visibility');
-    expect((await refusal('list_group_projects', { id: 'acme/platform' }, 'anonymous')).status).toBe(404);
+    expect((await suite.refusal('list_group_projects', { id: 'acme/platform' }, 'anonymous')).status).toBe(404);
   });
 
   it.each([
@@ -148,10 +137,10 @@ describe('list_group_projects', () => {
   });
 
   it('gives the simple form with simple=true, and custom attributes to administrators', async () => {
-    const simple = await data<Project[]>('list_group_projects', { id: 'acme', simple: true });
+    const simple = await suite.data<Project[]>('list_group_projects', { id: 'acme', simple: true });
     expect(simple.length).toBe(2);
     for (const project of simple) expect(Object.keys(project)).not.toContain('namespace');
-    const full = await data<Project[]>('list_group_projects', { id: 'acme', with_custom_attributes: true }, 'admin');
+    const full = await suite.data<Project[]>('list_group_projects', { id: 'acme', with_custom_attributes: true }, 'admin');
     expect(full[0]).toHaveProperty('custom_attributes');
     expect(full[0]).toHaveProperty('namespace');
   });
@@ -161,18 +150,18 @@ describe('list_group_projects', () => {
 
 describe('get_group', () => {
   it('reads a group with its projects, and its runners token only for owners', async () => {
-    const acme = await data<Group & { projects: Project[]; shared_projects: unknown[] }>('get_group', { id: 'acme' });
+    const acme = await suite.data<Group & { projects: Project[]; shared_projects: unknown[] }>('get_group', { id: 'acme' });
     expect(acme.full_path).toBe('acme');
     expect(acme.projects.map((p) => p.path_with_namespace).sort()).toEqual(['acme/handbook', 'acme/web']);
     expect(acme.shared_projects).toEqual([]);
     expect(acme).not.toHaveProperty('runners_token');
-    expect(await data<Group>('get_group', { id: 'acme' }, 'admin')).toHaveProperty('runners_token');
-    const bare = await data<Group>('get_group', { id: 'acme', with_projects: false, with_custom_attributes: true }, 'admin');
+    expect(await suite.data<Group>('get_group', { id: 'acme' }, 'admin')).toHaveProperty('runners_token');
+    const bare = await suite.data<Group>('get_group', { id: 'acme', with_projects: false, with_custom_attributes: true }, 'admin');
     expect(bare).not.toHaveProperty('projects');
     expect(bare).toHaveProperty('custom_attributes');
-    const hidden = await refusal('get_group', { id: 'acme/platform' }, 'outsider');
+    const hidden = await suite.refusal('get_group', { id: 'acme/platform' }, 'outsider');
     expect([hidden.status, hidden.serviceMessage]).toEqual([404, '404 Group Not Found']);
-    expect((await refusal('get_group', { id: 'no/such/group' })).status).toBe(404);
+    expect((await suite.refusal('get_group', { id: 'no/such/group' })).status).toBe(404);
   });
 
   it('lists at most 100 projects', async () => {
@@ -184,7 +173,7 @@ describe('get_group', () => {
       // Every project shares acme/web's repository: only the count matters here.
       await store.addProject({ name: `p${i}`, path: `p${i}`, namespace: { kind: 'group', group: big }, creator_id: creator, visibility: 'public' }, async () => template.repo);
     }
-    const details = await data<{ projects: Project[] }>('get_group', { id: 'big' }, 'anonymous');
+    const details = await suite.data<{ projects: Project[] }>('get_group', { id: 'big' }, 'anonymous');
     expect(details.projects).toHaveLength(100);
     expect(new Set(details.projects.map((p) => p.id)).size).toBe(100);
   });
@@ -206,15 +195,15 @@ describe('create_group', () => {
   });
 
   it('refuses a taken or malformed path, anonymous callers and users who may not create groups', async () => {
-    const taken = await refusal('create_group', { name: 'Acme again', path: 'ACME' }, 'admin');
+    const taken = await suite.refusal('create_group', { name: 'Acme again', path: 'ACME' }, 'admin');
     expect(taken.status).toBe(400);
     expect(taken.message).toContain('has already been taken');
-    expect((await refusal('create_group', { name: 'x', path: '-x' }, 'admin')).status).toBe(400);
-    expect((await refusal('create_group', { name: 'x', path: 'x' }, 'anonymous')).status).toBe(401);
+    expect((await suite.refusal('create_group', { name: 'x', path: '-x' }, 'admin')).status).toBe(400);
+    expect((await suite.refusal('create_group', { name: 'x', path: 'x' }, 'anonymous')).status).toBe(401);
     const carol = suite.sandbox.store.findUser('carol')!;
     carol.can_create_group = false;
     try {
-      expect((await refusal('create_group', { name: 'x', path: 'x' }, 'reporter')).status).toBe(403);
+      expect((await suite.refusal('create_group', { name: 'x', path: 'x' }, 'reporter')).status).toBe(403);
     } finally {
       carol.can_create_group = true;
     }

@@ -1,6 +1,7 @@
 // Shared set-up of the contract suites: a sandbox per file, operations run as front ends run them, route, paging and coverage checks.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
+import { ApiError } from '../../src/http/errors.js';
 import { executeOperation } from '../../src/operations/execute.js';
 import type { Area, Operation, OperationResult } from '../../src/operations/define.js';
 import { findOperation, operationsInArea } from '../../src/operations/index.js';
@@ -27,6 +28,10 @@ export interface ContractSuite {
   operation(name: string): Operation;
   /** Requests the sandbox received, in order (paths after /api/v4, still percent-encoded). */
   requests(): RequestRecord[];
+  /** The data a call answers, made as `as` (default: the maintainer). */
+  data<T>(name: string, input: Record<string, unknown>, as?: Role): Promise<T>;
+  /** The ApiError a call fails with, made as `as` (default: the maintainer); the test fails if it succeeds. */
+  refusal(name: string, input: Record<string, unknown>, as?: Role): Promise<ApiError>;
 }
 
 /** A bad input case: what is wrong, the operation, the input, and the field the error must name ('' = the input itself). */
@@ -115,6 +120,14 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
     },
     operation,
     requests: () => running().requests.all(),
+    async data<T>(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<T> {
+      return (await suite.call(name, input, { as })).data as T;
+    },
+    async refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
+      const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      return error as ApiError;
+    },
     async call(nameOrOperation: string | Operation, raw: unknown, options: CallOptions = {}): Promise<OperationResult> {
       const op = typeof nameOrOperation === 'string' ? operation(nameOrOperation) : nameOrOperation;
       const { name } = op;

@@ -2,7 +2,6 @@
 // required parameters checked, GET and DELETE, Maintainer-or-Owner only, 404 for a private project or an unknown
 // slug, and credentials redacted in every result and in the confirmation prompt.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { contractSuite, type Role } from './harness.js';
@@ -23,12 +22,6 @@ interface Integration {
 
 async function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Integration & Integration[]> {
   return (await suite.call(name, input, { as })).data as Integration & Integration[];
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 describe('list_integrations and get_integration', () => {
@@ -94,7 +87,7 @@ describe('set_integration', () => {
   it.each(KINDS)('%s: accepted with its required parameters, refused without each of them', async (slug, settings) => {
     for (const name of REQUIRED[slug]) {
       const { [name]: _left, ...without } = settings;
-      const error = await refusal('set_integration', { id: 'acme/platform/infra', slug, settings: without });
+      const error = await suite.refusal('set_integration', { id: 'acme/platform/infra', slug, settings: without });
       expect([error.status, error.serviceMessage]).toEqual([400, `${name} is missing`]);
     }
     expect((await read('list_integrations', { id: 'acme/platform/infra' })).some((i) => i.slug === slug)).toBe(false);
@@ -103,7 +96,7 @@ describe('set_integration', () => {
   });
 
   it('refuses a value of the wrong kind', async () => {
-    const error = await refusal('set_integration', { id: WEB, slug: 'webhook-chat', settings: { webhook: 'https://x.example', branches_to_be_notified: 'everything' } });
+    const error = await suite.refusal('set_integration', { id: WEB, slug: 'webhook-chat', settings: { webhook: 'https://x.example', branches_to_be_notified: 'everything' } });
     expect([error.status, error.serviceMessage]).toEqual([400, 'branches_to_be_notified does not have a valid value']);
   });
 
@@ -137,17 +130,17 @@ describe('refusals', () => {
       ['set_integration', { id: WEB, slug: 'external-wiki', settings: { external_wiki_url: 'https://w.example' } }],
       ['delete_integration', { id: WEB, slug: 'emails-on-push' }],
     ] as const) {
-      const error = await refusal(name, input, role);
+      const error = await suite.refusal(name, input, role);
       expect([error.status, error.message], name).toEqual([403, '403 Forbidden']);
     }
     expect((await read('list_integrations', { id: WEB })).map((i) => i.slug)).toContain('emails-on-push');
   });
 
   it('needs a token, hides a private project from a non-member, and knows no other slug', async () => {
-    expect((await refusal('list_integrations', { id: WEB }, 'anonymous')).status).toBe(401);
-    const hidden = await refusal('get_integration', { id: PAYMENTS, slug: 'build-server' }, 'outsider');
+    expect((await suite.refusal('list_integrations', { id: WEB }, 'anonymous')).status).toBe(401);
+    const hidden = await suite.refusal('get_integration', { id: PAYMENTS, slug: 'build-server' }, 'outsider');
     expect([hidden.status, hidden.message]).toEqual([404, '404 Project Not Found']);
-    const unknown = await refusal('get_integration', { id: WEB, slug: 'no-such-thing' });
+    const unknown = await suite.refusal('get_integration', { id: WEB, slug: 'no-such-thing' });
     expect([unknown.status, unknown.message]).toEqual([404, '404 Service Not Found']);
   });
 });

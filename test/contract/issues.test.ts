@@ -2,7 +2,6 @@
 // case-insensitive, None/Any, scope defaults, exclusive and one-value parameters, iids, search/in, inclusive
 // dates, confidential, not[...], ordering), visibility and authentication, and the chat presentation.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('issues');
@@ -39,12 +38,6 @@ const LISTS = [
 
 async function list(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Issue[]> {
   return (await suite.call(name, { per_page: 100, ...input }, { as })).data as Issue[];
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 // Each filter, at each level: a non-empty answer, every issue in it passing the filter, and fewer issues than
@@ -137,16 +130,16 @@ describe.each(LISTS)('%s filters', (name, base) => {
   });
 
   it('refuses author_id with author_username, and several assignee usernames (community edition)', async () => {
-    const both = await refusal(name, { ...base, author_id: userId('bob'), author_username: 'bob' });
+    const both = await suite.refusal(name, { ...base, author_id: userId('bob'), author_username: 'bob' });
     expect([both.status, both.serviceMessage]).toEqual([400, 'author_id, author_username are mutually exclusive']);
-    const two = await refusal(name, { ...base, assignee_username: ['alice', 'bob'] });
+    const two = await suite.refusal(name, { ...base, assignee_username: ['alice', 'bob'] });
     expect([two.status, two.serviceMessage]).toEqual([400, 'assignee_username allows one value, but found 2: alice, bob']);
-    const mixed = await refusal(name, { ...base, assignee_id: userId('bob'), assignee_username: ['bob'] });
+    const mixed = await suite.refusal(name, { ...base, assignee_id: userId('bob'), assignee_username: ['bob'] });
     expect(mixed.serviceMessage).toBe('assignee_id, assignee_username are mutually exclusive');
   });
 
   it('needs a token', async () => {
-    const error = await refusal(name, base, 'anonymous');
+    const error = await suite.refusal(name, base, 'anonymous');
     expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
   });
 });
@@ -181,9 +174,9 @@ describe('visibility', () => {
   });
 
   it('answers 404 for a private project or group to a non-member, and leaves their issues out of wider lists', async () => {
-    const project = await refusal('list_project_issues', { id: PAYMENTS }, 'outsider');
+    const project = await suite.refusal('list_project_issues', { id: PAYMENTS }, 'outsider');
     expect([project.status, project.message]).toEqual([404, '404 Project Not Found']);
-    const group = await refusal('list_group_issues', { id: 'acme/platform' }, 'outsider');
+    const group = await suite.refusal('list_group_issues', { id: 'acme/platform' }, 'outsider');
     expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
     const everywhere = await list('list_issues', { scope: 'all' }, 'outsider');
     expect(everywhere.some((i) => i.references.full.startsWith(`${PAYMENTS}#`))).toBe(false);
@@ -194,7 +187,7 @@ describe('visibility', () => {
   });
 
   it('answers 403 for a project with issues disabled', async () => {
-    const error = await refusal('list_project_issues', { id: 'acme/handbook' });
+    const error = await suite.refusal('list_project_issues', { id: 'acme/handbook' });
     expect(error.status).toBe(403);
   });
 });

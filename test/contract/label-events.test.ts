@@ -2,7 +2,6 @@
 // label change (the seed's history and a change made now), visibility (confidential issues, private projects and
 // groups), authentication, events of another resource, and the chat presentation.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('label_events');
@@ -24,12 +23,6 @@ const summary = (events: LabelEvent[]) => events.map((e) => `${e.action} ${e.lab
 
 async function events(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<LabelEvent[]> {
   return (await suite.call(name, input, { as })).data as LabelEvent[];
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 // Each kind of resource: where it lives, the history the seed gave it, and what an outsider (or guest) may not see.
@@ -79,17 +72,17 @@ describe.each(KINDS)('label events of an $kind', ({ list, get, resourceType, tar
       expect((await suite.call(get, { ...target(), resource_label_event_id: event.id })).data).toEqual(event);
     }
     const foreign = (await events(list, other()))[0];
-    const error = await refusal(get, { ...target(), resource_label_event_id: foreign.id });
+    const error = await suite.refusal(get, { ...target(), resource_label_event_id: foreign.id });
     expect([error.status, error.message]).toEqual([404, '404 Not Found']);
   });
 
   it('is 404 to whoever may not see the resource, and needs a token', async () => {
     const { input, as, message } = hidden();
-    const error = await refusal(list, input, as);
+    const error = await suite.refusal(list, input, as);
     expect([error.status, error.message]).toEqual([404, message]);
-    const single = await refusal(get, { ...input, resource_label_event_id: 1 }, as);
+    const single = await suite.refusal(get, { ...input, resource_label_event_id: 1 }, as);
     expect(single.status).toBe(404);
-    const anonymous = await refusal(list, target(), 'anonymous');
+    const anonymous = await suite.refusal(list, target(), 'anonymous');
     expect([anonymous.status, anonymous.message]).toEqual([401, '401 Unauthorized']);
   });
 });
@@ -111,7 +104,7 @@ describe('recording', () => {
   it('finds a confidential issue\'s events for its author and reporters', async () => {
     expect((await events('list_issue_label_events', { id: WEB, issue_iid: 9 }, 'guest')).length).toBeGreaterThan(0);
     expect((await events('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'reporter')).length).toBeGreaterThan(0);
-    const guest = await refusal('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'guest');
+    const guest = await suite.refusal('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'guest');
     expect(guest.status).toBe(404);
   });
 });

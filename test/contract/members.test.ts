@@ -1,7 +1,6 @@
 // Contract: group and project members — direct and inherited lists (each user once, at the project's level or the
 // nearest group's), query and user_ids, single reads, expires_at, owner on groups only, and the refusals of writes.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
@@ -11,19 +10,9 @@ interface Member { id: number; username: string; access_level: number; expires_a
 
 const id = (username: string) => suite.sandbox.store.findUser(username)!.id;
 
-async function data<T>(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<T> {
-  return (await suite.call(name, input, { as })).data as T;
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
-
 /** username → access level, in the order the service lists them. */
 const levels = async (name: string, input: Record<string, unknown>, as: Role = 'maintainer') =>
-  Object.fromEntries((await data<Member[]>(name, { per_page: 100, ...input }, as)).map((m) => [m.username, m.access_level]));
+  Object.fromEntries((await suite.data<Member[]>(name, { per_page: 100, ...input }, as)).map((m) => [m.username, m.access_level]));
 
 const inFuture = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
@@ -35,16 +24,16 @@ describe('direct members', () => {
     // A public group's members are public; a private group is 404 to non-members.
     expect(Object.keys(await levels('list_group_members', { id: 'acme' }, 'anonymous'))).toHaveLength(5);
     expect(await levels('list_group_members', { id: 'acme/platform' })).toEqual({});
-    const hidden = await refusal('list_group_members', { id: 'acme/platform' }, 'outsider');
+    const hidden = await suite.refusal('list_group_members', { id: 'acme/platform' }, 'outsider');
     expect([hidden.status, hidden.serviceMessage]).toEqual([404, '404 Group Not Found']);
   });
 
   it('reads one direct member, and 404 for a user whose access is only inherited', async () => {
-    const alice = await data<Member>('get_group_member', { id: 'acme', user_id: id('alice') });
+    const alice = await suite.data<Member>('get_group_member', { id: 'acme', user_id: id('alice') });
     expect(alice).toMatchObject({ username: 'alice', name: 'Alice Martin', access_level: 40, expires_at: null, web_url: expect.stringMatching(/\/alice$/) });
-    const inherited = await refusal('get_group_member', { id: 'acme/platform', user_id: id('alice') });
+    const inherited = await suite.refusal('get_group_member', { id: 'acme/platform', user_id: id('alice') });
     expect([inherited.status, inherited.serviceMessage]).toEqual([404, '404 Member Not Found']);
-    expect((await refusal('get_project_member', { id: 'acme/web', user_id: id('alice') })).status).toBe(404);
+    expect((await suite.refusal('get_project_member', { id: 'acme/web', user_id: id('alice') })).status).toBe(404);
   });
 });
 
@@ -54,22 +43,22 @@ describe('inherited members', () => {
     expect(await levels('list_all_group_members', { id: 'acme/platform' })).toEqual({ root: 50, alice: 40, bob: 30, carol: 20, dave: 10 });
     await suite.call('add_group_member', { id: 'acme/platform', user_id: id('carol'), access_level: 40 }, { as: 'admin' });
     await suite.call('add_project_member', { id: 'acme/platform/infra', user_id: id('dave'), access_level: 30 });
-    const infra = await data<Member[]>('list_all_project_members', { id: 'acme/platform/infra', per_page: 100 });
+    const infra = await suite.data<Member[]>('list_all_project_members', { id: 'acme/platform/infra', per_page: 100 });
     // dave at the project's own level (30, not acme's 10), carol at platform's (40, not acme's 20), each once.
     expect(infra.map((m) => m.username).sort()).toEqual(['alice', 'bob', 'carol', 'dave', 'root']);
     expect(Object.fromEntries(infra.map((m) => [m.username, m.access_level]))).toEqual({ dave: 30, carol: 40, root: 50, alice: 40, bob: 30 });
     expect(infra[0].username).toBe('dave');
     expect(await levels('list_all_project_members', { id: 'acme/web' })).toMatchObject({ carol: 20, dave: 10 });
     expect(await levels('list_project_members', { id: 'acme/platform/infra' })).toEqual({ dave: 30 });
-    expect(await data<Member>('get_project_member', { id: 'acme/platform/infra', user_id: id('dave') })).toMatchObject({ access_level: 30 });
+    expect(await suite.data<Member>('get_project_member', { id: 'acme/platform/infra', user_id: id('dave') })).toMatchObject({ access_level: 30 });
     expect(await levels('list_all_project_members', { id: 'acme/platform/infra', query: 'car', user_ids: [id('carol'), id('dave')] })).toEqual({ carol: 40 });
     expect(await levels('list_all_group_members', { id: 'acme/platform', query: 'o', user_ids: [id('root'), id('bob')] })).toEqual({ root: 50, bob: 30 });
   });
 
   it('reads one user\'s direct or inherited access', async () => {
-    expect(await data<Member>('get_inherited_project_member', { id: 'acme/web', user_id: id('alice') })).toMatchObject({ access_level: 40 });
-    expect(await data<Member>('get_inherited_group_member', { id: 'acme/platform', user_id: id('bob') })).toMatchObject({ access_level: 30 });
-    const outsider = await refusal('get_inherited_group_member', { id: 'acme', user_id: id('erin') });
+    expect(await suite.data<Member>('get_inherited_project_member', { id: 'acme/web', user_id: id('alice') })).toMatchObject({ access_level: 40 });
+    expect(await suite.data<Member>('get_inherited_group_member', { id: 'acme/platform', user_id: id('bob') })).toMatchObject({ access_level: 30 });
+    const outsider = await suite.refusal('get_inherited_group_member', { id: 'acme', user_id: id('erin') });
     expect([outsider.status, outsider.serviceMessage]).toEqual([404, '404 Member Not Found']);
   });
 
@@ -87,45 +76,45 @@ describe('adding, changing and removing', () => {
     expect(added.data).toMatchObject({ username: 'erin', access_level: 20, expires_at: until });
     // erin now sees what reporters of acme/web see, and the list of her projects has it.
     expect(await levels('list_project_members', { id: 'acme/web' }, 'outsider')).toEqual({ erin: 20 });
-    const raised = await data<Member>('update_project_member', { id: 'acme/web', user_id: id('erin'), access_level: 30 });
+    const raised = await suite.data<Member>('update_project_member', { id: 'acme/web', user_id: id('erin'), access_level: 30 });
     expect(raised).toMatchObject({ access_level: 30, expires_at: until });
     const later = inFuture(60);
-    expect(await data<Member>('update_project_member', { id: 'acme/web', user_id: id('erin'), access_level: 30, expires_at: later })).toMatchObject({ expires_at: later });
+    expect(await suite.data<Member>('update_project_member', { id: 'acme/web', user_id: id('erin'), access_level: 30, expires_at: later })).toMatchObject({ expires_at: later });
     const removed = await suite.call('remove_project_member', { id: 'acme/web', user_id: id('erin') });
     expect(removed.status).toBe(204);
-    expect((await refusal('get_project_member', { id: 'acme/web', user_id: id('erin') })).status).toBe(404);
-    expect((await refusal('remove_project_member', { id: 'acme/web', user_id: id('erin') })).status).toBe(404);
+    expect((await suite.refusal('get_project_member', { id: 'acme/web', user_id: id('erin') })).status).toBe(404);
+    expect((await suite.refusal('remove_project_member', { id: 'acme/web', user_id: id('erin') })).status).toBe(404);
   });
 
   it('lets only owners make, change or remove owners of a group, and never its last owner', async () => {
     const owner = { id: 'acme', user_id: id('erin'), access_level: 50 };
-    expect((await refusal('add_group_member', owner)).status).toBe(403);
-    expect(await data<Member>('add_group_member', { ...owner, expires_at: inFuture(10) }, 'admin')).toMatchObject({ access_level: 50 });
+    expect((await suite.refusal('add_group_member', owner)).status).toBe(403);
+    expect(await suite.data<Member>('add_group_member', { ...owner, expires_at: inFuture(10) }, 'admin')).toMatchObject({ access_level: 50 });
     // alice (maintainer) may neither demote nor remove an owner.
-    expect((await refusal('update_group_member', { id: 'acme', user_id: id('erin'), access_level: 10 })).status).toBe(403);
-    expect((await refusal('remove_group_member', { id: 'acme', user_id: id('erin') })).status).toBe(403);
-    expect((await data<Member>('update_group_member', { id: 'acme', user_id: id('erin'), access_level: 10, expires_at: inFuture(5) }, 'admin')).access_level).toBe(10);
+    expect((await suite.refusal('update_group_member', { id: 'acme', user_id: id('erin'), access_level: 10 })).status).toBe(403);
+    expect((await suite.refusal('remove_group_member', { id: 'acme', user_id: id('erin') })).status).toBe(403);
+    expect((await suite.data<Member>('update_group_member', { id: 'acme', user_id: id('erin'), access_level: 10, expires_at: inFuture(5) }, 'admin')).access_level).toBe(10);
     expect((await suite.call('remove_group_member', { id: 'acme', user_id: id('erin') }, { as: 'admin' })).status).toBe(204);
     // root is acme's only owner.
-    const last = await refusal('remove_group_member', { id: 'acme', user_id: id('root') }, 'admin');
+    const last = await suite.refusal('remove_group_member', { id: 'acme', user_id: id('root') }, 'admin');
     expect([last.status, last.serviceMessage]).toEqual([403, '403 Forbidden - the last owner cannot be removed or demoted']);
-    expect((await refusal('update_group_member', { id: 'acme', user_id: id('root'), access_level: 40 }, 'admin')).status).toBe(403);
+    expect((await suite.refusal('update_group_member', { id: 'acme', user_id: id('root'), access_level: 40 }, 'admin')).status).toBe(403);
     expect(await levels('list_group_members', { id: 'acme', user_ids: [id('root')] })).toEqual({ root: 50 });
   });
 
   it('refuses developers, anonymous callers, duplicates, unknown users and past expiry dates', async () => {
     const input = { id: 'acme/web', user_id: id('erin'), access_level: 10 };
-    expect((await refusal('add_project_member', input, 'developer')).status).toBe(403);
-    expect((await refusal('add_project_member', input, 'anonymous')).status).toBe(401);
-    expect((await refusal('remove_group_member', { id: 'acme', user_id: id('dave') }, 'developer')).status).toBe(403);
-    const duplicate = await refusal('add_group_member', { id: 'acme', user_id: id('bob'), access_level: 10 });
+    expect((await suite.refusal('add_project_member', input, 'developer')).status).toBe(403);
+    expect((await suite.refusal('add_project_member', input, 'anonymous')).status).toBe(401);
+    expect((await suite.refusal('remove_group_member', { id: 'acme', user_id: id('dave') }, 'developer')).status).toBe(403);
+    const duplicate = await suite.refusal('add_group_member', { id: 'acme', user_id: id('bob'), access_level: 10 });
     expect([duplicate.status, duplicate.serviceMessage]).toEqual([409, 'Member already exists']);
-    const nobody = await refusal('add_group_member', { id: 'acme', user_id: 99_999, access_level: 10 });
+    const nobody = await suite.refusal('add_group_member', { id: 'acme', user_id: 99_999, access_level: 10 });
     expect([nobody.status, nobody.serviceMessage]).toEqual([404, '404 User Not Found']);
-    const past = await refusal('add_project_member', { ...input, expires_at: '2020-01-01' });
+    const past = await suite.refusal('add_project_member', { ...input, expires_at: '2020-01-01' });
     expect(past.status).toBe(400);
     expect(past.message).toContain('cannot be a date in the past');
-    expect((await refusal('update_project_member', { id: 'acme/web', user_id: 99_999, access_level: 10 })).status).toBe(404);
+    expect((await suite.refusal('update_project_member', { id: 'acme/web', user_id: 99_999, access_level: 10 })).status).toBe(404);
   });
 
   it('answers owner on a project, and a level that does not exist, over HTTP as the service does', async () => {

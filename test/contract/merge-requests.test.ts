@@ -1,7 +1,6 @@
 // Contract: the three merge request lists against the sandbox — every filter at every level, view=simple, wip,
 // approvals, branches, the created_by_me default, refusals, visibility and authentication, and the presentation.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('merge_requests');
@@ -38,12 +37,6 @@ const LISTS = [
 
 async function list(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<MergeRequest[]> {
   return (await suite.call(name, { per_page: 100, ...input }, { as })).data as MergeRequest[];
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 // Each filter at each level: a non-empty answer that every merge request passes, smaller than the unfiltered one.
@@ -99,7 +92,7 @@ describe.each(LISTS)('%s filters', (name, base) => {
 
   it('refuses more than 5 approver IDs before sending, and needs a token', async () => {
     await expect(suite.call(name, { ...base, approved_by_ids: [1, 2, 3, 4, 5, 6] })).rejects.toThrow(/approved_by_ids/);
-    const error = await refusal(name, base, 'anonymous');
+    const error = await suite.refusal(name, base, 'anonymous');
     expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
   });
 });
@@ -125,11 +118,11 @@ describe('list_merge_requests', () => {
 describe('visibility', () => {
   it('shows a private project\'s merge requests to reporters, 403 to its guests and 404 to outsiders', async () => {
     expect((await list('list_project_merge_requests', { id: PAYMENTS }, 'reporter')).length).toBe(2);
-    const guest = await refusal('list_project_merge_requests', { id: PAYMENTS }, 'guest');
+    const guest = await suite.refusal('list_project_merge_requests', { id: PAYMENTS }, 'guest');
     expect(guest.status).toBe(403);
-    const outsider = await refusal('list_project_merge_requests', { id: PAYMENTS }, 'outsider');
+    const outsider = await suite.refusal('list_project_merge_requests', { id: PAYMENTS }, 'outsider');
     expect([outsider.status, outsider.message]).toEqual([404, '404 Project Not Found']);
-    const group = await refusal('list_group_merge_requests', { id: 'acme/platform' }, 'outsider');
+    const group = await suite.refusal('list_group_merge_requests', { id: 'acme/platform' }, 'outsider');
     expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
     // Wider lists leave out what the caller may not see, instead of failing.
     const guestEverywhere = await list('list_merge_requests', { scope: 'all' }, 'guest');
@@ -138,7 +131,7 @@ describe('visibility', () => {
   });
 
   it('answers 403 for a project with merge requests disabled', async () => {
-    const error = await refusal('list_project_merge_requests', { id: 'bob/scratchpad' }, 'developer');
+    const error = await suite.refusal('list_project_merge_requests', { id: 'bob/scratchpad' }, 'developer');
     expect(error.status).toBe(403);
   });
 });

@@ -1,7 +1,6 @@
 // Contract: notification settings at the global, group and project levels — defaults, custom with its event
 // booleans, a change kept per user and per place, the caller's own email only, visibility, authentication.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
@@ -15,12 +14,6 @@ interface Setting {
 
 async function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Setting> {
   return (await suite.call(name, input, { as })).data as Setting;
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 // The three places, each with its own default, a target the outsider may not see, and a user who changes it.
@@ -57,9 +50,9 @@ describe.each(LEVELS)('$where notification settings', ({ where, get, set, target
   });
 
   it('needs a token', async () => {
-    const error = await refusal(get, target, 'anonymous');
+    const error = await suite.refusal(get, target, 'anonymous');
     expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
-    expect((await refusal(set, { ...target, level: 'watch' }, 'anonymous')).status).toBe(401);
+    expect((await suite.refusal(set, { ...target, level: 'watch' }, 'anonymous')).status).toBe(401);
   });
 
   it('refuses a level the service does not have, over HTTP too', async () => {
@@ -77,7 +70,7 @@ describe('global notification settings', () => {
     expect(before).toEqual({ level: 'participating', notification_email: 'carol@acme.example' });
     const own = await read('update_notification_settings', { notification_email: 'carol@acme.example', level: 'mention' }, 'reporter');
     expect(own).toEqual({ level: 'mention', notification_email: 'carol@acme.example' });
-    const error = await refusal('update_notification_settings', { notification_email: 'someone@elsewhere.example', level: 'disabled' }, 'reporter');
+    const error = await suite.refusal('update_notification_settings', { notification_email: 'someone@elsewhere.example', level: 'disabled' }, 'reporter');
     expect(error.status).toBe(400);
     expect(error.serviceMessage).toContain('notification_email');
     expect(await read('get_notification_settings', {}, 'reporter')).toEqual(own);
@@ -92,9 +85,9 @@ describe('global notification settings', () => {
 
 describe('visibility', () => {
   it('answers 404 for a private group or project the caller may not see', async () => {
-    const group = await refusal('get_group_notification_settings', { id: 'acme/platform' }, 'outsider');
+    const group = await suite.refusal('get_group_notification_settings', { id: 'acme/platform' }, 'outsider');
     expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
-    const project = await refusal('update_project_notification_settings', { id: 'bob/scratchpad', level: 'watch' }, 'outsider');
+    const project = await suite.refusal('update_project_notification_settings', { id: 'bob/scratchpad', level: 'watch' }, 'outsider');
     expect([project.status, project.message]).toEqual([404, '404 Project Not Found']);
     // Public places are anyone's to follow.
     expect((await read('update_project_notification_settings', { id: 'acme/web', level: 'watch' }, 'outsider')).level).toBe('watch');

@@ -1,8 +1,7 @@
 // Contract: packages — project and group lists (exclude_subgroups), only public projects' packages without a token,
 // _links.delete_api_path only for who may delete, build_info.pipeline, package files, delete 204/404 and refusals.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
-import { contractSuite, type Role } from './harness.js';
+import { contractSuite } from './harness.js';
 
 const suite = contractSuite('packages');
 const WEB = 'acme/web';
@@ -27,28 +26,18 @@ interface PackageFile {
   file_sha1: string;
 }
 
-async function data<T>(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<T> {
-  return (await suite.call(name, input, { as })).data as T;
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
-
 const versions = (packages: Package[]) => packages.map((p) => `${p.name}@${p.version}`);
 const projectsOf = (packages: Package[]) => [...new Set(packages.map((p) => /^\/(.+)\/-\/packages\/\d+$/.exec(p._links!.web_path)?.[1]))].sort();
 
 async function packageOf(project: string, version: string): Promise<Package> {
-  const found = (await data<Package[]>('list_packages', { id: project }, 'admin')).find((p) => p.version === version);
+  const found = (await suite.data<Package[]>('list_packages', { id: project }, 'admin')).find((p) => p.version === version);
   expect(found, `${project} ${version}`).toBeDefined();
   return found!;
 }
 
 describe('project packages', () => {
   it('lists a public project\'s packages to anyone, oldest first, with the list fields only', async () => {
-    const packages = await data<Package[]>('list_packages', { id: WEB }, 'anonymous');
+    const packages = await suite.data<Package[]>('list_packages', { id: WEB }, 'anonymous');
     expect(versions(packages)).toEqual(['@acme/web-ui@1.0.0', '@acme/web-ui@1.1.0', '@acme/web-ui@1.2.0-rc.1']);
     for (const p of packages) expect(Object.keys(p).sort()).toEqual(['created_at', 'id', 'name', 'package_type', 'version']);
     expect(packages[0].package_type).toBe('npm');
@@ -56,47 +45,47 @@ describe('project packages', () => {
 
   it('hides a private project\'s packages from non-members (404) and its guests (403)', async () => {
     for (const as of ['anonymous', 'outsider'] as const) {
-      const error = await refusal('list_packages', { id: PAYMENTS }, as);
+      const error = await suite.refusal('list_packages', { id: PAYMENTS }, as);
       expect([error.status, error.message]).toEqual([404, '404 Project Not Found']);
     }
-    expect((await refusal('list_packages', { id: PAYMENTS }, 'guest')).status).toBe(403);
-    const maven = await data<Package[]>('list_packages', { id: PAYMENTS }, 'reporter');
+    expect((await suite.refusal('list_packages', { id: PAYMENTS }, 'guest')).status).toBe(403);
+    const maven = await suite.data<Package[]>('list_packages', { id: PAYMENTS }, 'reporter');
     expect(versions(maven)).toEqual(['com/acme/payments-client@1.0.0', 'com/acme/payments-client@1.1.0']);
     expect(maven[0].package_type).toBe('maven');
     // Internal: any signed-in user, no anonymous caller.
-    expect(await data<Package[]>('list_packages', { id: 'acme/platform/infra' }, 'outsider')).toHaveLength(1);
-    expect((await refusal('list_packages', { id: 'acme/platform/infra' }, 'anonymous')).status).toBe(404);
+    expect(await suite.data<Package[]>('list_packages', { id: 'acme/platform/infra' }, 'outsider')).toHaveLength(1);
+    expect((await suite.refusal('list_packages', { id: 'acme/platform/infra' }, 'anonymous')).status).toBe(404);
   });
 });
 
 describe('group packages', () => {
   it('include the subgroups\' projects unless exclude_subgroups', async () => {
-    const all = await data<Package[]>('list_group_packages', { id: 'acme' }, 'reporter');
+    const all = await suite.data<Package[]>('list_group_packages', { id: 'acme' }, 'reporter');
     expect(projectsOf(all)).toEqual(['acme/platform/infra', PAYMENTS, WEB]);
     expect(all).toHaveLength(6);
     // Oldest first across projects.
     expect(all.map((p) => p.created_at)).toEqual([...all.map((p) => p.created_at)].sort());
-    const own = await data<Package[]>('list_group_packages', { id: 'acme', exclude_subgroups: true }, 'reporter');
+    const own = await suite.data<Package[]>('list_group_packages', { id: 'acme', exclude_subgroups: true }, 'reporter');
     expect(projectsOf(own)).toEqual([WEB]);
     expect(own).toHaveLength(3);
-    expect(projectsOf(await data<Package[]>('list_group_packages', { id: 'acme', exclude_subgroups: false }, 'reporter'))).toHaveLength(3);
+    expect(projectsOf(await suite.data<Package[]>('list_group_packages', { id: 'acme', exclude_subgroups: false }, 'reporter'))).toHaveLength(3);
   });
 
   it('hold only public projects\' packages without a token, and only readable ones for anyone', async () => {
-    expect(projectsOf(await data<Package[]>('list_group_packages', { id: 'acme' }, 'anonymous'))).toEqual([WEB]);
-    expect(projectsOf(await data<Package[]>('list_group_packages', { id: 'acme' }, 'outsider'))).toEqual(['acme/platform/infra', WEB]);
+    expect(projectsOf(await suite.data<Package[]>('list_group_packages', { id: 'acme' }, 'anonymous'))).toEqual([WEB]);
+    expect(projectsOf(await suite.data<Package[]>('list_group_packages', { id: 'acme' }, 'outsider'))).toEqual(['acme/platform/infra', WEB]);
     // dave is a guest of the private project: he sees it, but not its packages.
-    expect(projectsOf(await data<Package[]>('list_group_packages', { id: 'acme' }, 'guest'))).toEqual(['acme/platform/infra', WEB]);
-    const hidden = await refusal('list_group_packages', { id: 'acme/platform' }, 'anonymous');
+    expect(projectsOf(await suite.data<Package[]>('list_group_packages', { id: 'acme' }, 'guest'))).toEqual(['acme/platform/infra', WEB]);
+    const hidden = await suite.refusal('list_group_packages', { id: 'acme/platform' }, 'anonymous');
     expect([hidden.status, hidden.message]).toEqual([404, '404 Group Not Found']);
   });
 
   it('carry build_info.pipeline: the tag pipeline that built a package, null for one uploaded by hand', async () => {
-    const packages = await data<Package[]>('list_group_packages', { id: 'acme', exclude_subgroups: true }, 'anonymous');
+    const packages = await suite.data<Package[]>('list_group_packages', { id: 'acme', exclude_subgroups: true }, 'anonymous');
     const [built, , uploaded] = packages;
     expect(built.build_info?.pipeline).toMatchObject({ status: 'success', ref: 'v1.0.0', sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
     expect(uploaded.build_info).toBeNull();
-    const single = await data<Package>('get_package', { id: WEB, package_id: built.id }, 'anonymous');
+    const single = await suite.data<Package>('get_package', { id: WEB, package_id: built.id }, 'anonymous');
     expect(single.build_info).toEqual(built.build_info);
   });
 });
@@ -106,16 +95,16 @@ describe('delete links', () => {
     const { id } = await packageOf(WEB, '1.1.0');
     const projectId = suite.sandbox.store.findProject(WEB)!.id;
     for (const as of ['maintainer', 'admin'] as const) {
-      const pkg = await data<Package>('get_package', { id: WEB, package_id: id }, as);
+      const pkg = await suite.data<Package>('get_package', { id: WEB, package_id: id }, as);
       expect(pkg._links?.delete_api_path).toBe(`${suite.sandbox.url}/api/v4/projects/${projectId}/packages/${id}`);
     }
     for (const as of ['developer', 'outsider', 'anonymous'] as const) {
-      const pkg = await data<Package>('get_package', { id: WEB, package_id: id }, as);
+      const pkg = await suite.data<Package>('get_package', { id: WEB, package_id: id }, as);
       expect(pkg._links).toEqual({ web_path: `/${WEB}/-/packages/${id}` });
     }
-    const asMaintainer = await data<Package[]>('list_group_packages', { id: 'acme' }, 'maintainer');
+    const asMaintainer = await suite.data<Package[]>('list_group_packages', { id: 'acme' }, 'maintainer');
     expect(asMaintainer.every((p) => p._links?.delete_api_path)).toBe(true);
-    const asDeveloper = await data<Package[]>('list_group_packages', { id: 'acme' }, 'developer');
+    const asDeveloper = await suite.data<Package[]>('list_group_packages', { id: 'acme' }, 'developer');
     expect(asDeveloper.some((p) => p._links?.delete_api_path)).toBe(false);
   });
 });
@@ -123,23 +112,23 @@ describe('delete links', () => {
 describe('one package and its files', () => {
   it('reads a package, and answers 404 for one that is missing or belongs to another project', async () => {
     const { id } = await packageOf(PAYMENTS, '1.0.0');
-    expect(await data<Package>('get_package', { id: PAYMENTS, package_id: id }, 'reporter'))
+    expect(await suite.data<Package>('get_package', { id: PAYMENTS, package_id: id }, 'reporter'))
       .toMatchObject({ id, name: 'com/acme/payments-client', version: '1.0.0', package_type: 'maven' });
     for (const input of [{ id: WEB, package_id: id }, { id: PAYMENTS, package_id: 99_999 }]) {
-      const error = await refusal('get_package', input);
+      const error = await suite.refusal('get_package', input);
       expect([error.status, error.message]).toEqual([404, '404 Package Not Found']);
     }
-    expect((await refusal('get_package', { id: PAYMENTS, package_id: id }, 'anonymous')).status).toBe(404);
+    expect((await suite.refusal('get_package', { id: PAYMENTS, package_id: id }, 'anonymous')).status).toBe(404);
   });
 
   it('lists the files with size and checksums', async () => {
     const { id } = await packageOf(PAYMENTS, '1.1.0');
-    const files = await data<PackageFile[]>('list_package_files', { id: PAYMENTS, package_id: id }, 'reporter');
+    const files = await suite.data<PackageFile[]>('list_package_files', { id: PAYMENTS, package_id: id }, 'reporter');
     expect(files.map((f) => f.file_name)).toEqual(['payments-client-1.1.0.jar', 'payments-client-1.1.0.pom', 'maven-metadata.xml']);
     for (const file of files) {
       expect(file).toMatchObject({ package_id: id, size: expect.any(Number), file_md5: expect.stringMatching(/^[0-9a-f]{32}$/), file_sha1: expect.stringMatching(/^[0-9a-f]{40}$/) });
     }
-    expect((await refusal('list_package_files', { id: PAYMENTS, package_id: id }, 'guest')).status).toBe(403);
+    expect((await suite.refusal('list_package_files', { id: PAYMENTS, package_id: id }, 'guest')).status).toBe(403);
   });
 });
 
@@ -178,16 +167,16 @@ describe('delete', () => {
   it('needs maintainer, answers 204, then 404', async () => {
     const { id } = await packageOf(WEB, '1.2.0-rc.1');
     const input = { id: WEB, package_id: id };
-    expect((await refusal('delete_package', input, 'developer')).status).toBe(403);
-    expect((await refusal('delete_package', input, 'anonymous')).status).toBe(401);
+    expect((await suite.refusal('delete_package', input, 'developer')).status).toBe(403);
+    expect((await suite.refusal('delete_package', input, 'anonymous')).status).toBe(401);
     expect((await suite.call('delete_package', input)).status).toBe(204);
-    const again = await refusal('delete_package', input);
+    const again = await suite.refusal('delete_package', input);
     expect([again.status, again.message]).toEqual([404, '404 Package Not Found']);
-    expect((await refusal('list_package_files', input)).status).toBe(404);
-    expect(versions(await data<Package[]>('list_packages', { id: WEB }))).toEqual(['@acme/web-ui@1.0.0', '@acme/web-ui@1.1.0']);
+    expect((await suite.refusal('list_package_files', input)).status).toBe(404);
+    expect(versions(await suite.data<Package[]>('list_packages', { id: WEB }))).toEqual(['@acme/web-ui@1.0.0', '@acme/web-ui@1.1.0']);
     // A private project's package is 404 to a non-member before any permission is weighed.
     const { id: hidden } = await packageOf(PAYMENTS, '1.0.0');
-    expect((await refusal('delete_package', { id: PAYMENTS, package_id: hidden }, 'outsider')).status).toBe(404);
+    expect((await suite.refusal('delete_package', { id: PAYMENTS, package_id: hidden }, 'outsider')).status).toBe(404);
   });
 });
 

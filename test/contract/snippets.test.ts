@@ -1,7 +1,6 @@
 // Contract: project snippets — visibility (private, internal, public, inside a project the caller can see), raw
 // content, create/update/delete with their permissions and refusals, 204/404 on delete, user agent detail for admins.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
@@ -18,21 +17,11 @@ interface Snippet {
   web_url: string;
 }
 
-async function data<T>(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<T> {
-  return (await suite.call(name, input, { as })).data as T;
-}
-
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
-
-const titles = async (id: string, as: Role) => (await data<Snippet[]>('list_snippets', { id, per_page: 100 }, as)).map((s) => s.title);
+const titles = async (id: string, as: Role) => (await suite.data<Snippet[]>('list_snippets', { id, per_page: 100 }, as)).map((s) => s.title);
 
 /** The id of a seeded snippet, read as its author (who sees it whatever its visibility). */
 async function seeded(title: string, project = WEB, as: Role = 'admin'): Promise<number> {
-  const found = (await data<Snippet[]>('list_snippets', { id: project }, as)).find((s) => s.title === title);
+  const found = (await suite.data<Snippet[]>('list_snippets', { id: project }, as)).find((s) => s.title === title);
   expect(found, title).toBeDefined();
   return found!.id;
 }
@@ -51,20 +40,20 @@ describe('visibility', () => {
   it('answers 404 for a snippet the caller may not see, as for a missing one', async () => {
     const notes = await seeded('Debugging notes');
     for (const [input, as] of [[{ id: WEB, snippet_id: notes }, 'maintainer'], [{ id: WEB, snippet_id: 99_999 }, 'developer']] as const) {
-      const error = await refusal('get_snippet', input, as);
+      const error = await suite.refusal('get_snippet', input, as);
       expect([error.status, error.message]).toEqual([404, '404 Snippet Not Found']);
-      expect((await refusal('get_snippet_raw', input, as)).status).toBe(404);
+      expect((await suite.refusal('get_snippet_raw', input, as)).status).toBe(404);
     }
     const flags = await seeded('Feature flag cheat sheet');
-    expect((await refusal('get_snippet', { id: WEB, snippet_id: flags }, 'anonymous')).status).toBe(404);
+    expect((await suite.refusal('get_snippet', { id: WEB, snippet_id: flags }, 'anonymous')).status).toBe(404);
     // A snippet is found only under its own project.
-    expect((await refusal('get_snippet', { id: 'acme/platform/infra', snippet_id: flags }, 'admin')).status).toBe(404);
-    expect((await data<Snippet>('get_snippet', { id: WEB, snippet_id: notes }, 'developer')).author.username).toBe('bob');
+    expect((await suite.refusal('get_snippet', { id: 'acme/platform/infra', snippet_id: flags }, 'admin')).status).toBe(404);
+    expect((await suite.data<Snippet>('get_snippet', { id: WEB, snippet_id: notes }, 'developer')).author.username).toBe('bob');
   });
 
   it('hides a private project\'s snippets, even internal ones, from non-members', async () => {
     for (const as of ['outsider', 'anonymous'] as const) {
-      const error = await refusal('list_snippets', { id: 'acme/platform/payments-api' }, as);
+      const error = await suite.refusal('list_snippets', { id: 'acme/platform/payments-api' }, as);
       expect([error.status, error.message]).toEqual([404, '404 Project Not Found']);
     }
     expect(await titles('acme/platform/payments-api', 'guest')).toEqual(['Refund replay']);
@@ -72,7 +61,7 @@ describe('visibility', () => {
   });
 
   it('reads a snippet with its author and link', async () => {
-    const setup = await data<Snippet>('get_snippet', { id: WEB, snippet_id: await seeded('Local dev setup') }, 'anonymous');
+    const setup = await suite.data<Snippet>('get_snippet', { id: WEB, snippet_id: await seeded('Local dev setup') }, 'anonymous');
     expect(setup).toMatchObject({
       title: 'Local dev setup', file_name: 'setup.sh', visibility: 'public', description: expect.stringContaining('day one'),
       author: { username: 'alice', email: 'alice@acme.example' },
@@ -98,15 +87,15 @@ describe('create, update, delete', () => {
     expect(created).toMatchObject({ title: 'Deploy checklist', file_name: 'deploy.md', visibility: 'private', description: 'Before every release.', author: { username: 'carol' } });
     expect((await suite.call('get_snippet_raw', { id: WEB, snippet_id: created.id }, { as: 'reporter' })).data).toBe(input.content);
     // Private: not even the project's maintainer sees it.
-    expect((await refusal('get_snippet', { id: WEB, snippet_id: created.id })).status).toBe(404);
+    expect((await suite.refusal('get_snippet', { id: WEB, snippet_id: created.id })).status).toBe(404);
   });
 
   it('refuses guests, anonymous callers and archived projects, and checks the fields over HTTP', async () => {
     const input = { id: WEB, title: 't', file_name: 'f.txt', content: 'c', visibility: 'public' };
-    expect((await refusal('create_snippet', input, 'guest')).status).toBe(403);
-    expect((await refusal('create_snippet', input, 'outsider')).status).toBe(403);
-    expect((await refusal('create_snippet', input, 'anonymous')).status).toBe(401);
-    const archived = await refusal('create_snippet', { ...input, id: 'acme/handbook' });
+    expect((await suite.refusal('create_snippet', input, 'guest')).status).toBe(403);
+    expect((await suite.refusal('create_snippet', input, 'outsider')).status).toBe(403);
+    expect((await suite.refusal('create_snippet', input, 'anonymous')).status).toBe(401);
+    const archived = await suite.refusal('create_snippet', { ...input, id: 'acme/handbook' });
     expect([archived.status, archived.serviceMessage]).toEqual([403, '403 Forbidden - the project is archived and read-only']);
     const path = `/projects/${encodeURIComponent(WEB)}/snippets`;
     const bad = await api(suite.sandbox, 'POST', path, { json: { title: ' ', file_name: 'f', content: 'c', visibility: 'secret' } });
@@ -116,50 +105,50 @@ describe('create, update, delete', () => {
   });
 
   it('lets the author or a maintainer change every field, and no one else', async () => {
-    const id = (await data<Snippet>('create_snippet', { id: WEB, title: 'Old', file_name: 'a.txt', content: 'one', visibility: 'internal' }, 'developer')).id;
-    const changed = await data<Snippet>('update_snippet', {
+    const id = (await suite.data<Snippet>('create_snippet', { id: WEB, title: 'Old', file_name: 'a.txt', content: 'one', visibility: 'internal' }, 'developer')).id;
+    const changed = await suite.data<Snippet>('update_snippet', {
       id: WEB, snippet_id: id, title: 'New', file_name: 'b.txt', content: 'two', description: 'now described', visibility: 'public',
     }, 'developer');
     expect(changed).toMatchObject({ title: 'New', file_name: 'b.txt', description: 'now described', visibility: 'public' });
     expect((await suite.call('get_snippet_raw', { id: WEB, snippet_id: id }, { as: 'anonymous' })).data).toBe('two');
     // Fields left out stay as they are.
-    expect(await data<Snippet>('update_snippet', { id: WEB, snippet_id: id, title: 'Newer' }, 'maintainer'))
+    expect(await suite.data<Snippet>('update_snippet', { id: WEB, snippet_id: id, title: 'Newer' }, 'maintainer'))
       .toMatchObject({ title: 'Newer', file_name: 'b.txt', visibility: 'public' });
-    const reporter = await refusal('update_snippet', { id: WEB, snippet_id: id, title: 'Mine now' }, 'reporter');
+    const reporter = await suite.refusal('update_snippet', { id: WEB, snippet_id: id, title: 'Mine now' }, 'reporter');
     expect([reporter.status, reporter.message]).toEqual([403, '403 Forbidden']);
-    const empty = await refusal('update_snippet', { id: WEB, snippet_id: id });
+    const empty = await suite.refusal('update_snippet', { id: WEB, snippet_id: id });
     expect(empty.status).toBe(400);
     expect(empty.serviceMessage).toMatch(/at least one parameter must be provided/);
   });
 
   it('deletes with 204, then answers 404; refuses who may not', async () => {
-    const id = (await data<Snippet>('create_snippet', { id: WEB, title: 'Temp', file_name: 't.txt', content: 'x', visibility: 'public' }, 'developer')).id;
-    expect((await refusal('delete_snippet', { id: WEB, snippet_id: id }, 'reporter')).status).toBe(403);
-    expect((await refusal('delete_snippet', { id: WEB, snippet_id: id }, 'anonymous')).status).toBe(401);
+    const id = (await suite.data<Snippet>('create_snippet', { id: WEB, title: 'Temp', file_name: 't.txt', content: 'x', visibility: 'public' }, 'developer')).id;
+    expect((await suite.refusal('delete_snippet', { id: WEB, snippet_id: id }, 'reporter')).status).toBe(403);
+    expect((await suite.refusal('delete_snippet', { id: WEB, snippet_id: id }, 'anonymous')).status).toBe(401);
     const deleted = await suite.call('delete_snippet', { id: WEB, snippet_id: id }, { as: 'maintainer' });
     expect(deleted.status).toBe(204);
-    const again = await refusal('delete_snippet', { id: WEB, snippet_id: id });
+    const again = await suite.refusal('delete_snippet', { id: WEB, snippet_id: id });
     expect([again.status, again.message]).toEqual([404, '404 Snippet Not Found']);
-    expect((await refusal('get_snippet', { id: WEB, snippet_id: id })).status).toBe(404);
+    expect((await suite.refusal('get_snippet', { id: WEB, snippet_id: id })).status).toBe(404);
     // A private snippet is not the maintainer's to see, so not theirs to delete either.
-    expect((await refusal('delete_snippet', { id: WEB, snippet_id: await seeded('Debugging notes') })).status).toBe(404);
+    expect((await suite.refusal('delete_snippet', { id: WEB, snippet_id: await seeded('Debugging notes') })).status).toBe(404);
   });
 });
 
 describe('user agent detail', () => {
   it('shows administrators where a snippet was created from', async () => {
-    const created = await data<Snippet>('create_snippet', { id: WEB, title: 'UA', file_name: 'ua.txt', content: 'x', visibility: 'public' }, 'developer');
-    expect(await data('get_snippet_user_agent_detail', { id: WEB, snippet_id: created.id }, 'admin'))
+    const created = await suite.data<Snippet>('create_snippet', { id: WEB, title: 'UA', file_name: 'ua.txt', content: 'x', visibility: 'public' }, 'developer');
+    expect(await suite.data('get_snippet_user_agent_detail', { id: WEB, snippet_id: created.id }, 'admin'))
       .toEqual({ user_agent: 'forgeops', ip_address: '127.0.0.1', spamfilter_submitted: false });
-    expect(await data('get_snippet_user_agent_detail', { id: WEB, snippet_id: await seeded('Debugging notes') }, 'admin'))
+    expect(await suite.data('get_snippet_user_agent_detail', { id: WEB, snippet_id: await seeded('Debugging notes') }, 'admin'))
       .toEqual({ user_agent: 'curl/8.5.0', ip_address: '127.0.0.1', spamfilter_submitted: true });
   });
 
   it('refuses everyone else, the snippet\'s author included', async () => {
     const input = { id: WEB, snippet_id: await seeded('Button variants') };
-    expect((await refusal('get_snippet_user_agent_detail', input, 'developer')).status).toBe(403);
-    expect((await refusal('get_snippet_user_agent_detail', input, 'maintainer')).status).toBe(403);
-    expect((await refusal('get_snippet_user_agent_detail', input, 'anonymous')).status).toBe(401);
+    expect((await suite.refusal('get_snippet_user_agent_detail', input, 'developer')).status).toBe(403);
+    expect((await suite.refusal('get_snippet_user_agent_detail', input, 'maintainer')).status).toBe(403);
+    expect((await suite.refusal('get_snippet_user_agent_detail', input, 'anonymous')).status).toBe(401);
   });
 });
 
