@@ -1,5 +1,5 @@
 // `forgeops doctor` and the start-up service check: is the configuration sound, the service reachable, the token good?
-import { ApiError } from './http/errors.js';
+import { ApiError, isTlsFailure } from './http/errors.js';
 import { HttpClient } from './http/client.js';
 import type { Config, ConfigSource } from './config.js';
 
@@ -30,7 +30,7 @@ function unreachable(error: ApiError, address: string): Check {
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
     return { status: 'fail', what: `${address}: the host name does not resolve (${why})`, fix: 'check the host name in CODEHOST_URL' };
   }
-  if (error.code && /^(CERT_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|ERR_TLS_|ERR_SSL_)/.test(error.code)) {
+  if (isTlsFailure(error)) {
     return {
       status: 'fail', what: `${address}: its TLS certificate could not be verified (${why})`,
       fix: 'if the service uses a private CA, set CODEHOST_CA_FILE to that CA\'s PEM file',

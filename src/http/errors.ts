@@ -29,6 +29,13 @@ export interface ApiErrorInit {
 
 const MAX_MESSAGE_CHARS = 500;
 
+/** Codes of a TLS failure: the service's certificate chain could not be checked (a private CA fixes that). */
+const TLS_CODES = /^(CERT_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|ERR_TLS_|ERR_SSL_)/;
+
+export function isTlsFailure(error: Pick<ApiError, 'kind' | 'code'>): boolean {
+  return error.kind === 'network' && error.code !== undefined && TLS_CODES.test(error.code);
+}
+
 /** ApiError.code of a timeout caused by the call's overall deadline rather than the per-request timeout. */
 export const DEADLINE_CODE = 'DEADLINE';
 

@@ -1,14 +1,13 @@
 // Application settings area (administrators): read the instance's settings, and change them. Several settings
-// are credentials (the spam filter's key, the asset proxy's secret, client keys): every result passes through
-// redactSecrets, and a confirmation shows them by length only.
+// are credentials (the spam filter's key, the asset proxy's secret, client keys): every answer is redacted
+// (redactSecrets), and a confirmation shows them by length only.
 import { z } from 'zod';
 import { defineOperation } from './define.js';
-import type { Operation } from './define.js';
-import { sendRedacted } from './send-redacted.js';
+import { redactSecrets } from './secrets.js';
 
 const settingValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number()]))]);
 
-const get: Operation = defineOperation({
+const get = defineOperation({
   name: 'get_application_settings',
   chat: 'settings get',
   area: 'application_settings',
@@ -17,10 +16,10 @@ const get: Operation = defineOperation({
   route: 'GET /application/settings',
   input: z.object({}),
   effect: 'read',
-  run: (ctx, input) => sendRedacted(get, ctx, input),
+  redact: redactSecrets,
 });
 
-const update: Operation = defineOperation({
+const update = defineOperation({
   name: 'update_application_settings',
   chat: 'settings set',
   area: 'application_settings',
@@ -35,7 +34,8 @@ const update: Operation = defineOperation({
   effect: 'destructive',
   undo: 'The values it replaces are kept nowhere and apply to every user of the instance at once; '
     + 'read get_application_settings first to set them back by hand.',
-  run: (ctx, input) => sendRedacted(update, ctx, input),
+  spreadInput: 'settings',
+  redact: redactSecrets,
 });
 
 export const applicationSettingsOperations = [get, update];

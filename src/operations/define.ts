@@ -97,6 +97,16 @@ export interface OperationSpec<S extends z.ZodObject> {
    * shows only their length, and the chat audit log records them redacted. Names secrets.ts knows need no entry.
    */
   secretInputs?: readonly string[];
+  /**
+   * An open object input whose keys are sent as top-level parameters, as the service reads them (`webhook`, not
+   * `settings[webhook]`): one declared key instead of a hundred keeps the tool small.
+   */
+  spreadInput?: string;
+  /**
+   * How credentials are hidden in this operation's answers before anyone sees them, the executor's own callers
+   * included (integration settings, CI variables). Every front end also redacts credential-named fields generally.
+   */
+  redact?: (data: unknown) => unknown;
   /** Lists: adds page/per_page (and the all-pages controls) to the input. */
   pagination?: Pagination;
   response?: ResponseKind;

@@ -17,7 +17,10 @@ export function buildRequest(op: Operation, input: Record<string, unknown>, ctx:
   const body: Record<string, unknown> = {};
   const control = new Set<string>(PAGINATION_CONTROL_KEYS);
   const queryKeys = new Set(op.queryKeys ?? []);
-  for (const [key, value] of Object.entries(input)) {
+  const spread = op.spreadInput;
+  const entries = Object.entries(input).flatMap(([key, value]) =>
+    (key === spread && value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>) : [[key, value] as const]));
+  for (const [key, value] of entries) {
     if (value === undefined || control.has(key)) continue;
     if (op.pathParams.includes(key)) pathValues[key] = value;
     else if (BODY_METHODS.has(op.method) && !queryKeys.has(key)) body[key] = value;
@@ -50,8 +53,13 @@ export function metadataFromHeaders(headers: Record<string, string>): Record<str
   return out;
 }
 
-/** Runs an operation whose input was already validated (see validateInput). */
+/** Runs an operation whose input was already validated (see validateInput); its answer redacted as it declares. */
 export async function executeOperation(op: Operation, input: Record<string, unknown>, ctx: RunContext): Promise<OperationResult> {
+  const result = await send(op, input, ctx);
+  return op.redact ? { ...result, data: op.redact(result.data) } : result;
+}
+
+async function send(op: Operation, input: Record<string, unknown>, ctx: RunContext): Promise<OperationResult> {
   if (op.run) return op.run(ctx, input);
   const req = buildRequest(op, input, ctx);
   if (op.pagination) {

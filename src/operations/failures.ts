@@ -1,6 +1,6 @@
 // What a failed call means for the person who asked: the service's words, a hint for the usual statuses, and for a
 // change whose answer was lost, that it may or may not have been applied and how to check.
-import { ApiError, DEADLINE_CODE } from '../http/errors.js';
+import { ApiError, DEADLINE_CODE, isTlsFailure } from '../http/errors.js';
 import { neverReachedService } from '../http/retry.js';
 import type { Operation } from './define.js';
 import { InputError } from './validate.js';
@@ -26,9 +26,6 @@ const STATUS_HINTS: Record<number, string> = {
   404: ' (it does not exist, or the token cannot see it: private projects answer 404 to non-members)',
 };
 
-/** TLS failures: the certificate chain could not be checked, which a private CA fixes. */
-const TLS_CODES = /^(CERT_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|ERR_TLS_|ERR_SSL_)/;
-
 /**
  * The words that point a person at the setting that fixes a failure to reach the service, or ''. A 404 that is
  * not the service's own JSON, or a 404 on a route that always exists (one without parameters, such as /user),
@@ -42,7 +39,7 @@ function settingHint(op: Operation, error: ApiError, service: ServiceSettings | 
   if (error.kind === 'http' && error.status === 404 && (!error.jsonBody || op.pathParams.length === 0)) {
     return ` (this answer did not come from the service's API: check that ${where} is the service's address, with the right path prefix; the API must answer under /api/v4)`;
   }
-  if (error.kind === 'network' && error.code && TLS_CODES.test(error.code)) {
+  if (isTlsFailure(error)) {
     return ` (the TLS certificate of ${where} could not be verified: if it is signed by a private CA, set CODEHOST_CA_FILE to that CA's PEM file)`;
   }
   if (error.kind === 'network' && neverReachedService(error)) {

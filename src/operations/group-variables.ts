@@ -3,8 +3,6 @@
 // reads as [redacted] in every result; a value sent is shown by its length only in a confirmation.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
-import type { Operation, OperationResult, RunContext } from './define.js';
-import { executeOperation } from './execute.js';
 import { asRecord, presentList, show } from './present.js';
 import { isSecretName, REDACTED } from './secrets.js';
 
@@ -24,13 +22,12 @@ function redactVariable(item: unknown): unknown {
   return secret && variable.value !== null && variable.value !== '' ? { ...variable, value: REDACTED } : item;
 }
 
-/** Runs the operation as declared (pages included), then redacts what it read. */
-async function sendRedacted(op: Operation, ctx: RunContext, input: Record<string, unknown>): Promise<OperationResult> {
-  const result = await executeOperation({ ...op, run: undefined }, input, ctx);
-  return { ...result, data: Array.isArray(result.data) ? result.data.map(redactVariable) : redactVariable(result.data) };
+/** Every variable of an answer (one, or a page of them) as results show it. */
+function redactVariables(data: unknown): unknown {
+  return Array.isArray(data) ? data.map(redactVariable) : redactVariable(data);
 }
 
-const list: Operation = defineOperation({
+const list = defineOperation({
   name: 'list_group_variables',
   chat: 'variable list',
   area: 'group_variables',
@@ -41,10 +38,10 @@ const list: Operation = defineOperation({
   effect: 'read',
   pagination: 'offset',
   present: presentList('variable', (v) => [show(v.key), `${show(v.variable_type)}${v.protected === true ? ' · protected' : ''} · ${show(v.value)}`]),
-  run: (ctx, input) => sendRedacted(list, ctx, input),
+  redact: redactVariables,
 });
 
-const get: Operation = defineOperation({
+const get = defineOperation({
   name: 'get_group_variable',
   chat: 'variable get',
   area: 'group_variables',
@@ -53,10 +50,10 @@ const get: Operation = defineOperation({
   route: 'GET /groups/:id/variables/:key',
   input: variableInput,
   effect: 'read',
-  run: (ctx, input) => sendRedacted(get, ctx, input),
+  redact: redactVariables,
 });
 
-const create: Operation = defineOperation({
+const create = defineOperation({
   name: 'create_group_variable',
   chat: 'variable create',
   area: 'group_variables',
@@ -67,10 +64,10 @@ const create: Operation = defineOperation({
   effect: 'write',
   secretInputs: ['value'],
   undo: 'Adds a new variable and replaces nothing (an existing key is refused); delete_group_variable removes it.',
-  run: (ctx, input) => sendRedacted(create, ctx, input),
+  redact: redactVariables,
 });
 
-const update: Operation = defineOperation({
+const update = defineOperation({
   name: 'update_group_variable',
   chat: 'variable update',
   area: 'group_variables',
@@ -82,7 +79,7 @@ const update: Operation = defineOperation({
   secretInputs: ['value'],
   undo: 'The value it replaces (often a credential) is kept nowhere, and every later pipeline uses the new one; so it always asks a human.',
   confirm: (input) => `It replaces the value of ${input.key} for every pipeline of the group's projects; the current value is kept nowhere.`,
-  run: (ctx, input) => sendRedacted(update, ctx, input),
+  redact: redactVariables,
 });
 
 export const groupVariablesOperations = [

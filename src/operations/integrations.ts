@@ -1,10 +1,10 @@
 // Integrations area: list, read, create or edit, and remove a project's integrations (chat, CI, trackers, email).
-// Their settings hold credentials: every result passes through redactSecrets, whatever the service returns.
+// Their settings hold credentials: every answer is redacted (redactSecrets), whatever the service returns.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
-import type { Operation, Presentation } from './define.js';
+import type { Presentation } from './define.js';
 import { asRecord, presentList, show } from './present.js';
-import { sendRedacted } from './send-redacted.js';
+import { redactSecrets } from './secrets.js';
 
 const target = {
   id: fields.projectId(),
@@ -26,7 +26,7 @@ function presentIntegration(data: unknown): Presentation {
   };
 }
 
-const list: Operation = defineOperation({
+const list = defineOperation({
   name: 'list_integrations',
   chat: 'integration list',
   area: 'integrations',
@@ -36,10 +36,10 @@ const list: Operation = defineOperation({
   input: z.object({ id: fields.projectId() }),
   effect: 'read',
   present: presentList('integration', (item) => [show(item.slug), `${show(item.title)} · ${eventsOn(item)}`]),
-  run: (ctx, input) => sendRedacted(list, ctx, input),
+  redact: redactSecrets,
 });
 
-const get: Operation = defineOperation({
+const get = defineOperation({
   name: 'get_integration',
   chat: 'integration get',
   area: 'integrations',
@@ -49,10 +49,10 @@ const get: Operation = defineOperation({
   input: z.object(target),
   effect: 'read',
   present: presentIntegration,
-  run: (ctx, input) => sendRedacted(get, ctx, input),
+  redact: redactSecrets,
 });
 
-const set: Operation = defineOperation({
+const set = defineOperation({
   name: 'set_integration',
   chat: 'integration set',
   area: 'integrations',
@@ -72,7 +72,8 @@ const set: Operation = defineOperation({
   confirm: (input) => `It creates or replaces the "${input.slug}" integration's settings; the current ones are kept ` +
     'nowhere, and the project\'s events will go where these settings say.',
   present: presentIntegration,
-  run: (ctx, input) => sendRedacted(set, ctx, input),
+  spreadInput: 'settings',
+  redact: redactSecrets,
 });
 
 export const integrationsOperations = [
