@@ -3,6 +3,7 @@
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
+import type { Operation } from './operations/define.js';
 import { closest } from './text/suggest.js';
 
 const VERSION = '0.1.0';
@@ -24,17 +25,22 @@ interface CommandSpec {
 const ENV_FILE: OptionSpec = { kind: 'string', help: 'read settings from this env file too (the environment wins)' };
 const PORT: OptionSpec = { kind: 'string', help: 'port to listen on' };
 const HOST: OptionSpec = { kind: 'string', help: 'address to bind to' };
+const TOOLSETS: OptionSpec = { kind: 'string', help: 'MCP tools to offer: default, all, meta and area names, comma-separated (FORGEOPS_TOOLSETS)' };
+const TOOLS: OptionSpec = { kind: 'string', help: 'single MCP tools to offer besides the toolsets, comma-separated (FORGEOPS_TOOLS)' };
 
 const COMMANDS: Record<string, CommandSpec> = {
   serve: {
-    usage: 'forgeops serve [--port N] [--host H] [--env-file F]',
+    usage: 'forgeops serve [--port N] [--host H] [--toolsets T] [--tools T] [--env-file F]',
     summary: 'MCP server over Streamable HTTP (what `npm start` runs); the Slack bot on /slack/events too when SLACK_SIGNING_SECRET is set',
-    options: { port: { ...PORT, help: 'port to listen on (default 8750, FORGEOPS_PORT)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1, FORGEOPS_HOST)' }, 'env-file': ENV_FILE },
+    options: {
+      port: { ...PORT, help: 'port to listen on (default 8750, FORGEOPS_PORT)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1, FORGEOPS_HOST)' },
+      toolsets: TOOLSETS, tools: TOOLS, 'env-file': ENV_FILE,
+    },
   },
   mcp: {
-    usage: 'forgeops mcp [--env-file F]',
+    usage: 'forgeops mcp [--toolsets T] [--tools T] [--env-file F]',
     summary: 'MCP server over stdio, for clients that spawn it',
-    options: { 'env-file': ENV_FILE },
+    options: { toolsets: TOOLSETS, tools: TOOLS, 'env-file': ENV_FILE },
   },
   doctor: {
     usage: 'forgeops doctor [--env-file F] [--scim-group G]',
@@ -194,6 +200,27 @@ async function listOperations(json: boolean): Promise<void> {
   process.stdout.write(`${operations.length} operations\n`);
 }
 
+/**
+ * The tools a server offers: --toolsets and --tools over their variables, checked before anything starts, so a
+ * misspelt toolset stops start-up with the list of real ones instead of a server with no tools.
+ */
+async function toolSelection(config: Config, values: ParsedOptions, operations: readonly Operation[]) {
+  const { selectTools, ToolSelectionError } = await import('./mcp/toolsets.js');
+  const split = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
+  const selection = {
+    toolsets: split(stringOption(values, 'toolsets')) ?? config.policy.toolsets,
+    tools: split(stringOption(values, 'tools')) ?? config.policy.tools,
+    readOnly: config.policy.readOnly,
+  };
+  try {
+    selectTools(operations, selection);
+  } catch (error) {
+    if (error instanceof ToolSelectionError) fail(error.message, 2);
+    throw error;
+  }
+  return selection;
+}
+
 async function serveHttp(values: ParsedOptions): Promise<void> {
   const { config, log } = await setup(stringOption(values, 'env-file'));
   const host = stringOption(values, 'host') ?? config.server.host;
@@ -201,6 +228,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }, { checkServiceAtStart }] = await Promise.all([
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/http.js'), import('./doctor.js'),
   ]);
+  const selection = await toolSelection(config, values, operations);
   const runtime = await createRuntime(config, log);
   const slack = await startSlackBeside(config, log, runtime);
   let http;
@@ -210,7 +238,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes,
       mounts: slack?.handle ? { [slack.path]: slack.handle } : undefined,
       createSessionServer: ({ token }) => createMcpServer({
-        operations, client: runtime.client, token, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
+        operations, client: runtime.client, token, log, ...selection,
         confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
         callTimeoutMs: config.callTimeoutMs, service: runtime.service,
       }),
@@ -257,9 +285,10 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const [{ createRuntime }, { operations }, { createMcpServer }, { LimitedStdioTransport }, { checkServiceAtStart }] = await Promise.all([
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'), import('./doctor.js'),
   ]);
+  const selection = await toolSelection(config, values, operations);
   const runtime = await createRuntime(config, log);
   const server = createMcpServer({
-    operations, client: runtime.client, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
+    operations, client: runtime.client, log, ...selection,
     confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });

@@ -3,7 +3,6 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
-import { AREAS } from './operations/define.js';
 import { CaFileError, readCaFile } from './http/ca.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
 
@@ -85,7 +84,8 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MAX_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_MESSAGE_BYTES, 1)
     .describe(`Largest MCP message in bytes, over stdio and HTTP (default ${DEFAULT_MAX_MESSAGE_BYTES}, 16 MiB).`),
   FORGEOPS_READ_ONLY: flag('Only read operations are offered and run.'),
-  FORGEOPS_TOOLSETS: list.describe('API areas to expose as tools (comma-separated; default all).'),
+  FORGEOPS_TOOLSETS: list.describe('MCP tools to offer, comma-separated: presets default (the on-call core and the three meta tools that reach the rest), all, meta (only the meta tools), and API area names. Default: default.'),
+  FORGEOPS_TOOLS: list.describe('Single MCP tools to offer besides FORGEOPS_TOOLSETS (comma-separated tool names); alone, only these.'),
   FORGEOPS_CONFIRM_WITHOUT_ELICITATION: oneOf(['refuse', 'allow']).optional().default('refuse')
     .describe("What a destructive call does when the MCP client cannot ask its human: 'refuse' (default) or 'allow'."),
   FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
@@ -122,7 +122,7 @@ export interface Config {
     maxRetries: number;
   };
   server: { host: string; port: number; mcpToken?: string; allowedOrigins: string[]; maxSessions: number };
-  policy: { readOnly: boolean; toolsets: string[]; confirmWithoutElicitation: 'refuse' | 'allow' };
+  policy: { readOnly: boolean; toolsets: string[]; tools: string[]; confirmWithoutElicitation: 'refuse' | 'allow' };
   /** Overall deadline of one tool call, in ms. */
   callTimeoutMs: number;
   /** HTTP(S)_PROXY and NO_PROXY as configured (upper or lower case), read nowhere else. */
@@ -162,10 +162,6 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = result.data;
-  const unknownToolsets = e.FORGEOPS_TOOLSETS.filter((t) => !(AREAS as readonly string[]).includes(t));
-  if (unknownToolsets.length > 0) {
-    throw new ConfigError(`invalid configuration: FORGEOPS_TOOLSETS has unknown toolset(s) ${unknownToolsets.join(', ')}; known: ${AREAS.join(', ')}`);
-  }
   return {
     codehost: {
       url: e.CODEHOST_URL,
@@ -185,6 +181,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     policy: {
       readOnly: e.FORGEOPS_READ_ONLY,
       toolsets: e.FORGEOPS_TOOLSETS,
+      tools: e.FORGEOPS_TOOLS,
       confirmWithoutElicitation: e.FORGEOPS_CONFIRM_WITHOUT_ELICITATION,
     },
     callTimeoutMs: e.FORGEOPS_CALL_TIMEOUT_MS,

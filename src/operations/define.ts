@@ -134,6 +134,9 @@ const NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/;
 /** Input keys forgeops itself understands for lists; never sent to the service as such. */
 export const PAGINATION_CONTROL_KEYS = ['all_pages', 'max_items'] as const;
 
+/** The paging inputs of a list; described once, in the MCP server's instructions, not on every list tool. */
+export const PAGE_INPUT_KEYS = ['page', 'per_page', ...PAGINATION_CONTROL_KEYS] as const;
+
 const offsetPageShape = {
   page: z.number().int().min(1).optional().describe('Page, from 1.'),
   per_page: z.number().int().min(1).max(100).optional().describe('Default 20.'),
@@ -222,16 +225,20 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
   };
 }
 
+/** What a project `id` is; the MCP server says it once in its instructions instead of on every tool. */
+export const PROJECT_ID_DESCRIPTION = 'Project ID or full path.';
+
 /** Shared input fields, so every operation describes them the same way. */
 export const fields = {
   projectId: () =>
     z.union([z.number().int().positive(), z.string().min(1)])
-      .describe('Project ID or full path.'),
+      .describe(PROJECT_ID_DESCRIPTION),
   groupId: () =>
     z.union([z.number().int().positive(), z.string().min(1)])
       .describe('Group ID or full path.'),
   ref: (what = 'Branch, tag or commit SHA') => z.string().min(1).describe(what),
   sha: () => z.string().min(1).describe('Commit SHA, branch or tag.'),
   /** ISO 8601 date-time, kept as the string the caller gave. */
-  dateTime: (what: string) => z.string().min(1).describe(`${what} (ISO 8601).`),
+  /** ISO 8601 is said once, in each front end's help: "Created at or after" is all a field needs. */
+  dateTime: (what: string) => z.string().min(1).describe(`${what}.`),
 };

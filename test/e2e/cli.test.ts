@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { operations } from '../../src/operations/index.js';
+import { DEFAULT_OPERATIONS } from '../../src/mcp/toolsets.js';
+import { META_TOOLS } from '../../src/mcp/meta.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/cli.js`;
@@ -18,18 +20,38 @@ function run(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('forgeops mcp (stdio, built CLI)', () => {
-  it('serves every tool against an in-process sandbox when no service is configured', async () => {
+  it('serves the default tools against an in-process sandbox when no service is configured, and reaches the rest', async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env: bareEnv, cwd: '/', stderr: 'pipe' });
     const mcp = new Client({ name: 'stdio-test', version: '1.0.0' });
     await mcp.connect(transport);
     const { tools } = await mcp.listTools();
-    expect(tools).toHaveLength(operations.length);
+    expect(tools.map((t) => t.name)).toEqual([...operations.filter((op) => DEFAULT_OPERATIONS.includes(op.name)).map((op) => op.name), ...META_TOOLS.map((t) => t.name)]);
+    // Not listed by default, but the meta tools reach it, so calling it by name works the same way.
     const me = await mcp.callTool({ name: 'get_current_user', arguments: {} });
     expect(me.isError).toBeFalsy();
     expect((me.structuredContent as { username: string }).username).toMatch(/\w+/);
     const projects = await mcp.callTool({ name: 'list_projects', arguments: { search: 'web' } });
     expect((projects.structuredContent as { items: Array<{ path_with_namespace: string }> }).items.map((p) => p.path_with_namespace)).toContain('acme/web');
     await mcp.close();
+  });
+});
+
+describe('forgeops mcp --toolsets', () => {
+  it('offers every tool with --toolsets all', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', '--toolsets', 'all'], env: bareEnv, cwd: '/', stderr: 'pipe' });
+    const mcp = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await mcp.connect(transport);
+    expect((await mcp.listTools()).tools).toHaveLength(operations.length);
+    await mcp.close();
+  });
+
+  it('stops before starting when a toolset or tool is unknown, naming it and the real ones', () => {
+    const out = run(['mcp', '--toolsets', 'pipelines,rockets']);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/forgeops: unknown toolset\(s\) rockets \(FORGEOPS_TOOLSETS or --toolsets\); known: default, all, meta, repository_files,/);
+    const tools = run(['mcp'], { FORGEOPS_TOOLS: 'retry_pipelines' });
+    expect(tools.status).toBe(2);
+    expect(tools.stderr).toContain('unknown tool(s) retry_pipelines (FORGEOPS_TOOLS or --tools)');
   });
 });
 
@@ -84,7 +106,7 @@ describe('the command line, as a person types it', () => {
     expect(out.status).toBe(2);
     expect(out.stdout).toBe('');
     expect(out.stderr).toBe("forgeops: unknown option '--prot' for 'forgeops serve'; did you mean --port?\n" +
-      'usage: forgeops serve [--port N] [--host H] [--env-file F]\n(forgeops serve --help shows its options)\n');
+      'usage: forgeops serve [--port N] [--host H] [--toolsets T] [--tools T] [--env-file F]\n(forgeops serve --help shows its options)\n');
   });
 
   it('names a missing value and a stray argument in its own words', () => {

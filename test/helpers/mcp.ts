@@ -20,7 +20,7 @@ export async function connectInMemory(options: ConnectOptions) {
   const server = createMcpServer({
     operations,
     readOnly: false,
-    toolsets: [],
+    toolsets: ['all'],
     confirmWithoutElicitation: 'refuse',
     maxResultChars: 60_000,
     callTimeoutMs: 45_000,

@@ -12,7 +12,7 @@ describe('parseConfig', () => {
     expect(config.codehost.timeoutMs).toBe(30_000);
     expect(config.codehost.maxRetries).toBe(3);
     expect(config.server).toMatchObject({ host: '127.0.0.1', port: 8750, allowedOrigins: [] });
-    expect(config.policy).toEqual({ readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse' });
+    expect(config.policy).toEqual({ readOnly: false, toolsets: [], tools: [], confirmWithoutElicitation: 'refuse' });
   });
 
   it('reads every variable', () => {
@@ -29,6 +29,7 @@ describe('parseConfig', () => {
       FORGEOPS_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
       FORGEOPS_READ_ONLY: 'true',
       FORGEOPS_TOOLSETS: 'pipelines,releases',
+      FORGEOPS_TOOLS: 'get_file',
       FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow',
     });
     expect(config.codehost).toEqual({
@@ -38,7 +39,7 @@ describe('parseConfig', () => {
     expect(config.server).toEqual({
       host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'], maxSessions: 100,
     });
-    expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], confirmWithoutElicitation: 'allow' });
+    expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], tools: ['get_file'], confirmWithoutElicitation: 'allow' });
   });
 
   it.each([
@@ -48,7 +49,6 @@ describe('parseConfig', () => {
     [{ FORGEOPS_PORT: '-1' }, 'FORGEOPS_PORT'],
     [{ FORGEOPS_READ_ONLY: 'maybe' }, 'FORGEOPS_READ_ONLY'],
     [{ FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'sometimes' }, 'FORGEOPS_CONFIRM_WITHOUT_ELICITATION'],
-    [{ FORGEOPS_TOOLSETS: 'pipelines,rockets' }, 'FORGEOPS_TOOLSETS'],
   ])('rejects %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -1,0 +1,144 @@
+// The meta tools: find operations by words, describe one, run one — every operation through three small tools,
+// with the same validation, policy and confirmations as the operation's own tool.
+import type { Operation } from '../operations/define.js';
+import { findOperations } from '../operations/search.js';
+import { closest } from '../text/suggest.js';
+import { toolDescriptor, type ToolDescriptor } from './tools.js';
+import { textResult, type ToolResult } from './results.js';
+
+/** The most operations one search answers: enough to choose from, few enough to read. */
+export const MAX_FIND_RESULTS = 25;
+const DEFAULT_FIND_RESULTS = 8;
+
+export const META_TOOLS: readonly ToolDescriptor[] = [
+  {
+    name: 'find_operations',
+    title: 'Find operations',
+    description: 'Search the code hosting API\'s operations by words (e.g. "retry failed pipeline", "add group member"). ' +
+      'Returns names, effects and summaries; then describe_operation for the input schema.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What you want to do, in a few words.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_FIND_RESULTS, description: `Default ${DEFAULT_FIND_RESULTS}.` },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'describe_operation',
+    title: 'Describe operation',
+    description: 'The full definition of one operation: what it does, its effect and its input JSON Schema.',
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string', description: 'Operation name from find_operations.' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'run_operation',
+    title: 'Run operation',
+    description: 'Run one operation with arguments matching its input schema. Destructive calls ask a human first.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        arguments: { type: 'object', description: 'The operation\'s input.' },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+  },
+];
+
+/** What calling an operation means to the server: validation, policy, confirmation, execution, result. */
+export type CallOperation = (op: Operation, args: unknown) => Promise<ToolResult>;
+
+export interface MetaContext {
+  /** Every operation this server may run (read-only mode has already removed the writes). */
+  usable: readonly Operation[];
+  /** Every operation of the registry, to tell "changes data" from "unknown". */
+  all: readonly Operation[];
+  readOnly: boolean;
+  callOperation: CallOperation;
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/);
+  return end < 0 ? text : text.slice(0, end + 1);
+}
+
+/** An argument object as sent, or a sentence naming what is wrong with it. */
+function readArgs(args: unknown): Record<string, unknown> | string {
+  if (args === undefined) return {};
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return 'arguments must be an object of named values';
+  return args as Record<string, unknown>;
+}
+
+/** The operation a meta call names, or the error result explaining why there is none. */
+function lookUp(ctx: MetaContext, name: unknown): { op: Operation } | { error: ToolResult } {
+  if (typeof name !== 'string' || name === '') return { error: textResult('name is required: an operation name from find_operations.', true) };
+  const op = ctx.usable.find((o) => o.name === name);
+  if (op) return { op };
+  if (ctx.readOnly && ctx.all.some((o) => o.name === name)) {
+    return { error: textResult(`${name} changes data, and forgeops runs in read-only mode (FORGEOPS_READ_ONLY); nothing was sent.`, true) };
+  }
+  const near = closest(name, ctx.usable.map((o) => o.name));
+  return {
+    error: textResult(`Unknown operation ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} ` +
+      'find_operations searches them by words.', true),
+  };
+}
+
+function effectNote(op: Operation): string {
+  if (op.effect === 'read') return 'read';
+  if (op.effect === 'destructive') return 'destructive: a human confirms the exact call';
+  return op.confirm ? 'write: some inputs need a human to confirm' : 'write';
+}
+
+function find(ctx: MetaContext, args: Record<string, unknown>): ToolResult {
+  const { query, limit } = args;
+  if (typeof query !== 'string' || query.trim() === '') return textResult('query is required: a few words saying what you want to do.', true);
+  if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_FIND_RESULTS)) {
+    return textResult(`limit must be a whole number from 1 to ${MAX_FIND_RESULTS}.`, true);
+  }
+  const matches = findOperations(ctx.usable, query, (limit as number | undefined) ?? DEFAULT_FIND_RESULTS);
+  const operations = matches.map(({ operation: op }) => ({ name: op.name, effect: effectNote(op), summary: firstSentence(op.description) }));
+  const text = operations.length === 0
+    ? `No operation matches "${query}". Try other words (e.g. the thing: pipeline, file, member; and the action: list, create, delete).`
+    : `${operations.map((o) => `${o.name} (${o.effect}): ${o.summary}`).join('\n')}\n` +
+      'describe_operation gives an operation\'s input schema; run_operation runs it.';
+  return { content: [{ type: 'text', text }], structuredContent: { operations } };
+}
+
+function describe(ctx: MetaContext, args: Record<string, unknown>): ToolResult {
+  const found = lookUp(ctx, args.name);
+  if ('error' in found) return found.error;
+  const structured = { ...toolDescriptor(found.op), effect: effectNote(found.op) };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+async function run(ctx: MetaContext, args: Record<string, unknown>): Promise<ToolResult> {
+  const found = lookUp(ctx, args.name);
+  if ('error' in found) return found.error;
+  const input = readArgs(args.arguments);
+  if (typeof input === 'string') return textResult(`${input}; nothing was sent.`, true);
+  return ctx.callOperation(found.op, input);
+}
+
+/** Answers a call of a meta tool; unknown names are the caller's to handle (undefined). */
+export async function callMetaTool(ctx: MetaContext, name: string, rawArgs: unknown): Promise<ToolResult | undefined> {
+  if (!META_TOOLS.some((tool) => tool.name === name)) return undefined;
+  const args = readArgs(rawArgs);
+  if (typeof args === 'string') return textResult(`${args}; nothing was sent.`, true);
+  const allowed = Object.keys((META_TOOLS.find((tool) => tool.name === name)?.inputSchema.properties ?? {}) as object);
+  const extra = Object.keys(args).filter((key) => !allowed.includes(key));
+  if (extra.length > 0) return textResult(`${name} takes ${allowed.join(', ')}; not ${extra.join(', ')}. Nothing was sent.`, true);
+  if (name === 'find_operations') return find(ctx, args);
+  if (name === 'describe_operation') return describe(ctx, args);
+  return run(ctx, args);
+}
