@@ -12,6 +12,7 @@ import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { selectOperations, toolDescriptor } from './tools.js';
 import { successResult, textResult, type ToolResult } from './results.js';
+import { PROTOCOL_CAPABILITIES, registerProtocolFeatures } from './protocol.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
@@ -32,6 +33,8 @@ export interface McpServerOptions {
   /** This session's own service token, overriding the configured one. */
   token?: string;
   log?: Logger;
+  /** Values never to appear in what the client is sent as log notifications (the configured tokens). */
+  secrets?: ReadonlyArray<string | undefined>;
 }
 
 const INSTRUCTIONS = [
@@ -127,10 +130,11 @@ function readCallParams(params: unknown): { name: string; args: unknown } {
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
-  const log = options.log ?? silentLogger;
   const offered = selectOperations(options.operations, { toolsets: options.toolsets, readOnly: options.readOnly });
   const byName = new Map(offered.map((op) => [op.name, op]));
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, ...PROTOCOL_CAPABILITIES }, instructions: INSTRUCTIONS,
+  });
   const explainOptions = {
     operations: options.operations,
     deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
@@ -139,10 +143,14 @@ export function createMcpServer(options: McpServerOptions): Server {
       : options.service,
   };
   let pendingConfirmations = 0;
+  const logging = registerProtocolFeatures(server, {
+    ...options, log: options.log ?? silentLogger, explain: explainOptions,
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered.map(toolDescriptor) }));
 
   async function callTool(name: string, args: unknown, extra: CallExtra): Promise<ToolResult> {
+    const log = logging.logger(extra.requestId);
     const op = byName.get(name);
     if (!op) {
       const known = options.operations.some((o) => o.name === name);
