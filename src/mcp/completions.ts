@@ -9,6 +9,11 @@ import { itemsOf, type ServiceRead } from './service-reads.js';
 export const MAX_COMPLETION_VALUES = 100;
 /** A completion answers a person typing: if the service is slower than this, they get nothing rather than a wait. */
 export const COMPLETION_TIMEOUT_MS = 5_000;
+/**
+ * Completions of one session being answered at once. A client asks on every keystroke and each answer costs up to
+ * three service reads: past this, a request is answered empty at once rather than queued against the service.
+ */
+export const MAX_CONCURRENT_COMPLETIONS = 4;
 /** Items asked of the service per list read: one page, the most the service gives at once. */
 const PAGE = 100;
 
@@ -31,6 +36,7 @@ interface CompletionInput {
 type Completer = (input: CompletionInput) => Promise<Candidates>;
 
 const NONE: Candidates = { values: [], complete: true };
+const EMPTY: CompleteResult['completion'] = { values: [], total: 0, hasMore: false };
 
 /** One list read → values; a failed read offers nothing (the person can still type the value). */
 async function listValues(input: CompletionInput, name: string, args: Record<string, unknown>, value: (item: Record<string, unknown>) => unknown): Promise<Candidates> {
@@ -115,7 +121,7 @@ export async function completeArgument(kind: CompletionKind, input: CompletionIn
     return completionAnswer(found, input.prefix, kind === 'project');
   } catch (error) {
     log.debug(`mcp completion of ${kind} failed: ${(error as Error).message}`);
-    return { values: [], total: 0, hasMore: false };
+    return EMPTY;
   }
 }
 
@@ -123,18 +129,26 @@ export async function completeArgument(kind: CompletionKind, input: CompletionIn
 export type CompletionLookup = (ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, argument: string) => CompletionKind | undefined;
 
 export function registerCompletions(server: Server, options: { lookup: CompletionLookup; read: ServiceRead; timeoutMs: number; log: (requestId: RequestId) => Logger }): void {
+  let inFlight = 0;
   server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
     const { ref, argument, context } = request.params;
     const kind = options.lookup(ref, argument.name);
     // An argument we do not know (another server's prompt, a free-text argument) has no suggestions: an empty
     // list, so a client that asks on every keystroke is not answered with errors.
-    if (!kind) return { completion: { values: [], total: 0, hasMore: false } };
-    const completion = await completeArgument(kind, {
-      prefix: argument.value,
-      context: context?.arguments ?? {},
-      read: options.read,
-      limits: { signal: extra.signal, timeoutMs: options.timeoutMs },
-    }, options.log(extra.requestId));
-    return { completion };
+    if (!kind) return { completion: EMPTY };
+    // The person has typed on since the answers still pending were asked for: they are what is stale, not this.
+    if (inFlight >= MAX_CONCURRENT_COMPLETIONS) return { completion: { ...EMPTY, hasMore: true } };
+    inFlight += 1;
+    try {
+      const completion = await completeArgument(kind, {
+        prefix: argument.value,
+        context: context?.arguments ?? {},
+        read: options.read,
+        limits: { signal: extra.signal, timeoutMs: options.timeoutMs },
+      }, options.log(extra.requestId));
+      return { completion };
+    } finally {
+      inFlight -= 1;
+    }
   });
 }

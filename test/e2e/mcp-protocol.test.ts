@@ -2,8 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmptyResultSchema, LoggingMessageNotificationSchema, McpError, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { FILE_URI_TEMPLATE, fileUri } from '../../src/mcp/resources.js';
-import { MAX_COMPLETION_VALUES } from '../../src/mcp/completions.js';
+import { MAX_COMPLETION_VALUES, MAX_CONCURRENT_COMPLETIONS } from '../../src/mcp/completions.js';
+import type { ApiTransport } from '../../src/http/types.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
+import { eventually } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -167,6 +169,28 @@ describe('completions', () => {
     expect(await complete({ type: 'ref/prompt', name: 'test_prompt_with_arguments' }, 'arg1', 'x')).toMatchObject(empty);
     expect(await complete(notes, 'project_name', 'x')).toMatchObject(empty);
     expect(await complete({ type: 'ref/resource', uri: 'file:///{path}' }, 'path', 'x')).toMatchObject(empty);
+  });
+
+  it(`answers ${MAX_CONCURRENT_COMPLETIONS} at once; one more is answered empty at once rather than queued against the service`, async () => {
+    // The service answers only when the test lets it.
+    const held: Array<() => void> = [];
+    const slow: ApiTransport = {
+      request: (req) => new Promise((resolve, reject) => {
+        held.push(() => { env.client.request(req).then(resolve as never, reject); });
+      }),
+    };
+    const busy = await connectInMemory({ client: slow });
+    try {
+      const ask = () => busy.client.complete({ ref: triage, argument: { name: 'username', value: 'a' } }).then((r) => r.completion);
+      const pending = Array.from({ length: MAX_CONCURRENT_COMPLETIONS }, ask);
+      expect(await eventually(() => held.length === MAX_CONCURRENT_COMPLETIONS)).toBe(true);
+      expect(await ask()).toEqual({ values: [], total: 0, hasMore: true });
+      for (const release of held) release();
+      for (const answer of await Promise.all(pending)) expect(answer.values).toContain('alice');
+      expect(held.length).toBe(MAX_CONCURRENT_COMPLETIONS);
+    } finally {
+      await busy.close();
+    }
   });
 
   it('never answers more than the protocol allows', async () => {

@@ -28,7 +28,7 @@ describe('BoundedEventStore', () => {
 
     const fromPriming = await replay(store, priming);
     expect(fromPriming.stream).toBe('_GET_stream');
-    expect(fromPriming.sent.map(([, m]) => (m as { params: { data: string } }).params.data)).toEqual(['line 1', 'line 2']);
+    expect(fromPriming.sent.map(([, m]) => (m as unknown as { params: { data: string } }).params.data)).toEqual(['line 1', 'line 2']);
     const fromFirst = await replay(store, first);
     expect(fromFirst.sent.map(([id]) => id)).toEqual([fromPriming.sent[1][0]]);
     expect(await store.getStreamIdForEventId(first)).toBe('_GET_stream');
