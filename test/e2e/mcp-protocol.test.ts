@@ -1,10 +1,10 @@
 // Prompts, resources, completions and logging of our MCP server, driven by the SDK's client against the sandbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmptyResultSchema, LoggingMessageNotificationSchema, McpError, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import { FILE_URI_TEMPLATE, fileUri } from '../../src/mcp/resources.js';
+import { FILE_URI_TEMPLATE, MAX_RESOURCE_BYTES, fileUri } from '../../src/mcp/resources.js';
 import { MAX_COMPLETION_VALUES, MAX_CONCURRENT_COMPLETIONS } from '../../src/mcp/completions.js';
 import type { ApiTransport } from '../../src/http/types.js';
-import { connectInMemory, useSandbox } from '../helpers/mcp.js';
+import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 import { eventually } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
@@ -120,12 +120,39 @@ describe('resources', () => {
     expect('text' in contents[0]).toBe(false);
   });
 
+  it('refuses a file larger than a resource may be, naming both sizes, rather than cut it', async () => {
+    const size = MAX_RESOURCE_BYTES + 1;
+    const created = await session.client.callTool({ name: 'create_file', arguments: {
+      id: PROJECT, file_path: 'big.txt', branch: 'big-file', start_branch: 'main', commit_message: 'A big file', content: 'x'.repeat(size),
+    } });
+    expect(created.isError, resultText(created)).toBeFalsy();
+    const error = await rejection(session.client.readResource({ uri: fileUri({ project: PROJECT, path: 'big.txt', ref: 'big-file' }) }));
+    expect(error.message).toContain(`big.txt is ${size} bytes, more than the ${MAX_RESOURCE_BYTES} bytes`);
+  });
+
   it('answers a missing file with resource-not-found and a foreign URI with the template to use', async () => {
     const missing = await rejection(session.client.readResource({ uri: fileUri({ project: PROJECT, path: 'no/such.txt' }) }));
     expect(missing.code).toBe(-32002);
     expect(missing.message).toMatch(/404/);
     const foreign = await rejection(session.client.readResource({ uri: 'file:///etc/passwd' }));
     expect(foreign.message).toContain(FILE_URI_TEMPLATE);
+  });
+});
+
+describe('the session\'s own token', () => {
+  it('completes and reads only what that user may see', async () => {
+    const outsider = await connectInMemory({ client: env.client, token: env.sandbox.tokens.outsider });
+    try {
+      const { completion } = await outsider.client.complete({
+        ref: { type: 'ref/prompt', name: 'triage_failed_pipeline' }, argument: { name: 'project', value: 'acme/platform/' },
+      });
+      // payments-api is private to acme; infra is internal, visible to any signed-in user.
+      expect(completion.values).toEqual(['acme/platform/infra']);
+      const hidden = await rejection(outsider.client.readResource({ uri: fileUri({ project: 'acme/platform/payments-api', path: 'README.md' }) }));
+      expect(hidden.code).toBe(-32002);
+    } finally {
+      await outsider.close();
+    }
   });
 });
 
