@@ -55,9 +55,27 @@ function isText(bytes: Buffer): boolean {
   return !bytes.includes(0) && Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
 }
 
-function mimeTypeOf(contentType: string | undefined, text: boolean): string {
-  const declared = contentType?.split(';')[0].trim();
-  if (declared && declared !== 'application/octet-stream') return declared;
+/** Common file types by extension: the service says only text/plain or application/octet-stream for raw files. */
+const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
+  md: 'text/markdown', json: 'application/json', yml: 'application/yaml', yaml: 'application/yaml', html: 'text/html',
+  css: 'text/css', js: 'text/javascript', mjs: 'text/javascript', ts: 'text/x-typescript', py: 'text/x-python',
+  go: 'text/x-go', svg: 'image/svg+xml', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif',
+  webp: 'image/webp', pdf: 'application/pdf',
+};
+const GENERIC_TYPES = new Set(['text/plain', 'application/octet-stream']);
+const TEXT_APPLICATION_TYPES = new Set(['application/json', 'application/yaml', 'image/svg+xml']);
+
+function isTextType(mimeType: string): boolean {
+  return mimeType.startsWith('text/') || TEXT_APPLICATION_TYPES.has(mimeType);
+}
+
+function mimeTypeOf(path: string, contentType: string | undefined, text: boolean): string {
+  const declared = contentType?.split(';')[0].trim().toLowerCase();
+  if (declared && !GENERIC_TYPES.has(declared)) return declared;
+  const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1].toLowerCase();
+  const known = extension === undefined ? undefined : MIME_BY_EXTENSION[extension];
+  // A known type only where the content agrees: a "png" that is valid text is not shown as an image.
+  if (known && isTextType(known) === text) return known;
   return text ? 'text/plain' : 'application/octet-stream';
 }
 
@@ -72,10 +90,10 @@ export async function readFileResource(uri: string, read: ServiceRead, limits: {
   const bytes = Buffer.isBuffer(data) ? data : Buffer.from(String(data ?? ''), 'utf8');
   if (bytes.length > MAX_RESOURCE_BYTES) {
     throw new McpError(ErrorCode.InvalidRequest, `${address.path} is ${bytes.length} bytes, more than the ${MAX_RESOURCE_BYTES} bytes a ` +
-      'resource may be; read parts of it with the get_file_blame or list_repository_tree tools, or clone the repository');
+      'resource may be; the get_file_raw tool shows as much of it as fits in a result');
   }
   const text = isText(bytes);
-  const mimeType = mimeTypeOf(outcome.result.contentType, text);
+  const mimeType = mimeTypeOf(address.path, outcome.result.contentType, text);
   // Repository content is untrusted data; a resource is the file as stored, so it is marked, not wrapped.
   const _meta = { 'forgeops/untrusted': true };
   return {

@@ -105,7 +105,7 @@ describe('resources', () => {
     expect(uri).toBe('forgeops://projects/acme%2Fweb/files/README.md');
     const { contents } = await session.client.readResource({ uri });
     expect(contents).toHaveLength(1);
-    expect(contents[0]).toMatchObject({ uri, mimeType: expect.stringMatching(/^text\//) });
+    expect(contents[0]).toMatchObject({ uri, mimeType: 'text/markdown' });
     expect((contents[0] as { text: string }).text).toContain('The acme.example storefront.');
 
     const atTag = fileUri({ project: PROJECT, path: 'src/components/button.ts', ref: 'v1.0.0' });
@@ -115,6 +115,7 @@ describe('resources', () => {
 
   it('reads a binary file as a base64 blob', async () => {
     const { contents } = await session.client.readResource({ uri: fileUri({ project: PROJECT, path: 'public/logo.png' }) });
+    expect(contents[0].mimeType).toBe('image/png');
     const blob = Buffer.from((contents[0] as { blob: string }).blob, 'base64');
     expect(blob.subarray(1, 4).toString('latin1')).toBe('PNG');
     expect('text' in contents[0]).toBe(false);
