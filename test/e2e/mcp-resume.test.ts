@@ -1,5 +1,5 @@
-// Resumable streams over real HTTP against serve's handler: a tool call's SSE stream drops mid-call, the client
-// reconnects with Last-Event-ID and receives the result it missed.
+// SSE streams over real HTTP against serve's handler: a tool call's stream drops mid-call and the client, reconnecting
+// with Last-Event-ID, receives the result it missed; a call's log lines travel on its own stream.
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
@@ -158,6 +158,20 @@ describe('resumable Streamable HTTP streams', () => {
     expect(message).toMatchObject({ id: 7, result: { isError: true } });
     expect(JSON.stringify(message)).toMatch(/404/);
     expect(event.id).not.toBe(questionEvent.id);
+  });
+
+  it('sends a call\'s log lines on the call\'s own stream, once the client set a level', async () => {
+    const session = await openSession();
+    expect(await post(server.url, session, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } })).toBe(200);
+    const call = await openSse(server.url, 'POST', session, {
+      jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } },
+    });
+    const first = await nextMessage(call);
+    const second = await nextMessage(call);
+    call.drop();
+    expect(first.message).toMatchObject({ method: 'notifications/message', params: { level: 'info', logger: 'forgeops' } });
+    expect(JSON.stringify(first.message)).toMatch(/mcp create_pipeline: 201/);
+    expect(second.message).toMatchObject({ id: 2, result: { structuredContent: { ref: 'main' } } });
   });
 
   it('refuses to resume from an id it does not hold, rather than pretend nothing was missed', async () => {
