@@ -156,22 +156,23 @@ function stringOption(values: ParsedOptions, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-async function setup(envFile: string | undefined, quiet = false): Promise<{ config: Config; log: Logger }> {
+async function setup(envFile: string | undefined, quiet = false): Promise<{ config: Config; log: Logger; secrets: Array<string | undefined> }> {
   const { loadConfig } = await import('./config.js');
   const { createLogger } = await import('./log.js');
   const { config, source } = loadConfig({ envFile });
   // A quiet mode (the chat) shares the terminal with a person: only warnings, unless debugging was asked for.
   const level = quiet && config.logLevel === 'info' ? 'warn' : config.logLevel;
-  const log = createLogger(level, [
+  const secrets = [
     config.codehost.token, config.codehost.scimToken, config.server.mcpToken,
     config.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
-  ]);
+  ];
+  const log = createLogger(level, secrets);
   if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
   else log.info('configuration: the environment only');
   if (source.ignoredDotenv) {
     log.warn(`did not read ${source.ignoredDotenv}: forgeops reads an env file only when it is named (--env-file or FORGEOPS_ENV_FILE)`);
   }
-  return { config, log };
+  return { config, log, secrets };
 }
 
 /** A busy port in the words of the setting that chooses it, for every command that listens. */
@@ -222,7 +223,7 @@ async function toolSelection(config: Config, values: ParsedOptions, operations: 
 }
 
 async function serveHttp(values: ParsedOptions): Promise<void> {
-  const { config, log } = await setup(stringOption(values, 'env-file'));
+  const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
   const host = stringOption(values, 'host') ?? config.server.host;
   const port = portOption(values, 'serve') ?? config.server.port;
   const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }, { checkServiceAtStart }] = await Promise.all([
@@ -238,7 +239,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes,
       mounts: slack?.handle ? { [slack.path]: slack.handle } : undefined,
       createSessionServer: ({ token }) => createMcpServer({
-        operations, client: runtime.client, token, log, ...selection,
+        operations, client: runtime.client, token, log, secrets, ...selection,
         confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
         callTimeoutMs: config.callTimeoutMs, service: runtime.service,
       }),
@@ -281,14 +282,14 @@ async function startSlackBeside(config: Config, log: Logger, runtime: Runtime) {
 }
 
 async function serveStdio(values: ParsedOptions): Promise<void> {
-  const { config, log } = await setup(stringOption(values, 'env-file'));
+  const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
   const [{ createRuntime }, { operations }, { createMcpServer }, { LimitedStdioTransport }, { checkServiceAtStart }] = await Promise.all([
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'), import('./doctor.js'),
   ]);
   const selection = await toolSelection(config, values, operations);
   const runtime = await createRuntime(config, log);
   const server = createMcpServer({
-    operations, client: runtime.client, log, ...selection,
+    operations, client: runtime.client, log, secrets, ...selection,
     confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });

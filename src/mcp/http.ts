@@ -10,6 +10,7 @@ import { silentLogger } from '../log.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS, LIMIT_ERROR_CODE, MAX_SESSIONS_VARIABLE, messageTooLargeText,
 } from './limits.js';
+import { BoundedEventStore, SSE_RETRY_MS } from './event-store.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
@@ -288,7 +289,10 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     reserveSlot();
     const id = randomUUID();
     const token = sessionToken(req);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    // An event store makes streams resumable: a client whose SSE stream dropped reconnects with Last-Event-ID.
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id, eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS,
+    });
     // Held before connect, so that concurrent initializes count against the cap at once.
     sessions.set(id, { transport, tokenHash: hashToken(token), lastActive: Date.now(), established: false });
     transport.onclose = () => { sessions.delete(id); };

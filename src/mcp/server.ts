@@ -14,6 +14,7 @@ import { SHARED_INPUTS_NOTE, toolDescriptor } from './tools.js';
 import { selectTools } from './toolsets.js';
 import { callMetaTool, META_TOOLS, type MetaContext } from './meta.js';
 import { successResult, textResult, type ToolResult } from './results.js';
+import { PROTOCOL_CAPABILITIES, registerProtocolFeatures } from './protocol.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
@@ -37,6 +38,8 @@ export interface McpServerOptions {
   /** This session's own service token, overriding the configured one. */
   token?: string;
   log?: Logger;
+  /** Values never to appear in what the client is sent as log notifications (the configured tokens). */
+  secrets?: ReadonlyArray<string | undefined>;
 }
 
 /** What the server tells the assistant once, so no tool repeats it; the meta sentence only where those tools are. */
@@ -135,11 +138,12 @@ function readCallParams(params: unknown): { name: string; args: unknown } {
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
-  const log = options.log ?? silentLogger;
   const offered = selectTools(options.operations, { toolsets: options.toolsets, tools: options.tools, readOnly: options.readOnly });
   const byName = new Map(offered.operations.map((op) => [op.name, op]));
   const listed = [...offered.operations.map(toolDescriptor), ...(offered.meta ? META_TOOLS : [])];
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: instructions(offered.meta) });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, ...PROTOCOL_CAPABILITIES }, instructions: instructions(offered.meta),
+  });
   const explainOptions = {
     operations: options.operations,
     deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
@@ -148,6 +152,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       : options.service,
   };
   let pendingConfirmations = 0;
+  const logging = registerProtocolFeatures(server, {
+    ...options, log: options.log ?? silentLogger, explain: explainOptions,
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
 
@@ -177,6 +184,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   }
 
   async function callOperation(op: Operation, args: unknown, extra: CallExtra): Promise<ToolResult> {
+    const log = logging.logger(extra.requestId);
     const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explainOptions);
     if (prepared.kind === 'refused') return textResult(prepared.message, true);
     const { input } = prepared;

@@ -1,0 +1,44 @@
+// Reads that prompts, resources and completions make, on the one run path of tools: validation, policy, the
+// session's client and token, redaction and an overall deadline all hold for them as for a tool call.
+import { executeCall, prepareCall } from '../operations/call.js';
+import type { Operation, OperationResult } from '../operations/define.js';
+import type { ExplainOptions } from '../operations/failures.js';
+import type { ApiTransport } from '../http/types.js';
+
+export interface ServiceReadOptions {
+  operations: readonly Operation[];
+  client: ApiTransport;
+  readOnly: boolean;
+  token?: string;
+  explain: ExplainOptions;
+}
+
+/** A failure keeps the error, so a caller can tell a missing thing (404) from a broken one. */
+export type ReadOutcome = { ok: true; result: OperationResult } | { ok: false; message: string; error?: unknown };
+
+export type ServiceRead = (name: string, args: Record<string, unknown>, limits: { signal?: AbortSignal; timeoutMs: number }) => Promise<ReadOutcome>;
+
+/** A reader for this session; only operations that read may be run through it, whatever the caller asks. */
+export function serviceReader(options: ServiceReadOptions): ServiceRead {
+  const byName = new Map(options.operations.map((op) => [op.name, op]));
+  return async (name, args, limits) => {
+    const op = byName.get(name);
+    // A programming error, not a user's: the names are fixed in this folder.
+    if (!op || op.effect !== 'read') throw new Error(`${name} is not a read operation of this server`);
+    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, options.explain);
+    if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
+    if (prepared.kind === 'confirm') return { ok: false, message: `${name} needs a human's confirmation` };
+    const outcome = await executeCall(op, prepared.input, {
+      client: options.client,
+      token: options.token,
+      signal: limits.signal,
+      deadline: Date.now() + limits.timeoutMs,
+    }, options.explain);
+    return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, message: outcome.message, error: outcome.error };
+  };
+}
+
+/** The items of a list result (an empty list for anything else). */
+export function itemsOf(result: OperationResult): Record<string, unknown>[] {
+  return Array.isArray(result.data) ? result.data.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object') : [];
+}

@@ -1,0 +1,96 @@
+// The bounded event store behind resumable SSE streams: replay after an id, caps per stream and in total, expiry.
+import { describe, expect, it } from 'vitest';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { BoundedEventStore } from '../../../src/mcp/event-store.js';
+
+const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `line ${n}` } });
+
+async function replay(store: BoundedEventStore, after: string) {
+  const sent: Array<[string, JSONRPCMessage]> = [];
+  const stream = await store.replayEventsAfter(after, { send: async (id, message) => { sent.push([id, message]); } });
+  return { stream, sent };
+}
+
+/** A store on a clock the test moves. */
+function storeAt(limits: ConstructorParameters<typeof BoundedEventStore>[0] = {}) {
+  const clock = { now: 1_000 };
+  return { store: new BoundedEventStore(limits, () => clock.now), clock };
+}
+
+describe('BoundedEventStore', () => {
+  it('replays the events of one stream after the given id, skipping the priming event', async () => {
+    const { store } = storeAt();
+    const priming = await store.storeEvent('_GET_stream', {} as JSONRPCMessage);
+    const first = await store.storeEvent('_GET_stream', note(1));
+    await store.storeEvent('other', note(99));
+    await store.storeEvent('_GET_stream', note(2));
+    expect(priming).toMatch(/^_GET_stream_\d+$/);
+
+    const fromPriming = await replay(store, priming);
+    expect(fromPriming.stream).toBe('_GET_stream');
+    expect(fromPriming.sent.map(([, m]) => (m as unknown as { params: { data: string } }).params.data)).toEqual(['line 1', 'line 2']);
+    const fromFirst = await replay(store, first);
+    expect(fromFirst.sent.map(([id]) => id)).toEqual([fromPriming.sent[1][0]]);
+    expect(await store.getStreamIdForEventId(first)).toBe('_GET_stream');
+  });
+
+  it('knows no made-up, future or malformed ids', async () => {
+    const { store } = storeAt();
+    const id = await store.storeEvent('s', note(1));
+    for (const bad of ['nonsense', 's_x', 's_7', 'unknown_0', '_0']) expect(await store.getStreamIdForEventId(bad)).toBeUndefined();
+    await expect(replay(store, 's_7')).rejects.toThrow(/unknown or expired/);
+    expect(await store.getStreamIdForEventId(id)).toBe('s');
+  });
+
+  it('keeps at most maxEventsPerStream of a stream, and will not resume across what it dropped', async () => {
+    const { store } = storeAt({ maxEventsPerStream: 3 });
+    const ids: string[] = [];
+    for (let n = 0; n < 5; n++) ids.push(await store.storeEvent('s', note(n)));
+    expect(store.size().events).toBe(3);
+    // Events 1 and 2 are gone: resuming after 0 would silently skip them.
+    expect(await store.getStreamIdForEventId(ids[0])).toBeUndefined();
+    // After 1, the next kept event is 2: nothing is missing.
+    expect((await replay(store, ids[1])).sent.map(([id]) => id)).toEqual(ids.slice(2));
+  });
+
+  it('keeps at most maxEvents and maxBytes in total, dropping the oldest of any stream', async () => {
+    const { store } = storeAt({ maxEvents: 4 });
+    for (let n = 0; n < 3; n++) await store.storeEvent('a', note(n));
+    for (let n = 0; n < 3; n++) await store.storeEvent('b', note(n));
+    expect(store.size().events).toBe(4);
+    expect(await store.getStreamIdForEventId('a_0')).toBeUndefined();
+    expect((await replay(store, 'a_1')).sent.map(([id]) => id)).toEqual(['a_2']);
+
+    const bytes = JSON.stringify(note(0)).length;
+    const small = storeAt({ maxBytes: bytes * 2 }).store;
+    for (let n = 0; n < 5; n++) await small.storeEvent('s', note(n));
+    expect(small.size()).toMatchObject({ events: 2 });
+    expect(small.size().bytes).toBeLessThanOrEqual(bytes * 2);
+  });
+
+  it('forgets events after ttlMs, and streams quiet that long', async () => {
+    const { store, clock } = storeAt({ ttlMs: 60_000 });
+    const old = await store.storeEvent('old', note(1));
+    clock.now += 30_000;
+    const recent = await store.storeEvent('recent', note(2));
+    clock.now += 30_000;
+    expect(await store.getStreamIdForEventId(old)).toBeUndefined();
+    expect(await store.getStreamIdForEventId(recent)).toBe('recent');
+    expect(store.size()).toEqual({ streams: 1, events: 1, bytes: JSON.stringify(note(2)).length });
+  });
+
+  it('remembers at most maxStreams streams, forgetting the oldest', async () => {
+    const { store } = storeAt({ maxStreams: 2 });
+    const first = await store.storeEvent('one', note(1));
+    await store.storeEvent('two', note(2));
+    await store.storeEvent('three', note(3));
+    expect(store.size()).toMatchObject({ streams: 2, events: 2 });
+    expect(await store.getStreamIdForEventId(first)).toBeUndefined();
+  });
+
+  it('resumes after the last event even when nothing new came (nothing was missed)', async () => {
+    const { store } = storeAt();
+    const last = await store.storeEvent('s', note(1));
+    expect(await replay(store, last)).toEqual({ stream: 's', sent: [] });
+  });
+});
