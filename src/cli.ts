@@ -158,7 +158,7 @@ async function setup(envFile: string | undefined, quiet = false): Promise<{ conf
   const level = quiet && config.logLevel === 'info' ? 'warn' : config.logLevel;
   const log = createLogger(level, [
     config.codehost.token, config.codehost.scimToken, config.server.mcpToken,
-    config.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
+    config.secret, config.approval.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
   ]);
   if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
   else log.info('configuration: the environment only');
@@ -201,6 +201,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }, { checkServiceAtStart }] = await Promise.all([
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/http.js'), import('./doctor.js'),
   ]);
+  const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
   const slack = await startSlackBeside(config, log, runtime);
   let http;
@@ -208,10 +209,10 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     http = await startMcpHttpServer({
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, log,
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes,
-      mounts: slack?.handle ? { [slack.path]: slack.handle } : undefined,
+      mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
-        confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
+        approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
         callTimeoutMs: config.callTimeoutMs, service: runtime.service,
       }),
     });
@@ -220,6 +221,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     await runtime.close();
     listenError(error, host, port, '--port or FORGEOPS_PORT');
   }
+  approvals?.listening(Number(new URL(http.url).port));
   void checkServiceAtStart(config, (line) => log.warn(line));
   const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
@@ -227,6 +229,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   if (slack?.handle) process.stdout.write(`Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`);
   else if (slack) process.stdout.write('Slack: connected by Socket Mode\n');
   const stop = async () => {
+    approvals?.desk.closeAll('forgeops is shutting down; nothing was changed.');
     await http.close();
     await slack?.bot.close();
     await runtime.close();
@@ -234,6 +237,39 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** Whether a policy ever sends a human to the approval page (`elicit` does for clients with URL elicitation only). */
+function usesApprovalPage(config: Config): boolean {
+  return config.approval.policy === 'elicit' || config.approval.policy === 'page';
+}
+
+/** The approval page on serve's own server; off loopback only with a passphrase and an address people can open. */
+async function approvalPageForServe(config: Config, host: string, log: Logger) {
+  if (!usesApprovalPage(config)) return undefined;
+  const [{ isLoopback }, page, { ConfigError }] = await Promise.all([import('./mcp/http.js'), import('./mcp/approval-page.js'), import('./config.js')]);
+  const loopback = isLoopback(host);
+  const problem = page.approvalPageProblem(loopback, config.approval);
+  if (problem && config.approval.policy === 'page') throw new ConfigError(`invalid configuration: FORGEOPS_APPROVAL is page, and ${problem}`);
+  if (problem) {
+    log.warn(`no approval page: ${problem}; a client without form elicitation is refused destructive calls`);
+    return undefined;
+  }
+  const { secret, publicUrl, openCommand } = config.approval;
+  return page.createMountedApprovalPage({ host, loopback, secret, publicUrl, log, onOpen: openCommand && page.openCommandRunner(openCommand, log) });
+}
+
+/** The approval page of `forgeops mcp` on 127.0.0.1: listening from the start for `page`, else once first needed. */
+async function approvalPageForStdio(config: Config, log: Logger) {
+  if (!usesApprovalPage(config)) return undefined;
+  const page = await import('./mcp/approval-page.js');
+  const { secret, publicUrl, openCommand, port } = config.approval;
+  const local = page.createLocalApprovalPage({ port, secret, publicUrl, log, onOpen: openCommand && page.openCommandRunner(openCommand, log) });
+  if (config.approval.policy === 'page') {
+    const base = await local.start().catch((error: Error) => fail(error.message, 1));
+    log.info(`approval page: ${base} (links to each waiting call go to this log)`);
+  }
+  return local;
 }
 
 /**
@@ -257,10 +293,11 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const [{ createRuntime }, { operations }, { createMcpServer }, { LimitedStdioTransport }, { checkServiceAtStart }] = await Promise.all([
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'), import('./doctor.js'),
   ]);
+  const approvals = await approvalPageForStdio(config, log);
   const runtime = await createRuntime(config, log);
   const server = createMcpServer({
     operations, client: runtime.client, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
-    confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
+    approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });
   const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });
@@ -268,6 +305,7 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const stop = async () => {
     if (closing) return;
     closing = true;
+    await approvals?.close();
     await server.close().catch(() => undefined);
     await runtime.close();
     process.exit(0);
