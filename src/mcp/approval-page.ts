@@ -101,13 +101,15 @@ function readAnswer(req: IncomingMessage): Promise<URLSearchParams | undefined> 
 
 /**
  * A form post from the page itself: browsers always send Origin on a POST, so a missing one is a script or a tool
- * (a model's fetch), and a foreign one is another site trying to click for the human (CSRF).
+ * (a model's fetch), and a foreign one is another site trying to click for the human (CSRF). The page's own
+ * origins are its allowed hosts (a reverse proxy may pass on another Host than the one the browser shows).
  */
-function sameOrigin(req: IncomingMessage): boolean {
+function fromPage(req: IncomingMessage, allowedHosts: readonly string[]): boolean {
   const origin = req.headers.origin;
   if (!origin) return false;
   try {
-    return new URL(origin).host.toLowerCase() === (req.headers.host ?? '').toLowerCase();
+    const { protocol, host } = new URL(origin);
+    return (protocol === 'http:' || protocol === 'https:') && allowedHosts.includes(host.toLowerCase());
   } catch {
     return false;
   }
@@ -131,7 +133,7 @@ export function approvalPageHandler(options: ApprovalPageOptions): (req: Incomin
       return view ? send(res, 200, approvalForm(id, view, Date.now())) : notice(res, 410, desk.whyClosed(id));
     }
     if (req.method !== 'POST') return notice(res, 405, 'Only GET and POST.', { allow: 'GET, POST' });
-    if (!sameOrigin(req)) {
+    if (!fromPage(req, options.allowedHosts())) {
       log.warn('approval page: refused an answer without this page as its Origin');
       return notice(res, 403, 'Forbidden: answers are accepted only from the approval page itself (Origin); nothing changed.');
     }
