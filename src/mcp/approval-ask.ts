@@ -83,7 +83,8 @@ async function askOnPage(server: Server, desk: ApprovalDesk, call: ApprovalReque
   const expires = new Date(approval.expiresAt).toISOString();
   options.onPhase(`waiting for a human to approve it on the forgeops approval page (until ${expires})`);
   const withdrawOnCancel = () => approval.withdraw('The client cancelled the call while it waited for approval; nothing was changed.');
-  extra.signal.addEventListener('abort', withdrawOnCancel, { once: true });
+  if (extra.signal.aborted) withdrawOnCancel();
+  else extra.signal.addEventListener('abort', withdrawOnCancel, { once: true });
   const elicitation = urlMode ? offerLink(server, approval, call, extra) : undefined;
   try {
     const outcome = await approval.outcome;
