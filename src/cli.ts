@@ -3,6 +3,7 @@
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
+import type { ApprovalDesk } from './mcp/approval.js';
 import { closest } from './text/suggest.js';
 
 const VERSION = '0.1.0';
@@ -203,7 +204,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   ]);
   const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
-  const slack = await startSlackBeside(config, log, runtime);
+  const slack = await startSlackBeside(config, log, runtime, approvals?.desk);
   let http;
   try {
     http = await startMcpHttpServer({
@@ -256,7 +257,9 @@ async function approvalPageForServe(config: Config, host: string, log: Logger) {
     return undefined;
   }
   const { secret, publicUrl, openCommand } = config.approval;
-  return page.createMountedApprovalPage({ host, loopback, secret, publicUrl, log, onOpen: openCommand && page.openCommandRunner(openCommand, log) });
+  const mounted = page.createMountedApprovalPage({ host, loopback, secret, publicUrl, log });
+  if (openCommand) mounted.desk.onOpen(page.openCommandRunner(openCommand, log));
+  return mounted;
 }
 
 /** The approval page of `forgeops mcp` on 127.0.0.1: listening from the start for `page`, else once first needed. */
@@ -264,7 +267,8 @@ async function approvalPageForStdio(config: Config, log: Logger) {
   if (!usesApprovalPage(config)) return undefined;
   const page = await import('./mcp/approval-page.js');
   const { secret, publicUrl, openCommand, port } = config.approval;
-  const local = page.createLocalApprovalPage({ port, secret, publicUrl, log, onOpen: openCommand && page.openCommandRunner(openCommand, log) });
+  const local = page.createLocalApprovalPage({ port, secret, publicUrl, log });
+  if (openCommand) local.desk.onOpen(page.openCommandRunner(openCommand, log));
   if (config.approval.policy === 'page') {
     const base = await local.start().catch((error: Error) => fail(error.message, 1));
     log.info(`approval page: ${base} (links to each waiting call go to this log)`);
@@ -276,11 +280,11 @@ async function approvalPageForStdio(config: Config, log: Logger) {
  * `forgeops serve` runs the Slack bot too when Slack is configured (SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for
  * Socket Mode), on serve's service and port: in HTTP mode its endpoint is mounted beside /mcp.
  */
-async function startSlackBeside(config: Config, log: Logger, runtime: Runtime) {
+async function startSlackBeside(config: Config, log: Logger, runtime: Runtime, approvals?: ApprovalDesk) {
   if (!config.slack.signingSecret && !config.slack.appToken) return undefined;
   const [{ startSlackBot }, { EVENTS_PATH }] = await Promise.all([import('./slack/main.js'), import('./slack/receiver.js')]);
   try {
-    const bot = await startSlackBot(config, log, { runtime, listen: false });
+    const bot = await startSlackBot(config, log, { runtime, listen: false, approvals });
     return { bot, handle: bot.handle, path: EVENTS_PATH };
   } catch (error) {
     await runtime.close();

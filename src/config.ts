@@ -119,6 +119,9 @@ export const ENVIRONMENT = z.object({
   SLACK_READ_ONLY_CHANNELS: list.describe('Slack channel ids where only read commands run (comma-separated).'),
   SLACK_SHARED_READ_TOKEN: token
     .describe('Service token for the reads of Slack users who linked no account of their own (never used for writes).'),
+  SLACK_APPROVER: z.string().optional().refine((v) => v === undefined || v === '' || /^[UW][A-Z0-9]{2,}$/.test(v), {
+    error: (issue) => `must be a Slack user id such as U012AB3CD (in Slack: the person's profile, More, Copy member ID); got '${String(issue.input)}'`,
+  }).describe('Slack user id who is sent each MCP call waiting for approval, with Approve and Deny buttons (`serve` with the Slack bot).'),
   SLACK_IN_CHANNEL_OPERATIONS: z.string().optional()
     .describe('Operations whose outcome is posted for the whole channel (comma-separated names; default create_release, retry_pipeline, cancel_pipeline, create_pipeline; \'none\': every reply private).'),
 });
@@ -165,6 +168,8 @@ export interface Config {
     apiUrl?: string;
     readOnlyChannels: string[];
     sharedReadToken?: string;
+    /** Who approves MCP calls in Slack. */
+    approver?: string;
     /** As configured (operation names, or ['none']); undefined: the default list. */
     inChannelOperations?: string[];
   };
@@ -234,6 +239,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       apiUrl: e.SLACK_API_URL,
       readOnlyChannels: e.SLACK_READ_ONLY_CHANNELS,
       sharedReadToken: e.SLACK_SHARED_READ_TOKEN || undefined,
+      approver: e.SLACK_APPROVER || undefined,
       inChannelOperations: e.SLACK_IN_CHANNEL_OPERATIONS?.trim()
         ? e.SLACK_IN_CHANNEL_OPERATIONS.split(',').map((v) => v.trim()).filter(Boolean) : undefined,
     },

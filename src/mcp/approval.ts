@@ -81,8 +81,15 @@ export interface ApprovalDeskOptions {
    * a channel the model does not read.
    */
   log?: Logger;
-  /** Called with each new approval, e.g. to run the operator's FORGEOPS_APPROVAL_OPEN command on the link. */
-  onOpen?: (approval: { url: string; operation: string; expiresAt: number }) => void;
+}
+
+/** A new approval as the channels that reach the human get it (the FORGEOPS_APPROVAL_OPEN command, a Slack approver). */
+export interface OpenedApproval {
+  id: string;
+  url: string;
+  operation: string;
+  prompt: string;
+  expiresAt: number;
 }
 
 interface Waiter {
@@ -117,12 +124,18 @@ export class ApprovalDesk {
   private readonly tickets: ConfirmationStore;
   private readonly waiting = new Map<string, Waiter>();
   private readonly answered = new Map<string, string>();
+  private readonly listeners: Array<(approval: OpenedApproval) => void> = [];
 
   constructor(private readonly options: ApprovalDeskOptions) {
     this.ttlMs = options.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
     this.maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_APPROVALS;
     this.now = options.now ?? Date.now;
     this.tickets = new ConfirmationStore(this.ttlMs, this.now);
+  }
+
+  /** Adds a channel that hears of each new approval; it must not reach the model. */
+  onOpen(listener: (approval: OpenedApproval) => void): void {
+    this.listeners.push(listener);
   }
 
   get pending(): number {
@@ -161,7 +174,7 @@ export class ApprovalDesk {
     });
     const url = `${base.replace(/\/+$/, '')}${APPROVAL_PATH}${id}`;
     this.options.log?.warn(`approval needed for ${request.operation}: open ${url} to approve or deny it (expires ${new Date(expiresAt).toISOString()})`);
-    this.options.onOpen?.({ url, operation: request.operation, expiresAt });
+    for (const listener of this.listeners) listener({ id, url, operation: request.operation, prompt: request.prompt, expiresAt });
     return {
       ok: true,
       approval: {
@@ -196,20 +209,36 @@ export class ApprovalDesk {
     if (!answer.nonce || !sameSecret(answer.nonce, waiter.nonce)) {
       return { status: 403, message: 'This answer did not come from the approval page (its form token is missing or wrong); nothing changed. Reload the page.' };
     }
-    if (answer.decision === 'deny') {
-      this.close(id, 'denied', { approved: false, reason: 'The human denied the call on the approval page; nothing was changed.' });
+    if (answer.decision === 'approve') {
+      const refusedSecret = this.checkSecret(id, waiter, answer.secret);
+      if (refusedSecret) return refusedSecret;
+    }
+    return this.decide(id, answer.decision, 'on the approval page');
+  }
+
+  /**
+   * An answer from a channel that proved who the human is by itself (a signed Slack click by the configured
+   * approver): no nonce or passphrase, the rest as on the page.
+   */
+  answerFromChannel(id: string, decision: string, channel: string): AnswerResult {
+    return this.decide(id, decision, channel);
+  }
+
+  private decide(id: string, decision: string | undefined, channel: string): AnswerResult {
+    const waiter = this.waiting.get(id);
+    if (!waiter) return { status: 410, message: this.whyClosed(id) };
+    if (decision === 'deny') {
+      this.close(id, 'denied', { approved: false, reason: `The human denied the call ${channel}; nothing was changed.` });
       return { status: 200, message: 'Denied: the call will not run.' };
     }
-    if (answer.decision !== 'approve') return { status: 400, message: "The answer must be 'approve' or 'deny'; nothing changed." };
-    const refusedSecret = this.checkSecret(id, waiter, answer.secret);
-    if (refusedSecret) return refusedSecret;
+    if (decision !== 'approve') return { status: 400, message: "The answer must be 'approve' or 'deny'; nothing changed." };
     const redeemed = this.tickets.redeem(id, { person: DESK, place: DESK, operation: waiter.request.operation, input: waiter.request.input });
     if (!redeemed.ok) {
       this.close(id, 'refused', { approved: false, reason: redeemed.reason });
       return { status: 410, message: redeemed.reason };
     }
     this.close(id, 'approved', { approved: true });
-    return { status: 200, message: 'Approved: the call runs now, exactly as shown. You can close this page.' };
+    return { status: 200, message: 'Approved: the call runs now, exactly as shown.' };
   }
 
   /** Refuses every waiting approval (shutdown): their calls end cleanly, and nothing runs. */

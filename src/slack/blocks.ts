@@ -76,7 +76,7 @@ export function splitText(text: string, max: number): string[] {
  * Code over as few section blocks as fit: escaping can make text up to five times longer (& → &amp;), so it is
  * split in pieces that fit even then, and pieces are joined again while the fenced result stays within the limit.
  */
-function codeBlocks(text: string): Block[] {
+export function codeBlocks(text: string): Block[] {
   const out: string[] = [];
   let current: string | undefined;
   for (const piece of splitText(text, Math.floor((LIMITS.sectionText - FENCE_CHARS) / 5))) {

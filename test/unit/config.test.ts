@@ -51,6 +51,7 @@ describe('parseConfig', () => {
       policy: 'page', secret: 'correct horse battery', port: 8751, publicUrl: 'https://forge.example', openCommand: ['notify-send', 'forgeops'],
     });
     expect(parseConfig({ FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'refuse' }).approval.policy).toBe('refuse');
+    expect(parseConfig({ SLACK_APPROVER: 'U012AB3CD' }).slack.approver).toBe('U012AB3CD');
     expect(parseConfig({ FORGEOPS_APPROVAL: 'allow', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' }).approval.policy).toBe('allow');
   });
 
@@ -66,6 +67,7 @@ describe('parseConfig', () => {
     [{ FORGEOPS_APPROVAL: 'page', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' }, 'FORGEOPS_CONFIRM_WITHOUT_ELICITATION'],
     [{ FORGEOPS_APPROVAL_SECRET: 'short' }, 'FORGEOPS_APPROVAL_SECRET'],
     [{ FORGEOPS_APPROVAL_PORT: '70000' }, 'FORGEOPS_APPROVAL_PORT'],
+    [{ SLACK_APPROVER: '@ana' }, 'SLACK_APPROVER'],
   ])('rejects %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -1,7 +1,11 @@
 // The approval desk on its own: what runs is what was shown, expiry by the clock, a cap, a bounded memory of answers.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/log.js';
 import { ApprovalDesk, sameSecret, type ApprovalRequest } from '../../../src/mcp/approval.js';
-import { escapeHtml, pageHosts } from '../../../src/mcp/approval-page.js';
+import { escapeHtml, openCommandRunner, pageHosts } from '../../../src/mcp/approval-page.js';
 
 const BASE = 'http://127.0.0.1:9';
 const request = (): ApprovalRequest => ({ operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, prompt: 'Delete pipeline 7' });
@@ -78,5 +82,29 @@ describe('page helpers', () => {
   it('answers to the loopback names of its port, and to the public address when one is set', () => {
     expect(pageHosts('127.0.0.1', 8750, true)).toEqual(['127.0.0.1:8750', 'localhost:8750', '[::1]:8750']);
     expect(pageHosts('10.0.0.5', 8750, false, 'https://Forge.Example/')).toEqual(['10.0.0.5:8750', 'forge.example']);
+  });
+});
+
+describe('FORGEOPS_APPROVAL_OPEN', () => {
+  it("runs the operator's command with the link as its own last argument, no shell between", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forgeops-approval-open-'));
+    try {
+      const out = join(dir, 'opened');
+      const script = 'require("node:fs").writeFileSync(process.argv[1], JSON.stringify(process.argv.slice(2)))';
+      const link = 'http://127.0.0.1:9/approvals/abc;touch pwned';
+      openCommandRunner([process.execPath, '-e', script, out, 'first'], silentLogger)({ url: link });
+      for (let i = 0; i < 500 && !existsSync(out); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['first', link]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('logs a command that cannot run, and goes on', async () => {
+    const lines: string[] = [];
+    const log = { ...silentLogger, warn: (line: string) => { lines.push(line); } };
+    openCommandRunner(['/nonexistent/forgeops-opener'], log)({ url: 'http://127.0.0.1:9/approvals/x' });
+    for (let i = 0; i < 500 && lines.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines[0]).toMatch(/FORGEOPS_APPROVAL_OPEN: cannot run '\/nonexistent\/forgeops-opener'/);
   });
 });
