@@ -1,7 +1,7 @@
 // MCP calls approved in Slack: the configured approver (SLACK_APPROVER) gets a direct message with the exact call and
 // Approve/Deny buttons; only their own signed click answers, a channel the calling model does not read.
 import type { ApprovalDesk, OpenedApproval } from '../mcp/approval.js';
-import { codeBlocks, cut, escapeMrkdwn, LIMITS, renderText, type SlackMessage } from './blocks.js';
+import { codeBlocks, escapeMrkdwn, LIMITS, renderText, runDialog, type SlackMessage } from './blocks.js';
 import type { Turn } from './bot.js';
 import type { Logger } from '../log.js';
 
@@ -18,13 +18,7 @@ export function renderApprovalRequest(approval: OpenedApproval): SlackMessage | 
       elements: [
         {
           type: 'button', style: 'danger', action_id: APPROVAL_ACTION_IDS.approve, value: approval.id, text: { type: 'plain_text', text: 'Approve' },
-          confirm: {
-            title: { type: 'plain_text', text: cut(`Run ${approval.operation}?`, LIMITS.confirmTitle) },
-            text: { type: 'mrkdwn', text: 'This runs exactly the call shown in the message, once.' },
-            confirm: { type: 'plain_text', text: 'Run it' },
-            deny: { type: 'plain_text', text: 'Back' },
-            style: 'danger',
-          },
+          confirm: runDialog(approval.operation, 'This runs exactly the call shown in the message, once.'),
         },
         { type: 'button', action_id: APPROVAL_ACTION_IDS.deny, value: approval.id, text: { type: 'plain_text', text: 'Deny' } },
       ],

@@ -13,9 +13,9 @@ import { createMountedApprovalPage } from '../../src/mcp/approval-page.js';
 import { operations } from '../../src/operations/index.js';
 import type { Logger } from '../../src/log.js';
 import { resultText, useSandbox } from '../helpers/mcp.js';
+import { answerPage, openPage, PROJECT } from '../helpers/approval.js';
 
 const env = useSandbox();
-const PROJECT = 'acme/web';
 const SECRET = 'correct horse battery staple';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/cli.js`;
@@ -35,14 +35,8 @@ const linkIn = (log: () => string) => lineIn(log, /approval needed for \w+: open
 
 /** What the human does: open the page, then press a button (with the passphrase when asked). */
 async function decide(link: string, decision: 'approve' | 'deny', secret?: string): Promise<number> {
-  const html = await (await fetch(link)).text();
-  const nonce = /name="nonce" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const response = await fetch(link, {
-    method: 'POST',
-    headers: { origin: new URL(link).origin, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ nonce, decision, ...(secret && { secret }) }),
-  });
-  return response.status;
+  const { nonce = '' } = await openPage(link);
+  return (await answerPage(link, { nonce, decision, ...(secret && { secret }) })).status;
 }
 
 async function createPipeline(mcp: Client): Promise<number> {

@@ -6,11 +6,11 @@ import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/mcp/a
 import { APPROVAL_ACTION_IDS } from '../../src/slack/approver.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { deletesOf as deletesOfPipeline, newPipeline, PROJECT } from '../helpers/approval.js';
 import { clickBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
 
 const secret = 'approver-signing-secret';
 const APPROVER = 'UAPPROVER';
-const PROJECT = 'acme/web';
 const env = useSandbox();
 let slack: FakeSlack;
 let bot: SlackBotHandle;
@@ -49,19 +49,12 @@ async function click(actionId: string, value: string, user: string) {
   return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, 'the answer to the click');
 }
 
-async function newPipeline(): Promise<number> {
-  const mcp = await connectInMemory({ client: env.client });
-  const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
-  await mcp.close();
-  return (created.structuredContent as { id: number }).id;
-}
-
-const deletesOf = (pipeline: number) => env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.includes(`/pipelines/${pipeline}`));
+const deletesOf = (pipeline: number) => deletesOfPipeline(env.sandbox, pipeline);
 
 describe('the Slack approver', () => {
   it('sends the exact call to the approver; a click by anyone else does nothing, theirs runs the call once', async () => {
     const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: page.desk });
-    const pipeline = await newPipeline();
+    const pipeline = await newPipeline(env.client);
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
     const { text, buttons } = await approvalMessage(1);
     expect(text).toContain(`pipeline_id: ${pipeline}`);

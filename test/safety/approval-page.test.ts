@@ -1,6 +1,6 @@
 // The approval page for clients that cannot ask (Claude Desktop): approve, deny, expire, replay, forged answers, caps, URL elicitation, cancel.
 import { afterEach, describe, expect, it } from 'vitest';
-import { fetch, request } from 'undici';
+import { request } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -10,9 +10,9 @@ import { MAX_SECRET_ATTEMPTS, type ApprovalPolicy } from '../../src/mcp/approval
 import { operations } from '../../src/operations/index.js';
 import type { Logger } from '../../src/log.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { answerPage as answer, deletesOf as deletesOfPipeline, newPipeline as createPipeline, openPage, PROJECT } from '../helpers/approval.js';
 
 const env = useSandbox();
-const PROJECT = 'acme/web';
 const SECRET = 'correct horse battery staple';
 
 /** The stderr log as the operator reads it: the page's links arrive here, and only here. */
@@ -48,27 +48,8 @@ async function linkInLog(lines: string[], n = 1): Promise<string> {
   throw new Error(`no approval link in the log: ${lines.join(' | ')}`);
 }
 
-async function openPage(link: string) {
-  const response = await fetch(link);
-  const html = await response.text();
-  return { status: response.status, html, headers: response.headers, nonce: /name="nonce" value="([^"]+)"/.exec(html)?.[1] };
-}
-
-async function answer(link: string, fields: Record<string, string>, headers: Record<string, string> = { origin: new URL(link).origin }) {
-  const response = await fetch(link, {
-    method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-  });
-  return { status: response.status, text: await response.text() };
-}
-
-async function newPipeline(): Promise<number> {
-  const mcp = await connectInMemory({ client: env.client });
-  const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
-  await mcp.close();
-  return (created.structuredContent as { id: number }).id;
-}
-
-const deletesOf = (pipeline: number) => env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.includes(`/pipelines/${pipeline}`));
+const deletesOf = (pipeline: number) => deletesOfPipeline(env.sandbox, pipeline);
+const newPipeline = () => createPipeline(env.client);
 
 describe('the approval page, for a client without elicitation', () => {
   it('runs the call once the human approves on the page; the link reaches the log, never the model', async () => {
