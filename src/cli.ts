@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
 import type { Operation } from './operations/define.js';
+import type { ApprovalDesk } from './mcp/approval.js';
 import { closest } from './text/suggest.js';
 
 const VERSION = '0.1.0';
@@ -164,7 +165,7 @@ async function setup(envFile: string | undefined, quiet = false): Promise<{ conf
   const level = quiet && config.logLevel === 'info' ? 'warn' : config.logLevel;
   const secrets = [
     config.codehost.token, config.codehost.scimToken, config.server.mcpToken,
-    config.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
+    config.secret, config.approval.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
   ];
   const log = createLogger(level, secrets);
   if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
@@ -230,17 +231,18 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/http.js'), import('./doctor.js'),
   ]);
   const selection = await toolSelection(config, values, operations);
+  const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
-  const slack = await startSlackBeside(config, log, runtime);
+  const slack = await startSlackBeside(config, log, runtime, approvals?.desk);
   let http;
   try {
     http = await startMcpHttpServer({
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, log,
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes,
-      mounts: slack?.handle ? { [slack.path]: slack.handle } : undefined,
+      mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, secrets, ...selection,
-        confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
+        approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
         callTimeoutMs: config.callTimeoutMs, service: runtime.service,
       }),
     });
@@ -249,6 +251,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     await runtime.close();
     listenError(error, host, port, '--port or FORGEOPS_PORT');
   }
+  approvals?.listening(Number(new URL(http.url).port));
   void checkServiceAtStart(config, (line) => log.warn(line));
   const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
@@ -256,6 +259,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   if (slack?.handle) process.stdout.write(`Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`);
   else if (slack) process.stdout.write('Slack: connected by Socket Mode\n');
   const stop = async () => {
+    approvals?.desk.closeAll('forgeops is shutting down; nothing was changed.');
     await http.close();
     await slack?.bot.close();
     await runtime.close();
@@ -265,15 +269,51 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+/** Whether a policy ever sends a human to the approval page (`elicit` does for clients with URL elicitation only). */
+function usesApprovalPage(config: Config): boolean {
+  return config.approval.policy === 'elicit' || config.approval.policy === 'page';
+}
+
+/** The approval page on serve's own server; off loopback only with a passphrase and an address people can open. */
+async function approvalPageForServe(config: Config, host: string, log: Logger) {
+  if (!usesApprovalPage(config)) return undefined;
+  const [{ isLoopback }, page, { ConfigError }] = await Promise.all([import('./mcp/http.js'), import('./mcp/approval-page.js'), import('./config.js')]);
+  const loopback = isLoopback(host);
+  const problem = page.approvalPageProblem(loopback, config.approval);
+  if (problem && config.approval.policy === 'page') throw new ConfigError(`invalid configuration: FORGEOPS_APPROVAL is page, and ${problem}`);
+  if (problem) {
+    log.warn(`no approval page: ${problem}; a client without form elicitation is refused destructive calls`);
+    return undefined;
+  }
+  const { secret, publicUrl, openCommand } = config.approval;
+  const mounted = page.createMountedApprovalPage({ host, loopback, secret, publicUrl, log });
+  if (openCommand) mounted.desk.onOpen(page.openCommandRunner(openCommand, log));
+  return mounted;
+}
+
+/** The approval page of `forgeops mcp` on 127.0.0.1: listening from the start for `page`, else once first needed. */
+async function approvalPageForStdio(config: Config, log: Logger) {
+  if (!usesApprovalPage(config)) return undefined;
+  const page = await import('./mcp/approval-page.js');
+  const { secret, publicUrl, openCommand, port } = config.approval;
+  const local = page.createLocalApprovalPage({ port, secret, publicUrl, log });
+  if (openCommand) local.desk.onOpen(page.openCommandRunner(openCommand, log));
+  if (config.approval.policy === 'page') {
+    const base = await local.start().catch((error: Error) => fail(error.message, 1));
+    log.info(`approval page: ${base} (links to each waiting call go to this log)`);
+  }
+  return local;
+}
+
 /**
  * `forgeops serve` runs the Slack bot too when Slack is configured (SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for
  * Socket Mode), on serve's service and port: in HTTP mode its endpoint is mounted beside /mcp.
  */
-async function startSlackBeside(config: Config, log: Logger, runtime: Runtime) {
+async function startSlackBeside(config: Config, log: Logger, runtime: Runtime, approvals?: ApprovalDesk) {
   if (!config.slack.signingSecret && !config.slack.appToken) return undefined;
   const [{ startSlackBot }, { EVENTS_PATH }] = await Promise.all([import('./slack/main.js'), import('./slack/receiver.js')]);
   try {
-    const bot = await startSlackBot(config, log, { runtime, listen: false });
+    const bot = await startSlackBot(config, log, { runtime, listen: false, approvals });
     return { bot, handle: bot.handle, path: EVENTS_PATH };
   } catch (error) {
     await runtime.close();
@@ -287,10 +327,11 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'), import('./doctor.js'),
   ]);
   const selection = await toolSelection(config, values, operations);
+  const approvals = await approvalPageForStdio(config, log);
   const runtime = await createRuntime(config, log);
   const server = createMcpServer({
     operations, client: runtime.client, log, secrets, ...selection,
-    confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
+    approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });
   const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });
@@ -298,6 +339,7 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const stop = async () => {
     if (closing) return;
     closing = true;
+    await approvals?.close();
     await server.close().catch(() => undefined);
     await runtime.close();
     process.exit(0);

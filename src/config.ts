@@ -5,6 +5,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { CaFileError, readCaFile } from './http/ca.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
+import { APPROVAL_POLICIES, type ApprovalPolicy } from './mcp/approval.js';
 
 /** Below the 60 s most MCP clients wait for a tool call, so the model hears our words rather than a bare timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
@@ -86,8 +87,21 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_READ_ONLY: flag('Only read operations are offered and run.'),
   FORGEOPS_TOOLSETS: list.describe('MCP tools to offer, comma-separated: presets default (the on-call core and the three meta tools that reach the rest), all, meta (only the meta tools), and API area names. Default: default.'),
   FORGEOPS_TOOLS: list.describe('Single MCP tools to offer besides FORGEOPS_TOOLSETS (comma-separated tool names); alone, only these.'),
-  FORGEOPS_CONFIRM_WITHOUT_ELICITATION: oneOf(['refuse', 'allow']).optional().default('refuse')
-    .describe("What a destructive call does when the MCP client cannot ask its human: 'refuse' (default) or 'allow'."),
+  FORGEOPS_APPROVAL: oneOf(APPROVAL_POLICIES).optional()
+    .describe("How an MCP call that needs a human is approved: 'elicit' (default: the client's form, else URL elicitation to the approval page, else refuse), "
+      + "'page' (always the approval page; its link goes to the stderr log and by URL elicitation, never to the model), "
+      + "'refuse' (the client's form, else refuse) or 'allow' (the client's form, else run without asking)."),
+  FORGEOPS_CONFIRM_WITHOUT_ELICITATION: oneOf(['refuse', 'allow']).optional()
+    .describe("Older spelling of FORGEOPS_APPROVAL: 'refuse' is FORGEOPS_APPROVAL=refuse, 'allow' is FORGEOPS_APPROVAL=allow."),
+  FORGEOPS_APPROVAL_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 12, {
+    error: (issue) => `must be at least 12 characters; got ${String(issue.input).length} characters`,
+  }).describe('Passphrase the approval page asks for before it approves a call, so its link alone approves nothing (required when `serve` is not on loopback).'),
+  FORGEOPS_APPROVAL_PORT: wholeNumber(0, 0, 65535)
+    .describe('Port on 127.0.0.1 where `forgeops mcp` serves the approval page (default 0: a free one; `serve` uses its own port).'),
+  FORGEOPS_APPROVAL_URL: httpUrl
+    .describe('Base URL at which people open the approval page, when not the address forgeops listens on (a tunnel or reverse proxy).'),
+  FORGEOPS_APPROVAL_OPEN: z.string().optional()
+    .describe("Command run with each approval page's link as its last argument, e.g. 'open' (macOS) or 'xdg-open' to show it in the browser."),
   FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
   FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
     .describe('Log level of the stderr log (default info).'),
@@ -105,6 +119,9 @@ export const ENVIRONMENT = z.object({
   SLACK_READ_ONLY_CHANNELS: list.describe('Slack channel ids where only read commands run (comma-separated).'),
   SLACK_SHARED_READ_TOKEN: token
     .describe('Service token for the reads of Slack users who linked no account of their own (never used for writes).'),
+  SLACK_APPROVER: z.string().optional().refine((v) => v === undefined || v === '' || /^[UW][A-Z0-9]{2,}$/.test(v), {
+    error: (issue) => `must be a Slack user id such as U012AB3CD (in Slack: the person's profile, More, Copy member ID); got '${String(issue.input)}'`,
+  }).describe('Slack user id who is sent each MCP call waiting for approval, with Approve and Deny buttons (`serve` with the Slack bot).'),
   SLACK_IN_CHANNEL_OPERATIONS: z.string().optional()
     .describe('Operations whose outcome is posted for the whole channel (comma-separated names; default create_release, retry_pipeline, cancel_pipeline, create_pipeline; \'none\': every reply private).'),
 });
@@ -122,7 +139,16 @@ export interface Config {
     maxRetries: number;
   };
   server: { host: string; port: number; mcpToken?: string; allowedOrigins: string[]; maxSessions: number };
-  policy: { readOnly: boolean; toolsets: string[]; tools: string[]; confirmWithoutElicitation: 'refuse' | 'allow' };
+  policy: { readOnly: boolean; toolsets: string[]; tools: string[] };
+  approval: {
+    policy: ApprovalPolicy;
+    secret?: string;
+    /** Port of the page `forgeops mcp` starts (0: any free one). */
+    port: number;
+    publicUrl?: string;
+    /** Program and arguments run with each link appended. */
+    openCommand?: string[];
+  };
   /** Overall deadline of one tool call, in ms. */
   callTimeoutMs: number;
   /** HTTP(S)_PROXY and NO_PROXY as configured (upper or lower case), read nowhere else. */
@@ -142,6 +168,8 @@ export interface Config {
     apiUrl?: string;
     readOnlyChannels: string[];
     sharedReadToken?: string;
+    /** Who approves MCP calls in Slack. */
+    approver?: string;
     /** As configured (operation names, or ['none']); undefined: the default list. */
     inChannelOperations?: string[];
   };
@@ -182,7 +210,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       readOnly: e.FORGEOPS_READ_ONLY,
       toolsets: e.FORGEOPS_TOOLSETS,
       tools: e.FORGEOPS_TOOLS,
-      confirmWithoutElicitation: e.FORGEOPS_CONFIRM_WITHOUT_ELICITATION,
+    },
+    approval: {
+      policy: approvalPolicy(e.FORGEOPS_APPROVAL, e.FORGEOPS_CONFIRM_WITHOUT_ELICITATION),
+      secret: e.FORGEOPS_APPROVAL_SECRET || undefined,
+      port: e.FORGEOPS_APPROVAL_PORT,
+      publicUrl: e.FORGEOPS_APPROVAL_URL,
+      openCommand: e.FORGEOPS_APPROVAL_OPEN?.trim() ? e.FORGEOPS_APPROVAL_OPEN.trim().split(/\s+/) : undefined,
     },
     callTimeoutMs: e.FORGEOPS_CALL_TIMEOUT_MS,
     proxy: {
@@ -202,10 +236,22 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       apiUrl: e.SLACK_API_URL,
       readOnlyChannels: e.SLACK_READ_ONLY_CHANNELS,
       sharedReadToken: e.SLACK_SHARED_READ_TOKEN || undefined,
+      approver: e.SLACK_APPROVER || undefined,
       inChannelOperations: e.SLACK_IN_CHANNEL_OPERATIONS?.trim()
         ? e.SLACK_IN_CHANNEL_OPERATIONS.split(',').map((v) => v.trim()).filter(Boolean) : undefined,
     },
   };
+}
+
+/**
+ * FORGEOPS_APPROVAL, or its older spelling; both set and disagreeing is a mistake worth stopping for, since one of
+ * them would silently weaken (or strengthen) what a destructive call needs.
+ */
+function approvalPolicy(approval: ApprovalPolicy | undefined, older: 'refuse' | 'allow' | undefined): ApprovalPolicy {
+  if (approval && older && approval !== older) {
+    throw new ConfigError(`invalid configuration: FORGEOPS_APPROVAL is '${approval}' but FORGEOPS_CONFIRM_WITHOUT_ELICITATION (its older spelling) is '${older}'; set only FORGEOPS_APPROVAL`);
+  }
+  return approval ?? older ?? 'elicit';
 }
 
 /** Where the configuration came from, for the start-up log line. */

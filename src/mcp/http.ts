@@ -48,6 +48,7 @@ export interface McpHttpOptions {
   /**
    * Other endpoints by path, served before the MCP checks: Slack's /slack/events is reached through the operator's
    * public host name, so the Host/Origin/bearer rules of /mcp do not fit it; its own signature check guards it.
+   * A path ending in '/' serves everything under it (the approval page's /approvals/<id>), with checks of its own.
    */
   mounts?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
 }
@@ -145,6 +146,13 @@ function rateLimitedLog(log: Logger, intervalMs: number) {
       }
     },
   };
+}
+
+function findMount(mounts: McpHttpOptions['mounts'], path: string) {
+  if (!mounts) return undefined;
+  if (Object.hasOwn(mounts, path)) return mounts[path];
+  const prefix = Object.keys(mounts).find((key) => key.endsWith('/') && path.startsWith(key));
+  return prefix ? mounts[prefix] : undefined;
 }
 
 export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpServer> {
@@ -311,7 +319,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
       return;
     }
-    const mounted = options.mounts && Object.hasOwn(options.mounts, path) ? options.mounts[path] : undefined;
+    const mounted = findMount(options.mounts, path);
     if (mounted) return mounted(req, res);
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`Not found. The MCP endpoint is ${MCP_PATH}\n`);

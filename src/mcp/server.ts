@@ -15,6 +15,8 @@ import { selectTools } from './toolsets.js';
 import { callMetaTool, META_TOOLS, type MetaContext } from './meta.js';
 import { successResult, textResult, type ToolResult } from './results.js';
 import { PROTOCOL_CAPABILITIES, registerProtocolFeatures } from './protocol.js';
+import { askHuman, type ConfirmOutcome } from './approval-ask.js';
+import type { ApprovalDesk, ApprovalPolicy } from './approval.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
@@ -26,8 +28,10 @@ export interface McpServerOptions {
   toolsets: readonly string[];
   /** Single tools offered besides the toolsets (FORGEOPS_TOOLS). */
   tools?: readonly string[];
-  /** What a call needing confirmation does when the client cannot elicit: refuse (default) or run. */
-  confirmWithoutElicitation: 'refuse' | 'allow';
+  /** How a call needing a human is approved (FORGEOPS_APPROVAL, see ApprovalPolicy); default 'elicit'. */
+  approval?: ApprovalPolicy;
+  /** The approval page such calls can wait on (`page`, and URL elicitation); without it neither is offered. */
+  approvals?: ApprovalDesk;
   maxResultChars: number;
   /** Overall deadline of one tool call, in ms from when it may run: attempts, retries, Retry-After waits and pages. */
   callTimeoutMs: number;
@@ -53,7 +57,6 @@ function instructions(meta: boolean): string {
   ].join(' ');
 }
 
-type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: string };
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** How long a human has to answer a confirmation before the call is dropped (nothing runs). */
@@ -66,35 +69,6 @@ export const PROGRESS_HEARTBEAT_MS = 5_000;
 const CALL_TIMEOUT_SETTING = 'FORGEOPS_CALL_TIMEOUT_MS';
 /** How a session's own token reaches us (see http.ts), named when that token is refused. */
 const SESSION_TOKEN_SOURCE = 'X-Codehost-Token';
-
-async function askHuman(server: Server, prompt: string, options: McpServerOptions, extra: CallExtra): Promise<ConfirmOutcome> {
-  const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
-  // A client that declared only URL mode cannot show our form; an empty object means form (protocol default).
-  const canAskInForm = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-  if (!canAskInForm) {
-    if (options.confirmWithoutElicitation === 'allow') return { confirmed: true };
-    return {
-      confirmed: false,
-      reason: `This call needs a human to confirm it, and this MCP client cannot ask (it does not support elicitation). ` +
-        `Nothing was changed. The call:\n${prompt}\nRun it from a client with elicitation support, ` +
-        `or have the operator set FORGEOPS_CONFIRM_WITHOUT_ELICITATION=allow.`,
-    };
-  }
-  // Related to the tool call, the question travels on the call's own response stream: a client that never
-  // opened the optional GET stream still sees it.
-  const answer = await server.elicitInput({
-    mode: 'form',
-    message: `${prompt}\n\nRun exactly this call?`,
-    requestedSchema: {
-      type: 'object',
-      properties: { confirm: { type: 'boolean', title: 'Yes, run it', description: 'Tick to run exactly the call shown above.' } },
-      required: ['confirm'],
-    },
-  }, { relatedRequestId: extra.requestId, timeout: CONFIRM_TIMEOUT_MS, signal: extra.signal });
-  if (answer.action === 'accept' && answer.content?.confirm === true) return { confirmed: true };
-  const how = answer.action === 'accept' ? 'did not tick the confirmation' : answer.action === 'decline' ? 'declined' : 'cancelled';
-  return { confirmed: false, reason: `The human ${how}; nothing was changed.` };
-}
 
 /**
  * Progress notifications for one call, when the client asked for them (a progressToken): retries, pages, and a
@@ -196,10 +170,12 @@ export function createMcpServer(options: McpServerOptions): Server {
             `nothing was changed. Let the human answer those first.`, true);
         }
         pendingConfirmations += 1;
-        progress.phase('waiting for the human to confirm');
         let outcome: ConfirmOutcome;
         try {
-          outcome = await askHuman(server, prepared.prompt, options, extra);
+          outcome = await askHuman(server, { operation: op.name, input, prompt: prepared.prompt }, {
+            approval: options.approval, approvals: options.approvals, formTimeoutMs: CONFIRM_TIMEOUT_MS,
+            onPhase: (text) => progress.phase(text),
+          }, extra);
         } catch (error) {
           // The question timed out or the client went away: nothing was sent.
           outcome = { confirmed: false, reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.` };

@@ -6,6 +6,7 @@ import type { App as BoltApp, AnyMiddlewareArgs, BlockAction, ButtonAction, Midd
 import type { Logger } from '../log.js';
 import { canonicalJson } from '../policy/confirmations.js';
 import { ACTION_IDS } from './blocks.js';
+import { APPROVAL_ACTION_IDS, type SlackApprover } from './approver.js';
 import type { SlackBot, Turn } from './bot.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { RELEASE_VIEW, releaseArguments, releaseOrigin } from './release-modal.js';
@@ -31,6 +32,8 @@ export interface SlackAppOptions {
   log: Logger;
   /** The clock of the signature check (tests move it). */
   now?: () => number;
+  /** Answers the Approve/Deny buttons of MCP approvals (SLACK_APPROVER). */
+  approver?: SlackApprover;
 }
 
 export interface SlackApp {
@@ -141,6 +144,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.action(ACTION_IDS.confirm, clicked((turn, value) => bot.confirm(turn, value)) as never);
   app.action(ACTION_IDS.cancel, clicked((turn, value) => bot.cancel(turn, value)) as never);
   app.action(new RegExp(`^${ACTION_IDS.followUp}:\\d+$`), clicked((turn, value) => bot.followUp(turn, value)) as never);
+  const { approver } = options;
+  if (approver) {
+    const answer = clicked((turn, value, actionId) => approver.click(turn, value, actionId));
+    app.action(APPROVAL_ACTION_IDS.approve, answer as never);
+    app.action(APPROVAL_ACTION_IDS.deny, answer as never);
+  }
 
   app.view(LOGIN_VIEW, async ({ ack, body, view }) => {
     const token = view.state.values[TOKEN_BLOCK]?.[TOKEN_INPUT]?.value ?? '';

@@ -76,7 +76,7 @@ export function splitText(text: string, max: number): string[] {
  * Code over as few section blocks as fit: escaping can make text up to five times longer (& → &amp;), so it is
  * split in pieces that fit even then, and pieces are joined again while the fenced result stays within the limit.
  */
-function codeBlocks(text: string): Block[] {
+export function codeBlocks(text: string): Block[] {
   const out: string[] = [];
   let current: string | undefined;
   for (const piece of splitText(text, Math.floor((LIMITS.sectionText - FENCE_CHARS) / 5))) {
@@ -152,6 +152,17 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
   return { text: cut(message.title, LIMITS.fallbackText), blocks };
 }
 
+/** Slack's own "are you sure" dialog on a button that runs `operation`. */
+export function runDialog(operation: string, text: string): Block {
+  return {
+    title: { type: 'plain_text', text: cut(`Run ${operation}?`, LIMITS.confirmTitle) },
+    text: { type: 'mrkdwn', text },
+    confirm: { type: 'plain_text', text: 'Run it' },
+    deny: { type: 'plain_text', text: 'Back' },
+    style: 'danger',
+  };
+}
+
 /**
  * The question before a call that needs a human: the reason and the exact call (never cut: what is confirmed is what
  * runs), with Confirm (danger, with Slack's own "are you sure" dialog) and Cancel. Undefined when the call is too
@@ -168,13 +179,7 @@ export function renderConfirmation(prompt: string, ticket: string, options: { op
         {
           type: 'button', style: 'danger', action_id: ACTION_IDS.confirm, value: ticket,
           text: { type: 'plain_text', text: 'Confirm' },
-          confirm: {
-            title: { type: 'plain_text', text: cut(`Run ${options.operation}?`, LIMITS.confirmTitle) },
-            text: { type: 'mrkdwn', text: 'This runs exactly the call shown in the message, once, as you.' },
-            confirm: { type: 'plain_text', text: 'Run it' },
-            deny: { type: 'plain_text', text: 'Back' },
-            style: 'danger',
-          },
+          confirm: runDialog(options.operation, 'This runs exactly the call shown in the message, once, as you.'),
         },
         { type: 'button', action_id: ACTION_IDS.cancel, value: ticket, text: { type: 'plain_text', text: 'Cancel' } },
       ],

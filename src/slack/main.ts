@@ -13,6 +13,8 @@ import { Identities } from './identity.js';
 import { PostQueue, ResponseUrls } from './replies.js';
 import { Sealer } from './sealed.js';
 import { slackSettings } from './settings.js';
+import { SlackApprover } from './approver.js';
+import type { ApprovalDesk } from '../mcp/approval.js';
 import { openStore } from './store.js';
 
 /** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
@@ -37,6 +39,8 @@ export interface SlackBotOptions {
   runtime?: Runtime;
   /** false: no port of its own in HTTP mode; the caller mounts `handle` (forgeops serve). */
   listen?: boolean;
+  /** The MCP calls waiting for approval (forgeops serve): SLACK_APPROVER is sent each one. */
+  approvals?: ApprovalDesk;
 }
 
 export async function startSlackBot(config: Config, log: Logger, options: SlackBotOptions = {}): Promise<SlackBotHandle> {
@@ -55,12 +59,13 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     sharedReadToken: settings.sharedReadToken,
   });
   let app: SlackApp | undefined;
+  const responses = new ResponseUrls(log);
   const queue = new PostQueue({ log, post: (args) => app!.bolt.client.chat.postMessage(args as never) });
   const bot = new SlackBot({
     operations, client: runtime.client, settings, store, identities,
     tickets: new DurableConfirmations(store, { maxPerRequester: MAX_CONFIRMATIONS_PER_USER, maxPending: MAX_CONFIRMATIONS, now: options.now }),
     audit: new AuditLog(settings.dataDir, log),
-    responses: new ResponseUrls(log),
+    responses,
     queue,
     web: {
       postEphemeral: (args) => app!.bolt.client.chat.postEphemeral(args as never),
@@ -71,7 +76,13 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     log,
     baseUrl: config.codehost.url ?? (sandbox ? (await sandbox()).url : undefined),
   });
-  app = createSlackApp({ settings, bot, store, log, now: options.now });
+  const approver = settings.approver && options.approvals ? new SlackApprover({
+    desk: options.approvals, approver: settings.approver, log,
+    post: (channel, message) => queue.post(channel, message),
+    reply: (turn, message, { replaceOriginal }) => (turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false)),
+  }) : undefined;
+  if (settings.approver && !options.approvals) log.warn('SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve');
+  app = createSlackApp({ settings, bot, store, log, now: options.now, approver });
   const mounted = app.receiver && options.listen === false;
   let started: { url?: string } = {};
   try {

@@ -12,6 +12,8 @@ export interface SlackSettings {
   apiUrl?: string;
   readOnlyChannels: ReadonlySet<string>;
   sharedReadToken?: string;
+  /** SLACK_APPROVER: who approves MCP calls waiting on the approval page. */
+  approver?: string;
   inChannel: ReadonlySet<string>;
   dataDir?: string;
   secret?: string;
@@ -38,6 +40,7 @@ export function slackSettings(config: Config, operations: readonly Operation[]):
     apiUrl: slack.apiUrl,
     readOnlyChannels: new Set(slack.readOnlyChannels),
     sharedReadToken: slack.sharedReadToken,
+    approver: slack.approver,
     inChannel: new Set(inChannel),
     dataDir: config.dataDir,
     secret: config.secret,

@@ -20,7 +20,7 @@ function startServer(extra: { mcpToken?: string; host?: string } = {}): Promise<
     mcpToken: extra.mcpToken,
     allowedOrigins: ['https://console.example'],
     createSessionServer: ({ token }) => createMcpServer({
-      operations, client: env.client, token, readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse', maxResultChars: 60_000, callTimeoutMs: 45_000,
+      operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000,
     }),
   });
 }
@@ -153,7 +153,7 @@ describe('session lifetime', () => {
     const server = await startMcpHttpServer({
       host: '127.0.0.1', port: 0, allowedOrigins: [], sessionIdleMs: 50,
       createSessionServer: ({ token }) => createMcpServer({
-        operations, client: env.client, token, readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse', maxResultChars: 60_000, callTimeoutMs: 45_000,
+        operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000,
       }),
     });
     const { mcp, transport } = await connect(server.url, () => ({ action: 'cancel' }));

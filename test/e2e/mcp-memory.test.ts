@@ -105,7 +105,7 @@ describe('tools/call', () => {
   });
 
   it('runs a destructive call without asking when the operator allowed it', async () => {
-    const mcp = await connectInMemory({ client: env.client, confirmWithoutElicitation: 'allow' });
+    const mcp = await connectInMemory({ client: env.client, approval: 'allow' });
     const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
     const id = (created.structuredContent as { id: number }).id;
     const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });

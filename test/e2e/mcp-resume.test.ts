@@ -105,7 +105,7 @@ beforeAll(async () => {
   server = await startMcpHttpServer({
     host: '127.0.0.1', port: 0, allowedOrigins: [],
     createSessionServer: ({ token }) => createMcpServer({
-      operations, client: env.client, token, readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse', maxResultChars: 60_000, callTimeoutMs: 45_000,
+      operations, client: env.client, token, readOnly: false, toolsets: ['all'], maxResultChars: 60_000, callTimeoutMs: 45_000,
     }),
   });
 });

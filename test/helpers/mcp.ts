@@ -21,7 +21,6 @@ export async function connectInMemory(options: ConnectOptions) {
     operations,
     readOnly: false,
     toolsets: ['all'],
-    confirmWithoutElicitation: 'refuse',
     maxResultChars: 60_000,
     callTimeoutMs: 45_000,
     ...options,

@@ -12,7 +12,7 @@ export const PROTOCOL_VERSION = '2025-06-18';
 /** Our HTTP MCP server with the real server factory, acting on `client` (a sandbox). */
 export function startHttp(client: HttpClient, options: Partial<McpHttpOptions> = {}): Promise<McpHttpServer> {
   // Spread, not a literal: the factory's options grow while this file stays the same.
-  const serverOptions = { operations, client, readOnly: false, toolsets: [], confirmWithoutElicitation: 'refuse' as const, maxResultChars: 60_000, callTimeoutMs: 60_000 };
+  const serverOptions = { operations, client, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 };
   return startMcpHttpServer({
     host: '127.0.0.1', port: 0, allowedOrigins: [],
     createSessionServer: ({ token }) => createMcpServer({ ...serverOptions, token }),

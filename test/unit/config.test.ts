@@ -6,13 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CALL_TIMEOUT_MS, loadConfig, parseConfig } from '../../src/config.js';
 
 describe('parseConfig', () => {
-  it('gives sane defaults with an empty environment (embedded sandbox, loopback, refuse without elicitation)', () => {
+  it('gives sane defaults with an empty environment (embedded sandbox, loopback, approval by elicitation)', () => {
     const config = parseConfig({});
     expect(config.codehost.url).toBeUndefined();
     expect(config.codehost.timeoutMs).toBe(30_000);
     expect(config.codehost.maxRetries).toBe(3);
     expect(config.server).toMatchObject({ host: '127.0.0.1', port: 8750, allowedOrigins: [] });
-    expect(config.policy).toEqual({ readOnly: false, toolsets: [], tools: [], confirmWithoutElicitation: 'refuse' });
+    expect(config.policy).toEqual({ readOnly: false, toolsets: [], tools: [] });
+    expect(config.approval).toEqual({ policy: 'elicit', port: 0 });
   });
 
   it('reads every variable', () => {
@@ -39,7 +40,20 @@ describe('parseConfig', () => {
     expect(config.server).toEqual({
       host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'], maxSessions: 100,
     });
-    expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], tools: ['get_file'], confirmWithoutElicitation: 'allow' });
+    expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], tools: ['get_file'] });
+    expect(config.approval.policy).toBe('allow');
+  });
+
+  it('reads the approval settings, and keeps FORGEOPS_CONFIRM_WITHOUT_ELICITATION as an older spelling', () => {
+    expect(parseConfig({
+      FORGEOPS_APPROVAL: 'page', FORGEOPS_APPROVAL_SECRET: 'correct horse battery', FORGEOPS_APPROVAL_PORT: '8751',
+      FORGEOPS_APPROVAL_URL: 'https://forge.example/', FORGEOPS_APPROVAL_OPEN: 'notify-send  forgeops',
+    }).approval).toEqual({
+      policy: 'page', secret: 'correct horse battery', port: 8751, publicUrl: 'https://forge.example', openCommand: ['notify-send', 'forgeops'],
+    });
+    expect(parseConfig({ FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'refuse' }).approval.policy).toBe('refuse');
+    expect(parseConfig({ SLACK_APPROVER: 'U012AB3CD' }).slack.approver).toBe('U012AB3CD');
+    expect(parseConfig({ FORGEOPS_APPROVAL: 'allow', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' }).approval.policy).toBe('allow');
   });
 
   it.each([
@@ -49,6 +63,11 @@ describe('parseConfig', () => {
     [{ FORGEOPS_PORT: '-1' }, 'FORGEOPS_PORT'],
     [{ FORGEOPS_READ_ONLY: 'maybe' }, 'FORGEOPS_READ_ONLY'],
     [{ FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'sometimes' }, 'FORGEOPS_CONFIRM_WITHOUT_ELICITATION'],
+    [{ FORGEOPS_APPROVAL: 'ask' }, 'FORGEOPS_APPROVAL'],
+    [{ FORGEOPS_APPROVAL: 'page', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' }, 'FORGEOPS_CONFIRM_WITHOUT_ELICITATION'],
+    [{ FORGEOPS_APPROVAL_SECRET: 'short' }, 'FORGEOPS_APPROVAL_SECRET'],
+    [{ FORGEOPS_APPROVAL_PORT: '70000' }, 'FORGEOPS_APPROVAL_PORT'],
+    [{ SLACK_APPROVER: '@ana' }, 'SLACK_APPROVER'],
   ])('rejects %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {

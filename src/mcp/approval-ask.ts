@@ -1,0 +1,124 @@
+// Asking a human to approve one exact MCP call: the client's form, or the approval page (linked by URL elicitation and the stderr log), per the operator's policy.
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalDesk, ApprovalPolicy, ApprovalRequest, PendingApproval } from './approval.js';
+
+export type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: string };
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface AskOptions {
+  /** FORGEOPS_APPROVAL; default 'elicit'. */
+  approval?: ApprovalPolicy;
+  /** The approval page; without it neither `page` nor URL elicitation is offered. */
+  approvals?: ApprovalDesk;
+  /** How long a form question waits for its answer. */
+  formTimeoutMs: number;
+  /** Tells the client (progress notifications) what the call waits for. */
+  onPhase(text: string): void;
+}
+
+/** Which elicitation modes the client declared; an empty object means form (the protocol's default). */
+function elicitationModes(server: Server): { form: boolean; url: boolean } {
+  const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (elicitation === undefined) return { form: false, url: false };
+  return { form: elicitation.form !== undefined || elicitation.url === undefined, url: elicitation.url !== undefined };
+}
+
+function refusal(prompt: string, why: string, fix: string): ConfirmOutcome {
+  return { confirmed: false, reason: `This call needs a human to approve it, and ${why}. Nothing was changed. The call:\n${prompt}\n${fix}` };
+}
+
+/**
+ * Asks the human about exactly `call` and says whether it may run. Which way, the operator decides (see
+ * ApprovalPolicy); a way the model could answer itself is never used: no link ever goes into a tool result.
+ */
+export async function askHuman(server: Server, call: ApprovalRequest, options: AskOptions, extra: CallExtra): Promise<ConfirmOutcome> {
+  const policy = options.approval ?? 'elicit';
+  const modes = elicitationModes(server);
+  if (modes.form && policy !== 'page') return askInForm(server, call.prompt, options, extra);
+  if (policy === 'allow') return { confirmed: true };
+  if (policy === 'refuse' || (policy === 'elicit' && !modes.url)) {
+    return refusal(call.prompt, 'this MCP client cannot ask (it does not support elicitation)',
+      'Run it from a client with elicitation support, or have the operator choose another FORGEOPS_APPROVAL (page or allow).');
+  }
+  if (!options.approvals) {
+    return refusal(call.prompt, 'this server has no approval page',
+      'The operator serves one with `forgeops serve` or `forgeops mcp` and FORGEOPS_APPROVAL=page.');
+  }
+  return askOnPage(server, options.approvals, call, options, extra, modes.url);
+}
+
+async function askInForm(server: Server, prompt: string, options: AskOptions, extra: CallExtra): Promise<ConfirmOutcome> {
+  options.onPhase('waiting for the human to confirm');
+  // Related to the tool call, the question travels on the call's own response stream: a client that never
+  // opened the optional GET stream still sees it.
+  const answer = await server.elicitInput({
+    mode: 'form',
+    message: `${prompt}\n\nRun exactly this call?`,
+    requestedSchema: {
+      type: 'object',
+      properties: { confirm: { type: 'boolean', title: 'Yes, run it', description: 'Tick to run exactly the call shown above.' } },
+      required: ['confirm'],
+    },
+  }, { relatedRequestId: extra.requestId, timeout: options.formTimeoutMs, signal: extra.signal });
+  if (answer.action === 'accept' && answer.content?.confirm === true) return { confirmed: true };
+  const how = answer.action === 'accept' ? 'did not tick the confirmation' : answer.action === 'decline' ? 'declined' : 'cancelled';
+  return { confirmed: false, reason: `The human ${how}; nothing was changed.` };
+}
+
+/**
+ * The call waits on the approval page. Why the model cannot approve it: the link is unguessable and goes only where
+ * the model does not read: the stderr log the desk writes (the operator's terminal, or the client's MCP log file),
+ * the operator's FORGEOPS_APPROVAL_OPEN command, and URL elicitation, which clients show to the user and not to the
+ * model. The tool result and progress messages never carry it. Where a model could still read the log (an agent
+ * with a shell), the operator sets FORGEOPS_APPROVAL_SECRET, a passphrase only the human has: then the link alone
+ * approves nothing.
+ */
+async function askOnPage(server: Server, desk: ApprovalDesk, call: ApprovalRequest, options: AskOptions, extra: CallExtra, urlMode: boolean): Promise<ConfirmOutcome> {
+  const opened = await desk.open(call);
+  if (!opened.ok) return { confirmed: false, reason: opened.reason };
+  const { approval } = opened;
+  const expires = new Date(approval.expiresAt).toISOString();
+  options.onPhase(`waiting for a human to approve it on the forgeops approval page (until ${expires})`);
+  const withdrawOnCancel = () => approval.withdraw('The client cancelled the call while it waited for approval; nothing was changed.');
+  if (extra.signal.aborted) withdrawOnCancel();
+  else extra.signal.addEventListener('abort', withdrawOnCancel, { once: true });
+  const elicitation = urlMode ? offerLink(server, approval, call, extra) : undefined;
+  try {
+    const outcome = await approval.outcome;
+    return outcome.approved ? { confirmed: true } : { confirmed: false, reason: outcome.reason };
+  } finally {
+    extra.signal.removeEventListener('abort', withdrawOnCancel);
+    await elicitation?.finish();
+  }
+}
+
+/**
+ * URL-mode elicitation: the client shows the page's link to its user (asking before opening it). Its answer only
+ * says whether they will go there; the approval itself happens on the page. Declining withdraws the approval.
+ */
+function offerLink(server: Server, approval: PendingApproval, call: ApprovalRequest, extra: CallExtra) {
+  const elicitationId = randomUUID();
+  const stop = new AbortController();
+  const signal = AbortSignal.any([stop.signal, extra.signal]);
+  const asked = server.elicitInput({
+    mode: 'url',
+    url: approval.url,
+    elicitationId,
+    message: `forgeops needs your approval to run ${call.operation}. Open the page to see the exact call and approve or deny it.`,
+  }, { relatedRequestId: extra.requestId, signal, timeout: Math.max(1, approval.expiresAt - Date.now()) }).then((answer) => {
+    if (answer.action !== 'accept') {
+      approval.withdraw(`The human ${answer.action === 'decline' ? 'declined' : 'cancelled'} the approval; nothing was changed.`);
+    }
+  }, () => undefined);
+  return {
+    /** The page was answered (or the wait ended): stop asking, and tell the client the out-of-band step is over. */
+    async finish() {
+      stop.abort();
+      await asked;
+      await server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: extra.requestId })().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,270 @@
+// The approval desk: calls waiting for a human's answer on the approval page, each bound to its exact call, single-use, expiring, capped.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ConfirmationStore } from '../policy/confirmations.js';
+import type { Logger } from '../log.js';
+
+/**
+ * What a call needing a human does, chosen by the operator (FORGEOPS_APPROVAL):
+ * - elicit: the client's form elicitation; else URL elicitation to the approval page; else refuse.
+ * - page:   always the approval page (never a form the client might let the model answer).
+ * - refuse: the client's form elicitation; else refuse.
+ * - allow:  the client's form elicitation; else run without asking.
+ */
+export const APPROVAL_POLICIES = ['elicit', 'page', 'refuse', 'allow'] as const;
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+
+/** Where the page lives on a server: /approvals/<id>. */
+export const APPROVAL_PATH = '/approvals/';
+/** How long a human has to answer on the page before the call is dropped. */
+export const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
+/** Calls waiting on the page at once, all sessions together: each holds a request open, so a flood stops here. */
+export const DEFAULT_MAX_PENDING_APPROVALS = 32;
+/** Wrong passphrases one approval tolerates before it is declined, so the passphrase cannot be guessed through it. */
+export const MAX_SECRET_ATTEMPTS = 5;
+/** Answered approvals remembered, so a late or replayed click is told why rather than "unknown". */
+const REMEMBERED_ANSWERS = 256;
+/** Requester and place of the desk's tickets: the page's human is not a chat user, the binding is to the call. */
+const DESK = 'approval page';
+
+export interface ApprovalRequest {
+  operation: string;
+  /** The validated input that will run; the ticket keeps a copy, and a call that changed since is refused. */
+  input: Record<string, unknown>;
+  /** The exact call as the human reads it (policy.confirmationPrompt). */
+  prompt: string;
+}
+
+export type ApprovalOutcome = { approved: true } | { approved: false; reason: string };
+
+export interface PendingApproval {
+  /** The page of this one approval; goes only to channels the model does not read. */
+  url: string;
+  expiresAt: number;
+  outcome: Promise<ApprovalOutcome>;
+  /** Ends the wait with a refusal (the client cancelled, or declined the URL elicitation); nothing runs. */
+  withdraw(reason: string): void;
+}
+
+/** What the page shows for one approval. */
+export interface ApprovalView {
+  prompt: string;
+  expiresAt: number;
+  nonce: string;
+  needsSecret: boolean;
+}
+
+export interface PageAnswer {
+  nonce?: string;
+  decision?: string;
+  secret?: string;
+}
+
+/** The page's reply to an answer: an HTTP status and one sentence for the human. */
+export interface AnswerResult {
+  status: number;
+  message: string;
+}
+
+export interface ApprovalDeskOptions {
+  /** Base URL of the page (http://127.0.0.1:port); async because `forgeops mcp` may start its page on first need. */
+  pageUrl: () => Promise<string>;
+  /**
+   * The operator's passphrase (FORGEOPS_APPROVAL_SECRET). With it, the link alone approves nothing: whoever holds
+   * the link (a model that read a log) must also know what only the human knows.
+   */
+  secret?: string;
+  ttlMs?: number;
+  maxPending?: number;
+  now?: () => number;
+  /**
+   * The operator's stderr log: each link is written there (the operator's terminal, or the MCP client's log file),
+   * a channel the model does not read.
+   */
+  log?: Logger;
+}
+
+/** A new approval as the channels that reach the human get it (the FORGEOPS_APPROVAL_OPEN command, a Slack approver). */
+export interface OpenedApproval {
+  id: string;
+  url: string;
+  operation: string;
+  prompt: string;
+  expiresAt: number;
+}
+
+interface Waiter {
+  request: ApprovalRequest;
+  nonce: string;
+  expiresAt: number;
+  wrongSecrets: number;
+  settle(outcome: ApprovalOutcome): void;
+}
+
+export type Opened = { ok: true; approval: PendingApproval } | { ok: false; reason: string };
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/** Equal in constant time whatever the lengths: both sides are hashed first. */
+export function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function minutes(ms: number): string {
+  const m = Math.round(ms / 60_000);
+  return m >= 1 ? `${m} minute${m === 1 ? '' : 's'}` : `${Math.round(ms / 1000)} seconds`;
+}
+
+export class ApprovalDesk {
+  readonly ttlMs: number;
+  readonly maxPending: number;
+  private readonly now: () => number;
+  /** The tickets: binding to the exact call, single use and expiry are the ConfirmationStore's. */
+  private readonly tickets: ConfirmationStore;
+  private readonly waiting = new Map<string, Waiter>();
+  private readonly answered = new Map<string, string>();
+  private readonly listeners: Array<(approval: OpenedApproval) => void> = [];
+
+  constructor(private readonly options: ApprovalDeskOptions) {
+    this.ttlMs = options.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
+    this.maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_APPROVALS;
+    this.now = options.now ?? Date.now;
+    this.tickets = new ConfirmationStore(this.ttlMs, this.now);
+  }
+
+  /** Adds a channel that hears of each new approval; it must not reach the model. */
+  onOpen(listener: (approval: OpenedApproval) => void): void {
+    this.listeners.push(listener);
+  }
+
+  get pending(): number {
+    return this.waiting.size;
+  }
+
+  /** Puts a call on the page, or says why not (the page cannot start, or too many calls wait already). */
+  async open(request: ApprovalRequest): Promise<Opened> {
+    let base: string;
+    try {
+      base = await this.options.pageUrl();
+    } catch (error) {
+      return { ok: false, reason: `The approval page could not be served (${(error as Error).message}); nothing was changed.` };
+    }
+    if (this.waiting.size >= this.maxPending) {
+      return {
+        ok: false,
+        reason: `${this.maxPending} calls already wait for a human on the approval page; nothing was changed. Try again once those are answered.`,
+      };
+    }
+    const call = { operation: request.operation, input: structuredClone(request.input), requester: DESK, place: DESK };
+    const id = this.tickets.issue(call);
+    const expiresAt = this.now() + this.ttlMs;
+    let settle!: (outcome: ApprovalOutcome) => void;
+    const outcome = new Promise<ApprovalOutcome>((resolve) => { settle = resolve; });
+    const timer = setTimeout(() => this.close(id, 'expired', {
+      approved: false, reason: `No one approved the call on the approval page within ${minutes(this.ttlMs)}; it expired and nothing was changed.`,
+    }), this.ttlMs);
+    timer.unref();
+    this.waiting.set(id, {
+      request, nonce: randomBytes(18).toString('base64url'), expiresAt, wrongSecrets: 0,
+      settle: (result) => {
+        clearTimeout(timer);
+        settle(result);
+      },
+    });
+    const url = `${base.replace(/\/+$/, '')}${APPROVAL_PATH}${id}`;
+    this.options.log?.warn(`approval needed for ${request.operation}: open ${url} to approve or deny it (expires ${new Date(expiresAt).toISOString()})`);
+    for (const listener of this.listeners) listener({ id, url, operation: request.operation, prompt: request.prompt, expiresAt });
+    return {
+      ok: true,
+      approval: {
+        url, expiresAt, outcome,
+        withdraw: (reason) => this.close(id, 'withdrawn', { approved: false, reason }),
+      },
+    };
+  }
+
+  /** The page of a waiting approval, or undefined (unknown, answered, expired or withdrawn). */
+  view(id: string): ApprovalView | undefined {
+    const waiter = this.waiting.get(id);
+    if (!waiter || this.now() > waiter.expiresAt) return undefined;
+    return { prompt: waiter.request.prompt, expiresAt: waiter.expiresAt, nonce: waiter.nonce, needsSecret: this.options.secret !== undefined };
+  }
+
+  /** Why an approval is no longer waiting, in words for the human who opened a stale link. */
+  whyClosed(id: string): string {
+    const how = this.answered.get(id);
+    if (how === 'expired' || (how === undefined && this.waiting.has(id))) return 'This approval expired; nothing was run. Ask the assistant to try again.';
+    if (how) return `This approval was already ${how}; this page changes nothing now.`;
+    return 'There is no such approval waiting (it was answered, withdrawn or expired, or the link is wrong); nothing was run.';
+  }
+
+  /**
+   * The human's answer from the page. Checks leave the approval waiting when the sender is not the page's reader
+   * (a wrong nonce), and count wrong passphrases; the ticket is spent before anything runs, so a replay runs nothing.
+   */
+  answer(id: string, answer: PageAnswer): AnswerResult {
+    const waiter = this.waiting.get(id);
+    if (!waiter) return { status: 410, message: this.whyClosed(id) };
+    if (!answer.nonce || !sameSecret(answer.nonce, waiter.nonce)) {
+      return { status: 403, message: 'This answer did not come from the approval page (its form token is missing or wrong); nothing changed. Reload the page.' };
+    }
+    if (answer.decision === 'approve') {
+      const refusedSecret = this.checkSecret(id, waiter, answer.secret);
+      if (refusedSecret) return refusedSecret;
+    }
+    return this.decide(id, answer.decision, 'on the approval page');
+  }
+
+  /**
+   * An answer from a channel that proved who the human is by itself (a signed Slack click by the configured
+   * approver): no nonce or passphrase, the rest as on the page.
+   */
+  answerFromChannel(id: string, decision: string, channel: string): AnswerResult {
+    return this.decide(id, decision, channel);
+  }
+
+  private decide(id: string, decision: string | undefined, channel: string): AnswerResult {
+    const waiter = this.waiting.get(id);
+    if (!waiter) return { status: 410, message: this.whyClosed(id) };
+    if (decision === 'deny') {
+      this.close(id, 'denied', { approved: false, reason: `The human denied the call ${channel}; nothing was changed.` });
+      return { status: 200, message: 'Denied: the call will not run.' };
+    }
+    if (decision !== 'approve') return { status: 400, message: "The answer must be 'approve' or 'deny'; nothing changed." };
+    const redeemed = this.tickets.redeem(id, { person: DESK, place: DESK, operation: waiter.request.operation, input: waiter.request.input });
+    if (!redeemed.ok) {
+      this.close(id, 'refused', { approved: false, reason: redeemed.reason });
+      return { status: 410, message: redeemed.reason };
+    }
+    this.close(id, 'approved', { approved: true });
+    return { status: 200, message: 'Approved: the call runs now, exactly as shown.' };
+  }
+
+  /** Refuses every waiting approval (shutdown): their calls end cleanly, and nothing runs. */
+  closeAll(reason: string): void {
+    for (const id of [...this.waiting.keys()]) this.close(id, 'withdrawn', { approved: false, reason });
+  }
+
+  private checkSecret(id: string, waiter: Waiter, given: string | undefined): AnswerResult | undefined {
+    const { secret } = this.options;
+    if (secret === undefined || (given !== undefined && sameSecret(given, secret))) return undefined;
+    waiter.wrongSecrets += 1;
+    if (waiter.wrongSecrets >= MAX_SECRET_ATTEMPTS) {
+      this.close(id, 'denied', { approved: false, reason: `The approval page got ${MAX_SECRET_ATTEMPTS} wrong passphrases, so the call was refused; nothing was changed.` });
+      return { status: 403, message: `Wrong passphrase ${MAX_SECRET_ATTEMPTS} times: this approval is closed and the call will not run.` };
+    }
+    return { status: 403, message: `Wrong or missing passphrase (FORGEOPS_APPROVAL_SECRET); the call still waits. ${MAX_SECRET_ATTEMPTS - waiter.wrongSecrets} tries left.` };
+  }
+
+  /** Ends one approval once: its ticket goes, its call hears the outcome, a later click hears how it ended. */
+  private close(id: string, how: string, outcome: ApprovalOutcome): void {
+    const waiter = this.waiting.get(id);
+    if (!waiter) return;
+    this.waiting.delete(id);
+    this.tickets.cancel(id, DESK);
+    this.answered.set(id, how);
+    if (this.answered.size > REMEMBERED_ANSWERS) this.answered.delete(this.answered.keys().next().value as string);
+    waiter.settle(outcome);
+  }
+}

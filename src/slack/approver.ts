@@ -1,0 +1,69 @@
+// MCP calls approved in Slack: the configured approver (SLACK_APPROVER) gets a direct message with the exact call and
+// Approve/Deny buttons; only their own signed click answers, a channel the calling model does not read.
+import type { ApprovalDesk, OpenedApproval } from '../mcp/approval.js';
+import { codeBlocks, escapeMrkdwn, LIMITS, renderText, runDialog, type SlackMessage } from './blocks.js';
+import type { Turn } from './bot.js';
+import type { Logger } from '../log.js';
+
+/** Bolt routes the two buttons on these; the button's value is the approval's id. */
+export const APPROVAL_ACTION_IDS = { approve: 'forge_approval_approve', deny: 'forge_approval_deny' } as const;
+
+/** The direct message: the exact call, never cut (a call too long for one message is left to the page), and the buttons. */
+export function renderApprovalRequest(approval: OpenedApproval): SlackMessage | undefined {
+  const blocks = [
+    { type: 'section', text: { type: 'mrkdwn', text: `:warning: *An assistant asks to run* \`${escapeMrkdwn(approval.operation)}\`` } },
+    ...codeBlocks(approval.prompt),
+    {
+      type: 'actions',
+      elements: [
+        {
+          type: 'button', style: 'danger', action_id: APPROVAL_ACTION_IDS.approve, value: approval.id, text: { type: 'plain_text', text: 'Approve' },
+          confirm: runDialog(approval.operation, 'This runs exactly the call shown in the message, once.'),
+        },
+        { type: 'button', action_id: APPROVAL_ACTION_IDS.deny, value: approval.id, text: { type: 'plain_text', text: 'Deny' } },
+      ],
+    },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: `Expires at ${new Date(approval.expiresAt).toISOString()}; after that nothing runs. Approve only if you asked for exactly this.` }] },
+  ];
+  if (blocks.length > LIMITS.blocks) return undefined;
+  return { text: `Approve ${approval.operation}?`, blocks };
+}
+
+export interface SlackApproverOptions {
+  desk: ApprovalDesk;
+  /** The Slack user id of the approver; their direct message is where approvals go. */
+  approver: string;
+  /** Posts a message to a channel (or a user id: their direct message with the app). */
+  post(channel: string, message: SlackMessage): Promise<boolean>;
+  /** Answers a click (on its response_url), replacing the request when the answer settles it. */
+  reply(turn: Turn, message: SlackMessage, options: { replaceOriginal: boolean }): Promise<unknown>;
+  log: Logger;
+}
+
+export class SlackApprover {
+  constructor(private readonly o: SlackApproverOptions) {
+    o.desk.onOpen((approval) => void this.ask(approval));
+  }
+
+  private async ask(approval: OpenedApproval): Promise<void> {
+    const message = renderApprovalRequest(approval);
+    if (!message) {
+      this.o.log.warn(`slack approver: the call ${approval.operation} is too long for one message; it waits on the approval page only`);
+      return;
+    }
+    if (!(await this.o.post(this.o.approver, message))) this.o.log.warn(`slack approver: could not send the approval of ${approval.operation} to ${this.o.approver}`);
+  }
+
+  /** A click on Approve or Deny: only the approver's own counts (Slack signed who clicked). */
+  async click(turn: Turn, id: string, actionId: string): Promise<void> {
+    if (turn.user.userId !== this.o.approver) {
+      await this.o.reply(turn, renderText('Only the configured approver (SLACK_APPROVER) can answer this; nothing changed.', 'warning'), { replaceOriginal: false });
+      return;
+    }
+    const decision = actionId === APPROVAL_ACTION_IDS.approve ? 'approve' : 'deny';
+    const result = this.o.desk.answerFromChannel(id, decision, 'in Slack');
+    this.o.log.info(`slack approver: ${decision} by ${turn.user.userId}: ${result.message}`);
+    const status = result.status !== 200 ? 'warning' : decision === 'approve' ? 'success' : 'canceled';
+    await this.o.reply(turn, renderText(result.message, status), { replaceOriginal: result.status === 200 });
+  }
+}

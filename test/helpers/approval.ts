@@ -1,0 +1,35 @@
+// Test harness for approvals: the human's side of the approval page (open it, answer it) and a pipeline to delete.
+import { fetch } from 'undici';
+import type { HttpClient } from '../../src/http/client.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { connectInMemory } from './mcp.js';
+
+export const PROJECT = 'acme/web';
+
+/** What the human sees: the page's status, HTML, headers and the form token it carries. */
+export async function openPage(link: string) {
+  const response = await fetch(link);
+  const html = await response.text();
+  return { status: response.status, html, headers: response.headers, nonce: /name="nonce" value="([^"]+)"/.exec(html)?.[1] };
+}
+
+/** A form post to the page, from the page's own Origin unless the test forges other headers. */
+export async function answerPage(link: string, fields: Record<string, string>, headers: Record<string, string> = { origin: new URL(link).origin }) {
+  const response = await fetch(link, {
+    method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+/** A fresh pipeline of PROJECT, made by a client that needs no approval for it. */
+export async function newPipeline(client: HttpClient): Promise<number> {
+  const mcp = await connectInMemory({ client });
+  const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
+  await mcp.close();
+  return (created.structuredContent as { id: number }).id;
+}
+
+/** The DELETE requests the sandbox got for one pipeline: how many times an approved call ran. */
+export function deletesOf(sandbox: Sandbox, pipeline: number) {
+  return sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.includes(`/pipelines/${pipeline}`));
+}
