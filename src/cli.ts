@@ -212,6 +212,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
         confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
+        downloadDir: config.downloadDir,
         callTimeoutMs: config.callTimeoutMs, service: runtime.service,
       }),
     });
@@ -261,6 +262,7 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const server = createMcpServer({
     operations, client: runtime.client, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
     confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
+    downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });
   const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });

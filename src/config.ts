@@ -91,6 +91,8 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
   FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
     .describe('Log level of the stderr log (default info).'),
+  FORGEOPS_DOWNLOAD_DIR: directory
+    .describe('Folder where MCP tools save binary results (archives, raw blobs) and return the path; new files only, at most 500 files and 1 GiB in all. Unset: binaries up to 256 KiB are attached to the result, larger ones only described.'),
   FORGEOPS_DATA_DIR: directory
     .describe("Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart."),
   FORGEOPS_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 32, {
@@ -131,6 +133,8 @@ export interface Config {
   /** Largest MCP message either transport accepts. */
   maxMessageBytes: number;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** Where MCP tools save binary results; undefined: small ones are attached, larger ones only described. */
+  downloadDir?: string;
   /** Where state and the audit log live; undefined: memory only. */
   dataDir?: string;
   /** The key material for tokens stored at rest. */
@@ -196,6 +200,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     maxResultChars: e.FORGEOPS_MAX_RESULT_CHARS,
     maxMessageBytes: e.FORGEOPS_MAX_MESSAGE_BYTES,
     logLevel: e.FORGEOPS_LOG_LEVEL,
+    downloadDir: e.FORGEOPS_DOWNLOAD_DIR,
     dataDir: e.FORGEOPS_DATA_DIR,
     secret: e.FORGEOPS_SECRET || undefined,
     slack: {

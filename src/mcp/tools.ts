@@ -1,6 +1,7 @@
 // Registry → MCP tool descriptors: name, title, description, JSON Schema from zod, annotations from effect.
 import { z } from 'zod';
 import { MAX_URL_VALUE_CHARS, type Operation } from '../operations/define.js';
+import { outputSchemaFor } from './results.js';
 
 /** MCP tool hints; each is sent only when it differs from the protocol's default (see toolAnnotations). */
 export interface ToolAnnotations {
@@ -14,6 +15,7 @@ export interface ToolDescriptor {
   title: string;
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
+  outputSchema?: { type: 'object'; [key: string]: unknown };
   annotations: ToolAnnotations;
 }
 
@@ -90,6 +92,7 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
     description: op.description + suffix,
     inputSchema: { ...schema, type: 'object' },
     annotations: toolAnnotations(op),
+    ...(outputSchemaFor(op) ? { outputSchema: outputSchemaFor(op) } : {}),
   };
   descriptorCache.set(op, descriptor);
   return descriptor;
