@@ -77,12 +77,25 @@ function capText(text: string, maxChars: number): { shown: string; truncated: bo
   };
 }
 
+/** Where the whole of a cut text is: saved in the download folder, or how the operator makes that happen. */
+async function wholeTextWhereabouts(text: string, name: string | undefined, options: ResultOptions): Promise<{ note: string; savedTo?: string }> {
+  if (options.downloadDir === undefined) {
+    return { note: `\n[the whole text: the operator can set ${DOWNLOAD_DIR_VARIABLE} to have forgeops save it to a file]` };
+  }
+  const saved = await saveDownload(options.downloadDir, name, Buffer.from(text, 'utf8'));
+  return saved.saved
+    ? { note: `\n[the whole text is saved to ${saved.path}]`, savedTo: saved.path }
+    : { note: `\n[the whole text could not be saved: ${saved.reason}]` };
+}
+
 /** Text content (a file, a snippet): its facts as one JSON line, then the text fenced; structured carries both. */
-function contentTextResult(facts: Fields, text: string, label: string, maxChars: number): ToolResult {
-  const cut = capText(text, Math.max(200, maxChars - 600));
-  const meta = { ...facts, encoding: 'text', ...(cut.truncated ? { truncated: true } : {}) };
+async function contentTextResult(facts: Fields, text: string, label: string, options: ResultOptions): Promise<ToolResult> {
+  const cut = capText(text, Math.max(200, options.maxChars - 600));
+  const name = typeof facts.file_name === 'string' ? facts.file_name : undefined;
+  const whole = cut.truncated ? await wholeTextWhereabouts(text, name, options) : { note: '' };
+  const meta = { ...facts, encoding: 'text', ...(cut.truncated ? { truncated: true } : {}), ...(whole.savedTo ? { saved_to: whole.savedTo } : {}) };
   return {
-    content: [{ type: 'text', text: `${JSON.stringify(meta)}\n${fenced(label, cut.shown)}${cut.note}` }],
+    content: [{ type: 'text', text: `${JSON.stringify(meta)}\n${fenced(label, cut.shown)}${cut.note}${whole.note}` }],
     structuredContent: { ...meta, content: cut.shown },
   };
 }
@@ -124,10 +137,10 @@ async function binaryResult(bytes: Buffer, facts: Fields, options: ResultOptions
 }
 
 /** A raw download (file, blob, snippet, archive): text shown fenced, anything else as a binary. */
-function rawResult(result: OperationResult, options: ResultOptions): Promise<ToolResult> | ToolResult {
+function rawResult(result: OperationResult, options: ResultOptions): Promise<ToolResult> {
   const bytes = Buffer.isBuffer(result.data) ? result.data : Buffer.from(String(result.data ?? ''), 'utf8');
   const facts = { file_name: result.fileName ?? null, content_type: result.contentType ?? null, size: bytes.length, sha256: sha256(bytes) };
-  if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), `${result.fileName ?? 'content'}, ${bytes.length} bytes`, options.maxChars);
+  if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), `${result.fileName ?? 'content'}, ${bytes.length} bytes`, options);
   return binaryResult(bytes, facts, options);
 }
 
@@ -138,11 +151,11 @@ function isFileWithContent(data: Fields): boolean {
 }
 
 /** get_file: the decoded text of a text file, fenced, with its metadata; a binary file as a binary. */
-function fileResult(data: Fields, options: ResultOptions): Promise<ToolResult> | ToolResult {
+function fileResult(data: Fields, options: ResultOptions): Promise<ToolResult> {
   const { content, encoding, ...facts } = data;
   const bytes = encoding === 'base64' ? Buffer.from(content as string, 'base64') : Buffer.from(content as string, 'utf8');
   const label = `${String(facts.file_path ?? facts.file_name)}, ${bytes.length} bytes`;
-  if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), label, options.maxChars);
+  if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), label, options);
   return binaryResult(bytes, facts, options);
 }
 

@@ -43,6 +43,29 @@ describe('file content', () => {
     await mcp.close();
   });
 
+  it('a text cut to fit the cap says so, and its whole is saved to the download folder when one is set', async () => {
+    const long = Array.from({ length: 80 }, (_, i) => `line ${i + 1} of a long file`).join('\n');
+    const writer = await connectInMemory({ client: env.client });
+    const file = { id: PROJECT, file_path: 'docs/long.md' };
+    await call(writer.client, 'create_file', { ...file, branch: 'results-long', start_branch: 'main', content: long, commit_message: 'Add a long file' });
+    await writer.close();
+    const read = { ...file, ref: 'results-long' };
+    const bare = await connectInMemory({ client: env.client, maxResultChars: 1000 });
+    const cut = await call(bare.client, 'get_file', read);
+    expect(cut.structuredContent).toMatchObject({ truncated: true, content: long.slice(0, 400) });
+    expect(resultText(cut)).toContain(`[truncated: showing the first 400 of ${long.length} characters, the result size limit]\n`
+      + '[the whole text: the operator can set FORGEOPS_DOWNLOAD_DIR to have forgeops save it to a file]');
+    await bare.close();
+    const folder = join(downloads, 'texts');
+    const saving = await connectInMemory({ client: env.client, maxResultChars: 1000, downloadDir: folder });
+    const saved = await call(saving.client, 'get_file', read);
+    const path = (saved.structuredContent as { saved_to: string }).saved_to;
+    expect(path.startsWith(join(folder, ''))).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe(long);
+    expect(resultText(saved)).toContain(`[the whole text is saved to ${path}]`);
+    await saving.close();
+  });
+
   it('get_file_blame shows the lines fenced under each commit', async () => {
     const mcp = await connectInMemory({ client: env.client });
     const result = await call(mcp.client, 'get_file_blame', { id: PROJECT, file_path: 'README.md', ref: 'main' });
@@ -96,7 +119,7 @@ describe('binary results', () => {
     }
     // The same archive twice: a second file, the first left as it was.
     expect(paths[1]).not.toBe(paths[0]);
-    expect(readdirSync(downloads)).toHaveLength(2);
+    expect(readdirSync(downloads).filter((name) => name !== 'texts')).toHaveLength(2);
     await mcp.close();
   });
 });
