@@ -3,9 +3,11 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 
 const env = useSandbox();
@@ -121,6 +123,26 @@ describe('binary results', () => {
     expect(paths[1]).not.toBe(paths[0]);
     expect(readdirSync(downloads).filter((name) => name !== 'texts')).toHaveLength(2);
     await mcp.close();
+  });
+  it('forgeops mcp (the built CLI) saves into FORGEOPS_DOWNLOAD_DIR', async () => {
+    const folder = join(downloads, 'from-cli');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [fileURLToPath(new URL('../../dist/cli.js', import.meta.url)), 'mcp'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), TMPDIR: tmpdir(), FORGEOPS_DOWNLOAD_DIR: folder, FORGEOPS_MAX_RESULT_CHARS: '400' },
+      cwd: '/',
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-downloads', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const result = await call(client, 'download_archive', { id: PROJECT });
+      const path = (result.structuredContent as { saved_to: string }).saved_to;
+      expect(dirname(path)).toBe(folder);
+      expect(sha256(readFileSync(path))).toBe((result.structuredContent as { sha256: string }).sha256);
+    } finally {
+      await client.close();
+    }
   });
 });
 
