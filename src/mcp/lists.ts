@@ -97,8 +97,10 @@ export function listStructure(items: readonly unknown[], info: PageInfo | undefi
   const { operation: op, input } = ctx;
   // Keyset pages (the service's own, or list_projects' pagination=keyset) have no numbers to ask for.
   const numbered = op.pagination === 'offset' && input.pagination !== 'keyset';
-  const hint = items.length > 1 ? wholeItemHint(op, ctx.operations, numbered) : undefined;
-  const rows = hint ? items.map(compactRow) : items;
+  const readable = items.length > 1 ? wholeItemHint(op, ctx.operations, numbered) : undefined;
+  const rows = readable ? items.map(compactRow) : items;
+  // The hint only where a row did leave something out (a file tree's rows are its whole items).
+  const hint = readable && rows.some((row, i) => JSON.stringify(row) !== JSON.stringify(items[i])) ? readable : undefined;
   const reserve = Math.min(NOTES_RESERVE_CHARS, Math.floor(ctx.maxChars * NOTES_RESERVE_SHARE));
   const shown = fittingCount(rows, ctx.maxChars - reserve);
   const state = listState(input, info, shown, rows.length, numbered, op.pagination !== undefined);

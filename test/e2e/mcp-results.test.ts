@@ -171,6 +171,10 @@ describe('lists', () => {
     expect(list.rows).toBe('rows hold the main fields; per_page=1 with page=<list position> gives that item whole');
     const whole = (await call(mcp.client, 'list_project_issues', { id: PROJECT, per_page: 1, page: 2 })).structuredContent as ListResult;
     expect(whole.items[0]).toMatchObject({ iid: row.iid, web_url: expect.any(String), author: { username: row.author } });
+    // Rows that lost nothing need no hint.
+    const tree = (await call(mcp.client, 'list_repository_tree', { id: PROJECT })).structuredContent as ListResult;
+    expect(tree.items.length).toBeGreaterThan(1);
+    expect(tree.rows).toBeUndefined();
     const pipelines = (await call(mcp.client, 'list_pipelines', { id: PROJECT })).structuredContent as ListResult;
     expect(pipelines.rows).toBe("rows hold the main fields; get_pipeline with pipeline_id = an item's id gives the whole item");
     await mcp.close();
