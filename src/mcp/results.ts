@@ -149,17 +149,16 @@ function rawResult(result: OperationResult, options: ResultOptions): Promise<Too
   return binaryResult(bytes, facts, options);
 }
 
-/** A file read with its metadata (get_file's shape): content in base64 or as text, beside file_name and file_path. */
+/** A file or blob read with its metadata (get_file's and get_blob's shape): content in base64 or as text. */
 function isFileWithContent(data: Fields): boolean {
-  return typeof data.content === 'string' && (data.encoding === 'base64' || data.encoding === 'text')
-    && (typeof data.file_path === 'string' || typeof data.file_name === 'string');
+  return typeof data.content === 'string' && (data.encoding === 'base64' || data.encoding === 'text');
 }
 
-/** get_file: the decoded text of a text file, fenced, with its metadata; a binary file as a binary. */
+/** get_file, get_blob: the decoded text of a text file, fenced, with its metadata; a binary file as a binary. */
 function fileResult(data: Fields, options: ResultOptions): Promise<ToolResult> {
   const { content, encoding, ...facts } = data;
   const bytes = encoding === 'base64' ? Buffer.from(content as string, 'base64') : Buffer.from(content as string, 'utf8');
-  const label = `${String(facts.file_path ?? facts.file_name)}, ${bytes.length} bytes`;
+  const label = `${String(facts.file_path ?? facts.file_name ?? `blob ${String(facts.sha ?? '')}`)}, ${bytes.length} bytes`;
   if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), label, options);
   return binaryResult(bytes, facts, options);
 }
