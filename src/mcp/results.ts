@@ -2,6 +2,7 @@
 // binaries attached or saved (never dumped), everything capped; outputSchemaFor says the shape where it is known.
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Operation, OperationResult } from '../operations/define.js';
 import { asRecord, type Fields } from '../operations/present.js';
@@ -142,10 +143,12 @@ async function binaryResult(bytes: Buffer, facts: Fields, options: ResultOptions
 }
 
 /** A raw download (file, blob, snippet, archive): text shown fenced, anything else as a binary. */
-function rawResult(result: OperationResult, options: ResultOptions): Promise<ToolResult> {
+function rawResult(result: OperationResult, input: Fields, options: ResultOptions): Promise<ToolResult> {
   const bytes = Buffer.isBuffer(result.data) ? result.data : Buffer.from(String(result.data ?? ''), 'utf8');
-  const facts = { file_name: result.fileName ?? null, content_type: result.contentType ?? null, size: bytes.length, sha256: sha256(bytes) };
-  if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), `${result.fileName ?? 'content'}, ${bytes.length} bytes`, options);
+  // The service's name for the download, else the path it was asked for by (a saved file keeps its extension).
+  const name = result.fileName ?? (typeof input.file_path === 'string' ? basename(input.file_path) : null);
+  const facts = { file_name: name, content_type: result.contentType ?? null, size: bytes.length, sha256: sha256(bytes) };
+  if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), `${name ?? 'content'}, ${bytes.length} bytes`, options);
   return binaryResult(bytes, facts, options);
 }
 
@@ -206,7 +209,7 @@ function jsonResult(structured: Record<string, unknown>, maxChars: number): Tool
 
 /** One successful call as the tool result a model reads. */
 export async function successResult(op: Operation, input: Record<string, unknown>, result: OperationResult, options: ResultOptions): Promise<ToolResult> {
-  if (op.response === 'bytes' || op.response === 'text') return rawResult(result, options);
+  if (op.response === 'bytes' || op.response === 'text') return rawResult(result, input, options);
   const { data } = result;
   if (Array.isArray(data) && !op.pagination && isBlame(data)) return blameResult(data, input, options.maxChars);
   if (Array.isArray(data) || op.pagination) {
