@@ -92,7 +92,7 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
     .describe('Log level of the stderr log (default info).'),
   FORGEOPS_DOWNLOAD_DIR: directory
-    .describe('Folder where MCP tools save binary results (archives, raw blobs) and return the path; new files only, at most 500 files and 1 GiB in all. Unset: binaries up to 256 KiB are attached to the result, larger ones only described.'),
+    .describe('Folder on this machine where MCP tools save binary results (archives, raw blobs) and cut file texts, returning the path; new files only, at most 500 files and 1 GiB in all. Binaries that fit the result size limit are attached either way.'),
   FORGEOPS_DATA_DIR: directory
     .describe("Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart."),
   FORGEOPS_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 32, {

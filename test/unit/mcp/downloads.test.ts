@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_DOWNLOAD_DIR_FILES, safeFileName, saveDownload } from '../../../src/mcp/downloads.js';
+import { ENVIRONMENT } from '../../../src/config.js';
+import { MAX_DOWNLOAD_DIR_BYTES, MAX_DOWNLOAD_DIR_FILES, safeFileName, saveDownload } from '../../../src/mcp/downloads.js';
 
 let root: string;
 beforeEach(() => {
@@ -65,5 +66,12 @@ describe('saveDownload', () => {
     writeFileSync(file, '');
     const outcome = await saveDownload(file, 'x', Buffer.from('x'));
     expect(outcome.saved).toBe(false);
+  });
+});
+
+describe('FORGEOPS_DOWNLOAD_DIR', () => {
+  it('is documented with the caps the folder really has', () => {
+    const text = ENVIRONMENT.shape.FORGEOPS_DOWNLOAD_DIR.description ?? '';
+    expect(text).toContain(`at most ${MAX_DOWNLOAD_DIR_FILES} files and ${MAX_DOWNLOAD_DIR_BYTES / 1024 ** 3} GiB`);
   });
 });
