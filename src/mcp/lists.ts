@@ -72,10 +72,20 @@ function listState(input: Record<string, unknown>, info: PageInfo | undefined, s
     return state;
   }
   // From exactly the first result not shown; a cut list asks for pages no bigger than what fitted.
-  const next = callFrom(start + shown, cut ? shown : perPage);
+  const offset = start + shown;
+  const pageSize = cut ? shown : perPage;
+  const next = callFrom(offset, pageSize);
   page.next = next;
-  state.more = `to read on from list position ${start + shown + 1}, call again with page=${next.page}, per_page=${next.per_page}${narrow}`;
+  state.more = `to read on from list position ${offset + 1}, call again with page=${next.page}, per_page=${next.per_page}`
+    + `${roundPageAlternative(offset, pageSize, next)}${narrow}`;
   return state;
+}
+
+/** When the exact call needs small pages, the page of the usual size that starts a few results earlier. */
+function roundPageAlternative(offset: number, pageSize: number, exact: NextCall): string {
+  if (exact.per_page === pageSize) return '';
+  const earlier = offset % pageSize;
+  return ` (or page=${Math.floor(offset / pageSize) + 1}, per_page=${pageSize}, which starts ${earlier} result${earlier === 1 ? '' : 's'} earlier)`;
 }
 
 /** How a model reads one listed item whole, when the rows leave fields out. */

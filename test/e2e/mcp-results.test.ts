@@ -252,6 +252,14 @@ describe('lists', () => {
     expect(later.more).toContain(`to read on from list position ${6 + shown}, call again with page=`);
     const rest = (await call(mcp.client, 'list_commits', { id: PROJECT, ...later.page.next })).structuredContent as ListResult;
     expect(rest.items[0].id).toBe(expected[5 + shown]);
+    // Position 5 + shown is not a multiple of shown here, so the exact call needs smaller pages; the note also
+    // offers the page of `shown` results that starts a little earlier, and that page does start there.
+    const offset = 5 + shown;
+    expect(offset % shown).not.toBe(0);
+    const round = { page: Math.floor(offset / shown) + 1, per_page: shown };
+    expect(later.more).toContain(`(or page=${round.page}, per_page=${shown}, which starts ${offset % shown} result`);
+    const earlier = (await call(mcp.client, 'list_commits', { id: PROJECT, ...round })).structuredContent as ListResult;
+    expect(earlier.items[0].id).toBe(expected[offset - (offset % shown)]);
     const all = (await call(mcp.client, 'list_commits', { id: PROJECT, per_page: 2, all_pages: true })).structuredContent as ListResult;
     expect(all.truncated).toMatch(/^showing the first \d+ of the \d+ results read/);
     expect(all.more).toMatch(/call again with page=\d+, per_page=\d+; or narrow the list with its filters$/);
