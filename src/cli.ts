@@ -243,6 +243,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, secrets, ...selection,
         approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
+        downloadDir: config.downloadDir,
         callTimeoutMs: config.callTimeoutMs, service: runtime.service,
       }),
     });
@@ -332,6 +333,7 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const server = createMcpServer({
     operations, client: runtime.client, log, secrets, ...selection,
     approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
+    downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });
   const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });

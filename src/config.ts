@@ -105,6 +105,8 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
   FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
     .describe('Log level of the stderr log (default info).'),
+  FORGEOPS_DOWNLOAD_DIR: directory
+    .describe('Folder on this machine where MCP tools save binary results (archives, raw blobs) and cut file texts, returning the path; new files only, at most 500 files and 1 GiB in all. Binaries that fit the result size limit are attached either way.'),
   FORGEOPS_DATA_DIR: directory
     .describe("Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart."),
   FORGEOPS_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 32, {
@@ -157,6 +159,8 @@ export interface Config {
   /** Largest MCP message either transport accepts. */
   maxMessageBytes: number;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** Where MCP tools save binary results; undefined: small ones are attached, larger ones only described. */
+  downloadDir?: string;
   /** Where state and the audit log live; undefined: memory only. */
   dataDir?: string;
   /** The key material for tokens stored at rest. */
@@ -227,6 +231,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     maxResultChars: e.FORGEOPS_MAX_RESULT_CHARS,
     maxMessageBytes: e.FORGEOPS_MAX_MESSAGE_BYTES,
     logLevel: e.FORGEOPS_LOG_LEVEL,
+    downloadDir: e.FORGEOPS_DOWNLOAD_DIR,
     dataDir: e.FORGEOPS_DATA_DIR,
     secret: e.FORGEOPS_SECRET || undefined,
     slack: {

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/define.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
+import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/rows.js';
 import { chatMessage, type ChatMessage, type ChatSection, type ChatStatus } from './message.js';
 
 export interface PresentOptions {
@@ -23,14 +24,10 @@ const LONG_TEXT_CHARS = 100;
 /** Long text fields shown as sections, at most. */
 const MAX_TEXT_SECTIONS = 2;
 
-/** The field that names a thing, most telling first: a project's full path before its short name. */
-const NAME_KEYS = ['path_with_namespace', 'title', 'name', 'username', 'tag_name', 'file_path', 'new_path', 'path', 'key', 'email'];
-/** Facts worth a place on an item's line after its name. */
-const ITEM_DETAIL_KEYS = ['status', 'state', 'ref', 'type', 'author_name'];
 /** Fields shown first for an object; then any other scalar field. */
 const OBJECT_FIRST_KEYS = ['id', 'iid', 'status', 'state', 'ref', 'short_id', 'sha', 'tag_name', 'username', 'author_name', 'created_at'];
 /** Never worth a line in chat: pictures and links that the message's own link already covers. */
-const HIDDEN_KEYS = new Set(['web_url', 'avatar_url', '_links']);
+const HIDDEN_KEYS = LINK_KEYS;
 
 /** Service statuses (pipelines, jobs) onto the message statuses; waiting ones read as pending. */
 const STATUS_OF: Record<string, ChatStatus> = {

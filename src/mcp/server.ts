@@ -33,6 +33,8 @@ export interface McpServerOptions {
   /** The approval page such calls can wait on (`page`, and URL elicitation); without it neither is offered. */
   approvals?: ApprovalDesk;
   maxResultChars: number;
+  /** Where binary results are saved (FORGEOPS_DOWNLOAD_DIR); unset: only small ones are attached. */
+  downloadDir?: string;
   /** Overall deadline of one tool call, in ms from when it may run: attempts, retries, Retry-After waits and pages. */
   callTimeoutMs: number;
   /** How often a call still waiting sends a progress notification (default PROGRESS_HEARTBEAT_MS). */
@@ -204,7 +206,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       const line = `mcp ${op.name}: ${outcome.result.status} in ${Date.now() - started} ms`;
       if (op.effect === 'read') log.debug(line);
       else log.info(line);
-      return successResult(outcome.result, op.response, options.maxResultChars);
+      return await successResult(op, input, outcome.result, { maxChars: options.maxResultChars, downloadDir: options.downloadDir, operations: options.operations });
     } finally {
       progress.stop();
     }

@@ -1,6 +1,7 @@
 // Registry → MCP tool descriptors: name, title, description, JSON Schema from zod, annotations from effect.
 import { z } from 'zod';
 import { MAX_URL_VALUE_CHARS, PAGE_INPUT_KEYS, PROJECT_ID_DESCRIPTION, type Operation } from '../operations/define.js';
+import { outputSchemaFor } from './results.js';
 
 /** MCP tool hints; each is sent only when it differs from the protocol's default (see toolAnnotations). */
 export interface ToolAnnotations {
@@ -14,6 +15,7 @@ export interface ToolDescriptor {
   title: string;
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
+  outputSchema?: { type: 'object'; [key: string]: unknown };
   /** Left out when every hint is the protocol's default. */
   annotations?: ToolAnnotations;
 }
@@ -136,6 +138,7 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
     title: op.title,
     description: op.description + suffix,
     inputSchema: { ...schema, type: 'object' },
+    ...(outputSchemaFor(op) ? { outputSchema: outputSchemaFor(op) } : {}),
   };
   // A write that may be destructive has every hint at its default: an empty object says nothing.
   const annotations = toolAnnotations(op);

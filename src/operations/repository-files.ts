@@ -43,9 +43,8 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Get file',
     description:
-      'Read one repository file at a branch, tag or commit. Returns file_name, file_path, size, the content ' +
-      'Base64-encoded (encoding "base64"), content_sha256, blob_id, commit_id and last_commit_id. Use ' +
-      'last_commit_id when you update or delete the file afterwards. For plain content use get_file_raw.',
+      'Read one repository file at a branch, tag or commit: its text (decoded, fenced) with size, content_sha256, ' +
+      'blob_id and last_commit_id (pass it when you update or delete the file). A binary file is attached or saved.',
     route: `GET ${FILE_ROUTE}`,
     input: fileReadInput,
     effect: 'read',
@@ -69,8 +68,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Blame file',
     description:
-      'Show which commit last changed each line of a file. Returns a list of ranges, each with the commit ' +
-      '(id, message, author, dates) and the lines it last changed.',
+      'Show which commit last changed each line of a file: the lines, fenced, under each commit (id, author, date, message).',
     route: `GET ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',
@@ -93,8 +91,8 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Get raw file',
     description:
-      'Download the raw content of a repository file at a branch, tag or commit, as the bytes stored ' +
-      '(not Base64, no metadata). Use get_file when you also need last_commit_id or the checksum.',
+      'Download a repository file at a branch, tag or commit as stored: text is shown, a binary is attached or ' +
+      'saved. Use get_file when you also need last_commit_id.',
     route: `GET ${FILE_ROUTE}/raw`,
     input: fileReadInput,
     effect: 'read',

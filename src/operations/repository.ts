@@ -33,8 +33,8 @@ export const repositoryOperations = [
     area: 'repository',
     title: 'Get blob',
     description:
-      'Read a git blob by its SHA. Returns its size and its content Base64-encoded. Use get_raw_blob for ' +
-      'the plain bytes, or get_file to read by path.',
+      'Read a git blob by its SHA: its text (decoded, fenced) and size; a binary blob is attached or saved. ' +
+      'Use get_file to read by path.',
     route: 'GET /projects/:id/repository/blobs/:sha',
     input: z.object({ id: fields.projectId(), sha: blobSha() }),
     effect: 'read',
@@ -44,7 +44,7 @@ export const repositoryOperations = [
     chat: 'blob raw',
     area: 'repository',
     title: 'Get raw blob',
-    description: 'Download the raw bytes of a git blob by its SHA (no Base64, no metadata).',
+    description: 'Download a git blob by its SHA as stored: text is shown, a binary is attached or saved.',
     route: 'GET /projects/:id/repository/blobs/:sha/raw',
     input: z.object({ id: fields.projectId(), sha: blobSha() }),
     effect: 'read',
@@ -57,7 +57,7 @@ export const repositoryOperations = [
     title: 'Download repository archive',
     description:
       'Download a snapshot of the repository at a commit, branch or tag as an archive file (tar.gz by ' +
-      'default, or zip, tar, tar.bz2). Returns the archive bytes, with a file name when the service suggests one.',
+      'default, or zip, tar, tar.bz2). A small archive is attached; a larger one is saved when a download folder is set.',
     route: 'GET /projects/:id/repository/archive[.format]',
     input: z.object({
       id: fields.projectId(),

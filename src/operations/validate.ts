@@ -1,6 +1,7 @@
 // Input validation shared by every front end: zod issues become one error that names each bad field.
 import type { z } from 'zod';
 import type { Operation } from './define.js';
+import { coerceNumerals } from './numerals.js';
 
 export interface InputIssue {
   /** Dotted path of the field ('actions.0.file_path'), or '' for the input as a whole. */
@@ -54,14 +55,18 @@ function malformedStrings(value: unknown, path: string[] = []): InputIssue[] {
   return [];
 }
 
-/** Parses raw input with the operation's (strict) schema; unknown keys are an error, so a misspelt field is never dropped. */
+/**
+ * Parses raw input with the operation's (strict) schema; unknown keys are an error, so a misspelt field is never
+ * dropped. Whole-number strings where a number is wanted ("pipeline_id": "2") are read as numbers first: every
+ * front end (MCP, chat, Slack) gets that here, and anything else of the wrong type still fails naming its field.
+ */
 export function validateInput<S extends z.ZodObject>(op: Operation<S>, raw: unknown): z.infer<S> {
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
     throw new InputError(op.name, [{ field: '', message: `the arguments must be a JSON object of named parameters, got ${kindOf(raw)}` }]);
   }
   const malformed = malformedStrings(raw);
   if (malformed.length > 0) throw new InputError(op.name, malformed);
-  const result = op.input.safeParse(raw ?? {});
+  const result = op.input.safeParse(coerceNumerals(op.input, raw ?? {}));
   if (!result.success) throw new InputError(op.name, result.error.issues.map(describeIssue));
   return result.data as z.infer<S>;
 }

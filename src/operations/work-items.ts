@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { fields } from './define.js';
 import { asRecord, presentList, show } from './present.js';
 import type { Fields } from './present.js';
+import { assigneesOf, labelNamesOf } from './rows.js';
 
 const NONE_ANY = ['None', 'Any'] as const;
 // Plain numbers: a filter's JSON Schema is paid by every assistant in every conversation, and the service itself
@@ -44,14 +45,13 @@ export function age(value: unknown, now = Date.now()): string {
 }
 
 function labelNames(labels: unknown): string {
-  if (!Array.isArray(labels) || labels.length === 0) return 'no labels';
-  return labels.map((label) => (typeof label === 'string' ? label : show(asRecord(label).name))).join(', ');
+  const names = labelNamesOf(labels);
+  return names.length > 0 ? names.join(', ') : 'no labels';
 }
 
 function assigneeOf(item: Fields): string {
-  const assignees = Array.isArray(item.assignees) ? item.assignees.map(asRecord) : [];
-  const first = assignees[0] ?? asRecord(item.assignee);
-  return typeof first.username === 'string' ? `@${first.username}${assignees.length > 1 ? ` +${assignees.length - 1}` : ''}` : 'unassigned';
+  const [first, ...others] = assigneesOf(item);
+  return first !== undefined ? `@${first}${others.length > 0 ? ` +${others.length}` : ''}` : 'unassigned';
 }
 
 /** One line per issue or merge request: its reference, then title · state · labels · assignee · age. */

@@ -156,7 +156,7 @@ describe('tools/call', () => {
     const result = await mcp.client.callTool({ name: 'list_commits', arguments: { id: PUBLIC_PROJECT, per_page: 20 } });
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { items: unknown[]; truncated?: string };
-    expect(structured.truncated).toMatch(/^showing \d+ of \d+ results/);
+    expect(structured.truncated).toMatch(/^showing the first \d+ of the \d+ results read/);
     await mcp.close();
   });
 });

@@ -1,0 +1,73 @@
+// String numerals → numbers where a schema wants a number: models often send "pipeline_id": "2" for an integer.
+import type { z } from 'zod';
+
+/** Only an exact whole-number numeral is read as a number: "2x", "1.5", " 2" and "" stay strings and fail by name. */
+const INTEGER_NUMERAL = /^-?\d+$/;
+
+function numeralValue(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !INTEGER_NUMERAL.test(value)) return undefined;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** The parts of a zod definition this walk reads; every wrapper keeps its inner schema under one of these names. */
+interface SchemaDef {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  options?: z.ZodType[];
+  valueType?: z.ZodType;
+}
+
+const defOf = (schema: z.ZodType): SchemaDef => (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+
+/** Wrappers that accept what their inner schema accepts (optional, nullable, default, …). */
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
+
+/**
+ * `value` with every string numeral turned into a number where `schema` wants a number there: at the top, inside
+ * wrappers, arrays, objects, records and unions (a union takes a numeral only when none of its options accepts the
+ * string as it is: a project id "42" may be a path). Returns new objects and arrays; the input is never changed.
+ */
+export function coerceNumerals(schema: z.ZodType, value: unknown): unknown {
+  const def = defOf(schema);
+  if (WRAPPERS.has(def.type) && def.innerType) return coerceNumerals(def.innerType, value);
+  switch (def.type) {
+    case 'number':
+      return numeralValue(value) ?? value;
+    case 'pipe':
+      return def.in ? coerceNumerals(def.in, value) : value;
+    case 'array':
+      return Array.isArray(value) && def.element ? value.map((item) => coerceNumerals(def.element!, item)) : value;
+    case 'object':
+      return isPlainObject(value) && def.shape ? coerceEntries(value, (key) => def.shape![key]) : value;
+    case 'record':
+      return isPlainObject(value) && def.valueType ? coerceEntries(value, () => def.valueType) : value;
+    case 'union':
+      return coerceUnion(def.options ?? [], value);
+    default:
+      return value;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function coerceEntries(value: Record<string, unknown>, schemaOf: (key: string) => z.ZodType | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => {
+    const schema = schemaOf(key);
+    return [key, schema ? coerceNumerals(schema, item) : item];
+  }));
+}
+
+function coerceUnion(options: z.ZodType[], value: unknown): unknown {
+  if (options.some((option) => option.safeParse(value).success)) return value;
+  for (const option of options) {
+    const coerced = coerceNumerals(option, value);
+    if (coerced !== value && option.safeParse(coerced).success) return coerced;
+  }
+  return value;
+}

@@ -1,0 +1,119 @@
+// What people need of a listed item, shared by every front end: the fields that name a thing, the links a reader
+// can do without, and an item as one compact row (ids kept, nested records reduced to their names, prose cut).
+import type { Operation } from './define.js';
+import { asRecord, type Fields } from './present.js';
+
+/** The field that names a thing, most telling first: a project's full path before its short name. */
+export const NAME_KEYS = ['path_with_namespace', 'title', 'name', 'username', 'tag_name', 'file_path', 'new_path', 'path', 'key', 'email'];
+/** Links and pictures: a person follows the item's own link, a model asks for the item. */
+export const LINK_KEYS = new Set(['web_url', 'avatar_url', '_links']);
+/** Facts worth a place on an item's line after its name (chat), and in its row (MCP). */
+export const ITEM_DETAIL_KEYS = ['status', 'state', 'ref', 'type', 'author_name'];
+/**
+ * Besides ids, names and details, the fields a row keeps: who, what it is labelled, where it points, when.
+ * Anything else (settings, counters, links) is one get_ call or one per_page=1 read away.
+ */
+const ROW_KEYS = new Set([
+  ...NAME_KEYS, ...ITEM_DETAIL_KEYS, 'id', 'iid', 'sha', 'short_id', 'slug', 'full_path', 'description', 'labels',
+  'assignees', 'author', 'owner', 'user', 'milestone', 'source_branch', 'target_branch', 'draft', 'merged_by',
+  'visibility', 'default_branch', 'archived', 'version', 'package_type', 'access_level', 'expires_at', 'value',
+  'variable_type', 'protected', 'active', 'entity_type', 'action', 'label', 'mode', 'commits', 'additions',
+  'deletions', 'diff', 'old_path', 'new_file', 'deleted_file', 'renamed_file', 'note', 'size', 'file_name',
+  'created_at', 'updated_at', 'released_at', 'due_date', 'last_activity_at',
+]);
+/** Longest text kept whole in a row; a description or message beyond it is cut (its first line, up to this). */
+export const ROW_TEXT_CHARS = 160;
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+function isLinkKey(key: string): boolean {
+  return LINK_KEYS.has(key) || key.endsWith('_url') || key.endsWith('_url_to_repo');
+}
+
+/** Ids of related things (project_id, author_id) stay: they are what a follow-up call takes. */
+function isRowKey(key: string): boolean {
+  return ROW_KEYS.has(key) || key.endsWith('_id') || key.endsWith('_iid');
+}
+
+/** A nested record by its name (an author → "erin", a milestone → its title), or undefined when it has none. */
+export function nameOfRecord(value: unknown): string | number | boolean | undefined {
+  const record = asRecord(value);
+  const key = NAME_KEYS.find((k) => isScalar(record[k]) && record[k] !== '');
+  // A person is known by their username, the handle every filter and mention takes.
+  const chosen = isScalar(record.username) ? 'username' : key;
+  return chosen ? (record[chosen] as string | number | boolean) : undefined;
+}
+
+/** Label names from a list of names or of label records (with_labels_details). */
+export function labelNamesOf(labels: unknown): string[] {
+  if (!Array.isArray(labels)) return [];
+  return labels.map((label) => (typeof label === 'string' ? label : String(nameOfRecord(label) ?? ''))).filter(Boolean);
+}
+
+/** Usernames of an item's assignees (or its single assignee). */
+export function assigneesOf(item: Fields): string[] {
+  const people = Array.isArray(item.assignees) && item.assignees.length > 0 ? item.assignees : [item.assignee];
+  return people.map((p) => asRecord(p).username).filter((u): u is string => typeof u === 'string');
+}
+
+function rowText(text: string): string {
+  const firstLine = text.split('\n', 1)[0];
+  return firstLine.length <= ROW_TEXT_CHARS && firstLine.length === text.trimEnd().length ? firstLine : `${firstLine.slice(0, ROW_TEXT_CHARS)}…`;
+}
+
+function rowValue(key: string, value: unknown): unknown {
+  if (typeof value === 'string') return key === 'diff' ? value : rowText(value);
+  if (isScalar(value)) return value;
+  if (Array.isArray(value)) {
+    const names = value.map((v) => (isScalar(v) ? v : nameOfRecord(v))).filter((v) => v !== undefined);
+    return names.length > 0 ? names : undefined;
+  }
+  return nameOfRecord(value);
+}
+
+function rowOf(item: Fields, keep: (key: string) => boolean): Fields {
+  const row: Fields = {};
+  for (const [key, value] of Object.entries(item)) {
+    if (!keep(key) || isLinkKey(key) || value === null || value === '' || (Array.isArray(value) && value.length === 0)) continue;
+    // One assignee repeats the first of the assignees.
+    if (key === 'assignee' && Array.isArray(item.assignees)) continue;
+    const shown = rowValue(key, value);
+    if (shown !== undefined) row[key] = shown;
+  }
+  return row;
+}
+
+/**
+ * One listed item as a compact row: its ids (so follow-up calls work), name, state, people, labels and dates,
+ * nested records as their names, long text cut to its first line, links and empty fields left out. A diff stays
+ * whole: it is the item. An item of a kind these fields do not describe keeps all its short fields.
+ */
+export function compactRow(item: unknown): unknown {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+  const row = rowOf(item as Fields, isRowKey);
+  const described = Object.keys(row).some((key) => !key.endsWith('id'));
+  return described ? row : rowOf(item as Fields, () => true);
+}
+
+/** Where one listed item is read whole: the get_ tool under the list's own path, and the item field it takes. */
+export interface DetailTool {
+  tool: string;
+  parameter: string;
+  /** The item field whose value goes in `parameter`. */
+  field: string;
+}
+
+/**
+ * The read of one item of a list (list_pipelines → get_pipeline with pipeline_id = the item's id), found by route:
+ * GET on the list's path plus one parameter segment.
+ */
+export function detailToolOf(list: Operation, operations: readonly Operation[]): DetailTool | undefined {
+  const get = operations.find((op) => op.method === 'GET' && op.response === 'json' && op.path.startsWith(`${list.path}/:`)
+    && op.pathParams.length === list.pathParams.length + 1 && !op.path.slice(list.path.length + 2).includes('/'));
+  if (!get) return undefined;
+  const parameter = get.pathParams[get.pathParams.length - 1];
+  const field = parameter.endsWith('_iid') ? 'iid' : ['tag_name', 'key', 'slug'].includes(parameter) ? parameter : 'id';
+  return { tool: get.name, parameter, field };
+}

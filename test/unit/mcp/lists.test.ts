@@ -1,0 +1,52 @@
+// Where a list reads on: page/per_page that start exactly after what was shown, and rows that keep ids.
+import { describe, expect, it } from 'vitest';
+import { callFrom } from '../../../src/mcp/lists.js';
+import { findOperation, operations } from '../../../src/operations/index.js';
+import { compactRow, detailToolOf } from '../../../src/operations/rows.js';
+
+describe('callFrom', () => {
+  it('gives page/per_page whose page starts exactly at the offset, no bigger than the limit', () => {
+    for (let offset = 1; offset <= 300; offset++) {
+      for (const limit of [1, 2, 7, 20, 100]) {
+        const { page, per_page } = callFrom(offset, limit);
+        expect((page - 1) * per_page).toBe(offset);
+        expect(per_page).toBeLessThanOrEqual(limit);
+        expect(per_page).toBeGreaterThanOrEqual(1);
+      }
+    }
+    expect(callFrom(20, 20)).toEqual({ page: 2, per_page: 20 });
+    expect(callFrom(7, 2)).toEqual({ page: 8, per_page: 1 });
+    expect(callFrom(30, 7)).toEqual({ page: 6, per_page: 6 });
+  });
+});
+
+describe('compactRow', () => {
+  it('keeps ids, names, state, people, labels and dates; reduces records to names; drops links and empties', () => {
+    const issue = {
+      id: 81, iid: 8, project_id: 1, title: 'Slow images', description: `First line\n${'more '.repeat(100)}`, state: 'opened',
+      labels: [{ name: 'bug', color: '#f00' }], assignees: [{ username: 'alice', avatar_url: 'x' }], assignee: { username: 'alice' },
+      author: { id: 6, username: 'erin', web_url: 'http://x/erin' }, milestone: { id: 3, title: '1.2' }, closed_at: null,
+      web_url: 'http://x/acme/web/-/issues/8', _links: { self: 'http://x' }, time_stats: { total_time_spent: 0 }, upvotes: 2,
+      created_at: '2026-11-22T09:00:00Z',
+    };
+    expect(compactRow(issue)).toEqual({
+      id: 81, iid: 8, project_id: 1, title: 'Slow images', description: 'First line…', state: 'opened', labels: ['bug'],
+      assignees: ['alice'], author: 'erin', milestone: '1.2', created_at: '2026-11-22T09:00:00Z',
+    });
+  });
+
+  it('keeps a diff whole, and all short fields of an item the row keys do not describe', () => {
+    const diff = '@@ -1 +1 @@\n-a\n+b\n'.repeat(50);
+    expect(compactRow({ diff, new_path: 'a.ts', old_path: 'a.ts' })).toEqual({ diff, new_path: 'a.ts', old_path: 'a.ts' });
+    expect(compactRow({ id: 1, colour: 'red', weight: 3 })).toEqual({ id: 1, colour: 'red', weight: 3 });
+  });
+});
+
+describe('detailToolOf', () => {
+  it('finds the read of one item under the list route, and the field it takes', () => {
+    expect(detailToolOf(findOperation('list_pipelines')!, operations)).toEqual({ tool: 'get_pipeline', parameter: 'pipeline_id', field: 'id' });
+    expect(detailToolOf(findOperation('list_epics')!, operations)).toEqual({ tool: 'get_epic', parameter: 'epic_iid', field: 'iid' });
+    expect(detailToolOf(findOperation('list_releases')!, operations)).toEqual({ tool: 'get_release', parameter: 'tag_name', field: 'tag_name' });
+    expect(detailToolOf(findOperation('list_project_issues')!, operations)).toBeUndefined();
+  });
+});
