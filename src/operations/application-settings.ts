@@ -12,7 +12,7 @@ const get = defineOperation({
   chat: 'settings get',
   area: 'application_settings',
   title: 'Get application settings',
-  description: 'Administrators only: every instance setting as one object; credentials show as [redacted].',
+  description: 'Administrators only: every instance setting as one object, credentials redacted.',
   route: 'GET /application/settings',
   input: z.object({}),
   effect: 'read',
@@ -24,12 +24,12 @@ const update = defineOperation({
   chat: 'settings set',
   area: 'application_settings',
   title: 'Update application settings',
-  description: 'Administrators only: change instance settings; those left out stay. Returns all settings.',
+  description: 'Administrators only: change instance settings; those left out stay.',
   route: 'PUT /application/settings',
   input: z.object({
     // One open object, not every setting: there are over a hundred, and each key costs every assistant tokens.
     settings: z.record(z.string(), settingValue)
-      .describe('Settings by name, e.g. {"signup_enabled": false}; enabling one may need its companions (spamfilter_enabled needs spamfilter_api_key).'),
+      .describe('By name, e.g. {"signup_enabled": false}; some need companions (spamfilter_enabled: spamfilter_api_key).'),
   }),
   effect: 'destructive',
   undo: 'The values it replaces are kept nowhere and apply to every user of the instance at once; '

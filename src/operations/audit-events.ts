@@ -5,10 +5,10 @@ import { asRecord, presentList, show } from './present.js';
 import { age } from './work-items.js';
 
 const period = {
-  created_after: fields.dateTime('Only events from').optional(),
-  created_before: fields.dateTime('Only events until').optional(),
+  created_after: fields.dateTime().optional(),
+  created_before: fields.dateTime().optional(),
 };
-const eventId = (what = 'Audit event ID.') => z.number().describe(what);
+const eventId = () => z.number().describe('Audit event ID.');
 
 /** One line per event: what changed, on what, by whom, how long ago. */
 const presentEvents = presentList('audit event', (e) => {
@@ -27,8 +27,8 @@ export const auditEventsOperations = [
     route: 'GET /audit_events',
     input: z.object({
       ...period,
-      entity_type: z.enum(['User', 'Group', 'Project']).optional().describe('Only events of this kind of entity.'),
-      entity_id: z.number().optional().describe('Only events of this entity; needs entity_type.'),
+      entity_type: z.enum(['User', 'Group', 'Project']).optional(),
+      entity_id: z.number().optional().describe('Needs entity_type.'),
     }),
     effect: 'read',
     pagination: 'offset',
@@ -63,7 +63,7 @@ export const auditEventsOperations = [
     title: 'Get group audit event',
     description: 'One audit event of a group, with its details. Needs Owner access.',
     route: 'GET /groups/:id/audit_events/:audit_event_id',
-    input: z.object({ id: fields.groupId(), audit_event_id: eventId() }),
+    input: z.object({ id: fields.groupId(), audit_event_id: z.number() }),
     effect: 'read',
   }),
 ];

@@ -3,18 +3,18 @@ import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import { presentList, show } from './present.js';
 
-const messageId = () => z.number().describe('Broadcast message ID.');
+const messageId = () => z.number().describe('Message ID.');
 
-const message = () => z.string().min(1).describe('The text every user sees.');
+const message = () => z.string().min(1);
 
 /** The fields create and update share, all optional. */
 const settable = {
-  starts_at: fields.dateTime('Shown from; default now').optional(),
-  ends_at: fields.dateTime('Shown until; default an hour after now').optional(),
-  color: z.string().optional().describe('Background, hex code such as "#E75E40".'),
-  font: z.string().optional().describe('Text colour, hex code.'),
-  target_path: z.string().optional().describe('Show only on pages whose path matches, e.g. "*/merge_requests".'),
-  broadcast_type: z.enum(['banner', 'notification']).optional().describe('Default banner.'),
+  starts_at: fields.dateTime('Default now').optional(),
+  ends_at: fields.dateTime('Default an hour after now').optional(),
+  color: z.string().optional().describe('Background, e.g. "#E75E40".'),
+  font: z.string().optional().describe('Text colour.'),
+  target_path: z.string().optional().describe('Only on matching pages, e.g. "*/merge_requests".'),
+  broadcast_type: z.enum(['banner', 'notification']).optional(),
 };
 
 // What an update replaces: the service keeps no earlier version of a message.
@@ -26,7 +26,7 @@ export const broadcastMessagesOperations = [
     chat: 'broadcast list',
     area: 'broadcast_messages',
     title: 'List broadcast messages',
-    description: 'List the instance\'s banners and notifications, shown or not; active says which are shown now.',
+    description: 'List the instance\'s banners and notifications; active ones show now.',
     route: 'GET /broadcast_messages',
     input: z.object({}),
     effect: 'read',
@@ -48,7 +48,7 @@ export const broadcastMessagesOperations = [
     chat: 'broadcast create',
     area: 'broadcast_messages',
     title: 'Create broadcast message',
-    description: 'Administrators only: show a banner or notification to every user of the instance.',
+    description: 'Administrators only: show a banner or notification to every user.',
     route: 'POST /broadcast_messages',
     input: z.object({ message: message(), ...settable }),
     effect: 'write',

@@ -2,28 +2,24 @@
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 
-const commitSha = () => z.string().min(1).describe('Commit SHA, or a branch or tag name for its tip commit.');
+const commitSha = () => z.string().min(1).describe('Commit SHA, branch or tag.');
 
 const authorShape = {
-  author_email: z.string().min(1).optional().describe('Commit author email (default: the token\'s user).'),
-  author_name: z.string().min(1).optional().describe('Commit author name (default: the token\'s user).'),
+  author_email: z.string().min(1).optional(),
+  author_name: z.string().min(1).optional(),
 };
 
 /** Actions whose file keeps (or loses) its content without a `content` field. */
 const CONTENTLESS_ACTIONS = new Set(['delete', 'chmod', 'move']);
 
 const commitAction = z.strictObject({
-  action: z.enum(['create', 'delete', 'move', 'update', 'chmod']).describe('What to do with the file.'),
-  file_path: z.string().min(1).describe('Path of the file, e.g. "src/app.ts" (for move: the new path).'),
-  previous_path: z.string().min(1).optional().describe('move only: the path the file is moved from.'),
-  content: z.string().optional().describe(
-    'The whole file content (not a diff). Required for create and update; optional for move (omitted keeps ' +
-    'the content); not used by delete and chmod.',
-  ),
-  encoding: z.enum(['text', 'base64']).optional().describe('How `content` is written: "text" (default) or "base64".'),
-  last_commit_id: z.string().min(1).optional()
-    .describe('update, move, delete: the last commit of the file you read; the commit is refused if it changed since.'),
-  execute_filemode: z.boolean().optional().describe('chmod only: true makes the file executable, false removes that.'),
+  action: z.enum(['create', 'delete', 'move', 'update', 'chmod']),
+  file_path: z.string().min(1).describe('For move: the new path.'),
+  previous_path: z.string().min(1).optional().describe('move only: the old path.'),
+  content: z.string().optional().describe('The whole file, not a diff. For create and update; move keeps it if left out.'),
+  encoding: z.enum(['text', 'base64']).optional().describe('Of content; default text.'),
+  last_commit_id: z.string().min(1).optional().describe('Refused if the file changed since this commit.'),
+  execute_filemode: z.boolean().optional().describe('chmod only: true makes it executable.'),
 }).superRefine((action, ctx) => {
   if (action.content === undefined && !CONTENTLESS_ACTIONS.has(action.action)) {
     ctx.addIssue({ code: 'custom', path: ['content'], message: `content is required for action "${action.action}"` });
@@ -68,22 +64,18 @@ export const commitsOperations = [
     area: 'commits',
     title: 'List commits',
     description:
-      'List commits, newest first, of a branch, tag or range (e.g. "main", "v1.0..main"), optionally only ' +
-      'those touching a path or within a time window. Each commit has id, short_id, title, message, ' +
-      'author and committer, dates and parent_ids; with_stats adds line counts.',
+      'List the commits of a branch, tag or range, newest first, optionally by path or time window.',
     route: 'GET /projects/:id/repository/commits',
     input: z.object({
       id: fields.projectId(),
-      ref_name: z.string().min(1).optional()
-        .describe('Branch, tag or revision range such as "v1.0..main" (default: the default branch).'),
-      since: fields.dateTime('Only commits at or after this time').optional(),
-      until: fields.dateTime('Only commits at or before this time').optional(),
-      path: z.string().min(1).optional().describe('Only commits touching this file or directory.'),
-      all: z.boolean().optional().describe('List commits of every branch and tag instead of one ref.'),
-      with_stats: z.boolean().optional().describe('Add stats (additions, deletions, total) to each commit.'),
-      first_parent: z.boolean().optional().describe('Follow only the first parent of merge commits.'),
-      order: z.enum(['default', 'topo']).optional()
-        .describe('"default" (the default): reverse chronological; "topo": no parent before all of its children.'),
+      ref_name: z.string().min(1).optional().describe('Branch, tag or range such as "v1.0..main"; default branch if left out.'),
+      since: fields.dateTime().optional(),
+      until: fields.dateTime().optional(),
+      path: z.string().min(1).optional().describe('File or directory.'),
+      all: z.boolean().optional().describe('Every branch and tag.'),
+      with_stats: z.boolean().optional(),
+      first_parent: z.boolean().optional(),
+      order: z.enum(['default', 'topo']).optional().describe('default: by date; topo: no parent before its children.'),
     }),
     effect: 'read',
     pagination: 'offset',
@@ -94,29 +86,21 @@ export const commitsOperations = [
     area: 'commits',
     title: 'Create commit',
     description:
-      'Make one commit that creates, updates, moves, deletes or chmods several files at once. Each action ' +
-      'carries the WHOLE new content of its file, not a diff. To commit to a new branch, give start_branch or ' +
-      'start_sha. force=true REPLACES the branch with a single new commit on top of start_branch/start_sha, ' +
-      'discarding the branch\'s own commits. Deleting or moving files, force, or a start_project other than ' +
-      'this one ask a human to confirm. Returns the new commit with stats.',
+      'Make one commit that creates, updates, moves, deletes or chmods several files; each action carries the ' +
+      'WHOLE new file, not a diff. Deletes, moves, force and another start_project ask a human first.',
     route: 'POST /projects/:id/repository/commits',
     input: z.object({
       id: fields.projectId(),
-      branch: z.string().min(1)
-        .describe('Branch to commit to; with start_branch or start_sha it is created from that start.'),
-      commit_message: z.string().min(1).describe('Commit message.'),
-      start_branch: z.string().min(1).optional()
-        .describe('Branch to start the new branch (or forced commit) from; give this or start_sha, not both.'),
-      start_sha: z.string().min(1).optional()
-        .describe('Commit SHA to start the new branch (or forced commit) from; give this or start_branch, not both.'),
+      branch: z.string().min(1).describe('Created from start_branch or start_sha if given.'),
+      commit_message: z.string().min(1),
+      start_branch: z.string().min(1).optional().describe('Start of a new branch or forced commit; not with start_sha.'),
+      start_sha: z.string().min(1).optional().describe('Start of a new branch or forced commit; not with start_branch.'),
       start_project: z.union([z.number().int().positive(), z.string().min(1)]).optional()
-        .describe('Project ID or full path that start_branch/start_sha belong to (default: this project, e.g. for a fork).'),
-      actions: z.array(commitAction).min(1).describe('The file changes of the commit, applied in order.'),
+        .describe('Project of the start (e.g. a fork); default this one.'),
+      actions: z.array(commitAction).min(1).describe('Applied in order.'),
       ...authorShape,
-      stats: z.boolean().optional().describe('Include line stats in the answer (default true).'),
-      force: z.boolean().optional().describe(
-        'Overwrite `branch` with a new commit based on start_branch or start_sha, dropping its own commits.',
-      ),
+      stats: z.boolean().optional().describe('Default true.'),
+      force: z.boolean().optional().describe('REPLACES `branch` with one commit on start_branch/start_sha, dropping its own commits.'),
     }),
     effect: 'write',
     undo: 'Adds one commit; earlier versions stay in the history and revert_commit undoes it. Asks a human when it ' +
@@ -130,13 +114,12 @@ export const commitsOperations = [
     area: 'commits',
     title: 'Get commit',
     description:
-      'Read one commit by SHA, branch or tag: id, title, message, author, committer, dates, parent_ids, ' +
-      'stats (additions/deletions) and its last_pipeline (id, ref, sha, status).',
+      'Read one commit by SHA, branch or tag, with line stats and its last pipeline.',
     route: 'GET /projects/:id/repository/commits/:sha',
     input: z.object({
       id: fields.projectId(),
       sha: commitSha(),
-      stats: z.boolean().optional().describe('Include line stats (default true).'),
+      stats: z.boolean().optional().describe('Default true.'),
     }),
     effect: 'read',
   }),
@@ -146,13 +129,12 @@ export const commitsOperations = [
     area: 'commits',
     title: 'List branches and tags containing a commit',
     description:
-      'List the branches and/or tags a commit is reachable from, e.g. to see whether a fix has shipped in a ' +
-      'release tag. Each entry has type ("branch" or "tag") and name.',
+      'List the branches and tags containing a commit, e.g. to see if a fix has shipped.',
     route: 'GET /projects/:id/repository/commits/:sha/refs',
     input: z.object({
       id: fields.projectId(),
-      sha: z.string().min(1).describe('Commit SHA.'),
-      type: z.enum(['branch', 'tag', 'all']).optional().describe('Which refs to list (default all).'),
+      sha: z.string().min(1),
+      type: z.enum(['branch', 'tag', 'all']).optional().describe('Default all.'),
     }),
     effect: 'read',
     pagination: 'offset',
@@ -163,14 +145,12 @@ export const commitsOperations = [
     area: 'commits',
     title: 'Cherry-pick commit',
     description:
-      'Apply the changes of an existing commit onto the tip of a branch as a new commit. Returns the new ' +
-      'commit. Fails with error_code "empty" when the branch already has the change, or "conflict" when it ' +
-      'does not apply cleanly.',
+      'Apply a commit\'s changes onto a branch as a new commit; error_code "empty" or "conflict" if it cannot.',
     route: 'POST /projects/:id/repository/commits/:sha/cherry_pick',
     input: z.object({
       id: fields.projectId(),
       sha: commitSha(),
-      branch: z.string().min(1).describe('Branch to cherry-pick the commit onto.'),
+      branch: z.string().min(1),
     }),
     effect: 'write',
     undo: 'Adds one commit to the branch; revert_commit undoes it.',
@@ -181,14 +161,12 @@ export const commitsOperations = [
     area: 'commits',
     title: 'Revert commit',
     description:
-      'Undo the changes of a commit on a branch by adding a new commit with the inverse changes (history is ' +
-      'kept). Returns the new commit. Fails with error_code "empty" when it was already reverted, or ' +
-      '"conflict" when later changes get in the way.',
+      'Undo a commit on a branch with a new inverse commit; error_code "empty" or "conflict" if it cannot.',
     route: 'POST /projects/:id/repository/commits/:sha/revert',
     input: z.object({
       id: fields.projectId(),
-      sha: z.string().min(1).describe('SHA of the commit to revert.'),
-      branch: z.string().min(1).describe('Branch to add the revert commit to.'),
+      sha: z.string().min(1),
+      branch: z.string().min(1),
     }),
     effect: 'write',
     undo: 'Adds one commit to the branch; reverting that commit brings the changes back.',
@@ -199,8 +177,7 @@ export const commitsOperations = [
     area: 'commits',
     title: 'Get commit diff',
     description:
-      'Show the file changes a commit made: one entry per file with old_path, new_path, the unified diff ' +
-      'and new_file/renamed_file/deleted_file flags. A diff may be empty when the file exceeds the diff limits.',
+      'Show the diff of each file a commit changed; past the service\'s limits a diff is empty.',
     route: 'GET /projects/:id/repository/commits/:sha/diff',
     input: z.object({ id: fields.projectId(), sha: commitSha() }),
     effect: 'read',
@@ -212,7 +189,7 @@ export const commitsOperations = [
     area: 'commits',
     title: 'List commit comments',
     // The spec lists only note and author for a listed comment (path and line only in the answer to a new one).
-    description: 'List the comments on a commit: each has the note text and its author.',
+    description: 'List the comments on a commit, each with its text and author.',
     route: 'GET /projects/:id/repository/commits/:sha/comments',
     input: z.object({ id: fields.projectId(), sha: commitSha() }),
     effect: 'read',
@@ -224,18 +201,15 @@ export const commitsOperations = [
     area: 'commits',
     title: 'Comment on commit',
     description:
-      'Add a comment to a commit, optionally on one line of one file. A line comment needs the full commit ' +
-      'SHA, path and line; otherwise (or when the line does not exist) the comment is attached to the commit ' +
-      'as a whole and path/line come back null. Returns the comment.',
+      'Comment on a commit, or with the full SHA, path and line on one line of a file.',
     route: 'POST /projects/:id/repository/commits/:sha/comments',
     input: z.object({
       id: fields.projectId(),
-      sha: z.string().min(1).describe('Full commit SHA (a branch or tag attaches the comment to its tip commit, not to a line).'),
-      note: z.string().min(1).describe('Comment text (Markdown).'),
-      path: z.string().min(1).optional().describe('File the line comment is about.'),
-      line: z.number().int().min(1).optional().describe('Line number the comment is about.'),
-      line_type: z.enum(['new', 'old']).optional()
-        .describe('"new" for a line of the new version of the file, "old" for a removed line.'),
+      sha: z.string().min(1).describe('Full SHA; a branch or tag allows no line comment.'),
+      note: z.string().min(1).describe('Markdown.'),
+      path: z.string().min(1).optional(),
+      line: z.number().int().min(1).optional(),
+      line_type: z.enum(['new', 'old']).optional().describe('old: a removed line.'),
     }),
     effect: 'write',
     undo: 'Adds a comment and changes nothing else; it cannot be removed through this API.',

@@ -235,10 +235,12 @@ export const fields = {
       .describe(PROJECT_ID_DESCRIPTION),
   groupId: () =>
     z.union([z.number().int().positive(), z.string().min(1)])
-      .describe('Group ID or full path.'),
-  ref: (what = 'Branch, tag or commit SHA') => z.string().min(1).describe(what),
+      .describe('Group ID or path.'),
+  ref: (what = 'Branch, tag or commit SHA.') => z.string().min(1).describe(what),
   sha: () => z.string().min(1).describe('Commit SHA, branch or tag.'),
-  /** ISO 8601 date-time, kept as the string the caller gave. */
-  /** ISO 8601 is said once, in each front end's help: "Created at or after" is all a field needs. */
-  dateTime: (what: string) => z.string().min(1).describe(`${what}.`),
+  /**
+   * ISO 8601 date-time, kept as the string the caller gave. The MCP server's instructions say ISO 8601 once
+   * (SHARED_INPUTS_NOTE); a name such as created_after or since needs no text, others say what the time means.
+   */
+  dateTime: (what?: string) => (what === undefined ? z.string().min(1) : z.string().min(1).describe(`${what}.`)),
 };

@@ -5,21 +5,21 @@ import type { Presentation } from './define.js';
 import { asRecord, presentList, show } from './present.js';
 import { age, workItemFilters } from './work-items.js';
 
-const epicIid = () => z.number().int().positive().describe('Epic number (&iid) in the group.');
+const epicIid = () => z.number().int().positive().describe('The &number.');
 const target = { id: fields.groupId(), epic_iid: epicIid() };
 // No pattern in the schema: every assistant pays for it in every conversation, and the service names a bad date itself.
-const day = (what: string) => z.string().describe(`${what}, YYYY-MM-DD.`);
+const day = () => z.string().describe('YYYY-MM-DD.');
 
 const { labels, with_labels_details, author_id, search, created_after, created_before, updated_after, updated_before, sort } = workItemFilters;
 
 /** Epics take their dates either fixed here or inherited from their issues' milestones. */
 const changeShape = {
   description: z.string().optional().describe('Markdown.'),
-  labels: z.string().optional().describe('Comma-separated names.'),
-  start_date_is_fixed: z.boolean().optional().describe('Use the fixed date (else inherited).'),
-  start_date_fixed: day('Fixed start date').optional(),
-  due_date_is_fixed: z.boolean().optional().describe('Use the fixed date (else inherited).'),
-  due_date_fixed: day('Fixed due date').optional(),
+  labels: z.string().optional().describe('Comma-separated.'),
+  start_date_is_fixed: z.boolean().optional().describe('Else inherited from milestones.'),
+  start_date_fixed: day().optional(),
+  due_date_is_fixed: z.boolean().optional().describe('Else inherited from milestones.'),
+  due_date_fixed: day().optional(),
 };
 
 function dates(epic: Record<string, unknown>): string {
@@ -50,16 +50,16 @@ export const epicsOperations = [
     chat: 'epic list',
     area: 'epics',
     title: 'List epics',
-    description: 'List a group\'s epics, subgroups included, newest first; filter by state, labels, author, text or dates.',
+    description: 'List a group\'s epics, subgroups included, newest first, with filters.',
     route: 'GET /groups/:id/epics',
     input: z.object({
       id: fields.groupId(),
-      state: z.enum(['opened', 'closed', 'all']).optional().describe('Default all.'),
+      state: z.enum(['opened', 'closed', 'all']).optional(),
       labels, with_labels_details, author_id, search, created_after, created_before, updated_after, updated_before,
-      order_by: z.enum(['created_at', 'updated_at']).optional().describe('Default created_at.'),
+      order_by: z.enum(['created_at', 'updated_at']).optional(),
       sort,
-      include_ancestor_groups: z.boolean().optional().describe('Also the parent groups\' epics (default false).'),
-      include_descendant_groups: z.boolean().optional().describe('Also the subgroups\' epics (default true).'),
+      include_ancestor_groups: z.boolean().optional(),
+      include_descendant_groups: z.boolean().optional().describe('Default true.'),
     }),
     effect: 'read',
     pagination: 'offset',
@@ -73,7 +73,7 @@ export const epicsOperations = [
     chat: 'epic get',
     area: 'epics',
     title: 'Get epic',
-    description: 'Read one epic: title, description, state, labels, start and due dates, parent.',
+    description: 'Read one epic: title, description, state, labels, dates and parent.',
     route: 'GET /groups/:id/epics/:epic_iid',
     input: z.object(target),
     effect: 'read',
@@ -88,9 +88,9 @@ export const epicsOperations = [
     route: 'POST /groups/:id/epics',
     input: z.object({
       id: fields.groupId(),
-      title: z.string().min(1).describe('Epic title.'),
+      title: z.string().min(1),
       ...changeShape,
-      parent_id: z.number().int().positive().optional().describe('ID (not iid) of the parent epic.'),
+      parent_id: z.number().int().positive().optional().describe('The parent epic\'s ID, not iid.'),
     }),
     effect: 'write',
     undo: 'Adds an epic and changes nothing else; delete_epic removes it.',
@@ -101,14 +101,14 @@ export const epicsOperations = [
     chat: 'epic update',
     area: 'epics',
     title: 'Update epic',
-    description: 'Change an epic\'s title, description, labels or dates, or close or reopen it. Fields left out stay as they are.',
+    description: 'Change, close or reopen an epic; fields left out stay.',
     route: 'PUT /groups/:id/epics/:epic_iid',
     input: z.object({
       ...target,
-      title: z.string().min(1).optional().describe('New title.'),
+      title: z.string().min(1).optional(),
       ...changeShape,
-      labels: z.string().optional().describe('Comma-separated names; replace the current ones.'),
-      state_event: z.enum(['close', 'reopen']).optional().describe('Close or reopen the epic.'),
+      labels: z.string().optional().describe('Comma-separated; replace the current ones.'),
+      state_event: z.enum(['close', 'reopen']).optional(),
     }),
     effect: 'write',
     undo: 'A new title, description or fixed date replaces one kept nowhere, so those ask a human; labels keep their ' +
@@ -137,7 +137,7 @@ export const epicsOperations = [
     chat: 'epic todo',
     area: 'epics',
     title: 'Add epic to-do',
-    description: 'Add an epic to your to-do list. Status 304 means it was already there.',
+    description: 'Add an epic to your to-do list; status 304 means it was already there.',
     route: 'POST /groups/:id/epics/:epic_iid/todo',
     input: z.object(target),
     effect: 'write',

@@ -6,12 +6,12 @@ import { defineOperation, fields } from './define.js';
 import { asRecord, presentList, show } from './present.js';
 import { isSecretName, REDACTED } from './secrets.js';
 
-const key = () => z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, 'only A-Z, a-z, 0-9 and _')
-  .describe('Variable key: A-Z a-z 0-9 _, at most 255.');
+// The pattern and the length say what a key may be: no text needed.
+const key = () => z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, 'only A-Z, a-z, 0-9 and _');
 const variableInput = z.object({ id: fields.groupId(), key: key() });
 const settable = {
-  variable_type: z.enum(['env_var', 'file']).optional().describe('Default env_var; file: the job gets a path to a file holding the value.'),
-  protected: z.boolean().optional().describe('Only pipelines on protected branches and tags get it.'),
+  variable_type: z.enum(['env_var', 'file']).optional().describe('file: the job gets a file path.'),
+  protected: z.boolean().optional().describe('Only for protected branches and tags.'),
 };
 
 /** A variable as results show it: the value redacted when it is protected, masked or named like a credential. */
@@ -32,7 +32,7 @@ const list = defineOperation({
   chat: 'variable list',
   area: 'group_variables',
   title: 'List group variables',
-  description: 'List a group\'s CI/CD variables; protected or masked values read as [redacted].',
+  description: 'List a group\'s CI/CD variables; protected or masked values are redacted.',
   route: 'GET /groups/:id/variables',
   input: z.object({ id: fields.groupId() }),
   effect: 'read',
@@ -46,7 +46,7 @@ const get = defineOperation({
   chat: 'variable get',
   area: 'group_variables',
   title: 'Get group variable',
-  description: 'Read one group CI/CD variable; a protected or masked value reads as [redacted].',
+  description: 'Read one group CI/CD variable; a protected or masked value is redacted.',
   route: 'GET /groups/:id/variables/:key',
   input: variableInput,
   effect: 'read',
@@ -60,7 +60,7 @@ const create = defineOperation({
   title: 'Create group variable',
   description: 'Add a CI/CD variable to a group; every pipeline of its projects gets it.',
   route: 'POST /groups/:id/variables',
-  input: z.object({ id: fields.groupId(), key: key(), value: z.string().describe('The value.'), ...settable }),
+  input: z.object({ id: fields.groupId(), key: key(), value: z.string(), ...settable }),
   effect: 'write',
   secretInputs: ['value'],
   undo: 'Adds a new variable and replaces nothing (an existing key is refused); delete_group_variable removes it.',
@@ -74,7 +74,7 @@ const update = defineOperation({
   title: 'Update group variable',
   description: 'Replace a group CI/CD variable\'s value, and optionally its type or protection.',
   route: 'PUT /groups/:id/variables/:key',
-  input: z.object({ id: fields.groupId(), key: key(), value: z.string().describe('The new value.'), ...settable }),
+  input: z.object({ id: fields.groupId(), key: key(), value: z.string(), ...settable }),
   effect: 'write',
   secretInputs: ['value'],
   undo: 'The value it replaces (often a credential) is kept nowhere, and every later pipeline uses the new one; so it always asks a human.',

@@ -8,7 +8,7 @@ import { redactSecrets } from './secrets.js';
 
 const target = {
   id: fields.projectId(),
-  slug: z.string().min(1).describe('The integration\'s name in its URL, e.g. "emails-on-push".'),
+  slug: z.string().min(1).describe('E.g. "emails-on-push".'),
 };
 
 /** The event flags that are on, as a short list. */
@@ -31,7 +31,7 @@ const list = defineOperation({
   chat: 'integration list',
   area: 'integrations',
   title: 'List integrations',
-  description: 'List a project\'s active integrations and the events each sends. Needs Maintainer access.',
+  description: 'List a project\'s active integrations and their events. Needs Maintainer access.',
   route: 'GET /projects/:id/services',
   input: z.object({ id: fields.projectId() }),
   effect: 'read',
@@ -44,7 +44,7 @@ const get = defineOperation({
   chat: 'integration get',
   area: 'integrations',
   title: 'Get integration',
-  description: 'Read one integration\'s settings; credentials show as [redacted]. Needs Maintainer access.',
+  description: 'Read one integration\'s settings, credentials redacted. Needs Maintainer access.',
   route: 'GET /projects/:id/services/:slug',
   input: z.object(target),
   effect: 'read',
@@ -64,7 +64,7 @@ const set = defineOperation({
     // One open object, not every kind's parameters: the service has more kinds than any list, and each key costs
     // every assistant tokens in every conversation.
     settings: z.record(z.string(), z.union([z.string(), z.boolean()]))
-      .describe('Its parameters, e.g. {"webhook": "https://…", "push_events": true}; each kind has required ones.'),
+      .describe('E.g. {"webhook": "https://…", "push_events": true}.'),
   }),
   effect: 'write',
   undo: 'The settings it replaces, credentials included, are kept nowhere, and what it sets decides where the ' +

@@ -8,20 +8,19 @@ const NEGATABLE = [
 ] as const;
 
 const issueFilters = {
-  state: z.enum(['opened', 'closed']).optional().describe('Default both.'),
+  state: z.enum(['opened', 'closed']).optional(),
   ...workItemFilters,
-  author_username: z.string().optional().describe('Instead of author_id.'),
-  assignee_username: z.array(z.string()).optional().describe('One username (community edition); not with assignee_id.'),
-  weight: z.union([z.number(), noneAny()]).optional().describe('Number, None or Any (higher tier).'),
-  iids: z.array(z.number()).optional().describe('Issue numbers.'),
+  author_username: z.string().optional().describe('Not with author_id.'),
+  assignee_username: z.array(z.string()).optional().describe('One username; not with assignee_id.'),
+  weight: z.union([z.number(), noneAny()]).optional().describe('Higher tier.'),
+  iids: z.array(z.number()).optional(),
   in: searchIn(),
-  confidential: z.boolean().optional().describe('Only confidential, or only public, issues.'),
+  confidential: z.boolean().optional(),
   order_by: z.enum([
     'created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due',
     'popularity', 'weight',
-  ]).optional().describe('Default created_at.'),
-  not: z.partialRecord(z.enum(NEGATABLE), z.string()).optional()
-    .describe('Exclude these, e.g. {"labels":"bug,ux"} (any of them).'),
+  ]).optional(),
+  not: z.partialRecord(z.enum(NEGATABLE), z.string()).optional().describe('Exclude, e.g. {"labels":"bug,ux"}.'),
 };
 
 const present = presentWorkItems('issue', '#');
@@ -32,7 +31,7 @@ export const issuesOperations = [
     chat: 'issue list-all',
     area: 'issues',
     title: 'List issues everywhere',
-    description: 'List issues across all projects you can see; by default only those you created (scope=all for every one).',
+    description: 'List issues across all projects you can see; only those you created unless scope=all.',
     route: 'GET /issues',
     input: z.object(issueFilters),
     effect: 'read',
@@ -49,7 +48,7 @@ export const issuesOperations = [
     input: z.object({
       id: fields.groupId(),
       ...issueFilters,
-      non_archived: z.boolean().optional().describe('Default true: skip archived projects.'),
+      non_archived: z.boolean().optional().describe('Default true.'),
     }),
     effect: 'read',
     pagination: 'offset',

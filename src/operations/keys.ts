@@ -18,10 +18,10 @@ export const keysOperations = [
     chat: 'key find',
     area: 'keys',
     title: 'Find SSH key by fingerprint',
-    description: 'Administrators only: whose SSH key has this fingerprint, e.g. one seen in an access log.',
+    description: 'Administrators only: find whose SSH key has this fingerprint.',
     route: 'GET /keys',
     input: z.object({
-      fingerprint: z.string().min(1).describe('MD5 ("aa:bb:…") or SHA256 ("SHA256:…") fingerprint.'),
+      fingerprint: z.string().min(1).describe('MD5 ("aa:bb:…") or "SHA256:…".'),
     }),
     effect: 'read',
   }),

@@ -5,7 +5,7 @@ import type { Area } from './define.js';
 import { asRecord, presentList, show } from './present.js';
 import { age } from './work-items.js';
 
-const eventId = () => z.number().int().positive().describe('Label event ID.');
+const eventId = () => z.number().int().positive();
 
 const presentEvents = presentList('label event', (event) => {
   const user = asRecord(event.user);
@@ -59,14 +59,14 @@ function labelEventOperations<K extends string>(spec: {
 export const labelEventsOperations = [
   ...labelEventOperations({
     noun: 'issue', name: 'issue', chat: 'issue', base: '/projects/:id/issues/:issue_iid', parent: 'project',
-    key: 'issue_iid', keyField: z.number().int().positive().describe('Issue number (#iid) in the project.'),
+    key: 'issue_iid', keyField: z.number().int().positive().describe('The #number.'),
   }),
   ...labelEventOperations({
     noun: 'merge request', name: 'merge_request', chat: 'mr', base: '/projects/:id/merge_requests/:merge_request_iid', parent: 'project',
-    key: 'merge_request_iid', keyField: z.number().int().positive().describe('Merge request number (!iid) in the project.'),
+    key: 'merge_request_iid', keyField: z.number().int().positive().describe('The !number.'),
   }),
   ...labelEventOperations({
     noun: 'epic', name: 'epic', chat: 'epic', base: '/groups/:id/epics/:epic_id', parent: 'group',
-    key: 'epic_id', keyField: z.number().int().positive().describe('The epic\'s ID (not its iid).'),
+    key: 'epic_id', keyField: z.number().int().positive().describe('The ID, not the &number.'),
   }),
 ];

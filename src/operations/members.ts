@@ -11,11 +11,11 @@ const presentMembers = presentList('member', (m) => [
   [show(m.name), LEVEL_NAMES[String(m.access_level)] ?? show(m.access_level), ...(m.expires_at ? [`until ${show(m.expires_at)}`] : [])].join(' · '),
 ]);
 
-const userId = () => z.number().describe('User ID.');
-const expiresAt = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('YYYY-MM-DD: access ends then.');
+const userId = () => z.number();
+const expiresAt = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
 const filters = {
-  query: z.string().optional().describe('Text in name or username.'),
-  user_ids: z.array(z.number()).optional().describe('Only these user IDs.'),
+  query: z.string().optional().describe('In name or username.'),
+  user_ids: z.array(z.number()).optional(),
 };
 
 interface Parent {
@@ -48,7 +48,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       chat: `${kind} member list-all`,
       area,
       title: `List all ${kind} members`,
-      description: `List everyone with access to a ${kind}, inherited from parent groups too; each user once, at the ${kind}'s own level or the nearest group's.`,
+      description: `List everyone with access to a ${kind}, inherited access included.`,
       route: `GET ${base}/all`,
       input: z.object({ id: id(), ...filters }),
       effect: 'read',
@@ -70,7 +70,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       chat: `${kind} member get-all`,
       area,
       title: `Get ${kind} member, inherited too`,
-      description: `Read one user's access to a ${kind}, whether direct or inherited from a parent group.`,
+      description: `Read one user's access to a ${kind}, direct or inherited from a parent group.`,
       route: `GET ${base}/all/:user_id`,
       input: one,
       effect: 'read',

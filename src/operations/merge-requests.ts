@@ -7,15 +7,15 @@ import { noneAny, presentWorkItems, searchIn, workItemFilters } from './work-ite
 const userIds = () => z.union([z.array(z.number()).max(5), noneAny()]);
 
 const mergeRequestFilters = {
-  state: z.enum(['opened', 'closed', 'locked', 'merged']).optional().describe('Default all.'),
+  state: z.enum(['opened', 'closed', 'locked', 'merged']).optional(),
   ...workItemFilters,
-  order_by: z.enum(['created_at', 'updated_at']).optional().describe('Default created_at.'),
-  view: z.enum(['simple']).optional().describe('Only iid, URL, title, description, state.'),
-  approver_ids: userIds().optional().describe('Asked to approve; None or Any (higher tier).'),
-  approved_by_ids: userIds().optional().describe('Approved it; None or Any (higher tier).'),
-  source_branch: z.string().optional().describe('Branch name.'),
-  target_branch: z.string().optional().describe('Branch name.'),
-  wip: z.enum(['yes', 'no']).optional().describe('Drafts only, or no drafts.'),
+  order_by: z.enum(['created_at', 'updated_at']).optional(),
+  view: z.enum(['simple']).optional().describe('Fewer fields.'),
+  approver_ids: userIds().optional().describe('Higher tier.'),
+  approved_by_ids: userIds().optional().describe('Higher tier.'),
+  source_branch: z.string().optional(),
+  target_branch: z.string().optional(),
+  wip: z.enum(['yes', 'no']).optional().describe('Drafts.'),
 };
 
 const present = presentWorkItems('merge request', '!');
@@ -26,7 +26,7 @@ export const mergeRequestsOperations = [
     chat: 'mr list-all',
     area: 'merge_requests',
     title: 'List merge requests everywhere',
-    description: 'List merge requests across all projects you can see; by default only those you created (scope=all for every one).',
+    description: 'List merge requests across all projects you can see; only those you created unless scope=all.',
     route: 'GET /merge_requests',
     input: z.object({
       ...mergeRequestFilters,
@@ -58,7 +58,7 @@ export const mergeRequestsOperations = [
     input: z.object({
       id: fields.projectId(),
       ...mergeRequestFilters,
-      iids: z.array(z.number()).optional().describe('Merge request numbers.'),
+      iids: z.array(z.number()).optional(),
     }),
     effect: 'read',
     pagination: 'offset',

@@ -13,10 +13,10 @@ const EVENTS = [
 ] as const;
 
 const changeShape = {
-  level: z.enum(LEVELS).optional().describe('global follows your global level; custom uses events.'),
+  level: z.enum(LEVELS).optional().describe('custom uses events.'),
   // One object instead of 15 top-level booleans keeps the tool small; it is sent as the API's own booleans.
   events: z.partialRecord(z.enum(EVENTS), z.boolean()).optional()
-    .describe('Email events on or off for level custom, e.g. {"new_note": false}; new_epic is higher tier.'),
+    .describe('For level custom, e.g. {"new_note": false}.'),
 };
 
 /** Sends `events` as the top-level booleans the service reads. */
@@ -52,8 +52,8 @@ function confirmChange(where: string) {
   };
 }
 
-const getDescription = (where: string) => `Read your email notification level${where}, and its events when custom.`;
-const setDescription = (where: string) => `Change your email notification level${where}, or the events of level custom.`;
+const getDescription = (where: string) => `Read your email notification level${where} and its custom events.`;
+const setDescription = (where: string) => `Change your email notification level${where} or its custom events.`;
 
 function update<S extends z.ZodObject>(spec: { name: string; chat: string; route: string; where: string; description: string; input: S }) {
   const op: Operation = defineOperation({
@@ -79,7 +79,7 @@ export const notificationSettingsOperations = [
     chat: 'notification get',
     area: 'notification_settings',
     title: 'Get global notification settings',
-    description: `${getDescription('')} Also the address emails go to.`,
+    description: 'Read your email notification level, its custom events and the address emails go to.',
     route: 'GET /notification_settings',
     input: z.object({}),
     effect: 'read',
@@ -90,7 +90,7 @@ export const notificationSettingsOperations = [
     description: setDescription(' everywhere'),
     input: z.object({
       ...changeShape,
-      notification_email: z.string().optional().describe('Where emails go; one of your verified addresses.'),
+      notification_email: z.string().optional().describe('One of your verified addresses.'),
     }),
   }),
   defineOperation({

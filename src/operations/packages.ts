@@ -5,7 +5,7 @@ import { asRecord, presentList, show, type Fields } from './present.js';
 import { age } from './work-items.js';
 
 // A plain number keeps the schema small; the service itself refuses an ID that is not a whole number.
-const packageId = () => z.number().describe('Package ID.');
+const packageId = () => z.number();
 const packageInput = z.object({ id: fields.projectId(), package_id: packageId() });
 
 /** The project path inside a package's web_path ("/acme/web/-/packages/3" → "acme/web"), when the service sent one. */
@@ -27,7 +27,7 @@ export const packagesOperations = [
     chat: 'package list',
     area: 'packages',
     title: 'List packages',
-    description: 'List the packages published to a project: name, version, type.',
+    description: 'List the packages published to a project, with name, version and type.',
     route: 'GET /projects/:id/packages',
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
@@ -39,11 +39,11 @@ export const packagesOperations = [
     chat: 'package list-group',
     area: 'packages',
     title: 'List group packages',
-    description: 'List the packages of a group\'s projects, subgroups included, with the pipeline that built each.',
+    description: 'List the packages of a group\'s projects, subgroups included.',
     route: 'GET /groups/:id/packages',
     input: z.object({
       id: fields.groupId(),
-      exclude_subgroups: z.boolean().optional().describe('Leave out the subgroups\' projects.'),
+      exclude_subgroups: z.boolean().optional(),
     }),
     effect: 'read',
     pagination: 'offset',

@@ -6,7 +6,7 @@ import { asRecord, presentList, shortSha, show } from './present.js';
 
 export const PIPELINE_STATUSES = ['running', 'pending', 'success', 'failed', 'canceled', 'skipped'] as const;
 
-const pipelineId = () => z.number().int().positive().describe('Pipeline ID (the number shown as #123).');
+const pipelineId = () => z.number().int().positive();
 
 const pipelineInput = z.object({ id: fields.projectId(), pipeline_id: pipelineId() });
 
@@ -52,24 +52,21 @@ export const pipelinesOperations = [
     area: 'pipelines',
     title: 'List pipelines',
     description:
-      'List the CI pipelines of a project, newest first, optionally filtered by status, ref, commit, who ' +
-      'triggered them or update time. Each has id, status, ref, sha, web_url, created_at and updated_at. ' +
-      'Use get_pipeline for duration, coverage and the user.',
+      'List a project\'s CI pipelines, newest first, filtered by status, ref, commit, user or time.',
     route: 'GET /projects/:id/pipelines',
     input: z.object({
       id: fields.projectId(),
-      scope: z.enum(['running', 'pending', 'finished', 'branches', 'tags']).optional()
-        .describe('Only pipelines in this scope.'),
-      status: z.enum(PIPELINE_STATUSES).optional().describe('Only pipelines with this status.'),
-      ref: z.string().min(1).optional().describe('Only pipelines of this branch or tag.'),
-      sha: z.string().min(1).optional().describe('Only pipelines of this commit SHA.'),
-      yaml_errors: z.boolean().optional().describe('true: only pipelines with an invalid CI configuration.'),
-      name: z.string().min(1).optional().describe('Only pipelines with this name.'),
-      username: z.string().min(1).optional().describe('Only pipelines triggered by this username.'),
-      updated_after: fields.dateTime('Only pipelines updated after this time').optional(),
-      updated_before: fields.dateTime('Only pipelines updated before this time').optional(),
-      order_by: z.enum(['id', 'status', 'ref', 'updated_at', 'user_id']).optional().describe('Sort key (default id).'),
-      sort: z.enum(['asc', 'desc']).optional().describe('Sort direction (default desc).'),
+      scope: z.enum(['running', 'pending', 'finished', 'branches', 'tags']).optional(),
+      status: z.enum(PIPELINE_STATUSES).optional(),
+      ref: z.string().min(1).optional().describe('Branch or tag.'),
+      sha: z.string().min(1).optional(),
+      yaml_errors: z.boolean().optional().describe('true: only invalid CI configurations.'),
+      name: z.string().min(1).optional(),
+      username: z.string().min(1).optional().describe('Who triggered it.'),
+      updated_after: fields.dateTime().optional(),
+      updated_before: fields.dateTime().optional(),
+      order_by: z.enum(['id', 'status', 'ref', 'updated_at', 'user_id']).optional().describe('Default id.'),
+      sort: z.enum(['asc', 'desc']).optional().describe('Default desc.'),
     }),
     effect: 'read',
     pagination: 'offset',
@@ -81,8 +78,7 @@ export const pipelinesOperations = [
     area: 'pipelines',
     title: 'Get pipeline',
     description:
-      'Read one pipeline: status, ref, sha, before_sha, tag, yaml_errors, the user who triggered it, ' +
-      'created/started/finished times, duration (seconds) and coverage.',
+      'Read one pipeline: status, ref, commit, user, times, duration (seconds) and coverage.',
     route: 'GET /projects/:id/pipelines/:pipeline_id',
     input: pipelineInput,
     effect: 'read',
@@ -93,7 +89,7 @@ export const pipelinesOperations = [
     chat: 'pipeline variables',
     area: 'pipelines',
     title: 'List pipeline variables',
-    description: 'List the variables a pipeline was run with: key, value and variable_type ("env_var" or "file").',
+    description: 'List the variables a pipeline was run with.',
     route: 'GET /projects/:id/pipelines/:pipeline_id/variables',
     input: pipelineInput,
     effect: 'read',
@@ -104,18 +100,17 @@ export const pipelinesOperations = [
     area: 'pipelines',
     title: 'Run pipeline',
     description:
-      'Start a new CI pipeline for a branch or tag, optionally with variables. Returns the new pipeline ' +
-      '(status "pending").',
+      'Start a new CI pipeline for a branch or tag, optionally with variables.',
     route: 'POST /projects/:id/pipeline',
     input: z.object({
       id: fields.projectId(),
-      ref: fields.ref('Branch or tag to run the pipeline for.'),
+      ref: fields.ref('Branch or tag.'),
       variables: z.array(z.strictObject({
-        key: z.string().min(1).describe('Variable name.'),
-        value: z.string().describe('Variable value.'),
+        key: z.string().min(1),
+        value: z.string(),
         variable_type: z.enum(['env_var', 'file']).optional()
-          .describe('"env_var" (default) or "file" (the value is written to a file whose path is the variable).'),
-      })).optional().describe('Variables to pass to this pipeline run.'),
+          .describe('file: the job gets a file path.'),
+      })).optional(),
     }),
     effect: 'write',
     undo: 'Starts a new pipeline, which cancel_pipeline stops; what its jobs do (a deploy) is theirs to undo.',
@@ -127,7 +122,7 @@ export const pipelinesOperations = [
     area: 'pipelines',
     title: 'Retry pipeline',
     description:
-      'Run a pipeline\'s jobs again, as after a failure; the pipeline goes back to "pending". Returns the pipeline.',
+      'Run a pipeline\'s failed or canceled jobs again, e.g. after a flaky failure.',
     route: 'POST /projects/:id/pipelines/:pipeline_id/retry',
     input: pipelineInput,
     effect: 'write',
@@ -140,7 +135,7 @@ export const pipelinesOperations = [
     chat: 'pipeline cancel',
     area: 'pipelines',
     title: 'Cancel pipeline',
-    description: 'Cancel a pipeline\'s running and pending jobs; the pipeline becomes "canceled". Returns the pipeline.',
+    description: 'Cancel a pipeline\'s running and pending jobs.',
     route: 'POST /projects/:id/pipelines/:pipeline_id/cancel',
     input: pipelineInput,
     effect: 'write',
@@ -156,7 +151,7 @@ export const pipelinesOperations = [
     chat: 'pipeline delete',
     area: 'pipelines',
     title: 'Delete pipeline',
-    description: 'Delete a pipeline for good. Cannot be undone.',
+    description: 'Delete a pipeline and its jobs for good.',
     route: 'DELETE /projects/:id/pipelines/:pipeline_id',
     input: pipelineInput,
     effect: 'destructive',

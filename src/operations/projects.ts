@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { presentList, show } from './present.js';
 
-const flag = (what: string) => z.boolean().optional().describe(what);
+/** A yes/no filter; only those whose name does not say what they do get a text. */
+const flag = (what?: string) => (what === undefined ? z.boolean().optional() : z.boolean().optional().describe(what));
 
 /** The spec's project orders (the group project list has the same). */
 export const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
@@ -12,31 +13,31 @@ export const accessLevel = () => z.literal([10, 20, 30, 40, 50]).describe('10 gu
 
 /** Filters every project list takes (instance, user and group lists). */
 export const projectFilters = {
-  search: z.string().optional().describe('Text in name, path or description.'),
-  archived: flag('true: only archived; false: only active.'),
-  visibility: z.enum(['public', 'internal', 'private']).optional().describe('Only this visibility.'),
-  order_by: z.enum(PROJECT_ORDER).optional().describe('Default created_at.'),
-  sort: z.enum(['asc', 'desc']).optional().describe('Default desc.'),
-  simple: flag('Short form of each project.'),
-  owned: flag('Only projects you own.'),
-  starred: flag('Only projects you starred.'),
+  search: z.string().optional().describe('In name, path or description.'),
+  archived: flag(),
+  visibility: z.enum(['public', 'internal', 'private']).optional(),
+  order_by: z.enum(PROJECT_ORDER).optional(),
+  sort: z.enum(['asc', 'desc']).optional(),
+  simple: flag('Fewer fields.'),
+  owned: flag(),
+  starred: flag(),
   with_custom_attributes: flag('Administrators.'),
-  with_issues_enabled: flag('Only with issues enabled.'),
-  with_merge_requests_enabled: flag('Only with merge requests enabled.'),
+  with_issues_enabled: flag(),
+  with_merge_requests_enabled: flag(),
   min_access_level: accessLevel().optional(),
 };
 
 /** What the instance and user lists add. */
 const listFilters = {
   ...projectFilters,
-  membership: flag('Only projects you are a member of.'),
-  statistics: flag('Commit count and storage sizes.'),
-  with_programming_language: z.string().optional().describe('E.g. "TypeScript".'),
-  id_after: z.number().optional().describe('Only IDs above this.'),
-  id_before: z.number().optional().describe('Only IDs below this.'),
-  custom_attributes: z.record(z.string(), z.string()).optional().describe('Administrators: only projects with these values.'),
+  membership: flag(),
+  statistics: flag(),
+  with_programming_language: z.string().optional(),
+  id_after: z.number().optional(),
+  id_before: z.number().optional(),
+  custom_attributes: z.record(z.string(), z.string()).optional().describe('Administrators.'),
   // Offset pages stop at 10,000 projects; keyset pages (order_by=id only) go on.
-  pagination: z.literal('keyset').optional().describe('Keyset pages, needed past 10,000 projects; only with order_by=id.'),
+  pagination: z.literal('keyset').optional().describe('Needed past 10,000 projects; only with order_by=id.'),
 };
 
 const presentProjects = presentList('project', (p) => [show(p.path_with_namespace), show(p.description)]);

@@ -4,23 +4,22 @@ import { defineOperation, fields } from './define.js';
 import type { Presentation } from './define.js';
 import { asRecord, presentList, show } from './present.js';
 
-const tagName = () => z.string().min(1).describe('Tag the release belongs to, e.g. "v1.4.0".');
+const tagName = () => z.string().min(1);
 
 const milestoneTitles = () => z.array(z.string().min(1));
 
 // Create and update take the same fields but mean different things by leaving one out (a default vs no change),
 // so each describes its own.
 const createDetailsShape = {
-  name: z.string().min(1).optional().describe('Release title.'),
-  milestones: milestoneTitles().optional().describe('Titles of the milestones to link the release to.'),
-  released_at: fields.dateTime('When the release is (or was) published; default now').optional(),
+  name: z.string().min(1).optional(),
+  milestones: milestoneTitles().optional().describe('Milestone titles.'),
+  released_at: fields.dateTime('Default now').optional(),
 };
 
 const updateDetailsShape = {
-  name: z.string().min(1).optional().describe('New release title; left out, it stays as it is.'),
-  milestones: milestoneTitles().optional()
-    .describe('Titles of the milestones to link, replacing the current links; [] unlinks them all.'),
-  released_at: fields.dateTime('New publication time; left out, it stays as it is').optional(),
+  name: z.string().min(1).optional(),
+  milestones: milestoneTitles().optional().describe('Milestone titles, replacing the links; [] unlinks all.'),
+  released_at: fields.dateTime().optional(),
 };
 
 function presentRelease(data: unknown): Presentation {
@@ -42,8 +41,7 @@ export const releasesOperations = [
     area: 'releases',
     title: 'List releases',
     description:
-      'List a project\'s releases, ordered by released_at. Each has tag_name, name, ' +
-      'description (Markdown), released_at, author, commit, milestones and assets (source archives and links).',
+      'List a project\'s releases by released_at, with notes and assets.',
     route: 'GET /projects/:id/releases',
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
@@ -56,7 +54,7 @@ export const releasesOperations = [
     area: 'releases',
     title: 'Get release',
     description:
-      'Read one release by its tag: name, description, released_at, author, commit, milestones and assets.',
+      'Read one release by its tag, with notes, milestones and assets.',
     route: 'GET /projects/:id/releases/:tag_name',
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'read',
@@ -68,21 +66,20 @@ export const releasesOperations = [
     area: 'releases',
     title: 'Create release',
     description:
-      'Publish a release for a tag, with notes and optional asset links. If the tag does not exist yet, give ' +
-      '`ref` (branch, tag or commit) and the tag is created there. Needs push access. Returns the release.',
+      'Publish a release for a tag, with notes and asset links; with `ref` a missing tag is created there.',
     route: 'POST /projects/:id/releases',
     input: z.object({
       id: fields.projectId(),
       tag_name: tagName(),
-      description: z.string().min(1).describe('Release notes (Markdown).'),
-      ref: fields.ref('Branch, tag or commit SHA to create the tag from; required when the tag does not exist yet.').optional(),
+      description: z.string().min(1).describe('Release notes, Markdown.'),
+      ref: fields.ref('Where to create a missing tag: branch, tag or commit SHA.').optional(),
       ...createDetailsShape,
       assets: z.strictObject({
         links: z.array(z.strictObject({
-          name: z.string().min(1).describe('Link text, e.g. "Linux binary".'),
-          url: z.url().describe('Where the asset is downloaded from.'),
-        })).describe('Links to release assets such as binaries or packages.'),
-      }).optional().describe('Release assets (the API\'s assets:links).'),
+          name: z.string().min(1).describe('E.g. "Linux binary".'),
+          url: z.url(),
+        })),
+      }).optional(),
     }),
     effect: 'write',
     undo: 'Adds a release (and its tag when `ref` is given); an existing release of the tag is refused, never overwritten.',
@@ -94,13 +91,12 @@ export const releasesOperations = [
     area: 'releases',
     title: 'Update release',
     description:
-      'Change a release\'s name, notes, milestones or released_at. Fields left out stay as they are; ' +
-      'milestones [] removes all milestone links. Returns the release.',
+      'Change a release\'s name, notes, milestones or date; fields left out stay as they are.',
     route: 'PUT /projects/:id/releases/:tag_name',
     input: z.object({
       id: fields.projectId(),
       tag_name: tagName(),
-      description: z.string().min(1).optional().describe('New release notes (Markdown); left out, they stay as they are.'),
+      description: z.string().min(1).optional().describe('Release notes, Markdown.'),
       ...updateDetailsShape,
     }),
     effect: 'write',

@@ -5,36 +5,34 @@ import { defineOperation, fields } from './define.js';
 const FILE_ROUTE = '/projects/:id/repository/files/:file_path';
 
 const filePath = () =>
-  z.string().min(1).describe('Full path of the file in the repository, e.g. "src/app.ts" (sent URL-encoded for you).');
+  z.string().min(1).describe('E.g. "src/app.ts", not URL-encoded.');
 
 /** Every read of a file names the project, the path and the ref it is read at. */
 const fileReadInput = z.object({
   id: fields.projectId(),
   file_path: filePath(),
-  ref: fields.ref('Branch, tag or commit SHA to read the file at (required).'),
+  ref: z.string().min(1),
 });
 
 /** What every single-file commit (create, update, delete) takes. */
 const fileCommitShape = {
   id: fields.projectId(),
   file_path: filePath(),
-  branch: z.string().min(1).describe('Branch to commit to. With start_branch, a new branch of this name is created.'),
-  start_branch: z.string().min(1).optional()
-    .describe('Existing branch to start from when `branch` does not exist yet.'),
-  commit_message: z.string().min(1).describe('Commit message.'),
-  author_email: z.string().min(1).optional().describe('Commit author email (default: the token\'s user).'),
-  author_name: z.string().min(1).optional().describe('Commit author name (default: the token\'s user).'),
+  branch: z.string().min(1),
+  start_branch: z.string().min(1).optional().describe('Where a new `branch` starts.'),
+  commit_message: z.string().min(1),
+  author_email: z.string().min(1).optional(),
+  author_name: z.string().min(1).optional(),
 };
 
 const newContentShape = {
-  content: z.string().describe('The whole file content (not a patch), as text or Base64 per `encoding`.'),
-  encoding: z.enum(['text', 'base64']).optional()
-    .describe('How `content` is written: "text" (default) or "base64" (for binary files).'),
+  content: z.string().describe('The whole file, not a diff.'),
+  encoding: z.enum(['text', 'base64']).optional().describe('Of content; default text.'),
 };
 
 const lastCommitId = () =>
   z.string().min(1).optional()
-    .describe('Last commit ID of the file you read; the service refuses the change if the file changed since.');
+    .describe('From get_file: refused if the file changed since.');
 
 export const repositoryFilesOperations = [
   defineOperation({
@@ -43,8 +41,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Get file',
     description:
-      'Read one repository file at a branch, tag or commit: its text (decoded, fenced) with size, content_sha256, ' +
-      'blob_id and last_commit_id (pass it when you update or delete the file). A binary file is attached or saved.',
+      'Read a file at a ref: its text with last_commit_id (pass it to update or delete the file); a binary is attached or saved.',
     route: `GET ${FILE_ROUTE}`,
     input: fileReadInput,
     effect: 'read',
@@ -55,9 +52,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Get file metadata',
     description:
-      'Check a repository file without downloading it (HEAD). Returns blob_id, commit_id, content_sha256, ' +
-      'encoding, file_name, file_path, last_commit_id, ref and size, from the service\'s X-Svc-* headers. ' +
-      'A missing file is a 404 error.',
+      'Check that a file exists and read its size, blob_id, last_commit_id and checksum, without the content.',
     route: `HEAD ${FILE_ROUTE}`,
     input: fileReadInput,
     effect: 'read',
@@ -68,7 +63,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Blame file',
     description:
-      'Show which commit last changed each line of a file: the lines, fenced, under each commit (id, author, date, message).',
+      'Which commit last changed each line of a file: the lines under each commit.',
     route: `GET ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',
@@ -79,8 +74,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Get file blame metadata',
     description:
-      'HEAD on the blame of a file: returns the same metadata as get_file_metadata (blob_id, commit_id, ' +
-      'content_sha256, last_commit_id, size, …) without the blame itself.',
+      'Read a file\'s metadata, as get_file_metadata does, through the blame route.',
     route: `HEAD ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',
@@ -91,8 +85,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Get raw file',
     description:
-      'Download a repository file at a branch, tag or commit as stored: text is shown, a binary is attached or ' +
-      'saved. Use get_file when you also need last_commit_id.',
+      'A file at a ref as stored: text shown, a binary attached or saved; no metadata (see get_file).',
     route: `GET ${FILE_ROUTE}/raw`,
     input: fileReadInput,
     effect: 'read',
@@ -104,8 +97,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Get raw file metadata',
     description:
-      'HEAD on the raw file: returns the file metadata (blob_id, commit_id, content_sha256, last_commit_id, ' +
-      'size, …) without downloading the content.',
+      'Read a file\'s metadata, as get_file_metadata does, through the raw route.',
     route: `HEAD ${FILE_ROUTE}/raw`,
     input: fileReadInput,
     effect: 'read',
@@ -116,8 +108,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Create file',
     description:
-      'Add a new file to a branch as one commit. Returns {file_path, branch}. Fails with 400 if the file ' +
-      'already exists. To change several files in one commit use create_commit.',
+      'Add a new file to a branch as one commit (400 if it exists); create_commit changes several at once.',
     route: `POST ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, ...newContentShape }),
     effect: 'write',
@@ -129,9 +120,8 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Update file',
     description:
-      'Replace the content of an existing file as one commit. `content` must be the WHOLE new file, not a ' +
-      'diff: whatever is sent becomes the file. Pass last_commit_id from get_file so a concurrent change is ' +
-      'refused instead of overwritten. Returns {file_path, branch}; content identical to the current one is a 400.',
+      'Replace a file\'s content as one commit: `content` is the WHOLE new file, not a diff. Pass ' +
+      'last_commit_id from get_file so a concurrent change is refused, not overwritten.',
     route: `PUT ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, ...newContentShape, last_commit_id: lastCommitId() }),
     effect: 'write',
@@ -143,8 +133,7 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Delete file',
     description:
-      'Remove a file from a branch as one commit. The file stays in the history. Pass last_commit_id from ' +
-      'get_file so a file changed since you read it is not deleted.',
+      'Remove a file from a branch as one commit; the history keeps it. Pass last_commit_id from get_file.',
     route: `DELETE ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, last_commit_id: lastCommitId() }),
     effect: 'destructive',

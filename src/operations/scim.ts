@@ -6,8 +6,8 @@ import { defineOperation } from './define.js';
 import type { Operation, OperationResult, RunContext } from './define.js';
 import { buildRequest } from './execute.js';
 
-const groupPath = () => z.string().min(1).describe('Full path of the group, e.g. "acme".');
-const scimId = () => z.string().min(1).describe('The user\'s SCIM id (their external UID).');
+const groupPath = () => z.string().min(1);
+const scimId = () => z.string().min(1).describe('SCIM id: the external UID.');
 
 const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -31,19 +31,19 @@ const create: Operation = defineOperation({
   chat: 'scim create',
   area: 'scim',
   title: 'Provision SCIM user',
-  description: 'Create a user for the group\'s single sign-on and make them a member (guest).',
+  description: 'Create a user for the group\'s single sign-on and make them a guest member.',
   route: 'POST /api/scim/v2/groups/:group_path/Users',
   input: z.object({
     group_path: groupPath(),
-    externalId: z.string().min(1).describe('The user\'s ID at the identity provider.'),
-    userName: z.string().min(1).describe('Username.'),
-    email: z.string().min(1).describe('Work e-mail.'),
+    externalId: z.string().min(1).describe('ID at the identity provider.'),
+    userName: z.string().min(1),
+    email: z.string().min(1),
     name: z.object({
       formatted: z.string().min(1).describe('Full name.'),
-      givenName: z.string().min(1).describe('Given name.'),
-      familyName: z.string().min(1).describe('Family name.'),
-    }).describe('The user\'s names.'),
-    active: z.boolean().optional().describe('false: provision without an active identity.'),
+      givenName: z.string().min(1),
+      familyName: z.string().min(1),
+    }),
+    active: z.boolean().optional().describe('false: no active identity.'),
   }),
   effect: 'write',
   undo: 'Adds an identity and a membership and replaces nothing; delete_scim_user removes both again.',
@@ -56,16 +56,16 @@ const update: Operation = defineOperation({
   chat: 'scim update',
   area: 'scim',
   title: 'Update SCIM user',
-  description: 'Change a provisioned user\'s external ID, username, name or work e-mail, or deactivate them (active: false).',
+  description: 'Change a provisioned user\'s IDs, name or e-mail, or deactivate them (active: false).',
   route: 'PATCH /api/scim/v2/groups/:group_path/Users/:id',
   input: z.object({
     group_path: groupPath(),
     id: scimId(),
-    externalId: z.string().min(1).optional().describe('New ID at the identity provider (also the new SCIM id).'),
-    userName: z.string().min(1).optional().describe('New username.'),
-    name: z.string().min(1).optional().describe('New full name.'),
-    email: z.string().min(1).optional().describe('Work e-mail.'),
-    active: z.boolean().optional().describe('false removes the user\'s single-sign-on identity.'),
+    externalId: z.string().min(1).optional().describe('Also the new SCIM id.'),
+    userName: z.string().min(1).optional(),
+    name: z.string().min(1).optional().describe('Full name.'),
+    email: z.string().min(1).optional(),
+    active: z.boolean().optional().describe('false removes the single-sign-on identity.'),
   }),
   // Any field it sets is overwritten without history, and active: false signs the user out of the group's SSO.
   effect: 'destructive',
@@ -88,13 +88,13 @@ export const scimOperations = [
     chat: 'scim list',
     area: 'scim',
     title: 'List SCIM users',
-    description: 'List the users provisioned in a group through single sign-on, e.g. to find one by userName.',
+    description: 'List the users provisioned in a group through single sign-on.',
     route: 'GET /api/scim/v2/groups/:group_path/Users',
     input: z.object({
       group_path: groupPath(),
-      filter: z.string().min(1).optional().describe('One equality, e.g. userName eq "alice" or id eq "<external UID>".'),
-      startIndex: z.number().int().min(1).optional().describe('First result, from 1.'),
-      count: z.number().int().min(0).max(100).optional().describe('Results at most; default 20.'),
+      filter: z.string().min(1).optional().describe('One equality, e.g. userName eq "alice".'),
+      startIndex: z.number().int().min(1).optional(),
+      count: z.number().int().min(0).max(100).optional().describe('Default 20.'),
     }),
     effect: 'read',
   }),
@@ -115,7 +115,7 @@ export const scimOperations = [
     chat: 'scim delete',
     area: 'scim',
     title: 'De-provision SCIM user',
-    description: 'Remove a user\'s single-sign-on identity and their membership of the group; the account stays.',
+    description: 'Remove a user\'s single-sign-on identity and group membership; the account stays.',
     route: 'DELETE /api/scim/v2/groups/:group_path/Users/:id',
     input: z.object({ group_path: groupPath(), id: scimId() }),
     effect: 'destructive',

@@ -5,11 +5,11 @@ import { asRecord, presentList, show } from './present.js';
 import { age } from './work-items.js';
 
 // A plain number keeps the schema small; the service itself refuses an ID that is not a whole number.
-const snippetId = () => z.number().describe('Snippet ID.');
+const snippetId = () => z.number();
 const snippetInput = z.object({ id: fields.projectId(), snippet_id: snippetId() });
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
-const visibility = () => z.enum(VISIBILITY).describe('private: only you; internal: signed-in users; public: anyone.');
+const visibility = () => z.enum(VISIBILITY).describe('internal: signed-in users.');
 
 /** One line per snippet: title · file · visibility · author · age. */
 const presentSnippets = presentList('snippet', (s) => [
@@ -27,7 +27,7 @@ export const snippetsOperations = [
     chat: 'snippet list',
     area: 'snippets',
     title: 'List snippets',
-    description: 'List the snippets of a project that you may see.',
+    description: 'List the snippets of a project that you can see.',
     route: 'GET /projects/:id/snippets',
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
@@ -39,7 +39,7 @@ export const snippetsOperations = [
     chat: 'snippet get',
     area: 'snippets',
     title: 'Get snippet',
-    description: 'Read one project snippet\'s title, file name, description and author; get_snippet_raw gives its content.',
+    description: 'Read a project snippet\'s title, file name and author; get_snippet_raw gives its content.',
     route: 'GET /projects/:id/snippets/:snippet_id',
     input: snippetInput,
     effect: 'read',
@@ -64,11 +64,11 @@ export const snippetsOperations = [
     route: 'POST /projects/:id/snippets',
     input: z.object({
       id: fields.projectId(),
-      title: z.string().min(1).describe('Snippet title.'),
-      file_name: z.string().min(1).describe('File name, e.g. "setup.sh".'),
-      content: z.string().min(1).describe('The file\'s text.'),
+      title: z.string().min(1),
+      file_name: z.string().min(1).describe('E.g. "setup.sh".'),
+      content: z.string().min(1),
       visibility: visibility(),
-      description: z.string().optional().describe('Snippet description.'),
+      description: z.string().optional(),
     }),
     effect: 'write',
     undo: 'Adds a new snippet and replaces nothing; delete_snippet removes it again.',
@@ -78,15 +78,15 @@ export const snippetsOperations = [
     chat: 'snippet update',
     area: 'snippets',
     title: 'Update snippet',
-    description: 'Change a project snippet\'s title, file name, content, description or visibility; fields left out stay.',
+    description: 'Change a project snippet\'s text or details; fields left out stay.',
     route: 'PUT /projects/:id/snippets/:snippet_id',
     input: z.object({
       id: fields.projectId(),
       snippet_id: snippetId(),
-      title: z.string().min(1).optional().describe('New title.'),
-      file_name: z.string().min(1).optional().describe('New file name.'),
-      content: z.string().min(1).optional().describe('New text, replacing the whole file.'),
-      description: z.string().optional().describe('New description.'),
+      title: z.string().min(1).optional(),
+      file_name: z.string().min(1).optional(),
+      content: z.string().min(1).optional().describe('Replaces the whole file.'),
+      description: z.string().optional(),
       visibility: visibility().optional(),
     }),
     effect: 'write',

@@ -15,22 +15,22 @@ export const noneAny = () => z.enum(NONE_ANY);
 /** Filters of every issue and merge request list. */
 export const workItemFilters = {
   labels: z.string().optional().describe('Comma-separated, all must match; None or Any.'),
-  with_labels_details: z.boolean().optional().describe('Labels as objects with color and description.'),
+  with_labels_details: z.boolean().optional(),
   milestone: z.string().optional().describe('Title, None or Any.'),
-  scope: z.enum(['created_by_me', 'assigned_to_me', 'all']).optional().describe('Default all; created_by_me instance-wide.'),
-  author_id: userId().optional().describe('User ID.'),
-  assignee_id: z.union([userId(), noneAny()]).optional().describe('User ID, None or Any.'),
+  scope: z.enum(['created_by_me', 'assigned_to_me', 'all']).optional(),
+  author_id: userId().optional(),
+  assignee_id: z.union([userId(), noneAny()]).optional(),
   my_reaction_emoji: z.string().optional().describe('Emoji name, None or Any.'),
-  search: z.string().optional().describe('Text in title or description.'),
-  created_after: fields.dateTime('Created at or after').optional(),
-  created_before: fields.dateTime('Created at or before').optional(),
-  updated_after: fields.dateTime('Updated at or after').optional(),
-  updated_before: fields.dateTime('Updated at or before').optional(),
-  sort: z.enum(['asc', 'desc']).optional().describe('Default desc.'),
+  search: z.string().optional(),
+  created_after: fields.dateTime().optional(),
+  created_before: fields.dateTime().optional(),
+  updated_after: fields.dateTime().optional(),
+  updated_before: fields.dateTime().optional(),
+  sort: z.enum(['asc', 'desc']).optional(),
 };
 
-/** `in` of a search (the spec's values). */
-export const searchIn = () => z.enum(['title', 'description', 'title,description']).optional().describe('Where search looks; default both.');
+/** `in` of a search (the spec's values): where `search` looks, both when left out. */
+export const searchIn = () => z.enum(['title', 'description', 'title,description']).optional();
 
 /** How old something is, as people say it in chat: 45m, 5h, 3d, 2mo, 1y. */
 export function age(value: unknown, now = Date.now()): string {

@@ -26,11 +26,11 @@ describe('command help', () => {
   it('has the usage line, the description, every parameter and examples', () => {
     expect(commandHelp(op('retry_pipeline'), { prefix: '/forge ' })).toBe([
       'Usage: /forge pipeline retry <id> <pipeline_id> [key=value …]',
-      'Retry pipeline: Run a pipeline\'s jobs again, as after a failure; the pipeline goes back to "pending". Returns the pipeline.',
+      'Retry pipeline: Run a pipeline\'s failed or canceled jobs again, e.g. after a flaky failure.',
       '',
       'Parameters:',
       '  id           integer or string, required — Project ID or full path.',
-      '  pipeline_id  integer, required — Pipeline ID (the number shown as #123).',
+      '  pipeline_id  integer, required',
       '',
       'Examples:',
       '  /forge pipeline retry acme/web 42',
@@ -41,7 +41,8 @@ describe('command help', () => {
   it('says when a command asks for confirmation, and lists enum values and list types', () => {
     const text = commandHelp(op('delete_pipeline'));
     expect(text.split('\n')[2]).toBe('Asks you to confirm before it runs.');
-    expect(commandHelp(op('list_pipelines'))).toContain('\n  status          one of running, pending, success, failed, canceled, skipped, optional — Only pipelines with this status.\n');
+    expect(commandHelp(op('list_pipelines'))).toContain('\n  status          one of running, pending, success, failed, canceled, skipped, optional\n');
+    expect(commandHelp(op('list_pipelines'))).toContain('\n  order_by        one of id, status, ref, updated_at, user_id, optional — Default id.\n');
     expect(commandHelp(op('get_merge_base'))).toContain('\n  refs  list of string, required — ');
   });
 

@@ -20,20 +20,33 @@ function readEndpoints(): Map<string, Endpoint> {
 
 type JsonSchema = Record<string, unknown>;
 
-/** Dotted paths of every property in a JSON Schema (nested objects, array items, unions) that has no description. */
-function undescribedProperties(schema: JsonSchema, prefix = ''): string[] {
-  const missing: string[] = [];
+/** Lower-case words of a text or a snake_case / camelCase name. */
+function words(text: string): string[] {
+  return text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+}
+
+/**
+ * "path: description" of every property (nested objects, array items, unions) whose description only restates its
+ * name ("Commit message." on commit_message, "User ID." on user_id): such a text costs every assistant bytes and
+ * says nothing the name does not. A description is empty, or says something more.
+ */
+function restatedDescriptions(schema: JsonSchema, prefix = ''): string[] {
+  const found: string[] = [];
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   for (const [key, property] of Object.entries(properties)) {
     const path = prefix ? `${prefix}.${key}` : key;
-    if (typeof property.description !== 'string' || property.description.trim() === '') missing.push(path);
-    missing.push(...undescribedProperties(property, path));
+    const description = property.description;
+    if (typeof description === 'string') {
+      const nameWords = new Set(words(key));
+      if (description.trim() === '' || words(description).every((word) => nameWords.has(word))) found.push(`${path}: ${description}`);
+    }
+    found.push(...restatedDescriptions(property, path));
   }
-  if (schema.items && typeof schema.items === 'object') missing.push(...undescribedProperties(schema.items as JsonSchema, `${prefix}[]`));
+  if (schema.items && typeof schema.items === 'object') found.push(...restatedDescriptions(schema.items as JsonSchema, `${prefix}[]`));
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    for (const branch of (schema[key] ?? []) as JsonSchema[]) missing.push(...undescribedProperties(branch, prefix));
+    for (const branch of (schema[key] ?? []) as JsonSchema[]) found.push(...restatedDescriptions(branch, prefix));
   }
-  return missing;
+  return found;
 }
 
 const endpoints = readEndpoints();
@@ -86,10 +99,10 @@ describe('operation registry', () => {
     expect(archive.input.safeParse({}).success).toBe(false);
   });
 
-  it.each(operations.map((op) => [op.name, op] as const))('%s has a JSON Schema with every field described', (_name, op) => {
+  it.each(operations.map((op) => [op.name, op] as const))('%s has a JSON Schema whose field texts say more than the names', (_name, op) => {
     const schema = z.toJSONSchema(op.input, { io: 'input' }) as JsonSchema;
     expect(schema.type).toBe('object');
-    expect(undescribedProperties(schema)).toEqual([]);
+    expect(restatedDescriptions(schema)).toEqual([]);
   });
 
   it('marks every delete destructive and every GET or HEAD a read', () => {
@@ -158,11 +171,14 @@ describe('operation registry', () => {
     expect(mentioned.filter(([, token]) => !names.has(token))).toEqual([]);
   });
 
-  it('finds missing descriptions in nested fields too', () => {
+  it('finds descriptions that restate the name, in nested fields too', () => {
     const schema = z.toJSONSchema(z.object({
-      ok: z.string().describe('fine'),
-      list: z.array(z.object({ bare: z.string() })).describe('items'),
+      commit_message: z.string().describe('Commit message.'),
+      user_id: z.number().describe('User ID.'),
+      id: z.number().describe('User ID.'),
+      bare: z.string(),
+      list: z.array(z.object({ externalId: z.string().describe('External ID'), note: z.string().describe('Markdown.') })),
     }), { io: 'input' }) as JsonSchema;
-    expect(undescribedProperties(schema)).toEqual(['list[].bare']);
+    expect(restatedDescriptions(schema)).toEqual(['commit_message: Commit message.', 'user_id: User ID.', 'list[].externalId: External ID']);
   });
 });
