@@ -1,6 +1,7 @@
 // Registry → MCP tool descriptors: name, title, description, JSON Schema from zod, annotations from effect.
 import { z } from 'zod';
 import { MAX_URL_VALUE_CHARS, type Operation } from '../operations/define.js';
+import { DRY_RUN_KEY } from '../operations/dry-run.js';
 
 /** MCP tool hints; each is sent only when it differs from the protocol's default (see toolAnnotations). */
 export interface ToolAnnotations {
@@ -75,6 +76,16 @@ export function selectOperations(all: readonly Operation[], filter: ToolFilter):
     (filter.toolsets.length === 0 || filter.toolsets.includes(op.area)) && (!filter.readOnly || op.effect === 'read'));
 }
 
+/**
+ * A tool that changes data also takes dry_run (see dry-run.ts). Only its type is published: the server instructions
+ * explain it once, rather than every tool's schema repeating the same sentence.
+ */
+function withDryRun(op: Operation, schema: Record<string, unknown>): Record<string, unknown> {
+  if (op.effect === 'read') return schema;
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  return { ...schema, properties: { ...properties, [DRY_RUN_KEY]: { type: 'boolean' } } };
+}
+
 const descriptorCache = new WeakMap<Operation, ToolDescriptor>();
 
 /** Converted once per operation per process: tools/list is answered often and zod → JSON Schema is not free. */
@@ -88,7 +99,7 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
     name: op.name,
     title: op.title,
     description: op.description + suffix,
-    inputSchema: { ...schema, type: 'object' },
+    inputSchema: { ...withDryRun(op, schema), type: 'object' },
     annotations: toolAnnotations(op),
   };
   descriptorCache.set(op, descriptor);
