@@ -12,6 +12,7 @@ import type { ApiTransport, ProgressEvent } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { selectOperations, toolDescriptor } from './tools.js';
+import { SessionTaskStore, startTask, TASK_WORK_LIMIT_MS, TASKS_CAPABILITY } from './tasks.js';
 import { successResult, textResult, type ToolResult } from './results.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
@@ -46,6 +47,14 @@ const INSTRUCTIONS = [
 
 type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: string };
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** How one call runs when it is not the plain request-bound call: a task has its own signal, limit and status line. */
+interface CallLimits {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Told every progress message too (a task's status line). */
+  status?: (message: string) => void;
+}
 
 /** How long a human has to answer a confirmation before the call is dropped (nothing runs). */
 export const CONFIRM_TIMEOUT_MS = 5 * 60_000;
@@ -91,7 +100,7 @@ async function askHuman(server: Server, prompt: string, options: McpServerOption
  * Progress notifications for one call, when the client asked for them (a progressToken): retries, pages, and a
  * heartbeat while it waits, so a client that resets its timeout on progress keeps waiting and a person sees why.
  */
-function progressReporter(extra: CallExtra, intervalMs: number) {
+function progressReporter(extra: CallExtra, intervalMs: number, status?: (message: string) => void) {
   const token = extra._meta?.progressToken;
   const started = Date.now();
   let progress = 0;
@@ -110,8 +119,12 @@ function progressReporter(extra: CallExtra, intervalMs: number) {
       phase = text;
     },
     event(event: ProgressEvent) {
-      if (event.kind === 'retry') send(`retry ${event.retry} in ${Math.ceil(event.waitMs / 1000)} s after: ${event.reason}`);
-      else send(`read page ${event.pages} (${event.items} results so far)`);
+      const message = event.kind === 'retry' ? `retry ${event.retry} in ${Math.ceil(event.waitMs / 1000)} s after: ${event.reason}`
+        : event.kind === 'poll' ? `check ${event.polls}: ${event.message}`
+          : `read page ${event.pages} (${event.items} results so far)`;
+      // A task's status line shows what happened last, not the heartbeat's clock.
+      status?.(message);
+      send(message);
     },
     stop() {
       if (heartbeat) clearInterval(heartbeat);
@@ -120,19 +133,26 @@ function progressReporter(extra: CallExtra, intervalMs: number) {
 }
 
 /** The tools/call parameters as sent, checked only as far as needed to answer with words a model can act on. */
-function readCallParams(params: unknown): { name: string; args: unknown } {
-  const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
+function readCallParams(params: unknown): { name: string; args: unknown; asTask: boolean } {
+  const p = (params ?? {}) as { name?: unknown; arguments?: unknown; task?: unknown };
   if (typeof p.name !== 'string' || p.name === '') {
     throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of the tool to call');
   }
-  return { name: p.name, args: p.arguments };
+  return { name: p.name, args: p.arguments, asTask: p.task !== undefined };
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
   const log = options.log ?? silentLogger;
   const offered = selectOperations(options.operations, { toolsets: options.toolsets, readOnly: options.readOnly });
   const byName = new Map(offered.map((op) => [op.name, op]));
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const tasks = new SessionTaskStore();
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, tasks: TASKS_CAPABILITY },
+    instructions: INSTRUCTIONS,
+    taskStore: tasks,
+  });
+  // A task outliving its session would poll on for nobody.
+  server.onclose = () => tasks.close();
   const explainOptions = {
     operations: options.operations,
     deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
@@ -152,7 +172,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     return successResult({ data: outcome.preview, status: 0 }, 'json', options.maxResultChars);
   }
 
-  async function callTool(name: string, args: unknown, extra: CallExtra): Promise<ToolResult> {
+  async function callTool(name: string, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
     const op = byName.get(name);
     if (!op) {
       const known = options.operations.some((o) => o.name === name);
@@ -166,7 +186,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const prepared = prepareCall(op, requested.args, { readOnly: options.readOnly }, explainOptions);
     if (prepared.kind === 'refused') return textResult(prepared.message, true);
     const { input } = prepared;
-    const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS);
+    const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
     try {
       if (prepared.kind === 'confirm') {
         if (pendingConfirmations >= MAX_PENDING_CONFIRMATIONS) {
@@ -194,8 +214,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       const outcome = await executeCall(op, input, {
         client: options.client,
         token: options.token,
-        signal: extra.signal,
-        deadline: started + options.callTimeoutMs,
+        signal: limits.signal ?? extra.signal,
+        deadline: started + (limits.timeoutMs ?? options.callTimeoutMs),
         onProgress: (event) => progress.event(event),
       }, explainOptions);
       if (!outcome.ok) {
@@ -212,11 +232,26 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   }
 
+  /**
+   * A task-augmented tools/call: only a long wait runs as a task (the protocol's answer to any other is -32601), and
+   * input the call would refuse is refused now, in words, rather than as a task that fails without saying why.
+   */
+  async function callToolAsTask(name: string, args: unknown, extra: CallExtra) {
+    const op = byName.get(name);
+    if (!op?.longRunning) {
+      throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not run as a task (its execution.taskSupport is not set); call it without task.`);
+    }
+    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explainOptions);
+    if (prepared.kind === 'refused') throw new McpError(ErrorCode.InvalidParams, prepared.message);
+    return startTask(tasks, extra, ({ signal, status }) => callTool(name, args, extra, { signal, timeoutMs: TASK_WORK_LIMIT_MS, status }));
+  }
+
   // tools/call is taken raw rather than through the SDK's own schema: its check answers bad arguments (a string,
   // an array) with a validation dump, where a model needs one sentence naming what is wrong.
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const { name, args } = readCallParams(request.params);
+    const { name, args, asTask } = readCallParams(request.params);
+    if (asTask) return callToolAsTask(name, args, extra as CallExtra);
     return callTool(name, args, extra as CallExtra);
   };
   return server;

@@ -16,6 +16,8 @@ export interface ToolDescriptor {
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
   annotations: ToolAnnotations;
+  /** Present on long waits, which a client that supports tasks may run as one. */
+  execution?: { taskSupport: 'optional' };
 }
 
 /** The protocol's defaults: a tool is assumed to write, destructively, not idempotently, in an open world. */
@@ -101,6 +103,7 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
     description: op.description + suffix,
     inputSchema: { ...withDryRun(op, schema), type: 'object' },
     annotations: toolAnnotations(op),
+    ...(op.longRunning ? { execution: { taskSupport: 'optional' as const } } : {}),
   };
   descriptorCache.set(op, descriptor);
   return descriptor;

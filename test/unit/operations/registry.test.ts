@@ -64,9 +64,21 @@ describe('operation registry', () => {
     expect(op.area).toBe(endpoint?.area);
   });
 
-  it('routes no endpoint twice', () => {
-    const routes = operations.map((op) => `${op.method} ${op.path}`);
+  // A composed operation (wait_for_pipeline) has no endpoint of its own: it sends one of its parts' routes.
+  it('routes no endpoint twice, composed operations aside', () => {
+    const routes = operations.filter((op) => !op.composedOf).map((op) => `${op.method} ${op.path}`);
     expect(new Set(routes).size).toBe(routes.length);
+  });
+
+  const composed = operations.filter((op) => op.composedOf);
+  it('has composed operations, and each is made of registered operations whose route it sends', () => {
+    expect(composed.map((op) => op.name)).toContain('wait_for_pipeline');
+    for (const op of composed) {
+      const parts = op.composedOf!.map((name) => operations.find((o) => o.name === name));
+      expect(parts.every((part) => part && !part.composedOf), `${op.name} is made of ${op.composedOf!.join(', ')}`).toBe(true);
+      expect(parts.map((part) => part!.route), op.name).toContain(op.route);
+      expect(op.run, op.name).toBeDefined();
+    }
   });
 
   // defineOperation already refuses a route whose parameters the input lacks; what it does not check is that a
