@@ -72,8 +72,8 @@ const getPipeline: Operation = defineOperation({
 
 /** The wait's answer in chat: the pipeline as get_pipeline shows it, titled by whether it finished. */
 function presentWait(data: unknown, input: { id: string | number }): Presentation {
-  const { finished, waited_seconds: waited, pipeline } = asRecord(data);
-  const shown = presentPipeline(pipeline, input);
+  const { finished, waited_seconds: waited } = asRecord(asRecord(data).wait);
+  const shown = presentPipeline(data, input);
   return finished === true ? shown : { ...shown, title: `${shown.title} (still not finished after ${show(waited)} s)` };
 }
 
@@ -83,8 +83,8 @@ const waitForPipeline = defineOperation({
   area: 'pipelines',
   title: 'Wait for pipeline',
   description:
-    'Wait until a pipeline finishes (success, failed, canceled, skipped or manual) and return it; finished is false ' +
-    'if time ran out first. Runs as a task where the client supports tasks.',
+    'Wait until a pipeline finishes (success, failed, canceled, skipped or manual) and return it as get_pipeline does; ' +
+    'its wait.finished is false if time ran out first. Runs as a task where the client supports tasks.',
   route: 'GET /projects/:id/pipelines/:pipeline_id',
   composedOf: ['get_pipeline'],
   longRunning: true,
@@ -101,10 +101,9 @@ const waitForPipeline = defineOperation({
       describe: (pipeline) => `pipeline #${show(pipeline.id)} is ${show(pipeline.status)}`,
       timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
     });
-    return {
-      data: { finished: outcome.finished, waited_seconds: Math.round(outcome.waitedMs / 1000), checks: outcome.checks, pipeline: outcome.value },
-      status: 200,
-    };
+    // The pipeline as get_pipeline gives it (so chat shows its status and link), and how the wait went.
+    const wait = { finished: outcome.finished, waited_seconds: Math.round(outcome.waitedMs / 1000), checks: outcome.checks };
+    return { data: { ...outcome.value, wait }, status: 200 };
   },
 });
 
@@ -139,7 +138,6 @@ export const pipelinesOperations = [
     present: presentList('pipeline', (p) => [`#${show(p.id)}`, `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`]),
   }),
   getPipeline,
-  waitForPipeline,
   defineOperation({
     name: 'list_pipeline_variables',
     chat: 'pipeline variables',
@@ -214,4 +212,5 @@ export const pipelinesOperations = [
     effect: 'destructive',
     undo: 'Cannot be undone: the pipeline, its jobs and their logs are gone for good.',
   }),
+  waitForPipeline,
 ];

@@ -155,7 +155,7 @@ describe('wait_for_pipeline', () => {
   it('returns a finished pipeline after one check, shown as get_pipeline shows it', async () => {
     const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
     const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: failed.id });
-    expect(result.data).toMatchObject({ finished: true, checks: 1, pipeline: { id: failed.id, status: 'failed', before_sha: expect.any(String) } });
+    expect(result.data).toMatchObject({ id: failed.id, status: 'failed', before_sha: expect.any(String), wait: { finished: true, checks: 1 } });
     const shown = suite.operation('wait_for_pipeline').present!(result.data, { id: WEB, pipeline_id: failed.id });
     expect(shown.title).toBe(`Pipeline #${failed.id}: failed`);
     expect(shown.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: WEB, pipeline_id: failed.id }, style: 'primary' }]);
@@ -164,7 +164,7 @@ describe('wait_for_pipeline', () => {
   it('stops at its timeout with the running pipeline and finished: false', async () => {
     const [running] = (await suite.call('list_pipelines', { id: WEB, status: 'running' })).data as Pipeline[];
     const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: running.id, timeout_seconds: 1 });
-    expect(result.data).toMatchObject({ finished: false, checks: 1, pipeline: { id: running.id, status: 'running' } });
+    expect(result.data).toMatchObject({ id: running.id, status: 'running', wait: { finished: false, checks: 1 } });
     const shown = suite.operation('wait_for_pipeline').present!(result.data, { id: WEB, pipeline_id: running.id });
     expect(shown.title).toMatch(new RegExp(`^Pipeline #${running.id}: running \\(still not finished after \\d+ s\\)$`));
   });

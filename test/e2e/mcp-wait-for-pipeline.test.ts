@@ -13,7 +13,7 @@ const env = useSandbox();
 const WEB = 'acme/web';
 
 type Pipeline = { id: number; status: string };
-type Waited = { finished: boolean; checks: number; waited_seconds: number; pipeline: Pipeline };
+type Waited = Pipeline & { wait: { finished: boolean; checks: number; waited_seconds: number } };
 
 /** A new pipeline of acme/web, pending until something ends it. */
 async function newPipeline(): Promise<Pipeline> {
@@ -58,11 +58,11 @@ describe('wait_for_pipeline without a task', () => {
     await finished;
     expect(result.isError, resultText(result)).toBeFalsy();
     const waited = result.structuredContent as Waited;
-    expect(waited).toMatchObject({ finished: true, pipeline: { id: pipeline.id, status: 'canceled' } });
-    expect(waited.checks).toBeGreaterThanOrEqual(2);
+    expect(waited).toMatchObject({ id: pipeline.id, status: 'canceled', wait: { finished: true } });
+    expect(waited.wait.checks).toBeGreaterThanOrEqual(2);
     expect(progress[0]).toBe(`check 1: pipeline #${pipeline.id} is pending`);
-    expect(progress.at(-1)).toBe(`check ${waited.checks}: pipeline #${pipeline.id} is canceled`);
-    expect(checksOf(pipeline)).toBe(waited.checks);
+    expect(progress.at(-1)).toBe(`check ${waited.wait.checks}: pipeline #${pipeline.id} is canceled`);
+    expect(checksOf(pipeline)).toBe(waited.wait.checks);
     await mcp.close();
   });
 
@@ -71,7 +71,7 @@ describe('wait_for_pipeline without a task', () => {
     const pipeline = await newPipeline();
     const result = await mcp.client.callTool({ name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id } });
     expect(result.isError, resultText(result)).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ finished: false, pipeline: { id: pipeline.id, status: 'pending' } });
+    expect(result.structuredContent).toMatchObject({ id: pipeline.id, status: 'pending', wait: { finished: false } });
     await finish(pipeline);
     await mcp.close();
   });
@@ -102,8 +102,9 @@ describe('wait_for_pipeline as a task', () => {
     }
     expect(taskId).toEqual(expect.any(String));
     expect(seen).toContainEqual(expect.stringMatching(new RegExp(`^working: check \\d+: pipeline #${pipeline.id} is pending$`)));
-    expect(seen.at(-1)).toBe(`completed: check ${(result as { structuredContent: Waited }).structuredContent.checks}: pipeline #${pipeline.id} is canceled`);
-    expect((result as { structuredContent: Waited }).structuredContent).toMatchObject({ finished: true, pipeline: { id: pipeline.id, status: 'canceled' } });
+    const waited = (result as { structuredContent: Waited }).structuredContent;
+    expect(seen.at(-1)).toBe(`completed: check ${waited.wait.checks}: pipeline #${pipeline.id} is canceled`);
+    expect(waited).toMatchObject({ id: pipeline.id, status: 'canceled', wait: { finished: true } });
     const listed = await mcp.client.experimental.tasks.listTasks();
     expect(listed.tasks).toEqual([expect.objectContaining({ taskId, status: 'completed' })]);
     await mcp.close();
@@ -166,7 +167,7 @@ describe('wait_for_pipeline as a task over Streamable HTTP', () => {
     }, CreateTaskResultSchema);
     // tasks/result waits for the task to end, then answers with the tool result.
     const result = await mcp.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
-    expect(result.structuredContent).toMatchObject({ finished: true, checks: 1, pipeline: { id: pipeline.id, status: 'canceled' } });
+    expect(result.structuredContent).toMatchObject({ id: pipeline.id, status: 'canceled', wait: { finished: true, checks: 1 } });
     expect((await mcp.experimental.tasks.getTask(created.task.taskId)).status).toBe('completed');
     await mcp.close();
     await server.close();
