@@ -46,15 +46,16 @@ export type DryRunRequest =
   | { error: string };
 
 /**
- * Splits dry_run from the arguments of an operation that changes something. A read takes no dry_run (it changes
- * nothing to preview), so there it stays in the arguments and validation names it as unknown.
+ * Splits dry_run from a call's arguments (the tools and run_operation pass it there). Only an operation that changes
+ * something has a dry run; asking one of a read is answered in words rather than as an unknown parameter.
  */
 export function takeDryRun(op: Operation, args: unknown): DryRunRequest {
-  if (op.effect === 'read' || !args || typeof args !== 'object' || Array.isArray(args) || !(DRY_RUN_KEY in args)) {
-    return { dryRun: false, args };
-  }
+  if (!args || typeof args !== 'object' || Array.isArray(args) || !(DRY_RUN_KEY in args)) return { dryRun: false, args };
   const { [DRY_RUN_KEY]: flag, ...rest } = args as Record<string, unknown>;
   if (typeof flag !== 'boolean') return { error: `Invalid input for ${op.name}: ${DRY_RUN_KEY}: must be true or false` };
+  if (flag && op.effect === 'read') {
+    return { error: `${op.name} only reads, so there is nothing to preview; call it without ${DRY_RUN_KEY}. Nothing was sent.` };
+  }
   return { dryRun: flag, args: rest };
 }
 

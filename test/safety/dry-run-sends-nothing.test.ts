@@ -141,10 +141,10 @@ describe('a dry run', () => {
     expect(env.sandbox.requests.all()).toEqual([]);
   });
 
-  it('is not a parameter of a read', async () => {
+  it('of a read is refused in words: a read has nothing to preview', async () => {
     const result = await mcp.client.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 1, dry_run: true } });
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/unknown parameter dry_run/);
+    expect(resultText(result)).toBe('get_pipeline only reads, so there is nothing to preview; call it without dry_run. Nothing was sent.');
     expect(env.sandbox.requests.all()).toEqual([]);
   });
 
