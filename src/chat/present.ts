@@ -272,7 +272,7 @@ export function presentDryRun(preview: CallPreview, op: Operation): ChatMessage 
     status: 'info',
     fields: [
       ...(preview.changes ? [['would change', preview.changes] as [string, string]] : []),
-      ['confirmation', preview.needs_confirmation ? `a real run asks first: ${preview.confirm_reason ?? ''}`.trim() : 'not needed'],
+      ['confirmation', preview.needs_confirmation ? `a real run asks first${preview.confirm_reason ? `: ${preview.confirm_reason}` : ''}` : 'not needed'],
     ],
     sections: [{ title: `${preview.request.body_encoding ? `Request (${preview.request.body_encoding} body)` : 'Request'}`, text: request, code: true }],
     notes: ['Type the same command without --dry-run to run it.'],

@@ -31,7 +31,7 @@ export interface CallPreview {
   request: RequestPreview;
   /** What the call leaves behind and how it is undone (the registry's `undo`). */
   changes?: string;
-  /** Whether a real run would first ask a human, and why. */
+  /** Whether a real run would first ask a human, and why (left out when the reason is `changes` itself). */
   needs_confirmation: boolean;
   confirm_reason?: string;
 }
@@ -161,7 +161,7 @@ export async function dryRunCall(op: Operation, args: unknown, policy: PolicyOpt
       request: previewRequest(op, req),
       ...(op.undo ? { changes: op.undo } : {}),
       needs_confirmation: prepared.kind === 'confirm',
-      ...(prepared.kind === 'confirm' ? { confirm_reason: prepared.reason } : {}),
+      ...(prepared.kind === 'confirm' && prepared.reason !== op.undo ? { confirm_reason: prepared.reason } : {}),
     },
   };
 }

@@ -68,7 +68,9 @@ describe('a dry run', () => {
     const preview = await dryRun('delete_pipeline', { id: 'acme/web', pipeline_id: 1 });
     expect(preview.request).toEqual({ method: 'DELETE', path: '/api/v4/projects/acme%2Fweb/pipelines/1' });
     expect(preview.needs_confirmation).toBe(true);
-    expect(preview.confirm_reason).toMatch(/Cannot be undone/);
+    // A destructive call asks because of what it changes: the reason is not repeated.
+    expect(preview.changes).toMatch(/Cannot be undone/);
+    expect(preview).not.toHaveProperty('confirm_reason');
     expect(mcp.prompts).toEqual([]);
     expect(env.sandbox.requests.all()).toEqual([]);
   });

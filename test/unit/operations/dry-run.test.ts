@@ -28,7 +28,7 @@ describe('dryRunCall', () => {
           query: { access_token: '<secret, 10 characters>', reason: 'leaked' },
           body: { note: 'by on-call' }, body_encoding: 'form',
         },
-        changes: 'The key is gone for good.', needs_confirmation: true, confirm_reason: 'The key is gone for good.',
+        changes: 'The key is gone for good.', needs_confirmation: true,
       },
     });
   });
