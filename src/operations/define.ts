@@ -208,6 +208,10 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
     throw new Error(`operation ${spec.name}: a ${spec.effect} operation must say in 'undo' what it leaves behind and how it is undone`);
   }
   if (spec.composedOf && !spec.run) throw new Error(`operation ${spec.name}: a composed operation needs a run that composes it`);
+  if (spec.longRunning && spec.effect !== 'read') {
+    // It may run as an MCP task, in the background: there no human can be asked to confirm a change.
+    throw new Error(`operation ${spec.name}: only a read may be long-running`);
+  }
   if (spec.idempotent && (spec.effect === 'destructive' || spec.confirm)) {
     // A retried confirmed call could run twice what the human approved once, or report its own success as a 404.
     throw new Error(`operation ${spec.name}: a call that may need a human's confirmation must not be marked idempotent`);

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { defineOperation } from '../../../src/operations/define.js';
 import { operations } from '../../../src/operations/index.js';
 
 interface Endpoint {
@@ -79,6 +80,14 @@ describe('operation registry', () => {
       expect(parts.map((part) => part!.route), op.name).toContain(op.route);
       expect(op.run, op.name).toBeDefined();
     }
+  });
+
+  it('refuses a composed operation without a run, and a long-running change (no human can confirm a background task)', () => {
+    const wait = operations.find((op) => op.name === 'wait_for_pipeline')!;
+    expect(wait.longRunning).toBe(true);
+    const spec = { ...wait, run: undefined, longRunning: undefined };
+    expect(() => defineOperation(spec)).toThrow(/a composed operation needs a run/);
+    expect(() => defineOperation({ ...wait, effect: 'write', undo: 'Nothing.' })).toThrow(/only a read may be long-running/);
   });
 
   // defineOperation already refuses a route whose parameters the input lacks; what it does not check is that a
