@@ -172,14 +172,15 @@ export function createMcpServer(options: McpServerOptions): Server {
     return successResult({ data: outcome.preview, status: 0 }, 'json', options.maxResultChars);
   }
 
+  function notOffered(name: string): string {
+    return options.operations.some((o) => o.name === name)
+      ? `Tool ${name} is not offered by this server (read-only mode or toolset selection).`
+      : `Unknown tool ${name}.`;
+  }
+
   async function callTool(name: string, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
     const op = byName.get(name);
-    if (!op) {
-      const known = options.operations.some((o) => o.name === name);
-      return textResult(known
-        ? `Tool ${name} is not offered by this server (read-only mode or toolset selection).`
-        : `Unknown tool ${name}.`, true);
-    }
+    if (!op) return textResult(notOffered(name), true);
     const requested = takeDryRun(op, args);
     if ('error' in requested) return textResult(requested.error, true);
     if (requested.dryRun) return previewCall(op, requested.args);
@@ -238,7 +239,8 @@ export function createMcpServer(options: McpServerOptions): Server {
    */
   async function callToolAsTask(name: string, args: unknown, extra: CallExtra) {
     const op = byName.get(name);
-    if (!op?.longRunning) {
+    if (!op) throw new McpError(ErrorCode.InvalidParams, notOffered(name));
+    if (!op.longRunning) {
       throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not run as a task (its execution.taskSupport is not set); call it without task.`);
     }
     const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explainOptions);

@@ -131,7 +131,7 @@ describe('wait_for_pipeline as a task', () => {
     await mcp.close();
   });
 
-  it('is refused in words for bad input, and for a tool that does not run as a task', async () => {
+  it('is refused in words for bad input, an unknown tool, and a tool that does not run as a task', async () => {
     const mcp = await connectInMemory({ client: env.client });
     const bad = await mcp.client.request({
       method: 'tools/call', params: { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: 1, timeout_seconds: 0 }, task: {} },
@@ -145,6 +145,9 @@ describe('wait_for_pipeline as a task', () => {
     expect(notTask).toBeInstanceOf(McpError);
     expect((notTask as McpError).code).toBe(-32601);
     expect((notTask as McpError).message).toMatch(/get_pipeline does not run as a task/);
+    const unknown = await mcp.client.request({ method: 'tools/call', params: { name: 'no_such_tool', arguments: {}, task: {} } }, CreateTaskResultSchema)
+      .catch((e: unknown) => e);
+    expect((unknown as McpError).message).toMatch(/Unknown tool no_such_tool\./);
     expect((await mcp.client.experimental.tasks.listTasks()).tasks).toEqual([]);
     await mcp.close();
   });
