@@ -49,12 +49,13 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: { 'env-file': ENV_FILE, 'scim-group': { kind: 'string', help: 'group path to check CODEHOST_SCIM_TOKEN against' } },
   },
   chat: {
-    usage: 'forgeops chat ["<command>"] [--json] [--yes] [--env-file F]',
+    usage: 'forgeops chat ["<command>"] [--json] [--yes] [--dry-run] [--env-file F]',
     summary: 'chat with the service in the terminal: a prompt, or one command and its exit status',
     positional: true,
     options: {
       json: { kind: 'flag', help: "print the operation's data as JSON instead of text" },
       yes: { kind: 'flag', help: 'one command without a terminal: approve the call it would ask you to confirm' },
+      'dry-run': { kind: 'flag', help: 'show what each command that changes something would send, and send nothing' },
       'env-file': ENV_FILE,
     },
   },
@@ -384,7 +385,9 @@ async function runSandbox(values: ParsedOptions): Promise<void> {
 async function runChat(values: ParsedOptions): Promise<void> {
   const { config, log } = await setup(stringOption(values, 'env-file'), true);
   const { runChatCli } = await import('./terminal/main.js');
-  process.exitCode = await runChatCli(config, log, { line: stringOption(values, '_'), json: values.json === true, yes: values.yes === true });
+  process.exitCode = await runChatCli(config, log, {
+    line: stringOption(values, '_'), json: values.json === true, yes: values.yes === true, dryRun: values['dry-run'] === true,
+  });
 }
 
 async function runDoctorCommand(values: ParsedOptions): Promise<void> {

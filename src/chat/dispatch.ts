@@ -2,11 +2,12 @@
 // a ChatMessage, or a question for the front end's human; the front end only renders and asks.
 import { executeCall, prepareCall, type CallOutcome } from '../operations/call.js';
 import type { Operation, RunContext } from '../operations/define.js';
+import { dryRunCall } from '../operations/dry-run.js';
 import type { ExplainOptions } from '../operations/failures.js';
 import type { PolicyOptions } from '../policy/policy.js';
 import { errorText, parse } from './grammar.js';
 import { chatMessage, type ChatMessage } from './message.js';
-import { presentConfirmation, presentFailure, presentOutcome, type PresentOptions } from './present.js';
+import { presentConfirmation, presentDryRun, presentFailure, presentOutcome, type PresentOptions } from './present.js';
 import { triage, type ReadOutcome } from './triage.js';
 
 export interface DispatchContext {
@@ -28,6 +29,8 @@ export interface DispatchContext {
   /** The service's web address, so pasted links are read as references. */
   baseUrl?: string;
   present?: PresentOptions;
+  /** Every call that changes something is previewed, never run (`forgeops chat --dry-run`); reads still run. */
+  dryRun?: boolean;
 }
 
 export type RunContextOrRefusal = RunContext | { refused: string };
@@ -67,7 +70,19 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     return { kind: 'message', ok: true, message: presentOutcome(op, input, outcome.result, ctx.present), outcome };
   }
 
-  async function call(op: Operation, args: Record<string, unknown>): Promise<ChatReply> {
+  /** What the call would send and change, judged like the call itself; nothing is sent and nobody is asked. */
+  async function preview(op: Operation, args: Record<string, unknown>): Promise<ChatReply> {
+    const run = await ctx.runContext(op);
+    if ('refused' in run) return refused(op, run.refused);
+    const outcome = await dryRunCall(op, args, ctx.policy, ctx.explain);
+    if (outcome.kind === 'refused') return refused(op, outcome.message);
+    const { input, preview: data } = outcome;
+    // As a result, so `--json` prints the preview itself.
+    return { kind: 'message', ok: true, message: presentDryRun(data, op), outcome: { ok: true, operation: op, input, result: { data, status: 0 } } };
+  }
+
+  async function call(op: Operation, args: Record<string, unknown>, dryRun = ctx.dryRun === true): Promise<ChatReply> {
+    if (dryRun && op.effect !== 'read') return preview(op, args);
     const prepared = prepareCall(op, args, ctx.policy, ctx.explain);
     if (prepared.kind === 'refused') return refused(op, prepared.message);
     if (prepared.kind === 'confirm') {
@@ -101,7 +116,7 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     const parsed = parse(line, { ...grammar, defaultProject: await ctx.defaultProject.get() });
     switch (parsed.kind) {
       case 'call':
-        return call(parsed.operation, parsed.input);
+        return call(parsed.operation, parsed.input, parsed.dryRun ?? ctx.dryRun === true);
       case 'help':
         return reply(chatMessage('Help', { status: 'info', sections: [{ text: parsed.text, code: true }] }), true);
       case 'error':

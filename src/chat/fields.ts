@@ -133,3 +133,8 @@ export function typeValue(field: FieldInfo, text: string, quoted: boolean): unkn
 export function isBooleanWord(text: string): boolean {
   return Object.hasOwn(BOOLEANS, text.toLowerCase());
 }
+
+/** The boolean a word stands for (yes, off, true…), or undefined when it is not one. */
+export function booleanWord(text: string): boolean | undefined {
+  return isBooleanWord(text) ? BOOLEANS[text.toLowerCase()] : undefined;
+}

@@ -7,7 +7,7 @@ import { closest } from '../text/suggest.js';
 import { commandTable, isMeta, matchCommand, META_COMMANDS, nounNamed, suggestCommands } from './commands.js';
 import type { MetaName } from './commands.js';
 import { ChatError } from './errors.js';
-import { fieldOf, fieldsOf, isBooleanWord, typeValue } from './fields.js';
+import { booleanWord, fieldOf, fieldsOf, isBooleanWord, typeValue } from './fields.js';
 import { commandHelp, helpTopic, usageLine } from './help.js';
 import type { HelpOptions } from './help.js';
 import { tokenize } from './tokens.js';
@@ -15,7 +15,8 @@ import type { Token } from './tokens.js';
 import { linkInput, looksLikeUrl, readServiceUrl } from './urls.js';
 
 export type ParsedCommand =
-  | { kind: 'call'; operation: Operation; input: Record<string, unknown> }
+  /** dryRun: typed with --dry-run, so the front end shows what it would send instead of running it. */
+  | { kind: 'call'; operation: Operation; input: Record<string, unknown>; dryRun?: true }
   | { kind: 'help'; text: string }
   | { kind: 'use'; project: string }
   /** Commands the front end handles itself; `project` is triage's, from its argument or the default project. */
@@ -127,6 +128,40 @@ function assignPositionals(
   positionals.forEach((token, k) => set(slots[k], typeValue(fieldOf(op, slots[k])!, token.text, token.quoted)));
 }
 
+/** How a dry run is asked for in chat, as in git and kubectl; dry_run=yes is read too. */
+const DRY_RUN_FLAG = 'dry_run';
+
+/**
+ * Takes --dry-run off a command's arguments (before they are read as the operation's own). Only commands that change
+ * something take it: a read has nothing to preview, and saying so beats running it silently.
+ */
+function takeDryRun(op: Operation, args: readonly Token[]): { dryRun: boolean; rest: Token[] } {
+  let dryRun = false;
+  const rest: Token[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const token = args[i];
+    if (token.key?.toLowerCase().replace(/-/g, '_') !== DRY_RUN_FLAG) {
+      rest.push(token);
+      continue;
+    }
+    let text = token.text;
+    if (token.flag) {
+      // --dry-run alone means yes; --dry-run no is read like any boolean flag.
+      const next = args[i + 1];
+      const answered = next !== undefined && next.key === undefined && !next.quoted && isBooleanWord(next.text);
+      text = answered ? next.text : 'yes';
+      if (answered) i++;
+    }
+    const value = booleanWord(text);
+    if (value === undefined) throw new ChatError(`--dry-run takes no value (or yes/no), not "${text}".`);
+    dryRun = value;
+  }
+  if (dryRun && op.effect === 'read') {
+    throw new ChatError(`${op.chat} only reads, so there is nothing to preview: --dry-run is for commands that change something.`);
+  }
+  return { dryRun, rest };
+}
+
 /** The operation's own validation (as in every front end), its issues said the chat way. */
 function validated(op: Operation, input: Record<string, unknown>): Record<string, unknown> {
   try {
@@ -214,7 +249,9 @@ function parseTokens(tokens: Token[], options: ParseOptions): ParsedCommand {
   const args = tokens.slice(match.length);
   if (args.some(isHelpFlag)) return { kind: 'help', text: commandHelp(op, options) };
   try {
-    return { kind: 'call', operation: op, input: validated(op, readArguments(op, args, options)) };
+    const { dryRun, rest } = takeDryRun(op, args);
+    const input = validated(op, readArguments(op, rest, options));
+    return { kind: 'call', operation: op, input, ...(dryRun ? { dryRun: true as const } : {}) };
   } catch (error) {
     return errorResult(error, usageLine(op, options));
   }

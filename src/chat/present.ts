@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/define.js';
+import type { CallPreview } from '../operations/dry-run.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
 import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/rows.js';
 import { chatMessage, type ChatMessage, type ChatSection, type ChatStatus } from './message.js';
@@ -253,5 +254,24 @@ export function presentConfirmation(prompt: string, op?: Operation): ChatMessage
     status: 'warning',
     sections: [{ text: prompt, code: true }],
     notes: ['Nothing runs until you confirm; declining changes nothing.'],
+  });
+}
+
+/** A dry run: the request as it would leave, what it would change, and whether a real run would ask first. */
+export function presentDryRun(preview: CallPreview, op: Operation): ChatMessage {
+  const { method, path, query, body } = preview.request;
+  const request = [
+    `${method} ${path}`,
+    ...(query ? [`query: ${JSON.stringify(query)}`] : []),
+    ...(body !== undefined ? [JSON.stringify(body, null, 2)] : []),
+  ].join('\n');
+  return chatMessage(`Dry run: ${op.title} (nothing was sent)`, {
+    status: 'info',
+    fields: [
+      ...(preview.changes ? [['would change', preview.changes] as [string, string]] : []),
+      ['confirmation', preview.needs_confirmation ? `a real run asks first${preview.confirm_reason ? `: ${preview.confirm_reason}` : ''}` : 'not needed'],
+    ],
+    sections: [{ title: `${preview.request.body_encoding ? `Request (${preview.request.body_encoding} body)` : 'Request'}`, text: request, code: true }],
+    notes: ['Type the same command without --dry-run to run it.'],
   });
 }

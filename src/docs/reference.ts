@@ -36,13 +36,17 @@ export function firstSentence(text: string): string {
 
 export function renderReference(operations: readonly Operation[]): string {
   const areas = [...new Set(operations.map((op) => op.area))];
-  const out: string[] = [`${operations.length} operations. Each is an MCP tool (name), a chat command (words) and one API route.`, ''];
+  const composed = operations.filter((op) => op.composedOf).length;
+  const summary = composed === 0 ? 'Each is an MCP tool (name), a chat command (words) and one API route.'
+    : `Each is an MCP tool (name), a chat command (words) and one API route; ${composed} ${composed === 1 ? 'is' : 'are'} composed of others, repeating their route.`;
+  const out: string[] = [`${operations.length} operations. ${summary}`, ''];
   for (const area of areas) {
     out.push(`### ${area}`, '', '| tool | chat | route | effect | what it does |', '|---|---|---|---|---|');
     for (const op of operations.filter((o) => o.area === area)) {
       // A destructive call always asks; its confirm() only words the question for some inputs.
       const effect = op.effect + (op.effect === 'destructive' ? ' (confirm)' : op.confirm ? ' (confirm when risky)' : '');
-      out.push(`| \`${op.name}\` | \`${op.chat}\` | \`${op.method} ${cell(op.path)}\` | ${effect} | ${cell(firstSentence(op.description))} |`);
+      const route = `\`${op.method} ${cell(op.path)}\`${op.composedOf ? ` (repeats ${op.composedOf.map((name) => `\`${name}\``).join(', ')})` : ''}`;
+      out.push(`| \`${op.name}\` | \`${op.chat}\` | ${route} | ${effect} | ${cell(firstSentence(op.description))} |`);
     }
     out.push('');
   }

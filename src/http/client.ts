@@ -2,7 +2,7 @@
 import { Agent, EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher } from 'undici';
 import { ApiError, apiErrorFromResponse, DEADLINE_CODE, type ApiErrorKind } from './errors.js';
 import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
-import { encodeForm, serializeQuery } from './route.js';
+import { API_PREFIX, encodeForm, SCIM_PREFIX, serializeQuery, servicePath } from './route.js';
 import { readCaFile } from './ca.js';
 import type { ApiRequest, ApiResponse } from './types.js';
 
@@ -34,9 +34,6 @@ export interface ProxySettings {
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-const SCIM_PREFIX = '/api/scim/';
-const API_PREFIX = '/api/v4';
 
 /** Everything about a request that stays the same across its attempts. */
 interface Target {
@@ -106,8 +103,7 @@ export class HttpClient {
       if (!req.path.startsWith('/')) throw new Error(`request path must start with '/', got '${req.path}'`);
       // URL parsing would resolve them and quietly aim the request at another endpoint.
       if (/\/(\.|%2e){1,2}(\/|\?|$)/i.test(req.path)) throw new Error(`request path must not contain '.' or '..' segments: '${req.path}'`);
-      const prefix = req.path.startsWith(SCIM_PREFIX) ? '' : API_PREFIX;
-      url = new URL(`${this.basePath()}${prefix}${req.path}`, this.base.origin);
+      url = new URL(`${this.basePath()}${servicePath(req.path)}`, this.base.origin);
     }
     const query = req.query ? serializeQuery(req.query) : '';
     if (query) url.search = url.search ? `${url.search}&${query}` : `?${query}`;

@@ -1,6 +1,14 @@
 // Path templates, query strings and form bodies in the service's wire conventions (every path value encoded, key[]= arrays, key[sub]= hashes).
 import type { QueryParams } from './types.js';
 
+export const API_PREFIX = '/api/v4';
+export const SCIM_PREFIX = '/api/scim/';
+
+/** A request path as it sits under the service address: SCIM paths as they are, everything else under /api/v4. */
+export function servicePath(path: string): string {
+  return path.startsWith(SCIM_PREFIX) ? path : `${API_PREFIX}${path}`;
+}
+
 // The same parameter spelling as pathParamNames() in operations/define.ts, so both read a template alike.
 const SEGMENT_PARAM = /:([a-z_]+)/g;
 const OPTIONAL_SUFFIX = /\[\.([a-z_]+)\]$/;

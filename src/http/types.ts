@@ -58,10 +58,12 @@ export interface ApiRequest {
   url?: string;
 }
 
-/** Something a long call is doing: waiting before a retry, or having read one more page. */
+/** Something a long call is doing: waiting before a retry, having read one more page, or having checked on what it waits for. */
 export type ProgressEvent =
   | { kind: 'retry'; retry: number; waitMs: number; reason: string }
-  | { kind: 'page'; pages: number; items: number };
+  | { kind: 'page'; pages: number; items: number }
+  /** `message` says what was seen, for a person ("pipeline #42 is running"). */
+  | { kind: 'poll'; polls: number; message: string };
 
 export interface ApiResponse<T = unknown> {
   status: number;

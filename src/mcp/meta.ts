@@ -47,7 +47,7 @@ export const META_TOOLS: readonly ToolDescriptor[] = [
       type: 'object',
       properties: {
         name: { type: 'string' },
-        arguments: { type: 'object', description: 'The operation\'s input.' },
+        arguments: { type: 'object', description: 'The operation\'s input; dry_run: true previews a change.' },
       },
       required: ['name'],
       additionalProperties: false,

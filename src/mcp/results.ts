@@ -197,7 +197,7 @@ function capStrings(value: unknown, maxString: number): unknown {
   return value;
 }
 
-function jsonResult(structured: Record<string, unknown>, maxChars: number): ToolResult {
+export function jsonResult(structured: Record<string, unknown>, maxChars: number): ToolResult {
   let shaped = structured;
   let text = JSON.stringify(shaped);
   if (text.length > maxChars) {

@@ -1,6 +1,7 @@
 // Registry → MCP tool descriptors: name, title, description, JSON Schema from zod, annotations from effect.
 import { z } from 'zod';
 import { MAX_URL_VALUE_CHARS, PAGE_INPUT_KEYS, PROJECT_ID_DESCRIPTION, type Operation } from '../operations/define.js';
+import { DRY_RUN_KEY } from '../operations/dry-run.js';
 import { outputSchemaFor } from './results.js';
 
 /** MCP tool hints; each is sent only when it differs from the protocol's default (see toolAnnotations). */
@@ -18,6 +19,8 @@ export interface ToolDescriptor {
   outputSchema?: { type: 'object'; [key: string]: unknown };
   /** Left out when every hint is the protocol's default. */
   annotations?: ToolAnnotations;
+  /** Present on long waits, which a client that supports tasks may run as one. */
+  execution?: { taskSupport: 'optional' };
 }
 
 /** The protocol's defaults: a tool is assumed to write, destructively, not idempotently, in an open world. */
@@ -123,6 +126,16 @@ export const SHARED_INPUTS_NOTE =
   'Times are ISO 8601. Lists read one page: page (from 1), per_page (default 20, at most 100); ' +
   'all_pages=true reads on through the pages up to max_items (default 500).';
 
+/**
+ * A tool that changes data also takes dry_run (see dry-run.ts). Only its type is published: the server instructions
+ * explain it once, rather than every tool's schema repeating the same sentence.
+ */
+function withDryRun(op: Operation, schema: Record<string, unknown>): Record<string, unknown> {
+  if (op.effect === 'read') return schema;
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  return { ...schema, properties: { ...properties, [DRY_RUN_KEY]: { type: 'boolean' } } };
+}
+
 const descriptorCache = new WeakMap<Operation, ToolDescriptor>();
 
 /** Converted once per operation per process: tools/list is answered often and zod → JSON Schema is not free. */
@@ -137,8 +150,9 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
     name: op.name,
     title: op.title,
     description: op.description + suffix,
-    inputSchema: { ...schema, type: 'object' },
+    inputSchema: { ...withDryRun(op, schema), type: 'object' },
     ...(outputSchemaFor(op) ? { outputSchema: outputSchemaFor(op) } : {}),
+    ...(op.longRunning ? { execution: { taskSupport: 'optional' as const } } : {}),
   };
   // A write that may be destructive has every hint at its default: an empty object says nothing.
   const annotations = toolAnnotations(op);

@@ -13,7 +13,7 @@ export const DEFAULT_OPERATIONS: readonly string[] = [
   'list_repository_tree', 'compare_refs',
   'get_file', 'get_file_raw', 'get_file_blame', 'create_file', 'update_file', 'delete_file',
   'list_commits', 'get_commit', 'get_commit_diff', 'create_commit', 'cherry_pick_commit', 'revert_commit',
-  'list_pipelines', 'get_pipeline', 'create_pipeline', 'retry_pipeline', 'cancel_pipeline',
+  'list_pipelines', 'get_pipeline', 'create_pipeline', 'retry_pipeline', 'cancel_pipeline', 'wait_for_pipeline',
   'list_releases', 'get_release', 'create_release', 'update_release',
   'list_project_issues', 'list_project_merge_requests',
 ];

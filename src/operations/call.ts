@@ -10,7 +10,7 @@ import { validateInput } from './validate.js';
 export type PreparedCall =
   | { kind: 'run'; operation: Operation; input: Record<string, unknown> }
   /** A human must approve exactly `prompt`; the front end asks in its own way, then calls executeCall. */
-  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: string }
+  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: string; reason: string }
   /** Invalid input, or not allowed here: `message` says which, and nothing was sent. */
   | { kind: 'refused'; operation: Operation; message: string };
 
@@ -28,7 +28,7 @@ export function prepareCall(operation: Operation, args: unknown, policy: PolicyO
   }
   const decision = decide(operation, input, policy);
   if (decision.kind === 'deny') return { kind: 'refused', operation, message: decision.reason };
-  if (decision.kind === 'confirm') return { kind: 'confirm', operation, input, prompt: decision.prompt };
+  if (decision.kind === 'confirm') return { kind: 'confirm', operation, input, prompt: decision.prompt, reason: decision.reason };
   return { kind: 'run', operation, input };
 }
 

@@ -115,6 +115,16 @@ export interface OperationSpec<S extends z.ZodObject> {
   /** How the body is encoded on POST/PUT/PATCH/DELETE. */
   body?: 'json' | 'form';
   present?: (data: unknown, input: z.infer<S>) => Presentation;
+  /**
+   * A composed operation (waiting for a pipeline) has no endpoint of its own: the operations whose requests it
+   * repeats or combines. Its `route` is the one of them it sends, and its `run` does the composing.
+   */
+  composedOf?: readonly string[];
+  /**
+   * Waits on the service (for a pipeline to finish) for longer than a call should hold a request open: MCP offers
+   * it as a task where the client supports tasks.
+   */
+  longRunning?: boolean;
   /** Escape hatch for operations that need more than one request or a special response. */
   run?: (ctx: RunContext, input: z.infer<S>) => Promise<OperationResult>;
 }
@@ -199,6 +209,11 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
   if (!NAME_PATTERN.test(spec.name)) throw new Error(`operation ${spec.name}: name must be snake_case verb_noun`);
   if (spec.effect !== 'read' && !spec.undo?.trim()) {
     throw new Error(`operation ${spec.name}: a ${spec.effect} operation must say in 'undo' what it leaves behind and how it is undone`);
+  }
+  if (spec.composedOf && !spec.run) throw new Error(`operation ${spec.name}: a composed operation needs a run that composes it`);
+  if (spec.longRunning && spec.effect !== 'read') {
+    // It may run as an MCP task, in the background: there no human can be asked to confirm a change.
+    throw new Error(`operation ${spec.name}: only a read may be long-running`);
   }
   if (spec.idempotent && (spec.effect === 'destructive' || spec.confirm)) {
     // A retried confirmed call could run twice what the human approved once, or report its own success as a 404.

@@ -63,7 +63,8 @@ export function outcomeUnknown(op: Operation, error: unknown): boolean {
  * (POST …/pipeline → GET …/pipelines), or of the resource above it (…/pipelines/:pipeline_id/retry → the pipeline).
  */
 export function checkingOperation(op: Operation, operations: readonly Operation[]): Operation | undefined {
-  const reads = new Map(operations.filter((o) => o.method === 'GET').map((o) => [o.path, o]));
+  // A composed read (wait_for_pipeline) shares its part's route; the plain read is the one that checks.
+  const reads = new Map(operations.filter((o) => o.method === 'GET' && !o.composedOf).map((o) => [o.path, o]));
   for (let path = op.path; path.includes('/'); path = path.slice(0, path.lastIndexOf('/'))) {
     const found = reads.get(path) ?? reads.get(`${path}s`);
     if (found && found !== op) return found;

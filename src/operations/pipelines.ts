@@ -1,10 +1,21 @@
 // Pipelines area: list, read, create, retry, cancel and delete CI pipelines and read their variables.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
-import type { FollowUp, Presentation } from './define.js';
+import type { FollowUp, Operation, Presentation } from './define.js';
+import { executeOperation } from './execute.js';
 import { asRecord, presentList, shortSha, show } from './present.js';
+import { waitUntil } from './wait.js';
 
 export const PIPELINE_STATUSES = ['running', 'pending', 'success', 'failed', 'canceled', 'skipped'] as const;
+
+/**
+ * Where waiting for a pipeline ends: its outcome is known, or (manual) it waits for a person and will not move on its
+ * own. Any other status, one the service may add included, is still on its way.
+ */
+export const FINISHED_PIPELINE_STATUSES: ReadonlySet<string> = new Set(['success', 'failed', 'canceled', 'skipped', 'manual']);
+
+/** The longest wait_for_pipeline may be asked to wait, in seconds. */
+export const MAX_PIPELINE_WAIT_SECONDS = 3600;
 
 const pipelineId = () => z.number().int().positive();
 
@@ -45,6 +56,55 @@ function presentPipeline(data: unknown, input: { id: string | number }): Present
   };
 }
 
+const getPipeline: Operation = defineOperation({
+  name: 'get_pipeline',
+  chat: 'pipeline get',
+  area: 'pipelines',
+  title: 'Get pipeline',
+  description:
+    'Read one pipeline: status, ref, commit, user, times, duration (seconds) and coverage.',
+  route: 'GET /projects/:id/pipelines/:pipeline_id',
+  input: pipelineInput,
+  effect: 'read',
+  present: presentPipeline,
+});
+
+/** The wait's answer in chat: the pipeline as get_pipeline shows it, titled by whether it finished. */
+function presentWait(data: unknown, input: { id: string | number }): Presentation {
+  const { finished, waited_seconds: waited } = asRecord(asRecord(data).wait);
+  const shown = presentPipeline(data, input);
+  return finished === true ? shown : { ...shown, title: `${shown.title} (still not finished after ${show(waited)} s)` };
+}
+
+const waitForPipeline = defineOperation({
+  name: 'wait_for_pipeline',
+  chat: 'pipeline wait',
+  area: 'pipelines',
+  title: 'Wait for pipeline',
+  description:
+    'Wait until a pipeline finishes (or stops at manual) and return it as get_pipeline does; wait.finished is false if time ran out.',
+  route: 'GET /projects/:id/pipelines/:pipeline_id',
+  composedOf: ['get_pipeline'],
+  longRunning: true,
+  input: pipelineInput.extend({
+    timeout_seconds: z.number().int().min(1).max(MAX_PIPELINE_WAIT_SECONDS).optional()
+      .describe('Default: as long as the call may run.'),
+  }),
+  effect: 'read',
+  present: presentWait,
+  run: async (ctx, { timeout_seconds: timeoutSeconds, ...target }) => {
+    const outcome = await waitUntil(ctx, {
+      check: async () => asRecord((await executeOperation(getPipeline, target, ctx)).data),
+      finished: (pipeline) => FINISHED_PIPELINE_STATUSES.has(String(pipeline.status)),
+      describe: (pipeline) => `pipeline #${show(pipeline.id)} is ${show(pipeline.status)}`,
+      timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
+    });
+    // The pipeline as get_pipeline gives it (so chat shows its status and link), and how the wait went.
+    const wait = { finished: outcome.finished, waited_seconds: Math.round(outcome.waitedMs / 1000), checks: outcome.checks };
+    return { data: { ...outcome.value, wait }, status: 200 };
+  },
+});
+
 export const pipelinesOperations = [
   defineOperation({
     name: 'list_pipelines',
@@ -72,18 +132,7 @@ export const pipelinesOperations = [
     pagination: 'offset',
     present: presentList('pipeline', (p) => [`#${show(p.id)}`, `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`]),
   }),
-  defineOperation({
-    name: 'get_pipeline',
-    chat: 'pipeline get',
-    area: 'pipelines',
-    title: 'Get pipeline',
-    description:
-      'Read one pipeline: status, ref, commit, user, times, duration (seconds) and coverage.',
-    route: 'GET /projects/:id/pipelines/:pipeline_id',
-    input: pipelineInput,
-    effect: 'read',
-    present: presentPipeline,
-  }),
+  getPipeline,
   defineOperation({
     name: 'list_pipeline_variables',
     chat: 'pipeline variables',
@@ -157,4 +206,5 @@ export const pipelinesOperations = [
     effect: 'destructive',
     undo: 'Cannot be undone: the pipeline, its jobs and their logs are gone for good.',
   }),
+  waitForPipeline,
 ];

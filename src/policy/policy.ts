@@ -11,7 +11,8 @@ export interface PolicyOptions {
 
 export type Decision =
   | { kind: 'run' }
-  | { kind: 'confirm'; prompt: string }
+  /** `reason`: why a human must approve (shown atop `prompt`, which adds every argument). */
+  | { kind: 'confirm'; prompt: string; reason: string }
   | { kind: 'deny'; reason: string };
 
 /**
@@ -27,7 +28,7 @@ export function decide(op: Operation, input: Record<string, unknown>, options: P
   }
   const special = op.confirm?.(input as never);
   const reason = special ?? (op.effect === 'destructive' ? op.undo : undefined);
-  if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason) };
+  if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason), reason };
   return { kind: 'run' };
 }
 
@@ -53,7 +54,8 @@ export function quoteExactly(text: string): string {
   return `"${escaped}"`;
 }
 
-function summarise(text: string): string {
+/** Long free text as a human reads it in a confirmation or a dry run: its size and a digest, never the text. */
+export function summarise(text: string): string {
   const sha = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
   return `<${text.length} characters, ${Buffer.byteLength(text, 'utf8')} bytes, sha256 ${sha}…>`;
 }
@@ -62,7 +64,7 @@ function summarise(text: string): string {
  * A credential as the human sees it: its length, and for a URL (a chat webhook) the origin it sends to — where the
  * project's events go is exactly what a human must judge, while the path is the secret.
  */
-function secretSummary(value: string): string {
+export function secretSummary(value: string): string {
   let origin: string | undefined;
   try {
     const url = new URL(value);
@@ -73,13 +75,18 @@ function secretSummary(value: string): string {
   return origin ? `<secret URL on ${quoteExactly(origin)}, ${value.length} characters>` : `<secret, ${value.length} characters>`;
 }
 
+/** Whether a string of this field is summarised by size and hash rather than shown whole. */
+export function isLongFreeText(key: string, text: string): boolean {
+  return SUMMARISED_FIELDS.has(key) && text.length > SUMMARY_THRESHOLD_CHARS;
+}
+
 /** One value as the human reads it: strings quoted and whole, long free text summarised, objects on one line each. */
 function renderValue(key: string, value: unknown): string {
   // A credential (an integration's token, password or webhook URL) is never echoed into a chat or a dialog; the
   // confirmation stays bound to the exact value all the same.
   if (typeof value === 'string' && isSecretName(key)) return secretSummary(value);
   if (typeof value === 'string') {
-    return SUMMARISED_FIELDS.has(key) && value.length > SUMMARY_THRESHOLD_CHARS ? summarise(value) : quoteExactly(value);
+    return isLongFreeText(key, value) ? summarise(value) : quoteExactly(value);
   }
   if (Array.isArray(value)) return `[${value.map((v) => renderValue(key, v)).join(', ')}]`;
   if (value && typeof value === 'object') {

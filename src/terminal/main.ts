@@ -12,6 +12,8 @@ export interface ChatCliOptions {
   line?: string;
   json: boolean;
   yes: boolean;
+  /** Preview every change instead of sending it. */
+  dryRun?: boolean;
 }
 
 /** The setting named when a call runs out of time. */
@@ -33,6 +35,7 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     explain: { operations, deadline: { ms: config.callTimeoutMs, setting: CALL_TIMEOUT_SETTING }, service: runtime.service },
     defaultProject: { get: () => defaultProject, set: (project) => { defaultProject = project; } },
     ...(config.codehost.url ? { baseUrl: config.codehost.url } : {}),
+    dryRun: options.dryRun === true,
   });
   const session: TerminalChatOptions = {
     dispatcher,
@@ -51,6 +54,7 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     if (options.line !== undefined) return await runOneShot(options.line, session);
     process.stdout.write(`forgeops chat on ${runtime.serviceLabel}${runtime.sandbox ? ' (as its demo maintainer)' : ''}. ` +
       'Type help for the commands, Tab to complete, Ctrl+D to leave.\n');
+    if (options.dryRun) process.stdout.write('Dry run: commands that change something show what they would send; nothing is sent.\n');
     return await runInteractive(session);
   } finally {
     await runtime.close();

@@ -151,6 +151,29 @@ describe('get_pipeline', () => {
   });
 });
 
+describe('wait_for_pipeline', () => {
+  it('returns a finished pipeline after one check, shown as get_pipeline shows it', async () => {
+    const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
+    const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: failed.id });
+    expect(result.data).toMatchObject({ id: failed.id, status: 'failed', before_sha: expect.any(String), wait: { finished: true, checks: 1 } });
+    const shown = suite.operation('wait_for_pipeline').present!(result.data, { id: WEB, pipeline_id: failed.id });
+    expect(shown.title).toBe(`Pipeline #${failed.id}: failed`);
+    expect(shown.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: WEB, pipeline_id: failed.id }, style: 'primary' }]);
+  });
+
+  it('stops at its timeout with the running pipeline and finished: false', async () => {
+    const [running] = (await suite.call('list_pipelines', { id: WEB, status: 'running' })).data as Pipeline[];
+    const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: running.id, timeout_seconds: 1 });
+    expect(result.data).toMatchObject({ id: running.id, status: 'running', wait: { finished: false, checks: 1 } });
+    const shown = suite.operation('wait_for_pipeline').present!(result.data, { id: WEB, pipeline_id: running.id });
+    expect(shown.title).toMatch(new RegExp(`^Pipeline #${running.id}: running \\(still not finished after \\d+ s\\)$`));
+  });
+
+  it('ends with the service\'s own error for a pipeline that does not exist', async () => {
+    await expect(suite.call('wait_for_pipeline', { id: WEB, pipeline_id: 999_999 })).rejects.toMatchObject({ status: 404 });
+  });
+});
+
 describe('pipeline life cycle', () => {
   it('creates with variables, lists them, retries, cancels and deletes', async () => {
     const created = await suite.call('create_pipeline', {
@@ -246,6 +269,7 @@ describe('bad input', () => {
     ['a status the API does not have', 'list_pipelines', { id: WEB, status: 'broken' }, 'status'],
     ['a missing ref', 'create_pipeline', { id: WEB }, 'ref'],
     ['an unknown key', 'get_pipeline', { id: WEB, pipeline_id: 1, pipelineid: 2 }, ''],
+    ['a wait of no time', 'wait_for_pipeline', { id: WEB, pipeline_id: 1, timeout_seconds: 0 }, 'timeout_seconds'],
     ['a variable with an unknown key', 'create_pipeline', { id: WEB, ref: 'main', variables: [{ key: 'A', value: 'b', masked: true }] }, 'variables.0'],
   ]);
 });

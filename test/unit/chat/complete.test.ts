@@ -11,7 +11,7 @@ describe('complete', () => {
   });
 
   it('offers the next command word', () => {
-    expect(complete('pipeline ')).toEqual(['list', 'get', 'variables', 'create', 'retry', 'cancel', 'delete']);
+    expect(complete('pipeline ')).toEqual(['list', 'get', 'variables', 'create', 'retry', 'cancel', 'delete', 'wait']);
     expect(complete('pipeline re')).toEqual(['retry']);
     expect(complete('commit comment ')).toEqual(['list', 'create']);
     expect(complete('help rel')).toEqual(['release', 'releases']);

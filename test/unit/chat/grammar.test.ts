@@ -271,7 +271,7 @@ describe('mistakes', () => {
       suggestions: ['release list', 'release get', 'release create', 'release update'],
     });
     expect(error('pipeline frobnicate').suggestions).toEqual(
-      ['pipeline list', 'pipeline get', 'pipeline variables', 'pipeline create', 'pipeline retry', 'pipeline cancel', 'pipeline delete']);
+      ['pipeline list', 'pipeline get', 'pipeline variables', 'pipeline create', 'pipeline retry', 'pipeline cancel', 'pipeline delete', 'pipeline wait']);
   });
 
   it('an unknown key gets the nearest field name and the usage', () => {

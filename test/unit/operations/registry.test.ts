@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { defineOperation } from '../../../src/operations/define.js';
 import { operations } from '../../../src/operations/index.js';
 
 interface Endpoint {
@@ -77,9 +78,29 @@ describe('operation registry', () => {
     expect(op.area).toBe(endpoint?.area);
   });
 
-  it('routes no endpoint twice', () => {
-    const routes = operations.map((op) => `${op.method} ${op.path}`);
+  // A composed operation (wait_for_pipeline) has no endpoint of its own: it sends one of its parts' routes.
+  it('routes no endpoint twice, composed operations aside', () => {
+    const routes = operations.filter((op) => !op.composedOf).map((op) => `${op.method} ${op.path}`);
     expect(new Set(routes).size).toBe(routes.length);
+  });
+
+  const composed = operations.filter((op) => op.composedOf);
+  it('has composed operations, and each is made of registered operations whose route it sends', () => {
+    expect(composed.map((op) => op.name)).toContain('wait_for_pipeline');
+    for (const op of composed) {
+      const parts = op.composedOf!.map((name) => operations.find((o) => o.name === name));
+      expect(parts.every((part) => part && !part.composedOf), `${op.name} is made of ${op.composedOf!.join(', ')}`).toBe(true);
+      expect(parts.map((part) => part!.route), op.name).toContain(op.route);
+      expect(op.run, op.name).toBeDefined();
+    }
+  });
+
+  it('refuses a composed operation without a run, and a long-running change (no human can confirm a background task)', () => {
+    const wait = operations.find((op) => op.name === 'wait_for_pipeline')!;
+    expect(wait.longRunning).toBe(true);
+    const spec = { ...wait, run: undefined, longRunning: undefined };
+    expect(() => defineOperation(spec)).toThrow(/a composed operation needs a run/);
+    expect(() => defineOperation({ ...wait, effect: 'write', undo: 'Nothing.' })).toThrow(/only a read may be long-running/);
   });
 
   // defineOperation already refuses a route whose parameters the input lacks; what it does not check is that a

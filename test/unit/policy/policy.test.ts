@@ -34,6 +34,7 @@ describe('decide', () => {
     expect(decision).toEqual({
       kind: 'confirm',
       prompt: 'Delete a pipeline (delete_thing): Cannot be undone.\nThe exact call:\n  project: "acme/web"\n  pipeline_id: 42',
+      reason: 'Cannot be undone.',
     });
   });
 
@@ -43,6 +44,7 @@ describe('decide', () => {
       kind: 'confirm',
       prompt: 'Create a commit (commit_thing): Force-overwrite branch main: its current commits are replaced.\n' +
         'The exact call:\n  project: 1\n  branch: "main"\n  force: true',
+      reason: 'Force-overwrite branch main: its current commits are replaced.',
     });
   });
 

@@ -1,0 +1,61 @@
+// Waiting for something on the service to finish (a pipeline): bounded polling that keeps to the call's deadline,
+// stops when the caller cancels, and reports each check as progress.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunContext } from './define.js';
+
+/** The first pause between checks; the service is never asked more often than this. */
+export const MIN_POLL_INTERVAL_MS = 1_000;
+/** The longest pause between checks: a long pipeline is still seen finishing within seconds. */
+export const MAX_POLL_INTERVAL_MS = 10_000;
+/** How long a wait lasts when neither the caller nor the call's own deadline says (a test harness, a script). */
+export const DEFAULT_WAIT_MS = 10 * 60_000;
+/** Time kept back for the last check, so it is not cut off by the deadline it is racing. */
+const LAST_CHECK_RESERVE_MS = 2_000;
+
+/** The pause before check number `checks + 1`: growing from the floor to the ceiling, so short waits stay quick. */
+export function pollDelayMs(checks: number): number {
+  return Math.min(MAX_POLL_INTERVAL_MS, Math.round(MIN_POLL_INTERVAL_MS * 1.5 ** Math.max(0, checks - 1)));
+}
+
+export interface WaitSpec<T> {
+  /** One check (one request); its errors end the wait. */
+  check(): Promise<T>;
+  finished(value: T): boolean;
+  /** What a check saw, for progress ("pipeline #42 is running"). */
+  describe(value: T): string;
+  /** The caller's own limit, if any; the call's deadline still applies. */
+  timeoutMs?: number;
+}
+
+export interface WaitOutcome<T> {
+  /** The last value seen. */
+  value: T;
+  /** False when the deadline came first. */
+  finished: boolean;
+  checks: number;
+  waitedMs: number;
+}
+
+/** The epoch ms the wait ends at: the earlier of the caller's timeout and the call's deadline. */
+function waitDeadline(ctx: RunContext, started: number, timeoutMs: number | undefined): number {
+  const own = started + (timeoutMs ?? DEFAULT_WAIT_MS);
+  return ctx.deadline === undefined ? own : Math.min(own, ctx.deadline);
+}
+
+/** Checks until finished(), the deadline (the last value, unfinished) or cancellation (an AbortError). */
+export async function waitUntil<T>(ctx: RunContext, spec: WaitSpec<T>): Promise<WaitOutcome<T>> {
+  const started = Date.now();
+  const deadline = waitDeadline(ctx, started, spec.timeoutMs);
+  let checks = 0;
+  for (;;) {
+    const value = await spec.check();
+    checks += 1;
+    const done = spec.finished(value);
+    ctx.onProgress?.({ kind: 'poll', polls: checks, message: spec.describe(value) });
+    const pause = pollDelayMs(checks);
+    if (done || Date.now() + pause > deadline - LAST_CHECK_RESERVE_MS) {
+      return { value, finished: done, checks, waitedMs: Date.now() - started };
+    }
+    await sleep(pause, undefined, { signal: ctx.signal });
+  }
+}
