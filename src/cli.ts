@@ -252,14 +252,24 @@ async function startSlackBeside(config: Config, log: Logger, runtime: Runtime) {
   }
 }
 
+/**
+ * The start-up service check loads the HTTP client (undici), which a stdio server otherwise loads on its first
+ * call: it waits until the client has had its handshake and tool list, so that a warning never delays them.
+ */
+const STDIO_SERVICE_CHECK_DELAY_MS = 500;
+
+/** `forgeops mcp`: starts from the tool catalog built into the bundle; the registry, undici and the check come later. */
 async function serveStdio(values: ParsedOptions): Promise<void> {
+  // zod compiles a parser (new Function) for an object schema on its first parse; a stdio server parses most of its
+  // schemas a few times at most, so compiling costs more than it saves. zod reads this when a schema is made: first.
+  (await import('zod/v4/core')).config({ jitless: true });
   const { config, log } = await setup(stringOption(values, 'env-file'));
-  const [{ createRuntime }, { operations }, { createMcpServer }, { LimitedStdioTransport }, { checkServiceAtStart }] = await Promise.all([
-    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'), import('./doctor.js'),
+  const [{ createRuntime }, { startupCatalog }, { createMcpServer }, { LimitedStdioTransport }] = await Promise.all([
+    import('./runtime.js'), import('./mcp/catalog.js'), import('./mcp/server.js'), import('./mcp/stdio.js'),
   ]);
-  const runtime = await createRuntime(config, log);
+  const [runtime, catalog] = await Promise.all([createRuntime(config, log), startupCatalog()]);
   const server = createMcpServer({
-    operations, client: runtime.client, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
+    operations: catalog, client: runtime.client, log, readOnly: config.policy.readOnly, toolsets: config.policy.toolsets,
     confirmWithoutElicitation: config.policy.confirmWithoutElicitation, maxResultChars: config.maxResultChars,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });
@@ -277,8 +287,10 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await server.connect(transport);
-  log.info(`mcp stdio ready: ${operations.length} operations against ${runtime.serviceLabel}`);
-  void checkServiceAtStart(config, (line) => log.warn(line));
+  log.info(`mcp stdio ready: ${catalog.tools.length} operations against ${runtime.serviceLabel}`);
+  setTimeout(() => {
+    void import('./doctor.js').then(({ checkServiceAtStart }) => checkServiceAtStart(config, (line) => log.warn(line)));
+  }, STDIO_SERVICE_CHECK_DELAY_MS).unref();
 }
 
 /** Slack reaches the bot through the operator's public host (a reverse proxy or tunnel); loopback is the safe default. */

@@ -5,18 +5,21 @@ import {
   ErrorCode, ListToolsRequestSchema, McpError, type ServerNotification, type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/define.js';
-import type { ServiceSettings } from '../operations/failures.js';
+import type { ExplainOptions, ServiceSettings } from '../operations/failures.js';
 import { executeCall, prepareCall } from '../operations/call.js';
 import type { ApiTransport, ProgressEvent } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import { selectOperations, toolDescriptor } from './tools.js';
+import { selectOperations } from './tools.js';
+import { catalogOf, type ToolCatalog } from './catalog.js';
+import { elicitationFormValidator } from './elicitation-validator.js';
 import { successResult, textResult, type ToolResult } from './results.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
 export interface McpServerOptions {
-  operations: readonly Operation[];
+  /** Every operation, or a catalog that lists them before loading them on the first call (the stdio fast start). */
+  operations: readonly Operation[] | ToolCatalog;
   client: ApiTransport;
   readOnly: boolean;
   toolsets: readonly string[];
@@ -128,29 +131,37 @@ function readCallParams(params: unknown): { name: string; args: unknown } {
 
 export function createMcpServer(options: McpServerOptions): Server {
   const log = options.log ?? silentLogger;
-  const offered = selectOperations(options.operations, { toolsets: options.toolsets, readOnly: options.readOnly });
-  const byName = new Map(offered.map((op) => [op.name, op]));
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  const explainOptions = {
-    operations: options.operations,
+  const catalog = Array.isArray(options.operations) ? catalogOf(options.operations) : options.operations as ToolCatalog;
+  const offered = selectOperations(catalog.tools, { toolsets: options.toolsets, readOnly: options.readOnly });
+  const offeredNames = new Set(offered.map((tool) => tool.name));
+  // Our own validator of elicitation answers: the SDK's default brings ajv, which the bundle leaves out.
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: elicitationFormValidator,
+  });
+  const explainOptions = (operations: readonly Operation[]): ExplainOptions => ({
+    operations,
     deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
     service: options.service && options.token
       ? { ...options.service, tokenSource: `the ${SESSION_TOKEN_SOURCE} this session was opened with` }
       : options.service,
-  };
+  });
   let pendingConfirmations = 0;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered.map(toolDescriptor) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered.map((tool) => tool.descriptor) }));
 
   async function callTool(name: string, args: unknown, extra: CallExtra): Promise<ToolResult> {
-    const op = byName.get(name);
-    if (!op) {
-      const known = options.operations.some((o) => o.name === name);
+    if (!offeredNames.has(name)) {
+      const known = catalog.tools.some((tool) => tool.name === name);
       return textResult(known
         ? `Tool ${name} is not offered by this server (read-only mode or toolset selection).`
         : `Unknown tool ${name}.`, true);
     }
-    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explainOptions);
+    // The registry (every zod schema) is loaded by the first call, not at start: see catalog.ts.
+    const operations = await catalog.operations();
+    const op = operations.find((o) => o.name === name);
+    if (!op) return textResult(`Unknown tool ${name}.`, true);
+    const explain = explainOptions(operations);
+    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explain);
     if (prepared.kind === 'refused') return textResult(prepared.message, true);
     const { input } = prepared;
     const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS);
@@ -184,7 +195,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         signal: extra.signal,
         deadline: started + options.callTimeoutMs,
         onProgress: (event) => progress.event(event),
-      }, explainOptions);
+      }, explain);
       if (!outcome.ok) {
         log.info(`mcp ${op.name}: ${outcome.message}`);
         return textResult(outcome.message, true);

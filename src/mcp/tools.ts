@@ -70,7 +70,8 @@ export interface ToolFilter {
   readOnly: boolean;
 }
 
-export function selectOperations(all: readonly Operation[], filter: ToolFilter): Operation[] {
+/** Chooses by the registry's plain facts only, so a catalog built without the zod schemas can be filtered too. */
+export function selectOperations<T extends Pick<Operation, 'area' | 'effect'>>(all: readonly T[], filter: ToolFilter): T[] {
   return all.filter((op) =>
     (filter.toolsets.length === 0 || filter.toolsets.includes(op.area)) && (!filter.readOnly || op.effect === 'read'));
 }
