@@ -103,6 +103,22 @@ const VERSION = 20;
 const MADE_BY_UNIX = (3 << 8) | VERSION;
 const FILE_MODE = 0o100644;
 
+/**
+ * The fields a local file header and its central directory entry share, in the same order: the version needed to
+ * extract, flags, method, time, date, CRC-32, both sizes and the name's length. 26 bytes from `at`.
+ */
+function writeSharedFields(header, at, { crc, compressedSize, size, nameLength }) {
+  header.writeUInt16LE(VERSION, at);
+  header.writeUInt16LE(UTF8_NAMES, at + 2);
+  header.writeUInt16LE(DEFLATE, at + 4);
+  header.writeUInt16LE(DOS_TIME, at + 6);
+  header.writeUInt16LE(DOS_DATE, at + 8);
+  header.writeUInt32LE(crc, at + 10);
+  header.writeUInt32LE(compressedSize, at + 14);
+  header.writeUInt32LE(size, at + 18);
+  header.writeUInt16LE(nameLength, at + 22);
+}
+
 function zip(entries) {
   const locals = [];
   const centrals = [];
@@ -110,31 +126,14 @@ function zip(entries) {
   for (const { name, data } of entries) {
     const nameBytes = Buffer.from(name, 'utf8');
     const compressed = deflateRawSync(data, { level: 9 });
-    const crc = crc32(data);
+    const fields = { crc: crc32(data), compressedSize: compressed.length, size: data.length, nameLength: nameBytes.length };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(VERSION, 4);
-    local.writeUInt16LE(UTF8_NAMES, 6);
-    local.writeUInt16LE(DEFLATE, 8);
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(compressed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    local.writeUInt16LE(0, 28);
+    writeSharedFields(local, 4, fields);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(MADE_BY_UNIX, 4);
-    central.writeUInt16LE(VERSION, 6);
-    central.writeUInt16LE(UTF8_NAMES, 8);
-    central.writeUInt16LE(DEFLATE, 10);
-    central.writeUInt16LE(DOS_TIME, 12);
-    central.writeUInt16LE(DOS_DATE, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(compressed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
+    writeSharedFields(central, 6, fields);
     central.writeUInt32LE((FILE_MODE << 16) >>> 0, 38);
     central.writeUInt32LE(offset, 42);
     locals.push(local, nameBytes, compressed);
