@@ -39,8 +39,6 @@ const noAjv = replaceModule('no-ajv', /[\\/]@modelcontextprotocol[\\/]sdk[\\/]di
 const englishOnly = replaceModule('zod-english-only', /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/,
   () => `export { default as en } from './en.js';`, (path) => path.replace(/[\\/]index\.js$/, ''));
 
-// Chunk names carry content hashes: without this, every build would leave the last one's chunks behind.
-rmSync(`${root}dist/chunks`, { recursive: true, force: true });
 /**
  * `import { z }` binds zod's namespace object, so esbuild keeps every export of zod (about 100 KB more to load);
  * `import * as z` with `z.object(…)` lets it keep only what is called. The same module either way, so the same
@@ -58,6 +56,8 @@ const zodNamespaceImport = {
   },
 };
 
+// Chunk names carry content hashes: without this, every build would leave the last one's chunks behind.
+rmSync(`${root}dist/chunks`, { recursive: true, force: true });
 await build({
   entryPoints: { cli: `${root}src/cli.ts` },
   outdir: `${root}dist`,
