@@ -15,11 +15,15 @@ const env = useSandbox();
 const hookDir = mkdtempSync(join(tmpdir(), 'forgeops-fast-start-'));
 afterAll(() => rmSync(hookDir, { recursive: true, force: true }));
 
-/** A module hook for the spawned CLI: each file it loads from dist/ is written to stderr as it is loaded. */
-function loadTracer(): string {
+/**
+ * A module hook for the spawned CLI: each file it loads from dist/ is appended to `log` before it is evaluated, with a
+ * synchronous write, so every file a request needed is in the log by the time its answer arrives.
+ */
+function loadTracer(log: string): string {
   const hooks = join(hookDir, 'hooks.mjs');
-  writeFileSync(hooks, `export async function load(url, context, next) {
-  if (url.startsWith('file:') && url.includes('/dist/')) process.stderr.write('LOADED ' + url + '\\n');
+  writeFileSync(hooks, `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  if (url.startsWith('file:') && url.includes('/dist/')) appendFileSync(${JSON.stringify(log)}, url + '\\n');
   return next(url, context);
 }\n`);
   const register = join(hookDir, 'register.mjs');
@@ -30,22 +34,20 @@ function loadTracer(): string {
 /** Spawns the built CLI over stdio, the way an assistant does, with the service set to the test's sandbox. */
 async function spawnCli(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []) {
   const transport = new StdioClientTransport({
-    command: process.execPath, args: [...nodeArgs, cli, 'mcp'], cwd: '/', stderr: 'pipe',
+    command: process.execPath, args: [...nodeArgs, cli, 'mcp'], cwd: '/', stderr: 'ignore',
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmpdir(), FORGEOPS_LOG_LEVEL: 'warn',
       CODEHOST_URL: env.sandbox.url, CODEHOST_TOKEN: env.sandbox.tokens.maintainer, ...extraEnv,
     },
   });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
   const mcp = new Client({ name: 'fast-start-test', version: '1.0.0' });
   await mcp.connect(transport);
-  return { mcp, stderr: () => stderr };
+  return mcp;
 }
 
 /** The sources (as the bundle's source maps name them) of every dist file loaded so far. */
-function loadedSources(stderr: string): string[] {
-  const files = [...stderr.matchAll(/^LOADED (file:\S+)$/gm)].map((m) => fileURLToPath(m[1]));
+function loadedSources(log: string): string[] {
+  const files = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => fileURLToPath(url));
   return files.flatMap((file) => (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources);
 }
 
@@ -57,20 +59,22 @@ describe('forgeops mcp from the built bundle', () => {
     const built = await spawnCli(cliEnv);
     const live = await connectInMemory({ client: env.client, ...serverOptions });
     try {
-      const [fromBundle, fromRegistry] = await Promise.all([built.mcp.listTools(), live.client.listTools()]);
+      const [fromBundle, fromRegistry] = await Promise.all([built.listTools(), live.client.listTools()]);
       expect(fromBundle.tools.length).toBeGreaterThan(0);
       expect(fromBundle.tools).toEqual(fromRegistry.tools);
     } finally {
-      await built.mcp.close();
+      await built.close();
       await live.close();
     }
   });
 
   it('loads no registry, HTTP client, ajv, Bolt or sandbox before the first call, and the registry with it', async () => {
-    const { mcp, stderr } = await spawnCli({}, ['--import', loadTracer()]);
+    const log = join(hookDir, 'loaded.log');
+    writeFileSync(log, '');
+    const mcp = await spawnCli({}, ['--import', loadTracer(log)]);
     try {
       await mcp.listTools();
-      const atStart = loadedSources(stderr());
+      const atStart = loadedSources(log);
       expect(atStart.some((source) => source.includes('src/mcp/server.ts'))).toBe(true);
       const unwanted = [/src\/operations\/pipelines\.ts$/, /node_modules\/undici\//, /node_modules\/ajv\//, /node_modules\/@slack\//,
         /src\/sandbox\//, /zod\/v4\/locales\/(?!en\.js$|index\.js$)/];
@@ -78,7 +82,7 @@ describe('forgeops mcp from the built bundle', () => {
 
       const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } });
       expect(result.isError).toBeFalsy();
-      const afterCall = loadedSources(stderr());
+      const afterCall = loadedSources(log);
       expect(afterCall.some((source) => /src\/operations\/pipelines\.ts$/.test(source))).toBe(true);
       expect(afterCall.some((source) => /node_modules\/undici\//.test(source))).toBe(true);
     } finally {
