@@ -217,6 +217,7 @@ async function measureCallOverhead(service) {
     };
     // The first call loads the registry and the HTTP client (see src/mcp/catalog.ts): reported on its own.
     const first = await viaMcp();
+    const firstRssMiB = peakRssMiB(server.child.pid);
     for (let i = 0; i < WARM_UP_CALLS; i++) {
       await viaMcp();
       await direct();
@@ -227,7 +228,7 @@ async function measureCallOverhead(service) {
       mcp.push(await viaMcp());
       plain.push(await direct());
     }
-    return { first, mcp: median(mcp), direct: median(plain), rssMiB: peakRssMiB(server.child.pid) };
+    return { first, firstRssMiB, mcp: median(mcp), direct: median(plain), rssMiB: peakRssMiB(server.child.pid) };
   } finally {
     await pool.close();
     await server.close();
@@ -265,7 +266,7 @@ try {
   console.log('\none list_pipelines (20 pipelines) against the sandbox, median:');
   console.log(`  undici request, directly           ${fmtMs(call.direct)}  1.00×`);
   console.log(`  tools/call through forgeops mcp    ${fmtMs(call.mcp)}  ${(call.mcp / call.direct).toFixed(2)}×   overhead ${overhead.toFixed(2)} ms`);
-  console.log(`  its first tools/call (loads the registry and undici) ${call.first.toFixed(1)} ms; peak RSS after all calls ${fmtMiB(call.rssMiB)}`);
+  console.log(`  its first tools/call (loads the registry and undici) ${fmtMs(call.first)}   peak RSS after it ${fmtMiB(call.firstRssMiB)}, after all ${fmtMiB(call.rssMiB)}`);
 
   const startRatio = median(samples.forgeops) / base;
   const rss = median(samples.forgeopsRss);
