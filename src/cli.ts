@@ -3,7 +3,7 @@
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
-import type { Operation } from './operations/define.js';
+import type { Selectable } from './mcp/toolsets.js';
 import type { ApprovalDesk } from './mcp/approval.js';
 import { closest } from './text/suggest.js';
 
@@ -207,7 +207,7 @@ async function listOperations(json: boolean): Promise<void> {
  * The tools a server offers: --toolsets and --tools over their variables, checked before anything starts, so a
  * misspelt toolset stops start-up with the list of real ones instead of a server with no tools.
  */
-async function toolSelection(config: Config, values: ParsedOptions, operations: readonly Operation[]) {
+async function toolSelection(config: Config, values: ParsedOptions, tools: readonly Selectable[]) {
   const { selectTools, ToolSelectionError } = await import('./mcp/toolsets.js');
   const split = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
   const selection = {
@@ -216,7 +216,7 @@ async function toolSelection(config: Config, values: ParsedOptions, operations: 
     readOnly: config.policy.readOnly,
   };
   try {
-    selectTools(operations, selection);
+    selectTools(tools, selection);
   } catch (error) {
     if (error instanceof ToolSelectionError) fail(error.message, 2);
     throw error;
@@ -323,16 +323,27 @@ async function startSlackBeside(config: Config, log: Logger, runtime: Runtime, a
   }
 }
 
+/**
+ * The start-up service check loads the HTTP client (undici), which a stdio server otherwise loads on its first
+ * call: it waits until the client has had its handshake and tool list, so that a warning never delays them.
+ */
+const STDIO_SERVICE_CHECK_DELAY_MS = 500;
+
+/** `forgeops mcp`: starts from the tool catalog built into the bundle; the registry, undici and the check come later. */
 async function serveStdio(values: ParsedOptions): Promise<void> {
+  // zod compiles a parser (new Function) for an object schema on its first parse; a stdio server parses most of its
+  // schemas a few times at most, so compiling costs more than it saves. zod reads this when a schema is made: first.
+  (await import('zod/v4/core')).config({ jitless: true });
   const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
-  const [{ createRuntime }, { operations }, { createMcpServer }, { LimitedStdioTransport }, { checkServiceAtStart }] = await Promise.all([
-    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/stdio.js'), import('./doctor.js'),
+  const [{ createRuntime }, { startupCatalog }, { createMcpServer }, { LimitedStdioTransport }] = await Promise.all([
+    import('./runtime.js'), import('./mcp/catalog.js'), import('./mcp/server.js'), import('./mcp/stdio.js'),
   ]);
-  const selection = await toolSelection(config, values, operations);
+  const catalog = await startupCatalog();
+  const selection = await toolSelection(config, values, catalog.tools);
   const approvals = await approvalPageForStdio(config, log);
   const runtime = await createRuntime(config, log);
   const server = createMcpServer({
-    operations, client: runtime.client, log, secrets, ...selection,
+    operations: catalog, client: runtime.client, log, secrets, ...selection,
     approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
@@ -352,8 +363,10 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await server.connect(transport);
-  log.info(`mcp stdio ready: ${operations.length} operations against ${runtime.serviceLabel}`);
-  void checkServiceAtStart(config, (line) => log.warn(line));
+  log.info(`mcp stdio ready: ${catalog.tools.length} operations against ${runtime.serviceLabel}`);
+  setTimeout(() => {
+    void import('./doctor.js').then(({ checkServiceAtStart }) => checkServiceAtStart(config, (line) => log.warn(line)));
+  }, STDIO_SERVICE_CHECK_DELAY_MS).unref();
 }
 
 /** Slack reaches the bot through the operator's public host (a reverse proxy or tunnel); loopback is the safe default. */

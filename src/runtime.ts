@@ -1,6 +1,6 @@
 // What every mode needs to reach the service: the configured one, or an embedded sandbox started in-process.
 import type { Config } from './config.js';
-import { HttpClient } from './http/client.js';
+import type { HttpClientOptions } from './http/client.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from './http/types.js';
 import type { Logger } from './log.js';
 import type { ServiceSettings } from './operations/failures.js';
@@ -28,9 +28,29 @@ function clientOptions(config: Config) {
   return { timeoutMs: config.codehost.timeoutMs, retry: { maxRetries: config.codehost.maxRetries } };
 }
 
+type ServiceClient = ApiTransport & { close(): Promise<void> };
+
+/**
+ * The HTTP client, made on the first request: undici is the largest module forgeops loads, and a stdio MCP server
+ * answers its handshake and tools/list without it. A client that cannot be made fails that request and every later one.
+ */
+function lazyHttpClient(options: HttpClientOptions): ServiceClient {
+  let made: Promise<ServiceClient> | undefined;
+  const client = () => (made ??= import('./http/client.js').then(({ HttpClient }) => new HttpClient(options)));
+  return {
+    async request<T>(req: ApiRequest): Promise<ApiResponse<T>> {
+      return (await client()).request<T>(req);
+    },
+    async close() {
+      const started = await made?.catch(() => undefined);
+      await started?.close();
+    },
+  };
+}
+
 export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
   if (config.codehost.url) {
-    const client = new HttpClient({
+    const client = lazyHttpClient({
       baseUrl: config.codehost.url,
       token: config.codehost.token,
       scimToken: config.codehost.scimToken,
@@ -54,7 +74,7 @@ function embeddedSandboxRuntime(config: Config, log: Logger): Runtime {
     const { startSandbox } = await import('./sandbox/server.js');
     const sandbox = await startSandbox({ port: 0, log: (line) => log.debug(`sandbox: ${line}`) });
     const tokens = { ...sandbox.tokens } as Record<string, string>;
-    const client = new HttpClient({
+    const client = lazyHttpClient({
       baseUrl: sandbox.url,
       token: config.codehost.token ?? tokens[SANDBOX_DEFAULT_ROLE],
       scimToken: config.codehost.scimToken ?? tokens.scim,

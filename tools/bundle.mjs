@@ -1,11 +1,63 @@
 // Bundles the CLI into dist/cli.js (+ dist/chunks/) after tsc: one file to load instead of hundreds starts MCP faster.
 // Each mode's dynamic import() becomes its own chunk, so `forgeops mcp` never loads the sandbox or HTTP server code it
-// does not use. Measured with tools/bench/startup.mjs (see the README).
+// does not use. More keeps `forgeops mcp`'s start small (each measured with tools/bench/mcp.mjs, see the README):
+// the tool catalog is computed here, from the registry tsc just built, and embedded, so the server lists its tools
+// without building 131 zod schemas; the SDK's ajv validator is left out (the server brings its own, see
+// src/mcp/elicitation-validator.ts); zod's translations of its messages are left out (forgeops speaks English); and
+// our `import { z } from 'zod'` is bundled as `import * as z from 'zod'`, which lets esbuild drop the zod it never calls.
 import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** The catalog of the registry as tsc compiled it: toolDescriptor stays the one source of every published tool. */
+async function toolCatalog() {
+  const { operations } = await import(`${root}dist/operations/index.js`);
+  const { catalogData } = await import(`${root}dist/mcp/catalog.js`);
+  return catalogData(operations);
+}
+
+/** Replaces the module a path matches with other source; `resolveDir` is where that source's own imports resolve. */
+function replaceModule(name, filter, contents, resolveDir) {
+  return {
+    name,
+    setup(builder) {
+      builder.onLoad({ filter }, (args) => ({ contents: contents(), loader: 'js', resolveDir: resolveDir?.(args.path) }));
+    },
+  };
+}
+
+const catalog = await toolCatalog();
+// A JSON string parsed at run time: V8 reads JSON faster than the same data as a JavaScript literal.
+const prebuiltCatalog = replaceModule('prebuilt-catalog', /[\\/]src[\\/]mcp[\\/]prebuilt-catalog\.ts$/,
+  () => `export const PREBUILT_TOOLS = JSON.parse(${JSON.stringify(JSON.stringify(catalog))});`);
+// Only reached when a Server is made without its own jsonSchemaValidator, which forgeops never does: fail loudly if so.
+const noAjv = replaceModule('no-ajv', /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/,
+  () => `export class AjvJsonSchemaValidator { constructor() { throw new Error('forgeops is bundled without ajv: pass a jsonSchemaValidator'); } }`);
+// zod's own default (classic/schemas.js imports locales/en.js directly) stays; `z.locales` keeps English only.
+const englishOnly = replaceModule('zod-english-only', /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/,
+  () => `export { default as en } from './en.js';`, (path) => path.replace(/[\\/]index\.js$/, ''));
+
+/**
+ * `import { z }` binds zod's namespace object, so esbuild keeps every export of zod (about 100 KB more to load);
+ * `import * as z` with `z.object(…)` lets it keep only what is called. The same module either way, so the same
+ * behaviour. Written the second way in src/, this plugin would change nothing and could go.
+ */
+const ZOD_NAMED_IMPORT = "import { z } from 'zod';";
+const zodNamespaceImport = {
+  name: 'zod-namespace-import',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(ZOD_NAMED_IMPORT)) return undefined;
+      return { contents: source.replace(ZOD_NAMED_IMPORT, "import * as z from 'zod';"), loader: 'ts' };
+    });
+  },
+};
+
+// Chunk names carry content hashes: without this, every build would leave the last one's chunks behind.
+rmSync(`${root}dist/chunks`, { recursive: true, force: true });
 await build({
   entryPoints: { cli: `${root}src/cli.ts` },
   outdir: `${root}dist`,
@@ -17,6 +69,7 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
+  plugins: [prebuiltCatalog, noAjv, englishOnly, zodNamespaceImport],
   // Bundled CommonJS dependencies call require(); ESM output has none unless we make one.
   banner: { js: "import { createRequire as __forgeopsCreateRequire } from 'node:module'; const require = __forgeopsCreateRequire(import.meta.url);" },
 });

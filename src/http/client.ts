@@ -4,7 +4,7 @@ import { ApiError, apiErrorFromResponse, DEADLINE_CODE, type ApiErrorKind } from
 import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
 import { API_PREFIX, encodeForm, SCIM_PREFIX, serializeQuery, servicePath } from './route.js';
 import { readCaFile } from './ca.js';
-import type { ApiRequest, ApiResponse } from './types.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, type ApiRequest, type ApiResponse } from './types.js';
 
 export interface HttpClientOptions {
   /** The service address, e.g. 'https://code.example.com' or 'https://example.com/code' (API under {baseUrl}/api/v4). */
@@ -33,7 +33,8 @@ export interface ProxySettings {
   noProxy?: string;
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+// Kept in types.ts, so that code which needs the number does not load undici with the client.
+export { DEFAULT_MAX_RESPONSE_BYTES } from './types.js';
 
 /** Everything about a request that stays the same across its attempts. */
 interface Target {

@@ -76,3 +76,6 @@ export interface ApiResponse<T = unknown> {
 export interface ApiTransport {
   request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
 }
+
+/** Largest response body the client reads into memory by default (an archive of a big repository can be huge). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;

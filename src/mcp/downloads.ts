@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/client.js';
+// From the client's types, not the client: importing client.js would load undici before a stdio server's first call.
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/types.js';
 
 export const DOWNLOAD_DIR_VARIABLE = 'FORGEOPS_DOWNLOAD_DIR';
 /** One saved file at most: the largest answer the HTTP client accepts at all. */

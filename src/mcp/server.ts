@@ -11,7 +11,7 @@ import { dryRunCall, takeDryRun } from '../operations/dry-run.js';
 import type { ApiTransport, ProgressEvent } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import { SHARED_INPUTS_NOTE, toolDescriptor } from './tools.js';
+import { SHARED_INPUTS_NOTE } from './tools.js';
 import { selectTools } from './toolsets.js';
 import { callMetaTool, META_TOOLS, type MetaContext } from './meta.js';
 import { SessionTaskStore, startTask, TASK_WORK_LIMIT_MS, TASKS_CAPABILITY } from './tasks.js';
@@ -19,11 +19,15 @@ import { jsonResult, successResult, textResult, type ToolResult } from './result
 import { PROTOCOL_CAPABILITIES, registerProtocolFeatures } from './protocol.js';
 import { askHuman, type ConfirmOutcome } from './approval-ask.js';
 import type { ApprovalDesk, ApprovalPolicy } from './approval.js';
+import { catalogOf, type ToolCatalog } from './catalog.js';
+import { elicitationFormValidator } from './elicitation-validator.js';
+import type { SessionRegistry } from './service-reads.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
 export interface McpServerOptions {
-  operations: readonly Operation[];
+  /** Every operation, or a catalog that lists them before loading them on the first call (the stdio fast start). */
+  operations: readonly Operation[] | ToolCatalog;
   client: ApiTransport;
   readOnly: boolean;
   /** Areas and presets (default, all, meta) to offer; none means the default preset (see toolsets.ts). */
@@ -129,81 +133,89 @@ function readCallParams(params: unknown): { name: string; args: unknown; asTask:
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
-  const offered = selectTools(options.operations, { toolsets: options.toolsets, tools: options.tools, readOnly: options.readOnly });
-  const byName = new Map(offered.operations.map((op) => [op.name, op]));
-  const listed = [...offered.operations.map(toolDescriptor), ...(offered.meta ? META_TOOLS : [])];
+  const catalog = Array.isArray(options.operations) ? catalogOf(options.operations) : options.operations as ToolCatalog;
+  const offered = selectTools(catalog.tools, { toolsets: options.toolsets, tools: options.tools, readOnly: options.readOnly });
+  const offeredNames = new Set(offered.operations.map((tool) => tool.name));
+  const usableNames = new Set(catalog.tools.filter((tool) => !options.readOnly || tool.effect === 'read').map((tool) => tool.name));
+  const listed = [...offered.operations.map((tool) => tool.descriptor), ...(offered.meta ? META_TOOLS : [])];
   const tasks = new SessionTaskStore();
+  // Our own validator of elicitation answers: the SDK's default brings ajv, which the bundle leaves out.
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, tasks: TASKS_CAPABILITY, ...PROTOCOL_CAPABILITIES },
     instructions: instructions(offered.meta),
     taskStore: tasks,
+    jsonSchemaValidator: elicitationFormValidator,
   });
   // A task outliving its session would poll on for nobody.
   server.onclose = () => tasks.close();
-  const explainOptions = {
-    operations: options.operations,
-    deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
-    service: options.service && options.token
-      ? { ...options.service, tokenSource: `the ${SESSION_TOKEN_SOURCE} this session was opened with` }
-      : options.service,
-  };
   let pendingConfirmations = 0;
-  const logging = registerProtocolFeatures(server, {
-    ...options, log: options.log ?? silentLogger, explain: explainOptions,
-  });
+
+  /** The registry (every zod schema) is loaded by the first call, not at start (see catalog.ts), once per session. */
+  let loading: Promise<SessionRegistry> | undefined;
+  const registry = () => (loading ??= catalog.operations().then((operations) => ({
+    operations,
+    byName: new Map(operations.map((op) => [op.name, op])),
+    explain: {
+      operations,
+      deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
+      service: options.service && options.token
+        ? { ...options.service, tokenSource: `the ${SESSION_TOKEN_SOURCE} this session was opened with` }
+        : options.service,
+    },
+  })));
+  const logging = registerProtocolFeatures(server, { ...options, registry, log: options.log ?? silentLogger });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
 
   /**
-   * The operation a tool name calls. With the meta tools offered, every operation the mode allows is one
+   * Whether a tool name calls an operation. With the meta tools offered, every operation the mode allows is one
    * run_operation away anyway: a model that found one and calls it by name gets the same validation, policy and
    * confirmation.
    */
-  function operationNamed(name: string): Operation | undefined {
-    return byName.get(name) ?? (offered.meta ? usableOperations().find((o) => o.name === name) : undefined);
-  }
-
-  function usableOperations(): Operation[] {
-    return options.operations.filter((o) => !options.readOnly || o.effect === 'read');
+  function callsOperation(name: string): boolean {
+    return offeredNames.has(name) || (offered.meta && usableNames.has(name));
   }
 
   function notOffered(name: string): string {
-    return options.operations.some((o) => o.name === name)
+    return catalog.tools.some((tool) => tool.name === name)
       ? `Tool ${name} is not offered by this server (read-only mode or toolset selection).`
       : `Unknown tool ${name}.`;
   }
 
   async function callTool(name: string, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
-    const op = operationNamed(name);
-    if (op) return callOperation(op, args, extra, limits);
-    const meta = offered.meta ? await callMetaTool(metaContext(extra), name, args) : undefined;
-    return meta ?? textResult(notOffered(name), true);
+    const metaTool = offered.meta && META_TOOLS.some((tool) => tool.name === name);
+    // Told from the catalog alone: a wrong name does not load the registry.
+    if (!metaTool && !callsOperation(name)) return textResult(notOffered(name), true);
+    const session = await registry();
+    const op = session.byName.get(name);
+    if (!metaTool && op) return callOperation(session, op, args, extra, limits);
+    return (await callMetaTool(metaContext(session, extra), name, args)) ?? textResult(notOffered(name), true);
   }
 
   /** The meta tools reach every operation the mode allows, whatever the toolsets list. */
-  function metaContext(extra: CallExtra): MetaContext {
+  function metaContext(session: SessionRegistry, extra: CallExtra): MetaContext {
     return {
-      usable: usableOperations(),
-      all: options.operations,
+      usable: session.operations.filter((o) => usableNames.has(o.name)),
+      all: session.operations,
       readOnly: options.readOnly,
-      callOperation: (op, args) => callOperation(op, args, extra),
+      callOperation: (op, args) => callOperation(session, op, args, extra),
     };
   }
 
   /** A dry run: validated and judged like the call, answered with what it would send; nothing is sent, nobody asked. */
-  async function previewCall(op: Operation, args: unknown, extra: CallExtra): Promise<ToolResult> {
-    const outcome = await dryRunCall(op, args, { readOnly: options.readOnly }, explainOptions);
+  async function previewCall(session: SessionRegistry, op: Operation, args: unknown, extra: CallExtra): Promise<ToolResult> {
+    const outcome = await dryRunCall(op, args, { readOnly: options.readOnly }, session.explain);
     if (outcome.kind === 'refused') return textResult(outcome.message, true);
     logging.logger(extra.requestId).debug(`mcp ${op.name}: dry run`);
     return jsonResult({ ...outcome.preview }, options.maxResultChars);
   }
 
-  async function callOperation(op: Operation, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
+  async function callOperation(session: SessionRegistry, op: Operation, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
     const log = logging.logger(extra.requestId);
     const requested = takeDryRun(op, args);
     if ('error' in requested) return textResult(requested.error, true);
-    if (requested.dryRun) return previewCall(op, requested.args, extra);
-    const prepared = prepareCall(op, requested.args, { readOnly: options.readOnly }, explainOptions);
+    if (requested.dryRun) return previewCall(session, op, requested.args, extra);
+    const prepared = prepareCall(op, requested.args, { readOnly: options.readOnly }, session.explain);
     if (prepared.kind === 'refused') return textResult(prepared.message, true);
     const { input } = prepared;
     const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
@@ -239,7 +251,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         signal: limits.signal ?? extra.signal,
         deadline: started + (limits.timeoutMs ?? options.callTimeoutMs),
         onProgress: (event) => progress.event(event),
-      }, explainOptions);
+      }, session.explain);
       if (!outcome.ok) {
         log.info(`mcp ${op.name}: ${outcome.message}`);
         return textResult(outcome.message, true);
@@ -248,7 +260,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       const line = `mcp ${op.name}: ${outcome.result.status} in ${Date.now() - started} ms`;
       if (op.effect === 'read') log.debug(line);
       else log.info(line);
-      return await successResult(op, input, outcome.result, { maxChars: options.maxResultChars, downloadDir: options.downloadDir, operations: options.operations });
+      return await successResult(op, input, outcome.result, { maxChars: options.maxResultChars, downloadDir: options.downloadDir, operations: session.operations });
     } finally {
       progress.stop();
     }
@@ -259,14 +271,15 @@ export function createMcpServer(options: McpServerOptions): Server {
    * input the call would refuse is refused now, in words, rather than as a task that fails without saying why.
    */
   async function callToolAsTask(name: string, args: unknown, extra: CallExtra) {
-    const op = operationNamed(name);
+    const session = await registry();
+    const op = callsOperation(name) ? session.byName.get(name) : undefined;
     if (!op) throw new McpError(ErrorCode.InvalidParams, notOffered(name));
     if (!op.longRunning) {
       throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not run as a task (its execution.taskSupport is not set); call it without task.`);
     }
-    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explainOptions);
+    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, session.explain);
     if (prepared.kind === 'refused') throw new McpError(ErrorCode.InvalidParams, prepared.message);
-    return startTask(tasks, extra, ({ signal, status }) => callOperation(op, args, extra, { signal, timeoutMs: TASK_WORK_LIMIT_MS, status }));
+    return startTask(tasks, extra, ({ signal, status }) => callOperation(session, op, args, extra, { signal, timeoutMs: TASK_WORK_LIMIT_MS, status }));
   }
 
   // tools/call is taken raw rather than through the SDK's own schema: its check answers bad arguments (a string,

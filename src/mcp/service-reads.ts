@@ -5,12 +5,18 @@ import type { Operation, OperationResult } from '../operations/define.js';
 import type { ExplainOptions } from '../operations/failures.js';
 import type { ApiTransport } from '../http/types.js';
 
-export interface ServiceReadOptions {
+/** A session's registry, loaded on its first use (see catalog.ts), with the words its failures are explained in. */
+export interface SessionRegistry {
   operations: readonly Operation[];
+  byName: ReadonlyMap<string, Operation>;
+  explain: ExplainOptions;
+}
+
+export interface ServiceReadOptions {
+  registry: () => Promise<SessionRegistry>;
   client: ApiTransport;
   readOnly: boolean;
   token?: string;
-  explain: ExplainOptions;
 }
 
 /** A failure keeps the error, so a caller can tell a missing thing (404) from a broken one. */
@@ -20,12 +26,12 @@ export type ServiceRead = (name: string, args: Record<string, unknown>, limits: 
 
 /** A reader for this session; only operations that read may be run through it, whatever the caller asks. */
 export function serviceReader(options: ServiceReadOptions): ServiceRead {
-  const byName = new Map(options.operations.map((op) => [op.name, op]));
   return async (name, args, limits) => {
+    const { byName, explain } = await options.registry();
     const op = byName.get(name);
     // A programming error, not a user's: the names are fixed in this folder.
     if (!op || op.effect !== 'read') throw new Error(`${name} is not a read operation of this server`);
-    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, options.explain);
+    const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explain);
     if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
     if (prepared.kind === 'confirm') return { ok: false, message: `${name} needs a human's confirmation` };
     const outcome = await executeCall(op, prepared.input, {
@@ -33,7 +39,7 @@ export function serviceReader(options: ServiceReadOptions): ServiceRead {
       token: options.token,
       signal: limits.signal,
       deadline: Date.now() + limits.timeoutMs,
-    }, options.explain);
+    }, explain);
     return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, message: outcome.message, error: outcome.error };
   };
 }

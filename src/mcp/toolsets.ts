@@ -37,8 +37,11 @@ export interface ToolSelection {
   readOnly: boolean;
 }
 
-export interface OfferedTools {
-  operations: Operation[];
+/** What choosing needs of a tool: registry facts only, so a catalog built without the zod schemas serves too. */
+export type Selectable = Pick<Operation, 'name' | 'area' | 'effect'>;
+
+export interface OfferedTools<T extends Selectable = Operation> {
+  operations: T[];
   /** Whether find_operations, describe_operation and run_operation are offered. */
   meta: boolean;
 }
@@ -52,7 +55,7 @@ export class ToolSelectionError extends Error {
 }
 
 /** The tools of a selection, in registry order; throws ToolSelectionError naming the unknown or empty parts. */
-export function selectTools(all: readonly Operation[], selection: ToolSelection): OfferedTools {
+export function selectTools<T extends Selectable>(all: readonly T[], selection: ToolSelection): OfferedTools<T> {
   const usable = all.filter((op) => !selection.readOnly || op.effect === 'read');
   const toolsets = selection.toolsets.length === 0 && !selection.tools?.length ? ['default'] : selection.toolsets;
   const areasWithTools = AREAS.filter((area) => usable.some((op) => op.area === area));

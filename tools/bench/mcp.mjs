@@ -1,0 +1,284 @@
+// Benchmark of `forgeops mcp` (stdio) in one run, printed as ratios against baselines measured alongside it:
+// spawn → tools/list against a one-tool McpServer on the same SDK, tools/list size per toolset preset, peak RSS,
+// and one tools/call against the sandbox against the same request made directly with undici.
+// Run by hand after `npm run build`: node tools/bench/mcp.mjs [start-up runs, ≥ 7] [calls]
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cliPath = process.env.FORGEOPS_BENCH_CLI ?? `${root}dist/cli.js`;
+const oneToolPath = fileURLToPath(new URL('one-tool-server.mjs', import.meta.url));
+const runs = Math.max(7, Number(process.argv[2] ?? 9));
+const calls = Math.max(20, Number(process.argv[3] ?? 200));
+const WARM_UP_CALLS = 20;
+const PRESETS = ['default', 'all', 'meta'];
+const REPLY_TIMEOUT_MS = 30_000;
+const OVERALL_TIMEOUT_MS = 300_000;
+const TARGETS = { startRatio: 0.4, peakRssMiB: 60, callOverheadMs: 1 };
+
+// ---- cleanup first, so every exit path leaves no child behind ----
+const children = new Set();
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.stdin?.end();
+  child.kill('SIGTERM');
+  const gone = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 3_000))]);
+  if (!gone) child.kill('SIGKILL');
+}
+async function cleanup() {
+  await Promise.all([...children].map(stopChild));
+}
+const overall = setTimeout(() => {
+  console.error(`mcp bench: gave up after ${OVERALL_TIMEOUT_MS / 1000} s`);
+  void cleanup().finally(() => process.exit(1));
+}, OVERALL_TIMEOUT_MS);
+process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+// ---- a raw JSON-RPC client over a child's stdio, so that no client library's cost is measured ----
+const INITIALIZE = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
+
+/** Spawns `node args…` as an MCP stdio server; `request` resolves with the raw answer line and its parsed message. */
+function spawnServer(args, env) {
+  const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.add(child);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => { children.delete(child); resolve(code ?? signal); }));
+  let stderr = '';
+  child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000); });
+  const waiting = new Map();
+  let buffer = '';
+  let nextId = 1;
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      const message = JSON.parse(line);
+      waiting.get(message.id)?.({ line, message });
+      waiting.delete(message.id);
+    }
+  });
+  exited.then((code) => {
+    for (const settle of waiting.values()) settle({ exited: code });
+    waiting.clear();
+  });
+  return {
+    child,
+    stderr: () => stderr,
+    notify(method) {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
+    },
+    request(method, params) {
+      const id = nextId++;
+      const answer = new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${args.join(' ')}: no answer to ${method} within ${REPLY_TIMEOUT_MS / 1000} s`)), REPLY_TIMEOUT_MS);
+        waiting.set(id, (reply) => {
+          clearTimeout(timer);
+          if (reply.exited !== undefined) reject(new Error(`exited (${reply.exited}) before answering ${method}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+          else if (reply.message.error) reject(new Error(`${method}: ${reply.message.error.message}`));
+          else resolve(reply);
+        });
+      });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) })}\n`);
+      return answer;
+    },
+    /** Waits for the process to be gone, so that its shutdown does not compete with the next measurement. */
+    async close() {
+      await stopChild(child);
+      await exited;
+    },
+  };
+}
+
+/** The process's peak resident set so far (Linux: VmHWM), in MiB; undefined where /proc is not there. */
+function peakRssMiB(pid) {
+  try {
+    const kib = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib ? Number(kib) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** spawn → initialize → tools/list answered: the ms, the answer, and the peak RSS right after it. */
+async function startAndList(args, env) {
+  const started = process.hrtime.bigint();
+  const server = spawnServer(args, env);
+  try {
+    await server.request('initialize', INITIALIZE);
+    server.notify('notifications/initialized');
+    const list = await server.request('tools/list');
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    return { ms, rssMiB: peakRssMiB(server.child.pid), line: list.line, tools: list.message.result.tools };
+  } finally {
+    await server.close();
+  }
+}
+
+function timeBare() {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
+  });
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+// ---- the service: the sandbox in a process of its own, so neither side of a comparison shares its event loop ----
+async function startSandbox() {
+  const child = spawn(process.execPath, [cliPath, 'sandbox', '--port', '0'], { env: { PATH: process.env.PATH, HOME: process.env.HOME }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.stderr.resume();
+  let stdout = '';
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`forgeops sandbox exited (${code}) before it was ready`)));
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const url = /running at (http:\/\/\S+)/.exec(stdout)?.[1];
+      const token = /^maintainer\s+\S+\s+.*?\s(\S+)\s*$/m.exec(stdout)?.[1];
+      if (url && token && stdout.includes('Ctrl+C')) resolve({ url, token });
+    });
+  });
+}
+
+// ---- the measurements ----
+async function measureStartup(service) {
+  const forgeopsEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn' };
+  const baselineEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  const samples = { bare: [], baseline: [], forgeops: [], baselineRss: [], forgeopsRss: [] };
+  let toolCount = 0;
+  // One unmeasured round warms the file cache for all three.
+  await timeBare();
+  await startAndList([oneToolPath], baselineEnv);
+  await startAndList([cliPath, 'mcp'], forgeopsEnv);
+  for (let i = 0; i < runs; i++) {
+    samples.bare.push(await timeBare());
+    const baseline = await startAndList([oneToolPath], baselineEnv);
+    samples.baseline.push(baseline.ms);
+    samples.baselineRss.push(baseline.rssMiB);
+    const forgeops = await startAndList([cliPath, 'mcp'], forgeopsEnv);
+    samples.forgeops.push(forgeops.ms);
+    samples.forgeopsRss.push(forgeops.rssMiB);
+    toolCount = forgeops.tools.length;
+  }
+  return { samples, toolCount };
+}
+
+/** The whole tools/list answer line, as a client receives it, per preset; undefined is FORGEOPS_TOOLSETS left unset. */
+async function measureListSizes(service) {
+  const rows = [];
+  for (const preset of [undefined, ...PRESETS]) {
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn', ...(preset ? { FORGEOPS_TOOLSETS: preset } : {}) };
+    const label = preset ?? '(unset)';
+    try {
+      const { line, tools } = await startAndList([cliPath, 'mcp'], env);
+      const bytes = Buffer.byteLength(line);
+      rows.push({ label, tools: tools.length, bytes, tokens: Math.round(bytes / 4) });
+    } catch (error) {
+      // A preset this build does not know yet is reported, not fatal: the other numbers still stand.
+      const reason = error.message.split('\n')[0];
+      rows.push({ label, error: reason.length > 140 ? `${reason.slice(0, 140)}…` : reason });
+    }
+  }
+  return rows;
+}
+
+/** The same list_pipelines request, through forgeops mcp and directly with undici, interleaved so both see the same machine. */
+async function measureCallOverhead(service) {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn' };
+  const server = spawnServer([cliPath, 'mcp'], env);
+  const pool = new Pool(service.url, { connections: 1 });
+  const args = { id: 'acme/web', per_page: 20 };
+  const path = `/api/v4/projects/${encodeURIComponent(args.id)}/pipelines?per_page=${args.per_page}`;
+  try {
+    await server.request('initialize', INITIALIZE);
+    server.notify('notifications/initialized');
+    const viaMcp = async () => {
+      const started = process.hrtime.bigint();
+      const { message } = await server.request('tools/call', { name: 'list_pipelines', arguments: args });
+      if (message.result.isError) throw new Error(`list_pipelines failed: ${message.result.content[0]?.text}`);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const direct = async () => {
+      const started = process.hrtime.bigint();
+      const response = await pool.request({ method: 'GET', path, headers: { 'PRIVATE-TOKEN': service.token } });
+      const data = await response.body.json();
+      if (response.statusCode !== 200 || !Array.isArray(data)) throw new Error(`direct request answered ${response.statusCode}`);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    // The first call loads the registry and the HTTP client (see src/mcp/catalog.ts): reported on its own.
+    const first = await viaMcp();
+    const firstRssMiB = peakRssMiB(server.child.pid);
+    for (let i = 0; i < WARM_UP_CALLS; i++) {
+      await viaMcp();
+      await direct();
+    }
+    const mcp = [];
+    const plain = [];
+    for (let i = 0; i < calls; i++) {
+      mcp.push(await viaMcp());
+      plain.push(await direct());
+    }
+    return { first, firstRssMiB, mcp: median(mcp), direct: median(plain), rssMiB: peakRssMiB(server.child.pid) };
+  } finally {
+    await pool.close();
+    await server.close();
+  }
+}
+
+// ---- the report ----
+const fmtMs = (v) => `${v.toFixed(1).padStart(6)} ms`;
+const fmtMiB = (v) => (v === undefined ? '   n/a' : `${v.toFixed(1).padStart(5)} MiB`);
+const verdict = (ok) => (ok ? 'met' : 'MISSED');
+
+let failed = false;
+try {
+  const service = await startSandbox();
+  console.log(`forgeops mcp benchmark: ${runs} start-up runs (medians), ${calls} calls; node ${process.version}`);
+  console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+
+  const { samples, toolCount } = await measureStartup(service);
+  const base = median(samples.baseline);
+  const ratio = (v) => `${(v / base).toFixed(2)}×`;
+  console.log('\nspawn → initialize → tools/list answered (baseline: one-tool McpServer, plain ESM, same SDK):');
+  console.log(`  node -e ''                         ${fmtMs(median(samples.bare))}  ${ratio(median(samples.bare))}`);
+  console.log(`  one-tool McpServer                 ${fmtMs(base)}  1.00×   peak RSS ${fmtMiB(median(samples.baselineRss))}`);
+  console.log(`  forgeops mcp (${String(toolCount).padStart(3)} tools)           ${fmtMs(median(samples.forgeops))}  ${ratio(median(samples.forgeops))}   peak RSS ${fmtMiB(median(samples.forgeopsRss))}`);
+
+  const sizes = await measureListSizes(service);
+  console.log('\ntools/list answer per FORGEOPS_TOOLSETS preset (tokens ≈ bytes / 4):');
+  for (const row of sizes) {
+    if (row.error) console.log(`  ${row.label.padEnd(8)} not available: ${row.error}`);
+    else console.log(`  ${row.label.padEnd(8)} ${String(row.tools).padStart(4)} tools  ${String(row.bytes).padStart(7)} bytes  ${String(row.tokens).padStart(6)} tokens`);
+  }
+
+  const call = await measureCallOverhead(service);
+  const overhead = call.mcp - call.direct;
+  console.log('\none list_pipelines (20 pipelines) against the sandbox, median:');
+  console.log(`  undici request, directly           ${fmtMs(call.direct)}  1.00×`);
+  console.log(`  tools/call through forgeops mcp    ${fmtMs(call.mcp)}  ${(call.mcp / call.direct).toFixed(2)}×   overhead ${overhead.toFixed(2)} ms`);
+  console.log(`  its first tools/call (loads the registry and undici) ${fmtMs(call.first)}   peak RSS after it ${fmtMiB(call.firstRssMiB)}, after all ${fmtMiB(call.rssMiB)}`);
+
+  const startRatio = median(samples.forgeops) / base;
+  const rss = median(samples.forgeopsRss);
+  console.log('\ntargets:');
+  console.log(`  start ≤ ${TARGETS.startRatio}× the one-tool server: ${startRatio.toFixed(2)}×, ${verdict(startRatio <= TARGETS.startRatio)}`);
+  if (rss !== undefined) console.log(`  peak RSS ≤ ${TARGETS.peakRssMiB} MiB: ${rss.toFixed(1)} MiB, ${verdict(rss <= TARGETS.peakRssMiB)}`);
+  console.log(`  tools/call overhead ≤ ${TARGETS.callOverheadMs} ms: ${overhead.toFixed(2)} ms, ${verdict(overhead <= TARGETS.callOverheadMs)}`);
+} catch (error) {
+  failed = true;
+  console.error(`mcp bench: ${error.stack ?? error}`);
+} finally {
+  clearTimeout(overall);
+  await cleanup();
+}
+process.exitCode = failed ? 1 : 0;
