@@ -96,6 +96,21 @@ describe('the meta toolset', () => {
     await confirming.close();
   });
 
+  it('previews a change with dry_run inside the arguments: the exact request, nothing sent, nobody asked', async () => {
+    const mcp = await connectInMemory({ client: env.client, toolsets: ['meta'], elicit: () => ({ action: 'decline' }) });
+    const before = env.sandbox.requests.filter({}).length;
+    const preview = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: 'delete_file', arguments: { id: PROJECT, file_path: 'README.md', branch: 'main', commit_message: 'Remove', dry_run: true } },
+    });
+    expect(preview.isError, resultText(preview)).toBeFalsy();
+    expect(resultText(preview)).toContain('DELETE');
+    expect(resultText(preview)).toContain('README.md');
+    expect(mcp.prompts).toHaveLength(0);
+    expect(env.sandbox.requests.filter({}).length).toBe(before);
+    await mcp.close();
+  });
+
   it('refuses writes in read-only mode: not found, not described, not run', async () => {
     const mcp = await connectInMemory({ client: env.client, toolsets: ['meta'], readOnly: true });
     const found = await mcp.client.callTool({ name: 'find_operations', arguments: { query: 'delete file', limit: 25 } });
