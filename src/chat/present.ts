@@ -2,6 +2,7 @@
 // service's data otherwise (lists, objects, raw content), plus the links, statuses and paging every front end shows.
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
+import { callFrom } from '../operations/paging.js';
 import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/define.js';
 import type { CallPreview } from '../operations/dry-run.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
@@ -101,14 +102,25 @@ function diffSections(items: Fields[], max: number, notes: string[]): ChatSectio
   return sections;
 }
 
-/** Paging facts as a note, and Next page as an exact call when the list has page numbers. */
-function paging(op: Operation, input: Record<string, unknown>, shown: number, page: PageInfo | undefined): { notes: string[]; actions: FollowUp[] } {
-  if (!page?.has_more) return { notes: [], actions: [] };
-  const of = page.total !== undefined ? ` of ${page.total}` : '';
-  if (page.next_page !== undefined) {
+/**
+ * Paging facts as a note, and Next page as an exact call when the list has page numbers. A page shown only in part
+ * (a chat reply holds `maxItems` lines) reads on from the first line not shown, not from the page after it: what was
+ * cut must stay reachable.
+ */
+function paging(op: Operation, input: Record<string, unknown>, shown: number, read: number, page: PageInfo | undefined): { notes: string[]; actions: FollowUp[] } {
+  const cut = shown < read;
+  if (!page?.has_more && !cut) return { notes: [], actions: [] };
+  const of = page?.total !== undefined ? ` of ${page.total}` : '';
+  const numbered = page?.next_page !== undefined || (page?.page !== undefined && page.per_page !== undefined);
+  if (numbered && page) {
+    const next = cut && page.page !== undefined && page.per_page !== undefined
+      ? callFrom((page.page - 1) * page.per_page + shown, shown)
+      : { page: page.next_page!, per_page: page.per_page };
+    const call = next.per_page !== undefined && next.per_page !== page.per_page
+      ? `page=${next.page} per_page=${next.per_page}` : `page=${next.page}`;
     return {
-      notes: [`showing ${shown}${of}; next page: page=${page.next_page}`],
-      actions: [{ label: 'Next page', operation: op.name, input: { ...input, page: page.next_page } }],
+      notes: [`showing ${shown}${of}; next page: ${call}`],
+      actions: [{ label: 'Next page', operation: op.name, input: { ...input, page: next.page, ...(next.per_page !== undefined ? { per_page: next.per_page } : {}) } }],
     };
   }
   // Keyset pages have no number to ask for; reading on is all_pages' job.
@@ -227,7 +239,7 @@ export function presentOutcome(op: Operation, input: Record<string, unknown>, re
   const status = message.status ?? statusOf(record) ?? (op.effect !== 'read' ? 'success' : undefined);
   const link = message.link ?? linkOf(record);
   const items = Array.isArray(result.data) ? result.data.length : 0;
-  const more = paging(op, input, items, result.page);
+  const more = paging(op, input, Math.min(items, max.maxItems), items, result.page);
   return {
     ...message,
     ...(status !== undefined ? { status } : {}),

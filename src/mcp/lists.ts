@@ -2,6 +2,7 @@
 // shown and which exact call (page, per_page) reads on; a list of one item is shown whole.
 import type { Operation, PageInfo } from '../operations/define.js';
 import { compactRow, detailToolOf } from '../operations/rows.js';
+import { callFrom, type NextCall } from '../operations/paging.js';
 
 /** Room kept for the page state and the notes next to the items. */
 const NOTES_RESERVE_CHARS = 800;
@@ -9,22 +10,6 @@ const NOTES_RESERVE_CHARS = 800;
 const NOTES_RESERVE_SHARE = 0.25;
 /** The service's page size when none was asked for. */
 const DEFAULT_PER_PAGE = 20;
-
-/** The call that reads on from a position, as page and per_page values. */
-export interface NextCall {
-  page: number;
-  per_page: number;
-}
-
-/**
- * page/per_page that start exactly after the first `offset` results of the list: per_page must divide the
- * offset, so the largest divisor not above `limit` (the page size that fits) is taken.
- */
-export function callFrom(offset: number, limit: number): NextCall {
-  let perPage = Math.max(1, Math.min(limit, offset));
-  while (offset % perPage !== 0) perPage -= 1;
-  return { page: offset / perPage + 1, per_page: perPage };
-}
 
 /** How many items, from the start, fit in `maxChars` of JSON (at least one: a result never shows nothing). */
 function fittingCount(items: readonly unknown[], maxChars: number): number {

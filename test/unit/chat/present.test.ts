@@ -49,6 +49,22 @@ describe('presentOutcome with an operation presenter', () => {
     expect(message.actions).toEqual([{ label: 'Next page', operation: 'list_pipelines', input: { id: PROJECT, per_page: 2, page: 2 } }]);
   });
 
+  it('reads on from the first line a cut page did not show, so nothing cut is skipped', async () => {
+    // Page 2 of 4 is cut to 3 lines: Next reads from list position 8, not from page 3 (position 9).
+    const { message } = await present('list_commits', { id: PROJECT, per_page: 4, page: 2 }, { maxItems: 3 });
+    expect(message.fields).toHaveLength(3);
+    const next = message.actions.find((action) => action.label === 'Next page');
+    expect(next?.input).toMatchObject({ page: 8, per_page: 1 });
+    const { result: all } = await run('list_commits', { id: PROJECT, per_page: 8 });
+    const { result: following } = await run('list_commits', next!.input as Record<string, unknown>);
+    expect((following.data as Array<{ id: string }>)[0].id).toBe((all.data as Array<{ id: string }>)[7].id);
+  });
+
+  it('offers the rest of a cut last page, and no Next page once everything was shown', async () => {
+    const { message: cut } = await present('list_pipelines', { id: PROJECT, per_page: 100 }, { maxItems: 2 });
+    expect(cut.actions.find((action) => action.label === 'Next page')?.input).toMatchObject({ page: 2, per_page: 2 });
+  });
+
   it('offers no Next page on the last page', async () => {
     const { message } = await present('list_pipelines', { id: PROJECT, per_page: 100 });
     expect(message.actions).toEqual([]);

@@ -1,6 +1,6 @@
 // Where a list reads on: page/per_page that start exactly after what was shown, and rows that keep ids.
 import { describe, expect, it } from 'vitest';
-import { callFrom } from '../../../src/mcp/lists.js';
+import { callFrom } from '../../../src/operations/paging.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
 import { compactRow, detailToolOf } from '../../../src/operations/rows.js';
 
