@@ -22,6 +22,10 @@ describe('manifest.json', () => {
     expect(committed.oauth_config.scopes.bot).toEqual(BOT_SCOPES);
   });
 
+  it('enables the Messages tab, read-only: the approver\'s direct message arrives there', () => {
+    expect(committed.features.app_home).toEqual({ home_tab_enabled: false, messages_tab_enabled: true, messages_tab_read_only_enabled: true });
+  });
+
   it('leaves the URLs out in Socket Mode', () => {
     const socket = slackManifest(operations, { socketMode: true }) as { settings: Record<string, unknown>; features: { slash_commands: Array<Record<string, unknown>> } };
     expect(socket.settings.socket_mode_enabled).toBe(true);
