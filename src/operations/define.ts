@@ -224,14 +224,20 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
   for (const p of pathParams) {
     if (!(p in shape)) throw new Error(`operation ${spec.name}: input lacks path parameter '${p}'`);
   }
-  let input = capUrlValues(spec.input, urlKeys(method as HttpMethod, pathParams, spec)) as S;
-  if (spec.pagination === 'offset') input = input.extend(offsetPageShape) as unknown as S;
-  if (spec.pagination === 'keyset') input = input.extend(keysetPageShape) as unknown as S;
-  // Strict: an unknown (e.g. misspelt) key is an error, never silently dropped; the JSON Schema says so too.
-  input = input.strict() as unknown as S;
+  // The published schema is built when first asked for: a server that runs one operation builds one, not 131.
+  let input: S | undefined;
+  const buildInput = (): S => {
+    let built = capUrlValues(spec.input, urlKeys(method as HttpMethod, pathParams, spec)) as S;
+    if (spec.pagination === 'offset') built = built.extend(offsetPageShape) as unknown as S;
+    if (spec.pagination === 'keyset') built = built.extend(keysetPageShape) as unknown as S;
+    // Strict: an unknown (e.g. misspelt) key is an error, never silently dropped; the JSON Schema says so too.
+    return built.strict() as unknown as S;
+  };
   return {
     ...spec,
-    input,
+    get input() {
+      return (input ??= buildInput());
+    },
     method: method as HttpMethod,
     path,
     pathParams,
