@@ -208,11 +208,14 @@ async function listOperations(json: boolean): Promise<void> {
  * misspelt toolset stops start-up with the list of real ones instead of a server with no tools.
  */
 async function toolSelection(config: Config, values: ParsedOptions, tools: readonly Selectable[]) {
-  const { selectTools, ToolSelectionError } = await import('./mcp/toolsets.js');
-  const split = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
+  const [{ selectTools, ToolSelectionError }, { splitList }] = await Promise.all([import('./mcp/toolsets.js'), import('./config.js')]);
+  const option = (name: string) => {
+    const value = stringOption(values, name);
+    return value === undefined ? undefined : splitList(value);
+  };
   const selection = {
-    toolsets: split(stringOption(values, 'toolsets')) ?? config.policy.toolsets,
-    tools: split(stringOption(values, 'tools')) ?? config.policy.tools,
+    toolsets: option('toolsets') ?? config.policy.toolsets,
+    tools: option('tools') ?? config.policy.tools,
     readOnly: config.policy.readOnly,
   };
   try {

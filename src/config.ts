@@ -52,8 +52,12 @@ const httpUrl = z.string().optional().transform((v, ctx) => {
   return z.NEVER;
 });
 
-const list = z.string().optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+/** A comma-separated setting as its non-empty items; also how the CLI reads the same lists given as options. */
+export function splitList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+const list = z.string().optional().transform(splitList);
 
 /** A Slack token of one kind, recognised by its prefix: a bot token pasted as the app token fails here, not at Slack. */
 const slackToken = (prefix: string, what: string) => token.refine((v) => v === undefined || v === '' || v.startsWith(prefix), {

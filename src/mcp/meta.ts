@@ -2,6 +2,7 @@
 // with the same validation, policy and confirmations as the operation's own tool.
 import type { Operation } from '../operations/define.js';
 import { findOperations } from '../operations/search.js';
+import { readOnlyRefusal } from '../policy/policy.js';
 import { closest } from '../text/suggest.js';
 import { toolDescriptor, type ToolDescriptor } from './tools.js';
 import { textResult, type ToolResult } from './results.js';
@@ -84,9 +85,9 @@ function lookUp(ctx: MetaContext, name: unknown): { op: Operation } | { error: T
   if (typeof name !== 'string' || name === '') return { error: textResult('name is required: an operation name from find_operations.', true) };
   const op = ctx.usable.find((o) => o.name === name);
   if (op) return { op };
-  if (ctx.readOnly && ctx.all.some((o) => o.name === name)) {
-    return { error: textResult(`${name} changes data, and forgeops runs in read-only mode (FORGEOPS_READ_ONLY); nothing was sent.`, true) };
-  }
+  const write = ctx.all.find((o) => o.name === name);
+  const refusal = write && readOnlyRefusal(write, { readOnly: ctx.readOnly });
+  if (refusal) return { error: textResult(refusal, true) };
   const near = closest(name, ctx.usable.map((o) => o.name));
   return {
     error: textResult(`Unknown operation ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} ` +

@@ -12,7 +12,7 @@ import type { ApiTransport, ProgressEvent } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { SHARED_INPUTS_NOTE } from './tools.js';
-import { selectTools } from './toolsets.js';
+import { selectTools, usableTools } from './toolsets.js';
 import { callMetaTool, META_TOOLS, type MetaContext } from './meta.js';
 import { SessionTaskStore, startTask, TASK_WORK_LIMIT_MS, TASKS_CAPABILITY } from './tasks.js';
 import { jsonResult, successResult, textResult, type ToolResult } from './results.js';
@@ -136,7 +136,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   const catalog = Array.isArray(options.operations) ? catalogOf(options.operations) : options.operations as ToolCatalog;
   const offered = selectTools(catalog.tools, { toolsets: options.toolsets, tools: options.tools, readOnly: options.readOnly });
   const offeredNames = new Set(offered.operations.map((tool) => tool.name));
-  const usableNames = new Set(catalog.tools.filter((tool) => !options.readOnly || tool.effect === 'read').map((tool) => tool.name));
+  const usableNames = new Set(usableTools(catalog.tools, options.readOnly).map((tool) => tool.name));
   const listed = [...offered.operations.map((tool) => tool.descriptor), ...(offered.meta ? META_TOOLS : [])];
   const tasks = new SessionTaskStore();
   // Our own validator of elicitation answers: the SDK's default brings ajv, which the bundle leaves out.

@@ -54,9 +54,14 @@ export class ToolSelectionError extends Error {
   }
 }
 
+/** Every tool the mode allows, offered or not (read-only mode: the reads): also what the meta tools reach. */
+export function usableTools<T extends Selectable>(all: readonly T[], readOnly: boolean): T[] {
+  return all.filter((op) => !readOnly || op.effect === 'read');
+}
+
 /** The tools of a selection, in registry order; throws ToolSelectionError naming the unknown or empty parts. */
 export function selectTools<T extends Selectable>(all: readonly T[], selection: ToolSelection): OfferedTools<T> {
-  const usable = all.filter((op) => !selection.readOnly || op.effect === 'read');
+  const usable = usableTools(all, selection.readOnly);
   const toolsets = selection.toolsets.length === 0 && !selection.tools?.length ? ['default'] : selection.toolsets;
   const areasWithTools = AREAS.filter((area) => usable.some((op) => op.area === area));
   const mode = selection.readOnly ? ' in read-only mode' : '';

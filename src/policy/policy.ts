@@ -15,17 +15,19 @@ export type Decision =
   | { kind: 'confirm'; prompt: string; reason: string }
   | { kind: 'deny'; reason: string };
 
+/** Why a change is refused in read-only mode (undefined for a read, or outside read-only mode). */
+export function readOnlyRefusal(op: Pick<Operation, 'name' | 'effect'>, options: PolicyOptions): string | undefined {
+  if (!options.readOnly || op.effect === 'read') return undefined;
+  return `${op.name} changes data, and ${options.readOnlyReason ?? 'forgeops runs in read-only mode (FORGEOPS_READ_ONLY)'}; nothing was sent.`;
+}
+
 /**
  * Decides what happens to a validated call. A destructive operation always needs a human; a write does when its
  * confirm() finds this input dangerous (a commit that deletes files, a forced commit, an overwrite without history).
  */
 export function decide(op: Operation, input: Record<string, unknown>, options: PolicyOptions): Decision {
-  if (options.readOnly && op.effect !== 'read') {
-    return {
-      kind: 'deny',
-      reason: `${op.name} changes data, and ${options.readOnlyReason ?? 'forgeops runs in read-only mode (FORGEOPS_READ_ONLY)'}; nothing was sent.`,
-    };
-  }
+  const refusal = readOnlyRefusal(op, options);
+  if (refusal) return { kind: 'deny', reason: refusal };
   const special = op.confirm?.(input as never);
   const reason = special ?? (op.effect === 'destructive' ? op.undo : undefined);
   if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason), reason };
