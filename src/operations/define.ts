@@ -62,6 +62,18 @@ export interface Presentation {
   actions?: FollowUp[];
 }
 
+/**
+ * A rule the spec states in prose about several inputs together, checked after the schema (a JSON Schema per key
+ * cannot say it) and recorded in the spec audit table (test/data/spec-rules.tsv):
+ * - one_of: at least one of the keys is given (a boolean flag counts only when true);
+ * - at_most_one: no two of the keys are given together;
+ * - requires: the first key, when given, needs every other key too.
+ */
+export interface InputRule {
+  kind: 'one_of' | 'at_most_one' | 'requires';
+  keys: readonly string[];
+}
+
 export interface OperationSpec<S extends z.ZodObject> {
   /** MCP tool name: snake_case verb_noun. */
   name: string;
@@ -107,6 +119,8 @@ export interface OperationSpec<S extends z.ZodObject> {
    * included (integration settings, CI variables). Every front end also redacts credential-named fields generally.
    */
   redact?: (data: unknown) => unknown;
+  /** Cross-field rules the spec states in prose; validateInput enforces them, naming the fields. */
+  rules?: readonly InputRule[];
   /** Lists: adds page/per_page (and the all-pages controls) to the input. */
   pagination?: Pagination;
   response?: ResponseKind;
@@ -223,6 +237,12 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
   const shape = spec.input.shape as Record<string, unknown>;
   for (const p of pathParams) {
     if (!(p in shape)) throw new Error(`operation ${spec.name}: input lacks path parameter '${p}'`);
+  }
+  for (const rule of spec.rules ?? []) {
+    const unknown = rule.keys.filter((key) => !(key in shape));
+    if (rule.keys.length < 2 || unknown.length > 0) {
+      throw new Error(`operation ${spec.name}: rule ${rule.kind} needs two or more of its own input keys (unknown: ${unknown.join(', ') || 'none'})`);
+    }
   }
   // The published schema is built when first asked for: a server that runs one operation builds one, not 131.
   let input: S | undefined;

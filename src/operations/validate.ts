@@ -1,6 +1,6 @@
 // Input validation shared by every front end: zod issues become one error that names each bad field.
 import type { z } from 'zod';
-import type { Operation } from './define.js';
+import type { InputRule, Operation } from './define.js';
 import { coerceNumerals } from './numerals.js';
 
 export interface InputIssue {
@@ -55,6 +55,28 @@ function malformedStrings(value: unknown, path: string[] = []): InputIssue[] {
   return [];
 }
 
+/** Given, for a rule: present, and for a flag, true (`reset_password: false` asks for nothing). */
+function given(input: Record<string, unknown>, key: string): boolean {
+  const value = input[key];
+  return value !== undefined && value !== null && value !== false;
+}
+
+/** The issue a cross-field rule finds in a parsed input, or none. */
+function ruleIssue(rule: InputRule, input: Record<string, unknown>): InputIssue | undefined {
+  const present = rule.keys.filter((key) => given(input, key));
+  if (rule.kind === 'one_of' && present.length === 0) {
+    return { field: rule.keys[0], message: `one of ${rule.keys.join(', ')} is needed` };
+  }
+  if (rule.kind === 'at_most_one' && present.length > 1) {
+    return { field: present[1], message: `${present.join(' and ')} cannot be given together; choose one` };
+  }
+  if (rule.kind === 'requires' && given(input, rule.keys[0])) {
+    const missing = rule.keys.slice(1).filter((key) => !given(input, key));
+    if (missing.length > 0) return { field: missing[0], message: `${rule.keys[0]} needs ${missing.join(' and ')} as well` };
+  }
+  return undefined;
+}
+
 /**
  * Parses raw input with the operation's (strict) schema; unknown keys are an error, so a misspelt field is never
  * dropped. Whole-number strings where a number is wanted ("pipeline_id": "2") are read as numbers first: every
@@ -68,5 +90,7 @@ export function validateInput<S extends z.ZodObject>(op: Operation<S>, raw: unkn
   if (malformed.length > 0) throw new InputError(op.name, malformed);
   const result = op.input.safeParse(coerceNumerals(op.input, raw ?? {}));
   if (!result.success) throw new InputError(op.name, result.error.issues.map(describeIssue));
+  const ruleIssues = (op.rules ?? []).flatMap((rule) => ruleIssue(rule, result.data as Record<string, unknown>) ?? []);
+  if (ruleIssues.length > 0) throw new InputError(op.name, ruleIssues);
   return result.data as z.infer<S>;
 }
