@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { InputRule, Operation } from './define.js';
 import { coerceNumerals } from './numerals.js';
+import { ambiguousHost } from '../text/url-host.js';
 
 export interface InputIssue {
   /** Dotted path of the field ('actions.0.file_path'), or '' for the input as a whole. */
@@ -41,9 +42,22 @@ function wellFormed(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
 
+/** What is wrong with one string of the input, whatever its field: not valid Unicode, or an address two parsers read differently. */
+function stringIssue(text: string): string | undefined {
+  if (!wellFormed(text)) return 'contains a lone UTF-16 surrogate (not valid Unicode); send the text as valid UTF-8';
+  const hosts = ambiguousHost(text);
+  // A human approves the host they are shown; an address that goes elsewhere for the service is refused, not shown.
+  if (hosts) {
+    return `the address's host is ambiguous: a browser reads ${JSON.stringify(hosts.browser)}, the service reads ` +
+      `${JSON.stringify(hosts.service)}; write it without backslashes, spaces or control characters`;
+  }
+  return undefined;
+}
+
 function malformedStrings(value: unknown, path: string[] = []): InputIssue[] {
   if (typeof value === 'string') {
-    return wellFormed(value) ? [] : [{ field: path.join('.'), message: 'contains a lone UTF-16 surrogate (not valid Unicode); send the text as valid UTF-8' }];
+    const message = stringIssue(value);
+    return message ? [{ field: path.join('.'), message }] : [];
   }
   if (Array.isArray(value)) return value.flatMap((v, i) => malformedStrings(v, [...path, String(i)]));
   if (value && typeof value === 'object') {

@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import type { Operation } from '../operations/define.js';
 import { isSecretName } from '../operations/secrets.js';
+import { serviceOrigin } from '../text/url-host.js';
+import { quoteExactly, showKey, spellOutHidden } from '../text/visible.js';
 
 export interface PolicyOptions {
   readOnly: boolean;
@@ -41,21 +43,6 @@ export function decide(op: Operation, input: Record<string, unknown>, options: P
 const SUMMARISED_FIELDS = new Set(['content', 'description', 'note', 'commit_message', 'message', 'body']);
 const SUMMARY_THRESHOLD_CHARS = 300;
 
-/**
- * Characters that would let a value look like another one to a human: controls, and the invisible or
- * direction-changing format characters (a right-to-left override can make "gpj.exe" read as "exe.jpg").
- */
-const DECEPTIVE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]/g;
-
-/** A string exactly as it will be sent, quoted, with every control or invisible character spelled out as \uXXXX. */
-export function quoteExactly(text: string): string {
-  const escaped = text
-    .replace(/\\/g, '\\\\')
-    .replace(/"/g, '\\"')
-    .replace(DECEPTIVE_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return `"${escaped}"`;
-}
-
 /** Long free text as a human reads it in a confirmation or a dry run: its size and a digest, never the text. */
 export function summarise(text: string): string {
   const sha = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
@@ -67,13 +54,8 @@ export function summarise(text: string): string {
  * project's events go is exactly what a human must judge, while the path is the secret.
  */
 export function secretSummary(value: string): string {
-  let origin: string | undefined;
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
-  } catch {
-    // not a URL: a token or password
-  }
+  // The host as the service will read it (validateInput refuses an address other parsers read differently).
+  const origin = serviceOrigin(value);
   return origin ? `<secret URL on ${quoteExactly(origin)}, ${value.length} characters>` : `<secret, ${value.length} characters>`;
 }
 
@@ -94,7 +76,7 @@ function renderValue(key: string, value: unknown): string {
   if (value && typeof value === 'object') {
     const parts = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}: ${renderValue(k, v)}`);
+      .map(([k, v]) => `${showKey(k)}: ${renderValue(k, v)}`);
     return `{${parts.join(', ')}}`;
   }
   return String(value);
@@ -114,12 +96,13 @@ function targetLabel(op: Operation, param: string): string {
  * is summarised, by size and hash, and credentials by their length. What is confirmed is therefore exactly what runs.
  */
 export function confirmationPrompt(op: Operation, input: Record<string, unknown>, reason: string): string {
-  const lines = [`${op.title} (${op.name}): ${reason}`, 'The exact call:'];
+  // The reason may quote the input (an integration's slug): spelled out like every value.
+  const lines = [`${op.title} (${op.name}): ${spellOutHidden(reason)}`, 'The exact call:'];
   const keys = [...op.pathParams.filter((p) => input[p] !== undefined), ...Object.keys(input).filter((k) => !op.pathParams.includes(k))];
   for (const key of keys) {
     const value = input[key];
     if (value === undefined) continue;
-    const label = op.pathParams.includes(key) ? targetLabel(op, key) : key;
+    const label = op.pathParams.includes(key) ? targetLabel(op, key) : showKey(key);
     if (typeof value === 'string' && op.secretInputs?.includes(key)) {
       lines.push(`  ${label}: ${secretSummary(value)}`);
     } else if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {

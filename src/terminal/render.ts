@@ -3,6 +3,7 @@
 import { commandLine } from '../chat/command-line.js';
 import type { ChatMessage, ChatStatus } from '../chat/message.js';
 import type { Operation } from '../operations/define.js';
+import { spellOutHidden } from '../text/visible.js';
 
 export interface RenderOptions {
   /** To write follow-ups as commands. */
@@ -19,11 +20,10 @@ const COLORS: Partial<Record<ChatStatus, number>> = { success: 32, failed: 31, e
 
 /**
  * Repository content and service answers are strangers' data: an escape sequence in a file must not move the
- * cursor, retitle the window or hide text. Every control character except newline and tab is shown as \xNN.
+ * cursor, retitle the window or hide text. Every hidden character (spellOutHidden) but newline and tab is spelled out.
  */
 export function safeText(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return spellOutHidden(text.replace(/\r\n/g, '\n'), '\n\t');
 }
 
 function indent(text: string, by: string): string {

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, fields } from '../../../src/operations/define.js';
-import { confirmationPrompt, decide, quoteExactly } from '../../../src/policy/policy.js';
+import { confirmationPrompt, decide } from '../../../src/policy/policy.js';
+import { quoteExactly } from '../../../src/text/visible.js';
 
 const listThings = defineOperation({
   name: 'list_things', chat: 'thing list', area: 'pipelines', title: 'List things', description: 'Lists.',

@@ -39,9 +39,9 @@ describe('renderMessage', () => {
   });
 
   it('shows escape sequences from repository content as text', () => {
-    expect(safeText('a\x1b]0;pwned\x07b\r\nc\td')).toBe('a\\x1b]0;pwned\\x07b\nc\td');
+    expect(safeText('a\x1b]0;pwned\x07b\r\nc\td')).toBe('a\\u001b]0;pwned\\u0007b\nc\td');
     const rendered = renderMessage(chatMessage('README.md', { sections: [{ text: '\x1b[2Jcleared', code: true }] }), { operations });
     expect(rendered).not.toContain('\x1b');
-    expect(rendered).toContain('\\x1b[2Jcleared');
+    expect(rendered).toContain('\\u001b[2Jcleared');
   });
 });

@@ -1,0 +1,53 @@
+// One rule for what a human reads before approving a call: every character that could hide, reorder or fake text is
+// spelled out as \u{…}, whichever front end (MCP question, approval page, Slack, terminal) shows it.
+
+/**
+ * Characters a reader cannot see for what they are, by Unicode property rather than by a list of code points:
+ * controls (Cc: newline, carriage return, escape), format characters (Cf: bidi overrides, zero-width joiners, tag
+ * characters), line and paragraph separators (Zl, Zp), private use (Co), unassigned (Cn), lone surrogates (Cs),
+ * every default-ignorable code point (Hangul fillers, variation selectors, soft hyphen, the combining grapheme
+ * joiner: drawn as nothing), variation selectors by name too, and every space other than the ASCII one (a
+ * no-break or ideographic space makes "recipients " look like "recipients").
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}]|(?! )\p{Zs}/gu;
+
+/** One code point spelled out: \u2028 in the Basic Multilingual Plane, \u{e0041} beyond it. */
+function spell(character: string): string {
+  const code = character.codePointAt(0) as number;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * The text with every hidden character spelled out; everything else (letters of any script, emoji) as it is.
+ * `keep` names characters left as they are where they lay text out (newline and tab in a terminal's output).
+ */
+export function spellOutHidden(text: string, keep = ''): string {
+  return text.replace(HIDDEN, (c) => (keep.includes(c) ? c : spell(c)));
+}
+
+/** Whether the text holds a character a reader could not see for what it is. */
+export function hasHidden(text: string): boolean {
+  HIDDEN.lastIndex = 0;
+  const found = HIDDEN.test(text);
+  HIDDEN.lastIndex = 0;
+  return found;
+}
+
+/** A string exactly as it will be sent, in double quotes, backslashes and quotes escaped, hidden characters spelled out. */
+export function quoteExactly(text: string): string {
+  return `"${spellOutHidden(text.replace(/\\/g, '\\\\').replace(/"/g, '\\"'))}"`;
+}
+
+/** A parameter name as plain ASCII words show it (signup_enabled, custom_attributes[team]); any other name quoted. */
+const PLAIN_KEY = /^[A-Za-z0-9_.\-[\]]+$/;
+
+/**
+ * An object key as the human reads it. Setting names are ASCII; a key with anything else (a newline, a look-alike
+ * Cyrillic letter, an invisible character) is quoted and every non-ASCII character spelled out, so it cannot pass
+ * for another key or start a line of its own.
+ */
+export function showKey(key: string): string {
+  if (PLAIN_KEY.test(key)) return key;
+  const escaped = key.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+  return `"${[...escaped].map((c) => (/^[\x20-\x7e]$/.test(c) ? c : spell(c))).join('')}"`;
+}
