@@ -3,6 +3,7 @@
 import type { Operation } from '../operations/define.js';
 import { operations as registry } from '../operations/index.js';
 import { InputError, validateInput } from '../operations/validate.js';
+import { isSecretName } from '../operations/secrets.js';
 import { closest } from '../text/suggest.js';
 import { commandTable, isMeta, matchCommand, META_COMMANDS, nounNamed, suggestCommands } from './commands.js';
 import type { MetaName } from './commands.js';
@@ -109,6 +110,11 @@ function readArguments(op: Operation, args: readonly Token[], options: ParseOpti
   return input;
 }
 
+/** Whether any input of the operation may hold a credential (a CI variable's value, a password, a settings object). */
+function carriesCredentials(op: Operation): boolean {
+  return (op.secretInputs?.length ?? 0) > 0 || op.spreadInput !== undefined || Object.keys(op.input.shape).some(isSecretName);
+}
+
 /** Values typed without a key fill the path parameters in route order; with a default project, the project may be left out. */
 function assignPositionals(
   op: Operation, positionals: Token[], input: Record<string, unknown>, options: ParseOptions,
@@ -119,7 +125,11 @@ function assignPositionals(
     slots = slots.slice(1);
   }
   if (positionals.length > slots.length) {
-    const extra = positionals.slice(slots.length).map((t) => `"${t.text}"`).join(', ');
+    const stray = positionals.slice(slots.length);
+    // A stray word of a command that carries a credential may be part of it (value=two words): never echoed.
+    const extra = carriesCredentials(op)
+      ? `${stray.length} more than it takes (not shown: this command carries credentials; quote a value with spaces)`
+      : stray.map((t) => `"${t.text}"`).join(', ');
     const given = op.pathParams.filter((p) => p in input);
     const takes = op.pathParams.length > 0 ? op.pathParams.map((p) => `<${p}>`).join(' ') : 'values only as key=value';
     const already = given.length > 0 ? `; ${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} already given` : '';

@@ -29,6 +29,8 @@ export interface OperationResult {
   /** The service's data, passed through (never reshaped beyond what `response` says). */
   data: unknown;
   status: number;
+  /** Credentials shown unmasked because the caller asked (reveal) and a human confirmed: for the asker's eyes only. */
+  revealed?: boolean;
   /** Present for paginated lists. */
   page?: PageInfo;
   /** For text and bytes responses: what the service said the content is. */
@@ -92,7 +94,7 @@ export interface OperationSpec<S extends z.ZodObject> {
    */
   idempotent?: boolean;
   /**
-   * The safety decision for every change (required unless effect is 'read'): what the call leaves behind and how,
+   * The safety decision for every change, and for a read that may ask a human: what the call leaves behind and how,
    * if at all, it is undone, e.g. "The file stays in the branch's history; a revert brings it back.". For a
    * destructive operation it is the reason shown to the human who confirms; for a write, the record of why
    * no confirmation is needed.
@@ -118,7 +120,7 @@ export interface OperationSpec<S extends z.ZodObject> {
    * How credentials are hidden in this operation's answers before anyone sees them, the executor's own callers
    * included (integration settings, CI variables). Every front end also redacts credential-named fields generally.
    */
-  redact?: (data: unknown) => unknown;
+  redact?: (data: unknown, input: Record<string, unknown>) => unknown;
   /** Cross-field rules the spec states in prose; validateInput enforces them, naming the fields. */
   rules?: readonly InputRule[];
   /** Lists: adds page/per_page (and the all-pages controls) to the input. */
@@ -157,6 +159,12 @@ const NAME_PATTERN = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/;
 
 /** Input keys forgeops itself understands for lists; never sent to the service as such. */
 export const PAGINATION_CONTROL_KEYS = ['all_pages', 'max_items'] as const;
+
+/**
+ * Input keys forgeops itself understands and never sends: the paging controls, and `reveal`, which asks for a
+ * masked credential (a CI variable's value) unmasked, after a human confirms.
+ */
+export const CONTROL_KEYS = [...PAGINATION_CONTROL_KEYS, 'reveal'] as const;
 
 /** The paging inputs of a list; described once, in the MCP server's instructions, not on every list tool. */
 export const PAGE_INPUT_KEYS = ['page', 'per_page', ...PAGINATION_CONTROL_KEYS] as const;
@@ -223,6 +231,9 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
   if (!NAME_PATTERN.test(spec.name)) throw new Error(`operation ${spec.name}: name must be snake_case verb_noun`);
   if (spec.effect !== 'read' && !spec.undo?.trim()) {
     throw new Error(`operation ${spec.name}: a ${spec.effect} operation must say in 'undo' what it leaves behind and how it is undone`);
+  }
+  if (spec.effect === 'read' && spec.confirm && !spec.undo?.trim()) {
+    throw new Error(`operation ${spec.name}: a read that may ask a human must record why in 'undo'`);
   }
   if (spec.composedOf && !spec.run) throw new Error(`operation ${spec.name}: a composed operation needs a run that composes it`);
   if (spec.longRunning && spec.effect !== 'read') {

@@ -1,6 +1,6 @@
 // The executor: a validated operation input → route → HTTP request(s) → pages → OperationResult.
 import type { Operation, OperationResult, RunContext } from './define.js';
-import { PAGINATION_CONTROL_KEYS } from './define.js';
+import { CONTROL_KEYS } from './define.js';
 import { buildPath } from '../http/route.js';
 import { fetchPages } from '../http/pages.js';
 import type { ApiRequest, QueryParams } from '../http/types.js';
@@ -15,7 +15,7 @@ export function buildRequest(op: Operation, input: Record<string, unknown>, ctx:
   const pathValues: Record<string, unknown> = {};
   const query: QueryParams = {};
   const body: Record<string, unknown> = {};
-  const control = new Set<string>(PAGINATION_CONTROL_KEYS);
+  const control = new Set<string>(CONTROL_KEYS);
   const queryKeys = new Set(op.queryKeys ?? []);
   const spread = op.spreadInput;
   const entries = Object.entries(input).flatMap(([key, value]) =>
@@ -56,7 +56,8 @@ export function metadataFromHeaders(headers: Record<string, string>): Record<str
 /** Runs an operation whose input was already validated (see validateInput); its answer redacted as it declares. */
 export async function executeOperation(op: Operation, input: Record<string, unknown>, ctx: RunContext): Promise<OperationResult> {
   const result = await send(op, input, ctx);
-  return op.redact ? { ...result, data: op.redact(result.data) } : result;
+  const shown = op.redact ? { ...result, data: op.redact(result.data, input) } : result;
+  return input.reveal === true ? { ...shown, revealed: true } : shown;
 }
 
 async function send(op: Operation, input: Record<string, unknown>, ctx: RunContext): Promise<OperationResult> {

@@ -285,7 +285,9 @@ export class SlackBot {
     if (!how.audited) await this.audit(turn, reply, how.acting.current, how.confirmed);
     const byline = how.confirmed ? `Confirmed by ${turn.userName ?? turn.user.userId}.` : undefined;
     const rendered = await this.render(turn, reply.message, byline);
-    const shared = reply.ok && outcome !== undefined && this.o.settings.inChannel.has(outcome.operation.name);
+    // Credentials a human asked to see (reveal) go to the asker alone, whatever the channel's settings say.
+    const revealed = outcome?.ok === true && outcome.result.revealed === true;
+    const shared = reply.ok && outcome !== undefined && !revealed && this.o.settings.inChannel.has(outcome.operation.name);
     if (shared && how.replaceOriginal) {
       // The question was the requester's alone; the outcome is the channel's news, and the question becomes its record.
       await this.answer(turn, rendered, { replaceOriginal: true });

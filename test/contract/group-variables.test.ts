@@ -1,6 +1,8 @@
 // Contract: group CI/CD variables against the sandbox — the key rule (255 characters of A-Z a-z 0-9 _) and a taken
 // key refused as model errors, variable_type and protected, maintainers only (401, 403, 404 for a hidden group),
-// protected values redacted in every result, and a value sent never shown in a confirmation.
+// every value masked in every result unless a read asks to reveal it (and a human confirms), and a value sent never
+// shown in a confirmation.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
@@ -21,38 +23,58 @@ async function read(name: string, input: Record<string, unknown>, as: Role = 'ma
   return (await suite.call(name, input, { as })).data as Variable & Variable[];
 }
 
-/** What the sandbox holds, bypassing forgeops' redaction. */
+/** A value as every result shows it unless revealed: its length and the first 8 hex digits of its SHA-256. */
+const masked = (value: string) => `<secret, ${value.length} characters, sha256 ${createHash('sha256').update(value).digest('hex').slice(0, 8)}…>`;
+
+/** What the sandbox holds, bypassing forgeops' masking. */
 const stored = (key: string) => suite.sandbox.store.groupVariables.find((v) => v.key === key);
 
 describe('reading', () => {
-  it('lists a group\'s variables with protected values redacted, and reads one', async () => {
+  it('lists a group\'s variables with every value masked, and reads one', async () => {
     const all = await read('list_group_variables', { id: ACME });
     expect(all).toEqual([
-      { key: 'DEPLOY_ENV', value: 'staging', variable_type: 'env_var', protected: false },
-      { key: 'REGISTRY_PASSWORD', value: '[redacted]', variable_type: 'env_var', protected: true },
-      { key: 'KUBECONFIG', value: '[redacted]', variable_type: 'file', protected: true },
+      { key: 'DEPLOY_ENV', value: masked('staging'), variable_type: 'env_var', protected: false },
+      { key: 'REGISTRY_PASSWORD', value: masked('reg-pass-4f9a'), variable_type: 'env_var', protected: true },
+      { key: 'KUBECONFIG', value: masked(stored('KUBECONFIG')!.value), variable_type: 'file', protected: true },
     ]);
-    // The service did send the value: the redaction is forgeops' own.
+    // The service did send the value: the masking is forgeops' own.
     expect(stored('REGISTRY_PASSWORD')?.value).toBe('reg-pass-4f9a');
-    expect(await read('get_group_variable', { id: PLATFORM, key: 'LOG_LEVEL' })).toEqual({ key: 'LOG_LEVEL', value: 'info', variable_type: 'env_var', protected: false });
-    expect((await read('get_group_variable', { id: PLATFORM, key: 'PAYMENTS_API_KEY' })).value).toBe('[redacted]');
+    expect(await read('get_group_variable', { id: PLATFORM, key: 'LOG_LEVEL' })).toEqual({ key: 'LOG_LEVEL', value: masked('info'), variable_type: 'env_var', protected: false });
+    expect((await read('get_group_variable', { id: PLATFORM, key: 'PAYMENTS_API_KEY' })).value).toBe(masked(stored('PAYMENTS_API_KEY')!.value));
     const missing = await suite.refusal('get_group_variable', { id: ACME, key: 'NOPE' });
     expect([missing.status, missing.message]).toEqual([404, '404 Variable Not Found']);
   });
 
-  it('redacts an unprotected value whose key names a credential', async () => {
-    const created = await read('create_group_variable', { id: PLATFORM, key: 'SENTRY_TOKEN', value: 'sntry-123' });
-    expect(created).toEqual({ key: 'SENTRY_TOKEN', value: '[redacted]', variable_type: 'env_var', protected: false });
-    expect(stored('SENTRY_TOKEN')?.value).toBe('sntry-123');
+  it('masks a value whatever its key says (AWS_KEY), in what a create answers too', async () => {
+    const created = await read('create_group_variable', { id: PLATFORM, key: 'AWS_KEY', value: 'AKIAIOSFODNN7EXAMPLE' });
+    expect(created).toEqual({ key: 'AWS_KEY', value: masked('AKIAIOSFODNN7EXAMPLE'), variable_type: 'env_var', protected: false });
+    expect(stored('AWS_KEY')?.value).toBe('AKIAIOSFODNN7EXAMPLE');
+  });
+
+  it('reveals values only when asked, after a human confirms, and never sends reveal to the service', async () => {
+    const get = suite.operation('get_group_variable');
+    expect(decide(get, validateInput(get, { id: PLATFORM, key: 'LOG_LEVEL' }) as Record<string, unknown>, { readOnly: false }).kind).toBe('run');
+    const asked = decide(get, validateInput(get, { id: PLATFORM, key: 'LOG_LEVEL', reveal: true }) as Record<string, unknown>, { readOnly: true });
+    expect(asked).toMatchObject({ kind: 'confirm', reason: expect.stringMatching(/unmasked, to you alone/) });
+    const list = suite.operation('list_group_variables');
+    expect(decide(list, { id: ACME, reveal: true }, { readOnly: false }).kind).toBe('confirm');
+    const before = suite.requests().length;
+    const revealed = await suite.call('get_group_variable', { id: PLATFORM, key: 'LOG_LEVEL', reveal: true });
+    expect(revealed).toMatchObject({ revealed: true, data: { key: 'LOG_LEVEL', value: 'info' } });
+    const sent = suite.requests().slice(before);
+    expect(sent.map((r) => r.path)).toEqual(['/groups/acme%2Fplatform/variables/LOG_LEVEL']);
+    expect(JSON.stringify(sent)).not.toContain('reveal');
+    const all = (await suite.call('list_group_variables', { id: ACME, reveal: true })).data as Variable[];
+    expect(all.find((v) => v.key === 'REGISTRY_PASSWORD')?.value).toBe('reg-pass-4f9a');
   });
 });
 
 describe('changes', () => {
   it('creates a variable with its type and protection, replaces its value, and deletes it', async () => {
     const created = await suite.call('create_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/cache', variable_type: 'file', protected: false }, { as: 'maintainer' });
-    expect([created.status, created.data]).toEqual([201, { key: 'CACHE_DIR', value: '/cache', variable_type: 'file', protected: false }]);
+    expect([created.status, created.data]).toEqual([201, { key: 'CACHE_DIR', value: masked('/cache'), variable_type: 'file', protected: false }]);
     const updated = await read('update_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/var/cache', variable_type: 'env_var', protected: true });
-    expect(updated).toEqual({ key: 'CACHE_DIR', value: '[redacted]', variable_type: 'env_var', protected: true });
+    expect(updated).toEqual({ key: 'CACHE_DIR', value: masked('/var/cache'), variable_type: 'env_var', protected: true });
     expect(stored('CACHE_DIR')).toMatchObject({ value: '/var/cache', variable_type: 'env_var', protected: true });
     // Type and protection left out stay.
     await read('update_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/tmp' });
@@ -63,7 +85,7 @@ describe('changes', () => {
   });
 
   it('defaults to env_var and unprotected; the same key may live in another group', async () => {
-    expect(await read('create_group_variable', { id: PLATFORM, key: 'DEPLOY_ENV', value: 'prod' })).toEqual({ key: 'DEPLOY_ENV', value: 'prod', variable_type: 'env_var', protected: false });
+    expect(await read('create_group_variable', { id: PLATFORM, key: 'DEPLOY_ENV', value: 'prod' })).toEqual({ key: 'DEPLOY_ENV', value: masked('prod'), variable_type: 'env_var', protected: false });
   });
 
   it('refuses a key that is taken, too long or with other characters, as the service words it', async () => {

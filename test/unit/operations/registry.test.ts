@@ -137,11 +137,12 @@ describe('operation registry', () => {
     for (const op of heads) expect(op.response, op.name).toBe('headers');
   });
 
-  it('marks no POST, PUT or PATCH a read, and every read idempotent', () => {
+  it('marks no POST, PUT or PATCH a read, and every read idempotent but those a human may have to approve', () => {
     const writes = operations.filter((o) => ['POST', 'PUT', 'PATCH'].includes(o.method));
     expect(writes.length).toBeGreaterThan(0);
     for (const op of writes) expect(op.effect, op.name).not.toBe('read');
-    for (const op of operations.filter((o) => o.effect === 'read')) expect(op.idempotent, op.name).toBe(true);
+    // A read that reveals credentials asks first; what the human approved runs once, so it is never retried.
+    for (const op of operations.filter((o) => o.effect === 'read')) expect(op.idempotent, op.name).toBe(!op.confirm);
   });
 
   // The service pages every list endpoint (20 by default); a list read without pagination silently stops at

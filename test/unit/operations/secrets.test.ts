@@ -1,7 +1,7 @@
 // Credentials kept out of what is recorded: an operation's own secret inputs (a CI variable's value) are redacted.
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../../src/operations/index.js';
-import { REDACTED, redactSecretInputs } from '../../../src/operations/secrets.js';
+import { isSecretName, maskSecret, REDACTED, redactSecretInputs } from '../../../src/operations/secrets.js';
 
 describe('redactSecretInputs', () => {
   it('redacts exactly the inputs the operation declares secret, and leaves an empty value as it is', () => {
@@ -17,5 +17,24 @@ describe('redactSecretInputs', () => {
 
   it('is declared by both operations that send a variable value', () => {
     for (const name of ['create_group_variable', 'update_group_variable']) expect(findOperation(name)?.secretInputs, name).toContain('value');
+  });
+});
+
+describe('isSecretName', () => {
+  it('knows credentials by name, cloud keys and any *_KEY included, and leaves ordinary names alone', () => {
+    for (const name of ['AWS_KEY', 'aws_secret_access_key', 'SIGNING_KEY', 'deploy-key', 'api_key', 'eks_access_key_id',
+      'client_key', 'PRIVATE_KEY', 'privatekey', 'DB_PASSWORD', 'passwd', 'ssh_passphrase', 'GITHUB_TOKEN', 'webhook', 'credentials']) {
+      expect(isSecretName(name), name).toBe(true);
+    }
+    for (const name of ['key', 'LOG_LEVEL', 'keyboard', 'monkey', 'KEYCLOAK_URL', 'description', 'name']) expect(isSecretName(name), name).toBe(false);
+  });
+});
+
+describe('maskSecret', () => {
+  it('shows the length and a short digest, never the value', () => {
+    const masked = maskSecret('AKIAIOSFODNN7EXAMPLE');
+    expect(masked).toMatch(/^<secret, 20 characters, sha256 [0-9a-f]{8}…>$/);
+    expect(masked).not.toContain('AKIA');
+    expect(maskSecret('AKIAIOSFODNN7EXAMPLF')).not.toBe(masked);
   });
 });
