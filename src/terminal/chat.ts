@@ -28,10 +28,20 @@ export interface TerminalChatOptions {
 
 export const CONFIRM_QUESTION = 'Run exactly this call? [y/N] ';
 
-/** Answers that mean yes; anything else, an empty line included, is no. */
-function isYes(answer: string | undefined): boolean {
-  return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
+/** The answers that mean yes, as the README says: `y` or `yes`, in any case; anything else, an empty line included, is no. */
+export function isYes(answer: string | undefined): boolean {
+  return answer !== undefined && /^(?:y|yes)$/i.test(answer);
 }
+
+/** Said when there is no terminal to ask on: the one rule for one-shot commands and commands read from a pipe. */
+const NO_TERMINAL = 'Not run: this call needs a y/N answer and there is no terminal to ask on. Nothing was changed. ' +
+  'Run it from a terminal, or add --yes to approve in advance every call that asks.\n';
+
+/**
+ * How long the chat waits, before showing a question, for input already on its way (a paste the terminal delivers
+ * in pieces): whatever arrives by then was typed before the question and is dropped, not taken as the answer.
+ */
+export const QUIET_BEFORE_QUESTION_MS = 60;
 
 /** An operation result as JSON: bytes as text when they are text, else base64 with what they are. */
 function jsonOf(result: OperationResult): string {
@@ -46,7 +56,7 @@ function jsonOf(result: OperationResult): string {
 }
 
 interface Ask {
-  /** The human's answer, or undefined when there is no human to ask (one shot without a terminal). */
+  /** The human's answer, or undefined when there is no human to ask (no terminal, or the input ended). */
   (question: string): Promise<string | undefined>;
 }
 
@@ -54,21 +64,20 @@ interface Ask {
  * Shows one reply and, for a confirmation, asks and runs it when the answer is yes. Returns whether the line did
  * what was asked (declined, refused and failed calls did not).
  */
-async function settle(reply: ChatReply, options: TerminalChatOptions, ask: Ask, oneShot: boolean): Promise<boolean> {
+async function settle(reply: ChatReply, options: TerminalChatOptions, ask: Ask, oneShot = true): Promise<boolean> {
   const render = (message: ChatReply['message']) => renderMessage(message, { operations: options.operations, color: options.color });
   if (reply.kind === 'confirm') {
     options.errors.write(render(reply.message));
     let answer: string | undefined;
-    if (oneShot && options.yes) {
+    if (options.yes) {
       options.errors.write(`${CONFIRM_QUESTION}yes (--yes)\n`);
       answer = 'yes';
+    } else if (!options.input.isTTY) {
+      // Lines from a pipe or a file were written before any question existed: none of them is an answer.
+      options.errors.write(NO_TERMINAL);
+      return false;
     } else {
       answer = await ask(CONFIRM_QUESTION);
-      if (answer === undefined && oneShot) {
-        options.errors.write('Not run: this call needs a y/N answer and there is no terminal to ask on. Nothing was changed. ' +
-          'Run it from a terminal, or add --yes to approve exactly this call in advance.\n');
-        return false;
-      }
     }
     if (!isYes(answer)) {
       options.errors.write('Not run; nothing was changed.\n');
@@ -99,7 +108,7 @@ export async function runOneShot(line: string, options: TerminalChatOptions): Pr
       rl.close();
     }
   };
-  return (await settle(await options.dispatcher.dispatch(line), options, ask, true)) ? 0 : 1;
+  return (await settle(await options.dispatcher.dispatch(line), options, ask)) ? 0 : 1;
 }
 
 /** readline's completer: candidates for the word being typed, and that word. */
@@ -149,22 +158,45 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
     const file = options.history;
     rl.on('history', (lines: string[]) => file.save(lines));
   }
-  const ask: Ask = (question) => new Promise((resolve) => {
+  const next = (question: string) => new Promise<string | undefined>((resolve) => {
     if (queued.length > 0) return resolve(queued.shift());
     if (closed) return resolve(undefined);
     waiting = resolve;
     rl.setPrompt(question);
     rl.prompt();
   });
+  // A command's typeahead is kept; a question's is not. Lines that came before the question was on the screen (a
+  // pasted "command, y" pair, a quick y⏎) are dropped and the human is told, and the answer never enters the history,
+  // so ↑ after a question recalls the command, not "n".
+  const askQuestion: Ask = async (question) => {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_BEFORE_QUESTION_MS));
+    const early = queued.splice(0);
+    // Half a line typed before the question (a "y" without its ⏎) would be completed into an answer: cleared too.
+    if (rl.line !== '') {
+      early.push(rl.line);
+      rl.write(null, { ctrl: true, name: 'u' });
+    }
+    if (early.length > 0) {
+      options.output.write(`Ignored ${early.length === 1 ? 'a line' : `${early.length} lines`} typed before this question was shown; ` +
+        'answer it now.\n');
+    }
+    const answer = await next(question);
+    const history = (rl as unknown as { history?: string[] }).history;
+    if (answer !== undefined && history?.[0] === answer) {
+      history.shift();
+      options.history?.save(history);
+    }
+    return answer;
+  };
   const session = { ...options, errors: options.output };
   for (;;) {
-    const line = await ask(options.prompt());
+    const line = await next(options.prompt());
     if (line === undefined) break;
     const text = line.trim();
     if (text === '') continue;
     if (text === 'exit' || text === 'quit') break;
     try {
-      await settle(await options.dispatcher.dispatch(text), session, ask, false);
+      await settle(await options.dispatcher.dispatch(text), session, askQuestion, false);
       // A blank line between one answer and the next prompt keeps a long session readable.
       options.output.write('\n');
     } catch (error) {

@@ -81,13 +81,22 @@ describe('forgeops chat "<command>" (one shot)', () => {
 });
 
 describe('forgeops chat with lines piped in', () => {
-  it('reads every line, answering the confirmation from the next one', () => {
-    const out = spawnSync(process.execPath, [cli, 'chat'], {
-      cwd: '/', env: bareEnv, encoding: 'utf8', timeout: 30_000,
-      input: 'use acme/web\npipeline delete 1\nn\npipeline get 1\n',
-    });
+  const piped = (input: string, ...args: string[]) => spawnSync(process.execPath, [cli, 'chat', ...args], {
+    cwd: '/', env: bareEnv, encoding: 'utf8', timeout: 30_000, input,
+  });
+
+  it('reads every line, and refuses a call that needs a human: no line of a pipe answers a question (one rule with one shot)', () => {
+    const out = piped('use acme/web\npipeline delete 1\ny\npipeline get 1\n');
     expect(out.status).toBe(0);
-    expect(out.stdout).toMatch(/Default project: acme\/web[\s\S]*The exact call:[\s\S]*Not run; nothing was changed\.[\s\S]*✓ Pipeline #1: success/);
+    expect(out.stdout).toMatch(/Default project: acme\/web[\s\S]*The exact call:[\s\S]*Not run: this call needs a y\/N answer and there is no terminal to ask on\. Nothing was changed\./);
+    // The "y" was read as a command of its own, not as an answer; the pipeline is still there.
+    expect(out.stdout).toMatch(/Unknown command "y"[\s\S]*✓ Pipeline #1: success/);
+    expect(out.stdout).not.toMatch(/Delete pipeline: done/);
+  });
+
+  it('runs such a call with --yes, which approves in advance every call that asks', () => {
+    const out = piped('pipeline delete acme/web 1\npipeline get acme/web 1\n', '--yes');
+    expect(out.stdout).toMatch(/Run exactly this call\? \[y\/N\] yes \(--yes\)\n[\s\S]*✓ Delete pipeline: done[\s\S]*404 Pipeline Not Found/);
   });
 });
 
@@ -169,6 +178,64 @@ describe('forgeops chat (a real terminal session)', () => {
 
     term.type('use acme/web\r');
     at = await term.waitFor(/Default project: acme\/web[\s\S]*forgeops acme\/web> $/, at);
+    term.type('\x04');
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('drops a "command, y" pair pasted in one write: the y came before the question, so nothing runs until a y typed after it', async () => {
+    const term = new TerminalSession();
+    sessions.push(term);
+    let at = await term.waitFor(/forgeops> $/);
+    term.type('pipeline delete acme/web 1\ry\r');
+    at = await term.waitFor(/Ignored a line typed before this question was shown; answer it now\.\nRun exactly this call\? \[y\/N\] $/, at);
+    // Nothing ran: the pipeline is untouched while the question waits.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(term.shown(at)).toBe('');
+    term.type('y\r');
+    at = await term.waitFor(/✓ Delete pipeline: done[\s\S]*forgeops> $/, at);
+    term.type('pipeline get acme/web 1\r');
+    at = await term.waitFor(/404 Pipeline Not Found[\s\S]*forgeops> $/, at);
+    expect(term.shown().match(/Delete pipeline: done/g)).toHaveLength(1);
+    term.type('\x04');
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('keeps answers out of the history: ↑ after declining recalls the command, and yes means y or yes only', async () => {
+    const term = new TerminalSession();
+    sessions.push(term);
+    let at = await term.waitFor(/forgeops> $/);
+    term.type('pipeline delete acme/web 1\r');
+    at = await term.waitFor(/\[y\/N\] $/, at);
+    term.type(' y\r');
+    at = await term.waitFor(/Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
+    term.type('\x1b[A');
+    at = await term.waitFor(/pipeline delete acme\/web 1$/, at);
+    term.type('\r');
+    at = await term.waitFor(/\[y\/N\] $/, at);
+    term.type('YES\r');
+    at = await term.waitFor(/✓ Delete pipeline: done[\s\S]*forgeops> $/, at);
+    term.type('\x04');
+    expect(await term.exitCode()).toBe(0);
+  });
+
+  it('never prints a CI variable\'s value unless revealed, and a reveal asks first', async () => {
+    const term = new TerminalSession();
+    sessions.push(term);
+    let at = await term.waitFor(/forgeops> $/);
+    term.type('variable create acme key=AWS_KEY value=AKIAIOSFODNN7EXAMPLE\r');
+    at = await term.waitFor(/AWS_KEY[\s\S]*forgeops> $/, at);
+    term.type('variable get acme AWS_KEY\r');
+    at = await term.waitFor(/<secret, 20 characters, sha256 [0-9a-f]{8}…>[\s\S]*forgeops> $/, at);
+    term.type('variable list acme\r');
+    at = await term.waitFor(/AWS_KEY[\s\S]*forgeops> $/, at);
+    // The terminal echoes the line the human typed; nothing forgeops printed carries the value.
+    const printed = () => term.shown().split('\n').filter((line) => !line.startsWith('forgeops> variable create')).join('\n');
+    expect(printed()).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    term.type('variable get acme AWS_KEY reveal=true\r');
+    at = await term.waitFor(/unmasked[\s\S]*\[y\/N\] $/, at);
+    expect(printed()).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    term.type('y\r');
+    at = await term.waitFor(/AKIAIOSFODNN7EXAMPLE[\s\S]*forgeops> $/, at);
     term.type('\x04');
     expect(await term.exitCode()).toBe(0);
   });
