@@ -31,8 +31,13 @@ export function renderApprovalRequest(approval: OpenedApproval): SlackMessage | 
 
 export interface SlackApproverOptions {
   desk: ApprovalDesk;
-  /** The Slack user id of the approver; their direct message is where approvals go. */
+  /**
+   * The approver as SLACK_APPROVER names them: a user id (U012AB3CD), or team and user (T0123:U012AB3CD). Their
+   * direct message is where approvals go, and only a click by that user of that team answers.
+   */
   approver: string;
+  /** The team the app is installed in (auth.test), for an approver named without one; undefined when unknown. */
+  workspace(): Promise<string | undefined>;
   /** Posts a message to a channel (or a user id: their direct message with the app). */
   post(channel: string, message: SlackMessage): Promise<boolean>;
   /** Answers a click (on its response_url), replacing the request when the answer settles it. */
@@ -41,7 +46,15 @@ export interface SlackApproverOptions {
 }
 
 export class SlackApprover {
+  private readonly user: string;
+  private readonly team: () => Promise<string | undefined>;
+
   constructor(private readonly o: SlackApproverOptions) {
+    const [team, user] = o.approver.includes(':') ? o.approver.split(':') : [undefined, o.approver];
+    this.user = user;
+    // Asked once: the installation's team does not change while the bot runs; a failed lookup is asked again.
+    let known: string | undefined = team;
+    this.team = async () => (known ??= await o.workspace().catch(() => undefined));
     o.desk.onOpen((approval) => void this.ask(approval));
   }
 
@@ -51,18 +64,23 @@ export class SlackApprover {
       this.o.log.warn(`slack approver: the call ${approval.operation} is too long for one message; it waits on the approval page only`);
       return;
     }
-    if (!(await this.o.post(this.o.approver, message))) this.o.log.warn(`slack approver: could not send the approval of ${approval.operation} to ${this.o.approver}`);
+    if (!(await this.o.post(this.user, message))) this.o.log.warn(`slack approver: could not send the approval of ${approval.operation} to ${this.o.approver}`);
   }
 
-  /** A click on Approve or Deny: only the approver's own counts (Slack signed who clicked). */
+  /**
+   * A click on Approve or Deny: only the approver's own counts (Slack signed who clicked). User ids are unique only
+   * within a team, so the team must match too, as for every confirmation; when it is unknown, no click counts.
+   */
   async click(turn: Turn, id: string, actionId: string): Promise<void> {
-    if (turn.user.userId !== this.o.approver) {
+    const team = await this.team();
+    if (turn.user.userId !== this.user || team === undefined || turn.user.teamId !== team) {
+      if (team === undefined) this.o.log.warn('slack approver: the app\'s team is unknown (auth.test failed); set SLACK_APPROVER as TEAM:USER');
       await this.o.reply(turn, renderText('Only the configured approver (SLACK_APPROVER) can answer this; nothing changed.', 'warning'), { replaceOriginal: false });
       return;
     }
     const decision = actionId === APPROVAL_ACTION_IDS.approve ? 'approve' : 'deny';
     const result = this.o.desk.answerFromChannel(id, decision, 'in Slack');
-    this.o.log.info(`slack approver: ${decision} by ${turn.user.userId}: ${result.message}`);
+    this.o.log.info(`slack approver: ${decision} by ${turn.user.teamId}:${turn.user.userId}: ${result.message}`);
     const status = result.status !== 200 ? 'warning' : decision === 'approve' ? 'success' : 'canceled';
     await this.o.reply(turn, renderText(result.message, status), { replaceOriginal: result.status === 200 });
   }

@@ -78,6 +78,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   });
   const approver = settings.approver && options.approvals ? new SlackApprover({
     desk: options.approvals, approver: settings.approver, log,
+    workspace: async () => (await app!.bolt.client.auth.test()).team_id,
     post: (channel, message) => queue.post(channel, message),
     reply: (turn, message, { replaceOriginal }) => (turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false)),
   }) : undefined;

@@ -41,9 +41,9 @@ async function approvalMessage(n: number) {
   return { text: messageText(sent), buttons: actions.elements! };
 }
 
-async function click(actionId: string, value: string, user: string) {
+async function click(actionId: string, value: string, user: string, team = 'T1') {
   const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, clickBody(actionId, value, { user, channel: 'DAPPROVER', responseUrl }), { secret });
+  const sent = await postSigned(bot.url!, clickBody(actionId, value, { user, team, channel: 'DAPPROVER', responseUrl }), { secret });
   expect(sent.status).toBe(200);
   const path = new URL(responseUrl).pathname;
   return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, 'the answer to the click');
@@ -62,6 +62,10 @@ describe('the Slack approver', () => {
 
     const stranger = await click(APPROVAL_ACTION_IDS.approve, approve.value, 'U1');
     expect(messageText(stranger)).toMatch(/Only the configured approver/);
+    // The approver's user id, clicked from another workspace (user ids are unique only within a team; the app's
+    // team is T1, from auth.test): not the approver.
+    const otherTeam = await click(APPROVAL_ACTION_IDS.approve, approve.value, APPROVER, 'T9');
+    expect(messageText(otherTeam)).toMatch(/Only the configured approver/);
     expect(page.desk.pending).toBe(1);
     expect(deletesOf(pipeline)).toHaveLength(0);
 

@@ -141,10 +141,11 @@ export function commandBody(text: string, o: { user?: string; channel?: string; 
 }
 
 /** A button click (block_actions) body as Slack sends it: one form field `payload` holding JSON. */
-export function clickBody(actionId: string, value: string, o: { user?: string; channel?: string; responseUrl: string }): string {
+export function clickBody(actionId: string, value: string, o: { user?: string; channel?: string; responseUrl: string; team?: string }): string {
+  const team = o.team ?? 'T1';
   const payload = {
     type: 'block_actions', api_app_id: 'A1', token: 'legacy', trigger_id: `trig.${randomBytes(6).toString('hex')}`,
-    team: { id: 'T1', domain: 't1' }, user: { id: o.user ?? 'U1', username: o.user === 'U2' ? 'bea' : 'ana', name: 'x', team_id: 'T1' },
+    team: { id: team, domain: team.toLowerCase() }, user: { id: o.user ?? 'U1', username: o.user === 'U2' ? 'bea' : 'ana', name: 'x', team_id: team },
     channel: { id: o.channel ?? 'C1', name: 'ops' }, container: { type: 'message', message_ts: '1.1', is_ephemeral: true },
     response_url: o.responseUrl,
     actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, text: { type: 'plain_text', text: 'x' }, action_ts: `${Date.now() / 1000}` }],

@@ -53,6 +53,7 @@ describe('parseConfig', () => {
     });
     expect(parseConfig({ FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'refuse' }).approval.policy).toBe('refuse');
     expect(parseConfig({ SLACK_APPROVER: 'U012AB3CD' }).slack.approver).toBe('U012AB3CD');
+    expect(parseConfig({ SLACK_APPROVER: 'T0123ABCD:U012AB3CD' }).slack.approver).toBe('T0123ABCD:U012AB3CD');
     expect(parseConfig({ FORGEOPS_APPROVAL: 'allow', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' }).approval.policy).toBe('allow');
   });
 
