@@ -9,6 +9,8 @@ export const CONFIG_BEGIN = '<!-- BEGIN GENERATED: configuration (npm run docs) 
 export const CONFIG_END = '<!-- END GENERATED: configuration -->';
 export const ACCOUNTS_BEGIN = '<!-- BEGIN GENERATED: sandbox accounts (npm run docs) -->';
 export const ACCOUNTS_END = '<!-- END GENERATED: sandbox accounts -->';
+export const DECISIONS_BEGIN = '<!-- BEGIN GENERATED: human decisions (npm run docs) -->';
+export const DECISIONS_END = '<!-- END GENERATED: human decisions -->';
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n+/g, ' ');
@@ -51,6 +53,26 @@ export function renderReference(operations: readonly Operation[]): string {
     out.push('');
   }
   return out.join('\n').trimEnd();
+}
+
+/**
+ * Which calls ask a human, from each operation's recorded decision: a destructive call always, a write or a read with
+ * a confirm() for the inputs it names (a read that reveals credentials); why is its `undo`. Operations with the same decision share a row.
+ */
+export function renderHumanDecisions(operations: readonly Operation[]): string {
+  const rows = new Map<string, { names: string[]; when: string; why: string }>();
+  for (const op of operations) {
+    if (op.effect !== 'destructive' && !op.confirm) continue;
+    const when = op.effect === 'destructive' ? 'always' : 'as *why* says';
+    const why = op.undo ?? '';
+    const key = `${when}\n${why}`;
+    const row = rows.get(key) ?? { names: [], when, why };
+    row.names.push(`\`${op.name}\``);
+    rows.set(key, row);
+  }
+  const out = ['| asks a human | when | why (the registry\'s `undo`) |', '|---|---|---|'];
+  for (const row of rows.values()) out.push(`| ${row.names.join(', ')} | ${row.when} | ${cell(row.why)} |`);
+  return out.join('\n');
 }
 
 export function renderConfiguration(): string {

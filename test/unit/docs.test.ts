@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import {
-  ACCOUNTS_BEGIN, ACCOUNTS_END, CONFIG_BEGIN, CONFIG_END, REFERENCE_BEGIN, REFERENCE_END, firstSentence, renderConfiguration, renderReference,
+  ACCOUNTS_BEGIN, ACCOUNTS_END, DECISIONS_BEGIN, DECISIONS_END, renderHumanDecisions, CONFIG_BEGIN, CONFIG_END, REFERENCE_BEGIN, REFERENCE_END, firstSentence, renderConfiguration, renderReference,
   renderSandboxAccounts, replaceSection,
 } from '../../src/docs/reference.js';
 
@@ -23,6 +23,15 @@ describe('README', () => {
   it('has an up-to-date configuration table (npm run docs)', () => {
     expect(replaceSection(readme, CONFIG_BEGIN, CONFIG_END, renderConfiguration())).toBe(readme);
     expect(readme).toContain('`CODEHOST_URL`');
+  });
+
+  it('generates the "asks a human" table from the registry\'s decisions: every destructive or conditional call once', () => {
+    expect(replaceSection(readme, DECISIONS_BEGIN, DECISIONS_END, renderHumanDecisions(operations))).toBe(readme);
+    const table = renderHumanDecisions(operations);
+    for (const op of operations.filter((o) => o.effect === 'destructive' || o.confirm)) {
+      expect(table.split(`\`${op.name}\``), op.name).toHaveLength(2);
+    }
+    expect(table).not.toContain('`get_pipeline`');
   });
 
   it('lists the sandbox demo accounts and tokens as the sandbox seeds them (npm run docs)', () => {
