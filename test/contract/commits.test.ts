@@ -360,7 +360,6 @@ describe('bad input', () => {
     ['a cherry-pick without a branch', 'cherry_pick_commit', { id: WEB, sha: 'main' }, 'branch'],
     ['a line_type the API does not have', 'create_commit_comment', { id: WEB, sha: 'main', note: 'x', line_type: 'both' }, 'line_type'],
     ['an order the API does not have', 'list_commits', { id: WEB, order: 'date' }, 'order'],
-    ['per_page 500', 'list_commit_refs', { id: WEB, sha: 'main', per_page: 500 }, 'per_page'],
   ]);
 });
 
