@@ -209,8 +209,15 @@ export const commitsOperations = [
       note: z.string().min(1).describe('Markdown.'),
       path: z.string().min(1).optional(),
       line: z.number().int().min(1).optional(),
-      line_type: z.enum(['new', 'old']).optional().describe('old: a removed line.'),
+      // The spec lists one value: "line_type (value `new` for new lines)".
+      line_type: z.enum(['new']).optional(),
     }),
+    // "A line comment needs the full commit SHA, a path and a line."
+    rules: [
+      { kind: 'requires', keys: ['path', 'line'] },
+      { kind: 'requires', keys: ['line', 'path'] },
+      { kind: 'requires', keys: ['line_type', 'path', 'line'] },
+    ],
     effect: 'write',
     undo: 'Adds a comment and changes nothing else; it cannot be removed through this API.',
   }),

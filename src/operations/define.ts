@@ -171,7 +171,8 @@ export const PAGE_INPUT_KEYS = ['page', 'per_page', ...PAGINATION_CONTROL_KEYS] 
 
 const offsetPageShape = {
   page: z.number().int().min(1).optional().describe('Page, from 1.'),
-  per_page: z.number().int().min(1).max(100).optional().describe('Default 20.'),
+  // The spec states no maximum (conventions: default 20; page and per_page restrict); a service may return fewer.
+  per_page: z.number().int().min(1).optional().describe('Default 20.'),
   all_pages: z.boolean().optional().describe('Read on through the pages, up to max_items.'),
   max_items: z.number().int().min(1).max(10_000).optional()
     .describe('Default 500.'),

@@ -4,8 +4,8 @@ import { defineOperation, fields } from './define.js';
 import { asRecord, presentList, show, type Fields } from './present.js';
 import { age } from './work-items.js';
 
-// A plain number keeps the schema small; the service itself refuses an ID that is not a whole number.
-const packageId = () => z.number();
+// An ID is a whole number: a fraction is refused here, before anything is sent.
+const packageId = () => z.number().int().positive();
 const packageInput = z.object({ id: fields.projectId(), package_id: packageId() });
 
 /** The project path inside a package's web_path ("/acme/web/-/packages/3" → "acme/web"), when the service sent one. */

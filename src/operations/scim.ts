@@ -93,8 +93,10 @@ export const scimOperations = [
     input: z.object({
       group_path: groupPath(),
       filter: z.string().min(1).optional().describe('One equality, e.g. userName eq "alice".'),
-      startIndex: z.number().int().min(1).optional(),
-      count: z.number().int().min(0).max(100).optional().describe('Default 20.'),
+      // "1-based, values below 1 are read as 1": the service takes them, so forgeops does too.
+      startIndex: z.number().int().optional(),
+      // "count (integer, desired maximum)": no bound or default in the spec; the service may return fewer.
+      count: z.number().int().min(0).optional(),
     }),
     effect: 'read',
   }),

@@ -4,8 +4,8 @@ import { defineOperation, fields } from './define.js';
 import { asRecord, presentList, show } from './present.js';
 import { age } from './work-items.js';
 
-// A plain number keeps the schema small; the service itself refuses an ID that is not a whole number.
-const snippetId = () => z.number();
+// An ID is a whole number: a fraction is refused here, before anything is sent.
+const snippetId = () => z.number().int().positive();
 const snippetInput = z.object({ id: fields.projectId(), snippet_id: snippetId() });
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;

@@ -170,7 +170,7 @@ export interface CommitComment {
   author_id: number;
   path: string | null;
   line: number | null;
-  line_type: 'new' | 'old' | null;
+  line_type: 'new' | null;
   created_at: Date;
 }
 

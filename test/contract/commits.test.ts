@@ -313,14 +313,18 @@ describe('commit comments', () => {
     for (const comment of listed) expect(comment).toMatchObject({ note: expect.any(String), author: expect.objectContaining({ username: 'carol' }) });
   });
 
-  it('comments on a removed line with line_type "old"', async () => {
-    const touched = (await suite.call('list_commits', { id: WEB, path: 'src/styles/main.css' })).data as Commit[];
-    const fix = touched.find((c) => c.title === 'Fix header alignment on small screens')!;
-    expect(fix.parent_ids).toHaveLength(1);
-    const onOld = await suite.call('create_commit_comment', {
-      id: WEB, sha: fix.id, note: 'This rule used to be here.', path: 'src/styles/main.css', line: 2, line_type: 'old',
-    }, { as: 'reporter' });
-    expect(onOld.data).toMatchObject({ path: 'src/styles/main.css', line: 2, line_type: 'old' });
+  it('refuses line_type "old", a value the spec does not list, in forgeops and in the sandbox alike', async () => {
+    const commit = (await suite.call('get_commit', { id: WEB, sha: 'v1.0.0' })).data as Commit;
+    const input = { id: WEB, sha: commit.id, note: 'Old line?', path: 'package.json', line: 3, line_type: 'old' };
+    await expect(suite.call('create_commit_comment', input, { as: 'reporter' })).rejects.toMatchObject({ name: 'InputError' });
+    // Sent anyway (as another client could), the sandbox refuses it as the service would: 400, nothing stored.
+    const { id, sha, ...body } = input;
+    const sent = await fetch(`${suite.sandbox.url}/api/v4/projects/${encodeURIComponent(id)}/repository/commits/${sha}/comments`, {
+      method: 'POST', headers: { 'private-token': suite.sandbox.tokens.reporter, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    expect(sent.status).toBe(400);
+    const listed = (await suite.call('list_commit_comments', { id: WEB, sha: commit.id })).data as Array<{ note: string }>;
+    expect(listed.map((c) => c.note)).not.toContain('Old line?');
   });
 });
 
@@ -359,8 +363,10 @@ describe('bad input', () => {
     ['a misspelt action key', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_pth: 'a' }] }, 'actions.0'],
     ['a cherry-pick without a branch', 'cherry_pick_commit', { id: WEB, sha: 'main' }, 'branch'],
     ['a line_type the API does not have', 'create_commit_comment', { id: WEB, sha: 'main', note: 'x', line_type: 'both' }, 'line_type'],
+    ['a line comment without a path', 'create_commit_comment', { id: WEB, sha: 'main', note: 'x', line: 3 }, 'path'],
+    ['a line comment without a line', 'create_commit_comment', { id: WEB, sha: 'main', note: 'x', path: 'package.json' }, 'line'],
+    ['a line_type without path and line', 'create_commit_comment', { id: WEB, sha: 'main', note: 'x', line_type: 'new' }, 'path'],
     ['an order the API does not have', 'list_commits', { id: WEB, order: 'date' }, 'order'],
-    ['per_page 500', 'list_commit_refs', { id: WEB, sha: 'main', per_page: 500 }, 'per_page'],
   ]);
 });
 

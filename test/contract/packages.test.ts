@@ -135,6 +135,7 @@ describe('one package and its files', () => {
 describe('input and presentation', () => {
   suite.badInputCases([
     ['a package id that is not a number', 'get_package', { id: WEB, package_id: 'latest' }, 'package_id'],
+    ['a package id that is not a whole number', 'delete_package', { id: WEB, package_id: 2.5 }, 'package_id'],
     ['exclude_subgroups that is not a boolean', 'list_group_packages', { id: 'acme', exclude_subgroups: 'yes' }, 'exclude_subgroups'],
   ]);
 

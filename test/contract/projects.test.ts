@@ -229,7 +229,7 @@ describe('list_user_projects', () => {
 
 describe('bad input', () => {
   suite.badInputCases([
-    ['per_page 500', 'list_projects', { per_page: 500 }, 'per_page'],
+    ['per_page 0', 'list_projects', { per_page: 0 }, 'per_page'],
     ['an order the service does not know', 'list_projects', { order_by: 'stars' }, 'order_by'],
     ['a pagination other than keyset', 'list_projects', { pagination: 'offset' }, 'pagination'],
     ['an access level that does not exist', 'list_projects', { min_access_level: 35 }, 'min_access_level'],

@@ -165,7 +165,6 @@ describe('bad input', () => {
     ['a compare without `to`', 'compare_refs', { id: WEB, from: 'main' }, 'to'],
     ['a merge base of one ref', 'get_merge_base', { id: WEB, refs: ['main'] }, 'refs'],
     ['a contributor order the API does not have', 'list_contributors', { id: WEB, order_by: 'lines' }, 'order_by'],
-    ['per_page 500', 'list_repository_tree', { id: WEB, per_page: 500 }, 'per_page'],
     ['an unknown key', 'get_blob', { id: WEB, sha: 'abc', path: 'README.md' }, ''],
   ]);
 });

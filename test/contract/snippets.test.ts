@@ -157,6 +157,7 @@ describe('input and presentation', () => {
     ['a snippet without visibility', 'create_snippet', { id: WEB, title: 't', file_name: 'f', content: 'c' }, 'visibility'],
     ['an unknown visibility', 'update_snippet', { id: WEB, snippet_id: 1, visibility: 'secret' }, 'visibility'],
     ['a snippet id that is not a number', 'get_snippet', { id: WEB, snippet_id: 'abc' }, 'snippet_id'],
+    ['a snippet id that is not a whole number', 'delete_snippet', { id: WEB, snippet_id: 1.5 }, 'snippet_id'],
   ]);
 
   suite.pagingCase('list_snippets', { id: WEB }, { as: 'developer' });

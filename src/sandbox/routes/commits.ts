@@ -68,7 +68,8 @@ const commentParams = z.object({
   note: z.string().min(1),
   path: z.string().optional(),
   line: param.integer().optional(),
-  line_type: param.enum(['new', 'old']).optional(),
+  // The spec's one value: "line_type (value `new` for new lines)".
+  line_type: param.enum(['new']).optional(),
 });
 
 /** The commit `:sha` names (hash, branch or tag), or 404 {"message": "404 Commit Not Found"}. */
@@ -106,8 +107,8 @@ function commentView(store: Store, comment: CommitComment) {
 }
 
 /**
- * Where a line comment lands: only a full SHA, an existing path and an existing line make one (old lines are
- * counted in the first parent's version); anything else is a comment on the commit as a whole.
+ * Where a line comment lands: only a full SHA, an existing path and an existing (new) line make one; anything
+ * else is a comment on the commit as a whole.
  */
 async function lineTarget(
   repo: GitRepo,
@@ -118,10 +119,9 @@ async function lineTarget(
   const none = { path: null, line: null, line_type: null };
   if (!/^[0-9a-f]{40}$/i.test(shaParam) || params.path === undefined || params.line === undefined) return none;
   const lineType = params.line_type ?? 'new';
-  const version = lineType === 'new' ? commit.id : commit.parent_ids[0];
   // git would read './x' or '../x' against its working directory and fail: such paths name no file here.
-  if (version === undefined || !isRepositoryPath(params.path)) return none;
-  const [object] = await repo.readObjects([`${version}:${params.path}`]);
+  if (!isRepositoryPath(params.path)) return none;
+  const [object] = await repo.readObjects([`${commit.id}:${params.path}`]);
   if (object === null || object.type !== 'blob') return none;
   const text = object.content.toString('utf8');
   const lineCount = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);

@@ -139,8 +139,8 @@ describe('key=value', () => {
 
 describe('quoted, multi-line and fenced values', () => {
   it('keeps spaces in quotes and newlines in values that span lines', () => {
-    expect(call('commit comment create acme/web abc note="Looks good,\nship it" line=3')).toEqual(
-      ['create_commit_comment', { id: 'acme/web', sha: 'abc', note: 'Looks good,\nship it', line: 3 }]);
+    expect(call('commit comment create acme/web abc note="Looks good,\nship it" path=a.ts line=3')).toEqual(
+      ['create_commit_comment', { id: 'acme/web', sha: 'abc', note: 'Looks good,\nship it', path: 'a.ts', line: 3 }]);
     expect(call("release update acme/web v1 name='Big \"one\"'")).toEqual(['update_release', { id: 'acme/web', tag_name: 'v1', name: 'Big "one"' }]);
   });
 
