@@ -71,6 +71,8 @@ function typeOf(schema: JsonSchema): string {
     const types = [...new Set(options.filter((o) => o.type !== 'null').map(typeOf))].sort();
     return types.join('|');
   }
+  // zod writes a nullable scalar as type ["boolean", "null"]: null is no type of its own here, as in anyOf.
+  if (Array.isArray(schema.type)) return (schema.type as string[]).filter((t) => t !== 'null').map((t) => typeOf({ ...schema, type: t })).sort().join('|');
   if (schema.type === 'array') return `array<${typeOf((schema.items ?? {}) as JsonSchema)}>`;
   // zod writes a literal of whole numbers (access levels 10..50) as type number; every value says integer.
   const values = Array.isArray(schema.enum) ? schema.enum : schema.const !== undefined ? [schema.const] : [];
