@@ -25,7 +25,7 @@ const accountFields = {
   public_email: z.string().optional(),
   organization: z.string().optional(),
   website_url: z.string().optional(),
-  private_profile: z.boolean().optional(),
+  private_profile: z.boolean().nullable().optional().describe('null is read as false.'),
   social_messenger: z.string().optional(),
   social_network: z.string().optional(),
   social_microblog: z.string().optional(),

@@ -292,6 +292,12 @@ describe('update_user', () => {
     });
   });
 
+  it('reads a null private_profile as false, as the spec says', async () => {
+    const user = await newUser({ private_profile: true });
+    expect(user.private_profile).toBe(true);
+    expect((await data<User>('update_user', { id: user.id, private_profile: null })).private_profile).toBe(false);
+  });
+
   it('answers 404 for an identity already linked to another account (the spec: 404 where 409 would fit)', async () => {
     const user = await newUser();
     const error = await refusal('update_user', { id: user.id, extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'ldapmain' });

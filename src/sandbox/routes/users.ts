@@ -46,7 +46,8 @@ const accountShape = {
   avatar: upload.optional(),
   theme_id: param.integer().optional(),
   color_scheme_id: param.integer().optional(),
-  private_profile: flag(),
+  // The spec: true, false (the default), or null read as false.
+  private_profile: param.boolean().nullable().optional(),
   // Higher-tier CI minute quotas: accepted, and meaningless in a sandbox without runners.
   shared_runners_minutes_limit: param.integer().optional(),
   extra_shared_runners_minutes_limit: param.integer().optional(),
@@ -150,6 +151,7 @@ function applyProfile(user: User, params: AccountParams): void {
     const value = params[key];
     if (value !== undefined) Object.assign(user, { [key]: value });
   }
+  if (params.private_profile === null) user.private_profile = false;
   const avatar = avatarOf(params);
   if (avatar) user.avatar = avatar;
   if (params.admin !== undefined) user.is_admin = params.admin;
