@@ -69,6 +69,13 @@ function requiredKeys(op: Operation): FieldInfo[] {
   return fieldsOf(op).filter((f) => f.required && !op.pathParams.includes(f.name));
 }
 
+/** The keys an example needs: the required ones, and the first of each one_of rule (create_user's password). */
+function exampleKeys(op: Operation): FieldInfo[] {
+  const wanted = new Set(requiredKeys(op).map((f) => f.name));
+  for (const rule of op.rules ?? []) if (rule.kind === 'one_of' && !rule.keys.some((key) => wanted.has(key))) wanted.add(rule.keys[0]);
+  return fieldsOf(op).filter((f) => wanted.has(f.name) && !op.pathParams.includes(f.name));
+}
+
 /** "pipeline retry <id> <pipeline_id> [key=value …]": path values in route order, then the required keys. */
 export function usageLine(op: Operation, options: HelpOptions = {}): string {
   const parts = [
@@ -103,12 +110,12 @@ export function examples(op: Operation, options: HelpOptions = {}): string[] {
   const fields = fieldsOf(op);
   const pathFields = fields.filter((f) => op.pathParams.includes(f.name));
   const samplePath = pathFields.filter((f) => f.required).map((f) => formatValue(sampleFor(f.name, f.schema)));
-  const lines = [[prefix, ...samplePath, ...keyArgs(requiredKeys(op))].join(' ')];
+  const lines = [[prefix, ...samplePath, ...keyArgs(exampleKeys(op))].join(' ')];
   const target = linkTargetFor(op);
   if (target) {
     const url = serviceUrl(options.baseUrl ?? EXAMPLE_BASE_URL, target);
     const covered = linkInput(readServiceUrl(url)!, new Set(fields.map((f) => f.name)));
-    lines.push([prefix, url, ...keyArgs(requiredKeys(op).filter((f) => !(f.name in covered)))].join(' '));
+    lines.push([prefix, url, ...keyArgs(exampleKeys(op).filter((f) => !(f.name in covered)))].join(' '));
   } else if (op.effect === 'read') {
     // A read's first optional filter with a telling value (an enum, a flag, a known sample) shows key=value at work.
     const filter = fields.find((f) => !f.required && !LIST_CONTROLS.has(f.name) && !pathFields.includes(f) &&

@@ -7,6 +7,22 @@ import { redactSecrets } from './secrets.js';
 
 const settingValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number()]))]);
 
+/** Ranges the spec states for a setting (seconds of the external authorization timeout). */
+const SETTING_RANGES: Record<string, readonly [min: number, max: number]> = {
+  external_authorization_service_timeout: [0.001, 10],
+};
+
+/** The settings object, with the spec's ranges checked (by value, so the published schema stays one open object). */
+const settings = z.record(z.string(), settingValue).superRefine((values, ctx) => {
+  for (const [key, [min, max]] of Object.entries(SETTING_RANGES)) {
+    const value = values[key];
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof number === 'number' && !(number >= min && number <= max)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `must be from ${min} to ${max}` });
+    }
+  }
+});
+
 const get = defineOperation({
   name: 'get_application_settings',
   chat: 'settings get',
@@ -28,7 +44,7 @@ const update = defineOperation({
   route: 'PUT /application/settings',
   input: z.object({
     // One open object, not every setting: there are over a hundred, and each key costs every assistant tokens.
-    settings: z.record(z.string(), settingValue)
+    settings: settings
       .describe('By name, e.g. {"signup_enabled": false}; some need companions (spamfilter_enabled: spamfilter_api_key).'),
   }),
   effect: 'destructive',

@@ -8,7 +8,7 @@ const period = {
   created_after: fields.dateTime().optional(),
   created_before: fields.dateTime().optional(),
 };
-const eventId = () => z.number().describe('Audit event ID.');
+const eventId = () => z.number().int().positive().describe('Audit event ID.');
 
 /** One line per event: what changed, on what, by whom, how long ago. */
 const presentEvents = presentList('audit event', (e) => {
@@ -28,9 +28,10 @@ export const auditEventsOperations = [
     input: z.object({
       ...period,
       entity_type: z.enum(['User', 'Group', 'Project']).optional(),
-      entity_id: z.number().optional().describe('Needs entity_type.'),
+      entity_id: z.number().int().optional().describe('Needs entity_type.'),
     }),
     effect: 'read',
+    rules: [{ kind: 'requires', keys: ['entity_id', 'entity_type'] }],
     pagination: 'offset',
     present: presentEvents,
   }),
@@ -63,7 +64,7 @@ export const auditEventsOperations = [
     title: 'Get group audit event',
     description: 'One audit event of a group, with its details. Needs Owner access.',
     route: 'GET /groups/:id/audit_events/:audit_event_id',
-    input: z.object({ id: fields.groupId(), audit_event_id: z.number() }),
+    input: z.object({ id: fields.groupId(), audit_event_id: z.number().int().positive() }),
     effect: 'read',
   }),
 ];

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import { presentList, show } from './present.js';
 
-const messageId = () => z.number().describe('Message ID.');
+const messageId = () => z.number().int().positive().describe('Message ID.');
 
 const message = () => z.string().min(1);
 

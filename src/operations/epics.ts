@@ -14,7 +14,7 @@ const { labels, with_labels_details, author_id, search, created_after, created_b
 
 /** Epics take their dates either fixed here or inherited from their issues' milestones. */
 const changeShape = {
-  description: z.string().optional().describe('Markdown.'),
+  description: z.string().max(1_048_576).optional().describe('Markdown.'),
   labels: z.string().optional().describe('Comma-separated.'),
   start_date_is_fixed: z.boolean().optional().describe('Else inherited from milestones.'),
   start_date_fixed: day().optional(),
@@ -90,7 +90,7 @@ export const epicsOperations = [
       id: fields.groupId(),
       title: z.string().min(1),
       ...changeShape,
-      parent_id: z.number().int().positive().optional().describe('The parent epic\'s ID, not iid.'),
+      parent_id: z.union([z.number().int().positive(), z.string().min(1)]).optional().describe('The parent epic\'s ID, not iid.'),
     }),
     effect: 'write',
     undo: 'Adds an epic and changes nothing else; delete_epic removes it.',

@@ -8,7 +8,7 @@ const VISIBILITY = ['private', 'internal', 'public'] as const;
 
 /** Filters of the group list and the subgroup list (the spec gives them one parameter set). */
 const groupFilters = {
-  skip_groups: z.array(z.number()).optional(),
+  skip_groups: z.array(z.number().int()).optional(),
   all_available: z.boolean().optional().describe('Every group you can see, not only yours.'),
   search: z.string().optional().describe('In name or path.'),
   order_by: z.enum(['name', 'path', 'id']).optional(),
@@ -93,7 +93,7 @@ export const groupsOperations = [
       visibility: z.enum(VISIBILITY).optional().describe('Default private.'),
       share_with_group_lock: z.boolean().optional().describe('Forbid sharing its projects with other groups.'),
       require_two_factor_authentication: z.boolean().optional(),
-      two_factor_grace_period: z.number().optional().describe('Hours.'),
+      two_factor_grace_period: z.number().int().optional().describe('Hours.'),
       project_creation_level: z.enum(['noone', 'maintainer', 'developer']).optional().describe('Who may create projects.'),
       auto_devops_enabled: z.boolean().optional(),
     }),

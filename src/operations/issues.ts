@@ -12,8 +12,8 @@ const issueFilters = {
   ...workItemFilters,
   author_username: z.string().optional().describe('Not with author_id.'),
   assignee_username: z.array(z.string()).optional().describe('One username; not with assignee_id.'),
-  weight: z.union([z.number(), noneAny()]).optional().describe('Higher tier.'),
-  iids: z.array(z.number()).optional(),
+  weight: z.union([z.number().int(), noneAny()]).optional().describe('Higher tier.'),
+  iids: z.array(z.number().int()).optional(),
   in: searchIn(),
   confidential: z.boolean().optional(),
   order_by: z.enum([
@@ -25,6 +25,12 @@ const issueFilters = {
 
 const present = presentWorkItems('issue', '#');
 
+/** The spec: author_id and author_username are mutually exclusive, and so are assignee_id and assignee_username. */
+const rules = [
+  { kind: 'at_most_one', keys: ['author_id', 'author_username'] },
+  { kind: 'at_most_one', keys: ['assignee_id', 'assignee_username'] },
+] as const;
+
 export const issuesOperations = [
   defineOperation({
     name: 'list_issues',
@@ -35,6 +41,7 @@ export const issuesOperations = [
     route: 'GET /issues',
     input: z.object(issueFilters),
     effect: 'read',
+    rules,
     pagination: 'offset',
     present,
   }),
@@ -51,6 +58,7 @@ export const issuesOperations = [
       non_archived: z.boolean().optional().describe('Default true.'),
     }),
     effect: 'read',
+    rules,
     pagination: 'offset',
     present,
   }),
@@ -63,6 +71,7 @@ export const issuesOperations = [
     route: 'GET /projects/:id/issues',
     input: z.object({ id: fields.projectId(), ...issueFilters }),
     effect: 'read',
+    rules,
     pagination: 'offset',
     present,
   }),

@@ -11,11 +11,11 @@ const presentMembers = presentList('member', (m) => [
   [show(m.name), LEVEL_NAMES[String(m.access_level)] ?? show(m.access_level), ...(m.expires_at ? [`until ${show(m.expires_at)}`] : [])].join(' · '),
 ]);
 
-const userId = () => z.number();
+const userId = () => z.number().int().positive();
 const expiresAt = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
 const filters = {
   query: z.string().optional().describe('In name or username.'),
-  user_ids: z.array(z.number()).optional(),
+  user_ids: z.array(z.number().int()).optional(),
 };
 
 interface Parent {

@@ -3,16 +3,16 @@ import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './work-items.js';
 
-// All of the given users must match; the service takes at most 5.
-const userIds = () => z.union([z.array(z.number()).max(5), noneAny()]);
+// All of the given users must match, or None / Any; the spec's limit of 5 IDs is approved_by_ids's alone.
+const userIds = () => z.union([z.array(z.number().int()), noneAny()]);
 
 const mergeRequestFilters = {
-  state: z.enum(['opened', 'closed', 'locked', 'merged']).optional(),
+  state: z.enum(['opened', 'closed', 'locked', 'merged', 'all']).optional(),
   ...workItemFilters,
   order_by: z.enum(['created_at', 'updated_at']).optional(),
   view: z.enum(['simple']).optional().describe('Fewer fields.'),
   approver_ids: userIds().optional().describe('Higher tier.'),
-  approved_by_ids: userIds().optional().describe('Higher tier.'),
+  approved_by_ids: z.union([z.array(z.number().int()).max(5), noneAny()]).optional().describe('Higher tier.'),
   source_branch: z.string().optional(),
   target_branch: z.string().optional(),
   wip: z.enum(['yes', 'no']).optional().describe('Drafts.'),
@@ -58,7 +58,7 @@ export const mergeRequestsOperations = [
     input: z.object({
       id: fields.projectId(),
       ...mergeRequestFilters,
-      iids: z.array(z.number()).optional(),
+      iids: z.array(z.number().int()).optional(),
     }),
     effect: 'read',
     pagination: 'offset',

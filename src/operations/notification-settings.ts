@@ -1,8 +1,7 @@
 // Notification settings area: the caller's email notification level (and custom events) globally, per group and per project.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
-import type { Operation, OperationResult, Presentation, RunContext } from './define.js';
-import { buildRequest } from './execute.js';
+import type { Presentation } from './define.js';
 import { asRecord, show } from './present.js';
 
 const LEVELS = ['disabled', 'participating', 'watch', 'global', 'mention', 'custom'] as const;
@@ -14,17 +13,10 @@ const EVENTS = [
 
 const changeShape = {
   level: z.enum(LEVELS).optional().describe('custom uses events.'),
-  // One object instead of 15 top-level booleans keeps the tool small; it is sent as the API's own booleans.
+  // One object instead of 15 top-level booleans keeps the tool small; it is sent as the API's own booleans (spreadInput).
   events: z.partialRecord(z.enum(EVENTS), z.boolean()).optional()
     .describe('For level custom, e.g. {"new_note": false}.'),
 };
-
-/** Sends `events` as the top-level booleans the service reads. */
-async function sendFlat(op: Operation, ctx: RunContext, input: Record<string, unknown>): Promise<OperationResult> {
-  const { events, ...rest } = input;
-  const res = await ctx.client.request(buildRequest(op, { ...rest, ...asRecord(events) }, ctx));
-  return { data: res.data, status: res.status };
-}
 
 function presentSettings(data: unknown): Presentation {
   const setting = asRecord(data);
@@ -56,7 +48,7 @@ const getDescription = (where: string) => `Read your email notification level${w
 const setDescription = (where: string) => `Change your email notification level${where} or its custom events.`;
 
 function update<S extends z.ZodObject>(spec: { name: string; chat: string; route: string; where: string; description: string; input: S }) {
-  const op: Operation = defineOperation({
+  return defineOperation({
     name: spec.name,
     chat: spec.chat,
     area: 'notification_settings',
@@ -68,9 +60,8 @@ function update<S extends z.ZodObject>(spec: { name: string; chat: string; route
     undo: UNDO,
     confirm: confirmChange(spec.where) as (input: z.infer<S>) => string | undefined,
     present: presentSettings,
-    run: (ctx, input) => sendFlat(op, ctx, input as Record<string, unknown>),
+    spreadInput: 'events',
   });
-  return op;
 }
 
 export const notificationSettingsOperations = [

@@ -33,8 +33,8 @@ const listFilters = {
   membership: flag(),
   statistics: flag(),
   with_programming_language: z.string().optional(),
-  id_after: z.number().optional(),
-  id_before: z.number().optional(),
+  id_after: z.number().int().optional(),
+  id_before: z.number().int().optional(),
   custom_attributes: z.record(z.string(), z.string()).optional().describe('Administrators.'),
   // Offset pages stop at 10,000 projects; keyset pages (order_by=id only) go on.
   pagination: z.literal('keyset').optional().describe('Needed past 10,000 projects; only with order_by=id.'),
@@ -67,7 +67,7 @@ export const projectsOperations = [
     description: 'List the projects in one user\'s personal namespace that you can see.',
     route: 'GET /users/:user_id/projects',
     input: z.object({
-      user_id: z.union([z.number(), z.string().min(1)]).describe('User ID or username.'),
+      user_id: z.union([z.number().int().positive(), z.string().min(1)]).describe('User ID or username.'),
       ...listFilters,
     }),
     effect: 'read',

@@ -3,8 +3,11 @@
 // confirmation shows one only by its length, and the service never sends one back.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
+import type { Operation, OperationResult, RunContext } from './define.js';
+import { buildRequest } from './execute.js';
 import { presentList, show } from './present.js';
 
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const userId = () => z.number().int().positive().describe('User ID.');
 const withCustomAttributes = () => z.boolean().optional().describe('Administrators.');
 
@@ -22,12 +25,113 @@ const accountFields = {
   public_email: z.string().optional(),
   organization: z.string().optional(),
   website_url: z.string().optional(),
-  private_profile: z.boolean().optional(),
+  private_profile: z.boolean().nullable().optional().describe('null is read as false.'),
+  social_messenger: z.string().optional(),
+  social_network: z.string().optional(),
+  social_microblog: z.string().optional(),
+  avatar: z.string().min(4).regex(BASE64, 'must be Base64').optional().describe('Image, Base64-encoded.'),
+  theme_id: z.number().int().optional(),
+  color_scheme_id: z.number().int().optional(),
+  shared_runners_minutes_limit: z.number().int().optional().describe('Higher tier.'),
+  extra_shared_runners_minutes_limit: z.number().int().optional().describe('Higher tier.'),
 };
+
+/** Image types the service takes for an avatar, by their first bytes. */
+function imageType(bytes: Buffer): { type: string; name: string } {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return { type: 'image/png', name: 'avatar.png' };
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return { type: 'image/jpeg', name: 'avatar.jpg' };
+  if (bytes.subarray(0, 4).toString('latin1') === 'GIF8') return { type: 'image/gif', name: 'avatar.gif' };
+  return { type: 'application/octet-stream', name: 'avatar' };
+}
+
+/**
+ * The service reads an avatar only as a file part of a multipart form; with one, every other field goes in the
+ * same form (arrays and objects do not occur in these inputs). Without one, the usual JSON request.
+ */
+async function sendAccount(op: Operation, ctx: RunContext, input: Record<string, unknown>): Promise<OperationResult> {
+  const { avatar, ...rest } = input;
+  if (typeof avatar !== 'string') {
+    const res = await ctx.client.request(buildRequest(op, input, ctx));
+    return { data: res.data, status: res.status };
+  }
+  const request = buildRequest(op, rest, ctx);
+  const form = new FormData();
+  for (const [key, value] of Object.entries(request.body ?? {})) form.append(key, String(value));
+  const bytes = Buffer.from(avatar, 'base64');
+  const { type, name } = imageType(bytes);
+  form.append('avatar', new Blob([bytes], { type }), name);
+  const res = await ctx.client.request({ ...request, body: form, bodyType: 'multipart' });
+  return { data: res.data, status: res.status };
+}
 
 /** The fields update_user overwrites with no history of the old value. */
 const OVERWRITTEN = ['email', 'username', 'name', 'note', 'extern_uid', 'projects_limit', 'can_create_group', 'external',
-  'bio', 'location', 'public_email', 'organization', 'website_url', 'private_profile'] as const;
+  'bio', 'location', 'public_email', 'organization', 'website_url', 'private_profile', 'social_messenger', 'social_network',
+  'social_microblog', 'avatar', 'theme_id', 'color_scheme_id', 'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit'] as const;
+
+const createUser: Operation = defineOperation({
+  name: 'create_user',
+  chat: 'user create',
+  area: 'users',
+  title: 'Create user',
+  description: 'Administrators only: create an account, with a password, reset_password or force_random_password.',
+  route: 'POST /users',
+  input: z.object({
+    email: z.string().min(1),
+    username: z.string().min(1),
+    name: z.string().min(1),
+    reset_password: z.boolean().optional().describe('E-mail the user a link to set one.'),
+    force_random_password: z.boolean().optional(),
+    skip_confirmation: z.boolean().optional().describe('Treat the e-mail as confirmed.'),
+    ...accountFields,
+  }),
+  effect: 'write',
+  rules: [{ kind: 'one_of', keys: ['password', 'reset_password', 'force_random_password'] }],
+  undo: 'Adds an account and replaces nothing; delete_user removes it again. Creating an administrator, or linking a ' +
+    'sign-in identity, asks a human first.',
+  confirm: (input) => {
+    const parts: string[] = [];
+    if (input.admin === true) parts.push('creates an instance administrator: the new account can read and change everything on the instance');
+    if (input.extern_uid !== undefined || input.provider !== undefined) {
+      parts.push(`links the sign-in identity ${input.provider ?? '?'}:${input.extern_uid ?? '?'} to the new account: whoever ` +
+        'controls that identity signs in as this user');
+    }
+    return parts.length > 0 ? `It ${parts.join('; ')}.` : undefined;
+  },
+  run: (ctx, input) => sendAccount(createUser, ctx, input as Record<string, unknown>),
+});
+
+const updateUser: Operation = defineOperation({
+  name: 'update_user',
+  chat: 'user update',
+  area: 'users',
+  title: 'Update user',
+  description: 'Administrators only: change an account; fields left out stay.',
+  route: 'PUT /users/:id',
+  input: z.object({
+    id: userId(),
+    email: z.string().min(1).optional(),
+    username: z.string().min(1).optional(),
+    name: z.string().min(1).optional(),
+    skip_reconfirmation: z.boolean().optional().describe('Use a new e-mail without its owner confirming it.'),
+    group_id_for_saml: z.number().int().positive().optional().describe('With extern_uid and provider: the SSO group.'),
+    note: z.string().optional().describe('Administrators\' note.'),
+    ...accountFields,
+  }),
+  effect: 'write',
+  undo: 'The values it replaces are kept nowhere, a new password locks the user out until they change it, and ' +
+    'admin changes who controls the instance; so it asks a human whenever it sets anything.',
+  confirm: (input) => {
+    const parts: string[] = [];
+    const replaced = OVERWRITTEN.filter((key) => input[key] !== undefined);
+    if (replaced.length > 0) parts.push(`overwrites the user's ${replaced.join(', ')} (the current values are kept nowhere; read them with get_user first)`);
+    if (input.password !== undefined) parts.push('sets a new password the user must change at next sign-in');
+    if (input.admin === true) parts.push('makes the user an instance administrator');
+    if (input.admin === false) parts.push('takes the user\'s administrator rights away');
+    return parts.length > 0 ? `It ${parts.join('; ')}.` : undefined;
+  },
+  run: (ctx, input) => sendAccount(updateUser, ctx, input as Record<string, unknown>),
+});
 
 export const usersOperations = [
   defineOperation({
@@ -78,6 +182,7 @@ export const usersOperations = [
       two_factor: z.enum(['enabled', 'disabled']).optional().describe('Administrators.'),
     }),
     effect: 'read',
+    rules: [{ kind: 'requires', keys: ['extern_uid', 'provider'] }],
     pagination: 'offset',
     present: presentList('user', (u) => [`@${show(u.username)}`, `${show(u.name)} · ${show(u.state)}`]),
   }),
@@ -91,58 +196,8 @@ export const usersOperations = [
     input: z.object({ id: userId(), with_custom_attributes: withCustomAttributes() }),
     effect: 'read',
   }),
-  defineOperation({
-    name: 'create_user',
-    chat: 'user create',
-    area: 'users',
-    title: 'Create user',
-    description: 'Administrators only: create an account, with a password, reset_password or force_random_password.',
-    route: 'POST /users',
-    input: z.object({
-      email: z.string().min(1),
-      username: z.string().min(1),
-      name: z.string().min(1),
-      reset_password: z.boolean().optional().describe('E-mail the user a link to set one.'),
-      force_random_password: z.boolean().optional(),
-      skip_confirmation: z.boolean().optional().describe('Treat the e-mail as confirmed.'),
-      ...accountFields,
-    }),
-    effect: 'write',
-    undo: 'Adds an account and replaces nothing; delete_user removes it again. Creating an administrator asks a human first.',
-    confirm: (input) => (input.admin === true
-      ? 'It creates an instance administrator: the new account can read and change everything on the instance.'
-      : undefined),
-  }),
-  defineOperation({
-    name: 'update_user',
-    chat: 'user update',
-    area: 'users',
-    title: 'Update user',
-    description: 'Administrators only: change an account; fields left out stay.',
-    route: 'PUT /users/:id',
-    input: z.object({
-      id: userId(),
-      email: z.string().min(1).optional(),
-      username: z.string().min(1).optional(),
-      name: z.string().min(1).optional(),
-      skip_reconfirmation: z.boolean().optional().describe('Use a new e-mail without its owner confirming it.'),
-      group_id_for_saml: z.number().int().positive().optional().describe('With extern_uid and provider: the SSO group.'),
-      note: z.string().optional().describe('Administrators\' note.'),
-      ...accountFields,
-    }),
-    effect: 'write',
-    undo: 'The values it replaces are kept nowhere, a new password locks the user out until they change it, and ' +
-      'admin changes who controls the instance; so it asks a human whenever it sets anything.',
-    confirm: (input) => {
-      const parts: string[] = [];
-      const replaced = OVERWRITTEN.filter((key) => input[key] !== undefined);
-      if (replaced.length > 0) parts.push(`overwrites the user's ${replaced.join(', ')} (the current values are kept nowhere; read them with get_user first)`);
-      if (input.password !== undefined) parts.push('sets a new password the user must change at next sign-in');
-      if (input.admin === true) parts.push('makes the user an instance administrator');
-      if (input.admin === false) parts.push('takes the user\'s administrator rights away');
-      return parts.length > 0 ? `It ${parts.join('; ')}.` : undefined;
-    },
-  }),
+  createUser,
+  updateUser,
   defineOperation({
     name: 'delete_user_identity',
     chat: 'user identity-delete',

@@ -9,7 +9,7 @@ import { assigneesOf, labelNamesOf } from './rows.js';
 const NONE_ANY = ['None', 'Any'] as const;
 // Plain numbers: a filter's JSON Schema is paid by every assistant in every conversation, and the service itself
 // refuses an ID that is not a whole number.
-const userId = () => z.number();
+const userId = () => z.number().int();
 export const noneAny = () => z.enum(NONE_ANY);
 
 /** Filters of every issue and merge request list. */

@@ -70,6 +70,11 @@ export interface User {
   theme_id: number;
   color_scheme_id: number;
   note: string | null;
+  /** An uploaded avatar (absent: the gravatar of the e-mail). */
+  avatar?: { filename: string; content_type: string; content: Buffer };
+  /** Higher-tier CI minute quotas (absent: null, the instance default). */
+  shared_runners_minutes_limit?: number | null;
+  extra_shared_runners_minutes_limit?: number | null;
   custom_attributes: Record<string, string>;
   status: { emoji: string | null; message: string | null };
 }

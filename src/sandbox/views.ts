@@ -19,7 +19,9 @@ export function userBasic(store: Store, user: User) {
     username: user.username,
     name: user.name,
     state: user.state,
-    avatar_url: avatarUrl(user.email),
+    avatar_url: user.avatar
+      ? `${store.baseUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar.filename)}`
+      : avatarUrl(user.email),
     web_url: `${store.baseUrl}/${user.username}`,
   };
 }
@@ -68,6 +70,8 @@ export function userAdmin(store: Store, user: User) {
     is_admin: user.is_admin,
     current_sign_in_ip: user.current_sign_in_at ? '127.0.0.1' : null,
     last_sign_in_ip: user.last_sign_in_at ? '127.0.0.1' : null,
+    shared_runners_minutes_limit: user.shared_runners_minutes_limit ?? null,
+    extra_shared_runners_minutes_limit: user.extra_shared_runners_minutes_limit ?? null,
     note: user.note,
   };
 }

@@ -202,11 +202,10 @@ export function checkIssueParams(params: IssueParams): void {
   }
 }
 
+/** The spec's limit: approved_by_ids takes at most 5 IDs (approver_ids has none). */
 export function checkMergeRequestParams(params: MergeRequestParams): void {
-  for (const name of ['approver_ids', 'approved_by_ids'] as const) {
-    const value = params[name];
-    if (Array.isArray(value) && value.length > 5) throw paramError(`${name} does not have a valid value`);
-  }
+  const value = params.approved_by_ids;
+  if (Array.isArray(value) && value.length > 5) throw paramError('approved_by_ids does not have a valid value');
 }
 
 /** The filters both kinds share, for the caller: scope, the negatable ones (and not[...]) and the date ranges. */

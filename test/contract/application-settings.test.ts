@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { api } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('application_settings');
@@ -99,13 +100,23 @@ describe('update_application_settings', () => {
 
   it.each([
     ['default_branch_protection', 3], ['default_project_creation', -1], ['first_day_of_week', 2], ['dsa_key_restriction', -2],
-    ['external_authorization_service_timeout', 0], ['external_authorization_service_timeout', 10.5], ['default_projects_limit', -1],
+    ['default_projects_limit', -1],
     ['default_project_visibility', 'secret'], ['enabled_git_access_protocol', 'ftp'],
   ] as const)('refuses %s = %s, out of range', async (name, value) => {
     const before = stored()[name];
     const error = await refusal({ [name]: value });
     expect([error.status, error.serviceMessage]).toEqual([400, `${name} does not have a valid value`]);
     expect(stored()[name]).toEqual(before);
+  });
+
+  it('refuses an external authorization timeout outside 0.001 to 10 seconds over HTTP too (the operation refuses it first)', async () => {
+    for (const value of [0, 10.5]) {
+      const before = stored().external_authorization_service_timeout;
+      const answer = await api(suite.sandbox, 'PUT', '/application/settings', { as: 'admin', json: { external_authorization_service_timeout: value } });
+      expect([answer.status, answer.data]).toEqual([400, { error: 'external_authorization_service_timeout does not have a valid value' }]);
+      expect(stored().external_authorization_service_timeout).toEqual(before);
+    }
+    expect((await read('update_application_settings', { settings: { external_authorization_service_timeout: 10 } })).external_authorization_service_timeout).toBe(10);
   });
 
   it('reads archive_builds_in_human_readable as a duration of at least a day; empty means never', async () => {
@@ -141,6 +152,10 @@ describe('update_application_settings', () => {
 
 suite.badInputCases([
   ['settings that are not an object', 'update_application_settings', { settings: 'signup_enabled=false' }, 'settings'],
+  ['an external authorization timeout over the spec\'s 10 seconds', 'update_application_settings',
+    { settings: { external_authorization_service_timeout: 10.5 } }, 'settings.external_authorization_service_timeout'],
+  ['an external authorization timeout under 0.001 seconds', 'update_application_settings',
+    { settings: { external_authorization_service_timeout: '0' } }, 'settings.external_authorization_service_timeout'],
 ]);
 
 suite.coverageCase();

@@ -3,7 +3,7 @@
 // (entity_id needing entity_type), newest first, and the sandbox recording the changes it makes.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { contractSuite, type Role } from './harness.js';
+import { contractSuite, withoutRules, type Role } from './harness.js';
 
 const suite = contractSuite('audit_events');
 
@@ -54,7 +54,9 @@ describe('the instance list (administrators)', () => {
   });
 
   it('refuses entity_id without entity_type, and a date that is not one', async () => {
-    const alone = await refusal('list_audit_events', { entity_id: 1 });
+    // entity_id needs entity_type: the operation's own rule, and the sandbox's answer to a client without it.
+    const alone = await suite.call(withoutRules(suite.operation('list_audit_events')), { entity_id: 1 }, { as: 'admin' }).catch((e: unknown) => e) as ApiError;
+    expect(alone).toBeInstanceOf(ApiError);
     expect([alone.status, alone.serviceMessage]).toEqual([400, 'entity_type is missing']);
     const bad = await refusal('list_audit_events', { created_after: 'last week' });
     expect([bad.status, bad.serviceMessage]).toEqual([400, 'created_after does not have a valid value']);
@@ -114,6 +116,10 @@ suite.pagingCase('list_group_audit_events', { id: 'acme' }, { as: 'admin' });
 
 suite.badInputCases([
   ['an unknown entity type', 'list_audit_events', { entity_type: 'Issue' }, 'entity_type'],
+  ['entity_id without entity_type', 'list_audit_events', { entity_id: 1 }, 'entity_type'],
+  ['an entity_id that is not a whole number', 'list_audit_events', { entity_type: 'User', entity_id: 1.5 }, 'entity_id'],
+  ['an event id that is not a whole number', 'get_audit_event', { id: 1.5 }, 'id'],
+  ['a group event id that is not a whole number', 'get_group_audit_event', { id: 'acme', audit_event_id: 1.5 }, 'audit_event_id'],
 ]);
 
 suite.coverageCase();

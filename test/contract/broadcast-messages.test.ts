@@ -130,6 +130,8 @@ suite.pagingCase('list_broadcast_messages', {}, { as: 'anonymous' });
 suite.badInputCases([
   ['a message without text', 'create_broadcast_message', { message: '' }, 'message'],
   ['an unknown broadcast type', 'create_broadcast_message', { message: 'x', broadcast_type: 'popup' }, 'broadcast_type'],
+  ['a message id that is not a whole number', 'get_broadcast_message', { id: 1.5 }, 'id'],
+  ['an update of a message id that is not a whole number', 'update_broadcast_message', { id: 2.5, message: 'x' }, 'id'],
 ]);
 
 suite.coverageCase();

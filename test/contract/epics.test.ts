@@ -158,6 +158,16 @@ describe('create_epic, update_epic, delete_epic', () => {
     expect((await suite.refusal('delete_epic', target, 'admin')).status).toBe(404);
   });
 
+  it('takes the parent epic\'s ID as a string too (the spec: integer or string)', async () => {
+    const parent = epicOf('Storefront 2.0');
+    const child = (await suite.call('create_epic', { id: 'acme', title: 'String parent', parent_id: String(parent.id) })).data as Epic;
+    expect(child.parent_id).toBe(parent.id);
+    // Gone again, so the other tests' lists stay as seeded.
+    expect((await suite.call('delete_epic', { id: 'acme', epic_iid: child.iid }, { as: 'admin' })).status).toBe(204);
+    const stranger = await suite.refusal('create_epic', { id: 'acme', title: 'x', parent_id: String(epicOf('PCI compliance').id) });
+    expect(stranger.status).toBe(400);
+  });
+
   it('refuses writes below Reporter, an empty update, a parent outside the hierarchy and a blank title', async () => {
     const storefront = { id: 'acme', epic_iid: epicOf('Storefront 2.0').iid };
     expect((await suite.refusal('create_epic', { id: 'acme', title: 'x' }, 'guest')).status).toBe(403);
@@ -248,6 +258,9 @@ suite.badInputCases([
   ['a date that is not a string', 'update_epic', { id: 'acme', epic_iid: 1, due_date_fixed: 20301231 }, 'due_date_fixed'],
   ['an unknown state_event', 'update_epic', { id: 'acme', epic_iid: 1, state_event: 'archive' }, 'state_event'],
   ['an epic number that is not a whole number', 'get_epic', { id: 'acme', epic_iid: 1.5 }, 'epic_iid'],
+  ['a description over the spec\'s 1,048,576 characters', 'create_epic', { id: 'acme', title: 't', description: 'x'.repeat(1_048_577) }, 'description'],
+  ['an update description over 1,048,576 characters', 'update_epic', { id: 'acme', epic_iid: 1, description: 'x'.repeat(1_048_577) }, 'description'],
+  ['an author_id that is not a whole number', 'list_epics', { id: 'acme', author_id: 2.5 }, 'author_id'],
 ]);
 
 suite.coverageCase();

@@ -218,6 +218,8 @@ suite.badInputCases([
   ['an unknown group order', 'list_groups', { order_by: 'size' }, 'order_by'],
   ['a group without a path', 'create_group', { name: 'x' }, 'path'],
   ['an unknown project visibility', 'list_group_projects', { id: 'acme', visibility: 'secret' }, 'visibility'],
+  ['skip_groups that are not whole numbers', 'list_groups', { skip_groups: [1.5] }, 'skip_groups.0'],
+  ['a grace period that is not a whole number of hours', 'create_group', { name: 'x', path: 'x', two_factor_grace_period: 1.5 }, 'two_factor_grace_period'],
 ]);
 
 suite.coverageCase();

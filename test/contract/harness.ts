@@ -47,6 +47,14 @@ export function routePattern(op: Operation): RegExp {
 }
 
 /**
+ * The operation without its input rules (one_of, at_most_one, requires): a client that has none (curl) reaches the
+ * sandbox, so a test can show that the sandbox, too, refuses what the rule refuses.
+ */
+export function withoutRules(op: Operation): Operation {
+  return { ...op, rules: undefined } as Operation;
+}
+
+/**
  * Fails when the sandbox ignored a parameter of these requests. The sandbox, like the service, answers a request
  * with an unknown (misspelt, undocumented) parameter as if it were absent and only records it; this is what
  * still makes such a parameter fail the operation's contract test.

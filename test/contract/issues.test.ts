@@ -2,7 +2,8 @@
 // case-insensitive, None/Any, scope defaults, exclusive and one-value parameters, iids, search/in, inclusive
 // dates, confidential, not[...], ordering), visibility and authentication, and the chat presentation.
 import { afterEach, describe, expect, it } from 'vitest';
-import { contractSuite, type Role } from './harness.js';
+import { ApiError } from '../../src/http/errors.js';
+import { contractSuite, withoutRules, type BadInputCase, type Role } from './harness.js';
 
 const suite = contractSuite('issues');
 const WEB = 'acme/web';
@@ -130,11 +131,17 @@ describe.each(LISTS)('%s filters', (name, base) => {
   });
 
   it('refuses author_id with author_username, and several assignee usernames (community edition)', async () => {
-    const both = await suite.refusal(name, { ...base, author_id: userId('bob'), author_username: 'bob' });
+    // The exclusive pairs are the operation's own rules too; here the sandbox's answer to a client without them.
+    const sandboxRefusal = async (input: Record<string, unknown>) => {
+      const error = await suite.call(withoutRules(suite.operation(name)), input).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      return error as ApiError;
+    };
+    const both = await sandboxRefusal({ ...base, author_id: userId('bob'), author_username: 'bob' });
     expect([both.status, both.serviceMessage]).toEqual([400, 'author_id, author_username are mutually exclusive']);
     const two = await suite.refusal(name, { ...base, assignee_username: ['alice', 'bob'] });
     expect([two.status, two.serviceMessage]).toEqual([400, 'assignee_username allows one value, but found 2: alice, bob']);
-    const mixed = await suite.refusal(name, { ...base, assignee_id: userId('bob'), assignee_username: ['bob'] });
+    const mixed = await sandboxRefusal({ ...base, assignee_id: userId('bob'), assignee_username: ['bob'] });
     expect(mixed.serviceMessage).toBe('assignee_id, assignee_username are mutually exclusive');
   });
 
@@ -257,6 +264,16 @@ describe('paging', () => {
   suite.pagingCase('list_issues', { scope: 'all' });
   suite.pagingCase('list_group_issues', { id: 'acme' });
   suite.pagingCase('list_project_issues', { id: WEB });
+});
+
+describe('bad input', () => {
+  suite.badInputCases(LISTS.flatMap(([name, base]) => [
+    [`author_id with author_username (${name})`, name, { ...base, author_id: 1, author_username: 'bob' }, 'author_username'],
+    [`assignee_id with assignee_username (${name})`, name, { ...base, assignee_id: 'Any', assignee_username: ['bob'] }, 'assignee_username'],
+    [`an author_id that is not a whole number (${name})`, name, { ...base, author_id: 1.5 }, 'author_id'],
+    [`iids that are not whole numbers (${name})`, name, { ...base, iids: [1.5] }, 'iids.0'],
+    [`a weight that is not a whole number (${name})`, name, { ...base, weight: 2.5 }, 'weight'],
+  ] as BadInputCase[]));
 });
 
 suite.coverageCase();

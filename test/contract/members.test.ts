@@ -117,6 +117,36 @@ describe('adding, changing and removing', () => {
     expect((await suite.refusal('update_project_member', { id: 'acme/web', user_id: 99_999, access_level: 10 })).status).toBe(404);
   });
 
+  it('refuses a level below the one inherited from an ancestor group, naming it (POST and PUT, projects and groups)', async () => {
+    const below = (e: { status: number; fieldErrors?: unknown }) => [e.status, e.fieldErrors];
+    // bob is a developer of acme.
+    const add = await suite.refusal('add_project_member', { id: 'acme/web', user_id: id('bob'), access_level: 20 });
+    expect(below(add)).toEqual([400, { access_level: ['should be greater than or equal to Developer inherited membership from group Acme'] }]);
+    expect((await suite.refusal('get_project_member', { id: 'acme/web', user_id: id('bob') })).status).toBe(404);
+    const sub = await suite.refusal('add_group_member', { id: 'acme/platform', user_id: id('bob'), access_level: 10 }, 'admin');
+    expect(below(sub)).toEqual([400, { access_level: ['should be greater than or equal to Developer inherited membership from group Acme'] }]);
+    // Equal or higher is taken; lowering it again below the inherited level is not.
+    expect(await suite.data<Member>('add_project_member', { id: 'acme/web', user_id: id('bob'), access_level: 30 })).toMatchObject({ access_level: 30 });
+    const lower = await suite.refusal('update_project_member', { id: 'acme/web', user_id: id('bob'), access_level: 10 });
+    expect(below(lower)).toEqual([400, { access_level: ['should be greater than or equal to Developer inherited membership from group Acme'] }]);
+    expect(await suite.data<Member>('get_project_member', { id: 'acme/web', user_id: id('bob') })).toMatchObject({ access_level: 30 });
+    expect((await suite.call('remove_project_member', { id: 'acme/web', user_id: id('bob') })).status).toBe(204);
+  });
+
+  it('reports the highest level in the inherited list and read, even when a direct one is lower', async () => {
+    const infra = 'acme/platform/infra';
+    await suite.call('add_group_member', { id: 'acme/platform', user_id: id('erin'), access_level: 20 }, { as: 'admin' });
+    await suite.call('add_project_member', { id: infra, user_id: id('erin'), access_level: 30 }, { as: 'admin' });
+    expect((await levels('list_all_project_members', { id: infra })).erin).toBe(30);
+    // The group level rises past the project's own: the project's lower one is no longer what counts.
+    await suite.call('update_group_member', { id: 'acme/platform', user_id: id('erin'), access_level: 40 }, { as: 'admin' });
+    expect((await levels('list_all_project_members', { id: infra })).erin).toBe(40);
+    expect(await suite.data<Member>('get_inherited_project_member', { id: infra, user_id: id('erin') })).toMatchObject({ access_level: 40 });
+    expect(await suite.data<Member>('get_project_member', { id: infra, user_id: id('erin') })).toMatchObject({ access_level: 30 });
+    await suite.call('remove_project_member', { id: infra, user_id: id('erin') }, { as: 'admin' });
+    await suite.call('remove_group_member', { id: 'acme/platform', user_id: id('erin') }, { as: 'admin' });
+  });
+
   it('answers owner on a project, and a level that does not exist, over HTTP as the service does', async () => {
     const path = `/projects/${encodeURIComponent('acme/web')}/members`;
     const owner = await api(suite.sandbox, 'POST', path, { as: 'admin', json: { user_id: id('erin'), access_level: 50 } });
@@ -126,6 +156,14 @@ describe('adding, changing and removing', () => {
     const missing = await api(suite.sandbox, 'PUT', `${path}/${id('erin')}`, { as: 'admin', json: {} });
     expect([missing.status, missing.data]).toEqual([400, { error: 'access_level is missing' }]);
   });
+});
+
+describe('bad input', () => {
+  suite.badInputCases([
+    ['a user id that is not a whole number', 'get_group_member', { id: 'acme', user_id: 1.5 }, 'user_id'],
+    ['user_ids that are not whole numbers', 'list_all_project_members', { id: 'acme/web', user_ids: [1.5] }, 'user_ids.0'],
+    ['owner on a project', 'add_project_member', { id: 'acme/web', user_id: 1, access_level: 50 }, 'access_level'],
+  ]);
 });
 
 describe('paging', () => {

@@ -90,7 +90,20 @@ describe.each(LISTS)('%s filters', (name, base) => {
     expect(detailed.labels).toContainEqual(expect.objectContaining({ name: 'bug', color: '#d9534f', text_color: '#FFFFFF' }));
   });
 
-  it('refuses more than 5 approver IDs before sending, and needs a token', async () => {
+  it('lists every state with state=all, as without a state', async () => {
+    const all = await list(name, { ...base, scope: 'all', state: 'all' });
+    expect(new Set(all.map((m) => m.state))).toEqual(new Set(['opened', 'merged', 'closed']));
+    expect(all.map((m) => m.web_url)).toEqual((await list(name, { ...base, scope: 'all' })).map((m) => m.web_url));
+  });
+
+  it('takes more than 5 approver_ids (the spec limits approved_by_ids only)', async () => {
+    const six = [userId('bob'), userId('carol'), userId('alice'), userId('dave'), userId('erin'), userId('root')];
+    const result = await suite.call(name, { ...base, scope: 'all', approver_ids: six });
+    expect(result.status).toBe(200);
+    expect(result.data).toEqual([]);
+  });
+
+  it('refuses more than 5 approved_by_ids before sending, and needs a token', async () => {
     await expect(suite.call(name, { ...base, approved_by_ids: [1, 2, 3, 4, 5, 6] })).rejects.toThrow(/approved_by_ids/);
     const error = await suite.refusal(name, base, 'anonymous');
     expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
@@ -168,6 +181,14 @@ describe('paging', () => {
   suite.pagingCase('list_merge_requests', { scope: 'all' });
   suite.pagingCase('list_group_merge_requests', { id: 'acme' });
   suite.pagingCase('list_project_merge_requests', { id: WEB });
+});
+
+describe('bad input', () => {
+  suite.badInputCases([
+    ['iids that are not whole numbers', 'list_project_merge_requests', { id: WEB, iids: [1.5] }, 'iids.0'],
+    ['approver_ids that are not whole numbers', 'list_merge_requests', { approver_ids: [1.5] }, 'approver_ids'],
+    ['an unknown state', 'list_group_merge_requests', { id: 'acme', state: 'draft' }, 'state'],
+  ]);
 });
 
 suite.coverageCase();

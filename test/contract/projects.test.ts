@@ -234,6 +234,9 @@ describe('bad input', () => {
     ['a pagination other than keyset', 'list_projects', { pagination: 'offset' }, 'pagination'],
     ['an access level that does not exist', 'list_projects', { min_access_level: 35 }, 'min_access_level'],
     ['a user list without its user', 'list_user_projects', {}, 'user_id'],
+    ['a user id that is not a whole number', 'list_user_projects', { user_id: 1.5 }, 'user_id'],
+    ['an id_after that is not a whole number', 'list_projects', { id_after: 1.5 }, 'id_after'],
+    ['an id_before that is not a whole number', 'list_user_projects', { user_id: 'bob', id_before: 2.5 }, 'id_before'],
     ['a misspelt filter', 'list_projects', { serach: 'web' }, ''],
   ]);
 });

@@ -7,7 +7,7 @@ import { ApiError } from '../../src/http/errors.js';
 import { findOperation } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
-import { contractSuite, type Role } from './harness.js';
+import { contractSuite, withoutRules, type Role } from './harness.js';
 
 const suite = contractSuite('users');
 
@@ -33,6 +33,16 @@ async function refusal(name: string, input: Record<string, unknown>, as: Role = 
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
+
+/** The operation without its input rules: what the sandbox itself answers a client that has none (curl). */
+async function sandboxRefusal(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<ApiError> {
+  const error = await suite.call(withoutRules(suite.operation(name)), input, { as }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+/** A 1x1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 const usernames = async (input: Record<string, unknown>, as: Role = 'admin') =>
   (await data<User[]>('list_users', { per_page: 100, ...input }, as)).map((u) => u.username);
@@ -108,7 +118,7 @@ describe('list_users and get_user', () => {
     expect(active).not.toContain('frank');
     expect(await usernames({ extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'ldapmain' })).toEqual(['alice']);
     expect(await usernames({ extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'other' })).toEqual([]);
-    const error = await refusal('list_users', { extern_uid: 'x' });
+    const error = await sandboxRefusal('list_users', { extern_uid: 'x' });
     expect([error.status, error.serviceMessage]).toEqual([400, 'extern_uid, provider provide all or none of parameters']);
   });
 
@@ -169,10 +179,10 @@ describe('create_user', () => {
   });
 
   it('needs a password, reset_password or force_random_password; the flags win over a password', async () => {
-    const none = await refusal('create_user', { email: 'x@example.org', username: 'x1', name: 'X' });
+    const none = await sandboxRefusal('create_user', { email: 'x@example.org', username: 'x1', name: 'X' });
     expect([none.status, none.serviceMessage])
       .toEqual([400, 'password, reset_password, force_random_password are missing, at least one parameter must be provided']);
-    const flagsOff = await refusal('create_user', { email: 'x@example.org', username: 'x1', name: 'X', reset_password: false, force_random_password: false });
+    const flagsOff = await sandboxRefusal('create_user', { email: 'x@example.org', username: 'x1', name: 'X', reset_password: false, force_random_password: false });
     expect([flagsOff.status, flagsOff.serviceMessage]).toEqual([400, 'password is missing']);
     await newUser({ password: undefined, reset_password: true });
     const both = await newUser({ password: 'not-used-at-all', reset_password: true, force_random_password: true });
@@ -190,6 +200,42 @@ describe('create_user', () => {
     expect([email.status, email.serviceMessage]).toEqual([409, 'Email has already been taken']);
     const username = await refusal('create_user', { email: 'y3@example.org', username: 'Bob', name: 'Y', force_random_password: true });
     expect([username.status, username.serviceMessage]).toEqual([409, 'Username has already been taken']);
+  });
+
+  it('sets the profile fields, theme, colour scheme and CI minute quotas', async () => {
+    const user = await newUser({
+      social_messenger: 'temp-im', social_network: 'temp-net', social_microblog: '@temp', theme_id: 3, color_scheme_id: 5,
+      shared_runners_minutes_limit: 400, extra_shared_runners_minutes_limit: 50,
+    });
+    expect(user).toMatchObject({
+      social_messenger: 'temp-im', social_network: 'temp-net', social_microblog: '@temp', theme_id: 3, color_scheme_id: 5,
+      shared_runners_minutes_limit: 400, extra_shared_runners_minutes_limit: 50,
+    });
+    expect(await data<User>('get_user', { id: user.id }, 'outsider')).toMatchObject({ social_microblog: '@temp' });
+  });
+
+  it('uploads an avatar as a file part of a multipart form; the service refuses one sent as text', async () => {
+    const user = await newUser({ avatar: PNG.toString('base64') });
+    expect(user.avatar_url).toBe(`${suite.sandbox.url}/uploads/-/system/user/avatar/${user.id}/avatar.png`);
+    expect(seeded(user.username).avatar).toMatchObject({ content_type: 'image/png', content: PNG });
+    const response = await fetch(`${suite.sandbox.url}/api/v4/users`, {
+      method: 'POST', headers: { 'private-token': suite.sandbox.tokens.admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'av@example.org', username: 'av1', name: 'Av', force_random_password: true, avatar: PNG.toString('base64') }),
+    });
+    expect([response.status, await response.json()]).toEqual([400, { error: 'avatar is invalid' }]);
+    expect(suite.sandbox.store.findUser('av1')).toBeUndefined();
+  });
+
+  it('refuses an identity already linked to another account with 409', async () => {
+    const error = await refusal('create_user', {
+      email: 'taker@example.org', username: 'taker', name: 'T', force_random_password: true,
+      extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'ldapmain',
+    });
+    expect([error.status, error.serviceMessage]).toEqual([409, 'Identity has already been taken']);
+    expect(suite.sandbox.store.findUser('taker')).toBeUndefined();
+    // The same extern_uid at another provider is another identity.
+    const other = await newUser({ extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'github' });
+    expect(other.identities).toEqual([{ provider: 'github', extern_uid: 'uid=alice,ou=people,dc=acme,dc=example' }]);
   });
 
   it('is for administrators only: 403 for a maintainer, 401 anonymous', async () => {
@@ -231,6 +277,36 @@ describe('update_user', () => {
     const acme = suite.sandbox.store.findGroup('acme')!;
     const updated = await data<User>('update_user', { id: user.id, provider: 'group_saml', extern_uid: 'sso-1', group_id_for_saml: acme.id, bio: 'b' });
     expect(updated.identities).toEqual([{ provider: 'group_saml', extern_uid: 'sso-1', saml_provider_id: suite.sandbox.store.samlProviders.get(acme.id) }]);
+  });
+
+  it('changes the profile fields, theme, colour scheme, quotas and avatar', async () => {
+    const user = await newUser();
+    const updated = await data<User>('update_user', {
+      id: user.id, social_messenger: 'im2', social_network: 'net2', social_microblog: '@two', theme_id: 2, color_scheme_id: 4,
+      shared_runners_minutes_limit: 10, extra_shared_runners_minutes_limit: 0, avatar: PNG.toString('base64'),
+    });
+    expect(updated).toMatchObject({
+      social_messenger: 'im2', social_network: 'net2', social_microblog: '@two', theme_id: 2, color_scheme_id: 4,
+      shared_runners_minutes_limit: 10, extra_shared_runners_minutes_limit: 0,
+      avatar_url: `${suite.sandbox.url}/uploads/-/system/user/avatar/${user.id}/avatar.png`,
+    });
+  });
+
+  it('reads a null private_profile as false, as the spec says', async () => {
+    const user = await newUser({ private_profile: true });
+    expect(user.private_profile).toBe(true);
+    expect((await data<User>('update_user', { id: user.id, private_profile: null })).private_profile).toBe(false);
+  });
+
+  it('answers 404 for an identity already linked to another account (the spec: 404 where 409 would fit)', async () => {
+    const user = await newUser();
+    const error = await refusal('update_user', { id: user.id, extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'ldapmain' });
+    expect([error.status, error.serviceMessage]).toEqual([404, '404 Identity has already been taken Not Found']);
+    expect(seeded(user.username).identities).toEqual([]);
+    // Its own identity may be set again.
+    const own = await newUser({ extern_uid: 'uid=own', provider: 'ldapmain' });
+    expect((await data<User>('update_user', { id: own.id, extern_uid: 'uid=own', provider: 'ldapmain' })).identities)
+      .toEqual([{ provider: 'ldapmain', extern_uid: 'uid=own' }]);
   });
 
   it('answers 404 for an e-mail or username already taken, as the service does', async () => {
@@ -305,6 +381,15 @@ describe('safety', () => {
     return decision.kind === 'confirm' ? decision.prompt : '';
   };
 
+  it('asks a human before create_user links a sign-in identity, as update_user does', () => {
+    const base = { email: 'a@b.c', username: 'a', name: 'A', force_random_password: true };
+    expect(prompt('create_user', base)).toBe('');
+    const text = prompt('create_user', { ...base, extern_uid: 'uid=ceo', provider: 'ldapmain' });
+    expect(text).toContain('ldapmain:uid=ceo');
+    expect(text).toContain('whoever controls that identity signs in as this user');
+    expect(prompt('update_user', { id: 7, extern_uid: 'uid=ceo', provider: 'ldapmain' })).toContain('extern_uid');
+  });
+
   it('never shows a password in a confirmation, only its length', () => {
     const text = prompt('update_user', { id: 7, password: 'hunter2hunter2' });
     expect(text).toContain('password: <secret, 14 characters>');
@@ -323,6 +408,12 @@ describe('bad input', () => {
     ['an unknown order', 'list_users', { order_by: 'email' }, 'order_by'],
     ['a create without a name', 'create_user', { email: 'a@b.c', username: 'a', password: 'xxxxxxxx' }, 'name'],
     ['a negative projects limit', 'update_user', { id: 1, projects_limit: -1 }, 'projects_limit'],
+    ['extern_uid without provider (the spec: extern_uid with provider)', 'list_users', { extern_uid: 'x' }, 'provider'],
+    ['a create without password, reset_password or force_random_password', 'create_user', { email: 'a@b.c', username: 'a', name: 'A' }, 'password'],
+    ['a create whose flags are both false and that has no password', 'create_user',
+      { email: 'a@b.c', username: 'a', name: 'A', reset_password: false, force_random_password: false }, 'password'],
+    ['an avatar that is not Base64', 'create_user', { email: 'a@b.c', username: 'a', name: 'A', password: 'xxxxxxxx', avatar: 'not base64!' }, 'avatar'],
+    ['a theme that is not a whole number', 'update_user', { id: 1, theme_id: 1.5 }, 'theme_id'],
   ]);
 });
 

@@ -1,5 +1,7 @@
-// Members of groups and projects: direct lists, inherited lists (each user once, at the project's own level or
-// the nearest group's), single reads, and adding, changing and removing members (owner exists on groups only).
+// Members of groups and projects: direct lists, inherited lists (each user once, at the highest level they hold
+// there, directly or from an ancestor group), single reads, and adding, changing and removing members (owner exists
+// on groups only). As the service does, a membership below the level a user inherits from an ancestor group is
+// refused (400, naming the level and the group): a direct membership only ever raises access.
 import { z } from 'zod';
 import type { SandboxContext } from '../context.js';
 import { forbidden, messageError, notFound, validationError } from '../errors.js';
@@ -21,12 +23,15 @@ interface Target {
   kind: 'group' | 'project';
   members: Map<number, Membership>;
   /** Where inherited memberships come from, nearest first (a personal project's owner counts as an owner). */
-  inherited(): Array<Map<number, Membership>>;
+  inherited(): Array<{ members: Map<number, Membership>; group?: Group }>;
   /** Access of the caller to this target, administrators counting as owners. */
   access: number;
 }
 
 type Member = { user: User; membership: Membership };
+
+/** The service's names of the levels, as its messages write them. */
+const LEVEL_NAMES: Record<number, string> = { 10: 'Guest', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
@@ -35,7 +40,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     return {
       kind: 'group',
       members: group.members,
-      inherited: () => store.groupChain(group).slice(1).map((g) => g.members),
+      inherited: () => store.groupChain(group).slice(1).map((g) => ({ members: g.members, group: g })),
       access: ctx.groupAccess(user, group),
     };
   }
@@ -46,8 +51,8 @@ export function register(router: Router, ctx: SandboxContext): void {
       kind: 'project',
       members: project.members,
       inherited: () => ns.kind === 'group'
-        ? store.groupChain(ns.group).map((g) => g.members)
-        : [new Map([[ns.user.id, { access_level: ACCESS.owner, expires_at: null, created_at: ns.user.created_at }]])],
+        ? store.groupChain(ns.group).map((g) => ({ members: g.members, group: g }))
+        : [{ members: new Map([[ns.user.id, { access_level: ACCESS.owner, expires_at: null, created_at: ns.user.created_at }]]) }],
       access: ctx.projectAccess(user, project),
     };
   }
@@ -64,16 +69,32 @@ export function register(router: Router, ctx: SandboxContext): void {
     return user ? [{ user, membership }] : [];
   });
 
-  /** Direct members first, then each ancestor's; a user already listed keeps the level found first. */
+  /** Direct members first, then each ancestor's; each user once, with the highest level found (the first of equals). */
   function all(target: Target): Member[] {
     const seen = new Map<number, Member>();
-    for (const members of [target.members, ...target.inherited()]) {
+    for (const members of [target.members, ...target.inherited().map((source) => source.members)]) {
       for (const [id, membership] of members) {
         const user = store.findUser(String(id));
-        if (user && !seen.has(id)) seen.set(id, { user, membership });
+        const known = seen.get(id);
+        if (!user) continue;
+        if (!known) seen.set(id, { user, membership });
+        else if (membership.access_level > known.membership.access_level) known.membership = membership;
       }
     }
     return [...seen.values()];
+  }
+
+  /** The service's rule: a direct level at least the one the user inherits from any ancestor group. */
+  function checkInherited(target: Target, userId: number, level: number): void {
+    let highest: { level: number; group: Group } | undefined;
+    for (const { members, group } of target.inherited()) {
+      const inherited = members.get(userId);
+      if (group && inherited && (!highest || inherited.access_level > highest.level)) highest = { level: inherited.access_level, group };
+    }
+    if (highest && level < highest.level) {
+      const name = LEVEL_NAMES[highest.level] ?? String(highest.level);
+      throw validationError({ access_level: [`should be greater than or equal to ${name} inherited membership from group ${highest.group.name}`] });
+    }
   }
 
   const view = ({ user, membership }: Member) => ({
@@ -136,6 +157,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       if (!user) throw notFound('User');
       checkChange(target, access_level, expires_at);
       if (target.members.has(user.id)) throw messageError(409, 'Member already exists');
+      checkInherited(target, user.id, access_level);
       const membership: Membership = { access_level: access_level as AccessLevel, expires_at: expires_at ?? null, created_at: new Date() };
       target.members.set(user.id, membership);
       reply.json(view({ user, membership }), 201);
@@ -147,6 +169,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       const { access_level, expires_at } = req.params;
       checkChange(target, access_level, expires_at, member.membership);
       if (access_level !== ACCESS.owner) checkLastOwner(target, member.user.id);
+      checkInherited(target, member.user.id, access_level);
       member.membership.access_level = access_level as AccessLevel;
       // Left out, the expiry stays; null clears it.
       if (expires_at !== undefined) member.membership.expires_at = expires_at;

@@ -5,7 +5,9 @@
 // false, password is required; the flags win over a password); an update answers 404 even where 409 would fit (an
 // email or username already taken: "404 Email has already been taken Not Found", as the service words it); a new
 // password set by an administrator must be changed at next sign-in; delete is 204, 404 for an unknown user, 409 for
-// a soft delete of the sole owner of a group (hard_delete removes those groups too). Writes: 401 anonymous, 403
+// a soft delete of the sole owner of a group (hard_delete removes those groups too). A sign-in identity (extern_uid
+// at a provider) already linked to another account is refused, 409 on create and (the spec's 404 rule) 404 on
+// update; an avatar is an image file part of a multipart form, kept and shown as avatar_url. Writes: 401 anonymous, 403
 // non-administrators, before anything is looked up. The list's order_by, sort and two_factor, and custom attributes
 // (filter and with_custom_attributes), are for administrators; other callers' values are ignored, as the service
 // ignores them.
@@ -40,11 +42,12 @@ const accountShape = {
   admin: flag(),
   can_create_group: flag(),
   external: flag(),
-  // The sandbox shows gravatar URLs: an uploaded avatar is accepted and not kept.
+  // An image file part of a multipart form; anything else is refused, as the service refuses it.
   avatar: upload.optional(),
   theme_id: param.integer().optional(),
   color_scheme_id: param.integer().optional(),
-  private_profile: flag(),
+  // The spec: true, false (the default), or null read as false.
+  private_profile: param.boolean().nullable().optional(),
   // Higher-tier CI minute quotas: accepted, and meaningless in a sandbox without runners.
   shared_runners_minutes_limit: param.integer().optional(),
   extra_shared_runners_minutes_limit: param.integer().optional(),
@@ -92,6 +95,7 @@ const listParams = z.object({
 const PROFILE_FIELDS = [
   'social_messenger', 'social_network', 'social_microblog', 'website_url', 'organization', 'bio', 'location',
   'public_email', 'can_create_group', 'external', 'theme_id', 'color_scheme_id', 'private_profile', 'projects_limit',
+  'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit',
 ] as const;
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -126,11 +130,30 @@ function taken(store: Store, params: { email?: string; username?: string }, self
   return undefined;
 }
 
+/** The uploaded avatar: an image file, as the service's uploader takes (a plain string is no file). */
+function avatarOf(params: AccountParams): User['avatar'] {
+  const value = params.avatar;
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' || !/^image\/(png|jpeg|gif|bmp|ico|webp)$/.test(value.content_type) || value.content.length === 0) {
+    throw paramError('avatar is invalid');
+  }
+  return value;
+}
+
+/** The other account an extern_uid at a provider already signs in to, if any. */
+function identityOwner(store: Store, params: { extern_uid?: string; provider?: string }, self?: User): User | undefined {
+  if (params.extern_uid === undefined || params.provider === undefined) return undefined;
+  return store.users.find((u) => u !== self && u.identities.some((i) => i.provider === params.provider && i.extern_uid === params.extern_uid));
+}
+
 function applyProfile(user: User, params: AccountParams): void {
   for (const key of PROFILE_FIELDS) {
     const value = params[key];
     if (value !== undefined) Object.assign(user, { [key]: value });
   }
+  if (params.private_profile === null) user.private_profile = false;
+  const avatar = avatarOf(params);
+  if (avatar) user.avatar = avatar;
   if (params.admin !== undefined) user.is_admin = params.admin;
 }
 
@@ -207,6 +230,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     validate(reset || random ? { ...p, password: undefined } : p);
     const conflict = taken(store, p);
     if (conflict) throw messageError(409, `${conflict} has already been taken`);
+    avatarOf(p);
+    // One identity signs in to one account: linking it to a second would hand that account to its owner.
+    if (identityOwner(store, p)) throw messageError(409, 'Identity has already been taken');
     const now = new Date();
     const user = store.addUser({
       email: p.email, username: p.username, name: p.name, created_at: now,
@@ -228,6 +254,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     validate(p);
     const conflict = taken(store, p, user);
     if (conflict) throw notFound(`${conflict} has already been taken`);
+    avatarOf(p);
+    // The spec: update answers 404 even where 409 would fit, an identity linked to another account included.
+    if (identityOwner(store, p, user)) throw notFound('Identity has already been taken');
     let samlProvider: number | undefined;
     if (p.group_id_for_saml !== undefined) {
       samlProvider = store.samlProviders.get(p.group_id_for_saml);

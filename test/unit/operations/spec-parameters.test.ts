@@ -71,7 +71,12 @@ function typeOf(schema: JsonSchema): string {
     const types = [...new Set(options.filter((o) => o.type !== 'null').map(typeOf))].sort();
     return types.join('|');
   }
+  // zod writes a nullable scalar as type ["boolean", "null"]: null is no type of its own here, as in anyOf.
+  if (Array.isArray(schema.type)) return (schema.type as string[]).filter((t) => t !== 'null').map((t) => typeOf({ ...schema, type: t })).sort().join('|');
   if (schema.type === 'array') return `array<${typeOf((schema.items ?? {}) as JsonSchema)}>`;
+  // zod writes a literal of whole numbers (access levels 10..50) as type number; every value says integer.
+  const values = Array.isArray(schema.enum) ? schema.enum : schema.const !== undefined ? [schema.const] : [];
+  if ((schema.type === 'number' || schema.type === undefined) && values.length > 0 && values.every(Number.isInteger)) return 'integer';
   if (typeof schema.type === 'string') return schema.type;
   if (schema.const !== undefined) return typeof schema.const;
   if (Array.isArray(schema.enum)) return typeof schema.enum[0];
@@ -97,7 +102,11 @@ function boundOf(schema: JsonSchema, name: 'minimum' | 'maximum' | 'minLength' |
     const found = options.map((o) => boundOf(o, name)).filter((b): b is number => b !== undefined);
     return found.length > 0 ? (name.startsWith('min') ? Math.min(...found) : Math.max(...found)) : undefined;
   }
-  if (schema.type === 'array') return boundOf((schema.items ?? {}) as JsonSchema, name);
+  if (schema.type === 'array') {
+    // A bound of the items, else of the count ("at most 5 IDs" is maxItems).
+    const count = name === 'minimum' ? schema.minItems : name === 'maximum' ? schema.maxItems : undefined;
+    return boundOf((schema.items ?? {}) as JsonSchema, name) ?? (typeof count === 'number' ? count : undefined);
+  }
   const value = schema[name] ?? (name === 'minimum' ? schema.exclusiveMinimum : name === 'maximum' ? schema.exclusiveMaximum : undefined);
   // zod's .int() states the safe-integer range; that is JavaScript's limit, not a bound anyone chose.
   return typeof value === 'number' && Math.abs(value) !== Number.MAX_SAFE_INTEGER ? value : undefined;
