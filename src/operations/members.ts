@@ -84,7 +84,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       route: `POST ${base}`,
       input: z.object({ id: id(), user_id: userId(), access_level: level(), expires_at: expiresAt() }),
       effect: 'write',
-      undo: `Adds a membership and changes no other; remove_${kind}_member takes it away again.`,
+      undo: `Adds a membership and changes no other; remove_${kind}_member takes it away again. Making someone an owner (50) asks a human first.`,
       // An owner may delete the group and remove every other member, the adder included.
       confirm: (input) => (input.access_level === 50
         ? `It makes the user an owner of the ${kind}, who may then delete it and remove every other member.`
