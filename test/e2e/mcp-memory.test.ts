@@ -81,7 +81,7 @@ describe('tools/call', () => {
     const mcp = await connectInMemory({ client: env.client });
     const before = env.sandbox.requests.all().length;
     expect(before).toBeGreaterThan(0);
-    const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 500, colour: 'red' } });
+    const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 0, colour: 'red' } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/per_page/);
     expect(resultText(result)).toMatch(/colour/);
