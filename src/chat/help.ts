@@ -22,6 +22,10 @@ const SAMPLES: Record<string, unknown> = {
   branch: 'main', file_path: 'src/app.ts', path: 'src', tag_name: 'v1.2.0', from: 'v1.1.0', to: 'main',
   refs: ['main', 'feature/login'], commit_message: 'Fix typo', description: 'First stable release', note: 'Looks good',
   content: 'Hello', title: 'Fix login', search: 'payments',
+  // SCIM's documents: the work e-mail the service requires, and a PATCH operation that deactivates no one.
+  group_path: 'acme', externalId: 'okta-ada', userName: 'ada', emails: [{ type: 'work', value: 'ada@acme.example', primary: true }],
+  name: { formatted: 'Ada Lovelace', givenName: 'Ada', familyName: 'Lovelace' },
+  Operations: [{ op: 'Replace', path: 'name.formatted', value: 'Ada Lovelace' }],
 };
 
 const LIST_CONTROLS = new Set<string>(['page', 'per_page', ...PAGINATION_CONTROL_KEYS]);

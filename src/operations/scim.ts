@@ -1,9 +1,9 @@
 // SCIM area: provision and de-provision a single-sign-on group's users (SCIM 2.0). The HTTP client sends the SCIM
-// token as a bearer and application/scim+json on these paths; the inputs here are flat, and the SCIM documents
-// (emails, PATCH Operations) are built from them, so the model never writes SCIM's nested syntax.
+// token as a bearer and application/scim+json on these paths. The inputs are the spec's own SCIM members (emails,
+// name, PATCH Operations), sent as given; forgeops adds only the `schemas` URN a SCIM document carries.
 import { z } from 'zod';
 import { defineOperation } from './define.js';
-import type { Operation, OperationResult, RunContext } from './define.js';
+import type { Operation } from './define.js';
 import { buildRequest } from './execute.js';
 
 const groupPath = () => z.string().min(1);
@@ -12,18 +12,23 @@ const scimId = () => z.string().min(1).describe('SCIM id: the external UID.');
 const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
-/** update_scim_user's inputs → the SCIM paths they replace (the spec's list). */
-const PATCH_PATHS = {
-  externalId: 'externalId',
-  userName: 'userName',
-  name: 'name.formatted',
-  email: 'emails[type eq "work"].value',
-  active: 'active',
-} as const;
+// Nested objects are strict, like the top level: a misspelt member is an error, never silently dropped.
+const email = z.strictObject({
+  type: z.string().min(1).optional(),
+  value: z.string().min(1),
+  primary: z.boolean().optional(),
+});
 
-async function send(op: Operation, ctx: RunContext, body: Record<string, unknown>): Promise<OperationResult> {
-  const res = await ctx.client.request(buildRequest(op, body, ctx));
-  return { data: res.data, status: res.status };
+const patchOperation = z.strictObject({
+  // "op is Replace or Add", as the spec writes them.
+  op: z.enum(['Replace', 'Add']),
+  path: z.string().min(1),
+  value: z.union([z.string(), z.boolean()]),
+});
+
+/** An operation that sets `active` to false: it removes the user's single-sign-on identity. */
+function deactivates(op: z.infer<typeof patchOperation>): boolean {
+  return op.path.trim().toLowerCase() === 'active' && String(op.value).trim().toLowerCase() === 'false';
 }
 
 const create: Operation = defineOperation({
@@ -37,18 +42,24 @@ const create: Operation = defineOperation({
     group_path: groupPath(),
     externalId: z.string().min(1).describe('ID at the identity provider.'),
     userName: z.string().min(1),
-    email: z.string().min(1),
-    name: z.object({
+    // "required: work email": the service reads the address of the entry whose type is work.
+    emails: z.array(email).min(1)
+      .refine((list) => list.some((e) => e.type === 'work'), { message: 'needs the work e-mail: an entry with type "work"' })
+      .describe('Include {"type":"work","value":…,"primary":true}.'),
+    name: z.strictObject({
       formatted: z.string().min(1).describe('Full name.'),
       givenName: z.string().min(1),
       familyName: z.string().min(1),
     }),
+    meta: z.strictObject({ resourceType: z.literal('User') }).optional(),
     active: z.boolean().optional().describe('false: no active identity.'),
+    // The spec states no default; a SCIM document names its schema, so forgeops sends the User one when none is given.
+    schemas: z.array(z.string().min(1)).optional()
+      .transform((list) => list ?? [USER_SCHEMA])
+      .describe('Default: the SCIM User schema.'),
   }),
   effect: 'write',
   undo: 'Adds an identity and a membership and replaces nothing; delete_scim_user removes both again.',
-  run: (ctx, { email, ...rest }) =>
-    send(create, ctx, { ...rest, schemas: [USER_SCHEMA], emails: [{ type: 'work', value: email, primary: true }] }),
 });
 
 const update: Operation = defineOperation({
@@ -56,29 +67,31 @@ const update: Operation = defineOperation({
   chat: 'scim update',
   area: 'scim',
   title: 'Update SCIM user',
-  description: 'Change a provisioned user\'s IDs, name or e-mail, or deactivate them (active: false).',
+  description: 'Change a provisioned user\'s IDs, name or e-mail, or deactivate them (path active, value false).',
   route: 'PATCH /api/scim/v2/groups/:group_path/Users/:id',
   input: z.object({
     group_path: groupPath(),
     id: scimId(),
-    externalId: z.string().min(1).optional().describe('Also the new SCIM id.'),
-    userName: z.string().min(1).optional(),
-    name: z.string().min(1).optional().describe('Full name.'),
-    email: z.string().min(1).optional(),
-    active: z.boolean().optional().describe('false removes the single-sign-on identity.'),
+    // The paths the spec lists; the service refuses any other.
+    Operations: z.array(patchOperation).min(1)
+      .describe('Paths: externalId, userName, name.formatted, emails[type eq "work"].value, active.'),
   }),
-  // Any field it sets is overwritten without history, and active: false signs the user out of the group's SSO.
+  // Replace and Add overwrite without history, and active false signs the user out of the group's SSO.
   effect: 'destructive',
-  undo: 'The values it replaces are kept nowhere, and active: false removes the user\'s single-sign-on identity: only ' +
-    'provisioning them again (create_scim_user) brings them back.',
-  confirm: (input) => (input.active === false
-    ? 'It deactivates the user: their single-sign-on identity in the group is removed, and they can no longer sign in through it.'
-    : undefined),
-  run: (ctx, input) => {
-    const Operations = Object.entries(PATCH_PATHS)
-      .filter(([key]) => input[key as keyof typeof PATCH_PATHS] !== undefined)
-      .map(([key, path]) => ({ op: 'Replace', path, value: input[key as keyof typeof PATCH_PATHS] }));
-    return send(update, ctx, { group_path: input.group_path, id: input.id, schemas: [PATCH_SCHEMA], Operations });
+  undo: 'The values its operations replace are kept nowhere, and active set to false removes the user\'s single-sign-on ' +
+    'identity: only provisioning them again (create_scim_user) brings them back.',
+  confirm: (input) => {
+    if (input.Operations.some(deactivates)) {
+      return 'It deactivates the user: their single-sign-on identity in the group is removed, and they can no longer sign in through it.';
+    }
+    // Quoted: a path is the caller's text, and the reason must not read as anything but the paths it names.
+    const paths = [...new Set(input.Operations.map((o) => JSON.stringify(o.path)))].join(', ');
+    return `It overwrites ${paths}; the values it replaces are kept nowhere.`;
+  },
+  // The PATCH document names its schema (RFC 7644); the spec lists only Operations as a parameter, so it is no input.
+  run: async (ctx, input) => {
+    const res = await ctx.client.request(buildRequest(update, { schemas: [PATCH_SCHEMA], ...input }, ctx));
+    return { data: res.data, status: res.status };
   },
 });
 

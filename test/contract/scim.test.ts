@@ -1,6 +1,6 @@
 // Contract: SCIM provisioning of group acme — the bearer SCIM token and application/scim+json, the list envelope with
-// `eq` filters and SCIM paging, create 201, PATCH (renames, deactivation removing the identity), delete 204, and SCIM
-// error bodies for what is refused.
+// `eq` filters and SCIM paging, create 201 from the spec's emails/name/meta/schemas, PATCH Operations (Replace and Add,
+// deactivation removing the identity), delete 204, and SCIM error bodies for what is refused.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { findOperation } from '../../src/operations/index.js';
@@ -41,12 +41,14 @@ async function refusal(name: string, input: Record<string, unknown>, as: Role = 
 }
 
 const names = (list: ScimList) => list.Resources.map((u) => u.userName);
+const workEmail = (value: string) => [{ type: 'work', value, primary: true }];
+const replace = (path: string, value: string | boolean) => ({ op: 'Replace', path, value });
 
 let serial = 0;
 async function provision(extra: Record<string, unknown> = {}): Promise<ScimUser> {
   serial += 1;
   return data<ScimUser>('create_scim_user', {
-    externalId: `ext-${serial}`, userName: `sso${serial}`, email: `sso${serial}@acme.example`,
+    externalId: `ext-${serial}`, userName: `sso${serial}`, emails: workEmail(`sso${serial}@acme.example`),
     name: { formatted: `Sso User ${serial}`, givenName: 'Sso', familyName: `User ${serial}` }, ...extra,
   });
 }
@@ -118,11 +120,14 @@ describe('get_scim_user', () => {
 
 describe('create_scim_user', () => {
   it('creates a user with the identity and a guest membership, answering 201', async () => {
+    const before = suite.requests().length;
     const result = await suite.call('create_scim_user', {
-      group_path: GROUP, externalId: 'okta-hana', userName: 'hana', email: 'hana@acme.example',
-      name: { formatted: 'Hana Sato', givenName: 'Hana', familyName: 'Sato' }, active: true,
+      group_path: GROUP, externalId: 'okta-hana', userName: 'hana', emails: workEmail('hana@acme.example'),
+      name: { formatted: 'Hana Sato', givenName: 'Hana', familyName: 'Sato' }, meta: { resourceType: 'User' }, active: true,
     }, { as: 'maintainer' });
     expect(result.status).toBe(201);
+    // The spec's members go as given; the User schema is filled in when the caller names none.
+    expect(suite.requests().slice(before).map((r) => [r.method, r.status])).toEqual([['POST', 201]]);
     expect(result.data).toMatchObject({ id: 'okta-hana', userName: 'hana', active: true, emails: [{ type: 'work', value: 'hana@acme.example', primary: true }] });
     const { store } = suite.sandbox;
     const hana = store.findUser('hana')!;
@@ -131,14 +136,30 @@ describe('create_scim_user', () => {
     expect(names(await data<ScimList>('list_scim_users', { filter: 'userName eq "hana"' }))).toEqual(['hana']);
   });
 
+  it('reads the work address among several e-mails, and sends the schemas it is given', async () => {
+    const user = await data<ScimUser>('create_scim_user', {
+      externalId: 'okta-ines', userName: 'ines', schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      emails: [{ type: 'home', value: 'ines@home.example' }, { type: 'work', value: 'ines@acme.example', primary: true }],
+      name: { formatted: 'Ines Ruiz', givenName: 'Ines', familyName: 'Ruiz' },
+    });
+    expect(user).toMatchObject({ id: 'okta-ines', userName: 'ines', emails: workEmail('ines@acme.example') });
+    expect(suite.sandbox.store.findUser('ines')!.email).toBe('ines@acme.example');
+  });
+
+  it('provisions with active: false without an active identity', async () => {
+    const user = await provision({ active: false });
+    expect(user.active).toBe(false);
+    expect(suite.sandbox.store.findUser(user.userName)!.identities).toEqual([]);
+  });
+
   it('refuses an externalId already provisioned and a taken username, with SCIM error bodies', async () => {
     const user = await provision();
     const again = await refusal('create_scim_user', {
-      externalId: user.id, userName: 'other-name', email: 'other@acme.example', name: { formatted: 'O', givenName: 'O', familyName: 'O' },
+      externalId: user.id, userName: 'other-name', emails: workEmail('other@acme.example'), name: { formatted: 'O', givenName: 'O', familyName: 'O' },
     });
     expect([again.status, again.serviceMessage]).toEqual([409, 'User with this externalId already exists in the group']);
     const taken = await refusal('create_scim_user', {
-      externalId: 'fresh-uid', userName: 'alice', email: 'fresh@acme.example', name: { formatted: 'A', givenName: 'A', familyName: 'A' },
+      externalId: 'fresh-uid', userName: 'alice', emails: workEmail('fresh@acme.example'), name: { formatted: 'A', givenName: 'A', familyName: 'A' },
     });
     expect(taken.status).toBe(409);
   });
@@ -148,7 +169,10 @@ describe('update_scim_user', () => {
   it('replaces the username, name, work e-mail and external id', async () => {
     const user = await provision();
     const result = await suite.call('update_scim_user', {
-      group_path: GROUP, id: user.id, userName: `${user.userName}-x`, name: 'Renamed Person', email: `${user.userName}@new.example`, externalId: `${user.id}-v2`,
+      group_path: GROUP, id: user.id, Operations: [
+        replace('userName', `${user.userName}-x`), replace('name.formatted', 'Renamed Person'),
+        replace('emails[type eq "work"].value', `${user.userName}@new.example`), replace('externalId', `${user.id}-v2`),
+      ],
     }, { as: 'maintainer' });
     expect(result.status).toBe(204);
     expect(await data<ScimUser>('get_scim_user', { id: `${user.id}-v2` })).toMatchObject({
@@ -157,26 +181,49 @@ describe('update_scim_user', () => {
     expect((await refusal('get_scim_user', { id: user.id })).status).toBe(404);
   });
 
-  it('deactivates with active: false, removing the identity but keeping the account and membership', async () => {
+  it('applies Add operations, on the spec\'s unquoted work e-mail path too', async () => {
     const user = await provision();
-    await suite.call('update_scim_user', { group_path: GROUP, id: user.id, active: false }, { as: 'maintainer' });
+    const result = await suite.call('update_scim_user', {
+      group_path: GROUP, id: user.id,
+      Operations: [{ op: 'Add', path: 'name.formatted', value: 'Added Name' }, { op: 'Add', path: 'emails[type eq work].value', value: `${user.userName}@added.example` }],
+    }, { as: 'maintainer' });
+    expect(result.status).toBe(204);
+    expect(await data<ScimUser>('get_scim_user', { id: user.id })).toMatchObject({
+      name: { formatted: 'Added Name' }, emails: [{ value: `${user.userName}@added.example` }],
+    });
+  });
+
+  it('deactivates with active false (boolean or "false"), removing the identity but keeping the account and membership', async () => {
+    const user = await provision();
+    const raw = { group_path: GROUP, id: user.id, Operations: [replace('active', false)] };
+    const op = findOperation('update_scim_user')!;
+    // A human is asked first: the confirmation names the deactivation.
+    const asked = decide(op, validateInput(op, raw), { readOnly: false });
+    expect(asked.kind === 'confirm' && asked.reason).toMatch(/^It deactivates the user/);
+    const before = suite.requests().length;
+    expect((await suite.call('update_scim_user', raw, { as: 'maintainer' })).status).toBe(204);
+    expect(suite.requests().slice(before).map((r) => [r.method, r.status])).toEqual([['PATCH', 204]]);
     expect((await refusal('get_scim_user', { id: user.id })).status).toBe(404);
     const { store } = suite.sandbox;
     const account = store.findUser(user.userName)!;
     expect(account.identities).toEqual([]);
     expect(store.findGroup(GROUP)!.members.has(account.id)).toBe(true);
+
+    const second = await provision();
+    await suite.call('update_scim_user', { group_path: GROUP, id: second.id, Operations: [replace('active', 'false')] }, { as: 'maintainer' });
+    expect(store.findUser(second.userName)!.identities).toEqual([]);
   });
 
   it('refuses a username or e-mail another account has, changing nothing', async () => {
     const user = await provision();
-    const error = await refusal('update_scim_user', { id: user.id, name: 'Not Applied', userName: 'alice' });
+    const error = await refusal('update_scim_user', { id: user.id, Operations: [replace('name.formatted', 'Not Applied'), replace('userName', 'alice')] });
     expect([error.status, error.serviceMessage]).toEqual([409, 'Username or email has already been taken']);
-    expect((await refusal('update_scim_user', { id: user.id, email: 'ALICE@acme.example' })).status).toBe(409);
+    expect((await refusal('update_scim_user', { id: user.id, Operations: [replace('emails[type eq "work"].value', 'ALICE@acme.example')] })).status).toBe(409);
     expect(await data<ScimUser>('get_scim_user', { id: user.id })).toMatchObject({ userName: user.userName, name: user.name });
   });
 
   it('answers 404 for a user not provisioned here', async () => {
-    expect((await refusal('update_scim_user', { id: 'no-such-uid', active: true })).status).toBe(404);
+    expect((await refusal('update_scim_user', { id: 'no-such-uid', Operations: [replace('active', true)] })).status).toBe(404);
   });
 });
 
@@ -198,10 +245,13 @@ describe('safety', () => {
     return decide(op, validateInput(op, raw), { readOnly: false });
   };
 
-  it('asks a human before a deactivation or a delete, naming the group and the user', () => {
-    const deactivate = decision('update_scim_user', { group_path: GROUP, id: 'uid-1', active: false });
+  it('asks a human before a deactivation, an overwrite or a delete, naming the group and the user', () => {
+    const deactivate = decision('update_scim_user', { group_path: GROUP, id: 'uid-1', Operations: [replace('userName', 'x'), replace('Active', 'False')] });
     expect(deactivate.kind).toBe('confirm');
     expect(deactivate.kind === 'confirm' && deactivate.prompt).toContain('It deactivates the user');
+    const rename = decision('update_scim_user', { group_path: GROUP, id: 'uid-1', Operations: [{ op: 'Add', path: 'userName', value: 'x' }] });
+    expect(rename.kind === 'confirm' && rename.prompt).toContain('It overwrites "userName"; the values it replaces are kept nowhere.');
+    expect(decision('update_scim_user', { group_path: GROUP, id: 'uid-1', Operations: [replace('active', true)] }).kind).toBe('confirm');
     const remove = decision('delete_scim_user', { group_path: GROUP, id: 'uid-1' });
     expect(remove.kind === 'confirm' && remove.prompt).toContain('group_path: "acme"');
     expect(remove.kind === 'confirm' && remove.prompt).toContain('user: "uid-1"');
@@ -211,8 +261,14 @@ describe('safety', () => {
 describe('bad input', () => {
   suite.badInputCases([
     ['a fractional count', 'list_scim_users', { group_path: GROUP, count: 1.5 }, 'count'],
-    ['a create without an e-mail', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', name: { formatted: 'x', givenName: 'x', familyName: 'x' } }, 'email'],
-    ['a name without its parts', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', email: 'x@y.z', name: { formatted: 'x' } }, 'name.givenName'],
+    ['a create without e-mails', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', name: { formatted: 'x', givenName: 'x', familyName: 'x' } }, 'emails'],
+    ['e-mails without the work one', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', emails: [{ type: 'home', value: 'x@y.z' }], name: { formatted: 'x', givenName: 'x', familyName: 'x' } }, 'emails'],
+    ['a misspelt e-mail member', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', emails: [{ type: 'work', adress: 'x@y.z' }], name: { formatted: 'x', givenName: 'x', familyName: 'x' } }, 'emails.0'],
+    ['a name without its parts', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', emails: workEmail('x@y.z'), name: { formatted: 'x' } }, 'name.givenName'],
+    ['a meta of another resource type', 'create_scim_user', { group_path: GROUP, externalId: 'x', userName: 'x', emails: workEmail('x@y.z'), name: { formatted: 'x', givenName: 'x', familyName: 'x' }, meta: { resourceType: 'Group' } }, 'meta.resourceType'],
+    ['an update without operations', 'update_scim_user', { group_path: GROUP, id: 'x', Operations: [] }, 'Operations'],
+    ['an op the spec does not name', 'update_scim_user', { group_path: GROUP, id: 'x', Operations: [{ op: 'Remove', path: 'userName', value: 'x' }] }, 'Operations.0.op'],
+    ['the old flat update keys', 'update_scim_user', { group_path: GROUP, id: 'x', active: false }, ''],
   ]);
 });
 

@@ -96,11 +96,22 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   delete_user_identity: { runs: [], asks: [{ id: 7, provider: 'ldapmain' }] },
   delete_user: { runs: [], asks: [{ id: 7 }, { id: 7, hard_delete: true }] },
   create_scim_user: {
-    runs: [{ group_path: 'acme', externalId: 'e', userName: 'u', email: 'u@acme.example', name: { formatted: 'U V', givenName: 'U', familyName: 'V' } }],
+    runs: [{
+      group_path: 'acme', externalId: 'e', userName: 'u', emails: [{ type: 'work', value: 'u@acme.example', primary: true }],
+      name: { formatted: 'U V', givenName: 'U', familyName: 'V' },
+    }],
     asks: [],
   },
-  // A rename overwrites without history; active: false removes the user's single-sign-on identity.
-  update_scim_user: { runs: [], asks: [{ group_path: 'acme', id: 'e', active: false }, { group_path: 'acme', id: 'e', userName: 'x' }] },
+  // A Replace or Add overwrites without history; active set to false removes the user's single-sign-on identity.
+  update_scim_user: {
+    runs: [],
+    asks: [
+      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'active', value: false }] },
+      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'active', value: 'false' }] },
+      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'userName', value: 'x' }] },
+      { group_path: 'acme', id: 'e', Operations: [{ op: 'Add', path: 'name.formatted', value: 'X' }] },
+    ],
+  },
   delete_scim_user: { runs: [], asks: [{ group_path: 'acme', id: 'e' }] },
   create_group: { runs: [{ name: 'Lab', path: 'lab', visibility: 'private' }], asks: [] },
   // Adding grants access and replaces nothing; an owner may delete the group and remove everyone else.
@@ -154,7 +165,10 @@ describe('safety decisions of every change', () => {
     ['delete_user', { id: 12 }, ['user: 12', 'gone for good']],
     ['delete_user', { id: 12, hard_delete: true }, ['user: 12', 'hard_delete: true', 'every group they solely own']],
     ['delete_user_identity', { id: 12, provider: 'ldapmain' }, ['user: 12', 'provider: "ldapmain"', 'no longer sign in']],
-    ['update_scim_user', { group_path: 'acme', id: 'e-1', active: false }, ['group_path: "acme"', 'user: "e-1"', 'active: false', 'deactivates']],
+    ['update_scim_user', { group_path: 'acme', id: 'e-1', Operations: [{ op: 'Replace', path: 'active', value: false }] },
+      ['group_path: "acme"', 'user: "e-1"', 'path: "active"', 'value: false', 'deactivates']],
+    ['update_scim_user', { group_path: 'acme', id: 'e-1', Operations: [{ op: 'Replace', path: 'userName', value: 'x' }] },
+      ['group_path: "acme"', 'user: "e-1"', 'path: "userName"', 'overwrites "userName"']],
     ['delete_scim_user', { group_path: 'acme', id: 'e-1' }, ['group_path: "acme"', 'user: "e-1"', 'loses the group']],
     ['remove_group_member', { id: 'acme', user_id: 6 }, ['"acme"', 'user_id: 6', 'loses this access at once']],
     ['update_project_member', { id: P, user_id: 6, access_level: 10 }, ['project: "acme/web"', 'user_id: 6', 'access_level: 10', 'keeps the old one nowhere']],

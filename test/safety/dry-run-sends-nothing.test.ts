@@ -104,20 +104,19 @@ describe('a dry run', () => {
   });
 
   it('previews an operation with its own handler from the request that handler builds', async () => {
-    const scim = await dryRun('update_scim_user', { group_path: 'acme', id: 'ext-1', name: 'New Name', active: false });
+    const Operations = [{ op: 'Replace', path: 'name.formatted', value: 'New Name' }, { op: 'Replace', path: 'active', value: false }];
+    const scim = await dryRun('update_scim_user', { group_path: 'acme', id: 'ext-1', Operations });
     expect(scim.request).toEqual({
       method: 'PATCH',
       path: '/api/scim/v2/groups/acme/Users/ext-1',
       body: {
         schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
-        Operations: [
-          { op: 'Replace', path: 'name.formatted', value: 'New Name' },
-          { op: 'Replace', path: 'active', value: false },
-        ],
+        Operations,
       },
       body_encoding: 'json',
     });
     expect(scim.needs_confirmation).toBe(true);
+    expect(scim.confirm_reason).toMatch(/^It deactivates the user/);
 
     const archive = Buffer.from('not really a tarball').toString('base64');
     const upload = await dryRun('import_group', { name: 'Imported', path: 'imported', file: archive });

@@ -55,10 +55,21 @@ describe('commands and positional values', () => {
   });
 
   it('reads a camelCase parameter (SCIM\'s) typed in any case', () => {
-    expect(call('scim update acme uid-1 username=hana externalid=e2'))
-      .toEqual(['update_scim_user', { group_path: 'acme', id: 'uid-1', userName: 'hana', externalId: 'e2' }]);
-    // The same key in two spellings is the same key.
-    expect(error('scim update acme uid-1 username=a userName=b').message).toBe('userName is given twice.');
+    expect(call('scim create acme externalid=e2 username=hana emails=\'[{"type":"work","value":"hana@acme.example"}]\' ' +
+      'name=\'{"formatted":"Hana Sato","givenName":"Hana","familyName":"Sato"}\''))
+      .toEqual(['create_scim_user', {
+        group_path: 'acme', externalId: 'e2', userName: 'hana', emails: [{ type: 'work', value: 'hana@acme.example' }],
+        name: { formatted: 'Hana Sato', givenName: 'Hana', familyName: 'Sato' }, schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      }]);
+    const deactivate = '[{"op":"Replace","path":"active","value":false}]';
+    expect(call(`scim update acme uid-1 operations='${deactivate}'`))
+      .toEqual(['update_scim_user', { group_path: 'acme', id: 'uid-1', Operations: [{ op: 'Replace', path: 'active', value: false }] }]);
+    // The same key in two spellings is the same key: a list's operations add up, a text given twice is an error.
+    expect(call(`scim update acme uid-1 operations='${deactivate}' Operations='[{"op":"Add","path":"userName","value":"b"}]'`))
+      .toEqual(['update_scim_user', {
+        group_path: 'acme', id: 'uid-1', Operations: [{ op: 'Replace', path: 'active', value: false }, { op: 'Add', path: 'userName', value: 'b' }],
+      }]);
+    expect(error('scim create acme username=a userName=b').message).toBe('userName is given twice.');
     expect(call('scim list acme startindex=2')).toEqual(['list_scim_users', { group_path: 'acme', startIndex: 2 }]);
   });
 
