@@ -191,16 +191,18 @@ async function listOperations(json: boolean): Promise<void> {
   if (json) {
     const rows = operations.map((op) => ({
       name: op.name, chat: op.chat, area: op.area, method: op.method, path: op.path,
-      effect: op.effect, idempotent: op.idempotent, title: op.title,
+      effect: op.effect, idempotent: op.idempotent, title: op.title, spec: op.outsideSpec === undefined,
     }));
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return;
   }
   const width = Math.max(...operations.map((op) => op.name.length));
   for (const op of operations) {
-    process.stdout.write(`${op.name.padEnd(width)}  ${op.effect.padEnd(11)}  ${op.method} ${op.path}\n`);
+    const outside = op.outsideSpec === undefined ? '' : '  (outside the spec)';
+    process.stdout.write(`${op.name.padEnd(width)}  ${op.effect.padEnd(11)}  ${op.method} ${op.path}${outside}\n`);
   }
-  process.stdout.write(`${operations.length} operations\n`);
+  const beyond = operations.filter((op) => op.outsideSpec !== undefined).length;
+  process.stdout.write(`${operations.length} operations${beyond > 0 ? `, ${beyond} of them outside the spec` : ''}\n`);
 }
 
 /**

@@ -47,7 +47,8 @@ export function renderReference(operations: readonly Operation[]): string {
     for (const op of operations.filter((o) => o.area === area)) {
       // A destructive call always asks; its confirm() only words the question for some inputs.
       const effect = op.effect + (op.effect === 'destructive' ? ' (confirm)' : op.confirm ? ' (confirm when risky)' : '');
-      const route = `\`${op.method} ${cell(op.path)}\`${op.composedOf ? ` (repeats ${op.composedOf.map((name) => `\`${name}\``).join(', ')})` : ''}`;
+      const route = `\`${op.method} ${cell(op.path)}\`${op.composedOf ? ` (repeats ${op.composedOf.map((name) => `\`${name}\``).join(', ')})` : ''}`
+        + (op.outsideSpec ? ` (outside the spec: ${cell(op.outsideSpec)})` : '');
       out.push(`| \`${op.name}\` | \`${op.chat}\` | ${route} | ${effect} | ${cell(firstSentence(op.description))} |`);
     }
     out.push('');

@@ -7,12 +7,16 @@ export type { HttpMethod, PageInfo, Pagination } from '../http/types.js';
 
 export type Effect = 'read' | 'write' | 'destructive';
 
-/** API areas, as named in endpoints.tsv; each is also an MCP toolset. */
+/**
+ * API areas, as named in endpoints.tsv, then the areas beyond the spec (jobs, branches, tags: the service's public
+ * REST docs, v4); each is also an MCP toolset.
+ */
 export const AREAS = [
   'repository_files', 'repository', 'commits', 'pipelines', 'releases', 'snippets', 'packages',
   'integrations', 'scim', 'groups', 'projects', 'users', 'members', 'issues', 'merge_requests', 'epics',
   'group_variables', 'notification_settings', 'label_events', 'audit_events', 'broadcast_messages', 'keys',
   'group_import_export', 'application_settings',
+  'jobs', 'branches', 'tags',
 ] as const;
 export type Area = (typeof AREAS)[number];
 
@@ -86,6 +90,12 @@ export interface OperationSpec<S extends z.ZodObject> {
   description: string;
   /** Method and path template as written in endpoints.tsv, e.g. 'POST /projects/:id/pipelines/:pipeline_id/retry'. */
   route: string;
+  /**
+   * For an operation beyond the spec's 131 endpoints: where the same service's public REST docs (v4) describe it,
+   * e.g. 'Jobs API: Get a log file'. Such an operation is marked outside the spec in `forgeops ops` and the README,
+   * and follows those docs with the same care (sandbox route, contract test, policy decision).
+   */
+  outsideSpec?: string;
   input: S;
   effect: Effect;
   /**
