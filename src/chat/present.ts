@@ -225,7 +225,7 @@ function ownPresentation(op: Operation, input: Record<string, unknown>, data: un
     const shown = op.present(data, input as never);
     const fields = shown.fields ?? [];
     const notes = fields.length > maxItems ? [`${fields.length - maxItems} more not shown.`] : [];
-    return chatMessage(shown.title, { fields: fields.slice(0, maxItems), actions: shown.actions ?? [], notes });
+    return chatMessage(shown.title, { fields: fields.slice(0, maxItems), sections: shown.sections ?? [], actions: shown.actions ?? [], notes });
   } catch {
     return undefined;
   }

@@ -118,6 +118,7 @@ export class HttpClient {
     const token = req.token ?? (scim ? this.scimToken : this.token);
     if (token && scim) headers.authorization = `Bearer ${token}`;
     if (token && !scim) headers['private-token'] = token;
+    if (req.tailBytes !== undefined) headers.range = `bytes=-${positive('tailBytes', req.tailBytes)}`;
     const timeoutMs = req.timeoutMs === undefined ? this.timeoutMs : positive('timeoutMs', req.timeoutMs);
     return { url, scim, headers, body, secrets, timeoutMs };
   }
@@ -187,6 +188,12 @@ export class HttpClient {
       if (Number(headers['content-length']) > this.maxResponseBytes) {
         discard(response.body);
         throw tooLarge();
+      }
+      if (req.tailBytes !== undefined && req.method !== 'HEAD') {
+        const tail = await readTail(response.body, Math.min(req.tailBytes, this.maxResponseBytes));
+        // A 206 answered the Range: what came before it is the rest of "bytes start-end/total".
+        const start = response.statusCode === 206 ? Number(/bytes (\d+)-/.exec(headers['content-range'] ?? '')?.[1] ?? 0) : 0;
+        return { status: response.statusCode, headers, data: decodeBody(req, tail.bytes), droppedBytes: start + tail.dropped };
       }
       const bytes = req.method === 'HEAD' ? Buffer.alloc(0) : await readLimited(response.body, this.maxResponseBytes);
       if (bytes === undefined) throw tooLarge();
@@ -317,6 +324,28 @@ async function readLimited(body: Dispatcher.ResponseData['body'], limit: number)
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, size);
+}
+
+/**
+ * Reads a whole body but keeps only its last `limit` bytes: memory stays bounded however large the body is (a log of
+ * many megabytes from a service that ignores Range).
+ */
+async function readTail(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ bytes: Buffer; dropped: number }> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let dropped = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    kept += (chunk as Buffer).length;
+    while (kept - chunks[0].length >= limit) {
+      const first = chunks.shift() as Buffer;
+      kept -= first.length;
+      dropped += first.length;
+    }
+  }
+  const whole = Buffer.concat(chunks, kept);
+  const extra = Math.max(0, kept - limit);
+  return { bytes: whole.subarray(extra), dropped: dropped + extra };
 }
 
 function decodeBody(req: ApiRequest, bytes: Buffer): unknown {

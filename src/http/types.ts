@@ -56,6 +56,11 @@ export interface ApiRequest {
    * service origin; the client refuses anything else so the token never leaves for another host.
    */
   url?: string;
+  /**
+   * Only the end of a large text body is wanted (a job log's tail): asked for with a `Range: bytes=-N` header, and,
+   * should the service send the whole body anyway, read as a stream of which only the last N bytes are kept.
+   */
+  tailBytes?: number;
 }
 
 /** Something a long call is doing: waiting before a retry, having read one more page, or having checked on what it waits for. */
@@ -70,6 +75,8 @@ export interface ApiResponse<T = unknown> {
   /** Lower-case header names; repeated headers joined with ', '. */
   headers: Record<string, string>;
   data: T;
+  /** With tailBytes: how many bytes at the start of the body were not kept (0 when all of it was). */
+  droppedBytes?: number;
 }
 
 /** What the executor needs of a client: HttpClient is one; the runtime's lazily started sandbox client is another. */

@@ -65,6 +65,8 @@ export interface FollowUp {
 export interface Presentation {
   title: string;
   fields?: Array<[string, string]>;
+  /** Longer text under the fields, e.g. a job log's lines (code: shown as a block, never re-flowed). */
+  sections?: Array<{ title?: string; text: string; code?: boolean }>;
   actions?: FollowUp[];
 }
 

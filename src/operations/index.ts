@@ -24,6 +24,9 @@ import { groupVariablesOperations } from './group-variables.js';
 import { auditEventsOperations } from './audit-events.js';
 import { applicationSettingsOperations } from './application-settings.js';
 import { groupImportExportOperations } from './group-import-export.js';
+import { jobsOperations } from './jobs.js';
+import { branchesOperations, tagsOperations } from './branches.js';
+import { issueChangeOperations, mergeRequestChangeOperations, projectReadOperations } from './work-item-changes.js';
 
 export const operations: readonly Operation[] = [
   ...repositoryFilesOperations,
@@ -50,6 +53,13 @@ export const operations: readonly Operation[] = [
   ...auditEventsOperations,
   ...applicationSettingsOperations,
   ...groupImportExportOperations,
+  // Beyond the spec (outsideSpec): the service's public REST docs, v4.
+  ...jobsOperations,
+  ...branchesOperations,
+  ...tagsOperations,
+  ...projectReadOperations,
+  ...mergeRequestChangeOperations,
+  ...issueChangeOperations,
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -5,7 +5,7 @@ import { complete } from '../../../src/chat/complete.js';
 describe('complete', () => {
   it('offers first words: help, the nouns and the meta commands', () => {
     expect(complete('')).toEqual(['help', 'file', 'tree', 'blob', 'archive', 'refs', 'contributor', 'merge-base', 'commit',
-      'pipeline', 'release', 'project', 'user', 'issue', 'mr', 'epic', 'notification', 'integration', 'snippet', 'package', 'key', 'scim', 'group', 'broadcast', 'variable', 'audit', 'settings', 'use', 'triage', 'login', 'logout', 'whoami']);
+      'pipeline', 'release', 'project', 'user', 'issue', 'mr', 'epic', 'notification', 'integration', 'snippet', 'package', 'key', 'scim', 'group', 'broadcast', 'variable', 'audit', 'settings', 'job', 'branch', 'tag', 'use', 'triage', 'login', 'logout', 'whoami']);
     expect(complete('pi')).toEqual(['pipeline']);
     expect(complete('Re')).toEqual(['refs', 'release']);
   });

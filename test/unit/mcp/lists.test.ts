@@ -47,6 +47,7 @@ describe('detailToolOf', () => {
     expect(detailToolOf(findOperation('list_pipelines')!, operations)).toEqual({ tool: 'get_pipeline', parameter: 'pipeline_id', field: 'id' });
     expect(detailToolOf(findOperation('list_epics')!, operations)).toEqual({ tool: 'get_epic', parameter: 'epic_iid', field: 'iid' });
     expect(detailToolOf(findOperation('list_releases')!, operations)).toEqual({ tool: 'get_release', parameter: 'tag_name', field: 'tag_name' });
-    expect(detailToolOf(findOperation('list_project_issues')!, operations)).toBeUndefined();
+    expect(detailToolOf(findOperation('list_project_issues')!, operations)).toEqual({ tool: 'get_issue', parameter: 'issue_iid', field: 'iid' });
+    expect(detailToolOf(findOperation('list_group_issues')!, operations)).toBeUndefined();
   });
 });

@@ -1,0 +1,204 @@
+// Branches and tags areas (beyond the spec; the service's Branches, Protected branches and Tags APIs, v4): find,
+// read, create and delete branches and tags, delete merged branches, protect and unprotect a branch.
+import { z } from 'zod';
+import { defineOperation, fields } from './define.js';
+import type { Presentation } from './define.js';
+import { asRecord, presentList, shortSha, show } from './present.js';
+
+const branchName = () => z.string().min(1);
+const tagName = () => z.string().min(1);
+const accessLevel = () => z.union([z.literal(0), z.literal(30), z.literal(40), z.literal(60)]).optional()
+  .describe('0 no one, 30 developers, 40 maintainers, 60 admins.');
+
+function presentBranch(data: unknown): Presentation {
+  const branch = asRecord(data);
+  const commit = asRecord(branch.commit);
+  const flags = [branch.default === true && 'default', branch.protected === true && 'protected', branch.merged === true && 'merged'].filter(Boolean);
+  return {
+    title: `Branch ${show(branch.name)}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`,
+    fields: [['head', `${shortSha(commit.id)} ${show(commit.title)}`], ['author', show(commit.author_name)], ['at', show(commit.committed_date)]],
+  };
+}
+
+function presentTag(data: unknown): Presentation {
+  const tag = asRecord(data);
+  const commit = asRecord(tag.commit);
+  return {
+    title: `Tag ${show(tag.name)}`,
+    fields: [['commit', `${shortSha(commit.id)} ${show(commit.title)}`], ['message', show(tag.message)], ['release', show(asRecord(tag.release).tag_name)]],
+  };
+}
+
+export const branchesOperations = [
+  defineOperation({
+    name: 'list_branches',
+    chat: 'branch list',
+    area: 'branches',
+    outsideSpec: 'Branches API: List repository branches',
+    title: 'List branches',
+    description: 'List a project\'s branches with their head commit; search by part of the name.',
+    route: 'GET /projects/:id/repository/branches',
+    input: z.object({ id: fields.projectId(), search: z.string().min(1).optional().describe('Part of the name; ^start or end$ anchor it.') }),
+    effect: 'read',
+    pagination: 'offset',
+    present: presentList('branch', (b) => [show(b.name), `${shortSha(asRecord(b.commit).id)}${b.default === true ? ' · default' : ''}${b.protected === true ? ' · protected' : ''}`]),
+  }),
+  defineOperation({
+    name: 'get_branch',
+    chat: 'branch get',
+    area: 'branches',
+    outsideSpec: 'Branches API: Get single repository branch',
+    title: 'Get branch',
+    description: 'Read one branch: its head commit, and whether it is the default, protected or merged.',
+    route: 'GET /projects/:id/repository/branches/:branch',
+    input: z.object({ id: fields.projectId(), branch: branchName() }),
+    effect: 'read',
+    present: presentBranch,
+  }),
+  defineOperation({
+    name: 'create_branch',
+    chat: 'branch create',
+    area: 'branches',
+    outsideSpec: 'Branches API: Create repository branch',
+    title: 'Create branch',
+    description: 'Create a branch at a ref (branch, tag or commit SHA).',
+    route: 'POST /projects/:id/repository/branches',
+    input: z.object({ id: fields.projectId(), branch: branchName(), ref: fields.ref('Where it starts: branch, tag or commit SHA.') }),
+    queryKeys: ['branch', 'ref'],
+    effect: 'write',
+    undo: 'Adds a branch and moves no other (an existing name is refused); delete_branch removes it again.',
+    present: presentBranch,
+  }),
+  defineOperation({
+    name: 'delete_branch',
+    chat: 'branch delete',
+    area: 'branches',
+    outsideSpec: 'Branches API: Delete repository branch',
+    title: 'Delete branch',
+    description: 'Delete a branch; its commits stay reachable only from other refs.',
+    route: 'DELETE /projects/:id/repository/branches/:branch',
+    input: z.object({ id: fields.projectId(), branch: branchName() }),
+    effect: 'destructive',
+    undo: 'Commits no other branch or tag holds become unreachable; create_branch at the old head SHA brings it back while that SHA is known.',
+  }),
+  defineOperation({
+    name: 'delete_merged_branches',
+    chat: 'branch delete-merged',
+    area: 'branches',
+    outsideSpec: 'Branches API: Delete merged branches',
+    title: 'Delete merged branches',
+    description: 'Delete every branch merged into the default branch, protected ones excepted.',
+    route: 'DELETE /projects/:id/repository/merged_branches',
+    input: z.object({ id: fields.projectId() }),
+    effect: 'destructive',
+    undo: 'Every merged branch goes at once and no list of them is kept; their commits stay in the default branch.',
+  }),
+  defineOperation({
+    name: 'list_protected_branches',
+    chat: 'branch protected',
+    area: 'branches',
+    outsideSpec: 'Protected branches API: List protected branches',
+    title: 'List protected branches',
+    description: 'List a project\'s protected branches (names or wildcards) with who may push and merge.',
+    route: 'GET /projects/:id/protected_branches',
+    input: z.object({ id: fields.projectId(), search: z.string().min(1).optional() }),
+    effect: 'read',
+    pagination: 'offset',
+    present: presentList('protected branch', (p) => [show(p.name), `force push ${p.allow_force_push === true ? 'allowed' : 'refused'}`]),
+  }),
+  defineOperation({
+    name: 'protect_branch',
+    chat: 'branch protect',
+    area: 'branches',
+    outsideSpec: 'Protected branches API: Protect repository branches',
+    title: 'Protect branch',
+    description: 'Protect a branch (or wildcard): who may push and merge, and whether force push is allowed.',
+    route: 'POST /projects/:id/protected_branches',
+    input: z.object({
+      id: fields.projectId(),
+      name: z.string().min(1).describe('Branch name or wildcard such as release/*.'),
+      push_access_level: accessLevel(),
+      merge_access_level: accessLevel(),
+      allow_force_push: z.boolean().optional(),
+    }),
+    queryKeys: ['name', 'push_access_level', 'merge_access_level', 'allow_force_push'],
+    effect: 'write',
+    undo: 'Adds a protection and loosens nothing (an already protected name is refused); unprotect_branch lifts it.',
+  }),
+  defineOperation({
+    name: 'unprotect_branch',
+    chat: 'branch unprotect',
+    area: 'branches',
+    outsideSpec: 'Protected branches API: Unprotect repository branches',
+    title: 'Unprotect branch',
+    description: 'Lift a branch\'s protection: anyone with push rights may then push, force or delete it.',
+    route: 'DELETE /projects/:id/protected_branches/:name',
+    input: z.object({ id: fields.projectId(), name: z.string().min(1).describe('Branch name or wildcard.') }),
+    effect: 'destructive',
+    undo: 'The rules it lifts (who may push and merge) are kept nowhere, and until protect_branch sets them again anyone with push rights may force-push or delete the branch.',
+  }),
+];
+
+export const tagsOperations = [
+  defineOperation({
+    name: 'list_tags',
+    chat: 'tag list',
+    area: 'tags',
+    outsideSpec: 'Tags API: List project repository tags',
+    title: 'List tags',
+    description: 'List a project\'s tags; search by name, order by name, updated or version.',
+    route: 'GET /projects/:id/repository/tags',
+    input: z.object({
+      id: fields.projectId(),
+      search: z.string().min(1).optional().describe('Part of the name; ^start or end$ anchor it.'),
+      order_by: z.enum(['name', 'updated', 'version']).optional().describe('Default updated.'),
+      sort: z.enum(['asc', 'desc']).optional().describe('Default desc.'),
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present: presentList('tag', (t) => [show(t.name), `${shortSha(asRecord(t.commit).id)} ${show(asRecord(t.commit).title)}`]),
+  }),
+  defineOperation({
+    name: 'get_tag',
+    chat: 'tag get',
+    area: 'tags',
+    outsideSpec: 'Tags API: Get a single repository tag',
+    title: 'Get tag',
+    description: 'Read one tag: its commit, message and release.',
+    route: 'GET /projects/:id/repository/tags/:tag_name',
+    input: z.object({ id: fields.projectId(), tag_name: tagName() }),
+    effect: 'read',
+    present: presentTag,
+  }),
+  defineOperation({
+    name: 'create_tag',
+    chat: 'tag create',
+    area: 'tags',
+    outsideSpec: 'Tags API: Create a new tag',
+    title: 'Create tag',
+    description: 'Create a tag at a ref; with a message it is an annotated tag.',
+    route: 'POST /projects/:id/repository/tags',
+    input: z.object({
+      id: fields.projectId(),
+      tag_name: tagName(),
+      ref: fields.ref('What it points at: branch, tag or commit SHA.'),
+      message: z.string().min(1).optional().describe('Makes an annotated tag.'),
+    }),
+    queryKeys: ['tag_name', 'ref', 'message'],
+    effect: 'write',
+    undo: 'Adds a tag and moves no other (an existing name is refused); delete_tag removes it again.',
+    present: presentTag,
+  }),
+  defineOperation({
+    name: 'delete_tag',
+    chat: 'tag delete',
+    area: 'tags',
+    outsideSpec: 'Tags API: Delete a tag',
+    title: 'Delete tag',
+    description: 'Delete a tag; a release on it loses its tag.',
+    route: 'DELETE /projects/:id/repository/tags/:tag_name',
+    input: z.object({ id: fields.projectId(), tag_name: tagName() }),
+    effect: 'destructive',
+    undo: 'The tag is gone, and builds or releases that name it break; create_tag at the same SHA brings it back while that SHA is known.',
+  }),
+];
