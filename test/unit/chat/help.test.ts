@@ -109,7 +109,7 @@ describe('area and top-level help', () => {
     const text = helpText('help', { prefix: '/forge ' });
     expect(text.split('\n')[0]).toBe('Usage: /forge <command> [values] [key=value …]');
     // The column is as wide as the longest area name, which grows with the registry.
-    expect(text).toMatch(/\n {2}pipelines +pipeline list, get, variables, create, retry, cancel, delete, wait\n/);
+    expect(text).toMatch(/\n {2}pipelines +pipeline list, get, variables, create, retry, cancel, delete, wait; project triage\n/);
     expect(text).toMatch(/\n {2}repository +tree list; blob get, raw; archive download; refs compare; contributor list; merge-base get\n/);
     expect(text).toContain('\nExamples:\n  /forge pipeline list acme/web scope=running\n  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42\n');
     expect(text).toContain('\n  /forge use <project>     Set the default project of this conversation.\n');

@@ -1,0 +1,262 @@
+// triage_project: the questions of the first ten minutes of an incident, answered in one call from registry reads —
+// is the default branch red, since which commit and whose, what the failing jobs printed, what to press, and what
+// is unreleased. Every read is bounded (a project with thousands of pipelines costs the same few requests), the
+// independent ones run concurrently, and what could not be read is said, not hidden.
+import { z } from 'zod';
+import { defineOperation, fields } from './define.js';
+import type { FollowUp, Operation, OperationResult, Presentation, RunContext } from './define.js';
+import { executeOperation } from './execute.js';
+import { asList, asRecord, shortSha, show, type Fields } from './present.js';
+
+/** Pipelines of the default branch read to find the last green one: two pages at most. */
+export const TRIAGE_PIPELINE_PAGES = 2;
+const PIPELINES_PER_PAGE = 100;
+/** Failing jobs whose logs are read for their failing lines. */
+export const TRIAGE_FAILED_JOBS = 3;
+/** Commits between the last green and the first red pipeline listed by name (the rest counted). */
+const TRIAGE_SUSPECTS = 20;
+
+const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+export type Verdict = 'green' | 'red' | 'running' | 'unknown';
+
+export interface TriageReport {
+  project: string;
+  web_url?: string;
+  default_branch: string;
+  head?: { sha: string; title: string; author: string };
+  /** Judged on the head commit's latest finished pipeline. */
+  verdict: Verdict;
+  /** Why the verdict is what it is, in one sentence. */
+  because: string;
+  head_pipeline?: { id: number; status: string; web_url?: string };
+  /** While running: the pipeline of the head that is still going (the verdict is the last finished one's). */
+  running_pipeline?: { id: number; status: string };
+  red_since?: {
+    first_red: { pipeline: number; sha: string; title?: string; author?: string; at?: string };
+    last_green?: { pipeline: number; sha: string };
+    /** Commits after the last green one up to the first red one, oldest first: who to ping. */
+    suspects: Array<{ sha: string; title: string; author: string }>;
+    more_suspects: number;
+    /** Authors of those commits, most commits first. */
+    ping: string[];
+  };
+  failed_jobs: Array<{ id: number; name: string; stage: string; failure_reason?: string; failing_section?: string; excerpt?: string }>;
+  release?: { tag: string; unreleased_commits?: number; compare_url?: string };
+  actions: FollowUp[];
+  /** Reads that failed or were cut, each in words. */
+  unread: string[];
+}
+
+type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
+
+/** Runs one registry read; a failure becomes a line of `unread` instead of failing the whole report. */
+function reader(ctx: RunContext, operations: () => readonly Operation[], unread: string[]): Read {
+  return async (name, input) => {
+    const op = operations().find((o) => o.name === name);
+    if (!op) {
+      unread.push(`${name}: not available`);
+      return undefined;
+    }
+    try {
+      return await executeOperation(op, input, ctx);
+    } catch (error) {
+      unread.push(`${name}: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+}
+
+const pipelineOf = (p: Fields) => ({ id: Number(p.id), status: String(p.status), sha: String(p.sha), web_url: typeof p.web_url === 'string' ? p.web_url : undefined });
+
+/** The verdict from the default branch's pipelines (newest first) and its head SHA. */
+export function judge(pipelines: Fields[], headSha: string | undefined): Pick<TriageReport, 'verdict' | 'because'> & { judged?: Fields; running?: Fields } {
+  if (pipelines.length === 0) return { verdict: 'unknown', because: 'the default branch has no pipelines' };
+  const ofHead = headSha ? pipelines.filter((p) => p.sha === headSha) : [];
+  if (headSha && ofHead.length === 0) return { verdict: 'unknown', because: `no pipeline ran for the head commit ${shortSha(headSha)} yet` };
+  const candidates = ofHead.length > 0 ? ofHead : pipelines;
+  const judged = candidates.find((p) => FINISHED.has(String(p.status)));
+  const running = candidates.find((p) => !FINISHED.has(String(p.status)));
+  if (!judged) return { verdict: 'running', because: `the head's pipeline #${show(running?.id)} has not finished`, running };
+  const status = String(judged.status);
+  const verdict: Verdict = status === 'success' ? 'green' : status === 'failed' ? 'red' : 'unknown';
+  const because = `the head's latest finished pipeline #${show(judged.id)} ${status === 'success' ? 'passed' : status}`;
+  return { verdict, because, judged, ...(running && Number(running.id) > Number(judged.id) ? { running } : {}) };
+}
+
+/** The first red pipeline of the current run of failures and the last green one before it (newest-first input). */
+export function redSince(pipelines: Fields[]): { firstRed?: Fields; lastGreen?: Fields } {
+  const finished = pipelines.filter((p) => FINISHED.has(String(p.status)) && p.status !== 'canceled' && p.status !== 'skipped');
+  let firstRed: Fields | undefined;
+  for (const pipeline of finished) {
+    if (pipeline.status === 'success') return { firstRed, lastGreen: pipeline };
+    firstRed = pipeline;
+  }
+  return { firstRed };
+}
+
+async function triage(ctx: RunContext, input: { id: string | number }, operations: () => readonly Operation[]): Promise<OperationResult> {
+  const unread: string[] = [];
+  const read = reader(ctx, operations, unread);
+  const projectRead = await read('get_project', { id: input.id });
+  const project = asRecord(projectRead?.data);
+  const path = typeof project.path_with_namespace === 'string' ? project.path_with_namespace : String(input.id);
+  const branch = typeof project.default_branch === 'string' ? project.default_branch : 'main';
+  if (!projectRead) unread.push(`the project's default branch was not read; assumed "${branch}"`);
+
+  // Independent reads of the default branch, at once.
+  const [branchRead, pipelinesRead, releaseRead] = await Promise.all([
+    read('get_branch', { id: input.id, branch }),
+    read('list_pipelines', { id: input.id, ref: branch, per_page: PIPELINES_PER_PAGE, all_pages: true, max_items: PIPELINES_PER_PAGE * TRIAGE_PIPELINE_PAGES }),
+    read('list_releases', { id: input.id, per_page: 1 }),
+  ]);
+  const headCommit = asRecord(asRecord(branchRead?.data).commit);
+  const headSha = typeof headCommit.id === 'string' ? headCommit.id : undefined;
+  const pipelines = asList(pipelinesRead?.data);
+  if (pipelinesRead?.page?.has_more) unread.push(`only the latest ${pipelines.length} pipelines of ${branch} were read`);
+  const { verdict, because, judged, running } = judge(pipelines, headSha);
+
+  const report: TriageReport = {
+    project: path,
+    ...(typeof project.web_url === 'string' ? { web_url: project.web_url } : {}),
+    default_branch: branch,
+    ...(headSha ? { head: { sha: headSha, title: show(headCommit.title), author: show(headCommit.author_name) } } : {}),
+    verdict,
+    because,
+    ...(judged ? { head_pipeline: pipelineOf(judged) } : {}),
+    ...(running ? { running_pipeline: { id: Number(running.id), status: String(running.status) } } : {}),
+    failed_jobs: [],
+    actions: [],
+    unread,
+  };
+
+  const work: Array<Promise<void>> = [];
+  if (verdict === 'red' && judged) {
+    const { firstRed, lastGreen } = redSince(pipelines);
+    if (firstRed) {
+      work.push((async () => {
+        const compared = lastGreen
+          ? await read('compare_refs', { id: input.id, from: String(lastGreen.sha), to: String(firstRed.sha), straight: false })
+          : undefined;
+        const commits = asList(asRecord(compared?.data).commits);
+        const suspects = commits.map((c) => ({ sha: String(c.id), title: show(c.title), author: show(c.author_name) }));
+        const counts = new Map<string, number>();
+        for (const s of suspects) counts.set(s.author, (counts.get(s.author) ?? 0) + 1);
+        const culprit = commits.at(-1) ?? {};
+        report.red_since = {
+          first_red: {
+            pipeline: Number(firstRed.id), sha: String(firstRed.sha),
+            ...(culprit.title !== undefined ? { title: show(culprit.title), author: show(culprit.author_name), at: show(culprit.created_at) } : {}),
+          },
+          ...(lastGreen ? { last_green: { pipeline: Number(lastGreen.id), sha: String(lastGreen.sha) } } : {}),
+          suspects: suspects.slice(-TRIAGE_SUSPECTS),
+          more_suspects: Math.max(0, suspects.length - TRIAGE_SUSPECTS),
+          ping: [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([author]) => author),
+        };
+        if (!lastGreen) unread.push(`no green pipeline among the latest ${pipelines.length} of ${branch}: red for longer than that`);
+      })());
+    }
+    work.push((async () => {
+      const jobsRead = await read('list_pipeline_jobs', { id: input.id, pipeline_id: Number(judged.id), scope: ['failed'], per_page: 100 });
+      const jobs = asList(jobsRead?.data);
+      const shown = jobs.slice(0, TRIAGE_FAILED_JOBS);
+      if (jobs.length > shown.length) unread.push(`${jobs.length - shown.length} more failed jobs; their logs were not read`);
+      report.failed_jobs = await Promise.all(shown.map(async (job) => {
+        const log = asRecord((await read('get_job_log', { id: input.id, job_id: Number(job.id), lines: 1 }))?.data);
+        return {
+          id: Number(job.id), name: show(job.name), stage: show(job.stage),
+          ...(job.failure_reason ? { failure_reason: show(job.failure_reason) } : {}),
+          ...(typeof log.failing_section === 'string' ? { failing_section: log.failing_section } : {}),
+          ...(typeof log.failure_excerpt === 'string' ? { excerpt: log.failure_excerpt } : {}),
+        };
+      }));
+    })());
+  }
+  const latestRelease = asList(releaseRead?.data)[0];
+  if (latestRelease && typeof latestRelease.tag_name === 'string') {
+    const tag = latestRelease.tag_name;
+    work.push((async () => {
+      const compared = await read('compare_refs', { id: input.id, from: tag, to: branch });
+      const commits = asList(asRecord(compared?.data).commits);
+      report.release = {
+        tag,
+        ...(compared ? { unreleased_commits: commits.length } : {}),
+        ...(typeof project.web_url === 'string' ? { compare_url: `${project.web_url}/-/compare/${encodeURIComponent(tag)}...${encodeURIComponent(branch)}` } : {}),
+      };
+    })());
+  }
+  await Promise.all(work);
+  report.actions = actionsFor(input.id, report);
+  return { data: report, status: 200 };
+}
+
+/** What fits the verdict, on the head's pipeline only: never a retry of an older pipeline. */
+function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
+  const actions: FollowUp[] = [];
+  const head = report.head_pipeline;
+  if (report.verdict === 'red' && head && !report.running_pipeline) {
+    actions.push({ label: `Retry failed jobs of #${head.id}`, operation: 'retry_pipeline', input: { id, pipeline_id: head.id }, style: 'primary' });
+  }
+  if (report.running_pipeline) {
+    actions.push({ label: `Cancel #${report.running_pipeline.id}`, operation: 'cancel_pipeline', input: { id, pipeline_id: report.running_pipeline.id }, style: 'danger' });
+  }
+  const failing = report.failed_jobs[0];
+  if (failing) actions.push({ label: `Log of ${failing.name}`, operation: 'get_job_log', input: { id, job_id: failing.id } });
+  if (report.verdict === 'red') {
+    const title = `${report.default_branch} is red: ${failing ? `${failing.name} failing` : `pipeline #${head?.id} failed`}`;
+    actions.push({ label: 'Open incident issue', operation: 'create_issue', input: { id, title, issue_type: 'incident', labels: 'incident', description: incidentText(report) } });
+  }
+  return actions;
+}
+
+/** The report as an incident issue's description. */
+export function incidentText(report: TriageReport): string {
+  const lines = [`${report.default_branch} of ${report.project} is ${report.verdict}: ${report.because}.`];
+  const since = report.red_since;
+  if (since) {
+    lines.push('', `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}.`);
+    if (since.last_green) lines.push(`Last green: pipeline #${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}.`);
+    if (since.suspects.length > 0) lines.push('', 'Commits since the last green pipeline:', ...since.suspects.map((c) => `- ${shortSha(c.sha)} ${c.title} (${c.author})`));
+  }
+  for (const job of report.failed_jobs) lines.push('', `Failed job ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}.`);
+  return lines.join('\n');
+}
+
+function presentTriage(data: unknown): Presentation {
+  const report = data as TriageReport;
+  const word = { green: 'green', red: 'RED', running: 'running', unknown: 'unknown' }[report.verdict];
+  const fields: Array<[string, string]> = [['verdict', `${word}: ${report.because}`]];
+  if (report.head) fields.push(['head', `${shortSha(report.head.sha)} ${report.head.title} (${report.head.author})`]);
+  const since = report.red_since;
+  if (since) {
+    fields.push(['red since', `#${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}`]);
+    if (since.last_green) fields.push(['last green', `#${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}`]);
+    if (since.ping.length > 0) fields.push(['who to ping', since.ping.join(', ')]);
+  }
+  if (report.release) fields.push(['release', `${report.release.tag}${report.release.unreleased_commits !== undefined ? ` · ${report.release.unreleased_commits} commits unreleased` : ''}`]);
+  const sections = report.failed_jobs.map((job) => ({
+    title: `Failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`,
+    text: (job.excerpt ?? '(no error lines found)').replace(/^<untrusted-log[^>]*>\n/, '').replace(/\n<\/untrusted-log>\n[^\n]*$/, ''),
+    code: true,
+  }));
+  if (report.unread.length > 0) sections.push({ title: 'Not read', text: report.unread.join('\n'), code: false });
+  return { title: `${report.project}: ${report.default_branch} is ${word}`, fields, sections, actions: report.actions };
+}
+
+/** Built with a late view of the registry, which imports this module. */
+export function triageOperation(operations: () => readonly Operation[]) {
+  return defineOperation({
+    name: 'triage_project',
+    chat: 'project triage',
+    area: 'pipelines',
+    outsideSpec: 'composed of Projects, Branches, Pipelines, Jobs, Repository and Releases reads',
+    title: 'Triage project',
+    description: 'Is the default branch red, since which commit and whose, what the failing jobs printed, what to press, what is unreleased: one call.',
+    route: 'GET /projects/:id/pipelines',
+    composedOf: ['get_project', 'get_branch', 'list_pipelines', 'list_pipeline_jobs', 'get_job_log', 'compare_refs', 'list_releases'],
+    input: z.object({ id: fields.projectId() }),
+    effect: 'read',
+    present: presentTriage,
+    run: (ctx, input) => triage(ctx, input, operations),
+  });
+}
