@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { callFrom } from '../operations/paging.js';
 import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/define.js';
 import type { CallPreview } from '../operations/dry-run.js';
+import type { WriteOutcome } from '../operations/outcome.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
 import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/rows.js';
 import { chatMessage, type ChatMessage, type ChatSection, type ChatStatus } from './message.js';
@@ -14,7 +15,11 @@ export interface PresentOptions {
   maxCodeChars?: number;
   /** Most list items shown one a line; the rest are counted in a note. */
   maxItems?: number;
+  /** A write's outcome in words (see operations/outcome.ts): the message's title, and its link when it has one. */
+  outcome?: WriteOutcome;
 }
+
+type Limits = Required<Pick<PresentOptions, 'maxCodeChars' | 'maxItems'>>;
 
 /** Fits one Slack section (3,000 characters) with room for the fence, and a screenful in a terminal. */
 export const DEFAULT_MAX_CODE_CHARS = 2_900;
@@ -132,7 +137,7 @@ function nounOf(op: Operation): string | undefined {
   return words.length === 2 && words[1] === 'list' ? words[0] : undefined;
 }
 
-function presentList(op: Operation, items: Fields[], max: Required<PresentOptions>): ChatMessage {
+function presentList(op: Operation, items: Fields[], max: Limits): ChatMessage {
   const notes: string[] = [];
   const noun = nounOf(op);
   const title = noun ? countOf(items, noun) : `${op.title}: ${countOf(items, 'result')}`;
@@ -153,7 +158,7 @@ function decodedContent(record: Fields): string | undefined {
   return isUtf8(bytes) && !bytes.includes(0) ? bytes.toString('utf8') : undefined;
 }
 
-function presentObject(op: Operation, record: Fields, max: Required<PresentOptions>): ChatMessage {
+function presentObject(op: Operation, record: Fields, max: Limits): ChatMessage {
   const notes: string[] = [];
   const name = nameOf(record);
   const shownKeys = new Set([name?.key, 'content', 'diff']);
@@ -189,7 +194,7 @@ function presentObject(op: Operation, record: Fields, max: Required<PresentOptio
 }
 
 /** Raw file content, a blob or an archive: text as a capped code section, anything else described by size and digest. */
-function presentRaw(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Required<PresentOptions>): ChatMessage {
+function presentRaw(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Limits): ChatMessage {
   const bytes = Buffer.isBuffer(result.data) ? result.data : Buffer.from(typeof result.data === 'string' ? result.data : '', 'utf8');
   const label = result.fileName ?? (typeof input.file_path === 'string' ? input.file_path : op.title);
   const fields: Array<[string, string]> = [['size', `${bytes.length} bytes`]];
@@ -207,7 +212,7 @@ function presentEmpty(op: Operation): ChatMessage {
   return op.effect === 'read' ? chatMessage(`${op.title}: nothing returned`) : chatMessage(`${op.title}: done`, { status: 'success' });
 }
 
-function generic(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Required<PresentOptions>): ChatMessage {
+function generic(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Limits): ChatMessage {
   if (op.response === 'text' || op.response === 'bytes') return presentRaw(op, input, result, max);
   if (Array.isArray(result.data)) return presentList(op, asList(result.data), max);
   if (result.data !== null && typeof result.data === 'object') return presentObject(op, asRecord(result.data), max);
@@ -231,10 +236,26 @@ function ownPresentation(op: Operation, input: Record<string, unknown>, data: un
   }
 }
 
+/**
+ * A write's message titled by what it did to what ("Removed @erin from acme/web"); the presentation's own title,
+ * when it says more than "done", stays as the first line under it.
+ */
+function withOutcome(message: ChatMessage, outcome: WriteOutcome): ChatMessage {
+  const own = message.title;
+  const keep = own !== outcome.text && !own.endsWith(': done') && !outcome.text.includes(own);
+  return {
+    ...message,
+    title: outcome.text,
+    ...(outcome.link !== undefined ? { link: outcome.link } : {}),
+    fields: keep ? [['result', own], ...message.fields] : message.fields,
+  };
+}
+
 /** A successful call as a chat message: presenter or generic reading, then status, link, paging and Next page. */
 export function presentOutcome(op: Operation, input: Record<string, unknown>, result: OperationResult, options: PresentOptions = {}): ChatMessage {
   const max = { maxCodeChars: options.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS, maxItems: options.maxItems ?? DEFAULT_MAX_ITEMS };
-  const message = ownPresentation(op, input, result.data, max.maxItems) ?? generic(op, input, result, max);
+  const shown = ownPresentation(op, input, result.data, max.maxItems) ?? generic(op, input, result, max);
+  const message = options.outcome ? withOutcome(shown, options.outcome) : shown;
   const record = Array.isArray(result.data) ? {} : asRecord(result.data);
   const status = message.status ?? statusOf(record) ?? (op.effect !== 'read' ? 'success' : undefined);
   const link = message.link ?? linkOf(record);
