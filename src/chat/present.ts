@@ -137,10 +137,22 @@ function nounOf(op: Operation): string | undefined {
   return words.length === 2 && words[1] === 'list' ? words[0] : undefined;
 }
 
+/** What a repository tree's entry types read as: a blob is a file, a commit a submodule. */
+const ENTRY_KINDS: Record<string, string> = { tree: 'folder', blob: 'file', commit: 'submodule' };
+
+/** A list of repository entries counted by kind ("8 entries: 3 folders, 5 files"), not all called by one noun. */
+function kindsTitle(items: Fields[]): string | undefined {
+  if (items.length === 0 || !items.every((i) => typeof i.type === 'string' && i.type in ENTRY_KINDS && typeof i.path === 'string')) return undefined;
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(ENTRY_KINDS[item.type as string], (counts.get(ENTRY_KINDS[item.type as string]) ?? 0) + 1);
+  const parts = [...counts].map(([kind, n]) => `${n} ${kind}${n === 1 ? '' : 's'}`);
+  return `${countOf(items, 'entry').replace(/entrys$/, 'entries')}: ${parts.join(', ')}`;
+}
+
 function presentList(op: Operation, items: Fields[], max: Limits): ChatMessage {
   const notes: string[] = [];
   const noun = nounOf(op);
-  const title = noun ? countOf(items, noun) : `${op.title}: ${countOf(items, 'result')}`;
+  const title = kindsTitle(items) ?? (noun ? countOf(items, noun) : `${op.title}: ${countOf(items, 'result')}`);
   const shown = items.slice(0, max.maxItems);
   if (shown.length < items.length) notes.push(`${items.length - shown.length} more not shown.`);
   return chatMessage(title, {
@@ -164,7 +176,11 @@ function presentObject(op: Operation, record: Fields, max: Limits): ChatMessage 
   const shownKeys = new Set([name?.key, 'content', 'diff']);
   const sections: ChatSection[] = [];
   const content = decodedContent(record);
-  if (content !== undefined) sections.push(codeSection(name?.value, content, max.maxCodeChars, notes));
+  // Decoded text is shown as text: its transfer encoding (base64) would only mislead.
+  if (content !== undefined) {
+    sections.push(codeSection(name?.value, content, max.maxCodeChars, notes));
+    shownKeys.add('encoding');
+  }
   else if (typeof record.content === 'string') notes.push(`The content is binary (${show(record.size)} bytes); get it raw to download it.`);
   // Empty values say nothing, and a short_id repeats the id shown short.
   if (typeof record.id === 'string') shownKeys.add('short_id');
@@ -188,8 +204,11 @@ function presentObject(op: Operation, record: Fields, max: Limits): ChatMessage 
       fields.push([key, value.length > 0 ? value.map(show).join(', ') : '—']);
     }
   }
-  const hidden = ordered.length - Math.min(ordered.length, MAX_OBJECT_FIELDS);
-  if (hidden > 0) notes.push(`${hidden} more fields not shown.`);
+  const hidden = ordered.slice(MAX_OBJECT_FIELDS);
+  if (hidden.length > 0) {
+    notes.push(`${hidden.length} more ${hidden.length === 1 ? 'field' : 'fields'} not shown (${hidden.join(', ')}); ` +
+      'forgeops chat --json, or the MCP tool, gives every field.');
+  }
   return chatMessage(name?.value ?? op.title, { fields, sections, notes });
 }
 

@@ -143,14 +143,19 @@ export async function describeTargets(op: Operation, input: Record<string, unkno
   const place = placeOf(op);
   const id = input.id;
   if (place && typeof id === 'number' && targets.places.id === undefined) {
-    lookups.push(get(ctx, buildPath(`/${place}/:id`, { id })).then(
+    const noun = place.slice(0, -1);
+    // A project is read through the spec's own list (id_after/id_before bracket one id); a group by its own read.
+    const read = place === 'projects'
+      ? get(ctx, '/projects', { id_after: String(id - 1), id_before: String(id + 1), simple: 'true' }).then((data) => asList(data)[0])
+      : get(ctx, buildPath('/groups/:id', { id }));
+    lookups.push(read.then(
       (data) => {
         const record = asRecord(data);
         const path = place === 'projects' ? record.path_with_namespace : record.full_path;
-        if (typeof path === 'string') targets.places.id = path;
-        else targets.unknown.id = `the service did not say which ${place.slice(0, -1)} this is`;
+        if (typeof path === 'string' && record.id === id) targets.places.id = path;
+        else targets.unknown.id = `the service did not say which ${noun} this is`;
       },
-      (error: unknown) => { targets.unknown.id = `could not look up which ${place.slice(0, -1)} this is: ${(error as Error).message}`; },
+      (error: unknown) => { targets.unknown.id = `could not look up which ${noun} this is: ${(error as Error).message}`; },
     ));
   } else if (place && typeof id === 'string') {
     targets.places.id = id;
