@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { callFrom } from '../operations/paging.js';
 import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/define.js';
 import type { CallPreview } from '../operations/dry-run.js';
-import type { WriteOutcome } from '../operations/outcome.js';
+import { outcomeSentence, type WriteOutcome } from '../operations/outcome.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
 import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/rows.js';
 import { chatMessage, type ChatMessage, type ChatSection, type ChatStatus } from './message.js';
@@ -274,7 +274,9 @@ function withOutcome(message: ChatMessage, outcome: WriteOutcome): ChatMessage {
 export function presentOutcome(op: Operation, input: Record<string, unknown>, result: OperationResult, options: PresentOptions = {}): ChatMessage {
   const max = { maxCodeChars: options.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS, maxItems: options.maxItems ?? DEFAULT_MAX_ITEMS };
   const shown = ownPresentation(op, input, result.data, max.maxItems) ?? generic(op, input, result, max);
-  const message = options.outcome ? withOutcome(shown, options.outcome) : shown;
+  // Every write says what it did to what; the caller's outcome knows names (people, projects by path) it looked up.
+  const outcome = options.outcome ?? outcomeSentence(op, input, result.data);
+  const message = outcome ? withOutcome(shown, outcome) : shown;
   const record = Array.isArray(result.data) ? {} : asRecord(result.data);
   const status = message.status ?? statusOf(record) ?? (op.effect !== 'read' ? 'success' : undefined);
   const link = message.link ?? linkOf(record);

@@ -29,6 +29,7 @@ function personLabel(person: Person | undefined, value: unknown): string {
 function placeLabel(op: Operation, input: Fields, targets: Targets): string | undefined {
   if (!op.pathParams.includes('id') || input.id === undefined) return undefined;
   if (targets.places.id !== undefined) return targets.places.id;
+  if (typeof input.id === 'string') return input.id;
   if (op.path.startsWith('/projects/')) return `project ${show(input.id)}`;
   if (op.path.startsWith('/groups/')) return `group ${show(input.id)}`;
   return undefined;
