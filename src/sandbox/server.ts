@@ -6,14 +6,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createContext } from './context.js';
-import { HttpError, paramError, scimError, unauthorized, forbidden } from './errors.js';
+import { createContext } from './core/context.js';
+import { HttpError, paramError, scimError, unauthorized, forbidden } from './core/errors.js';
 import { FaultInjector, RequestLog } from './faults.js';
-import { decodeBracketParams, decodeQueryString, parseParams } from './params.js';
-import { Reply, Router, type Method, type Route, type SandboxRequest } from './router.js';
-import { registerRoutes } from './routes/index.js';
-import { DEMO_TOKENS, removeOrphanTempDirs, seed } from './seed.js';
-import { Store, type User } from './store.js';
+import { decodeBracketParams, decodeQueryString, parseParams } from './core/params.js';
+import { Reply, Router, type Method, type Route, type SandboxRequest } from './core/router.js';
+import { registerRoutes } from './areas/index.js';
+import { DEMO_TOKENS, removeOrphanTempDirs, seed } from './core/seed.js';
+import { Store, type User } from './core/store.js';
 
 export interface SandboxOptions {
   /** 0 (default) picks a free port. */

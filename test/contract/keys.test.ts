@@ -2,7 +2,7 @@
 // the owner's administrator form; administrators only.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { md5Fingerprint, sha256Fingerprint } from '../../src/sandbox/ssh-keys-data.js';
+import { md5Fingerprint, sha256Fingerprint } from '../../src/sandbox/areas/ssh-keys/state.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('keys');
