@@ -11,8 +11,9 @@ import { HttpError, paramError, scimError, unauthorized, forbidden } from './cor
 import { FaultInjector, RequestLog } from './faults.js';
 import { decodeBracketParams, decodeQueryString, parseParams } from './core/params.js';
 import { Reply, Router, type Method, type Route, type SandboxRequest } from './core/router.js';
-import { registerRoutes } from './areas/index.js';
-import { DEMO_TOKENS, removeOrphanTempDirs, seed } from './core/seed.js';
+import { AREAS } from './areas/index.js';
+import { DEMO_TOKENS, removeOrphanTempDirs } from './core/seed.js';
+import { seed } from './seed.js';
 import { Store, type User } from './core/store.js';
 
 export interface SandboxOptions {
@@ -174,11 +175,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const logRequests = options.log;
   const logFailure = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
-  const store = new Store(dataDir);
+  const store = new Store(dataDir, AREAS);
   const faults = new FaultInjector();
   const requests = new RequestLog();
   const router = new Router();
-  registerRoutes(router, createContext(store, logFailure));
+  const context = createContext(store, logFailure);
+  for (const area of AREAS) area.routes(router, context);
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();

@@ -1,6 +1,14 @@
-// The list of route modules. How to add one:
+// The list of the sandbox's areas: the only place, besides the area's own folder, that a new area is added.
 //
-//   A route module is a file in this folder that exports
+// How to add an area (see ../core/area.ts for SandboxArea and areaState):
+//   1. make a folder areas/<area>/ with state.ts (its records, its per-store state declared with
+//      areaState('<key>', init), its demo data), routes.ts and index.ts exporting `area: SandboxArea`
+//      ({ name, routes, seed?, forgetUser? });
+//   2. import it below and add it to AREAS.
+//   An area imports the core (../../core/*, ../../git/*) and its own folder; another area only through that area's
+//   index.ts, and such an edge is listed in test/unit/architecture.test.ts.
+//
+// How to write routes: routes.ts exports
 //     export function register(router: Router, ctx: SandboxContext): void
 //   and declares its routes with router.route(method, pattern, options, handler):
 //     - pattern is the spec's path relative to /api/v4 ('/projects/:id/pipelines/:pipeline_id'); SCIM routes
@@ -12,60 +20,47 @@
 //       ignored as the service ignores them but named in the request log (400 {"error": "<name> is not a known
 //       parameter"} with startSandbox({ strictParams: true })), null counts as absent, missing required ones get
 //       {"error": "<name> is missing"}, wrong types/enum values {"error": "<name> does not have a valid value"}.
-//       Use the `param` helpers of ../params.js (param.boolean(), param.integer(), param.datetime(), …) so that
+//       Use the `param` helpers of ../../core/params.js (param.boolean(), param.integer(), param.datetime(), …) so that
 //       query-string and form values ('True', '12') are coerced; nested objects use z.strictObject.
 //     - options.pagination: 'offset' accepts page/per_page; reply with paginate(req, reply, items) from
-//       ../paginate.js. options.auth: 'user' (401 without token), 'admin' (401, then 403 for a non-administrator)
+//       ../../core/paginate.js. options.auth: 'user' (401 without token), 'admin' (401, then 403 for a non-administrator)
 //       or 'scim'. HEAD is never implied by GET: declare it (a HEAD reply's body is dropped by node, so
 //       reply.empty(200) after setting headers).
 //     - the handler gets (req, reply): req.user is the caller or null; reply.json(body, status?),
 //       reply.send(status, bytes, contentType), reply.empty(status?) and reply.header(name, value).
-//       Throw the helpers of ../errors.js (notFound('Commit'), forbidden(), validationError({...}),
+//       Throw the helpers of ../../core/errors.js (notFound('Commit'), forbidden(), validationError({...}),
 //       messageError(status, text), codedError(status, text, 'conflict')); anything else thrown is a 500.
-//     - ctx (../context.js) has the store (projects carry their GitRepo as project.repo, plus pipelines,
+//     - ctx (../../core/context.js) has the store (projects carry their GitRepo as project.repo, plus pipelines,
 //       releases, milestones and commitComments), requireUser(req), findProjectFor(req, id, { minAccess }),
 //       findGroupFor(req, id, { minAccess }), projectAccess(user, project) and log(line).
-//       Shared response shapes (users, projects, milestones, pipelines) are in ../views.js.
+//       Shared response shapes (users, projects, milestones, pipelines) are in ../../core/views.js.
 //
-//   Then add one import and one entry to ROUTE_MODULES below.
-import type { SandboxContext } from '../core/context.js';
-import type { Router } from '../core/router.js';
-import * as applicationSettings from './application-settings/routes.js';
-import * as auditEvents from './audit-events/routes.js';
-import * as broadcastMessages from './broadcast-messages/routes.js';
-import * as commits from './repository/commits-routes.js';
-import * as epics from './work-items/epics-routes.js';
-import * as groupImportExport from './group-import-export/routes.js';
-import * as groupVariables from './group-variables/routes.js';
-import * as groups from './groups/routes.js';
-import * as integrations from './integrations/routes.js';
-import * as issues from './work-items/issues-routes.js';
-import * as keys from './ssh-keys/routes.js';
-import * as labelEvents from './work-items/label-events-routes.js';
-import * as members from './members/routes.js';
-import * as mergeRequests from './work-items/merge-requests-routes.js';
-import * as notificationSettings from './notification-settings/routes.js';
-import * as packages from './packages/routes.js';
-import * as pipelines from './pipelines/routes.js';
-import * as projects from './projects/routes.js';
-import * as releases from './releases/routes.js';
-import * as repositoryFiles from './repository/files-routes.js';
-import * as repository from './repository/routes.js';
-import * as scim from './scim/routes.js';
-import * as snippets from './snippets/routes.js';
-import * as user from './users/user-routes.js';
-import * as users from './users/routes.js';
+import type { SandboxArea } from '../core/area.js';
+import { area as applicationSettings } from './application-settings/index.js';
+import { area as auditEvents } from './audit-events/index.js';
+import { area as broadcastMessages } from './broadcast-messages/index.js';
+import { area as groupImportExport } from './group-import-export/index.js';
+import { area as groupVariables } from './group-variables/index.js';
+import { area as groups } from './groups/index.js';
+import { area as integrations } from './integrations/index.js';
+import { area as members } from './members/index.js';
+import { area as notificationSettings } from './notification-settings/index.js';
+import { area as packages } from './packages/index.js';
+import { area as pipelines } from './pipelines/index.js';
+import { area as projects } from './projects/index.js';
+import { area as releases } from './releases/index.js';
+import { area as repository } from './repository/index.js';
+import { area as scim } from './scim/index.js';
+import { area as snippets } from './snippets/index.js';
+import { area as sshKeys } from './ssh-keys/index.js';
+import { area as users } from './users/index.js';
+import { area as workItems } from './work-items/index.js';
 
-export interface RouteModule {
-  register(router: Router, ctx: SandboxContext): void;
-}
-
-const ROUTE_MODULES: RouteModule[] = [
-  user, projects, pipelines, releases, repositoryFiles, repository, commits, issues, mergeRequests, labelEvents,
-  notificationSettings, snippets, packages, epics, integrations, users, keys, scim, groups, members, broadcastMessages,
-  groupVariables, auditEvents, applicationSettings, groupImportExport,
+/**
+ * Every area. Seeds run in this order after the core seed (the order of the first ten keeps the demo ids they
+ * have always had); routes are matched by specificity, so their order does not matter.
+ */
+export const AREAS: readonly SandboxArea[] = [
+  workItems, integrations, snippets, packages, users, sshKeys, scim, broadcastMessages, groupVariables, auditEvents,
+  projects, pipelines, releases, repository, notificationSettings, groups, members, applicationSettings, groupImportExport,
 ];
-
-export function registerRoutes(router: Router, ctx: SandboxContext): void {
-  for (const module of ROUTE_MODULES) module.register(router, ctx);
-}

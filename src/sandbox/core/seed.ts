@@ -1,6 +1,6 @@
-// Demo data for the sandbox: users of every access level with fixed tokens, groups, public/internal/private
-// projects with real git history, pipelines in every status, milestones and releases; issues, merge requests,
-// epics and their label history come from seed-work.ts.
+// The core's demo data: users of every access level with fixed tokens, groups, public/internal/private
+// projects with real git history, pipelines in every status, milestones and releases. Each area adds its own
+// (issues, merge requests, epics, keys, …) in its seed, run after this one by ../seed.ts.
 //
 // Demo tokens (send as `PRIVATE-TOKEN`; the SCIM one as `Authorization: Bearer`):
 //
@@ -26,18 +26,8 @@ import { rmSync } from 'node:fs';
 import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedAuditEvents } from '../areas/audit-events/state.js';
-import { seedBroadcastMessages } from '../areas/broadcast-messages/state.js';
 import { GitRepo } from '../git/repo.js';
-import { seedGroupVariables } from '../areas/group-variables/state.js';
-import { seedEpics } from '../areas/work-items/seed-epics.js';
-import { seedIntegrations } from '../areas/integrations/state.js';
-import { seedWorkItems } from '../areas/work-items/seed.js';
-import { seedPackages } from '../areas/packages/state.js';
-import { seedScim } from '../areas/scim/state.js';
-import { seedSnippets } from '../areas/snippets/state.js';
-import { seedSshKeys } from '../areas/ssh-keys/state.js';
-import { seedUsers } from '../areas/users/state.js';
+import type { SeedContext } from './area.js';
 import { Store, type AccessLevel, type Group, type PipelineStatus, type PipelineVariable, type Project, type User, type Visibility } from './store.js';
 
 export const DEMO_TOKENS = {
@@ -802,8 +792,11 @@ function seedTemplate(): Promise<SeedTemplate> {
   return template;
 }
 
-/** Fills an empty store with the demo data: repositories copied from the seed template, the rest in memory. */
-export async function seed(store: Store): Promise<void> {
+/**
+ * Fills an empty store with the core demo data (repositories copied from the seed template, the rest in memory)
+ * and returns what the areas' seeds build on.
+ */
+export async function seedCore(store: Store): Promise<SeedContext> {
   const { epoch, repoDirs, histories } = await seedTemplate();
   const copyOf = (index: number) => async (dir: string) => {
     await linkTree(repoDirs[index], dir);
@@ -814,19 +807,10 @@ export async function seed(store: Store): Promise<void> {
     seedMilestonesAndReleases(store, project, spec, users, epoch);
     seedPipelines(store, project, spec, histories[index], users, epoch);
   });
-  seedWorkItems(store, users, epoch, (project, branch) => {
+  const branchHead = (project: Project, branch: string) => {
     const index = created.findIndex((c) => c.project === project);
     const last = created[index].spec.commits.findLastIndex((c) => (c.branch ?? 'main') === branch);
     return last === -1 ? null : histories[index][last].sha;
-  });
-  seedEpics(store, users, epoch);
-  seedIntegrations(store, epoch);
-  seedSnippets(store, users, epoch);
-  seedPackages(store, epoch);
-  seedUsers(store, users, epoch);
-  seedSshKeys(store, users, epoch);
-  seedScim(store, users);
-  seedBroadcastMessages(store, epoch);
-  seedGroupVariables(store);
-  seedAuditEvents(store, epoch);
+  };
+  return { users, epoch, branchHead };
 }

@@ -1,19 +1,9 @@
-// The sandbox's in-memory data: users and tokens, groups, projects (each with a git repository), pipelines,
-// releases, milestones, commit comments, labels, issues, merge requests, epics, label events and notification
-// settings, plus the access and visibility rules every route applies.
+// The sandbox's core data: users and their tokens, groups, projects (each with a git repository, pipelines,
+// releases, milestones and commit comments), ids, and the access and visibility rules every route applies. Areas
+// (and the core's audit log, ./audit.ts) keep their own data in per-store slots (./area.ts); this module imports no
+// area.
 import { join } from 'node:path';
-import { EpicState } from '../areas/work-items/epic-state.js';
 import { GitRepo } from '../git/repo.js';
-import { GroupExports } from '../areas/group-import-export/state.js';
-import { IntegrationState } from '../areas/integrations/state.js';
-import { defaultApplicationSettings, type ApplicationSettings } from '../areas/application-settings/state.js';
-import type { AuditEvent } from '../areas/audit-events/state.js';
-import type { BroadcastMessage } from '../areas/broadcast-messages/state.js';
-import type { GroupVariable } from '../areas/group-variables/state.js';
-import type { Package } from '../areas/packages/state.js';
-import type { Snippet } from '../areas/snippets/state.js';
-import type { SshKey } from '../areas/ssh-keys/state.js';
-import { PasswordBook } from '../areas/users/state.js';
 
 /** Member access levels; 50 (owner) exists on groups and on personal projects. */
 export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -217,129 +207,18 @@ export interface Project {
   commitComments: CommitComment[];
 }
 
-export interface Label {
-  id: number;
-  name: string;
-  color: string;
-  description: string | null;
-  /** Lower sorts first (order_by=priority / label_priority); null: no priority. */
-  priority: number | null;
-}
-
-/** An award emoji on an issue or merge request (my_reaction_emoji; upvotes are thumbsup, downvotes thumbsdown). */
-export interface Award {
-  user_id: number;
-  name: string;
-}
-
-/** What issues and merge requests have in common, and what their shared list filters read. */
-export interface WorkItem {
-  id: number;
-  iid: number;
-  project_id: number;
-  title: string;
-  description: string;
-  author_id: number;
-  assignee_ids: number[];
-  /** Label names, in the order they were added; changed only through Store.setLabels (it records label events). */
-  labels: string[];
-  milestone_id: number | null;
-  created_at: Date;
-  updated_at: Date;
-  closed_at: Date | null;
-  closed_by_id: number | null;
-  awards: Award[];
-  user_notes_count: number;
-  discussion_locked: boolean | null;
-}
-
-export interface Issue extends WorkItem {
-  state: 'opened' | 'closed';
-  confidential: boolean;
-  due_date: string | null;
-  weight: number | null;
-  relative_position: number;
-  moved_to_id: number | null;
-  merge_requests_count: number;
-  /** Markdown task list counts. */
-  tasks: { count: number; completed_count: number };
-  time_estimate: number;
-  total_time_spent: number;
-}
-
-export interface MergeRequest extends WorkItem {
-  state: 'opened' | 'closed' | 'locked' | 'merged';
-  source_branch: string;
-  target_branch: string;
-  merged_by_id: number | null;
-  merged_at: Date | null;
-  sha: string | null;
-  merge_commit_sha: string | null;
-  squash: boolean;
-  has_conflicts: boolean;
-  /** Users asked to approve, and those who did (higher-tier filters approver_ids / approved_by_ids). */
-  approver_ids: number[];
-  approved_by_ids: number[];
-}
-
-export interface Epic {
-  id: number;
-  iid: number;
-  group_id: number;
-  title: string;
-  description: string;
-  state: 'opened' | 'closed';
-  author_id: number;
-  labels: string[];
-  start_date_is_fixed: boolean;
-  start_date_fixed: string | null;
-  due_date_is_fixed: boolean;
-  due_date_fixed: string | null;
-  parent_id: number | null;
-  created_at: Date;
-  updated_at: Date;
-  closed_at: Date | null;
-}
-
-export type LabelEventResource =
-  | { kind: 'Issue'; item: Issue }
-  | { kind: 'MergeRequest'; item: MergeRequest }
-  | { kind: 'Epic'; item: Epic };
-
-export interface LabelEvent {
-  id: number;
-  resource_type: LabelEventResource['kind'];
-  resource_id: number;
-  user_id: number;
-  created_at: Date;
-  label: Label;
-  action: 'add' | 'remove';
-}
-
-export const NOTIFICATION_LEVELS = ['disabled', 'participating', 'watch', 'global', 'mention', 'custom'] as const;
-export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
-/** The email events a `custom` level switches; new_epic belongs to the higher tier. */
-export const NOTIFICATION_EVENTS = [
-  'new_note', 'new_issue', 'reopen_issue', 'close_issue', 'reassign_issue', 'issue_due', 'new_merge_request',
-  'push_to_merge_request', 'reopen_merge_request', 'close_merge_request', 'reassign_merge_request',
-  'merge_merge_request', 'failed_pipeline', 'success_pipeline', 'new_epic',
-] as const;
-export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
-
-export interface NotificationSetting {
-  level: NotificationLevel;
-  events: Record<NotificationEvent, boolean>;
-}
-
-/** Where a notification setting applies: the user's global one, or one group or project. */
-export type NotificationScope = { kind: 'global' } | { kind: 'group'; id: number } | { kind: 'project'; id: number };
-
 export type NewUser = Pick<User, 'username' | 'name' | 'email'> & Partial<Omit<User, 'id' | 'namespace_id'>>;
 export type NewGroup = Pick<Group, 'name' | 'path'> & { parent?: Group } & Partial<
   Omit<Group, 'id' | 'full_path' | 'full_name' | 'parent_id' | 'members'>
 >;
 export type NewProject = Pick<Project, 'name' | 'path' | 'namespace' | 'creator_id'> &
   Partial<Omit<Project, 'id' | 'namespace' | 'full_path' | 'name_with_namespace' | 'repo' | 'members'>>;
+
+/** What the store asks of each area when it removes a user (SandboxArea extends it, ./area.ts). */
+export interface UserRemovalHook {
+  /** Forgets what the area keeps about a user the core is removing (keys, passwords, …). */
+  readonly forgetUser?: (store: Store, user: User) => void;
+}
 
 function randomToken(): string {
   return Array.from({ length: 20 }, () => Math.floor(Math.random() * 36).toString(36)).join('');
@@ -351,43 +230,25 @@ export class Store {
   readonly users: User[] = [];
   readonly groups: Group[] = [];
   readonly projects: Project[] = [];
-  /** SCIM bearer token → id of the group it provisions. */
+  /** SCIM bearer token → id of the group it provisions (the SCIM routes authenticate with these). */
   readonly scimTokens = new Map<string, number>();
-  /** Group id → id of its SAML provider: the groups with single sign-on, which SCIM provisions (scim-data.ts). */
-  readonly samlProviders = new Map<number, number>();
-  /** Users' SSH public keys (ssh-keys-data.ts). */
-  readonly sshKeys: SshKey[] = [];
-  /** Users' password hashes (users-data.ts). */
-  readonly passwords = new PasswordBook();
-  /** Labels by the group or project that defines them ('group:7', 'project:3'); a project also sees its groups' labels. */
-  readonly labels = new Map<string, Label[]>();
-  readonly issues: Issue[] = [];
-  readonly mergeRequests: MergeRequest[] = [];
-  readonly epics: Epic[] = [];
-  /** Epic to-dos and licensing (./epics.ts). */
-  readonly epicState = new EpicState();
-  /** Active project integrations (./integrations.ts). */
-  readonly integrationState = new IntegrationState();
-  readonly labelEvents: LabelEvent[] = [];
-  /** 'userId:global', 'userId:group:7', 'userId:project:3' → the setting; absent means the default. */
-  readonly notificationSettings = new Map<string, NotificationSetting>();
-  /** Project snippets (snippets-data.ts). */
-  readonly snippets: Snippet[] = [];
-  /** Packages and their files (packages-data.ts). */
-  readonly packages: Package[] = [];
-  /** Instance banners and notifications (broadcast-messages-data.ts). */
-  readonly broadcastMessages: BroadcastMessage[] = [];
-  /** Group CI/CD variables (group-variables-data.ts). */
-  readonly groupVariables: GroupVariable[] = [];
-  /** Audit events, oldest first; routes add theirs with recordAuditEvent (audit-events-data.ts). */
-  readonly auditEvents: AuditEvent[] = [];
-  /** The instance's application settings (application-settings-data.ts). */
-  readonly applicationSettings: ApplicationSettings = defaultApplicationSettings(new Date());
-  /** Group export archives (group-export-data.ts). */
-  readonly groupExports = new GroupExports();
+  /** When this store (the sandbox instance) was created. */
+  readonly createdAt = new Date();
+  /** Per-area state by key (./area.ts areaState); the core never reads it. */
+  private readonly slots = new Map<string, unknown>();
   private readonly counters = new Map<string, number>();
 
-  constructor(readonly dataDir: string) {}
+  /**
+   * `areas` are told when a user is removed (SandboxArea.forgetUser); the server passes the list of
+   * areas/index.ts, a store built only for the seed template passes none.
+   */
+  constructor(readonly dataDir: string, private readonly areas: readonly UserRemovalHook[] = []) {}
+
+  /** An area's state on this store, created by `init` on first use; use areaState() (./area.ts), not this. */
+  slot<T>(key: string, init: () => T): T {
+    if (!this.slots.has(key)) this.slots.set(key, init());
+    return this.slots.get(key) as T;
+  }
 
   /** The next id of a kind ('user', 'pipeline', …); ids are never reused within a sandbox. */
   nextId(kind: string): number {
@@ -518,67 +379,30 @@ export class Store {
     return project;
   }
 
-  /** Labels a project can use: its own, then those of its groups (nearest first); the first of a name wins. */
-  labelsFor(owner: { kind: 'project'; project: Project } | { kind: 'group'; group: Group }): Label[] {
-    const groups = owner.kind === 'group' ? this.groupChain(owner.group)
-      : owner.project.namespace.kind === 'group' ? this.groupChain(owner.project.namespace.group) : [];
-    const keys = [...(owner.kind === 'project' ? [`project:${owner.project.id}`] : []), ...groups.map((g) => `group:${g.id}`)];
-    const seen = new Set<string>();
-    return keys.flatMap((key) => this.labels.get(key) ?? []).filter((label) => {
-      const name = label.name.toLowerCase();
-      return seen.has(name) ? false : (seen.add(name), true);
+  /** Groups whose only owner is this user: a soft delete would leave them ownerless (409); a hard delete takes them along. */
+  groupsSolelyOwned(user: User): Group[] {
+    return this.groups.filter((group) => {
+      const owners = [...group.members].filter(([, m]) => m.access_level === ACCESS.owner).map(([id]) => id);
+      return owners.length === 1 && owners[0] === user.id;
     });
-  }
-
-  addLabel(owner: string, input: Omit<Label, 'id'>): Label {
-    const label = { ...input, id: this.nextId('label') };
-    this.labels.set(owner, [...(this.labels.get(owner) ?? []), label]);
-    return label;
   }
 
   /**
-   * Sets the labels of an issue, merge request or epic and records one label event per label added or removed,
-   * as the service does whenever labels change. Names match known labels case-insensitively (the label's own
-   * spelling is kept); an unknown name is created as a label of the project or group.
+   * Removes a user: account, tokens, memberships, and what each area keeps about them (SandboxArea.forgetUser:
+   * keys, passwords, …). Their issues, comments and other contributions stay and show no author, as the service
+   * shows them under its ghost user. A hard delete also removes the groups they solely own, with the subgroups and
+   * projects inside.
    */
-  setLabels(resource: LabelEventResource, names: readonly string[], user: User, at: Date): void {
-    const owner = resource.kind === 'Epic'
-      ? { kind: 'group' as const, group: this.findGroup(String(resource.item.group_id))! }
-      : { kind: 'project' as const, project: this.findProject(String(resource.item.project_id))! };
-    const known = this.labelsFor(owner);
-    const wanted: Label[] = [];
-    for (const name of names) {
-      const existing = known.find((l) => l.name.toLowerCase() === name.toLowerCase())
-        ?? this.addLabel(owner.kind === 'group' ? `group:${owner.group.id}` : `project:${owner.project.id}`,
-          { name, color: '#6699cc', description: null, priority: null });
-      if (!known.includes(existing)) known.push(existing);
-      if (!wanted.includes(existing)) wanted.push(existing);
+  removeUser(user: User, hard: boolean): void {
+    if (hard) {
+      const doomed = new Set(this.groupsSolelyOwned(user).flatMap((g) => [g, ...this.descendantGroups(g)]));
+      removeWhere(this.projects, (p) => p.namespace.kind === 'group' && doomed.has(p.namespace.group));
+      removeWhere(this.groups, (g) => doomed.has(g));
     }
-    const current = resource.item.labels.map((name) => known.find((l) => l.name === name)!).filter(Boolean);
-    const record = (label: Label, action: 'add' | 'remove') => this.labelEvents.push({
-      id: this.nextId('label_event'), resource_type: resource.kind, resource_id: resource.item.id, user_id: user.id,
-      created_at: at, label, action,
-    });
-    for (const label of current) if (!wanted.includes(label)) record(label, 'remove');
-    for (const label of wanted) if (!current.includes(label)) record(label, 'add');
-    resource.item.labels = wanted.map((l) => l.name);
-    resource.item.updated_at = at;
-  }
-
-  labelEventsOf(kind: LabelEventResource['kind'], id: number): LabelEvent[] {
-    return this.labelEvents.filter((e) => e.resource_type === kind && e.resource_id === id);
-  }
-
-  /** A user's notification setting at a scope; the default when never set (participating globally, else global). */
-  notificationSetting(user: User, scope: NotificationScope): NotificationSetting {
-    const stored = this.notificationSettings.get(notificationKey(user, scope));
-    if (stored) return stored;
-    const events = Object.fromEntries(NOTIFICATION_EVENTS.map((e) => [e, false])) as Record<NotificationEvent, boolean>;
-    return { level: scope.kind === 'global' ? 'participating' : 'global', events };
-  }
-
-  saveNotificationSetting(user: User, scope: NotificationScope, setting: NotificationSetting): void {
-    this.notificationSettings.set(notificationKey(user, scope), setting);
+    removeWhere(this.projects, (p) => p.namespace.kind === 'user' && p.namespace.user === user);
+    for (const holder of [...this.groups, ...this.projects]) holder.members.delete(user.id);
+    for (const area of this.areas) area.forgetUser?.(this, user);
+    removeWhere(this.users, (u) => u === user);
   }
 
   userByToken(token: string): User | undefined {
@@ -657,6 +481,6 @@ export class Store {
   }
 }
 
-function notificationKey(user: User, scope: NotificationScope): string {
-  return scope.kind === 'global' ? `${user.id}:global` : `${user.id}:${scope.kind}:${scope.id}`;
+function removeWhere<T>(list: T[], doomed: (item: T) => boolean): void {
+  for (let i = list.length - 1; i >= 0; i--) if (doomed(list[i])) list.splice(i, 1);
 }

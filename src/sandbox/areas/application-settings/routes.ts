@@ -4,11 +4,12 @@
 // saved (a model error naming the missing companion), and answers the whole object. Nothing is saved on a refusal.
 import { z } from 'zod';
 import { settingsErrors } from './state.js';
-import { recordAuditEvent } from '../audit-events/state.js';
+import { recordAuditEvent } from '../../core/audit.js';
 import type { SandboxContext } from '../../core/context.js';
 import { validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import type { Router } from '../../core/router.js';
+import { applicationSettingsOf } from './state.js';
 
 const text = () => z.string();
 const flag = () => param.boolean();
@@ -60,20 +61,20 @@ export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
   router.route('GET', '/application/settings', { auth: 'admin' }, (_req, reply) => {
-    reply.json(store.applicationSettings);
+    reply.json(applicationSettingsOf(store));
   });
 
   router.route('PUT', '/application/settings', { params: settingsParams, auth: 'admin' }, (req, reply) => {
     const changes: Record<string, unknown> = Object.fromEntries(Object.entries(req.params).filter(([, value]) => value !== undefined));
     // "nil" is how the spec writes "both protocols" for enabled_git_access_protocol.
     if (changes.enabled_git_access_protocol === 'nil') changes.enabled_git_access_protocol = null;
-    const next = { ...store.applicationSettings, ...changes };
+    const next = { ...applicationSettingsOf(store), ...changes };
     const errors = settingsErrors(next);
     if (Object.keys(errors).length > 0) throw validationError(errors);
-    Object.assign(store.applicationSettings, changes, { updated_at: new Date().toISOString() });
+    Object.assign(applicationSettingsOf(store), changes, { updated_at: new Date().toISOString() });
     const admin = ctx.requireUser(req);
     // The keys only: several settings are credentials, and an audit event is no place for them.
     recordAuditEvent(store, admin, { type: 'User', user: admin }, { custom_message: `Changed application settings: ${Object.keys(changes).join(', ')}`, target_type: 'ApplicationSetting' });
-    reply.json(store.applicationSettings);
+    reply.json(applicationSettingsOf(store));
   });
 }

@@ -1,5 +1,6 @@
 // The sandbox instance's application settings: their values at start (the spec's defaults where it gives them),
 // and the "requires" rules of the spec's table, checked on the settings as they would be saved.
+import { areaState } from '../../core/area.js';
 
 export type ApplicationSettings = Record<string, unknown>;
 
@@ -87,3 +88,6 @@ export function durationSeconds(text: string): number | undefined {
   }
   return total;
 }
+
+/** The instance's application settings, one object per sandbox, created with the defaults dated at the store's start. */
+export const applicationSettingsOf = areaState('application_settings', (store) => defaultApplicationSettings(store.createdAt));

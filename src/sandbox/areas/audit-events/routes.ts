@@ -3,7 +3,7 @@
 // ownership counting); newest first. An event of another group reads as missing.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import type { AuditEvent } from './state.js';
+import { auditEventsOf, type AuditEvent } from '../../core/audit.js';
 import { notFound, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
@@ -38,28 +38,28 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('GET', '/audit_events', { params: instanceParams, auth: 'admin', pagination: 'offset' }, (req, reply) => {
     const { entity_type, entity_id } = req.params;
     if (entity_id !== undefined && entity_type === undefined) throw paramError('entity_type is missing');
-    const events = inPeriod(store.auditEvents, req.params)
+    const events = inPeriod(auditEventsOf(store), req.params)
       .filter((e) => (entity_type === undefined || e.entity_type === entity_type) && (entity_id === undefined || e.entity_id === entity_id));
     reply.json(paginate(req, reply, events).map(eventView));
   });
 
   router.route('GET', '/audit_events/:id', { auth: 'admin' }, (req, reply) => {
     const id = integerPathParam(req, 'id');
-    const event = store.auditEvents.find((e) => e.id === id);
+    const event = auditEventsOf(store).find((e) => e.id === id);
     if (!event) throw notFound('Audit Event');
     reply.json(eventView(event));
   });
 
   router.route('GET', '/groups/:id/audit_events', { params: periodParams, auth: 'user', pagination: 'offset' }, (req, reply) => {
     const group = ownedGroup(req);
-    const events = inPeriod(store.auditEvents.filter((e) => e.entity_type === 'Group' && e.entity_id === group.id), req.params);
+    const events = inPeriod(auditEventsOf(store).filter((e) => e.entity_type === 'Group' && e.entity_id === group.id), req.params);
     reply.json(paginate(req, reply, events).map(eventView));
   });
 
   router.route('GET', '/groups/:id/audit_events/:audit_event_id', { auth: 'user' }, (req, reply) => {
     const group = ownedGroup(req);
     const id = integerPathParam(req, 'audit_event_id');
-    const event = store.auditEvents.find((e) => e.id === id && e.entity_type === 'Group' && e.entity_id === group.id);
+    const event = auditEventsOf(store).find((e) => e.id === id && e.entity_type === 'Group' && e.entity_id === group.id);
     if (!event) throw notFound('Audit Event');
     reply.json(eventView(event));
   });

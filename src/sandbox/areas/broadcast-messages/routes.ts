@@ -2,13 +2,14 @@
 // administrator's: 401 without a token, 403 for anyone else. starts_at defaults to now and ends_at to an hour
 // later; a message must end after it starts; `active` is computed from the two on every answer.
 import { z } from 'zod';
-import { recordAuditEvent } from '../audit-events/state.js';
+import { recordAuditEvent } from '../../core/audit.js';
 import type { SandboxContext } from '../../core/context.js';
 import { isActive, type BroadcastMessage } from './state.js';
 import { notFound, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { broadcastMessagesOf } from './state.js';
 
 const HOUR = 60 * 60 * 1000;
 /** "#E75E40" or the short "#FFF", as the service's colour fields take them. */
@@ -52,7 +53,7 @@ function validate(message: Omit<BroadcastMessage, 'id'>): void {
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
-  /** An instance change, recorded against the administrator who made it (audit-events-data.ts). */
+  /** An instance change, recorded against the administrator who made it (../../core/audit.ts). */
   const audit = (req: SandboxRequest<unknown>, message: string) => {
     const admin = ctx.requireUser(req);
     recordAuditEvent(store, admin, { type: 'User', user: admin }, { custom_message: message, target_type: 'BroadcastMessage' });
@@ -60,13 +61,13 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   function findMessage(req: SandboxRequest<unknown>): BroadcastMessage {
     const id = integerPathParam(req, 'id');
-    const message = store.broadcastMessages.find((m) => m.id === id);
+    const message = broadcastMessagesOf(store).find((m) => m.id === id);
     if (!message) throw notFound('Broadcast Message');
     return message;
   }
 
   router.route('GET', '/broadcast_messages', { pagination: 'offset' }, (req, reply) => {
-    reply.json(paginate(req, reply, store.broadcastMessages).map(messageView));
+    reply.json(paginate(req, reply, broadcastMessagesOf(store)).map(messageView));
   });
 
   router.route('GET', '/broadcast_messages/:id', {}, (req, reply) => {
@@ -82,7 +83,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     };
     validate(fields);
     const created = { id: store.nextId('broadcast_message'), ...fields };
-    store.broadcastMessages.push(created);
+    broadcastMessagesOf(store).push(created);
     audit(req, `Created broadcast message #${created.id}`);
     reply.json(messageView(created), 201);
   });
@@ -99,7 +100,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('DELETE', '/broadcast_messages/:id', { auth: 'admin' }, (req, reply) => {
     const message = findMessage(req);
-    store.broadcastMessages.splice(store.broadcastMessages.indexOf(message), 1);
+    broadcastMessagesOf(store).splice(broadcastMessagesOf(store).indexOf(message), 1);
     audit(req, `Deleted broadcast message #${message.id}`);
     reply.empty(204);
   });

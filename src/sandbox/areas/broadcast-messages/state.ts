@@ -3,6 +3,7 @@
 // The demo instance has three: a maintenance banner shown now, an expired upgrade notice, and a notification
 // scheduled for next week limited to merge request pages; so `active` reads true for one of them only.
 import type { Store } from '../../core/store.js';
+import { areaState } from '../../core/area.js';
 
 export interface BroadcastMessage {
   id: number;
@@ -29,5 +30,8 @@ export function seedBroadcastMessages(store: Store, epoch: number): void {
     { message: 'Runners are migrating to the new fleet this month; report slow jobs in #ci-help.', starts_at: at(-1), ends_at: at(30), color: '#1F78D1', font: '#FFFFFF', target_path: '', broadcast_type: 'banner' },
     { message: 'New: merge trains are on for acme/web.', starts_at: at(7), ends_at: at(14), color: '#E75E40', font: '#FFFFFF', target_path: '*/merge_requests', broadcast_type: 'notification' },
   ];
-  for (const seed of seeds) store.broadcastMessages.push({ id: store.nextId('broadcast_message'), ...seed });
+  for (const seed of seeds) broadcastMessagesOf(store).push({ id: store.nextId('broadcast_message'), ...seed });
 }
+
+/** Instance banners and notifications, oldest first. */
+export const broadcastMessagesOf = areaState('broadcast_messages', (): BroadcastMessage[] => []);

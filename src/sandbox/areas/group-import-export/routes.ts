@@ -4,13 +4,14 @@
 // downloading, the group's owners; importing, anyone who may create a top-level group, or a maintainer of the
 // parent. A taken path, a bad path or a file that is not an export is a model error; nothing is created then.
 import { z } from 'zod';
-import { recordAuditEvent } from '../audit-events/state.js';
+import { recordAuditEvent } from '../../core/audit.js';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden, notFound, validationError } from '../../core/errors.js';
 import { importGroup, readExportArchive } from './state.js';
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS } from '../../core/store.js';
+import { groupExportsOf } from './state.js';
 
 /** What the server makes of a multipart file part. */
 const uploadedFile = z.object({ filename: z.string(), content_type: z.string(), content: z.instanceof(Buffer) });
@@ -27,14 +28,14 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('POST', '/groups/:id/export', { auth: 'user' }, (req, reply) => {
     const group = ownedGroup(req);
-    store.groupExports.start(store, group);
+    groupExportsOf(store).start(store, group);
     recordAuditEvent(store, ctx.requireUser(req), { type: 'Group', group }, { custom_message: 'Export requested', target_type: 'Group', target_details: group.full_path });
     reply.json({ message: '202 Accepted' }, 202);
   });
 
   router.route('GET', '/groups/:id/export/download', { auth: 'user' }, (req, reply) => {
     const group = ownedGroup(req);
-    const archive = store.groupExports.ready(group);
+    const archive = groupExportsOf(store).ready(group);
     if (!archive) throw notFound();
     const day = new Date().toISOString().slice(0, 10);
     reply.header('content-disposition', `attachment; filename="${day}_${group.full_path.replace(/\//g, '_')}_export.json.gz"`);

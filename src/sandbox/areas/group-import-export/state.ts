@@ -4,6 +4,8 @@
 // GroupExports.delayMs after it was requested, so a client meets the 404 of "not yet" first.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ACCESS_LEVELS, type AccessLevel, type Group, type Store, type User, type Visibility } from '../../core/store.js';
+import { areaState } from '../../core/area.js';
+import { addLabel, workItemsOf } from '../work-items/index.js';
 
 const FORMAT = 'forgeops-sandbox-group-export/1';
 
@@ -41,7 +43,7 @@ export class GroupExports {
 function exportGroup(store: Store, group: Group): ExportedGroup {
   return {
     name: group.name, path: group.path, description: group.description, visibility: group.visibility,
-    labels: (store.labels.get(`group:${group.id}`) ?? []).map(({ name, color, description }) => ({ name, color, description })),
+    labels: (workItemsOf(store).labels.get(`group:${group.id}`) ?? []).map(({ name, color, description }) => ({ name, color, description })),
     members: [...group.members].map(([id, m]) => ({ username: store.users.find((u) => u.id === id)?.username ?? '', access_level: m.access_level })),
     subgroups: store.groups.filter((g) => g.parent_id === group.id).map((g) => exportGroup(store, g)),
   };
@@ -64,7 +66,7 @@ export function readExportArchive(bytes: Buffer): ExportedGroup | undefined {
 export function importGroup(store: Store, tree: ExportedGroup, target: { name: string; path: string; parent?: Group }, importer: User): Group {
   const build = (node: ExportedGroup, name: string, path: string, parent: Group | undefined): Group => {
     const group = store.addGroup({ name, path, parent, description: node.description, visibility: node.visibility });
-    for (const label of node.labels) store.addLabel(`group:${group.id}`, { ...label, priority: null });
+    for (const label of node.labels) addLabel(store, `group:${group.id}`, { ...label, priority: null });
     for (const member of node.members) {
       const user = store.users.find((u) => u.username === member.username);
       if (user && ACCESS_LEVELS.includes(member.access_level)) group.members.set(user.id, { access_level: member.access_level, expires_at: null, created_at: new Date() });
@@ -76,3 +78,6 @@ export function importGroup(store: Store, tree: ExportedGroup, target: { name: s
   top.members.set(importer.id, { access_level: 50, expires_at: null, created_at: new Date() });
   return top;
 }
+
+/** Group export archives. */
+export const groupExportsOf = areaState('group_exports', () => new GroupExports());

@@ -3,7 +3,7 @@
 // the same way. Who may (the spec is silent; the service's rule): maintainers of the group or above, inherited
 // access counting; 401 without a token, 404 for a group the caller cannot see, 403 below maintainer.
 import { z } from 'zod';
-import { recordAuditEvent } from '../audit-events/state.js';
+import { recordAuditEvent } from '../../core/audit.js';
 import type { SandboxContext } from '../../core/context.js';
 import { notFound, validationError } from '../../core/errors.js';
 import { keyErrors, type GroupVariable } from './state.js';
@@ -11,6 +11,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Group } from '../../core/store.js';
+import { groupVariablesOf } from './state.js';
 
 const settable = { variable_type: param.enum(['env_var', 'file']), protected: param.boolean() };
 const createParams = z.object({ key: z.string(), value: z.string(), ...settable }).partial({ variable_type: true, protected: true });
@@ -30,7 +31,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   function findVariable(req: SandboxRequest<unknown>): { group: Group; variable: GroupVariable } {
     const group = groupOf(req);
-    const variable = store.groupVariables.find((v) => v.group_id === group.id && v.key === req.pathParams.key);
+    const variable = groupVariablesOf(store).find((v) => v.group_id === group.id && v.key === req.pathParams.key);
     if (!variable) throw notFound('Variable');
     return { group, variable };
   }
@@ -41,7 +42,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/groups/:id/variables', { pagination: 'offset', auth: 'user' }, (req, reply) => {
     const group = groupOf(req);
-    reply.json(paginate(req, reply, store.groupVariables.filter((v) => v.group_id === group.id)).map(variableView));
+    reply.json(paginate(req, reply, groupVariablesOf(store).filter((v) => v.group_id === group.id)).map(variableView));
   });
 
   router.route('GET', '/groups/:id/variables/:key', { auth: 'user' }, (req, reply) => {
@@ -52,12 +53,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     const group = groupOf(req);
     const { key, value, variable_type, protected: isProtected } = req.params;
     const errors = keyErrors(key);
-    if (errors.length === 0 && store.groupVariables.some((v) => v.group_id === group.id && v.key === key)) {
+    if (errors.length === 0 && groupVariablesOf(store).some((v) => v.group_id === group.id && v.key === key)) {
       errors.push(`(${key}) has already been taken`);
     }
     if (errors.length > 0) throw validationError({ key: errors });
     const variable: GroupVariable = { group_id: group.id, key, value, variable_type: variable_type ?? 'env_var', protected: isProtected ?? false };
-    store.groupVariables.push(variable);
+    groupVariablesOf(store).push(variable);
     audit(req, group, { add: 'variable' }, key);
     reply.json(variableView(variable), 201);
   });
@@ -72,7 +73,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('DELETE', '/groups/:id/variables/:key', { auth: 'user' }, (req, reply) => {
     const { group, variable } = findVariable(req);
-    store.groupVariables.splice(store.groupVariables.indexOf(variable), 1);
+    groupVariablesOf(store).splice(groupVariablesOf(store).indexOf(variable), 1);
     audit(req, group, { remove: 'variable' }, variable.key);
     reply.empty(204);
   });

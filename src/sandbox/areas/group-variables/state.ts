@@ -3,6 +3,7 @@
 // Demo: acme has DEPLOY_ENV (plain), REGISTRY_PASSWORD (protected) and KUBECONFIG (a protected file);
 // acme/platform has PAYMENTS_API_KEY (protected) and LOG_LEVEL.
 import type { Store } from '../../core/store.js';
+import { areaState } from '../../core/area.js';
 
 export interface GroupVariable {
   group_id: number;
@@ -38,6 +39,9 @@ const SEED: Record<string, Array<Omit<GroupVariable, 'group_id'>>> = {
 export function seedGroupVariables(store: Store): void {
   for (const [path, variables] of Object.entries(SEED)) {
     const group = store.findGroup(path)!;
-    for (const variable of variables) store.groupVariables.push({ group_id: group.id, ...variable });
+    for (const variable of variables) groupVariablesOf(store).push({ group_id: group.id, ...variable });
   }
 }
+
+/** Group CI/CD variables of every group. */
+export const groupVariablesOf = areaState('group_variables', (): GroupVariable[] => []);

@@ -12,6 +12,7 @@ import { defaultEvents, EVENT_FLAGS, INTEGRATION_KINDS, type EventFlag, type Int
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
+import { integrationStateOf } from './state.js';
 
 const BRANCHES = ['all', 'default', 'protected', 'default_and_protected'] as const;
 
@@ -26,7 +27,7 @@ function paramsOf(kind: IntegrationKind) {
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-  const active = store.integrationState.active;
+  const active = integrationStateOf(store).active;
 
   function projectOf(req: SandboxRequest<unknown>): Project {
     ctx.requireUser(req);

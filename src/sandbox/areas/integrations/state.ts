@@ -1,10 +1,11 @@
 // Project integrations: the kinds the spec lists with their parameters, the stored settings per project, and the demo
-// ones. No runtime imports, so that store.ts can hold the state without an import cycle.
+// ones (per store: integrationStateOf).
 //
 // The spec leaves out the literal slugs (they carry product names); the sandbox names each kind after what the spec
 // says it is, and keeps the service's own slug where that names no product (emails-on-push, external-wiki,
 // custom-issue-tracker).
 import type { Store } from '../../core/store.js';
+import { areaState } from '../../core/area.js';
 
 export type ParamType = 'string' | 'boolean' | 'branches';
 
@@ -102,8 +103,11 @@ export function seedIntegrations(store: Store, epoch: number): void {
     const project = store.findProject(spec.project)!;
     const at = new Date(epoch - spec.days * 24 * 60 * 60 * 1000);
     const events = { ...defaultEvents(), ...spec.events };
-    store.integrationState.active.set(`${project.id}:${spec.slug}`, {
+    integrationStateOf(store).active.set(`${project.id}:${spec.slug}`, {
       id: store.nextId('integration'), project_id: project.id, slug: spec.slug, created_at: at, updated_at: at, events, properties: spec.properties,
     });
   }
 }
+
+/** Active project integrations. */
+export const integrationStateOf = areaState('integrations', () => new IntegrationState());

@@ -9,9 +9,8 @@ import type { SandboxContext } from '../../core/context.js';
 import { validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
-import {
-  NOTIFICATION_EVENTS, NOTIFICATION_LEVELS, type NotificationScope, type NotificationSetting, type User,
-} from '../../core/store.js';
+import { type User } from '../../core/store.js';
+import { NOTIFICATION_EVENTS, NOTIFICATION_LEVELS, notificationSetting, saveNotificationSetting, type NotificationScope, type NotificationSetting } from './state.js';
 
 const eventShape = Object.fromEntries(NOTIFICATION_EVENTS.map((event) => [event, param.boolean().optional()])) as
   Record<(typeof NOTIFICATION_EVENTS)[number], z.ZodOptional<ReturnType<typeof param.boolean>>>;
@@ -30,11 +29,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   const emailOf = (user: User) => user.email;
 
   function update(user: User, scope: NotificationScope, params: Omit<GlobalParams, 'notification_email'>): NotificationSetting {
-    const current = store.notificationSetting(user, scope);
+    const current = notificationSetting(store, user, scope);
     const events = { ...current.events };
     for (const event of NOTIFICATION_EVENTS) if (params[event] !== undefined) events[event] = params[event]!;
     const next = { level: params.level ?? current.level, events };
-    store.saveNotificationSetting(user, scope, next);
+    saveNotificationSetting(store, user, scope, next);
     return next;
   }
 
@@ -45,7 +44,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/notification_settings', { auth: 'user' }, (req, reply) => {
     const user = ctx.requireUser(req);
-    reply.json({ ...view(store.notificationSetting(user, { kind: 'global' })), notification_email: emailOf(user) });
+    reply.json({ ...view(notificationSetting(store, user, { kind: 'global' })), notification_email: emailOf(user) });
   });
 
   router.route('PUT', '/notification_settings', { params: globalParams, auth: 'user' }, (req, reply) => {
@@ -62,7 +61,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   for (const { path, scope } of scopes) {
     router.route('GET', path, { auth: 'user' }, (req, reply) => {
       const user = ctx.requireUser(req);
-      reply.json(view(store.notificationSetting(user, scope(req))));
+      reply.json(view(notificationSetting(store, user, scope(req))));
     });
     router.route('PUT', path, { params: scopedParams, auth: 'user' }, (req, reply) => {
       const user = ctx.requireUser(req);

@@ -16,6 +16,7 @@ import { integerPathParam, type Router, type SandboxRequest } from '../../core/r
 import { PACKAGE_DELETE_ACCESS, type Package } from './state.js';
 import type { Project, User } from '../../core/store.js';
 import { pipelineBasic, projectWebUrl } from '../../core/views.js';
+import { packagesOf } from './state.js';
 
 const iso = (date: Date) => date.toISOString();
 
@@ -47,14 +48,14 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   function findPackage(req: SandboxRequest<unknown>, project: Project): Package {
     const id = integerPathParam(req, 'package_id');
-    const pkg = store.packages.find((p) => p.id === id && p.project_id === project.id);
+    const pkg = packagesOf(store).find((p) => p.id === id && p.project_id === project.id);
     if (!pkg) throw notFound('Package');
     return pkg;
   }
 
   router.route('GET', '/projects/:id/packages', { pagination: 'offset' }, (req, reply) => {
     const project = readableProject(req);
-    const packages = store.packages.filter((p) => p.project_id === project.id).sort(byCreation);
+    const packages = packagesOf(store).filter((p) => p.project_id === project.id).sort(byCreation);
     reply.json(paginate(req, reply, packages).map(packageBasic));
   });
 
@@ -66,7 +67,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const projects = new Map(store.projects
       .filter((p) => p.namespace.kind === 'group' && groups.includes(p.namespace.group) && mayRead(req.user, p))
       .map((p) => [p.id, p]));
-    const packages = store.packages.filter((p) => projects.has(p.project_id)).sort(byCreation);
+    const packages = packagesOf(store).filter((p) => projects.has(p.project_id)).sort(byCreation);
     reply.json(paginate(req, reply, packages).map((p) => packageDetailed(req.user, projects.get(p.project_id)!, p)));
   });
 
@@ -87,7 +88,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('DELETE', '/projects/:id/packages/:package_id', { auth: 'user' }, (req, reply) => {
     const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: PACKAGE_DELETE_ACCESS, write: true });
     const pkg = findPackage(req, project);
-    store.packages.splice(store.packages.indexOf(pkg), 1);
+    packagesOf(store).splice(packagesOf(store).indexOf(pkg), 1);
     reply.empty(204);
   });
 }

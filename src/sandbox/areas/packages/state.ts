@@ -8,6 +8,7 @@
 // private project's), and 3 to anonymous callers (public projects' only).
 import { createHash } from 'node:crypto';
 import { ACCESS, type Store } from '../../core/store.js';
+import { areaState } from '../../core/area.js';
 
 /**
  * The two package types. The spec leaves their literal names out (they carry product names); these are the
@@ -87,7 +88,7 @@ export function seedPackages(store: Store, epoch: number): void {
   });
   made.sort((a, b) => a.created.getTime() - b.created.getTime());
   for (const { project, spec, pipeline, created } of made) {
-    store.packages.push({
+    packagesOf(store).push({
       id: store.nextId('package'), project_id: project.id, name: spec.name, version: spec.version, package_type: spec.type,
       created_at: created, pipeline_id: pipeline?.id ?? null,
       files: spec.files.map(([name, size]) => ({
@@ -97,3 +98,6 @@ export function seedPackages(store: Store, epoch: number): void {
     });
   }
 }
+
+/** Packages of every project, with their files. */
+export const packagesOf = areaState('packages', (): Package[] => []);

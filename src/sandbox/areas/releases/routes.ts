@@ -14,7 +14,7 @@ import { param } from '../../core/params.js';
 import type { Router } from '../../core/router.js';
 import { ACCESS, type Project, type Release, type Store } from '../../core/store.js';
 import { milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
-import { gitCall } from '../repository/routes.js';
+import { gitCall } from '../repository/index.js';
 
 const SOURCE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
 

@@ -12,6 +12,7 @@ import { param } from '../../core/params.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import { provisioned, SAML_PROVIDER, SCIM_LIST_SCHEMA, scimUserView } from './state.js';
 import { ACCESS, type Group, type Identity, type User } from '../../core/store.js';
+import { samlProvidersOf } from './state.js';
 
 const BASE = '/api/scim/v2/groups/:group_path/Users';
 const DEFAULT_COUNT = 20;
@@ -53,7 +54,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   /** The token's own group, with single sign-on; 404 for any other path. */
   function scimGroup(req: SandboxRequest<unknown>): Group {
     const group = store.findGroup(req.pathParams.group_path);
-    if (!group || group.id !== req.scimGroupId || !store.samlProviders.has(group.id)) throw scimError(404, 'Group Not Found');
+    if (!group || group.id !== req.scimGroupId || !samlProvidersOf(store).has(group.id)) throw scimError(404, 'Group Not Found');
     return group;
   }
 
@@ -107,7 +108,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     }
     const clash = store.users.find((u) => u.username.toLowerCase() === p.userName!.toLowerCase() || u.email.toLowerCase() === email!.toLowerCase());
     if (clash) throw scimError(409, 'Username or email has already been taken');
-    const identity: Identity = { provider: SAML_PROVIDER, extern_uid: p.externalId!, saml_provider_id: store.samlProviders.get(group.id)! };
+    const identity: Identity = { provider: SAML_PROVIDER, extern_uid: p.externalId!, saml_provider_id: samlProvidersOf(store).get(group.id)! };
     const user = store.addUser({ username: p.userName!, name: p.name!.formatted!, email: email!, identities: [identity], confirmed_at: new Date() });
     // Provisioned users join as guests; the group's owners raise them as needed. active=false creates nothing
     // active: the identity is not kept.

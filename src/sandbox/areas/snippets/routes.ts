@@ -15,6 +15,7 @@ import { integerPathParam, type Router, type SandboxRequest } from '../../core/r
 import { canChangeSnippet, canSeeSnippet, type Snippet } from './state.js';
 import { ACCESS, type Project, type Store } from '../../core/store.js';
 import { projectWebUrl } from '../../core/views.js';
+import { snippetsOf } from './state.js';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 /** The service refuses blank text where it requires a value. */
@@ -53,7 +54,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   /** The snippet of the path in that project, or 404 when it is missing or hidden from the caller. */
   function findSnippet(req: SandboxRequest<unknown>, project: Project): Snippet {
     const id = integerPathParam(req, 'snippet_id');
-    const snippet = store.snippets.find((s) => s.id === id && s.project_id === project.id);
+    const snippet = snippetsOf(store).find((s) => s.id === id && s.project_id === project.id);
     if (!snippet || !canSeeSnippet(req.user, snippet)) throw notFound('Snippet');
     return snippet;
   }
@@ -69,7 +70,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/projects/:id/snippets', { pagination: 'offset' }, (req, reply) => {
     const project = ctx.findProjectFor(req, req.pathParams.id);
-    const visible = store.snippets
+    const visible = snippetsOf(store)
       .filter((s) => s.project_id === project.id && canSeeSnippet(req.user, s))
       .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id);
     reply.json(paginate(req, reply, visible).map((s) => snippetView(store, project, s)));
@@ -96,7 +97,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       // The sandbox listens on loopback only, so every caller's address is this one.
       user_agent_detail: { user_agent: req.headers['user-agent'] ?? '', ip_address: '127.0.0.1', spamfilter_submitted: false },
     };
-    store.snippets.push(snippet);
+    snippetsOf(store).push(snippet);
     reply.json(snippetView(store, project, snippet), 201);
   });
 
@@ -115,7 +116,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('DELETE', '/projects/:id/snippets/:snippet_id', { auth: 'user' }, (req, reply) => {
     const { snippet } = changeable(req);
-    store.snippets.splice(store.snippets.indexOf(snippet), 1);
+    snippetsOf(store).splice(snippetsOf(store).indexOf(snippet), 1);
     reply.empty(204);
   });
 

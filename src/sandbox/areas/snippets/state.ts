@@ -6,6 +6,7 @@
 //   acme/platform/infra (internal) 1 internal snippet
 //   bob/scratchpad (private)       1 private snippet
 import { ACCESS, type Project, type Store, type User, type Visibility } from '../../core/store.js';
+import { areaState } from '../../core/area.js';
 
 export interface UserAgentDetail {
   user_agent: string;
@@ -115,7 +116,7 @@ export function seedSnippets(store: Store, users: Map<string, User>, epoch: numb
   const at = (days: number) => new Date(epoch - days * DAY);
   const entries = Object.entries(SNIPPETS).flatMap(([path, specs]) => specs.map((spec) => [store.findProject(path)!, spec] as const));
   entries.sort(([, a], [, b]) => b.created - a.created);
-  for (const [project, spec] of entries) store.snippets.push(newSnippet(store, project, spec, users.get(spec.author)!, at));
+  for (const [project, spec] of entries) snippetsOf(store).push(newSnippet(store, project, spec, users.get(spec.author)!, at));
 }
 
 function newSnippet(store: Store, project: Project, spec: SeedSnippet, author: User, at: (days: number) => Date): Snippet {
@@ -126,3 +127,6 @@ function newSnippet(store: Store, project: Project, spec: SeedSnippet, author: U
     user_agent_detail: { user_agent: spec.userAgent, ip_address: '127.0.0.1', spamfilter_submitted: spec.spam ?? false },
   };
 }
+
+/** Project snippets of every project. */
+export const snippetsOf = areaState('snippets', (): Snippet[] => []);

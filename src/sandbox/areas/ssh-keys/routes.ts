@@ -6,6 +6,7 @@ import { forbidden, notFound } from '../../core/errors.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { findKeyByFingerprint, type SshKey } from './state.js';
 import { userAdmin } from '../../core/views.js';
+import { sshKeysOf } from './state.js';
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
@@ -25,7 +26,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('GET', '/keys/:id', { auth: 'user' }, (req, reply) => {
     requireAdmin(req);
     const id = integerPathParam(req, 'id');
-    const key = store.sshKeys.find((k) => k.id === id);
+    const key = sshKeysOf(store).find((k) => k.id === id);
     if (!key) throw notFound();
     reply.json(keyView(key));
   });
@@ -33,7 +34,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   // The query arrives decoded: a SHA256 fingerprint's '+' sent unencoded would read as a space and match nothing.
   router.route('GET', '/keys', { auth: 'user', params: z.object({ fingerprint: z.string().min(1) }) }, (req, reply) => {
     requireAdmin(req);
-    const key = findKeyByFingerprint(store.sshKeys, req.params.fingerprint);
+    const key = findKeyByFingerprint(sshKeysOf(store), req.params.fingerprint);
     if (!key) throw notFound();
     reply.json(keyView(key));
   });

@@ -4,6 +4,7 @@
 // MD5 and SHA256 fingerprints an OpenSSH client would print for it, and those depend on the key's bytes alone.
 import { createHash } from 'node:crypto';
 import type { Store, User } from '../../core/store.js';
+import { areaState } from '../../core/area.js';
 
 export interface SshKey {
   id: number;
@@ -59,9 +60,12 @@ const DEMO_KEYS: Array<{ user: string; title: string; created: number }> = [
 export function seedSshKeys(store: Store, users: Map<string, User>, epoch: number): void {
   for (const spec of DEMO_KEYS) {
     const user = users.get(spec.user)!;
-    store.sshKeys.push({
+    sshKeysOf(store).push({
       id: store.nextId('ssh_key'), user_id: user.id, title: spec.title, key: demoKeyLine(spec.title, user.email),
       created_at: new Date(epoch - spec.created * DAY),
     });
   }
 }
+
+/** Users' SSH public keys. */
+export const sshKeysOf = areaState('ssh_keys', (): SshKey[] => []);

@@ -18,8 +18,9 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import type { Store, User } from '../../core/store.js';
-import { groupsSolelyOwned, removeUser } from './state.js';
 import { userAdmin, userBasic, userDetailed } from '../../core/views.js';
+import { passwordsOf } from './state.js';
+import { samlProvidersOf } from '../scim/index.js';
 
 const text = () => z.string();
 const flag = () => param.boolean().optional();
@@ -241,8 +242,8 @@ export function register(router: Router, ctx: SandboxContext): void {
       identities: p.extern_uid !== undefined ? [{ provider: p.provider!, extern_uid: p.extern_uid }] : [],
     });
     applyProfile(user, p);
-    if (reset || random) store.passwords.setRandom(user);
-    else store.passwords.set(user, p.password!, false);
+    if (reset || random) passwordsOf(store).setRandom(user);
+    else passwordsOf(store).set(user, p.password!, false);
     reply.json(userAdmin(store, user), 201);
   });
 
@@ -259,7 +260,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (identityOwner(store, p, user)) throw notFound('Identity has already been taken');
     let samlProvider: number | undefined;
     if (p.group_id_for_saml !== undefined) {
-      samlProvider = store.samlProviders.get(p.group_id_for_saml);
+      samlProvider = samlProvidersOf(store).get(p.group_id_for_saml);
       if (samlProvider === undefined) throw validationError({ identities: ['group has no single sign-on'] });
     }
     applyProfile(user, p);
@@ -276,7 +277,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       if (existing) existing.extern_uid = p.extern_uid;
       else user.identities.push({ provider: p.provider!, extern_uid: p.extern_uid, ...(samlProvider !== undefined ? { saml_provider_id: samlProvider } : {}) });
     }
-    if (p.password !== undefined) store.passwords.set(user, p.password, true);
+    if (p.password !== undefined) passwordsOf(store).set(user, p.password, true);
     user.updated_at = new Date();
     reply.json(userAdmin(store, user));
   });
@@ -295,10 +296,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     requireAdmin(req);
     const user = findTarget(req);
     const hard = req.params.hard_delete === true;
-    if (!hard && groupsSolelyOwned(store, user).length > 0) {
+    if (!hard && store.groupsSolelyOwned(user).length > 0) {
       throw messageError(409, 'User cannot be removed while is the sole owner of a group');
     }
-    removeUser(store, user, hard);
+    store.removeUser(user, hard);
     reply.empty(204);
   });
 

@@ -1,5 +1,6 @@
-// Epics (higher licence tier): the sandbox's epic state beyond the epics themselves (in store.epics): to-dos, and
-// which groups' plan lacks the feature. No runtime imports, so that store.ts can hold one without an import cycle.
+// Epics (higher licence tier): the sandbox's epic state beyond the epics themselves (in workItemsOf(store).epics):
+// to-dos, and which groups' plan lacks the feature.
+import { areaState } from '../../core/area.js';
 
 export interface EpicTodo {
   id: number;
@@ -16,3 +17,6 @@ export class EpicState {
    */
   readonly unlicensed = new Set<number>();
 }
+
+/** Epic to-dos and licensing. */
+export const epicStateOf = areaState('epics', () => new EpicState());

@@ -5,7 +5,7 @@
 // epics is 403, after those two. Who may do what the spec leaves out, so as on the service: anyone who sees the group
 // reads its epics, reporters and up create and edit them (and only they see the *_is_fixed and *_fixed date fields),
 // owners delete them. Start and due dates are fixed or inherited; the sandbox links no issues, so an inherited date
-// is null. Label changes are recorded as label events (Store.setLabels). A to-do exists once per user and epic: a
+// is null. Label changes are recorded as label events (setLabels in state.ts). A to-do exists once per user and epic: a
 // second POST is 304 with no body.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
@@ -13,9 +13,11 @@ import { forbidden, notFound, paramError, validationError } from '../../core/err
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Reply, type Router, type SandboxRequest } from '../../core/router.js';
-import { ACCESS, type Epic, type Group, type Label, type Store, type User } from '../../core/store.js';
+import { ACCESS, type Group, type Store, type User } from '../../core/store.js';
 import { groupWebUrl, userBasic } from '../../core/views.js';
 import { labelDetails, labelsPredicate, nameList, sortItems, splitNames, type Predicate } from './shared.js';
+import { labelsFor, setLabels, type Epic, type Label, workItemsOf } from './state.js';
+import { epicStateOf } from './epic-state.js';
 
 /** The spec's limit on an epic's description. */
 const MAX_DESCRIPTION = 1_048_576;
@@ -75,7 +77,7 @@ function epicView(store: Store, epic: Epic, options: ViewOptions) {
   const author = store.findUser(String(epic.author_id));
   const startDate = epic.start_date_is_fixed ? epic.start_date_fixed : null;
   const dueDate = epic.due_date_is_fixed ? epic.due_date_fixed : null;
-  const known = store.labelsFor({ kind: 'group', group });
+  const known = labelsFor(store, { kind: 'group', group });
   const fallback = (name: string): Label => ({ id: 0, name, color: '#6699cc', description: null, priority: null });
   return {
     id: epic.id,
@@ -130,7 +132,7 @@ function listPredicates(params: ListParams): Array<Predicate<Epic>> {
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-  const state = store.epicState;
+  const state = epicStateOf(store);
 
   /** The group of the path, checked in the service's order: 401, 404, then 403 when its plan lacks epics. */
   function groupOf(req: SandboxRequest<unknown>): { user: User; group: Group; access: number } {
@@ -143,7 +145,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   function epicOf(req: SandboxRequest<unknown>) {
     const found = groupOf(req);
     const iid = integerPathParam(req, 'epic_iid');
-    const epic = store.epics.find((e) => e.group_id === found.group.id && e.iid === iid);
+    const epic = workItemsOf(store).epics.find((e) => e.group_id === found.group.id && e.iid === iid);
     if (!epic) throw notFound('Epic');
     return { ...found, epic };
   }
@@ -171,7 +173,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   function parentFor(group: Group, value: number | string): Epic {
     const id = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
     const chain = store.groupChain(group).map((g) => g.id);
-    const parent = store.epics.find((e) => e.id === id);
+    const parent = workItemsOf(store).epics.find((e) => e.id === id);
     if (!parent || !chain.includes(parent.group_id)) throw validationError({ parent: ['must be an epic of this group or of one of its ancestors'] });
     return parent;
   }
@@ -184,7 +186,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (p.include_ancestor_groups ?? false) groups.push(...store.groupChain(group).slice(1));
     const visible = new Set(groups.filter((g) => store.canSeeGroup(user, g)).map((g) => g.id));
     const tests = listPredicates(p);
-    const epics = store.epics.filter((epic) => visible.has(epic.group_id) && tests.every((test) => test(epic)));
+    const epics = workItemsOf(store).epics.filter((epic) => visible.has(epic.group_id) && tests.every((test) => test(epic)));
     const sorted = sortItems(epics, (epic) => (p.order_by === 'updated_at' ? epic.updated_at : epic.created_at), p.sort ?? 'desc');
     const canEdit = (epic: Epic) => ctx.groupAccess(user, store.findGroup(String(epic.group_id))!) >= ACCESS.reporter;
     reply.json(paginate(req, reply, sorted).map((epic) => epicView(store, epic, { from: group, canEdit: canEdit(epic), withLabelsDetails: p.with_labels_details })));
@@ -202,15 +204,15 @@ export function register(router: Router, ctx: SandboxContext): void {
     checkChange(p);
     const parent = p.parent_id === undefined ? null : parentFor(group, p.parent_id);
     const now = new Date();
-    const iid = Math.max(0, ...store.epics.filter((e) => e.group_id === group.id).map((e) => e.iid)) + 1;
+    const iid = Math.max(0, ...workItemsOf(store).epics.filter((e) => e.group_id === group.id).map((e) => e.iid)) + 1;
     const epic: Epic = {
       id: store.nextId('epic'), iid, group_id: group.id, title: p.title, description: p.description ?? '', state: 'opened',
       author_id: user.id, labels: [], start_date_is_fixed: false, start_date_fixed: null, due_date_is_fixed: false,
       due_date_fixed: null, parent_id: parent?.id ?? null, created_at: now, updated_at: now, closed_at: null,
     };
     applyDates(epic, p);
-    store.epics.push(epic);
-    if (p.labels !== undefined) store.setLabels({ kind: 'Epic', item: epic }, splitNames(p.labels), user, now);
+    workItemsOf(store).epics.push(epic);
+    if (p.labels !== undefined) setLabels(store, { kind: 'Epic', item: epic }, splitNames(p.labels), user, now);
     reply.json(epicView(store, epic, { from: group, canEdit: true }), 201);
   });
 
@@ -228,7 +230,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     applyDates(epic, p);
     if (p.state_event === 'close' && epic.state === 'opened') [epic.state, epic.closed_at] = ['closed', now];
     if (p.state_event === 'reopen' && epic.state === 'closed') [epic.state, epic.closed_at] = ['opened', null];
-    if (p.labels !== undefined) store.setLabels({ kind: 'Epic', item: epic }, splitNames(p.labels), user, now);
+    if (p.labels !== undefined) setLabels(store, { kind: 'Epic', item: epic }, splitNames(p.labels), user, now);
     epic.updated_at = now;
     reply.json(epicView(store, epic, { from: group, canEdit: true }));
   });
@@ -236,9 +238,9 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('DELETE', '/groups/:id/epics/:epic_iid', { auth: 'user' }, (req, reply) => {
     const { access, epic } = epicOf(req);
     requireAccess(access, ACCESS.owner);
-    store.epics.splice(store.epics.indexOf(epic), 1);
+    workItemsOf(store).epics.splice(workItemsOf(store).epics.indexOf(epic), 1);
     // Its children stay, without a parent; its to-dos go with it.
-    for (const child of store.epics) if (child.parent_id === epic.id) child.parent_id = null;
+    for (const child of workItemsOf(store).epics) if (child.parent_id === epic.id) child.parent_id = null;
     for (let i = state.todos.length - 1; i >= 0; i--) if (state.todos[i].epic_id === epic.id) state.todos.splice(i, 1);
     reply.empty(204);
   });

@@ -14,6 +14,7 @@ import {
   canSeeIssue, checkIssueParams, filterContext, issueParamsShape, issuePredicates, issueSortKey, issueView, projectsIn,
   sortItems, type IssueParams, type ReferenceContext,
 } from './shared.js';
+import { workItemsOf } from './state.js';
 
 const listParams = z.object(issueParamsShape);
 const groupParams = z.object({ ...issueParamsShape, non_archived: param.boolean().optional() });
@@ -27,7 +28,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const skipArchived = from.kind === 'group' && (req.params.non_archived ?? true);
     const projects = new Map(projectsIn(store, from).filter((p) => !(skipArchived && p.archived)).map((p) => [p.id, p]));
     const tests = issuePredicates(req.params, filterContext(store, user), from.kind === 'instance' ? 'created_by_me' : 'all');
-    const issues = store.issues.filter((issue) => {
+    const issues = workItemsOf(store).issues.filter((issue) => {
       const project = projects.get(issue.project_id);
       return project !== undefined && canSeeIssue(ctx, user, project, issue) && tests.every((test) => test(issue));
     });

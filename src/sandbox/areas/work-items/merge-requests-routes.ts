@@ -14,6 +14,7 @@ import {
   canSeeMergeRequests, checkMergeRequestParams, filterContext, mergeRequestParamsShape, mergeRequestPredicates,
   mergeRequestSimple, mergeRequestView, projectsIn, sortItems, type MergeRequestParams, type ReferenceContext,
 } from './shared.js';
+import { workItemsOf } from './state.js';
 
 const groupParams = z.object(mergeRequestParamsShape);
 const instanceParams = z.object({ ...mergeRequestParamsShape, in: z.string().optional() });
@@ -27,7 +28,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     checkMergeRequestParams(req.params);
     const projects = new Map(projectsIn(store, from).filter((p) => canSeeMergeRequests(ctx, user, p)).map((p) => [p.id, p]));
     const tests = mergeRequestPredicates(req.params, filterContext(store, user), from.kind === 'instance' ? 'created_by_me' : 'all');
-    const mrs = store.mergeRequests.filter((mr) => projects.has(mr.project_id) && tests.every((test) => test(mr)));
+    const mrs = workItemsOf(store).mergeRequests.filter((mr) => projects.has(mr.project_id) && tests.every((test) => test(mr)));
     const orderBy = req.params.order_by ?? 'created_at';
     const sorted = sortItems(mrs, (mr) => mr[orderBy], req.params.sort ?? 'desc');
     const details = req.params.with_labels_details ?? false;

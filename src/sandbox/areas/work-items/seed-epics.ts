@@ -1,6 +1,7 @@
-// Demo epics beyond seed-work.ts's two: a closed child epic with fixed dates in acme, and one in acme/platform whose
+// Demo epics beyond seed.ts's two: a closed child epic with fixed dates in acme, and one in acme/platform whose
 // start date is fixed, so that state, parent, date and label filters each have something to tell apart.
-import type { Epic, Store, User } from '../../core/store.js';
+import type { Store, User } from '../../core/store.js';
+import { setLabels, type Epic, workItemsOf } from './state.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -23,15 +24,15 @@ export function seedEpics(store: Store, users: Map<string, User>, epoch: number)
     const group = store.findGroup(spec.group)!;
     const author = users.get(spec.author)!;
     const epic: Epic = {
-      id: store.nextId('epic'), iid: Math.max(0, ...store.epics.filter((e) => e.group_id === group.id).map((e) => e.iid)) + 1,
+      id: store.nextId('epic'), iid: Math.max(0, ...workItemsOf(store).epics.filter((e) => e.group_id === group.id).map((e) => e.iid)) + 1,
       group_id: group.id, title: spec.title, description: spec.description, state: 'opened', author_id: author.id, labels: [],
       start_date_is_fixed: spec.start !== undefined, start_date_fixed: spec.start === undefined ? null : day(spec.start),
       due_date_is_fixed: spec.due !== undefined, due_date_fixed: spec.due === undefined ? null : day(spec.due),
-      parent_id: spec.parent ? store.epics.find((e) => e.title === spec.parent)!.id : null,
+      parent_id: spec.parent ? workItemsOf(store).epics.find((e) => e.title === spec.parent)!.id : null,
       created_at: ago(spec.created), updated_at: ago(spec.created), closed_at: null,
     };
-    store.epics.push(epic);
-    store.setLabels({ kind: 'Epic', item: epic }, spec.labels, author, ago(spec.created));
+    workItemsOf(store).epics.push(epic);
+    setLabels(store, { kind: 'Epic', item: epic }, spec.labels, author, ago(spec.created));
     if (spec.closed !== undefined) [epic.state, epic.closed_at, epic.updated_at] = ['closed', ago(spec.closed), ago(spec.closed)];
   }
 }

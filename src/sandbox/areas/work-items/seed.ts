@@ -1,6 +1,6 @@
 // Demo work items: labels, issues and merge requests worth listing (labels, assignees, states, milestones,
 // confidential ones, reactions, due dates, weights, on public, internal and private projects), epics, and the
-// label history of some of them (every label change goes through Store.setLabels, which records label events).
+// label history of some of them (every label change goes through setLabels in state.ts, which records label events).
 //
 // What the demo accounts see (acme members inherit acme's level everywhere below it):
 //   acme/web (public)              9 issues (2 confidential), 5 merge requests (one a draft, two merged)
@@ -9,7 +9,8 @@
 //   acme/platform/infra (internal) 2 issues, 1 merge request
 //   bob/scratchpad (private)       1 issue
 // Confidential issues show only to their author, their assignees, reporters and up and administrators.
-import type { Award, Epic, Issue, MergeRequest, Project, Store, User } from '../../core/store.js';
+import type { Project, Store, User } from '../../core/store.js';
+import { addLabel, setLabels, type Award, type Epic, type Issue, type LabelEventResource, type MergeRequest, workItemsOf } from './state.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -198,9 +199,9 @@ function awardsOf(list: Array<[string, string]> | undefined, users: Map<string, 
 
 export function seedWorkItems(store: Store, users: Map<string, User>, epoch: number, tipOf: BranchTip): void {
   const acme = store.findGroup('acme')!;
-  for (const [name, color, description, priority] of ACME_LABELS) store.addLabel(`group:${acme.id}`, { name, color, description, priority });
+  for (const [name, color, description, priority] of ACME_LABELS) addLabel(store, `group:${acme.id}`, { name, color, description, priority });
   const scratchpad = store.findProject('bob/scratchpad')!;
-  store.addLabel(`project:${scratchpad.id}`, { name: 'idea', color: '#c0ffee', description: null, priority: null });
+  addLabel(store, `project:${scratchpad.id}`, { name: 'idea', color: '#c0ffee', description: null, priority: null });
 
   const user = (name: string) => users.get(name)!;
   const ago = (days: number) => new Date(epoch - days * DAY + 9 * 60 * 60 * 1000);
@@ -209,9 +210,9 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
     title === undefined ? null : project.milestones.find((m) => m.title === title)!.id;
 
   /** Creation labels, then each later change, as label events by whoever made them. */
-  function label(resource: Parameters<Store['setLabels']>[0], spec: { author: string; labels?: string[]; relabel?: SeedLabelChange[]; created: number }): void {
-    store.setLabels(resource, spec.labels ?? [], user(spec.author), ago(spec.created));
-    for (const change of spec.relabel ?? []) store.setLabels(resource, change.labels, user(change.by), ago(spec.created - change.after));
+  function label(resource: LabelEventResource, spec: { author: string; labels?: string[]; relabel?: SeedLabelChange[]; created: number }): void {
+    setLabels(store, resource, spec.labels ?? [], user(spec.author), ago(spec.created));
+    for (const change of spec.relabel ?? []) setLabels(store, resource, change.labels, user(change.by), ago(spec.created - change.after));
   }
 
   for (const [path, specs] of Object.entries(ISSUES)) {
@@ -229,7 +230,7 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
         tasks: { count: spec.tasks?.[0] ?? 0, completed_count: spec.tasks?.[1] ?? 0 }, time_estimate: (spec.weight ?? 0) * 3600,
         total_time_spent: spec.closed === undefined ? 0 : 5400,
       };
-      store.issues.push(issue);
+      workItemsOf(store).issues.push(issue);
       label({ kind: 'Issue', item: issue }, spec);
       // The last change is its closing, or else its last label change (setLabels keeps updated_at).
       if (issue.closed_at) issue.updated_at = issue.closed_at;
@@ -254,7 +255,7 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
         has_conflicts: spec.conflicts ?? false, approver_ids: (spec.approvers ?? []).map((name) => user(name).id),
         approved_by_ids: (spec.approvedBy ?? []).map((name) => user(name).id),
       };
-      store.mergeRequests.push(mr);
+      workItemsOf(store).mergeRequests.push(mr);
       label({ kind: 'MergeRequest', item: mr }, spec);
       if (ended) mr.updated_at = ended;
     });
@@ -270,7 +271,7 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
       author_id: user(spec.author).id, labels: [], start_date_is_fixed: false, start_date_fixed: null, due_date_is_fixed: false,
       due_date_fixed: null, parent_id: null, created_at: ago(spec.created), updated_at: ago(spec.created), closed_at: null,
     };
-    store.epics.push(epic);
+    workItemsOf(store).epics.push(epic);
     label({ kind: 'Epic', item: epic }, spec);
   }
 }

@@ -8,10 +8,9 @@ import { z } from 'zod';
 import { paramError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import type { SandboxContext } from '../../core/context.js';
-import {
-  ACCESS, type Group, type Issue, type Label, type MergeRequest, type Project, type Store, type User, type WorkItem,
-} from '../../core/store.js';
+import { ACCESS, type Group, type Project, type Store, type User } from '../../core/store.js';
 import { milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
+import { labelsFor, type Issue, type Label, type MergeRequest, type WorkItem } from './state.js';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
@@ -296,7 +295,7 @@ export function sortItems<T extends { id: number }>(items: T[], key: (item: T) =
 
 export function issueSortKey(store: Store, project: (issue: Issue) => Project, orderBy: NonNullable<IssueParams['order_by']>): (issue: Issue) => Sortable {
   const labelPriority = (issue: Issue) => {
-    const labels = store.labelsFor({ kind: 'project', project: project(issue) });
+    const labels = labelsFor(store, { kind: 'project', project: project(issue) });
     const priorities = issue.labels.map((name) => labels.find((l) => l.name === name)?.priority).filter((p): p is number => typeof p === 'number');
     return priorities.length ? Math.min(...priorities) : null;
   };
@@ -330,7 +329,7 @@ function references(project: Project, iid: number, sigil: '#' | '!', from: Refer
 
 function labelsView(store: Store, project: Project, names: string[], details: boolean) {
   if (!details) return [...names];
-  const known = store.labelsFor({ kind: 'project', project });
+  const known = labelsFor(store, { kind: 'project', project });
   return names.map((name) => {
     const label = known.find((l) => l.name === name);
     return labelDetails(label ?? { id: 0, name, color: '#6699cc', description: null, priority: null });
