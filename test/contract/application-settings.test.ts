@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
-import { api } from '../unit/sandbox/sandbox-client.js';
-import { auditEventsOf } from '../../src/sandbox/core/audit.js';
-import { contractSuite, type Role } from './harness.js';
 import { applicationSettingsOf } from '../../src/sandbox/areas/application-settings/state.js';
+import { auditEventsOf } from '../../src/sandbox/core/audit.js';
+import { api } from '../unit/sandbox/sandbox-client.js';
+import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('application_settings');
 

@@ -3,10 +3,10 @@
 // reopen setting closed_at, label events), delete, the to-do (304 the second time), and the refusals: 401, 404 for
 // a private group's non-member, 403 without the feature or the access, bad parameters.
 import { afterEach, describe, expect, it } from 'vitest';
-import { api } from '../unit/sandbox/sandbox-client.js';
-import { contractSuite, type Role } from './harness.js';
 import { epicStateOf } from '../../src/sandbox/areas/work-items/epic-state.js';
 import { workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
+import { api } from '../unit/sandbox/sandbox-client.js';
+import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('epics');
 

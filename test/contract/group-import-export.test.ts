@@ -4,9 +4,9 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
+import { workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
 import { auditEventsOf } from '../../src/sandbox/core/audit.js';
 import { contractSuite, type Role } from './harness.js';
-import { workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
 
 const suite = contractSuite('group_import_export');
 

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
-import { contractSuite, type Role } from './harness.js';
 import { groupVariablesOf } from '../../src/sandbox/areas/group-variables/state.js';
+import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('group_variables');
 const ACME = 'acme';

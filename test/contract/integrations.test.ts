@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
-import { contractSuite, type Role } from './harness.js';
 import { integrationStateOf } from '../../src/sandbox/areas/integrations/state.js';
+import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('integrations');
 const WEB = 'acme/web';

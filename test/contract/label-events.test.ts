@@ -2,8 +2,8 @@
 // label change (the seed's history and a change made now), visibility (confidential issues, private projects and
 // groups), authentication, events of another resource, and the chat presentation.
 import { describe, expect, it } from 'vitest';
-import { contractSuite, type Role } from './harness.js';
 import { setLabels, workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
+import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('label_events');
 const WEB = 'acme/web';

@@ -6,9 +6,9 @@ import { ApiError } from '../../src/http/errors.js';
 import { findOperation } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { samlProvidersOf } from '../../src/sandbox/areas/scim/state.js';
 import { call } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
-import { samlProvidersOf } from '../../src/sandbox/areas/scim/state.js';
 
 const suite = contractSuite('scim');
 const GROUP = 'acme';

@@ -7,9 +7,9 @@ import { ApiError } from '../../src/http/errors.js';
 import { findOperation } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
-import { contractSuite, withoutRules, type Role } from './harness.js';
-import { passwordsOf } from '../../src/sandbox/areas/users/state.js';
 import { samlProvidersOf } from '../../src/sandbox/areas/scim/state.js';
+import { passwordsOf } from '../../src/sandbox/areas/users/state.js';
+import { contractSuite, withoutRules, type Role } from './harness.js';
 
 const suite = contractSuite('users');
 
