@@ -1,9 +1,10 @@
 // The chat dispatcher every chat front end shares (terminal now, Slack too): a typed line → parse → policy → run →
 // a ChatMessage, or a question for the front end's human; the front end only renders and asks.
-import { executeCall, prepareCall, type CallOutcome } from '../operations/call.js';
+import { executeCall, prepareCall, prepareCallResolved, type CallOutcome } from '../operations/call.js';
 import type { Operation, RunContext } from '../operations/define.js';
 import { dryRunCall } from '../operations/dry-run.js';
 import type { ExplainOptions } from '../operations/failures.js';
+import { resolvePeople, unresolvedPeople, type Targets } from '../operations/people.js';
 import type { PolicyOptions } from '../policy/policy.js';
 import { errorText, parse } from './grammar.js';
 import { chatMessage, type ChatMessage } from './message.js';
@@ -50,6 +51,11 @@ export interface ChatDispatcher {
   confirmed(operation: Operation | string, input: Record<string, unknown>): Promise<ChatReply>;
 }
 
+/** Whether input the schema refuses names a person by username, which the service may turn into the id it wants. */
+function resolvePeopleMayHelp(op: Operation, args: Record<string, unknown>): boolean {
+  return unresolvedPeople(op, args).length > 0;
+}
+
 function reply(message: ChatMessage, ok: boolean): ChatReply {
   return { kind: 'message', ok, message };
 }
@@ -62,19 +68,22 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     return reply(presentFailure(message, `${op.title}: not run`), false);
   }
 
-  async function execute(op: Operation, input: Record<string, unknown>): Promise<ChatReply> {
+  async function execute(op: Operation, input: Record<string, unknown>, targets?: Targets): Promise<ChatReply> {
     const run = await ctx.runContext(op);
     if ('refused' in run) return refused(op, run.refused);
-    const outcome = await executeCall(op, input, run, ctx.explain);
+    const outcome = await executeCall(op, input, run, ctx.explain, targets);
     if (!outcome.ok) return { kind: 'message', ok: false, message: presentFailure(outcome.message, `${op.title} failed`), outcome };
-    return { kind: 'message', ok: true, message: presentOutcome(op, input, outcome.result, ctx.present), outcome };
+    return { kind: 'message', ok: true, message: presentOutcome(op, input, outcome.result, { ...ctx.present, outcome: outcome.outcome }), outcome };
   }
 
   /** What the call would send and change, judged like the call itself; nothing is sent and nobody is asked. */
   async function preview(op: Operation, args: Record<string, unknown>): Promise<ChatReply> {
     const run = await ctx.runContext(op);
     if ('refused' in run) return refused(op, run.refused);
-    const outcome = await dryRunCall(op, args, ctx.policy, ctx.explain);
+    // A name (`@erin`) becomes the id the real call would send: a read, so the preview shows the exact call.
+    const resolved = await resolvePeople(op, args, run);
+    if (!resolved.ok) return refused(op, resolved.message);
+    const outcome = await dryRunCall(op, resolved.input, ctx.policy, ctx.explain);
     if (outcome.kind === 'refused') return refused(op, outcome.message);
     const { input, preview: data } = outcome;
     // As a result, so `--json` prints the preview itself.
@@ -83,16 +92,20 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
 
   async function call(op: Operation, args: Record<string, unknown>, dryRun = ctx.dryRun === true): Promise<ChatReply> {
     if (dryRun && op.effect !== 'read') return preview(op, args);
-    const prepared = prepareCall(op, args, ctx.policy, ctx.explain);
+    // Invalid or refused input is said before anything is sent, the lookups of names included.
+    const checked = prepareCall(op, args, ctx.policy, ctx.explain);
+    const needsService = checked.kind !== 'refused' || resolvePeopleMayHelp(op, args);
+    if (!needsService) return refused(op, (checked as { message: string }).message);
+    // Nobody is asked to confirm what they could not run: the front end's refusal comes before the question.
+    const run = await ctx.runContext(op);
+    if ('refused' in run) return refused(op, run.refused);
+    const prepared = await prepareCallResolved(op, args, ctx.policy, ctx.explain, run);
     if (prepared.kind === 'refused') return refused(op, prepared.message);
     if (prepared.kind === 'confirm') {
-      // Nobody is asked to confirm what they could not run: the front end's refusal comes before the question.
-      const run = await ctx.runContext(op);
-      if ('refused' in run) return refused(op, run.refused);
       const { input, prompt } = prepared;
       return { kind: 'confirm', operation: op, input, prompt, message: presentConfirmation(prompt, op) };
     }
-    return execute(op, prepared.input);
+    return execute(op, prepared.input, prepared.targets);
   }
 
   function unknownOperation(name: string): ChatReply {

@@ -3,6 +3,7 @@
 import type { Operation } from '../operations/define.js';
 import { operations as registry } from '../operations/index.js';
 import { InputError, validateInput } from '../operations/validate.js';
+import { unresolvedPeople } from '../operations/people.js';
 import { isSecretName } from '../operations/secrets.js';
 import { closest } from '../text/suggest.js';
 import { commandTable, isMeta, matchCommand, META_COMMANDS, nounNamed, suggestCommands } from './commands.js';
@@ -172,10 +173,17 @@ function takeDryRun(op: Operation, args: readonly Token[]): { dryRun: boolean; r
   return { dryRun, rest };
 }
 
-/** The operation's own validation (as in every front end), its issues said the chat way. */
+/**
+ * The operation's own validation (as in every front end), its issues said the chat way. A person named by username
+ * (`@erin`) is resolved later, by the dispatcher through the service: here it stands in as an id for the check and
+ * stays a name in the result.
+ */
 function validated(op: Operation, input: Record<string, unknown>): Record<string, unknown> {
+  const names = unresolvedPeople(op, input);
   try {
-    return validateInput(op, input) as Record<string, unknown>;
+    if (names.length === 0) return validateInput(op, input) as Record<string, unknown>;
+    const checked = validateInput(op, { ...input, ...Object.fromEntries(names.map((key) => [key, 1])) }) as Record<string, unknown>;
+    return { ...checked, ...Object.fromEntries(names.map((key) => [key, input[key]])) };
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     const problems = error.issues.map(({ field, message }) => {

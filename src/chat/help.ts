@@ -1,5 +1,6 @@
 // Help generated from the registry: usage lines, per-command help with parameters and examples, area and top-level help.
 import type { Operation } from '../operations/define.js';
+import { personKeys } from '../operations/people.js';
 import { PAGINATION_CONTROL_KEYS } from '../operations/define.js';
 import { commandTable, isMeta, matchCommand, META_COMMANDS, nounNamed, nounOf } from './commands.js';
 import { fieldOf, fieldsOf } from './fields.js';
@@ -38,6 +39,16 @@ function fits(value: unknown, schema: JsonSchema): boolean {
     return types[0] === undefined || types.some((t) => t === kind || ((t === 'integer' || t === 'number') && kind === 'number'));
   });
 }
+
+/** A group's example is a group, a person's a username (chat resolves it), else the named sample. */
+function sampleIn(op: Operation, name: string, schema: JsonSchema): unknown {
+  if (name === 'id' && op.path.startsWith('/groups/') && fits(GROUP_SAMPLE, schema)) return GROUP_SAMPLE;
+  if (personKeys(op).includes(name)) return PERSON_SAMPLE;
+  return sampleFor(name, schema);
+}
+
+const GROUP_SAMPLE = 'acme';
+const PERSON_SAMPLE = '@erin';
 
 function sampleFor(name: string, schema: JsonSchema): unknown {
   if (Object.hasOwn(SAMPLES, name) && fits(SAMPLES[name], schema)) return SAMPLES[name];
@@ -91,8 +102,8 @@ export function usageLine(op: Operation, options: HelpOptions = {}): string {
   return parts.join(' ');
 }
 
-function keyArgs(fields: FieldInfo[]): string[] {
-  return fields.map((f) => `${f.name}=${formatValue(sampleFor(f.name, f.schema))}`);
+function keyArgs(op: Operation, fields: FieldInfo[]): string[] {
+  return fields.map((f) => `${f.name}=${formatValue(sampleIn(op, f.name, f.schema))}`);
 }
 
 /** The path parameters a link can carry, as the part of the link each one is. */
@@ -113,18 +124,18 @@ export function examples(op: Operation, options: HelpOptions = {}): string[] {
   const prefix = `${options.prefix ?? ''}${op.chat}`;
   const fields = fieldsOf(op);
   const pathFields = fields.filter((f) => op.pathParams.includes(f.name));
-  const samplePath = pathFields.filter((f) => f.required).map((f) => formatValue(sampleFor(f.name, f.schema)));
-  const lines = [[prefix, ...samplePath, ...keyArgs(exampleKeys(op))].join(' ')];
+  const samplePath = pathFields.filter((f) => f.required).map((f) => formatValue(sampleIn(op, f.name, f.schema)));
+  const lines = [[prefix, ...samplePath, ...keyArgs(op, exampleKeys(op))].join(' ')];
   const target = linkTargetFor(op);
   if (target) {
     const url = serviceUrl(options.baseUrl ?? EXAMPLE_BASE_URL, target);
     const covered = linkInput(readServiceUrl(url)!, new Set(fields.map((f) => f.name)));
-    lines.push([prefix, url, ...keyArgs(exampleKeys(op).filter((f) => !(f.name in covered)))].join(' '));
+    lines.push([prefix, url, ...keyArgs(op, exampleKeys(op).filter((f) => !(f.name in covered)))].join(' '));
   } else if (op.effect === 'read') {
     // A read's first optional filter with a telling value (an enum, a flag, a known sample) shows key=value at work.
     const filter = fields.find((f) => !f.required && !LIST_CONTROLS.has(f.name) && !pathFields.includes(f) &&
       (f.values || f.kinds.has('boolean') || Object.hasOwn(SAMPLES, f.name)));
-    if (filter) lines.push(`${lines[0]} ${keyArgs([filter])[0]}`);
+    if (filter) lines.push(`${lines[0]} ${keyArgs(op, [filter])[0]}`);
   }
   return lines;
 }

@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { callFrom } from '../operations/paging.js';
 import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/define.js';
 import type { CallPreview } from '../operations/dry-run.js';
+import { outcomeSentence, type WriteOutcome } from '../operations/outcome.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
 import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/rows.js';
 import { chatMessage, type ChatMessage, type ChatSection, type ChatStatus } from './message.js';
@@ -14,7 +15,11 @@ export interface PresentOptions {
   maxCodeChars?: number;
   /** Most list items shown one a line; the rest are counted in a note. */
   maxItems?: number;
+  /** A write's outcome in words (see operations/outcome.ts): the message's title, and its link when it has one. */
+  outcome?: WriteOutcome;
 }
+
+type Limits = Required<Pick<PresentOptions, 'maxCodeChars' | 'maxItems'>>;
 
 /** Fits one Slack section (3,000 characters) with room for the fence, and a screenful in a terminal. */
 export const DEFAULT_MAX_CODE_CHARS = 2_900;
@@ -132,10 +137,22 @@ function nounOf(op: Operation): string | undefined {
   return words.length === 2 && words[1] === 'list' ? words[0] : undefined;
 }
 
-function presentList(op: Operation, items: Fields[], max: Required<PresentOptions>): ChatMessage {
+/** What a repository tree's entry types read as: a blob is a file, a commit a submodule. */
+const ENTRY_KINDS: Record<string, string> = { tree: 'folder', blob: 'file', commit: 'submodule' };
+
+/** A list of repository entries counted by kind ("8 entries: 3 folders, 5 files"), not all called by one noun. */
+function kindsTitle(items: Fields[]): string | undefined {
+  if (items.length === 0 || !items.every((i) => typeof i.type === 'string' && i.type in ENTRY_KINDS && typeof i.path === 'string')) return undefined;
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(ENTRY_KINDS[item.type as string], (counts.get(ENTRY_KINDS[item.type as string]) ?? 0) + 1);
+  const parts = [...counts].map(([kind, n]) => `${n} ${kind}${n === 1 ? '' : 's'}`);
+  return `${countOf(items, 'entry').replace(/entrys$/, 'entries')}: ${parts.join(', ')}`;
+}
+
+function presentList(op: Operation, items: Fields[], max: Limits): ChatMessage {
   const notes: string[] = [];
   const noun = nounOf(op);
-  const title = noun ? countOf(items, noun) : `${op.title}: ${countOf(items, 'result')}`;
+  const title = kindsTitle(items) ?? (noun ? countOf(items, noun) : `${op.title}: ${countOf(items, 'result')}`);
   const shown = items.slice(0, max.maxItems);
   if (shown.length < items.length) notes.push(`${items.length - shown.length} more not shown.`);
   return chatMessage(title, {
@@ -153,13 +170,17 @@ function decodedContent(record: Fields): string | undefined {
   return isUtf8(bytes) && !bytes.includes(0) ? bytes.toString('utf8') : undefined;
 }
 
-function presentObject(op: Operation, record: Fields, max: Required<PresentOptions>): ChatMessage {
+function presentObject(op: Operation, record: Fields, max: Limits): ChatMessage {
   const notes: string[] = [];
   const name = nameOf(record);
   const shownKeys = new Set([name?.key, 'content', 'diff']);
   const sections: ChatSection[] = [];
   const content = decodedContent(record);
-  if (content !== undefined) sections.push(codeSection(name?.value, content, max.maxCodeChars, notes));
+  // Decoded text is shown as text: its transfer encoding (base64) would only mislead.
+  if (content !== undefined) {
+    sections.push(codeSection(name?.value, content, max.maxCodeChars, notes));
+    shownKeys.add('encoding');
+  }
   else if (typeof record.content === 'string') notes.push(`The content is binary (${show(record.size)} bytes); get it raw to download it.`);
   // Empty values say nothing, and a short_id repeats the id shown short.
   if (typeof record.id === 'string') shownKeys.add('short_id');
@@ -183,13 +204,16 @@ function presentObject(op: Operation, record: Fields, max: Required<PresentOptio
       fields.push([key, value.length > 0 ? value.map(show).join(', ') : '—']);
     }
   }
-  const hidden = ordered.length - Math.min(ordered.length, MAX_OBJECT_FIELDS);
-  if (hidden > 0) notes.push(`${hidden} more fields not shown.`);
+  const hidden = ordered.slice(MAX_OBJECT_FIELDS);
+  if (hidden.length > 0) {
+    notes.push(`${hidden.length} more ${hidden.length === 1 ? 'field' : 'fields'} not shown (${hidden.join(', ')}); ` +
+      'forgeops chat --json, or the MCP tool, gives every field.');
+  }
   return chatMessage(name?.value ?? op.title, { fields, sections, notes });
 }
 
 /** Raw file content, a blob or an archive: text as a capped code section, anything else described by size and digest. */
-function presentRaw(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Required<PresentOptions>): ChatMessage {
+function presentRaw(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Limits): ChatMessage {
   const bytes = Buffer.isBuffer(result.data) ? result.data : Buffer.from(typeof result.data === 'string' ? result.data : '', 'utf8');
   const label = result.fileName ?? (typeof input.file_path === 'string' ? input.file_path : op.title);
   const fields: Array<[string, string]> = [['size', `${bytes.length} bytes`]];
@@ -207,7 +231,7 @@ function presentEmpty(op: Operation): ChatMessage {
   return op.effect === 'read' ? chatMessage(`${op.title}: nothing returned`) : chatMessage(`${op.title}: done`, { status: 'success' });
 }
 
-function generic(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Required<PresentOptions>): ChatMessage {
+function generic(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Limits): ChatMessage {
   if (op.response === 'text' || op.response === 'bytes') return presentRaw(op, input, result, max);
   if (Array.isArray(result.data)) return presentList(op, asList(result.data), max);
   if (result.data !== null && typeof result.data === 'object') return presentObject(op, asRecord(result.data), max);
@@ -231,10 +255,28 @@ function ownPresentation(op: Operation, input: Record<string, unknown>, data: un
   }
 }
 
+/**
+ * A write's message titled by what it did to what ("Removed @erin from acme/web"); the presentation's own title,
+ * when it says more than "done", stays as the first line under it.
+ */
+function withOutcome(message: ChatMessage, outcome: WriteOutcome): ChatMessage {
+  const own = message.title;
+  const keep = own !== outcome.text && !own.endsWith(': done') && !outcome.text.includes(own);
+  return {
+    ...message,
+    title: outcome.text,
+    ...(outcome.link !== undefined ? { link: outcome.link } : {}),
+    fields: keep ? [['result', own], ...message.fields] : message.fields,
+  };
+}
+
 /** A successful call as a chat message: presenter or generic reading, then status, link, paging and Next page. */
 export function presentOutcome(op: Operation, input: Record<string, unknown>, result: OperationResult, options: PresentOptions = {}): ChatMessage {
   const max = { maxCodeChars: options.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS, maxItems: options.maxItems ?? DEFAULT_MAX_ITEMS };
-  const message = ownPresentation(op, input, result.data, max.maxItems) ?? generic(op, input, result, max);
+  const shown = ownPresentation(op, input, result.data, max.maxItems) ?? generic(op, input, result, max);
+  // Every write says what it did to what; the caller's outcome knows names (people, projects by path) it looked up.
+  const outcome = options.outcome ?? outcomeSentence(op, input, result.data);
+  const message = outcome ? withOutcome(shown, outcome) : shown;
   const record = Array.isArray(result.data) ? {} : asRecord(result.data);
   const status = message.status ?? statusOf(record) ?? (op.effect !== 'read' ? 'success' : undefined);
   const link = message.link ?? linkOf(record);

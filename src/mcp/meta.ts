@@ -68,8 +68,9 @@ export interface MetaContext {
   callOperation: CallOperation;
 }
 
-function firstSentence(text: string): string {
-  const end = text.search(/\.(\s|$)/);
+/** The first sentence: a full stop that ends one, not the one of an abbreviation ("e.g.", "i.e.", "etc."). */
+export function firstSentence(text: string): string {
+  const end = text.search(/(?<!\b(?:e\.g|i\.e|etc|vs|cf))\.(\s|$)/);
   return end < 0 ? text : text.slice(0, end + 1);
 }
 
@@ -95,9 +96,18 @@ function lookUp(ctx: MetaContext, name: unknown): { op: Operation } | { error: T
   };
 }
 
-function effectNote(op: Operation): string {
-  if (op.effect === 'read') return 'read';
+/** Whether every call of the operation asks a human: destructive, or a confirm() that holds for any input. */
+function alwaysAsks(op: Operation): boolean {
+  if (op.effect === 'destructive') return true;
+  if (!op.confirm) return false;
+  // A confirm() that takes no input gives its reason whatever the input (cancel_pipeline).
+  return op.confirm.length === 0;
+}
+
+export function effectNote(op: Operation): string {
+  if (op.effect === 'read') return op.confirm ? 'read: some inputs need a human to confirm' : 'read';
   if (op.effect === 'destructive') return 'destructive: a human confirms the exact call';
+  if (alwaysAsks(op)) return 'write: a human always confirms the exact call';
   return op.confirm ? 'write: some inputs need a human to confirm' : 'write';
 }
 

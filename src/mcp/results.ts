@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Operation, OperationResult } from '../operations/define.js';
+import { outcomeLine, type WriteOutcome } from '../operations/outcome.js';
 import { asRecord, type Fields } from '../operations/present.js';
 import { compactRow } from '../operations/rows.js';
 import { DOWNLOAD_DIR_VARIABLE, saveDownload, safeFileName, type SaveOutcome } from './downloads.js';
@@ -28,6 +29,8 @@ export interface ResultOptions {
   downloadDir?: string;
   /** The registry, to name the tool that reads one listed item whole. */
   operations: readonly Operation[];
+  /** A write's outcome in words: the first thing its result says (and the whole of it for a 204). */
+  outcome?: WriteOutcome;
 }
 
 /** Above this many bytes a binary is not attached to the result (and the base64 must also fit maxChars). */
@@ -216,9 +219,15 @@ export async function successResult(op: Operation, input: Record<string, unknown
     const items = Array.isArray(data) ? data : data === null || data === undefined ? [] : [data];
     return jsonResult(listStructure(items, result.page, { operation: op, operations: options.operations, input, maxChars: options.maxChars }), options.maxChars);
   }
+  const outcome = options.outcome ? outcomeLine(options.outcome) : undefined;
   if (data && typeof data === 'object') {
     const record = data as Fields;
-    return isFileWithContent(record) ? fileResult(record, options) : jsonResult(record, options.maxChars);
+    if (isFileWithContent(record)) return fileResult(record, options);
+    return jsonResult(outcome !== undefined ? { outcome, ...record } : record, options.maxChars);
+  }
+  // A write with nothing to return (a 204) says what it did, in a sentence.
+  if (outcome !== undefined && (data === null || data === undefined || data === '')) {
+    return { content: [{ type: 'text', text: `${outcome}.` }], structuredContent: { outcome, status: result.status } };
   }
   return jsonResult({ status: result.status, result: data ?? null }, options.maxChars);
 }

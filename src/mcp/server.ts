@@ -6,7 +6,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/define.js';
 import type { ServiceSettings } from '../operations/failures.js';
-import { executeCall, prepareCall } from '../operations/call.js';
+import { executeCall, prepareCall, prepareCallResolved } from '../operations/call.js';
+import { resolvePeople } from '../operations/people.js';
 import { dryRunCall, takeDryRun } from '../operations/dry-run.js';
 import type { ApiTransport, ProgressEvent } from '../http/types.js';
 import type { Logger } from '../log.js';
@@ -204,10 +205,18 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   /** A dry run: validated and judged like the call, answered with what it would send; nothing is sent, nobody asked. */
   async function previewCall(session: SessionRegistry, op: Operation, args: unknown, extra: CallExtra): Promise<ToolResult> {
-    const outcome = await dryRunCall(op, args, { readOnly: options.readOnly }, session.explain);
+    // A username (`@erin`) becomes the id the real call would send: a read, so the preview shows the exact call.
+    const resolved = await resolvePeople(op, args, lookupContext(extra));
+    if (!resolved.ok) return textResult(resolved.message, true);
+    const outcome = await dryRunCall(op, resolved.input, { readOnly: options.readOnly }, session.explain);
     if (outcome.kind === 'refused') return textResult(outcome.message, true);
     logging.logger(extra.requestId).debug(`mcp ${op.name}: dry run`);
     return jsonResult({ ...outcome.preview }, options.maxResultChars);
+  }
+
+  /** The reads that name a call's people and places: this session's token, the call's signal, a short deadline. */
+  function lookupContext(extra: CallExtra) {
+    return { client: options.client, token: options.token, signal: extra.signal, deadline: Date.now() + options.callTimeoutMs };
   }
 
   async function callOperation(session: SessionRegistry, op: Operation, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
@@ -215,7 +224,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     const requested = takeDryRun(op, args);
     if ('error' in requested) return textResult(requested.error, true);
     if (requested.dryRun) return previewCall(session, op, requested.args, extra);
-    const prepared = prepareCall(op, requested.args, { readOnly: options.readOnly }, session.explain);
+    // The published schema takes ids; a username (`@erin`) is resolved by the service first, as in chat.
+    const prepared = await prepareCallResolved(op, requested.args, { readOnly: options.readOnly }, session.explain, lookupContext(extra));
     if (prepared.kind === 'refused') return textResult(prepared.message, true);
     const { input } = prepared;
     const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
@@ -251,7 +261,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         signal: limits.signal ?? extra.signal,
         deadline: started + (limits.timeoutMs ?? options.callTimeoutMs),
         onProgress: (event) => progress.event(event),
-      }, session.explain);
+      }, session.explain, prepared.targets);
       if (!outcome.ok) {
         log.info(`mcp ${op.name}: ${outcome.message}`);
         return textResult(outcome.message, true);
@@ -260,7 +270,9 @@ export function createMcpServer(options: McpServerOptions): Server {
       const line = `mcp ${op.name}: ${outcome.result.status} in ${Date.now() - started} ms`;
       if (op.effect === 'read') log.debug(line);
       else log.info(line);
-      return await successResult(op, input, outcome.result, { maxChars: options.maxResultChars, downloadDir: options.downloadDir, operations: session.operations });
+      return await successResult(op, input, outcome.result, {
+        maxChars: options.maxResultChars, downloadDir: options.downloadDir, operations: session.operations, outcome: outcome.outcome,
+      });
     } finally {
       progress.stop();
     }

@@ -3,19 +3,22 @@ import { decide, type PolicyOptions } from '../policy/policy.js';
 import type { Operation, OperationResult, RunContext } from './define.js';
 import { executeOperation } from './execute.js';
 import { explainFailure, type ExplainOptions } from './failures.js';
+import { commitAfterWrite, outcomeSentence, targetsBeforeWrite, type WriteOutcome } from './outcome.js';
+import { describeTargets, resolvePeople, type Targets } from './people.js';
 import { redactSecrets } from './secrets.js';
 import { validateInput } from './validate.js';
 
 /** What may happen to a call before anything is sent. */
 export type PreparedCall =
-  | { kind: 'run'; operation: Operation; input: Record<string, unknown> }
+  | { kind: 'run'; operation: Operation; input: Record<string, unknown>; targets?: Targets }
   /** A human must approve exactly `prompt`; the front end asks in its own way, then calls executeCall. */
-  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: string; reason: string }
+  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: string; reason: string; targets?: Targets }
   /** Invalid input, or not allowed here: `message` says which, and nothing was sent. */
   | { kind: 'refused'; operation: Operation; message: string };
 
 export type CallOutcome =
-  | { ok: true; operation: Operation; input: Record<string, unknown>; result: OperationResult }
+  /** outcome: for a write, what it did to what, in words (see outcome.ts). */
+  | { ok: true; operation: Operation; input: Record<string, unknown>; result: OperationResult; outcome?: WriteOutcome }
   | { ok: false; operation: Operation; input: Record<string, unknown>; message: string; error: unknown };
 
 /** Validates raw arguments with the operation's schema and asks the policy; sends nothing. */
@@ -33,15 +36,39 @@ export function prepareCall(operation: Operation, args: unknown, policy: PolicyO
 }
 
 /**
+ * prepareCall for a front end that can ask the service: people named by username (`@erin`) become their ids first
+ * (an unknown or ambiguous name is refused, naming the field and the candidates), and a confirmation names the
+ * people and the project or group behind every number it shows. Only reads are sent; nothing when refused.
+ */
+export async function prepareCallResolved(
+  operation: Operation, args: unknown, policy: PolicyOptions, explain: ExplainOptions, ctx: RunContext,
+): Promise<PreparedCall> {
+  const resolved = await resolvePeople(operation, args, ctx);
+  if (!resolved.ok) return { kind: 'refused', operation, message: resolved.message };
+  const prepared = prepareCall(operation, resolved.input, policy, explain);
+  if (prepared.kind === 'refused') return prepared;
+  if (prepared.kind === 'run') return { ...prepared, targets: resolved.targets };
+  const targets = await describeTargets(operation, prepared.input, ctx, resolved.targets);
+  const decision = decide(operation, prepared.input, policy, targets);
+  return decision.kind === 'confirm' ? { ...prepared, prompt: decision.prompt, targets } : { ...prepared, targets };
+}
+
+/**
  * Runs a prepared (and, where needed, confirmed) call; a failure becomes words that name what to do about it.
  * Credentials in an answer (a project's runners_token, an integration's password) are redacted here, on the one
  * path to every front end: a tool result reaches a model, a chat reply may reach a whole channel.
  */
-export async function executeCall(operation: Operation, input: Record<string, unknown>, ctx: RunContext, explain: ExplainOptions): Promise<CallOutcome> {
+export async function executeCall(
+  operation: Operation, input: Record<string, unknown>, ctx: RunContext, explain: ExplainOptions, known?: Targets,
+): Promise<CallOutcome> {
+  // A write's outcome names people and places: looked up (reads, only for numbers) before the write may remove them.
+  const targets = operation.effect === 'read' ? undefined : await targetsBeforeWrite(operation, input, ctx, known);
   try {
     const result = await executeOperation(operation, input, ctx);
     const raw = operation.response === 'bytes' || operation.response === 'text';
-    return { ok: true, operation, input, result: raw ? result : { ...result, data: redactSecrets(result.data) } };
+    const data = raw ? result.data : redactSecrets(await commitAfterWrite(operation, input, result.data, ctx));
+    const outcome = targets ? outcomeSentence(operation, input, data, targets) : undefined;
+    return { ok: true, operation, input, result: { ...result, data }, ...(outcome ? { outcome } : {}) };
   } catch (error) {
     return { ok: false, operation, input, message: explainFailure(operation, error, explain), error };
   }

@@ -184,7 +184,7 @@ export const usersOperations = [
     effect: 'read',
     rules: [{ kind: 'requires', keys: ['extern_uid', 'provider'] }],
     pagination: 'offset',
-    present: presentList('user', (u) => [`@${show(u.username)}`, `${show(u.name)} · ${show(u.state)}`]),
+    present: presentList('user', (u) => [`@${show(u.username)}`, `${show(u.name)} (id ${show(u.id)}) · ${show(u.state)}`]),
   }),
   defineOperation({
     name: 'get_user',

@@ -1,6 +1,7 @@
 // The policy step every front end asks before running: allowed here and now? does a human need to confirm, and what exactly do they see?
 import { createHash } from 'node:crypto';
 import type { Operation } from '../operations/define.js';
+import { describePerson, type Targets } from '../operations/people.js';
 import { isSecretName } from '../operations/secrets.js';
 import { serviceOrigin } from '../text/url-host.js';
 import { quoteExactly, showKey, spellOutHidden } from '../text/visible.js';
@@ -27,12 +28,12 @@ export function readOnlyRefusal(op: Pick<Operation, 'name' | 'effect'>, options:
  * Decides what happens to a validated call. A destructive operation always needs a human; a write does when its
  * confirm() finds this input dangerous (a commit that deletes files, a forced commit, an overwrite without history).
  */
-export function decide(op: Operation, input: Record<string, unknown>, options: PolicyOptions): Decision {
+export function decide(op: Operation, input: Record<string, unknown>, options: PolicyOptions, targets?: Targets): Decision {
   const refusal = readOnlyRefusal(op, options);
   if (refusal) return { kind: 'deny', reason: refusal };
   const special = op.confirm?.(input as never);
   const reason = special ?? (op.effect === 'destructive' ? op.undo : undefined);
-  if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason), reason };
+  if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason, targets), reason };
   return { kind: 'run' };
 }
 
@@ -91,11 +92,24 @@ function targetLabel(op: Operation, param: string): string {
 }
 
 /**
+ * A number the human could not judge, said with what it names: `Erin Walsh (@erin, id 6)`, `acme/web (id 3)`; a
+ * lookup that failed is said too, never hidden. Undefined when there is nothing to add (a path typed as a path).
+ */
+function namedTarget(key: string, value: unknown, targets: Targets): string | undefined {
+  const person = targets.people[key];
+  if (person && person.id === value) return describePerson(person);
+  const place = targets.places[key];
+  if (place !== undefined && typeof value === 'number') return `${quoteExactly(place)} (id ${value})`;
+  if (targets.unknown[key] !== undefined) return `${String(value)} (${targets.unknown[key]})`;
+  return undefined;
+}
+
+/**
  * The text a human approves: the operation, why it needs them, and then every argument that will be sent, one a
  * line and never cut (an array of objects, such as a commit's actions, one element a line). Only long free text
  * is summarised, by size and hash, and credentials by their length. What is confirmed is therefore exactly what runs.
  */
-export function confirmationPrompt(op: Operation, input: Record<string, unknown>, reason: string): string {
+export function confirmationPrompt(op: Operation, input: Record<string, unknown>, reason: string, targets?: Targets): string {
   // The reason may quote the input (an integration's slug): spelled out like every value.
   const lines = [`${op.title} (${op.name}): ${spellOutHidden(reason)}`, 'The exact call:'];
   const keys = [...op.pathParams.filter((p) => input[p] !== undefined), ...Object.keys(input).filter((k) => !op.pathParams.includes(k))];
@@ -103,7 +117,10 @@ export function confirmationPrompt(op: Operation, input: Record<string, unknown>
     const value = input[key];
     if (value === undefined) continue;
     const label = op.pathParams.includes(key) ? targetLabel(op, key) : showKey(key);
-    if (typeof value === 'string' && op.secretInputs?.includes(key)) {
+    const named = targets && namedTarget(key, value, targets);
+    if (named !== undefined) {
+      lines.push(`  ${label}: ${named}`);
+    } else if (typeof value === 'string' && op.secretInputs?.includes(key)) {
       lines.push(`  ${label}: ${secretSummary(value)}`);
     } else if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {
       lines.push(`  ${label}:`);

@@ -1,5 +1,5 @@
 // `forgeops sandbox`: runs the sandbox in the foreground, prints its address and demo tokens, stops on a signal.
-import { DEMO_ACCOUNTS, DEMO_TOKENS } from './seed.js';
+import { DEMO_ACCOUNTS, DEMO_TOKENS } from './core/seed.js';
 import { startSandbox } from './server.js';
 
 /** The address and token table shown at start, as plain text. */

@@ -6,14 +6,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createContext } from './context.js';
-import { HttpError, paramError, scimError, unauthorized, forbidden } from './errors.js';
+import { createContext } from './core/context.js';
+import { HttpError, paramError, scimError, unauthorized, forbidden } from './core/errors.js';
 import { FaultInjector, RequestLog } from './faults.js';
-import { decodeBracketParams, decodeQueryString, parseParams } from './params.js';
-import { Reply, Router, type Method, type Route, type SandboxRequest } from './router.js';
-import { registerRoutes } from './routes/index.js';
-import { DEMO_TOKENS, removeOrphanTempDirs, seed } from './seed.js';
-import { Store, type User } from './store.js';
+import { decodeBracketParams, decodeQueryString, parseParams } from './core/params.js';
+import { Reply, Router, type Method, type Route, type SandboxRequest } from './core/router.js';
+import { AREAS } from './areas/index.js';
+import { DEMO_TOKENS, removeOrphanTempDirs } from './core/seed.js';
+import { seed } from './seed.js';
+import { Store, type User } from './core/store.js';
 
 export interface SandboxOptions {
   /** 0 (default) picks a free port. */
@@ -174,11 +175,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const logRequests = options.log;
   const logFailure = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
-  const store = new Store(dataDir);
+  const store = new Store(dataDir, AREAS);
   const faults = new FaultInjector();
   const requests = new RequestLog();
   const router = new Router();
-  registerRoutes(router, createContext(store, logFailure));
+  const context = createContext(store, logFailure);
+  for (const area of AREAS) area.routes(router, context);
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();

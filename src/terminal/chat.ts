@@ -127,6 +127,19 @@ function completer(operations: readonly Operation[]) {
   };
 }
 
+/** Shown while a ``` block is open: the command goes on until the fence closes. */
+export const CONTINUATION_PROMPT = '... ';
+
+/** Whether the text so far opens a ``` block it has not closed yet (Enter then adds a line to the block). */
+export function opensBlock(text: string): boolean {
+  try {
+    tokenize(text);
+    return false;
+  } catch (error) {
+    return error instanceof Error && error.message.startsWith('Unclosed ``` block');
+  }
+}
+
 /** `forgeops chat`: a prompt until Ctrl+D, Ctrl+C or `exit`. */
 export async function runInteractive(options: TerminalChatOptions): Promise<number> {
   const rl: Interface = createInterface({
@@ -190,8 +203,14 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
   };
   const session = { ...options, errors: options.output };
   for (;;) {
-    const line = await next(options.prompt());
+    let line = await next(options.prompt());
     if (line === undefined) break;
+    // A ``` block spans lines, as help promises: read on, with a continuation prompt, until its fence closes.
+    while (opensBlock(line)) {
+      const more = await next(CONTINUATION_PROMPT);
+      if (more === undefined) break;
+      line = `${line}\n${more}`;
+    }
     const text = line.trim();
     if (text === '') continue;
     if (text === 'exit' || text === 'quit') break;

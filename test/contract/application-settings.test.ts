@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { applicationSettingsOf } from '../../src/sandbox/areas/application-settings/state.js';
+import { auditEventsOf } from '../../src/sandbox/core/audit.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
@@ -22,7 +24,7 @@ async function refusal(settings: Settings, as: Role = 'admin'): Promise<ApiError
   return error as ApiError;
 }
 
-const stored = () => suite.sandbox.store.applicationSettings;
+const stored = () => applicationSettingsOf(suite.sandbox.store);
 
 describe('get_application_settings', () => {
   it('gives every setting as one object, with the spec\'s defaults', async () => {
@@ -135,7 +137,7 @@ describe('update_application_settings', () => {
 
   it('records the change as an audit event naming the settings, never their values', async () => {
     await read('update_application_settings', { settings: { spamfilter_api_key: 'rotated-key', after_sign_out_path: '/bye' } });
-    const event = suite.sandbox.store.auditEvents.at(-1)!;
+    const event = auditEventsOf(suite.sandbox.store).at(-1)!;
     expect(event).toMatchObject({ entity_type: 'User', details: { custom_message: 'Changed application settings: after_sign_out_path, spamfilter_api_key' } });
     expect(JSON.stringify(event)).not.toContain('rotated-key');
   });

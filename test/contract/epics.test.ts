@@ -3,6 +3,8 @@
 // reopen setting closed_at, label events), delete, the to-do (304 the second time), and the refusals: 401, 404 for
 // a private group's non-member, 403 without the feature or the access, bad parameters.
 import { afterEach, describe, expect, it } from 'vitest';
+import { epicStateOf } from '../../src/sandbox/areas/work-items/epic-state.js';
+import { workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
@@ -32,7 +34,7 @@ interface Epic {
 }
 
 const titles = (epics: Epic[]) => epics.map((e) => e.title).sort();
-const epicOf = (title: string) => suite.sandbox.store.epics.find((e) => e.title === title)!;
+const epicOf = (title: string) => workItemsOf(suite.sandbox.store).epics.find((e) => e.title === title)!;
 
 async function list(input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Epic[]> {
   return (await suite.call('list_epics', { per_page: 100, ...input }, { as })).data as Epic[];
@@ -210,7 +212,7 @@ describe('create_epic_todo', () => {
 
 describe('refusals', () => {
   afterEach(() => {
-    suite.sandbox.store.epicState.unlicensed.clear();
+    epicStateOf(suite.sandbox.store).unlicensed.clear();
   });
 
   it('needs a token', async () => {
@@ -228,7 +230,7 @@ describe('refusals', () => {
   });
 
   it('answers 403 when the group\'s plan lacks epics, after the visibility check', async () => {
-    suite.sandbox.store.epicState.unlicensed.add(suite.sandbox.store.findGroup('acme')!.id);
+    epicStateOf(suite.sandbox.store).unlicensed.add(suite.sandbox.store.findGroup('acme')!.id);
     for (const [name, input] of [
       ['list_epics', { id: 'acme/platform' }], ['get_epic', { id: 'acme', epic_iid: 1 }], ['create_epic', { id: 'acme', title: 'x' }],
       ['create_epic_todo', { id: 'acme', epic_iid: 1 }],

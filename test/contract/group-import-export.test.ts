@@ -4,6 +4,8 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
+import { workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
+import { auditEventsOf } from '../../src/sandbox/core/audit.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('group_import_export');
@@ -56,14 +58,14 @@ describe('import', () => {
     const result = await suite.call('import_group', { name: 'Acme copy', path: 'acme-copy', file: archive.toString('base64'), parent_id: parent.id }, { as: 'admin' });
     expect([result.status, result.data]).toEqual([202, { message: '202 Accepted' }]);
     // Only a multipart form carries a file part with its own name; the sandbox records it on the audit event.
-    expect(suite.sandbox.store.auditEvents.at(-1)?.details).toMatchObject({ custom_message: 'Imported from group_export.tar.gz', entity_path: 'acme/acme-copy' });
+    expect(auditEventsOf(suite.sandbox.store).at(-1)?.details).toMatchObject({ custom_message: 'Imported from group_export.tar.gz', entity_path: 'acme/acme-copy' });
     const copy = suite.sandbox.store.findGroup('acme/acme-copy')!;
     expect(copy).toMatchObject({ name: 'Acme copy', parent_id: parent.id });
     expect(suite.sandbox.store.findGroup('acme/acme-copy/platform')).toBeDefined();
     const alice = suite.sandbox.store.users.find((u) => u.username === 'alice')!;
     expect(copy.members.get(alice.id)?.access_level).toBe(parent.members.get(alice.id)?.access_level);
-    expect((suite.sandbox.store.labels.get(`group:${copy.id}`) ?? []).map((l) => l.name))
-      .toEqual((suite.sandbox.store.labels.get(`group:${parent.id}`) ?? []).map((l) => l.name));
+    expect((workItemsOf(suite.sandbox.store).labels.get(`group:${copy.id}`) ?? []).map((l) => l.name))
+      .toEqual((workItemsOf(suite.sandbox.store).labels.get(`group:${parent.id}`) ?? []).map((l) => l.name));
   });
 
   it('imports a top-level group for a user who may create groups', async () => {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { groupVariablesOf } from '../../src/sandbox/areas/group-variables/state.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('group_variables');
@@ -27,7 +28,7 @@ async function read(name: string, input: Record<string, unknown>, as: Role = 'ma
 const masked = (value: string) => `<secret, ${value.length} characters, sha256 ${createHash('sha256').update(value).digest('hex').slice(0, 8)}…>`;
 
 /** What the sandbox holds, bypassing forgeops' masking. */
-const stored = (key: string) => suite.sandbox.store.groupVariables.find((v) => v.key === key);
+const stored = (key: string) => groupVariablesOf(suite.sandbox.store).find((v) => v.key === key);
 
 describe('reading', () => {
   it('lists a group\'s variables with every value masked, and reads one', async () => {

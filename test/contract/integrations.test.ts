@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { integrationStateOf } from '../../src/sandbox/areas/integrations/state.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('integrations');
@@ -58,7 +59,7 @@ describe('set_integration', () => {
     const edited = await read('set_integration', { id: WEB, slug: 'ci-server', settings: { token: 'rotated-token', ci_server_url: 'https://ci2.acme.example', push_events: false } });
     expect(edited).toMatchObject({ id: created.id, push_events: false, merge_requests_events: false, properties: { ci_server_url: 'https://ci2.acme.example' } });
     // What the service stored is the new token; nothing forgeops returned showed either.
-    expect(suite.sandbox.store.integrationState.active.get(`${suite.sandbox.store.findProject(WEB)!.id}:ci-server`)!.properties.token).toBe('rotated-token');
+    expect(integrationStateOf(suite.sandbox.store).active.get(`${suite.sandbox.store.findProject(WEB)!.id}:ci-server`)!.properties.token).toBe('rotated-token');
     expect(JSON.stringify([created, edited])).not.toMatch(/ci-secret-token|rotated-token/);
   });
 

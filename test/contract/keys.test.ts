@@ -2,7 +2,7 @@
 // the owner's administrator form; administrators only.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { md5Fingerprint, sha256Fingerprint } from '../../src/sandbox/ssh-keys-data.js';
+import { md5Fingerprint, sha256Fingerprint, sshKeysOf } from '../../src/sandbox/areas/ssh-keys/state.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('keys');
@@ -13,7 +13,7 @@ async function refusal(name: string, input: Record<string, unknown>, as: Role): 
   return error as ApiError;
 }
 
-const keyOf = (title: string) => suite.sandbox.store.sshKeys.find((k) => k.title === title)!;
+const keyOf = (title: string) => sshKeysOf(suite.sandbox.store).find((k) => k.title === title)!;
 
 describe('get_ssh_key', () => {
   it('gives the key and its owner in the administrator form', async () => {
@@ -37,7 +37,7 @@ describe('get_ssh_key', () => {
 describe('find_ssh_key', () => {
   it('finds a key by a SHA256 fingerprint whose "/", "+" and ":" travel URL-encoded', async () => {
     // A demo key whose fingerprint has both: an unencoded '+' would reach the service as a space.
-    const key = suite.sandbox.store.sshKeys.find((k) => /\+/.test(sha256Fingerprint(k)) && /\//.test(sha256Fingerprint(k)))!;
+    const key = sshKeysOf(suite.sandbox.store).find((k) => /\+/.test(sha256Fingerprint(k)) && /\//.test(sha256Fingerprint(k)))!;
     expect(key).toBeDefined();
     const result = await suite.call('find_ssh_key', { fingerprint: sha256Fingerprint(key) }, { as: 'admin' });
     expect(result.data).toMatchObject({ id: key.id, title: key.title, user: { id: key.user_id } });

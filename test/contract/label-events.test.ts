@@ -2,6 +2,7 @@
 // label change (the seed's history and a change made now), visibility (confidential issues, private projects and
 // groups), authentication, events of another resource, and the chat presentation.
 import { describe, expect, it } from 'vitest';
+import { setLabels, workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('label_events');
@@ -18,7 +19,7 @@ interface LabelEvent {
   action: 'add' | 'remove';
 }
 
-const epicId = (title: string) => suite.sandbox.store.epics.find((e) => e.title === title)!.id;
+const epicId = (title: string) => workItemsOf(suite.sandbox.store).epics.find((e) => e.title === title)!.id;
 const summary = (events: LabelEvent[]) => events.map((e) => `${e.action} ${e.label.name} by ${e.user.username}`);
 
 async function events(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<LabelEvent[]> {
@@ -91,10 +92,10 @@ describe('recording', () => {
   it('records an event for each label a change adds or removes, and none for labels it keeps', async () => {
     const { store } = suite.sandbox;
     const project = store.findProject(WEB)!;
-    const issue = store.issues.find((i) => i.project_id === project.id && i.iid === 2)!;
+    const issue = workItemsOf(store).issues.find((i) => i.project_id === project.id && i.iid === 2)!;
     const before = await events('list_issue_label_events', { id: WEB, issue_iid: 2 });
     // 'ux' in another case is the same label: kept, not removed and added again.
-    store.setLabels({ kind: 'Issue', item: issue }, ['ux', 'frontend'], store.findUser('bob')!, new Date());
+    setLabels(store, { kind: 'Issue', item: issue }, ['ux', 'frontend'], store.findUser('bob')!, new Date());
     const after = await events('list_issue_label_events', { id: WEB, issue_iid: 2 });
     expect(summary(after.slice(before.length))).toEqual(['remove bug by bob', 'add frontend by bob']);
     const issues = (await suite.call('list_project_issues', { id: WEB, iids: [2] })).data as Array<{ labels: string[] }>;

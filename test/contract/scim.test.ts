@@ -6,6 +6,7 @@ import { ApiError } from '../../src/http/errors.js';
 import { findOperation } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { samlProvidersOf } from '../../src/sandbox/areas/scim/state.js';
 import { call } from '../unit/sandbox/sandbox-client.js';
 import { contractSuite, type Role } from './harness.js';
 
@@ -131,7 +132,7 @@ describe('create_scim_user', () => {
     expect(result.data).toMatchObject({ id: 'okta-hana', userName: 'hana', active: true, emails: [{ type: 'work', value: 'hana@acme.example', primary: true }] });
     const { store } = suite.sandbox;
     const hana = store.findUser('hana')!;
-    expect(hana.identities).toEqual([{ provider: 'group_saml', extern_uid: 'okta-hana', saml_provider_id: store.samlProviders.get(store.findGroup(GROUP)!.id) }]);
+    expect(hana.identities).toEqual([{ provider: 'group_saml', extern_uid: 'okta-hana', saml_provider_id: samlProvidersOf(store).get(store.findGroup(GROUP)!.id) }]);
     expect(store.findGroup(GROUP)!.members.get(hana.id)?.access_level).toBe(10);
     expect(names(await data<ScimList>('list_scim_users', { filter: 'userName eq "hana"' }))).toEqual(['hana']);
   });

@@ -7,6 +7,8 @@ import { ApiError } from '../../src/http/errors.js';
 import { findOperation } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { samlProvidersOf } from '../../src/sandbox/areas/scim/state.js';
+import { passwordsOf } from '../../src/sandbox/areas/users/state.js';
 import { contractSuite, withoutRules, type Role } from './harness.js';
 
 const suite = contractSuite('users');
@@ -170,7 +172,7 @@ describe('create_user', () => {
       private_profile: true, confirmed_at: expect.any(String),
     });
     expect(result.data).not.toHaveProperty('password');
-    expect(suite.sandbox.store.passwords.get(seeded('gina'))?.mustChange).toBe(false);
+    expect(passwordsOf(suite.sandbox.store).get(seeded('gina'))?.mustChange).toBe(false);
   });
 
   it('leaves the e-mail unconfirmed without skip_confirmation, and makes an administrator when asked', async () => {
@@ -186,7 +188,7 @@ describe('create_user', () => {
     expect([flagsOff.status, flagsOff.serviceMessage]).toEqual([400, 'password is missing']);
     await newUser({ password: undefined, reset_password: true });
     const both = await newUser({ password: 'not-used-at-all', reset_password: true, force_random_password: true });
-    const record = suite.sandbox.store.passwords.get(seeded(both.username))!;
+    const record = passwordsOf(suite.sandbox.store).get(seeded(both.username))!;
     // A random password nobody knows, to be replaced: the one sent was not used.
     expect(record.mustChange).toBe(true);
     expect(record.sha256).not.toBe(createHash('sha256').update('not-used-at-all').digest('hex'));
@@ -263,7 +265,7 @@ describe('update_user', () => {
   it('makes a new password one to change at next sign-in', async () => {
     const user = await newUser();
     await data('update_user', { id: user.id, password: 'brand new secret' });
-    expect(suite.sandbox.store.passwords.get(seeded(user.username))?.mustChange).toBe(true);
+    expect(passwordsOf(suite.sandbox.store).get(seeded(user.username))?.mustChange).toBe(true);
   });
 
   it('asks a new e-mail\'s owner to confirm it unless skip_reconfirmation', async () => {
@@ -276,7 +278,7 @@ describe('update_user', () => {
     const user = await newUser();
     const acme = suite.sandbox.store.findGroup('acme')!;
     const updated = await data<User>('update_user', { id: user.id, provider: 'group_saml', extern_uid: 'sso-1', group_id_for_saml: acme.id, bio: 'b' });
-    expect(updated.identities).toEqual([{ provider: 'group_saml', extern_uid: 'sso-1', saml_provider_id: suite.sandbox.store.samlProviders.get(acme.id) }]);
+    expect(updated.identities).toEqual([{ provider: 'group_saml', extern_uid: 'sso-1', saml_provider_id: samlProvidersOf(suite.sandbox.store).get(acme.id) }]);
   });
 
   it('changes the profile fields, theme, colour scheme, quotas and avatar', async () => {

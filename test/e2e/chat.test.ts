@@ -70,7 +70,7 @@ describe('forgeops chat "<command>" (one shot)', () => {
     const approved = chat(['pipeline delete acme/web 1', '--yes']);
     expect(approved.status).toBe(0);
     expect(approved.stderr).toMatch(/\[y\/N\] yes \(--yes\)/);
-    expect(approved.stdout).toBe('✓ Delete pipeline: done\n');
+    expect(approved.stdout).toBe('✓ Deleted pipeline #1 in acme/web\n');
   });
 
   it('answers an unknown option with the usage line and status 2', () => {
@@ -91,12 +91,12 @@ describe('forgeops chat with lines piped in', () => {
     expect(out.stdout).toMatch(/Default project: acme\/web[\s\S]*The exact call:[\s\S]*Not run: this call needs a y\/N answer and there is no terminal to ask on\. Nothing was changed\./);
     // The "y" was read as a command of its own, not as an answer; the pipeline is still there.
     expect(out.stdout).toMatch(/Unknown command "y"[\s\S]*✓ Pipeline #1: success/);
-    expect(out.stdout).not.toMatch(/Delete pipeline: done/);
+    expect(out.stdout).not.toMatch(/Deleted pipeline #1 in acme\/web/);
   });
 
   it('runs such a call with --yes, which approves in advance every call that asks', () => {
     const out = piped('pipeline delete acme/web 1\npipeline get acme/web 1\n', '--yes');
-    expect(out.stdout).toMatch(/Run exactly this call\? \[y\/N\] yes \(--yes\)\n[\s\S]*✓ Delete pipeline: done[\s\S]*404 Pipeline Not Found/);
+    expect(out.stdout).toMatch(/Run exactly this call\? \[y\/N\] yes \(--yes\)\n[\s\S]*✓ Deleted pipeline #1 in acme\/web[\s\S]*404 Pipeline Not Found/);
   });
 });
 
@@ -182,6 +182,20 @@ describe('forgeops chat (a real terminal session)', () => {
     expect(await term.exitCode()).toBe(0);
   });
 
+  it('reads a ``` block over several lines with a continuation prompt, as help promises', async () => {
+    const term = new TerminalSession();
+    sessions.push(term);
+    let at = await term.waitFor(/forgeops> $/);
+    term.type('file create acme/web notes.txt branch=main commit_message="Add notes" content=```\r');
+    at = await term.waitFor(/\.\.\. $/, at);
+    term.type('first line\r');
+    at = await term.waitFor(/\.\.\. $/, at);
+    term.type('second line``` --dry-run\r');
+    at = await term.waitFor(/Dry run: Create file[\s\S]*forgeops> $/, at);
+    expect(term.shown()).toContain('"content": "first line\\nsecond line"');
+    expect(term.shown()).not.toMatch(/Unclosed ``` block/);
+  });
+
   it('drops a "command, y" pair pasted in one write: the y came before the question, so nothing runs until a y typed after it', async () => {
     const term = new TerminalSession();
     sessions.push(term);
@@ -192,10 +206,10 @@ describe('forgeops chat (a real terminal session)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(term.shown(at)).toBe('');
     term.type('y\r');
-    at = await term.waitFor(/✓ Delete pipeline: done[\s\S]*forgeops> $/, at);
+    at = await term.waitFor(/✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
     term.type('pipeline get acme/web 1\r');
     at = await term.waitFor(/404 Pipeline Not Found[\s\S]*forgeops> $/, at);
-    expect(term.shown().match(/Delete pipeline: done/g)).toHaveLength(1);
+    expect(term.shown().match(/Deleted pipeline #1 in acme\/web/g)).toHaveLength(1);
     term.type('\x04');
     expect(await term.exitCode()).toBe(0);
   });
@@ -213,7 +227,7 @@ describe('forgeops chat (a real terminal session)', () => {
     term.type('\r');
     at = await term.waitFor(/\[y\/N\] $/, at);
     term.type('YES\r');
-    at = await term.waitFor(/✓ Delete pipeline: done[\s\S]*forgeops> $/, at);
+    at = await term.waitFor(/✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
     term.type('\x04');
     expect(await term.exitCode()).toBe(0);
   });
@@ -249,7 +263,7 @@ describe('forgeops chat (a real terminal session)', () => {
     term.type('pipeline delete acme/web 1\r');
     at = await term.waitFor(/\[y\/N\] $/, at);
     term.type('y\r');
-    at = await term.waitFor(/✓ Delete pipeline: done[\s\S]*forgeops> $/, at);
+    at = await term.waitFor(/✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
     term.type('pipeline get acme/web 1\r');
     at = await term.waitFor(/✗ Get pipeline failed\n\n\s+404 Pipeline Not Found[\s\S]*forgeops> $/, at);
     term.type('\x03');

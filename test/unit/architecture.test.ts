@@ -1,8 +1,13 @@
-// The layering DESIGN.md draws, checked on the imports: a generic HTTP client, a sandbox that shares nothing, the SDK kept in src/mcp.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+// The layering DESIGN.md draws, checked on the imports: a generic HTTP client, a sandbox that shares nothing and is
+// split into a core and areas (no area in the core, no area in another's internals, no cycle), the SDK kept in src/mcp.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { AREAS } from '../../src/sandbox/areas/index.js';
+import { createContext } from '../../src/sandbox/core/context.js';
+import { Router } from '../../src/sandbox/core/router.js';
+import { Store } from '../../src/sandbox/core/store.js';
 
 const src = fileURLToPath(new URL('../../src', import.meta.url));
 
@@ -20,6 +25,81 @@ function offenders(folder: string, forbidden: RegExp): string[] {
   return files(join(src, folder)).flatMap((file) => imports(file).filter((spec) => forbidden.test(spec)).map((spec) => `${relative(src, file)} → ${spec}`));
 }
 
+/** A module graph: file (relative to src) → the files it imports (relative to src), type-only imports included. */
+type Graph = Map<string, string[]>;
+
+function moduleGraph(folder: string): Graph {
+  const graph: Graph = new Map();
+  for (const file of files(join(src, folder))) {
+    const targets = imports(file).filter((spec) => spec.startsWith('.')).map((spec) => {
+      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+      return relative(src, existsSync(target) ? target : join(target.replace(/\.ts$/, ''), 'index.ts'));
+    });
+    graph.set(relative(src, file), targets);
+  }
+  return graph;
+}
+
+/** Every import cycle, each as the files on it (one entry per strongly connected component of more than one file, or a self-import). */
+function cycles(graph: Graph): string[][] {
+  let index = 0;
+  const stack: string[] = [];
+  const state = new Map<string, { index: number; low: number; onStack: boolean }>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    const own = { index, low: index, onStack: true };
+    index++;
+    state.set(node, own);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      const seen = state.get(next);
+      if (!seen) {
+        visit(next);
+        own.low = Math.min(own.low, state.get(next)!.low);
+      } else if (seen.onStack) own.low = Math.min(own.low, seen.index);
+    }
+    if (own.low !== own.index) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      state.get(member)!.onStack = false;
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.sort());
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+const areaOf = (file: string) => /^sandbox\/areas\/([^/]+)\//.exec(file)?.[1];
+
+/**
+ * The only imports from one area into another, each through the other area's index.ts (its public exports):
+ *   users → scim: PUT /users/:id with group_id_for_saml needs the group's SAML provider;
+ *   releases → repository: creating a release's tag runs a git write through gitCall;
+ *   group-import-export → work-items: a group's labels travel in its export archive.
+ */
+const ALLOWED_AREA_EDGES = ['users → scim', 'releases → repository', 'group-import-export → work-items'];
+
+/** Imports that break the sandbox's layering: core → area, area → another area's internals or an unlisted area. */
+function layeringOffenders(graph: Graph, allowed: readonly string[]): string[] {
+  return [...graph].flatMap(([file, targets]) => targets.flatMap((target) => {
+    const from = areaOf(file);
+    const to = areaOf(target);
+    if (file.startsWith('sandbox/core/') && target.startsWith('sandbox/areas/')) return [`${file} → ${target} (the core imports an area)`];
+    if (from === undefined || to === undefined || from === to) {
+      if (from !== undefined && target.startsWith('sandbox/') && to === undefined && !/^sandbox\/(core|git)\//.test(target)) {
+        return [`${file} → ${target} (an area imports only the core, git/ and its own folder)`];
+      }
+      return [];
+    }
+    if (target !== `sandbox/areas/${to}/index.ts`) return [`${file} → ${target} (another area's internals)`];
+    return allowed.includes(`${from} → ${to}`) ? [] : [`${file} → ${target} (an edge not in ALLOWED_AREA_EDGES)`];
+  }));
+}
+
 describe('architecture', () => {
   it('keeps src/http a generic client that knows no operation and no front end', () => {
     expect(offenders('http', /^\.\.\/(operations|policy|mcp|chat|slack|sandbox)\//)).toEqual([]);
@@ -27,6 +107,49 @@ describe('architecture', () => {
 
   it('keeps the sandbox apart from the client side, so a misreading of the spec is not mirrored', () => {
     expect(offenders('sandbox', /\/(operations|http|policy|mcp|chat|slack)\//)).toEqual([]);
+  });
+
+  it('keeps the sandbox core free of areas, and each area out of the others but through a listed public edge', () => {
+    expect(layeringOffenders(moduleGraph('sandbox'), ALLOWED_AREA_EDGES)).toEqual([]);
+  });
+
+  it('uses every listed edge between areas (a stale allowance would hide a new dependency)', () => {
+    const used = [...moduleGraph('sandbox')].flatMap(([file, targets]) => targets.map((target) => `${areaOf(file)} → ${areaOf(target)}`));
+    expect(ALLOWED_AREA_EDGES.filter((edge) => !used.includes(edge))).toEqual([]);
+  });
+
+  it('has no import cycle in the sandbox, type-only imports included', () => {
+    expect(cycles(moduleGraph('sandbox'))).toEqual([]);
+  });
+
+  it('lists every area folder in AREAS once, under its folder name', () => {
+    const folders = readdirSync(join(src, 'sandbox/areas'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(AREAS.map((area) => area.name).sort()).toEqual(folders.sort());
+  });
+
+  it('declares no two routes that tie (same method and shape), so the order of AREAS never decides a match', () => {
+    const router = new Router();
+    const context = createContext(new Store('/nonexistent'), () => {});
+    for (const area of AREAS) area.routes(router, context);
+    const shapes = router.list().map(({ method, pattern }) => `${method} ${pattern.replace(/:\w+/g, ':').replace(/\[\.\w+\]/g, '[.]')}`);
+    expect(shapes.length).toBeGreaterThan(100);
+    expect(shapes.filter((shape, i) => shapes.indexOf(shape) !== i)).toEqual([]);
+  });
+
+  it('catches a core → area import, an area reaching into another, an unlisted edge and a cycle (the checks can fail)', () => {
+    const graph: Graph = new Map([
+      ['sandbox/core/store.ts', ['sandbox/areas/users/state.ts']],
+      ['sandbox/areas/users/routes.ts', ['sandbox/areas/scim/state.ts', 'sandbox/core/store.ts']],
+      ['sandbox/areas/packages/routes.ts', ['sandbox/areas/scim/index.ts', 'sandbox/server.ts']],
+      ['sandbox/areas/users/state.ts', ['sandbox/core/store.ts']],
+    ]);
+    expect(layeringOffenders(graph, ALLOWED_AREA_EDGES)).toEqual([
+      'sandbox/core/store.ts → sandbox/areas/users/state.ts (the core imports an area)',
+      "sandbox/areas/users/routes.ts → sandbox/areas/scim/state.ts (another area's internals)",
+      'sandbox/areas/packages/routes.ts → sandbox/areas/scim/index.ts (an edge not in ALLOWED_AREA_EDGES)',
+      'sandbox/areas/packages/routes.ts → sandbox/server.ts (an area imports only the core, git/ and its own folder)',
+    ]);
+    expect(cycles(graph)).toEqual([['sandbox/areas/users/state.ts', 'sandbox/core/store.ts']]);
   });
 
   it('keeps every MCP SDK import inside src/mcp', () => {

@@ -94,7 +94,8 @@ describe('dispatch', () => {
     const [failed] = await pipelineIds('failed');
     const reply = messageOf(await dispatcher().call('retry_pipeline', { id: PROJECT, pipeline_id: failed }));
     expect(reply.ok).toBe(true);
-    expect(reply.message).toMatchObject({ title: `Pipeline #${failed}: pending`, status: 'pending' });
+    expect(reply.message).toMatchObject({ title: `Retried pipeline #${failed} in acme/web`, status: 'pending' });
+    expect(reply.message.fields[0]).toEqual(['result', `Pipeline #${failed}: pending`]);
   });
 
   it('keeps the default project set with use', async () => {

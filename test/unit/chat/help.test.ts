@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from '../../../src/chat/grammar.js';
 import { commandHelp, examples, formatValue, helpTopic, usageLine } from '../../../src/chat/help.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
+import { commandsOf, operationsIn, wordsAfter } from './registry-words.js';
 
 const op = (name: string) => findOperation(name)!;
 
@@ -91,15 +92,18 @@ describe('examples', () => {
 });
 
 describe('area and top-level help', () => {
+  const longestArea = Math.max(...operations.map((op) => op.area.length));
+
   it('lists an area\'s commands with their titles', () => {
+    const releases = operationsIn('releases');
+    expect(releases.map((op) => `${op.chat}: ${op.title}`)).toEqual(expect.arrayContaining(
+      ['release list: List releases', 'release get: Get release', 'release create: Create release', 'release update: Update release']));
+    const width = Math.max(...releases.map((op) => op.chat.length));
     expect(helpText('help releases')).toBe([
       'Releases:',
-      '  release list    List releases',
-      '  release get     Get release',
-      '  release create  Create release',
-      '  release update  Update release',
+      ...releases.map((op) => `  ${op.chat.padEnd(width)}  ${op.title}`),
       '',
-      'help <command> shows its parameters and examples, e.g. help release list',
+      `help <command> shows its parameters and examples, e.g. help ${releases[0].chat}`,
     ].join('\n'));
     expect(helpText('help repository files')).toBe(helpTopic(['repository_files'], operations));
     expect(helpText('help release').split('\n')[0]).toBe('release commands:');
@@ -109,8 +113,14 @@ describe('area and top-level help', () => {
     const text = helpText('help', { prefix: '/forge ' });
     expect(text.split('\n')[0]).toBe('Usage: /forge <command> [values] [key=value …]');
     // The column is as wide as the longest area name, which grows with the registry.
-    expect(text).toMatch(/\n {2}pipelines +pipeline list, get, variables, create, retry, cancel, delete, wait; project triage\n/);
-    expect(text).toMatch(/\n {2}repository +tree list; blob get, raw; archive download; refs compare; contributor list; merge-base get\n/);
+    // Each area's row groups its commands by noun: "pipeline list, get, …", "tree list; blob get, raw; …".
+    expect(wordsAfter('pipeline')).toEqual(expect.arrayContaining(['list', 'get', 'retry']));
+    expect(text).toContain(`\n  pipelines ${' '.repeat(longestArea - 'pipelines'.length)} pipeline ${wordsAfter('pipeline').join(', ')}\n`);
+    const repository = operationsIn('repository').map((op) => op.chat.split(' '));
+    const repositoryNouns = [...new Set(repository.map(([noun]) => noun))];
+    expect(repositoryNouns).toEqual(expect.arrayContaining(['tree', 'blob', 'archive', 'merge-base']));
+    expect(text).toContain(`\n  repository ${' '.repeat(longestArea - 'repository'.length)} ${repositoryNouns.map((noun) =>
+      `${noun} ${repository.filter(([first]) => first === noun).map((words) => words.slice(1).join(' ')).join(', ')}`).join('; ')}\n`);
     expect(text).toContain('\nExamples:\n  /forge pipeline list acme/web scope=running\n  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42\n');
     expect(text).toContain('\n  /forge use <project>     Set the default project of this conversation.\n');
     expect(parse('')).toEqual({ kind: 'help', text: helpText('help') });
@@ -121,7 +131,7 @@ describe('area and top-level help', () => {
     expect(parse('help pipline retry')).toEqual({
       kind: 'error', message: 'No help on "pipline retry". Did you mean: pipeline retry?', suggestions: ['pipeline retry'],
     });
-    expect(parse('help pipelnes')).toMatchObject({ kind: 'error', suggestions: ['pipelines', 'pipeline list', 'pipeline get',
-      'pipeline variables', 'pipeline create', 'pipeline retry', 'pipeline cancel', 'pipeline delete', 'pipeline wait'] });
+    expect(commandsOf('pipeline')).toEqual(expect.arrayContaining(['pipeline list', 'pipeline retry']));
+    expect(parse('help pipelnes')).toMatchObject({ kind: 'error', suggestions: ['pipelines', ...commandsOf('pipeline')] });
   });
 });

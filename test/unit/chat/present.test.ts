@@ -91,7 +91,7 @@ describe('presentOutcome without a presenter', () => {
     expect(message.fields[0]).toEqual(['id', '2']);
     expect(message.fields.map(([k]) => k)).not.toContain('avatar_url');
     expect(message.link).toMatch(/\/alice$/);
-    expect(message.notes.some((n) => /more fields not shown/.test(n))).toBe(true);
+    expect(message.notes.find((n) => /more fields? not shown/.test(n))).toMatch(/^\d+ more fields? not shown \([a-z_, ]+\); forgeops chat --json, or the MCP tool, gives every field\.$/);
   });
 
   it('decodes a base64 file into a code section', async () => {
@@ -119,10 +119,10 @@ describe('presentOutcome without a presenter', () => {
     expect(archive.notes.join(' ')).toMatch(/Binary content is not shown/);
   });
 
-  it('says a write with no answer body is done', () => {
+  it('says what a write with no answer body did, to what', () => {
     const op = findOperation('delete_pipeline')!;
     const message = presentOutcome(op, { id: PROJECT, pipeline_id: 1 }, { data: null, status: 204 });
-    expect(message).toMatchObject({ title: 'Delete pipeline: done', status: 'success' });
+    expect(message).toMatchObject({ title: 'Deleted pipeline #1 in acme/web', status: 'success' });
   });
 
   it('never throws on a surprising shape', () => {

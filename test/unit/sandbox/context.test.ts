@@ -1,7 +1,7 @@
 // The access helpers route modules use: group visibility (404), permissions (401/403), and access levels.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createContext, type SandboxContext } from '../../../src/sandbox/context.js';
-import type { SandboxRequest } from '../../../src/sandbox/router.js';
+import { createContext, type SandboxContext } from '../../../src/sandbox/core/context.js';
+import type { SandboxRequest } from '../../../src/sandbox/core/router.js';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 
 let sandbox: Sandbox;

@@ -1,7 +1,7 @@
 // Bracket decoding of query strings and forms, the framework error texts, and unknown and null parameters.
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { decodeQueryString, param, parseParams } from '../../../src/sandbox/params.js';
+import { decodeQueryString, param, parseParams } from '../../../src/sandbox/core/params.js';
 
 describe('decodeQueryString', () => {
   test('plain keys, arrays, hashes and arrays of objects', () => {

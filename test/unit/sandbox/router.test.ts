@@ -1,6 +1,6 @@
 // Route matching: raw segments decoded one by one, literals before parameters, the [.format] suffix, 405 vs 404.
 import { describe, expect, test } from 'vitest';
-import { Router } from '../../../src/sandbox/router.js';
+import { Router } from '../../../src/sandbox/core/router.js';
 
 function table(): Router {
   const router = new Router();

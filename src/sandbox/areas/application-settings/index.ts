@@ -1,0 +1,8 @@
+// The instance application settings area of the sandbox: what it adds to the core (see ../../core/area.ts).
+import type { SandboxArea } from '../../core/area.js';
+import { register } from './routes.js';
+
+export const area: SandboxArea = {
+  name: 'application-settings',
+  routes: register,
+};

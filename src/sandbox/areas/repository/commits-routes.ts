@@ -1,0 +1,247 @@
+// Commit routes: list, read and create commits, the refs containing one, cherry-pick, revert, diff and comments.
+import { z } from 'zod';
+import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { codedError, notFound, paramError } from '../../core/errors.js';
+import type { GitCommitInfo } from '../../git/commit-format.js';
+import { commitDiff, commitStats } from '../../git/diff.js';
+import { GitActionError } from '../../git/errors.js';
+import { refsContaining, listCommits } from '../../git/history.js';
+import { pickCommit, type PickKind } from '../../git/pick.js';
+import { isRepositoryPath, isShaLike, type FileAction, type GitRepo } from '../../git/repo.js';
+import { paginate } from '../../core/paginate.js';
+import { param } from '../../core/params.js';
+import type { Router } from '../../core/router.js';
+import type { CommitComment, Store } from '../../core/store.js';
+import {
+  authorOf,
+  commitView,
+  decodeContent,
+  gitCall,
+  identityOf,
+  lastPipelineOf,
+  readableProject,
+  writableProject,
+} from './routes.js';
+
+const COMMIT = '/projects/:id/repository/commits/:sha';
+
+const listParams = z.object({
+  ref_name: z.string().min(1).optional(),
+  since: param.datetime().optional(),
+  until: param.datetime().optional(),
+  path: z.string().min(1).optional(),
+  all: param.boolean().optional(),
+  with_stats: param.boolean().optional(),
+  first_parent: param.boolean().optional(),
+  order: param.enum(['default', 'topo']).optional(),
+});
+
+const actionParams = z.strictObject({
+  action: param.enum(['create', 'delete', 'move', 'update', 'chmod']),
+  file_path: z.string().min(1),
+  previous_path: z.string().min(1).optional(),
+  content: z.string().optional(),
+  encoding: param.enum(['text', 'base64']).optional(),
+  last_commit_id: z.string().min(1).optional(),
+  execute_filemode: param.boolean().optional(),
+});
+
+const createParams = z.object({
+  branch: z.string().min(1),
+  commit_message: z.string().min(1),
+  start_branch: z.string().min(1).optional(),
+  start_sha: z.string().refine(isShaLike).optional(),
+  start_project: z.union([param.integer(), z.string().min(1)]).optional(),
+  actions: param.array(actionParams).min(1),
+  author_email: z.string().optional(),
+  author_name: z.string().min(1).optional(),
+  stats: param.boolean().optional(),
+  force: param.boolean().optional(),
+});
+
+const showParams = z.object({ stats: param.boolean().optional() });
+const refsParams = z.object({ type: param.enum(['branch', 'tag', 'all']).optional() });
+const pickParams = z.object({ branch: z.string().min(1) });
+// Any path and line are accepted: one that does not exist (line 0, an empty path) makes the comment fall back
+// to the whole commit, as the spec's comment rules say, rather than being refused.
+const commentParams = z.object({
+  note: z.string().min(1),
+  path: z.string().optional(),
+  line: param.integer().optional(),
+  // The spec's one value: "line_type (value `new` for new lines)".
+  line_type: param.enum(['new']).optional(),
+});
+
+/** The commit `:sha` names (hash, branch or tag), or 404 {"message": "404 Commit Not Found"}. */
+async function commitOf(repo: GitRepo, ref: string): Promise<GitCommitInfo> {
+  const sha = await repo.resolveCommit(ref);
+  if (sha === null) throw notFound('Commit');
+  return gitCall(() => repo.getCommit(sha));
+}
+
+/** Commits with their stats added (one git process for all of them). */
+async function withStats(repo: GitRepo, commits: GitCommitInfo[]) {
+  const stats = await commitStats(repo, commits.map((commit) => commit.id));
+  return commits.map((commit) => ({ ...commitView(commit), stats: stats.get(commit.id) ?? { additions: 0, deletions: 0, total: 0 } }));
+}
+
+function commentView(store: Store, comment: CommitComment) {
+  const author = store.findUser(String(comment.author_id));
+  return {
+    note: comment.note,
+    path: comment.path,
+    line: comment.line,
+    line_type: comment.line_type,
+    author: author
+      ? {
+          id: author.id,
+          username: author.username,
+          email: author.email,
+          name: author.name,
+          state: author.state,
+          created_at: author.created_at.toISOString(),
+        }
+      : null,
+    created_at: comment.created_at.toISOString(),
+  };
+}
+
+/**
+ * Where a line comment lands: only a full SHA, an existing path and an existing (new) line make one; anything
+ * else is a comment on the commit as a whole.
+ */
+async function lineTarget(
+  repo: GitRepo,
+  shaParam: string,
+  commit: GitCommitInfo,
+  params: z.output<typeof commentParams>,
+): Promise<Pick<CommitComment, 'path' | 'line' | 'line_type'>> {
+  const none = { path: null, line: null, line_type: null };
+  if (!/^[0-9a-f]{40}$/i.test(shaParam) || params.path === undefined || params.line === undefined) return none;
+  const lineType = params.line_type ?? 'new';
+  // git would read './x' or '../x' against its working directory and fail: such paths name no file here.
+  if (!isRepositoryPath(params.path)) return none;
+  const [object] = await repo.readObjects([`${commit.id}:${params.path}`]);
+  if (object === null || object.type !== 'blob') return none;
+  const text = object.content.toString('utf8');
+  const lineCount = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  return params.line >= 1 && params.line <= lineCount ? { path: params.path, line: params.line, line_type: lineType } : none;
+}
+
+export function register(router: Router, ctx: SandboxContext): void {
+  router.route('GET', '/projects/:id/repository/commits', { params: listParams, pagination: 'offset' }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const { params } = req;
+    const commits = await gitCall(() =>
+      listCommits(project.repo, {
+        ref: params.ref_name ?? project.default_branch,
+        since: params.since,
+        until: params.until,
+        path: params.path,
+        all: params.all,
+        firstParent: params.first_parent,
+        order: params.order,
+      }),
+    );
+    const page = paginate(req, reply, commits);
+    const entries = params.with_stats ? await withStats(project.repo, page) : page.map(commitView);
+    // Every commit record carries status (the spec's field list): its last pipeline's, or null.
+    reply.json(entries.map((entry) => ({ ...entry, status: lastPipelineOf(project, entry.id)?.status ?? null })));
+  });
+
+  router.route('POST', '/projects/:id/repository/commits', { params: createParams, auth: 'user' }, async (req, reply) => {
+    const project = writableProject(ctx, req);
+    const user = ctx.requireUser(req);
+    const { params } = req;
+    if (params.start_branch !== undefined && params.start_sha !== undefined) {
+      throw paramError('start_branch, start_sha are mutually exclusive');
+    }
+    const startProject = params.start_project === undefined ? undefined : readableProject(ctx, req, String(params.start_project));
+    const actions: FileAction[] = params.actions.map((action, index) => ({
+      action: action.action,
+      file_path: action.file_path,
+      previous_path: action.previous_path,
+      content: action.content === undefined ? undefined : decodeContent(action.content, action.encoding, `actions[${index}][content]`),
+      execute_filemode: action.execute_filemode,
+      last_commit_id: action.last_commit_id,
+    }));
+    // As on the service, a start project without a start ref starts from the branch of the same name there.
+    const startRef = params.start_branch ?? params.start_sha?.toLowerCase() ?? (startProject ? params.branch : undefined);
+    const sha = await gitCall(() =>
+      project.repo.commit({
+        branch: params.branch,
+        startRef,
+        startRepo: startProject?.repo,
+        force: params.force,
+        message: params.commit_message,
+        author: authorOf(user, params),
+        committer: identityOf(user),
+        actions,
+      }),
+    );
+    project.last_activity_at = new Date();
+    const commit = await gitCall(() => project.repo.getCommit(sha));
+    const body = params.stats === false ? commitView(commit) : (await withStats(project.repo, [commit]))[0];
+    reply.json({ ...body, status: null }, 201);
+  });
+
+  router.route('GET', COMMIT, { params: showParams }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const commit = await commitOf(project.repo, req.pathParams.sha);
+    const body = req.params.stats === false ? commitView(commit) : (await withStats(project.repo, [commit]))[0];
+    const lastPipeline = lastPipelineOf(project, commit.id);
+    reply.json({ ...body, status: lastPipeline?.status ?? null, last_pipeline: lastPipeline });
+  });
+
+  router.route('GET', `${COMMIT}/refs`, { params: refsParams, pagination: 'offset' }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const commit = await commitOf(project.repo, req.pathParams.sha);
+    const refs = await refsContaining(project.repo, commit.id, req.params.type ?? 'all');
+    reply.json(paginate(req, reply, refs));
+  });
+
+  for (const kind of ['cherry_pick', 'revert'] as const satisfies readonly PickKind[]) {
+    router.route('POST', `${COMMIT}/${kind}`, { params: pickParams, auth: 'user' }, async (req, reply) => {
+      const project = writableProject(ctx, req);
+      const user = ctx.requireUser(req);
+      const commit = await commitOf(project.repo, req.pathParams.sha);
+      // Refusals carry error_code 'empty' or 'conflict' (the engine's kinds) next to the message.
+      const sha = await gitCall(() =>
+        pickCommit(project.repo, kind, commit.id, req.params.branch, identityOf(user)).catch((error: unknown) => {
+          throw error instanceof GitActionError ? codedError(400, error.message, error.kind) : error;
+        }),
+      );
+      project.last_activity_at = new Date();
+      reply.json(commitView(await project.repo.getCommit(sha)), 201);
+    });
+  }
+
+  router.route('GET', `${COMMIT}/diff`, { pagination: 'offset' }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const commit = await commitOf(project.repo, req.pathParams.sha);
+    reply.json(paginate(req, reply, await commitDiff(project.repo, commit.id)));
+  });
+
+  router.route('GET', `${COMMIT}/comments`, { pagination: 'offset' }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const commit = await commitOf(project.repo, req.pathParams.sha);
+    const comments = project.commitComments.filter((comment) => comment.sha === commit.id);
+    reply.json(paginate(req, reply, comments).map((comment) => commentView(ctx.store, comment)));
+  });
+
+  router.route('POST', `${COMMIT}/comments`, { params: commentParams, auth: 'user' }, async (req, reply) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS, write: true });
+    const user = ctx.requireUser(req);
+    const commit = await commitOf(project.repo, req.pathParams.sha);
+    const comment: CommitComment = {
+      id: ctx.store.nextId('commit_comment'),
+      sha: commit.id,
+      note: req.params.note,
+      author_id: user.id,
+      ...(await lineTarget(project.repo, req.pathParams.sha, commit, req.params)),
+      created_at: new Date(),
+    };
+    project.commitComments.push(comment);
+    reply.json(commentView(ctx.store, comment), 201);
+  });
+}

@@ -1,0 +1,18 @@
+// The repository area of the sandbox: browsing (tree, blobs, archive, compare, …), files and commits, on the
+// core projects' git repositories.
+import type { SandboxArea } from '../../core/area.js';
+import { register as registerCommits } from './commits-routes.js';
+import { register as registerFiles } from './files-routes.js';
+import { register as registerBrowsing } from './routes.js';
+
+/** Public to the releases area (creating a tag): runs a git write and answers its failures as the service does. */
+export { gitCall } from './routes.js';
+
+export const area: SandboxArea = {
+  name: 'repository',
+  routes: (router, ctx) => {
+    registerFiles(router, ctx);
+    registerBrowsing(router, ctx);
+    registerCommits(router, ctx);
+  },
+};

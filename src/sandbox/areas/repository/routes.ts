@@ -1,0 +1,204 @@
+// Repository browsing routes (tree, blobs, archive, compare, contributors, merge base), and the helpers the
+// repository file and commit routes share: repository access rules, git errors as responses, commit views.
+import { z } from 'zod';
+import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { messageError, notFound, paramError } from '../../core/errors.js';
+import { ARCHIVE_FORMATS, createArchive, isArchiveFormat } from '../../git/archive.js';
+import type { GitCommitInfo } from '../../git/commit-format.js';
+import { compareRefs } from '../../git/diff.js';
+import { GitActionError, GitNotFoundError } from '../../git/errors.js';
+import { listTree, readBlob } from '../../git/files.js';
+import { contributors, mergeBase } from '../../git/history.js';
+import type { GitIdentity } from '../../git/repo.js';
+import { paginate } from '../../core/paginate.js';
+import { param } from '../../core/params.js';
+import type { Reply, Router, SandboxRequest } from '../../core/router.js';
+import { ACCESS, type Project, type User } from '../../core/store.js';
+
+/**
+ * A project whose repository the caller may read: public and internal ones (as far as the caller sees them),
+ * private ones from reporter up (guests of a private project see no code, as on the service).
+ */
+export function readableProject(ctx: SandboxContext, req: SandboxRequest<unknown>, idParam = req.pathParams.id): Project {
+  return ctx.findProjectFor(req, idParam, { minAccess: CODE_ACCESS });
+}
+
+/** A project the caller may push to: developer or above, and not archived (archived projects are read-only). */
+export function writableProject(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
+  ctx.requireUser(req);
+  return ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
+}
+
+/**
+ * Runs repository work and answers the engine's refusals the way the service does:
+ * unknown refs, paths and objects 404 with their message, refused changes 400 {"message": …}.
+ */
+export async function gitCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof GitNotFoundError) throw messageError(404, error.message);
+    if (error instanceof GitActionError) throw messageError(400, error.message);
+    throw error;
+  }
+}
+
+/** The author of a change made through the API: the author_* parameters, else the caller. */
+export function authorOf(user: User, params: { author_name?: string; author_email?: string }): GitIdentity {
+  return { name: params.author_name ?? user.name, email: params.author_email ?? user.email };
+}
+
+export function identityOf(user: User): GitIdentity {
+  return { name: user.name, email: user.email };
+}
+
+/**
+ * The largest file a write may carry, decoded. The spec names none; 10 MiB keeps a commit of a few files well
+ * under the 25 MiB request body limit, and anything bigger belongs in a package or LFS, not in a commit.
+ */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Content as sent with `encoding`: text (default) or base64, which must be well-formed; above MAX_FILE_BYTES
+ * decoded it is refused with 413 {"message": "<field> is too large: …"}.
+ */
+export function decodeContent(content: string, encoding: 'text' | 'base64' | undefined, field: string): Buffer {
+  let bytes: Buffer;
+  if (encoding === 'base64') {
+    const compact = content.replace(/\s+/g, '');
+    // Checked without a repeated group: such a pattern overflowed the regex engine's stack on a few MiB (a 500).
+    if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) throw paramError(`${field} is not valid base64`);
+    bytes = Buffer.from(compact, 'base64');
+  } else {
+    bytes = Buffer.from(content, 'utf8');
+  }
+  if (bytes.length > MAX_FILE_BYTES) {
+    throw messageError(
+      413,
+      `${field} is too large: ${bytes.length} bytes, the limit is ${MAX_FILE_BYTES} bytes (${MAX_FILE_BYTES / 1024 / 1024} MiB) a file`,
+    );
+  }
+  return bytes;
+}
+
+/** The latest pipeline that ran for a commit, in the service's short form, or null. */
+export function lastPipelineOf(project: Project, sha: string): { id: number; ref: string; sha: string; status: string } | null {
+  let latest: Project['pipelines'][number] | undefined;
+  for (const pipeline of project.pipelines) {
+    if (pipeline.sha === sha && (latest === undefined || pipeline.id > latest.id)) latest = pipeline;
+  }
+  return latest ? { id: latest.id, ref: latest.ref, sha: latest.sha, status: latest.status } : null;
+}
+
+/** Commit record as the service sends it. */
+export function commitView(commit: GitCommitInfo): GitCommitInfo {
+  return { ...commit, parent_ids: [...commit.parent_ids] };
+}
+
+/** git's own test for binary content: a NUL byte in the first 8000 bytes. */
+export function rawContentType(content: Buffer): string {
+  return content.subarray(0, 8000).includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
+}
+
+/** Sends raw repository bytes; nosniff keeps a browser from running repository content as a page. */
+export function sendRaw(reply: Reply, content: Buffer, fileName?: string): void {
+  reply.header('x-content-type-options', 'nosniff');
+  if (fileName !== undefined) reply.header('content-disposition', `inline; ${dispositionFileName(fileName)}`);
+  reply.send(200, content, rawContentType(content));
+}
+
+/** filename= for Content-Disposition, with an RFC 5987 filename* when the name is not plain ASCII. */
+export function dispositionFileName(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return ascii === fileName ? `filename="${fileName}"` : `filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+/** A ref given by the caller, or the project's default branch. */
+function refOrDefault(project: Project, ref: string | undefined): string {
+  return ref === undefined || ref === '' ? project.default_branch : ref;
+}
+
+const treeParams = z.object({
+  path: z.string().optional(),
+  ref: z.string().optional(),
+  recursive: param.boolean().optional(),
+});
+
+const compareParams = z.object({
+  from: z.string().min(1),
+  to: z.string().min(1),
+  straight: param.boolean().optional(),
+});
+
+const contributorParams = z.object({
+  order_by: param.enum(['name', 'email', 'commits']).optional(),
+  sort: param.enum(['asc', 'desc']).optional(),
+});
+
+const archiveParams = z.object({ sha: z.string().min(1).optional() });
+
+const mergeBaseParams = z.object({ refs: param.array(z.string().min(1)) });
+
+export function register(router: Router, ctx: SandboxContext): void {
+  router.route('GET', '/projects/:id/repository/tree', { params: treeParams, pagination: 'offset' }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const ref = refOrDefault(project, req.params.ref);
+    const entries = await gitCall(() => listTree(project.repo, ref, req.params.path ?? '', req.params.recursive ?? false));
+    reply.json(paginate(req, reply, entries));
+  });
+
+  router.route('GET', '/projects/:id/repository/blobs/:sha', {}, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const blob = await gitCall(() => readBlob(project.repo, req.pathParams.sha));
+    reply.json({ size: blob.size, encoding: 'base64', content: blob.content.toString('base64'), sha: blob.sha });
+  });
+
+  router.route('GET', '/projects/:id/repository/blobs/:sha/raw', {}, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const blob = await gitCall(() => readBlob(project.repo, req.pathParams.sha));
+    sendRaw(reply, blob.content);
+  });
+
+  router.route('GET', '/projects/:id/repository/archive[.format]', { params: archiveParams }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const format = req.pathParams.format === '' ? 'tar.gz' : req.pathParams.format;
+    if (!isArchiveFormat(format)) {
+      throw paramError(`format does not have a valid value (one of ${ARCHIVE_FORMATS.join(', ')})`);
+    }
+    const refName = refOrDefault(project, req.params.sha);
+    const commitSha = await project.repo.resolveCommit(refName);
+    if (commitSha === null) throw notFound('Ref');
+    const archive = await createArchive(project.repo, { commitSha, refName, projectPath: project.path, format });
+    reply.header('content-disposition', `attachment; ${dispositionFileName(archive.fileName)}`);
+    reply.header('content-transfer-encoding', 'binary');
+    reply.send(200, archive.body, archive.contentType);
+  });
+
+  router.route('GET', '/projects/:id/repository/compare', { params: compareParams }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const result = await gitCall(() => compareRefs(project.repo, req.params.from, req.params.to, req.params.straight ?? false));
+    reply.json({
+      commit: result.commit === null ? null : commitView(result.commit),
+      commits: result.commits.map(commitView),
+      diffs: result.diffs,
+      compare_timeout: result.compare_timeout,
+      compare_same_ref: result.compare_same_ref,
+    });
+  });
+
+  router.route('GET', '/projects/:id/repository/contributors', { params: contributorParams, pagination: 'offset' }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    const list = await gitCall(() =>
+      contributors(project.repo, { ref: project.default_branch, orderBy: req.params.order_by, sort: req.params.sort }),
+    );
+    reply.json(paginate(req, reply, list));
+  });
+
+  router.route('GET', '/projects/:id/repository/merge_base', { params: mergeBaseParams }, async (req, reply) => {
+    const project = readableProject(ctx, req);
+    if (req.params.refs.length < 2) throw messageError(400, 'Provide at least 2 refs');
+    const base = await gitCall(() => mergeBase(project.repo, req.params.refs));
+    if (base === null) throw notFound('Merge Base');
+    reply.json(commitView(await gitCall(() => project.repo.getCommit(base))));
+  });
+}

@@ -1,0 +1,310 @@
+// Users: the list and one user (public form, or the administrator form for administrators), and the
+// administrator-only writes — create, update, remove an identity, delete — plus the caller's own status.
+//
+// The spec's rules: creation needs one of password, reset_password, force_random_password (when both flags are
+// false, password is required; the flags win over a password); an update answers 404 even where 409 would fit (an
+// email or username already taken: "404 Email has already been taken Not Found", as the service words it); a new
+// password set by an administrator must be changed at next sign-in; delete is 204, 404 for an unknown user, 409 for
+// a soft delete of the sole owner of a group (hard_delete removes those groups too). A sign-in identity (extern_uid
+// at a provider) already linked to another account is refused, 409 on create and (the spec's 404 rule) 404 on
+// update; an avatar is an image file part of a multipart form, kept and shown as avatar_url. Writes: 401 anonymous, 403
+// non-administrators, before anything is looked up. The list's order_by, sort and two_factor, and custom attributes
+// (filter and with_custom_attributes), are for administrators; other callers' values are ignored, as the service
+// ignores them.
+import { z } from 'zod';
+import type { SandboxContext } from '../../core/context.js';
+import { forbidden, messageError, notFound, paramError, validationError } from '../../core/errors.js';
+import { paginate } from '../../core/paginate.js';
+import { param } from '../../core/params.js';
+import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import type { Store, User } from '../../core/store.js';
+import { userAdmin, userBasic, userDetailed } from '../../core/views.js';
+import { passwordsOf } from './state.js';
+import { samlProvidersOf } from '../scim/index.js';
+
+const text = () => z.string();
+const flag = () => param.boolean().optional();
+const upload = z.union([z.string(), z.strictObject({ filename: z.string(), content_type: z.string(), content: z.instanceof(Buffer) })]);
+
+/** What create and update share. */
+const accountShape = {
+  password: text().optional(),
+  social_messenger: text().optional(),
+  social_network: text().optional(),
+  social_microblog: text().optional(),
+  website_url: text().optional(),
+  organization: text().optional(),
+  projects_limit: param.integer().optional(),
+  extern_uid: text().optional(),
+  provider: text().optional(),
+  bio: text().optional(),
+  location: text().optional(),
+  public_email: text().optional(),
+  admin: flag(),
+  can_create_group: flag(),
+  external: flag(),
+  // An image file part of a multipart form; anything else is refused, as the service refuses it.
+  avatar: upload.optional(),
+  theme_id: param.integer().optional(),
+  color_scheme_id: param.integer().optional(),
+  // The spec: true, false (the default), or null read as false.
+  private_profile: param.boolean().nullable().optional(),
+  // Higher-tier CI minute quotas: accepted, and meaningless in a sandbox without runners.
+  shared_runners_minutes_limit: param.integer().optional(),
+  extra_shared_runners_minutes_limit: param.integer().optional(),
+};
+
+const createParams = z.object({
+  email: text(),
+  username: text(),
+  name: text(),
+  reset_password: flag(),
+  force_random_password: flag(),
+  skip_confirmation: flag(),
+  ...accountShape,
+});
+
+const updateParams = z.object({
+  email: text().optional(),
+  username: text().optional(),
+  name: text().optional(),
+  group_id_for_saml: param.integer().optional(),
+  skip_reconfirmation: flag(),
+  note: text().optional(),
+  ...accountShape,
+});
+
+type AccountParams = z.infer<z.ZodObject<typeof accountShape>> & { email?: string; username?: string; name?: string };
+
+const listParams = z.object({
+  search: text().optional(),
+  username: text().optional(),
+  active: flag(),
+  blocked: flag(),
+  extern_uid: text().optional(),
+  provider: text().optional(),
+  external: flag(),
+  created_before: param.datetime().optional(),
+  created_after: param.datetime().optional(),
+  custom_attributes: param.hash().optional(),
+  with_custom_attributes: flag(),
+  order_by: param.enum(['id', 'name', 'username', 'created_at', 'updated_at']).optional(),
+  sort: param.enum(['asc', 'desc']).optional(),
+  two_factor: param.enum(['enabled', 'disabled']).optional(),
+});
+
+const PROFILE_FIELDS = [
+  'social_messenger', 'social_network', 'social_microblog', 'website_url', 'organization', 'bio', 'location',
+  'public_email', 'can_create_group', 'external', 'theme_id', 'color_scheme_id', 'private_profile', 'projects_limit',
+  'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit',
+] as const;
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const USERNAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
+const MIN_PASSWORD = 8;
+
+/** Grape's message for a pair of parameters that come together or not at all. */
+function checkIdentityPair(params: { extern_uid?: string; provider?: string }): void {
+  if ((params.extern_uid === undefined) !== (params.provider === undefined)) {
+    throw paramError('extern_uid, provider provide all or none of parameters');
+  }
+}
+
+/** Model validation of the fields given; every failing field is named at once. */
+function validate(params: AccountParams): void {
+  const errors: Record<string, string[]> = {};
+  if (params.email !== undefined && !EMAIL.test(params.email)) errors.email = ['is invalid'];
+  if (params.username !== undefined && !USERNAME.test(params.username)) errors.username = ['is invalid'];
+  if (params.name !== undefined && params.name.trim() === '') errors.name = ["can't be blank"];
+  if (params.password !== undefined && params.password.length < MIN_PASSWORD) {
+    errors.password = [`is too short (minimum is ${MIN_PASSWORD} characters)`];
+  }
+  if (params.projects_limit !== undefined && params.projects_limit < 0) errors.projects_limit = ['must be greater than or equal to 0'];
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+}
+
+/** Which of email and username another user already has. */
+function taken(store: Store, params: { email?: string; username?: string }, self?: User): string | undefined {
+  const others = store.users.filter((u) => u !== self);
+  if (params.email !== undefined && others.some((u) => u.email.toLowerCase() === params.email!.toLowerCase())) return 'Email';
+  if (params.username !== undefined && others.some((u) => u.username.toLowerCase() === params.username!.toLowerCase())) return 'Username';
+  return undefined;
+}
+
+/** The uploaded avatar: an image file, as the service's uploader takes (a plain string is no file). */
+function avatarOf(params: AccountParams): User['avatar'] {
+  const value = params.avatar;
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' || !/^image\/(png|jpeg|gif|bmp|ico|webp)$/.test(value.content_type) || value.content.length === 0) {
+    throw paramError('avatar is invalid');
+  }
+  return value;
+}
+
+/** The other account an extern_uid at a provider already signs in to, if any. */
+function identityOwner(store: Store, params: { extern_uid?: string; provider?: string }, self?: User): User | undefined {
+  if (params.extern_uid === undefined || params.provider === undefined) return undefined;
+  return store.users.find((u) => u !== self && u.identities.some((i) => i.provider === params.provider && i.extern_uid === params.extern_uid));
+}
+
+function applyProfile(user: User, params: AccountParams): void {
+  for (const key of PROFILE_FIELDS) {
+    const value = params[key];
+    if (value !== undefined) Object.assign(user, { [key]: value });
+  }
+  if (params.private_profile === null) user.private_profile = false;
+  const avatar = avatarOf(params);
+  if (avatar) user.avatar = avatar;
+  if (params.admin !== undefined) user.is_admin = params.admin;
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export function register(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+
+  /** Administrator writes and reads: 401 anonymous, 403 anyone else, before anything is looked up. */
+  function requireAdmin(req: SandboxRequest<unknown>): User {
+    const user = ctx.requireUser(req);
+    if (!user.is_admin) throw forbidden();
+    return user;
+  }
+
+  function findTarget(req: SandboxRequest<unknown>): User {
+    const user = store.findUser(String(integerPathParam(req, 'id')));
+    if (!user) throw notFound('User');
+    return user;
+  }
+
+  const withAttributes = (user: User, view: object, wanted: boolean | undefined) => (wanted
+    ? { ...view, custom_attributes: Object.entries(user.custom_attributes).map(([key, value]) => ({ key, value })) }
+    : view);
+
+  router.route('GET', '/users', { params: listParams, pagination: 'offset' }, (req, reply) => {
+    const p = req.params;
+    const admin = req.user?.is_admin === true;
+    checkIdentityPair(p);
+    const search = p.search?.toLowerCase();
+    const users = store.users.filter((u) =>
+      (search === undefined || u.name.toLowerCase().includes(search) || u.username.toLowerCase().includes(search)
+        || u.email.toLowerCase() === search)
+      && (p.username === undefined || u.username.toLowerCase() === p.username.toLowerCase())
+      // The spec: false values of these filters are not supported (they filter nothing).
+      && (p.active !== true || u.state === 'active')
+      && (p.blocked !== true || u.state === 'blocked')
+      && (p.external !== true || u.external)
+      && (p.extern_uid === undefined || u.identities.some((i) => i.provider === p.provider && i.extern_uid === p.extern_uid))
+      && (p.created_before === undefined || u.created_at < p.created_before)
+      && (p.created_after === undefined || u.created_at > p.created_after)
+      && (!admin || p.two_factor === undefined || u.two_factor_enabled === (p.two_factor === 'enabled'))
+      && (!admin || Object.entries(p.custom_attributes ?? {}).every(([key, value]) => u.custom_attributes[key] === value)));
+    const orderBy = admin ? (p.order_by ?? 'id') : 'id';
+    const direction = admin && p.sort === 'asc' ? 1 : -1;
+    const key = (u: User): string | number => (orderBy === 'id' ? u.id
+      : orderBy === 'created_at' ? u.created_at.getTime()
+        : orderBy === 'updated_at' ? (u.updated_at ?? u.created_at).getTime() : u[orderBy].toLowerCase());
+    users.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id) * direction);
+    reply.json(paginate(req, reply, users).map((u) =>
+      (admin ? withAttributes(u, userAdmin(store, u), p.with_custom_attributes) : userBasic(store, u))));
+  });
+
+  router.route('GET', '/users/:id', { params: z.object({ with_custom_attributes: flag() }) }, (req, reply) => {
+    const user = findTarget(req);
+    const admin = req.user?.is_admin === true;
+    reply.json(admin ? withAttributes(user, userAdmin(store, user), req.params.with_custom_attributes) : userDetailed(store, user));
+  });
+
+  router.route('POST', '/users', { params: createParams, auth: 'user' }, (req, reply) => {
+    requireAdmin(req);
+    const p = req.params;
+    const reset = p.reset_password === true;
+    const random = p.force_random_password === true;
+    if (!reset && !random && p.password === undefined) {
+      throw paramError(p.reset_password === undefined && p.force_random_password === undefined
+        ? 'password, reset_password, force_random_password are missing, at least one parameter must be provided'
+        : 'password is missing');
+    }
+    checkIdentityPair(p);
+    // The flags take priority: a password sent with either is not used.
+    validate(reset || random ? { ...p, password: undefined } : p);
+    const conflict = taken(store, p);
+    if (conflict) throw messageError(409, `${conflict} has already been taken`);
+    avatarOf(p);
+    // One identity signs in to one account: linking it to a second would hand that account to its owner.
+    if (identityOwner(store, p)) throw messageError(409, 'Identity has already been taken');
+    const now = new Date();
+    const user = store.addUser({
+      email: p.email, username: p.username, name: p.name, created_at: now,
+      // Unconfirmed until the user follows the e-mailed link, unless the administrator skips that.
+      confirmed_at: p.skip_confirmation === true ? now : null,
+      identities: p.extern_uid !== undefined ? [{ provider: p.provider!, extern_uid: p.extern_uid }] : [],
+    });
+    applyProfile(user, p);
+    if (reset || random) passwordsOf(store).setRandom(user);
+    else passwordsOf(store).set(user, p.password!, false);
+    reply.json(userAdmin(store, user), 201);
+  });
+
+  router.route('PUT', '/users/:id', { params: updateParams, auth: 'user' }, (req, reply) => {
+    requireAdmin(req);
+    const user = findTarget(req);
+    const p = req.params;
+    checkIdentityPair(p);
+    validate(p);
+    const conflict = taken(store, p, user);
+    if (conflict) throw notFound(`${conflict} has already been taken`);
+    avatarOf(p);
+    // The spec: update answers 404 even where 409 would fit, an identity linked to another account included.
+    if (identityOwner(store, p, user)) throw notFound('Identity has already been taken');
+    let samlProvider: number | undefined;
+    if (p.group_id_for_saml !== undefined) {
+      samlProvider = samlProvidersOf(store).get(p.group_id_for_saml);
+      if (samlProvider === undefined) throw validationError({ identities: ['group has no single sign-on'] });
+    }
+    applyProfile(user, p);
+    if (p.name !== undefined) user.name = p.name;
+    if (p.username !== undefined) user.username = p.username;
+    if (p.note !== undefined) user.note = p.note;
+    if (p.email !== undefined && p.email !== user.email) {
+      user.email = p.email;
+      // A changed address is confirmed again by its owner unless the administrator skips that.
+      if (p.skip_reconfirmation !== true) user.confirmed_at = null;
+    }
+    if (p.extern_uid !== undefined) {
+      const existing = user.identities.find((i) => i.provider === p.provider && (samlProvider === undefined || i.saml_provider_id === samlProvider));
+      if (existing) existing.extern_uid = p.extern_uid;
+      else user.identities.push({ provider: p.provider!, extern_uid: p.extern_uid, ...(samlProvider !== undefined ? { saml_provider_id: samlProvider } : {}) });
+    }
+    if (p.password !== undefined) passwordsOf(store).set(user, p.password, true);
+    user.updated_at = new Date();
+    reply.json(userAdmin(store, user));
+  });
+
+  router.route('DELETE', '/users/:id/identities/:provider', { auth: 'user' }, (req, reply) => {
+    requireAdmin(req);
+    const user = findTarget(req);
+    const index = user.identities.findIndex((i) => i.provider === req.pathParams.provider);
+    if (index === -1) throw notFound('Identity');
+    user.identities.splice(index, 1);
+    user.updated_at = new Date();
+    reply.empty(204);
+  });
+
+  router.route('DELETE', '/users/:id', { params: z.object({ hard_delete: flag() }), auth: 'user' }, (req, reply) => {
+    requireAdmin(req);
+    const user = findTarget(req);
+    const hard = req.params.hard_delete === true;
+    if (!hard && store.groupsSolelyOwned(user).length > 0) {
+      throw messageError(409, 'User cannot be removed while is the sole owner of a group');
+    }
+    store.removeUser(user, hard);
+    reply.empty(204);
+  });
+
+  router.route('GET', '/user/status', { auth: 'user' }, (req, reply) => {
+    const { emoji, message } = ctx.requireUser(req).status;
+    reply.json({ emoji, message, message_html: message === null ? null : escapeHtml(message) });
+  });
+}

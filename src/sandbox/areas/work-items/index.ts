@@ -1,0 +1,25 @@
+// The work items area of the sandbox: labels, issues, merge requests, epics and label events, with their demo data.
+import type { SandboxArea } from '../../core/area.js';
+import { register as registerEpics } from './epics-routes.js';
+import { register as registerIssues } from './issues-routes.js';
+import { register as registerLabelEvents } from './label-events-routes.js';
+import { register as registerMergeRequests } from './merge-requests-routes.js';
+import { seedEpics } from './seed-epics.js';
+import { seedWorkItems } from './seed.js';
+
+/** Public to the group-import-export area (a group's labels travel in its export archive). */
+export { addLabel, workItemsOf } from './state.js';
+
+export const area: SandboxArea = {
+  name: 'work-items',
+  routes: (router, ctx) => {
+    registerIssues(router, ctx);
+    registerMergeRequests(router, ctx);
+    registerLabelEvents(router, ctx);
+    registerEpics(router, ctx);
+  },
+  seed: (store, { users, epoch, branchHead }) => {
+    seedWorkItems(store, users, epoch, branchHead);
+    seedEpics(store, users, epoch);
+  },
+};

@@ -1,0 +1,486 @@
+// Issues and merge requests: the list filters, visibility, ordering and response shapes they share.
+//
+// One filter for both kinds, as the spec lists one set of query parameters for both (issues add a few, merge
+// requests others): labels all-of and case-insensitive (`None`, `Any`, deprecated `No+Label`), milestone by title
+// (`None`, `Any`), scope, author and assignee (ids, usernames, `None`, `Any`), reactions, iids, search within
+// title and/or description, inclusive date ranges, confidential, weight, and each of them negated under not[...].
+import { z } from 'zod';
+import { paramError } from '../../core/errors.js';
+import { param } from '../../core/params.js';
+import type { SandboxContext } from '../../core/context.js';
+import { ACCESS, type Group, type Project, type Store, type User } from '../../core/store.js';
+import { milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
+import { labelsFor, type Issue, type Label, type MergeRequest, type WorkItem } from './state.js';
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** `None` and `Any` are read case-insensitively, as the service's validator does. */
+const noneAny = z.preprocess(
+  (v) => (typeof v === 'string' && /^(none|any)$/i.test(v) ? `${v[0].toUpperCase()}${v.slice(1).toLowerCase()}` : v),
+  z.enum(['None', 'Any']),
+);
+const integerNoneAny = () => z.union([param.integer(), noneAny]);
+/** Comma-separated, or as an array (labels[]=a&labels[]=b). */
+export const nameList = () => z.union([z.string(), z.array(z.string())]);
+const usernames = () => z.union([z.string(), z.array(z.string())]);
+const idList = () => z.union([param.array(param.integer()), noneAny]);
+
+/** Filters every list of issues or merge requests reads (the negatable ones also live under not[...]). */
+const negatableShape = {
+  labels: nameList().optional(),
+  milestone: z.string().optional(),
+  author_id: param.integer().optional(),
+  assignee_id: integerNoneAny().optional(),
+  my_reaction_emoji: z.string().optional(),
+  search: z.string().optional(),
+};
+
+export const workItemParamsShape = {
+  ...negatableShape,
+  with_labels_details: param.boolean().optional(),
+  // The hyphenated names are deprecated spellings the service still reads.
+  scope: param.enum(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']).optional(),
+  sort: param.enum(['asc', 'desc']).optional(),
+  created_after: param.datetime().optional(),
+  created_before: param.datetime().optional(),
+  updated_after: param.datetime().optional(),
+  updated_before: param.datetime().optional(),
+};
+
+const inParam = () => z.string().optional();
+
+export const issueParamsShape = {
+  ...workItemParamsShape,
+  // 'all' is not in the spec's list, but the service reads it as its default (both states).
+  state: param.enum(['opened', 'closed', 'all']).optional(),
+  author_username: z.string().optional(),
+  assignee_username: usernames().optional(),
+  weight: integerNoneAny().optional(),
+  iids: param.array(param.integer()).optional(),
+  in: inParam(),
+  confidential: param.boolean().optional(),
+  order_by: param.enum([
+    'created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due',
+    'popularity', 'weight',
+  ]).optional(),
+  not: z.strictObject({
+    ...negatableShape,
+    author_username: z.string().optional(),
+    assignee_username: usernames().optional(),
+    in: inParam(),
+  }).optional(),
+};
+export type IssueParams = z.output<z.ZodObject<typeof issueParamsShape>>;
+
+export const mergeRequestParamsShape = {
+  ...workItemParamsShape,
+  state: param.enum(['opened', 'closed', 'locked', 'merged', 'all']).optional(),
+  order_by: param.enum(['created_at', 'updated_at']).optional(),
+  view: param.enum(['simple']).optional(),
+  approver_ids: idList().optional(),
+  approved_by_ids: idList().optional(),
+  source_branch: z.string().optional(),
+  target_branch: z.string().optional(),
+  wip: param.enum(['yes', 'no']).optional(),
+};
+export type MergeRequestParams = z.output<z.ZodObject<typeof mergeRequestParamsShape>> & { in?: string; iids?: number[] };
+
+export type Predicate<T> = (item: T) => boolean;
+
+/** What a filter is evaluated against: the store, the caller, and the project of each item. */
+interface FilterContext {
+  store: Store;
+  user: User;
+  projectOf(item: WorkItem): Project;
+}
+
+export function splitNames(value: string | string[]): string[] {
+  return (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function userIdByName(store: Store, username: string): number {
+  return store.findUser(username)?.id ?? -1;
+}
+
+/** `in`: title, description, or both joined by a comma (default both); anything else is refused. */
+function searchFields(value: string | undefined, name: string): Array<'title' | 'description'> {
+  if (value === undefined) return ['title', 'description'];
+  const fields = splitNames(value);
+  if (fields.length === 0 || fields.some((f) => f !== 'title' && f !== 'description')) {
+    throw paramError(`${name} does not have a valid value`);
+  }
+  return fields as Array<'title' | 'description'>;
+}
+
+/**
+ * `labels`: all of the names (case-insensitive), or `None` / `Any`; negated, none of them. Epics filter the same way.
+ */
+export function labelsPredicate<T extends { labels: string[] }>(value: string | string[], negated = false): Predicate<T> {
+  const names = splitNames(value).map((n) => n.toLowerCase());
+  const has = (item: T) => new Set(item.labels.map((l) => l.toLowerCase()));
+  const none = names.length === 1 && (names[0] === 'none' || names[0] === 'no+label' || names[0] === 'no label');
+  if (none) return (item) => (item.labels.length === 0) !== negated;
+  if (names.length === 1 && names[0] === 'any') return (item) => (item.labels.length > 0) !== negated;
+  if (negated) return (item) => names.every((n) => !has(item).has(n));
+  return (item) => names.every((n) => has(item).has(n));
+}
+
+/**
+ * The predicates of the negatable filters, each one a test an item must pass. Negated (under not[...]) each
+ * test is inverted, except labels: `not[labels]=a,b` keeps the items that have none of them, as on the service.
+ */
+function negatablePredicates(
+  f: z.output<z.ZodObject<typeof negatableShape>> & { author_username?: string; assignee_username?: string | string[]; in?: string },
+  ctx: FilterContext,
+  negated: boolean,
+): Array<Predicate<WorkItem>> {
+  const tests: Array<Predicate<WorkItem>> = [];
+  if (f.labels !== undefined) tests.push(labelsPredicate(f.labels, negated));
+  const add = (test: Predicate<WorkItem>) => tests.push(negated ? (item) => !test(item) : test);
+  if (f.milestone !== undefined) {
+    const title = f.milestone;
+    add((item) => {
+      if (/^none$/i.test(title)) return item.milestone_id === null;
+      if (/^any$/i.test(title)) return item.milestone_id !== null;
+      return ctx.projectOf(item).milestones.find((m) => m.id === item.milestone_id)?.title === title;
+    });
+  }
+  if (f.author_id !== undefined) add((item) => item.author_id === f.author_id);
+  if (f.author_username !== undefined) {
+    const id = userIdByName(ctx.store, f.author_username);
+    add((item) => item.author_id === id);
+  }
+  if (f.assignee_id !== undefined) {
+    const wanted = f.assignee_id;
+    add((item) => (wanted === 'None' ? item.assignee_ids.length === 0
+      : wanted === 'Any' ? item.assignee_ids.length > 0 : item.assignee_ids.includes(wanted)));
+  }
+  if (f.assignee_username !== undefined) {
+    const ids = splitNames(f.assignee_username).map((name) => userIdByName(ctx.store, name));
+    add((item) => ids.some((id) => item.assignee_ids.includes(id)));
+  }
+  if (f.my_reaction_emoji !== undefined) {
+    const emoji = f.my_reaction_emoji;
+    add((item) => {
+      const mine = item.awards.filter((a) => a.user_id === ctx.user.id);
+      if (/^none$/i.test(emoji)) return mine.length === 0;
+      if (/^any$/i.test(emoji)) return mine.length > 0;
+      return mine.some((a) => a.name === emoji);
+    });
+  }
+  if (f.search !== undefined && f.search !== '') {
+    const text = f.search.toLowerCase();
+    const fields = searchFields(f.in, negated ? 'not[in]' : 'in');
+    add((item) => fields.some((field) => item[field].toLowerCase().includes(text)));
+  } else if (f.in !== undefined) {
+    searchFields(f.in, negated ? 'not[in]' : 'in');
+  }
+  return tests;
+}
+
+function exclusive(params: Record<string, unknown>, a: string, b: string): void {
+  if (params[a] !== undefined && params[b] !== undefined) throw paramError(`${a}, ${b} are mutually exclusive`);
+}
+
+/** The community edition filters by one assignee username only. */
+function checkAssigneeCount(value: string | string[] | undefined, name: string): void {
+  if (value === undefined) return;
+  const names = splitNames(value);
+  if (names.length > 1) throw paramError(`${name} allows one value, but found ${names.length}: ${names.join(', ')}`);
+}
+
+/** Parameter rules zod alone cannot state: exclusive pairs and the one-assignee limit (400 before anything is read). */
+export function checkIssueParams(params: IssueParams): void {
+  exclusive(params, 'author_id', 'author_username');
+  exclusive(params, 'assignee_id', 'assignee_username');
+  checkAssigneeCount(params.assignee_username, 'assignee_username');
+  if (params.not) {
+    exclusive(params.not, 'author_id', 'author_username');
+    exclusive(params.not, 'assignee_id', 'assignee_username');
+    checkAssigneeCount(params.not.assignee_username, 'not[assignee_username]');
+  }
+}
+
+/** The spec's limit: approved_by_ids takes at most 5 IDs (approver_ids has none). */
+export function checkMergeRequestParams(params: MergeRequestParams): void {
+  const value = params.approved_by_ids;
+  if (Array.isArray(value) && value.length > 5) throw paramError('approved_by_ids does not have a valid value');
+}
+
+/** The filters both kinds share, for the caller: scope, the negatable ones (and not[...]) and the date ranges. */
+function sharedPredicates(
+  params: z.output<z.ZodObject<typeof workItemParamsShape>> & { not?: Record<string, unknown>; in?: string },
+  ctx: FilterContext,
+  defaultScope: 'created_by_me' | 'all',
+): Array<Predicate<WorkItem>> {
+  const scope = (params.scope ?? defaultScope).replace(/-/g, '_');
+  const tests: Array<Predicate<WorkItem>> = [];
+  if (scope === 'created_by_me') tests.push((item) => item.author_id === ctx.user.id);
+  if (scope === 'assigned_to_me') tests.push((item) => item.assignee_ids.includes(ctx.user.id));
+  tests.push(...negatablePredicates(params, ctx, false));
+  if (params.not) tests.push(...negatablePredicates(params.not as typeof params, ctx, true));
+  const { created_after, created_before, updated_after, updated_before } = params;
+  // Inclusive on both ends, as the spec says.
+  if (created_after) tests.push((item) => item.created_at >= created_after);
+  if (created_before) tests.push((item) => item.created_at <= created_before);
+  if (updated_after) tests.push((item) => item.updated_at >= updated_after);
+  if (updated_before) tests.push((item) => item.updated_at <= updated_before);
+  return tests;
+}
+
+export function issuePredicates(params: IssueParams, ctx: FilterContext, defaultScope: 'created_by_me' | 'all'): Array<Predicate<Issue>> {
+  const tests: Array<Predicate<Issue>> = sharedPredicates(params, ctx, defaultScope);
+  const state = params.state ?? 'all';
+  if (state !== 'all') tests.push((issue) => issue.state === state);
+  if (params.iids) tests.push((issue) => params.iids!.includes(issue.iid));
+  if (params.confidential !== undefined) tests.push((issue) => issue.confidential === params.confidential);
+  const weight = params.weight;
+  if (weight !== undefined) {
+    tests.push((issue) => (weight === 'None' ? issue.weight === null : weight === 'Any' ? issue.weight !== null : issue.weight === weight));
+  }
+  return tests;
+}
+
+function isDraft(title: string): boolean {
+  return /^\s*(\[draft\]|\(draft\)|draft:|draft\s-|\[wip\]|wip:|wip\s-)/i.test(title);
+}
+
+export function mergeRequestPredicates(params: MergeRequestParams, ctx: FilterContext, defaultScope: 'created_by_me' | 'all'): Array<Predicate<MergeRequest>> {
+  const tests: Array<Predicate<MergeRequest>> = sharedPredicates(params, ctx, defaultScope);
+  const state = params.state ?? 'all';
+  if (state !== 'all') tests.push((mr) => mr.state === state);
+  if (params.iids) tests.push((mr) => params.iids!.includes(mr.iid));
+  if (params.source_branch !== undefined) tests.push((mr) => mr.source_branch === params.source_branch);
+  if (params.target_branch !== undefined) tests.push((mr) => mr.target_branch === params.target_branch);
+  if (params.wip !== undefined) tests.push((mr) => isDraft(mr.title) === (params.wip === 'yes'));
+  for (const [name, field] of [['approver_ids', 'approver_ids'], ['approved_by_ids', 'approved_by_ids']] as const) {
+    const wanted = params[name];
+    if (wanted === undefined) continue;
+    // All of the given users, as the service matches these lists.
+    tests.push((mr) => (wanted === 'None' ? mr[field].length === 0 : wanted === 'Any' ? mr[field].length > 0
+      : wanted.every((id) => mr[field].includes(id))));
+  }
+  return tests;
+}
+
+/**
+ * Whether the caller may see this issue: the project is visible to them with issues enabled, and a confidential
+ * issue shows only to its author, its assignees, reporters and up, and administrators.
+ */
+export function canSeeIssue(ctx: SandboxContext, user: User, project: Project, issue: Issue): boolean {
+  if (!project.issues_enabled || !ctx.store.canSeeProject(user, project)) return false;
+  if (!issue.confidential) return true;
+  return issue.author_id === user.id || issue.assignee_ids.includes(user.id) || ctx.projectAccess(user, project) >= ACCESS.reporter;
+}
+
+/** Merge requests show what the code is: reporters and up on private projects, anyone who sees the others. */
+export function canSeeMergeRequests(ctx: SandboxContext, user: User, project: Project): boolean {
+  return project.merge_requests_enabled && ctx.store.canSeeProject(user, project) && ctx.canReadCode(user, project);
+}
+
+type Sortable = Date | number | string | null;
+
+/** Sorts by a key (nulls always last, whatever the direction), ties broken by id in the same direction. */
+export function sortItems<T extends { id: number }>(items: T[], key: (item: T) => Sortable, direction: 'asc' | 'desc'): T[] {
+  const sign = direction === 'asc' ? 1 : -1;
+  const value = (v: Sortable) => (v instanceof Date ? v.getTime() : v);
+  return [...items].sort((a, b) => {
+    const [va, vb] = [value(key(a)), value(key(b))];
+    if (va === null && vb !== null) return 1;
+    if (vb === null && va !== null) return -1;
+    if (va !== null && vb !== null && va !== vb) return (va < vb ? -1 : 1) * sign;
+    return (a.id - b.id) * sign;
+  });
+}
+
+export function issueSortKey(store: Store, project: (issue: Issue) => Project, orderBy: NonNullable<IssueParams['order_by']>): (issue: Issue) => Sortable {
+  const labelPriority = (issue: Issue) => {
+    const labels = labelsFor(store, { kind: 'project', project: project(issue) });
+    const priorities = issue.labels.map((name) => labels.find((l) => l.name === name)?.priority).filter((p): p is number => typeof p === 'number');
+    return priorities.length ? Math.min(...priorities) : null;
+  };
+  const milestoneDue = (issue: Issue) => project(issue).milestones.find((m) => m.id === issue.milestone_id)?.due_date ?? null;
+  switch (orderBy) {
+    case 'created_at': return (issue) => issue.created_at;
+    case 'updated_at': return (issue) => issue.updated_at;
+    case 'due_date': return (issue) => issue.due_date;
+    case 'relative_position': return (issue) => issue.relative_position;
+    case 'weight': return (issue) => issue.weight;
+    case 'popularity': return (issue) => issue.awards.filter((a) => a.name === 'thumbsup').length;
+    case 'milestone_due': return milestoneDue;
+    // Priority is the label priority first, then the milestone's due date; label_priority only the former.
+    case 'priority': return (issue) => labelPriority(issue) ?? (milestoneDue(issue) === null ? null : 1e9);
+    case 'label_priority': return labelPriority;
+  }
+}
+
+/** Where a list was asked for: `references.relative` is written relative to it. */
+export type ReferenceContext = { kind: 'instance' } | { kind: 'group'; group: Group } | { kind: 'project'; project: Project };
+
+function references(project: Project, iid: number, sigil: '#' | '!', from: ReferenceContext) {
+  const full = `${project.full_path}${sigil}${iid}`;
+  let relative = full;
+  if (from.kind === 'project' && from.project === project) relative = `${sigil}${iid}`;
+  if (from.kind === 'group' && project.full_path.startsWith(`${from.group.full_path}/`)) {
+    relative = `${project.full_path.slice(from.group.full_path.length + 1)}${sigil}${iid}`;
+  }
+  return { reference: `${sigil}${iid}`, references: { short: `${sigil}${iid}`, relative, full } };
+}
+
+function labelsView(store: Store, project: Project, names: string[], details: boolean) {
+  if (!details) return [...names];
+  const known = labelsFor(store, { kind: 'project', project });
+  return names.map((name) => {
+    const label = known.find((l) => l.name === name);
+    return labelDetails(label ?? { id: 0, name, color: '#6699cc', description: null, priority: null });
+  });
+}
+
+export function labelDetails(label: Label) {
+  const dark = Number.parseInt(label.color.slice(1, 3), 16) + Number.parseInt(label.color.slice(3, 5), 16) + Number.parseInt(label.color.slice(5, 7), 16) < 3 * 128;
+  return {
+    name: label.name,
+    color: label.color,
+    description: label.description,
+    description_html: label.description ?? '',
+    text_color: dark ? '#FFFFFF' : '#333333',
+  };
+}
+
+function people(store: Store, ids: number[]) {
+  return ids.map((id) => store.findUser(String(id))).filter((u): u is User => u !== undefined).map((u) => userBasic(store, u));
+}
+
+function userOrNull(store: Store, id: number | null) {
+  const user = id === null ? undefined : store.findUser(String(id));
+  return user ? userBasic(store, user) : null;
+}
+
+function votes(item: WorkItem) {
+  return {
+    upvotes: item.awards.filter((a) => a.name === 'thumbsup').length,
+    downvotes: item.awards.filter((a) => a.name === 'thumbsdown').length,
+  };
+}
+
+function humanTime(seconds: number): string | null {
+  if (seconds === 0) return null;
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  return [hours ? `${hours}h` : '', minutes ? `${minutes}m` : ''].join('') || `${seconds}s`;
+}
+
+function timeStats(estimate: number, spent: number) {
+  return { time_estimate: estimate, total_time_spent: spent, human_time_estimate: humanTime(estimate), human_total_time_spent: humanTime(spent) };
+}
+
+function milestoneOf(store: Store, project: Project, id: number | null) {
+  const milestone = id === null ? undefined : project.milestones.find((m) => m.id === id);
+  return milestone ? milestoneView(store, project, milestone) : null;
+}
+
+export function issueView(store: Store, project: Project, issue: Issue, from: ReferenceContext, withLabelsDetails: boolean) {
+  const api = `${store.baseUrl}/api/v4/projects/${project.id}`;
+  const assignees = people(store, issue.assignee_ids);
+  return {
+    id: issue.id,
+    iid: issue.iid,
+    project_id: issue.project_id,
+    title: issue.title,
+    description: issue.description,
+    state: issue.state,
+    created_at: iso(issue.created_at),
+    updated_at: iso(issue.updated_at),
+    closed_at: iso(issue.closed_at),
+    // Present only for issues closed by an account that still exists.
+    ...(issue.state === 'closed' && issue.closed_by_id !== null ? { closed_by: userOrNull(store, issue.closed_by_id) } : {}),
+    labels: labelsView(store, project, issue.labels, withLabelsDetails),
+    milestone: milestoneOf(store, project, issue.milestone_id),
+    assignees,
+    assignee: assignees[0] ?? null,
+    author: userOrNull(store, issue.author_id),
+    moved_to_id: issue.moved_to_id,
+    ...votes(issue),
+    merge_requests_count: issue.merge_requests_count,
+    user_notes_count: issue.user_notes_count,
+    due_date: issue.due_date,
+    web_url: `${projectWebUrl(store, project)}/-/issues/${issue.iid}`,
+    ...references(project, issue.iid, '#', from),
+    time_stats: timeStats(issue.time_estimate, issue.total_time_spent),
+    has_tasks: issue.tasks.count > 0,
+    task_status: issue.tasks.count > 0 ? `${issue.tasks.completed_count} of ${issue.tasks.count} tasks completed` : '',
+    confidential: issue.confidential,
+    discussion_locked: issue.discussion_locked,
+    _links: { self: `${api}/issues/${issue.iid}`, notes: `${api}/issues/${issue.iid}/notes`, award_emoji: `${api}/issues/${issue.iid}/award_emoji`, project: api },
+    task_completion_status: { ...issue.tasks },
+    weight: issue.weight,
+  };
+}
+
+/** view=simple: iid, URL, title, description and the basic state. */
+export function mergeRequestSimple(store: Store, project: Project, mr: MergeRequest) {
+  return {
+    id: mr.id,
+    iid: mr.iid,
+    project_id: mr.project_id,
+    title: mr.title,
+    description: mr.description,
+    state: mr.state,
+    created_at: iso(mr.created_at),
+    updated_at: iso(mr.updated_at),
+    web_url: `${projectWebUrl(store, project)}/-/merge_requests/${mr.iid}`,
+  };
+}
+
+export function mergeRequestView(store: Store, project: Project, mr: MergeRequest, from: ReferenceContext, withLabelsDetails: boolean) {
+  const assignees = people(store, mr.assignee_ids);
+  return {
+    ...mergeRequestSimple(store, project, mr),
+    source_project_id: mr.project_id,
+    target_project_id: mr.project_id,
+    merged_by: userOrNull(store, mr.merged_by_id),
+    merged_at: iso(mr.merged_at),
+    closed_by: userOrNull(store, mr.closed_by_id),
+    closed_at: iso(mr.closed_at),
+    target_branch: mr.target_branch,
+    source_branch: mr.source_branch,
+    ...votes(mr),
+    author: userOrNull(store, mr.author_id),
+    assignee: assignees[0] ?? null,
+    assignees,
+    labels: labelsView(store, project, mr.labels, withLabelsDetails),
+    work_in_progress: isDraft(mr.title),
+    milestone: milestoneOf(store, project, mr.milestone_id),
+    merge_when_pipeline_succeeds: false,
+    merge_status: mr.state === 'opened' ? (mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged') : 'unchecked',
+    sha: mr.sha,
+    merge_commit_sha: mr.merge_commit_sha,
+    squash_commit_sha: null,
+    user_notes_count: mr.user_notes_count,
+    discussion_locked: mr.discussion_locked,
+    should_remove_source_branch: null,
+    force_remove_source_branch: true,
+    allow_collaboration: false,
+    allow_maintainer_to_push: false,
+    ...references(project, mr.iid, '!', from),
+    time_stats: timeStats(0, 0),
+    squash: mr.squash,
+    task_completion_status: { count: 0, completed_count: 0 },
+    has_conflicts: mr.has_conflicts,
+    blocking_discussions_resolved: true,
+    approvals_before_merge: null,
+  };
+}
+
+/** The projects a list reads from: one project, a group and its subgroups, or every project. */
+export function projectsIn(store: Store, from: ReferenceContext): Project[] {
+  if (from.kind === 'project') return [from.project];
+  if (from.kind === 'instance') return store.projects;
+  const groups = new Set([from.group, ...store.descendantGroups(from.group)]);
+  return store.projects.filter((p) => p.namespace.kind === 'group' && groups.has(p.namespace.group));
+}
+
+export function filterContext(store: Store, user: User): FilterContext {
+  const byId = new Map(store.projects.map((p) => [p.id, p]));
+  return { store, user, projectOf: (item) => byId.get(item.project_id)! };
+}

@@ -1,0 +1,816 @@
+// The core's demo data: users of every access level with fixed tokens, groups, public/internal/private
+// projects with real git history, pipelines in every status, milestones and releases. Each area adds its own
+// (issues, merge requests, epics, keys, …) in its seed, run after this one by ../seed.ts.
+//
+// Demo tokens (send as `PRIVATE-TOKEN`; the SCIM one as `Authorization: Bearer`):
+//
+//   role        user    token                          what they can do
+//   admin       root    fo-admin-sandbox-token         instance administrator: sees and may do everything
+//   maintainer  alice   fo-maintainer-sandbox-token    maintainer (40) of group acme and everything in it
+//   developer   bob     fo-developer-sandbox-token     developer (30) of acme; owns the personal project bob/scratchpad
+//   reporter    carol   fo-reporter-sandbox-token      reporter (20) of acme
+//   guest       dave    fo-guest-sandbox-token         guest (10) of acme
+//   outsider    erin    fo-outsider-sandbox-token      signed in, member of nothing: sees only public and internal
+//   scim        -       fo-scim-sandbox-token          SCIM provisioning of group acme
+//
+// Groups and projects:
+//   acme (public) ─ acme/web (public), acme/handbook (public, archived)
+//   └ acme/platform (private) ─ acme/platform/payments-api (private), acme/platform/infra (internal)
+//   bob/scratchpad (bob's private personal project)
+//
+// acme/web's main holds a real merge: feature/search was merged with a merge commit, and its commits are dated
+// between main's own, so that first_parent and order=topo give other answers than the default history walk.
+// acme/handbook has issues disabled (archived: questions go to the wiki) and bob/scratchpad merge requests
+// disabled (bob pushes straight to main), so that each feature filter of the project list changes its answer.
+import { rmSync } from 'node:fs';
+import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitRepo } from '../git/repo.js';
+import type { SeedContext } from './area.js';
+import { Store, type AccessLevel, type Group, type PipelineStatus, type PipelineVariable, type Project, type User, type Visibility } from './store.js';
+
+export const DEMO_TOKENS = {
+  admin: 'fo-admin-sandbox-token',
+  maintainer: 'fo-maintainer-sandbox-token',
+  developer: 'fo-developer-sandbox-token',
+  reporter: 'fo-reporter-sandbox-token',
+  guest: 'fo-guest-sandbox-token',
+  outsider: 'fo-outsider-sandbox-token',
+  scim: 'fo-scim-sandbox-token',
+} as const;
+
+export type DemoRole = Exclude<keyof typeof DEMO_TOKENS, 'scim'>;
+
+interface DemoAccount {
+  role: DemoRole;
+  username: string;
+  name: string;
+  email: string;
+  /** Access level in group acme (inherited by everything below it). */
+  acmeAccess: AccessLevel | null;
+  bio: string;
+}
+
+export const DEMO_ACCOUNTS: readonly DemoAccount[] = [
+  { role: 'admin', username: 'root', name: 'Rosa Root', email: 'root@acme.example', acmeAccess: 50, bio: 'Keeps the lights on.' },
+  { role: 'maintainer', username: 'alice', name: 'Alice Martin', email: 'alice@acme.example', acmeAccess: 40, bio: 'Tech lead, platform team.' },
+  { role: 'developer', username: 'bob', name: 'Bob Chen', email: 'bob@acme.example', acmeAccess: 30, bio: 'Frontend and payments.' },
+  { role: 'reporter', username: 'carol', name: 'Carol Diaz', email: 'carol@acme.example', acmeAccess: 20, bio: 'QA and release notes.' },
+  { role: 'guest', username: 'dave', name: 'Dave Okafor', email: 'dave@acme.example', acmeAccess: 10, bio: 'Support engineer.' },
+  { role: 'outsider', username: 'erin', name: 'Erin Walsh', email: 'erin@example.org', acmeAccess: null, bio: 'Contractor, not in acme.' },
+];
+
+const DAY = 24 * 60 * 60 * 1000;
+const MINUTE = 60 * 1000;
+
+/** File contents of a seed commit: text, bytes, or null to delete the file. */
+type SeedFiles = Record<string, string | Buffer | null>;
+
+interface SeedCommit {
+  author: string;
+  /** Days before today (fractions give the hour). */
+  daysAgo: number;
+  message: string;
+  /** Default: the project's default branch. */
+  branch?: string;
+  /** Where a new branch starts (a branch name). */
+  from?: string;
+  files: SeedFiles;
+  /** Annotated tag to put on this commit. */
+  tag?: string;
+  /**
+   * A branch merged by this commit: its tip becomes the second parent, and the files it changed since it
+   * started are written over this branch's (seed merges never conflict: the two sides touch different files).
+   */
+  merge?: string;
+}
+
+interface SeedPipeline {
+  ref: string;
+  /** Index in the project's commits of the commit the pipeline ran for. */
+  commit: number;
+  status: PipelineStatus;
+  by: string;
+  /** Created this many minutes ago; default a few minutes after the commit. */
+  minutesAgo?: number;
+  /** Seconds from start to finish for finished pipelines. */
+  duration?: number;
+  coverage?: string;
+  variables?: PipelineVariable[];
+  yamlErrors?: string;
+  name?: string;
+}
+
+interface SeedRelease {
+  tag: string;
+  name: string;
+  description: string;
+  by: string;
+  milestones: string[];
+  links: Array<{ name: string; url: string }>;
+}
+
+interface SeedMilestone {
+  title: string;
+  description: string;
+  state: 'active' | 'closed';
+  /** Start and due dates, in days from today (negative: past). */
+  start: number;
+  due: number;
+}
+
+interface SeedProject {
+  namespace: string;
+  name: string;
+  path: string;
+  description: string;
+  visibility: Visibility;
+  archived?: boolean;
+  /** Both default to true. */
+  issuesEnabled?: boolean;
+  mergeRequestsEnabled?: boolean;
+  creator: string;
+  topics: string[];
+  languages: Record<string, number>;
+  starredBy?: string[];
+  customAttributes?: Record<string, string>;
+  commits: SeedCommit[];
+  milestones: SeedMilestone[];
+  releases: SeedRelease[];
+  pipelines: SeedPipeline[];
+}
+
+// A 1×1 PNG: the binary file every demo repository carries.
+const PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+const ciConfig = (testCommand: string) => `stages: [test, build, deploy]
+
+test:
+  stage: test
+  script:
+    - ${testCommand}
+
+build:
+  stage: build
+  script:
+    - make build
+
+deploy:
+  stage: deploy
+  script:
+    - ./scripts/deploy.sh
+  only: [main]
+`;
+
+const PROJECTS: SeedProject[] = [
+  {
+    namespace: 'acme',
+    name: 'Web',
+    path: 'web',
+    description: 'The acme.example storefront: TypeScript, server-rendered, deployed on every merge to main.',
+    visibility: 'public',
+    creator: 'alice',
+    topics: ['frontend', 'typescript'],
+    languages: { TypeScript: 81.4, CSS: 12.9, Shell: 5.7 },
+    starredBy: ['alice', 'bob', 'erin'],
+    customAttributes: { team: 'storefront', tier: 'critical' },
+    commits: [
+      {
+        author: 'alice', daysAgo: 21.6, message: 'Initial commit',
+        files: {
+          'README.md': '# acme/web\n\nThe acme.example storefront.\n\n## Develop\n\n    npm install\n    npm run dev\n',
+          'package.json': '{\n  "name": "@acme/web",\n  "version": "0.1.0",\n  "private": true\n}\n',
+          '.gitignore': 'node_modules/\ndist/\n',
+          '.ci.yml': ciConfig('npm test'),
+        },
+      },
+      {
+        author: 'bob', daysAgo: 19.4, message: 'Add landing page and button component',
+        files: {
+          'src/index.ts': "import { renderHome } from './pages/home.js';\n\nexport const app = { routes: { '/': renderHome } };\n",
+          'src/pages/home.ts': "import { button } from '../components/button.js';\n\nexport function renderHome(): string {\n  return `<main><h1>acme</h1>${button('Shop now')}</main>`;\n}\n",
+          'src/components/button.ts': 'export function button(label: string): string {\n  return `<button class="btn">${label}</button>`;\n}\n',
+        },
+      },
+      {
+        author: 'carol', daysAgo: 16.5, message: 'Add logo and base styles',
+        files: {
+          'public/logo.png': PIXEL_PNG,
+          'src/styles/main.css': 'body { font-family: system-ui, sans-serif; margin: 0; }\n.btn { padding: 0.5rem 1rem; }\n',
+        },
+      },
+      {
+        author: 'alice', daysAgo: 14.7, message: 'Release 1.0.0\n\nFirst public version of the storefront.', tag: 'v1.0.0',
+        files: {
+          'CHANGELOG.md': '# Changelog\n\n## 1.0.0\n\n- Landing page\n- Logo and base styles\n',
+          'package.json': '{\n  "name": "@acme/web",\n  "version": "1.0.0",\n  "private": true\n}\n',
+        },
+      },
+      {
+        author: 'carol', daysAgo: 12.8, message: 'Add product search', branch: 'feature/search', from: 'main',
+        files: {
+          'src/search/query.ts': "export function matches(query: string, title: string): boolean {\n  return title.toLowerCase().includes(query.trim().toLowerCase());\n}\n",
+        },
+      },
+      {
+        author: 'bob', daysAgo: 11.3, message: 'Fix header alignment on small screens',
+        files: {
+          'src/components/header.ts': 'export function header(title: string): string {\n  return `<header class="header">${title}</header>`;\n}\n',
+          'src/styles/main.css': 'body { font-family: system-ui, sans-serif; margin: 0; }\n.btn { padding: 0.5rem 1rem; }\n@media (max-width: 600px) { .header { text-align: center; } }\n',
+        },
+      },
+      {
+        author: 'carol', daysAgo: 10.1, message: 'Add the search results page', branch: 'feature/search',
+        files: {
+          'src/pages/search.ts': "import { matches } from '../search/query.js';\n\nexport function renderSearch(query: string, titles: string[]): string {\n  return `<ul>${titles.filter((t) => matches(query, t)).map((t) => `<li>${t}</li>`).join('')}</ul>`;\n}\n",
+          'src/index.ts': "import { renderHome } from './pages/home.js';\nimport { renderSearch } from './pages/search.js';\n\nexport const app = { routes: { '/': renderHome, '/search': renderSearch } };\n",
+        },
+      },
+      {
+        author: 'bob', daysAgo: 9.2, message: 'Add date formatting helper and getting started guide',
+        files: {
+          'src/utils/format date.ts': "export function formatDate(date: Date): string {\n  return date.toISOString().slice(0, 10);\n}\n",
+          'docs/getting started.md': '# Getting started\n\n1. Clone the repository.\n2. Run `npm install`.\n3. Open http://localhost:3000.\n',
+        },
+      },
+      {
+        author: 'alice', daysAgo: 7.9, message: "Merge branch 'feature/search' into 'main'\n\nProduct search and a results page.",
+        merge: 'feature/search', files: {},
+      },
+      {
+        author: 'alice', daysAgo: 6.6, message: 'Release 1.1.0', tag: 'v1.1.0',
+        files: {
+          'CHANGELOG.md': '# Changelog\n\n## 1.1.0\n\n- Product search\n- Header fix on small screens\n- Date helper\n\n## 1.0.0\n\n- Landing page\n- Logo and base styles\n',
+          'package.json': '{\n  "name": "@acme/web",\n  "version": "1.1.0",\n  "private": true\n}\n',
+        },
+      },
+      {
+        author: 'carol', daysAgo: 3.4, message: 'Document the deploy steps [ci skip]',
+        files: {
+          'README.md': '# acme/web\n\nThe acme.example storefront.\n\n## Develop\n\n    npm install\n    npm run dev\n\n## Deploy\n\nEvery merge to main deploys to production after the pipeline passes.\n',
+        },
+      },
+      {
+        author: 'bob', daysAgo: 2.3, message: 'Add dark mode toggle', branch: 'feature/dark-mode', from: 'main',
+        files: { 'src/theme/dark.ts': "export const dark = { background: '#111', foreground: '#eee' };\n" },
+      },
+      {
+        author: 'bob', daysAgo: 1.2, message: 'Wire dark mode into the header', branch: 'feature/dark-mode',
+        files: {
+          'src/components/header.ts': "import { dark } from '../theme/dark.js';\n\nexport function header(title: string, theme = dark): string {\n  return `<header class=\"header\" style=\"background:${theme.background}\">${title}</header>`;\n}\n",
+        },
+      },
+    ],
+    milestones: [
+      { title: '1.0', description: 'First public release', state: 'closed', start: -30, due: -14 },
+      { title: '1.1', description: 'Polish after launch', state: 'closed', start: -14, due: -6 },
+      { title: '1.2', description: 'Dark mode and accessibility', state: 'active', start: -6, due: 14 },
+    ],
+    releases: [
+      {
+        tag: 'v1.0.0', name: 'Web 1.0.0', by: 'alice', milestones: ['1.0'],
+        description: '## Highlights\n\n- Landing page\n- Logo and base styles',
+        links: [{ name: 'Static bundle', url: 'https://downloads.acme.example/web/v1.0.0/web-static.tar.gz' }],
+      },
+      {
+        tag: 'v1.1.0', name: 'Web 1.1.0', by: 'alice', milestones: ['1.1'],
+        description: '## Fixes\n\n- Header alignment on small screens\n\n## New\n\n- Product search\n- Date helper',
+        links: [
+          { name: 'Static bundle', url: 'https://downloads.acme.example/web/v1.1.0/web-static.tar.gz' },
+          { name: 'Runbook', url: 'https://docs.acme.example/runbooks/web' },
+        ],
+      },
+    ],
+    pipelines: [
+      { ref: 'v1.0.0', commit: 3, status: 'success', by: 'alice', duration: 312, coverage: '81.20' },
+      { ref: 'main', commit: 5, status: 'failed', by: 'bob', duration: 95, name: 'Merge train' },
+      { ref: 'v1.1.0', commit: 9, status: 'success', by: 'alice', duration: 298, coverage: '84.75' },
+      { ref: 'main', commit: 10, status: 'skipped', by: 'carol' },
+      { ref: 'feature/dark-mode', commit: 11, status: 'canceled', by: 'bob', duration: 41 },
+      {
+        ref: 'feature/dark-mode', commit: 12, status: 'failed', by: 'bob', duration: 3,
+        yamlErrors: 'jobs:test config contains unknown keys: scirpt',
+      },
+      {
+        ref: 'main', commit: 10, status: 'running', by: 'alice', minutesAgo: 4, name: 'Deploy to production',
+        variables: [{ key: 'DEPLOY_ENV', variable_type: 'env_var', value: 'production' }],
+      },
+      {
+        ref: 'feature/dark-mode', commit: 12, status: 'pending', by: 'bob', minutesAgo: 1,
+        variables: [
+          { key: 'RUN_E2E', variable_type: 'env_var', value: 'true' },
+          { key: 'E2E_CONFIG', variable_type: 'file', value: 'browsers: [chromium, firefox]\n' },
+        ],
+      },
+    ],
+  },
+  {
+    namespace: 'acme/platform',
+    name: 'Payments API',
+    path: 'payments-api',
+    description: 'Charges, refunds and payouts. Owned by the platform team; PCI scope.',
+    visibility: 'private',
+    creator: 'alice',
+    topics: ['go', 'payments', 'pci'],
+    languages: { Go: 92.3, Makefile: 7.7 },
+    starredBy: ['alice'],
+    customAttributes: { team: 'payments', tier: 'critical' },
+    commits: [
+      {
+        author: 'alice', daysAgo: 30.5, message: 'Initial commit',
+        files: {
+          'README.md': '# payments-api\n\nCharges, refunds and payouts for acme.\n\nOn call: #payments-oncall.\n',
+          'go.mod': 'module acme.example/payments-api\n\ngo 1.22\n',
+          '.ci.yml': ciConfig('go test ./...'),
+          'Makefile': 'build:\n\tgo build ./cmd/server\n',
+        },
+      },
+      {
+        author: 'bob', daysAgo: 27.4, message: 'Add charge endpoint',
+        files: {
+          'cmd/server/main.go': 'package main\n\nimport "acme.example/payments-api/internal/payments"\n\nfunc main() { payments.Serve(":8080") }\n',
+          'internal/payments/charge.go': 'package payments\n\n// Charge debits a card once; the idempotency key makes retries safe.\nfunc Charge(key string, cents int64) error { return nil }\n',
+        },
+      },
+      {
+        author: 'alice', daysAgo: 24.3, message: 'Document the API',
+        files: {
+          'docs/api reference.md': '# API reference\n\n## POST /charges\n\nCreates a charge. Send an `Idempotency-Key` header.\n',
+          'assets/diagram.png': PIXEL_PNG,
+        },
+      },
+      {
+        author: 'alice', daysAgo: 20.6, message: 'Release 1.0.0', tag: 'v1.0.0',
+        files: { 'CHANGELOG.md': '# Changelog\n\n## 1.0.0\n\n- Charges\n' },
+      },
+      {
+        author: 'bob', daysAgo: 12.4, message: 'Add refunds',
+        files: {
+          'internal/payments/refund.go': 'package payments\n\n// Refund returns money for a charge, at most its amount.\nfunc Refund(chargeID string, cents int64) error { return nil }\n',
+        },
+      },
+      {
+        author: 'carol', daysAgo: 10.2, message: 'Add refund test cases',
+        files: {
+          'internal/payments/refund_test.go': 'package payments\n\nimport "testing"\n\nfunc TestRefund(t *testing.T) {\n\tif err := Refund("ch_1", 100); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n',
+        },
+      },
+      {
+        author: 'alice', daysAgo: 8.5, message: 'Release 1.1.0', tag: 'v1.1.0',
+        files: { 'CHANGELOG.md': '# Changelog\n\n## 1.1.0\n\n- Refunds\n\n## 1.0.0\n\n- Charges\n' },
+      },
+      {
+        author: 'bob', daysAgo: 1.5, message: 'Send refund webhooks', branch: 'feature/refund-webhooks', from: 'main',
+        files: {
+          'internal/webhooks/refund.go': 'package webhooks\n\n// RefundSucceeded notifies the merchant; delivery is retried with backoff.\nfunc RefundSucceeded(chargeID string) {}\n',
+        },
+      },
+    ],
+    milestones: [
+      { title: '1.0', description: 'Charges in production', state: 'closed', start: -35, due: -20 },
+      { title: '1.1', description: 'Refunds', state: 'closed', start: -20, due: -8 },
+      { title: '1.2', description: 'Webhooks', state: 'active', start: -8, due: 21 },
+    ],
+    releases: [
+      {
+        tag: 'v1.0.0', name: 'Payments API 1.0.0', by: 'alice', milestones: ['1.0'],
+        description: 'Charges are live.',
+        links: [{ name: 'Container image', url: 'https://registry.acme.example/platform/payments-api:1.0.0' }],
+      },
+      {
+        tag: 'v1.1.0', name: 'Payments API 1.1.0', by: 'alice', milestones: ['1.1'],
+        description: 'Refunds are live. See the runbook before enabling them for a merchant.',
+        links: [
+          { name: 'Container image', url: 'https://registry.acme.example/platform/payments-api:1.1.0' },
+          { name: 'Refund runbook', url: 'https://docs.acme.example/runbooks/refunds' },
+        ],
+      },
+    ],
+    pipelines: [
+      { ref: 'v1.0.0', commit: 3, status: 'success', by: 'alice', duration: 421, coverage: '74.00' },
+      { ref: 'v1.1.0', commit: 6, status: 'success', by: 'alice', duration: 455, coverage: '77.30' },
+      { ref: 'main', commit: 6, status: 'failed', by: 'bob', minutesAgo: 90, duration: 212, name: 'Nightly integration' },
+      { ref: 'main', commit: 6, status: 'canceled', by: 'alice', minutesAgo: 60, duration: 30 },
+      { ref: 'feature/refund-webhooks', commit: 7, status: 'skipped', by: 'bob', minutesAgo: 35 },
+      {
+        ref: 'feature/refund-webhooks', commit: 7, status: 'running', by: 'bob', minutesAgo: 7,
+        variables: [{ key: 'WEBHOOK_SANDBOX', variable_type: 'env_var', value: 'enabled' }],
+      },
+      { ref: 'main', commit: 6, status: 'pending', by: 'alice', minutesAgo: 2 },
+    ],
+  },
+  {
+    namespace: 'acme/platform',
+    name: 'Infra',
+    path: 'infra',
+    description: 'Terraform for the shared platform: networks, clusters, DNS.',
+    visibility: 'internal',
+    creator: 'alice',
+    topics: ['terraform'],
+    languages: { HCL: 100 },
+    commits: [
+      {
+        author: 'alice', daysAgo: 40.2, message: 'Initial commit',
+        files: {
+          'README.md': '# infra\n\nApply with `terraform apply` from `envs/<name>`.\n',
+          '.ci.yml': ciConfig('terraform validate'),
+          'envs/prod/main.tf': 'module "network" {\n  source = "../../modules/network"\n  cidr   = "10.0.0.0/16"\n}\n',
+          'modules/network/main.tf': 'variable "cidr" { type = string }\n',
+        },
+      },
+      {
+        author: 'bob', daysAgo: 5.3, message: 'Add staging environment', tag: 'v1.0.0',
+        files: { 'envs/staging/main.tf': 'module "network" {\n  source = "../../modules/network"\n  cidr   = "10.1.0.0/16"\n}\n' },
+      },
+      {
+        author: 'alice', daysAgo: 2.2, message: 'Raise staging node count', branch: 'feature/bigger-staging', from: 'main',
+        files: { 'envs/staging/nodes.tf': 'locals { node_count = 5 }\n' },
+      },
+    ],
+    milestones: [],
+    releases: [],
+    pipelines: [
+      { ref: 'main', commit: 1, status: 'success', by: 'alice', duration: 64 },
+      { ref: 'feature/bigger-staging', commit: 2, status: 'pending', by: 'alice', minutesAgo: 15 },
+    ],
+  },
+  {
+    namespace: 'acme',
+    name: 'Handbook',
+    path: 'handbook',
+    description: 'The old engineering handbook (archived; see the wiki).',
+    visibility: 'public',
+    archived: true,
+    issuesEnabled: false,
+    creator: 'root',
+    topics: ['docs'],
+    languages: { Markdown: 100 },
+    commits: [
+      {
+        author: 'root', daysAgo: 120.4, message: 'Initial commit',
+        files: { 'README.md': '# Engineering handbook\n\nArchived. Moved to the wiki.\n', 'on call/escalation.md': '# Escalation\n\nPage the on-call first.\n' },
+      },
+      { author: 'carol', daysAgo: 90.1, message: 'Add release checklist', files: { 'releases/checklist.md': '- [ ] Changelog\n- [ ] Tag\n' } },
+    ],
+    milestones: [],
+    releases: [],
+    pipelines: [],
+  },
+  {
+    namespace: 'bob',
+    name: 'Scratchpad',
+    path: 'scratchpad',
+    description: "Bob's experiments.",
+    visibility: 'private',
+    mergeRequestsEnabled: false,
+    creator: 'bob',
+    topics: [],
+    languages: { TypeScript: 100 },
+    commits: [
+      { author: 'bob', daysAgo: 4.5, message: 'Try out the new date API', files: { 'notes.md': '# Notes\n', 'src/try dates.ts': 'console.log(new Date());\n' } },
+    ],
+    milestones: [],
+    releases: [],
+    pipelines: [{ ref: 'main', commit: 0, status: 'success', by: 'bob', duration: 12 }],
+  },
+];
+
+/** Midnight UTC today: seed dates count back from it so histories look recent yet are stable all day. */
+function seedEpoch(): number {
+  const now = Date.now();
+  return now - (now % DAY);
+}
+
+interface WrittenCommit {
+  sha: string;
+  parent: string | null;
+}
+
+/**
+ * Writes the seed history of a project (branches, commits, merges, annotated tags) with one `git fast-import`:
+ * one process per repository instead of several per commit keeps the sandbox quick to start.
+ */
+async function writeHistory(repo: GitRepo, spec: SeedProject, users: Map<string, User>, epoch: number): Promise<WrittenCommit[]> {
+  const stream: Buffer[] = [];
+  const line = (text: string) => stream.push(Buffer.from(`${text}\n`));
+  const data = (content: Buffer) => {
+    line(`data ${content.length}`);
+    stream.push(content, Buffer.from('\n'));
+  };
+  const tips = new Map<string, number>();
+  // What each branch changed since it started: a merge writes the merged branch's changes over its own tree,
+  // which is git's merge result as long as the two sides touched different files.
+  const changedSinceStart = new Map<string, SeedFiles>();
+  const parentMarks: Array<number | null> = [];
+  spec.commits.forEach((commit, index) => {
+    const mark = index + 1;
+    const branch = commit.branch ?? 'main';
+    const author = users.get(commit.author)!;
+    const identity = `${author.name} <${author.email}> ${Math.floor((epoch - commit.daysAgo * DAY) / 1000)} +0000`;
+    const parent = tips.get(branch) ?? (commit.from === undefined ? undefined : tips.get(commit.from)) ?? null;
+    const merged = commit.merge === undefined ? undefined : tips.get(commit.merge);
+    if (commit.merge !== undefined && merged === undefined) throw new Error(`seed ${spec.path}: commit ${index} merges '${commit.merge}', which has no commits yet`);
+    const changed = changedSinceStart.get(branch) ?? {};
+    const files: SeedFiles = { ...(commit.merge === undefined ? {} : changedSinceStart.get(commit.merge)), ...commit.files };
+    changedSinceStart.set(branch, Object.assign(changed, files));
+    line(`commit refs/heads/${branch}`);
+    line(`mark :${mark}`);
+    line(`author ${identity}`);
+    line(`committer ${identity}`);
+    data(Buffer.from(`${commit.message}\n`));
+    if (parent !== null) line(`from :${parent}`);
+    if (merged !== undefined) line(`merge :${merged}`);
+    for (const [path, content] of Object.entries(files)) {
+      if (content === null) {
+        line(`D ${path}`);
+      } else {
+        line(`M 100644 inline ${path}`);
+        data(Buffer.isBuffer(content) ? content : Buffer.from(content));
+      }
+    }
+    line('');
+    if (commit.tag) {
+      line(`tag ${commit.tag}`);
+      line(`from :${mark}`);
+      line(`tagger ${identity}`);
+      data(Buffer.from(`Version ${commit.tag.slice(1)}\n`));
+    }
+    tips.set(branch, mark);
+    parentMarks.push(parent);
+  });
+  const marksFile = join(repo.dir, 'seed-marks');
+  await repo.run(['fast-import', '--quiet', `--export-marks=${marksFile}`], { input: Buffer.concat(stream) });
+  const marks = new Map(
+    (await readFile(marksFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((entry) => [Number(entry.slice(1, entry.indexOf(' '))), entry.slice(entry.indexOf(' ') + 1)] as const),
+  );
+  await rm(marksFile);
+  return parentMarks.map((parent, index) => ({ sha: marks.get(index + 1)!, parent: parent === null ? null : marks.get(parent)! }));
+}
+
+function seedPipelines(store: Store, project: Project, spec: SeedProject, commits: WrittenCommit[], users: Map<string, User>, epoch: number): void {
+  const now = Date.now();
+  for (const p of spec.pipelines) {
+    const { sha, parent } = commits[p.commit];
+    const tag = spec.commits.some((c) => c.tag === p.ref);
+    const committedAt = new Date(epoch - spec.commits[p.commit].daysAgo * DAY);
+    const created = p.minutesAgo === undefined ? new Date(committedAt.getTime() + 3 * MINUTE) : new Date(now - p.minutesAgo * MINUTE);
+    const started = p.status === 'pending' || p.status === 'skipped' ? null : new Date(created.getTime() + 20_000);
+    const finishes = p.status === 'success' || p.status === 'failed' || p.status === 'canceled';
+    const finished = finishes && started ? new Date(started.getTime() + (p.duration ?? 60) * 1000) : p.status === 'skipped' ? created : null;
+    project.pipelines.push({
+      id: store.nextId('pipeline'),
+      project_id: project.id,
+      status: p.status,
+      ref: p.ref,
+      sha,
+      before_sha: tag || parent === null ? '0'.repeat(40) : parent,
+      tag,
+      name: p.name ?? null,
+      yaml_errors: p.yamlErrors ?? null,
+      user_id: users.get(p.by)!.id,
+      created_at: created,
+      updated_at: finished ?? started ?? created,
+      started_at: started,
+      finished_at: finished,
+      committed_at: committedAt,
+      duration: finishes ? (p.duration ?? 60) : null,
+      coverage: p.coverage ?? null,
+      variables: p.variables ?? [],
+    });
+  }
+}
+
+function seedMilestonesAndReleases(store: Store, project: Project, spec: SeedProject, users: Map<string, User>, epoch: number): void {
+  const day = (offset: number) => new Date(epoch + offset * DAY).toISOString().slice(0, 10);
+  spec.milestones.forEach((m, index) => {
+    const created = new Date(epoch + (m.start - 1) * DAY);
+    project.milestones.push({
+      id: store.nextId('milestone'),
+      iid: index + 1,
+      project_id: project.id,
+      title: m.title,
+      description: m.description,
+      state: m.state,
+      created_at: created,
+      updated_at: m.state === 'closed' ? new Date(epoch + m.due * DAY) : created,
+      start_date: day(m.start),
+      due_date: day(m.due),
+    });
+  });
+  for (const r of spec.releases) {
+    const commit = spec.commits.find((c) => c.tag === r.tag)!;
+    const released = new Date(epoch - commit.daysAgo * DAY + 2 * 60 * MINUTE);
+    project.releases.push({
+      id: store.nextId('release'),
+      tag_name: r.tag,
+      name: r.name,
+      description: r.description,
+      created_at: released,
+      released_at: released,
+      author_id: users.get(r.by)!.id,
+      milestone_ids: r.milestones.map((title) => project.milestones.find((m) => m.title === title)!.id),
+      links: r.links.map((link) => ({ id: store.nextId('release_link'), ...link })),
+    });
+  }
+}
+
+interface SeededAccounts {
+  users: Map<string, User>;
+  created: Array<{ project: Project; spec: SeedProject }>;
+}
+
+/** Users, groups, memberships and projects (repositories come from `openRepo`, or start empty). */
+async function addAccountsAndProjects(
+  store: Store,
+  epoch: number,
+  openRepo?: (index: number) => (dir: string) => Promise<GitRepo>,
+): Promise<SeededAccounts> {
+  const users = new Map<string, User>();
+  for (const account of DEMO_ACCOUNTS) {
+    const user = store.addUser({
+      username: account.username,
+      name: account.name,
+      email: account.email,
+      is_admin: account.role === 'admin',
+      tokens: [DEMO_TOKENS[account.role]],
+      bio: account.bio,
+      organization: account.role === 'outsider' ? 'Walsh Consulting' : 'Acme',
+      public_email: account.email,
+      created_at: new Date(epoch - 400 * DAY),
+      confirmed_at: new Date(epoch - 400 * DAY),
+      last_sign_in_at: new Date(epoch - 1 * DAY),
+      current_sign_in_at: new Date(epoch - 0.2 * DAY),
+      last_activity_on: new Date(epoch).toISOString().slice(0, 10),
+    });
+    users.set(account.username, user);
+  }
+
+  const acme = store.addGroup({
+    name: 'Acme',
+    path: 'acme',
+    description: 'Everything acme ships.',
+    visibility: 'public',
+    created_at: new Date(epoch - 365 * DAY),
+  });
+  const platform = store.addGroup({
+    name: 'Platform',
+    path: 'platform',
+    parent: acme,
+    description: 'Shared infrastructure and payments. Private to acme.',
+    visibility: 'private',
+    created_at: new Date(epoch - 300 * DAY),
+  });
+  for (const account of DEMO_ACCOUNTS) {
+    if (account.acmeAccess === null) continue;
+    acme.members.set(users.get(account.username)!.id, {
+      access_level: account.acmeAccess,
+      expires_at: null,
+      created_at: new Date(epoch - 360 * DAY),
+    });
+  }
+  store.scimTokens.set(DEMO_TOKENS.scim, acme.id);
+  const groups = new Map<string, Group>([
+    [acme.full_path, acme],
+    [platform.full_path, platform],
+  ]);
+
+  const created: SeededAccounts['created'] = [];
+  for (const [index, spec] of PROJECTS.entries()) {
+    const group = groups.get(spec.namespace);
+    const owner = users.get(spec.namespace);
+    const firstCommit = new Date(epoch - spec.commits[0].daysAgo * DAY);
+    const project = await store.addProject(
+      {
+        name: spec.name,
+        path: spec.path,
+        description: spec.description,
+        namespace: group ? { kind: 'group', group } : { kind: 'user', user: owner! },
+        creator_id: users.get(spec.creator)!.id,
+        visibility: spec.visibility,
+        archived: spec.archived ?? false,
+        issues_enabled: spec.issuesEnabled ?? true,
+        merge_requests_enabled: spec.mergeRequestsEnabled ?? true,
+        tag_list: spec.topics,
+        languages: spec.languages,
+        custom_attributes: spec.customAttributes ?? {},
+        starred_by: new Set((spec.starredBy ?? []).map((name) => users.get(name)!.id)),
+        created_at: new Date(firstCommit.getTime() - 60 * MINUTE),
+        last_activity_at: new Date(epoch - Math.min(...spec.commits.map((c) => c.daysAgo)) * DAY),
+      },
+      openRepo?.(index),
+    );
+    created.push({ project, spec });
+  }
+  return { users, created };
+}
+
+/** The demo repositories, written once per process and copied into each sandbox. */
+interface SeedTemplate {
+  epoch: number;
+  repoDirs: string[];
+  histories: WrittenCommit[][];
+}
+
+let template: Promise<SeedTemplate> | undefined;
+
+const TEMPLATE_PREFIX = 'forgeops-seed-';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Test runners kill their workers without an 'exit' event: remove temporary directories named
+ * `<prefix><pid>-…` whose process is gone (seed templates here, sandbox data directories in server.ts).
+ */
+export async function removeOrphanTempDirs(prefix: string): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  await Promise.all(
+    names.map(async (name) => {
+      const pid = new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1];
+      if (pid !== undefined && !isAlive(Number(pid))) await rm(join(tmpdir(), name), { recursive: true, force: true });
+    }),
+  );
+}
+
+// Writing the histories takes a git process or two per project; linking the result takes a few milliseconds.
+// The seed is deterministic (fixed dates and contents), so every sandbox of a process gets the same repositories.
+async function buildTemplate(): Promise<SeedTemplate> {
+  await removeOrphanTempDirs(TEMPLATE_PREFIX);
+  const dir = await mkdtemp(join(tmpdir(), `${TEMPLATE_PREFIX}${process.pid}-`));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const epoch = seedEpoch();
+  const store = new Store(dir);
+  const { users, created } = await addAccountsAndProjects(store, epoch);
+  const histories = await Promise.all(
+    created.map(async ({ project, spec }) => {
+      const history = await writeHistory(project.repo, spec, users, epoch);
+      // fast-import leaves a small import as loose objects; one pack makes each copy a handful of links.
+      await project.repo.run(['repack', '-a', '-d', '-q']);
+      // Sample hooks are never run; leaving them out makes each copy a few dozen files lighter.
+      await rm(join(project.repo.dir, 'hooks'), { recursive: true, force: true });
+      return history;
+    }),
+  );
+  return { epoch, repoDirs: created.map(({ project }) => project.repo.dir), histories };
+}
+
+/**
+ * Copies a repository by hard-linking its files (copying where links are impossible). Safe with git: objects
+ * and packs are never modified, and refs, packed-refs and config are replaced through lock files and rename,
+ * which breaks the link instead of writing through it.
+ */
+async function linkTree(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  const entries = await readdir(from, { withFileTypes: true });
+  await Promise.all(
+    entries.map(async (entry) => {
+      const [source, target] = [join(from, entry.name), join(to, entry.name)];
+      if (entry.isDirectory()) return linkTree(source, target);
+      await link(source, target).catch(() => copyFile(source, target));
+    }),
+  );
+}
+
+function seedTemplate(): Promise<SeedTemplate> {
+  template ??= buildTemplate().catch((error: unknown) => {
+    template = undefined;
+    throw error;
+  });
+  return template;
+}
+
+/**
+ * Fills an empty store with the core demo data (repositories copied from the seed template, the rest in memory)
+ * and returns what the areas' seeds build on.
+ */
+export async function seedCore(store: Store): Promise<SeedContext> {
+  const { epoch, repoDirs, histories } = await seedTemplate();
+  const copyOf = (index: number) => async (dir: string) => {
+    await linkTree(repoDirs[index], dir);
+    return GitRepo.open(dir);
+  };
+  const { users, created } = await addAccountsAndProjects(store, epoch, copyOf);
+  created.forEach(({ project, spec }, index) => {
+    seedMilestonesAndReleases(store, project, spec, users, epoch);
+    seedPipelines(store, project, spec, histories[index], users, epoch);
+  });
+  const branchHead = (project: Project, branch: string) => {
+    const index = created.findIndex((c) => c.project === project);
+    const last = created[index].spec.commits.findLastIndex((c) => (c.branch ?? 'main') === branch);
+    return last === -1 ? null : histories[index][last].sha;
+  };
+  return { users, epoch, branchHead };
+}
