@@ -248,7 +248,7 @@ export function triageOperation(operations: () => readonly Operation[]) {
   return defineOperation({
     name: 'triage_project',
     chat: 'project triage',
-    area: 'pipelines',
+    area: 'projects',
     outsideSpec: 'composed of Projects, Branches, Pipelines, Jobs, Repository and Releases reads',
     title: 'Triage project',
     description: 'Is the default branch red, since which commit and whose, what the failing jobs printed, what to press, what is unreleased: one call.',
