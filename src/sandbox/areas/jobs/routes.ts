@@ -101,7 +101,8 @@ function byteRange(header: string | undefined, total: number): { start: number; 
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
   if (match[1] === '') {
     const suffix = Number(match[2]);
-    if (suffix === 0 || total === 0) return 'unsatisfiable';
+    if (total === 0) return undefined; // nothing to cut: the whole (empty) log, 200
+    if (suffix === 0) return 'unsatisfiable';
     return { start: Math.max(0, total - suffix), end: total - 1 };
   }
   const start = Number(match[1]);
