@@ -43,6 +43,7 @@ import { area as groupImportExport } from './group-import-export/index.js';
 import { area as groupVariables } from './group-variables/index.js';
 import { area as groups } from './groups/index.js';
 import { area as integrations } from './integrations/index.js';
+import { area as jobs } from './jobs/index.js';
 import { area as members } from './members/index.js';
 import { area as notificationSettings } from './notification-settings/index.js';
 import { area as packages } from './packages/index.js';
@@ -62,5 +63,5 @@ import { area as workItems } from './work-items/index.js';
  */
 export const AREAS: readonly SandboxArea[] = [
   workItems, integrations, snippets, packages, users, sshKeys, scim, broadcastMessages, groupVariables, auditEvents,
-  projects, pipelines, releases, repository, notificationSettings, groups, members, applicationSettings, groupImportExport,
+  projects, pipelines, releases, repository, notificationSettings, groups, members, applicationSettings, groupImportExport, jobs,
 ];

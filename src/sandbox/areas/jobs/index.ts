@@ -1,0 +1,13 @@
+// The jobs area of the sandbox (the service's Jobs API): each pipeline's jobs, their logs, retry, cancel, play and
+// erase. Jobs live in the area's slot (./state.ts) and point at core pipelines; see ../../core/area.ts.
+import type { SandboxArea } from '../../core/area.js';
+import { register } from './routes.js';
+import { seedJobs } from './seed.js';
+
+export { jobsOf, setJobLog, type Job, type JobStatus } from './state.js';
+
+export const area: SandboxArea = {
+  name: 'jobs',
+  routes: register,
+  seed: seedJobs,
+};

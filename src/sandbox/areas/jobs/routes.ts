@@ -1,0 +1,226 @@
+// Jobs (the service's Jobs API, v4): a pipeline's and a project's jobs, one job, its log with Range, retry, cancel,
+// play and erase.
+//
+// Access levels, as the service documents them:
+//   list, read, log             anyone who can see a public or internal project; reporter (20) on private ones
+//   retry, cancel, play, erase  developer (30)
+// A private project is a 404 to an outsider. Archived projects are read-only (403 on writes).
+import { z } from 'zod';
+import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { messageError, notFound } from '../../core/errors.js';
+import { paginate } from '../../core/paginate.js';
+import { param } from '../../core/params.js';
+import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { ACCESS, type Pipeline, type Project, type Store } from '../../core/store.js';
+import { projectWebUrl, userBasic } from '../../core/views.js';
+import type { GitCommitInfo } from '../../git/commit-format.js';
+import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, setJobLog, type Job } from './state.js';
+
+const scopeParam = z.union([param.enum(JOB_STATUSES), z.array(param.enum(JOB_STATUSES))]).optional();
+
+async function jobView(store: Store, project: Project, job: Job, commits: Map<string, Promise<GitCommitInfo>>) {
+  const pipeline = project.pipelines.find((p) => p.id === job.pipeline_id);
+  const sha = pipeline?.sha ?? '';
+  let commit = commits.get(sha);
+  if (!commit && sha) {
+    commit = project.repo.getCommit(sha);
+    commits.set(sha, commit);
+  }
+  const info = commit ? await commit : undefined;
+  const user = store.users.find((u) => u.id === job.user_id);
+  const duration = job.started_at ? ((job.finished_at ?? new Date()).getTime() - job.started_at.getTime()) / 1000 : null;
+  const queued = ((job.started_at ?? new Date()).getTime() - job.created_at.getTime()) / 1000;
+  return {
+    id: job.id,
+    status: job.status,
+    stage: job.stage,
+    name: job.name,
+    ref: pipeline?.ref ?? null,
+    tag: pipeline?.tag ?? false,
+    coverage: job.coverage,
+    allow_failure: job.allow_failure,
+    created_at: job.created_at.toISOString(),
+    started_at: job.started_at?.toISOString() ?? null,
+    finished_at: job.finished_at?.toISOString() ?? null,
+    erased_at: job.erased_at?.toISOString() ?? null,
+    duration,
+    queued_duration: job.status === 'created' || job.status === 'manual' ? null : queued,
+    user: user ? userBasic(store, user) : null,
+    commit: info ? {
+      id: info.id, short_id: info.short_id, created_at: info.created_at, parent_ids: info.parent_ids, title: info.title,
+      message: info.message, author_name: info.author_name, author_email: info.author_email, authored_date: info.authored_date,
+      committer_name: info.committer_name, committer_email: info.committer_email, committed_date: info.committed_date,
+      web_url: `${projectWebUrl(store, project)}/-/commit/${info.id}`,
+    } : null,
+    pipeline: pipeline ? { id: pipeline.id, project_id: project.id, ref: pipeline.ref, sha: pipeline.sha, status: pipeline.status } : null,
+    web_url: `${projectWebUrl(store, project)}/-/jobs/${job.id}`,
+    project: { ci_job_token_scope_enabled: false },
+    artifacts: job.artifacts.map((a) => ({ ...a })),
+    ...(job.artifacts.some((a) => a.file_type === 'archive') ? { artifacts_file: { filename: 'artifacts.zip', size: job.artifacts.find((a) => a.file_type === 'archive')!.size } } : {}),
+    artifacts_expire_at: null,
+    runner: job.started_at ? { id: 3, description: 'acme-docker-3', active: true, paused: false, is_shared: true, runner_type: 'instance_type', name: 'gitlab-runner', online: true, status: 'online' } : null,
+    tag_list: ['docker'],
+    archived: false,
+    ...(job.status === 'failed' ? { failure_reason: job.failure_reason ?? 'unknown_failure' } : {}),
+  };
+}
+
+function views(store: Store, project: Project, jobs: Job[]) {
+  const commits = new Map<string, Promise<GitCommitInfo>>();
+  return Promise.all(jobs.map((job) => jobView(store, project, job, commits)));
+}
+
+function scopeOf(scope: string | string[] | undefined): Set<string> | undefined {
+  if (scope === undefined) return undefined;
+  return new Set(Array.isArray(scope) ? scope : [scope]);
+}
+
+/** The project's jobs whose pipeline still exists, newest first. */
+function projectJobs(store: Store, project: Project): Job[] {
+  const pipelines = new Set(project.pipelines.map((p) => p.id));
+  return jobsOf(store).jobs.filter((j) => j.project_id === project.id && pipelines.has(j.pipeline_id)).sort((a, b) => b.id - a.id);
+}
+
+function findJob(store: Store, project: Project, req: SandboxRequest<unknown>): Job {
+  const id = integerPathParam(req, 'job_id');
+  const job = projectJobs(store, project).find((j) => j.id === id);
+  if (!job) throw notFound('Job');
+  return job;
+}
+
+function findPipeline(project: Project, req: SandboxRequest<unknown>): Pipeline {
+  const id = integerPathParam(req, 'pipeline_id');
+  const pipeline = project.pipelines.find((p) => p.id === id);
+  if (!pipeline) throw notFound('Pipeline');
+  return pipeline;
+}
+
+/** `bytes=-N`, `bytes=S-` or `bytes=S-E` of a body of `total` bytes; undefined for no (or an unreadable) Range. */
+function byteRange(header: string | undefined, total: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (total === 0) return undefined; // nothing to cut: the whole (empty) log, 200
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, total - suffix), end: total - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? total - 1 : Math.min(Number(match[2]), total - 1);
+  if (start >= total || end < start) return 'unsatisfiable';
+  return { start, end };
+}
+
+export function register(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+
+  router.route(
+    'GET', '/projects/:id/pipelines/:pipeline_id/jobs',
+    { params: z.object({ scope: scopeParam, include_retried: param.boolean().optional() }), pagination: 'offset' },
+    async (req, reply) => {
+      const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+      const pipeline = findPipeline(project, req);
+      const scope = scopeOf(req.params.scope);
+      const jobs = projectJobs(store, project)
+        .filter((j) => j.pipeline_id === pipeline.id && (req.params.include_retried || !j.retried) && (!scope || scope.has(j.status)))
+        .sort((a, b) => a.id - b.id);
+      reply.json(await views(store, project, paginate(req, reply, jobs)));
+    },
+  );
+
+  router.route('GET', '/projects/:id/jobs', { params: z.object({ scope: scopeParam }), pagination: 'offset' }, async (req, reply) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+    const scope = scopeOf(req.params.scope);
+    const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
+    reply.json(await views(store, project, paginate(req, reply, jobs)));
+  });
+
+  router.route('GET', '/projects/:id/jobs/:job_id', {}, async (req, reply) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+    reply.json((await views(store, project, [findJob(store, project, req)]))[0]);
+  });
+
+  router.route('GET', '/projects/:id/jobs/:job_id/trace', {}, (req, reply) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+    const log = jobLog(store, findJob(store, project, req).id);
+    const range = byteRange(req.headers.range, log.length);
+    reply.header('accept-ranges', 'bytes');
+    if (range === 'unsatisfiable') {
+      reply.header('content-range', `bytes */${log.length}`);
+      reply.send(416, '', 'text/plain; charset=utf-8');
+    } else if (range) {
+      reply.header('content-range', `bytes ${range.start}-${range.end}/${log.length}`);
+      reply.send(206, log.subarray(range.start, range.end + 1), 'text/plain; charset=utf-8');
+    } else {
+      reply.send(200, log, 'text/plain; charset=utf-8');
+    }
+  });
+
+  const write = (req: SandboxRequest<unknown>) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
+    return { project, job: findJob(store, project, req) };
+  };
+  const pipelineOf = (project: Project, job: Job) => project.pipelines.find((p) => p.id === job.pipeline_id)!;
+
+  router.route('POST', '/projects/:id/jobs/:job_id/retry', { auth: 'user' }, async (req, reply) => {
+    const user = ctx.requireUser(req);
+    const { project, job } = write(req);
+    if (!FINISHED_JOB.includes(job.status) || job.retried) throw messageError(403, '403 Forbidden - Job is not retryable');
+    const now = new Date();
+    const retry: Job = {
+      ...job, id: store.nextId('job'), status: 'pending', failure_reason: null, user_id: user.id, created_at: now,
+      started_at: null, finished_at: null, erased_at: null, coverage: null, retried: false, artifacts: [],
+    };
+    job.retried = true;
+    jobsOf(store).jobs.push(retry);
+    const pipeline = pipelineOf(project, job);
+    pipeline.status = 'pending';
+    pipeline.finished_at = null;
+    pipeline.duration = null;
+    pipeline.updated_at = now;
+    reply.json((await views(store, project, [retry]))[0], 201);
+  });
+
+  router.route('POST', '/projects/:id/jobs/:job_id/cancel', { auth: 'user' }, async (req, reply) => {
+    const { project, job } = write(req);
+    if (job.status !== 'pending' && job.status !== 'running' && job.status !== 'created') throw messageError(400, '400 Bad request - Job is not cancelable');
+    const now = new Date();
+    job.status = 'canceled';
+    job.finished_at = job.started_at ? now : null;
+    const pipeline = pipelineOf(project, job);
+    const active = projectJobs(store, project).some((j) => j.pipeline_id === pipeline.id && !j.retried && ['pending', 'running'].includes(j.status));
+    if (!active && (pipeline.status === 'running' || pipeline.status === 'pending')) {
+      for (const other of projectJobs(store, project)) if (other.pipeline_id === pipeline.id && other.status === 'created') other.status = 'canceled';
+      pipeline.status = 'canceled';
+      pipeline.finished_at = now;
+      pipeline.duration = pipeline.started_at ? Math.round((now.getTime() - pipeline.started_at.getTime()) / 1000) : null;
+      pipeline.updated_at = now;
+    }
+    reply.json((await views(store, project, [job]))[0], 201);
+  });
+
+  router.route('POST', '/projects/:id/jobs/:job_id/play', { auth: 'user' }, async (req, reply) => {
+    const user = ctx.requireUser(req);
+    const { project, job } = write(req);
+    if (job.status !== 'manual') throw messageError(400, '400 Bad request - Unplayable Job');
+    job.status = 'pending';
+    job.user_id = user.id;
+    const pipeline = pipelineOf(project, job);
+    if (pipeline.status !== 'running') {
+      pipeline.status = 'running';
+      pipeline.finished_at = null;
+      pipeline.duration = null;
+      pipeline.updated_at = new Date();
+    }
+    reply.json((await views(store, project, [job]))[0], 200);
+  });
+
+  router.route('POST', '/projects/:id/jobs/:job_id/erase', { auth: 'user' }, async (req, reply) => {
+    const { project, job } = write(req);
+    if (!FINISHED_JOB.includes(job.status) || job.erased_at !== null) throw messageError(400, '400 Bad request - Job is not erasable');
+    job.erased_at = new Date();
+    job.artifacts = [];
+    setJobLog(store, job.id, Buffer.alloc(0));
+    reply.json((await views(store, project, [job]))[0], 201);
+  });
+}

@@ -1,0 +1,219 @@
+// Demo jobs for every seeded pipeline, consistent with its status, and their logs. The incident story is acme/web's
+// default branch: the v1.0.0 release pipeline passed, then the "Merge train" pipeline on main failed in `test`
+// (a date test that breaks in another time zone), whose log is what a runner really writes: colours, collapsed
+// sections, an npm failure with a stack trace, a masked variable, and a token a test printed by mistake.
+import type { SeedContext } from '../../core/area.js';
+import type { Pipeline, Project, Store } from '../../core/store.js';
+import { jobsOf, setJobLog, type Job, type JobArtifact, type JobStatus } from './state.js';
+
+interface PlannedJob {
+  name: string;
+  stage: 'build' | 'test' | 'deploy';
+  status: JobStatus;
+  manual?: boolean;
+}
+
+/** The jobs a pipeline ran, by its status. A pipeline with YAML errors or skipped by [ci skip] has none. */
+function plan(pipeline: Pipeline, defaultBranch: string): PlannedJob[] {
+  if (pipeline.yaml_errors !== null || pipeline.status === 'skipped') return [];
+  const deployName = pipeline.tag ? 'deploy:production' : pipeline.ref === defaultBranch ? 'deploy:staging' : 'review-app';
+  const deployManual = pipeline.tag || pipeline.ref !== defaultBranch;
+  const jobs = (build: JobStatus, lint: JobStatus, test: JobStatus, deploy: JobStatus): PlannedJob[] => [
+    { name: 'build', stage: 'build', status: build },
+    { name: 'lint', stage: 'test', status: lint },
+    { name: 'test', stage: 'test', status: test },
+    { name: deployName, stage: 'deploy', status: deploy, manual: deployManual },
+  ];
+  switch (pipeline.status) {
+    case 'success':
+      return jobs('success', 'success', 'success', deployManual ? 'manual' : 'success');
+    case 'failed':
+      return jobs('success', 'success', 'failed', 'skipped');
+    case 'canceled':
+      return jobs('success', 'canceled', 'canceled', 'canceled');
+    case 'running':
+      // A named deploy pipeline is at its deploy; any other is still testing.
+      return pipeline.name?.startsWith('Deploy')
+        ? [{ name: 'build', stage: 'build', status: 'success' }, { name: 'lint', stage: 'test', status: 'success' },
+          { name: 'test', stage: 'test', status: 'success' }, { name: 'deploy:production', stage: 'deploy', status: 'running' }]
+        : jobs('success', 'success', 'running', 'created');
+    case 'pending':
+      return jobs('pending', 'created', 'created', 'created');
+  }
+}
+
+const ESC = '\x1b';
+const RESET = `${ESC}[0;m`;
+const cmd = (line: string) => `${ESC}[32;1m$ ${line}${RESET}`;
+const info = (line: string) => `${ESC}[36;1m${line}${RESET}`;
+const start = (at: number, name: string, header: string, collapsed = false) =>
+  `section_start:${at}:${name}${collapsed ? '[collapsed=true]' : ''}\r${ESC}[0K${info(header)}`;
+const end = (at: number, name: string) => `section_end:${at}:${name}\r${ESC}[0K`;
+
+/** The runner's usual opening: executor, sources, cache. `at` is the job's start in epoch seconds. */
+function opening(at: number, project: Project, pipeline: Pipeline, image: string): string[] {
+  return [
+    `${ESC}[0KRunning with gitlab-runner 16.9.1 (782c6ecb)${RESET}`,
+    `${ESC}[0K  on acme-docker-3 xT4kPq9s, system ID: s_7f2b1c9e0a11${RESET}`,
+    start(at, 'prepare_executor', 'Preparing the "docker" executor', true),
+    `${ESC}[0KUsing Docker executor with image ${image} ...${RESET}`,
+    `${ESC}[0KPulling docker image ${image} ...${RESET}`,
+    `${ESC}[0KUsing docker image sha256:5c8f3e2a9b1d for ${image} ...${RESET}`,
+    end(at + 6, 'prepare_executor'),
+    start(at + 6, 'get_sources', 'Getting source from Git repository', true),
+    `${ESC}[32;1mFetching changes with git depth set to 20...${RESET}`,
+    `Initialized empty Git repository in /builds/${project.full_path}/.git/`,
+    `${ESC}[32;1mCreated fresh repository.${RESET}`,
+    `${ESC}[32;1mChecking out ${pipeline.sha.slice(0, 8)} as detached HEAD (ref is ${pipeline.ref})...${RESET}`,
+    `${ESC}[32;1mSkipping Git submodules setup${RESET}`,
+    end(at + 9, 'get_sources'),
+  ];
+}
+
+/** The log of the failed `test` job of acme/web's main: the incident. */
+function incidentLog(at: number, project: Project, pipeline: Pipeline): string {
+  const s = at + 9;
+  return [
+    ...opening(at, project, pipeline, 'node:20-alpine'),
+    start(s, 'restore_cache', 'Restoring cache', true),
+    `${ESC}[32;1mChecking cache for main-node-modules-protected...${RESET}`,
+    `${ESC}[32;1mSuccessfully extracted cache${RESET}`,
+    end(s + 4, 'restore_cache'),
+    start(s + 4, 'step_script', 'Executing "step_script" stage of the job script'),
+    `${ESC}[0KUsing docker image sha256:5c8f3e2a9b1d for node:20-alpine ...${RESET}`,
+    cmd('npm config set //registry.acme.example/:_authToken "${NPM_REGISTRY_TOKEN}"'),
+    `Authenticating to registry.acme.example with NPM_REGISTRY_TOKEN=[MASKED]`,
+    cmd('npm ci --no-audit --prefer-offline'),
+    'npm ci: reifying 412 packages 12%\rnpm ci: reifying 412 packages 58%\rnpm ci: reifying 412 packages 100%',
+    '',
+    'added 412 packages in 11s',
+    cmd('npm test -- --ci'),
+    '',
+    '> @acme/web@1.1.0 test',
+    '> jest --ci --reporters=default --reporters=jest-junit',
+    '',
+    `${ESC}[0m${ESC}[7m${ESC}[1m${ESC}[32m PASS ${ESC}[39m${ESC}[22m${ESC}[27m${ESC}[0m ${ESC}[2msrc/components/${ESC}[22m${ESC}[1mheader.test.ts${ESC}[22m`,
+    `${ESC}[0m${ESC}[7m${ESC}[1m${ESC}[32m PASS ${ESC}[39m${ESC}[22m${ESC}[27m${ESC}[0m ${ESC}[2msrc/search/${ESC}[22m${ESC}[1msearch.test.ts${ESC}[22m (5.118 s)`,
+    '  console.log',
+    '    fixtures: seeding the catalogue with token glpat-x8Kd92nFq3LmZp7TvW1c',
+    '',
+    '      at Object.<anonymous> (test/setup.ts:14:11)',
+    '',
+    `${ESC}[0m${ESC}[7m${ESC}[1m${ESC}[31m FAIL ${ESC}[39m${ESC}[22m${ESC}[27m${ESC}[0m ${ESC}[2msrc/utils/${ESC}[22m${ESC}[1mdate.test.ts${ESC}[22m`,
+    `${ESC}[1m${ESC}[31m  ${ESC}[1m● ${ESC}[22m${ESC}[1mformatDate › renders the order date in the store's time zone${ESC}[39m${ESC}[22m`,
+    '',
+    `    ${ESC}[2mexpect(${ESC}[22m${ESC}[31mreceived${ESC}[39m${ESC}[2m).${ESC}[22mtoBe${ESC}[2m(${ESC}[22m${ESC}[32mexpected${ESC}[39m${ESC}[2m) // Object.is equality${ESC}[22m`,
+    '',
+    `    Expected: ${ESC}[32m"2024-03-10"${ESC}[39m`,
+    `    Received: ${ESC}[31m"2024-03-09"${ESC}[39m`,
+    '',
+    `    ${ESC}[0m ${ESC}[90m 12 |${ESC}[39m   it(${ESC}[32m"renders the order date in the store's time zone"${ESC}[39m${ESC}[33m,${ESC}[39m () ${ESC}[33m=>${ESC}[39m {${ESC}[0m`,
+    `    ${ESC}[0m ${ESC}[90m 13 |${ESC}[39m     ${ESC}[36mconst${ESC}[39m placed ${ESC}[33m=${ESC}[39m ${ESC}[36mnew${ESC}[39m ${ESC}[33mDate${ESC}[39m(${ESC}[32m'2024-03-10T00:30:00Z'${ESC}[39m)${ESC}[33m;${ESC}[39m${ESC}[0m`,
+    `    ${ESC}[0m${ESC}[31m${ESC}[1m>${ESC}[22m${ESC}[39m${ESC}[90m 14 |${ESC}[39m     expect(formatDate(placed${ESC}[33m,${ESC}[39m ${ESC}[32m'Europe/Berlin'${ESC}[39m))${ESC}[33m.${ESC}[39mtoBe(${ESC}[32m'2024-03-10'${ESC}[39m)${ESC}[33m;${ESC}[39m${ESC}[0m`,
+    `    ${ESC}[0m ${ESC}[90m    |${ESC}[39m                                                 ${ESC}[31m${ESC}[1m^${ESC}[22m${ESC}[39m${ESC}[0m`,
+    `    ${ESC}[0m ${ESC}[90m 15 |${ESC}[39m   })${ESC}[33m;${ESC}[39m${ESC}[0m`,
+    '',
+    `      ${ESC}[2mat Object.<anonymous> (${ESC}[22m${ESC}[2m${ESC}[0m${ESC}[36msrc/utils/date.test.ts${ESC}[39m${ESC}[0m${ESC}[2m:14:49)${ESC}[22m`,
+    `      ${ESC}[2mat Promise.then.completed (${ESC}[22m${ESC}[2mnode_modules/jest-circus/build/utils.js${ESC}[2m:298:28)${ESC}[22m`,
+    `      ${ESC}[2mat new Promise (<anonymous>)${ESC}[22m`,
+    `      ${ESC}[2mat callAsyncCircusFn (${ESC}[22m${ESC}[2mnode_modules/jest-circus/build/utils.js${ESC}[2m:231:10)${ESC}[22m`,
+    '',
+    `${ESC}[1mTest Suites: ${ESC}[22m${ESC}[1m${ESC}[31m1 failed${ESC}[39m${ESC}[22m, ${ESC}[1m${ESC}[32m2 passed${ESC}[39m${ESC}[22m, 3 total`,
+    `${ESC}[1mTests:       ${ESC}[22m${ESC}[1m${ESC}[31m1 failed${ESC}[39m${ESC}[22m, ${ESC}[1m${ESC}[32m23 passed${ESC}[39m${ESC}[22m, 24 total`,
+    `${ESC}[1mSnapshots:   ${ESC}[22m0 total`,
+    `${ESC}[1mTime:${ESC}[22m        7.412 s`,
+    `${ESC}[2mRan all test suites${ESC}[22m${ESC}[2m.${ESC}[22m`,
+    'npm ERR! Lifecycle script `test` failed with error:',
+    'npm ERR! Error: command failed',
+    'npm ERR!   in workspace: @acme/web@1.1.0',
+    end(s + 31, 'step_script'),
+    start(s + 31, 'upload_artifacts_on_failure', 'Uploading artifacts for failed job', true),
+    `${ESC}[32;1mUploading artifacts...${RESET}`,
+    'junit.xml: found 1 matching artifact files and directories',
+    `Uploading artifacts as "junit" to coordinator... 201 Created${RESET}  id=${pipeline.id} responseStatus=201 Created`,
+    end(s + 33, 'upload_artifacts_on_failure'),
+    start(s + 33, 'cleanup_file_variables', 'Cleaning up project directory and file based variables', true),
+    end(s + 34, 'cleanup_file_variables'),
+    `${ESC}[31;1mERROR: Job failed: exit code 1`,
+    `${RESET}`,
+  ].join('\n');
+}
+
+const SCRIPTS: Record<string, string[]> = {
+  build: ['npm ci --no-audit --prefer-offline', 'npm run build'],
+  lint: ['npm run lint'],
+  test: ['npm test -- --ci'],
+};
+
+/** A short, ordinary log for any other job that ran. */
+function plainLog(at: number, project: Project, pipeline: Pipeline, job: Job): string {
+  const script = SCRIPTS[job.name] ?? [`./scripts/deploy.sh ${job.name.split(':')[1] ?? 'review'}`];
+  const go = project.languages.Go !== undefined;
+  const lines = [
+    ...opening(at, project, pipeline, go ? 'golang:1.22' : 'node:20-alpine'),
+    start(at + 9, 'step_script', 'Executing "step_script" stage of the job script'),
+    ...script.flatMap((line) => [cmd(go ? line.replace(/^npm (ci|test|run build).*/, 'go test ./...') : line), 'ok']),
+  ];
+  if (job.status === 'failed') {
+    lines.push('--- FAIL: TestRefundWebhookRetries (30.01s)', '    webhooks_test.go:88: timed out waiting for the sandbox acquirer', 'FAIL', end(at + 40, 'step_script'), `${ESC}[31;1mERROR: Job failed: exit code 1`, RESET);
+  } else if (job.status === 'success') {
+    lines.push(end(at + 30, 'step_script'), `${ESC}[32;1mJob succeeded${RESET}`);
+  } else if (job.status === 'canceled') {
+    lines.push(`${ESC}[31;1mERROR: Job failed: canceled${RESET}`);
+  }
+  return lines.join('\n');
+}
+
+function artifactsFor(job: Job, log: string): JobArtifact[] {
+  const trace: JobArtifact = { file_type: 'trace', size: Buffer.byteLength(log), filename: 'job.log', file_format: null };
+  if (job.name === 'build' && job.status === 'success') return [{ file_type: 'archive', size: 1_482_113, filename: 'artifacts.zip', file_format: 'zip' }, { file_type: 'metadata', size: 211, filename: 'metadata.gz', file_format: 'gzip' }, trace];
+  if (job.name === 'test' && (job.status === 'success' || job.status === 'failed')) return [{ file_type: 'junit', size: 3_904, filename: 'junit.xml.gz', file_format: 'gzip' }, trace];
+  return [trace];
+}
+
+export function seedJobs(store: Store, seed: SeedContext): void {
+  void seed;
+  const state = jobsOf(store);
+  for (const project of store.projects) {
+    for (const pipeline of project.pipelines) {
+      const planned = plan(pipeline, project.default_branch);
+      const began = pipeline.started_at?.getTime() ?? null;
+      const total = (pipeline.duration ?? 300) * 1000;
+      // Stages take a fifth, three fifths and a fifth of the pipeline's time.
+      const window = { build: [0, 0.2], test: [0.2, 0.8], deploy: [0.8, 1] } as const;
+      for (const p of planned) {
+        const ran = p.status !== 'created' && p.status !== 'pending' && p.status !== 'manual' && p.status !== 'skipped' && began !== null;
+        const [from, to] = window[p.stage];
+        const started = ran ? new Date(began + from * total) : null;
+        const finishes = p.status === 'success' || p.status === 'failed' || p.status === 'canceled';
+        const finished = ran && finishes ? new Date(began + to * total) : null;
+        const job: Job = {
+          id: store.nextId('job'),
+          project_id: project.id,
+          pipeline_id: pipeline.id,
+          name: p.name,
+          stage: p.stage,
+          status: p.status,
+          failure_reason: p.status === 'failed' ? 'script_failure' : null,
+          allow_failure: p.manual === true,
+          manual: p.manual === true,
+          user_id: pipeline.user_id,
+          created_at: pipeline.created_at,
+          started_at: started,
+          finished_at: finished,
+          erased_at: null,
+          coverage: p.name === 'test' && p.status === 'success' && pipeline.coverage !== null ? Number(pipeline.coverage) : null,
+          retried: false,
+          artifacts: [],
+        };
+        state.jobs.push(job);
+        if (!started) continue;
+        const at = Math.floor(started.getTime() / 1000);
+        const incident = project.full_path === 'acme/web' && pipeline.ref === project.default_branch && job.status === 'failed' && job.name === 'test';
+        const log = incident ? incidentLog(at, project, pipeline) : plainLog(at, project, pipeline, job);
+        setJobLog(store, job.id, log);
+        if (finishes) job.artifacts = artifactsFor(job, log);
+      }
+    }
+  }
+}
