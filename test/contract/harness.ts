@@ -154,7 +154,8 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
         // Whatever the outcome, every request the call made went to this operation's method and route.
         const sent = running().requests.all().slice(before);
         expect(sent.length, `${name} sent no request`).toBeGreaterThan(0);
-        for (const request of sent) {
+        // A composed operation (composedOf) reads through other operations' routes; each of those is checked in its own suite.
+        for (const request of op.composedOf ? [] : sent) {
           expect(request.method, `${name}: method`).toBe(op.method);
           expect(request.path, `${name}: path`).toMatch(routePattern(op));
         }

@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { contractSuite, withoutRules, type BadInputCase, type Role } from './harness.js';
+import { decide } from '../../src/policy/policy.js';
+import { validateInput } from '../../src/operations/validate.js';
 
 const suite = contractSuite('issues');
 const WEB = 'acme/web';
@@ -274,6 +276,71 @@ describe('bad input', () => {
     [`iids that are not whole numbers (${name})`, name, { ...base, iids: [1.5] }, 'iids.0'],
     [`a weight that is not a whole number (${name})`, name, { ...base, weight: 2.5 }, 'weight'],
   ] as BadInputCase[]));
+});
+
+describe('one issue: read, open, change, comment (beyond the spec)', () => {
+  const INFRA = 'acme/platform/infra';
+  interface Detail extends Issue { issue_type: string; type: string }
+  let iid = 0;
+
+  it('reads one issue (an incident of the demo data); 404 for what the caller may not see', async () => {
+    const issue = await suite.data<Detail>('get_issue', { id: INFRA, issue_iid: 3 }, 'guest');
+    expect(issue).toMatchObject({ title: 'Staging API answers 502', issue_type: 'incident', type: 'INCIDENT', state: 'opened' });
+    expect(names(issue)).toContain('incident');
+    expect((await suite.refusal('get_issue', { id: PAYMENTS, issue_iid: 1 }, 'outsider')).status).toBe(404);
+    expect((await suite.refusal('get_issue', { id: PAYMENTS, issue_iid: 3 }, 'guest')).status).toBe(404);
+    expect(suite.operation('get_issue').present!(issue, { id: INFRA }).title).toBe('Issue #3: Staging API answers 502 (opened)');
+  });
+
+  it('opens an incident (reporters and up) with labels, people, type and due date', async () => {
+    const result = await suite.call('create_issue', {
+      id: INFRA, title: 'Payments timeouts', description: 'p99 over 5 s.', labels: 'incident,backend', assignee_ids: [userId('bob')],
+      confidential: true, issue_type: 'incident', due_date: '2030-01-02',
+    }, { as: 'reporter' });
+    expect(result.status).toBe(201);
+    const issue = result.data as Detail;
+    iid = issue.iid;
+    expect(issue).toMatchObject({ iid: 5, issue_type: 'incident', confidential: true, due_date: '2030-01-02', author: { username: 'carol' }, labels: ['incident', 'backend'] });
+    expect((await suite.refusal('create_issue', { id: INFRA, title: 'x' }, 'guest')).status).toBe(403);
+    expect((await suite.refusal('create_issue', { id: INFRA, title: 'x' }, 'outsider')).status).toBe(403);
+  });
+
+  it('updates labels (recording label events), people, state, title and description', async () => {
+    let issue = await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, add_labels: 'bug', remove_labels: 'backend', assignee_ids: [userId('alice')], confidential: false, due_date: '2030-02-01' }, 'reporter');
+    expect(names(issue)).toEqual(['incident', 'bug']);
+    expect(issue).toMatchObject({ confidential: false, due_date: '2030-02-01', assignees: [{ username: 'alice' }] });
+    issue = await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, labels: 'incident' });
+    expect(names(issue)).toEqual(['incident']);
+    const events = await suite.data<Array<{ label: { name: string }; action: string }>>('list_issue_label_events', { id: INFRA, issue_iid: iid });
+    expect(events.map((e) => `${e.action} ${e.label.name}`)).toEqual(['add incident', 'add backend', 'remove backend', 'add bug', 'remove bug']);
+    issue = await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, state_event: 'close', title: 'Payments timeouts (resolved)', description: 'Fixed.' });
+    expect(issue).toMatchObject({ state: 'closed', title: 'Payments timeouts (resolved)', description: 'Fixed.' });
+    expect((await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, state_event: 'reopen' })).state).toBe('opened');
+    expect((await suite.refusal('update_issue', { id: INFRA, issue_iid: iid, state_event: 'close' }, 'guest')).status).toBe(403);
+  });
+
+  it('comments (reporters and up) and lists comments with system notes', async () => {
+    const note = await suite.call('comment_on_issue', { id: INFRA, issue_iid: iid, body: 'Rolled back.' }, { as: 'reporter' });
+    expect(note.status).toBe(201);
+    expect((await suite.refusal('comment_on_issue', { id: INFRA, issue_iid: iid, body: 'hi' }, 'guest')).status).toBe(403);
+    const newest = await suite.data<Array<{ body: string; system: boolean }>>('list_issue_notes', { id: INFRA, issue_iid: iid });
+    expect(newest.map((n) => n.body)).toEqual(['Rolled back.', 'reopened', 'closed']);
+    const oldest = await suite.data<Array<{ body: string }>>('list_issue_notes', { id: INFRA, issue_iid: iid, sort: 'asc', order_by: 'created_at' });
+    expect(oldest.map((n) => n.body)).toEqual(['closed', 'reopened', 'Rolled back.']);
+  });
+
+  it('asks a human only for updates that overwrite the title or description', () => {
+    const ask = (name: string, raw: Record<string, unknown>) => decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, { readOnly: false }).kind;
+    expect(ask('update_issue', { id: INFRA, issue_iid: 1, state_event: 'close', labels: 'bug' })).toBe('run');
+    expect(ask('update_issue', { id: INFRA, issue_iid: 1, title: 't' })).toBe('confirm');
+    expect(ask('update_issue', { id: INFRA, issue_iid: 1, description: 'd' })).toBe('confirm');
+    expect(ask('create_issue', { id: INFRA, title: 't' })).toBe('run');
+    expect(ask('comment_on_issue', { id: INFRA, issue_iid: 1, body: 'b' })).toBe('run');
+  });
+});
+
+describe('paging issue notes', () => {
+  suite.pagingCase('list_issue_notes', { id: 'acme/platform/infra', issue_iid: 5 });
 });
 
 suite.coverageCase();

@@ -1,6 +1,8 @@
 // Contract: the three merge request lists against the sandbox — every filter at every level, view=simple, wip,
 // approvals, branches, the created_by_me default, refusals, visibility and authentication, and the presentation.
 import { describe, expect, it } from 'vitest';
+import { decide } from '../../src/policy/policy.js';
+import { validateInput } from '../../src/operations/validate.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('merge_requests');
@@ -177,10 +179,130 @@ describe('list_project_merge_requests', () => {
   });
 });
 
+describe('one merge request: read, open, change, merge, approve, comment (beyond the spec)', () => {
+  const INFRA = 'acme/platform/infra';
+  const head = (path: string, branch: string) => suite.sandbox.store.findProject(path)!.repo.refTarget(`refs/heads/${branch}`);
+  interface Detail extends MergeRequest { sha: string; detailed_merge_status: string; merge_commit_sha: string | null; squash_commit_sha: string | null; reviewers: Array<{ username: string }> }
+  let created: Detail;
+
+  it('reads one merge request with sha = the source branch head and its detailed merge status', async () => {
+    const mr = await suite.data<Detail>('get_merge_request', { id: INFRA, merge_request_iid: 1 }, 'reporter');
+    expect(mr).toMatchObject({ title: 'Bigger staging', state: 'opened', detailed_merge_status: 'mergeable', source_branch: 'feature/bigger-staging' });
+    expect(mr.sha).toBe(await head(INFRA, 'feature/bigger-staging'));
+    expect((await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 })).detailed_merge_status).toBe('draft_status');
+    expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'outsider')).status).toBe(404);
+    expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'guest')).status).toBe(404);
+    expect((await suite.refusal('get_merge_request', { id: WEB, merge_request_iid: 99 })).status).toBe(404);
+    const shown = suite.operation('get_merge_request').present!(mr, { id: INFRA });
+    expect(shown.title).toBe('Merge request !1: Bigger staging (opened)');
+  });
+
+  it('opens a merge request between existing branches (developers and up), once per pair of branches', async () => {
+    const input = {
+      id: WEB, source_branch: 'feature/search', target_branch: 'main', title: 'Search, again', description: 'Re-merge.',
+      assignee_ids: [userId('alice')], reviewer_ids: [userId('carol')], labels: 'bug', remove_source_branch: true, squash: false,
+    };
+    const result = await suite.call('create_merge_request', input, { as: 'developer' });
+    expect(result.status).toBe(201);
+    created = result.data as Detail;
+    expect(created).toMatchObject({ state: 'opened', author: { username: 'bob' }, labels: ['bug'], reviewers: [{ username: 'carol' }] });
+    expect(created.sha).toBe(await head(WEB, 'feature/search'));
+    const again = await suite.refusal('create_merge_request', input, 'developer');
+    expect([again.status, again.message]).toEqual([409, `409 Another open merge request already exists for this source branch: !${created.iid}`]);
+    expect((await suite.refusal('create_merge_request', { ...input, source_branch: 'no/such-branch' })).status).toBe(400);
+    expect((await suite.refusal('create_merge_request', { ...input, source_branch: 'main' })).status).toBe(400);
+    expect((await suite.refusal('create_merge_request', input, 'reporter')).status).toBe(403);
+  });
+
+  it('updates labels (recording label events), people, state, title, description and target branch', async () => {
+    const iid = created.iid;
+    let mr = await suite.data<Detail>('update_merge_request', { id: WEB, merge_request_iid: iid, labels: 'feature,frontend', add_labels: 'UX', remove_labels: 'frontend', assignee_ids: [userId('bob')], reviewer_ids: [userId('alice')], squash: true, remove_source_branch: true }, 'developer');
+    expect(names(mr)).toEqual(['feature', 'ux']);
+    expect(mr.assignees.map((a) => a.username)).toEqual(['bob']);
+    expect(mr.reviewers.map((a) => a.username)).toEqual(['alice']);
+    const events = await suite.data<Array<{ label: { name: string }; action: string }>>('list_merge_request_label_events', { id: WEB, merge_request_iid: iid });
+    expect(events.map((e) => `${e.action} ${e.label.name}`)).toEqual(['add bug', 'remove bug', 'add feature', 'add UX']);
+    mr = await suite.data<Detail>('update_merge_request', { id: WEB, merge_request_iid: iid, state_event: 'close' });
+    expect([mr.state, mr.detailed_merge_status]).toEqual(['closed', 'not_open']);
+    mr = await suite.data<Detail>('update_merge_request', { id: WEB, merge_request_iid: iid, state_event: 'reopen', title: 'Search, once more', description: 'Again.', target_branch: 'feature/dark-mode' });
+    expect(mr).toMatchObject({ state: 'opened', title: 'Search, once more', description: 'Again.', target_branch: 'feature/dark-mode' });
+    mr = await suite.data<Detail>('update_merge_request', { id: WEB, merge_request_iid: iid, target_branch: 'main' });
+    expect(mr.target_branch).toBe('main');
+    expect((await suite.refusal('update_merge_request', { id: WEB, merge_request_iid: iid, target_branch: 'no/such-branch' })).status).toBe(400);
+    expect((await suite.refusal('update_merge_request', { id: WEB, merge_request_iid: iid, state_event: 'close' }, 'reporter')).status).toBe(403);
+  });
+
+  it('merges in git only at the reviewed head: 409 for another sha, 401 below developer, 405 for a draft', async () => {
+    const wrong = await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: '0000000000000000000000000000000000000000' }, 'developer');
+    expect([wrong.status, wrong.message]).toEqual([409, '409 SHA does not match HEAD of source branch']);
+    const source = (await head(INFRA, 'feature/bigger-staging'))!;
+    const target = (await head(INFRA, 'main'))!;
+    expect((await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source }, 'reporter')).status).toBe(401);
+    const draft = await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 });
+    expect((await suite.refusal('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: draft.sha })).status).toBe(405);
+    const merged = await suite.data<Detail>('merge_merge_request', {
+      id: INFRA, merge_request_iid: 1, sha: source, merge_commit_message: 'Merge bigger staging', merge_when_pipeline_succeeds: false,
+      should_remove_source_branch: false,
+    }, 'developer');
+    expect(merged).toMatchObject({ state: 'merged', detailed_merge_status: 'not_open', sha: source });
+    const repo = suite.sandbox.store.findProject(INFRA)!.repo;
+    expect(merged.merge_commit_sha).toBe(await head(INFRA, 'main'));
+    expect(await repo.text(['log', '-1', '--format=%P%n%s', merged.merge_commit_sha!])).toBe(`${target} ${source}\nMerge bigger staging`);
+    expect(await head(INFRA, 'feature/bigger-staging')).toBe(source);
+    expect((await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source })).status).toBe(405);
+  });
+
+  it('squashes and removes the source branch when asked', async () => {
+    const source = (await head(WEB, 'feature/search'))!;
+    const merged = await suite.data<Detail>('merge_merge_request', {
+      id: WEB, merge_request_iid: created.iid, sha: source, squash: true, squash_commit_message: 'Search, squashed', should_remove_source_branch: true,
+    });
+    expect(merged.state).toBe('merged');
+    const repo = suite.sandbox.store.findProject(WEB)!.repo;
+    expect(await repo.text(['log', '-1', '--format=%s', merged.squash_commit_sha!])).toBe('Search, squashed');
+    expect(await repo.text(['log', '-1', '--format=%P', merged.merge_commit_sha!])).toMatch(new RegExp(` ${merged.squash_commit_sha}$`));
+    expect(await head(WEB, 'feature/search')).toBeNull();
+  });
+
+  it('approves as the caller (developers and up), at the reviewed head, once', async () => {
+    const mr = await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 });
+    const wrong = await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2, sha: 'abcdef0' }, 'developer');
+    expect([wrong.status, wrong.message]).toEqual([409, '409 SHA does not match HEAD of source branch']);
+    const result = await suite.call('approve_merge_request', { id: WEB, merge_request_iid: 2, sha: mr.sha }, { as: 'developer' });
+    expect(result.status).toBe(201);
+    expect((result.data as { approved_by: Array<{ user: { username: string } }> }).approved_by.map((a) => a.user.username)).toEqual(['bob']);
+    expect((await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2 }, 'developer')).status).toBe(401);
+    expect((await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2 }, 'reporter')).status).toBe(403);
+  });
+
+  it('comments (reporters and up) and lists comments with the system notes, newest first by default', async () => {
+    const note = await suite.call('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: 'Looks good in Firefox.' }, { as: 'reporter' });
+    expect(note.status).toBe(201);
+    expect(note.data).toMatchObject({ body: 'Looks good in Firefox.', system: false, author: { username: 'carol' }, noteable_type: 'MergeRequest' });
+    expect((await suite.refusal('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: 'hi' }, 'guest')).status).toBe(403);
+    expect((await suite.refusal('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: ' ' })).status).toBe(400);
+    const newest = await suite.data<Array<{ body: string }>>('list_merge_request_notes', { id: WEB, merge_request_iid: 2 });
+    expect(newest.map((n) => n.body)).toEqual(['Looks good in Firefox.', 'approved this merge request']);
+    const oldest = await suite.data<Array<{ body: string }>>('list_merge_request_notes', { id: WEB, merge_request_iid: 2, sort: 'asc', order_by: 'updated_at' });
+    expect(oldest.map((n) => n.body)).toEqual(['approved this merge request', 'Looks good in Firefox.']);
+  });
+
+  it('asks a human before merging and approving, and before updates that overwrite text', () => {
+    const ask = (name: string, raw: Record<string, unknown>) => decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, { readOnly: false }).kind;
+    expect(ask('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: 'abcdef0' })).toBe('confirm');
+    expect(ask('approve_merge_request', { id: WEB, merge_request_iid: 2 })).toBe('confirm');
+    expect(ask('update_merge_request', { id: WEB, merge_request_iid: 2, add_labels: 'bug', state_event: 'close' })).toBe('run');
+    for (const key of ['title', 'description', 'target_branch']) expect(ask('update_merge_request', { id: WEB, merge_request_iid: 2, [key]: 'x' })).toBe('confirm');
+    expect(ask('create_merge_request', { id: WEB, source_branch: 'a', target_branch: 'main', title: 't' })).toBe('run');
+    expect(ask('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: 'b' })).toBe('run');
+  });
+});
+
 describe('paging', () => {
   suite.pagingCase('list_merge_requests', { scope: 'all' });
   suite.pagingCase('list_group_merge_requests', { id: 'acme' });
   suite.pagingCase('list_project_merge_requests', { id: WEB });
+  suite.pagingCase('list_merge_request_notes', { id: 'acme/web', merge_request_iid: 2 });
 });
 
 describe('bad input', () => {

@@ -241,4 +241,21 @@ describe('bad input', () => {
   ]);
 });
 
+describe('get_project (beyond the spec)', () => {
+  it('reads one project in the full form, with default branch, URL and the caller\'s permissions', async () => {
+    const project = (await suite.call('get_project', { id: 'acme/web', statistics: true, license: true }, { as: 'developer' })).data as Record<string, any>;
+    expect(project).toMatchObject({ path_with_namespace: 'acme/web', default_branch: 'main', visibility: 'public' });
+    expect(project.web_url).toMatch(/\/acme\/web$/);
+    expect(project.permissions.group_access).toMatchObject({ access_level: 30 });
+    expect(project.statistics).toBeDefined();
+    const error = await suite.refusal('get_project', { id: 'acme/platform/payments-api' }, 'outsider');
+    expect([error.status, error.message]).toEqual([404, '404 Project Not Found']);
+  });
+
+  it('triages a project (composed of reads, get_project among them)', async () => {
+    const result = await suite.call('triage_project', { id: 'acme/web' });
+    expect((result.data as { default_branch: string }).default_branch).toBe('main');
+  });
+});
+
 suite.coverageCase();

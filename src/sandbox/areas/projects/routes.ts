@@ -44,7 +44,21 @@ async function reply(ctx: SandboxContext, req: SandboxRequest<ListParams>, res: 
   res.json(await renderProjects(ctx, user, page, params));
 }
 
+const singleParams = z.object({
+  statistics: param.boolean().optional(),
+  license: param.boolean().optional(),
+  with_custom_attributes: param.boolean().optional(),
+});
+
 export function register(router: Router, ctx: SandboxContext): void {
+  // Beyond the spec (Projects API: Get a single project): the full form to a signed-in caller (simple when
+  // anonymous), as in the lists; a project the caller may not see is 404. The sandbox's projects carry no licence.
+  router.route('GET', '/projects/:id', { params: singleParams }, async (req, res) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id);
+    const [view] = await renderProjects(ctx, req.user, [project], req.params);
+    res.json(req.params.license === true ? { ...view, license_url: null, license: null } : view);
+  });
+
   router.route('GET', '/projects', { params: listParams, pagination: 'offset' }, (req, res) => reply(ctx, req, res, ctx.store.projects));
 
   router.route('GET', '/users/:user_id/projects', { params: userListParams, pagination: 'offset' }, (req, res) => {

@@ -1,8 +1,10 @@
 // The work items area of the sandbox: labels, issues, merge requests, epics and label events, with their demo data.
 import type { SandboxArea } from '../../core/area.js';
 import { register as registerEpics } from './epics-routes.js';
+import { register as registerIssueChanges } from './issue-changes-routes.js';
 import { register as registerIssues } from './issues-routes.js';
 import { register as registerLabelEvents } from './label-events-routes.js';
+import { register as registerMergeRequestChanges } from './merge-request-changes-routes.js';
 import { register as registerMergeRequests } from './merge-requests-routes.js';
 import { seedEpics } from './seed-epics.js';
 import { seedWorkItems } from './seed.js';
@@ -15,6 +17,8 @@ export const area: SandboxArea = {
   routes: (router, ctx) => {
     registerIssues(router, ctx);
     registerMergeRequests(router, ctx);
+    registerIssueChanges(router, ctx);
+    registerMergeRequestChanges(router, ctx);
     registerLabelEvents(router, ctx);
     registerEpics(router, ctx);
   },

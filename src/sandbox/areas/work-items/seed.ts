@@ -6,7 +6,7 @@
 //   acme/web (public)              9 issues (2 confidential), 5 merge requests (one a draft, two merged)
 //   acme/platform/payments-api     4 issues (1 confidential), 2 merge requests — private: erin sees nothing,
 //                                  dave (guest) sees the issues but no merge requests and no confidential issue
-//   acme/platform/infra (internal) 2 issues, 1 merge request
+//   acme/platform/infra (internal) 4 issues (2 incidents, label incident), 1 merge request (waiting)
 //   bob/scratchpad (private)       1 issue
 // Confidential issues show only to their author, their assignees, reporters and up and administrators.
 import type { Project, Store, User } from '../../core/store.js';
@@ -48,6 +48,8 @@ interface SeedIssue {
   closed?: number;
   closedBy?: string;
   confidential?: boolean;
+  /** Default 'issue'. */
+  type?: 'incident';
   /** Days from today (negative: past). */
   due?: number;
   weight?: number;
@@ -138,6 +140,14 @@ const ISSUES: Record<string, SeedIssue[]> = {
   'acme/platform/infra': [
     { title: 'Upgrade the load balancer', author: 'root', assignees: ['alice'], labels: ['backend'], created: 15, description: 'The current version is out of support.' },
     { title: 'Backups of the staging database', author: 'alice', labels: ['bug'], created: 22, closed: 9, closedBy: 'alice', description: 'Nightly backups stopped.' },
+    {
+      title: 'Staging API answers 502', author: 'root', assignees: ['bob'], labels: ['incident', 'backend'], type: 'incident', created: 0.2,
+      description: 'The load balancer health checks fail since the last deploy.',
+    },
+    {
+      title: 'Disk full on the build runner', author: 'root', labels: ['incident'], type: 'incident', created: 6, closed: 5,
+      closedBy: 'root', description: 'Old caches filled the disk; cleaned up.',
+    },
   ],
   'bob/scratchpad': [
     { title: 'Try the new date API', author: 'bob', assignees: ['bob'], labels: ['idea'], created: 4, description: 'Temporal looks promising.' },
@@ -200,6 +210,8 @@ function awardsOf(list: Array<[string, string]> | undefined, users: Map<string, 
 export function seedWorkItems(store: Store, users: Map<string, User>, epoch: number, tipOf: BranchTip): void {
   const acme = store.findGroup('acme')!;
   for (const [name, color, description, priority] of ACME_LABELS) addLabel(store, `group:${acme.id}`, { name, color, description, priority });
+  const infra = store.findProject('acme/platform/infra')!;
+  addLabel(store, `project:${infra.id}`, { name: 'incident', color: '#ff0000', description: 'Production is affected', priority: null });
   const scratchpad = store.findProject('bob/scratchpad')!;
   addLabel(store, `project:${scratchpad.id}`, { name: 'idea', color: '#c0ffee', description: null, priority: null });
 
@@ -220,7 +232,7 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
     specs.forEach((spec, index) => {
       const issue: Issue = {
         id: store.nextId('issue'), iid: index + 1, project_id: project.id, title: spec.title, description: spec.description ?? '',
-        state: spec.closed === undefined ? 'opened' : 'closed', author_id: user(spec.author).id,
+        state: spec.closed === undefined ? 'opened' : 'closed', issue_type: spec.type ?? 'issue', author_id: user(spec.author).id,
         assignee_ids: (spec.assignees ?? []).map((name) => user(name).id), labels: [], milestone_id: milestoneId(project, spec.milestone),
         created_at: ago(spec.created), updated_at: ago(spec.created),
         closed_at: spec.closed === undefined ? null : ago(spec.closed), closed_by_id: spec.closedBy ? user(spec.closedBy).id : null,
@@ -253,7 +265,7 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
         sha: tipOf(project, spec.source) ?? tipOf(project, project.default_branch),
         merge_commit_sha: state === 'merged' ? tipOf(project, project.default_branch) : null, squash: false,
         has_conflicts: spec.conflicts ?? false, approver_ids: (spec.approvers ?? []).map((name) => user(name).id),
-        approved_by_ids: (spec.approvedBy ?? []).map((name) => user(name).id),
+        approved_by_ids: (spec.approvedBy ?? []).map((name) => user(name).id), reviewer_ids: [], squash_commit_sha: null,
       };
       workItemsOf(store).mergeRequests.push(mr);
       label({ kind: 'MergeRequest', item: mr }, spec);

@@ -414,6 +414,8 @@ export function issueView(store: Store, project: Project, issue: Issue, from: Re
     _links: { self: `${api}/issues/${issue.iid}`, notes: `${api}/issues/${issue.iid}/notes`, award_emoji: `${api}/issues/${issue.iid}/award_emoji`, project: api },
     task_completion_status: { ...issue.tasks },
     weight: issue.weight,
+    issue_type: issue.issue_type,
+    type: issue.issue_type.toUpperCase(),
   };
 }
 
@@ -448,6 +450,7 @@ export function mergeRequestView(store: Store, project: Project, mr: MergeReques
     author: userOrNull(store, mr.author_id),
     assignee: assignees[0] ?? null,
     assignees,
+    reviewers: people(store, mr.reviewer_ids),
     labels: labelsView(store, project, mr.labels, withLabelsDetails),
     work_in_progress: isDraft(mr.title),
     milestone: milestoneOf(store, project, mr.milestone_id),
@@ -455,7 +458,7 @@ export function mergeRequestView(store: Store, project: Project, mr: MergeReques
     merge_status: mr.state === 'opened' ? (mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged') : 'unchecked',
     sha: mr.sha,
     merge_commit_sha: mr.merge_commit_sha,
-    squash_commit_sha: null,
+    squash_commit_sha: mr.squash_commit_sha,
     user_notes_count: mr.user_notes_count,
     discussion_locked: mr.discussion_locked,
     should_remove_source_branch: null,

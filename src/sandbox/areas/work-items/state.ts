@@ -39,8 +39,11 @@ export interface WorkItem {
   discussion_locked: boolean | null;
 }
 
+export type IssueType = 'issue' | 'incident' | 'test_case' | 'task';
+
 export interface Issue extends WorkItem {
   state: 'opened' | 'closed';
+  issue_type: IssueType;
   confidential: boolean;
   due_date: string | null;
   weight: number | null;
@@ -66,6 +69,10 @@ export interface MergeRequest extends WorkItem {
   /** Users asked to approve, and those who did (higher-tier filters approver_ids / approved_by_ids). */
   approver_ids: number[];
   approved_by_ids: number[];
+  /** Users asked to review. */
+  reviewer_ids: number[];
+  /** Set by a squash merge. */
+  squash_commit_sha: string | null;
 }
 
 export interface Epic {
@@ -102,6 +109,20 @@ export interface LabelEvent {
   action: 'add' | 'remove';
 }
 
+/** A comment on an issue or merge request, or a system note (what changed, written by the service). */
+export interface Note {
+  id: number;
+  noteable_type: 'Issue' | 'MergeRequest';
+  noteable_id: number;
+  noteable_iid: number;
+  project_id: number;
+  author_id: number;
+  body: string;
+  system: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** A sandbox's work items; read them through workItemsOf(store). */
 export interface WorkItems {
   /** Labels by the group or project that defines them ('group:7', 'project:3'); a project also sees its groups' labels. */
@@ -110,10 +131,11 @@ export interface WorkItems {
   readonly mergeRequests: MergeRequest[];
   readonly epics: Epic[];
   readonly labelEvents: LabelEvent[];
+  readonly notes: Note[];
 }
 
 export const workItemsOf = areaState('work_items', (): WorkItems => ({
-  labels: new Map(), issues: [], mergeRequests: [], epics: [], labelEvents: [],
+  labels: new Map(), issues: [], mergeRequests: [], epics: [], labelEvents: [], notes: [],
 }));
 
 /** Labels a project can use: its own, then those of its groups (nearest first); the first of a name wins. */
