@@ -27,7 +27,7 @@ export function shortSha(value: unknown): string {
 
 /** "3 pipelines" / "1 pipeline". */
 export function countOf(items: readonly unknown[], noun: string): string {
-  return `${items.length} ${noun}${items.length === 1 ? '' : 's'}`;
+  return `${items.length} ${noun}${items.length === 1 ? '' : /(?:ch|sh|s|x|z)$/.test(noun) ? 'es' : 's'}`;
 }
 
 /** A list as chat shows it: "3 pipelines" over one labelled line per item. */

@@ -38,6 +38,7 @@
 import type { SandboxArea } from '../core/area.js';
 import { area as applicationSettings } from './application-settings/index.js';
 import { area as auditEvents } from './audit-events/index.js';
+import { area as branches } from './branches/index.js';
 import { area as broadcastMessages } from './broadcast-messages/index.js';
 import { area as groupImportExport } from './group-import-export/index.js';
 import { area as groupVariables } from './group-variables/index.js';
@@ -54,6 +55,7 @@ import { area as repository } from './repository/index.js';
 import { area as scim } from './scim/index.js';
 import { area as snippets } from './snippets/index.js';
 import { area as sshKeys } from './ssh-keys/index.js';
+import { area as tags } from './tags/index.js';
 import { area as users } from './users/index.js';
 import { area as workItems } from './work-items/index.js';
 
@@ -64,4 +66,5 @@ import { area as workItems } from './work-items/index.js';
 export const AREAS: readonly SandboxArea[] = [
   workItems, integrations, snippets, packages, users, sshKeys, scim, broadcastMessages, groupVariables, auditEvents,
   projects, pipelines, releases, repository, notificationSettings, groups, members, applicationSettings, groupImportExport, jobs,
+  branches, tags,
 ];

@@ -136,6 +136,8 @@ interface SeedProject {
   starredBy?: string[];
   customAttributes?: Record<string, string>;
   commits: SeedCommit[];
+  /** Branches that start at a seeded commit (its index) and have no commits of their own yet. */
+  branchesAt?: Record<string, number>;
   milestones: SeedMilestone[];
   releases: SeedRelease[];
   pipelines: SeedPipeline[];
@@ -265,6 +267,8 @@ const PROJECTS: SeedProject[] = [
         },
       },
     ],
+    // A fix branch just started from the 1.1.0 release, no commits yet.
+    branchesAt: { 'fix/checkout-total': 9 },
     milestones: [
       { title: '1.0', description: 'First public release', state: 'closed', start: -30, due: -14 },
       { title: '1.1', description: 'Polish after launch', state: 'closed', start: -14, due: -6 },
@@ -542,6 +546,11 @@ async function writeHistory(repo: GitRepo, spec: SeedProject, users: Map<string,
     tips.set(branch, mark);
     parentMarks.push(parent);
   });
+  for (const [branch, index] of Object.entries(spec.branchesAt ?? {})) {
+    line(`reset refs/heads/${branch}`);
+    line(`from :${index + 1}`);
+    line('');
+  }
   const marksFile = join(repo.dir, 'seed-marks');
   await repo.run(['fast-import', '--quiet', `--export-marks=${marksFile}`], { input: Buffer.concat(stream) });
   const marks = new Map(
