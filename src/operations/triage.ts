@@ -69,18 +69,26 @@ function reader(ctx: RunContext, operations: () => readonly Operation[], unread:
 
 const pipelineOf = (p: Fields) => ({ id: Number(p.id), status: String(p.status), sha: String(p.sha), web_url: typeof p.web_url === 'string' ? p.web_url : undefined });
 
-/** The verdict from the default branch's pipelines (newest first) and its head SHA. */
+/**
+ * The verdict from the default branch's pipelines (newest first) and its head SHA: the head's latest pipeline that
+ * passed or failed. A skipped or canceled pipeline says nothing about the code ([ci skip], a cancel), so it is no
+ * verdict; a head with only those, or still running, is judged running or unknown, naming the last verdict before.
+ */
 export function judge(pipelines: Fields[], headSha: string | undefined): Pick<TriageReport, 'verdict' | 'because'> & { judged?: Fields; running?: Fields } {
   if (pipelines.length === 0) return { verdict: 'unknown', because: 'the default branch has no pipelines' };
-  const ofHead = headSha ? pipelines.filter((p) => p.sha === headSha) : [];
-  if (headSha && ofHead.length === 0) return { verdict: 'unknown', because: `no pipeline ran for the head commit ${shortSha(headSha)} yet` };
-  const candidates = ofHead.length > 0 ? ofHead : pipelines;
-  const judged = candidates.find((p) => FINISHED.has(String(p.status)));
-  const running = candidates.find((p) => !FINISHED.has(String(p.status)));
-  if (!judged) return { verdict: 'running', because: `the head's pipeline #${show(running?.id)} has not finished`, running };
-  const status = String(judged.status);
-  const verdict: Verdict = status === 'success' ? 'green' : status === 'failed' ? 'red' : 'unknown';
-  const because = `the head's latest finished pipeline #${show(judged.id)} ${status === 'success' ? 'passed' : status}`;
+  const ofHead = headSha ? pipelines.filter((p) => p.sha === headSha) : pipelines;
+  const verdictOf = (list: Fields[]) => list.find((p) => p.status === 'success' || p.status === 'failed');
+  const judged = verdictOf(ofHead);
+  const running = ofHead.find((p) => !FINISHED.has(String(p.status)));
+  const earlier = verdictOf(pipelines.filter((p) => !ofHead.includes(p)));
+  const before = earlier ? `; before it, #${show(earlier.id)} at ${shortSha(earlier.sha)} ${earlier.status === 'success' ? 'passed' : 'failed'}` : '';
+  if (!judged) {
+    if (running) return { verdict: 'running', because: `the head's pipeline #${show(running.id)} has not finished${before}`, running };
+    const why = ofHead.length === 0 ? `no pipeline ran for the head commit ${shortSha(headSha)} yet` : `the head's pipelines were ${[...new Set(ofHead.map((p) => String(p.status)))].join(' and ')}, which judge nothing`;
+    return { verdict: 'unknown', because: `${why}${before}` };
+  }
+  const verdict: Verdict = judged.status === 'success' ? 'green' : 'red';
+  const because = `the head's latest finished pipeline #${show(judged.id)} ${judged.status === 'success' ? 'passed' : 'failed'}`;
   return { verdict, because, judged, ...(running && Number(running.id) > Number(judged.id) ? { running } : {}) };
 }
 
