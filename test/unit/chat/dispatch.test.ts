@@ -142,7 +142,8 @@ describe('dispatch', () => {
     expect(await pipelineIds()).toContain(target);
     const triaged = messageOf(await chat.dispatch(`triage ${PROJECT}`));
     expect(triaged.ok).toBe(false);
-    expect(triaged.message.notes.join('\n')).toMatch(/Pipelines could not be read: link your account/);
+    expect(triaged.message.title).toBe(`Triage ${PROJECT} failed`);
+    expect(triaged.message.sections[0].text).toMatch(/link your account/);
     expect(asked).toContain('delete_pipeline');
   });
 });
