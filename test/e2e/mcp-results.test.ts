@@ -182,9 +182,10 @@ describe('lists', () => {
     expect(typeof row.author).toBe('string');
     expect(row).not.toHaveProperty('_links');
     expect(row).not.toHaveProperty('web_url');
-    expect(list.rows).toBe('rows hold the main fields; per_page=1 with page=<list position> gives that item whole');
-    const whole = (await call(mcp.client, 'list_project_issues', { id: PROJECT, per_page: 1, page: 2 })).structuredContent as ListResult;
-    expect(whole.items[0]).toMatchObject({ iid: row.iid, web_url: expect.any(String), author: { username: row.author } });
+    // An issue has its own read now (get_issue): the hint names it.
+    expect(list.rows).toBe('rows hold the main fields; get_issue with issue_iid = an item\'s iid gives the whole item');
+    const whole = (await call(mcp.client, 'get_issue', { id: PROJECT, issue_iid: row.iid })).structuredContent as Record<string, unknown>;
+    expect(whole).toMatchObject({ iid: row.iid, web_url: expect.any(String), author: { username: row.author } });
     // Rows that lost nothing need no hint.
     const tree = (await call(mcp.client, 'list_repository_tree', { id: PROJECT })).structuredContent as ListResult;
     expect(tree.items.length).toBeGreaterThan(1);
