@@ -138,6 +138,34 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   // An export changes nothing in the group; an import only adds a new group.
   export_group: { runs: [{ id: 'acme' }], asks: [] },
   import_group: { runs: [{ name: 'Copy', path: 'copy', file: 'H4sIAAAA', parent_id: 1 }], asks: [] },
+  // Beyond the spec: jobs, branches, tags, merge requests and issues.
+  retry_job: { runs: [{ id: P, job_id: 3 }], asks: [] },
+  // A job stopped half-way cannot be resumed; a manual job is a gate someone set for a person.
+  cancel_job: { runs: [], asks: [{ id: P, job_id: 3 }] },
+  play_job: { runs: [], asks: [{ id: P, job_id: 3 }] },
+  erase_job: { runs: [], asks: [{ id: P, job_id: 3 }] },
+  create_branch: { runs: [{ id: P, branch: 'fix/x', ref: 'main' }], asks: [] },
+  delete_branch: { runs: [], asks: [{ id: P, branch: 'fix/x' }] },
+  delete_merged_branches: { runs: [], asks: [{ id: P }] },
+  protect_branch: { runs: [{ id: P, name: 'release/*', push_access_level: 40 }], asks: [] },
+  unprotect_branch: { runs: [], asks: [{ id: P, name: 'main' }] },
+  create_tag: { runs: [{ id: P, tag_name: 'v9', ref: 'main' }], asks: [] },
+  delete_tag: { runs: [], asks: [{ id: P, tag_name: 'v1.0.0' }] },
+  create_merge_request: { runs: [{ id: P, source_branch: 'fix/x', target_branch: 'main', title: 'Fix' }], asks: [] },
+  // Close and reopen undo each other and label changes leave label events; new text replaces text kept nowhere.
+  update_merge_request: {
+    runs: [{ id: P, merge_request_iid: 1, state_event: 'close' }, { id: P, merge_request_iid: 1, add_labels: 'bug' }],
+    asks: [{ id: P, merge_request_iid: 1, title: 'New' }, { id: P, merge_request_iid: 1, description: '' }, { id: P, merge_request_iid: 1, target_branch: 'release' }],
+  },
+  merge_merge_request: { runs: [], asks: [{ id: P, merge_request_iid: 1, sha: '54b5d197' }] },
+  approve_merge_request: { runs: [], asks: [{ id: P, merge_request_iid: 1 }] },
+  comment_on_merge_request: { runs: [{ id: P, merge_request_iid: 1, body: 'LGTM' }], asks: [] },
+  create_issue: { runs: [{ id: P, title: 'main is red', issue_type: 'incident', labels: 'incident' }], asks: [] },
+  update_issue: {
+    runs: [{ id: P, issue_iid: 1, state_event: 'close' }, { id: P, issue_iid: 1, remove_labels: 'incident' }],
+    asks: [{ id: P, issue_iid: 1, title: 'New' }, { id: P, issue_iid: 1, description: 'x' }],
+  },
+  comment_on_issue: { runs: [{ id: P, issue_iid: 1, body: 'Retried; green again.' }], asks: [] },
 };
 
 const changes = operations.filter((op) => op.effect !== 'read');
