@@ -89,3 +89,14 @@ export function createContext(store: Store, log: (line: string) => void): Sandbo
     },
   };
 }
+
+/** A project whose code the caller may read: any visible project, private ones from reporter up (CODE_ACCESS). */
+export function readableProject(ctx: SandboxContext, req: SandboxRequest<unknown>, idParam = req.pathParams.id): Project {
+  return ctx.findProjectFor(req, idParam, { minAccess: CODE_ACCESS });
+}
+
+/** A project the caller may change: signed in, at `minAccess` or above (developer by default), and not archived. */
+export function writableProject(ctx: SandboxContext, req: SandboxRequest<unknown>, minAccess: number = ACCESS.developer): Project {
+  ctx.requireUser(req);
+  return ctx.findProjectFor(req, req.pathParams.id, { minAccess, write: true });
+}

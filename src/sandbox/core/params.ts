@@ -204,3 +204,18 @@ export function parseParams<S extends z.ZodType>(schema: S, input: unknown, opti
     current = omitPaths(current, nulls.length > 0 ? nulls : unknown);
   }
 }
+
+/** The service's name search (branches, tags): part of the name, any case; ^ anchors the start and $ the end. */
+export function matchesSearch(name: string, search: string | undefined): boolean {
+  if (search === undefined || search === '') return true;
+  let term = search.toLowerCase();
+  const start = term.startsWith('^');
+  if (start) term = term.slice(1);
+  const end = term.endsWith('$');
+  if (end) term = term.slice(0, -1);
+  const lower = name.toLowerCase();
+  if (start && end) return lower === term;
+  if (start) return lower.startsWith(term);
+  if (end) return lower.endsWith(term);
+  return lower.includes(term);
+}

@@ -1,18 +1,18 @@
 // Branches and Protected branches routes (the service's REST API v4): branch records read from the project's
 // git repository, protections kept in the area's state.
 import { z } from 'zod';
-import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { readableProject, writableProject, type SandboxContext } from '../../core/context.js';
 import { forbidden, messageError, notFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
-import type { Router, SandboxRequest } from '../../core/router.js';
+import { matchesSearch, param } from '../../core/params.js';
+import type { Router } from '../../core/router.js';
 import { projectWebUrl } from '../../core/views.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
 import { GitActionError } from '../../git/errors.js';
 import { refNameProblem } from '../../git/repo.js';
 import { branchHeads, createBranch, deleteBranch, mergedInto } from './git.js';
-import { matchesSearch, newProtection, protectedBranches, protectionsFor, type ProtectedBranch } from './state.js';
+import { newProtection, protectedBranches, protectionsFor, type ProtectedBranch } from './state.js';
 
 const searchParams = z.object({ search: z.string().optional() });
 const createParams = z.object({ branch: z.string(), ref: z.string() });
@@ -28,15 +28,6 @@ interface Ctx {
   ctx: SandboxContext;
   project: Project;
   user: User | null;
-}
-
-function readable(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
-  return ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
-}
-
-function writable(ctx: SandboxContext, req: SandboxRequest<unknown>, minAccess: number): Project {
-  ctx.requireUser(req);
-  return ctx.findProjectFor(req, req.pathParams.id, { minAccess, write: true });
 }
 
 function levelOf(rules: ProtectedBranch['push_access_levels']): number {
@@ -85,7 +76,7 @@ function protectionView(protection: ProtectedBranch) {
 
 export function register(router: Router, ctx: SandboxContext): void {
   router.route('GET', '/projects/:id/repository/branches', { params: searchParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readable(ctx, req);
+    const project = readableProject(ctx, req);
     const heads = [...(await branchHeads(project.repo))].filter(([name]) => matchesSearch(name, req.params.search));
     heads.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const page = paginate(req, reply, heads);
@@ -93,7 +84,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('GET', '/projects/:id/repository/branches/:branch', {}, async (req, reply) => {
-    const project = readable(ctx, req);
+    const project = readableProject(ctx, req);
     const name = req.pathParams.branch;
     const sha = refNameProblem(name) === null ? await project.repo.refTarget(`refs/heads/${name}`) : null;
     if (sha === null) throw notFound('Branch');
@@ -102,7 +93,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('POST', '/projects/:id/repository/branches', { auth: 'user', params: createParams }, async (req, reply) => {
-    const project = writable(ctx, req, ACCESS.developer);
+    const project = writableProject(ctx, req, ACCESS.developer);
     const { branch, ref } = req.params;
     if (refNameProblem(branch) !== null) throw messageError(400, 'Branch name is invalid');
     const sha = await project.repo.resolveCommit(ref);
@@ -119,7 +110,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/projects/:id/repository/branches/:branch', { auth: 'user' }, async (req, reply) => {
-    const project = writable(ctx, req, ACCESS.maintainer);
+    const project = writableProject(ctx, req, ACCESS.maintainer);
     const name = req.pathParams.branch;
     const sha = refNameProblem(name) === null ? await project.repo.refTarget(`refs/heads/${name}`) : null;
     if (sha === null) throw notFound('Branch');
@@ -131,7 +122,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/projects/:id/repository/merged_branches', { auth: 'user' }, async (req, reply) => {
-    const project = writable(ctx, req, ACCESS.maintainer);
+    const project = writableProject(ctx, req, ACCESS.maintainer);
     const repo = project.repo;
     const defaultBranch = await repo.defaultBranch();
     const heads = await branchHeads(repo);
@@ -147,20 +138,20 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('GET', '/projects/:id/protected_branches', { params: searchParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readable(ctx, req);
+    const project = readableProject(ctx, req);
     const list = protectedBranches(ctx.store, project).filter((p) => matchesSearch(p.name, req.params.search));
     reply.json(paginate(req, reply, list).map(protectionView));
   });
 
   router.route('GET', '/projects/:id/protected_branches/:name', {}, async (req, reply) => {
-    const project = readable(ctx, req);
+    const project = readableProject(ctx, req);
     const found = protectedBranches(ctx.store, project).find((p) => p.name === req.pathParams.name);
     if (!found) throw notFound();
     reply.json(protectionView(found));
   });
 
   router.route('POST', '/projects/:id/protected_branches', { auth: 'user', params: protectParams }, async (req, reply) => {
-    const project = writable(ctx, req, ACCESS.maintainer);
+    const project = writableProject(ctx, req, ACCESS.maintainer);
     const { name, push_access_level, merge_access_level, allow_force_push } = req.params;
     if (refNameProblem(name.replace(/\*/g, 'x')) !== null) throw messageError(400, 'Name is invalid');
     const list = protectedBranches(ctx.store, project);
@@ -172,7 +163,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/projects/:id/protected_branches/:name', { auth: 'user' }, async (req, reply) => {
-    const project = writable(ctx, req, ACCESS.maintainer);
+    const project = writableProject(ctx, req, ACCESS.maintainer);
     const list = protectedBranches(ctx.store, project);
     const index = list.findIndex((p) => p.name === req.pathParams.name);
     if (index === -1) throw notFound();

@@ -64,18 +64,3 @@ export function protectionMatches(protection: ProtectedBranch, branch: string): 
 export function protectionsFor(store: Store, project: Project, branch: string): ProtectedBranch[] {
   return protectedBranches(store, project).filter((p) => protectionMatches(p, branch));
 }
-
-/** The service's name search: part of the name, case-insensitive; ^ anchors the start and $ the end. */
-export function matchesSearch(name: string, search: string | undefined): boolean {
-  if (search === undefined || search === '') return true;
-  let term = search.toLowerCase();
-  const start = term.startsWith('^');
-  if (start) term = term.slice(1);
-  const end = term.endsWith('$');
-  if (end) term = term.slice(0, -1);
-  const lower = name.toLowerCase();
-  if (start && end) return lower === term;
-  if (start) return lower.startsWith(term);
-  if (end) return lower.endsWith(term);
-  return lower.includes(term);
-}

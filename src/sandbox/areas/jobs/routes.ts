@@ -6,7 +6,7 @@
 //   retry, cancel, play, erase  developer (30)
 // A private project is a 404 to an outsider. Archived projects are read-only (403 on writes).
 import { z } from 'zod';
-import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { readableProject, type SandboxContext } from '../../core/context.js';
 import { messageError, notFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
@@ -118,7 +118,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     'GET', '/projects/:id/pipelines/:pipeline_id/jobs',
     { params: z.object({ scope: scopeParam, include_retried: param.boolean().optional() }), pagination: 'offset' },
     async (req, reply) => {
-      const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+      const project = readableProject(ctx, req);
       const pipeline = findPipeline(project, req);
       const scope = scopeOf(req.params.scope);
       const jobs = projectJobs(store, project)
@@ -129,19 +129,19 @@ export function register(router: Router, ctx: SandboxContext): void {
   );
 
   router.route('GET', '/projects/:id/jobs', { params: z.object({ scope: scopeParam }), pagination: 'offset' }, async (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+    const project = readableProject(ctx, req);
     const scope = scopeOf(req.params.scope);
     const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
     reply.json(await views(store, project, paginate(req, reply, jobs)));
   });
 
   router.route('GET', '/projects/:id/jobs/:job_id', {}, async (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+    const project = readableProject(ctx, req);
     reply.json((await views(store, project, [findJob(store, project, req)]))[0]);
   });
 
   router.route('GET', '/projects/:id/jobs/:job_id/trace', {}, (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+    const project = readableProject(ctx, req);
     const log = jobLog(store, findJob(store, project, req).id);
     const range = byteRange(req.headers.range, log.length);
     reply.header('accept-ranges', 'bytes');

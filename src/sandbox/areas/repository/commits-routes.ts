@@ -1,6 +1,6 @@
 // Commit routes: list, read and create commits, the refs containing one, cherry-pick, revert, diff and comments.
 import { z } from 'zod';
-import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { CODE_ACCESS, readableProject, writableProject, type SandboxContext } from '../../core/context.js';
 import { codedError, notFound, paramError } from '../../core/errors.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
 import { commitDiff, commitStats } from '../../git/diff.js';
@@ -12,16 +12,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Router } from '../../core/router.js';
 import type { CommitComment, Store } from '../../core/store.js';
-import {
-  authorOf,
-  commitView,
-  decodeContent,
-  gitCall,
-  identityOf,
-  lastPipelineOf,
-  readableProject,
-  writableProject,
-} from './routes.js';
+import { authorOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
 
 const COMMIT = '/projects/:id/repository/commits/:sha';
 

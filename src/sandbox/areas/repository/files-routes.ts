@@ -1,13 +1,13 @@
 // Repository file routes: read a file (GET/HEAD), its blame and raw content, and create, update or delete one
 // file as a single commit.
 import { z } from 'zod';
-import type { SandboxContext } from '../../core/context.js';
+import { readableProject, writableProject, type SandboxContext } from '../../core/context.js';
 import { readFile, blame, type RepoFile } from '../../git/files.js';
 import type { FileAction } from '../../git/repo.js';
 import { param } from '../../core/params.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import type { Project } from '../../core/store.js';
-import { authorOf, decodeContent, gitCall, identityOf, readableProject, sendRaw, writableProject } from './routes.js';
+import { authorOf, decodeContent, gitCall, identityOf, sendRaw } from './routes.js';
 
 const FILE_PATH = '/projects/:id/repository/files/:file_path';
 

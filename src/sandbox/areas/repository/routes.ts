@@ -1,7 +1,7 @@
 // Repository browsing routes (tree, blobs, archive, compare, contributors, merge base), and the helpers the
 // repository file and commit routes share: repository access rules, git errors as responses, commit views.
 import { z } from 'zod';
-import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { readableProject, type SandboxContext } from '../../core/context.js';
 import { messageError, notFound, paramError } from '../../core/errors.js';
 import { ARCHIVE_FORMATS, createArchive, isArchiveFormat } from '../../git/archive.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
@@ -12,22 +12,8 @@ import { contributors, mergeBase } from '../../git/history.js';
 import type { GitIdentity } from '../../git/repo.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import type { Reply, Router, SandboxRequest } from '../../core/router.js';
-import { ACCESS, type Project, type User } from '../../core/store.js';
-
-/**
- * A project whose repository the caller may read: public and internal ones (as far as the caller sees them),
- * private ones from reporter up (guests of a private project see no code, as on the service).
- */
-export function readableProject(ctx: SandboxContext, req: SandboxRequest<unknown>, idParam = req.pathParams.id): Project {
-  return ctx.findProjectFor(req, idParam, { minAccess: CODE_ACCESS });
-}
-
-/** A project the caller may push to: developer or above, and not archived (archived projects are read-only). */
-export function writableProject(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
-  ctx.requireUser(req);
-  return ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
-}
+import type { Reply, Router } from '../../core/router.js';
+import type { Project, User } from '../../core/store.js';
 
 /**
  * Runs repository work and answers the engine's refusals the way the service does:

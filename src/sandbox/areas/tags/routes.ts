@@ -1,11 +1,11 @@
 // Tags routes (the service's REST API v4): tags read from the project's git repository, with the release
 // made on each, if any.
 import { z } from 'zod';
-import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { readableProject, writableProject, type SandboxContext } from '../../core/context.js';
 import { messageError, notFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
-import type { Router, SandboxRequest } from '../../core/router.js';
+import { matchesSearch, param } from '../../core/params.js';
+import type { Router } from '../../core/router.js';
 import { projectWebUrl } from '../../core/views.js';
 import { ACCESS, type Project } from '../../core/store.js';
 import { GitActionError, GitNotFoundError } from '../../git/errors.js';
@@ -18,30 +18,6 @@ const listParams = z.object({
   sort: param.enum(['asc', 'desc']).optional(),
 });
 const createParams = z.object({ tag_name: z.string(), ref: z.string(), message: z.string().optional() });
-
-function readable(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
-  return ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
-}
-
-function writable(ctx: SandboxContext, req: SandboxRequest<unknown>, minAccess: number): Project {
-  ctx.requireUser(req);
-  return ctx.findProjectFor(req, req.pathParams.id, { minAccess, write: true });
-}
-
-/** The service's name search: part of the name, case-insensitive; ^ anchors the start and $ the end. */
-function matchesSearch(name: string, search: string | undefined): boolean {
-  if (search === undefined || search === '') return true;
-  let term = search.toLowerCase();
-  const start = term.startsWith('^');
-  if (start) term = term.slice(1);
-  const end = term.endsWith('$');
-  if (end) term = term.slice(0, -1);
-  const lower = name.toLowerCase();
-  if (start && end) return lower === term;
-  if (start) return lower.startsWith(term);
-  if (end) return lower.endsWith(term);
-  return lower.includes(term);
-}
 
 /** Compares version-like names: numeric runs as numbers, the rest as text. */
 export function compareVersions(a: string, b: string): number {
@@ -84,7 +60,7 @@ async function findTag(project: Project, name: string): Promise<TagRef> {
 
 export function register(router: Router, ctx: SandboxContext): void {
   router.route('GET', '/projects/:id/repository/tags', { params: listParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readable(ctx, req);
+    const project = readableProject(ctx, req);
     const tags = (await listTags(project.repo)).filter((tag) => matchesSearch(tag.name, req.params.search));
     const orderBy = req.params.order_by ?? 'updated';
     const views = await tagViews(ctx, project, tags);
@@ -100,7 +76,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('GET', '/projects/:id/repository/tags/:tag_name', {}, async (req, reply) => {
-    const project = readable(ctx, req);
+    const project = readableProject(ctx, req);
     const tag = await findTag(project, req.pathParams.tag_name);
     const [view] = await tagViews(ctx, project, [tag]);
     reply.json(view);
@@ -108,7 +84,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('POST', '/projects/:id/repository/tags', { auth: 'user', params: createParams }, async (req, reply) => {
     const user = ctx.requireUser(req);
-    const project = writable(ctx, req, ACCESS.developer);
+    const project = writableProject(ctx, req, ACCESS.developer);
     const { tag_name, ref, message } = req.params;
     try {
       await project.repo.createTag(tag_name, ref, message === '' ? undefined : message, { name: user.name, email: user.email });
@@ -122,7 +98,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/projects/:id/repository/tags/:tag_name', { auth: 'user' }, async (req, reply) => {
-    const project = writable(ctx, req, ACCESS.maintainer);
+    const project = writableProject(ctx, req, ACCESS.maintainer);
     const tag = await findTag(project, req.pathParams.tag_name);
     await deleteTag(project.repo, tag.name, tag.target);
     // The service deletes a tag's release with it.
