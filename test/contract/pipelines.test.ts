@@ -69,7 +69,7 @@ describe('list_pipelines', () => {
     expect(ofSha.map((p) => p.sha)).toEqual(ofSha.map(() => sha));
 
     const named = (await suite.call('list_pipelines', { id: WEB, name: 'Deploy to production' })).data as Pipeline[];
-    expect(named).toEqual([expect.objectContaining({ ref: 'main', status: 'running' })]);
+    expect(named).toEqual([expect.objectContaining({ ref: 'v1.1.0', status: 'running' })]);
 
     // The list form has no user either: the full form says who triggered each one.
     const byCarol = (await suite.call('list_pipelines', { id: WEB, username: 'carol', per_page: 100 })).data as Pipeline[];

@@ -95,10 +95,10 @@ describe('compare, merge base and contributors', () => {
     const result = await suite.call('get_merge_base', { id: WEB, refs: ['main', FEATURE] });
     branchPoint = (result.data as { id: string }).id;
     expect(branchPoint).toMatch(/^[0-9a-f]{40}$/);
-    // Before main moves on, the merge base is main's tip: comparing from it to main shows nothing.
-    const same = (await suite.call('compare_refs', { id: WEB, from: branchPoint, to: 'main' })).data as Compare;
-    expect(same.commits).toEqual([]);
-    expect(same.diffs).toEqual([]);
+    // The merge base is where the feature branched: from it to main are main's commits since, none of the feature's.
+    const since = (await suite.call('compare_refs', { id: WEB, from: branchPoint, to: 'main' })).data as Compare;
+    expect(since.commits.map((c) => c.title)).toEqual(["Show order dates in the store's time zone", 'Show 50 search results per page']);
+    expect(since.diffs.map((d) => d.new_path)).not.toContain('src/theme/dark.ts');
   });
 
   it('compares through the merge base by default and directly with straight', async () => {

@@ -266,6 +266,20 @@ const PROJECTS: SeedProject[] = [
           'src/components/header.ts': "import { dark } from '../theme/dark.js';\n\nexport function header(title: string, theme = dark): string {\n  return `<header class=\"header\" style=\"background:${theme.background}\">${title}</header>`;\n}\n",
         },
       },
+      // main goes red: bob's time-zone change breaks the date test, and alice's commit on top of it stays red.
+      {
+        author: 'bob', daysAgo: 0.45, message: "Show order dates in the store's time zone\n\nOrders placed after midnight UTC showed the previous day in Berlin.",
+        files: {
+          'src/utils/format date.ts': "export function formatDate(date: Date, timeZone = 'UTC'): string {\n  // Shift to the runner's local time first, then format in the store's zone.\n  const local = new Date(date.getTime() + date.getTimezoneOffset() * 60_000);\n  return local.toLocaleDateString('en-CA', { timeZone });\n}\n",
+          'src/utils/date.test.ts': "import { formatDate } from './format date.js';\n\ndescribe('formatDate', () => {\n  it(\"renders the order date in the store's time zone\", () => {\n    const placed = new Date('2024-03-10T00:30:00Z');\n    expect(formatDate(placed, 'Europe/Berlin')).toBe('2024-03-10');\n  });\n});\n",
+        },
+      },
+      {
+        author: 'alice', daysAgo: 0.15, message: 'Show 50 search results per page',
+        files: {
+          'src/pages/search.ts': "import { matches } from '../search/query.js';\n\nconst PAGE_SIZE = 50;\n\nexport function renderSearch(query: string, titles: string[]): string {\n  return `<ul>${titles.filter((t) => matches(query, t)).slice(0, PAGE_SIZE).map((t) => `<li>${t}</li>`).join('')}</ul>`;\n}\n",
+        },
+      },
     ],
     // A fix branch just started from the 1.1.0 release, no commits yet.
     branchesAt: { 'fix/checkout-total': 9 },
@@ -289,9 +303,12 @@ const PROJECTS: SeedProject[] = [
         ],
       },
     ],
+    // The incident: main was last green at the 1.1.0 release (#3), went red at bob's commit (#8) and is red at its
+    // head (#9); meanwhile alice redeploys the 1.1.0 release to production (#10).
     pipelines: [
       { ref: 'v1.0.0', commit: 3, status: 'success', by: 'alice', duration: 312, coverage: '81.20' },
       { ref: 'main', commit: 5, status: 'failed', by: 'bob', duration: 95, name: 'Merge train' },
+      { ref: 'main', commit: 9, status: 'success', by: 'alice', duration: 287, coverage: '84.75' },
       { ref: 'v1.1.0', commit: 9, status: 'success', by: 'alice', duration: 298, coverage: '84.75' },
       { ref: 'main', commit: 10, status: 'skipped', by: 'carol' },
       { ref: 'feature/dark-mode', commit: 11, status: 'canceled', by: 'bob', duration: 41 },
@@ -299,8 +316,10 @@ const PROJECTS: SeedProject[] = [
         ref: 'feature/dark-mode', commit: 12, status: 'failed', by: 'bob', duration: 3,
         yamlErrors: 'jobs:test config contains unknown keys: scirpt',
       },
+      { ref: 'main', commit: 13, status: 'failed', by: 'bob', duration: 102 },
+      { ref: 'main', commit: 14, status: 'failed', by: 'alice', duration: 98, name: 'Merge train' },
       {
-        ref: 'main', commit: 10, status: 'running', by: 'alice', minutesAgo: 4, name: 'Deploy to production',
+        ref: 'v1.1.0', commit: 9, status: 'running', by: 'alice', minutesAgo: 4, name: 'Deploy to production',
         variables: [{ key: 'DEPLOY_ENV', variable_type: 'env_var', value: 'production' }],
       },
       {

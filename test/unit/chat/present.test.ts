@@ -77,9 +77,9 @@ describe('presentOutcome without a presenter', () => {
     const { message, result } = await present('list_commits', { id: PROJECT, per_page: 3 });
     const commits = result.data as Array<{ short_id: string; title: string; status: string; author_name: string }>;
     expect(message.title).toBe('3 commits');
-    // The newest commit's pipeline is running: its status reads between title and author.
+    // The newest commit's pipeline failed: its status reads between title and author.
     expect(message.fields[0]).toEqual([commits[0].short_id, `${commits[0].title} · ${commits[0].status} · ${commits[0].author_name}`]);
-    expect(commits[0].status).toBe('running');
+    expect(commits[0].status).toBe('failed');
     expect(message.status).toBeUndefined();
   });
 
@@ -104,7 +104,7 @@ describe('presentOutcome without a presenter', () => {
   it('shows a diff as code, cut to the size limit with a note', async () => {
     const { message } = await present('get_commit_diff', { id: PROJECT, sha: 'main' }, { maxCodeChars: 40 });
     expect(message.sections[0].code).toBe(true);
-    expect(message.sections[0].title).toBe('README.md');
+    expect(message.sections[0].title).toBe('src/pages/search.ts');
     expect(message.sections[0].text).toHaveLength(40);
     expect(message.notes.some((n) => /cut: showing 40 of \d+ characters/.test(n))).toBe(true);
   });

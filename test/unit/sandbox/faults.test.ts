@@ -47,7 +47,7 @@ test('method and path prefix must both match', async () => {
   expect(post.status).toBe(502);
   // The faulted POST never reached the route: no pipeline was created.
   const pending = await api(sandbox, 'GET', '/projects/1/pipelines?status=pending');
-  expect(pending.data.map((p: { id: number }) => p.id)).toEqual([8]);
+  expect(pending.data.map((p: { id: number }) => p.id)).toEqual([11]);
 });
 
 test('a connection reset is seen by the client and logged with status 0', async () => {

@@ -21,31 +21,33 @@ async function ids(query: string, as: Role = 'developer'): Promise<number[]> {
 describe('list', () => {
   test('every status is seeded; newest first by default', async () => {
     const answer = await api(sandbox, 'GET', `${WEB}/pipelines`);
-    expect(answer.data.map((p: { id: number }) => p.id)).toEqual([8, 7, 6, 5, 4, 3, 2, 1]);
+    expect(answer.data.map((p: { id: number }) => p.id)).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
     expect(new Set(answer.data.map((p: { status: string }) => p.status))).toEqual(
       new Set(['running', 'pending', 'success', 'failed', 'canceled', 'skipped']),
     );
     expect(Object.keys(answer.data[0]).sort()).toEqual(['created_at', 'id', 'ref', 'sha', 'status', 'updated_at', 'web_url']);
-    expect(answer.data[0].web_url).toBe(`${sandbox.url}/acme/web/-/pipelines/8`);
+    expect(answer.data[0].web_url).toBe(`${sandbox.url}/acme/web/-/pipelines/11`);
   });
 
   test('scope', async () => {
-    expect(await ids('?scope=running')).toEqual([7]);
-    expect(await ids('?scope=pending')).toEqual([8]);
-    expect(await ids('?scope=finished')).toEqual([6, 5, 4, 3, 2, 1]);
-    expect(await ids('?scope=branches')).toEqual([8, 7]);
-    expect(await ids('?scope=tags')).toEqual([3, 1]);
+    expect(await ids('?scope=running')).toEqual([10]);
+    expect(await ids('?scope=pending')).toEqual([11]);
+    expect(await ids('?scope=finished')).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    // The latest pipeline of each branch, of each tag.
+    expect(await ids('?scope=branches')).toEqual([11, 9]);
+    expect(await ids('?scope=tags')).toEqual([10, 1]);
   });
 
   test('status, ref, sha, yaml_errors, name, username', async () => {
-    expect(await ids('?status=failed')).toEqual([6, 2]);
-    expect(await ids('?ref=feature%2Fdark-mode')).toEqual([8, 6, 5]);
+    expect(await ids('?status=failed')).toEqual([9, 8, 7, 2]);
+    expect(await ids('?ref=feature%2Fdark-mode')).toEqual([11, 7, 6]);
     const sha = (await api(sandbox, 'GET', `${WEB}/pipelines/3`)).data.sha;
-    expect(await ids(`?sha=${sha}`)).toEqual([3]);
-    expect(await ids('?yaml_errors=true')).toEqual([6]);
-    expect(await ids('?yaml_errors=false&status=failed')).toEqual([2]);
-    expect(await ids('?name=Merge%20train')).toEqual([2]);
-    expect(await ids('?username=carol')).toEqual([4]);
+    // The 1.1.0 release commit: main's pipeline, the tag's, and the tag's redeploy.
+    expect(await ids(`?sha=${sha}`)).toEqual([10, 4, 3]);
+    expect(await ids('?yaml_errors=true')).toEqual([7]);
+    expect(await ids('?yaml_errors=false&status=failed')).toEqual([9, 8, 2]);
+    expect(await ids('?name=Merge%20train')).toEqual([9, 2]);
+    expect(await ids('?username=carol')).toEqual([5]);
   });
 
   test('updated_after and updated_before', async () => {
@@ -60,15 +62,15 @@ describe('list', () => {
     expect(byStatus).toEqual([...byStatus].sort());
     const byRef = (await api(sandbox, 'GET', `${WEB}/pipelines?order_by=ref&sort=desc`)).data.map((p: { ref: string }) => p.ref);
     expect(byRef[0]).toBe('v1.1.0');
-    expect(await ids('?order_by=user_id&sort=asc&status=success')).toEqual([1, 3]);
+    expect(await ids('?order_by=user_id&sort=asc&status=success')).toEqual([1, 3, 4]);
   });
 });
 
 describe('single pipeline and variables', () => {
   test('the full form', async () => {
-    const answer = await api(sandbox, 'GET', `${WEB}/pipelines/6`);
+    const answer = await api(sandbox, 'GET', `${WEB}/pipelines/7`);
     expect(answer.data).toMatchObject({
-      id: 6,
+      id: 7,
       status: 'failed',
       ref: 'feature/dark-mode',
       tag: false,
@@ -78,7 +80,7 @@ describe('single pipeline and variables', () => {
       duration: 3,
     });
     expect(answer.data.before_sha).toMatch(/^[0-9a-f]{40}$/);
-    const tagged = await api(sandbox, 'GET', `${WEB}/pipelines/3`);
+    const tagged = await api(sandbox, 'GET', `${WEB}/pipelines/4`);
     expect(tagged.data).toMatchObject({ tag: true, coverage: '84.75', before_sha: '0'.repeat(40) });
   });
 
@@ -91,13 +93,13 @@ describe('single pipeline and variables', () => {
   });
 
   test('variables need developer access', async () => {
-    const answer = await api(sandbox, 'GET', `${WEB}/pipelines/8/variables`);
+    const answer = await api(sandbox, 'GET', `${WEB}/pipelines/11/variables`);
     expect(answer.data).toEqual([
       { key: 'RUN_E2E', variable_type: 'env_var', value: 'true' },
       { key: 'E2E_CONFIG', variable_type: 'file', value: 'browsers: [chromium, firefox]\n' },
     ]);
-    expect((await api(sandbox, 'GET', `${WEB}/pipelines/8/variables`, { as: 'reporter' })).status).toBe(403);
-    expect((await api(sandbox, 'GET', `${WEB}/pipelines/8/variables`, { as: 'anonymous' })).status).toBe(401);
+    expect((await api(sandbox, 'GET', `${WEB}/pipelines/11/variables`, { as: 'reporter' })).status).toBe(403);
+    expect((await api(sandbox, 'GET', `${WEB}/pipelines/11/variables`, { as: 'anonymous' })).status).toBe(401);
   });
 
   test('on a private project reporters read pipelines, guests do not', async () => {
@@ -152,27 +154,39 @@ describe('create, retry, cancel, delete', () => {
     expect((await api(sandbox, 'POST', `${WEB}/pipeline`, { json: { ref: 'main' }, as: 'outsider' })).status).toBe(403);
   });
 
-  test('retry turns a failed pipeline pending again', async () => {
+  const jobsOf = async (pipeline: number, query = '') =>
+    ((await api(sandbox, 'GET', `${WEB}/pipelines/${pipeline}/jobs${query}`)).data as Array<{ name: string; status: string }>)
+      .map((j) => `${j.name} ${j.status}`).sort();
+
+  test('retry turns a failed pipeline pending again: its failed jobs are retried, the ones they skipped wait', async () => {
+    expect(await jobsOf(2)).toEqual(['build success', 'deploy:staging skipped', 'lint success', 'test failed']);
     const answer = await api(sandbox, 'POST', `${WEB}/pipelines/2/retry`);
     expect(answer.status).toBe(201);
     expect(answer.data).toMatchObject({ id: 2, status: 'pending', finished_at: null, duration: null });
     expect((await api(sandbox, 'GET', `${WEB}/pipelines/2`)).data.status).toBe('pending');
+    expect(await jobsOf(2)).toEqual(['build success', 'deploy:staging created', 'lint success', 'test pending']);
+    expect(await jobsOf(2, '?include_retried=true')).toContain('test failed');
   });
 
-  test('cancel turns a running pipeline canceled', async () => {
-    const answer = await api(sandbox, 'POST', `${WEB}/pipelines/7/cancel`);
+  test('cancel turns a running pipeline canceled, and its jobs that had not ended', async () => {
+    expect(await jobsOf(10)).toContain('deploy:production running');
+    const answer = await api(sandbox, 'POST', `${WEB}/pipelines/10/cancel`);
     expect(answer.status).toBe(201);
     expect(answer.data.status).toBe('canceled');
     expect(answer.data.finished_at).not.toBeNull();
-    expect((await api(sandbox, 'POST', `${WEB}/pipelines/7/cancel`, { as: 'reporter' })).status).toBe(403);
+    expect(await jobsOf(10)).toEqual(['build success', 'deploy:production canceled', 'lint success', 'test success']);
+    expect((await api(sandbox, 'POST', `${WEB}/pipelines/10/cancel`, { as: 'reporter' })).status).toBe(403);
   });
 
-  test('delete needs a maintainer and answers 204 with no body', async () => {
+  test('delete needs a maintainer and answers 204 with no body; the jobs go with it', async () => {
+    const jobIds = ((await api(sandbox, 'GET', `${WEB}/pipelines/4/jobs`)).data as Array<{ id: number }>).map((j) => j.id);
+    expect(jobIds.length).toBe(4);
     expect((await api(sandbox, 'DELETE', `${WEB}/pipelines/4`)).status).toBe(403);
     const answer = await api(sandbox, 'DELETE', `${WEB}/pipelines/4`, { as: 'maintainer' });
     expect(answer.status).toBe(204);
     expect(answer.text).toBe('');
     expect((await api(sandbox, 'GET', `${WEB}/pipelines/4`)).status).toBe(404);
     expect((await api(sandbox, 'DELETE', `${WEB}/pipelines/4`, { as: 'maintainer' })).status).toBe(404);
+    for (const id of jobIds) expect((await api(sandbox, 'GET', `${WEB}/jobs/${id}`)).status).toBe(404);
   });
 });

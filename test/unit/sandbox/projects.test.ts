@@ -109,7 +109,7 @@ describe('filters and order', () => {
 
   test('statistics for members with reporter access', async () => {
     const answer = await api(sandbox, 'GET', '/projects?search=storefront&statistics=true', { as: 'reporter' });
-    expect(answer.data[0].statistics.commit_count).toBe(13);
+    expect(answer.data[0].statistics.commit_count).toBe(15);
     expect(answer.data[0].statistics.repository_size).toBeGreaterThan(0);
     const outsider = await api(sandbox, 'GET', '/projects?search=storefront&statistics=true', { as: 'outsider' });
     expect(outsider.data[0]).not.toHaveProperty('statistics');

@@ -14,7 +14,7 @@ import { integerPathParam, type Router, type SandboxRequest } from '../../core/r
 import { ACCESS, type Pipeline, type Project, type Store } from '../../core/store.js';
 import { projectWebUrl, userBasic } from '../../core/views.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
-import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, setJobLog, type Job } from './state.js';
+import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, retryJob, setJobLog, type Job } from './state.js';
 
 const scopeParam = z.union([param.enum(JOB_STATUSES), z.array(param.enum(JOB_STATUSES))]).optional();
 
@@ -167,12 +167,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const { project, job } = write(req);
     if (!FINISHED_JOB.includes(job.status) || job.retried) throw messageError(403, '403 Forbidden - Job is not retryable');
     const now = new Date();
-    const retry: Job = {
-      ...job, id: store.nextId('job'), status: 'pending', failure_reason: null, user_id: user.id, created_at: now,
-      started_at: null, finished_at: null, erased_at: null, coverage: null, retried: false, artifacts: [],
-    };
-    job.retried = true;
-    jobsOf(store).jobs.push(retry);
+    const retry = retryJob(store, job, user.id, now);
     const pipeline = pipelineOf(project, job);
     pipeline.status = 'pending';
     pipeline.finished_at = null;

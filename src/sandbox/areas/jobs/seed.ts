@@ -1,7 +1,7 @@
 // Demo jobs for every seeded pipeline, consistent with its status, and their logs. The incident story is acme/web's
-// default branch: the v1.0.0 release pipeline passed, then the "Merge train" pipeline on main failed in `test`
-// (a date test that breaks in another time zone), whose log is what a runner really writes: colours, collapsed
-// sections, an npm failure with a stack trace, a masked variable, and a token a test printed by mistake.
+// default branch: green at the 1.1.0 release, then red since bob's time-zone commit, whose `test` job fails a date
+// test (and so does the head's). Their logs are what a runner really writes: colours, collapsed sections, an npm
+// failure with a stack trace, a masked variable, and a token a test printed by mistake.
 import type { SeedContext } from '../../core/area.js';
 import type { Pipeline, Project, Store } from '../../core/store.js';
 import { jobsOf, setJobLog, type Job, type JobArtifact, type JobStatus } from './state.js';

@@ -55,3 +55,46 @@ export function jobLog(store: Store, jobId: number): Buffer {
 export function setJobLog(store: Store, jobId: number, log: Buffer | string): void {
   jobsOf(store).logs.set(jobId, typeof log === 'string' ? Buffer.from(log) : log);
 }
+
+/** A retry of a finished job: a new job in its place (the old one kept as retried), pending for `userId`. */
+export function retryJob(store: Store, job: Job, userId: number, now = new Date()): Job {
+  const retry: Job = {
+    ...job, id: store.nextId('job'), status: 'pending', failure_reason: null, user_id: userId, created_at: now,
+    started_at: null, finished_at: null, erased_at: null, coverage: null, retried: false, artifacts: [],
+  };
+  job.retried = true;
+  jobsOf(store).jobs.push(retry);
+  return retry;
+}
+
+const latestOf = (store: Store, pipelineId: number) => jobsOf(store).jobs.filter((j) => j.pipeline_id === pipelineId && !j.retried);
+
+/**
+ * A pipeline's retry, as the service does it: each failed or canceled job is retried, and the jobs it had skipped
+ * wait to run again. Returns the jobs retried.
+ */
+export function retryPipelineJobs(store: Store, pipelineId: number, userId: number): Job[] {
+  const now = new Date();
+  const latest = latestOf(store, pipelineId);
+  const retried = latest.filter((j) => j.status === 'failed' || j.status === 'canceled').map((j) => retryJob(store, j, userId, now));
+  for (const job of latest) if (job.status === 'skipped') job.status = 'created';
+  return retried;
+}
+
+/** A pipeline's cancel: every job that has not ended is canceled. */
+export function cancelPipelineJobs(store: Store, pipelineId: number): void {
+  const now = new Date();
+  for (const job of latestOf(store, pipelineId)) {
+    if (job.status === 'created' || job.status === 'pending' || job.status === 'running' || job.status === 'waiting_for_resource') {
+      job.status = 'canceled';
+      job.finished_at = job.started_at ? now : null;
+    }
+  }
+}
+
+/** A pipeline's delete: its jobs and their logs go with it. */
+export function forgetPipelineJobs(store: Store, pipelineId: number): void {
+  const state = jobsOf(store);
+  for (const job of state.jobs) if (job.pipeline_id === pipelineId) state.logs.delete(job.id);
+  state.jobs = state.jobs.filter((j) => j.pipeline_id !== pipelineId);
+}

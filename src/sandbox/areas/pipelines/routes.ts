@@ -1,4 +1,5 @@
-// Pipelines: list with filters, read, variables, create, retry, cancel, delete.
+// Pipelines: list with filters, read, variables, create, retry, cancel, delete (the last three act on the
+// pipeline's jobs too: a retry retries its failed jobs, a cancel cancels those not ended, a delete removes them).
 //
 // Access levels (the spec is silent; these follow the service's usual roles):
 //   list, read                  anyone who can see a public or internal project; reporter (20) on private ones
@@ -15,6 +16,7 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, PIPELINE_STATUSES, type Pipeline, type PipelineStatus, type Project } from '../../core/store.js';
 import { pipelineBasic, pipelineFull } from '../../core/views.js';
+import { cancelPipelineJobs, forgetPipelineJobs, retryPipelineJobs } from '../jobs/index.js';
 
 export const CI_CONFIG_PATH = '.ci.yml';
 const ZERO_SHA = '0'.repeat(40);
@@ -161,7 +163,9 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('POST', '/projects/:id/pipelines/:pipeline_id/retry', { auth: 'user' }, (req, reply) => {
     const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
+    const user = ctx.requireUser(req);
     const pipeline = findPipeline(project, req);
+    retryPipelineJobs(store, pipeline.id, user.id);
     pipeline.status = 'pending';
     pipeline.finished_at = null;
     pipeline.duration = null;
@@ -172,6 +176,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('POST', '/projects/:id/pipelines/:pipeline_id/cancel', { auth: 'user' }, (req, reply) => {
     const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
     const pipeline = findPipeline(project, req);
+    cancelPipelineJobs(store, pipeline.id);
     const now = new Date();
     pipeline.status = 'canceled';
     pipeline.finished_at = now;
@@ -184,6 +189,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.maintainer, write: true });
     const pipeline = findPipeline(project, req);
     project.pipelines.splice(project.pipelines.indexOf(pipeline), 1);
+    forgetPipelineJobs(store, pipeline.id);
     reply.empty(204);
   });
 }
