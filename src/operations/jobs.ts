@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import type { FollowUp, OperationResult, Presentation, RunContext } from './define.js';
 import { buildPath } from '../http/route.js';
-import { DEFAULT_LOG_LINES, failingExcerpt, fenceUntrusted, readJobLog, viewJobLog } from './job-log.js';
+import { DEFAULT_LOG_LINES, failingExcerpt, fenceUntrusted, readJobLog, unfenceLog, viewJobLog } from './job-log.js';
 import { asRecord, presentList, shortSha, show } from './present.js';
 
 export const JOB_STATUSES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'waiting_for_resource', 'manual'] as const;
@@ -89,14 +89,9 @@ async function readLog(ctx: RunContext, input: { id: string | number; job_id: nu
     cut: view.cut || dropped > 0,
     sections: log.sections.map((s) => ({ name: s.name, lines: s.to - s.from + 1, seconds: s.seconds, collapsed: s.collapsed })),
     ...(log.failingSection ? { failing_section: log.failingSection } : {}),
-    ...(excerpt ? { failure_excerpt: fenceUntrusted(excerpt.lines.join('\n'), `${label}, lines ${excerpt.from}–${excerpt.from + excerpt.lines.length - 1}`) } : {}),
+    ...(excerpt ? { failure_excerpt: fenceUntrusted(excerpt.lines.join('\n'), `${label}, lines ${excerpt.from}–${excerpt.to}`) } : {}),
   };
   return { data: result, status: response.status };
-}
-
-/** The fence is for models; a person in chat reads the lines themselves. */
-function unfenced(fenced: string | undefined): string {
-  return (fenced ?? '').replace(/^<untrusted-log[^>]*>\n/, '').replace(/\n<\/untrusted-log>\n[^\n]*$/, '');
 }
 
 function presentLog(data: unknown): Presentation {
@@ -107,8 +102,8 @@ function presentLog(data: unknown): Presentation {
     title: `Log of job #${log.job_id}${where}`,
     fields: [['lines', log.cut ? `the last ${shown}; the log is longer (lines=N or all=true for more)` : String(log.lines_read)]],
     sections: [
-      ...(log.failure_excerpt ? [{ title: 'Where it failed', text: unfenced(log.failure_excerpt), code: true }] : []),
-      { title: log.cut ? 'Tail' : 'Log', text: unfenced(log.log), code: true },
+      ...(log.failure_excerpt ? [{ title: 'Where it failed', text: unfenceLog(log.failure_excerpt), code: true }] : []),
+      { title: log.cut ? 'Tail' : 'Log', text: unfenceLog(log.log), code: true },
     ],
   };
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import type { FollowUp, Operation, OperationResult, Presentation, RunContext } from './define.js';
 import { executeOperation } from './execute.js';
+import { unfenceLog } from './job-log.js';
 import { asList, asRecord, shortSha, show, type Fields } from './present.js';
 
 /** Pipelines of the default branch read to find the last green one: two pages at most. */
@@ -15,6 +16,8 @@ const PIPELINES_PER_PAGE = 100;
 export const TRIAGE_FAILED_JOBS = 3;
 /** Commits between the last green and the first red pipeline listed by name (the rest counted). */
 const TRIAGE_SUSPECTS = 20;
+/** Unreleased commits counted one by one; beyond it, "100+". */
+const UNRELEASED_COUNTED = 100;
 
 const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
 
@@ -35,14 +38,16 @@ export interface TriageReport {
   red_since?: {
     first_red: { pipeline: number; sha: string; title?: string; author?: string; at?: string };
     last_green?: { pipeline: number; sha: string };
-    /** Commits after the last green one up to the first red one, oldest first: who to ping. */
+    /** Commits after the last green one up to the first red one, oldest first: who to ping (the newest 20 of them). */
     suspects: Array<{ sha: string; title: string; author: string }>;
-    more_suspects: number;
-    /** Authors of those commits, most commits first. */
+    /** Whether older commits of that range were left out. */
+    more_suspects: boolean;
+    /** Authors of those commits: the first red commit's first, then by how many commits they made. */
     ping: string[];
   };
   failed_jobs: Array<{ id: number; name: string; stage: string; failure_reason?: string; failing_section?: string; excerpt?: string }>;
-  release?: { tag: string; unreleased_commits?: number; compare_url?: string };
+  /** The latest release; unreleased_commits counts at most 100 (more_unreleased: there are more). */
+  release?: { tag: string; unreleased_commits?: number; more_unreleased?: boolean; compare_url?: string };
   actions: FollowUp[];
   /** Reads that failed or were cut, each in words. */
   unread: string[];
@@ -106,22 +111,30 @@ export function redSince(pipelines: Fields[]): { firstRed?: Fields; lastGreen?: 
 async function triage(ctx: RunContext, input: { id: string | number }, operations: () => readonly Operation[]): Promise<OperationResult> {
   const unread: string[] = [];
   const read = reader(ctx, operations, unread);
-  const projectRead = await read('get_project', { id: input.id });
+  // The latest release does not depend on the default branch: asked at once with the project.
+  const [projectRead, releaseRead] = await Promise.all([
+    read('get_project', { id: input.id }),
+    read('list_releases', { id: input.id, per_page: 1 }),
+  ]);
   const project = asRecord(projectRead?.data);
   const path = typeof project.path_with_namespace === 'string' ? project.path_with_namespace : String(input.id);
   const branch = typeof project.default_branch === 'string' ? project.default_branch : 'main';
   if (!projectRead) unread.push(`the project's default branch was not read; assumed "${branch}"`);
 
-  // Independent reads of the default branch, at once.
-  const [branchRead, pipelinesRead, releaseRead] = await Promise.all([
-    read('get_branch', { id: input.id, branch }),
-    read('list_pipelines', { id: input.id, ref: branch, per_page: PIPELINES_PER_PAGE, all_pages: true, max_items: PIPELINES_PER_PAGE * TRIAGE_PIPELINE_PAGES }),
-    read('list_releases', { id: input.id, per_page: 1 }),
-  ]);
+  // The head commit and the newest page of the default branch's pipelines, at once.
+  const pipelinesOf = (page: number) => read('list_pipelines', { id: input.id, ref: branch, per_page: PIPELINES_PER_PAGE, page });
+  const [branchRead, firstPage] = await Promise.all([read('get_branch', { id: input.id, branch }), pipelinesOf(1)]);
   const headCommit = asRecord(asRecord(branchRead?.data).commit);
   const headSha = typeof headCommit.id === 'string' ? headCommit.id : undefined;
-  const pipelines = asList(pipelinesRead?.data);
-  if (pipelinesRead?.page?.has_more) unread.push(`only the latest ${pipelines.length} pipelines of ${branch} were read`);
+  const pipelines = asList(firstPage?.data);
+  // An older page only while red with no green pipeline read before the red ones (said in `unread` if none is
+  // found): a project with thousands of pipelines costs at most TRIAGE_PIPELINE_PAGES pages.
+  let lastPage = firstPage;
+  for (let page = 2; page <= TRIAGE_PIPELINE_PAGES && lastPage?.page?.has_more; page++) {
+    if (judge(pipelines, headSha).verdict !== 'red' || redSince(pipelines).lastGreen) break;
+    lastPage = await pipelinesOf(page);
+    pipelines.push(...asList(lastPage?.data));
+  }
   const { verdict, because, judged, running } = judge(pipelines, headSha);
 
   const report: TriageReport = {
@@ -143,10 +156,14 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
     const { firstRed, lastGreen } = redSince(pipelines);
     if (firstRed) {
       work.push((async () => {
-        const compared = lastGreen
-          ? await read('compare_refs', { id: input.id, from: String(lastGreen.sha), to: String(firstRed.sha), straight: false })
+        // With a green pipeline before it: the newest commits between the two (a range list, no diffs), oldest
+        // first. Without one: at least the first red commit.
+        const range = lastGreen
+          ? await read('list_commits', { id: input.id, ref_name: `${String(lastGreen.sha)}..${String(firstRed.sha)}`, per_page: TRIAGE_SUSPECTS })
           : undefined;
-        const commits = asList(asRecord(compared?.data).commits);
+        const commits = lastGreen
+          ? asList(range?.data).reverse()
+          : [asRecord((await read('get_commit', { id: input.id, sha: String(firstRed.sha) }))?.data)].filter((c) => c.id !== undefined);
         const suspects = commits.map((c) => ({ sha: String(c.id), title: show(c.title), author: show(c.author_name) }));
         const counts = new Map<string, number>();
         for (const s of suspects) counts.set(s.author, (counts.get(s.author) ?? 0) + 1);
@@ -157,9 +174,12 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
             ...(culprit.title !== undefined ? { title: show(culprit.title), author: show(culprit.author_name), at: show(culprit.created_at) } : {}),
           },
           ...(lastGreen ? { last_green: { pipeline: Number(lastGreen.id), sha: String(lastGreen.sha) } } : {}),
-          suspects: suspects.slice(-TRIAGE_SUSPECTS),
-          more_suspects: Math.max(0, suspects.length - TRIAGE_SUSPECTS),
-          ping: [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([author]) => author),
+          suspects,
+          more_suspects: range?.page?.has_more === true,
+          // The author of the commit that turned it red first, then the others by how many commits they made.
+          ping: [...counts.entries()]
+            .sort((a, b) => Number(b[0] === culprit.author_name) - Number(a[0] === culprit.author_name) || b[1] - a[1])
+            .map(([author]) => author),
         };
         if (!lastGreen) unread.push(`no green pipeline among the latest ${pipelines.length} of ${branch}: red for longer than that`);
       })());
@@ -184,11 +204,11 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
   if (latestRelease && typeof latestRelease.tag_name === 'string') {
     const tag = latestRelease.tag_name;
     work.push((async () => {
-      const compared = await read('compare_refs', { id: input.id, from: tag, to: branch });
-      const commits = asList(asRecord(compared?.data).commits);
+      // Counted from one page of the range (no diffs): "100+" beyond that.
+      const unreleased = await read('list_commits', { id: input.id, ref_name: `${tag}..${branch}`, per_page: UNRELEASED_COUNTED });
       report.release = {
         tag,
-        ...(compared ? { unreleased_commits: commits.length } : {}),
+        ...(unreleased ? { unreleased_commits: asList(unreleased.data).length, ...(unreleased.page?.has_more ? { more_unreleased: true } : {}) } : {}),
         ...(typeof project.web_url === 'string' ? { compare_url: `${project.web_url}/-/compare/${encodeURIComponent(tag)}...${encodeURIComponent(branch)}` } : {}),
       };
     })());
@@ -224,9 +244,14 @@ export function incidentText(report: TriageReport): string {
   if (since) {
     lines.push('', `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}.`);
     if (since.last_green) lines.push(`Last green: pipeline #${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}.`);
-    if (since.suspects.length > 0) lines.push('', 'Commits since the last green pipeline:', ...since.suspects.map((c) => `- ${shortSha(c.sha)} ${c.title} (${c.author})`));
+    if (since.suspects.length > 0) {
+      lines.push('', `${since.more_suspects ? `The newest ${since.suspects.length} commits` : 'Commits'} since the last green pipeline:`, ...since.suspects.map((c) => `- ${shortSha(c.sha)} ${c.title} (${c.author})`));
+    }
   }
-  for (const job of report.failed_jobs) lines.push('', `Failed job ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}.`);
+  for (const job of report.failed_jobs) {
+    lines.push('', `Failed job ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}.`);
+    if (job.excerpt) lines.push('', '```', unfenceLog(job.excerpt).replace(/```/g, "'''"), '```');
+  }
   return lines.join('\n');
 }
 
@@ -237,14 +262,14 @@ function presentTriage(data: unknown): Presentation {
   if (report.head) fields.push(['head', `${shortSha(report.head.sha)} ${report.head.title} (${report.head.author})`]);
   const since = report.red_since;
   if (since) {
-    fields.push(['red since', `#${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}`]);
+    fields.push(['red since', `#${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.title ? ` ${since.first_red.title}` : ''}${since.first_red.author ? ` (${since.first_red.author})` : ''}`]);
     if (since.last_green) fields.push(['last green', `#${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}`]);
     if (since.ping.length > 0) fields.push(['who to ping', since.ping.join(', ')]);
   }
-  if (report.release) fields.push(['release', `${report.release.tag}${report.release.unreleased_commits !== undefined ? ` · ${report.release.unreleased_commits} commits unreleased` : ''}`]);
+  if (report.release) fields.push(['release', `${report.release.tag}${report.release.unreleased_commits !== undefined ? ` · ${report.release.unreleased_commits}${report.release.more_unreleased ? '+' : ''} commits unreleased` : ''}`]);
   const sections = report.failed_jobs.map((job) => ({
     title: `Failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`,
-    text: (job.excerpt ?? '(no error lines found)').replace(/^<untrusted-log[^>]*>\n/, '').replace(/\n<\/untrusted-log>\n[^\n]*$/, ''),
+    text: job.excerpt ? unfenceLog(job.excerpt) : '(no error lines found)',
     code: true,
   }));
   if (report.unread.length > 0) sections.push({ title: 'Not read', text: report.unread.join('\n'), code: false });
@@ -261,7 +286,7 @@ export function triageOperation(operations: () => readonly Operation[]) {
     title: 'Triage project',
     description: 'Is the default branch red, since which commit and whose, what the failing jobs printed, what to press, what is unreleased: one call.',
     route: 'GET /projects/:id/pipelines',
-    composedOf: ['get_project', 'get_branch', 'list_pipelines', 'list_pipeline_jobs', 'get_job_log', 'compare_refs', 'list_releases'],
+    composedOf: ['get_project', 'get_branch', 'list_pipelines', 'list_pipeline_jobs', 'get_job_log', 'list_commits', 'get_commit', 'list_releases'],
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
     present: presentTriage,

@@ -110,7 +110,8 @@ describe('slash commands', () => {
   });
 
   it('runs a write and tells the whole channel', async () => {
-    const [failed] = await pipelineIds('failed');
+    // The oldest failed pipeline: the head's is left for the triage test below.
+    const failed = (await pipelineIds('failed')).at(-1)!;
     const { body } = await command(`pipeline retry acme/web ${failed}`);
     expect(body.response_type).toBe('in_channel');
     expect(messageText(body)).toContain(String(failed));
@@ -180,24 +181,37 @@ describe('answers', () => {
     expect(slack.responses.filter((r) => r.path === new URL(responseUrl).pathname)).toHaveLength(1);
   });
 
-  it('answers triage in one message whose buttons act on the head\'s pipeline only', async () => {
-    // The demo's main: a [ci skip] head whose pipeline is still running, and an older failed one.
-    // Earlier tests start pipelines on main: the newest unfinished one of the head is the one to cancel.
-    const running = (await env.client.request<Array<{ id: number; status: string }>>({
+  it('answers triage in one message whose buttons act on the head\'s pipeline only: Retry while red, Cancel while it runs', async () => {
+    // The demo's main is red at its head. An earlier test starts a pipeline on main: cancel it to see the demo's state.
+    const main = async () => (await env.client.request<Array<{ id: number; status: string; sha: string }>>({
       method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { ref: 'main', per_page: 100 }, idempotent: true,
-    })).data.find((p) => p.status === 'running' || p.status === 'pending')!;
-    const { body } = await command('triage acme/web');
-    const text = messageText(body);
-    expect(text).toContain('acme/web: main is running');
-    expect(text).toMatch(/verdict/);
-    expect(text).toMatch(/release/);
-    expect(buttons(body).map((b) => b.text.text)).toEqual([`Cancel #${running.id}`]);
-    const cancel = buttons(body)[0];
+    })).data;
+    for (const p of (await main()).filter((p) => p.status === 'running' || p.status === 'pending')) {
+      await env.client.request({ method: 'POST', path: `/projects/acme%2Fweb/pipelines/${p.id}/cancel`, idempotent: false });
+    }
+    const head = (await main()).find((p) => p.status === 'failed')!;
+    const red = await command('triage acme/web');
+    const text = messageText(red.body);
+    expect(text).toContain('acme/web: main is RED');
+    expect(text).toMatch(/who to ping.*Bob Chen/s);
+    expect(text).toContain('Received: \\"2024-03-09\\"');
+    expect(buttons(red.body).map((b) => b.text.text)).toEqual([`Retry failed jobs of #${head.id}`, 'Log of test', 'Open incident issue']);
+
+    // Retry runs at once (it asks nobody) and the head's pipeline is pending again.
+    const retry = buttons(red.body)[0];
+    const retried = await click(retry.action_id, retry.value);
+    expect(messageText(await waitFor(() => answersTo(retried.path)[0]))).toMatch(/pending/i);
+    expect((await main()).find((p) => p.id === head.id)?.status).toBe('pending');
+
+    // Now it runs: the only button is Cancel of that pipeline, and cancelling asks first.
+    const running = await command('triage acme/web');
+    expect(messageText(running.body)).toContain('acme/web: main is running');
+    expect(buttons(running.body).map((b) => b.text.text)).toEqual([`Cancel #${head.id}`]);
+    const cancel = buttons(running.body)[0];
     const clicked = await click(cancel.action_id, cancel.value);
     const answer = await waitFor(() => answersTo(clicked.path)[0]);
-    // Cancelling asks first: the click brings the exact call to confirm, and nothing is cancelled yet.
     expect(messageText(answer)).toMatch(/cancel_pipeline/);
-    expect(await pipelineIds(running.status)).toContain(running.id);
+    expect(await pipelineIds('pending')).toContain(head.id);
   });
 });
 

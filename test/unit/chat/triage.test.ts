@@ -1,9 +1,11 @@
-// triage <project> against the sandbox's demo data: the triage_project report as chat shows it — the verdict on the
-// head commit's pipelines, actions on the head's pipeline only, the latest release, and what could not be read.
+// triage <project> against the sandbox's demo data, where acme/web's main is red since bob's commit: the verdict on the
+// head commit's pipelines, since when and whose, what the failing job printed, actions on the head's pipeline only,
+// the latest release, and what could not be read. Then the same project running (after a retry) and green.
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/define.js';
+import type { TriageReport } from '../../../src/operations/triage.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();
@@ -19,10 +21,10 @@ function dispatcher(ops: readonly Operation[] = operations) {
   });
 }
 
-async function data(name: string, input: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+async function data<T = Array<Record<string, unknown>>>(name: string, input: Record<string, unknown>): Promise<T> {
   const reply = await dispatcher().call(name, input);
   if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed`);
-  return reply.outcome.result.data as Array<Record<string, unknown>>;
+  return reply.outcome.result.data as T;
 }
 
 function messageOf(reply: ChatReply) {
@@ -30,43 +32,118 @@ function messageOf(reply: ChatReply) {
   return reply;
 }
 
-describe('triage', () => {
-  it('judges the default branch on its head commit: a [ci skip] head with a running pipeline is running, not red', async () => {
-    const pipelines = await data('list_pipelines', { id: PROJECT, ref: 'main', per_page: 20 });
-    const [head] = await data('list_commits', { id: PROJECT, ref_name: 'main', per_page: 1 });
-    const running = pipelines.find((p) => p.sha === head.id && p.status === 'running')!;
-    expect(running).toBeDefined();
+const field = (message: { fields: Array<[string, string]> }, name: string) => message.fields.find(([k]) => k === name)?.[1];
+
+/** main's pipelines (newest first) and its head commit, read the plain way, to check the report against. */
+async function mainState() {
+  const pipelines = await data('list_pipelines', { id: PROJECT, ref: 'main', per_page: 50 });
+  const [head] = await data('list_commits', { id: PROJECT, ref_name: 'main', per_page: 1 });
+  return { pipelines, head };
+}
+
+describe('triage of the demo incident: acme/web main is red', () => {
+  it('says red, judged on the head commit\'s own pipeline', async () => {
+    const { pipelines, head } = await mainState();
+    const headPipeline = pipelines.find((p) => p.sha === head.id)!;
+    expect(headPipeline.status).toBe('failed');
     const reply = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
     expect(reply.ok).toBe(true);
     const { message } = reply;
-    expect(message.title).toBe(`${PROJECT}: main is running`);
-    expect(message.status).toBe('running');
-    expect(message.link).toMatch(/\/acme\/web$/);
-    const verdict = message.fields.find(([k]) => k === 'verdict')?.[1] ?? '';
-    expect(verdict).toMatch(new RegExp(`^running: the head's pipeline #${running.id} has not finished; before it, #\\d+ at [0-9a-f]{8} failed$`));
-    expect(message.fields.find(([k]) => k === 'head')?.[1]).toBe(`${String(head.id).slice(0, 8)} ${head.title} (${head.author_name})`);
+    expect(message.title).toBe(`${PROJECT}: main is RED`);
+    expect(field(message, 'verdict')).toBe(`RED: the head's latest finished pipeline #${headPipeline.id} failed`);
+    expect(field(message, 'head')).toBe(`${String(head.id).slice(0, 8)} ${head.title} (${head.author_name})`);
   });
 
-  it('offers Cancel for the head\'s running pipeline and never a Retry of an older failed one', async () => {
-    const pipelines = await data('list_pipelines', { id: PROJECT, ref: 'main', per_page: 20 });
-    const olderFailed = pipelines.filter((p) => p.status === 'failed');
-    expect(olderFailed.length).toBeGreaterThan(0);
+  it('names the first red commit and its author, the last green pipeline, and who to ping first', async () => {
+    const { pipelines } = await mainState();
+    const report = await data<TriageReport>('triage_project', { id: PROJECT });
+    // The first red pipeline is the oldest failed one after the newest success; read it independently.
+    const lastGreen = pipelines.find((p) => p.status === 'success')!;
+    const firstRed = pipelines.filter((p) => p.status === 'failed' && Number(p.id) > Number(lastGreen.id)).at(-1)!;
+    const culprit = await data<Record<string, unknown>>('get_commit', { id: PROJECT, sha: String(firstRed.sha) });
+    expect(culprit.title).toBe("Show order dates in the store's time zone");
+    expect(culprit.author_name).toBe('Bob Chen');
+    expect(report.red_since?.first_red).toMatchObject({ pipeline: firstRed.id, sha: firstRed.sha, title: culprit.title, author: 'Bob Chen' });
+    expect(report.red_since?.last_green).toEqual({ pipeline: lastGreen.id, sha: lastGreen.sha });
+    // The commits between them, oldest first, end with the culprit; a [ci skip] commit in between is a suspect too.
+    expect(report.red_since?.suspects.map((c) => c.title)).toEqual(['Document the deploy steps [ci skip]', culprit.title]);
+    expect(report.red_since?.ping).toEqual(['Bob Chen', 'Carol Diaz']);
     const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
-    const running = pipelines.find((p) => p.status === 'running')!;
-    expect(message.actions.map((a) => [a.label, a.operation, a.input.pipeline_id])).toEqual([[`Cancel #${running.id}`, 'cancel_pipeline', running.id]]);
-    expect(message.actions.some((a) => a.operation === 'retry_pipeline')).toBe(false);
+    expect(field(message, 'red since')).toBe(`#${firstRed.id} at ${String(firstRed.sha).slice(0, 8)} ${culprit.title} (Bob Chen)`);
+    expect(field(message, 'who to ping')).toBe('Bob Chen, Carol Diaz');
+  });
+
+  it('shows the failing job with the error lines of its log, not the whole tail', async () => {
+    const { pipelines, head } = await mainState();
+    const headPipeline = pipelines.find((p) => p.sha === head.id)!;
+    const [failed] = await data('list_pipeline_jobs', { id: PROJECT, pipeline_id: headPipeline.id, scope: ['failed'] });
+    expect(failed.name).toBe('test');
+    const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
+    const section = message.sections.find((s) => s.title?.startsWith('Failed: '))!;
+    expect(section.title).toBe(`Failed: test (#${failed.id}) in step_script`);
+    expect(section.text).toContain('FAIL  src/utils/date.test.ts');
+    expect(section.text).toContain("formatDate › renders the order date in the store's time zone");
+    expect(section.text).toMatch(/Expected: "2024-03-10"\n\s*Received: "2024-03-09"/);
+    // Only the lines around the error: not the runner's opening, not npm's install, no colour codes, no token.
+    expect(section.text).not.toMatch(/Running with gitlab-runner|added 412 packages|\x1b|glpat-/);
+    expect(section.text.split('\n').length).toBeLessThanOrEqual(16);
+  });
+
+  it('offers Retry of the head pipeline\'s failed jobs only, the failing log and an incident issue', async () => {
+    const { pipelines, head } = await mainState();
+    const headPipeline = pipelines.find((p) => p.sha === head.id)!;
+    // Older red pipelines exist on main: none of them may be offered.
+    expect(pipelines.filter((p) => p.status === 'failed' && p.id !== headPipeline.id).length).toBeGreaterThanOrEqual(2);
+    const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
+    expect(message.actions.map((a) => a.operation)).toEqual(['retry_pipeline', 'get_job_log', 'create_issue']);
+    expect(message.actions[0]).toMatchObject({ label: `Retry failed jobs of #${headPipeline.id}`, input: { id: PROJECT, pipeline_id: headPipeline.id } });
+    const issue = message.actions[2].input;
+    expect(issue).toMatchObject({ id: PROJECT, title: 'main is red: test failing', issue_type: 'incident', labels: 'incident' });
+    expect(String(issue.description)).toContain('by Bob Chen');
+    expect(String(issue.description)).toContain('Received: "2024-03-09"');
   });
 
   it('names the latest release and how many commits are unreleased', async () => {
     const [release] = await data('list_releases', { id: PROJECT, per_page: 1 });
+    const compared = await data<{ commits: unknown[] }>('compare_refs', { id: PROJECT, from: String(release.tag_name), to: 'main' });
     const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
-    expect(message.fields.find(([k]) => k === 'release')?.[1]).toMatch(new RegExp(`^${release.tag_name} · \\d+ commits? unreleased$`));
+    expect(field(message, 'release')).toBe(`${release.tag_name} · ${compared.commits.length} commits unreleased`);
+    expect(compared.commits.length).toBe(3);
   });
 
   it('says what could not be read instead of hiding it', async () => {
     const missing = messageOf(await dispatcher().dispatch('triage acme/nope'));
     expect(missing.ok).toBe(true);
-    expect(missing.message.fields.find(([k]) => k === 'verdict')?.[1]).toMatch(/^unknown/);
+    expect(field(missing.message, 'verdict')).toMatch(/^unknown/);
     expect(missing.message.sections.find((s) => s.title === 'Not read')?.text).toMatch(/get_project: .*404/);
+  });
+});
+
+// These change the sandbox's state, so they run after the red ones, in this order.
+describe('triage after the head pipeline is retried, then passes', () => {
+  it('while the retry runs: running, with Cancel of the head pipeline and no Retry', async () => {
+    const { pipelines, head } = await mainState();
+    const headPipeline = pipelines.find((p) => p.sha === head.id)!;
+    await data('retry_pipeline', { id: PROJECT, pipeline_id: headPipeline.id });
+    const retried = await data('list_pipeline_jobs', { id: PROJECT, pipeline_id: headPipeline.id });
+    expect(retried.find((j) => j.name === 'test')?.status).toBe('pending');
+    const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
+    expect(message.title).toBe(`${PROJECT}: main is running`);
+    expect(message.actions.map((a) => [a.operation, a.input.pipeline_id])).toEqual([['cancel_pipeline', headPipeline.id]]);
+  });
+
+  it('once it passed: green, and nothing to retry though older failed pipelines remain', async () => {
+    const { pipelines, head } = await mainState();
+    const headPipeline = env.sandbox.store.projects.find((p) => p.full_path === PROJECT)!.pipelines.find((p) => p.sha === head.id)!;
+    // The runner finishing the retried jobs, which the sandbox leaves to a test.
+    Object.assign(headPipeline, { status: 'success', finished_at: new Date(), duration: 97 });
+    expect(pipelines.filter((p) => p.status === 'failed').length).toBeGreaterThanOrEqual(2);
+    const report = await data<TriageReport>('triage_project', { id: PROJECT });
+    expect(report.verdict).toBe('green');
+    expect(report.red_since).toBeUndefined();
+    expect(report.failed_jobs).toEqual([]);
+    expect(report.actions).toEqual([]);
+    const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
+    expect(message.title).toBe(`${PROJECT}: main is green`);
   });
 });
