@@ -3,6 +3,7 @@
 import type { ApiError } from '../http/errors.js';
 import type { InputIssue } from '../operations/validate.js';
 import { cut } from './blocks.js';
+import { show } from '../operations/present.js';
 
 export const RELEASE_VIEW = 'forge_release';
 export const RELEASE_OPERATION = 'create_release';
@@ -114,8 +115,8 @@ export function inputErrors(issues: readonly InputIssue[]): FormErrors {
 
 /**
  * The service's refusal under the block it is about: its field errors by name; otherwise "already exists" (409) is
- * the tag's, a message naming the ref given ("Target nope is invalid") is the ref's, and anything else (a missing
- * project, no permission) the project's.
+ * the tag's, a message naming the ref given ("Target nope is invalid") or a ref at all ("Ref is not specified") is
+ * the ref's, and anything else (a missing project, no permission) the project's.
  */
 export function serviceErrors(error: Partial<Pick<ApiError, 'status' | 'fieldErrors'>> | undefined, message: string, args: Record<string, unknown>): FormErrors {
   const errors: FormErrors = {};
@@ -124,9 +125,12 @@ export function serviceErrors(error: Partial<Pick<ApiError, 'status' | 'fieldErr
   }
   if (Object.keys(errors).length > 0) return errors;
   const first = message.split('\n')[0];
-  const field: ReleaseField = error?.status === 409 ? 'tag_name'
-    : typeof args.ref === 'string' && first.includes(args.ref) ? 'ref'
-    : 'id';
-  add(errors, field, first);
+  const aboutRef = (typeof args.ref === 'string' && first.includes(args.ref)) || /\bref\b/i.test(first);
+  const field: ReleaseField = error?.status === 409 ? 'tag_name' : aboutRef ? 'ref' : 'id';
+  // A blank ref is only wrong for a tag that does not exist yet: say so in words, under the ref.
+  const text = field === 'ref' && (args.ref === undefined || args.ref === '')
+    ? `${show(args.tag_name)} is not a tag yet: name the branch, tag or commit to create it from (the service said: ${first})`
+    : first;
+  add(errors, field, text);
   return errors;
 }

@@ -351,6 +351,9 @@ describe('release form', () => {
       .toMatchObject({ response_action: 'errors', errors: { description: expect.any(String) } });
     const badRef = await submit(view, { id: 'acme/web', tag_name: 'v9.0.0-form', ref: 'no-such-branch', description: 'Notes' });
     expect(badRef).toMatchObject({ response_action: 'errors', errors: { ref: expect.stringMatching(/no-such-branch/) } });
+    const noRef = await submit(view, { id: 'acme/web', tag_name: 'v9.0.0-form', description: 'Notes' });
+    expect(noRef).toMatchObject({ response_action: 'errors', errors: { ref: expect.stringMatching(/^v9\.0\.0-form is not a tag yet: name the branch, tag or commit/) } });
+    expect(noRef!.errors).not.toHaveProperty('id');
     const taken = await submit(view, { id: 'acme/web', tag_name: 'v1.0.0', description: 'Notes' });
     expect(taken).toMatchObject({ response_action: 'errors', errors: { tag_name: expect.stringMatching(/already exists/) } });
     expect(await tags()).toEqual(before);

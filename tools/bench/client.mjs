@@ -6,7 +6,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const calls = Number(process.argv[2] ?? 300);
 const { startSandbox } = await import(`${root}dist/sandbox/server.js`);
 const { HttpClient } = await import(`${root}dist/http/client.js`);
-const { executeOperation } = await import(`${root}dist/http/execute.js`);
+const { executeOperation } = await import(`${root}dist/operations/execute.js`);
 const { validateInput } = await import(`${root}dist/operations/validate.js`);
 const { findOperation } = await import(`${root}dist/operations/index.js`);
 

@@ -26,6 +26,9 @@ describe('release form', () => {
     expect(serviceErrors({ status: 409 }, '409 Release already exists\nmore', args)).toEqual({ tag_name: '409 Release already exists' });
     expect(serviceErrors({ status: 400 }, '400 Target nope is invalid', args)).toEqual({ ref: '400 Target nope is invalid' });
     expect(serviceErrors(undefined, 'this channel is read-only', args)).toEqual({ id: 'this channel is read-only' });
+    // No ref for a new tag: the service's complaint goes under the ref, in words, not under the project.
+    expect(serviceErrors({ status: 422 }, '422 Ref is not specified', { id: 'acme/web', tag_name: 'v1.2' }))
+      .toEqual({ ref: 'v1.2 is not a tag yet: name the branch, tag or commit to create it from (the service said: 422 Ref is not specified)' });
     expect(serviceErrors({ status: 404 }, 'x'.repeat(400), args).id).toHaveLength(300);
   });
 });
