@@ -270,6 +270,12 @@ function withOutcome(message: ChatMessage, outcome: WriteOutcome): ChatMessage {
   };
 }
 
+/** Each shown row's own next steps (Retry beside a failed pipeline), tied to its row by the row's label. */
+function rowActions(op: Operation, input: Record<string, unknown>, data: unknown, rows: Array<[string, string]>): FollowUp[] {
+  if (!op.rowActions || !Array.isArray(data)) return [];
+  return asList(data).slice(0, rows.length).flatMap((item, i) => op.rowActions!(item, input as never).map((action) => ({ ...action, row: rows[i][0] })));
+}
+
 /** A successful call as a chat message: presenter or generic reading, then status, link, paging and Next page. */
 export function presentOutcome(op: Operation, input: Record<string, unknown>, result: OperationResult, options: PresentOptions = {}): ChatMessage {
   const max = { maxCodeChars: options.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS, maxItems: options.maxItems ?? DEFAULT_MAX_ITEMS };
@@ -286,7 +292,7 @@ export function presentOutcome(op: Operation, input: Record<string, unknown>, re
     ...message,
     ...(status !== undefined ? { status } : {}),
     ...(link !== undefined ? { link } : {}),
-    actions: [...message.actions, ...more.actions],
+    actions: [...message.actions, ...rowActions(op, input, result.data, message.fields), ...more.actions],
     notes: [...message.notes, ...more.notes],
   };
 }

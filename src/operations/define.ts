@@ -60,6 +60,8 @@ export interface FollowUp {
   operation: string;
   input: Record<string, unknown>;
   style?: 'primary' | 'danger';
+  /** The list row (its field's label) this step is about: Slack puts its button on that row. */
+  row?: string;
 }
 
 export interface Presentation {
@@ -143,6 +145,11 @@ export interface OperationSpec<S extends z.ZodObject> {
   /** How the body is encoded on POST/PUT/PATCH/DELETE. */
   body?: 'json' | 'form';
   present?: (data: unknown, input: z.infer<S>) => Presentation;
+  /**
+   * Lists: the next steps for one item of the list (Retry beside a failed pipeline), shown beside its row where the
+   * front end can (a button on the row in Slack).
+   */
+  rowActions?: (item: Record<string, unknown>, input: z.infer<S>) => FollowUp[];
   /**
    * A composed operation (waiting for a pipeline) has no endpoint of its own: the operations whose requests it
    * repeats or combines. Its `route` is the one of them it sends, and its `run` does the composing.

@@ -28,6 +28,11 @@ function jobActions(projectId: unknown, job: Record<string, unknown>): FollowUp[
   return [log];
 }
 
+/** A job row's one step (Retry, Cancel, Play): its log is a row's click away with job get. */
+function jobRowActions(job: Record<string, unknown>, input: { id: string | number }): FollowUp[] {
+  return jobActions(input.id, job).filter((a) => a.operation !== 'get_job_log').map((a) => ({ ...a, label: `${a.label} ${show(job.name)}` }));
+}
+
 function presentJob(data: unknown, input: { id: string | number }): Presentation {
   const job = asRecord(data);
   const commit = asRecord(job.commit);
@@ -126,6 +131,7 @@ export const jobsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('job', jobRow),
+    rowActions: jobRowActions,
   }),
   defineOperation({
     name: 'list_project_jobs',
@@ -139,6 +145,7 @@ export const jobsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('job', jobRow),
+    rowActions: jobRowActions,
   }),
   defineOperation({
     name: 'get_job',

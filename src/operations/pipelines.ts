@@ -131,6 +131,7 @@ export const pipelinesOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('pipeline', (p) => [`#${show(p.id)}`, `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`]),
+    rowActions: (pipeline, input) => pipelineActions(input.id, pipeline).map((a) => ({ ...a, label: `${a.label} #${show(pipeline.id)}` })),
   }),
   getPipeline,
   defineOperation({

@@ -1,6 +1,7 @@
 // Block Kit from the neutral ChatMessage, within Slack's limits (cut with a note, never rejected), and the
 // confirmation prompt with its Confirm/Cancel buttons. Pure: no I/O; the values of buttons are handed in.
 import type { ChatMessage, ChatStatus } from '../chat/message.js';
+import type { FollowUp } from '../operations/define.js';
 
 /** Slack's documented limits (https://api.slack.com/reference/block-kit). */
 export const LIMITS = {
@@ -109,10 +110,34 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
   const notes = [...message.notes];
   const body: Block[] = [section(headline(message))];
 
-  const fields = message.fields.map(([label, value]) =>
-    ({ type: 'mrkdwn', text: cut(`*${escapeMrkdwn(label)}*\n${escapeMrkdwn(value)}`, LIMITS.fieldText) }));
-  for (let i = 0; i < fields.length; i += LIMITS.fieldsPerSection) {
-    body.push({ type: 'section', fields: fields.slice(i, i + LIMITS.fieldsPerSection) });
+  const button = (action: FollowUp, index: number): Block | undefined => {
+    const value = options.actionValue?.(index);
+    if (value === undefined || value.length > LIMITS.buttonValue) return undefined;
+    return {
+      type: 'button',
+      text: { type: 'plain_text', text: cut(action.label, LIMITS.buttonText), emoji: true },
+      action_id: `${ACTION_IDS.followUp}:${index}`,
+      value,
+      ...(action.style ? { style: action.style } : {}),
+    };
+  };
+  // A list whose rows have their own step (Retry beside a failed pipeline): one section per row, its button beside it.
+  const byRow = new Map<string, number>();
+  message.actions.forEach((action, index) => {
+    if (action.row !== undefined && !byRow.has(action.row)) byRow.set(action.row, index);
+  });
+  if (byRow.size > 0) {
+    for (const [label, value] of message.fields) {
+      const index = byRow.get(label);
+      const accessory = index === undefined ? undefined : button(message.actions[index], index);
+      body.push({ ...section(cut(`*${escapeMrkdwn(label)}*  ${escapeMrkdwn(value)}`, LIMITS.sectionText)), ...(accessory ? { accessory } : {}) });
+    }
+  } else {
+    const fields = message.fields.map(([label, value]) =>
+      ({ type: 'mrkdwn', text: cut(`*${escapeMrkdwn(label)}*\n${escapeMrkdwn(value)}`, LIMITS.fieldText) }));
+    for (let i = 0; i < fields.length; i += LIMITS.fieldsPerSection) {
+      body.push({ type: 'section', fields: fields.slice(i, i + LIMITS.fieldsPerSection) });
+    }
   }
   for (const s of message.sections) {
     if (s.title) body.push(section(`*${escapeMrkdwn(s.title)}*`));
@@ -120,18 +145,9 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
     else body.push(...splitText(escapeMrkdwn(s.text), LIMITS.sectionText).map(section));
   }
 
-  const buttons: Block[] = [];
-  message.actions.forEach((action, index) => {
-    const value = options.actionValue?.(index);
-    if (value === undefined || value.length > LIMITS.buttonValue) return;
-    buttons.push({
-      type: 'button',
-      text: { type: 'plain_text', text: cut(action.label, LIMITS.buttonText), emoji: true },
-      action_id: `${ACTION_IDS.followUp}:${index}`,
-      value,
-      ...(action.style ? { style: action.style } : {}),
-    });
-  });
+  // The message's own steps (Next page, Cancel #7) below it; a row's are on its row.
+  const buttons = message.actions.flatMap((action, index) => (action.row === undefined ? [button(action, index)] : []))
+    .filter((b): b is Block => b !== undefined);
   const actionBlocks: Block[] = [];
   for (let i = 0; i < buttons.length; i += LIMITS.elementsPerActions) {
     actionBlocks.push({ type: 'actions', elements: buttons.slice(i, i + LIMITS.elementsPerActions) });

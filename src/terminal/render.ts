@@ -47,8 +47,10 @@ export function renderMessage(message: ChatMessage, options: RenderOptions): str
     lines.push(indent(safeText(section.text), section.code || section.title ? '    ' : '  '));
   }
   const byName = new Map(options.operations.map((op) => [op.name, op]));
+  // A row's own step (Retry beside each failed pipeline of a list) is a Slack button; typed out, a list of twenty
+  // would carry twenty commands, so the terminal shows the message's own steps only.
   const actions = message.actions.flatMap((action) => {
-    const op = byName.get(action.operation);
+    const op = action.row === undefined ? byName.get(action.operation) : undefined;
     return op ? [`  → ${action.label.toLowerCase()}: ${safeText(commandLine(op, action.input))}`] : [];
   });
   if (actions.length > 0) lines.push('', ...actions);

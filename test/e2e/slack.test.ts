@@ -305,6 +305,29 @@ describe('follow-up buttons', () => {
     const second = await click(retry!.action_id, retry!.value);
     expect(messageText(await waitFor(() => answersTo(second.path)[0]))).toMatch(/was used/);
   });
+
+  it('puts Retry beside each failed pipeline of a list and Cancel beside each running one; a row\'s button acts on its row', async () => {
+    const listed = await env.client.request<Array<{ id: number; status: string }>>({
+      method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { per_page: 20 }, idempotent: true,
+    });
+    const { body } = await command('pipeline list acme/web');
+    const rows = (body.blocks as Array<{ type: string; text?: { text: string }; accessory?: { text: { text: string }; action_id: string; value: string } }>)
+      .filter((b) => b.type === 'section' && /^\*#\d+\*/.test(b.text?.text ?? ''));
+    expect(rows).toHaveLength(listed.data.length);
+    for (const pipeline of listed.data) {
+      const row = rows.find((r) => r.text!.text.startsWith(`*#${pipeline.id}*`))!;
+      const expected = pipeline.status === 'failed' || pipeline.status === 'canceled' ? `Retry #${pipeline.id}`
+        : pipeline.status === 'running' || pipeline.status === 'pending' ? `Cancel #${pipeline.id}` : undefined;
+      expect(row.accessory?.text.text).toBe(expected);
+    }
+    // No row's step is repeated in the buttons under the list.
+    expect(buttons(body).map((b) => b.text.text).filter((t) => /^(Retry|Cancel) #/.test(t))).toEqual([]);
+    const failed = listed.data.find((p) => p.status === 'failed')!;
+    const retry = rows.find((r) => r.text!.text.startsWith(`*#${failed.id}*`))!.accessory!;
+    const clicked = await click(retry.action_id, retry.value);
+    expect(messageText(await waitFor(() => answersTo(clicked.path)[0]))).toContain(`Retried pipeline #${failed.id}`);
+    expect(await pipelineIds('failed')).not.toContain(failed.id);
+  });
 });
 
 describe('release form', () => {

@@ -36,7 +36,7 @@ describe('dispatch', () => {
     const reply = messageOf(await dispatcher().dispatch(`pipeline list ${PROJECT} per_page=3`));
     expect(reply.ok).toBe(true);
     expect(reply.message.title).toBe('3 pipelines');
-    expect(reply.message.actions.map((a) => a.label)).toEqual(['Next page']);
+    expect(reply.message.actions.filter((a) => a.row === undefined).map((a) => a.label)).toEqual(['Next page']);
     expect(reply.outcome?.ok && reply.outcome.result.status).toBe(200);
   });
 

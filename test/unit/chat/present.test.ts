@@ -46,7 +46,17 @@ describe('presentOutcome with an operation presenter', () => {
     expect(message.title).toBe('2 pipelines');
     expect(result.page?.has_more).toBe(true);
     expect(message.notes).toContain(`showing 2 of ${result.page!.total}; next page: page=2`);
-    expect(message.actions).toEqual([{ label: 'Next page', operation: 'list_pipelines', input: { id: PROJECT, per_page: 2, page: 2 } }]);
+    expect(message.actions.filter((a) => a.row === undefined)).toEqual([{ label: 'Next page', operation: 'list_pipelines', input: { id: PROJECT, per_page: 2, page: 2 } }]);
+  });
+
+  it('gives each shown row its own step, tied to the row: Retry a failed pipeline, Cancel a running one', async () => {
+    const { message, result } = await present('list_pipelines', { id: PROJECT, per_page: 100 }, { maxItems: 5 });
+    const shown = (result.data as Array<{ id: number; status: string }>).slice(0, 5);
+    const expected = shown.flatMap((p) => (p.status === 'failed' || p.status === 'canceled' ? [['Retry', p]] as const
+      : p.status === 'running' || p.status === 'pending' ? [['Cancel', p]] as const : []))
+      .map(([verb, p]) => ({ label: `${verb} #${p.id}`, operation: `${verb.toLowerCase()}_pipeline`, input: { id: PROJECT, pipeline_id: p.id }, row: `#${p.id}` }));
+    expect(expected.length).toBeGreaterThan(2);
+    expect(message.actions.filter((a) => a.row !== undefined).map(({ style: _style, ...a }) => a)).toEqual(expected);
   });
 
   it('reads on from the first line a cut page did not show, so nothing cut is skipped', async () => {
@@ -67,7 +77,7 @@ describe('presentOutcome with an operation presenter', () => {
 
   it('offers no Next page on the last page', async () => {
     const { message } = await present('list_pipelines', { id: PROJECT, per_page: 100 });
-    expect(message.actions).toEqual([]);
+    expect(message.actions.filter((a) => a.row === undefined)).toEqual([]);
     expect(message.notes).toEqual([]);
   });
 });

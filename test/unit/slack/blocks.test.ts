@@ -56,6 +56,26 @@ describe('renderMessage', () => {
     expect(blocks.filter((b) => b.type === 'actions')).toHaveLength(2);
   });
 
+  it('puts a row\'s own step on its row, one section per row, and the message\'s own steps below', () => {
+    const message = chatMessage('3 pipelines', {
+      fields: [['#9', 'failed · main · f90d1530'], ['#8', 'success · main · 4f7e5495'], ['#7', 'running · main · 313c2499']],
+      actions: [
+        { label: 'Retry #9', operation: 'retry_pipeline', input: { pipeline_id: 9 }, style: 'primary', row: '#9' },
+        { label: 'Cancel #7', operation: 'cancel_pipeline', input: { pipeline_id: 7 }, style: 'danger', row: '#7' },
+        { label: 'Next page', operation: 'list_pipelines', input: { page: 2 } },
+      ],
+    });
+    const { blocks } = renderMessage(message, { actionValue: (i) => `ref-${i}` });
+    expectWithinLimits(blocks);
+    const rows = blocks.filter((b) => b.type === 'section').slice(1) as Array<{ text: { text: string }; accessory?: Record<string, unknown> }>;
+    expect(rows.map((r) => [r.text.text, r.accessory?.value])).toEqual([
+      ['*#9*  failed · main · f90d1530', 'ref-0'], ['*#8*  success · main · 4f7e5495', undefined], ['*#7*  running · main · 313c2499', 'ref-1'],
+    ]);
+    expect(rows[0].accessory).toMatchObject({ type: 'button', action_id: 'forge_followup:0', style: 'primary', text: { text: 'Retry #9' } });
+    const below = blocks.find((b) => b.type === 'actions') as { elements: Array<Record<string, unknown>> };
+    expect(below.elements.map((e) => e.action_id)).toEqual(['forge_followup:2']);
+  });
+
   it('never puts an oversized value on a button (the button is left out instead)', () => {
     const message = chatMessage('t', { actions: [{ label: 'Go', operation: 'x', input: {} }] });
     const { blocks } = renderMessage(message, { actionValue: () => 'v'.repeat(LIMITS.buttonValue + 1) });

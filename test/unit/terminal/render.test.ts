@@ -32,6 +32,19 @@ describe('renderMessage', () => {
     ].join('\n'));
   });
 
+  it('leaves a list row\'s own step to Slack: the message\'s own steps are the commands shown', () => {
+    const message = chatMessage('2 pipelines', {
+      fields: [['#9', 'failed · main'], ['#8', 'success · main']],
+      actions: [
+        { label: 'Retry #9', operation: 'retry_pipeline', input: { id: 'acme/web', pipeline_id: 9 }, row: '#9' },
+        { label: 'Next page', operation: 'list_pipelines', input: { id: 'acme/web', page: 2 } },
+      ],
+    });
+    const shown = renderMessage(message, { operations });
+    expect(shown).not.toContain('pipeline retry');
+    expect(shown).toContain('  → next page: pipeline list acme/web page=2');
+  });
+
   it('colours only when asked', () => {
     const message = chatMessage('done', { status: 'success' });
     expect(renderMessage(message, { operations })).toBe('✓ done\n');
