@@ -52,8 +52,8 @@ describe('presentOutcome with an operation presenter', () => {
   it('gives each shown row its own step, tied to the row: Retry a failed pipeline, Cancel a running one', async () => {
     const { message, result } = await present('list_pipelines', { id: PROJECT, per_page: 100 }, { maxItems: 5 });
     const shown = (result.data as Array<{ id: number; status: string }>).slice(0, 5);
-    const expected = shown.flatMap((p) => (p.status === 'failed' || p.status === 'canceled' ? [['Retry', p]] as const
-      : p.status === 'running' || p.status === 'pending' ? [['Cancel', p]] as const : []))
+    const verbOf = (status: string) => (status === 'failed' || status === 'canceled' ? 'Retry' : status === 'running' || status === 'pending' ? 'Cancel' : undefined);
+    const expected = shown.filter((p) => verbOf(p.status)).map((p) => [verbOf(p.status)!, p] as const)
       .map(([verb, p]) => ({ label: `${verb} #${p.id}`, operation: `${verb.toLowerCase()}_pipeline`, input: { id: PROJECT, pipeline_id: p.id }, row: `#${p.id}` }));
     expect(expected.length).toBeGreaterThan(2);
     expect(message.actions.filter((a) => a.row !== undefined).map(({ style: _style, ...a }) => a)).toEqual(expected);
