@@ -5,6 +5,25 @@ import { presentList, show } from './present.js';
 
 const messageId = () => z.number().int().positive().describe('Message ID.');
 
+/** "2026-11-28 06:00 UTC": a banner's times to the minute. */
+function minute(value: unknown): string {
+  const at = typeof value === 'string' ? new Date(value) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : show(value);
+}
+
+/**
+ * Where a message stands, with the dates that matter: showing now (until when), scheduled (from, to) or expired
+ * (when) — the service's `active` alone says only "now or not".
+ */
+export function broadcastState(m: Record<string, unknown>, now = Date.now()): string {
+  const starts = typeof m.starts_at === 'string' ? Date.parse(m.starts_at) : Number.NaN;
+  const ends = typeof m.ends_at === 'string' ? Date.parse(m.ends_at) : Number.NaN;
+  if (m.active === true) return `active until ${minute(m.ends_at)}`;
+  if (starts > now) return `scheduled ${minute(m.starts_at)} to ${minute(m.ends_at)}`;
+  if (ends <= now) return `expired ${minute(m.ends_at)}`;
+  return 'inactive';
+}
+
 const message = () => z.string().min(1);
 
 /** The fields create and update share, all optional. */
@@ -31,7 +50,7 @@ export const broadcastMessagesOperations = [
     input: z.object({}),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('message', (m) => [`#${show(m.id)}`, `${m.active === true ? 'active' : 'inactive'} · ${show(m.message)}`]),
+    present: presentList('message', (m) => [`#${show(m.id)}`, `${broadcastState(m)} · ${show(m.message)}`]),
   }),
   defineOperation({
     name: 'get_broadcast_message',

@@ -1,5 +1,6 @@
 // presentOutcome against real sandbox answers: presenters first, a generic reading of any other result, paging, raw content.
 import { describe, expect, it } from 'vitest';
+import { broadcastState } from '../../../src/operations/broadcast-messages.js';
 import { executeCall, prepareCall } from '../../../src/operations/call.js';
 import type { OperationResult } from '../../../src/operations/define.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
@@ -79,6 +80,25 @@ describe('presentOutcome with an operation presenter', () => {
     const { message } = await present('list_pipelines', { id: PROJECT, per_page: 100 });
     expect(message.actions.filter((a) => a.row === undefined)).toEqual([]);
     expect(message.notes).toEqual([]);
+  });
+});
+
+describe('broadcast messages', () => {
+  it('tell expired from scheduled, with their dates, not both "inactive"', async () => {
+    const { message } = await present('list_broadcast_messages', {});
+    expect(message.fields.map(([, line]) => line.split(' · ')[0].replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/g, 'DATE'))).toEqual([
+      'expired DATE', 'active until DATE', 'scheduled DATE to DATE',
+    ]);
+  });
+
+  it('judge by the times given', () => {
+    const now = Date.parse('2026-11-25T12:00:00Z');
+    const m = (starts: string, ends: string, active = false) => ({ starts_at: starts, ends_at: ends, active });
+    expect(broadcastState(m('2026-11-28T06:00:00Z', '2026-11-28T06:15:00Z'), now)).toBe('scheduled 2026-11-28 06:00 UTC to 2026-11-28 06:15 UTC');
+    expect(broadcastState(m('2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z'), now)).toBe('expired 2026-11-02 00:00 UTC');
+    expect(broadcastState(m('2026-11-01T00:00:00Z', '2026-12-01T00:00:00Z', true), now)).toBe('active until 2026-12-01 00:00 UTC');
+    // In its window yet not active (the service's own view): said as it is.
+    expect(broadcastState(m('2026-11-01T00:00:00Z', '2026-12-01T00:00:00Z'), now)).toBe('inactive');
   });
 });
 
