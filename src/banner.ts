@@ -25,6 +25,15 @@ export function bannerText({ mcpUrl, serviceLabel, sandbox, config }: BannerInpu
   lines.push(`  Claude Code:    claude mcp add --transport http forgeops ${mcpUrl}`);
   lines.push(`  MCP Inspector:  npx @modelcontextprotocol/inspector  (transport Streamable HTTP, URL ${mcpUrl})`);
   if (config.server.mcpToken) lines.push('  Clients must send  Authorization: Bearer $FORGEOPS_MCP_TOKEN');
+  lines.push('', 'No client? Try the same operations in the terminal chat (`triage acme/web` is a good start):');
+  if (sandbox) {
+    // The chat on its own starts its own sandbox; pointed at this one, it sees what the MCP clients change.
+    lines.push(`  npx forgeops chat                       its own fresh sandbox`);
+    lines.push(`  CODEHOST_URL=${sandbox.url} CODEHOST_TOKEN=${sandbox.tokens[SANDBOX_DEFAULT_ROLE]} npx forgeops chat`);
+    lines.push('                                          this server\'s sandbox, shared with its MCP clients');
+  } else {
+    lines.push('  npx forgeops chat');
+  }
   lines.push('Press Ctrl+C to stop.', '');
   return lines.join('\n');
 }

@@ -24,6 +24,11 @@ export interface TerminalChatOptions {
   history?: HistoryFile;
   /** The prompt, e.g. "forgeops acme/web> ": it shows the default project. */
   prompt(): string;
+  /**
+   * Commands of this terminal alone (`as bob` against the sandbox), tried before the shared grammar: the text to
+   * print when the line was one of them, undefined when it was not.
+   */
+  local?(line: string): Promise<string | undefined>;
 }
 
 export const CONFIRM_QUESTION = 'Run exactly this call? [y/N] ';
@@ -215,6 +220,11 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
     if (text === '') continue;
     if (text === 'exit' || text === 'quit') break;
     try {
+      const local = await options.local?.(text);
+      if (local !== undefined) {
+        options.output.write(`${local}\n\n`);
+        continue;
+      }
       await settle(await options.dispatcher.dispatch(text), session, askQuestion, false);
       // A blank line between one answer and the next prompt keeps a long session readable.
       options.output.write('\n');

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createDispatcher } from '../chat/dispatch.js';
 import { operations } from '../operations/index.js';
-import { createRuntime } from '../runtime.js';
+import { createRuntime, type Runtime } from '../runtime.js';
 import { runInteractive, runOneShot, type TerminalChatOptions } from './chat.js';
 import { historyFile } from './history.js';
 
@@ -28,10 +28,12 @@ function wantsColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean
 export async function runChatCli(config: Config, log: Logger, options: ChatCliOptions): Promise<number> {
   const runtime = await createRuntime(config, log);
   let defaultProject: string | undefined;
+  // Against the sandbox, `as <user>` switches to that demo user's token; otherwise the configured one is used.
+  let actingToken: string | undefined;
   const dispatcher = createDispatcher({
     operations,
     policy: { readOnly: config.policy.readOnly },
-    runContext: () => ({ client: runtime.client, deadline: Date.now() + config.callTimeoutMs }),
+    runContext: () => ({ client: runtime.client, deadline: Date.now() + config.callTimeoutMs, ...(actingToken ? { token: actingToken } : {}) }),
     explain: { operations, deadline: { ms: config.callTimeoutMs, setting: CALL_TIMEOUT_SETTING }, service: runtime.service },
     defaultProject: { get: () => defaultProject, set: (project) => { defaultProject = project; } },
     ...(config.codehost.url ? { baseUrl: config.codehost.url } : {}),
@@ -49,14 +51,55 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     // History goes to disk only where the operator chose a place for state (FORGEOPS_DATA_DIR).
     ...(config.dataDir ? { history: historyFile(config.dataDir) } : {}),
     prompt: () => `forgeops${defaultProject ? ` ${defaultProject}` : ''}> `,
+    ...(runtime.sandbox ? { local: (line: string) => actAs(line, runtime, (token) => { actingToken = token; }) } : {}),
   };
   try {
     if (options.line !== undefined) return await runOneShot(options.line, session);
-    process.stdout.write(`forgeops chat on ${runtime.serviceLabel}${runtime.sandbox ? ' (as its demo maintainer)' : ''}. ` +
+    process.stdout.write(`forgeops chat on ${runtime.serviceLabel} as ${await whoAmI(runtime, undefined)}. ` +
       'Type help for the commands, Tab to complete, Ctrl+D to leave.\n');
+    if (runtime.sandbox) process.stdout.write(`Demo users: ${DEMO_USERS.join(', ')}; \`as <user>\` acts as another.\n`);
     if (options.dryRun) process.stdout.write('Dry run: commands that change something show what they would send; nothing is sent.\n');
     return await runInteractive(session);
   } finally {
     await runtime.close();
   }
+}
+
+/** The sandbox's demo users, by their usernames (the sandbox's own seed names them; see `forgeops sandbox`). */
+const DEMO_USERS = ['root', 'alice', 'bob', 'carol', 'dave', 'erin'];
+
+interface CurrentUser {
+  username?: string;
+  name?: string;
+}
+
+/** Who a token acts as, in words ("@alice (Alice Martin)"): asked of the service, since the token alone does not say. */
+async function whoAmI(runtime: Runtime, token: string | undefined): Promise<string> {
+  try {
+    const { data } = await runtime.client.request<CurrentUser>({ method: 'GET', path: '/user', idempotent: true, ...(token ? { token } : {}) });
+    return data.username ? `@${data.username}${data.name ? ` (${data.name})` : ''}` : 'an unnamed account';
+  } catch (error) {
+    return `an account GET /user could not name (${(error as Error).message.split('\n')[0]})`;
+  }
+}
+
+/**
+ * `as <user>` (or `as @user`) against the sandbox: acts as that demo user from the next command on, with the
+ * sandbox's token for them; the sandbox, and what was done in it, stays. Anything else is not this command.
+ */
+async function actAs(line: string, runtime: Runtime, use: (token: string) => void): Promise<string | undefined> {
+  const match = /^as(?:\s+@?(\S+))?$/.exec(line);
+  if (!match) return undefined;
+  const wanted = match[1]?.toLowerCase();
+  if (!wanted) return `Usage: as <user>, one of ${DEMO_USERS.join(', ')}.`;
+  const { tokens } = await runtime.sandbox!();
+  for (const [role, token] of Object.entries(tokens)) {
+    if (role === 'scim') continue;
+    const who = await whoAmI(runtime, token);
+    if (who.startsWith(`@${wanted} `) || who === `@${wanted}` || role === wanted) {
+      use(token);
+      return `Now acting as ${who}, the sandbox's demo ${role}.`;
+    }
+  }
+  return `No demo user "${match[1]}": one of ${DEMO_USERS.join(', ')}.`;
 }

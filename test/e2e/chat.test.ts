@@ -182,6 +182,28 @@ describe('forgeops chat (a real terminal session)', () => {
     expect(await term.exitCode()).toBe(0);
   });
 
+  it('says who it acts as, and against the sandbox becomes another demo user with `as`, keeping what was done', async () => {
+    const term = new TerminalSession();
+    sessions.push(term);
+    let at = await term.waitFor(/forgeops> $/);
+    expect(term.shown()).toMatch(/^forgeops chat on the embedded sandbox as @alice \(Alice Martin\)\./m);
+    expect(term.shown()).toContain('Demo users: root, alice, bob, carol, dave, erin; `as <user>` acts as another.');
+    // Something done as alice stays in the sandbox when the chat acts as someone else.
+    term.type('branch create acme/web branch=as-test ref=main\r');
+    at = await term.waitFor(/as-test[\s\S]*forgeops> $/, at);
+    term.type('as @bob\r');
+    at = await term.waitFor(/Now acting as @bob \(Bob Chen\), the sandbox's demo developer\.[\s\S]*forgeops> $/, at);
+    term.type('user me\r');
+    at = await term.waitFor(/Bob Chen[\s\S]*forgeops> $/, at);
+    term.type('branch get acme/web as-test\r');
+    at = await term.waitFor(/as-test[\s\S]*forgeops> $/, at);
+    expect(term.shown(at - 200)).not.toMatch(/404/);
+    term.type('as nobody\r');
+    at = await term.waitFor(/No demo user "nobody": one of root, alice, bob, carol, dave, erin\.[\s\S]*forgeops> $/, at);
+    term.type('\x04');
+    expect(await term.exitCode()).toBe(0);
+  });
+
   it('reads a ``` block over several lines with a continuation prompt, as help promises', async () => {
     const term = new TerminalSession();
     sessions.push(term);
