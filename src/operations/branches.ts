@@ -195,10 +195,10 @@ export const tagsOperations = [
     area: 'tags',
     outsideSpec: 'Tags API: Delete a tag',
     title: 'Delete tag',
-    description: 'Delete a tag; a release on it loses its tag.',
+    description: 'Delete a tag; the service deletes a release on it too.',
     route: 'DELETE /projects/:id/repository/tags/:tag_name',
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'destructive',
-    undo: 'The tag is gone, and builds or releases that name it break; create_tag at the same SHA brings it back while that SHA is known.',
+    undo: 'The tag and its release (notes, links) are gone, and builds that name the tag break; create_tag at the same SHA brings the tag back while that SHA is known, not the release.',
   }),
 ];

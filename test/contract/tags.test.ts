@@ -1,6 +1,7 @@
 // Contract: every tags operation against the sandbox — list (search, order, sort, paging) and read tags of the
 // project's git repository with their release, create (annotated with a message) and delete, permissions and policy.
 import { describe, expect, it } from 'vitest';
+import { findOperation } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { contractSuite } from './harness.js';
@@ -91,6 +92,15 @@ describe('create_tag and delete_tag', () => {
     expect((await suite.call('delete_tag', { id: WEB, tag_name: 'nightly' })).status).toBe(204);
     expect((await suite.refusal('get_tag', { id: WEB, tag_name: 'nightly' })).status).toBe(404);
     expect((await suite.refusal('delete_tag', { id: WEB, tag_name: 'nightly' })).status).toBe(404);
+  });
+
+  it('deletes a release on the tag with it, as the description says', async () => {
+    expect(findOperation('delete_tag')!.description).toMatch(/deletes a release on it too/);
+    await suite.call('create_tag', { id: WEB, tag_name: 'v0.9-doomed', ref: 'main' });
+    await suite.call('create_release', { id: WEB, tag_name: 'v0.9-doomed', description: 'Short-lived' });
+    expect((await suite.call('get_release', { id: WEB, tag_name: 'v0.9-doomed' })).status).toBe(200);
+    await suite.call('delete_tag', { id: WEB, tag_name: 'v0.9-doomed' });
+    expect((await suite.refusal('get_release', { id: WEB, tag_name: 'v0.9-doomed' })).status).toBe(404);
   });
 });
 
