@@ -2,13 +2,12 @@
 // them. Groups and projects have the same seven calls, so both sets come from one declaration.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
-import { presentList, show } from './present.js';
+import { ACCESS_LEVEL_NAMES, presentList, show } from './present.js';
 
-const LEVEL_NAMES: Record<string, string> = { 10: 'guest', 20: 'reporter', 30: 'developer', 40: 'maintainer', 50: 'owner' };
 
 const presentMembers = presentList('member', (m) => [
   `@${show(m.username)}`,
-  [show(m.name), LEVEL_NAMES[String(m.access_level)] ?? show(m.access_level), ...(m.expires_at ? [`until ${show(m.expires_at)}`] : [])].join(' · '),
+  [show(m.name), ACCESS_LEVEL_NAMES[String(m.access_level)] ?? show(m.access_level), ...(m.expires_at ? [`until ${show(m.expires_at)}`] : [])].join(' · '),
 ]);
 
 const userId = () => z.number().int().positive();
@@ -28,7 +27,7 @@ interface Parent {
 function memberOperations({ kind, id, levels }: Parent) {
   const base = `/${kind}s/:id/members`;
   const area = 'members' as const;
-  const level = () => z.literal(levels).describe(`${levels.map((l) => `${l} ${LEVEL_NAMES[l]}`).join(', ')}.`);
+  const level = () => z.literal(levels).describe(`${levels.map((l) => `${l} ${ACCESS_LEVEL_NAMES[l]}`).join(', ')}.`);
   const one = z.object({ id: id(), user_id: userId() });
   return [
     defineOperation({

@@ -3,7 +3,7 @@
 import { buildPath } from '../http/route.js';
 import type { Operation, RunContext } from './define.js';
 import { describeTargets, emptyTargets, type Person, type Targets } from './people.js';
-import { asRecord, shortSha, show, type Fields } from './present.js';
+import { ACCESS_LEVEL_NAMES, asRecord, shortSha, show, type Fields } from './present.js';
 
 export interface WriteOutcome {
   /** One sentence: "Removed @erin from acme/web", "Released v1.3 of acme/web from 54b5d197". */
@@ -12,7 +12,6 @@ export interface WriteOutcome {
   link?: string;
 }
 
-const LEVEL_NAMES: Record<string, string> = { 10: 'guest', 20: 'reporter', 30: 'developer', 40: 'maintainer', 50: 'owner' };
 
 /** Past tense of the verb an operation's name starts with; unknown verbs fall back to "<Title>: done". */
 const PAST: Record<string, string> = {
@@ -77,10 +76,13 @@ function memberOutcome(op: Operation, input: Fields, data: Fields, targets: Targ
   if (op.area !== 'members') return undefined;
   const place = placeLabel(op, input, targets) ?? 'the ' + (op.path.startsWith('/groups/') ? 'group' : 'project');
   const who = input.user_id !== undefined ? personLabel(targets.people.user_id, input.user_id) : personLabel(undefined, undefined);
-  const level = LEVEL_NAMES[String(data.access_level ?? input.access_level)] ?? (input.access_level !== undefined ? `level ${show(input.access_level)}` : undefined);
-  if (op.name.startsWith('remove_')) return { text: `Removed ${who} from ${place}` };
+  const level = ACCESS_LEVEL_NAMES[String(data.access_level ?? input.access_level)] ?? (input.access_level !== undefined ? `level ${show(input.access_level)}` : undefined);
+  // The level before the write, read with the names (describeTargets): what a removal took away.
+  const before = targets.levels.user_id;
+  const was = before === undefined ? undefined : ACCESS_LEVEL_NAMES[String(before)] ?? `level ${before}`;
+  if (op.name.startsWith('remove_')) return { text: `Removed ${who} from ${place}${was ? ` (was ${was})` : ''}` };
   if (op.name.startsWith('add_')) return { text: `Added ${who} to ${place}${level ? ` as ${level}` : ''}` };
-  if (op.name.startsWith('update_')) return { text: `Changed ${who} in ${place}${level ? ` to ${level}` : ''}` };
+  if (op.name.startsWith('update_')) return { text: `Changed ${who} in ${place}${was && level ? ` from ${was} to ${level}` : level ? ` to ${level}` : ''}` };
   return undefined;
 }
 

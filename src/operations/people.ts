@@ -20,10 +20,12 @@ export interface Targets {
   places: Record<string, string>;
   /** Lookups that failed, in words: said in the prompt rather than hidden. */
   unknown: Record<string, string>;
+  /** Input key (a member's `user_id`) → the member's access level before the write (a removal says what it took). */
+  levels: Record<string, number>;
 }
 
 export function emptyTargets(): Targets {
-  return { people: {}, places: {}, unknown: {} };
+  return { people: {}, places: {}, unknown: {}, levels: {} };
 }
 
 /** A username as people type it: `@erin`, `erin`, `erin.walsh`; never a number. */
@@ -126,7 +128,7 @@ function placeOf(op: Operation): 'projects' | 'groups' | undefined {
  * path. Reads only; a lookup that fails is recorded in `unknown`, never thrown. Known targets are not asked again.
  */
 export async function describeTargets(op: Operation, input: Record<string, unknown>, ctx: RunContext, known: Targets = emptyTargets()): Promise<Targets> {
-  const targets: Targets = { people: { ...known.people }, places: { ...known.places }, unknown: {} };
+  const targets: Targets = { people: { ...known.people }, places: { ...known.places }, unknown: {}, levels: { ...known.levels } };
   const lookups: Array<Promise<void>> = [];
   for (const key of personKeys(op)) {
     const value = input[key];
@@ -159,6 +161,18 @@ export async function describeTargets(op: Operation, input: Record<string, unkno
     ));
   } else if (place && typeof id === 'string') {
     targets.places.id = id;
+  }
+  // A membership about to change or go: its level now, read at the member's own path.
+  if (op.area === 'members' && /^(remove|update)_/.test(op.name) && typeof input.user_id === 'number' && targets.levels.user_id === undefined) {
+    const params = Object.fromEntries(op.pathParams.map((p) => [p, input[p]]));
+    lookups.push(get(ctx, buildPath(op.path, params)).then(
+      (data) => {
+        const level = asRecord(data).access_level;
+        if (typeof level === 'number') targets.levels.user_id = level;
+      },
+      // Not a member (404) or not readable: the call itself will say so.
+      () => undefined,
+    ));
   }
   await Promise.all(lookups);
   return targets;

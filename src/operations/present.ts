@@ -37,3 +37,6 @@ export function presentList(noun: string, line: (item: Fields) => [string, strin
     return { title: countOf(items, noun), fields: items.map(line) };
   };
 }
+
+/** The service's access levels by name, as people say them. */
+export const ACCESS_LEVEL_NAMES: Record<string, string> = { 10: 'guest', 20: 'reporter', 30: 'developer', 40: 'maintainer', 50: 'owner' };

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Operation } from '../operations/define.js';
 import { describePerson, type Targets } from '../operations/people.js';
+import { ACCESS_LEVEL_NAMES } from '../operations/present.js';
 import { isSecretName } from '../operations/secrets.js';
 import { serviceOrigin } from '../text/url-host.js';
 import { quoteExactly, showKey, spellOutHidden } from '../text/visible.js';
@@ -97,7 +98,9 @@ function targetLabel(op: Operation, param: string): string {
  */
 function namedTarget(key: string, value: unknown, targets: Targets): string | undefined {
   const person = targets.people[key];
-  if (person && person.id === value) return describePerson(person);
+  // A member about to change or go: their level now, so the human sees what the call takes away.
+  const level = targets.levels[key];
+  if (person && person.id === value) return `${describePerson(person)}${level !== undefined ? `, now ${ACCESS_LEVEL_NAMES[String(level)] ?? `level ${level}`}` : ''}`;
   const place = targets.places[key];
   if (place !== undefined && typeof value === 'number') return `${quoteExactly(place)} (id ${value})`;
   if (targets.unknown[key] !== undefined) return `${String(value)} (${targets.unknown[key]})`;

@@ -15,6 +15,13 @@ describe('outcomeSentence', () => {
     expect(outcomeSentence(op('remove_project_member'), { id: 3, user_id: 6 }, null)?.text).toBe('Removed user 6 from project 3');
   });
 
+  it('says the level a member had, read before the write: what a removal took, what a change changed', () => {
+    const wasDeveloper = { ...erin, levels: { user_id: 30 } };
+    expect(outcomeSentence(op('remove_project_member'), { id: 'acme/web', user_id: 6 }, null, wasDeveloper)?.text).toBe('Removed @erin from acme/web (was developer)');
+    expect(outcomeSentence(op('update_group_member'), { id: 'acme', user_id: 6, access_level: 40 }, { access_level: 40 }, wasDeveloper)?.text)
+      .toBe('Changed @erin in acme from developer to maintainer');
+  });
+
   it('says which tag of which project a release is, from which commit, with its link', () => {
     const outcome = outcomeSentence(op('create_release'), { id: 'acme/web', tag_name: 'v1.3' },
       { tag_name: 'v1.3', commit: { id: '54b5d197aa0011' }, _links: { self: 'https://code.example.com/acme/web/-/releases/v1.3' } });
