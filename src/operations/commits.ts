@@ -97,7 +97,7 @@ export const commitsOperations = [
       start_sha: z.string().min(1).optional().describe('Start of a new branch or forced commit; not with start_branch.'),
       start_project: z.union([z.number().int().positive(), z.string().min(1)]).optional()
         .describe('Project of the start (e.g. a fork); default this one.'),
-      actions: z.array(commitAction).min(1).describe('Applied in order.'),
+      actions: z.array(commitAction).describe('Applied in order; none makes an empty commit.'),
       ...authorShape,
       stats: z.boolean().optional().describe('Default true.'),
       force: z.boolean().optional().describe('REPLACES `branch` with one commit on start_branch/start_sha, dropping its own commits.'),

@@ -240,6 +240,16 @@ describe('create_commit', () => {
     expect((result.data as Commit).parent_ids).toEqual([theirs.id]);
   });
 
+  it('makes an empty commit from no actions, as the service does (the usual way to run CI again on a branch)', async () => {
+    const before = (await suite.call('get_commit', { id: WEB, sha: 'main' })).data as Commit;
+    const input = { id: WEB, branch: 'main', commit_message: 'Trigger CI', actions: [] };
+    expect(suite.operation('create_commit').confirm?.(input)).toBeUndefined();
+    const commit = (await suite.call('create_commit', input, { as: 'developer' })).data as Commit;
+    expect(commit).toMatchObject({ title: 'Trigger CI', parent_ids: [before.id] });
+    expect(commit.stats).toMatchObject({ additions: 0, deletions: 0, total: 0 });
+    expect((await suite.call('get_commit_diff', { id: WEB, sha: commit.id })).data).toEqual([]);
+  });
+
   it('passes on the service\'s refusal of an action on a missing file', async () => {
     const error = await suite.call('create_commit', {
       id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_path: 'no/such/file' }],
@@ -356,7 +366,7 @@ describe('permissions', () => {
 
 describe('bad input', () => {
   suite.badInputCases([
-    ['a commit without actions', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [] }, 'actions'],
+    ['a commit without actions', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x' }, 'actions'],
     ['an update without content', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'update', file_path: 'a' }] }, 'actions.0.content'],
     ['a move without previous_path', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'move', file_path: 'a' }] }, 'actions.0.previous_path'],
     ['an action the API does not have', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'copy', file_path: 'a' }] }, 'actions.0.action'],

@@ -209,7 +209,6 @@ export function commitIdentityEnv(author: GitIdentity, committer?: GitIdentity):
 
 /** Checks the shape of a list of actions (kinds, paths, required fields) before anything is read or written. */
 function validateActions(actions: FileAction[]): void {
-  if (actions.length === 0) throw new GitActionError('invalid_action', 'actions is empty: give at least one action');
   actions.forEach((action, index) => {
     const field = `actions[${index}]`;
     if (!ACTION_KINDS.includes(action.action)) {

@@ -43,7 +43,7 @@ const createParams = z.object({
   start_branch: z.string().min(1).optional(),
   start_sha: z.string().refine(isShaLike).optional(),
   start_project: z.union([param.integer(), z.string().min(1)]).optional(),
-  actions: param.array(actionParams).min(1),
+  actions: param.array(actionParams),
   author_email: z.string().optional(),
   author_name: z.string().min(1).optional(),
   stats: param.boolean().optional(),

@@ -197,7 +197,6 @@ describe('GitRepo.commit actions', () => {
   it('refuses malformed actions, naming the field', async () => {
     const repo = await newRepo();
     const cases: [FileAction[], string][] = [
-      [[], 'actions is empty'],
       [[{ action: 'create', file_path: 'a' }], 'actions[0][content]'],
       [[{ action: 'move', file_path: 'a' }], 'actions[0][previous_path]'],
       [[{ action: 'chmod', file_path: 'a' }], 'actions[0][execute_filemode]'],
