@@ -2,6 +2,7 @@
 import type { Operation } from '../operations/define.js';
 import { operations as registry } from '../operations/index.js';
 import { commandTable, matchCommand, META_COMMANDS } from './commands.js';
+import { personKeys } from '../operations/people.js';
 import { fieldOf, fieldsOf } from './fields.js';
 import { tokenize } from './tokens.js';
 import type { Token } from './tokens.js';
@@ -70,4 +71,41 @@ export function complete(line: string, options: CompleteOptions = {}): string[] 
     candidates.push(...parameterCandidates(match.op, current, typed, given));
   }
   return startsWith(candidates, typed);
+}
+
+/** A username being typed at the end of a line, and how a found username completes it. */
+export interface UsernameCompletion {
+  /** What was typed of the username, without its @. */
+  prefix: string;
+  /** The whole replacement for the word: `@erin`, `user_id=@erin`. */
+  candidate(username: string): string;
+}
+
+/**
+ * The username being typed, when the last word is one: `@er` anywhere, or a person field's value (`user_id=er`,
+ * `assignee_id=@er`). Usernames live on the service, so the caller looks them up; undefined when this is no username.
+ */
+export function usernameBeingTyped(line: string, options: CompleteOptions = {}): UsernameCompletion | undefined {
+  if (line === '' || /\s$/.test(line)) return undefined;
+  let tokens: Token[];
+  try {
+    tokens = tokenize(line);
+  } catch {
+    return undefined;
+  }
+  const current = tokens.at(-1);
+  if (!current || current.quoted || current.flag) return undefined;
+  if (current.key === undefined) {
+    return /^@[\w.-]*$/.test(current.text) ? { prefix: current.text.slice(1), candidate: (u) => `@${u}` } : undefined;
+  }
+  const words: string[] = [];
+  for (const token of tokens.slice(0, -1)) {
+    if (token.quoted || token.key !== undefined) break;
+    words.push(token.text.toLowerCase());
+  }
+  const match = matchCommand(words, commandTable(options.operations ?? registry));
+  const key = current.key.replace(/-/g, '_');
+  if (!match || !personKeys(match.op).includes(key) || !/^@?[\w.-]*$/.test(current.text) || /^\d+$/.test(current.text)) return undefined;
+  const typedKey = line.slice(current.start).split('=')[0];
+  return { prefix: current.text.replace(/^@/, ''), candidate: (u) => `${typedKey}=@${u}` };
 }

@@ -1,7 +1,7 @@
 // The terminal chat session: one line (one shot) or a prompt with history and tab completion, y/N before any
 // call that needs a human, results rendered as text (or the operation's data as JSON with --json).
 import { createInterface, type Interface } from 'node:readline';
-import { complete } from '../chat/complete.js';
+import { complete, usernameBeingTyped } from '../chat/complete.js';
 import type { ChatDispatcher, ChatReply } from '../chat/dispatch.js';
 import { tokenize } from '../chat/tokens.js';
 import type { Operation, OperationResult } from '../operations/define.js';
@@ -29,6 +29,8 @@ export interface TerminalChatOptions {
    * print when the line was one of them, undefined when it was not.
    */
   local?(line: string): Promise<string | undefined>;
+  /** Usernames starting with `prefix`, asked of the service (Tab completion of people). */
+  usernames?(prefix: string): Promise<string[]>;
 }
 
 export const CONFIRM_QUESTION = 'Run exactly this call? [y/N] ';
@@ -116,19 +118,33 @@ export async function runOneShot(line: string, options: TerminalChatOptions): Pr
   return (await settle(await options.dispatcher.dispatch(line), options, ask)) ? 0 : 1;
 }
 
-/** readline's completer: candidates for the word being typed, and that word. */
-function completer(operations: readonly Operation[]) {
-  return (line: string): [string[], string] => {
+/** How long Tab waits for the service to name users before it completes nothing. */
+const USERNAME_LOOKUP_MS = 1500;
+
+/**
+ * readline's completer: candidates for the word being typed, and that word. A username (`@er`, `user_id=er`) is
+ * looked up on the service, briefly: Tab never hangs on a slow service.
+ */
+function completer(operations: readonly Operation[], usernames?: (prefix: string) => Promise<string[]>) {
+  return (line: string, callback: (error: null, result: [string[], string]) => void): void => {
     let word = '';
     if (line !== '' && !/\s$/.test(line)) {
       try {
         const last = tokenize(line).at(-1);
         word = last ? line.slice(last.start) : '';
       } catch {
-        return [[], ''];
+        callback(null, [[], '']);
+        return;
       }
     }
-    return [complete(line, { operations }), word];
+    const person = usernames ? usernameBeingTyped(line, { operations }) : undefined;
+    if (!person || !usernames) {
+      callback(null, [complete(line, { operations }), word]);
+      return;
+    }
+    const timeout = new Promise<string[]>((resolve) => setTimeout(() => resolve([]), USERNAME_LOOKUP_MS).unref());
+    Promise.race([usernames(person.prefix).catch(() => []), timeout])
+      .then((names) => callback(null, [names.map((name) => person.candidate(name)), word]));
   };
 }
 
@@ -150,7 +166,7 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
   const rl: Interface = createInterface({
     input: options.input,
     output: options.output,
-    completer: completer(options.operations),
+    completer: completer(options.operations, options.usernames),
     history: options.history?.load() ?? [],
     historySize: HISTORY_SIZE,
     removeHistoryDuplicates: true,

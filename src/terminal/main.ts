@@ -52,6 +52,7 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     ...(config.dataDir ? { history: historyFile(config.dataDir) } : {}),
     prompt: () => `forgeops${defaultProject ? ` ${defaultProject}` : ''}> `,
     ...(runtime.sandbox ? { local: (line: string) => actAs(line, runtime, (token) => { actingToken = token; }) } : {}),
+    usernames: (prefix: string) => usernamesStartingWith(runtime, prefix, actingToken),
   };
   try {
     if (options.line !== undefined) return await runOneShot(options.line, session);
@@ -102,4 +103,13 @@ async function actAs(line: string, runtime: Runtime, use: (token: string) => voi
     }
   }
   return `No demo user "${match[1]}": one of ${DEMO_USERS.join(', ')}.`;
+}
+
+/** Usernames that start with `prefix`, from the service's user search (one page): Tab completion of people. */
+async function usernamesStartingWith(runtime: Runtime, prefix: string, token: string | undefined): Promise<string[]> {
+  const { data } = await runtime.client.request<CurrentUser[]>({
+    method: 'GET', path: '/users', query: { ...(prefix ? { search: prefix } : {}), per_page: '20' }, idempotent: true, ...(token ? { token } : {}),
+  });
+  const lower = prefix.toLowerCase();
+  return (Array.isArray(data) ? data : []).map((u) => u.username).filter((u): u is string => typeof u === 'string' && u.toLowerCase().startsWith(lower));
 }

@@ -182,7 +182,7 @@ describe('forgeops chat (a real terminal session)', () => {
     expect(await term.exitCode()).toBe(0);
   });
 
-  it('says who it acts as, and against the sandbox becomes another demo user with `as`, keeping what was done', async () => {
+  it('says who it acts as, against the sandbox becomes another demo user with `as` (keeping what was done), and completes usernames', async () => {
     const term = new TerminalSession();
     sessions.push(term);
     let at = await term.waitFor(/forgeops> $/);
@@ -198,6 +198,10 @@ describe('forgeops chat (a real terminal session)', () => {
     term.type('branch get acme/web as-test\r');
     at = await term.waitFor(/as-test[\s\S]*forgeops> $/, at);
     expect(term.shown(at - 200)).not.toMatch(/404/);
+    // Tab completes a username from the service.
+    term.type('project member remove acme/web @er\t');
+    at = await term.waitFor(/@erin/, at);
+    term.type('\x15');
     term.type('as nobody\r');
     at = await term.waitFor(/No demo user "nobody": one of root, alice, bob, carol, dave, erin\.[\s\S]*forgeops> $/, at);
     term.type('\x04');

@@ -1,6 +1,6 @@
 // Tab completion: command words, then the command's parameters as key=, then enum and boolean values.
 import { describe, expect, it } from 'vitest';
-import { complete } from '../../../src/chat/complete.js';
+import { complete, usernameBeingTyped } from '../../../src/chat/complete.js';
 import { AREAS, NOUNS, startingWith, wordsAfter } from './registry-words.js';
 
 const META = ['use', 'triage', 'login', 'logout', 'whoami'];
@@ -47,5 +47,26 @@ describe('complete', () => {
   it('offers nothing for an unknown command or inside an open quote', () => {
     expect(complete('frob ')).toEqual([]);
     expect(complete('release create acme/web description="unfinished ')).toEqual([]);
+  });
+});
+
+describe('usernameBeingTyped', () => {
+  const at = (line: string, name = 'erin') => {
+    const typed = usernameBeingTyped(line);
+    return typed && { prefix: typed.prefix, candidate: typed.candidate(name) };
+  };
+
+  it('sees a username in @… anywhere and in a person field\'s value, with or without @', () => {
+    expect(at('project member remove acme/web @er')).toEqual({ prefix: 'er', candidate: '@erin' });
+    expect(at('project member add acme/web user_id=er')).toEqual({ prefix: 'er', candidate: 'user_id=@erin' });
+    expect(at('project member add acme/web --user-id=@e')).toEqual({ prefix: 'e', candidate: '--user-id=@erin' });
+    expect(at('issue list acme/web assignee_id=@')).toEqual({ prefix: '', candidate: 'assignee_id=@erin' });
+  });
+
+  it('sees none in an id, another field, a quote or a finished word', () => {
+    expect(at('project member add acme/web user_id=6')).toBeUndefined();
+    expect(at('project member add acme/web access_level=3')).toBeUndefined();
+    expect(at('issue create acme/web title="@er')).toBeUndefined();
+    expect(at('project member remove acme/web @erin ')).toBeUndefined();
   });
 });
