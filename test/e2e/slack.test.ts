@@ -119,6 +119,16 @@ describe('slash commands', () => {
     expect(audit.at(-1)).toMatchObject({ team: 'T1', user: 'U1', serviceUser: 'alice', channel: 'C1', operation: 'retry_pipeline', outcome: 'ok' });
   });
 
+  it('takes a multi-line value in a ``` block, as help says, and writes exactly its lines', async () => {
+    // On a feature branch: main's head is the triage test's.
+    const { body } = await command('file create acme/web notes/from-slack.md branch=feature/dark-mode commit_message="Notes from Slack" content=```\n# Notes\nline two\n```');
+    expect(messageText(body)).toContain('Created notes/from-slack.md on feature/dark-mode of acme/web');
+    const raw = await env.client.request<string>({
+      method: 'GET', path: '/projects/acme%2Fweb/repository/files/notes%2Ffrom-slack.md/raw', query: { ref: 'feature/dark-mode' }, idempotent: true, responseType: 'text',
+    });
+    expect(raw.data).toBe('# Notes\nline two');
+  });
+
   it('refuses a write in a read-only channel, and still answers reads there', async () => {
     const [failed] = await pipelineIds('failed');
     const before = await pipelineIds('pending');
