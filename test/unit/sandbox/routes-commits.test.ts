@@ -112,7 +112,10 @@ describe('creating commits', () => {
     const badAction = await commit('main', [{ action: 'rename', file_path: 'x', mode: '755' }]);
     expect(badAction.data).toEqual({ error: 'actions[0][action] does not have a valid value' });
     expect(sandbox().requests.all().at(-1)?.unknownParams).toEqual(['actions[0][mode]']);
-    expect((await commit('main', [])).status).toBe(400);
+    // No actions at all is refused; an empty list is an empty commit (the service allows it).
+    const noActions = await call('POST', commits(), { json: { branch: 'main', commit_message: 'x' } });
+    expect(noActions.status).toBe(400);
+    expect(noActions.data).toEqual({ error: 'actions is missing' });
     const noContent = await commit('main', [{ action: 'create', file_path: 'x' }]);
     expect(noContent.status).toBe(400);
     expect(noContent.data.message).toContain('actions[0][content]');
