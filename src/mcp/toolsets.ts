@@ -4,7 +4,8 @@ import { META_TOOLS } from './meta.js';
 
 /**
  * The on-call core, from the areas people ask an assistant about when a pipeline fails or a file must change
- * (projects, repository, files, commits, pipelines, releases, issues, merge requests): what they do most, small
+ * (projects and their triage, repository, files, commits, pipelines and their jobs' logs, releases, issues, merge
+ * requests): what they do most, small
  * enough that a conversation does not start 8,000 tokens poorer. The rest of these areas, and every other area,
  * is one find_operations away (the default preset includes the meta tools).
  */
@@ -13,7 +14,9 @@ export const DEFAULT_OPERATIONS: readonly string[] = [
   'list_repository_tree', 'compare_refs',
   'get_file', 'get_file_raw', 'get_file_blame', 'create_file', 'update_file', 'delete_file',
   'list_commits', 'get_commit', 'get_commit_diff', 'create_commit', 'cherry_pick_commit', 'revert_commit',
+  'triage_project',
   'list_pipelines', 'get_pipeline', 'create_pipeline', 'retry_pipeline', 'cancel_pipeline', 'wait_for_pipeline',
+  'list_pipeline_jobs', 'get_job_log',
   'list_releases', 'get_release', 'create_release', 'update_release',
   'list_project_issues', 'list_project_merge_requests',
 ];
