@@ -113,6 +113,9 @@ export const ENVIRONMENT = z.object({
     .describe('Folder on this machine where MCP tools save binary results (archives, raw blobs) and cut file texts, returning the path; new files only, at most 500 files and 1 GiB in all. Binaries that fit the result size limit are attached either way.'),
   FORGEOPS_DATA_DIR: directory
     .describe("Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart."),
+  FORGEOPS_REDIS_URL: z.string().optional().refine((v) => v === undefined || v === '' || /^rediss?:\/\/[^\s]+$/.test(v), {
+    error: () => 'must be a redis:// or rediss:// URL, e.g. redis://cache.internal:6379/0',
+  }).describe('Redis for the state replicas share (Slack links, confirmation tickets, seen Slack requests): set it when more than one forgeops serves the same Slack app. Unset: the file under FORGEOPS_DATA_DIR (one process).'),
   FORGEOPS_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 32, {
     error: (issue) => `must be at least 32 characters (e.g. openssl rand -hex 32); got ${String(issue.input).length} characters`,
   }).describe('Key (32+ characters) that encrypts the service tokens Slack users link; without it `/forge login` is refused.'),
@@ -167,6 +170,8 @@ export interface Config {
   downloadDir?: string;
   /** Where state and the audit log live; undefined: memory only. */
   dataDir?: string;
+  /** Shared state in Redis (several replicas); undefined: the file store or memory. */
+  redisUrl?: string;
   /** The key material for tokens stored at rest. */
   secret?: string;
   slack: {
@@ -237,6 +242,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.FORGEOPS_LOG_LEVEL,
     downloadDir: e.FORGEOPS_DOWNLOAD_DIR,
     dataDir: e.FORGEOPS_DATA_DIR,
+    redisUrl: e.FORGEOPS_REDIS_URL || undefined,
     secret: e.FORGEOPS_SECRET || undefined,
     slack: {
       signingSecret: e.SLACK_SIGNING_SECRET || undefined,

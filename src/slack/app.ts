@@ -11,7 +11,7 @@ import type { SlackBot, Turn } from './bot.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { RELEASE_VIEW, releaseArguments, releaseOrigin } from './release-modal.js';
 import type { SlackSettings } from './settings.js';
-import { MemoryStore, type StateStore } from './store.js';
+import { MemoryStore, type StateStore } from '../state/store.js';
 
 export const COMMAND = '/forge';
 export const LOGIN_VIEW = 'forge_login';
@@ -34,6 +34,11 @@ export interface SlackAppOptions {
   now?: () => number;
   /** Answers the Approve/Deny buttons of MCP approvals (SLACK_APPROVER). */
   approver?: SlackApprover;
+  /**
+   * Where delivered requests are remembered: the shared store when replicas share one (a redelivery may reach
+   * another replica), else a bounded store of this process's own.
+   */
+  seen?: StateStore;
 }
 
 export interface SlackApp {
@@ -65,8 +70,8 @@ function boltLogger(log: Logger) {
  * their own, apart from links and tickets: every request makes one, and writing each to the state file held the
  * ack back (tools/bench/slack-ack.mjs). A restart forgets them; a redelivery comes within minutes of the original.
  */
-function dropRedeliveries(log: Logger): Middleware<AnyMiddlewareArgs> {
-  const store: StateStore = new MemoryStore({ maxEntries: SEEN_MAX, evictOldest: true });
+function dropRedeliveries(log: Logger, shared?: StateStore): Middleware<AnyMiddlewareArgs> {
+  const store: StateStore = shared ?? new MemoryStore({ maxEntries: SEEN_MAX, evictOldest: true });
   return async (args) => {
     const key = `seen:${createHash('sha256').update(canonicalJson(args.body)).digest('base64url')}`;
     if (await store.add(key, 1, { ttlMs: SEEN_TTL_MS })) return args.next();
@@ -114,7 +119,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     : undefined;
   const app = new App({ token: settings.botToken, receiver: receiver ?? socket, clientOptions, logger, logLevel: LogLevel.INFO, convoStore: false });
 
-  app.use(dropRedeliveries(log));
+  app.use(dropRedeliveries(log, options.seen));
 
   app.command(COMMAND, async ({ ack, command, client }: SlackCommandMiddlewareArgs & { client: BoltApp['client'] }) => {
     const word = command.text.trim().split(/\s+/)[0]?.toLowerCase();

@@ -22,7 +22,7 @@ import { RELEASE_OPERATION, inputErrors, releaseView, serviceErrors, type FormEr
 import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
 import { MAX_UNFURLS, isPublicProject, unfurlCall, type CallAs } from './unfurl.js';
 import type { SlackSettings } from './settings.js';
-import type { StateStore } from './store.js';
+import type { StateStore } from '../state/store.js';
 
 /** One request from Slack, as far as the bot cares: who, where, and how to answer. */
 export interface Turn {

@@ -2,7 +2,7 @@
 // maintainer when the sandbox is in use, else the shared read token for reads only, else a prompt to link.
 import type { Effect } from '../operations/define.js';
 import type { Sealer } from './sealed.js';
-import type { StateStore } from './store.js';
+import type { StateStore } from '../state/store.js';
 
 /** A Slack user: team and user id (user ids are per workspace). */
 export interface SlackUser {

@@ -15,7 +15,7 @@ import { Sealer } from './sealed.js';
 import { slackSettings } from './settings.js';
 import { SlackApprover } from './approver.js';
 import type { ApprovalDesk } from '../mcp/approval.js';
-import { openStore } from './store.js';
+import { openConfiguredStore, type OpenedStore } from '../state/store.js';
 
 /** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
 const MAX_CONFIRMATIONS_PER_USER = 5;
@@ -27,6 +27,8 @@ export interface SlackBotHandle {
   /** The events endpoint as a request listener, for another server to mount (HTTP mode with `listen: false`). */
   handle?: (req: IncomingMessage, res: ServerResponse) => void;
   app: SlackApp;
+  /** Where the bot's state lives, and whether it answers (readiness). */
+  state: OpenedStore;
   close(): Promise<void>;
 }
 
@@ -45,8 +47,14 @@ export interface SlackBotOptions {
 
 export async function startSlackBot(config: Config, log: Logger, options: SlackBotOptions = {}): Promise<SlackBotHandle> {
   const settings = slackSettings(config, operations);
-  const store = openStore(settings.dataDir, { onWriteError: (error) => log.error(`slack: cannot write the state file: ${error.message}`) });
-  if (!settings.dataDir) log.warn('FORGEOPS_DATA_DIR is not set: linked accounts and pending confirmations live in memory and are lost on restart');
+  const state = await openConfiguredStore(
+    { redisUrl: config.redisUrl, dataDir: settings.dataDir },
+    { onWriteError: (error) => log.error(`slack: cannot write the state file: ${error.message}`) },
+  );
+  const { store } = state;
+  log.info(`slack: state in ${state.where}${state.shared ? ', shared with every replica' : ''}`);
+  if (!state.shared && !settings.dataDir) log.warn('FORGEOPS_DATA_DIR is not set: linked accounts and pending confirmations live in memory and are lost on restart');
+  if (state.shared && !(await state.ready())) log.error(`slack: ${state.where} does not answer yet: commands that need the state fail until it does`);
   if (!settings.secret) log.warn('FORGEOPS_SECRET is not set: /forge login is refused (tokens are never stored unencrypted)');
   const runtime = options.runtime ?? (await createRuntime(config, log));
   const closeRuntime = options.runtime ? async () => {} : () => runtime.close();
@@ -83,13 +91,14 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     reply: (turn, message, { replaceOriginal }) => (turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false)),
   }) : undefined;
   if (settings.approver && !options.approvals) log.warn('SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve');
-  app = createSlackApp({ settings, bot, store, log, now: options.now, approver });
+  app = createSlackApp({ settings, bot, store, log, now: options.now, approver, ...(state.shared ? { seen: store } : {}) });
   const mounted = app.receiver && options.listen === false;
   let started: { url?: string } = {};
   try {
     if (!mounted) started = await app.start(options.port, options.host);
   } catch (error) {
     await closeRuntime();
+    await store.close();
     throw error;
   }
   if (!mounted) log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
@@ -97,6 +106,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     url: started.url,
     ...(mounted ? { handle: app.receiver!.handle } : {}),
     app,
+    state,
     async close() {
       queue.close();
       await app!.stop();

@@ -8,7 +8,7 @@ import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { AUDIT_FILE } from '../../src/slack/audit.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
-import { STATE_FILE } from '../../src/slack/store.js';
+import { STATE_FILE } from '../../src/state/store.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { clickBody, commandBody, linkSharedBody, loginSubmitBody, messageText, postSigned, startFakeSlack, viewSubmitBody, waitFor, type FakeSlack } from '../helpers/slack.js';
 

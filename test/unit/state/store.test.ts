@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DurableConfirmations } from '../../../src/policy/confirmations.js';
 import { Sealer } from '../../../src/slack/sealed.js';
-import { FileStore, MemoryStore, STATE_FILE, StoreFullError } from '../../../src/slack/store.js';
+import { FileStore, MemoryStore, STATE_FILE, StoreFullError } from '../../../src/state/store.js';
 
 const dirs: string[] = [];
 afterEach(() => {

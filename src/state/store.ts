@@ -1,5 +1,6 @@
-// The Slack bot's state (linked identities, channel defaults, pending confirmations, seen requests) behind one small
-// async key-value interface with expiry: in memory, or a JSON file under FORGEOPS_DATA_DIR; Redis can follow.
+// forgeops's state (linked identities, channel defaults, pending confirmations, seen requests) behind one small
+// async key-value interface with expiry: in memory, a JSON file under FORGEOPS_DATA_DIR (one process), or Redis
+// (./redis-store.ts, FORGEOPS_REDIS_URL) when several replicas share it.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TicketStore } from '../policy/confirmations.js';
@@ -191,4 +192,34 @@ export class FileStore extends MemoryStore {
 /** The configured store: a file under the data directory when there is one, else memory. */
 export function openStore(dataDir: string | undefined, options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {}): StateStore {
   return dataDir ? new FileStore(dataDir, options) : new MemoryStore(options);
+}
+
+/** Where the state lives, said once at start: never a silent choice between shared and per-process state. */
+export interface OpenedStore {
+  store: StateStore;
+  /** "Redis at cache.internal:6379", "the file …/slack-state.json", "memory (lost on restart)". */
+  where: string;
+  /** Whether other replicas see the same state. */
+  shared: boolean;
+  /** Whether the store answers now (readiness); the file and memory stores always do. */
+  ready(): Promise<boolean>;
+}
+
+/** Redis when FORGEOPS_REDIS_URL is set (loaded only then), else the file under the data directory, else memory. */
+export async function openConfiguredStore(
+  settings: { redisUrl?: string; dataDir?: string },
+  options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {},
+): Promise<OpenedStore> {
+  if (settings.redisUrl) {
+    const { RedisStore } = await import('./redis-store.js');
+    const store = await RedisStore.open(settings.redisUrl);
+    return { store, where: store.label, shared: true, ready: () => store.ping() };
+  }
+  const store = openStore(settings.dataDir, options);
+  return {
+    store,
+    where: store instanceof FileStore ? `the file ${store.path}` : 'memory (lost on restart)',
+    shared: false,
+    ready: async () => true,
+  };
 }

@@ -1,0 +1,146 @@
+// The state store in Redis (FORGEOPS_REDIS_URL), shared by every replica: linked identities, confirmation tickets,
+// seen Slack requests, channel defaults. The same StateStore as the file store, with Redis's own atomic steps:
+// SET NX for set-if-absent (dedup), GETDEL for take (a ticket redeemed once, whichever replica the click reaches).
+// A Redis that cannot be reached fails the call that needs it, in words, and readiness; it never falls back to
+// per-process state, which would let two replicas disagree.
+import type { Redis, RedisOptions } from 'ioredis';
+import type { StateStore } from './store.js';
+
+/** Every key forgeops writes starts with this, so one Redis can serve other things (and other forgeops) too. */
+export const DEFAULT_KEY_PREFIX = 'forgeops:';
+/** Keys SCAN looks at per round trip when counting by prefix. */
+const SCAN_BATCH = 1000;
+/** A command waits this long for Redis before failing the call (the service call it guards waits longer). */
+const COMMAND_TIMEOUT_MS = 2000;
+
+export class StoreUnavailableError extends Error {
+  constructor(where: string, cause: unknown) {
+    super(`the shared state store (${where}) cannot be reached: ${(cause as Error)?.message ?? String(cause)}; nothing was changed`);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export interface RedisStoreOptions {
+  /** Prepended to every key; default `forgeops:`. */
+  keyPrefix?: string;
+}
+
+/** `redis://user:secret@host:6379/0` as it may be shown: the address, never the password. */
+export function redisLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `Redis at ${parsed.hostname}:${parsed.port || '6379'}${parsed.pathname && parsed.pathname !== '/' ? parsed.pathname : ''}`;
+  } catch {
+    return 'Redis';
+  }
+}
+
+/** Escapes what SCAN MATCH would read as a pattern, so a prefix matches only itself. */
+function globLiteral(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+export class RedisStore implements StateStore {
+  readonly label: string;
+  private readonly prefix: string;
+
+  private constructor(private readonly redis: Redis, url: string, options: RedisStoreOptions) {
+    this.label = redisLabel(url);
+    this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  }
+
+  /**
+   * Connects (ioredis is loaded only now: the embedded default and `forgeops mcp` never pay for it). A Redis that
+   * is down at start is not fatal: calls fail in words until it is back, and the client keeps reconnecting.
+   */
+  static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const loaded = await import('ioredis');
+    // Node's ESM gives the named export; the bundle's CommonJS interop may only give the default.
+    const Client = loaded.Redis ?? (loaded as unknown as { default: typeof loaded.Redis }).default;
+    const settings: RedisOptions = {
+      lazyConnect: true,
+      // While disconnected a command fails at once instead of queueing behind a Redis that may never return.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    };
+    const redis = new Client(url, settings);
+    // Connection errors are reported by the calls that fail; an unhandled 'error' event would crash the process.
+    redis.on('error', () => undefined);
+    const store = new RedisStore(redis, url, options);
+    await redis.connect().catch(() => undefined);
+    return store;
+  }
+
+  private key(key: string): string {
+    return `${this.prefix}${key}`;
+  }
+
+  private async run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      throw new StoreUnavailableError(this.label, error);
+    }
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    const text = await this.run(() => this.redis.get(this.key(key)));
+    return text === null ? undefined : JSON.parse(text) as T;
+  }
+
+  async set(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<void> {
+    const text = JSON.stringify(value ?? null);
+    await this.run(() => (options.ttlMs === undefined
+      ? this.redis.set(this.key(key), text)
+      : this.redis.set(this.key(key), text, 'PX', Math.max(1, Math.ceil(options.ttlMs)))));
+  }
+
+  async add(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<boolean> {
+    const text = JSON.stringify(value ?? null);
+    const answer = await this.run(() => (options.ttlMs === undefined
+      ? this.redis.set(this.key(key), text, 'NX')
+      : this.redis.set(this.key(key), text, 'PX', Math.max(1, Math.ceil(options.ttlMs)), 'NX')));
+    return answer === 'OK';
+  }
+
+  async take<T>(key: string): Promise<T | undefined> {
+    const text = await this.run(() => this.redis.getdel(this.key(key)));
+    return text === null ? undefined : JSON.parse(text) as T;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return (await this.run(() => this.redis.del(this.key(key)))) > 0;
+  }
+
+  /** Live keys under `prefix`, by SCAN (expired keys are gone from Redis by themselves). */
+  async count(prefix: string): Promise<number> {
+    const match = `${globLiteral(this.key(prefix))}*`;
+    return this.run(async () => {
+      // SCAN may return a key twice (while Redis resizes its table): counted once.
+      const seen = new Set<string>();
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', match, 'COUNT', SCAN_BATCH);
+        for (const key of keys) seen.add(key);
+        cursor = next;
+      } while (cursor !== '0');
+      return seen.size;
+    });
+  }
+
+  /** Whether Redis answers now (readiness). */
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

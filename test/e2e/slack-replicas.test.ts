@@ -1,0 +1,126 @@
+// Two Slack bot replicas behind one Slack app, sharing a real redis-server (FORGEOPS_REDIS_URL): a link made on one
+// is known to the other, a request Slack redelivers to the other replica runs once, and a confirmation asked on one
+// is confirmed on the other, once.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { useSandbox } from '../helpers/mcp.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+
+const secret = 'test-signing-secret';
+const env = useSandbox();
+let redis: RedisServer;
+let slack: FakeSlack;
+const replicas: SlackBotHandle[] = [];
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  slack = await startFakeSlack();
+  for (let i = 0; i < 2; i++) {
+    const dataDir = mkdtempSync(join(tmpdir(), `forgeops-replica-${i}-`));
+    dirs.push(dataDir);
+    const config = parseConfig({
+      CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0',
+      SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
+      FORGEOPS_SECRET: 'k'.repeat(40), FORGEOPS_REDIS_URL: redis.url, FORGEOPS_DATA_DIR: dataDir,
+    });
+    replicas.push(await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' }));
+  }
+});
+
+afterAll(async () => {
+  for (const bot of replicas) await bot.close();
+  await slack?.close();
+  await redis?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+
+async function send(replica: number, body: string) {
+  const sent = await postSigned(replicas[replica].url!, body, { secret, timestamp: now() });
+  expect(sent.status).toBe(200);
+  return sent;
+}
+
+async function command(replica: number, text: string) {
+  const responseUrl = slack.responseUrl();
+  await send(replica, commandBody(text, { responseUrl }));
+  const path = new URL(responseUrl).pathname;
+  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, `an answer to "${text}"`);
+}
+
+describe('two replicas sharing Redis', () => {
+  it('keep their state in Redis, and say so', () => {
+    for (const bot of replicas) expect(bot.state).toMatchObject({ shared: true, where: `Redis at 127.0.0.1:${redis.port}` });
+  });
+
+  it('know on one replica the account linked on the other', async () => {
+    const linked = await send(0, loginSubmitBody(env.sandbox.tokens.maintainer));
+    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
+    expect(messageText(await command(1, 'whoami'))).toMatch(/alice/);
+  });
+
+  it('run a request Slack redelivers to the other replica once', async () => {
+    const responseUrl = slack.responseUrl();
+    const body = commandBody('pipeline list acme/web per_page=1', { responseUrl });
+    const timestamp = now();
+    const path = new URL(responseUrl).pathname;
+    expect((await postSigned(replicas[0].url!, body, { secret, timestamp })).status).toBe(200);
+    await waitFor(() => slack.responses.find((r) => r.path === path));
+    expect((await postSigned(replicas[1].url!, body, { secret, timestamp, retryNum: 1 })).status).toBe(200);
+    // Whatever the second replica would answer would have arrived by now.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(slack.responses.filter((r) => r.path === path)).toHaveLength(1);
+  });
+
+  it('confirm on one replica a call asked on the other, once', async () => {
+    const pipelines = (await env.client.request<Array<{ id: number; status: string }>>({
+      method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { status: 'skipped' }, idempotent: true,
+    })).data;
+    const id = pipelines[0].id;
+    const asked = await command(0, `pipeline delete acme/web ${id}`);
+    const confirm = ((asked.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>)
+      .find((b) => b.type === 'actions')?.elements ?? []).find((e) => e.action_id === 'forge_confirm')!;
+    expect(confirm).toBeDefined();
+
+    const first = slack.responseUrl();
+    await send(1, clickBody('forge_confirm', confirm.value, { responseUrl: first }));
+    expect(messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(first).pathname)?.body))).toMatch(/Confirmed by/);
+    const gone = await env.client.request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true }).then(() => false, () => true);
+    expect(gone).toBe(true);
+
+    const again = slack.responseUrl();
+    await send(0, clickBody('forge_confirm', confirm.value, { responseUrl: again }));
+    expect(messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(again).pathname)?.body))).toMatch(/already used/);
+  });
+});
+
+describe('the built CLI', () => {
+  it('loads the Redis client only when FORGEOPS_REDIS_URL is set, and says where the state is', async () => {
+    const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+    const child = spawn(process.execPath, [cli, 'slack', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', FORGEOPS_REDIS_URL: redis.url, SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout!.on('data', (d: Buffer) => { text += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { text += d.toString(); });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await waitFor(() => (/listening for Slack|forgeops: /.test(text) ? true : undefined), 15_000, 'the bot to start');
+      expect(text).toContain(`slack: state in Redis at 127.0.0.1:${redis.port}, shared with every replica`);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});

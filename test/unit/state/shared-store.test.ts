@@ -1,0 +1,139 @@
+// One StateStore contract for every implementation (memory, file, Redis), then what only a shared store must do:
+// tickets issued on one replica redeemed once on another under racing clicks, namespaced keys, and a Redis that is
+// down failing the call in words and readiness, never falling back to per-process state. A real redis-server.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DurableConfirmations } from '../../../src/policy/confirmations.js';
+import { RedisStore, StoreUnavailableError, redisLabel } from '../../../src/state/redis-store.js';
+import { FileStore, MemoryStore, type StateStore } from '../../../src/state/store.js';
+import { startRedis, type RedisServer } from '../../helpers/redis.js';
+
+let redis: RedisServer;
+const dirs: string[] = [];
+const opened: StateStore[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  await redis?.stop();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+let namespaces = 0;
+async function redisStore(prefix = `test${++namespaces}:`): Promise<RedisStore> {
+  const store = await RedisStore.open(redis.url, { keyPrefix: prefix });
+  opened.push(store);
+  return store;
+}
+
+const kinds: Array<[string, () => Promise<StateStore>]> = [
+  ['memory', async () => new MemoryStore()],
+  ['file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forgeops-state-'));
+    dirs.push(dir);
+    return new FileStore(dir);
+  }],
+  ['redis', () => redisStore()],
+];
+
+describe.each(kinds)('the %s store', (_kind, open) => {
+  it('gives back what was set, as JSON, and nothing for a key never set', async () => {
+    const store = await open();
+    await store.set('link:T1:U1', { user: 'alice', at: 1, tags: ['a'] });
+    expect(await store.get('link:T1:U1')).toEqual({ user: 'alice', at: 1, tags: ['a'] });
+    expect(await store.get('link:T1:U2')).toBeUndefined();
+  });
+
+  it('forgets an entry after its time to live', async () => {
+    const store = await open();
+    await store.set('short', 1, { ttlMs: 40 });
+    await store.set('long', 2, { ttlMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await store.get('short')).toBeUndefined();
+    expect(await store.get('long')).toBe(2);
+  });
+
+  it('adds only when absent: of fifty racing adds of one key, one wins', async () => {
+    const store = await open();
+    const wins = await Promise.all(Array.from({ length: 50 }, (_, i) => store.add('seen:event-1', i, { ttlMs: 60_000 })));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('takes once: of fifty racing takes of one key, one gets the value', async () => {
+    const store = await open();
+    await store.set('confirm:x', { call: 1 });
+    const taken = await Promise.all(Array.from({ length: 50 }, () => store.take('confirm:x')));
+    expect(taken.filter((t) => t !== undefined)).toEqual([{ call: 1 }]);
+  });
+
+  it('deletes, saying whether there was something, and counts live keys by a literal prefix', async () => {
+    const store = await open();
+    await store.set('confirm:U1:a', 1);
+    await store.set('confirm:U1:b', 1);
+    await store.set('confirm:U2:a', 1);
+    await store.set('confirm:U1*:c', 1);
+    expect(await store.count('confirm:U1:')).toBe(2);
+    // A prefix is taken as written: * and [ are not patterns.
+    expect(await store.count('confirm:U1*')).toBe(1);
+    expect(await store.delete('confirm:U1:a')).toBe(true);
+    expect(await store.delete('confirm:U1:a')).toBe(false);
+    expect(await store.count('confirm:U1:')).toBe(1);
+  });
+});
+
+describe('Redis as the store of several replicas', () => {
+  const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'T1:U1', place: 'C1' };
+
+  it('redeems a ticket issued on one replica from another, once, and refuses the wrong person without burning it', async () => {
+    const prefix = `replicas${++namespaces}:`;
+    const one = new DurableConfirmations(await redisStore(prefix));
+    const two = new DurableConfirmations(await redisStore(prefix));
+    const issued = await one.issue(call);
+    if (!issued.ok) throw new Error(issued.reason);
+    expect(await two.redeem(issued.id, { person: 'T1:U2', place: 'C1' })).toMatchObject({ ok: false, reason: /Only the person/ });
+    expect(await two.redeem(issued.id, { person: 'T1:U1', place: 'C1' })).toEqual({ ok: true, call });
+    expect(await one.redeem(issued.id, { person: 'T1:U1', place: 'C1' })).toMatchObject({ ok: false });
+  });
+
+  it('runs each of 300 tickets once under 3,000 racing redemptions from two replicas', async () => {
+    const prefix = `race${++namespaces}:`;
+    const replicas = [new DurableConfirmations(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 }),
+      new DurableConfirmations(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 })];
+    const ids: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const issued = await replicas[i % 2].issue({ ...call, input: { ...call.input, pipeline_id: i } });
+      if (!issued.ok) throw new Error(issued.reason);
+      ids.push(issued.id);
+    }
+    const attempts = ids.flatMap((id) => Array.from({ length: 10 }, (_, k) => replicas[k % 2].redeem(id, { person: 'T1:U1', place: 'C1' })));
+    const results = await Promise.all(attempts);
+    expect(results.filter((r) => r.ok)).toHaveLength(300);
+  });
+
+  it('keeps its keys under its prefix, so one Redis serves several things', async () => {
+    const a = await redisStore('team-a:');
+    const b = await redisStore('team-b:');
+    await a.set('link:T1:U1', 'a');
+    expect(await b.get('link:T1:U1')).toBeUndefined();
+    expect(await b.count('link:')).toBe(0);
+  });
+
+  it('when Redis is down: the call fails in words (the address, never the password), ping says not ready; back when Redis is', async () => {
+    const own = await startRedis();
+    const url = own.url.replace('redis://', 'redis://:hunter2-secret@');
+    const store = await RedisStore.open(url);
+    opened.push(store);
+    await store.set('k', 1);
+    expect(await store.ping()).toBe(true);
+    await own.stop();
+    const error = await store.get('k').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(new RegExp(`^the shared state store \\(Redis at 127\\.0\\.0\\.1:${own.port}\\) cannot be reached: .+; nothing was changed$`));
+    expect((error as Error).message).not.toContain('hunter2');
+    expect(await store.ping()).toBe(false);
+    expect(redisLabel('rediss://user:pw@cache.internal:6380/2')).toBe('Redis at cache.internal:6380/2');
+  });
+});
