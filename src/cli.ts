@@ -240,11 +240,16 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
   const slack = await startSlackBeside(config, log, runtime, approvals?.desk);
+  const { ReadinessProbe, serviceCheck, storeCheck } = await import('./health.js');
+  const readiness = new ReadinessProbe([
+    serviceCheck(runtime.client, runtime.service.address),
+    ...(slack ? [storeCheck(slack.bot.state)] : []),
+  ]);
   let http;
   try {
     http = await startMcpHttpServer({
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, log,
-      maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes,
+      maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness,
       mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, secrets, ...selection,
@@ -266,6 +271,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   if (slack?.handle) process.stdout.write(`Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`);
   else if (slack) process.stdout.write('Slack: connected by Socket Mode\n');
   const stop = async () => {
+    readiness.drain();
     approvals?.desk.closeAll('forgeops is shutting down; nothing was changed.');
     await http.close();
     await slack?.bot.close();

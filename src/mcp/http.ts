@@ -10,6 +10,7 @@ import { silentLogger } from '../log.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS, LIMIT_ERROR_CODE, MAX_SESSIONS_VARIABLE, messageTooLargeText,
 } from './limits.js';
+import { answerHealth, type ReadinessProbe } from '../health.js';
 import { BoundedEventStore, SSE_RETRY_MS } from './event-store.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
@@ -51,6 +52,8 @@ export interface McpHttpOptions {
    * A path ending in '/' serves everything under it (the approval page's /approvals/<id>), with checks of its own.
    */
   mounts?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
+  /** What /readyz checks (the service, the shared state); without it /readyz says ready while the process runs. */
+  readiness?: ReadinessProbe;
 }
 
 export interface McpHttpServer {
@@ -315,10 +318,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
-      return;
-    }
+    // A balancer's probes come without the MCP client's Host, Origin or bearer token.
+    if (await answerHealth(req, res, options.readiness)) return;
     const mounted = findMount(options.mounts, path);
     if (mounted) return mounted(req, res);
     if (path !== MCP_PATH) {

@@ -11,6 +11,7 @@ import type { SlackBot, Turn } from './bot.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { RELEASE_VIEW, releaseArguments, releaseOrigin } from './release-modal.js';
 import type { SlackSettings } from './settings.js';
+import type { ReadinessProbe } from '../health.js';
 import { MemoryStore, type StateStore } from '../state/store.js';
 
 export const COMMAND = '/forge';
@@ -39,6 +40,8 @@ export interface SlackAppOptions {
    * another replica), else a bounded store of this process's own.
    */
   seen?: StateStore;
+  /** What /readyz checks on the bot's own port (HTTP mode). */
+  readiness?: ReadinessProbe;
 }
 
 export interface SlackApp {
@@ -74,7 +77,20 @@ function dropRedeliveries(log: Logger, shared?: StateStore): Middleware<AnyMiddl
   const store: StateStore = shared ?? new MemoryStore({ maxEntries: SEEN_MAX, evictOldest: true });
   return async (args) => {
     const key = `seen:${createHash('sha256').update(canonicalJson(args.body)).digest('base64url')}`;
-    if (await store.add(key, 1, { ttlMs: SEEN_TTL_MS })) return args.next();
+    let first: boolean;
+    try {
+      first = await store.add(key, 1, { ttlMs: SEEN_TTL_MS });
+    } catch (error) {
+      // The shared store is down: whether this is a redelivery cannot be known, so nothing runs, and the person
+      // is told why (running it anyway could run it twice; staying silent would look like a lost command).
+      log.error(`slack: ${(error as Error).message}`);
+      if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
+      if ('respond' in args && typeof args.respond === 'function') {
+        await (args.respond as (m: Record<string, unknown>) => Promise<unknown>)({ response_type: 'ephemeral', text: `:warning: Not run: ${(error as Error).message}.` }).catch(() => undefined);
+      }
+      return;
+    }
+    if (first) return args.next();
     log.info('slack: dropped a redelivered request');
     if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
   };
@@ -111,7 +127,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { settings, bot, store, log } = options;
   const clientOptions = { ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}), rejectRateLimitedCalls: true };
   const logger = boltLogger(log);
-  const receiver = settings.appToken ? undefined : new SlackHttpReceiver({ signingSecret: settings.signingSecret!, log, now: options.now });
+  const receiver = settings.appToken ? undefined : new SlackHttpReceiver({ signingSecret: settings.signingSecret!, log, now: options.now, readiness: options.readiness });
   // Bolt's own socketMode: true gives the socket client Slack's default Web API address (it reads installerOptions,
   // not clientOptions), so apps.connections.open would ignore SLACK_API_URL: the receiver is built here instead.
   const socket = settings.appToken

@@ -15,6 +15,7 @@ import { Sealer } from './sealed.js';
 import { slackSettings } from './settings.js';
 import { SlackApprover } from './approver.js';
 import type { ApprovalDesk } from '../mcp/approval.js';
+import { ReadinessProbe, serviceCheck, storeCheck } from '../health.js';
 import { openConfiguredStore, type OpenedStore } from '../state/store.js';
 
 /** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
@@ -91,7 +92,8 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     reply: (turn, message, { replaceOriginal }) => (turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false)),
   }) : undefined;
   if (settings.approver && !options.approvals) log.warn('SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve');
-  app = createSlackApp({ settings, bot, store, log, now: options.now, approver, ...(state.shared ? { seen: store } : {}) });
+  const readiness = new ReadinessProbe([serviceCheck(runtime.client, runtime.service.address), storeCheck(state)]);
+  app = createSlackApp({ settings, bot, store, log, now: options.now, approver, readiness, ...(state.shared ? { seen: store } : {}) });
   const mounted = app.receiver && options.listen === false;
   let started: { url?: string } = {};
   try {
@@ -108,6 +110,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     app,
     state,
     async close() {
+      readiness.drain();
       queue.close();
       await app!.stop();
       await store.close();

@@ -1,6 +1,7 @@
 // The HTTP transport of the Slack bot: POST /slack/events only, body capped, signature and timestamp checked before
 // anything runs (401 otherwise), then handed to Bolt's router; ack() writes the HTTP answer, the work goes on after it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { answerHealth, type ReadinessProbe } from '../health.js';
 import type { AddressInfo } from 'node:net';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../log.js';
@@ -13,6 +14,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const ACK_DEADLINE_MS = 2_500;
 
 export interface HttpReceiverOptions {
+  /** What /readyz checks on the bot's own port. */
+  readiness?: ReadinessProbe;
   signingSecret: string;
   log: Logger;
   /** The clock for the timestamp window (tests move it). */
@@ -141,7 +144,10 @@ export class SlackHttpReceiver implements Receiver {
   }
 
   async start(port: number, host = '127.0.0.1'): Promise<{ url: string }> {
-    const server = createServer(this.handle);
+    // On its own port the bot answers a balancer's probes too (under serve, serve's server does).
+    const server = createServer((req, res) => {
+      void answerHealth(req, res, this.options.readiness).then((answered) => { if (!answered) this.handle(req, res); }, () => this.handle(req, res));
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

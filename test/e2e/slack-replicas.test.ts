@@ -124,3 +124,21 @@ describe('the built CLI', () => {
     }
   });
 });
+
+describe('when Redis goes away', () => {
+  it('the replica says not ready (503, in words) and a command that needs the state fails in words; nothing falls back', async () => {
+    const readyz = replicas[0].url!.replace(/\/slack\/events$/, '/readyz');
+    const before = await fetch(readyz);
+    expect(before.status).toBe(200);
+    expect(await before.json()).toEqual({ ready: true, checks: { service: 'ok', state: 'ok' } });
+    expect((await fetch(readyz.replace('/readyz', '/healthz'))).status).toBe(200);
+    await redis.stop();
+    // Past the probe's one-second cache.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const after = await fetch(readyz);
+    expect(after.status).toBe(503);
+    expect(await after.json()).toEqual({ ready: false, checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer` } });
+    const answer = messageText(await command(1, 'whoami'));
+    expect(answer).toMatch(/shared state store \(Redis at 127\.0\.0\.1:\d+\) cannot be reached/);
+  });
+});

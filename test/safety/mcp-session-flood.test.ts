@@ -1,6 +1,7 @@
 // A flood of initialize requests cannot take `serve` down: sessions are capped, half-open ones expire and make room, live ones keep working.
 import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
+import { ReadinessProbe } from '../../src/health.js';
 import { captureLog, connectClient, eventually, rawInitialize, rawRequest, rawSessionPost, startHttp } from './mcp-harness.js';
 
 const env = useSandbox();
@@ -77,6 +78,30 @@ describe('session flood', () => {
     expect(await eventually(() => server.sessionCount() === 1)).toBe(true);
     expect(await currentUser(live.mcp)).toMatch(/\w+/);
     await live.mcp.close();
+    await server.close();
+  });
+});
+
+describe('/readyz', () => {
+  it('answers a balancer without the MCP token: 200 while every check passes, 503 with the reasons once one fails or it drains', async () => {
+    let serviceUp = true;
+    const readiness = new ReadinessProbe([
+      { name: 'service', check: async () => (serviceUp ? undefined : 'http://code.example does not answer: connect ECONNREFUSED') },
+      { name: 'state', check: async () => undefined },
+    ], () => now);
+    let now = 0;
+    const server = await startHttp(env.client, { readiness, mcpToken: 'a-token-the-probe-never-sends' });
+    const readyz = server.url.replace(/\/mcp$/, '/readyz');
+    const up = await rawRequest(readyz, 'GET', {});
+    expect(up.status).toBe(200);
+    expect(JSON.parse(up.body)).toEqual({ ready: true, checks: { service: 'ok', state: 'ok' } });
+    serviceUp = false;
+    now = 5000;
+    const down = await rawRequest(readyz, 'GET', {});
+    expect(down.status).toBe(503);
+    expect(JSON.parse(down.body)).toEqual({ ready: false, checks: { service: 'http://code.example does not answer: connect ECONNREFUSED', state: 'ok' } });
+    readiness.drain();
+    expect(JSON.parse((await rawRequest(readyz, 'GET', {})).body)).toMatchObject({ ready: false, checks: { drain: expect.stringMatching(/shutting down/) } });
     await server.close();
   });
 });

@@ -1,0 +1,81 @@
+// Liveness and readiness for a load balancer or an orchestrator: /healthz answers while the process does; /readyz
+// answers 200 only while this replica can do its work now (the service answers, the shared state store answers, it is
+// not shutting down), else 503 with each reason in words.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiTransport } from './http/types.js';
+import type { OpenedStore } from './state/store.js';
+
+/** A readiness probe: undefined when fine, else why not, in words. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<string | undefined>;
+}
+
+export interface Readiness {
+  ready: boolean;
+  /** Each check by name: "ok", or why it is not. */
+  checks: Record<string, string>;
+}
+
+/** A probe answer is reused this long: a balancer probing every second must not become load on the service. */
+const READINESS_CACHE_MS = 1000;
+/** The service gets this long to answer a probe. */
+const PROBE_TIMEOUT_MS = 2000;
+
+/** The service answers at all: any HTTP answer counts (a private instance may refuse anonymous reads). */
+export function serviceCheck(client: ApiTransport, address: string): ReadinessCheck {
+  return {
+    name: 'service',
+    async check() {
+      try {
+        await client.request({ method: 'GET', path: '/projects', query: { per_page: 1 }, idempotent: true, token: '', timeoutMs: PROBE_TIMEOUT_MS });
+        return undefined;
+      } catch (error) {
+        const { kind, message } = error as { kind?: string; message?: string };
+        return kind === 'http' ? undefined : `${address} does not answer: ${message ?? String(error)}`;
+      }
+    },
+  };
+}
+
+export function storeCheck(state: OpenedStore): ReadinessCheck {
+  return { name: 'state', check: async () => ((await state.ready()) ? undefined : `${state.where} does not answer`) };
+}
+
+/** Readiness from its checks (run together, answer cached briefly) and a drain switch. */
+export class ReadinessProbe {
+  private cached?: { at: number; answer: Readiness };
+  private draining = false;
+
+  constructor(private readonly checks: readonly ReadinessCheck[], private readonly now: () => number = Date.now) {}
+
+  /** From now on not ready: the balancer sends new work elsewhere while calls in flight finish. */
+  drain(): void {
+    this.draining = true;
+  }
+
+  async current(): Promise<Readiness> {
+    if (this.draining) return { ready: false, checks: { drain: 'shutting down; new work goes to another replica' } };
+    if (this.cached && this.now() - this.cached.at < READINESS_CACHE_MS) return this.cached.answer;
+    const results = await Promise.all(this.checks.map(async (c) => [c.name, (await c.check().catch((e: unknown) => String(e))) ?? 'ok'] as const));
+    const answer = { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
+    this.cached = { at: this.now(), answer };
+    return answer;
+  }
+}
+
+/** Answers GET /healthz and /readyz; false for any other request (the caller serves it). */
+export async function answerHealth(req: IncomingMessage, res: ServerResponse, probe: ReadinessProbe | undefined): Promise<boolean> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/healthz') {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ ok: true }));
+    return true;
+  }
+  if (path === '/readyz') {
+    const answer = probe ? await probe.current() : { ready: true, checks: {} };
+    res.writeHead(answer.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(answer));
+    return true;
+  }
+  return false;
+}
