@@ -248,8 +248,8 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   let http;
   try {
     http = await startMcpHttpServer({
-      host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, log,
-      maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness,
+      host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, allowedHosts: config.server.allowedHosts, log,
+      maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness, replicaId: config.server.replicaId,
       mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
       createSessionServer: ({ token }) => createMcpServer({
         operations, client: runtime.client, token, log, secrets, ...selection,

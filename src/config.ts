@@ -84,8 +84,12 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MCP_TOKEN: z.string().optional()
     .describe('Bearer token MCP clients must send to `serve`; required when bound to a non-loopback address.'),
   FORGEOPS_ALLOWED_ORIGINS: list.describe('Extra browser origins allowed to call `serve` (comma-separated).'),
+  FORGEOPS_ALLOWED_HOSTS: list.describe('Extra Host headers `serve` on loopback accepts besides its own address (comma-separated host:port): the address clients use when a proxy on this machine, such as haproxy in front of several replicas, forwards to it.'),
   FORGEOPS_MAX_SESSIONS: wholeNumber(DEFAULT_MAX_SESSIONS, 1)
     .describe(`MCP sessions \`serve\` keeps open at most; more clients get 503 (default ${DEFAULT_MAX_SESSIONS}).`),
+  FORGEOPS_REPLICA_ID: z.string().optional().refine((v) => v === undefined || v === '' || /^[a-z0-9][a-z0-9-]{0,31}$/.test(v), {
+    error: (issue) => `must be 1 to 32 lowercase letters, digits or dashes (it starts every MCP session id, for the balancer to route by); got '${String(issue.input)}'`,
+  }).describe('Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see README, Several replicas).'),
   FORGEOPS_MAX_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_MESSAGE_BYTES, 1)
     .describe(`Largest MCP message in bytes, over stdio and HTTP (default ${DEFAULT_MAX_MESSAGE_BYTES}, 16 MiB).`),
   FORGEOPS_READ_ONLY: flag('Only read operations are offered and run.'),
@@ -147,7 +151,7 @@ export interface Config {
     timeoutMs: number;
     maxRetries: number;
   };
-  server: { host: string; port: number; mcpToken?: string; allowedOrigins: string[]; maxSessions: number };
+  server: { host: string; port: number; mcpToken?: string; allowedOrigins: string[]; allowedHosts: string[]; maxSessions: number; replicaId?: string };
   policy: { readOnly: boolean; toolsets: string[]; tools: string[] };
   approval: {
     policy: ApprovalPolicy;
@@ -217,7 +221,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       port: e.FORGEOPS_PORT,
       mcpToken: e.FORGEOPS_MCP_TOKEN || undefined,
       allowedOrigins: e.FORGEOPS_ALLOWED_ORIGINS,
+      allowedHosts: e.FORGEOPS_ALLOWED_HOSTS.map((h) => h.toLowerCase()),
       maxSessions: e.FORGEOPS_MAX_SESSIONS,
+      replicaId: e.FORGEOPS_REPLICA_ID || undefined,
     },
     policy: {
       readOnly: e.FORGEOPS_READ_ONLY,

@@ -35,6 +35,8 @@ export interface McpHttpOptions {
   mcpToken?: string;
   /** Browser origins allowed besides loopback ones. */
   allowedOrigins: readonly string[];
+  /** Host headers accepted on loopback besides this server's own address (a proxy on this machine in front). */
+  allowedHosts?: readonly string[];
   /** Makes the MCP server of one new session; `token` is the session's own service token, if it sent one. */
   createSessionServer: (session: { token?: string }) => Server;
   log?: Logger;
@@ -54,6 +56,11 @@ export interface McpHttpOptions {
   mounts?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
   /** What /readyz checks (the service, the shared state); without it /readyz says ready while the process runs. */
   readiness?: ReadinessProbe;
+  /**
+   * This replica's name (FORGEOPS_REPLICA_ID): session ids start with it and a dot, `r1.<uuid>`, so any balancer can
+   * send a session's requests back to the replica that holds it (the SDK keeps sessions in process memory).
+   */
+  replicaId?: string;
 }
 
 export interface McpHttpServer {
@@ -201,7 +208,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   function checkCaller(req: IncomingMessage): void {
     if (loopbackOnly) {
       const host = (req.headers.host ?? '').toLowerCase();
-      const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${options.host}:${port}`];
+      const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${options.host}:${port}`, ...(options.allowedHosts ?? [])];
       if (!allowedHosts.includes(host)) throw new Refusal(403, -32000, `Forbidden: Host '${host}' is not this server`, 'host');
     }
     const origin = req.headers.origin;
@@ -298,7 +305,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     reserveSlot();
-    const id = randomUUID();
+    const id = options.replicaId ? `${options.replicaId}.${randomUUID()}` : randomUUID();
     const token = sessionToken(req);
     // An event store makes streams resumable: a client whose SSE stream dropped reconnects with Last-Event-ID.
     const transport = new StreamableHTTPServerTransport({

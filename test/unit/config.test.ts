@@ -16,6 +16,11 @@ describe('parseConfig', () => {
     expect(config.approval).toEqual({ policy: 'elicit', port: 0 });
   });
 
+  it('refuses a replica id a balancer could not route by, and a Redis URL that is not one, naming the variable', () => {
+    expect(() => parseConfig({ FORGEOPS_REPLICA_ID: 'R1.a' })).toThrow(/FORGEOPS_REPLICA_ID must be 1 to 32 lowercase letters, digits or dashes/);
+    expect(() => parseConfig({ FORGEOPS_REDIS_URL: 'cache.internal:6379' })).toThrow(/FORGEOPS_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+
   it('reads every variable', () => {
     const config = parseConfig({
       CODEHOST_URL: 'https://code.example.com/code/',
@@ -28,6 +33,9 @@ describe('parseConfig', () => {
       FORGEOPS_PORT: '9000',
       FORGEOPS_MCP_TOKEN: 'mcp-secret',
       FORGEOPS_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
+      FORGEOPS_ALLOWED_HOSTS: 'MCP.example.org:443',
+      FORGEOPS_REPLICA_ID: 'r2',
+      FORGEOPS_REDIS_URL: 'redis://cache.internal:6379/0',
       FORGEOPS_READ_ONLY: 'true',
       FORGEOPS_TOOLSETS: 'pipelines,releases',
       FORGEOPS_TOOLS: 'get_file',
@@ -39,7 +47,9 @@ describe('parseConfig', () => {
     });
     expect(config.server).toEqual({
       host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'], maxSessions: 100,
+      allowedHosts: ['mcp.example.org:443'], replicaId: 'r2',
     });
+    expect(config.redisUrl).toBe('redis://cache.internal:6379/0');
     expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], tools: ['get_file'] });
     expect(config.approval.policy).toBe('allow');
   });
