@@ -240,7 +240,8 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
   const slack = await startSlackBeside(config, log, runtime, approvals?.desk);
-  const { ReadinessProbe, serviceCheck, storeCheck } = await import('./health.js');
+  const [{ ReadinessProbe, serviceCheck, storeCheck }, metrics] = await Promise.all([import('./health.js'), import('./metrics.js')]);
+  await metrics.enableMetrics();
   const readiness = new ReadinessProbe([
     serviceCheck(runtime.client, runtime.service.address),
     ...(slack ? [storeCheck(slack.bot.state)] : []),
@@ -264,6 +265,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     listenError(error, host, port, '--port or FORGEOPS_PORT');
   }
   approvals?.listening(Number(new URL(http.url).port));
+  metrics.countSessionsWith(() => http.sessionCount());
   void checkServiceAtStart(config, (line) => log.warn(line));
   const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
@@ -387,7 +389,8 @@ async function runSlack(values: ParsedOptions): Promise<void> {
   const { config, log } = await setup(stringOption(values, 'env-file'));
   const host = stringOption(values, 'host') ?? '127.0.0.1';
   const port = portOption(values, 'slack') ?? SLACK_DEFAULT_PORT;
-  const { startSlackBot } = await import('./slack/main.js');
+  const [{ startSlackBot }, { enableMetrics }] = await Promise.all([import('./slack/main.js'), import('./metrics.js')]);
+  await enableMetrics();
   const bot = await startSlackBot(config, log, { port, host }).catch((error: unknown) => listenError(error, host, port, '--port'));
   if (bot.url) process.stdout.write(`forgeops slack: Slack's requests go to ${bot.url} (the app's Request URL, through your public host name)\n`);
   else process.stdout.write('forgeops slack: connected to Slack by Socket Mode\n');

@@ -1,5 +1,6 @@
 // The chat dispatcher every chat front end shares (terminal now, Slack too): a typed line → parse → policy → run →
 // a ChatMessage, or a question for the front end's human; the front end only renders and asks.
+import { recordCall } from '../metrics.js';
 import { executeCall, prepareCall, prepareCallResolved, type CallOutcome } from '../operations/call.js';
 import type { Operation, RunContext } from '../operations/define.js';
 import { dryRunCall } from '../operations/dry-run.js';
@@ -13,6 +14,8 @@ import { triage, type ReadOutcome } from './triage.js';
 
 export interface DispatchContext {
   operations: readonly Operation[];
+  /** Which front end this is, for /metrics (default chat: the terminal). */
+  front?: 'slack' | 'chat';
   policy: PolicyOptions;
   /**
    * The run context of one call: the client, the asker's own token, a deadline. Given the operation, so reads may use
@@ -65,13 +68,16 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
   const grammar = { operations: ctx.operations, prefix: ctx.prefix, baseUrl: ctx.baseUrl };
 
   function refused(op: Operation, message: string): ChatReply {
+    recordCall(ctx.front ?? 'chat', op.name, 'refused', 0);
     return reply(presentFailure(message, `${op.title}: not run`), false);
   }
 
   async function execute(op: Operation, input: Record<string, unknown>, targets?: Targets): Promise<ChatReply> {
     const run = await ctx.runContext(op);
     if ('refused' in run) return refused(op, run.refused);
+    const started = performance.now();
     const outcome = await executeCall(op, input, run, ctx.explain, targets);
+    recordCall(ctx.front ?? 'chat', op.name, outcome.ok ? 'ok' : 'failed', (performance.now() - started) / 1000);
     if (!outcome.ok) return { kind: 'message', ok: false, message: presentFailure(outcome.message, `${op.title} failed`), outcome };
     return { kind: 'message', ok: true, message: presentOutcome(op, input, outcome.result, { ...ctx.present, outcome: outcome.outcome }), outcome };
   }

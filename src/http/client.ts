@@ -1,6 +1,7 @@
 // HttpClient: sends ApiRequests to the service over a keep-alive undici dispatcher (auth, bodies, timeouts, retries, proxy, private CA).
 import { Agent, EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher } from 'undici';
 import { ApiError, apiErrorFromResponse, DEADLINE_CODE, type ApiErrorKind } from './errors.js';
+import { recordServiceRetry } from '../metrics.js';
 import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
 import { API_PREFIX, encodeForm, SCIM_PREFIX, serializeQuery, servicePath } from './route.js';
 import { readCaFile } from './ca.js';
@@ -87,6 +88,7 @@ export class HttpClient {
         if (wait !== undefined && req.deadline !== undefined && Date.now() + wait >= req.deadline) wait = undefined;
         if (wait === undefined) throw error;
         req.onProgress?.({ kind: 'retry', retry: retriesDone + 1, waitMs: wait, reason: (error as ApiError).message });
+        recordServiceRetry((error as ApiError).kind === 'http' ? (error as ApiError).status : undefined);
         await this.pause(wait, req, target);
       }
     }

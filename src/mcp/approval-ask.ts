@@ -5,7 +5,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalDesk, ApprovalPolicy, ApprovalRequest, PendingApproval } from './approval.js';
 
-export type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: string };
+/** `expired`: nobody answered in time (counted apart from a human's no). */
+export type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: string; expired?: boolean };
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface AskOptions {

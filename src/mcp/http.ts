@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS, LIMIT_ERROR_CODE, MAX_SESSIONS_VARIABLE, messageTooLargeText,
 } from './limits.js';
 import { answerHealth, type ReadinessProbe } from '../health.js';
+import { answerMetrics } from '../metrics.js';
 import { BoundedEventStore, SSE_RETRY_MS } from './event-store.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
@@ -327,6 +328,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     const path = (req.url ?? '/').split('?')[0];
     // A balancer's probes come without the MCP client's Host, Origin or bearer token.
     if (await answerHealth(req, res, options.readiness)) return;
+    if (await answerMetrics(req, res)) return;
     const mounted = findMount(options.mounts, path);
     if (mounted) return mounted(req, res);
     if (path !== MCP_PATH) {

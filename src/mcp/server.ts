@@ -7,6 +7,7 @@ import {
 import type { Operation } from '../operations/define.js';
 import type { ServiceSettings } from '../operations/failures.js';
 import { executeCall, prepareCall, prepareCallResolved } from '../operations/call.js';
+import { recordCall, recordConfirmation, type CallOutcome } from '../metrics.js';
 import { resolvePeople } from '../operations/people.js';
 import { dryRunCall, takeDryRun } from '../operations/dry-run.js';
 import type { ApiTransport, ProgressEvent } from '../http/types.js';
@@ -219,8 +220,22 @@ export function createMcpServer(options: McpServerOptions): Server {
     return { client: options.client, token: options.token, signal: extra.signal, deadline: Date.now() + options.callTimeoutMs };
   }
 
+  /** A tool call of an operation, counted and timed for /metrics by how it ended. */
   async function callOperation(session: SessionRegistry, op: Operation, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
+    const started = performance.now();
+    const counted = { outcome: 'failed' as CallOutcome };
+    try {
+      const result = await runOperation(session, op, args, extra, limits, counted);
+      if (!result.isError) counted.outcome = 'ok';
+      return result;
+    } finally {
+      recordCall('mcp', op.name, counted.outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  async function runOperation(session: SessionRegistry, op: Operation, args: unknown, extra: CallExtra, limits: CallLimits, counted: { outcome: CallOutcome }): Promise<ToolResult> {
     const log = logging.logger(extra.requestId);
+    counted.outcome = 'refused';
     const requested = takeDryRun(op, args);
     if ('error' in requested) return textResult(requested.error, true);
     if (requested.dryRun) return previewCall(session, op, requested.args, extra);
@@ -236,6 +251,7 @@ export function createMcpServer(options: McpServerOptions): Server {
             `nothing was changed. Let the human answer those first.`, true);
         }
         pendingConfirmations += 1;
+        recordConfirmation('mcp', 'asked');
         let outcome: ConfirmOutcome;
         try {
           outcome = await askHuman(server, { operation: op.name, input, prompt: prepared.prompt }, {
@@ -244,16 +260,19 @@ export function createMcpServer(options: McpServerOptions): Server {
           }, extra);
         } catch (error) {
           // The question timed out or the client went away: nothing was sent.
-          outcome = { confirmed: false, reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.` };
+          outcome = { confirmed: false, reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.`, expired: true };
         } finally {
           pendingConfirmations -= 1;
         }
+        recordConfirmation('mcp', outcome.confirmed ? 'approved' : outcome.expired ? 'expired' : 'declined');
         if (!outcome.confirmed) {
           log.info(`mcp ${op.name}: not confirmed`);
+          counted.outcome = 'declined';
           return textResult(outcome.reason, true);
         }
         progress.phase('waiting for the service');
       }
+      counted.outcome = 'failed';
       const started = Date.now();
       const outcome = await executeCall(op, input, {
         client: options.client,

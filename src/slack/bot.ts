@@ -10,6 +10,7 @@ import type { ApiError } from '../http/errors.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { executeCall } from '../operations/call.js';
+import { recordConfirmation } from '../metrics.js';
 import type { Operation } from '../operations/define.js';
 import { redactSecretInputs } from '../operations/secrets.js';
 import type { ExplainOptions } from '../operations/failures.js';
@@ -119,7 +120,11 @@ export class SlackBot {
   /** Confirm: spend the ticket (requester, channel, expiry, once, unaltered), ask the policy again, run, replace the question. */
   async confirm(turn: Turn, ticket: string): Promise<void> {
     const redeemed = await this.o.tickets.redeem(ticket, { person: userKey(turn.user), place: turn.channelId });
-    if (!redeemed.ok) return this.answer(turn, renderText(redeemed.reason, 'warning'));
+    if (!redeemed.ok) {
+      if (/expired/.test(redeemed.reason)) recordConfirmation('slack', 'expired');
+      return this.answer(turn, renderText(redeemed.reason, 'warning'));
+    }
+    recordConfirmation('slack', 'approved');
     const { dispatcher, acting } = this.dispatcher(turn);
     const reply = await this.safely(() => dispatcher.confirmed(redeemed.call.operation, redeemed.call.input));
     await this.deliver(turn, reply, { acting, confirmed: true, replaceOriginal: true });
@@ -128,6 +133,7 @@ export class SlackBot {
   async cancel(turn: Turn, ticket: string): Promise<void> {
     const cancelled = await this.o.tickets.cancel(ticket, userKey(turn.user));
     if (!cancelled) return this.answer(turn, renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'));
+    recordConfirmation('slack', 'declined');
     await this.answer(turn, renderText('Cancelled; nothing was run.', 'canceled'), { replaceOriginal: true });
   }
 
@@ -236,6 +242,7 @@ export class SlackBot {
     const acting: { current?: Acting } = {};
     const readOnlyChannel = this.o.settings.readOnlyChannels.has(turn.channelId);
     const dispatcher = createDispatcher({
+      front: 'slack',
       operations: this.o.operations,
       policy: {
         readOnly: this.o.settings.readOnly || readOnlyChannel,
@@ -274,6 +281,7 @@ export class SlackBot {
     if (reply.kind === 'confirm') {
       const issued = await this.o.tickets.issue({ operation: reply.operation.name, input: reply.input, requester: userKey(turn.user), place: turn.channelId });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
+      recordConfirmation('slack', 'asked');
       const question = renderConfirmation(reply.prompt, issued.id, { operation: reply.operation.name });
       if (!question) {
         await this.o.tickets.cancel(issued.id, userKey(turn.user));

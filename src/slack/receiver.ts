@@ -2,6 +2,7 @@
 // anything runs (401 otherwise), then handed to Bolt's router; ack() writes the HTTP answer, the work goes on after it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { answerHealth, type ReadinessProbe } from '../health.js';
+import { answerMetrics } from '../metrics.js';
 import type { AddressInfo } from 'node:net';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../log.js';
@@ -146,7 +147,8 @@ export class SlackHttpReceiver implements Receiver {
   async start(port: number, host = '127.0.0.1'): Promise<{ url: string }> {
     // On its own port the bot answers a balancer's probes too (under serve, serve's server does).
     const server = createServer((req, res) => {
-      void answerHealth(req, res, this.options.readiness).then((answered) => { if (!answered) this.handle(req, res); }, () => this.handle(req, res));
+      void (async () => (await answerHealth(req, res, this.options.readiness)) || answerMetrics(req, res))()
+        .then((answered) => { if (!answered) this.handle(req, res); }, () => this.handle(req, res));
     });
     this.server = server;
     await new Promise<void>((resolve, reject) => {

@@ -4,6 +4,7 @@
 // A Redis that cannot be reached fails the call that needs it, in words, and readiness; it never falls back to
 // per-process state, which would let two replicas disagree.
 import type { Redis, RedisOptions } from 'ioredis';
+import { recordStoreError } from '../metrics.js';
 import type { StateStore } from './store.js';
 
 /** Every key forgeops writes starts with this, so one Redis can serve other things (and other forgeops) too. */
@@ -82,6 +83,7 @@ export class RedisStore implements StateStore {
     try {
       return await command();
     } catch (error) {
+      recordStoreError();
       throw new StoreUnavailableError(this.label, error);
     }
   }

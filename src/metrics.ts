@@ -1,0 +1,87 @@
+// Prometheus metrics on /metrics (serve, and the Slack bot's own port): calls by operation, front end and outcome,
+// their latency, the service's retries and 429s, confirmations, MCP sessions and state store errors. The front ends
+// record through the functions below, which do nothing until enableMetrics() ran: `forgeops mcp` and the terminal
+// chat never load prom-client.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type Front = 'mcp' | 'slack' | 'chat';
+/** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no. */
+export type CallOutcome = 'ok' | 'failed' | 'refused' | 'declined';
+export type ConfirmationEvent = 'asked' | 'approved' | 'declined' | 'expired';
+
+interface Sink {
+  registry: Registry;
+  calls: Counter<'operation' | 'front' | 'outcome'>;
+  duration: Histogram<'operation' | 'front'>;
+  retries: Counter<'reason'>;
+  confirmations: Counter<'front' | 'event'>;
+  storeErrors: Counter;
+  sessions: Gauge;
+}
+
+let sink: Sink | undefined;
+let sessionCounter: (() => number) | undefined;
+
+/** One call of an operation, as its front end saw it. */
+export function recordCall(front: Front, operation: string, outcome: CallOutcome, seconds: number): void {
+  if (!sink) return;
+  sink.calls.inc({ operation, front, outcome });
+  sink.duration.observe({ operation, front }, seconds);
+}
+
+/** A request to the service that is retried: after a 429 (rate_limited) or another retryable failure. */
+export function recordServiceRetry(status: number | undefined): void {
+  sink?.retries.inc({ reason: status === 429 ? 'rate_limited' : status === undefined ? 'network' : `http_${status}` });
+}
+
+export function recordConfirmation(front: Front, event: ConfirmationEvent): void {
+  sink?.confirmations.inc({ front, event });
+}
+
+export function recordStoreError(): void {
+  sink?.storeErrors.inc();
+}
+
+/** What the sessions gauge reads when scraped (serve's live MCP sessions). */
+export function countSessionsWith(count: () => number): void {
+  sessionCounter = count;
+}
+
+/** Loads prom-client and starts recording; idempotent. */
+export async function enableMetrics(): Promise<void> {
+  if (sink) return;
+  const loaded = await import('prom-client');
+  // Node's ESM gives the named exports; the bundle's CommonJS interop may only give the default.
+  const client = (loaded.Registry ? loaded : (loaded as unknown as { default: typeof loaded }).default);
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'forgeops_' });
+  sink = {
+    registry,
+    calls: new client.Counter({ name: 'forgeops_calls_total', help: 'Operation calls by operation, front end and outcome.', labelNames: ['operation', 'front', 'outcome'], registers: [registry] }),
+    duration: new client.Histogram({
+      name: 'forgeops_call_duration_seconds', help: 'Time from a call received to its answer, confirmation wait included.',
+      labelNames: ['operation', 'front'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers: [registry],
+    }),
+    retries: new client.Counter({ name: 'forgeops_service_retries_total', help: 'Requests to the service retried, by why (rate_limited is a 429).', labelNames: ['reason'], registers: [registry] }),
+    confirmations: new client.Counter({ name: 'forgeops_confirmations_total', help: 'Confirmations asked of a human, and how they ended.', labelNames: ['front', 'event'], registers: [registry] }),
+    storeErrors: new client.Counter({ name: 'forgeops_state_store_errors_total', help: 'Calls the shared state store (Redis) failed.', registers: [registry] }),
+    sessions: new client.Gauge({
+      name: 'forgeops_mcp_sessions', help: 'Live MCP sessions of this replica.', registers: [registry],
+      collect() { this.set(sessionCounter?.() ?? 0); },
+    }),
+  };
+}
+
+/** Answers GET /metrics in Prometheus's text format; false for any other request, or before enableMetrics(). */
+export async function answerMetrics(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  if (!sink || req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') return false;
+  const text = await sink.registry.metrics();
+  res.writeHead(200, { 'content-type': sink.registry.contentType, 'cache-control': 'no-store' }).end(text);
+  return true;
+}
+
+/** Forgets everything recorded (tests). */
+export function resetMetrics(): void {
+  sink?.registry.resetMetrics();
+}

@@ -1,0 +1,72 @@
+// /metrics as Prometheus scrapes it from serve's HTTP server: tool calls by operation, front end and outcome with
+// their latency, the service's retries after a 429, MCP sessions live, and chat calls under their own front end.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDispatcher } from '../../src/chat/dispatch.js';
+import { HttpClient } from '../../src/http/client.js';
+import type { McpHttpServer } from '../../src/mcp/http.js';
+import { enableMetrics, resetMetrics } from '../../src/metrics.js';
+import { operations } from '../../src/operations/index.js';
+import { useSandbox } from '../helpers/mcp.js';
+import { connectClient, startHttp } from '../safety/mcp-harness.js';
+
+const env = useSandbox();
+let client: HttpClient;
+let server: McpHttpServer;
+
+beforeAll(async () => {
+  await enableMetrics();
+  resetMetrics();
+  // Retries allowed, without waiting: a 429 with Retry-After 0 is retried at once.
+  client = new HttpClient({ baseUrl: env.sandbox.url, token: env.sandbox.tokens.maintainer, retry: { maxRetries: 2, minDelayMs: 1, maxDelayMs: 5 } });
+  server = await startHttp(client);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await client?.close();
+});
+
+async function scrape(): Promise<string> {
+  const res = await fetch(server.url.replace(/\/mcp$/, '/metrics'));
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  return res.text();
+}
+
+/** The value of one series, e.g. series(text, 'forgeops_calls_total', { operation: 'list_pipelines', … }). */
+function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)
+    ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)) : false);
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('/metrics', () => {
+  it('counts MCP tool calls by outcome, times them, counts a 429 retry and the live sessions', async () => {
+    const { mcp } = await connectClient(server.url);
+    env.sandbox.faults.add({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', status: 429, headers: { 'retry-after': '0' } });
+    expect((await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError).toBeFalsy();
+    expect((await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError).toBeFalsy();
+    expect((await mcp.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 99999 } })).isError).toBe(true);
+    expect((await mcp.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 'soon' } })).isError).toBe(true);
+    const text = await scrape();
+    expect(series(text, 'forgeops_calls_total', { operation: 'list_pipelines', front: 'mcp', outcome: 'ok' })).toBe(2);
+    expect(series(text, 'forgeops_calls_total', { operation: 'get_pipeline', front: 'mcp', outcome: 'failed' })).toBe(1);
+    expect(series(text, 'forgeops_calls_total', { operation: 'get_pipeline', front: 'mcp', outcome: 'refused' })).toBe(1);
+    expect(series(text, 'forgeops_call_duration_seconds_count', { operation: 'list_pipelines', front: 'mcp' })).toBe(2);
+    expect(series(text, 'forgeops_service_retries_total', { reason: 'rate_limited' })).toBe(1);
+    expect(series(text, 'forgeops_mcp_sessions')).toBeGreaterThanOrEqual(0);
+    expect(text).toContain('# TYPE forgeops_call_duration_seconds histogram');
+    // Labels hold operation names and outcomes only: never a token, a project or a person.
+    expect(text).not.toMatch(/acme|fo-maintainer|alice/);
+    await mcp.close();
+  });
+
+  it('counts the chat\'s and Slack\'s calls under their own front end', async () => {
+    const dispatcher = createDispatcher({
+      front: 'slack', operations, policy: { readOnly: false }, runContext: () => ({ client }),
+      explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
+    });
+    await dispatcher.dispatch('pipeline get acme/web 1');
+    expect(series(await scrape(), 'forgeops_calls_total', { operation: 'get_pipeline', front: 'slack', outcome: 'ok' })).toBe(1);
+  });
+});
