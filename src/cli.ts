@@ -229,6 +229,9 @@ async function toolSelection(config: Config, values: ParsedOptions, tools: reado
   return selection;
 }
 
+/** How long a stopping `serve` lets calls in flight finish: under the usual 30 s an orchestrator waits after SIGTERM. */
+const DRAIN_GRACE_MS = 25_000;
+
 async function serveHttp(values: ParsedOptions): Promise<void> {
   const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
   const host = stringOption(values, 'host') ?? config.server.host;
@@ -273,9 +276,13 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   if (slack?.handle) process.stdout.write(`Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`);
   else if (slack) process.stdout.write('Slack: connected by Socket Mode\n');
   const stop = async () => {
+    // Not ready at once (the balancer stops sending), calls in flight finish within the grace, then sessions close
+    // so their clients reconnect to another replica.
     readiness.drain();
+    log.info(`shutting down: finishing the calls in flight (at most ${DRAIN_GRACE_MS / 1000} s)`);
     approvals?.desk.closeAll('forgeops is shutting down; nothing was changed.');
-    await http.close();
+    const { unfinished } = await http.drain(DRAIN_GRACE_MS);
+    if (unfinished > 0) log.warn(`shut down with ${unfinished} requests still running`);
     await slack?.bot.close();
     await runtime.close();
     process.exit(0);

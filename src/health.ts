@@ -79,3 +79,20 @@ export async function answerHealth(req: IncomingMessage, res: ServerResponse, pr
   }
   return false;
 }
+
+/** Operation calls running in this process now: what a draining server waits for. */
+let running = 0;
+
+export function callsInFlight(): number {
+  return running;
+}
+
+/** Runs one operation call, counted while it runs. */
+export async function countedCall<T>(call: () => Promise<T>): Promise<T> {
+  running += 1;
+  try {
+    return await call();
+  } finally {
+    running -= 1;
+  }
+}

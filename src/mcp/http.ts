@@ -10,7 +10,7 @@ import { silentLogger } from '../log.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS, LIMIT_ERROR_CODE, MAX_SESSIONS_VARIABLE, messageTooLargeText,
 } from './limits.js';
-import { answerHealth, type ReadinessProbe } from '../health.js';
+import { answerHealth, callsInFlight, type ReadinessProbe } from '../health.js';
 import { answerMetrics } from '../metrics.js';
 import { BoundedEventStore, SSE_RETRY_MS } from './event-store.js';
 
@@ -67,6 +67,12 @@ export interface McpHttpOptions {
 export interface McpHttpServer {
   url: string;
   close(): Promise<void>;
+  /**
+   * Shutting down without dropping work: no new sessions (503, so the client opens one on another replica), the
+   * requests in flight finish for up to `graceMs`, then every session is closed (its client reconnects elsewhere)
+   * and the port too. Resolves once closed; says how many requests were still running when time ran out.
+   */
+  drain(graceMs: number): Promise<{ unfinished: number }>;
   sessionCount(): number;
 }
 
@@ -179,6 +185,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   if (!(maxSessions >= 1) || !(maxMessageBytes >= 1)) throw new Error('maxSessions and maxMessageBytes must be at least 1');
   /** Insertion order is opening order: the first half-open entry is the oldest. */
   const sessions = new Map<string, Session>();
+  /** Whether the server is shutting down (see drain). */
+  let draining = false;
   const limitedLog = rateLimitedLog(log, LOG_INTERVAL_MS);
   let pendingBodyBytes = 0;
   let port = options.port;
@@ -346,6 +354,9 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       if (!isInitializeRequest(body)) {
         throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
       }
+      if (draining) {
+        throw new Refusal(503, -32000, 'Service Unavailable: this replica is shutting down; connect again to reach another', 'draining', { 'retry-after': '1' });
+      }
       return openSession(req, res, body);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
@@ -376,16 +387,28 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   });
   port = (http.address() as AddressInfo).port;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  async function close(): Promise<void> {
+    clearInterval(sweeper);
+    const open = [...sessions.values()];
+    sessions.clear();
+    for (const session of open) await session.transport.close().catch(() => undefined);
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  }
+
   return {
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     sessionCount: () => sessions.size,
-    async close() {
-      clearInterval(sweeper);
-      const open = [...sessions.values()];
-      sessions.clear();
-      for (const session of open) await session.transport.close().catch(() => undefined);
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+    close,
+    async drain(graceMs) {
+      // Still listening, so that a newcomer is told 503 (and its balancer or client goes elsewhere) rather than
+      // finding the port shut; the sessions here go on until their calls are done or the grace is over.
+      draining = true;
+      const deadline = Date.now() + graceMs;
+      while (callsInFlight() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const unfinished = callsInFlight();
+      await close();
+      return { unfinished };
     },
   };
 }

@@ -7,6 +7,7 @@ import {
 import type { Operation } from '../operations/define.js';
 import type { ServiceSettings } from '../operations/failures.js';
 import { executeCall, prepareCall, prepareCallResolved } from '../operations/call.js';
+import { countedCall } from '../health.js';
 import { recordCall, recordConfirmation, type CallOutcome } from '../metrics.js';
 import { resolvePeople } from '../operations/people.js';
 import { dryRunCall, takeDryRun } from '../operations/dry-run.js';
@@ -225,7 +226,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const started = performance.now();
     const counted = { outcome: 'failed' as CallOutcome };
     try {
-      const result = await runOperation(session, op, args, extra, limits, counted);
+      const result = await countedCall(() => runOperation(session, op, args, extra, limits, counted));
       if (!result.isError) counted.outcome = 'ok';
       return result;
     } finally {
