@@ -158,17 +158,31 @@ function stringOption(values: ParsedOptions, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The password in a Redis URL, so that no log line can show it. */
+function redisPassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function setup(envFile: string | undefined, quiet = false): Promise<{ config: Config; log: Logger; secrets: Array<string | undefined> }> {
   const { loadConfig } = await import('./config.js');
-  const { createLogger } = await import('./log.js');
+  const { createJsonLogger, createLogger } = await import('./log.js');
   const { config, source } = loadConfig({ envFile });
   // A quiet mode (the chat) shares the terminal with a person: only warnings, unless debugging was asked for.
   const level = quiet && config.logLevel === 'info' ? 'warn' : config.logLevel;
   const secrets = [
     config.codehost.token, config.codehost.scimToken, config.server.mcpToken,
     config.secret, config.approval.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
+    redisPassword(config.redisUrl),
   ];
-  const log = createLogger(level, secrets);
+  // JSON for a log pipeline; never for the chat, whose stderr is a person's terminal.
+  const log = config.logFormat === 'json' && !quiet
+    ? await createJsonLogger(level, secrets, { replica: config.server.replicaId })
+    : createLogger(level, secrets);
   if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
   else log.info('configuration: the environment only');
   if (source.ignoredDotenv) {

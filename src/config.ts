@@ -113,6 +113,8 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
   FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
     .describe('Log level of the stderr log (default info).'),
+  FORGEOPS_LOG_FORMAT: oneOf(['text', 'json']).optional().default('text')
+    .describe('Format of the stderr log: text (default, for a terminal) or json (one pino record a line: level, time, replica, msg; secrets masked alike).'),
   FORGEOPS_DOWNLOAD_DIR: directory
     .describe('Folder on this machine where MCP tools save binary results (archives, raw blobs) and cut file texts, returning the path; new files only, at most 500 files and 1 GiB in all. Binaries that fit the result size limit are attached either way.'),
   FORGEOPS_DATA_DIR: directory
@@ -170,6 +172,7 @@ export interface Config {
   /** Largest MCP message either transport accepts. */
   maxMessageBytes: number;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
+  logFormat: 'text' | 'json';
   /** Where MCP tools save binary results; undefined: small ones are attached, larger ones only described. */
   downloadDir?: string;
   /** Where state and the audit log live; undefined: memory only. */
@@ -246,6 +249,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     maxResultChars: e.FORGEOPS_MAX_RESULT_CHARS,
     maxMessageBytes: e.FORGEOPS_MAX_MESSAGE_BYTES,
     logLevel: e.FORGEOPS_LOG_LEVEL,
+    logFormat: e.FORGEOPS_LOG_FORMAT,
     downloadDir: e.FORGEOPS_DOWNLOAD_DIR,
     dataDir: e.FORGEOPS_DATA_DIR,
     redisUrl: e.FORGEOPS_REDIS_URL || undefined,
