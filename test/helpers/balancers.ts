@@ -1,0 +1,69 @@
+// Real balancers for the tests of several replicas: haproxy and nginx from Debian's packages (bash .ci/run installs
+// them), each run in the foreground on loopback with a config written for the test, as a child of the test, stopped
+// by its PID.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export interface Balancer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Runs `command args…` until it accepts on `port` (bounded), and stops it by PID. */
+async function runBalancer(name: string, command: string, args: (dir: string, file: string) => string[], config: string, port: number): Promise<Balancer> {
+  if (spawnSync(command, ['-v'], { stdio: 'ignore' }).status !== 0) {
+    throw new Error(`${name} is not installed: \`apt-get install -y --no-install-recommends ${name === 'nginx' ? 'nginx-light' : name}\` (bash .ci/run does it)`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), `forgeops-${name}-`));
+  const file = join(dir, `${name}.conf`);
+  writeFileSync(file, config);
+  let output = '';
+  const child = spawn(command, args(dir, file), { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Bounded: 200 tries of 25 ms.
+  for (let i = 0; ; i++) {
+    if (await accepts(port)) break;
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${output}`);
+    if (i >= 200) throw new Error(`${name} did not accept on ${port} within 5 s: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** haproxy with `config` (its bind address must be 127.0.0.1:`port`). */
+export function startHaproxy(config: string, port: number): Promise<Balancer> {
+  return runBalancer('haproxy', 'haproxy', (_dir, file) => ['-db', '-f', file], config, port);
+}
+
+/** nginx with `config` (it must listen on 127.0.0.1:`port`), its pid and error log in a directory of its own. */
+export function startNginx(config: string, port: number): Promise<Balancer> {
+  return runBalancer('nginx', 'nginx', (dir, file) => ['-p', dir, '-c', file, '-e', join(dir, 'error.log'), '-g', `daemon off; pid ${join(dir, 'nginx.pid')};`], config, port);
+}
