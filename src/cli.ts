@@ -322,7 +322,7 @@ async function approvalPageForServe(config: Config, host: string, log: Logger) {
     return undefined;
   }
   const { secret, publicUrl, openCommand } = config.approval;
-  const mounted = page.createMountedApprovalPage({ host, loopback, secret, publicUrl, log });
+  const mounted = page.createMountedApprovalPage({ host, loopback, secret, publicUrl, log, replicaId: config.server.replicaId });
   if (openCommand) mounted.desk.onOpen(page.openCommandRunner(openCommand, log));
   return mounted;
 }

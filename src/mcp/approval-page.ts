@@ -9,7 +9,8 @@ import { APPROVAL_PATH, ApprovalDesk, type ApprovalDeskOptions, type ApprovalVie
 /** An answer is three short fields; anything bigger is not from our form. */
 const MAX_ANSWER_BYTES = 4096;
 /** Approval ids are the ConfirmationStore's: 18 random bytes in base64url. */
-const APPROVAL_ID = /^[A-Za-z0-9_-]{16,64}$/;
+/** A page's id: random base64url, after the replica's name and a dot when replicas share a balancer. */
+const APPROVAL_ID = /^(?:[a-z0-9][a-z0-9-]{0,31}\.)?[A-Za-z0-9_-]{16,64}$/;
 
 /**
  * Never cached (a back button must not replay a stale page), never framed (a page that frames it could trick the

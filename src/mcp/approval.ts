@@ -75,6 +75,11 @@ export interface ApprovalDeskOptions {
   secret?: string;
   ttlMs?: number;
   maxPending?: number;
+  /**
+   * This replica's name (FORGEOPS_REPLICA_ID): each page's id starts with it and a dot (/approvals/r1.<id>), so a
+   * balancer routes the human's answer to the replica where the call waits, as it routes MCP sessions.
+   */
+  replicaId?: string;
   now?: () => number;
   /**
    * The operator's stderr log: each link is written there (the operator's terminal, or the MCP client's log file),
@@ -157,7 +162,7 @@ export class ApprovalDesk {
       };
     }
     const call = { operation: request.operation, input: structuredClone(request.input), requester: DESK, place: DESK };
-    const id = this.tickets.issue(call);
+    const id = this.tickets.issue(call, this.options.replicaId ? `${this.options.replicaId}.` : '');
     const expiresAt = this.now() + this.ttlMs;
     let settle!: (outcome: ApprovalOutcome) => void;
     const outcome = new Promise<ApprovalOutcome>((resolve) => { settle = resolve; });

@@ -72,10 +72,13 @@ export class ConfirmationStore {
 
   constructor(private readonly ttlMs = 5 * 60_000, private readonly now: () => number = Date.now) {}
 
-  /** Records a call awaiting approval; the returned id goes into the Confirm button. */
-  issue(call: PendingCall): string {
+  /**
+   * Records a call awaiting approval; the returned id goes into the Confirm button (or a link). `idPrefix` (a
+   * replica's name and a dot) lets a balancer send the answer back to the process that holds the ticket.
+   */
+  issue(call: PendingCall, idPrefix = ''): string {
     this.sweep();
-    const id = randomBytes(18).toString('base64url');
+    const id = `${idPrefix}${randomBytes(18).toString('base64url')}`;
     this.tickets.set(id, { call, fingerprint: fingerprint(call.operation, call.input), expiresAt: this.now() + this.ttlMs });
     return id;
   }

@@ -34,7 +34,11 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
   beforeAll(async () => {
     const port = await freePort();
     // On loopback each replica accepts only its own Host: the balancer's address is listed (FORGEOPS_ALLOWED_HOSTS).
-    for (const replicaId of ['r1', 'r2']) replicas.push(await startHttp(env.client, { replicaId, allowedHosts: [`127.0.0.1:${port}`] }));
+    for (const replicaId of ['r1', 'r2']) {
+      // Each replica's approval pages answer with the replica's name: where the balancer sent the human.
+      const approvals = (_req: unknown, res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'text/plain' }).end(replicaId); };
+      replicas.push(await startHttp(env.client, { replicaId, allowedHosts: [`127.0.0.1:${port}`], mounts: { '/approvals/': approvals } }));
+    }
     balancer = await start(withAddresses(read(file), port, replicas.map((r) => Number(new URL(r.url).port))), port);
   });
 
@@ -55,6 +59,13 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
     for (const s of sessions) expect(s.results).toEqual(Array(6).fill(true));
     for (const s of sessions) expect(s.id).toMatch(/^r[12]\.[0-9a-f-]{36}$/);
     expect(new Set(sessions.map((s) => s.id.split('.')[0]))).toEqual(new Set(['r1', 'r2']));
+  });
+
+  it('send the human who opens an approval page to the replica where the call waits', async () => {
+    for (const replica of ['r1', 'r2', 'r1', 'r2', 'r2', 'r1']) {
+      const res = await fetch(`${balancer.url}/approvals/${replica}.AbCdEfGhIjKlMnOpQrStUvWx`);
+      expect(await res.text()).toBe(replica);
+    }
   });
 
   it('when a replica dies, its sessions get 404 from the other and a new session works there', async () => {

@@ -85,6 +85,21 @@ describe('the approval page, for a client without elicitation', () => {
     await mcp.close();
   });
 
+  it('names the replica in the link when replicas share a balancer (FORGEOPS_REPLICA_ID), and works the same', async () => {
+    const { page, lines } = startPage({ replicaId: 'r2' });
+    const mcp = await connect(page);
+    const pipeline = await newPipeline();
+    const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
+    const link = await linkInLog(lines);
+    expect(new URL(link).pathname).toMatch(/^\/approvals\/r2\.[A-Za-z0-9_-]{16,64}$/);
+    const shown = await openPage(link);
+    expect(shown.status).toBe(200);
+    expect((await answer(link, { nonce: shown.nonce!, decision: 'approve' })).status).toBe(200);
+    expect((await call).isError).toBeFalsy();
+    expect(deletesOf(pipeline)).toHaveLength(1);
+    await mcp.close();
+  });
+
   it('runs nothing when the human denies', async () => {
     const { page, lines } = startPage();
     const mcp = await connect(page);
