@@ -90,7 +90,8 @@ describe('FORGEOPS_APPROVAL_OPEN', () => {
     const dir = mkdtempSync(join(tmpdir(), 'forgeops-approval-open-'));
     try {
       const out = join(dir, 'opened');
-      const script = 'require("node:fs").writeFileSync(process.argv[1], JSON.stringify(process.argv.slice(2)))';
+      // Written aside, then renamed: the file never exists half-written while the test polls for it.
+      const script = 'const fs = require("node:fs"); fs.writeFileSync(process.argv[1] + ".tmp", JSON.stringify(process.argv.slice(2))); fs.renameSync(process.argv[1] + ".tmp", process.argv[1])';
       const link = 'http://127.0.0.1:9/approvals/abc;touch pwned';
       openCommandRunner([process.execPath, '-e', script, out, 'first'], silentLogger)({ url: link });
       for (let i = 0; i < 500 && !existsSync(out); i++) await new Promise((resolve) => setTimeout(resolve, 20));
