@@ -1,0 +1,67 @@
+// `forgeops serve` as an operator runs it (the built CLI, the embedded sandbox, the Slack bot mounted, state in a real
+// redis-server): /healthz, /readyz with the service and the state, /metrics, and SIGTERM draining to a clean exit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/balancers.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+
+const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+let redis: RedisServer;
+let serve: ChildProcess;
+let base: string;
+let output = '';
+let exited: Promise<number | null>;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  serve = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+    env: {
+      PATH: process.env.PATH ?? '', FORGEOPS_REDIS_URL: redis.url, FORGEOPS_REPLICA_ID: 'r1',
+      SLACK_SIGNING_SECRET: 'test-signing-secret', SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: 'http://127.0.0.1:9/api',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serve.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+  serve.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  exited = new Promise((resolve) => serve.once('exit', (code) => resolve(code)));
+  // Bounded: 400 checks of 50 ms, until the sandbox is up and the service answers.
+  for (let i = 0; i < 400; i++) {
+    const ready = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
+    if (ready) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`serve did not become ready:\n${output}`);
+});
+
+afterAll(async () => {
+  if (serve.exitCode === null) serve.kill('SIGKILL');
+  await redis?.stop();
+});
+
+describe('forgeops serve for an operator', () => {
+  it('is alive and ready: the service and the shared state answer; metrics are served', async () => {
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ ready: true, checks: { service: 'ok', state: 'ok' } });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('# TYPE forgeops_calls_total counter');
+    expect(metrics).toMatch(/^forgeops_mcp_sessions 0$/m);
+    expect(output).toContain(`slack: state in Redis at 127.0.0.1:${redis.port}, shared with every replica`);
+  });
+
+  it('is not ready while Redis is away, and says why', async () => {
+    await redis.stop();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const answer = await fetch(`${base}/readyz`);
+    expect(answer.status).toBe(503);
+    expect(await answer.json()).toEqual({ ready: false, checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer` } });
+  });
+
+  it('drains on SIGTERM and exits 0', async () => {
+    serve.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('shutting down: finishing the calls in flight');
+  });
+});
