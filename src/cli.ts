@@ -377,7 +377,7 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const approvals = await approvalPageForStdio(config, log);
   const runtime = await createRuntime(config, log);
   const server = createMcpServer({
-    operations: catalog, client: runtime.client, log, secrets, ...selection,
+    operations: catalog, client: runtime.client, log, secrets, ...selection, warmUpAfterToolsList: true,
     approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,

@@ -31,6 +31,11 @@ export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 export interface McpServerOptions {
   /** Every operation, or a catalog that lists them before loading them on the first call (the stdio fast start). */
   operations: readonly Operation[] | ToolCatalog;
+  /**
+   * Load the registry in the background once the client has its tool list, while the model decides what to call,
+   * so the first call does not pay for it (the stdio fast start). The list itself is never delayed by it.
+   */
+  warmUpAfterToolsList?: boolean;
   client: ApiTransport;
   readOnly: boolean;
   /** Areas and presets (default, all, meta) to offer; none means the default preset (see toolsets.ts). */
@@ -168,7 +173,15 @@ export function createMcpServer(options: McpServerOptions): Server {
   })));
   const logging = registerProtocolFeatures(server, { ...options, registry, log: options.log ?? silentLogger });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+  let warmed = false;
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (options.warmUpAfterToolsList && !warmed) {
+      warmed = true;
+      // After this answer is written: setImmediate runs once the event loop has sent it.
+      setImmediate(() => { void registry().catch(() => undefined); });
+    }
+    return { tools: listed };
+  });
 
   /**
    * Whether a tool name calls an operation. With the meta tools offered, every operation the mode allows is one

@@ -192,6 +192,27 @@ async function measureListSizes(service) {
   return rows;
 }
 
+/**
+ * The first tools/call of a fresh `forgeops mcp`, made as a client makes it: after tools/list, at once or after
+ * `thinkMs` (a model choosing the tool). The registry loads in the background once tools/list is answered.
+ */
+async function measureFirstCall(service, thinkMs) {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn' };
+  const server = spawnServer([cliPath, 'mcp'], env);
+  try {
+    await server.request('initialize', INITIALIZE);
+    server.notify('notifications/initialized');
+    await server.request('tools/list', {});
+    if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs));
+    const started = process.hrtime.bigint();
+    const { message } = await server.request('tools/call', { name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 20 } });
+    if (message.result.isError) throw new Error(`list_pipelines failed: ${message.result.content[0]?.text}`);
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  } finally {
+    await server.close();
+  }
+}
+
 /** The same list_pipelines request, through forgeops mcp and directly with undici, interleaved so both see the same machine. */
 async function measureCallOverhead(service) {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn' };
@@ -267,6 +288,14 @@ try {
   console.log(`  undici request, directly           ${fmtMs(call.direct)}  1.00×`);
   console.log(`  tools/call through forgeops mcp    ${fmtMs(call.mcp)}  ${(call.mcp / call.direct).toFixed(2)}×   overhead ${overhead.toFixed(2)} ms`);
   console.log(`  its first tools/call (loads the registry and undici) ${fmtMs(call.first)}   peak RSS after it ${fmtMiB(call.firstRssMiB)}, after all ${fmtMiB(call.rssMiB)}`);
+  const firstAtOnce = [];
+  const firstAfterThinking = [];
+  for (let i = 0; i < 3; i++) {
+    firstAtOnce.push(await measureFirstCall(service, 0));
+    firstAfterThinking.push(await measureFirstCall(service, 1000));
+  }
+  console.log(`  first tools/call right after tools/list      ${fmtMs(median(firstAtOnce))}   (median of 3 fresh servers)`);
+  console.log(`  first tools/call 1 s after tools/list        ${fmtMs(median(firstAfterThinking))}   (the registry loaded meanwhile)`);
 
   const startRatio = median(samples.forgeops) / base;
   const rss = median(samples.forgeopsRss);

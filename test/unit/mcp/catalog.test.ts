@@ -54,6 +54,23 @@ describe('a server started from a prebuilt catalog', () => {
     }
   });
 
+  it('with warm-up (stdio), loads the registry once the tool list is answered, before any call, and only once', async () => {
+    const catalog = prebuilt();
+    const mcp = await connectInMemory({ client: env.client, operations: catalog, warmUpAfterToolsList: true });
+    try {
+      expect(catalog.loads).toBe(0);
+      await mcp.client.listTools();
+      // Bounded: 100 turns of 10 ms.
+      for (let i = 0; i < 100 && catalog.loads === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(catalog.loads).toBe(1);
+      await mcp.client.listTools();
+      expect((await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError).toBeFalsy();
+      expect(catalog.loads).toBe(1);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('filters by toolset and read-only mode on the catalog\'s facts, and tells unknown from not offered without loading', async () => {
     const catalog = prebuilt();
     const mcp = await connectInMemory({ client: env.client, operations: catalog, toolsets: ['pipelines'], readOnly: true });
