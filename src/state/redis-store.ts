@@ -36,9 +36,27 @@ export function redisLabel(url: string): string {
   }
 }
 
+/**
+ * The prefixes a key is counted under: each one ending at a colon ('confirm:T1:U1:x' → 'confirm:', 'confirm:T1:',
+ * 'confirm:T1:U1:'). Counting by such a prefix reads one sorted set instead of scanning every key.
+ */
+export function countedPrefixes(key: string): string[] {
+  const out: string[] = [];
+  for (let at = key.indexOf(':'); at !== -1 && at < key.length - 1; at = key.indexOf(':', at + 1)) out.push(key.slice(0, at + 1));
+  return out;
+}
+
 /** Escapes what SCAN MATCH would read as a pattern, so a prefix matches only itself. */
 function globLiteral(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+/** The answers of a MULTI, or its first error thrown. */
+async function checked(results: Promise<Array<[Error | null, unknown]> | null>): Promise<unknown[]> {
+  const answers = await results;
+  if (!answers) throw new Error('the transaction was discarded');
+  for (const [error] of answers) if (error) throw error;
+  return answers.map(([, value]) => value);
 }
 
 export class RedisStore implements StateStore {
@@ -79,6 +97,33 @@ export class RedisStore implements StateStore {
     return `${this.prefix}${key}`;
   }
 
+  /** The sorted set of the live keys under `prefix`, each scored by when it expires ('+inf': never). */
+  private index(prefix: string): string {
+    return `${this.prefix}~count:${prefix}`;
+  }
+
+  /** Adds `key` to the sets of its prefixes, dropping what expired there (so no set outgrows its live keys). */
+  private async indexKey(key: string, ttlMs: number | undefined): Promise<void> {
+    const prefixes = countedPrefixes(key);
+    if (prefixes.length === 0) return;
+    const now = Date.now();
+    const score = ttlMs === undefined ? '+inf' : String(now + Math.max(1, Math.ceil(ttlMs)));
+    const batch = this.redis.multi();
+    for (const prefix of prefixes) {
+      batch.zadd(this.index(prefix), score, this.key(key));
+      batch.zremrangebyscore(this.index(prefix), '-inf', `(${now}`);
+    }
+    await checked(batch.exec());
+  }
+
+  private async unindexKey(key: string): Promise<void> {
+    const prefixes = countedPrefixes(key);
+    if (prefixes.length === 0) return;
+    const batch = this.redis.multi();
+    for (const prefix of prefixes) batch.zrem(this.index(prefix), this.key(key));
+    await checked(batch.exec());
+  }
+
   private async run<T>(command: () => Promise<T>): Promise<T> {
     try {
       return await command();
@@ -95,30 +140,58 @@ export class RedisStore implements StateStore {
 
   async set(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<void> {
     const text = JSON.stringify(value ?? null);
-    await this.run(() => (options.ttlMs === undefined
-      ? this.redis.set(this.key(key), text)
-      : this.redis.set(this.key(key), text, 'PX', Math.max(1, Math.ceil(options.ttlMs)))));
+    await this.run(async () => {
+      await (options.ttlMs === undefined
+        ? this.redis.set(this.key(key), text)
+        : this.redis.set(this.key(key), text, 'PX', Math.max(1, Math.ceil(options.ttlMs))));
+      await this.indexKey(key, options.ttlMs);
+    });
   }
 
   async add(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<boolean> {
     const text = JSON.stringify(value ?? null);
-    const answer = await this.run(() => (options.ttlMs === undefined
-      ? this.redis.set(this.key(key), text, 'NX')
-      : this.redis.set(this.key(key), text, 'PX', Math.max(1, Math.ceil(options.ttlMs)), 'NX')));
-    return answer === 'OK';
+    return this.run(async () => {
+      const answer = await (options.ttlMs === undefined
+        ? this.redis.set(this.key(key), text, 'NX')
+        : this.redis.set(this.key(key), text, 'PX', Math.max(1, Math.ceil(options.ttlMs)), 'NX'));
+      if (answer !== 'OK') return false;
+      await this.indexKey(key, options.ttlMs);
+      return true;
+    });
   }
 
   async take<T>(key: string): Promise<T | undefined> {
-    const text = await this.run(() => this.redis.getdel(this.key(key)));
+    const text = await this.run(async () => {
+      const taken = await this.redis.getdel(this.key(key));
+      if (taken !== null) await this.unindexKey(key);
+      return taken;
+    });
     return text === null ? undefined : JSON.parse(text) as T;
   }
 
   async delete(key: string): Promise<boolean> {
-    return (await this.run(() => this.redis.del(this.key(key)))) > 0;
+    return this.run(async () => {
+      const removed = await this.redis.del(this.key(key));
+      await this.unindexKey(key);
+      return removed > 0;
+    });
   }
 
-  /** Live keys under `prefix`, by SCAN (expired keys are gone from Redis by themselves). */
+  /**
+   * Live keys under `prefix`. A prefix ending at a colon (the caps': 'confirm:', 'confirm:T1:U1:') reads its sorted
+   * set, pruned of what expired; any other is counted by SCAN, which reads every key.
+   */
   async count(prefix: string): Promise<number> {
+    if (prefix.endsWith(':')) {
+      const now = Date.now();
+      return this.run(async () => {
+        const [, card] = await checked(this.redis.multi()
+          .zremrangebyscore(this.index(prefix), '-inf', `(${now}`)
+          .zcard(this.index(prefix))
+          .exec());
+        return Number(card);
+      });
+    }
     const match = `${globLiteral(this.key(prefix))}*`;
     return this.run(async () => {
       // SCAN may return a key twice (while Redis resizes its table): counted once.

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DurableConfirmations } from '../../../src/policy/confirmations.js';
-import { RedisStore, StoreUnavailableError, redisLabel } from '../../../src/state/redis-store.js';
+import { RedisStore, StoreUnavailableError, countedPrefixes, redisLabel } from '../../../src/state/redis-store.js';
 import { FileStore, MemoryStore, type StateStore } from '../../../src/state/store.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 
@@ -69,6 +69,23 @@ describe.each(kinds)('the %s store', (_kind, open) => {
     expect(taken.filter((t) => t !== undefined)).toEqual([{ call: 1 }]);
   });
 
+  it('counts only live keys: an expired one, a taken one and a deleted one no longer count', async () => {
+    const store = await open();
+    await store.set('confirm:T1:U1:a', 1, { ttlMs: 40 });
+    await store.set('confirm:T1:U1:b', 1, { ttlMs: 60_000 });
+    await store.set('confirm:T1:U1:c', 1);
+    await store.add('confirm:T1:U1:d', 1, { ttlMs: 60_000 });
+    expect(await store.add('confirm:T1:U1:d', 2)).toBe(false);
+    expect(await store.count('confirm:T1:U1:')).toBe(4);
+    expect(await store.count('confirm:')).toBe(4);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await store.count('confirm:T1:U1:')).toBe(3);
+    await store.take('confirm:T1:U1:b');
+    await store.delete('confirm:T1:U1:c');
+    expect(await store.count('confirm:T1:U1:')).toBe(1);
+    expect(await store.count('confirm:T1:')).toBe(1);
+  });
+
   it('deletes, saying whether there was something, and counts live keys by a literal prefix', async () => {
     const store = await open();
     await store.set('confirm:U1:a', 1);
@@ -111,6 +128,16 @@ describe('Redis as the store of several replicas', () => {
     const attempts = ids.flatMap((id) => Array.from({ length: 10 }, (_, k) => replicas[k % 2].redeem(id, { person: 'T1:U1', place: 'C1' })));
     const results = await Promise.all(attempts);
     expect(results.filter((r) => r.ok)).toHaveLength(300);
+  });
+
+  it('counts a cap\'s prefix from its own sorted set, not by reading every key', async () => {
+    expect(countedPrefixes('confirm:T1:U1:abc')).toEqual(['confirm:', 'confirm:T1:', 'confirm:T1:U1:']);
+    expect(countedPrefixes('plain')).toEqual([]);
+    const store = await redisStore();
+    for (let i = 0; i < 50; i++) await store.set(`seen:${i}`, 1, { ttlMs: 60_000 });
+    await store.set('confirm:T1:U1:x', 1, { ttlMs: 60_000 });
+    expect(await store.count('confirm:T1:U1:')).toBe(1);
+    expect(await store.count('seen:')).toBe(50);
   });
 
   it('keeps its keys under its prefix, so one Redis serves several things', async () => {

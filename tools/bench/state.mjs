@@ -1,0 +1,62 @@
+// Benchmark: what the shared state store adds to a confirmed call — one ticket issued and redeemed (DurableConfirmations)
+// in memory (the baseline) and in a real redis-server on loopback (FORGEOPS_REDIS_URL), p50 and p99 in one run.
+// Other keys (seen Slack requests, links) must not make the caps' counts slower: [other keys] puts that many
+// in both stores first. Needs redis-server (Debian's package). Run by hand after `npm run build`:
+// node tools/bench/state.mjs [rounds] [other keys]
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const rounds = Number(process.argv[2] ?? 2000);
+const others = Number(process.argv[3] ?? 0);
+const { DurableConfirmations } = await import(`${root}dist/policy/confirmations.js`);
+const { MemoryStore } = await import(`${root}dist/state/store.js`);
+const { RedisStore } = await import(`${root}dist/state/redis-store.js`);
+
+const free = await new Promise((resolve) => {
+  const server = createServer();
+  server.listen(0, '127.0.0.1', () => { const { port } = server.address(); server.close(() => resolve(port)); });
+});
+const redis = spawn('redis-server', ['--port', String(free), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+const exited = new Promise((resolve) => redis.once('exit', resolve));
+for (let i = 0; i < 200; i++) {
+  try {
+    const probe = await RedisStore.open(`redis://127.0.0.1:${free}`);
+    const up = await probe.ping();
+    await probe.close();
+    if (up) break;
+  } catch { /* not yet */ }
+  await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'T1:U1', place: 'C1' };
+async function measure(store) {
+  for (let i = 0; i < others; i += 500) {
+    await Promise.all(Array.from({ length: Math.min(500, others - i) }, (_, k) => store.set(`seen:${i + k}`, 1, { ttlMs: 600_000 })));
+  }
+  const tickets = new DurableConfirmations(store, { maxPending: rounds + 10, maxPerRequester: rounds + 10 });
+  const once = async () => {
+    const started = process.hrtime.bigint();
+    const issued = await tickets.issue(call);
+    const redeemed = await tickets.redeem(issued.id, { person: 'T1:U1', place: 'C1' });
+    if (!redeemed.ok) throw new Error(redeemed.reason);
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
+  for (let i = 0; i < 100; i++) await once(); // warm-up
+  const times = [];
+  for (let i = 0; i < rounds; i++) times.push(await once());
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length / 2)], p99: times[Math.floor(times.length * 0.99)] };
+}
+
+const memory = await measure(new MemoryStore({ maxEntries: rounds * 2 + others + 1000 }));
+const shared = await RedisStore.open(`redis://127.0.0.1:${free}`);
+const inRedis = await measure(shared);
+await shared.close();
+redis.kill('SIGTERM');
+await exited;
+
+console.log(`one confirmation issued and redeemed, ${rounds} rounds, ${others} other keys in the store (the counts of the caps included)`);
+console.log(`  memory store   p50 ${memory.p50.toFixed(3)} ms   p99 ${memory.p99.toFixed(3)} ms   (1.00x)`);
+console.log(`  Redis store    p50 ${inRedis.p50.toFixed(3)} ms   p99 ${inRedis.p99.toFixed(3)} ms   (${(inRedis.p50 / memory.p50).toFixed(1)}x; adds ${(inRedis.p50 - memory.p50).toFixed(3)} ms p50)`);
