@@ -8,7 +8,7 @@ import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { messageText, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
-import { startTestWebSocketServer, type TestSocket, type TestWebSocketServer } from '../helpers/websocket.js';
+import { commandEnvelope, startTestWebSocketServer, type TestWebSocketServer } from '../helpers/websocket.js';
 
 const env = useSandbox();
 let redis: RedisServer;
@@ -37,22 +37,12 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-function envelope(socket: TestSocket, id: string, text: string, responseUrl: string): void {
-  socket.send(JSON.stringify({
-    envelope_id: id, type: 'slash_commands', accepts_response_payload: true,
-    payload: {
-      token: 'legacy', team_id: 'T1', team_domain: 't1', channel_id: 'C1', channel_name: 'ops', user_id: 'U1', user_name: 'ana',
-      command: '/forge', text, api_app_id: 'A1', response_url: responseUrl, trigger_id: 'trig.1',
-    },
-  }));
-}
-
 describe('Socket Mode on two replicas', () => {
   it('acks a payload delivered on both connections, on each, and runs it once', async () => {
     const [first, second] = await waitFor(() => (ws.sockets.length >= 2 ? ws.sockets : undefined), 10_000, 'two Socket Mode connections');
     const responseUrl = slack.responseUrl();
-    envelope(first, 'env-a', 'pipeline list acme/web per_page=1', responseUrl);
-    envelope(second, 'env-b', 'pipeline list acme/web per_page=1', responseUrl);
+    commandEnvelope(first, 'env-a', 'pipeline list acme/web per_page=1', responseUrl);
+    commandEnvelope(second, 'env-b', 'pipeline list acme/web per_page=1', responseUrl);
     await waitFor(() => (first.received.some((m) => m.includes('"env-a"')) && second.received.some((m) => m.includes('"env-b"'))) || undefined, 10_000, 'both acks');
     const path = new URL(responseUrl).pathname;
     const answer = await waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, 'the answer');

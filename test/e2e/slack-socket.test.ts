@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/log.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { messageText, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
-import { startTestWebSocketServer, type TestSocket, type TestWebSocketServer } from '../helpers/websocket.js';
+import { commandEnvelope, startTestWebSocketServer, type TestWebSocketServer } from '../helpers/websocket.js';
 
 const env = useSandbox();
 let slack: FakeSlack;
@@ -30,16 +30,6 @@ afterAll(async () => {
   await slack?.close();
 });
 
-function envelope(socket: TestSocket, id: string, text: string, responseUrl: string): void {
-  socket.send(JSON.stringify({
-    envelope_id: id, type: 'slash_commands', accepts_response_payload: true,
-    payload: {
-      token: 'legacy', team_id: 'T1', team_domain: 't1', channel_id: 'C1', channel_name: 'ops', user_id: 'U1', user_name: 'ana',
-      command: '/forge', text, api_app_id: 'A1', response_url: responseUrl, trigger_id: 'trig.1',
-    },
-  }));
-}
-
 describe('Socket Mode', () => {
   it('connects through apps.connections.open with the app token, acks a command envelope by its id and answers it', async () => {
     expect(bot.url).toBeUndefined();
@@ -47,7 +37,7 @@ describe('Socket Mode', () => {
     expect(open).toBeDefined();
     const socket = await waitFor(() => ws.sockets[0], 10_000, 'the Socket Mode connection');
     const responseUrl = slack.responseUrl();
-    envelope(socket, 'env-1', 'pipeline list acme/web per_page=2', responseUrl);
+    commandEnvelope(socket, 'env-1', 'pipeline list acme/web per_page=2', responseUrl);
     const ack = await waitFor(() => socket.received.map((m) => JSON.parse(m) as { envelope_id?: string }).find((m) => m.envelope_id === 'env-1'), 10_000, 'the ack');
     expect(ack).toEqual({ envelope_id: 'env-1', payload: {} });
     const answer = await waitFor(() => slack.responses.find((r) => r.path === new URL(responseUrl).pathname)?.body, 10_000, 'the answer');
@@ -57,8 +47,8 @@ describe('Socket Mode', () => {
   it('acks a redelivered envelope and runs it once', async () => {
     const socket = ws.sockets[0];
     const responseUrl = slack.responseUrl();
-    envelope(socket, 'env-2', 'whoami', responseUrl);
-    envelope(socket, 'env-3', 'whoami', responseUrl);
+    commandEnvelope(socket, 'env-2', 'whoami', responseUrl);
+    commandEnvelope(socket, 'env-3', 'whoami', responseUrl);
     await waitFor(() => ['env-2', 'env-3'].every((id) => socket.received.some((m) => m.includes(`"${id}"`))) || undefined, 10_000, 'both acks');
     await waitFor(() => slack.responses.some((r) => r.path === new URL(responseUrl).pathname) || undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));

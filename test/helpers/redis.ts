@@ -1,22 +1,14 @@
 // A real redis-server for the tests that need one: Debian's package (bash .ci/run installs it), started on loopback
 // as a child of the test with nothing saved to disk, and stopped by its PID.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
+import { freePort } from './balancers.js';
 
 export interface RedisServer {
   url: string;
   port: number;
   /** Stops the server (SIGTERM to its PID) and waits for it to exit. */
   stop(): Promise<void>;
-}
-
-/** A port free on 127.0.0.1 right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** One PING over a raw connection: true on +PONG. */

@@ -91,3 +91,14 @@ export async function startTestWebSocketServer(onConnect: (socket: TestSocket) =
     },
   };
 }
+
+/** A /forge slash command as Slack sends it over a Socket Mode connection, in its envelope. */
+export function commandEnvelope(socket: TestSocket, id: string, text: string, responseUrl: string): void {
+  socket.send(JSON.stringify({
+    envelope_id: id, type: 'slash_commands', accepts_response_payload: true,
+    payload: {
+      token: 'legacy', team_id: 'T1', team_domain: 't1', channel_id: 'C1', channel_name: 'ops', user_id: 'U1', user_name: 'ana',
+      command: '/forge', text, api_app_id: 'A1', response_url: responseUrl, trigger_id: 'trig.1',
+    },
+  }));
+}
