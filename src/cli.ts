@@ -250,9 +250,12 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
   const host = stringOption(values, 'host') ?? config.server.host;
   const port = portOption(values, 'serve') ?? config.server.port;
-  const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }, { checkServiceAtStart }] = await Promise.all([
+  const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }, { checkServiceAtStart }, { catalogOf }] = await Promise.all([
     import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/http.js'), import('./doctor.js'),
+    import('./mcp/catalog.js'),
   ]);
+  // One catalog for every session: each tool's descriptor is built once, not per session.
+  const catalog = catalogOf(operations);
   const selection = await toolSelection(config, values, operations);
   const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
@@ -270,7 +273,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness, replicaId: config.server.replicaId,
       mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
       createSessionServer: ({ token }) => createMcpServer({
-        operations, client: runtime.client, token, log, secrets, ...selection,
+        operations: catalog, client: runtime.client, token, log, secrets, ...selection,
         approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
         downloadDir: config.downloadDir,
         callTimeoutMs: config.callTimeoutMs, service: runtime.service,

@@ -17,8 +17,10 @@ export interface ToolCatalog {
 }
 
 export function catalogTool(op: Operation): CatalogTool {
-  // A getter: serve builds a catalog per session, and most sessions list tools once if at all.
-  return { name: op.name, area: op.area, effect: op.effect, get descriptor() { return toolDescriptor(op); } };
+  // Computed when first listed, then kept: serve shares one catalog among all its sessions, so each tool's JSON
+  // Schema is built once per process rather than once per session.
+  let descriptor: ToolDescriptor | undefined;
+  return { name: op.name, area: op.area, effect: op.effect, get descriptor() { return (descriptor ??= toolDescriptor(op)); } };
 }
 
 /** A catalog of operations already in memory (serve, tests). */

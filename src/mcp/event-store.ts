@@ -17,8 +17,8 @@ export interface EventStoreLimits {
 }
 
 /**
- * Per session; sessions are capped (FORGEOPS_MAX_SESSIONS, default 100), so all stores together hold at most
- * 100 × 1 MiB. A default-sized tool result is ~60 KB, so a session keeps the last dozen or more.
+ * Per session. A default-sized tool result is ~60 KB, so a session keeps the last dozen or more; all sessions of a
+ * replica together are held to EventBudget's bytes besides (1,000 sessions × 1 MiB would be too much for one process).
  */
 export const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = {
   maxEventsPerStream: 100,
@@ -60,6 +60,15 @@ function isPriming(message: JSONRPCMessage): boolean {
   return Object.keys(message).length === 0;
 }
 
+/** Bytes of events all sessions of one server may hold together; a store over it drops its own oldest events first. */
+export const DEFAULT_EVENT_BUDGET_BYTES = 64 * 1024 * 1024;
+
+/** The byte count shared by every session's store of one server. */
+export class EventBudget {
+  bytes = 0;
+  constructor(readonly maxBytes = DEFAULT_EVENT_BUDGET_BYTES) {}
+}
+
 export class BoundedEventStore implements EventStore {
   private readonly streams = new Map<StreamId, Stream>();
   private readonly limits: EventStoreLimits;
@@ -67,8 +76,20 @@ export class BoundedEventStore implements EventStore {
   private bytes = 0;
   private order = 0;
 
-  constructor(limits: Partial<EventStoreLimits> = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    limits: Partial<EventStoreLimits> = {},
+    private readonly now: () => number = Date.now,
+    private readonly budget: EventBudget = new EventBudget(Infinity),
+  ) {
     this.limits = { ...DEFAULT_EVENT_STORE_LIMITS, ...limits };
+  }
+
+  /** Gives this store's bytes back to the shared budget (its session closed). */
+  release(): void {
+    this.budget.bytes -= this.bytes;
+    this.streams.clear();
+    this.events = 0;
+    this.bytes = 0;
   }
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
@@ -85,8 +106,11 @@ export class BoundedEventStore implements EventStore {
     stream.lastStoredAt = now;
     this.events += 1;
     this.bytes += event.bytes;
+    this.budget.bytes += event.bytes;
     while (stream.events.length > this.limits.maxEventsPerStream) this.dropOldest(stream);
     while (this.events > this.limits.maxEvents || this.bytes > this.limits.maxBytes) this.dropOldestOfAll();
+    // Over the server-wide budget, this store pays from its own older events, keeping the one just stored.
+    while (this.budget.bytes > this.budget.maxBytes && this.events > 1) this.dropOldestOfAll();
     return `${streamId}_${event.seq}`;
   }
 
@@ -125,6 +149,7 @@ export class BoundedEventStore implements EventStore {
     if (!event) return;
     this.events -= 1;
     this.bytes -= event.bytes;
+    this.budget.bytes -= event.bytes;
   }
 
   private dropOldestOfAll(): void {

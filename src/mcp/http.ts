@@ -12,7 +12,7 @@ import {
 } from './limits.js';
 import { answerHealth, callsInFlight, type ReadinessProbe } from '../health.js';
 import { answerMetrics } from '../metrics.js';
-import { BoundedEventStore, SSE_RETRY_MS } from './event-store.js';
+import { BoundedEventStore, EventBudget, SSE_RETRY_MS } from './event-store.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
@@ -23,8 +23,6 @@ export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 export const DEFAULT_HANDSHAKE_MS = 30_000;
 /** Bodies being read at once may hold this many maximum-size messages in memory, all clients together. */
 const PENDING_BODY_BUDGET = 4;
-/** What a client refused for capacity is told to wait; half-open sessions free their slots on this scale. */
-const RETRY_AFTER_SECONDS = 30;
 /** Each kind of refusal is logged once per interval, session openings and closings a few times; the rest are summed up. */
 const LOG_INTERVAL_MS = 60_000;
 const SESSION_LOG_BURST = 10;
@@ -45,10 +43,12 @@ export interface McpHttpOptions {
   sessionIdleMs?: number;
   /** Time a session may stay silent after initialize before it is closed (default 30 s). */
   handshakeMs?: number;
-  /** Live sessions at most (default 100, FORGEOPS_MAX_SESSIONS). */
+  /** Live sessions at most (default 1,000, FORGEOPS_MAX_SESSIONS). */
   maxSessions?: number;
   /** Largest request body in bytes (default 16 MiB, FORGEOPS_MAX_MESSAGE_BYTES). */
   maxMessageBytes?: number;
+  /** Bytes of resumable-stream events all sessions hold together (default 64 MiB). */
+  eventBudgetBytes?: number;
   /**
    * Other endpoints by path, served before the MCP checks: Slack's /slack/events is reached through the operator's
    * public host name, so the Host/Origin/bearer rules of /mcp do not fit it; its own signature check guards it.
@@ -81,8 +81,10 @@ interface Session {
   /** SHA-256 of the service token the session was opened with: a later request must carry the same one (or none). */
   tokenHash?: Buffer;
   lastActive: number;
-  /** False until the client sends anything after initialize; such half-open sessions expire fast and are evicted first. */
+  /** False until the client sends anything after initialize; such half-open sessions expire after the handshake time. */
   established: boolean;
+  /** Requests of this session being answered now: a session waiting on a long call is not idle, whatever lastActive says. */
+  busy: number;
 }
 
 class Refusal extends Error {
@@ -190,6 +192,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const limitedLog = rateLimitedLog(log, LOG_INTERVAL_MS);
   let pendingBodyBytes = 0;
   let port = options.port;
+  /** What all sessions' resumable streams hold together. */
+  const eventBudget = new EventBudget(options.eventBudgetBytes);
 
   function closeSession(id: string): void {
     const session = sessions.get(id);
@@ -299,17 +303,27 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     }
   }
 
-  /** Makes room for a new session: evicts the oldest half-open one when full, or refuses. */
+  /**
+   * Makes room for a new session when full: closes the session idle longest, provided it has been idle past the
+   * handshake time and has no request running. A client between its initialize and its next request is therefore
+   * never cut off (it would get "Session not found" from its own handshake); when nobody can be closed, the 503 says
+   * when a slot can free up at the earliest.
+   */
   function reserveSlot(): void {
     if (sessions.size < maxSessions) return;
-    for (const [id, session] of sessions) {
-      if (session.established) continue;
-      closeSession(id);
-      limitedLog.note('evicted', `mcp http: session cap ${maxSessions} reached: closed the oldest sessions that sent nothing after initialize`);
+    const now = Date.now();
+    let idlest: [string, Session] | undefined;
+    for (const entry of sessions) {
+      if (entry[1].busy === 0 && (!idlest || entry[1].lastActive < idlest[1].lastActive)) idlest = entry;
+    }
+    if (idlest && now - idlest[1].lastActive > handshakeMs) {
+      closeSession(idlest[0]);
+      limitedLog.note('evicted', `mcp http: session cap ${maxSessions} reached: closed the sessions idle longest (over ${Math.round(handshakeMs / 1000)} s)`);
       return;
     }
-    throw new Refusal(503, -32000, `Server busy: all ${maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry later`,
-      'session cap', { 'retry-after': String(RETRY_AFTER_SECONDS) });
+    const waitSeconds = Math.max(1, Math.ceil(((idlest?.[1].lastActive ?? now) + handshakeMs - now) / 1000));
+    throw new Refusal(503, -32000, `Server busy: all ${maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${waitSeconds} s`,
+      'session cap', { 'retry-after': String(waitSeconds) });
   }
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -317,12 +331,14 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     const id = options.replicaId ? `${options.replicaId}.${randomUUID()}` : randomUUID();
     const token = sessionToken(req);
     // An event store makes streams resumable: a client whose SSE stream dropped reconnects with Last-Event-ID.
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id, eventStore: new BoundedEventStore(), retryInterval: SSE_RETRY_MS,
-    });
+    const eventStore = new BoundedEventStore({}, Date.now, eventBudget);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, eventStore, retryInterval: SSE_RETRY_MS });
     // Held before connect, so that concurrent initializes count against the cap at once.
-    sessions.set(id, { transport, tokenHash: hashToken(token), lastActive: Date.now(), established: false });
-    transport.onclose = () => { sessions.delete(id); };
+    sessions.set(id, { transport, tokenHash: hashToken(token), lastActive: Date.now(), established: false, busy: 0 });
+    transport.onclose = () => {
+      sessions.delete(id);
+      eventStore.release();
+    };
     try {
       await options.createSessionServer({ token }).connect(transport);
       await transport.handleRequest(req, res, body);
@@ -349,7 +365,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       const body = await readJson(req);
       if (found) {
         touch(found.id, found.session);
-        return found.session.transport.handleRequest(req, res, body);
+        const { session } = found;
+        session.busy += 1;
+        res.once('close', () => {
+          session.busy -= 1;
+          session.lastActive = Date.now();
+        });
+        return session.transport.handleRequest(req, res, body);
       }
       if (!isInitializeRequest(body)) {
         throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');

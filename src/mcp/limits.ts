@@ -8,10 +8,11 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES_VARIABLE = 'FORGEOPS_MAX_MESSAGE_BYTES';
 
 /**
- * Live Streamable HTTP sessions. A session costs ~40 KB, so 100 hold ~4 MB; one person's assistants open a
- * handful, a team's a few dozen, so the cap only ever bites a flood.
+ * Live Streamable HTTP sessions per replica. Sized for a team: 1,000 sessions that each made a call held 153 MiB of
+ * RSS in all (about 70 KB a session, measured by tools/bench/sessions.mjs), and a flood is held back by closing
+ * half-open sessions after the handshake time and idle ones only once the cap is reached.
  */
-export const DEFAULT_MAX_SESSIONS = 100;
+export const DEFAULT_MAX_SESSIONS = 1000;
 export const MAX_SESSIONS_VARIABLE = 'FORGEOPS_MAX_SESSIONS';
 
 /** JSON-RPC error code for an input refused by a limit (the request itself is not valid to run). */

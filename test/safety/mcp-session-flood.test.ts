@@ -15,27 +15,51 @@ async function currentUser(mcp: Awaited<ReturnType<typeof connectClient>>['mcp']
 }
 
 describe('session flood', () => {
-  it('keeps at most the cap of sessions under a flood of half-open ones, evicting the oldest, and a real client still works', async () => {
+  it('never evicts a client in its handshake: a flood fills the cap and the rest get 503 saying when to retry', async () => {
     const { lines, log } = captureLog();
-    const server = await startHttp(env.client, { maxSessions: CAP, handshakeMs: 60_000, log });
+    const HANDSHAKE_MS = 20_000;
+    const server = await startHttp(env.client, { maxSessions: CAP, handshakeMs: HANDSHAKE_MS, log });
     const before = await connectClient(server.url);
-    const statuses: number[] = [];
+    const opened: string[] = [];
+    const refused: Array<Awaited<ReturnType<typeof rawInitialize>>> = [];
     for (let i = 0; i < FLOOD; i++) {
-      statuses.push((await rawInitialize(server.url)).status);
+      const answer = await rawInitialize(server.url);
+      if (answer.sessionId) opened.push(answer.sessionId);
+      else refused.push(answer);
       expect(server.sessionCount()).toBeLessThanOrEqual(CAP);
     }
-    // Each new initialize took the slot of the oldest one that never came back; nobody was locked out.
-    expect(statuses.every((s) => s === 200)).toBe(true);
-    expect(server.sessionCount()).toBe(CAP);
+    expect(opened).toHaveLength(CAP - 1);
+    expect(refused).toHaveLength(FLOOD - (CAP - 1));
+    for (const answer of refused) {
+      expect(answer.status).toBe(503);
+      // The oldest handshake window ends within HANDSHAKE_MS: that is when a slot can free up.
+      const wait = Number(answer.headers['retry-after']);
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(HANDSHAKE_MS / 1000);
+      expect(JSON.parse(answer.body).error.message).toContain(`retry in ${wait} s`);
+    }
+    // Every session that was let in is still there: each one finishes its handshake.
+    for (const id of opened) expect((await rawSessionPost(server.url, id, { method: 'notifications/initialized' })).status).toBe(202);
     expect(await currentUser(before.mcp)).toMatch(/\w+/);
-    const after = await connectClient(server.url);
-    expect(await currentUser(after.mcp)).toMatch(/\w+/);
-    // Fifty evictions, one log line about them; the two real sessions are logged as opened.
-    expect(lines.filter((l) => l.includes('session cap'))).toHaveLength(1);
-    expect(lines.filter((l) => l.includes('opened'))).toHaveLength(2);
-    expect(lines).toHaveLength(3);
+    expect(lines.filter((l) => l.includes('session cap'))).toHaveLength(0);
     await before.mcp.close();
-    await after.mcp.close();
+    await server.close();
+  });
+
+  it('at the cap, closes the session idle longest once it is idle past the handshake time, never a fresh one', async () => {
+    const { lines, log } = captureLog();
+    const server = await startHttp(env.client, { maxSessions: 2, handshakeMs: 300, log });
+    const idle = await connectClient(server.url);
+    const active = await connectClient(server.url);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // `active` just made a call, `idle` has said nothing for longer than the handshake time: it gives up its slot.
+    expect(await currentUser(active.mcp)).toMatch(/\w+/);
+    const newcomer = await connectClient(server.url);
+    expect(await currentUser(newcomer.mcp)).toMatch(/\w+/);
+    expect(await currentUser(active.mcp)).toMatch(/\w+/);
+    await expect(idle.mcp.callTool({ name: 'get_current_user', arguments: {} })).rejects.toThrow(/Session not found|404/);
+    expect(lines.filter((l) => l.includes('session cap 2 reached'))).toHaveLength(1);
+    await Promise.all([idle.mcp.close(), active.mcp.close(), newcomer.mcp.close()]);
     await server.close();
   });
 

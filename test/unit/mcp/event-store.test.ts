@@ -1,7 +1,7 @@
 // The bounded event store behind resumable SSE streams: replay after an id, caps per stream and in total, expiry.
 import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { BoundedEventStore } from '../../../src/mcp/event-store.js';
+import { BoundedEventStore, EventBudget } from '../../../src/mcp/event-store.js';
 
 const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `line ${n}` } });
 
@@ -92,5 +92,21 @@ describe('BoundedEventStore', () => {
     const { store } = storeAt();
     const last = await store.storeEvent('s', note(1));
     expect(await replay(store, last)).toEqual({ stream: 's', sent: [] });
+  });
+
+  it('holds all sessions to one byte budget: a store over it drops its own oldest events, and gives its bytes back on close', async () => {
+    const size = JSON.stringify(note(1)).length;
+    const budget = new EventBudget(size * 5);
+    const quiet = new BoundedEventStore({}, Date.now, budget);
+    const busy = new BoundedEventStore({}, Date.now, budget);
+    const kept = await quiet.storeEvent('q', note(1));
+    for (let n = 0; n < 20; n++) await busy.storeEvent('b', note(n % 10));
+    expect(budget.bytes).toBeLessThanOrEqual(size * 5);
+    // The store that went over paid for it; the other one's events are all still replayable.
+    expect(quiet.size().events).toBe(1);
+    expect(busy.size().events).toBe(4);
+    expect(await quiet.getStreamIdForEventId(kept)).toBe('q');
+    busy.release();
+    expect(budget.bytes).toBe(quiet.size().bytes);
   });
 });
