@@ -5,6 +5,7 @@ import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
 import type { Selectable } from './mcp/toolsets.js';
 import type { ApprovalDesk } from './mcp/approval.js';
+import type { McpServerOptions } from './mcp/server.js';
 import { closest } from './text/suggest.js';
 
 const VERSION = '0.1.0';
@@ -260,23 +261,33 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
   const slack = await startSlackBeside(config, log, runtime, approvals?.desk);
-  const [{ ReadinessProbe, serviceCheck, storeCheck }, metrics] = await Promise.all([import('./health.js'), import('./metrics.js')]);
+  const [{ ReadinessProbe, serviceCheck, storeCheck }, metrics, { openConfiguredStore }] = await Promise.all([
+    import('./health.js'), import('./metrics.js'), import('./state/store.js'),
+  ]);
   await metrics.enableMetrics();
+  // Tickets of the 2026-07-28 revision's confirmations: the Slack bot's store when it runs beside, else Redis when
+  // replicas share one, else this process's memory.
+  const state = slack?.bot.state ?? await openConfiguredStore({ redisUrl: config.redisUrl });
   const readiness = new ReadinessProbe([
     serviceCheck(runtime.client, runtime.service.address),
-    ...(slack ? [storeCheck(slack.bot.state)] : []),
+    ...(slack || state.shared ? [storeCheck(state)] : []),
   ]);
+  const sessionOptions = (token?: string): McpServerOptions => ({
+    operations: catalog, client: runtime.client, token, log, secrets, ...selection,
+    approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
+    downloadDir: config.downloadDir,
+    callTimeoutMs: config.callTimeoutMs, service: runtime.service,
+  });
   let http;
   try {
     http = await startMcpHttpServer({
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, allowedHosts: config.server.allowedHosts, log,
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness, replicaId: config.server.replicaId,
       mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
-      createSessionServer: ({ token }) => createMcpServer({
-        operations: catalog, client: runtime.client, token, log, secrets, ...selection,
-        approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
-        downloadDir: config.downloadDir,
-        callTimeoutMs: config.callTimeoutMs, service: runtime.service,
+      createSessionServer: ({ token }) => createMcpServer(sessionOptions(token)),
+      stateless: async () => (await import('./mcp/stateless.js')).createStatelessEndpoint({
+        serverOptions: sessionOptions, store: state.store, sharedStore: state.shared, secret: config.secret,
+        maxMessageBytes: config.maxMessageBytes, log,
       }),
     });
   } catch (error) {
@@ -301,6 +312,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     const { unfinished } = await http.drain(DRAIN_GRACE_MS);
     if (unfinished > 0) log.warn(`shut down with ${unfinished} requests still running`);
     await slack?.bot.close();
+    if (!slack) await state.store.close();
     await runtime.close();
     process.exit(0);
   };

@@ -6,8 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export type Front = 'mcp' | 'slack' | 'chat';
-/** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no. */
-export type CallOutcome = 'ok' | 'failed' | 'refused' | 'declined';
+/** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no; asked: a stateless client was asked to confirm (it calls again). */
+export type CallOutcome = 'ok' | 'failed' | 'refused' | 'declined' | 'asked';
 export type ConfirmationEvent = 'asked' | 'approved' | 'declined' | 'expired';
 
 interface Sink {

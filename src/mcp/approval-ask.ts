@@ -21,13 +21,25 @@ export interface AskOptions {
 }
 
 /** Which elicitation modes the client declared; an empty object means form (the protocol's default). */
+/** The one-box form a human answers a confirmation with, in either protocol revision. */
+export const CONFIRM_FORM_SCHEMA = {
+  type: 'object' as const,
+  properties: { confirm: { type: 'boolean' as const, title: 'Yes, run it', description: 'Tick to run exactly the call shown above.' } },
+  required: ['confirm'],
+};
+
+/** The question above the form: the exact call, then the one thing asked. */
+export function confirmQuestion(prompt: string): string {
+  return `${prompt}\n\nRun exactly this call?`;
+}
+
 function elicitationModes(server: Server): { form: boolean; url: boolean } {
   const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
   if (elicitation === undefined) return { form: false, url: false };
   return { form: elicitation.form !== undefined || elicitation.url === undefined, url: elicitation.url !== undefined };
 }
 
-function refusal(prompt: string, why: string, fix: string): ConfirmOutcome {
+export function refusal(prompt: string, why: string, fix: string): ConfirmOutcome {
   return { confirmed: false, reason: `This call needs a human to approve it, and ${why}. Nothing was changed. The call:\n${prompt}\n${fix}` };
 }
 
@@ -57,12 +69,8 @@ async function askInForm(server: Server, prompt: string, options: AskOptions, ex
   // opened the optional GET stream still sees it.
   const answer = await server.elicitInput({
     mode: 'form',
-    message: `${prompt}\n\nRun exactly this call?`,
-    requestedSchema: {
-      type: 'object',
-      properties: { confirm: { type: 'boolean', title: 'Yes, run it', description: 'Tick to run exactly the call shown above.' } },
-      required: ['confirm'],
-    },
+    message: confirmQuestion(prompt),
+    requestedSchema: CONFIRM_FORM_SCHEMA,
   }, { relatedRequestId: extra.requestId, timeout: options.formTimeoutMs, signal: extra.signal });
   if (answer.action === 'accept' && answer.content?.confirm === true) return { confirmed: true };
   const how = answer.action === 'accept' ? 'did not tick the confirmation' : answer.action === 'decline' ? 'declined' : 'cancelled';

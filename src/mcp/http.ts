@@ -13,6 +13,7 @@ import {
 import { answerHealth, callsInFlight, type ReadinessProbe } from '../health.js';
 import { answerMetrics } from '../metrics.js';
 import { BoundedEventStore, EventBudget, SSE_RETRY_MS } from './event-store.js';
+import type { StatelessEndpoint } from './stateless.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
@@ -62,6 +63,11 @@ export interface McpHttpOptions {
    * send a session's requests back to the replica that holds it (the SDK keeps sessions in process memory).
    */
   replicaId?: string;
+  /**
+   * The stateless 2026-07-28 revision beside the sessions (see stateless.ts), made on the first request that names
+   * no session and is not an initialize: the 2025 path never loads it.
+   */
+  stateless?: () => Promise<StatelessEndpoint>;
 }
 
 export interface McpHttpServer {
@@ -192,6 +198,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const limitedLog = rateLimitedLog(log, LOG_INTERVAL_MS);
   let pendingBodyBytes = 0;
   let port = options.port;
+  let statelessLoading: Promise<StatelessEndpoint> | undefined;
   /** What all sessions' resumable streams hold together. */
   const eventBudget = new EventBudget(options.eventBudgetBytes);
 
@@ -373,13 +380,17 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
         });
         return session.transport.handleRequest(req, res, body);
       }
-      if (!isInitializeRequest(body)) {
-        throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
-      }
       if (draining) {
         throw new Refusal(503, -32000, 'Service Unavailable: this replica is shutting down; connect again to reach another', 'draining', { 'retry-after': '1' });
       }
-      return openSession(req, res, body);
+      if (isInitializeRequest(body)) return openSession(req, res, body);
+      // No session and no initialize: a 2026-07-28 request (every request stands alone), or a 2025 client's mistake.
+      const stateless = options.stateless && await (statelessLoading ??= options.stateless().catch((error: Error) => {
+        statelessLoading = undefined;
+        throw error;
+      }));
+      if (stateless && await stateless.isModern(req, body)) return stateless.serve(req, res, body);
+      throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!found) throw new Refusal(400, -32001, 'Bad Request: mcp-session-id header is required', 'no session');
@@ -411,6 +422,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   async function close(): Promise<void> {
     clearInterval(sweeper);
+    await (await statelessLoading?.catch(() => undefined))?.close().catch(() => undefined);
     const open = [...sessions.values()];
     sessions.clear();
     for (const session of open) await session.transport.close().catch(() => undefined);

@@ -21,7 +21,7 @@ import { SessionTaskStore, startTask, TASK_WORK_LIMIT_MS, TASKS_CAPABILITY } fro
 import { jsonResult, successResult, textResult, type ToolResult } from './results.js';
 import { PROTOCOL_CAPABILITIES, registerProtocolFeatures } from './protocol.js';
 import { askHuman, type ConfirmOutcome } from './approval-ask.js';
-import type { ApprovalDesk, ApprovalPolicy } from './approval.js';
+import type { ApprovalDesk, ApprovalPolicy, ApprovalRequest } from './approval.js';
 import { catalogOf, type ToolCatalog } from './catalog.js';
 import { elicitationFormValidator } from './elicitation-validator.js';
 import type { SessionRegistry } from './service-reads.js';
@@ -63,7 +63,7 @@ export interface McpServerOptions {
 }
 
 /** What the server tells the assistant once, so no tool repeats it; the meta sentence only where those tools are. */
-function instructions(meta: boolean): string {
+export function instructions(meta: boolean): string {
   return [
     'forgeops acts on a code hosting service (projects, files, commits, pipelines, releases, issues, merge requests and more).',
     SHARED_INPUTS_NOTE,
@@ -74,7 +74,20 @@ function instructions(meta: boolean): string {
   ].join(' ');
 }
 
-type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * How a call needing a human is approved, per protocol: a 2025-11-25 session asks and waits (askHuman); a stateless
+ * 2026-07-28 request answers `{ ask }`, the input_required result the client answers by calling again (stateless.ts).
+ */
+export type Confirmer = (call: ApprovalRequest, extra: CallExtra, onPhase: (text: string) => void) =>
+  Promise<ConfirmOutcome | { ask: Record<string, unknown> }>;
+
+/** What the tool calls of one session (or one stateless request) need besides the server's options. */
+export interface ToolCoreFront {
+  confirm: Confirmer;
+  logger(requestId: CallExtra['requestId']): Logger;
+}
 
 /** How one call runs when it is not the plain request-bound call: a task has its own signal, limit and status line. */
 interface CallLimits {
@@ -140,23 +153,13 @@ function readCallParams(params: unknown): { name: string; args: unknown; asTask:
   return { name: p.name, args: p.arguments, asTask: p.task !== undefined };
 }
 
-export function createMcpServer(options: McpServerOptions): Server {
+/** The tools one session offers and how their calls run: the same for both protocol revisions (see Confirmer). */
+export function createToolCore(options: McpServerOptions, front: ToolCoreFront) {
   const catalog = Array.isArray(options.operations) ? catalogOf(options.operations) : options.operations as ToolCatalog;
   const offered = selectTools(catalog.tools, { toolsets: options.toolsets, tools: options.tools, readOnly: options.readOnly });
   const offeredNames = new Set(offered.operations.map((tool) => tool.name));
   const usableNames = new Set(usableTools(catalog.tools, options.readOnly).map((tool) => tool.name));
   const listed = [...offered.operations.map((tool) => tool.descriptor), ...(offered.meta ? META_TOOLS : [])];
-  const tasks = new SessionTaskStore();
-  // Our own validator of elicitation answers: the SDK's default brings ajv, which the bundle leaves out.
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, tasks: TASKS_CAPABILITY, ...PROTOCOL_CAPABILITIES },
-    instructions: instructions(offered.meta),
-    taskStore: tasks,
-    jsonSchemaValidator: elicitationFormValidator,
-  });
-  // A task outliving its session would poll on for nobody.
-  server.onclose = () => tasks.close();
-  let pendingConfirmations = 0;
 
   /** The registry (every zod schema) is loaded by the first call, not at start (see catalog.ts), once per session. */
   let loading: Promise<SessionRegistry> | undefined;
@@ -171,17 +174,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         : options.service,
     },
   })));
-  const logging = registerProtocolFeatures(server, { ...options, registry, log: options.log ?? silentLogger });
-
-  let warmed = false;
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    if (options.warmUpAfterToolsList && !warmed) {
-      warmed = true;
-      // After this answer is written: setImmediate runs once the event loop has sent it.
-      setImmediate(() => { void registry().catch(() => undefined); });
-    }
-    return { tools: listed };
-  });
+  const logging = { logger: front.logger };
 
   /**
    * Whether a tool name calls an operation. With the meta tools offered, every operation the mode allows is one
@@ -260,23 +253,18 @@ export function createMcpServer(options: McpServerOptions): Server {
     const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
     try {
       if (prepared.kind === 'confirm') {
-        if (pendingConfirmations >= MAX_PENDING_CONFIRMATIONS) {
-          return textResult(`${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; ` +
-            `nothing was changed. Let the human answer those first.`, true);
-        }
-        pendingConfirmations += 1;
         recordConfirmation('mcp', 'asked');
-        let outcome: ConfirmOutcome;
+        let outcome: ConfirmOutcome | { ask: Record<string, unknown> };
         try {
-          outcome = await askHuman(server, { operation: op.name, input, prompt: prepared.prompt }, {
-            approval: options.approval, approvals: options.approvals, formTimeoutMs: CONFIRM_TIMEOUT_MS,
-            onPhase: (text) => progress.phase(text),
-          }, extra);
+          outcome = await front.confirm({ operation: op.name, input, prompt: prepared.prompt }, extra, (text) => progress.phase(text));
         } catch (error) {
           // The question timed out or the client went away: nothing was sent.
           outcome = { confirmed: false, reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.`, expired: true };
-        } finally {
-          pendingConfirmations -= 1;
+        }
+        // A stateless client is asked in the result itself; the call runs when it calls again with the answer.
+        if ('ask' in outcome) {
+          counted.outcome = 'asked';
+          return outcome.ask as ToolResult;
         }
         recordConfirmation('mcp', outcome.confirmed ? 'approved' : outcome.expired ? 'expired' : 'declined');
         if (!outcome.confirmed) {
@@ -310,6 +298,55 @@ export function createMcpServer(options: McpServerOptions): Server {
       progress.stop();
     }
   }
+
+  return { catalog, offered, listed, registry, callsOperation, notOffered, callTool, callOperation };
+}
+
+export function createMcpServer(options: McpServerOptions): Server {
+  const tasks = new SessionTaskStore();
+  let pendingConfirmations = 0;
+  // Both are made below, after the core their handlers call; the core reaches them only once a request arrives.
+  let server!: Server;
+  let logging!: ReturnType<typeof registerProtocolFeatures>;
+  const core = createToolCore(options, {
+    logger: (requestId) => logging.logger(requestId),
+    // Calls of one session waiting for a human at once are capped: each holds a request open.
+    async confirm(call, extra, onPhase) {
+      if (pendingConfirmations >= MAX_PENDING_CONFIRMATIONS) {
+        return { confirmed: false, reason: `${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; `
+          + 'nothing was changed. Let the human answer those first.' };
+      }
+      pendingConfirmations += 1;
+      try {
+        return await askHuman(server, call, {
+          approval: options.approval, approvals: options.approvals, formTimeoutMs: CONFIRM_TIMEOUT_MS, onPhase,
+        }, extra);
+      } finally {
+        pendingConfirmations -= 1;
+      }
+    },
+  });
+  const { offered, listed, registry, callsOperation, notOffered, callTool, callOperation } = core;
+  // Our own validator of elicitation answers: the SDK's default brings ajv, which the bundle leaves out.
+  server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, tasks: TASKS_CAPABILITY, ...PROTOCOL_CAPABILITIES },
+    instructions: instructions(offered.meta),
+    taskStore: tasks,
+    jsonSchemaValidator: elicitationFormValidator,
+  });
+  // A task outliving its session would poll on for nobody.
+  server.onclose = () => tasks.close();
+  logging = registerProtocolFeatures(server, { ...options, registry, log: options.log ?? silentLogger });
+
+  let warmed = false;
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (options.warmUpAfterToolsList && !warmed) {
+      warmed = true;
+      // After this answer is written: setImmediate runs once the event loop has sent it.
+      setImmediate(() => { void registry().catch(() => undefined); });
+    }
+    return { tools: listed };
+  });
 
   /**
    * A task-augmented tools/call: only a long wait runs as a task (the protocol's answer to any other is -32601), and

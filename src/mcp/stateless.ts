@@ -1,0 +1,208 @@
+// The stateless 2026-07-28 revision of MCP, served beside the 2025-11-25 sessions on the same /mcp: any replica
+// answers any request. A call needing a human answers input_required with a signed requestState naming a ticket in
+// the shared store; it runs only when the same call comes back confirmed and that ticket is redeemed, once.
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../log.js';
+import { DurableConfirmations } from '../policy/confirmations.js';
+import type { StateStore } from '../state/store.js';
+import { CONFIRM_FORM_SCHEMA, confirmQuestion, refusal } from './approval-ask.js';
+import type { ApprovalRequest } from './approval.js';
+import { createToolCore, instructions, SERVER_INFO, CONFIRM_TIMEOUT_MS, type CallExtra, type McpServerOptions } from './server.js';
+
+type V2 = typeof import('@modelcontextprotocol/server');
+type HandlerContext = import('@modelcontextprotocol/server').ServerContext;
+
+/** The header a request carries to act with its own service token (as a 2025 session's initialize does). */
+const TOKEN_HEADER = 'x-codehost-token';
+/** The key of the one question a destructive call asks, in inputRequests and inputResponses. */
+const CONFIRM_KEY = 'confirm';
+/** Where MCP tickets are asked and answered, in the ticket's terms (Slack's are channel ids). */
+const PLACE = 'mcp';
+/** Calls one principal may have waiting for a confirmation at once; all of them together are capped by the store. */
+const MAX_WAITING_PER_PRINCIPAL = 20;
+/** Where replicas without FORGEOPS_SECRET keep the requestState key they share (the store is already trusted with tickets). */
+const SHARED_KEY_NAME = 'mcp:request-state-key';
+
+export interface StatelessOptions {
+  /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
+  serverOptions(token?: string): McpServerOptions;
+  /** Where tickets live: Redis when replicas share (FORGEOPS_REDIS_URL), else this process's memory. */
+  store: StateStore;
+  /** Whether other replicas see the same store: then the requestState key must be the same on all of them. */
+  sharedStore: boolean;
+  /** FORGEOPS_SECRET, when set: the requestState key derives from it. */
+  secret?: string;
+  maxMessageBytes: number;
+  log: Logger;
+}
+
+export interface StatelessEndpoint {
+  /** Whether a POST that names no session speaks 2026-07-28 (the SDK's own classification, so both always agree). */
+  isModern(req: IncomingMessage, body: unknown): Promise<boolean>;
+  serve(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Who a request acts as, for binding its tickets: a hash of its own service token, or the configured one's stand-in. */
+function principalOf(token: string | undefined | null): string {
+  return token ? `mcp-${createHash('sha256').update(token).digest('hex').slice(0, 24)}` : 'mcp-configured';
+}
+
+/**
+ * The key that signs requestState. It must be the same on every replica that may receive the echo: derived from
+ * FORGEOPS_SECRET when set; else, with a shared store, the first replica's random key kept there; else this process's.
+ */
+async function requestStateKey(options: StatelessOptions): Promise<Buffer> {
+  if (options.secret) return createHash('sha256').update(`forgeops mcp requestState\0${options.secret}`).digest();
+  const fresh = randomBytes(32).toString('hex');
+  if (!options.sharedStore) return Buffer.from(fresh, 'hex');
+  await options.store.add(SHARED_KEY_NAME, fresh);
+  const kept = await options.store.get<string>(SHARED_KEY_NAME);
+  return Buffer.from(kept ?? fresh, 'hex');
+}
+
+function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+  }
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, {
+    method: 'POST', headers, body: JSON.stringify(body), signal,
+  });
+}
+
+/** Writes a web Response to Node's response, streaming an SSE body as it comes; stops reading if the client goes. */
+async function sendResponse(response: Response, res: ServerResponse): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const stop = () => { void reader.cancel().catch(() => undefined); };
+  res.once('close', stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+  } finally {
+    res.off('close', stop);
+    res.end();
+  }
+}
+
+/** The declared elicitation modes of one stateless request (its envelope carries the client's capabilities). */
+function formElicitation(v2: V2, ctx: HandlerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[v2.CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
+  const elicitation = capabilities?.elicitation;
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+export async function createStatelessEndpoint(options: StatelessOptions): Promise<StatelessEndpoint> {
+  const v2 = await import('@modelcontextprotocol/server');
+  const codec = v2.createRequestStateCodec<{ ticket: string }>({
+    key: new Uint8Array(await requestStateKey(options)),
+    ttlSeconds: CONFIRM_TIMEOUT_MS / 1000,
+    // An echo under another service token is refused before the handler runs.
+    bind: (ctx) => principalOf(ctx.http?.req?.headers.get(TOKEN_HEADER)),
+  });
+  const tickets = new DurableConfirmations(options.store, { ttlMs: CONFIRM_TIMEOUT_MS, maxPerRequester: MAX_WAITING_PER_PRINCIPAL });
+
+  /**
+   * One destructive call's confirmation over two requests. The first has no requestState: a ticket is issued for the
+   * exact call and the client is asked. The second carries the signed ticket and the human's answer: yes redeems the
+   * ticket (once, and only for the very same call), no withdraws it. An answer that comes without a ticket of ours
+   * was never asked, and counts for nothing: the question is asked.
+   */
+  async function confirm(ctx: HandlerContext, token: string | undefined, call: ApprovalRequest, policy: McpServerOptions['approval']) {
+    const requester = principalOf(token);
+    const state = ctx.mcpReq.requestState<{ ticket: string }>();
+    if (state?.ticket) {
+      const answer = v2.inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
+      if (answer.kind === 'elicit') {
+        if (answer.action === 'accept' && (answer.content as { confirm?: unknown } | undefined)?.confirm === true) {
+          const redeemed = await tickets.redeem(state.ticket, { person: requester, place: PLACE, operation: call.operation, input: call.input });
+          return redeemed.ok ? { confirmed: true as const } : { confirmed: false as const, reason: redeemed.reason };
+        }
+        await tickets.cancel(state.ticket, requester);
+        const how = answer.action === 'accept' ? 'did not tick the confirmation' : answer.action === 'decline' ? 'declined' : 'cancelled';
+        return { confirmed: false as const, reason: `The human ${how}; nothing was changed.` };
+      }
+    }
+    if (policy === 'page') {
+      return refusal(call.prompt, 'the approval page (FORGEOPS_APPROVAL=page) serves 2025-11-25 sessions only',
+        'Connect with a 2025-11-25 session to approve it on the page, or have the operator choose FORGEOPS_APPROVAL=elicit.');
+    }
+    if (!formElicitation(v2, ctx)) {
+      if (policy === 'allow') return { confirmed: true as const };
+      return refusal(call.prompt, 'this MCP client cannot ask (it does not declare elicitation)',
+        'Run it from a client with elicitation support, or have the operator choose FORGEOPS_APPROVAL=allow.');
+    }
+    const issued = await tickets.issue({ operation: call.operation, input: call.input, requester, place: PLACE });
+    if (!issued.ok) return { confirmed: false as const, reason: issued.reason };
+    return {
+      ask: v2.inputRequired({
+        inputRequests: {
+          [CONFIRM_KEY]: v2.inputRequired.elicit({ message: confirmQuestion(call.prompt), requestedSchema: CONFIRM_FORM_SCHEMA }),
+        },
+        requestState: await codec.mint({ ticket: issued.id }, ctx),
+      }) as unknown as Record<string, unknown>,
+    };
+  }
+
+  /** One server per request, as the revision wants: nothing of it outlives the answer. */
+  function serverFor(request: { requestInfo?: Request }) {
+    const token = request.requestInfo?.headers.get(TOKEN_HEADER) || undefined;
+    const serverOptions = options.serverOptions(token);
+    let handlerContext: HandlerContext | undefined;
+    const core = createToolCore(serverOptions, {
+      logger: () => serverOptions.log ?? options.log,
+      confirm: (call) => confirm(handlerContext!, token, call, serverOptions.approval),
+    });
+    const server = new v2.Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: instructions(core.offered.meta),
+      requestState: { verify: codec.verify },
+    });
+    server.setRequestHandler('tools/list', async () => ({ tools: core.listed as never }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      handlerContext = ctx;
+      // The tool calls speak the 2025 SDK's handler terms; these are the parts of them they use.
+      const extra = {
+        requestId: ctx.mcpReq.id,
+        signal: ctx.mcpReq.signal,
+        _meta: ctx.mcpReq._meta,
+        sendNotification: (notification: { method: string; params?: Record<string, unknown> }) => ctx.mcpReq.notify(notification as never),
+      } as unknown as CallExtra;
+      return await core.callTool(request.params.name, request.params.arguments ?? {}, extra) as never;
+    });
+    return server;
+  }
+
+  const handler = v2.createMcpHandler(serverFor, {
+    legacy: 'reject',
+    maxRequestBodySize: options.maxMessageBytes,
+    onerror: (error) => options.log.debug(`mcp 2026-07-28: ${error.message}`),
+  });
+
+  return {
+    async isModern(req, body) {
+      const probe = webRequest(req, body, new AbortController().signal);
+      return !(await v2.isLegacyRequest(probe, body, { maxRequestBodySize: options.maxMessageBytes }));
+    },
+    async serve(req, res, body) {
+      // The client going away aborts the call (its signal), as it does a 2025 session's.
+      const gone = new AbortController();
+      res.once('close', () => { if (!res.writableFinished) gone.abort(); });
+      const response = await handler.fetch(webRequest(req, body, gone.signal), { parsedBody: body });
+      await sendResponse(response, res);
+    },
+    close: () => handler.close(),
+  };
+}
+

@@ -1,0 +1,118 @@
+// The 2026-07-28 revision on two replicas behind a real haproxy doing plain round robin, sharing a real Redis: every
+// request may reach either replica, a confirmation asked on one is redeemed on the other, and each call runs as many
+// times as it should (a read once, a confirmed delete once, a declined delete never), also with clicks racing.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
+import { operations } from '../../src/operations/index.js';
+import type { McpHttpServer } from '../../src/mcp/http.js';
+import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
+import { RedisStore } from '../../src/state/redis-store.js';
+import { silentLogger } from '../../src/log.js';
+import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { useSandbox } from '../helpers/mcp.js';
+import { ACCEPT, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
+import { startHttp } from '../safety/mcp-harness.js';
+
+const env = useSandbox();
+const PROJECT = 'acme/web';
+
+/** Which replica answered each stateless tools/call, in order. */
+const answeredBy: string[] = [];
+
+function deletesOf(branch: string): number {
+  return env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
+}
+
+async function newBranch(name: string): Promise<void> {
+  const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches`;
+  expect((await env.client.request({ method: 'POST', path, query: { branch: name, ref: 'main' }, idempotent: false })).status).toBe(201);
+}
+
+describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
+  let redis: RedisServer;
+  const stores: RedisStore[] = [];
+  const replicas: McpHttpServer[] = [];
+  let balancer: Balancer;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    const port = await freePort();
+    for (const replicaId of ['r1', 'r2']) {
+      const store = await RedisStore.open(redis.url);
+      stores.push(store);
+      replicas.push(await startHttp(env.client, {
+        replicaId,
+        allowedHosts: [`127.0.0.1:${port}`],
+        // No FORGEOPS_SECRET: the replicas agree on the requestState key through Redis.
+        stateless: async () => {
+          const endpoint = await createStatelessEndpoint({
+            serverOptions: (token) => ({ operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 }),
+            store, sharedStore: true, maxMessageBytes: 1 << 20, log: silentLogger,
+          });
+          return {
+            ...endpoint,
+            serve: (req, res, body) => {
+              if ((body as { method?: string }).method === 'tools/call') answeredBy.push(replicaId);
+              return endpoint.serve(req, res, body);
+            },
+          };
+        },
+      }));
+    }
+    // The documented config without its routing by session prefix: round robin, the worst case for sessions.
+    const config = readFileSync(new URL('../../deploy/haproxy.cfg', import.meta.url), 'utf8').replace(/^\s*use_backend .*$/m, '')
+      .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
+      .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${new URL(replicas[0].url).port}`)
+      .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${new URL(replicas[1].url).port}`);
+    balancer = await startHaproxy(config, port);
+  });
+
+  afterAll(async () => {
+    await balancer?.stop();
+    for (const replica of replicas) await replica.close();
+    for (const store of stores) await store.close();
+    await redis?.stop();
+  });
+
+  it('reads, confirms and declines through either replica; each call runs 0 or 1 times as it should', async () => {
+    const url = `${balancer.url}/mcp`;
+    await newBranch('rr-yes');
+    await newBranch('rr-no');
+    answeredBy.length = 0;
+    const yes = await modernClient(url, () => ({ action: 'accept', content: { confirm: true } }));
+    const no = await modernClient(url, () => ({ action: 'decline' }));
+
+    const before = env.sandbox.requests.all().filter((r) => r.method === 'GET' && r.path === '/user').length;
+    const me = await yes.client.callTool({ name: 'get_current_user', arguments: {} });
+    expect((me.structuredContent as { username: string }).username).toBe('alice');
+    expect(env.sandbox.requests.all().filter((r) => r.method === 'GET' && r.path === '/user').length).toBe(before + 1);
+
+    const deleted = await yes.client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'rr-yes' } }) as CallToolResult;
+    expect(deleted.isError).toBeFalsy();
+    expect(yes.asked).toHaveLength(1);
+    expect(deletesOf('rr-yes')).toBe(1);
+
+    const declined = await no.client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'rr-no' } }) as CallToolResult;
+    expect(text(declined)).toBe('The human declined; nothing was changed.');
+    expect(deletesOf('rr-no')).toBe(0);
+
+    // Both replicas answered tool calls, and a confirmation's two requests went to different ones.
+    expect(new Set(answeredBy)).toEqual(new Set(['r1', 'r2']));
+    expect(answeredBy.slice(1, 3)).toEqual(answeredBy[1] === 'r1' ? ['r1', 'r2'] : ['r2', 'r1']);
+    await Promise.all([yes.client.close(), no.client.close()]);
+  });
+
+  it('the same confirmation sent to both replicas at once runs once', async () => {
+    await newBranch('rr-race');
+    const { client, call } = await manualClient(`${balancer.url}/mcp`);
+    const args = { id: PROJECT, branch: 'rr-race' };
+    const asked = await call('delete_branch', args) as InputRequiredResult;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call('delete_branch', args, { ...ACCEPT, requestState: asked.requestState }) as Promise<CallToolResult>));
+    expect(answers.filter((a) => !a.isError)).toHaveLength(1);
+    for (const refused of answers.filter((a) => a.isError)) expect(text(refused)).toBe('This confirmation was already used or is unknown; nothing was run.');
+    expect(deletesOf('rr-race')).toBe(1);
+    await client.close();
+  });
+});

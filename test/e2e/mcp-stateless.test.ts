@@ -1,0 +1,161 @@
+// The 2026-07-28 revision on /mcp beside 2025-11-25 sessions: SDK v2 clients read, confirm and decline statelessly,
+// and a confirmation counts once, for the exact call it was asked about, only after it was asked.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, isInputRequiredResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
+import { ACCEPT, MODERN, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
+import { operations } from '../../src/operations/index.js';
+import type { McpHttpServer } from '../../src/mcp/http.js';
+import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
+import type { McpServerOptions } from '../../src/mcp/server.js';
+import { MemoryStore } from '../../src/state/store.js';
+import { silentLogger } from '../../src/log.js';
+import { useSandbox } from '../helpers/mcp.js';
+import { connectClient, rawRequest, startHttp } from '../safety/mcp-harness.js';
+
+const env = useSandbox();
+const PROJECT = 'acme/web';
+
+/** The options serve gives both revisions, here on the sandbox. */
+function serverOptions(token?: string): McpServerOptions {
+  return { operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 };
+}
+
+function startServer(store = new MemoryStore()): Promise<McpHttpServer> {
+  return startHttp(env.client, {
+    stateless: () => createStatelessEndpoint({ serverOptions, store, sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger }),
+  });
+}
+
+async function newBranch(name: string): Promise<void> {
+  const response = await env.client.request({ method: 'POST', path: `/projects/${encodeURIComponent(PROJECT)}/repository/branches`, query: { branch: name, ref: 'main' }, idempotent: false });
+  expect(response.status).toBe(201);
+}
+
+/** How many times the sandbox was asked to delete the branch: how many times a confirmed call ran. */
+function deletesOf(branch: string): number {
+  return env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
+}
+
+async function branchExists(name: string): Promise<boolean> {
+  const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches/${name}`;
+  return env.client.request({ method: 'GET', path, idempotent: true }).then((response) => response.status === 200, () => false);
+}
+
+describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
+  let server: McpHttpServer;
+  beforeAll(async () => { server = await startServer(); });
+  afterAll(async () => { await server.close(); });
+
+  it('reads with no session: the v2 client negotiates 2026-07-28, lists tools and calls one, and the server keeps nothing', async () => {
+    const { client } = await modernClient(server.url, () => ({ action: 'decline' }));
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('triage_project');
+    const me = await client.callTool({ name: 'get_current_user', arguments: {} });
+    expect(me.isError).toBeFalsy();
+    expect((me.structuredContent as { username: string }).username).toBe('alice');
+    expect(server.sessionCount()).toBe(0);
+    // A 2025 client on the same endpoint still gets its session.
+    const legacy = await connectClient(server.url);
+    expect(server.sessionCount()).toBe(1);
+    await legacy.mcp.close();
+    await client.close();
+  });
+
+  it('a destructive call asks the human once through input_required and runs once when they confirm', async () => {
+    await newBranch('stateless-yes');
+    const { client, asked } = await modernClient(server.url, () => ({ action: 'accept', content: { confirm: true } }));
+    const result = await client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'stateless-yes' } }) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('stateless-yes');
+    expect(asked[0]).toContain('Run exactly this call?');
+    expect(deletesOf('stateless-yes')).toBe(1);
+    expect(await branchExists('stateless-yes')).toBe(false);
+    await client.close();
+  });
+
+  it('a declined call runs nothing and says so', async () => {
+    await newBranch('stateless-no');
+    const { client, asked } = await modernClient(server.url, () => ({ action: 'decline' }));
+    const result = await client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'stateless-no' } }) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe('The human declined; nothing was changed.');
+    expect(asked).toHaveLength(1);
+    expect(deletesOf('stateless-no')).toBe(0);
+    expect(await branchExists('stateless-no')).toBe(true);
+    await client.close();
+  });
+
+  it('a confirmation counts once: the same requestState and answer sent again run nothing', async () => {
+    await newBranch('stateless-replay');
+    const { client, call } = await manualClient(server.url);
+    const args = { id: PROJECT, branch: 'stateless-replay' };
+    const first = await call('delete_branch', args);
+    expect(isInputRequiredResult(first)).toBe(true);
+    const { requestState } = first as InputRequiredResult;
+    expect(requestState).toBeTruthy();
+    const confirmed = await call('delete_branch', args, { ...ACCEPT, requestState }) as CallToolResult;
+    expect(confirmed.isError).toBeFalsy();
+    const replayed = await call('delete_branch', args, { ...ACCEPT, requestState }) as CallToolResult;
+    expect(replayed.isError).toBe(true);
+    expect(text(replayed)).toBe('This confirmation was already used or is unknown; nothing was run.');
+    expect(deletesOf('stateless-replay')).toBe(1);
+    await client.close();
+  });
+
+  it('a confirmation runs only the call it was asked about: other arguments with its requestState run nothing', async () => {
+    await newBranch('stateless-asked');
+    await newBranch('stateless-other');
+    const { client, call } = await manualClient(server.url);
+    const first = await call('delete_branch', { id: PROJECT, branch: 'stateless-asked' }) as InputRequiredResult;
+    const swapped = await call('delete_branch', { id: PROJECT, branch: 'stateless-other' }, { ...ACCEPT, requestState: first.requestState }) as CallToolResult;
+    expect(swapped.isError).toBe(true);
+    expect(text(swapped)).toBe('The call changed since it was confirmed; nothing was run.');
+    expect(deletesOf('stateless-other')).toBe(0);
+    expect(deletesOf('stateless-asked')).toBe(0);
+    await client.close();
+  });
+
+  it('an answer nobody was asked for counts for nothing: the question is asked instead', async () => {
+    await newBranch('stateless-forged');
+    const { client, call } = await manualClient(server.url);
+    const forged = await call('delete_branch', { id: PROJECT, branch: 'stateless-forged' }, ACCEPT);
+    expect(isInputRequiredResult(forged)).toBe(true);
+    // A requestState the server did not sign is refused before any handler runs.
+    await expect(call('delete_branch', { id: PROJECT, branch: 'stateless-forged' }, { ...ACCEPT, requestState: 'v1.e30.AAAA' }))
+      .rejects.toThrow(/requestState/i);
+    expect(deletesOf('stateless-forged')).toBe(0);
+    await client.close();
+  });
+
+  it('a requestState is bound to the service token it was asked under', async () => {
+    await newBranch('stateless-token');
+    const mine = await manualClient(server.url);
+    const args = { id: PROJECT, branch: 'stateless-token' };
+    const first = await mine.call('delete_branch', args) as InputRequiredResult;
+    const other = await manualClient(server.url, { 'x-codehost-token': env.sandbox.tokens.admin });
+    await expect(other.call('delete_branch', args, { ...ACCEPT, requestState: first.requestState })).rejects.toThrow(/requestState/i);
+    expect(deletesOf('stateless-token')).toBe(0);
+    await Promise.all([mine.client.close(), other.client.close()]);
+  });
+
+  it('a client without elicitation is told in words that the call needs a human, and nothing runs', async () => {
+    await newBranch('stateless-noform');
+    const client = new ClientV2({ name: 'v2-noform', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+    await client.connect(new TransportV2(new URL(server.url)));
+    const result = await client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'stateless-noform' } }) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('this MCP client cannot ask (it does not declare elicitation)');
+    expect(deletesOf('stateless-noform')).toBe(0);
+    await client.close();
+  });
+
+  it('a 2025 request with no session is still told to initialize first', async () => {
+    const answer = await rawRequest(server.url, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('the first request must be initialize');
+  });
+});
