@@ -201,6 +201,12 @@ export class ApprovalDesk {
     const how = this.answered.get(id);
     if (how === 'expired' || (how === undefined && this.waiting.has(id))) return 'This approval expired; nothing was run. Ask the assistant to try again.';
     if (how) return `This approval was already ${how}; this page changes nothing now.`;
+    // The balancer sends a link to the replica in its id; here instead means that replica has stopped, and the call
+    // that waited there ended with it.
+    const replica = /^([a-z0-9][a-z0-9-]{0,31})\./.exec(id)?.[1];
+    if (replica && replica !== this.options.replicaId) {
+      return `This approval waited on replica ${replica}, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.`;
+    }
     return 'There is no such approval waiting (it was answered, withdrawn or expired, or the link is wrong); nothing was run.';
   }
 

@@ -27,6 +27,17 @@ describe('ApprovalDesk', () => {
     expect(await approval.outcome).toEqual({ approved: false, reason: 'The call changed since it was confirmed; nothing was run.' });
   });
 
+  it('tells the human who opens a link of a stopped replica that the call ended with it, and runs nothing', async () => {
+    const desk = new ApprovalDesk({ pageUrl: async () => BASE, replicaId: 'r2' });
+    const mine = await openOne(desk);
+    expect(mine.id).toMatch(/^r2\./);
+    const fromR1 = 'r1.AbCdEfGhIjKlMnOpQrStUvWx';
+    expect(desk.whyClosed(fromR1)).toBe('This approval waited on replica r1, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.');
+    expect(desk.answer(fromR1, { nonce: 'x', decision: 'approve' })).toEqual({ status: 410, message: desk.whyClosed(fromR1) });
+    expect(desk.whyClosed('r2.AbCdEfGhIjKlMnOpQrStUvWx')).toMatch(/^There is no such approval waiting/);
+    expect(desk.pending).toBe(1);
+  });
+
   it('judges expiry by its clock when the answer comes, whatever the timers did', async () => {
     let now = 1_000_000;
     const desk = new ApprovalDesk({ pageUrl: async () => BASE, ttlMs: 60_000, now: () => now });
