@@ -58,6 +58,8 @@ export class HttpClient {
   private readonly retry: ResolvedRetryOptions;
   private readonly dispatcher: Dispatcher;
   private readonly maxResponseBytes: number;
+  /** When the service last answered (any status); the readiness check takes it as proof the service is reachable. */
+  lastAnswerAt?: number;
 
   constructor(options: HttpClientOptions) {
     this.base = parseBaseUrl(options.baseUrl);
@@ -178,6 +180,7 @@ export class HttpClient {
         headersTimeout: timeoutMs + 1_000,
         bodyTimeout: timeoutMs + 1_000,
       });
+      this.lastAnswerAt = Date.now();
       const headers = flattenHeaders(response.headers);
       if (response.statusCode >= 400) {
         const body = await response.body.text();

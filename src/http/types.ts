@@ -82,6 +82,8 @@ export interface ApiResponse<T = unknown> {
 /** What the executor needs of a client: HttpClient is one; the runtime's lazily started sandbox client is another. */
 export interface ApiTransport {
   request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
+  /** When the service last answered anything (epoch ms): proof it is reachable, without asking again. */
+  lastAnswerAt?: number;
 }
 
 /** Largest response body the client reads into memory by default (an archive of a big repository can be huge). */

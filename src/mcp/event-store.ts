@@ -35,7 +35,11 @@ interface StoredEvent {
   seq: number;
   /** Store-wide insertion order, to find the oldest event of all streams. */
   order: number;
-  message: JSONRPCMessage;
+  /**
+   * The message as JSON text, or undefined for a priming event (nothing to replay). Text, not the object: a
+   * result's object graph takes several times its JSON's size in memory, and a replay is rare.
+   */
+  json?: string;
   bytes: number;
   storedAt: number;
 }
@@ -60,8 +64,12 @@ function isPriming(message: JSONRPCMessage): boolean {
   return Object.keys(message).length === 0;
 }
 
-/** Bytes of events all sessions of one server may hold together; a store over it drops its own oldest events first. */
-export const DEFAULT_EVENT_BUDGET_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes of events all sessions of one server may hold together; a store over it drops its own oldest events first.
+ * A client whose stream dropped comes back within seconds (SSE_RETRY_MS): at 1,000 calls a second of 20 KB results
+ * this keeps more than a second and a half of them.
+ */
+export const DEFAULT_EVENT_BUDGET_BYTES = 32 * 1024 * 1024;
 
 /** The byte count shared by every session's store of one server. */
 export class EventBudget {
@@ -101,7 +109,8 @@ export class BoundedEventStore implements EventStore {
       this.streams.set(streamId, stream);
       this.forgetStreamsOverLimit();
     }
-    const event: StoredEvent = { seq: stream.nextSeq++, order: this.order++, message, bytes: JSON.stringify(message).length, storedAt: now };
+    const json = isPriming(message) ? undefined : JSON.stringify(message);
+    const event: StoredEvent = { seq: stream.nextSeq++, order: this.order++, json, bytes: json?.length ?? 2, storedAt: now };
     stream.events.push(event);
     stream.lastStoredAt = now;
     this.events += 1;
@@ -134,7 +143,7 @@ export class BoundedEventStore implements EventStore {
     const after = parseEventId(lastEventId)!.seq;
     // A copy: sending may store new events on this stream meanwhile.
     for (const event of [...this.streams.get(streamId)!.events]) {
-      if (event.seq > after && !isPriming(event.message)) await send(`${streamId}_${event.seq}`, event.message);
+      if (event.seq > after && event.json !== undefined) await send(`${streamId}_${event.seq}`, JSON.parse(event.json) as JSONRPCMessage);
     }
     return streamId;
   }

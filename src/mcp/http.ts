@@ -48,7 +48,7 @@ export interface McpHttpOptions {
   maxSessions?: number;
   /** Largest request body in bytes (default 16 MiB, FORGEOPS_MAX_MESSAGE_BYTES). */
   maxMessageBytes?: number;
-  /** Bytes of resumable-stream events all sessions hold together (default 64 MiB). */
+  /** Bytes of resumable-stream events all sessions hold together (default 32 MiB). */
   eventBudgetBytes?: number;
   /**
    * Other endpoints by path, served before the MCP checks: Slack's /slack/events is reached through the operator's

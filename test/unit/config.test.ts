@@ -46,7 +46,7 @@ describe('parseConfig', () => {
       caFile: '/etc/ssl/corp.pem', timeoutMs: 5000, maxRetries: 0,
     });
     expect(config.server).toEqual({
-      host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'], maxSessions: 100,
+      host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'], maxSessions: 1000,
       allowedHosts: ['mcp.example.org:443'], replicaId: 'r2',
     });
     expect(config.redisUrl).toBe('redis://cache.internal:6379/0');

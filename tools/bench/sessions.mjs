@@ -1,0 +1,239 @@
+// Benchmark of `forgeops serve` over Streamable HTTP under a team's load, printed against a baseline measured in the
+// same run (the same request made straight to the sandbox with undici, at the same concurrency):
+// N concurrent sessions × M list_pipelines calls on one replica, on one replica behind haproxy and on two replicas
+// behind haproxy (deploy/haproxy.cfg): calls/s, p50/p99, serve CPU ms per call (all replicas), peak RSS; then how
+// much RSS 1,000 live sessions hold. The load runs on the same cores, so read the ratios, not the absolute numbers.
+// Run by hand after `npm run build`: node tools/bench/sessions.mjs [sessions, default 200] [calls each, default 50]
+// Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cliPath = `${root}dist/cli.js`;
+const smoke = process.argv.includes('--smoke');
+const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
+const SESSIONS = smoke ? 4 : Math.max(1, numbers[0] ?? 200);
+const CALLS = smoke ? 3 : Math.max(1, numbers[1] ?? 50);
+const LIVE_SESSIONS = smoke ? 20 : 1000;
+const OVERALL_TIMEOUT_MS = smoke ? 60_000 : 900_000;
+const TARGETS = { cpuMsPerCall: 1.5, cpuGrowthWithReplicas: 1.1, liveSessionsRssMiB: 250 };
+const TOKEN = 'fo-maintainer-sandbox-token';
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+
+// ---- children: every one is stopped on every exit path ----
+const children = new Set();
+function startChild(command, args, env = {}) {
+  const child = spawn(command, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  const collect = (chunk) => { output = (output + chunk).slice(-8000); };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise((resolve) => child.once('exit', () => { children.delete(child); resolve(); }));
+  return { child, exited, output: () => output };
+}
+async function stop(started) {
+  if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGTERM');
+  const gone = await Promise.race([started.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 30_000))]);
+  if (!gone) started.child.kill('SIGKILL');
+}
+async function cleanup() {
+  await Promise.all([...children].map((child) => stop({ child, exited: new Promise((r) => child.once('exit', r)) })));
+}
+const overall = setTimeout(() => {
+  console.error(`sessions bench: gave up after ${OVERALL_TIMEOUT_MS / 1000} s`);
+  void cleanup().finally(() => process.exit(1));
+}, OVERALL_TIMEOUT_MS);
+process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until `text` shows in the child's output (bounded: 200 tries of 50 ms). */
+async function waitFor(started, pattern, what) {
+  for (let i = 0; i < 200; i++) {
+    const found = started.output().match(pattern);
+    if (found) return found;
+    if (started.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what} did not start:\n${started.output()}`);
+}
+
+/** CPU ms (user + system) a process has used so far, and its peak RSS in MiB. */
+function processStats(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return { cpuMs, peakRssMiB: Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024, rssMiB: Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024 };
+}
+
+async function startServe(sandboxUrl, extraEnv = {}) {
+  const port = await freePort();
+  const serve = startChild(process.execPath, [cliPath, 'serve'], {
+    CODEHOST_URL: sandboxUrl, CODEHOST_TOKEN: TOKEN, FORGEOPS_PORT: String(port), FORGEOPS_MAX_SESSIONS: String(Math.max(1200, SESSIONS + 10)),
+    FORGEOPS_LOG_LEVEL: 'warn', ...extraEnv,
+  });
+  await waitFor(serve, /MCP endpoint|http:\/\/127\.0\.0\.1:\d+\/mcp/, 'forgeops serve');
+  return { ...serve, port, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+async function startHaproxy(port, replicaPorts) {
+  const dir = mkdtempSync(join(tmpdir(), 'forgeops-bench-'));
+  const config = readFileSync(`${root}deploy/haproxy.cfg`, 'utf8')
+    .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
+    .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${replicaPorts[0]}`)
+    .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${replicaPorts[1] ?? replicaPorts[0]}`);
+  writeFileSync(join(dir, 'haproxy.cfg'), config);
+  const haproxy = startChild('haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')]);
+  for (let i = 0; i < 200; i++) {
+    const up = await new Promise((resolve) => {
+      const socket = createServer(); socket.once('error', () => resolve(true)).listen(port, '127.0.0.1', () => socket.close(() => resolve(false)));
+    });
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return { ...haproxy, stopAndClean: async () => { await stop(haproxy); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+// ---- a raw MCP client: no client library's cost in the load ----
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const dispatcher = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+
+async function post(url, body, headers = {}) {
+  const answer = await request(url, { method: 'POST', headers: { ...HEADERS, ...headers }, body: JSON.stringify(body), dispatcher });
+  const text = await answer.body.text();
+  return { status: answer.statusCode, sessionId: answer.headers['mcp-session-id'], text };
+}
+
+async function openSession(url) {
+  const opened = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  if (!opened.sessionId) throw new Error(`initialize answered ${opened.status}: ${opened.text.slice(0, 200)}`);
+  const headers = { 'mcp-session-id': opened.sessionId, 'mcp-protocol-version': '2025-11-25' };
+  await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  return headers;
+}
+
+const CALL = { name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 20 } };
+
+async function toolCall(url, headers, id) {
+  const started = performance.now();
+  const answer = await post(url, { jsonrpc: '2.0', id, method: 'tools/call', params: CALL }, headers);
+  if (answer.status !== 200 || !answer.text.includes('"result"') || answer.text.includes('"isError":true')) {
+    throw new Error(`tools/call answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+  }
+  return performance.now() - started;
+}
+
+/** The same request as the tool makes, straight to the sandbox. */
+async function directCall(sandboxUrl) {
+  const started = performance.now();
+  const answer = await request(`${sandboxUrl}/api/v4/projects/acme%2Fweb/pipelines?per_page=20`, { headers: { 'private-token': TOKEN }, dispatcher });
+  await answer.body.text();
+  if (answer.statusCode !== 200) throw new Error(`sandbox answered ${answer.statusCode}`);
+  return performance.now() - started;
+}
+
+function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** `sessions` workers at once, each doing `calls` in a row; answers the latencies and the wall time. */
+async function load(sessions, calls, work) {
+  const latencies = [];
+  const started = performance.now();
+  await Promise.all(Array.from({ length: sessions }, async (_, s) => {
+    const next = await work.open(s);
+    for (let c = 0; c < calls; c++) latencies.push(await next(c + 1));
+  }));
+  const wallMs = performance.now() - started;
+  latencies.sort((a, b) => a - b);
+  return { wallMs, calls: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+}
+
+async function loadOnServe(url, pids) {
+  // Warm-up, not counted: the first calls compile the hot paths (V8 compiles on threads of the process, so with two
+  // replicas each pays it) and open the connections to the sandbox.
+  await load(Math.min(SESSIONS, 50), Math.min(CALLS, 20), { open: async () => { const headers = await openSession(url); return (id) => toolCall(url, headers, id); } });
+  const before = pids.map((pid) => processStats(pid).cpuMs);
+  const run = await load(SESSIONS, CALLS, { open: async () => { const headers = await openSession(url); return (id) => toolCall(url, headers, id); } });
+  const stats = pids.map(processStats);
+  const cpuMs = stats.reduce((sum, s, i) => sum + s.cpuMs - before[i], 0);
+  return { ...run, cpuMsPerCall: cpuMs / run.calls, peakRssMiB: Math.max(...stats.map((s) => s.peakRssMiB)) };
+}
+
+const f = (n, digits = 1) => n.toFixed(digits);
+function line(label, r, baseline) {
+  const perSecond = r.calls / (r.wallMs / 1000);
+  const cpu = r.cpuMsPerCall === undefined ? '' : `, serve CPU ${f(r.cpuMsPerCall, 2)} ms/call, peak RSS ${f(r.peakRssMiB, 0)} MiB`;
+  const ratio = baseline ? ` (p50 ${f(r.p50 / baseline.p50, 1)}x, p99 ${f(r.p99 / baseline.p99, 1)}x the baseline's)` : '';
+  console.log(`${label}: ${r.calls} calls, ${f(perSecond, 0)} calls/s, p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms${cpu}${ratio}`);
+}
+
+async function main() {
+  if (spawnSync('haproxy', ['-v']).status !== 0) throw new Error('haproxy is not installed (bash .ci/run installs it)');
+  console.log(`sessions bench: ${SESSIONS} sessions × ${CALLS} list_pipelines calls${smoke ? ' (smoke mode: nothing here is a measurement)' : ''}`);
+  const sandbox = startChild(process.execPath, [cliPath, 'sandbox', '--port', '0']);
+  const sandboxUrl = (await waitFor(sandbox, /running at (http:\/\/127\.0\.0\.1:\d+)/, 'the sandbox'))[1];
+
+  const baseline = await load(SESSIONS, CALLS, { open: async () => () => directCall(sandboxUrl) });
+  line('baseline (undici straight to the sandbox)', baseline);
+
+  // On loopback a replica accepts only its own Host, and the balancer's address (FORGEOPS_ALLOWED_HOSTS).
+  const port = await freePort();
+  const port2 = await freePort();
+  const one = await startServe(sandboxUrl, { FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${port}` });
+  const direct = await loadOnServe(one.url, [one.child.pid]);
+  line('1 replica, direct', direct, baseline);
+  const proxied = await startHaproxy(port, [one.port]);
+  const behind = await loadOnServe(`http://127.0.0.1:${port}/mcp`, [one.child.pid]);
+  line('1 replica behind haproxy', behind, baseline);
+  await proxied.stopAndClean();
+  await stop(one);
+
+  const pair = [];
+  for (const id of ['r1', 'r2']) pair.push(await startServe(sandboxUrl, { FORGEOPS_REPLICA_ID: id, FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${port2}` }));
+  const balancer = await startHaproxy(port2, pair.map((r) => r.port));
+  const two = await loadOnServe(`http://127.0.0.1:${port2}/mcp`, pair.map((r) => r.child.pid));
+  line('2 replicas behind haproxy', two, baseline);
+  await balancer.stopAndClean();
+  for (const r of pair) await stop(r);
+
+  // Live sessions: each opened and used once, then held.
+  const held = await startServe(sandboxUrl);
+  const startRss = processStats(held.child.pid).rssMiB;
+  for (let i = 0; i < LIVE_SESSIONS; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, LIVE_SESSIONS - i) }, async () => toolCall(held.url, await openSession(held.url), 1)));
+  }
+  const heldStats = processStats(held.child.pid);
+  console.log(`${LIVE_SESSIONS} live sessions: RSS ${f(heldStats.rssMiB, 0)} MiB (${f(startRss, 0)} MiB at start), peak ${f(heldStats.peakRssMiB, 0)} MiB; `
+    + `about ${f(((heldStats.rssMiB - startRss) * 1024) / LIVE_SESSIONS, 0)} KiB a session`);
+  await stop(held);
+  await stop(sandbox);
+
+  const growth = two.cpuMsPerCall / behind.cpuMsPerCall;
+  console.log(`targets: serve CPU per call ${f(behind.cpuMsPerCall, 2)} ms (target ≤ ${TARGETS.cpuMsPerCall}); with 2 replicas ${f(growth, 2)}x `
+    + `(target ≤ ${TARGETS.cpuGrowthWithReplicas}x); ${LIVE_SESSIONS} sessions in ${f(heldStats.peakRssMiB, 0)} MiB (target ≤ ${TARGETS.liveSessionsRssMiB} for 1,000)`);
+}
+
+main().then(async () => {
+  clearTimeout(overall);
+  await dispatcher.close();
+  await cleanup();
+}, async (error) => {
+  console.error(`sessions bench failed: ${error.stack ?? error}`);
+  await cleanup();
+  process.exit(1);
+});
