@@ -1,5 +1,6 @@
 // Benchmark: `forgeops slack` under 50 concurrent signed /forge commands: time to the HTTP ack and to the response_url reply, against a trivial server.
 // Run by hand after `npm run build`: node tools/bench/slack-ack.mjs   (target, issue 7: ack p99 ≤ 100 ms; Slack allows 3 s)
+// Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,8 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cliPath = process.env.FORGEOPS_BENCH_CLI ?? `${root}dist/cli.js`;
-const CONCURRENT = 50;
-const ROUNDS = 2;
+const smoke = process.argv.includes('--smoke');
+const CONCURRENT = smoke ? 5 : 50;
+const ROUNDS = smoke ? 1 : 2;
 const OVERALL_TIMEOUT_MS = 60_000;
 const REPLY_TIMEOUT_MS = 20_000;
 const TARGET_ACK_P99_MS = 100;
@@ -237,7 +239,8 @@ try {
   console.log(`Slack Web API calls the bot made: ${calls}`);
   for (const { round, listAck } of results) {
     const ok = listAck.p99 <= TARGET_ACK_P99_MS;
-    if (!ok) failed = true;
+    // A missed target fails a measured run; the smoke run judges nothing timed (the test suite loads the machine).
+    if (!ok && !smoke) failed = true;
     console.log(`target ack p99 ≤ ${TARGET_ACK_P99_MS} ms, round ${round}: ${listAck.p99.toFixed(1)} ms, ${ok ? 'met' : 'MISSED'}`);
   }
 } catch (error) {

@@ -3,15 +3,20 @@
 // against the sandbox (whose git reads cost what git costs), and through a proxy that adds a fixed latency to each
 // request, as a remote service does (there the number of sequential rounds decides).
 // Run by hand after `npm run build`: node tools/bench/triage.mjs [runs] [latency ms]
+// Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { createServer, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const runs = Number(process.argv[2] ?? 30);
-const latencyMs = Number(process.argv[3] ?? 40);
-const PIPELINES = 2000;
-const COMMITS = 500;
-const RED_COMMITS = 20;
+const smoke = process.argv.includes('--smoke');
+const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
+const runs = smoke ? 2 : numbers[0] ?? 30;
+const latencyMs = smoke ? 5 : numbers[1] ?? 40;
+const WARM_UP = smoke ? 1 : 3;
+// The smoke run keeps the shape (green, then red for the last commits) at a tenth of a second's worth of data.
+const PIPELINES = smoke ? 40 : 2000;
+const COMMITS = smoke ? 20 : 500;
+const RED_COMMITS = smoke ? 4 : 20;
 const { startSandbox } = await import(`${root}dist/sandbox/server.js`);
 const { HttpClient } = await import(`${root}dist/http/client.js`);
 const { executeOperation } = await import(`${root}dist/operations/execute.js`);
@@ -84,7 +89,7 @@ const triage = findOperation('triage_project');
 const list = findOperation('list_pipelines');
 
 async function measure(client, fn) {
-  for (let i = 0; i < 3; i++) await fn(client); // warm-up
+  for (let i = 0; i < WARM_UP; i++) await fn(client);
   sandbox.requests.clear();
   const times = [];
   for (let i = 0; i < runs; i++) {
@@ -100,13 +105,22 @@ let report;
 const listOnce = (client) => executeOperation(list, { id: 'acme/web', ref: 'main', per_page: 100 }, { client });
 const triageOnce = async (client) => { report = (await executeOperation(triage, { id: 'acme/web' }, { client })).data; };
 const results = [];
-for (const [where, baseUrl] of [['sandbox', sandbox.url], [`sandbox + ${latencyMs} ms per request`, proxyUrl]]) {
-  const client = new HttpClient({ baseUrl, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
-  results.push({ where, baseline: await measure(client, listOnce), composed: await measure(client, triageOnce) });
-  await client.close();
+try {
+  for (const [where, baseUrl] of [['sandbox', sandbox.url], [`sandbox + ${latencyMs} ms per request`, proxyUrl]]) {
+    // No proxy from the environment: both targets are on loopback, started here.
+    const client = new HttpClient({ baseUrl, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 }, proxy: {} });
+    try {
+      results.push({ where, baseline: await measure(client, listOnce), composed: await measure(client, triageOnce) });
+    } finally {
+      await client.close();
+    }
+  }
+} finally {
+  // On every path, so that a failing run leaves no server behind.
+  proxy.closeAllConnections();
+  await new Promise((resolve) => proxy.close(resolve));
+  await sandbox.close();
 }
-proxy.close();
-await sandbox.close();
 
 console.log(`acme/web with ${project.pipelines.length} pipelines and ${COMMITS} more commits on main; ${runs} runs each, medians`);
 console.log(`verdict ${report.verdict}; red since #${report.red_since?.first_red.pipeline}; ${report.failed_jobs.length} failed job read; unread: ${report.unread.join('; ') || 'none'}`);

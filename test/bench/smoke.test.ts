@@ -1,0 +1,141 @@
+// Every benchmark under tools/bench runs in its smoke mode (--smoke: tiny counts, the same code path), so none can rot.
+// Only the exit status, the result lines and that nothing is left running are checked: never a time.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const benchDir = `${root}tools/bench/`;
+
+/** Files in tools/bench that are not benchmarks themselves: each is named with the bench that starts it. */
+const HELPERS: Record<string, string> = {
+  'one-tool-server.mjs': 'mcp.mjs', // its start-up baseline
+};
+
+/**
+ * The lines each bench must print. A bench not listed here still runs below (a new one cannot be forgotten), held
+ * only to exiting 0 with some output; list it here to check its result lines too.
+ */
+const EXPECTED: Record<string, RegExp[]> = {
+  'client.mjs': [
+    /^calls: \d+ sequential list_pipelines/m,
+    /^baseline fetch: .*\(1\.00x\)$/m,
+    /^forgeops executor: .*ms\/call \([\d.]+x\)$/m,
+  ],
+  'mcp.mjs': [
+    /^ {2}one-tool McpServer .*1\.00×/m,
+    /^ {2}forgeops mcp \( *\d+ tools\)/m,
+    // Every preset answers tools/list (the smoke run fails on a preset that does not).
+    ...['\\(unset\\)', 'default', 'all', 'meta'].map((preset) => new RegExp(`^ {2}${preset} +\\d+ tools +\\d+ bytes +\\d+ tokens$`, 'm')),
+    /^ {2}tools\/call through forgeops mcp .*overhead/m,
+    /^ {2}first tools\/call right after tools\/list/m,
+    /^ {2}tools\/call overhead ≤ /m,
+  ],
+  'sessions.mjs': [
+    /^sessions bench: \d+ sessions × \d+ list_pipelines calls/m,
+    /^baseline \(undici straight to the sandbox\): \d+ calls,/m,
+    ...['1 replica, direct', '1 replica behind haproxy', '2 replicas behind haproxy'].map((topology) => new RegExp(`^${topology}: \\d+ calls, `, 'm')),
+    /^\d+ live sessions: RSS \d+ MiB/m,
+    /^targets: /m,
+  ],
+  'slack-ack.mjs': [
+    /^forgeops slack \(embedded sandbox\) listening after \d+ ms/m,
+    /^ {2}\/forge pipeline list acme\/web, reply +p50/m,
+    /^ {2}\/forge help \(no service call\), reply +p50/m,
+    /^Slack Web API calls the bot made: /m,
+    /^target ack p99 ≤ \d+ ms, round 1: /m,
+  ],
+  'state.mjs': [
+    /^one confirmation issued and redeemed, \d+ rounds, \d+ other keys/m,
+    /^ {2}memory store +p50 [\d.]+ ms +p99 [\d.]+ ms/m,
+    /^ {2}Redis store +p50 [\d.]+ ms +p99 [\d.]+ ms/m,
+  ],
+  'triage.mjs': [
+    // The seeded history is green, then red for its last commits: triage must find where it turned.
+    /^verdict red; red since #\d+; 1 failed job read/m,
+    /^sandbox:\n {2}list_pipelines \(100 items\): 1 request,.*\n {2}triage_project: +\d+ requests/m,
+    /^sandbox \+ \d+ ms per request:\n {2}list_pipelines \(100 items\): 1 request,.*\n {2}triage_project: +\d+ requests/m,
+  ],
+};
+
+const BENCH_TIMEOUT_MS = 90_000;
+
+interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; leftovers: boolean }
+
+/** Whether any process of this process group is still there. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `node tools/bench/<file> --smoke` from the repository root in a process group of its own, with a bare
+ * environment (no CODEHOST_URL, proxy or env file from the developer's shell: a bench talks only to what it starts).
+ * Whatever of that group outlives the bench (a sandbox, redis-server, haproxy it did not stop) is reported, then ended.
+ */
+function runBench(file: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [`${benchDir}${file}`, '--smoke'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-8000); });
+    const pgid = child.pid;
+    const timer = setTimeout(() => {
+      stderr += `\n(smoke test: no exit within ${BENCH_TIMEOUT_MS / 1000} s, its process group was stopped)`;
+      if (pgid !== undefined && groupAlive(pgid)) process.kill(-pgid, 'SIGTERM');
+    }, BENCH_TIMEOUT_MS);
+    child.once('error', (error) => { clearTimeout(timer); reject(error); });
+    child.once('close', async (code, signal) => {
+      clearTimeout(timer);
+      let leftovers = false;
+      if (pgid !== undefined) {
+        // A child the bench stopped may take a moment to be reaped; 2 s is plenty for one that was told to go.
+        for (let i = 0; i < 40 && groupAlive(pgid); i++) await new Promise((r) => setTimeout(r, 50));
+        if (groupAlive(pgid)) {
+          leftovers = true;
+          process.kill(-pgid, 'SIGKILL');
+        }
+      }
+      resolve({ code, signal, stdout, stderr, leftovers });
+    });
+  });
+}
+
+const benches = readdirSync(benchDir).filter((name) => name.endsWith('.mjs') && !(name in HELPERS)).sort();
+
+describe('tools/bench in smoke mode', () => {
+  it('finds the benches and their helpers where this test expects them', () => {
+    // A bench listed above but removed or renamed must not pass by being skipped.
+    for (const name of Object.keys(EXPECTED)) expect(benches, `${name} is listed in EXPECTED`).toContain(name);
+    for (const [helper, user] of Object.entries(HELPERS)) {
+      expect(existsSync(`${benchDir}${helper}`), `${helper} is listed in HELPERS`).toBe(true);
+      expect(readFileSync(`${benchDir}${user}`, 'utf8'), `${user} starts ${helper}`).toContain(helper);
+    }
+  });
+
+  it.each(benches)('%s --smoke exits 0 with its result lines, leaving nothing running', { timeout: BENCH_TIMEOUT_MS + 15_000 }, async (file) => {
+    expect(existsSync(`${root}dist/cli.js`), 'dist/ is built (npm run build; npm test does it)').toBe(true);
+    // Without a smoke mode a bench would run its full measurement here: say so instead of timing out.
+    const header = readFileSync(`${benchDir}${file}`, 'utf8').split('\nimport ')[0];
+    expect(header, `${file} documents --smoke in its header comment`).toMatch(/Smoke mode .*--smoke/);
+
+    const run = await runBench(file);
+    const shown = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+    expect(run.code, `${file} --smoke exit status; ${shown}`).toBe(0);
+    expect(run.leftovers, `${file} left processes running after it exited`).toBe(false);
+    expect(run.stdout.trim(), `${file} printed its results`).not.toBe('');
+    for (const line of EXPECTED[file] ?? []) expect(run.stdout, shown).toMatch(line);
+  });
+});
