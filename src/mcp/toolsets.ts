@@ -16,7 +16,9 @@ export const DEFAULT_OPERATIONS: readonly string[] = [
   'list_commits', 'get_commit', 'get_commit_diff', 'create_commit', 'cherry_pick_commit', 'revert_commit',
   'triage_project',
   'list_pipelines', 'get_pipeline', 'create_pipeline', 'retry_pipeline', 'cancel_pipeline', 'wait_for_pipeline',
-  'list_pipeline_jobs', 'get_job_log',
+  // Not list_pipeline_jobs (about 240 tokens): triage_project already names the failed jobs and their ids, and
+  // the meta tools reach it when all of a pipeline's jobs are wanted.
+  'get_job_log',
   'list_releases', 'get_release', 'create_release', 'update_release',
   'list_project_issues', 'list_project_merge_requests',
 ];
