@@ -39,7 +39,8 @@ function startChild(command, args, env = {}) {
 }
 async function stop(started) {
   if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGTERM');
-  const gone = await Promise.race([started.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 30_000))]);
+  // Unref'd: a child that exits at once must not leave a timer holding the bench open for the rest of the wait.
+  const gone = await Promise.race([started.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 30_000).unref())]);
   if (!gone) started.child.kill('SIGKILL');
 }
 async function cleanup() {
@@ -230,7 +231,8 @@ async function main() {
 
 main().then(async () => {
   clearTimeout(overall);
-  await dispatcher.close();
+  // destroy, not close: every server is stopped by now, and close would wait out the idle sockets.
+  await dispatcher.destroy();
   await cleanup();
 }, async (error) => {
   console.error(`sessions bench failed: ${error.stack ?? error}`);
