@@ -1,10 +1,13 @@
 // `forgeops serve` as an operator runs it (the built CLI, the embedded sandbox, the Slack bot mounted, state in a real
 // redis-server): /healthz, /readyz with the service and the state, /metrics, and SIGTERM draining to a clean exit.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/balancers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { modernClient, text } from '../helpers/mcp-v2.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let redis: RedisServer;
@@ -36,6 +39,16 @@ beforeAll(async () => {
   throw new Error(`serve did not become ready:\n${output}`);
 });
 
+/** One Redis command over a raw connection: its first answer line. */
+function redisCommand(port: number, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => socket.write(`${command}\r\n`));
+    socket.once('data', (data) => { socket.destroy(); resolve(data.toString().split('\r\n')[0]); });
+    socket.once('error', reject);
+  });
+}
+
 afterAll(async () => {
   if (serve.exitCode === null) serve.kill('SIGKILL');
   await redis?.stop();
@@ -49,6 +62,22 @@ describe('forgeops serve for an operator', () => {
     expect(metrics).toContain('# TYPE forgeops_calls_total counter');
     expect(metrics).toMatch(/^forgeops_mcp_sessions 0$/m);
     expect(output).toContain(`slack: state in Redis at 127.0.0.1:${redis.port}, shared with every replica`);
+  });
+
+  it('answers a 2026-07-28 client from the bundle: a read, and a delete confirmed through input_required with its ticket in Redis', async () => {
+    const { client, asked } = await modernClient(`${base}/mcp`, () => ({ action: 'accept', content: { confirm: true } }));
+    const me = await client.callTool({ name: 'get_current_user', arguments: {} });
+    expect((me.structuredContent as { username: string }).username).toMatch(/\w+/);
+    const created = await client.callTool({ name: 'create_branch', arguments: { id: 'acme/web', branch: 'bundle-2026', ref: 'main' } }) as CallToolResult;
+    expect(created.isError).toBeFalsy();
+    expect(asked).toHaveLength(0);
+    const deleted = await client.callTool({ name: 'delete_branch', arguments: { id: 'acme/web', branch: 'bundle-2026' } }) as CallToolResult;
+    expect(text(deleted)).toContain('bundle-2026');
+    expect(deleted.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    // The replicas' requestState key lives in Redis (no FORGEOPS_SECRET here).
+    expect(await redisCommand(redis.port, 'EXISTS forgeops:mcp:request-state-key')).toBe(':1');
+    await client.close();
   });
 
   it('is not ready while Redis is away, and says why', async () => {
