@@ -61,6 +61,22 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
     expect(new Set(sessions.map((s) => s.id.split('.')[0]))).toEqual(new Set(['r1', 'r2']));
   });
 
+  it('run a destructive call confirmed through elicitation once, on the replica that holds the session', async () => {
+    const branch = `balanced-${_name}`;
+    const path = `/projects/${encodeURIComponent('acme/web')}/repository/branches`;
+    expect((await env.client.request({ method: 'POST', path, query: { branch, ref: 'main' }, idempotent: false })).status).toBe(201);
+    const asked: string[] = [];
+    const { mcp } = await connectClient(`${balancer.url}/mcp`, {}, (message) => {
+      asked.push(message);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    const result = await mcp.callTool({ name: 'delete_branch', arguments: { id: 'acme/web', branch } });
+    expect(result.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/branches/${branch}`))).toHaveLength(1);
+    await mcp.close();
+  });
+
   it('send the human who opens an approval page to the replica where the call waits', async () => {
     for (const replica of ['r1', 'r2', 'r1', 'r2', 'r2', 'r1']) {
       const res = await fetch(`${balancer.url}/approvals/${replica}.AbCdEfGhIjKlMnOpQrStUvWx`);

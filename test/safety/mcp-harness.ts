@@ -2,6 +2,8 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitAnswer } from '../helpers/mcp.js';
 import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { startMcpHttpServer, type McpHttpOptions, type McpHttpServer } from '../../src/mcp/http.js';
@@ -20,9 +22,10 @@ export function startHttp(client: HttpClient, options: Partial<McpHttpOptions> =
   });
 }
 
-/** The SDK's own client over Streamable HTTP, with extra headers on every request. */
-export async function connectClient(url: string, headers: Record<string, string> = {}) {
-  const mcp = new Client({ name: 'safety-test', version: '1.0.0' });
+/** The SDK's own client over Streamable HTTP, with extra headers on every request; `elicit` answers its forms. */
+export async function connectClient(url: string, headers: Record<string, string> = {}, elicit?: ElicitAnswer) {
+  const mcp = new Client({ name: 'safety-test', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+  if (elicit) mcp.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await mcp.connect(transport);
   return { mcp, transport };
