@@ -21,6 +21,10 @@ const CONFIRM_KEY = 'confirm';
 const PLACE = 'mcp';
 /** Calls one principal may have waiting for a confirmation at once; all of them together are capped by the store. */
 const MAX_WAITING_PER_PRINCIPAL = 20;
+/** A token the service accepted is not checked again for this long; principals remembered at most. */
+const TOKEN_CHECK_TTL_MS = 60_000;
+const MAX_ACCEPTED_TOKENS = 1000;
+const TOKEN_CHECK_TIMEOUT_MS = 5_000;
 /** Where replicas without FORGEOPS_SECRET keep the requestState key they share (the store is already trusted with tickets). */
 const SHARED_KEY_NAME = 'mcp:request-state-key';
 
@@ -113,13 +117,31 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   });
   const tickets = new DurableConfirmations(options.store, { ttlMs: CONFIRM_TIMEOUT_MS, maxPerRequester: MAX_WAITING_PER_PRINCIPAL });
 
+  /** Principals whose token the service took lately (GET /user), so a run of calls checks it once a minute. */
+  const acceptedTokens = new Map<string, number>();
+  async function tokenAccepted(serverOptions: McpServerOptions, token: string, principal: string): Promise<boolean> {
+    const now = Date.now();
+    if ((acceptedTokens.get(principal) ?? 0) > now) return true;
+    try {
+      await serverOptions.client.request({ method: 'GET', path: '/user', token, idempotent: true, timeoutMs: TOKEN_CHECK_TIMEOUT_MS });
+    } catch (error) {
+      // Only the service's own no counts: an outage fails the call itself, in its own words.
+      if ((error as { status?: number }).status === 401) return false;
+      return true;
+    }
+    if (acceptedTokens.size >= MAX_ACCEPTED_TOKENS) acceptedTokens.delete(acceptedTokens.keys().next().value!);
+    acceptedTokens.set(principal, now + TOKEN_CHECK_TTL_MS);
+    return true;
+  }
+
   /**
    * One destructive call's confirmation over two requests. The first has no requestState: a ticket is issued for the
    * exact call and the client is asked. The second carries the signed ticket and the human's answer: yes redeems the
    * ticket (once, and only for the very same call), no withdraws it. An answer that comes without a ticket of ours
    * was never asked, and counts for nothing: the question is asked.
    */
-  async function confirm(ctx: HandlerContext, token: string | undefined, call: ApprovalRequest, policy: McpServerOptions['approval']) {
+  async function confirm(ctx: HandlerContext, token: string | undefined, call: ApprovalRequest, serverOptions: McpServerOptions) {
+    const policy = serverOptions.approval;
     const requester = principalOf(token);
     const state = ctx.mcpReq.requestState<{ ticket: string }>();
     if (state?.ticket) {
@@ -143,6 +165,11 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       return refusal(call.prompt, 'this MCP client cannot ask (it does not declare elicitation)',
         'Run it from a client with elicitation support, or have the operator choose FORGEOPS_APPROVAL=allow.');
     }
+    // A made-up X-Codehost-Token must not hold one of the tickets everybody shares, nor ask a human for nothing.
+    if (token && !(await tokenAccepted(serverOptions, token, requester))) {
+      return refusal(call.prompt, 'the service refuses the X-Codehost-Token this request carries (401)',
+        'Send a valid token of the service in X-Codehost-Token, or none to act with the configured one.');
+    }
     const issued = await tickets.issue({ operation: call.operation, input: call.input, requester, place: PLACE });
     if (!issued.ok) return { confirmed: false as const, reason: issued.reason };
     return {
@@ -162,7 +189,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     let handlerContext: HandlerContext | undefined;
     const core = createToolCore(serverOptions, {
       logger: () => serverOptions.log ?? options.log,
-      confirm: (call) => confirm(handlerContext!, token, call, serverOptions.approval),
+      confirm: (call) => confirm(handlerContext!, token, call, serverOptions),
     });
     const server = new v2.Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },

@@ -141,6 +141,19 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     await Promise.all([mine.client.close(), other.client.close()]);
   });
 
+  it('a made-up X-Codehost-Token gets no ticket and asks nobody; a real one is asked as usual', async () => {
+    await newBranch('stateless-badtoken');
+    const args = { id: PROJECT, branch: 'stateless-badtoken' };
+    const stranger = await manualClient(server.url, { 'x-codehost-token': 'made-up-token-0000' });
+    const refused = await stranger.call('delete_branch', args) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain('the service refuses the X-Codehost-Token this request carries (401)');
+    const owner = await manualClient(server.url, { 'x-codehost-token': env.sandbox.tokens.maintainer });
+    expect(isInputRequiredResult(await owner.call('delete_branch', args))).toBe(true);
+    expect(deletesOf('stateless-badtoken')).toBe(0);
+    await Promise.all([stranger.client.close(), owner.client.close()]);
+  });
+
   it('a client without elicitation is told in words that the call needs a human, and nothing runs', async () => {
     await newBranch('stateless-noform');
     const client = new ClientV2({ name: 'v2-noform', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
