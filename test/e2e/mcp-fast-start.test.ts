@@ -70,7 +70,7 @@ describe('forgeops mcp from the built bundle', () => {
     }
   });
 
-  it('starts with no registry, HTTP client, ajv, Bolt or sandbox; warms the registry up once tools/list is answered; never loads ajv, Bolt or the sandbox', async () => {
+  it('starts with no registry, HTTP client, ajv, Bolt or sandbox; warms the registry up once tools/list is answered; never loads ajv, Bolt, the sandbox, Redis, metrics or the 2026 server', async () => {
     const log = join(hookDir, 'loaded.log');
     writeFileSync(log, '');
     const mcp = await spawnCli({}, ['--import', loadTracer(log)]);
@@ -78,7 +78,9 @@ describe('forgeops mcp from the built bundle', () => {
       // Initialized: what the start cost.
       const atStart = loadedSources(log);
       expect(atStart.some((source) => source.includes('src/mcp/server.ts'))).toBe(true);
-      const never = [/node_modules\/ajv\//, /node_modules\/@slack\//, /src\/sandbox\//, /zod\/v4\/locales\/(?!en\.js$|index\.js$)/];
+      // Nor what only serve or several replicas need: Redis, metrics, the JSON log, the 2026-07-28 server.
+      const never = [/node_modules\/ajv\//, /node_modules\/@slack\//, /src\/sandbox\//, /zod\/v4\/locales\/(?!en\.js$|index\.js$)/,
+        /node_modules\/(ioredis|prom-client|pino)\//, /node_modules\/@modelcontextprotocol\/(server|core)\//, /src\/mcp\/stateless\.ts$/];
       const unwanted = [/src\/operations\/pipelines\.ts$/, /node_modules\/undici\//, ...never];
       expect(atStart.filter((source) => unwanted.some((pattern) => pattern.test(source)))).toEqual([]);
 
