@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/balancers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { modernClient, text } from '../helpers/mcp-v2.js';
+import { connectClient, initializeBody, rawRequest } from '../safety/mcp-harness.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -88,9 +89,32 @@ describe('forgeops serve for an operator', () => {
     expect(await answer.json()).toEqual({ ready: false, checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer` } });
   });
 
-  it('drains on SIGTERM and exits 0', async () => {
+  it('drains on SIGTERM with 20 calls in flight: all 20 answered, no new session let in, exit 0 within the grace', async () => {
+    const clients = await Promise.all([1, 2, 3, 4].map(() => connectClient(`${base}/mcp`)));
+    const listed = await clients[0].mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', status: 'running' } });
+    const running = (listed.structuredContent as { items: Array<{ id: number }> }).items[0].id;
+    // Each call waits on a pipeline that keeps running (about 2.5 s: its last check leaves 2 s of its 5 to answer),
+    // through run_operation (the default toolset leaves wait_for_pipeline to the meta tools): all 20 are in flight
+    // when the signal comes.
+    const calls = clients.flatMap(({ mcp }) => [1, 2, 3, 4, 5].map(() => mcp.callTool({
+      name: 'run_operation',
+      arguments: { name: 'wait_for_pipeline', arguments: { id: 'acme/web', pipeline_id: running, timeout_seconds: 5 } },
+    })));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const signalled = Date.now();
     serve.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const newcomer = await rawRequest(`${base}/mcp`, 'POST', { 'content-type': 'application/json' }, initializeBody());
+    expect(newcomer.status).toBe(503);
+    const answers = await Promise.all(calls);
+    expect(answers.map((answer) => (answer.isError ? JSON.stringify(answer.content) : 'answered'))).toEqual(Array(20).fill('answered'));
+    // Each waited through the drain rather than being cut by it.
+    for (const answer of answers) expect((answer.content as Array<{ text: string }>)[0].text).toMatch(/"checks":[2-9]/);
     expect(await exited).toBe(0);
+    // The grace is 25 s; these calls needed about 2.5.
+    expect(Date.now() - signalled).toBeLessThan(25_000);
     expect(output).toContain('shutting down: finishing the calls in flight');
+    expect(output).not.toContain('requests still running');
+    for (const { mcp } of clients) await mcp.close().catch(() => undefined);
   });
 });
