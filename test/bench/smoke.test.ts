@@ -9,9 +9,10 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const benchDir = `${root}tools/bench/`;
 
-/** Files in tools/bench that are not benchmarks themselves: each is named with the bench that starts it. */
+/** Files in tools/bench that are not benchmarks themselves: each is named with a bench that uses it. */
 const HELPERS: Record<string, string> = {
   'one-tool-server.mjs': 'mcp.mjs', // its start-up baseline
+  'args.mjs': 'mcp.mjs', // every bench's command line (--smoke and the numbers)
 };
 
 /**

@@ -2,10 +2,9 @@
 // Run by hand after `npm run build`: node tools/bench/client.mjs [calls]
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { fileURLToPath } from 'node:url';
+import { numbers, smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const smoke = process.argv.includes('--smoke');
-const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
 const calls = smoke ? 5 : numbers[0] ?? 300;
 const WARM_UP = smoke ? 2 : 20;
 const { startSandbox } = await import(`${root}dist/sandbox/server.js`);

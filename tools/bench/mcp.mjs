@@ -8,12 +8,11 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { numbers, smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cliPath = process.env.FORGEOPS_BENCH_CLI ?? `${root}dist/cli.js`;
 const oneToolPath = fileURLToPath(new URL('one-tool-server.mjs', import.meta.url));
-const smoke = process.argv.includes('--smoke');
-const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
 // Medians want several samples; the smoke run takes one of each, to see every path work.
 const runs = smoke ? 1 : Math.max(7, numbers[0] ?? 9);
 const calls = smoke ? 3 : Math.max(20, numbers[1] ?? 200);

@@ -12,11 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { numbers, smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cliPath = `${root}dist/cli.js`;
-const smoke = process.argv.includes('--smoke');
-const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
 const SESSIONS = smoke ? 4 : Math.max(1, numbers[0] ?? 200);
 const CALLS = smoke ? 3 : Math.max(1, numbers[1] ?? 50);
 const LIVE_SESSIONS = smoke ? 20 : 1000;

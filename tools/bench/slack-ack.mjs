@@ -9,10 +9,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cliPath = process.env.FORGEOPS_BENCH_CLI ?? `${root}dist/cli.js`;
-const smoke = process.argv.includes('--smoke');
 const CONCURRENT = smoke ? 5 : 50;
 const ROUNDS = smoke ? 1 : 2;
 const OVERALL_TIMEOUT_MS = 60_000;

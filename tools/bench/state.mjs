@@ -7,10 +7,9 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { numbers, smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const smoke = process.argv.includes('--smoke');
-const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
 const rounds = smoke ? 20 : numbers[0] ?? 2000;
 // The smoke run puts a few other keys in, so that the path that counts past them runs too.
 const others = smoke ? 50 : numbers[1] ?? 0;

@@ -6,10 +6,9 @@
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { createServer, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { numbers, smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const smoke = process.argv.includes('--smoke');
-const numbers = process.argv.slice(2).filter((a) => !a.startsWith('--')).map(Number);
 const runs = smoke ? 2 : numbers[0] ?? 30;
 const latencyMs = smoke ? 5 : numbers[1] ?? 40;
 const WARM_UP = smoke ? 1 : 3;
