@@ -99,7 +99,7 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
   }
 }
 
-/** The declared elicitation modes of one stateless request (its envelope carries the client's capabilities). */
+/** Whether the client of one stateless request declared form elicitation (its envelope carries the capabilities). */
 function formElicitation(v2: V2, ctx: HandlerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const capabilities = envelope?.[v2.CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
