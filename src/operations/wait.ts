@@ -36,26 +36,23 @@ export interface WaitOutcome<T> {
   waitedMs: number;
 }
 
-/** The epoch ms the wait ends at: the earlier of the caller's timeout and the call's deadline. */
-function waitDeadline(ctx: RunContext, started: number, timeoutMs: number | undefined): number {
-  const own = started + (timeoutMs ?? DEFAULT_WAIT_MS);
-  return ctx.deadline === undefined ? own : Math.min(own, ctx.deadline);
-}
-
 /** Checks until finished(), the deadline (the last value, unfinished) or cancellation (an AbortError). */
 export async function waitUntil<T>(ctx: RunContext, spec: WaitSpec<T>): Promise<WaitOutcome<T>> {
   const started = Date.now();
-  const deadline = waitDeadline(ctx, started, spec.timeoutMs);
+  // The last check comes at the limit itself: "wait 3 s" waits 3 s, not until a whole pause no longer fits. The
+  // call's deadline is a hard one, so there the last check leaves time to answer before it.
+  const ownLimit = started + (spec.timeoutMs ?? DEFAULT_WAIT_MS);
+  const lastCheckAt = Math.min(ownLimit, ctx.deadline === undefined ? Infinity : ctx.deadline - LAST_CHECK_RESERVE_MS);
   let checks = 0;
   for (;;) {
     const value = await spec.check();
     checks += 1;
     const done = spec.finished(value);
     ctx.onProgress?.({ kind: 'poll', polls: checks, message: spec.describe(value) });
-    const pause = pollDelayMs(checks);
-    if (done || Date.now() + pause > deadline - LAST_CHECK_RESERVE_MS) {
-      return { value, finished: done, checks, waitedMs: Date.now() - started };
-    }
-    await sleep(pause, undefined, { signal: ctx.signal });
+    const now = Date.now();
+    // A last check sooner than the floor after this one would ask the service too often for nothing new.
+    if (done || lastCheckAt - now < MIN_POLL_INTERVAL_MS) return { value, finished: done, checks, waitedMs: now - started };
+    const nextCheck = Math.min(now + pollDelayMs(checks), lastCheckAt);
+    await sleep(nextCheck - now, undefined, { signal: ctx.signal });
   }
 }

@@ -93,12 +93,11 @@ describe('forgeops serve for an operator', () => {
     const clients = await Promise.all([1, 2, 3, 4].map(() => connectClient(`${base}/mcp`)));
     const listed = await clients[0].mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', status: 'running' } });
     const running = (listed.structuredContent as { items: Array<{ id: number }> }).items[0].id;
-    // Each call waits on a pipeline that keeps running (about 2.5 s: its last check leaves 2 s of its 5 to answer),
-    // through run_operation (the default toolset leaves wait_for_pipeline to the meta tools): all 20 are in flight
-    // when the signal comes.
+    // Each call waits 3 s on a pipeline that keeps running (checks at about 0, 1 and 2.5 s), through run_operation
+    // (the default toolset leaves wait_for_pipeline to the meta tools): all 20 are in flight when the signal comes.
     const calls = clients.flatMap(({ mcp }) => [1, 2, 3, 4, 5].map(() => mcp.callTool({
       name: 'run_operation',
-      arguments: { name: 'wait_for_pipeline', arguments: { id: 'acme/web', pipeline_id: running, timeout_seconds: 5 } },
+      arguments: { name: 'wait_for_pipeline', arguments: { id: 'acme/web', pipeline_id: running, timeout_seconds: 3 } },
     })));
     await new Promise((resolve) => setTimeout(resolve, 500));
     const signalled = Date.now();
