@@ -389,7 +389,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
         statelessLoading = undefined;
         throw error;
       }));
-      if (stateless && await stateless.isModern(req, body)) return stateless.serve(req, res, body);
+      if (stateless && await stateless.serveIfModern(req, res, body)) return;
       throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
     }
     if (req.method === 'GET' || req.method === 'DELETE') {

@@ -42,9 +42,11 @@ export interface StatelessOptions {
 }
 
 export interface StatelessEndpoint {
-  /** Whether a POST that names no session speaks 2026-07-28 (the SDK's own classification, so both always agree). */
-  isModern(req: IncomingMessage, body: unknown): Promise<boolean>;
-  serve(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+  /**
+   * Answers a POST that names no session when it speaks 2026-07-28 (by the SDK's own classification, so both always
+   * agree) and says true; false, having written nothing, for a 2025 request.
+   */
+  serveIfModern(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -218,16 +220,16 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   });
 
   return {
-    async isModern(req, body) {
-      const probe = webRequest(req, body, new AbortController().signal);
-      return !(await v2.isLegacyRequest(probe, body, { maxRequestBodySize: options.maxMessageBytes }));
-    },
-    async serve(req, res, body) {
-      // The client going away aborts the call (its signal), as it does a 2025 session's.
+    async serveIfModern(req, res, body) {
+      // One web Request for both the classification and the call; the client going away aborts the call (its
+      // signal), as it does a 2025 session's.
       const gone = new AbortController();
+      const request = webRequest(req, body, gone.signal);
+      // The parsed body is given: the SDK classifies from it and reads nothing, so the request stays unread.
+      if (await v2.isLegacyRequest(request, body, { maxRequestBodySize: options.maxMessageBytes })) return false;
       res.once('close', () => { if (!res.writableFinished) gone.abort(); });
-      const response = await handler.fetch(webRequest(req, body, gone.signal), { parsedBody: body });
-      await sendResponse(response, res);
+      await sendResponse(await handler.fetch(request, { parsedBody: body }), res);
+      return true;
     },
     close: () => handler.close(),
   };

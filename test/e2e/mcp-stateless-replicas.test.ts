@@ -53,9 +53,10 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
           });
           return {
             ...endpoint,
-            serve: (req, res, body) => {
-              if ((body as { method?: string }).method === 'tools/call') answeredBy.push(replicaId);
-              return endpoint.serve(req, res, body);
+            serveIfModern: async (req, res, body) => {
+              const served = await endpoint.serveIfModern(req, res, body);
+              if (served && (body as { method?: string }).method === 'tools/call') answeredBy.push(replicaId);
+              return served;
             },
           };
         },
