@@ -37,7 +37,8 @@ const EXPECTED: Record<string, RegExp[]> = {
   'sessions.mjs': [
     /^sessions bench: \d+ sessions × \d+ list_pipelines calls/m,
     /^baseline \(undici straight to the sandbox\): \d+ calls,/m,
-    ...['1 replica, direct', '1 replica behind haproxy', '2 replicas behind haproxy'].map((topology) => new RegExp(`^${topology}: \\d+ calls, `, 'm')),
+    ...['1 replica, direct', '1 replica behind haproxy', '2 replicas behind haproxy', '2 replicas, plain round robin, 2026-07-28 clients']
+      .map((topology) => new RegExp(`^${topology}: \\d+ calls, `, 'm')),
     /^\d+ live sessions: RSS \d+ MiB/m,
     /^targets: /m,
   ],

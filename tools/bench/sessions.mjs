@@ -1,8 +1,9 @@
 // Benchmark of `forgeops serve` over Streamable HTTP under a team's load, printed against a baseline measured in the
 // same run (the same request made straight to the sandbox with undici, at the same concurrency):
 // N concurrent sessions × M list_pipelines calls on one replica, on one replica behind haproxy and on two replicas
-// behind haproxy (deploy/haproxy.cfg): calls/s, p50/p99, serve CPU ms per call (all replicas), peak RSS; then how
-// much RSS 1,000 live sessions hold. The load runs on the same cores, so read the ratios, not the absolute numbers.
+// behind haproxy (deploy/haproxy.cfg), and SDK v2 clients on the stateless 2026-07-28 revision on two replicas behind
+// plain round robin: calls/s, p50/p99, serve CPU ms per call (all replicas), peak RSS; then how much RSS 1,000 live
+// sessions hold. The load runs on the same cores, so read the ratios, not the absolute numbers.
 // Run by hand after `npm run build`: node tools/bench/sessions.mjs [sessions, default 200] [calls each, default 50]
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { spawn, spawnSync } from 'node:child_process';
@@ -90,19 +91,21 @@ async function startServe(sandboxUrl, extraEnv = {}) {
   return { ...serve, port, url: `http://127.0.0.1:${port}/mcp` };
 }
 
-async function startHaproxy(port, replicaPorts) {
+/** The documented config; `plain` drops its routing by session prefix (plain round robin, enough for 2026-07-28). */
+async function startHaproxy(port, replicaPorts, { plain = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'forgeops-bench-'));
-  const config = readFileSync(`${root}deploy/haproxy.cfg`, 'utf8')
+  const documented = readFileSync(`${root}deploy/haproxy.cfg`, 'utf8');
+  const config = (plain ? documented.replace(/^\s*use_backend .*$/gm, '') : documented)
     .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
     .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${replicaPorts[0]}`)
     .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${replicaPorts[1] ?? replicaPorts[0]}`);
   writeFileSync(join(dir, 'haproxy.cfg'), config);
   const haproxy = startChild('haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')]);
-  for (let i = 0; i < 200; i++) {
-    const up = await new Promise((resolve) => {
-      const socket = createServer(); socket.once('error', () => resolve(true)).listen(port, '127.0.0.1', () => socket.close(() => resolve(false)));
-    });
-    if (up) break;
+  // Up means forwarding: /healthz answered through it (a port that merely looks taken may be another socket's).
+  for (let i = 0; ; i++) {
+    if (haproxy.child.exitCode !== null || i === 200) throw new Error(`haproxy did not start:\n${haproxy.output()}`);
+    const answered = await request(`http://127.0.0.1:${port}/healthz`, { dispatcher }).then(async (r) => { await r.body.text(); return r.statusCode === 200; }, () => false);
+    if (answered) break;
     await new Promise((r) => setTimeout(r, 25));
   }
   return { ...haproxy, stopAndClean: async () => { await stop(haproxy); rmSync(dir, { recursive: true, force: true }); } };
@@ -163,12 +166,31 @@ async function load(sessions, calls, work) {
   return { wallMs, calls: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
 }
 
-async function loadOnServe(url, pids) {
+/** A 2025-11-25 session over raw HTTP: the load generator's own cost stays small. */
+const sessionClient = (url) => async () => {
+  const headers = await openSession(url);
+  return (id) => toolCall(url, headers, id);
+};
+
+/** An SDK v2 client on the stateless 2026-07-28 revision (no session: any replica may answer each call). */
+const statelessClient = (url) => async () => {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return async () => {
+    const started = performance.now();
+    const result = await client.callTool(CALL);
+    if (result.isError) throw new Error(`tools/call failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+    return performance.now() - started;
+  };
+};
+
+async function loadOnServe(url, pids, client = sessionClient) {
   // Warm-up, not counted: the first calls compile the hot paths (V8 compiles on threads of the process, so with two
   // replicas each pays it) and open the connections to the sandbox.
-  await load(Math.min(SESSIONS, 50), Math.min(CALLS, 20), { open: async () => { const headers = await openSession(url); return (id) => toolCall(url, headers, id); } });
+  await load(Math.min(SESSIONS, 50), Math.min(CALLS, 20), { open: client(url) });
   const before = pids.map((pid) => processStats(pid).cpuMs);
-  const run = await load(SESSIONS, CALLS, { open: async () => { const headers = await openSession(url); return (id) => toolCall(url, headers, id); } });
+  const run = await load(SESSIONS, CALLS, { open: client(url) });
   const stats = pids.map(processStats);
   const cpuMs = stats.reduce((sum, s, i) => sum + s.cpuMs - before[i], 0);
   return { ...run, cpuMsPerCall: cpuMs / run.calls, peakRssMiB: Math.max(...stats.map((s) => s.peakRssMiB)) };
@@ -209,6 +231,11 @@ async function main() {
   const two = await loadOnServe(`http://127.0.0.1:${port2}/mcp`, pair.map((r) => r.child.pid));
   line('2 replicas behind haproxy', two, baseline);
   await balancer.stopAndClean();
+  // The stateless revision needs no routing: plain round robin over the same two replicas, on the same address.
+  const roundRobin = await startHaproxy(port2, pair.map((r) => r.port), { plain: true });
+  const stateless = await loadOnServe(`http://127.0.0.1:${port2}/mcp`, pair.map((r) => r.child.pid), statelessClient);
+  line('2 replicas, plain round robin, 2026-07-28 clients', stateless, baseline);
+  await roundRobin.stopAndClean();
   for (const r of pair) await stop(r);
 
   // Live sessions: each opened and used once, then held.
