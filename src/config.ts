@@ -5,7 +5,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { CaFileError, readCaFile } from './http/ca.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
-import { APPROVAL_POLICIES, type ApprovalPolicy } from './mcp/approval.js';
+import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './mcp/approval.js';
 
 /** Below the 60 s most MCP clients wait for a tool call, so the model hears our words rather than a bare timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
@@ -87,7 +87,7 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_ALLOWED_HOSTS: list.describe('Extra Host headers `serve` on loopback accepts besides its own address (comma-separated host:port): the address clients use when a proxy on this machine, such as haproxy in front of several replicas, forwards to it.'),
   FORGEOPS_MAX_SESSIONS: wholeNumber(DEFAULT_MAX_SESSIONS, 1)
     .describe(`MCP sessions \`serve\` keeps open at most; more clients get 503 (default ${DEFAULT_MAX_SESSIONS}).`),
-  FORGEOPS_REPLICA_ID: z.string().optional().refine((v) => v === undefined || v === '' || /^[a-z0-9][a-z0-9-]{0,31}$/.test(v), {
+  FORGEOPS_REPLICA_ID: z.string().optional().refine((v) => v === undefined || v === '' || new RegExp(`^${REPLICA_NAME}$`).test(v), {
     error: (issue) => `must be 1 to 32 lowercase letters, digits or dashes (it starts every MCP session id, for the balancer to route by); got '${String(issue.input)}'`,
   }).describe('Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see README, Several replicas).'),
   FORGEOPS_MAX_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_MESSAGE_BYTES, 1)

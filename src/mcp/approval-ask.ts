@@ -20,7 +20,6 @@ export interface AskOptions {
   onPhase(text: string): void;
 }
 
-/** Which elicitation modes the client declared; an empty object means form (the protocol's default). */
 /** The one-box form a human answers a confirmation with, in either protocol revision. */
 export const CONFIRM_FORM_SCHEMA = {
   type: 'object' as const,
@@ -33,6 +32,7 @@ export function confirmQuestion(prompt: string): string {
   return `${prompt}\n\nRun exactly this call?`;
 }
 
+/** Which elicitation modes the client declared; an empty object means form (the protocol's default). */
 function elicitationModes(server: Server): { form: boolean; url: boolean } {
   const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
   if (elicitation === undefined) return { form: false, url: false };

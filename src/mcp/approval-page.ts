@@ -4,13 +4,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import { APPROVAL_PATH, ApprovalDesk, type ApprovalDeskOptions, type ApprovalView } from './approval.js';
+import { APPROVAL_PATH, ApprovalDesk, REPLICA_NAME, type ApprovalDeskOptions, type ApprovalView } from './approval.js';
 
 /** An answer is three short fields; anything bigger is not from our form. */
 const MAX_ANSWER_BYTES = 4096;
 /** Approval ids are the ConfirmationStore's: 18 random bytes in base64url. */
 /** A page's id: random base64url, after the replica's name and a dot when replicas share a balancer. */
-const APPROVAL_ID = /^(?:[a-z0-9][a-z0-9-]{0,31}\.)?[A-Za-z0-9_-]{16,64}$/;
+const APPROVAL_ID = new RegExp(`^(?:${REPLICA_NAME}\\.)?[A-Za-z0-9_-]{16,64}$`);
 
 /**
  * Never cached (a back button must not replay a stale page), never framed (a page that frames it could trick the

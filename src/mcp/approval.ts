@@ -15,6 +15,9 @@ export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 
 /** Where the page lives on a server: /approvals/<id>. */
 export const APPROVAL_PATH = '/approvals/';
+/** A replica's name (FORGEOPS_REPLICA_ID), as it starts session and approval ids for a balancer to route by. */
+export const REPLICA_NAME = '[a-z0-9][a-z0-9-]{0,31}';
+const REPLICA_PREFIX = new RegExp(`^(${REPLICA_NAME})\\.`);
 /** How long a human has to answer on the page before the call is dropped. */
 export const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
 /** Calls waiting on the page at once, all sessions together: each holds a request open, so a flood stops here. */
@@ -203,7 +206,7 @@ export class ApprovalDesk {
     if (how) return `This approval was already ${how}; this page changes nothing now.`;
     // The balancer sends a link to the replica in its id; here instead means that replica has stopped, and the call
     // that waited there ended with it.
-    const replica = /^([a-z0-9][a-z0-9-]{0,31})\./.exec(id)?.[1];
+    const replica = REPLICA_PREFIX.exec(id)?.[1];
     if (replica && replica !== this.options.replicaId) {
       return `This approval waited on replica ${replica}, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.`;
     }

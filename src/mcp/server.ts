@@ -79,6 +79,7 @@ export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 /**
  * How a call needing a human is approved, per protocol: a 2025-11-25 session asks and waits (askHuman); a stateless
  * 2026-07-28 request answers `{ ask }`, the input_required result the client answers by calling again (stateless.ts).
+ * Each counts the question it asks (/metrics); the core counts how it was answered.
  */
 export type Confirmer = (call: ApprovalRequest, extra: CallExtra, onPhase: (text: string) => void) =>
   Promise<ConfirmOutcome | { ask: Record<string, unknown> }>;
@@ -174,8 +175,6 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
         : options.service,
     },
   })));
-  const logging = { logger: front.logger };
-
   /**
    * Whether a tool name calls an operation. With the meta tools offered, every operation the mode allows is one
    * run_operation away anyway: a model that found one and calls it by name gets the same validation, policy and
@@ -218,7 +217,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
     if (!resolved.ok) return textResult(resolved.message, true);
     const outcome = await dryRunCall(op, resolved.input, { readOnly: options.readOnly }, session.explain);
     if (outcome.kind === 'refused') return textResult(outcome.message, true);
-    logging.logger(extra.requestId).debug(`mcp ${op.name}: dry run`);
+    front.logger(extra.requestId).debug(`mcp ${op.name}: dry run`);
     return jsonResult({ ...outcome.preview }, options.maxResultChars);
   }
 
@@ -241,7 +240,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
   }
 
   async function runOperation(session: SessionRegistry, op: Operation, args: unknown, extra: CallExtra, limits: CallLimits, counted: { outcome: CallOutcome }): Promise<ToolResult> {
-    const log = logging.logger(extra.requestId);
+    const log = front.logger(extra.requestId);
     counted.outcome = 'refused';
     const requested = takeDryRun(op, args);
     if ('error' in requested) return textResult(requested.error, true);
@@ -253,7 +252,6 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
     const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
     try {
       if (prepared.kind === 'confirm') {
-        recordConfirmation('mcp', 'asked');
         let outcome: ConfirmOutcome | { ask: Record<string, unknown> };
         try {
           outcome = await front.confirm({ operation: op.name, input, prompt: prepared.prompt }, extra, (text) => progress.phase(text));
@@ -312,6 +310,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     logger: (requestId) => logging.logger(requestId),
     // Calls of one session waiting for a human at once are capped: each holds a request open.
     async confirm(call, extra, onPhase) {
+      recordConfirmation('mcp', 'asked');
       if (pendingConfirmations >= MAX_PENDING_CONFIRMATIONS) {
         return { confirmed: false, reason: `${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; `
           + 'nothing was changed. Let the human answer those first.' };

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
+import { recordConfirmation } from '../metrics.js';
 import { DurableConfirmations } from '../policy/confirmations.js';
 import type { StateStore } from '../state/store.js';
 import { CONFIRM_FORM_SCHEMA, confirmQuestion, refusal } from './approval-ask.js';
@@ -151,13 +152,15 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       if (answer.kind === 'elicit') {
         if (answer.action === 'accept' && (answer.content as { confirm?: unknown } | undefined)?.confirm === true) {
           const redeemed = await tickets.redeem(state.ticket, { person: requester, place: PLACE, operation: call.operation, input: call.input });
-          return redeemed.ok ? { confirmed: true as const } : { confirmed: false as const, reason: redeemed.reason };
+          return redeemed.ok ? { confirmed: true as const } : { confirmed: false as const, reason: redeemed.reason, expired: redeemed.expired };
         }
         await tickets.cancel(state.ticket, requester);
         const how = answer.action === 'accept' ? 'did not tick the confirmation' : answer.action === 'decline' ? 'declined' : 'cancelled';
         return { confirmed: false as const, reason: `The human ${how}; nothing was changed.` };
       }
     }
+    // The call comes in with no answer of ours: a question, counted once however it ends.
+    recordConfirmation('mcp', 'asked');
     if (policy === 'page') {
       return refusal(call.prompt, 'the approval page (FORGEOPS_APPROVAL=page) serves 2025-11-25 sessions only',
         'Connect with a 2025-11-25 session to approve it on the page, or have the operator choose FORGEOPS_APPROVAL=elicit.');

@@ -10,9 +10,10 @@ export interface PendingCall {
   place: string;
 }
 
+/** `expired`: the ticket's time ran out (counted apart from a refusal). */
 export type Redemption =
   | { ok: true; call: PendingCall }
-  | { ok: false; reason: string };
+  | { ok: false; reason: string; expired?: boolean };
 
 interface Ticket {
   call: PendingCall;
@@ -44,7 +45,7 @@ function checkSpent(ticket: Ticket, by: Redeemer, now: number): Redemption {
   if (fingerprint(ticket.call.operation, ticket.call.input) !== ticket.fingerprint) {
     return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
   }
-  if (now > ticket.expiresAt) return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.' };
+  if (now > ticket.expiresAt) return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.', expired: true };
   if (by.operation !== undefined && by.input !== undefined && fingerprint(by.operation, by.input) !== ticket.fingerprint) {
     return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
   }

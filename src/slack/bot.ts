@@ -121,7 +121,7 @@ export class SlackBot {
   async confirm(turn: Turn, ticket: string): Promise<void> {
     const redeemed = await this.o.tickets.redeem(ticket, { person: userKey(turn.user), place: turn.channelId });
     if (!redeemed.ok) {
-      if (/expired/.test(redeemed.reason)) recordConfirmation('slack', 'expired');
+      if (redeemed.expired) recordConfirmation('slack', 'expired');
       return this.answer(turn, renderText(redeemed.reason, 'warning'));
     }
     recordConfirmation('slack', 'approved');

@@ -6,13 +6,19 @@ import { connectClient, initializeBody, rawRequest, startHttp } from '../safety/
 
 const env = useSandbox();
 
+/** A server, a client of it, and a pipeline that keeps running, for a call that waits on it. */
+async function serverWithRunningPipeline() {
+  const server = await startHttp(env.client);
+  const { mcp } = await connectClient(server.url);
+  const running = (await env.client.request<Array<{ id: number }>>({
+    method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { status: 'running' }, idempotent: true,
+  })).data[0];
+  return { server, mcp, running };
+}
+
 describe('drain', () => {
   it('finishes the call in flight, refuses new sessions with 503, then closes', async () => {
-    const server = await startHttp(env.client);
-    const { mcp } = await connectClient(server.url);
-    const running = (await env.client.request<Array<{ id: number }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { status: 'running' }, idempotent: true,
-    })).data[0];
+    const { server, mcp, running } = await serverWithRunningPipeline();
     // A call that takes a few seconds: waiting on a pipeline that keeps running.
     const inFlight = mcp.callTool({ name: 'wait_for_pipeline', arguments: { id: 'acme/web', pipeline_id: running.id, timeout_seconds: 4 } });
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -34,11 +40,7 @@ describe('drain', () => {
   });
 
   it('stops waiting at the grace: a call longer than that is cut, said in the count, and the server is closed', async () => {
-    const server = await startHttp(env.client);
-    const { mcp } = await connectClient(server.url);
-    const running = (await env.client.request<Array<{ id: number }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { status: 'running' }, idempotent: true,
-    })).data[0];
+    const { server, mcp, running } = await serverWithRunningPipeline();
     void mcp.callTool({ name: 'wait_for_pipeline', arguments: { id: 'acme/web', pipeline_id: running.id, timeout_seconds: 30 } }).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 150));
     const started = Date.now();

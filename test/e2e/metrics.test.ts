@@ -8,6 +8,10 @@ import { enableMetrics, resetMetrics } from '../../src/metrics.js';
 import { operations } from '../../src/operations/index.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { connectClient, startHttp } from '../safety/mcp-harness.js';
+import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
+import { MemoryStore } from '../../src/state/store.js';
+import { silentLogger } from '../../src/log.js';
+import { modernClient } from '../helpers/mcp-v2.js';
 
 const env = useSandbox();
 let client: HttpClient;
@@ -68,5 +72,25 @@ describe('/metrics', () => {
     });
     await dispatcher.dispatch('pipeline get acme/web 1');
     expect(series(await scrape(), 'forgeops_calls_total', { operation: 'get_pipeline', front: 'slack', outcome: 'ok' })).toBe(1);
+  });
+
+  it('counts a 2026-07-28 confirmation once, though it takes two requests: asked, then approved', async () => {
+    const stateless = await startHttp(client, {
+      stateless: () => createStatelessEndpoint({
+        serverOptions: (token) => ({ operations, client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 }),
+        store: new MemoryStore(), sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger,
+      }),
+    });
+    const path = `/projects/${encodeURIComponent('acme/web')}/repository/branches`;
+    await client.request({ method: 'POST', path, query: { branch: 'metrics-2026', ref: 'main' }, idempotent: false });
+    const before = await scrape();
+    const { client: v2 } = await modernClient(stateless.url, () => ({ action: 'accept', content: { confirm: true } }));
+    expect((await v2.callTool({ name: 'delete_branch', arguments: { id: 'acme/web', branch: 'metrics-2026' } })).isError).toBeFalsy();
+    const after = await scrape();
+    const delta = (event: string) => (series(after, 'forgeops_confirmations_total', { front: 'mcp', event }) ?? 0)
+      - (series(before, 'forgeops_confirmations_total', { front: 'mcp', event }) ?? 0);
+    expect([delta('asked'), delta('approved'), delta('declined')]).toEqual([1, 1, 0]);
+    await v2.close();
+    await stateless.close();
   });
 });
