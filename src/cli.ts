@@ -272,6 +272,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     serviceCheck(runtime.client, runtime.service.address),
     ...(slack || state.shared ? [storeCheck(state)] : []),
   ]);
+  const bus = approvals ? await (await import('./mcp/approval.js')).joinReplicas(approvals.desk, state, config.server.replicaId, log) : undefined;
   const sessionOptions = (token?: string): McpServerOptions => ({
     operations: catalog, client: runtime.client, token, log, secrets, ...selection,
     approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
@@ -311,6 +312,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     approvals?.desk.closeAll('forgeops is shutting down; nothing was changed.');
     const { unfinished } = await http.drain(DRAIN_GRACE_MS);
     if (unfinished > 0) log.warn(`shut down with ${unfinished} requests still running`);
+    await bus?.close();
     await slack?.bot.close();
     if (!slack) await state.store.close();
     await runtime.close();

@@ -121,7 +121,7 @@ export const ENVIRONMENT = z.object({
     .describe("Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart."),
   FORGEOPS_REDIS_URL: z.string().optional().refine((v) => v === undefined || v === '' || /^rediss?:\/\/[^\s]+$/.test(v), {
     error: () => 'must be a redis:// or rediss:// URL, e.g. redis://cache.internal:6379/0',
-  }).describe('Redis for the state replicas share (Slack links, confirmation tickets, seen Slack requests, MCP 2026-07-28 confirmations): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).'),
+  }).describe('Redis for the state replicas share (Slack links, confirmation tickets, seen Slack requests, MCP 2026-07-28 confirmations, approval answers passed between replicas): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).'),
   FORGEOPS_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 32, {
     error: (issue) => `must be at least 32 characters (e.g. openssl rand -hex 32); got ${String(issue.input).length} characters`,
   }).describe('Key (32+ characters) that encrypts the service tokens Slack users link (without it `/forge login` is refused) and signs MCP 2026-07-28 confirmation state (without it replicas share a random key through Redis).'),

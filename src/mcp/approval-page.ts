@@ -130,17 +130,21 @@ export function approvalPageHandler(options: ApprovalPageOptions): (req: Incomin
     }
     if (!APPROVAL_ID.test(id)) return notice(res, 404, 'There is no such approval page.');
     if (req.method === 'GET' || req.method === 'HEAD') {
-      const view = desk.view(id);
-      return view ? send(res, 200, approvalForm(id, view, Date.now())) : notice(res, 410, desk.whyClosed(id));
+      // The call may wait on another replica (plain round robin): the desk asks it.
+      void desk.show(id).then((shown) => {
+        if ('view' in shown) send(res, 200, approvalForm(id, shown.view, Date.now()));
+        else notice(res, shown.closed.status, shown.closed.message);
+      });
+      return;
     }
     if (req.method !== 'POST') return notice(res, 405, 'Only GET and POST.', { allow: 'GET, POST' });
     if (!fromPage(req, options.allowedHosts())) {
       log.warn('approval page: refused an answer without this page as its Origin');
       return notice(res, 403, 'Forbidden: answers are accepted only from the approval page itself (Origin); nothing changed.');
     }
-    readAnswer(req).then((form) => {
+    readAnswer(req).then(async (form) => {
       if (!form) return notice(res, 413, 'This answer is too large to be from the approval page; nothing changed.', { connection: 'close' });
-      const result = desk.answer(id, { nonce: form.get('nonce') ?? undefined, decision: form.get('decision') ?? undefined, secret: form.get('secret') ?? undefined });
+      const result = await desk.answer(id, { nonce: form.get('nonce') ?? undefined, decision: form.get('decision') ?? undefined, secret: form.get('secret') ?? undefined });
       // The audit line names the outcome only: never the passphrase, never the link (a model might read this log).
       log.info(`approval page: answer for ${id.slice(0, 6)}…: ${result.status} ${result.message}`);
       notice(res, result.status, result.message);

@@ -2,6 +2,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConfirmationStore } from '../policy/confirmations.js';
 import type { Logger } from '../log.js';
+import { ReplicaBus, ReplicaTimeoutError, type PeerChannel } from '../state/replica-bus.js';
 
 /**
  * What a call needing a human does, chosen by the operator (FORGEOPS_APPROVAL):
@@ -68,6 +69,21 @@ export interface AnswerResult {
   message: string;
 }
 
+/** What a link opens: the waiting call, or why there is none (an HTTP status and one sentence). */
+export type Shown = { view: ApprovalView } | { closed: AnswerResult };
+
+/** The bus topic on which replicas pass each other the answers to calls waiting elsewhere. */
+const RELAY_TOPIC = 'approval';
+
+/**
+ * A look or an answer one replica passes to the replica where the call waits. The passphrase stays on the replica
+ * that received it: only whether it was right travels (every replica has the same FORGEOPS_APPROVAL_SECRET).
+ */
+type Relayed =
+  | { kind: 'show'; id: string }
+  | { kind: 'answer'; id: string; nonce?: string; decision?: string; secretOk: boolean }
+  | { kind: 'channel'; id: string; decision: string; channel: string };
+
 export interface ApprovalDeskOptions {
   /** Base URL of the page (http://127.0.0.1:port); async because `forgeops mcp` may start its page on first need. */
   pageUrl: () => Promise<string>;
@@ -119,6 +135,10 @@ export function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+function stoppedReplica(replica: string): string {
+  return `This approval waited on replica ${replica}, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.`;
+}
+
 function minutes(ms: number): string {
   const m = Math.round(ms / 60_000);
   return m >= 1 ? `${m} minute${m === 1 ? '' : 's'}` : `${Math.round(ms / 1000)} seconds`;
@@ -133,12 +153,22 @@ export class ApprovalDesk {
   private readonly waiting = new Map<string, Waiter>();
   private readonly answered = new Map<string, string>();
   private readonly listeners: Array<(approval: OpenedApproval) => void> = [];
+  private bus: ReplicaBus | undefined;
 
   constructor(private readonly options: ApprovalDeskOptions) {
     this.ttlMs = options.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
     this.maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_APPROVALS;
     this.now = options.now ?? Date.now;
     this.tickets = new ConfirmationStore(this.ttlMs, this.now);
+  }
+
+  /**
+   * Joins the replicas that share a store: an answer for a call waiting on another replica (a Slack click lands on
+   * any replica; so does a page behind plain round robin) goes there, and answers for calls here arrive from them.
+   */
+  relayThrough(bus: ReplicaBus): void {
+    this.bus = bus;
+    bus.handle(RELAY_TOPIC, (body) => this.relayed(body as Relayed));
   }
 
   /** Adds a channel that hears of each new approval; it must not reach the model. */
@@ -192,7 +222,19 @@ export class ApprovalDesk {
     };
   }
 
-  /** The page of a waiting approval, or undefined (unknown, answered, expired or withdrawn). */
+  /** What a link opens, wherever the call waits: the call to approve, or why it no longer waits. */
+  async show(id: string): Promise<Shown> {
+    const relayed = await this.elsewhere<Shown>(id, { kind: 'show', id });
+    if (relayed) return 'answer' in relayed ? relayed.answer : { closed: relayed.failed };
+    return this.showHere(id);
+  }
+
+  private showHere(id: string): Shown {
+    const view = this.view(id);
+    return view ? { view } : { closed: { status: 410, message: this.whyClosed(id) } };
+  }
+
+  /** The page of an approval waiting on this replica, or undefined (unknown, answered, expired or withdrawn). */
   view(id: string): ApprovalView | undefined {
     const waiter = this.waiting.get(id);
     if (!waiter || this.now() > waiter.expiresAt) return undefined;
@@ -207,9 +249,7 @@ export class ApprovalDesk {
     // The balancer sends a link to the replica in its id; here instead means that replica has stopped, and the call
     // that waited there ended with it.
     const replica = REPLICA_PREFIX.exec(id)?.[1];
-    if (replica && replica !== this.options.replicaId) {
-      return `This approval waited on replica ${replica}, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.`;
-    }
+    if (replica && replica !== this.options.replicaId) return stoppedReplica(replica);
     return 'There is no such approval waiting (it was answered, withdrawn or expired, or the link is wrong); nothing was run.';
   }
 
@@ -217,25 +257,63 @@ export class ApprovalDesk {
    * The human's answer from the page. Checks leave the approval waiting when the sender is not the page's reader
    * (a wrong nonce), and count wrong passphrases; the ticket is spent before anything runs, so a replay runs nothing.
    */
-  answer(id: string, answer: PageAnswer): AnswerResult {
-    const waiter = this.waiting.get(id);
-    if (!waiter) return { status: 410, message: this.whyClosed(id) };
-    if (!answer.nonce || !sameSecret(answer.nonce, waiter.nonce)) {
-      return { status: 403, message: 'This answer did not come from the approval page (its form token is missing or wrong); nothing changed. Reload the page.' };
-    }
-    if (answer.decision === 'approve') {
-      const refusedSecret = this.checkSecret(id, waiter, answer.secret);
-      if (refusedSecret) return refusedSecret;
-    }
-    return this.decide(id, answer.decision, 'on the approval page');
+  async answer(id: string, answer: PageAnswer): Promise<AnswerResult> {
+    const { secret } = this.options;
+    const secretOk = secret === undefined || (answer.secret !== undefined && sameSecret(answer.secret, secret));
+    const relayed: Relayed = { kind: 'answer', id, nonce: answer.nonce, decision: answer.decision, secretOk };
+    return this.relayedAnswer(await this.elsewhere<AnswerResult>(id, relayed)) ?? this.answerHere(relayed);
   }
 
   /**
    * An answer from a channel that proved who the human is by itself (a signed Slack click by the configured
    * approver): no nonce or passphrase, the rest as on the page.
    */
-  answerFromChannel(id: string, decision: string, channel: string): AnswerResult {
-    return this.decide(id, decision, channel);
+  async answerFromChannel(id: string, decision: string, channel: string): Promise<AnswerResult> {
+    return this.relayedAnswer(await this.elsewhere<AnswerResult>(id, { kind: 'channel', id, decision, channel })) ?? this.decide(id, decision, channel);
+  }
+
+  private relayedAnswer(relayed: { answer: AnswerResult } | { failed: AnswerResult } | undefined): AnswerResult | undefined {
+    return relayed && ('answer' in relayed ? relayed.answer : relayed.failed);
+  }
+
+  private answerHere(answer: Extract<Relayed, { kind: 'answer' }>): AnswerResult {
+    const { id } = answer;
+    const waiter = this.waiting.get(id);
+    if (!waiter) return { status: 410, message: this.whyClosed(id) };
+    if (!answer.nonce || !sameSecret(answer.nonce, waiter.nonce)) {
+      return { status: 403, message: 'This answer did not come from the approval page (its form token is missing or wrong); nothing changed. Reload the page.' };
+    }
+    if (answer.decision === 'approve' && !answer.secretOk) return this.wrongSecret(id, waiter);
+    return this.decide(id, answer.decision, 'on the approval page');
+  }
+
+  /**
+   * Where the call of `id` waits on another replica, the request goes there and this is its reply (or why none came);
+   * undefined when the call waits here, or would have (no other replica to ask).
+   */
+  private async elsewhere<T>(id: string, request: Relayed): Promise<{ answer: T } | { failed: AnswerResult } | undefined> {
+    const replica = REPLICA_PREFIX.exec(id)?.[1];
+    if (!this.bus || !replica || replica === this.options.replicaId) return undefined;
+    try {
+      const result = await this.bus.ask(replica, RELAY_TOPIC, request);
+      return result.reached ? { answer: result.answer as T } : { failed: { status: 410, message: stoppedReplica(replica) } };
+    } catch (error) {
+      const message = error instanceof ReplicaTimeoutError
+        ? `Replica ${replica}, where this call waits, did not reply within ${error.ms / 1000} s; open the link again to see whether it still waits.`
+        : `This answer could not reach replica ${replica}, where the call waits (${(error as Error).message}); nothing changed. Try again.`;
+      return { failed: { status: 503, message } };
+    }
+  }
+
+  /** A look or an answer another replica passed on for a call waiting here. */
+  private relayed(request: Relayed): Shown | AnswerResult {
+    if (typeof request?.id !== 'string') throw new Error('not an approval request');
+    switch (request.kind) {
+      case 'show': return this.showHere(request.id);
+      case 'answer': return this.answerHere(request);
+      case 'channel': return this.decide(request.id, request.decision, request.channel);
+      default: throw new Error('not an approval request');
+    }
   }
 
   private decide(id: string, decision: string | undefined, channel: string): AnswerResult {
@@ -260,9 +338,7 @@ export class ApprovalDesk {
     for (const id of [...this.waiting.keys()]) this.close(id, 'withdrawn', { approved: false, reason });
   }
 
-  private checkSecret(id: string, waiter: Waiter, given: string | undefined): AnswerResult | undefined {
-    const { secret } = this.options;
-    if (secret === undefined || (given !== undefined && sameSecret(given, secret))) return undefined;
+  private wrongSecret(id: string, waiter: Waiter): AnswerResult {
     waiter.wrongSecrets += 1;
     if (waiter.wrongSecrets >= MAX_SECRET_ATTEMPTS) {
       this.close(id, 'denied', { approved: false, reason: `The approval page got ${MAX_SECRET_ATTEMPTS} wrong passphrases, so the call was refused; nothing was changed.` });
@@ -281,4 +357,20 @@ export class ApprovalDesk {
     if (this.answered.size > REMEMBERED_ANSWERS) this.answered.delete(this.answered.keys().next().value as string);
     waiter.settle(outcome);
   }
+}
+
+/**
+ * Replicas sharing Redis pass each other the answers to their approvals: a Slack approver's click reaches whichever
+ * replica Slack picks, and a page behind plain round robin too, while the call waits on the replica that asked.
+ * Returns the bus to close at shutdown; undefined for a store of one process, or a replica without a name.
+ */
+export async function joinReplicas(desk: ApprovalDesk, state: { peers?: PeerChannel }, replicaId: string | undefined, log: Logger): Promise<ReplicaBus | undefined> {
+  if (!state.peers) return undefined;
+  if (!replicaId) {
+    log.warn('FORGEOPS_REDIS_URL is set without FORGEOPS_REPLICA_ID: an approval answered on another replica (a Slack click, a page behind round robin) cannot find its call');
+    return undefined;
+  }
+  const bus = await ReplicaBus.open(state.peers, replicaId);
+  desk.relayThrough(bus);
+  return bus;
 }

@@ -79,7 +79,7 @@ export class SlackApprover {
       return;
     }
     const decision = actionId === APPROVAL_ACTION_IDS.approve ? 'approve' : 'deny';
-    const result = this.o.desk.answerFromChannel(id, decision, 'in Slack');
+    const result = await this.o.desk.answerFromChannel(id, decision, 'in Slack');
     this.o.log.info(`slack approver: ${decision} by ${turn.user.teamId}:${turn.user.userId}: ${result.message}`);
     const status = result.status !== 200 ? 'warning' : decision === 'approve' ? 'success' : 'canceled';
     await this.o.reply(turn, renderText(result.message, status), { replaceOriginal: result.status === 200 });

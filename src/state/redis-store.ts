@@ -5,6 +5,7 @@
 // per-process state, which would let two replicas disagree.
 import type { Redis, RedisOptions } from 'ioredis';
 import { recordStoreError } from '../metrics.js';
+import type { PeerChannel } from './replica-bus.js';
 import type { StateStore } from './store.js';
 
 /** Every key forgeops writes starts with this, so one Redis can serve other things (and other forgeops) too. */
@@ -59,7 +60,7 @@ async function checked(results: Promise<Array<[Error | null, unknown]> | null>):
   return answers.map(([, value]) => value);
 }
 
-export class RedisStore implements StateStore {
+export class RedisStore implements StateStore, PeerChannel {
   readonly label: string;
   private readonly prefix: string;
 
@@ -204,6 +205,33 @@ export class RedisStore implements StateStore {
       } while (cursor !== '0');
       return seen.size;
     });
+  }
+
+  /** Publishes on a channel under the key prefix; resolves to how many listeners heard it. */
+  async publish(channel: string, message: string): Promise<number> {
+    return this.run(() => this.redis.publish(this.key(channel), message));
+  }
+
+  /**
+   * Listens on a channel under the key prefix, on a connection of its own (a subscribed connection can do nothing
+   * else). Subscribes again each time that connection is ready, so a Redis that was down, at start or later, is
+   * listened to again once it is back.
+   */
+  async listen(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>> {
+    const name = this.key(channel);
+    const subscriber = this.redis.duplicate();
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (heard: string, message: string) => {
+      if (heard === name) onMessage(message);
+    });
+    const subscribe = () => subscriber.subscribe(name).then(() => undefined, () => undefined);
+    subscriber.on('ready', () => void subscribe());
+    await subscriber.connect().catch(() => undefined);
+    // Listening once this resolves: a question published right after must be heard.
+    await subscribe();
+    return async () => {
+      await subscriber.quit().catch(() => subscriber.disconnect());
+    };
   }
 
   /** Whether Redis answers now (readiness). */

@@ -4,6 +4,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TicketStore } from '../policy/confirmations.js';
+import type { PeerChannel } from './replica-bus.js';
 
 export interface StateStore extends TicketStore {
   get<T>(key: string): Promise<T | undefined>;
@@ -203,6 +204,8 @@ export interface OpenedStore {
   shared: boolean;
   /** Whether the store answers now (readiness); the file and memory stores always do. */
   ready(): Promise<boolean>;
+  /** Messages between the replicas that share the store (Redis pub/sub); absent for a store of one process. */
+  peers?: PeerChannel;
 }
 
 /** Redis when FORGEOPS_REDIS_URL is set (loaded only then), else the file under the data directory, else memory. */
@@ -213,7 +216,7 @@ export async function openConfiguredStore(
   if (settings.redisUrl) {
     const { RedisStore } = await import('./redis-store.js');
     const store = await RedisStore.open(settings.redisUrl);
-    return { store, where: store.label, shared: true, ready: () => store.ping() };
+    return { store, where: store.label, shared: true, ready: () => store.ping(), peers: store };
   }
   const store = openStore(settings.dataDir, options);
   return {

@@ -23,7 +23,7 @@ describe('ApprovalDesk', () => {
     const desk = new ApprovalDesk({ pageUrl: async () => BASE });
     const approval = await openOne(desk);
     approval.call.input.pipeline_id = 8;
-    expect(desk.answer(approval.id, { nonce: approval.nonce, decision: 'approve' }).status).toBe(410);
+    expect((await desk.answer(approval.id, { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
     expect(await approval.outcome).toEqual({ approved: false, reason: 'The call changed since it was confirmed; nothing was run.' });
   });
 
@@ -33,7 +33,7 @@ describe('ApprovalDesk', () => {
     expect(mine.id).toMatch(/^r2\./);
     const fromR1 = 'r1.AbCdEfGhIjKlMnOpQrStUvWx';
     expect(desk.whyClosed(fromR1)).toBe('This approval waited on replica r1, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.');
-    expect(desk.answer(fromR1, { nonce: 'x', decision: 'approve' })).toEqual({ status: 410, message: desk.whyClosed(fromR1) });
+    expect(await desk.answer(fromR1, { nonce: 'x', decision: 'approve' })).toEqual({ status: 410, message: desk.whyClosed(fromR1) });
     expect(desk.whyClosed('r2.AbCdEfGhIjKlMnOpQrStUvWx')).toMatch(/^There is no such approval waiting/);
     expect(desk.pending).toBe(1);
   });
@@ -45,7 +45,7 @@ describe('ApprovalDesk', () => {
     now += 60_001;
     expect(desk.view(approval.id)).toBeUndefined();
     expect(desk.whyClosed(approval.id)).toMatch(/expired/);
-    expect(desk.answer(approval.id, { nonce: approval.nonce, decision: 'approve' }).status).toBe(410);
+    expect((await desk.answer(approval.id, { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
     expect((await approval.outcome).approved).toBe(false);
     expect(desk.pending).toBe(0);
   });
@@ -66,9 +66,9 @@ describe('ApprovalDesk', () => {
   it('answers only "approve" or "deny", and only with the page nonce', async () => {
     const desk = new ApprovalDesk({ pageUrl: async () => BASE });
     const approval = await openOne(desk);
-    expect(desk.answer(approval.id, { nonce: approval.nonce, decision: 'yes' }).status).toBe(400);
-    expect(desk.answer(approval.id, { nonce: `${approval.nonce}x`, decision: 'approve' }).status).toBe(403);
-    expect(desk.answer('unknown-approval-id-000', { nonce: approval.nonce, decision: 'approve' }).status).toBe(410);
+    expect((await desk.answer(approval.id, { nonce: approval.nonce, decision: 'yes' })).status).toBe(400);
+    expect((await desk.answer(approval.id, { nonce: `${approval.nonce}x`, decision: 'approve' })).status).toBe(403);
+    expect((await desk.answer('unknown-approval-id-000', { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
     expect(desk.pending).toBe(1);
     approval.withdraw('done');
   });
