@@ -1,5 +1,6 @@
 // HttpClient: sends ApiRequests to the service over a keep-alive undici dispatcher (auth, bodies, timeouts, retries, proxy, private CA).
-import { Agent, EnvHttpProxyAgent, FormData as UndiciFormData, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, loadFormData, type FormData as UndiciFormData } from './undici-parts.js';
 import { ApiError, apiErrorFromResponse, DEADLINE_CODE, type ApiErrorKind } from './errors.js';
 import { recordServiceRetry } from '../metrics.js';
 import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
@@ -77,7 +78,7 @@ export class HttpClient {
   /** Sends the request (retrying per retry.ts); any status >= 400 or failure rejects with an ApiError. */
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
     const secrets = [this.token, this.scimToken, req.token].filter((s): s is string => !!s);
-    const target = this.target(req, secrets);
+    const target = await this.target(req, secrets);
     const started = this.retry.now();
     for (let retriesDone = 0; ; retriesDone++) {
       try {
@@ -100,7 +101,7 @@ export class HttpClient {
     return this.dispatcher.close();
   }
 
-  private target(req: ApiRequest, secrets: string[]): Target {
+  private async target(req: ApiRequest, secrets: string[]): Promise<Target> {
     let url: URL;
     if (req.url !== undefined) {
       url = this.checkedUrl(req, secrets);
@@ -113,7 +114,7 @@ export class HttpClient {
     const query = req.query ? serializeQuery(req.query) : '';
     if (query) url.search = url.search ? `${url.search}&${query}` : `?${query}`;
     const scim = url.pathname.slice(this.basePath().length).startsWith(SCIM_PREFIX);
-    const { body, type } = encodeBody(req, scim);
+    const { body, type } = await encodeBody(req, scim);
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
       accept: (req.responseType ?? 'json') !== 'json' ? '*/*' : scim ? 'application/scim+json, application/json' : 'application/json',
@@ -170,11 +171,12 @@ export class HttpClient {
     const onAbort = () => controller.abort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const response = await request(target.url, {
+      const response = await this.dispatcher.request({
+        origin: target.url.origin,
+        path: `${target.url.pathname}${target.url.search}`,
         method: req.method,
         headers: target.headers,
         body: target.body,
-        dispatcher: this.dispatcher,
         signal: controller.signal,
         // Our own timer bounds the whole exchange; undici's (300 s by default) must not fire first.
         headersTimeout: timeoutMs + 1_000,
@@ -281,7 +283,7 @@ function createDispatcher(ca: string[] | undefined, connections: number | undefi
   });
 }
 
-function encodeBody(req: ApiRequest, scim: boolean): { body?: string | UndiciFormData; type?: string } {
+async function encodeBody(req: ApiRequest, scim: boolean): Promise<{ body?: string | UndiciFormData; type?: string }> {
   if (req.body === undefined) return {};
   if (req.method === 'GET' || req.method === 'HEAD') throw new Error(`a ${req.method} request cannot carry a body`);
   switch (req.bodyType ?? 'json') {
@@ -294,8 +296,9 @@ function encodeBody(req: ApiRequest, scim: boolean): { body?: string | UndiciFor
         throw new Error(`bodyType 'multipart' needs a FormData body`);
       }
       // undici 7 encodes only its own FormData, not the one Node's globals come from; it writes the boundary into the type.
-      if (req.body instanceof UndiciFormData) return { body: req.body };
-      const form = new UndiciFormData();
+      const FormData = await loadFormData();
+      if (req.body instanceof FormData) return { body: req.body };
+      const form = new FormData();
       for (const [name, value] of (req.body as globalThis.FormData).entries()) form.append(name, value);
       return { body: form };
     }

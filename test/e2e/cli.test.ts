@@ -1,5 +1,6 @@
 // The built CLI as users run it: stdio MCP with no environment (in-process sandbox), ops --json, bad config.
 import { spawnSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -152,5 +153,15 @@ describe('the command line, as a person types it', () => {
     const out = run(['mcp'], env);
     expect(out.status).toBe(2);
     expect(out.stderr).toBe(`${line}\n`);
+  });
+});
+
+describe('forgeops chat (built CLI) uploads', () => {
+  it('sends a file as a multipart form part: the bundle loads undici\'s FormData on the first upload', () => {
+    // Not an export archive, so the sandbox refuses it; it can say so only after reading a file part of a multipart form.
+    const file = gzipSync(Buffer.from('not a tar archive')).toString('base64');
+    const out = run(['chat', `group import name=Uploaded path=uploaded-by-cli file=${file}`, '--yes']);
+    expect(out.stdout + out.stderr).toMatch(/400 file is not a group export archive/);
+    expect(out.status).not.toBe(0);
   });
 });

@@ -23,9 +23,12 @@ afterAll(async () => {
 });
 
 /** Replicas of one deployment: each its own Redis connection and bus, all in one key namespace. */
-async function replicas(names: string[], options: { secret?: string; timeoutMs?: number } = {}) {
+type Name = 'r1' | 'r2';
+interface Replica { desk: ApprovalDesk; bus: ReplicaBus; store: RedisStore }
+
+async function replicas(names: Name[], options: { secret?: string; timeoutMs?: number } = {}) {
   const prefix = `relay${++namespaces}:`;
-  const out: Record<string, { desk: ApprovalDesk; bus: ReplicaBus; store: RedisStore }> = {};
+  const out = {} as Record<Name, Replica>;
   for (const name of names) {
     const store = await RedisStore.open(redis.url, { keyPrefix: prefix });
     const bus = await ReplicaBus.open(store, name, { timeoutMs: options.timeoutMs });
