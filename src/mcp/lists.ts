@@ -1,6 +1,6 @@
 // A list as an MCP result: compact rows, cut to fit the result cap, and a page state that says truthfully what was
 // shown and which exact call (page, per_page) reads on; a list of one item is shown whole.
-import type { Operation, PageInfo } from '../operations/define.js';
+import type { Operation, OperationRoute, PageInfo } from '../operations/define.js';
 import { compactRow, detailToolOf } from '../operations/rows.js';
 import { callFrom, type NextCall } from '../operations/paging.js';
 
@@ -74,7 +74,7 @@ function roundPageAlternative(offset: number, pageSize: number, exact: NextCall)
 }
 
 /** How a model reads one listed item whole, when the rows leave fields out. */
-function wholeItemHint(op: Operation, operations: readonly Operation[], numbered: boolean): string | undefined {
+function wholeItemHint(op: Operation, operations: readonly OperationRoute[], numbered: boolean): string | undefined {
   const detail = detailToolOf(op, operations);
   if (detail) return `rows hold the main fields; ${detail.tool} with ${detail.parameter} = an item's ${detail.field} gives the whole item`;
   return numbered ? 'rows hold the main fields; per_page=1 with page=<list position> gives that item whole' : undefined;
@@ -82,7 +82,7 @@ function wholeItemHint(op: Operation, operations: readonly Operation[], numbered
 
 export interface ListContext {
   operation: Operation;
-  operations: readonly Operation[];
+  operations: readonly OperationRoute[];
   input: Record<string, unknown>;
   maxChars: number;
 }

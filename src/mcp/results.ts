@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Operation, OperationResult } from '../operations/define.js';
+import type { Operation, OperationResult, OperationRoute } from '../operations/define.js';
 import { outcomeLine, type WriteOutcome } from '../operations/outcome.js';
 import { asRecord, type Fields } from '../operations/present.js';
 import { compactRow } from '../operations/rows.js';
@@ -28,7 +28,7 @@ export interface ResultOptions {
   /** Where binary results are saved (FORGEOPS_DOWNLOAD_DIR); unset: only small ones are attached. */
   downloadDir?: string;
   /** The registry, to name the tool that reads one listed item whole. */
-  operations: readonly Operation[];
+  operations: readonly OperationRoute[];
   /** A write's outcome in words: the first thing its result says (and the whole of it for a 204). */
   outcome?: WriteOutcome;
 }

@@ -162,19 +162,35 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
   const usableNames = new Set(usableTools(catalog.tools, options.readOnly).map((tool) => tool.name));
   const listed = [...offered.operations.map((tool) => tool.descriptor), ...(offered.meta ? META_TOOLS : [])];
 
-  /** The registry (every zod schema) is loaded by the first call, not at start (see catalog.ts), once per session. */
-  let loading: Promise<SessionRegistry> | undefined;
-  const registry = () => (loading ??= catalog.operations().then((operations) => ({
-    operations,
-    byName: new Map(operations.map((op) => [op.name, op])),
+  /**
+   * The operations, each loaded by the first call that needs it, not at start (see catalog.ts); failures are
+   * explained from the catalog's routes, which need no schema.
+   */
+  const session: SessionRegistry = {
+    operation: (name) => catalog.operation(name),
+    all: () => catalog.operations(),
     explain: {
-      operations,
+      operations: catalog.tools,
       deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
       service: options.service && options.token
         ? { ...options.service, tokenSource: `the ${SESSION_TOKEN_SOURCE} this session was opened with` }
         : options.service,
     },
-  })));
+  };
+  const registry = async () => session;
+
+  /**
+   * Loads the areas of the offered tools one after another (tools/list has been answered; the model is choosing),
+   * so that a call coming meanwhile waits for one area's schemas at most.
+   */
+  async function warmUp(): Promise<void> {
+    const areas = new Set<string>();
+    for (const tool of offered.operations) {
+      if (areas.has(tool.area)) continue;
+      areas.add(tool.area);
+      await catalog.operation(tool.name);
+    }
+  }
   /**
    * Whether a tool name calls an operation. With the meta tools offered, every operation the mode allows is one
    * run_operation away anyway: a model that found one and calls it by name gets the same validation, policy and
@@ -194,17 +210,17 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
     const metaTool = offered.meta && META_TOOLS.some((tool) => tool.name === name);
     // Told from the catalog alone: a wrong name does not load the registry.
     if (!metaTool && !callsOperation(name)) return textResult(notOffered(name), true);
-    const session = await registry();
-    const op = session.byName.get(name);
-    if (!metaTool && op) return callOperation(session, op, args, extra, limits);
-    return (await callMetaTool(metaContext(session, extra), name, args)) ?? textResult(notOffered(name), true);
+    const op = metaTool ? undefined : await session.operation(name);
+    if (op) return callOperation(session, op, args, extra, limits);
+    return (await callMetaTool(await metaContext(session, extra), name, args)) ?? textResult(notOffered(name), true);
   }
 
   /** The meta tools reach every operation the mode allows, whatever the toolsets list. */
-  function metaContext(session: SessionRegistry, extra: CallExtra): MetaContext {
+  async function metaContext(session: SessionRegistry, extra: CallExtra): Promise<MetaContext> {
+    const all = await session.all();
     return {
-      usable: session.operations.filter((o) => usableNames.has(o.name)),
-      all: session.operations,
+      usable: all.filter((o) => usableNames.has(o.name)),
+      all,
       readOnly: options.readOnly,
       callOperation: (op, args) => callOperation(session, op, args, extra),
     };
@@ -290,14 +306,14 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
       if (op.effect === 'read') log.debug(line);
       else log.info(line);
       return await successResult(op, input, outcome.result, {
-        maxChars: options.maxResultChars, downloadDir: options.downloadDir, operations: session.operations, outcome: outcome.outcome,
+        maxChars: options.maxResultChars, downloadDir: options.downloadDir, operations: session.explain.operations, outcome: outcome.outcome,
       });
     } finally {
       progress.stop();
     }
   }
 
-  return { catalog, offered, listed, registry, callsOperation, notOffered, callTool, callOperation };
+  return { catalog, offered, listed, registry, warmUp, callsOperation, notOffered, callTool, callOperation };
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
@@ -325,7 +341,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       }
     },
   });
-  const { offered, listed, registry, callsOperation, notOffered, callTool, callOperation } = core;
+  const { offered, listed, registry, warmUp, callsOperation, notOffered, callTool, callOperation } = core;
   // Our own validator of elicitation answers: the SDK's default brings ajv, which the bundle leaves out.
   server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, tasks: TASKS_CAPABILITY, ...PROTOCOL_CAPABILITIES },
@@ -342,7 +358,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (options.warmUpAfterToolsList && !warmed) {
       warmed = true;
       // After this answer is written: setImmediate runs once the event loop has sent it.
-      setImmediate(() => { void registry().catch(() => undefined); });
+      setImmediate(() => { void warmUp().catch(() => undefined); });
     }
     return { tools: listed };
   });
@@ -353,7 +369,7 @@ export function createMcpServer(options: McpServerOptions): Server {
    */
   async function callToolAsTask(name: string, args: unknown, extra: CallExtra) {
     const session = await registry();
-    const op = callsOperation(name) ? session.byName.get(name) : undefined;
+    const op = callsOperation(name) ? await session.operation(name) : undefined;
     if (!op) throw new McpError(ErrorCode.InvalidParams, notOffered(name));
     if (!op.longRunning) {
       throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not run as a task (its execution.taskSupport is not set); call it without task.`);

@@ -5,10 +5,12 @@ import type { Operation, OperationResult } from '../operations/define.js';
 import type { ExplainOptions } from '../operations/failures.js';
 import type { ApiTransport } from '../http/types.js';
 
-/** A session's registry, loaded on its first use (see catalog.ts), with the words its failures are explained in. */
+/** A session's operations, each loaded on its first use (see catalog.ts), with the words its failures are explained in. */
 export interface SessionRegistry {
-  operations: readonly Operation[];
-  byName: ReadonlyMap<string, Operation>;
+  /** One operation by name, loading as little as the catalog can (its area); undefined for an unknown name. */
+  operation(name: string): Promise<Operation | undefined>;
+  /** Every operation: the meta tools search them all. */
+  all(): Promise<readonly Operation[]>;
   explain: ExplainOptions;
 }
 
@@ -27,8 +29,8 @@ export type ServiceRead = (name: string, args: Record<string, unknown>, limits: 
 /** A reader for this session; only operations that read may be run through it, whatever the caller asks. */
 export function serviceReader(options: ServiceReadOptions): ServiceRead {
   return async (name, args, limits) => {
-    const { byName, explain } = await options.registry();
-    const op = byName.get(name);
+    const { explain, operation } = await options.registry();
+    const op = await operation(name);
     // A programming error, not a user's: the names are fixed in this folder.
     if (!op || op.effect !== 'read') throw new Error(`${name} is not a read operation of this server`);
     const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explain);

@@ -164,6 +164,12 @@ export interface OperationSpec<S extends z.ZodObject> {
   run?: (ctx: RunContext, input: z.infer<S>) => Promise<OperationResult>;
 }
 
+/**
+ * An operation's route without its schemas: enough to relate operations to each other (the read that checks a
+ * change, the read of one item of a list), and small enough for the tool catalog built into the bundle.
+ */
+export type OperationRoute = Pick<Operation, 'name' | 'method' | 'path' | 'pathParams' | 'response' | 'composedOf'>;
+
 export interface Operation<S extends z.ZodObject = z.ZodObject> extends OperationSpec<S> {
   method: HttpMethod;
   path: string;

@@ -2,12 +2,12 @@
 // change whose answer was lost, that it may or may not have been applied and how to check.
 import { ApiError, DEADLINE_CODE, isTlsFailure } from '../http/errors.js';
 import { neverReachedService } from '../http/retry.js';
-import type { Operation } from './define.js';
+import type { Operation, OperationRoute } from './define.js';
 import { InputError } from './validate.js';
 
 export interface ExplainOptions {
-  /** Every operation, to name the read that checks a change's outcome. */
-  operations: readonly Operation[];
+  /** Every operation's route, to name the read that checks a change's outcome. */
+  operations: readonly OperationRoute[];
   /** The call's overall deadline and the setting that changes it, named when a call ran out of time. */
   deadline?: { ms: number; setting: string };
   /** Where the settings that fix a failure live, so an error can name the one to change. */
@@ -62,12 +62,12 @@ export function outcomeUnknown(op: Operation, error: unknown): boolean {
  * The read that shows whether a change happened: the GET of the same route (a file, a release), of its list
  * (POST …/pipeline → GET …/pipelines), or of the resource above it (…/pipelines/:pipeline_id/retry → the pipeline).
  */
-export function checkingOperation(op: Operation, operations: readonly Operation[]): Operation | undefined {
+export function checkingOperation(op: OperationRoute, operations: readonly OperationRoute[]): OperationRoute | undefined {
   // A composed read (wait_for_pipeline) shares its part's route; the plain read is the one that checks.
   const reads = new Map(operations.filter((o) => o.method === 'GET' && !o.composedOf).map((o) => [o.path, o]));
   for (let path = op.path; path.includes('/'); path = path.slice(0, path.lastIndexOf('/'))) {
     const found = reads.get(path) ?? reads.get(`${path}s`);
-    if (found && found !== op) return found;
+    if (found && found.name !== op.name) return found;
   }
   return undefined;
 }

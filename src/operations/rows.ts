@@ -1,6 +1,6 @@
 // What people need of a listed item, shared by every front end: the fields that name a thing, the links a reader
 // can do without, and an item as one compact row (ids kept, nested records reduced to their names, prose cut).
-import type { Operation } from './define.js';
+import type { Operation, OperationRoute } from './define.js';
 import { asRecord, type Fields } from './present.js';
 
 /** The field that names a thing, most telling first: a project's full path before its short name. */
@@ -109,7 +109,7 @@ export interface DetailTool {
  * The read of one item of a list (list_pipelines → get_pipeline with pipeline_id = the item's id), found by route:
  * GET on the list's path plus one parameter segment.
  */
-export function detailToolOf(list: Operation, operations: readonly Operation[]): DetailTool | undefined {
+export function detailToolOf(list: OperationRoute, operations: readonly OperationRoute[]): DetailTool | undefined {
   const get = operations.find((op) => op.method === 'GET' && op.response === 'json' && op.path.startsWith(`${list.path}/:`)
     && op.pathParams.length === list.pathParams.length + 1 && !op.path.slice(list.path.length + 2).includes('/'));
   if (!get) return undefined;

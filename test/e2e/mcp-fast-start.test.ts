@@ -1,5 +1,6 @@
 // The built `forgeops mcp` starts from the catalog embedded at build time: it lists what the live registry lists,
-// and loads neither the registry, undici, ajv, Bolt nor the sandbox before its first call.
+// loads neither the registry, undici, ajv, Bolt nor the sandbox before its first call, and that call builds the
+// schemas of its own area only.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,23 @@ describe('forgeops mcp from the built bundle', () => {
       const afterCall = loadedSources(log);
       expect(afterCall.some((source) => /node_modules\/undici\//.test(source))).toBe(true);
       expect(afterCall.filter((source) => never.some((pattern) => pattern.test(source)))).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('builds the schemas of a first call\'s own area only, when the call comes before any tool list', async () => {
+    const log = join(hookDir, 'first-call.log');
+    writeFileSync(log, '');
+    const mcp = await spawnCli({}, ['--import', loadTracer(log)]);
+    try {
+      const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } });
+      expect(result.isError).toBeFalsy();
+      const operationSources = loadedSources(log).filter((source) => /src\/operations\/[a-z-]+\.ts$/.test(source))
+        .map((source) => source.replace(/.*src\/operations\//, ''));
+      expect(operationSources).toContain('pipelines.ts');
+      // Neither another area nor the whole registry (index.ts).
+      for (const other of ['index.ts', 'scim.ts', 'members.ts', 'groups.ts', 'repository-files.ts', 'triage.ts']) expect(operationSources).not.toContain(other);
     } finally {
       await mcp.close();
     }

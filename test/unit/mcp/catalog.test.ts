@@ -1,71 +1,94 @@
-// The tool catalog: plain data that lists the same tools as the registry, and a server that loads the registry on
-// its first call only (the stdio fast start), driven by the SDK's client.
+// The tool catalog: plain data that lists the same tools as the registry, and a server that loads an operation's
+// area on the first call that needs it, the whole registry only for the meta tools (the stdio fast start), driven by
+// the SDK's client.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/define.js';
-import { catalogData, catalogOf, startupCatalog, type ToolCatalog } from '../../../src/mcp/catalog.js';
+import { catalogData, catalogOf, prebuiltCatalog, startupCatalog, type ToolCatalog } from '../../../src/mcp/catalog.js';
 import { toolDescriptor } from '../../../src/mcp/tools.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();
 
-/** A catalog as the bundle embeds it (JSON and back), counting how often the registry is asked for. */
-function prebuilt(): ToolCatalog & { loads: number } {
+/**
+ * A catalog as the bundle embeds it (JSON and back), recording which operations were asked for one by one and how
+ * often the whole registry was loaded.
+ */
+function prebuilt(): ToolCatalog & { asked: string[]; wholeLoads: number } {
   const tools = JSON.parse(JSON.stringify(catalogData(operations))) as ToolCatalog['tools'];
+  const inner = prebuiltCatalog(tools, async (): Promise<readonly Operation[]> => {
+    catalog.wholeLoads += 1;
+    return operations;
+  });
   const catalog = {
     tools,
-    loads: 0,
-    async operations(): Promise<readonly Operation[]> {
-      catalog.loads += 1;
-      return operations;
+    asked: [] as string[],
+    wholeLoads: 0,
+    operations: inner.operations,
+    async operation(name: string) {
+      catalog.asked.push(name);
+      return inner.operation(name);
     },
   };
   return catalog;
 }
 
 describe('catalogData', () => {
-  it('holds each operation\'s name, area, effect and toolDescriptor, in registry order, as plain JSON', () => {
+  it('holds each operation\'s name, area, effect, route and toolDescriptor, in registry order, as plain JSON', () => {
     const data = JSON.parse(JSON.stringify(catalogData(operations))) as ReturnType<typeof catalogData>;
     expect(data.map((tool) => tool.name)).toEqual(operations.map((op) => op.name));
     for (const [i, op] of operations.entries()) {
-      expect(data[i]).toEqual({ name: op.name, area: op.area, effect: op.effect, descriptor: toolDescriptor(op) });
+      expect(data[i]).toEqual({
+        name: op.name, area: op.area, effect: op.effect, method: op.method, path: op.path, pathParams: op.pathParams, response: op.response,
+        ...(op.composedOf && { composedOf: op.composedOf }), descriptor: toolDescriptor(op),
+      });
     }
     expect(catalogOf(operations).tools.map((tool) => tool.descriptor)).toEqual(data.map((tool) => tool.descriptor));
   });
 });
 
 describe('a server started from a prebuilt catalog', () => {
-  it('lists every tool without loading the registry, then loads it once, on the first call', async () => {
+  it('lists every tool without loading any operation, then loads each call\'s own, never the whole registry', async () => {
     const catalog = prebuilt();
     const fromCatalog = await connectInMemory({ client: env.client, operations: catalog });
     const live = await connectInMemory({ client: env.client });
     try {
       expect((await fromCatalog.client.listTools()).tools).toEqual((await live.client.listTools()).tools);
-      expect(catalog.loads).toBe(0);
+      expect(catalog.asked).toEqual([]);
       const first = await fromCatalog.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } });
       const second = await fromCatalog.client.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 'one' } });
       expect(first.isError).toBeFalsy();
+      // The list names its detail tool from the catalog's routes, as the live registry does.
+      const live1 = await live.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } });
+      expect(first.structuredContent).toEqual(live1.structuredContent);
       expect(resultText(second)).toMatch(/pipeline_id/);
-      // Loaded by the first call, and kept for the session.
-      expect(catalog.loads).toBe(1);
+      expect(catalog.asked).toEqual(['list_pipelines', 'get_pipeline']);
+      expect(catalog.wholeLoads).toBe(0);
     } finally {
       await fromCatalog.close();
       await live.close();
     }
   });
 
-  it('with warm-up (stdio), loads the registry once the tool list is answered, before any call, and only once', async () => {
+  it('with warm-up (stdio), loads the areas of the offered tools once the tool list is answered, before any call, once', async () => {
     const catalog = prebuilt();
-    const mcp = await connectInMemory({ client: env.client, operations: catalog, warmUpAfterToolsList: true });
+    const mcp = await connectInMemory({ client: env.client, operations: catalog, warmUpAfterToolsList: true, toolsets: ['default'] });
     try {
-      expect(catalog.loads).toBe(0);
-      await mcp.client.listTools();
+      expect(catalog.asked).toEqual([]);
+      const offered = (await mcp.client.listTools()).tools.map((tool) => operations.find((op) => op.name === tool.name)).filter((op) => op !== undefined);
+      const firstOfEachArea = offered.filter((op, i) => offered.findIndex((other) => other.area === op.area) === i).map((op) => op.name);
+      expect(firstOfEachArea.length).toBeGreaterThan(3);
       // Bounded: 100 turns of 10 ms.
-      for (let i = 0; i < 100 && catalog.loads === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(catalog.loads).toBe(1);
+      for (let i = 0; i < 100 && catalog.asked.length < firstOfEachArea.length; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(catalog.asked).toEqual(firstOfEachArea);
       await mcp.client.listTools();
       expect((await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError).toBeFalsy();
-      expect(catalog.loads).toBe(1);
+      expect(catalog.asked).toEqual([...firstOfEachArea, 'list_pipelines']);
+      expect(catalog.wholeLoads).toBe(0);
+      // A meta tool searches every operation: the whole registry, once.
+      await mcp.client.callTool({ name: 'find_operations', arguments: { query: 'scim user' } });
+      await mcp.client.callTool({ name: 'find_operations', arguments: { query: 'branch' } });
+      expect(catalog.wholeLoads).toBe(1);
     } finally {
       await mcp.close();
     }
@@ -79,7 +102,7 @@ describe('a server started from a prebuilt catalog', () => {
       expect(names).toEqual(operations.filter((op) => op.area === 'pipelines' && op.effect === 'read').map((op) => op.name));
       expect(resultText(await mcp.client.callTool({ name: 'delete_pipeline', arguments: {} }))).toMatch(/not offered by this server/);
       expect(resultText(await mcp.client.callTool({ name: 'delete_everything', arguments: {} }))).toBe('Unknown tool delete_everything.');
-      expect(catalog.loads).toBe(0);
+      expect(catalog.asked).toEqual([]);
     } finally {
       await mcp.close();
     }
