@@ -131,9 +131,12 @@ export function approvalPageHandler(options: ApprovalPageOptions): (req: Incomin
     if (!APPROVAL_ID.test(id)) return notice(res, 404, 'There is no such approval page.');
     if (req.method === 'GET' || req.method === 'HEAD') {
       // The call may wait on another replica (plain round robin): the desk asks it.
-      void desk.show(id).then((shown) => {
+      desk.show(id).then((shown) => {
         if ('view' in shown) send(res, 200, approvalForm(id, shown.view, Date.now()));
         else notice(res, shown.closed.status, shown.closed.message);
+      }, (error: Error) => {
+        log.error(`approval page: cannot show ${id.slice(0, 6)}…: ${error.message}`);
+        notice(res, 500, 'This approval cannot be shown now; nothing changed. Reload the page.');
       });
       return;
     }
@@ -148,7 +151,10 @@ export function approvalPageHandler(options: ApprovalPageOptions): (req: Incomin
       // The audit line names the outcome only: never the passphrase, never the link (a model might read this log).
       log.info(`approval page: answer for ${id.slice(0, 6)}…: ${result.status} ${result.message}`);
       notice(res, result.status, result.message);
-    }, () => notice(res, 400, 'The answer could not be read; nothing changed.'));
+    }, () => notice(res, 400, 'The answer could not be read; nothing changed.')).catch((error: Error) => {
+      log.error(`approval page: cannot take the answer for ${id.slice(0, 6)}…: ${error.message}`);
+      if (!res.headersSent) notice(res, 500, 'The answer could not be taken now; reload the page to see whether the call still waits.');
+    });
   };
 }
 

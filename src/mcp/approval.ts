@@ -224,9 +224,7 @@ export class ApprovalDesk {
 
   /** What a link opens, wherever the call waits: the call to approve, or why it no longer waits. */
   async show(id: string): Promise<Shown> {
-    const relayed = await this.elsewhere<Shown>(id, { kind: 'show', id });
-    if (relayed) return 'answer' in relayed ? relayed.answer : { closed: relayed.failed };
-    return this.showHere(id);
+    return (await this.elsewhere<Shown>(id, { kind: 'show', id }, (closed) => ({ closed }))) ?? this.showHere(id);
   }
 
   private showHere(id: string): Shown {
@@ -261,7 +259,7 @@ export class ApprovalDesk {
     const { secret } = this.options;
     const secretOk = secret === undefined || (answer.secret !== undefined && sameSecret(answer.secret, secret));
     const relayed: Relayed = { kind: 'answer', id, nonce: answer.nonce, decision: answer.decision, secretOk };
-    return this.relayedAnswer(await this.elsewhere<AnswerResult>(id, relayed)) ?? this.answerHere(relayed);
+    return (await this.elsewhere<AnswerResult>(id, relayed, (failed) => failed)) ?? this.answerHere(relayed);
   }
 
   /**
@@ -269,11 +267,7 @@ export class ApprovalDesk {
    * approver): no nonce or passphrase, the rest as on the page.
    */
   async answerFromChannel(id: string, decision: string, channel: string): Promise<AnswerResult> {
-    return this.relayedAnswer(await this.elsewhere<AnswerResult>(id, { kind: 'channel', id, decision, channel })) ?? this.decide(id, decision, channel);
-  }
-
-  private relayedAnswer(relayed: { answer: AnswerResult } | { failed: AnswerResult } | undefined): AnswerResult | undefined {
-    return relayed && ('answer' in relayed ? relayed.answer : relayed.failed);
+    return (await this.elsewhere<AnswerResult>(id, { kind: 'channel', id, decision, channel }, (failed) => failed)) ?? this.decide(id, decision, channel);
   }
 
   private answerHere(answer: Extract<Relayed, { kind: 'answer' }>): AnswerResult {
@@ -288,20 +282,20 @@ export class ApprovalDesk {
   }
 
   /**
-   * Where the call of `id` waits on another replica, the request goes there and this is its reply (or why none came);
-   * undefined when the call waits here, or would have (no other replica to ask).
+   * Where the call of `id` waits on another replica, the request goes there and this is its reply, or `failed` of why
+   * none came; undefined when the call waits here, or would have (no other replica to ask).
    */
-  private async elsewhere<T>(id: string, request: Relayed): Promise<{ answer: T } | { failed: AnswerResult } | undefined> {
+  private async elsewhere<T>(id: string, request: Relayed, failed: (why: AnswerResult) => T): Promise<T | undefined> {
     const replica = REPLICA_PREFIX.exec(id)?.[1];
     if (!this.bus || !replica || replica === this.options.replicaId) return undefined;
     try {
       const result = await this.bus.ask(replica, RELAY_TOPIC, request);
-      return result.reached ? { answer: result.answer as T } : { failed: { status: 410, message: stoppedReplica(replica) } };
+      return result.reached ? result.answer as T : failed({ status: 410, message: stoppedReplica(replica) });
     } catch (error) {
       const message = error instanceof ReplicaTimeoutError
         ? `Replica ${replica}, where this call waits, did not reply within ${error.ms / 1000} s; open the link again to see whether it still waits.`
         : `This answer could not reach replica ${replica}, where the call waits (${(error as Error).message}); nothing changed. Try again.`;
-      return { failed: { status: 503, message } };
+      return failed({ status: 503, message });
     }
   }
 
