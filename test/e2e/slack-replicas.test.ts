@@ -141,4 +141,20 @@ describe('when Redis goes away', () => {
     const answer = messageText(await command(1, 'whoami'));
     expect(answer).toMatch(/shared state store \(Redis at 127\.0\.0\.1:\d+\) cannot be reached/);
   });
+
+  it('once Redis is back, the replica is ready again and commands work, without a restart', async () => {
+    redis = await startRedis({ port: redis.port });
+    const readyz = replicas[1].url!.replace(/\/slack\/events$/, '/readyz');
+    // Bounded: 60 tries of 100 ms (the client reconnects within 2 s; the probe caches for 1 s).
+    let status = 0;
+    for (let i = 0; i < 60 && status !== 200; i++) {
+      status = (await fetch(readyz)).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
+    // The Redis that came back is empty (nothing saved): the link is gone, and the bot says so rather than failing.
+    const answer = messageText(await command(1, 'whoami'));
+    expect(answer).not.toMatch(/cannot be reached/);
+    expect(answer).toMatch(/link|login/i);
+  });
 });

@@ -27,11 +27,12 @@ export function redisInstalled(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** Starts a redis-server; on `port` when given (a Redis that comes back where it was), else on a free port. */
+export async function startRedis(options: { port?: number } = {}): Promise<RedisServer> {
   if (!redisInstalled()) {
     throw new Error('redis-server is not installed: `apt-get install -y --no-install-recommends redis-server` (bash .ci/run does it)');
   }
-  const port = await freePort();
+  const port = options.port ?? await freePort();
   const child: ChildProcess = spawn('redis-server', [
     '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning',
   ], { stdio: ['ignore', 'ignore', 'pipe'] });

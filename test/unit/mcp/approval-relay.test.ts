@@ -139,6 +139,39 @@ describe('when the answer cannot reach the call', () => {
     await store.close();
   });
 
+  it('passes answers again once Redis is back, without a restart of either replica', async () => {
+    const own = await startRedis();
+    const opened = [] as Array<{ desk: ApprovalDesk; bus: ReplicaBus; store: RedisStore }>;
+    for (const name of ['r1', 'r2']) {
+      const store = await RedisStore.open(own.url, { keyPrefix: 'back:' });
+      const bus = await ReplicaBus.open(store, name);
+      const desk = new ApprovalDesk({ pageUrl: async () => BASE, replicaId: name });
+      desk.relayThrough(bus);
+      opened.push({ desk, bus, store });
+    }
+    const [r1, r2] = opened;
+    try {
+      await own.stop();
+      const back = await startRedis({ port: own.port });
+      closing.push(() => back.stop());
+      const approval = await waitOn(r1.desk);
+      // Bounded: 60 tries of 100 ms, until both connections (commands and subscription) are back.
+      let result = await r2.desk.answerFromChannel(approval.id, 'approve', 'in Slack');
+      for (let i = 0; i < 60 && result.status !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        result = await r2.desk.answerFromChannel(approval.id, 'approve', 'in Slack');
+      }
+      expect(result).toMatchObject({ status: 200 });
+      expect(await approval.outcome).toEqual({ approved: true });
+    } finally {
+      for (const { desk, bus, store } of opened) {
+        desk.closeAll('test over');
+        await bus.close();
+        await store.close();
+      }
+    }
+  });
+
   it('answers a call waiting here without asking anyone', async () => {
     const { r2 } = await replicas(['r2']);
     const approval = await waitOn(r2.desk);
