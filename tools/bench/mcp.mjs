@@ -294,7 +294,7 @@ try {
   console.log('\none list_pipelines (20 pipelines) against the sandbox, median:');
   console.log(`  undici request, directly           ${fmtMs(call.direct)}  1.00×`);
   console.log(`  tools/call through forgeops mcp    ${fmtMs(call.mcp)}  ${(call.mcp / call.direct).toFixed(2)}×   overhead ${overhead.toFixed(2)} ms`);
-  console.log(`  its first tools/call (loads the registry and undici) ${fmtMs(call.first)}   peak RSS after it ${fmtMiB(call.firstRssMiB)}, after all ${fmtMiB(call.rssMiB)}`);
+  console.log(`  its first tools/call (loads its area and undici) ${fmtMs(call.first)}   peak RSS after it ${fmtMiB(call.firstRssMiB)}, after all ${fmtMiB(call.rssMiB)}`);
   const firstAtOnce = [];
   const firstAfterThinking = [];
   for (let i = 0; i < FIRST_CALL_SERVERS; i++) {
@@ -302,7 +302,7 @@ try {
     firstAfterThinking.push(await measureFirstCall(service, THINK_MS));
   }
   console.log(`  first tools/call right after tools/list      ${fmtMs(median(firstAtOnce))}   (median of ${FIRST_CALL_SERVERS} fresh servers)`);
-  console.log(`  first tools/call ${THINK_MS / 1000} s after tools/list        ${fmtMs(median(firstAfterThinking))}   (the registry loaded meanwhile)`);
+  console.log(`  first tools/call ${THINK_MS / 1000} s after tools/list        ${fmtMs(median(firstAfterThinking))}   (the offered areas loaded meanwhile)`);
 
   const startRatio = median(samples.forgeops) / base;
   const rss = median(samples.forgeopsRss);
