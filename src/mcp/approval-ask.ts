@@ -32,9 +32,12 @@ export function confirmQuestion(prompt: string): string {
   return `${prompt}\n\nRun exactly this call?`;
 }
 
-/** Which elicitation modes the client declared; an empty object means form (the protocol's default). */
-function elicitationModes(server: Server): { form: boolean; url: boolean } {
-  const elicitation = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+/**
+ * Which elicitation modes a client declared, from its capabilities (a 2025 session's initialize, or a 2026-07-28
+ * request's envelope); an empty object means form (the protocol's default).
+ */
+export function elicitationModes(capabilities: { elicitation?: unknown } | undefined): { form: boolean; url: boolean } {
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
   if (elicitation === undefined) return { form: false, url: false };
   return { form: elicitation.form !== undefined || elicitation.url === undefined, url: elicitation.url !== undefined };
 }
@@ -49,7 +52,7 @@ export function refusal(prompt: string, why: string, fix: string): ConfirmOutcom
  */
 export async function askHuman(server: Server, call: ApprovalRequest, options: AskOptions, extra: CallExtra): Promise<ConfirmOutcome> {
   const policy = options.approval ?? 'elicit';
-  const modes = elicitationModes(server);
+  const modes = elicitationModes(server.getClientCapabilities());
   if (modes.form && policy !== 'page') return askInForm(server, call.prompt, options, extra);
   if (policy === 'allow') return { confirmed: true };
   if (policy === 'refuse' || (policy === 'elicit' && !modes.url)) {
@@ -72,8 +75,13 @@ async function askInForm(server: Server, prompt: string, options: AskOptions, ex
     message: confirmQuestion(prompt),
     requestedSchema: CONFIRM_FORM_SCHEMA,
   }, { relatedRequestId: extra.requestId, timeout: options.formTimeoutMs, signal: extra.signal });
-  if (answer.action === 'accept' && answer.content?.confirm === true) return { confirmed: true };
-  const how = answer.action === 'accept' ? 'did not tick the confirmation' : answer.action === 'decline' ? 'declined' : 'cancelled';
+  return readConfirmAnswer(answer.action, answer.content);
+}
+
+/** What the human's answer to the confirmation form says, in either protocol revision: yes only for a ticked box. */
+export function readConfirmAnswer(action: string, content: unknown): ConfirmOutcome {
+  if (action === 'accept' && (content as { confirm?: unknown } | undefined)?.confirm === true) return { confirmed: true };
+  const how = action === 'accept' ? 'did not tick the confirmation' : action === 'decline' ? 'declined' : 'cancelled';
   return { confirmed: false, reason: `The human ${how}; nothing was changed.` };
 }
 

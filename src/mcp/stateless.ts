@@ -7,15 +7,14 @@ import type { Logger } from '../log.js';
 import { recordConfirmation } from '../metrics.js';
 import { DurableConfirmations } from '../policy/confirmations.js';
 import type { StateStore } from '../state/store.js';
-import { CONFIRM_FORM_SCHEMA, confirmQuestion, refusal } from './approval-ask.js';
+import { CONFIRM_FORM_SCHEMA, confirmQuestion, elicitationModes, readConfirmAnswer, refusal } from './approval-ask.js';
 import type { ApprovalRequest } from './approval.js';
+import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http.js';
 import { createToolCore, instructions, SERVER_INFO, CONFIRM_TIMEOUT_MS, type CallExtra, type McpServerOptions } from './server.js';
 
 type V2 = typeof import('@modelcontextprotocol/server');
 type HandlerContext = import('@modelcontextprotocol/server').ServerContext;
 
-/** The header a request carries to act with its own service token (as a 2025 session's initialize does). */
-const TOKEN_HEADER = 'x-codehost-token';
 /** The key of the one question a destructive call asks, in inputRequests and inputResponses. */
 const CONFIRM_KEY = 'confirm';
 /** Where MCP tickets are asked and answered, in the ticket's terms (Slack's are channel ids). */
@@ -105,9 +104,7 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
 /** Whether the client of one stateless request declared form elicitation (its envelope carries the capabilities). */
 function formElicitation(v2: V2, ctx: HandlerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const capabilities = envelope?.[v2.CLIENT_CAPABILITIES_META_KEY] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
-  const elicitation = capabilities?.elicitation;
-  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+  return elicitationModes(envelope?.[v2.CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined).form;
 }
 
 export async function createStatelessEndpoint(options: StatelessOptions): Promise<StatelessEndpoint> {
@@ -150,13 +147,13 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     if (state?.ticket) {
       const answer = v2.inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
       if (answer.kind === 'elicit') {
-        if (answer.action === 'accept' && (answer.content as { confirm?: unknown } | undefined)?.confirm === true) {
+        const said = readConfirmAnswer(answer.action, answer.content);
+        if (said.confirmed) {
           const redeemed = await tickets.redeem(state.ticket, { person: requester, place: PLACE, operation: call.operation, input: call.input });
           return redeemed.ok ? { confirmed: true as const } : { confirmed: false as const, reason: redeemed.reason, expired: redeemed.expired };
         }
         await tickets.cancel(state.ticket, requester);
-        const how = answer.action === 'accept' ? 'did not tick the confirmation' : answer.action === 'decline' ? 'declined' : 'cancelled';
-        return { confirmed: false as const, reason: `The human ${how}; nothing was changed.` };
+        return said;
       }
     }
     // The call comes in with no answer of ours: a question, counted once however it ends.
