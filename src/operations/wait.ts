@@ -44,15 +44,21 @@ export async function waitUntil<T>(ctx: RunContext, spec: WaitSpec<T>): Promise<
   const ownLimit = started + (spec.timeoutMs ?? DEFAULT_WAIT_MS);
   const lastCheckAt = Math.min(ownLimit, ctx.deadline === undefined ? Infinity : ctx.deadline - LAST_CHECK_RESERVE_MS);
   let checks = 0;
+  // When each check is due, by the schedule alone: how many checks a wait makes must not depend on how fast the
+  // service answered (a first answer within the same millisecond used to buy one more check).
+  let due = started;
   for (;;) {
     const value = await spec.check();
     checks += 1;
     const done = spec.finished(value);
     ctx.onProgress?.({ kind: 'poll', polls: checks, message: spec.describe(value) });
     const now = Date.now();
-    // A last check sooner than the floor after this one would ask the service too often for nothing new.
-    if (done || lastCheckAt - now < MIN_POLL_INTERVAL_MS) return { value, finished: done, checks, waitedMs: now - started };
-    const nextCheck = Math.min(now + pollDelayMs(checks), lastCheckAt);
-    await sleep(nextCheck - now, undefined, { signal: ctx.signal });
+    // A last check no later than the floor after this one would ask the service too often for nothing new; a slow
+    // answer that already reached the limit ends the wait too.
+    if (done || lastCheckAt - due <= MIN_POLL_INTERVAL_MS || now >= lastCheckAt) {
+      return { value, finished: done, checks, waitedMs: now - started };
+    }
+    due = Math.min(due + pollDelayMs(checks), lastCheckAt);
+    await sleep(Math.max(0, due - now), undefined, { signal: ctx.signal });
   }
 }
