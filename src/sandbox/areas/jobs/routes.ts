@@ -29,7 +29,9 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
   const info = commit ? await commit : undefined;
   const user = store.users.find((u) => u.id === job.user_id);
   const duration = job.started_at ? ((job.finished_at ?? new Date()).getTime() - job.started_at.getTime()) / 1000 : null;
-  const queued = ((job.started_at ?? new Date()).getTime() - job.created_at.getTime()) / 1000;
+  // From entering the queue to a runner taking it (or now, while it waits); none for a job that never queued.
+  const queuedUntil = job.started_at ?? (job.status === 'pending' ? new Date() : null);
+  const queued = job.queued_at && queuedUntil ? (queuedUntil.getTime() - job.queued_at.getTime()) / 1000 : null;
   return {
     id: job.id,
     status: job.status,
@@ -44,7 +46,7 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
     finished_at: job.finished_at?.toISOString() ?? null,
     erased_at: job.erased_at?.toISOString() ?? null,
     duration,
-    queued_duration: job.status === 'created' || job.status === 'manual' ? null : queued,
+    queued_duration: queued,
     user: user ? userBasic(store, user) : null,
     commit: info ? {
       id: info.id, short_id: info.short_id, created_at: info.created_at, parent_ids: info.parent_ids, title: info.title,
@@ -199,6 +201,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const { project, job } = write(req);
     if (job.status !== 'manual') throw messageError(400, '400 Bad request - Unplayable Job');
     job.status = 'pending';
+    job.queued_at = new Date();
     job.user_id = user.id;
     const pipeline = pipelineOf(project, job);
     if (pipeline.status !== 'running') {

@@ -11,6 +11,8 @@ interface PlannedJob {
   stage: 'build' | 'test' | 'deploy';
   status: JobStatus;
   manual?: boolean;
+  /** Canceled before its stage came: it never queued or started. */
+  neverRan?: boolean;
 }
 
 /** The jobs a pipeline ran, by its status. A pipeline with YAML errors or skipped by [ci skip] has none. */
@@ -30,7 +32,8 @@ function plan(pipeline: Pipeline, defaultBranch: string): PlannedJob[] {
     case 'failed':
       return jobs('success', 'success', 'failed', 'skipped');
     case 'canceled':
-      return jobs('success', 'canceled', 'canceled', 'canceled');
+      // Canceled while testing: the deploy stage never came.
+      return jobs('success', 'canceled', 'canceled', 'canceled').map((j) => (j.stage === 'deploy' ? { ...j, neverRan: true } : j));
     case 'running':
       // A named deploy pipeline is at its deploy; any other is still testing.
       return pipeline.name?.startsWith('Deploy')
@@ -174,19 +177,25 @@ function artifactsFor(job: Job, log: string): JobArtifact[] {
 export function seedJobs(store: Store, seed: SeedContext): void {
   void seed;
   const state = jobsOf(store);
+  const now = Date.now();
   for (const project of store.projects) {
     for (const pipeline of project.pipelines) {
       const planned = plan(pipeline, project.default_branch);
       const began = pipeline.started_at?.getTime() ?? null;
-      const total = (pipeline.duration ?? 300) * 1000;
+      // A finished pipeline's jobs share its run; a running one's, the time it has run so far: nothing starts or
+      // finishes after now, so every duration (and a cancel's) is finished − started, never negative.
+      const total = pipeline.finished_at && began !== null ? pipeline.finished_at.getTime() - began : began !== null ? Math.max(0, now - began) : 0;
       // Stages take a fifth, three fifths and a fifth of the pipeline's time.
       const window = { build: [0, 0.2], test: [0.2, 0.8], deploy: [0.8, 1] } as const;
       for (const p of planned) {
-        const ran = p.status !== 'created' && p.status !== 'pending' && p.status !== 'manual' && p.status !== 'skipped' && began !== null;
+        const ran = p.status !== 'created' && p.status !== 'pending' && p.status !== 'manual' && p.status !== 'skipped' && !p.neverRan && began !== null;
         const [from, to] = window[p.stage];
-        const started = ran ? new Date(began + from * total) : null;
+        const started = ran ? new Date(began + Math.round(from * total)) : null;
         const finishes = p.status === 'success' || p.status === 'failed' || p.status === 'canceled';
-        const finished = ran && finishes ? new Date(began + to * total) : null;
+        const finished = ran && finishes ? new Date(began + Math.round(to * total)) : null;
+        // Queued when the pipeline was created (the first stage, and a job still waiting for a runner), or when
+        // its stage came (it started at once); never for a job nobody started or whose stage never came.
+        const queued = p.status === 'pending' || (ran && p.stage === 'build') ? pipeline.created_at : started;
         const job: Job = {
           id: store.nextId('job'),
           project_id: project.id,
@@ -199,6 +208,7 @@ export function seedJobs(store: Store, seed: SeedContext): void {
           manual: p.manual === true,
           user_id: pipeline.user_id,
           created_at: pipeline.created_at,
+          queued_at: queued,
           started_at: started,
           finished_at: finished,
           erased_at: null,

@@ -29,6 +29,8 @@ export interface Job {
   manual: boolean;
   user_id: number;
   created_at: Date;
+  /** When it entered the queue (pending): created with its pipeline, played, retried; null while it never did. */
+  queued_at: Date | null;
   started_at: Date | null;
   finished_at: Date | null;
   erased_at: Date | null;
@@ -59,7 +61,7 @@ export function setJobLog(store: Store, jobId: number, log: Buffer | string): vo
 /** A retry of a finished job: a new job in its place (the old one kept as retried), pending for `userId`. */
 export function retryJob(store: Store, job: Job, userId: number, now = new Date()): Job {
   const retry: Job = {
-    ...job, id: store.nextId('job'), status: 'pending', failure_reason: null, user_id: userId, created_at: now,
+    ...job, id: store.nextId('job'), status: 'pending', failure_reason: null, user_id: userId, created_at: now, queued_at: now,
     started_at: null, finished_at: null, erased_at: null, coverage: null, retried: false, artifacts: [],
   };
   job.retried = true;
