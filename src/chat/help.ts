@@ -196,6 +196,7 @@ export function topHelp(ops: readonly Operation[], options: HelpOptions = {}): s
   return [
     `Usage: ${prefix}<command> [values] [key=value …]`,
     'Values with spaces go in quotes ("…" or \'…\') or a ``` block; a link to a page of the service can stand for the project and what it shows.',
+    'A ``` block is kept exactly: closed on a line of its own, it ends with a newline, as a file does.',
     'Times are ISO 8601 (2026-11-23 or 2026-11-23T09:30:00Z); a project is its ID or full path (group/app).',
     '',
     `Areas (${prefix}help <area> lists its commands, ${prefix}help <command> explains one):`,

@@ -49,12 +49,16 @@ function readQuoted(line: string, at: number): [string, number] {
   throw new ChatError(`Unclosed ${open} quote: close it with ${closers[0]}.`);
 }
 
-/** Reads a ``` fenced block starting at `at`; returns its content (without the fences) and the index after it. */
+/**
+ * Reads a ``` fenced block starting at `at`; returns its content (without the fences) and the index after it. The
+ * content is exactly what lies between the line of the opening fence and the closing fence: the newline before a
+ * closing fence on a line of its own is the content's last newline (a file's), as in Markdown; content closed on
+ * its own last line ("…end```") has none.
+ */
 function readFenced(line: string, at: number): [string, number] {
   const close = line.indexOf(FENCE, at + FENCE.length);
   if (close < 0) throw new ChatError('Unclosed ``` block: end it with ```.');
-  let text = line.slice(at + FENCE.length, close);
-  text = text.replace(LANGUAGE_TAG, '').replace(/^\r?\n/, '').replace(/\r?\n$/, '');
+  const text = line.slice(at + FENCE.length, close).replace(LANGUAGE_TAG, '').replace(/^\r?\n/, '');
   return [text, close + FENCE.length];
 }
 

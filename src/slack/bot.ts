@@ -71,6 +71,14 @@ const LOGIN_CHECK_MS = 2_500;
 /** Where a channel's default project (`use`) is kept. */
 const projectKey = (turn: Turn): string => `project:${turn.user.teamId}:${turn.channelId}`;
 
+/**
+ * What the person typed: Slack sends &, < and > of a command's text as &amp;, &lt; and &gt; (its links stay <…>), and
+ * a value such as a file's content must reach the service as typed, not as entities.
+ */
+export function typedText(text: string): string {
+  return text.replace(/&(amp|lt|gt);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>' })[name]!);
+}
+
 interface FollowUpRef {
   operation: string;
   input: Record<string, unknown>;
@@ -93,7 +101,7 @@ export class SlackBot {
     }
     if (word === 'whoami') return this.answer(turn, renderText(await this.o.identities.describe(turn.user), 'info'));
     const { dispatcher, acting } = this.dispatcher(turn);
-    await this.deliver(turn, await this.safely(() => dispatcher.dispatch(text)), { acting });
+    await this.deliver(turn, await this.safely(() => dispatcher.dispatch(typedText(text))), { acting });
   }
 
   /** A follow-up button: runs the stored call as the one who clicked (writes once, reads as often as clicked). */

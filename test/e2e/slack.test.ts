@@ -120,13 +120,13 @@ describe('slash commands', () => {
   });
 
   it('takes a multi-line value in a ``` block, as help says, and writes exactly its lines', async () => {
-    // On a feature branch: main's head is the triage test's.
-    const { body } = await command('file create acme/web notes/from-slack.md branch=feature/dark-mode commit_message="Notes from Slack" content=```\n# Notes\nline two\n```');
+    // On a feature branch: main's head is the triage test's. Slack sends &, < and > as &amp;, &lt; and &gt;.
+    const { body } = await command('file create acme/web notes/from-slack.md branch=feature/dark-mode commit_message="Notes from Slack" content=```\n# Notes\nif a &lt; b &amp;&amp; c &gt; d\n```');
     expect(messageText(body)).toContain('Created notes/from-slack.md on feature/dark-mode of acme/web');
     const raw = await env.client.request<string>({
       method: 'GET', path: '/projects/acme%2Fweb/repository/files/notes%2Ffrom-slack.md/raw', query: { ref: 'feature/dark-mode' }, idempotent: true, responseType: 'text',
     });
-    expect(raw.data).toBe('# Notes\nline two');
+    expect(raw.data).toBe('# Notes\nif a < b && c > d\n');
   });
 
   it('refuses a write in a read-only channel, and still answers reads there', async () => {

@@ -156,11 +156,11 @@ describe('quoted, multi-line and fenced values', () => {
     expect(call("release update acme/web v1 name='Big \"one\"'")).toEqual(['update_release', { id: 'acme/web', tag_name: 'v1', name: 'Big "one"' }]);
   });
 
-  it('unfences a ``` block as Slack users paste code', () => {
+  it('unfences a ``` block as Slack users paste code, keeping the file\'s last newline', () => {
     const line = 'file create acme/web config/app.yml branch=main commit_message="Add config" content=```yaml\n' +
       'name: web\nreplicas: 2\n```';
     expect(call(line)).toEqual(['create_file', {
-      id: 'acme/web', file_path: 'config/app.yml', branch: 'main', commit_message: 'Add config', content: 'name: web\nreplicas: 2',
+      id: 'acme/web', file_path: 'config/app.yml', branch: 'main', commit_message: 'Add config', content: 'name: web\nreplicas: 2\n',
     }]);
   });
 

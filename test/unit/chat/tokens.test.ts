@@ -46,11 +46,15 @@ describe('tokenize', () => {
     expect(read('"a=b" \'c d\'')).toEqual([[undefined, 'a=b', true], [undefined, 'c d', true]]);
   });
 
-  it('unfences a ``` block, dropping the newlines next to the fences and a language tag', () => {
+  it('unfences a ``` block: the newline after the opening fence and a language tag go, the content\'s own last newline stays', () => {
     expect(read('content=```\nline 1\n  "line 2"\n``` branch=main')).toEqual([
-      ['content', 'line 1\n  "line 2"', true], ['branch', 'main', false],
+      ['content', 'line 1\n  "line 2"\n', true], ['branch', 'main', false],
     ]);
-    expect(read('content=```ts\nconst a = 1;\n```')).toEqual([['content', 'const a = 1;', true]]);
+    expect(read('content=```ts\nconst a = 1;\n```')).toEqual([['content', 'const a = 1;\n', true]]);
+    // Exactly as written: blank last lines, Windows line ends, and no final newline when the fence closes the last line.
+    expect(read('content=```\nend\n\n```')).toEqual([['content', 'end\n\n', true]]);
+    expect(read('content=```\r\nend\r\n```')).toEqual([['content', 'end\r\n', true]]);
+    expect(read('content=```\nno final newline```')).toEqual([['content', 'no final newline', true]]);
     expect(read('note=```one line, inline```')).toEqual([['note', 'one line, inline', true]]);
     // A first line of several words is content, not a language tag.
     expect(read('note=```Fixes the bug\nand more```')).toEqual([['note', 'Fixes the bug\nand more', true]]);
