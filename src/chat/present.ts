@@ -192,16 +192,22 @@ function presentObject(op: Operation, record: Fields, max: Limits): ChatMessage 
   const short = scalarKeys.filter((k) => !long.includes(k));
   const ordered = [...OBJECT_FIRST_KEYS.filter((k) => short.includes(k)), ...short.filter((k) => !OBJECT_FIRST_KEYS.includes(k))];
   const fields = ordered.slice(0, MAX_OBJECT_FIELDS).map((k): [string, string] => [k, k === 'sha' || k === 'id' ? shortSha(record[k]) : show(record[k])]);
-  // Lists inside an object (a comparison's commits and diffs): counted, and diffs shown.
+  // Lists inside an object (a comparison's commits and diffs): counted, and diffs shown; a nested record (an audit
+  // event's details, a commit's stats) by its name or its "key: value" pairs, while fields are left.
   for (const [key, value] of Object.entries(record)) {
-    if (!Array.isArray(value) || HIDDEN_KEYS.has(key)) continue;
+    if (HIDDEN_KEYS.has(key) || value === null || typeof value !== 'object') continue;
+    if (!Array.isArray(value)) {
+      const summary = show(value);
+      if (fields.length < MAX_OBJECT_FIELDS && summary !== '—') fields.push([key, summary]);
+      continue;
+    }
     const items = asList(value);
     const diffs = diffSections(items, max.maxCodeChars, notes);
     if (diffs.length > 0) sections.push(...diffs);
     else if (items.length > 0 && items.some((i) => nameOf(i))) {
       sections.push({ title: `${key} (${items.length})`, text: items.slice(0, max.maxItems).map((item, i) => itemLine(item, i).join('  ')).join('\n') });
-    } else if (fields.length < MAX_OBJECT_FIELDS && value.every(isScalar)) {
-      fields.push([key, value.length > 0 ? value.map(show).join(', ') : '—']);
+    } else if (fields.length < MAX_OBJECT_FIELDS) {
+      fields.push([key, show(value)]);
     }
   }
   const hidden = ordered.slice(MAX_OBJECT_FIELDS);

@@ -1,6 +1,7 @@
 // Repository files area: read one file (content, metadata, blame, raw) and create, update or delete it as one commit each.
 import { z } from 'zod';
-import { defineOperation, fields } from './define.js';
+import { defineOperation, fields, type Presentation } from './define.js';
+import { asList, asRecord, shortSha, show } from './present.js';
 
 const FILE_ROUTE = '/projects/:id/repository/files/:file_path';
 
@@ -33,6 +34,39 @@ const newContentShape = {
 const lastCommitId = () =>
   z.string().min(1).optional()
     .describe('From get_file: refused if the file changed since.');
+
+/** Lines of a blame shown with their commits; a longer file is read further with get_file_raw. */
+const MAX_BLAME_LINES = 200;
+
+/**
+ * A blame as `git blame` reads: one row per commit range (which lines, who, when, why), then the lines themselves,
+ * each beside the commit that last changed it.
+ */
+function presentBlame(data: unknown, input: { file_path: string; ref: string }): Presentation {
+  const ranges = asList(data).map((range) => ({ commit: asRecord(range.commit), lines: Array.isArray(range.lines) ? range.lines.map((line) => (typeof line === 'string' ? line : show(line))) : [] }));
+  const total = ranges.reduce((sum, range) => sum + range.lines.length, 0);
+  const commits = new Set(ranges.map((range) => range.commit.id)).size;
+  const annotated: string[] = [];
+  const fields: Array<[string, string]> = [];
+  let next = 1;
+  for (const { commit, lines } of ranges) {
+    const first = next;
+    next += lines.length;
+    const span = lines.length === 1 ? `line ${first}` : `lines ${first}–${next - 1}`;
+    const date = typeof commit.authored_date === 'string' ? commit.authored_date.slice(0, 10) : undefined;
+    const message = typeof commit.message === 'string' ? commit.message.trim().split('\n', 1)[0] : undefined;
+    fields.push([shortSha(commit.id), [span, show(commit.author_name), date, message].filter((part) => part !== undefined && part !== '').join(' · ')]);
+    for (const [i, line] of lines.entries()) {
+      if (annotated.length < MAX_BLAME_LINES) annotated.push(`${shortSha(commit.id)} ${String(first + i).padStart(4)}  ${line}`.trimEnd());
+    }
+  }
+  const shown = annotated.length < total ? `Lines 1–${annotated.length} of ${total} (file raw reads the rest)` : 'Lines';
+  return {
+    title: `${input.file_path} at ${input.ref}: ${total} ${total === 1 ? 'line' : 'lines'} from ${commits} ${commits === 1 ? 'commit' : 'commits'}`,
+    fields,
+    sections: annotated.length > 0 ? [{ title: shown, text: annotated.join('\n'), code: true }] : [],
+  };
+}
 
 export const repositoryFilesOperations = [
   defineOperation({
@@ -67,6 +101,7 @@ export const repositoryFilesOperations = [
     route: `GET ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',
+    present: presentBlame,
   }),
   defineOperation({
     name: 'get_file_blame_metadata',

@@ -1,10 +1,9 @@
 // What people need of a listed item, shared by every front end: the fields that name a thing, the links a reader
 // can do without, and an item as one compact row (ids kept, nested records reduced to their names, prose cut).
 import type { Operation, OperationRoute } from './define.js';
-import { asRecord, type Fields } from './present.js';
+import { asRecord, NAME_KEYS, nameOfRecord, type Fields } from './present.js';
 
-/** The field that names a thing, most telling first: a project's full path before its short name. */
-export const NAME_KEYS = ['path_with_namespace', 'title', 'name', 'username', 'tag_name', 'file_path', 'new_path', 'path', 'key', 'email'];
+export { NAME_KEYS, nameOfRecord };
 /** Links and pictures: a person follows the item's own link, a model asks for the item. */
 export const LINK_KEYS = new Set(['web_url', 'avatar_url', '_links']);
 /** Facts worth a place on an item's line after its name (chat), and in its row (MCP). */
@@ -35,15 +34,6 @@ function isLinkKey(key: string): boolean {
 /** Ids of related things (project_id, author_id) stay: they are what a follow-up call takes. */
 function isRowKey(key: string): boolean {
   return ROW_KEYS.has(key) || key.endsWith('_id') || key.endsWith('_iid');
-}
-
-/** A nested record by its name (an author → "erin", a milestone → its title), or undefined when it has none. */
-export function nameOfRecord(value: unknown): string | number | boolean | undefined {
-  const record = asRecord(value);
-  const key = NAME_KEYS.find((k) => isScalar(record[k]) && record[k] !== '');
-  // A person is known by their username, the handle every filter and mention takes.
-  const chosen = isScalar(record.username) ? 'username' : key;
-  return chosen ? (record[chosen] as string | number | boolean) : undefined;
 }
 
 /** Label names from a list of names or of label records (with_labels_details). */
