@@ -46,6 +46,8 @@ const createParams = z.object({
   two_factor_grace_period: param.integer().optional(),
   project_creation_level: param.enum(['noone', 'maintainer', 'developer']).optional(),
   auto_devops_enabled: param.boolean().optional(),
+  // Not in the spec's table, but in the service's Groups API: without it a script's subgroup would land at the top.
+  parent_id: param.integer().optional(),
 });
 
 const PATH_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
@@ -174,17 +176,21 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('POST', '/groups', { auth: 'user', params: createParams }, (req, reply) => {
     const user = ctx.requireUser(req);
-    if (!user.can_create_group && !user.is_admin) throw forbidden();
-    const { params } = req;
+    const { parent_id: parentId, ...params } = req.params;
+    // A subgroup needs the parent's subgroup creation level (maintainer by default); a top-level group, the user's right.
+    const parent = parentId === undefined ? undefined : ctx.findGroupFor(req, String(parentId));
+    if (parent) {
+      if (ctx.groupAccess(user, parent) < (parent.subgroup_creation_level === 'owner' ? ACCESS.owner : ACCESS.maintainer)) throw forbidden();
+    } else if (!user.can_create_group && !user.is_admin) throw forbidden();
     const problems: Record<string, string[]> = {};
     if (!PATH_PATTERN.test(params.path)) problems.path = ['can contain only letters, digits, \'_\', \'-\' and \'.\'. Cannot start with \'-\''];
-    else if (ctx.store.groups.some((g) => g.parent_id === null && g.path.toLowerCase() === params.path.toLowerCase())) {
+    else if (ctx.store.groups.some((g) => g.parent_id === (parent?.id ?? null) && g.path.toLowerCase() === params.path.toLowerCase())) {
       problems.path = ['has already been taken'];
     }
     if (Object.keys(problems).length > 0) throw validationError(problems);
     // Parameters left out keep the store's defaults.
     const given = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as typeof params;
-    const group = ctx.store.addGroup(given);
+    const group = ctx.store.addGroup({ ...given, parent });
     group.members.set(user.id, { access_level: ACCESS.owner, expires_at: null, created_at: new Date() });
     reply.json(groupView(ctx, group), 201);
   });

@@ -5,6 +5,8 @@
 // sandbox does not know is 404. The spec does not show the settings record of GET one: the sandbox answers the list
 // entry plus `properties`, every stored parameter as sent, credentials included — the worst a client must expect, so
 // that forgeops' redaction is tested against it. DELETE answers 204 whether or not the integration was active.
+// The service answers the same routes under /integrations (its current name; /services is the older one the spec
+// uses), and clients such as python-gitlab call only that one.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
@@ -48,53 +50,55 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   const settings = (kind: IntegrationKind, stored: StoredIntegration | undefined) => ({ ...entry(kind, stored), properties: { ...stored?.properties } });
 
-  router.route('GET', '/projects/:id/services', { auth: 'user' }, (req, reply) => {
-    const project = projectOf(req);
-    reply.json(INTEGRATION_KINDS.flatMap((kind) => {
-      const stored = active.get(`${project.id}:${kind.slug}`);
-      return stored ? [entry(kind, stored)] : [];
-    }));
-  });
-
-  for (const kind of INTEGRATION_KINDS) {
-    const path = `/projects/:id/services/${kind.slug}`;
-
-    router.route('PUT', path, { params: paramsOf(kind), auth: 'user' }, (req, reply) => {
+  for (const base of ['/projects/:id/services', '/projects/:id/integrations']) {
+    router.route('GET', base, { auth: 'user' }, (req, reply) => {
       const project = projectOf(req);
-      const key = `${project.id}:${kind.slug}`;
-      const now = new Date();
-      const current = active.get(key);
-      const stored: StoredIntegration = current ?? {
-        id: store.nextId('integration'), project_id: project.id, slug: kind.slug, created_at: now, updated_at: now,
-        events: defaultEvents(), properties: {},
-      };
-      for (const [name, value] of Object.entries(req.params as Record<string, string | boolean | undefined>)) {
-        if (value === undefined) continue;
-        if ((EVENT_FLAGS as readonly string[]).includes(name)) stored.events[name as EventFlag] = value as boolean;
-        else stored.properties[name] = value;
-      }
-      stored.updated_at = now;
-      active.set(key, stored);
-      reply.json(settings(kind, stored));
+      reply.json(INTEGRATION_KINDS.flatMap((kind) => {
+        const stored = active.get(`${project.id}:${kind.slug}`);
+        return stored ? [entry(kind, stored)] : [];
+      }));
     });
 
-    router.route('GET', path, { auth: 'user' }, (req, reply) => {
-      const project = projectOf(req);
-      reply.json(settings(kind, active.get(`${project.id}:${kind.slug}`)));
-    });
+    for (const kind of INTEGRATION_KINDS) {
+      const path = `${base}/${kind.slug}`;
 
-    router.route('DELETE', path, { auth: 'user' }, (req, reply) => {
-      const project = projectOf(req);
-      active.delete(`${project.id}:${kind.slug}`);
-      reply.empty(204);
-    });
-  }
+      router.route('PUT', path, { params: paramsOf(kind), auth: 'user' }, (req, reply) => {
+        const project = projectOf(req);
+        const key = `${project.id}:${kind.slug}`;
+        const now = new Date();
+        const current = active.get(key);
+        const stored: StoredIntegration = current ?? {
+          id: store.nextId('integration'), project_id: project.id, slug: kind.slug, created_at: now, updated_at: now,
+          events: defaultEvents(), properties: {},
+        };
+        for (const [name, value] of Object.entries(req.params as Record<string, string | boolean | undefined>)) {
+          if (value === undefined) continue;
+          if ((EVENT_FLAGS as readonly string[]).includes(name)) stored.events[name as EventFlag] = value as boolean;
+          else stored.properties[name] = value;
+        }
+        stored.updated_at = now;
+        active.set(key, stored);
+        reply.json(settings(kind, stored));
+      });
 
-  // Any other slug: the same checks first, then 404.
-  for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-    router.route(method, '/projects/:id/services/:slug', { auth: 'user' }, (req) => {
-      projectOf(req);
-      throw notFound('Service');
-    });
+      router.route('GET', path, { auth: 'user' }, (req, reply) => {
+        const project = projectOf(req);
+        reply.json(settings(kind, active.get(`${project.id}:${kind.slug}`)));
+      });
+
+      router.route('DELETE', path, { auth: 'user' }, (req, reply) => {
+        const project = projectOf(req);
+        active.delete(`${project.id}:${kind.slug}`);
+        reply.empty(204);
+      });
+    }
+
+    // Any other slug: the same checks first, then 404.
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+      router.route(method, `${base}/:slug`, { auth: 'user' }, (req) => {
+        projectOf(req);
+        throw notFound('Service');
+      });
+    }
   }
 }
