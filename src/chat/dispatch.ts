@@ -52,6 +52,17 @@ export interface ChatDispatcher {
   call(operation: string, args: Record<string, unknown>): Promise<ChatReply>;
   /** Runs a call its human approved. The policy is asked again (read-only may have been switched on since); nothing else is. */
   confirmed(operation: Operation | string, input: Record<string, unknown>): Promise<ChatReply>;
+  /**
+   * This dispatcher, with every call it runs stopped when `signal` aborts (Ctrl+C in the terminal): its requests and
+   * waits end, and the reply says what was stopped.
+   */
+  stoppedBy(signal: AbortSignal): ChatDispatcher;
+}
+
+/** A run context whose calls also stop when `signal` aborts. */
+function stoppable(run: RunContextOrRefusal, signal: AbortSignal): RunContextOrRefusal {
+  if ('refused' in run) return run;
+  return { ...run, signal: run.signal ? AbortSignal.any([run.signal, signal]) : signal };
 }
 
 /** Whether input the schema refuses names a person by username, which the service may turn into the id it wants. */
@@ -174,6 +185,9 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
       const prepared = prepareCall(op, input, ctx.policy, ctx.explain);
       if (prepared.kind === 'refused') return refused(op, prepared.message);
       return execute(op, prepared.input);
+    },
+    stoppedBy(signal) {
+      return createDispatcher({ ...ctx, runContext: async (op) => stoppable(await ctx.runContext(op), signal) });
     },
   };
 }

@@ -5,6 +5,7 @@ import { complete, usernameBeingTyped } from '../chat/complete.js';
 import type { ChatDispatcher, ChatReply } from '../chat/dispatch.js';
 import { tokenize } from '../chat/tokens.js';
 import type { Operation, OperationResult } from '../operations/define.js';
+import { outcomeUnknown } from '../operations/failures.js';
 import { HISTORY_SIZE, type HistoryFile } from './history.js';
 import { renderMessage } from './render.js';
 
@@ -31,6 +32,11 @@ export interface TerminalChatOptions {
   local?(line: string): Promise<string | undefined>;
   /** Usernames starting with `prefix`, asked of the service (Tab completion of people). */
   usernames?(prefix: string): Promise<string[]>;
+  /**
+   * Interrupts from outside the prompt's own Ctrl+C (the process's SIGINT): `handler` is called for each; the
+   * returned function stops listening. They act as Ctrl+C does.
+   */
+  interrupts?(handler: () => void): () => void;
 }
 
 export const CONFIRM_QUESTION = 'Run exactly this call? [y/N] ';
@@ -67,12 +73,36 @@ interface Ask {
   (question: string): Promise<string | undefined>;
 }
 
+/** One command of the interactive chat while it runs: Ctrl+C aborts `signal`; `abandoned` once the prompt came back without it. */
+interface CommandRun {
+  signal: AbortSignal;
+  abandoned: boolean;
+}
+
+/** How long a stopped command has to end (its request cut, its wait woken) before the prompt comes back without it. */
+export const STOP_GRACE_MS = 2_000;
+
+/** Said when Ctrl+C stopped a command, by what it had done: a change already sent may have run; anything else changed nothing. */
+function stoppedText(reply: ChatReply, render: (message: ChatReply['message']) => string): string {
+  const outcome = reply.kind === 'message' ? reply.outcome : undefined;
+  if (outcome && !outcome.ok && outcomeUnknown(outcome.operation, outcome.error)) {
+    return `Stopped (Ctrl+C). ${outcome.operation.name} had already been sent, so it may have run:\n${render(reply.message)}`;
+  }
+  return 'Stopped (Ctrl+C); nothing was changed.\n';
+}
+
 /**
  * Shows one reply and, for a confirmation, asks and runs it when the answer is yes. Returns whether the line did
  * what was asked (declined, refused and failed calls did not).
  */
-async function settle(reply: ChatReply, options: TerminalChatOptions, ask: Ask, oneShot = true): Promise<boolean> {
+async function settle(reply: ChatReply, options: TerminalChatOptions, ask: Ask, oneShot = true, run?: CommandRun): Promise<boolean> {
   const render = (message: ChatReply['message']) => renderMessage(message, { operations: options.operations, color: options.color });
+  if (run?.abandoned) return false;
+  // Stopped: what finished anyway is shown as it is; anything else says what the stop left behind.
+  if (run?.signal.aborted && !(reply.kind === 'message' && reply.ok)) {
+    options.output.write(stoppedText(reply, render));
+    return false;
+  }
   if (reply.kind === 'confirm') {
     options.errors.write(render(reply.message));
     let answer: string | undefined;
@@ -90,7 +120,8 @@ async function settle(reply: ChatReply, options: TerminalChatOptions, ask: Ask, 
       options.errors.write('Not run; nothing was changed.\n');
       return false;
     }
-    return settle(await options.dispatcher.confirmed(reply.operation, reply.input), options, ask, oneShot);
+    const dispatcher = run ? options.dispatcher.stoppedBy(run.signal) : options.dispatcher;
+    return settle(await dispatcher.confirmed(reply.operation, reply.input), options, ask, oneShot, run);
   }
   const out = reply.ok || !oneShot ? options.output : options.errors;
   if (options.json && reply.ok) {
@@ -161,7 +192,39 @@ export function opensBlock(text: string): boolean {
   }
 }
 
-/** `forgeops chat`: a prompt until Ctrl+D, Ctrl+C or `exit`. */
+/** What a read of the prompt gives when Ctrl+C abandons it (a question, or a ``` block being typed). */
+const INTERRUPTED = Symbol('interrupted');
+
+/** Shown at an empty prompt after the first Ctrl+C, as readline-based prompts (node, python) do. */
+export const LEAVE_HINT = '(To leave, press Ctrl+C again, or Ctrl+D, or type exit.)';
+
+/**
+ * Resolves true when `work` ends; once `signal` aborts, false if `work` has not ended within `graceMs` (it is left
+ * to end on its own, its failure ignored).
+ */
+function endsOrGivesUp(work: Promise<unknown>, signal: AbortSignal, graceMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = () => {
+      timer = setTimeout(() => {
+        work.catch(() => undefined);
+        resolve(false);
+      }, graceMs);
+    };
+    if (signal.aborted) giveUp();
+    else signal.addEventListener('abort', giveUp, { once: true });
+    work.then(() => resolve(true), reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', giveUp);
+    });
+  });
+}
+
+/**
+ * `forgeops chat`: a prompt until Ctrl+D, `exit`, or Ctrl+C twice at an empty prompt. Ctrl+C while a command runs
+ * stops it (its requests and waits are aborted) and comes back to the prompt; at a question it answers no; in a
+ * ``` block it drops the command; with text typed it clears the line.
+ */
 export async function runInteractive(options: TerminalChatOptions): Promise<number> {
   const rl: Interface = createInterface({
     input: options.input,
@@ -175,8 +238,15 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
   // Lines are queued as they come: piped input arrives all at once, and typeahead while a call runs is not lost.
   const queued: string[] = [];
   let closed = false;
-  let waiting: ((line: string | undefined) => void) | undefined;
+  let waiting: ((line: string | undefined | typeof INTERRUPTED) => void) | undefined;
+  /** What is waiting for the person: a command to type, the rest of a ``` block, or the answer to a question. */
+  let reading: 'command' | 'block' | 'answer' = 'command';
+  /** The command running now (between its line and its answer, but for a question it asks). */
+  let running: AbortController | undefined;
+  /** A first Ctrl+C at an empty prompt arms the second to leave; anything typed disarms it. */
+  let leaveArmed = false;
   rl.on('line', (line) => {
+    leaveArmed = false;
     const take = waiting;
     waiting = undefined;
     if (take) take(line);
@@ -186,13 +256,39 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
     closed = true;
     waiting?.(undefined);
   });
-  // Ctrl+C leaves the chat at once, as in a shell's REPL; a call in flight has been sent and is not undone.
-  rl.on('SIGINT', () => rl.close());
+  const interrupt = () => {
+    if (closed) return;
+    if (running && reading !== 'answer') {
+      running.abort();
+      return;
+    }
+    const clearTyped = () => (rl as unknown as { clearLine?: () => void }).clearLine?.call(rl);
+    if (waiting && reading !== 'command') {
+      const take = waiting;
+      waiting = undefined;
+      clearTyped();
+      take(INTERRUPTED);
+      return;
+    }
+    if (rl.line !== '') {
+      leaveArmed = false;
+      clearTyped();
+    } else if (leaveArmed) {
+      rl.close();
+      return;
+    } else {
+      leaveArmed = true;
+      options.output.write(`\n${LEAVE_HINT}\n`);
+    }
+    if (waiting) rl.prompt();
+  };
+  rl.on('SIGINT', interrupt);
+  const stopListening = options.interrupts?.(interrupt);
   if (options.history) {
     const file = options.history;
     rl.on('history', (lines: string[]) => file.save(lines));
   }
-  const next = (question: string) => new Promise<string | undefined>((resolve) => {
+  const next = (question: string) => new Promise<string | undefined | typeof INTERRUPTED>((resolve) => {
     if (queued.length > 0) return resolve(queued.shift());
     if (closed) return resolve(undefined);
     waiting = resolve;
@@ -214,7 +310,10 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
       options.output.write(`Ignored ${early.length === 1 ? 'a line' : `${early.length} lines`} typed before this question was shown; ` +
         'answer it now.\n');
     }
-    const answer = await next(question);
+    reading = 'answer';
+    const read = await next(question).finally(() => { reading = 'command'; });
+    // Ctrl+C at a question is no.
+    const answer = read === INTERRUPTED ? undefined : read;
     const history = (rl as unknown as { history?: string[] }).history;
     if (answer !== undefined && history?.[0] === answer) {
       history.shift();
@@ -225,30 +324,46 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
   const session = { ...options, errors: options.output };
   for (;;) {
     let line = await next(options.prompt());
-    if (line === undefined) break;
+    if (line === undefined || line === INTERRUPTED) break;
     // A ``` block spans lines, as help promises: read on, with a continuation prompt, until its fence closes.
+    reading = 'block';
     while (opensBlock(line)) {
       const more = await next(CONTINUATION_PROMPT);
-      if (more === undefined) break;
+      if (more === undefined || more === INTERRUPTED) {
+        line = more === INTERRUPTED ? '' : line;
+        break;
+      }
       line = `${line}\n${more}`;
     }
+    reading = 'command';
     const text = line.trim();
     if (text === '') continue;
     if (text === 'exit' || text === 'quit') break;
+    const stop = new AbortController();
+    const run: CommandRun = { signal: stop.signal, abandoned: false };
+    running = stop;
     try {
       const local = await options.local?.(text);
       if (local !== undefined) {
         options.output.write(`${local}\n\n`);
         continue;
       }
-      await settle(await options.dispatcher.dispatch(text), session, askQuestion, false);
+      const work = (async () => settle(await options.dispatcher.stoppedBy(stop.signal).dispatch(text), session, askQuestion, false, run))();
+      if (!(await endsOrGivesUp(work, stop.signal, STOP_GRACE_MS))) {
+        run.abandoned = true;
+        options.output.write(`Stopped (Ctrl+C) without waiting for the end: it did not end within ${STOP_GRACE_MS / 1000} s. ` +
+          'A change it had sent may still be applied.\n');
+      }
       // A blank line between one answer and the next prompt keeps a long session readable.
       options.output.write('\n');
     } catch (error) {
       // One broken line must not end the session.
       options.output.write(`forgeops error: ${error instanceof Error ? error.message : String(error)}\n`);
+    } finally {
+      running = undefined;
     }
   }
+  stopListening?.();
   rl.close();
   options.output.write('\n');
   return 0;

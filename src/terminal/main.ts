@@ -53,11 +53,16 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     prompt: () => `forgeops${defaultProject ? ` ${defaultProject}` : ''}> `,
     ...(runtime.sandbox ? { local: (line: string) => actAs(line, runtime, (token) => { actingToken = token; }) } : {}),
     usernames: (prefix: string) => usernamesStartingWith(runtime, prefix, actingToken),
+    // A SIGINT from outside the prompt (kill -INT, Ctrl+C when input is piped) stops the command, as Ctrl+C does.
+    interrupts: (handler: () => void) => {
+      process.on('SIGINT', handler);
+      return () => process.off('SIGINT', handler);
+    },
   };
   try {
     if (options.line !== undefined) return await runOneShot(options.line, session);
     process.stdout.write(`forgeops chat on ${runtime.serviceLabel} as ${await whoAmI(runtime, undefined)}. ` +
-      'Type help for the commands, Tab to complete, Ctrl+D to leave.\n');
+      'Type help for the commands, Tab to complete, Ctrl+C to stop a command, Ctrl+D to leave.\n');
     if (runtime.sandbox) process.stdout.write(`Demo users: ${DEMO_USERS.join(', ')}; \`as <user>\` acts as another.\n`);
     if (options.dryRun) process.stdout.write('Dry run: commands that change something show what they would send; nothing is sent.\n');
     return await runInteractive(session);

@@ -100,6 +100,37 @@ describe('forgeops chat with lines piped in', () => {
   });
 });
 
+describe('forgeops chat stopped by a SIGINT from outside', () => {
+  it('stops the running command as Ctrl+C does, and the session goes on', async () => {
+    const child = spawn(process.execPath, [cli, 'chat'], { cwd: '/', env: bareEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    let shown = '';
+    child.stdout!.on('data', (chunk: Buffer) => { shown += chunk.toString('utf8'); });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const waitFor = async (pattern: RegExp, from: number): Promise<number> => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const match = pattern.exec(shown.slice(from));
+        if (match) return from + match.index + match[0].length;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; shown so far:\n${shown}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    try {
+      let at = await waitFor(/forgeops> $/, 0);
+      child.stdin!.write('pipeline wait acme/web 10 timeout_seconds=300\n');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      process.kill(child.pid!, 'SIGINT');
+      at = await waitFor(/Stopped \(Ctrl\+C\); nothing was changed\.\n\nforgeops> $/, at);
+      child.stdin!.write('pipeline get acme/web 1\n');
+      at = await waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
+      child.stdin!.end();
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
 /** The chat on a pseudo-terminal, read as a person sees it (escape sequences removed). */
 class TerminalSession {
   private readonly child: ChildProcess;
@@ -280,6 +311,32 @@ describe('forgeops chat (a real terminal session)', () => {
     expect(await term.exitCode()).toBe(0);
   });
 
+  it('stops a long command on Ctrl+C and keeps the session; Ctrl+C at a question is no; twice at an empty prompt leaves', async () => {
+    const term = new TerminalSession();
+    sessions.push(term);
+    let at = await term.waitFor(/forgeops> $/);
+    // Pipeline #10 is the demo's running production deploy: waiting for it would last minutes.
+    term.type('pipeline wait acme/web 10 timeout_seconds=300\r');
+    at = await term.waitFor(/timeout_seconds=300\n/, at);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    term.type('\x03');
+    at = await term.waitFor(/Stopped \(Ctrl\+C\); nothing was changed\.\n[\s\S]*forgeops> $/, at, 5_000);
+    term.type('pipeline delete acme/web 1\r');
+    at = await term.waitFor(/\[y\/N\] $/, at);
+    term.type('\x03');
+    at = await term.waitFor(/Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
+    term.type('pipeline get acme/web 1\r');
+    at = await term.waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
+    term.type('pipeline li');
+    term.type('\x03');
+    at = await term.waitFor(/forgeops> $/, at);
+    expect(term.shown(at)).toBe('');
+    term.type('\x03');
+    at = await term.waitFor(/\(To leave, press Ctrl\+C again, or Ctrl\+D, or type exit\.\)\nforgeops> $/, at);
+    term.type('\x03');
+    expect(await term.exitCode()).toBe(0);
+  });
+
   it('confirms with y, and keeps the history in FORGEOPS_DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chat-history-'));
     dirs.push(dataDir);
@@ -292,6 +349,8 @@ describe('forgeops chat (a real terminal session)', () => {
     at = await term.waitFor(/✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
     term.type('pipeline get acme/web 1\r');
     at = await term.waitFor(/✗ Get pipeline failed\n\n\s+404 Pipeline Not Found[\s\S]*forgeops> $/, at);
+    term.type('\x03');
+    at = await term.waitFor(/To leave, press Ctrl\+C again[\s\S]*forgeops> $/, at);
     term.type('\x03');
     expect(await term.exitCode()).toBe(0);
     expect(readFileSync(join(dataDir, 'chat-history'), 'utf8')).toBe('pipeline delete acme/web 1\npipeline get acme/web 1\n');
