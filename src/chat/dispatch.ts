@@ -6,7 +6,8 @@ import type { Operation, RunContext } from '../operations/define.js';
 import { dryRunCall } from '../operations/dry-run.js';
 import type { ExplainOptions } from '../operations/failures.js';
 import { resolvePeople, unresolvedPeople, type Targets } from '../operations/people.js';
-import type { PolicyOptions } from '../policy/policy.js';
+import type { Answers, PolicyOptions } from '../policy/policy.js';
+import type { ShownText } from '../text/visible.js';
 import { errorText, parse } from './grammar.js';
 import { chatMessage, type ChatMessage } from './message.js';
 import { presentConfirmation, presentDryRun, presentFailure, presentOutcome, type PresentOptions } from './present.js';
@@ -42,8 +43,11 @@ export type RunContextOrRefusal = RunContext | { refused: string };
 export type ChatReply =
   /** ok is false for anything that did not do what was asked: a mistake, a refusal, a failed call. */
   | { kind: 'message'; ok: boolean; message: ChatMessage; outcome?: CallOutcome }
-  /** The call waits for its human: show `message` (the exact prompt), then call `confirmed(operation, input)` on yes. */
-  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: string; message: ChatMessage };
+  /**
+   * The call waits for its human: show `message` (the exact prompt), or the prompt and its two answers in the front
+   * end's own widgets, then call `confirmed(operation, input)` on yes.
+   */
+  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: ShownText; answers: Answers; message: ChatMessage };
 
 export interface ChatDispatcher {
   /** One typed line. */
@@ -119,8 +123,8 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     const prepared = await prepareCallResolved(op, args, ctx.policy, ctx.explain, run);
     if (prepared.kind === 'refused') return refused(op, prepared.message);
     if (prepared.kind === 'confirm') {
-      const { input, prompt } = prepared;
-      return { kind: 'confirm', operation: op, input, prompt, message: presentConfirmation(prompt, op) };
+      const { input, prompt, answers } = prepared;
+      return { kind: 'confirm', operation: op, input, prompt, answers, message: presentConfirmation(prompt, op) };
     }
     return execute(op, prepared.input, prepared.targets);
   }

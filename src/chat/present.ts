@@ -8,6 +8,7 @@ import type { CallPreview } from '../operations/dry-run.js';
 import { outcomeSentence, type WriteOutcome } from '../operations/outcome.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
 import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/rows.js';
+import type { ShownText } from '../text/visible.js';
 import { chatMessage, type ChatMessage, type ChatSection, type ChatStatus } from './message.js';
 
 export interface PresentOptions {
@@ -315,7 +316,7 @@ export function presentFailure(message: string, title?: string): ChatMessage {
 }
 
 /** The question a human must answer before a call runs: the policy's exact prompt, shown whole. */
-export function presentConfirmation(prompt: string, op?: Operation): ChatMessage {
+export function presentConfirmation(prompt: ShownText, op?: Operation): ChatMessage {
   return chatMessage(op ? `Confirm: ${op.title}?` : 'Confirm this call?', {
     status: 'warning',
     sections: [{ text: prompt, code: true }],

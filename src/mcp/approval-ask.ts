@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Answers } from '../policy/policy.js';
+import { shown, type ShownText } from '../text/visible.js';
 import type { ApprovalDesk, ApprovalPolicy, ApprovalRequest, PendingApproval } from './approval.js';
 
 /** `expired`: nobody answered in time (counted apart from a human's no). */
@@ -20,16 +22,28 @@ export interface AskOptions {
   onPhase(text: string): void;
 }
 
-/** The one-box form a human answers a confirmation with, in either protocol revision. */
-export const CONFIRM_FORM_SCHEMA = {
-  type: 'object' as const,
-  properties: { confirm: { type: 'boolean' as const, title: 'Yes, run it', description: 'Tick to run exactly the call shown above.' } },
-  required: ['confirm'],
-};
+/**
+ * The one-box form a human answers a confirmation with, in either protocol revision. The box says what ticking it
+ * does ("Yes, cancel pipeline 9"), and what leaving it does: the client's own buttons (Cancel, Decline) could be read
+ * as the call's action on a "Cancel pipeline?" question.
+ */
+export function confirmForm(answers: Answers) {
+  return {
+    type: 'object' as const,
+    properties: {
+      confirm: {
+        type: 'boolean' as const,
+        title: answers.yes as string,
+        description: `Tick to run exactly the call shown above. ${answers.no}: leave it unticked, or decline.`,
+      },
+    },
+    required: ['confirm'],
+  };
+}
 
 /** The question above the form: the exact call, then the one thing asked. */
-export function confirmQuestion(prompt: string): string {
-  return `${prompt}\n\nRun exactly this call?`;
+export function confirmQuestion(prompt: ShownText): ShownText {
+  return shown`${prompt}\n\nRun exactly this call?`;
 }
 
 /**
@@ -42,7 +56,7 @@ export function elicitationModes(capabilities: { elicitation?: unknown } | undef
   return { form: elicitation.form !== undefined || elicitation.url === undefined, url: elicitation.url !== undefined };
 }
 
-export function refusal(prompt: string, why: string, fix: string): ConfirmOutcome {
+export function refusal(prompt: ShownText, why: string, fix: string): ConfirmOutcome {
   return { confirmed: false, reason: `This call needs a human to approve it, and ${why}. Nothing was changed. The call:\n${prompt}\n${fix}` };
 }
 
@@ -53,7 +67,7 @@ export function refusal(prompt: string, why: string, fix: string): ConfirmOutcom
 export async function askHuman(server: Server, call: ApprovalRequest, options: AskOptions, extra: CallExtra): Promise<ConfirmOutcome> {
   const policy = options.approval ?? 'elicit';
   const modes = elicitationModes(server.getClientCapabilities());
-  if (modes.form && policy !== 'page') return askInForm(server, call.prompt, options, extra);
+  if (modes.form && policy !== 'page') return askInForm(server, call, options, extra);
   if (policy === 'allow') return { confirmed: true };
   if (policy === 'refuse' || (policy === 'elicit' && !modes.url)) {
     return refusal(call.prompt, 'this MCP client cannot ask (it does not support elicitation)',
@@ -66,14 +80,14 @@ export async function askHuman(server: Server, call: ApprovalRequest, options: A
   return askOnPage(server, options.approvals, call, options, extra, modes.url);
 }
 
-async function askInForm(server: Server, prompt: string, options: AskOptions, extra: CallExtra): Promise<ConfirmOutcome> {
+async function askInForm(server: Server, call: ApprovalRequest, options: AskOptions, extra: CallExtra): Promise<ConfirmOutcome> {
   options.onPhase('waiting for the human to confirm');
   // Related to the tool call, the question travels on the call's own response stream: a client that never
   // opened the optional GET stream still sees it.
   const answer = await server.elicitInput({
     mode: 'form',
-    message: confirmQuestion(prompt),
-    requestedSchema: CONFIRM_FORM_SCHEMA,
+    message: confirmQuestion(call.prompt),
+    requestedSchema: confirmForm(call.answers),
   }, { relatedRequestId: extra.requestId, timeout: options.formTimeoutMs, signal: extra.signal });
   return readConfirmAnswer(answer.action, answer.content);
 }

@@ -68,8 +68,9 @@ function approvalForm(id: string, view: ApprovalView, now: number): string {
     `<form method="post" action="${APPROVAL_PATH}${id}">`,
     `<input type="hidden" name="nonce" value="${escapeHtml(view.nonce)}">`,
     passphrase,
-    '<button type="submit" name="decision" value="approve">Approve</button>',
-    '<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>',
+    // Labels that say what each does ("Yes, cancel pipeline 9"): on a cancel question, a bare Cancel could mean either.
+    `<button type="submit" name="decision" value="approve">${escapeHtml(view.answers.yes)}</button>`,
+    `<button type="submit" name="decision" value="deny" formnovalidate>${escapeHtml(view.answers.no)}</button>`,
     '</form>',
   ].join('\n'));
 }

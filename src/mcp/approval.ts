@@ -2,6 +2,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConfirmationStore } from '../policy/confirmations.js';
 import type { Logger } from '../log.js';
+import type { Answers } from '../policy/policy.js';
+import type { ShownText } from '../text/visible.js';
 import { ReplicaBus, ReplicaTimeoutError, type PeerChannel } from '../state/replica-bus.js';
 
 /**
@@ -34,8 +36,10 @@ export interface ApprovalRequest {
   operation: string;
   /** The validated input that will run; the ticket keeps a copy, and a call that changed since is refused. */
   input: Record<string, unknown>;
-  /** The exact call as the human reads it (policy.confirmationPrompt). */
-  prompt: string;
+  /** The exact call as the human reads it (policy.confirmationPrompt): every channel shows it as it is. */
+  prompt: ShownText;
+  /** The two answers' labels (policy.answersTo), on the page's and the approver's buttons. */
+  answers: Answers;
 }
 
 export type ApprovalOutcome = { approved: true } | { approved: false; reason: string };
@@ -51,7 +55,8 @@ export interface PendingApproval {
 
 /** What the page shows for one approval. */
 export interface ApprovalView {
-  prompt: string;
+  prompt: ShownText;
+  answers: Answers;
   expiresAt: number;
   nonce: string;
   needsSecret: boolean;
@@ -112,7 +117,8 @@ export interface OpenedApproval {
   id: string;
   url: string;
   operation: string;
-  prompt: string;
+  prompt: ShownText;
+  answers: Answers;
   expiresAt: number;
 }
 
@@ -212,7 +218,7 @@ export class ApprovalDesk {
     });
     const url = `${base.replace(/\/+$/, '')}${APPROVAL_PATH}${id}`;
     this.options.log?.warn(`approval needed for ${request.operation}: open ${url} to approve or deny it (expires ${new Date(expiresAt).toISOString()})`);
-    for (const listener of this.listeners) listener({ id, url, operation: request.operation, prompt: request.prompt, expiresAt });
+    for (const listener of this.listeners) listener({ id, url, operation: request.operation, prompt: request.prompt, answers: request.answers, expiresAt });
     return {
       ok: true,
       approval: {
@@ -236,7 +242,7 @@ export class ApprovalDesk {
   view(id: string): ApprovalView | undefined {
     const waiter = this.waiting.get(id);
     if (!waiter || this.now() > waiter.expiresAt) return undefined;
-    return { prompt: waiter.request.prompt, expiresAt: waiter.expiresAt, nonce: waiter.nonce, needsSecret: this.options.secret !== undefined };
+    return { prompt: waiter.request.prompt, answers: waiter.request.answers, expiresAt: waiter.expiresAt, nonce: waiter.nonce, needsSecret: this.options.secret !== undefined };
   }
 
   /** Why an approval is no longer waiting, in words for the human who opened a stale link. */

@@ -270,7 +270,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
       if (prepared.kind === 'confirm') {
         let outcome: ConfirmOutcome | { ask: Record<string, unknown> };
         try {
-          outcome = await front.confirm({ operation: op.name, input, prompt: prepared.prompt }, extra, (text) => progress.phase(text));
+          outcome = await front.confirm({ operation: op.name, input, prompt: prepared.prompt, answers: prepared.answers }, extra, (text) => progress.phase(text));
         } catch (error) {
           // The question timed out or the client went away: nothing was sent.
           outcome = { confirmed: false, reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.`, expired: true };

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { recordConfirmation } from '../metrics.js';
 import { DurableConfirmations } from '../policy/confirmations.js';
 import type { StateStore } from '../state/store.js';
-import { CONFIRM_FORM_SCHEMA, confirmQuestion, elicitationModes, readConfirmAnswer, refusal } from './approval-ask.js';
+import { confirmForm, confirmQuestion, elicitationModes, readConfirmAnswer, refusal } from './approval-ask.js';
 import type { ApprovalRequest } from './approval.js';
 import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http.js';
 import { createToolCore, instructions, SERVER_INFO, CONFIRM_TIMEOUT_MS, type CallExtra, type McpServerOptions } from './server.js';
@@ -177,7 +177,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     return {
       ask: v2.inputRequired({
         inputRequests: {
-          [CONFIRM_KEY]: v2.inputRequired.elicit({ message: confirmQuestion(call.prompt), requestedSchema: CONFIRM_FORM_SCHEMA }),
+          [CONFIRM_KEY]: v2.inputRequired.elicit({ message: confirmQuestion(call.prompt), requestedSchema: confirmForm(call.answers) }),
         },
         requestState: await codec.mint({ ticket: issued.id }, ctx),
       }) as unknown as Record<string, unknown>,

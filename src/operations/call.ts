@@ -1,5 +1,6 @@
 // One call, the same way for every front end: validate → policy → (the front end asks its human) → execute → outcome.
-import { decide, type PolicyOptions } from '../policy/policy.js';
+import { decide, type Answers, type PolicyOptions } from '../policy/policy.js';
+import type { ShownText } from '../text/visible.js';
 import type { Operation, OperationResult, RunContext } from './define.js';
 import { executeOperation } from './execute.js';
 import { explainFailure, type ExplainOptions } from './failures.js';
@@ -11,8 +12,11 @@ import { validateInput } from './validate.js';
 /** What may happen to a call before anything is sent. */
 export type PreparedCall =
   | { kind: 'run'; operation: Operation; input: Record<string, unknown>; targets?: Targets }
-  /** A human must approve exactly `prompt`; the front end asks in its own way, then calls executeCall. */
-  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: string; reason: string; targets?: Targets }
+  /**
+   * A human must approve exactly `prompt` with one of `answers`; the front end asks in its own way (showing the
+   * ShownText as it is, adding only its own markup's escaping), then calls executeCall.
+   */
+  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: ShownText; reason: ShownText; answers: Answers; targets?: Targets }
   /** Invalid input, or not allowed here: `message` says which, and nothing was sent. */
   | { kind: 'refused'; operation: Operation; message: string };
 
@@ -31,7 +35,7 @@ export function prepareCall(operation: Operation, args: unknown, policy: PolicyO
   }
   const decision = decide(operation, input, policy);
   if (decision.kind === 'deny') return { kind: 'refused', operation, message: decision.reason };
-  if (decision.kind === 'confirm') return { kind: 'confirm', operation, input, prompt: decision.prompt, reason: decision.reason };
+  if (decision.kind === 'confirm') return { kind: 'confirm', operation, input, prompt: decision.prompt, reason: decision.reason, answers: decision.answers };
   return { kind: 'run', operation, input };
 }
 

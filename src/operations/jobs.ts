@@ -23,7 +23,7 @@ function jobActions(projectId: unknown, job: Record<string, unknown>): FollowUp[
   const input = { id: projectId, job_id: job.id };
   const log: FollowUp = { label: 'Log', operation: 'get_job_log', input };
   if (job.status === 'failed' || job.status === 'canceled') return [log, { label: 'Retry', operation: 'retry_job', input, style: 'primary' }];
-  if (job.status === 'running' || job.status === 'pending') return [log, { label: 'Cancel', operation: 'cancel_job', input, style: 'danger' }];
+  if (job.status === 'running' || job.status === 'pending') return [log, { label: 'Cancel job', operation: 'cancel_job', input, style: 'danger' }];
   if (job.status === 'manual') return [{ label: 'Play', operation: 'play_job', input, style: 'primary' }];
   return [log];
 }

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import { buildPath } from '../http/route.js';
 import type { Operation, RunContext } from './define.js';
+import { quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../text/visible.js';
 import { asList, asRecord } from './present.js';
 
 /** One account as the service describes it, reduced to what names it. */
@@ -66,9 +67,13 @@ export function personFromRecord(data: unknown): Person | undefined {
   return { id: record.id, username: record.username, ...(typeof record.name === 'string' ? { name: record.name } : {}) };
 }
 
-/** `Erin Walsh (@erin, id 6)`: how a person reads wherever a human must know who is meant. */
-export function describePerson(person: Person): string {
-  return `${person.name ? `${person.name} ` : ''}(@${person.username}, id ${person.id})`;
+/**
+ * `"Erin Walsh" (@erin, id 6)`: how a person reads wherever a human must know who is meant. Both names are the
+ * person's own words: the display name quoted, a username other than plain ASCII quoted and spelled out.
+ */
+export function describePerson(person: Person): ShownText {
+  const handle = shown`(@${showKey(person.username)}, id ${person.id})`;
+  return person.name ? shown`${quoteExactly(person.name)} ${handle}` : handle;
 }
 
 async function get(ctx: RunContext, path: string, query?: Record<string, string>): Promise<unknown> {
@@ -179,10 +184,10 @@ export async function describeTargets(op: Operation, input: Record<string, unkno
 }
 
 /** How an input value reads next to its name in a prompt, when the targets know more than the number. */
-export function targetNote(key: string, targets: Targets | undefined): string | undefined {
+export function targetNote(key: string, targets: Targets | undefined): ShownText | undefined {
   if (!targets) return undefined;
   const person = targets.people[key];
   if (person) return describePerson(person);
-  if (targets.unknown[key]) return `(${targets.unknown[key]})`;
+  if (targets.unknown[key]) return shown`(${spellOutHidden(targets.unknown[key])})`;
   return undefined;
 }

@@ -36,7 +36,8 @@ function pipelineActions(projectId: unknown, pipeline: Record<string, unknown>):
     return [{ label: 'Retry', operation: 'retry_pipeline', input, style: 'primary' }];
   }
   if (pipeline.status === 'running' || pipeline.status === 'pending') {
-    return [{ label: 'Cancel', operation: 'cancel_pipeline', input, style: 'danger' }];
+    // Not a bare "Cancel", which beside a question reads as "don't".
+    return [{ label: 'Cancel pipeline', operation: 'cancel_pipeline', input, style: 'danger' }];
   }
   return [];
 }

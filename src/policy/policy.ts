@@ -5,7 +5,7 @@ import { describePerson, type Targets } from '../operations/people.js';
 import { ACCESS_LEVEL_NAMES } from '../operations/present.js';
 import { isSecretName } from '../operations/secrets.js';
 import { serviceOrigin } from '../text/url-host.js';
-import { quoteExactly, showKey, spellOutHidden } from '../text/visible.js';
+import { joinShown, quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../text/visible.js';
 
 export interface PolicyOptions {
   readOnly: boolean;
@@ -15,8 +15,11 @@ export interface PolicyOptions {
 
 export type Decision =
   | { kind: 'run' }
-  /** `reason`: why a human must approve (shown atop `prompt`, which adds every argument). */
-  | { kind: 'confirm'; prompt: string; reason: string }
+  /**
+   * `reason`: why a human must approve (shown atop `prompt`, which adds every argument); `answers`: the two buttons.
+   * Both texts are ShownText: every front end shows them as they are, adding only its own markup's escaping.
+   */
+  | { kind: 'confirm'; prompt: ShownText; reason: ShownText; answers: Answers }
   | { kind: 'deny'; reason: string };
 
 /** Why a change is refused in read-only mode (undefined for a read, or outside read-only mode). */
@@ -34,7 +37,7 @@ export function decide(op: Operation, input: Record<string, unknown>, options: P
   if (refusal) return { kind: 'deny', reason: refusal };
   const special = op.confirm?.(input as never);
   const reason = special ?? (op.effect === 'destructive' ? op.undo : undefined);
-  if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason, targets), reason };
+  if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason, targets), reason: spellOutHidden(reason), answers: answersTo(op, input) };
   return { kind: 'run' };
 }
 
@@ -46,19 +49,19 @@ const SUMMARISED_FIELDS = new Set(['content', 'description', 'note', 'commit_mes
 const SUMMARY_THRESHOLD_CHARS = 300;
 
 /** Long free text as a human reads it in a confirmation or a dry run: its size and a digest, never the text. */
-export function summarise(text: string): string {
+export function summarise(text: string): ShownText {
   const sha = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
-  return `<${text.length} characters, ${Buffer.byteLength(text, 'utf8')} bytes, sha256 ${sha}…>`;
+  return shown`<${text.length} characters, ${Buffer.byteLength(text, 'utf8')} bytes, sha256 ${showKey(sha)}…>`;
 }
 
 /**
  * A credential as the human sees it: its length, and for a URL (a chat webhook) the origin it sends to — where the
  * project's events go is exactly what a human must judge, while the path is the secret.
  */
-export function secretSummary(value: string): string {
+export function secretSummary(value: string): ShownText {
   // The host as the service will read it (validateInput refuses an address other parsers read differently).
   const origin = serviceOrigin(value);
-  return origin ? `<secret URL on ${quoteExactly(origin)}, ${value.length} characters>` : `<secret, ${value.length} characters>`;
+  return origin ? shown`<secret URL on ${quoteExactly(origin)}, ${value.length} characters>` : shown`<secret, ${value.length} characters>`;
 }
 
 /** Whether a string of this field is summarised by size and hash rather than shown whole. */
@@ -67,43 +70,69 @@ export function isLongFreeText(key: string, text: string): boolean {
 }
 
 /** One value as the human reads it: strings quoted and whole, long free text summarised, objects on one line each. */
-function renderValue(key: string, value: unknown): string {
+function renderValue(key: string, value: unknown): ShownText {
   // A credential (an integration's token, password or webhook URL) is never echoed into a chat or a dialog; the
   // confirmation stays bound to the exact value all the same.
   if (typeof value === 'string' && isSecretName(key)) return secretSummary(value);
   if (typeof value === 'string') {
     return isLongFreeText(key, value) ? summarise(value) : quoteExactly(value);
   }
-  if (Array.isArray(value)) return `[${value.map((v) => renderValue(key, v)).join(', ')}]`;
+  if (Array.isArray(value)) return shown`[${joinShown(value.map((v) => renderValue(key, v)), ', ')}]`;
   if (value && typeof value === 'object') {
     const parts = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${showKey(k)}: ${renderValue(k, v)}`);
-    return `{${parts.join(', ')}}`;
+      .map(([k, v]) => shown`${showKey(k)}: ${renderValue(k, v)}`);
+    return shown`{${joinShown(parts, ', ')}}`;
   }
-  return String(value);
+  return typeof value === 'number' || typeof value === 'boolean' || value === null ? shown`${value}` : quoteExactly(String(value));
+}
+
+/**
+ * The two answers to a confirmation, each saying what it does: on "Cancel pipeline?" a button called Cancel could
+ * mean either, so yes names the action and its number ("Yes, cancel pipeline 9") and no says what stays as it is.
+ */
+export interface Answers {
+  yes: ShownText;
+  no: ShownText;
+}
+
+export function answersTo(op: Pick<Operation, 'name' | 'title' | 'effect' | 'path' | 'pathParams'>, input: Record<string, unknown>): Answers {
+  const action = op.title.charAt(0).toLowerCase() + op.title.slice(1);
+  // The object's own number, when the last path parameter holds one (pipeline 9, job 32, but not the project of
+  // /projects/:id/notification_settings); a name is left to the prompt, which shows it whole.
+  const param = op.pathParams.at(-1);
+  const value = param === undefined ? undefined : input[param];
+  const own = param !== 'id' || op.path.endsWith('/:id');
+  const number = typeof value === 'number' && own ? shown` ${value}` : shown``;
+  const no = op.name.startsWith('cancel_') ? 'No, keep it running' : op.effect === 'read' ? "No, don't show it" : 'No, change nothing';
+  return { yes: shown`Yes, ${spellOutHidden(action)}${number}`, no: spellOutHidden(no) };
 }
 
 /** What a path parameter names, read from the route: ':id' after '/projects' is the project, after '/groups' the group. */
-function targetLabel(op: Operation, param: string): string {
-  if (param !== 'id') return param;
+function targetLabel(op: Operation, param: string): ShownText {
+  if (param !== 'id') return showKey(param);
   // SCIM spells its collections capitalised ('/Users/:id').
   const before = new RegExp(`/([A-Za-z_]+)/:${param}(?:/|\\[|$)`).exec(op.path)?.[1];
-  return before ? before.toLowerCase().replace(/s$/, '') : param;
+  return showKey(before ? before.toLowerCase().replace(/s$/, '') : param);
 }
 
 /**
  * A number the human could not judge, said with what it names: `Erin Walsh (@erin, id 6)`, `acme/web (id 3)`; a
  * lookup that failed is said too, never hidden. Undefined when there is nothing to add (a path typed as a path).
  */
-function namedTarget(key: string, value: unknown, targets: Targets): string | undefined {
+function namedTarget(key: string, value: unknown, targets: Targets): ShownText | undefined {
   const person = targets.people[key];
   // A member about to change or go: their level now, so the human sees what the call takes away.
   const level = targets.levels[key];
-  if (person && person.id === value) return `${describePerson(person)}${level !== undefined ? `, now ${ACCESS_LEVEL_NAMES[String(level)] ?? `level ${level}`}` : ''}`;
+  if (person && person.id === value) {
+    if (level === undefined) return describePerson(person);
+    const name = ACCESS_LEVEL_NAMES[String(level)];
+    return shown`${describePerson(person)}, now ${name ? spellOutHidden(name) : shown`level ${level}`}`;
+  }
   const place = targets.places[key];
-  if (place !== undefined && typeof value === 'number') return `${quoteExactly(place)} (id ${value})`;
-  if (targets.unknown[key] !== undefined) return `${String(value)} (${targets.unknown[key]})`;
+  if (place !== undefined && typeof value === 'number') return shown`${quoteExactly(place)} (id ${value})`;
+  // The lookup's failure carries the service's own words.
+  if (targets.unknown[key] !== undefined) return shown`${renderValue(key, value)} (${spellOutHidden(targets.unknown[key])})`;
   return undefined;
 }
 
@@ -112,9 +141,9 @@ function namedTarget(key: string, value: unknown, targets: Targets): string | un
  * line and never cut (an array of objects, such as a commit's actions, one element a line). Only long free text
  * is summarised, by size and hash, and credentials by their length. What is confirmed is therefore exactly what runs.
  */
-export function confirmationPrompt(op: Operation, input: Record<string, unknown>, reason: string, targets?: Targets): string {
+export function confirmationPrompt(op: Operation, input: Record<string, unknown>, reason: string, targets?: Targets): ShownText {
   // The reason may quote the input (an integration's slug): spelled out like every value.
-  const lines = [`${op.title} (${op.name}): ${spellOutHidden(reason)}`, 'The exact call:'];
+  const lines = [shown`${spellOutHidden(op.title)} (${showKey(op.name)}): ${spellOutHidden(reason)}`, shown`The exact call:`];
   const keys = [...op.pathParams.filter((p) => input[p] !== undefined), ...Object.keys(input).filter((k) => !op.pathParams.includes(k))];
   for (const key of keys) {
     const value = input[key];
@@ -122,15 +151,15 @@ export function confirmationPrompt(op: Operation, input: Record<string, unknown>
     const label = op.pathParams.includes(key) ? targetLabel(op, key) : showKey(key);
     const named = targets && namedTarget(key, value, targets);
     if (named !== undefined) {
-      lines.push(`  ${label}: ${named}`);
+      lines.push(shown`  ${label}: ${named}`);
     } else if (typeof value === 'string' && op.secretInputs?.includes(key)) {
-      lines.push(`  ${label}: ${secretSummary(value)}`);
+      lines.push(shown`  ${label}: ${secretSummary(value)}`);
     } else if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {
-      lines.push(`  ${label}:`);
-      value.forEach((item, i) => lines.push(`    ${i + 1}. ${renderValue(key, item)}`));
+      lines.push(shown`  ${label}:`);
+      value.forEach((item, i) => lines.push(shown`    ${i + 1}. ${renderValue(key, item)}`));
     } else {
-      lines.push(`  ${label}: ${renderValue(key, value)}`);
+      lines.push(shown`  ${label}: ${renderValue(key, value)}`);
     }
   }
-  return lines.join('\n');
+  return joinShown(lines, '\n');
 }

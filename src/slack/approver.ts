@@ -1,7 +1,7 @@
 // MCP calls approved in Slack: the configured approver (SLACK_APPROVER) gets a direct message with the exact call and
-// Approve/Deny buttons; only their own signed click answers, a channel the calling model does not read.
+// yes/no buttons; only their own signed click answers, a channel the calling model does not read.
 import type { ApprovalDesk, OpenedApproval } from '../mcp/approval.js';
-import { codeBlocks, escapeMrkdwn, LIMITS, renderText, runDialog, type SlackMessage } from './blocks.js';
+import { answerButtons, codeBlocks, escapeMrkdwn, LIMITS, renderText, type SlackMessage } from './blocks.js';
 import type { Turn } from './bot.js';
 import type { Logger } from '../log.js';
 
@@ -13,16 +13,11 @@ export function renderApprovalRequest(approval: OpenedApproval): SlackMessage | 
   const blocks = [
     { type: 'section', text: { type: 'mrkdwn', text: `:warning: *An assistant asks to run* \`${escapeMrkdwn(approval.operation)}\`` } },
     ...codeBlocks(approval.prompt),
-    {
-      type: 'actions',
-      elements: [
-        {
-          type: 'button', style: 'danger', action_id: APPROVAL_ACTION_IDS.approve, value: approval.id, text: { type: 'plain_text', text: 'Approve' },
-          confirm: runDialog(approval.operation, 'This runs exactly the call shown in the message, once.'),
-        },
-        { type: 'button', action_id: APPROVAL_ACTION_IDS.deny, value: approval.id, text: { type: 'plain_text', text: 'Deny' } },
-      ],
-    },
+    answerButtons({
+      operation: approval.operation, answers: approval.answers, value: approval.id,
+      actionIds: { yes: APPROVAL_ACTION_IDS.approve, no: APPROVAL_ACTION_IDS.deny },
+      dialog: 'This runs exactly the call shown in the message, once.',
+    }),
     { type: 'context', elements: [{ type: 'mrkdwn', text: `Expires at ${new Date(approval.expiresAt).toISOString()}; after that nothing runs. Approve only if you asked for exactly this.` }] },
   ];
   if (blocks.length > LIMITS.blocks) return undefined;

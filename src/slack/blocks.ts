@@ -1,7 +1,9 @@
 // Block Kit from the neutral ChatMessage, within Slack's limits (cut with a note, never rejected), and the
-// confirmation prompt with its Confirm/Cancel buttons. Pure: no I/O; the values of buttons are handed in.
+// confirmation prompt with its yes/no buttons. Pure: no I/O; the values of buttons are handed in.
 import type { ChatMessage, ChatStatus } from '../chat/message.js';
 import type { FollowUp } from '../operations/define.js';
+import type { Answers } from '../policy/policy.js';
+import type { ShownText } from '../text/visible.js';
 
 /** Slack's documented limits (https://api.slack.com/reference/block-kit). */
 export const LIMITS = {
@@ -168,38 +170,47 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
   return { text: cut(message.title, LIMITS.fallbackText), blocks };
 }
 
-/** Slack's own "are you sure" dialog on a button that runs `operation`. */
-export function runDialog(operation: string, text: string): Block {
+/**
+ * A yes or no button. Labels say what the answer does ("Yes, cancel pipeline 9", "No, keep it running"): on a
+ * "Cancel pipeline?" question a button called Cancel, or Slack's own dialog's Cancel, could mean either.
+ */
+function answerButton(answer: ShownText, actionId: string, value: string, style?: 'danger'): Block {
+  return { type: 'button', action_id: actionId, value, text: { type: 'plain_text', text: cut(answer, LIMITS.buttonText) }, ...(style ? { style } : {}) };
+}
+
+/** Slack's own "are you sure" dialog on the yes button of a call that runs `operation`. */
+export function runDialog(operation: string, answers: Answers, text: string): Block {
   return {
     title: { type: 'plain_text', text: cut(`Run ${operation}?`, LIMITS.confirmTitle) },
     text: { type: 'mrkdwn', text },
-    confirm: { type: 'plain_text', text: 'Run it' },
-    deny: { type: 'plain_text', text: 'Back' },
+    confirm: { type: 'plain_text', text: cut(answers.yes, LIMITS.buttonText) },
+    deny: { type: 'plain_text', text: 'No, go back' },
     style: 'danger',
   };
 }
 
+/** The yes and no buttons of a question about one call, the yes with Slack's own "are you sure" dialog. */
+export function answerButtons(options: { operation: string; answers: Answers; value: string; actionIds: { yes: string; no: string }; dialog: string }): Block {
+  const yes = { ...answerButton(options.answers.yes, options.actionIds.yes, options.value, 'danger'), confirm: runDialog(options.operation, options.answers, options.dialog) };
+  return { type: 'actions', elements: [yes, answerButton(options.answers.no, options.actionIds.no, options.value)] };
+}
+
 /**
  * The question before a call that needs a human: the reason and the exact call (never cut: what is confirmed is what
- * runs), with Confirm (danger, with Slack's own "are you sure" dialog) and Cancel. Undefined when the call is too
- * long to show whole in one Slack message; the caller then refuses rather than ask about a part of it.
+ * runs; ShownText, so only mrkdwn's own escaping is added), with yes (danger, with Slack's own "are you sure" dialog)
+ * and no. Undefined when the call is too long to show whole in one Slack message; the caller then refuses rather than
+ * ask about a part of it.
  */
-export function renderConfirmation(prompt: string, ticket: string, options: { operation: string }): SlackMessage | undefined {
+export function renderConfirmation(prompt: ShownText, ticket: string, options: { operation: string; answers: Answers }): SlackMessage | undefined {
   const calls = codeBlocks(prompt);
   const blocks: Block[] = [
     section(`:warning: *This needs your confirmation:* \`${escapeMrkdwn(options.operation)}\``),
     ...calls,
-    {
-      type: 'actions',
-      elements: [
-        {
-          type: 'button', style: 'danger', action_id: ACTION_IDS.confirm, value: ticket,
-          text: { type: 'plain_text', text: 'Confirm' },
-          confirm: runDialog(options.operation, 'This runs exactly the call shown in the message, once, as you.'),
-        },
-        { type: 'button', action_id: ACTION_IDS.cancel, value: ticket, text: { type: 'plain_text', text: 'Cancel' } },
-      ],
-    },
+    answerButtons({
+      operation: options.operation, answers: options.answers, value: ticket,
+      actionIds: { yes: ACTION_IDS.confirm, no: ACTION_IDS.cancel },
+      dialog: 'This runs exactly the call shown in the message, once, as you.',
+    }),
     { type: 'context', elements: [{ type: 'mrkdwn', text: 'Only you can see this. The confirmation works once, for 5 minutes.' }] },
   ];
   if (blocks.length > LIMITS.blocks || ticket.length > LIMITS.buttonValue) return undefined;

@@ -142,7 +142,8 @@ export class SlackBot {
     const cancelled = await this.o.tickets.cancel(ticket, userKey(turn.user));
     if (!cancelled) return this.answer(turn, renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'));
     recordConfirmation('slack', 'declined');
-    await this.answer(turn, renderText('Cancelled; nothing was run.', 'canceled'), { replaceOriginal: true });
+    // Not "Cancelled": on a "Cancel pipeline?" question that would read as the pipeline's fate.
+    await this.answer(turn, renderText('Not run: you answered no, and nothing was changed.', 'canceled'), { replaceOriginal: true });
   }
 
   /**
@@ -284,13 +285,13 @@ export class SlackBot {
     }
   }
 
-  /** Shows a reply: a question with Confirm/Cancel to the requester alone, or an outcome (in the channel when it is shared news). */
+  /** Shows a reply: a question with its yes/no buttons to the requester alone, or an outcome (in the channel when it is shared news). */
   private async deliver(turn: Turn, reply: ChatReply, how: { acting: { current?: Acting }; confirmed?: boolean; replaceOriginal?: boolean; audited?: boolean }): Promise<void> {
     if (reply.kind === 'confirm') {
       const issued = await this.o.tickets.issue({ operation: reply.operation.name, input: reply.input, requester: userKey(turn.user), place: turn.channelId });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
       recordConfirmation('slack', 'asked');
-      const question = renderConfirmation(reply.prompt, issued.id, { operation: reply.operation.name });
+      const question = renderConfirmation(reply.prompt, issued.id, { operation: reply.operation.name, answers: reply.answers });
       if (!question) {
         await this.o.tickets.cancel(issued.id, userKey(turn.user));
         return this.answer(turn, renderText('This call is too long to show whole in Slack, and only a call shown whole may be confirmed. Run it from the terminal chat or an MCP client; nothing was run.', 'warning'));

@@ -1,5 +1,17 @@
 // One rule for what a human reads before approving a call: every character that could hide, reorder or fake text is
-// spelled out as \u{…}, whichever front end (MCP question, approval page, Slack, terminal) shows it.
+// spelled out as \u{…}, whichever front end (MCP question, approval page, Slack, terminal) shows it. ShownText is
+// text that went through this rule; only this file makes it, and every confirmation is built of it alone.
+
+declare const SHOWN: unique symbol;
+
+/**
+ * Text fit to show inside a confirmation: every piece of data in it went through this file's escapers (quoteExactly,
+ * showKey, spellOutHidden), so it holds no newline, direction override or control character it did not put there
+ * itself. A plain string is not one: `shown` and `joinShown` put ShownText together, and take nothing else but numbers.
+ */
+export type ShownText = string & { readonly [SHOWN]: true };
+
+const brand = (text: string) => text as ShownText;
 
 /**
  * Characters a reader cannot see for what they are, by Unicode property rather than by a list of code points:
@@ -18,9 +30,12 @@ function spell(character: string): string {
 }
 
 /**
- * The text with every hidden character spelled out; everything else (letters of any script, emoji) as it is.
- * `keep` names characters left as they are where they lay text out (newline and tab in a terminal's output).
+ * The text with every hidden character spelled out; everything else (letters of any script, emoji) as it is: how
+ * prose that may carry data (a confirmation's reason, a lookup's error) is shown. `keep` names characters left as
+ * they are where they lay text out (newline and tab in a terminal's output); such text is no ShownText.
  */
+export function spellOutHidden(text: string): ShownText;
+export function spellOutHidden(text: string, keep: string): string;
 export function spellOutHidden(text: string, keep = ''): string {
   return text.replace(HIDDEN, (c) => (keep.includes(c) ? c : spell(c)));
 }
@@ -34,20 +49,43 @@ export function hasHidden(text: string): boolean {
 }
 
 /** A string exactly as it will be sent, in double quotes, backslashes and quotes escaped, hidden characters spelled out. */
-export function quoteExactly(text: string): string {
-  return `"${spellOutHidden(text.replace(/\\/g, '\\\\').replace(/"/g, '\\"'))}"`;
+export function quoteExactly(text: string): ShownText {
+  return brand(`"${spellOutHidden(text.replace(/\\/g, '\\\\').replace(/"/g, '\\"'))}"`);
 }
 
 /** A parameter name as plain ASCII words show it (signup_enabled, custom_attributes[team]); any other name quoted. */
 const PLAIN_KEY = /^[A-Za-z0-9_.\-[\]]+$/;
 
 /**
- * An object key as the human reads it. Setting names are ASCII; a key with anything else (a newline, a look-alike
- * Cyrillic letter, an invisible character) is quoted and every non-ASCII character spelled out, so it cannot pass
- * for another key or start a line of its own.
+ * An object key (or a username) as the human reads it. Setting names are ASCII; a key with anything else (a
+ * newline, a look-alike Cyrillic letter, an invisible character) is quoted and every non-ASCII character spelled out,
+ * so it cannot pass for another key or start a line of its own.
  */
-export function showKey(key: string): string {
-  if (PLAIN_KEY.test(key)) return key;
+export function showKey(key: string): ShownText {
+  if (PLAIN_KEY.test(key)) return brand(key);
   const escaped = key.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-  return `"${[...escaped].map((c) => (/^[\x20-\x7e]$/.test(c) ? c : spell(c))).join('')}"`;
+  return brand(`"${[...escaped].map((c) => (/^[\x20-\x7e]$/.test(c) ? c : spell(c))).join('')}"`);
+}
+
+/** What a ShownText may hold besides ShownText: values whose every spelling is digits, signs and ASCII words. */
+type Plain = number | boolean | null;
+
+/** A number, a boolean or null as shown: a value of any other type that got here untyped is quoted instead. */
+function plain(value: ShownText | Plain): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return quoteExactly(String(value));
+}
+
+/**
+ * A piece of a confirmation: the template's own words (our source code) with ShownText and numbers in it, e.g.
+ * shown`${quoteExactly(name)} (id ${id})`. A raw string in a `${}` is a type error, so data cannot get in unescaped.
+ */
+export function shown(words: TemplateStringsArray, ...values: Array<ShownText | Plain>): ShownText {
+  return brand(words.reduce((text, word, i) => text + (i === 0 ? '' : plain(values[i - 1])) + word, ''));
+}
+
+/** ShownText pieces joined: the separators are ours, so the result is ShownText too (lines joined by '\n' included). */
+export function joinShown(parts: readonly ShownText[], separator: ', ' | '; ' | ' ' | ' · ' | '\n'): ShownText {
+  return brand(parts.join(separator));
 }

@@ -34,7 +34,7 @@ describe('pipeline presentations', () => {
   it('offers Cancel on a running pipeline and nothing on a successful one', async () => {
     const running = await pipelineWithStatus('running');
     const runningShown = await presentationOf('get_pipeline', { id: PROJECT, pipeline_id: running.id });
-    expect(runningShown.actions?.map((a) => [a.label, a.operation])).toEqual([['Cancel', 'cancel_pipeline']]);
+    expect(runningShown.actions?.map((a) => [a.label, a.operation])).toEqual([['Cancel pipeline', 'cancel_pipeline']]);
     const success = await pipelineWithStatus('success');
     const successShown = await presentationOf('get_pipeline', { id: PROJECT, pipeline_id: success.id });
     expect(successShown.actions).toEqual([]);

@@ -295,7 +295,7 @@ describe('confirmations', () => {
 
     const again = await askToDelete(second ?? first);
     const cancelled = await click('forge_cancel', again.ticket);
-    expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Cancelled/);
+    expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Not run: you answered no/);
     const after = await click('forge_confirm', again.ticket);
     expect(messageText(await waitFor(() => answersTo(after.path)[0]))).toMatch(/already used or is unknown/);
   });
@@ -327,7 +327,7 @@ describe('follow-up buttons', () => {
     for (const pipeline of listed.data) {
       const row = rows.find((r) => r.text!.text.startsWith(`*#${pipeline.id}*`))!;
       const expected = pipeline.status === 'failed' || pipeline.status === 'canceled' ? `Retry #${pipeline.id}`
-        : pipeline.status === 'running' || pipeline.status === 'pending' ? `Cancel #${pipeline.id}` : undefined;
+        : pipeline.status === 'running' || pipeline.status === 'pending' ? `Cancel pipeline #${pipeline.id}` : undefined;
       expect(row.accessory?.text.text).toBe(expected);
     }
     // No row's step is repeated in the buttons under the list.
@@ -454,7 +454,7 @@ describe('unfurls', () => {
     expect(JSON.stringify(unfurls[links.release])).toContain('Release v1.0.0');
     expect(JSON.stringify(unfurls)).not.toContain('payments');
 
-    const cancel = buttons(unfurls[links.pipeline]).find((b) => b.text.text === 'Cancel');
+    const cancel = buttons(unfurls[links.pipeline]).find((b) => b.text.text === 'Cancel pipeline');
     expect(cancel).toBeDefined();
     // Anyone in the channel may click it, and it runs as the clicker: one who linked no account is asked to link,
     // and nobody is asked to confirm what they could not run; the sharer is asked first, privately.
@@ -502,7 +502,7 @@ describe('confirmation caps', () => {
     expect(buttons((await command(`pipeline delete acme/web ${id}`)).body).map((b) => b.action_id)).toContain('forge_confirm');
 
     const cancelled = await click('forge_cancel', tickets[0], { user });
-    expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Cancelled/);
+    expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Not run: you answered no/);
     expect(buttons((await command(`pipeline delete acme/web ${id}`, { user })).body).map((b) => b.action_id)).toContain('forge_confirm');
     expect(await pipelineIds()).toContain(id);
   });

@@ -8,7 +8,7 @@ import { presentConfirmation } from '../../src/chat/present.js';
 import { createLocalApprovalPage } from '../../src/mcp/approval-page.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import { InputError, validateInput } from '../../src/operations/validate.js';
-import { confirmationPrompt } from '../../src/policy/policy.js';
+import { answersTo, confirmationPrompt } from '../../src/policy/policy.js';
 import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { renderConfirmation } from '../../src/slack/blocks.js';
 import { renderMessage } from '../../src/terminal/render.js';
@@ -98,12 +98,13 @@ describe('hidden characters in what a human approves', () => {
         check('the terminal chat', renderMessage(presentConfirmation(prompt, op), { operations }), batch);
         // Slack's fence keeps a run of backticks from closing the code block with zero-width spaces of its own.
         const fenceGuard = /`\u200b`\u200b`|\n/g;
-        const slack = renderConfirmation(prompt, 'ticket', { operation: op.name });
+        const answers = answersTo(op, input);
+        const slack = renderConfirmation(prompt, 'ticket', { operation: op.name, answers });
         expect(slack, 'Slack can show the call').toBeDefined();
         check('Slack\'s confirmation', JSON.stringify(slack!.blocks.map((b) => JSON.stringify(b))), batch, fenceGuard);
-        const approver = renderApprovalRequest({ id: 'a', url: 'http://x', operation: op.name, prompt, expiresAt: Date.now() + 60_000 });
+        const approver = renderApprovalRequest({ id: 'a', url: 'http://x', operation: op.name, prompt, answers, expiresAt: Date.now() + 60_000 });
         check('the Slack approver\'s message', JSON.stringify(approver!.blocks), batch, fenceGuard);
-        const opened = await page.desk.open({ operation: op.name, input, prompt });
+        const opened = await page.desk.open({ operation: op.name, input, prompt, answers });
         expect(opened.ok).toBe(true);
         const html = await (await fetch(links.at(-1)!)).text();
         check('the approval page', html, batch);

@@ -40,7 +40,7 @@ describe('people by name in chat', () => {
     expect(ask.kind).toBe('confirm');
     if (ask.kind !== 'confirm') return;
     expect(ask.input).toEqual({ id: PROJECT, user_id: id });
-    expect(ask.prompt).toContain(`user_id: Erin Walsh (@erin, id ${id}), now developer`);
+    expect(ask.prompt).toContain(`user_id: "Erin Walsh" (@erin, id ${id}), now developer`);
     expect(env.sandbox.requests.filter({ method: 'DELETE', path: `/projects/acme%2Fweb/members/${id}` })).toHaveLength(0);
 
     const done = messageOf(await chat.confirmed(ask.operation, ask.input));
@@ -56,7 +56,7 @@ describe('people by name in chat', () => {
     expect(ask.kind).toBe('confirm');
     if (ask.kind !== 'confirm') return;
     expect(ask.prompt).toContain(`project: "acme/web" (id ${project.data.id})`);
-    expect(ask.prompt).toMatch(/user_id: Erin Walsh \(@erin, id \d+\)/);
+    expect(ask.prompt).toMatch(/user_id: "Erin Walsh" \(@erin, id \d+\)/);
   });
 
   it('refuses an unknown name, naming the field, and sends nothing else', async () => {
@@ -103,7 +103,7 @@ describe('people by name over MCP', () => {
       const result = await mcp.client.callTool({ name: 'remove_project_member', arguments: { id: PROJECT, user_id: 'erin' } });
       expect(result.isError, resultText(result)).toBeFalsy();
       expect(resultText(result)).toBe('Removed @erin from acme/web (was reporter).');
-      expect(mcp.prompts[0]).toMatch(/Erin Walsh \(@erin, id \d+\)/);
+      expect(mcp.prompts[0]).toMatch(/"Erin Walsh" \(@erin, id \d+\)/);
     } finally {
       await mcp.close();
     }

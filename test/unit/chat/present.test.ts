@@ -6,6 +6,7 @@ import type { OperationResult } from '../../../src/operations/define.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
 import { presentConfirmation, presentFailure, presentOutcome } from '../../../src/chat/present.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import type { ShownText } from '../../../src/text/visible.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -54,8 +55,10 @@ describe('presentOutcome with an operation presenter', () => {
     const { message, result } = await present('list_pipelines', { id: PROJECT, per_page: 100 }, { maxItems: 5 });
     const shown = (result.data as Array<{ id: number; status: string }>).slice(0, 5);
     const verbOf = (status: string) => (status === 'failed' || status === 'canceled' ? 'Retry' : status === 'running' || status === 'pending' ? 'Cancel' : undefined);
+    // Cancel names what it cancels: beside a question, a bare Cancel reads as "don't".
+    const labelOf = (verb: string) => (verb === 'Cancel' ? 'Cancel pipeline' : verb);
     const expected = shown.filter((p) => verbOf(p.status)).map((p) => [verbOf(p.status)!, p] as const)
-      .map(([verb, p]) => ({ label: `${verb} #${p.id}`, operation: `${verb.toLowerCase()}_pipeline`, input: { id: PROJECT, pipeline_id: p.id }, row: `#${p.id}` }));
+      .map(([verb, p]) => ({ label: `${labelOf(verb)} #${p.id}`, operation: `${verb.toLowerCase()}_pipeline`, input: { id: PROJECT, pipeline_id: p.id }, row: `#${p.id}` }));
     expect(expected.length).toBeGreaterThan(2);
     expect(message.actions.filter((a) => a.row !== undefined).map(({ style: _style, ...a }) => a)).toEqual(expected);
   });
@@ -176,7 +179,7 @@ describe('failures and confirmations', () => {
     const op = findOperation('delete_pipeline')!;
     const prepared = prepareCall(op, { id: PROJECT, pipeline_id: 3 }, { readOnly: false }, { operations });
     expect(prepared.kind).toBe('confirm');
-    const prompt = (prepared as { prompt: string }).prompt;
+    const prompt = (prepared as { prompt: ShownText }).prompt;
     const message = presentConfirmation(prompt, op);
     expect(message.status).toBe('warning');
     expect(message.sections).toEqual([{ text: prompt, code: true }]);

@@ -5,10 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalDesk, type ApprovalRequest } from '../../../src/mcp/approval.js';
 import { RedisStore } from '../../../src/state/redis-store.js';
 import { ReplicaBus } from '../../../src/state/replica-bus.js';
+import { shown } from '../../../src/text/visible.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 
 const BASE = 'http://127.0.0.1:9';
-const request = (pipeline = 7): ApprovalRequest => ({ operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: pipeline }, prompt: `Delete pipeline ${pipeline}` });
+const request = (pipeline = 7): ApprovalRequest => ({
+  operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: pipeline }, prompt: shown`Delete pipeline ${pipeline}`,
+  answers: { yes: shown`Yes, delete pipeline ${pipeline}`, no: shown`No, change nothing` },
+});
 
 let redis: RedisServer;
 const closing: Array<() => Promise<void>> = [];

@@ -6,9 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
 import { ApprovalDesk, sameSecret, type ApprovalRequest } from '../../../src/mcp/approval.js';
 import { escapeHtml, openCommandRunner, pageHosts } from '../../../src/mcp/approval-page.js';
+import { shown } from '../../../src/text/visible.js';
 
 const BASE = 'http://127.0.0.1:9';
-const request = (): ApprovalRequest => ({ operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, prompt: 'Delete pipeline 7' });
+const request = (): ApprovalRequest => ({
+  operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, prompt: shown`Delete pipeline 7`,
+  answers: { yes: shown`Yes, delete pipeline 7`, no: shown`No, change nothing` },
+});
 const idOf = (url: string) => url.slice(`${BASE}/approvals/`.length);
 
 async function openOne(desk: ApprovalDesk, call = request()) {

@@ -36,6 +36,7 @@ describe('decide', () => {
       kind: 'confirm',
       prompt: 'Delete a pipeline (delete_thing): Cannot be undone.\nThe exact call:\n  project: "acme/web"\n  pipeline_id: 42',
       reason: 'Cannot be undone.',
+      answers: { yes: 'Yes, delete a pipeline 42', no: 'No, change nothing' },
     });
   });
 
@@ -46,6 +47,7 @@ describe('decide', () => {
       prompt: 'Create a commit (commit_thing): Force-overwrite branch main: its current commits are replaced.\n' +
         'The exact call:\n  project: 1\n  branch: "main"\n  force: true',
       reason: 'Force-overwrite branch main: its current commits are replaced.',
+      answers: { yes: 'Yes, create a commit', no: 'No, change nothing' },
     });
   });
 

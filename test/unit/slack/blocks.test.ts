@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatMessage } from '../../../src/chat/message.js';
 import { LIMITS, renderConfirmation, renderMessage, splitText, type Block } from '../../../src/slack/blocks.js';
+import { joinShown, quoteExactly, shown, spellOutHidden } from '../../../src/text/visible.js';
 
 function textsOf(blocks: Block[]): string[] {
   return blocks.flatMap((b) => {
@@ -92,21 +93,23 @@ describe('renderMessage', () => {
 });
 
 describe('renderConfirmation', () => {
-  it('shows the whole call with a danger Confirm (with a dialog) and Cancel carrying the ticket', () => {
-    const prompt = `Delete pipeline\n${Array.from({ length: 400 }, (_, i) => `  path: "dir/file-${i}.txt"`).join('\n')}`;
-    const rendered = renderConfirmation(prompt, 'T1:U1:abc', { operation: 'delete_pipeline' });
+  const answers = { yes: shown`Yes, delete pipeline 5`, no: shown`No, change nothing` };
+
+  it('shows the whole call with a danger yes (with a dialog) and a no, both carrying the ticket', () => {
+    const prompt = joinShown([shown`Delete pipeline`, ...Array.from({ length: 400 }, (_, i) => shown`  path: ${quoteExactly(`dir/file-${i}.txt`)}`)], '\n');
+    const rendered = renderConfirmation(prompt, 'T1:U1:abc', { operation: 'delete_pipeline', answers });
     expect(rendered).toBeDefined();
     expectWithinLimits(rendered!.blocks);
-    const shown = textsOf(rendered!.blocks).join('\n');
-    for (let i = 0; i < 400; i++) expect(shown).toContain(`dir/file-${i}.txt`);
+    const texts = textsOf(rendered!.blocks).join('\n');
+    for (let i = 0; i < 400; i++) expect(texts).toContain(`dir/file-${i}.txt`);
     const actions = rendered!.blocks.find((b) => b.type === 'actions') as { elements: Array<Record<string, unknown>> };
-    expect(actions.elements[0]).toMatchObject({ style: 'danger', value: 'T1:U1:abc', action_id: 'forge_confirm' });
-    expect(actions.elements[0].confirm).toMatchObject({ style: 'danger' });
-    expect(actions.elements[1]).toMatchObject({ action_id: 'forge_cancel', value: 'T1:U1:abc' });
+    expect(actions.elements[0]).toMatchObject({ style: 'danger', value: 'T1:U1:abc', action_id: 'forge_confirm', text: { text: 'Yes, delete pipeline 5' } });
+    expect(actions.elements[0].confirm).toMatchObject({ style: 'danger', confirm: { text: 'Yes, delete pipeline 5' } });
+    expect(actions.elements[1]).toMatchObject({ action_id: 'forge_cancel', value: 'T1:U1:abc', text: { text: 'No, change nothing' } });
   });
 
   it('refuses to ask about a call too long to show whole', () => {
-    expect(renderConfirmation('x'.repeat(200_000), 't', { operation: 'create_commit' })).toBeUndefined();
+    expect(renderConfirmation(spellOutHidden('x'.repeat(200_000)), 't', { operation: 'create_commit', answers })).toBeUndefined();
   });
 });
 
