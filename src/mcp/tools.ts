@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { MAX_URL_VALUE_CHARS, PAGE_INPUT_KEYS, PROJECT_ID_DESCRIPTION, type Operation } from '../operations/define.js';
 import { DRY_RUN_KEY } from '../operations/dry-run.js';
+import { personKeys } from '../operations/people.js';
 import { outputSchemaFor } from './results.js';
 
 /** MCP tool hints; each is sent only when it differs from the protocol's default (see toolAnnotations). */
@@ -74,11 +75,41 @@ function mergeTypeUnion(branches: unknown[]): Record<string, unknown> | undefine
   return { type: types, ...merged };
 }
 
+/** Whether `value` is of the JSON Schema type `type`. */
+function isOfType(value: unknown, type: unknown): boolean {
+  switch (type) {
+    case 'string': return typeof value === 'string';
+    case 'number': return typeof value === 'number';
+    case 'integer': return Number.isInteger(value);
+    case 'boolean': return typeof value === 'boolean';
+    case 'null': return value === null;
+    default: return false;
+  }
+}
+
+/**
+ * `anyOf: [{type: number, enum: [10, 20]}, {type: string, enum: [guest, reporter]}]` says the same as
+ * `enum: [10, 20, guest, reporter]`: an enum names every value it takes, so the types and the union add nothing
+ * (an access level by number or by name, a protected branch's levels as consts). Merged only when every branch is
+ * an enum or a const of its own type and nothing else.
+ */
+function mergeEnumUnion(branches: unknown[]): Record<string, unknown> | undefined {
+  const values: unknown[] = [];
+  for (const branch of branches) {
+    if (!branch || typeof branch !== 'object' || Array.isArray(branch)) return undefined;
+    const { type, enum: list, const: one, ...rest } = branch as Record<string, unknown>;
+    const own = Array.isArray(list) ? list : one !== undefined ? [one] : undefined;
+    if (!own || Object.keys(rest).length > 0 || (type !== undefined && !own.every((value) => isOfType(value, type)))) return undefined;
+    values.push(...own);
+  }
+  return { enum: values };
+}
+
 /**
  * The JSON Schema as published: what only repeats a default or restates the obvious is left out, while the zod
  * schema still enforces all of it (a value over MAX_URL_VALUE_CHARS is refused by name, before anything is sent):
  * integer bounds at ±2^53, the URL value cap, minLength 1 on strings, additionalProperties false below the top.
- * Type unions become type lists where that says the same thing (see mergeTypeUnion).
+ * Unions become one enum or a type list where that says the same thing (see mergeEnumUnion, mergeTypeUnion).
  */
 export function compactSchema(node: unknown, top = true): unknown {
   if (Array.isArray(node)) return node.map((item) => compactSchema(item, false));
@@ -95,7 +126,7 @@ export function compactSchema(node: unknown, top = true): unknown {
     }
     if (key === 'anyOf' && Array.isArray(value)) {
       const branches = value.map((branch) => compactSchema(branch, false));
-      const merged = mergeTypeUnion(branches);
+      const merged = mergeEnumUnion(branches) ?? mergeTypeUnion(branches);
       if (merged) Object.assign(out, merged);
       else out.anyOf = branches;
       continue;
@@ -117,6 +148,34 @@ function dropSharedDescriptions(op: Operation, properties: Record<string, Record
     const shared = (name === 'id' && schema.description === PROJECT_ID_DESCRIPTION)
       || (op.pagination !== undefined && (PAGE_INPUT_KEYS as readonly string[]).includes(name));
     if (shared) delete schema.description;
+  }
+}
+
+/** `[a, b, c]` → "a, b or c". */
+function wordList(words: string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+/**
+ * A person field (user_id, author_id, assignee_id, a user's own id: personKeys) also takes a username, `erin` or
+ * `@erin`: the server looks it up before the zod schema sees the call (resolvePeople), so the published schema takes
+ * a string too and says so. Words the field takes besides (assignee_id's None, Any) stay in the description.
+ */
+function acceptUsernames(op: Operation, properties: Record<string, Record<string, unknown>>): void {
+  for (const key of personKeys(op)) {
+    const schema = properties[key];
+    const branches = (schema?.anyOf ?? [schema]) as Array<Record<string, unknown> | undefined>;
+    const number = branches.find((branch) => [branch?.type].flat().includes('integer'));
+    if (!schema || !number) continue;
+    const words = branches.flatMap((branch) => (branch?.type === 'string' && Array.isArray(branch.enum) ? branch.enum.map(String) : []));
+    const said = typeof schema.description === 'string' ? schema.description : undefined;
+    const description = said && /username/i.test(said) ? said
+      : `${wordList([said ? said.replace(/\.$/, '') : 'ID', 'username', ...words])}.`;
+    properties[key] = {
+      type: ['integer', 'string'],
+      ...(typeof number.minimum === 'number' ? { minimum: number.minimum } : {}),
+      description,
+    };
   }
 }
 
@@ -145,6 +204,7 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
   const schema = compactSchema(z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>;
   delete schema.$schema;
   dropSharedDescriptions(op, (schema.properties ?? {}) as Record<string, Record<string, unknown>>);
+  acceptUsernames(op, (schema.properties ?? {}) as Record<string, Record<string, unknown>>);
   const suffix = op.effect === 'destructive' ? ' A human confirms it first.' : '';
   const descriptor: ToolDescriptor = {
     name: op.name,

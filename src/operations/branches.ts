@@ -1,14 +1,15 @@
 // Branches and tags areas (beyond the spec; the service's Branches, Protected branches and Tags APIs, v4): find,
 // read, create and delete branches and tags, delete merged branches, protect and unprotect a branch.
 import { z } from 'zod';
+import { accessLevel } from './access-levels.js';
 import { defineOperation, fields } from './define.js';
 import type { Presentation } from './define.js';
 import { asRecord, presentList, shortSha, show } from './present.js';
 
 const branchName = () => z.string().min(1);
 const tagName = () => z.string().min(1);
-const accessLevel = () => z.union([z.literal(0), z.literal(30), z.literal(40), z.literal(60)]).optional()
-  .describe('0 no one, 30 developers, 40 maintainers, 60 admins.');
+/** Who may push or merge: 30 (`developer`) means developers and maintainers. */
+const pushOrMergeLevel = () => accessLevel([0, 30, 40, 60]).optional();
 
 function presentBranch(data: unknown): Presentation {
   const branch = asRecord(data);
@@ -117,8 +118,8 @@ export const branchesOperations = [
     input: z.object({
       id: fields.projectId(),
       name: z.string().min(1).describe('Branch name or wildcard such as release/*.'),
-      push_access_level: accessLevel(),
-      merge_access_level: accessLevel(),
+      push_access_level: pushOrMergeLevel(),
+      merge_access_level: pushOrMergeLevel(),
       allow_force_push: z.boolean().optional(),
     }),
     queryKeys: ['name', 'push_access_level', 'merge_access_level', 'allow_force_push'],

@@ -1,7 +1,9 @@
 // Members area: the members of a group or project — direct or inherited too — and adding, changing and removing
 // them. Groups and projects have the same seven calls, so both sets come from one declaration.
 import { z } from 'zod';
+import { accessLevel } from './access-levels.js';
 import { defineOperation, fields } from './define.js';
+import { membershipFacts } from './member-source.js';
 import { ACCESS_LEVEL_NAMES, presentList, show } from './present.js';
 
 
@@ -27,7 +29,7 @@ interface Parent {
 function memberOperations({ kind, id, levels }: Parent) {
   const base = `/${kind}s/:id/members`;
   const area = 'members' as const;
-  const level = () => z.literal(levels).describe(`${levels.map((l) => `${l} ${ACCESS_LEVEL_NAMES[l]}`).join(', ')}.`);
+  const level = () => accessLevel(levels);
   const one = z.object({ id: id(), user_id: userId() });
   return [
     defineOperation({
@@ -98,7 +100,8 @@ function memberOperations({ kind, id, levels }: Parent) {
       route: `PUT ${base}/:user_id`,
       input: z.object({ id: id(), user_id: userId(), access_level: level(), expires_at: expiresAt() }),
       effect: 'write',
-      undo: 'The level and expiry it replaces are kept nowhere, so a human approves every change.',
+      undo: 'The level and expiry it replaces are kept nowhere, so a human approves every change. Access inherited from a group is refused before asking, naming the group.',
+      facts: membershipFacts(kind, 'update'),
       // access_level is required, so every call overwrites it.
       confirm: () => `It overwrites the member's access level and keeps the old one nowhere; ` +
         `read it with get_${kind}_member first if it may be needed.`,
@@ -114,6 +117,8 @@ function memberOperations({ kind, id, levels }: Parent) {
       effect: 'destructive',
       undo: `The user loses this access at once; adding them back is a new membership whose level and expiry must be set again. ` +
         `Access inherited from parent groups stays.`,
+      // The service removes only a membership of the place itself: inherited access is refused before asking, naming its group.
+      facts: membershipFacts(kind, 'remove'),
     }),
   ];
 }

@@ -96,5 +96,10 @@ export function presentList(noun: string, line: (item: Fields) => [string, strin
   };
 }
 
-/** The service's access levels by name, as people say them. */
-export const ACCESS_LEVEL_NAMES: Record<string, string> = { 10: 'guest', 20: 'reporter', 30: 'developer', 40: 'maintainer', 50: 'owner' };
+/**
+ * The service's access levels by name, as people say them and as every access-level field also takes them
+ * (access-levels.ts); a field offers the names of its own numbers only (a protected branch: no_one … admin).
+ */
+export const ACCESS_LEVEL_NAMES: Record<string, string> = {
+  0: 'no_one', 5: 'minimal_access', 10: 'guest', 15: 'planner', 20: 'reporter', 30: 'developer', 40: 'maintainer', 50: 'owner', 60: 'admin',
+};

@@ -1,6 +1,7 @@
 // Projects area: find projects — every project visible to the caller, or those of one user — with the spec's
 // filters, every order, and offset pages (keyset on request, the way past 10,000 projects).
 import { z } from 'zod';
+import { accessLevel as levelField } from './access-levels.js';
 import { defineOperation } from './define.js';
 import { presentList, show } from './present.js';
 
@@ -9,7 +10,7 @@ const flag = (what?: string) => (what === undefined ? z.boolean().optional() : z
 
 /** The spec's project orders (the group project list has the same). */
 export const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
-export const accessLevel = () => z.literal([10, 20, 30, 40, 50]).describe('10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner.');
+export const accessLevel = () => levelField([10, 20, 30, 40, 50]);
 
 /** Filters every project list takes (instance, user and group lists). */
 export const projectFilters = {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PAGINATION_CONTROL_KEYS } from '../../../src/operations/define.js';
 import { operations } from '../../../src/operations/index.js';
+import { ACCESS_LEVEL_NAMES } from '../../../src/operations/present.js';
 import { validateInput } from '../../../src/operations/validate.js';
 
 const DATA = new URL('../../data/', import.meta.url);
@@ -177,8 +178,12 @@ describe.each(endpoints)('spec audit: %s', (route) => {
         continue;
       }
       documented.add(row.param);
-      const property = properties[row.param];
-      if (!property) { problems.push(`${row.param}: documented by the spec, unknown to ${op.name}`); continue; }
+      if (!properties[row.param]) { problems.push(`${row.param}: documented by the spec, unknown to ${op.name}`); continue; }
+      const { property, names } = onTheWire(properties[row.param]);
+      for (const name of names) {
+        const sent = (validateInput(op, { ...requiredSample(properties, required), [row.param]: name }) as Record<string, unknown>)[row.param];
+        if (ACCESS_LEVEL_NAMES[String(sent)] !== name) problems.push(`${row.param}: the name ${name} is sent as ${String(sent)}`);
+      }
       if (row.in === 'path' && !op.pathParams.includes(row.param)) problems.push(`${row.param}: a path parameter the route lacks`);
       const type = typeOf(property);
       if (row.type !== 'file' && row.type !== 'any' && type !== row.type) problems.push(`${row.param}: type ${type}, spec says ${row.type}`);
@@ -216,6 +221,21 @@ describe.each(endpoints)('spec audit: %s', (route) => {
     expect(problems).toEqual([]);
   });
 });
+
+/**
+ * A property as the service receives it. An access level's names (`developer`) are taken and sent as their numbers
+ * (access-levels.ts): the branch of names is no parameter of the spec's, and each name is checked to leave as its number.
+ */
+function onTheWire(property: JsonSchema): { property: JsonSchema; names: string[] } {
+  const options = property.anyOf as JsonSchema[] | undefined;
+  const levelNames = new Set(Object.values(ACCESS_LEVEL_NAMES));
+  const isNames = (o: JsonSchema) => o.type === 'string' && Array.isArray(o.enum) && o.enum.every((v) => levelNames.has(v as string));
+  const named = options?.find(isNames);
+  if (!options || !named) return { property, names: [] };
+  const rest = options.filter((o) => o !== named);
+  const { anyOf: _union, ...outer } = property;
+  return { property: rest.length === 1 ? { ...outer, ...rest[0] } : { ...outer, anyOf: rest }, names: named.enum as string[] };
+}
 
 /** The smallest input the schema accepts for its required keys, so a spread parameter is checked on its own. */
 function requiredSample(properties: Record<string, JsonSchema>, required: Set<string>): Record<string, unknown> {
