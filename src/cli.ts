@@ -159,8 +159,8 @@ function stringOption(values: ParsedOptions, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The password in a Redis URL, so that no log line can show it. */
-function redisPassword(url: string | undefined): string | undefined {
+/** The password in a URL (Redis, a proxy), so that no log line can show it. */
+function urlPassword(url: string | undefined): string | undefined {
   if (!url) return undefined;
   try {
     return decodeURIComponent(new URL(url).password) || undefined;
@@ -178,7 +178,7 @@ async function setup(envFile: string | undefined, quiet = false): Promise<{ conf
   const secrets = [
     config.codehost.token, config.codehost.scimToken, config.server.mcpToken,
     config.secret, config.approval.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
-    redisPassword(config.redisUrl),
+    urlPassword(config.redisUrl), urlPassword(config.proxy.httpProxy), urlPassword(config.proxy.httpsProxy),
   ];
   // JSON for a log pipeline; never for the chat, whose stderr is a person's terminal.
   const log = config.logFormat === 'json' && !quiet
@@ -284,6 +284,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     http = await startMcpHttpServer({
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, allowedHosts: config.server.allowedHosts, log,
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness, replicaId: config.server.replicaId,
+      maxSessionsPerCaller: config.server.maxSessionsPerCaller, trustedProxies: config.server.trustedProxies,
       mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
       createSessionServer: ({ token }) => createMcpServer(sessionOptions(token)),
       stateless: async () => (await import('./mcp/stateless.js')).createStatelessEndpoint({

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { CaFileError, readCaFile } from './http/ca.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
 import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './mcp/approval.js';
+import { trustedProxyList } from './mcp/session-caps.js';
+import { quotedUrl } from './text/shown-url.js';
 
 /** Below the 60 s most MCP clients wait for a tool call, so the model hears our words rather than a bare timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
@@ -40,15 +42,25 @@ const token = z.string().optional().refine((v) => v === undefined || !/[\s<>]/.t
   error: (issue) => `must be a token, not a placeholder or text with spaces (such as '<your token>'); ${got(issue.input)}`,
 });
 
-const httpUrl = z.string().optional().transform((v, ctx) => {
+/**
+ * An http(s) URL without credentials: a user name or password in it would be printed wherever the address is shown
+ * (the banner, /readyz, doctor, logs), and the HTTP client refuses to send one anyway. `instead` says where they go.
+ * The value is quoted without them.
+ */
+const httpUrl = (instead = 'leave them out') => z.string().optional().transform((v, ctx) => {
   if (v === undefined || v.trim() === '') return undefined;
+  let url: URL | undefined;
   try {
-    const url = new URL(v.trim());
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString().replace(/\/+$/, '');
+    url = new URL(v.trim());
   } catch {
-    // fall through to the issue below
+    // the issue below
   }
-  ctx.addIssue({ code: 'custom', message: `must be an http(s) URL such as https://code.example.com, got '${v}'` });
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) {
+    if (url.username === '' && url.password === '') return url.toString().replace(/\/+$/, '');
+    ctx.addIssue({ code: 'custom', message: `must not carry a user name or password (user:password@): ${instead}; got '${quotedUrl(v.trim())}'` });
+    return z.NEVER;
+  }
+  ctx.addIssue({ code: 'custom', message: `must be an http(s) URL such as https://code.example.com, got '${quotedUrl(v)}'` });
   return z.NEVER;
 });
 
@@ -69,7 +81,7 @@ const directory = z.string().optional().transform((v) => (v === undefined || v.t
 
 /** Every variable forgeops reads, with its meaning; the README's configuration table is written from this. */
 export const ENVIRONMENT = z.object({
-  CODEHOST_URL: httpUrl.describe('Base URL of the code hosting service (the API is under /api/v4). Unset: the embedded sandbox.'),
+  CODEHOST_URL: httpUrl('put the token in CODEHOST_TOKEN instead').describe('Base URL of the code hosting service (the API is under /api/v4). Unset: the embedded sandbox.'),
   CODEHOST_TOKEN: token.describe('Personal access token sent as PRIVATE-TOKEN.'),
   CODEHOST_SCIM_TOKEN: token.describe('Bearer token for the SCIM API.'),
   CODEHOST_CA_FILE: z.string().optional().describe('PEM file of a private certificate authority to trust.'),
@@ -87,6 +99,17 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_ALLOWED_HOSTS: list.describe('Extra Host headers `serve` on loopback accepts besides its own address (comma-separated host:port): the address clients use when a proxy on this machine, such as haproxy in front of several replicas, forwards to it.'),
   FORGEOPS_MAX_SESSIONS: wholeNumber(DEFAULT_MAX_SESSIONS, 1)
     .describe(`MCP sessions \`serve\` keeps open at most; more clients get 503 (default ${DEFAULT_MAX_SESSIONS}).`),
+  FORGEOPS_MAX_SESSIONS_PER_CALLER: wholeNumber(0)
+    .describe('MCP sessions one caller (one client address, see FORGEOPS_TRUSTED_PROXIES) may hold in `serve`; more get 429 and never take another caller\'s (default 0: a quarter of FORGEOPS_MAX_SESSIONS, at least 10).'),
+  FORGEOPS_TRUSTED_PROXIES: list.refine((entries) => {
+    try {
+      trustedProxyList(entries);
+      return true;
+    } catch {
+      return false;
+    }
+  }, { error: (issue) => `must be IP addresses or CIDR ranges, comma-separated (e.g. 127.0.0.1,10.0.0.0/8); got '${String(issue.input)}'` })
+    .describe('Addresses (or CIDR ranges) of the balancers in front of `serve` (comma-separated): a request from one of them is counted as the client its X-Forwarded-For names, for the per-caller caps and session binding. Unset: every client behind a balancer counts as the balancer.'),
   FORGEOPS_REPLICA_ID: z.string().optional().refine((v) => v === undefined || v === '' || new RegExp(`^${REPLICA_NAME}$`).test(v), {
     error: (issue) => `must be 1 to 32 lowercase letters, digits or dashes (it starts every MCP session id, for the balancer to route by); got '${String(issue.input)}'`,
   }).describe('Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see README, Several replicas).'),
@@ -106,7 +129,7 @@ export const ENVIRONMENT = z.object({
   }).describe('Passphrase the approval page asks for before it approves a call, so its link alone approves nothing (required when `serve` is not on loopback).'),
   FORGEOPS_APPROVAL_PORT: wholeNumber(0, 0, 65535)
     .describe('Port on 127.0.0.1 where `forgeops mcp` serves the approval page (default 0: a free one; `serve` uses its own port).'),
-  FORGEOPS_APPROVAL_URL: httpUrl
+  FORGEOPS_APPROVAL_URL: httpUrl()
     .describe('Base URL at which people open the approval page, when not the address forgeops listens on (a tunnel or reverse proxy).'),
   FORGEOPS_APPROVAL_OPEN: z.string().optional()
     .describe("Command run with each approval page's link as its last argument, e.g. 'open' (macOS) or 'xdg-open' to show it in the browser."),
@@ -130,7 +153,7 @@ export const ENVIRONMENT = z.object({
   SLACK_BOT_TOKEN: slackToken('xoxb-', 'a bot token').describe('Bot User OAuth Token of the Slack app (xoxb-…); `forgeops slack` needs it.'),
   SLACK_APP_TOKEN: slackToken('xapp-', 'an app-level token')
     .describe('App-level token (xapp-…, scope connections:write): when set, the bot connects by Socket Mode instead of HTTP.'),
-  SLACK_API_URL: httpUrl.describe("Base URL of Slack's Web API (default https://slack.com/api/); for a proxy or a test double."),
+  SLACK_API_URL: httpUrl().describe("Base URL of Slack's Web API (default https://slack.com/api/); for a proxy or a test double."),
   SLACK_READ_ONLY_CHANNELS: list.describe('Slack channel ids where only read commands run (comma-separated).'),
   SLACK_SHARED_READ_TOKEN: token
     .describe('Service token for the reads of Slack users who linked no account of their own (never used for writes).'),
@@ -153,7 +176,12 @@ export interface Config {
     timeoutMs: number;
     maxRetries: number;
   };
-  server: { host: string; port: number; mcpToken?: string; allowedOrigins: string[]; allowedHosts: string[]; maxSessions: number; replicaId?: string };
+  server: {
+    host: string; port: number; mcpToken?: string; allowedOrigins: string[]; allowedHosts: string[]; maxSessions: number; replicaId?: string;
+    /** Undefined: the default share (see defaultMaxSessionsPerCaller). */
+    maxSessionsPerCaller?: number;
+    trustedProxies: string[];
+  };
   policy: { readOnly: boolean; toolsets: string[]; tools: string[] };
   approval: {
     policy: ApprovalPolicy;
@@ -226,6 +254,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       allowedOrigins: e.FORGEOPS_ALLOWED_ORIGINS,
       allowedHosts: e.FORGEOPS_ALLOWED_HOSTS.map((h) => h.toLowerCase()),
       maxSessions: e.FORGEOPS_MAX_SESSIONS,
+      maxSessionsPerCaller: e.FORGEOPS_MAX_SESSIONS_PER_CALLER || undefined,
+      trustedProxies: e.FORGEOPS_TRUSTED_PROXIES,
       replicaId: e.FORGEOPS_REPLICA_ID || undefined,
     },
     policy: {

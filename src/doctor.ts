@@ -2,6 +2,7 @@
 import { ApiError, isTlsFailure } from './http/errors.js';
 import { HttpClient } from './http/client.js';
 import type { Config, ConfigSource } from './config.js';
+import { withoutCredentials } from './text/shown-url.js';
 
 export type CheckStatus = 'ok' | 'fail' | 'warn' | 'info';
 
@@ -20,8 +21,9 @@ const PROBE_TIMEOUT_MS = 10_000;
 /** What forgeops serve answers on paths other than /mcp: pointing CODEHOST_URL at forgeops itself shows up so. */
 const FORGEOPS_ITSELF = /MCP endpoint is \/mcp/;
 
+/** One check as a line or two; a URL in it is shown without its user name and password, wherever it came from. */
 export function formatCheck(check: Check): string {
-  return `${MARK[check.status]} ${check.what}${check.fix ? `\n    fix: ${check.fix}` : ''}`;
+  return withoutCredentials(`${MARK[check.status]} ${check.what}${check.fix ? `\n    fix: ${check.fix}` : ''}`);
 }
 
 /** What the service's failures mean for the person who configured it. */
@@ -112,8 +114,9 @@ export function configurationChecks(config: Config, source: ConfigSource): Check
     checks.push({ status: 'warn', what: `${source.ignoredDotenv} was not read`, fix: `name it to use it: --env-file ${source.ignoredDotenv}` });
   }
   const { httpProxy, httpsProxy, noProxy } = config.proxy;
+  // A proxy's user name and password are legitimate in its URL, and never shown.
   checks.push(httpProxy || httpsProxy
-    ? { status: 'info', what: `proxy: ${[httpProxy && `HTTP_PROXY ${httpProxy}`, httpsProxy && `HTTPS_PROXY ${httpsProxy}`].filter(Boolean).join(', ')}${noProxy ? `, NO_PROXY ${noProxy}` : ''}` }
+    ? { status: 'info', what: withoutCredentials(`proxy: ${[httpProxy && `HTTP_PROXY ${httpProxy}`, httpsProxy && `HTTPS_PROXY ${httpsProxy}`].filter(Boolean).join(', ')}${noProxy ? `, NO_PROXY ${noProxy}` : ''}`) }
     : { status: 'info', what: 'proxy: none' });
   checks.push({
     status: 'info',
@@ -141,7 +144,7 @@ export async function checkServiceAtStart(config: Config, warn: (line: string) =
     client = serviceClient(config);
     const failed = (await checkService(client, `CODEHOST_URL ${config.codehost.url}`, config.codehost.token ? 'CODEHOST_TOKEN' : undefined))
       .find((c) => c.status === 'fail');
-    if (failed) warn(`service check: ${failed.what}${failed.fix ? `; fix: ${failed.fix}` : ''} (forgeops doctor shows the full report)`);
+    if (failed) warn(withoutCredentials(`service check: ${failed.what}${failed.fix ? `; fix: ${failed.fix}` : ''} (forgeops doctor shows the full report)`));
   } catch (error) {
     warn(`service check: ${(error as Error).message} (forgeops doctor shows the full report)`);
   } finally {

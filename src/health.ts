@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiTransport } from './http/types.js';
 import type { OpenedStore } from './state/store.js';
+import { withoutCredentials } from './text/shown-url.js';
 
 /** A readiness probe: undefined when fine, else why not, in words. */
 export interface ReadinessCheck {
@@ -62,7 +63,8 @@ export class ReadinessProbe {
   async current(): Promise<Readiness> {
     if (this.draining) return { ready: false, checks: { drain: 'shutting down; new work goes to another replica' } };
     if (this.cached && this.now() - this.cached.at < READINESS_CACHE_MS) return this.cached.answer;
-    const results = await Promise.all(this.checks.map(async (c) => [c.name, (await c.check().catch((e: unknown) => String(e))) ?? 'ok'] as const));
+    // Anyone may ask /readyz: a reason quoting an address never shows its credentials.
+    const results = await Promise.all(this.checks.map(async (c) => [c.name, withoutCredentials((await c.check().catch((e: unknown) => String(e))) ?? 'ok')] as const));
     const answer = { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
     this.cached = { at: this.now(), answer };
     return answer;

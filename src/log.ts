@@ -1,5 +1,7 @@
 // The stderr logger: stdout belongs to the MCP stdio channel, and known secrets are masked in every line. Text for
 // a terminal by default; one JSON record a line (pino) for a log pipeline with FORGEOPS_LOG_FORMAT=json.
+import { withoutCredentials } from './text/shown-url.js';
+
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
@@ -11,11 +13,11 @@ export interface Logger {
   debug(message: string): void;
 }
 
-/** Replaces every known secret (4 characters or more) in a message. */
+/** Replaces every known secret (4 characters or more) in a message, and the user name and password of any URL. */
 function masker(secrets: Array<string | undefined>): (message: string) => string {
   const masks = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4);
   return (message) => {
-    let line = message;
+    let line = withoutCredentials(message);
     for (const secret of masks) line = line.split(secret).join('[redacted]');
     return line;
   };

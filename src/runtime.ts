@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { HttpClientOptions } from './http/client.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from './http/types.js';
 import type { Logger } from './log.js';
+import { withoutCredentials } from './text/shown-url.js';
 import type { ServiceSettings } from './operations/failures.js';
 
 export interface SandboxInfo {
@@ -59,8 +60,10 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
       ...clientOptions(config),
     });
     if (!config.codehost.token) log.warn('CODEHOST_TOKEN is not set: only public data can be read');
-    const service = { address: `CODEHOST_URL (${config.codehost.url})`, tokenSource: 'CODEHOST_TOKEN' };
-    return { client, serviceLabel: config.codehost.url, service, close: () => client.close() };
+    // Config refuses a URL with credentials; shown without them all the same (banner, /readyz, errors).
+    const shown = withoutCredentials(config.codehost.url);
+    const service = { address: `CODEHOST_URL (${shown})`, tokenSource: 'CODEHOST_TOKEN' };
+    return { client, serviceLabel: shown, service, close: () => client.close() };
   }
   return embeddedSandboxRuntime(config, log);
 }

@@ -6,6 +6,7 @@ import { recordServiceRetry } from '../metrics.js';
 import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type RetryOptions } from './retry.js';
 import { API_PREFIX, encodeForm, SCIM_PREFIX, serializeQuery, servicePath } from './route.js';
 import { readCaFile } from './ca.js';
+import { quotedUrl } from '../text/shown-url.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, type ApiRequest, type ApiResponse } from './types.js';
 
 export interface HttpClientOptions {
@@ -239,10 +240,10 @@ function parseBaseUrl(baseUrl: string): URL {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new Error(`baseUrl '${baseUrl}' is not a valid URL (expected e.g. https://code.example.com)`);
+    throw new Error(`baseUrl '${quotedUrl(baseUrl)}' is not a valid URL (expected e.g. https://code.example.com)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new Error(`baseUrl '${baseUrl}' must start with https:// or http://`);
+    throw new Error(`baseUrl '${quotedUrl(baseUrl)}' must start with https:// or http://`);
   }
   if (url.search || url.hash || url.username || url.password) {
     throw new Error(`baseUrl '${url.origin}${url.pathname}' must not carry credentials, a query or a fragment`);

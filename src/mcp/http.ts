@@ -1,4 +1,4 @@
-// Streamable HTTP transport for the MCP server: capped, expiring, token-bound sessions; Host/Origin and bearer checks.
+// Streamable HTTP transport for the MCP server: capped, expiring sessions bound to who opened them; Host/Origin and bearer checks.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -7,13 +7,14 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger, LogLevel } from '../log.js';
 import { silentLogger } from '../log.js';
-import {
-  DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS, LIMIT_ERROR_CODE, MAX_SESSIONS_VARIABLE, messageTooLargeText,
-} from './limits.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS, LIMIT_ERROR_CODE, messageTooLargeText } from './limits.js';
 import { answerHealth, callsInFlight, type ReadinessProbe } from '../health.js';
 import { answerMetrics } from '../metrics.js';
 import { BoundedEventStore, EventBudget, SSE_RETRY_MS } from './event-store.js';
 import type { StatelessEndpoint } from './stateless.js';
+import {
+  callerAddress, chooseSlot, defaultMaxSessionsPerCaller, MAX_SESSIONS_PER_CALLER_VARIABLE, trustedProxyList, type SessionLimits,
+} from './session-caps.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
@@ -46,6 +47,13 @@ export interface McpHttpOptions {
   handshakeMs?: number;
   /** Live sessions at most (default 1,000, FORGEOPS_MAX_SESSIONS). */
   maxSessions?: number;
+  /** Live sessions one caller may hold (default a quarter of maxSessions, at least 10; FORGEOPS_MAX_SESSIONS_PER_CALLER). */
+  maxSessionsPerCaller?: number;
+  /**
+   * Addresses (or CIDR ranges) of proxies in front, whose X-Forwarded-For names the client (FORGEOPS_TRUSTED_PROXIES).
+   * Without them every client behind a balancer is the balancer's address: one caller for the caps and bindings.
+   */
+  trustedProxies?: readonly string[];
   /** Largest request body in bytes (default 16 MiB, FORGEOPS_MAX_MESSAGE_BYTES). */
   maxMessageBytes?: number;
   /** Bytes of resumable-stream events all sessions hold together (default 32 MiB). */
@@ -84,6 +92,8 @@ export interface McpHttpServer {
 
 interface Session {
   transport: StreamableHTTPServerTransport;
+  /** The address that opened it (see callerAddress): its requests must come from there, and it counts against that caller's cap. */
+  caller: string;
   /** SHA-256 of the service token the session was opened with: a later request must carry the same one (or none). */
   tokenHash?: Buffer;
   lastActive: number;
@@ -190,7 +200,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  if (!(maxSessions >= 1) || !(maxMessageBytes >= 1)) throw new Error('maxSessions and maxMessageBytes must be at least 1');
+  const limits: SessionLimits = {
+    maxSessions, handshakeMs, maxPerCaller: Math.min(maxSessions, options.maxSessionsPerCaller ?? defaultMaxSessionsPerCaller(maxSessions)),
+  };
+  if (!(maxSessions >= 1) || !(maxMessageBytes >= 1) || !(limits.maxPerCaller >= 1)) {
+    throw new Error('maxSessions, maxSessionsPerCaller and maxMessageBytes must be at least 1');
+  }
+  const proxies = options.trustedProxies?.length ? trustedProxyList(options.trustedProxies) : undefined;
   /** Insertion order is opening order: the first half-open entry is the oldest. */
   const sessions = new Map<string, Session>();
   /** Whether the server is shutting down (see drain). */
@@ -244,11 +260,16 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     }
   }
 
-  /** The session a request names, checked against the service token it was opened with. */
-  function findSession(req: IncomingMessage): { id: string; session: Session } | undefined {
+  /**
+   * The session a request names, checked against who opened it: from another address it is as unknown as a made-up
+   * id (so a leaked id alone is worth nothing, and ids cannot be probed); from the same one, with another service
+   * token, the refusal says why.
+   */
+  function findSession(req: IncomingMessage, caller: string): { id: string; session: Session } | undefined {
     const id = req.headers['mcp-session-id'];
     if (id === undefined) return undefined;
-    const session = typeof id === 'string' ? sessions.get(id) : undefined;
+    const found = typeof id === 'string' ? sessions.get(id) : undefined;
+    const session = found?.caller === caller ? found : undefined;
     if (!session) throw new Refusal(404, -32001, 'Session not found: start a new session with initialize', 'unknown session');
     const given = hashToken(sessionToken(req));
     const same = session.tokenHash && given ? timingSafeEqual(session.tokenHash, given) : session.tokenHash === given;
@@ -311,37 +332,34 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   }
 
   /**
-   * Makes room for a new session when full: closes the session idle longest, provided it has been idle past the
-   * handshake time and has no request running. A client between its initialize and its next request is therefore
-   * never cut off (it would get "Session not found" from its own handshake); when nobody can be closed, the 503 says
-   * when a slot can free up at the earliest.
+   * Makes room for a new session of `caller` (see chooseSlot): a session is closed for it only once idle past the
+   * handshake time with no request running, so a client between its initialize and its next request is never cut
+   * off; a caller at its own cap only ever gives up its own.
    */
-  function reserveSlot(): void {
-    if (sessions.size < maxSessions) return;
-    const now = Date.now();
-    let idlest: [string, Session] | undefined;
-    for (const entry of sessions) {
-      if (entry[1].busy === 0 && (!idlest || entry[1].lastActive < idlest[1].lastActive)) idlest = entry;
+  function reserveSlot(caller: string): void {
+    const decision = chooseSlot(sessions, caller, limits, Date.now());
+    if (decision.kind === 'refuse') {
+      throw new Refusal(decision.status, -32000, decision.message, decision.logKind, { 'retry-after': String(decision.retryAfterSeconds) });
     }
-    if (idlest && now - idlest[1].lastActive > handshakeMs) {
-      closeSession(idlest[0]);
-      limitedLog.note('evicted', `mcp http: session cap ${maxSessions} reached: closed the sessions idle longest (over ${Math.round(handshakeMs / 1000)} s)`);
-      return;
+    if (decision.kind !== 'evict') return;
+    closeSession(decision.id);
+    const idle = `idle longest (over ${Math.round(handshakeMs / 1000)} s)`;
+    if (decision.whose === 'own') {
+      limitedLog.note('evicted own', `mcp http: a caller at its cap of ${limits.maxPerCaller} sessions (${MAX_SESSIONS_PER_CALLER_VARIABLE}) opened another: closed its own session ${idle}`);
+    } else {
+      limitedLog.note('evicted', `mcp http: session cap ${maxSessions} reached: closed the sessions ${idle}`);
     }
-    const waitSeconds = Math.max(1, Math.ceil(((idlest?.[1].lastActive ?? now) + handshakeMs - now) / 1000));
-    throw new Refusal(503, -32000, `Server busy: all ${maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${waitSeconds} s`,
-      'session cap', { 'retry-after': String(waitSeconds) });
   }
 
-  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    reserveSlot();
+  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, caller: string): Promise<void> {
+    reserveSlot(caller);
     const id = options.replicaId ? `${options.replicaId}.${randomUUID()}` : randomUUID();
     const token = sessionToken(req);
     // An event store makes streams resumable: a client whose SSE stream dropped reconnects with Last-Event-ID.
     const eventStore = new BoundedEventStore({}, Date.now, eventBudget);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, eventStore, retryInterval: SSE_RETRY_MS });
     // Held before connect, so that concurrent initializes count against the cap at once.
-    sessions.set(id, { transport, tokenHash: hashToken(token), lastActive: Date.now(), established: false, busy: 0 });
+    sessions.set(id, { transport, caller, tokenHash: hashToken(token), lastActive: Date.now(), established: false, busy: 0 });
     transport.onclose = () => {
       sessions.delete(id);
       eventStore.release();
@@ -367,7 +385,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       return;
     }
     checkCaller(req);
-    const found = findSession(req);
+    const caller = callerAddress(req, proxies);
+    const found = findSession(req, caller);
     if (req.method === 'POST') {
       const body = await readJson(req);
       if (found) {
@@ -383,13 +402,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       if (draining) {
         throw new Refusal(503, -32000, 'Service Unavailable: this replica is shutting down; connect again to reach another', 'draining', { 'retry-after': '1' });
       }
-      if (isInitializeRequest(body)) return openSession(req, res, body);
+      if (isInitializeRequest(body)) return openSession(req, res, body, caller);
       // No session and no initialize: a 2026-07-28 request (every request stands alone), or a 2025 client's mistake.
       const stateless = options.stateless && await (statelessLoading ??= options.stateless().catch((error: Error) => {
         statelessLoading = undefined;
         throw error;
       }));
-      if (stateless && await stateless.serveIfModern(req, res, body)) return;
+      if (stateless && await stateless.serveIfModern(req, res, body, caller)) return;
       throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
     }
     if (req.method === 'GET' || req.method === 'DELETE') {

@@ -1,7 +1,7 @@
 // The stateless 2026-07-28 revision of MCP, served beside the 2025-11-25 sessions on the same /mcp: any replica
 // answers any request. A call needing a human answers input_required with a signed requestState naming a ticket in
 // the shared store; it runs only when the same call comes back confirmed and that ticket is redeemed, once.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { recordConfirmation } from '../metrics.js';
@@ -10,6 +10,8 @@ import type { StateStore } from '../state/store.js';
 import { confirmForm, confirmQuestion, elicitationModes, readConfirmAnswer, refusal } from './approval-ask.js';
 import type { ApprovalRequest } from './approval.js';
 import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http.js';
+import { sharedStateCodec } from './request-state-key.js';
+import { normaliseAddress } from './session-caps.js';
 import { createToolCore, instructions, SERVER_INFO, CONFIRM_TIMEOUT_MS, type CallExtra, type McpServerOptions } from './server.js';
 
 type V2 = typeof import('@modelcontextprotocol/server');
@@ -19,14 +21,15 @@ type HandlerContext = import('@modelcontextprotocol/server').ServerContext;
 const CONFIRM_KEY = 'confirm';
 /** Where MCP tickets are asked and answered, in the ticket's terms (Slack's are channel ids). */
 const PLACE = 'mcp';
-/** Calls one principal may have waiting for a confirmation at once; all of them together are capped by the store. */
-const MAX_WAITING_PER_PRINCIPAL = 20;
+/**
+ * Calls one client (a service token, or none, from one address) may have waiting for an answer at once, while they
+ * can still be answered; all of them together are capped by the store.
+ */
+export const MAX_WAITING_PER_CLIENT = 20;
 /** A token the service accepted is not checked again for this long; principals remembered at most. */
 const TOKEN_CHECK_TTL_MS = 60_000;
 const MAX_ACCEPTED_TOKENS = 1000;
 const TOKEN_CHECK_TIMEOUT_MS = 5_000;
-/** Where replicas without FORGEOPS_SECRET keep the requestState key they share (the store is already trusted with tickets). */
-const SHARED_KEY_NAME = 'mcp:request-state-key';
 
 export interface StatelessOptions {
   /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
@@ -44,9 +47,10 @@ export interface StatelessOptions {
 export interface StatelessEndpoint {
   /**
    * Answers a POST that names no session when it speaks 2026-07-28 (by the SDK's own classification, so both always
-   * agree) and says true; false, having written nothing, for a 2025 request.
+   * agree) and says true; false, having written nothing, for a 2025 request. `caller` is the client's address as the
+   * HTTP server reads it (through trusted proxies); default: the connection's.
    */
-  serveIfModern(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<boolean>;
+  serveIfModern(req: IncomingMessage, res: ServerResponse, body: unknown, caller?: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -56,16 +60,22 @@ function principalOf(token: string | undefined | null): string {
 }
 
 /**
- * The key that signs requestState. It must be the same on every replica that may receive the echo: derived from
- * FORGEOPS_SECRET when set; else, with a shared store, the first replica's random key kept there; else this process's.
+ * Whose share of the waiting-question cap a request takes: its principal from its address, so that the clients
+ * without a token of their own (all one principal) do not share one cap, and one's unanswered questions refuse no other.
  */
-async function requestStateKey(options: StatelessOptions): Promise<Buffer> {
-  if (options.secret) return createHash('sha256').update(`forgeops mcp requestState\0${options.secret}`).digest();
-  const fresh = randomBytes(32).toString('hex');
-  if (!options.sharedStore) return Buffer.from(fresh, 'hex');
-  await options.store.add(SHARED_KEY_NAME, fresh);
-  const kept = await options.store.get<string>(SHARED_KEY_NAME);
-  return Buffer.from(kept ?? fresh, 'hex');
+function clientOf(principal: string, caller: string): string {
+  return `${principal}.${createHash('sha256').update(caller).digest('hex').slice(0, 16)}`;
+}
+
+/** Whether the service takes a token: it does, it says no (401), or it could not be asked (why, in words). */
+type TokenCheck = { accepted: true } | { accepted: false; refused: true } | { accepted: false; refused: false; why: string };
+
+/** The service's failure to answer GET /user in a few words (its status or the kind of failure), never its token. */
+function checkFailure(error: unknown): string {
+  const { status, kind } = error as { status?: number; kind?: string };
+  if (kind === 'http' && typeof status === 'number') return `GET /user answered ${status}`;
+  if (kind === 'timeout') return `GET /user got no answer within ${TOKEN_CHECK_TIMEOUT_MS / 1000} s`;
+  return 'GET /user could not reach the service';
 }
 
 function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
@@ -109,29 +119,33 @@ function formElicitation(v2: V2, ctx: HandlerContext): boolean {
 
 export async function createStatelessEndpoint(options: StatelessOptions): Promise<StatelessEndpoint> {
   const v2 = await import('@modelcontextprotocol/server');
-  const codec = v2.createRequestStateCodec<{ ticket: string }>({
-    key: new Uint8Array(await requestStateKey(options)),
+  const codec = await sharedStateCodec<{ ticket: string }>(options, (key) => v2.createRequestStateCodec<{ ticket: string }>({
+    key,
     ttlSeconds: CONFIRM_TIMEOUT_MS / 1000,
     // An echo under another service token is refused before the handler runs.
     bind: (ctx) => principalOf(ctx.http?.req?.headers.get(TOKEN_HEADER)),
-  });
-  const tickets = new DurableConfirmations(options.store, { ttlMs: CONFIRM_TIMEOUT_MS, maxPerRequester: MAX_WAITING_PER_PRINCIPAL });
+  }));
+  const tickets = new DurableConfirmations(options.store, { ttlMs: CONFIRM_TIMEOUT_MS, maxPerRequester: MAX_WAITING_PER_CLIENT });
+  /** The caller of each request being served, by the web Request the SDK hands to serverFor. */
+  const callers = new WeakMap<Request, string>();
 
-  /** Principals whose token the service took lately (GET /user), so a run of calls checks it once a minute. */
+  /**
+   * Principals whose token the service took lately (GET /user), so a run of calls checks it once a minute. Only a yes
+   * lets a question be asked: a token the service refuses, or one it could not be asked about, gets none.
+   */
   const acceptedTokens = new Map<string, number>();
-  async function tokenAccepted(serverOptions: McpServerOptions, token: string, principal: string): Promise<boolean> {
+  async function checkToken(serverOptions: McpServerOptions, token: string, principal: string): Promise<TokenCheck> {
     const now = Date.now();
-    if ((acceptedTokens.get(principal) ?? 0) > now) return true;
+    if ((acceptedTokens.get(principal) ?? 0) > now) return { accepted: true };
     try {
       await serverOptions.client.request({ method: 'GET', path: '/user', token, idempotent: true, timeoutMs: TOKEN_CHECK_TIMEOUT_MS });
     } catch (error) {
-      // Only the service's own no counts: an outage fails the call itself, in its own words.
-      if ((error as { status?: number }).status === 401) return false;
-      return true;
+      if ((error as { status?: number }).status === 401) return { accepted: false, refused: true };
+      return { accepted: false, refused: false, why: checkFailure(error) };
     }
     if (acceptedTokens.size >= MAX_ACCEPTED_TOKENS) acceptedTokens.delete(acceptedTokens.keys().next().value!);
     acceptedTokens.set(principal, now + TOKEN_CHECK_TTL_MS);
-    return true;
+    return { accepted: true };
   }
 
   /**
@@ -140,7 +154,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
    * ticket (once, and only for the very same call), no withdraws it. An answer that comes without a ticket of ours
    * was never asked, and counts for nothing: the question is asked.
    */
-  async function confirm(ctx: HandlerContext, token: string | undefined, call: ApprovalRequest, serverOptions: McpServerOptions) {
+  async function confirm(ctx: HandlerContext, token: string | undefined, caller: string, call: ApprovalRequest, serverOptions: McpServerOptions) {
     const policy = serverOptions.approval;
     const requester = principalOf(token);
     const state = ctx.mcpReq.requestState<{ ticket: string }>();
@@ -168,11 +182,16 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
         'Run it from a client with elicitation support, or have the operator choose FORGEOPS_APPROVAL=allow.');
     }
     // A made-up X-Codehost-Token must not hold one of the tickets everybody shares, nor ask a human for nothing.
-    if (token && !(await tokenAccepted(serverOptions, token, requester))) {
+    const checked = token ? await checkToken(serverOptions, token, requester) : { accepted: true as const };
+    if (!checked.accepted && checked.refused) {
       return refusal(call.prompt, 'the service refuses the X-Codehost-Token this request carries (401)',
         'Send a valid token of the service in X-Codehost-Token, or none to act with the configured one.');
     }
-    const issued = await tickets.issue({ operation: call.operation, input: call.input, requester, place: PLACE });
+    if (!checked.accepted) {
+      return refusal(call.prompt, `the X-Codehost-Token this request carries could not be checked with the service (${checked.why})`,
+        'Try again once the service answers.');
+    }
+    const issued = await tickets.issue({ operation: call.operation, input: call.input, requester, place: PLACE }, { countAs: clientOf(requester, caller) });
     if (!issued.ok) return { confirmed: false as const, reason: issued.reason };
     return {
       ask: v2.inputRequired({
@@ -187,11 +206,12 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   /** One server per request, as the revision wants: nothing of it outlives the answer. */
   function serverFor(request: { requestInfo?: Request }) {
     const token = request.requestInfo?.headers.get(TOKEN_HEADER) || undefined;
+    const caller = (request.requestInfo && callers.get(request.requestInfo)) ?? 'unknown';
     const serverOptions = options.serverOptions(token);
     let handlerContext: HandlerContext | undefined;
     const core = createToolCore(serverOptions, {
       logger: () => serverOptions.log ?? options.log,
-      confirm: (call) => confirm(handlerContext!, token, call, serverOptions),
+      confirm: (call) => confirm(handlerContext!, token, caller, call, serverOptions),
     });
     const server = new v2.Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false } },
@@ -220,11 +240,12 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   });
 
   return {
-    async serveIfModern(req, res, body) {
+    async serveIfModern(req, res, body, caller = normaliseAddress(req.socket.remoteAddress ?? 'unknown')) {
       // One web Request for both the classification and the call; the client going away aborts the call (its
       // signal), as it does a 2025 session's.
       const gone = new AbortController();
       const request = webRequest(req, body, gone.signal);
+      callers.set(request, caller);
       // The parsed body is given: the SDK classifies from it and reads nothing, so the request stays unread.
       if (await v2.isLegacyRequest(request, body, { maxRequestBodySize: options.maxMessageBytes })) return false;
       res.once('close', () => { if (!res.writableFinished) gone.abort(); });

@@ -19,6 +19,8 @@ interface Ticket {
   call: PendingCall;
   fingerprint: string;
   expiresAt: number;
+  /** The key that counts this ticket against the caps while it can be answered (durable tickets only). */
+  open?: string;
 }
 
 /** Who clicks Confirm, where, and (when the front end has it) the call they saw: it must be the one issued. */
@@ -136,10 +138,14 @@ export interface DurableConfirmationOptions {
 
 /** Kept after expiry for this long, so a late click is told "expired" rather than "unknown". */
 const EXPIRED_GRACE_MS = 60 * 60_000;
+/** Marks a ticket that can still be answered, `confirm-open:<counted as>:<random>`, expiring with the answer window. */
+const OPEN_PREFIX = 'confirm-open:';
 
 /**
  * The same tickets as ConfirmationStore, kept in an async store so that a restart (or another replica) loses none.
- * Keys are `confirm:<requester>:<random>`, so the caps are a prefix count; the id handed out is the whole key's tail.
+ * A ticket is kept under `confirm:<requester>:<random>` (the id handed out is the key's tail) an hour past its expiry
+ * for a late click's sake; what the caps count is a marker that lives only as long as the ticket can be answered, so
+ * questions nobody answers stop holding anyone's slots once they expire.
  */
 export class DurableConfirmations {
   private readonly ttlMs: number;
@@ -150,19 +156,25 @@ export class DurableConfirmations {
     this.now = options.now ?? Date.now;
   }
 
-  /** Records a call awaiting approval, or says why not (too many waiting). */
-  async issue(call: PendingCall): Promise<{ ok: true; id: string } | { ok: false; reason: string }> {
-    const mine = `confirm:${call.requester}:`;
+  /**
+   * Records a call awaiting approval, or says why not (too many waiting). `countAs` is whose share of the per-requester
+   * cap the ticket takes, when a front end tells its clients apart more finely than by requester (default: the requester).
+   */
+  async issue(call: PendingCall, options: { countAs?: string } = {}): Promise<{ ok: true; id: string } | { ok: false; reason: string }> {
+    const mine = `${OPEN_PREFIX}${options.countAs ?? call.requester}:`;
     const { maxPerRequester = 5, maxPending = 1000 } = this.options;
     if (await this.store.count(mine) >= maxPerRequester) {
       return { ok: false, reason: `You already have ${maxPerRequester} calls waiting for your confirmation; confirm or cancel those first. Nothing was run.` };
     }
-    if (await this.store.count('confirm:') >= maxPending) {
+    if (await this.store.count(OPEN_PREFIX) >= maxPending) {
       return { ok: false, reason: 'Too many calls are waiting for confirmation right now; try again in a few minutes. Nothing was run.' };
     }
-    const id = `${call.requester}:${randomBytes(18).toString('base64url')}`;
-    const ticket: Ticket = { call, fingerprint: fingerprint(call.operation, call.input), expiresAt: this.now() + this.ttlMs };
+    const nonce = randomBytes(18).toString('base64url');
+    const id = `${call.requester}:${nonce}`;
+    const open = `${mine}${nonce}`;
+    const ticket: Ticket = { call, fingerprint: fingerprint(call.operation, call.input), expiresAt: this.now() + this.ttlMs, open };
     await this.store.set(`confirm:${id}`, ticket, { ttlMs: this.ttlMs + EXPIRED_GRACE_MS });
+    await this.store.set(open, 1, { ttlMs: this.ttlMs });
     return { ok: true, id };
   }
 
@@ -173,6 +185,7 @@ export class DurableConfirmations {
     if (refused) return refused;
     const ticket = await this.store.take<Ticket>(key);
     if (!ticket) return UNKNOWN;
+    await this.closeTicket(ticket);
     return checkSpent(ticket, by, this.now());
   }
 
@@ -185,6 +198,16 @@ export class DurableConfirmations {
   async cancel(id: string, person: string): Promise<boolean> {
     const ticket = await this.store.get<Ticket>(`confirm:${id}`);
     if (!ticket || ticket.call.requester !== person) return false;
-    return this.store.delete(`confirm:${id}`);
+    const deleted = await this.store.delete(`confirm:${id}`);
+    await this.closeTicket(ticket);
+    return deleted;
+  }
+
+  /**
+   * A ticket spent or withdrawn no longer counts against the caps. Failing to say so fails nothing: the marker expires
+   * with the answer window anyway, and a redemption already taken must go on.
+   */
+  private async closeTicket(ticket: Ticket): Promise<void> {
+    if (ticket.open?.startsWith(OPEN_PREFIX)) await this.store.delete(ticket.open).catch(() => false);
   }
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CALL_TIMEOUT_MS, loadConfig, parseConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_CALL_TIMEOUT_MS, ENVIRONMENT, loadConfig, parseConfig } from '../../src/config.js';
 
 describe('parseConfig', () => {
   it('gives sane defaults with an empty environment (embedded sandbox, loopback, approval by elicitation)', () => {
@@ -35,6 +35,8 @@ describe('parseConfig', () => {
       FORGEOPS_ALLOWED_ORIGINS: 'https://a.example, https://b.example',
       FORGEOPS_ALLOWED_HOSTS: 'MCP.example.org:443',
       FORGEOPS_REPLICA_ID: 'r2',
+      FORGEOPS_MAX_SESSIONS_PER_CALLER: '40',
+      FORGEOPS_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8, fd00::/8',
       FORGEOPS_REDIS_URL: 'redis://cache.internal:6379/0',
       FORGEOPS_READ_ONLY: 'true',
       FORGEOPS_TOOLSETS: 'pipelines,releases',
@@ -47,7 +49,7 @@ describe('parseConfig', () => {
     });
     expect(config.server).toEqual({
       host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'], maxSessions: 1000,
-      allowedHosts: ['mcp.example.org:443'], replicaId: 'r2',
+      allowedHosts: ['mcp.example.org:443'], replicaId: 'r2', maxSessionsPerCaller: 40, trustedProxies: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8'],
     });
     expect(config.redisUrl).toBe('redis://cache.internal:6379/0');
     expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], tools: ['get_file'] });
@@ -79,6 +81,9 @@ describe('parseConfig', () => {
     [{ FORGEOPS_APPROVAL_SECRET: 'short' }, 'FORGEOPS_APPROVAL_SECRET'],
     [{ FORGEOPS_APPROVAL_PORT: '70000' }, 'FORGEOPS_APPROVAL_PORT'],
     [{ SLACK_APPROVER: '@ana' }, 'SLACK_APPROVER'],
+    [{ FORGEOPS_TRUSTED_PROXIES: '127.0.0.1,balancer.internal' }, 'FORGEOPS_TRUSTED_PROXIES'],
+    [{ FORGEOPS_TRUSTED_PROXIES: '10.0.0.0/8/1' }, 'FORGEOPS_TRUSTED_PROXIES'],
+    [{ FORGEOPS_MAX_SESSIONS_PER_CALLER: 'many' }, 'FORGEOPS_MAX_SESSIONS_PER_CALLER'],
   ])('rejects %o with one line naming %s', (env, variable) => {
     let error: unknown;
     try {
@@ -90,6 +95,36 @@ describe('parseConfig', () => {
     const message = (error as Error).message;
     expect(message).toContain(variable);
     expect(message).not.toContain('\n');
+  });
+});
+
+describe('credentials in a URL setting', () => {
+  // Every http(s) URL setting; FORGEOPS_REDIS_URL is the one whose password belongs in it (and is never shown).
+  const urlSettings = Object.keys(ENVIRONMENT.shape).filter((name) => name.endsWith('_URL') && name !== 'FORGEOPS_REDIS_URL');
+
+  it('covers every URL setting', () => {
+    expect(urlSettings).toEqual(expect.arrayContaining(['CODEHOST_URL', 'FORGEOPS_APPROVAL_URL', 'SLACK_API_URL']));
+  });
+
+  it.each(urlSettings)('%s with a user name or password stops start-up in one line that names it and shows neither', (name) => {
+    for (const value of ['https://deploy-bot:s3cr3t-pass@code.example.com', 'https://glpat-s3cr3t-pass@code.example.com/', 'https://deploy-bot:s3cr3t/pass@code.example.com']) {
+      let message = '';
+      try {
+        parseConfig({ [name]: value });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect(message).toContain(name);
+      expect(message).not.toContain('\n');
+      expect(message).not.toMatch(/s3cr3t|deploy-bot/);
+      if (/:\/\/[^/]*@/.test(value)) expect(message).toContain('must not carry a user name or password');
+    }
+  });
+
+  it('says where the token goes instead for CODEHOST_URL', () => {
+    expect(() => parseConfig({ CODEHOST_URL: 'https://user:pass@code.example.com' }))
+      .toThrow("CODEHOST_URL must not carry a user name or password (user:password@): put the token in CODEHOST_TOKEN instead; got 'https://***@code.example.com'");
   });
 });
 

@@ -101,6 +101,46 @@ describe.each(kinds)('the %s store', (_kind, open) => {
   });
 });
 
+describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
+  const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'T1:U1', place: 'C1' };
+  const TTL_MS = 150;
+
+  it('hold a place in the caps only while they can be answered; a late answer is still told it expired', async () => {
+    const tickets = new DurableConfirmations(await open(), { ttlMs: TTL_MS, maxPerRequester: 2, maxPending: 3 });
+    const unanswered = [await tickets.issue(call), await tickets.issue(call)];
+    expect(await tickets.issue(call)).toMatchObject({ ok: false, reason: /already have 2 calls waiting/ });
+    expect((await tickets.issue({ ...call, requester: 'T1:U2' })).ok).toBe(true);
+    expect(await tickets.issue({ ...call, requester: 'T1:U3' })).toMatchObject({ ok: false, reason: /Too many calls/ });
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 100));
+    // Nobody answered: the questions no longer count, for the requester or overall.
+    expect((await tickets.issue(call)).ok).toBe(true);
+    expect((await tickets.issue({ ...call, requester: 'T1:U3' })).ok).toBe(true);
+    const late = unanswered[0] as { id: string };
+    expect(await tickets.redeem(late.id, { person: 'T1:U1', place: 'C1' })).toMatchObject({ ok: false, expired: true });
+  });
+
+  it('give their place back once answered or withdrawn', async () => {
+    const tickets = new DurableConfirmations(await open(), { maxPerRequester: 2 });
+    const [one, two] = [await tickets.issue(call), await tickets.issue(call)] as Array<{ id: string }>;
+    expect((await tickets.issue(call)).ok).toBe(false);
+    expect((await tickets.redeem(one.id, { person: 'T1:U1', place: 'C1' })).ok).toBe(true);
+    const three = await tickets.issue(call) as { id: string };
+    expect((await tickets.issue(call)).ok).toBe(false);
+    expect(await tickets.cancel(two.id, 'T1:U1')).toBe(true);
+    expect(await tickets.cancel(three.id, 'T1:U1')).toBe(true);
+    expect((await tickets.issue(call)).ok).toBe(true);
+    expect((await tickets.issue(call)).ok).toBe(true);
+  });
+
+  it('are counted per client when the front end says whose share a ticket takes, and still redeemed by the requester', async () => {
+    const tickets = new DurableConfirmations(await open(), { maxPerRequester: 1 });
+    const first = await tickets.issue(call, { countAs: 'T1:U1.laptop' }) as { id: string };
+    expect(await tickets.issue(call, { countAs: 'T1:U1.laptop' })).toMatchObject({ ok: false });
+    expect((await tickets.issue(call, { countAs: 'T1:U1.desktop' })).ok).toBe(true);
+    expect((await tickets.redeem(first.id, { person: 'T1:U1', place: 'C1' })).ok).toBe(true);
+  });
+});
+
 describe('Redis as the store of several replicas', () => {
   const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'T1:U1', place: 'C1' };
 

@@ -1,0 +1,76 @@
+// Clients that connect from another loopback address (127.0.0.2, …): another caller, as the server sees it, without
+// leaving the machine. The whole 127.0.0.0/8 is loopback on Linux, so no setup is needed.
+import { Agent, fetch as undiciFetch } from 'undici';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
+import { MODERN } from './mcp-v2.js';
+import { afterAll } from 'vitest';
+import { initializeBody, PROTOCOL_VERSION } from '../safety/mcp-harness.js';
+
+/** One connection pool per source address, closed after the test file. */
+const agents = new Map<string, Agent>();
+afterAll(async () => {
+  const open = [...agents.values()];
+  agents.clear();
+  await Promise.all(open.map((agent) => agent.close()));
+});
+
+/** A fetch whose connections leave from `address`, for an SDK client transport's `fetch` option. */
+export function fetchFrom(address: string): typeof fetch {
+  let agent = agents.get(address);
+  if (!agent) agents.set(address, agent = new Agent({ localAddress: address }));
+  const dispatcher = agent;
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: string;
+  sessionId?: string;
+}
+
+/** One raw POST (or GET, DELETE) to /mcp from `address`, with exactly these headers. */
+export async function requestFrom(address: string, url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  const response = await fetchFrom(address)(url, {
+    method, body, headers: { accept: 'application/json, text/event-stream', ...headers },
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text, sessionId: response.headers.get('mcp-session-id') ?? undefined };
+}
+
+/** A raw initialize from `address`; `sessionId` when the server opened a session. */
+export function initializeFrom(address: string, url: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return requestFrom(address, url, 'POST', { 'content-type': 'application/json', ...headers }, initializeBody());
+}
+
+/** A raw JSON-RPC message on a session, from `address`. */
+export function sessionPostFrom(address: string, url: string, sessionId: string, message: object, headers: Record<string, string> = {}): Promise<Answer> {
+  return requestFrom(address, url, 'POST', {
+    'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION, ...headers,
+  }, JSON.stringify({ jsonrpc: '2.0', ...message }));
+}
+
+/** The SDK's own client over Streamable HTTP, connecting from `address`. */
+export async function connectFrom(address: string, url: string, headers: Record<string, string> = {}) {
+  const mcp = new Client({ name: 'from-address-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: fetchFrom(address) });
+  await mcp.connect(transport);
+  return { mcp, transport };
+}
+
+/** An SDK v2 client on the 2026-07-28 revision from `address`, each round sent by the test (as manualClient in mcp-v2.ts). */
+export async function manualClientFrom(address: string, url: string, headers: Record<string, string> = {}) {
+  const client = new ClientV2({ name: 'v2-from-address', version: '1.0.0' }, {
+    versionNegotiation: { mode: { pin: MODERN } },
+    capabilities: { elicitation: { form: {} } },
+    inputRequired: { autoFulfill: false },
+  });
+  await client.connect(new TransportV2(new URL(url), { requestInit: { headers }, fetch: fetchFrom(address) }));
+  const call = (name: string, args: Record<string, unknown>, round: { inputResponses?: Record<string, unknown>; requestState?: string } = {}) =>
+    client.request({ method: 'tools/call', params: { name, arguments: args, ...round } }, { allowInputRequired: true }) as Promise<CallToolResult | InputRequiredResult>;
+  return { client, call };
+}

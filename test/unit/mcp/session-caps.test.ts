@@ -1,0 +1,58 @@
+// Who a caller is: the connection's address, or, from a trusted proxy, the client its X-Forwarded-For names (read from
+// the right, so what a client wrote itself never counts); and which slot a newcomer may take.
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { callerAddress, chooseSlot, normaliseAddress, trustedProxyList, type HeldSession } from '../../../src/mcp/session-caps.js';
+
+function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
+  return { socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } } as unknown as IncomingMessage;
+}
+
+describe('callerAddress', () => {
+  const proxies = trustedProxyList(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+
+  it('is the connection\'s address when no proxy is trusted, whatever the header says', () => {
+    expect(callerAddress(request('192.0.2.1', '203.0.113.7'))).toBe('192.0.2.1');
+    expect(callerAddress(request('192.0.2.1', '203.0.113.7'), proxies)).toBe('192.0.2.1');
+  });
+
+  it('is the first address from the right that is no trusted proxy, through a chain of them', () => {
+    expect(callerAddress(request('127.0.0.1', '203.0.113.7'), proxies)).toBe('203.0.113.7');
+    expect(callerAddress(request('::ffff:127.0.0.1', '198.51.100.9, 203.0.113.7, 10.1.2.3'), proxies)).toBe('203.0.113.7');
+    expect(callerAddress(request('fd00::1', '2001:db8::5'), proxies)).toBe('2001:db8::5');
+  });
+
+  it('stops at what is not an address, and is the proxy itself when nothing was forwarded', () => {
+    expect(callerAddress(request('127.0.0.1', 'unknown, 10.0.0.7'), proxies)).toBe('10.0.0.7');
+    expect(callerAddress(request('127.0.0.1'), proxies)).toBe('127.0.0.1');
+  });
+
+  it('reads an IPv4 client on an IPv6 socket as the same caller', () => {
+    expect(normaliseAddress('::FFFF:192.0.2.1')).toBe('192.0.2.1');
+    expect(normaliseAddress('2001:DB8::1')).toBe('2001:db8::1');
+  });
+
+  it('refuses a trusted proxy that is no address or range', () => {
+    expect(() => trustedProxyList(['balancer.internal'])).toThrow(/not an IP address or a CIDR range/);
+    expect(() => trustedProxyList(['10.0.0.0/x'])).toThrow(/not an IP address or a CIDR range/);
+  });
+});
+
+describe('chooseSlot', () => {
+  const limits = { maxSessions: 4, maxPerCaller: 2, handshakeMs: 1000 };
+  const held = (entries: Array<[string, string, number, number?]>) =>
+    new Map<string, HeldSession>(entries.map(([id, caller, lastActive, busy = 0]) => [id, { caller, lastActive, busy }]));
+
+  it('a caller at its share gives up its own idlest session, never another caller\'s idler one, and never a busy one', () => {
+    const sessions = held([['other', 'b', 0], ['a1', 'a', 500, 1], ['a2', 'a', 2000]]);
+    expect(chooseSlot(sessions, 'a', limits, 5000)).toEqual({ kind: 'evict', id: 'a2', whose: 'own' });
+    expect(chooseSlot(sessions, 'a', limits, 2500)).toMatchObject({ kind: 'refuse', status: 429, retryAfterSeconds: 1 });
+  });
+
+  it('below its share a caller may take the idlest slot of a full table, or is told 503', () => {
+    const full = held([['a1', 'a', 100], ['a2', 'a', 200], ['b1', 'b', 300], ['c1', 'c', 400]]);
+    expect(chooseSlot(full, 'd', limits, 5000)).toEqual({ kind: 'evict', id: 'a1', whose: 'idlest' });
+    expect(chooseSlot(full, 'd', limits, 600)).toMatchObject({ kind: 'refuse', status: 503 });
+    expect(chooseSlot(held([['a1', 'a', 100]]), 'a', limits, 5000)).toEqual({ kind: 'free' });
+  });
+});
