@@ -68,6 +68,8 @@ export interface JobLogResult {
   failing_section?: string;
   /** A few lines around the first error, fenced like the log. */
   failure_excerpt?: string;
+  /** What reading the log left out to stay within its budget (the oldest part), in words. */
+  not_read?: string[];
 }
 
 /**
@@ -95,6 +97,7 @@ async function readLog(ctx: RunContext, input: { id: string | number; job_id: nu
     sections: log.sections.map((s) => ({ name: s.name, lines: s.to - s.from + 1, seconds: s.seconds, collapsed: s.collapsed })),
     ...(log.failingSection ? { failing_section: log.failingSection } : {}),
     ...(excerpt ? { failure_excerpt: fenceUntrusted(excerpt.lines.join('\n'), `${label}, lines ${excerpt.from}–${excerpt.to}`) } : {}),
+    ...(log.skipped.length > 0 ? { not_read: log.skipped } : {}),
   };
   return { data: result, status: response.status };
 }
@@ -105,7 +108,10 @@ function presentLog(data: unknown): Presentation {
   const shown = log.lines_read - log.shown_from + 1;
   return {
     title: `Log of job #${log.job_id}${where}`,
-    fields: [['lines', log.cut ? `the last ${shown}; the log is longer (lines=N or all=true for more)` : String(log.lines_read)]],
+    fields: [
+      ['lines', log.cut ? `the last ${shown}; the log is longer (lines=N or all=true for more)` : String(log.lines_read)],
+      ...(log.not_read?.length ? [['not read', log.not_read.join('; ')] as [string, string]] : []),
+    ],
     sections: [
       ...(log.failure_excerpt ? [{ title: 'Where it failed', text: unfenceLog(log.failure_excerpt), code: true }] : []),
       { title: log.cut ? 'Tail' : 'Log', text: unfenceLog(log.log), code: true },

@@ -13,6 +13,7 @@ const benchDir = `${root}tools/bench/`;
 const HELPERS: Record<string, string> = {
   'one-tool-server.mjs': 'mcp.mjs', // its start-up baseline
   'args.mjs': 'mcp.mjs', // every bench's command line (--smoke and the numbers)
+  'hostile-logs.mjs': 'job-log.mjs', // the crafted logs (also read by the parser's tests)
 };
 
 /**
@@ -24,6 +25,13 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^calls: \d+ sequential list_pipelines/m,
     /^baseline fetch: .*\(1\.00x\)$/m,
     /^forgeops executor: .*ms\/call \([\d.]+x\)$/m,
+  ],
+  'job-log.mjs': [
+    /^baseline \(an ordinary log\): [\d.]+ ms \(1\.00x\)$/m,
+    // Every crafted log is read, at its size and at twice its size.
+    ...['markers on one line', 'unclosed starts', 'ends without starts', 'unclosed starts, then stray ends', 'alternating start and end', 'very long lines', 'carriage returns']
+      .map((name) => new RegExp(`^${name}: [\\d.]+ ms \\([\\d.]+x\\), twice the size [\\d.]+x, \\d+ sections named$`, 'm')),
+    /^worst hostile log: [\d.]+x the baseline$/m,
   ],
   'mcp.mjs': [
     /^ {2}one-tool McpServer .*1\.00×/m,
