@@ -28,6 +28,8 @@ export interface ChatMessage {
   actions: FollowUp[];
   /** Small print: "showing 20 of 134; next page: page=2", "a part could not be read: …". */
   notes: string[];
+  /** A report the asker may want to show others (a triage): where it is answered privately, offer to share it. */
+  shareable?: boolean;
 }
 
 /** A message with empty lists filled in, so every renderer can iterate without checks. */
@@ -36,6 +38,7 @@ export function chatMessage(title: string, parts: Partial<Omit<ChatMessage, 'tit
     title,
     ...(parts.status !== undefined ? { status: parts.status } : {}),
     ...(parts.link !== undefined ? { link: parts.link } : {}),
+    ...(parts.shareable ? { shareable: true } : {}),
     fields: parts.fields ?? [],
     sections: parts.sections ?? [],
     actions: parts.actions ?? [],

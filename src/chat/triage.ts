@@ -31,6 +31,8 @@ export async function triage(project: string, deps: TriageDeps): Promise<{ ok: b
       ...message,
       status: STATUS[String(report.verdict)] ?? 'info',
       ...(typeof report.web_url === 'string' ? { link: report.web_url } : {}),
+      // What a person on call shows the others: Slack answers it privately and offers to share it.
+      shareable: true,
     },
   };
 }

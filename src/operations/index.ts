@@ -25,7 +25,7 @@ import { auditEventsOperations } from './audit-events.js';
 import { applicationSettingsOperations } from './application-settings.js';
 import { groupImportExportOperations } from './group-import-export.js';
 import { jobsOperations } from './jobs.js';
-import { triageOperation } from './triage.js';
+import { incidentIssueOperation, triageOperation } from './triage.js';
 import { branchesOperations, tagsOperations } from './branches.js';
 import { issueChangeOperations, mergeRequestChangeOperations, projectReadOperations } from './work-item-changes.js';
 
@@ -63,6 +63,7 @@ export const operations: readonly Operation[] = [
   ...issueChangeOperations,
   // Composed of the reads above; it looks them up when it runs (this list is not built yet when it is defined).
   triageOperation(() => operations),
+  incidentIssueOperation(() => operations),
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

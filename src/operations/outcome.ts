@@ -16,7 +16,7 @@ export interface WriteOutcome {
 /** Past tense of the verb an operation's name starts with; unknown verbs fall back to "<Title>: done". */
 const PAST: Record<string, string> = {
   create: 'Created', update: 'Updated', delete: 'Deleted', remove: 'Removed', add: 'Added', retry: 'Retried',
-  cancel: 'Canceled', revert: 'Reverted', set: 'Set', export: 'Started the export of', import: 'Started an import of',
+  cancel: 'Canceled', revert: 'Reverted', set: 'Set', export: 'Started the export of', import: 'Started an import of', open: 'Opened',
 };
 
 function personLabel(person: Person | undefined, value: unknown): string {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import type { FollowUp, Operation, OperationResult, Presentation, RunContext } from './define.js';
+import { ApiError } from '../http/errors.js';
 import { executeOperation } from './execute.js';
 import { unfenceLog } from './job-log.js';
 import { asList, asRecord, shortSha, show, type Fields } from './present.js';
@@ -36,7 +37,11 @@ export interface TriageReport {
   /** While running: the pipeline of the head that is still going (the verdict is the last finished one's). */
   running_pipeline?: { id: number; status: string };
   red_since?: {
-    first_red: { pipeline: number; sha: string; title?: string; author?: string; at?: string };
+    /**
+     * since: when the first red pipeline was created (ISO 8601); red_for: how long ago that is, in words
+     * ("2 h 14 min"), at the time of the report.
+     */
+    first_red: { pipeline: number; sha: string; since?: string; red_for?: string; title?: string; author?: string; at?: string };
     last_green?: { pipeline: number; sha: string };
     /** Commits after the last green one up to the first red one, oldest first: who to ping (the newest 20 of them). */
     suspects: Array<{ sha: string; title: string; author: string }>;
@@ -51,9 +56,39 @@ export interface TriageReport {
   actions: FollowUp[];
   /** Reads that failed or were cut, each in words. */
   unread: string[];
+  /** When the report was made (ISO 8601): red_for counts to it. */
+  as_of: string;
 }
 
+export type FirstRed = NonNullable<TriageReport['red_since']>['first_red'];
+
 type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
+
+/** The clock triage reads "how long red" against: epoch ms. */
+export type Clock = () => number;
+
+/** A span of time in words, to the minute: "less than a minute", "14 min", "2 h 14 min", "3 d 2 h". */
+export function spanText(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return 'less than a minute';
+  const [days, hours, mins] = [Math.floor(minutes / 1440), Math.floor((minutes % 1440) / 60), minutes % 60];
+  if (days > 0) return hours > 0 ? `${days} d ${hours} h` : `${days} d`;
+  if (hours > 0) return mins > 0 ? `${hours} h ${mins} min` : `${hours} h`;
+  return `${mins} min`;
+}
+
+/** A moment as people on call read it, in UTC: "13:02 UTC" today, "2026-11-25 13:02 UTC" another day. */
+export function momentText(at: Date, now: number): string {
+  const iso = at.toISOString();
+  const day = iso.slice(0, 10);
+  return `${day === new Date(now).toISOString().slice(0, 10) ? '' : `${day} `}${iso.slice(11, 16)} UTC`;
+}
+
+/** "2 h 14 min, since 13:02 UTC": how long red and since when, or undefined without a time. */
+function redForText(first: FirstRed, now: number): string | undefined {
+  if (!first.since || !first.red_for) return undefined;
+  return `${first.red_for}, since ${momentText(new Date(first.since), now)}`;
+}
 
 /** Runs one registry read; a failure becomes a line of `unread` instead of failing the whole report. */
 function reader(ctx: RunContext, operations: () => readonly Operation[], unread: string[]): Read {
@@ -108,7 +143,7 @@ export function redSince(pipelines: Fields[]): { firstRed?: Fields; lastGreen?: 
   return { firstRed };
 }
 
-async function triage(ctx: RunContext, input: { id: string | number }, operations: () => readonly Operation[]): Promise<OperationResult> {
+async function triage(ctx: RunContext, input: { id: string | number }, operations: () => readonly Operation[], clock: Clock): Promise<OperationResult> {
   const unread: string[] = [];
   const read = reader(ctx, operations, unread);
   // The latest release does not depend on the default branch: asked at once with the project.
@@ -149,6 +184,7 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
     failed_jobs: [],
     actions: [],
     unread,
+    as_of: new Date(clock()).toISOString(),
   };
 
   const work: Array<Promise<void>> = [];
@@ -168,9 +204,12 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
         const counts = new Map<string, number>();
         for (const s of suspects) counts.set(s.author, (counts.get(s.author) ?? 0) + 1);
         const culprit = commits.at(-1) ?? {};
+        // Red since the first red pipeline was created (the list gives created_at; a start would need a read each).
+        const since = typeof firstRed.created_at === 'string' ? new Date(firstRed.created_at) : undefined;
+        const when = since && !Number.isNaN(since.getTime()) ? { since: since.toISOString(), red_for: spanText(clock() - since.getTime()) } : {};
         report.red_since = {
           first_red: {
-            pipeline: Number(firstRed.id), sha: String(firstRed.sha),
+            pipeline: Number(firstRed.id), sha: String(firstRed.sha), ...when,
             ...(culprit.title !== undefined ? { title: show(culprit.title), author: show(culprit.author_name), at: show(culprit.created_at) } : {}),
           },
           ...(lastGreen ? { last_green: { pipeline: Number(lastGreen.id), sha: String(lastGreen.sha) } } : {}),
@@ -230,18 +269,24 @@ function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
   }
   const failing = report.failed_jobs[0];
   if (failing) actions.push({ label: `Log of ${failing.name}`, operation: 'get_job_log', input: { id, job_id: failing.id } });
-  if (report.verdict === 'red') {
-    const title = `${report.default_branch} is red: ${failing ? `${failing.name} failing` : `pipeline #${head?.id} failed`}`;
-    actions.push({ label: 'Open incident issue', operation: 'create_issue', input: { id, title, issue_type: 'incident', labels: 'incident', description: incidentText(report) } });
-  }
+  // The issue is written from a triage run when the action is taken: the action itself names only the project.
+  if (report.verdict === 'red') actions.push({ label: 'Open incident issue', operation: INCIDENT_OPERATION, input: { id } });
   return actions;
 }
 
+/** The incident issue's title: what is red and what fails, the same for the same incident (so it is opened once). */
+export function incidentTitle(report: TriageReport): string {
+  const failing = report.failed_jobs[0];
+  return `${report.default_branch} is red: ${failing ? `${failing.name} failing` : `pipeline #${report.head_pipeline?.id} failed`}`;
+}
+
 /** The report as an incident issue's description. */
-export function incidentText(report: TriageReport): string {
+export function incidentText(report: TriageReport, now: number): string {
   const lines = [`${report.default_branch} of ${report.project} is ${report.verdict}: ${report.because}.`];
   const since = report.red_since;
   if (since) {
+    const redFor = redForText(since.first_red, now);
+    if (redFor) lines.push('', `Red for ${redFor}.`);
     lines.push('', `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}.`);
     if (since.last_green) lines.push(`Last green: pipeline #${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}.`);
     if (since.suspects.length > 0) {
@@ -257,12 +302,15 @@ export function incidentText(report: TriageReport): string {
 
 function presentTriage(data: unknown): Presentation {
   const report = data as TriageReport;
+  const asOf = Date.parse(report.as_of);
   const word = { green: 'green', red: 'RED', running: 'running', unknown: 'unknown' }[report.verdict];
   const fields: Array<[string, string]> = [['verdict', `${word}: ${report.because}`]];
   if (report.head) fields.push(['head', `${shortSha(report.head.sha)} ${report.head.title} (${report.head.author})`]);
   const since = report.red_since;
   if (since) {
-    fields.push(['red since', `#${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.title ? ` ${since.first_red.title}` : ''}${since.first_red.author ? ` (${since.first_red.author})` : ''}`]);
+    const redFor = redForText(since.first_red, asOf);
+    if (redFor) fields.push(['red for', redFor]);
+    fields.push(['first red', `#${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.title ? ` ${since.first_red.title}` : ''}${since.first_red.author ? ` (${since.first_red.author})` : ''}`]);
     if (since.last_green) fields.push(['last green', `#${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}`]);
     if (since.ping.length > 0) fields.push(['who to ping', since.ping.join(', ')]);
   }
@@ -276,8 +324,11 @@ function presentTriage(data: unknown): Presentation {
   return { title: `${report.project}: ${report.default_branch} is ${word}`, fields, sections, actions: report.actions };
 }
 
-/** Built with a late view of the registry, which imports this module. */
-export function triageOperation(operations: () => readonly Operation[]) {
+/** The reads a triage is made of. */
+const TRIAGE_READS = ['get_project', 'get_branch', 'list_pipelines', 'list_pipeline_jobs', 'get_job_log', 'list_commits', 'get_commit', 'list_releases'];
+
+/** Built with a late view of the registry, which imports this module; `clock` says how long red (tests set it). */
+export function triageOperation(operations: () => readonly Operation[], clock: Clock = Date.now) {
   return defineOperation({
     name: 'triage_project',
     chat: 'project triage',
@@ -286,10 +337,53 @@ export function triageOperation(operations: () => readonly Operation[]) {
     title: 'Triage project',
     description: 'Is the default branch red, since which commit and whose, what the failing jobs printed, what to press, what is unreleased: one call.',
     route: 'GET /projects/:id/pipelines',
-    composedOf: ['get_project', 'get_branch', 'list_pipelines', 'list_pipeline_jobs', 'get_job_log', 'list_commits', 'get_commit', 'list_releases'],
+    composedOf: TRIAGE_READS,
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
     present: presentTriage,
-    run: (ctx, input) => triage(ctx, input, operations),
+    run: (ctx, input) => triage(ctx, input, operations, clock),
+  });
+}
+
+/** The operation behind a red triage's "Open incident issue". */
+export const INCIDENT_OPERATION = 'open_incident_issue';
+
+/** A red incident's issue: triaged when it runs, opened once (an open incident issue of the same title is kept). */
+async function openIncidentIssue(ctx: RunContext, input: { id: string | number }, operations: () => readonly Operation[], clock: Clock): Promise<OperationResult> {
+  const report = (await triage(ctx, input, operations, clock)).data as TriageReport;
+  const op = (name: string) => {
+    const found = operations().find((o) => o.name === name);
+    if (!found) throw new Error(`${name} is not in the registry`);
+    return found;
+  };
+  const refuse = (why: string) => new ApiError({ kind: 'refused', method: 'POST', path: `/projects/${encodeURIComponent(String(input.id))}/issues`, serviceMessage: why });
+  if (report.verdict !== 'red') {
+    throw refuse(`${report.default_branch} of ${report.project} is ${report.verdict} now (${report.because}); no incident issue was opened`);
+  }
+  const title = incidentTitle(report);
+  // One issue per incident, however often the action is taken (two people, a model calling twice).
+  const open = await executeOperation(op('list_project_issues'), { id: input.id, state: 'opened', labels: 'incident', search: title, in: 'title', per_page: 100 }, ctx);
+  const same = asList(open.data).find((issue) => issue.title === title);
+  if (same) {
+    throw refuse(`an incident issue about this is already open: #${show(same.iid)} "${title}"${typeof same.web_url === 'string' ? ` (${same.web_url})` : ''}; no other was opened`);
+  }
+  return executeOperation(op('create_issue'), { id: input.id, title, issue_type: 'incident', labels: 'incident', description: incidentText(report, clock()) }, ctx);
+}
+
+/** open_incident_issue, built like triage_project with a late view of the registry. */
+export function incidentIssueOperation(operations: () => readonly Operation[], clock: Clock = Date.now) {
+  return defineOperation({
+    name: INCIDENT_OPERATION,
+    chat: 'incident open',
+    area: 'issues',
+    outsideSpec: 'composed of triage_project and Issues API reads and writes',
+    title: 'Open incident issue',
+    description: 'While the default branch is red: open an incident issue written from triage_project (what fails, since when, whose commits), once per incident.',
+    route: 'POST /projects/:id/issues',
+    composedOf: [...TRIAGE_READS, 'list_project_issues', 'create_issue'],
+    input: z.object({ id: fields.projectId() }),
+    effect: 'write',
+    undo: 'Opens one issue and changes nothing else; update_issue with state_event close closes it.',
+    run: (ctx, input) => openIncidentIssue(ctx, input, operations, clock),
   });
 }

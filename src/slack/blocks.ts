@@ -35,7 +35,10 @@ export const STATUS_EMOJI: Record<ChatStatus, string> = {
 };
 
 /** Action ids: Bolt routes on them, so the prefix is the route and the index keeps them unique within a message. */
-export const ACTION_IDS = { followUp: 'forge_followup', confirm: 'forge_confirm', cancel: 'forge_cancel' } as const;
+export const ACTION_IDS = { followUp: 'forge_followup', confirm: 'forge_confirm', cancel: 'forge_cancel', share: 'forge_share' } as const;
+
+/** The label of the button that posts a private answer to the channel. */
+export const SHARE_LABEL = 'Share in channel';
 
 /** Slack's mrkdwn treats &, < and > as markup; everything from the service or a user is text. */
 export function escapeMrkdwn(text: string): string {
@@ -99,6 +102,8 @@ export interface RenderOptions {
   actionValue?: (index: number) => string | undefined;
   /** Extra small print, e.g. "confirmed by @ana". */
   byline?: string;
+  /** The value of a "Share in channel" button (a stored reference), for an answer only its asker sees. */
+  share?: string;
 }
 
 function headline(message: ChatMessage): string {
@@ -150,6 +155,9 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
   // The message's own steps (Next page, Cancel #7) below it; a row's are on its row.
   const buttons = message.actions.flatMap((action, index) => (action.row === undefined ? [button(action, index)] : []))
     .filter((b): b is Block => b !== undefined);
+  if (options.share !== undefined && options.share.length <= LIMITS.buttonValue) {
+    buttons.push({ type: 'button', text: { type: 'plain_text', text: SHARE_LABEL }, action_id: ACTION_IDS.share, value: options.share });
+  }
   const actionBlocks: Block[] = [];
   for (let i = 0; i < buttons.length; i += LIMITS.elementsPerActions) {
     actionBlocks.push({ type: 'actions', elements: buttons.slice(i, i + LIMITS.elementsPerActions) });

@@ -79,6 +79,14 @@ export function typedText(text: string): string {
   return text.replace(/&(amp|lt|gt);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>' })[name]!);
 }
 
+/** A private answer that its asker may post to the channel once (Share in channel). */
+interface ShareRef {
+  /** The answer; gone once shared (the reference then only says so). */
+  message?: ChatMessage;
+  place: string;
+  requester: string;
+}
+
 interface FollowUpRef {
   operation: string;
   input: Record<string, unknown>;
@@ -136,6 +144,26 @@ export class SlackBot {
     const { dispatcher, acting } = this.dispatcher(turn);
     const reply = await this.safely(() => dispatcher.confirmed(redeemed.call.operation, redeemed.call.input));
     await this.deliver(turn, reply, { acting, confirmed: true, replaceOriginal: true });
+  }
+
+  /**
+   * Share in channel: the asker's private answer posted to the channel, once, saying who shared it; the private
+   * copy loses its button. Its follow-up buttons are the channel's, each running as the one who clicks it.
+   */
+  async share(turn: Turn, ref: string): Promise<void> {
+    const key = `share:${ref}`;
+    const stored = await this.o.store.get<ShareRef>(key);
+    if (!stored || stored.place !== turn.channelId || stored.requester !== userKey(turn.user)) {
+      return this.answer(turn, renderText('This button no longer works (it expired, or it is not yours); nothing was posted.', 'warning'));
+    }
+    // The first click takes the answer; a later one finds only that it was shared.
+    const taken = stored.message ? await this.o.store.take<ShareRef>(key) : undefined;
+    if (!taken?.message) return this.answer(turn, renderText('Already shared in the channel; not posted again.', 'warning'));
+    await this.o.store.set(key, { place: taken.place, requester: taken.requester } satisfies ShareRef, { ttlMs: FOLLOW_UP_TTL_MS });
+    const { message } = taken;
+    const who = turn.userName ?? turn.user.userId;
+    await this.answer(turn, await this.render(turn, { ...message, notes: [...message.notes, 'Shared in the channel.'] }), { replaceOriginal: true });
+    await this.answer(turn, await this.render(turn, message, `Shared by ${who}.`), { visibility: 'in_channel' });
   }
 
   async cancel(turn: Turn, ticket: string): Promise<void> {
@@ -301,10 +329,12 @@ export class SlackBot {
     const { outcome } = reply;
     if (!how.audited) await this.audit(turn, reply, how.acting.current, how.confirmed);
     const byline = how.confirmed ? `Confirmed by ${turn.userName ?? turn.user.userId}.` : undefined;
-    const rendered = await this.render(turn, reply.message, byline);
     // Credentials a human asked to see (reveal) go to the asker alone, whatever the channel's settings say.
     const revealed = outcome?.ok === true && outcome.result.revealed === true;
     const shared = reply.ok && outcome !== undefined && !revealed && this.o.settings.inChannel.has(outcome.operation.name);
+    // A report answered privately can be shown to the channel by its asker, once.
+    const share = reply.ok && reply.message.shareable && !shared && !revealed ? await this.shareRef(turn, reply.message) : undefined;
+    const rendered = await this.render(turn, reply.message, byline, { share });
     if (shared && how.replaceOriginal) {
       // The question was the requester's alone; the outcome is the channel's news, and the question becomes its record.
       await this.answer(turn, rendered, { replaceOriginal: true });
@@ -314,7 +344,7 @@ export class SlackBot {
   }
 
   /** Block Kit of a message, its follow-ups stored so that each button carries only a short reference. */
-  private async render(turn: Turn, message: ChatMessage, byline?: string, options: { followUps?: boolean } = {}): Promise<SlackMessage> {
+  private async render(turn: Turn, message: ChatMessage, byline?: string, options: { followUps?: boolean; share?: string } = {}): Promise<SlackMessage> {
     if (options.followUps === false) return renderMessage(message, { byline });
     const refs: string[] = [];
     if (message.actions.length > 0 && (await this.o.store.count('followup:')) + message.actions.length <= MAX_FOLLOW_UPS) {
@@ -325,7 +355,16 @@ export class SlackBot {
       }
     }
     const shown = refs.length === 0 && message.actions.length > 0 ? chatMessage(message.title, { ...message, notes: [...message.notes, 'Buttons are off for now (too many waiting); type the command instead.'] }) : message;
-    return renderMessage(shown, { actionValue: (i) => refs[i], byline });
+    return renderMessage(shown, { actionValue: (i) => refs[i], byline, ...(options.share ? { share: options.share } : {}) });
+  }
+
+  /** Stores a private answer for its asker's Share in channel button; undefined (no button) when too many wait. */
+  private async shareRef(turn: Turn, message: ChatMessage): Promise<string | undefined> {
+    if ((await this.o.store.count('share:')) >= MAX_FOLLOW_UPS) return undefined;
+    const ref = randomBytes(12).toString('base64url');
+    const { shareable: _, ...shown } = message;
+    await this.o.store.set(`share:${ref}`, { message: shown, place: turn.channelId, requester: userKey(turn.user) } satisfies ShareRef, { ttlMs: FOLLOW_UP_TTL_MS });
+    return ref;
   }
 
   /** Answers through the response_url; when it is spent or refused, through the Web API. */

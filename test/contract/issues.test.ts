@@ -339,6 +339,23 @@ describe('one issue: read, open, change, comment (beyond the spec)', () => {
   });
 });
 
+describe('an incident issue from triage', () => {
+  it('opens one while the default branch is red, written from the triage, and no second one for the same incident', async () => {
+    const opened = await suite.call('open_incident_issue', { id: WEB }, { as: 'developer' });
+    expect(opened.status).toBe(201);
+    const issue = opened.data as Detail & { issue_type: string; description: string };
+    expect(issue).toMatchObject({ title: 'main is red: test failing', issue_type: 'incident', state: 'opened', author: { username: 'bob' } });
+    expect(names(issue)).toEqual(['incident']);
+    expect(issue.description).toMatch(/^Red for .*, since .* UTC\.$/m);
+    const again = await suite.refusal('open_incident_issue', { id: WEB }, 'developer');
+    expect(again.message).toContain(`already open: #${issue.iid}`);
+    // A project whose default branch is green gets none.
+    const green = await suite.refusal('open_incident_issue', { id: 'acme/platform/infra' });
+    expect(green.message).toMatch(/main of acme\/platform\/infra is green now/);
+    expect(decide(suite.operation('open_incident_issue'), { id: WEB }, { readOnly: true }).kind).toBe('deny');
+  });
+});
+
 describe('paging issue notes', () => {
   suite.pagingCase('list_issue_notes', { id: 'acme/platform/infra', issue_iid: 5 });
 });

@@ -205,7 +205,7 @@ describe('answers', () => {
     expect(text).toContain('acme/web: main is RED');
     expect(text).toMatch(/who to ping.*Bob Chen/s);
     expect(text).toContain('Received: \\"2024-03-09\\"');
-    expect(buttons(red.body).map((b) => b.text.text)).toEqual([`Retry failed jobs of #${head.id}`, 'Log of test', 'Open incident issue']);
+    expect(buttons(red.body).map((b) => b.text.text)).toEqual([`Retry failed jobs of #${head.id}`, 'Log of test', 'Open incident issue', 'Share in channel']);
 
     // Retry runs at once (it asks nobody) and the head's pipeline is pending again.
     const retry = buttons(red.body)[0];
@@ -216,7 +216,7 @@ describe('answers', () => {
     // Now it runs: the only button is Cancel of that pipeline, and cancelling asks first.
     const running = await command('triage acme/web');
     expect(messageText(running.body)).toContain('acme/web: main is running');
-    expect(buttons(running.body).map((b) => b.text.text)).toEqual([`Cancel #${head.id}`]);
+    expect(buttons(running.body).map((b) => b.text.text)).toEqual([`Cancel #${head.id}`, 'Share in channel']);
     const cancel = buttons(running.body)[0];
     const clicked = await click(cancel.action_id, cancel.value);
     const answer = await waitFor(() => answersTo(clicked.path)[0]);

@@ -3,9 +3,10 @@
 // the latest release, and what could not be read. Then the same project running (after a retry) and green.
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
+import { commandLine } from '../../../src/chat/command-line.js';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/define.js';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import { incidentIssueOperation, triageOperation, type TriageReport } from '../../../src/operations/triage.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();
@@ -34,11 +35,26 @@ function messageOf(reply: ChatReply) {
 
 const field = (message: { fields: Array<[string, string]> }, name: string) => message.fields.find(([k]) => k === name)?.[1];
 
+/** The registry with triage (and the incident issue it offers) reading the time from `now`. */
+function atTime(now: number): Operation[] {
+  const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => now)
+    : op.name === 'open_incident_issue' ? incidentIssueOperation(() => ops, () => now) : op));
+  return ops;
+}
+
+const MINUTE = 60_000;
+
 /** main's pipelines (newest first) and its head commit, read the plain way, to check the report against. */
 async function mainState() {
   const pipelines = await data('list_pipelines', { id: PROJECT, ref: 'main', per_page: 50 });
   const [head] = await data('list_commits', { id: PROJECT, ref_name: 'main', per_page: 1 });
   return { pipelines, head };
+}
+
+async function triageAt(now: number): Promise<TriageReport> {
+  const reply = await dispatcher(atTime(now)).call('triage_project', { id: PROJECT });
+  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error('triage_project failed');
+  return reply.outcome.result.data as TriageReport;
 }
 
 describe('triage of the demo incident: acme/web main is red', () => {
@@ -69,8 +85,29 @@ describe('triage of the demo incident: acme/web main is red', () => {
     expect(report.red_since?.suspects.map((c) => c.title)).toEqual(['Document the deploy steps [ci skip]', culprit.title]);
     expect(report.red_since?.ping).toEqual(['Bob Chen', 'Carol Diaz']);
     const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
-    expect(field(message, 'red since')).toBe(`#${firstRed.id} at ${String(firstRed.sha).slice(0, 8)} ${culprit.title} (Bob Chen)`);
+    expect(field(message, 'first red')).toBe(`#${firstRed.id} at ${String(firstRed.sha).slice(0, 8)} ${culprit.title} (Bob Chen)`);
     expect(field(message, 'who to ping')).toBe('Bob Chen, Carol Diaz');
+  });
+
+  it('says since when in time and for how long, not by a pipeline number: counted from the first red pipeline on the clock', async () => {
+    const { pipelines } = await mainState();
+    const lastGreen = pipelines.find((p) => p.status === 'success')!;
+    const firstRed = pipelines.filter((p) => p.status === 'failed' && Number(p.id) > Number(lastGreen.id)).at(-1)!;
+    const since = new Date(String(firstRed.created_at));
+    const clock = since.getTime() + 2 * 60 * MINUTE + 14 * MINUTE + 30_000;
+    const hhmm = since.toISOString().slice(11, 16);
+    const day = since.toISOString().slice(0, 10) === new Date(clock).toISOString().slice(0, 10) ? '' : `${since.toISOString().slice(0, 10)} `;
+    const { message } = messageOf(await dispatcher(atTime(clock)).dispatch(`triage ${PROJECT}`));
+    expect(field(message, 'red for')).toBe(`2 h 14 min, since ${day}${hhmm} UTC`);
+    const report = await triageAt(clock);
+    expect(report.red_since?.first_red).toMatchObject({ since: since.toISOString(), red_for: '2 h 14 min' });
+    expect(report.as_of).toBe(new Date(clock).toISOString());
+    // Days later it says the day too; minutes after, only minutes.
+    const later = since.getTime() + 3 * 24 * 60 * MINUTE + 2 * 60 * MINUTE + 5 * MINUTE;
+    expect(field(messageOf(await dispatcher(atTime(later)).dispatch(`triage ${PROJECT}`)).message, 'red for'))
+      .toBe(`3 d 2 h, since ${since.toISOString().slice(0, 10)} ${hhmm} UTC`);
+    expect((await triageAt(since.getTime() + 9 * MINUTE + 59_000)).red_since?.first_red.red_for).toBe('9 min');
+    expect((await triageAt(since.getTime() + 20_000)).red_since?.first_red.red_for).toBe('less than a minute');
   });
 
   it('shows the failing job with the error lines of its log, not the whole tail', async () => {
@@ -89,18 +126,40 @@ describe('triage of the demo incident: acme/web main is red', () => {
     expect(section.text.split('\n').length).toBeLessThanOrEqual(16);
   });
 
-  it('offers Retry of the head pipeline\'s failed jobs only, the failing log and an incident issue', async () => {
+  it('offers Retry of the head pipeline\'s failed jobs only, the failing log and an incident issue, each a short command', async () => {
     const { pipelines, head } = await mainState();
     const headPipeline = pipelines.find((p) => p.sha === head.id)!;
     // Older red pipelines exist on main: none of them may be offered.
     expect(pipelines.filter((p) => p.status === 'failed' && p.id !== headPipeline.id).length).toBeGreaterThanOrEqual(2);
     const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
-    expect(message.actions.map((a) => a.operation)).toEqual(['retry_pipeline', 'get_job_log', 'create_issue']);
+    expect(message.actions.map((a) => a.operation)).toEqual(['retry_pipeline', 'get_job_log', 'open_incident_issue']);
     expect(message.actions[0]).toMatchObject({ label: `Retry failed jobs of #${headPipeline.id}`, input: { id: PROJECT, pipeline_id: headPipeline.id } });
-    const issue = message.actions[2].input;
-    expect(issue).toMatchObject({ id: PROJECT, title: 'main is red: test failing', issue_type: 'incident', labels: 'incident' });
-    expect(String(issue.description)).toContain('by Bob Chen');
-    expect(String(issue.description)).toContain('Received: "2024-03-09"');
+    // The issue is written when the action is taken: the action names the project only.
+    expect(message.actions[2]).toMatchObject({ label: 'Open incident issue', input: { id: PROJECT } });
+    const byName = new Map(operations.map((op) => [op.name, op]));
+    const typed = message.actions.map((a) => commandLine(byName.get(a.operation)!, a.input));
+    expect(typed[2]).toBe(`incident open ${PROJECT}`);
+    for (const line of typed) expect(line.length).toBeLessThan(60);
+  });
+
+  it('opens the incident issue from a triage when asked, once: the same incident again names the open issue', async () => {
+    const issues = async () => data('list_project_issues', { id: PROJECT, labels: 'incident', state: 'opened', per_page: 100 });
+    const before = (await issues()).length;
+    const clock = Date.now();
+    const reply = messageOf(await dispatcher(atTime(clock)).dispatch(`incident open ${PROJECT}`));
+    expect(reply.ok).toBe(true);
+    const opened = reply.outcome?.ok ? reply.outcome.result.data as Record<string, unknown> : {};
+    expect(opened).toMatchObject({ title: 'main is red: test failing', issue_type: 'incident', labels: ['incident'] });
+    expect(reply.message.title).toBe(`Opened incident issue #${String(opened.iid)} "main is red: test failing" in ${PROJECT}`);
+    const description = String(opened.description);
+    expect(description).toContain('by Bob Chen');
+    expect(description).toContain('Received: "2024-03-09"');
+    expect(description).toMatch(/^Red for \d+ (d|h)( \d+ (h|min))?, since (\d{4}-\d{2}-\d{2} )?\d{2}:\d{2} UTC\.$/m);
+    expect((await issues()).length).toBe(before + 1);
+    const again = messageOf(await dispatcher().call('open_incident_issue', { id: PROJECT }));
+    expect(again.ok).toBe(false);
+    expect(again.message.sections.map((s) => s.text).join('\n')).toContain(`already open: #${String(opened.iid)} "main is red: test failing"`);
+    expect((await issues()).length).toBe(before + 1);
   });
 
   it('names the latest release and how many commits are unreleased', async () => {
@@ -145,5 +204,9 @@ describe('triage after the head pipeline is retried, then passes', () => {
     expect(report.actions).toEqual([]);
     const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
     expect(message.title).toBe(`${PROJECT}: main is green`);
+    // An incident issue asked for now (an old button) opens nothing, and says why.
+    const late = messageOf(await dispatcher().call('open_incident_issue', { id: PROJECT }));
+    expect(late.ok).toBe(false);
+    expect(late.message.sections.map((s) => s.text).join('\n')).toMatch(/main of acme\/web is green now .*; no incident issue was opened/);
   });
 });

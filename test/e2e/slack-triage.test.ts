@@ -1,0 +1,129 @@
+// Triage in Slack as on-call people use it: the report comes to the asker alone with a "Share in channel" button that
+// posts the same report to the channel once; it says how long main has been red and since when; and its "Open
+// incident issue" button writes the issue from a triage when it is pressed, once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { useSandbox } from '../helpers/mcp.js';
+import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+
+const secret = 'test-signing-secret';
+const env = useSandbox();
+let slack: FakeSlack;
+let bot: SlackBotHandle;
+let dataDir: string;
+
+beforeAll(async () => {
+  slack = await startFakeSlack();
+  dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-triage-'));
+  const config = parseConfig({
+    CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0',
+    SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
+    FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: 'k'.repeat(40),
+  });
+  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
+  // U1 (ana) links the demo maintainer's token; U2 (bea) the developer's.
+  for (const [user, token] of [['U1', env.sandbox.tokens.maintainer], ['U2', env.sandbox.tokens.developer]] as const) {
+    const linked = await postSigned(bot.url!, loginSubmitBody(token, { user }), { secret });
+    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
+  }
+});
+
+afterAll(async () => {
+  await bot?.close();
+  await slack?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+type Body = Record<string, unknown>;
+type Button = { action_id: string; value: string; text: { text: string } };
+
+async function command(text: string, o: { user?: string } = {}): Promise<Body> {
+  const responseUrl = slack.responseUrl();
+  const sent = await postSigned(bot.url!, commandBody(text, { ...o, responseUrl }), { secret });
+  expect(sent.status).toBe(200);
+  const path = new URL(responseUrl).pathname;
+  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 15_000, `an answer to "${text}"`);
+}
+
+/** Clicks a button as Slack sends the click; every answer that comes to its response_url within `settleMs`. */
+async function click(button: Button, o: { user?: string; answers?: number } = {}): Promise<Body[]> {
+  const responseUrl = slack.responseUrl();
+  const sent = await postSigned(bot.url!, clickBody(button.action_id, button.value, { ...o, responseUrl }), { secret });
+  expect(sent.status).toBe(200);
+  const path = new URL(responseUrl).pathname;
+  const answers = () => slack.responses.filter((r) => r.path === path).map((r) => r.body);
+  await waitFor(() => answers().length >= (o.answers ?? 1) || undefined, 15_000, `${o.answers ?? 1} answers to ${button.text.text}`);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return answers();
+}
+
+function buttons(body: Body): Button[] {
+  return ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements as Button[]);
+}
+
+const button = (body: Body, label: string) => buttons(body).find((b) => b.text.text === label)!;
+
+/** The report's own text, without its buttons and small print: what the channel must see the same. */
+function reportBlocks(body: Body): unknown[] {
+  return (body.blocks as Array<{ type: string }>).filter((b) => b.type !== 'actions' && b.type !== 'context');
+}
+
+describe('triage in Slack', () => {
+  it('answers the asker alone, saying since when and how long red, with Share in channel', async () => {
+    const report = await command('triage acme/web');
+    expect(report.response_type).toBe('ephemeral');
+    const text = messageText(report);
+    expect(text).toContain('acme/web: main is RED');
+    expect(text).toMatch(/\*red for\*\\n\d+ (d|h)( \d+ (h|min))?, since (\d{4}-\d{2}-\d{2} )?\d{2}:\d{2} UTC/);
+    expect(buttons(report).map((b) => b.text.text)).toContain('Share in channel');
+    expect(button(report, 'Share in channel').action_id).toBe('forge_share');
+  });
+
+  it('shares the same report in the channel once, saying who shared it; the private copy loses its button', async () => {
+    const report = await command('triage acme/web');
+    const share = button(report, 'Share in channel');
+    const [replaced, posted] = await click(share, { answers: 2 });
+    expect(replaced).toMatchObject({ replace_original: true });
+    expect(buttons(replaced).map((b) => b.text.text)).not.toContain('Share in channel');
+    expect(messageText(replaced)).toContain('Shared in the channel.');
+    expect(posted.response_type).toBe('in_channel');
+    expect(reportBlocks(posted)).toEqual(reportBlocks(report));
+    expect(messageText(posted)).toContain('Shared by ana.');
+    // The channel's copy has the report's own steps, and none to share it again.
+    expect(buttons(posted).map((b) => b.text.text)).toEqual(buttons(report).map((b) => b.text.text).filter((label) => label !== 'Share in channel'));
+    // A second click posts nothing more.
+    const [again] = await click(share);
+    expect(messageText(again)).toMatch(/Already shared in the channel; not posted again\./);
+    expect(again.response_type).toBe('ephemeral');
+    // Someone else's click (a forwarded button value) posts nothing either.
+    const other = button(await command('triage acme/web'), 'Share in channel');
+    const [refused] = await click(other, { user: 'U2' });
+    expect(messageText(refused)).toMatch(/no longer works .*nothing was posted/);
+  });
+
+  it('opens the incident issue when its button is pressed, written from a triage then, and only once', async () => {
+    const incidents = async () => (await env.client.request<Array<{ iid: number; title: string; description: string }>>({
+      method: 'GET', path: '/projects/acme%2Fweb/issues', query: { labels: 'incident', state: 'opened' }, idempotent: true,
+    })).data;
+    const before = (await incidents()).length;
+    const report = await command('triage acme/web');
+    const open = button(report, 'Open incident issue');
+    // The button carries a reference, and what it stores is short: the project, not the issue's text.
+    expect(open.value.length).toBeLessThan(40);
+    const [answer] = await click(open, { user: 'U2' });
+    expect(messageText(answer)).toMatch(/Opened incident issue #\d+ \\"main is red: test failing\\" in acme\/web/);
+    const after = await incidents();
+    expect(after).toHaveLength(before + 1);
+    expect(after[0].description).toMatch(/^Red for .*, since .* UTC\.$/m);
+    expect(after[0].description).toContain('by Bob Chen');
+    // Pressed from another report of the same incident: it names the open issue and opens none.
+    const [second] = await click(button(await command('triage acme/web'), 'Open incident issue'));
+    expect(messageText(second)).toContain(`already open: #${after[0].iid}`);
+    expect(await incidents()).toHaveLength(before + 1);
+  });
+});
