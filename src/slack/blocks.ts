@@ -63,20 +63,28 @@ function section(text: string): Block {
 
 /**
  * Splits text into pieces of at most `max` characters, at line breaks where it can, so a long prompt or diff spreads
- * over several blocks instead of being refused.
+ * over several blocks instead of being refused. A line too long for one piece is cut, and its rest starts with
+ * `continued` (shorter than half a piece): a value cut to fit cannot then pass for a line of its own.
  */
-export function splitText(text: string, max: number): string[] {
+export function splitText(text: string, max: number, continued = ''): string[] {
   const pieces: string[] = [];
   let rest = text;
   while (rest.length > max) {
     const at = rest.lastIndexOf('\n', max);
-    const end = at > max / 2 ? at : max;
-    pieces.push(rest.slice(0, end));
-    rest = rest.slice(at > max / 2 ? end + 1 : end);
+    if (at > max / 2) {
+      pieces.push(rest.slice(0, at));
+      rest = rest.slice(at + 1);
+    } else {
+      pieces.push(rest.slice(0, max));
+      rest = `${continued}${rest.slice(max)}`;
+    }
   }
   pieces.push(rest);
   return pieces;
 }
+
+/** How the rest of a line cut to fit a code block starts (a question's own lines start with its title or two spaces). */
+export const CONTINUED = '↪ ';
 
 /**
  * Code over as few section blocks as fit: escaping can make text up to five times longer (& → &amp;), so it is
@@ -85,7 +93,7 @@ export function splitText(text: string, max: number): string[] {
 export function codeBlocks(text: string): Block[] {
   const out: string[] = [];
   let current: string | undefined;
-  for (const piece of splitText(text, Math.floor((LIMITS.sectionText - FENCE_CHARS) / 5))) {
+  for (const piece of splitText(text, Math.floor((LIMITS.sectionText - FENCE_CHARS) / 5), CONTINUED)) {
     const joined = current === undefined ? piece : `${current}\n${piece}`;
     if (fenced(joined).length <= LIMITS.sectionText) current = joined;
     else {

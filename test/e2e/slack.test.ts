@@ -465,6 +465,9 @@ describe('unfurls', () => {
     expect(asked.response_type).toBe('ephemeral');
     expect(messageText(asked)).toContain(`pipeline_id: ${pending}`);
     expect(buttons(asked).map((b) => b.action_id)).toEqual(['forge_confirm', 'forge_cancel']);
+    // On "Cancel pipeline?" a button called Cancel could mean either answer: each says what it does.
+    expect(buttons(asked).map((b) => b.text.text)).toEqual([`Yes, cancel pipeline ${pending}`, 'No, keep it running']);
+    expect(JSON.stringify(asked.blocks)).not.toMatch(/"text":"(Cancel|Confirm|OK|Back)"/);
     expect(await pipelineIds('canceled')).not.toContain(pending);
   });
 

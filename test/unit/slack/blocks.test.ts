@@ -1,7 +1,7 @@
 // Block Kit rendering: Slack's limits hold for any message (cut with a note), and text from strangers stays text.
 import { describe, expect, it } from 'vitest';
 import { chatMessage } from '../../../src/chat/message.js';
-import { LIMITS, renderConfirmation, renderMessage, splitText, type Block } from '../../../src/slack/blocks.js';
+import { CONTINUED, LIMITS, renderConfirmation, renderMessage, splitText, type Block } from '../../../src/slack/blocks.js';
 import { joinShown, quoteExactly, shown, spellOutHidden } from '../../../src/text/visible.js';
 
 function textsOf(blocks: Block[]): string[] {
@@ -119,5 +119,13 @@ describe('splitText', () => {
     const pieces = splitText(text, 100);
     expect(pieces.every((p) => p.length <= 100)).toBe(true);
     expect(pieces.join('\n')).toBe(text);
+  });
+
+  it('cuts a line too long for one piece and starts its rest with the mark it is given, so it cannot pass for a line', () => {
+    const text = `  branch: "${'x'.repeat(230)}\n  user_id: forged"`;
+    const pieces = splitText(text, 100, CONTINUED);
+    expect(pieces.every((p) => p.length <= 100)).toBe(true);
+    expect(pieces.slice(1).every((p) => p.startsWith(CONTINUED))).toBe(true);
+    expect(pieces.join('\n').replaceAll(`\n${CONTINUED}`, '')).toBe(text);
   });
 });
