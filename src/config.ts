@@ -159,7 +159,7 @@ export const ENVIRONMENT = z.object({
     .describe('Service token for the reads of Slack users who linked no account of their own (never used for writes).'),
   SLACK_APPROVER: z.string().optional().refine((v) => v === undefined || v === '' || /^(?:T[A-Z0-9]{2,}:)?[UW][A-Z0-9]{2,}$/.test(v), {
     error: (issue) => `must be a Slack user id such as U012AB3CD (in Slack: the person's profile, More, Copy member ID), optionally after its team id (T0123ABCD:U012AB3CD); got '${String(issue.input)}'`,
-  }).describe('Slack user id (or TEAM:USER) who is sent each MCP call waiting for approval, with Approve and Deny buttons (`serve` with the Slack bot); only that user of that team (default: the app\'s own) can answer.'),
+  }).describe('Slack user id (or TEAM:USER) who is sent each MCP call waiting for approval, with a yes and a no button that say what they do (`serve` with the Slack bot); only that user of that team (default: the app\'s own) can answer.'),
   SLACK_IN_CHANNEL_OPERATIONS: z.string().optional()
     .describe('Operations whose outcome is posted for the whole channel (comma-separated names; default create_release, retry_pipeline, cancel_pipeline, create_pipeline; \'none\': every reply private).'),
 });

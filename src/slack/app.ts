@@ -33,7 +33,7 @@ export interface SlackAppOptions {
   log: Logger;
   /** The clock of the signature check (tests move it). */
   now?: () => number;
-  /** Answers the Approve/Deny buttons of MCP approvals (SLACK_APPROVER). */
+  /** Answers the yes/no buttons of MCP approvals (SLACK_APPROVER). */
   approver?: SlackApprover;
   /**
    * Where delivered requests are remembered: the shared store when replicas share one (a redelivery may reach

@@ -30,7 +30,7 @@ export function slackManifest(operations: readonly Operation[], options: Manifes
     },
     features: {
       bot_user: { display_name: 'forgeops', always_online: true },
-      // The approver's Approve/Deny message (SLACK_APPROVER) arrives in the app's Messages tab; nobody types there.
+      // The approver's yes/no message (SLACK_APPROVER) arrives in the app's Messages tab; nobody types there.
       app_home: { home_tab_enabled: false, messages_tab_enabled: true, messages_tab_read_only_enabled: true },
       slash_commands: [{
         command: '/forge',
