@@ -120,6 +120,11 @@ async function settle(reply: ChatReply, options: TerminalChatOptions, ask: Ask, 
       options.errors.write('Not run; nothing was changed.\n');
       return false;
     }
+    // Ctrl+C came while the question was being put: what was stopped is not started after all.
+    if (run?.signal.aborted) {
+      options.output.write(stoppedText(reply, render));
+      return false;
+    }
     const dispatcher = run ? options.dispatcher.stoppedBy(run.signal) : options.dispatcher;
     return settle(await dispatcher.confirmed(reply.operation, reply.input), options, ask, oneShot, run);
   }
