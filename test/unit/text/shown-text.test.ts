@@ -1,5 +1,7 @@
 // ShownText: only the escapers make it, and everything a confirmation shows takes nothing else. The compiler checks
 // the @ts-expect-error lines below (tsconfig.check.json covers tests): each fails to compile if a raw string is let in.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { presentConfirmation } from '../../../src/chat/present.js';
 import { confirmQuestion, refusal } from '../../../src/mcp/approval-ask.js';
@@ -10,6 +12,14 @@ import { renderConfirmation } from '../../../src/slack/blocks.js';
 import { joinShown, quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../../../src/text/visible.js';
 
 const answers: Answers = { yes: shown`Yes, delete pipeline 7`, no: shown`No, change nothing` };
+
+/** Every TypeScript file under a folder. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? sources(path) : entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
 
 describe('ShownText', () => {
   it('a raw string is refused wherever a confirmation takes text', () => {
@@ -40,6 +50,12 @@ describe('ShownText', () => {
       return [text, templated, request, labels];
     };
     expect(typeof refused).toBe('function');
+  });
+
+  it('only text/visible.ts makes ShownText: no other source casts to it', () => {
+    const casting = sources('src').filter((file) => !file.endsWith(join('text', 'visible.ts')))
+      .filter((file) => /\bas\s+(unknown\s+as\s+)?ShownText\b|<ShownText>/.test(readFileSync(file, 'utf8')));
+    expect(casting).toEqual([]);
   });
 
   it('the escapers, and shown`` over their output, spell out what could forge or reorder a line', () => {
