@@ -104,7 +104,7 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     // A name (`@erin`) becomes the id the real call would send: a read, so the preview shows the exact call.
     const resolved = await resolvePeople(op, args, run);
     if (!resolved.ok) return refused(op, resolved.message);
-    const outcome = await dryRunCall(op, resolved.input, ctx.policy, ctx.explain);
+    const outcome = await dryRunCall(op, resolved.input, ctx.policy, ctx.explain, run);
     if (outcome.kind === 'refused') return refused(op, outcome.message);
     const { input, preview: data } = outcome;
     // As a result, so `--json` prints the preview itself.

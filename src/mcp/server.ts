@@ -231,7 +231,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
     // A username (`@erin`) becomes the id the real call would send: a read, so the preview shows the exact call.
     const resolved = await resolvePeople(op, args, lookupContext(extra));
     if (!resolved.ok) return textResult(resolved.message, true);
-    const outcome = await dryRunCall(op, resolved.input, { readOnly: options.readOnly }, session.explain);
+    const outcome = await dryRunCall(op, resolved.input, { readOnly: options.readOnly }, session.explain, lookupContext(extra));
     if (outcome.kind === 'refused') return textResult(outcome.message, true);
     front.logger(extra.requestId).debug(`mcp ${op.name}: dry run`);
     return jsonResult({ ...outcome.preview }, options.maxResultChars);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { accessLevel } from './access-levels.js';
 import { defineOperation, fields } from './define.js';
 import type { Presentation } from './define.js';
+import { protectionFacts, protectReason, unprotectNote } from './branch-protections.js';
 import { asRecord, presentList, shortSha, show } from './present.js';
 
 const branchName = () => z.string().min(1);
@@ -29,6 +30,8 @@ function presentTag(data: unknown): Presentation {
     fields: [['commit', `${shortSha(commit.id)} ${show(commit.title)}`], ['message', show(tag.message)], ['release', show(asRecord(tag.release).tag_name)]],
   };
 }
+
+const UNPROTECT_UNDO = 'The rules it lifts (who may push and merge) are kept nowhere, and until protect_branch sets them again anyone with push rights may force-push or delete the branch.';
 
 export const branchesOperations = [
   defineOperation({
@@ -124,7 +127,10 @@ export const branchesOperations = [
     }),
     queryKeys: ['name', 'push_access_level', 'merge_access_level', 'allow_force_push'],
     effect: 'write',
-    undo: 'Adds a protection and loosens nothing (an already protected name is refused); unprotect_branch lifts it.',
+    undo: 'Adds a protection (an already protected name is refused); unprotect_branch lifts it. The service applies the most ' +
+      'permissive rule matching a branch, so a wildcard, or a name another rule covers, may open a branch: those ask a human.',
+    facts: protectionFacts(),
+    confirm: protectReason,
   }),
   defineOperation({
     name: 'unprotect_branch',
@@ -136,7 +142,13 @@ export const branchesOperations = [
     route: 'DELETE /projects/:id/protected_branches/:name',
     input: z.object({ id: fields.projectId(), name: z.string().min(1).describe('Branch name or wildcard.') }),
     effect: 'destructive',
-    undo: 'The rules it lifts (who may push and merge) are kept nowhere, and until protect_branch sets them again anyone with push rights may force-push or delete the branch.',
+    undo: UNPROTECT_UNDO,
+    facts: protectionFacts(),
+    // What is left once the rule goes: the other rules matching the branch, or none.
+    confirm: (input, rules) => {
+      const note = unprotectNote(input, rules);
+      return note === undefined ? undefined : `${UNPROTECT_UNDO} ${note}`;
+    },
   }),
 ];
 

@@ -5,6 +5,7 @@ import type { Operation, OperationResult, RunContext } from './define.js';
 import { executeOperation } from './execute.js';
 import { explainFailure, type ExplainOptions } from './failures.js';
 import { commitAfterWrite, outcomeSentence, targetsBeforeWrite, type WriteOutcome } from './outcome.js';
+import { readFacts, type FactsReading } from './effect-facts.js';
 import { describeTargets, resolvePeople, type Targets } from './people.js';
 import { redactSecrets } from './secrets.js';
 import { validateInput } from './validate.js';
@@ -40,20 +41,53 @@ export function prepareCall(operation: Operation, args: unknown, policy: PolicyO
 }
 
 /**
+ * The policy's decision on validated input, judged with the facts its effect depends on (op.facts), read now from the
+ * service, and the input pinned to them where the operation pins (an approval to the head it was shown with). Reads
+ * only. A call needing facts that could not be read is asked about (or, when it would be pinned to them, refused).
+ */
+export async function decideWithFacts(
+  operation: Operation, input: Record<string, unknown>, policy: PolicyOptions, explain: ExplainOptions, ctx: RunContext,
+): Promise<PreparedCall & { facts?: FactsReading }> {
+  const facts = await readFacts(operation, input, ctx);
+  const pin = facts !== undefined && operation.facts?.pin !== undefined;
+  if (pin && !facts.read) {
+    return { kind: 'refused', operation, message: `${operation.name} is pinned to ${operation.facts!.what}, which ${facts.why}; nothing was sent.` };
+  }
+  let judged = input;
+  if (pin && facts.read) {
+    try {
+      judged = validateInput(operation, { ...input, ...operation.facts!.pin!(input, facts.facts) }) as Record<string, unknown>;
+    } catch (error) {
+      return { kind: 'refused', operation, message: explainFailure(operation, error, explain) };
+    }
+  }
+  const decision = decide(operation, judged, policy, undefined, facts);
+  if (decision.kind === 'deny') return { kind: 'refused', operation, message: decision.reason };
+  if (decision.kind === 'run') return { kind: 'run', operation, input: judged, facts };
+  return { kind: 'confirm', operation, input: judged, prompt: decision.prompt, reason: decision.reason, answers: decision.answers, facts };
+}
+
+/**
  * prepareCall for a front end that can ask the service: people named by username (`@erin`) become their ids first
- * (an unknown or ambiguous name is refused, naming the field and the candidates), and a confirmation names the
- * people and the project or group behind every number it shows. Only reads are sent; nothing when refused.
+ * (an unknown or ambiguous name is refused, naming the field and the candidates), the facts a call's effect depends
+ * on are read (decideWithFacts), and a confirmation names the people, the project or group, the job and the
+ * pipeline behind every number it shows. Only reads are sent; nothing when refused.
  */
 export async function prepareCallResolved(
   operation: Operation, args: unknown, policy: PolicyOptions, explain: ExplainOptions, ctx: RunContext,
 ): Promise<PreparedCall> {
   const resolved = await resolvePeople(operation, args, ctx);
   if (!resolved.ok) return { kind: 'refused', operation, message: resolved.message };
-  const prepared = prepareCall(operation, resolved.input, policy, explain);
-  if (prepared.kind === 'refused') return prepared;
+  // Invalid input and read-only mode are refused before anything else is looked up.
+  const checked = prepareCall(operation, resolved.input, policy, explain);
+  if (checked.kind === 'refused') return checked;
+  const judged = await decideWithFacts(operation, checked.input, policy, explain, ctx);
+  if (judged.kind === 'refused') return judged;
+  const { facts, ...prepared } = judged;
   if (prepared.kind === 'run') return { ...prepared, targets: resolved.targets };
-  const targets = await describeTargets(operation, prepared.input, ctx, resolved.targets);
-  const decision = decide(operation, prepared.input, policy, targets);
+  const targets = await describeTargets(operation, prepared.input, ctx, resolved.targets, { forQuestion: true });
+  // The same decision, now with the names the question shows.
+  const decision = decide(operation, prepared.input, policy, targets, facts);
   return decision.kind === 'confirm' ? { ...prepared, prompt: decision.prompt, targets } : { ...prepared, targets };
 }
 

@@ -84,7 +84,29 @@ export interface InputRule {
   keys: readonly string[];
 }
 
-export interface OperationSpec<S extends z.ZodObject> {
+/**
+ * What the service holds now that decides a call's effect, where the input alone cannot (the rules a new branch
+ * protection joins, whether the job a retry starts is a manual gate, whether an issue is confidential now). Read
+ * before the policy decides — reads only — and given to `confirm` and `refuse`. When they were needed and could not
+ * be read (a lookup failed, or a path that asks the service nothing), the policy asks a human: it never runs unasked.
+ */
+export interface EffectFacts<I, F> {
+  /** What is read, in words, for the question asked when it could not be: 'the project\'s protected branches'. */
+  what: string;
+  /** Whether this input's effect depends on the facts at all (default: always); when not, nothing is read. */
+  needed?(input: I): boolean;
+  read(ctx: RunContext, input: I): Promise<F>;
+  /** Why the call cannot do what it asks, said before anyone is asked (access inherited from a group). */
+  refuse?(input: I, facts: F): string | undefined;
+  /**
+   * Input keys set from the facts (validated again with the schema), so that what runs is what was shown: an approval
+   * pinned to the head sha it was shown with. Without the facts such a call is refused: it would act on whatever the
+   * service holds by then.
+   */
+  pin?(input: I, facts: F): Record<string, unknown>;
+}
+
+export interface OperationSpec<S extends z.ZodObject, F = never> {
   /** MCP tool name: snake_case verb_noun. */
   name: string;
   /** Words typed in chat: "pipeline retry". */
@@ -119,7 +141,12 @@ export interface OperationSpec<S extends z.ZodObject> {
    * a human must approve this input, or undefined when it can run at once. The confirmation also shows every
    * argument of the call, so the reason need not repeat them.
    */
-  confirm?: (input: z.infer<S>) => string | undefined;
+  confirm?(input: z.infer<S>, facts?: F): string | undefined;
+  /**
+   * What to read from the service before deciding, for a call whose effect depends on more than its input; confirm
+   * then gets the facts (undefined when not needed, or not read: the policy then asks, saying so).
+   */
+  facts?: EffectFacts<z.infer<S>, F>;
   /**
    * Input keys whose values are credentials whatever their name says (a CI variable's `value`): a confirmation
    * shows only their length, and the chat audit log records them redacted. Names secrets.ts knows need no entry.
@@ -170,7 +197,8 @@ export interface OperationSpec<S extends z.ZodObject> {
  */
 export type OperationRoute = Pick<Operation, 'name' | 'method' | 'path' | 'pathParams' | 'response' | 'composedOf'>;
 
-export interface Operation<S extends z.ZodObject = z.ZodObject> extends OperationSpec<S> {
+/** F: the facts the operation reads before the policy decides (any in the registry: each operation's are its own). */
+export interface Operation<S extends z.ZodObject = z.ZodObject, F = any> extends OperationSpec<S, F> {
   method: HttpMethod;
   path: string;
   idempotent: boolean;
@@ -249,7 +277,7 @@ function capUrlValues(input: z.ZodObject, keys: Set<string>): z.ZodObject {
   return input.extend(capped);
 }
 
-export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): Operation<S> {
+export function defineOperation<S extends z.ZodObject, F = never>(spec: OperationSpec<S, F>): Operation<S, F> {
   const [method, path, ...rest] = spec.route.trim().split(/\s+/);
   if (!METHODS.includes(method as HttpMethod) || !path?.startsWith('/') || rest.length > 0) {
     throw new Error(`operation ${spec.name}: route must be 'METHOD /path', got '${spec.route}'`);
@@ -266,7 +294,8 @@ export function defineOperation<S extends z.ZodObject>(spec: OperationSpec<S>): 
     // It may run as an MCP task, in the background: there no human can be asked to confirm a change.
     throw new Error(`operation ${spec.name}: only a read may be long-running`);
   }
-  if (spec.idempotent && (spec.effect === 'destructive' || spec.confirm)) {
+  if (spec.facts && spec.effect === 'read') throw new Error(`operation ${spec.name}: a read runs at once; it has no effect facts to judge`);
+  if (spec.idempotent && (spec.effect === 'destructive' || spec.confirm || spec.facts)) {
     // A retried confirmed call could run twice what the human approved once, or report its own success as a 404.
     throw new Error(`operation ${spec.name}: a call that may need a human's confirmation must not be marked idempotent`);
   }

@@ -3,8 +3,8 @@ import { servicePath } from '../http/route.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from '../http/types.js';
 import { isLongFreeText, secretSummary, summarise } from '../policy/policy.js';
 import type { PolicyOptions } from '../policy/policy.js';
-import { prepareCall } from './call.js';
-import type { Effect, Operation } from './define.js';
+import { decideWithFacts, prepareCall } from './call.js';
+import type { Effect, Operation, RunContext } from './define.js';
 import { executeOperation } from './execute.js';
 import { explainFailure, type ExplainOptions } from './failures.js';
 import { isSecretName } from './secrets.js';
@@ -139,8 +139,11 @@ export function previewRequest(op: Operation, req: ApiRequest): RequestPreview {
  * read-only mode are refused alike), then the request it would send and what it would change. Nothing is sent and
  * nobody is asked; whether a real run would ask a human is part of the answer.
  */
-export async function dryRunCall(op: Operation, args: unknown, policy: PolicyOptions, explain: ExplainOptions): Promise<DryRunOutcome> {
-  const prepared = prepareCall(op, args, policy, explain);
+export async function dryRunCall(op: Operation, args: unknown, policy: PolicyOptions, explain: ExplainOptions, lookups?: RunContext): Promise<DryRunOutcome> {
+  const checked = prepareCall(op, args, policy, explain);
+  // Where the service can be read, the facts the decision depends on are read too (and the input pinned), so the
+  // preview says what the real call would do; without them it says a human would be asked.
+  const prepared = lookups && checked.kind !== 'refused' ? await decideWithFacts(op, checked.input, policy, explain, lookups) : checked;
   if (prepared.kind === 'refused') return prepared;
   const { input } = prepared;
   let req: ApiRequest | undefined;

@@ -5,6 +5,7 @@ import { defineOperation, fields } from './define.js';
 import type { FollowUp, OperationResult, Presentation, RunContext } from './define.js';
 import { buildPath } from '../http/route.js';
 import { DEFAULT_LOG_LINES, failingExcerpt, fenceUntrusted, readJobLog, unfenceLog, viewJobLog } from './job-log.js';
+import { readJob, type JobFacts } from './effect-facts.js';
 import { asRecord, presentList, shortSha, show } from './present.js';
 
 export const JOB_STATUSES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'waiting_for_resource', 'manual'] as const;
@@ -17,6 +18,26 @@ const MAX_LOG_LINES = 5000;
 const jobId = () => z.number().int().positive();
 const jobInput = z.object({ id: fields.projectId(), job_id: jobId() });
 const scope = () => z.array(z.enum(JOB_STATUSES)).min(1).optional().describe('Only jobs in these statuses.');
+
+/** Statuses of a job the service retries. */
+const RETRYABLE = new Set(['success', 'failed', 'canceled']);
+
+/**
+ * Why retrying this job needs a human: the service's retry enqueues a manual job at once (it does not wait for a
+ * person as the job did), which is what play_job asks about. The vendor's job answer does not say `when`: a job that
+ * ended and may have been manual is asked about too.
+ */
+function manualRetry(job: JobFacts | undefined): string | undefined {
+  if (!job) return undefined;
+  if (job.when === 'manual' || job.status === 'manual') {
+    return 'It starts a manual job at once — a gate someone set so that a person decides, often a deploy: the service\'s retry does not wait for a person.';
+  }
+  if (job.when === undefined && RETRYABLE.has(job.status)) {
+    return 'The service does not say whether this job is a manual one (when: manual), and its retry starts a manual job at once, ' +
+      'without the person that job waits for; so a human decides.';
+  }
+  return undefined;
+}
 
 /** The next steps that fit a job in this status. */
 function jobActions(projectId: unknown, job: Record<string, unknown>): FollowUp[] {
@@ -191,7 +212,10 @@ export const jobsOperations = [
     route: 'POST /projects/:id/jobs/:job_id/retry',
     input: jobInput,
     effect: 'write',
-    undo: 'Starts a new job and replaces nothing (the old one stays in the pipeline); cancel_job stops it. What the job does (a deploy) is its own to undo.',
+    undo: 'Starts a new job and replaces nothing (the old one stays in the pipeline); cancel_job stops it. What the job does (a deploy) is its own to undo. ' +
+      'The service starts a retried manual job at once, so retrying one asks a human, as play_job does.',
+    facts: { what: 'whether the job is a manual one', read: (ctx, input) => readJob(ctx, input.id, input.job_id) },
+    confirm: (_input, job) => manualRetry(job),
     present: presentJob,
   }),
   defineOperation({

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import { buildPath } from '../http/route.js';
 import type { Operation, RunContext } from './define.js';
+import { readJob, readPipeline, type JobFacts, type PipelineFacts } from './effect-facts.js';
 import { quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../text/visible.js';
 import { asList, asRecord } from './present.js';
 
@@ -23,10 +24,14 @@ export interface Targets {
   unknown: Record<string, string>;
   /** Input key (a member's `user_id`) → the member's access level before the write (a removal says what it took). */
   levels: Record<string, number>;
+  /** Input key (`job_id`) → the job it numbers: name, stage, pipeline, ref, status. */
+  jobs: Record<string, JobFacts>;
+  /** Input key (`pipeline_id`) → the pipeline it numbers: ref, status, commit. */
+  pipelines: Record<string, PipelineFacts>;
 }
 
 export function emptyTargets(): Targets {
-  return { people: {}, places: {}, unknown: {}, levels: {} };
+  return { people: {}, places: {}, unknown: {}, levels: {}, jobs: {}, pipelines: {} };
 }
 
 /** A username as people type it: `@erin`, `erin`, `erin.walsh`; never a number. */
@@ -132,9 +137,16 @@ function placeOf(op: Operation): 'projects' | 'groups' | undefined {
  * Names for what a validated call points at by number: each person's name and username, the project's or group's
  * path. Reads only; a lookup that fails is recorded in `unknown`, never thrown. Known targets are not asked again.
  */
-export async function describeTargets(op: Operation, input: Record<string, unknown>, ctx: RunContext, known: Targets = emptyTargets()): Promise<Targets> {
-  const targets: Targets = { people: { ...known.people }, places: { ...known.places }, unknown: {}, levels: { ...known.levels } };
+export async function describeTargets(
+  op: Operation, input: Record<string, unknown>, ctx: RunContext, known: Targets = emptyTargets(), options: { forQuestion?: boolean } = {},
+): Promise<Targets> {
+  const targets: Targets = {
+    people: { ...known.people }, places: { ...known.places }, unknown: {}, levels: { ...known.levels },
+    jobs: { ...known.jobs }, pipelines: { ...known.pipelines },
+  };
   const lookups: Array<Promise<void>> = [];
+  // A job or pipeline by number, for a question only (an outcome says the number the answer gives back).
+  if (options.forQuestion) lookups.push(...numberedCiTargets(op, input, ctx, targets));
   for (const key of personKeys(op)) {
     const value = input[key];
     if (typeof value !== 'number' || targets.people[key]?.id === value) continue;
@@ -181,6 +193,26 @@ export async function describeTargets(op: Operation, input: Record<string, unkno
   }
   await Promise.all(lookups);
   return targets;
+}
+
+/**
+ * The job and pipeline a call names by number in a project (`job_id: 32`), read so the question says what they are:
+ * a running production deploy is not any job 32. A failed lookup is said in the question, as for people.
+ */
+function numberedCiTargets(op: Operation, input: Record<string, unknown>, ctx: RunContext, targets: Targets): Array<Promise<void>> {
+  const project = input.id;
+  if (!op.path.startsWith('/projects/:id/') || project === undefined) return [];
+  const lookups: Array<Promise<void>> = [];
+  const failed = (key: string, noun: string) => (error: unknown) => {
+    targets.unknown[key] = `could not look up which ${noun} this is: ${(error as Error).message}`;
+  };
+  if (op.pathParams.includes('job_id') && typeof input.job_id === 'number' && targets.jobs.job_id?.id !== input.job_id) {
+    lookups.push(readJob(ctx, project, input.job_id).then((job) => { targets.jobs.job_id = job; }, failed('job_id', 'job')));
+  }
+  if (op.pathParams.includes('pipeline_id') && typeof input.pipeline_id === 'number' && targets.pipelines.pipeline_id?.id !== input.pipeline_id) {
+    lookups.push(readPipeline(ctx, project, input.pipeline_id).then((pipeline) => { targets.pipelines.pipeline_id = pipeline; }, failed('pipeline_id', 'pipeline')));
+  }
+  return lookups;
 }
 
 /** How an input value reads next to its name in a prompt, when the targets know more than the number. */

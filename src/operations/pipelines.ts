@@ -178,6 +178,7 @@ export const pipelinesOperations = [
     input: pipelineInput,
     effect: 'write',
     undo: 'Runs the failed and canceled jobs again (a deploy job deploys again); cancel_pipeline stops them. ' +
+      'A manual job among them comes back waiting for a person (the service clones it without starting it), so no gate opens. ' +
       'No confirmation: it is the on-call\'s first move and changes no data.',
     present: presentPipeline,
   }),

@@ -1,6 +1,7 @@
 // Snippets area: a project's snippets — list, read, raw content, create, update, delete, and (admins) user agent detail.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
+import { exposureFacts, exposureReason, reasons } from './exposure.js';
 import { asRecord, presentList, show } from './present.js';
 import { age } from './work-items.js';
 
@@ -90,12 +91,14 @@ export const snippetsOperations = [
       visibility: visibility().optional(),
     }),
     effect: 'write',
-    undo: 'The values it replaces are kept nowhere (a snippet has no history here), so it asks a human whenever it replaces one.',
-    confirm: (input) => {
+    undo: 'The values it replaces are kept nowhere (a snippet has no history here), so it asks a human whenever it replaces one, ' +
+      'saying so when a wider visibility lets more people read it.',
+    facts: exposureFacts('snippet', '/projects/:id/snippets/:snippet_id'),
+    confirm: (input, now) => {
       const replaced = REPLACEABLE.filter((key) => input[key] !== undefined);
       if (replaced.length === 0) return undefined;
-      return `It overwrites the snippet's ${replaced.join(', ')}; the current values are kept nowhere, so read them ` +
-        'with get_snippet and get_snippet_raw first if they may be needed.';
+      return reasons(exposureReason('snippet', input, now), `It overwrites the snippet's ${replaced.join(', ')}; the current values are kept nowhere, so read them ` +
+        'with get_snippet and get_snippet_raw first if they may be needed.');
     },
   }),
   defineOperation({

@@ -4,6 +4,9 @@
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import type { Presentation } from './define.js';
+import { buildPath } from '../http/route.js';
+import { serviceGet } from './effect-facts.js';
+import { exposureFacts, exposureReason, reasons } from './exposure.js';
 import { asRecord, presentList, shortSha, show } from './present.js';
 
 const iid = () => z.number().int().positive();
@@ -164,7 +167,19 @@ export const mergeRequestChangeOperations = [
     input: mrInput.extend({ sha: z.string().regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)').optional().describe('The head SHA you reviewed.') }),
     effect: 'write',
     undo: 'An approval says a person reviewed the change, and may let it merge; it is signed with your name, so a human approves it; the service\'s unapprove withdraws it.',
-    confirm: () => 'It records your approval of this merge request, under your name; approvals can let it be merged.',
+    // Without sha the approval would cover whatever the head is when it runs: it is pinned to the head shown.
+    facts: {
+      what: 'the merge request\'s head commit',
+      needed: (input) => input.sha === undefined,
+      read: async (ctx, input) => {
+        const mr = asRecord(await serviceGet(ctx, buildPath('/projects/:id/merge_requests/:merge_request_iid', input)));
+        if (typeof mr.sha !== 'string') throw new Error('the service did not say the merge request\'s head');
+        return { sha: mr.sha };
+      },
+      pin: (_input, head) => ({ sha: head.sha }),
+    },
+    confirm: (input) => `It records your approval of this merge request at head ${input.sha === undefined ? 'now' : input.sha.slice(0, 8)}, under your name ` +
+      '(the service refuses it if the branch has moved since); approvals can let it be merged.',
   }),
   defineOperation({
     name: 'list_merge_request_notes',
@@ -247,8 +262,10 @@ export const issueChangeOperations = [
       due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD').optional(),
     }),
     effect: 'write',
-    undo: 'Close and reopen undo each other, and label and people changes leave system notes; a new title or description replaces one kept nowhere, so those ask a human.',
-    confirm: (input) => overwrites(input, ['title', 'description'], 'issue'),
+    undo: 'Close and reopen undo each other, and label and people changes leave system notes; a new title or description replaces one kept nowhere, ' +
+      'and making a confidential issue public lets everyone who sees the project read it at once, so those ask a human.',
+    facts: exposureFacts('issue', '/projects/:id/issues/:issue_iid'),
+    confirm: (input, now) => reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
     present: presentWorkItem('Issue'),
   }),
   defineOperation({

@@ -1,6 +1,7 @@
 // The policy step every front end asks before running: allowed here and now? does a human need to confirm, and what exactly do they see?
 import { createHash } from 'node:crypto';
 import type { Operation } from '../operations/define.js';
+import { factsNeeded, NOT_READ_HERE, type FactsReading, type JobFacts, type PipelineFacts } from '../operations/effect-facts.js';
 import { describePerson, type Targets } from '../operations/people.js';
 import { ACCESS_LEVEL_NAMES } from '../operations/present.js';
 import { isSecretName } from '../operations/secrets.js';
@@ -32,11 +33,18 @@ export function readOnlyRefusal(op: Pick<Operation, 'name' | 'effect'>, options:
  * Decides what happens to a validated call. A destructive operation always needs a human; a write does when its
  * confirm() finds this input dangerous (a commit that deletes files, a forced commit, an overwrite without history).
  */
-export function decide(op: Operation, input: Record<string, unknown>, options: PolicyOptions, targets?: Targets): Decision {
+export function decide(op: Operation, input: Record<string, unknown>, options: PolicyOptions, targets?: Targets, facts?: FactsReading): Decision {
   const refusal = readOnlyRefusal(op, options);
   if (refusal) return { kind: 'deny', reason: refusal };
-  const special = op.confirm?.(input as never);
-  const reason = special ?? (op.effect === 'destructive' ? op.undo : undefined);
+  // A call whose effect depends on what the service holds (op.facts) is judged on what was read; facts it needed and
+  // did not get (a failed lookup, or a path that reads nothing) make it ask, saying so: it never runs unasked.
+  const reading = factsNeeded(op, input) ? facts ?? NOT_READ_HERE : undefined;
+  const known = reading?.read ? reading.facts : undefined;
+  const refused = reading?.read ? op.facts?.refuse?.(input as never, known as never) : undefined;
+  if (refused) return { kind: 'deny', reason: refused };
+  const special = op.confirm?.(input as never, known as never);
+  const unread = reading && !reading.read ? `Its effect depends on ${op.facts!.what}, which ${reading.why}; so a human decides.` : undefined;
+  const reason = [special ?? (op.effect === 'destructive' ? op.undo : undefined), unread].filter(Boolean).join(' ');
   if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason, targets), reason: spellOutHidden(reason), answers: answersTo(op, input) };
   return { kind: 'run' };
 }
@@ -116,6 +124,27 @@ function targetLabel(op: Operation, param: string): ShownText {
   return showKey(before ? before.toLowerCase().replace(/s$/, '') : param);
 }
 
+/** `"deploy-production" (stage "deploy", pipeline 9 on "main", running)`: what a job's number stands for. */
+function describeJob(job: JobFacts): ShownText {
+  const pipeline = job.pipeline_id === undefined ? [] : [job.ref === undefined
+    ? shown`pipeline ${job.pipeline_id}`
+    : shown`pipeline ${job.pipeline_id} on ${quoteExactly(job.ref)}`];
+  // A job that ran once a person started it: a retry starts it again at once.
+  const manual = job.when === 'manual' && job.status !== 'manual' ? [shown`manual`] : [];
+  const details = [shown`stage ${quoteExactly(job.stage)}`, ...pipeline, spellOutHidden(job.status), ...manual];
+  return shown`${quoteExactly(job.name)} (${joinShown(details, ', ')})`;
+}
+
+/** `on "main", running, commit 54b5d197`: what a pipeline's number stands for. */
+function describePipeline(pipeline: PipelineFacts): ShownText {
+  const details = [
+    ...(pipeline.ref === undefined ? [] : [shown`on ${quoteExactly(pipeline.ref)}`]),
+    spellOutHidden(pipeline.status),
+    ...(pipeline.sha === undefined ? [] : [shown`commit ${quoteExactly(pipeline.sha.slice(0, 8))}`]),
+  ];
+  return joinShown(details, ', ');
+}
+
 /**
  * A number the human could not judge, said with what it names: `Erin Walsh (@erin, id 6)`, `acme/web (id 3)`; a
  * lookup that failed is said too, never hidden. Undefined when there is nothing to add (a path typed as a path).
@@ -129,6 +158,10 @@ function namedTarget(key: string, value: unknown, targets: Targets): ShownText |
     const name = ACCESS_LEVEL_NAMES[String(level)];
     return shown`${describePerson(person)}, now ${name ? spellOutHidden(name) : shown`level ${level}`}`;
   }
+  const job = targets.jobs[key];
+  if (job && job.id === value) return shown`${value} — ${describeJob(job)}`;
+  const pipeline = targets.pipelines[key];
+  if (pipeline && pipeline.id === value) return shown`${value} — ${describePipeline(pipeline)}`;
   const place = targets.places[key];
   if (place !== undefined && typeof value === 'number') return shown`${quoteExactly(place)} (id ${value})`;
   // The lookup's failure carries the service's own words.

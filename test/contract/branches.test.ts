@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import type { FactsReading } from '../../src/operations/effect-facts.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('branches');
@@ -146,15 +147,17 @@ describe('protected branches', () => {
 
 describe('policy', () => {
   it('asks before the destructive operations and runs the others', () => {
-    const kind = (name: string, raw: Record<string, unknown>) => {
+    const kind = (name: string, raw: Record<string, unknown>, facts?: FactsReading) => {
       const op = suite.operation(name);
-      return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
+      return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }, undefined, facts).kind;
     };
     expect(kind('delete_branch', { id: WEB, branch: 'x' })).toBe('confirm');
     expect(kind('delete_merged_branches', { id: WEB })).toBe('confirm');
     expect(kind('unprotect_branch', { id: WEB, name: 'main' })).toBe('confirm');
     expect(kind('create_branch', { id: WEB, branch: 'x', ref: 'main' })).toBe('run');
-    expect(kind('protect_branch', { id: WEB, name: 'x' })).toBe('run');
+    // A new rule is judged by the rules it joins (the most permissive matching rule wins): unread, it asks.
+    expect(kind('protect_branch', { id: WEB, name: 'x' }, { read: true, facts: [{ name: 'main', push: 40, merge: 40, forcePush: false }] })).toBe('run');
+    expect(kind('protect_branch', { id: WEB, name: 'x' })).toBe('confirm');
     expect(kind('list_branches', { id: WEB })).toBe('run');
     const op = suite.operation('create_branch');
     expect(decide(op, { id: WEB, branch: 'x', ref: 'main' }, { readOnly: true }).kind).toBe('deny');

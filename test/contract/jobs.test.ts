@@ -127,10 +127,14 @@ describe('get_job_log', () => {
 });
 
 describe('writes and their policy', () => {
-  it('asks a human before cancel and play, treats erase as destructive, runs retry', () => {
+  it('asks a human before cancel and play, treats erase as destructive, runs the retry of a job that is not manual', () => {
     const input = { id: WEB, job_id: 1 };
     const options = { readOnly: false };
-    expect(decide(suite.operation('retry_job'), input, options).kind).toBe('run');
+    const job = (when: string) => ({ read: true as const, facts: { id: 1, name: 'test', stage: 'test', status: 'failed', when } });
+    expect(decide(suite.operation('retry_job'), input, options, undefined, job('on_success')).kind).toBe('run');
+    // A retry starts a manual job at once; unread, it may be one.
+    expect(decide(suite.operation('retry_job'), input, options, undefined, job('manual')).kind).toBe('confirm');
+    expect(decide(suite.operation('retry_job'), input, options).kind).toBe('confirm');
     expect(decide(suite.operation('cancel_job'), input, options).kind).toBe('confirm');
     expect(decide(suite.operation('play_job'), input, options).kind).toBe('confirm');
     const erase = decide(suite.operation('erase_job'), input, options);

@@ -139,7 +139,8 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   export_group: { runs: [{ id: 'acme' }], asks: [] },
   import_group: { runs: [{ name: 'Copy', path: 'copy', file: 'H4sIAAAA', parent_id: 1 }], asks: [] },
   // Beyond the spec: jobs, branches, tags, merge requests and issues.
-  retry_job: { runs: [{ id: P, job_id: 3 }], asks: [] },
+  // Judged by the job it retries (a manual one starts at once): unread, as here, it asks (test/unit/policy/effect-facts.test.ts).
+  retry_job: { runs: [], asks: [{ id: P, job_id: 3 }] },
   // A job stopped half-way cannot be resumed; a manual job is a gate someone set for a person.
   cancel_job: { runs: [], asks: [{ id: P, job_id: 3 }] },
   play_job: { runs: [], asks: [{ id: P, job_id: 3 }] },
@@ -147,7 +148,8 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   create_branch: { runs: [{ id: P, branch: 'fix/x', ref: 'main' }], asks: [] },
   delete_branch: { runs: [], asks: [{ id: P, branch: 'fix/x' }] },
   delete_merged_branches: { runs: [], asks: [{ id: P }] },
-  protect_branch: { runs: [{ id: P, name: 'release/*', push_access_level: 40 }], asks: [] },
+  // The most permissive matching rule wins: a wildcard asks, and an exact name asks unless the rules read show none covers it.
+  protect_branch: { runs: [], asks: [{ id: P, name: 'release/*', push_access_level: 40 }, { id: P, name: 'hotfix' }] },
   unprotect_branch: { runs: [], asks: [{ id: P, name: 'main' }] },
   create_tag: { runs: [{ id: P, tag_name: 'v9', ref: 'main' }], asks: [] },
   delete_tag: { runs: [], asks: [{ id: P, tag_name: 'v1.0.0' }] },

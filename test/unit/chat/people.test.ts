@@ -52,11 +52,14 @@ describe('people by name in chat', () => {
   it('names the project by path when it was given by number', async () => {
     const listed = await env.client.request<Array<{ id: number; path_with_namespace: string }>>({ method: 'GET', path: '/projects', query: { per_page: 100 }, idempotent: true });
     const project = { data: listed.data.find((p) => p.path_with_namespace === PROJECT)! };
+    // A direct member: access inherited from a group, or none, is refused before any question.
+    expect(messageOf(await dispatcher().dispatch(`project member add ${PROJECT} user_id=@erin access_level=30`)).ok).toBe(true);
     const ask = await dispatcher().dispatch(`project member update ${project.data.id} erin access_level=40`);
     expect(ask.kind).toBe('confirm');
     if (ask.kind !== 'confirm') return;
     expect(ask.prompt).toContain(`project: "acme/web" (id ${project.data.id})`);
     expect(ask.prompt).toMatch(/user_id: "Erin Walsh" \(@erin, id \d+\)/);
+    expect(messageOf(await dispatcher().confirmed('remove_project_member', { id: PROJECT, user_id: await erinId() })).ok).toBe(true);
   });
 
   it('refuses an unknown name, naming the field, and sends nothing else', async () => {

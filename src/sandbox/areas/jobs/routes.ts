@@ -41,6 +41,9 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
     tag: pipeline?.tag ?? false,
     coverage: job.coverage,
     allow_failure: job.allow_failure,
+    // The job's `when` from its CI configuration. The vendor's job answer leaves it out, so a client that must know
+    // whether a retry starts a gate asks a human there; the sandbox says it, so the demo shows both kinds of retry.
+    when: job.manual ? 'manual' : 'on_success',
     created_at: job.created_at.toISOString(),
     started_at: job.started_at?.toISOString() ?? null,
     finished_at: job.finished_at?.toISOString() ?? null,

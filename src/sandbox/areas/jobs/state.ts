@@ -73,12 +73,17 @@ const latestOf = (store: Store, pipelineId: number) => jobsOf(store).jobs.filter
 
 /**
  * A pipeline's retry, as the service does it: each failed or canceled job is retried, and the jobs it had skipped
- * wait to run again. Returns the jobs retried.
+ * wait to run again. A manual job comes back waiting for a person (the service clones it without enqueueing it; only
+ * a job's own retry starts a manual job at once). Returns the jobs retried.
  */
 export function retryPipelineJobs(store: Store, pipelineId: number, userId: number): Job[] {
   const now = new Date();
   const latest = latestOf(store, pipelineId);
-  const retried = latest.filter((j) => j.status === 'failed' || j.status === 'canceled').map((j) => retryJob(store, j, userId, now));
+  const retried = latest.filter((j) => j.status === 'failed' || j.status === 'canceled').map((j) => {
+    const retry = retryJob(store, j, userId, now);
+    if (retry.manual) retry.status = 'manual';
+    return retry;
+  });
   for (const job of latest) if (job.status === 'skipped') job.status = 'created';
   return retried;
 }
