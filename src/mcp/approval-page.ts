@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
+import type { ShownText } from '../text/visible.js';
 import { APPROVAL_PATH, ApprovalDesk, REPLICA_NAME, type ApprovalDeskOptions, type ApprovalView } from './approval.js';
 
 /** An answer is three short fields; anything bigger is not from our form. */
@@ -52,7 +53,18 @@ function document(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">`
     + `<title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}`
     + `pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;padding:1rem;border:1px solid #ccc}`
+    + `.question{counter-reset:line}.question span{display:block;position:relative;padding-left:4ch}`
+    + `.question span::before{counter-increment:line;content:counter(line);position:absolute;left:0;color:#777}`
     + `button{font-size:1rem;padding:.5rem 1.5rem;margin-right:1rem}</style></head><body>${body}</body></html>`;
+}
+
+/**
+ * The question, each of its lines numbered: the browser wraps a long line, and a wrapped piece has no number, so a
+ * value padded to wrap where an argument would start cannot pass for a line of its own. HTML-escaped on top of the
+ * ShownText's own escaping.
+ */
+function questionHtml(prompt: ShownText): string {
+  return `<pre class="question">${prompt.split('\n').map((line) => `<span>${escapeHtml(line)}</span>`).join('')}</pre>`;
 }
 
 function approvalForm(id: string, view: ApprovalView, now: number): string {
@@ -63,7 +75,7 @@ function approvalForm(id: string, view: ApprovalView, now: number): string {
   return document('forgeops: approve this call?', [
     '<h1>An assistant asks to run this call</h1>',
     '<p>Approve only if you asked for exactly this. It runs once, as shown, and cannot be undone.</p>',
-    `<pre>${escapeHtml(view.prompt)}</pre>`,
+    questionHtml(view.prompt),
     `<p>This request expires at <time>${new Date(view.expiresAt).toISOString()}</time> (in ${secondsLeft} s); after that nothing runs.</p>`,
     `<form method="post" action="${APPROVAL_PATH}${id}">`,
     `<input type="hidden" name="nonce" value="${escapeHtml(view.nonce)}">`,

@@ -259,10 +259,15 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
       expect(slackQuestion(approver!.blocks, 'the Slack approver\'s message')).toBe(prompt);
       expectSafeSlack(approver!.blocks, 'the Slack approver\'s message');
 
-      // The approval page: the question HTML-escaped on top, in one <pre>, and no markup from the data.
+      // The approval page: the question HTML-escaped on top, one numbered line per line of it (a line the browser
+      // wraps goes on unnumbered), and no markup from the data.
       const html = await approvalPage(reply);
-      const pre = [...html.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => unescapeHtml(m[1]));
-      expect(pre, 'the approval page').toEqual([prompt]);
+      const pre = [...html.matchAll(/<pre class="question">([\s\S]*?)<\/pre>/g)].map((m) => m[1]);
+      expect(pre, 'the approval page').toHaveLength(1);
+      const lines = [...pre[0].matchAll(/<span>([^<]*)<\/span>/g)].map((m) => unescapeHtml(m[1]));
+      expect(pre[0], 'the approval page').toBe(lines.map((line) => `<span>${line.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</span>`).join(''));
+      expect(lines.join('\n'), 'the approval page').toBe(prompt);
+      expect(html).toMatch(/\.question span::before\{counter-increment:line;content:counter\(line\)/);
       expect(html).not.toMatch(/<script|<!channel>/);
       expect(rawHidden(html), 'the approval page').toEqual([]);
     });
