@@ -88,10 +88,10 @@ describe('create_branch and delete_branch', () => {
     expect((await suite.refusal('create_branch', { id: WEB, branch: 'topic/x', ref: 'main' }, 'reporter')).status).toBe(403);
   });
 
-  it('deletes a branch as a maintainer; refuses developers, the default and a protected branch', async () => {
+  it('deletes a branch as a developer; the default branch never, a protected one only as a maintainer', async () => {
     await suite.call('create_branch', { id: WEB, branch: 'topic/gone', ref: 'main' });
-    expect((await suite.refusal('delete_branch', { id: WEB, branch: 'topic/gone' }, 'developer')).status).toBe(403);
-    const result = await suite.call('delete_branch', { id: WEB, branch: 'topic/gone' });
+    expect((await suite.refusal('delete_branch', { id: WEB, branch: 'topic/gone' }, 'reporter')).status).toBe(403);
+    const result = await suite.call('delete_branch', { id: WEB, branch: 'topic/gone' }, { as: 'developer' });
     expect(result.status).toBe(204);
     expect((await suite.refusal('get_branch', { id: WEB, branch: 'topic/gone' })).status).toBe(404);
     const main = await suite.refusal('delete_branch', { id: WEB, branch: 'main' });
@@ -99,13 +99,16 @@ describe('create_branch and delete_branch', () => {
     expect(main.message).toContain('default branch');
     await suite.call('protect_branch', { id: WEB, name: 'keep/*' });
     await suite.call('create_branch', { id: WEB, branch: 'keep/this', ref: 'main' });
-    expect((await suite.refusal('delete_branch', { id: WEB, branch: 'keep/this' })).status).toBe(403);
+    await suite.call('create_branch', { id: WEB, branch: 'keep/gone', ref: 'main' });
+    const guarded = await suite.refusal('delete_branch', { id: WEB, branch: 'keep/this' }, 'developer');
+    expect([guarded.status, guarded.serviceMessage]).toEqual([400, 'You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch.']);
+    expect((await suite.call('delete_branch', { id: WEB, branch: 'keep/gone' })).status).toBe(204);
     expect((await suite.refusal('delete_branch', { id: WEB, branch: 'nope' })).status).toBe(404);
   });
 
   it('deletes merged branches with 202, keeping the default, protected and unmerged ones', async () => {
-    expect((await suite.refusal('delete_merged_branches', { id: WEB }, 'developer')).status).toBe(403);
-    const result = await suite.call('delete_merged_branches', { id: WEB });
+    expect((await suite.refusal('delete_merged_branches', { id: WEB }, 'reporter')).status).toBe(403);
+    const result = await suite.call('delete_merged_branches', { id: WEB }, { as: 'developer' });
     expect(result.status).toBe(202);
     const names = (await suite.data<Branch[]>('list_branches', { id: WEB })).map((b) => b.name);
     expect(names).toEqual(['feature/dark-mode', 'keep/this', 'main']);

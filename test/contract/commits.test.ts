@@ -38,7 +38,7 @@ async function darkModeToggle(): Promise<Commit> {
 }
 
 async function pickError(name: 'cherry_pick_commit' | 'revert_commit', sha: string, branch: string): Promise<ApiError> {
-  const error = await suite.call(name, { id: WEB, sha, branch }, { as: 'developer' }).catch((e: unknown) => e);
+  const error = await suite.call(name, { id: WEB, sha, branch }, { as: 'maintainer' }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
@@ -181,7 +181,7 @@ describe('create_commit', () => {
     expect(suite.operation('create_commit').confirm?.(input)).toBe(
       'Asks you because it moves ".gitignore" to "docs/license.txt", deletes "CHANGELOG.md" (the history keeps the old files).',
     );
-    const result = await suite.call('create_commit', input, { as: 'developer' });
+    const result = await suite.call('create_commit', input, { as: 'maintainer' });
     expect(result.status).toBe(201);
     const commit = result.data as Commit;
     expect(commit).toMatchObject({
@@ -244,7 +244,7 @@ describe('create_commit', () => {
     const before = (await suite.call('get_commit', { id: WEB, sha: 'main' })).data as Commit;
     const input = { id: WEB, branch: 'main', commit_message: 'Trigger CI', actions: [] };
     expect(suite.operation('create_commit').confirm?.(input)).toBeUndefined();
-    const commit = (await suite.call('create_commit', input, { as: 'developer' })).data as Commit;
+    const commit = (await suite.call('create_commit', input, { as: 'maintainer' })).data as Commit;
     expect(commit).toMatchObject({ title: 'Trigger CI', parent_ids: [before.id] });
     expect(commit.stats).toMatchObject({ additions: 0, deletions: 0, total: 0 });
     expect((await suite.call('get_commit_diff', { id: WEB, sha: commit.id })).data).toEqual([]);
@@ -253,7 +253,7 @@ describe('create_commit', () => {
   it('passes on the service\'s refusal of an action on a missing file', async () => {
     const error = await suite.call('create_commit', {
       id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_path: 'no/such/file' }],
-    }, { as: 'developer' }).catch((e: unknown) => e);
+    }, { as: 'maintainer' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(400);
     expect((error as ApiError).serviceMessage.length).toBeGreaterThan(0);
@@ -263,7 +263,7 @@ describe('create_commit', () => {
 describe('cherry_pick_commit and revert_commit', () => {
   it('cherry-picks a feature commit onto main, then reports error_code "empty" the second time', async () => {
     const toggle = await darkModeToggle();
-    const result = await suite.call('cherry_pick_commit', { id: WEB, sha: toggle.id, branch: 'main' }, { as: 'developer' });
+    const result = await suite.call('cherry_pick_commit', { id: WEB, sha: toggle.id, branch: 'main' }, { as: 'maintainer' });
     expect(result.status).toBe(201);
     const picked = result.data as Commit;
     expect(picked.title).toBe(toggle.title);

@@ -191,7 +191,8 @@ describe('one merge request: read, open, change, merge, approve, comment (beyond
     expect(mr.sha).toBe(await head(INFRA, 'feature/bigger-staging'));
     expect((await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 })).detailed_merge_status).toBe('draft_status');
     expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'outsider')).status).toBe(404);
-    expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'guest')).status).toBe(404);
+    // A guest sees the project but not its code: the merge request is found, then refused.
+    expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'guest')).status).toBe(403);
     expect((await suite.refusal('get_merge_request', { id: WEB, merge_request_iid: 99 })).status).toBe(404);
     const shown = suite.operation('get_merge_request').present!(mr, { id: INFRA });
     expect(shown.title).toBe('Merge request !1: Bigger staging (opened)');
@@ -210,7 +211,7 @@ describe('one merge request: read, open, change, merge, approve, comment (beyond
     const again = await suite.refusal('create_merge_request', input, 'developer');
     expect([again.status, again.message]).toEqual([409, `409 Another open merge request already exists for this source branch: !${created.iid}`]);
     expect((await suite.refusal('create_merge_request', { ...input, source_branch: 'no/such-branch' })).status).toBe(400);
-    expect((await suite.refusal('create_merge_request', { ...input, source_branch: 'main' })).status).toBe(400);
+    expect((await suite.refusal('create_merge_request', { ...input, source_branch: 'main' })).status).toBe(422);
     expect((await suite.refusal('create_merge_request', input, 'reporter')).status).toBe(403);
   });
 
@@ -232,18 +233,20 @@ describe('one merge request: read, open, change, merge, approve, comment (beyond
     expect((await suite.refusal('update_merge_request', { id: WEB, merge_request_iid: iid, state_event: 'close' }, 'reporter')).status).toBe(403);
   });
 
-  it('merges in git only at the reviewed head: 409 for another sha, 401 below developer, 405 for a draft', async () => {
-    const wrong = await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: '0000000000000000000000000000000000000000' }, 'developer');
-    expect([wrong.status, wrong.message]).toEqual([409, '409 SHA does not match HEAD of source branch']);
+  it('merges in git only at the reviewed head: 409 for another sha, 401 without the right to merge into the target, 405 for a draft', async () => {
     const source = (await head(INFRA, 'feature/bigger-staging'))!;
     const target = (await head(INFRA, 'main'))!;
+    const wrong = await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: '0000000000000000000000000000000000000000' });
+    expect([wrong.status, wrong.message]).toEqual([409, `409 SHA does not match HEAD of source branch: ${source}`]);
     expect((await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source }, 'reporter')).status).toBe(401);
+    // main is protected for maintainers: a developer may not merge into it.
+    expect((await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source }, 'developer')).status).toBe(401);
     const draft = await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 });
     expect((await suite.refusal('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: draft.sha })).status).toBe(405);
     const merged = await suite.data<Detail>('merge_merge_request', {
       id: INFRA, merge_request_iid: 1, sha: source, merge_commit_message: 'Merge bigger staging', merge_when_pipeline_succeeds: false,
       should_remove_source_branch: false,
-    }, 'developer');
+    });
     expect(merged).toMatchObject({ state: 'merged', detailed_merge_status: 'not_open', sha: source });
     const repo = suite.sandbox.store.findProject(INFRA)!.repo;
     expect(merged.merge_commit_sha).toBe(await head(INFRA, 'main'));
@@ -267,7 +270,7 @@ describe('one merge request: read, open, change, merge, approve, comment (beyond
   it('approves as the caller (developers and up), at the reviewed head, once', async () => {
     const mr = await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 });
     const wrong = await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2, sha: 'abcdef0' }, 'developer');
-    expect([wrong.status, wrong.message]).toEqual([409, '409 SHA does not match HEAD of source branch']);
+    expect([wrong.status, wrong.message]).toEqual([409, `409 SHA does not match HEAD of source branch: ${mr.sha}`]);
     const result = await suite.call('approve_merge_request', { id: WEB, merge_request_iid: 2, sha: mr.sha }, { as: 'developer' });
     expect(result.status).toBe(201);
     expect((result.data as { approved_by: Array<{ user: { username: string } }> }).approved_by.map((a) => a.user.username)).toEqual(['bob']);
@@ -275,11 +278,11 @@ describe('one merge request: read, open, change, merge, approve, comment (beyond
     expect((await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2 }, 'reporter')).status).toBe(403);
   });
 
-  it('comments (reporters and up) and lists comments with the system notes, newest first by default', async () => {
+  it('comments (guest access and up where the merge request is readable) and lists comments with the system notes, newest first by default', async () => {
     const note = await suite.call('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: 'Looks good in Firefox.' }, { as: 'reporter' });
     expect(note.status).toBe(201);
     expect(note.data).toMatchObject({ body: 'Looks good in Firefox.', system: false, author: { username: 'carol' }, noteable_type: 'MergeRequest' });
-    expect((await suite.refusal('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: 'hi' }, 'guest')).status).toBe(403);
+    expect((await suite.refusal('comment_on_merge_request', { id: PAYMENTS, merge_request_iid: 1, body: 'hi' }, 'guest')).status).toBe(404);
     expect((await suite.refusal('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: ' ' })).status).toBe(400);
     const newest = await suite.data<Array<{ body: string }>>('list_merge_request_notes', { id: WEB, merge_request_iid: 2 });
     expect(newest.map((n) => n.body)).toEqual(['Looks good in Firefox.', 'approved this merge request']);

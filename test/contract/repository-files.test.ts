@@ -35,7 +35,7 @@ describe('a file round trip on a nested path with spaces, in a project addressed
     const result = await suite.call('create_file', {
       id: PAYMENTS, file_path: filePath, branch: 'main', content: first, commit_message: 'Add on-call notes',
       author_name: 'Pager Bot', author_email: 'pager@acme.example',
-    }, { as: 'developer' });
+    }, { as: 'maintainer' });
     expect(result.status).toBe(201);
     expect(result.data).toEqual({ file_path: filePath, branch: 'main' });
     expect(suite.requests().at(-1)).toMatchObject({ method: 'POST', path: encodedPath, status: 201 });
@@ -58,14 +58,14 @@ describe('a file round trip on a nested path with spaces, in a project addressed
     const result = await suite.call('update_file', {
       id: PAYMENTS, file_path: filePath, branch: 'main', content: second, commit_message: 'Mention incidents',
       last_commit_id: written.last_commit_id,
-    }, { as: 'developer' });
+    }, { as: 'maintainer' });
     expect(result.status).toBe(200);
     expect(result.data).toEqual({ file_path: filePath, branch: 'main' });
 
     const stale = await suite.call('update_file', {
       id: PAYMENTS, file_path: filePath, branch: 'main', content: 'overwrite\n', commit_message: 'Stale edit',
       last_commit_id: written.last_commit_id,
-    }, { as: 'developer' }).catch((e: unknown) => e);
+    }, { as: 'maintainer' }).catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(ApiError);
     expect((stale as ApiError).status).toBe(400);
   });
@@ -141,7 +141,7 @@ describe('binary content and branches', () => {
   it('refuses to create a file that exists with the service\'s 400', async () => {
     await expect(suite.call('create_file', {
       id: WEB, file_path: 'README.md', branch: 'main', content: 'x', commit_message: 'Clobber',
-    }, { as: 'developer' })).rejects.toMatchObject({ status: 400 });
+    }, { as: 'maintainer' })).rejects.toMatchObject({ status: 400 });
   });
 
   it('reads a public project without a token', async () => {
@@ -191,7 +191,7 @@ describe('commits to a new branch, by a named author', () => {
     expect(old.last_commit_id).not.toBe(now.last_commit_id);
     await expect(suite.call('delete_file', {
       id: WEB, file_path: 'README.md', branch: 'main', commit_message: 'Stale delete', last_commit_id: old.last_commit_id,
-    }, { as: 'developer' })).rejects.toMatchObject({ status: 400 });
+    }, { as: 'maintainer' })).rejects.toMatchObject({ status: 400 });
     const still = (await suite.call('get_file_metadata', { id: WEB, file_path: 'README.md', ref: 'main' })).data as Record<string, string>;
     expect(still.last_commit_id).toBe(now.last_commit_id);
   });

@@ -105,7 +105,7 @@ describe('compare, merge base and contributors', () => {
     // Move main on after the feature branched, so that the two ways of comparing differ.
     await suite.call('create_file', {
       id: WEB, file_path: 'notes/main-only.md', branch: 'main', content: 'only on main\n', commit_message: 'Main moves on',
-    }, { as: 'developer' });
+    }, { as: 'maintainer' });
 
     const viaBase = (await suite.call('compare_refs', { id: WEB, from: 'main', to: FEATURE })).data as Compare;
     expect(viaBase.commits.map((c) => c.title)).toEqual(['Add dark mode toggle', 'Wire dark mode into the header']);

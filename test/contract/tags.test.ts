@@ -87,9 +87,9 @@ describe('create_tag and delete_tag', () => {
     expect((await suite.refusal('create_tag', { id: WEB, tag_name: 'v3', ref: 'main' }, 'reporter')).status).toBe(403);
   });
 
-  it('deletes a tag as a maintainer, not as a developer; 404 for an unknown one', async () => {
-    expect((await suite.refusal('delete_tag', { id: WEB, tag_name: 'nightly' }, 'developer')).status).toBe(403);
-    expect((await suite.call('delete_tag', { id: WEB, tag_name: 'nightly' })).status).toBe(204);
+  it('deletes a tag as a developer, not as a reporter; 404 for an unknown one', async () => {
+    expect((await suite.refusal('delete_tag', { id: WEB, tag_name: 'nightly' }, 'reporter')).status).toBe(403);
+    expect((await suite.call('delete_tag', { id: WEB, tag_name: 'nightly' }, { as: 'developer' })).status).toBe(204);
     expect((await suite.refusal('get_tag', { id: WEB, tag_name: 'nightly' })).status).toBe(404);
     expect((await suite.refusal('delete_tag', { id: WEB, tag_name: 'nightly' })).status).toBe(404);
   });

@@ -96,6 +96,7 @@ describe('a NUL byte in a commit message', () => {
     expect(onNewBranch.data).toEqual({ message: 'commit_message is invalid: it contains a NUL byte' });
     expect(await repo().branchExists('nul')).toBe(false);
     const onMain = await call('PUT', `/projects/${WEB}/repository/files/${enc('README.md')}`, {
+      as: 'maintainer',
       json: { branch: 'main', commit_message: '\u0000', content: 'changed' },
     });
     expect(onMain.status).toBe(400);

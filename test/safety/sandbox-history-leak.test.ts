@@ -15,8 +15,9 @@ describe('a refused commit with start_project', () => {
   it('leaves no private object in the public project, readable by SHA or not', async () => {
     const privateSha = (await project('acme/platform/payments-api').repo.resolveCommit('main'))!;
     const privateReadme = (await project('acme/platform/payments-api').repo.readObjects([`${privateSha}:README.md`]))[0]!.oid;
-    // bob may read payments-api and push to acme/web, but 'main' exists there and force is off: refused.
+    // alice may read payments-api and push to acme/web's main, but 'main' exists there and force is off: refused.
     const refused = await call('POST', `/projects/${WEB}/repository/commits`, {
+      as: 'maintainer',
       json: {
         branch: 'main',
         start_project: 'acme/platform/payments-api',

@@ -16,6 +16,14 @@ export function notFound(resource?: string): HttpError {
   return new HttpError(404, { message: resource ? `404 ${resource} Not Found` : '404 Not Found' });
 }
 
+/**
+ * A record looked up by id that is not there (or not there for this caller), as the service's framework answers
+ * it: {"message": "404 Not found"}.
+ */
+export function recordNotFound(): HttpError {
+  return new HttpError(404, { message: '404 Not found' });
+}
+
 export function unauthorized(): HttpError {
   return new HttpError(401, { message: '401 Unauthorized' });
 }

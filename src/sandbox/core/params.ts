@@ -205,17 +205,13 @@ export function parseParams<S extends z.ZodType>(schema: S, input: unknown, opti
   }
 }
 
-/** The service's name search (branches, tags): part of the name, any case; ^ anchors the start and $ the end. */
+/**
+ * The service's name search (branches, tags): part of the name, any case. As the service builds it, the first ^
+ * anchors the start, the first $ the end, and every * matches any run of characters; the rest is literal.
+ */
 export function matchesSearch(name: string, search: string | undefined): boolean {
   if (search === undefined || search === '') return true;
-  let term = search.toLowerCase();
-  const start = term.startsWith('^');
-  if (start) term = term.slice(1);
-  const end = term.endsWith('$');
-  if (end) term = term.slice(0, -1);
-  const lower = name.toLowerCase();
-  if (start && end) return lower === term;
-  if (start) return lower.startsWith(term);
-  if (end) return lower.endsWith(term);
-  return lower.includes(term);
+  const escaped = search.toLowerCase().replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const pattern = escaped.replace('\\^', '^').replace(/\\\*/g, '.*?').replace('\\$', '$');
+  return new RegExp(pattern, 's').test(name.toLowerCase());
 }

@@ -196,6 +196,8 @@ export interface Project {
   packages_enabled: boolean;
   merge_method: 'merge' | 'rebase_merge' | 'ff';
   only_allow_merge_if_pipeline_succeeds: boolean;
+  /** Pipelines and jobs public to all who see the project ("public pipelines"; absent: on, the service's default). */
+  public_jobs?: boolean;
   /** Language name → percentage of the code, as the service reports it. */
   languages: Record<string, number>;
   custom_attributes: Record<string, string>;

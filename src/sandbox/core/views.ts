@@ -195,7 +195,7 @@ export function projectFull(store: Store, project: Project, extras: FullProjectE
     shared_runners_enabled: true,
     runners_token: extras.maintainer ? project.runners_token : undefined,
     ci_default_git_depth: 50,
-    public_jobs: true,
+    public_jobs: project.public_jobs ?? true,
     shared_with_groups: [],
     only_allow_merge_if_pipeline_succeeds: project.only_allow_merge_if_pipeline_succeeds,
     only_allow_merge_if_all_discussions_are_resolved: false,

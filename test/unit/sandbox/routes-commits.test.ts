@@ -1,9 +1,17 @@
 // Route tests of the commit endpoints over HTTP: listing with filters, multi-file commits (JSON and form),
 // single commits with stats and pipeline, refs, cherry-pick, revert, diff and comments.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { enc, PAYMENTS, useSandbox, WEB } from './routes-git-helpers.js';
 
 const { call, sandbox } = useSandbox();
+
+// These tests are about the writes themselves, made as a developer: main is unprotected here (protected branches
+// have tests of their own).
+beforeAll(async () => {
+  for (const project of [WEB, PAYMENTS]) {
+    expect((await call('DELETE', `/projects/${project}/protected_branches/main`, { as: 'maintainer' })).status).toBe(204);
+  }
+});
 const commits = (project = WEB) => `/projects/${project}/repository/commits`;
 const ids = (list: { id: string }[]) => list.map((c) => c.id);
 const webRepo = () => sandbox().store.findProject('acme/web')!.repo;

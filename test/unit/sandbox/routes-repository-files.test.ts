@@ -1,10 +1,18 @@
 // Route tests of the repository file endpoints over HTTP: reads with metadata headers, blame, raw, visibility,
 // and single-file commits (create, update, delete) with their failures.
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { enc, PAYMENTS, useSandbox, WEB } from './routes-git-helpers.js';
 
 const { call, sandbox } = useSandbox();
+
+// These tests are about the writes themselves, made as a developer: main is unprotected here (protected branches
+// have tests of their own).
+beforeAll(async () => {
+  for (const project of [WEB, PAYMENTS]) {
+    expect((await call('DELETE', `/projects/${project}/protected_branches/main`, { as: 'maintainer' })).status).toBe(204);
+  }
+});
 const file = (project: string, path: string, suffix = '') => `/projects/${project}/repository/files/${enc(path)}${suffix}`;
 
 const METADATA_HEADERS = [

@@ -1,26 +1,39 @@
 // Branches and Protected branches routes (the service's REST API v4): branch records read from the project's
-// git repository, protections kept in the area's state.
+// git repository, protections kept by the core (../../core/protected-branches.ts), which every push obeys.
+//
+// Access, as the service's permission table and pre-receive checks have it: reading follows the code (any viewer
+// of a public or internal project, reporters and up on a private one); creating and deleting a branch take
+// developer access (push), a protected branch more (creating one: push or merge rights on it; deleting one: a
+// maintainer; the default branch: nobody); deleting merged branches takes push access and spares protected
+// branches and those of open merge requests; protecting and unprotecting take a maintainer.
 import { z } from 'zod';
 import { readableProject, writableProject, type SandboxContext } from '../../core/context.js';
-import { forbidden, messageError, notFound } from '../../core/errors.js';
+import { messageError, notFound, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { matchesSearch, param } from '../../core/params.js';
+import {
+  branchPermissions, newProtection, protectedBranches, protectionsFor, PROTECTED_BRANCH_REFUSALS, PROTECTION_LEVELS,
+  type ProtectedBranch,
+} from '../../core/protected-branches.js';
 import type { Router } from '../../core/router.js';
 import { projectWebUrl } from '../../core/views.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
 import { GitActionError } from '../../git/errors.js';
 import { refNameProblem } from '../../git/repo.js';
+import { openMergeRequestBranches } from '../work-items/index.js';
 import { branchHeads, createBranch, deleteBranch, mergedInto } from './git.js';
-import { newProtection, protectedBranches, protectionsFor, type ProtectedBranch } from './state.js';
+import { branchRegex } from './regex.js';
 
-const searchParams = z.object({ search: z.string().optional() });
+const listParams = z.object({ search: z.string().optional(), regex: z.string().optional() });
+const protectedListParams = z.object({ search: z.string().optional() });
 const createParams = z.object({ branch: z.string(), ref: z.string() });
-const accessLevel = param.integer().refine((level) => [0, 30, 40, 60].includes(level));
+const accessLevel = param.integer().refine((level) => (PROTECTION_LEVELS as readonly number[]).includes(level));
 const protectParams = z.object({
   name: z.string(),
   push_access_level: accessLevel.optional(),
   merge_access_level: accessLevel.optional(),
+  unprotect_access_level: param.integer().refine((level) => level !== 0 && (PROTECTION_LEVELS as readonly number[]).includes(level)).optional(),
   allow_force_push: param.boolean().optional(),
 });
 
@@ -34,6 +47,11 @@ function levelOf(rules: ProtectedBranch['push_access_levels']): number {
   return Math.min(...rules.map((rule) => rule.access_level).map((level) => (level === 0 ? Infinity : level)));
 }
 
+/** The permission a branch gives its caller, as the service computes it for this record. */
+function canPush(ctx: SandboxContext, project: Project, user: User | null, branch: string): boolean {
+  return !project.archived && branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch).push;
+}
+
 /** Branch records for the named heads, in the order given. */
 async function branchViews({ ctx, project, user }: Ctx, heads: Array<[string, string]>): Promise<unknown[]> {
   const repo = project.repo;
@@ -41,7 +59,6 @@ async function branchViews({ ctx, project, user }: Ctx, heads: Array<[string, st
   const allHeads = await branchHeads(repo);
   const merged = allHeads.has(defaultBranch) ? await mergedInto(repo, `refs/heads/${defaultBranch}`) : new Set<string>();
   const commits = await repo.getCommits(heads.map(([, sha]) => sha));
-  const access = ctx.projectAccess(user, project);
   const webUrl = projectWebUrl(ctx.store, project);
   return heads.map(([name], index) => {
     const protections = protectionsFor(ctx.store, project, name);
@@ -56,7 +73,7 @@ async function branchViews({ ctx, project, user }: Ctx, heads: Array<[string, st
       default: name === defaultBranch,
       developers_can_push: isProtected && pushLevel <= ACCESS.developer,
       developers_can_merge: isProtected && mergeLevel <= ACCESS.developer,
-      can_push: !project.archived && access >= ACCESS.developer && access >= pushLevel,
+      can_push: canPush(ctx, project, user, name),
       web_url: `${webUrl}/-/tree/${name.split('/').map(encodeURIComponent).join('/')}`,
     };
   });
@@ -75,9 +92,29 @@ function protectionView(protection: ProtectedBranch) {
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
-  router.route('GET', '/projects/:id/repository/branches', { params: searchParams, pagination: 'offset' }, async (req, reply) => {
+  /**
+   * Creating a branch a protection covers: those who may push to it may; those who may only merge to it may
+   * start it from a commit already on a protected branch; anyone else is refused as by the service's pre-receive
+   * check (400 through the API).
+   */
+  async function checkProtectedCreation(project: Project, user: User, branch: string, sha: string): Promise<void> {
+    const may = branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch);
+    if (!may.protected || may.push) return;
+    if (may.merge) {
+      const holders = (await project.repo.text(['for-each-ref', `--contains=${sha}`, '--format=%(refname:strip=2)', 'refs/heads/']))
+        .split('\n').filter((name) => name !== '');
+      if (holders.some((name) => protectionsFor(ctx.store, project, name).length > 0)) return;
+    }
+    throw messageError(400, PROTECTED_BRANCH_REFUSALS.create);
+  }
+
+  router.route('GET', '/projects/:id/repository/branches', { params: listParams, pagination: 'offset' }, async (req, reply) => {
     const project = readableProject(ctx, req);
-    const heads = [...(await branchHeads(project.repo))].filter(([name]) => matchesSearch(name, req.params.search));
+    const { search, regex } = req.params;
+    if (search !== undefined && regex !== undefined) throw paramError('search, regex are mutually exclusive');
+    const pattern = regex === undefined || regex === '' ? undefined : branchRegex(regex);
+    const heads = [...(await branchHeads(project.repo))]
+      .filter(([name]) => matchesSearch(name, search) && (pattern === undefined || pattern.test(name)));
     heads.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const page = paginate(req, reply, heads);
     reply.json(await branchViews({ ctx, project, user: req.user }, page));
@@ -98,6 +135,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (refNameProblem(branch) !== null) throw messageError(400, 'Branch name is invalid');
     const sha = await project.repo.resolveCommit(ref);
     if (sha === null) throw messageError(400, 'Invalid reference name: ' + ref);
+    await checkProtectedCreation(project, req.user!, branch, sha);
     try {
       await createBranch(project.repo, branch, sha);
     } catch (error) {
@@ -110,26 +148,32 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/projects/:id/repository/branches/:branch', { auth: 'user' }, async (req, reply) => {
-    const project = writableProject(ctx, req, ACCESS.maintainer);
+    const project = writableProject(ctx, req, ACCESS.developer);
     const name = req.pathParams.branch;
-    const sha = refNameProblem(name) === null ? await project.repo.refTarget(`refs/heads/${name}`) : null;
+    if (refNameProblem(name) !== null) throw messageError(400, 'The branch refname is invalid');
+    const sha = await project.repo.refTarget(`refs/heads/${name}`);
     if (sha === null) throw notFound('Branch');
-    if (name === (await project.repo.defaultBranch())) throw messageError(400, 'The default branch of a project cannot be deleted.');
-    if (protectionsFor(ctx.store, project, name).length > 0) throw forbidden('Protected branch cannot be deleted; unprotect it first');
+    // The service's pre-receive check: the default branch never goes, a protected one only by a maintainer's hand.
+    if (name === (await project.repo.defaultBranch())) throw messageError(400, PROTECTED_BRANCH_REFUSALS.deleteDefault);
+    if (!branchPermissions(ctx.store, project, req.user, ctx.projectAccess(req.user, project), name).delete) {
+      throw messageError(400, PROTECTED_BRANCH_REFUSALS.delete);
+    }
     await deleteBranch(project.repo, name, sha);
     ctx.log(`branch ${name} deleted from ${project.full_path}`);
     reply.empty(204);
   });
 
   router.route('DELETE', '/projects/:id/repository/merged_branches', { auth: 'user' }, async (req, reply) => {
-    const project = writableProject(ctx, req, ACCESS.maintainer);
+    const project = writableProject(ctx, req, ACCESS.developer);
     const repo = project.repo;
     const defaultBranch = await repo.defaultBranch();
     const heads = await branchHeads(repo);
     if (heads.has(defaultBranch)) {
       const merged = await mergedInto(repo, `refs/heads/${defaultBranch}`);
+      // As on the service: protected branches stay, and so do the branches of open merge requests.
+      const inReview = openMergeRequestBranches(ctx.store, project);
       for (const [name, sha] of heads) {
-        if (name === defaultBranch || !merged.has(name) || protectionsFor(ctx.store, project, name).length > 0) continue;
+        if (name === defaultBranch || !merged.has(name) || inReview.has(name) || protectionsFor(ctx.store, project, name).length > 0) continue;
         await deleteBranch(repo, name, sha);
         ctx.log(`merged branch ${name} deleted from ${project.full_path}`);
       }
@@ -137,9 +181,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json({ message: '202 Accepted' }, 202);
   });
 
-  router.route('GET', '/projects/:id/protected_branches', { params: searchParams, pagination: 'offset' }, async (req, reply) => {
+  router.route('GET', '/projects/:id/protected_branches', { params: protectedListParams, pagination: 'offset' }, async (req, reply) => {
     const project = readableProject(ctx, req);
-    const list = protectedBranches(ctx.store, project).filter((p) => matchesSearch(p.name, req.params.search));
+    const term = req.params.search?.toLowerCase() ?? '';
+    const list = protectedBranches(ctx.store, project).filter((p) => p.name.toLowerCase().includes(term));
     reply.json(paginate(req, reply, list).map(protectionView));
   });
 
@@ -156,7 +201,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (refNameProblem(name.replace(/\*/g, 'x')) !== null) throw messageError(400, 'Name is invalid');
     const list = protectedBranches(ctx.store, project);
     if (list.some((p) => p.name === name)) throw messageError(409, `Protected branch '${name}' already exists`);
-    const protection = newProtection(ctx.store, name, push_access_level ?? ACCESS.maintainer, merge_access_level ?? ACCESS.maintainer, allow_force_push ?? false);
+    const protection = newProtection(ctx.store, name, {
+      push: push_access_level ?? ACCESS.maintainer, merge: merge_access_level ?? ACCESS.maintainer, allowForcePush: allow_force_push ?? false,
+    });
     list.push(protection);
     ctx.log(`branch ${name} protected in ${project.full_path}`);
     reply.json(protectionView(protection), 201);

@@ -1,22 +1,33 @@
-// Jobs (the service's Jobs API, v4): a pipeline's and a project's jobs, one job, its log with Range, retry, cancel,
-// play and erase.
+// Jobs (the service's Jobs API, v4): a pipeline's and a project's jobs, newest first, one job, its log with Range,
+// retry, cancel, play and erase.
 //
-// Access levels, as the service documents them:
-//   list, read, log             anyone who can see a public or internal project; reporter (20) on private ones
-//   retry, cancel, play, erase  developer (30)
+// Access, as the service's API and permission table have it:
+//   the Jobs API (/projects/:id/jobs…)  a token, always (401 without one, whatever the project)
+//   a pipeline's jobs                  no token on a public project
+//   list, read, log                    who may see the project's jobs: everyone who sees the project while its
+//                                      pipelines are public (public_jobs, the default), else reporters and up (403)
+//   retry, cancel, play                developer (30); on a protected branch, only who may push or merge to it
+//   erase                              maintainer, or the developer who started the job on an unprotected ref
 // A private project is a 404 to an outsider. Archived projects are read-only (403 on writes).
 import { z } from 'zod';
-import { readableProject, type SandboxContext } from '../../core/context.js';
-import { messageError, notFound } from '../../core/errors.js';
+import type { SandboxContext } from '../../core/context.js';
+import { forbidden, messageError, recordNotFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
+import { branchPermissions } from '../../core/protected-branches.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
-import { ACCESS, type Pipeline, type Project, type Store } from '../../core/store.js';
-import { projectWebUrl, userBasic } from '../../core/views.js';
+import { ACCESS, type Pipeline, type Project, type Store, type User } from '../../core/store.js';
+import { pipelineBasic, projectWebUrl, userBasic } from '../../core/views.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
-import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, retryJob, setJobLog, type Job } from './state.js';
+import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, playVariablesOf, retryJob, setJobLog, type Job } from './state.js';
 
 const scopeParam = z.union([param.enum(JOB_STATUSES), z.array(param.enum(JOB_STATUSES))]).optional();
+
+const playParams = z.object({
+  job_variables_attributes: param.array(z.strictObject({ key: z.string(), value: z.string() })).optional(),
+});
+
+const pipelineOf = (project: Project, job: Job) => project.pipelines.find((p) => p.id === job.pipeline_id)!;
 
 async function jobView(store: Store, project: Project, job: Job, commits: Map<string, Promise<GitCommitInfo>>) {
   const pipeline = project.pipelines.find((p) => p.id === job.pipeline_id);
@@ -57,7 +68,7 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
       committer_name: info.committer_name, committer_email: info.committer_email, committed_date: info.committed_date,
       web_url: `${projectWebUrl(store, project)}/-/commit/${info.id}`,
     } : null,
-    pipeline: pipeline ? { id: pipeline.id, project_id: project.id, ref: pipeline.ref, sha: pipeline.sha, status: pipeline.status } : null,
+    pipeline: pipeline ? { ...pipelineBasic(store, project, pipeline), project_id: project.id } : null,
     web_url: `${projectWebUrl(store, project)}/-/jobs/${job.id}`,
     project: { ci_job_token_scope_enabled: false },
     artifacts: job.artifacts.map((a) => ({ ...a })),
@@ -89,16 +100,19 @@ function projectJobs(store: Store, project: Project): Job[] {
 function findJob(store: Store, project: Project, req: SandboxRequest<unknown>): Job {
   const id = integerPathParam(req, 'job_id');
   const job = projectJobs(store, project).find((j) => j.id === id);
-  if (!job) throw notFound('Job');
+  if (!job) throw recordNotFound();
   return job;
 }
 
 function findPipeline(project: Project, req: SandboxRequest<unknown>): Pipeline {
   const id = integerPathParam(req, 'pipeline_id');
   const pipeline = project.pipelines.find((p) => p.id === id);
-  if (!pipeline) throw notFound('Pipeline');
+  if (!pipeline) throw recordNotFound();
   return pipeline;
 }
+
+/** Statuses a cancel stops; any other job is answered as it is (the service's cancel changes nothing then). */
+const CANCELABLE: readonly string[] = ['created', 'waiting_for_resource', 'pending', 'running'];
 
 /** `bytes=-N`, `bytes=S-` or `bytes=S-E` of a body of `total` bytes; undefined for no (or an unreadable) Range. */
 function byteRange(header: string | undefined, total: number): { start: number; end: number } | 'unsatisfiable' | undefined {
@@ -119,37 +133,72 @@ function byteRange(header: string | undefined, total: number): { start: number; 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
+  /** Whether the caller sees the project's jobs: everyone who sees it while its pipelines are public, else reporters. */
+  const readsJobs = (user: User | null, project: Project) =>
+    project.jobs_enabled && ((project.public_jobs ?? true) || ctx.projectAccess(user, project) >= ACCESS.reporter);
+
+  /** The project of a Jobs API read: 404 when hidden, 403 when its jobs are not the caller's to see. */
+  function jobsProject(req: SandboxRequest<unknown>): Project {
+    const project = ctx.findProjectFor(req, req.pathParams.id);
+    if (!readsJobs(req.user, project)) throw forbidden();
+    return project;
+  }
+
+  /**
+   * A job the caller may change: developer access, and on a protected branch the right to push or merge to it
+   * (the service keeps a protected ref's jobs to those who may update it). A tag's job has no such rule here.
+   */
+  function writable(req: SandboxRequest<unknown>, user: User): { project: Project; job: Job } {
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
+    const job = findJob(store, project, req);
+    const pipeline = pipelineOf(project, job);
+    if (!pipeline.tag) {
+      const may = branchPermissions(store, project, user, ctx.projectAccess(user, project), pipeline.ref);
+      if (!may.push && !may.merge) throw forbidden();
+    }
+    return { project, job };
+  }
+
   router.route(
     'GET', '/projects/:id/pipelines/:pipeline_id/jobs',
     { params: z.object({ scope: scopeParam, include_retried: param.boolean().optional() }), pagination: 'offset' },
     async (req, reply) => {
-      const project = readableProject(ctx, req);
+      // The Pipelines API: no token needed on a public project; newest first, as the Jobs API lists them. Who may
+      // see a public or internal project's pipelines but not its jobs gets none; on a private one, 403.
+      const project = ctx.findProjectFor(req, req.pathParams.id);
+      const hidden = !readsJobs(req.user, project);
+      if (hidden && project.visibility === 'private') throw forbidden();
       const pipeline = findPipeline(project, req);
+      if (hidden) {
+        reply.json(paginate(req, reply, []));
+        return;
+      }
       const scope = scopeOf(req.params.scope);
       const jobs = projectJobs(store, project)
-        .filter((j) => j.pipeline_id === pipeline.id && (req.params.include_retried || !j.retried) && (!scope || scope.has(j.status)))
-        .sort((a, b) => a.id - b.id);
+        .filter((j) => j.pipeline_id === pipeline.id && (req.params.include_retried || !j.retried) && (!scope || scope.has(j.status)));
       reply.json(await views(store, project, paginate(req, reply, jobs)));
     },
   );
 
-  router.route('GET', '/projects/:id/jobs', { params: z.object({ scope: scopeParam }), pagination: 'offset' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
+  router.route('GET', '/projects/:id/jobs', { params: z.object({ scope: scopeParam }), pagination: 'offset', auth: 'user' }, async (req, reply) => {
+    const project = jobsProject(req);
     const scope = scopeOf(req.params.scope);
     const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
     reply.json(await views(store, project, paginate(req, reply, jobs)));
   });
 
-  router.route('GET', '/projects/:id/jobs/:job_id', {}, async (req, reply) => {
-    const project = readableProject(ctx, req);
+  router.route('GET', '/projects/:id/jobs/:job_id', { auth: 'user' }, async (req, reply) => {
+    const project = jobsProject(req);
     reply.json((await views(store, project, [findJob(store, project, req)]))[0]);
   });
 
-  router.route('GET', '/projects/:id/jobs/:job_id/trace', {}, (req, reply) => {
-    const project = readableProject(ctx, req);
-    const log = jobLog(store, findJob(store, project, req).id);
+  router.route('GET', '/projects/:id/jobs/:job_id/trace', { auth: 'user' }, (req, reply) => {
+    const project = jobsProject(req);
+    const job = findJob(store, project, req);
+    const log = jobLog(store, job.id);
     const range = byteRange(req.headers.range, log.length);
     reply.header('accept-ranges', 'bytes');
+    reply.header('content-disposition', `infile; filename="${job.id}.log"`);
     if (range === 'unsatisfiable') {
       reply.header('content-range', `bytes */${log.length}`);
       reply.send(416, '', 'text/plain; charset=utf-8');
@@ -161,15 +210,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     }
   });
 
-  const write = (req: SandboxRequest<unknown>) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
-    return { project, job: findJob(store, project, req) };
-  };
-  const pipelineOf = (project: Project, job: Job) => project.pipelines.find((p) => p.id === job.pipeline_id)!;
-
   router.route('POST', '/projects/:id/jobs/:job_id/retry', { auth: 'user' }, async (req, reply) => {
     const user = ctx.requireUser(req);
-    const { project, job } = write(req);
+    const { project, job } = writable(req, user);
     if (!FINISHED_JOB.includes(job.status) || job.retried) throw messageError(403, '403 Forbidden - Job is not retryable');
     const now = new Date();
     const retry = retryJob(store, job, user.id, now);
@@ -181,9 +224,16 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json((await views(store, project, [retry]))[0], 201);
   });
 
-  router.route('POST', '/projects/:id/jobs/:job_id/cancel', { auth: 'user' }, async (req, reply) => {
-    const { project, job } = write(req);
-    if (job.status !== 'pending' && job.status !== 'running' && job.status !== 'created') throw messageError(400, '400 Bad request - Job is not cancelable');
+  router.route('POST', '/projects/:id/jobs/:job_id/cancel', { auth: 'user', params: z.object({ force: param.boolean().optional() }) }, async (req, reply) => {
+    const user = ctx.requireUser(req);
+    const { project, job } = writable(req, user);
+    // force cancels a job stuck in `canceling`, which the sandbox's jobs never are: it takes a maintainer, and does nothing more.
+    if (req.params.force === true && ctx.projectAccess(user, project) < ACCESS.maintainer) throw forbidden();
+    // The service answers a job that has ended (or waits for a person) with the job as it is, 201.
+    if (!CANCELABLE.includes(job.status)) {
+      reply.json((await views(store, project, [job]))[0], 201);
+      return;
+    }
     const now = new Date();
     job.status = 'canceled';
     job.finished_at = job.started_at ? now : null;
@@ -199,10 +249,14 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json((await views(store, project, [job]))[0], 201);
   });
 
-  router.route('POST', '/projects/:id/jobs/:job_id/play', { auth: 'user' }, async (req, reply) => {
+  router.route('POST', '/projects/:id/jobs/:job_id/play', { auth: 'user', params: playParams }, async (req, reply) => {
     const user = ctx.requireUser(req);
-    const { project, job } = write(req);
+    const project = jobsProject(req);
+    const job = findJob(store, project, req);
+    writable(req, user);
     if (job.status !== 'manual') throw messageError(400, '400 Bad request - Unplayable Job');
+    // The variables the person gave this run (the runner would see them; the job's answer does not show them).
+    playVariablesOf(store).set(job.id, (req.params.job_variables_attributes ?? []).map(({ key, value }) => ({ key, value })));
     job.status = 'pending';
     job.queued_at = new Date();
     job.user_id = user.id;
@@ -217,8 +271,15 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('POST', '/projects/:id/jobs/:job_id/erase', { auth: 'user' }, async (req, reply) => {
-    const { project, job } = write(req);
-    if (!FINISHED_JOB.includes(job.status) || job.erased_at !== null) throw messageError(400, '400 Bad request - Job is not erasable');
+    const user = ctx.requireUser(req);
+    const { project, job } = writable(req, user);
+    // A maintainer's; or the developer's who started it, on an unprotected ref.
+    const pipeline = pipelineOf(project, job);
+    const refProtected = !pipeline.tag && branchPermissions(store, project, user, ctx.projectAccess(user, project), pipeline.ref).protected;
+    if (ctx.projectAccess(user, project) < ACCESS.maintainer && (job.user_id !== user.id || refProtected)) throw forbidden();
+    // Only a finished job with a log or artifacts left can be erased.
+    const erasable = FINISHED_JOB.includes(job.status) && (jobLog(store, job.id).length > 0 || job.artifacts.length > 0);
+    if (!erasable) throw forbidden('Job is not erasable!');
     job.erased_at = new Date();
     job.artifacts = [];
     setJobLog(store, job.id, Buffer.alloc(0));

@@ -105,3 +105,6 @@ export function forgetPipelineJobs(store: Store, pipelineId: number): void {
   for (const job of state.jobs) if (job.pipeline_id === pipelineId) state.logs.delete(job.id);
   state.jobs = state.jobs.filter((j) => j.pipeline_id !== pipelineId);
 }
+
+/** The variables a person gave a manual job when playing it (job_variables_attributes), by job id. */
+export const playVariablesOf = areaState('job_play_variables', () => new Map<number, Array<{ key: string; value: string }>>());

@@ -8,6 +8,7 @@ import { param } from '../../core/params.js';
 import { filterProjects, projectListParams, renderProjects, sortProjects } from '../../core/project-list.js';
 import type { Router, SandboxRequest, Reply } from '../../core/router.js';
 import type { Project } from '../../core/store.js';
+import { findReadme, projectFull } from '../../core/views.js';
 
 const userListParams = z.object({
   ...projectListParams,
@@ -51,11 +52,21 @@ const singleParams = z.object({
 });
 
 export function register(router: Router, ctx: SandboxContext): void {
-  // Beyond the spec (Projects API: Get a single project): the full form to a signed-in caller (simple when
-  // anonymous), as in the lists; a project the caller may not see is 404. The sandbox's projects carry no licence.
+  // Beyond the spec (Projects API: Get a single project): the full form, as the service answers one project to anyone
+  // who may see it; an anonymous caller gets it without `permissions` (and a runner token it never gets anyway). A
+  // project the caller may not see is 404. The sandbox's projects carry no licence.
   router.route('GET', '/projects/:id', { params: singleParams }, async (req, res) => {
     const project = ctx.findProjectFor(req, req.pathParams.id);
-    const [view] = await renderProjects(ctx, req.user, [project], req.params);
+    let view: Record<string, unknown>;
+    if (req.user === null) {
+      const full: Record<string, unknown> = projectFull(ctx.store, project, {
+        readmePath: await findReadme(project), projectAccess: null, groupAccess: null, maintainer: false,
+      });
+      delete full.permissions;
+      view = full;
+    } else {
+      [view] = await renderProjects(ctx, req.user, [project], req.params);
+    }
     res.json(req.params.license === true ? { ...view, license_url: null, license: null } : view);
   });
 

@@ -12,6 +12,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Router } from '../../core/router.js';
 import type { CommitComment, Store } from '../../core/store.js';
+import { checkForce, checkPush } from './push-rules.js';
 import { authorOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
 
 const COMMIT = '/projects/:id/repository/commits/:sha';
@@ -144,6 +145,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const project = writableProject(ctx, req);
     const user = ctx.requireUser(req);
     const { params } = req;
+    checkPush(ctx, project, user, params.branch, 403);
     if (params.start_branch !== undefined && params.start_sha !== undefined) {
       throw paramError('start_branch, start_sha are mutually exclusive');
     }
@@ -158,6 +160,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     }));
     // As on the service, a start project without a start ref starts from the branch of the same name there.
     const startRef = params.start_branch ?? params.start_sha?.toLowerCase() ?? (startProject ? params.branch : undefined);
+    if (params.force === true && startRef !== undefined) {
+      await checkForce(ctx, project, user, params.branch, { repo: (startProject ?? project).repo, ref: startRef });
+    }
     const sha = await gitCall(() =>
       project.repo.commit({
         branch: params.branch,
@@ -195,6 +200,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     router.route('POST', `${COMMIT}/${kind}`, { params: pickParams, auth: 'user' }, async (req, reply) => {
       const project = writableProject(ctx, req);
       const user = ctx.requireUser(req);
+      checkPush(ctx, project, user, req.params.branch, 403);
       const commit = await commitOf(project.repo, req.pathParams.sha);
       // Refusals carry error_code 'empty' or 'conflict' (the engine's kinds) next to the message.
       const sha = await gitCall(() =>

@@ -8,6 +8,7 @@ import { param } from '../../core/params.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import type { Project } from '../../core/store.js';
 import { authorOf, decodeContent, gitCall, identityOf, sendRaw } from './routes.js';
+import { checkPush } from './push-rules.js';
 
 const FILE_PATH = '/projects/:id/repository/files/:file_path';
 
@@ -103,6 +104,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   ): Promise<void> {
     const project = writableProject(ctx, req);
     const user = ctx.requireUser(req);
+    checkPush(ctx, project, user, req.params.branch, 400);
     await gitCall(() =>
       project.repo.commit({
         branch: req.params.branch,

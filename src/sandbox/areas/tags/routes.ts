@@ -1,5 +1,5 @@
 // Tags routes (the service's REST API v4): tags read from the project's git repository, with the release
-// made on each, if any.
+// made on each, if any. Reading follows the code; creating and deleting take developer access (push).
 import { z } from 'zod';
 import { readableProject, writableProject, type SandboxContext } from '../../core/context.js';
 import { messageError, notFound } from '../../core/errors.js';
@@ -98,8 +98,10 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/projects/:id/repository/tags/:tag_name', { auth: 'user' }, async (req, reply) => {
-    const project = writableProject(ctx, req, ACCESS.maintainer);
-    const tag = await findTag(project, req.pathParams.tag_name);
+    // As the service: the tag is looked up first (404), then the caller's push access checked (a developer's, the
+    // sandbox having no protected tags).
+    const tag = await findTag(readableProject(ctx, req), req.pathParams.tag_name);
+    const project = writableProject(ctx, req, ACCESS.developer);
     await deleteTag(project.repo, tag.name, tag.target);
     // The service deletes a tag's release with it.
     const index = project.releases.findIndex((r) => r.tag_name === tag.name);

@@ -1,30 +1,66 @@
 // What changing an issue or merge request shares (beyond the spec: the Issues, Merge requests and Notes APIs, v4):
-// label changes (labels replaces, add_labels / remove_labels adjust; each change records label events through
-// setLabels), people, and notes — user comments and the system notes the service writes for state changes.
+// label changes (labels replaces, add_labels / remove_labels adjust, each a comma-separated string or an array;
+// each change records label events through setLabels), who may change what, people, and notes — user comments and
+// the system notes the service writes for state changes.
 import { z } from 'zod';
-import { validationError } from '../../core/errors.js';
+import type { SandboxContext } from '../../core/context.js';
+import { messageError, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Reply, SandboxRequest } from '../../core/router.js';
-import type { Project, Store, User } from '../../core/store.js';
+import { ACCESS, type Project, type Store, type User } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
-import { splitNames } from './shared.js';
+import { nameList, splitNames } from './shared.js';
 import { setLabels, workItemsOf, type Issue, type LabelEventResource, type MergeRequest, type Note } from './state.js';
 
 export const labelChangeShape = {
-  labels: z.string().optional(),
-  add_labels: z.string().optional(),
-  remove_labels: z.string().optional(),
+  labels: nameList().optional(),
+  add_labels: nameList().optional(),
+  remove_labels: nameList().optional(),
 };
 
 export const noteListParams = z.object({
   sort: param.enum(['asc', 'desc']).optional(),
   order_by: param.enum(['created_at', 'updated_at']).optional(),
+  activity_filter: param.enum(['all_notes', 'only_comments', 'only_activity']).optional(),
 });
 
-export const noteCreateParams = z.object({ body: z.string() });
+export const noteCreateParams = z.object({
+  body: z.string(),
+  internal: param.boolean().optional(),
+  /** Deprecated name of internal. */
+  confidential: param.boolean().optional(),
+  created_at: z.string().optional(),
+  merge_request_diff_head_sha: z.string().optional(),
+});
 
-/** labels (replaces all, '' clears), then add_labels and remove_labels; records label events when anything changes. */
+/**
+ * The service's guest access to a project: its members (guest and up), and on a public or internal project any
+ * signed-in user. It lets a person open issues and comment; it does not let them set an issue's metadata.
+ */
+export function hasGuestAccess(ctx: SandboxContext, user: User, project: Project): boolean {
+  return ctx.projectAccess(user, project) >= ACCESS.guest || project.visibility !== 'private';
+}
+
+/**
+ * What the service quietly drops from a create or update by someone who may not set an item's metadata (below
+ * reporter on issues, below developer on merge requests): labels, people, milestone, due date and locking.
+ */
+export function withoutMetadata<T extends Record<string, unknown>>(params: T): T {
+  const kept = { ...params };
+  for (const key of ['labels', 'add_labels', 'remove_labels', 'assignee_ids', 'assignee_id', 'reviewer_ids', 'milestone_id', 'due_date', 'discussion_locked']) {
+    delete kept[key];
+  }
+  return kept;
+}
+
+/** An update must name something to change (the service's framework error otherwise). */
+export function requireOneOf(params: Record<string, unknown>, keys: readonly string[]): void {
+  if (keys.some((key) => params[key] !== undefined)) return;
+  throw paramError(`${keys.join(', ')} are missing, at least one parameter must be provided`);
+}
+
+/** labels (replaces all, '' or [] clears), then add_labels and remove_labels; records label events when anything changes. */
 export function changeLabels(
   store: Store, resource: LabelEventResource & { kind: 'Issue' | 'MergeRequest' }, params: z.output<z.ZodObject<typeof labelChangeShape>>,
   user: User, at: Date,
@@ -46,10 +82,13 @@ export function userIds(store: Store, ids: readonly number[]): number[] {
   return [...new Set(ids.filter((id) => id !== 0 && store.findUser(String(id)) !== undefined))];
 }
 
-export function addNote(store: Store, project: Project, item: Issue | MergeRequest, kind: Note['noteable_type'], author: User, body: string, system: boolean, at = new Date()): Note {
+export function addNote(
+  store: Store, project: Project, item: Issue | MergeRequest, kind: Note['noteable_type'], author: User, body: string, system: boolean,
+  at = new Date(), internal = false,
+): Note {
   const note: Note = {
     id: store.nextId('note'), noteable_type: kind, noteable_id: item.id, noteable_iid: item.iid, project_id: project.id,
-    author_id: author.id, body, system, created_at: at, updated_at: at,
+    author_id: author.id, body, system, internal, created_at: at, updated_at: at,
   };
   workItemsOf(store).notes.push(note);
   if (!system) item.user_notes_count += 1;
@@ -72,24 +111,55 @@ export function noteView(store: Store, note: Note) {
     project_id: note.project_id,
     noteable_iid: note.noteable_iid,
     resolvable: false,
-    confidential: false,
-    internal: false,
+    confidential: note.internal === true,
+    internal: note.internal === true,
+    imported: false,
+    imported_from: 'none',
+    commands_changes: {},
   };
 }
 
-/** GET …/notes: newest first by default, by created_at or updated_at, offset pages. */
+/**
+ * GET …/notes: newest first by default, by created_at or updated_at, offset pages; activity_filter keeps comments
+ * or system notes only; internal notes only for reporters and up.
+ */
 export function replyNotes(
-  store: Store, req: SandboxRequest<z.output<typeof noteListParams>>, reply: Reply, kind: Note['noteable_type'], item: Issue | MergeRequest,
+  ctx: SandboxContext, req: SandboxRequest<z.output<typeof noteListParams>>, reply: Reply, kind: Note['noteable_type'], item: Issue | MergeRequest,
+  project: Project,
 ): void {
-  const notes = workItemsOf(store).notes.filter((n) => n.noteable_type === kind && n.noteable_id === item.id);
+  const { store } = ctx;
+  const filter = req.params.activity_filter ?? 'all_notes';
+  const seesInternal = ctx.projectAccess(req.user, project) >= ACCESS.reporter;
+  const notes = workItemsOf(store).notes.filter((n) => n.noteable_type === kind && n.noteable_id === item.id
+    && (filter === 'all_notes' || n.system === (filter === 'only_activity')) && (seesInternal || n.internal !== true));
   const key = req.params.order_by ?? 'created_at';
   const sign = (req.params.sort ?? 'desc') === 'asc' ? 1 : -1;
   notes.sort((a, b) => (a[key].getTime() - b[key].getTime() || a.id - b.id) * sign);
   reply.json(paginate(req, reply, notes).map((note) => noteView(store, note)));
 }
 
-/** A blank body is the service's model error. */
+/** A blank body is refused as the service's notes API words it (a Ruby hash of the model's errors). */
 export function noteBody(body: string): string {
-  if (body.trim() === '') throw validationError({ note: ["can't be blank"] });
+  if (body.trim() === '') throw messageError(400, '400 Bad request - Note {:note=>["can\'t be blank"]}');
   return body;
+}
+
+/**
+ * Creates a comment as the notes API does: anyone who may read the item and has guest access to the project, a
+ * locked discussion only its project's members; an archived project none. Internal notes take a reporter.
+ */
+export function commentOn(
+  ctx: SandboxContext, req: SandboxRequest<z.output<typeof noteCreateParams>>, kind: Note['noteable_type'], item: Issue | MergeRequest,
+  project: Project,
+): Note {
+  const user = ctx.requireUser(req);
+  const member = ctx.projectAccess(user, project) >= ACCESS.guest;
+  if (project.archived || !hasGuestAccess(ctx, user, project) || (item.discussion_locked === true && !member)) {
+    throw messageError(403, '403 Forbidden');
+  }
+  const body = noteBody(req.params.body);
+  const internal = (req.params.internal ?? req.params.confidential ?? false) && ctx.projectAccess(user, project) >= ACCESS.reporter;
+  const note = addNote(ctx.store, project, item, kind, user, body, false, new Date(), internal);
+  item.updated_at = note.created_at;
+  return note;
 }

@@ -9,8 +9,11 @@ import { register as registerMergeRequests } from './merge-requests-routes.js';
 import { seedEpics } from './seed-epics.js';
 import { seedWorkItems } from './seed.js';
 
-/** Public to the group-import-export area (a group's labels travel in its export archive). */
-export { addLabel, workItemsOf } from './state.js';
+/**
+ * Public to the group-import-export area (a group's labels travel in its export archive) and the branches area
+ * (deleting merged branches spares those of open merge requests).
+ */
+export { addLabel, openMergeRequestBranches, workItemsOf } from './state.js';
 
 export const area: SandboxArea = {
   name: 'work-items',

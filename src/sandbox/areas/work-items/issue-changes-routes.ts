@@ -1,22 +1,28 @@
-// One issue, opening and editing issues, and their notes (beyond the spec: the Issues and Notes APIs, v4).
+// One issue, opening and editing issues, and their notes (beyond the spec: the Issues and Notes APIs, v4), as the
+// service's docs and permission table have them.
 //
-// A token is needed (401 without). Reading follows the lists: a private project seen by an outsider is 404, a
-// confidential issue the caller may not see is 404, issues disabled is 403. Opening an issue and commenting need
-// reporter access (403 below it); editing needs reporter access or being the issue's author. Label changes record
-// label events (setLabels); closing and reopening write a system note.
+// Reading one needs no token on a public project; a private project seen by an outsider is 404, a confidential issue
+// the caller may not see is 404, issues disabled is 403. Opening an issue takes guest access: a member, or any
+// signed-in user on a public or internal project; below reporter, labels, people, milestone, due date and the
+// incident type are quietly left out, as the service leaves them. Editing takes reporter access or being the
+// issue's author or an assignee (the same quiet rule below reporter). Comments: anyone who may read the issue, with
+// guest access; a locked discussion only members. Label changes record label events (setLabels); closing and
+// reopening write a system note.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { forbidden, notFound, validationError } from '../../core/errors.js';
+import { forbidden, notFound, recordNotFound, validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import {
-  addNote, changeLabels, labelChangeShape, noteBody, noteCreateParams, noteListParams, noteView, replyNotes, userIds,
+  addNote, changeLabels, commentOn, hasGuestAccess, labelChangeShape, noteCreateParams, noteListParams, noteView, replyNotes,
+  requireOneOf, userIds, withoutMetadata,
 } from './changes.js';
 import { canSeeIssue, issueView } from './shared.js';
 import { workItemsOf, type Issue } from './state.js';
 
 const dueDate = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const ISSUE_TYPES = ['issue', 'incident', 'test_case', 'task'] as const;
 
 const createParams = z.object({
   title: z.string(),
@@ -25,11 +31,20 @@ const createParams = z.object({
   assignee_ids: param.array(param.integer()).optional(),
   assignee_id: param.integer().optional(),
   confidential: param.boolean().optional(),
-  issue_type: param.enum(['issue', 'incident', 'test_case', 'task']).optional(),
+  issue_type: param.enum(ISSUE_TYPES).optional(),
   due_date: dueDate().optional(),
   milestone_id: param.integer().optional(),
   weight: param.integer().optional(),
+  discussion_locked: param.boolean().optional(),
+  created_at: z.string().optional(),
+  iid: param.integer().optional(),
 });
+
+/** The names the service wants at least one of in an update. */
+const UPDATE_KEYS = [
+  'assignee_id', 'assignee_ids', 'confidential', 'created_at', 'description', 'discussion_locked', 'due_date', 'labels',
+  'add_labels', 'remove_labels', 'milestone_id', 'state_event', 'title', 'issue_type', 'weight', 'updated_at',
+] as const;
 
 const updateParams = z.object({
   title: z.string().optional(),
@@ -37,56 +52,63 @@ const updateParams = z.object({
   state_event: param.enum(['close', 'reopen']).optional(),
   ...labelChangeShape,
   assignee_ids: param.array(param.integer()).optional(),
+  assignee_id: param.integer().optional(),
   confidential: param.boolean().optional(),
-  issue_type: param.enum(['issue', 'incident', 'test_case', 'task']).optional(),
+  issue_type: param.enum(ISSUE_TYPES).optional(),
   due_date: dueDate().or(z.literal('')).optional(),
+  milestone_id: param.integer().optional(),
+  weight: param.integer().optional(),
   discussion_locked: param.boolean().optional(),
+  updated_at: z.string().optional(),
 });
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
-  function projectWithIssues(req: SandboxRequest<unknown>): { user: User; project: Project } {
-    const user = ctx.requireUser(req);
+  function projectWithIssues(req: SandboxRequest<unknown>): Project {
     const project = ctx.findProjectFor(req, req.pathParams.id);
     if (!project.issues_enabled) throw forbidden();
-    return { user, project };
+    return project;
   }
 
-  function findIssue(req: SandboxRequest<unknown>): { user: User; project: Project; issue: Issue } {
-    const { user, project } = projectWithIssues(req);
+  function findIssue(req: SandboxRequest<unknown>, missing = recordNotFound()): { project: Project; issue: Issue } {
+    const project = projectWithIssues(req);
     const iid = integerPathParam(req, 'issue_iid');
     const issue = workItemsOf(store).issues.find((i) => i.project_id === project.id && i.iid === iid);
-    if (!issue || !canSeeIssue(ctx, user, project, issue)) throw notFound();
-    return { user, project, issue };
+    if (!issue || !canSeeIssue(ctx, req.user, project, issue)) throw missing;
+    return { project, issue };
   }
 
   const atLeastReporter = (user: User, project: Project) => ctx.projectAccess(user, project) >= ACCESS.reporter;
   const view = (project: Project, issue: Issue) => issueView(store, project, issue, { kind: 'project', project }, false);
 
-  router.route('GET', '/projects/:id/issues/:issue_iid', { auth: 'user' }, (req, reply) => {
+  router.route('GET', '/projects/:id/issues/:issue_iid', {}, (req, reply) => {
     const { project, issue } = findIssue(req);
     reply.json(view(project, issue));
   });
 
   router.route('POST', '/projects/:id/issues', { params: createParams, auth: 'user' }, (req, reply) => {
-    const { user, project } = projectWithIssues(req);
-    if (project.archived || !atLeastReporter(user, project)) throw forbidden();
-    const p = req.params;
+    const user = ctx.requireUser(req);
+    const project = projectWithIssues(req);
+    if (project.archived || !hasGuestAccess(ctx, user, project)) throw forbidden();
+    const reporter = atLeastReporter(user, project);
+    const p = reporter ? req.params : withoutMetadata(req.params);
     if (p.title.trim() === '') throw validationError({ title: ["can't be blank"] });
     const items = workItemsOf(store);
     const now = new Date();
+    // An incident takes a reporter to open; below it the service opens a plain issue.
+    const issueType = p.issue_type === 'incident' && !reporter ? 'issue' : p.issue_type ?? 'issue';
     const issue: Issue = {
       id: store.nextId('issue'),
       iid: Math.max(0, ...items.issues.filter((i) => i.project_id === project.id).map((i) => i.iid)) + 1,
       project_id: project.id, title: p.title, description: p.description ?? '', state: 'opened',
-      issue_type: p.issue_type ?? 'issue', author_id: user.id,
+      issue_type: issueType, author_id: user.id,
       assignee_ids: userIds(store, p.assignee_ids ?? (p.assignee_id === undefined ? [] : [p.assignee_id])), labels: [],
       milestone_id: project.milestones.some((m) => m.id === p.milestone_id) ? p.milestone_id! : null,
       created_at: now, updated_at: now, closed_at: null, closed_by_id: null, awards: [], user_notes_count: 0,
-      discussion_locked: null, confidential: p.confidential ?? false, due_date: p.due_date ?? null, weight: p.weight ?? null,
-      relative_position: 0, moved_to_id: null, merge_requests_count: 0, tasks: { count: 0, completed_count: 0 },
-      time_estimate: 0, total_time_spent: 0,
+      discussion_locked: p.discussion_locked ?? null, confidential: p.confidential ?? false, due_date: p.due_date ?? null,
+      weight: p.weight ?? null, relative_position: 0, moved_to_id: null, merge_requests_count: 0,
+      tasks: { count: 0, completed_count: 0 }, time_estimate: 0, total_time_spent: 0,
     };
     items.issues.push(issue);
     changeLabels(store, { kind: 'Issue', item: issue }, p, user, now);
@@ -94,17 +116,24 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('PUT', '/projects/:id/issues/:issue_iid', { params: updateParams, auth: 'user' }, (req, reply) => {
-    const { user, project, issue } = findIssue(req);
-    if (project.archived || (!atLeastReporter(user, project) && issue.author_id !== user.id)) throw forbidden();
-    const p = req.params;
+    const user = ctx.requireUser(req);
+    requireOneOf(req.params, UPDATE_KEYS);
+    const { project, issue } = findIssue(req);
+    const involved = (issue.author_id === user.id || issue.assignee_ids.includes(user.id)) && ctx.projectAccess(user, project) >= ACCESS.guest;
+    if (project.archived || (!atLeastReporter(user, project) && !involved)) throw forbidden();
+    const reporter = atLeastReporter(user, project);
+    const p = reporter ? req.params : { ...withoutMetadata(req.params), confidential: undefined, issue_type: undefined };
     if (p.title !== undefined && p.title.trim() === '') throw validationError({ title: ["can't be blank"] });
     const now = new Date();
     if (p.title !== undefined) issue.title = p.title;
     if (p.description !== undefined) issue.description = p.description;
-    if (p.assignee_ids !== undefined) issue.assignee_ids = userIds(store, p.assignee_ids);
+    const assignees = p.assignee_ids ?? (p.assignee_id === undefined ? undefined : [p.assignee_id]);
+    if (assignees !== undefined) issue.assignee_ids = userIds(store, assignees);
+    if (p.milestone_id !== undefined) issue.milestone_id = project.milestones.some((m) => m.id === p.milestone_id) ? p.milestone_id : null;
     if (p.confidential !== undefined) issue.confidential = p.confidential;
     if (p.issue_type !== undefined) issue.issue_type = p.issue_type;
     if (p.due_date !== undefined) issue.due_date = p.due_date === '' ? null : p.due_date;
+    if (p.weight !== undefined) issue.weight = p.weight;
     if (p.discussion_locked !== undefined) issue.discussion_locked = p.discussion_locked;
     changeLabels(store, { kind: 'Issue', item: issue }, p, user, now);
     if (p.state_event === 'close' && issue.state === 'opened') {
@@ -120,16 +149,12 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('GET', '/projects/:id/issues/:issue_iid/notes', { params: noteListParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    const { issue } = findIssue(req);
-    replyNotes(store, req, reply, 'Issue', issue);
+    const { project, issue } = findIssue(req, notFound('Issue'));
+    replyNotes(ctx, req, reply, 'Issue', issue, project);
   });
 
   router.route('POST', '/projects/:id/issues/:issue_iid/notes', { params: noteCreateParams, auth: 'user' }, (req, reply) => {
-    const { user, project, issue } = findIssue(req);
-    if (project.archived || (!atLeastReporter(user, project) && issue.author_id !== user.id)) throw forbidden();
-    if (issue.discussion_locked && !atLeastReporter(user, project)) throw forbidden();
-    const note = addNote(store, project, issue, 'Issue', user, noteBody(req.params.body), false);
-    issue.updated_at = note.created_at;
-    reply.json(noteView(store, note), 201);
+    const { project, issue } = findIssue(req, notFound('Issue'));
+    reply.json(noteView(store, commentOn(ctx, req, 'Issue', issue, project)), 201);
   });
 }

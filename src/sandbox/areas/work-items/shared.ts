@@ -94,8 +94,9 @@ interface FilterContext {
   projectOf(item: WorkItem): Project;
 }
 
+/** Comma-separated names, or an array of them (whose items may hold commas too), as the service coerces both. */
 export function splitNames(value: string | string[]): string[] {
-  return (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  return (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).map((s) => s.trim()).filter((s) => s !== '');
 }
 
 function userIdByName(store: Store, username: string): number {
@@ -241,7 +242,8 @@ export function issuePredicates(params: IssueParams, ctx: FilterContext, default
   return tests;
 }
 
-function isDraft(title: string): boolean {
+/** A draft's title starts with Draft: / [Draft] / (Draft), or the older WIP spellings. */
+export function isDraft(title: string): boolean {
   return /^\s*(\[draft\]|\(draft\)|draft:|draft\s-|\[wip\]|wip:|wip\s-)/i.test(title);
 }
 
@@ -267,14 +269,15 @@ export function mergeRequestPredicates(params: MergeRequestParams, ctx: FilterCo
  * Whether the caller may see this issue: the project is visible to them with issues enabled, and a confidential
  * issue shows only to its author, its assignees, reporters and up, and administrators.
  */
-export function canSeeIssue(ctx: SandboxContext, user: User, project: Project, issue: Issue): boolean {
+export function canSeeIssue(ctx: SandboxContext, user: User | null, project: Project, issue: Issue): boolean {
   if (!project.issues_enabled || !ctx.store.canSeeProject(user, project)) return false;
   if (!issue.confidential) return true;
+  if (user === null) return false;
   return issue.author_id === user.id || issue.assignee_ids.includes(user.id) || ctx.projectAccess(user, project) >= ACCESS.reporter;
 }
 
 /** Merge requests show what the code is: reporters and up on private projects, anyone who sees the others. */
-export function canSeeMergeRequests(ctx: SandboxContext, user: User, project: Project): boolean {
+export function canSeeMergeRequests(ctx: SandboxContext, user: User | null, project: Project): boolean {
   return project.merge_requests_enabled && ctx.store.canSeeProject(user, project) && ctx.canReadCode(user, project);
 }
 
@@ -454,7 +457,7 @@ export function mergeRequestView(store: Store, project: Project, mr: MergeReques
     labels: labelsView(store, project, mr.labels, withLabelsDetails),
     work_in_progress: isDraft(mr.title),
     milestone: milestoneOf(store, project, mr.milestone_id),
-    merge_when_pipeline_succeeds: false,
+    merge_when_pipeline_succeeds: mr.merge_when_pipeline_succeeds ?? false,
     merge_status: mr.state === 'opened' ? (mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged') : 'unchecked',
     sha: mr.sha,
     merge_commit_sha: mr.merge_commit_sha,
@@ -462,7 +465,7 @@ export function mergeRequestView(store: Store, project: Project, mr: MergeReques
     user_notes_count: mr.user_notes_count,
     discussion_locked: mr.discussion_locked,
     should_remove_source_branch: null,
-    force_remove_source_branch: true,
+    force_remove_source_branch: mr.force_remove_source_branch ?? true,
     allow_collaboration: false,
     allow_maintainer_to_push: false,
     ...references(project, mr.iid, '!', from),

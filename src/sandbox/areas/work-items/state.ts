@@ -73,6 +73,13 @@ export interface MergeRequest extends WorkItem {
   reviewer_ids: number[];
   /** Set by a squash merge. */
   squash_commit_sha: string | null;
+  /** remove_source_branch as asked (absent: the project's default, true). */
+  force_remove_source_branch?: boolean;
+  /** Set to merge once its head pipeline succeeds (auto-merge), by merge_user_id. */
+  merge_when_pipeline_succeeds?: boolean;
+  merge_user_id?: number | null;
+  /** The diff the merge was made from (the target's head then, and the source's). */
+  merged_diff?: { start_sha: string; head_sha: string };
 }
 
 export interface Epic {
@@ -119,6 +126,8 @@ export interface Note {
   author_id: number;
   body: string;
   system: boolean;
+  /** Shown only to reporters and up (an internal note). */
+  internal?: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -187,4 +196,10 @@ export function setLabels(store: Store, resource: LabelEventResource, names: rea
 
 export function labelEventsOf(store: Store, kind: LabelEventResource['kind'], id: number): LabelEvent[] {
   return workItemsOf(store).labelEvents.filter((e) => e.resource_type === kind && e.resource_id === id);
+}
+
+/** The source and target branches of a project's open merge requests (deleting merged branches spares them). */
+export function openMergeRequestBranches(store: Store, project: Project): Set<string> {
+  const open = workItemsOf(store).mergeRequests.filter((mr) => mr.project_id === project.id && mr.state === 'opened');
+  return new Set(open.flatMap((mr) => [mr.source_branch, mr.target_branch]));
 }
