@@ -73,6 +73,8 @@ const KINDS: Record<string, Kind> = {
   'project path': { operation: 'delete_pipeline', args: { id: 5, pipeline_id: 3 }, fields: ['path_with_namespace'], shown: true },
   'group path': { operation: 'remove_group_member', args: { id: 7, user_id: 6 }, fields: ['full_path'], shown: true },
   'a failed lookup, in the service\'s words': { operation: 'remove_group_member', args: { id: 'acme', user_id: 66 }, fields: ['message'], shown: true },
+  'job name, stage, ref and status': { operation: 'cancel_job', args: { id: 'acme/web', job_id: 32 }, fields: ['name', 'stage', 'ref', 'status'], shown: true },
+  'pipeline ref and status': { operation: 'cancel_pipeline', args: { id: 'acme/web', pipeline_id: 9 }, fields: ['ref', 'status'], shown: true },
   'branch': { operation: 'delete_branch', args: { id: 'acme/web', branch: HOSTILE }, shown: true },
   'tag (a ref)': { operation: 'delete_tag', args: { id: 'acme/web', tag_name: HOSTILE }, shown: true },
   'file path': { operation: 'delete_file', args: { id: 'acme/web', file_path: HOSTILE, branch: 'main', commit_message: 'x' }, shown: true },
