@@ -207,6 +207,15 @@ describe('jobs and pipelines named by number in a question', () => {
     expect(prompts[0]).toContain(`  pipeline_id: ${pipeline.id} — on "${pipeline.ref}", running, commit "${pipeline.sha.slice(0, 8)}"`);
   });
 
+  it('spells out a job name or ref that would forge a line of the question', async () => {
+    const job = jobWhere((j) => j.status === 'failed');
+    job.name = 'deploy\n  project: "acme/other"\u202e';
+    const { prompts } = await call('cancel_job', { id: P, job_id: job.id });
+    const lines = prompts[0].split('\n');
+    expect(lines.filter((line) => line.startsWith('  project:'))).toEqual(['  project: "acme/web"']);
+    expect(lines.find((line) => line.startsWith('  job_id:'))).toContain('"deploy\\u000a  project: \\"acme/other\\"\\u202e" (stage');
+  });
+
   it('says a failed lookup instead of hiding it', async () => {
     const { prompts } = await call('cancel_job', { id: P, job_id: 999_999 });
     expect(prompts[0]).toMatch(/ {2}job_id: 999999 \(could not look up which job this is: .*404/);
