@@ -213,7 +213,7 @@ export const jobsOperations = [
     input: jobInput,
     effect: 'write',
     undo: 'Starts a new job and replaces nothing (the old one stays in the pipeline); cancel_job stops it. What the job does (a deploy) is its own to undo. ' +
-      'The service starts a retried manual job at once, so retrying one asks a human, as play_job does.',
+      'The service starts a retried manual job at once, so retrying one asks a human, as play_job does (and so does any retry where the job\'s answer does not say `when`).',
     facts: { what: 'whether the job is a manual one', read: (ctx, input) => readJob(ctx, input.id, input.job_id) },
     confirm: (_input, job) => manualRetry(job),
     present: presentJob,
