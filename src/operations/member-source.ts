@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors.js';
 import { buildPath } from '../http/route.js';
 import type { EffectFacts, RunContext } from './define.js';
 import { serviceGet } from './effect-facts.js';
+import { spellOutHidden } from '../text/visible.js';
 import { ACCESS_LEVEL_NAMES, asRecord } from './present.js';
 
 export interface MembershipFacts {
@@ -75,9 +76,17 @@ const levelName = (level: number | undefined) => (level === undefined ? undefine
 
 /**
  * The refusal of a change to a membership the place does not hold itself, or undefined when it does. `change` is the
- * call's own words: 'remove' or 'update' (with the level asked for).
+ * call's own words: 'remove' or 'update' (with the level asked for). Said where the question would have been, with
+ * the service's names in it: spelled out by the confirmations' rule, so a name cannot forge or reorder its lines.
  */
 export function inheritedRefusal(
+  kind: 'group' | 'project', input: { id: unknown; user_id: unknown; access_level?: number }, facts: MembershipFacts, change: 'remove' | 'update',
+): string | undefined {
+  const words = refusalWords(kind, input, facts, change);
+  return words === undefined ? undefined : spellOutHidden(words);
+}
+
+function refusalWords(
   kind: 'group' | 'project', input: { id: unknown; user_id: unknown; access_level?: number }, facts: MembershipFacts, change: 'remove' | 'update',
 ): string | undefined {
   if (facts.direct) return undefined;

@@ -16,6 +16,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/define.js';
+import { inheritedRefusal } from '../../src/operations/member-source.js';
 import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { CONTINUED, renderConfirmation, type Block } from '../../src/slack/blocks.js';
 import { silentLogger } from '../../src/log.js';
@@ -274,4 +275,19 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
       expect(rawHidden(html), 'the approval page').toEqual([]);
     });
   }
+});
+
+describe('what is said instead of a question, with the service\'s names in it', () => {
+  it('a change to access inherited from a group is refused naming the user, the place and the groups, each spelled out', () => {
+    const text = (field: string) => `{${field}}${HOSTILE}`;
+    for (const change of ['remove', 'update'] as const) {
+      const refusal = inheritedRefusal('project', { id: 5, user_id: 6, access_level: 50 }, {
+        direct: false, username: text('username'), place: text('place'), access: 30,
+        sources: [{ path: text('path'), access_level: 30 }, { path: text('parent'), access_level: 40 }],
+      }, change)!;
+      expect(refusal.split('\n'), `${change}: one paragraph`).toHaveLength(1);
+      expect(rawHidden(refusal, ''), change).toEqual([]);
+      for (const field of ['username', 'place', 'path', 'parent']) expect(refusal, `${change}: ${field}`).toContain(`{${field}}${spelled(HOSTILE[0])}`);
+    }
+  });
 });
