@@ -163,6 +163,8 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   approve_merge_request: { runs: [], asks: [{ id: P, merge_request_iid: 1 }] },
   comment_on_merge_request: { runs: [{ id: P, merge_request_iid: 1, body: 'LGTM' }], asks: [] },
   create_issue: { runs: [{ id: P, title: 'main is red', issue_type: 'incident', labels: 'incident' }], asks: [] },
+  // Opens one issue written from a triage; refused while the branch is not red, and never a second for one incident.
+  open_incident_issue: { runs: [{ id: P }], asks: [] },
   update_issue: {
     runs: [{ id: P, issue_iid: 1, state_event: 'close' }, { id: P, issue_iid: 1, remove_labels: 'incident' }],
     asks: [{ id: P, issue_iid: 1, title: 'New' }, { id: P, issue_iid: 1, description: 'x' }],
