@@ -238,7 +238,7 @@ export const jobsOperations = [
     area: 'jobs',
     outsideSpec: 'Jobs API: Run a job (play a manual job)',
     title: 'Play manual job',
-    description: 'Start a manual job (often a deploy gate), optionally with job variables.',
+    description: 'Start a manual job (often a deploy gate) as it is configured.',
     route: 'POST /projects/:id/jobs/:job_id/play',
     // job_variables_attributes is left out: its values are often credentials, which a confirmation cannot show.
     input: jobInput,

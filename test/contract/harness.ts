@@ -82,6 +82,9 @@ export interface ContractSuiteCases {
   coverageCase(): void;
 }
 
+/** Lists the service pages without counting them (no X-Total, X-Total-Pages or rel="last"). */
+const UNCOUNTED_LISTS = new Set(['list_project_jobs']);
+
 /** Starts a sandbox for the file and returns the suite helpers. */
 export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCases {
   let sandbox: Sandbox | undefined;
@@ -188,12 +191,15 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
         expect(items[1]).not.toEqual(items[0]);
         expect(both.page?.pages_fetched).toBe(2);
         if (op.pagination === 'offset') {
-          expect(first.page).toMatchObject({ page: 1, per_page: 1, next_page: 2, total: expect.any(Number) });
+          const counted = !UNCOUNTED_LISTS.has(name);
+          expect(first.page).toMatchObject({ page: 1, per_page: 1, next_page: 2, ...(counted ? { total: expect.any(Number) } : {}) });
+          if (!counted) expect(first.page?.total).toBeUndefined();
           const second = await read({ per_page: 1, page: 2 });
           expect(second.page).toMatchObject({ page: 2, per_page: 1 });
           expect(second.data).toEqual([items[1]]);
-          // More results than max_items means has_more; X-Total says which it is.
-          expect(both.page?.has_more).toBe((first.page?.total ?? 0) > 2);
+          // More results than max_items means has_more; X-Total says which it is, or else a third page.
+          const more = counted ? (first.page?.total ?? 0) > 2 : ((await read({ per_page: 1, page: 3 })).data as unknown[]).length > 0;
+          expect(both.page?.has_more).toBe(more);
         } else {
           expect(first.page?.next_url).toMatch(/^http/);
           expect(first.page?.next_page).toBeUndefined();

@@ -3,6 +3,7 @@
 // 50 MiB log read in bounded memory.
 import { describe, expect, it } from 'vitest';
 import type { JobLogResult } from '../../src/operations/jobs.js';
+import { validateInput } from '../../src/operations/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { setJobLog } from '../../src/sandbox/areas/jobs/index.js';
 import { contractSuite } from './harness.js';
@@ -180,6 +181,14 @@ describe('writes and their policy', () => {
     expect(log.lines_read).toBe(0);
     const [running] = await webJobs(['running']);
     expect((await suite.refusal('erase_job', { id: WEB, job_id: running.id })).status).toBe(403);
+  });
+
+  it('play_job offers no job variables, and its schema takes none', () => {
+    // Variable values are often credentials, which a confirmation would show whole: the operation leaves them out,
+    // and its description must not offer them (the service and the sandbox take job_variables_attributes).
+    const op = suite.operation('play_job');
+    expect(op.description).not.toMatch(/variable/i);
+    expect(() => validateInput(op, { id: WEB, job_id: 1, job_variables_attributes: [{ key: 'A', value: 'b' }] })).toThrow(/job_variables_attributes/);
   });
 });
 

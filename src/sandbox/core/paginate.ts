@@ -20,6 +20,11 @@ export interface OffsetOptions {
    * service, page × per_page is checked: page 100 of 100 is the last one allowed for a cap of 10,000.
    */
   maxOffset?: number;
+  /**
+   * Count nothing, as the service pages some large lists (a project's jobs): no X-Total, X-Total-Pages or
+   * rel="last", whatever the number of records.
+   */
+  withoutCount?: boolean;
 }
 
 /**
@@ -36,7 +41,7 @@ export function paginate<T>(req: SandboxRequest<unknown>, reply: Reply, items: r
       `Offset pagination has a maximum allowed offset of ${options.maxOffset} for requests that return objects of this type. Remaining records can be retrieved using keyset pagination.`,
     );
   }
-  const counted = items.length <= COUNT_LIMIT;
+  const counted = options.withoutCount !== true && items.length <= COUNT_LIMIT;
   const totalPages = Math.max(1, Math.ceil(items.length / perPage));
   const hasNext = offset + perPage < items.length;
   const hasPrev = page > 1;

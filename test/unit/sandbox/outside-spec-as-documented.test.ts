@@ -110,6 +110,13 @@ describe('jobs', () => {
     // Known to the route: not an ignored parameter.
     expect(sandbox.requests.all().at(-1)).toMatchObject({ status: 200, unknownParams: [] });
   });
+
+  test("a project's jobs are paged without a count, a pipeline's with one", async () => {
+    const project = await api(sandbox, 'GET', `${WEB}/jobs?per_page=2`);
+    expect([project.headers.get('x-next-page'), project.headers.get('x-total'), project.headers.get('x-total-pages')]).toEqual(['2', null, null]);
+    expect(project.headers.get('link')).not.toContain('rel="last"');
+    expect((await api(sandbox, 'GET', `${WEB}/pipelines/2/jobs?per_page=2`)).headers.get('x-total')).toBe('4');
+  });
 });
 
 describe('branches and tags', () => {
@@ -153,6 +160,15 @@ describe('branches and tags', () => {
     expect((await api(sandbox, 'DELETE', `${PAYMENTS}/repository/merged_branches`, { as: 'developer' })).status).toBe(202);
     expect(await head('acme/platform/payments-api', 'topic/in-review')).not.toBeNull();
     expect(await head('acme/platform/payments-api', 'topic/done')).toBeNull();
+  });
+
+  test('names git refuses are a 400 for a branch read and a new tag; a protection is found before its unprotecting is judged', async () => {
+    expect((await api(sandbox, 'GET', `${WEB}/repository/branches/bad..name`)).data).toEqual({ message: 'The branch refname is invalid' });
+    const tag = await api(sandbox, 'POST', `${WEB}/repository/tags`, { json: { tag_name: 'bad..tag', ref: 'main' } });
+    expect([tag.status, tag.data]).toEqual([400, { message: 'Tag name invalid' }]);
+    const missing = await api(sandbox, 'DELETE', `${WEB}/protected_branches/no-such-rule`, { as: 'developer' });
+    expect([missing.status, missing.data]).toEqual([404, { message: '404 Not found' }]);
+    expect((await api(sandbox, 'DELETE', `${WEB}/protected_branches/main`, { as: 'developer' })).status).toBe(403);
   });
 });
 
@@ -268,6 +284,12 @@ describe('issues and comments, with the permission table', () => {
   test('an issue update must change something', async () => {
     const empty = await api(sandbox, 'PUT', `${INFRA}/issues/1`, { as: 'maintainer', json: {} });
     expect([empty.status, empty.data.error]).toEqual([400, expect.stringMatching(/are missing, at least one parameter must be provided$/)]);
+  });
+
+  test('one issue says whether the caller is subscribed (its author and assignees are)', async () => {
+    const opened = (await api(sandbox, 'POST', `${INFRA}/issues`, { as: 'reporter', json: { title: 'Mine to watch' } })).data;
+    expect(opened.subscribed).toBe(true);
+    expect((await api(sandbox, 'GET', `${INFRA}/issues/${opened.iid}`, { as: 'developer' })).data.subscribed).toBe(false);
   });
 });
 

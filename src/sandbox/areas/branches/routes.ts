@@ -8,7 +8,7 @@
 // branches and those of open merge requests; protecting and unprotecting take a maintainer.
 import { z } from 'zod';
 import { readableProject, writableProject, type SandboxContext } from '../../core/context.js';
-import { messageError, notFound, paramError } from '../../core/errors.js';
+import { messageError, notFound, paramError, recordNotFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { matchesSearch, param } from '../../core/params.js';
 import {
@@ -123,7 +123,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('GET', '/projects/:id/repository/branches/:branch', {}, async (req, reply) => {
     const project = readableProject(ctx, req);
     const name = req.pathParams.branch;
-    const sha = refNameProblem(name) === null ? await project.repo.refTarget(`refs/heads/${name}`) : null;
+    if (refNameProblem(name) !== null) throw messageError(400, 'The branch refname is invalid');
+    const sha = await project.repo.refTarget(`refs/heads/${name}`);
     if (sha === null) throw notFound('Branch');
     const [view] = await branchViews({ ctx, project, user: req.user }, [[name, sha]]);
     reply.json(view);
@@ -191,7 +192,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('GET', '/projects/:id/protected_branches/:name', {}, async (req, reply) => {
     const project = readableProject(ctx, req);
     const found = protectedBranches(ctx.store, project).find((p) => p.name === req.pathParams.name);
-    if (!found) throw notFound();
+    if (!found) throw recordNotFound();
     reply.json(protectionView(found));
   });
 
@@ -210,10 +211,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/projects/:id/protected_branches/:name', { auth: 'user' }, async (req, reply) => {
-    const project = writableProject(ctx, req, ACCESS.maintainer);
-    const list = protectedBranches(ctx.store, project);
+    // As the service: the protection is looked up first (404), then the caller's right to lift it checked.
+    const list = protectedBranches(ctx.store, readableProject(ctx, req));
     const index = list.findIndex((p) => p.name === req.pathParams.name);
-    if (index === -1) throw notFound();
+    if (index === -1) throw recordNotFound();
+    const project = writableProject(ctx, req, ACCESS.maintainer);
     list.splice(index, 1);
     ctx.log(`branch ${req.pathParams.name} unprotected in ${project.full_path}`);
     reply.empty(204);

@@ -184,7 +184,8 @@ export function register(router: Router, ctx: SandboxContext): void {
     const project = jobsProject(req);
     const scope = scopeOf(req.params.scope);
     const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
-    reply.json(await views(store, project, paginate(req, reply, jobs)));
+    // The service pages a project's jobs without counting them.
+    reply.json(await views(store, project, paginate(req, reply, jobs, { withoutCount: true })));
   });
 
   router.route('GET', '/projects/:id/jobs/:job_id', { auth: 'user' }, async (req, reply) => {

@@ -86,6 +86,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const user = ctx.requireUser(req);
     const project = writableProject(ctx, req, ACCESS.developer);
     const { tag_name, ref, message } = req.params;
+    if (refNameProblem(tag_name) !== null) throw messageError(400, 'Tag name invalid');
     try {
       await project.repo.createTag(tag_name, ref, message === '' ? undefined : message, { name: user.name, email: user.email });
     } catch (error) {

@@ -80,11 +80,17 @@ export function register(router: Router, ctx: SandboxContext): void {
   }
 
   const atLeastReporter = (user: User, project: Project) => ctx.projectAccess(user, project) >= ACCESS.reporter;
-  const view = (project: Project, issue: Issue) => issueView(store, project, issue, { kind: 'project', project }, false);
+  /** One issue as the service answers it alone: the list form plus whether the caller is subscribed. */
+  const view = (project: Project, issue: Issue, caller: User | null) => ({
+    ...issueView(store, project, issue, { kind: 'project', project }, false),
+    subscribed: caller !== null && (issue.author_id === caller.id || issue.assignee_ids.includes(caller.id)),
+    imported: false,
+    imported_from: 'none',
+  });
 
   router.route('GET', '/projects/:id/issues/:issue_iid', {}, (req, reply) => {
     const { project, issue } = findIssue(req);
-    reply.json(view(project, issue));
+    reply.json(view(project, issue, req.user));
   });
 
   router.route('POST', '/projects/:id/issues', { params: createParams, auth: 'user' }, (req, reply) => {
@@ -112,7 +118,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     };
     items.issues.push(issue);
     changeLabels(store, { kind: 'Issue', item: issue }, p, user, now);
-    reply.json(view(project, issue), 201);
+    reply.json(view(project, issue, user), 201);
   });
 
   router.route('PUT', '/projects/:id/issues/:issue_iid', { params: updateParams, auth: 'user' }, (req, reply) => {
@@ -145,7 +151,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       addNote(store, project, issue, 'Issue', user, 'reopened', true, now);
     }
     issue.updated_at = now;
-    reply.json(view(project, issue));
+    reply.json(view(project, issue, user));
   });
 
   router.route('GET', '/projects/:id/issues/:issue_iid/notes', { params: noteListParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
