@@ -258,6 +258,16 @@ describe('one merge request', () => {
     const stale = await api(sandbox, 'PUT', `${INFRA}/merge_requests/1/merge`, { as: 'maintainer', json: { sha: 'f'.repeat(40) } });
     expect([stale.status, stale.data]).toEqual([409, { message: `SHA does not match HEAD of source branch: ${await head('acme/platform/infra', 'feature/bigger-staging')}` }]);
   });
+  test('is approved by whoever may update it as a project member: an assignee below developer too', async () => {
+    await api(sandbox, 'POST', `${INFRA}/repository/branches`, { as: 'developer', json: { branch: 'topic/approve-me', ref: 'main' } });
+    const carol = sandbox.store.findUser('carol')!.id;
+    const mr = (await api(sandbox, 'POST', `${INFRA}/merge_requests`, {
+      as: 'developer', json: { source_branch: 'topic/approve-me', target_branch: 'main', title: 'Approve me', assignee_ids: [carol] },
+    })).data;
+    expect((await api(sandbox, 'POST', `${INFRA}/merge_requests/${mr.iid}/approve`, { as: 'guest' })).status).toBe(403);
+    const approved = await api(sandbox, 'POST', `${INFRA}/merge_requests/${mr.iid}/approve`, { as: 'reporter' });
+    expect([approved.status, approved.data.approved_by.map((a: { user: { username: string } }) => a.user.username)]).toEqual([201, ['carol']]);
+  });
 });
 
 describe('issues and comments, with the permission table', () => {

@@ -5,8 +5,8 @@
 // read its code). Opening one takes developer access (creating a merge request from the project); editing,
 // developer access or being its author or an assignee (below developer, labels and people are quietly kept); a
 // merge, the right to push or merge into the target branch (protected branches count; 401 otherwise, as the docs
-// say); approving, developer access. Comments: anyone who may read it, with guest access to the project (any
-// signed-in user on a public or internal one); a locked discussion only members.
+// say); approving, the right to update it as a member of the project. Comments: anyone who may read it, with guest
+// access to the project (any signed-in user on a public or internal one); a locked discussion only members.
 // sha is the live head of the source branch. Merging is a real git merge: `git merge-tree` computes the result, a
 // merge commit (target head, source head) lands on the target branch (with squash, a squash commit on the target
 // head comes first and is the merge's second parent). Refusals in the service's order: 405 for a merge request that
@@ -381,7 +381,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('POST', '/projects/:id/merge_requests/:merge_request_iid/approve', { params: approveParams, auth: 'user' }, async (req, reply) => {
     const user = ctx.requireUser(req);
     const { project: p, mr } = findMergeRequest(req);
-    if (!developer(user, p)) throw forbidden();
+    // The service's rule: who may update it and is a member of the project (its author or an assignee among them).
+    if (!mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
     await refresh(p, mr);
     if (req.params.sha !== undefined && req.params.sha !== mr.sha) throw messageError(409, `SHA does not match HEAD of source branch: ${mr.sha}`);
     // The service answers an approval already given, or of a merge request no longer open, with 401.
