@@ -10,7 +10,7 @@
 // reopening write a system note.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { forbidden, notFound, recordNotFound, validationError } from '../../core/errors.js';
+import { forbidden, recordNotFound, validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
@@ -71,11 +71,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     return project;
   }
 
-  function findIssue(req: SandboxRequest<unknown>, missing = recordNotFound()): { project: Project; issue: Issue } {
+  /** Through the caller's own view of issues (as the service's finder): one they may not see is not there. */
+  function findIssue(req: SandboxRequest<unknown>): { project: Project; issue: Issue } {
     const project = projectWithIssues(req);
     const iid = integerPathParam(req, 'issue_iid');
     const issue = workItemsOf(store).issues.find((i) => i.project_id === project.id && i.iid === iid);
-    if (!issue || !canSeeIssue(ctx, req.user, project, issue)) throw missing;
+    if (!issue || !canSeeIssue(ctx, req.user, project, issue)) throw recordNotFound();
     return { project, issue };
   }
 
@@ -155,12 +156,12 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('GET', '/projects/:id/issues/:issue_iid/notes', { params: noteListParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    const { project, issue } = findIssue(req, notFound('Issue'));
+    const { project, issue } = findIssue(req);
     replyNotes(ctx, req, reply, 'Issue', issue, project);
   });
 
   router.route('POST', '/projects/:id/issues/:issue_iid/notes', { params: noteCreateParams, auth: 'user' }, (req, reply) => {
-    const { project, issue } = findIssue(req, notFound('Issue'));
+    const { project, issue } = findIssue(req);
     reply.json(noteView(store, commentOn(ctx, req, 'Issue', issue, project)), 201);
   });
 }

@@ -14,7 +14,7 @@
 // not match HEAD of source branch: <head>" for another sha.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { forbidden, HttpError, messageError, notFound, paramError, recordNotFound, unauthorized, validationError } from '../../core/errors.js';
+import { forbidden, HttpError, messageError, paramError, recordNotFound, unauthorized, validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import { branchPermissions } from '../../core/protected-branches.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
@@ -413,12 +413,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json(noteView(store, commentOn(ctx, req, 'MergeRequest', mr, p)), 201);
   });
 
-  /** The notes API's lookup: a merge request the caller may not read is "404 MergeRequest Not Found". */
+  /** The notes API's lookup, through the caller's own view of merge requests: one they may not read is not there. */
   function noteable(req: SandboxRequest<unknown>) {
     const found = ctx.findProjectFor(req, req.pathParams.id);
     const iid = integerPathParam(req, 'merge_request_iid');
     const mr = workItemsOf(store).mergeRequests.find((m) => m.project_id === found.id && m.iid === iid);
-    if (!mr || !canSeeMergeRequests(ctx, req.user, found)) throw notFound('MergeRequest');
+    if (!mr || !canSeeMergeRequests(ctx, req.user, found)) throw recordNotFound();
     return { project: found, mr };
   }
 }
