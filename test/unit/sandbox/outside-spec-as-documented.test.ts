@@ -268,6 +268,13 @@ describe('one merge request', () => {
     const approved = await api(sandbox, 'POST', `${INFRA}/merge_requests/${mr.iid}/approve`, { as: 'reporter' });
     expect([approved.status, approved.data.approved_by.map((a: { user: { username: string } }) => a.user.username)]).toEqual([201, ['carol']]);
   });
+  test('into another project is refused as the service refuses a source that is not a fork of the target', async () => {
+    const other = sandbox.store.findProject('acme/platform/payments-api')!.id;
+    const answer = await api(sandbox, 'POST', `${INFRA}/merge_requests`, {
+      as: 'developer', json: { source_branch: 'feature/bigger-staging', target_branch: 'main', title: 'Elsewhere', target_project_id: other },
+    });
+    expect([answer.status, answer.data]).toEqual([422, { message: ['Source project is not a fork of the target project'] }]);
+  });
 });
 
 describe('issues and comments, with the permission table', () => {
@@ -300,6 +307,10 @@ describe('issues and comments, with the permission table', () => {
     const opened = (await api(sandbox, 'POST', `${INFRA}/issues`, { as: 'reporter', json: { title: 'Mine to watch' } })).data;
     expect(opened.subscribed).toBe(true);
     expect((await api(sandbox, 'GET', `${INFRA}/issues/${opened.iid}`, { as: 'developer' })).data.subscribed).toBe(false);
+  });
+  test('the notes of an issue or merge request the caller may not see are not there (404 Not found)', async () => {
+    expect((await api(sandbox, 'GET', `${INFRA}/issues/999/notes`)).data).toEqual({ message: '404 Not found' });
+    expect((await api(sandbox, 'POST', `${PAYMENTS}/merge_requests/1/notes`, { as: 'guest', json: { body: 'hi' } })).data).toEqual({ message: '404 Not found' });
   });
 });
 

@@ -247,8 +247,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     const p = project(req);
     if (p.archived || !developer(user, p)) throw forbidden();
     const params = req.params;
+    // The sandbox has no forks: another target project is the model's refusal of a source that is not its fork.
     if (params.target_project_id !== undefined && params.target_project_id !== p.id) {
-      throw messageError(422, '422 Unprocessable Entity - the sandbox has no forks: target_project_id must be this project');
+      if (!store.findProject(String(params.target_project_id))) throw recordNotFound();
+      throw new HttpError(422, { message: ['Source project is not a fork of the target project'] });
     }
     if (params.title.trim() === '') throw validationError({ title: ["can't be blank"] });
     await checkBranch(p, params.source_branch, 'source');
