@@ -117,6 +117,14 @@ describe('jobs', () => {
     expect(project.headers.get('link')).not.toContain('rel="last"');
     expect((await api(sandbox, 'GET', `${WEB}/pipelines/2/jobs?per_page=2`)).headers.get('x-total')).toBe('4');
   });
+  test("a job has the documented source, runner_manager and user profile; a project's jobs sort by id either way", async () => {
+    const ran = await jobOf(WEB, (j) => j.status === 'failed');
+    const job = (await api(sandbox, 'GET', `${WEB}/jobs/${ran.id}`)).data;
+    expect(job).toMatchObject({ source: 'push', runner_manager: { version: '16.9.1', status: 'online' }, user: { created_at: expect.any(String), bio: expect.any(String) } });
+    const ascending = ((await api(sandbox, 'GET', `${WEB}/jobs?order_by=id&sort=asc&per_page=100`)).data as Job[]).map((j) => j.id);
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    expect(sandbox.requests.all().at(-1)?.unknownParams).toEqual([]);
+  });
 });
 
 describe('branches and tags', () => {

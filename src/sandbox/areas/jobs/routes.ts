@@ -17,7 +17,7 @@ import { param } from '../../core/params.js';
 import { branchPermissions } from '../../core/protected-branches.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Pipeline, type Project, type Store, type User } from '../../core/store.js';
-import { pipelineBasic, projectWebUrl, userBasic } from '../../core/views.js';
+import { pipelineBasic, projectWebUrl, userDetailed } from '../../core/views.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
 import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, playVariablesOf, retryJob, setJobLog, type Job } from './state.js';
 
@@ -61,7 +61,7 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
     erased_at: job.erased_at?.toISOString() ?? null,
     duration,
     queued_duration: queued,
-    user: user ? userBasic(store, user) : null,
+    user: user ? userDetailed(store, user) : null,
     commit: info ? {
       id: info.id, short_id: info.short_id, created_at: info.created_at, parent_ids: info.parent_ids, title: info.title,
       message: info.message, author_name: info.author_name, author_email: info.author_email, authored_date: info.authored_date,
@@ -75,6 +75,11 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
     ...(job.artifacts.some((a) => a.file_type === 'archive') ? { artifacts_file: { filename: 'artifacts.zip', size: job.artifacts.find((a) => a.file_type === 'archive')!.size } } : {}),
     artifacts_expire_at: null,
     runner: job.started_at ? { id: 3, description: 'acme-docker-3', active: true, paused: false, is_shared: true, runner_type: 'instance_type', name: 'gitlab-runner', online: true, status: 'online' } : null,
+    runner_manager: job.started_at ? {
+      id: 3, system_id: 's_7f2b1c9e0a11', version: '16.9.1', revision: '782c6ecb', platform: 'linux', architecture: 'amd64',
+      created_at: job.created_at.toISOString(), contacted_at: (job.finished_at ?? job.started_at).toISOString(), ip_address: '10.0.3.12', status: 'online',
+    } : null,
+    source: 'push',
     tag_list: ['docker'],
     archived: false,
     ...(job.status === 'failed' ? { failure_reason: job.failure_reason ?? 'unknown_failure' } : {}),
@@ -180,10 +185,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     },
   );
 
-  router.route('GET', '/projects/:id/jobs', { params: z.object({ scope: scopeParam }), pagination: 'offset', auth: 'user' }, async (req, reply) => {
+  const projectListParams = z.object({ scope: scopeParam, order_by: param.enum(['id']).optional(), sort: param.enum(['asc', 'desc']).optional() });
+  router.route('GET', '/projects/:id/jobs', { params: projectListParams, pagination: 'offset', auth: 'user' }, async (req, reply) => {
     const project = jobsProject(req);
     const scope = scopeOf(req.params.scope);
     const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
+    if (req.params.sort === 'asc') jobs.reverse();
     // The service pages a project's jobs without counting them.
     reply.json(await views(store, project, paginate(req, reply, jobs, { withoutCount: true })));
   });
