@@ -320,6 +320,13 @@ describe('issues and comments, with the permission table', () => {
     expect((await api(sandbox, 'GET', `${INFRA}/issues/999/notes`)).data).toEqual({ message: '404 Not found' });
     expect((await api(sandbox, 'POST', `${PAYMENTS}/merge_requests/1/notes`, { as: 'guest', json: { body: 'hi' } })).data).toEqual({ message: '404 Not found' });
   });
+  test('a note holds at most 1,000,000 characters; its created_at is an owner\'s to set', async () => {
+    const long = await api(sandbox, 'POST', `${INFRA}/issues/2/notes`, { as: 'reporter', json: { body: 'x'.repeat(1_000_001) } });
+    expect([long.status, long.data]).toEqual([400, { message: '400 Bad request - Note {:note=>["is too long (maximum is 1000000 characters)"]}' }]);
+    const dated = { body: 'Imported.', created_at: '2020-01-02T03:04:05Z' };
+    expect((await api(sandbox, 'POST', `${INFRA}/issues/2/notes`, { as: 'admin', json: dated })).data.created_at).toBe('2020-01-02T03:04:05.000Z');
+    expect((await api(sandbox, 'POST', `${INFRA}/issues/2/notes`, { as: 'reporter', json: dated })).data.created_at).not.toBe('2020-01-02T03:04:05.000Z');
+  });
 });
 
 describe('one project', () => {

@@ -138,9 +138,13 @@ export function replyNotes(
   reply.json(paginate(req, reply, notes).map((note) => noteView(store, note)));
 }
 
-/** A blank body is refused as the service's notes API words it (a Ruby hash of the model's errors). */
+/** The most characters a note may have. */
+const NOTE_LIMIT = 1_000_000;
+
+/** A blank or too long body is refused as the service's notes API words it (a Ruby hash of the model's errors). */
 export function noteBody(body: string): string {
   if (body.trim() === '') throw messageError(400, '400 Bad request - Note {:note=>["can\'t be blank"]}');
+  if ([...body].length > NOTE_LIMIT) throw messageError(400, `400 Bad request - Note {:note=>["is too long (maximum is ${NOTE_LIMIT} characters)"]}`);
   return body;
 }
 
@@ -159,7 +163,10 @@ export function commentOn(
   }
   const body = noteBody(req.params.body);
   const internal = (req.params.internal ?? req.params.confidential ?? false) && ctx.projectAccess(user, project) >= ACCESS.reporter;
-  const note = addNote(ctx.store, project, item, kind, user, body, false, new Date(), internal);
+  // created_at is an administrator's or an owner's to set (an import); anyone else's is ignored.
+  const given = req.params.created_at === undefined ? Number.NaN : Date.parse(req.params.created_at);
+  const at = ctx.projectAccess(user, project) >= ACCESS.owner && given > 0 ? new Date(given) : new Date();
+  const note = addNote(ctx.store, project, item, kind, user, body, false, at, internal);
   item.updated_at = note.created_at;
   return note;
 }
