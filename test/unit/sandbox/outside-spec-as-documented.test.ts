@@ -327,6 +327,13 @@ describe('issues and comments, with the permission table', () => {
     expect((await api(sandbox, 'POST', `${INFRA}/issues/2/notes`, { as: 'admin', json: dated })).data.created_at).toBe('2020-01-02T03:04:05.000Z');
     expect((await api(sandbox, 'POST', `${INFRA}/issues/2/notes`, { as: 'reporter', json: dated })).data.created_at).not.toBe('2020-01-02T03:04:05.000Z');
   });
+  test('an owner may give an issue its iid and dates (an import); a taken iid is 409 Duplicated issue', async () => {
+    const imported = await api(sandbox, 'POST', `${INFRA}/issues`, { as: 'admin', json: { title: 'Imported', iid: 500, created_at: '2021-05-06T07:08:09Z' } });
+    expect(imported.data).toMatchObject({ iid: 500, created_at: '2021-05-06T07:08:09.000Z' });
+    expect((await api(sandbox, 'POST', `${INFRA}/issues`, { as: 'admin', json: { title: 'Again', iid: 500 } })).data).toEqual({ message: 'Duplicated issue' });
+    const byReporter = await api(sandbox, 'POST', `${INFRA}/issues`, { as: 'reporter', json: { title: 'Not imported', iid: 900 } });
+    expect(byReporter.data.iid).not.toBe(900);
+  });
 });
 
 describe('one project', () => {

@@ -10,7 +10,7 @@
 // reopening write a system note.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { forbidden, recordNotFound, validationError } from '../../core/errors.js';
+import { forbidden, messageError, recordNotFound, validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
@@ -62,6 +62,12 @@ const updateParams = z.object({
   updated_at: z.string().optional(),
 });
 
+/** An ISO 8601 date given for an import, or undefined when absent or unreadable. */
+function givenDate(text: string | undefined): Date | undefined {
+  const ms = text === undefined ? Number.NaN : Date.parse(text);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
@@ -102,12 +108,17 @@ export function register(router: Router, ctx: SandboxContext): void {
     const p = reporter ? req.params : withoutMetadata(req.params);
     if (p.title.trim() === '') throw validationError({ title: ["can't be blank"] });
     const items = workItemsOf(store);
-    const now = new Date();
+    // created_at and iid are an administrator's or an owner's to set (an import); anyone else's are ignored.
+    const owner = ctx.projectAccess(user, project) >= ACCESS.owner;
+    const given = owner ? givenDate(p.created_at) : undefined;
+    const now = given ?? new Date();
+    const iid = owner && p.iid !== undefined ? p.iid : Math.max(0, ...items.issues.filter((i) => i.project_id === project.id).map((i) => i.iid)) + 1;
+    if (items.issues.some((i) => i.project_id === project.id && i.iid === iid)) throw messageError(409, 'Duplicated issue');
     // An incident takes a reporter to open; below it the service opens a plain issue.
     const issueType = p.issue_type === 'incident' && !reporter ? 'issue' : p.issue_type ?? 'issue';
     const issue: Issue = {
       id: store.nextId('issue'),
-      iid: Math.max(0, ...items.issues.filter((i) => i.project_id === project.id).map((i) => i.iid)) + 1,
+      iid,
       project_id: project.id, title: p.title, description: p.description ?? '', state: 'opened',
       issue_type: issueType, author_id: user.id,
       assignee_ids: userIds(store, p.assignee_ids ?? (p.assignee_id === undefined ? [] : [p.assignee_id])), labels: [],
@@ -151,7 +162,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       Object.assign(issue, { state: 'opened', closed_at: null, closed_by_id: null });
       addNote(store, project, issue, 'Issue', user, 'reopened', true, now);
     }
-    issue.updated_at = now;
+    issue.updated_at = (ctx.projectAccess(user, project) >= ACCESS.owner ? givenDate(p.updated_at) : undefined) ?? now;
     reply.json(view(project, issue, user));
   });
 
