@@ -283,6 +283,28 @@ describe('one merge request', () => {
     });
     expect([answer.status, answer.data]).toEqual([422, { message: ['Source project is not a fork of the target project'] }]);
   });
+  test('under the fast-forward merge method: a source behind its target needs a rebase (405), one ahead moves the target', async () => {
+    const project = sandbox.store.findProject('acme/platform/infra')!;
+    project.merge_method = 'ff';
+    try {
+      for (const branch of ['topic/ff-ahead', 'topic/ff-behind']) {
+        await api(sandbox, 'POST', `${INFRA}/repository/branches`, { as: 'maintainer', json: { branch, ref: 'main' } });
+        await api(sandbox, 'POST', `${INFRA}/repository/commits`, {
+          as: 'maintainer', json: { branch, commit_message: branch, actions: [{ action: 'create', file_path: `${branch}.txt`, content: 'x' }] },
+        });
+      }
+      const behind = (await api(sandbox, 'POST', `${INFRA}/merge_requests`, { as: 'maintainer', json: { source_branch: 'topic/ff-behind', target_branch: 'main', title: 'Behind' } })).data;
+      const ahead = (await api(sandbox, 'POST', `${INFRA}/merge_requests`, { as: 'maintainer', json: { source_branch: 'topic/ff-ahead', target_branch: 'main', title: 'Ahead' } })).data;
+      const source = await head('acme/platform/infra', 'topic/ff-ahead');
+      const merged = await api(sandbox, 'PUT', `${INFRA}/merge_requests/${ahead.iid}/merge`, { as: 'maintainer', json: { should_remove_source_branch: false } });
+      expect([merged.status, merged.data.merge_commit_sha]).toEqual([200, null]);
+      expect(await head('acme/platform/infra', 'main')).toBe(source);
+      expect((await api(sandbox, 'GET', `${INFRA}/merge_requests/${behind.iid}`)).data.detailed_merge_status).toBe('need_rebase');
+      expect((await api(sandbox, 'PUT', `${INFRA}/merge_requests/${behind.iid}/merge`, { as: 'maintainer' })).status).toBe(405);
+    } finally {
+      project.merge_method = 'merge';
+    }
+  });
 });
 
 describe('issues and comments, with the permission table', () => {

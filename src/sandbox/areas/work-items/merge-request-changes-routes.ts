@@ -9,9 +9,10 @@
 // access to the project (any signed-in user on a public or internal one); a locked discussion only members.
 // sha is the live head of the source branch. Merging is a real git merge: `git merge-tree` computes the result, a
 // merge commit (target head, source head) lands on the target branch (with squash, a squash commit on the target
-// head comes first and is the merge's second parent). Refusals in the service's order: 405 for a merge request that
-// cannot merge now (closed, draft, source branch gone), 422 "Branch cannot be merged" for conflicts, 409 "SHA does
-// not match HEAD of source branch: <head>" for another sha.
+// head comes first and is the merge's second parent); under the fast-forward merge method the target just moves to the
+// source head (or the squash commit). Refusals in the service's order: 405 for a merge request that cannot merge now
+// (closed, draft, source branch gone, behind its target under ff or rebase_merge), 422 "Branch cannot be merged" for
+// conflicts, 409 "SHA does not match HEAD of source branch: <head>" for another sha.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden, HttpError, messageError, paramError, recordNotFound, unauthorized, validationError } from '../../core/errors.js';
@@ -146,6 +147,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     return p.pipelines.filter((pl) => pl.ref === mr.source_branch && pl.sha === mr.sha && !pl.tag).sort((a, b) => b.id - a.id)[0];
   }
 
+  /** Under the fast-forward and semi-linear merge methods, a source branch behind its target must be rebased first. */
+  async function needsRebase(p: Project, target: string, source: string): Promise<boolean> {
+    if (p.merge_method === 'merge') return false;
+    return (await p.repo.run(['merge-base', '--is-ancestor', target, source], { okCodes: [1] })).exitCode !== 0;
+  }
+
   async function mergeBase(p: Project, a: string, b: string): Promise<string | null> {
     const result = await p.repo.run(['merge-base', a, b], { okCodes: [1] });
     return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null;
@@ -176,6 +183,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const source = await p.repo.refTarget(`refs/heads/${mr.source_branch}`);
     if (source === null || refs === null) return 'commits_status';
     if (mr.has_conflicts) return 'conflict';
+    if (await needsRebase(p, refs.start_sha, source)) return 'need_rebase';
     if (p.only_allow_merge_if_pipeline_succeeds) {
       const status = headPipeline(p, mr)?.status;
       if (status === 'running' || status === 'pending') return 'ci_still_running';
@@ -335,7 +343,9 @@ export function register(router: Router, ctx: SandboxContext): void {
       await refresh(p, mr);
       const source = await p.repo.refTarget(`refs/heads/${mr.source_branch}`);
       const target = await p.repo.refTarget(`refs/heads/${mr.target_branch}`);
-      if (mr.state !== 'opened' || isDraft(mr.title) || source === null || target === null) throw messageError(405, '405 Method Not Allowed');
+      if (mr.state !== 'opened' || isDraft(mr.title) || source === null || target === null || await needsRebase(p, target, source)) {
+        throw messageError(405, '405 Method Not Allowed');
+      }
       const pipeline = headPipeline(p, mr);
       const pipelineActive = pipeline?.status === 'running' || pipeline?.status === 'pending';
       // With auto-merge: at once when the head pipeline already passed, later while it runs, not at all without one.
@@ -359,9 +369,11 @@ export function register(router: Router, ctx: SandboxContext): void {
         second = await p.repo.commitTree(tree, [target], message, identity(user));
         mr.squash_commit_sha = second;
       }
+      // Fast-forward: the target moves to the source's head (or the squash commit), no merge commit is made.
+      const fastForward = p.merge_method === 'ff';
       const message = params.merge_commit_message
         ?? `Merge branch '${mr.source_branch}' into '${mr.target_branch}'\n\n${mr.title}\n\nSee merge request ${p.full_path}!${mr.iid}`;
-      const commit = await p.repo.commitTree(tree, [target, second], message, identity(user));
+      const commit = fastForward ? second : await p.repo.commitTree(tree, [target, second], message, identity(user));
       await p.repo.moveBranch(mr.target_branch, commit, target);
       // Without should_remove_source_branch, the merge request's own setting decides (on by default, as the
       // project's "delete source branch" default); a protected or default branch stays.
@@ -372,7 +384,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       }
       const now = new Date();
       Object.assign(mr, {
-        state: 'merged', merged_at: now, merged_by_id: user.id, merge_commit_sha: commit, sha: source, updated_at: now,
+        state: 'merged', merged_at: now, merged_by_id: user.id, merge_commit_sha: fastForward ? null : commit, sha: source, updated_at: now,
         merge_when_pipeline_succeeds: false, merged_diff: { start_sha: target, head_sha: source },
       });
       addNote(store, p, mr, 'MergeRequest', user, `merged`, true, now);
