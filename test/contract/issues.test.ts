@@ -347,7 +347,7 @@ describe('an incident issue from triage', () => {
   it('opens one while the default branch is red, written from the triage, and no second one for the same incident', async () => {
     const opened = await suite.call('open_incident_issue', { id: WEB }, { as: 'developer' });
     expect(opened.status).toBe(201);
-    const issue = opened.data as Detail & { issue_type: string; description: string };
+    const issue = opened.data as Issue & { issue_type: string; description: string };
     expect(issue).toMatchObject({ title: 'main is red: test failing', issue_type: 'incident', state: 'opened', author: { username: 'bob' } });
     expect(names(issue)).toEqual(['incident']);
     expect(issue.description).toMatch(/^Red for .*, since .* UTC\.$/m);
