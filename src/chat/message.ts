@@ -13,6 +13,8 @@ export interface ChatSection {
   text: string;
   /** Show as preformatted code (diffs, file content, help tables): monospace, never reflowed, never read as markup. */
   code?: boolean;
+  /** When cut to fit, keep its end (a log's tail) rather than its beginning. */
+  tail?: boolean;
 }
 
 export interface ChatMessage {

@@ -9,6 +9,7 @@ import { outcomeSentence, type WriteOutcome } from '../operations/outcome.js';
 import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
 import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/rows.js';
 import type { ShownText } from '../text/visible.js';
+import { boundMessage, MESSAGE_CHARS } from './bounds.js';
 import { chatMessage, type ChatMessage, type ChatSection, type ChatStatus } from './message.js';
 
 export interface PresentOptions {
@@ -295,13 +296,14 @@ export function presentOutcome(op: Operation, input: Record<string, unknown>, re
   const link = message.link ?? linkOf(record);
   const items = Array.isArray(result.data) ? result.data.length : 0;
   const more = paging(op, input, Math.min(items, max.maxItems), items, result.page);
-  return {
+  // Whatever the service answered, a reply a person can read: each part and the whole within bounds.
+  return boundMessage({
     ...message,
     ...(status !== undefined ? { status } : {}),
     ...(link !== undefined ? { link } : {}),
     actions: [...message.actions, ...rowActions(op, input, result.data, message.fields), ...more.actions],
     notes: [...message.notes, ...more.notes],
-  };
+  }, { sectionChars: max.maxCodeChars, messageChars: MESSAGE_CHARS });
 }
 
 /**

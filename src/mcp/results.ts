@@ -1,5 +1,6 @@
 // Operation outcomes → MCP tool results: lists as rows with a truthful page state, file text decoded and fenced,
-// binaries attached or saved (never dumped), everything capped; outputSchemaFor says the shape where it is known.
+// binaries attached or saved (never dumped), and every result, whatever its shape, within the result cap as it
+// travels (result-size.ts); outputSchemaFor says the shape where it is known.
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
@@ -10,6 +11,7 @@ import { asRecord, type Fields } from '../operations/present.js';
 import { compactRow } from '../operations/rows.js';
 import { DOWNLOAD_DIR_VARIABLE, saveDownload, safeFileName, type SaveOutcome } from './downloads.js';
 import { listStructure } from './lists.js';
+import { boundResult, fitObject, resultSize } from './result-size.js';
 
 type TextContent = { type: 'text'; text: string };
 type ResourceContent = { type: 'resource'; resource: { uri: string; mimeType: string; blob: string } };
@@ -23,7 +25,7 @@ export interface ToolResult {
 
 /** How results are shaped for one server. */
 export interface ResultOptions {
-  /** Cap on one result's text (FORGEOPS_MAX_RESULT_CHARS). */
+  /** Cap on one result, text and structured content together as they travel (FORGEOPS_MAX_RESULT_CHARS). */
   maxChars: number;
   /** Where binary results are saved (FORGEOPS_DOWNLOAD_DIR); unset: only small ones are attached. */
   downloadDir?: string;
@@ -97,16 +99,29 @@ async function wholeTextWhereabouts(text: string, name: string | undefined, opti
     : { note: `\n[the whole text could not be saved: ${saved.reason}]` };
 }
 
-/** Text content (a file, a snippet): its facts as one JSON line, then the text fenced; structured carries both. */
+/**
+ * Text content (a file, a snippet): its facts as one JSON line, then the text fenced; structured carries both. The
+ * text appears twice (in the text and in structured content), so each copy gets a share of the cap, shrunk until
+ * the whole result fits.
+ */
 async function contentTextResult(facts: Fields, text: string, label: string, options: ResultOptions): Promise<ToolResult> {
-  const cut = capText(text, Math.max(200, options.maxChars - 600));
   const name = typeof facts.file_name === 'string' ? facts.file_name : undefined;
-  const whole = cut.truncated ? await wholeTextWhereabouts(text, name, options) : { note: '' };
-  const meta = { ...facts, encoding: 'text', ...(cut.truncated ? { truncated: true } : {}), ...(whole.savedTo ? { saved_to: whole.savedTo } : {}) };
-  return {
-    content: [{ type: 'text', text: `${JSON.stringify(meta)}\n${fenced(label, cut.shown)}${cut.note}${whole.note}` }],
-    structuredContent: { ...meta, content: cut.shown, note: UNTRUSTED_NOTE },
-  };
+  let whole: { note: string; savedTo?: string } | undefined;
+  let room = Math.max(200, Math.floor((options.maxChars - 600) / 2));
+  for (let round = 0; ; round++) {
+    const cut = capText(text, room);
+    // Saved once, the first time the text is cut.
+    if (cut.truncated) whole ??= await wholeTextWhereabouts(text, name, options);
+    const where = cut.truncated ? whole! : { note: '' };
+    const meta = { ...facts, encoding: 'text', ...(cut.truncated ? { truncated: true } : {}), ...(where.savedTo ? { saved_to: where.savedTo } : {}) };
+    const result: ToolResult = {
+      content: [{ type: 'text', text: `${JSON.stringify(meta)}\n${fenced(label, cut.shown)}${cut.note}${where.note}` }],
+      structuredContent: { ...meta, content: cut.shown, note: UNTRUSTED_NOTE },
+    };
+    const size = resultSize(result);
+    if (size <= options.maxChars || room <= 1 || round > 20) return boundResult(result, options.maxChars) as ToolResult;
+    room = Math.min(room - 1, Math.floor(room * (options.maxChars / size) * 0.95));
+  }
 }
 
 /** Where a binary went, in words: saved to a path, attached, or how the operator makes it retrievable. */
@@ -128,7 +143,8 @@ async function binaryResult(bytes: Buffer, facts: Fields, options: ResultOptions
   const contentType = typeof facts.content_type === 'string' ? facts.content_type : 'application/octet-stream';
   const digest = sha256(bytes);
   const blob = bytes.length <= MAX_EMBEDDED_BYTES ? bytes.toString('base64') : undefined;
-  const attached = blob !== undefined && blob.length <= options.maxChars;
+  // Attached only when the whole result, the blob with the words around it, stays within the cap.
+  const attached = blob !== undefined && blob.length + 1000 <= options.maxChars;
   const saved = options.downloadDir !== undefined ? await saveDownload(options.downloadDir, name, bytes) : undefined;
   const structured: Record<string, unknown> = {
     ...facts, size: bytes.length, sha256: digest, encoding: 'binary', attached, ...(saved?.saved ? { saved_to: saved.path } : {}),
@@ -136,13 +152,13 @@ async function binaryResult(bytes: Buffer, facts: Fields, options: ResultOptions
   const uri = saved?.saved ? pathToFileURL(saved.path).href : `forgeops://download/${digest}/${safeFileName(name)}`;
   const summary = `Binary content: ${name ?? 'unnamed'}, ${bytes.length} bytes, ${contentType}, sha256 ${digest}. `
     + binaryWhereabouts(saved, attached, bytes.length);
-  return {
+  return boundResult({
     content: [
       { type: 'text', text: summary },
       ...(attached ? [{ type: 'resource' as const, resource: { uri, mimeType: contentType, blob: blob! } }] : []),
     ],
     structuredContent: structured,
-  };
+  }, options.maxChars) as ToolResult;
 }
 
 /** A raw download (file, blob, snippet, archive): text shown fenced, anything else as a binary. */
@@ -182,32 +198,35 @@ function blameResult(ranges: Array<{ commit: unknown; lines: unknown[] }>, input
     const head = [String(c.id ?? '').slice(0, 8), c.author_name, c.authored_date, c.message].filter((v) => v !== undefined && v !== '').join(' ');
     return [`--- commit ${head}`, ...lines.map(String)].join('\n');
   }).join('\n');
-  const cut = capText(body, Math.max(200, maxChars - 600));
+  // The lines appear in the text and in the items: each gets half of the cap, and the items are cut to fit.
+  const cut = capText(body, Math.max(200, Math.floor((maxChars - 600) / 2)));
   const label = `Blame of ${String(input.file_path ?? 'the file')}, ${items.length} ranges ("--- commit" lines are forgeops' own)`;
-  return {
+  return boundResult({
     content: [{ type: 'text', text: fenced(label, cut.shown) + cut.note }],
     structuredContent: { items, ...(cut.truncated ? { truncated: true } : {}), note: UNTRUSTED_NOTE },
-  };
+  }, maxChars) as ToolResult;
 }
 
-/** Long strings (descriptions, diffs) are cut so one result stays within budget. */
-function capStrings(value: unknown, maxString: number): unknown {
-  if (typeof value === 'string') return value.length > maxString ? `${value.slice(0, maxString)}…[truncated ${value.length - maxString} characters]` : value;
-  if (Array.isArray(value)) return value.map((v) => capStrings(v, maxString));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v, maxString)]));
-  }
-  return value;
+/**
+ * A JSON result: the structured content, and the same JSON as text (for clients that read only text). Both travel,
+ * so both count: cut until the whole result fits (strings in the middle, long lists, wide objects, in turn), with
+ * a `truncated` note saying what was cut. `keep` arrays (a list's items, already counted to fit) give way last.
+ */
+export function jsonResult(structured: Record<string, unknown>, maxChars: number, own: { keep?: ReadonlySet<unknown>; ownKeys?: readonly string[] } = {}): ToolResult {
+  const build = (value: Record<string, unknown>): ToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+  const fitted = fitObject(structured, { maxChars, measure: (value) => resultSize(build(value)), ...own });
+  return boundResult(build(fitted?.value ?? structured), maxChars) as ToolResult;
 }
 
-export function jsonResult(structured: Record<string, unknown>, maxChars: number): ToolResult {
-  let shaped = structured;
-  let text = JSON.stringify(shaped);
-  if (text.length > maxChars) {
-    shaped = capStrings(shaped, Math.max(200, Math.floor(maxChars / 4))) as Record<string, unknown>;
-    text = JSON.stringify(shaped);
-  }
-  return { content: [{ type: 'text', text }], structuredContent: shaped };
+/** A list's own fields beside its items: what was shown and how to read on. */
+const LIST_NOTES = ['page', 'truncated', 'more', 'rows'];
+
+/**
+ * Characters of a list's rows that fit a result: the rows travel twice (structured content and its JSON as text,
+ * escaped once more), beside the page state and notes.
+ */
+export function listRowsBudget(maxChars: number): number {
+  return Math.max(200, Math.floor((maxChars - 400) / 2.4));
 }
 
 /** One successful call as the tool result a model reads. */
@@ -217,7 +236,8 @@ export async function successResult(op: Operation, input: Record<string, unknown
   if (Array.isArray(data) && !op.pagination && isBlame(data)) return blameResult(data, input, options.maxChars);
   if (Array.isArray(data) || op.pagination) {
     const items = Array.isArray(data) ? data : data === null || data === undefined ? [] : [data];
-    return jsonResult(listStructure(items, result.page, { operation: op, operations: options.operations, input, maxChars: options.maxChars }), options.maxChars);
+    const list = listStructure(items, result.page, { operation: op, operations: options.operations, input, maxChars: listRowsBudget(options.maxChars) });
+    return jsonResult(list, options.maxChars, { keep: new Set([list.items]), ownKeys: LIST_NOTES });
   }
   const outcome = options.outcome ? outcomeLine(options.outcome) : undefined;
   if (data && typeof data === 'object') {
@@ -227,7 +247,7 @@ export async function successResult(op: Operation, input: Record<string, unknown
   }
   // A write with nothing to return (a 204) says what it did, in a sentence.
   if (outcome !== undefined && (data === null || data === undefined || data === '')) {
-    return { content: [{ type: 'text', text: `${outcome}.` }], structuredContent: { outcome, status: result.status } };
+    return boundResult({ content: [{ type: 'text', text: `${outcome}.` }], structuredContent: { outcome, status: result.status } }, options.maxChars) as ToolResult;
   }
   return jsonResult({ status: result.status, result: data ?? null }, options.maxChars);
 }

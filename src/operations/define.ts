@@ -68,7 +68,7 @@ export interface Presentation {
   title: string;
   fields?: Array<[string, string]>;
   /** Longer text under the fields, e.g. a job log's lines (code: shown as a block, never re-flowed). */
-  sections?: Array<{ title?: string; text: string; code?: boolean }>;
+  sections?: Array<{ title?: string; text: string; code?: boolean; tail?: boolean }>;
   actions?: FollowUp[];
 }
 

@@ -135,7 +135,7 @@ function presentLog(data: unknown): Presentation {
     ],
     sections: [
       ...(log.failure_excerpt ? [{ title: 'Where it failed', text: unfenceLog(log.failure_excerpt), code: true }] : []),
-      { title: log.cut ? 'Tail' : 'Log', text: unfenceLog(log.log), code: true },
+      { title: log.cut ? 'Tail' : 'Log', text: unfenceLog(log.log), code: true, tail: true },
     ],
   };
 }

@@ -152,7 +152,7 @@ describe('tools/call', () => {
   });
 
   it('caps a large list and says it did', async () => {
-    const mcp = await connectInMemory({ client: env.client, maxResultChars: 800 });
+    const mcp = await connectInMemory({ client: env.client, maxResultChars: 2000 });
     const result = await mcp.client.callTool({ name: 'list_commits', arguments: { id: PUBLIC_PROJECT, per_page: 20 } });
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { items: unknown[]; truncated?: string };

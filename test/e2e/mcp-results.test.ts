@@ -56,14 +56,18 @@ describe('file content', () => {
     await call(writer.client, 'create_file', { ...file, branch: 'results-long', start_branch: 'main', content: long, commit_message: 'Add a long file' });
     await writer.close();
     const read = { ...file, ref: 'results-long' };
-    const bare = await connectInMemory({ client: env.client, maxResultChars: 1000 });
+    const bare = await connectInMemory({ client: env.client, maxResultChars: 2000 });
     const cut = await call(bare.client, 'get_file', read);
-    expect(cut.structuredContent).toMatchObject({ truncated: true, content: long.slice(0, 400) });
-    expect(resultText(cut)).toContain(`[truncated: showing the first 400 of ${long.length} characters, the result size limit]\n`
+    // The text travels twice (fenced in the text, and in structured content): both copies and the facts fit the cap.
+    expect(JSON.stringify({ content: cut.content, structuredContent: cut.structuredContent }).length).toBeLessThanOrEqual(2000);
+    const shown = (cut.structuredContent as { content: string }).content;
+    expect(shown.length).toBeGreaterThan(200);
+    expect(cut.structuredContent).toMatchObject({ truncated: true, content: long.slice(0, shown.length) });
+    expect(resultText(cut)).toContain(`[truncated: showing the first ${shown.length} of ${long.length} characters, the result size limit]\n`
       + '[the whole text: the operator can set FORGEOPS_DOWNLOAD_DIR to have forgeops save it to a file]');
     await bare.close();
     const folder = join(downloads, 'texts');
-    const saving = await connectInMemory({ client: env.client, maxResultChars: 1000, downloadDir: folder });
+    const saving = await connectInMemory({ client: env.client, maxResultChars: 2000, downloadDir: folder });
     const saved = await call(saving.client, 'get_file', read);
     const path = (saved.structuredContent as { saved_to: string }).saved_to;
     expect(path.startsWith(join(folder, ''))).toBe(true);
@@ -112,7 +116,7 @@ describe('binary results', () => {
   });
 
   it('describes a binary too large to attach and names the download folder setting, without dumping it', async () => {
-    const mcp = await connectInMemory({ client: env.client, maxResultChars: 400 });
+    const mcp = await connectInMemory({ client: env.client, maxResultChars: 1200 });
     const result = await call(mcp.client, 'download_archive', { id: PROJECT });
     expect(result.content.map((c) => c.type)).toEqual(['text']);
     expect(result.content[0].text).toMatch(/^Binary content: .+ bytes, .+, sha256 [0-9a-f]{64}\. Too large to attach .*FORGEOPS_DOWNLOAD_DIR/);
@@ -121,7 +125,7 @@ describe('binary results', () => {
   });
 
   it('saves binaries in the download folder under new names and returns the path', async () => {
-    const mcp = await connectInMemory({ client: env.client, maxResultChars: 400, downloadDir: downloads });
+    const mcp = await connectInMemory({ client: env.client, maxResultChars: 1200, downloadDir: downloads });
     const paths: string[] = [];
     for (let i = 0; i < 2; i++) {
       const result = await call(mcp.client, 'download_archive', { id: PROJECT });
@@ -143,7 +147,7 @@ describe('binary results', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [fileURLToPath(new URL('../../dist/cli.js', import.meta.url)), 'mcp'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), TMPDIR: tmpdir(), FORGEOPS_DOWNLOAD_DIR: folder, FORGEOPS_MAX_RESULT_CHARS: '400' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), TMPDIR: tmpdir(), FORGEOPS_DOWNLOAD_DIR: folder, FORGEOPS_MAX_RESULT_CHARS: '1200' },
       cwd: '/',
       stderr: 'pipe',
     });
@@ -216,7 +220,7 @@ describe('lists', () => {
     const expected = await allCommitIds(wide.client);
     await wide.close();
     expect(expected.length).toBeGreaterThan(4);
-    const mcp = await connectInMemory({ client: env.client, maxResultChars: 1200 });
+    const mcp = await connectInMemory({ client: env.client, maxResultChars: 3000 });
     // One page holds the whole list (has_more false from the service), but not all of it fits the cap.
     let args: Record<string, unknown> = { id: PROJECT, per_page: 100 };
     const first = (await call(mcp.client, 'list_commits', args)).structuredContent as ListResult;
@@ -244,7 +248,7 @@ describe('lists', () => {
     const wide = await connectInMemory({ client: env.client });
     const expected = await allCommitIds(wide.client);
     await wide.close();
-    const mcp = await connectInMemory({ client: env.client, maxResultChars: 700 });
+    const mcp = await connectInMemory({ client: env.client, maxResultChars: 2500 });
     const later = (await call(mcp.client, 'list_commits', { id: PROJECT, page: 2, per_page: 5 })).structuredContent as ListResult;
     const shown = later.items.length;
     expect(shown).toBeLessThan(5);
