@@ -110,7 +110,7 @@ const SECRET_VALUE = String.raw`("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"',
  * `export TOKEN=…`, YAML `password: …`, JSON `"api_key": "…"`, `'secret': '…'`, `--password …`).
  */
 const CREDENTIALS: Array<[RegExp, string]> = [
-  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g, '[redacted private key]'],
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/gm, '[redacted private key]'],
   [/LS0tLS1CRUdJT[A-Za-z0-9+/=]*/g, '[redacted private key]'],
   [/\b(?:glpat|gldt|glrt|glptt|glcbt|glsoat|ghp|gho|ghu|ghs|ghr|github_pat|xox[abprs]|sk|sk_live|rk_live|npm)[-_][A-Za-z0-9_-]{12,}/g, '[redacted]'],
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, '[redacted]'],
