@@ -89,7 +89,8 @@ describe('Streamable HTTP session', () => {
     expect(env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${accepted}`))).toHaveLength(1);
 
     expect(prompts).toHaveLength(2);
-    expect(prompts[1]).toContain(`\n  pipeline_id: ${declined}\n`);
+    // The pipeline is named by what it is, not by its number alone.
+    expect(prompts[1]).toContain(`\n  pipeline_id: ${declined} — on "main", `);
     await mcp.close();
     await server.close();
   });

@@ -97,7 +97,7 @@ describe('tools/call', () => {
     const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/cannot ask/);
-    expect(resultText(result)).toMatch(new RegExp(`\\n  pipeline_id: ${victim.id}\\n`));
+    expect(resultText(result)).toContain(`\n  pipeline_id: ${victim.id} — on "`);
     expect(requestsTo(`/pipelines/${victim.id}`, 'DELETE')).toHaveLength(0);
     const still = await mcp.client.callTool({ name: 'get_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id } });
     expect(still.isError).toBeFalsy();
@@ -123,7 +123,7 @@ describe('tools/call', () => {
     const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
     expect(result.isError).toBeFalsy();
     expect(mcp.prompts).toHaveLength(1);
-    expect(mcp.prompts[0]).toContain(`\n  pipeline_id: ${id}\n`);
+    expect(mcp.prompts[0]).toContain(`\n  pipeline_id: ${id} — on "main", `);
     expect(mcp.prompts[0]).toContain(PUBLIC_PROJECT);
     expect(requestsTo(`/pipelines/${id}`, 'DELETE')).toHaveLength(1);
     await mcp.close();
