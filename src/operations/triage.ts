@@ -7,6 +7,7 @@ import { defineOperation, fields } from './define.js';
 import type { FollowUp, Operation, OperationResult, Presentation, RunContext } from './define.js';
 import { ApiError } from '../http/errors.js';
 import { executeOperation } from './execute.js';
+import { failureText, judgeFailures, orderActions, pingAction, type FailureVerdict } from './failure-kind.js';
 import { unfenceLog } from './job-log.js';
 import { asList, asRecord, shortSha, show, type Fields } from './present.js';
 
@@ -51,6 +52,8 @@ export interface TriageReport {
     ping: string[];
   };
   failed_jobs: Array<{ id: number; name: string; stage: string; failure_reason?: string; failing_section?: string; excerpt?: string }>;
+  /** While red: flaky, broken or infrastructure, each failing job judged from its runs, with the evidence in one line. */
+  failure?: FailureVerdict;
   /** The latest release; unreleased_commits counts at most 100 (more_unreleased: there are more). */
   release?: { tag: string; unreleased_commits?: number; more_unreleased?: boolean; compare_url?: string };
   actions: FollowUp[];
@@ -224,6 +227,10 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
       })());
     }
     work.push((async () => {
+      const failure = await judgeFailures(read, input.id, pipelines, judged, unread);
+      if (failure) report.failure = failure;
+    })());
+    work.push((async () => {
       const jobsRead = await read('list_pipeline_jobs', { id: input.id, pipeline_id: Number(judged.id), scope: ['failed'], per_page: 100 });
       const jobs = asList(jobsRead?.data);
       const shown = jobs.slice(0, TRIAGE_FAILED_JOBS);
@@ -253,7 +260,7 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
     })());
   }
   await Promise.all(work);
-  report.actions = actionsFor(input.id, report);
+  report.actions = orderActions(actionsFor(input.id, report), report.failure, report.failure && pingAction(input.id, branch, report.failure));
   return { data: report, status: 200 };
 }
 
@@ -305,6 +312,7 @@ function presentTriage(data: unknown): Presentation {
   const asOf = Date.parse(report.as_of);
   const word = { green: 'green', red: 'RED', running: 'running', unknown: 'unknown' }[report.verdict];
   const fields: Array<[string, string]> = [['verdict', `${word}: ${report.because}`]];
+  if (report.failure) fields.push(['failure', failureText(report.failure)]);
   if (report.head) fields.push(['head', `${shortSha(report.head.sha)} ${report.head.title} (${report.head.author})`]);
   const since = report.red_since;
   if (since) {

@@ -126,4 +126,11 @@ describe('triage in Slack', () => {
     expect(messageText(second)).toContain(`already open: #${after[0].iid}`);
     expect(await incidents()).toHaveLength(before + 1);
   });
+
+  it('says broken, not flaky, with the evidence in one line, and its first button pings the culprit\'s author (or reverts)', async () => {
+    const report = await command('triage acme/web');
+    expect(messageText(report)).toMatch(/\*failure\*\\nbroken: test failed on 2 of 2 runs since [0-9a-f]{8}/);
+    const [first] = buttons(report).map((b) => b.text.text);
+    expect(first).toMatch(/^(Revert [0-9a-f]{8}.*|Ping Bob Chen on [0-9a-f]{8})$/);
+  });
 });

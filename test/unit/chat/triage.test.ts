@@ -131,7 +131,9 @@ describe('triage of the demo incident: acme/web main is red', () => {
     const headPipeline = pipelines.find((p) => p.sha === head.id)!;
     // Older red pipelines exist on main: none of them may be offered.
     expect(pipelines.filter((p) => p.status === 'failed' && p.id !== headPipeline.id).length).toBeGreaterThanOrEqual(2);
-    const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
+    const { message: report } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
+    // A broken test puts its revert and the ping of its author first (test/unit/chat/triage-failure-kind.test.ts).
+    const message = { ...report, actions: report.actions.filter((a) => a.operation !== 'create_commit_comment' && !/revert/.test(a.operation)) };
     expect(message.actions.map((a) => a.operation)).toEqual(['retry_pipeline', 'get_job_log', 'open_incident_issue']);
     expect(message.actions[0]).toMatchObject({ label: `Retry failed jobs of #${headPipeline.id}`, input: { id: PROJECT, pipeline_id: headPipeline.id } });
     // The issue is written when the action is taken: the action names the project only.

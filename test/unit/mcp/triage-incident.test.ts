@@ -16,6 +16,9 @@ describe('triage_project over MCP', () => {
     const triage = await mcp.client.callTool({ name: 'triage_project', arguments: { id: 'acme/web' } });
     const report = triage.structuredContent as unknown as TriageReport;
     expect(report.verdict).toBe('red');
+    // Broken, not flaky: the verdict and its evidence in the structured report and in the text a model reads.
+    expect(report.failure).toMatchObject({ kind: 'broken', evidence: expect.stringMatching(/^test failed on 2 of 2 runs since [0-9a-f]{8}$/) });
+    expect(resultText(triage)).toContain(report.failure!.evidence);
     expect(report.red_since?.first_red).toMatchObject({ since: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), red_for: expect.stringMatching(/\d+ (d|h|min)/) });
     const incident = report.actions.find((a) => a.label === 'Open incident issue')!;
     expect(incident).toEqual({ label: 'Open incident issue', operation: 'open_incident_issue', input: { id: 'acme/web' } });
