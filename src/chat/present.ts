@@ -340,7 +340,10 @@ export function presentDryRun(preview: CallPreview, op: Operation): ChatMessage 
       ...(preview.changes ? [['would change', preview.changes] as [string, string]] : []),
       ['confirmation', preview.needs_confirmation ? `a real run asks first${preview.confirm_reason ? `: ${preview.confirm_reason}` : ''}` : 'not needed'],
     ],
-    sections: [{ title: `${preview.request.body_encoding ? `Request (${preview.request.body_encoding} body)` : 'Request'}`, text: request, code: true }],
+    sections: [
+      ...(preview.steps ? [{ title: 'Steps', text: preview.steps.map((step, i) => `${i + 1}. ${step}`).join('\n') }] : []),
+      { title: `${preview.request.body_encoding ? `Request (${preview.request.body_encoding} body)` : 'Request'}`, text: request, code: true },
+    ],
     notes: ['Type the same command without --dry-run to run it.'],
   });
 }

@@ -183,6 +183,11 @@ export interface OperationSpec<S extends z.ZodObject, F = never> {
    */
   composedOf?: readonly string[];
   /**
+   * A composed change's steps in words, from its (pinned) input: a dry run shows them beside the first request, which
+   * alone would not name everything the call makes.
+   */
+  steps?: (input: z.infer<S>) => string[];
+  /**
    * Waits on the service (for a pipeline to finish) for longer than a call should hold a request open: MCP offers
    * it as a task where the client supports tasks.
    */

@@ -29,6 +29,8 @@ export interface CallPreview {
   effect: Effect;
   /** The first request the call sends (an operation of several steps sends more after it). */
   request: RequestPreview;
+  /** A composed change's steps, in order (the first request is only the first of them). */
+  steps?: string[];
   /** What the call leaves behind and how it is undone (the registry's `undo`). */
   changes?: string;
   /** Whether a real run would first ask a human, and why (left out when the reason is `changes` itself). */
@@ -162,6 +164,7 @@ export async function dryRunCall(op: Operation, args: unknown, policy: PolicyOpt
       operation: op.name,
       effect: op.effect,
       request: previewRequest(op, req),
+      ...(op.steps ? { steps: op.steps(input) } : {}),
       ...(op.undo ? { changes: op.undo } : {}),
       needs_confirmation: prepared.kind === 'confirm',
       ...(prepared.kind === 'confirm' && prepared.reason !== op.undo ? { confirm_reason: prepared.reason } : {}),

@@ -26,6 +26,7 @@ import { applicationSettingsOperations } from './application-settings.js';
 import { groupImportExportOperations } from './group-import-export.js';
 import { jobsOperations } from './jobs.js';
 import { incidentIssueOperation, triageOperation } from './triage.js';
+import { revertAsMergeRequestOperation } from './revert-as-merge-request.js';
 import { branchesOperations, tagsOperations } from './branches.js';
 import { issueChangeOperations, mergeRequestChangeOperations, projectReadOperations } from './work-item-changes.js';
 
@@ -64,6 +65,7 @@ export const operations: readonly Operation[] = [
   // Composed of the reads above; it looks them up when it runs (this list is not built yet when it is defined).
   triageOperation(() => operations),
   incidentIssueOperation(() => operations),
+  revertAsMergeRequestOperation(() => operations),
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

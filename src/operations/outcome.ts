@@ -118,6 +118,18 @@ function commitOutcome(op: Operation, input: Fields, data: Fields, targets: Targ
   return withLink(`${verb} ${branch} of ${place} as ${sha}${title}`, linkOf(data));
 }
 
+/** A revert made as a merge request: the merge request, its branch and target, and what it reverts. */
+function revertMergeRequestOutcome(op: Operation, input: Fields, data: Fields, targets: Targets): WriteOutcome | undefined {
+  const mr = asRecord(data.merge_request);
+  if (op.name !== 'revert_as_merge_request' || mr.iid === undefined) return undefined;
+  const place = placeLabel(op, input, targets) ?? 'the project';
+  return withLink(
+    `Opened merge request !${show(mr.iid)} "${show(mr.title)}" from ${show(data.branch)} into ${show(data.target_branch)} of ${place}, ` +
+      `reverting ${shortSha(asRecord(data.reverted).id)} in ${shortSha(asRecord(data.revert_commit).id)}`,
+    linkOf(mr),
+  );
+}
+
 /** Any other write: the verb, what it acted on (path parameters), and what the answer names. */
 function genericOutcome(op: Operation, input: Fields, data: Fields, targets: Targets): WriteOutcome {
   const place = placeLabel(op, input, targets);
@@ -139,6 +151,7 @@ export function outcomeSentence(op: Operation, input: Record<string, unknown>, d
   const record = asRecord(data);
   return memberOutcome(op, input, record, targets)
     ?? releaseOutcome(op, input, record, targets)
+    ?? revertMergeRequestOutcome(op, input, record, targets)
     ?? commitOutcome(op, input, record, targets)
     ?? genericOutcome(op, input, record, targets);
 }

@@ -9,6 +9,7 @@ import { ApiError } from '../http/errors.js';
 import { executeOperation } from './execute.js';
 import { failureText, judgeFailures, orderActions, pingAction, type FailureVerdict } from './failure-kind.js';
 import { unfenceLog } from './job-log.js';
+import { revertAction } from './revert-as-merge-request.js';
 import { asList, asRecord, shortSha, show, type Fields } from './present.js';
 
 /** Pipelines of the default branch read to find the last green one: two pages at most. */
@@ -274,6 +275,8 @@ function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
   if (report.running_pipeline) {
     actions.push({ label: `Cancel #${report.running_pipeline.id}`, operation: 'cancel_pipeline', input: { id, pipeline_id: report.running_pipeline.id }, style: 'danger' });
   }
+  const revert = revertAction(id, report);
+  if (revert) actions.push(revert);
   const failing = report.failed_jobs[0];
   if (failing) actions.push({ label: `Log of ${failing.name}`, operation: 'get_job_log', input: { id, job_id: failing.id } });
   // The issue is written from a triage run when the action is taken: the action itself names only the project.
@@ -333,7 +336,7 @@ function presentTriage(data: unknown): Presentation {
 }
 
 /** The reads a triage is made of. */
-const TRIAGE_READS = ['get_project', 'get_branch', 'list_pipelines', 'list_pipeline_jobs', 'get_job_log', 'list_commits', 'get_commit', 'list_releases'];
+export const TRIAGE_READS = ['get_project', 'get_branch', 'list_pipelines', 'list_pipeline_jobs', 'get_job_log', 'list_commits', 'get_commit', 'list_releases'];
 
 /** Built with a late view of the registry, which imports this module; `clock` says how long red (tests set it). */
 export function triageOperation(operations: () => readonly Operation[], clock: Clock = Date.now) {

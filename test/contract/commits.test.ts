@@ -338,6 +338,18 @@ describe('commit comments', () => {
   });
 });
 
+describe('revert_as_merge_request', () => {
+  // Its whole contract is in revert-as-merge-request.test.ts; here, onto a branch other than the default.
+  it('reverts a commit of a feature branch on revert-<sha8> from it, with a merge request back to it', async () => {
+    const toggle = await darkModeToggle();
+    const branch = `revert-${toggle.id.slice(0, 8)}`;
+    const result = await suite.call('revert_as_merge_request', { id: WEB, sha: toggle.id, target_branch: FEATURE }, { as: 'developer' });
+    expect(result.data).toMatchObject({ branch, target_branch: FEATURE, revert_commit: { title: 'Revert "Add dark mode toggle"' } });
+    const [head] = (await suite.call('list_commits', { id: WEB, ref_name: branch, per_page: 1 })).data as Commit[];
+    expect(head.title).toBe('Revert "Add dark mode toggle"');
+  });
+});
+
 describe('paging', () => {
   suite.pagingCase('list_commits', { id: WEB });
   suite.pagingCase('list_commit_refs', { id: WEB, sha: 'v1.0.0' });

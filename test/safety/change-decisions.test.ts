@@ -165,6 +165,11 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   create_issue: { runs: [{ id: P, title: 'main is red', issue_type: 'incident', labels: 'incident' }], asks: [] },
   // Opens one issue written from a triage; refused while the branch is not red, and never a second for one incident.
   open_incident_issue: { runs: [{ id: P }], asks: [] },
+  // A branch, a revert commit on it and a merge request, all undone by closing and deleting; the target branch is
+  // untouched. It runs at once on the facts it reads (the commit in full and the target, pinned; an earlier press's
+  // branch or merge request refuses it), proven in test/contract/revert-as-merge-request.test.ts; judged without
+  // them, as here, it never runs unasked.
+  revert_as_merge_request: { runs: [], asks: [{ id: P, sha: 'abc1234' }] },
   update_issue: {
     runs: [{ id: P, issue_iid: 1, state_event: 'close' }, { id: P, issue_iid: 1, remove_labels: 'incident' }],
     asks: [{ id: P, issue_iid: 1, title: 'New' }, { id: P, issue_iid: 1, description: 'x' }],

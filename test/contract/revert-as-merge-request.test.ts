@@ -1,0 +1,158 @@
+// Contract: revert_as_merge_request against the sandbox — the culprit of acme/web's red main reverted on its own branch
+// with a merge request back, a second press that makes nothing, a conflicting revert that leaves no branch, a bad
+// SHA refused before anything is made, and the front ends' path: facts read, input pinned, steps in the dry run.
+import { afterAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/http/client.js';
+import { decideWithFacts } from '../../src/operations/call.js';
+import { dryRunCall } from '../../src/operations/dry-run.js';
+import { operations } from '../../src/operations/index.js';
+import { InputError } from '../../src/operations/validate.js';
+import { contractSuite } from './harness.js';
+
+const suite = contractSuite();
+const WEB = 'acme/web';
+const NAME = 'revert_as_merge_request';
+const explain = { operations };
+
+type Commit = { id: string; title: string; parent_ids: string[] };
+type MergeRequest = { iid: number; title: string; description: string; source_branch: string; target_branch: string; state: string; web_url: string };
+type Reverted = {
+  branch: string; target_branch: string; reverted: { id: string; title: string }; revert_commit: { id: string; title: string };
+  merge_request: { iid: number; title: string; web_url: string }; web_url: string;
+};
+
+let client: HttpClient | undefined;
+afterAll(() => client?.close());
+/** The maintainer's client, for the front ends' path (facts read before the policy decides). */
+function lookups() {
+  client ??= new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
+  return { client };
+}
+
+async function commitTitled(title: string): Promise<Commit> {
+  const commits = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', all_pages: true });
+  const found = commits.find((c) => c.title === title);
+  if (!found) throw new Error(`no commit "${title}" on main`);
+  return found;
+}
+
+const mergeRequestsFrom = (branch: string) => suite.data<MergeRequest[]>('list_project_merge_requests', { id: WEB, source_branch: branch, state: 'all' });
+const branchesNamed = async (branch: string) => (await suite.data<Array<{ name: string }>>('list_branches', { id: WEB, search: branch })).filter((b) => b.name === branch);
+const writesSince = (before: number) => suite.requests().slice(before).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+
+describe('reverting the first red commit of acme/web as a merge request', () => {
+  const CULPRIT = "Show order dates in the store's time zone";
+  let culprit: Commit;
+  let made: Reverted;
+
+  it('makes branch revert-<sha8> from main with the service\'s revert on it, and a merge request to main', async () => {
+    culprit = await commitTitled(CULPRIT);
+    const [mainBefore] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', per_page: 1 });
+    const result = await suite.call(NAME, { id: WEB, sha: culprit.id.slice(0, 8) }, { as: 'developer' });
+    expect(result.status).toBe(201);
+    made = result.data as Reverted;
+    const branch = `revert-${culprit.id.slice(0, 8)}`;
+    expect(made).toMatchObject({ branch, target_branch: 'main', reverted: { id: culprit.id, title: CULPRIT }, revert_commit: { title: `Revert "${CULPRIT}"` } });
+
+    // The branch's head is the revert, made on main's head; main itself has not moved.
+    const [head] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: branch, per_page: 1 });
+    expect(head).toMatchObject({ id: made.revert_commit.id, title: `Revert "${CULPRIT}"`, parent_ids: [mainBefore.id] });
+    const [mainAfter] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', per_page: 1 });
+    expect(mainAfter.id).toBe(mainBefore.id);
+    // The file is back to what it was before the culprit (as at v1.1.0, which it followed), and its new test is gone.
+    const file = async (ref: string) => String(await suite.data<Buffer>('get_file_raw', { id: WEB, file_path: 'src/utils/format date.ts', ref }));
+    expect(await file(branch)).toBe(await file('v1.1.0'));
+    expect(await file(branch)).not.toBe(await file('main'));
+    expect((await suite.refusal('get_file_raw', { id: WEB, file_path: 'src/utils/date.test.ts', ref: branch })).status).toBe(404);
+
+    // The merge request: titled like the service's own revert, describing the red pipeline, the job and its error lines.
+    const [mr] = await mergeRequestsFrom(branch);
+    expect(mr).toMatchObject({ iid: made.merge_request.iid, source_branch: branch, target_branch: 'main', state: 'opened', title: `Revert "${CULPRIT}"` });
+    expect(made.web_url).toBe(mr.web_url);
+    const pipelines = await suite.data<Array<{ id: number; sha: string; status: string }>>('list_pipelines', { id: WEB, ref: 'main' });
+    const redHead = pipelines.find((p) => p.sha === mainBefore.id && p.status === 'failed')!;
+    expect(mr.description).toContain(`Reverts ${culprit.id.slice(0, 8)} "${CULPRIT}" by Bob Chen, the first red commit of main.`);
+    expect(mr.description).toContain(`main of acme/web is red: pipeline #${redHead.id} failed`);
+    expect(mr.description).toMatch(/Failed job test \(#\d+\) in step_script/);
+    expect(mr.description).toContain('Received: "2024-03-09"');
+    expect(mr.description.trimEnd().endsWith(`This reverts commit ${culprit.id}.`)).toBe(true);
+
+    // Its outcome names the merge request, the branch and the link.
+    const { outcomeSentence } = await import('../../src/operations/outcome.js');
+    expect(outcomeSentence(suite.operation(NAME), { id: WEB, sha: culprit.id }, made)).toEqual({
+      text: `Opened merge request !${mr.iid} "Revert "${CULPRIT}"" from ${branch} into main of ${WEB}, reverting ${culprit.id.slice(0, 8)} in ${made.revert_commit.id.slice(0, 8)}`,
+      link: mr.web_url,
+    });
+  });
+
+  it('pressed again, names the open merge request and makes nothing, before deciding and when run', async () => {
+    const branch = made.branch;
+    const before = suite.requests().length;
+    const op = suite.operation(NAME);
+    // The front ends' path: refused by the facts read before anyone is asked, with reads only.
+    const judged = await decideWithFacts(op, { id: WEB, sha: culprit.id.slice(0, 8) }, { readOnly: false }, explain, lookups());
+    expect(judged.kind).toBe('refused');
+    expect(judged.kind === 'refused' && judged.message).toContain(`merge request !${made.merge_request.iid} "Revert "${CULPRIT}"" (${made.web_url}) from ${branch} is already open`);
+    // Run directly as well (a second replica, a stale button): the same words, nothing made.
+    const again = await suite.refusal(NAME, { id: WEB, sha: culprit.id }, 'developer');
+    expect(again.message).toContain(`merge request !${made.merge_request.iid}`);
+    expect(again.message).toContain('no other branch or merge request was made');
+    expect(writesSince(before)).toEqual([]);
+    expect(await mergeRequestsFrom(branch)).toHaveLength(1);
+    expect(await branchesNamed(branch)).toHaveLength(1);
+  });
+
+  it('with the merge request closed but the branch still there, names the branch and makes nothing', async () => {
+    await suite.call('update_merge_request', { id: WEB, merge_request_iid: made.merge_request.iid, state_event: 'close' });
+    const before = suite.requests().length;
+    const again = await suite.refusal(NAME, { id: WEB, sha: culprit.id });
+    expect(again.message).toMatch(new RegExp(`branch ${made.branch} already exists \\(at ${made.revert_commit.id.slice(0, 8)}\\); its merge request !${made.merge_request.iid} .* is closed; nothing was made`));
+    expect(writesSince(before)).toEqual([]);
+  });
+});
+
+describe('a revert that cannot be made', () => {
+  it('a conflicting revert deletes the branch it made, says so, and opens no merge request', async () => {
+    // The helper's file was changed by a later commit on main: reverting its creation conflicts.
+    const helper = await commitTitled('Add date formatting helper and getting started guide');
+    const branch = `revert-${helper.id.slice(0, 8)}`;
+    const error = await suite.refusal(NAME, { id: WEB, sha: helper.id });
+    expect(error.errorCode).toBe('conflict');
+    expect(error.message).toContain(`the revert of ${helper.id.slice(0, 8)} failed and the branch ${branch} it had made was deleted again, so nothing is left`);
+    expect(await branchesNamed(branch)).toEqual([]);
+    expect(await mergeRequestsFrom(branch)).toEqual([]);
+  });
+
+  it('an unknown commit is refused before anything is made; a SHA that is not hex before anything is sent', async () => {
+    const before = suite.requests().length;
+    const missing = await suite.refusal(NAME, { id: WEB, sha: 'deadbeef' });
+    expect(missing.message).toMatch(/no commit deadbeef in acme\/web \(404 .*\); nothing was made/);
+    expect(writesSince(before)).toEqual([]);
+    expect(await branchesNamed('revert-deadbeef')).toEqual([]);
+    // The front ends' path refuses it the same way, before the policy is asked.
+    const judged = await decideWithFacts(suite.operation(NAME), { id: WEB, sha: 'deadbeef' }, { readOnly: false }, explain, lookups());
+    expect(judged.kind === 'refused' && judged.message).toMatch(/no commit deadbeef in acme\/web .*nothing was sent/);
+    const sent = suite.requests().length;
+    await expect(suite.call(NAME, { id: WEB, sha: 'main~1' })).rejects.toBeInstanceOf(InputError);
+    expect(suite.requests().length).toBe(sent);
+  });
+});
+
+describe('what the front ends decide and show', () => {
+  it('runs at once with the commit in full and the default branch pinned, and its dry run names the branch, the SHA and the target', async () => {
+    const latest = await commitTitled('Show 50 search results per page');
+    const op = suite.operation(NAME);
+    const judged = await decideWithFacts(op, { id: WEB, sha: latest.id.slice(0, 8) }, { readOnly: false }, explain, lookups());
+    expect(judged).toMatchObject({ kind: 'run', input: { id: WEB, sha: latest.id, target_branch: 'main' } });
+    const before = suite.requests().length;
+    const preview = await dryRunCall(op, { id: WEB, sha: latest.id.slice(0, 8) }, { readOnly: false }, explain, lookups());
+    expect(preview.kind).toBe('preview');
+    if (preview.kind !== 'preview') return;
+    const branch = `revert-${latest.id.slice(0, 8)}`;
+    expect(preview.preview.steps).toEqual([`create branch ${branch} from main`, `revert ${latest.id} on ${branch}`, `open a merge request ${branch} → main`]);
+    expect(preview.preview.needs_confirmation).toBe(false);
+    expect(writesSince(before)).toEqual([]);
+    expect(await branchesNamed(branch)).toEqual([]);
+  });
+
+});

@@ -1,0 +1,70 @@
+// In the terminal chat, a red triage with a first red commit offers its revert as a merge request as one short
+// command; typed, it opens the merge request and says so with its link; typed again, it names that merge request and
+// makes nothing; as a dry run it names the branch, the commit in full and the target, and sends no change.
+import { describe, expect, it } from 'vitest';
+import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
+import { commandLine } from '../../../src/chat/command-line.js';
+import { operations } from '../../../src/operations/index.js';
+import { renderMessage } from '../../../src/terminal/render.js';
+import type { TriageReport } from '../../../src/operations/triage.js';
+import { useSandbox } from '../../helpers/mcp.js';
+
+const env = useSandbox();
+const PROJECT = 'acme/web';
+
+function dispatcher(o: { dryRun?: boolean } = {}) {
+  return createDispatcher({
+    operations,
+    policy: { readOnly: false },
+    runContext: () => ({ client: env.client }),
+    explain: { operations },
+    defaultProject: { get: () => undefined, set: () => undefined },
+    ...(o.dryRun ? { dryRun: true } : {}),
+  });
+}
+
+function messageOf(reply: ChatReply) {
+  if (reply.kind !== 'message') throw new Error(`expected a message, got ${reply.kind}`);
+  return reply;
+}
+
+const writes = () => env.sandbox.requests.all().filter((r) => r.method !== 'GET').length;
+
+describe('revert as a merge request from a triage in chat', () => {
+  it('is offered for the first red commit as one short command, and that command opens the merge request once', async () => {
+    const triage = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
+    const read = messageOf(await dispatcher().call('triage_project', { id: PROJECT }));
+    const report = read.outcome?.ok ? read.outcome.result.data as TriageReport : undefined;
+    const culprit = report!.red_since!.first_red.sha;
+    const sha8 = culprit.slice(0, 8);
+    const action = triage.message.actions.find((a) => a.operation === 'revert_as_merge_request')!;
+    expect(action).toEqual({ label: `Revert ${sha8} as a merge request`, operation: 'revert_as_merge_request', input: { id: PROJECT, sha: sha8 } });
+    const line = commandLine(operations.find((op) => op.name === action.operation)!, action.input);
+    expect(line).toBe(`commit revert-mr ${PROJECT} ${sha8}`);
+    expect(renderMessage(triage.message, { operations })).toContain(`→ revert ${sha8} as a merge request: ${line}`);
+
+    // A dry run first: the steps name the branch, the commit in full and the target; nothing is made.
+    const before = writes();
+    const preview = messageOf(await dispatcher({ dryRun: true }).dispatch(line));
+    expect(preview.message.title).toBe('Dry run: Revert commit as merge request (nothing was sent)');
+    expect(preview.message.sections[0]).toMatchObject({
+      title: 'Steps',
+      text: `1. create branch revert-${sha8} from main\n2. revert ${culprit} on revert-${sha8}\n3. open a merge request revert-${sha8} → main`,
+    });
+    expect(writes()).toBe(before);
+
+    const made = messageOf(await dispatcher().dispatch(line));
+    expect(made.ok).toBe(true);
+    const data = made.outcome?.ok ? made.outcome.result.data as { merge_request: { iid: number; web_url: string } } : undefined;
+    const iid = data!.merge_request.iid;
+    expect(made.message.title).toMatch(new RegExp(`^Opened merge request !${iid} "Revert ".*"" from revert-${sha8} into main of acme/web, reverting ${sha8} in [0-9a-f]{8}$`));
+    expect(made.message.link).toBe(data!.merge_request.web_url);
+
+    const madeWrites = writes();
+    const again = messageOf(await dispatcher().dispatch(line));
+    expect(again.ok).toBe(false);
+    expect(again.message.sections.map((s) => s.text).join('\n')).toContain(`merge request !${iid}`);
+    expect(again.message.sections.map((s) => s.text).join('\n')).toContain(`from revert-${sha8} is already open`);
+    expect(writes()).toBe(madeWrites);
+  });
+});
