@@ -1,6 +1,7 @@
 // Triage in Slack as on-call people use it: the report comes to the asker alone with a "Share in channel" button that
 // posts the same report to the channel once; it says how long main has been red and since when; and its "Open
-// incident issue" button writes the issue from a triage when it is pressed, once.
+// incident issue" button writes the issue from a triage when it is pressed, once; its "Revert <sha8> as a merge request"
+// button opens the revert's merge request, once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +126,28 @@ describe('triage in Slack', () => {
     const [second] = await click(button(await command('triage acme/web'), 'Open incident issue'));
     expect(messageText(second)).toContain(`already open: #${after[0].iid}`);
     expect(await incidents()).toHaveLength(before + 1);
+  });
+
+  it('reverts the first red commit as a merge request when its button is pressed, and names it when pressed again', async () => {
+    const report = await command('triage acme/web');
+    const revert = buttons(report).find((b) => /^Revert [0-9a-f]{8} as a merge request$/.test(b.text.text))!;
+    const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
+    const branch = `revert-${sha8}`;
+    const fromBranch = async () => (await env.client.request<Array<{ iid: number; title: string; web_url: string; target_branch: string }>>({
+      method: 'GET', path: '/projects/acme%2Fweb/merge_requests', query: { source_branch: branch, state: 'all' }, idempotent: true,
+    })).data;
+    expect(await fromBranch()).toEqual([]);
+    const [answer] = await click(revert, { user: 'U2' });
+    const [mr] = await fromBranch();
+    expect(mr).toMatchObject({ target_branch: 'main', title: expect.stringMatching(/^Revert ".*"$/) });
+    expect(messageText(answer)).toContain(`Opened merge request !${mr.iid}`);
+    expect(messageText(answer)).toContain(`from ${branch} into main of acme/web`);
+    expect(messageText(answer)).toContain(mr.web_url);
+    // Pressed from another report: it names the open merge request and makes nothing.
+    const [again] = await click(button(await command('triage acme/web'), revert.text.text));
+    expect(messageText(again)).toContain(`merge request !${mr.iid}`);
+    expect(messageText(again)).toContain(`from ${branch} is already open`);
+    expect(await fromBranch()).toHaveLength(1);
   });
 
   it('says broken, not flaky, with the evidence in one line, and its first button pings the culprit\'s author (or reverts)', async () => {
