@@ -279,17 +279,19 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs, service: runtime.service,
   });
+  // One memory of the tokens the service accepted, for the sessions' caps and the 2026-07-28 questions alike.
+  const tokenChecker = (await import('./mcp/token-check.js')).serviceTokenChecker(runtime.client);
   let http;
   try {
     http = await startMcpHttpServer({
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, allowedHosts: config.server.allowedHosts, log,
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness, replicaId: config.server.replicaId,
-      maxSessionsPerCaller: config.server.maxSessionsPerCaller, trustedProxies: config.server.trustedProxies,
+      maxSessionsPerCaller: config.server.maxSessionsPerCaller, trustedProxies: config.server.trustedProxies, tokenChecker,
       mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
       createSessionServer: ({ token }) => createMcpServer(sessionOptions(token)),
       stateless: async () => (await import('./mcp/stateless.js')).createStatelessEndpoint({
         serverOptions: sessionOptions, store: state.store, sharedStore: state.shared, secret: config.secret,
-        maxMessageBytes: config.maxMessageBytes, log,
+        maxMessageBytes: config.maxMessageBytes, log, tokenChecker,
       }),
     });
   } catch (error) {

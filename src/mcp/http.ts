@@ -13,8 +13,10 @@ import { answerMetrics } from '../metrics.js';
 import { BoundedEventStore, EventBudget, SSE_RETRY_MS } from './event-store.js';
 import type { StatelessEndpoint } from './stateless.js';
 import {
-  callerAddress, chooseSlot, defaultMaxSessionsPerCaller, MAX_SESSIONS_PER_CALLER_VARIABLE, trustedProxyList, type SessionLimits,
+  callerAddress, callerIdentity, chooseSlot, defaultMaxSessionsPerCaller, MAX_SESSIONS_PER_CALLER_VARIABLE, maxSessionsPerAddress,
+  trustedProxyList, type CallerIdentity, type SessionLimits,
 } from './session-caps.js';
+import type { ServiceTokenChecker } from './token-check.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
@@ -47,8 +49,17 @@ export interface McpHttpOptions {
   handshakeMs?: number;
   /** Live sessions at most (default 1,000, FORGEOPS_MAX_SESSIONS). */
   maxSessions?: number;
-  /** Live sessions one caller may hold (default a quarter of maxSessions, at least 10; FORGEOPS_MAX_SESSIONS_PER_CALLER). */
+  /**
+   * Live sessions one caller may hold (default a quarter of maxSessions, at least 10; FORGEOPS_MAX_SESSIONS_PER_CALLER).
+   * All callers of one address together hold at most half the table (see maxSessionsPerAddress).
+   */
   maxSessionsPerCaller?: number;
+  /**
+   * Asks the service whether an initialize's own X-Codehost-Token is valid before its session is made: a valid one
+   * is a caller of its own (its own share), a refused one gets 401, and one that cannot be checked 503. Without it,
+   * every session counts as its address, token or not.
+   */
+  tokenChecker?: ServiceTokenChecker;
   /**
    * Addresses (or CIDR ranges) of proxies in front, whose X-Forwarded-For names the client (FORGEOPS_TRUSTED_PROXIES).
    * Without them every client behind a balancer is the balancer's address: one caller for the caps and bindings.
@@ -92,7 +103,9 @@ export interface McpHttpServer {
 
 interface Session {
   transport: StreamableHTTPServerTransport;
-  /** The address that opened it (see callerAddress): its requests must come from there, and it counts against that caller's cap. */
+  /** The address that opened it (see callerAddress): its requests must come from there; it counts against its ceiling. */
+  address: string;
+  /** Whose share it takes: its service token's once the service accepted it, else its address's (see callerIdentity). */
   caller: string;
   /** SHA-256 of the service token the session was opened with: a later request must carry the same one (or none). */
   tokenHash?: Buffer;
@@ -200,9 +213,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const limits: SessionLimits = {
-    maxSessions, handshakeMs, maxPerCaller: Math.min(maxSessions, options.maxSessionsPerCaller ?? defaultMaxSessionsPerCaller(maxSessions)),
-  };
+  const maxPerCaller = Math.min(maxSessions, options.maxSessionsPerCaller ?? defaultMaxSessionsPerCaller(maxSessions));
+  const limits: SessionLimits = { maxSessions, handshakeMs, maxPerCaller, maxPerAddress: maxSessionsPerAddress(maxSessions, maxPerCaller) };
   if (!(maxSessions >= 1) || !(maxMessageBytes >= 1) || !(limits.maxPerCaller >= 1)) {
     throw new Error('maxSessions, maxSessionsPerCaller and maxMessageBytes must be at least 1');
   }
@@ -265,11 +277,11 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
    * id (so a leaked id alone is worth nothing, and ids cannot be probed); from the same one, with another service
    * token, the refusal says why.
    */
-  function findSession(req: IncomingMessage, caller: string): { id: string; session: Session } | undefined {
+  function findSession(req: IncomingMessage, address: string): { id: string; session: Session } | undefined {
     const id = req.headers['mcp-session-id'];
     if (id === undefined) return undefined;
     const found = typeof id === 'string' ? sessions.get(id) : undefined;
-    const session = found?.caller === caller ? found : undefined;
+    const session = found?.address === address ? found : undefined;
     if (!session) throw new Refusal(404, -32001, 'Session not found: start a new session with initialize', 'unknown session');
     const given = hashToken(sessionToken(req));
     const same = session.tokenHash && given ? timingSafeEqual(session.tokenHash, given) : session.tokenHash === given;
@@ -332,12 +344,12 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   }
 
   /**
-   * Makes room for a new session of `caller` (see chooseSlot): a session is closed for it only once idle past the
+   * Makes room for a new session of `who` (see chooseSlot): a session is closed for it only once idle past the
    * handshake time with no request running, so a client between its initialize and its next request is never cut
-   * off; a caller at its own cap only ever gives up its own.
+   * off; a caller at its own cap only ever gives up its own, an address at its ceiling one of its own callers'.
    */
-  function reserveSlot(caller: string): void {
-    const decision = chooseSlot(sessions, caller, limits, Date.now());
+  function reserveSlot(who: CallerIdentity): void {
+    const decision = chooseSlot(sessions, who, limits, Date.now());
     if (decision.kind === 'refuse') {
       throw new Refusal(decision.status, -32000, decision.message, decision.logKind, { 'retry-after': String(decision.retryAfterSeconds) });
     }
@@ -346,20 +358,41 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     const idle = `idle longest (over ${Math.round(handshakeMs / 1000)} s)`;
     if (decision.whose === 'own') {
       limitedLog.note('evicted own', `mcp http: a caller at its cap of ${limits.maxPerCaller} sessions (${MAX_SESSIONS_PER_CALLER_VARIABLE}) opened another: closed its own session ${idle}`);
+    } else if (decision.whose === 'address') {
+      limitedLog.note('evicted address', `mcp http: an address at its ceiling of ${limits.maxPerAddress} sessions opened another: closed its session ${idle}`);
     } else {
       limitedLog.note('evicted', `mcp http: session cap ${maxSessions} reached: closed the sessions ${idle}`);
     }
   }
 
-  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, caller: string): Promise<void> {
-    reserveSlot(caller);
-    const id = options.replicaId ? `${options.replicaId}.${randomUUID()}` : randomUUID();
+  /**
+   * Who a new session counts as: its own service token once the service says it is valid, else its address. A token
+   * is checked before it may take a slot, so made-up tokens cannot each claim a share of their own; a token the
+   * service refuses, or one it cannot be asked about, gets no session at all (fail closed).
+   */
+  async function identify(token: string | undefined, address: string): Promise<CallerIdentity> {
+    if (!token || !options.tokenChecker) return callerIdentity(address);
+    const checked = await options.tokenChecker.check(token);
+    if (checked.accepted) return callerIdentity(address, token);
+    if (checked.refused) {
+      throw new Refusal(401, -32001, `Unauthorized: the service refuses the ${SESSION_TOKEN_HEADER} header this initialize carries (401); `
+        + 'send a valid token of the service, or none to act with the configured one', 'session token refused');
+    }
+    throw new Refusal(503, -32000, `Service Unavailable: the ${SESSION_TOKEN_HEADER} header this initialize carries could not be checked with `
+      + `the service (${checked.why}); no session was opened; retry once the service answers`, 'session token unchecked', { 'retry-after': '5' });
+  }
+
+  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, address: string): Promise<void> {
     const token = sessionToken(req);
+    const who = await identify(token, address);
+    // Nothing awaited from here to the table's entry: the decision holds for the slot it reserves.
+    reserveSlot(who);
+    const id = options.replicaId ? `${options.replicaId}.${randomUUID()}` : randomUUID();
     // An event store makes streams resumable: a client whose SSE stream dropped reconnects with Last-Event-ID.
     const eventStore = new BoundedEventStore({}, Date.now, eventBudget);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, eventStore, retryInterval: SSE_RETRY_MS });
     // Held before connect, so that concurrent initializes count against the cap at once.
-    sessions.set(id, { transport, caller, tokenHash: hashToken(token), lastActive: Date.now(), established: false, busy: 0 });
+    sessions.set(id, { transport, address, caller: who.caller, tokenHash: hashToken(token), lastActive: Date.now(), established: false, busy: 0 });
     transport.onclose = () => {
       sessions.delete(id);
       eventStore.release();
@@ -385,8 +418,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       return;
     }
     checkCaller(req);
-    const caller = callerAddress(req, proxies);
-    const found = findSession(req, caller);
+    const address = callerAddress(req, proxies);
+    const found = findSession(req, address);
     if (req.method === 'POST') {
       const body = await readJson(req);
       if (found) {
@@ -402,13 +435,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       if (draining) {
         throw new Refusal(503, -32000, 'Service Unavailable: this replica is shutting down; connect again to reach another', 'draining', { 'retry-after': '1' });
       }
-      if (isInitializeRequest(body)) return openSession(req, res, body, caller);
+      if (isInitializeRequest(body)) return openSession(req, res, body, address);
       // No session and no initialize: a 2026-07-28 request (every request stands alone), or a 2025 client's mistake.
       const stateless = options.stateless && await (statelessLoading ??= options.stateless().catch((error: Error) => {
         statelessLoading = undefined;
         throw error;
       }));
-      if (stateless && await stateless.serveIfModern(req, res, body, caller)) return;
+      if (stateless && await stateless.serveIfModern(req, res, body, address)) return;
       throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
     }
     if (req.method === 'GET' || req.method === 'DELETE') {

@@ -1,5 +1,7 @@
-// Who is calling the MCP endpoint (the peer's address, or the client's as a trusted proxy forwarded it), and how many
-// sessions each caller may hold, so that one caller cannot fill the table and keep everyone else out.
+// Who is calling the MCP endpoint (its own service token, else its address: the peer's, or the client's as a trusted
+// proxy forwarded it), and how many sessions each caller and each address may hold, so that one caller cannot fill
+// the table and keep everyone else out.
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import { MAX_SESSIONS_VARIABLE } from './limits.js';
@@ -14,6 +16,34 @@ const MIN_SESSIONS_PER_CALLER = 10;
  */
 export function defaultMaxSessionsPerCaller(maxSessions: number): number {
   return Math.min(maxSessions, Math.max(MIN_SESSIONS_PER_CALLER, Math.floor(maxSessions / 4)));
+}
+
+/**
+ * All callers of one address together (the users of one machine, each with a token of their own) hold at most this
+ * many: half the table, never less than one caller's share. One machine with many valid tokens still leaves the other
+ * half to the rest; a ceiling that is the whole table is none.
+ */
+export function maxSessionsPerAddress(maxSessions: number, maxPerCaller: number): number {
+  return Math.min(maxSessions, Math.max(maxPerCaller, Math.floor(maxSessions / 2)));
+}
+
+/** Who one new session counts against: `caller` for its own share, `address` for its machine's ceiling. */
+export interface CallerIdentity {
+  /** The session's own service token (a hash of it) once the service accepted it, else the address. */
+  caller: string;
+  address: string;
+  /** The caller in refusals, never a token. */
+  label: string;
+}
+
+/**
+ * A caller by its service token when it sent one the service accepted (so that clients of different people on one
+ * machine, where all share an address, have a share each), else by its address.
+ */
+export function callerIdentity(address: string, verifiedToken?: string): CallerIdentity {
+  if (!verifiedToken) return { caller: address, address, label: address };
+  const hash = createHash('sha256').update(verifiedToken).digest('hex').slice(0, 32);
+  return { caller: `token:${hash}`, address, label: `its X-Codehost-Token, from ${address}` };
 }
 
 /** An address as one caller: an IPv4 client seen through an IPv6 socket (::ffff:10.0.0.1) is the same as 10.0.0.1. */
@@ -63,7 +93,10 @@ export function callerAddress(req: IncomingMessage, proxies?: BlockList): string
 
 /** What the table knows of one session, for choosing whose slot a newcomer takes. */
 export interface HeldSession {
+  /** Whose share it takes (see CallerIdentity). */
   caller: string;
+  /** The address it was opened from: whose machine's ceiling it counts against. */
+  address: string;
   lastActive: number;
   /** Requests of the session being answered now: such a session is never closed to make room. */
   busy: number;
@@ -72,6 +105,8 @@ export interface HeldSession {
 export interface SessionLimits {
   maxSessions: number;
   maxPerCaller: number;
+  /** Sessions of all callers of one address together (see maxSessionsPerAddress). */
+  maxPerAddress: number;
   /** A session is not closed to make room before it has been idle this long (a client in its handshake is left alone). */
   handshakeMs: number;
 }
@@ -79,23 +114,26 @@ export interface SessionLimits {
 /** Room for one more session: there is some, or close this one first, or refuse in these words. */
 export type SlotDecision =
   | { kind: 'free' }
-  | { kind: 'evict'; id: string; whose: 'own' | 'idlest' }
+  | { kind: 'evict'; id: string; whose: 'own' | 'address' | 'idlest' }
   | { kind: 'refuse'; status: number; message: string; retryAfterSeconds: number; logKind: string };
 
-/** The session of `caller` (or anybody's, without one) idle longest with no request running. */
-function idlest(sessions: ReadonlyMap<string, HeldSession>, caller?: string): [string, HeldSession] | undefined {
+type Among = (session: HeldSession) => boolean;
+const anybody: Among = () => true;
+
+/** The session among `among` idle longest with no request running. */
+function idlest(sessions: ReadonlyMap<string, HeldSession>, among: Among): [string, HeldSession] | undefined {
   let found: [string, HeldSession] | undefined;
   for (const entry of sessions) {
     const [, session] = entry;
-    if (caller !== undefined && session.caller !== caller) continue;
+    if (!among(session)) continue;
     if (session.busy === 0 && (!found || session.lastActive < found[1].lastActive)) found = entry;
   }
   return found;
 }
 
-function sessionsOf(sessions: ReadonlyMap<string, HeldSession>, caller: string): number {
+function count(sessions: ReadonlyMap<string, HeldSession>, among: Among): number {
   let n = 0;
-  for (const session of sessions.values()) if (session.caller === caller) n++;
+  for (const session of sessions.values()) if (among(session)) n++;
   return n;
 }
 
@@ -104,29 +142,43 @@ function secondsUntil(at: number, now: number): number {
 }
 
 /**
- * Whether `caller` may open one more session. A caller at its own cap gives up its own session idle longest (idle
- * past the handshake time, nothing running), or is refused with 429: it never takes anybody else's slot. Below its
- * cap, a full table closes the session idle longest of all, on the same terms, or refuses with 503 saying when a slot
- * can free up at the earliest.
+ * Whether `who` may open one more session. A caller at its own cap gives up its own session idle longest (idle past
+ * the handshake time, nothing running), or is refused with 429: it never takes anybody else's slot. An address at its
+ * ceiling gives up the session idle longest of its own callers on the same terms, or is refused with 429. Below both,
+ * a full table closes the session idle longest of all, on the same terms, or refuses with 503 saying when a slot can
+ * free up at the earliest.
  */
-export function chooseSlot(sessions: ReadonlyMap<string, HeldSession>, caller: string, limits: SessionLimits, now: number): SlotDecision {
+export function chooseSlot(sessions: ReadonlyMap<string, HeldSession>, who: CallerIdentity, limits: SessionLimits, now: number): SlotDecision {
+  const wait = (found: [string, HeldSession] | undefined) => secondsUntil((found?.[1].lastActive ?? now) + limits.handshakeMs, now);
+  const own: Among = (session) => session.caller === who.caller;
   // A share as large as the table is no share: the table's own rule answers.
-  if (limits.maxPerCaller < limits.maxSessions && sessionsOf(sessions, caller) >= limits.maxPerCaller) {
-    const own = idlest(sessions, caller);
-    if (own && now - own[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: own[0], whose: 'own' };
-    const wait = secondsUntil((own?.[1].lastActive ?? now) + limits.handshakeMs, now);
+  if (limits.maxPerCaller < limits.maxSessions && count(sessions, own) >= limits.maxPerCaller) {
+    const found = idlest(sessions, own);
+    if (found && now - found[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: found[0], whose: 'own' };
+    const seconds = wait(found);
     return {
-      kind: 'refuse', status: 429, retryAfterSeconds: wait, logKind: 'caller cap',
-      message: `Too many sessions: this client (${caller}) already has ${limits.maxPerCaller} sessions open, the most one caller may hold `
-        + `(${MAX_SESSIONS_PER_CALLER_VARIABLE}); close one (DELETE) or retry in ${wait} s`,
+      kind: 'refuse', status: 429, retryAfterSeconds: seconds, logKind: 'caller cap',
+      message: `Too many sessions: this client (${who.label}) already has ${limits.maxPerCaller} sessions open, the most one caller may hold `
+        + `(${MAX_SESSIONS_PER_CALLER_VARIABLE}); close one (DELETE) or retry in ${seconds} s`,
+    };
+  }
+  const sameAddress: Among = (session) => session.address === who.address;
+  if (limits.maxPerAddress < limits.maxSessions && count(sessions, sameAddress) >= limits.maxPerAddress) {
+    const found = idlest(sessions, sameAddress);
+    if (found && now - found[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: found[0], whose: 'address' };
+    const seconds = wait(found);
+    return {
+      kind: 'refuse', status: 429, retryAfterSeconds: seconds, logKind: 'address cap',
+      message: `Too many sessions from this address (${who.address}): its clients already have ${limits.maxPerAddress} sessions open, the most `
+        + `one address may hold (half of ${MAX_SESSIONS_VARIABLE}, whatever their tokens); close one (DELETE) or retry in ${seconds} s`,
     };
   }
   if (sessions.size < limits.maxSessions) return { kind: 'free' };
-  const any = idlest(sessions);
+  const any = idlest(sessions, anybody);
   if (any && now - any[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: any[0], whose: 'idlest' };
-  const wait = secondsUntil((any?.[1].lastActive ?? now) + limits.handshakeMs, now);
+  const seconds = wait(any);
   return {
-    kind: 'refuse', status: 503, retryAfterSeconds: wait, logKind: 'session cap',
-    message: `Server busy: all ${limits.maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${wait} s`,
+    kind: 'refuse', status: 503, retryAfterSeconds: seconds, logKind: 'session cap',
+    message: `Server busy: all ${limits.maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${seconds} s`,
   };
 }

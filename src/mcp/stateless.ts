@@ -12,6 +12,7 @@ import type { ApprovalRequest } from './approval.js';
 import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http.js';
 import { sharedStateCodec } from './request-state-key.js';
 import { normaliseAddress } from './session-caps.js';
+import { serviceTokenChecker, type ServiceTokenChecker } from './token-check.js';
 import { createToolCore, instructions, SERVER_INFO, CONFIRM_TIMEOUT_MS, type CallExtra, type McpServerOptions } from './server.js';
 
 type V2 = typeof import('@modelcontextprotocol/server');
@@ -26,11 +27,6 @@ const PLACE = 'mcp';
  * can still be answered; all of them together are capped by the store.
  */
 export const MAX_WAITING_PER_CLIENT = 20;
-/** A token the service accepted is not checked again for this long; principals remembered at most. */
-const TOKEN_CHECK_TTL_MS = 60_000;
-const MAX_ACCEPTED_TOKENS = 1000;
-const TOKEN_CHECK_TIMEOUT_MS = 5_000;
-
 export interface StatelessOptions {
   /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
   serverOptions(token?: string): McpServerOptions;
@@ -42,6 +38,8 @@ export interface StatelessOptions {
   secret?: string;
   maxMessageBytes: number;
   log: Logger;
+  /** Asks the service about a client's own token; `serve` shares one with the sessions (default: one of its own). */
+  tokenChecker?: ServiceTokenChecker;
 }
 
 export interface StatelessEndpoint {
@@ -65,17 +63,6 @@ function principalOf(token: string | undefined | null): string {
  */
 function clientOf(principal: string, caller: string): string {
   return `${principal}.${createHash('sha256').update(caller).digest('hex').slice(0, 16)}`;
-}
-
-/** Whether the service takes a token: it does, it says no (401), or it could not be asked (why, in words). */
-type TokenCheck = { accepted: true } | { accepted: false; refused: true } | { accepted: false; refused: false; why: string };
-
-/** The service's failure to answer GET /user in a few words (its status or the kind of failure), never its token. */
-function checkFailure(error: unknown): string {
-  const { status, kind } = error as { status?: number; kind?: string };
-  if (kind === 'http' && typeof status === 'number') return `GET /user answered ${status}`;
-  if (kind === 'timeout') return `GET /user got no answer within ${TOKEN_CHECK_TIMEOUT_MS / 1000} s`;
-  return 'GET /user could not reach the service';
 }
 
 function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
@@ -129,24 +116,8 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   /** The caller of each request being served, by the web Request the SDK hands to serverFor. */
   const callers = new WeakMap<Request, string>();
 
-  /**
-   * Principals whose token the service took lately (GET /user), so a run of calls checks it once a minute. Only a yes
-   * lets a question be asked: a token the service refuses, or one it could not be asked about, gets none.
-   */
-  const acceptedTokens = new Map<string, number>();
-  async function checkToken(serverOptions: McpServerOptions, token: string, principal: string): Promise<TokenCheck> {
-    const now = Date.now();
-    if ((acceptedTokens.get(principal) ?? 0) > now) return { accepted: true };
-    try {
-      await serverOptions.client.request({ method: 'GET', path: '/user', token, idempotent: true, timeoutMs: TOKEN_CHECK_TIMEOUT_MS });
-    } catch (error) {
-      if ((error as { status?: number }).status === 401) return { accepted: false, refused: true };
-      return { accepted: false, refused: false, why: checkFailure(error) };
-    }
-    if (acceptedTokens.size >= MAX_ACCEPTED_TOKENS) acceptedTokens.delete(acceptedTokens.keys().next().value!);
-    acceptedTokens.set(principal, now + TOKEN_CHECK_TTL_MS);
-    return { accepted: true };
-  }
+  /** Only a yes from the service lets a question be asked: a token it refuses, or could not be asked about, gets none. */
+  const tokenChecker = options.tokenChecker ?? serviceTokenChecker(options.serverOptions().client);
 
   /**
    * One destructive call's confirmation over two requests. The first has no requestState: a ticket is issued for the
@@ -182,7 +153,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
         'Run it from a client with elicitation support, or have the operator choose FORGEOPS_APPROVAL=allow.');
     }
     // A made-up X-Codehost-Token must not hold one of the tickets everybody shares, nor ask a human for nothing.
-    const checked = token ? await checkToken(serverOptions, token, requester) : { accepted: true as const };
+    const checked = token ? await tokenChecker.check(token) : { accepted: true as const };
     if (!checked.accepted && checked.refused) {
       return refusal(call.prompt, 'the service refuses the X-Codehost-Token this request carries (401)',
         'Send a valid token of the service in X-Codehost-Token, or none to act with the configured one.');

@@ -7,17 +7,19 @@ import type { ElicitAnswer } from '../helpers/mcp.js';
 import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { startMcpHttpServer, type McpHttpOptions, type McpHttpServer } from '../../src/mcp/http.js';
+import { serviceTokenChecker } from '../../src/mcp/token-check.js';
 import type { HttpClient } from '../../src/http/client.js';
 
 export const PROTOCOL_VERSION = '2025-06-18';
 
-/** Our HTTP MCP server with the real server factory, acting on `client` (a sandbox). */
+/** Our HTTP MCP server with the real server factory, acting on `client` (a sandbox), which also checks the clients' own tokens as `serve` does. */
 export function startHttp(client: HttpClient, options: Partial<McpHttpOptions> = {}): Promise<McpHttpServer> {
   // Spread, not a literal: the factory's options grow while this file stays the same.
   const serverOptions = { operations, client, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 };
   return startMcpHttpServer({
     host: '127.0.0.1', port: 0, allowedOrigins: [],
     createSessionServer: ({ token }) => createMcpServer({ ...serverOptions, token }),
+    tokenChecker: serviceTokenChecker(client),
     ...options,
   });
 }
