@@ -1,0 +1,37 @@
+// Over MCP, a red triage names the revert of its first red commit as a tool call (revert_as_merge_request with the
+// project and the short SHA); the tool stays out of the default toolset (its token budget) and is reached through
+// the meta tools: found by words, run with run_operation, once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TriageReport } from '../../../src/operations/triage.js';
+import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
+
+const env = useSandbox();
+let mcp: Awaited<ReturnType<typeof connectInMemory>>;
+beforeAll(async () => {
+  mcp = await connectInMemory({ client: env.client, toolsets: ['default'] });
+});
+afterAll(() => mcp.close());
+
+describe('the revert step of a red triage over MCP', () => {
+  it('is a short call of revert_as_merge_request, found by the meta tools, that opens the merge request once', async () => {
+    const triage = await mcp.client.callTool({ name: 'triage_project', arguments: { id: 'acme/web' } });
+    const report = triage.structuredContent as unknown as TriageReport;
+    const sha8 = report.red_since!.first_red.sha.slice(0, 8);
+    const revert = report.actions.find((a) => a.operation === 'revert_as_merge_request')!;
+    expect(revert).toEqual({ label: `Revert ${sha8} as a merge request`, operation: 'revert_as_merge_request', input: { id: 'acme/web', sha: sha8 } });
+    expect(resultText(triage)).toContain('revert_as_merge_request');
+
+    const listed = await mcp.client.listTools();
+    expect(listed.tools.map((t) => t.name)).not.toContain('revert_as_merge_request');
+    const found = await mcp.client.callTool({ name: 'find_operations', arguments: { query: 'revert commit as merge request' } });
+    expect(resultText(found)).toContain('revert_as_merge_request');
+
+    const made = await mcp.client.callTool({ name: 'run_operation', arguments: { name: revert.operation, arguments: revert.input } });
+    expect(made.isError).toBeFalsy();
+    const outcome = JSON.parse(resultText(made)) as { outcome: string };
+    expect(outcome.outcome).toMatch(new RegExp(`^Opened merge request !\\d+ "Revert ".*"" from revert-${sha8} into main of acme/web`));
+    const again = await mcp.client.callTool({ name: 'run_operation', arguments: { name: revert.operation, arguments: revert.input } });
+    expect(again.isError).toBe(true);
+    expect(resultText(again)).toContain(`from revert-${sha8} is already open`);
+  });
+});
