@@ -100,7 +100,7 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MAX_SESSIONS: wholeNumber(DEFAULT_MAX_SESSIONS, 1)
     .describe(`MCP sessions \`serve\` keeps open at most; more clients get 503 (default ${DEFAULT_MAX_SESSIONS}).`),
   FORGEOPS_MAX_SESSIONS_PER_CALLER: wholeNumber(0)
-    .describe('MCP sessions one caller (one client address, see FORGEOPS_TRUSTED_PROXIES) may hold in `serve`; more get 429 and never take another caller\'s (default 0: a quarter of FORGEOPS_MAX_SESSIONS, at least 10).'),
+    .describe('MCP sessions one caller (its own X-Codehost-Token, checked with the service, else its address, see FORGEOPS_TRUSTED_PROXIES) may hold in `serve`; more get 429 and never take another caller\'s (default 0: a quarter of FORGEOPS_MAX_SESSIONS, at least 10). All callers of one address together hold at most half of FORGEOPS_MAX_SESSIONS.'),
   FORGEOPS_TRUSTED_PROXIES: list.refine((entries) => {
     try {
       trustedProxyList(entries);
@@ -109,7 +109,7 @@ export const ENVIRONMENT = z.object({
       return false;
     }
   }, { error: (issue) => `must be IP addresses or CIDR ranges, comma-separated (e.g. 127.0.0.1,10.0.0.0/8); got '${String(issue.input)}'` })
-    .describe('Addresses (or CIDR ranges) of the balancers in front of `serve` (comma-separated): a request from one of them is counted as the client its X-Forwarded-For names, for the per-caller caps and session binding. Unset: every client behind a balancer counts as the balancer.'),
+    .describe('Addresses (or CIDR ranges) of the balancers in front of `serve` (comma-separated): a request from one of them is counted as the client its X-Forwarded-For names, for the per-caller and per-address caps and session binding. Unset: every client behind a balancer counts as the balancer.'),
   FORGEOPS_REPLICA_ID: z.string().optional().refine((v) => v === undefined || v === '' || new RegExp(`^${REPLICA_NAME}$`).test(v), {
     error: (issue) => `must be 1 to 32 lowercase letters, digits or dashes (it starts every MCP session id, for the balancer to route by); got '${String(issue.input)}'`,
   }).describe('Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see README, Several replicas).'),
