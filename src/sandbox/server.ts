@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { realClock, type SandboxClock } from './core/clock.js';
 import { createContext } from './core/context.js';
 import { HttpError, paramError, scimError, unauthorized, forbidden } from './core/errors.js';
 import { FaultInjector, RequestLog } from './faults.js';
@@ -37,6 +38,19 @@ export interface SandboxOptions {
    * request log (RequestRecord.unknownParams) and in the log line instead.
    */
   strictParams?: boolean;
+  /** The clock the runner and the jobs read; default the real one (tests pass a ManualClock and advance it). */
+  clock?: SandboxClock;
+  /**
+   * Multiplies how long the simulated jobs take (default FORGEOPS_SANDBOX_JOB_TIME_SCALE, else 1: a few seconds
+   * a job, a pipeline within a minute; 0.1 is ten times faster).
+   */
+  jobTimeScale?: number;
+}
+
+/** The job time scale from the environment: a positive number, else 1. */
+export function jobTimeScaleFromEnv(value = process.env.FORGEOPS_SANDBOX_JOB_TIME_SCALE): number {
+  const scale = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isFinite(scale) && scale > 0 ? scale : 1;
 }
 
 export interface Sandbox {
@@ -176,6 +190,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const logFailure = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
   const store = new Store(dataDir, AREAS);
+  store.clock = options.clock ?? realClock;
+  store.jobTimeScale = options.jobTimeScale ?? jobTimeScaleFromEnv();
   const faults = new FaultInjector();
   const requests = new RequestLog();
   const router = new Router();
@@ -243,6 +259,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     const { route: found, pathParams } = match;
     const body = await readBody(req);
+    for (const hook of store.beforeRequest) hook();
     const auth = authenticate(store, req, found);
     const strict = options.strictParams ?? false;
     const sent = { ...decodeQueryString(rawQuery), ...(found.options.rawBody ? {} : await bodyParams(req, body)) };
@@ -286,6 +303,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   store.baseUrl = baseUrl;
 
   async function close(): Promise<void> {
+    for (const hook of store.onClose) hook();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();

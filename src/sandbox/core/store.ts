@@ -4,6 +4,7 @@
 // area.
 import { join } from 'node:path';
 import { GitRepo } from '../git/repo.js';
+import { realClock, type SandboxClock } from './clock.js';
 
 /** Member access levels; 50 (owner) exists on groups and on personal projects. */
 export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -124,6 +125,8 @@ export interface Pipeline {
   duration: number | null;
   coverage: string | null;
   variables: PipelineVariable[];
+  /** What started it (push, api, web, merge_request_event); absent on seeded pipelines, shown as push. */
+  source?: string;
 }
 
 export interface Milestone {
@@ -236,6 +239,15 @@ export class Store {
   readonly scimTokens = new Map<string, number>();
   /** When this store (the sandbox instance) was created. */
   readonly createdAt = new Date();
+  /** The time the runner and the jobs read (an injected ManualClock in tests). */
+  clock: SandboxClock = realClock;
+  /** Multiplies the simulated jobs' durations (1: a few seconds each; 0.1 ten times faster). */
+  jobTimeScale = 1;
+  /** Run before each API request is answered (the runner catches up with the clock), and when the sandbox closes. */
+  readonly beforeRequest: Array<() => void> = [];
+  readonly onClose: Array<() => void> = [];
+  /** Told of every branch a project's repository moves after the seed (the runner starts a pipeline for it). */
+  readonly onBranchMoved: Array<(project: Project, branch: string, sha: string, before: string | null) => Promise<void>> = [];
   /** Per-area state by key (./area.ts areaState); the core never reads it. */
   private readonly slots = new Map<string, unknown>();
   private readonly counters = new Map<string, number>();
@@ -376,6 +388,9 @@ export class Store {
       name_with_namespace: `${nsName} / ${input.name}`,
       members: new Map(),
       repo,
+    };
+    repo.onBranchMoved = async (branch, sha, before) => {
+      for (const listener of this.onBranchMoved) await listener(project, branch, sha, before);
     };
     this.projects.push(project);
     return project;

@@ -228,7 +228,13 @@ function validateActions(actions: FileAction[]): void {
   });
 }
 
+/** Told when a branch gets a new head (a commit, a revert or cherry-pick, a merge, a new branch); awaited. */
+export type BranchMovedListener = (branch: string, sha: string, before: string | null) => Promise<void>;
+
 export class GitRepo {
+  /** Who is told of every branch this repository moves (the sandbox's runner starts a pipeline); the seed tells none. */
+  onBranchMoved?: BranchMovedListener;
+
   /** borrowedObjects: another repository's object directory git may read from (see borrowingFrom). */
   private constructor(
     readonly dir: string,
@@ -507,6 +513,7 @@ export class GitRepo {
       }
       throw error;
     }
+    await this.onBranchMoved?.(branch, sha, expected);
   }
 
   /** Whether the commit object is stored here (reachable or not). */

@@ -203,7 +203,11 @@ describe('a single commit', () => {
     expect(noStats.data.stats).toBeUndefined();
     expect(noStats.data.id).toBe(await project.repo.resolveCommit('v1.0.0'));
     const fresh = await createOn('single', { 'single.txt': 'x' }, 'main');
-    expect((await call('GET', `${commits()}/single`)).data).toMatchObject({ id: fresh, last_pipeline: null, status: null });
+    // A new commit on a branch starts its own pipeline (the runner's), which the commit names.
+    const single = (await call('GET', `${commits()}/single`)).data;
+    expect(single).toMatchObject({ id: fresh, last_pipeline: { ref: 'single', sha: fresh } });
+    expect(single.status).toBe(single.last_pipeline.status);
+    expect(['pending', 'running']).toContain(single.status);
     expect((await call('GET', `${commits()}/${'0'.repeat(40)}`)).data).toEqual({ message: '404 Commit Not Found' });
   });
 

@@ -26,6 +26,7 @@ export async function createBranch(repo: GitRepo, name: string, sha: string): Pr
   await repo.withWriteLock(async () => {
     if (await repo.branchExists(name)) throw new GitActionError('branch_exists', 'Branch already exists');
     await repo.run(['update-ref', `refs/heads/${name}`, sha, ZERO_SHA]);
+    await repo.onBranchMoved?.(name, sha, null);
   });
 }
 

@@ -19,7 +19,8 @@ import { integerPathParam, type Router, type SandboxRequest } from '../../core/r
 import { ACCESS, type Pipeline, type Project, type Store, type User } from '../../core/store.js';
 import { pipelineBasic, projectWebUrl, userDetailed } from '../../core/views.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
-import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, playVariablesOf, retryJob, setJobLog, type Job } from './state.js';
+import { catchUp, prepareFacts, requeueLaterStages, startPushPipeline, stopRunner } from './runner.js';
+import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, manageJob, playVariablesOf, retryJob, setJobLog, type Job } from './state.js';
 
 const scopeParam = z.union([param.enum(JOB_STATUSES), z.array(param.enum(JOB_STATUSES))]).optional();
 
@@ -39,10 +40,11 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
   }
   const info = commit ? await commit : undefined;
   const user = store.users.find((u) => u.id === job.user_id);
-  const duration = job.started_at ? ((job.finished_at ?? new Date()).getTime() - job.started_at.getTime()) / 1000 : null;
+  const now = new Date(store.clock.now());
+  const duration = job.started_at ? Math.max(0, (job.finished_at ?? now).getTime() - job.started_at.getTime()) / 1000 : null;
   // From entering the queue to a runner taking it (or now, while it waits); none for a job that never queued.
-  const queuedUntil = job.started_at ?? (job.status === 'pending' ? new Date() : null);
-  const queued = job.queued_at && queuedUntil ? (queuedUntil.getTime() - job.queued_at.getTime()) / 1000 : null;
+  const queuedUntil = job.started_at ?? (job.status === 'pending' ? now : null);
+  const queued = job.queued_at && queuedUntil ? Math.max(0, queuedUntil.getTime() - job.queued_at.getTime()) / 1000 : null;
   return {
     id: job.id,
     status: job.status,
@@ -79,7 +81,7 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
       id: 3, system_id: 's_7f2b1c9e0a11', version: '16.9.1', revision: '782c6ecb', platform: 'linux', architecture: 'amd64',
       created_at: job.created_at.toISOString(), contacted_at: (job.finished_at ?? job.started_at).toISOString(), ip_address: '10.0.3.12', status: 'online',
     } : null,
-    source: 'push',
+    source: pipeline?.source ?? 'push',
     tag_list: ['docker'],
     archived: false,
     ...(job.status === 'failed' ? { failure_reason: job.failure_reason ?? 'unknown_failure' } : {}),
@@ -137,6 +139,9 @@ function byteRange(header: string | undefined, total: number): { start: number; 
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
+  store.beforeRequest.push(() => catchUp(store));
+  store.onClose.push(() => stopRunner(store));
+  store.onBranchMoved.push((project, branch, sha, before) => startPushPipeline(store, project, branch, sha, before));
 
   /** Whether the caller sees the project's jobs: everyone who sees it while its pipelines are public, else reporters. */
   const readsJobs = (user: User | null, project: Project) =>
@@ -222,13 +227,16 @@ export function register(router: Router, ctx: SandboxContext): void {
     const user = ctx.requireUser(req);
     const { project, job } = writable(req, user);
     if (!FINISHED_JOB.includes(job.status) || job.retried) throw messageError(403, '403 Forbidden - Job is not retryable');
-    const now = new Date();
-    const retry = retryJob(store, job, user.id, now);
+    const now = new Date(store.clock.now());
     const pipeline = pipelineOf(project, job);
+    await prepareFacts(store, project, pipeline.sha);
+    const retry = retryJob(store, job, user.id, now);
+    requeueLaterStages(store, project, retry);
     pipeline.status = 'pending';
     pipeline.finished_at = null;
     pipeline.duration = null;
     pipeline.updated_at = now;
+    catchUp(store);
     reply.json((await views(store, project, [retry]))[0], 201);
   });
 
@@ -242,7 +250,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       reply.json((await views(store, project, [job]))[0], 201);
       return;
     }
-    const now = new Date();
+    const now = new Date(store.clock.now());
     job.status = 'canceled';
     job.finished_at = job.started_at ? now : null;
     const pipeline = pipelineOf(project, job);
@@ -254,6 +262,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       pipeline.duration = pipeline.started_at ? Math.round((now.getTime() - pipeline.started_at.getTime()) / 1000) : null;
       pipeline.updated_at = now;
     }
+    catchUp(store);
     reply.json((await views(store, project, [job]))[0], 201);
   });
 
@@ -265,16 +274,20 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (job.status !== 'manual') throw messageError(400, '400 Bad request - Unplayable Job');
     // The variables the person gave this run (the runner would see them; the job's answer does not show them).
     playVariablesOf(store).set(job.id, (req.params.job_variables_attributes ?? []).map(({ key, value }) => ({ key, value })));
-    job.status = 'pending';
-    job.queued_at = new Date();
-    job.user_id = user.id;
+    const now = new Date(store.clock.now());
     const pipeline = pipelineOf(project, job);
+    await prepareFacts(store, project, pipeline.sha);
+    job.status = 'pending';
+    job.queued_at = now;
+    job.user_id = user.id;
+    manageJob(store, job);
     if (pipeline.status !== 'running') {
       pipeline.status = 'running';
       pipeline.finished_at = null;
       pipeline.duration = null;
-      pipeline.updated_at = new Date();
+      pipeline.updated_at = now;
     }
+    catchUp(store);
     reply.json((await views(store, project, [job]))[0], 200);
   });
 
@@ -288,7 +301,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     // Only a finished job with a log or artifacts left can be erased.
     const erasable = FINISHED_JOB.includes(job.status) && (jobLog(store, job.id).length > 0 || job.artifacts.length > 0);
     if (!erasable) throw forbidden('Job is not erasable!');
-    job.erased_at = new Date();
+    job.erased_at = new Date(store.clock.now());
     job.artifacts = [];
     setJobLog(store, job.id, Buffer.alloc(0));
     reply.json((await views(store, project, [job]))[0], 201);

@@ -45,16 +45,16 @@ function plan(pipeline: Pipeline, defaultBranch: string): PlannedJob[] {
   }
 }
 
-const ESC = '\x1b';
-const RESET = `${ESC}[0;m`;
-const cmd = (line: string) => `${ESC}[32;1m$ ${line}${RESET}`;
+export const ESC = '\x1b';
+export const RESET = `${ESC}[0;m`;
+export const cmd = (line: string) => `${ESC}[32;1m$ ${line}${RESET}`;
 const info = (line: string) => `${ESC}[36;1m${line}${RESET}`;
-const start = (at: number, name: string, header: string, collapsed = false) =>
+export const start = (at: number, name: string, header: string, collapsed = false) =>
   `section_start:${at}:${name}${collapsed ? '[collapsed=true]' : ''}\r${ESC}[0K${info(header)}`;
-const end = (at: number, name: string) => `section_end:${at}:${name}\r${ESC}[0K`;
+export const end = (at: number, name: string) => `section_end:${at}:${name}\r${ESC}[0K`;
 
 /** The runner's usual opening: executor, sources, cache. `at` is the job's start in epoch seconds. */
-function opening(at: number, project: Project, pipeline: Pipeline, image: string): string[] {
+export function opening(at: number, project: Project, pipeline: Pipeline, image: string): string[] {
   return [
     `${ESC}[0KRunning with gitlab-runner 16.9.1 (782c6ecb)${RESET}`,
     `${ESC}[0K  on acme-docker-3 xT4kPq9s, system ID: s_7f2b1c9e0a11${RESET}`,
@@ -74,7 +74,7 @@ function opening(at: number, project: Project, pipeline: Pipeline, image: string
 }
 
 /** The log of the failed `test` job of acme/web's main: the incident. */
-function incidentLog(at: number, project: Project, pipeline: Pipeline): string {
+export function incidentLog(at: number, project: Project, pipeline: Pipeline): string {
   const s = at + 9;
   return [
     ...opening(at, project, pipeline, 'node:20-alpine'),

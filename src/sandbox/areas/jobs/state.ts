@@ -1,6 +1,6 @@
 // The jobs of the sandbox's pipelines: kept in the area's own slot, by id, each with its log (the "trace").
 import { areaState } from '../../core/area.js';
-import type { Store } from '../../core/store.js';
+import type { Pipeline, Project, Store } from '../../core/store.js';
 
 export const JOB_STATUSES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'waiting_for_resource', 'manual'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -58,14 +58,37 @@ export function setJobLog(store: Store, jobId: number, log: Buffer | string): vo
   jobsOf(store).logs.set(jobId, typeof log === 'string' ? Buffer.from(log) : log);
 }
 
-/** A retry of a finished job: a new job in its place (the old one kept as retried), pending for `userId`. */
-export function retryJob(store: Store, job: Job, userId: number, now = new Date()): Job {
+/** What the runner (./runner.ts) keeps per sandbox: the jobs it moves, their plans, the facts its rules read. */
+export const runnerOf = areaState('job_runner', () => ({
+  /** Jobs created after the seed (new pipelines, retries, plays): the only ones the runner moves. */
+  managed: new Set<number>(),
+  /** Pipelines with a managed job that may still move. */
+  active: new Set<number>(),
+  /** Started jobs' plans (outcome, duration, log lines), by job id; dropped when the job ends. */
+  plans: new Map<number, { durationMs: number; status: 'success' | 'failed'; failureReason: string | null; lines: string[]; closing: number }>(),
+  /** What the scenarios' rules read from a commit's tree, by project, commit and path. */
+  facts: new Map<string, string>(),
+  listeners: [] as Array<(project: Project, pipeline: Pipeline) => void>,
+  wakeAt: Infinity,
+  cancelWake: undefined as (() => void) | undefined,
+}));
+
+/** Hands a job to the runner: it moves from its status on, on the sandbox's clock. */
+export function manageJob(store: Store, job: Job): void {
+  const runner = runnerOf(store);
+  runner.managed.add(job.id);
+  runner.active.add(job.pipeline_id);
+}
+
+/** A retry of a finished job: a new job in its place (the old one kept as retried), pending for `userId`, run by the runner. */
+export function retryJob(store: Store, job: Job, userId: number, now = new Date(store.clock.now())): Job {
   const retry: Job = {
     ...job, id: store.nextId('job'), status: 'pending', failure_reason: null, user_id: userId, created_at: now, queued_at: now,
     started_at: null, finished_at: null, erased_at: null, coverage: null, retried: false, artifacts: [],
   };
   job.retried = true;
   jobsOf(store).jobs.push(retry);
+  manageJob(store, retry);
   return retry;
 }
 
@@ -77,20 +100,24 @@ const latestOf = (store: Store, pipelineId: number) => jobsOf(store).jobs.filter
  * a job's own retry starts a manual job at once). Returns the jobs retried.
  */
 export function retryPipelineJobs(store: Store, pipelineId: number, userId: number): Job[] {
-  const now = new Date();
+  const now = new Date(store.clock.now());
   const latest = latestOf(store, pipelineId);
   const retried = latest.filter((j) => j.status === 'failed' || j.status === 'canceled').map((j) => {
     const retry = retryJob(store, j, userId, now);
     if (retry.manual) retry.status = 'manual';
     return retry;
   });
-  for (const job of latest) if (job.status === 'skipped') job.status = 'created';
+  for (const job of latest) {
+    if (job.status !== 'skipped') continue;
+    job.status = 'created';
+    manageJob(store, job);
+  }
   return retried;
 }
 
 /** A pipeline's cancel: every job that has not ended is canceled. */
 export function cancelPipelineJobs(store: Store, pipelineId: number): void {
-  const now = new Date();
+  const now = new Date(store.clock.now());
   for (const job of latestOf(store, pipelineId)) {
     if (job.status === 'created' || job.status === 'pending' || job.status === 'running' || job.status === 'waiting_for_resource') {
       job.status = 'canceled';

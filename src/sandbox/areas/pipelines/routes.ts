@@ -16,10 +16,9 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, PIPELINE_STATUSES, type Pipeline, type PipelineStatus, type Project } from '../../core/store.js';
 import { pipelineBasic, pipelineFull } from '../../core/views.js';
-import { cancelPipelineJobs, forgetPipelineJobs, retryPipelineJobs } from '../jobs/index.js';
+import { CI_CONFIG_PATH, cancelPipelineJobs, catchUp, createRunningPipeline, forgetPipelineJobs, prepareFacts, retryPipelineJobs } from '../jobs/index.js';
 
-export const CI_CONFIG_PATH = '.ci.yml';
-const ZERO_SHA = '0'.repeat(40);
+export { CI_CONFIG_PATH };
 const FINISHED: readonly PipelineStatus[] = ['success', 'failed', 'canceled', 'skipped'];
 const ORDER_BY = ['id', 'status', 'ref', 'updated_at', 'user_id'] as const;
 
@@ -134,42 +133,26 @@ export function register(router: Router, ctx: SandboxContext): void {
       if (sha === null) throw validationError({ base: ['Reference not found'] });
       if (!(await project.repo.listFiles(sha)).has(CI_CONFIG_PATH)) throw validationError({ base: ['Missing CI config file'] });
       const commit = await project.repo.getCommit(sha);
-      const now = new Date();
-      const pipeline: Pipeline = {
-        id: store.nextId('pipeline'),
-        project_id: project.id,
-        status: 'pending',
-        ref,
-        sha,
-        before_sha: ZERO_SHA,
-        tag: !isBranch,
-        name: null,
-        yaml_errors: null,
-        user_id: user.id,
-        created_at: now,
-        updated_at: now,
-        started_at: null,
-        finished_at: null,
-        committed_at: new Date(commit.committed_date),
-        duration: null,
-        coverage: null,
+      // Its jobs are the project's scenario's, run by the sandbox's runner from now on.
+      const pipeline = await createRunningPipeline(store, project, {
+        ref, sha, tag: !isBranch, userId: user.id, source: 'api', committedAt: new Date(commit.committed_date),
         variables: (req.params.variables ?? []).map((v) => ({ key: v.key, variable_type: v.variable_type ?? 'env_var', value: v.value })),
-      };
-      project.pipelines.push(pipeline);
-      project.last_activity_at = now;
+      });
       reply.json(pipelineFull(store, project, pipeline), 201);
     },
   );
 
-  router.route('POST', '/projects/:id/pipelines/:pipeline_id/retry', { auth: 'user' }, (req, reply) => {
+  router.route('POST', '/projects/:id/pipelines/:pipeline_id/retry', { auth: 'user' }, async (req, reply) => {
     const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
     const user = ctx.requireUser(req);
     const pipeline = findPipeline(project, req);
+    await prepareFacts(store, project, pipeline.sha);
     retryPipelineJobs(store, pipeline.id, user.id);
     pipeline.status = 'pending';
     pipeline.finished_at = null;
     pipeline.duration = null;
-    pipeline.updated_at = new Date();
+    pipeline.updated_at = new Date(store.clock.now());
+    catchUp(store);
     reply.json(pipelineFull(store, project, pipeline), 201);
   });
 
@@ -177,11 +160,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
     const pipeline = findPipeline(project, req);
     cancelPipelineJobs(store, pipeline.id);
-    const now = new Date();
+    const now = new Date(store.clock.now());
     pipeline.status = 'canceled';
     pipeline.finished_at = now;
     pipeline.duration = pipeline.started_at ? Math.round((now.getTime() - pipeline.started_at.getTime()) / 1000) : null;
     pipeline.updated_at = now;
+    catchUp(store);
     reply.json(pipelineFull(store, project, pipeline), 201);
   });
 

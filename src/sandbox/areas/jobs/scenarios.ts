@@ -1,0 +1,120 @@
+// What the sandbox's simulated jobs do, per project, as data: each job's stage, name, when, duration and the rule
+// that decides whether it passes. The runner (./runner.ts) reads these tables and nothing else decides an outcome.
+//
+//   acme/web                  `test` fails on every commit whose tree carries bob's time-zone change (the shifted
+//                             formatDate of eb4870be); a revert or a fix makes it pass.
+//   acme/platform/payments-api  `test` is flaky: about one run in three fails on the same commit (decided by the
+//                             job's id, so a test sees the same runs every time).
+//   acme/platform/infra       `plan` loses its runner (runner_system_failure) on a pipeline's first attempt; a
+//                             retry passes.
+// Any other project with a CI configuration runs the default table, which always passes.
+
+/** How a job ends. */
+export type OutcomeRule =
+  | { kind: 'pass' }
+  /** Fails (script_failure) while the file at the pipeline's commit contains the text. */
+  | { kind: 'fails_while_file_contains'; path: string; text: string; failure: FailureLog }
+  /** Fails (script_failure) for about one job id in `oneIn`. */
+  | { kind: 'flaky'; oneIn: number; failure: FailureLog }
+  /** The runner fails (the job's first attempt in its pipeline); a retry passes. */
+  | { kind: 'infrastructure_on_first_attempt'; reason: 'runner_system_failure' | 'stuck_or_timeout_failure' };
+
+/** Which failure a job's log tells. */
+export type FailureLog = 'date_test' | 'webhook_timeout';
+
+export interface ScenarioJob {
+  name: string;
+  stage: string;
+  /** Seconds it runs at time scale 1. */
+  seconds: number;
+  /** manual: waits for a person to play it (as `manual`); default on_success. */
+  when?: 'on_success' | 'manual';
+  /** Which refs get the job: the default branch only, every other ref, or all (default). */
+  refs?: 'default_branch' | 'other_refs' | 'all';
+  outcome: OutcomeRule;
+  /** The commands its log shows. */
+  script: string[];
+}
+
+export interface Scenario {
+  /** Stages in the order they run. */
+  stages: string[];
+  /** The image the runner pulls (its log's opening). */
+  image: string;
+  jobs: ScenarioJob[];
+}
+
+/** Seconds a job waits in the queue before a runner takes it (at time scale 1). */
+export const QUEUE_SECONDS = 1;
+
+const PASS: OutcomeRule = { kind: 'pass' };
+
+function nodeScenario(test: OutcomeRule): Scenario {
+  return {
+    stages: ['build', 'test', 'deploy'],
+    image: 'node:20-alpine',
+    jobs: [
+      { name: 'build', stage: 'build', seconds: 4, outcome: PASS, script: ['npm ci --no-audit --prefer-offline', 'npm run build'] },
+      { name: 'lint', stage: 'test', seconds: 3, outcome: PASS, script: ['npm run lint'] },
+      { name: 'test', stage: 'test', seconds: 8, outcome: test, script: ['npm ci --no-audit --prefer-offline', 'npm test -- --ci'] },
+      { name: 'deploy:staging', stage: 'deploy', seconds: 5, refs: 'default_branch', outcome: PASS, script: ['./scripts/deploy.sh staging'] },
+      { name: 'review-app', stage: 'deploy', seconds: 5, refs: 'other_refs', when: 'manual', outcome: PASS, script: ['./scripts/deploy.sh review'] },
+    ],
+  };
+}
+
+export const SCENARIOS: Readonly<Record<string, Scenario>> = {
+  'acme/web': nodeScenario({
+    kind: 'fails_while_file_contains',
+    path: 'src/utils/format date.ts',
+    text: 'date.getTimezoneOffset() * 60_000',
+    failure: 'date_test',
+  }),
+  'acme/platform/payments-api': {
+    stages: ['build', 'test', 'deploy'],
+    image: 'golang:1.22',
+    jobs: [
+      { name: 'build', stage: 'build', seconds: 4, outcome: PASS, script: ['go build ./...'] },
+      { name: 'lint', stage: 'test', seconds: 3, outcome: PASS, script: ['go vet ./...'] },
+      { name: 'test', stage: 'test', seconds: 9, outcome: { kind: 'flaky', oneIn: 3, failure: 'webhook_timeout' }, script: ['go test ./...'] },
+      { name: 'deploy:staging', stage: 'deploy', seconds: 5, refs: 'default_branch', outcome: PASS, script: ['./scripts/deploy.sh staging'] },
+      { name: 'review-app', stage: 'deploy', seconds: 5, refs: 'other_refs', when: 'manual', outcome: PASS, script: ['./scripts/deploy.sh review'] },
+    ],
+  },
+  'acme/platform/infra': {
+    stages: ['build', 'test', 'deploy'],
+    image: 'hashicorp/terraform:1.7',
+    jobs: [
+      { name: 'validate', stage: 'build', seconds: 3, outcome: PASS, script: ['terraform init -backend=false', 'terraform validate'] },
+      { name: 'plan', stage: 'test', seconds: 6, outcome: { kind: 'infrastructure_on_first_attempt', reason: 'runner_system_failure' }, script: ['terraform plan -out=plan.tfplan'] },
+      { name: 'apply', stage: 'deploy', seconds: 5, when: 'manual', refs: 'default_branch', outcome: PASS, script: ['terraform apply plan.tfplan'] },
+    ],
+  },
+};
+
+export const DEFAULT_SCENARIO: Scenario = nodeScenario(PASS);
+
+export function scenarioFor(projectPath: string): Scenario {
+  return SCENARIOS[projectPath] ?? DEFAULT_SCENARIO;
+}
+
+/** The jobs a new pipeline on `ref` gets. */
+export function jobsForRef(scenario: Scenario, onDefaultBranch: boolean): ScenarioJob[] {
+  return scenario.jobs.filter((job) => (job.refs ?? 'all') === 'all' || (job.refs === 'default_branch') === onDefaultBranch);
+}
+
+/** A job's table row by name; a job the table does not know (a seeded one) runs as a passing job of its stage. */
+export function scenarioJob(scenario: Scenario, name: string, stage: string): ScenarioJob {
+  return scenario.jobs.find((job) => job.name === name) ?? { name, stage, seconds: 5, outcome: PASS, script: [`./scripts/${name.replace(/[^\w-]/g, '-')}.sh`] };
+}
+
+/** A well-mixed 32-bit hash of a job id (murmur3's finaliser): the flaky job's dice, the same on every run. */
+export function jobDice(jobId: number): number {
+  let h = jobId >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b) >>> 0;
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35) >>> 0;
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -1,0 +1,56 @@
+// The sandbox's clock: the time its runner reads and one way to be woken at a time. The real one by default; tests
+// inject a ManualClock and advance it, so a pipeline runs to its end without anyone sleeping.
+
+export interface SandboxClock {
+  /** Now, in epoch milliseconds. */
+  now(): number;
+  /** Calls `wake` at `at` (epoch ms) or soon after; returns a function that cancels it. Never keeps a process alive. */
+  wakeAt(at: number, wake: () => void): () => void;
+}
+
+export const realClock: SandboxClock = {
+  now: () => Date.now(),
+  wakeAt(at, wake) {
+    // setTimeout's delay is a 32-bit number of ms; a later wake-up is asked for again when this one fires.
+    const timer = setTimeout(wake, Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1));
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+/** A clock that moves only when told to; wake-ups due by then run in time order, each seeing its own time. */
+export class ManualClock implements SandboxClock {
+  private current: number;
+  private wakes: Array<{ at: number; wake: () => void; seq: number }> = [];
+  private seq = 0;
+
+  constructor(start = Date.now()) {
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  wakeAt(at: number, wake: () => void): () => void {
+    const entry = { at, wake, seq: this.seq++ };
+    this.wakes.push(entry);
+    return () => {
+      this.wakes = this.wakes.filter((w) => w !== entry);
+    };
+  }
+
+  /** Moves the clock forward by `ms`, running every wake-up due on the way. */
+  advance(ms: number): void {
+    if (ms < 0) throw new Error('a clock does not go back');
+    const until = this.current + ms;
+    for (;;) {
+      const due = this.wakes.filter((w) => w.at <= until).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.wakes = this.wakes.filter((w) => w !== due);
+      this.current = Math.max(this.current, due.at);
+      due.wake();
+    }
+    this.current = until;
+  }
+}
