@@ -123,6 +123,36 @@ describe('a revert that cannot be made', () => {
     expect(await mergeRequestsFrom(branch)).toEqual([]);
   });
 
+  it('a merge request the service refuses deletes the branch and its revert again, and says so', async () => {
+    const docs = await commitTitled('Document the deploy steps [ci skip]');
+    const branch = `revert-${docs.id.slice(0, 8)}`;
+    suite.sandbox.faults.add({ method: 'POST', path: `/projects/${encodeURIComponent(WEB)}/merge_requests`, status: 422, body: '{"message":["Validation failed"]}' });
+    const refused = await suite.refusal(NAME, { id: WEB, sha: docs.id });
+    expect(refused.message).toContain(`opening the merge request failed and the branch ${branch} it had made was deleted again, so nothing is left`);
+    expect(await branchesNamed(branch)).toEqual([]);
+
+    // Its answer lost (a 502): none was made, so the branch goes too and the outcome is known — nothing.
+    suite.sandbox.faults.add({ method: 'POST', path: `/projects/${encodeURIComponent(WEB)}/merge_requests`, status: 502 });
+    const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
+    expect(lost.kind).toBe('refused');
+    expect(lost.message).toMatch(new RegExp(`opening the merge request failed: 502 .*; the branch ${branch} it had made was deleted again, so nothing is left`));
+    expect(await branchesNamed(branch)).toEqual([]);
+    expect(await mergeRequestsFrom(branch)).toEqual([]);
+  });
+
+  it('says exactly what is left when the branch cannot be deleted either', async () => {
+    const docs = await commitTitled('Document the deploy steps [ci skip]');
+    const branch = `revert-${docs.id.slice(0, 8)}`;
+    suite.sandbox.faults.add({ method: 'POST', path: `/projects/${encodeURIComponent(WEB)}/merge_requests`, status: 422, body: '{"message":["Validation failed"]}' });
+    suite.sandbox.faults.add({ method: 'DELETE', path: `/projects/${encodeURIComponent(WEB)}/repository/branches/${branch}`, status: 500 });
+    const refused = await suite.refusal(NAME, { id: WEB, sha: docs.id });
+    expect(refused.message).toMatch(new RegExp(`the branch ${branch} it made is left \\(deleting it failed: 500 .*\\); delete it with branch delete`));
+    expect(await branchesNamed(branch)).toHaveLength(1);
+    // A second press names that branch instead of making another.
+    expect((await suite.refusal(NAME, { id: WEB, sha: docs.id })).message).toContain(`branch ${branch} already exists`);
+    await suite.call('delete_branch', { id: WEB, branch });
+  });
+
   it('an unknown commit is refused before anything is made; a SHA that is not hex before anything is sent', async () => {
     const before = suite.requests().length;
     const missing = await suite.refusal(NAME, { id: WEB, sha: 'deadbeef' });
