@@ -138,32 +138,42 @@ export function runOf(job: Fields, pipeline: Fields): JobRun {
 type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
 
 /**
- * The failing jobs of the judged pipeline, each judged from the runs of the pipelines that matter: the judged one,
- * the head commit's others on any ref, and the red ones before it back to the last green (newest first), at most
- * HISTORY_PIPELINES in all. `pipelines` is the branch's list already read, newest first. What was cut goes to `unread`.
+ * The failing jobs of the judged pipeline, each judged from the runs of the pipelines that matter: the judged one, the
+ * branch's others of the same commit, the branch's red ones before it back to the last green (newest first), then the
+ * head commit's pipelines on other refs (a merge request's, a tag's), at most HISTORY_PIPELINES in all. `pipelines` is the branch's list already read,
+ * newest first. The branch's job lists are asked with the other refs' pipelines at once, so the history costs one
+ * round more than triage's own reads only when another ref ran the commit. What was cut goes to `unread`.
  */
 export async function judgeFailures(read: Read, id: string | number, pipelines: Fields[], judged: Fields, unread: string[]): Promise<FailureVerdict | undefined> {
-  const sameCommit = asList((await read('list_pipelines', { id, sha: String(judged.sha), per_page: SAME_COMMIT_PIPELINES }))?.data);
+  // The head commit's other pipelines on the branch, whatever they ended as (a pass there is the flaky evidence);
+  // then the older commits' back to the last green one.
+  const ofCommit = pipelines.filter((p) => p.sha === judged.sha && p.id !== judged.id && p.status !== 'skipped');
   const streak: Fields[] = [];
   let reachedGreen = false;
   for (const pipeline of pipelines) {
+    if (pipeline.sha === judged.sha) continue;
     if (pipeline.status === 'success') {
       reachedGreen = true;
       break;
     }
     if (pipeline.status !== 'skipped') streak.push(pipeline);
   }
-  const candidates = new Map<number, Fields>();
-  for (const pipeline of [judged, ...sameCommit.filter((p) => p.status !== 'skipped'), ...streak]) {
-    if (!candidates.has(Number(pipeline.id))) candidates.set(Number(pipeline.id), pipeline);
-  }
-  const chosen = [...candidates.values()].slice(0, HISTORY_PIPELINES);
-  const cut = candidates.size > chosen.length;
-  if (cut) unread.push(`job history read from ${chosen.length} of ${candidates.size} pipelines; older runs not counted`);
-  const lists = await Promise.all(chosen.map(async (pipeline) => {
+  const onBranch = [judged, ...ofCommit, ...streak].slice(0, HISTORY_PIPELINES - 1);
+  const jobsOf = async (pipeline: Fields) => {
     const jobs = await read('list_pipeline_jobs', { id, pipeline_id: Number(pipeline.id), include_retried: true, per_page: 100 });
     return jobs ? asList(jobs.data).map((job) => runOf(job, pipeline)) : undefined;
-  }));
+  };
+  const known = new Set(pipelines.map((p) => Number(p.id)));
+  const [sameCommit, branchLists] = await Promise.all([
+    read('list_pipelines', { id, sha: String(judged.sha), per_page: SAME_COMMIT_PIPELINES }),
+    Promise.all(onBranch.map(jobsOf)),
+  ]);
+  const otherRefs = asList(sameCommit?.data).filter((p) => !known.has(Number(p.id)) && p.status !== 'skipped');
+  const fromOtherRefs = otherRefs.slice(0, HISTORY_PIPELINES - onBranch.length);
+  const lists = [...branchLists, ...await Promise.all(fromOtherRefs.map(jobsOf))];
+  const considered = 1 + ofCommit.length + streak.length + otherRefs.length;
+  const cut = considered > onBranch.length + fromOtherRefs.length;
+  if (cut) unread.push(`job history read from ${onBranch.length + fromOtherRefs.length} of ${considered} pipelines; older runs not counted`);
   const [ofJudged] = lists;
   if (!ofJudged) return undefined;
   const runs = lists.flatMap((list) => list ?? []);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
 import type { TriageReport } from '../../../src/operations/triage.js';
-import { INFRASTRUCTURE_REASONS } from '../../../src/operations/failure-kind.js';
+import { HISTORY_PIPELINES, INFRASTRUCTURE_REASONS } from '../../../src/operations/failure-kind.js';
 import { jobsOf, type Job } from '../../../src/sandbox/areas/jobs/index.js';
 import type { Pipeline } from '../../../src/sandbox/core/store.js';
 import { useSandbox } from '../../helpers/mcp.js';
@@ -47,14 +47,14 @@ function finish(job: Job, status: 'success' | 'failed', reason = 'script_failure
   Object.assign(job, { status, failure_reason: status === 'failed' ? reason : null, started_at: new Date(now - 30_000), finished_at: new Date(now) });
 }
 
-/** A finished pipeline on main at `sha` with its jobs run as given; returns it and its jobs. */
-function ranPipeline(sha: string, jobs: Array<[name: string, status: 'success' | 'failed', reason?: string]>): { pipeline: Pipeline; jobs: Job[] } {
+/** A finished pipeline on `ref` (main by default) at `sha` with its jobs run as given; returns it and its jobs. */
+function ranPipeline(sha: string, jobs: Array<[name: string, status: 'success' | 'failed', reason?: string]>, ref = 'main'): { pipeline: Pipeline; jobs: Job[] } {
   const store = env.sandbox.store;
   const project = web();
   const user = store.users.find((u) => u.username === 'alice')!;
   const now = new Date();
   const pipeline: Pipeline = {
-    id: store.nextId('pipeline'), project_id: project.id, status: jobs.some(([, s]) => s === 'failed') ? 'failed' : 'success', ref: 'main',
+    id: store.nextId('pipeline'), project_id: project.id, status: jobs.some(([, s]) => s === 'failed') ? 'failed' : 'success', ref,
     sha, before_sha: sha, tag: false, name: null, yaml_errors: null, user_id: user.id, created_at: now, updated_at: now,
     started_at: now, finished_at: now, committed_at: now, duration: 60, coverage: null, variables: [],
   };
@@ -211,5 +211,28 @@ describe('histories built in the sandbox', () => {
     expect(report.failure).toMatchObject({ kind: 'unknown', evidence: `e2e failed on its only run of ${sha8(sha)}: too few runs to tell flaky from broken (a retry tells)` });
     expect(failure).toMatch(/^unknown: e2e failed on its only run/);
     expect(report.actions[0].operation).toBe('retry_pipeline');
+  });
+
+  it('a pass of test on the same commit in another ref\'s pipeline (a merge request\'s) counts too: flaky', async () => {
+    const sha = await commitOnMain('Fix the flaky date test for real');
+    ranPipeline(sha, [['build', 'success'], ['test', 'success']], 'feature/fix-dates');
+    ranPipeline(sha, [['build', 'success'], ['test', 'failed']]);
+    const { report } = await triage();
+    expect(report.failure).toMatchObject({ kind: 'flaky', evidence: `test passed on 1 of 2 runs of ${sha8(sha)}` });
+  });
+
+  it('reads the jobs of at most HISTORY_PIPELINES pipelines however long main is red, and says what it left out', async () => {
+    const sha = await commitOnMain('Retry the search index');
+    for (let i = 0; i < HISTORY_PIPELINES + 4; i++) ranPipeline(sha, [['build', 'success'], ['test', 'failed']]);
+    env.sandbox.requests.clear();
+    const { report } = await data<TriageReport>('triage_project', { id: PROJECT }).then((r) => ({ report: r }));
+    const jobLists = env.sandbox.requests.all().filter((r) => r.method === 'GET' && /\/pipelines\/\d+\/jobs$/.test(r.path));
+    const pipelinesRead = new Set(jobLists.map((r) => r.path));
+    // The judged pipeline's failed jobs are read once more for their logs: one request beyond the history's.
+    expect(pipelinesRead.size).toBeLessThanOrEqual(HISTORY_PIPELINES);
+    expect(jobLists.length).toBeLessThanOrEqual(HISTORY_PIPELINES + 1);
+    const n = pipelinesRead.size;
+    expect(report.failure).toMatchObject({ kind: 'broken', evidence: `test failed on ${n} of ${n} runs since ${sha8(sha)} (older runs not read)` });
+    expect(report.unread.some((line) => /^job history read from \d+ of \d+ pipelines; older runs not counted$/.test(line))).toBe(true);
   });
 });
