@@ -385,6 +385,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, address: string): Promise<void> {
     const token = sessionToken(req);
     const who = await identify(token, address);
+    // The replica may have begun to shut down while the service was asked.
+    if (draining) throw shuttingDown();
     // Nothing awaited from here to the table's entry: the decision holds for the slot it reserves.
     reserveSlot(who);
     const id = options.replicaId ? `${options.replicaId}.${randomUUID()}` : randomUUID();
@@ -404,6 +406,10 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       // The SDK refused the initialize (bad params): nothing will ever use this session.
       if (!transport.sessionId) closeSession(id);
     }
+  }
+
+  function shuttingDown(): Refusal {
+    return new Refusal(503, -32000, 'Service Unavailable: this replica is shutting down; connect again to reach another', 'draining', { 'retry-after': '1' });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -432,9 +438,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
         });
         return session.transport.handleRequest(req, res, body);
       }
-      if (draining) {
-        throw new Refusal(503, -32000, 'Service Unavailable: this replica is shutting down; connect again to reach another', 'draining', { 'retry-after': '1' });
-      }
+      if (draining) throw shuttingDown();
       if (isInitializeRequest(body)) return openSession(req, res, body, address);
       // No session and no initialize: a 2026-07-28 request (every request stands alone), or a 2025 client's mistake.
       const stateless = options.stateless && await (statelessLoading ??= options.stateless().catch((error: Error) => {
