@@ -1,5 +1,6 @@
 // wait_for_pipeline through the SDK client against the sandbox: as an MCP task where the client asks for one, and
-// otherwise as a blocking call with progress within the call deadline. A sandbox pipeline finishes when cancelled.
+// otherwise as a blocking call with progress within the call deadline. The sandbox's clock stands still here, so its
+// runner never moves a new pipeline: it stays pending until cancelled, and the test decides when it ends.
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -7,9 +8,10 @@ import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelco
 import { startMcpHttpServer } from '../../src/mcp/http.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { operations } from '../../src/operations/index.js';
+import { ManualClock } from '../../src/sandbox/core/clock.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 
-const env = useSandbox();
+const env = useSandbox({ clock: new ManualClock() });
 const WEB = 'acme/web';
 
 type Pipeline = { id: number; status: string };

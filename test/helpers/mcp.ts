@@ -6,7 +6,7 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 import { operations } from '../../src/operations/index.js';
 import { HttpClient } from '../../src/http/client.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
 export type ElicitAnswer = (message: string) => ElicitResult;
 
@@ -56,11 +56,11 @@ export function resultText(result: unknown): string {
 }
 
 /** One sandbox per test file and a maintainer's HttpClient on it (no retries: tests count requests). */
-export function useSandbox(): { readonly sandbox: Sandbox; readonly client: HttpClient } {
+export function useSandbox(options: SandboxOptions = {}): { readonly sandbox: Sandbox; readonly client: HttpClient } {
   let sandbox: Sandbox | undefined;
   let client: HttpClient | undefined;
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0 });
+    sandbox = await startSandbox({ port: 0, ...options });
     client = new HttpClient({ baseUrl: sandbox.url, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
   });
   afterAll(async () => {
