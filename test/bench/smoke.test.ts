@@ -65,6 +65,8 @@ const EXPECTED: Record<string, RegExp[]> = {
   'triage.mjs': [
     // The seeded history is green, then red for its last commits: triage must find where it turned.
     /^verdict red; red since #\d+; 1 failed job read/m,
+    // The same test failed in every red pipeline read: broken, counted within the history's bound.
+    /^failure: broken \(test failed on \d+ of \d+ runs since [0-9a-f]{8}( \(older runs not read\))?\)$/m,
     /^sandbox:\n {2}list_pipelines \(100 items\): 1 request,.*\n {2}triage_project: +\d+ requests/m,
     /^sandbox \+ \d+ ms per request:\n {2}list_pipelines \(100 items\): 1 request,.*\n {2}triage_project: +\d+ requests/m,
   ],

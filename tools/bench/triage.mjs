@@ -1,5 +1,6 @@
 // Benchmark: triage_project on a project with 2,000 pipelines and 500 more commits on main (red for the last 20
-// commits), against one list_pipelines call in the same run: requests made and time, as ratios. Measured twice:
+// commits, the same test failing in each: its flaky/broken history is read too), against one list_pipelines call in the
+// same run: requests made and time, as ratios. Measured twice:
 // against the sandbox (whose git reads cost what git costs), and through a proxy that adds a fixed latency to each
 // request, as a remote service does (there the number of sequential rounds decides).
 // Run by hand after `npm run build`: node tools/bench/triage.mjs [runs] [latency ms]
@@ -68,6 +69,10 @@ const failedJob = {
   coverage: null, retried: false, artifacts: [],
 };
 jobsOf(sandbox.store).jobs.push(failedJob);
+// The same test failed in every red pipeline before the head: the history triage judges "broken" from.
+for (const pipeline of project.pipelines.filter((p) => p.status === 'failed' && p.id !== head.id && p.ref === 'main' && shas.includes(p.sha))) {
+  jobsOf(sandbox.store).jobs.push({ ...failedJob, id: sandbox.store.nextId('job'), pipeline_id: pipeline.id, created_at: pipeline.created_at, started_at: pipeline.started_at, finished_at: pipeline.finished_at });
+}
 setJobLog(sandbox.store, failedJob.id, `${'ok\n'.repeat(20_000)}FAIL test/bench.test.ts\n  expected 1, received 2\n${'ok\n'.repeat(50)}ERROR: Job failed: exit code 1\n`);
 
 /** A loopback proxy to the sandbox that holds each request `latencyMs` before forwarding it. */
@@ -123,6 +128,7 @@ try {
 
 console.log(`acme/web with ${project.pipelines.length} pipelines and ${COMMITS} more commits on main; ${runs} runs each, medians`);
 console.log(`verdict ${report.verdict}; red since #${report.red_since?.first_red.pipeline}; ${report.failed_jobs.length} failed job read; unread: ${report.unread.join('; ') || 'none'}`);
+console.log(`failure: ${report.failure?.kind} (${report.failure?.evidence})`);
 for (const { where, baseline, composed } of results) {
   console.log(`${where}:`);
   console.log(`  list_pipelines (100 items): ${baseline.requests.toFixed(0)} request,  ${baseline.median.toFixed(1)} ms (1.00x)`);
