@@ -59,7 +59,7 @@ async function existingFor(ctx: RunContext, id: string | number, branch: string,
   if (!branchRead) return undefined;
   const head = shortSha(asRecord(asRecord(branchRead.data).commit).id);
   const latest = mrs[0];
-  const before = latest ? `; its ${name(latest)} is ${show(latest.state)}` : ' with no merge request from it';
+  const before = latest ? `; its ${name(latest)} is ${show(latest.state)}` : ' with no merge request from it yet';
   return `branch ${branch} already exists (at ${head})${before}; nothing was made. Delete the branch to start over`;
 }
 
@@ -143,6 +143,8 @@ async function revertAsMergeRequest(
     if (error instanceof ApiError && error.status === 400 && /already exists/i.test(error.serviceMessage)) {
       throw refusal(input, (await existingFor(ctx, input.id, branch, find)) ?? `branch ${branch} already exists; nothing was made`);
     }
+    // Its answer lost, the branch may be there: removed again (or found gone), so the outcome is known.
+    if (outcomeUnknown(find('create_branch'), error)) throw await afterFailure(ctx, self(), input, branch, `creating branch ${branch}`, error, find);
     throw error;
   }
   let revert: Fields;

@@ -153,6 +153,16 @@ describe('a revert that cannot be made', () => {
     await suite.call('delete_branch', { id: WEB, branch });
   });
 
+  it('a branch whose creation went unanswered is removed again, or found gone, and the outcome said', async () => {
+    const docs = await commitTitled('Document the deploy steps [ci skip]');
+    const branch = `revert-${docs.id.slice(0, 8)}`;
+    suite.sandbox.faults.add({ method: 'POST', path: `/projects/${encodeURIComponent(WEB)}/repository/branches`, status: 504 });
+    const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
+    expect(lost.kind).toBe('refused');
+    expect(lost.message).toMatch(new RegExp(`creating branch ${branch} failed: 504 .*; the branch ${branch} is gone already, so nothing is left`));
+    expect(await branchesNamed(branch)).toEqual([]);
+  });
+
   it('an unknown commit is refused before anything is made; a SHA that is not hex before anything is sent', async () => {
     const before = suite.requests().length;
     const missing = await suite.refusal(NAME, { id: WEB, sha: 'deadbeef' });
