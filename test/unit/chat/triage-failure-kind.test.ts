@@ -8,10 +8,12 @@ import { operations } from '../../../src/operations/index.js';
 import type { TriageReport } from '../../../src/operations/triage.js';
 import { HISTORY_PIPELINES, INFRASTRUCTURE_REASONS } from '../../../src/operations/failure-kind.js';
 import { jobsOf, type Job } from '../../../src/sandbox/areas/jobs/index.js';
+import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import type { Pipeline } from '../../../src/sandbox/core/store.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
-const env = useSandbox();
+// The runner's clock held still: nothing runs but what these tests make happen (triage-failure-kind-runner lets it run).
+const env = useSandbox({ clock: new ManualClock() });
 const PROJECT = 'acme/web';
 
 const dispatcher = () => createDispatcher({
