@@ -40,6 +40,11 @@ export class ManualClock implements SandboxClock {
     };
   }
 
+  /** How many wake-ups are waiting (a closed sandbox leaves none). */
+  get waiting(): number {
+    return this.wakes.length;
+  }
+
   /** Moves the clock forward by `ms`, running every wake-up due on the way. */
   advance(ms: number): void {
     if (ms < 0) throw new Error('a clock does not go back');

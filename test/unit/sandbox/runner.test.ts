@@ -3,7 +3,7 @@
 // its runner, logs grow while a job runs, and every time stays consistent.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
+import { jobTimeScaleFromEnv, startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 import { api } from './sandbox-client.js';
 
 let sandbox: Sandbox;
@@ -280,5 +280,37 @@ describe('the sandbox runs its pipelines', () => {
     const after = await Promise.all(seeded.map(async ({ project, id }) => ({ pipeline: await pipeline(project, id), jobs: await jobsOf(project, id) })));
     const shape = (x: typeof before) => x.map(({ pipeline: p, jobs }) => ({ status: p.status, updated_at: p.updated_at, jobs: jobs.map((j) => [j.id, j.status, j.started_at, j.finished_at]) }));
     expect(shape(after)).toEqual(shape(before));
+  });
+});
+
+describe('the runner\'s time scale and its end', () => {
+  test('one setting scales every duration, and the runner leaves no wake-up behind when the sandbox closes', async () => {
+    const fastClock = new ManualClock(Date.now());
+    const fast = await startSandbox({ clock: fastClock, jobTimeScale: 0.1 });
+    try {
+      const created = await api(fast, 'POST', `/projects/${PAYMENTS}/pipeline?ref=main`, { as: 'maintainer' });
+      expect(created.status).toBe(201);
+      expect(fastClock.waiting).toBe(1);
+      // At scale 1 this pipeline takes about 20 s; at 0.1, about 2.
+      for (let i = 0; i < 30; i++) {
+        fastClock.advance(100);
+        await api(fast, 'GET', '/version');
+      }
+      const ended = (await api(fast, 'GET', `/projects/${PAYMENTS}/pipelines/${created.data.id}`, { as: 'maintainer' })).data;
+      expect(['success', 'failed']).toContain(ended.status);
+      expect(ended.duration).toBeLessThanOrEqual(3);
+      const again = await api(fast, 'POST', `/projects/${PAYMENTS}/pipeline?ref=main`, { as: 'maintainer' });
+      expect(again.status).toBe(201);
+      expect(fastClock.waiting).toBe(1);
+    } finally {
+      await fast.close();
+    }
+    expect(fastClock.waiting).toBe(0);
+  });
+
+  test('FORGEOPS_SANDBOX_JOB_TIME_SCALE is a positive number, else 1', () => {
+    expect(jobTimeScaleFromEnv('0.1')).toBe(0.1);
+    expect(jobTimeScaleFromEnv('5')).toBe(5);
+    for (const bad of [undefined, '', '0', '-2', 'fast']) expect(jobTimeScaleFromEnv(bad)).toBe(1);
   });
 });
