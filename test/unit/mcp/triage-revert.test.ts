@@ -26,6 +26,18 @@ describe('the revert step of a red triage over MCP', () => {
     const found = await mcp.client.callTool({ name: 'find_operations', arguments: { query: 'revert commit as merge request' } });
     expect(resultText(found)).toContain('revert_as_merge_request');
 
+    // Its dry run lists the steps with the branch, the commit in full and the target; nothing is made.
+    const culprit = report.red_since!.first_red.sha;
+    const writes = () => env.sandbox.requests.all().filter((r) => r.method !== 'GET').length;
+    const before = writes();
+    const preview = await mcp.client.callTool({ name: 'run_operation', arguments: { name: revert.operation, arguments: { ...revert.input, dry_run: true } } });
+    expect(preview.isError).toBeFalsy();
+    expect(JSON.parse(resultText(preview))).toMatchObject({
+      dry_run: 'nothing was sent', needs_confirmation: false,
+      steps: [`create branch revert-${sha8} from main`, `revert ${culprit} on revert-${sha8}`, `open a merge request revert-${sha8} → main`],
+    });
+    expect(writes()).toBe(before);
+
     const made = await mcp.client.callTool({ name: 'run_operation', arguments: { name: revert.operation, arguments: revert.input } });
     expect(made.isError).toBeFalsy();
     const outcome = JSON.parse(resultText(made)) as { outcome: string };
