@@ -293,6 +293,7 @@ export function incidentTitle(report: TriageReport): string {
 /** The report as an incident issue's description. */
 export function incidentText(report: TriageReport, now: number): string {
   const lines = [`${report.default_branch} of ${report.project} is ${report.verdict}: ${report.because}.`];
+  if (report.failure) lines.push('', ...failureText(report.failure).split('\n').map((line) => `${line[0].toUpperCase()}${line.slice(1)}.`));
   const since = report.red_since;
   if (since) {
     const redFor = redForText(since.first_red, now);

@@ -128,6 +128,12 @@ describe('the seeded incident: acme/web\'s test is broken since bob\'s commit', 
     expect(ops.indexOf('retry_pipeline')).toBeGreaterThan(ops.indexOf('create_commit_comment'));
   });
 
+  it('writes the verdict into the incident issue it opens', async () => {
+    const { firstRed } = await runsSinceGreen('test');
+    const issue = await data<Record<string, unknown>>('open_incident_issue', { id: PROJECT });
+    expect(String(issue.description).split('\n')).toContain(`Broken: test failed on 2 of 2 runs since ${sha8(firstRed.sha)}.`);
+  });
+
   it('after a retry of the head pipeline that fails again: broken, one more run counted (the retried run too)', async () => {
     const head = await mainHead();
     const headPipeline = (await data('list_pipelines', { id: PROJECT, ref: 'main', sha: head.id }))[0];
