@@ -59,8 +59,8 @@ async function existingFor(ctx: RunContext, id: string | number, branch: string,
   if (!branchRead) return undefined;
   const head = shortSha(asRecord(asRecord(branchRead.data).commit).id);
   const latest = mrs[0];
-  const before = latest ? `; its ${name(latest)} is ${show(latest.state)}` : ' with no merge request from it yet';
-  return `branch ${branch} already exists (at ${head})${before}; nothing was made. Delete the branch to start over`;
+  const state = latest ? `; its ${name(latest)} is ${show(latest.state)}` : ' with no merge request from it yet';
+  return `branch ${branch} already exists (at ${head})${state}; nothing was made (open a merge request from it, or delete it to start over)`;
 }
 
 /** The target branch, the commit in full and whether an earlier press left anything: reads only. */
@@ -68,7 +68,8 @@ export async function readRevertPlan(ctx: RunContext, input: { id: string | numb
   const targetBranch = input.target_branch
     ?? String(asRecord((await executeOperation(find('get_project'), { id: input.id }, ctx)).data).default_branch ?? 'main');
   const commitRead = await executeOperation(find('get_commit'), { id: input.id, sha: input.sha, stats: false }, ctx).catch((error: unknown) => {
-    if (notFound(error)) throw refusal(input, `no commit ${input.sha} in ${show(input.id)} (${(error as ApiError).message}); nothing was made`);
+    // A missing project is the service's own 404; a missing commit is said in words, before anything is made.
+    if (notFound(error) && /commit/i.test((error as ApiError).serviceMessage)) throw refusal(input, `no commit ${input.sha} in ${show(input.id)} (${(error as ApiError).message}); nothing was made`);
     throw error;
   });
   const commit = asRecord(commitRead.data);

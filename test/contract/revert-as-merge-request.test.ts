@@ -172,6 +172,10 @@ describe('a revert that cannot be made', () => {
     // The front ends' path refuses it the same way, before the policy is asked.
     const judged = await decideWithFacts(suite.operation(NAME), { id: WEB, sha: 'deadbeef' }, { readOnly: false }, explain, lookups());
     expect(judged.kind === 'refused' && judged.message).toMatch(/no commit deadbeef in acme\/web .*nothing was sent/);
+    // A project that is not there is the service's own 404, not a missing commit.
+    const noProject = await suite.refusal(NAME, { id: 'acme/nope', sha: 'deadbeef', target_branch: 'main' });
+    expect(noProject.status).toBe(404);
+    expect(noProject.message).toBe('404 Project Not Found');
     const sent = suite.requests().length;
     await expect(suite.call(NAME, { id: WEB, sha: 'main~1' })).rejects.toBeInstanceOf(InputError);
     expect(suite.requests().length).toBe(sent);
