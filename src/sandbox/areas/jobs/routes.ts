@@ -141,7 +141,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
   store.beforeRequest.push(() => catchUp(store));
   store.onClose.push(() => stopRunner(store));
-  store.onBranchMoved.push((project, branch, sha, before) => startPushPipeline(store, project, branch, sha, before));
+  // A pipeline that could not be started must not fail the push that already happened: it is logged instead.
+  store.onBranchMoved.push((project, branch, sha, before) =>
+    startPushPipeline(store, project, branch, sha, before).catch((error: unknown) => {
+      ctx.log(`sandbox: no pipeline for ${project.full_path}@${branch} ${sha}: ${error instanceof Error ? error.message : String(error)}`);
+    }));
 
   /** Whether the caller sees the project's jobs: everyone who sees it while its pipelines are public, else reporters. */
   const readsJobs = (user: User | null, project: Project) =>

@@ -191,8 +191,9 @@ function advance(store: Store, project: Project, pipeline: Pipeline, now: number
       job.status = plan.status;
       job.failure_reason = plan.failureReason;
       job.finished_at = new Date(at);
-      setJobLog(store, job.id, plan.lines.join('\n'));
-      job.artifacts = [{ file_type: 'trace', size: plan.lines.join('\n').length, filename: 'job.log', file_format: null }];
+      const log = plan.lines.join('\n');
+      setJobLog(store, job.id, log);
+      job.artifacts = [{ file_type: 'trace', size: Buffer.byteLength(log), filename: 'job.log', file_format: null }];
       runner.plans.delete(job.id);
     }
   }
