@@ -137,6 +137,39 @@ describe('the sandbox runs its pipelines', () => {
     expect((await pipeline(WEB, first.id)).status).toBe('failed');
   });
 
+  test('a pipeline\'s retry on the seeded head of main runs its failed job again: red again, its deploy skipped again', async () => {
+    const commits = (await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'maintainer' })).data as Array<{ id: string; title: string }>;
+    const seededHead = commits.find((c) => c.title === 'Show 50 search results per page')!.id;
+    const [head] = await pipelinesFor(WEB, seededHead);
+    expect(head.status).toBe('failed');
+    const retried = await api(sandbox, 'POST', `/projects/${WEB}/pipelines/${head.id}/retry`, { as: 'maintainer' });
+    expect(retried.data.status).toBe('pending');
+    expect(Object.fromEntries((await jobsOf(WEB, head.id)).map((j) => [j.name, j.status]))).toMatchObject({ test: 'pending', 'deploy:staging': 'created' });
+    await run(20);
+    const jobs = await jobsOf(WEB, head.id);
+    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({ build: 'success', lint: 'success', test: 'failed', 'deploy:staging': 'skipped' });
+    expect((await jobsOf(WEB, head.id, true)).filter((j) => j.name === 'test')).toHaveLength(2);
+    expect((await pipeline(WEB, head.id)).status).toBe('failed');
+    for (const job of jobs) expectConsistent(job, clock.now());
+  });
+
+  test('every way of pushing to a branch starts a pipeline: a file write, a commit, a cherry-pick', async () => {
+    const file = await api(sandbox, 'POST', `/projects/${WEB}/repository/files/${encodeURIComponent('docs/written.md')}`, {
+      as: 'maintainer', json: { branch: 'feature/pushes', start_branch: 'main', content: 'x\n', commit_message: 'Write a file' },
+    });
+    expect(file.status).toBe(201);
+    const written = (await api(sandbox, 'GET', `/projects/${WEB}/repository/commits/feature%2Fpushes`, { as: 'maintainer' })).data.id as string;
+    expect((await pipelinesFor(WEB, written)).map((p) => p.ref)).toEqual(['feature/pushes']);
+    const committed = await commitOn(WEB, 'feature/pushes', 'docs/committed.md', 'y\n');
+    expect((await pipelinesFor(WEB, committed)).map((p) => p.ref)).toEqual(['feature/pushes']);
+    const picked = await api(sandbox, 'POST', `/projects/${WEB}/repository/commits/${committed}/cherry_pick`, { as: 'maintainer', json: { branch: 'main' } });
+    expect(picked.status).toBe(201);
+    const onMain = await pipelinesFor(WEB, picked.data.id);
+    expect(onMain).toEqual([expect.objectContaining({ ref: 'main', status: 'pending' })]);
+    const full = await pipeline(WEB, onMain[0].id);
+    expect(full.user.username).toBe('alice');
+  });
+
   test('the log of a running job grows, and its tail shows the latest lines', async () => {
     const sha = await commitOn(PAYMENTS, 'main', 'docs/log-growth.md', 'x\n');
     const [created] = await pipelinesFor(PAYMENTS, sha);
@@ -264,6 +297,28 @@ describe('the sandbox runs its pipelines', () => {
     const mergeSha = (merged.data.merge_commit_sha ?? merged.data.sha) as string;
     const onMain = await pipelinesFor(WEB, mergeSha);
     expect(onMain.map((p) => p.ref)).toContain('main');
+  });
+
+  test('every pipeline and job the runs above left behind keeps its times consistent (admin reads all projects)', async () => {
+    await run(30);
+    const now = clock.now();
+    const projects = (await api(sandbox, 'GET', '/projects?per_page=100', { as: 'admin' })).data as Array<{ id: number }>;
+    let checked = 0;
+    for (const project of projects) {
+      const pipelines = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines?per_page=100`, { as: 'admin' })).data as Array<{ id: number }>;
+      for (const { id } of pipelines) {
+        const full = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}`, { as: 'admin' })).data;
+        expect(Date.parse(full.created_at)).toBeLessThanOrEqual(now);
+        if (full.started_at) expect(Date.parse(full.started_at)).toBeLessThanOrEqual(now);
+        if (full.finished_at) expect(Date.parse(full.finished_at)).toBeGreaterThanOrEqual(Date.parse(full.started_at ?? full.created_at));
+        if (full.finished_at) expect(Date.parse(full.finished_at)).toBeLessThanOrEqual(now);
+        if (full.duration !== null) expect(full.duration).toBeGreaterThanOrEqual(0);
+        const jobs = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}/jobs?per_page=100&include_retried=true`, { as: 'admin' })).data as JobAnswer[];
+        for (const job of jobs) expectConsistent(job, now);
+        checked += jobs.length;
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 
   test('the seeded history stays frozen: seeded pending and running pipelines do not move', async () => {
