@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors.js';
 import { defineOperation, fields } from './define.js';
 import type { FollowUp, Operation, OperationResult, Presentation, RunContext } from './define.js';
 import { executeOperation } from './execute.js';
+import { failureText } from './failure-kind.js';
 import { outcomeUnknown } from './failures.js';
 import { unfenceLog } from './job-log.js';
 import { asList, asRecord, shortSha, show, type Fields } from './present.js';
@@ -94,6 +95,8 @@ export function revertDescription(plan: RevertPlan, report: TriageReport | undef
     const head = report.head_pipeline;
     lines.push('', `${report.default_branch} of ${report.project} is red: pipeline #${head.id} failed${head.web_url ? ` (${head.web_url})` : ''}` +
       `${first ? `; red since pipeline #${first.pipeline} at ${shortSha(first.sha)}` : ''}.`);
+    // Flaky, broken or infrastructure, with its evidence: why a revert rather than a retry.
+    if (report.failure) lines.push('', `Judged ${failureText(report.failure).split('\n').join('; ')}.`);
     for (const job of report.failed_jobs) {
       lines.push('', `Failed job ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}${job.failure_reason ? `, ${job.failure_reason}` : ''}.`);
       if (job.excerpt) lines.push('', '```', unfenceLog(job.excerpt).replace(/```/g, "'''"), '```');

@@ -24,6 +24,8 @@ describe('the revert merge request description', () => {
     expect(text.split('\n')[0]).toBe('Reverts eb4870be "Show order dates" by Bob Chen, the first red commit of main.');
     expect(text).toContain('main of acme/web is red: pipeline #9 failed (http://svc/acme/web/-/pipelines/9); red since pipeline #8 at eb4870be.');
     expect(text).toContain('Failed job test (#27) in step_script.');
+    const judged = revertDescription(plan, report({ failure: { kind: 'broken', evidence: 'test failed on 2 of 2 runs since eb4870be', jobs: [] } }));
+    expect(judged).toContain('\n\nJudged broken: test failed on 2 of 2 runs since eb4870be.\n\n');
     // A fence inside the log cannot close the block early.
     expect(text).toContain('```\nExpected: "2024-03-10"\n\'\'\'\nReceived: "2024-03-09"\n```');
     expect(text.endsWith(`This reverts commit ${CULPRIT}.`)).toBe(true);
