@@ -40,6 +40,8 @@ export interface JobRun {
   sha: string;
   author?: string;
   title?: string;
+  /** A failure allowed by the CI configuration does not turn the pipeline red. */
+  allow_failure?: boolean;
 }
 
 export interface JobJudgement {
@@ -132,6 +134,7 @@ export function runOf(job: Fields, pipeline: Fields): JobRun {
     ...(typeof job.failure_reason === 'string' ? { failure_reason: job.failure_reason } : {}),
     ...(typeof commit.author_name === 'string' ? { author: commit.author_name } : {}),
     ...(typeof commit.title === 'string' ? { title: commit.title } : {}),
+    ...(job.allow_failure === true ? { allow_failure: true } : {}),
   };
 }
 
@@ -177,12 +180,15 @@ export async function judgeFailures(read: Read, id: string | number, pipelines: 
   const [ofJudged] = lists;
   if (!ofJudged) return undefined;
   const runs = lists.flatMap((list) => list ?? []);
-  // A job's latest run in the judged pipeline is the one with the highest id of its name.
-  const latest = new Map<string, JobRun>();
-  for (const run of ofJudged) if ((latest.get(run.name)?.id ?? -1) < run.id) latest.set(run.name, run);
-  const failing = [...latest.values()].filter((run) => run.status === 'failed').sort((a, b) => a.id - b.id);
   const complete = reachedGreen && !cut && lists.every((list) => list !== undefined);
-  return combine(failing.map((run) => judgeJob(run, runs, complete)));
+  return combine(failingRuns(ofJudged).map((run) => judgeJob(run, runs, complete)));
+}
+
+/** The jobs that keep a pipeline red: each name's latest run (the highest id), failed, and not allowed to fail. */
+export function failingRuns(ofPipeline: readonly JobRun[]): JobRun[] {
+  const latest = new Map<string, JobRun>();
+  for (const run of ofPipeline) if ((latest.get(run.name)?.id ?? -1) < run.id) latest.set(run.name, run);
+  return [...latest.values()].filter((run) => run.status === 'failed' && !run.allow_failure).sort((a, b) => a.id - b.id);
 }
 
 /** The verdict as a report line: "broken: test failed on 2 of 2 runs since eb4870be", one line per job beyond one. */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FollowUp } from '../../../src/operations/define.js';
 import {
-  combine, failureText, INFRASTRUCTURE_REASONS, judgeJob, orderActions, pingAction, type JobRun,
+  combine, failingRuns, failureText, INFRASTRUCTURE_REASONS, judgeJob, orderActions, pingAction, type JobRun,
 } from '../../../src/operations/failure-kind.js';
 
 const A = 'aaaaaaaa11111111111111111111111111111111';
@@ -163,5 +163,21 @@ describe('mixed jobs: the pipeline\'s verdict and its actions', () => {
       const reordered = [actions[2], actions[1], actions[0], actions[3]];
       expect(orderActions(reordered, verdict).map((a) => a.operation)[0]).toBe('retry_pipeline');
     }
+  });
+});
+
+describe('failingRuns: the jobs that keep a pipeline red', () => {
+  it('takes each job\'s latest run: a failure a retry passed is not failing, a pass retried and failed is', () => {
+    const runs = [
+      run(1, A, 'failed'), run(1, A, 'success'),
+      run(1, A, 'success', { name: 'lint' }), run(1, A, 'failed', { name: 'lint' }),
+      run(1, A, 'failed', { name: 'e2e' }),
+    ];
+    expect(failingRuns(runs).map((r) => r.name)).toEqual(['lint', 'e2e']);
+  });
+
+  it('leaves out a failure the CI configuration allows (it does not turn the pipeline red)', () => {
+    const runs = [run(1, A, 'failed', { name: 'audit', allow_failure: true }), run(1, A, 'failed')];
+    expect(failingRuns(runs).map((r) => r.name)).toEqual(['test']);
   });
 });
