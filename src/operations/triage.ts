@@ -347,7 +347,7 @@ export function triageOperation(operations: () => readonly Operation[], clock: C
     area: 'projects',
     outsideSpec: 'composed of Projects, Branches, Pipelines, Jobs, Repository and Releases reads',
     title: 'Triage project',
-    description: 'Is the default branch red, since which commit and whose, what the failing jobs printed, what to press, what is unreleased: one call.',
+    description: 'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, what to press, what is unreleased: one call.',
     route: 'GET /projects/:id/pipelines',
     composedOf: TRIAGE_READS,
     input: z.object({ id: fields.projectId() }),
