@@ -218,8 +218,17 @@ const RETRY = /^retry_/;
  */
 export function orderActions(actions: FollowUp[], verdict: FailureVerdict | undefined, ping?: FollowUp): FollowUp[] {
   if (!verdict) return actions;
-  const first = verdict.kind === 'broken'
-    ? [...actions.filter((a) => REVERT.test(a.operation)), ...(ping ? [ping] : [])]
-    : actions.filter((a) => RETRY.test(a.operation));
-  return [...first, ...actions.filter((a) => !first.includes(a))];
+  if (verdict.kind !== 'broken') {
+    const retries = actions.filter((a) => RETRY.test(a.operation));
+    return [...retries, ...actions.filter((a) => !retries.includes(a))];
+  }
+  // A broken job stays red on a retry: the retry no longer stands out (Slack's primary button) behind the revert.
+  const first = [...actions.filter((a) => REVERT.test(a.operation)), ...(ping ? [ping] : [])];
+  const rest = actions.filter((a) => !first.includes(a)).map((a) => (a.style === 'primary' ? withoutStyle(a) : a));
+  return [...first, ...rest];
+}
+
+function withoutStyle(action: FollowUp): FollowUp {
+  const { style: _style, ...plain } = action;
+  return plain;
 }

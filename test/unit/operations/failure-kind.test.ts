@@ -140,7 +140,7 @@ describe('mixed jobs: the pipeline\'s verdict and its actions', () => {
   });
 
   const actions: FollowUp[] = [
-    { label: 'Retry failed jobs of #9', operation: 'retry_pipeline', input: { id: 'p', pipeline_id: 9 } },
+    { label: 'Retry failed jobs of #9', operation: 'retry_pipeline', input: { id: 'p', pipeline_id: 9 }, style: 'primary' },
     { label: 'Log of test', operation: 'get_job_log', input: { id: 'p', job_id: 1 } },
     { label: 'Revert bbbbbbbb as a merge request', operation: 'revert_as_merge_request', input: { id: 'p' } },
     { label: 'Open incident issue', operation: 'open_incident_issue', input: { id: 'p' } },
@@ -153,15 +153,18 @@ describe('mixed jobs: the pipeline\'s verdict and its actions', () => {
       label: 'Ping the author on bbbbbbbb', operation: 'create_commit_comment',
       input: { id: 'p', sha: B, note: 'main is red since this commit: test failed on 2 of 2 runs since bbbbbbbb. Please revert or fix it.' },
     });
-    expect(orderActions(actions, verdict, ping).map((a) => a.operation))
+    const ordered = orderActions(actions, verdict, ping);
+    expect(ordered.map((a) => a.operation))
       .toEqual(['revert_as_merge_request', 'create_commit_comment', 'retry_pipeline', 'get_job_log', 'open_incident_issue']);
+    // The retry, which would stay red, no longer stands out (Slack's primary button).
+    expect(ordered.filter((a) => a.style === 'primary')).toEqual([]);
   });
 
   it('flaky, infrastructure and unknown put the retry first, and offer no ping', () => {
     for (const verdict of [combine([flaky()])!, combine([infra()])!, combine([unknown()])!]) {
       expect(pingAction('p', 'main', verdict)).toBeUndefined();
       const reordered = [actions[2], actions[1], actions[0], actions[3]];
-      expect(orderActions(reordered, verdict).map((a) => a.operation)[0]).toBe('retry_pipeline');
+      expect(orderActions(reordered, verdict)[0]).toMatchObject({ operation: 'retry_pipeline', style: 'primary' });
     }
   });
 });
