@@ -13,14 +13,12 @@ import { jobsOf, manageJob, runnerOf, setJobLog, type Job } from './state.js';
 
 export const CI_CONFIG_PATH = '.ci.yml';
 const ZERO_SHA = '0'.repeat(40);
-const ACTIVE: readonly string[] = ['created', 'pending', 'running'];
 
 /** How one started job ends, and what its log says (`closing`: its last lines, written only when it ends). */
 type RunPlan = ReturnType<typeof runnerOf>['plans'] extends Map<number, infer P> ? P : never;
 
 const scaled = (store: Store, seconds: number) => Math.max(1, Math.round(seconds * 1000 * store.jobTimeScale));
 const factKey = (project: Project, sha: string, path: string) => `${project.id}:${sha}:${path}`;
-const projectOf = (store: Store, job: Job) => store.projects.find((p) => p.id === job.project_id);
 
 /** Reads what the scenario's rules need from the commit's tree (before its jobs can start). */
 export async function prepareFacts(store: Store, project: Project, sha: string): Promise<void> {
@@ -32,7 +30,6 @@ export async function prepareFacts(store: Store, project: Project, sha: string):
     facts.set(factKey(project, sha, rule.path), exitCode === 0 ? stdout.toString('utf8') : '');
   }
 }
-
 
 export interface NewPipeline {
   ref: string;
@@ -105,9 +102,13 @@ export function onPipelineChange(store: Store, listener: (project: Project, pipe
   return () => listeners.splice(listeners.indexOf(listener), 1);
 }
 
-/** Applies every transition due by now, writes the running jobs' logs so far, and sets the next wake-up. */
-export function catchUp(store: Store): void {
+/**
+ * Applies every transition due by now, writes the running jobs' logs so far, and sets the next wake-up. `touched`:
+ * a pipeline a person just changed (a cancel, a retry), looked at again when the runner moves any of its jobs.
+ */
+export function catchUp(store: Store, touched?: number): void {
   const runner = runnerOf(store);
+  if (touched !== undefined && jobsOf(store).jobs.some((j) => j.pipeline_id === touched && runner.managed.has(j.id))) runner.active.add(touched);
   if (runner.active.size === 0) return;
   const now = store.clock.now();
   let nextDue = Infinity;
@@ -209,8 +210,8 @@ function advance(store: Store, project: Project, pipeline: Pipeline, now: number
   }
   followJobs(pipeline, latest(), runner.managed, changedAt);
   if (pipeline.status !== before) for (const listener of runner.listeners) listener(project, pipeline);
-  const stillActive = latest().some((j) => runner.managed.has(j.id) && ACTIVE.includes(j.status));
-  return stillActive ? (nextDue ?? now) : null;
+  // A managed job waiting behind a seeded (frozen) one has nothing due: it moves when someone touches the pipeline.
+  return nextDue;
 }
 
 const jobsLog = (store: Store, job: Job) => (jobsOf(store).logs.get(job.id) ?? Buffer.alloc(0)).toString('utf8');

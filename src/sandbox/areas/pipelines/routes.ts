@@ -165,7 +165,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     pipeline.finished_at = now;
     pipeline.duration = pipeline.started_at ? Math.round((now.getTime() - pipeline.started_at.getTime()) / 1000) : null;
     pipeline.updated_at = now;
-    catchUp(store);
+    catchUp(store, pipeline.id);
     reply.json(pipelineFull(store, project, pipeline), 201);
   });
 
