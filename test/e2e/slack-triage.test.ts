@@ -156,4 +156,18 @@ describe('triage in Slack', () => {
     const [first] = buttons(report).map((b) => b.text.text);
     expect(first).toMatch(/^(Revert [0-9a-f]{8}.*|Ping Bob Chen on [0-9a-f]{8})$/);
   });
+
+  it('Ping comments on the commit since which the test fails, with the evidence, for the service to tell its author', async () => {
+    const report = await command('triage acme/web');
+    const ping = buttons(report).find((b) => b.text.text.startsWith('Ping Bob Chen on '))!;
+    const sha8 = ping.text.text.slice(-8);
+    const comments = async () => (await env.client.request<Array<{ note: string }>>({
+      method: 'GET', path: `/projects/acme%2Fweb/repository/commits/${sha8}/comments`, idempotent: true,
+    })).data;
+    const before = (await comments()).length;
+    await click(ping, { user: 'U2' });
+    const after = await comments();
+    expect(after).toHaveLength(before + 1);
+    expect(after.at(-1)!.note).toBe(`main is red since this commit: test failed on 2 of 2 runs since ${sha8}. Please revert or fix it.`);
+  });
 });
