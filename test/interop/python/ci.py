@@ -25,7 +25,8 @@ with step("pipelines.get") as s:
     pipeline = project.pipelines.get(newest_failed.id)
     s.value = {"id": pipeline.id, "status": pipeline.status, "ref": pipeline.ref, "sha": pipeline.sha}
 with step("pipelines.variables") as s:
-    pending = project.pipelines.list(status="pending", get_all=True)[0]
+    # The seeded pending pipeline (the oldest): pushes made by the other scripts add pending ones of their own.
+    pending = project.pipelines.list(status="pending", sort="asc", get_all=True)[0]
     s.value = {"id": pending.id, "variables": sorted((v.key, v.variable_type) for v in pending.variables.list())}
 with step("pipelines.create") as s:
     created = project.pipelines.create({"ref": "main", "variables": [{"key": "INTEROP", "value": "yes", "variable_type": "env_var"}]})

@@ -282,6 +282,17 @@ describe('the sandbox runs its pipelines', () => {
     const log = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${build.id}/trace`, { as: 'maintainer' })).text;
     expect(log).toContain('ERROR: Job failed: canceled');
     expect((await pipeline(WEB, created.data.id)).status).toBe('canceled');
+
+    // Its retry runs the canceled jobs again stage by stage: only the first stage queues at once.
+    const retried = await api(sandbox, 'POST', `/projects/${WEB}/pipelines/${created.data.id}/retry`, { as: 'maintainer' });
+    expect(retried.status).toBe(201);
+    expect(Object.fromEntries((await jobsOf(WEB, created.data.id)).map((j) => [j.name, j.status]))).toEqual({ build: 'pending', lint: 'created', test: 'created', 'deploy:staging': 'created' });
+    await run(40);
+    const again = await jobsOf(WEB, created.data.id);
+    expect(Object.fromEntries(again.map((j) => [j.name, j.status]))).toEqual({ build: 'success', lint: 'success', test: 'failed', 'deploy:staging': 'skipped' });
+    const [build2, test2] = ['build', 'test'].map((name) => again.find((j) => j.name === name)!);
+    expect(Date.parse(test2.started_at!)).toBeGreaterThan(Date.parse(build2.finished_at!));
+    expect((await pipeline(WEB, created.data.id)).status).toBe('failed');
   });
 
   test('a merged merge request and a new branch each start a pipeline for their commit', async () => {

@@ -102,9 +102,11 @@ const latestOf = (store: Store, pipelineId: number) => jobsOf(store).jobs.filter
 export function retryPipelineJobs(store: Store, pipelineId: number, userId: number): Job[] {
   const now = new Date(store.clock.now());
   const latest = latestOf(store, pipelineId);
+  // Each waits for its stage (the runner queues the first open one at once, a manual one waits for a person there).
   const retried = latest.filter((j) => j.status === 'failed' || j.status === 'canceled').map((j) => {
     const retry = retryJob(store, j, userId, now);
-    if (retry.manual) retry.status = 'manual';
+    retry.status = 'created';
+    retry.queued_at = null;
     return retry;
   });
   for (const job of latest) {
