@@ -96,13 +96,13 @@ const latestOf = (store: Store, pipelineId: number) => jobsOf(store).jobs.filter
 
 /**
  * A pipeline's retry, as the service does it: each failed or canceled job is retried, and the jobs it had skipped
- * wait to run again. A manual job comes back waiting for a person (the service clones it without enqueueing it; only
- * a job's own retry starts a manual job at once). Returns the jobs retried.
+ * wait to run again, each until its stage comes (the runner queues it then). A manual job then waits for a person
+ * (the service clones it without enqueueing it; only a job's own retry starts a manual job at once). Returns the jobs
+ * retried.
  */
 export function retryPipelineJobs(store: Store, pipelineId: number, userId: number): Job[] {
   const now = new Date(store.clock.now());
   const latest = latestOf(store, pipelineId);
-  // Each waits for its stage (the runner queues the first open one at once, a manual one waits for a person there).
   const retried = latest.filter((j) => j.status === 'failed' || j.status === 'canceled').map((j) => {
     const retry = retryJob(store, j, userId, now);
     retry.status = 'created';
