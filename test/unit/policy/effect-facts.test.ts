@@ -90,7 +90,7 @@ describe('decisions judged by the facts read', () => {
 function inputNeedingFacts(name: string): Record<string, unknown> {
   const operation = op(name);
   const raw: Record<string, unknown> = {};
-  for (const param of operation.pathParams) raw[param] = param === 'id' ? P : param === 'name' ? 'release/*' : 1;
+  for (const param of operation.pathParams) raw[param] = param === 'id' ? P : param === 'name' ? 'release/*' : param === 'sha' ? 'abc1234' : 1;
   const shape = operation.input.shape as Record<string, unknown>;
   if ('confidential' in shape) raw.confidential = false;
   if ('visibility' in shape) raw.visibility = 'public';
@@ -105,8 +105,8 @@ const withFacts = operations.filter((o) => o.facts !== undefined);
 describe('every operation that reads facts before deciding', () => {
   it('is a known set (a new one is added here with its cases above)', () => {
     expect(withFacts.map((o) => o.name).sort()).toEqual([
-      'approve_merge_request', 'protect_branch', 'remove_group_member', 'remove_project_member', 'retry_job', 'unprotect_branch',
-      'update_group_member', 'update_issue', 'update_project_member', 'update_snippet',
+      'approve_merge_request', 'protect_branch', 'remove_group_member', 'remove_project_member', 'retry_job',
+      'revert_as_merge_request', 'unprotect_branch', 'update_group_member', 'update_issue', 'update_project_member', 'update_snippet',
     ]);
   });
 
