@@ -51,7 +51,9 @@ export function renderMessage(message: ChatMessage, options: RenderOptions): str
   // would carry twenty commands, so the terminal shows the message's own steps only.
   const actions = message.actions.flatMap((action) => {
     const op = action.row === undefined ? byName.get(action.operation) : undefined;
-    return op ? [`  → ${action.label.toLowerCase()}: ${safeText(commandLine(op, action.input))}`] : [];
+    // Only the verb is lowered ("Retry …" reads "→ retry …"): a label may carry a name ("Ping Bob Chen"), and
+    // what the service wrote in it is shown safe like every other text.
+    return op ? [`  → ${safeText(action.label.charAt(0).toLowerCase() + action.label.slice(1))}: ${safeText(commandLine(op, action.input))}`] : [];
   });
   if (actions.length > 0) lines.push('', ...actions);
   if (message.notes.length > 0) lines.push('', ...message.notes.map((note) => dim(`  ${safeText(note)}`)));

@@ -32,6 +32,16 @@ describe('renderMessage', () => {
     ].join('\n'));
   });
 
+  it('lowers only a step\'s first letter and shows the names in it safe (a label may carry an author\'s name)', () => {
+    const message = chatMessage('main is red', {
+      actions: [{ label: 'Ping Bob Chen\x1b[2J\u202e on 889e7775', operation: 'list_pipelines', input: { id: 'acme/web' } }],
+    });
+    const shown = renderMessage(message, { operations });
+    expect(shown).toContain('  → ping Bob Chen');
+    expect(shown).not.toContain('\x1b');
+    expect(shown).not.toContain('\u202e');
+  });
+
   it('leaves a list row\'s own step to Slack: the message\'s own steps are the commands shown', () => {
     const message = chatMessage('2 pipelines', {
       fields: [['#9', 'failed · main'], ['#8', 'success · main']],
