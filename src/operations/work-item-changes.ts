@@ -3,7 +3,7 @@
 // and comments (notes) on both.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
-import type { Presentation } from './define.js';
+import type { EffectFacts, Presentation } from './define.js';
 import { buildPath } from '../http/route.js';
 import { serviceGet } from './effect-facts.js';
 import { exposureFacts, exposureReason, reasons } from './exposure.js';
@@ -47,6 +47,25 @@ function presentWorkItem(kind: string) {
 
 const noteRow = (note: Record<string, unknown>): [string, string] =>
   [`@${show(asRecord(note.author).username)} ${show(note.created_at)}`, show(note.body).split('\n')[0]];
+
+/**
+ * A merge or an approval acts on the merge request's head as shown: without a sha it would act on whatever the head
+ * is when it runs, and the service compares a given sha whole, so a short one would always be refused. The head is
+ * read before asking and the full sha sent; a short sha that is not the head's start is sent as given, and the
+ * service's own 409 says the branch moved.
+ */
+function pinnedToHead<I extends { id: unknown; merge_request_iid: unknown; sha?: string }>(): EffectFacts<I, { sha: string }> {
+  return {
+    what: 'the merge request\'s head commit',
+    needed: (input) => input.sha === undefined || input.sha.length < 40,
+    read: async (ctx, input) => {
+      const mr = asRecord(await serviceGet(ctx, buildPath('/projects/:id/merge_requests/:merge_request_iid', input)));
+      if (typeof mr.sha !== 'string') throw new Error('the service did not say the merge request\'s head');
+      return { sha: mr.sha };
+    },
+    pin: (input, head) => ({ sha: input.sha === undefined || head.sha.startsWith(input.sha) ? head.sha : input.sha }),
+  };
+}
 
 export const projectReadOperations = [
   defineOperation({
@@ -141,10 +160,10 @@ export const mergeRequestChangeOperations = [
     area: 'merge_requests',
     outsideSpec: 'Merge requests API: Merge a merge request',
     title: 'Merge merge request',
-    description: 'Merge a merge request, only if its head is still the sha given (what you reviewed).',
+    description: 'Merge a merge request, only if its head is still the sha given or shown (what you reviewed).',
     route: 'PUT /projects/:id/merge_requests/:merge_request_iid/merge',
     input: mrInput.extend({
-      sha: z.string().regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)').describe('The head SHA you reviewed; the merge is refused if the branch moved since.'),
+      sha: z.string().regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)').optional().describe('The head SHA you reviewed (default: the head shown in the confirmation).'),
       squash: z.boolean().optional(),
       should_remove_source_branch: z.boolean().optional(),
       merge_commit_message: z.string().optional(),
@@ -153,7 +172,8 @@ export const mergeRequestChangeOperations = [
     }),
     effect: 'write',
     undo: 'The target branch gains the changes at once (and deploys may follow); only a revert commit takes them back, so a human approves the exact head SHA merged.',
-    confirm: (input) => `It merges into the target branch the head ${input.sha.slice(0, 8)} exactly; a revert commit is the only way back.`,
+    facts: pinnedToHead(),
+    confirm: (input) => `It merges into the target branch the head ${input.sha === undefined ? 'as it is now' : input.sha.slice(0, 8)} exactly; a revert commit is the only way back.`,
     present: presentWorkItem('Merge request'),
   }),
   defineOperation({
@@ -167,17 +187,7 @@ export const mergeRequestChangeOperations = [
     input: mrInput.extend({ sha: z.string().regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)').optional().describe('The head SHA you reviewed.') }),
     effect: 'write',
     undo: 'An approval says a person reviewed the change, and may let it merge; it is signed with your name, so a human approves it; the service\'s unapprove withdraws it.',
-    // Without sha the approval would cover whatever the head is when it runs: it is pinned to the head shown.
-    facts: {
-      what: 'the merge request\'s head commit',
-      needed: (input) => input.sha === undefined,
-      read: async (ctx, input) => {
-        const mr = asRecord(await serviceGet(ctx, buildPath('/projects/:id/merge_requests/:merge_request_iid', input)));
-        if (typeof mr.sha !== 'string') throw new Error('the service did not say the merge request\'s head');
-        return { sha: mr.sha };
-      },
-      pin: (_input, head) => ({ sha: head.sha }),
-    },
+    facts: pinnedToHead(),
     confirm: (input) => `It records your approval of this merge request at head ${input.sha === undefined ? 'now' : input.sha.slice(0, 8)}, under your name ` +
       '(the service refuses it if the branch has moved since); approvals can let it be merged.',
   }),

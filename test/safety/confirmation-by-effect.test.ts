@@ -134,7 +134,7 @@ describe('making a confidential issue public', () => {
   });
 });
 
-describe('an approval without sha', () => {
+describe('an approval or a merge without a full sha', () => {
   async function openMergeRequest(branch: string): Promise<Record<string, unknown>> {
     const project = encodeURIComponent(P);
     await api('POST', `/projects/${project}/repository/branches`, { branch, ref: 'main' });
@@ -162,6 +162,32 @@ describe('an approval without sha', () => {
     expect(text).toMatch(/SHA does not match HEAD/);
     const approvals = env.sandbox.requests.filter({ method: 'POST', path: `/projects/acme%2Fweb/merge_requests/${String(mr.iid)}/approve` });
     expect(approvals.map((r) => r.status)).toEqual([409]);
+  });
+
+  it('merges the head the question showed when no sha was given, sending it whole', async () => {
+    const mr = await openMergeRequest('merge-pinned');
+    const head = (await api('GET', `/projects/${encodeURIComponent(P)}/merge_requests/${String(mr.iid)}`)).sha as string;
+    const { prompts, isError, text } = await call('merge_merge_request', { id: P, merge_request_iid: mr.iid }, ACCEPT);
+    expect(isError, text).toBe(false);
+    expect(prompts[0]).toContain(`  sha: "${head}"`);
+    expect(prompts[0]).toContain(`the head ${head.slice(0, 8)} exactly`);
+    const merges = env.sandbox.requests.filter({ method: 'PUT', path: `/projects/acme%2Fweb/merge_requests/${String(mr.iid)}/merge` });
+    expect(merges.map((r) => r.status)).toEqual([200]);
+  });
+
+  it('takes a short sha as people type it: the head it starts is shown and sent whole (the service compares it whole)', async () => {
+    const mr = await openMergeRequest('merge-short');
+    const head = (await api('GET', `/projects/${encodeURIComponent(P)}/merge_requests/${String(mr.iid)}`)).sha as string;
+    const { prompts, isError, text } = await call('merge_merge_request', { id: P, merge_request_iid: mr.iid, sha: head.slice(0, 8) }, ACCEPT);
+    expect(isError, text).toBe(false);
+    expect(prompts[0]).toContain(`  sha: "${head}"`);
+  });
+
+  it('sends a short sha that is not the head as given, and the service refuses it', async () => {
+    const mr = await openMergeRequest('merge-moved');
+    const { isError, text } = await call('merge_merge_request', { id: P, merge_request_iid: mr.iid, sha: '0000000' }, ACCEPT);
+    expect(isError).toBe(true);
+    expect(text).toMatch(/SHA does not match HEAD/);
   });
 });
 

@@ -59,6 +59,9 @@ const CASES: Array<[string, Record<string, unknown>, FactsReading | undefined, D
   // approve_merge_request: pinned to the head shown (the pin itself is tested through the front ends).
   ['approve_merge_request', { id: P, merge_request_iid: 1, sha: '54b5d197' }, undefined, 'confirm', /at head 54b5d197/],
   ['approve_merge_request', { id: P, merge_request_iid: 1 }, undefined, 'confirm', /head commit, which was not read on this path/],
+  // merge_merge_request alike: a whole sha needs no read; without one (or a short one) the head is read and pinned.
+  ['merge_merge_request', { id: P, merge_request_iid: 1, sha: '54b5d19754b5d19754b5d19754b5d19754b5d197' }, undefined, 'confirm', /the head 54b5d197 exactly/],
+  ['merge_merge_request', { id: P, merge_request_iid: 1, sha: '54b5d197' }, undefined, 'confirm', /head commit, which was not read on this path/],
   // Members: the service changes and removes only a membership of the place itself.
   ['remove_project_member', { id: P, user_id: 3 }, read(direct), 'confirm', /loses this access at once/],
   ['remove_project_member', { id: P, user_id: 3 }, read(inherited), 'deny',
@@ -105,7 +108,7 @@ const withFacts = operations.filter((o) => o.facts !== undefined);
 describe('every operation that reads facts before deciding', () => {
   it('is a known set (a new one is added here with its cases above)', () => {
     expect(withFacts.map((o) => o.name).sort()).toEqual([
-      'approve_merge_request', 'protect_branch', 'remove_group_member', 'remove_project_member', 'retry_job',
+      'approve_merge_request', 'merge_merge_request', 'protect_branch', 'remove_group_member', 'remove_project_member', 'retry_job',
       'revert_as_merge_request', 'unprotect_branch', 'update_group_member', 'update_issue', 'update_project_member', 'update_snippet',
     ]);
   });
