@@ -1,0 +1,248 @@
+// Watching one project's branch: a cheap check each interval (the branch's latest pipeline, one request), a triage
+// only when a finished pipeline changed, and the red episode's transitions (red, running, still red, green) emitted
+// once across replicas: a lease in the state store says which process polls the project, and a key per transition
+// says it was already told. What the watch has seen lives in the store too, so a replica taking over carries on.
+import { randomUUID } from 'node:crypto';
+import { executeOperation } from '../operations/execute.js';
+import type { Operation, RunContext } from '../operations/define.js';
+import { asList, asRecord, type Fields } from '../operations/present.js';
+import type { TriageReport } from '../operations/triage.js';
+import type { StateStore } from '../state/store.js';
+
+/** How often a watch checks by default; each check costs one request when nothing changed. */
+export const DEFAULT_WATCH_INTERVAL_MS = 30_000;
+/** Up to this share of the interval is added at random, so many watches (and replicas) do not ask in step. */
+export const WATCH_JITTER = 0.1;
+/** Watches in all, on every replica (counted in the store): a stranger cannot make forgeops poll without bound. */
+export const MAX_WATCHES = 200;
+/** A red episode's keys outlive any incident worth watching, then go. */
+const EPISODE_TTL_MS = 30 * 24 * 3600_000;
+
+const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+/** The time a watch reads and one way to be woken: the sandbox's clock has this shape, so tests share one. */
+export interface WatchClock {
+  now(): number;
+  /** Calls `wake` at `at` (epoch ms) or soon after; returns a function that cancels it. */
+  wakeAt(at: number, wake: () => void): () => void;
+}
+
+export const systemClock: WatchClock = {
+  now: () => Date.now(),
+  wakeAt(at, wake) {
+    const timer = setTimeout(wake, Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1));
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+export interface CommitRef { sha: string; title?: string; author?: string }
+
+/** What a watch tells: the state when it starts (not red), then each transition of a red episode. */
+export type WatchEvent =
+  | { kind: 'watching'; project: string; ref: string; report: TriageReport }
+  | { kind: 'red'; project: string; ref: string; episode: string; report: TriageReport }
+  | { kind: 'running'; project: string; ref: string; episode: string; pipeline: { id: number; sha: string; status: string } }
+  | { kind: 'still-red'; project: string; ref: string; episode: string; report: TriageReport }
+  | { kind: 'green'; project: string; ref: string; episode: string; redForMs: number; fixedBy: CommitRef; report: TriageReport };
+
+export interface BranchWatchOptions {
+  project: string;
+  /** The branch; the project's default branch when absent. */
+  ref?: string;
+  /** The registry (a late view, as triage takes it): the watch reads through its operations only. */
+  operations: () => readonly Operation[];
+  /** The context each read runs in (the service client, a signal). */
+  runContext: () => RunContext;
+  store: StateStore;
+  onEvent: (event: WatchEvent) => void | Promise<void>;
+  clock?: WatchClock;
+  intervalMs?: number;
+  /** 0 ≤ random() < 1, for the jitter (tests fix it). */
+  random?: () => number;
+  /** This process's name in the lease; unique per watch by default. */
+  holder?: string;
+}
+
+/** The lease's key: one per project, whatever branch, so one process polls a project. */
+export const leaseKey = (project: string) => `watch:lease:${project}`;
+const stateKey = (project: string, ref: string) => `watch:state:${project}:${ref}`;
+
+interface PipelineSeen { id: number; sha: string; status: string; updated_at: string }
+
+interface Episode {
+  key: string;
+  firstRed: number;
+  /** When the first red pipeline was created (epoch ms). */
+  since?: number;
+  /** The finished pipeline the episode was last told about, as "id@updated_at". */
+  lastTold: string;
+  /** Told results so far: keys a running update apart from the one before the previous retry. */
+  attempt: number;
+}
+
+interface WatchState { latest?: PipelineSeen; finished?: string; episode?: Episode }
+
+/** What one check did: polled (and what changed), or skipped because another process holds the lease. */
+export type CheckResult = 'not-holder' | 'unchanged' | 'changed';
+
+const seenOf = (p: Fields): PipelineSeen => ({ id: Number(p.id), sha: String(p.sha), status: String(p.status), updated_at: String(p.updated_at) });
+const finishedKey = (p: PipelineSeen) => `${p.id}@${p.updated_at}`;
+
+export class BranchWatch {
+  readonly project: string;
+  private ref: string | undefined;
+  private readonly clock: WatchClock;
+  private readonly intervalMs: number;
+  private readonly random: () => number;
+  readonly holder: string;
+  private cancelWake: (() => void) | undefined;
+  private stopped = true;
+  private checking: Promise<CheckResult> | undefined;
+
+  constructor(private readonly options: BranchWatchOptions) {
+    this.project = options.project;
+    this.ref = options.ref;
+    this.clock = options.clock ?? systemClock;
+    this.intervalMs = options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
+    this.random = options.random ?? Math.random;
+    this.holder = options.holder ?? randomUUID();
+  }
+
+  /** The lease lasts two intervals (and a bit): a holder that stops renewing is replaced within two intervals. */
+  get leaseMs(): number {
+    return Math.round(this.intervalMs * (2 + WATCH_JITTER));
+  }
+
+  /** Checks now, then every interval (with jitter) until stop(). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.tick();
+  }
+
+  /** Stops checking and gives the lease back, so another process takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancelWake?.();
+    await this.checking?.catch(() => undefined);
+    if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder) await this.options.store.delete(leaseKey(this.project));
+  }
+
+  /** Stops checking without giving the lease back: what a process that dies does. */
+  abandon(): void {
+    this.stopped = true;
+    this.cancelWake?.();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.check();
+    } catch (error) {
+      // A failed check (the service down, a timeout) is tried again next interval; the watch goes on.
+      void error;
+    }
+    if (this.stopped) return;
+    const delay = this.intervalMs * (1 + WATCH_JITTER * this.random());
+    this.cancelWake = this.clock.wakeAt(this.clock.now() + delay, () => void this.tick());
+  }
+
+  /** One check: take or renew the lease, ask for the branch's latest pipeline, and act on a change. */
+  check(): Promise<CheckResult> {
+    // Checks never overlap: a slow one is awaited, not doubled.
+    this.checking ??= this.checkOnce().finally(() => { this.checking = undefined; });
+    return this.checking;
+  }
+
+  private async checkOnce(): Promise<CheckResult> {
+    if (!(await this.holdLease())) return 'not-holder';
+    const ref = this.ref ??= await this.defaultBranch();
+    const key = stateKey(this.project, ref);
+    const state = (await this.options.store.get<WatchState>(key)) ?? {};
+    const started = state.latest === undefined;
+    const [latest] = asList((await this.read('list_pipelines', {
+      id: this.project, ref, per_page: 1,
+      ...(state.latest ? { updated_after: state.latest.updated_at } : {}),
+    })).data);
+    const seen = latest ? seenOf(latest) : undefined;
+    const same = seen && state.latest && seen.id === state.latest.id && seen.status === state.latest.status && seen.updated_at === state.latest.updated_at;
+    if (!started && (!seen || same)) return 'unchanged';
+    if (seen) state.latest = seen;
+    if (seen && !FINISHED.has(seen.status)) {
+      if (state.episode) {
+        const episode = state.episode;
+        await this.tell(`${episode.key}:running:${seen.id}:${episode.attempt}`, { kind: 'running', project: this.project, ref, episode: episode.key, pipeline: { id: seen.id, sha: seen.sha, status: seen.status } });
+      }
+      if (!started) {
+        await this.options.store.set(key, state);
+        return 'changed';
+      }
+    }
+    if (!started && seen && state.finished === finishedKey(seen)) {
+      await this.options.store.set(key, state);
+      return 'changed';
+    }
+    if (seen && FINISHED.has(seen.status)) state.finished = finishedKey(seen);
+    await this.judge(ref, state, seen, started);
+    await this.options.store.set(key, state);
+    return 'changed';
+  }
+
+  /** A finished pipeline changed (or the watch just started): triage says red or green, and the episode moves on. */
+  private async judge(ref: string, state: WatchState, seen: PipelineSeen | undefined, started: boolean): Promise<void> {
+    const report = (await this.read('triage_project', { id: this.project })).data as TriageReport;
+    const base = { project: this.project, ref };
+    if (report.verdict === 'red' && report.red_since) {
+      const firstRed = report.red_since.first_red;
+      const episodeKey = `${this.project}:${ref}:${firstRed.pipeline}`;
+      const told = seen ? finishedKey(seen) : String(report.head_pipeline?.id);
+      if (state.episode?.key !== episodeKey) {
+        state.episode = { key: episodeKey, firstRed: firstRed.pipeline, ...(firstRed.since ? { since: Date.parse(firstRed.since) } : {}), lastTold: told, attempt: 0 };
+        await this.tell(`${episodeKey}:red`, { kind: 'red', ...base, episode: episodeKey, report });
+      } else if (state.episode.lastTold !== told) {
+        state.episode.lastTold = told;
+        state.episode.attempt += 1;
+        await this.tell(`${episodeKey}:still-red:${told}`, { kind: 'still-red', ...base, episode: episodeKey, report });
+      }
+      return;
+    }
+    if (report.verdict === 'green' && state.episode) {
+      const episode = state.episode;
+      state.episode = undefined;
+      const greenAt = seen ? Date.parse(seen.updated_at) : this.clock.now();
+      const fixedBy: CommitRef = report.head && (!seen || report.head.sha === seen.sha)
+        ? { sha: report.head.sha, title: report.head.title, author: report.head.author }
+        : { sha: seen?.sha ?? report.head_pipeline?.id.toString() ?? '' };
+      const redForMs = Math.max(0, (Number.isNaN(greenAt) ? this.clock.now() : greenAt) - (episode.since ?? greenAt));
+      await this.tell(`${episode.key}:green`, { kind: 'green', ...base, episode: episode.key, redForMs, fixedBy, report });
+      return;
+    }
+    if (started) await this.options.onEvent({ kind: 'watching', ...base, report });
+  }
+
+  /** Emits `event` unless some process already did (SET NX on the transition's key). */
+  private async tell(key: string, event: WatchEvent): Promise<void> {
+    if (await this.options.store.add(`watch:told:${key}`, this.clock.now(), { ttlMs: EPISODE_TTL_MS })) await this.options.onEvent(event);
+  }
+
+  /** Takes the lease when free (or expired), renews it when held; false while another process holds it. */
+  private async holdLease(): Promise<boolean> {
+    const key = leaseKey(this.project);
+    if (await this.options.store.add(key, this.holder, { ttlMs: this.leaseMs })) return true;
+    if ((await this.options.store.get<string>(key)) !== this.holder) return false;
+    await this.options.store.set(key, this.holder, { ttlMs: this.leaseMs });
+    return true;
+  }
+
+  private async defaultBranch(): Promise<string> {
+    const project = asRecord((await this.read('get_project', { id: this.project })).data);
+    return typeof project.default_branch === 'string' ? project.default_branch : 'main';
+  }
+
+  private async read(name: string, input: Record<string, unknown>) {
+    const op = this.options.operations().find((o) => o.name === name);
+    if (!op) throw new Error(`${name} is not in the registry`);
+    return executeOperation(op, input, this.options.runContext());
+  }
+}

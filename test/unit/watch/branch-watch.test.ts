@@ -1,0 +1,145 @@
+// Watching acme/web's main on the sandbox's clock: red at once (broken since bob's commit), one request per check
+// while nothing changes, a retry that fails again told once as still red, a revert merged to main told as green
+// with how long it was red and the commit that fixed it; two watchers on one store tell each transition once; the
+// lease keeps a second watcher from polling until its holder stops renewing.
+import { describe, expect, it } from 'vitest';
+import { createDispatcher } from '../../../src/chat/dispatch.js';
+import { operations } from '../../../src/operations/index.js';
+import type { Operation } from '../../../src/operations/define.js';
+import { triageOperation } from '../../../src/operations/triage.js';
+import { ManualClock } from '../../../src/sandbox/core/clock.js';
+import { MemoryStore } from '../../../src/state/store.js';
+import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import { useSandbox } from '../../helpers/mcp.js';
+
+const clock = new ManualClock();
+const env = useSandbox({ clock });
+const PROJECT = 'acme/web';
+const CULPRIT_TITLE = "Show order dates in the store's time zone";
+type Row = Record<string, unknown>;
+
+/** The registry with triage reading the sandbox's clock. */
+const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+
+/** Runs an operation as a person who answers yes to any confirmation. */
+async function call<T = Row>(name: string, input: Row): Promise<T> {
+  const dispatcher = createDispatcher({
+    operations, policy: { readOnly: false }, runContext: () => ({ client: env.client }),
+    explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
+  });
+  let reply = await dispatcher.call(name, input);
+  if (reply.kind === 'confirm') reply = await dispatcher.confirmed(reply.operation, reply.input);
+  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.kind === 'message' ? reply.message : reply.kind)}`);
+  return reply.outcome.result.data as T;
+}
+
+function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
+  return new BranchWatch({
+    project: PROJECT, operations: () => ops, runContext: () => ({ client: env.client }), store, clock,
+    onEvent: (event) => { events.push(event); }, holder, random: () => 0,
+  });
+}
+
+/** Checks once per second of the sandbox's clock until an event of `kind` is told (every watcher checks each second). */
+async function until(watches: BranchWatch[], events: WatchEvent[], kind: WatchEvent['kind']): Promise<void> {
+  for (let second = 0; second < 300; second++) {
+    for (const watch of watches) await watch.check();
+    if (events.some((e) => e.kind === kind)) return;
+    clock.advance(1000);
+  }
+  throw new Error(`no ${kind} within 300 s of the sandbox's clock; told: ${events.map((e) => e.kind).join(', ')}`);
+}
+
+describe('a watch on acme/web main', () => {
+  it('tells red once when a replica takes over from one that died after telling, before saving what it saw', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const events: WatchEvent[] = [];
+    const dying = watcher(store, events, 'replica-1');
+    const next = watcher(store, events, 'replica-2');
+    await Promise.all([dying.check(), next.check()]);
+    expect(events.map((e) => e.kind)).toEqual(['red']);
+    dying.abandon();
+    await store.delete('watch:state:acme/web:main');
+    clock.advance(dying.leaseMs);
+    expect(await next.check()).toBe('changed');
+    expect(events.map((e) => e.kind)).toEqual(['red']);
+  });
+
+  it('tells red, still red after a failed retry, then green after the revert is merged, each once across two watchers', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const events: WatchEvent[] = [];
+    const first = watcher(store, events, 'replica-1');
+    const second = watcher(store, events, 'replica-2');
+
+    expect(await first.check()).toBe('changed');
+    expect(events.map((e) => e.kind)).toEqual(['red']);
+    const red = events[0] as Extract<WatchEvent, { kind: 'red' }>;
+    expect(red.report.failure?.kind).toBe('broken');
+    expect(red.report.red_since?.first_red).toMatchObject({ title: CULPRIT_TITLE, author: 'Bob Chen' });
+    expect(red.episode).toBe(`${PROJECT}:main:${red.report.red_since!.first_red.pipeline}`);
+
+    // Nothing changed: one request a check, no triage; the second watcher does not poll while the first holds the lease.
+    const before = env.sandbox.requests.all().length;
+    expect(await first.check()).toBe('unchanged');
+    expect(await second.check()).toBe('not-holder');
+    const asked = env.sandbox.requests.all().slice(before);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ method: 'GET', path: expect.stringMatching(/\/pipelines$/) });
+
+    // The retry fails again: one running update, one still-red, whichever watcher checks.
+    const head = red.report.head_pipeline!;
+    await call('retry_pipeline', { id: PROJECT, pipeline_id: head.id });
+    await until([first, second], events, 'still-red');
+    expect(events.map((e) => e.kind)).toEqual(['red', 'running', 'still-red']);
+
+    // The revert merged to main: its pipeline runs and passes.
+    const culprit = red.report.red_since!.first_red.sha;
+    const made = await call<{ merge_request: { iid: number } }>('revert_as_merge_request', { id: PROJECT, sha: culprit.slice(0, 8) });
+    await call('merge_merge_request', { id: PROJECT, merge_request_iid: made.merge_request.iid });
+    await until([first, second], events, 'green');
+    expect(events.map((e) => e.kind)).toEqual(['red', 'running', 'still-red', 'running', 'green']);
+    const green = events.at(-1) as Extract<WatchEvent, { kind: 'green' }>;
+    const [latest] = await call<Row[]>('list_pipelines', { id: PROJECT, ref: 'main', per_page: 1 });
+    expect(latest.status).toBe('success');
+    expect(green.fixedBy.sha).toBe(latest.sha);
+    const fixing = await call<Row>('get_commit', { id: PROJECT, sha: latest.sha });
+    expect(green.fixedBy.title).toBe(fixing.title);
+    expect(green.redForMs).toBe(Date.parse(String(latest.updated_at)) - Date.parse(red.report.red_since!.first_red.since!));
+    expect(green.redForMs).toBeGreaterThan(0);
+
+    // Later checks tell nothing more.
+    clock.advance(30_000);
+    await first.check();
+    await second.check();
+    expect(events).toHaveLength(5);
+  });
+});
+
+describe('the lease', () => {
+  it('keeps a second watcher from polling while held, and passes to it once the holder stops renewing', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const events: WatchEvent[] = [];
+    const holder = watcher(store, events, 'replica-1');
+    const other = watcher(store, events, 'replica-2');
+    holder.start();
+    other.start();
+    await expect.poll(() => events.length).toBe(1);
+    expect(await store.get(leaseKey(PROJECT))).toBe('replica-1');
+    // Renewed each interval: still held after several.
+    for (let i = 0; i < 4; i++) {
+      clock.advance(30_000);
+      expect(await other.check()).toBe('not-holder');
+      expect(await holder.check()).not.toBe('not-holder');
+    }
+    holder.abandon();
+    clock.advance(holder.leaseMs - 1);
+    expect(await other.check()).toBe('not-holder');
+    clock.advance(1);
+    expect(await other.check()).not.toBe('not-holder');
+    expect(await store.get(leaseKey(PROJECT))).toBe('replica-2');
+    // The state carried over: the red already told is not told again.
+    expect(events.map((e) => e.kind)).toEqual([events[0].kind]);
+    await other.stop();
+    expect(await store.get(leaseKey(PROJECT))).toBeUndefined();
+  });
+});
