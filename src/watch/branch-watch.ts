@@ -56,6 +56,8 @@ export interface BranchWatchOptions {
   runContext: () => RunContext;
   store: StateStore;
   onEvent: (event: WatchEvent) => void | Promise<void>;
+  /** A check that failed (it is tried again next interval, but for a refusal, which ends the watch). */
+  onError?: (error: Error) => void;
   clock?: WatchClock;
   intervalMs?: number;
   /** 0 ≤ random() < 1, for the jitter (tests fix it). */
@@ -89,6 +91,9 @@ export type CheckResult = 'not-holder' | 'unchanged' | 'changed';
 const seenOf = (p: Fields): PipelineSeen => ({ id: Number(p.id), sha: String(p.sha), status: String(p.status), updated_at: String(p.updated_at) });
 const finishedKey = (p: PipelineSeen) => `${p.id}@${p.updated_at}`;
 
+/** A watch that cannot be made (a cap reached, a branch triage does not judge): said to the person, never retried. */
+export class WatchRefusedError extends Error {}
+
 export class BranchWatch {
   readonly project: string;
   private ref: string | undefined;
@@ -102,7 +107,6 @@ export class BranchWatch {
 
   constructor(private readonly options: BranchWatchOptions) {
     this.project = options.project;
-    this.ref = options.ref;
     this.clock = options.clock ?? systemClock;
     this.intervalMs = options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
     this.random = options.random ?? Math.random;
@@ -140,8 +144,13 @@ export class BranchWatch {
     try {
       await this.check();
     } catch (error) {
-      // A failed check (the service down, a timeout) is tried again next interval; the watch goes on.
-      void error;
+      // A refusal ends the watch; any other failed check (the service down, a timeout) is tried again next interval.
+      if (error instanceof WatchRefusedError) {
+        this.stopped = true;
+        this.options.onError?.(error);
+        return;
+      }
+      this.options.onError?.(error as Error);
     }
     if (this.stopped) return;
     const delay = this.intervalMs * (1 + WATCH_JITTER * this.random());
@@ -157,7 +166,7 @@ export class BranchWatch {
 
   private async checkOnce(): Promise<CheckResult> {
     if (!(await this.holdLease())) return 'not-holder';
-    const ref = this.ref ??= await this.defaultBranch();
+    const ref = this.ref ??= await this.branch();
     const key = stateKey(this.project, ref);
     const state = (await this.options.store.get<WatchState>(key)) ?? {};
     const started = state.latest === undefined;
@@ -235,9 +244,14 @@ export class BranchWatch {
     return true;
   }
 
-  private async defaultBranch(): Promise<string> {
+  /** The branch watched: the default one, read once. Triage judges the default branch, so another is refused. */
+  private async branch(): Promise<string> {
     const project = asRecord((await this.read('get_project', { id: this.project })).data);
-    return typeof project.default_branch === 'string' ? project.default_branch : 'main';
+    const defaultBranch = typeof project.default_branch === 'string' ? project.default_branch : 'main';
+    if (this.options.ref !== undefined && this.options.ref !== defaultBranch) {
+      throw new WatchRefusedError(`only the default branch (${defaultBranch}) of ${this.project} can be watched for now: triage judges that branch`);
+    }
+    return defaultBranch;
   }
 
   private async read(name: string, input: Record<string, unknown>) {
