@@ -30,6 +30,11 @@ export interface TerminalChatOptions {
    * print when the line was one of them, undefined when it was not.
    */
   local?(line: string): Promise<string | undefined>;
+  /**
+   * Commands of this terminal that print as they go until Ctrl+C (`watch acme/web`): true when the line was one,
+   * once it has ended. Ctrl+C aborts `signal` and the prompt comes back.
+   */
+  follow?(line: string, io: { signal: AbortSignal; write(text: string): void }): Promise<boolean>;
   /** Usernames starting with `prefix`, asked of the service (Tab completion of people). */
   usernames?(prefix: string): Promise<string[]>;
   /**
@@ -348,6 +353,10 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
     const run: CommandRun = { signal: stop.signal, abandoned: false };
     running = stop;
     try {
+      if (await options.follow?.(text, { signal: stop.signal, write: (chunk) => options.output.write(chunk) })) {
+        options.output.write('\n');
+        continue;
+      }
       const local = await options.local?.(text);
       if (local !== undefined) {
         options.output.write(`${local}\n\n`);

@@ -6,6 +6,7 @@ import { operations } from '../operations/index.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { runInteractive, runOneShot, type TerminalChatOptions } from './chat.js';
 import { historyFile } from './history.js';
+import { terminalWatch } from '../watch/terminal-watch.js';
 
 export interface ChatCliOptions {
   /** One shot: this line, then exit; undefined: the prompt. */
@@ -53,6 +54,10 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     prompt: () => `forgeops${defaultProject ? ` ${defaultProject}` : ''}> `,
     ...(runtime.sandbox ? { local: (line: string) => actAs(line, runtime, (token) => { actingToken = token; }) } : {}),
     usernames: (prefix: string) => usernamesStartingWith(runtime, prefix, actingToken),
+    follow: terminalWatch({
+      operations: () => operations,
+      runContext: () => ({ client: runtime.client, deadline: Date.now() + config.callTimeoutMs, ...(actingToken ? { token: actingToken } : {}) }),
+    }),
     // A SIGINT from outside the prompt (kill -INT, Ctrl+C when input is piped) stops the command, as Ctrl+C does.
     interrupts: (handler: () => void) => {
       process.on('SIGINT', handler);

@@ -1,0 +1,100 @@
+// `watch <project> [branch]` in the terminal chat: the branch's state at once, then each transition of a red episode
+// as it happens, one line each, until Ctrl+C. A chat-local command (no registry operation, so no MCP tool): a person
+// at a terminal watches for themselves, with a store of their own, so what they see never depends on a replica.
+import { tokenize } from '../chat/tokens.js';
+import type { Operation, RunContext } from '../operations/define.js';
+import { failureText } from '../operations/failure-kind.js';
+import { shortSha } from '../operations/present.js';
+import { momentText, spanText, type TriageReport } from '../operations/triage.js';
+import { MemoryStore } from '../state/store.js';
+import { BranchWatch, systemClock, type WatchClock, type WatchEvent } from './branch-watch.js';
+
+export interface TerminalWatchOptions {
+  operations: () => readonly Operation[];
+  runContext: () => RunContext;
+  clock?: WatchClock;
+  intervalMs?: number;
+}
+
+export interface FollowIO {
+  /** Aborted by Ctrl+C: the watch ends and the prompt comes back. */
+  signal: AbortSignal;
+  write(text: string): void;
+}
+
+export const WATCH_USAGE = 'watch <project> [branch]: prints the branch\'s state, then each change, until Ctrl+C';
+
+/** The red report in a few lines: why, flaky or broken, since which commit and whose, what failed. */
+function redLines(report: TriageReport): string[] {
+  const lines = [`  ${report.because}`];
+  if (report.failure) lines.push(...failureText(report.failure).split('\n').map((line) => `  ${line}`));
+  const first = report.red_since?.first_red;
+  if (first) lines.push(`  first red: #${first.pipeline} at ${shortSha(first.sha)}${first.title ? ` ${first.title}` : ''}${first.author ? ` (${first.author})` : ''}`);
+  for (const job of report.failed_jobs) lines.push(`  failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`);
+  return lines;
+}
+
+/** One event as the lines a person reads, stamped with the time it was seen. */
+export function watchEventText(event: WatchEvent, now: number): string {
+  const where = `${event.project} ${event.ref}`;
+  const stamp = `[${momentText(new Date(now), now)}]`;
+  switch (event.kind) {
+    case 'watching': {
+      const word = event.report.verdict === 'green' ? 'green' : event.report.verdict;
+      return `${stamp} ${where} is ${word}: ${event.report.because}`;
+    }
+    case 'red':
+      return [`${stamp} ${where} is RED`, ...redLines(event.report)].join('\n');
+    case 'running':
+      return `${stamp} ${where}: pipeline #${event.pipeline.id} is ${event.pipeline.status} on ${shortSha(event.pipeline.sha)}`;
+    case 'still-red':
+      return [`${stamp} ${where} is still red`, ...redLines(event.report)].join('\n');
+    case 'green': {
+      const fix = event.fixedBy;
+      return `${stamp} ${where} is green again after ${spanText(event.redForMs)}: fixed by ${shortSha(fix.sha)}${fix.title ? ` ${fix.title}` : ''}${fix.author ? ` (${fix.author})` : ''}`;
+    }
+  }
+}
+
+/**
+ * The terminal's long-running command: false when the line is not a `watch`; otherwise it watches until `io.signal`
+ * aborts, then stops (giving its lease back) and resolves true.
+ */
+export function terminalWatch(options: TerminalWatchOptions) {
+  const clock = options.clock ?? systemClock;
+  return async (line: string, io: FollowIO): Promise<boolean> => {
+    let words: string[];
+    try {
+      words = tokenize(line).map((token) => token.text);
+    } catch {
+      return false;
+    }
+    if (words[0] !== 'watch') return false;
+    if (words.length < 2 || words.length > 3) {
+      io.write(`${WATCH_USAGE}\n`);
+      return true;
+    }
+    const [, project, ref] = words;
+    io.write(`Watching ${project}${ref ? ` ${ref}` : ''}; Ctrl+C stops.\n`);
+    const watch = new BranchWatch({
+      project, ...(ref ? { ref } : {}),
+      operations: options.operations,
+      runContext: () => ({ ...options.runContext(), signal: io.signal }),
+      store: new MemoryStore({ now: () => clock.now() }),
+      clock,
+      ...(options.intervalMs ? { intervalMs: options.intervalMs } : {}),
+      onEvent: (event) => io.write(`${watchEventText(event, clock.now())}\n`),
+      onError: (error) => {
+        if (!io.signal.aborted) io.write(`watch ${project}: ${error.message}\n`);
+      },
+    });
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) return resolve();
+      io.signal.addEventListener('abort', () => resolve(), { once: true });
+      watch.start();
+    });
+    await watch.stop();
+    io.write('Stopped watching (Ctrl+C).\n');
+    return true;
+  };
+}
