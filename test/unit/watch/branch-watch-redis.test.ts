@@ -1,0 +1,62 @@
+// Two replicas watching acme/web through one real Redis (each its own connection): red told once whichever checks
+// first, one holder of the lease, and the other taking over once the holder stops renewing, telling nothing twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../../src/operations/index.js';
+import type { Operation } from '../../../src/operations/define.js';
+import { triageOperation } from '../../../src/operations/triage.js';
+import { ManualClock } from '../../../src/sandbox/core/clock.js';
+import { RedisStore } from '../../../src/state/redis-store.js';
+import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import { useSandbox } from '../../helpers/mcp.js';
+import { startRedis, type RedisServer } from '../../helpers/redis.js';
+
+const clock = new ManualClock();
+const env = useSandbox({ clock });
+const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+/** Redis expires the lease on its own time: a short interval keeps the wait for a takeover to about two seconds. */
+const INTERVAL_MS = 1_000;
+
+let redis: RedisServer;
+const stores: RedisStore[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  await redis?.stop();
+});
+
+async function replica(name: string, events: WatchEvent[]): Promise<{ watch: BranchWatch; store: RedisStore }> {
+  const store = await RedisStore.open(redis.url, { keyPrefix: 'watch-test:' });
+  stores.push(store);
+  const watch = new BranchWatch({
+    project: 'acme/web', operations: () => ops, runContext: () => ({ client: env.client }), store, clock,
+    intervalMs: INTERVAL_MS, holder: name, onEvent: (event) => { events.push(event); },
+  });
+  return { watch, store };
+}
+
+describe('two replicas on one Redis', () => {
+  it('tell red once, hold one lease, and hand it over when the holder stops renewing', async () => {
+    const events: WatchEvent[] = [];
+    const one = await replica('replica-1', events);
+    const two = await replica('replica-2', events);
+    const results = await Promise.all([one.watch.check(), two.watch.check()]);
+    expect(results.filter((r) => r === 'not-holder')).toHaveLength(1);
+    expect(events.map((e) => e.kind)).toEqual(['red']);
+    const [holder, other] = results[0] === 'not-holder' ? [two, one] : [one, two];
+    expect(await other.store.get(leaseKey('acme/web'))).toBe(holder.watch.holder);
+
+    holder.watch.abandon();
+    expect(await other.watch.check()).toBe('not-holder');
+    const deadline = Date.now() + 5_000;
+    let taken = await other.watch.check();
+    while (taken === 'not-holder' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      taken = await other.watch.check();
+    }
+    expect(taken).not.toBe('not-holder');
+    expect(await holder.store.get(leaseKey('acme/web'))).toBe(other.watch.holder);
+    expect(events.map((e) => e.kind)).toEqual(['red']);
+  });
+});
