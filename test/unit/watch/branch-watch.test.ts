@@ -173,3 +173,29 @@ describe('bounds', () => {
     await expect(watch.check()).rejects.toThrow(/only the default branch \(main\) of acme\/web can be watched/);
   });
 });
+
+describe('cost', () => {
+  it('asks the service once per interval, the interval plus its jitter, while nothing changes', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const events: WatchEvent[] = [];
+    const watch = new BranchWatch({
+      project: PROJECT, operations: () => ops, runContext: () => ({ client: env.client }), store, clock,
+      onEvent: (event) => { events.push(event); }, intervalMs: 30_000, random: () => 0.5,
+    });
+    watch.start();
+    await expect.poll(() => events.length).toBe(1);
+    const start = env.sandbox.requests.all().length;
+    const asked = () => env.sandbox.requests.all().slice(start);
+    // 30 s and half the 10 % jitter: 31.5 s between checks.
+    for (let interval = 1; interval <= 5; interval++) {
+      clock.advance(31_499);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(asked()).toHaveLength(interval - 1);
+      clock.advance(1);
+      await expect.poll(() => asked().length).toBe(interval);
+    }
+    expect(asked().every((r) => r.method === 'GET' && r.path.endsWith('/pipelines'))).toBe(true);
+    expect(events).toHaveLength(1);
+    await watch.stop();
+  });
+});
