@@ -67,7 +67,7 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
   try {
     if (options.line !== undefined) return await runOneShot(options.line, session);
     process.stdout.write(`forgeops chat on ${runtime.serviceLabel} as ${await whoAmI(runtime, undefined)}. ` +
-      'Type help for the commands, Tab to complete, Ctrl+C to stop a command, Ctrl+D to leave.\n');
+      'Type help for the commands, watch <project> to follow a branch, Tab to complete, Ctrl+C to stop a command, Ctrl+D to leave.\n');
     if (runtime.sandbox) process.stdout.write(`Demo users: ${DEMO_USERS.join(', ')}; \`as <user>\` acts as another.\n`);
     if (options.dryRun) process.stdout.write('Dry run: commands that change something show what they would send; nothing is sent.\n');
     return await runInteractive(session);
