@@ -6,6 +6,7 @@ import { buildPath } from '../http/route.js';
 import type { Operation, RunContext } from './define.js';
 import { readJob, readPipeline, type JobFacts, type PipelineFacts } from './effect-facts.js';
 import { quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../text/visible.js';
+import { serviceGet as get } from './effect-facts.js';
 import { asList, asRecord } from './present.js';
 
 /** One account as the service describes it, reduced to what names it. */
@@ -81,12 +82,6 @@ export function describePerson(person: Person): ShownText {
   return person.name ? shown`${quoteExactly(person.name)} ${handle}` : handle;
 }
 
-async function get(ctx: RunContext, path: string, query?: Record<string, string>): Promise<unknown> {
-  const res = await ctx.client.request({
-    method: 'GET', path, query, idempotent: true, token: ctx.token, signal: ctx.signal, deadline: ctx.deadline,
-  });
-  return res.data;
-}
 
 export type Resolution =
   | { ok: true; input: Record<string, unknown>; targets: Targets }

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { MODERN } from './mcp-v2.js';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { initializeBody, PROTOCOL_VERSION } from '../safety/mcp-harness.js';
 
 /** One connection pool per source address, closed after the test file. */
@@ -73,4 +73,18 @@ export async function manualClientFrom(address: string, url: string, headers: Re
   const call = (name: string, args: Record<string, unknown>, round: { inputResponses?: Record<string, unknown>; requestState?: string } = {}) =>
     client.request({ method: 'tools/call', params: { name, arguments: args, ...round } }, { allowInputRequired: true }) as Promise<CallToolResult | InputRequiredResult>;
   return { client, call };
+}
+
+/** Opens sessions from `address` and completes each handshake, as a flood that keeps its sessions does. */
+export async function floodFrom(url: string, address: string, times: number, headers: Record<string, string> = {}) {
+  const opened: string[] = [];
+  const refused: Answer[] = [];
+  for (let i = 0; i < times; i++) {
+    const answer = await initializeFrom(address, url, headers);
+    if (answer.sessionId) {
+      expect((await sessionPostFrom(address, url, answer.sessionId, { method: 'notifications/initialized' }, headers)).status).toBe(202);
+      opened.push(answer.sessionId);
+    } else refused.push(answer);
+  }
+  return { opened, refused };
 }

@@ -4,26 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMaxSessionsPerCaller } from '../../src/mcp/session-caps.js';
 import { useSandbox } from '../helpers/mcp.js';
-import { connectFrom, initializeFrom, requestFrom, sessionPostFrom, type Answer } from '../helpers/from-address.js';
+import { connectFrom, floodFrom, initializeFrom, requestFrom, sessionPostFrom } from '../helpers/from-address.js';
 import { captureLog, PROTOCOL_VERSION, startHttp } from './mcp-harness.js';
 
 const env = useSandbox();
 const FLOODER = '127.0.0.1';
 const whoAmI = { id: 7, method: 'tools/call', params: { name: 'get_current_user', arguments: {} } };
-
-/** Opens sessions from `address` and completes each handshake, as a flood that keeps its sessions would. */
-async function flood(url: string, address: string, times: number, headers: Record<string, string> = {}) {
-  const opened: string[] = [];
-  const refused: Answer[] = [];
-  for (let i = 0; i < times; i++) {
-    const answer = await initializeFrom(address, url, headers);
-    if (answer.sessionId) {
-      expect((await sessionPostFrom(address, url, answer.sessionId, { method: 'notifications/initialized' }, headers)).status).toBe(202);
-      opened.push(answer.sessionId);
-    } else refused.push(answer);
-  }
-  return { opened, refused };
-}
 
 /** Pings every session, as a client that keeps them alive does: each answers. */
 async function ping(url: string, address: string, ids: string[]) {
@@ -42,7 +28,7 @@ describe('sessions per caller', () => {
   it('a caller flooding with live sessions holds only its share, is told so with 429, and another caller gets in at once', async () => {
     const { lines, log } = captureLog();
     const server = await startHttp(env.client, { maxSessions: 12, maxSessionsPerCaller: 4, handshakeMs: 20_000, log });
-    const { opened, refused } = await flood(server.url, FLOODER, 30);
+    const { opened, refused } = await floodFrom(server.url, FLOODER, 30);
     await ping(server.url, FLOODER, opened);
     expect(opened).toHaveLength(4);
     expect(refused).toHaveLength(26);
@@ -66,7 +52,7 @@ describe('sessions per caller', () => {
     expect(defaultMaxSessionsPerCaller(40)).toBe(10);
     expect(defaultMaxSessionsPerCaller(5)).toBe(5);
     const server = await startHttp(env.client, { maxSessions: 40 });
-    const { opened } = await flood(server.url, FLOODER, 40);
+    const { opened } = await floodFrom(server.url, FLOODER, 40);
     expect(opened).toHaveLength(10);
     expect(await currentUser('127.0.0.2', server.url)).toMatch(/\w+/);
     await server.close();
@@ -75,10 +61,10 @@ describe('sessions per caller', () => {
   it('a caller at its cap gives up its own session idle longest, never another caller\'s (even an idler one)', async () => {
     const server = await startHttp(env.client, { maxSessions: 10, maxSessionsPerCaller: 2, handshakeMs: 300 });
     const other = await connectFrom('127.0.0.2', server.url);
-    const { opened: [oldest, second] } = await flood(server.url, FLOODER, 2);
+    const { opened: [oldest, second] } = await floodFrom(server.url, FLOODER, 2);
     await new Promise((resolve) => setTimeout(resolve, 400));
     await ping(server.url, FLOODER, [second]);
-    const { opened: [third] } = await flood(server.url, FLOODER, 1);
+    const { opened: [third] } = await floodFrom(server.url, FLOODER, 1);
     expect(third).toBeDefined();
     expect((await sessionPostFrom(FLOODER, server.url, oldest, { id: 1, method: 'ping' })).status).toBe(404);
     await ping(server.url, FLOODER, [second, third]);
@@ -91,12 +77,12 @@ describe('sessions per caller', () => {
   it('behind a trusted proxy, each client its X-Forwarded-For names is a caller of its own; an untrusted peer\'s header counts for nothing', async () => {
     const server = await startHttp(env.client, { maxSessions: 20, maxSessionsPerCaller: 2, trustedProxies: ['127.0.0.1'] });
     const viaProxy = (client: string) => ({ 'x-forwarded-for': client });
-    expect((await flood(server.url, '127.0.0.1', 3, viaProxy('203.0.113.7'))).opened).toHaveLength(2);
+    expect((await floodFrom(server.url, '127.0.0.1', 3, viaProxy('203.0.113.7'))).opened).toHaveLength(2);
     // A client that writes its own X-Forwarded-For before the proxy's entry is still the address the proxy saw.
-    expect((await flood(server.url, '127.0.0.1', 1, viaProxy('198.51.100.1, 203.0.113.7'))).refused[0]?.status).toBe(429);
-    expect((await flood(server.url, '127.0.0.1', 2, viaProxy('203.0.113.8'))).opened).toHaveLength(2);
+    expect((await floodFrom(server.url, '127.0.0.1', 1, viaProxy('198.51.100.1, 203.0.113.7'))).refused[0]?.status).toBe(429);
+    expect((await floodFrom(server.url, '127.0.0.1', 2, viaProxy('203.0.113.8'))).opened).toHaveLength(2);
     // 127.0.0.2 is no proxy of ours: however it varies the header, it is one caller.
-    const spoofed = await Promise.all([1, 2, 3].map((n) => flood(server.url, '127.0.0.2', 1, viaProxy(`192.0.2.${n}`))));
+    const spoofed = await Promise.all([1, 2, 3].map((n) => floodFrom(server.url, '127.0.0.2', 1, viaProxy(`192.0.2.${n}`))));
     expect(spoofed.flatMap((s) => s.opened)).toHaveLength(2);
     await server.close();
   });

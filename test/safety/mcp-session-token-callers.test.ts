@@ -8,7 +8,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { SESSION_TOKEN_HEADER } from '../../src/mcp/http.js';
 import { serviceTokenChecker } from '../../src/mcp/token-check.js';
 import { useSandbox } from '../helpers/mcp.js';
-import { connectFrom, initializeFrom, sessionPostFrom, type Answer } from '../helpers/from-address.js';
+import { connectFrom, floodFrom, initializeFrom, type Answer } from '../helpers/from-address.js';
 import { startHttp } from './mcp-harness.js';
 
 const env = useSandbox();
@@ -18,20 +18,6 @@ const OTHER_MACHINE = '127.0.0.2';
 const LIMITS = { maxSessions: 12, maxSessionsPerCaller: 3, handshakeMs: 20_000 };
 
 const tokenHeader = (token: string) => ({ [SESSION_TOKEN_HEADER]: token });
-
-/** Opens sessions from `address` with these headers and completes each handshake, as a flood that keeps its sessions does. */
-async function flood(url: string, address: string, times: number, headers: Record<string, string> = {}) {
-  const opened: string[] = [];
-  const refused: Answer[] = [];
-  for (let i = 0; i < times; i++) {
-    const answer = await initializeFrom(address, url, headers);
-    if (answer.sessionId) {
-      expect((await sessionPostFrom(address, url, answer.sessionId, { method: 'notifications/initialized' }, headers)).status).toBe(202);
-      opened.push(answer.sessionId);
-    } else refused.push(answer);
-  }
-  return { opened, refused };
-}
 
 /** The username a fresh SDK client from `address` acts as, with these headers. */
 async function currentUser(address: string, url: string, headers: Record<string, string> = {}): Promise<string> {
@@ -55,7 +41,7 @@ describe('sessions per service token', () => {
   it('a flooder with one token holds only its share; another token from the same address, and no token, still get in at once', async () => {
     const { tokens } = env.sandbox;
     const server = await startHttp(env.client, LIMITS);
-    const { opened, refused } = await flood(server.url, MACHINE, 10, tokenHeader(tokens.developer));
+    const { opened, refused } = await floodFrom(server.url, MACHINE, 10, tokenHeader(tokens.developer));
     expect(opened).toHaveLength(3);
     expect(refused).toHaveLength(7);
     for (const answer of refused) expect(answer.status).toBe(429);
@@ -117,9 +103,9 @@ describe('sessions per service token', () => {
   it('all the tokens of one address together hold at most half the table; another address still gets in', async () => {
     const { tokens } = env.sandbox;
     const server = await startHttp(env.client, LIMITS);
-    expect((await flood(server.url, MACHINE, 3, tokenHeader(tokens.developer))).opened).toHaveLength(3);
-    expect((await flood(server.url, MACHINE, 3, tokenHeader(tokens.reporter))).opened).toHaveLength(3);
-    const { opened, refused } = await flood(server.url, MACHINE, 3, tokenHeader(tokens.guest));
+    expect((await floodFrom(server.url, MACHINE, 3, tokenHeader(tokens.developer))).opened).toHaveLength(3);
+    expect((await floodFrom(server.url, MACHINE, 3, tokenHeader(tokens.reporter))).opened).toHaveLength(3);
+    const { opened, refused } = await floodFrom(server.url, MACHINE, 3, tokenHeader(tokens.guest));
     expect(opened).toHaveLength(0);
     for (const answer of refused) {
       expect(answer.status).toBe(429);
