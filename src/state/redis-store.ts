@@ -15,6 +15,9 @@ const SCAN_BATCH = 1000;
 /** A command waits this long for Redis before failing the call (the service call it guards waits longer). */
 const COMMAND_TIMEOUT_MS = 2000;
 
+/** KEYS[1] holds ARGV[1]? Then it lives ARGV[2] ms from now. */
+const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
+
 export class StoreUnavailableError extends Error {
   constructor(where: string, cause: unknown) {
     super(`the shared state store (${where}) cannot be reached: ${(cause as Error)?.message ?? String(cause)}; nothing was changed`);
@@ -205,6 +208,29 @@ export class RedisStore implements StateStore, PeerChannel {
       } while (cursor !== '0');
       return seen.size;
     });
+  }
+
+  /** Live keys under `prefix` (ending at a colon), read from its sorted set like count(). */
+  async keys(prefix: string): Promise<string[]> {
+    if (!prefix.endsWith(':')) throw new Error(`keys() takes a prefix ending at a colon, not ${JSON.stringify(prefix)}`);
+    const now = Date.now();
+    const listed = await this.run(async () => {
+      const [, members] = await checked(this.redis.multi()
+        .zremrangebyscore(this.index(prefix), '-inf', `(${now}`)
+        .zrange(this.index(prefix), '0', '-1')
+        .exec());
+      return members as string[];
+    });
+    return listed.map((key) => key.slice(this.prefix.length));
+  }
+
+  /** Compare-and-extend in one script: the expiry moves only while the key still holds `value`. */
+  async renew(key: string, value: unknown, options: { ttlMs: number }): Promise<boolean> {
+    const ttlMs = Math.max(1, Math.ceil(options.ttlMs));
+    const renewed = await this.run(() => this.redis.eval(RENEW_SCRIPT, 1, this.key(key), JSON.stringify(value ?? null), String(ttlMs)));
+    if (Number(renewed) !== 1) return false;
+    await this.run(() => this.indexKey(key, ttlMs));
+    return true;
   }
 
   /** Publishes on a channel under the key prefix; resolves to how many listeners heard it. */

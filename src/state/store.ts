@@ -16,6 +16,13 @@ export interface StateStore extends TicketStore {
   delete(key: string): Promise<boolean>;
   /** Live keys starting with `prefix` (for caps). */
   count(prefix: string): Promise<number>;
+  /** The live keys under `prefix`, a prefix ending at a colon (what a process resumes at start: its watches). */
+  keys(prefix: string): Promise<string[]>;
+  /**
+   * Extends `key`'s life to `ttlMs` from now only while it still holds `value` (compare-and-extend, one step in
+   * Redis): a lease renewed by its holder, never by a process whose lease another has taken meanwhile.
+   */
+  renew(key: string, value: unknown, options: { ttlMs: number }): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -93,6 +100,18 @@ export class MemoryStore implements StateStore {
     let n = 0;
     for (const key of this.entries.keys()) if (key.startsWith(prefix) && this.live(key)) n++;
     return n;
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    return [...this.entries.keys()].filter((key) => key.startsWith(prefix) && this.live(key));
+  }
+
+  async renew(key: string, value: unknown, options: { ttlMs: number }): Promise<boolean> {
+    const entry = this.live(key);
+    if (!entry || JSON.stringify(entry.value) !== JSON.stringify(value ?? null)) return false;
+    entry.expiresAt = this.now() + options.ttlMs;
+    this.changed();
+    return true;
   }
 
   async close(): Promise<void> {}

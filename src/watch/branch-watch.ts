@@ -239,9 +239,9 @@ export class BranchWatch {
   private async holdLease(): Promise<boolean> {
     const key = leaseKey(this.project);
     if (await this.options.store.add(key, this.holder, { ttlMs: this.leaseMs })) return true;
-    if ((await this.options.store.get<string>(key)) !== this.holder) return false;
-    await this.options.store.set(key, this.holder, { ttlMs: this.leaseMs });
-    return true;
+    // Renewed in one step only while still ours: a holder that paused past its lease never takes it back from the
+    // process that took over meanwhile.
+    return this.options.store.renew(key, this.holder, { ttlMs: this.leaseMs });
   }
 
   /** The branch watched: the default one, read once. Triage judges the default branch, so another is refused. */

@@ -62,6 +62,22 @@ describe.each(kinds)('the %s store', (_kind, open) => {
     expect(wins.filter(Boolean)).toHaveLength(1);
   });
 
+  it('lists the live keys under a prefix, and renews a key only while it holds the given value', async () => {
+    const store = await open();
+    await store.set('watch:entry:a', 1);
+    await store.set('watch:entry:b', 2, { ttlMs: 40 });
+    await store.set('watch:other', 3);
+    await store.add('watch:lease:p', 'holder-1', { ttlMs: 60 });
+    expect(await store.renew('watch:lease:p', 'holder-2', { ttlMs: 60_000 })).toBe(false);
+    expect(await store.renew('watch:lease:p', 'holder-1', { ttlMs: 60_000 })).toBe(true);
+    expect(await store.renew('watch:lease:none', 'holder-1', { ttlMs: 60_000 })).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect((await store.keys('watch:entry:')).sort()).toEqual(['watch:entry:a']);
+    // Renewed past its first life: still held, still counted.
+    expect(await store.get('watch:lease:p')).toBe('holder-1');
+    expect(await store.count('watch:lease:')).toBe(1);
+  });
+
   it('takes once: of fifty racing takes of one key, one gets the value', async () => {
     const store = await open();
     await store.set('confirm:x', { call: 1 });
