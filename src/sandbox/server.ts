@@ -260,6 +260,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const { route: found, pathParams } = match;
     const body = await readBody(req);
     for (const hook of store.beforeRequest) hook();
+    await store.settled();
     const auth = authenticate(store, req, found);
     const strict = options.strictParams ?? false;
     const sent = { ...decodeQueryString(rawQuery), ...(found.options.rawBody ? {} : await bodyParams(req, body)) };
@@ -304,6 +305,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   async function close(): Promise<void> {
     for (const hook of store.onClose) hook();
+    await store.settled();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();

@@ -250,6 +250,8 @@ export class Store {
   readonly onBranchMoved: Array<(project: Project, branch: string, sha: string, before: string | null) => Promise<void>> = [];
   /** Per-area state by key (./area.ts areaState); the core never reads it. */
   private readonly slots = new Map<string, unknown>();
+  /** Work the sandbox started on its own (an auto-merge when a pipeline passed), not yet finished. */
+  private readonly background = new Set<Promise<void>>();
   private readonly counters = new Map<string, number>();
 
   /**
@@ -257,6 +259,20 @@ export class Store {
    * areas/index.ts, a store built only for the seed template passes none.
    */
   constructor(readonly dataDir: string, private readonly areas: readonly UserRemovalHook[] = []) {}
+
+  /**
+   * Keeps track of work the sandbox started by itself; `work` handles its own failures. Each request waits for it
+   * (settled()) before it is answered, so no answer shows such a change half made.
+   */
+  track(work: Promise<void>): void {
+    const tracked: Promise<void> = work.catch(() => undefined).finally(() => this.background.delete(tracked));
+    this.background.add(tracked);
+  }
+
+  /** Resolves once no tracked work is left (work started meanwhile included). */
+  async settled(): Promise<void> {
+    while (this.background.size > 0) await Promise.all([...this.background]);
+  }
 
   /** An area's state on this store, created by `init` on first use; use areaState() (./area.ts), not this. */
   slot<T>(key: string, init: () => T): T {

@@ -1,5 +1,6 @@
 // The work items area of the sandbox: labels, issues, merge requests, epics and label events, with their demo data.
 import type { SandboxArea } from '../../core/area.js';
+import { startAutoMerge } from './auto-merge.js';
 import { register as registerEpics } from './epics-routes.js';
 import { register as registerIssueChanges } from './issue-changes-routes.js';
 import { register as registerIssues } from './issues-routes.js';
@@ -24,6 +25,7 @@ export const area: SandboxArea = {
     registerMergeRequestChanges(router, ctx);
     registerLabelEvents(router, ctx);
     registerEpics(router, ctx);
+    startAutoMerge(ctx);
   },
   seed: (store, { users, epoch, branchHead }) => {
     seedWorkItems(store, users, epoch, branchHead);

@@ -7,25 +7,20 @@
 // merge, the right to push or merge into the target branch (protected branches count; 401 otherwise, as the docs
 // say); approving, the right to update it as a member of the project. Comments: anyone who may read it, with guest
 // access to the project (any signed-in user on a public or internal one); a locked discussion only members.
-// sha is the live head of the source branch. Merging is a real git merge: `git merge-tree` computes the result, a
-// merge commit (target head, source head) lands on the target branch (with squash, a squash commit on the target
-// head comes first and is the merge's second parent); under the fast-forward merge method the target just moves to the
-// source head (or the squash commit). Refusals in the service's order: 405 for a merge request that cannot merge now
-// (closed, draft, source branch gone, behind its target under ff or rebase_merge), 422 "Branch cannot be merged" for
-// conflicts, 409 "SHA does not match HEAD of source branch: <head>" for another sha.
+// sha is the live head of the source branch. The merge itself, and its refusals, are in ./merge.ts.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden, HttpError, messageError, paramError, recordNotFound, unauthorized, validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import { branchPermissions } from '../../core/protected-branches.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
-import { ACCESS, type Pipeline, type Project, type User } from '../../core/store.js';
+import { ACCESS, type Project, type User } from '../../core/store.js';
 import { pipelineBasic, pipelineFull, userBasic } from '../../core/views.js';
-import type { GitIdentity } from '../../git/repo.js';
 import {
   addNote, changeLabels, commentOn, labelChangeShape, noteCreateParams, noteListParams, noteView, replyNotes, requireOneOf,
   userIds, withoutMetadata,
 } from './changes.js';
+import { acceptMergeRequest, headPipeline, needsRebase, refreshHead } from './merge.js';
 import { canSeeMergeRequests, isDraft, mergeRequestView } from './shared.js';
 import { workItemsOf, type MergeRequest } from './state.js';
 
@@ -133,25 +128,6 @@ export function register(router: Router, ctx: SandboxContext): void {
     const may = branchPermissions(store, p, user, ctx.projectAccess(user, p), mr.target_branch);
     return may.push || may.merge;
   };
-  const identity = (user: User): GitIdentity => ({ name: user.name, email: user.email });
-
-  /** An open merge request's sha follows its source branch. */
-  async function refresh(p: Project, mr: MergeRequest): Promise<void> {
-    if (mr.state !== 'opened') return;
-    const head = await p.repo.refTarget(`refs/heads/${mr.source_branch}`);
-    if (head !== null) mr.sha = head;
-  }
-
-  /** The newest pipeline of the source branch at the merge request's head. */
-  function headPipeline(p: Project, mr: MergeRequest): Pipeline | undefined {
-    return p.pipelines.filter((pl) => pl.ref === mr.source_branch && pl.sha === mr.sha && !pl.tag).sort((a, b) => b.id - a.id)[0];
-  }
-
-  /** Under the fast-forward and semi-linear merge methods, a source branch behind its target must be rebased first. */
-  async function needsRebase(p: Project, target: string, source: string): Promise<boolean> {
-    if (p.merge_method === 'merge') return false;
-    return (await p.repo.run(['merge-base', '--is-ancestor', target, source], { okCodes: [1] })).exitCode !== 0;
-  }
 
   async function mergeBase(p: Project, a: string, b: string): Promise<string | null> {
     const result = await p.repo.run(['merge-base', a, b], { okCodes: [1] });
@@ -200,7 +176,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   /** The single merge request form: the list form plus what the service adds for one (Entities::MergeRequest). */
   async function view(p: Project, mr: MergeRequest, caller: User | null, options: z.output<typeof readParams> = {}) {
-    await refresh(p, mr);
+    await refreshHead(p, mr);
     const refs = await diffRefs(p, mr);
     const pipeline = headPipeline(p, mr);
     const seesPipelines = ctx.canReadCode(caller, p);
@@ -313,7 +289,8 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (params.discussion_locked !== undefined) mr.discussion_locked = params.discussion_locked;
     changeLabels(store, { kind: 'MergeRequest', item: mr }, params, user, now);
     if (params.state_event === 'close' && mr.state === 'opened') {
-      Object.assign(mr, { state: 'closed', closed_at: now, closed_by_id: user.id });
+      // Closing cancels an auto-merge, as on the service: reopening does not bring it back.
+      Object.assign(mr, { state: 'closed', closed_at: now, closed_by_id: user.id, merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined });
       addNote(store, p, mr, 'MergeRequest', user, 'closed', true, now);
     }
     if (params.state_event === 'reopen' && mr.state === 'closed') {
@@ -337,58 +314,8 @@ export function register(router: Router, ctx: SandboxContext): void {
     // The docs: "401 Unauthorized — this user does not have permission to accept this merge request" (push or merge
     // rights on the target branch, protected branches included).
     if (!developer(user, p) || !canMerge(user, p, mr)) throw unauthorized();
-    const params = req.params;
-    const autoMerge = params.merge_when_pipeline_succeeds === true || params.auto_merge === true;
-    await p.repo.withWriteLock(async () => {
-      await refresh(p, mr);
-      const source = await p.repo.refTarget(`refs/heads/${mr.source_branch}`);
-      const target = await p.repo.refTarget(`refs/heads/${mr.target_branch}`);
-      if (mr.state !== 'opened' || isDraft(mr.title) || source === null || target === null || await needsRebase(p, target, source)) {
-        throw messageError(405, '405 Method Not Allowed');
-      }
-      const pipeline = headPipeline(p, mr);
-      const pipelineActive = pipeline?.status === 'running' || pipeline?.status === 'pending';
-      // With auto-merge: at once when the head pipeline already passed, later while it runs, not at all without one.
-      const mergeNow = autoMerge ? pipeline?.status === 'success' : !(p.only_allow_merge_if_pipeline_succeeds && pipeline?.status !== 'success');
-      if (!mergeNow && !(autoMerge && pipelineActive)) throw messageError(405, '405 Method Not Allowed');
-      const merged = await p.repo.run(['merge-tree', '--write-tree', '--no-messages', target, source], { okCodes: [1] });
-      if (merged.exitCode === 1) {
-        mr.has_conflicts = true;
-        throw messageError(422, 'Branch cannot be merged');
-      }
-      if (params.sha !== undefined && params.sha !== source) throw messageError(409, `SHA does not match HEAD of source branch: ${source}`);
-      if (params.squash !== undefined) mr.squash = params.squash;
-      if (!mergeNow) {
-        Object.assign(mr, { merge_when_pipeline_succeeds: true, merge_user_id: user.id, updated_at: new Date() });
-        return;
-      }
-      const tree = merged.stdout.toString('utf8').split('\n')[0].trim();
-      let second = source;
-      if (mr.squash) {
-        const message = params.squash_commit_message ?? mr.title;
-        second = await p.repo.commitTree(tree, [target], message, identity(user));
-        mr.squash_commit_sha = second;
-      }
-      // Fast-forward: the target moves to the source's head (or the squash commit), no merge commit is made.
-      const fastForward = p.merge_method === 'ff';
-      const message = params.merge_commit_message
-        ?? `Merge branch '${mr.source_branch}' into '${mr.target_branch}'\n\n${mr.title}\n\nSee merge request ${p.full_path}!${mr.iid}`;
-      const commit = fastForward ? second : await p.repo.commitTree(tree, [target, second], message, identity(user));
-      await p.repo.moveBranch(mr.target_branch, commit, target);
-      // Without should_remove_source_branch, the merge request's own setting decides (on by default, as the
-      // project's "delete source branch" default); a protected or default branch stays.
-      const removeSource = params.should_remove_source_branch ?? mr.force_remove_source_branch ?? true;
-      const sourceProtected = branchPermissions(store, p, user, ctx.projectAccess(user, p), mr.source_branch).protected;
-      if (removeSource && !sourceProtected && mr.source_branch !== p.default_branch) {
-        await p.repo.run(['update-ref', '-d', `refs/heads/${mr.source_branch}`, source]);
-      }
-      const now = new Date();
-      Object.assign(mr, {
-        state: 'merged', merged_at: now, merged_by_id: user.id, merge_commit_sha: fastForward ? null : commit, sha: source, updated_at: now,
-        merge_when_pipeline_succeeds: false, merged_diff: { start_sha: target, head_sha: source },
-      });
-      addNote(store, p, mr, 'MergeRequest', user, `merged`, true, now);
-    });
+    const { merge_when_pipeline_succeeds: whenPipelineSucceeds, auto_merge: auto, ...choices } = req.params;
+    await acceptMergeRequest(ctx, p, mr, user, choices, whenPipelineSucceeds === true || auto === true);
     reply.json(await view(p, mr, user));
   });
 
@@ -397,7 +324,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     const { project: p, mr } = findMergeRequest(req);
     // The service's rule: who may update it and is a member of the project (its author or an assignee among them).
     if (!mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
-    await refresh(p, mr);
+    await refreshHead(p, mr);
     if (req.params.sha !== undefined && req.params.sha !== mr.sha) throw messageError(409, `SHA does not match HEAD of source branch: ${mr.sha}`);
     // The service answers an approval already given, or of a merge request no longer open, with 401.
     if (mr.approved_by_ids.includes(user.id)) throw unauthorized();

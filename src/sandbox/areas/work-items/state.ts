@@ -78,8 +78,19 @@ export interface MergeRequest extends WorkItem {
   /** Set to merge once its head pipeline succeeds (auto-merge), by merge_user_id. */
   merge_when_pipeline_succeeds?: boolean;
   merge_user_id?: number | null;
+  /** What was asked with auto-merge, for the merge to come; sha: the source head it was set on. */
+  merge_params?: MergeChoices;
   /** The diff the merge was made from (the target's head then, and the source's). */
   merged_diff?: { start_sha: string; head_sha: string };
+}
+
+/** The merge route's choices (PUT .../merge) that shape the merge. */
+export interface MergeChoices {
+  sha?: string;
+  squash?: boolean;
+  should_remove_source_branch?: boolean;
+  merge_commit_message?: string;
+  squash_commit_message?: string;
 }
 
 export interface Epic {
