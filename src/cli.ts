@@ -178,6 +178,7 @@ async function setup(envFile: string | undefined, quiet = false): Promise<{ conf
   const secrets = [
     config.codehost.token, config.codehost.scimToken, config.server.mcpToken,
     config.secret, config.approval.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
+    config.watch.webhookSecret,
     urlPassword(config.redisUrl), urlPassword(config.proxy.httpProxy), urlPassword(config.proxy.httpsProxy),
   ];
   // JSON for a log pipeline; never for the chat, whose stderr is a person's terminal.
@@ -273,6 +274,8 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     ...(slack || state.shared ? [storeCheck(state)] : []),
   ]);
   const bus = approvals ? await (await import('./mcp/approval.js')).joinReplicas(approvals.desk, state, config.server.replicaId, log) : undefined;
+  // Watched branches: the Slack bot's hub when it runs beside (its channels subscribe), else one over serve's store.
+  const watches = slack?.bot.watches ?? await (await import('./watch/start.js')).startWatchHub({ config, log, runtime, state, operations });
   const sessionOptions = (token?: string): McpServerOptions => ({
     operations: catalog, client: runtime.client, token, log, secrets, ...selection,
     approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
@@ -316,6 +319,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     const { unfinished } = await http.drain(DRAIN_GRACE_MS);
     if (unfinished > 0) log.warn(`shut down with ${unfinished} requests still running`);
     await bus?.close();
+    if (!slack) await watches.close();
     await slack?.bot.close();
     if (!slack) await state.store.close();
     await runtime.close();

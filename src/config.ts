@@ -134,6 +134,13 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_APPROVAL_OPEN: z.string().optional()
     .describe("Command run with each approval page's link as its last argument, e.g. 'open' (macOS) or 'xdg-open' to show it in the browser."),
   FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
+  FORGEOPS_WATCH_INTERVAL_MS: wholeNumber(30_000, 1_000)
+    .describe("How often a watched branch is checked, in milliseconds (default 30000; up to a tenth more at random, and longer when the service's Retry-After asks)."),
+  FORGEOPS_MAX_WATCHES: wholeNumber(200, 1).describe('Branches watched in all, over every replica (default 200).'),
+  FORGEOPS_MAX_WATCHES_PER_CHANNEL: wholeNumber(10, 1).describe('Branches one Slack channel may watch (default 10).'),
+  FORGEOPS_WEBHOOK_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 16, {
+    error: (issue) => `must be at least 16 characters; got ${String(issue.input).length} characters`,
+  }).describe("Secret token of the service's pipeline webhooks: set, `serve` takes pipeline events on /hooks/pipeline (the X-Gitlab-Token header must match) and checks a watched branch at once."),
   FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
     .describe('Log level of the stderr log (default info).'),
   FORGEOPS_LOG_FORMAT: oneOf(['text', 'json']).optional().default('text')
@@ -197,6 +204,8 @@ export interface Config {
   /** HTTP(S)_PROXY and NO_PROXY as configured (upper or lower case), read nowhere else. */
   proxy: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
   maxResultChars: number;
+  /** Watching branches: check interval, caps, and the webhook's secret (unset: no webhook endpoint). */
+  watch: { intervalMs: number; maxWatches: number; maxPerChannel: number; webhookSecret?: string };
   /** Largest MCP message either transport accepts. */
   maxMessageBytes: number;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
@@ -277,6 +286,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       noProxy: env.NO_PROXY ?? env.no_proxy,
     },
     maxResultChars: e.FORGEOPS_MAX_RESULT_CHARS,
+    watch: {
+      intervalMs: e.FORGEOPS_WATCH_INTERVAL_MS,
+      maxWatches: e.FORGEOPS_MAX_WATCHES,
+      maxPerChannel: e.FORGEOPS_MAX_WATCHES_PER_CHANNEL,
+      webhookSecret: e.FORGEOPS_WEBHOOK_SECRET || undefined,
+    },
     maxMessageBytes: e.FORGEOPS_MAX_MESSAGE_BYTES,
     logLevel: e.FORGEOPS_LOG_LEVEL,
     logFormat: e.FORGEOPS_LOG_FORMAT,

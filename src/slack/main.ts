@@ -17,6 +17,8 @@ import { SlackApprover } from './approver.js';
 import type { ApprovalDesk } from '../mcp/approval.js';
 import { ReadinessProbe, serviceCheck, storeCheck } from '../health.js';
 import { openConfiguredStore, type OpenedStore } from '../state/store.js';
+import type { WatchHub } from '../watch/hub.js';
+import { startWatchHub } from '../watch/start.js';
 
 /** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
 const MAX_CONFIRMATIONS_PER_USER = 5;
@@ -30,6 +32,8 @@ export interface SlackBotHandle {
   app: SlackApp;
   /** Where the bot's state lives, and whether it answers (readiness). */
   state: OpenedStore;
+  /** The watched branches: channels subscribe with /forge watch; serve's MCP status resources listen to it too. */
+  watches: WatchHub;
   close(): Promise<void>;
 }
 
@@ -92,6 +96,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     reply: (turn, message, { replaceOriginal }) => (turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false)),
   }) : undefined;
   if (settings.approver && !options.approvals) log.warn('SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve');
+  const watches = await startWatchHub({ config, log, runtime, state, operations });
   const readiness = new ReadinessProbe([serviceCheck(runtime.client, runtime.service.address), storeCheck(state)]);
   app = createSlackApp({ settings, bot, store, log, now: options.now, approver, readiness, ...(state.shared ? { seen: store } : {}) });
   const mounted = app.receiver && options.listen === false;
@@ -99,6 +104,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   try {
     if (!mounted) started = await app.start(options.port, options.host);
   } catch (error) {
+    await watches.close();
     await closeRuntime();
     await store.close();
     throw error;
@@ -109,8 +115,10 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     ...(mounted ? { handle: app.receiver!.handle } : {}),
     app,
     state,
+    watches,
     async close() {
       readiness.drain();
+      await watches.close();
       queue.close();
       await app!.stop();
       await store.close();

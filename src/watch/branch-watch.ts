@@ -44,7 +44,9 @@ export type WatchEvent =
   | { kind: 'red'; project: string; ref: string; episode: string; report: TriageReport }
   | { kind: 'running'; project: string; ref: string; episode: string; pipeline: { id: number; sha: string; status: string } }
   | { kind: 'still-red'; project: string; ref: string; episode: string; report: TriageReport }
-  | { kind: 'green'; project: string; ref: string; episode: string; redForMs: number; fixedBy: CommitRef; report: TriageReport };
+  | { kind: 'green'; project: string; ref: string; episode: string; redForMs: number; fixedBy: CommitRef; report: TriageReport }
+  /** The project can no longer be read (deleted, or the token no longer has access): the watch has stopped. */
+  | { kind: 'gone'; project: string; ref: string; reason: string };
 
 export interface BranchWatchOptions {
   project: string;
@@ -58,6 +60,8 @@ export interface BranchWatchOptions {
   onEvent: (event: WatchEvent) => void | Promise<void>;
   /** A check that failed (it is tried again next interval, but for a refusal, which ends the watch). */
   onError?: (error: Error) => void;
+  /** The branch's latest pipeline changed (told or not): what a status resource's subscribers hear. */
+  onChange?: (change: { project: string; ref: string }) => void | Promise<void>;
   clock?: WatchClock;
   intervalMs?: number;
   /** 0 ≤ random() < 1, for the jitter (tests fix it). */
@@ -93,6 +97,17 @@ const finishedKey = (p: PipelineSeen) => `${p.id}@${p.updated_at}`;
 
 /** A watch that cannot be made (a cap reached, a branch triage does not judge): said to the person, never retried. */
 export class WatchRefusedError extends Error {}
+
+/** The service's answers that end a watch: the project is gone (404) or the token may no longer read it (401, 403). */
+const GONE_STATUSES = new Set([401, 403, 404]);
+/** How long a "gone" stays told: a project deleted and made again may be watched, and told about, again. */
+const GONE_TTL_MS = 3600_000;
+
+/** The red episode a report is in: one key per first red pipeline of the branch, the same on every replica. */
+export function episodeKeyOf(project: string, report: TriageReport): string | undefined {
+  if (report.verdict !== 'red' || !report.red_since) return undefined;
+  return `${project}:${report.default_branch}:${report.red_since.first_red.pipeline}`;
+}
 
 export class BranchWatch {
   readonly project: string;
@@ -150,6 +165,12 @@ export class BranchWatch {
         this.options.onError?.(error);
         return;
       }
+      const status = (error as { status?: unknown }).status;
+      if (typeof status === 'number' && GONE_STATUSES.has(status)) {
+        this.stopped = true;
+        await this.gone(error as Error).catch((failed: Error) => this.options.onError?.(failed));
+        return;
+      }
       this.options.onError?.(error as Error);
     }
     if (this.stopped) return;
@@ -160,7 +181,10 @@ export class BranchWatch {
   /** One check: take or renew the lease, ask for the branch's latest pipeline, and act on a change. */
   check(): Promise<CheckResult> {
     // Checks never overlap: a slow one is awaited, not doubled.
-    this.checking ??= this.checkOnce().finally(() => { this.checking = undefined; });
+    this.checking ??= this.checkOnce().then(async (result) => {
+      if (result === 'changed' && this.ref !== undefined) await this.options.onChange?.({ project: this.project, ref: this.ref });
+      return result;
+    }).finally(() => { this.checking = undefined; });
     return this.checking;
   }
 
@@ -204,7 +228,7 @@ export class BranchWatch {
     const base = { project: this.project, ref };
     if (report.verdict === 'red' && report.red_since) {
       const firstRed = report.red_since.first_red;
-      const episodeKey = `${this.project}:${ref}:${firstRed.pipeline}`;
+      const episodeKey = episodeKeyOf(this.project, report)!;
       const told = seen ? finishedKey(seen) : String(report.head_pipeline?.id);
       if (state.episode?.key !== episodeKey) {
         state.episode = { key: episodeKey, firstRed: firstRed.pipeline, ...(firstRed.since ? { since: Date.parse(firstRed.since) } : {}), lastTold: told, attempt: 0 };
@@ -228,6 +252,14 @@ export class BranchWatch {
       return;
     }
     if (started) await this.options.onEvent({ kind: 'watching', ...base, report });
+  }
+
+  /** The project can no longer be read: said once, the lease given back; the watch does not check again. */
+  private async gone(error: Error): Promise<void> {
+    const ref = this.ref ?? this.options.ref ?? '';
+    const event: WatchEvent = { kind: 'gone', project: this.project, ref, reason: error.message.split('\n')[0] };
+    if (await this.options.store.add(`watch:told:${this.project}:${ref}:gone`, this.clock.now(), { ttlMs: GONE_TTL_MS })) await this.options.onEvent(event);
+    if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder) await this.options.store.delete(leaseKey(this.project));
   }
 
   /** Emits `event` unless some process already did (SET NX on the transition's key). */

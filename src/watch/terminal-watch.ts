@@ -53,6 +53,8 @@ export function watchEventText(event: WatchEvent, now: number): string {
       const fix = event.fixedBy;
       return `${stamp} ${where} is green again after ${spanText(event.redForMs)}: fixed by ${shortSha(fix.sha)}${fix.title ? ` ${fix.title}` : ''}${fix.author ? ` (${fix.author})` : ''}`;
     }
+    case 'gone':
+      return `${stamp} ${where} can no longer be read (${event.reason}); stopped watching it`;
   }
 }
 
@@ -83,18 +85,24 @@ export function terminalWatch(options: TerminalWatchOptions) {
       store: new MemoryStore({ now: () => clock.now() }),
       clock,
       ...(options.intervalMs ? { intervalMs: options.intervalMs } : {}),
-      onEvent: (event) => io.write(`${watchEventText(event, clock.now())}\n`),
+      onEvent: (event) => {
+        io.write(`${watchEventText(event, clock.now())}\n`);
+        if (event.kind === 'gone') ended();
+      },
       onError: (error) => {
         if (!io.signal.aborted) io.write(`watch ${project}: ${error.message}\n`);
       },
     });
+    let ended = () => {};
+    let gone = false;
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) return resolve();
+      ended = () => { gone = true; resolve(); };
       io.signal.addEventListener('abort', () => resolve(), { once: true });
       watch.start();
     });
     await watch.stop();
-    io.write('Stopped watching (Ctrl+C).\n');
+    if (!gone) io.write('Stopped watching (Ctrl+C).\n');
     return true;
   };
 }

@@ -10,7 +10,6 @@ import { triageOperation } from '../../../src/operations/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, leaseKey, WatchRefusedError, type WatchEvent } from '../../../src/watch/branch-watch.js';
-import { Watches } from '../../../src/watch/watches.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const clock = new ManualClock();
@@ -146,25 +145,6 @@ describe('the lease', () => {
 });
 
 describe('bounds', () => {
-  it('refuses a watch beyond the cap, counted in the store across processes, and makes room when one is removed', async () => {
-    const store = new MemoryStore({ now: () => clock.now() });
-    const here = new Watches(2);
-    const elsewhere = new Watches(2);
-    const options = (project: string) => ({
-      project, operations: () => ops, runContext: () => ({ client: env.client }), store, clock, onEvent: () => undefined,
-    });
-    const web = await here.add(options('acme/web'));
-    expect(await here.add(options('acme/web'))).toBe(web);
-    await elsewhere.add(options('acme/platform/payments-api'));
-    await expect(here.add(options('acme/platform/infra'))).rejects.toThrow(WatchRefusedError);
-    expect(here.size).toBe(1);
-    expect(await elsewhere.remove('acme/platform/payments-api', undefined, store)).toBe(true);
-    await here.add(options('acme/platform/infra'));
-    expect(here.size).toBe(2);
-    await here.close();
-    await elsewhere.close();
-  });
-
   it('refuses a branch other than the default one, which triage does not judge', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const watch = new BranchWatch({

@@ -1,0 +1,327 @@
+// The watches of one process. Who watches which project's branch is kept in the state store (so every replica, and
+// a restart, sees the same subscriptions); every replica runs one BranchWatch per watched branch, and the lease
+// picks the one that polls. Each transition the holder tells is handed once to the sink of each subscriber (a Slack
+// channel), and announced to every replica, whose listeners (MCP sessions subscribed to the status) hear it.
+import type { Logger } from '../log.js';
+import type { Operation, RunContext } from '../operations/define.js';
+import { executeOperation } from '../operations/execute.js';
+import type { TriageReport } from '../operations/triage.js';
+import type { PeerChannel } from '../state/replica-bus.js';
+import type { StateStore } from '../state/store.js';
+import {
+  BranchWatch, DEFAULT_WATCH_INTERVAL_MS, MAX_WATCHES, WatchRefusedError, episodeKeyOf, type WatchClock, type WatchEvent,
+} from './branch-watch.js';
+
+/** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
+export const MAX_WATCHES_PER_SUBSCRIBER = 10;
+
+/** One subscriber's watch of a project's branch (`ref` absent: the default branch, the only one watched for now). */
+export interface Subscription {
+  subscriber: string;
+  project: string;
+  ref?: string;
+  /** Who asked for it, in words ("@alice"), and when (epoch ms). */
+  by?: string;
+  since: number;
+}
+
+/** Where a subscriber's events go: Slack channels ('slack:'), each sink owning subscribers that start with its prefix. */
+export interface WatchSink {
+  prefix: string;
+  /** Must not lose the event once it resolves (a sink posts through a durable outbox); errors are logged. */
+  deliver(subscription: Subscription, event: WatchEvent): Promise<void>;
+}
+
+/** What every replica hears: a watched branch changed (a transition, or just a new pipeline). */
+export interface StatusChange {
+  project: string;
+  ref: string;
+  kind: WatchEvent['kind'] | 'changed';
+}
+export type StatusListener = (change: StatusChange) => void;
+
+export interface WatchHubOptions {
+  store: StateStore;
+  /** Replicas sharing the store (Redis pub/sub): changes and nudges reach them all. Absent: this process alone. */
+  peers?: PeerChannel;
+  operations: () => readonly Operation[];
+  /** The context a watch reads in: forgeops's own service token, never a person's. */
+  runContext: () => RunContext;
+  log: Logger;
+  clock?: WatchClock;
+  intervalMs?: number;
+  random?: () => number;
+  /** This replica's name in the leases. */
+  holder?: string;
+  maxWatches?: number;
+  maxPerSubscriber?: number;
+}
+
+const part = (text: string) => encodeURIComponent(text);
+const subKey = (s: { subscriber: string; project: string }) => `watch:sub:${part(s.subscriber)}:${part(s.project)}`;
+const subscriberPrefix = (subscriber: string) => `watch:sub:${part(subscriber)}:`;
+const watcherKey = (project: string, subscriber: string) => `watch:subs:${part(project)}:${part(subscriber)}`;
+const watchersPrefix = (project: string) => `watch:subs:${part(project)}:`;
+const ENTRY_PREFIX = 'watch:entry:';
+const entryKey = (project: string) => `${ENTRY_PREFIX}${part(project)}`;
+const CHANGES = 'watch:changes';
+
+interface Entry { project: string }
+interface Running { watch: BranchWatch; persisted: boolean; listeners: Set<StatusListener> }
+
+export class WatchHub {
+  /** The watches here by project (the default branch of each). */
+  private readonly running = new Map<string, Running>();
+  private readonly sinks: WatchSink[] = [];
+  private readonly clock: WatchClock | undefined;
+  private readonly intervalMs: number;
+  private stopListening: (() => Promise<void>) | undefined;
+  private cancelSync: (() => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly o: WatchHubOptions) {
+    this.clock = o.clock;
+    this.intervalMs = o.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
+  }
+
+  addSink(sink: WatchSink): void {
+    this.sinks.push(sink);
+  }
+
+  /** Resumes the watches in the store, listens to the other replicas, and looks for new watches each interval. */
+  async start(): Promise<void> {
+    if (this.o.peers) {
+      this.stopListening = await this.o.peers.listen(CHANGES, (text) => this.heard(text));
+    }
+    await this.sync().catch((error: Error) => this.o.log.warn(`watch: cannot read the watches yet: ${error.message}`));
+    this.scheduleSync();
+  }
+
+  /**
+   * Subscribes `subscriber` to a branch; refused (WatchRefusedError) beyond the caps. When the branch is red
+   * already, the subscriber is told so at once (its sink posts the episode's message once, whoever else saw it).
+   */
+  async subscribe(asked: Omit<Subscription, 'since'>): Promise<{ created: boolean; report: TriageReport }> {
+    const { store } = this.o;
+    // The default branch is kept as no ref, however it was named: one watch, one message per episode.
+    const { ref: _named, ...request } = asked;
+    const key = subKey(request);
+    const existing = await store.get<Subscription>(key);
+    if (!existing) {
+      const limit = this.o.maxPerSubscriber ?? MAX_WATCHES_PER_SUBSCRIBER;
+      if ((await store.count(subscriberPrefix(request.subscriber))) >= limit) {
+        throw new WatchRefusedError(`this channel watches its maximum of ${limit} branches; unwatch one first`);
+      }
+      const entry = entryKey(request.project);
+      const total = this.o.maxWatches ?? MAX_WATCHES;
+      if (!(await store.get(entry)) && (await store.count(ENTRY_PREFIX)) >= total) {
+        throw new WatchRefusedError(`forgeops watches its maximum of ${total} branches; unwatch one first`);
+      }
+    }
+    // Read first: a project that cannot be read (a typo, no access) is refused before anything is kept.
+    await this.read('get_project', { id: request.project });
+    const report = (await this.read('triage_project', { id: request.project })).data as TriageReport;
+    if (asked.ref !== undefined && asked.ref !== report.default_branch) {
+      throw new WatchRefusedError(`only the default branch (${report.default_branch}) of ${request.project} can be watched for now: triage judges that branch`);
+    }
+    const subscription: Subscription = existing ?? { ...request, since: this.now() };
+    if (!existing) {
+      await store.set(entryKey(request.project), { project: request.project } satisfies Entry);
+      await store.set(watcherKey(request.project, request.subscriber), 1);
+      await store.set(key, subscription);
+      await this.ensure(request.project, true);
+      await this.announce({ project: request.project, ref: '', kind: 'changed' }, 'sync');
+    }
+    const episode = episodeKeyOf(request.project, report);
+    if (episode) await this.deliverTo(subscription, { kind: 'red', project: request.project, ref: report.default_branch, episode, report });
+    return { created: !existing, report };
+  }
+
+  /** Ends a subscription; the branch stops being watched when its last subscriber leaves. False: it was not watched. */
+  async unsubscribe(asked: { subscriber: string; project: string; ref?: string }): Promise<boolean> {
+    const { store } = this.o;
+    const request = { subscriber: asked.subscriber, project: asked.project };
+    const had = await store.delete(subKey(request));
+    await store.delete(watcherKey(request.project, request.subscriber));
+    if ((await store.count(watchersPrefix(request.project))) === 0) {
+      await store.delete(entryKey(request.project));
+      await this.announce({ project: request.project, ref: '', kind: 'changed' }, 'sync');
+      await this.sync();
+    }
+    return had;
+  }
+
+  /** A subscriber's watches, oldest first. */
+  async subscriptions(subscriber: string): Promise<Subscription[]> {
+    const keys = await this.o.store.keys(subscriberPrefix(subscriber));
+    const found = await Promise.all(keys.map((key) => this.o.store.get<Subscription>(key)));
+    return found.filter((s): s is Subscription => s !== undefined).sort((a, b) => a.since - b.since);
+  }
+
+  /**
+   * Hears every change of a branch on this replica (an MCP session subscribed to the status), watching it while
+   * anyone listens. The caller caps its own listeners; the hub caps the branches watched in all.
+   */
+  async listen(project: string, listener: StatusListener): Promise<() => Promise<void>> {
+    const running = await this.ensure(project, false);
+    running.listeners.add(listener);
+    return async () => {
+      running.listeners.delete(listener);
+      if (running.listeners.size === 0 && !running.persisted) await this.drop(project);
+    };
+  }
+
+  /** Checks a project now (a webhook said it changed): on the replica that holds its lease, wherever that is. */
+  async nudge(project: string): Promise<void> {
+    await this.announce({ project, ref: '', kind: 'changed' }, 'nudge');
+  }
+
+  /** How many branches this replica runs a watch for (polling or standing by): /metrics. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** Stops every watch, keeping the subscriptions (a restart resumes them) and giving the leases back. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancelSync?.();
+    await this.stopListening?.();
+    await Promise.all([...this.running.values()].map((r) => r.watch.stop()));
+    this.running.clear();
+  }
+
+  /** Starts the watches the store lists and stops the ones no longer listed (unless someone here still listens). */
+  private async sync(): Promise<void> {
+    const keys = await this.o.store.keys(ENTRY_PREFIX);
+    const entries = (await Promise.all(keys.map((key) => this.o.store.get<Entry>(key)))).filter((e): e is Entry => e !== undefined);
+    const listed = new Set(entries.map((e) => e.project));
+    for (const entry of entries) await this.ensure(entry.project, true);
+    for (const [key, running] of this.running) {
+      if (!running.persisted || listed.has(key)) continue;
+      if (running.listeners.size > 0) running.persisted = false;
+      else await this.drop(key);
+    }
+  }
+
+  private scheduleSync(): void {
+    if (this.closed) return;
+    const clock = this.clock;
+    const wake = () => {
+      void this.sync().catch((error: Error) => this.o.log.warn(`watch: cannot read the watches: ${error.message}`)).finally(() => this.scheduleSync());
+    };
+    if (clock) this.cancelSync = clock.wakeAt(clock.now() + this.intervalMs, wake);
+    else {
+      const timer = setTimeout(wake, this.intervalMs);
+      timer.unref();
+      this.cancelSync = () => clearTimeout(timer);
+    }
+  }
+
+  private async ensure(project: string, persisted: boolean): Promise<Running> {
+    const found = this.running.get(project);
+    if (found) {
+      found.persisted ||= persisted;
+      return found;
+    }
+    if (!persisted && this.running.size >= (this.o.maxWatches ?? MAX_WATCHES)) {
+      throw new WatchRefusedError(`forgeops watches its maximum of ${this.o.maxWatches ?? MAX_WATCHES} branches here; try again later`);
+    }
+    const watch = new BranchWatch({
+      project,
+      operations: this.o.operations, runContext: this.o.runContext, store: this.o.store,
+      ...(this.clock ? { clock: this.clock } : {}), intervalMs: this.intervalMs,
+      ...(this.o.random ? { random: this.o.random } : {}), ...(this.o.holder ? { holder: this.o.holder } : {}),
+      onEvent: (event) => this.told(event),
+      onChange: (change) => this.announce({ project, ref: change.ref, kind: 'changed' }, 'change'),
+      onError: (error) => this.o.log.warn(`watch ${project}: ${error.message}`),
+    });
+    const running: Running = { watch, persisted, listeners: new Set() };
+    this.running.set(project, running);
+    watch.start();
+    return running;
+  }
+
+  private async drop(key: string): Promise<void> {
+    const running = this.running.get(key);
+    this.running.delete(key);
+    await running?.watch.stop();
+  }
+
+  /** A transition this replica told (it held the lease): to each subscriber's sink, then to every replica's listeners. */
+  private async told(event: WatchEvent): Promise<void> {
+    if (event.kind !== 'watching') {
+      const subscribers = await this.o.store.keys(watchersPrefix(event.project));
+      for (const key of subscribers) {
+        const subscriber = decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
+        const subscription = await this.o.store.get<Subscription>(subKey({ subscriber, project: event.project }));
+        if (subscription) await this.deliverTo(subscription, event);
+      }
+      if (event.kind === 'gone') await this.forget(event.project, subscribers);
+    }
+    await this.announce({ project: event.project, ref: event.ref, kind: event.kind }, 'change');
+  }
+
+  private async deliverTo(subscription: Subscription, event: WatchEvent): Promise<void> {
+    const sink = this.sinks.find((s) => subscription.subscriber.startsWith(s.prefix));
+    if (!sink) return;
+    try {
+      await sink.deliver(subscription, event);
+    } catch (error) {
+      this.o.log.error(`watch: could not tell ${subscription.subscriber} about ${event.project}: ${(error as Error).message}`);
+    }
+  }
+
+  /** A project gone (deleted, or the token no longer reads it): its subscriptions end everywhere. */
+  private async forget(project: string, watcherKeys: string[]): Promise<void> {
+    for (const key of watcherKeys) {
+      const subscriber = decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
+      await this.o.store.delete(subKey({ subscriber, project }));
+      await this.o.store.delete(key);
+    }
+    await this.o.store.delete(entryKey(project));
+    await this.announce({ project, ref: '', kind: 'changed' }, 'sync');
+  }
+
+  /** Tells every replica (this one included) about a change, a nudge or a new set of watches. */
+  private async announce(change: StatusChange, why: 'change' | 'nudge' | 'sync'): Promise<void> {
+    const message = JSON.stringify({ ...change, why });
+    if (this.o.peers) {
+      try {
+        await this.o.peers.publish(CHANGES, message);
+        return;
+      } catch (error) {
+        this.o.log.warn(`watch: cannot reach the other replicas: ${(error as Error).message}`);
+      }
+    }
+    this.heard(message);
+  }
+
+  private heard(text: string): void {
+    let message: StatusChange & { why?: string };
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof message?.project !== 'string') return;
+    if (message.why === 'sync') {
+      void this.sync().catch((error: Error) => this.o.log.warn(`watch: cannot read the watches: ${error.message}`));
+      return;
+    }
+    for (const [key, running] of this.running) {
+      if (key !== message.project) continue;
+      if (message.why === 'nudge') void running.watch.check().catch(() => undefined);
+      else for (const listener of running.listeners) listener({ project: message.project, ref: String(message.ref ?? ''), kind: message.kind });
+    }
+  }
+
+  private async read(name: string, input: Record<string, unknown>) {
+    const op = this.o.operations().find((o) => o.name === name);
+    if (!op) throw new Error(`${name} is not in the registry`);
+    return executeOperation(op, input, this.o.runContext());
+  }
+
+  private now(): number {
+    return this.clock?.now() ?? Date.now();
+  }
+}

@@ -1,0 +1,31 @@
+// The watch hub of a running forgeops (serve, or the Slack bot alone): over the process's state store and replicas,
+// reading the service with forgeops's own token, at the configured interval and caps.
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Operation } from '../operations/define.js';
+import type { Runtime } from '../runtime.js';
+import type { OpenedStore } from '../state/store.js';
+import { WatchHub } from './hub.js';
+
+export async function startWatchHub(options: {
+  config: Config;
+  log: Logger;
+  runtime: Runtime;
+  state: OpenedStore;
+  operations: readonly Operation[];
+}): Promise<WatchHub> {
+  const { config, log, runtime, state } = options;
+  const hub = new WatchHub({
+    store: state.store,
+    ...(state.peers ? { peers: state.peers } : {}),
+    operations: () => options.operations,
+    runContext: () => ({ client: runtime.client, deadline: Date.now() + config.callTimeoutMs }),
+    log,
+    intervalMs: config.watch.intervalMs,
+    maxWatches: config.watch.maxWatches,
+    maxPerSubscriber: config.watch.maxPerChannel,
+    ...(config.server.replicaId ? { holder: `${config.server.replicaId}:${process.pid}` } : {}),
+  });
+  await hub.start();
+  return hub;
+}

@@ -1,0 +1,163 @@
+// The watch hub on the sandbox's clock: a subscriber of a red branch is told once, at once; subscriptions live in
+// the store (a second hub on the same store, a replica, resumes them and tells nothing twice); listeners on every
+// replica hear each change; caps per subscriber and in all; a project deleted is told once and forgotten.
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../../src/operations/index.js';
+import type { Operation } from '../../../src/operations/define.js';
+import { triageOperation } from '../../../src/operations/triage.js';
+import { ManualClock } from '../../../src/sandbox/core/clock.js';
+import type { PeerChannel } from '../../../src/state/replica-bus.js';
+import { MemoryStore } from '../../../src/state/store.js';
+import { WatchRefusedError, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import { WatchHub, type StatusChange, type Subscription } from '../../../src/watch/hub.js';
+import { useSandbox } from '../../helpers/mcp.js';
+
+const clock = new ManualClock();
+const env = useSandbox({ clock });
+const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+
+/** Pub/sub between hubs in one process, as Redis carries it between replicas. */
+function sharedPeers(): PeerChannel {
+  const listeners = new Map<string, Set<(message: string) => void>>();
+  return {
+    async publish(channel, message) {
+      const heard = [...(listeners.get(channel) ?? [])];
+      for (const listener of heard) listener(message);
+      return heard.length;
+    },
+    async listen(channel, onMessage) {
+      const set = listeners.get(channel) ?? new Set();
+      set.add(onMessage);
+      listeners.set(channel, set);
+      return async () => { set.delete(onMessage); };
+    },
+  };
+}
+
+/** Lets the watches' asynchronous work run (no clock moves) until `done`, for at most 200 turns of 10 ms. */
+async function settled(done: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 200 && !done(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+interface Told { subscriber: string; event: WatchEvent }
+
+function hub(store: MemoryStore, told: Told[], options: { peers?: PeerChannel; holder: string; maxWatches?: number; maxPerSubscriber?: number }) {
+  const made = new WatchHub({
+    store, operations: () => ops, runContext: () => ({ client: env.client }), log: quiet, clock, random: () => 0, ...options,
+  });
+  made.addSink({ prefix: 'test:', deliver: async (subscription: Subscription, event) => { told.push({ subscriber: subscription.subscriber, event }); } });
+  return made;
+}
+
+describe('the watch hub', () => {
+  it('tells a new subscriber of a red branch at once, and a second hub on the same store resumes without telling twice', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const peers = sharedPeers();
+    const told: Told[] = [];
+    const one = hub(store, told, { peers, holder: 'replica-1' });
+    const two = hub(store, told, { peers, holder: 'replica-2' });
+    await one.start();
+    const { created, report } = await one.subscribe({ subscriber: 'test:C1', project: 'acme/web', by: 'alice' });
+    expect(created).toBe(true);
+    expect(report.verdict).toBe('red');
+    await two.start();
+    // Both run a watch of acme/web; the lease lets one poll.
+    expect(one.size).toBe(1);
+    expect(two.size).toBe(1);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(31_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const reds = told.filter((t) => t.event.kind === 'red');
+    // Once from the subscription itself; the watch's own first check tells the same episode (the sink dedups it).
+    expect(new Set(reds.map((t) => t.event.kind === 'red' && t.event.episode))).toHaveProperty('size', 1);
+    expect(reds.every((t) => t.subscriber === 'test:C1')).toBe(true);
+    expect(reds.length).toBeLessThanOrEqual(2);
+    expect(await one.subscriptions('test:C1')).toEqual([expect.objectContaining({ project: 'acme/web', by: 'alice' })]);
+    expect(await one.subscribe({ subscriber: 'test:C1', project: 'acme/web', ref: 'main' })).toMatchObject({ created: false });
+    await one.close();
+    await two.close();
+  });
+
+  it('lets listeners on every replica hear a change, whichever replica polls', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const peers = sharedPeers();
+    const one = hub(store, [], { peers, holder: 'replica-1' });
+    const two = hub(store, [], { peers, holder: 'replica-2' });
+    await one.start();
+    await two.start();
+    const heardOne: StatusChange[] = [];
+    const heardTwo: StatusChange[] = [];
+    const stopOne = await one.listen('acme/platform/payments-api', (change) => { heardOne.push(change); });
+    const stopTwo = await two.listen('acme/platform/payments-api', (change) => { heardTwo.push(change); });
+    await settled(() => heardOne.length > 0 && heardTwo.length > 0);
+    // The first check (whoever holds the lease) saw the branch: both replicas' listeners hear it.
+    expect(heardOne.length).toBeGreaterThan(0);
+    expect(heardTwo).toEqual(heardOne);
+    await stopOne();
+    await stopTwo();
+    // Nobody listens and nobody subscribed: nothing is watched any more.
+    expect(one.size + two.size).toBe(0);
+    await one.close();
+    await two.close();
+  });
+
+  it('refuses beyond the caps per subscriber and in all, before anything is kept', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const capped = hub(store, [], { holder: 'r', maxWatches: 2, maxPerSubscriber: 1 });
+    await capped.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
+    await expect(capped.subscribe({ subscriber: 'test:C1', project: 'acme/platform/infra' })).rejects.toThrow(/this channel watches its maximum of 1/);
+    await capped.subscribe({ subscriber: 'test:C2', project: 'acme/platform/infra' });
+    await expect(capped.subscribe({ subscriber: 'test:C3', project: 'acme/platform/payments-api' })).rejects.toThrow(WatchRefusedError);
+    // Another channel on a branch already watched costs no new watch.
+    await capped.subscribe({ subscriber: 'test:C3', project: 'acme/web' });
+    expect(await capped.unsubscribe({ subscriber: 'test:C2', project: 'acme/platform/infra' })).toBe(true);
+    expect(await capped.unsubscribe({ subscriber: 'test:C2', project: 'acme/platform/infra' })).toBe(false);
+    await capped.subscribe({ subscriber: 'test:C4', project: 'acme/platform/payments-api' });
+    await expect(capped.subscribe({ subscriber: 'test:C5', project: 'acme/web', ref: 'feature' })).rejects.toThrow(/only the default branch \(main\)/);
+    expect(await capped.subscriptions('test:C5')).toEqual([]);
+    await capped.close();
+  });
+
+  it('refuses a project it cannot read, keeping nothing', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const h = hub(store, [], { holder: 'r' });
+    await expect(h.subscribe({ subscriber: 'test:C1', project: 'acme/no-such-project' })).rejects.toThrow(/404|not found/i);
+    expect(await store.keys('watch:')).toEqual([]);
+    await h.close();
+  });
+
+  it('tells each subscriber once that a project can no longer be read (the token revoked), and forgets its watch everywhere', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const peers = sharedPeers();
+    const told: Told[] = [];
+    let token: string | undefined;
+    const replica = (holder: string) => {
+      const made = new WatchHub({
+        store, peers, operations: () => ops, runContext: () => ({ client: env.client, ...(token ? { token } : {}) }), log: quiet, clock, random: () => 0, holder,
+      });
+      made.addSink({ prefix: 'test:', deliver: async (subscription, event) => { told.push({ subscriber: subscription.subscriber, event }); } });
+      return made;
+    };
+    const one = replica('replica-1');
+    const two = replica('replica-2');
+    await one.start();
+    await two.start();
+    await one.subscribe({ subscriber: 'test:C1', project: 'acme/platform/infra' });
+    await two.subscribe({ subscriber: 'test:C2', project: 'acme/platform/infra' });
+    token = 'revoked-token';
+    for (let i = 0; i < 4; i++) {
+      clock.advance(31_000);
+      await settled(() => told.filter((t) => t.event.kind === 'gone').length >= 2);
+    }
+    const gone = told.filter((t) => t.event.kind === 'gone');
+    expect(gone.map((t) => t.subscriber).sort()).toEqual(['test:C1', 'test:C2']);
+    expect(gone[0].event).toMatchObject({ kind: 'gone', project: 'acme/platform/infra', reason: expect.stringMatching(/401/) });
+    await settled(() => one.size + two.size === 0);
+    expect(one.size + two.size).toBe(0);
+    expect(await store.keys('watch:sub:')).toEqual([]);
+    await one.close();
+    await two.close();
+  });
+});
