@@ -49,6 +49,7 @@ import { area as members } from './members/index.js';
 import { area as notificationSettings } from './notification-settings/index.js';
 import { area as packages } from './packages/index.js';
 import { area as pipelines } from './pipelines/index.js';
+import { area as projectHooks } from './project-hooks/index.js';
 import { area as projects } from './projects/index.js';
 import { area as releases } from './releases/index.js';
 import { area as repository } from './repository/index.js';
@@ -66,5 +67,5 @@ import { area as workItems } from './work-items/index.js';
 export const AREAS: readonly SandboxArea[] = [
   workItems, integrations, snippets, packages, users, sshKeys, scim, broadcastMessages, groupVariables, auditEvents,
   projects, pipelines, releases, repository, notificationSettings, groups, members, applicationSettings, groupImportExport, jobs,
-  branches, tags,
+  branches, tags, projectHooks,
 ];
