@@ -95,6 +95,19 @@ describe('pipeline events', () => {
     await vi.waitFor(() => expect(hooksOf(sandbox.store).hooks.find((h) => h.id === added.data.id)?.last_delivery).toMatchObject({ status: 200, error: null }));
   });
 
+  test('a person\'s retry and cancel are status changes too', async () => {
+    const created = await api(sandbox, 'POST', `${WEB}/pipeline?ref=main`, { as: 'maintainer' });
+    const id = created.data.id as number;
+    expect((await api(sandbox, 'POST', `${WEB}/pipelines/${id}/cancel`, { as: 'maintainer' })).data.status).toBe('canceled');
+    await arrival((r) => r.body.object_attributes?.id === id && r.body.object_attributes.status === 'canceled');
+    expect((await api(sandbox, 'POST', `${WEB}/pipelines/${id}/retry`, { as: 'maintainer' })).status).toBe(201);
+    clock.advance(5 * 60_000);
+    await api(sandbox, 'GET', '/version');
+    await arrival((r) => r.body.object_attributes?.id === id && r.body.object_attributes.status === 'failed');
+    const statuses = received.filter((r) => r.body.object_attributes?.id === id).map((r) => r.body.object_attributes.status);
+    expect(statuses).toEqual(['canceled', 'pending', 'running', 'failed']);
+  });
+
   test('a receiver that is not there is noted on the hook, and other hooks still get their events', async () => {
     const gone = createServer();
     await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));

@@ -19,7 +19,7 @@ import { integerPathParam, type Router, type SandboxRequest } from '../../core/r
 import { ACCESS, type Pipeline, type Project, type Store, type User } from '../../core/store.js';
 import { pipelineBasic, projectWebUrl, userDetailed } from '../../core/views.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
-import { catchUp, prepareFacts, requeueLaterStages, startPushPipeline, stopRunner } from './runner.js';
+import { announcePipelineChange, catchUp, prepareFacts, requeueLaterStages, startPushPipeline, stopRunner } from './runner.js';
 import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, manageJob, playVariablesOf, retryJob, setJobLog, type Job } from './state.js';
 
 const scopeParam = z.union([param.enum(JOB_STATUSES), z.array(param.enum(JOB_STATUSES))]).optional();
@@ -236,10 +236,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     await prepareFacts(store, project, pipeline.sha);
     const retry = retryJob(store, job, user.id, now);
     requeueLaterStages(store, project, retry);
+    const before = pipeline.status;
     pipeline.status = 'pending';
     pipeline.finished_at = null;
     pipeline.duration = null;
     pipeline.updated_at = now;
+    announcePipelineChange(store, project, pipeline, before);
     catchUp(store);
     reply.json((await views(store, project, [retry]))[0], 201);
   });
@@ -258,6 +260,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     job.status = 'canceled';
     job.finished_at = job.started_at ? now : null;
     const pipeline = pipelineOf(project, job);
+    const before = pipeline.status;
     const active = projectJobs(store, project).some((j) => j.pipeline_id === pipeline.id && !j.retried && ['pending', 'running'].includes(j.status));
     if (!active && (pipeline.status === 'running' || pipeline.status === 'pending')) {
       for (const other of projectJobs(store, project)) if (other.pipeline_id === pipeline.id && other.status === 'created') other.status = 'canceled';
@@ -266,6 +269,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       pipeline.duration = pipeline.started_at ? Math.round((now.getTime() - pipeline.started_at.getTime()) / 1000) : null;
       pipeline.updated_at = now;
     }
+    announcePipelineChange(store, project, pipeline, before);
     catchUp(store, pipeline.id);
     reply.json((await views(store, project, [job]))[0], 201);
   });
@@ -285,12 +289,14 @@ export function register(router: Router, ctx: SandboxContext): void {
     job.queued_at = now;
     job.user_id = user.id;
     manageJob(store, job);
+    const before = pipeline.status;
     if (pipeline.status !== 'running') {
       pipeline.status = 'running';
       pipeline.finished_at = null;
       pipeline.duration = null;
       pipeline.updated_at = now;
     }
+    announcePipelineChange(store, project, pipeline, before);
     catchUp(store);
     reply.json((await views(store, project, [job]))[0], 200);
   });

@@ -103,6 +103,14 @@ export function onPipelineChange(store: Store, listener: (project: Project, pipe
 }
 
 /**
+ * Tells the listeners of a status a person set (a retry, a cancel, a play) as the runner tells of its own moves;
+ * nothing when the status is still `before`.
+ */
+export function announcePipelineChange(store: Store, project: Project, pipeline: Pipeline, before: Pipeline['status']): void {
+  if (pipeline.status !== before) for (const listener of runnerOf(store).listeners) listener(project, pipeline);
+}
+
+/**
  * Applies every transition due by now, writes the running jobs' logs so far, and sets the next wake-up. `touched`:
  * a pipeline a person just changed (a cancel, a retry), looked at again when the runner moves any of its jobs.
  */
@@ -209,7 +217,7 @@ function advance(store: Store, project: Project, pipeline: Pipeline, now: number
     }
   }
   followJobs(pipeline, latest(), runner.managed, changedAt);
-  if (pipeline.status !== before) for (const listener of runner.listeners) listener(project, pipeline);
+  announcePipelineChange(store, project, pipeline, before);
   // A managed job waiting behind a seeded (frozen) one has nothing due: it moves when someone touches the pipeline.
   return nextDue;
 }

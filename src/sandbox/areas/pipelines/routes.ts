@@ -16,7 +16,9 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, PIPELINE_STATUSES, type Pipeline, type PipelineStatus, type Project } from '../../core/store.js';
 import { pipelineBasic, pipelineFull } from '../../core/views.js';
-import { CI_CONFIG_PATH, cancelPipelineJobs, catchUp, createRunningPipeline, forgetPipelineJobs, prepareFacts, retryPipelineJobs } from '../jobs/index.js';
+import {
+  CI_CONFIG_PATH, announcePipelineChange, cancelPipelineJobs, catchUp, createRunningPipeline, forgetPipelineJobs, prepareFacts, retryPipelineJobs,
+} from '../jobs/index.js';
 
 export { CI_CONFIG_PATH };
 const FINISHED: readonly PipelineStatus[] = ['success', 'failed', 'canceled', 'skipped'];
@@ -148,10 +150,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     const pipeline = findPipeline(project, req);
     await prepareFacts(store, project, pipeline.sha);
     retryPipelineJobs(store, pipeline.id, user.id);
+    const before = pipeline.status;
     pipeline.status = 'pending';
     pipeline.finished_at = null;
     pipeline.duration = null;
     pipeline.updated_at = new Date(store.clock.now());
+    announcePipelineChange(store, project, pipeline, before);
     catchUp(store);
     reply.json(pipelineFull(store, project, pipeline), 201);
   });
@@ -161,10 +165,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     const pipeline = findPipeline(project, req);
     cancelPipelineJobs(store, pipeline.id);
     const now = new Date(store.clock.now());
+    const before = pipeline.status;
     pipeline.status = 'canceled';
     pipeline.finished_at = now;
     pipeline.duration = pipeline.started_at ? Math.round((now.getTime() - pipeline.started_at.getTime()) / 1000) : null;
     pipeline.updated_at = now;
+    announcePipelineChange(store, project, pipeline, before);
     catchUp(store, pipeline.id);
     reply.json(pipelineFull(store, project, pipeline), 201);
   });
