@@ -4,9 +4,11 @@
 // says it was already told. What the watch has seen lives in the store too, so a replica taking over carries on.
 import { randomUUID } from 'node:crypto';
 import { executeOperation } from '../operations/execute.js';
+import type { ApiTransport } from '../http/types.js';
 import type { Operation, RunContext } from '../operations/define.js';
 import { asList, asRecord, type Fields } from '../operations/present.js';
 import type { TriageReport } from '../operations/triage.js';
+import { StoreUnavailableError } from '../state/redis-store.js';
 import type { StateStore } from '../state/store.js';
 
 /** How often a watch checks by default; each check costs one request when nothing changed. */
@@ -15,6 +17,10 @@ export const DEFAULT_WATCH_INTERVAL_MS = 30_000;
 export const WATCH_JITTER = 0.1;
 /** Watches in all, on every replica (counted in the store): a stranger cannot make forgeops poll without bound. */
 export const MAX_WATCHES = 200;
+/** The longest a service's Retry-After holds a watch back: a wrong or hostile header cannot stop watching for hours. */
+export const MAX_RETRY_AFTER_MS = 10 * 60_000;
+/** The answers whose Retry-After a watch honours: the service says it is rate limiting or unavailable. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
 /** A red episode's keys outlive any incident worth watching, then go. */
 const EPISODE_TTL_MS = 30 * 24 * 3600_000;
 
@@ -62,6 +68,10 @@ export interface BranchWatchOptions {
   onError?: (error: Error) => void;
   /** The branch's latest pipeline changed (told or not): what a status resource's subscribers hear. */
   onChange?: (change: { project: string; ref: string }) => void | Promise<void>;
+  /** Each check's outcome, a failed one included (a check that throws still reports 'failed' first). */
+  onCheck?: (result: CheckOutcome) => void;
+  /** Each request the watch sends the service (a retry included): what watching costs it. */
+  onServiceRequest?: () => void;
   clock?: WatchClock;
   intervalMs?: number;
   /** 0 ≤ random() < 1, for the jitter (tests fix it). */
@@ -89,8 +99,13 @@ interface Episode {
 
 interface WatchState { latest?: PipelineSeen; finished?: string; episode?: Episode }
 
-/** What one check did: polled (and what changed), or skipped because another process holds the lease. */
-export type CheckResult = 'not-holder' | 'unchanged' | 'changed';
+/**
+ * What one check did: polled (and what changed); skipped because another process holds the lease; paused because
+ * the state store cannot be reached (nothing asked of the service); deferred because the service asked to wait.
+ */
+export type CheckResult = 'not-holder' | 'unchanged' | 'changed' | 'paused' | 'deferred';
+/** A check's outcome as counted: a result, or a check that failed. */
+export type CheckOutcome = CheckResult | 'failed';
 
 const seenOf = (p: Fields): PipelineSeen => ({ id: Number(p.id), sha: String(p.sha), status: String(p.status), updated_at: String(p.updated_at) });
 const finishedKey = (p: PipelineSeen) => `${p.id}@${p.updated_at}`;
@@ -119,6 +134,11 @@ export class BranchWatch {
   private cancelWake: (() => void) | undefined;
   private stopped = true;
   private checking: Promise<CheckResult> | undefined;
+  /** Until when (clock ms) the service asked not to be asked again (Retry-After). */
+  private quietUntil = 0;
+  private held = false;
+  /** This check's answer that asked to wait (Retry-After), when one did. */
+  private throttled: Error | undefined;
 
   constructor(private readonly options: BranchWatchOptions) {
     this.project = options.project;
@@ -131,6 +151,11 @@ export class BranchWatch {
   /** The lease lasts two intervals (and a bit): a holder that stops renewing is replaced within two intervals. */
   get leaseMs(): number {
     return Math.round(this.intervalMs * (2 + WATCH_JITTER));
+  }
+
+  /** Whether this watch held the lease at its last check: it is the one polling the project. */
+  get holding(): boolean {
+    return this.held && !this.stopped;
   }
 
   /** Checks now, then every interval (with jitter) until stop(). */
@@ -156,6 +181,7 @@ export class BranchWatch {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
+    let delay = this.intervalMs * (1 + WATCH_JITTER * this.random());
     try {
       await this.check();
     } catch (error) {
@@ -171,10 +197,11 @@ export class BranchWatch {
         await this.gone(error as Error).catch((failed: Error) => this.options.onError?.(failed));
         return;
       }
+      const wait = retryAfterMs(error);
+      if (wait !== undefined) delay = Math.max(delay, await this.holdOff(wait));
       this.options.onError?.(error as Error);
     }
     if (this.stopped) return;
-    const delay = this.intervalMs * (1 + WATCH_JITTER * this.random());
     this.cancelWake = this.clock.wakeAt(this.clock.now() + delay, () => void this.tick());
   }
 
@@ -184,12 +211,25 @@ export class BranchWatch {
     this.checking ??= this.checkOnce().then(async (result) => {
       if (result === 'changed' && this.ref !== undefined) await this.options.onChange?.({ project: this.project, ref: this.ref });
       return result;
+    }).catch((error: unknown) => {
+      // The store failing mid-check leaves nothing half told: what was seen is saved only after it was told.
+      if (error instanceof StoreUnavailableError) return 'paused' as const;
+      this.options.onCheck?.('failed');
+      throw error;
+    }).then((result) => {
+      this.options.onCheck?.(result);
+      return result;
     }).finally(() => { this.checking = undefined; });
     return this.checking;
   }
 
   private async checkOnce(): Promise<CheckResult> {
+    // A nudge in the quiet time the service asked for waits for the next check after it.
+    if (this.clock.now() < this.quietUntil) return 'deferred';
+    this.held = false;
+    this.throttled = undefined;
     if (!(await this.holdLease())) return 'not-holder';
+    this.held = true;
     const ref = this.ref ??= await this.branch();
     const key = stateKey(this.project, ref);
     const state = (await this.options.store.get<WatchState>(key)) ?? {};
@@ -267,6 +307,19 @@ export class BranchWatch {
     if (await this.options.store.add(`watch:told:${key}`, this.clock.now(), { ttlMs: EPISODE_TTL_MS })) await this.options.onEvent(event);
   }
 
+  /**
+   * The service asked for `waitMs` of quiet: no check before it ends, and the lease held through it, so no other
+   * replica asks in the meantime either. Returns the wait, bounded.
+   */
+  private async holdOff(waitMs: number): Promise<number> {
+    const wait = Math.min(waitMs, MAX_RETRY_AFTER_MS);
+    this.quietUntil = this.clock.now() + wait;
+    if (this.held) {
+      await this.options.store.renew(leaseKey(this.project), this.holder, { ttlMs: wait + this.leaseMs }).catch(() => undefined);
+    }
+    return wait;
+  }
+
   /** Takes the lease when free (or expired), renews it when held; false while another process holds it. */
   private async holdLease(): Promise<boolean> {
     const key = leaseKey(this.project);
@@ -289,6 +342,44 @@ export class BranchWatch {
   private async read(name: string, input: Record<string, unknown>) {
     const op = this.options.operations().find((o) => o.name === name);
     if (!op) throw new Error(`${name} is not in the registry`);
-    return executeOperation(op, input, this.options.runContext());
+    const context = this.options.runContext();
+    const result = await executeOperation(op, input, { ...context, client: this.watched(context.client) });
+    // Triage reads on past a read that failed (saying what it could not read); one the service refused for now,
+    // with a Retry-After, fails the check instead, so nothing is judged on it and the change is judged again later.
+    if (this.throttled) throw this.throttled;
+    return result;
+  }
+
+  /** The transport, counting each request sent (a retry is one more) and noting an answer that asks to wait. */
+  private watched(client: ApiTransport): ApiTransport {
+    const count = this.options.onServiceRequest;
+    return {
+      request: async (req) => {
+        count?.();
+        try {
+          return await client.request({
+            ...req,
+            onProgress: (event) => {
+              if (event.kind === 'retry') count?.();
+              req.onProgress?.(event);
+            },
+          });
+        } catch (error) {
+          if (retryAfterMs(error) !== undefined) this.throttled ??= error as Error;
+          throw error;
+        }
+      },
+      get lastAnswerAt() {
+        return client.lastAnswerAt;
+      },
+    };
   }
 }
+
+/** How long a failed read's Retry-After asks to wait (ms), when the service said it is rate limiting or unavailable. */
+function retryAfterMs(error: unknown): number | undefined {
+  const { status, retryAfterSeconds } = error as { status?: unknown; retryAfterSeconds?: unknown };
+  if (typeof status !== 'number' || !RETRY_AFTER_STATUSES.has(status)) return undefined;
+  return typeof retryAfterSeconds === 'number' && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : undefined;
+}
+
