@@ -156,6 +156,16 @@ export async function runOneShot(line: string, options: TerminalChatOptions): Pr
       rl.close();
     }
   };
+  // `forgeops chat "watch acme/web"` follows until Ctrl+C (or SIGINT), then exits 0, as a long-running command does.
+  if (options.follow) {
+    const stop = new AbortController();
+    const stopListening = options.interrupts?.(() => stop.abort());
+    try {
+      if (await options.follow(line, { signal: stop.signal, write: (chunk) => options.output.write(chunk) })) return 0;
+    } finally {
+      stopListening?.();
+    }
+  }
   return (await settle(await options.dispatcher.dispatch(line), options, ask)) ? 0 : 1;
 }
 

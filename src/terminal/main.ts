@@ -56,6 +56,7 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     usernames: (prefix: string) => usernamesStartingWith(runtime, prefix, actingToken),
     follow: terminalWatch({
       operations: () => operations,
+      intervalMs: config.watch.intervalMs,
       runContext: () => ({ client: runtime.client, deadline: Date.now() + config.callTimeoutMs, ...(actingToken ? { token: actingToken } : {}) }),
     }),
     // A SIGINT from outside the prompt (kill -INT, Ctrl+C when input is piped) stops the command, as Ctrl+C does.

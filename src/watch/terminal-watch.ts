@@ -95,12 +95,15 @@ export function terminalWatch(options: TerminalWatchOptions) {
     });
     let ended = () => {};
     let gone = false;
+    // The watch's own timers do not hold the process open (a server has other work); a person following it does.
+    const keepAlive = setInterval(() => undefined, 2 ** 30);
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) return resolve();
       ended = () => { gone = true; resolve(); };
       io.signal.addEventListener('abort', () => resolve(), { once: true });
       watch.start();
     });
+    clearInterval(keepAlive);
     await watch.stop();
     if (!gone) io.write('Stopped watching (Ctrl+C).\n');
     return true;

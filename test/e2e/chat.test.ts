@@ -1,11 +1,12 @@
 // The built CLI's terminal chat as people use it: one-shot commands and their exit status, --json, --yes, and a real
 // terminal session on a pty (util-linux `script`): prompt, a command, tab completion, y/N answered no, history.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TerminalSession } from '../helpers/terminal-session.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/cli.js`;
@@ -130,58 +131,6 @@ describe('forgeops chat stopped by a SIGINT from outside', () => {
     }
   });
 });
-
-/** The chat on a pseudo-terminal, read as a person sees it (escape sequences removed). */
-class TerminalSession {
-  private readonly child: ChildProcess;
-  private text = '';
-  private readonly exited: Promise<number | null>;
-
-  constructor(env: Record<string, string> = {}) {
-    this.child = spawn('script', ['-qfec', `${process.execPath} ${cli} chat`, '/dev/null'], { cwd: '/', env: { ...bareEnv, TERM: 'xterm', ...env } });
-    const read = (chunk: Buffer) => {
-      this.text += chunk.toString('utf8').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-    };
-    this.child.stdout!.on('data', read);
-    this.child.stderr!.on('data', read);
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-  }
-
-  /** Everything shown since `from`. */
-  shown(from = 0): string {
-    return this.text.slice(from);
-  }
-
-  get length(): number {
-    return this.text.length;
-  }
-
-  type(keys: string): void {
-    this.child.stdin!.write(keys);
-  }
-
-  /** Waits (bounded) until `pattern` shows after `from`; returns where the match ends. */
-  async waitFor(pattern: RegExp, from = 0, timeoutMs = 20_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const match = pattern.exec(this.text.slice(from));
-      if (match) return from + match.index + match[0].length;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; the screen so far:\n${this.text}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  async exitCode(timeoutMs = 10_000): Promise<number | null> {
-    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
-    const result = await Promise.race([this.exited, timer]);
-    if (result === 'timeout') throw new Error(`the chat did not exit; the screen so far:\n${this.text}`);
-    return result;
-  }
-
-  kill(): void {
-    if (this.child.exitCode === null) this.child.kill('SIGKILL');
-  }
-}
 
 describe('forgeops chat (a real terminal session)', () => {
   const sessions: TerminalSession[] = [];
