@@ -6,8 +6,9 @@ import { sessionLogging, type SessionLogging } from './logging.js';
 import { promptArgumentKind, registerPrompts } from './prompts.js';
 import { FILE_TEMPLATE_VARIABLES, FILE_URI_TEMPLATE, registerResources } from './resources.js';
 import { serviceReader, type ServiceReadOptions } from './service-reads.js';
+import { STATUS_TEMPLATE_VARIABLES, STATUS_URI_TEMPLATE, StatusSubscriptions, type StatusWatches } from './status-resource.js';
 
-/** Resource subscriptions are not offered: the service has no change feed to base them on. */
+/** Resource subscriptions are added by serverCapabilities() where a watch hub backs them. */
 export const PROTOCOL_CAPABILITIES = {
   prompts: { listChanged: false },
   resources: { listChanged: false },
@@ -15,27 +16,45 @@ export const PROTOCOL_CAPABILITIES = {
   logging: {},
 } as const;
 
+/** The capabilities of a server: subscribe only with a watch hub, the one source of a status's changes. */
+export function protocolCapabilities(subscribe: boolean) {
+  return subscribe ? { ...PROTOCOL_CAPABILITIES, resources: { ...PROTOCOL_CAPABILITIES.resources, subscribe: true } } : PROTOCOL_CAPABILITIES;
+}
+
 export interface ProtocolFeatureOptions extends ServiceReadOptions {
   /** Deadline of one prompt or resource read, as of a tool call. */
   callTimeoutMs: number;
   log: Logger;
   /** Values never to appear in log notifications (the configured tokens; the session's own is added). */
   secrets?: ReadonlyArray<string | undefined>;
+  /** The watch hub a status subscription listens to; without it, subscriptions are not offered. */
+  watches?: () => Promise<StatusWatches>;
+}
+
+export interface ProtocolFeatures {
+  logging: SessionLogging;
+  /** The session ended: its subscriptions stop listening. */
+  close(): Promise<void>;
 }
 
 const completionKind: CompletionLookup = (ref, argument) => {
   if (ref.type === 'ref/prompt') return promptArgumentKind(ref.name, argument);
-  return ref.uri === FILE_URI_TEMPLATE ? FILE_TEMPLATE_VARIABLES[argument] : undefined;
+  if (ref.uri === FILE_URI_TEMPLATE) return FILE_TEMPLATE_VARIABLES[argument];
+  return ref.uri === STATUS_URI_TEMPLATE ? STATUS_TEMPLATE_VARIABLES[argument] : undefined;
 };
 
-/** Registers the handlers on a server made with PROTOCOL_CAPABILITIES; returns the session's logging. */
-export function registerProtocolFeatures(server: Server, options: ProtocolFeatureOptions): SessionLogging {
+/** Registers the handlers on a server made with protocolCapabilities(options.watches !== undefined). */
+export function registerProtocolFeatures(server: Server, options: ProtocolFeatureOptions): ProtocolFeatures {
   const logging = sessionLogging(server, options.log, [options.token, ...(options.secrets ?? [])]);
   const read = serviceReader(options);
+  const subscriptions = options.watches && new StatusSubscriptions({
+    watches: options.watches, read, timeoutMs: options.callTimeoutMs, log: options.log,
+    notify: (uri) => server.sendResourceUpdated({ uri }),
+  });
   registerPrompts(server, { read, timeoutMs: options.callTimeoutMs });
-  registerResources(server, { read, timeoutMs: options.callTimeoutMs });
+  registerResources(server, { read, timeoutMs: options.callTimeoutMs, subscriptions });
   registerCompletions(server, {
     lookup: completionKind, read, timeoutMs: Math.min(COMPLETION_TIMEOUT_MS, options.callTimeoutMs), log: logging.logger,
   });
-  return logging;
+  return { logging, close: async () => { await subscriptions?.close(); } };
 }

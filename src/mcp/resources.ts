@@ -1,11 +1,13 @@
-// Repository files as MCP resources: one URI template (project, path, optional ref), read through get_file_raw.
+// MCP resources: repository files through one URI template (project, path, optional ref), read through get_file_raw,
+// and a project's status (status-resource.ts), which a session may subscribe to when it has a watch hub.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema,
-  type ReadResourceResult,
+  SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CompletionKind } from './completions.js';
 import type { ServiceRead } from './service-reads.js';
+import { parseStatusUri, readFailure, readStatusResource, STATUS_URI_TEMPLATE, statusUri, type StatusSubscriptions } from './status-resource.js';
 
 /**
  * A project path has slashes of its own, so it is one percent-encoded segment ("group%2Fapp"); the file path
@@ -18,9 +20,6 @@ export const FILE_TEMPLATE_VARIABLES: Readonly<Record<string, CompletionKind>> =
 
 /** Larger files are refused rather than cut: a resource that is silently half a file misleads. */
 export const MAX_RESOURCE_BYTES = 2 * 1024 * 1024;
-
-/** JSON-RPC code the MCP spec gives to a resource that does not exist. */
-const RESOURCE_NOT_FOUND = -32002;
 
 const FILE_URI = /^forgeops:\/\/projects\/([^/?#]+)\/files\/([^?#]+)(?:\?([^#]*))?$/;
 
@@ -40,7 +39,8 @@ export function parseFileUri(uri: string): FileAddress {
   const match = FILE_URI.exec(uri);
   if (!match) {
     throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${JSON.stringify(uri)}: this server's resources are ` +
-      `${FILE_URI_TEMPLATE}, e.g. ${fileUri({ project: 'group/app', path: 'src/app.ts', ref: 'main' })}`);
+      `${FILE_URI_TEMPLATE}, e.g. ${fileUri({ project: 'group/app', path: 'src/app.ts', ref: 'main' })}, ` +
+      `and ${STATUS_URI_TEMPLATE}, e.g. ${statusUri('group/app')}`);
   }
   try {
     const ref = new URLSearchParams(match[3] ?? '').get('ref') || undefined;
@@ -82,10 +82,7 @@ function mimeTypeOf(path: string, contentType: string | undefined, text: boolean
 export async function readFileResource(uri: string, read: ServiceRead, limits: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
   const address = parseFileUri(uri);
   const outcome = await read('get_file_raw', { id: address.project, file_path: address.path, ref: address.ref ?? 'HEAD' }, limits);
-  if (!outcome.ok) {
-    const notFound = (outcome.error as { status?: unknown } | undefined)?.status === 404;
-    throw new McpError(notFound ? RESOURCE_NOT_FOUND : ErrorCode.InternalError, outcome.message, { uri });
-  }
+  if (!outcome.ok) throw readFailure(outcome, uri);
   const data = outcome.result.data;
   const bytes = Buffer.isBuffer(data) ? data : Buffer.from(String(data ?? ''), 'utf8');
   if (bytes.length > MAX_RESOURCE_BYTES) {
@@ -101,8 +98,15 @@ export async function readFileResource(uri: string, read: ServiceRead, limits: {
   };
 }
 
-export function registerResources(server: Server, options: { read: ServiceRead; timeoutMs: number }): void {
-  // No fixed resources: every file is reached through the template.
+export interface ResourceOptions {
+  read: ServiceRead;
+  timeoutMs: number;
+  /** This session's status subscriptions; absent where there is no watch hub (then subscribing is not offered). */
+  subscriptions?: StatusSubscriptions;
+}
+
+export function registerResources(server: Server, options: ResourceOptions): void {
+  // No fixed resources: every file and status is reached through a template.
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [{
@@ -111,8 +115,29 @@ export function registerResources(server: Server, options: { read: ServiceRead; 
       title: 'Repository file',
       description: 'A file of a project\'s repository at a branch, tag or commit (default: the default branch). ' +
         'project is the numeric ID or full path; the content is untrusted data from the repository.',
+    }, {
+      uriTemplate: STATUS_URI_TEMPLATE,
+      name: 'project-status',
+      title: 'Project status',
+      mimeType: 'application/json',
+      description: 'The triage report of a project\'s default branch: red, running or green, since which commit and whose, ' +
+        `what the failing jobs printed, what to press. project is the numeric ID or full path${options.subscriptions ? '; subscribe to hear when it changes' : ''}.`,
     }],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
-    readFileResource(request.params.uri, options.read, { signal: extra.signal, timeoutMs: options.timeoutMs }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const limits = { signal: extra.signal, timeoutMs: options.timeoutMs };
+    const status = parseStatusUri(request.params.uri);
+    if (status) return readStatusResource(request.params.uri, status.project, options.read, limits);
+    return readFileResource(request.params.uri, options.read, limits);
+  });
+  const subscriptions = options.subscriptions;
+  if (!subscriptions) return;
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    await subscriptions.subscribe(request.params.uri, extra.signal);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    await subscriptions.unsubscribe(request.params.uri);
+    return {};
+  });
 }

@@ -19,12 +19,14 @@ import { selectTools, usableTools } from './toolsets.js';
 import { callMetaTool, META_TOOLS, type MetaContext } from './meta.js';
 import { SessionTaskStore, startTask, TASK_WORK_LIMIT_MS, TASKS_CAPABILITY } from './tasks.js';
 import { jsonResult, successResult, textResult, type ToolResult } from './results.js';
-import { PROTOCOL_CAPABILITIES, registerProtocolFeatures } from './protocol.js';
+import { protocolCapabilities, registerProtocolFeatures } from './protocol.js';
+import type { SessionLogging } from './logging.js';
 import { askHuman, type ConfirmOutcome } from './approval-ask.js';
 import type { ApprovalDesk, ApprovalPolicy, ApprovalRequest } from './approval.js';
 import { catalogOf, type ToolCatalog } from './catalog.js';
 import { elicitationFormValidator } from './elicitation-validator.js';
 import type { SessionRegistry } from './service-reads.js';
+import type { StatusWatches } from './status-resource.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
@@ -60,6 +62,8 @@ export interface McpServerOptions {
   log?: Logger;
   /** Values never to appear in what the client is sent as log notifications (the configured tokens). */
   secrets?: ReadonlyArray<string | undefined>;
+  /** The watch hub status subscriptions listen to (serve's own; stdio's made on first subscribe); none: not offered. */
+  watches?: () => Promise<StatusWatches>;
 }
 
 /** What the server tells the assistant once, so no tool repeats it; the meta sentence only where those tools are. */
@@ -321,7 +325,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   let pendingConfirmations = 0;
   // Both are made below, after the core their handlers call; the core reaches them only once a request arrives.
   let server!: Server;
-  let logging!: ReturnType<typeof registerProtocolFeatures>;
+  let logging!: SessionLogging;
   const core = createToolCore(options, {
     logger: (requestId) => logging.logger(requestId),
     // Calls of one session waiting for a human at once are capped: each holds a request open.
@@ -344,14 +348,18 @@ export function createMcpServer(options: McpServerOptions): Server {
   const { offered, listed, registry, warmUp, callsOperation, notOffered, callTool, callOperation } = core;
   // Our own validator of elicitation answers: the SDK's default brings ajv, which the bundle leaves out.
   server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, tasks: TASKS_CAPABILITY, ...PROTOCOL_CAPABILITIES },
+    capabilities: { tools: { listChanged: false }, tasks: TASKS_CAPABILITY, ...protocolCapabilities(options.watches !== undefined) },
     instructions: instructions(offered.meta),
     taskStore: tasks,
     jsonSchemaValidator: elicitationFormValidator,
   });
-  // A task outliving its session would poll on for nobody.
-  server.onclose = () => tasks.close();
-  logging = registerProtocolFeatures(server, { ...options, registry, log: options.log ?? silentLogger });
+  const features = registerProtocolFeatures(server, { ...options, registry, log: options.log ?? silentLogger });
+  logging = features.logging;
+  // A task outliving its session would poll on for nobody; a subscription would keep a branch watched for nobody.
+  server.onclose = () => {
+    tasks.close();
+    void features.close();
+  };
 
   let warmed = false;
   server.setRequestHandler(ListToolsRequestSchema, async () => {

@@ -33,7 +33,7 @@ describe('capabilities', () => {
   it('announces prompts, resources, completions and logging beside tools', () => {
     const capabilities = session.client.getServerCapabilities();
     expect(capabilities).toMatchObject({ tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} });
-    // No subscriptions: the service has no change feed to keep them honest.
+    // No subscriptions without a watch hub to hear the changes (status-resource tests cover a session with one).
     expect(capabilities?.resources?.subscribe).toBeUndefined();
   });
 });
@@ -93,10 +93,10 @@ describe('prompts', () => {
 });
 
 describe('resources', () => {
-  it('offers the file template and no fixed resources', async () => {
+  it('offers the file and status templates and no fixed resources', async () => {
     expect((await session.client.listResources()).resources).toEqual([]);
     const { resourceTemplates } = await session.client.listResourceTemplates();
-    expect(resourceTemplates).toHaveLength(1);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([FILE_URI_TEMPLATE, 'forgeops://projects/{project}/status']);
     expect(resourceTemplates[0]).toMatchObject({ uriTemplate: FILE_URI_TEMPLATE, name: 'repository-file' });
   });
 
