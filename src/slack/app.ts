@@ -165,6 +165,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.action(ACTION_IDS.confirm, clicked((turn, value) => bot.confirm(turn, value)) as never);
   app.action(ACTION_IDS.cancel, clicked((turn, value) => bot.cancel(turn, value)) as never);
   app.action(ACTION_IDS.share, clicked((turn, value) => bot.share(turn, value)) as never);
+  app.action(ACTION_IDS.mute, clicked((turn, value) => bot.mute(turn, value)) as never);
   app.action(new RegExp(`^${ACTION_IDS.followUp}:\\d+$`), clicked((turn, value) => bot.followUp(turn, value)) as never);
   const { approver } = options;
   if (approver) {

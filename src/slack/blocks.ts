@@ -35,7 +35,7 @@ export const STATUS_EMOJI: Record<ChatStatus, string> = {
 };
 
 /** Action ids: Bolt routes on them, so the prefix is the route and the index keeps them unique within a message. */
-export const ACTION_IDS = { followUp: 'forge_followup', confirm: 'forge_confirm', cancel: 'forge_cancel', share: 'forge_share' } as const;
+export const ACTION_IDS = { followUp: 'forge_followup', confirm: 'forge_confirm', cancel: 'forge_cancel', share: 'forge_share', mute: 'forge_mute' } as const;
 
 /** The label of the button that posts a private answer to the channel. */
 export const SHARE_LABEL = 'Share in channel';

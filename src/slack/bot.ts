@@ -24,6 +24,11 @@ import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
 import { MAX_UNFURLS, isPublicProject, unfurlCall, type CallAs } from './unfurl.js';
 import type { SlackSettings } from './settings.js';
 import type { StateStore } from '../state/store.js';
+import type { WatchHub } from '../watch/hub.js';
+import { FOLLOW_UP_TTL_MS, MAX_FOLLOW_UPS, followUpKey, roomForFollowUps, storeFollowUp, type FollowUpRef, type IncidentOfButton } from './follow-ups.js';
+import { WATCH_WORDS, watchCommand } from './incident/commands.js';
+import { renderTimeline } from './incident/render.js';
+import type { IncidentMessages } from './incident/sink.js';
 
 /** One request from Slack, as far as the bot cares: who, where, and how to answer. */
 export interface Turn {
@@ -59,12 +64,10 @@ export interface BotOptions {
   log: Logger;
   /** The service's web address, so pasted links are read as references. */
   baseUrl?: string;
+  /** The watch hub and the incident messages: `/forge watch` and the incident message's buttons. */
+  watches?: { hub: WatchHub; incidents: IncidentMessages };
 }
 
-/** How long a follow-up button (Retry, Next page) keeps working. */
-const FOLLOW_UP_TTL_MS = 24 * 60 * 60_000;
-/** Follow-up references held at once; above it, answers come without buttons. */
-const MAX_FOLLOW_UPS = 20_000;
 /** Checking a token must fit in Slack's 3 s for a modal's answer. */
 const LOGIN_CHECK_MS = 2_500;
 
@@ -87,12 +90,6 @@ interface ShareRef {
   requester: string;
 }
 
-interface FollowUpRef {
-  operation: string;
-  input: Record<string, unknown>;
-  place: string;
-}
-
 export class SlackBot {
   private readonly byName: Map<string, Operation>;
 
@@ -108,13 +105,14 @@ export class SlackBot {
       return this.answer(turn, renderText(forgot ? 'Forgot your linked account; link one again with `/forge login`.' : 'No account was linked.', 'info'));
     }
     if (word === 'whoami') return this.answer(turn, renderText(await this.o.identities.describe(turn.user), 'info'));
+    if (word !== undefined && WATCH_WORDS.has(word)) return this.watch(turn, typedText(text).trim().split(/\s+/));
     const { dispatcher, acting } = this.dispatcher(turn);
     await this.deliver(turn, await this.safely(() => dispatcher.dispatch(typedText(text))), { acting });
   }
 
   /** A follow-up button: runs the stored call as the one who clicked (writes once, reads as often as clicked). */
   async followUp(turn: Turn, ref: string): Promise<void> {
-    const key = `followup:${ref}`;
+    const key = followUpKey(ref);
     const stored = await this.o.store.get<FollowUpRef>(key);
     const op = stored && this.byName.get(stored.operation);
     if (!stored || !op || stored.place !== turn.channelId) {
@@ -130,7 +128,50 @@ export class SlackBot {
     // Refused before anything was sent (the clicker linked no account, a read-only channel): the button stays for
     // someone who may use it, so a stranger's click on a shared message cannot spend it.
     if (once && reply.kind === 'message' && !reply.outcome) await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
-    await this.deliver(turn, reply, { acting });
+    await this.deliver(turn, reply, { acting, ...(stored.incident ? { incident: stored.incident } : {}) });
+    if (stored.incident) await this.onTimeline(turn, stored.incident, 'pressed', reply);
+  }
+
+  /** Mute for an hour, on an incident message: no new message for its project in this channel for an hour. */
+  async mute(turn: Turn, ref: string): Promise<void> {
+    const incidents = this.o.watches?.incidents;
+    if (!incidents) return this.answer(turn, renderText('Watching is off here; nothing was muted.', 'warning'));
+    return this.answer(turn, renderText(await incidents.mute(turn.user.userId, turn.channelId, ref), 'info'));
+  }
+
+  /** `/forge watch`, `unwatch`, `watching`: the channel's watches, the project read as the asker first. */
+  private async watch(turn: Turn, words: string[]): Promise<void> {
+    const watches = this.o.watches;
+    if (!watches) return this.answer(turn, renderText('Watching is off in this forgeops; nothing was watched.', 'warning'));
+    const { dispatcher } = this.dispatcher(turn);
+    const answer = await watchCommand([words[0].toLowerCase(), ...words.slice(1)], {
+      ...watches,
+      teamId: turn.user.teamId,
+      channel: turn.channelId,
+      by: turn.userName ? `@${turn.userName}` : `<@${turn.user.userId}>`,
+      readProject: async (project) => {
+        const reply = await this.safely(() => dispatcher.call('get_project', { id: project }));
+        if (reply.kind !== 'message') return { ok: false, why: 'reading it needs a confirmation' };
+        if (!reply.ok) return { ok: false, why: (reply.message.sections[0]?.text ?? reply.message.title).split('\n')[0] };
+        const data = reply.outcome?.ok ? reply.outcome.result.data as { path_with_namespace?: unknown } : undefined;
+        return { ok: true, path: typeof data?.path_with_namespace === 'string' ? data.path_with_namespace : project };
+      },
+      defaultProject: () => this.o.store.get<string>(projectKey(turn)),
+      projectOf: (word) => this.projectOfLink(word) ?? word,
+    });
+    return this.answer(turn, renderText(answer.text, answer.ok ? 'info' : 'warning'), { visibility: answer.inChannel ? 'in_channel' : 'ephemeral' });
+  }
+
+  /** An incident button's press (or its confirmation's answer) and what came of it, in the message's thread. */
+  private async onTimeline(turn: Turn, incident: IncidentOfButton, did: 'pressed' | 'confirmed' | 'declined', reply?: ChatReply): Promise<void> {
+    const incidents = this.o.watches?.incidents;
+    if (!incidents) return;
+    const outcome = !reply ? 'nothing was run'
+      : reply.kind === 'confirm' ? 'asked them to confirm'
+      : reply.ok ? (reply.outcome?.operation.effect === 'read' ? `${reply.message.title} (shown to them)` : reply.message.title)
+      : reply.outcome ? `failed: ${reply.message.title}` : `not run: ${(reply.message.sections[0]?.text ?? reply.message.title).split('\n')[0]}`;
+    await incidents.timeline(incident, renderTimeline({ user: turn.user.userId, did, label: incident.label, outcome }))
+      .catch((error: Error) => this.o.log.warn(`slack: could not add to an incident's thread: ${error.message}`));
   }
 
   /** Confirm: spend the ticket (requester, channel, expiry, once, unaltered), ask the policy again, run, replace the question. */
@@ -144,6 +185,8 @@ export class SlackBot {
     const { dispatcher, acting } = this.dispatcher(turn);
     const reply = await this.safely(() => dispatcher.confirmed(redeemed.call.operation, redeemed.call.input));
     await this.deliver(turn, reply, { acting, confirmed: true, replaceOriginal: true });
+    const incident = await this.o.watches?.incidents.ticketIncident(ticket);
+    if (incident) await this.onTimeline(turn, incident, 'confirmed', reply);
   }
 
   /**
@@ -170,6 +213,8 @@ export class SlackBot {
     const cancelled = await this.o.tickets.cancel(ticket, userKey(turn.user));
     if (!cancelled) return this.answer(turn, renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'));
     recordConfirmation('slack', 'declined');
+    const incident = await this.o.watches?.incidents.ticketIncident(ticket);
+    if (incident) await this.onTimeline(turn, incident, 'declined');
     // Not "Cancelled": on a "Cancel pipeline?" question that would read as the pipeline's fate.
     await this.answer(turn, renderText('Not run: you answered no, and nothing was changed.', 'canceled'), { replaceOriginal: true });
   }
@@ -314,11 +359,12 @@ export class SlackBot {
   }
 
   /** Shows a reply: a question with its yes/no buttons to the requester alone, or an outcome (in the channel when it is shared news). */
-  private async deliver(turn: Turn, reply: ChatReply, how: { acting: { current?: Acting }; confirmed?: boolean; replaceOriginal?: boolean; audited?: boolean }): Promise<void> {
+  private async deliver(turn: Turn, reply: ChatReply, how: { acting: { current?: Acting }; confirmed?: boolean; replaceOriginal?: boolean; audited?: boolean; incident?: IncidentOfButton }): Promise<void> {
     if (reply.kind === 'confirm') {
       const issued = await this.o.tickets.issue({ operation: reply.operation.name, input: reply.input, requester: userKey(turn.user), place: turn.channelId });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
       recordConfirmation('slack', 'asked');
+      if (how.incident) await this.o.watches?.incidents.rememberTicket(issued.id, how.incident);
       const question = renderConfirmation(reply.prompt, issued.id, { operation: reply.operation.name, answers: reply.answers });
       if (!question) {
         await this.o.tickets.cancel(issued.id, userKey(turn.user));
@@ -347,12 +393,8 @@ export class SlackBot {
   private async render(turn: Turn, message: ChatMessage, byline?: string, options: { followUps?: boolean; share?: string } = {}): Promise<SlackMessage> {
     if (options.followUps === false) return renderMessage(message, { byline });
     const refs: string[] = [];
-    if (message.actions.length > 0 && (await this.o.store.count('followup:')) + message.actions.length <= MAX_FOLLOW_UPS) {
-      for (const action of message.actions) {
-        const ref = randomBytes(12).toString('base64url');
-        await this.o.store.set(`followup:${ref}`, { operation: action.operation, input: action.input, place: turn.channelId } satisfies FollowUpRef, { ttlMs: FOLLOW_UP_TTL_MS });
-        refs.push(ref);
-      }
+    if (message.actions.length > 0 && (await roomForFollowUps(this.o.store, message.actions.length))) {
+      for (const action of message.actions) refs.push(await storeFollowUp(this.o.store, { operation: action.operation, input: action.input, place: turn.channelId }));
     }
     const shown = refs.length === 0 && message.actions.length > 0 ? chatMessage(message.title, { ...message, notes: [...message.notes, 'Buttons are off for now (too many waiting); type the command instead.'] }) : message;
     return renderMessage(shown, { actionValue: (i) => refs[i], byline, ...(options.share ? { share: options.share } : {}) });

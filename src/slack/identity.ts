@@ -28,6 +28,11 @@ export type Acting =
   | { ok: true; token: string; account?: ServiceAccount; source: 'linked' | 'sandbox' | 'shared' }
   | { ok: false; message: string };
 
+const personKey = (teamId: string, name: string) => `linked-person:${teamId}:${encodeURIComponent(name)}`;
+const personKeys = (teamId: string, account: ServiceAccount) =>
+  [...new Set([account.username, account.name].filter((n): n is string => typeof n === 'string' && n.trim() !== '' && n.length <= 255).map((n) => n.trim().toLowerCase()))]
+    .map((name) => personKey(teamId, name));
+
 export const LINK_PROMPT = 'Link your account on the service first: type `/forge login` and paste a personal access token.';
 
 export interface IdentityOptions {
@@ -48,12 +53,34 @@ export class Identities {
 
   async link(user: SlackUser, token: string, account: ServiceAccount): Promise<void> {
     if (!this.options.sealer) throw new Error('FORGEOPS_SECRET is not set: tokens are never stored unencrypted');
+    const before = await this.options.store.get<LinkRecord>(`link:${userKey(user)}`);
+    if (before) await this.forgetPerson(user, before.account);
     const record: LinkRecord = { sealed: this.options.sealer.seal(token, userKey(user)), account, linkedAt: new Date().toISOString() };
     await this.options.store.set(`link:${userKey(user)}`, record);
+    for (const key of personKeys(user.teamId, account)) await this.options.store.set(key, user.userId);
   }
 
   async unlink(user: SlackUser): Promise<boolean> {
+    const record = await this.options.store.get<LinkRecord>(`link:${userKey(user)}`);
+    if (record) await this.forgetPerson(user, record.account);
     return this.options.store.delete(`link:${userKey(user)}`);
+  }
+
+  /**
+   * The Slack user (in `teamId`) who linked the service account of this username or display name: commits carry
+   * the author's name, people's lists their username. One index entry per name of a link, so it is as bounded as
+   * the links; a name two people linked is the later one's.
+   */
+  async slackUserOf(teamId: string, person: string): Promise<string | undefined> {
+    const name = person.trim().toLowerCase();
+    if (!name || name.length > 255) return undefined;
+    return this.options.store.get<string>(personKey(teamId, name));
+  }
+
+  private async forgetPerson(user: SlackUser, account: ServiceAccount): Promise<void> {
+    for (const key of personKeys(user.teamId, account)) {
+      if ((await this.options.store.get<string>(key)) === user.userId) await this.options.store.delete(key);
+    }
   }
 
   async linked(user: SlackUser): Promise<{ token: string; account: ServiceAccount } | undefined> {

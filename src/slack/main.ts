@@ -19,6 +19,9 @@ import { ReadinessProbe, serviceCheck, storeCheck } from '../health.js';
 import { openConfiguredStore, type OpenedStore } from '../state/store.js';
 import type { WatchHub } from '../watch/hub.js';
 import { startWatchHub } from '../watch/start.js';
+import { webApi } from '@slack/bolt';
+import { Outbox } from './incident/outbox.js';
+import { IncidentMessages } from './incident/sink.js';
 
 /** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
 const MAX_CONFIRMATIONS_PER_USER = 5;
@@ -74,6 +77,24 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   let app: SlackApp | undefined;
   const responses = new ResponseUrls(log);
   const queue = new PostQueue({ log, post: (args) => app!.bolt.client.chat.postMessage(args as never) });
+  // The incident messages go through a durable outbox that does its own backoff: its client retries nothing itself.
+  const web = new webApi.WebClient(settings.botToken, {
+    ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}),
+    retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000,
+  });
+  let incidents: IncidentMessages | undefined;
+  const outbox = new Outbox({
+    store, log,
+    slack: {
+      postMessage: async (args) => ({ ts: (await web.chat.postMessage(args as never)).ts }),
+      update: (args) => web.chat.update(args as never),
+    },
+    onChannelGone: (subscriber, reason) => incidents!.channelGone(subscriber, reason),
+    ...(config.server.replicaId ? { holder: `${config.server.replicaId}:${process.pid}` } : {}),
+  });
+  incidents = new IncidentMessages({ store, outbox, identities, log });
+  const watches = await startWatchHub({ config, log, runtime, state, operations, sinks: [incidents] });
+  incidents.attach(watches);
   const bot = new SlackBot({
     operations, client: runtime.client, settings, store, identities,
     tickets: new DurableConfirmations(store, { maxPerRequester: MAX_CONFIRMATIONS_PER_USER, maxPending: MAX_CONFIRMATIONS, now: options.now }),
@@ -88,6 +109,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     callTimeoutMs: config.callTimeoutMs,
     log,
     baseUrl: config.codehost.url ?? (sandbox ? (await sandbox()).url : undefined),
+    watches: { hub: watches, incidents },
   });
   const approver = settings.approver && options.approvals ? new SlackApprover({
     desk: options.approvals, approver: settings.approver, log,
@@ -96,7 +118,6 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     reply: (turn, message, { replaceOriginal }) => (turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false)),
   }) : undefined;
   if (settings.approver && !options.approvals) log.warn('SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve');
-  const watches = await startWatchHub({ config, log, runtime, state, operations });
   const readiness = new ReadinessProbe([serviceCheck(runtime.client, runtime.service.address), storeCheck(state)]);
   app = createSlackApp({ settings, bot, store, log, now: options.now, approver, readiness, ...(state.shared ? { seen: store } : {}) });
   const mounted = app.receiver && options.listen === false;
@@ -104,11 +125,13 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   try {
     if (!mounted) started = await app.start(options.port, options.host);
   } catch (error) {
+    outbox.close();
     await watches.close();
     await closeRuntime();
     await store.close();
     throw error;
   }
+  outbox.start();
   if (!mounted) log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
   return {
     url: started.url,
@@ -119,6 +142,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     async close() {
       readiness.drain();
       await watches.close();
+      outbox.close();
       queue.close();
       await app!.stop();
       await store.close();

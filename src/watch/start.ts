@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Operation } from '../operations/define.js';
 import type { Runtime } from '../runtime.js';
 import type { OpenedStore } from '../state/store.js';
-import { WatchHub } from './hub.js';
+import { WatchHub, type WatchSink } from './hub.js';
 
 export async function startWatchHub(options: {
   config: Config;
@@ -13,6 +13,8 @@ export async function startWatchHub(options: {
   runtime: Runtime;
   state: OpenedStore;
   operations: readonly Operation[];
+  /** Where subscribers' events go (the Slack incident messages): added before the first watch can tell anything. */
+  sinks?: readonly WatchSink[];
 }): Promise<WatchHub> {
   const { config, log, runtime, state } = options;
   const hub = new WatchHub({
@@ -26,6 +28,7 @@ export async function startWatchHub(options: {
     maxPerSubscriber: config.watch.maxPerChannel,
     ...(config.server.replicaId ? { holder: `${config.server.replicaId}:${process.pid}` } : {}),
   });
+  for (const sink of options.sinks ?? []) hub.addSink(sink);
   await hub.start();
   return hub;
 }

@@ -23,6 +23,10 @@ export interface FakeSlack {
   socketUrl?: string;
   /** Answer the next `count` calls of `method` with 429 and this Retry-After. */
   rateLimit(method: string, count: number, retryAfterSeconds: number): void;
+  /** Answer the next `count` calls of `method` with this HTTP status (a 500: Slack having a bad moment); not recorded. */
+  failNext(method: string, count: number, status?: number): void;
+  /** Answer the calls of `method` to `channel` with `{ ok: false, error }` (not_in_channel: the bot was removed); recorded. */
+  refuse(method: string, channel: string, error: string): void;
   close(): Promise<void>;
 }
 
@@ -43,6 +47,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
   const responses: FakeSlack['responses'] = [];
   const limits = new Map<string, { count: number; after: number }>();
+  const failures = new Map<string, { count: number; status: number }>();
+  const refusals = new Map<string, string>();
   let ts = 1000;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -67,10 +73,23 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         res.writeHead(429, { 'retry-after': String(limit.after), 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
         return;
       }
+      const failure = failures.get(method);
+      if (failure && failure.count > 0) {
+        failure.count -= 1;
+        res.writeHead(failure.status, { 'content-type': 'text/plain' }).end('upstream trouble');
+        return;
+      }
       calls.push({ method, args: body });
+      const refused = refusals.get(`${method} ${String(body.channel)}`);
+      if (refused) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: refused }));
+        return;
+      }
       const answer: Record<string, unknown> = { ok: true };
       if (method === 'auth.test') Object.assign(answer, { user_id: 'UBOT', team_id: 'T1', bot_id: 'BBOT', url: 'https://t1.slack.test/' });
-      if (method === 'chat.postMessage' || method === 'chat.update') Object.assign(answer, { ts: String(ts++), channel: body.channel });
+      if (method === 'chat.postMessage') Object.assign(answer, { ts: String(ts++), channel: body.channel });
+      // An update keeps the message's ts, as Slack's does.
+      if (method === 'chat.update') Object.assign(answer, { ts: body.ts, channel: body.channel });
       if (method === 'views.open') Object.assign(answer, { view: { id: 'V1' } });
       if (method === 'apps.connections.open') Object.assign(answer, fake.socketUrl ? { url: fake.socketUrl } : { ok: false, error: 'no_socket_url' });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
@@ -87,6 +106,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     expiredResponseUrl: () => `${url}/expired/${randomBytes(6).toString('hex')}`,
     rateLimit(method, count, after) {
       limits.set(method, { count, after });
+    },
+    failNext(method, count, status = 500) {
+      failures.set(method, { count, status });
+    },
+    refuse(method, channel, error) {
+      refusals.set(`${method} ${channel}`, error);
     },
     async close() {
       server.closeAllConnections();

@@ -1,0 +1,155 @@
+// The incident message in Block Kit: one message per red episode and channel, re-rendered whole at each transition
+// (red, running, still red, green), and the thread's timeline lines. Pure: no I/O; every string from the service goes
+// through inline() or codeBlocks(), so a commit title or log line can neither mention, link nor start a line of its own.
+import type { FailureVerdict } from '../../operations/failure-kind.js';
+import { unfenceLog } from '../../operations/job-log.js';
+import { shortSha } from '../../operations/present.js';
+import { momentText, spanText, type TriageReport } from '../../operations/triage.js';
+import { spellOutHidden } from '../../text/visible.js';
+import type { CommitRef } from '../../watch/branch-watch.js';
+import { LIMITS, codeBlocks, cut, escapeMrkdwn, type Block, type SlackMessage } from '../blocks.js';
+
+/** Lines of a failing job's log shown in the message (the log's tail is a button away). */
+export const ERROR_LINES = 8;
+
+export type IncidentPhase = 'red' | 'running' | 'still-red' | 'green';
+
+export interface IncidentButton {
+  label: string;
+  actionId: string;
+  /** A stored reference, never the call itself. */
+  value: string;
+  style?: 'primary' | 'danger';
+}
+
+/** What the message shows; the sink keeps it in the store so any replica renders the same message. */
+export interface IncidentView {
+  project: string;
+  ref: string;
+  /** The latest red report (the first one, then each still-red one). */
+  report: TriageReport;
+  /** The Slack user id of the first red commit's author, when that person linked their account. */
+  culpritUser?: string;
+  phase: IncidentPhase;
+  /** The pipeline running (phase running). */
+  running?: { id: number; sha: string };
+  /** How it ended (phase green). */
+  green?: { redForMs: number; fixedBy: CommitRef };
+  buttons: IncidentButton[];
+}
+
+/** Text from the service, as one line of mrkdwn: hidden characters and newlines spelled out, &, < and > escaped. */
+export function inline(text: string): string {
+  return escapeMrkdwn(spellOutHidden(text));
+}
+
+/** A Slack user id as Slack issues them: anything else is not turned into a mention. */
+const SLACK_USER = /^[UW][A-Z0-9]{2,20}$/;
+
+export function mention(userId: string): string | undefined {
+  return SLACK_USER.test(userId) ? `<@${userId}>` : undefined;
+}
+
+function section(text: string): Block {
+  return { type: 'section', text: { type: 'mrkdwn', text: cut(text, LIMITS.sectionText) } };
+}
+
+/** The verdict's lines: "broken: test failed on 2 of 2 runs since eb4870be", one per job when several failed. */
+function verdictLines(failure: FailureVerdict): string[] {
+  const lines = failure.jobs.length <= 1 ? [[failure.kind, failure.evidence]] : failure.jobs.map((job) => [job.kind, job.evidence]);
+  return lines.map(([kind, evidence]) => `*${inline(kind)}*: ${inline(evidence)}`);
+}
+
+/** The last lines of a job's failing part, hidden characters spelled out (newlines and tabs kept: they lay out the log). */
+export function errorLines(excerpt: string, lines = ERROR_LINES): string {
+  const text = unfenceLog(excerpt).replace(/\r\n?/g, '\n').replace(/\n+$/, '');
+  return spellOutHidden(text.split('\n').slice(-lines).join('\n'), '\n\t');
+}
+
+function headline(view: IncidentView): string {
+  const where = `*${inline(view.project)}* ${inline(view.ref)}`;
+  if (view.phase === 'green') return `:white_check_mark: ${where} is green again`;
+  const kind = view.report.failure?.kind;
+  return `:rotating_light: ${where} is red${kind ? `: *${inline(kind)}*` : ''}`;
+}
+
+function commitText(commit: CommitRef): string {
+  return `\`${inline(shortSha(commit.sha))}\`${commit.title ? ` ${inline(commit.title)}` : ''}${commit.author ? ` (${inline(commit.author)})` : ''}`;
+}
+
+/** The line under the headline that says where the episode is now; undefined while simply red. */
+function statusLine(view: IncidentView): string | undefined {
+  switch (view.phase) {
+    case 'running': {
+      const run = view.running;
+      if (!run) return undefined;
+      const retry = run.id === view.report.head_pipeline?.id;
+      return `:arrows_counterclockwise: ${retry ? 'retrying… ' : ''}pipeline #${run.id} running on \`${inline(shortSha(run.sha))}\``;
+    }
+    case 'still-red': {
+      const kind = view.report.failure?.kind;
+      return `:x: still red after the retry${kind ? `: ${inline(kind)}${kind === 'broken' ? ', not flaky' : ''}` : ''}`;
+    }
+    case 'green':
+      return view.green ? `*Resolved:* green again after ${spanText(view.green.redForMs)}, fixed by ${commitText(view.green.fixedBy)}` : '*Resolved:* green again';
+    default:
+      return undefined;
+  }
+}
+
+/** "First red: `eb4870be` title by <@U2> · red for 14 min, since 13:02 UTC". */
+function firstRedLine(view: IncidentView, now: number): string | undefined {
+  const first = view.report.red_since?.first_red;
+  if (!first) return undefined;
+  const who = (view.culpritUser && mention(view.culpritUser)) ?? (first.author ? inline(first.author) : undefined);
+  const since = first.since ? Date.parse(first.since) : Number.NaN;
+  const when = Number.isNaN(since) ? ''
+    : view.phase === 'green' ? ` · since ${momentText(new Date(since), now)}`
+    : ` · red for ${spanText(now - since)}, since ${momentText(new Date(since), now)}`;
+  return `*First red:* \`${inline(shortSha(first.sha))}\`${first.title ? ` ${inline(first.title)}` : ''}${who ? ` by ${who}` : ''}${when}`;
+}
+
+/** The whole message at `now`: headline, where it stands, the verdict, the first red commit, the failing jobs, buttons. */
+export function renderIncident(view: IncidentView, now: number): SlackMessage {
+  const blocks: Block[] = [section(headline(view))];
+  const status = statusLine(view);
+  if (status) blocks.push(section(status));
+  if (view.report.failure) blocks.push(section(verdictLines(view.report.failure).join('\n')));
+  const first = firstRedLine(view, now);
+  if (first) blocks.push(section(first));
+  for (const job of view.report.failed_jobs) {
+    blocks.push(section(`*Failed:* ${inline(job.name)} (#${job.id})${job.failing_section ? ` in ${inline(job.failing_section)}` : ''}`));
+    if (job.excerpt) blocks.push(...codeBlocks(errorLines(job.excerpt)).slice(0, 2));
+  }
+  const buttons = view.phase === 'green' ? [] : view.buttons.filter((b) => b.value.length <= LIMITS.buttonValue).map((b) => ({
+    type: 'button', action_id: b.actionId, value: b.value,
+    text: { type: 'plain_text', text: cut(b.label, LIMITS.buttonText), emoji: true },
+    ...(b.style ? { style: b.style } : {}),
+  }));
+  if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons.slice(0, LIMITS.elementsPerActions) });
+  const kind = view.report.failure?.kind;
+  const text = view.phase === 'green'
+    ? `${view.project} ${view.ref} is green again`
+    : `${view.project} ${view.ref} is red${kind ? `: ${kind}` : ''}`;
+  return { text: cut(inline(text), LIMITS.fallbackText), blocks: blocks.slice(0, LIMITS.blocks) };
+}
+
+/** One line of the message's thread: who did what with a button, and what came of it (service words escaped). */
+export function renderTimeline(line: { user: string; did: 'pressed' | 'confirmed' | 'declined'; label: string; outcome?: string }): SlackMessage {
+  const who = mention(line.user) ?? inline(line.user);
+  const outcome = line.outcome === undefined ? '' : line.did === 'declined' ? `: ${inline(line.outcome)}` : ` → ${inline(line.outcome)}`;
+  const text = `${who} ${line.did} *${inline(line.label)}*${outcome}`;
+  return { text: cut(text, LIMITS.fallbackText), blocks: [section(text)] };
+}
+
+/** A line of the thread in our own words (a mute), with the presser named. */
+export function renderNote(user: string, words: string): SlackMessage {
+  const text = `${mention(user) ?? inline(user)} ${inline(words)}`;
+  return { text: cut(text, LIMITS.fallbackText), blocks: [section(text)] };
+}
+
+/** What the channel is told when a watched project can no longer be read. */
+export function renderGone(project: string, ref: string, reason: string): SlackMessage {
+  const text = `stopped watching ${project}${ref ? ` ${ref}` : ''}: it can no longer be read (${reason})`;
+  return { text: cut(inline(text), LIMITS.fallbackText), blocks: [section(`:no_entry_sign: ${inline(text)}`)] };
+}

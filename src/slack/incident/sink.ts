@@ -1,0 +1,205 @@
+// The Slack side of the incident loop: the watch hub's sink for `slack:<team>:<channel>` subscribers. A red episode
+// gets ONE message per channel (claimed in the store, so replicas and repeated deliveries post it once), which each
+// later transition updates in place; its buttons are follow-up references run as the presser, and every press and
+// its outcome goes to the message's thread. Everything is sent through the durable outbox.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../log.js';
+import { revertAction } from '../../operations/revert-as-merge-request.js';
+import { INCIDENT_OPERATION, type TriageReport } from '../../operations/triage.js';
+import type { StateStore } from '../../state/store.js';
+import type { WatchEvent } from '../../watch/branch-watch.js';
+import type { Subscription, WatchHub, WatchSink } from '../../watch/hub.js';
+import { ACTION_IDS, type SlackMessage } from '../blocks.js';
+import { roomForFollowUps, storeFollowUp, type IncidentOfButton } from '../follow-ups.js';
+import type { Identities } from '../identity.js';
+import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
+import { renderGone, renderIncident, renderNote, type IncidentButton, type IncidentPhase, type IncidentView } from './render.js';
+
+export const SLACK_SUBSCRIBER_PREFIX = 'slack:';
+/** How long Mute for an hour mutes. */
+export const MUTE_MS = 3600_000;
+/** The buttons of an incident message keep working this long (each update makes fresh ones). */
+const BUTTON_TTL_MS = 7 * 24 * 3600_000;
+/** Lines of the log Show the log shows. */
+const LOG_LINES = 50;
+/** A confirmation asked from an incident button is remembered this long (a ticket lives 5 minutes). */
+const TICKET_TTL_MS = 10 * 60_000;
+
+export const subscriberOf = (teamId: string, channel: string) => `${SLACK_SUBSCRIBER_PREFIX}${teamId}:${channel}`;
+
+/** The team and channel of a Slack subscriber, or undefined for anyone else's. */
+export function channelOf(subscriber: string): { teamId: string; channel: string } | undefined {
+  const match = /^slack:([^:]*):([^:]+)$/.exec(subscriber);
+  return match ? { teamId: match[1], channel: match[2] } : undefined;
+}
+
+export const messageKey = (episode: string, channel: string) => `watch:msg:${episode}:${channel}`;
+const claimKey = (episode: string, channel: string) => `watch:post:${episode}:${channel}`;
+const recordKey = (episode: string, channel: string) => `watch:incident:${episode}:${channel}`;
+const muteKey = (channel: string, project: string) => `watch:mute:${channel}:${encodeURIComponent(project)}`;
+const muteRefKey = (ref: string) => `incident-mute:${ref}`;
+const ticketKey = (ticket: string) => `incident-ticket:${ticket}`;
+
+interface IncidentRecord {
+  subscriber: string;
+  channel: string;
+  messageKey: string;
+  view: IncidentView;
+}
+
+interface MuteRef { place: string; project: string; incident: IncidentOfButton }
+
+export interface IncidentMessagesOptions {
+  store: StateStore;
+  outbox: Outbox;
+  identities: Identities;
+  log: Logger;
+  now?: () => number;
+}
+
+export class IncidentMessages implements WatchSink {
+  readonly prefix = SLACK_SUBSCRIBER_PREFIX;
+  private readonly now: () => number;
+  private hub: WatchHub | undefined;
+
+  constructor(private readonly o: IncidentMessagesOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** The hub this sink was added to, whose subscriptions a channel the bot left loses. */
+  attach(hub: WatchHub): void {
+    this.hub = hub;
+  }
+
+  async deliver(subscription: Subscription, event: WatchEvent): Promise<void> {
+    const where = channelOf(subscription.subscriber);
+    if (!where) return;
+    const { channel } = where;
+    switch (event.kind) {
+      case 'watching':
+        return;
+      case 'gone':
+        return this.o.outbox.notice(subscription.subscriber, channel, renderGone(event.project, event.ref, event.reason));
+      case 'red':
+        return this.opened(subscription.subscriber, channel, event);
+      default:
+        return this.moved(channel, event);
+    }
+  }
+
+  /** Whether this channel has the episode's message (posted, or claimed and on its way). */
+  async hasMessage(episode: string, channel: string): Promise<boolean> {
+    return (await this.o.store.get(claimKey(episode, channel))) !== undefined;
+  }
+
+  /** When new incident messages for `project` come to `channel` again, if muted. */
+  async mutedUntil(channel: string, project: string): Promise<number | undefined> {
+    return this.o.store.get<number>(muteKey(channel, project));
+  }
+
+  /** A line in the incident message's thread. */
+  async timeline(incident: IncidentOfButton, message: SlackMessage): Promise<void> {
+    const where = channelOf(incident.subscriber);
+    if (where) await this.o.outbox.reply(incident.subscriber, where.channel, incident.messageKey, message);
+  }
+
+  /** A confirmation asked from an incident button: its answer goes to the same thread. */
+  async rememberTicket(ticket: string, incident: IncidentOfButton): Promise<void> {
+    await this.o.store.set(ticketKey(ticket), incident, { ttlMs: TICKET_TTL_MS });
+  }
+
+  async ticketIncident(ticket: string): Promise<IncidentOfButton | undefined> {
+    return this.o.store.take<IncidentOfButton>(ticketKey(ticket));
+  }
+
+  /** Mute for an hour, pressed by `user` in `channel`: what to answer them (the thread hears it too). */
+  async mute(user: string, channel: string, ref: string): Promise<string> {
+    const stored = await this.o.store.get<MuteRef>(muteRefKey(ref));
+    if (!stored || stored.place !== channel) return 'This button no longer works (it expired, or it belongs to another channel); nothing was muted.';
+    const until = this.now() + MUTE_MS;
+    await this.o.store.set(muteKey(channel, stored.project), until, { ttlMs: MUTE_MS });
+    await this.timeline(stored.incident, renderNote(user, `pressed Mute for an hour → no new incident message for ${stored.project} in this channel for an hour (this one still updates)`));
+    return `Muted: no new incident message for ${stored.project} in this channel for an hour; this one still updates.`;
+  }
+
+  /** The bot can no longer post in a channel: its watches stop, and the log says why once. */
+  async channelGone(subscriber: string, reason: string): Promise<void> {
+    const hub = this.hub;
+    const subscriptions = hub ? await hub.subscriptions(subscriber) : [];
+    for (const s of subscriptions) await hub!.unsubscribe({ subscriber, project: s.project });
+    if (await this.o.store.add(`slack:gone:${subscriber}`, this.now(), { ttlMs: 3600_000 })) {
+      const projects = subscriptions.map((s) => s.project).join(', ') || 'nothing';
+      this.o.log.warn(`slack: Slack answered ${reason} for ${channelOf(subscriber)?.channel ?? subscriber}: stopped watching ${projects} there`);
+    }
+  }
+
+  private async opened(subscriber: string, channel: string, event: Extract<WatchEvent, { kind: 'red' }>): Promise<void> {
+    const { store } = this.o;
+    if (await this.mutedUntil(channel, event.project)) return;
+    // A red told again (a new subscription while red, a replica taking over) finds the claim and posts nothing.
+    if (!(await store.add(claimKey(event.episode, channel), this.now(), { ttlMs: MESSAGE_TTL_MS }))) return;
+    const key = messageKey(event.episode, channel);
+    const view: IncidentView = {
+      project: event.project, ref: event.ref, report: event.report, phase: 'red', buttons: [],
+      ...(await this.culprit(subscriber, event.report)),
+    };
+    const record: IncidentRecord = { subscriber, channel, messageKey: key, view };
+    view.buttons = await this.buttons(record);
+    await store.set(recordKey(event.episode, channel), record, { ttlMs: MESSAGE_TTL_MS });
+    await this.o.outbox.post(subscriber, channel, key, renderIncident(view, this.now()));
+  }
+
+  /** A later transition of an episode this channel has a message of: the message, updated in place. */
+  private async moved(channel: string, event: Extract<WatchEvent, { kind: 'running' | 'still-red' | 'green' }>): Promise<void> {
+    const { store } = this.o;
+    const record = await store.get<IncidentRecord>(recordKey(event.episode, channel));
+    if (!record) return;
+    const view = record.view;
+    const phase: IncidentPhase = event.kind;
+    view.phase = phase;
+    delete view.running;
+    if (event.kind === 'running') view.running = { id: event.pipeline.id, sha: event.pipeline.sha };
+    if (event.kind === 'still-red') view.report = event.report;
+    if (event.kind === 'green') view.green = { redForMs: event.redForMs, fixedBy: event.fixedBy };
+    view.buttons = phase === 'green' ? [] : await this.buttons(record);
+    await store.set(recordKey(event.episode, channel), record, { ttlMs: MESSAGE_TTL_MS });
+    await this.o.outbox.update(record.subscriber, channel, record.messageKey, renderIncident(view, this.now()));
+  }
+
+  /** The first red commit's author as a Slack user, when they linked their account here. */
+  private async culprit(subscriber: string, report: TriageReport): Promise<{ culpritUser?: string }> {
+    const author = report.red_since?.first_red.author;
+    const teamId = channelOf(subscriber)?.teamId;
+    if (!author || teamId === undefined) return {};
+    const user = await this.o.identities.slackUserOf(teamId, author);
+    return user ? { culpritUser: user } : {};
+  }
+
+  /** The buttons of the message as it stands: fresh references each time, bound to its channel and thread. */
+  private async buttons(record: IncidentRecord): Promise<IncidentButton[]> {
+    const { view, channel } = record;
+    const { report, project } = view;
+    const calls: Array<{ label: string; operation: string; input: Record<string, unknown>; style?: 'primary' | 'danger' }> = [];
+    const head = report.head_pipeline;
+    if (head && view.phase !== 'running' && !report.running_pipeline) {
+      calls.push({ label: 'Retry failed jobs', operation: 'retry_pipeline', input: { id: project, pipeline_id: head.id }, style: 'primary' });
+    }
+    const revert = report.failure?.kind === 'broken' ? revertAction(project, report) : undefined;
+    if (revert) calls.push({ label: revert.label, operation: revert.operation, input: revert.input });
+    calls.push({ label: 'Open an incident issue', operation: INCIDENT_OPERATION, input: { id: project } });
+    const failing = report.failed_jobs[0];
+    if (failing) calls.push({ label: 'Show the log', operation: 'get_job_log', input: { id: project, job_id: failing.id, lines: LOG_LINES } });
+    if (!(await roomForFollowUps(this.o.store, calls.length))) return [];
+    const buttons: IncidentButton[] = [];
+    for (const [index, call] of calls.entries()) {
+      const incident: IncidentOfButton = { subscriber: record.subscriber, messageKey: record.messageKey, label: call.label };
+      const value = await storeFollowUp(this.o.store, { operation: call.operation, input: call.input, place: channel, incident }, BUTTON_TTL_MS);
+      buttons.push({ label: call.label, actionId: `${ACTION_IDS.followUp}:${index}`, value, ...(call.style ? { style: call.style } : {}) });
+    }
+    const ref = randomBytes(12).toString('base64url');
+    const incident: IncidentOfButton = { subscriber: record.subscriber, messageKey: record.messageKey, label: 'Mute for an hour' };
+    await this.o.store.set(muteRefKey(ref), { place: channel, project, incident } satisfies MuteRef, { ttlMs: BUTTON_TTL_MS });
+    buttons.push({ label: 'Mute for an hour', actionId: ACTION_IDS.mute, value: ref });
+    return buttons;
+  }
+}
