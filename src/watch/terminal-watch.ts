@@ -1,7 +1,9 @@
 // `watch <project> [branch]` in the terminal chat: the branch's state at once, then each transition of a red episode
 // as it happens, one line each, until Ctrl+C. A chat-local command (no registry operation, so no MCP tool): a person
 // at a terminal watches for themselves, with a store of their own, so what they see never depends on a replica.
+import { commandLine } from '../chat/command-line.js';
 import { tokenize } from '../chat/tokens.js';
+import { safeText } from '../terminal/render.js';
 import type { Operation, RunContext } from '../operations/define.js';
 import { failureText } from '../operations/failure-kind.js';
 import { shortSha } from '../operations/present.js';
@@ -24,18 +26,31 @@ export interface FollowIO {
 
 export const WATCH_USAGE = 'watch <project> [branch]: prints the branch\'s state, then each change, until Ctrl+C';
 
-/** The red report in a few lines: why, flaky or broken, since which commit and whose, what failed. */
-function redLines(report: TriageReport): string[] {
+/** The red report in a few lines: why, flaky or broken, since which commit and whose, what failed, what to type. */
+function redLines(report: TriageReport, operations: readonly Operation[]): string[] {
   const lines = [`  ${report.because}`];
   if (report.failure) lines.push(...failureText(report.failure).split('\n').map((line) => `  ${line}`));
   const first = report.red_since?.first_red;
   if (first) lines.push(`  first red: #${first.pipeline} at ${shortSha(first.sha)}${first.title ? ` ${first.title}` : ''}${first.author ? ` (${first.author})` : ''}`);
   for (const job of report.failed_jobs) lines.push(`  failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`);
+  // What to press, typed out: the report's own steps as the chat's commands.
+  const byName = new Map(operations.map((op) => [op.name, op]));
+  for (const action of report.actions) {
+    const op = action.row === undefined ? byName.get(action.operation) : undefined;
+    if (op) lines.push(`  → ${action.label.charAt(0).toLowerCase()}${action.label.slice(1)}: ${commandLine(op, action.input)}`);
+  }
   return lines;
 }
 
-/** One event as the lines a person reads, stamped with the time it was seen. */
-export function watchEventText(event: WatchEvent, now: number): string {
+/**
+ * One event as the lines a person reads, stamped with the time it was seen. Commit titles, names and job names are
+ * anyone's text: an escape sequence among them is spelled out, never run by the terminal.
+ */
+export function watchEventText(event: WatchEvent, now: number, operations: readonly Operation[] = []): string {
+  return safeText(eventText(event, now, operations));
+}
+
+function eventText(event: WatchEvent, now: number, operations: readonly Operation[]): string {
   const where = `${event.project} ${event.ref}`;
   const stamp = `[${momentText(new Date(now), now)}]`;
   switch (event.kind) {
@@ -44,11 +59,11 @@ export function watchEventText(event: WatchEvent, now: number): string {
       return `${stamp} ${where} is ${word}: ${event.report.because}`;
     }
     case 'red':
-      return [`${stamp} ${where} is RED`, ...redLines(event.report)].join('\n');
+      return [`${stamp} ${where} is RED`, ...redLines(event.report, operations)].join('\n');
     case 'running':
       return `${stamp} ${where}: pipeline #${event.pipeline.id} is ${event.pipeline.status} on ${shortSha(event.pipeline.sha)}`;
     case 'still-red':
-      return [`${stamp} ${where} is still red`, ...redLines(event.report)].join('\n');
+      return [`${stamp} ${where} is still red`, ...redLines(event.report, operations)].join('\n');
     case 'green': {
       const fix = event.fixedBy;
       return `${stamp} ${where} is green again after ${spanText(event.redForMs)}: fixed by ${shortSha(fix.sha)}${fix.title ? ` ${fix.title}` : ''}${fix.author ? ` (${fix.author})` : ''}`;
@@ -86,7 +101,7 @@ export function terminalWatch(options: TerminalWatchOptions) {
       clock,
       ...(options.intervalMs ? { intervalMs: options.intervalMs } : {}),
       onEvent: (event) => {
-        io.write(`${watchEventText(event, clock.now())}\n`);
+        io.write(`${watchEventText(event, clock.now(), options.operations())}\n`);
         if (event.kind === 'gone') ended();
       },
       onError: (error) => {

@@ -78,3 +78,22 @@ describe('watch in the terminal chat', () => {
     expect(await ended).toBe(0);
   });
 });
+
+describe('a watch event as terminal text', () => {
+  it('spells out escape sequences in anyone\'s text and types out what to press as commands', async () => {
+    const { watchEventText } = await import('../../../src/watch/terminal-watch.js');
+    const text = watchEventText({
+      kind: 'red', project: 'acme/web', ref: 'main', episode: 'e',
+      report: {
+        project: 'acme/web', default_branch: 'main', verdict: 'red', because: 'the head\'s latest finished pipeline #9 failed',
+        red_since: { first_red: { pipeline: 8, sha: 'abcdef0123456789', title: 'Fix\x1b]0;pwned\x07\x1b[2J', author: 'Mallory\x1b[31m' }, suspects: [], more_suspects: false, ping: [] },
+        failed_jobs: [{ id: 27, name: 'test\x1b[1A', stage: 'test' }],
+        actions: [{ label: 'Retry the failed jobs', operation: 'retry_pipeline', input: { id: 'acme/web', pipeline_id: 9 } }],
+        unread: [], as_of: '2026-11-27T00:00:00Z',
+      },
+    }, Date.parse('2026-11-27T00:00:00Z'), ops);
+    expect(text).not.toMatch(/\x1b|\x07/);
+    expect(text).toContain('first red: #8 at abcdef01 Fix');
+    expect(text).toContain('  → retry the failed jobs: pipeline retry acme/web 9');
+  });
+});
