@@ -27,6 +27,10 @@ const PLACE = 'mcp';
  * can still be answered; all of them together are capped by the store.
  */
 export const MAX_WAITING_PER_CLIENT = 20;
+/** What a 2026-07-28 client asking to subscribe to a resource is told. */
+export const STATELESS_SUBSCRIBE_REFUSAL = 'Resource subscriptions are served to 2025-11-25 sessions only: connect with initialize '
+  + '(a session) and send resources/subscribe for forgeops://projects/{project}/status there; the 2026-07-28 revision of this '
+  + 'server offers tools only.';
 export interface StatelessOptions {
   /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
   serverOptions(token?: string): McpServerOptions;
@@ -219,6 +223,14 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       callers.set(request, caller);
       // The parsed body is given: the SDK classifies from it and reads nothing, so the request stays unread.
       if (await v2.isLegacyRequest(request, body, { maxRequestBodySize: options.maxMessageBytes })) return false;
+      // The revision has no resources/subscribe and no session to send updates on (it follows resources through
+      // subscriptions/listen, and this endpoint serves no resources): the SDK's bare "Method not found" becomes words.
+      const subscribe = body as { id?: unknown; method?: unknown } | undefined;
+      if (subscribe?.method === 'resources/subscribe' && (typeof subscribe.id === 'string' || typeof subscribe.id === 'number')) {
+        res.writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: subscribe.id, error: { code: -32601, message: STATELESS_SUBSCRIBE_REFUSAL } }));
+        return true;
+      }
       res.once('close', () => { if (!res.writableFinished) gone.abort(); });
       await sendResponse(await handler.fetch(request, { parsedBody: body }), res);
       return true;
