@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedCall {
   method: string;
   args: Record<string, unknown>;
+  /** What the fake answered (a post's ts is in it). */
+  answer?: Record<string, unknown>;
 }
 
 export interface FakeSlack {
@@ -79,10 +81,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         res.writeHead(failure.status, { 'content-type': 'text/plain' }).end('upstream trouble');
         return;
       }
-      calls.push({ method, args: body });
+      const call: RecordedCall = { method, args: body };
+      calls.push(call);
       const refused = refusals.get(`${method} ${String(body.channel)}`);
       if (refused) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: refused }));
+        call.answer = { ok: false, error: refused };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(call.answer));
         return;
       }
       const answer: Record<string, unknown> = { ok: true };
@@ -92,6 +96,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       if (method === 'chat.update') Object.assign(answer, { ts: body.ts, channel: body.channel });
       if (method === 'views.open') Object.assign(answer, { view: { id: 'V1' } });
       if (method === 'apps.connections.open') Object.assign(answer, fake.socketUrl ? { url: fake.socketUrl } : { ok: false, error: 'no_socket_url' });
+      call.answer = answer;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });

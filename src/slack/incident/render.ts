@@ -44,7 +44,7 @@ export function inline(text: string): string {
 }
 
 /** A Slack user id as Slack issues them: anything else is not turned into a mention. */
-const SLACK_USER = /^[UW][A-Z0-9]{2,20}$/;
+const SLACK_USER = /^[UW][A-Z0-9]{1,23}$/;
 
 export function mention(userId: string): string | undefined {
   return SLACK_USER.test(userId) ? `<@${userId}>` : undefined;

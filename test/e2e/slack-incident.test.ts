@@ -1,0 +1,117 @@
+// The incident loop in Slack, end to end against the sandbox (jobs sped up) and a fake Slack: a channel watches
+// acme/web, whose main is red; ONE message says broken with its buttons; Retry, pressed by a person, goes to the
+// message's thread and the same message is updated (running, then still red); Revert as a merge request, then its
+// merge, turn main green and the message says resolved and after how long; one post for the episode throughout.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { useSandbox } from '../helpers/mcp.js';
+import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack, type RecordedCall } from '../helpers/slack.js';
+
+const secret = 'test-signing-secret';
+const CULPRIT = "Show order dates in the store's time zone";
+// Jobs take 0.3 of their usual seconds: a retried test runs for about 2 s, long enough for a 1 s watch to see it run.
+const env = useSandbox({ jobTimeScale: 0.3 });
+let slack: FakeSlack;
+let bot: SlackBotHandle;
+let dataDir: string;
+
+beforeAll(async () => {
+  slack = await startFakeSlack();
+  dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-incident-'));
+  const config = parseConfig({
+    CODEHOST_URL: env.sandbox.url, CODEHOST_TOKEN: env.sandbox.tokens.reporter, CODEHOST_MAX_RETRIES: '0',
+    SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
+    FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: 'k'.repeat(40), FORGEOPS_WATCH_INTERVAL_MS: '1000',
+  });
+  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
+  // U1 (ana) links the demo maintainer's token; U2 the developer's, who is Bob Chen, the culprit's author.
+  for (const [user, token] of [['U1', env.sandbox.tokens.maintainer], ['U2', env.sandbox.tokens.developer]] as const) {
+    const linked = await postSigned(bot.url!, loginSubmitBody(token, { user }), { secret });
+    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
+  }
+});
+
+afterAll(async () => {
+  await bot?.close();
+  await slack?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+type Body = Record<string, unknown>;
+type Button = { action_id: string; value: string; text: { text: string } };
+
+async function command(text: string): Promise<Body> {
+  const responseUrl = slack.responseUrl();
+  const sent = await postSigned(bot.url!, commandBody(text, { responseUrl }), { secret });
+  expect(sent.status).toBe(200);
+  const path = new URL(responseUrl).pathname;
+  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 15_000, `an answer to "${text}"`);
+}
+
+/** Clicks a button as Slack sends the click; the response_url its answers come to. */
+async function click(button: Button, user = 'U1'): Promise<string> {
+  const responseUrl = slack.responseUrl();
+  const sent = await postSigned(bot.url!, clickBody(button.action_id, button.value, { user, responseUrl }), { secret });
+  expect(sent.status).toBe(200);
+  return new URL(responseUrl).pathname;
+}
+
+const buttonsOf = (body: Body): Button[] =>
+  ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements as Button[]);
+
+const posts = (): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C1' && c.args.thread_ts === undefined);
+const updatesOf = (ts: unknown): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.update' && c.args.ts === ts);
+const threadOf = (ts: unknown): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts);
+
+describe('the incident loop in Slack', () => {
+  it('posts one message for the red episode, updates it through a retry and a revert, and says when it is resolved', async () => {
+    const answer = await command('watch acme/web');
+    expect(messageText(answer)).toContain('Watching acme/web main in this channel: it is red now (message below).');
+    expect(answer.response_type).toBe('in_channel');
+
+    // ONE message: the verdict and its evidence, the failing job's error lines, the culprit's author as a mention.
+    const incident = await waitFor(() => posts()[0], 15_000, 'the incident message');
+    const text = messageText(incident.args);
+    expect(text).toMatch(/is red: \*broken\*/);
+    expect(text).toMatch(/\*broken\*: test failed on \d+ of \d+ runs since [0-9a-f]{8}/);
+    expect(text).toContain('*Failed:* test');
+    expect(text).toContain('```');
+    expect(text).toContain(`${CULPRIT} by <@U2>`);
+    const labels = buttonsOf(incident.args).map((b) => b.text.text);
+    expect(labels).toEqual(['Retry failed jobs', expect.stringMatching(/^Revert [0-9a-f]{8} as a merge request$/), 'Open an incident issue', 'Show the log', 'Mute for an hour']);
+    const ts = await waitFor(() => incident.answer?.ts, 5_000, 'the message\'s ts');
+
+    // Retry, pressed by ana: the thread names her, and the message shows the retry running, then still red.
+    await click(buttonsOf(incident.args)[0], 'U1');
+    const pressed = await waitFor(() => threadOf(ts).find((c) => messageText(c.args).includes('<@U1> pressed *Retry failed jobs*')), 15_000, 'the press in the thread');
+    expect(messageText(pressed.args)).toMatch(/→ /);
+    await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('retrying… pipeline #')), 15_000, 'the running update');
+    const stillRed = await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry: broken, not flaky')), 20_000, 'the still-red update');
+    const order = updatesOf(ts).map((c) => messageText(c.args));
+    expect(order.findIndex((t) => t.includes('retrying…'))).toBeLessThan(order.findIndex((t) => t.includes('still red after the retry')));
+
+    // Revert as a merge request, from the updated message (confirmed if the policy asks).
+    const revert = buttonsOf(stillRed.args).find((b) => b.text.text.startsWith('Revert '))!;
+    const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
+    const revertAnswers = await click(revert, 'U1');
+    const first = await waitFor(() => slack.responses.find((r) => r.path === revertAnswers)?.body, 15_000, 'the revert\'s answer');
+    const confirm = buttonsOf(first).find((b) => b.action_id === 'forge_confirm');
+    if (confirm) await click(confirm, 'U1');
+    await waitFor(() => threadOf(ts).find((c) => /<@U1> (pressed|confirmed) \*Revert [0-9a-f]{8} as a merge request\* → Opened merge request/.test(messageText(c.args))), 15_000, 'the revert in the thread');
+
+    // The merge request merges when its pipeline passes; main's pipeline then runs and passes.
+    const [mr] = (await env.client.request<Array<{ iid: number }>>({
+      method: 'GET', path: '/projects/acme%2Fweb/merge_requests', query: { source_branch: `revert-${sha8}`, state: 'opened' }, idempotent: true,
+    })).data;
+    await env.client.request({ method: 'PUT', path: `/projects/acme%2Fweb/merge_requests/${mr.iid}/merge`, body: { merge_when_pipeline_succeeds: true }, idempotent: false });
+    const resolved = await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('*Resolved:* green again after')), 40_000, 'the resolved update');
+    expect(messageText(resolved.args)).toMatch(/Resolved:\* green again after (less than a minute|\d+ (min|h|d)[^,]*), fixed by `[0-9a-f]{8}`/);
+    expect(buttonsOf(resolved.args)).toEqual([]);
+    expect(posts()).toHaveLength(1);
+  }, 58_000);
+});
