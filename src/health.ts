@@ -1,6 +1,6 @@
 // Liveness and readiness for a load balancer or an orchestrator: /healthz answers while the process does; /readyz
 // answers 200 only while this replica can do its work now (the service answers, the shared state store answers, it is
-// not shutting down), else 503 with each reason in words.
+// not shutting down, watching is not paused), else 503 with each reason in words.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiTransport } from './http/types.js';
 import type { OpenedStore } from './state/store.js';
@@ -48,12 +48,27 @@ export function storeCheck(state: OpenedStore): ReadinessCheck {
   return { name: 'state', check: async () => ((await state.ready()) ? undefined : `${state.where} does not answer`) };
 }
 
+/** Watching runs: not paused by a state store that cannot be reached (the watch hub says why in words). */
+export function watchCheck(watches: { readonly paused: string | undefined }): ReadinessCheck {
+  return { name: 'watching', check: async () => watches.paused };
+}
+
 /** Readiness from its checks (run together, answer cached briefly) and a drain switch. */
 export class ReadinessProbe {
   private cached?: { at: number; answer: Readiness };
   private draining = false;
 
-  constructor(private readonly checks: readonly ReadinessCheck[], private readonly now: () => number = Date.now) {}
+  private readonly checks: ReadinessCheck[];
+
+  constructor(checks: readonly ReadinessCheck[], private readonly now: () => number = Date.now) {
+    this.checks = [...checks];
+  }
+
+  /** One more check, for what starts after the probe is made (the watch hub). */
+  add(check: ReadinessCheck): void {
+    this.checks.push(check);
+    this.cached = undefined;
+  }
 
   /** From now on not ready: the balancer sends new work elsewhere while calls in flight finish. */
   drain(): void {

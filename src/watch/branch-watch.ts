@@ -22,7 +22,7 @@ export const MAX_RETRY_AFTER_MS = 10 * 60_000;
 /** The answers whose Retry-After a watch honours: the service says it is rate limiting or unavailable. */
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 /** A red episode's keys outlive any incident worth watching, then go. */
-const EPISODE_TTL_MS = 30 * 24 * 3600_000;
+export const EPISODE_TTL_MS = 30 * 24 * 3600_000;
 
 const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
 
@@ -226,10 +226,14 @@ export class BranchWatch {
   private async checkOnce(): Promise<CheckResult> {
     // A nudge in the quiet time the service asked for waits for the next check after it.
     if (this.clock.now() < this.quietUntil) return 'deferred';
-    this.held = false;
     this.throttled = undefined;
-    if (!(await this.holdLease())) return 'not-holder';
-    this.held = true;
+    try {
+      this.held = await this.holdLease();
+    } catch (error) {
+      this.held = false;
+      throw error;
+    }
+    if (!this.held) return 'not-holder';
     const ref = this.ref ??= await this.branch();
     const key = stateKey(this.project, ref);
     const state = (await this.options.store.get<WatchState>(key)) ?? {};

@@ -6,10 +6,12 @@ import type { Logger } from '../log.js';
 import type { Operation, RunContext } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
 import type { TriageReport } from '../operations/triage.js';
+import { StoreUnavailableError } from '../state/redis-store.js';
 import type { PeerChannel } from '../state/replica-bus.js';
 import type { StateStore } from '../state/store.js';
 import {
-  BranchWatch, DEFAULT_WATCH_INTERVAL_MS, MAX_WATCHES, WatchRefusedError, episodeKeyOf, type WatchClock, type WatchEvent,
+  BranchWatch, DEFAULT_WATCH_INTERVAL_MS, EPISODE_TTL_MS, MAX_WATCHES, WatchRefusedError, episodeKeyOf,
+  type CheckOutcome, type WatchClock, type WatchEvent,
 } from './branch-watch.js';
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
@@ -40,6 +42,19 @@ export interface StatusChange {
 }
 export type StatusListener = (change: StatusChange) => void;
 
+/** What watching does, as counted for /metrics (the metrics module implements it; src/watch never loads it). */
+export interface WatchRecorder {
+  /** A watch's check here: what it found, or that it failed. */
+  checked(result: CheckOutcome): void;
+  /** One request sent to the service by a watch here. */
+  requested(): void;
+  /** A transition (or a watch's first state) told by this replica, once for all replicas. */
+  told(kind: WatchEvent['kind']): void;
+}
+
+/** The branches this replica runs a watch for: polling (it holds the lease) or standing by. */
+export interface WatchCounts { polling: number; standingBy: number }
+
 export interface WatchHubOptions {
   store: StateStore;
   /** Replicas sharing the store (Redis pub/sub): changes and nudges reach them all. Absent: this process alone. */
@@ -55,6 +70,9 @@ export interface WatchHubOptions {
   holder?: string;
   maxWatches?: number;
   maxPerSubscriber?: number;
+  /** The store in words, for the log and /readyz ("Redis at cache.internal:6379"). */
+  storeName?: string;
+  recorder?: WatchRecorder;
 }
 
 const part = (text: string) => encodeURIComponent(text);
@@ -78,6 +96,8 @@ export class WatchHub {
   private stopListening: (() => Promise<void>) | undefined;
   private cancelSync: (() => void) | undefined;
   private closed = false;
+  /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
+  private pausedSince: number | undefined;
 
   constructor(private readonly o: WatchHubOptions) {
     this.clock = o.clock;
@@ -93,7 +113,7 @@ export class WatchHub {
     if (this.o.peers) {
       this.stopListening = await this.o.peers.listen(CHANGES, (text) => this.heard(text));
     }
-    await this.sync().catch((error: Error) => this.o.log.warn(`watch: cannot read the watches yet: ${error.message}`));
+    await this.sync().catch((error: Error) => this.failed(error, 'cannot read the watches yet'));
     this.scheduleSync();
   }
 
@@ -181,6 +201,26 @@ export class WatchHub {
     return this.running.size;
   }
 
+  /** The watches here that poll (hold their project's lease) and those standing by. */
+  counts(): WatchCounts {
+    const polling = [...this.running.values()].filter((r) => r.watch.holding).length;
+    return { polling, standingBy: this.running.size - polling };
+  }
+
+  /** Why watching is paused, in words ("watching paused: Redis at … unreachable"); undefined while it runs. */
+  get paused(): string | undefined {
+    return this.pausedSince === undefined ? undefined : `watching paused: ${this.storeName} unreachable`;
+  }
+
+  /** Stops every watch without giving the leases back, and stops listening: what a process that dies does (tests). */
+  abandon(): void {
+    this.closed = true;
+    this.cancelSync?.();
+    void this.stopListening?.();
+    for (const running of this.running.values()) running.watch.abandon();
+    this.running.clear();
+  }
+
   /** Stops every watch, keeping the subscriptions (a restart resumes them) and giving the leases back. */
   async close(): Promise<void> {
     this.closed = true;
@@ -192,9 +232,13 @@ export class WatchHub {
 
   /** Starts the watches the store lists and stops the ones no longer listed (unless someone here still listens). */
   private async sync(): Promise<void> {
+    // A hub closed (or abandoned) starts no watch again, whatever a replica announces meanwhile.
+    if (this.closed) return;
     const keys = await this.o.store.keys(ENTRY_PREFIX);
+    if (this.closed) return;
     const entries = (await Promise.all(keys.map((key) => this.o.store.get<Entry>(key)))).filter((e): e is Entry => e !== undefined);
     const listed = new Set(entries.map((e) => e.project));
+    this.storeAnswered();
     for (const entry of entries) await this.ensure(entry.project, true);
     for (const [key, running] of this.running) {
       if (!running.persisted || listed.has(key)) continue;
@@ -207,7 +251,7 @@ export class WatchHub {
     if (this.closed) return;
     const clock = this.clock;
     const wake = () => {
-      void this.sync().catch((error: Error) => this.o.log.warn(`watch: cannot read the watches: ${error.message}`)).finally(() => this.scheduleSync());
+      void this.sync().catch((error: Error) => this.failed(error, 'cannot read the watches')).finally(() => this.scheduleSync());
     };
     if (clock) this.cancelSync = clock.wakeAt(clock.now() + this.intervalMs, wake);
     else {
@@ -233,7 +277,13 @@ export class WatchHub {
       ...(this.o.random ? { random: this.o.random } : {}), ...(this.o.holder ? { holder: this.o.holder } : {}),
       onEvent: (event) => this.told(event),
       onChange: (change) => this.announce({ project, ref: change.ref, kind: 'changed' }, 'change'),
-      onError: (error) => this.o.log.warn(`watch ${project}: ${error.message}`),
+      onError: (error) => this.failed(error, `watch ${project}`),
+      onCheck: (result) => {
+        this.o.recorder?.checked(result);
+        if (result === 'paused') this.storeFailed();
+        else if (result !== 'deferred' && result !== 'failed') this.storeAnswered();
+      },
+      ...(this.o.recorder ? { onServiceRequest: () => this.o.recorder?.requested() } : {}),
     });
     const running: Running = { watch, persisted, listeners: new Set() };
     this.running.set(project, running);
@@ -249,6 +299,7 @@ export class WatchHub {
 
   /** A transition this replica told (it held the lease): to each subscriber's sink, then to every replica's listeners. */
   private async told(event: WatchEvent): Promise<void> {
+    this.o.recorder?.told(event.kind);
     if (event.kind !== 'watching') {
       const subscribers = await this.o.store.keys(watchersPrefix(event.project));
       for (const key of subscribers) {
@@ -264,6 +315,9 @@ export class WatchHub {
   private async deliverTo(subscription: Subscription, event: WatchEvent): Promise<void> {
     const sink = this.sinks.find((s) => subscription.subscriber.startsWith(s.prefix));
     if (!sink) return;
+    // A red episode reaches a subscriber two ways (its subscription to a red branch, and the watch telling red):
+    // whichever comes first tells it.
+    if (event.kind === 'red' && !(await this.o.store.add(`watch:told:${event.episode}:red:to:${part(subscription.subscriber)}`, this.now(), { ttlMs: EPISODE_TTL_MS }))) return;
     try {
       await sink.deliver(subscription, event);
     } catch (error) {
@@ -290,7 +344,7 @@ export class WatchHub {
         await this.o.peers.publish(CHANGES, message);
         return;
       } catch (error) {
-        this.o.log.warn(`watch: cannot reach the other replicas: ${(error as Error).message}`);
+        this.failed(error as Error, 'cannot reach the other replicas');
       }
     }
     this.heard(message);
@@ -305,7 +359,7 @@ export class WatchHub {
     }
     if (typeof message?.project !== 'string') return;
     if (message.why === 'sync') {
-      void this.sync().catch((error: Error) => this.o.log.warn(`watch: cannot read the watches: ${error.message}`));
+      void this.sync().catch((error: Error) => this.failed(error, 'cannot read the watches'));
       return;
     }
     for (const [key, running] of this.running) {
@@ -313,6 +367,29 @@ export class WatchHub {
       if (message.why === 'nudge') void running.watch.check().catch(() => undefined);
       else for (const listener of running.listeners) listener({ project: message.project, ref: String(message.ref ?? ''), kind: message.kind });
     }
+  }
+
+  /** A failure in words, once: the store unreachable pauses watching (said when it starts and when it ends). */
+  private failed(error: Error, what: string): void {
+    if (error instanceof StoreUnavailableError) this.storeFailed();
+    else this.o.log.warn(`watch: ${what}: ${error.message}`);
+  }
+
+  private storeFailed(): void {
+    if (this.pausedSince !== undefined || this.closed) return;
+    this.pausedSince = this.now();
+    this.o.log.warn(`watch: ${this.paused}; no watch asks the service until it answers again, and watching resumes by itself`);
+  }
+
+  private storeAnswered(): void {
+    if (this.pausedSince === undefined) return;
+    const seconds = Math.round((this.now() - this.pausedSince) / 1000);
+    this.pausedSince = undefined;
+    this.o.log.info(`watch: watching resumed: ${this.storeName} answers again after ${seconds} s`);
+  }
+
+  private get storeName(): string {
+    return this.o.storeName ?? 'the state store';
   }
 
   private async read(name: string, input: Record<string, unknown>) {

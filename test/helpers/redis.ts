@@ -1,14 +1,26 @@
 // A real redis-server for the tests that need one: Debian's package (bash .ci/run installs it), started on loopback
-// as a child of the test with nothing saved to disk, and stopped by its PID.
+// as a child of the test with nothing saved to disk (or, to be stopped and started again, saved to a directory of
+// its own), and stopped by its PID.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './balancers.js';
 
 export interface RedisServer {
   url: string;
   port: number;
-  /** Stops the server (SIGTERM to its PID) and waits for it to exit. */
-  stop(): Promise<void>;
+  /**
+   * Stops the server (SIGTERM to its PID) and waits for it to exit. `forNow`: its saved data (keepData) is kept for
+   * start(); otherwise it is deleted.
+   */
+  stop(options?: { forNow?: boolean }): Promise<void>;
+  /**
+   * Starts a stopped server again on the same port (Redis back after an outage). With `keepData` it comes back
+   * with what it held when stopped for now, as a Redis that saves on shutdown does; else empty.
+   */
+  start(): Promise<void>;
 }
 
 /** One PING over a raw connection: true on +PONG. */
@@ -27,14 +39,14 @@ export function redisInstalled(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-/** Starts a redis-server; on `port` when given (a Redis that comes back where it was), else on a free port. */
-export async function startRedis(options: { port?: number } = {}): Promise<RedisServer> {
-  if (!redisInstalled()) {
-    throw new Error('redis-server is not installed: `apt-get install -y --no-install-recommends redis-server` (bash .ci/run does it)');
-  }
-  const port = options.port ?? await freePort();
+interface Running { child: ChildProcess; exited: Promise<void> }
+
+async function spawnRedis(port: number, dataDir: string | undefined): Promise<Running> {
+  // A save point makes redis-server save its data when stopped by SIGTERM (its own default on shutdown); the hour
+  // keeps it from saving on its own while a test runs.
+  const persistence = dataDir ? ['--dir', dataDir, '--dbfilename', 'dump.rdb', '--save', '3600 1'] : ['--save', ''];
   const child: ChildProcess = spawn('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning',
+    '--port', String(port), '--bind', '127.0.0.1', ...persistence, '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning',
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Bounded: 200 tries of 25 ms.
@@ -44,12 +56,34 @@ export async function startRedis(options: { port?: number } = {}): Promise<Redis
     await new Promise((resolve) => setTimeout(resolve, 25));
     if (i === 199) throw new Error('redis-server did not answer PING within 5 s');
   }
+  return { child, exited };
+}
+
+/**
+ * Starts a redis-server; on `port` when given (a Redis that comes back where it was), else on a free port.
+ * keepData: it saves to a directory of its own when stopped and reads it back when started again.
+ */
+export async function startRedis(options: { port?: number; keepData?: boolean } = {}): Promise<RedisServer> {
+  if (!redisInstalled()) {
+    throw new Error('redis-server is not installed: `apt-get install -y --no-install-recommends redis-server` (bash .ci/run does it)');
+  }
+  const port = options.port ?? await freePort();
+  const dataDir = options.keepData ? mkdtempSync(join(tmpdir(), 'forgeops-redis-')) : undefined;
+  let running: Running | undefined = await spawnRedis(port, dataDir);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    async stop() {
-      if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
-      await exited;
+    async stop({ forNow = false } = {}) {
+      const stopping = running;
+      running = undefined;
+      if (stopping) {
+        if (stopping.child.exitCode === null && stopping.child.pid !== undefined) process.kill(stopping.child.pid, 'SIGTERM');
+        await stopping.exited;
+      }
+      if (dataDir && !forNow) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async start() {
+      running ??= await spawnRedis(port, dataDir);
     },
   };
 }

@@ -70,10 +70,9 @@ describe('the watch hub', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const reds = told.filter((t) => t.event.kind === 'red');
-    // Once from the subscription itself; the watch's own first check tells the same episode (the sink dedups it).
-    expect(new Set(reds.map((t) => t.event.kind === 'red' && t.event.episode))).toHaveProperty('size', 1);
-    expect(reds.every((t) => t.subscriber === 'test:C1')).toBe(true);
-    expect(reds.length).toBeLessThanOrEqual(2);
+    // Told by the subscription itself or by the watch's own first check, whichever came first: once.
+    expect(reds).toHaveLength(1);
+    expect(reds[0].subscriber).toBe('test:C1');
     expect(await one.subscriptions('test:C1')).toEqual([expect.objectContaining({ project: 'acme/web', by: 'alice' })]);
     expect(await one.subscribe({ subscriber: 'test:C1', project: 'acme/web', ref: 'main' })).toMatchObject({ created: false });
     await one.close();
