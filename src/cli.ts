@@ -276,12 +276,16 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const bus = approvals ? await (await import('./mcp/approval.js')).joinReplicas(approvals.desk, state, config.server.replicaId, log) : undefined;
   // Watched branches: the Slack bot's hub when it runs beside (its channels subscribe), else one over serve's store.
   const watches = slack?.bot.watches ?? await (await import('./watch/start.js')).startWatchHub({ config, log, runtime, state, operations });
+  const listenTo = async () => watches;
   const sessionOptions = (token?: string): McpServerOptions => ({
     operations: catalog, client: runtime.client, token, log, secrets, ...selection,
     approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
-    callTimeoutMs: config.callTimeoutMs, service: runtime.service,
+    callTimeoutMs: config.callTimeoutMs, service: runtime.service, watches: listenTo,
   });
+  // The service's pipeline events check a watched branch at once; without the secret nobody could tell them from a stranger's.
+  const webhookSecret = config.watch.webhookSecret;
+  const webhook = webhookSecret ? await (await import('./watch/webhook.js')).mountedPipelineWebhook({ secret: webhookSecret, watches, log }) : undefined;
   // One memory of the tokens the service accepted, for the sessions' caps and the 2026-07-28 questions alike.
   const tokenChecker = (await import('./mcp/token-check.js')).serviceTokenChecker(runtime.client);
   let http;
@@ -290,7 +294,10 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, allowedHosts: config.server.allowedHosts, log,
       maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness, replicaId: config.server.replicaId,
       maxSessionsPerCaller: config.server.maxSessionsPerCaller, trustedProxies: config.server.trustedProxies, tokenChecker,
-      mounts: { ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }) },
+      mounts: {
+        ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }),
+        ...(webhook && { [webhook.path]: webhook.handle }),
+      },
       createSessionServer: ({ token }) => createMcpServer(sessionOptions(token)),
       stateless: async () => (await import('./mcp/stateless.js')).createStatelessEndpoint({
         serverOptions: sessionOptions, store: state.store, sharedStore: state.shared, secret: config.secret,
@@ -400,11 +407,22 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const selection = await toolSelection(config, values, catalog.tools);
   const approvals = await approvalPageForStdio(config, log);
   const runtime = await createRuntime(config, log);
+  // Made on the first status subscription, in this process's memory: most stdio sessions never subscribe.
+  let hub: Promise<import('./watch/hub.js').WatchHub> | undefined;
+  const watches = () => hub ??= (async () => {
+    const [{ startWatchHub }, { openConfiguredStore }, { operations }] = await Promise.all([
+      import('./watch/start.js'), import('./state/store.js'), import('./operations/index.js'),
+    ]);
+    return startWatchHub({ config, log, runtime, state: await openConfiguredStore({}), operations });
+  })().catch((error: unknown) => {
+    hub = undefined;
+    throw error;
+  });
   const server = createMcpServer({
     operations: catalog, client: runtime.client, log, secrets, ...selection, warmUpAfterToolsList: true,
     approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
-    callTimeoutMs: config.callTimeoutMs, service: runtime.service,
+    callTimeoutMs: config.callTimeoutMs, service: runtime.service, watches,
   });
   const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });
   let closing = false;
@@ -413,6 +431,7 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
     closing = true;
     await approvals?.close();
     await server.close().catch(() => undefined);
+    await (await hub?.catch(() => undefined))?.close();
     await runtime.close();
     process.exit(0);
   };
