@@ -32,8 +32,8 @@ function setup() {
   const outbox = new Outbox({
     store, log, now: () => now,
     slack: {
-      postMessage: async (args) => { calls.push({ method: 'post', args }); return { ts: String(ts++) }; },
-      update: async (args) => { calls.push({ method: 'update', args }); return {}; },
+      postMessage: async (args) => { calls.push({ method: 'post', args: { ...args } }); return { ts: String(ts++) }; },
+      update: async (args) => { calls.push({ method: 'update', args: { ...args } }); return {}; },
     },
   });
   const identities = new Identities({ store, sealer: new Sealer('k'.repeat(40)) });
