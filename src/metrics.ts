@@ -1,9 +1,10 @@
 // Prometheus metrics on /metrics (serve, and the Slack bot's own port): calls by operation, front end and outcome,
-// their latency, the service's retries and 429s, confirmations, MCP sessions and state store errors. The front ends
+// their latency, the service's retries and 429s, confirmations, MCP sessions, state store errors and watching. The front ends
 // record through the functions below, which do nothing until enableMetrics() ran: `forgeops mcp` and the terminal
 // chat never load prom-client.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { WatchCounts, WatchRecorder } from './watch/hub.js';
 
 export type Front = 'mcp' | 'slack' | 'chat';
 /** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no; asked: a stateless client was asked to confirm (it calls again). */
@@ -20,11 +21,16 @@ interface Sink {
   confirmations: Counter<'front' | 'event'>;
   storeErrors: Counter;
   sessions: Gauge;
+  watches: Gauge<'role'>;
+  watchChecks: Counter<'result'>;
+  watchRequests: Counter;
+  watchEvents: Counter<'kind'>;
   webhooks: Counter<'result'>;
 }
 
 let sink: Sink | undefined;
 let sessionCounter: (() => number) | undefined;
+let watchCounter: (() => WatchCounts) | undefined;
 
 /** One call of an operation, as its front end saw it. */
 export function recordCall(front: Front, operation: string, outcome: CallOutcome, seconds: number): void {
@@ -55,6 +61,18 @@ export function countSessionsWith(count: () => number): void {
   sessionCounter = count;
 }
 
+/** What the watches gauge reads when scraped (the watch hub's counts). */
+export function countWatchesWith(count: () => WatchCounts): void {
+  watchCounter = count;
+}
+
+/** The watch hub reports through these: checks by result ('not-holder' as not_holder), requests, transitions told. */
+export const watchRecorder: WatchRecorder = {
+  checked: (result) => sink?.watchChecks.inc({ result: result.replace('-', '_') }),
+  requested: () => sink?.watchRequests.inc(),
+  told: (kind) => sink?.watchEvents.inc({ kind }),
+};
+
 /** Loads prom-client and starts recording; idempotent. */
 export async function enableMetrics(): Promise<void> {
   if (sink) return;
@@ -77,6 +95,20 @@ export async function enableMetrics(): Promise<void> {
       name: 'forgeops_mcp_sessions', help: 'Live MCP sessions of this replica.', registers: [registry],
       collect() { this.set(sessionCounter?.() ?? 0); },
     }),
+    watches: new client.Gauge({
+      name: 'forgeops_watches', help: 'Branches this replica watches: polling (it holds the lease) or standing_by.', labelNames: ['role'], registers: [registry],
+      collect() {
+        const counts = watchCounter?.() ?? { polling: 0, standingBy: 0 };
+        this.set({ role: 'polling' }, counts.polling);
+        this.set({ role: 'standing_by' }, counts.standingBy);
+      },
+    }),
+    watchChecks: new client.Counter({
+      name: 'forgeops_watch_checks_total', labelNames: ['result'], registers: [registry],
+      help: 'Watch checks by result: unchanged, changed, not_holder (another replica polls), failed, paused (state store unreachable), deferred (the service asked to wait).',
+    }),
+    watchRequests: new client.Counter({ name: 'forgeops_watch_service_requests_total', help: 'Requests watching sent to the service, retries included.', registers: [registry] }),
+    watchEvents: new client.Counter({ name: 'forgeops_watch_events_total', help: 'Watch transitions told by this replica (once across replicas), by kind.', labelNames: ['kind'], registers: [registry] }),
     webhooks: new client.Counter({ name: 'forgeops_webhooks_total', help: 'Pipeline events received on /hooks/pipeline, by what became of them.', labelNames: ['result'], registers: [registry] }),
   };
 }

@@ -2,6 +2,7 @@
 // reading the service with forgeops's own token, at the configured interval and caps.
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { countWatchesWith, watchRecorder } from '../metrics.js';
 import type { Operation } from '../operations/define.js';
 import type { Runtime } from '../runtime.js';
 import type { OpenedStore } from '../state/store.js';
@@ -27,7 +28,11 @@ export async function startWatchHub(options: {
     maxWatches: config.watch.maxWatches,
     maxPerSubscriber: config.watch.maxPerChannel,
     ...(config.server.replicaId ? { holder: `${config.server.replicaId}:${process.pid}` } : {}),
+    storeName: state.where,
+    // Counted only once serve or the Slack bot enabled metrics; prom-client is never loaded here.
+    recorder: watchRecorder,
   });
+  countWatchesWith(() => hub.counts());
   for (const sink of options.sinks ?? []) hub.addSink(sink);
   await hub.start();
   return hub;

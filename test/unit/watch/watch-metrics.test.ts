@@ -1,0 +1,110 @@
+// /metrics for watching, as Prometheus scrapes it: the branches this replica watches (polling or standing by), its
+// checks by result, every request the checks sent the service (a retry included) and the transitions it told.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../src/http/client.js';
+import type { ApiTransport } from '../../../src/http/types.js';
+import { answerMetrics, countWatchesWith, enableMetrics, resetMetrics, watchRecorder } from '../../../src/metrics.js';
+import { operations } from '../../../src/operations/index.js';
+import type { Operation } from '../../../src/operations/define.js';
+import { triageOperation } from '../../../src/operations/triage.js';
+import { ManualClock } from '../../../src/sandbox/core/clock.js';
+import { MemoryStore } from '../../../src/state/store.js';
+import { WatchHub } from '../../../src/watch/hub.js';
+import { useSandbox } from '../../helpers/mcp.js';
+
+const clock = new ManualClock();
+const env = useSandbox({ clock });
+const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+const INTERVAL_MS = 30_000;
+
+let metricsServer: Server;
+let client: HttpClient;
+beforeAll(async () => {
+  await enableMetrics();
+  resetMetrics();
+  // Retries allowed without waiting: a 429 with Retry-After 0 is sent again at once.
+  client = new HttpClient({ baseUrl: env.sandbox.url, token: env.sandbox.tokens.maintainer, retry: { maxRetries: 2, minDelayMs: 1, maxDelayMs: 5 } });
+  metricsServer = createServer((req, res) => void answerMetrics(req, res).then((answered) => answered || res.writeHead(404).end()));
+  await new Promise<void>((resolve) => metricsServer.listen(0, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  await new Promise((resolve) => metricsServer?.close(resolve));
+  await client?.close();
+});
+
+async function scrape(): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics`);
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)
+    ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)) : false);
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/** Requests sent through the client (each attempt: a retry is one more). */
+let checkRequests = 0;
+const counted: ApiTransport = {
+  request(req) {
+    checkRequests += 1;
+    return client.request({ ...req, onProgress: (event) => { if (event.kind === 'retry') checkRequests += 1; req.onProgress?.(event); } });
+  },
+};
+
+/** Lets the watches' asynchronous work run without moving the clock. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('/metrics for watching', () => {
+  it('shows the watches polling and standing by, checks by result, the requests they cost and the transitions told', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const hub = (holder: string) => new WatchHub({
+      store, operations: () => ops, runContext: () => ({ client: counted }), log: quiet, clock,
+      intervalMs: INTERVAL_MS, random: () => 0, holder, recorder: watchRecorder,
+    });
+    const one = hub('replica-1');
+    const two = hub('replica-2');
+    countWatchesWith(() => one.counts());
+    await one.start();
+    await two.start();
+    await one.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
+    await expect.poll(async () => series(await scrape(), 'forgeops_watch_events_total', { kind: 'red' })).toBe(1);
+    await settle();
+    // From here on only the watches read the service (a person's subscription above read it too, uncounted).
+    const before = { counted: checkRequests, shown: series(await scrape(), 'forgeops_watch_service_requests_total')! };
+
+    // The second replica finds the watch at its next look at the store and stands by; the first polls each interval.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(INTERVAL_MS);
+      await settle();
+    }
+    env.sandbox.faults.add({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', status: 429, headers: { 'retry-after': '0' } });
+    clock.advance(INTERVAL_MS);
+    await settle();
+    env.sandbox.faults.add({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', status: 500 });
+    clock.advance(INTERVAL_MS);
+    await settle();
+
+    const text = await scrape();
+    const holder = one.counts().polling === 1 ? one : two;
+    expect(one.counts().polling + two.counts().polling).toBe(1);
+    expect(series(text, 'forgeops_watches', { role: 'polling' })).toBe(one.counts().polling);
+    expect(series(text, 'forgeops_watches', { role: 'standing_by' })).toBe(one.counts().standingBy);
+    expect(one.counts().polling + one.counts().standingBy).toBe(1);
+    expect(series(text, 'forgeops_watch_checks_total', { result: 'changed' })).toBe(1);
+    expect(series(text, 'forgeops_watch_checks_total', { result: 'unchanged' })).toBeGreaterThanOrEqual(3);
+    expect(series(text, 'forgeops_watch_checks_total', { result: 'not_holder' })).toBeGreaterThanOrEqual(1);
+    expect(series(text, 'forgeops_watch_checks_total', { result: 'failed' })).toBe(1);
+    // Three unchanged checks, one retried after a 429, one failed: six requests, each counted.
+    expect(series(text, 'forgeops_watch_service_requests_total')! - before.shown).toBe(checkRequests - before.counted);
+    expect(checkRequests - before.counted).toBe(6);
+    expect(series(text, 'forgeops_watch_events_total', { kind: 'red' })).toBe(1);
+    expect(holder.size).toBe(1);
+    await one.close();
+    await two.close();
+  });
+});
