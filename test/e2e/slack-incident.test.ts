@@ -19,18 +19,20 @@ const env = useSandbox({ jobTimeScale: 0.3 });
 let slack: FakeSlack;
 let bot: SlackBotHandle;
 let dataDir: string;
+let config: ReturnType<typeof parseConfig>;
 
 beforeAll(async () => {
   slack = await startFakeSlack();
   dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-incident-'));
-  const config = parseConfig({
+  config = parseConfig({
     CODEHOST_URL: env.sandbox.url, CODEHOST_TOKEN: env.sandbox.tokens.reporter, CODEHOST_MAX_RETRIES: '0',
     SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
     FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: 'k'.repeat(40), FORGEOPS_WATCH_INTERVAL_MS: '1000',
   });
   bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
-  // U1 (ana) links the demo maintainer's token; U2 the developer's, who is Bob Chen, the culprit's author.
-  for (const [user, token] of [['U1', env.sandbox.tokens.maintainer], ['U2', env.sandbox.tokens.developer]] as const) {
+  // U1 (ana) links the demo maintainer's token; U2 the developer's, who is Bob Chen, the culprit's author; U3 an
+  // outsider's, who sees only public projects.
+  for (const [user, token] of [['U1', env.sandbox.tokens.maintainer], ['U2', env.sandbox.tokens.developer], ['U3', env.sandbox.tokens.outsider]] as const) {
     const linked = await postSigned(bot.url!, loginSubmitBody(token, { user }), { secret });
     expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
   }
@@ -45,9 +47,9 @@ afterAll(async () => {
 type Body = Record<string, unknown>;
 type Button = { action_id: string; value: string; text: { text: string } };
 
-async function command(text: string): Promise<Body> {
+async function command(text: string, user = 'U1'): Promise<Body> {
   const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, commandBody(text, { responseUrl }), { secret });
+  const sent = await postSigned(bot.url!, commandBody(text, { responseUrl, user }), { secret });
   expect(sent.status).toBe(200);
   const path = new URL(responseUrl).pathname;
   return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 15_000, `an answer to "${text}"`);
@@ -86,6 +88,13 @@ describe('the incident loop in Slack', () => {
     expect(labels).toEqual(['Retry failed jobs', expect.stringMatching(/^Revert [0-9a-f]{8} as a merge request$/), 'Open an incident issue', 'Show the log', 'Mute for an hour']);
     const ts = await waitFor(() => incident.answer?.ts, 5_000, 'the message\'s ts');
 
+    // Show the log: the failing job's log to the presser alone; the thread says they looked.
+    const logAnswers = await click(buttonsOf(incident.args).find((b) => b.text.text === 'Show the log')!, 'U2');
+    const log = await waitFor(() => slack.responses.find((r) => r.path === logAnswers)?.body, 15_000, 'the log');
+    expect(log.response_type).toBe('ephemeral');
+    expect(messageText(log)).toContain('Expected: \\"2024-03-10\\"');
+    await waitFor(() => threadOf(ts).find((c) => messageText(c.args).includes('<@U2> pressed *Show the log*')), 15_000, 'the log press in the thread');
+
     // Retry, pressed by ana: the thread names her, and the message shows the retry running, then still red.
     await click(buttonsOf(incident.args)[0], 'U1');
     const pressed = await waitFor(() => threadOf(ts).find((c) => messageText(c.args).includes('<@U1> pressed *Retry failed jobs*')), 15_000, 'the press in the thread');
@@ -114,4 +123,23 @@ describe('the incident loop in Slack', () => {
     expect(buttonsOf(resolved.args)).toEqual([]);
     expect(posts()).toHaveLength(1);
   }, 58_000);
+
+  it('lists the channel\'s watches across a restart, stops one on unwatch, and refuses a project the asker cannot read', async () => {
+    expect(messageText(await command('watching'))).toMatch(/This channel watches:\\n• acme\/web \(default branch\), since \d{2}:\d{2} UTC, by @ana/);
+    await bot.close();
+    bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
+    expect(messageText(await command('watching'))).toContain('acme/web (default branch)');
+    const again = await command('watch acme/web');
+    expect(messageText(again)).toContain('Already watching acme/web main in this channel: it is green now.');
+
+    const stopped = await command('unwatch acme/web');
+    expect(messageText(stopped)).toMatch(/Stopped watching acme\/web in this channel \(watched since \d{2}:\d{2} UTC, by @ana\)\./);
+    expect(messageText(await command('watching'))).toContain('This channel watches nothing.');
+    expect(messageText(await command('unwatch acme/web'))).toContain('This channel was not watching acme/web; nothing changed.');
+
+    // The service token forgeops watches with could read it; the asker (an outsider) cannot, so nothing is watched.
+    const refused = await command('watch acme/platform/payments-api', 'U3');
+    expect(messageText(refused)).toMatch(/Not watching acme\/platform\/payments-api: you cannot read it \(.*404.*\)\./);
+    expect(messageText(await command('watching'))).toContain('This channel watches nothing.');
+  }, 30_000);
 });
