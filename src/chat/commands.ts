@@ -10,6 +10,9 @@ export const META_COMMANDS = {
   login: { usage: 'login', summary: 'Link your account on the service.' },
   logout: { usage: 'logout', summary: 'Forget your linked account.' },
   whoami: { usage: 'whoami', summary: 'Show which account your commands run as.' },
+  watch: { usage: 'watch <project> [branch]', summary: 'Follow the default branch: in Slack, one message per red episode in this channel, updated until green; in the terminal, each change until Ctrl+C.' },
+  unwatch: { usage: 'unwatch <project>', summary: 'Stop watching a project in this Slack channel.' },
+  watching: { usage: 'watching', summary: 'List the projects this Slack channel watches.' },
 } as const;
 export type MetaName = keyof typeof META_COMMANDS;
 

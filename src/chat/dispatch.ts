@@ -171,6 +171,11 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
           const me = byName.get('get_current_user');
           return me ? call(me, {}) : unknownOperation('get_current_user');
         }
+        if (parsed.name === 'watch' || parsed.name === 'unwatch' || parsed.name === 'watching') {
+          return reply(chatMessage(`${parsed.name} keeps a Slack channel's watches; it works in Slack only.`, {
+            status: 'info', notes: ['In the terminal chat, watch <project> follows a branch until Ctrl+C.'],
+          }), false);
+        }
         return reply(chatMessage(`${parsed.name} links a Slack account to its own service token; it works in Slack only.`, {
           status: 'info', notes: ['Here commands run as the configured token; whoami shows which account that is.'],
         }), false);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { complete, usernameBeingTyped } from '../../../src/chat/complete.js';
 import { AREAS, NOUNS, startingWith, wordsAfter } from './registry-words.js';
 
-const META = ['use', 'triage', 'login', 'logout', 'whoami'];
+const META = ['use', 'triage', 'login', 'logout', 'whoami', 'watch', 'unwatch', 'watching'];
 
 describe('complete', () => {
   it('offers first words: help, the nouns and the meta commands', () => {

@@ -122,7 +122,10 @@ describe('area and top-level help', () => {
     expect(text).toContain(`\n  repository ${' '.repeat(longestArea - 'repository'.length)} ${repositoryNouns.map((noun) =>
       `${noun} ${repository.filter(([first]) => first === noun).map((words) => words.slice(1).join(' ')).join(', ')}`).join('; ')}\n`);
     expect(text).toContain('\nExamples:\n  /forge pipeline list acme/web scope=running\n  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42\n');
-    expect(text).toContain('\n  /forge use <project>     Set the default project of this conversation.\n');
+    expect(text).toContain(`\n  /forge use <project> ${' '.repeat('watch <project> [branch]'.length - 'use <project>'.length)} Set the default project of this conversation.\n`);
+    expect(text).toContain('\n  /forge watch <project> [branch]  Follow the default branch: in Slack, one message per red episode in this channel, updated until green;');
+    expect(text).toContain('\n  /forge unwatch <project> ');
+    expect(text).toContain('\n  /forge watching ');
     expect(parse('')).toEqual({ kind: 'help', text: helpText('help') });
   });
 
