@@ -43,11 +43,14 @@ type Limits = { signal?: AbortSignal; timeoutMs: number };
 
 /**
  * Reads the project as the session does first: triage tells an unreadable project as a line of its report, while
- * a client that may not see the project must get the service's refusal.
+ * a client that may not see the project must get the service's refusal. Returns its full path, the one name a
+ * watch and a webhook know it by (a URI may name it by id).
  */
-async function checkReadable(project: string, uri: string, read: ServiceRead, limits: Limits): Promise<void> {
+async function checkReadable(project: string, uri: string, read: ServiceRead, limits: Limits): Promise<string> {
   const outcome = await read('get_project', { id: project }, limits);
   if (!outcome.ok) throw readFailure(outcome, uri);
+  const path = (outcome.result.data as { path_with_namespace?: unknown } | undefined)?.path_with_namespace;
+  return typeof path === 'string' && path !== '' ? path : project;
 }
 
 export async function readStatusResource(uri: string, project: string, read: ServiceRead, limits: Limits): Promise<ReadResourceResult> {
@@ -124,10 +127,10 @@ export class StatusSubscriptions {
   }
 
   private async start(uri: string, project: string, signal?: AbortSignal): Promise<Stop> {
-    await checkReadable(project, uri, this.o.read, { signal, timeoutMs: this.o.timeoutMs });
+    const path = await checkReadable(project, uri, this.o.read, { signal, timeoutMs: this.o.timeoutMs });
     const hub = await this.o.watches();
     try {
-      return await hub.listen(project, () => {
+      return await hub.listen(path, () => {
         this.o.notify(uri).catch((error: Error) => this.o.log.debug(`mcp: could not tell the client ${uri} changed: ${error.message}`));
       });
     } catch (error) {

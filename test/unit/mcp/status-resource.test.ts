@@ -154,6 +154,23 @@ describe('subscribing to the status', () => {
     }
   });
 
+  it('watches a project named by its id under its full path, the name webhooks and other listeners use', async () => {
+    const hub = newHub();
+    const session = await subscriber(hub);
+    try {
+      const project = (await env.client.request({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true })).data as { id: number };
+      const byId = statusUri(String(project.id));
+      await session.client.subscribeResource({ uri: byId });
+      const stopHearing = await hub.listen('acme/web', () => {});
+      expect(hub.size).toBe(1);
+      await stopHearing();
+      await settled(() => session.updates.length > 0);
+      expect(new Set(session.updates)).toEqual(new Set([byId]));
+    } finally {
+      await session.close();
+    }
+  });
+
   it('stops listening when the session closes', async () => {
     const hub = newHub();
     const session = await subscriber(hub);
