@@ -133,7 +133,10 @@ export class BranchWatch {
   readonly holder: string;
   private cancelWake: (() => void) | undefined;
   private stopped = true;
+  /** stop() or abandon() was called: the watch is over. */
+  private ended = false;
   private checking: Promise<CheckResult> | undefined;
+  private followUp: Promise<CheckResult> | undefined;
   /** Until when (clock ms) the service asked not to be asked again (Retry-After). */
   private quietUntil = 0;
   private held = false;
@@ -168,6 +171,7 @@ export class BranchWatch {
   /** Stops checking and gives the lease back, so another process takes over at once. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.ended = true;
     this.cancelWake?.();
     await this.checking?.catch(() => undefined);
     if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder) await this.options.store.delete(leaseKey(this.project));
@@ -176,6 +180,7 @@ export class BranchWatch {
   /** Stops checking without giving the lease back: what a process that dies does. */
   abandon(): void {
     this.stopped = true;
+    this.ended = true;
     this.cancelWake?.();
   }
 
@@ -207,8 +212,17 @@ export class BranchWatch {
 
   /** One check: take or renew the lease, ask for the branch's latest pipeline, and act on a change. */
   check(): Promise<CheckResult> {
-    // Checks never overlap: a slow one is awaited, not doubled.
-    this.checking ??= this.checkOnce().then(async (result) => {
+    // Checks never overlap. One asked for while another runs (a webhook's nudge) may be about a change that one read
+    // too early: one more check follows it, however many were asked for meanwhile.
+    if (this.checking) {
+      this.followUp ??= this.checking.catch(() => undefined).then(() => {
+        this.followUp = undefined;
+        // A watch stopped meanwhile takes no lease again.
+        return this.ended ? 'not-holder' : this.check();
+      });
+      return this.followUp;
+    }
+    this.checking = this.checkOnce().then(async (result) => {
       if (result === 'changed' && this.ref !== undefined) await this.options.onChange?.({ project: this.project, ref: this.ref });
       return result;
     }).catch((error: unknown) => {
