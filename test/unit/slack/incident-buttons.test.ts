@@ -1,0 +1,111 @@
+// The incident message's buttons through the bot: a press runs as the presser through the follow-up path, and when
+// the policy asks for a confirmation the presser is asked, the thread says so, and then says what ran (exactly the
+// call shown) or that they declined. Retry is made destructive here so that the policy asks.
+import { describe, expect, it } from 'vitest';
+import { operations } from '../../../src/operations/index.js';
+import type { Operation } from '../../../src/operations/define.js';
+import type { TriageReport } from '../../../src/operations/triage.js';
+import { DurableConfirmations } from '../../../src/policy/confirmations.js';
+import { AuditLog } from '../../../src/slack/audit.js';
+import { SlackBot, type Turn } from '../../../src/slack/bot.js';
+import { Identities } from '../../../src/slack/identity.js';
+import { Outbox } from '../../../src/slack/incident/outbox.js';
+import { IncidentMessages } from '../../../src/slack/incident/sink.js';
+import { PostQueue, ResponseUrls } from '../../../src/slack/replies.js';
+import { MemoryStore } from '../../../src/state/store.js';
+import type { ApiTransport } from '../../../src/http/types.js';
+import type { WatchHub } from '../../../src/watch/hub.js';
+
+const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+const report: TriageReport = {
+  project: 'acme/web', default_branch: 'main', verdict: 'red', because: 'pipeline #12 failed', head_pipeline: { id: 12, status: 'failed' },
+  red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
+  failure: { kind: 'flaky', evidence: 'test passed on retry 1', jobs: [] },
+  failed_jobs: [], actions: [], unread: [], as_of: '2026-11-27T10:30:00Z',
+};
+
+function setup() {
+  const store = new MemoryStore();
+  const ran: unknown[] = [];
+  const retry = operations.find((op) => op.name === 'retry_pipeline')!;
+  const ops: Operation[] = operations.map((op) => (op === retry ? {
+    ...retry, effect: 'destructive',
+    run: async (_ctx, input) => { ran.push(input); return { data: { id: 12, status: 'running', ref: 'main', sha: 'eb4870be0123' }, status: 201 }; },
+  } as Operation : op));
+  const calls: Array<Record<string, unknown>> = [];
+  const outbox = new Outbox({
+    store, log: quiet,
+    slack: {
+      postMessage: async (args) => { calls.push({ ...args }); return { ts: '100' }; },
+      update: async (args) => { calls.push({ ...args }); return {}; },
+    },
+  });
+  const identities = new Identities({ store, sandboxToken: async () => 'sandbox-token' });
+  const incidents = new IncidentMessages({ store, outbox, identities, log: quiet });
+  const ephemeral: Array<Record<string, unknown>> = [];
+  const bot = new SlackBot({
+    operations: ops, client: {} as ApiTransport, store, identities,
+    settings: { botToken: 'xoxb-test', readOnlyChannels: new Set(), inChannel: new Set(), readOnly: false },
+    tickets: new DurableConfirmations(store), audit: new AuditLog(undefined, quiet), responses: new ResponseUrls(quiet),
+    queue: new PostQueue({ log: quiet, post: async () => {} }),
+    web: { postEphemeral: async (args) => { ephemeral.push({ ...args }); }, unfurl: async () => {} },
+    explain: { operations: ops }, callTimeoutMs: 5_000, log: quiet,
+    watches: { hub: {} as WatchHub, incidents },
+  });
+  return { store, ran, calls, outbox, incidents, bot, ephemeral };
+}
+
+const turn = (user: string): Turn => ({ user: { teamId: 'T1', userId: user }, userName: user === 'U1' ? 'ana' : 'bea', channelId: 'C1' });
+type Button = { action_id: string; value: string; text: { text: string } };
+const buttonsOf = (message: Record<string, unknown>): Button[] =>
+  (message.blocks as Array<{ type: string; elements?: Button[] }>).filter((b) => b.type === 'actions').flatMap((b) => b.elements!);
+const thread = (calls: Array<Record<string, unknown>>) => calls.filter((c) => c.thread_ts === '100').map((c) => c.text);
+
+describe('incident buttons through the bot', () => {
+  it('asks the presser to confirm, and the thread says who asked, who confirmed and what ran: exactly the call shown', async () => {
+    const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
+    await incidents.deliver({ subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 }, { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report });
+    await outbox.drain();
+    const retry = buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!;
+    await bot.followUp(turn('U1'), retry.value);
+    const question = ephemeral.at(-1)!;
+    expect(JSON.stringify(question.blocks)).toContain('pipeline_id');
+    const confirm = buttonsOf(question).find((b) => b.action_id === 'forge_confirm')!;
+    // Someone else cannot confirm it; nothing runs and the thread hears nothing of it.
+    await bot.confirm(turn('U2'), confirm.value);
+    expect(ran).toEqual([]);
+    await bot.confirm(turn('U1'), confirm.value);
+    expect(ran).toEqual([{ id: 'acme/web', pipeline_id: 12 }]);
+    await outbox.drain();
+    expect(thread(calls)).toEqual([
+      '<@U1> pressed *Retry failed jobs* → asked them to confirm',
+      expect.stringMatching(/^<@U1> confirmed \*Retry failed jobs\* → .*12/),
+    ]);
+  });
+
+  it('says in the thread that the presser declined, and nothing ran', async () => {
+    const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
+    await incidents.deliver({ subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 }, { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report });
+    await outbox.drain();
+    await bot.followUp(turn('U1'), buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!.value);
+    const cancel = buttonsOf(ephemeral.at(-1)!).find((b) => b.action_id === 'forge_cancel')!;
+    await bot.cancel(turn('U1'), cancel.value);
+    await outbox.drain();
+    expect(ran).toEqual([]);
+    expect(thread(calls)).toEqual(['<@U1> pressed *Retry failed jobs* → asked them to confirm', '<@U1> declined *Retry failed jobs*: nothing was run']);
+  });
+
+  it('refuses a button pressed in another channel, and mutes through its own button', async () => {
+    const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
+    await incidents.deliver({ subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 }, { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report });
+    await outbox.drain();
+    const retry = buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!;
+    await bot.followUp({ ...turn('U1'), channelId: 'C2' }, retry.value);
+    expect(JSON.stringify(ephemeral.at(-1)!.blocks)).toContain('no longer works');
+    expect(ran).toEqual([]);
+    await bot.mute(turn('U2'), buttonsOf(calls[0]).find((b) => b.action_id === 'forge_mute')!.value);
+    expect(JSON.stringify(ephemeral.at(-1)!.blocks)).toContain('Muted: no new incident message for acme/web in this channel for an hour');
+    await outbox.drain();
+    expect(thread(calls)).toEqual([expect.stringContaining('<@U2> pressed Mute for an hour')]);
+  });
+});
