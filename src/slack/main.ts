@@ -125,7 +125,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   try {
     if (!mounted) started = await app.start(options.port, options.host);
   } catch (error) {
-    outbox.close();
+    await outbox.close();
     await watches.close();
     await closeRuntime();
     await store.close();
@@ -142,7 +142,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     async close() {
       readiness.drain();
       await watches.close();
-      outbox.close();
+      await outbox.close();
       queue.close();
       await app!.stop();
       await store.close();

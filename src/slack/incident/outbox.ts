@@ -93,7 +93,9 @@ export class Outbox {
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
   private again = false;
-  private closed = true;
+  /** Draining on its own (started, not closed); drain() works either way. */
+  private running = false;
+  private closed = false;
 
   constructor(private readonly o: OutboxOptions) {
     this.now = o.now ?? Date.now;
@@ -122,15 +124,18 @@ export class Outbox {
 
   /** Drains now and whenever something is added, and every `pollMs` for what other replicas left. */
   start(): void {
-    if (!this.closed) return;
-    this.closed = false;
+    if (this.running || this.closed) return;
+    this.running = true;
     this.kick();
   }
 
-  close(): void {
+  /** Stops draining; what waits stays in the store for the next start (or another replica). */
+  async close(): Promise<void> {
     this.closed = true;
+    this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    await this.draining?.catch(() => undefined);
   }
 
   /** One pass over the due entries, oldest first (never two passes at once in a process). */
@@ -196,12 +201,12 @@ export class Outbox {
   }
 
   private kick(): void {
-    if (this.closed) return;
+    if (!this.running) return;
     void this.drain().catch((error: Error) => this.o.log.error(`slack: outbox: ${error.message}`)).finally(() => this.schedule());
   }
 
   private async schedule(): Promise<void> {
-    if (this.closed) return;
+    if (!this.running) return;
     if (this.timer) clearTimeout(this.timer);
     const now = this.now();
     const entries = await this.load(OUTBOX_PREFIX).catch(() => []);
@@ -217,6 +222,7 @@ export class Outbox {
     const now = this.now();
     const paused = new Set<string>();
     for (const [key, entry] of await this.load(OUTBOX_PREFIX)) {
+      if (this.closed) return;
       if (entry.notBefore > now || paused.has(entry.channel)) continue;
       if ((await this.o.store.get<number>(pauseKey(entry.channel))) !== undefined) {
         paused.add(entry.channel);

@@ -89,7 +89,7 @@ describe('the incident outbox', () => {
     const first = outbox(store);
     await first.post(SUB, 'C1', KEY, message('red'));
     await first.update(SUB, 'C1', KEY, message('running'));
-    first.close();
+    await first.close();
     const second = outbox(store);
     await second.drain();
     expect(sent('chat.postMessage').map((c) => c.args.text)).toEqual(['red']);
