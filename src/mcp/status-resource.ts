@@ -13,6 +13,12 @@ export const STATUS_TEMPLATE_VARIABLES: Readonly<Record<string, CompletionKind>>
 /** Statuses one session may follow at once: each keeps a watch of a branch running while it lasts. */
 export const MAX_STATUS_SUBSCRIPTIONS = 20;
 
+/**
+ * Changes heard this close together make one notification: a check that tells a transition is heard twice (the
+ * transition, then the new pipeline), and each notification costs the client a triage read.
+ */
+export const NOTIFY_COALESCE_MS = 200;
+
 /** JSON-RPC code the MCP spec gives to a resource that does not exist. */
 export const RESOURCE_NOT_FOUND = -32002;
 
@@ -83,6 +89,8 @@ type Stop = () => Promise<void>;
 export class StatusSubscriptions {
   /** Each entry is set before its listening starts, so the cap and a concurrent unsubscribe see it at once. */
   private readonly active = new Map<string, Promise<Stop>>();
+  /** URIs whose notification is waiting out NOTIFY_COALESCE_MS. */
+  private readonly due = new Set<string>();
   private closed = false;
 
   constructor(private readonly o: StatusSubscriptionOptions) {}
@@ -130,13 +138,23 @@ export class StatusSubscriptions {
     const path = await checkReadable(project, uri, this.o.read, { signal, timeoutMs: this.o.timeoutMs });
     const hub = await this.o.watches();
     try {
-      return await hub.listen(path, () => {
-        this.o.notify(uri).catch((error: Error) => this.o.log.debug(`mcp: could not tell the client ${uri} changed: ${error.message}`));
-      });
+      return await hub.listen(path, () => this.changed(uri));
     } catch (error) {
       // The hub's cap on branches watched in all, or its store failing: the client is told in those words.
       throw new McpError(ErrorCode.InvalidRequest, `Cannot follow the status of ${project}: ${(error as Error).message}`);
     }
+  }
+
+  private changed(uri: string): void {
+    if (this.due.has(uri)) return;
+    this.due.add(uri);
+    const timer = setTimeout(() => {
+      this.due.delete(uri);
+      // Unsubscribed (or the session closed) meanwhile: nothing is owed any more.
+      if (!this.active.has(uri)) return;
+      this.o.notify(uri).catch((error: Error) => this.o.log.debug(`mcp: could not tell the client ${uri} changed: ${error.message}`));
+    }, NOTIFY_COALESCE_MS);
+    timer.unref();
   }
 }
 
