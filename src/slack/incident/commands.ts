@@ -66,10 +66,12 @@ export async function watchCommand(words: readonly string[], ctx: WatchCommandCo
     const episode = episodeKeyOf(readable.path, report);
     let state = `it is ${report.verdict} now`;
     if (episode) {
+      // The subscription told the sink at once: a message claimed now is on its way; one claimed before is above.
+      const claimed = await ctx.incidents.messageClaimedAt(episode, ctx.channel);
       const muted = await ctx.incidents.mutedUntil(ctx.channel, readable.path);
-      state = muted && !(await ctx.incidents.hasMessage(episode, ctx.channel))
-        ? `it is red now (muted here until ${momentText(new Date(muted), now)}: no message)`
-        : 'it is red now (message below)';
+      state = claimed === undefined
+        ? `it is red now${muted ? ` (muted here until ${momentText(new Date(muted), now)}: no message)` : ''}`
+        : `it is red now (${claimed < now ? 'its message is above' : 'message below'})`;
     }
     return { text: `${already} ${where} in this channel: ${state}.`, ok: true, inChannel: created };
   } catch (error) {

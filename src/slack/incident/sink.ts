@@ -87,9 +87,9 @@ export class IncidentMessages implements WatchSink {
     }
   }
 
-  /** Whether this channel has the episode's message (posted, or claimed and on its way). */
-  async hasMessage(episode: string, channel: string): Promise<boolean> {
-    return (await this.o.store.get(claimKey(episode, channel))) !== undefined;
+  /** When this channel's message of the episode was claimed (it is posted, or on its way); undefined: it has none. */
+  async messageClaimedAt(episode: string, channel: string): Promise<number | undefined> {
+    return this.o.store.get<number>(claimKey(episode, channel));
   }
 
   /** When new incident messages for `project` come to `channel` again, if muted. */
