@@ -8,7 +8,7 @@ import { FILE_TEMPLATE_VARIABLES, FILE_URI_TEMPLATE, registerResources } from '.
 import { serviceReader, type ServiceReadOptions } from './service-reads.js';
 import { STATUS_TEMPLATE_VARIABLES, STATUS_URI_TEMPLATE, StatusSubscriptions, type StatusWatches } from './status-resource.js';
 
-/** Resource subscriptions are added by serverCapabilities() where a watch hub backs them. */
+/** Without resource subscriptions: protocolCapabilities() adds them where a watch hub backs them. */
 export const PROTOCOL_CAPABILITIES = {
   prompts: { listChanged: false },
   resources: { listChanged: false },
