@@ -129,6 +129,13 @@ describe('incident messages', () => {
     expect(calls.filter((c) => c.method === 'post' && c.args.thread_ts === undefined)).toHaveLength(2);
   });
 
+  it('tells the channel once, in a message of its own, that a project can no longer be read', async () => {
+    const { incidents, outbox, calls } = setup();
+    await incidents.deliver(sub('C1'), { kind: 'gone', project: 'acme/web', ref: 'main', reason: '404 Project Not Found' });
+    await outbox.drain();
+    expect(calls.map((c) => [c.method, c.args.channel, c.args.text])).toEqual([['post', 'C1', 'stopped watching acme/web main: it can no longer be read (404 Project Not Found)']]);
+  });
+
   it('stops the watches of a channel the bot was removed from, and says so in the log once', async () => {
     const { incidents, unsubscribed, subscriptions, logged } = setup();
     subscriptions.set('slack:T1:C9', [sub('C9'), { ...sub('C9'), project: 'acme/api' }]);

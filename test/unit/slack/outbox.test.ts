@@ -65,6 +65,16 @@ describe('the incident outbox', () => {
     expect(sent('chat.postMessage')).toHaveLength(2);
   });
 
+  it('keeps a post whose request never got an answer, and tries it again later', async () => {
+    const store = new MemoryStore({ now: clock });
+    const web = new webApi.WebClient('xoxb-test', { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    const box = new Outbox({ store, log, now: clock, slack: { postMessage: async (args) => ({ ts: (await web.chat.postMessage(args as never)).ts }), update: (args) => web.chat.update(args as never) } });
+    await box.post(SUB, 'C1', KEY, message('red'));
+    await box.drain();
+    expect(await box.size()).toBe(1);
+    expect(warnings.some((w) => /could not send a post to C1 .*trying again in 2 s/.test(w))).toBe(true);
+  });
+
   it('waits out a 429\'s Retry-After for the whole channel', async () => {
     const store = new MemoryStore({ now: clock });
     const box = outbox(store);
