@@ -230,7 +230,10 @@ export class Outbox {
       }
       if (!(await this.o.store.add(lockKey(key), this.holder, { ttlMs: LOCK_MS }))) continue;
       try {
-        const outcome = await this.send(key, entry);
+        // Read again under the lock: another replica may have sent it (or newer content replaced it) since the listing.
+        const current = await this.o.store.get<Entry>(key);
+        if (!current || current.notBefore > now) continue;
+        const outcome = await this.send(key, current);
         if (outcome === 'paused') paused.add(entry.channel);
       } finally {
         await this.o.store.delete(lockKey(key));
