@@ -2,6 +2,7 @@
 // a restart, sees the same subscriptions); every replica runs one BranchWatch per watched branch, and the lease
 // picks the one that polls. Each transition the holder tells is handed once to the sink of each subscriber (a Slack
 // channel), and announced to every replica, whose listeners (MCP sessions subscribed to the status) hear it.
+// While the store cannot be reached, watching pauses (said once, and on /readyz) and resumes by itself.
 import type { Logger } from '../log.js';
 import type { Operation, RunContext } from '../operations/define.js';
 import { executeOperation } from '../operations/execute.js';
@@ -277,7 +278,7 @@ export class WatchHub {
       ...(this.o.random ? { random: this.o.random } : {}), ...(this.o.holder ? { holder: this.o.holder } : {}),
       onEvent: (event) => this.told(event),
       onChange: (change) => this.announce({ project, ref: change.ref, kind: 'changed' }, 'change'),
-      onError: (error) => this.failed(error, `watch ${project}`),
+      onError: (error) => this.failed(error, project),
       onCheck: (result) => {
         this.o.recorder?.checked(result);
         if (result === 'paused') this.storeFailed();

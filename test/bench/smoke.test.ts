@@ -62,6 +62,17 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^ {2}memory store +p50 [\d.]+ ms +p99 [\d.]+ ms/m,
     /^ {2}Redis store +p50 [\d.]+ ms +p99 [\d.]+ ms/m,
   ],
+  'watch.mjs': [
+    /^watch bench: \d+ projects on 2 replicas sharing one Redis, interval \d+ ms/m,
+    /^baseline \(0 projects\): [\d.]+ service requests\/min, CPU \d+ ms\/min, RSS [\d.]+ MiB, heap [\d.]+ MiB \(both replicas\) \(1\.00x\)$/m,
+    /^service requests: \d+\/min for \d+ projects = [\d.]+ per project per minute; ceiling .* \([\d.]+x the ceiling\)$/m,
+    /^CPU: \d+ ms\/min \([\d.]+x the baseline\), -?[\d.]+ ms\/min per watched project$/m,
+    /^RSS: [\d.]+ MiB \([\d.]+x the baseline\), -?[\d.]+ KiB per watched project$/m,
+    /^heap used: [\d.]+ MiB \([\d.]+x the baseline\), -?[\d.]+ KiB per watched project$/m,
+    /^ {2}baseline \(list_pipelines \+ triage_project made directly\): median [\d.]+ ms \(1\.00x\)$/m,
+    /^ {2}polling every \d+ ms: median \d+ ms, max \d+ ms \([\d.]+x; max [\d.]+x the interval\)$/m,
+    /^ {2}nudged \(hub\.nudge, as a webhook\): median \d+ ms, max \d+ ms \([\d.]+x\)$/m,
+  ],
   'triage.mjs': [
     // The seeded history is green, then red for its last commits: triage must find where it turned.
     /^verdict red; red since #\d+; 1 failed job read/m,
