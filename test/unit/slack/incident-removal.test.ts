@@ -1,0 +1,61 @@
+// A channel the bot was removed from, through the real watch hub on the sandbox: its incident message is refused
+// (not_in_channel), so its watch ends and the log says why once; another channel watching the same project keeps
+// its watch and gets its message.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webApi } from '@slack/bolt';
+import { operations } from '../../../src/operations/index.js';
+import type { Operation } from '../../../src/operations/define.js';
+import { triageOperation } from '../../../src/operations/triage.js';
+import { ManualClock } from '../../../src/sandbox/core/clock.js';
+import { Identities } from '../../../src/slack/identity.js';
+import { Outbox } from '../../../src/slack/incident/outbox.js';
+import { IncidentMessages } from '../../../src/slack/incident/sink.js';
+import { MemoryStore } from '../../../src/state/store.js';
+import { WatchHub } from '../../../src/watch/hub.js';
+import { useSandbox } from '../../helpers/mcp.js';
+import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
+
+const clock = new ManualClock();
+const env = useSandbox({ clock });
+const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+let slack: FakeSlack;
+
+beforeAll(async () => {
+  slack = await startFakeSlack();
+});
+afterAll(async () => {
+  await slack?.close();
+});
+
+describe('a channel the bot was removed from', () => {
+  it('stops watching there, says why in the log once, and leaves the other channel\'s watch alone', async () => {
+    const warnings: string[] = [];
+    const log = { error: (m: string) => warnings.push(m), warn: (m: string) => warnings.push(m), info: () => {}, debug: () => {} };
+    const store = new MemoryStore({ now: () => clock.now() });
+    const web = new webApi.WebClient('xoxb-test', { slackApiUrl: `${slack.apiUrl}/`, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    let incidents: IncidentMessages | undefined;
+    const outbox = new Outbox({
+      store, log, now: () => clock.now(),
+      slack: { postMessage: async (args) => ({ ts: (await web.chat.postMessage(args as never)).ts }), update: (args) => web.chat.update(args as never) },
+      onChannelGone: (subscriber, reason) => incidents!.channelGone(subscriber, reason),
+    });
+    incidents = new IncidentMessages({ store, outbox, identities: new Identities({ store }), log, now: () => clock.now() });
+    const hub = new WatchHub({ store, operations: () => ops, runContext: () => ({ client: env.client }), log, clock, random: () => 0 });
+    hub.addSink(incidents);
+    incidents.attach(hub);
+    await hub.start();
+    slack.refuse('chat.postMessage', 'C9', 'not_in_channel');
+
+    await hub.subscribe({ subscriber: 'slack:T1:C9', project: 'acme/web', by: '@ana' });
+    await hub.subscribe({ subscriber: 'slack:T1:C9', project: 'acme/platform/infra', by: '@ana' });
+    await hub.subscribe({ subscriber: 'slack:T1:C1', project: 'acme/web', by: '@bea' });
+    await outbox.drain();
+
+    expect(await hub.subscriptions('slack:T1:C9')).toEqual([]);
+    expect((await hub.subscriptions('slack:T1:C1')).map((s) => s.project)).toEqual(['acme/web']);
+    const posts = slack.calls.filter((c) => c.method === 'chat.postMessage');
+    expect(posts.map((c) => [c.args.channel, c.answer?.ok])).toEqual([['C9', false], ['C1', true]]);
+    expect(warnings.filter((w) => w.includes('not_in_channel'))).toEqual(['slack: Slack answered not_in_channel for C9: stopped watching acme/web, acme/platform/infra there']);
+    await hub.close();
+  });
+});
