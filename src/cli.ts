@@ -262,7 +262,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
   const slack = await startSlackBeside(config, log, runtime, approvals?.desk);
-  const [{ ReadinessProbe, serviceCheck, storeCheck }, metrics, { openConfiguredStore }] = await Promise.all([
+  const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] = await Promise.all([
     import('./health.js'), import('./metrics.js'), import('./state/store.js'),
   ]);
   await metrics.enableMetrics();
@@ -276,6 +276,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const bus = approvals ? await (await import('./mcp/approval.js')).joinReplicas(approvals.desk, state, config.server.replicaId, log) : undefined;
   // Watched branches: the Slack bot's hub when it runs beside (its channels subscribe), else one over serve's store.
   const watches = slack?.bot.watches ?? await (await import('./watch/start.js')).startWatchHub({ config, log, runtime, state, operations });
+  readiness.add(watchCheck(watches));
   const listenTo = async () => watches;
   const sessionOptions = (token?: string): McpServerOptions => ({
     operations: catalog, client: runtime.client, token, log, secrets, ...selection,
