@@ -148,7 +148,7 @@ export class SlackBot {
       ...watches,
       teamId: turn.user.teamId,
       channel: turn.channelId,
-      by: turn.userName ? `@${turn.userName}` : `<@${turn.user.userId}>`,
+      by: turn.userName ? `@${turn.userName}` : turn.user.userId,
       readProject: async (project) => {
         const reply = await this.safely(() => dispatcher.call('get_project', { id: project }));
         if (reply.kind !== 'message') return { ok: false, why: 'reading it needs a confirmation' };
