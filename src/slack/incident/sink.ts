@@ -45,6 +45,8 @@ interface IncidentRecord {
   channel: string;
   messageKey: string;
   view: IncidentView;
+  /** The reference of the message's Mute button: one per message, however often it is updated. */
+  muteRef?: string;
 }
 
 interface MuteRef { place: string; project: string; incident: IncidentOfButton }
@@ -196,10 +198,10 @@ export class IncidentMessages implements WatchSink {
       const value = await storeFollowUp(this.o.store, { operation: call.operation, input: call.input, place: channel, incident }, BUTTON_TTL_MS);
       buttons.push({ label: call.label, actionId: `${ACTION_IDS.followUp}:${index}`, value, ...(call.style ? { style: call.style } : {}) });
     }
-    const ref = randomBytes(12).toString('base64url');
+    record.muteRef ??= randomBytes(12).toString('base64url');
     const incident: IncidentOfButton = { subscriber: record.subscriber, messageKey: record.messageKey, label: 'Mute for an hour' };
-    await this.o.store.set(muteRefKey(ref), { place: channel, project, incident } satisfies MuteRef, { ttlMs: BUTTON_TTL_MS });
-    buttons.push({ label: 'Mute for an hour', actionId: ACTION_IDS.mute, value: ref });
+    await this.o.store.set(muteRefKey(record.muteRef), { place: channel, project, incident } satisfies MuteRef, { ttlMs: BUTTON_TTL_MS });
+    buttons.push({ label: 'Mute for an hour', actionId: ACTION_IDS.mute, value: record.muteRef });
     return buttons;
   }
 }

@@ -82,6 +82,10 @@ describe('incident messages', () => {
     expect(labels(calls[1].args).map((b) => b.text.text)).not.toContain('Retry failed jobs');
     expect(stillRed).toContain('still red after the retry: broken, not flaky');
     expect(labels(calls[2].args).map((b) => b.text.text)).toContain('Retry failed jobs');
+    // One Mute reference per message, however often it is updated.
+    const mute = (i: number) => labels(calls[i].args).find((b) => b.text.text === 'Mute for an hour')!.value;
+    expect(mute(1)).toBe(mute(0));
+    expect(mute(2)).toBe(mute(0));
     expect(green).toContain('green again after 7 min');
     expect(labels(calls[3].args)).toEqual([]);
   });
