@@ -1,0 +1,160 @@
+// The incident loop on two `forgeops serve` replicas behind the documented haproxy, sharing one real redis-server:
+// a channel watching red acme/web gets ONE message; the replica holding the watch's lease is killed (SIGKILL, as a
+// crash), the other takes the watch over, and the retry's transitions and the green after the revert reach the
+// same message — none lost, none told twice, still one post for the episode.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../src/state/redis-store.js';
+import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
+import { useSandbox } from '../helpers/mcp.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack, type RecordedCall } from '../helpers/slack.js';
+
+const secret = 'test-signing-secret';
+const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+// Jobs at 0.3 of their usual seconds: a retried test runs about 2 s, long enough for a 1 s watch to see it run.
+const env = useSandbox({ jobTimeScale: 0.3 });
+let redis: RedisServer;
+let slack: FakeSlack;
+let balancer: Balancer;
+let store: RedisStore;
+const replicas = new Map<string, ChildProcess>();
+const logs = new Map<string, string>();
+const dirs: string[] = [];
+
+/** Asks `check` every 100 ms until it gives a value (bounded by `timeoutMs`). */
+async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** `forgeops serve` as replica `id` on `port`, in the foreground, its output kept for the failure message. */
+async function startReplica(id: string, port: number, balancerPort: number): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), `forgeops-${id}-`));
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+    cwd: '/',
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, TMPDIR: tmpdir(),
+      CODEHOST_URL: env.sandbox.url, CODEHOST_TOKEN: env.sandbox.tokens.reporter, CODEHOST_MAX_RETRIES: '0',
+      SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
+      FORGEOPS_SECRET: 'k'.repeat(40), FORGEOPS_REDIS_URL: redis.url, FORGEOPS_DATA_DIR: dataDir,
+      FORGEOPS_REPLICA_ID: id, FORGEOPS_WATCH_INTERVAL_MS: '1000', FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${balancerPort}`,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  logs.set(id, '');
+  const keep = (chunk: Buffer) => logs.set(id, logs.get(id)! + chunk.toString('utf8'));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  replicas.set(id, child);
+  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) || undefined, 20_000, `replica ${id} to be ready (its output: ${logs.get(id)})`);
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  slack = await startFakeSlack();
+  store = await RedisStore.open(redis.url);
+  const port = await freePort();
+  const ports = [await freePort(), await freePort()];
+  await startReplica('r1', ports[0], port);
+  await startReplica('r2', ports[1], port);
+  const config = readFileSync(new URL('../../deploy/haproxy.cfg', import.meta.url), 'utf8')
+    .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
+    .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${ports[0]}`).replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${ports[1]}`);
+  balancer = await startHaproxy(config, port);
+  for (const [user, token] of [['U1', env.sandbox.tokens.maintainer], ['U2', env.sandbox.tokens.developer]] as const) {
+    const linked = await postSigned(`${balancer.url}/slack/events`, loginSubmitBody(token, { user }), { secret });
+    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await balancer?.stop();
+  for (const child of replicas.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await store?.close();
+  await slack?.close();
+  await redis?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+type Body = Record<string, unknown>;
+type Button = { action_id: string; value: string; text: { text: string } };
+const buttonsOf = (body: Body): Button[] =>
+  ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements as Button[]);
+const posts = (): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C1' && c.args.thread_ts === undefined);
+const updatesOf = (ts: unknown): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.update' && c.args.ts === ts);
+
+/** Sends a signed request through the balancer; a try that met the dead replica before haproxy noticed is tried again. */
+async function send(body: string): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const sent = await postSigned(`${balancer.url}/slack/events`, body, { secret }).catch(() => undefined);
+    if (sent?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('no replica took the request');
+}
+
+async function command(text: string, user = 'U1'): Promise<Body> {
+  const responseUrl = slack.responseUrl();
+  await send(commandBody(text, { responseUrl, user }));
+  const path = new URL(responseUrl).pathname;
+  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 15_000, `an answer to "${text}"`);
+}
+
+describe('the incident loop on two replicas sharing Redis', () => {
+  it('posts once, and the replica taking over from a killed lease holder loses no transition and doubles none', async () => {
+    const answer = await command('watch acme/web');
+    expect(messageText(answer)).toContain('Watching acme/web main in this channel: it is red now');
+    const incident = await waitFor(() => posts()[0], 15_000, 'the incident message');
+    const ts = await waitFor(() => incident.answer?.ts, 5_000, 'the message\'s ts');
+
+    // Retry, pressed on whichever replica the balancer picks: the same message shows it running.
+    const retry = buttonsOf(incident.args).find((b) => b.text.text === 'Retry failed jobs')!;
+    await send(clickBody(retry.action_id, retry.value, { user: 'U1', responseUrl: slack.responseUrl() }));
+    await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('retrying… pipeline #')), 20_000, 'the running update');
+
+    // While it runs, the replica holding the lease dies as a crash does: it gives nothing back.
+    const holder = await eventually(() => store.get<string>('watch:lease:acme/web'), 10_000, 'a lease holder');
+    const dying = holder.split(':')[0];
+    expect(['r1', 'r2']).toContain(dying);
+    replicas.get(dying)!.kill('SIGKILL');
+    const survivor = dying === 'r1' ? 'r2' : 'r1';
+
+    // The other replica takes the watch over and tells the retry's end: still red.
+    const stillRed = await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry')), 25_000, 'the still-red update')
+      .catch(async (error: Error) => { throw new Error(`${error.message}; state: ${JSON.stringify(await store.get('watch:state:acme/web:main'))}; survivor log: ${logs.get(survivor)}`); });
+    expect((await store.get<string>('watch:lease:acme/web'))?.startsWith(`${survivor}:`)).toBe(true);
+
+    // The fix: revert the culprit as a merge request, set to merge when its pipeline passes.
+    const revert = buttonsOf(stillRed.args).find((b) => b.text.text.startsWith('Revert '))!;
+    const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
+    const revertAnswers = slack.responseUrl();
+    await send(clickBody(revert.action_id, revert.value, { user: 'U1', responseUrl: revertAnswers }));
+    const first = await waitFor(() => slack.responses.find((r) => r.path === new URL(revertAnswers).pathname)?.body, 15_000, 'the revert\'s answer');
+    const confirm = buttonsOf(first).find((b) => b.action_id === 'forge_confirm');
+    if (confirm) await send(clickBody(confirm.action_id, confirm.value, { user: 'U1', responseUrl: slack.responseUrl() }));
+    const mr = await eventually(async () => (await env.client.request<Array<{ iid: number }>>({
+      method: 'GET', path: '/projects/acme%2Fweb/merge_requests', query: { source_branch: `revert-${sha8}`, state: 'opened' }, idempotent: true,
+    })).data[0], 15_000, 'the revert merge request');
+    await env.client.request({ method: 'PUT', path: `/projects/acme%2Fweb/merge_requests/${mr.iid}/merge`, body: { merge_when_pipeline_succeeds: true }, idempotent: false });
+    await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('*Resolved:* green again after')), 45_000, 'the resolved update');
+
+    // Give a doubled transition the time to show (two intervals), then count: one post, each transition once.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(posts()).toHaveLength(1);
+    const texts = updatesOf(ts).map((c) => messageText(c.args));
+    expect(texts.filter((t) => t.includes('still red after the retry'))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('*Resolved:*'))).toHaveLength(1);
+    expect(await store.count('watch:told:')).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+});
