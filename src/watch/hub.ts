@@ -236,11 +236,13 @@ export class WatchHub {
     // A hub closed (or abandoned) starts no watch again, whatever a replica announces meanwhile.
     if (this.closed) return;
     const keys = await this.o.store.keys(ENTRY_PREFIX);
-    if (this.closed) return;
     const entries = (await Promise.all(keys.map((key) => this.o.store.get<Entry>(key)))).filter((e): e is Entry => e !== undefined);
     const listed = new Set(entries.map((e) => e.project));
     this.storeAnswered();
-    for (const entry of entries) await this.ensure(entry.project, true);
+    for (const entry of entries) {
+      if (this.closed) return;
+      await this.ensure(entry.project, true);
+    }
     for (const [key, running] of this.running) {
       if (!running.persisted || listed.has(key)) continue;
       if (running.listeners.size > 0) running.persisted = false;

@@ -172,6 +172,7 @@ describe('the lease holder dying mid-episode', () => {
     await intervalsUntil(() => kinds(told, 'test:C1').includes('still-red') && kinds(told, 'test:C2').includes('still-red'), 'still red told by the other replica');
     for (let i = 0; i < 3; i++) await interval();
     expect(other.hub.counts()).toEqual({ polling: 1, standingBy: 0 });
+    expect(holder.hub.counts()).toEqual({ polling: 0, standingBy: 0 });
     for (const subscriber of ['test:C1', 'test:C2']) {
       const said = kinds(told, subscriber);
       // A running update is told only if a check saw the retry running; the rest exactly once each.
