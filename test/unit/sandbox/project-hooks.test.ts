@@ -62,7 +62,7 @@ async function addHook(project: string, json: Record<string, unknown>, as: 'main
 }
 
 describe('pipeline events', () => {
-  test('a pipeline the sandbox runs sends each status change to the hook, with the token, in order', async () => {
+  test('a pipeline the sandbox runs sends its creation and each status change to the hook, with the token, in order', async () => {
     const added = await addHook(WEB, { url: `${receiverUrl}/ci`, token: TOKEN, pipeline_events: true, push_events: false });
     expect(added.status).toBe(201);
     expect(added.data).toMatchObject({ url: `${receiverUrl}/ci`, pipeline_events: true, push_events: false, enable_ssl_verification: true, project_id: expect.any(Number) });
@@ -91,7 +91,7 @@ describe('pipeline events', () => {
 
     // One event per change, in the order they happened: it ran, then it failed.
     const statuses = received.filter((r) => r.body.object_attributes?.id === id).map((r) => r.body.object_attributes.status);
-    expect(statuses).toEqual(['running', 'failed']);
+    expect(statuses).toEqual(['pending', 'running', 'failed']);
     await vi.waitFor(() => expect(hooksOf(sandbox.store).hooks.find((h) => h.id === added.data.id)?.last_delivery).toMatchObject({ status: 200, error: null }));
   });
 
@@ -105,7 +105,7 @@ describe('pipeline events', () => {
     await api(sandbox, 'GET', '/version');
     await arrival((r) => r.body.object_attributes?.id === id && r.body.object_attributes.status === 'failed');
     const statuses = received.filter((r) => r.body.object_attributes?.id === id).map((r) => r.body.object_attributes.status);
-    expect(statuses).toEqual(['canceled', 'pending', 'running', 'failed']);
+    expect(statuses).toEqual(['pending', 'canceled', 'pending', 'running', 'failed']);
   });
 
   test('a receiver that is not there is noted on the hook, and other hooks still get their events', async () => {

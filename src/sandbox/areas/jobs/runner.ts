@@ -65,6 +65,8 @@ export async function createRunningPipeline(store: Store, project: Project, inpu
     jobsOf(store).jobs.push(job);
     manageJob(store, job);
   }
+  // A new pipeline is news too (the service sends a pipeline event when one is created), before its first move.
+  for (const listener of [...runnerOf(store).listeners]) listener(project, pipeline);
   catchUp(store);
   return pipeline;
 }
