@@ -1,5 +1,6 @@
-// Slack for tests: a fake Web API and response_url endpoint on loopback that record every call, and requests
-// signed exactly as Slack signs them (v0 HMAC-SHA256 of "v0:<timestamp>:<body>").
+// Slack for tests: a fake Web API and response_url endpoint on loopback that record every call and keep each
+// channel's messages (conversations.history reads them back), and requests signed exactly as Slack signs them
+// (v0 HMAC-SHA256 of "v0:<timestamp>:<body>").
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,22 @@ export interface RecordedCall {
   args: Record<string, unknown>;
   /** What the fake answered (a post's ts is in it). */
   answer?: Record<string, unknown>;
+}
+
+/** A message the fake keeps in its channel, as conversations.history gives it. */
+export interface ChannelMessage {
+  ts: string;
+  text?: unknown;
+  blocks?: unknown;
+  metadata?: unknown;
+}
+
+export interface FakeSlackOptions {
+  /**
+   * Slack's clock: a post's ts is its time (`<seconds>.<sequence>`), as Slack's are, so conversations.history's
+   * oldest and latest apply. Without it a ts is a plain counter from "1000".
+   */
+  now?: () => number;
 }
 
 export interface FakeSlack {
@@ -29,6 +46,10 @@ export interface FakeSlack {
   failNext(method: string, count: number, status?: number): void;
   /** Answer the calls of `method` to `channel` with `{ ok: false, error }` (not_in_channel: the bot was removed); recorded. */
   refuse(method: string, channel: string, error: string): void;
+  /** Carry out the next `count` calls of `method` (recorded) but drop the connection instead of answering. */
+  loseAnswer(method: string, count: number): void;
+  /** The top-level messages of a channel, oldest first. */
+  channelMessages(channel: string): ChannelMessage[];
   close(): Promise<void>;
 }
 
@@ -45,13 +66,38 @@ function parseBody(raw: string, contentType: string | undefined): Record<string,
   return out;
 }
 
-export async function startFakeSlack(): Promise<FakeSlack> {
+/** conversations.history over `messages`: newest first, between oldest and latest, `limit` a page, cursor an offset. */
+function history(messages: ChannelMessage[], args: Record<string, unknown>): Record<string, unknown> {
+  const inclusive = args.inclusive === true || args.inclusive === 'true' || args.inclusive === '1';
+  const oldest = args.oldest === undefined ? -Infinity : Number(args.oldest);
+  const latest = args.latest === undefined ? Infinity : Number(args.latest);
+  const within = messages.filter((m) => {
+    const at = Number(m.ts);
+    return inclusive ? at >= oldest && at <= latest : at > oldest && at < latest;
+  }).reverse();
+  const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true' || args.include_all_metadata === '1';
+  const from = Number(args.cursor ?? 0);
+  const limit = Number(args.limit ?? 100);
+  const page = within.slice(from, from + limit).map(({ metadata, ...m }) => ({ type: 'message', user: 'UBOT', bot_id: 'BBOT', ...m, ...(withMetadata && metadata ? { metadata } : {}) }));
+  const more = from + limit < within.length;
+  return { messages: page, has_more: more, ...(more ? { response_metadata: { next_cursor: String(from + limit) } } : {}) };
+}
+
+export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
   const responses: FakeSlack['responses'] = [];
   const limits = new Map<string, { count: number; after: number }>();
   const failures = new Map<string, { count: number; status: number }>();
   const refusals = new Map<string, string>();
+  const lostAnswers = new Map<string, number>();
+  const channels = new Map<string, ChannelMessage[]>();
+  const channelOf = (name: unknown) => {
+    const key = String(name);
+    if (!channels.has(key)) channels.set(key, []);
+    return channels.get(key)!;
+  };
   let ts = 1000;
+  const nextTs = () => (options.now ? `${Math.floor(options.now() / 1000)}.${String(ts++).padStart(6, '0')}` : String(ts++));
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -91,11 +137,26 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       const answer: Record<string, unknown> = { ok: true };
       if (method === 'auth.test') Object.assign(answer, { user_id: 'UBOT', team_id: 'T1', bot_id: 'BBOT', url: 'https://t1.slack.test/' });
-      if (method === 'chat.postMessage') Object.assign(answer, { ts: String(ts++), channel: body.channel });
+      if (method === 'chat.postMessage') {
+        Object.assign(answer, { ts: nextTs(), channel: body.channel });
+        if (body.thread_ts === undefined) channelOf(body.channel).push({ ts: answer.ts as string, text: body.text, blocks: body.blocks, metadata: body.metadata });
+      }
       // An update keeps the message's ts, as Slack's does.
-      if (method === 'chat.update') Object.assign(answer, { ts: body.ts, channel: body.channel });
+      if (method === 'chat.update') {
+        Object.assign(answer, { ts: body.ts, channel: body.channel });
+        const updated = channelOf(body.channel).find((m) => m.ts === body.ts);
+        if (updated) Object.assign(updated, { text: body.text, blocks: body.blocks });
+      }
+      if (method === 'conversations.history') Object.assign(answer, history(channelOf(body.channel), body));
       if (method === 'views.open') Object.assign(answer, { view: { id: 'V1' } });
       if (method === 'apps.connections.open') Object.assign(answer, fake.socketUrl ? { url: fake.socketUrl } : { ok: false, error: 'no_socket_url' });
+      const lost = lostAnswers.get(method) ?? 0;
+      if (lost > 0) {
+        // Done, but the answer never arrives: the client sees the connection drop.
+        lostAnswers.set(method, lost - 1);
+        req.socket.destroy();
+        return;
+      }
       call.answer = answer;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
@@ -118,6 +179,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     refuse(method, channel, error) {
       refusals.set(`${method} ${channel}`, error);
     },
+    loseAnswer(method, count) {
+      lostAnswers.set(method, count);
+    },
+    channelMessages: (channel) => [...(channels.get(channel) ?? [])],
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
