@@ -20,7 +20,7 @@ import { openConfiguredStore, type OpenedStore } from '../state/store.js';
 import type { WatchHub } from '../watch/hub.js';
 import { startWatchHub } from '../watch/start.js';
 import { webApi } from '@slack/bolt';
-import { Outbox } from './incident/outbox.js';
+import { Outbox, outboxSlackOf } from './incident/outbox.js';
 import { IncidentMessages } from './incident/sink.js';
 
 /** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
@@ -85,10 +85,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   let incidents: IncidentMessages | undefined;
   const outbox = new Outbox({
     store, log,
-    slack: {
-      postMessage: async (args) => ({ ts: (await web.chat.postMessage(args as never)).ts }),
-      update: (args) => web.chat.update(args as never),
-    },
+    slack: outboxSlackOf(web),
     onChannelGone: (subscriber, reason) => incidents!.channelGone(subscriber, reason),
     ...(config.server.replicaId ? { holder: `${config.server.replicaId}:${process.pid}` } : {}),
   });

@@ -2,17 +2,31 @@
 // replies, notices), kept in the state store so a replica dying or Slack failing loses nothing: every replica drains
 // it, one at a time per entry (a short lock), with backoff on 5xx and network errors and Slack's Retry-After on 429.
 // A post records its ts under its message key before its entry goes, and is skipped when the ts is there already;
+// a post whose earlier attempt may have reached Slack unanswered is looked for in the channel first (posted-lookup);
 // an update is one entry per message (the latest content replaces the earlier); a channel the bot can no longer
 // post in is handed to `onChannelGone` and its entries dropped.
 import { randomBytes } from 'node:crypto';
+import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import type { StateStore } from '../../state/store.js';
 import type { SlackMessage } from '../blocks.js';
+import { findPosted, incidentMetadata, type HistoryCall, type MessageMetadata, type PostMarker } from './posted-lookup.js';
 
 /** The Web API calls the outbox makes (a WebClient without retries of its own in production). */
 export interface OutboxSlack {
-  postMessage(args: { channel: string; thread_ts?: string } & SlackMessage): Promise<{ ts?: string }>;
+  postMessage(args: { channel: string; thread_ts?: string; metadata?: MessageMetadata } & SlackMessage): Promise<{ ts?: string }>;
   update(args: { channel: string; ts: string } & SlackMessage): Promise<unknown>;
+  /** conversations.history, to find a post whose answer was lost. */
+  history: HistoryCall;
+}
+
+/** The outbox's calls on a Web API client (one that retries nothing itself: the outbox does). */
+export function outboxSlackOf(web: webApi.WebClient): OutboxSlack {
+  return {
+    postMessage: async (args) => ({ ts: (await web.chat.postMessage(args as never)).ts }),
+    update: (args) => web.chat.update(args as never),
+    history: (args) => web.conversations.history(args) as Promise<never>,
+  };
 }
 
 export type OutboxKind = 'post' | 'update' | 'reply' | 'notice';
@@ -28,6 +42,15 @@ interface Entry {
   seq: number;
   attempts: number;
   notBefore: number;
+  /** post: what it carries as metadata, to be found in the channel if its answer is lost. */
+  marker?: PostMarker;
+  /** post: when its first and latest attempts started. */
+  firstTriedAt?: number;
+  lastTriedAt?: number;
+  /** post: an attempt was started and Slack's answer never recorded, so the message may be in the channel. */
+  unsure?: boolean;
+  /** post: failed looks for it in the channel. */
+  lookups?: number;
 }
 
 export interface OutboxOptions {
@@ -57,6 +80,11 @@ export const MAX_OUTBOX = 2_000;
 const BACKOFF_BASE_MS = 2_000;
 const BACKOFF_MAX_MS = 5 * 60_000;
 const MAX_ATTEMPTS = 12;
+/**
+ * Failed looks for a post that may have reached Slack (no history scope, rate limited) before it is sent anyway: a
+ * lost alert is worse than a duplicate one, so doubt holds a post back only this long (about half a minute).
+ */
+export const MAX_LOOKUPS = 5;
 /** How long one replica holds an entry while sending it; a replica that dies frees it after this. */
 const LOCK_MS = 60_000;
 /** A message's ts is kept as long as an episode may last. */
@@ -86,6 +114,23 @@ export function classify(error: unknown): Verdict {
   return { kind: 'retry', why: e.message ?? String(error) };
 }
 
+/**
+ * Whether Slack answered a failed call, so it did nothing: a refusal (ok: false), a 429, a 4xx. A timeout, a dropped
+ * connection or a 5xx (a gateway's timeout) leaves it unknown; only a connection never made is certain too.
+ */
+export function answered(error: unknown): boolean {
+  const e = error as { retryAfter?: unknown; statusCode?: number; data?: { error?: string } };
+  if (typeof e.retryAfter === 'number' || typeof e.data?.error === 'string') return true;
+  if (typeof e.statusCode === 'number') return e.statusCode < 500 && e.statusCode !== 408;
+  // The Web API client wraps fetch's error (`original`), which wraps the socket's (`cause`).
+  let cause = error as { code?: unknown; cause?: unknown; original?: unknown } | undefined;
+  for (let depth = 0; cause && depth < 4; depth += 1) {
+    if (cause.code === 'ECONNREFUSED' || cause.code === 'ENOTFOUND') return true;
+    cause = (cause.original ?? cause.cause) as typeof cause;
+  }
+  return false;
+}
+
 export class Outbox {
   private readonly now: () => number;
   private readonly holder: string;
@@ -102,9 +147,13 @@ export class Outbox {
     this.holder = o.holder ?? randomBytes(6).toString('hex');
   }
 
-  /** The first post of a message: its ts will be kept under `messageKey`. The caller claimed the message before. */
-  post(subscriber: string, channel: string, messageKey: string, message: SlackMessage): Promise<void> {
-    return this.enqueue(`post:${encodeURIComponent(messageKey)}`, { kind: 'post', subscriber, channel, messageKey, message });
+  /**
+   * The first post of a message: its ts will be kept under `messageKey`. The caller claimed the message before; the
+   * message carries `episode` (or the key) and the entry's id as metadata.
+   */
+  post(subscriber: string, channel: string, messageKey: string, message: SlackMessage, episode?: string): Promise<void> {
+    const marker: PostMarker = { episode: episode ?? messageKey, channel, id: randomBytes(9).toString('base64url') };
+    return this.enqueue(`post:${encodeURIComponent(messageKey)}`, { kind: 'post', subscriber, channel, messageKey, message, marker });
   }
 
   /** The message's new content: only the latest one waiting is sent. */
@@ -245,14 +294,14 @@ export class Outbox {
   private async send(key: string, entry: Entry): Promise<'done' | 'waiting' | 'paused'> {
     const { store } = this.o;
     const ts = entry.messageKey ? await store.get<string>(entry.messageKey) : undefined;
+    if (entry.kind === 'post') {
+      if (ts === undefined) return this.sendPost(key, entry);
+      // Posted already (by a replica that died before it could drop the entry): never twice.
+      await this.remove(key, entry);
+      return 'done';
+    }
     try {
-      if (entry.kind === 'post') {
-        // Posted already (by a replica that died before it could drop the entry): never twice.
-        if (ts === undefined) {
-          const posted = await this.o.slack.postMessage({ channel: entry.channel, ...entry.message });
-          if (posted.ts) await store.set(entry.messageKey!, posted.ts, { ttlMs: MESSAGE_TTL_MS });
-        }
-      } else if (entry.kind === 'notice') {
+      if (entry.kind === 'notice') {
         await this.o.slack.postMessage({ channel: entry.channel, ...entry.message });
       } else if (ts === undefined) {
         // The message is not posted yet: wait for its post, unless there is none to wait for.
@@ -269,6 +318,71 @@ export class Outbox {
     }
     await this.remove(key, entry);
     return 'done';
+  }
+
+  /**
+   * A first post: looked for in the channel first when an earlier attempt may have reached Slack, and marked as in
+   * doubt in the store before it goes, so whoever sends it next (this replica or another after a crash) looks too.
+   */
+  private async sendPost(key: string, entry: Entry): Promise<'done' | 'waiting' | 'paused'> {
+    const { store } = this.o;
+    if (entry.unsure && entry.marker && (entry.lookups ?? 0) < MAX_LOOKUPS) {
+      let found: string | undefined;
+      try {
+        found = await findPosted(this.o.slack.history, entry.marker, { first: entry.firstTriedAt ?? this.now(), last: entry.lastTriedAt ?? this.now() });
+      } catch (error) {
+        const held = await this.lookupFailed(key, entry, error);
+        if (held) return held;
+        entry = { ...entry, lookups: MAX_LOOKUPS };
+      }
+      if (found) {
+        await store.set(entry.messageKey!, found, { ttlMs: MESSAGE_TTL_MS });
+        this.o.log.info(`slack: a post to ${entry.channel} whose answer was lost is there (ts ${found}); not posting it again`);
+        await this.remove(key, entry);
+        return 'done';
+      }
+    }
+    const now = this.now();
+    const trying: Entry = { ...entry, unsure: true, firstTriedAt: entry.firstTriedAt ?? now, lastTriedAt: now };
+    await store.set(key, trying, { ttlMs: ENTRY_TTL_MS });
+    let posted: { ts?: string };
+    try {
+      posted = await this.o.slack.postMessage({ channel: entry.channel, ...entry.message, ...(entry.marker ? { metadata: incidentMetadata(entry.marker) } : {}) });
+    } catch (error) {
+      return this.failed(key, answered(error) ? { ...trying, unsure: false } : trying, error);
+    }
+    if (posted.ts) await store.set(entry.messageKey!, posted.ts, { ttlMs: MESSAGE_TTL_MS });
+    await this.remove(key, trying);
+    return 'done';
+  }
+
+  /**
+   * A look for a post in doubt failed: the post waits (backing off, or Slack's Retry-After) and is not sent; the
+   * MAX_LOOKUPS-th failure returns undefined and the post goes anyway, said once in the log.
+   */
+  private async lookupFailed(key: string, entry: Entry, error: unknown): Promise<'waiting' | 'paused' | 'done' | undefined> {
+    const verdict = classify(error);
+    const { store, log } = this.o;
+    if (verdict.kind === 'gone') {
+      await this.channelGone(entry, verdict.reason);
+      return 'done';
+    }
+    const why = verdict.why;
+    const lookups = (entry.lookups ?? 0) + 1;
+    if (lookups >= MAX_LOOKUPS) {
+      log.warn(`slack: could not look in ${entry.channel} for a post whose answer was lost (${lookups} times, last: ${why}); posting it, at the risk of a duplicate (add the channels:history and groups:history scopes to avoid it)`);
+      return undefined;
+    }
+    const afterMs = verdict.kind === 'retry' ? verdict.afterMs : undefined;
+    const wait = afterMs ?? Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (lookups - 1));
+    await store.set(key, { ...entry, lookups, notBefore: this.now() + wait }, { ttlMs: ENTRY_TTL_MS });
+    if (afterMs !== undefined) {
+      await store.set(pauseKey(entry.channel), this.now() + wait, { ttlMs: wait });
+      log.info(`slack: ${why} looking in ${entry.channel} for a post whose answer was lost; looking again in ${Math.ceil(wait / 1000)} s`);
+      return 'paused';
+    }
+    log.info(`slack: could not look in ${entry.channel} for a post whose answer was lost (${why}); looking again in ${Math.ceil(wait / 1000)} s`);
+    return 'waiting';
   }
 
   /** Drops a sent entry, unless newer content replaced it meanwhile (an update coalesced while this one was sent). */

@@ -148,7 +148,7 @@ export class IncidentMessages implements WatchSink {
     const record: IncidentRecord = { subscriber, channel, messageKey: key, view };
     view.buttons = await this.buttons(record);
     await store.set(recordKey(event.episode, channel), record, { ttlMs: MESSAGE_TTL_MS });
-    await this.o.outbox.post(subscriber, channel, key, renderIncident(view, this.now()));
+    await this.o.outbox.post(subscriber, channel, key, renderIncident(view, this.now()), event.episode);
   }
 
   /** A later transition of an episode this channel has a message of: the message, updated in place. */

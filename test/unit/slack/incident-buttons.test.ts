@@ -38,6 +38,8 @@ function setup() {
     slack: {
       postMessage: async (args) => { calls.push({ ...args }); return { ts: '100' }; },
       update: async (args) => { calls.push({ ...args }); return {}; },
+      // Every post is answered here, so none is ever looked for.
+      history: async () => ({ messages: [] }),
     },
   });
   const identities = new Identities({ store, sandboxToken: async () => 'sandbox-token' });

@@ -8,7 +8,7 @@ import type { Operation } from '../../../src/operations/define.js';
 import { triageOperation } from '../../../src/operations/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { Identities } from '../../../src/slack/identity.js';
-import { Outbox } from '../../../src/slack/incident/outbox.js';
+import { Outbox, outboxSlackOf } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages } from '../../../src/slack/incident/sink.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
@@ -36,7 +36,7 @@ describe('a channel the bot was removed from', () => {
     let incidents: IncidentMessages | undefined;
     const outbox = new Outbox({
       store, log, now: () => clock.now(),
-      slack: { postMessage: async (args) => ({ ts: (await web.chat.postMessage(args as never)).ts }), update: (args) => web.chat.update(args as never) },
+      slack: outboxSlackOf(web),
       onChannelGone: (subscriber, reason) => incidents!.channelGone(subscriber, reason),
     });
     incidents = new IncidentMessages({ store, outbox, identities: new Identities({ store }), log, now: () => clock.now() });

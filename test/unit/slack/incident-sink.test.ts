@@ -34,6 +34,8 @@ function setup() {
     slack: {
       postMessage: async (args) => { calls.push({ method: 'post', args: { ...args } }); return { ts: String(ts++) }; },
       update: async (args) => { calls.push({ method: 'update', args: { ...args } }); return {}; },
+      // Every post is answered here, so none is ever looked for.
+      history: async () => ({ messages: [] }),
     },
   });
   const identities = new Identities({ store, sealer: new Sealer('k'.repeat(40)) });

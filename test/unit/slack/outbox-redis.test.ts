@@ -44,6 +44,8 @@ describe('the incident outbox on Redis', () => {
         slack: {
           postMessage: async (args) => { await slow(); sent.push({ method: 'post', text: args.text, ts: args.thread_ts }); return { ts: '100' }; },
           update: async (args) => { await slow(); sent.push({ method: 'update', text: args.text, ts: args.ts }); return {}; },
+          // Every post is answered here, so none is ever looked for.
+          history: async () => ({ messages: [] }),
         },
       });
       return { store, outbox, incidents: new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quiet }) };

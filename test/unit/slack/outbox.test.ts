@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { MemoryStore } from '../../../src/state/store.js';
-import { Outbox, type OutboxOptions } from '../../../src/slack/incident/outbox.js';
+import { Outbox, outboxSlackOf, type OutboxOptions } from '../../../src/slack/incident/outbox.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
 
 let slack: FakeSlack;
@@ -29,10 +29,7 @@ function outbox(store: MemoryStore, over: Partial<OutboxOptions> = {}): Outbox {
   const web = new webApi.WebClient('xoxb-test', { slackApiUrl: `${slack.apiUrl}/`, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
   return new Outbox({
     store, log, now: clock,
-    slack: {
-      postMessage: async (args) => ({ ts: (await web.chat.postMessage(args as never)).ts }),
-      update: (args) => web.chat.update(args as never),
-    },
+    slack: outboxSlackOf(web),
     ...over,
   });
 }
@@ -68,7 +65,7 @@ describe('the incident outbox', () => {
   it('keeps a post whose request never got an answer, and tries it again later', async () => {
     const store = new MemoryStore({ now: clock });
     const web = new webApi.WebClient('xoxb-test', { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
-    const box = new Outbox({ store, log, now: clock, slack: { postMessage: async (args) => ({ ts: (await web.chat.postMessage(args as never)).ts }), update: (args) => web.chat.update(args as never) } });
+    const box = new Outbox({ store, log, now: clock, slack: outboxSlackOf(web) });
     await box.post(SUB, 'C1', KEY, message('red'));
     await box.drain();
     expect(await box.size()).toBe(1);

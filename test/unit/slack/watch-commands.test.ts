@@ -24,7 +24,7 @@ function red(project: string): TriageReport {
 function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
   let now = NOW;
   const store = new MemoryStore({ now: () => now });
-  const outbox = new Outbox({ store, log: quiet, now: () => now, slack: { postMessage: async () => ({ ts: '1' }), update: async () => ({}) } });
+  const outbox = new Outbox({ store, log: quiet, now: () => now, slack: { postMessage: async () => ({ ts: '1' }), update: async () => ({}), history: async () => ({ messages: [] }) } });
   const incidents = new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quiet, now: () => now });
   const subs = new Map<string, Subscription>();
   const asked: string[] = [];
