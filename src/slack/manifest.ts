@@ -13,8 +13,12 @@ export interface ManifestOptions {
 
 export const MANIFEST_DEFAULTS = { publicUrl: 'https://forgeops.example.com', unfurlDomain: 'code.example.com' } as const;
 
-/** Every Web API method the bot calls needs its scope, and no more: commands, chat.postMessage/postEphemeral, link_shared, chat.unfurl. */
-export const BOT_SCOPES = ['commands', 'chat:write', 'links:read', 'links:write'];
+/**
+ * Every Web API method the bot calls needs its scope, and no more: commands, chat.postMessage/postEphemeral,
+ * link_shared, chat.unfurl, and conversations.history in public and private channels (to find an incident message
+ * whose post went unanswered before posting it again).
+ */
+export const BOT_SCOPES = ['commands', 'chat:write', 'links:read', 'links:write', 'channels:history', 'groups:history'];
 
 export function slackManifest(operations: readonly Operation[], options: ManifestOptions = {}): Record<string, unknown> {
   const socketMode = options.socketMode ?? false;
