@@ -13,6 +13,8 @@ import type { StateStore } from '../state/store.js';
 
 /** How often a watch checks by default; each check costs one request when nothing changed. */
 export const DEFAULT_WATCH_INTERVAL_MS = 30_000;
+/** A watch standing by (another replica holds the lease) tries for it every this share of the interval. */
+const STANDBY_SHARE = 0.25;
 /** Up to this share of the interval is added at random, so many watches (and replicas) do not ask in step. */
 export const WATCH_JITTER = 0.1;
 /** Watches in all, on every replica (counted in the store): a stranger cannot make forgeops poll without bound. */
@@ -151,9 +153,18 @@ export class BranchWatch {
     this.holder = options.holder ?? randomUUID();
   }
 
-  /** The lease lasts two intervals (and a bit): a holder that stops renewing is replaced within two intervals. */
+  /**
+   * The lease lasts 1.6 intervals, renewed by its holder as each check begins and ends (at most an interval and its
+   * jitter apart), while a watch standing by tries for it every quarter interval: a holder that dies is replaced
+   * within 1.6 + 0.275 intervals of its last renewal, so within two.
+   */
   get leaseMs(): number {
-    return Math.round(this.intervalMs * (2 + WATCH_JITTER));
+    return Math.round(this.intervalMs * 1.6);
+  }
+
+  /** How long a watch standing by waits before trying for the lease again: cheap (one store step), so often. */
+  private get standbyMs(): number {
+    return this.intervalMs * STANDBY_SHARE * (1 + WATCH_JITTER * this.random());
   }
 
   /** Whether this watch held the lease at its last check: it is the one polling the project. */
@@ -188,7 +199,8 @@ export class BranchWatch {
     if (this.stopped) return;
     let delay = this.intervalMs * (1 + WATCH_JITTER * this.random());
     try {
-      await this.check();
+      if ((await this.check()) === 'not-holder') delay = this.standbyMs;
+      else if (this.held && !this.stopped) await this.renewLease();
     } catch (error) {
       // A refusal ends the watch; any other failed check (the service down, a timeout) is tried again next interval.
       if (error instanceof WatchRefusedError) {
@@ -336,6 +348,11 @@ export class BranchWatch {
       await this.options.store.renew(leaseKey(this.project), this.holder, { ttlMs: wait + this.leaseMs }).catch(() => undefined);
     }
     return wait;
+  }
+
+  /** Renews the lease as a check ends (it may have taken a while), only while it is still ours. */
+  private async renewLease(): Promise<void> {
+    this.held = await this.options.store.renew(leaseKey(this.project), this.holder, { ttlMs: this.leaseMs }).catch(() => this.held);
   }
 
   /** Takes the lease when free (or expired), renews it when held; false while another process holds it. */

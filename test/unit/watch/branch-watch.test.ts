@@ -144,6 +144,44 @@ describe('the lease', () => {
   });
 });
 
+describe('a takeover', () => {
+  it('happens within two intervals of the dead holder\'s last renewal, the watches running on their own timers', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    let renewedAt = 0;
+    const make = (holder: string, onCheck?: (result: string) => void) => new BranchWatch({
+      project: PROJECT, operations: () => ops, runContext: () => ({ client: env.client }), store, clock, holder,
+      onEvent: () => undefined, random: () => 0.99, ...(onCheck ? { onCheck } : {}),
+    });
+    const holder = make('replica-1', (result) => { if (result !== 'not-holder') renewedAt = clock.now(); });
+    holder.start();
+    await expect.poll(() => renewedAt).toBeGreaterThan(0);
+    const other = make('replica-2');
+    other.start();
+    const interval = 30_000;
+    // A few intervals pass, one second at a time, each moment given the time to run what it woke.
+    const step = async () => {
+      clock.advance(1000);
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    };
+    for (let second = 0; second < 95; second++) await step();
+    expect(await store.get(leaseKey(PROJECT))).toBe('replica-1');
+    // The holder dies just before its next check would renew the lease: the worst moment.
+    const lastRenewal = renewedAt;
+    const nextCheck = lastRenewal + interval * (1 + 0.1 * 0.99);
+    while (clock.now() + 1000 < nextCheck) await step();
+    holder.abandon();
+    expect(renewedAt).toBe(lastRenewal);
+    let takenAt: number | undefined;
+    for (let second = 0; second < 120 && takenAt === undefined; second++) {
+      await step();
+      if ((await store.get(leaseKey(PROJECT))) === 'replica-2') takenAt = clock.now();
+    }
+    expect(takenAt).toBeDefined();
+    expect(takenAt! - lastRenewal).toBeLessThanOrEqual(2 * interval);
+    await other.stop();
+  });
+});
+
 describe('bounds', () => {
   it('refuses a branch other than the default one, which triage does not judge', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
