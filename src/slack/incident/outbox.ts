@@ -82,7 +82,8 @@ const BACKOFF_MAX_MS = 5 * 60_000;
 const MAX_ATTEMPTS = 12;
 /**
  * Failed looks for a post that may have reached Slack (no history scope, rate limited) before it is sent anyway: a
- * lost alert is worse than a duplicate one, so doubt holds a post back only this long (about half a minute).
+ * lost alert is worse than a duplicate one, so doubt holds a post back only this long (about half a minute with the
+ * backoff), and that post's later attempts go without looking.
  */
 export const MAX_LOOKUPS = 5;
 /** How long one replica holds an entry while sending it; a replica that dies frees it after this. */
@@ -370,7 +371,8 @@ export class Outbox {
     const why = verdict.why;
     const lookups = (entry.lookups ?? 0) + 1;
     if (lookups >= MAX_LOOKUPS) {
-      log.warn(`slack: could not look in ${entry.channel} for a post whose answer was lost (${lookups} times, last: ${why}); posting it, at the risk of a duplicate (add the channels:history and groups:history scopes to avoid it)`);
+      const hint = why === 'missing_scope' ? ' (the app needs the channels:history and groups:history scopes to look)' : '';
+      log.warn(`slack: could not look in ${entry.channel} for a post whose answer was lost (${lookups} times, last: ${why}); posting it, at the risk of a duplicate${hint}`);
       return undefined;
     }
     const afterMs = verdict.kind === 'retry' ? verdict.afterMs : undefined;
