@@ -47,14 +47,18 @@ export const systemClock: WatchClock = {
 export interface CommitRef { sha: string; title?: string; author?: string }
 
 /** What a watch tells: the state when it starts (not red), then each transition of a red episode. */
-export type WatchEvent =
+export type WatchEvent = (
   | { kind: 'watching'; project: string; ref: string; report: TriageReport }
   | { kind: 'red'; project: string; ref: string; episode: string; report: TriageReport }
   | { kind: 'running'; project: string; ref: string; episode: string; pipeline: { id: number; sha: string; status: string } }
   | { kind: 'still-red'; project: string; ref: string; episode: string; report: TriageReport }
   | { kind: 'green'; project: string; ref: string; episode: string; redForMs: number; fixedBy: CommitRef; report: TriageReport }
   /** The project can no longer be read (deleted, or the token no longer has access): the watch has stopped. */
-  | { kind: 'gone'; project: string; ref: string; reason: string };
+  | { kind: 'gone'; project: string; ref: string; reason: string }
+) & {
+  /** The transition's name, the same on every replica ("<episode>:red"): what a sink remembers it was told. */
+  id?: string;
+};
 
 export interface BranchWatchOptions {
   project: string;
@@ -334,7 +338,13 @@ export class BranchWatch {
 
   /** Emits `event` unless some process already did (SET NX on the transition's key). */
   private async tell(key: string, event: WatchEvent): Promise<void> {
-    if (await this.options.store.add(`watch:told:${key}`, this.clock.now(), { ttlMs: EPISODE_TTL_MS })) await this.options.onEvent(event);
+    // Marked told only once it was handed on: a process dying (or the store failing) in between leaves it untold,
+    // and the next check — here or on the replica taking over — tells it again; the sinks remember what each
+    // subscriber was told by the transition's id, so nobody hears it twice.
+    const told = `watch:told:${key}`;
+    if ((await this.options.store.get(told)) !== undefined) return;
+    await this.options.onEvent({ ...event, id: key });
+    await this.options.store.add(told, this.clock.now(), { ttlMs: EPISODE_TTL_MS });
   }
 
   /**

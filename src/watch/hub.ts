@@ -76,6 +76,16 @@ export interface WatchHubOptions {
   recorder?: WatchRecorder;
 }
 
+/** How long a subscriber's delivery of one transition is claimed: far longer than handing it to a sink takes. */
+const DELIVERY_CLAIM_MS = 30_000;
+
+/** Another teller is handing this transition to this subscriber right now. */
+class DeliveryUnderWay extends Error {
+  constructor(subscriber: string) {
+    super(`being told to ${subscriber} already`);
+  }
+}
+
 const part = (text: string) => encodeURIComponent(text);
 const subKey = (s: { subscriber: string; project: string }) => `watch:sub:${part(s.subscriber)}:${part(s.project)}`;
 const subscriberPrefix = (subscriber: string) => `watch:sub:${part(subscriber)}:`;
@@ -154,7 +164,10 @@ export class WatchHub {
       await this.announce({ project: request.project, ref: '', kind: 'changed' }, 'sync');
     }
     const episode = episodeKeyOf(request.project, report);
-    if (episode) await this.deliverTo(subscription, { kind: 'red', project: request.project, ref: report.default_branch, episode, report });
+    if (episode) {
+      await this.deliverTo(subscription, { kind: 'red', project: request.project, ref: report.default_branch, episode, report, id: `${episode}:red` })
+        .catch((error: unknown) => { if (!(error instanceof DeliveryUnderWay)) throw error; });
+    }
     return { created: !existing, report };
   }
 
@@ -305,11 +318,14 @@ export class WatchHub {
     this.o.recorder?.told(event.kind);
     if (event.kind !== 'watching') {
       const subscribers = await this.o.store.keys(watchersPrefix(event.project));
+      const failed: string[] = [];
       for (const key of subscribers) {
         const subscriber = decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
         const subscription = await this.o.store.get<Subscription>(subKey({ subscriber, project: event.project }));
-        if (subscription) await this.deliverTo(subscription, event);
+        if (subscription) await this.deliverTo(subscription, event).catch(() => failed.push(subscriber));
       }
+      // Not told until every subscriber was: the watch tells it again at its next check, to those who missed it.
+      if (failed.length > 0) throw new Error(`${event.kind} of ${event.project} was not handed to ${failed.join(', ')}; telling it again at the next check`);
       if (event.kind === 'gone') await this.forget(event.project, subscribers);
     }
     await this.announce({ project: event.project, ref: event.ref, kind: event.kind }, 'change');
@@ -318,14 +334,24 @@ export class WatchHub {
   private async deliverTo(subscription: Subscription, event: WatchEvent): Promise<void> {
     const sink = this.sinks.find((s) => subscription.subscriber.startsWith(s.prefix));
     if (!sink) return;
-    // A red episode reaches a subscriber two ways (its subscription to a red branch, and the watch telling red):
-    // whichever comes first tells it.
-    if (event.kind === 'red' && !(await this.o.store.add(`watch:told:${event.episode}:red:to:${part(subscription.subscriber)}`, this.now(), { ttlMs: EPISODE_TTL_MS }))) return;
+    // What each subscriber was told, by the transition's id: a red episode reaches a subscriber two ways (its
+    // subscription to a red branch, and the watch telling red), and a transition not yet marked told everywhere is
+    // told again; either way each subscriber hears it once. Marked once handed to the sink (its outbox keeps it).
+    const delivered = event.id ? `watch:told:${event.id}:to:${part(subscription.subscriber)}` : undefined;
+    if (delivered) {
+      if ((await this.o.store.get(delivered)) !== undefined) return;
+      // One teller at a time per subscriber: another one under way (the subscription's own red) finishes it, or, if
+      // it dies, its claim runs out and the next check tells it.
+      if (!(await this.o.store.add(`${delivered}:claim`, this.now(), { ttlMs: DELIVERY_CLAIM_MS }))) throw new DeliveryUnderWay(subscription.subscriber);
+    }
     try {
       await sink.deliver(subscription, event);
     } catch (error) {
       this.o.log.error(`watch: could not tell ${subscription.subscriber} about ${event.project}: ${(error as Error).message}`);
+      if (delivered) await this.o.store.delete(`${delivered}:claim`).catch(() => undefined);
+      throw error;
     }
+    if (delivered) await this.o.store.add(delivered, this.now(), { ttlMs: EPISODE_TTL_MS });
   }
 
   /** A project gone (deleted, or the token no longer reads it): its subscriptions end everywhere. */

@@ -159,4 +159,36 @@ describe('the watch hub', () => {
     await one.close();
     await two.close();
   });
+
+  it('tells a transition a sink failed to take again at the next check, to that subscriber only, once', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const told: Told[] = [];
+    let failures = 1;
+    const made = new WatchHub({ store, operations: () => ops, runContext: () => ({ client: env.client }), log: quiet, clock, random: () => 0, holder: 'r' });
+    made.addSink({
+      prefix: 'test:',
+      deliver: async (subscription, event) => {
+        if (subscription.subscriber === 'test:C2' && event.kind === 'still-red' && failures-- > 0) throw new Error('the store is down');
+        told.push({ subscriber: subscription.subscriber, event });
+      },
+    });
+    await made.start();
+    const { report } = await made.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
+    await made.subscribe({ subscriber: 'test:C2', project: 'acme/web' });
+    await settled(() => told.filter((t) => t.event.kind === 'red').length === 2);
+    await env.client.request({ method: 'POST', path: `/projects/acme%2Fweb/pipelines/${report.head_pipeline!.id}/retry`, idempotent: false });
+    for (let i = 0; i < 40 && told.filter((t) => t.event.kind === 'still-red').length < 2; i++) {
+      clock.advance(31_000);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    const stillRed = told.filter((t) => t.event.kind === 'still-red').map((t) => t.subscriber).sort();
+    expect(failures).toBeLessThan(0);
+    expect(stillRed).toEqual(['test:C1', 'test:C2']);
+    for (let i = 0; i < 3; i++) {
+      clock.advance(31_000);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    expect(told.filter((t) => t.event.kind === 'still-red')).toHaveLength(2);
+    await made.close();
+  });
 });
