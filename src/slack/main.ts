@@ -15,7 +15,7 @@ import { Sealer } from './sealed.js';
 import { slackSettings } from './settings.js';
 import { SlackApprover } from './approver.js';
 import type { ApprovalDesk } from '../mcp/approval.js';
-import { ReadinessProbe, serviceCheck, storeCheck } from '../health.js';
+import { ReadinessProbe, serviceCheck, storeCheck, watchCheck } from '../health.js';
 import { openConfiguredStore, type OpenedStore } from '../state/store.js';
 import type { WatchHub } from '../watch/hub.js';
 import { startWatchHub } from '../watch/start.js';
@@ -115,7 +115,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     reply: (turn, message, { replaceOriginal }) => (turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false)),
   }) : undefined;
   if (settings.approver && !options.approvals) log.warn('SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve');
-  const readiness = new ReadinessProbe([serviceCheck(runtime.client, runtime.service.address), storeCheck(state)]);
+  const readiness = new ReadinessProbe([serviceCheck(runtime.client, runtime.service.address), storeCheck(state), watchCheck(watches)]);
   app = createSlackApp({ settings, bot, store, log, now: options.now, approver, readiness, ...(state.shared ? { seen: store } : {}) });
   const mounted = app.receiver && options.listen === false;
   let started: { url?: string } = {};

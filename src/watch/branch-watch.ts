@@ -73,7 +73,7 @@ export interface BranchWatchOptions {
   /** A check that failed (it is tried again next interval, but for a refusal, which ends the watch). */
   onError?: (error: Error) => void;
   /** The branch's latest pipeline changed (told or not): what a status resource's subscribers hear. */
-  onChange?: (change: { project: string; ref: string }) => void | Promise<void>;
+  onChange?: (change: { project: string; ref: string; kind?: WatchEvent['kind'] }) => void | Promise<void>;
   /** Each check's outcome, a failed one included (a check that throws still reports 'failed' first). */
   onCheck?: (result: CheckOutcome) => void;
   /** Each request the watch sends the service (a retry included): what watching costs it. */
@@ -142,6 +142,8 @@ export class BranchWatch {
   /** stop() or abandon() was called: the watch is over. */
   private ended = false;
   private checking: Promise<CheckResult> | undefined;
+  /** The transition the check under way told, if any: what its change is announced as. */
+  private toldInCheck: WatchEvent['kind'] | undefined;
   private followUp: Promise<CheckResult> | undefined;
   /** Until when (clock ms) the service asked not to be asked again (Retry-After). */
   private quietUntil = 0;
@@ -239,7 +241,9 @@ export class BranchWatch {
       return this.followUp;
     }
     this.checking = this.checkOnce().then(async (result) => {
-      if (result === 'changed' && this.ref !== undefined) await this.options.onChange?.({ project: this.project, ref: this.ref });
+      const kind = this.toldInCheck;
+      this.toldInCheck = undefined;
+      if (result === 'changed' && this.ref !== undefined) await this.options.onChange?.({ project: this.project, ref: this.ref, ...(kind ? { kind } : {}) });
       return result;
     }).catch((error: unknown) => {
       // The store failing mid-check leaves nothing half told: what was seen is saved only after it was told.
@@ -344,6 +348,7 @@ export class BranchWatch {
     const told = `watch:told:${key}`;
     if ((await this.options.store.get(told)) !== undefined) return;
     await this.options.onEvent({ ...event, id: key });
+    this.toldInCheck = event.kind;
     await this.options.store.add(told, this.clock.now(), { ttlMs: EPISODE_TTL_MS });
   }
 

@@ -292,7 +292,7 @@ export class WatchHub {
       ...(this.clock ? { clock: this.clock } : {}), intervalMs: this.intervalMs,
       ...(this.o.random ? { random: this.o.random } : {}), ...(this.o.holder ? { holder: this.o.holder } : {}),
       onEvent: (event) => this.told(event),
-      onChange: (change) => this.announce({ project, ref: change.ref, kind: 'changed' }, 'change'),
+      onChange: (change) => this.announce({ project, ref: change.ref, kind: change.kind ?? 'changed' }, 'change'),
       onError: (error) => this.failed(error, project),
       onCheck: (result) => {
         this.o.recorder?.checked(result);
@@ -328,7 +328,9 @@ export class WatchHub {
       if (failed.length > 0) throw new Error(`${event.kind} of ${event.project} was not handed to ${failed.join(', ')}; telling it again at the next check`);
       if (event.kind === 'gone') await this.forget(event.project, subscribers);
     }
-    await this.announce({ project: event.project, ref: event.ref, kind: event.kind }, 'change');
+    // A transition comes from a check that saw the branch change, which announces itself (onChange); only a project
+    // gone, which ends the watch without such a check, is announced here: every listener hears one change per check.
+    if (event.kind === 'gone') await this.announce({ project: event.project, ref: event.ref, kind: event.kind }, 'change');
   }
 
   private async deliverTo(subscription: Subscription, event: WatchEvent): Promise<void> {
