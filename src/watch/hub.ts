@@ -318,14 +318,20 @@ export class WatchHub {
     this.o.recorder?.told(event.kind);
     if (event.kind !== 'watching') {
       const subscribers = await this.o.store.keys(watchersPrefix(event.project));
-      const failed: string[] = [];
+      const failed: Array<{ subscriber: string; error: unknown }> = [];
       for (const key of subscribers) {
         const subscriber = decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
         const subscription = await this.o.store.get<Subscription>(subKey({ subscriber, project: event.project }));
-        if (subscription) await this.deliverTo(subscription, event).catch(() => failed.push(subscriber));
+        if (subscription) await this.deliverTo(subscription, event).catch((error: unknown) => failed.push({ subscriber, error }));
       }
-      // Not told until every subscriber was: the watch tells it again at its next check, to those who missed it.
-      if (failed.length > 0) throw new Error(`${event.kind} of ${event.project} was not handed to ${failed.join(', ')}; telling it again at the next check`);
+      // Not told until every subscriber was: the watch tells it again at its next check, to those who missed it. A
+      // store gone pauses watching (said once); a delivery another teller has under way is no failure to report.
+      if (failed.length > 0) {
+        const storeDown = failed.find((f) => f.error instanceof StoreUnavailableError);
+        if (storeDown) throw storeDown.error;
+        if (failed.every((f) => f.error instanceof DeliveryUnderWay)) throw failed[0].error;
+        throw new Error(`${event.kind} of ${event.project} was not handed to ${failed.map((f) => f.subscriber).join(', ')}; telling it again at the next check`);
+      }
       if (event.kind === 'gone') await this.forget(event.project, subscribers);
     }
     // A transition comes from a check that saw the branch change, which announces itself (onChange); only a project
@@ -403,6 +409,7 @@ export class WatchHub {
   /** A failure in words, once: the store unreachable pauses watching (said when it starts and when it ends). */
   private failed(error: Error, what: string): void {
     if (error instanceof StoreUnavailableError) this.storeFailed();
+    else if (error instanceof DeliveryUnderWay) this.o.log.debug(`watch: ${what}: ${error.message}; checking again at the next interval`);
     else this.o.log.warn(`watch: ${what}: ${error.message}`);
   }
 

@@ -58,7 +58,7 @@ afterAll(async () => {
 describe('forgeops serve for an operator', () => {
   it('is alive and ready: the service and the shared state answer; metrics are served', async () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ ready: true, checks: { service: 'ok', state: 'ok' } });
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ ready: true, checks: { service: 'ok', state: 'ok', watching: 'ok' } });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('# TYPE forgeops_calls_total counter');
     expect(metrics).toMatch(/^forgeops_mcp_sessions 0$/m);
@@ -86,7 +86,11 @@ describe('forgeops serve for an operator', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const answer = await fetch(`${base}/readyz`);
     expect(answer.status).toBe(503);
-    expect(await answer.json()).toEqual({ ready: false, checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer` } });
+    expect(await answer.json()).toEqual({
+      ready: false,
+      // Watching pauses once a check meets the store away: at once, or at the next interval.
+      checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer`, watching: expect.stringMatching(/^(ok|watching paused: Redis at .* unreachable)$/) },
+    });
   });
 
   it('drains on SIGTERM with 20 calls in flight: all 20 answered, no new session let in, exit 0 within the grace', async () => {

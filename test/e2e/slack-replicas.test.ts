@@ -130,14 +130,18 @@ describe('when Redis goes away', () => {
     const readyz = replicas[0].url!.replace(/\/slack\/events$/, '/readyz');
     const before = await fetch(readyz);
     expect(before.status).toBe(200);
-    expect(await before.json()).toEqual({ ready: true, checks: { service: 'ok', state: 'ok' } });
+    expect(await before.json()).toEqual({ ready: true, checks: { service: 'ok', state: 'ok', watching: 'ok' } });
     expect((await fetch(readyz.replace('/readyz', '/healthz'))).status).toBe(200);
     await redis.stop();
     // Past the probe's one-second cache.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const after = await fetch(readyz);
     expect(after.status).toBe(503);
-    expect(await after.json()).toEqual({ ready: false, checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer` } });
+    expect(await after.json()).toEqual({
+      ready: false,
+      // Watching pauses once a check meets the store away: at once, or at the next interval.
+      checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer`, watching: expect.stringMatching(/^(ok|watching paused: Redis at .* unreachable)$/) },
+    });
     const answer = messageText(await command(1, 'whoami'));
     expect(answer).toMatch(/shared state store \(Redis at 127\.0\.0\.1:\d+\) cannot be reached/);
   });
