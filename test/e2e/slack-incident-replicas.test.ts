@@ -131,7 +131,7 @@ describe('the incident loop on two replicas sharing Redis', () => {
     const survivor = dying === 'r1' ? 'r2' : 'r1';
 
     // The other replica takes the watch over and tells the retry's end: still red.
-    const stillRed = await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry')), 25_000, 'the still-red update')
+    const stillRed = await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry')), 40_000, 'the still-red update')
       .catch(async (error: Error) => { throw new Error(`${error.message}; state: ${JSON.stringify(await store.get('watch:state:acme/web:main'))}; survivor log: ${logs.get(survivor)}`); });
     expect((await store.get<string>('watch:lease:acme/web'))?.startsWith(`${survivor}:`)).toBe(true);
 

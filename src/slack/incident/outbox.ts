@@ -86,8 +86,11 @@ const MAX_ATTEMPTS = 12;
  * backoff), and that post's later attempts go without looking.
  */
 export const MAX_LOOKUPS = 5;
-/** How long one replica holds an entry while sending it; a replica that dies frees it after this. */
-const LOCK_MS = 60_000;
+/**
+ * How long one replica's hold on an entry lasts unless renewed: renewed every third of it while the entry is being
+ * sent (a history lookup and a send may take longer), so a replica that dies frees its entry within this.
+ */
+const LOCK_MS = 15_000;
 /** A message's ts is kept as long as an episode may last. */
 export const MESSAGE_TTL_MS = 30 * 24 * 3600_000;
 /** Entries are kept at most this long (a Slack outage longer than this is not caught up on). */
@@ -279,6 +282,8 @@ export class Outbox {
         continue;
       }
       if (!(await this.o.store.add(lockKey(key), this.holder, { ttlMs: LOCK_MS }))) continue;
+      const holding = setInterval(() => void this.o.store.renew(lockKey(key), this.holder, { ttlMs: LOCK_MS }).catch(() => undefined), LOCK_MS / 3);
+      holding.unref();
       try {
         // Read again under the lock: another replica may have sent it (or newer content replaced it) since the listing.
         const current = await this.o.store.get<Entry>(key);
@@ -286,6 +291,7 @@ export class Outbox {
         const outcome = await this.send(key, current);
         if (outcome === 'paused') paused.add(entry.channel);
       } finally {
+        clearInterval(holding);
         await this.o.store.delete(lockKey(key));
       }
     }
