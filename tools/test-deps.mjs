@@ -22,6 +22,8 @@ export const TEST_DEPENDENCIES = [
     probe: ['/usr/bin/python3', ['-c', 'import gitlab']],
     debian: 'python3-gitlab',
   },
+  // Debian's build, driven by playwright-core: no browser is downloaded at npm install.
+  { why: 'the browser tests load the triage view into a host page in headless Chromium', program: 'chromium', debian: 'chromium' },
 ];
 
 /** Whether `program` is an executable file in one of PATH's folders: the tests start each one by name. */

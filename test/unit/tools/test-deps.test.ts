@@ -28,7 +28,7 @@ function machineWith(programs: Record<string, string>): { bin: string; aptLog: s
 describe('the test suite\'s machine dependencies', () => {
   it('names every program a test starts by name, with its Debian package', () => {
     const packages = TEST_DEPENDENCIES.map((dep) => dep.debian);
-    expect(packages).toEqual(expect.arrayContaining(['git', 'bzip2', 'openssl', 'redis-server', 'haproxy', 'nginx-light', 'python3-gitlab']));
+    expect(packages).toEqual(expect.arrayContaining(['git', 'bzip2', 'openssl', 'redis-server', 'haproxy', 'nginx-light', 'python3-gitlab', 'chromium']));
   });
 
   it.skipIf(process.getuid?.() !== 0)('as root with apt-get, installs exactly what is missing, then checks again (the script, as npm test runs it)', () => {
@@ -37,10 +37,11 @@ describe('the test suite\'s machine dependencies', () => {
     const calls = readFileSync(aptLog, 'utf8').trim().split('\n');
     expect(calls[0]).toBe('update -qq');
     expect(calls[1]).toBe('install -y -qq --no-install-recommends bzip2 openssl redis-server haproxy nginx-light'
-      + (spawnSync('/usr/bin/python3', ['-c', 'import gitlab']).status === 0 ? '' : ' python3-gitlab'));
+      + (spawnSync('/usr/bin/python3', ['-c', 'import gitlab']).status === 0 ? '' : ' python3-gitlab') + ' chromium');
     // The fake apt-get installed nothing: the run fails and says what is still missing, rather than going on.
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('Still missing after apt-get install: bzip2, openssl, redis-server, haproxy, nginx-light');
+    expect(run.stderr).toMatch(/Still missing after apt-get install: .*chromium\./);
   });
 
   it('with everything there, installs nothing and passes', () => {
@@ -54,7 +55,7 @@ describe('the test suite\'s machine dependencies', () => {
     const lines: string[] = [];
     const calls: string[][] = [];
     const ok = ensureTestDependencies({
-      has: (program) => program !== 'redis-server' && program !== 'haproxy',
+      has: (program) => program !== 'redis-server' && program !== 'haproxy' && program !== 'chromium',
       probe: () => false,
       isRoot: false,
       run: (c, a) => calls.push([c, ...a]),
@@ -63,9 +64,10 @@ describe('the test suite\'s machine dependencies', () => {
     expect(ok).toBe(false);
     expect(calls).toEqual([]);
     const said = lines.join('\n');
-    expect(said).toContain("sudo sh -c 'apt-get update && apt-get install -y --no-install-recommends redis-server haproxy python3-gitlab'");
+    expect(said).toContain("sudo sh -c 'apt-get update && apt-get install -y --no-install-recommends redis-server haproxy python3-gitlab chromium'");
     expect(said).toContain('redis-server: the shared-state tests run a real Redis');
     expect(said).toContain('python3-gitlab: the interop tests drive the sandbox with python-gitlab');
+    expect(said).toContain('chromium: the browser tests load the triage view into a host page in headless Chromium');
   });
 
   it('when apt-get fails, says so and what to run by hand', () => {
