@@ -235,6 +235,7 @@ async function toolSelection(config: Config, values: ParsedOptions, tools: reado
     toolsets: option('toolsets') ?? config.policy.toolsets,
     tools: option('tools') ?? config.policy.tools,
     readOnly: config.policy.readOnly,
+    apps: config.policy.apps,
   };
   try {
     selectTools(tools, selection);

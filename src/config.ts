@@ -118,6 +118,9 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_READ_ONLY: flag('Only read operations are offered and run.'),
   FORGEOPS_TOOLSETS: list.describe('MCP tools to offer, comma-separated: presets default (the on-call core and the three meta tools that reach the rest), all, meta (only the meta tools), and API area names. Default: default.'),
   FORGEOPS_TOOLS: list.describe('Single MCP tools to offer besides FORGEOPS_TOOLSETS (comma-separated tool names); alone, only these.'),
+  FORGEOPS_APPS: oneOf(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no', '']).optional()
+    .transform((v) => !['off', 'false', '0', 'no'].includes(v ?? ''))
+    .describe('The triage view for MCP hosts that render MCP Apps (Claude, ChatGPT, VS Code …): off hides it entirely (its resource, the _meta naming it on triage_project and get_pipeline, and the tools only it calls). Default: on.'),
   FORGEOPS_APPROVAL: oneOf(APPROVAL_POLICIES).optional()
     .describe("How an MCP call that needs a human is approved: 'elicit' (default: the client's form, else URL elicitation to the approval page, else refuse), "
       + "'page' (always the approval page; its link goes to the stderr log and by URL elicitation, never to the model), "
@@ -189,7 +192,8 @@ export interface Config {
     maxSessionsPerCaller?: number;
     trustedProxies: string[];
   };
-  policy: { readOnly: boolean; toolsets: string[]; tools: string[] };
+  /** apps: the triage view for hosts that render MCP Apps (FORGEOPS_APPS). */
+  policy: { readOnly: boolean; toolsets: string[]; tools: string[]; apps: boolean };
   approval: {
     policy: ApprovalPolicy;
     secret?: string;
@@ -271,6 +275,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       readOnly: e.FORGEOPS_READ_ONLY,
       toolsets: e.FORGEOPS_TOOLSETS,
       tools: e.FORGEOPS_TOOLS,
+      apps: e.FORGEOPS_APPS,
     },
     approval: {
       policy: approvalPolicy(e.FORGEOPS_APPROVAL, e.FORGEOPS_CONFIRM_WITHOUT_ELICITATION),

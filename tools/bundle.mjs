@@ -73,3 +73,7 @@ await build({
   // Bundled CommonJS dependencies call require(); ESM output has none unless we make one.
   banner: { js: "import { createRequire as __forgeopsCreateRequire } from 'node:module'; const require = __forgeopsCreateRequire(import.meta.url);" },
 });
+
+// The triage view (an MCP App page), built beside the CLI: the server reads it from dist/apps/ when a host asks.
+const { buildView } = await import('./build-view.mjs');
+console.log(`triage view: dist/apps/triage.html, ${((await buildView()) / 1024).toFixed(1)} KB`);

@@ -24,11 +24,13 @@ function outputPath(args, version) {
   return resolve(args[at + 1]);
 }
 
-/** The files of the built CLI an MCPB host runs: dist/cli.js and its chunks, without source maps. */
+/** The files of the built CLI an MCPB host runs: dist/cli.js, its chunks and the triage view, without source maps. */
 function bundleFiles() {
   const files = [join(dist, 'cli.js')];
   const chunks = join(dist, 'chunks');
   for (const name of readdirSync(chunks).sort()) if (name.endsWith('.js')) files.push(join(chunks, name));
+  // The triage view's page, which the server reads when a host that renders MCP Apps asks for it.
+  files.push(join(dist, 'apps', 'triage.html'));
   return files.map((file) => ({ name: `${SERVER_DIR}/${relative(dist, file).split(sep).join('/')}`, data: readFileSync(file) }));
 }
 

@@ -29,6 +29,9 @@ export interface ProtocolFeatureOptions extends ServiceReadOptions {
   secrets?: ReadonlyArray<string | undefined>;
   /** The watch hub a status subscription listens to; without it, subscriptions are not offered. */
   watches?: () => Promise<StatusWatches>;
+  /** The triage view's resource is served (default) or not (FORGEOPS_APPS=off), and listed to clients with views. */
+  apps?: boolean;
+  rendersViews?: () => boolean;
 }
 
 export interface ProtocolFeatures {
@@ -52,7 +55,9 @@ export function registerProtocolFeatures(server: Server, options: ProtocolFeatur
     notify: (uri) => server.sendResourceUpdated({ uri }),
   });
   registerPrompts(server, { read, timeoutMs: options.callTimeoutMs });
-  registerResources(server, { read, timeoutMs: options.callTimeoutMs, subscriptions });
+  registerResources(server, {
+    read, timeoutMs: options.callTimeoutMs, subscriptions, view: options.apps !== false, rendersViews: options.rendersViews,
+  });
   registerCompletions(server, {
     lookup: completionKind, read, timeoutMs: Math.min(COMPLETION_TIMEOUT_MS, options.callTimeoutMs), log: logging.logger,
   });

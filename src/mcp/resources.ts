@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CompletionKind } from './completions.js';
 import type { ServiceRead } from './service-reads.js';
+import { readTriageView, TRIAGE_VIEW_RESOURCE, TRIAGE_VIEW_URI } from '../apps/triage-app.js';
 import { parseStatusUri, readFailure, readStatusResource, STATUS_URI_TEMPLATE, statusUri, type StatusSubscriptions } from './status-resource.js';
 
 /**
@@ -103,11 +104,16 @@ export interface ResourceOptions {
   timeoutMs: number;
   /** This session's status subscriptions; absent where there is no watch hub (then subscribing is not offered). */
   subscriptions?: StatusSubscriptions;
+  /** Whether the triage view (ui://forgeops/triage.html) is served; it is listed to clients that render views. */
+  view?: boolean;
+  rendersViews?: () => boolean;
 }
 
 export function registerResources(server: Server, options: ResourceOptions): void {
-  // No fixed resources: every file and status is reached through a template.
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  // Files and statuses are reached through templates; the one fixed resource is the triage view, for hosts with views.
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: options.view && options.rendersViews?.() ? [TRIAGE_VIEW_RESOURCE] : [],
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [{
       uriTemplate: FILE_URI_TEMPLATE,
@@ -126,6 +132,7 @@ export function registerResources(server: Server, options: ResourceOptions): voi
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const limits = { signal: extra.signal, timeoutMs: options.timeoutMs };
+    if (options.view && request.params.uri === TRIAGE_VIEW_URI) return readTriageView();
     const status = parseStatusUri(request.params.uri);
     if (status) return readStatusResource(request.params.uri, status.project, options.read, limits);
     return readFileResource(request.params.uri, options.read, limits);

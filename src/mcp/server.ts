@@ -27,6 +27,7 @@ import { catalogOf, type ToolCatalog } from './catalog.js';
 import { elicitationFormValidator } from './elicitation-validator.js';
 import type { SessionRegistry } from './service-reads.js';
 import type { StatusWatches } from './status-resource.js';
+import { rendersViews, VIEW_CALLS, viewOnly, withViewMeta } from '../apps/triage-app.js';
 
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
@@ -64,6 +65,11 @@ export interface McpServerOptions {
   secrets?: ReadonlyArray<string | undefined>;
   /** The watch hub status subscriptions listen to (serve's own; stdio's made on first subscribe); none: not offered. */
   watches?: () => Promise<StatusWatches>;
+  /**
+   * The triage view for hosts that render MCP Apps (FORGEOPS_APPS): its resource, the _meta naming it on
+   * triage_project and get_pipeline, and the tools its buttons call. Default on; false turns all of it off.
+   */
+  apps?: boolean;
 }
 
 /** What the server tells the assistant once, so no tool repeats it; the meta sentence only where those tools are. */
@@ -92,6 +98,8 @@ export type Confirmer = (call: ApprovalRequest, extra: CallExtra, onPhase: (text
 export interface ToolCoreFront {
   confirm: Confirmer;
   logger(requestId: CallExtra['requestId']): Logger;
+  /** Whether the client declared it renders MCP Apps views (then the view's own tools are listed and callable). */
+  rendersViews?: () => boolean;
 }
 
 /** How one call runs when it is not the plain request-bound call: a task has its own signal, limit and status line. */
@@ -165,6 +173,18 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
   const offeredNames = new Set(offered.operations.map((tool) => tool.name));
   const usableNames = new Set(usableTools(catalog.tools, options.readOnly).map((tool) => tool.name));
   const listed = [...offered.operations.map((tool) => tool.descriptor), ...(offered.meta ? META_TOOLS : [])];
+  const apps = options.apps !== false;
+  /** What the view calls that the session does not offer the model: listed, marked for the view, to clients with views. */
+  const viewOnlyTools = apps ? catalog.tools.filter((tool) => VIEW_CALLS.includes(tool.name) && usableNames.has(tool.name) && !offeredNames.has(tool.name)) : [];
+  const viewOnlyNames = new Set(viewOnlyTools.map((tool) => tool.name));
+  const withViews = () => apps && front.rendersViews?.() === true;
+  /**
+   * tools/list for this client. The extension is opt-in on both sides: only a client that declared it renders views
+   * is told which tools show the view and given the view's own tools; any other sees exactly the tools without it.
+   */
+  function toolsList() {
+    return withViews() ? [...listed.map(withViewMeta), ...viewOnlyTools.map((tool) => viewOnly(withViewMeta(tool.descriptor)))] : listed;
+  }
 
   /**
    * The operations, each loaded by the first call that needs it, not at start (see catalog.ts); failures are
@@ -201,7 +221,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
    * confirmation.
    */
   function callsOperation(name: string): boolean {
-    return offeredNames.has(name) || (offered.meta && usableNames.has(name));
+    return offeredNames.has(name) || (offered.meta && usableNames.has(name)) || (viewOnlyNames.has(name) && withViews());
   }
 
   function notOffered(name: string): string {
@@ -317,7 +337,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
     }
   }
 
-  return { catalog, offered, listed, registry, warmUp, callsOperation, notOffered, callTool, callOperation };
+  return { catalog, offered, listed, toolsList, registry, warmUp, callsOperation, notOffered, callTool, callOperation };
 }
 
 export function createMcpServer(options: McpServerOptions): Server {
@@ -328,6 +348,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   let logging!: SessionLogging;
   const core = createToolCore(options, {
     logger: (requestId) => logging.logger(requestId),
+    rendersViews: () => rendersViews(server.getClientCapabilities()),
     // Calls of one session waiting for a human at once are capped: each holds a request open.
     async confirm(call, extra, onPhase) {
       recordConfirmation('mcp', 'asked');
@@ -345,7 +366,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       }
     },
   });
-  const { offered, listed, registry, warmUp, callsOperation, notOffered, callTool, callOperation } = core;
+  const { offered, toolsList, registry, warmUp, callsOperation, notOffered, callTool, callOperation } = core;
   // Our own validator of elicitation answers: the SDK's default brings ajv, which the bundle leaves out.
   server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, tasks: TASKS_CAPABILITY, ...protocolCapabilities(options.watches !== undefined) },
@@ -353,7 +374,9 @@ export function createMcpServer(options: McpServerOptions): Server {
     taskStore: tasks,
     jsonSchemaValidator: elicitationFormValidator,
   });
-  const features = registerProtocolFeatures(server, { ...options, registry, log: options.log ?? silentLogger });
+  const features = registerProtocolFeatures(server, {
+    ...options, registry, log: options.log ?? silentLogger, rendersViews: () => rendersViews(server.getClientCapabilities()),
+  });
   logging = features.logging;
   // A task outliving its session would poll on for nobody; a subscription would keep a branch watched for nobody.
   server.onclose = () => {
@@ -368,7 +391,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       // After this answer is written: setImmediate runs once the event loop has sent it.
       setImmediate(() => { void warmUp().catch(() => undefined); });
     }
-    return { tools: listed };
+    return { tools: toolsList() };
   });
 
   /**

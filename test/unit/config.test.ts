@@ -12,7 +12,7 @@ describe('parseConfig', () => {
     expect(config.codehost.timeoutMs).toBe(30_000);
     expect(config.codehost.maxRetries).toBe(3);
     expect(config.server).toMatchObject({ host: '127.0.0.1', port: 8750, allowedOrigins: [] });
-    expect(config.policy).toEqual({ readOnly: false, toolsets: [], tools: [] });
+    expect(config.policy).toEqual({ readOnly: false, toolsets: [], tools: [], apps: true });
     expect(config.approval).toEqual({ policy: 'elicit', port: 0 });
   });
 
@@ -41,6 +41,7 @@ describe('parseConfig', () => {
       FORGEOPS_READ_ONLY: 'true',
       FORGEOPS_TOOLSETS: 'pipelines,releases',
       FORGEOPS_TOOLS: 'get_file',
+      FORGEOPS_APPS: 'off',
       FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow',
     });
     expect(config.codehost).toEqual({
@@ -52,7 +53,7 @@ describe('parseConfig', () => {
       allowedHosts: ['mcp.example.org:443'], replicaId: 'r2', maxSessionsPerCaller: 40, trustedProxies: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8'],
     });
     expect(config.redisUrl).toBe('redis://cache.internal:6379/0');
-    expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], tools: ['get_file'] });
+    expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], tools: ['get_file'], apps: false });
     expect(config.approval.policy).toBe('allow');
   });
 

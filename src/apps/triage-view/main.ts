@@ -1,0 +1,198 @@
+// The triage view: an MCP App (the ext-apps SDK's App) that the host shows beside triage_project or get_pipeline.
+// The data comes only in the tool result the host pushes; the buttons call the server's tools through the host,
+// which applies the same policy as to the model's calls (a confirmation is asked of the human, never of the view).
+import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
+
+type McpUiHostContext = ReturnType<App['getHostContext']>;
+import { append, button, h, show } from './dom.js';
+import {
+  logLines, outcomeText, pipelineState, pipelineView, resultData, resultText, stageRow, stillRunning, triageView,
+  type StageRow, type ToolResultLike, type TriageView,
+} from './report.js';
+
+/** How often the view reads the state again while a pipeline runs, and for how long at most. */
+const REFRESH_EVERY_MS = 5_000;
+const REFRESH_FOR_MS = 5 * 60_000;
+/** Log lines shown first, and how many more each "more" asks for (get_job_log reads at most 5,000 from the end). */
+const LOG_FIRST_LINES = 50;
+const LOG_MAX_LINES = 5_000;
+
+const app = new App({ name: 'forgeops-triage', version: '0.1.0' }, {}, { autoResize: true });
+const root = document.getElementById('app')!;
+
+/** What the view was opened on: which tool and its input, so Refresh asks the same question again. */
+let source: { tool: string; input: Record<string, unknown> } | undefined;
+let current: TriageView | undefined;
+let stages: StageRow[] = [];
+let outcome: { ok: boolean; text: string } | undefined;
+let busy = false;
+let refreshUntil = 0;
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+/** The log open in the view: which job and how many lines of its end. */
+let log: { jobId: number; name: string; lines: number; text?: string; error?: string } | undefined;
+
+function theme(context: McpUiHostContext | undefined): void {
+  if (!context) return;
+  if (context.theme) applyDocumentTheme(context.theme);
+  if (context.styles?.variables) applyHostStyleVariables(context.styles.variables);
+  if (context.styles?.css?.fonts) applyHostFonts(context.styles.css.fonts);
+}
+
+async function call(tool: string, input: Record<string, unknown>): Promise<ToolResultLike> {
+  try {
+    return await app.callServerTool({ name: tool, arguments: input }) as ToolResultLike;
+  } catch (error) {
+    return { isError: true, content: [{ type: 'text', text: `The host could not call ${tool}: ${(error as Error).message}` }] };
+  }
+}
+
+/** Shows a result of triage_project or get_pipeline; an error result is said in words and the last state stays. */
+async function showResult(tool: string, input: Record<string, unknown>, result: ToolResultLike): Promise<void> {
+  const data = result.isError ? undefined : resultData(result);
+  if (!data) {
+    outcome = { ok: false, text: resultText(result) || 'The result carried no report.' };
+    render();
+    return;
+  }
+  const project = String(input.id ?? data.project ?? '');
+  // A result that came without its input (some hosts send only the result): Refresh asks about the same project.
+  if (source && source.input.id === undefined && project) source.input = { ...source.input, id: project };
+  current = tool === 'get_pipeline' ? pipelineView(data, project) : triageView(data);
+  await readStages();
+  render();
+  scheduleRefresh();
+}
+
+async function readStages(): Promise<void> {
+  if (!current?.pipelineId) {
+    stages = [];
+    return;
+  }
+  const jobs = await call('list_pipeline_jobs', { id: current.project, pipeline_id: current.pipelineId });
+  stages = jobs.isError ? [] : stageRow(resultData(jobs));
+}
+
+async function refresh(): Promise<void> {
+  if (!source || busy) return;
+  busy = true;
+  render();
+  try {
+    await showResult(source.tool, source.input, await call(source.tool, source.input));
+  } finally {
+    busy = false;
+    render();
+  }
+}
+
+/** While something runs, read again every few seconds, for a few minutes at most; a manual refresh counts too. */
+function scheduleRefresh(): void {
+  if (refreshTimer) clearTimeout(refreshTimer);
+  refreshTimer = undefined;
+  if (!current || !stillRunning(current, stages)) {
+    refreshUntil = 0;
+    return;
+  }
+  if (refreshUntil === 0) refreshUntil = Date.now() + REFRESH_FOR_MS;
+  if (Date.now() >= refreshUntil) return;
+  refreshTimer = setTimeout(() => { void refresh(); }, REFRESH_EVERY_MS);
+}
+
+async function act(tool: string, input: Record<string, unknown>, label: string): Promise<void> {
+  if (busy) return;
+  busy = true;
+  outcome = { ok: true, text: `${label}: waiting for the server (it may ask you to confirm)…` };
+  render();
+  let result: ToolResultLike;
+  try {
+    result = await call(tool, input);
+  } finally {
+    busy = false;
+  }
+  const said = outcomeText(result);
+  outcome = { ok: said.ok, text: `${label}: ${said.text}` };
+  render();
+  // A change done: read the state again (a retry starts jobs: the view follows them).
+  if (said.ok) {
+    refreshUntil = 0;
+    await refresh();
+  }
+}
+
+async function openLog(jobId: number, name: string, lines: number): Promise<void> {
+  log = { jobId, name, lines };
+  render();
+  const result = await call('get_job_log', { id: current?.project, job_id: jobId, lines });
+  if (log?.jobId !== jobId) return;
+  log = result.isError ? { jobId, name, lines, error: resultText(result) } : { jobId, name, lines, text: logLines(result) };
+  render();
+}
+
+const STATE_WORDS: Record<TriageView['state'], string> = { red: 'Red', green: 'Green', running: 'Running', unknown: 'Unknown' };
+
+function render(): void {
+  if (!current) {
+    show(root, h('p', 'muted', outcome?.text ?? 'Waiting for the triage report…'));
+    return;
+  }
+  const view = current;
+  const title = h('header', 'head',
+    h('span', `state state-${view.state}`, STATE_WORDS[view.state]),
+    h('span', 'project', view.project, view.branch ? ` · ${view.branch}` : ''),
+  );
+  const because = h('p', 'because', view.because);
+  const failure = view.failure && h('p', `failure kind-${view.failure.kind}`, h('strong', '', view.failure.kind), ': ', view.failure.evidence);
+  const firstRed = view.firstRed && h('p', 'first-red',
+    'First red: ', h('code', '', view.firstRed.sha.slice(0, 8)), ' ', view.firstRed.title ?? '',
+    view.firstRed.author ? ` — ${view.firstRed.author}` : '', view.firstRed.redFor ? ` (red for ${view.firstRed.redFor})` : '');
+  const ping = view.ping.length > 0 && h('p', 'ping', 'Ping: ', view.ping.join(', '));
+  const stageList = stages.length > 0 && h('ol', 'stages', ...stages.map((stage) => h('li', 'stage',
+    h('span', 'stage-name', stage.stage),
+    ...stage.jobs.map((job) => h('span', `job job-${pipelineState(job.status)}`, job.name, ' ', h('small', '', job.status))),
+  )));
+  const jobs = view.failedJobs.length > 0 && h('section', 'jobs', ...view.failedJobs.map((job) => h('article', 'job-card',
+    h('h3', '', job.name, h('small', '', ` ${job.stage}${job.reason ? ` · ${job.reason}` : ''}`)),
+    job.lines && h('pre', 'lines', job.lines),
+    button('Show the log', () => { void openLog(job.id, job.name, LOG_FIRST_LINES); }, 'small'),
+  )));
+  const release = view.release && h('p', 'release', 'Latest release: ', h('code', '', view.release.tag), view.release.unreleased ? ` · ${view.release.unreleased}` : '');
+  const unread = view.unread.length > 0 && h('ul', 'unread', ...view.unread.map((line) => h('li', '', line)));
+  const buttons = h('div', 'actions',
+    ...view.actions.map((action) => button(action.label, () => { void act(action.tool, action.input, action.label); }, 'act')),
+    button(busy ? 'Refreshing…' : 'Refresh', () => { refreshUntil = 0; void refresh(); }, 'refresh'),
+  );
+  for (const b of buttons.querySelectorAll('button')) b.disabled = busy;
+  const said = outcome && h('p', outcome.ok ? 'outcome' : 'outcome outcome-error', outcome.text);
+  show(root, title, because, failure, firstRed, ping, stageList, jobs, release, unread, buttons, said, logPanel());
+  root.setAttribute('data-state', view.state);
+}
+
+function logPanel(): HTMLElement | undefined {
+  if (!log) return undefined;
+  const open = log;
+  const panel = h('section', 'log', h('h3', '', `Log of ${open.name}`, h('small', '', ` · last ${open.lines} lines`)));
+  if (open.error) append(panel, h('p', 'outcome outcome-error', open.error));
+  else if (open.text === undefined) append(panel, h('p', 'muted', 'Reading the log…'));
+  else append(panel, h('pre', 'lines', open.text));
+  const more = open.lines < LOG_MAX_LINES && open.text !== undefined
+    && button('More', () => { void openLog(open.jobId, open.name, Math.min(open.lines * 4, LOG_MAX_LINES)); }, 'small');
+  append(panel, h('div', 'actions', more, button('Close', () => { log = undefined; render(); }, 'small')));
+  return panel;
+}
+
+app.ontoolinput = (params) => {
+  // The host says which tool the view belongs to only through its input's shape: a pipeline read names pipeline_id.
+  const input = (params.arguments ?? {}) as Record<string, unknown>;
+  source = { tool: input.pipeline_id !== undefined ? 'get_pipeline' : 'triage_project', input };
+};
+app.ontoolresult = (result) => {
+  source ??= { tool: 'triage_project', input: {} };
+  void showResult(source.tool, source.input, result as ToolResultLike);
+};
+app.onhostcontextchanged = (context) => theme(context);
+app.onteardown = async () => {
+  if (refreshTimer) clearTimeout(refreshTimer);
+  return {};
+};
+
+render();
+void app.connect().then(() => theme(app.getHostContext()));

@@ -1,0 +1,193 @@
+// What the triage view shows, read from a tool result (triage_project, get_pipeline, list_pipeline_jobs): plain data
+// in, plain data out, no DOM, so it is the same in a browser and in a unit test.
+
+/** The tool result as the host passes it to the view (the parts the view reads). */
+export interface ToolResultLike {
+  content?: ReadonlyArray<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export type ViewState = 'red' | 'green' | 'running' | 'unknown';
+
+export interface FailedJob {
+  id: number;
+  name: string;
+  stage: string;
+  reason?: string;
+  lines: string;
+}
+
+export interface ViewAction {
+  /** The button's words. */
+  label: string;
+  tool: string;
+  input: Record<string, unknown>;
+}
+
+export interface TriageView {
+  project: string;
+  branch?: string;
+  state: ViewState;
+  because: string;
+  /** flaky, broken or infrastructure, with the evidence line. */
+  failure?: { kind: string; evidence: string };
+  firstRed?: { sha: string; title?: string; author?: string; redFor?: string };
+  ping: string[];
+  failedJobs: FailedJob[];
+  /** The pipeline whose jobs make the row of stages: the running one while one runs, else the head's. */
+  pipelineId?: number;
+  release?: { tag: string; unreleased?: string };
+  actions: ViewAction[];
+  unread: string[];
+}
+
+export interface StageRow {
+  stage: string;
+  jobs: Array<{ id: number; name: string; status: string }>;
+}
+
+/** The tools whose buttons the view offers, each named as a person would say it. */
+const ACTION_LABELS: Readonly<Record<string, (input: Record<string, unknown>) => string>> = {
+  retry_pipeline: () => 'Retry failed jobs',
+  revert_as_merge_request: (input) => `Revert ${String(input.sha ?? '').slice(0, 8)} as a merge request`,
+  open_incident_issue: () => 'Open an incident issue',
+};
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {};
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** All text blocks of a result, as one string. */
+export function resultText(result: ToolResultLike): string {
+  return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+}
+
+/** The result's data: its structuredContent, else its text when that is a JSON object. */
+export function resultData(result: ToolResultLike): Record<string, unknown> | undefined {
+  if (result.structuredContent) return result.structuredContent;
+  try {
+    const parsed: unknown = JSON.parse(resultText(result));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A log excerpt without the fence the server puts around it for the model (<untrusted-log …> … </untrusted-log> and
+ * the note after it): the view shows what the job printed; it is shown as text, which is what the fence asks.
+ */
+export function unfence(excerpt: string): string {
+  const open = /^<untrusted-log[^>\n]*>\n?/.exec(excerpt);
+  if (!open) return excerpt;
+  const close = excerpt.lastIndexOf('</untrusted-log>');
+  return excerpt.slice(open[0].length, close < 0 ? undefined : close).replace(/\n$/, '');
+}
+
+/** What the state of a pipeline status reads as in the view. */
+export function pipelineState(status: string | undefined): ViewState {
+  if (status === 'success') return 'green';
+  if (status === 'failed') return 'red';
+  if (status && ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled', 'manual'].includes(status)) return 'running';
+  return 'unknown';
+}
+
+/** A triage_project report as the view shows it. */
+export function triageView(data: Record<string, unknown>): TriageView {
+  const project = text(data.project) ?? '';
+  const running = record(data.running_pipeline);
+  const head = record(data.head_pipeline);
+  const verdict = text(data.verdict);
+  const state: ViewState = running.id !== undefined ? 'running'
+    : verdict === 'red' || verdict === 'green' || verdict === 'running' ? verdict : 'unknown';
+  const failure = record(data.failure);
+  const redSince = record(data.red_since);
+  const firstRed = record(redSince.first_red);
+  const release = record(data.release);
+  const unreleased = text(release.unreleased_commits);
+  return {
+    project,
+    branch: text(data.default_branch),
+    state,
+    because: text(data.because) ?? '',
+    failure: text(failure.kind) ? { kind: text(failure.kind)!, evidence: text(failure.evidence) ?? '' } : undefined,
+    firstRed: text(firstRed.sha) ? {
+      sha: text(firstRed.sha)!, title: text(firstRed.title), author: text(firstRed.author), redFor: text(firstRed.red_for),
+    } : undefined,
+    ping: list(redSince.ping).map(text).filter((name): name is string => name !== undefined),
+    failedJobs: list(data.failed_jobs).map(record).map((job) => ({
+      id: Number(job.id), name: text(job.name) ?? '', stage: text(job.stage) ?? '', reason: text(job.failure_reason),
+      lines: unfence(text(job.excerpt) ?? ''),
+    })),
+    pipelineId: typeof running.id === 'number' ? running.id : typeof head.id === 'number' ? head.id : undefined,
+    release: text(release.tag) ? {
+      tag: text(release.tag)!,
+      unreleased: unreleased === undefined ? undefined : `${unreleased}${release.more_unreleased ? '+' : ''} unreleased commits`,
+    } : undefined,
+    actions: list(data.actions).map(record).flatMap((action) => {
+      const tool = text(action.operation);
+      const label = tool ? ACTION_LABELS[tool] : undefined;
+      const input = record(action.input);
+      return tool && label ? [{ label: label(input), tool, input }] : [];
+    }),
+    unread: list(data.unread).map(text).filter((line): line is string => line !== undefined),
+  };
+}
+
+/** A get_pipeline result as the view shows it: the pipeline's state, its stages, a retry while it failed. */
+export function pipelineView(data: Record<string, unknown>, project: string): TriageView {
+  const id = typeof data.id === 'number' ? data.id : undefined;
+  const status = text(data.status);
+  const state = pipelineState(status);
+  return {
+    project,
+    branch: text(data.ref),
+    state,
+    because: id === undefined ? '' : `pipeline #${id} is ${status ?? 'of unknown status'}`,
+    ping: [],
+    failedJobs: [],
+    pipelineId: id,
+    actions: state === 'red' && id !== undefined ? [{ label: 'Retry failed jobs', tool: 'retry_pipeline', input: { id: project, pipeline_id: id } }] : [],
+    unread: [],
+  };
+}
+
+/** The jobs of a list_pipeline_jobs result as a row of stages, in the order they first appear. */
+export function stageRow(data: Record<string, unknown> | undefined): StageRow[] {
+  const stages: StageRow[] = [];
+  for (const job of list(data?.items).map(record)) {
+    const stage = text(job.stage) ?? '';
+    let row = stages.find((s) => s.stage === stage);
+    if (!row) stages.push(row = { stage, jobs: [] });
+    row.jobs.push({ id: Number(job.id), name: text(job.name) ?? '', status: text(job.status) ?? 'unknown' });
+  }
+  return stages;
+}
+
+/** Whether the view should read the state again by itself: something still runs. */
+export function stillRunning(view: TriageView, stages: readonly StageRow[]): boolean {
+  return view.state === 'running' || stages.some((s) => s.jobs.some((job) => pipelineState(job.status) === 'running'));
+}
+
+/** The outcome of a button in words: the server's own sentence (a write's `outcome`), else the result's text. */
+export function outcomeText(result: ToolResultLike): { ok: boolean; text: string } {
+  const data = result.isError ? undefined : resultData(result);
+  const made = data && (text(data.outcome) ?? (text(data.web_url) && `Done: ${text(data.title) ?? text(data.web_url)}`));
+  const shown = made || resultText(result).trim() || (result.isError ? 'The call failed.' : 'Done.');
+  return { ok: !result.isError, text: shown.length > 600 ? `${shown.slice(0, 600)}…` : shown };
+}
+
+/** The lines of a get_job_log result, without the fence around them (shown as text, the fence adds nothing). */
+export function logLines(result: ToolResultLike): string {
+  const data = resultData(result);
+  return unfence(data && typeof data.log === 'string' ? data.log : resultText(result));
+}
