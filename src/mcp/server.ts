@@ -183,7 +183,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
    * is told which tools show the view and given the view's own tools; any other sees exactly the tools without it.
    */
   function toolsList() {
-    return withViews() ? [...listed.map(withViewMeta), ...viewOnlyTools.map((tool) => viewOnly(withViewMeta(tool.descriptor)))] : listed;
+    return withViews() ? [...listed.map(withViewMeta), ...viewOnlyTools.map((tool) => viewOnly(tool.descriptor))] : listed;
   }
 
   /**

@@ -13,6 +13,7 @@ import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http.js';
 import { sharedStateCodec } from './request-state-key.js';
 import { normaliseAddress } from './session-caps.js';
 import { serviceTokenChecker, type ServiceTokenChecker } from './token-check.js';
+import { readTriageView, rendersViews, TRIAGE_VIEW_RESOURCE, TRIAGE_VIEW_URI } from '../apps/triage-app.js';
 import { createToolCore, instructions, SERVER_INFO, CONFIRM_TIMEOUT_MS, type CallExtra, type McpServerOptions } from './server.js';
 
 type V2 = typeof import('@modelcontextprotocol/server');
@@ -30,7 +31,7 @@ export const MAX_WAITING_PER_CLIENT = 20;
 /** What a 2026-07-28 client asking to subscribe to a resource is told. */
 export const STATELESS_SUBSCRIBE_REFUSAL = 'Resource subscriptions are served to 2025-11-25 sessions only: connect with initialize '
   + '(a session) and send resources/subscribe for forgeops://projects/{project}/status there; the 2026-07-28 revision of this '
-  + 'server offers tools only.';
+  + 'server offers tools (and, to clients that render MCP Apps, the triage view\'s page) only.';
 export interface StatelessOptions {
   /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
   serverOptions(token?: string): McpServerOptions;
@@ -100,6 +101,11 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
     res.off('close', stop);
     res.end();
   }
+}
+
+/** The capabilities the client of one stateless request declared: its envelope carries them on every request. */
+function clientCapabilities(v2: V2, ctx: HandlerContext): unknown {
+  return (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[v2.CLIENT_CAPABILITIES_META_KEY];
 }
 
 /** Whether the client of one stateless request declared form elicitation (its envelope carries the capabilities). */
@@ -184,16 +190,35 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     const caller = (request.requestInfo && callers.get(request.requestInfo)) ?? 'unknown';
     const serverOptions = options.serverOptions(token);
     let handlerContext: HandlerContext | undefined;
+    const apps = serverOptions.apps !== false;
     const core = createToolCore(serverOptions, {
       logger: () => serverOptions.log ?? options.log,
       confirm: (call) => confirm(handlerContext!, token, caller, call, serverOptions),
+      // Declared per request, like every capability of this revision: the request being answered says.
+      rendersViews: () => handlerContext !== undefined && rendersViews(clientCapabilities(v2, handlerContext)),
     });
     const server = new v2.Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },
       instructions: instructions(core.offered.meta),
       requestState: { verify: codec.verify },
     });
-    server.setRequestHandler('tools/list', async () => ({ tools: core.listed as never }));
+    server.setRequestHandler('tools/list', async (_request, ctx) => {
+      handlerContext = ctx;
+      return { tools: core.toolsList() as never };
+    });
+    // The triage view's page is the one resource of this revision (files and statuses are the sessions').
+    if (apps) {
+      server.setRequestHandler('resources/list', async (_request, ctx) => ({
+        resources: rendersViews(clientCapabilities(v2, ctx)) ? [TRIAGE_VIEW_RESOURCE as never] : [],
+      }));
+      server.setRequestHandler('resources/read', async (request) => {
+        if (request.params.uri !== TRIAGE_VIEW_URI) {
+          throw new v2.ProtocolError(v2.ProtocolErrorCode.InvalidParams, `Unknown resource ${JSON.stringify(request.params.uri)}: over 2026-07-28 `
+            + `this server serves ${TRIAGE_VIEW_URI} only; files and statuses are read in a 2025-11-25 session.`);
+        }
+        return readTriageView() as never;
+      });
+    }
     server.setRequestHandler('tools/call', async (request, ctx) => {
       handlerContext = ctx;
       // The tool calls speak the 2025 SDK's handler terms; these are the parts of them they use.

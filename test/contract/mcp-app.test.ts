@@ -12,6 +12,12 @@ import { ManualClock } from '../../src/sandbox/core/clock.js';
 import { TRIAGE_VIEW_URI, VIEW_MIME_TYPE } from '../../src/apps/triage-app.js';
 import { buildView, VIEW_OUTPUT } from '../../tools/build-view.mjs';
 import { resultText, useSandbox } from '../helpers/mcp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
+import { MemoryStore } from '../../src/state/store.js';
+import { silentLogger } from '../../src/log.js';
+import { MODERN } from '../helpers/mcp-v2.js';
+import { startHttp } from '../safety/mcp-harness.js';
 
 const env = useSandbox({ clock: new ManualClock() });
 const WEB = 'acme/web';
@@ -161,5 +167,45 @@ describe('the triage view over MCP', () => {
     const [page] = (await client.readResource({ uri: TRIAGE_VIEW_URI })).contents as Array<{ text: string }>;
     expect(page.text).not.toContain('onerror=alert');
     expect(page.text).not.toContain(WEB);
+  });
+});
+
+describe('the triage view over the stateless 2026-07-28 revision', () => {
+  /** serve's /mcp with both revisions; `apps` as FORGEOPS_APPS sets it. */
+  async function serve(apps: boolean) {
+    const serverOptions = (token?: string): McpServerOptions => ({
+      operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000, apps,
+    });
+    const http = await startHttp(env.client, {
+      stateless: () => createStatelessEndpoint({ serverOptions, store: new MemoryStore(), sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger }),
+    });
+    open.push(() => http.close());
+    return http.url;
+  }
+
+  /** An SDK v2 client pinned to the revision, declaring the MCP Apps extension or not (each request carries it). */
+  async function modern(url: string, views: boolean) {
+    const client = new ClientV2({ name: 'apps-v2-test', version: '1.0.0' }, {
+      versionNegotiation: { mode: { pin: MODERN } }, capabilities: views ? APPS_CAPABILITY : {},
+    });
+    await client.connect(new TransportV2(new URL(url)));
+    open.push(() => client.close());
+    return client;
+  }
+
+  it('tells only a client that declares the extension, per request, and serves it the page', async () => {
+    const url = await serve(true);
+    const views = await modern(url, true);
+    const viewTools = (await views.listTools()).tools as Tool[];
+    expect(named(viewTools, 'triage_project')._meta).toMatchObject({ ui: { resourceUri: TRIAGE_VIEW_URI } });
+    expect(named(viewTools, 'revert_as_merge_request')._meta).toEqual({ ui: { visibility: ['app'] } });
+    const [page] = (await views.readResource({ uri: TRIAGE_VIEW_URI })).contents as Array<{ mimeType: string; text: string }>;
+    expect(page.mimeType).toBe(VIEW_MIME_TYPE);
+    expect(page.text).toMatch(/^<!doctype html>/);
+
+    const plainTools = (await (await modern(url, false)).listTools()).tools;
+    const offTools = (await (await modern(await serve(false), true)).listTools()).tools;
+    expect(plainTools).toEqual(offTools);
+    expect(offTools.some((tool) => tool._meta)).toBe(false);
   });
 });
