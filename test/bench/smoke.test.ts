@@ -21,6 +21,14 @@ const HELPERS: Record<string, string> = {
  * only to exiting 0 with some output; list it here to check its result lines too.
  */
 const EXPECTED: Record<string, RegExp[]> = {
+  'app-view.mjs': [
+    /^view dist\/apps\/triage\.html: \d+ bytes/m,
+    // Clients without MCP Apps see the tool list as it was without the extension.
+    /^ {2}client without MCP Apps: +\d+ tools \d+ bytes \(\+0\)$/m,
+    /^ {2}client with MCP Apps: +\d+ tools \d+ bytes \(\+\d+\)$/m,
+    /^ {2}baseline \(App alone writes the verdict\): [\d.]+ ms \(1\.00x\)$/m,
+    /^ {2}triage view: +[\d.]+ ms \([\d.]+x\)$/m,
+  ],
   'client.mjs': [
     /^calls: \d+ sequential list_pipelines/m,
     /^baseline fetch: .*\(1\.00x\)$/m,
