@@ -6,13 +6,10 @@ import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from
 type McpUiHostContext = ReturnType<App['getHostContext']>;
 import { append, button, h, show } from './dom.js';
 import {
-  logLines, outcomeText, pipelineState, pipelineView, resultData, resultText, stageRow, stillRunning, triageView,
+  logLines, nextRefresh, outcomeText, pipelineState, pipelineView, resultData, resultText, stageRow, stillRunning, triageView,
   type StageRow, type ToolResultLike, type TriageView,
 } from './report.js';
 
-/** How often the view reads the state again while a pipeline runs, and for how long at most. */
-const REFRESH_EVERY_MS = 5_000;
-const REFRESH_FOR_MS = 5 * 60_000;
 /** Log lines shown first, and how many more each "more" asks for (get_job_log reads at most 5,000 from the end). */
 const LOG_FIRST_LINES = 50;
 const LOG_MAX_LINES = 5_000;
@@ -26,7 +23,8 @@ let current: TriageView | undefined;
 let stages: StageRow[] = [];
 let outcome: { ok: boolean; text: string } | undefined;
 let busy = false;
-let refreshUntil = 0;
+/** Since when (epoch ms) the view has been following a run by itself; undefined: it is not. */
+let followingSince: number | undefined;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 /** The log open in the view: which job and how many lines of its end. */
 let log: { jobId: number; name: string; lines: number; text?: string; error?: string } | undefined;
@@ -88,13 +86,9 @@ async function refresh(): Promise<void> {
 function scheduleRefresh(): void {
   if (refreshTimer) clearTimeout(refreshTimer);
   refreshTimer = undefined;
-  if (!current || !stillRunning(current, stages)) {
-    refreshUntil = 0;
-    return;
-  }
-  if (refreshUntil === 0) refreshUntil = Date.now() + REFRESH_FOR_MS;
-  if (Date.now() >= refreshUntil) return;
-  refreshTimer = setTimeout(() => { void refresh(); }, REFRESH_EVERY_MS);
+  const next = nextRefresh(current !== undefined && stillRunning(current, stages), Date.now(), followingSince);
+  followingSince = next?.since;
+  if (next) refreshTimer = setTimeout(() => { void refresh(); }, next.inMs);
 }
 
 async function act(tool: string, input: Record<string, unknown>, label: string): Promise<void> {
@@ -113,7 +107,7 @@ async function act(tool: string, input: Record<string, unknown>, label: string):
   render();
   // A change done: read the state again (a retry starts jobs: the view follows them).
   if (said.ok) {
-    refreshUntil = 0;
+    followingSince = undefined;
     await refresh();
   }
 }
@@ -158,7 +152,7 @@ function render(): void {
   const unread = view.unread.length > 0 && h('ul', 'unread', ...view.unread.map((line) => h('li', '', line)));
   const buttons = h('div', 'actions',
     ...view.actions.map((action) => button(action.label, () => { void act(action.tool, action.input, action.label); }, 'act')),
-    button(busy ? 'Refreshing…' : 'Refresh', () => { refreshUntil = 0; void refresh(); }, 'refresh'),
+    button(busy ? 'Refreshing…' : 'Refresh', () => { followingSince = undefined; void refresh(); }, 'refresh'),
   );
   for (const b of buttons.querySelectorAll('button')) b.disabled = busy;
   const said = outcome && h('p', outcome.ok ? 'outcome' : 'outcome outcome-error', outcome.text);

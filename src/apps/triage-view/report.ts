@@ -173,6 +173,20 @@ export function stageRow(data: Record<string, unknown> | undefined): StageRow[] 
   return stages;
 }
 
+/** How often the view reads the state again while something runs, and for how long at most after it began to. */
+export const REFRESH_EVERY_MS = 5_000;
+export const REFRESH_FOR_MS = 5 * 60_000;
+
+/**
+ * When to read again by itself: in REFRESH_EVERY_MS while something runs, never once it is finished or once
+ * REFRESH_FOR_MS have passed since the view began following it (`since`, epoch ms; undefined: not yet following).
+ */
+export function nextRefresh(running: boolean, now: number, since: number | undefined): { inMs: number; since: number } | undefined {
+  if (!running) return undefined;
+  const began = since ?? now;
+  return now - began >= REFRESH_FOR_MS ? undefined : { inMs: REFRESH_EVERY_MS, since: began };
+}
+
 /** Whether the view should read the state again by itself: something still runs. */
 export function stillRunning(view: TriageView, stages: readonly StageRow[]): boolean {
   return view.state === 'running' || stages.some((s) => s.jobs.some((job) => pipelineState(job.status) === 'running'));

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { APPS_EXTENSION_ID, LEGACY_RESOURCE_URI_KEY, rendersViews, VIEW_MIME_TYPE } from '../../../src/apps/triage-app.js';
-import { logLines, outcomeText, stageRow, stillRunning, triageView, unfence } from '../../../src/apps/triage-view/report.js';
+import { logLines, nextRefresh, outcomeText, REFRESH_EVERY_MS, REFRESH_FOR_MS, stageRow, stillRunning, triageView, unfence } from '../../../src/apps/triage-view/report.js';
 import { buildView, VIEW_SOURCE } from '../../../tools/build-view.mjs';
 
 const HOSTILE_TITLE = '</script><script>alert(1)</script>';
@@ -56,6 +56,8 @@ describe('the page', () => {
       expect(page).toContain("default-src 'none'");
       // Nothing of the service: the page is the same for every project, its data comes in tool results.
       expect(page).not.toMatch(/acme|__CSP__|__SCRIPT__/);
+      // Nor does anything bundled with it (the SDK, zod) make markup from strings.
+      expect(page).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -109,6 +111,19 @@ describe('reading a triage report', () => {
     expect(jobs.map((s) => [s.stage, s.jobs.map((j) => j.status)])).toEqual([['build', ['success']], ['test', ['running', 'pending']]]);
     expect(stillRunning(triageView(report), jobs)).toBe(true);
     expect(stillRunning(triageView({ ...report, verdict: 'green' }), stageRow({ items: [{ id: 1, name: 'b', stage: 'b', status: 'success' }] }))).toBe(false);
+  });
+
+  it('reads again every few seconds while something runs, and stops when it is finished or after a few minutes', () => {
+    const start = 1_000_000;
+    expect(nextRefresh(false, start, undefined)).toBeUndefined();
+    const first = nextRefresh(true, start, undefined);
+    expect(first).toEqual({ inMs: REFRESH_EVERY_MS, since: start });
+    // Still running four minutes on: it goes on, counting from when it began.
+    expect(nextRefresh(true, start + 4 * 60_000, first!.since)).toEqual({ inMs: REFRESH_EVERY_MS, since: start });
+    expect(nextRefresh(true, start + REFRESH_FOR_MS, first!.since)).toBeUndefined();
+    expect(nextRefresh(false, start + 60_000, first!.since)).toBeUndefined();
+    expect(REFRESH_EVERY_MS).toBeLessThanOrEqual(10_000);
+    expect(REFRESH_FOR_MS).toBeLessThanOrEqual(10 * 60_000);
   });
 
   it('tells a declined confirmation as the failure it is, in the server\'s words', () => {
