@@ -3,13 +3,12 @@
 // green again with how long it was red, and Ctrl+C brings the prompt back. The sandbox runs in this process with its
 // jobs sped up; the chat reaches it as a configured service and checks every second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
-import { operations } from '../../src/operations/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TerminalSession, bareEnv } from '../helpers/terminal-session.js';
+import { callAnsweringYes } from '../helpers/call-as-yes.js';
 
 const CULPRIT_TITLE = "Show order dates in the store's time zone";
 
@@ -24,17 +23,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** Runs an operation as the sandbox's maintainer, answering yes when it asks. */
-async function call<T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> {
-  const dispatcher = createDispatcher({
-    operations, policy: { readOnly: false }, runContext: () => ({ client }),
-    explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
-  });
-  let reply = await dispatcher.call(name, input);
-  if (reply.kind === 'confirm') reply = await dispatcher.confirmed(reply.operation, reply.input);
-  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.kind === 'message' ? reply.message : reply.kind)}`);
-  return reply.outcome.result.data as T;
-}
+/** Runs an operation as a person who answers yes to any confirmation. */
+const call = <T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> => callAnsweringYes<T>(client, name, input);
 
 describe('watch in a real terminal', () => {
   it('prints red, then green once the revert is merged, and Ctrl+C returns to the prompt', async () => {

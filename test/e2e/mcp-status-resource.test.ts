@@ -9,14 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createDispatcher } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
 import { statusUri } from '../../src/mcp/status-resource.js';
 import type { TriageReport } from '../../src/operations/triage.js';
-import { operations } from '../../src/operations/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { freePort } from '../helpers/balancers.js';
 import { connectClient } from '../safety/mcp-harness.js';
+import { callAnsweringYes } from '../helpers/call-as-yes.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const WEB = 'acme/web';
@@ -69,17 +68,8 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Runs an operation as the sandbox's maintainer, answering yes when it asks: the person fixing main. */
-async function call<T>(name: string, input: Record<string, unknown>): Promise<T> {
-  const dispatcher = createDispatcher({
-    operations, policy: { readOnly: false }, runContext: () => ({ client }),
-    explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
-  });
-  let reply = await dispatcher.call(name, input);
-  if (reply.kind === 'confirm') reply = await dispatcher.confirmed(reply.operation, reply.input);
-  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.kind === 'message' ? reply.message : reply.kind)}`);
-  return reply.outcome.result.data as T;
-}
+/** Runs an operation as a person who answers yes to any confirmation. */
+const call = <T>(name: string, input: Record<string, unknown>): Promise<T> => callAnsweringYes<T>(client, name, input);
 
 /**
  * A client's subscription to acme/web's status: each notification is answered by reading the resource again, as an

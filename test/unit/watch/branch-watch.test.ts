@@ -3,7 +3,6 @@
 // with how long it was red and the commit that fixed it; two watchers on one store tell each transition once; the
 // lease keeps a second watcher from polling until its holder stops renewing.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/define.js';
 import { triageOperation } from '../../../src/operations/triage.js';
@@ -11,6 +10,7 @@ import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, leaseKey, WatchRefusedError, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -22,16 +22,7 @@ type Row = Record<string, unknown>;
 const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
 
 /** Runs an operation as a person who answers yes to any confirmation. */
-async function call<T = Row>(name: string, input: Row): Promise<T> {
-  const dispatcher = createDispatcher({
-    operations, policy: { readOnly: false }, runContext: () => ({ client: env.client }),
-    explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
-  });
-  let reply = await dispatcher.call(name, input);
-  if (reply.kind === 'confirm') reply = await dispatcher.confirmed(reply.operation, reply.input);
-  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.kind === 'message' ? reply.message : reply.kind)}`);
-  return reply.outcome.result.data as T;
-}
+const call = <T = Row>(name: string, input: Row): Promise<T> => callAnsweringYes<T>(env.client, name, input);
 
 function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
   return new BranchWatch({

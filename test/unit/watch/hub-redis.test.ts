@@ -3,7 +3,6 @@
 // resumes alone, telling what happened meanwhile once; the lease holder dying mid-episode, the other replica takes
 // over and tells the next transition once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { ReadinessProbe, watchCheck } from '../../../src/health.js';
 import type { ApiTransport } from '../../../src/http/types.js';
 import type { Logger } from '../../../src/log.js';
@@ -16,6 +15,7 @@ import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -68,17 +68,8 @@ async function replica(name: string, keyPrefix: string, told: Told[]) {
   return { hub, store, lines };
 }
 
-/** Runs an operation on the sandbox as a person who answers yes to any confirmation. */
-async function call<T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> {
-  const dispatcher = createDispatcher({
-    operations, policy: { readOnly: false }, runContext: () => ({ client: env.client }),
-    explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
-  });
-  let reply = await dispatcher.call(name, input);
-  if (reply.kind === 'confirm') reply = await dispatcher.confirmed(reply.operation, reply.input);
-  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.kind === 'message' ? reply.message : reply.kind)}`);
-  return reply.outcome.result.data as T;
-}
+/** Runs an operation as a person who answers yes to any confirmation. */
+const call = <T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> => callAnsweringYes<T>(env.client, name, input);
 
 /** One interval on the watches' clock, and a moment of real time for their checks (and Redis) to answer. */
 async function interval(): Promise<void> {

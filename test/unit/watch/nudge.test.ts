@@ -1,7 +1,6 @@
 // A nudge (a webhook saying the project changed) that comes while a check is reading: that check may have read the
 // branch just before the change, so one more check follows it and tells the change at once, not an interval later.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
 import type { ApiResponse, ApiTransport } from '../../../src/http/types.js';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/define.js';
@@ -10,20 +9,14 @@ import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
 const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
 
-async function call(name: string, input: Record<string, unknown>): Promise<void> {
-  const dispatcher = createDispatcher({
-    operations, policy: { readOnly: false }, runContext: () => ({ client: env.client }),
-    explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
-  });
-  let reply = await dispatcher.call(name, input);
-  if (reply.kind === 'confirm') reply = await dispatcher.confirmed(reply.operation, reply.input);
-  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed`);
-}
+/** Runs an operation as a person who answers yes to any confirmation. */
+const call = async (name: string, input: Record<string, unknown>): Promise<void> => { await callAnsweringYes(env.client, name, input); };
 
 describe('a nudge during a check', () => {
   it('is followed by one more check, which tells the change the running check read too early', async () => {
