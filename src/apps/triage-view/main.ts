@@ -140,7 +140,7 @@ function render(): void {
     view.firstRed.author ? ` — ${view.firstRed.author}` : '', view.firstRed.redFor ? ` (red for ${view.firstRed.redFor})` : '');
   const ping = view.ping.length > 0 && h('p', 'ping', 'Ping: ', view.ping.join(', '));
   const stageList = stages.length > 0 && h('ol', 'stages', ...stages.map((stage) => h('li', 'stage',
-    h('span', 'stage-name', stage.stage),
+    stage.stage && h('span', 'stage-name', stage.stage),
     ...stage.jobs.map((job) => h('span', `job job-${pipelineState(job.status)}`, job.name, ' ', h('small', '', job.status))),
   )));
   const jobs = view.failedJobs.length > 0 && h('section', 'jobs', ...view.failedJobs.map((job) => h('article', 'job-card',

@@ -161,10 +161,15 @@ export function pipelineView(data: Record<string, unknown>, project: string): Tr
   };
 }
 
-/** The jobs of a list_pipeline_jobs result as a row of stages, in the order they first appear. */
+/**
+ * The jobs of a list_pipeline_jobs result as a row of stages in the order the pipeline runs them (the service lists
+ * the newest job first; jobs are made stage by stage, so by id is run order). Rows that leave the stage out (the
+ * compact list rows do) make one unnamed group, still in run order.
+ */
 export function stageRow(data: Record<string, unknown> | undefined): StageRow[] {
   const stages: StageRow[] = [];
-  for (const job of list(data?.items).map(record)) {
+  const jobs = list(data?.items).map(record).sort((a, b) => Number(a.id) - Number(b.id));
+  for (const job of jobs) {
     const stage = text(job.stage) ?? '';
     let row = stages.find((s) => s.stage === stage);
     if (!row) stages.push(row = { stage, jobs: [] });

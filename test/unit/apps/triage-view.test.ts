@@ -104,11 +104,14 @@ describe('reading a triage report', () => {
     expect(running.state).toBe('running');
     expect(running.pipelineId).toBe(10);
     const jobs = stageRow({ items: [
-      { id: 1, name: 'build', stage: 'build', status: 'success' },
-      { id: 2, name: 'test', stage: 'test', status: 'running' },
       { id: 3, name: 'lint', stage: 'test', status: 'pending' },
+      { id: 2, name: 'test', stage: 'test', status: 'running' },
+      { id: 1, name: 'build', stage: 'build', status: 'success' },
     ] });
     expect(jobs.map((s) => [s.stage, s.jobs.map((j) => j.status)])).toEqual([['build', ['success']], ['test', ['running', 'pending']]]);
+    // Compact rows without the stage: one row of the jobs, in the order they run.
+    expect(stageRow({ items: [{ id: 28, name: 'deploy', status: 'skipped' }, { id: 25, name: 'build', status: 'success' }] }))
+      .toEqual([{ stage: '', jobs: [{ id: 25, name: 'build', status: 'success' }, { id: 28, name: 'deploy', status: 'skipped' }] }]);
     expect(stillRunning(triageView(report), jobs)).toBe(true);
     expect(stillRunning(triageView({ ...report, verdict: 'green' }), stageRow({ items: [{ id: 1, name: 'b', stage: 'b', status: 'success' }] }))).toBe(false);
   });
