@@ -5,7 +5,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 
 export const APPS_CLIENT_CAPABILITIES: { elicitation: { form: Record<string, never> }; extensions: Record<string, { mimeTypes: string[] }> };
 export function chromiumPath(path?: string): string | undefined;
-export function launchChromium(): Promise<Browser>;
+/** Headless Chromium from `path` (default PATH); without one there, an Error naming the package and its install command. */
+export function launchChromium(path?: string): Promise<Browser>;
 export function viewCsp(csp?: { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] }): string;
 
 export type Theme = 'light' | 'dark';

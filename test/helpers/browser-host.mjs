@@ -37,12 +37,12 @@ export function chromiumPath(path = process.env.PATH ?? '') {
  * Starts headless Chromium. Without it, fails with the package and the command that installs it: the browser tests
  * are part of npm test and CI, so a machine without a browser must not pass them silently.
  */
-export async function launchChromium() {
-  const executablePath = chromiumPath();
+export async function launchChromium(path = process.env.PATH ?? '') {
+  const executablePath = chromiumPath(path);
   if (!executablePath) {
     const needed = TEST_DEPENDENCIES.filter((dep) => dep.debian === 'chromium');
     throw new Error(
-      `The browser tests need Chromium: no program named chromium on PATH (${process.env.PATH ?? ''}). Install Debian's ` +
+      `The browser tests need Chromium: no program named chromium on PATH (${path}). Install Debian's ` +
         `package as root, then run the tests again:\n  ${installCommand(needed)}\n(npm test installs it by itself when run as root with apt-get.)`,
     );
   }
