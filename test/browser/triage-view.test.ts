@@ -31,6 +31,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   host = await startAppHost(browser, {
     env: { PATH: process.env.PATH ?? '', CODEHOST_URL: sandbox.url, CODEHOST_TOKEN: sandbox.tokens.maintainer, CODEHOST_MAX_RETRIES: '0' },
+    clock: true,
   });
 }, 30_000);
 
@@ -101,19 +102,30 @@ describe('the triage view in a browser host', () => {
     expect(overflow).toBe(0);
   });
 
-  it('Retry calls retry_pipeline through the host; the view shows the pipeline running, then red again', async () => {
+  it('Retry calls retry_pipeline through the host; the view follows the pipeline by itself: running, then red again', async () => {
     const frame = await showTriage();
     await button(frame, 'Retry failed jobs').click();
     await frame.waitForSelector('#app[data-state="running"]');
     const retry = host.viewCalls.find((call) => call.name === 'retry_pipeline');
     expect(retry?.arguments).toMatchObject({ id: WEB });
     expect(retry?.result?.isError).toBeFalsy();
+    await frame.waitForSelector('.stages .job-running');
 
-    // The retried job runs to its end on the sandbox's clock and fails again: a broken build, not a flaky one.
+    // The retried job runs to its end on the sandbox's clock and fails again: a broken build, not a flaky one. The
+    // view reads it again on its own a few seconds later, on the page's clock.
     clock.advance(PIPELINE_MS);
-    await button(frame, 'Refresh').click();
+    const readsBefore = host.viewCalls.filter((call) => call.name === 'triage_project').length;
+    await host.page.clock.runFor(10_000);
     await frame.waitForSelector('#app[data-state="red"]');
     expect(await frame.locator('.failure strong').textContent()).toBe('broken');
+    expect(host.viewCalls.filter((call) => call.name === 'triage_project').length).toBeGreaterThan(readsBefore);
+
+    // Finished: it stops reading. A call made after the page's minute (the log) comes after any read it would have made.
+    const readsWhenRed = host.viewCalls.filter((call) => call.name === 'triage_project').length;
+    await host.page.clock.runFor(60_000);
+    await button(frame, 'Show the log').first().click();
+    await frame.waitForSelector('.log pre.lines');
+    expect(host.viewCalls.filter((call) => call.name === 'triage_project').length).toBe(readsWhenRed);
   });
 
   it('a commit title with </script> and a log line with <img onerror> show as those characters, and nothing runs or loads', async () => {
@@ -140,6 +152,8 @@ describe('the triage view in a browser host', () => {
     const frame = await showTriage();
     expect(await frame.locator('.first-red').textContent()).toContain(titleFromAStranger);
     expect(await frame.locator('.job-card pre.lines').first().textContent()).toContain(`Received: ${lineFromAStranger}`);
+    await button(frame, 'Show the log').first().click();
+    expect(await frame.locator('.log pre.lines').textContent()).toContain(`Received: ${lineFromAStranger}`);
     // Nothing of it became markup: the view's one script, no image, no dialog, and no request but the host's own.
     expect(await frame.locator('script').count()).toBe(1);
     expect(await frame.locator('img').count()).toBe(0);

@@ -52,4 +52,6 @@ export function startAppHost(browser: Browser, options: {
   env: Record<string, string>;
   /** Width of the view's frame in CSS pixels (default 640). */
   width?: number;
+  /** Give the page Playwright's clock, so the test moves its timers (page.clock.runFor) instead of waiting. */
+  clock?: boolean;
 }): Promise<AppHost>;

@@ -126,6 +126,8 @@ export async function startAppHost(browser, options) {
     call.result = await client.callTool({ name: params.name, arguments: call.arguments });
     return call.result;
   });
+  // The page's timers (the view's own refresh among them) then move when the test says, as page.clock.runFor.
+  if (options.clock) await page.clock.install();
   await page.goto(`${origin}/`);
 
   let tools;
