@@ -69,15 +69,9 @@ export const operations: readonly Operation[] = [
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));
-const byChat = new Map(operations.map((op) => [op.chat, op]));
 
 export function findOperation(name: string): Operation | undefined {
   return byName.get(name);
-}
-
-/** Chat words ("pipeline retry") → operation. */
-export function findOperationByChat(words: string): Operation | undefined {
-  return byChat.get(words.trim().toLowerCase().replace(/\s+/g, ' '));
 }
 
 export function operationsInArea(area: Area): Operation[] {

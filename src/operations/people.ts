@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { buildPath } from '../http/route.js';
 import type { Operation, RunContext } from './define.js';
 import { readJob, readPipeline, type JobFacts, type PipelineFacts } from './effect-facts.js';
-import { quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../text/visible.js';
+import { quoteExactly, showKey, shown, type ShownText } from '../text/visible.js';
 import { serviceGet as get } from './effect-facts.js';
 import { asList, asRecord } from './present.js';
 
@@ -208,13 +208,4 @@ function numberedCiTargets(op: Operation, input: Record<string, unknown>, ctx: R
     lookups.push(readPipeline(ctx, project, input.pipeline_id).then((pipeline) => { targets.pipelines.pipeline_id = pipeline; }, failed('pipeline_id', 'pipeline')));
   }
   return lookups;
-}
-
-/** How an input value reads next to its name in a prompt, when the targets know more than the number. */
-export function targetNote(key: string, targets: Targets | undefined): ShownText | undefined {
-  if (!targets) return undefined;
-  const person = targets.people[key];
-  if (person) return describePerson(person);
-  if (targets.unknown[key]) return shown`(${spellOutHidden(targets.unknown[key])})`;
-  return undefined;
 }

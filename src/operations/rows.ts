@@ -1,6 +1,6 @@
 // What people need of a listed item, shared by every front end: the fields that name a thing, the links a reader
 // can do without, and an item as one compact row (ids kept, nested records reduced to their names, prose cut).
-import type { Operation, OperationRoute } from './define.js';
+import type { OperationRoute } from './define.js';
 import { asRecord, NAME_KEYS, nameOfRecord, type Fields } from './present.js';
 
 export { NAME_KEYS, nameOfRecord };

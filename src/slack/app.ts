@@ -29,7 +29,6 @@ const SEEN_MAX = 20_000;
 export interface SlackAppOptions {
   settings: SlackSettings;
   bot: SlackBot;
-  store: StateStore;
   log: Logger;
   /** The clock of the signature check (tests move it). */
   now?: () => number;
@@ -124,7 +123,7 @@ function doneView(text: string): Record<string, unknown> {
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
-  const { settings, bot, store, log } = options;
+  const { settings, bot, log } = options;
   const clientOptions = { ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}), rejectRateLimitedCalls: true };
   const logger = boltLogger(log);
   const receiver = settings.appToken ? undefined : new SlackHttpReceiver({ signingSecret: settings.signingSecret!, log, now: options.now, readiness: options.readiness });

@@ -116,7 +116,7 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   }) : undefined;
   if (settings.approver && !options.approvals) log.warn('SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve');
   const readiness = new ReadinessProbe([serviceCheck(runtime.client, runtime.service.address), storeCheck(state), watchCheck(watches)]);
-  app = createSlackApp({ settings, bot, store, log, now: options.now, approver, readiness, ...(state.shared ? { seen: store } : {}) });
+  app = createSlackApp({ settings, bot, log, now: options.now, approver, readiness, ...(state.shared ? { seen: store } : {}) });
   const mounted = app.receiver && options.listen === false;
   let started: { url?: string } = {};
   try {

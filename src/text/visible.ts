@@ -40,14 +40,6 @@ export function spellOutHidden(text: string, keep = ''): string {
   return text.replace(HIDDEN, (c) => (keep.includes(c) ? c : spell(c)));
 }
 
-/** Whether the text holds a character a reader could not see for what it is. */
-export function hasHidden(text: string): boolean {
-  HIDDEN.lastIndex = 0;
-  const found = HIDDEN.test(text);
-  HIDDEN.lastIndex = 0;
-  return found;
-}
-
 /** A string exactly as it will be sent, in double quotes, backslashes and quotes escaped, hidden characters spelled out. */
 export function quoteExactly(text: string): ShownText {
   return brand(`"${spellOutHidden(text.replace(/\\/g, '\\\\').replace(/"/g, '\\"'))}"`);

@@ -47,9 +47,6 @@ function hiddenCodePoints(): number[] {
   return found;
 }
 
-/** How each code point must be spelled out: \u2028, or \u{e0041} beyond the first plane. */
-const spelled = (p: number) => (p > 0xffff ? `\\u{${p.toString(16)}}` : `\\u${p.toString(16).padStart(4, '0')}`);
-
 /** The code points spelled out in a rendering. */
 function spelledIn(text: string): Set<number> {
   return new Set([...text.matchAll(/\\u\{([0-9a-f]{5,6})\}|\\u([0-9a-f]{4})/g)].map((m) => parseInt(m[1] ?? m[2], 16)));

@@ -8,7 +8,7 @@ import type { Operation } from '../../../src/operations/define.js';
 import { triageOperation } from '../../../src/operations/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import { BranchWatch, leaseKey, WatchRefusedError, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 
