@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import type { SandboxInfo } from './runtime.js';
 import { SANDBOX_DEFAULT_ROLE } from './runtime.js';
 
-export interface BannerInput {
+interface BannerInput {
   mcpUrl: string;
   serviceLabel: string;
   sandbox?: SandboxInfo;

@@ -4,7 +4,7 @@ import { HttpClient } from './http/client.js';
 import type { Config, ConfigSource } from './config.js';
 import { withoutCredentials } from './text/shown-url.js';
 
-export type CheckStatus = 'ok' | 'fail' | 'warn' | 'info';
+type CheckStatus = 'ok' | 'fail' | 'warn' | 'info';
 
 /** One line of the report: what was checked, what was found, and for anything wrong, the fix. */
 export interface Check {
@@ -48,7 +48,7 @@ function unreachable(error: ApiError, address: string): Check {
  * Is the service at this address, and does the token work? An anonymous GET /projects tells the service (a JSON
  * list, or its JSON 401) from a wrong path prefix or another server; GET /user tells who the token acts as.
  */
-export async function checkService(client: HttpClient, address: string, tokenSetting: string | undefined): Promise<Check[]> {
+async function checkService(client: HttpClient, address: string, tokenSetting: string | undefined): Promise<Check[]> {
   const api = `${client.baseUrl}/api/v4`;
   try {
     const res = await client.request({ method: 'GET', path: '/projects', query: { per_page: 1 }, idempotent: true, token: '', timeoutMs: PROBE_TIMEOUT_MS });
@@ -92,7 +92,7 @@ export async function checkService(client: HttpClient, address: string, tokenSet
 }
 
 /** The SCIM token, checked against one group's provisioned users (SCIM tokens belong to a group). */
-export async function checkScim(client: HttpClient, group: string | undefined): Promise<Check> {
+async function checkScim(client: HttpClient, group: string | undefined): Promise<Check> {
   if (!group) {
     return { status: 'info', what: 'CODEHOST_SCIM_TOKEN is set; not checked (name its group: forgeops doctor --scim-group <group path>)' };
   }

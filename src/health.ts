@@ -7,7 +7,7 @@ import type { OpenedStore } from './state/store.js';
 import { withoutCredentials } from './text/shown-url.js';
 
 /** A readiness probe: undefined when fine, else why not, in words. */
-export interface ReadinessCheck {
+interface ReadinessCheck {
   name: string;
   check(): Promise<string | undefined>;
 }

@@ -6,12 +6,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WatchCounts, WatchRecorder } from './watch/hub.js';
 
-export type Front = 'mcp' | 'slack' | 'chat';
+type Front = 'mcp' | 'slack' | 'chat';
 /** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no; asked: a stateless client was asked to confirm (it calls again). */
 export type CallOutcome = 'ok' | 'failed' | 'refused' | 'declined' | 'asked';
-export type ConfirmationEvent = 'asked' | 'approved' | 'declined' | 'expired';
+type ConfirmationEvent = 'asked' | 'approved' | 'declined' | 'expired';
 /** What became of a POST to /hooks/pipeline. */
-export type WebhookResult = 'nudged' | 'ignored' | 'unauthorized' | 'too_large' | 'malformed';
+type WebhookResult = 'nudged' | 'ignored' | 'unauthorized' | 'too_large' | 'malformed';
 
 interface Sink {
   registry: Registry;

@@ -3,7 +3,7 @@
 // that says what was left out. The terminal prints it as it is; Slack's own block limits come on top.
 import type { ChatMessage, ChatSection } from './message.js';
 
-export interface MessageBounds {
+interface MessageBounds {
   /** Characters of one code or text section. */
   sectionChars: number;
   /** Characters of the whole message: title, fields, sections and notes together. */
@@ -20,7 +20,7 @@ const MAX_NOTES = 10;
 const MAX_ACTIONS = 25;
 
 /** Text cut to `max` characters, its end kept when `tail` (a log), with the count of what was cut. */
-export function cutText(text: string, max: number, tail = false): string {
+function cutText(text: string, max: number, tail = false): string {
   if (text.length <= max) return text;
   const left = text.length - max;
   if (tail) return `…[${left} earlier characters not shown]\n${text.slice(text.length - max)}`;

@@ -20,7 +20,7 @@ export function isMeta(word: string): word is MetaName {
   return Object.hasOwn(META_COMMANDS, word);
 }
 
-export interface CommandTable {
+interface CommandTable {
   operations: readonly Operation[];
   byWords: Map<string, Operation>;
   /** First words ("pipeline"), in registry order. */

@@ -74,7 +74,7 @@ export function complete(line: string, options: CompleteOptions = {}): string[] 
 }
 
 /** A username being typed at the end of a line, and how a found username completes it. */
-export interface UsernameCompletion {
+interface UsernameCompletion {
   /** What was typed of the username, without its @. */
   prefix: string;
   /** The whole replacement for the word: `@erin`, `user_id=@erin`. */

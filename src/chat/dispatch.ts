@@ -38,7 +38,7 @@ export interface DispatchContext {
   dryRun?: boolean;
 }
 
-export type RunContextOrRefusal = RunContext | { refused: string };
+type RunContextOrRefusal = RunContext | { refused: string };
 
 export type ChatReply =
   /** ok is false for anything that did not do what was asked: a mistake, a refusal, a failed call. */

@@ -16,7 +16,7 @@ export interface JsonSchema {
   description?: string;
 }
 
-export type ValueKind = 'string' | 'number' | 'boolean' | 'array' | 'object';
+type ValueKind = 'string' | 'number' | 'boolean' | 'array' | 'object';
 
 export interface FieldInfo {
   name: string;

@@ -24,7 +24,7 @@ export interface PresentOptions {
 type Limits = Required<Pick<PresentOptions, 'maxCodeChars' | 'maxItems'>>;
 
 /** Fits one Slack section (3,000 characters) with room for the fence, and a screenful in a terminal. */
-export const DEFAULT_MAX_CODE_CHARS = 2_900;
+const DEFAULT_MAX_CODE_CHARS = 2_900;
 export const DEFAULT_MAX_ITEMS = 50;
 /** Scalar fields shown for an object without a presenter; the rest are counted in a note. */
 const MAX_OBJECT_FIELDS = 8;
@@ -45,7 +45,7 @@ const STATUS_OF: Record<string, ChatStatus> = {
 };
 
 /** The message status a service record's own status reads as (a pipeline's "failed" → failed), if any. */
-export function statusOf(record: Fields): ChatStatus | undefined {
+function statusOf(record: Fields): ChatStatus | undefined {
   return typeof record.status === 'string' ? STATUS_OF[record.status] : undefined;
 }
 
@@ -74,7 +74,7 @@ function itemLabel(item: Fields, position: number): string {
 }
 
 /** One list item on one line: its name, then the few details that tell items apart. */
-export function itemLine(item: Fields, position: number): [string, string] {
+function itemLine(item: Fields, position: number): [string, string] {
   const name = nameOf(item);
   const details = ITEM_DETAIL_KEYS.filter((k) => k !== name?.key && isScalar(item[k]) && item[k] !== '').map((k) => show(item[k]));
   const parts = [name?.value, ...details].filter((p): p is string => p !== undefined);

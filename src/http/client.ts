@@ -30,7 +30,7 @@ export interface HttpClientOptions {
   proxy?: ProxySettings;
 }
 
-export interface ProxySettings {
+interface ProxySettings {
   httpProxy?: string;
   httpsProxy?: string;
   noProxy?: string;

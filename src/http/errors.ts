@@ -9,7 +9,7 @@ import { parseRetryAfterSeconds } from './retry.js';
 /** too_large: the answer exceeded the client's maxResponseBytes and was not read to the end. */
 export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'refused' | 'too_large';
 
-export interface ApiErrorInit {
+interface ApiErrorInit {
   kind: ApiErrorKind;
   /** HTTP status; 0 (the default) when no response came. */
   status?: number;
@@ -102,7 +102,7 @@ function capText(text: string): string {
   return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
 }
 
-export interface ErrorResponse {
+interface ErrorResponse {
   status: number;
   /** The reason phrase; the standard one for the status is used when it is missing. */
   statusText?: string;

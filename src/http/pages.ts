@@ -2,7 +2,7 @@
 import type { ApiRequest, ApiTransport, PageInfo, Pagination } from './types.js';
 
 /** What one response's headers say about its page; every field is undefined when the header is absent or empty. */
-export interface PageHeaders {
+interface PageHeaders {
   page?: number;
   per_page?: number;
   next_page?: number;
@@ -46,7 +46,7 @@ export function parseLinkHeader(value: string): Record<string, string> {
   return links;
 }
 
-export interface FetchPagesOptions {
+interface FetchPagesOptions {
   mode: Pagination;
   /** Follow next pages; otherwise read one page. */
   all: boolean;
@@ -54,7 +54,7 @@ export interface FetchPagesOptions {
   maxItems: number;
 }
 
-export interface FetchedPages {
+interface FetchedPages {
   items: unknown[];
   status: number;
   page: PageInfo;

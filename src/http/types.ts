@@ -1,7 +1,7 @@
 // The request and response shapes the HTTP client speaks; the executor builds ApiRequests from operations.
 
 /** A query value: arrays go as key[]=a&key[]=b, plain objects as key[sub]=v; undefined is left out. */
-export type QueryValue = string | number | boolean | null | undefined | QueryValue[] | { [key: string]: QueryValue };
+type QueryValue = string | number | boolean | null | undefined | QueryValue[] | { [key: string]: QueryValue };
 export type QueryParams = Record<string, QueryValue>;
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -11,7 +11,7 @@ import type { ApprovalDesk, ApprovalPolicy, ApprovalRequest, PendingApproval } f
 export type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: string; expired?: boolean };
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export interface AskOptions {
+interface AskOptions {
   /** FORGEOPS_APPROVAL; default 'elicit'. */
   approval?: ApprovalPolicy;
   /** The approval page; without it neither `page` nor URL elicitation is offered. */

@@ -27,7 +27,7 @@ const PAGE_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 } as const;
 
-export interface ApprovalPageOptions {
+interface ApprovalPageOptions {
   desk: ApprovalDesk;
   /**
    * The Host headers the page answers to (host:port). Against DNS rebinding: a page on evil.example whose name now
@@ -130,7 +130,7 @@ function fromPage(req: IncomingMessage, allowedHosts: readonly string[]): boolea
 }
 
 /** The request handler for APPROVAL_PATH/<id>, for `serve`'s own server or the page `forgeops mcp` starts. */
-export function approvalPageHandler(options: ApprovalPageOptions): (req: IncomingMessage, res: ServerResponse) => void {
+function approvalPageHandler(options: ApprovalPageOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { desk } = options;
   const log = options.log ?? silentLogger;
   return (req, res) => {
@@ -231,7 +231,7 @@ export function createLocalApprovalPage(options: LocalApprovalPageOptions): Loca
   };
 }
 
-export interface MountedApprovalPage {
+interface MountedApprovalPage {
   desk: ApprovalDesk;
   path: string;
   handle: (req: IncomingMessage, res: ServerResponse) => void;

@@ -22,9 +22,9 @@ export const APPROVAL_PATH = '/approvals/';
 export const REPLICA_NAME = '[a-z0-9][a-z0-9-]{0,31}';
 const REPLICA_PREFIX = new RegExp(`^(${REPLICA_NAME})\\.`);
 /** How long a human has to answer on the page before the call is dropped. */
-export const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
+const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;
 /** Calls waiting on the page at once, all sessions together: each holds a request open, so a flood stops here. */
-export const DEFAULT_MAX_PENDING_APPROVALS = 32;
+const DEFAULT_MAX_PENDING_APPROVALS = 32;
 /** Wrong passphrases one approval tolerates before it is declined, so the passphrase cannot be guessed through it. */
 export const MAX_SECRET_ATTEMPTS = 5;
 /** Answered approvals remembered, so a late or replayed click is told why rather than "unknown". */
@@ -42,7 +42,7 @@ export interface ApprovalRequest {
   answers: Answers;
 }
 
-export type ApprovalOutcome = { approved: true } | { approved: false; reason: string };
+type ApprovalOutcome = { approved: true } | { approved: false; reason: string };
 
 export interface PendingApproval {
   /** The page of this one approval; goes only to channels the model does not read. */
@@ -62,14 +62,14 @@ export interface ApprovalView {
   needsSecret: boolean;
 }
 
-export interface PageAnswer {
+interface PageAnswer {
   nonce?: string;
   decision?: string;
   secret?: string;
 }
 
 /** The page's reply to an answer: an HTTP status and one sentence for the human. */
-export interface AnswerResult {
+interface AnswerResult {
   status: number;
   message: string;
 }

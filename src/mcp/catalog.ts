@@ -23,7 +23,7 @@ function routeOf(op: Operation): OperationRoute {
   return { name: op.name, method: op.method, path: op.path, pathParams: op.pathParams, response: op.response, ...(op.composedOf && { composedOf: op.composedOf }) };
 }
 
-export function catalogTool(op: Operation): CatalogTool {
+function catalogTool(op: Operation): CatalogTool {
   // Computed when first listed, then kept: serve shares one catalog among all its sessions, so each tool's JSON
   // Schema is built once per process rather than once per session.
   let descriptor: ToolDescriptor | undefined;

@@ -107,7 +107,7 @@ const COMPLETERS: Record<CompletionKind, Completer> = {
 };
 
 /** Candidates → the answer: typed prefix kept, duplicates dropped, at most MAX_COMPLETION_VALUES. */
-export function completionAnswer(found: Candidates, prefix: string, prefiltered = false): CompleteResult['completion'] {
+function completionAnswer(found: Candidates, prefix: string, prefiltered = false): CompleteResult['completion'] {
   const matching = [...new Set(found.values)].filter((value) => prefiltered || startsWithFolded(value, prefix));
   const values = matching.slice(0, MAX_COMPLETION_VALUES);
   const hasMore = matching.length > values.length || !found.complete;
@@ -115,7 +115,7 @@ export function completionAnswer(found: Candidates, prefix: string, prefiltered 
 }
 
 /** Values for one argument; never throws: a completion that fails is an empty list, not an error in a person's face. */
-export async function completeArgument(kind: CompletionKind, input: CompletionInput, log: Logger): Promise<CompleteResult['completion']> {
+async function completeArgument(kind: CompletionKind, input: CompletionInput, log: Logger): Promise<CompleteResult['completion']> {
   try {
     const found = await COMPLETERS[kind](input);
     return completionAnswer(found, input.prefix, kind === 'project');

@@ -8,7 +8,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/types.js';
 
 export const DOWNLOAD_DIR_VARIABLE = 'FORGEOPS_DOWNLOAD_DIR';
 /** One saved file at most: the largest answer the HTTP client accepts at all. */
-export const MAX_DOWNLOAD_BYTES = DEFAULT_MAX_RESPONSE_BYTES;
+const MAX_DOWNLOAD_BYTES = DEFAULT_MAX_RESPONSE_BYTES;
 /** What the folder may hold in all before forgeops stops saving into it (the operator empties it). */
 export const MAX_DOWNLOAD_DIR_BYTES = 1024 * 1024 * 1024;
 export const MAX_DOWNLOAD_DIR_FILES = 500;

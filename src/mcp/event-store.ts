@@ -3,7 +3,7 @@
 import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-export interface EventStoreLimits {
+interface EventStoreLimits {
   /** Events kept per stream (one stream per POST that answers with SSE, and the GET stream). */
   maxEventsPerStream: number;
   /** Events kept in the whole store. */
@@ -20,7 +20,7 @@ export interface EventStoreLimits {
  * Per session. A default-sized tool result is ~60 KB, so a session keeps the last dozen or more; all sessions of a
  * replica together are held to EventBudget's bytes besides (1,000 sessions × 1 MiB would be too much for one process).
  */
-export const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = {
+const DEFAULT_EVENT_STORE_LIMITS: EventStoreLimits = {
   maxEventsPerStream: 100,
   maxEvents: 500,
   maxBytes: 1024 * 1024,
@@ -69,7 +69,7 @@ function isPriming(message: JSONRPCMessage): boolean {
  * A client whose stream dropped comes back within seconds (SSE_RETRY_MS): at 1,000 calls a second of 20 KB results
  * this keeps more than a second and a half of them.
  */
-export const DEFAULT_EVENT_BUDGET_BYTES = 32 * 1024 * 1024;
+const DEFAULT_EVENT_BUDGET_BYTES = 32 * 1024 * 1024;
 
 /** The byte count shared by every session's store of one server. */
 export class EventBudget {

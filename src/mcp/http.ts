@@ -20,11 +20,11 @@ import type { ServiceTokenChecker } from './token-check.js';
 
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 /** Sessions whose client vanished without DELETE are closed after this long without a request. */
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** A real client follows initialize with notifications/initialized at once; a session silent this long is a probe or a flood. */
-export const DEFAULT_HANDSHAKE_MS = 30_000;
+const DEFAULT_HANDSHAKE_MS = 30_000;
 /** Bodies being read at once may hold this many maximum-size messages in memory, all clients together. */
 const PENDING_BODY_BUDGET = 4;
 /** Each kind of refusal is logged once per interval, session openings and closings a few times; the rest are summed up. */

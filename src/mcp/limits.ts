@@ -5,7 +5,7 @@
  * (12 MiB of file → 16 MiB of JSON); the SDK's own stdio reader would die at 10 MiB.
  */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-export const MAX_MESSAGE_BYTES_VARIABLE = 'FORGEOPS_MAX_MESSAGE_BYTES';
+const MAX_MESSAGE_BYTES_VARIABLE = 'FORGEOPS_MAX_MESSAGE_BYTES';
 
 /**
  * Live Streamable HTTP sessions per replica. Sized for a team: 1,000 sessions that each made a call held 153 MiB of

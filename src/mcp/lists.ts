@@ -80,7 +80,7 @@ function wholeItemHint(op: Operation, operations: readonly OperationRoute[], num
   return numbered ? 'rows hold the main fields; per_page=1 with page=<list position> gives that item whole' : undefined;
 }
 
-export interface ListContext {
+interface ListContext {
   operation: Operation;
   operations: readonly OperationRoute[];
   input: Record<string, unknown>;

@@ -10,7 +10,7 @@ import { REDACTED } from '../operations/secrets.js';
 const SEVERITY: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const MCP_LEVEL: Record<LogLevel, LoggingLevel> = { error: 'error', warn: 'warning', info: 'info', debug: 'debug' };
 /** Names our lines in the client's log view. */
-export const LOGGER_NAME = 'forgeops';
+const LOGGER_NAME = 'forgeops';
 /** Shorter values are not masked: masking "abc" everywhere would garble lines and hide nothing worth hiding. */
 const MIN_SECRET_LENGTH = 4;
 
@@ -24,7 +24,7 @@ export interface SessionLogging {
   level(): LoggingLevel | undefined;
 }
 
-export function maskSecrets(line: string, secrets: readonly string[]): string {
+function maskSecrets(line: string, secrets: readonly string[]): string {
   let masked = line;
   for (const secret of secrets) masked = masked.split(secret).join(REDACTED);
   return masked;

@@ -8,7 +8,7 @@ import { toolDescriptor, type ToolDescriptor } from './tools.js';
 import { textResult, type ToolResult } from './results.js';
 
 /** The most operations one search answers: enough to choose from, few enough to read. */
-export const MAX_FIND_RESULTS = 25;
+const MAX_FIND_RESULTS = 25;
 const DEFAULT_FIND_RESULTS = 8;
 
 export const META_TOOLS: readonly ToolDescriptor[] = [
@@ -57,7 +57,7 @@ export const META_TOOLS: readonly ToolDescriptor[] = [
 ];
 
 /** What calling an operation means to the server: validation, policy, confirmation, execution, result. */
-export type CallOperation = (op: Operation, args: unknown) => Promise<ToolResult>;
+type CallOperation = (op: Operation, args: unknown) => Promise<ToolResult>;
 
 export interface MetaContext {
   /** Every operation this server may run (read-only mode has already removed the writes). */

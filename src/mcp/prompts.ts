@@ -8,7 +8,7 @@ import type { CompletionKind } from './completions.js';
 import { itemsOf, type ServiceRead } from './service-reads.js';
 
 /** Commits listed in release notes' prompt: enough for a release, short enough for any context. */
-export const MAX_PROMPT_COMMITS = 100;
+const MAX_PROMPT_COMMITS = 100;
 
 interface PromptArgument {
   name: string;
@@ -148,7 +148,7 @@ const releaseNotes: PromptDefinition = {
   },
 };
 
-export const PROMPTS: readonly PromptDefinition[] = [triagePipeline, releaseNotes];
+const PROMPTS: readonly PromptDefinition[] = [triagePipeline, releaseNotes];
 
 /** What an argument of a prompt completes to; undefined for an unknown prompt or argument. */
 export function promptArgumentKind(prompt: string, argument: string): CompletionKind | undefined {

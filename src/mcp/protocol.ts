@@ -9,7 +9,7 @@ import { serviceReader, type ServiceReadOptions } from './service-reads.js';
 import { STATUS_TEMPLATE_VARIABLES, STATUS_URI_TEMPLATE, StatusSubscriptions, type StatusWatches } from './status-resource.js';
 
 /** Without resource subscriptions: protocolCapabilities() adds them where a watch hub backs them. */
-export const PROTOCOL_CAPABILITIES = {
+const PROTOCOL_CAPABILITIES = {
   prompts: { listChanged: false },
   resources: { listChanged: false },
   completions: {},
@@ -21,7 +21,7 @@ export function protocolCapabilities(subscribe: boolean) {
   return subscribe ? { ...PROTOCOL_CAPABILITIES, resources: { ...PROTOCOL_CAPABILITIES.resources, subscribe: true } } : PROTOCOL_CAPABILITIES;
 }
 
-export interface ProtocolFeatureOptions extends ServiceReadOptions {
+interface ProtocolFeatureOptions extends ServiceReadOptions {
   /** Deadline of one prompt or resource read, as of a tool call. */
   callTimeoutMs: number;
   log: Logger;
@@ -34,7 +34,7 @@ export interface ProtocolFeatureOptions extends ServiceReadOptions {
   rendersViews?: () => boolean;
 }
 
-export interface ProtocolFeatures {
+interface ProtocolFeatures {
   logging: SessionLogging;
   /** The session ended: its subscriptions stop listening. */
   close(): Promise<void>;

@@ -4,18 +4,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { StateStore } from '../state/store.js';
 
 /** Where replicas without FORGEOPS_SECRET keep the key they share (the store is already trusted with tickets). */
-export const SHARED_KEY_NAME = 'mcp:request-state-key';
+const SHARED_KEY_NAME = 'mcp:request-state-key';
 /** Keys still accepted besides the current one, so a question asked just before the replicas agreed anew can be answered. */
 const EARLIER_KEYS_KEPT = 2;
 const HEX_KEY = /^[0-9a-f]{64}$/;
 
 /** What the SDK's requestState codec does, for one key. */
-export interface StateCodec<T> {
+interface StateCodec<T> {
   mint(payload: T, ctx: unknown): Promise<string>;
   verify(state: string, ctx: unknown): Promise<T>;
 }
 
-export interface RequestStateKeyOptions {
+interface RequestStateKeyOptions {
   secret?: string;
   store: StateStore;
   /** Whether other replicas see the same store. */

@@ -24,7 +24,7 @@ export const MAX_RESOURCE_BYTES = 2 * 1024 * 1024;
 
 const FILE_URI = /^forgeops:\/\/projects\/([^/?#]+)\/files\/([^?#]+)(?:\?([^#]*))?$/;
 
-export interface FileAddress {
+interface FileAddress {
   project: string;
   path: string;
   ref?: string;
@@ -36,7 +36,7 @@ export function fileUri({ project, path, ref }: FileAddress): string {
   return `forgeops://projects/${encodeURIComponent(project)}/files/${encodedPath}${ref ? `?ref=${encodeURIComponent(ref)}` : ''}`;
 }
 
-export function parseFileUri(uri: string): FileAddress {
+function parseFileUri(uri: string): FileAddress {
   const match = FILE_URI.exec(uri);
   if (!match) {
     throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${JSON.stringify(uri)}: this server's resources are ` +
@@ -80,7 +80,7 @@ function mimeTypeOf(path: string, contentType: string | undefined, text: boolean
   return text ? 'text/plain' : 'application/octet-stream';
 }
 
-export async function readFileResource(uri: string, read: ServiceRead, limits: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
+async function readFileResource(uri: string, read: ServiceRead, limits: { signal?: AbortSignal; timeoutMs: number }): Promise<ReadResourceResult> {
   const address = parseFileUri(uri);
   const outcome = await read('get_file_raw', { id: address.project, file_path: address.path, ref: address.ref ?? 'HEAD' }, limits);
   if (!outcome.ok) throw readFailure(outcome, uri);
@@ -99,7 +99,7 @@ export async function readFileResource(uri: string, read: ServiceRead, limits: {
   };
 }
 
-export interface ResourceOptions {
+interface ResourceOptions {
   read: ServiceRead;
   timeoutMs: number;
   /** This session's status subscriptions; absent where there is no watch hub (then subscribing is not offered). */

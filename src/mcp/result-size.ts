@@ -4,7 +4,7 @@
 // what is cut says so.
 
 type Block = { type: string; text?: string; [key: string]: unknown };
-export interface SizedResult {
+interface SizedResult {
   [key: string]: unknown;
   content: Block[];
   structuredContent?: Record<string, unknown>;
@@ -176,7 +176,7 @@ function withNote(value: Record<string, unknown>, note: string): Record<string, 
   return { ...value, result_truncated: note };
 }
 
-export interface FitOptions {
+interface FitOptions {
   /** What the whole result may measure. */
   maxChars: number;
   /** Its size as it would travel, for a candidate value. */

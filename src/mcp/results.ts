@@ -24,7 +24,7 @@ export interface ToolResult {
 }
 
 /** How results are shaped for one server. */
-export interface ResultOptions {
+interface ResultOptions {
   /** Cap on one result, text and structured content together as they travel (FORGEOPS_MAX_RESULT_CHARS). */
   maxChars: number;
   /** Where binary results are saved (FORGEOPS_DOWNLOAD_DIR); unset: only small ones are attached. */
@@ -36,7 +36,7 @@ export interface ResultOptions {
 }
 
 /** Above this many bytes a binary is not attached to the result (and the base64 must also fit maxChars). */
-export const MAX_EMBEDDED_BYTES = 256 * 1024;
+const MAX_EMBEDDED_BYTES = 256 * 1024;
 
 /**
  * The one output shape declared: every list (items plus where its pages stand). Kept tiny, without even `required`,
@@ -225,7 +225,7 @@ const LIST_NOTES = ['page', 'truncated', 'more', 'rows'];
  * Characters of a list's rows that fit a result: the rows travel twice (structured content and its JSON as text,
  * escaped once more), beside the page state and notes.
  */
-export function listRowsBudget(maxChars: number): number {
+function listRowsBudget(maxChars: number): number {
   return Math.max(200, Math.floor((maxChars - 400) / 2.4));
 }
 

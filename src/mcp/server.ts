@@ -91,11 +91,11 @@ export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * 2026-07-28 request answers `{ ask }`, the input_required result the client answers by calling again (stateless.ts).
  * Each counts the question it asks (/metrics); the core counts how it was answered.
  */
-export type Confirmer = (call: ApprovalRequest, extra: CallExtra, onPhase: (text: string) => void) =>
+type Confirmer = (call: ApprovalRequest, extra: CallExtra, onPhase: (text: string) => void) =>
   Promise<ConfirmOutcome | { ask: Record<string, unknown> }>;
 
 /** What the tool calls of one session (or one stateless request) need besides the server's options. */
-export interface ToolCoreFront {
+interface ToolCoreFront {
   confirm: Confirmer;
   logger(requestId: CallExtra['requestId']): Logger;
   /** Whether the client declared it renders MCP Apps views (then the view's own tools are listed and callable). */
@@ -115,7 +115,7 @@ export const CONFIRM_TIMEOUT_MS = 5 * 60_000;
 /** Calls of one session waiting for a human at once; each holds a request open, so a stranger must not pile them up. */
 export const MAX_PENDING_CONFIRMATIONS = 4;
 /** How often a call that is still waiting tells the client so (progress notifications). */
-export const PROGRESS_HEARTBEAT_MS = 5_000;
+const PROGRESS_HEARTBEAT_MS = 5_000;
 /** The setting a person changes when calls run out of time; named in the error. */
 const CALL_TIMEOUT_SETTING = 'FORGEOPS_CALL_TIMEOUT_MS';
 /** How a session's own token reaches us (see http.ts), named when that token is refused. */

@@ -112,7 +112,7 @@ export interface SessionLimits {
 }
 
 /** Room for one more session: there is some, or close this one first, or refuse in these words. */
-export type SlotDecision =
+type SlotDecision =
   | { kind: 'free' }
   | { kind: 'evict'; id: string; whose: 'own' | 'address' | 'idlest' }
   | { kind: 'refuse'; status: number; message: string; retryAfterSeconds: number; logKind: string };

@@ -32,7 +32,7 @@ export const MAX_WAITING_PER_CLIENT = 20;
 export const STATELESS_SUBSCRIBE_REFUSAL = 'Resource subscriptions are served to 2025-11-25 sessions only: connect with initialize '
   + '(a session) and send resources/subscribe for forgeops://projects/{project}/status there; the 2026-07-28 revision of this '
   + 'server offers tools (and, to clients that render MCP Apps, the triage view\'s page) only.';
-export interface StatelessOptions {
+interface StatelessOptions {
   /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
   serverOptions(token?: string): McpServerOptions;
   /** Where tickets live: Redis when replicas share (FORGEOPS_REDIS_URL), else this process's memory. */

@@ -20,7 +20,7 @@ export const MAX_STATUS_SUBSCRIPTIONS = 20;
 export const NOTIFY_COALESCE_MS = 200;
 
 /** JSON-RPC code the MCP spec gives to a resource that does not exist. */
-export const RESOURCE_NOT_FOUND = -32002;
+const RESOURCE_NOT_FOUND = -32002;
 
 const STATUS_URI = /^forgeops:\/\/projects\/([^/?#]+)\/status$/;
 
@@ -72,7 +72,7 @@ export interface StatusWatches {
   listen(project: string, listener: () => void): Promise<() => Promise<void>>;
 }
 
-export interface StatusSubscriptionOptions {
+interface StatusSubscriptionOptions {
   /** The hub, made on first need where that costs (stdio). */
   watches: () => Promise<StatusWatches>;
   read: ServiceRead;

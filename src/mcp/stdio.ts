@@ -11,7 +11,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, LIMIT_ERROR_CODE, messageTooLargeText } from
 const EDGE_BYTES = 512;
 const NEWLINE = 0x0a;
 
-export interface StdioOptions {
+interface StdioOptions {
   input?: Readable;
   output?: Writable;
   /** Largest message in bytes, newline excluded (default 16 MiB, FORGEOPS_MAX_MESSAGE_BYTES). */

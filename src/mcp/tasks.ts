@@ -8,11 +8,11 @@ import {
 import type { ToolResult } from './results.js';
 
 /** Tasks one session may hold at once (working, or finished and not yet expired). */
-export const MAX_TASKS_PER_SESSION = 16;
+const MAX_TASKS_PER_SESSION = 16;
 /** How long a task and its result are kept after it ends, unless the client asks for less. */
-export const TASK_TTL_MS = 15 * 60_000;
+const TASK_TTL_MS = 15 * 60_000;
 /** How often the client is told to poll tasks/get. */
-export const TASK_POLL_INTERVAL_MS = 2_000;
+const TASK_POLL_INTERVAL_MS = 2_000;
 /** The longest a task's work may run: it no longer holds a request open, so the call deadline is not its limit. */
 export const TASK_WORK_LIMIT_MS = 60 * 60_000;
 
@@ -139,7 +139,7 @@ export class SessionTaskStore implements TaskStore {
 type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What a task's work is given: when to stop, and a way to say how it is going (tasks/get shows it). */
-export interface TaskWork {
+interface TaskWork {
   signal: AbortSignal;
   status(message: string): void;
 }

@@ -6,10 +6,10 @@ import type { ApiTransport } from '../http/types.js';
 /** A token the service accepted is not checked again for this long; tokens remembered at most. */
 const TOKEN_CHECK_TTL_MS = 60_000;
 const MAX_ACCEPTED_TOKENS = 1000;
-export const TOKEN_CHECK_TIMEOUT_MS = 5_000;
+const TOKEN_CHECK_TIMEOUT_MS = 5_000;
 
 /** Whether the service takes a token: it does, it says no (401), or it could not be asked (why, in words). */
-export type TokenCheck = { accepted: true } | { accepted: false; refused: true } | { accepted: false; refused: false; why: string };
+type TokenCheck = { accepted: true } | { accepted: false; refused: true } | { accepted: false; refused: false; why: string };
 
 /** The service's failure to answer GET /user in a few words (its status or the kind of failure), never its token. */
 function checkFailure(error: unknown): string {

@@ -6,7 +6,7 @@ import { personKeys } from '../operations/people.js';
 import { outputSchemaFor } from './results.js';
 
 /** MCP tool hints; each is sent only when it differs from the protocol's default (see toolAnnotations). */
-export interface ToolAnnotations {
+interface ToolAnnotations {
   readOnlyHint?: boolean;
   destructiveHint?: boolean;
   idempotentHint?: boolean;

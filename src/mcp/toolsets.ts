@@ -34,7 +34,7 @@ const PRESETS: Record<string, { areas: readonly Area[]; operations?: readonly st
 };
 
 
-export interface ToolSelection {
+interface ToolSelection {
   /** Area names and presets; none means `default`, unless single tools are named, which then stand alone. */
   toolsets: readonly string[];
   /** Single tool names (operations or meta tools), offered besides the toolsets. */
@@ -45,7 +45,7 @@ export interface ToolSelection {
 /** What choosing needs of a tool: registry facts only, so a catalog built without the zod schemas serves too. */
 export type Selectable = Pick<Operation, 'name' | 'area' | 'effect'>;
 
-export interface OfferedTools<T extends Selectable = Operation> {
+interface OfferedTools<T extends Selectable = Operation> {
   operations: T[];
   /** Whether find_operations, describe_operation and run_operation are offered. */
   meta: boolean;

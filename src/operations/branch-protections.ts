@@ -17,7 +17,7 @@ export interface ProtectionRule {
 }
 
 /** What the service sets when a protect call leaves a level out: maintainers push and merge, no force push. */
-export const DEFAULT_LEVEL = 40;
+const DEFAULT_LEVEL = 40;
 
 /** Who a level lets in, most permissive first: developers (30) > maintainers (40) > admins (60) > no one (0). */
 function openness(level: number): number {
@@ -32,7 +32,7 @@ function mostPermissive(levels: unknown): number | undefined {
   return numbers.length === 0 ? undefined : numbers.reduce((a, b) => (openness(b) > openness(a) ? b : a));
 }
 
-export function ruleOf(data: unknown): ProtectionRule | undefined {
+function ruleOf(data: unknown): ProtectionRule | undefined {
   const rule = asRecord(data);
   if (typeof rule.name !== 'string') return undefined;
   return {
@@ -44,7 +44,7 @@ export function ruleOf(data: unknown): ProtectionRule | undefined {
 }
 
 /** Whether a rule's name (exact, or with `*` matching any characters, `/` included) covers a branch name. */
-export function ruleMatches(pattern: string, branch: string): boolean {
+function ruleMatches(pattern: string, branch: string): boolean {
   if (!pattern.includes('*')) return pattern === branch;
   const source = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
   return new RegExp(`^${source}$`, 's').test(branch);

@@ -11,7 +11,7 @@ import { redactSecrets } from './secrets.js';
 import { validateInput } from './validate.js';
 
 /** What may happen to a call before anything is sent. */
-export type PreparedCall =
+type PreparedCall =
   | { kind: 'run'; operation: Operation; input: Record<string, unknown>; targets?: Targets }
   /**
    * A human must approve exactly `prompt` with one of `answers`; the front end asks in its own way (showing the

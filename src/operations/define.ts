@@ -25,7 +25,7 @@ export type Area = (typeof AREAS)[number];
  * json (default), headers (HEAD: the X-Svc-* metadata), text (raw file content), bytes (archives, raw blobs),
  * none (no body worth reading, e.g. a 204).
  */
-export type ResponseKind = 'json' | 'headers' | 'text' | 'bytes' | 'none';
+type ResponseKind = 'json' | 'headers' | 'text' | 'bytes' | 'none';
 
 
 /** What running an operation gives every front end. */
@@ -106,7 +106,7 @@ export interface EffectFacts<I, F> {
   pin?(input: I, facts: F): Record<string, unknown>;
 }
 
-export interface OperationSpec<S extends z.ZodObject, F = never> {
+interface OperationSpec<S extends z.ZodObject, F = never> {
   /** MCP tool name: snake_case verb_noun. */
   name: string;
   /** Words typed in chat: "pipeline retry". */

@@ -13,7 +13,7 @@ import { isSecretName } from './secrets.js';
 export const DRY_RUN_KEY = 'dry_run';
 
 /** The request as it would leave: path encoded as sent, credentials and long free text summarised. */
-export interface RequestPreview {
+interface RequestPreview {
   method: string;
   /** Relative to the service address, e.g. /api/v4/projects/acme%2Fweb/pipeline. */
   path: string;
@@ -38,12 +38,12 @@ export interface CallPreview {
   confirm_reason?: string;
 }
 
-export type DryRunOutcome =
+type DryRunOutcome =
   | { kind: 'preview'; operation: Operation; input: Record<string, unknown>; preview: CallPreview }
   | { kind: 'refused'; operation: Operation; message: string };
 
 /** dry_run read off a tool's arguments: the remaining arguments, or why dry_run itself is wrong. */
-export type DryRunRequest =
+type DryRunRequest =
   | { dryRun: boolean; args: unknown }
   | { error: string };
 
@@ -125,7 +125,7 @@ function previewBody(req: ApiRequest, secretKeys: readonly string[]): Pick<Reque
   return { body, body_encoding: encoding };
 }
 
-export function previewRequest(op: Operation, req: ApiRequest): RequestPreview {
+function previewRequest(op: Operation, req: ApiRequest): RequestPreview {
   const secretKeys = op.secretInputs ?? [];
   const query = Object.fromEntries(Object.entries(req.query ?? {}).filter(([, value]) => value !== undefined));
   return {

@@ -34,7 +34,7 @@ export async function serviceGet(ctx: RunContext, path: string, query?: Record<s
 }
 
 /** Most items a fact reads from a list; beyond that the facts count as unread (and a human is asked). */
-export const MAX_FACT_ITEMS = 1000;
+const MAX_FACT_ITEMS = 1000;
 
 /** Every item of a list (pages of 100), or a failure when it is longer than MAX_FACT_ITEMS. */
 export async function serviceList(ctx: RunContext, path: string, query: Record<string, string> = {}): Promise<Record<string, unknown>[]> {
@@ -64,7 +64,7 @@ export interface JobFacts {
   ref?: string;
 }
 
-export function jobFacts(data: unknown): JobFacts {
+function jobFacts(data: unknown): JobFacts {
   const job = asRecord(data);
   const pipeline = asRecord(job.pipeline);
   if (typeof job.id !== 'number' || typeof job.name !== 'string') throw new Error('the service did not describe the job');

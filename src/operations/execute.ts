@@ -45,7 +45,7 @@ export function buildRequest(op: Operation, input: Record<string, unknown>, ctx:
 }
 
 /** The X-Svc-* metadata headers of a HEAD answer, as snake_case fields (x-svc-blob-id → blob_id). */
-export function metadataFromHeaders(headers: Record<string, string>): Record<string, string> {
+function metadataFromHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (name.startsWith('x-svc-')) out[name.slice('x-svc-'.length).replace(/-/g, '_')] = value;

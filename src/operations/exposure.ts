@@ -7,7 +7,7 @@ import { serviceGet } from './effect-facts.js';
 import { asRecord } from './present.js';
 
 /** Who may read an item now, as far as these two settings say. */
-export interface Exposure {
+interface Exposure {
   confidential?: boolean;
   visibility?: string;
 }

@@ -5,7 +5,7 @@
 import type { FollowUp, OperationResult } from './define.js';
 import { asList, asRecord, shortSha, show, type Fields } from './present.js';
 
-export type FailureKind = 'flaky' | 'broken' | 'infrastructure' | 'unknown';
+type FailureKind = 'flaky' | 'broken' | 'infrastructure' | 'unknown';
 
 /**
  * The service's failure reasons that blame the runner or the service, not the job's script: those its CI
@@ -24,7 +24,7 @@ export const INFRASTRUCTURE_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** Failing runs in a row a job needs before it is called broken: one failure alone could be chance. */
-export const BROKEN_AFTER_RUNS = 2;
+const BROKEN_AFTER_RUNS = 2;
 /** Pipelines whose jobs (retried ones too) are read for a red pipeline's history: the judged one first. */
 export const HISTORY_PIPELINES = 8;
 /** Pipelines of the head commit on any ref looked at (a merge request's, a tag's). */
@@ -44,7 +44,7 @@ export interface JobRun {
   allow_failure?: boolean;
 }
 
-export interface JobJudgement {
+interface JobJudgement {
   name: string;
   kind: FailureKind;
   /** Why, in one line: "test failed on 4 of 4 runs since eb4870be", "test passed on retry 1 of this commit". */
@@ -126,7 +126,7 @@ export function combine(jobs: JobJudgement[]): FailureVerdict | undefined {
 }
 
 /** A job of a job list as a run (its pipeline and commit as the list says them). */
-export function runOf(job: Fields, pipeline: Fields): JobRun {
+function runOf(job: Fields, pipeline: Fields): JobRun {
   const commit = asRecord(job.commit);
   return {
     id: Number(job.id), name: show(job.name), status: String(job.status), pipeline: Number(pipeline.id),

@@ -62,7 +62,7 @@ export function outcomeUnknown(op: Operation, error: unknown): boolean {
  * The read that shows whether a change happened: the GET of the same route (a file, a release), of its list
  * (POST …/pipeline → GET …/pipelines), or of the resource above it (…/pipelines/:pipeline_id/retry → the pipeline).
  */
-export function checkingOperation(op: OperationRoute, operations: readonly OperationRoute[]): OperationRoute | undefined {
+function checkingOperation(op: OperationRoute, operations: readonly OperationRoute[]): OperationRoute | undefined {
   // A composed read (wait_for_pipeline) shares its part's route; the plain read is the one that checks.
   const reads = new Map(operations.filter((o) => o.method === 'GET' && !o.composedOf).map((o) => [o.path, o]));
   for (let path = op.path; path.includes('/'); path = path.slice(0, path.lastIndexOf('/'))) {

@@ -15,7 +15,7 @@ const HEADER_CHARS = 200;
 const LINES_PER_CLOCK_CHECK = 256;
 
 /** What reading one log may cost at most. Beyond each bound the oldest part is left out, and `skipped` says so. */
-export interface LogBudget {
+interface LogBudget {
   /** Characters of the log read (its end). */
   chars: number;
   /** Lines read (the last ones). */
@@ -30,14 +30,14 @@ export interface LogBudget {
 
 export const LOG_BUDGET: Readonly<LogBudget> = { chars: 4 * 1024 * 1024, lines: 100_000, sections: 500, lineChars: 10_000, ms: 1_000 };
 
-export interface ReadLogOptions {
+interface ReadLogOptions {
   budget?: Partial<LogBudget>;
   /** Milliseconds, for the time budget (performance.now by default). */
   clock?: () => number;
 }
 
 /** A runner section: `section_start:<epoch>:<name>[collapsed=true]` … `section_end:<epoch>:<name>`. */
-export interface LogSection {
+interface LogSection {
   name: string;
   /** The text printed on the start marker's line (the section's header), if any. */
   header: string;
@@ -49,7 +49,7 @@ export interface LogSection {
   seconds?: number;
 }
 
-export interface ReadableLog {
+interface ReadableLog {
   /** Every line, cleaned (no escape sequences, controls or markers, credentials redacted). */
   lines: string[];
   sections: LogSection[];
@@ -92,7 +92,7 @@ function lastOverwrite(line: string): string {
 }
 
 /** Text cleaned as a log's lines are (escapes, controls, overwrites): for text that reaches a reader by another way. */
-export function cleanLogText(text: string): string {
+function cleanLogText(text: string): string {
   return stripEscapesAndControls(text).split('\n').map(lastOverwrite).join('\n');
 }
 
@@ -457,9 +457,9 @@ export function failingExcerpt(log: ReadableLog, before = EXCERPT_BEFORE, after 
 }
 
 /** Characters of log text shown by default: a view is read by a person or a model, not archived. */
-export const LOG_VIEW_CHARS = 50_000;
+const LOG_VIEW_CHARS = 50_000;
 
-export interface LogView {
+interface LogView {
   /** The text to show: the chosen lines, collapsed sections folded to one line each. */
   text: string;
   /** Lines of the whole (read) log, and the first one shown. */

@@ -11,7 +11,7 @@ import { asRecord, presentList, shortSha, show } from './present.js';
 export const JOB_STATUSES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'waiting_for_resource', 'manual'] as const;
 
 /** Bytes of a log's end read at most: a log of many megabytes answers with its tail, memory bounded whatever it is. */
-export const LOG_TAIL_BYTES = 2 * 1024 * 1024;
+const LOG_TAIL_BYTES = 2 * 1024 * 1024;
 /** Lines a caller may ask for without `all`. */
 const MAX_LOG_LINES = 5000;
 

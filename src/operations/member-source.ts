@@ -46,7 +46,7 @@ async function startOf(ctx: RunContext, kind: 'group' | 'project', id: unknown):
 }
 
 /** Where the user's access to a project or group comes from (reads only). */
-export async function readMembershipSource(ctx: RunContext, kind: 'group' | 'project', id: unknown, userId: unknown): Promise<MembershipFacts> {
+async function readMembershipSource(ctx: RunContext, kind: 'group' | 'project', id: unknown, userId: unknown): Promise<MembershipFacts> {
   const base = `/${kind}s/:id/members`;
   if (await readOrMissing(ctx, buildPath(`${base}/:user_id`, { id, user_id: userId }))) return { direct: true, sources: [] };
   const inherited = await readOrMissing(ctx, buildPath(`${base}/all/:user_id`, { id, user_id: userId }));

@@ -67,7 +67,7 @@ export function unresolvedPeople(op: Operation, input: Record<string, unknown>):
   });
 }
 
-export function personFromRecord(data: unknown): Person | undefined {
+function personFromRecord(data: unknown): Person | undefined {
   const record = asRecord(data);
   if (typeof record.id !== 'number' || typeof record.username !== 'string') return undefined;
   return { id: record.id, username: record.username, ...(typeof record.name === 'string' ? { name: record.name } : {}) };
@@ -83,7 +83,7 @@ export function describePerson(person: Person): ShownText {
 }
 
 
-export type Resolution =
+type Resolution =
   | { ok: true; input: Record<string, unknown>; targets: Targets }
   | { ok: false; message: string };
 

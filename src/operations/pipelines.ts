@@ -12,10 +12,10 @@ export const PIPELINE_STATUSES = ['running', 'pending', 'success', 'failed', 'ca
  * Where waiting for a pipeline ends: its outcome is known, or (manual) it waits for a person and will not move on its
  * own. Any other status, one the service may add included, is still on its way.
  */
-export const FINISHED_PIPELINE_STATUSES: ReadonlySet<string> = new Set(['success', 'failed', 'canceled', 'skipped', 'manual']);
+const FINISHED_PIPELINE_STATUSES: ReadonlySet<string> = new Set(['success', 'failed', 'canceled', 'skipped', 'manual']);
 
 /** The longest wait_for_pipeline may be asked to wait, in seconds. */
-export const MAX_PIPELINE_WAIT_SECONDS = 3600;
+const MAX_PIPELINE_WAIT_SECONDS = 3600;
 
 const pipelineId = () => z.number().int().positive();
 

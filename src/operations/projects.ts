@@ -9,7 +9,7 @@ import { presentList, show } from './present.js';
 const flag = (what?: string) => (what === undefined ? z.boolean().optional() : z.boolean().optional().describe(what));
 
 /** The spec's project orders (the group project list has the same). */
-export const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
+const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 export const accessLevel = () => levelField([10, 20, 30, 40, 50]);
 
 /** Filters every project list takes (instance, user and group lists). */

@@ -13,7 +13,7 @@ import { asList, asRecord, shortSha, show, type Fields } from './present.js';
 // Only TRIAGE_READS's value is used, when the operation is built: triage.ts imports this module for its action.
 import { TRIAGE_READS, type TriageReport } from './triage.js';
 
-export const REVERT_MR_OPERATION = 'revert_as_merge_request';
+const REVERT_MR_OPERATION = 'revert_as_merge_request';
 
 /** The branch a revert of `sha` is made on: the same name for the same commit, so a second press finds the first. */
 export function revertBranchName(sha: string): string {
@@ -65,7 +65,7 @@ async function existingFor(ctx: RunContext, id: string | number, branch: string,
 }
 
 /** The target branch, the commit in full and whether an earlier press left anything: reads only. */
-export async function readRevertPlan(ctx: RunContext, input: { id: string | number; sha: string; target_branch?: string }, find: Find): Promise<RevertPlan> {
+async function readRevertPlan(ctx: RunContext, input: { id: string | number; sha: string; target_branch?: string }, find: Find): Promise<RevertPlan> {
   const targetBranch = input.target_branch
     ?? String(asRecord((await executeOperation(find('get_project'), { id: input.id }, ctx)).data).default_branch ?? 'main');
   const commitRead = await executeOperation(find('get_commit'), { id: input.id, sha: input.sha, stats: false }, ctx).catch((error: unknown) => {

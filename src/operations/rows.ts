@@ -21,7 +21,7 @@ const ROW_KEYS = new Set([
   'created_at', 'updated_at', 'released_at', 'due_date', 'last_activity_at',
 ]);
 /** Longest text kept whole in a row; a description or message beyond it is cut (its first line, up to this). */
-export const ROW_TEXT_CHARS = 160;
+const ROW_TEXT_CHARS = 160;
 
 function isScalar(value: unknown): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
@@ -88,7 +88,7 @@ export function compactRow(item: unknown): unknown {
 }
 
 /** Where one listed item is read whole: the get_ tool under the list's own path, and the item field it takes. */
-export interface DetailTool {
+interface DetailTool {
   tool: string;
   parameter: string;
   /** The item field whose value goes in `parameter`. */

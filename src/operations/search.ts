@@ -90,7 +90,7 @@ function queryTerms(query: string): string[][] {
   return words(query).map((word) => [word, ...(SYNONYMS[word] ?? []).map(stem)]);
 }
 
-export interface OperationMatch {
+interface OperationMatch {
   operation: Operation;
   score: number;
 }

@@ -13,10 +13,10 @@ import { revertAction } from './revert-as-merge-request.js';
 import { asList, asRecord, shortSha, show, type Fields } from './present.js';
 
 /** Pipelines of the default branch read to find the last green one: two pages at most. */
-export const TRIAGE_PIPELINE_PAGES = 2;
+const TRIAGE_PIPELINE_PAGES = 2;
 const PIPELINES_PER_PAGE = 100;
 /** Failing jobs whose logs are read for their failing lines. */
-export const TRIAGE_FAILED_JOBS = 3;
+const TRIAGE_FAILED_JOBS = 3;
 /** Commits between the last green and the first red pipeline listed by name (the rest counted). */
 const TRIAGE_SUSPECTS = 20;
 /** Unreleased commits counted one by one; beyond it, "100+". */
@@ -64,7 +64,7 @@ export interface TriageReport {
   as_of: string;
 }
 
-export type FirstRed = NonNullable<TriageReport['red_since']>['first_red'];
+type FirstRed = NonNullable<TriageReport['red_since']>['first_red'];
 
 type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
 
@@ -285,13 +285,13 @@ function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
 }
 
 /** The incident issue's title: what is red and what fails, the same for the same incident (so it is opened once). */
-export function incidentTitle(report: TriageReport): string {
+function incidentTitle(report: TriageReport): string {
   const failing = report.failed_jobs[0];
   return `${report.default_branch} is red: ${failing ? `${failing.name} failing` : `pipeline #${report.head_pipeline?.id} failed`}`;
 }
 
 /** The report as an incident issue's description. */
-export function incidentText(report: TriageReport, now: number): string {
+function incidentText(report: TriageReport, now: number): string {
   const lines = [`${report.default_branch} of ${report.project} is ${report.verdict}: ${report.because}.`];
   if (report.failure) lines.push('', ...failureText(report.failure).split('\n').map((line) => `${line[0].toUpperCase()}${line.slice(1)}.`));
   const since = report.red_since;

@@ -4,20 +4,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunContext } from './define.js';
 
 /** The first pause between checks; the service is never asked more often than this. */
-export const MIN_POLL_INTERVAL_MS = 1_000;
+const MIN_POLL_INTERVAL_MS = 1_000;
 /** The longest pause between checks: a long pipeline is still seen finishing within seconds. */
-export const MAX_POLL_INTERVAL_MS = 10_000;
+const MAX_POLL_INTERVAL_MS = 10_000;
 /** How long a wait lasts when neither the caller nor the call's own deadline says (a test harness, a script). */
-export const DEFAULT_WAIT_MS = 10 * 60_000;
+const DEFAULT_WAIT_MS = 10 * 60_000;
 /** Time kept back for the last check, so it is not cut off by the deadline it is racing. */
 const LAST_CHECK_RESERVE_MS = 2_000;
 
 /** The pause before check number `checks + 1`: growing from the floor to the ceiling, so short waits stay quick. */
-export function pollDelayMs(checks: number): number {
+function pollDelayMs(checks: number): number {
   return Math.min(MAX_POLL_INTERVAL_MS, Math.round(MIN_POLL_INTERVAL_MS * 1.5 ** Math.max(0, checks - 1)));
 }
 
-export interface WaitSpec<T> {
+interface WaitSpec<T> {
   /** One check (one request); its errors end the wait. */
   check(): Promise<T>;
   finished(value: T): boolean;
@@ -27,7 +27,7 @@ export interface WaitSpec<T> {
   timeoutMs?: number;
 }
 
-export interface WaitOutcome<T> {
+interface WaitOutcome<T> {
   /** The last value seen. */
   value: T;
   /** False when the deadline came first. */

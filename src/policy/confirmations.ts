@@ -1,7 +1,7 @@
 // Confirmation tickets for chat front ends: a human's approval bound to one exact call, person, place and time, usable once.
 import { createHash, randomBytes } from 'node:crypto';
 
-export interface PendingCall {
+interface PendingCall {
   operation: string;
   input: Record<string, unknown>;
   /** Who asked (e.g. a Slack user id); only they may confirm. */
@@ -11,7 +11,7 @@ export interface PendingCall {
 }
 
 /** `expired`: the ticket's time ran out (counted apart from a refusal). */
-export type Redemption =
+type Redemption =
   | { ok: true; call: PendingCall }
   | { ok: false; reason: string; expired?: boolean };
 
@@ -24,7 +24,7 @@ interface Ticket {
 }
 
 /** Who clicks Confirm, where, and (when the front end has it) the call they saw: it must be the one issued. */
-export interface Redeemer {
+interface Redeemer {
   person: string;
   place: string;
   operation?: string;
@@ -127,7 +127,7 @@ export interface TicketStore {
   count(prefix: string): Promise<number>;
 }
 
-export interface DurableConfirmationOptions {
+interface DurableConfirmationOptions {
   ttlMs?: number;
   now?: () => number;
   /** Tickets one requester may have waiting at once. */

@@ -1,7 +1,7 @@
 // Fault injection and the request log, so client tests can provoke 429/5xx/resets and count what was sent.
 import { STATUS_CODES } from 'node:http';
 
-export interface FaultSpec {
+interface FaultSpec {
   /** Only requests with this method (any when left out). */
   method?: string;
   /**
@@ -19,7 +19,7 @@ export interface FaultSpec {
   resetConnection?: boolean;
 }
 
-export interface FaultAnswer {
+interface FaultAnswer {
   status: number;
   body: string;
   headers: Record<string, string>;

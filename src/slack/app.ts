@@ -14,8 +14,8 @@ import type { SlackSettings } from './settings.js';
 import type { ReadinessProbe } from '../health.js';
 import { MemoryStore, type StateStore } from '../state/store.js';
 
-export const COMMAND = '/forge';
-export const LOGIN_VIEW = 'forge_login';
+const COMMAND = '/forge';
+const LOGIN_VIEW = 'forge_login';
 const TOKEN_BLOCK = 'token_block';
 const TOKEN_INPUT = 'token';
 
@@ -26,7 +26,7 @@ const SEEN_TTL_MS = 10 * 60_000;
 /** Requests remembered at most; beyond, the oldest are forgotten (a flood must not fill the state store). */
 const SEEN_MAX = 20_000;
 
-export interface SlackAppOptions {
+interface SlackAppOptions {
   settings: SlackSettings;
   bot: SlackBot;
   log: Logger;
@@ -104,7 +104,7 @@ function turnOf(body: { team?: { id: string } | null; team_id?: string; user?: {
   };
 }
 
-export function loginView(): Record<string, unknown> {
+function loginView(): Record<string, unknown> {
   return {
     type: 'modal',
     callback_id: LOGIN_VIEW,

@@ -24,7 +24,7 @@ export function renderApprovalRequest(approval: OpenedApproval): SlackMessage | 
   return { text: `Approve ${approval.operation}?`, blocks };
 }
 
-export interface SlackApproverOptions {
+interface SlackApproverOptions {
   desk: ApprovalDesk;
   /**
    * The approver as SLACK_APPROVER names them: a user id (U012AB3CD), or team and user (T0123:U012AB3CD). Their

@@ -8,7 +8,7 @@ import { isSecretName, REDACTED } from '../operations/secrets.js';
 
 export const AUDIT_FILE = 'audit.jsonl';
 
-export interface AuditEntry {
+interface AuditEntry {
   team: string;
   user: string;
   /** The service account the call ran as ('sandbox maintainer' or 'shared read token' when not linked). */
@@ -25,7 +25,7 @@ export interface AuditEntry {
 /** Values longer than this are recorded as their size and hash: a file's content is not the audit log's business. */
 const MAX_VALUE_CHARS = 200;
 
-export function auditInput(value: unknown, key = ''): unknown {
+function auditInput(value: unknown, key = ''): unknown {
   // Wider than the credentials rule: the audit log needs no key of any kind.
   if ((isSecretName(key) || /key$/i.test(key)) && value !== undefined) return REDACTED;
   if (typeof value === 'string' && value.length > MAX_VALUE_CHARS) {

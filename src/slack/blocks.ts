@@ -29,7 +29,7 @@ export interface SlackMessage {
   blocks: Block[];
 }
 
-export const STATUS_EMOJI: Record<ChatStatus, string> = {
+const STATUS_EMOJI: Record<ChatStatus, string> = {
   success: ':white_check_mark:', failed: ':x:', running: ':arrows_counterclockwise:', pending: ':hourglass_flowing_sand:',
   canceled: ':no_entry_sign:', skipped: ':fast_forward:', warning: ':warning:', error: ':warning:', info: ':information_source:',
 };
@@ -38,7 +38,7 @@ export const STATUS_EMOJI: Record<ChatStatus, string> = {
 export const ACTION_IDS = { followUp: 'forge_followup', confirm: 'forge_confirm', cancel: 'forge_cancel', share: 'forge_share', mute: 'forge_mute' } as const;
 
 /** The label of the button that posts a private answer to the channel. */
-export const SHARE_LABEL = 'Share in channel';
+const SHARE_LABEL = 'Share in channel';
 
 /** Slack's mrkdwn treats &, < and > as markup; everything from the service or a user is text. */
 export function escapeMrkdwn(text: string): string {
@@ -195,7 +195,7 @@ function answerButton(answer: ShownText, actionId: string, value: string, style?
 }
 
 /** Slack's own "are you sure" dialog on the yes button of a call that runs `operation`. */
-export function runDialog(operation: string, answers: Answers, text: string): Block {
+function runDialog(operation: string, answers: Answers, text: string): Block {
   return {
     title: { type: 'plain_text', text: cut(`Run ${operation}?`, LIMITS.confirmTitle) },
     text: { type: 'mrkdwn', text },

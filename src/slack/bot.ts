@@ -40,15 +40,15 @@ export interface Turn {
 }
 
 /** The Web API calls the bot makes besides posting (Bolt's WebClient in production). */
-export interface SlackWeb {
+interface SlackWeb {
   postEphemeral(args: { channel: string; user: string } & SlackMessage): Promise<unknown>;
   unfurl(args: UnfurlPlace & { unfurls: Record<string, { blocks: SlackMessage['blocks'] }> }): Promise<unknown>;
 }
 
 /** Where chat.unfurl answers: a posted message (channel and ts), or a message still being written (unfurl_id and source). */
-export type UnfurlPlace = { channel: string; ts: string } | { unfurl_id: string; source: string };
+type UnfurlPlace = { channel: string; ts: string } | { unfurl_id: string; source: string };
 
-export interface BotOptions {
+interface BotOptions {
   operations: readonly Operation[];
   client: ApiTransport;
   settings: SlackSettings;
@@ -78,7 +78,7 @@ const projectKey = (turn: Turn): string => `project:${turn.user.teamId}:${turn.c
  * What the person typed: Slack sends &, < and > of a command's text as &amp;, &lt; and &gt; (its links stay <…>), and
  * a value such as a file's content must reach the service as typed, not as entities.
  */
-export function typedText(text: string): string {
+function typedText(text: string): string {
   return text.replace(/&(amp|lt|gt);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>' })[name]!);
 }
 

@@ -12,7 +12,7 @@ export interface SlackUser {
 
 export const userKey = (user: SlackUser): string => `${user.teamId}:${user.userId}`;
 
-export interface ServiceAccount {
+interface ServiceAccount {
   id?: number;
   username: string;
   name?: string;
@@ -35,7 +35,7 @@ const personKeys = (teamId: string, account: ServiceAccount) =>
 
 export const LINK_PROMPT = 'Link your account on the service first: type `/forge login` and paste a personal access token.';
 
-export interface IdentityOptions {
+interface IdentityOptions {
   store: StateStore;
   /** Undefined without FORGEOPS_SECRET: linking is refused rather than storing tokens in the clear. */
   sealer?: Sealer;

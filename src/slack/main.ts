@@ -40,7 +40,7 @@ export interface SlackBotHandle {
   close(): Promise<void>;
 }
 
-export interface SlackBotOptions {
+interface SlackBotOptions {
   port?: number;
   host?: string;
   /** One clock for the signature window and confirmation expiry (tests move it). */

@@ -3,7 +3,7 @@
 import type { Operation } from '../operations/define.js';
 import { EVENTS_PATH } from './receiver.js';
 
-export interface ManifestOptions {
+interface ManifestOptions {
   /** The public base URL Slack reaches the bot at (HTTP mode). */
   publicUrl?: string;
   socketMode?: boolean;
@@ -11,7 +11,7 @@ export interface ManifestOptions {
   unfurlDomain?: string;
 }
 
-export const MANIFEST_DEFAULTS = { publicUrl: 'https://forgeops.example.com', unfurlDomain: 'code.example.com' } as const;
+const MANIFEST_DEFAULTS = { publicUrl: 'https://forgeops.example.com', unfurlDomain: 'code.example.com' } as const;
 
 /**
  * Every Web API method the bot calls needs its scope, and no more: commands, chat.postMessage/postEphemeral,

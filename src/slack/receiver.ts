@@ -14,7 +14,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Slack gives up after 3 s; a handler that has not acked by then gets an empty 200 so Slack does not retry. */
 const ACK_DEADLINE_MS = 2_500;
 
-export interface HttpReceiverOptions {
+interface HttpReceiverOptions {
   /** What /readyz checks on the bot's own port. */
   readiness?: ReadinessProbe;
   signingSecret: string;
@@ -48,7 +48,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Slack sends commands and interactions as a form (interactions as one JSON `payload` field), events as JSON. */
-export function parseSlackBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+function parseSlackBody(raw: string, contentType: string | undefined): Record<string, unknown> {
   if ((contentType ?? '').startsWith('application/json')) return JSON.parse(raw) as Record<string, unknown>;
   const form = Object.fromEntries(new URLSearchParams(raw));
   if (typeof form.payload === 'string') return JSON.parse(form.payload) as Record<string, unknown>;

@@ -8,14 +8,14 @@ import { show } from '../operations/present.js';
 export const RELEASE_VIEW = 'forge_release';
 export const RELEASE_OPERATION = 'create_release';
 /** Each input's block id is the field of create_release it fills, so an error about a field names its block. */
-export const RELEASE_FIELDS = ['id', 'tag_name', 'ref', 'name', 'description', 'milestones'] as const;
+const RELEASE_FIELDS = ['id', 'tag_name', 'ref', 'name', 'description', 'milestones'] as const;
 type ReleaseField = (typeof RELEASE_FIELDS)[number];
 const INPUT_ACTION = 'value';
 /** Slack shows a modal error under its block in a line or two. */
 const MAX_ERROR_CHARS = 300;
 
 /** Where the form was opened: carried through Slack in private_metadata, so the outcome goes back to that channel. */
-export interface ReleaseFormOrigin {
+interface ReleaseFormOrigin {
   channelId: string;
   responseUrl?: string;
 }

@@ -48,9 +48,9 @@ export class ResponseUrls {
 }
 
 /** The Web API call the queue makes; Bolt's WebClient in production, anything with the same shape in tests. */
-export type PostMessage = (args: { channel: string } & SlackMessage) => Promise<unknown>;
+type PostMessage = (args: { channel: string } & SlackMessage) => Promise<unknown>;
 
-export interface PostQueueOptions {
+interface PostQueueOptions {
   post: PostMessage;
   log: Logger;
   /** Gap between two messages to one channel (Slack: about one a second). */

@@ -3,7 +3,7 @@ import { ConfigError, type Config } from '../config.js';
 import type { Operation } from '../operations/define.js';
 
 /** Shared outcomes: everyone in the channel wants to know a release went out or a pipeline runs again. */
-export const DEFAULT_IN_CHANNEL = ['create_release', 'retry_pipeline', 'cancel_pipeline', 'create_pipeline'];
+const DEFAULT_IN_CHANNEL = ['create_release', 'retry_pipeline', 'cancel_pipeline', 'create_pipeline'];
 
 export interface SlackSettings {
   signingSecret?: string;

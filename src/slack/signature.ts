@@ -3,9 +3,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Slack's own window: a request older (or newer) than this is a replay, whatever its signature. */
-export const MAX_REQUEST_AGE_MS = 5 * 60_000;
+const MAX_REQUEST_AGE_MS = 5 * 60_000;
 
-export interface SignedRequest {
+interface SignedRequest {
   /** The raw body exactly as received (a re-encoded body would not match). */
   body: string | Buffer;
   /** X-Slack-Request-Timestamp: seconds since the epoch. */
@@ -14,9 +14,9 @@ export interface SignedRequest {
   signature: string | undefined;
 }
 
-export type Verification = { ok: true } | { ok: false; reason: string };
+type Verification = { ok: true } | { ok: false; reason: string };
 
-export function signatureOf(signingSecret: string, timestamp: string, body: string | Buffer): string {
+function signatureOf(signingSecret: string, timestamp: string, body: string | Buffer): string {
   const hmac = createHmac('sha256', signingSecret);
   hmac.update(`v0:${timestamp}:`);
   hmac.update(body);

@@ -7,7 +7,7 @@ import { asList } from '../operations/present.js';
 /** Links unfurled from one message at most (Slack sends a handful; each costs service calls). */
 export const MAX_UNFURLS = 5;
 
-export interface UnfurlCall {
+interface UnfurlCall {
   /** The link exactly as Slack sent it: chat.unfurl keys its answer by it. */
   url: string;
   project: string;

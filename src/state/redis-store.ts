@@ -9,7 +9,7 @@ import type { PeerChannel } from './replica-bus.js';
 import type { StateStore } from './store.js';
 
 /** Every key forgeops writes starts with this, so one Redis can serve other things (and other forgeops) too. */
-export const DEFAULT_KEY_PREFIX = 'forgeops:';
+const DEFAULT_KEY_PREFIX = 'forgeops:';
 /** Keys SCAN looks at per round trip when counting by prefix. */
 const SCAN_BATCH = 1000;
 /** A command waits this long for Redis before failing the call (the service call it guards waits longer). */
@@ -25,7 +25,7 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-export interface RedisStoreOptions {
+interface RedisStoreOptions {
   /** Prepended to every key; default `forgeops:`. */
   keyPrefix?: string;
 }

@@ -12,14 +12,14 @@ export interface PeerChannel {
 }
 
 /** How long an asking replica waits for the reply: a human waits on it, and a local answer takes milliseconds. */
-export const ASK_TIMEOUT_MS = 3_000;
+const ASK_TIMEOUT_MS = 3_000;
 /** Questions one replica may have out at once: each is a human's click, so more means a flood. */
-export const MAX_PENDING_ASKS = 256;
+const MAX_PENDING_ASKS = 256;
 /** A question or reply larger than this is not one of ours (an approval answer is a few short fields). */
 const MAX_MESSAGE_CHARS = 64 * 1024;
 
 /** What came back from another replica: its handler's answer, or that no replica of that name listens. */
-export type AskResult = { reached: true; answer: unknown } | { reached: false };
+type AskResult = { reached: true; answer: unknown } | { reached: false };
 
 export class ReplicaTimeoutError extends Error {
   constructor(readonly replica: string, readonly ms: number) {

@@ -38,7 +38,7 @@ export class StoreFullError extends Error {
   }
 }
 
-export interface MemoryStoreOptions {
+interface MemoryStoreOptions {
   now?: () => number;
   /** Entries held at most: everything strangers can create has a cap. */
   maxEntries?: number;
@@ -49,7 +49,7 @@ export interface MemoryStoreOptions {
   evictOldest?: boolean;
 }
 
-export const DEFAULT_MAX_ENTRIES = 50_000;
+const DEFAULT_MAX_ENTRIES = 50_000;
 
 /** The store in process memory: for tests, and when no FORGEOPS_DATA_DIR is set (a restart then forgets everything). */
 export class MemoryStore implements StateStore {
@@ -210,7 +210,7 @@ export class FileStore extends MemoryStore {
 }
 
 /** The configured store: a file under the data directory when there is one, else memory. */
-export function openStore(dataDir: string | undefined, options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {}): StateStore {
+function openStore(dataDir: string | undefined, options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {}): StateStore {
   return dataDir ? new FileStore(dataDir, options) : new MemoryStore(options);
 }
 

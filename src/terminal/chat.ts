@@ -47,7 +47,7 @@ export interface TerminalChatOptions {
 export const CONFIRM_QUESTION = 'Run exactly this call? [y/N] ';
 
 /** The answers that mean yes, as the README says: `y` or `yes`, in any case; anything else, an empty line included, is no. */
-export function isYes(answer: string | undefined): boolean {
+function isYes(answer: string | undefined): boolean {
   return answer !== undefined && /^(?:y|yes)$/i.test(answer);
 }
 
@@ -59,7 +59,7 @@ const NO_TERMINAL = 'Not run: this call needs a y/N answer and there is no termi
  * How long the chat waits, before showing a question, for input already on its way (a paste the terminal delivers
  * in pieces): whatever arrives by then was typed before the question and is dropped, not taken as the answer.
  */
-export const QUIET_BEFORE_QUESTION_MS = 60;
+const QUIET_BEFORE_QUESTION_MS = 60;
 
 /** An operation result as JSON: bytes as text when they are text, else base64 with what they are. */
 function jsonOf(result: OperationResult): string {
@@ -200,7 +200,7 @@ function completer(operations: readonly Operation[], usernames?: (prefix: string
 }
 
 /** Shown while a ``` block is open: the command goes on until the fence closes. */
-export const CONTINUATION_PROMPT = '... ';
+const CONTINUATION_PROMPT = '... ';
 
 /** Whether the text so far opens a ``` block it has not closed yet (Enter then adds a line to the block). */
 export function opensBlock(text: string): boolean {

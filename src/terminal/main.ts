@@ -8,7 +8,7 @@ import { runInteractive, runOneShot, type TerminalChatOptions } from './chat.js'
 import { historyFile } from './history.js';
 import { terminalWatch } from '../watch/terminal-watch.js';
 
-export interface ChatCliOptions {
+interface ChatCliOptions {
   /** One shot: this line, then exit; undefined: the prompt. */
   line?: string;
   json: boolean;

@@ -16,7 +16,7 @@ export const DEFAULT_WATCH_INTERVAL_MS = 30_000;
 /** A watch standing by (another replica holds the lease) tries for it every this share of the interval. */
 const STANDBY_SHARE = 0.25;
 /** Up to this share of the interval is added at random, so many watches (and replicas) do not ask in step. */
-export const WATCH_JITTER = 0.1;
+const WATCH_JITTER = 0.1;
 /** Watches in all, on every replica (counted in the store): a stranger cannot make forgeops poll without bound. */
 export const MAX_WATCHES = 200;
 /** The longest a service's Retry-After holds a watch back: a wrong or hostile header cannot stop watching for hours. */
@@ -60,7 +60,7 @@ export type WatchEvent = (
   id?: string;
 };
 
-export interface BranchWatchOptions {
+interface BranchWatchOptions {
   project: string;
   /** The branch; the project's default branch when absent. */
   ref?: string;
@@ -109,7 +109,7 @@ interface WatchState { latest?: PipelineSeen; finished?: string; episode?: Episo
  * What one check did: polled (and what changed); skipped because another process holds the lease; paused because
  * the state store cannot be reached (nothing asked of the service); deferred because the service asked to wait.
  */
-export type CheckResult = 'not-holder' | 'unchanged' | 'changed' | 'paused' | 'deferred';
+type CheckResult = 'not-holder' | 'unchanged' | 'changed' | 'paused' | 'deferred';
 /** A check's outcome as counted: a result, or a check that failed. */
 export type CheckOutcome = CheckResult | 'failed';
 

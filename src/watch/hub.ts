@@ -16,7 +16,7 @@ import {
 } from './branch-watch.js';
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
-export const MAX_WATCHES_PER_SUBSCRIBER = 10;
+const MAX_WATCHES_PER_SUBSCRIBER = 10;
 
 /** One subscriber's watch of a project's branch (`ref` absent: the default branch, the only one watched for now). */
 export interface Subscription {
@@ -41,7 +41,7 @@ export interface StatusChange {
   ref: string;
   kind: WatchEvent['kind'] | 'changed';
 }
-export type StatusListener = (change: StatusChange) => void;
+type StatusListener = (change: StatusChange) => void;
 
 /** What watching does, as counted for /metrics (the metrics module implements it; src/watch never loads it). */
 export interface WatchRecorder {
@@ -56,7 +56,7 @@ export interface WatchRecorder {
 /** The branches this replica runs a watch for: polling (it holds the lease) or standing by. */
 export interface WatchCounts { polling: number; standingBy: number }
 
-export interface WatchHubOptions {
+interface WatchHubOptions {
   store: StateStore;
   /** Replicas sharing the store (Redis pub/sub): changes and nudges reach them all. Absent: this process alone. */
   peers?: PeerChannel;

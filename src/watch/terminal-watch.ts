@@ -11,20 +11,20 @@ import { momentText, spanText, type TriageReport } from '../operations/triage.js
 import { MemoryStore } from '../state/store.js';
 import { BranchWatch, systemClock, type WatchClock, type WatchEvent } from './branch-watch.js';
 
-export interface TerminalWatchOptions {
+interface TerminalWatchOptions {
   operations: () => readonly Operation[];
   runContext: () => RunContext;
   clock?: WatchClock;
   intervalMs?: number;
 }
 
-export interface FollowIO {
+interface FollowIO {
   /** Aborted by Ctrl+C: the watch ends and the prompt comes back. */
   signal: AbortSignal;
   write(text: string): void;
 }
 
-export const WATCH_USAGE = 'watch <project> [branch]: prints the branch\'s state, then each change, until Ctrl+C';
+const WATCH_USAGE = 'watch <project> [branch]: prints the branch\'s state, then each change, until Ctrl+C';
 
 /** The red report in a few lines: why, flaky or broken, since which commit and whose, what failed, what to type. */
 function redLines(report: TriageReport, operations: readonly Operation[]): string[] {

@@ -10,7 +10,7 @@ export const PIPELINE_HOOK_PATH = '/hooks/pipeline';
 export const MAX_WEBHOOK_BYTES = 256 * 1024;
 const TOKEN_HEADER = 'x-gitlab-token';
 
-export interface PipelineWebhookOptions {
+interface PipelineWebhookOptions {
   /** FORGEOPS_WEBHOOK_SECRET: the hook's "Secret token" in the service's settings. */
   secret: string;
   /** The hub: `nudge` makes the replica holding a project's lease check it now. */

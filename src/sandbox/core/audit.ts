@@ -7,7 +7,7 @@
 import { areaState } from './area.js';
 import type { Group, Project, Store, User } from './store.js';
 
-export type AuditEntityType = 'User' | 'Group' | 'Project';
+type AuditEntityType = 'User' | 'Group' | 'Project';
 
 export interface AuditEvent {
   id: number;
@@ -18,10 +18,10 @@ export interface AuditEvent {
   created_at: Date;
 }
 
-export type AuditEntity = { type: 'User'; user: User } | { type: 'Group'; group: Group } | { type: 'Project'; project: Project };
+type AuditEntity = { type: 'User'; user: User } | { type: 'Group'; group: Group } | { type: 'Project'; project: Project };
 
 /** What changed, in the service's detail keys (add, change/from/to, custom_message, target_*); never a secret value. */
-export type AuditChange = Record<string, string | number | boolean | null>;
+type AuditChange = Record<string, string | number | boolean | null>;
 
 function entityOf(entity: AuditEntity): { id: number; path: string } {
   if (entity.type === 'User') return { id: entity.user.id, path: entity.user.username };

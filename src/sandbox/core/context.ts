@@ -5,14 +5,14 @@ import type { SandboxRequest } from './router.js';
 import { ACCESS, type Group, type Project, type Store, type User } from './store.js';
 
 /** A required access level, fixed or depending on the project or group (e.g. reporter on private ones only). */
-export type AccessRequirement<T> = number | ((target: T) => number);
+type AccessRequirement<T> = number | ((target: T) => number);
 
-export interface AccessOptions<T> {
+interface AccessOptions<T> {
   /** The caller's effective access must be at least this (10 guest … 50 owner); admins always pass. */
   minAccess?: AccessRequirement<T>;
 }
 
-export interface ProjectAccessOptions extends AccessOptions<Project> {
+interface ProjectAccessOptions extends AccessOptions<Project> {
   /**
    * The request changes the project: an archived project (read-only) refuses it with 403
    * {"message": "403 Forbidden - the project is archived and read-only"}, after the access checks.

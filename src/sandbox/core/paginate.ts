@@ -14,7 +14,7 @@ function pageUrl(req: SandboxRequest<unknown>, changes: Record<string, string | 
   return url.toString();
 }
 
-export interface OffsetOptions {
+interface OffsetOptions {
   /**
    * Refuse pages that reach beyond this many records (the project list's offset cap), with a 405. As on the
    * service, page × per_page is checked: page 100 of 100 is the last one allowed for a cap of 10,000.

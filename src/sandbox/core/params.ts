@@ -107,7 +107,7 @@ export const param = {
 };
 
 /** Grape-style parameter names: ['assets', 'links', 0, 'name'] → 'assets[links][0][name]'. */
-export function bracketName(path: readonly PropertyKey[]): string {
+function bracketName(path: readonly PropertyKey[]): string {
   const [first, ...rest] = path.map(String);
   return (first ?? '') + rest.map((part) => `[${part}]`).join('');
 }
@@ -122,7 +122,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** Turns zod issues into the service's framework error text, several errors joined with ', '. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown): string {
+function describeIssues(issues: readonly z.core.$ZodIssue[], input: unknown): string {
   const messages: string[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {

@@ -6,7 +6,7 @@ import { param } from './params.js';
 import { ACCESS, ACCESS_LEVELS, type Project, type User } from './store.js';
 import { findReadme, projectFull, projectSimple, projectStatistics } from './views.js';
 
-export const PROJECT_ORDER_BY = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
+const PROJECT_ORDER_BY = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 type OrderBy = (typeof PROJECT_ORDER_BY)[number];
 
 /** Parameters every project list reads (the group list adds its own, the instance list the checksum filters). */
@@ -25,7 +25,7 @@ export const projectListParams = {
   min_access_level: param.integer().refine((level) => (ACCESS_LEVELS as readonly number[]).includes(level)).optional(),
 };
 
-export interface ProjectFilters {
+interface ProjectFilters {
   archived?: boolean;
   visibility?: string;
   search?: string;
@@ -100,7 +100,7 @@ export function sortProjects(projects: readonly Project[], orderBy: OrderBy = 'c
   });
 }
 
-export interface ProjectFormOptions {
+interface ProjectFormOptions {
   simple?: boolean;
   statistics?: boolean;
   with_custom_attributes?: boolean;

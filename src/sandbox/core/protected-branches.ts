@@ -5,7 +5,7 @@
 import { areaState } from './area.js';
 import { ACCESS, type Project, type Store, type User } from './store.js';
 
-export interface AccessLevelRule {
+interface AccessLevelRule {
   id: number;
   access_level: number;
   access_level_description: string;
@@ -63,7 +63,7 @@ export function newProtection(
 }
 
 /** Whether a protection's name (exact, or with * wildcards matching any characters) covers a branch. */
-export function protectionMatches(protection: ProtectedBranch, branch: string): boolean {
+function protectionMatches(protection: ProtectedBranch, branch: string): boolean {
   if (!protection.name.includes('*')) return protection.name === branch;
   const pattern = protection.name.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
   return new RegExp(`^${pattern}$`, 's').test(branch);
@@ -86,7 +86,7 @@ function passes(level: number, user: User, access: number): boolean {
  * merging need developer access at least; on a protected branch the most permissive of the rules matching it
  * decides (wildcards included), as the service documents, and so does force push.
  */
-export interface BranchPermissions {
+interface BranchPermissions {
   protected: boolean;
   push: boolean;
   merge: boolean;

@@ -8,7 +8,7 @@ import type { User } from './store.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteOptions<S extends z.ZodObject> {
+interface RouteOptions<S extends z.ZodObject> {
   /**
    * Query and body parameters, merged (body wins). Unknown keys are ignored as by the service but recorded in
    * the request log (refused with strictParams), so declare every parameter the spec lists; use z.strictObject
@@ -98,7 +98,7 @@ export interface Route {
   handler: Handler<unknown>;
 }
 
-export type RouteMatch =
+type RouteMatch =
   | { kind: 'found'; route: Route; pathParams: Record<string, string> }
   | { kind: 'method_not_allowed'; allowed: Method[] }
   | { kind: 'not_found' };

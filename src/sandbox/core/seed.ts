@@ -40,7 +40,7 @@ export const DEMO_TOKENS = {
   scim: 'fo-scim-sandbox-token',
 } as const;
 
-export type DemoRole = Exclude<keyof typeof DEMO_TOKENS, 'scim'>;
+type DemoRole = Exclude<keyof typeof DEMO_TOKENS, 'scim'>;
 
 interface DemoAccount {
   role: DemoRole;

@@ -94,7 +94,7 @@ export interface Group {
   custom_attributes: Record<string, string>;
 }
 
-export type Namespace = { kind: 'group'; group: Group } | { kind: 'user'; user: User };
+type Namespace = { kind: 'group'; group: Group } | { kind: 'user'; user: User };
 
 export type PipelineStatus = 'running' | 'pending' | 'success' | 'failed' | 'canceled' | 'skipped';
 export const PIPELINE_STATUSES = ['running', 'pending', 'success', 'failed', 'canceled', 'skipped'] as const;
@@ -142,7 +142,7 @@ export interface Milestone {
   start_date: string | null;
 }
 
-export interface ReleaseLink {
+interface ReleaseLink {
   id: number;
   name: string;
   url: string;
@@ -212,11 +212,11 @@ export interface Project {
   commitComments: CommitComment[];
 }
 
-export type NewUser = Pick<User, 'username' | 'name' | 'email'> & Partial<Omit<User, 'id' | 'namespace_id'>>;
-export type NewGroup = Pick<Group, 'name' | 'path'> & { parent?: Group } & Partial<
+type NewUser = Pick<User, 'username' | 'name' | 'email'> & Partial<Omit<User, 'id' | 'namespace_id'>>;
+type NewGroup = Pick<Group, 'name' | 'path'> & { parent?: Group } & Partial<
   Omit<Group, 'id' | 'full_path' | 'full_name' | 'parent_id' | 'members'>
 >;
-export type NewProject = Pick<Project, 'name' | 'path' | 'namespace' | 'creator_id'> &
+type NewProject = Pick<Project, 'name' | 'path' | 'namespace' | 'creator_id'> &
   Partial<Omit<Project, 'id' | 'namespace' | 'full_path' | 'name_with_namespace' | 'repo' | 'members'>>;
 
 /** What the store asks of each area when it removes a user (SandboxArea extends it, ./area.ts). */

@@ -7,7 +7,7 @@ import type { Group, Milestone, Pipeline, Project, Store, User } from './store.j
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-export function avatarUrl(email: string): string {
+function avatarUrl(email: string): string {
   const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
   return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
 }
@@ -84,7 +84,7 @@ export function projectWebUrl(store: Store, project: Project): string {
   return `${store.baseUrl}/${project.full_path}`;
 }
 
-export function namespaceView(store: Store, project: Project) {
+function namespaceView(store: Store, project: Project) {
   const ns = project.namespace;
   if (ns.kind === 'group') {
     return {
@@ -135,7 +135,7 @@ export function projectSimple(store: Store, project: Project, readmePath: string
   };
 }
 
-export interface ProjectStatistics {
+interface ProjectStatistics {
   commit_count: number;
   storage_size: number;
   repository_size: number;
@@ -145,7 +145,7 @@ export interface ProjectStatistics {
   packages_size: number;
 }
 
-export interface FullProjectExtras {
+interface FullProjectExtras {
   readmePath: string | null;
   /** The caller's direct project membership level and inherited group level (null when none). */
   projectAccess: number | null;

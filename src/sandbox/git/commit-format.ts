@@ -27,7 +27,7 @@ function serviceDate(iso: string): string {
   );
 }
 
-export function commitTitle(message: string): string {
+function commitTitle(message: string): string {
   return message.replace(/^\s+/, '').split('\n', 1)[0].trimEnd();
 }
 

@@ -4,12 +4,12 @@ import { GitNotFoundError } from './errors.js';
 import type { GitRepo } from './repo.js';
 
 /** git's well-known empty tree: the "before" of a root commit. */
-export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 /** A single file's patch above this size is sent as '' (the service's diff limits). */
 export const MAX_PATCH_BYTES = 100 * 1024;
 
-export interface DiffEntry {
+interface DiffEntry {
   diff: string;
   old_path: string;
   new_path: string;
@@ -20,13 +20,13 @@ export interface DiffEntry {
   deleted_file: boolean;
 }
 
-export interface CommitStats {
+interface CommitStats {
   additions: number;
   deletions: number;
   total: number;
 }
 
-export interface CompareResult {
+interface CompareResult {
   commit: GitCommitInfo | null;
   commits: GitCommitInfo[];
   diffs: DiffEntry[];

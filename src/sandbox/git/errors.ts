@@ -1,7 +1,7 @@
 // Typed failures of repository writes, carrying the service's own wording so routes can answer 400 with it.
 
 /** Why a commit, cherry-pick or revert was refused. */
-export type GitActionErrorKind =
+type GitActionErrorKind =
   | 'invalid_path' // empty, absolute, '..' or '.git' segments
   | 'invalid_action' // unknown action, missing content or previous_path, no actions
   | 'file_exists' // create or move onto an existing file

@@ -19,7 +19,7 @@ export interface RepoFile {
   execute_filemode: boolean;
 }
 
-export interface BlameRange {
+interface BlameRange {
   commit: Pick<
     GitCommitInfo,
     'id' | 'message' | 'parent_ids' | 'authored_date' | 'author_name' | 'author_email' | 'committed_date' | 'committer_name' | 'committer_email'
@@ -36,7 +36,7 @@ export interface TreeEntry {
 }
 
 /** The commit a read ref names; unknown refs are a 404 as on the service. */
-export async function commitAt(repo: GitRepo, ref: string): Promise<string> {
+async function commitAt(repo: GitRepo, ref: string): Promise<string> {
   const sha = await repo.resolveCommit(ref);
   if (sha === null) throw new GitNotFoundError('404 Commit Not Found');
   return sha;

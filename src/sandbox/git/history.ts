@@ -3,7 +3,7 @@ import { COMMIT_LOG_FORMAT, parseCommitLog, type GitCommitInfo } from './commit-
 import { GitNotFoundError } from './errors.js';
 import { isRepositoryPath, type GitRepo } from './repo.js';
 
-export interface ListCommitsOptions {
+interface ListCommitsOptions {
   /** Branch, tag, SHA, or a range `a..b` / `a...b`; defaults to the default branch. */
   ref?: string;
   /** Inclusive bounds on the committed date. */
@@ -17,7 +17,7 @@ export interface ListCommitsOptions {
   order?: 'default' | 'topo';
 }
 
-export interface Contributor {
+interface Contributor {
   name: string;
   email: string;
   commits: number;

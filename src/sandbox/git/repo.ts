@@ -9,7 +9,7 @@ import { GitCommandError, runGit, type RunOptions, type RunResult } from './run.
 
 export type { GitCommitInfo } from './commit-format.js';
 
-export type FileActionKind = 'create' | 'update' | 'delete' | 'move' | 'chmod';
+type FileActionKind = 'create' | 'update' | 'delete' | 'move' | 'chmod';
 
 /** One change of a multi-file commit, with the service's field names. */
 export type FileAction = {
@@ -28,7 +28,7 @@ export interface GitIdentity {
   date?: Date;
 }
 
-export interface CommitOptions {
+interface CommitOptions {
   branch: string;
   /** Branch, tag or SHA the commit builds on; needed to create a branch, or with force to overwrite one. */
   startRef?: string;
@@ -43,7 +43,7 @@ export interface CommitOptions {
 }
 
 /** An object read by readObjects. */
-export interface GitObject {
+interface GitObject {
   oid: string;
   type: 'blob' | 'tree' | 'commit' | 'tag';
   content: Buffer;
@@ -62,7 +62,7 @@ const ZERO_SHA = '0'.repeat(40);
  * 65,536 guesses enumerate every object. 7 is git's default abbreviation and the service's minimum SHA length
  * (start_sha has always needed it here), and our short_id has 8.
  */
-export const MIN_SHA_PREFIX = 7;
+const MIN_SHA_PREFIX = 7;
 const HEX_SHA = new RegExp(`^[0-9a-f]{${MIN_SHA_PREFIX},40}$`, 'i');
 
 /** A full or abbreviated (MIN_SHA_PREFIX or more hex characters) object name. */
@@ -74,7 +74,7 @@ export function isShaLike(text: string): boolean {
  * The longest branch or tag name, in bytes: git keeps each ref as a file, and a file name stops at 255 bytes
  * (longer names made git fail with "File name too long").
  */
-export const MAX_REF_NAME_BYTES = 255;
+const MAX_REF_NAME_BYTES = 255;
 const ACTION_KINDS: readonly FileActionKind[] = ['create', 'update', 'delete', 'move', 'chmod'];
 
 // Writes to one repository queue behind each other, so two commits never read the same parent and race.
@@ -95,7 +95,7 @@ function withWriteLock<T>(key: string, work: () => Promise<T>): Promise<T> {
 }
 
 /** git's ref name rules for a full ref name (git-check-ref-format), checked here to spare a process per call. */
-export function isValidRefName(name: string): boolean {
+function isValidRefName(name: string): boolean {
   if (name === '' || name === '@' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/')) return false;
   if (name.endsWith('.') || name.includes('..') || name.includes('//') || name.includes('@{')) return false;
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
@@ -125,7 +125,7 @@ export function checkRefName(name: string, field: string): void {
 }
 
 /** git refuses a NUL byte in commit and tag messages; refused here, in the caller's terms, instead. */
-export function checkMessage(message: string, field: string): void {
+function checkMessage(message: string, field: string): void {
   if (message.includes('\0')) throw new GitActionError('invalid_action', `${field} is invalid: it contains a NUL byte`);
 }
 
@@ -201,7 +201,7 @@ function commitIdentities(author: GitIdentity, committer?: GitIdentity): { autho
 }
 
 /** Environment naming author and committer of a commit made now. */
-export function commitIdentityEnv(author: GitIdentity, committer?: GitIdentity): Record<string, string> {
+function commitIdentityEnv(author: GitIdentity, committer?: GitIdentity): Record<string, string> {
   const who = commitIdentities(author, committer);
   const now = new Date();
   return { ...identityEnv('AUTHOR', who.author, now), ...identityEnv('COMMITTER', who.committer, now) };
@@ -229,7 +229,7 @@ function validateActions(actions: FileAction[]): void {
 }
 
 /** Told when a branch gets a new head (a commit, a revert or cherry-pick, a merge, a new branch); awaited. */
-export type BranchMovedListener = (branch: string, sha: string, before: string | null) => Promise<void>;
+type BranchMovedListener = (branch: string, sha: string, before: string | null) => Promise<void>;
 
 export class GitRepo {
   /** Who is told of every branch this repository moves (the sandbox's runner starts a pipeline); the seed tells none. */

@@ -26,7 +26,7 @@ export interface WatchCommandContext {
   now?: () => number;
 }
 
-export interface WatchAnswer {
+interface WatchAnswer {
   text: string;
   ok: boolean;
   /** Shared news: the channel sees that it is now watched (or no longer). */

@@ -13,7 +13,7 @@ import type { SlackMessage } from '../blocks.js';
 import { findPosted, incidentMetadata, type HistoryCall, type MessageMetadata, type PostMarker } from './posted-lookup.js';
 
 /** The Web API calls the outbox makes (a WebClient without retries of its own in production). */
-export interface OutboxSlack {
+interface OutboxSlack {
   postMessage(args: { channel: string; thread_ts?: string; metadata?: MessageMetadata } & SlackMessage): Promise<{ ts?: string }>;
   update(args: { channel: string; ts: string } & SlackMessage): Promise<unknown>;
   /** conversations.history, to find a post whose answer was lost. */
@@ -29,7 +29,7 @@ export function outboxSlackOf(web: webApi.WebClient): OutboxSlack {
   };
 }
 
-export type OutboxKind = 'post' | 'update' | 'reply' | 'notice';
+type OutboxKind = 'post' | 'update' | 'reply' | 'notice';
 
 interface Entry {
   kind: OutboxKind;
@@ -69,13 +69,13 @@ export interface OutboxOptions {
   holder?: string;
 }
 
-export const OUTBOX_PREFIX = 'slack:outbox:';
+const OUTBOX_PREFIX = 'slack:outbox:';
 const channelPrefix = (channel: string) => `${OUTBOX_PREFIX}${encodeURIComponent(channel)}:`;
 const lockKey = (key: string) => `slack:outbox-lock:${key.slice(OUTBOX_PREFIX.length)}`;
 const pauseKey = (channel: string) => `slack:outbox-pause:${encodeURIComponent(channel)}`;
 
-export const MAX_OUTBOX_PER_CHANNEL = 50;
-export const MAX_OUTBOX = 2_000;
+const MAX_OUTBOX_PER_CHANNEL = 50;
+const MAX_OUTBOX = 2_000;
 /** Backoff after a 5xx or a network error: doubling from 2 s up to 5 min, for at most this many attempts. */
 const BACKOFF_BASE_MS = 2_000;
 const BACKOFF_MAX_MS = 5 * 60_000;
@@ -102,7 +102,7 @@ const GONE_ERRORS = new Set(['channel_not_found', 'not_in_channel', 'is_archived
 type Verdict = { kind: 'retry'; afterMs?: number; why: string } | { kind: 'gone'; reason: string } | { kind: 'drop'; why: string };
 
 /** What a failed Web API call means for the entry, from the shapes @slack/web-api's errors have. */
-export function classify(error: unknown): Verdict {
+function classify(error: unknown): Verdict {
   const e = error as { code?: string; retryAfter?: unknown; statusCode?: number; data?: { error?: string }; message?: string };
   if (typeof e.retryAfter === 'number') return { kind: 'retry', afterMs: Math.max(1, e.retryAfter) * 1000, why: `rate limited (Retry-After ${e.retryAfter} s)` };
   const platform = e.data?.error;

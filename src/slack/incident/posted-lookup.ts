@@ -2,7 +2,7 @@
 // replica that died before saving the ts): every post carries message metadata naming its outbox entry, and the
 // channel's history around the attempts is searched for it before the post is sent again.
 
-export const INCIDENT_EVENT_TYPE = 'forgeops_incident';
+const INCIDENT_EVENT_TYPE = 'forgeops_incident';
 
 /** What a post carries to be recognised later: its episode, its channel, and its outbox entry's id. */
 export interface PostMarker {
@@ -16,7 +16,7 @@ export interface MessageMetadata {
   event_payload: Record<string, string>;
 }
 
-export interface HistoryArgs {
+interface HistoryArgs {
   channel: string;
   oldest: string;
   latest: string;
@@ -26,7 +26,7 @@ export interface HistoryArgs {
   cursor?: string;
 }
 
-export interface HistoryPage {
+interface HistoryPage {
   messages?: Array<{ ts?: string; metadata?: { event_type?: string; event_payload?: Record<string, unknown> } }>;
   has_more?: boolean;
   response_metadata?: { next_cursor?: string };

@@ -10,7 +10,7 @@ import type { CommitRef } from '../../watch/branch-watch.js';
 import { LIMITS, codeBlocks, cut, escapeMrkdwn, type Block, type SlackMessage } from '../blocks.js';
 
 /** Lines of a failing job's log shown in the message (the log's tail is a button away). */
-export const ERROR_LINES = 8;
+const ERROR_LINES = 8;
 
 export type IncidentPhase = 'red' | 'running' | 'still-red' | 'green';
 
@@ -61,7 +61,7 @@ function verdictLines(failure: FailureVerdict): string[] {
 }
 
 /** The last lines of a job's failing part, hidden characters spelled out (newlines and tabs kept: they lay out the log). */
-export function errorLines(excerpt: string, lines = ERROR_LINES): string {
+function errorLines(excerpt: string, lines = ERROR_LINES): string {
   const text = unfenceLog(excerpt).replace(/\r\n?/g, '\n').replace(/\n+$/, '');
   return spellOutHidden(text.split('\n').slice(-lines).join('\n'), '\n\t');
 }

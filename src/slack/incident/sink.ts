@@ -15,9 +15,9 @@ import type { Identities } from '../identity.js';
 import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
 import { renderGone, renderIncident, renderNote, type IncidentButton, type IncidentPhase, type IncidentView } from './render.js';
 
-export const SLACK_SUBSCRIBER_PREFIX = 'slack:';
+const SLACK_SUBSCRIBER_PREFIX = 'slack:';
 /** How long Mute for an hour mutes. */
-export const MUTE_MS = 3600_000;
+const MUTE_MS = 3600_000;
 /** The buttons of an incident message keep working this long (each update makes fresh ones). */
 const BUTTON_TTL_MS = 7 * 24 * 3600_000;
 /** Lines of the log Show the log shows. */
@@ -51,7 +51,7 @@ interface IncidentRecord {
 
 interface MuteRef { place: string; project: string; incident: IncidentOfButton }
 
-export interface IncidentMessagesOptions {
+interface IncidentMessagesOptions {
   store: StateStore;
   outbox: Outbox;
   identities: Identities;

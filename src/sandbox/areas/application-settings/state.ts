@@ -2,9 +2,9 @@
 // and the "requires" rules of the spec's table, checked on the settings as they would be saved.
 import { areaState } from '../../core/area.js';
 
-export type ApplicationSettings = Record<string, unknown>;
+type ApplicationSettings = Record<string, unknown>;
 
-export function defaultApplicationSettings(now: Date): ApplicationSettings {
+function defaultApplicationSettings(now: Date): ApplicationSettings {
   return {
     id: 1, created_at: now.toISOString(), updated_at: now.toISOString(),
     default_projects_limit: 100000, signup_enabled: true, default_branch_protection: 2, restricted_visibility_levels: [],
@@ -38,7 +38,7 @@ export function defaultApplicationSettings(now: Date): ApplicationSettings {
 }
 
 /** The spec's "requires" rules: when the setting on the left is enabled, each companion must hold a value. */
-export const REQUIRES: Record<string, string[]> = {
+const REQUIRES: Record<string, string[]> = {
   spamfilter_enabled: ['spamfilter_api_key'],
   asset_proxy_enabled: ['asset_proxy_url'],
   domain_blacklist_enabled: ['domain_blacklist'],
@@ -78,7 +78,7 @@ const UNIT_SECONDS: Record<string, number> = {
 const DURATION = /^(?:\s*\d+(?:\.\d+)?\s*[a-z]+\s*,?\s*(?:and\b)?)+$/i;
 
 /** "15 days", "1 month", "2 years and 3 days", "12h" → seconds; undefined when it is not a duration. */
-export function durationSeconds(text: string): number | undefined {
+function durationSeconds(text: string): number | undefined {
   if (!DURATION.test(text)) return undefined;
   let total = 0;
   for (const [, amount, word] of text.toLowerCase().matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {

@@ -25,7 +25,7 @@ interface PendingExport {
 }
 
 /** Export archives by group id; a new export replaces the earlier one. */
-export class GroupExports {
+class GroupExports {
   delayMs = 1000;
   private readonly exports = new Map<number, PendingExport>();
 

@@ -13,7 +13,7 @@ export interface GroupVariable {
   protected: boolean;
 }
 
-export const MAX_KEY_LENGTH = 255;
+const MAX_KEY_LENGTH = 255;
 
 /** The service's model errors for a key (the spec: at most 255 characters, only A-Z a-z 0-9 and underscore). */
 export function keyErrors(key: string): string[] {

@@ -11,7 +11,7 @@ import { ACCESS, ACCESS_LEVELS, type Group, type Project, type User } from '../.
 import { groupWebUrl, projectStatistics } from '../../core/views.js';
 
 /** Group details list at most this many projects, and as many shared ones (the spec's limit). */
-export const GROUP_DETAILS_PROJECT_CAP = 100;
+const GROUP_DETAILS_PROJECT_CAP = 100;
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 

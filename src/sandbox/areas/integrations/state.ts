@@ -7,7 +7,7 @@
 import type { Store } from '../../core/store.js';
 import { areaState } from '../../core/area.js';
 
-export type ParamType = 'string' | 'boolean' | 'branches';
+type ParamType = 'string' | 'boolean' | 'branches';
 
 export interface IntegrationKind {
   slug: string;
@@ -81,7 +81,7 @@ export interface StoredIntegration {
   properties: Record<string, string | boolean>;
 }
 
-export class IntegrationState {
+class IntegrationState {
   /** `${projectId}:${slug}` → the active integration. */
   readonly active = new Map<string, StoredIntegration>();
 }

@@ -31,7 +31,7 @@ export async function prepareFacts(store: Store, project: Project, sha: string):
   }
 }
 
-export interface NewPipeline {
+interface NewPipeline {
   ref: string;
   sha: string;
   tag: boolean;

@@ -20,7 +20,7 @@ export type OutcomeRule =
   | { kind: 'infrastructure_on_first_attempt'; reason: 'runner_system_failure' | 'stuck_or_timeout_failure' };
 
 /** Which failure a job's log tells. */
-export type FailureLog = 'date_test' | 'webhook_timeout';
+type FailureLog = 'date_test' | 'webhook_timeout';
 
 export interface ScenarioJob {
   name: string;
@@ -63,7 +63,7 @@ function nodeScenario(test: OutcomeRule): Scenario {
   };
 }
 
-export const SCENARIOS: Readonly<Record<string, Scenario>> = {
+const SCENARIOS: Readonly<Record<string, Scenario>> = {
   'acme/web': nodeScenario({
     kind: 'fails_while_file_contains',
     path: 'src/utils/format date.ts',
@@ -92,7 +92,7 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   },
 };
 
-export const DEFAULT_SCENARIO: Scenario = nodeScenario(PASS);
+const DEFAULT_SCENARIO: Scenario = nodeScenario(PASS);
 
 export function scenarioFor(projectPath: string): Scenario {
   return SCENARIOS[projectPath] ?? DEFAULT_SCENARIO;

@@ -4,14 +4,14 @@ import { areaState } from '../../core/area.js';
 import type { Store, User } from '../../core/store.js';
 
 export const NOTIFICATION_LEVELS = ['disabled', 'participating', 'watch', 'global', 'mention', 'custom'] as const;
-export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
+type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
 /** The email events a `custom` level switches; new_epic belongs to the higher tier. */
 export const NOTIFICATION_EVENTS = [
   'new_note', 'new_issue', 'reopen_issue', 'close_issue', 'reassign_issue', 'issue_due', 'new_merge_request',
   'push_to_merge_request', 'reopen_merge_request', 'close_merge_request', 'reassign_merge_request',
   'merge_merge_request', 'failed_pipeline', 'success_pipeline', 'new_epic',
 ] as const;
-export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
 export interface NotificationSetting {
   level: NotificationLevel;

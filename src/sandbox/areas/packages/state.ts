@@ -14,7 +14,7 @@ import { areaState } from '../../core/area.js';
  * The two package types. The spec leaves their literal names out (they carry product names); these are the
  * service's own, which clients of it expect.
  */
-export const PACKAGE_TYPES = ['maven', 'npm'] as const;
+const PACKAGE_TYPES = ['maven', 'npm'] as const;
 
 export interface PackageFile {
   id: number;

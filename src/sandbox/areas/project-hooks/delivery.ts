@@ -7,7 +7,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { ProjectHook } from './state.js';
 
-export const DELIVERY_TIMEOUT_MS = 5000;
+const DELIVERY_TIMEOUT_MS = 5000;
 const QUEUE_LIMIT = 50;
 
 interface Pending {

@@ -17,7 +17,7 @@ import { HookDeliveries } from './delivery.js';
 import { pipelineEvent, pipelineSnapshot } from './payload.js';
 import { EVENT_FLAGS, hooksOf, type EventFlag, type ProjectHook } from './state.js';
 
-export const HOOKS_PER_PROJECT = 20;
+const HOOKS_PER_PROJECT = 20;
 const URL_MAX = 2048;
 const TOKEN_MAX = 255;
 

@@ -21,7 +21,7 @@ export const EVENT_FLAGS = {
 export type EventFlag = keyof typeof EVENT_FLAGS;
 
 /** How the last delivery went: the receiver's HTTP status, or why none came back (timeout, refused, …). */
-export interface DeliveryStatus {
+interface DeliveryStatus {
   at: Date;
   event: string;
   status: number | null;

@@ -42,7 +42,7 @@ function escapeHtml(text: string): string {
 }
 
 /** A small Markdown subset (headings, bullet lists, paragraphs) with all text escaped. */
-export function renderMarkdown(markdown: string): string {
+function renderMarkdown(markdown: string): string {
   return markdown
     .split(/\n\s*\n/)
     .map((block) => block.trim())

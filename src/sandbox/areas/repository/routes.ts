@@ -42,7 +42,7 @@ export function identityOf(user: User): GitIdentity {
  * The largest file a write may carry, decoded. The spec names none; 10 MiB keeps a commit of a few files well
  * under the 25 MiB request body limit, and anything bigger belongs in a package or LFS, not in a commit.
  */
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /**
  * Content as sent with `encoding`: text (default) or base64, which must be well-formed; above MAX_FILE_BYTES
@@ -82,7 +82,7 @@ export function commitView(commit: GitCommitInfo): GitCommitInfo {
 }
 
 /** git's own test for binary content: a NUL byte in the first 8000 bytes. */
-export function rawContentType(content: Buffer): string {
+function rawContentType(content: Buffer): string {
   return content.subarray(0, 8000).includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
 }
 
@@ -94,7 +94,7 @@ export function sendRaw(reply: Reply, content: Buffer, fileName?: string): void 
 }
 
 /** filename= for Content-Disposition, with an RFC 5987 filename* when the name is not plain ASCII. */
-export function dispositionFileName(fileName: string): string {
+function dispositionFileName(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return ascii === fileName ? `filename="${fileName}"` : `filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }

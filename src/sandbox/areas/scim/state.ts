@@ -5,11 +5,11 @@ import type { Group, Identity, Store, User } from '../../core/store.js';
 import { areaState } from '../../core/area.js';
 
 export const SAML_PROVIDER = 'group_saml';
-export const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const SCIM_LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 
 /** The user's SAML identity in this group, if provisioned there. */
-export function groupIdentity(store: Store, user: User, group: Group): Identity | undefined {
+function groupIdentity(store: Store, user: User, group: Group): Identity | undefined {
   const provider = samlProvidersOf(store).get(group.id);
   return user.identities.find((i) => i.provider === SAML_PROVIDER && i.saml_provider_id === provider);
 }

@@ -8,7 +8,7 @@
 import { ACCESS, type Project, type Store, type User, type Visibility } from '../../core/store.js';
 import { areaState } from '../../core/area.js';
 
-export interface UserAgentDetail {
+interface UserAgentDetail {
   user_agent: string;
   ip_address: string;
   spamfilter_submitted: boolean;

@@ -20,7 +20,7 @@ const listParams = z.object({
 const createParams = z.object({ tag_name: z.string(), ref: z.string(), message: z.string().optional() });
 
 /** Compares version-like names: numeric runs as numbers, the rest as text. */
-export function compareVersions(a: string, b: string): number {
+function compareVersions(a: string, b: string): number {
   const split = (s: string) => s.replace(/^v/i, '').split(/(\d+)/).filter((part) => part !== '');
   const [pa, pb] = [split(a), split(b)];
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {

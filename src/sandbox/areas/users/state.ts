@@ -4,14 +4,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Store, User } from '../../core/store.js';
 import { areaState } from '../../core/area.js';
 
-export interface PasswordRecord {
+interface PasswordRecord {
   sha256: string;
   /** Set by an administrator: the user must choose a new one at next sign-in (the spec's rule for updates). */
   mustChange: boolean;
 }
 
 /** User id → password record; a reset e-mail or a random password leaves a hash nobody knows. */
-export class PasswordBook {
+class PasswordBook {
   private readonly records = new Map<number, PasswordRecord>();
 
   set(user: User, password: string, mustChange: boolean): void {

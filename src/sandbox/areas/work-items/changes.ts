@@ -142,7 +142,7 @@ export function replyNotes(
 const NOTE_LIMIT = 1_000_000;
 
 /** A blank or too long body is refused as the service's notes API words it (a Ruby hash of the model's errors). */
-export function noteBody(body: string): string {
+function noteBody(body: string): string {
   if (body.trim() === '') throw messageError(400, '400 Bad request - Note {:note=>["can\'t be blank"]}');
   if ([...body].length > NOTE_LIMIT) throw messageError(400, `400 Bad request - Note {:note=>["is too long (maximum is ${NOTE_LIMIT} characters)"]}`);
   return body;

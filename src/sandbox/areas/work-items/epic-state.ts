@@ -2,14 +2,14 @@
 // to-dos, and which groups' plan lacks the feature.
 import { areaState } from '../../core/area.js';
 
-export interface EpicTodo {
+interface EpicTodo {
   id: number;
   user_id: number;
   epic_id: number;
   created_at: Date;
 }
 
-export class EpicState {
+class EpicState {
   readonly todos: EpicTodo[] = [];
   /**
    * Top-level groups whose plan lacks epics: every epic call on them or below them is 403, as on the service when

@@ -201,7 +201,7 @@ const EPICS: Array<{ group: string; title: string; author: string; labels: strin
 ];
 
 /** The commit a branch points at in the seed history, or null when the seed has no such branch. */
-export type BranchTip = (project: Project, branch: string) => string | null;
+type BranchTip = (project: Project, branch: string) => string | null;
 
 function awardsOf(list: Array<[string, string]> | undefined, users: Map<string, User>): Award[] {
   return (list ?? []).map(([username, name]) => ({ user_id: users.get(username)!.id, name }));

@@ -35,7 +35,7 @@ const negatableShape = {
   search: z.string().optional(),
 };
 
-export const workItemParamsShape = {
+const workItemParamsShape = {
   ...negatableShape,
   with_labels_details: param.boolean().optional(),
   // The hyphenated names are deprecated spellings the service still reads.

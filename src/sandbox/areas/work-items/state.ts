@@ -39,7 +39,7 @@ export interface WorkItem {
   discussion_locked: boolean | null;
 }
 
-export type IssueType = 'issue' | 'incident' | 'test_case' | 'task';
+type IssueType = 'issue' | 'incident' | 'test_case' | 'task';
 
 export interface Issue extends WorkItem {
   state: 'opened' | 'closed';
@@ -144,7 +144,7 @@ export interface Note {
 }
 
 /** A sandbox's work items; read them through workItemsOf(store). */
-export interface WorkItems {
+interface WorkItems {
   /** Labels by the group or project that defines them ('group:7', 'project:3'); a project also sees its groups' labels. */
   readonly labels: Map<string, Label[]>;
   readonly issues: Issue[];
