@@ -54,7 +54,7 @@ const TYPE_ONLY_KEYWORDS: Record<string, readonly string[]> = {
 
 /**
  * `anyOf: [{type: integer, minimum: 1}, {type: string}]` says the same as `type: [integer, string], minimum: 1`,
- * because numeric keywords ignore strings and string keywords ignore numbers: a project `id` on 110 tools costs
+ * because numeric keywords ignore strings and string keywords ignore numbers: a project `id`, on most tools, costs
  * half as much. Merged only when every branch holds keywords of its own type alone and no keyword appears twice.
  */
 function mergeTypeUnion(branches: unknown[]): Record<string, unknown> | undefined {
@@ -141,7 +141,7 @@ export function compactSchema(node: unknown, top = true): unknown {
 
 /**
  * Descriptions the server's instructions give once for every tool (see SHARED_INPUTS_NOTE): a project `id` and the
- * paging inputs, which would otherwise be repeated on 66 and 36 tools. The field itself, its type and bounds stay.
+ * paging inputs, which would otherwise be repeated on most tools. The field itself, its type and bounds stay.
  */
 function dropSharedDescriptions(op: Operation, properties: Record<string, Record<string, unknown>>): void {
   for (const [name, schema] of Object.entries(properties)) {

@@ -1,5 +1,5 @@
 // Each API area's operations loaded on their own: `forgeops mcp` builds the zod schemas of the area a call needs,
-// not all 166 (the whole registry is most of a stdio server's first call). index.ts stays the whole registry;
+// not every area's (the whole registry is most of a stdio server's first call). index.ts stays the whole registry;
 // test/unit/operations/areas.test.ts holds the two to the same operations.
 import type { Area, Operation } from './define.js';
 

@@ -117,7 +117,7 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
   /** Method and path template as written in endpoints.tsv, e.g. 'POST /projects/:id/pipelines/:pipeline_id/retry'. */
   route: string;
   /**
-   * For an operation beyond the spec's 131 endpoints: where the same service's public REST docs (v4) describe it,
+   * For an operation beyond the spec's endpoints: where the same service's public REST docs (v4) describe it,
    * e.g. 'Jobs API: Get a log file'. Such an operation is marked outside the spec in `forgeops ops` and the README,
    * and follows those docs with the same care (sandbox route, contract test, policy decision).
    */
@@ -315,7 +315,8 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
       throw new Error(`operation ${spec.name}: rule ${rule.kind} needs two or more of its own input keys (unknown: ${unknown.join(', ') || 'none'})`);
     }
   }
-  // The published schema is built when first asked for: a server that runs one operation builds one, not 131.
+  // The published schema is built when first asked for: a server that runs one operation builds one, not
+  // one per operation in the registry.
   let input: S | undefined;
   const buildInput = (): S => {
     let built = capUrlValues(spec.input, urlKeys(method as HttpMethod, pathParams, spec)) as S;
