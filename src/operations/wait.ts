@@ -45,7 +45,7 @@ export async function waitUntil<T>(ctx: RunContext, spec: WaitSpec<T>): Promise<
   const lastCheckAt = Math.min(ownLimit, ctx.deadline === undefined ? Infinity : ctx.deadline - LAST_CHECK_RESERVE_MS);
   let checks = 0;
   // When each check is due, by the schedule alone: how many checks a wait makes must not depend on how fast the
-  // service answered (a first answer within the same millisecond used to buy one more check).
+  // service answered (a first answer within the same millisecond must not buy one more check).
   let due = started;
   for (;;) {
     const value = await spec.check();

@@ -180,8 +180,8 @@ describe('wait_for_pipeline', () => {
   it('waits as long as it was told: a 3 s wait checks until the last check that keeps one second from the one before', async () => {
     const [running] = (await suite.call('list_pipelines', { id: WEB, status: 'running' })).data as Pipeline[];
     const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: running.id, timeout_seconds: 3 });
-    // Checks at about 0, 1 and 2.5 s (it used to answer after the first): the next, at 3 s, would come sooner than the
-    // 1 s floor after the last.
+    // Checks at about 0, 1 and 2.5 s, not just the first: the next, at 3 s, would come sooner than the 1 s floor after
+    // the last.
     expect(result.data).toMatchObject({ status: 'running', wait: { finished: false, checks: 3 } });
   });
 

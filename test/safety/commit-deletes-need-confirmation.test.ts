@@ -1,4 +1,4 @@
-// Hole 1: a declined deletion must not run anyway through create_commit (a delete or move action), nor any other change the policy judges dangerous.
+// A declined deletion must not run anyway through create_commit (a delete or move action), nor any other change the policy judges dangerous.
 import { describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 

@@ -1,4 +1,4 @@
-// Hole 3: what the human confirms is exactly what runs: every path, ref, project and action shown whole; only long content summarised.
+// What the human confirms is exactly what runs: every path, ref, project and action shown whole; only long content summarised.
 import { describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 

@@ -1,4 +1,4 @@
-// Audit round 3, break 3: a CI variable's value is a credential whatever its key. Created and read over MCP and in
+// A CI variable's value is a credential whatever its key. Created and read over MCP and in
 // Slack (the terminal chat's side is in test/e2e/chat.test.ts), the value shows in none of them unless revealed; a
 // revealed read asks a human first, and in Slack goes to the asker alone even where the channel sees reads.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Hole 9: over HTTP the confirmation question travels on the tool call's own stream, so a client without the optional GET stream sees it.
+// Over HTTP the confirmation question travels on the tool call's own stream, so a client without the optional GET stream sees it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -1,4 +1,4 @@
-// Hole 2: a .env in the working directory (a cloned repository) is never read by itself: it cannot weaken confirmation or route traffic through a proxy.
+// A .env in the working directory (a cloned repository) is never read by itself: it cannot weaken confirmation or route traffic through a proxy.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Audit round 3, break 2: a model must not forge lines in what a human approves. Every code point of the Unicode
+// A model must not forge lines in what a human approves. Every code point of the Unicode
 // categories a reader cannot see for what they are is generated here and put, in keys and in values, into a call
 // that needs a human; each front end's rendering (MCP elicitation, the approval page, Slack's confirmation and the
 // approver's message, the terminal chat) must spell every one of them out and carry none of them raw.

@@ -1,4 +1,4 @@
-// Hole 8: against a service that accepts connections and never answers, a tool call ends at its deadline with words naming the service, showing progress meanwhile.
+// Against a service that accepts connections and never answers, a tool call ends at its deadline with words naming the service, showing progress meanwhile.
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

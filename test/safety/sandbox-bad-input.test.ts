@@ -1,4 +1,4 @@
-// Proves that bad input the sandbox once answered with 500 (lone surrogates, huge content, NUL, huge refs and tags) is a 4xx that stores nothing.
+// Proves that bad input (lone surrogates, huge content, NUL, huge refs and tags) is a 4xx that stores nothing, never a 500.
 import { describe, expect, it } from 'vitest';
 import { enc, useSandbox, WEB } from '../unit/sandbox/routes-git-helpers.js';
 

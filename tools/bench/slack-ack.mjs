@@ -1,5 +1,5 @@
 // Benchmark: `forgeops slack` under 50 concurrent signed /forge commands: time to the HTTP ack and to the response_url reply, against a trivial server.
-// Run by hand after `npm run build`: node tools/bench/slack-ack.mjs   (target, issue 7: ack p99 ≤ 100 ms; Slack allows 3 s)
+// Run by hand after `npm run build`: node tools/bench/slack-ack.mjs   (target: ack p99 ≤ 100 ms; Slack allows 3 s)
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';

@@ -72,7 +72,7 @@ export function decodeQueryString(text: string): ParamTree {
   return decodeBracketParams(new URLSearchParams(text).entries());
 }
 
-// The service's boolean coercion (issue 8): clients send more than 'true'/'false' — Python's requests writes
+// The service's boolean coercion, which any client may rely on: clients send more than 'true'/'false' — Python's requests writes
 // True/False — and the service reads these words; anything else is "does not have a valid value".
 const TRUE_WORDS = new Set(['true', 'True', '1', 't', 'yes', 'on']);
 const FALSE_WORDS = new Set(['false', 'False', '0', 'f', 'no', 'off']);

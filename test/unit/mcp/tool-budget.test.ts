@@ -1,4 +1,5 @@
-// What tools/list costs an assistant, read through the SDK client: the budgets of issues 8, 9 and 10 as tests.
+// What tools/list costs an assistant, read through the SDK client: its budgets, in tokens per tool and for the
+// default set, as tests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/http/client.js';
 import { connectInMemory } from '../../helpers/mcp.js';

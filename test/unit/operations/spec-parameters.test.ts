@@ -1,4 +1,4 @@
-// The spec audit, kept as a test: every parameter the spec documents (test/data/spec-parameters/<area>.tsv) and every
+// The registry held to the spec: every parameter the spec documents (test/data/spec-parameters/<area>.tsv) and every
 // rule it states in prose (test/data/spec-rules.tsv) checked against the registry's schemas, both ways, so neither
 // can drift from what the spec says.
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 8: the sandbox reads parameters as the service does for any client (python-requests spellings, path values repeated, null, unknown names) and logs what it ignored.
+// The sandbox reads parameters as the service does for any client (python-requests spellings, path values repeated, null, unknown names) and logs what it ignored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation } from '../../../src/operations/define.js';

@@ -71,7 +71,7 @@ describe('parseParams', () => {
 
   test('missing, unknown and invalid parameters get the service texts', () => {
     expect(errorOf({})).toEqual({ error: 'ref is missing' });
-    // The service ignores an unknown parameter (issue 8); only strict mode refuses it.
+    // The service ignores an unknown parameter; only strict mode refuses it.
     expect(errorOf({ ref: 'x', reff: 'y' }, true)).toEqual({ error: 'reff is not a known parameter' });
     expect(errorOf({ ref: 'x', mode: 'c' })).toEqual({ error: 'mode does not have a valid value' });
     // 'yes' is one of the service's boolean words now; 'maybe' is none.

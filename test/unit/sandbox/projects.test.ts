@@ -167,7 +167,7 @@ describe('keyset pagination', () => {
   });
 });
 
-describe('audit: offset cap and statistics', () => {
+describe('offset cap and statistics', () => {
   test('offset pagination serves at most 10,000 records: page 100 of 100 is the last page allowed', async () => {
     const last = await api(sandbox, 'GET', '/projects?per_page=100&page=100');
     expect(last.status).toBe(200);

@@ -116,7 +116,7 @@ describe('creating commits', () => {
   it('refuses bad requests with the field named, and refused changes with 400', async () => {
     const both = await commit('x', [{ action: 'create', file_path: 'x', content: 'x' }], { start_branch: 'main', start_sha: 'a'.repeat(40) });
     expect(both.data).toEqual({ error: 'start_branch, start_sha are mutually exclusive' });
-    // An unknown nested key is ignored as on the service (issue 8), only named in the request log.
+    // An unknown nested key is ignored as on the service, only named in the request log.
     const badAction = await commit('main', [{ action: 'rename', file_path: 'x', mode: '755' }]);
     expect(badAction.data).toEqual({ error: 'actions[0][action] does not have a valid value' });
     expect(sandbox().requests.all().at(-1)?.unknownParams).toEqual(['actions[0][mode]']);
@@ -179,7 +179,7 @@ describe('listing commits', () => {
   it('validates its parameters', async () => {
     expect((await call('GET', commits(), { query: { since: 'yesterday' } })).data).toEqual({ error: 'since does not have a valid value' });
     expect((await call('GET', commits(), { query: { order: 'random' } })).data).toEqual({ error: 'order does not have a valid value' });
-    // An unknown parameter is ignored as on the service (issue 8), only named in the request log.
+    // An unknown parameter is ignored as on the service, only named in the request log.
     expect((await call('GET', commits(), { query: { author: 'bob' } })).status).toBe(200);
     expect(sandbox().requests.all().at(-1)?.unknownParams).toEqual(['author']);
     expect((await call('GET', commits(), { query: { ref_name: 'nope' } })).status).toBe(404);
@@ -314,7 +314,7 @@ describe('comments', () => {
   });
 });
 
-describe('audit: paths that name nothing in the repository', () => {
+describe('paths that name nothing in the repository', () => {
   it('falls back to a plain comment for a line or path that does not exist, instead of refusing or failing', async () => {
     const sha = await createOn('comments-audit', { 'ca/file.txt': 'one\ntwo\n' }, 'main');
     // The spec's comment rule: a missing line or path attaches the comment to the commit, with nulls.

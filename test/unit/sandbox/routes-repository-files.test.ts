@@ -71,7 +71,7 @@ describe('reading a file', () => {
     const missing = await call('GET', file(WEB, 'README.md'));
     expect(missing.status).toBe(400);
     expect(missing.data).toEqual({ error: 'ref is missing' });
-    // The service ignores an unknown parameter (issue 8); the request log names it.
+    // The service ignores an unknown parameter; the request log names it.
     const unknown = await call('GET', file(WEB, 'README.md'), { query: { ref: 'main', refs: 'x' } });
     expect(unknown.status).toBe(200);
     expect(sandbox().requests.all().at(-1)?.unknownParams).toEqual(['refs']);
@@ -178,7 +178,7 @@ describe('writing a file', () => {
     const badBase64 = await call('POST', file(WEB, 'p.txt'), { json: { branch: 'main', content: '@@', commit_message: 'm', encoding: 'base64' } });
     expect(badBase64.status).toBe(400);
     expect(badBase64.data.error).toContain('content');
-    // content is not a parameter of a delete: ignored as on the service (issue 8) and logged, not refused.
+    // content is not a parameter of a delete: ignored as on the service and logged, not refused.
     const deleteWithContent = await call('DELETE', file(WEB, 'p.txt'), { json: { branch: 'main', content: 'x' } });
     expect(deleteWithContent.data).toEqual({ error: 'commit_message is missing' });
     expect(sandbox().requests.all().at(-1)?.unknownParams).toEqual(['content']);

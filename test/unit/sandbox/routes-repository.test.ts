@@ -174,7 +174,7 @@ describe('merge_base', () => {
   });
 });
 
-describe('audit: tree paths', () => {
+describe('tree paths', () => {
   it('answers a path that cannot name a directory as a missing tree, like any other missing path', async () => {
     for (const treePath of ['../docs', 'docs/../docs', './docs', '.git']) {
       const answer = await call('GET', repoPath(WEB, 'tree'), { query: { path: treePath } });

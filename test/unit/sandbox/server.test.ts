@@ -108,7 +108,7 @@ describe('visibility and permissions', () => {
 });
 
 describe('parameters', () => {
-  // Issue 8: the service ignores parameters it does not know, so the sandbox does too and only logs them
+  // The service ignores parameters it does not know, so the sandbox does too and only logs them
   // (strict mode, which refuses them, is tested in lenient-params.test.ts).
   test('an unknown query parameter is ignored, and named in the request log', async () => {
     const answer = await api(sandbox, 'GET', '/projects/1/pipelines?stauts=running');

@@ -294,8 +294,8 @@ describe('GitRepo.commit branches', () => {
   });
 });
 
-describe('audit: directory checks of applyToFiles', () => {
-  it('does not scan every file of the tree for each created file (n creates were n² work)', () => {
+describe('directory checks of applyToFiles', () => {
+  it('does not scan every file of the tree for each created file (n creates are not n² work)', () => {
     // Counts full scans of the file map: one to learn its directories is fine, one per action is not.
     class ScanCountingMap extends Map<string, TreeFile> {
       scans = 0;
