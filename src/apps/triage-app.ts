@@ -20,7 +20,8 @@ export const VIEW_TOOLS: readonly string[] = ['triage_project', 'get_pipeline'];
  * renders views, marked for the view only; every call still goes through the same policy and confirmation.
  */
 export const VIEW_CALLS: readonly string[] = [
-  'triage_project', 'get_pipeline', 'list_pipeline_jobs', 'get_job_log', 'retry_pipeline', 'revert_as_merge_request', 'open_incident_issue',
+  'triage_project', 'get_pipeline', 'list_pipeline_jobs', 'get_job_log', 'retry_pipeline', 'cancel_pipeline',
+  'revert_as_merge_request', 'open_incident_issue',
 ];
 
 /**

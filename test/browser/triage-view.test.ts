@@ -1,7 +1,10 @@
 // The triage view in headless Chromium, shown by a host built on the SDK's AppBridge from the built forgeops over
-// stdio, against a sandbox whose clock the test moves: the red demo project, Retry followed to its end, and text from
-// strangers that stays text. It also writes the README's screenshots.
-import { mkdirSync } from 'node:fs';
+// stdio, against a sandbox whose clock the test moves: the red demo project, Retry followed to its end, text from
+// strangers that stays text, and Cancel asked of the human. It also takes the README's screenshots: into a temporary
+// folder, or over docs/images/ with FORGEOPS_UPDATE_SCREENSHOTS=1.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame } from 'playwright-core';
@@ -14,7 +17,10 @@ import { launchChromium, startAppHost, type AppHost, type Theme } from '../helpe
 const WEB = 'acme/web';
 const ENCODED_WEB = encodeURIComponent(WEB);
 const CULPRIT_TITLE = "Show order dates in the store's time zone";
-const IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
+const COMMITTED_IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
+/** Only on request do the screenshots replace the committed ones: their text (red for N min) moves with every run. */
+const UPDATE_SCREENSHOTS = process.env.FORGEOPS_UPDATE_SCREENSHOTS === '1';
+const SCREENSHOTS = ['triage-view-light.png', 'triage-view-dark.png'] as const;
 /** Longer than any pipeline of the demo takes on the sandbox's clock: moving it this far runs them all to their end. */
 const PIPELINE_MS = 120_000;
 
@@ -23,11 +29,13 @@ let clock: ManualClock;
 let service: HttpClient;
 let browser: Browser;
 let host: AppHost;
+let images: string;
 
 beforeAll(async () => {
   clock = new ManualClock();
   sandbox = await startSandbox({ port: 0, clock });
   service = new HttpClient({ baseUrl: sandbox.url, token: sandbox.tokens.maintainer, retry: { maxRetries: 0 } });
+  images = UPDATE_SCREENSHOTS ? COMMITTED_IMAGES : mkdtempSync(join(tmpdir(), 'forgeops-screenshots-'));
   browser = await launchChromium();
   host = await startAppHost(browser, {
     env: { PATH: process.env.PATH ?? '', CODEHOST_URL: sandbox.url, CODEHOST_TOKEN: sandbox.tokens.maintainer, CODEHOST_MAX_RETRIES: '0' },
@@ -40,6 +48,7 @@ afterAll(async () => {
   await browser?.close();
   await service?.close();
   await sandbox?.close();
+  if (images && !UPDATE_SCREENSHOTS) rmSync(images, { recursive: true, force: true });
 });
 
 /** triage_project as the model calls it, its view opened and the result posted to it, as a host does. */
@@ -84,13 +93,41 @@ describe('the triage view in a browser host', () => {
     // The stages as a row of job states, read through the host by the view itself.
     await frame.waitForSelector('.stages .job-red');
 
-    mkdirSync(IMAGES, { recursive: true });
-    await host.page.locator('#view').screenshot({ path: `${IMAGES}triage-view-light.png` });
+    const committedBefore = SCREENSHOTS.map((name) => readFileSync(join(COMMITTED_IMAGES, name)));
+    mkdirSync(images, { recursive: true });
+    await host.page.locator('#view').screenshot({ path: join(images, SCREENSHOTS[0]) });
     await host.setTheme('dark');
     await frame.waitForSelector('html[data-theme="dark"]');
     // The host's own background colour, given as a style variable, is the view's.
     expect(await frame.locator('body').evaluate((body) => (globalThis as unknown as Css).getComputedStyle(body).backgroundColor)).toBe('rgb(24, 24, 27)');
-    await host.page.locator('#view').screenshot({ path: `${IMAGES}triage-view-dark.png` });
+    await host.page.locator('#view').screenshot({ path: join(images, SCREENSHOTS[1]) });
+    const [light, dark] = SCREENSHOTS.map((name) => readFileSync(join(images, name)));
+    expect(light.length).toBeGreaterThan(0);
+    expect(dark.length).toBeGreaterThan(0);
+    expect(light.equals(dark)).toBe(false);
+    // A plain run leaves the committed screenshots as they were.
+    if (!UPDATE_SCREENSHOTS) expect(SCREENSHOTS.map((name) => readFileSync(join(COMMITTED_IMAGES, name)))).toEqual(committedBefore);
+  });
+
+  it('draws the verdict from the tool result at once, and adds the row of stages when list_pipeline_jobs answers', async () => {
+    const release = host.hold('list_pipeline_jobs');
+    const callsBefore = host.viewCalls.length;
+    let frame: Frame | undefined;
+    try {
+      frame = await showTriage();
+      expect(await stateOf(frame)).toBe('red');
+      expect(await frame.locator('.first-red').textContent()).toContain(CULPRIT_TITLE);
+      expect(await button(frame, 'Retry failed jobs').count()).toBe(1);
+      // The read of the stages is asked and still unanswered: no row yet.
+      const stagesRead = () => host.viewCalls.slice(callsBefore).filter((call) => call.name === 'list_pipeline_jobs');
+      await expect.poll(() => stagesRead().length).toBe(1);
+      expect(stagesRead()[0].result).toBeUndefined();
+      expect(await frame.locator('.stages').count()).toBe(0);
+    } finally {
+      release();
+    }
+    await frame!.waitForSelector('.stages .job-red');
+    expect(await stateOf(frame!)).toBe('red');
   });
 
   it('fits a narrow frame: nothing runs off to the side', async () => {
@@ -162,5 +199,64 @@ describe('the triage view in a browser host', () => {
     expect(loaded.every((url) => url.origin === host.origin)).toBe(true);
     expect(new Set(loaded.map((url) => url.pathname))).toEqual(new Set(['/view']));
     expect(host.errors).toEqual([]);
+  });
+  /** Retry from the red view, so a pipeline runs: the view shows it running; the pipeline's id. */
+  async function retryToRunning(frame: Frame): Promise<number> {
+    await button(frame, 'Retry failed jobs').click();
+    await frame.waitForSelector('#app[data-state="running"]');
+    const retried = host.viewCalls.filter((call) => call.name === 'retry_pipeline').at(-1);
+    return (retried?.result?.structuredContent as { id: number }).id;
+  }
+
+  /** Presses Cancel pipeline #id and answers forgeops's question on the host's page; the question as shown. */
+  async function cancelAnswering(frame: Frame, id: number, answer: 'accept' | 'decline', whileAsked?: () => Promise<void>): Promise<string> {
+    await button(frame, `Cancel pipeline #${id}`).click();
+    const question = host.page.locator('#confirm');
+    await question.waitFor({ state: 'visible' });
+    await whileAsked?.();
+    const asked = await host.page.locator('#confirm-message').textContent() ?? '';
+    // The question is the host's, outside the frame: the view has nothing to answer it with.
+    expect(await frame.getByRole('button', { name: /^(Confirm|Decline)$/ }).count()).toBe(0);
+    await host.page.locator(answer === 'accept' ? '#confirm-accept' : '#confirm-decline').click();
+    await question.waitFor({ state: 'hidden' });
+    return asked;
+  }
+
+  it('Cancel pipeline #N asks the human through the host; declined, the view says nothing changed and the pipeline runs on', async () => {
+    const frame = await showTriage();
+    const id = await retryToRunning(frame);
+    const pipelineAt = () => get<{ status: string }>(`/projects/${ENCODED_WEB}/pipelines/${id}`);
+    const before = (await pipelineAt()).status;
+    expect(['pending', 'running']).toContain(before);
+    // The human takes their time: a read the view was due to make meanwhile waits for the answer.
+    const asked = await cancelAnswering(frame, id, 'decline', () => host.page.clock.runFor(10_000));
+    expect(asked).toContain('cancel_pipeline');
+    expect(asked).toContain('Running jobs stop where they are');
+    await expect.poll(() => frame.locator('.outcome').textContent()).toBe(`Cancel pipeline #${id}: The human declined; nothing was changed.`);
+    expect(await frame.locator('.outcome').getAttribute('class')).toContain('outcome-error');
+    expect(await stateOf(frame)).toBe('running');
+    expect(await button(frame, `Cancel pipeline #${id}`).isEnabled()).toBe(true);
+    expect((await pipelineAt()).status).toBe(before);
+    // Nothing changed, so the view goes on following the run by itself.
+    const reads = () => host.viewCalls.filter((call) => call.name === 'triage_project').length;
+    const readsAfterDecline = reads();
+    await host.page.clock.runFor(10_000);
+    await expect.poll(reads).toBeGreaterThan(readsAfterDecline);
+    await expect.poll(() => frame.locator('#app').getAttribute('data-state')).toBe('running');
+  });
+
+  it('Cancel pipeline #N, confirmed by the human, cancels the run and the view shows it canceled', async () => {
+    const frame = await showTriage();
+    expect(await stateOf(frame)).toBe('running');
+    const id = Number((await frame.getByRole('button', { name: /^Cancel pipeline #\d+$/ }).textContent())?.replace(/\D/g, ''));
+    await cancelAnswering(frame, id, 'accept');
+    await expect.poll(() => frame.locator('.outcome').textContent()).toMatch(new RegExp(`^Cancel pipeline #${id}: `));
+    expect(await frame.locator('.outcome').getAttribute('class')).toBe('outcome');
+    const pipeline = await get<{ status: string }>(`/projects/${ENCODED_WEB}/pipelines/${id}`);
+    expect(pipeline.status).toBe('canceled');
+    // Read again after the change: the head's run is canceled, which judges nothing, and there is nothing left to cancel.
+    await frame.waitForSelector('#app:not([data-state="running"])');
+    expect(await frame.locator('.because').textContent()).toContain('canceled');
+    expect(await button(frame, /^Cancel pipeline/).count()).toBe(0);
   });
 });

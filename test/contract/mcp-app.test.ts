@@ -118,8 +118,19 @@ describe('the triage view over MCP', () => {
     const viewOnly = views.filter((tool) => !plain.some((p) => p.name === tool.name));
     expect(viewOnly.map((tool) => tool.name).sort()).toEqual(['list_pipeline_jobs', 'open_incident_issue', 'revert_as_merge_request']);
     for (const tool of viewOnly) expect((tool._meta?.ui as { visibility?: string[] }).visibility).toEqual(['app']);
-    // The model's own tools stay as they are: get_job_log and retry_pipeline are in the default preset already.
-    expect(named(views, 'get_job_log')._meta).toBeUndefined();
+    // The model's own tools stay as they are: get_job_log, retry_pipeline and cancel_pipeline are in the default preset already.
+    for (const name of ['get_job_log', 'retry_pipeline', 'cancel_pipeline']) expect(named(views, name)._meta).toBeUndefined();
+  });
+
+  it('lists every tool a button calls for the view when the preset leaves it out: Cancel pipeline too', async () => {
+    const projectsOnly = { toolsets: ['projects'] };
+    const views = await tools(await connect(true, projectsOnly));
+    const plain = await tools(await connect(false, projectsOnly));
+    const viewOnly = views.filter((tool) => !plain.some((p) => p.name === tool.name));
+    expect(viewOnly.map((tool) => tool.name).sort()).toEqual([
+      'cancel_pipeline', 'get_job_log', 'get_pipeline', 'list_pipeline_jobs', 'open_incident_issue', 'retry_pipeline', 'revert_as_merge_request',
+    ]);
+    for (const tool of viewOnly) expect(tool._meta?.ui).toEqual({ visibility: ['app'] });
   });
 
   it('runs a view-only tool for a client that renders views and refuses it to one that does not', async () => {

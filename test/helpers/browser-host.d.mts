@@ -34,6 +34,8 @@ export interface AppHost {
   confirmations: string[];
   /** A tool as tools/list gives it to this apps-capable client. */
   tool(name: string): Promise<Tool>;
+  /** Holds the view's calls of a tool (recorded in viewCalls, unanswered) until the returned function lets them go. */
+  hold(tool: string): () => void;
   /** Calls a tool as the model would. */
   callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   /**

@@ -118,11 +118,14 @@ export async function startAppHost(browser, options) {
   });
   await client.connect(transport);
 
+  /** Tools whose calls from the view wait until the test lets them go (hold), each with its gate. */
+  const held = new Map();
   // Only the host's own page may call forgeops: a binding is visible in every frame, the view's too.
   await page.exposeBinding('forgeopsCallTool', async (source, params) => {
     if (source.frame !== page.mainFrame()) throw new Error('only the host page calls tools');
     const call = { name: params.name, arguments: params.arguments ?? {} };
     viewCalls.push(call);
+    await held.get(params.name)?.opened;
     call.result = await client.callTool({ name: params.name, arguments: call.arguments });
     return call.result;
   });
@@ -150,6 +153,15 @@ export async function startAppHost(browser, options) {
   return {
     page, origin, client, requests, dialogs, errors, viewCalls, confirmations, tool,
     callTool: (name, args) => client.callTool({ name, arguments: args }),
+    hold(name) {
+      let release;
+      const opened = new Promise((resolve) => { release = resolve; });
+      held.set(name, { opened });
+      return () => {
+        if (held.get(name)?.opened === opened) held.delete(name);
+        release();
+      };
+    },
     async open({ tool: name, input, theme = 'light', width = defaultWidth, html }) {
       pages.view = html === undefined ? await viewOf(name) : { html, csp: viewCsp() };
       await page.evaluate((opened) => globalThis.host.open(opened), { theme, width, toolInput: input });

@@ -55,19 +55,25 @@ async function showResult(tool: string, input: Record<string, unknown>, result: 
   const project = String(input.id ?? data.project ?? '');
   // A result that came without its input (some hosts send only the result): Refresh asks about the same project.
   if (source && source.input.id === undefined && project) source.input = { ...source.input, id: project };
-  current = tool === 'get_pipeline' ? pipelineView(data, project) : triageView(data);
-  await readStages();
+  const shown = tool === 'get_pipeline' ? pipelineView(data, project) : triageView(data);
+  // Draw the verdict at once; the row of stages (one more read through the host) joins it when it answers.
+  if (shown.pipelineId !== current?.pipelineId) stages = [];
+  current = shown;
   render();
+  await readStages(shown);
   scheduleRefresh();
 }
 
-async function readStages(): Promise<void> {
-  if (!current?.pipelineId) {
+/** Reads the stages of the view's pipeline; an answer that comes after a newer result was shown is dropped. */
+async function readStages(shown: TriageView): Promise<void> {
+  if (!shown.pipelineId) {
     stages = [];
     return;
   }
-  const jobs = await call('list_pipeline_jobs', { id: current.project, pipeline_id: current.pipelineId });
+  const jobs = await call('list_pipeline_jobs', { id: shown.project, pipeline_id: shown.pipelineId });
+  if (current !== shown) return;
   stages = jobs.isError ? [] : stageRow(resultData(jobs));
+  render();
 }
 
 async function refresh(): Promise<void> {
@@ -105,10 +111,13 @@ async function act(tool: string, input: Record<string, unknown>, label: string):
   const said = outcomeText(result);
   outcome = { ok: said.ok, text: `${label}: ${said.text}` };
   render();
-  // A change done: read the state again (a retry starts jobs: the view follows them).
+  // A change done: read the state again (a retry starts jobs: the view follows them). Refused or declined: nothing
+  // changed, and a run the view was following is followed on (a read due while the human was asked was skipped).
   if (said.ok) {
     followingSince = undefined;
     await refresh();
+  } else {
+    scheduleRefresh();
   }
 }
 

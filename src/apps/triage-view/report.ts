@@ -50,6 +50,7 @@ export interface StageRow {
 /** The tools whose buttons the view offers, each named as a person would say it. */
 const ACTION_LABELS: Readonly<Record<string, (input: Record<string, unknown>) => string>> = {
   retry_pipeline: () => 'Retry failed jobs',
+  cancel_pipeline: (input) => `Cancel pipeline #${String(input.pipeline_id ?? '')}`,
   revert_as_merge_request: (input) => `Revert ${String(input.sha ?? '').slice(0, 8)} as a merge request`,
   open_incident_issue: () => 'Open an incident issue',
 };
@@ -143,7 +144,7 @@ export function triageView(data: Record<string, unknown>): TriageView {
   };
 }
 
-/** A get_pipeline result as the view shows it: the pipeline's state, its stages, a retry while it failed. */
+/** A get_pipeline result as the view shows it: the pipeline's state, its stages, a retry while it failed, a cancel while it runs. */
 export function pipelineView(data: Record<string, unknown>, project: string): TriageView {
   const id = typeof data.id === 'number' ? data.id : undefined;
   const status = text(data.status);
@@ -156,7 +157,8 @@ export function pipelineView(data: Record<string, unknown>, project: string): Tr
     ping: [],
     failedJobs: [],
     pipelineId: id,
-    actions: state === 'red' && id !== undefined ? [{ label: 'Retry failed jobs', tool: 'retry_pipeline', input: { id: project, pipeline_id: id } }] : [],
+    actions: id === undefined ? [] : state === 'red' ? [{ label: ACTION_LABELS.retry_pipeline({}), tool: 'retry_pipeline', input: { id: project, pipeline_id: id } }]
+      : state === 'running' ? [{ label: ACTION_LABELS.cancel_pipeline({ pipeline_id: id }), tool: 'cancel_pipeline', input: { id: project, pipeline_id: id } }] : [],
     unread: [],
   };
 }

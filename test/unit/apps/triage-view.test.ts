@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { APPS_EXTENSION_ID, LEGACY_RESOURCE_URI_KEY, rendersViews, VIEW_MIME_TYPE } from '../../../src/apps/triage-app.js';
-import { logLines, nextRefresh, outcomeText, REFRESH_EVERY_MS, REFRESH_FOR_MS, stageRow, stillRunning, triageView, unfence } from '../../../src/apps/triage-view/report.js';
+import { logLines, nextRefresh, outcomeText, pipelineView, REFRESH_EVERY_MS, REFRESH_FOR_MS, stageRow, stillRunning, triageView, unfence } from '../../../src/apps/triage-view/report.js';
 import { buildView, VIEW_SOURCE } from '../../../tools/build-view.mjs';
 
 const HOSTILE_TITLE = '</script><script>alert(1)</script>';
@@ -97,6 +97,17 @@ describe('reading a triage report', () => {
       ['Retry failed jobs', 'retry_pipeline'],
       ['Open an incident issue', 'open_incident_issue'],
     ]);
+  });
+
+  it('offers Cancel pipeline #N while a pipeline runs, from a triage report and from get_pipeline', () => {
+    const running = triageView({ ...report, verdict: 'running', running_pipeline: { id: 10, status: 'running' }, actions: [
+      { label: 'Cancel #10', operation: 'cancel_pipeline', input: { id: 'acme/web', pipeline_id: 10 }, style: 'danger' },
+    ] });
+    expect(running.actions).toEqual([{ label: 'Cancel pipeline #10', tool: 'cancel_pipeline', input: { id: 'acme/web', pipeline_id: 10 } }]);
+    expect(pipelineView({ id: 10, status: 'running', ref: 'main' }, 'acme/web').actions)
+      .toEqual([{ label: 'Cancel pipeline #10', tool: 'cancel_pipeline', input: { id: 'acme/web', pipeline_id: 10 } }]);
+    expect(pipelineView({ id: 9, status: 'failed' }, 'acme/web').actions.map((a) => a.tool)).toEqual(['retry_pipeline']);
+    expect(pipelineView({ id: 8, status: 'canceled' }, 'acme/web').actions).toEqual([]);
   });
 
   it('says running while a pipeline of the head runs, and keeps reading until nothing runs', () => {
