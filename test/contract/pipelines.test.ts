@@ -1,6 +1,6 @@
 // Contract: every pipelines operation against the sandbox — filters, the create→retry→cancel→delete life cycle,
 // variables, on-call presentation, permissions and bad input.
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { executeOperation } from '../../src/operations/execute.js';
@@ -12,6 +12,27 @@ const WEB = 'acme/web';
 const PAYMENTS = 'acme/platform/payments-api';
 
 type Pipeline = Record<string, unknown> & { id: number; status: string };
+
+/**
+ * The pauses of wait_for_pipeline, skipped instead of slept while `on`, and a Date.now that moves only by what was
+ * skipped: a wait keeps its schedule without the test waiting for it, every answer comes within the same
+ * millisecond, and how many checks a wait makes cannot depend on how fast the machine answers.
+ */
+const pauses = vi.hoisted(() => ({ on: false, skippedMs: 0 }));
+vi.mock('node:timers/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:timers/promises')>();
+  const setTimeout = ((ms?: number, value?: unknown, options?: Parameters<typeof real.setTimeout>[2]) => {
+    if (!pauses.on) return real.setTimeout(ms, value, options);
+    pauses.skippedMs += ms ?? 0;
+    return Promise.resolve(value);
+  }) as typeof real.setTimeout;
+  return { ...real, setTimeout };
+});
+
+/** How many times the sandbox was asked for this pipeline. */
+function readsOf(pipeline: Pipeline): number {
+  return suite.requests().filter((r) => r.method === 'GET' && r.path.endsWith(`/pipelines/${pipeline.id}`)).length;
+}
 
 describe('list_pipelines', () => {
   it('lists pipelines in the list form, newest first, with offset page info', async () => {
@@ -160,10 +181,21 @@ describe('get_pipeline', () => {
 });
 
 describe('wait_for_pipeline', () => {
+  beforeEach(() => {
+    const startedAt = Date.now();
+    Object.assign(pauses, { on: true, skippedMs: 0 });
+    vi.spyOn(Date, 'now').mockImplementation(() => startedAt + pauses.skippedMs);
+  });
+  afterEach(() => {
+    pauses.on = false;
+    vi.restoreAllMocks();
+  });
+
   it('returns a finished pipeline after one check, shown as get_pipeline shows it', async () => {
     const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
     const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: failed.id });
     expect(result.data).toMatchObject({ id: failed.id, status: 'failed', before_sha: expect.any(String), wait: { finished: true, checks: 1 } });
+    expect(pauses.skippedMs).toBe(0);
     const shown = suite.operation('wait_for_pipeline').present!(result.data, { id: WEB, pipeline_id: failed.id });
     expect(shown.title).toBe(`Pipeline #${failed.id}: failed`);
     expect(shown.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: WEB, pipeline_id: failed.id }, style: 'primary' }]);
@@ -171,18 +203,24 @@ describe('wait_for_pipeline', () => {
 
   it('stops at its timeout with the running pipeline and finished: false', async () => {
     const [running] = (await suite.call('list_pipelines', { id: WEB, status: 'running' })).data as Pipeline[];
+    const before = readsOf(running);
     const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: running.id, timeout_seconds: 1 });
+    // One check, however fast the first answer came: a second one within the 1 s floor would tell nothing new.
     expect(result.data).toMatchObject({ id: running.id, status: 'running', wait: { finished: false, checks: 1 } });
+    expect(readsOf(running) - before).toBe(1);
     const shown = suite.operation('wait_for_pipeline').present!(result.data, { id: WEB, pipeline_id: running.id });
     expect(shown.title).toMatch(new RegExp(`^Pipeline #${running.id}: running \\(still not finished after \\d+ s\\)$`));
   });
 
   it('waits as long as it was told: a 3 s wait checks until the last check that keeps one second from the one before', async () => {
     const [running] = (await suite.call('list_pipelines', { id: WEB, status: 'running' })).data as Pipeline[];
+    const before = readsOf(running);
     const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: running.id, timeout_seconds: 3 });
-    // Checks at about 0, 1 and 2.5 s, not just the first: the next, at 3 s, would come sooner than the 1 s floor after
+    // Checks at 0, 1 and 2.5 s, not just the first: the next, at 3 s, would come sooner than the 1 s floor after
     // the last.
     expect(result.data).toMatchObject({ status: 'running', wait: { finished: false, checks: 3 } });
+    expect(readsOf(running) - before).toBe(3);
+    expect(pauses.skippedMs).toBe(2_500);
   });
 
   it('ends with the service\'s own error for a pipeline that does not exist', async () => {
