@@ -85,13 +85,13 @@ export function register(router: Router, ctx: SandboxContext): void {
     const page = found.slice(startIndex - 1, startIndex - 1 + count);
     sendScim(reply, {
       schemas: [SCIM_LIST_SCHEMA], totalResults: found.length, itemsPerPage: page.length, startIndex,
-      Resources: page.map(({ user, identity }) => scimUserView(store, user, identity)),
+      Resources: page.map(({ user, identity }) => scimUserView(user, identity)),
     });
   });
 
   router.route('GET', `${BASE}/:id`, {}, (req, reply) => {
     const { user, identity } = findProvisioned(req, scimGroup(req));
-    sendScim(reply, scimUserView(store, user, identity));
+    sendScim(reply, scimUserView(user, identity));
   });
 
   router.route('POST', BASE, { params: createParams }, (req, reply) => {
@@ -113,7 +113,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     // Provisioned users join as guests; the group's owners raise them as needed. active=false creates nothing
     // active: the identity is not kept.
     group.members.set(user.id, { access_level: ACCESS.guest, expires_at: null, created_at: new Date() });
-    const view = scimUserView(store, user, identity);
+    const view = scimUserView(user, identity);
     if (p.active === false) removeIdentity(user, identity);
     sendScim(reply, { ...view, active: p.active ?? true }, 201);
   });

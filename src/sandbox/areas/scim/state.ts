@@ -22,7 +22,7 @@ export function provisioned(store: Store, group: Group): Array<{ user: User; ide
   });
 }
 
-export function scimUserView(store: Store, user: User, identity: Identity) {
+export function scimUserView(user: User, identity: Identity) {
   return {
     schemas: [SCIM_USER_SCHEMA],
     id: identity.extern_uid,
