@@ -17,8 +17,8 @@ export const AREA_LOADERS: Record<Area, Loader> = {
   scim: async () => (await import('./scim.js')).scimOperations,
   groups: async () => (await import('./groups.js')).groupsOperations,
   projects: async () => {
-    const [projects, changes] = await Promise.all([import('./projects.js'), import('./work-item-changes.js')]);
-    return [...projects.projectsOperations, ...changes.projectReadOperations];
+    const projects = await import('./projects.js');
+    return [...projects.projectsOperations, ...projects.projectReadOperations];
   },
   users: async () => (await import('./users.js')).usersOperations,
   members: async () => (await import('./members.js')).membersOperations,

@@ -1,9 +1,9 @@
 // Projects area: find projects — every project visible to the caller, or those of one user — with the spec's
-// filters, every order, and offset pages (keyset on request, the way past 10,000 projects).
+// filters, every order, and offset pages (keyset on request, the way past 10,000 projects); and read one project.
 import { z } from 'zod';
 import { accessLevel as levelField } from './access-levels.js';
-import { defineOperation } from './define.js';
-import { presentList, show } from './present.js';
+import { defineOperation, fields } from './define.js';
+import { asRecord, presentList, show } from './present.js';
 
 /** A yes/no filter; only those whose name does not say what they do get a text. */
 const flag = (what?: string) => (what === undefined ? z.boolean().optional() : z.boolean().optional().describe(what));
@@ -74,5 +74,31 @@ export const projectsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentProjects,
+  }),
+];
+
+/** Beyond the spec (the service's Projects API, v4): one project, which on-call work reads first. */
+export const projectReadOperations = [
+  defineOperation({
+    name: 'get_project',
+    chat: 'project get',
+    area: 'projects',
+    outsideSpec: 'Projects API: Get a single project',
+    title: 'Get project',
+    description: 'Read one project: default branch, visibility, URLs, and your access.',
+    route: 'GET /projects/:id',
+    input: z.object({
+      id: fields.projectId(),
+      statistics: z.boolean().optional().describe('Add storage and commit counts.'),
+      license: z.boolean().optional(),
+    }),
+    effect: 'read',
+    present: (data) => {
+      const project = asRecord(data);
+      return {
+        title: `${show(project.path_with_namespace)}`,
+        fields: [['default branch', show(project.default_branch)], ['visibility', show(project.visibility)], ['url', show(project.web_url)]],
+      };
+    },
   }),
 ];

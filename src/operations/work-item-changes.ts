@@ -1,6 +1,6 @@
-// Beyond the spec (the service's Merge requests, Issues, Notes and Projects APIs, v4): what on-call work needs on
-// top of the spec's lists — one project, one issue or merge request, opening, updating, merging and approving them,
-// and comments (notes) on both.
+// Beyond the spec (the service's Merge requests, Issues and Notes APIs, v4): what on-call work needs on top of the
+// spec's lists — one issue or merge request, opening, updating, merging and approving them, and comments (notes) on
+// both.
 import { z } from 'zod';
 import { defineOperation, fields } from './define.js';
 import type { EffectFacts, Presentation } from './define.js';
@@ -66,31 +66,6 @@ function pinnedToHead<I extends { id: unknown; merge_request_iid: unknown; sha?:
     pin: (input, head) => ({ sha: input.sha === undefined || head.sha.startsWith(input.sha) ? head.sha : input.sha }),
   };
 }
-
-export const projectReadOperations = [
-  defineOperation({
-    name: 'get_project',
-    chat: 'project get',
-    area: 'projects',
-    outsideSpec: 'Projects API: Get a single project',
-    title: 'Get project',
-    description: 'Read one project: default branch, visibility, URLs, and your access.',
-    route: 'GET /projects/:id',
-    input: z.object({
-      id: fields.projectId(),
-      statistics: z.boolean().optional().describe('Add storage and commit counts.'),
-      license: z.boolean().optional(),
-    }),
-    effect: 'read',
-    present: (data) => {
-      const project = asRecord(data);
-      return {
-        title: `${show(project.path_with_namespace)}`,
-        fields: [['default branch', show(project.default_branch)], ['visibility', show(project.visibility)], ['url', show(project.web_url)]],
-      };
-    },
-  }),
-];
 
 export const mergeRequestChangeOperations = [
   defineOperation({
