@@ -9,7 +9,9 @@ export type Effect = 'read' | 'write' | 'destructive';
 
 /**
  * API areas, as named in endpoints.tsv, then the areas beyond the spec (jobs, branches, tags: the service's public
- * REST docs, v4); each is also an MCP toolset.
+ * REST docs, v4); each is also an MCP toolset. The one list of them: the registry (index.ts) and the area loaders
+ * (areas.ts) are keyed by it and fail to compile without an area of it, and test/contract/coverage.test.ts wants
+ * each to have a contract suite that calls all its operations against the sandbox.
  */
 export const AREAS = [
   'repository_files', 'repository', 'commits', 'pipelines', 'releases', 'snippets', 'packages',

@@ -1,12 +1,17 @@
-// Every API area of the registry has a contract suite: test/contract/<area>.test.ts, whose own last case fails
-// when one of that area's operations was never called against the sandbox.
+// Every API area (AREAS in operations/define.ts) has operations and a contract suite:
+// test/contract/<area>.test.ts, whose own last case fails when one of that area's operations was never called
+// against the sandbox, so an area is not done until the sandbox answers each of its operations.
 import { existsSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
+import { AREAS } from '../../src/operations/define.js';
 import { operations } from '../../src/operations/index.js';
 
-const areas = [...new Set(operations.map((op) => op.area))];
+it('names in AREAS every area an operation belongs to', () => {
+  expect(AREAS).toEqual(expect.arrayContaining([...new Set(operations.map((op) => op.area))]));
+});
 
-it.each(areas)('area %s has a contract suite that checks its coverage', (area) => {
+it.each(AREAS)('area %s has operations and a contract suite that checks its coverage', (area) => {
+  expect(operations.some((op) => op.area === area), `no operation in area ${area}`).toBe(true);
   const file = new URL(`./${area.replace(/_/g, '-')}.test.ts`, import.meta.url);
   expect(existsSync(file), `missing ${file.pathname}`).toBe(true);
   const source = readFileSync(file, 'utf8');
