@@ -29,8 +29,10 @@ export function bannerText({ mcpUrl, serviceLabel, sandbox, config }: BannerInpu
   if (sandbox) {
     // The chat on its own starts its own sandbox; pointed at this one, it sees what the MCP clients change.
     lines.push(`  npx forgeops chat                       its own fresh sandbox`);
-    lines.push(`  CODEHOST_URL=${sandbox.url} CODEHOST_TOKEN=${sandbox.tokens[SANDBOX_DEFAULT_ROLE]} npx forgeops chat`);
-    lines.push('                                          this server\'s sandbox, shared with its MCP clients');
+    lines.push(
+      `  CODEHOST_URL=${sandbox.url} CODEHOST_TOKEN=${sandbox.tokens[SANDBOX_DEFAULT_ROLE]} npx forgeops chat`,
+    );
+    lines.push("                                          this server's sandbox, shared with its MCP clients");
   } else {
     lines.push('  npx forgeops chat');
   }

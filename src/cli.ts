@@ -27,16 +27,26 @@ interface CommandSpec {
 const ENV_FILE: OptionSpec = { kind: 'string', help: 'read settings from this env file too (the environment wins)' };
 const PORT: OptionSpec = { kind: 'string', help: 'port to listen on' };
 const HOST: OptionSpec = { kind: 'string', help: 'address to bind to' };
-const TOOLSETS: OptionSpec = { kind: 'string', help: 'MCP tools to offer: default, all, meta and area names, comma-separated (FORGEOPS_TOOLSETS)' };
-const TOOLS: OptionSpec = { kind: 'string', help: 'single MCP tools to offer besides the toolsets, comma-separated (FORGEOPS_TOOLS)' };
+const TOOLSETS: OptionSpec = {
+  kind: 'string',
+  help: 'MCP tools to offer: default, all, meta and area names, comma-separated (FORGEOPS_TOOLSETS)',
+};
+const TOOLS: OptionSpec = {
+  kind: 'string',
+  help: 'single MCP tools to offer besides the toolsets, comma-separated (FORGEOPS_TOOLS)',
+};
 
 const COMMANDS: Record<string, CommandSpec> = {
   serve: {
     usage: 'forgeops serve [--port N] [--host H] [--toolsets T] [--tools T] [--env-file F]',
-    summary: 'MCP server over Streamable HTTP (what `npm start` runs); the Slack bot on /slack/events too when SLACK_SIGNING_SECRET is set',
+    summary:
+      'MCP server over Streamable HTTP (what `npm start` runs); the Slack bot on /slack/events too when SLACK_SIGNING_SECRET is set',
     options: {
-      port: { ...PORT, help: 'port to listen on (default 8750, FORGEOPS_PORT)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1, FORGEOPS_HOST)' },
-      toolsets: TOOLSETS, tools: TOOLS, 'env-file': ENV_FILE,
+      port: { ...PORT, help: 'port to listen on (default 8750, FORGEOPS_PORT)' },
+      host: { ...HOST, help: 'address to bind to (default 127.0.0.1, FORGEOPS_HOST)' },
+      toolsets: TOOLSETS,
+      tools: TOOLS,
+      'env-file': ENV_FILE,
     },
   },
   mcp: {
@@ -47,7 +57,10 @@ const COMMANDS: Record<string, CommandSpec> = {
   doctor: {
     usage: 'forgeops doctor [--env-file F] [--scim-group G]',
     summary: 'check the configuration, the service and the tokens, each with its fix',
-    options: { 'env-file': ENV_FILE, 'scim-group': { kind: 'string', help: 'group path to check CODEHOST_SCIM_TOKEN against' } },
+    options: {
+      'env-file': ENV_FILE,
+      'scim-group': { kind: 'string', help: 'group path to check CODEHOST_SCIM_TOKEN against' },
+    },
   },
   chat: {
     usage: 'forgeops chat ["<command>"] [--json] [--yes] [--dry-run] [--env-file F]',
@@ -63,19 +76,26 @@ const COMMANDS: Record<string, CommandSpec> = {
   slack: {
     usage: 'forgeops slack [--port N] [--host H] [--env-file F]',
     summary: 'the Slack bot: /forge commands on POST /slack/events, or Socket Mode with SLACK_APP_TOKEN',
-    options: { port: { ...PORT, help: 'port to listen on (default 3000)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' }, 'env-file': ENV_FILE },
+    options: {
+      port: { ...PORT, help: 'port to listen on (default 3000)' },
+      host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' },
+      'env-file': ENV_FILE,
+    },
   },
   sandbox: {
     usage: 'forgeops sandbox [--port N] [--host H]',
     summary: 'run the embedded sandbox service alone and print its demo tokens',
-    options: { port: { ...PORT, help: 'port to listen on (default: a free one)' }, host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' } },
+    options: {
+      port: { ...PORT, help: 'port to listen on (default: a free one)' },
+      host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' },
+    },
   },
   ops: {
     usage: 'forgeops ops [--json]',
     summary: 'list every operation (name, chat words, route, effect)',
     options: { json: { kind: 'flag', help: 'print JSON instead of a table' } },
   },
-  help: { usage: 'forgeops help [command]', summary: 'this text, or one command\'s', options: {} },
+  help: { usage: 'forgeops help [command]', summary: "this text, or one command's", options: {} },
 };
 
 const USAGE = [
@@ -93,14 +113,26 @@ const USAGE = [
 
 function commandHelp(name: string): string {
   const spec = COMMANDS[name];
-  const options = Object.entries(spec.options).map(([option, o]) =>
-    `  ${`--${option}${o.kind === 'string' ? ' <value>' : ''}`.padEnd(26)} ${o.help}`);
-  return [`usage: ${spec.usage}`, '', spec.summary, '', 'Options:', ...options, `  ${'--help, -h'.padEnd(26)} this text`].join('\n');
+  const options = Object.entries(spec.options).map(
+    ([option, o]) => `  ${`--${option}${o.kind === 'string' ? ' <value>' : ''}`.padEnd(26)} ${o.help}`,
+  );
+  return [
+    `usage: ${spec.usage}`,
+    '',
+    spec.summary,
+    '',
+    'Options:',
+    ...options,
+    `  ${'--help, -h'.padEnd(26)} this text`,
+  ].join('\n');
 }
 
 /** A mistake in how the command was typed: reported with that command's usage line, exit status 2. */
 class UsageError extends Error {
-  constructor(message: string, readonly command?: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message);
   }
 }
@@ -129,7 +161,11 @@ function parseOptions(command: string, args: string[]): ParsedOptions | 'help' {
     const option = spec.options[name];
     if (!option) {
       const near = closest(name, Object.keys(spec.options)).map((n) => `--${n}`);
-      const hint = near.length ? `; did you mean ${near.join(' or ')}?` : Object.keys(spec.options).length ? '' : ` (it takes no options)`;
+      const hint = near.length
+        ? `; did you mean ${near.join(' or ')}?`
+        : Object.keys(spec.options).length
+          ? ''
+          : ` (it takes no options)`;
       throw new UsageError(`unknown option '--${name}' for 'forgeops ${command}'${hint}`, command);
     }
     if (option.kind === 'flag') {
@@ -150,7 +186,8 @@ function portOption(values: ParsedOptions, command: string): number | undefined 
   const text = values.port;
   if (typeof text !== 'string') return undefined;
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got '${text}'`, command);
+  if (!/^\d+$/.test(text) || port > 65535)
+    throw new UsageError(`--port must be a whole number from 0 to 65535, got '${text}'`, command);
   return port;
 }
 
@@ -169,26 +206,44 @@ function urlPassword(url: string | undefined): string | undefined {
   }
 }
 
-async function setup(envFile: string | undefined, quiet = false): Promise<{ config: Config; log: Logger; secrets: Array<string | undefined> }> {
+async function setup(
+  envFile: string | undefined,
+  quiet = false,
+): Promise<{ config: Config; log: Logger; secrets: Array<string | undefined> }> {
   const { loadConfig } = await import('./config.js');
   const { createJsonLogger, createLogger } = await import('./log.js');
   const { config, source } = loadConfig({ envFile });
   // A quiet mode (the chat) shares the terminal with a person: only warnings, unless debugging was asked for.
   const level = quiet && config.logLevel === 'info' ? 'warn' : config.logLevel;
   const secrets = [
-    config.codehost.token, config.codehost.scimToken, config.server.mcpToken,
-    config.secret, config.approval.secret, config.slack.signingSecret, config.slack.botToken, config.slack.appToken, config.slack.sharedReadToken,
+    config.codehost.token,
+    config.codehost.scimToken,
+    config.server.mcpToken,
+    config.secret,
+    config.approval.secret,
+    config.slack.signingSecret,
+    config.slack.botToken,
+    config.slack.appToken,
+    config.slack.sharedReadToken,
     config.watch.webhookSecret,
-    urlPassword(config.redisUrl), urlPassword(config.proxy.httpProxy), urlPassword(config.proxy.httpsProxy),
+    urlPassword(config.redisUrl),
+    urlPassword(config.proxy.httpProxy),
+    urlPassword(config.proxy.httpsProxy),
   ];
   // JSON for a log pipeline; never for the chat, whose stderr is a person's terminal.
-  const log = config.logFormat === 'json' && !quiet
-    ? await createJsonLogger(level, secrets, { replica: config.server.replicaId })
-    : createLogger(level, secrets);
-  if (source.envFile) log.info(`configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`);
+  const log =
+    config.logFormat === 'json' && !quiet
+      ? await createJsonLogger(level, secrets, { replica: config.server.replicaId })
+      : createLogger(level, secrets);
+  if (source.envFile)
+    log.info(
+      `configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`,
+    );
   else log.info('configuration: the environment only');
   if (source.ignoredDotenv) {
-    log.warn(`did not read ${source.ignoredDotenv}: forgeops reads an env file only when it is named (--env-file or FORGEOPS_ENV_FILE)`);
+    log.warn(
+      `did not read ${source.ignoredDotenv}: forgeops reads an env file only when it is named (--env-file or FORGEOPS_ENV_FILE)`,
+    );
   }
   return { config, log, secrets };
 }
@@ -206,8 +261,15 @@ async function listOperations(json: boolean): Promise<void> {
   const { operations } = await import('./operations/index.js');
   if (json) {
     const rows = operations.map((op) => ({
-      name: op.name, chat: op.chat, area: op.area, method: op.method, path: op.path,
-      effect: op.effect, idempotent: op.idempotent, title: op.title, spec: op.outsideSpec === undefined,
+      name: op.name,
+      chat: op.chat,
+      area: op.area,
+      method: op.method,
+      path: op.path,
+      effect: op.effect,
+      idempotent: op.idempotent,
+      title: op.title,
+      spec: op.outsideSpec === undefined,
     }));
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return;
@@ -226,7 +288,10 @@ async function listOperations(json: boolean): Promise<void> {
  * misspelt toolset stops start-up with the list of real ones instead of a server with no tools.
  */
 async function toolSelection(config: Config, values: ParsedOptions, tools: readonly Selectable[]) {
-  const [{ selectTools, ToolSelectionError }, { splitList }] = await Promise.all([import('./mcp/toolsets.js'), import('./config.js')]);
+  const [{ selectTools, ToolSelectionError }, { splitList }] = await Promise.all([
+    import('./mcp/toolsets.js'),
+    import('./config.js'),
+  ]);
   const option = (name: string) => {
     const value = stringOption(values, name);
     return value === undefined ? undefined : splitList(value);
@@ -253,8 +318,19 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
   const host = stringOption(values, 'host') ?? config.server.host;
   const port = portOption(values, 'serve') ?? config.server.port;
-  const [{ createRuntime }, { operations }, { createMcpServer }, { startMcpHttpServer }, { checkServiceAtStart }, { catalogOf }] = await Promise.all([
-    import('./runtime.js'), import('./operations/index.js'), import('./mcp/server.js'), import('./mcp/http.js'), import('./doctor.js'),
+  const [
+    { createRuntime },
+    { operations },
+    { createMcpServer },
+    { startMcpHttpServer },
+    { checkServiceAtStart },
+    { catalogOf },
+  ] = await Promise.all([
+    import('./runtime.js'),
+    import('./operations/index.js'),
+    import('./mcp/server.js'),
+    import('./mcp/http.js'),
+    import('./doctor.js'),
     import('./mcp/catalog.js'),
   ]);
   // One catalog for every session: each tool's descriptor is built once, not per session.
@@ -263,48 +339,79 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
   const slack = await startSlackBeside(config, log, runtime, approvals?.desk);
-  const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] = await Promise.all([
-    import('./health.js'), import('./metrics.js'), import('./state/store.js'),
-  ]);
+  const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] =
+    await Promise.all([import('./health.js'), import('./metrics.js'), import('./state/store.js')]);
   await metrics.enableMetrics();
   // Tickets of the 2026-07-28 revision's confirmations: the Slack bot's store when it runs beside, else Redis when
   // replicas share one, else this process's memory.
-  const state = slack?.bot.state ?? await openConfiguredStore({ redisUrl: config.redisUrl });
+  const state = slack?.bot.state ?? (await openConfiguredStore({ redisUrl: config.redisUrl }));
   const readiness = new ReadinessProbe([
     serviceCheck(runtime.client, runtime.service.address),
     ...(slack || state.shared ? [storeCheck(state)] : []),
   ]);
-  const bus = approvals ? await (await import('./mcp/approval.js')).joinReplicas(approvals.desk, state, config.server.replicaId, log) : undefined;
+  const bus = approvals
+    ? await (await import('./mcp/approval.js')).joinReplicas(approvals.desk, state, config.server.replicaId, log)
+    : undefined;
   // Watched branches: the Slack bot's hub when it runs beside (its channels subscribe), else one over serve's store.
-  const watches = slack?.bot.watches ?? await (await import('./watch/start.js')).startWatchHub({ config, log, runtime, state, operations });
+  const watches =
+    slack?.bot.watches ??
+    (await (await import('./watch/start.js')).startWatchHub({ config, log, runtime, state, operations }));
   readiness.add(watchCheck(watches));
   const listenTo = async () => watches;
   const sessionOptions = (token?: string): McpServerOptions => ({
-    operations: catalog, client: runtime.client, token, log, secrets, ...selection,
-    approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
+    operations: catalog,
+    client: runtime.client,
+    token,
+    log,
+    secrets,
+    ...selection,
+    approval: config.approval.policy,
+    approvals: approvals?.desk,
+    maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
-    callTimeoutMs: config.callTimeoutMs, service: runtime.service, watches: listenTo,
+    callTimeoutMs: config.callTimeoutMs,
+    service: runtime.service,
+    watches: listenTo,
   });
   // The service's pipeline events check a watched branch at once; without the secret nobody could tell them from a stranger's.
   const webhookSecret = config.watch.webhookSecret;
-  const webhook = webhookSecret ? await (await import('./watch/webhook.js')).mountedPipelineWebhook({ secret: webhookSecret, watches, log }) : undefined;
+  const webhook = webhookSecret
+    ? await (await import('./watch/webhook.js')).mountedPipelineWebhook({ secret: webhookSecret, watches, log })
+    : undefined;
   // One memory of the tokens the service accepted, for the sessions' caps and the 2026-07-28 questions alike.
   const tokenChecker = (await import('./mcp/token-check.js')).serviceTokenChecker(runtime.client);
   let http;
   try {
     http = await startMcpHttpServer({
-      host, port, mcpToken: config.server.mcpToken, allowedOrigins: config.server.allowedOrigins, allowedHosts: config.server.allowedHosts, log,
-      maxSessions: config.server.maxSessions, maxMessageBytes: config.maxMessageBytes, readiness, replicaId: config.server.replicaId,
-      maxSessionsPerCaller: config.server.maxSessionsPerCaller, trustedProxies: config.server.trustedProxies, tokenChecker,
+      host,
+      port,
+      mcpToken: config.server.mcpToken,
+      allowedOrigins: config.server.allowedOrigins,
+      allowedHosts: config.server.allowedHosts,
+      log,
+      maxSessions: config.server.maxSessions,
+      maxMessageBytes: config.maxMessageBytes,
+      readiness,
+      replicaId: config.server.replicaId,
+      maxSessionsPerCaller: config.server.maxSessionsPerCaller,
+      trustedProxies: config.server.trustedProxies,
+      tokenChecker,
       mounts: {
-        ...(slack?.handle && { [slack.path]: slack.handle }), ...(approvals && { [approvals.path]: approvals.handle }),
+        ...(slack?.handle && { [slack.path]: slack.handle }),
+        ...(approvals && { [approvals.path]: approvals.handle }),
         ...(webhook && { [webhook.path]: webhook.handle }),
       },
       createSessionServer: ({ token }) => createMcpServer(sessionOptions(token)),
-      stateless: async () => (await import('./mcp/stateless.js')).createStatelessEndpoint({
-        serverOptions: sessionOptions, store: state.store, sharedStore: state.shared, secret: config.secret,
-        maxMessageBytes: config.maxMessageBytes, log, tokenChecker,
-      }),
+      stateless: async () =>
+        (await import('./mcp/stateless.js')).createStatelessEndpoint({
+          serverOptions: sessionOptions,
+          store: state.store,
+          sharedStore: state.shared,
+          secret: config.secret,
+          maxMessageBytes: config.maxMessageBytes,
+          log,
+          tokenChecker,
+        }),
     });
   } catch (error) {
     await slack?.bot.close();
@@ -317,7 +424,10 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
   process.stdout.write(bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config }));
-  if (slack?.handle) process.stdout.write(`Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`);
+  if (slack?.handle)
+    process.stdout.write(
+      `Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`,
+    );
   else if (slack) process.stdout.write('Slack: connected by Socket Mode\n');
   const stop = async () => {
     // Not ready at once (the balancer stops sending), calls in flight finish within the grace, then sessions close
@@ -346,16 +456,28 @@ function usesApprovalPage(config: Config): boolean {
 /** The approval page on serve's own server; off loopback only with a passphrase and an address people can open. */
 async function approvalPageForServe(config: Config, host: string, log: Logger) {
   if (!usesApprovalPage(config)) return undefined;
-  const [{ isLoopback }, page, { ConfigError }] = await Promise.all([import('./mcp/http.js'), import('./mcp/approval-page.js'), import('./config.js')]);
+  const [{ isLoopback }, page, { ConfigError }] = await Promise.all([
+    import('./mcp/http.js'),
+    import('./mcp/approval-page.js'),
+    import('./config.js'),
+  ]);
   const loopback = isLoopback(host);
   const problem = page.approvalPageProblem(loopback, config.approval);
-  if (problem && config.approval.policy === 'page') throw new ConfigError(`invalid configuration: FORGEOPS_APPROVAL is page, and ${problem}`);
+  if (problem && config.approval.policy === 'page')
+    throw new ConfigError(`invalid configuration: FORGEOPS_APPROVAL is page, and ${problem}`);
   if (problem) {
     log.warn(`no approval page: ${problem}; a client without form elicitation is refused destructive calls`);
     return undefined;
   }
   const { secret, publicUrl, openCommand } = config.approval;
-  const mounted = page.createMountedApprovalPage({ host, loopback, secret, publicUrl, log, replicaId: config.server.replicaId });
+  const mounted = page.createMountedApprovalPage({
+    host,
+    loopback,
+    secret,
+    publicUrl,
+    log,
+    replicaId: config.server.replicaId,
+  });
   if (openCommand) mounted.desk.onOpen(page.openCommandRunner(openCommand, log));
   return mounted;
 }
@@ -380,7 +502,10 @@ async function approvalPageForStdio(config: Config, log: Logger) {
  */
 async function startSlackBeside(config: Config, log: Logger, runtime: Runtime, approvals?: ApprovalDesk) {
   if (!config.slack.signingSecret && !config.slack.appToken) return undefined;
-  const [{ startSlackBot }, { EVENTS_PATH }] = await Promise.all([import('./slack/main.js'), import('./slack/receiver.js')]);
+  const [{ startSlackBot }, { EVENTS_PATH }] = await Promise.all([
+    import('./slack/main.js'),
+    import('./slack/receiver.js'),
+  ]);
   try {
     const bot = await startSlackBot(config, log, { runtime, listen: false, approvals });
     return { bot, handle: bot.handle, path: EVENTS_PATH };
@@ -403,7 +528,10 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   (await import('zod/v4/core')).config({ jitless: true });
   const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
   const [{ createRuntime }, { startupCatalog }, { createMcpServer }, { LimitedStdioTransport }] = await Promise.all([
-    import('./runtime.js'), import('./mcp/catalog.js'), import('./mcp/server.js'), import('./mcp/stdio.js'),
+    import('./runtime.js'),
+    import('./mcp/catalog.js'),
+    import('./mcp/server.js'),
+    import('./mcp/stdio.js'),
   ]);
   const catalog = await startupCatalog();
   const selection = await toolSelection(config, values, catalog.tools);
@@ -411,20 +539,32 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   const runtime = await createRuntime(config, log);
   // Made on the first status subscription, in this process's memory: most stdio sessions never subscribe.
   let hub: Promise<import('./watch/hub.js').WatchHub> | undefined;
-  const watches = () => hub ??= (async () => {
-    const [{ startWatchHub }, { openConfiguredStore }, { operations }] = await Promise.all([
-      import('./watch/start.js'), import('./state/store.js'), import('./operations/index.js'),
-    ]);
-    return startWatchHub({ config, log, runtime, state: await openConfiguredStore({}), operations });
-  })().catch((error: unknown) => {
-    hub = undefined;
-    throw error;
-  });
+  const watches = () =>
+    (hub ??= (async () => {
+      const [{ startWatchHub }, { openConfiguredStore }, { operations }] = await Promise.all([
+        import('./watch/start.js'),
+        import('./state/store.js'),
+        import('./operations/index.js'),
+      ]);
+      return startWatchHub({ config, log, runtime, state: await openConfiguredStore({}), operations });
+    })().catch((error: unknown) => {
+      hub = undefined;
+      throw error;
+    }));
   const server = createMcpServer({
-    operations: catalog, client: runtime.client, log, secrets, ...selection, warmUpAfterToolsList: true,
-    approval: config.approval.policy, approvals: approvals?.desk, maxResultChars: config.maxResultChars,
+    operations: catalog,
+    client: runtime.client,
+    log,
+    secrets,
+    ...selection,
+    warmUpAfterToolsList: true,
+    approval: config.approval.policy,
+    approvals: approvals?.desk,
+    maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
-    callTimeoutMs: config.callTimeoutMs, service: runtime.service, watches,
+    callTimeoutMs: config.callTimeoutMs,
+    service: runtime.service,
+    watches,
   });
   const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });
   let closing = false;
@@ -457,8 +597,13 @@ async function runSlack(values: ParsedOptions): Promise<void> {
   const port = portOption(values, 'slack') ?? SLACK_DEFAULT_PORT;
   const [{ startSlackBot }, { enableMetrics }] = await Promise.all([import('./slack/main.js'), import('./metrics.js')]);
   await enableMetrics();
-  const bot = await startSlackBot(config, log, { port, host }).catch((error: unknown) => listenError(error, host, port, '--port'));
-  if (bot.url) process.stdout.write(`forgeops slack: Slack's requests go to ${bot.url} (the app's Request URL, through your public host name)\n`);
+  const bot = await startSlackBot(config, log, { port, host }).catch((error: unknown) =>
+    listenError(error, host, port, '--port'),
+  );
+  if (bot.url)
+    process.stdout.write(
+      `forgeops slack: Slack's requests go to ${bot.url} (the app's Request URL, through your public host name)\n`,
+    );
   else process.stdout.write('forgeops slack: connected to Slack by Socket Mode\n');
   const stop = async () => {
     await bot.close();
@@ -472,14 +617,19 @@ async function runSandbox(values: ParsedOptions): Promise<void> {
   const host = stringOption(values, 'host');
   const port = portOption(values, 'sandbox');
   const { runSandboxCli } = await import('./sandbox/main.js');
-  await runSandboxCli({ port, host }).catch((error: unknown) => listenError(error, host ?? '127.0.0.1', port, '--port'));
+  await runSandboxCli({ port, host }).catch((error: unknown) =>
+    listenError(error, host ?? '127.0.0.1', port, '--port'),
+  );
 }
 
 async function runChat(values: ParsedOptions): Promise<void> {
   const { config, log } = await setup(stringOption(values, 'env-file'), true);
   const { runChatCli } = await import('./terminal/main.js');
   process.exitCode = await runChatCli(config, log, {
-    line: stringOption(values, '_'), json: values.json === true, yes: values.yes === true, dryRun: values['dry-run'] === true,
+    line: stringOption(values, '_'),
+    json: values.json === true,
+    yes: values.yes === true,
+    dryRun: values['dry-run'] === true,
   });
 }
 
@@ -488,7 +638,10 @@ async function runDoctorCommand(values: ParsedOptions): Promise<void> {
   const { runDoctor } = await import('./doctor.js');
   const { config, source } = loadConfig({ envFile: stringOption(values, 'env-file') });
   process.stdout.write('forgeops doctor\n');
-  const status = await runDoctor(config, source, { scimGroup: stringOption(values, 'scim-group'), write: (line) => process.stdout.write(line) });
+  const status = await runDoctor(config, source, {
+    scimGroup: stringOption(values, 'scim-group'),
+    write: (line) => process.stdout.write(line),
+  });
   process.exit(status);
 }
 
@@ -505,7 +658,9 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!(command in COMMANDS)) {
     const near = closest(command, Object.keys(COMMANDS));
-    throw new UsageError(`unknown command '${command}'${near.length ? `; did you mean '${near.join("' or '")}'?` : ''}`);
+    throw new UsageError(
+      `unknown command '${command}'${near.length ? `; did you mean '${near.join("' or '")}'?` : ''}`,
+    );
   }
   const values = parseOptions(command, rest);
   if (values === 'help') {
@@ -513,13 +668,20 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   switch (command) {
-    case 'serve': return serveHttp(values);
-    case 'mcp': return serveStdio(values);
-    case 'slack': return runSlack(values);
-    case 'sandbox': return runSandbox(values);
-    case 'doctor': return runDoctorCommand(values);
-    case 'ops': return listOperations(values.json === true);
-    case 'chat': return runChat(values);
+    case 'serve':
+      return serveHttp(values);
+    case 'mcp':
+      return serveStdio(values);
+    case 'slack':
+      return runSlack(values);
+    case 'sandbox':
+      return runSandbox(values);
+    case 'doctor':
+      return runDoctorCommand(values);
+    case 'ops':
+      return listOperations(values.json === true);
+    case 'chat':
+      return runChat(values);
   }
 }
 
@@ -531,7 +693,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
-    const usage = error.command ? `usage: ${COMMANDS[error.command].usage}\n(forgeops ${error.command} --help shows its options)` : 'forgeops help lists the commands';
+    const usage = error.command
+      ? `usage: ${COMMANDS[error.command].usage}\n(forgeops ${error.command} --help shows its options)`
+      : 'forgeops help lists the commands';
     fail(`${error.message}\n${usage}`, 2);
   }
   // Bad configuration is the operator's to fix: one line naming the variable, exit status 2.

@@ -16,162 +16,297 @@ export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
 const got = (value: unknown) => `got '${String(value)}'`;
 
 /** A choice among fixed words, e.g. refuse|allow; `spelled` is how the message lists them. */
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T, spelled = values.filter(Boolean).join(', ')) =>
-  z.enum(values, { error: (issue) => `must be one of ${spelled}; ${got(issue.input)}` });
+const oneOf = <const T extends readonly [string, ...string[]]>(
+  values: T,
+  spelled = values.filter(Boolean).join(', '),
+) => z.enum(values, { error: (issue) => `must be one of ${spelled}; ${got(issue.input)}` });
 
 const flag = (name: string) =>
-  oneOf(['true', 'false', '1', '0', 'yes', 'no', '']).optional()
+  oneOf(['true', 'false', '1', '0', 'yes', 'no', ''])
+    .optional()
     .transform((v) => v === 'true' || v === '1' || v === 'yes')
     .describe(name);
 
 /** A whole number of at least `min` (a count, a port, milliseconds), `fallback` when unset. */
 const wholeNumber = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.string().optional().transform((v, ctx) => {
-    if (v === undefined || v.trim() === '') return fallback;
-    const n = Number(v);
-    if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
-      const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
-      ctx.addIssue({ code: 'custom', message: `must be a whole number ${range}; ${got(v)}` });
-      return z.NEVER;
-    }
-    return n;
-  });
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return fallback;
+      const n = Number(v);
+      if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
+        const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
+        ctx.addIssue({ code: 'custom', message: `must be a whole number ${range}; ${got(v)}` });
+        return z.NEVER;
+      }
+      return n;
+    });
 
 /** A token goes into a header as it is: spaces or angle brackets mean a placeholder such as '<your token>' was copied. */
-const token = z.string().optional().refine((v) => v === undefined || !/[\s<>]/.test(v), {
-  error: (issue) => `must be a token, not a placeholder or text with spaces (such as '<your token>'); ${got(issue.input)}`,
-});
+const token = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || !/[\s<>]/.test(v), {
+    error: (issue) =>
+      `must be a token, not a placeholder or text with spaces (such as '<your token>'); ${got(issue.input)}`,
+  });
 
 /**
  * An http(s) URL without credentials: a user name or password in it would be printed wherever the address is shown
  * (the banner, /readyz, doctor, logs), and the HTTP client refuses to send one anyway. `instead` says where they go.
  * The value is quoted without them.
  */
-const httpUrl = (instead = 'leave them out') => z.string().optional().transform((v, ctx) => {
-  if (v === undefined || v.trim() === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(v.trim());
-  } catch {
-    // the issue below
-  }
-  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) {
-    if (url.username === '' && url.password === '') return url.toString().replace(/\/+$/, '');
-    ctx.addIssue({ code: 'custom', message: `must not carry a user name or password (user:password@): ${instead}; got '${quotedUrl(v.trim())}'` });
-    return z.NEVER;
-  }
-  ctx.addIssue({ code: 'custom', message: `must be an http(s) URL such as https://code.example.com, got '${quotedUrl(v)}'` });
-  return z.NEVER;
-});
+const httpUrl = (instead = 'leave them out') =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      let url: URL | undefined;
+      try {
+        url = new URL(v.trim());
+      } catch {
+        // the issue below
+      }
+      if (url && (url.protocol === 'http:' || url.protocol === 'https:')) {
+        if (url.username === '' && url.password === '') return url.toString().replace(/\/+$/, '');
+        ctx.addIssue({
+          code: 'custom',
+          message: `must not carry a user name or password (user:password@): ${instead}; got '${quotedUrl(v.trim())}'`,
+        });
+        return z.NEVER;
+      }
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be an http(s) URL such as https://code.example.com, got '${quotedUrl(v)}'`,
+      });
+      return z.NEVER;
+    });
 
 /** A comma-separated setting as its non-empty items; also how the CLI reads the same lists given as options. */
 export function splitList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 const list = z.string().optional().transform(splitList);
 
 /** A Slack token of one kind, recognised by its prefix: a bot token pasted as the app token fails here, not at Slack. */
-const slackToken = (prefix: string, what: string) => token.refine((v) => v === undefined || v === '' || v.startsWith(prefix), {
-  error: (issue) => `must be ${what} (starting ${prefix}); got '${String(issue.input).slice(0, prefix.length)}…'`,
-});
+const slackToken = (prefix: string, what: string) =>
+  token.refine((v) => v === undefined || v === '' || v.startsWith(prefix), {
+    error: (issue) => `must be ${what} (starting ${prefix}); got '${String(issue.input).slice(0, prefix.length)}…'`,
+  });
 
 /** A directory; a relative path is taken from the working directory at start. */
-const directory = z.string().optional().transform((v) => (v === undefined || v.trim() === '' ? undefined : resolve(v.trim())));
+const directory = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : resolve(v.trim())));
 
 /** Every variable forgeops reads, with its meaning; the README's configuration table is written from this. */
 export const ENVIRONMENT = z.object({
-  CODEHOST_URL: httpUrl('put the token in CODEHOST_TOKEN instead').describe('Base URL of the code hosting service (the API is under /api/v4). Unset: the embedded sandbox.'),
+  CODEHOST_URL: httpUrl('put the token in CODEHOST_TOKEN instead').describe(
+    'Base URL of the code hosting service (the API is under /api/v4). Unset: the embedded sandbox.',
+  ),
   CODEHOST_TOKEN: token.describe('Personal access token sent as PRIVATE-TOKEN.'),
   CODEHOST_SCIM_TOKEN: token.describe('Bearer token for the SCIM API.'),
   CODEHOST_CA_FILE: z.string().optional().describe('PEM file of a private certificate authority to trust.'),
   CODEHOST_TIMEOUT_MS: wholeNumber(30_000, 1).describe('Per-request timeout in milliseconds (default 30000).'),
-  CODEHOST_MAX_RETRIES: wholeNumber(3).describe('Retries of reads on 429/502/503/504 and connection errors (default 3).'),
-  FORGEOPS_CALL_TIMEOUT_MS: wholeNumber(DEFAULT_CALL_TIMEOUT_MS, 1)
-    .describe(`Deadline of one tool call in milliseconds, retries and pages included (default ${DEFAULT_CALL_TIMEOUT_MS}, under MCP clients' usual 60 s).`),
-  FORGEOPS_ENV_FILE: z.string().optional()
-    .describe('Env file to read settings from (like --env-file); a .env in the working directory is never read by itself.'),
+  CODEHOST_MAX_RETRIES: wholeNumber(3).describe(
+    'Retries of reads on 429/502/503/504 and connection errors (default 3).',
+  ),
+  FORGEOPS_CALL_TIMEOUT_MS: wholeNumber(DEFAULT_CALL_TIMEOUT_MS, 1).describe(
+    `Deadline of one tool call in milliseconds, retries and pages included (default ${DEFAULT_CALL_TIMEOUT_MS}, under MCP clients' usual 60 s).`,
+  ),
+  FORGEOPS_ENV_FILE: z
+    .string()
+    .optional()
+    .describe(
+      'Env file to read settings from (like --env-file); a .env in the working directory is never read by itself.',
+    ),
   FORGEOPS_HOST: z.string().optional().default('127.0.0.1').describe('Address `serve` binds to (default 127.0.0.1).'),
   FORGEOPS_PORT: wholeNumber(8750, 0, 65535).describe('Port `serve` listens on (default 8750).'),
-  FORGEOPS_MCP_TOKEN: z.string().optional()
+  FORGEOPS_MCP_TOKEN: z
+    .string()
+    .optional()
     .describe('Bearer token MCP clients must send to `serve`; required when bound to a non-loopback address.'),
   FORGEOPS_ALLOWED_ORIGINS: list.describe('Extra browser origins allowed to call `serve` (comma-separated).'),
-  FORGEOPS_ALLOWED_HOSTS: list.describe('Extra Host headers `serve` on loopback accepts besides its own address (comma-separated host:port): the address clients use when a proxy on this machine, such as haproxy in front of several replicas, forwards to it.'),
-  FORGEOPS_MAX_SESSIONS: wholeNumber(DEFAULT_MAX_SESSIONS, 1)
-    .describe(`MCP sessions \`serve\` keeps open at most; more clients get 503 (default ${DEFAULT_MAX_SESSIONS}).`),
-  FORGEOPS_MAX_SESSIONS_PER_CALLER: wholeNumber(0)
-    .describe('MCP sessions one caller (its own X-Codehost-Token, checked with the service, else its address, see FORGEOPS_TRUSTED_PROXIES) may hold in `serve`; more get 429 and never take another caller\'s (default 0: a quarter of FORGEOPS_MAX_SESSIONS, at least 10). All callers of one address together hold at most half of FORGEOPS_MAX_SESSIONS.'),
-  FORGEOPS_TRUSTED_PROXIES: list.refine((entries) => {
-    try {
-      trustedProxyList(entries);
-      return true;
-    } catch {
-      return false;
-    }
-  }, { error: (issue) => `must be IP addresses or CIDR ranges, comma-separated (e.g. 127.0.0.1,10.0.0.0/8); got '${String(issue.input)}'` })
-    .describe('Addresses (or CIDR ranges) of the balancers in front of `serve` (comma-separated): a request from one of them is counted as the client its X-Forwarded-For names, for the per-caller and per-address caps and session binding. Unset: every client behind a balancer counts as the balancer.'),
-  FORGEOPS_REPLICA_ID: z.string().optional().refine((v) => v === undefined || v === '' || new RegExp(`^${REPLICA_NAME}$`).test(v), {
-    error: (issue) => `must be 1 to 32 lowercase letters, digits or dashes (it starts every MCP session id, for the balancer to route by); got '${String(issue.input)}'`,
-  }).describe('Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see README, Several replicas).'),
-  FORGEOPS_MAX_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_MESSAGE_BYTES, 1)
-    .describe(`Largest MCP message in bytes, over stdio and HTTP (default ${DEFAULT_MAX_MESSAGE_BYTES}, 16 MiB).`),
+  FORGEOPS_ALLOWED_HOSTS: list.describe(
+    'Extra Host headers `serve` on loopback accepts besides its own address (comma-separated host:port): the address clients use when a proxy on this machine, such as haproxy in front of several replicas, forwards to it.',
+  ),
+  FORGEOPS_MAX_SESSIONS: wholeNumber(DEFAULT_MAX_SESSIONS, 1).describe(
+    `MCP sessions \`serve\` keeps open at most; more clients get 503 (default ${DEFAULT_MAX_SESSIONS}).`,
+  ),
+  FORGEOPS_MAX_SESSIONS_PER_CALLER: wholeNumber(0).describe(
+    "MCP sessions one caller (its own X-Codehost-Token, checked with the service, else its address, see FORGEOPS_TRUSTED_PROXIES) may hold in `serve`; more get 429 and never take another caller's (default 0: a quarter of FORGEOPS_MAX_SESSIONS, at least 10). All callers of one address together hold at most half of FORGEOPS_MAX_SESSIONS.",
+  ),
+  FORGEOPS_TRUSTED_PROXIES: list
+    .refine(
+      (entries) => {
+        try {
+          trustedProxyList(entries);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      {
+        error: (issue) =>
+          `must be IP addresses or CIDR ranges, comma-separated (e.g. 127.0.0.1,10.0.0.0/8); got '${String(issue.input)}'`,
+      },
+    )
+    .describe(
+      'Addresses (or CIDR ranges) of the balancers in front of `serve` (comma-separated): a request from one of them is counted as the client its X-Forwarded-For names, for the per-caller and per-address caps and session binding. Unset: every client behind a balancer counts as the balancer.',
+    ),
+  FORGEOPS_REPLICA_ID: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || new RegExp(`^${REPLICA_NAME}$`).test(v), {
+      error: (issue) =>
+        `must be 1 to 32 lowercase letters, digits or dashes (it starts every MCP session id, for the balancer to route by); got '${String(issue.input)}'`,
+    })
+    .describe(
+      'Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see README, Several replicas).',
+    ),
+  FORGEOPS_MAX_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_MESSAGE_BYTES, 1).describe(
+    `Largest MCP message in bytes, over stdio and HTTP (default ${DEFAULT_MAX_MESSAGE_BYTES}, 16 MiB).`,
+  ),
   FORGEOPS_READ_ONLY: flag('Only read operations are offered and run.'),
-  FORGEOPS_TOOLSETS: list.describe('MCP tools to offer, comma-separated: presets default (the on-call core and the three meta tools that reach the rest), all, meta (only the meta tools), and API area names. Default: default.'),
-  FORGEOPS_TOOLS: list.describe('Single MCP tools to offer besides FORGEOPS_TOOLSETS (comma-separated tool names); alone, only these.'),
-  FORGEOPS_APPS: oneOf(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no', '']).optional()
+  FORGEOPS_TOOLSETS: list.describe(
+    'MCP tools to offer, comma-separated: presets default (the on-call core and the three meta tools that reach the rest), all, meta (only the meta tools), and API area names. Default: default.',
+  ),
+  FORGEOPS_TOOLS: list.describe(
+    'Single MCP tools to offer besides FORGEOPS_TOOLSETS (comma-separated tool names); alone, only these.',
+  ),
+  FORGEOPS_APPS: oneOf(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no', ''])
+    .optional()
     .transform((v) => !['off', 'false', '0', 'no'].includes(v ?? ''))
-    .describe('The triage view for MCP hosts that render MCP Apps (Claude, ChatGPT, VS Code …): off hides it entirely (its resource, the _meta naming it on triage_project and get_pipeline, and the tools only it calls). Default: on.'),
-  FORGEOPS_APPROVAL: oneOf(APPROVAL_POLICIES).optional()
-    .describe("How an MCP call that needs a human is approved: 'elicit' (default: the client's form, else URL elicitation to the approval page, else refuse), "
-      + "'page' (always the approval page; its link goes to the stderr log and by URL elicitation, never to the model), "
-      + "'refuse' (the client's form, else refuse) or 'allow' (the client's form, else run without asking)."),
-  FORGEOPS_CONFIRM_WITHOUT_ELICITATION: oneOf(['refuse', 'allow']).optional()
-    .describe("Older spelling of FORGEOPS_APPROVAL: 'refuse' is FORGEOPS_APPROVAL=refuse, 'allow' is FORGEOPS_APPROVAL=allow."),
-  FORGEOPS_APPROVAL_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 12, {
-    error: (issue) => `must be at least 12 characters; got ${String(issue.input).length} characters`,
-  }).describe('Passphrase the approval page asks for before it approves a call, so its link alone approves nothing (required when `serve` is not on loopback).'),
-  FORGEOPS_APPROVAL_PORT: wholeNumber(0, 0, 65535)
-    .describe('Port on 127.0.0.1 where `forgeops mcp` serves the approval page (default 0: a free one; `serve` uses its own port).'),
-  FORGEOPS_APPROVAL_URL: httpUrl()
-    .describe('Base URL at which people open the approval page, when not the address forgeops listens on (a tunnel or reverse proxy).'),
-  FORGEOPS_APPROVAL_OPEN: z.string().optional()
-    .describe("Command run with each approval page's link as its last argument, e.g. 'open' (macOS) or 'xdg-open' to show it in the browser."),
-  FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe('Cap on the size of one tool result in characters (default 60000).'),
-  FORGEOPS_WATCH_INTERVAL_MS: wholeNumber(30_000, 1_000)
-    .describe("How often a watched branch is checked, in milliseconds (default 30000; up to a tenth more at random, and longer when the service's Retry-After asks)."),
+    .describe(
+      'The triage view for MCP hosts that render MCP Apps (Claude, ChatGPT, VS Code …): off hides it entirely (its resource, the _meta naming it on triage_project and get_pipeline, and the tools only it calls). Default: on.',
+    ),
+  FORGEOPS_APPROVAL: oneOf(APPROVAL_POLICIES)
+    .optional()
+    .describe(
+      "How an MCP call that needs a human is approved: 'elicit' (default: the client's form, else URL elicitation to the approval page, else refuse), " +
+        "'page' (always the approval page; its link goes to the stderr log and by URL elicitation, never to the model), " +
+        "'refuse' (the client's form, else refuse) or 'allow' (the client's form, else run without asking).",
+    ),
+  FORGEOPS_CONFIRM_WITHOUT_ELICITATION: oneOf(['refuse', 'allow'])
+    .optional()
+    .describe(
+      "Older spelling of FORGEOPS_APPROVAL: 'refuse' is FORGEOPS_APPROVAL=refuse, 'allow' is FORGEOPS_APPROVAL=allow.",
+    ),
+  FORGEOPS_APPROVAL_SECRET: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || v.length >= 12, {
+      error: (issue) => `must be at least 12 characters; got ${String(issue.input).length} characters`,
+    })
+    .describe(
+      'Passphrase the approval page asks for before it approves a call, so its link alone approves nothing (required when `serve` is not on loopback).',
+    ),
+  FORGEOPS_APPROVAL_PORT: wholeNumber(0, 0, 65535).describe(
+    'Port on 127.0.0.1 where `forgeops mcp` serves the approval page (default 0: a free one; `serve` uses its own port).',
+  ),
+  FORGEOPS_APPROVAL_URL: httpUrl().describe(
+    'Base URL at which people open the approval page, when not the address forgeops listens on (a tunnel or reverse proxy).',
+  ),
+  FORGEOPS_APPROVAL_OPEN: z
+    .string()
+    .optional()
+    .describe(
+      "Command run with each approval page's link as its last argument, e.g. 'open' (macOS) or 'xdg-open' to show it in the browser.",
+    ),
+  FORGEOPS_MAX_RESULT_CHARS: wholeNumber(60_000).describe(
+    'Cap on the size of one tool result in characters (default 60000).',
+  ),
+  FORGEOPS_WATCH_INTERVAL_MS: wholeNumber(30_000, 1_000).describe(
+    "How often a watched branch is checked, in milliseconds (default 30000; up to a tenth more at random, and longer when the service's Retry-After asks).",
+  ),
   FORGEOPS_MAX_WATCHES: wholeNumber(200, 1).describe('Branches watched in all, over every replica (default 200).'),
   FORGEOPS_MAX_WATCHES_PER_CHANNEL: wholeNumber(10, 1).describe('Branches one Slack channel may watch (default 10).'),
-  FORGEOPS_WEBHOOK_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 16, {
-    error: (issue) => `must be at least 16 characters; got ${String(issue.input).length} characters`,
-  }).describe("Secret token of the service's pipeline webhooks: set, `serve` takes pipeline events on /hooks/pipeline (the X-Gitlab-Token header must match) and checks a watched branch at once."),
-  FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug']).optional().default('info')
+  FORGEOPS_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || v.length >= 16, {
+      error: (issue) => `must be at least 16 characters; got ${String(issue.input).length} characters`,
+    })
+    .describe(
+      "Secret token of the service's pipeline webhooks: set, `serve` takes pipeline events on /hooks/pipeline (the X-Gitlab-Token header must match) and checks a watched branch at once.",
+    ),
+  FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'])
+    .optional()
+    .default('info')
     .describe('Log level of the stderr log (default info).'),
-  FORGEOPS_LOG_FORMAT: oneOf(['text', 'json']).optional().default('text')
-    .describe('Format of the stderr log: text (default, for a terminal) or json (one pino record a line: level, time, replica, msg; secrets masked alike).'),
-  FORGEOPS_DOWNLOAD_DIR: directory
-    .describe('Folder on this machine where MCP tools save binary results (archives, raw blobs) and cut file texts, returning the path; new files only, at most 500 files and 1 GiB in all. Binaries that fit the result size limit are attached either way.'),
-  FORGEOPS_DATA_DIR: directory
-    .describe("Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart."),
-  FORGEOPS_REDIS_URL: z.string().optional().refine((v) => v === undefined || v === '' || /^rediss?:\/\/[^\s]+$/.test(v), {
-    error: () => 'must be a redis:// or rediss:// URL, e.g. redis://cache.internal:6379/0',
-  }).describe('Redis for the state replicas share (Slack links, confirmation tickets, seen Slack requests, MCP 2026-07-28 confirmations, approval answers passed between replicas): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).'),
-  FORGEOPS_SECRET: z.string().optional().refine((v) => v === undefined || v === '' || v.length >= 32, {
-    error: (issue) => `must be at least 32 characters (e.g. openssl rand -hex 32); got ${String(issue.input).length} characters`,
-  }).describe('Key (32+ characters) that encrypts the service tokens Slack users link (without it `/forge login` is refused) and signs MCP 2026-07-28 confirmation state (without it replicas share a random key through Redis).'),
-  SLACK_SIGNING_SECRET: z.string().optional()
-    .describe("Signing Secret of the Slack app (Basic Information); `forgeops slack` needs it to verify Slack's requests."),
-  SLACK_BOT_TOKEN: slackToken('xoxb-', 'a bot token').describe('Bot User OAuth Token of the Slack app (xoxb-…); `forgeops slack` needs it.'),
-  SLACK_APP_TOKEN: slackToken('xapp-', 'an app-level token')
-    .describe('App-level token (xapp-…, scope connections:write): when set, the bot connects by Socket Mode instead of HTTP.'),
-  SLACK_API_URL: httpUrl().describe("Base URL of Slack's Web API (default https://slack.com/api/); for a proxy or a test double."),
+  FORGEOPS_LOG_FORMAT: oneOf(['text', 'json'])
+    .optional()
+    .default('text')
+    .describe(
+      'Format of the stderr log: text (default, for a terminal) or json (one pino record a line: level, time, replica, msg; secrets masked alike).',
+    ),
+  FORGEOPS_DOWNLOAD_DIR: directory.describe(
+    'Folder on this machine where MCP tools save binary results (archives, raw blobs) and cut file texts, returning the path; new files only, at most 500 files and 1 GiB in all. Binaries that fit the result size limit are attached either way.',
+  ),
+  FORGEOPS_DATA_DIR: directory.describe(
+    "Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart.",
+  ),
+  FORGEOPS_REDIS_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || /^rediss?:\/\/[^\s]+$/.test(v), {
+      error: () => 'must be a redis:// or rediss:// URL, e.g. redis://cache.internal:6379/0',
+    })
+    .describe(
+      'Redis for the state replicas share (Slack links, confirmation tickets, seen Slack requests, MCP 2026-07-28 confirmations, approval answers passed between replicas): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).',
+    ),
+  FORGEOPS_SECRET: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || v.length >= 32, {
+      error: (issue) =>
+        `must be at least 32 characters (e.g. openssl rand -hex 32); got ${String(issue.input).length} characters`,
+    })
+    .describe(
+      'Key (32+ characters) that encrypts the service tokens Slack users link (without it `/forge login` is refused) and signs MCP 2026-07-28 confirmation state (without it replicas share a random key through Redis).',
+    ),
+  SLACK_SIGNING_SECRET: z
+    .string()
+    .optional()
+    .describe(
+      "Signing Secret of the Slack app (Basic Information); `forgeops slack` needs it to verify Slack's requests.",
+    ),
+  SLACK_BOT_TOKEN: slackToken('xoxb-', 'a bot token').describe(
+    'Bot User OAuth Token of the Slack app (xoxb-…); `forgeops slack` needs it.',
+  ),
+  SLACK_APP_TOKEN: slackToken('xapp-', 'an app-level token').describe(
+    'App-level token (xapp-…, scope connections:write): when set, the bot connects by Socket Mode instead of HTTP.',
+  ),
+  SLACK_API_URL: httpUrl().describe(
+    "Base URL of Slack's Web API (default https://slack.com/api/); for a proxy or a test double.",
+  ),
   SLACK_READ_ONLY_CHANNELS: list.describe('Slack channel ids where only read commands run (comma-separated).'),
-  SLACK_SHARED_READ_TOKEN: token
-    .describe('Service token for the reads of Slack users who linked no account of their own (never used for writes).'),
-  SLACK_APPROVER: z.string().optional().refine((v) => v === undefined || v === '' || /^(?:T[A-Z0-9]{2,}:)?[UW][A-Z0-9]{2,}$/.test(v), {
-    error: (issue) => `must be a Slack user id such as U012AB3CD (in Slack: the person's profile, More, Copy member ID), optionally after its team id (T0123ABCD:U012AB3CD); got '${String(issue.input)}'`,
-  }).describe('Slack user id (or TEAM:USER) who is sent each MCP call waiting for approval, with a yes and a no button that say what they do (`serve` with the Slack bot); only that user of that team (default: the app\'s own) can answer.'),
-  SLACK_IN_CHANNEL_OPERATIONS: z.string().optional()
-    .describe('Operations whose outcome is posted for the whole channel (comma-separated names; default create_release, retry_pipeline, cancel_pipeline, create_pipeline; \'none\': every reply private).'),
+  SLACK_SHARED_READ_TOKEN: token.describe(
+    'Service token for the reads of Slack users who linked no account of their own (never used for writes).',
+  ),
+  SLACK_APPROVER: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || /^(?:T[A-Z0-9]{2,}:)?[UW][A-Z0-9]{2,}$/.test(v), {
+      error: (issue) =>
+        `must be a Slack user id such as U012AB3CD (in Slack: the person's profile, More, Copy member ID), optionally after its team id (T0123ABCD:U012AB3CD); got '${String(issue.input)}'`,
+    })
+    .describe(
+      "Slack user id (or TEAM:USER) who is sent each MCP call waiting for approval, with a yes and a no button that say what they do (`serve` with the Slack bot); only that user of that team (default: the app's own) can answer.",
+    ),
+  SLACK_IN_CHANNEL_OPERATIONS: z
+    .string()
+    .optional()
+    .describe(
+      "Operations whose outcome is posted for the whole channel (comma-separated names; default create_release, retry_pipeline, cancel_pipeline, create_pipeline; 'none': every reply private).",
+    ),
 });
 
 export type Environment = z.infer<typeof ENVIRONMENT>;
@@ -187,7 +322,13 @@ export interface Config {
     maxRetries: number;
   };
   server: {
-    host: string; port: number; mcpToken?: string; allowedOrigins: string[]; allowedHosts: string[]; maxSessions: number; replicaId?: string;
+    host: string;
+    port: number;
+    mcpToken?: string;
+    allowedOrigins: string[];
+    allowedHosts: string[];
+    maxSessions: number;
+    replicaId?: string;
     /** Undefined: the default share (see defaultMaxSessionsPerCaller). */
     maxSessionsPerCaller?: number;
     trustedProxies: string[];
@@ -313,7 +454,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       sharedReadToken: e.SLACK_SHARED_READ_TOKEN || undefined,
       approver: e.SLACK_APPROVER || undefined,
       inChannelOperations: e.SLACK_IN_CHANNEL_OPERATIONS?.trim()
-        ? e.SLACK_IN_CHANNEL_OPERATIONS.split(',').map((v) => v.trim()).filter(Boolean) : undefined,
+        ? e.SLACK_IN_CHANNEL_OPERATIONS.split(',')
+            .map((v) => v.trim())
+            .filter(Boolean)
+        : undefined,
     },
   };
 }
@@ -324,7 +468,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
  */
 function approvalPolicy(approval: ApprovalPolicy | undefined, older: 'refuse' | 'allow' | undefined): ApprovalPolicy {
   if (approval && older && approval !== older) {
-    throw new ConfigError(`invalid configuration: FORGEOPS_APPROVAL is '${approval}' but FORGEOPS_CONFIRM_WITHOUT_ELICITATION (its older spelling) is '${older}'; set only FORGEOPS_APPROVAL`);
+    throw new ConfigError(
+      `invalid configuration: FORGEOPS_APPROVAL is '${approval}' but FORGEOPS_CONFIRM_WITHOUT_ELICITATION (its older spelling) is '${older}'; set only FORGEOPS_APPROVAL`,
+    );
   }
   return approval ?? older ?? 'elicit';
 }
@@ -346,12 +492,19 @@ function readEnvFile(path: string, named: string): Record<string, string> {
   let text: Buffer;
   try {
     if (statSync(path).isDirectory()) throw bad('is a directory, not an env file');
-    if (statSync(path).size > MAX_ENV_FILE_BYTES) throw bad(`is larger than ${MAX_ENV_FILE_BYTES} bytes, not an env file`);
+    if (statSync(path).size > MAX_ENV_FILE_BYTES)
+      throw bad(`is larger than ${MAX_ENV_FILE_BYTES} bytes, not an env file`);
     text = readFileSync(path);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw bad(code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read: ${(error as Error).message}`);
+    throw bad(
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'cannot be read (permission denied)'
+          : `cannot be read: ${(error as Error).message}`,
+    );
   }
   if (text.includes(0)) throw bad('is binary, not an env file of KEY=value lines');
   const garbage = firstLineNotAssignment(text.toString('utf8'));
@@ -391,7 +544,10 @@ function firstLineNotAssignment(text: string): number | undefined {
  * not weaken confirmation, read-only mode or bind address, swap tokens, or redirect traffic (URL, proxy, CA).
  * Nothing is written to process.env, and nothing is printed (stdout is the MCP channel in stdio mode).
  */
-export function loadConfig(options: { envFile?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): { config: Config; source: ConfigSource } {
+export function loadConfig(options: { envFile?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): {
+  config: Config;
+  source: ConfigSource;
+} {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const named = options.envFile !== undefined ? '--env-file' : 'FORGEOPS_ENV_FILE';
@@ -417,7 +573,8 @@ export function loadConfig(options: { envFile?: string; env?: NodeJS.ProcessEnv;
     try {
       readCaFile(resolve(cwd, config.codehost.caFile));
     } catch (error) {
-      if (error instanceof CaFileError) throw new ConfigError(`invalid configuration: CODEHOST_CA_FILE '${error.path}' ${error.reason}`);
+      if (error instanceof CaFileError)
+        throw new ConfigError(`invalid configuration: CODEHOST_CA_FILE '${error.path}' ${error.reason}`);
       throw error;
     }
   }

@@ -34,7 +34,14 @@ export function serviceCheck(client: ApiTransport, address: string): ReadinessCh
       // a busy replica out: an answer seconds ago already proves the service is reachable.
       if (client.lastAnswerAt !== undefined && Date.now() - client.lastAnswerAt < RECENT_ANSWER_MS) return undefined;
       try {
-        await client.request({ method: 'GET', path: '/projects', query: { per_page: 1 }, idempotent: true, token: '', timeoutMs: PROBE_TIMEOUT_MS });
+        await client.request({
+          method: 'GET',
+          path: '/projects',
+          query: { per_page: 1 },
+          idempotent: true,
+          token: '',
+          timeoutMs: PROBE_TIMEOUT_MS,
+        });
         return undefined;
       } catch (error) {
         const { kind, message } = error as { kind?: string; message?: string };
@@ -60,7 +67,10 @@ export class ReadinessProbe {
 
   private readonly checks: ReadinessCheck[];
 
-  constructor(checks: readonly ReadinessCheck[], private readonly now: () => number = Date.now) {
+  constructor(
+    checks: readonly ReadinessCheck[],
+    private readonly now: () => number = Date.now,
+  ) {
     this.checks = [...checks];
   }
 
@@ -79,7 +89,11 @@ export class ReadinessProbe {
     if (this.draining) return { ready: false, checks: { drain: 'shutting down; new work goes to another replica' } };
     if (this.cached && this.now() - this.cached.at < READINESS_CACHE_MS) return this.cached.answer;
     // Anyone may ask /readyz: a reason quoting an address never shows its credentials.
-    const results = await Promise.all(this.checks.map(async (c) => [c.name, withoutCredentials((await c.check().catch((e: unknown) => String(e))) ?? 'ok')] as const));
+    const results = await Promise.all(
+      this.checks.map(
+        async (c) => [c.name, withoutCredentials((await c.check().catch((e: unknown) => String(e))) ?? 'ok')] as const,
+      ),
+    );
     const answer = { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
     this.cached = { at: this.now(), answer };
     return answer;
@@ -87,16 +101,24 @@ export class ReadinessProbe {
 }
 
 /** Answers GET /healthz and /readyz; false for any other request (the caller serves it). */
-export async function answerHealth(req: IncomingMessage, res: ServerResponse, probe: ReadinessProbe | undefined): Promise<boolean> {
+export async function answerHealth(
+  req: IncomingMessage,
+  res: ServerResponse,
+  probe: ReadinessProbe | undefined,
+): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const path = (req.url ?? '/').split('?')[0];
   if (path === '/healthz') {
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ ok: true }));
+    res
+      .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      .end(JSON.stringify({ ok: true }));
     return true;
   }
   if (path === '/readyz') {
     const answer = probe ? await probe.current() : { ready: true, checks: {} };
-    res.writeHead(answer.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(answer));
+    res
+      .writeHead(answer.ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      .end(JSON.stringify(answer));
     return true;
   }
   return false;

@@ -23,7 +23,11 @@ function masker(secrets: Array<string | undefined>): (message: string) => string
   };
 }
 
-export function createLogger(level: LogLevel = 'info', secrets: Array<string | undefined> = [], write = (line: string) => process.stderr.write(line)): Logger {
+export function createLogger(
+  level: LogLevel = 'info',
+  secrets: Array<string | undefined> = [],
+  write = (line: string) => process.stderr.write(line),
+): Logger {
   const mask = masker(secrets);
   const emit = (at: LogLevel) => (message: string) => {
     if (ORDER[at] > ORDER[level]) return;
@@ -40,18 +44,22 @@ type Pino = typeof import('pino').default;
  * the message before pino sees it, as in the text format. `destination` is stderr unless a test gives a stream.
  */
 export async function createJsonLogger(
-  level: LogLevel, secrets: Array<string | undefined>,
+  level: LogLevel,
+  secrets: Array<string | undefined>,
   options: { replica?: string; destination?: NodeJS.WritableStream } = {},
 ): Promise<Logger> {
   const loaded = await import('pino');
-  const pino: Pino = typeof loaded.default === 'function' ? loaded.default : loaded as unknown as Pino;
+  const pino: Pino = typeof loaded.default === 'function' ? loaded.default : (loaded as unknown as Pino);
   const mask = masker(secrets);
-  const logger = pino({
-    level,
-    base: options.replica ? { replica: options.replica } : null,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-  }, options.destination ?? pino.destination({ fd: 2, sync: true }));
+  const logger = pino(
+    {
+      level,
+      base: options.replica ? { replica: options.replica } : null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    options.destination ?? pino.destination({ fd: 2, sync: true }),
+  );
   return {
     error: (message) => logger.error(mask(message)),
     warn: (message) => logger.warn(mask(message)),

@@ -78,25 +78,54 @@ export async function enableMetrics(): Promise<void> {
   if (sink) return;
   const loaded = await import('prom-client');
   // Node's ESM gives the named exports; the bundle's CommonJS interop may only give the default.
-  const client = (loaded.Registry ? loaded : (loaded as unknown as { default: typeof loaded }).default);
+  const client = loaded.Registry ? loaded : (loaded as unknown as { default: typeof loaded }).default;
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'forgeops_' });
   sink = {
     registry,
-    calls: new client.Counter({ name: 'forgeops_calls_total', help: 'Operation calls by operation, front end and outcome.', labelNames: ['operation', 'front', 'outcome'], registers: [registry] }),
-    duration: new client.Histogram({
-      name: 'forgeops_call_duration_seconds', help: 'Time from a call received to its answer, confirmation wait included.',
-      labelNames: ['operation', 'front'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers: [registry],
+    calls: new client.Counter({
+      name: 'forgeops_calls_total',
+      help: 'Operation calls by operation, front end and outcome.',
+      labelNames: ['operation', 'front', 'outcome'],
+      registers: [registry],
     }),
-    retries: new client.Counter({ name: 'forgeops_service_retries_total', help: 'Requests to the service retried, by why (rate_limited is a 429).', labelNames: ['reason'], registers: [registry] }),
-    confirmations: new client.Counter({ name: 'forgeops_confirmations_total', help: 'Confirmations asked of a human, and how they ended.', labelNames: ['front', 'event'], registers: [registry] }),
-    storeErrors: new client.Counter({ name: 'forgeops_state_store_errors_total', help: 'Calls the shared state store (Redis) failed.', registers: [registry] }),
+    duration: new client.Histogram({
+      name: 'forgeops_call_duration_seconds',
+      help: 'Time from a call received to its answer, confirmation wait included.',
+      labelNames: ['operation', 'front'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    retries: new client.Counter({
+      name: 'forgeops_service_retries_total',
+      help: 'Requests to the service retried, by why (rate_limited is a 429).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    confirmations: new client.Counter({
+      name: 'forgeops_confirmations_total',
+      help: 'Confirmations asked of a human, and how they ended.',
+      labelNames: ['front', 'event'],
+      registers: [registry],
+    }),
+    storeErrors: new client.Counter({
+      name: 'forgeops_state_store_errors_total',
+      help: 'Calls the shared state store (Redis) failed.',
+      registers: [registry],
+    }),
     sessions: new client.Gauge({
-      name: 'forgeops_mcp_sessions', help: 'Live MCP sessions of this replica.', registers: [registry],
-      collect() { this.set(sessionCounter?.() ?? 0); },
+      name: 'forgeops_mcp_sessions',
+      help: 'Live MCP sessions of this replica.',
+      registers: [registry],
+      collect() {
+        this.set(sessionCounter?.() ?? 0);
+      },
     }),
     watches: new client.Gauge({
-      name: 'forgeops_watches', help: 'Branches this replica watches: polling (it holds the lease) or standing_by.', labelNames: ['role'], registers: [registry],
+      name: 'forgeops_watches',
+      help: 'Branches this replica watches: polling (it holds the lease) or standing_by.',
+      labelNames: ['role'],
+      registers: [registry],
       collect() {
         const counts = watchCounter?.() ?? { polling: 0, standingBy: 0 };
         this.set({ role: 'polling' }, counts.polling);
@@ -104,12 +133,28 @@ export async function enableMetrics(): Promise<void> {
       },
     }),
     watchChecks: new client.Counter({
-      name: 'forgeops_watch_checks_total', labelNames: ['result'], registers: [registry],
+      name: 'forgeops_watch_checks_total',
+      labelNames: ['result'],
+      registers: [registry],
       help: 'Watch checks by result: unchanged, changed, not_holder (another replica polls), failed, paused (state store unreachable), deferred (the service asked to wait).',
     }),
-    watchRequests: new client.Counter({ name: 'forgeops_watch_service_requests_total', help: 'Requests watching sent to the service, retries included.', registers: [registry] }),
-    watchEvents: new client.Counter({ name: 'forgeops_watch_events_total', help: 'Watch transitions told by this replica (once across replicas), by kind.', labelNames: ['kind'], registers: [registry] }),
-    webhooks: new client.Counter({ name: 'forgeops_webhooks_total', help: 'Pipeline events received on /hooks/pipeline, by what became of them.', labelNames: ['result'], registers: [registry] }),
+    watchRequests: new client.Counter({
+      name: 'forgeops_watch_service_requests_total',
+      help: 'Requests watching sent to the service, retries included.',
+      registers: [registry],
+    }),
+    watchEvents: new client.Counter({
+      name: 'forgeops_watch_events_total',
+      help: 'Watch transitions told by this replica (once across replicas), by kind.',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    webhooks: new client.Counter({
+      name: 'forgeops_webhooks_total',
+      help: 'Pipeline events received on /hooks/pipeline, by what became of them.',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
   };
 }
 

@@ -24,5 +24,6 @@ export function teardown(): void {
   if (!runDir) return;
   const left = readdirSync(runDir).filter((name) => !expected(name));
   rmSync(runDir, { recursive: true, force: true });
-  if (left.length > 0) throw new Error(`the tests left ${left.length} entries in the temporary directory: ${left.join(', ')}`);
+  if (left.length > 0)
+    throw new Error(`the tests left ${left.length} entries in the temporary directory: ${left.join(', ')}`);
 }

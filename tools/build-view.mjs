@@ -14,7 +14,9 @@ const englishOnly = {
   name: 'zod-english-only',
   setup(builder) {
     builder.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
-      contents: "export { default as en } from './en.js';", loader: 'js', resolveDir: args.path.replace(/[\\/]index\.js$/, ''),
+      contents: "export { default as en } from './en.js';",
+      loader: 'js',
+      resolveDir: args.path.replace(/[\\/]index\.js$/, ''),
     }));
   },
 };
@@ -22,8 +24,16 @@ const englishOnly = {
 /** The page's policy: its own inline script (by hash) and styles, nothing fetched, framed or submitted anywhere. */
 export function viewPolicy(scriptHash) {
   return [
-    "default-src 'none'", `script-src '${scriptHash}'`, "style-src 'unsafe-inline'", 'img-src data:', 'font-src data:',
-    "connect-src 'none'", "frame-src 'none'", "object-src 'none'", "base-uri 'none'", "form-action 'none'",
+    "default-src 'none'",
+    `script-src '${scriptHash}'`,
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    'font-src data:',
+    "connect-src 'none'",
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
   ].join('; ');
 }
 

@@ -23,21 +23,36 @@ function replaceModule(name, filter, contents, resolveDir) {
   return {
     name,
     setup(builder) {
-      builder.onLoad({ filter }, (args) => ({ contents: contents(), loader: 'js', resolveDir: resolveDir?.(args.path) }));
+      builder.onLoad({ filter }, (args) => ({
+        contents: contents(),
+        loader: 'js',
+        resolveDir: resolveDir?.(args.path),
+      }));
     },
   };
 }
 
 const catalog = await toolCatalog();
 // A JSON string parsed at run time: V8 reads JSON faster than the same data as a JavaScript literal.
-const prebuiltCatalog = replaceModule('prebuilt-catalog', /[\\/]src[\\/]mcp[\\/]prebuilt-catalog\.ts$/,
-  () => `export const PREBUILT_TOOLS = JSON.parse(${JSON.stringify(JSON.stringify(catalog))});`);
+const prebuiltCatalog = replaceModule(
+  'prebuilt-catalog',
+  /[\\/]src[\\/]mcp[\\/]prebuilt-catalog\.ts$/,
+  () => `export const PREBUILT_TOOLS = JSON.parse(${JSON.stringify(JSON.stringify(catalog))});`,
+);
 // Only reached when a Server is made without its own jsonSchemaValidator, which forgeops never does: fail loudly if so.
-const noAjv = replaceModule('no-ajv', /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/,
-  () => `export class AjvJsonSchemaValidator { constructor() { throw new Error('forgeops is bundled without ajv: pass a jsonSchemaValidator'); } }`);
+const noAjv = replaceModule(
+  'no-ajv',
+  /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/,
+  () =>
+    `export class AjvJsonSchemaValidator { constructor() { throw new Error('forgeops is bundled without ajv: pass a jsonSchemaValidator'); } }`,
+);
 // zod's own default (classic/schemas.js imports locales/en.js directly) stays; `z.locales` keeps English only.
-const englishOnly = replaceModule('zod-english-only', /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/,
-  () => `export { default as en } from './en.js';`, (path) => path.replace(/[\\/]index\.js$/, ''));
+const englishOnly = replaceModule(
+  'zod-english-only',
+  /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/,
+  () => `export { default as en } from './en.js';`,
+  (path) => path.replace(/[\\/]index\.js$/, ''),
+);
 
 /**
  * `import { z }` binds zod's namespace object, so esbuild keeps every export of zod (about 100 KB more to load);
@@ -71,7 +86,9 @@ await build({
   logLevel: 'warning',
   plugins: [prebuiltCatalog, noAjv, englishOnly, zodNamespaceImport],
   // Bundled CommonJS dependencies call require(); ESM output has none unless we make one.
-  banner: { js: "import { createRequire as __forgeopsCreateRequire } from 'node:module'; const require = __forgeopsCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __forgeopsCreateRequire } from 'node:module'; const require = __forgeopsCreateRequire(import.meta.url);",
+  },
 });
 
 // The triage view (an MCP App page), built beside the CLI: the server reads it from dist/apps/ when a host asks.

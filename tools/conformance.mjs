@@ -32,23 +32,42 @@ function installSuite() {
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
+    const probe = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = probe.address();
+        probe.close(() => resolve(port));
+      });
   });
 }
 
 /** serve on the sandbox: the configured service, an MCP bearer token or an env file would change what is tested. */
 function startServe(port) {
   const env = { ...process.env, FORGEOPS_HOST: '127.0.0.1' };
-  for (const name of ['CODEHOST_URL', 'CODEHOST_TOKEN', 'FORGEOPS_MCP_TOKEN', 'FORGEOPS_ENV_FILE', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN']) delete env[name];
-  const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'serve', '--host', '127.0.0.1', '--port', String(port)], {
-    env, stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  for (const name of [
+    'CODEHOST_URL',
+    'CODEHOST_TOKEN',
+    'FORGEOPS_MCP_TOKEN',
+    'FORGEOPS_ENV_FILE',
+    'SLACK_SIGNING_SECRET',
+    'SLACK_APP_TOKEN',
+  ])
+    delete env[name];
+  const child = spawn(
+    process.execPath,
+    [join(root, 'dist', 'cli.js'), 'serve', '--host', '127.0.0.1', '--port', String(port)],
+    {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
-  child.stderr.on('data', (chunk) => { stderr += chunk; });
-  child.once('exit', (code) => { if (code !== null && code !== 0) process.stderr.write(`conformance: serve exited with ${code}\n${stderr}`); });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  child.once('exit', (code) => {
+    if (code !== null && code !== 0) process.stderr.write(`conformance: serve exited with ${code}\n${stderr}`);
+  });
   return child;
 }
 
@@ -72,9 +91,14 @@ let status = 1;
 try {
   await waitUntilReady(`http://127.0.0.1:${port}/healthz`);
   const args = [
-    '--import', join(here, 'node20-globsync.mjs'), suiteEntry, 'server',
-    '--url', `http://127.0.0.1:${port}/mcp`,
-    '--expected-failures', join(here, 'expected-failures.yml'),
+    '--import',
+    join(here, 'node20-globsync.mjs'),
+    suiteEntry,
+    'server',
+    '--url',
+    `http://127.0.0.1:${port}/mcp`,
+    '--expected-failures',
+    join(here, 'expected-failures.yml'),
     ...process.argv.slice(2),
   ];
   // The suite writes its results/ folder into its working directory: keep that out of the repository.

@@ -7,11 +7,22 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
-  options: { url: { type: 'string' }, 'socket-mode': { type: 'boolean' }, 'unfurl-domain': { type: 'string' }, out: { type: 'string' } },
+  options: {
+    url: { type: 'string' },
+    'socket-mode': { type: 'boolean' },
+    'unfurl-domain': { type: 'string' },
+    out: { type: 'string' },
+  },
 });
 const { operations } = await import(`${root}dist/operations/index.js`);
 const { slackManifest } = await import(`${root}dist/slack/manifest.js`);
-const manifest = slackManifest(operations, { publicUrl: values.url, socketMode: values['socket-mode'], unfurlDomain: values['unfurl-domain'] });
+const manifest = slackManifest(operations, {
+  publicUrl: values.url,
+  socketMode: values['socket-mode'],
+  unfurlDomain: values['unfurl-domain'],
+});
 const out = values.out ?? `${root}manifest.json`;
 writeFileSync(out, `${JSON.stringify(manifest, null, 2)}\n`);
-console.log(`${out}: the /forge command (${operations.length} operations)${values['socket-mode'] ? ', Socket Mode' : ''}`);
+console.log(
+  `${out}: the /forge command (${operations.length} operations)${values['socket-mode'] ? ', Socket Mode' : ''}`,
+);

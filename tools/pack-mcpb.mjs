@@ -31,14 +31,20 @@ function bundleFiles() {
   for (const name of readdirSync(chunks).sort()) if (name.endsWith('.js')) files.push(join(chunks, name));
   // The triage view's page, which the server reads when a host that renders MCP Apps asks for it.
   files.push(join(dist, 'apps', 'triage.html'));
-  return files.map((file) => ({ name: `${SERVER_DIR}/${relative(dist, file).split(sep).join('/')}`, data: readFileSync(file) }));
+  return files.map((file) => ({
+    name: `${SERVER_DIR}/${relative(dist, file).split(sep).join('/')}`,
+    data: readFileSync(file),
+  }));
 }
 
 /** Each operation as the manifest lists tools: name and description, from the same catalog tools/list is served from. */
 async function toolList() {
   const { operations } = await import(join(dist, 'operations/index.js'));
   const { catalogData } = await import(join(dist, 'mcp/catalog.js'));
-  return catalogData(operations).map(({ descriptor }) => ({ name: descriptor.name, description: descriptor.description }));
+  return catalogData(operations).map(({ descriptor }) => ({
+    name: descriptor.name,
+    description: descriptor.description,
+  }));
 }
 
 function manifest(pkg, tools) {
@@ -49,10 +55,11 @@ function manifest(pkg, tools) {
     display_name: 'forgeops',
     version: pkg.version,
     description: pkg.description,
-    long_description: 'Every action of the code hosting service as an MCP tool. A destructive call runs only once a human has ' +
+    long_description:
+      'Every action of the code hosting service as an MCP tool. A destructive call runs only once a human has ' +
       'confirmed that exact call (MCP elicitation); a client that cannot ask gets a refusal naming the call. ' +
       'Leave the service URL empty to try it against the embedded sandbox and its demo data.',
-    author: { name: typeof pkg.author === 'string' ? pkg.author : pkg.author?.name ?? 'forgeops contributors' },
+    author: { name: typeof pkg.author === 'string' ? pkg.author : (pkg.author?.name ?? 'forgeops contributors') },
     license: pkg.license,
     keywords: ['code hosting', 'ci', 'pipelines', 'releases', 'merge requests'],
     server: {
@@ -75,19 +82,34 @@ function manifest(pkg, tools) {
     compatibility: { platforms: ['darwin', 'win32', 'linux'], runtimes: { node: pkg.engines?.node ?? '>=20.19' } },
     user_config: {
       codehost_url: {
-        type: 'string', title: 'Service URL', required: false, default: '',
-        description: 'Address of your code hosting service, e.g. https://code.example.com (the API is under /api/v4). Empty: the embedded sandbox with demo data.',
+        type: 'string',
+        title: 'Service URL',
+        required: false,
+        default: '',
+        description:
+          'Address of your code hosting service, e.g. https://code.example.com (the API is under /api/v4). Empty: the embedded sandbox with demo data.',
       },
       codehost_token: {
-        type: 'string', title: 'Access token', required: false, default: '', sensitive: true,
+        type: 'string',
+        title: 'Access token',
+        required: false,
+        default: '',
+        sensitive: true,
         description: 'Your personal access token for the service (sent as PRIVATE-TOKEN). Empty: public data only.',
       },
       toolsets: {
-        type: 'string', title: 'Toolsets', required: false, default: '',
-        description: 'Which API areas to offer as tools, comma-separated (e.g. pipelines,releases). Empty: the default.',
+        type: 'string',
+        title: 'Toolsets',
+        required: false,
+        default: '',
+        description:
+          'Which API areas to offer as tools, comma-separated (e.g. pipelines,releases). Empty: the default.',
       },
       read_only: {
-        type: 'boolean', title: 'Read-only', required: false, default: false,
+        type: 'boolean',
+        title: 'Read-only',
+        required: false,
+        default: false,
         description: 'Offer and run only tools that read.',
       },
     },
@@ -128,7 +150,12 @@ function zip(entries) {
   for (const { name, data } of entries) {
     const nameBytes = Buffer.from(name, 'utf8');
     const compressed = deflateRawSync(data, { level: 9 });
-    const fields = { crc: crc32(data), compressedSize: compressed.length, size: data.length, nameLength: nameBytes.length };
+    const fields = {
+      crc: crc32(data),
+      compressedSize: compressed.length,
+      size: data.length,
+      nameLength: nameBytes.length,
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     writeSharedFields(local, 4, fields);
@@ -171,4 +198,6 @@ const entries = [
 ];
 const archive = zip(entries);
 writeFileSync(out, archive);
-process.stdout.write(`pack-mcpb: ${relative(process.cwd(), out) || out} (${entries.length} files, ${(archive.length / 1024 / 1024).toFixed(1)} MiB)\n`);
+process.stdout.write(
+  `pack-mcpb: ${relative(process.cwd(), out) || out} (${entries.length} files, ${(archive.length / 1024 / 1024).toFixed(1)} MiB)\n`,
+);

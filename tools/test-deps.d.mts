@@ -7,7 +7,10 @@ export interface TestDependency {
 }
 export const TEST_DEPENDENCIES: TestDependency[];
 export function onPath(program: string, path?: string): boolean;
-export function missingDependencies(options?: { has?: (program: string) => boolean; probe?: (probe: [string, string[]]) => boolean }): TestDependency[];
+export function missingDependencies(options?: {
+  has?: (program: string) => boolean;
+  probe?: (probe: [string, string[]]) => boolean;
+}): TestDependency[];
 export function installCommand(missing: TestDependency[]): string;
 export function ensureTestDependencies(options?: {
   has?: (program: string) => boolean;

@@ -23,19 +23,26 @@ export const TEST_DEPENDENCIES = [
     debian: 'python3-gitlab',
   },
   // Debian's build, driven by playwright-core: no browser is downloaded at npm install.
-  { why: 'the browser tests load the triage view into a host page in headless Chromium', program: 'chromium', debian: 'chromium' },
+  {
+    why: 'the browser tests load the triage view into a host page in headless Chromium',
+    program: 'chromium',
+    debian: 'chromium',
+  },
 ];
 
 /** Whether `program` is an executable file in one of PATH's folders: the tests start each one by name. */
 export function onPath(program, path = process.env.PATH ?? '') {
-  return path.split(delimiter).filter(Boolean).some((folder) => {
-    try {
-      accessSync(join(folder, program), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return path
+    .split(delimiter)
+    .filter(Boolean)
+    .some((folder) => {
+      try {
+        accessSync(join(folder, program), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
 }
 
 function probeSucceeds([command, args]) {
@@ -68,8 +75,10 @@ export function ensureTestDependencies({
   const names = missing.map((dep) => dep.debian).join(', ');
   const reasons = missing.map((dep) => `  ${dep.debian}: ${dep.why}`).join('\n');
   if (!isRoot || !has('apt-get')) {
-    log(`The tests need programs this machine lacks:\n${reasons}\n` +
-      `Install them${isRoot ? '' : ' as root'} (Debian or Ubuntu), then run npm test again:\n  ${isRoot ? '' : 'sudo sh -c \''}${installCommand(missing)}${isRoot ? '' : '\''}`);
+    log(
+      `The tests need programs this machine lacks:\n${reasons}\n` +
+        `Install them${isRoot ? '' : ' as root'} (Debian or Ubuntu), then run npm test again:\n  ${isRoot ? '' : "sudo sh -c '"}${installCommand(missing)}${isRoot ? '' : "'"}`,
+    );
     return false;
   }
   log(`Installing what the tests need from Debian's packages: ${names}`);
@@ -77,7 +86,9 @@ export function ensureTestDependencies({
     run('apt-get', ['update', '-qq']);
     run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing.map((dep) => dep.debian)]);
   } catch (error) {
-    log(`Installing ${names} failed (${error.message}). Run it by hand, then npm test again:\n  ${installCommand(missing)}`);
+    log(
+      `Installing ${names} failed (${error.message}). Run it by hand, then npm test again:\n  ${installCommand(missing)}`,
+    );
     return false;
   }
   const still = missingDependencies({ has, probe });
@@ -91,6 +102,12 @@ export function ensureTestDependencies({
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // apt must never stop to ask a question: npm test and CI have no one at the keyboard.
   process.exitCode = ensureTestDependencies({
-    run: (command, args) => execFileSync(command, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }),
-  }) ? 0 : 1;
+    run: (command, args) =>
+      execFileSync(command, args, {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      }),
+  })
+    ? 0
+    : 1;
 }

@@ -20,18 +20,29 @@ export const VIEW_TOOLS: readonly string[] = ['triage_project', 'get_pipeline'];
  * renders views, marked for the view only; every call still goes through the same policy and confirmation.
  */
 export const VIEW_CALLS: readonly string[] = [
-  'triage_project', 'get_pipeline', 'list_pipeline_jobs', 'get_job_log', 'retry_pipeline', 'cancel_pipeline',
-  'revert_as_merge_request', 'open_incident_issue',
+  'triage_project',
+  'get_pipeline',
+  'list_pipeline_jobs',
+  'get_job_log',
+  'retry_pipeline',
+  'cancel_pipeline',
+  'revert_as_merge_request',
+  'open_incident_issue',
 ];
 
 /**
  * The resource's own _meta.ui: the page needs no origin at all (its script and style are inline, its data comes from
  * the host), so every list of allowed domains is empty; a border, because it is a report beside the answer.
  */
-export const VIEW_RESOURCE_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } } as const;
+export const VIEW_RESOURCE_META = {
+  ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true },
+} as const;
 
 /** The _meta a tool whose result the view shows carries. */
-export const VIEW_TOOL_META = { ui: { resourceUri: TRIAGE_VIEW_URI }, [LEGACY_RESOURCE_URI_KEY]: TRIAGE_VIEW_URI } as const;
+export const VIEW_TOOL_META = {
+  ui: { resourceUri: TRIAGE_VIEW_URI },
+  [LEGACY_RESOURCE_URI_KEY]: TRIAGE_VIEW_URI,
+} as const;
 /** The _meta of a tool listed for the view alone. */
 export const VIEW_ONLY_TOOL_META = { ui: { visibility: ['app'] } } as const;
 
@@ -73,17 +84,23 @@ export const TRIAGE_VIEW_RESOURCE = {
   uri: TRIAGE_VIEW_URI,
   name: 'triage-view',
   title: 'Triage view',
-  description: 'The page MCP Apps hosts show beside triage_project and get_pipeline: verdict, first red commit, failing jobs and their lines, stages, release, and buttons that act.',
+  description:
+    'The page MCP Apps hosts show beside triage_project and get_pipeline: verdict, first red commit, failing jobs and their lines, stages, release, and buttons that act.',
   mimeType: VIEW_MIME_TYPE,
   _meta: VIEW_RESOURCE_META,
 } as const;
 
 /** resources/read of the view: the page, the same for everyone (no data in it: the data comes in tool results). */
 export function readTriageView() {
-  return { contents: [{ uri: TRIAGE_VIEW_URI, mimeType: VIEW_MIME_TYPE, text: triageViewPage(), _meta: VIEW_RESOURCE_META }] };
+  return {
+    contents: [{ uri: TRIAGE_VIEW_URI, mimeType: VIEW_MIME_TYPE, text: triageViewPage(), _meta: VIEW_RESOURCE_META }],
+  };
 }
 
-interface Descriptor { name: string; _meta?: Record<string, unknown> }
+interface Descriptor {
+  name: string;
+  _meta?: Record<string, unknown>;
+}
 
 /** A tool descriptor as listed with the view on: the view's tools name it; the others are unchanged. */
 export function withViewMeta<T extends Descriptor>(descriptor: T): T {

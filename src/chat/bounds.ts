@@ -35,14 +35,20 @@ const sectionSize = (section: ChatSection) => (section.title?.length ?? 0) + sec
  */
 export function boundMessage(message: ChatMessage, bounds: MessageBounds): ChatMessage {
   const notes: string[] = [];
-  const fields = message.fields.map(([label, value]): [string, string] => [cutText(label, LABEL_CHARS), cutText(value, VALUE_CHARS)]);
+  const fields = message.fields.map(([label, value]): [string, string] => [
+    cutText(label, LABEL_CHARS),
+    cutText(value, VALUE_CHARS),
+  ]);
   let sections = message.sections.map((section) => ({
     ...section,
     ...(section.title !== undefined ? { title: cutText(section.title, TITLE_CHARS) } : {}),
     text: cutText(section.text, bounds.sectionChars, section.tail),
   }));
   const cutSections = message.sections.filter((section, i) => section.text.length > sections[i].text.length).length;
-  if (cutSections > 0) notes.push(`${cutSections === 1 ? 'A long section is' : `${cutSections} long sections are`} cut to ${bounds.sectionChars} characters.`);
+  if (cutSections > 0)
+    notes.push(
+      `${cutSections === 1 ? 'A long section is' : `${cutSections} long sections are`} cut to ${bounds.sectionChars} characters.`,
+    );
 
   const title = cutText(message.title, TITLE_CHARS);
   const fieldsSize = () => fields.reduce((sum, [label, value]) => sum + label.length + value.length, 0);
@@ -58,14 +64,21 @@ export function boundMessage(message: ChatMessage, bounds: MessageBounds): ChatM
     droppedFields++;
   }
   if (droppedSections + droppedFields > 0) {
-    const what = [droppedFields > 0 ? `${droppedFields} field${droppedFields === 1 ? '' : 's'}` : '', droppedSections > 0 ? `${droppedSections} section${droppedSections === 1 ? '' : 's'}` : '']
-      .filter(Boolean).join(' and ');
-    notes.push(`${what} not shown: the reply is kept to ${bounds.messageChars} characters; ask for less (a page, fewer lines) to see more.`);
+    const what = [
+      droppedFields > 0 ? `${droppedFields} field${droppedFields === 1 ? '' : 's'}` : '',
+      droppedSections > 0 ? `${droppedSections} section${droppedSections === 1 ? '' : 's'}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    notes.push(
+      `${what} not shown: the reply is kept to ${bounds.messageChars} characters; ask for less (a page, fewer lines) to see more.`,
+    );
   }
   // Ours first: what this bound left out is worth more than the tenth note of a presenter.
   const allNotes = [...notes, ...message.notes];
   const shownNotes = allNotes.slice(0, MAX_NOTES).map((note) => cutText(note, NOTE_CHARS));
-  if (allNotes.length > MAX_NOTES) shownNotes[MAX_NOTES - 1] = `${allNotes.length - MAX_NOTES + 1} more notes not shown.`;
+  if (allNotes.length > MAX_NOTES)
+    shownNotes[MAX_NOTES - 1] = `${allNotes.length - MAX_NOTES + 1} more notes not shown.`;
   return {
     ...message,
     title,

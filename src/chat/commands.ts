@@ -10,7 +10,11 @@ export const META_COMMANDS = {
   login: { usage: 'login', summary: 'Link your account on the service.' },
   logout: { usage: 'logout', summary: 'Forget your linked account.' },
   whoami: { usage: 'whoami', summary: 'Show which account your commands run as.' },
-  watch: { usage: 'watch <project> [branch]', summary: 'Follow the default branch: in Slack, one message per red episode in this channel, updated until green; in the terminal, each change until Ctrl+C.' },
+  watch: {
+    usage: 'watch <project> [branch]',
+    summary:
+      'Follow the default branch: in Slack, one message per red episode in this channel, updated until green; in the terminal, each change until Ctrl+C.',
+  },
   unwatch: { usage: 'unwatch <project>', summary: 'Stop watching a project in this Slack channel.' },
   watching: { usage: 'watching', summary: 'List the projects this Slack channel watches.' },
 } as const;
@@ -49,7 +53,10 @@ export function nounOf(op: Operation): string {
 }
 
 /** The operation named by the most leading words ("commit comment list" before "commit list"), and how many it took. */
-export function matchCommand(words: readonly string[], table: CommandTable): { op: Operation; length: number } | undefined {
+export function matchCommand(
+  words: readonly string[],
+  table: CommandTable,
+): { op: Operation; length: number } | undefined {
   for (let n = Math.min(words.length, table.maxWords); n > 0; n--) {
     const op = table.byWords.get(words.slice(0, n).join(' ').toLowerCase());
     if (op) return { op, length: n };
@@ -77,13 +84,19 @@ export function suggestCommands(words: readonly string[], table: CommandTable, l
   if (typed.length === 0) return [];
   const scored = table.operations.map((op) => {
     const mine = typed.slice(0, op.chat.split(' ').length);
-    const distance = Math.min(editDistance(mine.join(' '), op.chat), editDistance([...mine].reverse().join(' '), op.chat));
+    const distance = Math.min(
+      editDistance(mine.join(' '), op.chat),
+      editDistance([...mine].reverse().join(' '), op.chat),
+    );
     return { chat: op.chat, distance };
   });
   const near = scored.filter(({ chat, distance }) => distance <= Math.min(3, Math.max(1, Math.floor(chat.length / 4))));
   if (near.length > 0) {
     const best = Math.min(...near.map((s) => s.distance));
-    return near.filter((s) => s.distance === best).slice(0, limit).map((s) => s.chat);
+    return near
+      .filter((s) => s.distance === best)
+      .slice(0, limit)
+      .map((s) => s.chat);
   }
   const noun = nounFor(typed[0], table);
   return noun ? table.operations.filter((op) => nounOf(op) === noun).map((op) => op.chat) : [];

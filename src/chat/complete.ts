@@ -38,7 +38,9 @@ function parameterCandidates(op: Operation, current: Token | undefined, typed: s
     const values = field?.values ?? (field?.kinds.has('boolean') ? [true, false] : []);
     return values.map((v) => `${dashes}${current.key}=${String(v)}`);
   }
-  return fieldsOf(op).filter((f) => !given.has(f.name)).map((f) => `${dashes}${f.name}=`);
+  return fieldsOf(op)
+    .filter((f) => !given.has(f.name))
+    .map((f) => `${dashes}${f.name}=`);
 }
 
 /**
@@ -65,7 +67,8 @@ export function complete(line: string, options: CompleteOptions = {}): string[] 
   const match = matchCommand(words, commandTable(operations));
   const candidates: string[] = [];
   // Only while every finished token is a command word can the next one still be one ("file blame" → "metadata").
-  if (words.length === done.length && (current === undefined || current.key === undefined)) candidates.push(...nextWords(words, operations));
+  if (words.length === done.length && (current === undefined || current.key === undefined))
+    candidates.push(...nextWords(words, operations));
   if (match && words[0] !== 'help') {
     const given = new Set(done.filter((t) => t.key !== undefined).map((t) => t.key!.replace(/-/g, '_')));
     candidates.push(...parameterCandidates(match.op, current, typed, given));
@@ -105,7 +108,8 @@ export function usernameBeingTyped(line: string, options: CompleteOptions = {}):
   }
   const match = matchCommand(words, commandTable(options.operations ?? registry));
   const key = current.key.replace(/-/g, '_');
-  if (!match || !personKeys(match.op).includes(key) || !/^@?[\w.-]*$/.test(current.text) || /^\d+$/.test(current.text)) return undefined;
+  if (!match || !personKeys(match.op).includes(key) || !/^@?[\w.-]*$/.test(current.text) || /^\d+$/.test(current.text))
+    return undefined;
   const typedKey = line.slice(current.start).split('=')[0];
   return { prefix: current.text.replace(/^@/, ''), candidate: (u) => `${typedKey}=@${u}` };
 }

@@ -47,7 +47,14 @@ export type ChatReply =
    * The call waits for its human: show `message` (the exact prompt), or the prompt and its two answers in the front
    * end's own widgets, then call `confirmed(operation, input)` on yes.
    */
-  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: ShownText; answers: Answers; message: ChatMessage };
+  | {
+      kind: 'confirm';
+      operation: Operation;
+      input: Record<string, unknown>;
+      prompt: ShownText;
+      answers: Answers;
+      message: ChatMessage;
+    };
 
 export interface ChatDispatcher {
   /** One typed line. */
@@ -93,8 +100,14 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     const started = performance.now();
     const outcome = await executeCall(op, input, run, ctx.explain, targets);
     recordCall(ctx.front ?? 'chat', op.name, outcome.ok ? 'ok' : 'failed', (performance.now() - started) / 1000);
-    if (!outcome.ok) return { kind: 'message', ok: false, message: presentFailure(outcome.message, `${op.title} failed`), outcome };
-    return { kind: 'message', ok: true, message: presentOutcome(op, input, outcome.result, { ...ctx.present, outcome: outcome.outcome }), outcome };
+    if (!outcome.ok)
+      return { kind: 'message', ok: false, message: presentFailure(outcome.message, `${op.title} failed`), outcome };
+    return {
+      kind: 'message',
+      ok: true,
+      message: presentOutcome(op, input, outcome.result, { ...ctx.present, outcome: outcome.outcome }),
+      outcome,
+    };
   }
 
   /** What the call would send and change, judged like the call itself; nothing is sent and nobody is asked. */
@@ -108,7 +121,12 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     if (outcome.kind === 'refused') return refused(op, outcome.message);
     const { input, preview: data } = outcome;
     // As a result, so `--json` prints the preview itself.
-    return { kind: 'message', ok: true, message: presentDryRun(data, op), outcome: { ok: true, operation: op, input, result: { data, status: 0 } } };
+    return {
+      kind: 'message',
+      ok: true,
+      message: presentDryRun(data, op),
+      outcome: { ok: true, operation: op, input, result: { data, status: 0 } },
+    };
   }
 
   async function call(op: Operation, args: Record<string, unknown>, dryRun = ctx.dryRun === true): Promise<ChatReply> {
@@ -143,7 +161,9 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     const run = await ctx.runContext(op);
     if ('refused' in run) return { ok: false, message: run.refused };
     const outcome = await executeCall(op, prepared.input, run, ctx.explain);
-    return outcome.ok ? { ok: true, operation: op, input: prepared.input, result: outcome.result } : { ok: false, message: outcome.message };
+    return outcome.ok
+      ? { ok: true, operation: op, input: prepared.input, result: outcome.result }
+      : { ok: false, message: outcome.message };
   }
 
   async function dispatch(line: string): Promise<ChatReply> {
@@ -157,28 +177,48 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
         return reply(presentFailure(errorText(parsed)), false);
       case 'use':
         await ctx.defaultProject.set(parsed.project);
-        return reply(chatMessage(`Default project: ${parsed.project}`, {
-          status: 'info', notes: [`Commands that name no project now act on ${parsed.project}.`],
-        }), true);
+        return reply(
+          chatMessage(`Default project: ${parsed.project}`, {
+            status: 'info',
+            notes: [`Commands that name no project now act on ${parsed.project}.`],
+          }),
+          true,
+        );
       case 'meta':
         if (parsed.name === 'triage') {
           if (parsed.project === undefined) {
-            return reply(presentFailure(`triage needs a project, e.g. ${ctx.prefix ?? ''}triage acme/web (or set one with ${ctx.prefix ?? ''}use).`), false);
+            return reply(
+              presentFailure(
+                `triage needs a project, e.g. ${ctx.prefix ?? ''}triage acme/web (or set one with ${ctx.prefix ?? ''}use).`,
+              ),
+              false,
+            );
           }
-          return { kind: 'message', ...(await triage(parsed.project, { operations: ctx.operations, read, present: ctx.present })) };
+          return {
+            kind: 'message',
+            ...(await triage(parsed.project, { operations: ctx.operations, read, present: ctx.present })),
+          };
         }
         if (parsed.name === 'whoami') {
           const me = byName.get('get_current_user');
           return me ? call(me, {}) : unknownOperation('get_current_user');
         }
         if (parsed.name === 'watch' || parsed.name === 'unwatch' || parsed.name === 'watching') {
-          return reply(chatMessage(`${parsed.name} keeps a Slack channel's watches; it works in Slack only.`, {
-            status: 'info', notes: ['In the terminal chat, watch <project> follows a branch until Ctrl+C.'],
-          }), false);
+          return reply(
+            chatMessage(`${parsed.name} keeps a Slack channel's watches; it works in Slack only.`, {
+              status: 'info',
+              notes: ['In the terminal chat, watch <project> follows a branch until Ctrl+C.'],
+            }),
+            false,
+          );
         }
-        return reply(chatMessage(`${parsed.name} links a Slack account to its own service token; it works in Slack only.`, {
-          status: 'info', notes: ['Here commands run as the configured token; whoami shows which account that is.'],
-        }), false);
+        return reply(
+          chatMessage(`${parsed.name} links a Slack account to its own service token; it works in Slack only.`, {
+            status: 'info',
+            notes: ['Here commands run as the configured token; whoami shows which account that is.'],
+          }),
+          false,
+        );
     }
   }
 

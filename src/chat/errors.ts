@@ -1,7 +1,10 @@
 // The one error the chat grammar raises while reading a line; parse() turns it into an error result, never a throw.
 
 export class ChatError extends Error {
-  constructor(message: string, readonly suggestions: string[] = []) {
+  constructor(
+    message: string,
+    readonly suggestions: string[] = [],
+  ) {
     super(message);
     this.name = 'ChatError';
   }

@@ -56,12 +56,14 @@ function kindsOf(schema: JsonSchema | undefined): Set<ValueKind> {
 }
 
 function typeLabel(schema: JsonSchema): string {
-  return branches(schema).map((branch) => {
-    const values = branch.enum ?? (branch.const !== undefined ? [branch.const] : undefined);
-    if (values) return `one of ${values.join(', ')}`;
-    const type = [branch.type ?? 'any'].flat().join(' or ');
-    return type === 'array' ? `list of ${branch.items ? typeLabel(branch.items) : 'any'}` : type;
-  }).join(' or ');
+  return branches(schema)
+    .map((branch) => {
+      const values = branch.enum ?? (branch.const !== undefined ? [branch.const] : undefined);
+      if (values) return `one of ${values.join(', ')}`;
+      const type = [branch.type ?? 'any'].flat().join(' or ');
+      return type === 'array' ? `list of ${branch.items ? typeLabel(branch.items) : 'any'}` : type;
+    })
+    .join(' or ');
 }
 
 const cache = new WeakMap<Operation, FieldInfo[]>();
@@ -124,7 +126,12 @@ export function typeValue(field: FieldInfo, text: string, quoted: boolean): unkn
     }
   }
   if (field.kinds.has('array') && !field.kinds.has('string')) {
-    const items = quoted ? [text] : text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const items = quoted
+      ? [text]
+      : text
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
     return items.map((item) => typeScalar(field.itemKinds, item));
   }
   return typeScalar(field.kinds, text);

@@ -62,7 +62,8 @@ function readArguments(op: Operation, args: readonly Token[], options: ParseOpti
   const set = (name: string, value: unknown): void => {
     if (!(name in input) || sameValue(input[name], value)) input[name] = value;
     // Repeating a list's key adds to the list (milestones=a milestones=b).
-    else if (Array.isArray(input[name]) && Array.isArray(value)) input[name] = [...(input[name] as unknown[]), ...value];
+    else if (Array.isArray(input[name]) && Array.isArray(value))
+      input[name] = [...(input[name] as unknown[]), ...value];
     else throw new ChatError(`${name} is given twice.`);
   };
   const positionals: Token[] = [];
@@ -85,7 +86,10 @@ function readArguments(op: Operation, args: readonly Token[], options: ParseOpti
     const field = fieldOf(op, name);
     if (!field) {
       const near = closest(name, [...names]);
-      throw new ChatError(`${op.chat} has no parameter "${token.key}".${near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ''}`, near);
+      throw new ChatError(
+        `${op.chat} has no parameter "${token.key}".${near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ''}`,
+        near,
+      );
     }
     let { text, quoted } = token;
     if (token.flag) {
@@ -113,12 +117,17 @@ function readArguments(op: Operation, args: readonly Token[], options: ParseOpti
 
 /** Whether any input of the operation may hold a credential (a CI variable's value, a password, a settings object). */
 function carriesCredentials(op: Operation): boolean {
-  return (op.secretInputs?.length ?? 0) > 0 || op.spreadInput !== undefined || Object.keys(op.input.shape).some(isSecretName);
+  return (
+    (op.secretInputs?.length ?? 0) > 0 || op.spreadInput !== undefined || Object.keys(op.input.shape).some(isSecretName)
+  );
 }
 
 /** Values typed without a key fill the path parameters in route order; with a default project, the project may be left out. */
 function assignPositionals(
-  op: Operation, positionals: Token[], input: Record<string, unknown>, options: ParseOptions,
+  op: Operation,
+  positionals: Token[],
+  input: Record<string, unknown>,
+  options: ParseOptions,
   set: (name: string, value: unknown) => void,
 ): void {
   let slots = op.pathParams.filter((p) => !(p in input));
@@ -168,7 +177,9 @@ function takeDryRun(op: Operation, args: readonly Token[]): { dryRun: boolean; r
     dryRun = value;
   }
   if (dryRun && op.effect === 'read') {
-    throw new ChatError(`${op.chat} only reads, so there is nothing to preview: --dry-run is for commands that change something.`);
+    throw new ChatError(
+      `${op.chat} only reads, so there is nothing to preview: --dry-run is for commands that change something.`,
+    );
   }
   return { dryRun, rest };
 }
@@ -182,7 +193,10 @@ function validated(op: Operation, input: Record<string, unknown>): Record<string
   const names = unresolvedPeople(op, input);
   try {
     if (names.length === 0) return validateInput(op, input) as Record<string, unknown>;
-    const checked = validateInput(op, { ...input, ...Object.fromEntries(names.map((key) => [key, 1])) }) as Record<string, unknown>;
+    const checked = validateInput(op, { ...input, ...Object.fromEntries(names.map((key) => [key, 1])) }) as Record<
+      string,
+      unknown
+    >;
     return { ...checked, ...Object.fromEntries(names.map((key) => [key, input[key]])) };
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
@@ -260,7 +274,8 @@ function parseTokens(tokens: Token[], options: ParseOptions): ParsedCommand {
   }
   const match = matchCommand(words, commandTable(operations));
   if (!match) {
-    if (words.length === 0) return { kind: 'error', message: 'Start with a command, e.g. pipeline list. Type help to see them all.' };
+    if (words.length === 0)
+      return { kind: 'error', message: 'Start with a command, e.g. pipeline list. Type help to see them all.' };
     return unknownCommand(words, operations);
   }
   const { op } = match;

@@ -19,12 +19,31 @@ const EXAMPLE_BASE_URL = 'https://code.example.com';
 
 /** Values that read naturally in examples, by field name; any other field gets one made from its type. */
 const SAMPLES: Record<string, unknown> = {
-  id: 'acme/web', pipeline_id: 42, issue_iid: 7, merge_request_iid: 3, sha: 'a1b2c3d', ref: 'main', ref_name: 'main',
-  branch: 'main', file_path: 'src/app.ts', path: 'src', tag_name: 'v1.2.0', from: 'v1.1.0', to: 'main',
-  refs: ['main', 'feature/login'], commit_message: 'Fix typo', description: 'First stable release', note: 'Looks good',
-  content: 'Hello', title: 'Fix login', search: 'payments',
+  id: 'acme/web',
+  pipeline_id: 42,
+  issue_iid: 7,
+  merge_request_iid: 3,
+  sha: 'a1b2c3d',
+  ref: 'main',
+  ref_name: 'main',
+  branch: 'main',
+  file_path: 'src/app.ts',
+  path: 'src',
+  tag_name: 'v1.2.0',
+  from: 'v1.1.0',
+  to: 'main',
+  refs: ['main', 'feature/login'],
+  commit_message: 'Fix typo',
+  description: 'First stable release',
+  note: 'Looks good',
+  content: 'Hello',
+  title: 'Fix login',
+  search: 'payments',
   // SCIM's documents: the work e-mail the service requires, and a PATCH operation that deactivates no one.
-  group_path: 'acme', externalId: 'okta-ada', userName: 'ada', emails: [{ type: 'work', value: 'ada@acme.example', primary: true }],
+  group_path: 'acme',
+  externalId: 'okta-ada',
+  userName: 'ada',
+  emails: [{ type: 'work', value: 'ada@acme.example', primary: true }],
   name: { formatted: 'Ada Lovelace', givenName: 'Ada', familyName: 'Lovelace' },
   Operations: [{ op: 'Replace', path: 'name.formatted', value: 'Ada Lovelace' }],
 };
@@ -36,7 +55,10 @@ function fits(value: unknown, schema: JsonSchema): boolean {
   const kind = Array.isArray(value) ? 'array' : typeof value;
   return (schema.anyOf ?? schema.oneOf ?? [schema]).some((branch) => {
     const types = [branch.type].flat();
-    return types[0] === undefined || types.some((t) => t === kind || ((t === 'integer' || t === 'number') && kind === 'number'));
+    return (
+      types[0] === undefined ||
+      types.some((t) => t === kind || ((t === 'integer' || t === 'number') && kind === 'number'))
+    );
   });
 }
 
@@ -61,7 +83,9 @@ function sampleFor(name: string, schema: JsonSchema): unknown {
   if (type === 'array') return [sampleFor(name, branch.items ?? {})];
   if (type === 'object') {
     // The required properties, and the optional ones with a sample of their own (a commit action's content).
-    const names = Object.keys(branch.properties ?? {}).filter((key) => branch.required?.includes(key) || Object.hasOwn(SAMPLES, key));
+    const names = Object.keys(branch.properties ?? {}).filter(
+      (key) => branch.required?.includes(key) || Object.hasOwn(SAMPLES, key),
+    );
     return Object.fromEntries(names.map((key) => [key, sampleFor(key, branch.properties![key])]));
   }
   return 'text';
@@ -69,8 +93,12 @@ function sampleFor(name: string, schema: JsonSchema): unknown {
 
 /** A value written the way the grammar reads it back. */
 export function formatValue(value: unknown): string {
-  if (typeof value === 'string') return value === '' || /[\s"'`,=]/.test(value) || /^[[{]/.test(value) ? JSON.stringify(value) : value;
-  if (Array.isArray(value) && value.every((v) => typeof v === 'number' || (typeof v === 'string' && /^[^\s"'`,[{]+$/.test(v)))) {
+  if (typeof value === 'string')
+    return value === '' || /[\s"'`,=]/.test(value) || /^[[{]/.test(value) ? JSON.stringify(value) : value;
+  if (
+    Array.isArray(value) &&
+    value.every((v) => typeof v === 'number' || (typeof v === 'string' && /^[^\s"'`,[{]+$/.test(v)))
+  ) {
     return value.join(',');
   }
   if (typeof value === 'object' && value !== null) {
@@ -87,7 +115,8 @@ function requiredKeys(op: Operation): FieldInfo[] {
 /** The keys an example needs: the required ones, and the first of each one_of rule (create_user's password). */
 function exampleKeys(op: Operation): FieldInfo[] {
   const wanted = new Set(requiredKeys(op).map((f) => f.name));
-  for (const rule of op.rules ?? []) if (rule.kind === 'one_of' && !rule.keys.some((key) => wanted.has(key))) wanted.add(rule.keys[0]);
+  for (const rule of op.rules ?? [])
+    if (rule.kind === 'one_of' && !rule.keys.some((key) => wanted.has(key))) wanted.add(rule.keys[0]);
   return fieldsOf(op).filter((f) => wanted.has(f.name) && !op.pathParams.includes(f.name));
 }
 
@@ -113,7 +142,8 @@ function linkTargetFor(op: Operation): LinkTarget | undefined {
   for (const param of op.pathParams.slice(1)) {
     if (param === 'file_path') Object.assign(target, { path: SAMPLES.file_path, ref: SAMPLES.ref });
     else if (param === 'sha' || param === 'tag_name') target[param] = SAMPLES[param] as string;
-    else if (param === 'pipeline_id' || param === 'issue_iid' || param === 'merge_request_iid') target[param] = SAMPLES[param] as number;
+    else if (param === 'pipeline_id' || param === 'issue_iid' || param === 'merge_request_iid')
+      target[param] = SAMPLES[param] as number;
     else return undefined;
   }
   return target;
@@ -130,11 +160,25 @@ export function examples(op: Operation, options: HelpOptions = {}): string[] {
   if (target) {
     const url = serviceUrl(options.baseUrl ?? EXAMPLE_BASE_URL, target);
     const covered = linkInput(readServiceUrl(url)!, new Set(fields.map((f) => f.name)));
-    lines.push([prefix, url, ...keyArgs(op, exampleKeys(op).filter((f) => !(f.name in covered)))].join(' '));
+    lines.push(
+      [
+        prefix,
+        url,
+        ...keyArgs(
+          op,
+          exampleKeys(op).filter((f) => !(f.name in covered)),
+        ),
+      ].join(' '),
+    );
   } else if (op.effect === 'read') {
     // A read's first optional filter with a telling value (an enum, a flag, a known sample) shows key=value at work.
-    const filter = fields.find((f) => !f.required && !LIST_CONTROLS.has(f.name) && !pathFields.includes(f) &&
-      (f.values || f.kinds.has('boolean') || Object.hasOwn(SAMPLES, f.name)));
+    const filter = fields.find(
+      (f) =>
+        !f.required &&
+        !LIST_CONTROLS.has(f.name) &&
+        !pathFields.includes(f) &&
+        (f.values || f.kinds.has('boolean') || Object.hasOwn(SAMPLES, f.name)),
+    );
     if (filter) lines.push(`${lines[0]} ${keyArgs(op, [filter])[0]}`);
   }
   return lines;
@@ -146,10 +190,16 @@ function table(rows: Array<[string, string]>): string[] {
 }
 
 export function commandHelp(op: Operation, options: HelpOptions = {}): string {
-  const confirm = op.effect === 'destructive' ? 'Asks you to confirm before it runs.'
-    : op.confirm ? 'May ask you to confirm, depending on the input.' : undefined;
-  const parameters = fieldsOf(op).map((f): [string, string] =>
-    [f.name, `${f.type}, ${f.required ? 'required' : 'optional'}${f.description ? ` — ${f.description}` : ''}`]);
+  const confirm =
+    op.effect === 'destructive'
+      ? 'Asks you to confirm before it runs.'
+      : op.confirm
+        ? 'May ask you to confirm, depending on the input.'
+        : undefined;
+  const parameters = fieldsOf(op).map((f): [string, string] => [
+    f.name,
+    `${f.type}, ${f.required ? 'required' : 'optional'}${f.description ? ` — ${f.description}` : ''}`,
+  ]);
   return [
     `Usage: ${usageLine(op, options)}`,
     `${op.title}: ${op.description}`,
@@ -186,11 +236,22 @@ export function topHelp(ops: readonly Operation[], options: HelpOptions = {}): s
   const rows = areas.map((area): [string, string] => {
     const inArea = ops.filter((op) => op.area === area);
     const nouns = [...new Set(inArea.map(nounOf))];
-    return [area, nouns.map((noun) => `${noun} ${inArea.filter((op) => nounOf(op) === noun)
-      .map((op) => op.chat.slice(noun.length + 1)).join(', ')}`).join('; ')];
+    return [
+      area,
+      nouns
+        .map(
+          (noun) =>
+            `${noun} ${inArea
+              .filter((op) => nounOf(op) === noun)
+              .map((op) => op.chat.slice(noun.length + 1))
+              .join(', ')}`,
+        )
+        .join('; '),
+    ];
   });
   // Showcase commands when they exist; their last example is the one that shows the most of the grammar.
-  const showcase = ['pipeline list', 'pipeline retry', 'release create'].map((chat) => ops.find((op) => op.chat === chat))
+  const showcase = ['pipeline list', 'pipeline retry', 'release create']
+    .map((chat) => ops.find((op) => op.chat === chat))
     .filter((op): op is Operation => op !== undefined);
   const shown = showcase.length > 0 ? showcase : ops.slice(0, 3);
   return [
@@ -211,7 +272,11 @@ export function topHelp(ops: readonly Operation[], options: HelpOptions = {}): s
 }
 
 /** Help on a topic: a command ("pipeline retry"), an area ("pipelines"), a noun ("pipeline"); undefined if none. */
-export function helpTopic(words: readonly string[], ops: readonly Operation[], options: HelpOptions = {}): string | undefined {
+export function helpTopic(
+  words: readonly string[],
+  ops: readonly Operation[],
+  options: HelpOptions = {},
+): string | undefined {
   if (words.length === 0) return topHelp(ops, options);
   const commands = commandTable(ops);
   // The MCP tool name ("retry_pipeline") names the command too: people see both.
@@ -223,6 +288,11 @@ export function helpTopic(words: readonly string[], ops: readonly Operation[], o
   const first = words[0].toLowerCase();
   if (isMeta(first)) return `${options.prefix ?? ''}${META_COMMANDS[first].usage}\n${META_COMMANDS[first].summary}`;
   const noun = nounNamed(first, commands);
-  if (noun) return commandList(`${noun} commands`, ops.filter((op) => nounOf(op) === noun), options);
+  if (noun)
+    return commandList(
+      `${noun} commands`,
+      ops.filter((op) => nounOf(op) === noun),
+      options,
+    );
   return undefined;
 }

@@ -4,7 +4,17 @@ import type { FollowUp } from '../operations/define.js';
 export type { FollowUp } from '../operations/define.js';
 
 /** What a message is about, for a status emoji or symbol; pipeline statuses map onto the first six. */
-export const CHAT_STATUSES = ['success', 'failed', 'running', 'pending', 'canceled', 'skipped', 'warning', 'error', 'info'] as const;
+export const CHAT_STATUSES = [
+  'success',
+  'failed',
+  'running',
+  'pending',
+  'canceled',
+  'skipped',
+  'warning',
+  'error',
+  'info',
+] as const;
 export type ChatStatus = (typeof CHAT_STATUSES)[number];
 
 /** Longer text under the fields: a commit message, a file's content, a diff, help. */

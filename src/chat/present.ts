@@ -34,14 +34,35 @@ const LONG_TEXT_CHARS = 100;
 const MAX_TEXT_SECTIONS = 2;
 
 /** Fields shown first for an object; then any other scalar field. */
-const OBJECT_FIRST_KEYS = ['id', 'iid', 'status', 'state', 'ref', 'short_id', 'sha', 'tag_name', 'username', 'author_name', 'created_at'];
+const OBJECT_FIRST_KEYS = [
+  'id',
+  'iid',
+  'status',
+  'state',
+  'ref',
+  'short_id',
+  'sha',
+  'tag_name',
+  'username',
+  'author_name',
+  'created_at',
+];
 /** Never worth a line in chat: pictures and links that the message's own link already covers. */
 const HIDDEN_KEYS = LINK_KEYS;
 
 /** Service statuses (pipelines, jobs) onto the message statuses; waiting ones read as pending. */
 const STATUS_OF: Record<string, ChatStatus> = {
-  success: 'success', failed: 'failed', running: 'running', pending: 'pending', canceled: 'canceled', skipped: 'skipped',
-  created: 'pending', waiting_for_resource: 'pending', preparing: 'pending', scheduled: 'pending', manual: 'pending',
+  success: 'success',
+  failed: 'failed',
+  running: 'running',
+  pending: 'pending',
+  canceled: 'canceled',
+  skipped: 'skipped',
+  created: 'pending',
+  waiting_for_resource: 'pending',
+  preparing: 'pending',
+  scheduled: 'pending',
+  manual: 'pending',
 };
 
 /** The message status a service record's own status reads as (a pipeline's "failed" → failed), if any. */
@@ -76,7 +97,9 @@ function itemLabel(item: Fields, position: number): string {
 /** One list item on one line: its name, then the few details that tell items apart. */
 function itemLine(item: Fields, position: number): [string, string] {
   const name = nameOf(item);
-  const details = ITEM_DETAIL_KEYS.filter((k) => k !== name?.key && isScalar(item[k]) && item[k] !== '').map((k) => show(item[k]));
+  const details = ITEM_DETAIL_KEYS.filter((k) => k !== name?.key && isScalar(item[k]) && item[k] !== '').map((k) =>
+    show(item[k]),
+  );
   const parts = [name?.value, ...details].filter((p): p is string => p !== undefined);
   return [itemLabel(item, position), parts.length > 0 ? parts.join(' · ') : show(item)];
 }
@@ -100,12 +123,16 @@ function diffSections(items: Fields[], max: number, notes: string[]): ChatSectio
   let budget = max;
   for (const d of withDiff) {
     if (budget <= 0) break;
-    const title = d.old_path !== undefined && d.old_path !== d.new_path ? `${show(d.old_path)} → ${show(d.new_path)}` : show(d.new_path ?? d.old_path);
+    const title =
+      d.old_path !== undefined && d.old_path !== d.new_path
+        ? `${show(d.old_path)} → ${show(d.new_path)}`
+        : show(d.new_path ?? d.old_path);
     const section = codeSection(title, d.diff as string, budget, notes);
     budget -= section.text.length;
     sections.push(section);
   }
-  if (sections.length < withDiff.length) notes.push(`${withDiff.length - sections.length} more changed files not shown.`);
+  if (sections.length < withDiff.length)
+    notes.push(`${withDiff.length - sections.length} more changed files not shown.`);
   return sections;
 }
 
@@ -114,20 +141,35 @@ function diffSections(items: Fields[], max: number, notes: string[]): ChatSectio
  * (a chat reply holds `maxItems` lines) reads on from the first line not shown, not from the page after it: what was
  * cut must stay reachable.
  */
-function paging(op: Operation, input: Record<string, unknown>, shown: number, read: number, page: PageInfo | undefined): { notes: string[]; actions: FollowUp[] } {
+function paging(
+  op: Operation,
+  input: Record<string, unknown>,
+  shown: number,
+  read: number,
+  page: PageInfo | undefined,
+): { notes: string[]; actions: FollowUp[] } {
   const cut = shown < read;
   if (!page?.has_more && !cut) return { notes: [], actions: [] };
   const of = page?.total !== undefined ? ` of ${page.total}` : '';
   const numbered = page?.next_page !== undefined || (page?.page !== undefined && page.per_page !== undefined);
   if (numbered && page) {
-    const next = cut && page.page !== undefined && page.per_page !== undefined
-      ? callFrom((page.page - 1) * page.per_page + shown, shown)
-      : { page: page.next_page!, per_page: page.per_page };
-    const call = next.per_page !== undefined && next.per_page !== page.per_page
-      ? `page=${next.page} per_page=${next.per_page}` : `page=${next.page}`;
+    const next =
+      cut && page.page !== undefined && page.per_page !== undefined
+        ? callFrom((page.page - 1) * page.per_page + shown, shown)
+        : { page: page.next_page!, per_page: page.per_page };
+    const call =
+      next.per_page !== undefined && next.per_page !== page.per_page
+        ? `page=${next.page} per_page=${next.per_page}`
+        : `page=${next.page}`;
     return {
       notes: [`showing ${shown}${of}; next page: ${call}`],
-      actions: [{ label: 'Next page', operation: op.name, input: { ...input, page: next.page, ...(next.per_page !== undefined ? { per_page: next.per_page } : {}) } }],
+      actions: [
+        {
+          label: 'Next page',
+          operation: op.name,
+          input: { ...input, page: next.page, ...(next.per_page !== undefined ? { per_page: next.per_page } : {}) },
+        },
+      ],
     };
   }
   // Keyset pages have no number to ask for; reading on is all_pages' job.
@@ -144,9 +186,14 @@ const ENTRY_KINDS: Record<string, string> = { tree: 'folder', blob: 'file', comm
 
 /** A list of repository entries counted by kind ("8 entries: 3 folders, 5 files"), not all called by one noun. */
 function kindsTitle(items: Fields[]): string | undefined {
-  if (items.length === 0 || !items.every((i) => typeof i.type === 'string' && i.type in ENTRY_KINDS && typeof i.path === 'string')) return undefined;
+  if (
+    items.length === 0 ||
+    !items.every((i) => typeof i.type === 'string' && i.type in ENTRY_KINDS && typeof i.path === 'string')
+  )
+    return undefined;
   const counts = new Map<string, number>();
-  for (const item of items) counts.set(ENTRY_KINDS[item.type as string], (counts.get(ENTRY_KINDS[item.type as string]) ?? 0) + 1);
+  for (const item of items)
+    counts.set(ENTRY_KINDS[item.type as string], (counts.get(ENTRY_KINDS[item.type as string]) ?? 0) + 1);
   const parts = [...counts].map(([kind, n]) => `${n} ${kind}${n === 1 ? '' : 's'}`);
   return `${countOf(items, 'entry').replace(/entrys$/, 'entries')}: ${parts.join(', ')}`;
 }
@@ -182,18 +229,30 @@ function presentObject(op: Operation, record: Fields, max: Limits): ChatMessage 
   if (content !== undefined) {
     sections.push(codeSection(name?.value, content, max.maxCodeChars, notes));
     shownKeys.add('encoding');
-  }
-  else if (typeof record.content === 'string') notes.push(`The content is binary (${show(record.size)} bytes); get it raw to download it.`);
+  } else if (typeof record.content === 'string')
+    notes.push(`The content is binary (${show(record.size)} bytes); get it raw to download it.`);
   // Empty values say nothing, and a short_id repeats the id shown short.
   if (typeof record.id === 'string') shownKeys.add('short_id');
-  const scalarKeys = Object.keys(record).filter((k) => !shownKeys.has(k) && !HIDDEN_KEYS.has(k) && isScalar(record[k]) && record[k] !== '');
-  const long = scalarKeys.filter((k) => typeof record[k] === 'string' && ((record[k] as string).length > LONG_TEXT_CHARS || (record[k] as string).includes('\n')));
+  const scalarKeys = Object.keys(record).filter(
+    (k) => !shownKeys.has(k) && !HIDDEN_KEYS.has(k) && isScalar(record[k]) && record[k] !== '',
+  );
+  const long = scalarKeys.filter(
+    (k) =>
+      typeof record[k] === 'string' &&
+      ((record[k] as string).length > LONG_TEXT_CHARS || (record[k] as string).includes('\n')),
+  );
   // A commit's message usually repeats its title: no section for what the title already says.
   const telling = long.filter((k) => (record[k] as string).trim() !== name?.value);
-  for (const key of telling.slice(0, MAX_TEXT_SECTIONS)) sections.push({ title: key, text: capped((record[key] as string).trim(), max.maxCodeChars, key).text });
+  for (const key of telling.slice(0, MAX_TEXT_SECTIONS))
+    sections.push({ title: key, text: capped((record[key] as string).trim(), max.maxCodeChars, key).text });
   const short = scalarKeys.filter((k) => !long.includes(k));
-  const ordered = [...OBJECT_FIRST_KEYS.filter((k) => short.includes(k)), ...short.filter((k) => !OBJECT_FIRST_KEYS.includes(k))];
-  const fields = ordered.slice(0, MAX_OBJECT_FIELDS).map((k): [string, string] => [k, k === 'sha' || k === 'id' ? shortSha(record[k]) : show(record[k])]);
+  const ordered = [
+    ...OBJECT_FIRST_KEYS.filter((k) => short.includes(k)),
+    ...short.filter((k) => !OBJECT_FIRST_KEYS.includes(k)),
+  ];
+  const fields = ordered
+    .slice(0, MAX_OBJECT_FIELDS)
+    .map((k): [string, string] => [k, k === 'sha' || k === 'id' ? shortSha(record[k]) : show(record[k])]);
   // Lists inside an object (a comparison's commits and diffs): counted, and diffs shown; a nested record (an audit
   // event's details, a commit's stats) by its name or its "key: value" pairs, while fields are left.
   for (const [key, value] of Object.entries(record)) {
@@ -207,36 +266,55 @@ function presentObject(op: Operation, record: Fields, max: Limits): ChatMessage 
     const diffs = diffSections(items, max.maxCodeChars, notes);
     if (diffs.length > 0) sections.push(...diffs);
     else if (items.length > 0 && items.some((i) => nameOf(i))) {
-      sections.push({ title: `${key} (${items.length})`, text: items.slice(0, max.maxItems).map((item, i) => itemLine(item, i).join('  ')).join('\n') });
+      sections.push({
+        title: `${key} (${items.length})`,
+        text: items
+          .slice(0, max.maxItems)
+          .map((item, i) => itemLine(item, i).join('  '))
+          .join('\n'),
+      });
     } else if (fields.length < MAX_OBJECT_FIELDS) {
       fields.push([key, show(value)]);
     }
   }
   const hidden = ordered.slice(MAX_OBJECT_FIELDS);
   if (hidden.length > 0) {
-    notes.push(`${hidden.length} more ${hidden.length === 1 ? 'field' : 'fields'} not shown (${hidden.join(', ')}); ` +
-      'forgeops chat --json, or the MCP tool, gives every field.');
+    notes.push(
+      `${hidden.length} more ${hidden.length === 1 ? 'field' : 'fields'} not shown (${hidden.join(', ')}); ` +
+        'forgeops chat --json, or the MCP tool, gives every field.',
+    );
   }
   return chatMessage(name?.value ?? op.title, { fields, sections, notes });
 }
 
 /** Raw file content, a blob or an archive: text as a capped code section, anything else described by size and digest. */
 function presentRaw(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Limits): ChatMessage {
-  const bytes = Buffer.isBuffer(result.data) ? result.data : Buffer.from(typeof result.data === 'string' ? result.data : '', 'utf8');
+  const bytes = Buffer.isBuffer(result.data)
+    ? result.data
+    : Buffer.from(typeof result.data === 'string' ? result.data : '', 'utf8');
   const label = result.fileName ?? (typeof input.file_path === 'string' ? input.file_path : op.title);
   const fields: Array<[string, string]> = [['size', `${bytes.length} bytes`]];
   if (result.contentType) fields.push(['content type', result.contentType]);
   if (isUtf8(bytes) && !bytes.includes(0)) {
     const notes: string[] = [];
-    return chatMessage(label, { fields, sections: [codeSection(undefined, bytes.toString('utf8'), max.maxCodeChars, notes)], notes });
+    return chatMessage(label, {
+      fields,
+      sections: [codeSection(undefined, bytes.toString('utf8'), max.maxCodeChars, notes)],
+      notes,
+    });
   }
   fields.push(['sha256', createHash('sha256').update(bytes).digest('hex')]);
-  return chatMessage(label, { fields, notes: ['Binary content is not shown in chat; --json or the service gives the bytes.'] });
+  return chatMessage(label, {
+    fields,
+    notes: ['Binary content is not shown in chat; --json or the service gives the bytes.'],
+  });
 }
 
 /** What a write with nothing to show (a 204) or a read of nothing reads as. */
 function presentEmpty(op: Operation): ChatMessage {
-  return op.effect === 'read' ? chatMessage(`${op.title}: nothing returned`) : chatMessage(`${op.title}: done`, { status: 'success' });
+  return op.effect === 'read'
+    ? chatMessage(`${op.title}: nothing returned`)
+    : chatMessage(`${op.title}: done`, { status: 'success' });
 }
 
 function generic(op: Operation, input: Record<string, unknown>, result: OperationResult, max: Limits): ChatMessage {
@@ -251,13 +329,23 @@ function generic(op: Operation, input: Record<string, unknown>, result: Operatio
  * The operation's own presenter, or undefined when it has none or it failed on a surprising answer. Its fields are
  * held to the same item budget as the generic lists, with the same note, so a long list reads alike everywhere.
  */
-function ownPresentation(op: Operation, input: Record<string, unknown>, data: unknown, maxItems: number): ChatMessage | undefined {
+function ownPresentation(
+  op: Operation,
+  input: Record<string, unknown>,
+  data: unknown,
+  maxItems: number,
+): ChatMessage | undefined {
   if (!op.present) return undefined;
   try {
     const shown = op.present(data, input as never);
     const fields = shown.fields ?? [];
     const notes = fields.length > maxItems ? [`${fields.length - maxItems} more not shown.`] : [];
-    return chatMessage(shown.title, { fields: fields.slice(0, maxItems), sections: shown.sections ?? [], actions: shown.actions ?? [], notes });
+    return chatMessage(shown.title, {
+      fields: fields.slice(0, maxItems),
+      sections: shown.sections ?? [],
+      actions: shown.actions ?? [],
+      notes,
+    });
   } catch {
     return undefined;
   }
@@ -279,14 +367,29 @@ function withOutcome(message: ChatMessage, outcome: WriteOutcome): ChatMessage {
 }
 
 /** Each shown row's own next steps (Retry beside a failed pipeline), tied to its row by the row's label. */
-function rowActions(op: Operation, input: Record<string, unknown>, data: unknown, rows: Array<[string, string]>): FollowUp[] {
+function rowActions(
+  op: Operation,
+  input: Record<string, unknown>,
+  data: unknown,
+  rows: Array<[string, string]>,
+): FollowUp[] {
   if (!op.rowActions || !Array.isArray(data)) return [];
-  return asList(data).slice(0, rows.length).flatMap((item, i) => op.rowActions!(item, input as never).map((action) => ({ ...action, row: rows[i][0] })));
+  return asList(data)
+    .slice(0, rows.length)
+    .flatMap((item, i) => op.rowActions!(item, input as never).map((action) => ({ ...action, row: rows[i][0] })));
 }
 
 /** A successful call as a chat message: presenter or generic reading, then status, link, paging and Next page. */
-export function presentOutcome(op: Operation, input: Record<string, unknown>, result: OperationResult, options: PresentOptions = {}): ChatMessage {
-  const max = { maxCodeChars: options.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS, maxItems: options.maxItems ?? DEFAULT_MAX_ITEMS };
+export function presentOutcome(
+  op: Operation,
+  input: Record<string, unknown>,
+  result: OperationResult,
+  options: PresentOptions = {},
+): ChatMessage {
+  const max = {
+    maxCodeChars: options.maxCodeChars ?? DEFAULT_MAX_CODE_CHARS,
+    maxItems: options.maxItems ?? DEFAULT_MAX_ITEMS,
+  };
   const shown = ownPresentation(op, input, result.data, max.maxItems) ?? generic(op, input, result, max);
   // Every write says what it did to what; the caller's outcome knows names (people, projects by path) it looked up.
   const outcome = options.outcome ?? outcomeSentence(op, input, result.data);
@@ -297,13 +400,16 @@ export function presentOutcome(op: Operation, input: Record<string, unknown>, re
   const items = Array.isArray(result.data) ? result.data.length : 0;
   const more = paging(op, input, Math.min(items, max.maxItems), items, result.page);
   // Whatever the service answered, a reply a person can read: each part and the whole within bounds.
-  return boundMessage({
-    ...message,
-    ...(status !== undefined ? { status } : {}),
-    ...(link !== undefined ? { link } : {}),
-    actions: [...message.actions, ...rowActions(op, input, result.data, message.fields), ...more.actions],
-    notes: [...message.notes, ...more.notes],
-  }, { sectionChars: max.maxCodeChars, messageChars: MESSAGE_CHARS });
+  return boundMessage(
+    {
+      ...message,
+      ...(status !== undefined ? { status } : {}),
+      ...(link !== undefined ? { link } : {}),
+      actions: [...message.actions, ...rowActions(op, input, result.data, message.fields), ...more.actions],
+      notes: [...message.notes, ...more.notes],
+    },
+    { sectionChars: max.maxCodeChars, messageChars: MESSAGE_CHARS },
+  );
 }
 
 /**
@@ -338,11 +444,22 @@ export function presentDryRun(preview: CallPreview, op: Operation): ChatMessage 
     status: 'info',
     fields: [
       ...(preview.changes ? [['would change', preview.changes] as [string, string]] : []),
-      ['confirmation', preview.needs_confirmation ? `a real run asks first${preview.confirm_reason ? `: ${preview.confirm_reason}` : ''}` : 'not needed'],
+      [
+        'confirmation',
+        preview.needs_confirmation
+          ? `a real run asks first${preview.confirm_reason ? `: ${preview.confirm_reason}` : ''}`
+          : 'not needed',
+      ],
     ],
     sections: [
-      ...(preview.steps ? [{ title: 'Steps', text: preview.steps.map((step, i) => `${i + 1}. ${step}`).join('\n') }] : []),
-      { title: `${preview.request.body_encoding ? `Request (${preview.request.body_encoding} body)` : 'Request'}`, text: request, code: true },
+      ...(preview.steps
+        ? [{ title: 'Steps', text: preview.steps.map((step, i) => `${i + 1}. ${step}`).join('\n') }]
+        : []),
+      {
+        title: `${preview.request.body_encoding ? `Request (${preview.request.body_encoding} body)` : 'Request'}`,
+        text: request,
+        code: true,
+      },
     ],
     notes: ['Type the same command without --dry-run to run it.'],
   });

@@ -58,7 +58,10 @@ function readQuoted(line: string, at: number): [string, number] {
 function readFenced(line: string, at: number): [string, number] {
   const close = line.indexOf(FENCE, at + FENCE.length);
   if (close < 0) throw new ChatError('Unclosed ``` block: end it with ```.');
-  const text = line.slice(at + FENCE.length, close).replace(LANGUAGE_TAG, '').replace(/^\r?\n/, '');
+  const text = line
+    .slice(at + FENCE.length, close)
+    .replace(LANGUAGE_TAG, '')
+    .replace(/^\r?\n/, '');
   return [text, close + FENCE.length];
 }
 

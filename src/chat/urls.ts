@@ -32,17 +32,24 @@ function joined(segments: string[]): string | undefined {
 /** The page a link's segments after "/-/" name. A ref with a slash is ambiguous in these links; its first segment is taken. */
 function pageTarget(page: string | undefined, rest: string[]): Omit<LinkTarget, 'project'> {
   switch (page) {
-    case 'pipelines': return { pipeline_id: numberOf(rest[0]) };
-    case 'commit': return { sha: rest[0] };
+    case 'pipelines':
+      return { pipeline_id: numberOf(rest[0]) };
+    case 'commit':
+      return { sha: rest[0] };
     case 'commits':
     case 'blob':
     case 'raw':
-    case 'tree': return { ref: rest[0], path: joined(rest.slice(1)) };
+    case 'tree':
+      return { ref: rest[0], path: joined(rest.slice(1)) };
     case 'releases':
-    case 'tags': return { tag_name: joined(rest) };
-    case 'issues': return { issue_iid: numberOf(rest[0]) };
-    case 'merge_requests': return { merge_request_iid: numberOf(rest[0]) };
-    default: return {};
+    case 'tags':
+      return { tag_name: joined(rest) };
+    case 'issues':
+      return { issue_iid: numberOf(rest[0]) };
+    case 'merge_requests':
+      return { merge_request_iid: numberOf(rest[0]) };
+    default:
+      return {};
   }
 }
 
@@ -70,7 +77,10 @@ export function readServiceUrl(text: string, baseUrl?: string): LinkTarget | und
   }
   let segments: string[];
   try {
-    segments = pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+    segments = pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent);
   } catch {
     throw new ChatError(`${raw} is not a valid link.`);
   }
@@ -111,12 +121,18 @@ export function linkInput(target: LinkTarget, fieldNames: ReadonlySet<string>): 
 export function serviceUrl(baseUrl: string, target: LinkTarget): string {
   const { project, sha, ref, path, pipeline_id, tag_name, issue_iid, merge_request_iid } = target;
   const page =
-    pipeline_id !== undefined ? `pipelines/${pipeline_id}`
-    : issue_iid !== undefined ? `issues/${issue_iid}`
-    : merge_request_iid !== undefined ? `merge_requests/${merge_request_iid}`
-    : tag_name !== undefined ? `releases/${tag_name}`
-    : sha !== undefined ? `commit/${sha}`
-    : ref !== undefined ? `${path !== undefined ? 'blob' : 'tree'}/${ref}${path !== undefined ? `/${path}` : ''}`
-    : undefined;
+    pipeline_id !== undefined
+      ? `pipelines/${pipeline_id}`
+      : issue_iid !== undefined
+        ? `issues/${issue_iid}`
+        : merge_request_iid !== undefined
+          ? `merge_requests/${merge_request_iid}`
+          : tag_name !== undefined
+            ? `releases/${tag_name}`
+            : sha !== undefined
+              ? `commit/${sha}`
+              : ref !== undefined
+                ? `${path !== undefined ? 'blob' : 'tree'}/${ref}${path !== undefined ? `/${path}` : ''}`
+                : undefined;
   return `${baseUrl.replace(/\/+$/, '')}/${project}${page ? `/-/${page}` : ''}`;
 }

@@ -39,16 +39,20 @@ export function firstSentence(text: string): string {
 export function renderReference(operations: readonly Operation[]): string {
   const areas = [...new Set(operations.map((op) => op.area))];
   const composed = operations.filter((op) => op.composedOf).length;
-  const summary = composed === 0 ? 'Each is an MCP tool (name), a chat command (words) and one API route.'
-    : `Each is an MCP tool (name), a chat command (words) and one API route; ${composed} ${composed === 1 ? 'is' : 'are'} composed of others, repeating their route.`;
+  const summary =
+    composed === 0
+      ? 'Each is an MCP tool (name), a chat command (words) and one API route.'
+      : `Each is an MCP tool (name), a chat command (words) and one API route; ${composed} ${composed === 1 ? 'is' : 'are'} composed of others, repeating their route.`;
   const out: string[] = [`${operations.length} operations. ${summary}`, ''];
   for (const area of areas) {
     out.push(`### ${area}`, '', '| tool | chat | route | effect | what it does |', '|---|---|---|---|---|');
     for (const op of operations.filter((o) => o.area === area)) {
       // A destructive call always asks; its confirm() only words the question for some inputs.
-      const effect = op.effect + (op.effect === 'destructive' ? ' (confirm)' : op.confirm ? ' (confirm when risky)' : '');
-      const route = `\`${op.method} ${cell(op.path)}\`${op.composedOf ? ` (repeats ${op.composedOf.map((name) => `\`${name}\``).join(', ')})` : ''}`
-        + (op.outsideSpec ? ` (outside the spec: ${cell(op.outsideSpec)})` : '');
+      const effect =
+        op.effect + (op.effect === 'destructive' ? ' (confirm)' : op.confirm ? ' (confirm when risky)' : '');
+      const route =
+        `\`${op.method} ${cell(op.path)}\`${op.composedOf ? ` (repeats ${op.composedOf.map((name) => `\`${name}\``).join(', ')})` : ''}` +
+        (op.outsideSpec ? ` (outside the spec: ${cell(op.outsideSpec)})` : '');
       out.push(`| \`${op.name}\` | \`${op.chat}\` | ${route} | ${effect} | ${cell(firstSentence(op.description))} |`);
     }
     out.push('');
@@ -71,7 +75,7 @@ export function renderHumanDecisions(operations: readonly Operation[]): string {
     row.names.push(`\`${op.name}\``);
     rows.set(key, row);
   }
-  const out = ['| asks a human | when | why (the registry\'s `undo`) |', '|---|---|---|'];
+  const out = ["| asks a human | when | why (the registry's `undo`) |", '|---|---|---|'];
   for (const row of rows.values()) out.push(`| ${row.names.join(', ')} | ${row.when} | ${cell(row.why)} |`);
   return out.join('\n');
 }
@@ -86,10 +90,18 @@ export function renderConfiguration(): string {
 
 export function renderSandboxAccounts(): string {
   const out = ['| role | user | token | access in group acme |', '|---|---|---|---|'];
-  const levels: Record<number, string> = { 10: 'guest', 20: 'reporter', 30: 'developer', 40: 'maintainer', 50: 'owner' };
+  const levels: Record<number, string> = {
+    10: 'guest',
+    20: 'reporter',
+    30: 'developer',
+    40: 'maintainer',
+    50: 'owner',
+  };
   for (const a of DEMO_ACCOUNTS) {
     const access = a.acmeAccess === null ? 'none (not a member)' : levels[a.acmeAccess];
-    out.push(`| ${a.role}${a.role === 'admin' ? ' (instance administrator)' : ''} | \`${a.username}\` (${a.name}) | \`${DEMO_TOKENS[a.role]}\` | ${access} |`);
+    out.push(
+      `| ${a.role}${a.role === 'admin' ? ' (instance administrator)' : ''} | \`${a.username}\` (${a.name}) | \`${DEMO_TOKENS[a.role]}\` | ${access} |`,
+    );
   }
   out.push(`| SCIM | (bearer token for /api/scim/v2) | \`${DEMO_TOKENS.scim}\` | |`);
   return out.join('\n');

@@ -4,7 +4,10 @@ import { rootCertificates } from 'node:tls';
 
 /** A CA file that cannot be used; `reason` completes "the file '…' …", so each front end can name its own setting. */
 export class CaFileError extends Error {
-  constructor(readonly path: string, readonly reason: string) {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
     super(`caFile '${path}' ${reason}`);
     this.name = 'CaFileError';
   }
@@ -17,9 +20,17 @@ export function readCaFile(path: string): string[] {
     pem = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : (error as Error).message;
     throw new CaFileError(path, `cannot be read: ${why}`);
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new CaFileError(path, 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
+  if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+    throw new CaFileError(path, 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)');
   return [...rootCertificates, pem];
 }

@@ -73,7 +73,11 @@ export class HttpClient {
     this.retry = resolveRetryOptions(options.retry);
     this.maxResponseBytes = positive('maxResponseBytes', options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     const connections = options.connections === undefined ? undefined : positive('connections', options.connections);
-    this.dispatcher = createDispatcher(options.caFile === undefined ? undefined : readCaFile(options.caFile), connections, options.proxy ?? proxyFromEnvironment());
+    this.dispatcher = createDispatcher(
+      options.caFile === undefined ? undefined : readCaFile(options.caFile),
+      connections,
+      options.proxy ?? proxyFromEnvironment(),
+    );
   }
 
   /** Sends the request (retrying per retry.ts); any status >= 400 or failure rejects with an ApiError. */
@@ -85,9 +89,10 @@ export class HttpClient {
       try {
         return (await this.send(req, target)) as ApiResponse<T>;
       } catch (error) {
-        let wait = error instanceof ApiError
-          ? retryDelayMs(error, req.idempotent, { retriesDone, elapsedMs: this.retry.now() - started }, this.retry)
-          : undefined;
+        let wait =
+          error instanceof ApiError
+            ? retryDelayMs(error, req.idempotent, { retriesDone, elapsedMs: this.retry.now() - started }, this.retry)
+            : undefined;
         // A retry that could not even start before the call's deadline would only hide this failure.
         if (wait !== undefined && req.deadline !== undefined && Date.now() + wait >= req.deadline) wait = undefined;
         if (wait === undefined) throw error;
@@ -109,7 +114,8 @@ export class HttpClient {
     } else {
       if (!req.path.startsWith('/')) throw new Error(`request path must start with '/', got '${req.path}'`);
       // URL parsing would resolve them and quietly aim the request at another endpoint.
-      if (/\/(\.|%2e){1,2}(\/|\?|$)/i.test(req.path)) throw new Error(`request path must not contain '.' or '..' segments: '${req.path}'`);
+      if (/\/(\.|%2e){1,2}(\/|\?|$)/i.test(req.path))
+        throw new Error(`request path must not contain '.' or '..' segments: '${req.path}'`);
       url = new URL(`${this.basePath()}${servicePath(req.path)}`, this.base.origin);
     }
     const query = req.query ? serializeQuery(req.query) : '';
@@ -118,7 +124,12 @@ export class HttpClient {
     const { body, type } = await encodeBody(req, scim);
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
-      accept: (req.responseType ?? 'json') !== 'json' ? '*/*' : scim ? 'application/scim+json, application/json' : 'application/json',
+      accept:
+        (req.responseType ?? 'json') !== 'json'
+          ? '*/*'
+          : scim
+            ? 'application/scim+json, application/json'
+            : 'application/json',
     };
     if (type) headers['content-type'] = type;
     const token = req.token ?? (scim ? this.scimToken : this.token);
@@ -144,9 +155,13 @@ export class HttpClient {
     } catch {
       throw refuse('the next-page URL is not a valid URL');
     }
-    const insideApi = [`${this.basePath()}${API_PREFIX}/`, `${this.basePath()}${SCIM_PREFIX}`].some((p) => url.pathname.startsWith(p));
+    const insideApi = [`${this.basePath()}${API_PREFIX}/`, `${this.basePath()}${SCIM_PREFIX}`].some((p) =>
+      url.pathname.startsWith(p),
+    );
     if (url.origin !== this.base.origin || !insideApi || url.username || url.password) {
-      throw refuse(`will not send the request to ${url.origin}${url.pathname}: it is outside the service at ${this.baseUrl}`);
+      throw refuse(
+        `will not send the request to ${url.origin}${url.pathname}: it is outside the service at ${this.baseUrl}`,
+      );
     }
     url.hash = '';
     return url;
@@ -165,10 +180,13 @@ export class HttpClient {
     if (untilDeadline <= 0) throw fail('timeout', deadlineMessage(), DEADLINE_CODE);
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, Math.min(timeoutMs, untilDeadline));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      Math.min(timeoutMs, untilDeadline),
+    );
     const onAbort = () => controller.abort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -192,7 +210,11 @@ export class HttpClient {
           secrets,
         );
       }
-      const tooLarge = () => fail('too_large', `the answer is larger than ${this.maxResponseBytes} bytes (maxResponseBytes); nothing was kept`);
+      const tooLarge = () =>
+        fail(
+          'too_large',
+          `the answer is larger than ${this.maxResponseBytes} bytes (maxResponseBytes); nothing was kept`,
+        );
       if (Number(headers['content-length']) > this.maxResponseBytes) {
         discard(response.body);
         throw tooLarge();
@@ -200,8 +222,14 @@ export class HttpClient {
       if (req.tailBytes !== undefined && req.method !== 'HEAD') {
         const tail = await readTail(response.body, Math.min(req.tailBytes, this.maxResponseBytes));
         // A 206 answered the Range: what came before it is the rest of "bytes start-end/total".
-        const start = response.statusCode === 206 ? Number(/bytes (\d+)-/.exec(headers['content-range'] ?? '')?.[1] ?? 0) : 0;
-        return { status: response.statusCode, headers, data: decodeBody(req, tail.bytes), droppedBytes: start + tail.dropped };
+        const start =
+          response.statusCode === 206 ? Number(/bytes (\d+)-/.exec(headers['content-range'] ?? '')?.[1] ?? 0) : 0;
+        return {
+          status: response.statusCode,
+          headers,
+          data: decodeBody(req, tail.bytes),
+          droppedBytes: start + tail.dropped,
+        };
       }
       const bytes = req.method === 'HEAD' ? Buffer.alloc(0) : await readLimited(response.body, this.maxResponseBytes);
       if (bytes === undefined) throw tooLarge();
@@ -215,7 +243,11 @@ export class HttpClient {
       const isTimeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
       const message = error instanceof Error ? error.message : String(error);
       // Name the service: a bare "connect ECONNREFUSED 127.0.0.1:1" does not say which setting points there.
-      throw fail(isTimeout ? 'timeout' : 'network', `${message} (service at ${this.baseUrl})`, typeof code === 'string' ? code : undefined);
+      throw fail(
+        isTimeout ? 'timeout' : 'network',
+        `${message} (service at ${this.baseUrl})`,
+        typeof code === 'string' ? code : undefined,
+      );
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
@@ -223,9 +255,14 @@ export class HttpClient {
   }
 
   private async pause(ms: number, req: ApiRequest, target: Target): Promise<void> {
-    const aborted = () => new ApiError({
-      kind: 'aborted', method: req.method, path: target.url.pathname, serviceMessage: 'the request was cancelled', secrets: target.secrets,
-    });
+    const aborted = () =>
+      new ApiError({
+        kind: 'aborted',
+        method: req.method,
+        path: target.url.pathname,
+        serviceMessage: 'the request was cancelled',
+        secrets: target.secrets,
+      });
     try {
       await this.retry.sleep(ms, req.signal);
     } catch {
@@ -339,7 +376,10 @@ async function readLimited(body: Dispatcher.ResponseData['body'], limit: number)
  * Reads a whole body but keeps only its last `limit` bytes: memory stays bounded however large the body is (a log of
  * many megabytes from a service that ignores Range).
  */
-async function readTail(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ bytes: Buffer; dropped: number }> {
+async function readTail(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+): Promise<{ bytes: Buffer; dropped: number }> {
   const chunks: Buffer[] = [];
   let kept = 0;
   let dropped = 0;

@@ -157,7 +157,8 @@ function readErrorBody(body: string): ReadBody {
       Object.entries(message).map(([field, value]) => [field, (Array.isArray(value) ? value : [value]).map(asText)]),
     );
     const sentences = Object.entries(fieldErrors).flatMap(([field, messages]) =>
-      messages.map((m) => (field === 'base' ? m : `${field} ${m}`)));
+      messages.map((m) => (field === 'base' ? m : `${field} ${m}`)),
+    );
     return { message: sentences.join('; '), errorCode, fieldErrors };
   }
   if (message !== undefined && message !== null) {

@@ -68,7 +68,11 @@ type NextPage = { page: number } | { url: string };
  * follows X-Next-Page (Link rel="next" when that header is absent); keyset mode follows Link rel="next".
  * A server that names a page already read ends the walk: it would otherwise never end.
  */
-export async function fetchPages(client: ApiTransport, req: ApiRequest, options: FetchPagesOptions): Promise<FetchedPages> {
+export async function fetchPages(
+  client: ApiTransport,
+  req: ApiRequest,
+  options: FetchPagesOptions,
+): Promise<FetchedPages> {
   if (!Number.isInteger(options.maxItems) || options.maxItems < 1) {
     throw new Error(`maxItems must be a positive integer, got ${options.maxItems}`);
   }
@@ -92,9 +96,10 @@ export async function fetchPages(client: ApiTransport, req: ApiRequest, options:
     req.onProgress?.({ kind: 'page', pages: pagesFetched, items: items.length });
     const trimmed = response.data.length > room;
     if (next && options.all && response.data.length > 0 && items.length < options.maxItems) {
-      current = 'page' in next
-        ? { ...current, query: { ...current.query, page: next.page } }
-        : { ...current, url: next.url, query: undefined };
+      current =
+        'page' in next
+          ? { ...current, query: { ...current.query, page: next.page } }
+          : { ...current, url: next.url, query: undefined };
       continue;
     }
     // Trimmed inside this page: point back at this page, so the caller re-reads rather than skips items.

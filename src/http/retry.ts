@@ -33,12 +33,20 @@ const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
  * A reset, a timeout or any response may come after the service acted, so they are not in this list.
  */
 const NEVER_SENT_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
 /** True when the failure proves the request never reached the service (so a change cannot have been applied). */
 export function neverReachedService(failure: Pick<RetryableFailure, 'kind' | 'code'>): boolean {
-  return failure.kind === 'refused' || (failure.kind === 'network' && failure.code !== undefined && NEVER_SENT_CODES.has(failure.code));
+  return (
+    failure.kind === 'refused' ||
+    (failure.kind === 'network' && failure.code !== undefined && NEVER_SENT_CODES.has(failure.code))
+  );
 }
 
 export function resolveRetryOptions(options: RetryOptions = {}): ResolvedRetryOptions {
@@ -54,9 +62,11 @@ export function resolveRetryOptions(options: RetryOptions = {}): ResolvedRetryOp
   };
   for (const key of ['maxRetries', 'minDelayMs', 'maxDelayMs', 'maxRetryAfterMs', 'budgetMs'] as const) {
     const value = resolved[key];
-    if (!Number.isFinite(value) || value < 0) throw new Error(`retry option '${key}' must be a number >= 0, got ${value}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new Error(`retry option '${key}' must be a number >= 0, got ${value}`);
   }
-  if (!Number.isInteger(resolved.maxRetries)) throw new Error(`retry option 'maxRetries' must be an integer, got ${resolved.maxRetries}`);
+  if (!Number.isInteger(resolved.maxRetries))
+    throw new Error(`retry option 'maxRetries' must be an integer, got ${resolved.maxRetries}`);
   return resolved;
 }
 

@@ -69,7 +69,8 @@ function flattenParams(params: Record<string, unknown>, what: string): string {
     if (Array.isArray(value)) {
       for (const item of value) visit(`${key}[]`, `${label}[]`, item);
     } else if (isPlainObject(value)) {
-      for (const [sub, item] of Object.entries(value)) visit(`${key}[${encodeURIComponent(sub)}]`, `${label}[${sub}]`, item);
+      for (const [sub, item] of Object.entries(value))
+        visit(`${key}[${encodeURIComponent(sub)}]`, `${label}[${sub}]`, item);
     } else {
       pairs.push(`${key}=${encodeURIComponent(scalarText(label, value, what))}`);
     }
@@ -96,5 +97,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function describe(value: unknown): string {
   if (typeof value === 'number') return String(value);
   if (value instanceof Date) return 'an invalid date';
-  return value === null ? 'null' : `a value of type ${typeof value === 'object' ? value.constructor?.name ?? 'object' : typeof value}`;
+  return value === null
+    ? 'null'
+    : `a value of type ${typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value}`;
 }

@@ -57,44 +57,67 @@ export function elicitationModes(capabilities: { elicitation?: unknown } | undef
 }
 
 export function refusal(prompt: ShownText, why: string, fix: string): ConfirmOutcome {
-  return { confirmed: false, reason: `This call needs a human to approve it, and ${why}. Nothing was changed. The call:\n${prompt}\n${fix}` };
+  return {
+    confirmed: false,
+    reason: `This call needs a human to approve it, and ${why}. Nothing was changed. The call:\n${prompt}\n${fix}`,
+  };
 }
 
 /**
  * Asks the human about exactly `call` and says whether it may run. Which way, the operator decides (see
  * ApprovalPolicy); a way the model could answer itself is never used: no link ever goes into a tool result.
  */
-export async function askHuman(server: Server, call: ApprovalRequest, options: AskOptions, extra: CallExtra): Promise<ConfirmOutcome> {
+export async function askHuman(
+  server: Server,
+  call: ApprovalRequest,
+  options: AskOptions,
+  extra: CallExtra,
+): Promise<ConfirmOutcome> {
   const policy = options.approval ?? 'elicit';
   const modes = elicitationModes(server.getClientCapabilities());
   if (modes.form && policy !== 'page') return askInForm(server, call, options, extra);
   if (policy === 'allow') return { confirmed: true };
   if (policy === 'refuse' || (policy === 'elicit' && !modes.url)) {
-    return refusal(call.prompt, 'this MCP client cannot ask (it does not support elicitation)',
-      'Run it from a client with elicitation support, or have the operator choose another FORGEOPS_APPROVAL (page or allow).');
+    return refusal(
+      call.prompt,
+      'this MCP client cannot ask (it does not support elicitation)',
+      'Run it from a client with elicitation support, or have the operator choose another FORGEOPS_APPROVAL (page or allow).',
+    );
   }
   if (!options.approvals) {
-    return refusal(call.prompt, 'this server has no approval page',
-      'The operator serves one with `forgeops serve` or `forgeops mcp` and FORGEOPS_APPROVAL=page.');
+    return refusal(
+      call.prompt,
+      'this server has no approval page',
+      'The operator serves one with `forgeops serve` or `forgeops mcp` and FORGEOPS_APPROVAL=page.',
+    );
   }
   return askOnPage(server, options.approvals, call, options, extra, modes.url);
 }
 
-async function askInForm(server: Server, call: ApprovalRequest, options: AskOptions, extra: CallExtra): Promise<ConfirmOutcome> {
+async function askInForm(
+  server: Server,
+  call: ApprovalRequest,
+  options: AskOptions,
+  extra: CallExtra,
+): Promise<ConfirmOutcome> {
   options.onPhase('waiting for the human to confirm');
   // Related to the tool call, the question travels on the call's own response stream: a client that never
   // opened the optional GET stream still sees it.
-  const answer = await server.elicitInput({
-    mode: 'form',
-    message: confirmQuestion(call.prompt),
-    requestedSchema: confirmForm(call.answers),
-  }, { relatedRequestId: extra.requestId, timeout: options.formTimeoutMs, signal: extra.signal });
+  const answer = await server.elicitInput(
+    {
+      mode: 'form',
+      message: confirmQuestion(call.prompt),
+      requestedSchema: confirmForm(call.answers),
+    },
+    { relatedRequestId: extra.requestId, timeout: options.formTimeoutMs, signal: extra.signal },
+  );
   return readConfirmAnswer(answer.action, answer.content);
 }
 
 /** What the human's answer to the confirmation form says, in either protocol revision: yes only for a ticked box. */
 export function readConfirmAnswer(action: string, content: unknown): ConfirmOutcome {
-  if (action === 'accept' && (content as { confirm?: unknown } | undefined)?.confirm === true) return { confirmed: true };
+  if (action === 'accept' && (content as { confirm?: unknown } | undefined)?.confirm === true)
+    return { confirmed: true };
   const how = action === 'accept' ? 'did not tick the confirmation' : action === 'decline' ? 'declined' : 'cancelled';
   return { confirmed: false, reason: `The human ${how}; nothing was changed.` };
 }
@@ -107,13 +130,21 @@ export function readConfirmAnswer(action: string, content: unknown): ConfirmOutc
  * with a shell), the operator sets FORGEOPS_APPROVAL_SECRET, a passphrase only the human has: then the link alone
  * approves nothing.
  */
-async function askOnPage(server: Server, desk: ApprovalDesk, call: ApprovalRequest, options: AskOptions, extra: CallExtra, urlMode: boolean): Promise<ConfirmOutcome> {
+async function askOnPage(
+  server: Server,
+  desk: ApprovalDesk,
+  call: ApprovalRequest,
+  options: AskOptions,
+  extra: CallExtra,
+  urlMode: boolean,
+): Promise<ConfirmOutcome> {
   const opened = await desk.open(call);
   if (!opened.ok) return { confirmed: false, reason: opened.reason };
   const { approval } = opened;
   const expires = new Date(approval.expiresAt).toISOString();
   options.onPhase(`waiting for a human to approve it on the forgeops approval page (until ${expires})`);
-  const withdrawOnCancel = () => approval.withdraw('The client cancelled the call while it waited for approval; nothing was changed.');
+  const withdrawOnCancel = () =>
+    approval.withdraw('The client cancelled the call while it waited for approval; nothing was changed.');
   if (extra.signal.aborted) withdrawOnCancel();
   else extra.signal.addEventListener('abort', withdrawOnCancel, { once: true });
   const elicitation = urlMode ? offerLink(server, approval, call, extra) : undefined;
@@ -134,22 +165,34 @@ function offerLink(server: Server, approval: PendingApproval, call: ApprovalRequ
   const elicitationId = randomUUID();
   const stop = new AbortController();
   const signal = AbortSignal.any([stop.signal, extra.signal]);
-  const asked = server.elicitInput({
-    mode: 'url',
-    url: approval.url,
-    elicitationId,
-    message: `forgeops needs your approval to run ${call.operation}. Open the page to see the exact call and approve or deny it.`,
-  }, { relatedRequestId: extra.requestId, signal, timeout: Math.max(1, approval.expiresAt - Date.now()) }).then((answer) => {
-    if (answer.action !== 'accept') {
-      approval.withdraw(`The human ${answer.action === 'decline' ? 'declined' : 'cancelled'} the approval; nothing was changed.`);
-    }
-  }, () => undefined);
+  const asked = server
+    .elicitInput(
+      {
+        mode: 'url',
+        url: approval.url,
+        elicitationId,
+        message: `forgeops needs your approval to run ${call.operation}. Open the page to see the exact call and approve or deny it.`,
+      },
+      { relatedRequestId: extra.requestId, signal, timeout: Math.max(1, approval.expiresAt - Date.now()) },
+    )
+    .then(
+      (answer) => {
+        if (answer.action !== 'accept') {
+          approval.withdraw(
+            `The human ${answer.action === 'decline' ? 'declined' : 'cancelled'} the approval; nothing was changed.`,
+          );
+        }
+      },
+      () => undefined,
+    );
   return {
     /** The page was answered (or the wait ended): stop asking, and tell the client the out-of-band step is over. */
     async finish() {
       stop.abort();
       await asked;
-      await server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: extra.requestId })().catch(() => undefined);
+      await server
+        .createElicitationCompletionNotifier(elicitationId, { relatedRequestId: extra.requestId })()
+        .catch(() => undefined);
     },
   };
 }

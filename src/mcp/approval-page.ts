@@ -24,7 +24,8 @@ const PAGE_HEADERS = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 } as const;
 
 interface ApprovalPageOptions {
@@ -40,7 +41,9 @@ interface ApprovalPageOptions {
 /** The Host values a page bound to `host`:`port` answers to, plus the host of the public URL people open. */
 export function pageHosts(host: string, port: number, loopback: boolean, publicUrl?: string): string[] {
   const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const hosts = loopback ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${shown}:${port}`] : [`${shown}:${port}`];
+  const hosts = loopback
+    ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${shown}:${port}`]
+    : [`${shown}:${port}`];
   if (publicUrl) hosts.push(new URL(publicUrl).host);
   return [...new Set(hosts.map((h) => h.toLowerCase()))];
 }
@@ -50,12 +53,14 @@ export function escapeHtml(text: string): string {
 }
 
 function document(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">`
-    + `<title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}`
-    + `pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;padding:1rem;border:1px solid #ccc}`
-    + `.question{counter-reset:line}.question span{display:block;position:relative;padding-left:4ch}`
-    + `.question span::before{counter-increment:line;content:counter(line);position:absolute;left:0;color:#777}`
-    + `button{font-size:1rem;padding:.5rem 1.5rem;margin-right:1rem}</style></head><body>${body}</body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+    `<title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}` +
+    `pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;padding:1rem;border:1px solid #ccc}` +
+    `.question{counter-reset:line}.question span{display:block;position:relative;padding-left:4ch}` +
+    `.question span::before{counter-increment:line;content:counter(line);position:absolute;left:0;color:#777}` +
+    `button{font-size:1rem;padding:.5rem 1.5rem;margin-right:1rem}</style></head><body>${body}</body></html>`
+  );
 }
 
 /**
@@ -64,7 +69,10 @@ function document(title: string, body: string): string {
  * ShownText's own escaping.
  */
 function questionHtml(prompt: ShownText): string {
-  return `<pre class="question">${prompt.split('\n').map((line) => `<span>${escapeHtml(line)}</span>`).join('')}</pre>`;
+  return `<pre class="question">${prompt
+    .split('\n')
+    .map((line) => `<span>${escapeHtml(line)}</span>`)
+    .join('')}</pre>`;
 }
 
 function approvalForm(id: string, view: ApprovalView, now: number): string {
@@ -72,19 +80,22 @@ function approvalForm(id: string, view: ApprovalView, now: number): string {
   const passphrase = view.needsSecret
     ? '<p><label>Operator passphrase (FORGEOPS_APPROVAL_SECRET): <input type="password" name="secret" autocomplete="off" required></label></p>'
     : '';
-  return document('forgeops: approve this call?', [
-    '<h1>An assistant asks to run this call</h1>',
-    '<p>Approve only if you asked for exactly this. It runs once, as shown, and cannot be undone.</p>',
-    questionHtml(view.prompt),
-    `<p>This request expires at <time>${new Date(view.expiresAt).toISOString()}</time> (in ${secondsLeft} s); after that nothing runs.</p>`,
-    `<form method="post" action="${APPROVAL_PATH}${id}">`,
-    `<input type="hidden" name="nonce" value="${escapeHtml(view.nonce)}">`,
-    passphrase,
-    // Labels that say what each does ("Yes, cancel pipeline 9"): on a cancel question, a bare Cancel could mean either.
-    `<button type="submit" name="decision" value="approve">${escapeHtml(view.answers.yes)}</button>`,
-    `<button type="submit" name="decision" value="deny" formnovalidate>${escapeHtml(view.answers.no)}</button>`,
-    '</form>',
-  ].join('\n'));
+  return document(
+    'forgeops: approve this call?',
+    [
+      '<h1>An assistant asks to run this call</h1>',
+      '<p>Approve only if you asked for exactly this. It runs once, as shown, and cannot be undone.</p>',
+      questionHtml(view.prompt),
+      `<p>This request expires at <time>${new Date(view.expiresAt).toISOString()}</time> (in ${secondsLeft} s); after that nothing runs.</p>`,
+      `<form method="post" action="${APPROVAL_PATH}${id}">`,
+      `<input type="hidden" name="nonce" value="${escapeHtml(view.nonce)}">`,
+      passphrase,
+      // Labels that say what each does ("Yes, cancel pipeline 9"): on a cancel question, a bare Cancel could mean either.
+      `<button type="submit" name="decision" value="approve">${escapeHtml(view.answers.yes)}</button>`,
+      `<button type="submit" name="decision" value="deny" formnovalidate>${escapeHtml(view.answers.no)}</button>`,
+      '</form>',
+    ].join('\n'),
+  );
 }
 
 function send(res: ServerResponse, status: number, html: string, extra: Record<string, string> = {}): void {
@@ -144,30 +155,50 @@ function approvalPageHandler(options: ApprovalPageOptions): (req: IncomingMessag
     if (!APPROVAL_ID.test(id)) return notice(res, 404, 'There is no such approval page.');
     if (req.method === 'GET' || req.method === 'HEAD') {
       // The call may wait on another replica (plain round robin): the desk asks it.
-      desk.show(id).then((shown) => {
-        if ('view' in shown) send(res, 200, approvalForm(id, shown.view, Date.now()));
-        else notice(res, shown.closed.status, shown.closed.message);
-      }, (error: Error) => {
-        log.error(`approval page: cannot show ${id.slice(0, 6)}…: ${error.message}`);
-        notice(res, 500, 'This approval cannot be shown now; nothing changed. Reload the page.');
-      });
+      desk.show(id).then(
+        (shown) => {
+          if ('view' in shown) send(res, 200, approvalForm(id, shown.view, Date.now()));
+          else notice(res, shown.closed.status, shown.closed.message);
+        },
+        (error: Error) => {
+          log.error(`approval page: cannot show ${id.slice(0, 6)}…: ${error.message}`);
+          notice(res, 500, 'This approval cannot be shown now; nothing changed. Reload the page.');
+        },
+      );
       return;
     }
     if (req.method !== 'POST') return notice(res, 405, 'Only GET and POST.', { allow: 'GET, POST' });
     if (!fromPage(req, options.allowedHosts())) {
       log.warn('approval page: refused an answer without this page as its Origin');
-      return notice(res, 403, 'Forbidden: answers are accepted only from the approval page itself (Origin); nothing changed.');
+      return notice(
+        res,
+        403,
+        'Forbidden: answers are accepted only from the approval page itself (Origin); nothing changed.',
+      );
     }
-    readAnswer(req).then(async (form) => {
-      if (!form) return notice(res, 413, 'This answer is too large to be from the approval page; nothing changed.', { connection: 'close' });
-      const result = await desk.answer(id, { nonce: form.get('nonce') ?? undefined, decision: form.get('decision') ?? undefined, secret: form.get('secret') ?? undefined });
-      // The audit line names the outcome only: never the passphrase, never the link (a model might read this log).
-      log.info(`approval page: answer for ${id.slice(0, 6)}…: ${result.status} ${result.message}`);
-      notice(res, result.status, result.message);
-    }, () => notice(res, 400, 'The answer could not be read; nothing changed.')).catch((error: Error) => {
-      log.error(`approval page: cannot take the answer for ${id.slice(0, 6)}…: ${error.message}`);
-      if (!res.headersSent) notice(res, 500, 'The answer could not be taken now; reload the page to see whether the call still waits.');
-    });
+    readAnswer(req)
+      .then(
+        async (form) => {
+          if (!form)
+            return notice(res, 413, 'This answer is too large to be from the approval page; nothing changed.', {
+              connection: 'close',
+            });
+          const result = await desk.answer(id, {
+            nonce: form.get('nonce') ?? undefined,
+            decision: form.get('decision') ?? undefined,
+            secret: form.get('secret') ?? undefined,
+          });
+          // The audit line names the outcome only: never the passphrase, never the link (a model might read this log).
+          log.info(`approval page: answer for ${id.slice(0, 6)}…: ${result.status} ${result.message}`);
+          notice(res, result.status, result.message);
+        },
+        () => notice(res, 400, 'The answer could not be read; nothing changed.'),
+      )
+      .catch((error: Error) => {
+        log.error(`approval page: cannot take the answer for ${id.slice(0, 6)}…: ${error.message}`);
+        if (!res.headersSent)
+          notice(res, 500, 'The answer could not be taken now; reload the page to see whether the call still waits.');
+      });
   };
 }
 
@@ -202,17 +233,22 @@ export function createLocalApprovalPage(options: LocalApprovalPageOptions): Loca
       const server = createServer(handler);
       server.once('error', (error) => {
         listening = undefined;
-        reject(new Error(`cannot listen on ${HOST}:${options.port} (FORGEOPS_APPROVAL_PORT): ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+        reject(
+          new Error(
+            `cannot listen on ${HOST}:${options.port} (FORGEOPS_APPROVAL_PORT): ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+          ),
+        );
       });
       server.listen(options.port, HOST, () => {
         const { port } = server.address() as AddressInfo;
         hosts = pageHosts(HOST, port, true, options.publicUrl);
         resolve({
           base: options.publicUrl ?? `http://${HOST}:${port}`,
-          close: () => new Promise<void>((done) => {
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
+          close: () =>
+            new Promise<void>((done) => {
+              server.closeAllConnections();
+              server.close(() => done());
+            }),
         });
       });
     });
@@ -240,7 +276,9 @@ interface MountedApprovalPage {
 }
 
 /** The page on `forgeops serve`'s own server, beside /mcp. */
-export function createMountedApprovalPage(options: Omit<LocalApprovalPageOptions, 'port'> & { host: string; loopback: boolean }): MountedApprovalPage {
+export function createMountedApprovalPage(
+  options: Omit<LocalApprovalPageOptions, 'port'> & { host: string; loopback: boolean },
+): MountedApprovalPage {
   let base: string | undefined;
   let hosts: string[] = [];
   const desk = new ApprovalDesk({
@@ -266,10 +304,14 @@ export function createMountedApprovalPage(options: Omit<LocalApprovalPageOptions
  * Why the page must not be served as configured, or undefined. Off loopback anyone on the network can reach it:
  * the link must then need a passphrase too, and people need the address they can open (0.0.0.0 is none).
  */
-export function approvalPageProblem(loopback: boolean, settings: { secret?: string; publicUrl?: string }): string | undefined {
+export function approvalPageProblem(
+  loopback: boolean,
+  settings: { secret?: string; publicUrl?: string },
+): string | undefined {
   if (loopback) return undefined;
   if (!settings.secret) return 'the approval page is reachable from the network, so it needs FORGEOPS_APPROVAL_SECRET';
-  if (!settings.publicUrl) return 'the approval page is reachable from the network, so it needs FORGEOPS_APPROVAL_URL (the address people open)';
+  if (!settings.publicUrl)
+    return 'the approval page is reachable from the network, so it needs FORGEOPS_APPROVAL_URL (the address people open)';
   return undefined;
 }
 

@@ -192,7 +192,10 @@ export class ApprovalDesk {
     try {
       base = await this.options.pageUrl();
     } catch (error) {
-      return { ok: false, reason: `The approval page could not be served (${(error as Error).message}); nothing was changed.` };
+      return {
+        ok: false,
+        reason: `The approval page could not be served (${(error as Error).message}); nothing was changed.`,
+      };
     }
     if (this.waiting.size >= this.maxPending) {
       return {
@@ -204,25 +207,40 @@ export class ApprovalDesk {
     const id = this.tickets.issue(call, this.options.replicaId ? `${this.options.replicaId}.` : '');
     const expiresAt = this.now() + this.ttlMs;
     let settle!: (outcome: ApprovalOutcome) => void;
-    const outcome = new Promise<ApprovalOutcome>((resolve) => { settle = resolve; });
-    const timer = setTimeout(() => this.close(id, 'expired', {
-      approved: false, reason: `No one approved the call on the approval page within ${minutes(this.ttlMs)}; it expired and nothing was changed.`,
-    }), this.ttlMs);
+    const outcome = new Promise<ApprovalOutcome>((resolve) => {
+      settle = resolve;
+    });
+    const timer = setTimeout(
+      () =>
+        this.close(id, 'expired', {
+          approved: false,
+          reason: `No one approved the call on the approval page within ${minutes(this.ttlMs)}; it expired and nothing was changed.`,
+        }),
+      this.ttlMs,
+    );
     timer.unref();
     this.waiting.set(id, {
-      request, nonce: randomBytes(18).toString('base64url'), expiresAt, wrongSecrets: 0,
+      request,
+      nonce: randomBytes(18).toString('base64url'),
+      expiresAt,
+      wrongSecrets: 0,
       settle: (result) => {
         clearTimeout(timer);
         settle(result);
       },
     });
     const url = `${base.replace(/\/+$/, '')}${APPROVAL_PATH}${id}`;
-    this.options.log?.warn(`approval needed for ${request.operation}: open ${url} to approve or deny it (expires ${new Date(expiresAt).toISOString()})`);
-    for (const listener of this.listeners) listener({ id, url, operation: request.operation, prompt: request.prompt, answers: request.answers, expiresAt });
+    this.options.log?.warn(
+      `approval needed for ${request.operation}: open ${url} to approve or deny it (expires ${new Date(expiresAt).toISOString()})`,
+    );
+    for (const listener of this.listeners)
+      listener({ id, url, operation: request.operation, prompt: request.prompt, answers: request.answers, expiresAt });
     return {
       ok: true,
       approval: {
-        url, expiresAt, outcome,
+        url,
+        expiresAt,
+        outcome,
         withdraw: (reason) => this.close(id, 'withdrawn', { approved: false, reason }),
       },
     };
@@ -242,13 +260,20 @@ export class ApprovalDesk {
   view(id: string): ApprovalView | undefined {
     const waiter = this.waiting.get(id);
     if (!waiter || this.now() > waiter.expiresAt) return undefined;
-    return { prompt: waiter.request.prompt, answers: waiter.request.answers, expiresAt: waiter.expiresAt, nonce: waiter.nonce, needsSecret: this.options.secret !== undefined };
+    return {
+      prompt: waiter.request.prompt,
+      answers: waiter.request.answers,
+      expiresAt: waiter.expiresAt,
+      nonce: waiter.nonce,
+      needsSecret: this.options.secret !== undefined,
+    };
   }
 
   /** Why an approval is no longer waiting, in words for the human who opened a stale link. */
   whyClosed(id: string): string {
     const how = this.answered.get(id);
-    if (how === 'expired' || (how === undefined && this.waiting.has(id))) return 'This approval expired; nothing was run. Ask the assistant to try again.';
+    if (how === 'expired' || (how === undefined && this.waiting.has(id)))
+      return 'This approval expired; nothing was run. Ask the assistant to try again.';
     if (how) return `This approval was already ${how}; this page changes nothing now.`;
     // The balancer sends a link to the replica in its id; here instead means that replica has stopped, and the call
     // that waited there ended with it.
@@ -273,7 +298,10 @@ export class ApprovalDesk {
    * approver): no nonce or passphrase, the rest as on the page.
    */
   async answerFromChannel(id: string, decision: string, channel: string): Promise<AnswerResult> {
-    return (await this.elsewhere<AnswerResult>(id, { kind: 'channel', id, decision, channel }, (failed) => failed)) ?? this.decide(id, decision, channel);
+    return (
+      (await this.elsewhere<AnswerResult>(id, { kind: 'channel', id, decision, channel }, (failed) => failed)) ??
+      this.decide(id, decision, channel)
+    );
   }
 
   private answerHere(answer: Extract<Relayed, { kind: 'answer' }>): AnswerResult {
@@ -281,7 +309,11 @@ export class ApprovalDesk {
     const waiter = this.waiting.get(id);
     if (!waiter) return { status: 410, message: this.whyClosed(id) };
     if (!answer.nonce || !sameSecret(answer.nonce, waiter.nonce)) {
-      return { status: 403, message: 'This answer did not come from the approval page (its form token is missing or wrong); nothing changed. Reload the page.' };
+      return {
+        status: 403,
+        message:
+          'This answer did not come from the approval page (its form token is missing or wrong); nothing changed. Reload the page.',
+      };
     }
     if (answer.decision === 'approve' && !answer.secretOk) return this.wrongSecret(id, waiter);
     return this.decide(id, answer.decision, 'on the approval page');
@@ -296,11 +328,12 @@ export class ApprovalDesk {
     if (!this.bus || !replica || replica === this.options.replicaId) return undefined;
     try {
       const result = await this.bus.ask(replica, RELAY_TOPIC, request);
-      return result.reached ? result.answer as T : failed({ status: 410, message: stoppedReplica(replica) });
+      return result.reached ? (result.answer as T) : failed({ status: 410, message: stoppedReplica(replica) });
     } catch (error) {
-      const message = error instanceof ReplicaTimeoutError
-        ? `Replica ${replica}, where this call waits, did not reply within ${error.ms / 1000} s; open the link again to see whether it still waits.`
-        : `This answer could not reach replica ${replica}, where the call waits (${(error as Error).message}); nothing changed. Try again.`;
+      const message =
+        error instanceof ReplicaTimeoutError
+          ? `Replica ${replica}, where this call waits, did not reply within ${error.ms / 1000} s; open the link again to see whether it still waits.`
+          : `This answer could not reach replica ${replica}, where the call waits (${(error as Error).message}); nothing changed. Try again.`;
       return failed({ status: 503, message });
     }
   }
@@ -309,10 +342,14 @@ export class ApprovalDesk {
   private relayed(request: Relayed): Shown | AnswerResult {
     if (typeof request?.id !== 'string') throw new Error('not an approval request');
     switch (request.kind) {
-      case 'show': return this.showHere(request.id);
-      case 'answer': return this.answerHere(request);
-      case 'channel': return this.decide(request.id, request.decision, request.channel);
-      default: throw new Error('not an approval request');
+      case 'show':
+        return this.showHere(request.id);
+      case 'answer':
+        return this.answerHere(request);
+      case 'channel':
+        return this.decide(request.id, request.decision, request.channel);
+      default:
+        throw new Error('not an approval request');
     }
   }
 
@@ -320,11 +357,20 @@ export class ApprovalDesk {
     const waiter = this.waiting.get(id);
     if (!waiter) return { status: 410, message: this.whyClosed(id) };
     if (decision === 'deny') {
-      this.close(id, 'denied', { approved: false, reason: `The human denied the call ${channel}; nothing was changed.` });
+      this.close(id, 'denied', {
+        approved: false,
+        reason: `The human denied the call ${channel}; nothing was changed.`,
+      });
       return { status: 200, message: 'Denied: the call will not run.' };
     }
-    if (decision !== 'approve') return { status: 400, message: "The answer must be 'approve' or 'deny'; nothing changed." };
-    const redeemed = this.tickets.redeem(id, { person: DESK, place: DESK, operation: waiter.request.operation, input: waiter.request.input });
+    if (decision !== 'approve')
+      return { status: 400, message: "The answer must be 'approve' or 'deny'; nothing changed." };
+    const redeemed = this.tickets.redeem(id, {
+      person: DESK,
+      place: DESK,
+      operation: waiter.request.operation,
+      input: waiter.request.input,
+    });
     if (!redeemed.ok) {
       this.close(id, 'refused', { approved: false, reason: redeemed.reason });
       return { status: 410, message: redeemed.reason };
@@ -341,10 +387,19 @@ export class ApprovalDesk {
   private wrongSecret(id: string, waiter: Waiter): AnswerResult {
     waiter.wrongSecrets += 1;
     if (waiter.wrongSecrets >= MAX_SECRET_ATTEMPTS) {
-      this.close(id, 'denied', { approved: false, reason: `The approval page got ${MAX_SECRET_ATTEMPTS} wrong passphrases, so the call was refused; nothing was changed.` });
-      return { status: 403, message: `Wrong passphrase ${MAX_SECRET_ATTEMPTS} times: this approval is closed and the call will not run.` };
+      this.close(id, 'denied', {
+        approved: false,
+        reason: `The approval page got ${MAX_SECRET_ATTEMPTS} wrong passphrases, so the call was refused; nothing was changed.`,
+      });
+      return {
+        status: 403,
+        message: `Wrong passphrase ${MAX_SECRET_ATTEMPTS} times: this approval is closed and the call will not run.`,
+      };
     }
-    return { status: 403, message: `Wrong or missing passphrase (FORGEOPS_APPROVAL_SECRET); the call still waits. ${MAX_SECRET_ATTEMPTS - waiter.wrongSecrets} tries left.` };
+    return {
+      status: 403,
+      message: `Wrong or missing passphrase (FORGEOPS_APPROVAL_SECRET); the call still waits. ${MAX_SECRET_ATTEMPTS - waiter.wrongSecrets} tries left.`,
+    };
   }
 
   /** Ends one approval once: its ticket goes, its call hears the outcome, a later click hears how it ended. */
@@ -364,10 +419,17 @@ export class ApprovalDesk {
  * replica Slack picks, and a page behind plain round robin too, while the call waits on the replica that asked.
  * Returns the bus to close at shutdown; undefined for a store of one process, or a replica without a name.
  */
-export async function joinReplicas(desk: ApprovalDesk, state: { peers?: PeerChannel }, replicaId: string | undefined, log: Logger): Promise<ReplicaBus | undefined> {
+export async function joinReplicas(
+  desk: ApprovalDesk,
+  state: { peers?: PeerChannel },
+  replicaId: string | undefined,
+  log: Logger,
+): Promise<ReplicaBus | undefined> {
   if (!state.peers) return undefined;
   if (!replicaId) {
-    log.warn('FORGEOPS_REDIS_URL is set without FORGEOPS_REPLICA_ID: an approval answered on another replica (a Slack click, a page behind round robin) cannot find its call');
+    log.warn(
+      'FORGEOPS_REDIS_URL is set without FORGEOPS_REPLICA_ID: an approval answered on another replica (a Slack click, a page behind round robin) cannot find its call',
+    );
     return undefined;
   }
   const bus = await ReplicaBus.open(state.peers, replicaId);

@@ -20,14 +20,28 @@ export interface ToolCatalog {
 }
 
 function routeOf(op: Operation): OperationRoute {
-  return { name: op.name, method: op.method, path: op.path, pathParams: op.pathParams, response: op.response, ...(op.composedOf && { composedOf: op.composedOf }) };
+  return {
+    name: op.name,
+    method: op.method,
+    path: op.path,
+    pathParams: op.pathParams,
+    response: op.response,
+    ...(op.composedOf && { composedOf: op.composedOf }),
+  };
 }
 
 function catalogTool(op: Operation): CatalogTool {
   // Computed when first listed, then kept: serve shares one catalog among all its sessions, so each tool's JSON
   // Schema is built once per process rather than once per session.
   let descriptor: ToolDescriptor | undefined;
-  return { ...routeOf(op), area: op.area, effect: op.effect, get descriptor() { return (descriptor ??= toolDescriptor(op)); } };
+  return {
+    ...routeOf(op),
+    area: op.area,
+    effect: op.effect,
+    get descriptor() {
+      return (descriptor ??= toolDescriptor(op));
+    },
+  };
 }
 
 /** A catalog of operations already in memory (serve, tests). */
@@ -46,14 +60,18 @@ export function catalogData(operations: readonly Operation[]): CatalogTool[] {
  * A catalog from data built into the bundle: each call loads its operation's area, and the whole registry (`whole`)
  * is loaded only for what needs it (the meta tools, a composed triage).
  */
-export function prebuiltCatalog(tools: readonly CatalogTool[], whole: () => Promise<readonly Operation[]>): ToolCatalog {
+export function prebuiltCatalog(
+  tools: readonly CatalogTool[],
+  whole: () => Promise<readonly Operation[]>,
+): ToolCatalog {
   const areaOf = new Map(tools.map((tool) => [tool.name, tool.area]));
   let loading: Promise<readonly Operation[]> | undefined;
   let byName: ReadonlyMap<string, Operation> | undefined;
-  const operations = () => (loading ??= whole().then((all) => {
-    byName = new Map(all.map((op) => [op.name, op]));
-    return all;
-  }));
+  const operations = () =>
+    (loading ??= whole().then((all) => {
+      byName = new Map(all.map((op) => [op.name, op]));
+      return all;
+    }));
   return {
     tools,
     operations,

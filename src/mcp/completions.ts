@@ -39,11 +39,19 @@ const NONE: Candidates = { values: [], complete: true };
 const EMPTY: CompleteResult['completion'] = { values: [], total: 0, hasMore: false };
 
 /** One list read → values; a failed read offers nothing (the person can still type the value). */
-async function listValues(input: CompletionInput, name: string, args: Record<string, unknown>, value: (item: Record<string, unknown>) => unknown): Promise<Candidates> {
+async function listValues(
+  input: CompletionInput,
+  name: string,
+  args: Record<string, unknown>,
+  value: (item: Record<string, unknown>) => unknown,
+): Promise<Candidates> {
   const outcome = await input.read(name, { ...args, per_page: PAGE }, input.limits);
   if (!outcome.ok) return NONE;
   const items = itemsOf(outcome.result);
-  const values = items.map(value).filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').map(String);
+  const values = items
+    .map(value)
+    .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
+    .map(String);
   return { values, complete: items.length < PAGE };
 }
 
@@ -57,8 +65,11 @@ const projectPaths: Completer = async (input) => {
   const args = term ? { search: term, simple: true } : { simple: true, order_by: 'last_activity_at' };
   const found = await listValues(input, 'list_projects', args, (p) => p.path_with_namespace);
   // "app" finds "group/app" too: people type the name they know, not always the namespace.
-  const matching = found.values.filter((path) => startsWithFolded(path, input.prefix)
-    || (!input.prefix.includes('/') && path.split('/').some((segment) => startsWithFolded(segment, input.prefix))));
+  const matching = found.values.filter(
+    (path) =>
+      startsWithFolded(path, input.prefix) ||
+      (!input.prefix.includes('/') && path.split('/').some((segment) => startsWithFolded(segment, input.prefix))),
+  );
   // Whole-path matches first, in the service's order.
   matching.sort((a, b) => Number(startsWithFolded(b, input.prefix)) - Number(startsWithFolded(a, input.prefix)));
   return { values: matching, complete: found.complete };
@@ -90,9 +101,14 @@ const filePaths: Completer = async (input) => {
   const id = input.context.project;
   if (!id) return NONE;
   const directory = input.prefix.slice(0, Math.max(0, input.prefix.lastIndexOf('/')));
-  const args = { id, ...(directory ? { path: directory } : {}), ...(input.context.ref ? { ref: input.context.ref } : {}) };
+  const args = {
+    id,
+    ...(directory ? { path: directory } : {}),
+    ...(input.context.ref ? { ref: input.context.ref } : {}),
+  };
   return listValues(input, 'list_repository_tree', args, (entry) =>
-    typeof entry.path === 'string' ? (entry.type === 'tree' ? `${entry.path}/` : entry.path) : undefined);
+    typeof entry.path === 'string' ? (entry.type === 'tree' ? `${entry.path}/` : entry.path) : undefined,
+  );
 };
 
 const usernames: Completer = async (input) =>
@@ -115,7 +131,11 @@ function completionAnswer(found: Candidates, prefix: string, prefiltered = false
 }
 
 /** Values for one argument; never throws: a completion that fails is an empty list, not an error in a person's face. */
-async function completeArgument(kind: CompletionKind, input: CompletionInput, log: Logger): Promise<CompleteResult['completion']> {
+async function completeArgument(
+  kind: CompletionKind,
+  input: CompletionInput,
+  log: Logger,
+): Promise<CompleteResult['completion']> {
   try {
     const found = await COMPLETERS[kind](input);
     return completionAnswer(found, input.prefix, kind === 'project');
@@ -126,9 +146,15 @@ async function completeArgument(kind: CompletionKind, input: CompletionInput, lo
 }
 
 /** Which kind of value an argument takes: of a prompt (by name) or of a resource template (by its URI template). */
-export type CompletionLookup = (ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, argument: string) => CompletionKind | undefined;
+export type CompletionLookup = (
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+  argument: string,
+) => CompletionKind | undefined;
 
-export function registerCompletions(server: Server, options: { lookup: CompletionLookup; read: ServiceRead; timeoutMs: number; log: (requestId: RequestId) => Logger }): void {
+export function registerCompletions(
+  server: Server,
+  options: { lookup: CompletionLookup; read: ServiceRead; timeoutMs: number; log: (requestId: RequestId) => Logger },
+): void {
   let inFlight = 0;
   server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
     const { ref, argument, context } = request.params;
@@ -140,12 +166,16 @@ export function registerCompletions(server: Server, options: { lookup: Completio
     if (inFlight >= MAX_CONCURRENT_COMPLETIONS) return { completion: { ...EMPTY, hasMore: true } };
     inFlight += 1;
     try {
-      const completion = await completeArgument(kind, {
-        prefix: argument.value,
-        context: context?.arguments ?? {},
-        read: options.read,
-        limits: { signal: extra.signal, timeoutMs: options.timeoutMs },
-      }, options.log(extra.requestId));
+      const completion = await completeArgument(
+        kind,
+        {
+          prefix: argument.value,
+          context: context?.arguments ?? {},
+          read: options.read,
+          limits: { signal: extra.signal, timeoutMs: options.timeoutMs },
+        },
+        options.log(extra.requestId),
+      );
       return { completion };
     } finally {
       inFlight -= 1;

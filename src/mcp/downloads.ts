@@ -23,7 +23,10 @@ export type SaveOutcome = { saved: true; path: string } | { saved: false; reason
  */
 export function safeFileName(name: string | undefined): string {
   const base = basename((name ?? '').replace(/\\/g, '/'));
-  const cleaned = base.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._-]+/, '').slice(-MAX_NAME_CHARS);
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._-]+/, '')
+    .slice(-MAX_NAME_CHARS);
   return cleaned === '' ? 'download' : cleaned;
 }
 
@@ -59,7 +62,8 @@ async function writeNew(dir: string, name: string, bytes: Buffer): Promise<strin
 }
 
 async function save(dir: string, name: string | undefined, bytes: Buffer): Promise<SaveOutcome> {
-  if (bytes.length > MAX_DOWNLOAD_BYTES) return { saved: false, reason: `it is larger than ${MAX_DOWNLOAD_BYTES} bytes` };
+  if (bytes.length > MAX_DOWNLOAD_BYTES)
+    return { saved: false, reason: `it is larger than ${MAX_DOWNLOAD_BYTES} bytes` };
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const folder = await realpath(dir);
   const usage = await folderUsage(folder);
@@ -78,7 +82,9 @@ async function save(dir: string, name: string | undefined, bytes: Buffer): Promi
 let queue: Promise<unknown> = Promise.resolve();
 
 export function saveDownload(dir: string, name: string | undefined, bytes: Buffer): Promise<SaveOutcome> {
-  const next = queue.then(() => save(dir, name, bytes)).catch((error: Error) => ({ saved: false as const, reason: error.message }));
+  const next = queue
+    .then(() => save(dir, name, bytes))
+    .catch((error: Error) => ({ saved: false as const, reason: error.message }));
   queue = next;
   return next;
 }

@@ -110,7 +110,13 @@ export class BoundedEventStore implements EventStore {
       this.forgetStreamsOverLimit();
     }
     const json = isPriming(message) ? undefined : JSON.stringify(message);
-    const event: StoredEvent = { seq: stream.nextSeq++, order: this.order++, json, bytes: json?.length ?? 2, storedAt: now };
+    const event: StoredEvent = {
+      seq: stream.nextSeq++,
+      order: this.order++,
+      json,
+      bytes: json?.length ?? 2,
+      storedAt: now,
+    };
     stream.events.push(event);
     stream.lastStoredAt = now;
     this.events += 1;
@@ -137,13 +143,17 @@ export class BoundedEventStore implements EventStore {
     return parsed.seq + 1 >= firstKept ? parsed.streamId : undefined;
   }
 
-  async replayEventsAfter(lastEventId: EventId, { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> }): Promise<StreamId> {
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
     const streamId = await this.getStreamIdForEventId(lastEventId);
     if (streamId === undefined) throw new Error(`event ${lastEventId} is unknown or expired`);
     const after = parseEventId(lastEventId)!.seq;
     // A copy: sending may store new events on this stream meanwhile.
     for (const event of [...this.streams.get(streamId)!.events]) {
-      if (event.seq > after && event.json !== undefined) await send(`${streamId}_${event.seq}`, JSON.parse(event.json) as JSONRPCMessage);
+      if (event.seq > after && event.json !== undefined)
+        await send(`${streamId}_${event.seq}`, JSON.parse(event.json) as JSONRPCMessage);
     }
     return streamId;
   }

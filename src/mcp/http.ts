@@ -13,8 +13,15 @@ import { answerMetrics } from '../metrics.js';
 import { BoundedEventStore, EventBudget, SSE_RETRY_MS } from './event-store.js';
 import type { StatelessEndpoint } from './stateless.js';
 import {
-  callerAddress, callerIdentity, chooseSlot, defaultMaxSessionsPerCaller, MAX_SESSIONS_PER_CALLER_VARIABLE, maxSessionsPerAddress,
-  trustedProxyList, type CallerIdentity, type SessionLimits,
+  callerAddress,
+  callerIdentity,
+  chooseSlot,
+  defaultMaxSessionsPerCaller,
+  MAX_SESSIONS_PER_CALLER_VARIABLE,
+  maxSessionsPerAddress,
+  trustedProxyList,
+  type CallerIdentity,
+  type SessionLimits,
 } from './session-caps.js';
 import type { ServiceTokenChecker } from './token-check.js';
 
@@ -117,7 +124,13 @@ interface Session {
 }
 
 class Refusal extends Error {
-  constructor(readonly status: number, readonly code: number, message: string, readonly kind: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly kind: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
@@ -150,7 +163,13 @@ function sessionToken(req: IncomingMessage): string | undefined {
   return typeof value === 'string' && value ? value : undefined;
 }
 
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
@@ -207,14 +226,21 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const log = options.log ?? silentLogger;
   const loopbackOnly = isLoopback(options.host);
   if (!loopbackOnly && !options.mcpToken) {
-    throw new Error(`refusing to serve MCP on ${options.host} without FORGEOPS_MCP_TOKEN: anyone who can reach it could act with the service token. Set FORGEOPS_MCP_TOKEN, or bind to 127.0.0.1.`);
+    throw new Error(
+      `refusing to serve MCP on ${options.host} without FORGEOPS_MCP_TOKEN: anyone who can reach it could act with the service token. Set FORGEOPS_MCP_TOKEN, or bind to 127.0.0.1.`,
+    );
   }
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const maxPerCaller = Math.min(maxSessions, options.maxSessionsPerCaller ?? defaultMaxSessionsPerCaller(maxSessions));
-  const limits: SessionLimits = { maxSessions, handshakeMs, maxPerCaller, maxPerAddress: maxSessionsPerAddress(maxSessions, maxPerCaller) };
+  const limits: SessionLimits = {
+    maxSessions,
+    handshakeMs,
+    maxPerCaller,
+    maxPerAddress: maxSessionsPerAddress(maxSessions, maxPerCaller),
+  };
   if (!(maxSessions >= 1) || !(maxMessageBytes >= 1) || !(limits.maxPerCaller >= 1)) {
     throw new Error('maxSessions, maxSessionsPerCaller and maxMessageBytes must be at least 1');
   }
@@ -237,37 +263,62 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     session.transport.close().catch(() => undefined);
   }
 
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const [id, session] of sessions) {
-      if (!session.established && now - session.lastActive > handshakeMs) {
-        closeSession(id);
-        limitedLog.note('half-open', `mcp http: closed sessions that sent nothing after initialize within ${Math.round(handshakeMs / 1000)} s`);
-      } else if (now - session.lastActive > idleMs) {
-        closeSession(id);
-        limitedLog.note('idle', `mcp session ${id.slice(0, 8)} closed after ${Math.round(idleMs / 1000)} s idle`, 'info', SESSION_LOG_BURST);
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (!session.established && now - session.lastActive > handshakeMs) {
+          closeSession(id);
+          limitedLog.note(
+            'half-open',
+            `mcp http: closed sessions that sent nothing after initialize within ${Math.round(handshakeMs / 1000)} s`,
+          );
+        } else if (now - session.lastActive > idleMs) {
+          closeSession(id);
+          limitedLog.note(
+            'idle',
+            `mcp session ${id.slice(0, 8)} closed after ${Math.round(idleMs / 1000)} s idle`,
+            'info',
+            SESSION_LOG_BURST,
+          );
+        }
       }
-    }
-    limitedLog.flush();
-  }, Math.max(10, Math.min(idleMs / 2, handshakeMs / 2, 60_000)));
+      limitedLog.flush();
+    },
+    Math.max(10, Math.min(idleMs / 2, handshakeMs / 2, 60_000)),
+  );
   sweeper.unref();
 
   /** DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends its own Host and Origin. */
   function checkCaller(req: IncomingMessage): void {
     if (loopbackOnly) {
       const host = (req.headers.host ?? '').toLowerCase();
-      const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${options.host}:${port}`, ...(options.allowedHosts ?? [])];
-      if (!allowedHosts.includes(host)) throw new Refusal(403, -32000, `Forbidden: Host '${host}' is not this server`, 'host');
+      const allowedHosts = [
+        `127.0.0.1:${port}`,
+        `localhost:${port}`,
+        `[::1]:${port}`,
+        `${options.host}:${port}`,
+        ...(options.allowedHosts ?? []),
+      ];
+      if (!allowedHosts.includes(host))
+        throw new Refusal(403, -32000, `Forbidden: Host '${host}' is not this server`, 'host');
     }
     const origin = req.headers.origin;
     if (origin && !loopbackOrigin(origin) && !options.allowedOrigins.includes(origin)) {
-      throw new Refusal(403, -32000, `Forbidden: Origin '${origin}' is not allowed (FORGEOPS_ALLOWED_ORIGINS)`, 'origin');
+      throw new Refusal(
+        403,
+        -32000,
+        `Forbidden: Origin '${origin}' is not allowed (FORGEOPS_ALLOWED_ORIGINS)`,
+        'origin',
+      );
     }
     if (options.mcpToken) {
       const auth = req.headers.authorization ?? '';
       const given = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : '';
       if (!given || !sameSecret(given, options.mcpToken)) {
-        throw new Refusal(401, -32001, 'Unauthorized: send Authorization: Bearer <FORGEOPS_MCP_TOKEN>', 'bearer', { 'www-authenticate': 'Bearer' });
+        throw new Refusal(401, -32001, 'Unauthorized: send Authorization: Bearer <FORGEOPS_MCP_TOKEN>', 'bearer', {
+          'www-authenticate': 'Bearer',
+        });
       }
     }
   }
@@ -282,12 +333,18 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     if (id === undefined) return undefined;
     const found = typeof id === 'string' ? sessions.get(id) : undefined;
     const session = found?.address === address ? found : undefined;
-    if (!session) throw new Refusal(404, -32001, 'Session not found: start a new session with initialize', 'unknown session');
+    if (!session)
+      throw new Refusal(404, -32001, 'Session not found: start a new session with initialize', 'unknown session');
     const given = hashToken(sessionToken(req));
     const same = session.tokenHash && given ? timingSafeEqual(session.tokenHash, given) : session.tokenHash === given;
     if (!same) {
-      throw new Refusal(403, -32001, `Forbidden: this session was opened with ${session.tokenHash ? 'a different' : 'no'} ${SESSION_TOKEN_HEADER} header; `
-        + 'send the same one on every request, or start a new session', 'session token');
+      throw new Refusal(
+        403,
+        -32001,
+        `Forbidden: this session was opened with ${session.tokenHash ? 'a different' : 'no'} ${SESSION_TOKEN_HEADER} header; ` +
+          'send the same one on every request, or start a new session',
+        'session token',
+      );
     }
     return { id: id as string, session };
   }
@@ -296,13 +353,24 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     session.lastActive = Date.now();
     if (session.established) return;
     session.established = true;
-    limitedLog.note('opened', `mcp session ${id.slice(0, 8)} opened${session.tokenHash ? ` with its own ${SESSION_TOKEN_HEADER}` : ''}`, 'info', SESSION_LOG_BURST);
+    limitedLog.note(
+      'opened',
+      `mcp session ${id.slice(0, 8)} opened${session.tokenHash ? ` with its own ${SESSION_TOKEN_HEADER}` : ''}`,
+      'info',
+      SESSION_LOG_BURST,
+    );
   }
 
   /** Reads a body up to the message limit without buffering more, within the budget shared by all requests. */
   function readBody(req: IncomingMessage): Promise<Buffer> {
     const declared = Number(req.headers['content-length'] ?? 0);
-    const tooLarge = () => new Refusal(413, LIMIT_ERROR_CODE, messageTooLargeText(maxMessageBytes, declared > maxMessageBytes ? declared : undefined), 'too large');
+    const tooLarge = () =>
+      new Refusal(
+        413,
+        LIMIT_ERROR_CODE,
+        messageTooLargeText(maxMessageBytes, declared > maxMessageBytes ? declared : undefined),
+        'too large',
+      );
     if (declared > maxMessageBytes) return Promise.reject(tooLarge());
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -322,14 +390,19 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       const onData = (chunk: Buffer) => {
         if (size + chunk.length > maxMessageBytes) return finish(tooLarge());
         if (pendingBodyBytes + chunk.length > PENDING_BODY_BUDGET * maxMessageBytes) {
-          return finish(new Refusal(503, -32000, 'Server busy: too many large requests at once; retry shortly', 'busy', { 'retry-after': '1' }));
+          return finish(
+            new Refusal(503, -32000, 'Server busy: too many large requests at once; retry shortly', 'busy', {
+              'retry-after': '1',
+            }),
+          );
         }
         size += chunk.length;
         pendingBodyBytes += chunk.length;
         chunks.push(chunk);
       };
       const onEnd = () => finish();
-      const onClose = () => finish(new Refusal(400, -32000, 'Bad Request: the client went away before the body ended', 'aborted'));
+      const onClose = () =>
+        finish(new Refusal(400, -32000, 'Bad Request: the client went away before the body ended', 'aborted'));
       req.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
     });
   }
@@ -351,15 +424,23 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   function reserveSlot(who: CallerIdentity): void {
     const decision = chooseSlot(sessions, who, limits, Date.now());
     if (decision.kind === 'refuse') {
-      throw new Refusal(decision.status, -32000, decision.message, decision.logKind, { 'retry-after': String(decision.retryAfterSeconds) });
+      throw new Refusal(decision.status, -32000, decision.message, decision.logKind, {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
     }
     if (decision.kind !== 'evict') return;
     closeSession(decision.id);
     const idle = `idle longest (over ${Math.round(handshakeMs / 1000)} s)`;
     if (decision.whose === 'own') {
-      limitedLog.note('evicted own', `mcp http: a caller at its cap of ${limits.maxPerCaller} sessions (${MAX_SESSIONS_PER_CALLER_VARIABLE}) opened another: closed its own session ${idle}`);
+      limitedLog.note(
+        'evicted own',
+        `mcp http: a caller at its cap of ${limits.maxPerCaller} sessions (${MAX_SESSIONS_PER_CALLER_VARIABLE}) opened another: closed its own session ${idle}`,
+      );
     } else if (decision.whose === 'address') {
-      limitedLog.note('evicted address', `mcp http: an address at its ceiling of ${limits.maxPerAddress} sessions opened another: closed its session ${idle}`);
+      limitedLog.note(
+        'evicted address',
+        `mcp http: an address at its ceiling of ${limits.maxPerAddress} sessions opened another: closed its session ${idle}`,
+      );
     } else {
       limitedLog.note('evicted', `mcp http: session cap ${maxSessions} reached: closed the sessions ${idle}`);
     }
@@ -375,11 +456,22 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     const checked = await options.tokenChecker.check(token);
     if (checked.accepted) return callerIdentity(address, token);
     if (checked.refused) {
-      throw new Refusal(401, -32001, `Unauthorized: the service refuses the ${SESSION_TOKEN_HEADER} header this initialize carries (401); `
-        + 'send a valid token of the service, or none to act with the configured one', 'session token refused');
+      throw new Refusal(
+        401,
+        -32001,
+        `Unauthorized: the service refuses the ${SESSION_TOKEN_HEADER} header this initialize carries (401); ` +
+          'send a valid token of the service, or none to act with the configured one',
+        'session token refused',
+      );
     }
-    throw new Refusal(503, -32000, `Service Unavailable: the ${SESSION_TOKEN_HEADER} header this initialize carries could not be checked with `
-      + `the service (${checked.why}); no session was opened; retry once the service answers`, 'session token unchecked', { 'retry-after': '5' });
+    throw new Refusal(
+      503,
+      -32000,
+      `Service Unavailable: the ${SESSION_TOKEN_HEADER} header this initialize carries could not be checked with ` +
+        `the service (${checked.why}); no session was opened; retry once the service answers`,
+      'session token unchecked',
+      { 'retry-after': '5' },
+    );
   }
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, address: string): Promise<void> {
@@ -392,9 +484,21 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     const id = options.replicaId ? `${options.replicaId}.${randomUUID()}` : randomUUID();
     // An event store makes streams resumable: a client whose SSE stream dropped reconnects with Last-Event-ID.
     const eventStore = new BoundedEventStore({}, Date.now, eventBudget);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id, eventStore, retryInterval: SSE_RETRY_MS });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      eventStore,
+      retryInterval: SSE_RETRY_MS,
+    });
     // Held before connect, so that concurrent initializes count against the cap at once.
-    sessions.set(id, { transport, address, caller: who.caller, tokenHash: hashToken(token), lastActive: Date.now(), established: false, busy: 0 });
+    sessions.set(id, {
+      transport,
+      address,
+      caller: who.caller,
+      tokenHash: hashToken(token),
+      lastActive: Date.now(),
+      established: false,
+      busy: 0,
+    });
     transport.onclose = () => {
       sessions.delete(id);
       eventStore.release();
@@ -409,7 +513,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   }
 
   function shuttingDown(): Refusal {
-    return new Refusal(503, -32000, 'Service Unavailable: this replica is shutting down; connect again to reach another', 'draining', { 'retry-after': '1' });
+    return new Refusal(
+      503,
+      -32000,
+      'Service Unavailable: this replica is shutting down; connect again to reach another',
+      'draining',
+      { 'retry-after': '1' },
+    );
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -441,11 +551,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       if (draining) throw shuttingDown();
       if (isInitializeRequest(body)) return openSession(req, res, body, address);
       // No session and no initialize: a 2026-07-28 request (every request stands alone), or a 2025 client's mistake.
-      const stateless = options.stateless && await (statelessLoading ??= options.stateless().catch((error: Error) => {
-        statelessLoading = undefined;
-        throw error;
-      }));
-      if (stateless && await stateless.serveIfModern(req, res, body, address)) return;
+      const stateless =
+        options.stateless &&
+        (await (statelessLoading ??= options.stateless().catch((error: Error) => {
+          statelessLoading = undefined;
+          throw error;
+        })));
+      if (stateless && (await stateless.serveIfModern(req, res, body, address))) return;
       throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
     }
     if (req.method === 'GET' || req.method === 'DELETE') {

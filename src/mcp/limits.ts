@@ -27,6 +27,8 @@ function size(bytes: number): string {
 /** The sentence a client gets for an oversized message; `received` when the whole size is known. */
 export function messageTooLargeText(limit: number, received?: number): string {
   const got = received === undefined ? 'more than that' : `${size(received)} (${received} bytes)`;
-  return `Message too large: the limit is ${size(limit)} (${limit} bytes, ${MAX_MESSAGE_BYTES_VARIABLE}); got ${got}. `
-    + 'Send large content in smaller pieces.';
+  return (
+    `Message too large: the limit is ${size(limit)} (${limit} bytes, ${MAX_MESSAGE_BYTES_VARIABLE}); got ${got}. ` +
+    'Send large content in smaller pieces.'
+  );
 }

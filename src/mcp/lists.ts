@@ -28,7 +28,14 @@ interface ListState {
 }
 
 /** The page state of a list of which `shown` of `read` items are shown; `offset` lists only have page numbers. */
-function listState(input: Record<string, unknown>, info: PageInfo | undefined, shown: number, read: number, numbered: boolean, paged: boolean): ListState {
+function listState(
+  input: Record<string, unknown>,
+  info: PageInfo | undefined,
+  shown: number,
+  read: number,
+  numbered: boolean,
+  paged: boolean,
+): ListState {
   const cut = shown < read;
   const hasMore = (info?.has_more ?? false) || cut;
   const firstPage = info?.page ?? (typeof input.page === 'number' ? input.page : 1);
@@ -44,8 +51,9 @@ function listState(input: Record<string, unknown>, info: PageInfo | undefined, s
   const start = numbered ? (firstPage - 1) * perPage : 0;
   if (cut) {
     const beyond = info?.has_more ? ', and the list goes on after them' : ', and the list ends after them';
-    state.truncated = `showing the first ${shown} of the ${read} results read (list positions ${start + 1}-${start + shown}) to stay `
-      + `within the result size limit; ${read - shown} more were read but not shown${beyond}`;
+    state.truncated =
+      `showing the first ${shown} of the ${read} results read (list positions ${start + 1}-${start + shown}) to stay ` +
+      `within the result size limit; ${read - shown} more were read but not shown${beyond}`;
   }
   // A list without pages (the whole list in one answer) has no call that reads on: the note above says what was left out.
   if (!hasMore || !paged) return state;
@@ -61,8 +69,9 @@ function listState(input: Record<string, unknown>, info: PageInfo | undefined, s
   const pageSize = cut ? shown : perPage;
   const next = callFrom(offset, pageSize);
   page.next = next;
-  state.more = `to read on from list position ${offset + 1}, call again with page=${next.page}, per_page=${next.per_page}`
-    + `${roundPageAlternative(offset, pageSize, next)}${narrow}`;
+  state.more =
+    `to read on from list position ${offset + 1}, call again with page=${next.page}, per_page=${next.per_page}` +
+    `${roundPageAlternative(offset, pageSize, next)}${narrow}`;
   return state;
 }
 
@@ -76,7 +85,8 @@ function roundPageAlternative(offset: number, pageSize: number, exact: NextCall)
 /** How a model reads one listed item whole, when the rows leave fields out. */
 function wholeItemHint(op: Operation, operations: readonly OperationRoute[], numbered: boolean): string | undefined {
   const detail = detailToolOf(op, operations);
-  if (detail) return `rows hold the main fields; ${detail.tool} with ${detail.parameter} = an item's ${detail.field} gives the whole item`;
+  if (detail)
+    return `rows hold the main fields; ${detail.tool} with ${detail.parameter} = an item's ${detail.field} gives the whole item`;
   return numbered ? 'rows hold the main fields; per_page=1 with page=<list position> gives that item whole' : undefined;
 }
 
@@ -88,14 +98,19 @@ interface ListContext {
 }
 
 /** The structured result of a list: rows (or whole items), the page state, and what to call next. */
-export function listStructure(items: readonly unknown[], info: PageInfo | undefined, ctx: ListContext): Record<string, unknown> {
+export function listStructure(
+  items: readonly unknown[],
+  info: PageInfo | undefined,
+  ctx: ListContext,
+): Record<string, unknown> {
   const { operation: op, input } = ctx;
   // Keyset pages (the service's own, or list_projects' pagination=keyset) have no numbers to ask for.
   const numbered = op.pagination === 'offset' && input.pagination !== 'keyset';
   const readable = items.length > 1 ? wholeItemHint(op, ctx.operations, numbered) : undefined;
   const rows = readable ? items.map(compactRow) : items;
   // The hint only where a row did leave something out (a file tree's rows are its whole items).
-  const hint = readable && rows.some((row, i) => JSON.stringify(row) !== JSON.stringify(items[i])) ? readable : undefined;
+  const hint =
+    readable && rows.some((row, i) => JSON.stringify(row) !== JSON.stringify(items[i])) ? readable : undefined;
   const reserve = Math.min(NOTES_RESERVE_CHARS, Math.floor(ctx.maxChars * NOTES_RESERVE_SHARE));
   const shown = fittingCount(rows, ctx.maxChars - reserve);
   const state = listState(input, info, shown, rows.length, numbered, op.pagination !== undefined);

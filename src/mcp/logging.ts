@@ -2,12 +2,27 @@
 // client chose with logging/setLevel (and none before it chose), with secrets masked.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { z } from 'zod';
-import { ErrorCode, LoggingLevelSchema, McpError, type LoggingLevel, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  LoggingLevelSchema,
+  McpError,
+  type LoggingLevel,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger, LogLevel } from '../log.js';
 import { REDACTED } from '../operations/secrets.js';
 
 /** The protocol's levels, least severe first (RFC 5424 order). */
-const SEVERITY: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const SEVERITY: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 const MCP_LEVEL: Record<LogLevel, LoggingLevel> = { error: 'error', warn: 'warning', info: 'info', debug: 'debug' };
 /** Names our lines in the client's log view. */
 const LOGGER_NAME = 'forgeops';
@@ -34,14 +49,21 @@ function maskSecrets(line: string, secrets: readonly string[]): string {
  * The spec lets a server choose what to send before the client sets a level; we send nothing: a client that never
  * asked for our log should not pay for it in its context or its stream.
  */
-export function sessionLogging(server: Server, base: Logger, secrets: ReadonlyArray<string | undefined>): SessionLogging {
+export function sessionLogging(
+  server: Server,
+  base: Logger,
+  secrets: ReadonlyArray<string | undefined>,
+): SessionLogging {
   const masks = secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH);
   let clientLevel: LoggingLevel | undefined;
   // Replaces the SDK's own handler, which keeps levels per transport session id and sends everything until set.
   server.setRequestHandler(SetLevelRequest, async (request) => {
     const level = LoggingLevelSchema.safeParse(request.params.level);
     if (!level.success) {
-      throw new McpError(ErrorCode.InvalidParams, `level must be one of ${SEVERITY.join(', ')}; got ${JSON.stringify(request.params.level)}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `level must be one of ${SEVERITY.join(', ')}; got ${JSON.stringify(request.params.level)}`,
+      );
     }
     clientLevel = level.data;
     return {};
@@ -50,9 +72,14 @@ export function sessionLogging(server: Server, base: Logger, secrets: ReadonlyAr
   function toClient(at: LogLevel, message: string, relatedRequestId: RequestId | undefined): void {
     const level = MCP_LEVEL[at];
     if (clientLevel === undefined || SEVERITY.indexOf(level) < SEVERITY.indexOf(clientLevel)) return;
-    const notification = { method: 'notifications/message' as const, params: { level, logger: LOGGER_NAME, data: maskSecrets(message, masks) } };
+    const notification = {
+      method: 'notifications/message' as const,
+      params: { level, logger: LOGGER_NAME, data: maskSecrets(message, masks) },
+    };
     // A client gone away is no reason to fail the work being logged.
-    server.notification(notification, relatedRequestId === undefined ? undefined : { relatedRequestId }).catch(() => undefined);
+    server
+      .notification(notification, relatedRequestId === undefined ? undefined : { relatedRequestId })
+      .catch(() => undefined);
   }
 
   return {

@@ -15,13 +15,19 @@ export const META_TOOLS: readonly ToolDescriptor[] = [
   {
     name: 'find_operations',
     title: 'Find operations',
-    description: 'Search the code hosting API\'s operations by words (e.g. "retry failed pipeline", "add group member"). ' +
+    description:
+      'Search the code hosting API\'s operations by words (e.g. "retry failed pipeline", "add group member"). ' +
       'Returns names, effects and summaries; then describe_operation for the input schema.',
     inputSchema: {
       type: 'object',
       properties: {
         query: { type: 'string', description: 'What you want to do, in a few words.' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_FIND_RESULTS, description: `Default ${DEFAULT_FIND_RESULTS}.` },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_FIND_RESULTS,
+          description: `Default ${DEFAULT_FIND_RESULTS}.`,
+        },
       },
       required: ['query'],
       additionalProperties: false,
@@ -48,7 +54,7 @@ export const META_TOOLS: readonly ToolDescriptor[] = [
       type: 'object',
       properties: {
         name: { type: 'string' },
-        arguments: { type: 'object', description: 'The operation\'s input; dry_run: true previews a change.' },
+        arguments: { type: 'object', description: "The operation's input; dry_run: true previews a change." },
       },
       required: ['name'],
       additionalProperties: false,
@@ -83,16 +89,23 @@ function readArgs(args: unknown): Record<string, unknown> | string {
 
 /** The operation a meta call names, or the error result explaining why there is none. */
 function lookUp(ctx: MetaContext, name: unknown): { op: Operation } | { error: ToolResult } {
-  if (typeof name !== 'string' || name === '') return { error: textResult('name is required: an operation name from find_operations.', true) };
+  if (typeof name !== 'string' || name === '')
+    return { error: textResult('name is required: an operation name from find_operations.', true) };
   const op = ctx.usable.find((o) => o.name === name);
   if (op) return { op };
   const write = ctx.all.find((o) => o.name === name);
   const refusal = write && readOnlyRefusal(write, { readOnly: ctx.readOnly });
   if (refusal) return { error: textResult(refusal, true) };
-  const near = closest(name, ctx.usable.map((o) => o.name));
+  const near = closest(
+    name,
+    ctx.usable.map((o) => o.name),
+  );
   return {
-    error: textResult(`Unknown operation ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} ` +
-      'find_operations searches them by words.', true),
+    error: textResult(
+      `Unknown operation ${name}.${near.length ? ` Did you mean ${near.join(', ')}?` : ''} ` +
+        'find_operations searches them by words.',
+      true,
+    ),
   };
 }
 
@@ -113,16 +126,25 @@ export function effectNote(op: Operation): string {
 
 function find(ctx: MetaContext, args: Record<string, unknown>): ToolResult {
   const { query, limit } = args;
-  if (typeof query !== 'string' || query.trim() === '') return textResult('query is required: a few words saying what you want to do.', true);
-  if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_FIND_RESULTS)) {
+  if (typeof query !== 'string' || query.trim() === '')
+    return textResult('query is required: a few words saying what you want to do.', true);
+  if (
+    limit !== undefined &&
+    (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_FIND_RESULTS)
+  ) {
     return textResult(`limit must be a whole number from 1 to ${MAX_FIND_RESULTS}.`, true);
   }
   const matches = findOperations(ctx.usable, query, (limit as number | undefined) ?? DEFAULT_FIND_RESULTS);
-  const operations = matches.map(({ operation: op }) => ({ name: op.name, effect: effectNote(op), summary: firstSentence(op.description) }));
-  const text = operations.length === 0
-    ? `No operation matches "${query}". Try other words (e.g. the thing: pipeline, file, member; and the action: list, create, delete).`
-    : `${operations.map((o) => `${o.name} (${o.effect}): ${o.summary}`).join('\n')}\n` +
-      'describe_operation gives an operation\'s input schema; run_operation runs it.';
+  const operations = matches.map(({ operation: op }) => ({
+    name: op.name,
+    effect: effectNote(op),
+    summary: firstSentence(op.description),
+  }));
+  const text =
+    operations.length === 0
+      ? `No operation matches "${query}". Try other words (e.g. the thing: pipeline, file, member; and the action: list, create, delete).`
+      : `${operations.map((o) => `${o.name} (${o.effect}): ${o.summary}`).join('\n')}\n` +
+        "describe_operation gives an operation's input schema; run_operation runs it.";
   return { content: [{ type: 'text', text }], structuredContent: { operations } };
 }
 
@@ -148,7 +170,8 @@ export async function callMetaTool(ctx: MetaContext, name: string, rawArgs: unkn
   if (typeof args === 'string') return textResult(`${args}; nothing was sent.`, true);
   const allowed = Object.keys((META_TOOLS.find((tool) => tool.name === name)?.inputSchema.properties ?? {}) as object);
   const extra = Object.keys(args).filter((key) => !allowed.includes(key));
-  if (extra.length > 0) return textResult(`${name} takes ${allowed.join(', ')}; not ${extra.join(', ')}. Nothing was sent.`, true);
+  if (extra.length > 0)
+    return textResult(`${name} takes ${allowed.join(', ')}; not ${extra.join(', ')}. Nothing was sent.`, true);
   if (name === 'find_operations') return find(ctx, args);
   if (name === 'describe_operation') return describe(ctx, args);
   return run(ctx, args);

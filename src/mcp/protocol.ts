@@ -6,7 +6,12 @@ import { sessionLogging, type SessionLogging } from './logging.js';
 import { promptArgumentKind, registerPrompts } from './prompts.js';
 import { FILE_TEMPLATE_VARIABLES, FILE_URI_TEMPLATE, registerResources } from './resources.js';
 import { serviceReader, type ServiceReadOptions } from './service-reads.js';
-import { STATUS_TEMPLATE_VARIABLES, STATUS_URI_TEMPLATE, StatusSubscriptions, type StatusWatches } from './status-resource.js';
+import {
+  STATUS_TEMPLATE_VARIABLES,
+  STATUS_URI_TEMPLATE,
+  StatusSubscriptions,
+  type StatusWatches,
+} from './status-resource.js';
 
 /** Without resource subscriptions: protocolCapabilities() adds them where a watch hub backs them. */
 const PROTOCOL_CAPABILITIES = {
@@ -18,7 +23,9 @@ const PROTOCOL_CAPABILITIES = {
 
 /** The capabilities of a server: subscribe only with a watch hub, the one source of a status's changes. */
 export function protocolCapabilities(subscribe: boolean) {
-  return subscribe ? { ...PROTOCOL_CAPABILITIES, resources: { ...PROTOCOL_CAPABILITIES.resources, subscribe: true } } : PROTOCOL_CAPABILITIES;
+  return subscribe
+    ? { ...PROTOCOL_CAPABILITIES, resources: { ...PROTOCOL_CAPABILITIES.resources, subscribe: true } }
+    : PROTOCOL_CAPABILITIES;
 }
 
 interface ProtocolFeatureOptions extends ServiceReadOptions {
@@ -50,16 +57,33 @@ const completionKind: CompletionLookup = (ref, argument) => {
 export function registerProtocolFeatures(server: Server, options: ProtocolFeatureOptions): ProtocolFeatures {
   const logging = sessionLogging(server, options.log, [options.token, ...(options.secrets ?? [])]);
   const read = serviceReader(options);
-  const subscriptions = options.watches && new StatusSubscriptions({
-    watches: options.watches, read, timeoutMs: options.callTimeoutMs, log: options.log,
-    notify: (uri) => server.sendResourceUpdated({ uri }),
-  });
+  const subscriptions =
+    options.watches &&
+    new StatusSubscriptions({
+      watches: options.watches,
+      read,
+      timeoutMs: options.callTimeoutMs,
+      log: options.log,
+      notify: (uri) => server.sendResourceUpdated({ uri }),
+    });
   registerPrompts(server, { read, timeoutMs: options.callTimeoutMs });
   registerResources(server, {
-    read, timeoutMs: options.callTimeoutMs, subscriptions, view: options.apps !== false, rendersViews: options.rendersViews,
+    read,
+    timeoutMs: options.callTimeoutMs,
+    subscriptions,
+    view: options.apps !== false,
+    rendersViews: options.rendersViews,
   });
   registerCompletions(server, {
-    lookup: completionKind, read, timeoutMs: Math.min(COMPLETION_TIMEOUT_MS, options.callTimeoutMs), log: logging.logger,
+    lookup: completionKind,
+    read,
+    timeoutMs: Math.min(COMPLETION_TIMEOUT_MS, options.callTimeoutMs),
+    log: logging.logger,
   });
-  return { logging, close: async () => { await subscriptions?.close(); } };
+  return {
+    logging,
+    close: async () => {
+      await subscriptions?.close();
+    },
+  };
 }

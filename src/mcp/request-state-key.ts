@@ -33,9 +33,14 @@ function signedWithAnotherKey(error: unknown): boolean {
  * is always signed with the key in the store now (put back there, set-if-absent, when missing), and an answer signed
  * by a key this replica does not know makes it read the store again before it is refused.
  */
-export async function sharedStateCodec<T>(options: RequestStateKeyOptions, codecFor: (key: Uint8Array) => StateCodec<T>): Promise<StateCodec<T>> {
+export async function sharedStateCodec<T>(
+  options: RequestStateKeyOptions,
+  codecFor: (key: Uint8Array) => StateCodec<T>,
+): Promise<StateCodec<T>> {
   if (options.secret) {
-    return codecFor(new Uint8Array(createHash('sha256').update(`forgeops mcp requestState\0${options.secret}`).digest()));
+    return codecFor(
+      new Uint8Array(createHash('sha256').update(`forgeops mcp requestState\0${options.secret}`).digest()),
+    );
   }
   const own = randomBytes(32).toString('hex');
   if (!options.sharedStore) return codecFor(new Uint8Array(Buffer.from(own, 'hex')));
@@ -51,7 +56,11 @@ class KeyRing<T> {
   /** By key, oldest first; the last is the one agreed most recently. */
   private readonly codecs = new Map<string, StateCodec<T>>();
 
-  constructor(private readonly store: StateStore, private readonly own: string, private readonly make: (hex: string) => StateCodec<T>) {}
+  constructor(
+    private readonly store: StateStore,
+    private readonly own: string,
+    private readonly make: (hex: string) => StateCodec<T>,
+  ) {}
 
   /** The codec of the key in the store now. */
   async agreed(): Promise<StateCodec<T>> {

@@ -13,7 +13,11 @@ interface SizedResult {
 
 /** Characters of a result as it travels: its content and structured content serialized together. */
 export function resultSize(result: SizedResult): number {
-  return JSON.stringify({ content: result.content, structuredContent: result.structuredContent, isError: result.isError }).length;
+  return JSON.stringify({
+    content: result.content,
+    structuredContent: result.structuredContent,
+    isError: result.isError,
+  }).length;
 }
 
 /** The shortest a string is cut to, and the least room an item of a list or a field of an object is given. */
@@ -61,7 +65,8 @@ class Fitting {
   /** Characters of the value as JSON (to MAX_DEPTH; deeper values count as the placeholder). */
   size(value: unknown, depth = 0): number {
     if (typeof value === 'string') return JSON.stringify(value).length;
-    if (value === null || typeof value !== 'object') return value === undefined ? 0 : String(JSON.stringify(value)).length;
+    if (value === null || typeof value !== 'object')
+      return value === undefined ? 0 : String(JSON.stringify(value)).length;
     if (depth >= MAX_DEPTH) return TOO_DEEP.length + 2;
     const known = this.sizes.get(value);
     if (known !== undefined) return known;
@@ -86,7 +91,10 @@ class Fitting {
     if (typeof value === 'string') {
       this.strings++;
       // Escapes count too: keep the share of characters that fits.
-      return cutMiddle(value, Math.max(MIN_STRING_CHARS, Math.floor(((budget - 2) * value.length) / Math.max(1, size - 2))));
+      return cutMiddle(
+        value,
+        Math.max(MIN_STRING_CHARS, Math.floor(((budget - 2) * value.length) / Math.max(1, size - 2))),
+      );
     }
     if (value === null || typeof value !== 'object') return value;
     if (depth >= MAX_DEPTH) {
@@ -104,7 +112,8 @@ class Fitting {
     if (!this.keep.has(items)) {
       let used = 2;
       count = 0;
-      while (count < items.length && used + Math.min(sizes[count], MIN_ITEM_CHARS) <= budget) used += Math.min(sizes[count++], MIN_ITEM_CHARS);
+      while (count < items.length && used + Math.min(sizes[count], MIN_ITEM_CHARS) <= budget)
+        used += Math.min(sizes[count++], MIN_ITEM_CHARS);
       count = Math.max(1, count);
       if (count < items.length) {
         this.arrays++;
@@ -116,7 +125,12 @@ class Fitting {
   }
 
   /** An object's fields: `own` ones whole, then the first others that can have some room, sharing the rest fairly. */
-  private fitObject(value: Record<string, unknown>, budget: number, depth: number, own: ReadonlySet<string>): Record<string, unknown> {
+  private fitObject(
+    value: Record<string, unknown>,
+    budget: number,
+    depth: number,
+    own: ReadonlySet<string>,
+  ): Record<string, unknown> {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined);
     const keyCost = (key: string) => JSON.stringify(key).length + 2;
     let left = budget - 2;
@@ -124,13 +138,19 @@ class Fitting {
     const others = entries.filter(([key]) => !own.has(key));
     let used = 0;
     let count = 0;
-    while (count < others.length && used + Math.min(keyCost(others[count][0]) + this.size(others[count][1], depth + 1), MIN_FIELD_CHARS) <= left) {
+    while (
+      count < others.length &&
+      used + Math.min(keyCost(others[count][0]) + this.size(others[count][1], depth + 1), MIN_FIELD_CHARS) <= left
+    ) {
       used += Math.min(keyCost(others[count][0]) + this.size(others[count][1], depth + 1), MIN_FIELD_CHARS);
       count++;
     }
     if (count < others.length) this.objects++;
     const kept = others.slice(0, count);
-    const room = shares(kept.map(([key, item]) => this.size(item, depth + 1) + keyCost(key)), left);
+    const room = shares(
+      kept.map(([key, item]) => this.size(item, depth + 1) + keyCost(key)),
+      left,
+    );
     const fitted = new Map(kept.map(([key, item], i) => [key, this.fit(item, room[i] - keyCost(key), depth + 1)]));
     const out: Record<string, unknown> = {};
     for (const [key, item] of entries) {
@@ -192,7 +212,10 @@ interface FitOptions {
  * the room (see shares), long strings are cut in the middle, lists keep their first items and objects their first
  * fields; then a `truncated` note says what was cut. Undefined when not even the smallest cut fits.
  */
-export function fitObject(value: Record<string, unknown>, options: FitOptions): { value: Record<string, unknown>; cut: boolean } | undefined {
+export function fitObject(
+  value: Record<string, unknown>,
+  options: FitOptions,
+): { value: Record<string, unknown>; cut: boolean } | undefined {
   const whole = options.measure(value);
   if (whole <= options.maxChars) return { value, cut: false };
   const keep = options.keep ?? new Set<unknown>();
@@ -218,7 +241,11 @@ export function fitObject(value: Record<string, unknown>, options: FitOptions): 
 /** A result that says only that it was too large, for when nothing of it fits. */
 function tooLarge(result: SizedResult, maxChars: number): SizedResult {
   const note = `The result was too large to show within the result size limit of ${maxChars} characters. Ask for less (a page, fewer lines, a path).`;
-  return { content: [{ type: 'text', text: note }], structuredContent: { truncated: note }, ...(result.isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: 'text', text: note }],
+    structuredContent: { truncated: note },
+    ...(result.isError ? { isError: true } : {}),
+  };
 }
 
 /**
@@ -229,7 +256,10 @@ function tooLarge(result: SizedResult, maxChars: number): SizedResult {
 export function boundResult(result: SizedResult, maxChars: number): SizedResult {
   if (resultSize(result) <= maxChars) return result;
   const texts = result.content.filter((block) => block.type === 'text');
-  const notice = texts.length < result.content.length ? [{ type: 'text', text: '[an attachment was left out: it does not fit the result size limit]' }] : [];
+  const notice =
+    texts.length < result.content.length
+      ? [{ type: 'text', text: '[an attachment was left out: it does not fit the result size limit]' }]
+      : [];
   let bounded: SizedResult = { ...result, content: [...texts, ...notice] };
   const size = resultSize(bounded);
   if (size <= maxChars) return bounded;

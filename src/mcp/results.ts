@@ -89,9 +89,15 @@ function capText(text: string, maxChars: number): { shown: string; truncated: bo
 }
 
 /** Where the whole of a cut text is: saved in the download folder, or how the operator makes that happen. */
-async function wholeTextWhereabouts(text: string, name: string | undefined, options: ResultOptions): Promise<{ note: string; savedTo?: string }> {
+async function wholeTextWhereabouts(
+  text: string,
+  name: string | undefined,
+  options: ResultOptions,
+): Promise<{ note: string; savedTo?: string }> {
   if (options.downloadDir === undefined) {
-    return { note: `\n[the whole text: the operator can set ${DOWNLOAD_DIR_VARIABLE} to have forgeops save it to a file]` };
+    return {
+      note: `\n[the whole text: the operator can set ${DOWNLOAD_DIR_VARIABLE} to have forgeops save it to a file]`,
+    };
   }
   const saved = await saveDownload(options.downloadDir, name, Buffer.from(text, 'utf8'));
   return saved.saved
@@ -104,7 +110,12 @@ async function wholeTextWhereabouts(text: string, name: string | undefined, opti
  * text appears twice (in the text and in structured content), so each copy gets a share of the cap, shrunk until
  * the whole result fits.
  */
-async function contentTextResult(facts: Fields, text: string, label: string, options: ResultOptions): Promise<ToolResult> {
+async function contentTextResult(
+  facts: Fields,
+  text: string,
+  label: string,
+  options: ResultOptions,
+): Promise<ToolResult> {
   const name = typeof facts.file_name === 'string' ? facts.file_name : undefined;
   let whole: { note: string; savedTo?: string } | undefined;
   let room = Math.max(200, Math.floor((options.maxChars - 600) / 2));
@@ -113,7 +124,12 @@ async function contentTextResult(facts: Fields, text: string, label: string, opt
     // Saved once, the first time the text is cut.
     if (cut.truncated) whole ??= await wholeTextWhereabouts(text, name, options);
     const where = cut.truncated ? whole! : { note: '' };
-    const meta = { ...facts, encoding: 'text', ...(cut.truncated ? { truncated: true } : {}), ...(where.savedTo ? { saved_to: where.savedTo } : {}) };
+    const meta = {
+      ...facts,
+      encoding: 'text',
+      ...(cut.truncated ? { truncated: true } : {}),
+      ...(where.savedTo ? { saved_to: where.savedTo } : {}),
+    };
     const result: ToolResult = {
       content: [{ type: 'text', text: `${JSON.stringify(meta)}\n${fenced(label, cut.shown)}${cut.note}${where.note}` }],
       structuredContent: { ...meta, content: cut.shown, note: UNTRUSTED_NOTE },
@@ -131,8 +147,12 @@ function binaryWhereabouts(saved: SaveOutcome | undefined, attached: boolean, si
   else if (saved) parts.push(`Not saved to the download folder: ${saved.reason}.`);
   if (attached) parts.push('Attached as an embedded resource.');
   if (!saved?.saved && !attached) {
-    parts.push(`Too large to attach (${size} bytes; at most ${MAX_EMBEDDED_BYTES} bytes and the result size limit)`
-      + (saved ? '.' : `; the operator can set ${DOWNLOAD_DIR_VARIABLE} to have forgeops save downloads to a folder and return the path.`));
+    parts.push(
+      `Too large to attach (${size} bytes; at most ${MAX_EMBEDDED_BYTES} bytes and the result size limit)` +
+        (saved
+          ? '.'
+          : `; the operator can set ${DOWNLOAD_DIR_VARIABLE} to have forgeops save downloads to a folder and return the path.`),
+    );
   }
   return parts.join(' ');
 }
@@ -147,18 +167,27 @@ async function binaryResult(bytes: Buffer, facts: Fields, options: ResultOptions
   const attached = blob !== undefined && blob.length + 1000 <= options.maxChars;
   const saved = options.downloadDir !== undefined ? await saveDownload(options.downloadDir, name, bytes) : undefined;
   const structured: Record<string, unknown> = {
-    ...facts, size: bytes.length, sha256: digest, encoding: 'binary', attached, ...(saved?.saved ? { saved_to: saved.path } : {}),
+    ...facts,
+    size: bytes.length,
+    sha256: digest,
+    encoding: 'binary',
+    attached,
+    ...(saved?.saved ? { saved_to: saved.path } : {}),
   };
   const uri = saved?.saved ? pathToFileURL(saved.path).href : `forgeops://download/${digest}/${safeFileName(name)}`;
-  const summary = `Binary content: ${name ?? 'unnamed'}, ${bytes.length} bytes, ${contentType}, sha256 ${digest}. `
-    + binaryWhereabouts(saved, attached, bytes.length);
-  return boundResult({
-    content: [
-      { type: 'text', text: summary },
-      ...(attached ? [{ type: 'resource' as const, resource: { uri, mimeType: contentType, blob: blob! } }] : []),
-    ],
-    structuredContent: structured,
-  }, options.maxChars) as ToolResult;
+  const summary =
+    `Binary content: ${name ?? 'unnamed'}, ${bytes.length} bytes, ${contentType}, sha256 ${digest}. ` +
+    binaryWhereabouts(saved, attached, bytes.length);
+  return boundResult(
+    {
+      content: [
+        { type: 'text', text: summary },
+        ...(attached ? [{ type: 'resource' as const, resource: { uri, mimeType: contentType, blob: blob! } }] : []),
+      ],
+      structuredContent: structured,
+    },
+    options.maxChars,
+  ) as ToolResult;
 }
 
 /** A raw download (file, blob, snippet, archive): text shown fenced, anything else as a binary. */
@@ -166,8 +195,14 @@ function rawResult(result: OperationResult, input: Fields, options: ResultOption
   const bytes = Buffer.isBuffer(result.data) ? result.data : Buffer.from(String(result.data ?? ''), 'utf8');
   // The service's name for the download, else the path it was asked for by (a saved file keeps its extension).
   const name = result.fileName ?? (typeof input.file_path === 'string' ? basename(input.file_path) : null);
-  const facts = { file_name: name, content_type: result.contentType ?? null, size: bytes.length, sha256: sha256(bytes) };
-  if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), `${name ?? 'content'}, ${bytes.length} bytes`, options);
+  const facts = {
+    file_name: name,
+    content_type: result.contentType ?? null,
+    size: bytes.length,
+    sha256: sha256(bytes),
+  };
+  if (isText(bytes))
+    return contentTextResult(facts, bytes.toString('utf8'), `${name ?? 'content'}, ${bytes.length} bytes`, options);
   return binaryResult(bytes, facts, options);
 }
 
@@ -179,7 +214,8 @@ function isFileWithContent(data: Fields): boolean {
 /** get_file, get_blob: the decoded text of a text file, fenced, with its metadata; a binary file as a binary. */
 function fileResult(data: Fields, options: ResultOptions): Promise<ToolResult> {
   const { content, encoding, ...facts } = data;
-  const bytes = encoding === 'base64' ? Buffer.from(content as string, 'base64') : Buffer.from(content as string, 'utf8');
+  const bytes =
+    encoding === 'base64' ? Buffer.from(content as string, 'base64') : Buffer.from(content as string, 'utf8');
   const label = `${String(facts.file_path ?? facts.file_name ?? `blob ${String(facts.sha ?? '')}`)}, ${bytes.length} bytes`;
   if (isText(bytes)) return contentTextResult(facts, bytes.toString('utf8'), label, options);
   return binaryResult(bytes, facts, options);
@@ -187,24 +223,38 @@ function fileResult(data: Fields, options: ResultOptions): Promise<ToolResult> {
 
 /** Blame's shape: ranges of lines, each with the commit that last changed them. */
 function isBlame(data: unknown[]): data is Array<{ commit: unknown; lines: unknown[] }> {
-  return data.length > 0 && data.every((range) => Array.isArray(asRecord(range).lines) && typeof asRecord(range).commit === 'object');
+  return (
+    data.length > 0 &&
+    data.every((range) => Array.isArray(asRecord(range).lines) && typeof asRecord(range).commit === 'object')
+  );
 }
 
 /** Blame: every range's commit on a line of its own, then its lines, all fenced as repository content. */
-function blameResult(ranges: Array<{ commit: unknown; lines: unknown[] }>, input: Fields, maxChars: number): ToolResult {
+function blameResult(
+  ranges: Array<{ commit: unknown; lines: unknown[] }>,
+  input: Fields,
+  maxChars: number,
+): ToolResult {
   const items = ranges.map((range) => ({ commit: compactRow(range.commit), lines: range.lines }));
-  const body = items.map(({ commit, lines }) => {
-    const c = asRecord(commit);
-    const head = [String(c.id ?? '').slice(0, 8), c.author_name, c.authored_date, c.message].filter((v) => v !== undefined && v !== '').join(' ');
-    return [`--- commit ${head}`, ...lines.map(String)].join('\n');
-  }).join('\n');
+  const body = items
+    .map(({ commit, lines }) => {
+      const c = asRecord(commit);
+      const head = [String(c.id ?? '').slice(0, 8), c.author_name, c.authored_date, c.message]
+        .filter((v) => v !== undefined && v !== '')
+        .join(' ');
+      return [`--- commit ${head}`, ...lines.map(String)].join('\n');
+    })
+    .join('\n');
   // The lines appear in the text and in the items: each gets half of the cap, and the items are cut to fit.
   const cut = capText(body, Math.max(200, Math.floor((maxChars - 600) / 2)));
   const label = `Blame of ${String(input.file_path ?? 'the file')}, ${items.length} ranges ("--- commit" lines are forgeops' own)`;
-  return boundResult({
-    content: [{ type: 'text', text: fenced(label, cut.shown) + cut.note }],
-    structuredContent: { items, ...(cut.truncated ? { truncated: true } : {}), note: UNTRUSTED_NOTE },
-  }, maxChars) as ToolResult;
+  return boundResult(
+    {
+      content: [{ type: 'text', text: fenced(label, cut.shown) + cut.note }],
+      structuredContent: { items, ...(cut.truncated ? { truncated: true } : {}), note: UNTRUSTED_NOTE },
+    },
+    maxChars,
+  ) as ToolResult;
 }
 
 /**
@@ -212,8 +262,15 @@ function blameResult(ranges: Array<{ commit: unknown; lines: unknown[] }>, input
  * so both count: cut until the whole result fits (strings in the middle, long lists, wide objects, in turn), with
  * a `truncated` note saying what was cut. `keep` arrays (a list's items, already counted to fit) give way last.
  */
-export function jsonResult(structured: Record<string, unknown>, maxChars: number, own: { keep?: ReadonlySet<unknown>; ownKeys?: readonly string[] } = {}): ToolResult {
-  const build = (value: Record<string, unknown>): ToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+export function jsonResult(
+  structured: Record<string, unknown>,
+  maxChars: number,
+  own: { keep?: ReadonlySet<unknown>; ownKeys?: readonly string[] } = {},
+): ToolResult {
+  const build = (value: Record<string, unknown>): ToolResult => ({
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent: value,
+  });
   const fitted = fitObject(structured, { maxChars, measure: (value) => resultSize(build(value)), ...own });
   return boundResult(build(fitted?.value ?? structured), maxChars) as ToolResult;
 }
@@ -230,13 +287,23 @@ function listRowsBudget(maxChars: number): number {
 }
 
 /** One successful call as the tool result a model reads. */
-export async function successResult(op: Operation, input: Record<string, unknown>, result: OperationResult, options: ResultOptions): Promise<ToolResult> {
+export async function successResult(
+  op: Operation,
+  input: Record<string, unknown>,
+  result: OperationResult,
+  options: ResultOptions,
+): Promise<ToolResult> {
   if (op.response === 'bytes' || op.response === 'text') return rawResult(result, input, options);
   const { data } = result;
   if (Array.isArray(data) && !op.pagination && isBlame(data)) return blameResult(data, input, options.maxChars);
   if (Array.isArray(data) || op.pagination) {
     const items = Array.isArray(data) ? data : data === null || data === undefined ? [] : [data];
-    const list = listStructure(items, result.page, { operation: op, operations: options.operations, input, maxChars: listRowsBudget(options.maxChars) });
+    const list = listStructure(items, result.page, {
+      operation: op,
+      operations: options.operations,
+      input,
+      maxChars: listRowsBudget(options.maxChars),
+    });
     return jsonResult(list, options.maxChars, { keep: new Set([list.items]), ownKeys: LIST_NOTES });
   }
   const outcome = options.outcome ? outcomeLine(options.outcome) : undefined;
@@ -247,7 +314,10 @@ export async function successResult(op: Operation, input: Record<string, unknown
   }
   // A write with nothing to return (a 204) says what it did, in a sentence.
   if (outcome !== undefined && (data === null || data === undefined || data === '')) {
-    return boundResult({ content: [{ type: 'text', text: `${outcome}.` }], structuredContent: { outcome, status: result.status } }, options.maxChars) as ToolResult;
+    return boundResult(
+      { content: [{ type: 'text', text: `${outcome}.` }], structuredContent: { outcome, status: result.status } },
+      options.maxChars,
+    ) as ToolResult;
   }
   return jsonResult({ status: result.status, result: data ?? null }, options.maxChars);
 }

@@ -24,7 +24,11 @@ export interface ServiceReadOptions {
 /** A failure keeps the error, so a caller can tell a missing thing (404) from a broken one. */
 export type ReadOutcome = { ok: true; result: OperationResult } | { ok: false; message: string; error?: unknown };
 
-export type ServiceRead = (name: string, args: Record<string, unknown>, limits: { signal?: AbortSignal; timeoutMs: number }) => Promise<ReadOutcome>;
+export type ServiceRead = (
+  name: string,
+  args: Record<string, unknown>,
+  limits: { signal?: AbortSignal; timeoutMs: number },
+) => Promise<ReadOutcome>;
 
 /** A reader for this session; only operations that read may be run through it, whatever the caller asks. */
 export function serviceReader(options: ServiceReadOptions): ServiceRead {
@@ -36,17 +40,26 @@ export function serviceReader(options: ServiceReadOptions): ServiceRead {
     const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explain);
     if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
     if (prepared.kind === 'confirm') return { ok: false, message: `${name} needs a human's confirmation` };
-    const outcome = await executeCall(op, prepared.input, {
-      client: options.client,
-      token: options.token,
-      signal: limits.signal,
-      deadline: Date.now() + limits.timeoutMs,
-    }, explain);
-    return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, message: outcome.message, error: outcome.error };
+    const outcome = await executeCall(
+      op,
+      prepared.input,
+      {
+        client: options.client,
+        token: options.token,
+        signal: limits.signal,
+        deadline: Date.now() + limits.timeoutMs,
+      },
+      explain,
+    );
+    return outcome.ok
+      ? { ok: true, result: outcome.result }
+      : { ok: false, message: outcome.message, error: outcome.error };
   };
 }
 
 /** The items of a list result (an empty list for anything else). */
 export function itemsOf(result: OperationResult): Record<string, unknown>[] {
-  return Array.isArray(result.data) ? result.data.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object') : [];
+  return Array.isArray(result.data)
+    ? result.data.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object')
+    : [];
 }

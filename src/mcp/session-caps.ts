@@ -82,7 +82,10 @@ export function callerAddress(req: IncomingMessage, proxies?: BlockList): string
   let address = normaliseAddress(req.socket.remoteAddress ?? 'unknown');
   if (!trusted(proxies, address)) return address;
   const header = req.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map(normaliseAddress).filter(Boolean);
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map(normaliseAddress)
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
     if (!isIP(hops[i])) break;
     address = hops[i];
@@ -148,8 +151,14 @@ function secondsUntil(at: number, now: number): number {
  * a full table closes the session idle longest of all, on the same terms, or refuses with 503 saying when a slot can
  * free up at the earliest.
  */
-export function chooseSlot(sessions: ReadonlyMap<string, HeldSession>, who: CallerIdentity, limits: SessionLimits, now: number): SlotDecision {
-  const wait = (found: [string, HeldSession] | undefined) => secondsUntil((found?.[1].lastActive ?? now) + limits.handshakeMs, now);
+export function chooseSlot(
+  sessions: ReadonlyMap<string, HeldSession>,
+  who: CallerIdentity,
+  limits: SessionLimits,
+  now: number,
+): SlotDecision {
+  const wait = (found: [string, HeldSession] | undefined) =>
+    secondsUntil((found?.[1].lastActive ?? now) + limits.handshakeMs, now);
   const own: Among = (session) => session.caller === who.caller;
   // A share as large as the table is no share: the table's own rule answers.
   if (limits.maxPerCaller < limits.maxSessions && count(sessions, own) >= limits.maxPerCaller) {
@@ -157,20 +166,29 @@ export function chooseSlot(sessions: ReadonlyMap<string, HeldSession>, who: Call
     if (found && now - found[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: found[0], whose: 'own' };
     const seconds = wait(found);
     return {
-      kind: 'refuse', status: 429, retryAfterSeconds: seconds, logKind: 'caller cap',
-      message: `Too many sessions: this client (${who.label}) already has ${limits.maxPerCaller} sessions open, the most one caller may hold `
-        + `(${MAX_SESSIONS_PER_CALLER_VARIABLE}); close one (DELETE) or retry in ${seconds} s`,
+      kind: 'refuse',
+      status: 429,
+      retryAfterSeconds: seconds,
+      logKind: 'caller cap',
+      message:
+        `Too many sessions: this client (${who.label}) already has ${limits.maxPerCaller} sessions open, the most one caller may hold ` +
+        `(${MAX_SESSIONS_PER_CALLER_VARIABLE}); close one (DELETE) or retry in ${seconds} s`,
     };
   }
   const sameAddress: Among = (session) => session.address === who.address;
   if (limits.maxPerAddress < limits.maxSessions && count(sessions, sameAddress) >= limits.maxPerAddress) {
     const found = idlest(sessions, sameAddress);
-    if (found && now - found[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: found[0], whose: 'address' };
+    if (found && now - found[1].lastActive > limits.handshakeMs)
+      return { kind: 'evict', id: found[0], whose: 'address' };
     const seconds = wait(found);
     return {
-      kind: 'refuse', status: 429, retryAfterSeconds: seconds, logKind: 'address cap',
-      message: `Too many sessions from this address (${who.address}): its clients already have ${limits.maxPerAddress} sessions open, the most `
-        + `one address may hold (half of ${MAX_SESSIONS_VARIABLE}, whatever their tokens); close one (DELETE) or retry in ${seconds} s`,
+      kind: 'refuse',
+      status: 429,
+      retryAfterSeconds: seconds,
+      logKind: 'address cap',
+      message:
+        `Too many sessions from this address (${who.address}): its clients already have ${limits.maxPerAddress} sessions open, the most ` +
+        `one address may hold (half of ${MAX_SESSIONS_VARIABLE}, whatever their tokens); close one (DELETE) or retry in ${seconds} s`,
     };
   }
   if (sessions.size < limits.maxSessions) return { kind: 'free' };
@@ -178,7 +196,10 @@ export function chooseSlot(sessions: ReadonlyMap<string, HeldSession>, who: Call
   if (any && now - any[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: any[0], whose: 'idlest' };
   const seconds = wait(any);
   return {
-    kind: 'refuse', status: 503, retryAfterSeconds: seconds, logKind: 'session cap',
+    kind: 'refuse',
+    status: 503,
+    retryAfterSeconds: seconds,
+    logKind: 'session cap',
     message: `Server busy: all ${limits.maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${seconds} s`,
   };
 }

@@ -14,7 +14,14 @@ import { sharedStateCodec } from './request-state-key.js';
 import { normaliseAddress } from './session-caps.js';
 import { serviceTokenChecker, type ServiceTokenChecker } from './token-check.js';
 import { readTriageView, rendersViews, TRIAGE_VIEW_RESOURCE, TRIAGE_VIEW_URI } from '../apps/triage-app.js';
-import { createToolCore, instructions, SERVER_INFO, CONFIRM_TIMEOUT_MS, type CallExtra, type McpServerOptions } from './server.js';
+import {
+  createToolCore,
+  instructions,
+  SERVER_INFO,
+  CONFIRM_TIMEOUT_MS,
+  type CallExtra,
+  type McpServerOptions,
+} from './server.js';
 
 type V2 = typeof import('@modelcontextprotocol/server');
 type HandlerContext = import('@modelcontextprotocol/server').ServerContext;
@@ -29,9 +36,10 @@ const PLACE = 'mcp';
  */
 export const MAX_WAITING_PER_CLIENT = 20;
 /** What a 2026-07-28 client asking to subscribe to a resource is told. */
-export const STATELESS_SUBSCRIBE_REFUSAL = 'Resource subscriptions are served to 2025-11-25 sessions only: connect with initialize '
-  + '(a session) and send resources/subscribe for forgeops://projects/{project}/status there; the 2026-07-28 revision of this '
-  + 'server offers tools (and, to clients that render MCP Apps, the triage view\'s page) only.';
+export const STATELESS_SUBSCRIBE_REFUSAL =
+  'Resource subscriptions are served to 2025-11-25 sessions only: connect with initialize ' +
+  '(a session) and send resources/subscribe for forgeops://projects/{project}/status there; the 2026-07-28 revision of this ' +
+  "server offers tools (and, to clients that render MCP Apps, the triage view's page) only.";
 interface StatelessOptions {
   /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
   serverOptions(token?: string): McpServerOptions;
@@ -77,7 +85,10 @@ function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): R
     else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
   }
   return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, {
-    method: 'POST', headers, body: JSON.stringify(body), signal,
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+    signal,
   });
 }
 
@@ -89,7 +100,9 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
     return;
   }
   const reader = response.body.getReader();
-  const stop = () => { void reader.cancel().catch(() => undefined); };
+  const stop = () => {
+    void reader.cancel().catch(() => undefined);
+  };
   res.once('close', stop);
   try {
     for (;;) {
@@ -116,13 +129,18 @@ function formElicitation(v2: V2, ctx: HandlerContext): boolean {
 
 export async function createStatelessEndpoint(options: StatelessOptions): Promise<StatelessEndpoint> {
   const v2 = await import('@modelcontextprotocol/server');
-  const codec = await sharedStateCodec<{ ticket: string }>(options, (key) => v2.createRequestStateCodec<{ ticket: string }>({
-    key,
-    ttlSeconds: CONFIRM_TIMEOUT_MS / 1000,
-    // An echo under another service token is refused before the handler runs.
-    bind: (ctx) => principalOf(ctx.http?.req?.headers.get(TOKEN_HEADER)),
-  }));
-  const tickets = new DurableConfirmations(options.store, { ttlMs: CONFIRM_TIMEOUT_MS, maxPerRequester: MAX_WAITING_PER_CLIENT });
+  const codec = await sharedStateCodec<{ ticket: string }>(options, (key) =>
+    v2.createRequestStateCodec<{ ticket: string }>({
+      key,
+      ttlSeconds: CONFIRM_TIMEOUT_MS / 1000,
+      // An echo under another service token is refused before the handler runs.
+      bind: (ctx) => principalOf(ctx.http?.req?.headers.get(TOKEN_HEADER)),
+    }),
+  );
+  const tickets = new DurableConfirmations(options.store, {
+    ttlMs: CONFIRM_TIMEOUT_MS,
+    maxPerRequester: MAX_WAITING_PER_CLIENT,
+  });
   /** The caller of each request being served, by the web Request the SDK hands to serverFor. */
   const callers = new WeakMap<Request, string>();
 
@@ -135,7 +153,13 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
    * ticket (once, and only for the very same call), no withdraws it. An answer that comes without a ticket of ours
    * was never asked, and counts for nothing: the question is asked.
    */
-  async function confirm(ctx: HandlerContext, token: string | undefined, caller: string, call: ApprovalRequest, serverOptions: McpServerOptions) {
+  async function confirm(
+    ctx: HandlerContext,
+    token: string | undefined,
+    caller: string,
+    call: ApprovalRequest,
+    serverOptions: McpServerOptions,
+  ) {
     const policy = serverOptions.approval;
     const requester = principalOf(token);
     const state = ctx.mcpReq.requestState<{ ticket: string }>();
@@ -144,8 +168,15 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       if (answer.kind === 'elicit') {
         const said = readConfirmAnswer(answer.action, answer.content);
         if (said.confirmed) {
-          const redeemed = await tickets.redeem(state.ticket, { person: requester, place: PLACE, operation: call.operation, input: call.input });
-          return redeemed.ok ? { confirmed: true as const } : { confirmed: false as const, reason: redeemed.reason, expired: redeemed.expired };
+          const redeemed = await tickets.redeem(state.ticket, {
+            person: requester,
+            place: PLACE,
+            operation: call.operation,
+            input: call.input,
+          });
+          return redeemed.ok
+            ? { confirmed: true as const }
+            : { confirmed: false as const, reason: redeemed.reason, expired: redeemed.expired };
         }
         await tickets.cancel(state.ticket, requester);
         return said;
@@ -154,30 +185,48 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     // The call comes in with no answer of ours: a question, counted once however it ends.
     recordConfirmation('mcp', 'asked');
     if (policy === 'page') {
-      return refusal(call.prompt, 'the approval page (FORGEOPS_APPROVAL=page) serves 2025-11-25 sessions only',
-        'Connect with a 2025-11-25 session to approve it on the page, or have the operator choose FORGEOPS_APPROVAL=elicit.');
+      return refusal(
+        call.prompt,
+        'the approval page (FORGEOPS_APPROVAL=page) serves 2025-11-25 sessions only',
+        'Connect with a 2025-11-25 session to approve it on the page, or have the operator choose FORGEOPS_APPROVAL=elicit.',
+      );
     }
     if (!formElicitation(v2, ctx)) {
       if (policy === 'allow') return { confirmed: true as const };
-      return refusal(call.prompt, 'this MCP client cannot ask (it does not declare elicitation)',
-        'Run it from a client with elicitation support, or have the operator choose FORGEOPS_APPROVAL=allow.');
+      return refusal(
+        call.prompt,
+        'this MCP client cannot ask (it does not declare elicitation)',
+        'Run it from a client with elicitation support, or have the operator choose FORGEOPS_APPROVAL=allow.',
+      );
     }
     // A made-up X-Codehost-Token must not hold one of the tickets everybody shares, nor ask a human for nothing.
     const checked = token ? await tokenChecker.check(token) : { accepted: true as const };
     if (!checked.accepted && checked.refused) {
-      return refusal(call.prompt, 'the service refuses the X-Codehost-Token this request carries (401)',
-        'Send a valid token of the service in X-Codehost-Token, or none to act with the configured one.');
+      return refusal(
+        call.prompt,
+        'the service refuses the X-Codehost-Token this request carries (401)',
+        'Send a valid token of the service in X-Codehost-Token, or none to act with the configured one.',
+      );
     }
     if (!checked.accepted) {
-      return refusal(call.prompt, `the X-Codehost-Token this request carries could not be checked with the service (${checked.why})`,
-        'Try again once the service answers.');
+      return refusal(
+        call.prompt,
+        `the X-Codehost-Token this request carries could not be checked with the service (${checked.why})`,
+        'Try again once the service answers.',
+      );
     }
-    const issued = await tickets.issue({ operation: call.operation, input: call.input, requester, place: PLACE }, { countAs: clientOf(requester, caller) });
+    const issued = await tickets.issue(
+      { operation: call.operation, input: call.input, requester, place: PLACE },
+      { countAs: clientOf(requester, caller) },
+    );
     if (!issued.ok) return { confirmed: false as const, reason: issued.reason };
     return {
       ask: v2.inputRequired({
         inputRequests: {
-          [CONFIRM_KEY]: v2.inputRequired.elicit({ message: confirmQuestion(call.prompt), requestedSchema: confirmForm(call.answers) }),
+          [CONFIRM_KEY]: v2.inputRequired.elicit({
+            message: confirmQuestion(call.prompt),
+            requestedSchema: confirmForm(call.answers),
+          }),
         },
         requestState: await codec.mint({ ticket: issued.id }, ctx),
       }) as unknown as Record<string, unknown>,
@@ -213,8 +262,11 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       }));
       server.setRequestHandler('resources/read', async (request) => {
         if (request.params.uri !== TRIAGE_VIEW_URI) {
-          throw new v2.ProtocolError(v2.ProtocolErrorCode.InvalidParams, `Unknown resource ${JSON.stringify(request.params.uri)}: over 2026-07-28 `
-            + `this server serves ${TRIAGE_VIEW_URI} only; files and statuses are read in a 2025-11-25 session.`);
+          throw new v2.ProtocolError(
+            v2.ProtocolErrorCode.InvalidParams,
+            `Unknown resource ${JSON.stringify(request.params.uri)}: over 2026-07-28 ` +
+              `this server serves ${TRIAGE_VIEW_URI} only; files and statuses are read in a 2025-11-25 session.`,
+          );
         }
         return readTriageView() as never;
       });
@@ -226,9 +278,10 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
         requestId: ctx.mcpReq.id,
         signal: ctx.mcpReq.signal,
         _meta: ctx.mcpReq._meta,
-        sendNotification: (notification: { method: string; params?: Record<string, unknown> }) => ctx.mcpReq.notify(notification as never),
+        sendNotification: (notification: { method: string; params?: Record<string, unknown> }) =>
+          ctx.mcpReq.notify(notification as never),
       } as unknown as CallExtra;
-      return await core.callTool(request.params.name, request.params.arguments ?? {}, extra) as never;
+      return (await core.callTool(request.params.name, request.params.arguments ?? {}, extra)) as never;
     });
     return server;
   }
@@ -251,16 +304,27 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       // The revision has no resources/subscribe and no session to send updates on (it follows resources through
       // subscriptions/listen, and this endpoint serves no resources): the SDK's bare "Method not found" becomes words.
       const subscribe = body as { id?: unknown; method?: unknown } | undefined;
-      if (subscribe?.method === 'resources/subscribe' && (typeof subscribe.id === 'string' || typeof subscribe.id === 'number')) {
-        res.writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ jsonrpc: '2.0', id: subscribe.id, error: { code: -32601, message: STATELESS_SUBSCRIBE_REFUSAL } }));
+      if (
+        subscribe?.method === 'resources/subscribe' &&
+        (typeof subscribe.id === 'string' || typeof subscribe.id === 'number')
+      ) {
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: subscribe.id,
+              error: { code: -32601, message: STATELESS_SUBSCRIBE_REFUSAL },
+            }),
+          );
         return true;
       }
-      res.once('close', () => { if (!res.writableFinished) gone.abort(); });
+      res.once('close', () => {
+        if (!res.writableFinished) gone.abort();
+      });
       await sendResponse(await handler.fetch(request, { parsedBody: body }), res);
       return true;
     },
     close: () => handler.close(),
   };
 }
-

@@ -59,12 +59,26 @@ async function checkReadable(project: string, uri: string, read: ServiceRead, li
   return typeof path === 'string' && path !== '' ? path : project;
 }
 
-export async function readStatusResource(uri: string, project: string, read: ServiceRead, limits: Limits): Promise<ReadResourceResult> {
+export async function readStatusResource(
+  uri: string,
+  project: string,
+  read: ServiceRead,
+  limits: Limits,
+): Promise<ReadResourceResult> {
   await checkReadable(project, uri, read, limits);
   const outcome = await read('triage_project', { id: project }, limits);
   if (!outcome.ok) throw readFailure(outcome, uri);
   // Commit titles, job logs and names in the report come from the repository and its people: untrusted data.
-  return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(outcome.result.data), _meta: { 'forgeops/untrusted': true } }] };
+  return {
+    contents: [
+      {
+        uri,
+        mimeType: 'application/json',
+        text: JSON.stringify(outcome.result.data),
+        _meta: { 'forgeops/untrusted': true },
+      },
+    ],
+  };
 }
 
 /** What a session needs of the watch hub: to hear a project's changes while it listens. */
@@ -106,7 +120,10 @@ export class StatusSubscriptions {
     if (this.active.has(uri)) return;
     const max = this.o.max ?? MAX_STATUS_SUBSCRIPTIONS;
     if (this.active.size >= max) {
-      throw new McpError(ErrorCode.InvalidRequest, `This session already follows ${max} statuses, the most it may; unsubscribe from one first`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `This session already follows ${max} statuses, the most it may; unsubscribe from one first`,
+      );
     }
     const started = this.start(uri, address.project, signal);
     this.active.set(uri, started);
@@ -141,7 +158,10 @@ export class StatusSubscriptions {
       return await hub.listen(path, () => this.changed(uri));
     } catch (error) {
       // The hub's cap on branches watched in all, or its store failing: the client is told in those words.
-      throw new McpError(ErrorCode.InvalidRequest, `Cannot follow the status of ${project}: ${(error as Error).message}`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Cannot follow the status of ${project}: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -152,7 +172,9 @@ export class StatusSubscriptions {
       this.due.delete(uri);
       // Unsubscribed (or the session closed) meanwhile: nothing is owed any more.
       if (!this.active.has(uri)) return;
-      this.o.notify(uri).catch((error: Error) => this.o.log.debug(`mcp: could not tell the client ${uri} changed: ${error.message}`));
+      this.o
+        .notify(uri)
+        .catch((error: Error) => this.o.log.debug(`mcp: could not tell the client ${uri} changed: ${error.message}`));
     }, NOTIFY_COALESCE_MS);
     timer.unref();
   }
@@ -169,9 +191,15 @@ function subscribable(uri: string): { project: string } {
   if (address) return address;
   const example = statusUri('group/app');
   if (uri.startsWith('forgeops://projects/') && uri.includes('/files/')) {
-    throw new McpError(ErrorCode.InvalidParams, `A file resource sends no updates: read it again when needed. Only a project's status ` +
-      `can be subscribed to, ${STATUS_URI_TEMPLATE}, e.g. ${example}`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `A file resource sends no updates: read it again when needed. Only a project's status ` +
+        `can be subscribed to, ${STATUS_URI_TEMPLATE}, e.g. ${example}`,
+    );
   }
-  throw new McpError(ErrorCode.InvalidParams, `Unknown resource URI ${JSON.stringify(uri)}: only a project's status can be subscribed ` +
-    `to, ${STATUS_URI_TEMPLATE}, e.g. ${example}`);
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `Unknown resource URI ${JSON.stringify(uri)}: only a project's status can be subscribed ` +
+      `to, ${STATUS_URI_TEMPLATE}, e.g. ${example}`,
+  );
 }

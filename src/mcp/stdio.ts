@@ -23,9 +23,13 @@ type RequestId = string | number;
 
 const ID_VALUE = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
 /** A request: `method` among its first members. Answering a response (to our elicitation) with an error would misfire. */
-const REQUEST_START = new RegExp(String.raw`^\s*\{\s*(?:"(?:jsonrpc|id)"\s*:\s*(?:"[^"\\]*"|-?\d+)\s*,\s*){0,2}"method"\s*:`);
+const REQUEST_START = new RegExp(
+  String.raw`^\s*\{\s*(?:"(?:jsonrpc|id)"\s*:\s*(?:"[^"\\]*"|-?\d+)\s*,\s*){0,2}"method"\s*:`,
+);
 /** `{"jsonrpc":"2.0","id":…` — members before the id are short top-level strings, so this id is the message's own. */
-const LEADING_ID = new RegExp(String.raw`^\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s*){0,2}"id"\s*:\s*${ID_VALUE}`);
+const LEADING_ID = new RegExp(
+  String.raw`^\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s*){0,2}"id"\s*:\s*${ID_VALUE}`,
+);
 /** `…,"id":7}` — the member just before the final brace of valid JSON is a top-level one (the SDK's own order). */
 const TRAILING_ID = new RegExp(String.raw`"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
 
@@ -145,7 +149,9 @@ export class LimitedStdioTransport implements Transport {
       message = JSONRPCMessageSchema.parse(JSON.parse(line));
     } catch (error) {
       // Not the line itself in the log: it may carry file content or secrets.
-      this.log.warn(`mcp stdio: ignored a line of ${line.length} characters that is not ${error instanceof SyntaxError ? 'JSON' : 'a JSON-RPC message'}`);
+      this.log.warn(
+        `mcp stdio: ignored a line of ${line.length} characters that is not ${error instanceof SyntaxError ? 'JSON' : 'a JSON-RPC message'}`,
+      );
       this.onerror?.(error as Error);
       return;
     }
@@ -159,7 +165,9 @@ export class LimitedStdioTransport implements Transport {
     this.log.warn(`mcp stdio: refused a message${id === undefined ? '' : ` (id ${JSON.stringify(id)})`}: ${text}`);
     // Without an id the client cannot match the answer to its request, but it still sees why (MCP allows no id here).
     const error = { code: LIMIT_ERROR_CODE, message: text };
-    this.send((id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error }) as JSONRPCMessage).catch(() => undefined);
+    this.send((id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error }) as JSONRPCMessage).catch(
+      () => undefined,
+    );
   }
 }
 

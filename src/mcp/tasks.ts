@@ -3,7 +3,13 @@
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  ErrorCode, McpError, type CreateTaskResult, type Result, type ServerNotification, type ServerRequest, type Task,
+  ErrorCode,
+  McpError,
+  type CreateTaskResult,
+  type Result,
+  type ServerNotification,
+  type ServerRequest,
+  type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from './results.js';
 
@@ -44,7 +50,11 @@ export class SessionTaskStore implements TaskStore {
     const now = new Date().toISOString();
     const ttl = Math.min(Math.max(params.ttl ?? this.limits.ttlMs, 1_000), this.limits.ttlMs);
     const task: Task = {
-      taskId: crypto.randomUUID(), status: 'working', ttl, createdAt: now, lastUpdatedAt: now,
+      taskId: crypto.randomUUID(),
+      status: 'working',
+      ttl,
+      createdAt: now,
+      lastUpdatedAt: now,
       pollInterval: params.pollInterval ?? TASK_POLL_INTERVAL_MS,
     };
     this.entries.set(task.taskId, { task, work: new AbortController() });
@@ -64,7 +74,11 @@ export class SessionTaskStore implements TaskStore {
 
   async getTaskResult(taskId: string): Promise<Result> {
     const result = this.entries.get(taskId)?.result;
-    if (!result) throw new McpError(ErrorCode.InvalidParams, `Task ${taskId} has no result (unknown, expired, cancelled or still working)`);
+    if (!result)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Task ${taskId} has no result (unknown, expired, cancelled or still working)`,
+      );
     return result;
   }
 
@@ -110,7 +124,10 @@ export class SessionTaskStore implements TaskStore {
     const entry = this.entries.get(taskId);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Task ${taskId} not found (unknown or expired)`);
     if (TERMINAL.has(entry.task.status)) {
-      throw new McpError(ErrorCode.InvalidParams, `Task ${taskId} already ended (${entry.task.status}); its status cannot change`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Task ${taskId} already ended (${entry.task.status}); its status cannot change`,
+      );
     }
     return entry;
   }
@@ -128,8 +145,11 @@ export class SessionTaskStore implements TaskStore {
       .filter((entry) => TERMINAL.has(entry.task.status))
       .sort((a, b) => a.task.lastUpdatedAt.localeCompare(b.task.lastUpdatedAt))[0];
     if (!ended) {
-      throw new McpError(ErrorCode.InvalidRequest, `${this.limits.maxTasks} tasks of this session are still working; ` +
-        'wait for one to finish or cancel one (tasks/cancel) before starting another.');
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${this.limits.maxTasks} tasks of this session are still working; ` +
+          'wait for one to finish or cancel one (tasks/cancel) before starting another.',
+      );
     }
     clearTimeout(ended.expiry);
     this.entries.delete(ended.task.taskId);
@@ -148,7 +168,11 @@ interface TaskWork {
  * Starts `work` as a task of this request and answers with the task at once. The work's tool result is stored as
  * the task's result: completed, or failed when it is an error result (as the protocol says of tool calls).
  */
-export async function startTask(store: SessionTaskStore, extra: CallExtra, work: (task: TaskWork) => Promise<ToolResult>): Promise<CreateTaskResult> {
+export async function startTask(
+  store: SessionTaskStore,
+  extra: CallExtra,
+  work: (task: TaskWork) => Promise<ToolResult>,
+): Promise<CreateTaskResult> {
   const tasks = extra.taskStore;
   if (!tasks) throw new McpError(ErrorCode.InternalError, 'tasks are not enabled on this server');
   const task = await tasks.createTask({ ttl: extra.taskRequestedTtl, pollInterval: TASK_POLL_INTERVAL_MS });

@@ -9,7 +9,10 @@ const MAX_ACCEPTED_TOKENS = 1000;
 const TOKEN_CHECK_TIMEOUT_MS = 5_000;
 
 /** Whether the service takes a token: it does, it says no (401), or it could not be asked (why, in words). */
-type TokenCheck = { accepted: true } | { accepted: false; refused: true } | { accepted: false; refused: false; why: string };
+type TokenCheck =
+  | { accepted: true }
+  | { accepted: false; refused: true }
+  | { accepted: false; refused: false; why: string };
 
 /** The service's failure to answer GET /user in a few words (its status or the kind of failure), never its token. */
 function checkFailure(error: unknown): string {
@@ -39,7 +42,13 @@ export function serviceTokenChecker(client: ApiTransport, now: () => number = Da
       const key = tokenKey(token);
       if ((acceptedUntil.get(key) ?? 0) > now()) return { accepted: true };
       try {
-        await client.request({ method: 'GET', path: '/user', token, idempotent: true, timeoutMs: TOKEN_CHECK_TIMEOUT_MS });
+        await client.request({
+          method: 'GET',
+          path: '/user',
+          token,
+          idempotent: true,
+          timeoutMs: TOKEN_CHECK_TIMEOUT_MS,
+        });
       } catch (error) {
         if ((error as { status?: number }).status === 401) return { accepted: false, refused: true };
         return { accepted: false, refused: false, why: checkFailure(error) };

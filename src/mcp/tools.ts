@@ -25,7 +25,12 @@ export interface ToolDescriptor {
 }
 
 /** The protocol's defaults: a tool is assumed to write, destructively, not idempotently, in an open world. */
-export const ANNOTATION_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
+export const ANNOTATION_DEFAULTS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+} as const;
 
 /**
  * The hints of an operation, without those equal to the protocol's defaults: every byte of tools/list is paid by
@@ -65,7 +70,8 @@ function mergeTypeUnion(branches: unknown[]): Record<string, unknown> | undefine
     const { type, ...rest } = branch as Record<string, unknown>;
     if (typeof type !== 'string' || types.includes(type) || !(type in TYPE_ONLY_KEYWORDS)) return undefined;
     // integer and number share keywords: a bound of one would bind the other.
-    if ((type === 'integer' && types.includes('number')) || (type === 'number' && types.includes('integer'))) return undefined;
+    if ((type === 'integer' && types.includes('number')) || (type === 'number' && types.includes('integer')))
+      return undefined;
     for (const [key, value] of Object.entries(rest)) {
       if (!TYPE_ONLY_KEYWORDS[type].includes(key) || key in merged) return undefined;
       merged[key] = value;
@@ -78,12 +84,18 @@ function mergeTypeUnion(branches: unknown[]): Record<string, unknown> | undefine
 /** Whether `value` is of the JSON Schema type `type`. */
 function isOfType(value: unknown, type: unknown): boolean {
   switch (type) {
-    case 'string': return typeof value === 'string';
-    case 'number': return typeof value === 'number';
-    case 'integer': return Number.isInteger(value);
-    case 'boolean': return typeof value === 'boolean';
-    case 'null': return value === null;
-    default: return false;
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'null':
+      return value === null;
+    default:
+      return false;
   }
 }
 
@@ -99,7 +111,8 @@ function mergeEnumUnion(branches: unknown[]): Record<string, unknown> | undefine
     if (!branch || typeof branch !== 'object' || Array.isArray(branch)) return undefined;
     const { type, enum: list, const: one, ...rest } = branch as Record<string, unknown>;
     const own = Array.isArray(list) ? list : one !== undefined ? [one] : undefined;
-    if (!own || Object.keys(rest).length > 0 || (type !== undefined && !own.every((value) => isOfType(value, type)))) return undefined;
+    if (!own || Object.keys(rest).length > 0 || (type !== undefined && !own.every((value) => isOfType(value, type))))
+      return undefined;
     values.push(...own);
   }
   return { enum: values };
@@ -132,9 +145,10 @@ export function compactSchema(node: unknown, top = true): unknown {
       continue;
     }
     // Property names are data, not keywords: only their schemas are compacted.
-    out[key] = key === 'properties' && value && typeof value === 'object'
-      ? Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, compactSchema(schema, false)]))
-      : compactSchema(value, false);
+    out[key] =
+      key === 'properties' && value && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, compactSchema(schema, false)]))
+        : compactSchema(value, false);
   }
   return out;
 }
@@ -145,8 +159,9 @@ export function compactSchema(node: unknown, top = true): unknown {
  */
 function dropSharedDescriptions(op: Operation, properties: Record<string, Record<string, unknown>>): void {
   for (const [name, schema] of Object.entries(properties)) {
-    const shared = (name === 'id' && schema.description === PROJECT_ID_DESCRIPTION)
-      || (op.pagination !== undefined && (PAGE_INPUT_KEYS as readonly string[]).includes(name));
+    const shared =
+      (name === 'id' && schema.description === PROJECT_ID_DESCRIPTION) ||
+      (op.pagination !== undefined && (PAGE_INPUT_KEYS as readonly string[]).includes(name));
     if (shared) delete schema.description;
   }
 }
@@ -167,10 +182,14 @@ function acceptUsernames(op: Operation, properties: Record<string, Record<string
     const branches = (schema?.anyOf ?? [schema]) as Array<Record<string, unknown> | undefined>;
     const number = branches.find((branch) => [branch?.type].flat().includes('integer'));
     if (!schema || !number) continue;
-    const words = branches.flatMap((branch) => (branch?.type === 'string' && Array.isArray(branch.enum) ? branch.enum.map(String) : []));
+    const words = branches.flatMap((branch) =>
+      branch?.type === 'string' && Array.isArray(branch.enum) ? branch.enum.map(String) : [],
+    );
     const said = typeof schema.description === 'string' ? schema.description : undefined;
-    const description = said && /username/i.test(said) ? said
-      : `${wordList([said ? said.replace(/\.$/, '') : 'ID', 'username', ...words])}.`;
+    const description =
+      said && /username/i.test(said)
+        ? said
+        : `${wordList([said ? said.replace(/\.$/, '') : 'ID', 'username', ...words])}.`;
     properties[key] = {
       type: ['integer', 'string'],
       ...(typeof number.minimum === 'number' ? { minimum: number.minimum } : {}),
@@ -201,7 +220,10 @@ const descriptorCache = new WeakMap<Operation, ToolDescriptor>();
 export function toolDescriptor(op: Operation): ToolDescriptor {
   const cached = descriptorCache.get(op);
   if (cached) return cached;
-  const schema = compactSchema(z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>;
+  const schema = compactSchema(z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' })) as Record<
+    string,
+    unknown
+  >;
   delete schema.$schema;
   dropSharedDescriptions(op, (schema.properties ?? {}) as Record<string, Record<string, unknown>>);
   acceptUsernames(op, (schema.properties ?? {}) as Record<string, Record<string, unknown>>);

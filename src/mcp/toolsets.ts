@@ -11,16 +11,36 @@ import { META_TOOLS } from './meta.js';
  */
 export const DEFAULT_OPERATIONS: readonly string[] = [
   'list_projects',
-  'list_repository_tree', 'compare_refs',
-  'get_file', 'get_file_raw', 'get_file_blame', 'create_file', 'update_file', 'delete_file',
-  'list_commits', 'get_commit', 'get_commit_diff', 'create_commit', 'cherry_pick_commit', 'revert_commit',
+  'list_repository_tree',
+  'compare_refs',
+  'get_file',
+  'get_file_raw',
+  'get_file_blame',
+  'create_file',
+  'update_file',
+  'delete_file',
+  'list_commits',
+  'get_commit',
+  'get_commit_diff',
+  'create_commit',
+  'cherry_pick_commit',
+  'revert_commit',
   'triage_project',
-  'list_pipelines', 'get_pipeline', 'create_pipeline', 'retry_pipeline', 'cancel_pipeline', 'wait_for_pipeline',
+  'list_pipelines',
+  'get_pipeline',
+  'create_pipeline',
+  'retry_pipeline',
+  'cancel_pipeline',
+  'wait_for_pipeline',
   // Not list_pipeline_jobs (about 240 tokens): triage_project already names the failed jobs and their ids, and
   // the meta tools reach it when all of a pipeline's jobs are wanted.
   'get_job_log',
-  'list_releases', 'get_release', 'create_release', 'update_release',
-  'list_project_issues', 'list_project_merge_requests',
+  'list_releases',
+  'get_release',
+  'create_release',
+  'update_release',
+  'list_project_issues',
+  'list_project_merge_requests',
 ];
 
 /**
@@ -32,7 +52,6 @@ const PRESETS: Record<string, { areas: readonly Area[]; operations?: readonly st
   all: { areas: AREAS, meta: false },
   meta: { areas: [], meta: true },
 };
-
 
 interface ToolSelection {
   /** Area names and presets; none means `default`, unless single tools are named, which then stand alone. */
@@ -90,8 +109,14 @@ export function selectTools<T extends Selectable>(all: readonly T[], selection: 
     }
   }
   const known = `known: ${[...Object.keys(PRESETS), ...areasWithTools].join(', ')}`;
-  if (unknown.length > 0) throw new ToolSelectionError(`unknown toolset(s) ${unknown.join(', ')} (FORGEOPS_TOOLSETS or --toolsets); ${known}`);
-  if (empty.length > 0) throw new ToolSelectionError(`toolset(s) ${empty.join(', ')} offer no tools${mode} (FORGEOPS_TOOLSETS or --toolsets); ${known}`);
+  if (unknown.length > 0)
+    throw new ToolSelectionError(
+      `unknown toolset(s) ${unknown.join(', ')} (FORGEOPS_TOOLSETS or --toolsets); ${known}`,
+    );
+  if (empty.length > 0)
+    throw new ToolSelectionError(
+      `toolset(s) ${empty.join(', ')} offer no tools${mode} (FORGEOPS_TOOLSETS or --toolsets); ${known}`,
+    );
 
   const unknownTools: string[] = [];
   for (const name of selection.tools ?? []) {
@@ -101,8 +126,12 @@ export function selectTools<T extends Selectable>(all: readonly T[], selection: 
   }
   if (unknownTools.length > 0) {
     // Only in read-only mode is a registry name not usable: say so rather than "unknown".
-    const why = unknownTools.map((name) => (all.some((op) => op.name === name) ? `${name} (changes data; read-only mode offers reads only)` : name));
-    throw new ToolSelectionError(`unknown tool(s) ${why.join(', ')} (FORGEOPS_TOOLS or --tools); \`forgeops ops\` lists the tools`);
+    const why = unknownTools.map((name) =>
+      all.some((op) => op.name === name) ? `${name} (changes data; read-only mode offers reads only)` : name,
+    );
+    throw new ToolSelectionError(
+      `unknown tool(s) ${why.join(', ')} (FORGEOPS_TOOLS or --tools); \`forgeops ops\` lists the tools`,
+    );
   }
   return { operations: usable.filter((op) => areas.has(op.area) || names.has(op.name)), meta };
 }

@@ -13,6 +13,7 @@ export function accessLevel<const L extends readonly [number, ...number[]]>(leve
     if (!name) throw new Error(`access level ${level} has no name in ACCESS_LEVEL_NAMES`);
     return name;
   }) as [string, ...string[]];
-  return z.union([z.literal(levels), z.enum(names).transform((name) => levels[names.indexOf(name)] as L[number])])
+  return z
+    .union([z.literal(levels), z.enum(names).transform((name) => levels[names.indexOf(name)] as L[number])])
     .describe(`${levels.map((level, i) => `${level} ${names[i]}`).join(', ')}.`);
 }

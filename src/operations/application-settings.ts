@@ -5,7 +5,13 @@ import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { redactSecrets } from './secrets.js';
 
-const settingValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.union([z.string(), z.number()]))]);
+const settingValue = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.union([z.string(), z.number()])),
+]);
 
 /** Ranges the spec states for a setting (seconds of the external authorization timeout). */
 const SETTING_RANGES: Record<string, readonly [min: number, max: number]> = {
@@ -44,12 +50,14 @@ const update = defineOperation({
   route: 'PUT /application/settings',
   input: z.object({
     // One open object, not every setting: there are over a hundred, and each key costs every assistant tokens.
-    settings: settings
-      .describe('By name, e.g. {"signup_enabled": false}; some need companions (spamfilter_enabled: spamfilter_api_key).'),
+    settings: settings.describe(
+      'By name, e.g. {"signup_enabled": false}; some need companions (spamfilter_enabled: spamfilter_api_key).',
+    ),
   }),
   effect: 'destructive',
-  undo: 'The values it replaces are kept nowhere and apply to every user of the instance at once; '
-    + 'read get_application_settings first to set them back by hand.',
+  undo:
+    'The values it replaces are kept nowhere and apply to every user of the instance at once; ' +
+    'read get_application_settings first to set them back by hand.',
   spreadInput: 'settings',
   redact: redactSecrets,
 });

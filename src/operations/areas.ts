@@ -27,7 +27,10 @@ export const AREA_LOADERS: Record<Area, Loader> = {
     return [...issues.issuesOperations, ...changes.issueChangeOperations];
   },
   merge_requests: async () => {
-    const [mergeRequests, changes] = await Promise.all([import('./merge-requests.js'), import('./work-item-changes.js')]);
+    const [mergeRequests, changes] = await Promise.all([
+      import('./merge-requests.js'),
+      import('./work-item-changes.js'),
+    ]);
     return [...mergeRequests.mergeRequestsOperations, ...changes.mergeRequestChangeOperations];
   },
   epics: async () => (await import('./epics.js')).epicsOperations,
@@ -48,4 +51,8 @@ export const AREA_LOADERS: Record<Area, Loader> = {
  * Operations no area module holds on its own: composed of the whole registry, they are made by index.ts
  * (triage_project looks up the reads it runs there, open_incident_issue triage and the issue writes, revert_as_merge_request triage and the branch, commit and merge request calls).
  */
-export const WHOLE_REGISTRY_OPERATIONS: readonly string[] = ['triage_project', 'open_incident_issue', 'revert_as_merge_request'];
+export const WHOLE_REGISTRY_OPERATIONS: readonly string[] = [
+  'triage_project',
+  'open_incident_issue',
+  'revert_as_merge_request',
+];

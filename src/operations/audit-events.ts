@@ -13,8 +13,19 @@ const eventId = () => z.number().int().positive().describe('Audit event ID.');
 /** One line per event: what changed, on what, by whom, how long ago. */
 const presentEvents = presentList('audit event', (e) => {
   const d = asRecord(e.details);
-  const what = d.custom_message ?? (d.change !== undefined ? `changed ${show(d.change)}` : d.add !== undefined ? `added ${show(d.add)}` : d.remove !== undefined ? `removed ${show(d.remove)}` : 'change');
-  return [`#${show(e.id)}`, [show(what), `${show(e.entity_type)} ${show(d.entity_path)}`, show(d.author_name), age(e.created_at)].join(' · ')];
+  const what =
+    d.custom_message ??
+    (d.change !== undefined
+      ? `changed ${show(d.change)}`
+      : d.add !== undefined
+        ? `added ${show(d.add)}`
+        : d.remove !== undefined
+          ? `removed ${show(d.remove)}`
+          : 'change');
+  return [
+    `#${show(e.id)}`,
+    [show(what), `${show(e.entity_type)} ${show(d.entity_path)}`, show(d.author_name), age(e.created_at)].join(' · '),
+  ];
 });
 
 export const auditEventsOperations = [
@@ -23,7 +34,7 @@ export const auditEventsOperations = [
     chat: 'audit list',
     area: 'audit_events',
     title: 'List audit events',
-    description: 'Administrators only: the instance\'s audit events (who changed what), newest first.',
+    description: "Administrators only: the instance's audit events (who changed what), newest first.",
     route: 'GET /audit_events',
     input: z.object({
       ...period,
@@ -50,7 +61,7 @@ export const auditEventsOperations = [
     chat: 'audit list-group',
     area: 'audit_events',
     title: 'List group audit events',
-    description: 'A group\'s audit events, newest first. Needs Owner access.',
+    description: "A group's audit events, newest first. Needs Owner access.",
     route: 'GET /groups/:id/audit_events',
     input: z.object({ id: fields.groupId(), ...period }),
     effect: 'read',

@@ -28,7 +28,9 @@ const WHO: Record<number, string> = { 0: 'no one', 30: 'developers', 40: 'mainta
 const who = (level: number) => WHO[level] ?? `access level ${level}`;
 
 function mostPermissive(levels: unknown): number | undefined {
-  const numbers = asList(levels).map((entry) => entry.access_level).filter((l): l is number => typeof l === 'number');
+  const numbers = asList(levels)
+    .map((entry) => entry.access_level)
+    .filter((l): l is number => typeof l === 'number');
   return numbers.length === 0 ? undefined : numbers.reduce((a, b) => (openness(b) > openness(a) ? b : a));
 }
 
@@ -46,7 +48,10 @@ function ruleOf(data: unknown): ProtectionRule | undefined {
 /** Whether a rule's name (exact, or with `*` matching any characters, `/` included) covers a branch name. */
 function ruleMatches(pattern: string, branch: string): boolean {
   if (!pattern.includes('*')) return pattern === branch;
-  const source = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const source = pattern
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${source}$`, 's').test(branch);
 }
 
@@ -74,7 +79,7 @@ interface ProtectInput {
 /** The facts of a call that adds or lifts a rule: the project's rules as they are now. */
 export function protectionFacts<I extends { id: unknown }>(): EffectFacts<I, ProtectionRule[]> {
   return {
-    what: 'the project\'s protected branches (the service applies the most permissive rule matching a branch)',
+    what: "the project's protected branches (the service applies the most permissive rule matching a branch)",
     read: (ctx, input) => readRules(ctx, input.id),
   };
 }
@@ -112,13 +117,19 @@ export function protectReason(input: ProtectInput, rules: ProtectionRule[] | und
   for (const rule of others) {
     const opens = opened(mine, rule);
     // Where both rules apply: the other rule's branches when this one covers them, else this rule's own branch.
-    const where = ruleMatches(input.name, rule.name) ? quoteExactly(rule.name) : `${quoteExactly(input.name)} (now under ${quoteExactly(rule.name)})`;
-    sentences.push(opens.length > 0
-      ? `On ${where} it allows ${opens.join(', ')}.`
-      : `It also covers ${where}, where ${allows(rule)}, and opens nothing there now.`);
+    const where = ruleMatches(input.name, rule.name)
+      ? quoteExactly(rule.name)
+      : `${quoteExactly(input.name)} (now under ${quoteExactly(rule.name)})`;
+    sentences.push(
+      opens.length > 0
+        ? `On ${where} it allows ${opens.join(', ')}.`
+        : `It also covers ${where}, where ${allows(rule)}, and opens nothing there now.`,
+    );
   }
   if (wildcard) {
-    sentences.push(`${quoteExactly(input.name)} covers every branch it matches, now and later, and no stricter rule can narrow it there: ${allows(mine)}.`);
+    sentences.push(
+      `${quoteExactly(input.name)} covers every branch it matches, now and later, and no stricter rule can narrow it there: ${allows(mine)}.`,
+    );
   }
   return sentences.join(' ');
 }

@@ -15,10 +15,18 @@ const pushOrMergeLevel = () => accessLevel([0, 30, 40, 60]).optional();
 function presentBranch(data: unknown): Presentation {
   const branch = asRecord(data);
   const commit = asRecord(branch.commit);
-  const flags = [branch.default === true && 'default', branch.protected === true && 'protected', branch.merged === true && 'merged'].filter(Boolean);
+  const flags = [
+    branch.default === true && 'default',
+    branch.protected === true && 'protected',
+    branch.merged === true && 'merged',
+  ].filter(Boolean);
   return {
     title: `Branch ${show(branch.name)}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`,
-    fields: [['head', `${shortSha(commit.id)} ${show(commit.title)}`], ['author', show(commit.author_name)], ['at', show(commit.committed_date)]],
+    fields: [
+      ['head', `${shortSha(commit.id)} ${show(commit.title)}`],
+      ['author', show(commit.author_name)],
+      ['at', show(commit.committed_date)],
+    ],
   };
 }
 
@@ -27,11 +35,16 @@ function presentTag(data: unknown): Presentation {
   const commit = asRecord(tag.commit);
   return {
     title: `Tag ${show(tag.name)}`,
-    fields: [['commit', `${shortSha(commit.id)} ${show(commit.title)}`], ['message', show(tag.message)], ['release', show(asRecord(tag.release).tag_name)]],
+    fields: [
+      ['commit', `${shortSha(commit.id)} ${show(commit.title)}`],
+      ['message', show(tag.message)],
+      ['release', show(asRecord(tag.release).tag_name)],
+    ],
   };
 }
 
-const UNPROTECT_UNDO = 'The rules it lifts (who may push and merge) are kept nowhere, and until protect_branch sets them again anyone with push rights may force-push or delete the branch.';
+const UNPROTECT_UNDO =
+  'The rules it lifts (who may push and merge) are kept nowhere, and until protect_branch sets them again anyone with push rights may force-push or delete the branch.';
 
 export const branchesOperations = [
   defineOperation({
@@ -40,12 +53,18 @@ export const branchesOperations = [
     area: 'branches',
     outsideSpec: 'Branches API: List repository branches',
     title: 'List branches',
-    description: 'List a project\'s branches with their head commit; search by part of the name.',
+    description: "List a project's branches with their head commit; search by part of the name.",
     route: 'GET /projects/:id/repository/branches',
-    input: z.object({ id: fields.projectId(), search: z.string().min(1).optional().describe('Part of the name; ^start or end$ anchor it.') }),
+    input: z.object({
+      id: fields.projectId(),
+      search: z.string().min(1).optional().describe('Part of the name; ^start or end$ anchor it.'),
+    }),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('branch', (b) => [show(b.name), `${shortSha(asRecord(b.commit).id)}${b.default === true ? ' · default' : ''}${b.protected === true ? ' · protected' : ''}`]),
+    present: presentList('branch', (b) => [
+      show(b.name),
+      `${shortSha(asRecord(b.commit).id)}${b.default === true ? ' · default' : ''}${b.protected === true ? ' · protected' : ''}`,
+    ]),
   }),
   defineOperation({
     name: 'get_branch',
@@ -67,7 +86,11 @@ export const branchesOperations = [
     title: 'Create branch',
     description: 'Create a branch at a ref (branch, tag or commit SHA).',
     route: 'POST /projects/:id/repository/branches',
-    input: z.object({ id: fields.projectId(), branch: branchName(), ref: fields.ref('Where it starts: branch, tag or commit SHA.') }),
+    input: z.object({
+      id: fields.projectId(),
+      branch: branchName(),
+      ref: fields.ref('Where it starts: branch, tag or commit SHA.'),
+    }),
     queryKeys: ['branch', 'ref'],
     effect: 'write',
     undo: 'Adds a branch and moves no other (an existing name is refused); delete_branch removes it again.',
@@ -103,12 +126,15 @@ export const branchesOperations = [
     area: 'branches',
     outsideSpec: 'Protected branches API: List protected branches',
     title: 'List protected branches',
-    description: 'List a project\'s protected branches (names or wildcards) with who may push and merge.',
+    description: "List a project's protected branches (names or wildcards) with who may push and merge.",
     route: 'GET /projects/:id/protected_branches',
     input: z.object({ id: fields.projectId(), search: z.string().min(1).optional() }),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('protected branch', (p) => [show(p.name), `force push ${p.allow_force_push === true ? 'allowed' : 'refused'}`]),
+    present: presentList('protected branch', (p) => [
+      show(p.name),
+      `force push ${p.allow_force_push === true ? 'allowed' : 'refused'}`,
+    ]),
   }),
   defineOperation({
     name: 'protect_branch',
@@ -127,7 +153,8 @@ export const branchesOperations = [
     }),
     queryKeys: ['name', 'push_access_level', 'merge_access_level', 'allow_force_push'],
     effect: 'write',
-    undo: 'Adds a protection (an already protected name is refused); unprotect_branch lifts it. The service applies the most ' +
+    undo:
+      'Adds a protection (an already protected name is refused); unprotect_branch lifts it. The service applies the most ' +
       'permissive rule matching a branch, so a wildcard, or a name another rule covers, may open a branch: those ask a human.',
     facts: protectionFacts(),
     confirm: protectReason,
@@ -138,7 +165,7 @@ export const branchesOperations = [
     area: 'branches',
     outsideSpec: 'Protected branches API: Unprotect repository branches',
     title: 'Unprotect branch',
-    description: 'Lift a branch\'s protection: anyone with push rights may then push, force or delete it.',
+    description: "Lift a branch's protection: anyone with push rights may then push, force or delete it.",
     route: 'DELETE /projects/:id/protected_branches/:name',
     input: z.object({ id: fields.projectId(), name: z.string().min(1).describe('Branch name or wildcard.') }),
     effect: 'destructive',
@@ -159,7 +186,7 @@ export const tagsOperations = [
     area: 'tags',
     outsideSpec: 'Tags API: List project repository tags',
     title: 'List tags',
-    description: 'List a project\'s tags; search by name, order by name, updated or version.',
+    description: "List a project's tags; search by name, order by name, updated or version.",
     route: 'GET /projects/:id/repository/tags',
     input: z.object({
       id: fields.projectId(),
@@ -169,7 +196,10 @@ export const tagsOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('tag', (t) => [show(t.name), `${shortSha(asRecord(t.commit).id)} ${show(asRecord(t.commit).title)}`]),
+    present: presentList('tag', (t) => [
+      show(t.name),
+      `${shortSha(asRecord(t.commit).id)} ${show(asRecord(t.commit).title)}`,
+    ]),
   }),
   defineOperation({
     name: 'get_tag',

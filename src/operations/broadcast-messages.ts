@@ -45,7 +45,7 @@ export const broadcastMessagesOperations = [
     chat: 'broadcast list',
     area: 'broadcast_messages',
     title: 'List broadcast messages',
-    description: 'List the instance\'s banners and notifications; active ones show now.',
+    description: "List the instance's banners and notifications; active ones show now.",
     route: 'GET /broadcast_messages',
     input: z.object({}),
     effect: 'read',

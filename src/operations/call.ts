@@ -17,7 +17,15 @@ type PreparedCall =
    * A human must approve exactly `prompt` with one of `answers`; the front end asks in its own way (showing the
    * ShownText as it is, adding only its own markup's escaping), then calls executeCall.
    */
-  | { kind: 'confirm'; operation: Operation; input: Record<string, unknown>; prompt: ShownText; reason: ShownText; answers: Answers; targets?: Targets }
+  | {
+      kind: 'confirm';
+      operation: Operation;
+      input: Record<string, unknown>;
+      prompt: ShownText;
+      reason: ShownText;
+      answers: Answers;
+      targets?: Targets;
+    }
   /** Invalid input, or not allowed here: `message` says which, and nothing was sent. */
   | { kind: 'refused'; operation: Operation; message: string };
 
@@ -27,7 +35,12 @@ export type CallOutcome =
   | { ok: false; operation: Operation; input: Record<string, unknown>; message: string; error: unknown };
 
 /** Validates raw arguments with the operation's schema and asks the policy; sends nothing. */
-export function prepareCall(operation: Operation, args: unknown, policy: PolicyOptions, explain: ExplainOptions): PreparedCall {
+export function prepareCall(
+  operation: Operation,
+  args: unknown,
+  policy: PolicyOptions,
+  explain: ExplainOptions,
+): PreparedCall {
   let input: Record<string, unknown>;
   try {
     input = validateInput(operation, args) as Record<string, unknown>;
@@ -36,7 +49,15 @@ export function prepareCall(operation: Operation, args: unknown, policy: PolicyO
   }
   const decision = decide(operation, input, policy);
   if (decision.kind === 'deny') return { kind: 'refused', operation, message: decision.reason };
-  if (decision.kind === 'confirm') return { kind: 'confirm', operation, input, prompt: decision.prompt, reason: decision.reason, answers: decision.answers };
+  if (decision.kind === 'confirm')
+    return {
+      kind: 'confirm',
+      operation,
+      input,
+      prompt: decision.prompt,
+      reason: decision.reason,
+      answers: decision.answers,
+    };
   return { kind: 'run', operation, input };
 }
 
@@ -46,17 +67,28 @@ export function prepareCall(operation: Operation, args: unknown, policy: PolicyO
  * only. A call needing facts that could not be read is asked about (or, when it would be pinned to them, refused).
  */
 export async function decideWithFacts(
-  operation: Operation, input: Record<string, unknown>, policy: PolicyOptions, explain: ExplainOptions, ctx: RunContext,
+  operation: Operation,
+  input: Record<string, unknown>,
+  policy: PolicyOptions,
+  explain: ExplainOptions,
+  ctx: RunContext,
 ): Promise<PreparedCall & { facts?: FactsReading }> {
   const facts = await readFacts(operation, input, ctx);
   const pin = facts !== undefined && operation.facts?.pin !== undefined;
   if (pin && !facts.read) {
-    return { kind: 'refused', operation, message: `${operation.name} is pinned to ${operation.facts!.what}, which ${facts.why}; nothing was sent.` };
+    return {
+      kind: 'refused',
+      operation,
+      message: `${operation.name} is pinned to ${operation.facts!.what}, which ${facts.why}; nothing was sent.`,
+    };
   }
   let judged = input;
   if (pin && facts.read) {
     try {
-      judged = validateInput(operation, { ...input, ...operation.facts!.pin!(input, facts.facts) }) as Record<string, unknown>;
+      judged = validateInput(operation, { ...input, ...operation.facts!.pin!(input, facts.facts) }) as Record<
+        string,
+        unknown
+      >;
     } catch (error) {
       return { kind: 'refused', operation, message: explainFailure(operation, error, explain) };
     }
@@ -64,7 +96,15 @@ export async function decideWithFacts(
   const decision = decide(operation, judged, policy, undefined, facts);
   if (decision.kind === 'deny') return { kind: 'refused', operation, message: decision.reason };
   if (decision.kind === 'run') return { kind: 'run', operation, input: judged, facts };
-  return { kind: 'confirm', operation, input: judged, prompt: decision.prompt, reason: decision.reason, answers: decision.answers, facts };
+  return {
+    kind: 'confirm',
+    operation,
+    input: judged,
+    prompt: decision.prompt,
+    reason: decision.reason,
+    answers: decision.answers,
+    facts,
+  };
 }
 
 /**
@@ -74,7 +114,11 @@ export async function decideWithFacts(
  * pipeline behind every number it shows. Only reads are sent; nothing when refused.
  */
 export async function prepareCallResolved(
-  operation: Operation, args: unknown, policy: PolicyOptions, explain: ExplainOptions, ctx: RunContext,
+  operation: Operation,
+  args: unknown,
+  policy: PolicyOptions,
+  explain: ExplainOptions,
+  ctx: RunContext,
 ): Promise<PreparedCall> {
   const resolved = await resolvePeople(operation, args, ctx);
   if (!resolved.ok) return { kind: 'refused', operation, message: resolved.message };
@@ -97,7 +141,11 @@ export async function prepareCallResolved(
  * path to every front end: a tool result reaches a model, a chat reply may reach a whole channel.
  */
 export async function executeCall(
-  operation: Operation, input: Record<string, unknown>, ctx: RunContext, explain: ExplainOptions, known?: Targets,
+  operation: Operation,
+  input: Record<string, unknown>,
+  ctx: RunContext,
+  explain: ExplainOptions,
+  known?: Targets,
 ): Promise<CallOutcome> {
   // A write's outcome names people and places: looked up (reads, only for numbers) before the write may remove them.
   const targets = operation.effect === 'read' ? undefined : await targetsBeforeWrite(operation, input, ctx, known);

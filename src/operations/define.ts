@@ -14,11 +14,33 @@ export type Effect = 'read' | 'write' | 'destructive';
  * each to have a contract suite that calls all its operations against the sandbox.
  */
 export const AREAS = [
-  'repository_files', 'repository', 'commits', 'pipelines', 'releases', 'snippets', 'packages',
-  'integrations', 'scim', 'groups', 'projects', 'users', 'members', 'issues', 'merge_requests', 'epics',
-  'group_variables', 'notification_settings', 'label_events', 'audit_events', 'broadcast_messages', 'keys',
-  'group_import_export', 'application_settings',
-  'jobs', 'branches', 'tags',
+  'repository_files',
+  'repository',
+  'commits',
+  'pipelines',
+  'releases',
+  'snippets',
+  'packages',
+  'integrations',
+  'scim',
+  'groups',
+  'projects',
+  'users',
+  'members',
+  'issues',
+  'merge_requests',
+  'epics',
+  'group_variables',
+  'notification_settings',
+  'label_events',
+  'audit_events',
+  'broadcast_messages',
+  'keys',
+  'group_import_export',
+  'application_settings',
+  'jobs',
+  'branches',
+  'tags',
 ] as const;
 export type Area = (typeof AREAS)[number];
 
@@ -28,7 +50,6 @@ export type Area = (typeof AREAS)[number];
  * none (no body worth reading, e.g. a 204).
  */
 type ResponseKind = 'json' | 'headers' | 'text' | 'bytes' | 'none';
-
 
 /** What running an operation gives every front end. */
 export interface OperationResult {
@@ -43,7 +64,6 @@ export interface OperationResult {
   contentType?: string;
   fileName?: string;
 }
-
 
 export interface RunContext {
   client: ApiTransport;
@@ -234,8 +254,7 @@ const offsetPageShape = {
   // The spec states no maximum (conventions: default 20; page and per_page restrict); a service may return fewer.
   per_page: z.number().int().min(1).optional().describe('Default 20.'),
   all_pages: z.boolean().optional().describe('Read on through the pages, up to max_items.'),
-  max_items: z.number().int().min(1).max(10_000).optional()
-    .describe('Default 500.'),
+  max_items: z.number().int().min(1).max(10_000).optional().describe('Default 500.'),
 };
 
 const keysetPageShape = {
@@ -261,7 +280,11 @@ export const MAX_URL_VALUE_CHARS = 2048;
 const BODY_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** The input keys that travel in the URL: path parameters, and every other key too unless the method has a body. */
-function urlKeys(method: HttpMethod, pathParams: readonly string[], spec: { input: z.ZodObject; queryKeys?: readonly string[] }): Set<string> {
+function urlKeys(
+  method: HttpMethod,
+  pathParams: readonly string[],
+  spec: { input: z.ZodObject; queryKeys?: readonly string[] },
+): Set<string> {
   if (!BODY_METHODS.includes(method)) return new Set(Object.keys(spec.input.shape));
   return new Set([...pathParams, ...(spec.queryKeys ?? [])]);
 }
@@ -272,15 +295,20 @@ function capString(schema: z.ZodType): z.ZodType {
   let capped: z.ZodType = schema;
   // clone() keeps each wrapper's own checks (an array's minimum length); only the strings inside change.
   if (schema instanceof z.ZodString) capped = schema.max(MAX_URL_VALUE_CHARS);
-  else if (schema instanceof z.ZodOptional) capped = schema.clone({ ...schema.def, innerType: capString(schema.unwrap() as z.ZodType) });
-  else if (schema instanceof z.ZodUnion) capped = schema.clone({ ...schema.def, options: (schema.options as z.ZodType[]).map(capString) });
-  else if (schema instanceof z.ZodArray) capped = schema.clone({ ...schema.def, element: capString(schema.element as z.ZodType) });
+  else if (schema instanceof z.ZodOptional)
+    capped = schema.clone({ ...schema.def, innerType: capString(schema.unwrap() as z.ZodType) });
+  else if (schema instanceof z.ZodUnion)
+    capped = schema.clone({ ...schema.def, options: (schema.options as z.ZodType[]).map(capString) });
+  else if (schema instanceof z.ZodArray)
+    capped = schema.clone({ ...schema.def, element: capString(schema.element as z.ZodType) });
   return description !== undefined && capped.description !== description ? capped.describe(description) : capped;
 }
 
 function capUrlValues(input: z.ZodObject, keys: Set<string>): z.ZodObject {
   const shape = input.shape as Record<string, z.ZodType>;
-  const capped = Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, keys.has(key) ? capString(schema) : schema]));
+  const capped = Object.fromEntries(
+    Object.entries(shape).map(([key, schema]) => [key, keys.has(key) ? capString(schema) : schema]),
+  );
   return input.extend(capped);
 }
 
@@ -291,20 +319,26 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
   }
   if (!NAME_PATTERN.test(spec.name)) throw new Error(`operation ${spec.name}: name must be snake_case verb_noun`);
   if (spec.effect !== 'read' && !spec.undo?.trim()) {
-    throw new Error(`operation ${spec.name}: a ${spec.effect} operation must say in 'undo' what it leaves behind and how it is undone`);
+    throw new Error(
+      `operation ${spec.name}: a ${spec.effect} operation must say in 'undo' what it leaves behind and how it is undone`,
+    );
   }
   if (spec.effect === 'read' && spec.confirm && !spec.undo?.trim()) {
     throw new Error(`operation ${spec.name}: a read that may ask a human must record why in 'undo'`);
   }
-  if (spec.composedOf && !spec.run) throw new Error(`operation ${spec.name}: a composed operation needs a run that composes it`);
+  if (spec.composedOf && !spec.run)
+    throw new Error(`operation ${spec.name}: a composed operation needs a run that composes it`);
   if (spec.longRunning && spec.effect !== 'read') {
     // It may run as an MCP task, in the background: there no human can be asked to confirm a change.
     throw new Error(`operation ${spec.name}: only a read may be long-running`);
   }
-  if (spec.facts && spec.effect === 'read') throw new Error(`operation ${spec.name}: a read runs at once; it has no effect facts to judge`);
+  if (spec.facts && spec.effect === 'read')
+    throw new Error(`operation ${spec.name}: a read runs at once; it has no effect facts to judge`);
   if (spec.idempotent && (spec.effect === 'destructive' || spec.confirm || spec.facts)) {
     // A retried confirmed call could run twice what the human approved once, or report its own success as a 404.
-    throw new Error(`operation ${spec.name}: a call that may need a human's confirmation must not be marked idempotent`);
+    throw new Error(
+      `operation ${spec.name}: a call that may need a human's confirmation must not be marked idempotent`,
+    );
   }
   const pathParams = pathParamNames(path);
   const shape = spec.input.shape as Record<string, unknown>;
@@ -314,7 +348,9 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
   for (const rule of spec.rules ?? []) {
     const unknown = rule.keys.filter((key) => !(key in shape));
     if (rule.keys.length < 2 || unknown.length > 0) {
-      throw new Error(`operation ${spec.name}: rule ${rule.kind} needs two or more of its own input keys (unknown: ${unknown.join(', ') || 'none'})`);
+      throw new Error(
+        `operation ${spec.name}: rule ${rule.kind} needs two or more of its own input keys (unknown: ${unknown.join(', ') || 'none'})`,
+      );
     }
   }
   // The published schema is built when first asked for: a server that runs one operation builds one, not
@@ -345,12 +381,8 @@ export const PROJECT_ID_DESCRIPTION = 'Project ID or full path.';
 
 /** Shared input fields, so every operation describes them the same way. */
 export const fields = {
-  projectId: () =>
-    z.union([z.number().int().positive(), z.string().min(1)])
-      .describe(PROJECT_ID_DESCRIPTION),
-  groupId: () =>
-    z.union([z.number().int().positive(), z.string().min(1)])
-      .describe('Group ID or path.'),
+  projectId: () => z.union([z.number().int().positive(), z.string().min(1)]).describe(PROJECT_ID_DESCRIPTION),
+  groupId: () => z.union([z.number().int().positive(), z.string().min(1)]).describe('Group ID or path.'),
   ref: (what = 'Branch, tag or commit SHA.') => z.string().min(1).describe(what),
   sha: () => z.string().min(1).describe('Commit SHA, branch or tag.'),
   /**

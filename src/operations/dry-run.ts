@@ -43,20 +43,22 @@ type DryRunOutcome =
   | { kind: 'refused'; operation: Operation; message: string };
 
 /** dry_run read off a tool's arguments: the remaining arguments, or why dry_run itself is wrong. */
-type DryRunRequest =
-  | { dryRun: boolean; args: unknown }
-  | { error: string };
+type DryRunRequest = { dryRun: boolean; args: unknown } | { error: string };
 
 /**
  * Splits dry_run from a call's arguments (the tools and run_operation pass it there). Only an operation that changes
  * something has a dry run; asking one of a read is answered in words rather than as an unknown parameter.
  */
 export function takeDryRun(op: Operation, args: unknown): DryRunRequest {
-  if (!args || typeof args !== 'object' || Array.isArray(args) || !(DRY_RUN_KEY in args)) return { dryRun: false, args };
+  if (!args || typeof args !== 'object' || Array.isArray(args) || !(DRY_RUN_KEY in args))
+    return { dryRun: false, args };
   const { [DRY_RUN_KEY]: flag, ...rest } = args as Record<string, unknown>;
-  if (typeof flag !== 'boolean') return { error: `Invalid input for ${op.name}: ${DRY_RUN_KEY}: must be true or false` };
+  if (typeof flag !== 'boolean')
+    return { error: `Invalid input for ${op.name}: ${DRY_RUN_KEY}: must be true or false` };
   if (flag && op.effect === 'read') {
-    return { error: `${op.name} only reads, so there is nothing to preview; call it without ${DRY_RUN_KEY}. Nothing was sent.` };
+    return {
+      error: `${op.name} only reads, so there is nothing to preview; call it without ${DRY_RUN_KEY}. Nothing was sent.`,
+    };
   }
   return { dryRun: flag, args: rest };
 }
@@ -102,7 +104,9 @@ function previewValue(key: string, value: unknown, secretKeys: readonly string[]
   }
   if (Array.isArray(value)) return value.map((item) => previewValue(key, item, secretKeys));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, previewValue(k, v, secretKeys)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, previewValue(k, v, secretKeys)]),
+    );
   }
   return value;
 }
@@ -111,9 +115,10 @@ function previewValue(key: string, value: unknown, secretKeys: readonly string[]
 function previewForm(form: FormData, secretKeys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of form.entries()) {
-    out[name] = typeof value === 'string'
-      ? previewValue(name, value, secretKeys)
-      : `<file ${JSON.stringify(value.name)}, ${value.type || 'no type'}, ${value.size} bytes>`;
+    out[name] =
+      typeof value === 'string'
+        ? previewValue(name, value, secretKeys)
+        : `<file ${JSON.stringify(value.name)}, ${value.type || 'no type'}, ${value.size} bytes>`;
   }
   return out;
 }
@@ -121,7 +126,8 @@ function previewForm(form: FormData, secretKeys: readonly string[]): Record<stri
 function previewBody(req: ApiRequest, secretKeys: readonly string[]): Pick<RequestPreview, 'body' | 'body_encoding'> {
   if (req.body === undefined) return {};
   const encoding = req.bodyType ?? 'json';
-  const body = req.body instanceof FormData ? previewForm(req.body, secretKeys) : previewValue('', req.body, secretKeys);
+  const body =
+    req.body instanceof FormData ? previewForm(req.body, secretKeys) : previewValue('', req.body, secretKeys);
   return { body, body_encoding: encoding };
 }
 
@@ -141,11 +147,20 @@ function previewRequest(op: Operation, req: ApiRequest): RequestPreview {
  * read-only mode are refused alike), then the request it would send and what it would change. Nothing is sent and
  * nobody is asked; whether a real run would ask a human is part of the answer.
  */
-export async function dryRunCall(op: Operation, args: unknown, policy: PolicyOptions, explain: ExplainOptions, lookups?: RunContext): Promise<DryRunOutcome> {
+export async function dryRunCall(
+  op: Operation,
+  args: unknown,
+  policy: PolicyOptions,
+  explain: ExplainOptions,
+  lookups?: RunContext,
+): Promise<DryRunOutcome> {
   const checked = prepareCall(op, args, policy, explain);
   // Where the service can be read, the facts the decision depends on are read too (and the input pinned), so the
   // preview says what the real call would do; without them it says a human would be asked.
-  const prepared = lookups && checked.kind !== 'refused' ? await decideWithFacts(op, checked.input, policy, explain, lookups) : checked;
+  const prepared =
+    lookups && checked.kind !== 'refused'
+      ? await decideWithFacts(op, checked.input, policy, explain, lookups)
+      : checked;
   if (prepared.kind === 'refused') return prepared;
   const { input } = prepared;
   let req: ApiRequest | undefined;
@@ -154,7 +169,12 @@ export async function dryRunCall(op: Operation, args: unknown, policy: PolicyOpt
   } catch (error) {
     return { kind: 'refused', operation: op, message: explainFailure(op, error, explain) };
   }
-  if (!req) return { kind: 'refused', operation: op, message: `${op.name} would send no request for this input; nothing was sent.` };
+  if (!req)
+    return {
+      kind: 'refused',
+      operation: op,
+      message: `${op.name} would send no request for this input; nothing was sent.`,
+    };
   return {
     kind: 'preview',
     operation: op,

@@ -16,7 +16,11 @@ export function factsNeeded(op: Operation, input: Record<string, unknown>): bool
 }
 
 /** The facts this call's decision needs, read now; undefined when it needs none. Never throws. */
-export async function readFacts(op: Operation, input: Record<string, unknown>, ctx: RunContext): Promise<FactsReading | undefined> {
+export async function readFacts(
+  op: Operation,
+  input: Record<string, unknown>,
+  ctx: RunContext,
+): Promise<FactsReading | undefined> {
   if (!factsNeeded(op, input)) return undefined;
   try {
     return { read: true, facts: await op.facts!.read(ctx, input) };
@@ -28,7 +32,13 @@ export async function readFacts(op: Operation, input: Record<string, unknown>, c
 /** One GET as the lookups make it: idempotent, with the call's token, signal and deadline. */
 export async function serviceGet(ctx: RunContext, path: string, query?: Record<string, string>): Promise<unknown> {
   const res = await ctx.client.request({
-    method: 'GET', path, query, idempotent: true, token: ctx.token, signal: ctx.signal, deadline: ctx.deadline,
+    method: 'GET',
+    path,
+    query,
+    idempotent: true,
+    token: ctx.token,
+    signal: ctx.signal,
+    deadline: ctx.deadline,
   });
   return res.data;
 }
@@ -37,12 +47,21 @@ export async function serviceGet(ctx: RunContext, path: string, query?: Record<s
 const MAX_FACT_ITEMS = 1000;
 
 /** Every item of a list (pages of 100), or a failure when it is longer than MAX_FACT_ITEMS. */
-export async function serviceList(ctx: RunContext, path: string, query: Record<string, string> = {}): Promise<Record<string, unknown>[]> {
+export async function serviceList(
+  ctx: RunContext,
+  path: string,
+  query: Record<string, string> = {},
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for (let page = 1; ; page++) {
     const res = await ctx.client.request({
-      method: 'GET', path, query: { ...query, per_page: '100', page: String(page) }, idempotent: true,
-      token: ctx.token, signal: ctx.signal, deadline: ctx.deadline,
+      method: 'GET',
+      path,
+      query: { ...query, per_page: '100', page: String(page) },
+      idempotent: true,
+      token: ctx.token,
+      signal: ctx.signal,
+      deadline: ctx.deadline,
     });
     const list = asList(res.data);
     items.push(...list);
@@ -67,7 +86,8 @@ export interface JobFacts {
 function jobFacts(data: unknown): JobFacts {
   const job = asRecord(data);
   const pipeline = asRecord(job.pipeline);
-  if (typeof job.id !== 'number' || typeof job.name !== 'string') throw new Error('the service did not describe the job');
+  if (typeof job.id !== 'number' || typeof job.name !== 'string')
+    throw new Error('the service did not describe the job');
   return {
     id: job.id,
     name: job.name,
@@ -93,7 +113,9 @@ export interface PipelineFacts {
 }
 
 export async function readPipeline(ctx: RunContext, project: unknown, pipelineId: unknown): Promise<PipelineFacts> {
-  const pipeline = asRecord(await serviceGet(ctx, buildPath('/projects/:id/pipelines/:pipeline_id', { id: project, pipeline_id: pipelineId })));
+  const pipeline = asRecord(
+    await serviceGet(ctx, buildPath('/projects/:id/pipelines/:pipeline_id', { id: project, pipeline_id: pipelineId })),
+  );
   if (typeof pipeline.id !== 'number') throw new Error('the service did not describe the pipeline');
   return {
     id: pipeline.id,

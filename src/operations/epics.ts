@@ -10,7 +10,17 @@ const target = { id: fields.groupId(), epic_iid: epicIid() };
 // No pattern in the schema: every assistant pays for it in every conversation, and the service names a bad date itself.
 const day = () => z.string().describe('YYYY-MM-DD.');
 
-const { labels, with_labels_details, author_id, search, created_after, created_before, updated_after, updated_before, sort } = workItemFilters;
+const {
+  labels,
+  with_labels_details,
+  author_id,
+  search,
+  created_after,
+  created_before,
+  updated_after,
+  updated_before,
+  sort,
+} = workItemFilters;
 
 /** Epics take their dates either fixed here or inherited from their issues' milestones. */
 const changeShape = {
@@ -33,7 +43,12 @@ function presentEpic(data: unknown): Presentation {
     title: `Epic ${show(refs.full ?? epic.reference)}: ${show(epic.title)}`,
     fields: [
       ['state', show(epic.state)],
-      ['labels', Array.isArray(epic.labels) && epic.labels.length > 0 ? epic.labels.map((l) => (typeof l === 'string' ? l : show(asRecord(l).name))).join(', ') : 'none'],
+      [
+        'labels',
+        Array.isArray(epic.labels) && epic.labels.length > 0
+          ? epic.labels.map((l) => (typeof l === 'string' ? l : show(asRecord(l).name))).join(', ')
+          : 'none',
+      ],
       ['dates', dates(epic)],
       ['author', show(asRecord(epic.author).username)],
     ],
@@ -50,12 +65,19 @@ export const epicsOperations = [
     chat: 'epic list',
     area: 'epics',
     title: 'List epics',
-    description: 'List a group\'s epics, subgroups included, newest first, with filters.',
+    description: "List a group's epics, subgroups included, newest first, with filters.",
     route: 'GET /groups/:id/epics',
     input: z.object({
       id: fields.groupId(),
       state: z.enum(['opened', 'closed', 'all']).optional(),
-      labels, with_labels_details, author_id, search, created_after, created_before, updated_after, updated_before,
+      labels,
+      with_labels_details,
+      author_id,
+      search,
+      created_after,
+      created_before,
+      updated_after,
+      updated_before,
       order_by: z.enum(['created_at', 'updated_at']).optional(),
       sort,
       include_ancestor_groups: z.boolean().optional(),
@@ -65,7 +87,10 @@ export const epicsOperations = [
     pagination: 'offset',
     present: presentList('epic', (epic) => {
       const refs = asRecord(epic.references);
-      return [show(refs.relative ?? epic.reference), `${show(epic.title)} · ${show(epic.state)} · ${dates(epic)} · ${age(epic.created_at)}`];
+      return [
+        show(refs.relative ?? epic.reference),
+        `${show(epic.title)} · ${show(epic.state)} · ${dates(epic)} · ${age(epic.created_at)}`,
+      ];
     }),
   }),
   defineOperation({
@@ -90,7 +115,10 @@ export const epicsOperations = [
       id: fields.groupId(),
       title: z.string().min(1),
       ...changeShape,
-      parent_id: z.union([z.number().int().positive(), z.string().min(1)]).optional().describe('The parent epic\'s ID, not iid.'),
+      parent_id: z
+        .union([z.number().int().positive(), z.string().min(1)])
+        .optional()
+        .describe("The parent epic's ID, not iid."),
     }),
     effect: 'write',
     undo: 'Adds an epic and changes nothing else; delete_epic removes it.',
@@ -111,13 +139,16 @@ export const epicsOperations = [
       state_event: z.enum(['close', 'reopen']).optional(),
     }),
     effect: 'write',
-    undo: 'A new title, description or fixed date replaces one kept nowhere, so those ask a human; labels keep their ' +
+    undo:
+      'A new title, description or fixed date replaces one kept nowhere, so those ask a human; labels keep their ' +
       'history as label events, and close and reopen undo each other.',
     confirm: (input) => {
       const replaced = OVERWRITES.filter((key) => input[key] !== undefined);
       if (replaced.length === 0) return undefined;
-      return `It overwrites the epic's ${replaced.join(', ')}; the current values are kept nowhere, so read them ` +
-        'with get_epic first if they may be needed.';
+      return (
+        `It overwrites the epic's ${replaced.join(', ')}; the current values are kept nowhere, so read them ` +
+        'with get_epic first if they may be needed.'
+      );
     },
     present: presentEpic,
   }),
@@ -144,8 +175,9 @@ export const epicsOperations = [
     // A repeat finds the to-do and answers 304: sending it twice never makes two.
     idempotent: true,
     undo: 'Adds a to-do for you alone; marking it done removes it.',
-    present: (data) => (data === null
-      ? { title: 'Already on your to-do list; nothing changed.' }
-      : { title: `To-do added: ${show(asRecord(data).body)}`, fields: [['url', show(asRecord(data).target_url)]] }),
+    present: (data) =>
+      data === null
+        ? { title: 'Already on your to-do list; nothing changed.' }
+        : { title: `To-do added: ${show(asRecord(data).body)}`, fields: [['url', show(asRecord(data).target_url)]] },
   }),
 ];

@@ -19,7 +19,10 @@ export function buildRequest(op: Operation, input: Record<string, unknown>, ctx:
   const queryKeys = new Set(op.queryKeys ?? []);
   const spread = op.spreadInput;
   const entries = Object.entries(input).flatMap(([key, value]) =>
-    (key === spread && value && typeof value === 'object' ? Object.entries(value as Record<string, unknown>) : [[key, value] as const]));
+    key === spread && value && typeof value === 'object'
+      ? Object.entries(value as Record<string, unknown>)
+      : [[key, value] as const],
+  );
   for (const [key, value] of entries) {
     if (value === undefined || control.has(key)) continue;
     if (op.pathParams.includes(key)) pathValues[key] = value;
@@ -54,7 +57,11 @@ function metadataFromHeaders(headers: Record<string, string>): Record<string, st
 }
 
 /** Runs an operation whose input was already validated (see validateInput); its answer redacted as it declares. */
-export async function executeOperation(op: Operation, input: Record<string, unknown>, ctx: RunContext): Promise<OperationResult> {
+export async function executeOperation(
+  op: Operation,
+  input: Record<string, unknown>,
+  ctx: RunContext,
+): Promise<OperationResult> {
   const result = await send(op, input, ctx);
   const shown = op.redact ? { ...result, data: op.redact(result.data, input) } : result;
   return input.reveal === true ? { ...shown, revealed: true } : shown;

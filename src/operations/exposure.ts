@@ -42,11 +42,17 @@ export function exposureFacts<I extends Record<string, unknown>>(noun: string, p
 }
 
 /** Why making the item readable by more people needs a human; undefined when it widens nothing. */
-export function exposureReason(noun: string, input: Record<string, unknown>, now: Exposure | undefined): string | undefined {
+export function exposureReason(
+  noun: string,
+  input: Record<string, unknown>,
+  now: Exposure | undefined,
+): string | undefined {
   if (!now) return undefined;
   if (input.confidential === false && now.confidential === true) {
-    return `It makes a confidential ${noun} readable by everyone who can see the project (anyone, on a public project); ` +
-      'now only its author, assignees and members with at least reporter access can.';
+    return (
+      `It makes a confidential ${noun} readable by everyone who can see the project (anyone, on a public project); ` +
+      'now only its author, assignees and members with at least reporter access can.'
+    );
   }
   const to = input.visibility;
   const widens = typeof to === 'string' && (WIDTH[to] ?? 0) > 0;

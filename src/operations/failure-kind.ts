@@ -16,11 +16,11 @@ export const INFRASTRUCTURE_REASONS: Readonly<Record<string, string>> = {
   runner_system_failure: 'the runner failed, e.g. setting up the job',
   stuck_or_timeout_failure: 'the job got stuck or timed out waiting for a runner',
   scheduler_failure: 'the scheduler could not assign the job to a runner',
-  data_integrity_failure: 'the service hit a problem with the job\'s data',
+  data_integrity_failure: "the service hit a problem with the job's data",
   runner_unsupported: 'the runner does not support the job',
   api_failure: 'the runner could not talk to the service',
   stale_schedule: 'a delayed job could not be run',
-  unmet_prerequisites: 'the job\'s prerequisites (its environment) could not be set up',
+  unmet_prerequisites: "the job's prerequisites (its environment) could not be set up",
 };
 
 /** Failing runs in a row a job needs before it is called broken: one failure alone could be chance. */
@@ -67,7 +67,8 @@ export interface FailureVerdict {
 }
 
 const FINISHED = new Set(['success', 'failed']);
-const isInfrastructure = (run: JobRun) => run.status === 'failed' && run.failure_reason !== undefined && run.failure_reason in INFRASTRUCTURE_REASONS;
+const isInfrastructure = (run: JobRun) =>
+  run.status === 'failed' && run.failure_reason !== undefined && run.failure_reason in INFRASTRUCTURE_REASONS;
 
 /**
  * One job judged from its runs (any order), `current` being its latest run in the judged pipeline, which failed.
@@ -77,7 +78,14 @@ export function judgeJob(current: JobRun, runs: readonly JobRun[], historyComple
   const name = current.name;
   const reason = current.failure_reason ? { failure_reason: current.failure_reason } : {};
   if (isInfrastructure(current)) {
-    return { name, kind: 'infrastructure', evidence: `${name} failed with ${current.failure_reason}: ${INFRASTRUCTURE_REASONS[current.failure_reason!]}, not the code`, ...reason, runs: 1, failed: 1 };
+    return {
+      name,
+      kind: 'infrastructure',
+      evidence: `${name} failed with ${current.failure_reason}: ${INFRASTRUCTURE_REASONS[current.failure_reason!]}, not the code`,
+      ...reason,
+      runs: 1,
+      failed: 1,
+    };
   }
   // Runs that judged the code: finished, and not failed by the runner.
   const judged = [...runs, ...(runs.some((r) => r.id === current.id) ? [] : [current])]
@@ -89,10 +97,18 @@ export function judgeJob(current: JobRun, runs: readonly JobRun[], historyComple
     const inPipeline = sameCommit.filter((r) => r.pipeline === passes[0].pipeline);
     const attempt = inPipeline.indexOf(passes[0]);
     // A pass on a retry within one pipeline says so; otherwise the runs of the commit are counted.
-    const evidence = sameCommit.every((r) => r.pipeline === passes[0].pipeline) && attempt > 0
-      ? `${name} passed on retry ${attempt} of this commit`
-      : `${name} passed on ${passes.length} of ${sameCommit.length} runs of ${shortSha(current.sha)}`;
-    return { name, kind: 'flaky', evidence, ...reason, runs: sameCommit.length, failed: sameCommit.length - passes.length };
+    const evidence =
+      sameCommit.every((r) => r.pipeline === passes[0].pipeline) && attempt > 0
+        ? `${name} passed on retry ${attempt} of this commit`
+        : `${name} passed on ${passes.length} of ${sameCommit.length} runs of ${shortSha(current.sha)}`;
+    return {
+      name,
+      kind: 'flaky',
+      evidence,
+      ...reason,
+      runs: sameCommit.length,
+      failed: sameCommit.length - passes.length,
+    };
   }
   // The failures in a row, newest back to the job's last pass (on an older commit) or to the oldest run read.
   const streak: JobRun[] = [];
@@ -105,14 +121,30 @@ export function judgeJob(current: JobRun, runs: readonly JobRun[], historyComple
     streak.push(run);
   }
   const first = streak.at(-1) ?? current;
-  const since = { sha: first.sha, ...(first.title !== undefined ? { title: first.title } : {}), ...(first.author !== undefined ? { author: first.author } : {}) };
+  const since = {
+    sha: first.sha,
+    ...(first.title !== undefined ? { title: first.title } : {}),
+    ...(first.author !== undefined ? { author: first.author } : {}),
+  };
   if (streak.length >= BROKEN_AFTER_RUNS) {
     const cut = passedBefore || historyComplete ? '' : ' (older runs not read)';
-    return { name, kind: 'broken', evidence: `${name} failed on ${streak.length} of ${streak.length} runs since ${shortSha(first.sha)}${cut}`, ...reason, since, runs: streak.length, failed: streak.length };
+    return {
+      name,
+      kind: 'broken',
+      evidence: `${name} failed on ${streak.length} of ${streak.length} runs since ${shortSha(first.sha)}${cut}`,
+      ...reason,
+      since,
+      runs: streak.length,
+      failed: streak.length,
+    };
   }
   const before = passedBefore ? `; it passed at ${shortSha(passedBefore.sha)} before` : '';
   return {
-    name, kind: 'unknown', ...reason, runs: streak.length, failed: streak.length,
+    name,
+    kind: 'unknown',
+    ...reason,
+    runs: streak.length,
+    failed: streak.length,
     evidence: `${name} failed on its only run of ${shortSha(first.sha)}${before}: too few runs to tell flaky from broken (a retry tells)`,
   };
 }
@@ -129,7 +161,10 @@ export function combine(jobs: JobJudgement[]): FailureVerdict | undefined {
 function runOf(job: Fields, pipeline: Fields): JobRun {
   const commit = asRecord(job.commit);
   return {
-    id: Number(job.id), name: show(job.name), status: String(job.status), pipeline: Number(pipeline.id),
+    id: Number(job.id),
+    name: show(job.name),
+    status: String(job.status),
+    pipeline: Number(pipeline.id),
     sha: String(asRecord(job.pipeline).sha ?? pipeline.sha ?? commit.id),
     ...(typeof job.failure_reason === 'string' ? { failure_reason: job.failure_reason } : {}),
     ...(typeof commit.author_name === 'string' ? { author: commit.author_name } : {}),
@@ -147,7 +182,13 @@ type Read = (name: string, input: Record<string, unknown>) => Promise<OperationR
  * newest first. The branch's job lists are asked with the other refs' pipelines at once, so the history costs one
  * round more than triage's own reads only when another ref ran the commit. What was cut goes to `unread`.
  */
-export async function judgeFailures(read: Read, id: string | number, pipelines: Fields[], judged: Fields, unread: string[]): Promise<FailureVerdict | undefined> {
+export async function judgeFailures(
+  read: Read,
+  id: string | number,
+  pipelines: Fields[],
+  judged: Fields,
+  unread: string[],
+): Promise<FailureVerdict | undefined> {
   // The head commit's other pipelines on the branch, whatever they ended as (a pass there is the flaky evidence);
   // then the older commits' back to the last green one.
   const ofCommit = pipelines.filter((p) => p.sha === judged.sha && p.id !== judged.id && p.status !== 'skipped');
@@ -163,7 +204,12 @@ export async function judgeFailures(read: Read, id: string | number, pipelines: 
   }
   const onBranch = [judged, ...ofCommit, ...streak].slice(0, HISTORY_PIPELINES - 1);
   const jobsOf = async (pipeline: Fields) => {
-    const jobs = await read('list_pipeline_jobs', { id, pipeline_id: Number(pipeline.id), include_retried: true, per_page: 100 });
+    const jobs = await read('list_pipeline_jobs', {
+      id,
+      pipeline_id: Number(pipeline.id),
+      include_retried: true,
+      per_page: 100,
+    });
     return jobs ? asList(jobs.data).map((job) => runOf(job, pipeline)) : undefined;
   };
   const known = new Set(pipelines.map((p) => Number(p.id)));
@@ -173,10 +219,13 @@ export async function judgeFailures(read: Read, id: string | number, pipelines: 
   ]);
   const otherRefs = asList(sameCommit?.data).filter((p) => !known.has(Number(p.id)) && p.status !== 'skipped');
   const fromOtherRefs = otherRefs.slice(0, HISTORY_PIPELINES - onBranch.length);
-  const lists = [...branchLists, ...await Promise.all(fromOtherRefs.map(jobsOf))];
+  const lists = [...branchLists, ...(await Promise.all(fromOtherRefs.map(jobsOf)))];
   const considered = 1 + ofCommit.length + streak.length + otherRefs.length;
   const cut = considered > onBranch.length + fromOtherRefs.length;
-  if (cut) unread.push(`job history read from ${onBranch.length + fromOtherRefs.length} of ${considered} pipelines; older runs not counted`);
+  if (cut)
+    unread.push(
+      `job history read from ${onBranch.length + fromOtherRefs.length} of ${considered} pipelines; older runs not counted`,
+    );
   const [ofJudged] = lists;
   if (!ofJudged) return undefined;
   const runs = lists.flatMap((list) => list ?? []);
@@ -188,7 +237,9 @@ export async function judgeFailures(read: Read, id: string | number, pipelines: 
 export function failingRuns(ofPipeline: readonly JobRun[]): JobRun[] {
   const latest = new Map<string, JobRun>();
   for (const run of ofPipeline) if ((latest.get(run.name)?.id ?? -1) < run.id) latest.set(run.name, run);
-  return [...latest.values()].filter((run) => run.status === 'failed' && !run.allow_failure).sort((a, b) => a.id - b.id);
+  return [...latest.values()]
+    .filter((run) => run.status === 'failed' && !run.allow_failure)
+    .sort((a, b) => a.id - b.id);
 }
 
 /** The verdict as a report line: "broken: test failed on 2 of 2 runs since eb4870be", one line per job beyond one. */
@@ -204,7 +255,11 @@ export function pingAction(id: string | number, branch: string, verdict: Failure
   return {
     label: `Ping ${job.since.author ?? 'the author'} on ${shortSha(job.since.sha)}`,
     operation: 'create_commit_comment',
-    input: { id, sha: job.since.sha, note: `${branch} is red since this commit: ${job.evidence}. Please revert or fix it.` },
+    input: {
+      id,
+      sha: job.since.sha,
+      note: `${branch} is red since this commit: ${job.evidence}. Please revert or fix it.`,
+    },
   };
 }
 

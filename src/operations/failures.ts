@@ -87,7 +87,8 @@ export function explainFailure(op: Operation, error: unknown, options: ExplainOp
   }
   if (outcomeUnknown(op, error)) {
     const check = checkingOperation(op, options.operations);
-    text = `No answer came for ${op.name} (${text}), so it may or may not have been applied. forgeops did not send ` +
+    text =
+      `No answer came for ${op.name} (${text}), so it may or may not have been applied. forgeops did not send ` +
       `it again. ${check ? `Check with ${check.name}` : 'Check the service'} before trying again.`;
   } else if (error.kind === 'timeout' || error.kind === 'network') {
     text += op.effect === 'read' ? '' : ' Nothing was changed: the request never reached the service.';

@@ -28,7 +28,11 @@ const importGroup: Operation = defineOperation({
     form.append('name', input.name);
     form.append('path', input.path);
     if (input.parent_id !== undefined) form.append('parent_id', String(input.parent_id));
-    form.append('file', new Blob([Buffer.from(input.file, 'base64')], { type: 'application/gzip' }), 'group_export.tar.gz');
+    form.append(
+      'file',
+      new Blob([Buffer.from(input.file, 'base64')], { type: 'application/gzip' }),
+      'group_export.tar.gz',
+    );
     const res = await ctx.client.request({ ...buildRequest(importGroup, {}, ctx), body: form, bodyType: 'multipart' });
     return { data: res.data, status: res.status };
   },
@@ -44,14 +48,14 @@ export const groupImportExportOperations = [
     route: 'POST /groups/:id/export',
     input: z.object({ id: fields.groupId() }),
     effect: 'write',
-    undo: 'Changes nothing in the group; it builds an archive that replaces the previous export, which the group\'s owners can download.',
+    undo: "Changes nothing in the group; it builds an archive that replaces the previous export, which the group's owners can download.",
   }),
   defineOperation({
     name: 'download_group_export',
     chat: 'group export-download',
     area: 'group_import_export',
     title: 'Download group export',
-    description: 'Download a group\'s export archive; 404 until it is ready. Needs Owner access.',
+    description: "Download a group's export archive; 404 until it is ready. Needs Owner access.",
     route: 'GET /groups/:id/export/download',
     input: z.object({ id: fields.groupId() }),
     effect: 'read',

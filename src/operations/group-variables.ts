@@ -7,7 +7,12 @@ import { asRecord, presentList, show } from './present.js';
 import { maskSecret } from './secrets.js';
 
 // The pattern and the length say what a key may be: no text needed.
-const key = () => z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, 'only A-Z, a-z, 0-9 and _');
+const key = () =>
+  z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9_]+$/, 'only A-Z, a-z, 0-9 and _');
 const variableInput = z.object({ id: fields.groupId(), key: key() });
 const settable = {
   variable_type: z.enum(['env_var', 'file']).optional().describe('file: the job gets a file path.'),
@@ -17,7 +22,9 @@ const settable = {
 /** A variable as results show it: the value masked, an empty one as it is (there is nothing to hide). */
 function maskVariable(item: unknown): unknown {
   const variable = asRecord(item);
-  return typeof variable.value === 'string' && variable.value !== '' ? { ...variable, value: maskSecret(variable.value) } : item;
+  return typeof variable.value === 'string' && variable.value !== ''
+    ? { ...variable, value: maskSecret(variable.value) }
+    : item;
 }
 
 /** Every variable of an answer (one, or a page of them) as results show it: masked unless the read asked to reveal. */
@@ -26,20 +33,22 @@ function maskVariables(data: unknown, input: Record<string, unknown>): unknown {
   return Array.isArray(data) ? data.map(maskVariable) : maskVariable(data);
 }
 
-const REVEAL_DECISION = 'Changes nothing; with reveal it shows credentials unmasked, so a human approves that read first and only the asker sees the answer.';
+const REVEAL_DECISION =
+  'Changes nothing; with reveal it shows credentials unmasked, so a human approves that read first and only the asker sees the answer.';
 
 /** Asking to see values is a read a human approves: the answer holds credentials, for the asker's eyes only. */
 const reveal = z.boolean().optional().describe('Show values unmasked; a human confirms first.');
-const confirmReveal = (input: { reveal?: boolean }) => (input.reveal === true
-  ? 'It shows CI variable values (credentials) unmasked, to you alone: in Slack only as a message nobody else sees.'
-  : undefined);
+const confirmReveal = (input: { reveal?: boolean }) =>
+  input.reveal === true
+    ? 'It shows CI variable values (credentials) unmasked, to you alone: in Slack only as a message nobody else sees.'
+    : undefined;
 
 const list = defineOperation({
   name: 'list_group_variables',
   chat: 'variable list',
   area: 'group_variables',
   title: 'List group variables',
-  description: 'List a group\'s CI/CD variables; values masked unless reveal.',
+  description: "List a group's CI/CD variables; values masked unless reveal.",
   route: 'GET /groups/:id/variables',
   input: z.object({ id: fields.groupId(), reveal }),
   effect: 'read',
@@ -47,7 +56,10 @@ const list = defineOperation({
   confirm: confirmReveal,
   undo: REVEAL_DECISION,
   pagination: 'offset',
-  present: presentList('variable', (v) => [show(v.key), `${show(v.variable_type)}${v.protected === true ? ' · protected' : ''} · ${show(v.value)}`]),
+  present: presentList('variable', (v) => [
+    show(v.key),
+    `${show(v.variable_type)}${v.protected === true ? ' · protected' : ''} · ${show(v.value)}`,
+  ]),
   redact: maskVariables,
 });
 
@@ -85,13 +97,14 @@ const update = defineOperation({
   chat: 'variable update',
   area: 'group_variables',
   title: 'Update group variable',
-  description: 'Replace a group CI/CD variable\'s value, and optionally its type or protection.',
+  description: "Replace a group CI/CD variable's value, and optionally its type or protection.",
   route: 'PUT /groups/:id/variables/:key',
   input: z.object({ id: fields.groupId(), key: key(), value: z.string(), ...settable }),
   effect: 'write',
   secretInputs: ['value'],
   undo: 'The value it replaces (often a credential) is kept nowhere, and every later pipeline uses the new one; so it always asks a human.',
-  confirm: (input) => `It replaces the value of ${input.key} for every pipeline of the group's projects; the current value is kept nowhere.`,
+  confirm: (input) =>
+    `It replaces the value of ${input.key} for every pipeline of the group's projects; the current value is kept nowhere.`,
   redact: maskVariables,
 });
 

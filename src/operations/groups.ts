@@ -52,7 +52,7 @@ export const groupsOperations = [
     chat: 'group projects',
     area: 'groups',
     title: 'List group projects',
-    description: 'List a group\'s projects, newest first; with include_subgroups its subgroups\' too.',
+    description: "List a group's projects, newest first; with include_subgroups its subgroups' too.",
     route: 'GET /groups/:id/projects',
     input: z.object({
       id: fields.groupId(),
@@ -70,7 +70,7 @@ export const groupsOperations = [
     chat: 'group get',
     area: 'groups',
     title: 'Get group',
-    description: 'Read a group\'s settings and up to 100 of its projects and 100 shared with it.',
+    description: "Read a group's settings and up to 100 of its projects and 100 shared with it.",
     route: 'GET /groups/:id',
     input: z.object({
       id: fields.groupId(),
@@ -94,10 +94,13 @@ export const groupsOperations = [
       share_with_group_lock: z.boolean().optional().describe('Forbid sharing its projects with other groups.'),
       require_two_factor_authentication: z.boolean().optional(),
       two_factor_grace_period: z.number().int().optional().describe('Hours.'),
-      project_creation_level: z.enum(['noone', 'maintainer', 'developer']).optional().describe('Who may create projects.'),
+      project_creation_level: z
+        .enum(['noone', 'maintainer', 'developer'])
+        .optional()
+        .describe('Who may create projects.'),
       auto_devops_enabled: z.boolean().optional(),
     }),
     effect: 'write',
-    undo: 'Adds a new, empty group and replaces nothing; an owner deletes it again in the service\'s web interface.',
+    undo: "Adds a new, empty group and replaces nothing; an owner deletes it again in the service's web interface.",
   }),
 ];

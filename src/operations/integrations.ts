@@ -13,13 +13,17 @@ const target = {
 
 /** The event flags that are on, as a short list. */
 function eventsOn(item: Record<string, unknown>): string {
-  const on = Object.entries(item).filter(([key, value]) => key.endsWith('_events') && value === true).map(([key]) => key.replace(/_events$/, ''));
+  const on = Object.entries(item)
+    .filter(([key, value]) => key.endsWith('_events') && value === true)
+    .map(([key]) => key.replace(/_events$/, ''));
   return on.length > 0 ? on.join(', ') : 'no events';
 }
 
 function presentIntegration(data: unknown): Presentation {
   const item = asRecord(data);
-  const properties = Object.entries(asRecord(item.properties)).map(([key, value]) => [key, show(value)] as [string, string]);
+  const properties = Object.entries(asRecord(item.properties)).map(
+    ([key, value]) => [key, show(value)] as [string, string],
+  );
   return {
     title: `${show(item.title)} (${show(item.slug)}): ${item.active === true ? 'active' : 'inactive'}`,
     fields: [['events', eventsOn(item)], ...properties],
@@ -31,7 +35,7 @@ const list = defineOperation({
   chat: 'integration list',
   area: 'integrations',
   title: 'List integrations',
-  description: 'List a project\'s active integrations and their events. Needs Maintainer access.',
+  description: "List a project's active integrations and their events. Needs Maintainer access.",
   route: 'GET /projects/:id/services',
   input: z.object({ id: fields.projectId() }),
   effect: 'read',
@@ -44,7 +48,7 @@ const get = defineOperation({
   chat: 'integration get',
   area: 'integrations',
   title: 'Get integration',
-  description: 'Read one integration\'s settings, credentials redacted. Needs Maintainer access.',
+  description: "Read one integration's settings, credentials redacted. Needs Maintainer access.",
   route: 'GET /projects/:id/services/:slug',
   input: z.object(target),
   effect: 'read',
@@ -63,14 +67,17 @@ const set = defineOperation({
     ...target,
     // One open object, not every kind's parameters: the service has more kinds than any list, and each key costs
     // every assistant tokens in every conversation.
-    settings: z.record(z.string(), z.union([z.string(), z.boolean()]))
+    settings: z
+      .record(z.string(), z.union([z.string(), z.boolean()]))
       .describe('E.g. {"webhook": "https://…", "push_events": true}.'),
   }),
   effect: 'write',
-  undo: 'The settings it replaces, credentials included, are kept nowhere, and what it sets decides where the ' +
-    'project\'s events (confidential ones too) are sent; so it always asks a human.',
-  confirm: (input) => `It creates or replaces the "${input.slug}" integration's settings; the current ones are kept ` +
-    'nowhere, and the project\'s events will go where these settings say.',
+  undo:
+    'The settings it replaces, credentials included, are kept nowhere, and what it sets decides where the ' +
+    "project's events (confidential ones too) are sent; so it always asks a human.",
+  confirm: (input) =>
+    `It creates or replaces the "${input.slug}" integration's settings; the current ones are kept ` +
+    "nowhere, and the project's events will go where these settings say.",
   present: presentIntegration,
   spreadInput: 'settings',
   redact: redactSecrets,

@@ -4,7 +4,15 @@ import { defineOperation, fields } from './define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './work-items.js';
 
 const NEGATABLE = [
-  'labels', 'milestone', 'author_id', 'author_username', 'assignee_id', 'assignee_username', 'my_reaction_emoji', 'search', 'in',
+  'labels',
+  'milestone',
+  'author_id',
+  'author_username',
+  'assignee_id',
+  'assignee_username',
+  'my_reaction_emoji',
+  'search',
+  'in',
 ] as const;
 
 const issueFilters = {
@@ -16,10 +24,19 @@ const issueFilters = {
   iids: z.array(z.number().int()).optional(),
   in: searchIn(),
   confidential: z.boolean().optional(),
-  order_by: z.enum([
-    'created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due',
-    'popularity', 'weight',
-  ]).optional(),
+  order_by: z
+    .enum([
+      'created_at',
+      'updated_at',
+      'priority',
+      'due_date',
+      'relative_position',
+      'label_priority',
+      'milestone_due',
+      'popularity',
+      'weight',
+    ])
+    .optional(),
   not: z.partialRecord(z.enum(NEGATABLE), z.string()).optional().describe('Exclude, e.g. {"labels":"bug,ux"}.'),
 };
 
@@ -50,7 +67,7 @@ export const issuesOperations = [
     chat: 'issue list-group',
     area: 'issues',
     title: 'List group issues',
-    description: 'List the issues of a group\'s projects, subgroups included.',
+    description: "List the issues of a group's projects, subgroups included.",
     route: 'GET /groups/:id/issues',
     input: z.object({
       id: fields.groupId(),
@@ -67,7 +84,7 @@ export const issuesOperations = [
     chat: 'issue list',
     area: 'issues',
     title: 'List project issues',
-    description: 'List a project\'s issues, newest first, filtered by state, labels, people, dates or text.',
+    description: "List a project's issues, newest first, filtered by state, labels, people, dates or text.",
     route: 'GET /projects/:id/issues',
     input: z.object({ id: fields.projectId(), ...issueFilters }),
     effect: 'read',

@@ -8,7 +8,17 @@ import { DEFAULT_LOG_LINES, failingExcerpt, fenceUntrusted, readJobLog, unfenceL
 import { readJob, type JobFacts } from './effect-facts.js';
 import { asRecord, presentList, shortSha, show } from './present.js';
 
-export const JOB_STATUSES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'waiting_for_resource', 'manual'] as const;
+export const JOB_STATUSES = [
+  'created',
+  'pending',
+  'running',
+  'failed',
+  'success',
+  'canceled',
+  'skipped',
+  'waiting_for_resource',
+  'manual',
+] as const;
 
 /** Bytes of a log's end read at most: a log of many megabytes answers with its tail, memory bounded whatever it is. */
 const LOG_TAIL_BYTES = 2 * 1024 * 1024;
@@ -30,11 +40,13 @@ const RETRYABLE = new Set(['success', 'failed', 'canceled']);
 function manualRetry(job: JobFacts | undefined): string | undefined {
   if (!job) return undefined;
   if (job.when === 'manual' || job.status === 'manual') {
-    return 'It starts a manual job at once — a gate someone set so that a person decides, often a deploy: the service\'s retry does not wait for a person.';
+    return "It starts a manual job at once — a gate someone set so that a person decides, often a deploy: the service's retry does not wait for a person.";
   }
   if (job.when === undefined && RETRYABLE.has(job.status)) {
-    return 'The service does not say whether this job is a manual one (when: manual), and its retry starts a manual job at once, ' +
-      'without the person that job waits for; so a human decides.';
+    return (
+      'The service does not say whether this job is a manual one (when: manual), and its retry starts a manual job at once, ' +
+      'without the person that job waits for; so a human decides.'
+    );
   }
   return undefined;
 }
@@ -43,15 +55,19 @@ function manualRetry(job: JobFacts | undefined): string | undefined {
 function jobActions(projectId: unknown, job: Record<string, unknown>): FollowUp[] {
   const input = { id: projectId, job_id: job.id };
   const log: FollowUp = { label: 'Log', operation: 'get_job_log', input };
-  if (job.status === 'failed' || job.status === 'canceled') return [log, { label: 'Retry', operation: 'retry_job', input, style: 'primary' }];
-  if (job.status === 'running' || job.status === 'pending') return [log, { label: 'Cancel job', operation: 'cancel_job', input, style: 'danger' }];
+  if (job.status === 'failed' || job.status === 'canceled')
+    return [log, { label: 'Retry', operation: 'retry_job', input, style: 'primary' }];
+  if (job.status === 'running' || job.status === 'pending')
+    return [log, { label: 'Cancel job', operation: 'cancel_job', input, style: 'danger' }];
   if (job.status === 'manual') return [{ label: 'Play', operation: 'play_job', input, style: 'primary' }];
   return [log];
 }
 
 /** A job row's one step (Retry, Cancel, Play): its log is a row's click away with job get. */
 function jobRowActions(job: Record<string, unknown>, input: { id: string | number }): FollowUp[] {
-  return jobActions(input.id, job).filter((a) => a.operation !== 'get_job_log').map((a) => ({ ...a, label: `${a.label} ${show(job.name)}` }));
+  return jobActions(input.id, job)
+    .filter((a) => a.operation !== 'get_job_log')
+    .map((a) => ({ ...a, label: `${a.label} ${show(job.name)}` }));
 }
 
 function presentJob(data: unknown, input: { id: string | number }): Presentation {
@@ -71,8 +87,10 @@ function presentJob(data: unknown, input: { id: string | number }): Presentation
   };
 }
 
-const jobRow = (job: Record<string, unknown>): [string, string] =>
-  [`#${show(job.id)} ${show(job.name)}`, `${show(job.status)} · ${show(job.stage)}${job.failure_reason ? ` · ${show(job.failure_reason)}` : ''}`];
+const jobRow = (job: Record<string, unknown>): [string, string] => [
+  `#${show(job.id)} ${show(job.name)}`,
+  `${show(job.status)} · ${show(job.stage)}${job.failure_reason ? ` · ${show(job.failure_reason)}` : ''}`,
+];
 
 /** The whole log's lines as read (after the tail cut), the shown view, and where the failure is. */
 export interface JobLogResult {
@@ -97,10 +115,20 @@ export interface JobLogResult {
  * Reads the log's end only (Range, or a stream of which the tail is kept), then cleans and cuts it. The first
  * line of a tail is a fragment and is dropped.
  */
-async function readLog(ctx: RunContext, input: { id: string | number; job_id: number; lines?: number; all?: boolean }): Promise<OperationResult> {
+async function readLog(
+  ctx: RunContext,
+  input: { id: string | number; job_id: number; lines?: number; all?: boolean },
+): Promise<OperationResult> {
   const response = await ctx.client.request<string>({
-    method: 'GET', path: buildPath('/projects/:id/jobs/:job_id/trace', input), responseType: 'text', idempotent: true,
-    tailBytes: LOG_TAIL_BYTES, token: ctx.token, signal: ctx.signal, deadline: ctx.deadline, onProgress: ctx.onProgress,
+    method: 'GET',
+    path: buildPath('/projects/:id/jobs/:job_id/trace', input),
+    responseType: 'text',
+    idempotent: true,
+    tailBytes: LOG_TAIL_BYTES,
+    token: ctx.token,
+    signal: ctx.signal,
+    deadline: ctx.deadline,
+    onProgress: ctx.onProgress,
   });
   const dropped = response.droppedBytes ?? 0;
   let text = typeof response.data === 'string' ? response.data : '';
@@ -115,9 +143,16 @@ async function readLog(ctx: RunContext, input: { id: string | number; job_id: nu
     lines_read: view.total,
     shown_from: view.from,
     cut: view.cut || dropped > 0,
-    sections: log.sections.map((s) => ({ name: s.name, lines: s.to - s.from + 1, seconds: s.seconds, collapsed: s.collapsed })),
+    sections: log.sections.map((s) => ({
+      name: s.name,
+      lines: s.to - s.from + 1,
+      seconds: s.seconds,
+      collapsed: s.collapsed,
+    })),
     ...(log.failingSection ? { failing_section: log.failingSection } : {}),
-    ...(excerpt ? { failure_excerpt: fenceUntrusted(excerpt.lines.join('\n'), `${label}, lines ${excerpt.from}–${excerpt.to}`) } : {}),
+    ...(excerpt
+      ? { failure_excerpt: fenceUntrusted(excerpt.lines.join('\n'), `${label}, lines ${excerpt.from}–${excerpt.to}`) }
+      : {}),
     ...(log.skipped.length > 0 ? { not_read: log.skipped } : {}),
   };
   return { data: result, status: response.status };
@@ -130,7 +165,10 @@ function presentLog(data: unknown): Presentation {
   return {
     title: `Log of job #${log.job_id}${where}`,
     fields: [
-      ['lines', log.cut ? `the last ${shown}; the log is longer (lines=N or all=true for more)` : String(log.lines_read)],
+      [
+        'lines',
+        log.cut ? `the last ${shown}; the log is longer (lines=N or all=true for more)` : String(log.lines_read),
+      ],
       ...(log.not_read?.length ? [['not read', log.not_read.join('; ')] as [string, string]] : []),
     ],
     sections: [
@@ -147,7 +185,7 @@ export const jobsOperations = [
     area: 'jobs',
     outsideSpec: 'Jobs API: List pipeline jobs',
     title: 'List pipeline jobs',
-    description: 'List a pipeline\'s jobs: name, stage, status, failure reason; scope filters by status.',
+    description: "List a pipeline's jobs: name, stage, status, failure reason; scope filters by status.",
     route: 'GET /projects/:id/pipelines/:pipeline_id/jobs',
     input: z.object({
       id: fields.projectId(),
@@ -166,7 +204,7 @@ export const jobsOperations = [
     area: 'jobs',
     outsideSpec: 'Jobs API: List project jobs',
     title: 'List project jobs',
-    description: 'List a project\'s jobs across pipelines, newest first; scope filters by status.',
+    description: "List a project's jobs across pipelines, newest first; scope filters by status.",
     route: 'GET /projects/:id/jobs',
     input: z.object({ id: fields.projectId(), scope: scope() }),
     effect: 'read',
@@ -192,7 +230,8 @@ export const jobsOperations = [
     area: 'jobs',
     outsideSpec: 'Jobs API: Get a log file',
     title: 'Get job log',
-    description: 'Read a job\'s log: the last 200 lines by default, colours and runner sections made readable, the failing part located, tokens redacted.',
+    description:
+      "Read a job's log: the last 200 lines by default, colours and runner sections made readable, the failing part located, tokens redacted.",
     route: 'GET /projects/:id/jobs/:job_id/trace',
     input: jobInput.extend({
       lines: z.number().int().min(1).max(MAX_LOG_LINES).optional().describe('Lines from the end (default 200).'),
@@ -212,8 +251,9 @@ export const jobsOperations = [
     route: 'POST /projects/:id/jobs/:job_id/retry',
     input: jobInput,
     effect: 'write',
-    undo: 'Starts a new job and replaces nothing (the old one stays in the pipeline); cancel_job stops it. What the job does (a deploy) is its own to undo. ' +
-      'The service starts a retried manual job at once, so retrying one asks a human, as play_job does (and so does any retry where the job\'s answer does not say `when`).',
+    undo:
+      'Starts a new job and replaces nothing (the old one stays in the pipeline); cancel_job stops it. What the job does (a deploy) is its own to undo. ' +
+      "The service starts a retried manual job at once, so retrying one asks a human, as play_job does (and so does any retry where the job's answer does not say `when`).",
     facts: { what: 'whether the job is a manual one', read: (ctx, input) => readJob(ctx, input.id, input.job_id) },
     confirm: (_input, job) => manualRetry(job),
     present: presentJob,
@@ -229,7 +269,8 @@ export const jobsOperations = [
     input: jobInput,
     effect: 'write',
     undo: 'Cannot be resumed: the job stops where it is (a deploy may be left half done); retry_job runs it again from the start.',
-    confirm: () => 'It stops the job where it is; a deploy may be left half done, and only a retry from the start runs it again.',
+    confirm: () =>
+      'It stops the job where it is; a deploy may be left half done, and only a retry from the start runs it again.',
     present: presentJob,
   }),
   defineOperation({
@@ -253,11 +294,11 @@ export const jobsOperations = [
     area: 'jobs',
     outsideSpec: 'Jobs API: Erase a job',
     title: 'Erase job',
-    description: 'Delete a finished job\'s log and artifacts; the job itself stays.',
+    description: "Delete a finished job's log and artifacts; the job itself stays.",
     route: 'POST /projects/:id/jobs/:job_id/erase',
     input: jobInput,
     effect: 'destructive',
-    undo: 'Cannot be undone: the job\'s log and artifacts are gone for good.',
+    undo: "Cannot be undone: the job's log and artifacts are gone for good.",
     present: presentJob,
   }),
 ];

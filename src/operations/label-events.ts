@@ -9,14 +9,21 @@ const eventId = () => z.number().int().positive();
 
 const presentEvents = presentList('label event', (event) => {
   const user = asRecord(event.user);
-  return [`#${show(event.id)}`, `${show(event.action)} ${show(asRecord(event.label).name)} · @${show(user.username)} · ${age(event.created_at)}`];
+  return [
+    `#${show(event.id)}`,
+    `${show(event.action)} ${show(asRecord(event.label).name)} · @${show(user.username)} · ${age(event.created_at)}`,
+  ];
 });
 
 function presentEvent(data: unknown) {
   const event = asRecord(data);
   return {
     title: `Label event #${show(event.id)}: ${show(event.action)} ${show(asRecord(event.label).name)}`,
-    fields: [['by', show(asRecord(event.user).username)], ['at', show(event.created_at)], ['on', `${show(event.resource_type)} ${show(event.resource_id)}`]] as Array<[string, string]>,
+    fields: [
+      ['by', show(asRecord(event.user).username)],
+      ['at', show(event.created_at)],
+      ['on', `${show(event.resource_type)} ${show(event.resource_id)}`],
+    ] as Array<[string, string]>,
   };
 }
 
@@ -24,7 +31,13 @@ const area: Area = 'label_events';
 
 /** The list and single read of one kind of resource: the same pair for issues, merge requests and epics. */
 function labelEventOperations<K extends string>(spec: {
-  noun: string; name: string; chat: string; base: string; key: K; keyField: z.ZodNumber; parent: 'project' | 'group';
+  noun: string;
+  name: string;
+  chat: string;
+  base: string;
+  key: K;
+  keyField: z.ZodNumber;
+  parent: 'project' | 'group';
 }) {
   const parent = spec.parent === 'project' ? fields.projectId() : fields.groupId();
   const target = { id: parent, [spec.key]: spec.keyField } as { id: typeof parent } & Record<K, z.ZodNumber>;
@@ -58,15 +71,30 @@ function labelEventOperations<K extends string>(spec: {
 
 export const labelEventsOperations = [
   ...labelEventOperations({
-    noun: 'issue', name: 'issue', chat: 'issue', base: '/projects/:id/issues/:issue_iid', parent: 'project',
-    key: 'issue_iid', keyField: z.number().int().positive().describe('The #number.'),
+    noun: 'issue',
+    name: 'issue',
+    chat: 'issue',
+    base: '/projects/:id/issues/:issue_iid',
+    parent: 'project',
+    key: 'issue_iid',
+    keyField: z.number().int().positive().describe('The #number.'),
   }),
   ...labelEventOperations({
-    noun: 'merge request', name: 'merge_request', chat: 'mr', base: '/projects/:id/merge_requests/:merge_request_iid', parent: 'project',
-    key: 'merge_request_iid', keyField: z.number().int().positive().describe('The !number.'),
+    noun: 'merge request',
+    name: 'merge_request',
+    chat: 'mr',
+    base: '/projects/:id/merge_requests/:merge_request_iid',
+    parent: 'project',
+    key: 'merge_request_iid',
+    keyField: z.number().int().positive().describe('The !number.'),
   }),
   ...labelEventOperations({
-    noun: 'epic', name: 'epic', chat: 'epic', base: '/groups/:id/epics/:epic_id', parent: 'group',
-    key: 'epic_id', keyField: z.number().int().positive().describe('The ID, not the &number.'),
+    noun: 'epic',
+    name: 'epic',
+    chat: 'epic',
+    base: '/groups/:id/epics/:epic_id',
+    parent: 'group',
+    key: 'epic_id',
+    keyField: z.number().int().positive().describe('The ID, not the &number.'),
   }),
 ];

@@ -6,14 +6,21 @@ import { defineOperation, fields } from './define.js';
 import { membershipFacts } from './member-source.js';
 import { ACCESS_LEVEL_NAMES, presentList, show } from './present.js';
 
-
 const presentMembers = presentList('member', (m) => [
   `@${show(m.username)}`,
-  [show(m.name), ACCESS_LEVEL_NAMES[String(m.access_level)] ?? show(m.access_level), ...(m.expires_at ? [`until ${show(m.expires_at)}`] : [])].join(' · '),
+  [
+    show(m.name),
+    ACCESS_LEVEL_NAMES[String(m.access_level)] ?? show(m.access_level),
+    ...(m.expires_at ? [`until ${show(m.expires_at)}`] : []),
+  ].join(' · '),
 ]);
 
 const userId = () => z.number().int().positive();
-const expiresAt = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional();
+const expiresAt = () =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional();
 const filters = {
   query: z.string().optional().describe('In name or username.'),
   user_ids: z.array(z.number().int()).optional(),
@@ -87,9 +94,10 @@ function memberOperations({ kind, id, levels }: Parent) {
       effect: 'write',
       undo: `Adds a membership and changes no other; remove_${kind}_member takes it away again. Making someone an owner (50) asks a human first.`,
       // An owner may delete the group and remove every other member, the adder included.
-      confirm: (input) => (input.access_level === 50
-        ? `It makes the user an owner of the ${kind}, who may then delete it and remove every other member.`
-        : undefined),
+      confirm: (input) =>
+        input.access_level === 50
+          ? `It makes the user an owner of the ${kind}, who may then delete it and remove every other member.`
+          : undefined,
     }),
     defineOperation({
       name: `update_${kind}_member`,
@@ -103,7 +111,8 @@ function memberOperations({ kind, id, levels }: Parent) {
       undo: 'The level and expiry it replaces are kept nowhere, so a human approves every change. Access inherited from a group is refused before asking, naming the group.',
       facts: membershipFacts(kind, 'update'),
       // access_level is required, so every call overwrites it.
-      confirm: () => `It overwrites the member's access level and keeps the old one nowhere; ` +
+      confirm: () =>
+        `It overwrites the member's access level and keeps the old one nowhere; ` +
         `read it with get_${kind}_member first if it may be needed.`,
     }),
     defineOperation({
@@ -115,7 +124,8 @@ function memberOperations({ kind, id, levels }: Parent) {
       route: `DELETE ${base}/:user_id`,
       input: one,
       effect: 'destructive',
-      undo: `The user loses this access at once; adding them back is a new membership whose level and expiry must be set again. ` +
+      undo:
+        `The user loses this access at once; adding them back is a new membership whose level and expiry must be set again. ` +
         `Access inherited from parent groups stays.`,
       // The service removes only a membership of the place itself: inherited access is refused before asking, naming its group.
       facts: membershipFacts(kind, 'remove'),

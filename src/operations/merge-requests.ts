@@ -12,7 +12,10 @@ const mergeRequestFilters = {
   order_by: z.enum(['created_at', 'updated_at']).optional(),
   view: z.enum(['simple']).optional().describe('Fewer fields.'),
   approver_ids: userIds().optional().describe('Higher tier.'),
-  approved_by_ids: z.union([z.array(z.number().int()).max(5), noneAny()]).optional().describe('Higher tier.'),
+  approved_by_ids: z
+    .union([z.array(z.number().int()).max(5), noneAny()])
+    .optional()
+    .describe('Higher tier.'),
   source_branch: z.string().optional(),
   target_branch: z.string().optional(),
   wip: z.enum(['yes', 'no']).optional().describe('Drafts.'),
@@ -41,7 +44,7 @@ export const mergeRequestsOperations = [
     chat: 'mr list-group',
     area: 'merge_requests',
     title: 'List group merge requests',
-    description: 'List the merge requests of a group\'s projects, subgroups included.',
+    description: "List the merge requests of a group's projects, subgroups included.",
     route: 'GET /groups/:id/merge_requests',
     input: z.object({ id: fields.groupId(), ...mergeRequestFilters }),
     effect: 'read',
@@ -53,7 +56,7 @@ export const mergeRequestsOperations = [
     chat: 'mr list',
     area: 'merge_requests',
     title: 'List project merge requests',
-    description: 'List a project\'s merge requests, newest first, filtered by state, branches, labels, people or dates.',
+    description: "List a project's merge requests, newest first, filtered by state, branches, labels, people or dates.",
     route: 'GET /projects/:id/merge_requests',
     input: z.object({
       id: fields.projectId(),

@@ -6,15 +6,29 @@ import { asRecord, show } from './present.js';
 
 const LEVELS = ['disabled', 'participating', 'watch', 'global', 'mention', 'custom'] as const;
 const EVENTS = [
-  'new_note', 'new_issue', 'reopen_issue', 'close_issue', 'reassign_issue', 'issue_due', 'new_merge_request',
-  'push_to_merge_request', 'reopen_merge_request', 'close_merge_request', 'reassign_merge_request',
-  'merge_merge_request', 'failed_pipeline', 'success_pipeline', 'new_epic',
+  'new_note',
+  'new_issue',
+  'reopen_issue',
+  'close_issue',
+  'reassign_issue',
+  'issue_due',
+  'new_merge_request',
+  'push_to_merge_request',
+  'reopen_merge_request',
+  'close_merge_request',
+  'reassign_merge_request',
+  'merge_merge_request',
+  'failed_pipeline',
+  'success_pipeline',
+  'new_epic',
 ] as const;
 
 const changeShape = {
   level: z.enum(LEVELS).optional().describe('custom uses events.'),
   // One object instead of 15 top-level booleans keeps the tool small; it is sent as the API's own booleans (spreadInput).
-  events: z.partialRecord(z.enum(EVENTS), z.boolean()).optional()
+  events: z
+    .partialRecord(z.enum(EVENTS), z.boolean())
+    .optional()
     .describe('For level custom, e.g. {"new_note": false}.'),
 };
 
@@ -31,23 +45,37 @@ function presentSettings(data: unknown): Presentation {
   };
 }
 
-const UNDO = 'Replaces your notification level, events (and, globally, the email address); the earlier values are ' +
+const UNDO =
+  'Replaces your notification level, events (and, globally, the email address); the earlier values are ' +
   'kept nowhere, so it asks a human whenever it changes one.';
 
 /** Every setting given is overwritten without history; an empty call changes nothing. */
 function confirmChange(where: string) {
   return (input: { level?: string; events?: object; notification_email?: string }) => {
-    const changed = [input.level && 'level', input.events && 'events', input.notification_email && 'notification email'].filter(Boolean);
+    const changed = [
+      input.level && 'level',
+      input.events && 'events',
+      input.notification_email && 'notification email',
+    ].filter(Boolean);
     if (changed.length === 0) return undefined;
-    return `It replaces your ${where} notification ${changed.join(', ')}; the current values are kept nowhere, ` +
-      `so read them first (get_${where === 'global' ? '' : `${where}_`}notification_settings) if they may be needed again.`;
+    return (
+      `It replaces your ${where} notification ${changed.join(', ')}; the current values are kept nowhere, ` +
+      `so read them first (get_${where === 'global' ? '' : `${where}_`}notification_settings) if they may be needed again.`
+    );
   };
 }
 
 const getDescription = (where: string) => `Read your email notification level${where} and its custom events.`;
 const setDescription = (where: string) => `Change your email notification level${where} or its custom events.`;
 
-function update<S extends z.ZodObject>(spec: { name: string; chat: string; route: string; where: string; description: string; input: S }) {
+function update<S extends z.ZodObject>(spec: {
+  name: string;
+  chat: string;
+  route: string;
+  where: string;
+  description: string;
+  input: S;
+}) {
   return defineOperation({
     name: spec.name,
     chat: spec.chat,
@@ -77,7 +105,10 @@ export const notificationSettingsOperations = [
     present: presentSettings,
   }),
   update({
-    name: 'update_notification_settings', chat: 'notification set', route: 'PUT /notification_settings', where: 'global',
+    name: 'update_notification_settings',
+    chat: 'notification set',
+    route: 'PUT /notification_settings',
+    where: 'global',
     description: setDescription(' everywhere'),
     input: z.object({
       ...changeShape,
@@ -96,8 +127,11 @@ export const notificationSettingsOperations = [
     present: presentSettings,
   }),
   update({
-    name: 'update_group_notification_settings', chat: 'notification set-group', route: 'PUT /groups/:id/notification_settings',
-    where: 'group', description: setDescription(' for a group'),
+    name: 'update_group_notification_settings',
+    chat: 'notification set-group',
+    route: 'PUT /groups/:id/notification_settings',
+    where: 'group',
+    description: setDescription(' for a group'),
     input: z.object({ id: fields.groupId(), ...changeShape }),
   }),
   defineOperation({
@@ -112,8 +146,11 @@ export const notificationSettingsOperations = [
     present: presentSettings,
   }),
   update({
-    name: 'update_project_notification_settings', chat: 'notification set-project', route: 'PUT /projects/:id/notification_settings',
-    where: 'project', description: setDescription(' for a project'),
+    name: 'update_project_notification_settings',
+    chat: 'notification set-project',
+    route: 'PUT /projects/:id/notification_settings',
+    where: 'project',
+    description: setDescription(' for a project'),
     input: z.object({ id: fields.projectId(), ...changeShape }),
   }),
 ];

@@ -56,11 +56,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function coerceEntries(value: Record<string, unknown>, schemaOf: (key: string) => z.ZodType | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => {
-    const schema = schemaOf(key);
-    return [key, schema ? coerceNumerals(schema, item) : item];
-  }));
+function coerceEntries(
+  value: Record<string, unknown>,
+  schemaOf: (key: string) => z.ZodType | undefined,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      const schema = schemaOf(key);
+      return [key, schema ? coerceNumerals(schema, item) : item];
+    }),
+  );
 }
 
 function coerceUnion(options: z.ZodType[], value: unknown): unknown {

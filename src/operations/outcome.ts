@@ -12,11 +12,20 @@ export interface WriteOutcome {
   link?: string;
 }
 
-
 /** Past tense of the verb an operation's name starts with; unknown verbs fall back to "<Title>: done". */
 const PAST: Record<string, string> = {
-  create: 'Created', update: 'Updated', delete: 'Deleted', remove: 'Removed', add: 'Added', retry: 'Retried',
-  cancel: 'Canceled', revert: 'Reverted', set: 'Set', export: 'Started the export of', import: 'Started an import of', open: 'Opened',
+  create: 'Created',
+  update: 'Updated',
+  delete: 'Deleted',
+  remove: 'Removed',
+  add: 'Added',
+  retry: 'Retried',
+  cancel: 'Canceled',
+  revert: 'Reverted',
+  set: 'Set',
+  export: 'Started the export of',
+  import: 'Started an import of',
+  open: 'Opened',
 };
 
 function personLabel(person: Person | undefined, value: unknown): string {
@@ -47,7 +56,9 @@ function paramLabel(key: string, value: unknown, targets: Targets, noun: string)
 
 /** What a created thing calls itself in the answer: its name or title, and its #iid or id. */
 function madeLabel(data: Fields): string | undefined {
-  const name = ['tag_name', 'title', 'name', 'username', 'key', 'file_path', 'path'].map((k) => data[k]).find((v) => typeof v === 'string' && v !== '');
+  const name = ['tag_name', 'title', 'name', 'username', 'key', 'file_path', 'path']
+    .map((k) => data[k])
+    .find((v) => typeof v === 'string' && v !== '');
   const number = data.iid ?? data.id;
   const parts = [
     typeof number === 'number' || (typeof number === 'string' && /^\d+$/.test(number)) ? `#${show(number)}` : undefined,
@@ -75,14 +86,22 @@ export function outcomeLine(outcome: WriteOutcome): string {
 function memberOutcome(op: Operation, input: Fields, data: Fields, targets: Targets): WriteOutcome | undefined {
   if (op.area !== 'members') return undefined;
   const place = placeLabel(op, input, targets) ?? 'the ' + (op.path.startsWith('/groups/') ? 'group' : 'project');
-  const who = input.user_id !== undefined ? personLabel(targets.people.user_id, input.user_id) : personLabel(undefined, undefined);
-  const level = ACCESS_LEVEL_NAMES[String(data.access_level ?? input.access_level)] ?? (input.access_level !== undefined ? `level ${show(input.access_level)}` : undefined);
+  const who =
+    input.user_id !== undefined
+      ? personLabel(targets.people.user_id, input.user_id)
+      : personLabel(undefined, undefined);
+  const level =
+    ACCESS_LEVEL_NAMES[String(data.access_level ?? input.access_level)] ??
+    (input.access_level !== undefined ? `level ${show(input.access_level)}` : undefined);
   // The level before the write, read with the names (describeTargets): what a removal took away.
   const before = targets.levels.user_id;
-  const was = before === undefined ? undefined : ACCESS_LEVEL_NAMES[String(before)] ?? `level ${before}`;
+  const was = before === undefined ? undefined : (ACCESS_LEVEL_NAMES[String(before)] ?? `level ${before}`);
   if (op.name.startsWith('remove_')) return { text: `Removed ${who} from ${place}${was ? ` (was ${was})` : ''}` };
   if (op.name.startsWith('add_')) return { text: `Added ${who} to ${place}${level ? ` as ${level}` : ''}` };
-  if (op.name.startsWith('update_')) return { text: `Changed ${who} in ${place}${was && level ? ` from ${was} to ${level}` : level ? ` to ${level}` : ''}` };
+  if (op.name.startsWith('update_'))
+    return {
+      text: `Changed ${who} in ${place}${was && level ? ` from ${was} to ${level}` : level ? ` to ${level}` : ''}`,
+    };
   return undefined;
 }
 
@@ -105,8 +124,16 @@ function commitOutcome(op: Operation, input: Fields, data: Fields, targets: Targ
   if (op.area === 'repository_files' && typeof data.file_path === 'string') {
     const verb = op.name.startsWith('create_') ? 'Created' : op.name.startsWith('delete_') ? 'Deleted' : 'Updated';
     const commit = asRecord(data.commit);
-    const sha = typeof commit.short_id === 'string' ? commit.short_id : typeof commit.id === 'string' ? shortSha(commit.id) : undefined;
-    return withLink(`${verb} ${data.file_path} on ${branch} of ${place}${sha ? ` in commit ${sha}` : ''}`, linkOf(commit));
+    const sha =
+      typeof commit.short_id === 'string'
+        ? commit.short_id
+        : typeof commit.id === 'string'
+          ? shortSha(commit.id)
+          : undefined;
+    return withLink(
+      `${verb} ${data.file_path} on ${branch} of ${place}${sha ? ` in commit ${sha}` : ''}`,
+      linkOf(commit),
+    );
   }
   if (op.area === 'repository_files' && op.name.startsWith('delete_')) {
     return { text: `Deleted ${show(input.file_path)} on ${branch} of ${place}` };
@@ -114,12 +141,22 @@ function commitOutcome(op: Operation, input: Fields, data: Fields, targets: Targ
   if (op.area !== 'commits' || typeof data.id !== 'string' || op.name === 'create_commit_comment') return undefined;
   const sha = typeof data.short_id === 'string' ? data.short_id : shortSha(data.id);
   const title = typeof data.title === 'string' ? `: "${data.title}"` : '';
-  const verb = op.name === 'cherry_pick_commit' ? `Cherry-picked ${shortSha(input.sha)} onto` : op.name === 'revert_commit' ? `Reverted ${shortSha(input.sha)} on` : 'Committed to';
+  const verb =
+    op.name === 'cherry_pick_commit'
+      ? `Cherry-picked ${shortSha(input.sha)} onto`
+      : op.name === 'revert_commit'
+        ? `Reverted ${shortSha(input.sha)} on`
+        : 'Committed to';
   return withLink(`${verb} ${branch} of ${place} as ${sha}${title}`, linkOf(data));
 }
 
 /** A revert made as a merge request: the merge request, its branch and target, and what it reverts. */
-function revertMergeRequestOutcome(op: Operation, input: Fields, data: Fields, targets: Targets): WriteOutcome | undefined {
+function revertMergeRequestOutcome(
+  op: Operation,
+  input: Fields,
+  data: Fields,
+  targets: Targets,
+): WriteOutcome | undefined {
   const mr = asRecord(data.merge_request);
   if (op.name !== 'revert_as_merge_request' || mr.iid === undefined) return undefined;
   const place = placeLabel(op, input, targets) ?? 'the project';
@@ -135,7 +172,10 @@ function genericOutcome(op: Operation, input: Fields, data: Fields, targets: Tar
   const place = placeLabel(op, input, targets);
   const verb = PAST[op.name.split('_')[0]];
   const noun = op.title.split(' ').slice(1).join(' ').toLowerCase();
-  const others = op.pathParams.filter((p) => p !== 'id' || !place).filter((p) => input[p] !== undefined).map((p) => paramLabel(p, input[p], targets, noun));
+  const others = op.pathParams
+    .filter((p) => p !== 'id' || !place)
+    .filter((p) => input[p] !== undefined)
+    .map((p) => paramLabel(p, input[p], targets, noun));
   // What the answer names (a new snippet's #id and title) when the path does not already name the target.
   const made = others.length === 0 ? madeLabel(data) : undefined;
   const target = [...others, ...(made ? [made] : [])].join(' ');
@@ -146,18 +186,30 @@ function genericOutcome(op: Operation, input: Fields, data: Fields, targets: Tar
 }
 
 /** The sentence a write's outcome reads as; undefined for a read. */
-export function outcomeSentence(op: Operation, input: Record<string, unknown>, data: unknown, targets: Targets = emptyTargets()): WriteOutcome | undefined {
+export function outcomeSentence(
+  op: Operation,
+  input: Record<string, unknown>,
+  data: unknown,
+  targets: Targets = emptyTargets(),
+): WriteOutcome | undefined {
   if (op.effect === 'read') return undefined;
   const record = asRecord(data);
-  return memberOutcome(op, input, record, targets)
-    ?? releaseOutcome(op, input, record, targets)
-    ?? revertMergeRequestOutcome(op, input, record, targets)
-    ?? commitOutcome(op, input, record, targets)
-    ?? genericOutcome(op, input, record, targets);
+  return (
+    memberOutcome(op, input, record, targets) ??
+    releaseOutcome(op, input, record, targets) ??
+    revertMergeRequestOutcome(op, input, record, targets) ??
+    commitOutcome(op, input, record, targets) ??
+    genericOutcome(op, input, record, targets)
+  );
 }
 
 /** Names for the call's numbers, looked up before a write changes them (a removed member is still findable). */
-export async function targetsBeforeWrite(op: Operation, input: Record<string, unknown>, ctx: RunContext, known?: Targets): Promise<Targets> {
+export async function targetsBeforeWrite(
+  op: Operation,
+  input: Record<string, unknown>,
+  ctx: RunContext,
+  known?: Targets,
+): Promise<Targets> {
   if (op.effect === 'read') return known ?? emptyTargets();
   return describeTargets(op, input, ctx, known);
 }
@@ -166,16 +218,36 @@ export async function targetsBeforeWrite(op: Operation, input: Record<string, un
  * A file write answers only with the path and branch: the commit it made is the branch's head right after, read
  * once (a later commit by someone else could be read instead; the link then shows which).
  */
-export async function commitAfterWrite(op: Operation, input: Record<string, unknown>, data: unknown, ctx: RunContext): Promise<unknown> {
+export async function commitAfterWrite(
+  op: Operation,
+  input: Record<string, unknown>,
+  data: unknown,
+  ctx: RunContext,
+): Promise<unknown> {
   const record = asRecord(data);
-  if (op.area !== 'repository_files' || op.effect === 'read' || typeof record.branch !== 'string' || typeof record.file_path !== 'string') return data;
+  if (
+    op.area !== 'repository_files' ||
+    op.effect === 'read' ||
+    typeof record.branch !== 'string' ||
+    typeof record.file_path !== 'string'
+  )
+    return data;
   try {
     const res = await ctx.client.request({
-      method: 'GET', path: buildPath('/projects/:id/repository/commits/:sha', { id: input.id, sha: record.branch }),
-      idempotent: true, token: ctx.token, signal: ctx.signal, deadline: ctx.deadline,
+      method: 'GET',
+      path: buildPath('/projects/:id/repository/commits/:sha', { id: input.id, sha: record.branch }),
+      idempotent: true,
+      token: ctx.token,
+      signal: ctx.signal,
+      deadline: ctx.deadline,
     });
     const commit = asRecord(res.data);
-    return typeof commit.id === 'string' ? { ...record, commit: { id: commit.id, short_id: commit.short_id, title: commit.title, web_url: commit.web_url } } : data;
+    return typeof commit.id === 'string'
+      ? {
+          ...record,
+          commit: { id: commit.id, short_id: commit.short_id, title: commit.title, web_url: commit.web_url },
+        }
+      : data;
   } catch {
     return data;
   }

@@ -18,7 +18,9 @@ function projectOf(item: Fields): string | undefined {
 /** One line per package: name version · type · project (group lists) · age. */
 const presentPackages = presentList('package', (p) => [
   `#${show(p.id)}`,
-  [`${show(p.name)} ${show(p.version)}`, show(p.package_type), projectOf(p), age(p.created_at)].filter(Boolean).join(' · '),
+  [`${show(p.name)} ${show(p.version)}`, show(p.package_type), projectOf(p), age(p.created_at)]
+    .filter(Boolean)
+    .join(' · '),
 ]);
 
 export const packagesOperations = [
@@ -39,7 +41,7 @@ export const packagesOperations = [
     chat: 'package list-group',
     area: 'packages',
     title: 'List group packages',
-    description: 'List the packages of a group\'s projects, subgroups included.',
+    description: "List the packages of a group's projects, subgroups included.",
     route: 'GET /groups/:id/packages',
     input: z.object({
       id: fields.groupId(),
@@ -64,7 +66,7 @@ export const packagesOperations = [
     chat: 'package files',
     area: 'packages',
     title: 'List package files',
-    description: 'List a package\'s files with their size and checksums.',
+    description: "List a package's files with their size and checksums.",
     route: 'GET /projects/:id/packages/:package_id/package_files',
     input: packageInput,
     effect: 'read',

@@ -15,4 +15,3 @@ export function callFrom(offset: number, limit: number): NextCall {
   while (offset % perPage !== 0) perPage -= 1;
   return { page: offset / perPage + 1, per_page: perPage };
 }
-

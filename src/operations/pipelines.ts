@@ -62,8 +62,7 @@ const getPipeline: Operation = defineOperation({
   chat: 'pipeline get',
   area: 'pipelines',
   title: 'Get pipeline',
-  description:
-    'Read one pipeline: status, ref, commit, user, times, duration (seconds) and coverage.',
+  description: 'Read one pipeline: status, ref, commit, user, times, duration (seconds) and coverage.',
   route: 'GET /projects/:id/pipelines/:pipeline_id',
   input: pipelineInput,
   effect: 'read',
@@ -88,7 +87,12 @@ const waitForPipeline = defineOperation({
   composedOf: ['get_pipeline'],
   longRunning: true,
   input: pipelineInput.extend({
-    timeout_seconds: z.number().int().min(1).max(MAX_PIPELINE_WAIT_SECONDS).optional()
+    timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PIPELINE_WAIT_SECONDS)
+      .optional()
       .describe('Default: as long as the call may run.'),
   }),
   effect: 'read',
@@ -101,7 +105,11 @@ const waitForPipeline = defineOperation({
       timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000,
     });
     // The pipeline as get_pipeline gives it (so chat shows its status and link), and how the wait went.
-    const wait = { finished: outcome.finished, waited_seconds: Math.round(outcome.waitedMs / 1000), checks: outcome.checks };
+    const wait = {
+      finished: outcome.finished,
+      waited_seconds: Math.round(outcome.waitedMs / 1000),
+      checks: outcome.checks,
+    };
     return { data: { ...outcome.value, wait }, status: 200 };
   },
 });
@@ -112,8 +120,7 @@ export const pipelinesOperations = [
     chat: 'pipeline list',
     area: 'pipelines',
     title: 'List pipelines',
-    description:
-      'List a project\'s CI pipelines, newest first, filtered by status, ref, commit, user or time.',
+    description: "List a project's CI pipelines, newest first, filtered by status, ref, commit, user or time.",
     route: 'GET /projects/:id/pipelines',
     input: z.object({
       id: fields.projectId(),
@@ -131,8 +138,12 @@ export const pipelinesOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('pipeline', (p) => [`#${show(p.id)}`, `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`]),
-    rowActions: (pipeline, input) => pipelineActions(input.id, pipeline).map((a) => ({ ...a, label: `${a.label} #${show(pipeline.id)}` })),
+    present: presentList('pipeline', (p) => [
+      `#${show(p.id)}`,
+      `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`,
+    ]),
+    rowActions: (pipeline, input) =>
+      pipelineActions(input.id, pipeline).map((a) => ({ ...a, label: `${a.label} #${show(pipeline.id)}` })),
   }),
   getPipeline,
   defineOperation({
@@ -150,18 +161,20 @@ export const pipelinesOperations = [
     chat: 'pipeline create',
     area: 'pipelines',
     title: 'Run pipeline',
-    description:
-      'Start a new CI pipeline for a branch or tag, optionally with variables.',
+    description: 'Start a new CI pipeline for a branch or tag, optionally with variables.',
     route: 'POST /projects/:id/pipeline',
     input: z.object({
       id: fields.projectId(),
       ref: fields.ref('Branch or tag.'),
-      variables: z.array(z.strictObject({
-        key: z.string().min(1),
-        value: z.string(),
-        variable_type: z.enum(['env_var', 'file']).optional()
-          .describe('file: the job gets a file path.'),
-      })).optional(),
+      variables: z
+        .array(
+          z.strictObject({
+            key: z.string().min(1),
+            value: z.string(),
+            variable_type: z.enum(['env_var', 'file']).optional().describe('file: the job gets a file path.'),
+          }),
+        )
+        .optional(),
     }),
     effect: 'write',
     undo: 'Starts a new pipeline, which cancel_pipeline stops; what its jobs do (a deploy) is theirs to undo.',
@@ -172,14 +185,14 @@ export const pipelinesOperations = [
     chat: 'pipeline retry',
     area: 'pipelines',
     title: 'Retry pipeline',
-    description:
-      'Run a pipeline\'s failed or canceled jobs again, e.g. after a flaky failure.',
+    description: "Run a pipeline's failed or canceled jobs again, e.g. after a flaky failure.",
     route: 'POST /projects/:id/pipelines/:pipeline_id/retry',
     input: pipelineInput,
     effect: 'write',
-    undo: 'Runs the failed and canceled jobs again (a deploy job deploys again); cancel_pipeline stops them. ' +
+    undo:
+      'Runs the failed and canceled jobs again (a deploy job deploys again); cancel_pipeline stops them. ' +
       'A manual job among them comes back waiting for a person (the service clones it without starting it), so no gate opens. ' +
-      'No confirmation: it is the on-call\'s first move and changes no data.',
+      "No confirmation: it is the on-call's first move and changes no data.",
     present: presentPipeline,
   }),
   defineOperation({
@@ -187,14 +200,16 @@ export const pipelinesOperations = [
     chat: 'pipeline cancel',
     area: 'pipelines',
     title: 'Cancel pipeline',
-    description: 'Cancel a pipeline\'s running and pending jobs.',
+    description: "Cancel a pipeline's running and pending jobs.",
     route: 'POST /projects/:id/pipelines/:pipeline_id/cancel',
     input: pipelineInput,
     effect: 'write',
-    undo: 'Cannot be resumed: running jobs stop where they are (a deploy may be left half done); retry_pipeline ' +
+    undo:
+      'Cannot be resumed: running jobs stop where they are (a deploy may be left half done); retry_pipeline ' +
       'runs them again from the start.',
     // It stops work mid-way, whatever the pipeline's status: always worth a human's yes.
-    confirm: () => 'Running jobs stop where they are and cannot be resumed (a deploy may be left half done); ' +
+    confirm: () =>
+      'Running jobs stop where they are and cannot be resumed (a deploy may be left half done); ' +
       'retry_pipeline runs them again from the start.',
     present: presentPipeline,
   }),

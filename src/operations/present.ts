@@ -13,7 +13,18 @@ export function asList(data: unknown): Fields[] {
 }
 
 /** The field that names a thing, most telling first: a project's full path before its short name. */
-export const NAME_KEYS = ['path_with_namespace', 'title', 'name', 'username', 'tag_name', 'file_path', 'new_path', 'path', 'key', 'email'];
+export const NAME_KEYS = [
+  'path_with_namespace',
+  'title',
+  'name',
+  'username',
+  'tag_name',
+  'file_path',
+  'new_path',
+  'path',
+  'key',
+  'email',
+];
 
 function isScalar(value: unknown): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
@@ -37,7 +48,9 @@ const SUMMARY_SKIPPED = /(?:^_links$|_url$)/;
 
 function summaryText(text: string): string {
   const line = text.trim().split('\n', 1)[0];
-  return line.length <= SUMMARY_TEXT_CHARS && line.length === text.trim().length ? line : `${line.slice(0, SUMMARY_TEXT_CHARS)}…`;
+  return line.length <= SUMMARY_TEXT_CHARS && line.length === text.trim().length
+    ? line
+    : `${line.slice(0, SUMMARY_TEXT_CHARS)}…`;
 }
 
 /** A list in words: its values or its items' names, comma-separated; items without a name are counted. */
@@ -55,10 +68,16 @@ function showRecord(record: Fields): string {
   const pairs: string[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (value === null || value === undefined || value === '' || SUMMARY_SKIPPED.test(key)) continue;
-    const shown = typeof value === 'string' ? summaryText(value)
-      : isScalar(value) ? String(value)
-        : Array.isArray(value) ? (value.length > 0 && value.every(isScalar) ? summaryText(value.join(', ')) : countOf(value, 'item'))
-          : nameOfRecord(value);
+    const shown =
+      typeof value === 'string'
+        ? summaryText(value)
+        : isScalar(value)
+          ? String(value)
+          : Array.isArray(value)
+            ? value.length > 0 && value.every(isScalar)
+              ? summaryText(value.join(', '))
+              : countOf(value, 'item')
+            : nameOfRecord(value);
     if (shown !== undefined) pairs.push(`${key}: ${String(shown)}`);
   }
   if (pairs.length === 0) return '—';
@@ -89,7 +108,10 @@ export function countOf(items: readonly unknown[], noun: string): string {
 }
 
 /** A list as chat shows it: "3 pipelines" over one labelled line per item. */
-export function presentList(noun: string, line: (item: Fields) => [string, string]): (data: unknown) => { title: string; fields: Array<[string, string]> } {
+export function presentList(
+  noun: string,
+  line: (item: Fields) => [string, string],
+): (data: unknown) => { title: string; fields: Array<[string, string]> } {
   return (data) => {
     const items = asList(data);
     return { title: countOf(items, noun), fields: items.map(line) };
@@ -101,5 +123,13 @@ export function presentList(noun: string, line: (item: Fields) => [string, strin
  * (access-levels.ts); a field offers the names of its own numbers only (a protected branch: no_one … admin).
  */
 export const ACCESS_LEVEL_NAMES: Record<string, string> = {
-  0: 'no_one', 5: 'minimal_access', 10: 'guest', 15: 'planner', 20: 'reporter', 30: 'developer', 40: 'maintainer', 50: 'owner', 60: 'admin',
+  0: 'no_one',
+  5: 'minimal_access',
+  10: 'guest',
+  15: 'planner',
+  20: 'reporter',
+  30: 'developer',
+  40: 'maintainer',
+  50: 'owner',
+  60: 'admin',
 };

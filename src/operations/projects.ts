@@ -49,7 +49,7 @@ export const projectsOperations = [
     chat: 'project list',
     area: 'projects',
     title: 'List projects',
-    description: 'List the projects visible to you, newest first; use it to find a project\'s ID or full path.',
+    description: "List the projects visible to you, newest first; use it to find a project's ID or full path.",
     route: 'GET /projects',
     input: z.object({
       ...listFilters,
@@ -65,7 +65,7 @@ export const projectsOperations = [
     chat: 'project list-user',
     area: 'projects',
     title: 'List user projects',
-    description: 'List the projects in one user\'s personal namespace that you can see.',
+    description: "List the projects in one user's personal namespace that you can see.",
     route: 'GET /users/:user_id/projects',
     input: z.object({
       user_id: z.union([z.number().int().positive(), z.string().min(1)]).describe('User ID or username.'),
@@ -97,7 +97,11 @@ export const projectReadOperations = [
       const project = asRecord(data);
       return {
         title: `${show(project.path_with_namespace)}`,
-        fields: [['default branch', show(project.default_branch)], ['visibility', show(project.visibility)], ['url', show(project.web_url)]],
+        fields: [
+          ['default branch', show(project.default_branch)],
+          ['visibility', show(project.visibility)],
+          ['url', show(project.web_url)],
+        ],
       };
     },
   }),

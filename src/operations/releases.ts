@@ -40,8 +40,7 @@ export const releasesOperations = [
     chat: 'release list',
     area: 'releases',
     title: 'List releases',
-    description:
-      'List a project\'s releases by released_at, with notes and assets.',
+    description: "List a project's releases by released_at, with notes and assets.",
     route: 'GET /projects/:id/releases',
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
@@ -53,8 +52,7 @@ export const releasesOperations = [
     chat: 'release get',
     area: 'releases',
     title: 'Get release',
-    description:
-      'Read one release by its tag, with notes, milestones and assets.',
+    description: 'Read one release by its tag, with notes, milestones and assets.',
     route: 'GET /projects/:id/releases/:tag_name',
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'read',
@@ -65,8 +63,7 @@ export const releasesOperations = [
     chat: 'release create',
     area: 'releases',
     title: 'Create release',
-    description:
-      'Publish a release for a tag, with notes and asset links; with `ref` a missing tag is created there.',
+    description: 'Publish a release for a tag, with notes and asset links; with `ref` a missing tag is created there.',
     route: 'POST /projects/:id/releases',
     input: z.object({
       id: fields.projectId(),
@@ -74,12 +71,16 @@ export const releasesOperations = [
       description: z.string().min(1).describe('Release notes, Markdown.'),
       ref: fields.ref('Where to create a missing tag: branch, tag or commit SHA.').optional(),
       ...createDetailsShape,
-      assets: z.strictObject({
-        links: z.array(z.strictObject({
-          name: z.string().min(1).describe('E.g. "Linux binary".'),
-          url: z.url(),
-        })),
-      }).optional(),
+      assets: z
+        .strictObject({
+          links: z.array(
+            z.strictObject({
+              name: z.string().min(1).describe('E.g. "Linux binary".'),
+              url: z.url(),
+            }),
+          ),
+        })
+        .optional(),
     }),
     effect: 'write',
     undo: 'Adds a release (and its tag when `ref` is given); an existing release of the tag is refused, never overwritten.',
@@ -90,8 +91,7 @@ export const releasesOperations = [
     chat: 'release update',
     area: 'releases',
     title: 'Update release',
-    description:
-      'Change a release\'s name, notes, milestones or date; fields left out stay as they are.',
+    description: "Change a release's name, notes, milestones or date; fields left out stay as they are.",
     route: 'PUT /projects/:id/releases/:tag_name',
     input: z.object({
       id: fields.projectId(),
@@ -100,13 +100,18 @@ export const releasesOperations = [
       ...updateDetailsShape,
     }),
     effect: 'write',
-    undo: 'The values it replaces are kept nowhere: no history holds a release\'s earlier notes, name, ' +
+    undo:
+      "The values it replaces are kept nowhere: no history holds a release's earlier notes, name, " +
       'milestones or date, so it asks a human whenever it replaces one.',
     confirm: (input) => {
-      const replaced = (['description', 'name', 'milestones', 'released_at'] as const).filter((k) => input[k] !== undefined);
+      const replaced = (['description', 'name', 'milestones', 'released_at'] as const).filter(
+        (k) => input[k] !== undefined,
+      );
       if (replaced.length === 0) return undefined;
-      return `It overwrites the release's ${replaced.join(', ')}; the current values are kept nowhere (no history), ` +
-        'so read them with get_release first if they may be needed.';
+      return (
+        `It overwrites the release's ${replaced.join(', ')}; the current values are kept nowhere (no history), ` +
+        'so read them with get_release first if they may be needed.'
+      );
     },
     present: presentRelease,
   }),

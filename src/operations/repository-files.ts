@@ -5,8 +5,7 @@ import { asList, asRecord, shortSha, show } from './present.js';
 
 const FILE_ROUTE = '/projects/:id/repository/files/:file_path';
 
-const filePath = () =>
-  z.string().min(1).describe('E.g. "src/app.ts", not URL-encoded.');
+const filePath = () => z.string().min(1).describe('E.g. "src/app.ts", not URL-encoded.');
 
 /** Every read of a file names the project, the path and the ref it is read at. */
 const fileReadInput = z.object({
@@ -31,9 +30,7 @@ const newContentShape = {
   encoding: z.enum(['text', 'base64']).optional().describe('Of content; default text.'),
 };
 
-const lastCommitId = () =>
-  z.string().min(1).optional()
-    .describe('From get_file: refused if the file changed since.');
+const lastCommitId = () => z.string().min(1).optional().describe('From get_file: refused if the file changed since.');
 
 /** Lines of a blame shown with their commits; a longer file is read further with get_file_raw. */
 const MAX_BLAME_LINES = 200;
@@ -43,7 +40,10 @@ const MAX_BLAME_LINES = 200;
  * each beside the commit that last changed it.
  */
 function presentBlame(data: unknown, input: { file_path: string; ref: string }): Presentation {
-  const ranges = asList(data).map((range) => ({ commit: asRecord(range.commit), lines: Array.isArray(range.lines) ? range.lines.map((line) => (typeof line === 'string' ? line : show(line))) : [] }));
+  const ranges = asList(data).map((range) => ({
+    commit: asRecord(range.commit),
+    lines: Array.isArray(range.lines) ? range.lines.map((line) => (typeof line === 'string' ? line : show(line))) : [],
+  }));
   const total = ranges.reduce((sum, range) => sum + range.lines.length, 0);
   const commits = new Set(ranges.map((range) => range.commit.id)).size;
   const annotated: string[] = [];
@@ -55,12 +55,17 @@ function presentBlame(data: unknown, input: { file_path: string; ref: string }):
     const span = lines.length === 1 ? `line ${first}` : `lines ${first}–${next - 1}`;
     const date = typeof commit.authored_date === 'string' ? commit.authored_date.slice(0, 10) : undefined;
     const message = typeof commit.message === 'string' ? commit.message.trim().split('\n', 1)[0] : undefined;
-    fields.push([shortSha(commit.id), [span, show(commit.author_name), date, message].filter((part) => part !== undefined && part !== '').join(' · ')]);
+    fields.push([
+      shortSha(commit.id),
+      [span, show(commit.author_name), date, message].filter((part) => part !== undefined && part !== '').join(' · '),
+    ]);
     for (const [i, line] of lines.entries()) {
-      if (annotated.length < MAX_BLAME_LINES) annotated.push(`${shortSha(commit.id)} ${String(first + i).padStart(4)}  ${line}`.trimEnd());
+      if (annotated.length < MAX_BLAME_LINES)
+        annotated.push(`${shortSha(commit.id)} ${String(first + i).padStart(4)}  ${line}`.trimEnd());
     }
   }
-  const shown = annotated.length < total ? `Lines 1–${annotated.length} of ${total} (file raw reads the rest)` : 'Lines';
+  const shown =
+    annotated.length < total ? `Lines 1–${annotated.length} of ${total} (file raw reads the rest)` : 'Lines';
   return {
     title: `${input.file_path} at ${input.ref}: ${total} ${total === 1 ? 'line' : 'lines'} from ${commits} ${commits === 1 ? 'commit' : 'commits'}`,
     fields,
@@ -96,8 +101,7 @@ export const repositoryFilesOperations = [
     chat: 'file blame',
     area: 'repository_files',
     title: 'Blame file',
-    description:
-      'Which commit last changed each line of a file: the lines under each commit.',
+    description: 'Which commit last changed each line of a file: the lines under each commit.',
     route: `GET ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',
@@ -108,8 +112,7 @@ export const repositoryFilesOperations = [
     chat: 'file blame metadata',
     area: 'repository_files',
     title: 'Get file blame metadata',
-    description:
-      'Read a file\'s metadata, as get_file_metadata does, through the blame route.',
+    description: "Read a file's metadata, as get_file_metadata does, through the blame route.",
     route: `HEAD ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',
@@ -119,8 +122,7 @@ export const repositoryFilesOperations = [
     chat: 'file raw',
     area: 'repository_files',
     title: 'Get raw file',
-    description:
-      'A file at a ref as stored: text shown, a binary attached or saved; no metadata (see get_file).',
+    description: 'A file at a ref as stored: text shown, a binary attached or saved; no metadata (see get_file).',
     route: `GET ${FILE_ROUTE}/raw`,
     input: fileReadInput,
     effect: 'read',
@@ -131,8 +133,7 @@ export const repositoryFilesOperations = [
     chat: 'file raw metadata',
     area: 'repository_files',
     title: 'Get raw file metadata',
-    description:
-      'Read a file\'s metadata, as get_file_metadata does, through the raw route.',
+    description: "Read a file's metadata, as get_file_metadata does, through the raw route.",
     route: `HEAD ${FILE_ROUTE}/raw`,
     input: fileReadInput,
     effect: 'read',
@@ -142,8 +143,7 @@ export const repositoryFilesOperations = [
     chat: 'file create',
     area: 'repository_files',
     title: 'Create file',
-    description:
-      'Add a new file to a branch as one commit (400 if it exists); create_commit changes several at once.',
+    description: 'Add a new file to a branch as one commit (400 if it exists); create_commit changes several at once.',
     route: `POST ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, ...newContentShape }),
     effect: 'write',
@@ -155,20 +155,19 @@ export const repositoryFilesOperations = [
     area: 'repository_files',
     title: 'Update file',
     description:
-      'Replace a file\'s content as one commit: `content` is the WHOLE new file, not a diff. Pass ' +
+      "Replace a file's content as one commit: `content` is the WHOLE new file, not a diff. Pass " +
       'last_commit_id from get_file so a concurrent change is refused, not overwritten.',
     route: `PUT ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, ...newContentShape, last_commit_id: lastCommitId() }),
     effect: 'write',
-    undo: 'Adds one commit; the previous content stays in the branch\'s history and revert_commit brings it back.',
+    undo: "Adds one commit; the previous content stays in the branch's history and revert_commit brings it back.",
   }),
   defineOperation({
     name: 'delete_file',
     chat: 'file delete',
     area: 'repository_files',
     title: 'Delete file',
-    description:
-      'Remove a file from a branch as one commit; the history keeps it. Pass last_commit_id from get_file.',
+    description: 'Remove a file from a branch as one commit; the history keeps it. Pass last_commit_id from get_file.',
     route: `DELETE ${FILE_ROUTE}`,
     input: z.object({ ...fileCommitShape, last_commit_id: lastCommitId() }),
     effect: 'destructive',

@@ -5,7 +5,7 @@ import { defineOperation, fields } from './define.js';
 /** Archive formats the service accepts as the path suffix; tar.gz is what it sends without one. */
 export const ARCHIVE_FORMATS = ['tar.gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2', 'tar', 'zip'] as const;
 
-const blobSha = () => z.string().min(1).describe('A file\'s blob_id or a tree entry\'s id.');
+const blobSha = () => z.string().min(1).describe("A file's blob_id or a tree entry's id.");
 
 export const repositoryOperations = [
   defineOperation({
@@ -13,8 +13,7 @@ export const repositoryOperations = [
     chat: 'tree list',
     area: 'repository',
     title: 'List repository tree',
-    description:
-      'List the files and directories under `path` at a ref; recursive lists the whole subtree.',
+    description: 'List the files and directories under `path` at a ref; recursive lists the whole subtree.',
     route: 'GET /projects/:id/repository/tree',
     input: z.object({
       id: fields.projectId(),
@@ -30,8 +29,7 @@ export const repositoryOperations = [
     chat: 'blob get',
     area: 'repository',
     title: 'Get blob',
-    description:
-      'Read a git blob by SHA: its text decoded, or a binary attached or saved. get_file reads by path.',
+    description: 'Read a git blob by SHA: its text decoded, or a binary attached or saved. get_file reads by path.',
     route: 'GET /projects/:id/repository/blobs/:sha',
     input: z.object({ id: fields.projectId(), sha: blobSha() }),
     effect: 'read',
@@ -84,8 +82,7 @@ export const repositoryOperations = [
     chat: 'contributor list',
     area: 'repository',
     title: 'List contributors',
-    description:
-      'List the repository\'s committers with their commit and line counts.',
+    description: "List the repository's committers with their commit and line counts.",
     route: 'GET /projects/:id/repository/contributors',
     input: z.object({
       id: fields.projectId(),
@@ -100,14 +97,12 @@ export const repositoryOperations = [
     chat: 'merge-base get',
     area: 'repository',
     title: 'Get merge base',
-    description:
-      'Find the common ancestor commit of two or more refs, e.g. where a branch forked.',
+    description: 'Find the common ancestor commit of two or more refs, e.g. where a branch forked.',
     route: 'GET /projects/:id/repository/merge_base',
     input: z.object({
       id: fields.projectId(),
       // A merge base of a single ref is the ref itself: asking for one is a mistake worth catching here.
-      refs: z.array(z.string().min(1)).min(2)
-        .describe('Branches, tags or commit SHAs.'),
+      refs: z.array(z.string().min(1)).min(2).describe('Branches, tags or commit SHAs.'),
     }),
     effect: 'read',
   }),

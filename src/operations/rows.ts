@@ -13,12 +13,56 @@ export const ITEM_DETAIL_KEYS = ['status', 'state', 'ref', 'type', 'author_name'
  * Anything else (settings, counters, links) is one get_ call or one per_page=1 read away.
  */
 const ROW_KEYS = new Set([
-  ...NAME_KEYS, ...ITEM_DETAIL_KEYS, 'id', 'iid', 'sha', 'short_id', 'slug', 'full_path', 'description', 'labels',
-  'assignees', 'author', 'owner', 'user', 'milestone', 'source_branch', 'target_branch', 'draft', 'merged_by',
-  'visibility', 'default_branch', 'archived', 'version', 'package_type', 'access_level', 'expires_at', 'value',
-  'variable_type', 'protected', 'active', 'entity_type', 'action', 'label', 'mode', 'commits', 'additions',
-  'deletions', 'diff', 'old_path', 'new_file', 'deleted_file', 'renamed_file', 'note', 'size', 'file_name',
-  'created_at', 'updated_at', 'released_at', 'due_date', 'last_activity_at',
+  ...NAME_KEYS,
+  ...ITEM_DETAIL_KEYS,
+  'id',
+  'iid',
+  'sha',
+  'short_id',
+  'slug',
+  'full_path',
+  'description',
+  'labels',
+  'assignees',
+  'author',
+  'owner',
+  'user',
+  'milestone',
+  'source_branch',
+  'target_branch',
+  'draft',
+  'merged_by',
+  'visibility',
+  'default_branch',
+  'archived',
+  'version',
+  'package_type',
+  'access_level',
+  'expires_at',
+  'value',
+  'variable_type',
+  'protected',
+  'active',
+  'entity_type',
+  'action',
+  'label',
+  'mode',
+  'commits',
+  'additions',
+  'deletions',
+  'diff',
+  'old_path',
+  'new_file',
+  'deleted_file',
+  'renamed_file',
+  'note',
+  'size',
+  'file_name',
+  'created_at',
+  'updated_at',
+  'released_at',
+  'due_date',
+  'last_activity_at',
 ]);
 /** Longest text kept whole in a row; a description or message beyond it is cut (its first line, up to this). */
 const ROW_TEXT_CHARS = 160;
@@ -50,7 +94,9 @@ export function assigneesOf(item: Fields): string[] {
 
 function rowText(text: string): string {
   const firstLine = text.split('\n', 1)[0];
-  return firstLine.length <= ROW_TEXT_CHARS && firstLine.length === text.trimEnd().length ? firstLine : `${firstLine.slice(0, ROW_TEXT_CHARS)}…`;
+  return firstLine.length <= ROW_TEXT_CHARS && firstLine.length === text.trimEnd().length
+    ? firstLine
+    : `${firstLine.slice(0, ROW_TEXT_CHARS)}…`;
 }
 
 function rowValue(key: string, value: unknown): unknown {
@@ -66,7 +112,8 @@ function rowValue(key: string, value: unknown): unknown {
 function rowOf(item: Fields, keep: (key: string) => boolean): Fields {
   const row: Fields = {};
   for (const [key, value] of Object.entries(item)) {
-    if (!keep(key) || isLinkKey(key) || value === null || value === '' || (Array.isArray(value) && value.length === 0)) continue;
+    if (!keep(key) || isLinkKey(key) || value === null || value === '' || (Array.isArray(value) && value.length === 0))
+      continue;
     // One assignee repeats the first of the assignees.
     if (key === 'assignee' && Array.isArray(item.assignees)) continue;
     const shown = rowValue(key, value);
@@ -100,8 +147,14 @@ interface DetailTool {
  * GET on the list's path plus one parameter segment.
  */
 export function detailToolOf(list: OperationRoute, operations: readonly OperationRoute[]): DetailTool | undefined {
-  const get = operations.find((op) => op.method === 'GET' && op.response === 'json' && op.path.startsWith(`${list.path}/:`)
-    && op.pathParams.length === list.pathParams.length + 1 && !op.path.slice(list.path.length + 2).includes('/'));
+  const get = operations.find(
+    (op) =>
+      op.method === 'GET' &&
+      op.response === 'json' &&
+      op.path.startsWith(`${list.path}/:`) &&
+      op.pathParams.length === list.pathParams.length + 1 &&
+      !op.path.slice(list.path.length + 2).includes('/'),
+  );
   if (!get) return undefined;
   const parameter = get.pathParams[get.pathParams.length - 1];
   const field = parameter.endsWith('_iid') ? 'iid' : ['tag_name', 'key', 'slug'].includes(parameter) ? parameter : 'id';

@@ -36,15 +36,19 @@ const create: Operation = defineOperation({
   chat: 'scim create',
   area: 'scim',
   title: 'Provision SCIM user',
-  description: 'Create a user for the group\'s single sign-on and make them a guest member.',
+  description: "Create a user for the group's single sign-on and make them a guest member.",
   route: 'POST /api/scim/v2/groups/:group_path/Users',
   input: z.object({
     group_path: groupPath(),
     externalId: z.string().min(1).describe('ID at the identity provider.'),
     userName: z.string().min(1),
     // "required: work email": the service reads the address of the entry whose type is work.
-    emails: z.array(email).min(1)
-      .refine((list) => list.some((e) => e.type === 'work'), { message: 'needs the work e-mail: an entry with type "work"' })
+    emails: z
+      .array(email)
+      .min(1)
+      .refine((list) => list.some((e) => e.type === 'work'), {
+        message: 'needs the work e-mail: an entry with type "work"',
+      })
       .describe('Include {"type":"work","value":…,"primary":true}.'),
     name: z.strictObject({
       formatted: z.string().min(1).describe('Full name.'),
@@ -54,7 +58,9 @@ const create: Operation = defineOperation({
     meta: z.strictObject({ resourceType: z.literal('User') }).optional(),
     active: z.boolean().optional().describe('false: no active identity.'),
     // The spec states no default; a SCIM document names its schema, so forgeops sends the User one when none is given.
-    schemas: z.array(z.string().min(1)).optional()
+    schemas: z
+      .array(z.string().min(1))
+      .optional()
       .transform((list) => list ?? [USER_SCHEMA])
       .describe('Default: the SCIM User schema.'),
   }),
@@ -67,18 +73,21 @@ const update: Operation = defineOperation({
   chat: 'scim update',
   area: 'scim',
   title: 'Update SCIM user',
-  description: 'Change a provisioned user\'s IDs, name or e-mail, or deactivate them (path active, value false).',
+  description: "Change a provisioned user's IDs, name or e-mail, or deactivate them (path active, value false).",
   route: 'PATCH /api/scim/v2/groups/:group_path/Users/:id',
   input: z.object({
     group_path: groupPath(),
     id: scimId(),
     // The paths the spec lists; the service refuses any other.
-    Operations: z.array(patchOperation).min(1)
+    Operations: z
+      .array(patchOperation)
+      .min(1)
       .describe('Paths: externalId, userName, name.formatted, emails[type eq "work"].value, active.'),
   }),
   // Replace and Add overwrite without history, and active false signs the user out of the group's SSO.
   effect: 'destructive',
-  undo: 'The values its operations replace are kept nowhere, and active set to false removes the user\'s single-sign-on ' +
+  undo:
+    "The values its operations replace are kept nowhere, and active set to false removes the user's single-sign-on " +
     'identity: only provisioning them again (create_scim_user) brings them back.',
   confirm: (input) => {
     if (input.Operations.some(deactivates)) {
@@ -130,7 +139,7 @@ export const scimOperations = [
     chat: 'scim delete',
     area: 'scim',
     title: 'De-provision SCIM user',
-    description: 'Remove a user\'s single-sign-on identity and group membership; the account stays.',
+    description: "Remove a user's single-sign-on identity and group membership; the account stays.",
     route: 'DELETE /api/scim/v2/groups/:group_path/Users/:id',
     input: z.object({ group_path: groupPath(), id: scimId() }),
     effect: 'destructive',

@@ -34,7 +34,31 @@ const SYNONYMS: Record<string, readonly string[]> = {
 };
 
 /** Words too common in the registry's texts to tell operations apart. */
-const STOP_WORDS = new Set(['a', 'an', 'the', 'of', 'to', 'in', 'on', 'for', 'and', 'or', 'by', 'with', 'is', 'it', 'its', 'my', 'me', 'i', 'at', 'from', 'this', 'that', 'all']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'to',
+  'in',
+  'on',
+  'for',
+  'and',
+  'or',
+  'by',
+  'with',
+  'is',
+  'it',
+  'its',
+  'my',
+  'me',
+  'i',
+  'at',
+  'from',
+  'this',
+  'that',
+  'all',
+]);
 
 /** Lower-case word stems: "pipelines" and "pipeline", "retried" and "retry" meet. */
 function stem(word: string): string {
@@ -49,7 +73,10 @@ function stem(word: string): string {
 }
 
 function words(text: string): string[] {
-  return text.split(/[^A-Za-z0-9]+/).filter((w) => w && !STOP_WORDS.has(w.toLowerCase())).map(stem);
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w && !STOP_WORDS.has(w.toLowerCase()))
+    .map(stem);
 }
 
 /** Where a word is found and what finding it there is worth. */

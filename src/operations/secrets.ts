@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  * name ending in _KEY or -key (AWS_KEY, SIGNING_KEY, api_key; a bare "key" is a variable's name, not a credential),
  * cloud access keys (eks_access_key_id), client and private keys, key passphrases, credentials by name.
  */
-const SECRET_NAME = /token|secret|passw(or)?d|passphrase|webhook|credential|private_?key|access_key|client_key|key_pass|[_-]key$/i;
+const SECRET_NAME =
+  /token|secret|passw(or)?d|passphrase|webhook|credential|private_?key|access_key|client_key|key_pass|[_-]key$/i;
 
 export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
@@ -30,17 +31,27 @@ export function redactSecrets(value: unknown): unknown {
 }
 
 function redactNamed(value: unknown, name: string): unknown {
-  if (isSecretName(name) && value !== null && value !== undefined && value !== '' && typeof value !== 'boolean') return REDACTED;
+  if (isSecretName(name) && value !== null && value !== undefined && value !== '' && typeof value !== 'boolean')
+    return REDACTED;
   if (Array.isArray(value)) return value.map((item) => redactNamed(item, name));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, v]) => [key, redactNamed(v, key)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, v]) => [key, redactNamed(v, key)]),
+    );
   }
   return value;
 }
 
 /** A call's input as it may be recorded: the operation's own secret inputs (see secretInputs) redacted. */
-export function redactSecretInputs(secretInputs: readonly string[] | undefined, input: Record<string, unknown>): Record<string, unknown> {
+export function redactSecretInputs(
+  secretInputs: readonly string[] | undefined,
+  input: Record<string, unknown>,
+): Record<string, unknown> {
   if (!secretInputs?.length) return input;
-  return Object.fromEntries(Object.entries(input).map(([key, value]) =>
-    [key, secretInputs.includes(key) && value !== undefined && value !== '' ? REDACTED : value]));
+  return Object.fromEntries(
+    Object.entries(input).map(([key, value]) => [
+      key,
+      secretInputs.includes(key) && value !== undefined && value !== '' ? REDACTED : value,
+    ]),
+  );
 }

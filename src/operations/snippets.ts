@@ -15,8 +15,13 @@ const visibility = () => z.enum(VISIBILITY).describe('internal: signed-in users.
 /** One line per snippet: title · file · visibility · author · age. */
 const presentSnippets = presentList('snippet', (s) => [
   `$${show(s.id)}`,
-  [show(s.title), show(s.file_name), ...('visibility' in s ? [show(s.visibility)] : []),
-    `@${show(asRecord(s.author).username)}`, age(s.created_at)].join(' · '),
+  [
+    show(s.title),
+    show(s.file_name),
+    ...('visibility' in s ? [show(s.visibility)] : []),
+    `@${show(asRecord(s.author).username)}`,
+    age(s.created_at),
+  ].join(' · '),
 ]);
 
 // What an update replaces: the service keeps no earlier version of a snippet's text or settings.
@@ -40,7 +45,7 @@ export const snippetsOperations = [
     chat: 'snippet get',
     area: 'snippets',
     title: 'Get snippet',
-    description: 'Read a project snippet\'s title, file name and author; get_snippet_raw gives its content.',
+    description: "Read a project snippet's title, file name and author; get_snippet_raw gives its content.",
     route: 'GET /projects/:id/snippets/:snippet_id',
     input: snippetInput,
     effect: 'read',
@@ -50,7 +55,7 @@ export const snippetsOperations = [
     chat: 'snippet raw',
     area: 'snippets',
     title: 'Get snippet content',
-    description: 'Read a project snippet\'s content as plain text.',
+    description: "Read a project snippet's content as plain text.",
     route: 'GET /projects/:id/snippets/:snippet_id/raw',
     input: snippetInput,
     effect: 'read',
@@ -79,7 +84,7 @@ export const snippetsOperations = [
     chat: 'snippet update',
     area: 'snippets',
     title: 'Update snippet',
-    description: 'Change a project snippet\'s text or details; fields left out stay.',
+    description: "Change a project snippet's text or details; fields left out stay.",
     route: 'PUT /projects/:id/snippets/:snippet_id',
     input: z.object({
       id: fields.projectId(),
@@ -91,14 +96,18 @@ export const snippetsOperations = [
       visibility: visibility().optional(),
     }),
     effect: 'write',
-    undo: 'The values it replaces are kept nowhere (a snippet has no history here), so it asks a human whenever it replaces one, ' +
+    undo:
+      'The values it replaces are kept nowhere (a snippet has no history here), so it asks a human whenever it replaces one, ' +
       'saying so when a wider visibility lets more people read it.',
     facts: exposureFacts('snippet', '/projects/:id/snippets/:snippet_id'),
     confirm: (input, now) => {
       const replaced = REPLACEABLE.filter((key) => input[key] !== undefined);
       if (replaced.length === 0) return undefined;
-      return reasons(exposureReason('snippet', input, now), `It overwrites the snippet's ${replaced.join(', ')}; the current values are kept nowhere, so read them ` +
-        'with get_snippet and get_snippet_raw first if they may be needed.');
+      return reasons(
+        exposureReason('snippet', input, now),
+        `It overwrites the snippet's ${replaced.join(', ')}; the current values are kept nowhere, so read them ` +
+          'with get_snippet and get_snippet_raw first if they may be needed.',
+      );
     },
   }),
   defineOperation({

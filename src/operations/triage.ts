@@ -43,7 +43,15 @@ export interface TriageReport {
      * since: when the first red pipeline was created (ISO 8601); red_for: how long ago that is, in words
      * ("2 h 14 min"), at the time of the report.
      */
-    first_red: { pipeline: number; sha: string; since?: string; red_for?: string; title?: string; author?: string; at?: string };
+    first_red: {
+      pipeline: number;
+      sha: string;
+      since?: string;
+      red_for?: string;
+      title?: string;
+      author?: string;
+      at?: string;
+    };
     last_green?: { pipeline: number; sha: string };
     /** Commits after the last green one up to the first red one, oldest first: who to ping (the newest 20 of them). */
     suspects: Array<{ sha: string; title: string; author: string }>;
@@ -52,7 +60,14 @@ export interface TriageReport {
     /** Authors of those commits: the first red commit's first, then by how many commits they made. */
     ping: string[];
   };
-  failed_jobs: Array<{ id: number; name: string; stage: string; failure_reason?: string; failing_section?: string; excerpt?: string }>;
+  failed_jobs: Array<{
+    id: number;
+    name: string;
+    stage: string;
+    failure_reason?: string;
+    failing_section?: string;
+    excerpt?: string;
+  }>;
   /** While red: flaky, broken or infrastructure, each failing job judged from its runs, with the evidence in one line. */
   failure?: FailureVerdict;
   /** The latest release; unreleased_commits counts at most 100 (more_unreleased: there are more). */
@@ -111,24 +126,42 @@ function reader(ctx: RunContext, operations: () => readonly Operation[], unread:
   };
 }
 
-const pipelineOf = (p: Fields) => ({ id: Number(p.id), status: String(p.status), sha: String(p.sha), web_url: typeof p.web_url === 'string' ? p.web_url : undefined });
+const pipelineOf = (p: Fields) => ({
+  id: Number(p.id),
+  status: String(p.status),
+  sha: String(p.sha),
+  web_url: typeof p.web_url === 'string' ? p.web_url : undefined,
+});
 
 /**
  * The verdict from the default branch's pipelines (newest first) and its head SHA: the head's latest pipeline that
  * passed or failed. A skipped or canceled pipeline says nothing about the code ([ci skip], a cancel), so it is no
  * verdict; a head with only those, or still running, is judged running or unknown, naming the last verdict before.
  */
-export function judge(pipelines: Fields[], headSha: string | undefined): Pick<TriageReport, 'verdict' | 'because'> & { judged?: Fields; running?: Fields } {
+export function judge(
+  pipelines: Fields[],
+  headSha: string | undefined,
+): Pick<TriageReport, 'verdict' | 'because'> & { judged?: Fields; running?: Fields } {
   if (pipelines.length === 0) return { verdict: 'unknown', because: 'the default branch has no pipelines' };
   const ofHead = headSha ? pipelines.filter((p) => p.sha === headSha) : pipelines;
   const verdictOf = (list: Fields[]) => list.find((p) => p.status === 'success' || p.status === 'failed');
   const judged = verdictOf(ofHead);
   const running = ofHead.find((p) => !FINISHED.has(String(p.status)));
   const earlier = verdictOf(pipelines.filter((p) => !ofHead.includes(p)));
-  const before = earlier ? `; before it, #${show(earlier.id)} at ${shortSha(earlier.sha)} ${earlier.status === 'success' ? 'passed' : 'failed'}` : '';
+  const before = earlier
+    ? `; before it, #${show(earlier.id)} at ${shortSha(earlier.sha)} ${earlier.status === 'success' ? 'passed' : 'failed'}`
+    : '';
   if (!judged) {
-    if (running) return { verdict: 'running', because: `the head's pipeline #${show(running.id)} has not finished${before}`, running };
-    const why = ofHead.length === 0 ? `no pipeline ran for the head commit ${shortSha(headSha)} yet` : `the head's pipelines were ${[...new Set(ofHead.map((p) => String(p.status)))].join(' and ')}, which judge nothing`;
+    if (running)
+      return {
+        verdict: 'running',
+        because: `the head's pipeline #${show(running.id)} has not finished${before}`,
+        running,
+      };
+    const why =
+      ofHead.length === 0
+        ? `no pipeline ran for the head commit ${shortSha(headSha)} yet`
+        : `the head's pipelines were ${[...new Set(ofHead.map((p) => String(p.status)))].join(' and ')}, which judge nothing`;
     return { verdict: 'unknown', because: `${why}${before}` };
   }
   const verdict: Verdict = judged.status === 'success' ? 'green' : 'red';
@@ -138,7 +171,9 @@ export function judge(pipelines: Fields[], headSha: string | undefined): Pick<Tr
 
 /** The first red pipeline of the current run of failures and the last green one before it (newest-first input). */
 export function redSince(pipelines: Fields[]): { firstRed?: Fields; lastGreen?: Fields } {
-  const finished = pipelines.filter((p) => FINISHED.has(String(p.status)) && p.status !== 'canceled' && p.status !== 'skipped');
+  const finished = pipelines.filter(
+    (p) => FINISHED.has(String(p.status)) && p.status !== 'canceled' && p.status !== 'skipped',
+  );
   let firstRed: Fields | undefined;
   for (const pipeline of finished) {
     if (pipeline.status === 'success') return { firstRed, lastGreen: pipeline };
@@ -147,7 +182,12 @@ export function redSince(pipelines: Fields[]): { firstRed?: Fields; lastGreen?: 
   return { firstRed };
 }
 
-async function triage(ctx: RunContext, input: { id: string | number }, operations: () => readonly Operation[], clock: Clock): Promise<OperationResult> {
+async function triage(
+  ctx: RunContext,
+  input: { id: string | number },
+  operations: () => readonly Operation[],
+  clock: Clock,
+): Promise<OperationResult> {
   const unread: string[] = [];
   const read = reader(ctx, operations, unread);
   // The latest release does not depend on the default branch: asked at once with the project.
@@ -161,7 +201,8 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
   if (!projectRead) unread.push(`the project's default branch was not read; assumed "${branch}"`);
 
   // The head commit and the newest page of the default branch's pipelines, at once.
-  const pipelinesOf = (page: number) => read('list_pipelines', { id: input.id, ref: branch, per_page: PIPELINES_PER_PAGE, page });
+  const pipelinesOf = (page: number) =>
+    read('list_pipelines', { id: input.id, ref: branch, per_page: PIPELINES_PER_PAGE, page });
   const [branchRead, firstPage] = await Promise.all([read('get_branch', { id: input.id, branch }), pipelinesOf(1)]);
   const headCommit = asRecord(asRecord(branchRead?.data).commit);
   const headSha = typeof headCommit.id === 'string' ? headCommit.id : undefined;
@@ -195,73 +236,128 @@ async function triage(ctx: RunContext, input: { id: string | number }, operation
   if (verdict === 'red' && judged) {
     const { firstRed, lastGreen } = redSince(pipelines);
     if (firstRed) {
-      work.push((async () => {
-        // With a green pipeline before it: the newest commits between the two (a range list, no diffs), oldest
-        // first. Without one: at least the first red commit.
-        const range = lastGreen
-          ? await read('list_commits', { id: input.id, ref_name: `${String(lastGreen.sha)}..${String(firstRed.sha)}`, per_page: TRIAGE_SUSPECTS })
-          : undefined;
-        const commits = lastGreen
-          ? asList(range?.data).reverse()
-          : [asRecord((await read('get_commit', { id: input.id, sha: String(firstRed.sha) }))?.data)].filter((c) => c.id !== undefined);
-        const suspects = commits.map((c) => ({ sha: String(c.id), title: show(c.title), author: show(c.author_name) }));
-        const counts = new Map<string, number>();
-        for (const s of suspects) counts.set(s.author, (counts.get(s.author) ?? 0) + 1);
-        const culprit = commits.at(-1) ?? {};
-        // Red since the first red pipeline was created (the list gives created_at; a start would need a read each).
-        const since = typeof firstRed.created_at === 'string' ? new Date(firstRed.created_at) : undefined;
-        const when = since && !Number.isNaN(since.getTime()) ? { since: since.toISOString(), red_for: spanText(clock() - since.getTime()) } : {};
-        report.red_since = {
-          first_red: {
-            pipeline: Number(firstRed.id), sha: String(firstRed.sha), ...when,
-            ...(culprit.title !== undefined ? { title: show(culprit.title), author: show(culprit.author_name), at: show(culprit.created_at) } : {}),
-          },
-          ...(lastGreen ? { last_green: { pipeline: Number(lastGreen.id), sha: String(lastGreen.sha) } } : {}),
-          suspects,
-          more_suspects: range?.page?.has_more === true,
-          // The author of the commit that turned it red first, then the others by how many commits they made.
-          ping: [...counts.entries()]
-            .sort((a, b) => Number(b[0] === culprit.author_name) - Number(a[0] === culprit.author_name) || b[1] - a[1])
-            .map(([author]) => author),
-        };
-        if (!lastGreen) unread.push(`no green pipeline among the latest ${pipelines.length} of ${branch}: red for longer than that`);
-      })());
+      work.push(
+        (async () => {
+          // With a green pipeline before it: the newest commits between the two (a range list, no diffs), oldest
+          // first. Without one: at least the first red commit.
+          const range = lastGreen
+            ? await read('list_commits', {
+                id: input.id,
+                ref_name: `${String(lastGreen.sha)}..${String(firstRed.sha)}`,
+                per_page: TRIAGE_SUSPECTS,
+              })
+            : undefined;
+          const commits = lastGreen
+            ? asList(range?.data).reverse()
+            : [asRecord((await read('get_commit', { id: input.id, sha: String(firstRed.sha) }))?.data)].filter(
+                (c) => c.id !== undefined,
+              );
+          const suspects = commits.map((c) => ({
+            sha: String(c.id),
+            title: show(c.title),
+            author: show(c.author_name),
+          }));
+          const counts = new Map<string, number>();
+          for (const s of suspects) counts.set(s.author, (counts.get(s.author) ?? 0) + 1);
+          const culprit = commits.at(-1) ?? {};
+          // Red since the first red pipeline was created (the list gives created_at; a start would need a read each).
+          const since = typeof firstRed.created_at === 'string' ? new Date(firstRed.created_at) : undefined;
+          const when =
+            since && !Number.isNaN(since.getTime())
+              ? { since: since.toISOString(), red_for: spanText(clock() - since.getTime()) }
+              : {};
+          report.red_since = {
+            first_red: {
+              pipeline: Number(firstRed.id),
+              sha: String(firstRed.sha),
+              ...when,
+              ...(culprit.title !== undefined
+                ? { title: show(culprit.title), author: show(culprit.author_name), at: show(culprit.created_at) }
+                : {}),
+            },
+            ...(lastGreen ? { last_green: { pipeline: Number(lastGreen.id), sha: String(lastGreen.sha) } } : {}),
+            suspects,
+            more_suspects: range?.page?.has_more === true,
+            // The author of the commit that turned it red first, then the others by how many commits they made.
+            ping: [...counts.entries()]
+              .sort(
+                (a, b) => Number(b[0] === culprit.author_name) - Number(a[0] === culprit.author_name) || b[1] - a[1],
+              )
+              .map(([author]) => author),
+          };
+          if (!lastGreen)
+            unread.push(
+              `no green pipeline among the latest ${pipelines.length} of ${branch}: red for longer than that`,
+            );
+        })(),
+      );
     }
-    work.push((async () => {
-      const failure = await judgeFailures(read, input.id, pipelines, judged, unread);
-      if (failure) report.failure = failure;
-    })());
-    work.push((async () => {
-      const jobsRead = await read('list_pipeline_jobs', { id: input.id, pipeline_id: Number(judged.id), scope: ['failed'], per_page: 100 });
-      const jobs = asList(jobsRead?.data);
-      const shown = jobs.slice(0, TRIAGE_FAILED_JOBS);
-      if (jobs.length > shown.length) unread.push(`${jobs.length - shown.length} more failed jobs; their logs were not read`);
-      report.failed_jobs = await Promise.all(shown.map(async (job) => {
-        const log = asRecord((await read('get_job_log', { id: input.id, job_id: Number(job.id), lines: 1 }))?.data);
-        return {
-          id: Number(job.id), name: show(job.name), stage: show(job.stage),
-          ...(job.failure_reason ? { failure_reason: show(job.failure_reason) } : {}),
-          ...(typeof log.failing_section === 'string' ? { failing_section: log.failing_section } : {}),
-          ...(typeof log.failure_excerpt === 'string' ? { excerpt: log.failure_excerpt } : {}),
-        };
-      }));
-    })());
+    work.push(
+      (async () => {
+        const failure = await judgeFailures(read, input.id, pipelines, judged, unread);
+        if (failure) report.failure = failure;
+      })(),
+    );
+    work.push(
+      (async () => {
+        const jobsRead = await read('list_pipeline_jobs', {
+          id: input.id,
+          pipeline_id: Number(judged.id),
+          scope: ['failed'],
+          per_page: 100,
+        });
+        const jobs = asList(jobsRead?.data);
+        const shown = jobs.slice(0, TRIAGE_FAILED_JOBS);
+        if (jobs.length > shown.length)
+          unread.push(`${jobs.length - shown.length} more failed jobs; their logs were not read`);
+        report.failed_jobs = await Promise.all(
+          shown.map(async (job) => {
+            const log = asRecord((await read('get_job_log', { id: input.id, job_id: Number(job.id), lines: 1 }))?.data);
+            return {
+              id: Number(job.id),
+              name: show(job.name),
+              stage: show(job.stage),
+              ...(job.failure_reason ? { failure_reason: show(job.failure_reason) } : {}),
+              ...(typeof log.failing_section === 'string' ? { failing_section: log.failing_section } : {}),
+              ...(typeof log.failure_excerpt === 'string' ? { excerpt: log.failure_excerpt } : {}),
+            };
+          }),
+        );
+      })(),
+    );
   }
   const latestRelease = asList(releaseRead?.data)[0];
   if (latestRelease && typeof latestRelease.tag_name === 'string') {
     const tag = latestRelease.tag_name;
-    work.push((async () => {
-      // Counted from one page of the range (no diffs): "100+" beyond that.
-      const unreleased = await read('list_commits', { id: input.id, ref_name: `${tag}..${branch}`, per_page: UNRELEASED_COUNTED });
-      report.release = {
-        tag,
-        ...(unreleased ? { unreleased_commits: asList(unreleased.data).length, ...(unreleased.page?.has_more ? { more_unreleased: true } : {}) } : {}),
-        ...(typeof project.web_url === 'string' ? { compare_url: `${project.web_url}/-/compare/${encodeURIComponent(tag)}...${encodeURIComponent(branch)}` } : {}),
-      };
-    })());
+    work.push(
+      (async () => {
+        // Counted from one page of the range (no diffs): "100+" beyond that.
+        const unreleased = await read('list_commits', {
+          id: input.id,
+          ref_name: `${tag}..${branch}`,
+          per_page: UNRELEASED_COUNTED,
+        });
+        report.release = {
+          tag,
+          ...(unreleased
+            ? {
+                unreleased_commits: asList(unreleased.data).length,
+                ...(unreleased.page?.has_more ? { more_unreleased: true } : {}),
+              }
+            : {}),
+          ...(typeof project.web_url === 'string'
+            ? { compare_url: `${project.web_url}/-/compare/${encodeURIComponent(tag)}...${encodeURIComponent(branch)}` }
+            : {}),
+        };
+      })(),
+    );
   }
   await Promise.all(work);
-  report.actions = orderActions(actionsFor(input.id, report), report.failure, report.failure && pingAction(input.id, branch, report.failure));
+  report.actions = orderActions(
+    actionsFor(input.id, report),
+    report.failure,
+    report.failure && pingAction(input.id, branch, report.failure),
+  );
   return { data: report, status: 200 };
 }
 
@@ -270,17 +366,29 @@ function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
   const actions: FollowUp[] = [];
   const head = report.head_pipeline;
   if (report.verdict === 'red' && head && !report.running_pipeline) {
-    actions.push({ label: `Retry failed jobs of #${head.id}`, operation: 'retry_pipeline', input: { id, pipeline_id: head.id }, style: 'primary' });
+    actions.push({
+      label: `Retry failed jobs of #${head.id}`,
+      operation: 'retry_pipeline',
+      input: { id, pipeline_id: head.id },
+      style: 'primary',
+    });
   }
   if (report.running_pipeline) {
-    actions.push({ label: `Cancel #${report.running_pipeline.id}`, operation: 'cancel_pipeline', input: { id, pipeline_id: report.running_pipeline.id }, style: 'danger' });
+    actions.push({
+      label: `Cancel #${report.running_pipeline.id}`,
+      operation: 'cancel_pipeline',
+      input: { id, pipeline_id: report.running_pipeline.id },
+      style: 'danger',
+    });
   }
   const revert = revertAction(id, report);
   if (revert) actions.push(revert);
   const failing = report.failed_jobs[0];
-  if (failing) actions.push({ label: `Log of ${failing.name}`, operation: 'get_job_log', input: { id, job_id: failing.id } });
+  if (failing)
+    actions.push({ label: `Log of ${failing.name}`, operation: 'get_job_log', input: { id, job_id: failing.id } });
   // The issue is written from a triage run when the action is taken: the action itself names only the project.
-  if (report.verdict === 'red') actions.push({ label: 'Open incident issue', operation: INCIDENT_OPERATION, input: { id } });
+  if (report.verdict === 'red')
+    actions.push({ label: 'Open incident issue', operation: INCIDENT_OPERATION, input: { id } });
   return actions;
 }
 
@@ -293,15 +401,29 @@ function incidentTitle(report: TriageReport): string {
 /** The report as an incident issue's description. */
 function incidentText(report: TriageReport, now: number): string {
   const lines = [`${report.default_branch} of ${report.project} is ${report.verdict}: ${report.because}.`];
-  if (report.failure) lines.push('', ...failureText(report.failure).split('\n').map((line) => `${line[0].toUpperCase()}${line.slice(1)}.`));
+  if (report.failure)
+    lines.push(
+      '',
+      ...failureText(report.failure)
+        .split('\n')
+        .map((line) => `${line[0].toUpperCase()}${line.slice(1)}.`),
+    );
   const since = report.red_since;
   if (since) {
     const redFor = redForText(since.first_red, now);
     if (redFor) lines.push('', `Red for ${redFor}.`);
-    lines.push('', `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}.`);
-    if (since.last_green) lines.push(`Last green: pipeline #${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}.`);
+    lines.push(
+      '',
+      `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}.`,
+    );
+    if (since.last_green)
+      lines.push(`Last green: pipeline #${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}.`);
     if (since.suspects.length > 0) {
-      lines.push('', `${since.more_suspects ? `The newest ${since.suspects.length} commits` : 'Commits'} since the last green pipeline:`, ...since.suspects.map((c) => `- ${shortSha(c.sha)} ${c.title} (${c.author})`));
+      lines.push(
+        '',
+        `${since.more_suspects ? `The newest ${since.suspects.length} commits` : 'Commits'} since the last green pipeline:`,
+        ...since.suspects.map((c) => `- ${shortSha(c.sha)} ${c.title} (${c.author})`),
+      );
     }
   }
   for (const job of report.failed_jobs) {
@@ -322,11 +444,19 @@ function presentTriage(data: unknown): Presentation {
   if (since) {
     const redFor = redForText(since.first_red, asOf);
     if (redFor) fields.push(['red for', redFor]);
-    fields.push(['first red', `#${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.title ? ` ${since.first_red.title}` : ''}${since.first_red.author ? ` (${since.first_red.author})` : ''}`]);
-    if (since.last_green) fields.push(['last green', `#${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}`]);
+    fields.push([
+      'first red',
+      `#${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.title ? ` ${since.first_red.title}` : ''}${since.first_red.author ? ` (${since.first_red.author})` : ''}`,
+    ]);
+    if (since.last_green)
+      fields.push(['last green', `#${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}`]);
     if (since.ping.length > 0) fields.push(['who to ping', since.ping.join(', ')]);
   }
-  if (report.release) fields.push(['release', `${report.release.tag}${report.release.unreleased_commits !== undefined ? ` · ${report.release.unreleased_commits}${report.release.more_unreleased ? '+' : ''} commits unreleased` : ''}`]);
+  if (report.release)
+    fields.push([
+      'release',
+      `${report.release.tag}${report.release.unreleased_commits !== undefined ? ` · ${report.release.unreleased_commits}${report.release.more_unreleased ? '+' : ''} commits unreleased` : ''}`,
+    ]);
   const sections = report.failed_jobs.map((job) => ({
     title: `Failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`,
     text: job.excerpt ? unfenceLog(job.excerpt) : '(no error lines found)',
@@ -337,7 +467,16 @@ function presentTriage(data: unknown): Presentation {
 }
 
 /** The reads a triage is made of. */
-export const TRIAGE_READS = ['get_project', 'get_branch', 'list_pipelines', 'list_pipeline_jobs', 'get_job_log', 'list_commits', 'get_commit', 'list_releases'];
+export const TRIAGE_READS = [
+  'get_project',
+  'get_branch',
+  'list_pipelines',
+  'list_pipeline_jobs',
+  'get_job_log',
+  'list_commits',
+  'get_commit',
+  'list_releases',
+];
 
 /** Built with a late view of the registry, which imports this module; `clock` says how long red (tests set it). */
 export function triageOperation(operations: () => readonly Operation[], clock: Clock = Date.now) {
@@ -347,7 +486,8 @@ export function triageOperation(operations: () => readonly Operation[], clock: C
     area: 'projects',
     outsideSpec: 'composed of Projects, Branches, Pipelines, Jobs, Repository and Releases reads',
     title: 'Triage project',
-    description: 'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, what to press, what is unreleased: one call.',
+    description:
+      'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, what to press, what is unreleased: one call.',
     route: 'GET /projects/:id/pipelines',
     composedOf: TRIAGE_READS,
     input: z.object({ id: fields.projectId() }),
@@ -361,25 +501,48 @@ export function triageOperation(operations: () => readonly Operation[], clock: C
 export const INCIDENT_OPERATION = 'open_incident_issue';
 
 /** A red incident's issue: triaged when it runs, opened once (an open incident issue of the same title is kept). */
-async function openIncidentIssue(ctx: RunContext, input: { id: string | number }, operations: () => readonly Operation[], clock: Clock): Promise<OperationResult> {
+async function openIncidentIssue(
+  ctx: RunContext,
+  input: { id: string | number },
+  operations: () => readonly Operation[],
+  clock: Clock,
+): Promise<OperationResult> {
   const report = (await triage(ctx, input, operations, clock)).data as TriageReport;
   const op = (name: string) => {
     const found = operations().find((o) => o.name === name);
     if (!found) throw new Error(`${name} is not in the registry`);
     return found;
   };
-  const refuse = (why: string) => new ApiError({ kind: 'refused', method: 'POST', path: `/projects/${encodeURIComponent(String(input.id))}/issues`, serviceMessage: why });
+  const refuse = (why: string) =>
+    new ApiError({
+      kind: 'refused',
+      method: 'POST',
+      path: `/projects/${encodeURIComponent(String(input.id))}/issues`,
+      serviceMessage: why,
+    });
   if (report.verdict !== 'red') {
-    throw refuse(`${report.default_branch} of ${report.project} is ${report.verdict} now (${report.because}); no incident issue was opened`);
+    throw refuse(
+      `${report.default_branch} of ${report.project} is ${report.verdict} now (${report.because}); no incident issue was opened`,
+    );
   }
   const title = incidentTitle(report);
   // One issue per incident, however often the action is taken (two people, a model calling twice).
-  const open = await executeOperation(op('list_project_issues'), { id: input.id, state: 'opened', labels: 'incident', search: title, in: 'title', per_page: 100 }, ctx);
+  const open = await executeOperation(
+    op('list_project_issues'),
+    { id: input.id, state: 'opened', labels: 'incident', search: title, in: 'title', per_page: 100 },
+    ctx,
+  );
   const same = asList(open.data).find((issue) => issue.title === title);
   if (same) {
-    throw refuse(`an incident issue about this is already open: #${show(same.iid)} "${title}"${typeof same.web_url === 'string' ? ` (${same.web_url})` : ''}; no other was opened`);
+    throw refuse(
+      `an incident issue about this is already open: #${show(same.iid)} "${title}"${typeof same.web_url === 'string' ? ` (${same.web_url})` : ''}; no other was opened`,
+    );
   }
-  return executeOperation(op('create_issue'), { id: input.id, title, issue_type: 'incident', labels: 'incident', description: incidentText(report, clock()) }, ctx);
+  return executeOperation(
+    op('create_issue'),
+    { id: input.id, title, issue_type: 'incident', labels: 'incident', description: incidentText(report, clock()) },
+    ctx,
+  );
 }
 
 /** open_incident_issue, built like triage_project with a late view of the registry. */
@@ -390,7 +553,8 @@ export function incidentIssueOperation(operations: () => readonly Operation[], c
     area: 'issues',
     outsideSpec: 'composed of triage_project and Issues API reads and writes',
     title: 'Open incident issue',
-    description: 'While the default branch is red: open an incident issue written from triage_project (what fails, since when, whose commits), once per incident.',
+    description:
+      'While the default branch is red: open an incident issue written from triage_project (what fails, since when, whose commits), once per incident.',
     route: 'POST /projects/:id/issues',
     composedOf: [...TRIAGE_READS, 'list_project_issues', 'create_issue'],
     input: z.object({ id: fields.projectId() }),

@@ -38,7 +38,8 @@ const accountFields = {
 
 /** Image types the service takes for an avatar, by their first bytes. */
 function imageType(bytes: Buffer): { type: string; name: string } {
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return { type: 'image/png', name: 'avatar.png' };
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return { type: 'image/png', name: 'avatar.png' };
   if (bytes[0] === 0xff && bytes[1] === 0xd8) return { type: 'image/jpeg', name: 'avatar.jpg' };
   if (bytes.subarray(0, 4).toString('latin1') === 'GIF8') return { type: 'image/gif', name: 'avatar.gif' };
   return { type: 'application/octet-stream', name: 'avatar' };
@@ -65,9 +66,30 @@ async function sendAccount(op: Operation, ctx: RunContext, input: Record<string,
 }
 
 /** The fields update_user overwrites with no history of the old value. */
-const OVERWRITTEN = ['email', 'username', 'name', 'note', 'extern_uid', 'projects_limit', 'can_create_group', 'external',
-  'bio', 'location', 'public_email', 'organization', 'website_url', 'private_profile', 'social_messenger', 'social_network',
-  'social_microblog', 'avatar', 'theme_id', 'color_scheme_id', 'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit'] as const;
+const OVERWRITTEN = [
+  'email',
+  'username',
+  'name',
+  'note',
+  'extern_uid',
+  'projects_limit',
+  'can_create_group',
+  'external',
+  'bio',
+  'location',
+  'public_email',
+  'organization',
+  'website_url',
+  'private_profile',
+  'social_messenger',
+  'social_network',
+  'social_microblog',
+  'avatar',
+  'theme_id',
+  'color_scheme_id',
+  'shared_runners_minutes_limit',
+  'extra_shared_runners_minutes_limit',
+] as const;
 
 const createUser: Operation = defineOperation({
   name: 'create_user',
@@ -87,14 +109,18 @@ const createUser: Operation = defineOperation({
   }),
   effect: 'write',
   rules: [{ kind: 'one_of', keys: ['password', 'reset_password', 'force_random_password'] }],
-  undo: 'Adds an account and replaces nothing; delete_user removes it again. Creating an administrator, or linking a ' +
+  undo:
+    'Adds an account and replaces nothing; delete_user removes it again. Creating an administrator, or linking a ' +
     'sign-in identity, asks a human first.',
   confirm: (input) => {
     const parts: string[] = [];
-    if (input.admin === true) parts.push('creates an instance administrator: the new account can read and change everything on the instance');
+    if (input.admin === true)
+      parts.push('creates an instance administrator: the new account can read and change everything on the instance');
     if (input.extern_uid !== undefined || input.provider !== undefined) {
-      parts.push(`links the sign-in identity ${input.provider ?? '?'}:${input.extern_uid ?? '?'} to the new account: whoever ` +
-        'controls that identity signs in as this user');
+      parts.push(
+        `links the sign-in identity ${input.provider ?? '?'}:${input.extern_uid ?? '?'} to the new account: whoever ` +
+          'controls that identity signs in as this user',
+      );
     }
     return parts.length > 0 ? `It ${parts.join('; ')}.` : undefined;
   },
@@ -115,19 +141,23 @@ const updateUser: Operation = defineOperation({
     name: z.string().min(1).optional(),
     skip_reconfirmation: z.boolean().optional().describe('Use a new e-mail without its owner confirming it.'),
     group_id_for_saml: z.number().int().positive().optional().describe('With extern_uid and provider: the SSO group.'),
-    note: z.string().optional().describe('Administrators\' note.'),
+    note: z.string().optional().describe("Administrators' note."),
     ...accountFields,
   }),
   effect: 'write',
-  undo: 'The values it replaces are kept nowhere, a new password locks the user out until they change it, and ' +
+  undo:
+    'The values it replaces are kept nowhere, a new password locks the user out until they change it, and ' +
     'admin changes who controls the instance; so it asks a human whenever it sets anything.',
   confirm: (input) => {
     const parts: string[] = [];
     const replaced = OVERWRITTEN.filter((key) => input[key] !== undefined);
-    if (replaced.length > 0) parts.push(`overwrites the user's ${replaced.join(', ')} (the current values are kept nowhere; read them with get_user first)`);
+    if (replaced.length > 0)
+      parts.push(
+        `overwrites the user's ${replaced.join(', ')} (the current values are kept nowhere; read them with get_user first)`,
+      );
     if (input.password !== undefined) parts.push('sets a new password the user must change at next sign-in');
     if (input.admin === true) parts.push('makes the user an instance administrator');
-    if (input.admin === false) parts.push('takes the user\'s administrator rights away');
+    if (input.admin === false) parts.push("takes the user's administrator rights away");
     return parts.length > 0 ? `It ${parts.join('; ')}.` : undefined;
   },
   run: (ctx, input) => sendAccount(updateUser, ctx, input as Record<string, unknown>),
@@ -139,12 +169,10 @@ export const usersOperations = [
     chat: 'user me',
     area: 'users',
     title: 'Get current user',
-    description:
-      'Show the account the token acts as: the identity and rights every call has.',
+    description: 'Show the account the token acts as: the identity and rights every call has.',
     route: 'GET /user',
     input: z.object({
-      sudo: z.number().int().positive().optional()
-        .describe('Administrators: a user ID to act as.'),
+      sudo: z.number().int().positive().optional().describe('Administrators: a user ID to act as.'),
     }),
     effect: 'read',
   }),
@@ -184,14 +212,17 @@ export const usersOperations = [
     effect: 'read',
     rules: [{ kind: 'requires', keys: ['extern_uid', 'provider'] }],
     pagination: 'offset',
-    present: presentList('user', (u) => [`@${show(u.username)}`, `${show(u.name)} (id ${show(u.id)}) · ${show(u.state)}`]),
+    present: presentList('user', (u) => [
+      `@${show(u.username)}`,
+      `${show(u.name)} (id ${show(u.id)}) · ${show(u.state)}`,
+    ]),
   }),
   defineOperation({
     name: 'get_user',
     chat: 'user get',
     area: 'users',
     title: 'Get user',
-    description: 'Read one user\'s profile; administrators also get e-mail and sign-in details.',
+    description: "Read one user's profile; administrators also get e-mail and sign-in details.",
     route: 'GET /users/:id',
     input: z.object({ id: userId(), with_custom_attributes: withCustomAttributes() }),
     effect: 'read',
@@ -207,7 +238,8 @@ export const usersOperations = [
     route: 'DELETE /users/:id/identities/:provider',
     input: z.object({ id: userId(), provider: z.string().min(1) }),
     effect: 'destructive',
-    undo: 'The user can no longer sign in through that provider; update_user with extern_uid and provider links it again, ' +
+    undo:
+      'The user can no longer sign in through that provider; update_user with extern_uid and provider links it again, ' +
       'if the external ID is known.',
   }),
   defineOperation({
@@ -215,14 +247,18 @@ export const usersOperations = [
     chat: 'user delete',
     area: 'users',
     title: 'Delete user',
-    description: 'Administrators only: delete an account; without hard_delete a group\'s sole owner is refused (409).',
+    description: "Administrators only: delete an account; without hard_delete a group's sole owner is refused (409).",
     route: 'DELETE /users/:id',
-    input: z.object({ id: userId(), hard_delete: z.boolean().optional().describe('Also delete their contributions and solely owned groups.') }),
+    input: z.object({
+      id: userId(),
+      hard_delete: z.boolean().optional().describe('Also delete their contributions and solely owned groups.'),
+    }),
     effect: 'destructive',
     undo: 'Cannot be undone: the account, its tokens, keys, memberships and personal projects are gone for good.',
-    confirm: (input) => (input.hard_delete === true
-      ? 'Cannot be undone: the account and everything they contributed are gone for good, with every group they ' +
-        'solely own and all the projects in those groups.'
-      : undefined),
+    confirm: (input) =>
+      input.hard_delete === true
+        ? 'Cannot be undone: the account and everything they contributed are gone for good, with every group they ' +
+          'solely own and all the projects in those groups.'
+        : undefined,
   }),
 ];

@@ -11,8 +11,13 @@ export interface InputIssue {
 }
 
 export class InputError extends Error {
-  constructor(readonly operation: string, readonly issues: InputIssue[]) {
-    super(`Invalid input for ${operation}: ${issues.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ')}`);
+  constructor(
+    readonly operation: string,
+    readonly issues: InputIssue[],
+  ) {
+    super(
+      `Invalid input for ${operation}: ${issues.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ')}`,
+    );
     this.name = 'InputError';
   }
 }
@@ -48,8 +53,10 @@ function stringIssue(text: string): string | undefined {
   const hosts = ambiguousHost(text);
   // A human approves the host they are shown; an address that goes elsewhere for the service is refused, not shown.
   if (hosts) {
-    return `the address's host is ambiguous: a browser reads ${JSON.stringify(hosts.browser)}, the service reads ` +
-      `${JSON.stringify(hosts.service)}; write it without backslashes, spaces or control characters`;
+    return (
+      `the address's host is ambiguous: a browser reads ${JSON.stringify(hosts.browser)}, the service reads ` +
+      `${JSON.stringify(hosts.service)}; write it without backslashes, spaces or control characters`
+    );
   }
   return undefined;
 }
@@ -86,7 +93,8 @@ function ruleIssue(rule: InputRule, input: Record<string, unknown>): InputIssue 
   }
   if (rule.kind === 'requires' && given(input, rule.keys[0])) {
     const missing = rule.keys.slice(1).filter((key) => !given(input, key));
-    if (missing.length > 0) return { field: missing[0], message: `${rule.keys[0]} needs ${missing.join(' and ')} as well` };
+    if (missing.length > 0)
+      return { field: missing[0], message: `${rule.keys[0]} needs ${missing.join(' and ')} as well` };
   }
   return undefined;
 }
@@ -98,7 +106,9 @@ function ruleIssue(rule: InputRule, input: Record<string, unknown>): InputIssue 
  */
 export function validateInput<S extends z.ZodObject>(op: Operation<S>, raw: unknown): z.infer<S> {
   if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) {
-    throw new InputError(op.name, [{ field: '', message: `the arguments must be a JSON object of named parameters, got ${kindOf(raw)}` }]);
+    throw new InputError(op.name, [
+      { field: '', message: `the arguments must be a JSON object of named parameters, got ${kindOf(raw)}` },
+    ]);
   }
   const malformed = malformedStrings(raw);
   if (malformed.length > 0) throw new InputError(op.name, malformed);

@@ -24,29 +24,38 @@ const issueInput = z.object({ id: fields.projectId(), issue_iid: iid() });
 /** The fields an update overwrites with no history of the old text: those ask a human first. */
 function overwrites(input: Record<string, unknown>, keys: readonly string[], what: string): string | undefined {
   const set = keys.filter((key) => input[key] !== undefined);
-  return set.length > 0 ? `It overwrites the ${what}'s ${set.join(', ')}; the current text is kept nowhere (read it first if it may be needed).` : undefined;
+  return set.length > 0
+    ? `It overwrites the ${what}'s ${set.join(', ')}; the current text is kept nowhere (read it first if it may be needed).`
+    : undefined;
 }
 
 function presentWorkItem(kind: string) {
   return (data: unknown): Presentation => {
     const item = asRecord(data);
-    const people = (list: unknown) => (Array.isArray(list) && list.length > 0 ? list.map((p) => `@${show(asRecord(p).username)}`).join(', ') : '—');
+    const people = (list: unknown) =>
+      Array.isArray(list) && list.length > 0 ? list.map((p) => `@${show(asRecord(p).username)}`).join(', ') : '—';
     return {
       title: `${kind} !${show(item.iid)}: ${show(item.title)} (${show(item.state)})`.replace(/^Issue !/, 'Issue #'),
       fields: [
-        ...(item.source_branch !== undefined ? [['branches', `${show(item.source_branch)} → ${show(item.target_branch)}`] as [string, string]] : []),
+        ...(item.source_branch !== undefined
+          ? [['branches', `${show(item.source_branch)} → ${show(item.target_branch)}`] as [string, string]]
+          : []),
         ['author', `@${show(asRecord(item.author).username)}`],
         ['assignees', people(item.assignees)],
         ['labels', Array.isArray(item.labels) && item.labels.length > 0 ? item.labels.join(', ') : '—'],
         ...(item.sha !== undefined ? [['head', shortSha(item.sha)] as [string, string]] : []),
-        ...(item.merge_status !== undefined ? [['mergeable', show(item.detailed_merge_status ?? item.merge_status)] as [string, string]] : []),
+        ...(item.merge_status !== undefined
+          ? [['mergeable', show(item.detailed_merge_status ?? item.merge_status)] as [string, string]]
+          : []),
       ],
     };
   };
 }
 
-const noteRow = (note: Record<string, unknown>): [string, string] =>
-  [`@${show(asRecord(note.author).username)} ${show(note.created_at)}`, show(note.body).split('\n')[0]];
+const noteRow = (note: Record<string, unknown>): [string, string] => [
+  `@${show(asRecord(note.author).username)} ${show(note.created_at)}`,
+  show(note.body).split('\n')[0],
+];
 
 /**
  * A merge or an approval acts on the merge request's head as shown: without a sha it would act on whatever the head
@@ -54,13 +63,16 @@ const noteRow = (note: Record<string, unknown>): [string, string] =>
  * read before asking and the full sha sent; a short sha that is not the head's start is sent as given, and the
  * service's own 409 says the branch moved.
  */
-function pinnedToHead<I extends { id: unknown; merge_request_iid: unknown; sha?: string }>(): EffectFacts<I, { sha: string }> {
+function pinnedToHead<I extends { id: unknown; merge_request_iid: unknown; sha?: string }>(): EffectFacts<
+  I,
+  { sha: string }
+> {
   return {
-    what: 'the merge request\'s head commit',
+    what: "the merge request's head commit",
     needed: (input) => input.sha === undefined || input.sha.length < 40,
     read: async (ctx, input) => {
       const mr = asRecord(await serviceGet(ctx, buildPath('/projects/:id/merge_requests/:merge_request_iid', input)));
-      if (typeof mr.sha !== 'string') throw new Error('the service did not say the merge request\'s head');
+      if (typeof mr.sha !== 'string') throw new Error("the service did not say the merge request's head");
       return { sha: mr.sha };
     },
     pin: (input, head) => ({ sha: input.sha === undefined || head.sha.startsWith(input.sha) ? head.sha : input.sha }),
@@ -138,7 +150,11 @@ export const mergeRequestChangeOperations = [
     description: 'Merge a merge request, only if its head is still the sha given or shown (what you reviewed).',
     route: 'PUT /projects/:id/merge_requests/:merge_request_iid/merge',
     input: mrInput.extend({
-      sha: z.string().regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)').optional().describe('The head SHA you reviewed (default: the head shown in the confirmation).'),
+      sha: z
+        .string()
+        .regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)')
+        .optional()
+        .describe('The head SHA you reviewed (default: the head shown in the confirmation).'),
       squash: z.boolean().optional(),
       should_remove_source_branch: z.boolean().optional(),
       merge_commit_message: z.string().optional(),
@@ -148,7 +164,8 @@ export const mergeRequestChangeOperations = [
     effect: 'write',
     undo: 'The target branch gains the changes at once (and deploys may follow); only a revert commit takes them back, so a human approves the exact head SHA merged.',
     facts: pinnedToHead(),
-    confirm: (input) => `It merges into the target branch the head ${input.sha === undefined ? 'as it is now' : input.sha.slice(0, 8)} exactly; a revert commit is the only way back.`,
+    confirm: (input) =>
+      `It merges into the target branch the head ${input.sha === undefined ? 'as it is now' : input.sha.slice(0, 8)} exactly; a revert commit is the only way back.`,
     present: presentWorkItem('Merge request'),
   }),
   defineOperation({
@@ -159,11 +176,18 @@ export const mergeRequestChangeOperations = [
     title: 'Approve merge request',
     description: 'Approve a merge request as you; with sha, only if its head is still that commit.',
     route: 'POST /projects/:id/merge_requests/:merge_request_iid/approve',
-    input: mrInput.extend({ sha: z.string().regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)').optional().describe('The head SHA you reviewed.') }),
+    input: mrInput.extend({
+      sha: z
+        .string()
+        .regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)')
+        .optional()
+        .describe('The head SHA you reviewed.'),
+    }),
     effect: 'write',
-    undo: 'An approval says a person reviewed the change, and may let it merge; it is signed with your name, so a human approves it; the service\'s unapprove withdraws it.',
+    undo: "An approval says a person reviewed the change, and may let it merge; it is signed with your name, so a human approves it; the service's unapprove withdraws it.",
     facts: pinnedToHead(),
-    confirm: (input) => `It records your approval of this merge request at head ${input.sha === undefined ? 'now' : input.sha.slice(0, 8)}, under your name ` +
+    confirm: (input) =>
+      `It records your approval of this merge request at head ${input.sha === undefined ? 'now' : input.sha.slice(0, 8)}, under your name ` +
       '(the service refuses it if the branch has moved since); approvals can let it be merged.',
   }),
   defineOperation({
@@ -172,9 +196,12 @@ export const mergeRequestChangeOperations = [
     area: 'merge_requests',
     outsideSpec: 'Notes API: List all merge request notes',
     title: 'List merge request comments',
-    description: 'List a merge request\'s comments and system notes, newest first.',
+    description: "List a merge request's comments and system notes, newest first.",
     route: 'GET /projects/:id/merge_requests/:merge_request_iid/notes',
-    input: mrInput.extend({ sort: z.enum(['asc', 'desc']).optional(), order_by: z.enum(['created_at', 'updated_at']).optional() }),
+    input: mrInput.extend({
+      sort: z.enum(['asc', 'desc']).optional(),
+      order_by: z.enum(['created_at', 'updated_at']).optional(),
+    }),
     effect: 'read',
     pagination: 'offset',
     present: presentList('comment', noteRow),
@@ -222,7 +249,10 @@ export const issueChangeOperations = [
       assignee_ids: ids(),
       confidential: z.boolean().optional(),
       issue_type: z.enum(['issue', 'incident', 'test_case', 'task']).optional(),
-      due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD').optional(),
+      due_date: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+        .optional(),
     }),
     effect: 'write',
     undo: 'Opens a new issue and changes nothing else; update_issue with state_event close closes it.',
@@ -244,13 +274,18 @@ export const issueChangeOperations = [
       ...labelChanges,
       assignee_ids: ids(),
       confidential: z.boolean().optional(),
-      due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD').optional(),
+      due_date: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+        .optional(),
     }),
     effect: 'write',
-    undo: 'Close and reopen undo each other, and label and people changes leave system notes; a new title or description replaces one kept nowhere, ' +
+    undo:
+      'Close and reopen undo each other, and label and people changes leave system notes; a new title or description replaces one kept nowhere, ' +
       'and making a confidential issue public lets everyone who sees the project read it at once, so those ask a human.',
     facts: exposureFacts('issue', '/projects/:id/issues/:issue_iid'),
-    confirm: (input, now) => reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
+    confirm: (input, now) =>
+      reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
     present: presentWorkItem('Issue'),
   }),
   defineOperation({
@@ -259,9 +294,12 @@ export const issueChangeOperations = [
     area: 'issues',
     outsideSpec: 'Notes API: List project issue notes',
     title: 'List issue comments',
-    description: 'List an issue\'s comments and system notes, newest first.',
+    description: "List an issue's comments and system notes, newest first.",
     route: 'GET /projects/:id/issues/:issue_iid/notes',
-    input: issueInput.extend({ sort: z.enum(['asc', 'desc']).optional(), order_by: z.enum(['created_at', 'updated_at']).optional() }),
+    input: issueInput.extend({
+      sort: z.enum(['asc', 'desc']).optional(),
+      order_by: z.enum(['created_at', 'updated_at']).optional(),
+    }),
     effect: 'read',
     pagination: 'offset',
     present: presentList('comment', noteRow),

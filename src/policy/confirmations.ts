@@ -11,9 +11,7 @@ interface PendingCall {
 }
 
 /** `expired`: the ticket's time ran out (counted apart from a refusal). */
-type Redemption =
-  | { ok: true; call: PendingCall }
-  | { ok: false; reason: string; expired?: boolean };
+type Redemption = { ok: true; call: PendingCall } | { ok: false; reason: string; expired?: boolean };
 
 interface Ticket {
   call: PendingCall;
@@ -36,8 +34,10 @@ const UNKNOWN: Redemption = { ok: false, reason: 'This confirmation was already 
 /** The checks that leave the ticket in place: only its requester, in its place, may spend it. */
 function checkClaimant(ticket: Ticket | undefined, by: Redeemer): Redemption | undefined {
   if (!ticket) return UNKNOWN;
-  if (ticket.call.requester !== by.person) return { ok: false, reason: 'Only the person who asked for this call can confirm it.' };
-  if (ticket.call.place !== by.place) return { ok: false, reason: 'This confirmation belongs to another conversation.' };
+  if (ticket.call.requester !== by.person)
+    return { ok: false, reason: 'Only the person who asked for this call can confirm it.' };
+  if (ticket.call.place !== by.place)
+    return { ok: false, reason: 'This confirmation belongs to another conversation.' };
   return undefined;
 }
 
@@ -47,8 +47,13 @@ function checkSpent(ticket: Ticket, by: Redeemer, now: number): Redemption {
   if (fingerprint(ticket.call.operation, ticket.call.input) !== ticket.fingerprint) {
     return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
   }
-  if (now > ticket.expiresAt) return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.', expired: true };
-  if (by.operation !== undefined && by.input !== undefined && fingerprint(by.operation, by.input) !== ticket.fingerprint) {
+  if (now > ticket.expiresAt)
+    return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.', expired: true };
+  if (
+    by.operation !== undefined &&
+    by.input !== undefined &&
+    fingerprint(by.operation, by.input) !== ticket.fingerprint
+  ) {
     return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
   }
   return { ok: true, call: ticket.call };
@@ -67,13 +72,18 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function fingerprint(operation: string, input: Record<string, unknown>): string {
-  return createHash('sha256').update(`${operation}\n${canonicalJson(input)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${operation}\n${canonicalJson(input)}`)
+    .digest('hex');
 }
 
 export class ConfirmationStore {
   private readonly tickets = new Map<string, Ticket>();
 
-  constructor(private readonly ttlMs = 5 * 60_000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ttlMs = 5 * 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * Records a call awaiting approval; the returned id goes into the Confirm button (or a link). `idPrefix` (a
@@ -82,7 +92,11 @@ export class ConfirmationStore {
   issue(call: PendingCall, idPrefix = ''): string {
     this.sweep();
     const id = `${idPrefix}${randomBytes(18).toString('base64url')}`;
-    this.tickets.set(id, { call, fingerprint: fingerprint(call.operation, call.input), expiresAt: this.now() + this.ttlMs });
+    this.tickets.set(id, {
+      call,
+      fingerprint: fingerprint(call.operation, call.input),
+      expiresAt: this.now() + this.ttlMs,
+    });
     return id;
   }
 
@@ -151,7 +165,10 @@ export class DurableConfirmations {
   private readonly ttlMs: number;
   private readonly now: () => number;
 
-  constructor(private readonly store: TicketStore, private readonly options: DurableConfirmationOptions = {}) {
+  constructor(
+    private readonly store: TicketStore,
+    private readonly options: DurableConfirmationOptions = {},
+  ) {
     this.ttlMs = options.ttlMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
   }
@@ -160,19 +177,33 @@ export class DurableConfirmations {
    * Records a call awaiting approval, or says why not (too many waiting). `countAs` is whose share of the per-requester
    * cap the ticket takes, when a front end tells its clients apart more finely than by requester (default: the requester).
    */
-  async issue(call: PendingCall, options: { countAs?: string } = {}): Promise<{ ok: true; id: string } | { ok: false; reason: string }> {
+  async issue(
+    call: PendingCall,
+    options: { countAs?: string } = {},
+  ): Promise<{ ok: true; id: string } | { ok: false; reason: string }> {
     const mine = `${OPEN_PREFIX}${options.countAs ?? call.requester}:`;
     const { maxPerRequester = 5, maxPending = 1000 } = this.options;
-    if (await this.store.count(mine) >= maxPerRequester) {
-      return { ok: false, reason: `You already have ${maxPerRequester} calls waiting for your confirmation; confirm or cancel those first. Nothing was run.` };
+    if ((await this.store.count(mine)) >= maxPerRequester) {
+      return {
+        ok: false,
+        reason: `You already have ${maxPerRequester} calls waiting for your confirmation; confirm or cancel those first. Nothing was run.`,
+      };
     }
-    if (await this.store.count(OPEN_PREFIX) >= maxPending) {
-      return { ok: false, reason: 'Too many calls are waiting for confirmation right now; try again in a few minutes. Nothing was run.' };
+    if ((await this.store.count(OPEN_PREFIX)) >= maxPending) {
+      return {
+        ok: false,
+        reason: 'Too many calls are waiting for confirmation right now; try again in a few minutes. Nothing was run.',
+      };
     }
     const nonce = randomBytes(18).toString('base64url');
     const id = `${call.requester}:${nonce}`;
     const open = `${mine}${nonce}`;
-    const ticket: Ticket = { call, fingerprint: fingerprint(call.operation, call.input), expiresAt: this.now() + this.ttlMs, open };
+    const ticket: Ticket = {
+      call,
+      fingerprint: fingerprint(call.operation, call.input),
+      expiresAt: this.now() + this.ttlMs,
+      open,
+    };
     await this.store.set(`confirm:${id}`, ticket, { ttlMs: this.ttlMs + EXPIRED_GRACE_MS });
     await this.store.set(open, 1, { ttlMs: this.ttlMs });
     return { ok: true, id };

@@ -1,7 +1,13 @@
 // The policy step every front end asks before running: allowed here and now? does a human need to confirm, and what exactly do they see?
 import { createHash } from 'node:crypto';
 import type { Operation } from '../operations/define.js';
-import { factsNeeded, NOT_READ_HERE, type FactsReading, type JobFacts, type PipelineFacts } from '../operations/effect-facts.js';
+import {
+  factsNeeded,
+  NOT_READ_HERE,
+  type FactsReading,
+  type JobFacts,
+  type PipelineFacts,
+} from '../operations/effect-facts.js';
 import { describePerson, type Targets } from '../operations/people.js';
 import { ACCESS_LEVEL_NAMES } from '../operations/present.js';
 import { isSecretName } from '../operations/secrets.js';
@@ -33,19 +39,34 @@ export function readOnlyRefusal(op: Pick<Operation, 'name' | 'effect'>, options:
  * Decides what happens to a validated call. A destructive operation always needs a human; a write does when its
  * confirm() finds this input dangerous (a commit that deletes files, a forced commit, an overwrite without history).
  */
-export function decide(op: Operation, input: Record<string, unknown>, options: PolicyOptions, targets?: Targets, facts?: FactsReading): Decision {
+export function decide(
+  op: Operation,
+  input: Record<string, unknown>,
+  options: PolicyOptions,
+  targets?: Targets,
+  facts?: FactsReading,
+): Decision {
   const refusal = readOnlyRefusal(op, options);
   if (refusal) return { kind: 'deny', reason: refusal };
   // A call whose effect depends on what the service holds (op.facts) is judged on what was read; facts it needed and
   // did not get (a failed lookup, or a path that reads nothing) make it ask, saying so: it never runs unasked.
-  const reading = factsNeeded(op, input) ? facts ?? NOT_READ_HERE : undefined;
+  const reading = factsNeeded(op, input) ? (facts ?? NOT_READ_HERE) : undefined;
   const known = reading?.read ? reading.facts : undefined;
   const refused = reading?.read ? op.facts?.refuse?.(input as never, known as never) : undefined;
   if (refused) return { kind: 'deny', reason: refused };
   const special = op.confirm?.(input as never, known as never);
-  const unread = reading && !reading.read ? `Its effect depends on ${op.facts!.what}, which ${reading.why}; so a human decides.` : undefined;
+  const unread =
+    reading && !reading.read
+      ? `Its effect depends on ${op.facts!.what}, which ${reading.why}; so a human decides.`
+      : undefined;
   const reason = [special ?? (op.effect === 'destructive' ? op.undo : undefined), unread].filter(Boolean).join(' ');
-  if (reason) return { kind: 'confirm', prompt: confirmationPrompt(op, input, reason, targets), reason: spellOutHidden(reason), answers: answersTo(op, input) };
+  if (reason)
+    return {
+      kind: 'confirm',
+      prompt: confirmationPrompt(op, input, reason, targets),
+      reason: spellOutHidden(reason),
+      answers: answersTo(op, input),
+    };
   return { kind: 'run' };
 }
 
@@ -69,7 +90,9 @@ export function summarise(text: string): ShownText {
 export function secretSummary(value: string): ShownText {
   // The host as the service will read it (validateInput refuses an address other parsers read differently).
   const origin = serviceOrigin(value);
-  return origin ? shown`<secret URL on ${quoteExactly(origin)}, ${value.length} characters>` : shown`<secret, ${value.length} characters>`;
+  return origin
+    ? shown`<secret URL on ${quoteExactly(origin)}, ${value.length} characters>`
+    : shown`<secret, ${value.length} characters>`;
 }
 
 /** Whether a string of this field is summarised by size and hash rather than shown whole. */
@@ -85,14 +108,20 @@ function renderValue(key: string, value: unknown): ShownText {
   if (typeof value === 'string') {
     return isLongFreeText(key, value) ? summarise(value) : quoteExactly(value);
   }
-  if (Array.isArray(value)) return shown`[${joinShown(value.map((v) => renderValue(key, v)), ', ')}]`;
+  if (Array.isArray(value))
+    return shown`[${joinShown(
+      value.map((v) => renderValue(key, v)),
+      ', ',
+    )}]`;
   if (value && typeof value === 'object') {
     const parts = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => shown`${showKey(k)}: ${renderValue(k, v)}`);
     return shown`{${joinShown(parts, ', ')}}`;
   }
-  return typeof value === 'number' || typeof value === 'boolean' || value === null ? shown`${value}` : quoteExactly(String(value));
+  return typeof value === 'number' || typeof value === 'boolean' || value === null
+    ? shown`${value}`
+    : quoteExactly(String(value));
 }
 
 /**
@@ -104,7 +133,10 @@ export interface Answers {
   no: ShownText;
 }
 
-export function answersTo(op: Pick<Operation, 'name' | 'title' | 'effect' | 'path' | 'pathParams'>, input: Record<string, unknown>): Answers {
+export function answersTo(
+  op: Pick<Operation, 'name' | 'title' | 'effect' | 'path' | 'pathParams'>,
+  input: Record<string, unknown>,
+): Answers {
   const action = op.title.charAt(0).toLowerCase() + op.title.slice(1);
   // The object's own number, when the last path parameter holds one (pipeline 9, job 32, but not the project of
   // /projects/:id/notification_settings); a name is left to the prompt, which shows it whole.
@@ -112,7 +144,11 @@ export function answersTo(op: Pick<Operation, 'name' | 'title' | 'effect' | 'pat
   const value = param === undefined ? undefined : input[param];
   const own = param !== 'id' || op.path.endsWith('/:id');
   const number = typeof value === 'number' && own ? shown` ${value}` : shown``;
-  const no = op.name.startsWith('cancel_') ? 'No, keep it running' : op.effect === 'read' ? "No, don't show it" : 'No, change nothing';
+  const no = op.name.startsWith('cancel_')
+    ? 'No, keep it running'
+    : op.effect === 'read'
+      ? "No, don't show it"
+      : 'No, change nothing';
   return { yes: shown`Yes, ${spellOutHidden(action)}${number}`, no: spellOutHidden(no) };
 }
 
@@ -126,9 +162,14 @@ function targetLabel(op: Operation, param: string): ShownText {
 
 /** `"deploy-production" (stage "deploy", pipeline 9 on "main", running)`: what a job's number stands for. */
 function describeJob(job: JobFacts): ShownText {
-  const pipeline = job.pipeline_id === undefined ? [] : [job.ref === undefined
-    ? shown`pipeline ${job.pipeline_id}`
-    : shown`pipeline ${job.pipeline_id} on ${quoteExactly(job.ref)}`];
+  const pipeline =
+    job.pipeline_id === undefined
+      ? []
+      : [
+          job.ref === undefined
+            ? shown`pipeline ${job.pipeline_id}`
+            : shown`pipeline ${job.pipeline_id} on ${quoteExactly(job.ref)}`,
+        ];
   // A job that ran once a person started it: a retry starts it again at once.
   const manual = job.when === 'manual' && job.status !== 'manual' ? [shown`manual`] : [];
   const details = [shown`stage ${quoteExactly(job.stage)}`, ...pipeline, spellOutHidden(job.status), ...manual];
@@ -165,7 +206,8 @@ function namedTarget(key: string, value: unknown, targets: Targets): ShownText |
   const place = targets.places[key];
   if (place !== undefined && typeof value === 'number') return shown`${quoteExactly(place)} (id ${value})`;
   // The lookup's failure carries the service's own words.
-  if (targets.unknown[key] !== undefined) return shown`${renderValue(key, value)} (${spellOutHidden(targets.unknown[key])})`;
+  if (targets.unknown[key] !== undefined)
+    return shown`${renderValue(key, value)} (${spellOutHidden(targets.unknown[key])})`;
   return undefined;
 }
 
@@ -174,10 +216,21 @@ function namedTarget(key: string, value: unknown, targets: Targets): ShownText |
  * line and never cut (an array of objects, such as a commit's actions, one element a line). Only long free text
  * is summarised, by size and hash, and credentials by their length. What is confirmed is therefore exactly what runs.
  */
-export function confirmationPrompt(op: Operation, input: Record<string, unknown>, reason: string, targets?: Targets): ShownText {
+export function confirmationPrompt(
+  op: Operation,
+  input: Record<string, unknown>,
+  reason: string,
+  targets?: Targets,
+): ShownText {
   // The reason may quote the input (an integration's slug): spelled out like every value.
-  const lines = [shown`${spellOutHidden(op.title)} (${showKey(op.name)}): ${spellOutHidden(reason)}`, shown`The exact call:`];
-  const keys = [...op.pathParams.filter((p) => input[p] !== undefined), ...Object.keys(input).filter((k) => !op.pathParams.includes(k))];
+  const lines = [
+    shown`${spellOutHidden(op.title)} (${showKey(op.name)}): ${spellOutHidden(reason)}`,
+    shown`The exact call:`,
+  ];
+  const keys = [
+    ...op.pathParams.filter((p) => input[p] !== undefined),
+    ...Object.keys(input).filter((k) => !op.pathParams.includes(k)),
+  ];
   for (const key of keys) {
     const value = input[key];
     if (value === undefined) continue;

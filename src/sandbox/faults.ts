@@ -59,7 +59,9 @@ export class FaultInjector {
     const defaultBody = fault.body === undefined;
     return {
       status: fault.status,
-      body: defaultBody ? JSON.stringify({ message: `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}` }) : fault.body!,
+      body: defaultBody
+        ? JSON.stringify({ message: `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}` })
+        : fault.body!,
       headers: { ...(defaultBody ? { 'content-type': 'application/json' } : {}), ...fault.headers },
       resetConnection: fault.resetConnection ?? false,
     };
@@ -94,7 +96,9 @@ export class RequestLog {
   /** Records matching the method and/or an exact path. */
   filter(match: { method?: string; path?: string }): RequestRecord[] {
     return this.records.filter(
-      (r) => (match.method === undefined || r.method === match.method.toUpperCase()) && (match.path === undefined || r.path === match.path),
+      (r) =>
+        (match.method === undefined || r.method === match.method.toUpperCase()) &&
+        (match.path === undefined || r.path === match.path),
     );
   }
 

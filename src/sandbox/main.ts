@@ -10,7 +10,11 @@ export function describeSandbox(url: string): string {
   ];
   const header = ['role', 'user', 'name', 'token'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [
     `forgeops sandbox running at ${url}`,
     `  API:  ${url}/api/v4   SCIM: ${url}/api/scim/v2`,

@@ -126,7 +126,8 @@ async function bodyParams(req: IncomingMessage, body: Buffer): Promise<Record<st
     } catch {
       throw paramError('body is not valid JSON');
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw paramError('body must be a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw paramError('body must be a JSON object');
     return parsed as Record<string, unknown>;
   }
   if (type === 'application/x-www-form-urlencoded') return decodeQueryString(body.toString('utf8'));
@@ -156,7 +157,11 @@ async function bodyParams(req: IncomingMessage, body: Buffer): Promise<Record<st
   throw new HttpError(415, { error: `content type ${type || '(none)'} is not supported` });
 }
 
-function authenticate(store: Store, req: IncomingMessage, route: Route): { user: User | null; scimGroupId: number | null } {
+function authenticate(
+  store: Store,
+  req: IncomingMessage,
+  route: Route,
+): { user: User | null; scimGroupId: number | null } {
   if (route.options.auth === 'scim') {
     const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
     const groupId = match ? store.scimTokens.get(match[1]) : undefined;
@@ -230,7 +235,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         reply.json(error.body, error.status);
         for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
       } else {
-        logFailure(`sandbox: ${method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        logFailure(
+          `sandbox: ${method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
         reply.json({ message: '500 Internal Server Error' }, 500);
       }
     }
@@ -239,7 +246,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const unknownNote = unknownParams.length > 0 ? ` (unknown parameters: ${unknownParams.join(', ')})` : '';
     logRequests?.(`${method} ${rawPath} ${reply.status}${unknownNote}`);
     // A HEAD answer may announce the length of the body a GET would send.
-    const length = method === 'HEAD' && reply.headers['content-length'] !== undefined ? reply.headers['content-length'] : String(reply.body.length);
+    const length =
+      method === 'HEAD' && reply.headers['content-length'] !== undefined
+        ? reply.headers['content-length']
+        : String(reply.body.length);
     res.writeHead(reply.status, { ...reply.headers, 'content-length': length });
     res.end(reply.body);
   }
@@ -252,7 +262,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     reply: Reply,
     unknownParams: string[],
   ): Promise<void> {
-    const match = apiPath === null || !METHODS.has(method) ? ({ kind: 'not_found' } as const) : router.match(method, apiPath);
+    const match =
+      apiPath === null || !METHODS.has(method) ? ({ kind: 'not_found' } as const) : router.match(method, apiPath);
     if (match.kind === 'not_found') throw new HttpError(404, { error: '404 Not Found' });
     if (match.kind === 'method_not_allowed') {
       throw new HttpError(405, { error: '405 Method Not Allowed' }, { allow: match.allowed.join(', ') });

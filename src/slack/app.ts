@@ -2,7 +2,14 @@
 // signature checked) or Socket Mode; acks at once and works after the ack; a redelivered request is acked and dropped.
 import { createHash } from 'node:crypto';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import type { App as BoltApp, AnyMiddlewareArgs, BlockAction, ButtonAction, Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type {
+  App as BoltApp,
+  AnyMiddlewareArgs,
+  BlockAction,
+  ButtonAction,
+  Middleware,
+  SlackCommandMiddlewareArgs,
+} from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { canonicalJson } from '../policy/confirmations.js';
 import { ACTION_IDS } from './blocks.js';
@@ -60,7 +67,9 @@ function boltLogger(log: Logger) {
     info: (...m: unknown[]) => log.info(`bolt: ${m.join(' ')}`),
     warn: (...m: unknown[]) => log.warn(`bolt: ${m.join(' ')}`),
     error: (...m: unknown[]) => log.error(`bolt: ${m.join(' ')}`),
-    setLevel: (l: typeof level) => { level = l; },
+    setLevel: (l: typeof level) => {
+      level = l;
+    },
     getLevel: () => level,
     setName: () => {},
   };
@@ -85,7 +94,10 @@ function dropRedeliveries(log: Logger, shared?: StateStore): Middleware<AnyMiddl
       log.error(`slack: ${(error as Error).message}`);
       if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
       if ('respond' in args && typeof args.respond === 'function') {
-        await (args.respond as (m: Record<string, unknown>) => Promise<unknown>)({ response_type: 'ephemeral', text: `:warning: Not run: ${(error as Error).message}.` }).catch(() => undefined);
+        await (args.respond as (m: Record<string, unknown>) => Promise<unknown>)({
+          response_type: 'ephemeral',
+          text: `:warning: Not run: ${(error as Error).message}.`,
+        }).catch(() => undefined);
       }
       return;
     }
@@ -95,7 +107,16 @@ function dropRedeliveries(log: Logger, shared?: StateStore): Middleware<AnyMiddl
   };
 }
 
-function turnOf(body: { team?: { id: string } | null; team_id?: string; user?: { id: string; name?: string; username?: string }; user_id?: string; user_name?: string; channel?: { id: string }; channel_id?: string; response_url?: string }): Turn {
+function turnOf(body: {
+  team?: { id: string } | null;
+  team_id?: string;
+  user?: { id: string; name?: string; username?: string };
+  user_id?: string;
+  user_name?: string;
+  channel?: { id: string };
+  channel_id?: string;
+  response_url?: string;
+}): Turn {
   return {
     user: { teamId: body.team?.id ?? body.team_id ?? '', userId: body.user?.id ?? body.user_id ?? '' },
     userName: body.user?.username ?? body.user?.name ?? body.user_name,
@@ -112,27 +133,65 @@ function loginView(): Record<string, unknown> {
     submit: { type: 'plain_text', text: 'Link' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: 'Paste a personal access token of your account on the service. forgeops checks it, stores it encrypted and never shows it again; your commands then run as you.' } },
-      { type: 'input', block_id: TOKEN_BLOCK, label: { type: 'plain_text', text: 'Personal access token' }, element: { type: 'plain_text_input', action_id: TOKEN_INPUT, max_length: 512 } },
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: 'Paste a personal access token of your account on the service. forgeops checks it, stores it encrypted and never shows it again; your commands then run as you.',
+        },
+      },
+      {
+        type: 'input',
+        block_id: TOKEN_BLOCK,
+        label: { type: 'plain_text', text: 'Personal access token' },
+        element: { type: 'plain_text_input', action_id: TOKEN_INPUT, max_length: 512 },
+      },
     ],
   };
 }
 
 function doneView(text: string): Record<string, unknown> {
-  return { type: 'modal', title: { type: 'plain_text', text: 'Link your account' }, close: { type: 'plain_text', text: 'Done' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+  return {
+    type: 'modal',
+    title: { type: 'plain_text', text: 'Link your account' },
+    close: { type: 'plain_text', text: 'Done' },
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+  };
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { settings, bot, log } = options;
-  const clientOptions = { ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}), rejectRateLimitedCalls: true };
+  const clientOptions = {
+    ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}),
+    rejectRateLimitedCalls: true,
+  };
   const logger = boltLogger(log);
-  const receiver = settings.appToken ? undefined : new SlackHttpReceiver({ signingSecret: settings.signingSecret!, log, now: options.now, readiness: options.readiness });
+  const receiver = settings.appToken
+    ? undefined
+    : new SlackHttpReceiver({
+        signingSecret: settings.signingSecret!,
+        log,
+        now: options.now,
+        readiness: options.readiness,
+      });
   // Bolt's own socketMode: true gives the socket client Slack's default Web API address (it reads installerOptions,
   // not clientOptions), so apps.connections.open would ignore SLACK_API_URL: the receiver is built here instead.
   const socket = settings.appToken
-    ? new SocketModeReceiver({ appToken: settings.appToken, logger, logLevel: LogLevel.INFO, installerOptions: { clientOptions } })
+    ? new SocketModeReceiver({
+        appToken: settings.appToken,
+        logger,
+        logLevel: LogLevel.INFO,
+        installerOptions: { clientOptions },
+      })
     : undefined;
-  const app = new App({ token: settings.botToken, receiver: receiver ?? socket, clientOptions, logger, logLevel: LogLevel.INFO, convoStore: false });
+  const app = new App({
+    token: settings.botToken,
+    receiver: receiver ?? socket,
+    clientOptions,
+    logger,
+    logLevel: LogLevel.INFO,
+    convoStore: false,
+  });
 
   app.use(dropRedeliveries(log, options.seen));
 
@@ -141,22 +200,25 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     if (word === 'login') {
       await ack();
       // The modal needs the trigger_id within 3 s: open it first, then nothing else.
-      await client.views.open({ trigger_id: command.trigger_id, view: loginView() as never }).catch((error: Error) =>
-        log.warn(`slack: could not open the login form: ${error.message}`));
+      await client.views
+        .open({ trigger_id: command.trigger_id, view: loginView() as never })
+        .catch((error: Error) => log.warn(`slack: could not open the login form: ${error.message}`));
       return;
     }
     await ack();
     const turn = turnOf(command);
     const form = await bot.releaseForm(turn, command.text);
     if (form) {
-      await client.views.open({ trigger_id: command.trigger_id, view: form as never }).catch((error: Error) =>
-        log.warn(`slack: could not open the release form: ${error.message}`));
+      await client.views
+        .open({ trigger_id: command.trigger_id, view: form as never })
+        .catch((error: Error) => log.warn(`slack: could not open the release form: ${error.message}`));
       return;
     }
     await bot.command(turn, command.text);
   });
 
-  const clicked = (handler: (turn: Turn, value: string, actionId: string) => Promise<void>) =>
+  const clicked =
+    (handler: (turn: Turn, value: string, actionId: string) => Promise<void>) =>
     async ({ ack, body, action }: { ack: () => Promise<void>; body: BlockAction; action: ButtonAction }) => {
       await ack();
       await handler(turnOf(body), action.value ?? '', action.action_id);
@@ -177,12 +239,19 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const token = view.state.values[TOKEN_BLOCK]?.[TOKEN_INPUT]?.value ?? '';
     const result = await bot.login({ teamId: body.team?.id ?? '', userId: body.user.id }, token);
     if (!result.ok) return ack({ response_action: 'errors', errors: { [TOKEN_BLOCK]: result.error } });
-    await ack({ response_action: 'update', view: doneView(`Linked: your commands now run as *${result.username}*.`) as never });
+    await ack({
+      response_action: 'update',
+      view: doneView(`Linked: your commands now run as *${result.username}*.`) as never,
+    });
   });
 
   app.view(RELEASE_VIEW, async ({ ack, body, view }) => {
     const origin = releaseOrigin(view.private_metadata);
-    if (!origin) return ack({ response_action: 'errors', errors: { id: 'This form was not opened by this forgeops; open it again with /forge release create.' } });
+    if (!origin)
+      return ack({
+        response_action: 'errors',
+        errors: { id: 'This form was not opened by this forgeops; open it again with /forge release create.' },
+      });
     const turn: Turn = {
       user: { teamId: body.team?.id ?? body.user.team_id ?? '', userId: body.user.id },
       userName: (body.user as { username?: string }).username ?? body.user.name,
@@ -192,7 +261,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     // a slower call closes the form and its outcome (or error) is posted when it comes.
     const pending = bot.submitRelease(turn, releaseArguments(view.state.values as never));
     let timer: NodeJS.Timeout | undefined;
-    const early = await Promise.race([pending, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), FORM_ANSWER_MS); })]);
+    const early = await Promise.race([
+      pending,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), FORM_ANSWER_MS);
+      }),
+    ]);
     clearTimeout(timer);
     if (early?.errors) return ack({ response_action: 'errors', errors: early.errors as Record<string, string> });
     await ack({ response_action: 'clear' });
@@ -201,13 +275,27 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   // Bolt acks events before the listeners run; the unfurl's reads follow.
   app.event('link_shared', async ({ event, body }) => {
-    const e = event as { user: string; channel: string; message_ts: string; unfurl_id?: string; source?: string; links: Array<{ url: string }> };
+    const e = event as {
+      user: string;
+      channel: string;
+      message_ts: string;
+      unfurl_id?: string;
+      source?: string;
+      links: Array<{ url: string }>;
+    };
     // A link still in the message composer has no channel message yet (channel "COMPOSER"): Slack names it by unfurl_id.
     const composing = e.source === 'composer' || e.channel === 'COMPOSER' || !e.message_ts;
     if (composing && !(e.unfurl_id && e.source)) return;
     const place = composing ? { unfurl_id: e.unfurl_id!, source: e.source! } : { channel: e.channel, ts: e.message_ts };
-    const turn: Turn = { user: { teamId: (body as { team_id?: string }).team_id ?? '', userId: e.user }, channelId: e.channel };
-    await bot.unfurl(turn, (e.links ?? []).map((l) => l.url), place);
+    const turn: Turn = {
+      user: { teamId: (body as { team_id?: string }).team_id ?? '', userId: e.user },
+      channelId: e.channel,
+    };
+    await bot.unfurl(
+      turn,
+      (e.links ?? []).map((l) => l.url),
+      place,
+    );
   });
 
   app.error(async (error) => log.error(`slack: ${error.message}`));

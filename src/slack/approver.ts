@@ -11,14 +11,27 @@ export const APPROVAL_ACTION_IDS = { approve: 'forge_approval_approve', deny: 'f
 /** The direct message: the exact call, never cut (a call too long for one message is left to the page), and the buttons. */
 export function renderApprovalRequest(approval: OpenedApproval): SlackMessage | undefined {
   const blocks = [
-    { type: 'section', text: { type: 'mrkdwn', text: `:warning: *An assistant asks to run* \`${escapeMrkdwn(approval.operation)}\`` } },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: `:warning: *An assistant asks to run* \`${escapeMrkdwn(approval.operation)}\`` },
+    },
     ...codeBlocks(approval.prompt),
     answerButtons({
-      operation: approval.operation, answers: approval.answers, value: approval.id,
+      operation: approval.operation,
+      answers: approval.answers,
+      value: approval.id,
       actionIds: { yes: APPROVAL_ACTION_IDS.approve, no: APPROVAL_ACTION_IDS.deny },
       dialog: 'This runs exactly the call shown in the message, once.',
     }),
-    { type: 'context', elements: [{ type: 'mrkdwn', text: `Expires at ${new Date(approval.expiresAt).toISOString()}; after that nothing runs. Approve only if you asked for exactly this.` }] },
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `Expires at ${new Date(approval.expiresAt).toISOString()}; after that nothing runs. Approve only if you asked for exactly this.`,
+        },
+      ],
+    },
   ];
   if (blocks.length > LIMITS.blocks) return undefined;
   return { text: `Approve ${approval.operation}?`, blocks };
@@ -56,10 +69,13 @@ export class SlackApprover {
   private async ask(approval: OpenedApproval): Promise<void> {
     const message = renderApprovalRequest(approval);
     if (!message) {
-      this.o.log.warn(`slack approver: the call ${approval.operation} is too long for one message; it waits on the approval page only`);
+      this.o.log.warn(
+        `slack approver: the call ${approval.operation} is too long for one message; it waits on the approval page only`,
+      );
       return;
     }
-    if (!(await this.o.post(this.user, message))) this.o.log.warn(`slack approver: could not send the approval of ${approval.operation} to ${this.o.approver}`);
+    if (!(await this.o.post(this.user, message)))
+      this.o.log.warn(`slack approver: could not send the approval of ${approval.operation} to ${this.o.approver}`);
   }
 
   /**
@@ -69,8 +85,15 @@ export class SlackApprover {
   async click(turn: Turn, id: string, actionId: string): Promise<void> {
     const team = await this.team();
     if (turn.user.userId !== this.user || team === undefined || turn.user.teamId !== team) {
-      if (team === undefined) this.o.log.warn('slack approver: the app\'s team is unknown (auth.test failed); set SLACK_APPROVER as TEAM:USER');
-      await this.o.reply(turn, renderText('Only the configured approver (SLACK_APPROVER) can answer this; nothing changed.', 'warning'), { replaceOriginal: false });
+      if (team === undefined)
+        this.o.log.warn(
+          "slack approver: the app's team is unknown (auth.test failed); set SLACK_APPROVER as TEAM:USER",
+        );
+      await this.o.reply(
+        turn,
+        renderText('Only the configured approver (SLACK_APPROVER) can answer this; nothing changed.', 'warning'),
+        { replaceOriginal: false },
+      );
       return;
     }
     const decision = actionId === APPROVAL_ACTION_IDS.approve ? 'approve' : 'deny';

@@ -42,11 +42,16 @@ export class AuditLog {
   private ready?: Promise<unknown>;
 
   /** Without a data directory, entries go to the log only. */
-  constructor(private readonly dataDir: string | undefined, private readonly log: Logger) {}
+  constructor(
+    private readonly dataDir: string | undefined,
+    private readonly log: Logger,
+  ) {}
 
   async record(entry: AuditEntry): Promise<void> {
     const line = { at: new Date().toISOString(), ...entry, input: auditInput(entry.input) };
-    this.log.info(`audit: ${entry.team}/${entry.user} as ${entry.serviceUser} in ${entry.channel}: ${entry.operation} ${entry.outcome}`);
+    this.log.info(
+      `audit: ${entry.team}/${entry.user} as ${entry.serviceUser} in ${entry.channel}: ${entry.operation} ${entry.outcome}`,
+    );
     if (!this.dataDir) return;
     this.ready ??= mkdir(this.dataDir, { recursive: true, mode: 0o700 });
     try {

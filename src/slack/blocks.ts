@@ -30,12 +30,25 @@ export interface SlackMessage {
 }
 
 const STATUS_EMOJI: Record<ChatStatus, string> = {
-  success: ':white_check_mark:', failed: ':x:', running: ':arrows_counterclockwise:', pending: ':hourglass_flowing_sand:',
-  canceled: ':no_entry_sign:', skipped: ':fast_forward:', warning: ':warning:', error: ':warning:', info: ':information_source:',
+  success: ':white_check_mark:',
+  failed: ':x:',
+  running: ':arrows_counterclockwise:',
+  pending: ':hourglass_flowing_sand:',
+  canceled: ':no_entry_sign:',
+  skipped: ':fast_forward:',
+  warning: ':warning:',
+  error: ':warning:',
+  info: ':information_source:',
 };
 
 /** Action ids: Bolt routes on them, so the prefix is the route and the index keeps them unique within a message. */
-export const ACTION_IDS = { followUp: 'forge_followup', confirm: 'forge_confirm', cancel: 'forge_cancel', share: 'forge_share', mute: 'forge_mute' } as const;
+export const ACTION_IDS = {
+  followUp: 'forge_followup',
+  confirm: 'forge_confirm',
+  cancel: 'forge_cancel',
+  share: 'forge_share',
+  mute: 'forge_mute',
+} as const;
 
 /** The label of the button that posts a private answer to the channel. */
 const SHARE_LABEL = 'Share in channel';
@@ -145,11 +158,16 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
     for (const [label, value] of message.fields) {
       const index = byRow.get(label);
       const accessory = index === undefined ? undefined : button(message.actions[index], index);
-      body.push({ ...section(cut(`*${escapeMrkdwn(label)}*  ${escapeMrkdwn(value)}`, LIMITS.sectionText)), ...(accessory ? { accessory } : {}) });
+      body.push({
+        ...section(cut(`*${escapeMrkdwn(label)}*  ${escapeMrkdwn(value)}`, LIMITS.sectionText)),
+        ...(accessory ? { accessory } : {}),
+      });
     }
   } else {
-    const fields = message.fields.map(([label, value]) =>
-      ({ type: 'mrkdwn', text: cut(`*${escapeMrkdwn(label)}*\n${escapeMrkdwn(value)}`, LIMITS.fieldText) }));
+    const fields = message.fields.map(([label, value]) => ({
+      type: 'mrkdwn',
+      text: cut(`*${escapeMrkdwn(label)}*\n${escapeMrkdwn(value)}`, LIMITS.fieldText),
+    }));
     for (let i = 0; i < fields.length; i += LIMITS.fieldsPerSection) {
       body.push({ type: 'section', fields: fields.slice(i, i + LIMITS.fieldsPerSection) });
     }
@@ -161,10 +179,16 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
   }
 
   // The message's own steps (Next page, Cancel #7) below it; a row's are on its row.
-  const buttons = message.actions.flatMap((action, index) => (action.row === undefined ? [button(action, index)] : []))
+  const buttons = message.actions
+    .flatMap((action, index) => (action.row === undefined ? [button(action, index)] : []))
     .filter((b): b is Block => b !== undefined);
   if (options.share !== undefined && options.share.length <= LIMITS.buttonValue) {
-    buttons.push({ type: 'button', text: { type: 'plain_text', text: SHARE_LABEL }, action_id: ACTION_IDS.share, value: options.share });
+    buttons.push({
+      type: 'button',
+      text: { type: 'plain_text', text: SHARE_LABEL },
+      action_id: ACTION_IDS.share,
+      value: options.share,
+    });
   }
   const actionBlocks: Block[] = [];
   for (let i = 0; i < buttons.length; i += LIMITS.elementsPerActions) {
@@ -181,7 +205,10 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
   if (options.byline) notes.push(options.byline);
   const blocks = [...body, ...actionBlocks];
   if (notes.length > 0) {
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: cut(notes.map(escapeMrkdwn).join('\n'), LIMITS.sectionText) }] });
+    blocks.push({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: cut(notes.map(escapeMrkdwn).join('\n'), LIMITS.sectionText) }],
+    });
   }
   return { text: cut(message.title, LIMITS.fallbackText), blocks };
 }
@@ -191,7 +218,13 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
  * "Cancel pipeline?" question a button called Cancel, or Slack's own dialog's Cancel, could mean either.
  */
 function answerButton(answer: ShownText, actionId: string, value: string, style?: 'danger'): Block {
-  return { type: 'button', action_id: actionId, value, text: { type: 'plain_text', text: cut(answer, LIMITS.buttonText) }, ...(style ? { style } : {}) };
+  return {
+    type: 'button',
+    action_id: actionId,
+    value,
+    text: { type: 'plain_text', text: cut(answer, LIMITS.buttonText) },
+    ...(style ? { style } : {}),
+  };
 }
 
 /** Slack's own "are you sure" dialog on the yes button of a call that runs `operation`. */
@@ -206,8 +239,17 @@ function runDialog(operation: string, answers: Answers, text: string): Block {
 }
 
 /** The yes and no buttons of a question about one call, the yes with Slack's own "are you sure" dialog. */
-export function answerButtons(options: { operation: string; answers: Answers; value: string; actionIds: { yes: string; no: string }; dialog: string }): Block {
-  const yes = { ...answerButton(options.answers.yes, options.actionIds.yes, options.value, 'danger'), confirm: runDialog(options.operation, options.answers, options.dialog) };
+export function answerButtons(options: {
+  operation: string;
+  answers: Answers;
+  value: string;
+  actionIds: { yes: string; no: string };
+  dialog: string;
+}): Block {
+  const yes = {
+    ...answerButton(options.answers.yes, options.actionIds.yes, options.value, 'danger'),
+    confirm: runDialog(options.operation, options.answers, options.dialog),
+  };
   return { type: 'actions', elements: [yes, answerButton(options.answers.no, options.actionIds.no, options.value)] };
 }
 
@@ -217,17 +259,26 @@ export function answerButtons(options: { operation: string; answers: Answers; va
  * and no. Undefined when the call is too long to show whole in one Slack message; the caller then refuses rather than
  * ask about a part of it.
  */
-export function renderConfirmation(prompt: ShownText, ticket: string, options: { operation: string; answers: Answers }): SlackMessage | undefined {
+export function renderConfirmation(
+  prompt: ShownText,
+  ticket: string,
+  options: { operation: string; answers: Answers },
+): SlackMessage | undefined {
   const calls = codeBlocks(prompt);
   const blocks: Block[] = [
     section(`:warning: *This needs your confirmation:* \`${escapeMrkdwn(options.operation)}\``),
     ...calls,
     answerButtons({
-      operation: options.operation, answers: options.answers, value: ticket,
+      operation: options.operation,
+      answers: options.answers,
+      value: ticket,
       actionIds: { yes: ACTION_IDS.confirm, no: ACTION_IDS.cancel },
       dialog: 'This runs exactly the call shown in the message, once, as you.',
     }),
-    { type: 'context', elements: [{ type: 'mrkdwn', text: 'Only you can see this. The confirmation works once, for 5 minutes.' }] },
+    {
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: 'Only you can see this. The confirmation works once, for 5 minutes.' }],
+    },
   ];
   if (blocks.length > LIMITS.blocks || ticket.length > LIMITS.buttonValue) return undefined;
   return { text: `Confirm ${options.operation}?`, blocks };

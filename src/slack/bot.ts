@@ -25,7 +25,15 @@ import { MAX_UNFURLS, isPublicProject, unfurlCall, type CallAs } from './unfurl.
 import type { SlackSettings } from './settings.js';
 import type { StateStore } from '../state/store.js';
 import type { WatchHub } from '../watch/hub.js';
-import { FOLLOW_UP_TTL_MS, MAX_FOLLOW_UPS, followUpKey, roomForFollowUps, storeFollowUp, type FollowUpRef, type IncidentOfButton } from './follow-ups.js';
+import {
+  FOLLOW_UP_TTL_MS,
+  MAX_FOLLOW_UPS,
+  followUpKey,
+  roomForFollowUps,
+  storeFollowUp,
+  type FollowUpRef,
+  type IncidentOfButton,
+} from './follow-ups.js';
 import { WATCH_WORDS, watchCommand } from './incident/commands.js';
 import { renderTimeline } from './incident/render.js';
 import type { IncidentMessages } from './incident/sink.js';
@@ -102,7 +110,13 @@ export class SlackBot {
     const word = text.trim().split(/\s+/)[0]?.toLowerCase();
     if (word === 'logout') {
       const forgot = await this.o.identities.unlink(turn.user);
-      return this.answer(turn, renderText(forgot ? 'Forgot your linked account; link one again with `/forge login`.' : 'No account was linked.', 'info'));
+      return this.answer(
+        turn,
+        renderText(
+          forgot ? 'Forgot your linked account; link one again with `/forge login`.' : 'No account was linked.',
+          'info',
+        ),
+      );
     }
     if (word === 'whoami') return this.answer(turn, renderText(await this.o.identities.describe(turn.user), 'info'));
     if (word !== undefined && WATCH_WORDS.has(word)) return this.watch(turn, typedText(text).trim().split(/\s+/));
@@ -116,7 +130,10 @@ export class SlackBot {
     const stored = await this.o.store.get<FollowUpRef>(key);
     const op = stored && this.byName.get(stored.operation);
     if (!stored || !op || stored.place !== turn.channelId) {
-      return this.answer(turn, renderText('This button no longer works (it expired or was used); nothing was run.', 'warning'));
+      return this.answer(
+        turn,
+        renderText('This button no longer works (it expired or was used); nothing was run.', 'warning'),
+      );
     }
     // A write behind a button runs once, however often it is clicked: the first click takes it.
     const once = op.effect !== 'read';
@@ -127,7 +144,8 @@ export class SlackBot {
     const reply = await this.safely(() => dispatcher.call(op.name, stored.input));
     // Refused before anything was sent (the clicker linked no account, a read-only channel): the button stays for
     // someone who may use it, so a stranger's click on a shared message cannot spend it.
-    if (once && reply.kind === 'message' && !reply.outcome) await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
+    if (once && reply.kind === 'message' && !reply.outcome)
+      await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
     await this.deliver(turn, reply, { acting, ...(stored.incident ? { incident: stored.incident } : {}) });
     if (stored.incident) await this.onTimeline(turn, stored.incident, 'pressed', reply);
   }
@@ -142,7 +160,8 @@ export class SlackBot {
   /** `/forge watch`, `unwatch`, `watching`: the channel's watches, the project read as the asker first. */
   private async watch(turn: Turn, words: string[]): Promise<void> {
     const watches = this.o.watches;
-    if (!watches) return this.answer(turn, renderText('Watching is off in this forgeops; nothing was watched.', 'warning'));
+    if (!watches)
+      return this.answer(turn, renderText('Watching is off in this forgeops; nothing was watched.', 'warning'));
     const { dispatcher } = this.dispatcher(turn);
     const answer = await watchCommand([words[0].toLowerCase(), ...words.slice(1)], {
       ...watches,
@@ -152,25 +171,41 @@ export class SlackBot {
       readProject: async (project) => {
         const reply = await this.safely(() => dispatcher.call('get_project', { id: project }));
         if (reply.kind !== 'message') return { ok: false, why: 'reading it needs a confirmation' };
-        if (!reply.ok) return { ok: false, why: (reply.message.sections[0]?.text ?? reply.message.title).split('\n')[0] };
-        const data = reply.outcome?.ok ? reply.outcome.result.data as { path_with_namespace?: unknown } : undefined;
+        if (!reply.ok)
+          return { ok: false, why: (reply.message.sections[0]?.text ?? reply.message.title).split('\n')[0] };
+        const data = reply.outcome?.ok ? (reply.outcome.result.data as { path_with_namespace?: unknown }) : undefined;
         return { ok: true, path: typeof data?.path_with_namespace === 'string' ? data.path_with_namespace : project };
       },
       defaultProject: () => this.o.store.get<string>(projectKey(turn)),
       projectOf: (word) => this.projectOfLink(word) ?? word,
     });
-    return this.answer(turn, renderText(answer.text, answer.ok ? 'info' : 'warning'), { visibility: answer.inChannel ? 'in_channel' : 'ephemeral' });
+    return this.answer(turn, renderText(answer.text, answer.ok ? 'info' : 'warning'), {
+      visibility: answer.inChannel ? 'in_channel' : 'ephemeral',
+    });
   }
 
   /** An incident button's press (or its confirmation's answer) and what came of it, in the message's thread. */
-  private async onTimeline(turn: Turn, incident: IncidentOfButton, did: 'pressed' | 'confirmed' | 'declined', reply?: ChatReply): Promise<void> {
+  private async onTimeline(
+    turn: Turn,
+    incident: IncidentOfButton,
+    did: 'pressed' | 'confirmed' | 'declined',
+    reply?: ChatReply,
+  ): Promise<void> {
     const incidents = this.o.watches?.incidents;
     if (!incidents) return;
-    const outcome = !reply ? 'nothing was run'
-      : reply.kind === 'confirm' ? 'asked them to confirm'
-      : reply.ok ? (reply.outcome?.operation.effect === 'read' ? `${reply.message.title} (shown to them)` : reply.message.title)
-      : reply.outcome ? `failed: ${reply.message.title}` : `not run: ${(reply.message.sections[0]?.text ?? reply.message.title).split('\n')[0]}`;
-    await incidents.timeline(incident, renderTimeline({ user: turn.user.userId, did, label: incident.label, outcome }))
+    const outcome = !reply
+      ? 'nothing was run'
+      : reply.kind === 'confirm'
+        ? 'asked them to confirm'
+        : reply.ok
+          ? reply.outcome?.operation.effect === 'read'
+            ? `${reply.message.title} (shown to them)`
+            : reply.message.title
+          : reply.outcome
+            ? `failed: ${reply.message.title}`
+            : `not run: ${(reply.message.sections[0]?.text ?? reply.message.title).split('\n')[0]}`;
+    await incidents
+      .timeline(incident, renderTimeline({ user: turn.user.userId, did, label: incident.label, outcome }))
       .catch((error: Error) => this.o.log.warn(`slack: could not add to an incident's thread: ${error.message}`));
   }
 
@@ -197,26 +232,42 @@ export class SlackBot {
     const key = `share:${ref}`;
     const stored = await this.o.store.get<ShareRef>(key);
     if (!stored || stored.place !== turn.channelId || stored.requester !== userKey(turn.user)) {
-      return this.answer(turn, renderText('This button no longer works (it expired, or it is not yours); nothing was posted.', 'warning'));
+      return this.answer(
+        turn,
+        renderText('This button no longer works (it expired, or it is not yours); nothing was posted.', 'warning'),
+      );
     }
     // The first click takes the answer; a later one finds only that it was shared.
     const taken = stored.message ? await this.o.store.take<ShareRef>(key) : undefined;
-    if (!taken?.message) return this.answer(turn, renderText('Already shared in the channel; not posted again.', 'warning'));
-    await this.o.store.set(key, { place: taken.place, requester: taken.requester } satisfies ShareRef, { ttlMs: FOLLOW_UP_TTL_MS });
+    if (!taken?.message)
+      return this.answer(turn, renderText('Already shared in the channel; not posted again.', 'warning'));
+    await this.o.store.set(key, { place: taken.place, requester: taken.requester } satisfies ShareRef, {
+      ttlMs: FOLLOW_UP_TTL_MS,
+    });
     const { message } = taken;
     const who = turn.userName ?? turn.user.userId;
-    await this.answer(turn, await this.render(turn, { ...message, notes: [...message.notes, 'Shared in the channel.'] }), { replaceOriginal: true });
+    await this.answer(
+      turn,
+      await this.render(turn, { ...message, notes: [...message.notes, 'Shared in the channel.'] }),
+      { replaceOriginal: true },
+    );
     await this.answer(turn, await this.render(turn, message, `Shared by ${who}.`), { visibility: 'in_channel' });
   }
 
   async cancel(turn: Turn, ticket: string): Promise<void> {
     const cancelled = await this.o.tickets.cancel(ticket, userKey(turn.user));
-    if (!cancelled) return this.answer(turn, renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'));
+    if (!cancelled)
+      return this.answer(
+        turn,
+        renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'),
+      );
     recordConfirmation('slack', 'declined');
     const incident = await this.o.watches?.incidents.ticketIncident(ticket);
     if (incident) await this.onTimeline(turn, incident, 'declined');
     // Not "Cancelled": on a "Cancel pipeline?" question that would read as the pipeline's fate.
-    await this.answer(turn, renderText('Not run: you answered no, and nothing was changed.', 'canceled'), { replaceOriginal: true });
+    await this.answer(turn, renderText('Not run: you answered no, and nothing was changed.', 'canceled'), {
+      replaceOriginal: true,
+    });
   }
 
   /**
@@ -227,9 +278,12 @@ export class SlackBot {
     const [noun, verb, project, ...rest] = text.trim().split(/\s+/);
     if (noun?.toLowerCase() !== 'release' || verb?.toLowerCase() !== 'create' || rest.length > 0) return undefined;
     if (project !== undefined && (project.includes('=') || project.startsWith('-'))) return undefined;
-    const given = project === undefined ? undefined : this.projectOfLink(project) ?? project;
+    const given = project === undefined ? undefined : (this.projectOfLink(project) ?? project);
     const prefilled = given ?? (await this.o.store.get<string>(projectKey(turn)));
-    return releaseView({ channelId: turn.channelId, ...(turn.responseUrl ? { responseUrl: turn.responseUrl } : {}) }, prefilled);
+    return releaseView(
+      { channelId: turn.channelId, ...(turn.responseUrl ? { responseUrl: turn.responseUrl } : {}) },
+      prefilled,
+    );
   }
 
   /**
@@ -237,7 +291,10 @@ export class SlackBot {
    * dispatcher as the one who submitted it (policy, audit). A refusal or the service's error goes back into the form
    * too; `post` shows the outcome (or, if the form was closed before the answer came, the error) in the channel.
    */
-  async submitRelease(turn: Turn, args: Record<string, unknown>): Promise<{ errors?: FormErrors; post(): Promise<void> }> {
+  async submitRelease(
+    turn: Turn,
+    args: Record<string, unknown>,
+  ): Promise<{ errors?: FormErrors; post(): Promise<void> }> {
     const nothing = async () => {};
     const op = this.byName.get(RELEASE_OPERATION);
     if (!op) return { errors: { id: `This forgeops offers no ${RELEASE_OPERATION} operation.` }, post: nothing };
@@ -252,7 +309,11 @@ export class SlackBot {
     if (reply.kind === 'message' && !reply.ok) {
       const failed = reply.outcome && !reply.outcome.ok ? reply.outcome : undefined;
       await this.audit(turn, reply, acting.current);
-      const errors = serviceErrors(failed?.error as ApiError | undefined, failed?.message ?? reply.message.sections[0]?.text ?? reply.message.title, args);
+      const errors = serviceErrors(
+        failed?.error as ApiError | undefined,
+        failed?.message ?? reply.message.sections[0]?.text ?? reply.message.title,
+        args,
+      );
       return { errors, post: () => this.deliver(turn, reply, { acting, audited: true }) };
     }
     return { post: () => this.deliver(turn, reply, { acting }) };
@@ -267,7 +328,10 @@ export class SlackBot {
   async unfurl(turn: Turn, urls: readonly string[], place: UnfurlPlace): Promise<void> {
     const baseUrl = this.o.baseUrl;
     if (!baseUrl) return;
-    const calls = [...new Set(urls)].map((url) => unfurlCall(url, baseUrl)).filter((c) => c !== undefined).slice(0, MAX_UNFURLS);
+    const calls = [...new Set(urls)]
+      .map((url) => unfurlCall(url, baseUrl))
+      .filter((c) => c !== undefined)
+      .slice(0, MAX_UNFURLS);
     if (calls.length === 0) return;
     const { dispatcher } = this.dispatcher(turn, { sharedReads: false });
     const callAs: CallAs = (operation, args) => this.safely(() => dispatcher.call(operation, args));
@@ -275,16 +339,21 @@ export class SlackBot {
     // Follow-ups are bound to the channel they are clicked in; a message still in the composer has none yet.
     const followUps = 'channel' in place;
     const unfurls: Record<string, { blocks: SlackMessage['blocks'] }> = {};
-    await Promise.all(calls.map(async (call) => {
-      if (!publicity.has(call.project)) publicity.set(call.project, isPublicProject(call.project, callAs));
-      if (!(await publicity.get(call.project))) return;
-      const reply = await callAs(call.operation, call.input);
-      if (reply.kind !== 'message' || !reply.ok) return;
-      unfurls[call.url] = { blocks: (await this.render(turn, reply.message, undefined, { followUps })).blocks };
-    }));
+    await Promise.all(
+      calls.map(async (call) => {
+        if (!publicity.has(call.project)) publicity.set(call.project, isPublicProject(call.project, callAs));
+        if (!(await publicity.get(call.project))) return;
+        const reply = await callAs(call.operation, call.input);
+        if (reply.kind !== 'message' || !reply.ok) return;
+        unfurls[call.url] = { blocks: (await this.render(turn, reply.message, undefined, { followUps })).blocks };
+      }),
+    );
     if (Object.keys(unfurls).length === 0) return;
-    await this.o.web.unfurl({ ...place, unfurls })
-      .catch((error: unknown) => this.o.log.warn(`slack: could not unfurl in ${turn.channelId}: ${(error as Error).message}`));
+    await this.o.web
+      .unfurl({ ...place, unfurls })
+      .catch((error: unknown) =>
+        this.o.log.warn(`slack: could not unfurl in ${turn.channelId}: ${(error as Error).message}`),
+      );
   }
 
   /** The project a pasted link names, if it is a link to the service. */
@@ -298,15 +367,31 @@ export class SlackBot {
 
   /** The login form's token: checked with GET /user, linked sealed, never shown back. An error names what to fix. */
   async login(user: SlackUser, token: string): Promise<{ ok: true; username: string } | { ok: false; error: string }> {
-    if (!this.o.identities.canLink) return { ok: false, error: 'Linking is off: the operator has not set FORGEOPS_SECRET, and tokens are never stored unencrypted.' };
+    if (!this.o.identities.canLink)
+      return {
+        ok: false,
+        error: 'Linking is off: the operator has not set FORGEOPS_SECRET, and tokens are never stored unencrypted.',
+      };
     const trimmed = token.trim();
-    if (!trimmed || /\s/.test(trimmed) || trimmed.length > 512) return { ok: false, error: 'Paste one token, without spaces.' };
+    if (!trimmed || /\s/.test(trimmed) || trimmed.length > 512)
+      return { ok: false, error: 'Paste one token, without spaces.' };
     const me = this.byName.get('get_current_user');
     if (!me) return { ok: false, error: 'This forgeops offers no get_current_user operation to check tokens with.' };
-    const outcome = await executeCall(me, {}, { client: this.o.client, token: trimmed, deadline: Date.now() + LOGIN_CHECK_MS }, this.o.explain);
+    const outcome = await executeCall(
+      me,
+      {},
+      { client: this.o.client, token: trimmed, deadline: Date.now() + LOGIN_CHECK_MS },
+      this.o.explain,
+    );
     if (!outcome.ok) {
       const status = (outcome.error as { status?: number }).status;
-      return { ok: false, error: status === 401 || status === 403 ? 'The service refused this token (401): check it was copied whole and has not expired.' : `The token could not be checked: ${outcome.message.split('\n')[0]}` };
+      return {
+        ok: false,
+        error:
+          status === 401 || status === 403
+            ? 'The service refused this token (401): check it was copied whole and has not expired.'
+            : `The token could not be checked: ${outcome.message.split('\n')[0]}`,
+      };
     }
     const data = outcome.result.data as { id?: number; username?: string; name?: string };
     if (typeof data.username !== 'string') return { ok: false, error: 'The service did not say whose token this is.' };
@@ -320,7 +405,10 @@ export class SlackBot {
    * as the policy's (so a write there is refused before any ticket is issued). `sharedReads: false` leaves the
    * workspace's shared read token out (an unfurl runs only as the one who shared the link).
    */
-  private dispatcher(turn: Turn, options: { sharedReads?: boolean } = {}): { dispatcher: ChatDispatcher; acting: { current?: Acting } } {
+  private dispatcher(
+    turn: Turn,
+    options: { sharedReads?: boolean } = {},
+  ): { dispatcher: ChatDispatcher; acting: { current?: Acting } } {
     const acting: { current?: Acting } = {};
     const readOnlyChannel = this.o.settings.readOnlyChannels.has(turn.channelId);
     const dispatcher = createDispatcher({
@@ -329,7 +417,9 @@ export class SlackBot {
       policy: {
         readOnly: this.o.settings.readOnly || readOnlyChannel,
         // FORGEOPS_READ_ONLY is the wider rule: when it is on, the policy's own words name it.
-        ...(readOnlyChannel && !this.o.settings.readOnly ? { readOnlyReason: 'this channel is read-only (SLACK_READ_ONLY_CHANNELS)' } : {}),
+        ...(readOnlyChannel && !this.o.settings.readOnly
+          ? { readOnlyReason: 'this channel is read-only (SLACK_READ_ONLY_CHANNELS)' }
+          : {}),
       },
       explain: this.o.explain,
       prefix: '/forge ',
@@ -354,21 +444,51 @@ export class SlackBot {
       return await run();
     } catch (error) {
       this.o.log.error(`slack: ${(error as Error).stack ?? error}`);
-      return { kind: 'message', ok: false, message: presentFailure('Something went wrong inside forgeops; nothing more was run. The operator can find the details in its log.') };
+      return {
+        kind: 'message',
+        ok: false,
+        message: presentFailure(
+          'Something went wrong inside forgeops; nothing more was run. The operator can find the details in its log.',
+        ),
+      };
     }
   }
 
   /** Shows a reply: a question with its yes/no buttons to the requester alone, or an outcome (in the channel when it is shared news). */
-  private async deliver(turn: Turn, reply: ChatReply, how: { acting: { current?: Acting }; confirmed?: boolean; replaceOriginal?: boolean; audited?: boolean; incident?: IncidentOfButton }): Promise<void> {
+  private async deliver(
+    turn: Turn,
+    reply: ChatReply,
+    how: {
+      acting: { current?: Acting };
+      confirmed?: boolean;
+      replaceOriginal?: boolean;
+      audited?: boolean;
+      incident?: IncidentOfButton;
+    },
+  ): Promise<void> {
     if (reply.kind === 'confirm') {
-      const issued = await this.o.tickets.issue({ operation: reply.operation.name, input: reply.input, requester: userKey(turn.user), place: turn.channelId });
+      const issued = await this.o.tickets.issue({
+        operation: reply.operation.name,
+        input: reply.input,
+        requester: userKey(turn.user),
+        place: turn.channelId,
+      });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
       recordConfirmation('slack', 'asked');
       if (how.incident) await this.o.watches?.incidents.rememberTicket(issued.id, how.incident);
-      const question = renderConfirmation(reply.prompt, issued.id, { operation: reply.operation.name, answers: reply.answers });
+      const question = renderConfirmation(reply.prompt, issued.id, {
+        operation: reply.operation.name,
+        answers: reply.answers,
+      });
       if (!question) {
         await this.o.tickets.cancel(issued.id, userKey(turn.user));
-        return this.answer(turn, renderText('This call is too long to show whole in Slack, and only a call shown whole may be confirmed. Run it from the terminal chat or an MCP client; nothing was run.', 'warning'));
+        return this.answer(
+          turn,
+          renderText(
+            'This call is too long to show whole in Slack, and only a call shown whole may be confirmed. Run it from the terminal chat or an MCP client; nothing was run.',
+            'warning',
+          ),
+        );
       }
       return this.answer(turn, question);
     }
@@ -377,27 +497,56 @@ export class SlackBot {
     const byline = how.confirmed ? `Confirmed by ${turn.userName ?? turn.user.userId}.` : undefined;
     // Credentials a human asked to see (reveal) go to the asker alone, whatever the channel's settings say.
     const revealed = outcome?.ok === true && outcome.result.revealed === true;
-    const shared = reply.ok && outcome !== undefined && !revealed && this.o.settings.inChannel.has(outcome.operation.name);
+    const shared =
+      reply.ok && outcome !== undefined && !revealed && this.o.settings.inChannel.has(outcome.operation.name);
     // A report answered privately can be shown to the channel by its asker, once.
-    const share = reply.ok && reply.message.shareable && !shared && !revealed ? await this.shareRef(turn, reply.message) : undefined;
+    const share =
+      reply.ok && reply.message.shareable && !shared && !revealed
+        ? await this.shareRef(turn, reply.message)
+        : undefined;
     const rendered = await this.render(turn, reply.message, byline, { share });
     if (shared && how.replaceOriginal) {
       // The question was the requester's alone; the outcome is the channel's news, and the question becomes its record.
       await this.answer(turn, rendered, { replaceOriginal: true });
       return this.answer(turn, rendered, { visibility: 'in_channel' });
     }
-    return this.answer(turn, rendered, { visibility: shared ? 'in_channel' : 'ephemeral', replaceOriginal: how.replaceOriginal });
+    return this.answer(turn, rendered, {
+      visibility: shared ? 'in_channel' : 'ephemeral',
+      replaceOriginal: how.replaceOriginal,
+    });
   }
 
   /** Block Kit of a message, its follow-ups stored so that each button carries only a short reference. */
-  private async render(turn: Turn, message: ChatMessage, byline?: string, options: { followUps?: boolean; share?: string } = {}): Promise<SlackMessage> {
+  private async render(
+    turn: Turn,
+    message: ChatMessage,
+    byline?: string,
+    options: { followUps?: boolean; share?: string } = {},
+  ): Promise<SlackMessage> {
     if (options.followUps === false) return renderMessage(message, { byline });
     const refs: string[] = [];
     if (message.actions.length > 0 && (await roomForFollowUps(this.o.store, message.actions.length))) {
-      for (const action of message.actions) refs.push(await storeFollowUp(this.o.store, { operation: action.operation, input: action.input, place: turn.channelId }));
+      for (const action of message.actions)
+        refs.push(
+          await storeFollowUp(this.o.store, {
+            operation: action.operation,
+            input: action.input,
+            place: turn.channelId,
+          }),
+        );
     }
-    const shown = refs.length === 0 && message.actions.length > 0 ? chatMessage(message.title, { ...message, notes: [...message.notes, 'Buttons are off for now (too many waiting); type the command instead.'] }) : message;
-    return renderMessage(shown, { actionValue: (i) => refs[i], byline, ...(options.share ? { share: options.share } : {}) });
+    const shown =
+      refs.length === 0 && message.actions.length > 0
+        ? chatMessage(message.title, {
+            ...message,
+            notes: [...message.notes, 'Buttons are off for now (too many waiting); type the command instead.'],
+          })
+        : message;
+    return renderMessage(shown, {
+      actionValue: (i) => refs[i],
+      byline,
+      ...(options.share ? { share: options.share } : {}),
+    });
   }
 
   /** Stores a private answer for its asker's Share in channel button; undefined (no button) when too many wait. */
@@ -405,31 +554,56 @@ export class SlackBot {
     if ((await this.o.store.count('share:')) >= MAX_FOLLOW_UPS) return undefined;
     const ref = randomBytes(12).toString('base64url');
     const { shareable: _, ...shown } = message;
-    await this.o.store.set(`share:${ref}`, { message: shown, place: turn.channelId, requester: userKey(turn.user) } satisfies ShareRef, { ttlMs: FOLLOW_UP_TTL_MS });
+    await this.o.store.set(
+      `share:${ref}`,
+      { message: shown, place: turn.channelId, requester: userKey(turn.user) } satisfies ShareRef,
+      { ttlMs: FOLLOW_UP_TTL_MS },
+    );
     return ref;
   }
 
   /** Answers through the response_url; when it is spent or refused, through the Web API. */
-  private async answer(turn: Turn, message: SlackMessage, options: { visibility?: Visibility; replaceOriginal?: boolean } = {}): Promise<void> {
+  private async answer(
+    turn: Turn,
+    message: SlackMessage,
+    options: { visibility?: Visibility; replaceOriginal?: boolean } = {},
+  ): Promise<void> {
     if (turn.responseUrl && (await this.o.responses.send(turn.responseUrl, message, options))) return;
     if (options.visibility === 'in_channel') {
       await this.o.queue.post(turn.channelId, message);
       return;
     }
-    await this.o.web.postEphemeral({ channel: turn.channelId, user: turn.user.userId, ...message })
-      .catch((error: unknown) => this.o.log.warn(`slack: could not answer ${userKey(turn.user)}: ${(error as Error).message}`));
+    await this.o.web
+      .postEphemeral({ channel: turn.channelId, user: turn.user.userId, ...message })
+      .catch((error: unknown) =>
+        this.o.log.warn(`slack: could not answer ${userKey(turn.user)}: ${(error as Error).message}`),
+      );
   }
 
   /** Records a write or a confirmed call that was run (reads and calls never sent are not the audit log's). */
-  private async audit(turn: Turn, reply: Extract<ChatReply, { kind: 'message' }>, acting: Acting | undefined, confirmed?: boolean): Promise<void> {
+  private async audit(
+    turn: Turn,
+    reply: Extract<ChatReply, { kind: 'message' }>,
+    acting: Acting | undefined,
+    confirmed?: boolean,
+  ): Promise<void> {
     const { outcome } = reply;
     if (!outcome || (outcome.operation.effect === 'read' && !confirmed)) return;
-    const serviceUser = !acting || !acting.ok ? 'none'
-      : acting.source === 'linked' ? acting.account?.username ?? 'linked account'
-      : acting.source === 'sandbox' ? 'sandbox maintainer' : 'shared read token';
+    const serviceUser =
+      !acting || !acting.ok
+        ? 'none'
+        : acting.source === 'linked'
+          ? (acting.account?.username ?? 'linked account')
+          : acting.source === 'sandbox'
+            ? 'sandbox maintainer'
+            : 'shared read token';
     await this.o.audit.record({
-      team: turn.user.teamId, user: turn.user.userId, serviceUser, channel: turn.channelId,
-      operation: outcome.operation.name, input: redactSecretInputs(outcome.operation.secretInputs, outcome.input),
+      team: turn.user.teamId,
+      user: turn.user.userId,
+      serviceUser,
+      channel: turn.channelId,
+      operation: outcome.operation.name,
+      input: redactSecretInputs(outcome.operation.secretInputs, outcome.input),
       ...(confirmed ? { confirmedBy: turn.user.userId } : {}),
       outcome: outcome.ok ? 'ok' : 'failed',
       ...(outcome.ok ? { status: outcome.result.status } : { message: outcome.message.split('\n')[0] }),

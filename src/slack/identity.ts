@@ -30,10 +30,16 @@ export type Acting =
 
 const personKey = (teamId: string, name: string) => `linked-person:${teamId}:${encodeURIComponent(name)}`;
 const personKeys = (teamId: string, account: ServiceAccount) =>
-  [...new Set([account.username, account.name].filter((n): n is string => typeof n === 'string' && n.trim() !== '' && n.length <= 255).map((n) => n.trim().toLowerCase()))]
-    .map((name) => personKey(teamId, name));
+  [
+    ...new Set(
+      [account.username, account.name]
+        .filter((n): n is string => typeof n === 'string' && n.trim() !== '' && n.length <= 255)
+        .map((n) => n.trim().toLowerCase()),
+    ),
+  ].map((name) => personKey(teamId, name));
 
-export const LINK_PROMPT = 'Link your account on the service first: type `/forge login` and paste a personal access token.';
+export const LINK_PROMPT =
+  'Link your account on the service first: type `/forge login` and paste a personal access token.';
 
 interface IdentityOptions {
   store: StateStore;
@@ -55,7 +61,11 @@ export class Identities {
     if (!this.options.sealer) throw new Error('FORGEOPS_SECRET is not set: tokens are never stored unencrypted');
     const before = await this.options.store.get<LinkRecord>(`link:${userKey(user)}`);
     if (before) await this.forgetPerson(user, before.account);
-    const record: LinkRecord = { sealed: this.options.sealer.seal(token, userKey(user)), account, linkedAt: new Date().toISOString() };
+    const record: LinkRecord = {
+      sealed: this.options.sealer.seal(token, userKey(user)),
+      account,
+      linkedAt: new Date().toISOString(),
+    };
     await this.options.store.set(`link:${userKey(user)}`, record);
     for (const key of personKeys(user.teamId, account)) await this.options.store.set(key, user.userId);
   }
@@ -96,16 +106,26 @@ export class Identities {
     const own = await this.linked(user);
     if (own) return { ok: true, token: own.token, account: own.account, source: 'linked' };
     if (this.options.sandboxToken) return { ok: true, token: await this.options.sandboxToken(), source: 'sandbox' };
-    if (effect === 'read' && this.options.sharedReadToken) return { ok: true, token: this.options.sharedReadToken, source: 'shared' };
-    return { ok: false, message: effect === 'read' || !this.options.sharedReadToken ? LINK_PROMPT : `Changes run only with your own account. ${LINK_PROMPT}` };
+    if (effect === 'read' && this.options.sharedReadToken)
+      return { ok: true, token: this.options.sharedReadToken, source: 'shared' };
+    return {
+      ok: false,
+      message:
+        effect === 'read' || !this.options.sharedReadToken
+          ? LINK_PROMPT
+          : `Changes run only with your own account. ${LINK_PROMPT}`,
+    };
   }
 
   /** What /forge whoami says. */
   async describe(user: SlackUser): Promise<string> {
     const own = await this.linked(user);
-    if (own) return `Your commands run as *${own.account.username}*${own.account.name ? ` (${own.account.name})` : ''} on the service, with the token you linked. \`/forge logout\` forgets it.`;
-    if (this.options.sandboxToken) return "You have not linked an account: against the embedded sandbox, your commands run as its demo maintainer. `/forge login` links your own.";
-    if (this.options.sharedReadToken) return `You have not linked an account: reads run with the workspace's shared read token, changes need your own. ${LINK_PROMPT}`;
+    if (own)
+      return `Your commands run as *${own.account.username}*${own.account.name ? ` (${own.account.name})` : ''} on the service, with the token you linked. \`/forge logout\` forgets it.`;
+    if (this.options.sandboxToken)
+      return 'You have not linked an account: against the embedded sandbox, your commands run as its demo maintainer. `/forge login` links your own.';
+    if (this.options.sharedReadToken)
+      return `You have not linked an account: reads run with the workspace's shared read token, changes need your own. ${LINK_PROMPT}`;
     return `You have not linked an account. ${LINK_PROMPT}`;
   }
 }

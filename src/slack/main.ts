@@ -53,7 +53,11 @@ interface SlackBotOptions {
   approvals?: ApprovalDesk;
 }
 
-export async function startSlackBot(config: Config, log: Logger, options: SlackBotOptions = {}): Promise<SlackBotHandle> {
+export async function startSlackBot(
+  config: Config,
+  log: Logger,
+  options: SlackBotOptions = {},
+): Promise<SlackBotHandle> {
   const settings = slackSettings(config, operations);
   const state = await openConfiguredStore(
     { redisUrl: config.redisUrl, dataDir: settings.dataDir },
@@ -61,9 +65,14 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   );
   const { store } = state;
   log.info(`slack: state in ${state.where}${state.shared ? ', shared with every replica' : ''}`);
-  if (!state.shared && !settings.dataDir) log.warn('FORGEOPS_DATA_DIR is not set: linked accounts and pending confirmations live in memory and are lost on restart');
-  if (state.shared && !(await state.ready())) log.error(`slack: ${state.where} does not answer yet: commands that need the state fail until it does`);
-  if (!settings.secret) log.warn('FORGEOPS_SECRET is not set: /forge login is refused (tokens are never stored unencrypted)');
+  if (!state.shared && !settings.dataDir)
+    log.warn(
+      'FORGEOPS_DATA_DIR is not set: linked accounts and pending confirmations live in memory and are lost on restart',
+    );
+  if (state.shared && !(await state.ready()))
+    log.error(`slack: ${state.where} does not answer yet: commands that need the state fail until it does`);
+  if (!settings.secret)
+    log.warn('FORGEOPS_SECRET is not set: /forge login is refused (tokens are never stored unencrypted)');
   const runtime = options.runtime ?? (await createRuntime(config, log));
   const closeRuntime = options.runtime ? async () => {} : () => runtime.close();
   const sandbox = runtime.sandbox;
@@ -80,11 +89,14 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   // The incident messages go through a durable outbox that does its own backoff: its client retries nothing itself.
   const web = new webApi.WebClient(settings.botToken, {
     ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}),
-    retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: 10_000,
   });
   let incidents: IncidentMessages | undefined;
   const outbox = new Outbox({
-    store, log,
+    store,
+    log,
     slack: outboxSlackOf(web),
     onChannelGone: (subscriber, reason) => incidents!.channelGone(subscriber, reason),
     ...(config.server.replicaId ? { holder: `${config.server.replicaId}:${process.pid}` } : {}),
@@ -93,8 +105,16 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
   const watches = await startWatchHub({ config, log, runtime, state, operations, sinks: [incidents] });
   incidents.attach(watches);
   const bot = new SlackBot({
-    operations, client: runtime.client, settings, store, identities,
-    tickets: new DurableConfirmations(store, { maxPerRequester: MAX_CONFIRMATIONS_PER_USER, maxPending: MAX_CONFIRMATIONS, now: options.now }),
+    operations,
+    client: runtime.client,
+    settings,
+    store,
+    identities,
+    tickets: new DurableConfirmations(store, {
+      maxPerRequester: MAX_CONFIRMATIONS_PER_USER,
+      maxPending: MAX_CONFIRMATIONS,
+      now: options.now,
+    }),
     audit: new AuditLog(settings.dataDir, log),
     responses,
     queue,
@@ -102,21 +122,46 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
       postEphemeral: (args) => app!.bolt.client.chat.postEphemeral(args as never),
       unfurl: (args) => app!.bolt.client.chat.unfurl(args as never),
     },
-    explain: { operations, deadline: { ms: config.callTimeoutMs, setting: 'FORGEOPS_CALL_TIMEOUT_MS' }, service: runtime.service },
+    explain: {
+      operations,
+      deadline: { ms: config.callTimeoutMs, setting: 'FORGEOPS_CALL_TIMEOUT_MS' },
+      service: runtime.service,
+    },
     callTimeoutMs: config.callTimeoutMs,
     log,
     baseUrl: config.codehost.url ?? (sandbox ? (await sandbox()).url : undefined),
     watches: { hub: watches, incidents },
   });
-  const approver = settings.approver && options.approvals ? new SlackApprover({
-    desk: options.approvals, approver: settings.approver, log,
-    workspace: async () => (await app!.bolt.client.auth.test()).team_id,
-    post: (channel, message) => queue.post(channel, message),
-    reply: (turn, message, { replaceOriginal }) => (turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false)),
-  }) : undefined;
-  if (settings.approver && !options.approvals) log.warn('SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve');
-  const readiness = new ReadinessProbe([serviceCheck(runtime.client, runtime.service.address), storeCheck(state), watchCheck(watches)]);
-  app = createSlackApp({ settings, bot, log, now: options.now, approver, readiness, ...(state.shared ? { seen: store } : {}) });
+  const approver =
+    settings.approver && options.approvals
+      ? new SlackApprover({
+          desk: options.approvals,
+          approver: settings.approver,
+          log,
+          workspace: async () => (await app!.bolt.client.auth.test()).team_id,
+          post: (channel, message) => queue.post(channel, message),
+          reply: (turn, message, { replaceOriginal }) =>
+            turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false),
+        })
+      : undefined;
+  if (settings.approver && !options.approvals)
+    log.warn(
+      'SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve',
+    );
+  const readiness = new ReadinessProbe([
+    serviceCheck(runtime.client, runtime.service.address),
+    storeCheck(state),
+    watchCheck(watches),
+  ]);
+  app = createSlackApp({
+    settings,
+    bot,
+    log,
+    now: options.now,
+    approver,
+    readiness,
+    ...(state.shared ? { seen: store } : {}),
+  });
   const mounted = app.receiver && options.listen === false;
   let started: { url?: string } = {};
   try {
@@ -129,7 +174,8 @@ export async function startSlackBot(config: Config, log: Logger, options: SlackB
     throw error;
   }
   outbox.start();
-  if (!mounted) log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
+  if (!mounted)
+    log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
   return {
     url: started.url,
     ...(mounted ? { handle: app.receiver!.handle } : {}),

@@ -20,7 +20,10 @@ const MANIFEST_DEFAULTS = { publicUrl: 'https://forgeops.example.com', unfurlDom
  */
 export const BOT_SCOPES = ['commands', 'chat:write', 'links:read', 'links:write', 'channels:history', 'groups:history'];
 
-export function slackManifest(operations: readonly Operation[], options: ManifestOptions = {}): Record<string, unknown> {
+export function slackManifest(
+  operations: readonly Operation[],
+  options: ManifestOptions = {},
+): Record<string, unknown> {
   const socketMode = options.socketMode ?? false;
   const url = `${(options.publicUrl ?? MANIFEST_DEFAULTS.publicUrl).replace(/\/+$/, '')}${EVENTS_PATH}`;
   const nouns = [...new Set(operations.map((op) => op.chat.split(' ')[0]))];
@@ -36,13 +39,15 @@ export function slackManifest(operations: readonly Operation[], options: Manifes
       bot_user: { display_name: 'forgeops', always_online: true },
       // The approver's yes/no message (SLACK_APPROVER) arrives in the app's Messages tab; nobody types there.
       app_home: { home_tab_enabled: false, messages_tab_enabled: true, messages_tab_read_only_enabled: true },
-      slash_commands: [{
-        command: '/forge',
-        ...(socketMode ? {} : { url }),
-        description: `Act on the code hosting service: ${operations.length} commands on ${nouns.join(', ')}.`,
-        usage_hint: 'pipeline retry acme/web 42 · release create · triage acme/web · login · help',
-        should_escape: false,
-      }],
+      slash_commands: [
+        {
+          command: '/forge',
+          ...(socketMode ? {} : { url }),
+          description: `Act on the code hosting service: ${operations.length} commands on ${nouns.join(', ')}.`,
+          usage_hint: 'pipeline retry acme/web 42 · release create · triage acme/web · login · help',
+          should_escape: false,
+        },
+      ],
       unfurl_domains: [options.unfurlDomain ?? MANIFEST_DEFAULTS.unfurlDomain],
     },
     oauth_config: { scopes: { bot: BOT_SCOPES } },

@@ -24,7 +24,10 @@ interface HttpReceiverOptions {
 }
 
 class PayloadError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -95,9 +98,15 @@ export class SlackHttpReceiver implements Receiver {
     if (path !== EVENTS_PATH) return send(res, 404, 'not found');
     if (req.method !== 'POST') return send(res, 405, 'only POST');
     const raw = await readBody(req);
-    const verdict = verifySlackSignature(this.options.signingSecret, {
-      body: raw, timestamp: header(req, 'x-slack-request-timestamp'), signature: header(req, 'x-slack-signature'),
-    }, (this.options.now ?? Date.now)());
+    const verdict = verifySlackSignature(
+      this.options.signingSecret,
+      {
+        body: raw,
+        timestamp: header(req, 'x-slack-request-timestamp'),
+        signature: header(req, 'x-slack-signature'),
+      },
+      (this.options.now ?? Date.now)(),
+    );
     if (!verdict.ok) {
       this.options.log.warn(`slack: refused a request: ${verdict.reason}`);
       return send(res, 401, 'invalid request signature');
@@ -147,8 +156,12 @@ export class SlackHttpReceiver implements Receiver {
   async start(port: number, host = '127.0.0.1'): Promise<{ url: string }> {
     // On its own port the bot answers a balancer's probes too (under serve, serve's server does).
     const server = createServer((req, res) => {
-      void (async () => (await answerHealth(req, res, this.options.readiness)) || answerMetrics(req, res))()
-        .then((answered) => { if (!answered) this.handle(req, res); }, () => this.handle(req, res));
+      void (async () => (await answerHealth(req, res, this.options.readiness)) || answerMetrics(req, res))().then(
+        (answered) => {
+          if (!answered) this.handle(req, res);
+        },
+        () => this.handle(req, res),
+      );
     });
     this.server = server;
     await new Promise<void>((resolve, reject) => {

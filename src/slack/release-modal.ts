@@ -31,7 +31,12 @@ interface InputSpec {
 const INPUTS: Record<ReleaseField, InputSpec> = {
   id: { label: 'Project', placeholder: 'acme/web' },
   tag_name: { label: 'Tag name', placeholder: 'v1.4.0' },
-  ref: { label: 'Create the tag from', optional: true, placeholder: 'main', hint: 'A branch, tag or commit; needed only when the tag does not exist yet.' },
+  ref: {
+    label: 'Create the tag from',
+    optional: true,
+    placeholder: 'main',
+    hint: 'A branch, tag or commit; needed only when the tag does not exist yet.',
+  },
   name: { label: 'Release name', optional: true },
   description: { label: 'Release notes', multiline: true, hint: 'Markdown.' },
   milestones: { label: 'Milestones', optional: true, placeholder: 'v1.4, Q3', hint: 'Titles, separated by commas.' },
@@ -72,7 +77,10 @@ export function releaseOrigin(privateMetadata: string | undefined): ReleaseFormO
   try {
     const parsed = JSON.parse(privateMetadata ?? '') as Partial<ReleaseFormOrigin>;
     if (typeof parsed.channelId !== 'string') return undefined;
-    return { channelId: parsed.channelId, ...(typeof parsed.responseUrl === 'string' ? { responseUrl: parsed.responseUrl } : {}) };
+    return {
+      channelId: parsed.channelId,
+      ...(typeof parsed.responseUrl === 'string' ? { responseUrl: parsed.responseUrl } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -88,7 +96,13 @@ export function releaseArguments(values: StateValues): Record<string, unknown> {
     // Notes keep their own line breaks and indentation; a one-line field is trimmed.
     const value = field === 'description' ? raw.replace(/^\s*\n|\s+$/g, '') : raw.trim();
     if (!value) continue;
-    args[field] = field === 'milestones' ? value.split(',').map((m) => m.trim()).filter(Boolean) : value;
+    args[field] =
+      field === 'milestones'
+        ? value
+            .split(',')
+            .map((m) => m.trim())
+            .filter(Boolean)
+        : value;
   }
   return args;
 }
@@ -118,19 +132,28 @@ export function inputErrors(issues: readonly InputIssue[]): FormErrors {
  * the tag's, a message naming the ref given ("Target nope is invalid") or a ref at all ("Ref is not specified") is
  * the ref's, and anything else (a missing project, no permission) the project's.
  */
-export function serviceErrors(error: Partial<Pick<ApiError, 'status' | 'fieldErrors'>> | undefined, message: string, args: Record<string, unknown>): FormErrors {
+export function serviceErrors(
+  error: Partial<Pick<ApiError, 'status' | 'fieldErrors'>> | undefined,
+  message: string,
+  args: Record<string, unknown>,
+): FormErrors {
   const errors: FormErrors = {};
   for (const [name, messages] of Object.entries(error?.fieldErrors ?? {})) {
-    add(errors, isField(name) ? name : name === 'base' ? 'tag_name' : 'id', isField(name) ? messages.join('; ') : `${name} ${messages.join('; ')}`);
+    add(
+      errors,
+      isField(name) ? name : name === 'base' ? 'tag_name' : 'id',
+      isField(name) ? messages.join('; ') : `${name} ${messages.join('; ')}`,
+    );
   }
   if (Object.keys(errors).length > 0) return errors;
   const first = message.split('\n')[0];
   const aboutRef = (typeof args.ref === 'string' && first.includes(args.ref)) || /\bref\b/i.test(first);
   const field: ReleaseField = error?.status === 409 ? 'tag_name' : aboutRef ? 'ref' : 'id';
   // A blank ref is only wrong for a tag that does not exist yet: say so in words, under the ref.
-  const text = field === 'ref' && (args.ref === undefined || args.ref === '')
-    ? `${show(args.tag_name)} is not a tag yet: name the branch, tag or commit to create it from (the service said: ${first})`
-    : first;
+  const text =
+    field === 'ref' && (args.ref === undefined || args.ref === '')
+      ? `${show(args.tag_name)} is not a tag yet: name the branch, tag or commit to create it from (the service said: ${first})`
+      : first;
   add(errors, field, text);
   return errors;
 }

@@ -16,9 +16,16 @@ const MAX_TRACKED_URLS = 10_000;
 export class ResponseUrls {
   private readonly uses = new Map<string, { count: number; firstAt: number }>();
 
-  constructor(private readonly log: Logger, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  async send(url: string, message: SlackMessage, options: { visibility?: Visibility; replaceOriginal?: boolean } = {}): Promise<boolean> {
+  async send(
+    url: string,
+    message: SlackMessage,
+    options: { visibility?: Visibility; replaceOriginal?: boolean } = {},
+  ): Promise<boolean> {
     const now = this.now();
     const used = this.uses.get(url) ?? { count: 0, firstAt: now };
     if (used.count >= RESPONSE_URL_USES || now - used.firstAt > RESPONSE_URL_LIFETIME_MS) return false;

@@ -24,15 +24,21 @@ export interface SlackSettings {
 export function slackSettings(config: Config, operations: readonly Operation[]): SlackSettings {
   const { slack } = config;
   const bad = (message: string) => new ConfigError(`invalid configuration: ${message}`);
-  if (!slack.botToken) throw bad("SLACK_BOT_TOKEN must be set for `forgeops slack` (the app's Bot User OAuth Token, xoxb-…); got ''");
+  if (!slack.botToken)
+    throw bad("SLACK_BOT_TOKEN must be set for `forgeops slack` (the app's Bot User OAuth Token, xoxb-…); got ''");
   if (!slack.appToken && !slack.signingSecret) {
-    throw bad("SLACK_SIGNING_SECRET must be set for `forgeops slack` in HTTP mode (the app's Signing Secret, under Basic Information); got ''");
+    throw bad(
+      "SLACK_SIGNING_SECRET must be set for `forgeops slack` in HTTP mode (the app's Signing Secret, under Basic Information); got ''",
+    );
   }
   const names = new Set(operations.map((op) => op.name));
   const configured = slack.inChannelOperations ?? DEFAULT_IN_CHANNEL;
   const inChannel = configured.length === 1 && configured[0] === 'none' ? [] : configured;
   const unknown = inChannel.filter((name) => !names.has(name));
-  if (unknown.length > 0) throw bad(`SLACK_IN_CHANNEL_OPERATIONS must name operations (see forgeops ops) or be 'none'; got '${unknown.join(',')}'`);
+  if (unknown.length > 0)
+    throw bad(
+      `SLACK_IN_CHANNEL_OPERATIONS must name operations (see forgeops ops) or be 'none'; got '${unknown.join(',')}'`,
+    );
   return {
     signingSecret: slack.signingSecret,
     botToken: slack.botToken,

@@ -23,14 +23,22 @@ function signatureOf(signingSecret: string, timestamp: string, body: string | Bu
   return `v0=${hmac.digest('hex')}`;
 }
 
-export function verifySlackSignature(signingSecret: string, request: SignedRequest, now: number = Date.now()): Verification {
+export function verifySlackSignature(
+  signingSecret: string,
+  request: SignedRequest,
+  now: number = Date.now(),
+): Verification {
   const { timestamp, signature } = request;
-  if (!timestamp || !/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'missing or malformed X-Slack-Request-Timestamp' };
-  if (!signature || !/^v0=[0-9a-f]{64}$/.test(signature)) return { ok: false, reason: 'missing or malformed X-Slack-Signature' };
-  if (Math.abs(now - Number(timestamp) * 1000) > MAX_REQUEST_AGE_MS) return { ok: false, reason: 'stale X-Slack-Request-Timestamp (more than 5 minutes away)' };
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp))
+    return { ok: false, reason: 'missing or malformed X-Slack-Request-Timestamp' };
+  if (!signature || !/^v0=[0-9a-f]{64}$/.test(signature))
+    return { ok: false, reason: 'missing or malformed X-Slack-Signature' };
+  if (Math.abs(now - Number(timestamp) * 1000) > MAX_REQUEST_AGE_MS)
+    return { ok: false, reason: 'stale X-Slack-Request-Timestamp (more than 5 minutes away)' };
   const expected = Buffer.from(signatureOf(signingSecret, timestamp, request.body));
   const given = Buffer.from(signature);
   // Both are "v0=" + 64 hex digits here, so the lengths match and the comparison takes the same time whatever differs.
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'signature does not match' };
+  if (expected.length !== given.length || !timingSafeEqual(expected, given))
+    return { ok: false, reason: 'signature does not match' };
   return { ok: true };
 }

@@ -30,11 +30,17 @@ export function unfurlCall(url: string, baseUrl: string): UnfurlCall | undefined
   if (!target) return undefined;
   const { project } = target;
   const id = { id: project };
-  const call = (operation: string, input: Record<string, unknown>) => ({ url, project, operation, input: { ...id, ...input } });
+  const call = (operation: string, input: Record<string, unknown>) => ({
+    url,
+    project,
+    operation,
+    input: { ...id, ...input },
+  });
   if (target.pipeline_id !== undefined) return call('get_pipeline', { pipeline_id: target.pipeline_id });
   if (target.sha !== undefined) return call('get_commit', { sha: target.sha });
   if (target.tag_name !== undefined) return call('get_release', { tag_name: target.tag_name });
-  if (target.ref !== undefined && target.path !== undefined) return call('get_file_metadata', { file_path: target.path, ref: target.ref });
+  if (target.ref !== undefined && target.path !== undefined)
+    return call('get_file_metadata', { file_path: target.path, ref: target.ref });
   return undefined;
 }
 
@@ -52,6 +58,7 @@ export async function isPublicProject(project: string, callAs: CallAs): Promise<
   if (!search) return false;
   const reply = await callAs('list_projects', { search, visibility: 'public', simple: true, per_page: 100 });
   if (reply.kind !== 'message' || !reply.outcome?.ok) return false;
-  return asList(reply.outcome.result.data).some((p) =>
-    typeof p.path_with_namespace === 'string' && p.path_with_namespace.toLowerCase() === project.toLowerCase());
+  return asList(reply.outcome.result.data).some(
+    (p) => typeof p.path_with_namespace === 'string' && p.path_with_namespace.toLowerCase() === project.toLowerCase(),
+  );
 }

@@ -16,11 +16,14 @@ const SCAN_BATCH = 1000;
 const COMMAND_TIMEOUT_MS = 2000;
 
 /** KEYS[1] holds ARGV[1]? Then it lives ARGV[2] ms from now. */
-const RENEW_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
+const RENEW_SCRIPT =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
 
 export class StoreUnavailableError extends Error {
   constructor(where: string, cause: unknown) {
-    super(`the shared state store (${where}) cannot be reached: ${(cause as Error)?.message ?? String(cause)}; nothing was changed`);
+    super(
+      `the shared state store (${where}) cannot be reached: ${(cause as Error)?.message ?? String(cause)}; nothing was changed`,
+    );
     this.name = 'StoreUnavailableError';
   }
 }
@@ -46,7 +49,8 @@ export function redisLabel(url: string): string {
  */
 export function countedPrefixes(key: string): string[] {
   const out: string[] = [];
-  for (let at = key.indexOf(':'); at !== -1 && at < key.length - 1; at = key.indexOf(':', at + 1)) out.push(key.slice(0, at + 1));
+  for (let at = key.indexOf(':'); at !== -1 && at < key.length - 1; at = key.indexOf(':', at + 1))
+    out.push(key.slice(0, at + 1));
   return out;
 }
 
@@ -67,7 +71,11 @@ export class RedisStore implements StateStore, PeerChannel {
   readonly label: string;
   private readonly prefix: string;
 
-  private constructor(private readonly redis: Redis, url: string, options: RedisStoreOptions) {
+  private constructor(
+    private readonly redis: Redis,
+    url: string,
+    options: RedisStoreOptions,
+  ) {
     this.label = redisLabel(url);
     this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   }
@@ -139,7 +147,7 @@ export class RedisStore implements StateStore, PeerChannel {
 
   async get<T>(key: string): Promise<T | undefined> {
     const text = await this.run(() => this.redis.get(this.key(key)));
-    return text === null ? undefined : JSON.parse(text) as T;
+    return text === null ? undefined : (JSON.parse(text) as T);
   }
 
   async set(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<void> {
@@ -170,7 +178,7 @@ export class RedisStore implements StateStore, PeerChannel {
       if (taken !== null) await this.unindexKey(key);
       return taken;
     });
-    return text === null ? undefined : JSON.parse(text) as T;
+    return text === null ? undefined : (JSON.parse(text) as T);
   }
 
   async delete(key: string): Promise<boolean> {
@@ -189,10 +197,9 @@ export class RedisStore implements StateStore, PeerChannel {
     if (prefix.endsWith(':')) {
       const now = Date.now();
       return this.run(async () => {
-        const [, card] = await checked(this.redis.multi()
-          .zremrangebyscore(this.index(prefix), '-inf', `(${now}`)
-          .zcard(this.index(prefix))
-          .exec());
+        const [, card] = await checked(
+          this.redis.multi().zremrangebyscore(this.index(prefix), '-inf', `(${now}`).zcard(this.index(prefix)).exec(),
+        );
         return Number(card);
       });
     }
@@ -212,13 +219,17 @@ export class RedisStore implements StateStore, PeerChannel {
 
   /** Live keys under `prefix` (ending at a colon), read from its sorted set like count(). */
   async keys(prefix: string): Promise<string[]> {
-    if (!prefix.endsWith(':')) throw new Error(`keys() takes a prefix ending at a colon, not ${JSON.stringify(prefix)}`);
+    if (!prefix.endsWith(':'))
+      throw new Error(`keys() takes a prefix ending at a colon, not ${JSON.stringify(prefix)}`);
     const now = Date.now();
     const listed = await this.run(async () => {
-      const [, members] = await checked(this.redis.multi()
-        .zremrangebyscore(this.index(prefix), '-inf', `(${now}`)
-        .zrange(this.index(prefix), '0', '-1')
-        .exec());
+      const [, members] = await checked(
+        this.redis
+          .multi()
+          .zremrangebyscore(this.index(prefix), '-inf', `(${now}`)
+          .zrange(this.index(prefix), '0', '-1')
+          .exec(),
+      );
       return members as string[];
     });
     return listed.map((key) => key.slice(this.prefix.length));
@@ -227,7 +238,9 @@ export class RedisStore implements StateStore, PeerChannel {
   /** Compare-and-extend in one script: the expiry moves only while the key still holds `value`. */
   async renew(key: string, value: unknown, options: { ttlMs: number }): Promise<boolean> {
     const ttlMs = Math.max(1, Math.ceil(options.ttlMs));
-    const renewed = await this.run(() => this.redis.eval(RENEW_SCRIPT, 1, this.key(key), JSON.stringify(value ?? null), String(ttlMs)));
+    const renewed = await this.run(() =>
+      this.redis.eval(RENEW_SCRIPT, 1, this.key(key), JSON.stringify(value ?? null), String(ttlMs)),
+    );
     if (Number(renewed) !== 1) return false;
     await this.run(() => this.indexKey(key, ttlMs));
     return true;
@@ -250,7 +263,11 @@ export class RedisStore implements StateStore, PeerChannel {
     subscriber.on('message', (heard: string, message: string) => {
       if (heard === name) onMessage(message);
     });
-    const subscribe = () => subscriber.subscribe(name).then(() => undefined, () => undefined);
+    const subscribe = () =>
+      subscriber.subscribe(name).then(
+        () => undefined,
+        () => undefined,
+      );
     subscriber.on('ready', () => void subscribe());
     await subscriber.connect().catch(() => undefined);
     // Listening once this resolves: a question published right after must be heard.

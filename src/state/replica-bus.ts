@@ -22,14 +22,28 @@ const MAX_MESSAGE_CHARS = 64 * 1024;
 type AskResult = { reached: true; answer: unknown } | { reached: false };
 
 export class ReplicaTimeoutError extends Error {
-  constructor(readonly replica: string, readonly ms: number) {
+  constructor(
+    readonly replica: string,
+    readonly ms: number,
+  ) {
     super(`replica ${replica} did not reply within ${ms / 1000} s`);
     this.name = 'ReplicaTimeoutError';
   }
 }
 
-interface Question { kind: 'ask'; id: string; from: string; topic: string; body: unknown }
-interface Reply { kind: 'reply'; id: string; answer?: unknown; error?: string }
+interface Question {
+  kind: 'ask';
+  id: string;
+  from: string;
+  topic: string;
+  body: unknown;
+}
+interface Reply {
+  kind: 'reply';
+  id: string;
+  answer?: unknown;
+  error?: string;
+}
 type Handler = (body: unknown) => unknown;
 
 interface Waiting {
@@ -48,7 +62,8 @@ function parse(text: string): Question | Reply | undefined {
   try {
     const message = JSON.parse(text) as { kind?: unknown; id?: unknown; from?: unknown; topic?: unknown };
     if (typeof message.id !== 'string') return undefined;
-    if (message.kind === 'ask' && typeof message.from === 'string' && typeof message.topic === 'string') return message as unknown as Question;
+    if (message.kind === 'ask' && typeof message.from === 'string' && typeof message.topic === 'string')
+      return message as unknown as Question;
     if (message.kind === 'reply') return message as unknown as Reply;
   } catch {
     // Not ours: ignored, as anything else on the channel.
@@ -61,7 +76,11 @@ export class ReplicaBus {
   private readonly waiting = new Map<string, Waiting>();
   private stopListening: (() => Promise<void>) | undefined;
 
-  private constructor(private readonly channel: PeerChannel, readonly self: string, private readonly timeoutMs: number) {}
+  private constructor(
+    private readonly channel: PeerChannel,
+    readonly self: string,
+    private readonly timeoutMs: number,
+  ) {}
 
   /** Starts listening on this replica's channel. */
   static async open(channel: PeerChannel, self: string, options: { timeoutMs?: number } = {}): Promise<ReplicaBus> {
@@ -80,7 +99,8 @@ export class ReplicaBus {
    * stopped); rejects when it does not reply in time, or when the store cannot be reached.
    */
   async ask(to: string, topic: string, body: unknown): Promise<AskResult> {
-    if (this.waiting.size >= MAX_PENDING_ASKS) throw new Error(`${MAX_PENDING_ASKS} questions to other replicas are already waiting; try again shortly`);
+    if (this.waiting.size >= MAX_PENDING_ASKS)
+      throw new Error(`${MAX_PENDING_ASKS} questions to other replicas are already waiting; try again shortly`);
     const id = randomUUID();
     const reply = new Promise<AskResult>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -93,7 +113,10 @@ export class ReplicaBus {
     // Registered before publishing: the reply can arrive before PUBLISH itself returns.
     let heard: number;
     try {
-      heard = await this.channel.publish(channelOf(to), JSON.stringify({ kind: 'ask', id, from: this.self, topic, body } satisfies Question));
+      heard = await this.channel.publish(
+        channelOf(to),
+        JSON.stringify({ kind: 'ask', id, from: this.self, topic, body } satisfies Question),
+      );
     } catch (error) {
       this.settle(id)?.reject(error as Error);
       return reply;

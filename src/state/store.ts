@@ -66,7 +66,7 @@ export class MemoryStore implements StateStore {
 
   async get<T>(key: string): Promise<T | undefined> {
     const entry = this.live(key);
-    return entry ? structuredClone(entry.value) as T : undefined;
+    return entry ? (structuredClone(entry.value) as T) : undefined;
   }
 
   async set(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<void> {
@@ -132,16 +132,21 @@ export class MemoryStore implements StateStore {
     if (!this.entries.has(key) && this.entries.size >= this.maxEntries) {
       this.sweep();
       // A Map iterates in insertion order: its first key is the oldest.
-      if (this.entries.size >= this.maxEntries && this.evictOldest) this.entries.delete(this.entries.keys().next().value as string);
+      if (this.entries.size >= this.maxEntries && this.evictOldest)
+        this.entries.delete(this.entries.keys().next().value as string);
       if (this.entries.size >= this.maxEntries) throw new StoreFullError(this.maxEntries);
     }
     // A JSON round trip now, so memory and file stores hand back the same thing (no shared references, no Dates).
-    this.entries.set(key, { value: JSON.parse(JSON.stringify(value ?? null)), expiresAt: ttlMs === undefined ? undefined : this.now() + ttlMs });
+    this.entries.set(key, {
+      value: JSON.parse(JSON.stringify(value ?? null)),
+      expiresAt: ttlMs === undefined ? undefined : this.now() + ttlMs,
+    });
   }
 
   protected sweep(): void {
     const now = this.now();
-    for (const [key, entry] of this.entries) if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.entries.delete(key);
+    for (const [key, entry] of this.entries)
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.entries.delete(key);
   }
 }
 
@@ -161,8 +166,9 @@ export class FileStore extends MemoryStore {
   constructor(dir: string, options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {}) {
     super(options);
     // A write that fails in the background must be heard; the next change tries again with everything.
-    this.onWriteError = options.onWriteError
-      ?? ((error) => process.stderr.write(`forgeops: cannot write the Slack state to ${this.path}: ${error.message}\n`));
+    this.onWriteError =
+      options.onWriteError ??
+      ((error) => process.stderr.write(`forgeops: cannot write the Slack state to ${this.path}: ${error.message}\n`));
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, STATE_FILE);
     let text: string | undefined;
@@ -210,7 +216,10 @@ export class FileStore extends MemoryStore {
 }
 
 /** The configured store: a file under the data directory when there is one, else memory. */
-function openStore(dataDir: string | undefined, options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {}): StateStore {
+function openStore(
+  dataDir: string | undefined,
+  options: MemoryStoreOptions & { onWriteError?: (error: Error) => void } = {},
+): StateStore {
   return dataDir ? new FileStore(dataDir, options) : new MemoryStore(options);
 }
 

@@ -52,7 +52,8 @@ function isYes(answer: string | undefined): boolean {
 }
 
 /** Said when there is no terminal to ask on: the one rule for one-shot commands and commands read from a pipe. */
-const NO_TERMINAL = 'Not run: this call needs a y/N answer and there is no terminal to ask on. Nothing was changed. ' +
+const NO_TERMINAL =
+  'Not run: this call needs a y/N answer and there is no terminal to ask on. Nothing was changed. ' +
   'Run it from a terminal, or add --yes to approve in advance every call that asks.\n';
 
 /**
@@ -66,9 +67,15 @@ function jsonOf(result: OperationResult): string {
   let data = result.data;
   if (Buffer.isBuffer(data)) {
     const text = data.toString('utf8');
-    data = Buffer.from(text, 'utf8').equals(data) && !data.includes(0)
-      ? text
-      : { content_type: result.contentType ?? null, file_name: result.fileName ?? null, size: data.length, content_base64: data.toString('base64') };
+    data =
+      Buffer.from(text, 'utf8').equals(data) && !data.includes(0)
+        ? text
+        : {
+            content_type: result.contentType ?? null,
+            file_name: result.fileName ?? null,
+            size: data.length,
+            content_base64: data.toString('base64'),
+          };
   }
   return `${JSON.stringify(data ?? null, null, 2)}\n`;
 }
@@ -100,8 +107,15 @@ function stoppedText(reply: ChatReply, render: (message: ChatReply['message']) =
  * Shows one reply and, for a confirmation, asks and runs it when the answer is yes. Returns whether the line did
  * what was asked (declined, refused and failed calls did not).
  */
-async function settle(reply: ChatReply, options: TerminalChatOptions, ask: Ask, oneShot = true, run?: CommandRun): Promise<boolean> {
-  const render = (message: ChatReply['message']) => renderMessage(message, { operations: options.operations, color: options.color });
+async function settle(
+  reply: ChatReply,
+  options: TerminalChatOptions,
+  ask: Ask,
+  oneShot = true,
+  run?: CommandRun,
+): Promise<boolean> {
+  const render = (message: ChatReply['message']) =>
+    renderMessage(message, { operations: options.operations, color: options.color });
   if (run?.abandoned) return false;
   // Stopped: what finished anyway is shown as it is; anything else says what the stop left behind.
   if (run?.signal.aborted && !(reply.kind === 'message' && reply.ok)) {
@@ -194,8 +208,9 @@ function completer(operations: readonly Operation[], usernames?: (prefix: string
       return;
     }
     const timeout = new Promise<string[]>((resolve) => setTimeout(() => resolve([]), USERNAME_LOOKUP_MS).unref());
-    Promise.race([usernames(person.prefix).catch(() => []), timeout])
-      .then((names) => callback(null, [names.map((name) => person.candidate(name)), word]));
+    Promise.race([usernames(person.prefix).catch(() => []), timeout]).then((names) =>
+      callback(null, [names.map((name) => person.candidate(name)), word]),
+    );
   };
 }
 
@@ -233,10 +248,12 @@ function endsOrGivesUp(work: Promise<unknown>, signal: AbortSignal, graceMs: num
     };
     if (signal.aborted) giveUp();
     else signal.addEventListener('abort', giveUp, { once: true });
-    work.then(() => resolve(true), reject).finally(() => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', giveUp);
-    });
+    work
+      .then(() => resolve(true), reject)
+      .finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', giveUp);
+      });
   });
 }
 
@@ -308,13 +325,14 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
     const file = options.history;
     rl.on('history', (lines: string[]) => file.save(lines));
   }
-  const next = (question: string) => new Promise<string | undefined | typeof INTERRUPTED>((resolve) => {
-    if (queued.length > 0) return resolve(queued.shift());
-    if (closed) return resolve(undefined);
-    waiting = resolve;
-    rl.setPrompt(question);
-    rl.prompt();
-  });
+  const next = (question: string) =>
+    new Promise<string | undefined | typeof INTERRUPTED>((resolve) => {
+      if (queued.length > 0) return resolve(queued.shift());
+      if (closed) return resolve(undefined);
+      waiting = resolve;
+      rl.setPrompt(question);
+      rl.prompt();
+    });
   // A command's typeahead is kept; a question's is not. Lines that came before the question was on the screen (a
   // pasted "command, y" pair, a quick y⏎) are dropped and the human is told, and the answer never enters the history,
   // so ↑ after a question recalls the command, not "n".
@@ -327,11 +345,15 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
       rl.write(null, { ctrl: true, name: 'u' });
     }
     if (early.length > 0) {
-      options.output.write(`Ignored ${early.length === 1 ? 'a line' : `${early.length} lines`} typed before this question was shown; ` +
-        'answer it now.\n');
+      options.output.write(
+        `Ignored ${early.length === 1 ? 'a line' : `${early.length} lines`} typed before this question was shown; ` +
+          'answer it now.\n',
+      );
     }
     reading = 'answer';
-    const read = await next(question).finally(() => { reading = 'command'; });
+    const read = await next(question).finally(() => {
+      reading = 'command';
+    });
     // Ctrl+C at a question is no.
     const answer = read === INTERRUPTED ? undefined : read;
     const history = (rl as unknown as { history?: string[] }).history;
@@ -372,11 +394,14 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
         options.output.write(`${local}\n\n`);
         continue;
       }
-      const work = (async () => settle(await options.dispatcher.stoppedBy(stop.signal).dispatch(text), session, askQuestion, false, run))();
+      const work = (async () =>
+        settle(await options.dispatcher.stoppedBy(stop.signal).dispatch(text), session, askQuestion, false, run))();
       if (!(await endsOrGivesUp(work, stop.signal, STOP_GRACE_MS))) {
         run.abandoned = true;
-        options.output.write(`Stopped (Ctrl+C) without waiting for the end: it did not end within ${STOP_GRACE_MS / 1000} s. ` +
-          'A change it had sent may still be applied.\n');
+        options.output.write(
+          `Stopped (Ctrl+C) without waiting for the end: it did not end within ${STOP_GRACE_MS / 1000} s. ` +
+            'A change it had sent may still be applied.\n',
+        );
       }
       // A blank line between one answer and the next prompt keeps a long session readable.
       options.output.write('\n');

@@ -20,7 +20,11 @@ export function historyFile(dataDir: string): HistoryFile {
     path,
     load() {
       try {
-        return readFileSync(path, 'utf8').split('\n').filter((line) => line !== '').reverse().slice(0, HISTORY_SIZE);
+        return readFileSync(path, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '')
+          .reverse()
+          .slice(0, HISTORY_SIZE);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw error;

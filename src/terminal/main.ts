@@ -34,9 +34,22 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
   const dispatcher = createDispatcher({
     operations,
     policy: { readOnly: config.policy.readOnly },
-    runContext: () => ({ client: runtime.client, deadline: Date.now() + config.callTimeoutMs, ...(actingToken ? { token: actingToken } : {}) }),
-    explain: { operations, deadline: { ms: config.callTimeoutMs, setting: CALL_TIMEOUT_SETTING }, service: runtime.service },
-    defaultProject: { get: () => defaultProject, set: (project) => { defaultProject = project; } },
+    runContext: () => ({
+      client: runtime.client,
+      deadline: Date.now() + config.callTimeoutMs,
+      ...(actingToken ? { token: actingToken } : {}),
+    }),
+    explain: {
+      operations,
+      deadline: { ms: config.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
+      service: runtime.service,
+    },
+    defaultProject: {
+      get: () => defaultProject,
+      set: (project) => {
+        defaultProject = project;
+      },
+    },
     ...(config.codehost.url ? { baseUrl: config.codehost.url } : {}),
     dryRun: options.dryRun === true,
   });
@@ -52,12 +65,23 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
     // History goes to disk only where the operator chose a place for state (FORGEOPS_DATA_DIR).
     ...(config.dataDir ? { history: historyFile(config.dataDir) } : {}),
     prompt: () => `forgeops${defaultProject ? ` ${defaultProject}` : ''}> `,
-    ...(runtime.sandbox ? { local: (line: string) => actAs(line, runtime, (token) => { actingToken = token; }) } : {}),
+    ...(runtime.sandbox
+      ? {
+          local: (line: string) =>
+            actAs(line, runtime, (token) => {
+              actingToken = token;
+            }),
+        }
+      : {}),
     usernames: (prefix: string) => usernamesStartingWith(runtime, prefix, actingToken),
     follow: terminalWatch({
       operations: () => operations,
       intervalMs: config.watch.intervalMs,
-      runContext: () => ({ client: runtime.client, deadline: Date.now() + config.callTimeoutMs, ...(actingToken ? { token: actingToken } : {}) }),
+      runContext: () => ({
+        client: runtime.client,
+        deadline: Date.now() + config.callTimeoutMs,
+        ...(actingToken ? { token: actingToken } : {}),
+      }),
     }),
     // A SIGINT from outside the prompt (kill -INT, Ctrl+C when input is piped) stops the command, as Ctrl+C does.
     interrupts: (handler: () => void) => {
@@ -67,10 +91,13 @@ export async function runChatCli(config: Config, log: Logger, options: ChatCliOp
   };
   try {
     if (options.line !== undefined) return await runOneShot(options.line, session);
-    process.stdout.write(`forgeops chat on ${runtime.serviceLabel} as ${await whoAmI(runtime, undefined)}. ` +
-      'Type help for the commands, watch <project> to follow a branch, Tab to complete, Ctrl+C to stop a command, Ctrl+D to leave.\n');
+    process.stdout.write(
+      `forgeops chat on ${runtime.serviceLabel} as ${await whoAmI(runtime, undefined)}. ` +
+        'Type help for the commands, watch <project> to follow a branch, Tab to complete, Ctrl+C to stop a command, Ctrl+D to leave.\n',
+    );
     if (runtime.sandbox) process.stdout.write(`Demo users: ${DEMO_USERS.join(', ')}; \`as <user>\` acts as another.\n`);
-    if (options.dryRun) process.stdout.write('Dry run: commands that change something show what they would send; nothing is sent.\n');
+    if (options.dryRun)
+      process.stdout.write('Dry run: commands that change something show what they would send; nothing is sent.\n');
     return await runInteractive(session);
   } finally {
     await runtime.close();
@@ -88,7 +115,12 @@ interface CurrentUser {
 /** Who a token acts as, in words ("@alice (Alice Martin)"): asked of the service, since the token alone does not say. */
 async function whoAmI(runtime: Runtime, token: string | undefined): Promise<string> {
   try {
-    const { data } = await runtime.client.request<CurrentUser>({ method: 'GET', path: '/user', idempotent: true, ...(token ? { token } : {}) });
+    const { data } = await runtime.client.request<CurrentUser>({
+      method: 'GET',
+      path: '/user',
+      idempotent: true,
+      ...(token ? { token } : {}),
+    });
     return data.username ? `@${data.username}${data.name ? ` (${data.name})` : ''}` : 'an unnamed account';
   } catch (error) {
     return `an account GET /user could not name (${(error as Error).message.split('\n')[0]})`;
@@ -119,8 +151,14 @@ async function actAs(line: string, runtime: Runtime, use: (token: string) => voi
 /** Usernames that start with `prefix`, from the service's user search (one page): Tab completion of people. */
 async function usernamesStartingWith(runtime: Runtime, prefix: string, token: string | undefined): Promise<string[]> {
   const { data } = await runtime.client.request<CurrentUser[]>({
-    method: 'GET', path: '/users', query: { ...(prefix ? { search: prefix } : {}), per_page: '20' }, idempotent: true, ...(token ? { token } : {}),
+    method: 'GET',
+    path: '/users',
+    query: { ...(prefix ? { search: prefix } : {}), per_page: '20' },
+    idempotent: true,
+    ...(token ? { token } : {}),
   });
   const lower = prefix.toLowerCase();
-  return (Array.isArray(data) ? data : []).map((u) => u.username).filter((u): u is string => typeof u === 'string' && u.toLowerCase().startsWith(lower));
+  return (Array.isArray(data) ? data : [])
+    .map((u) => u.username)
+    .filter((u): u is string => typeof u === 'string' && u.toLowerCase().startsWith(lower));
 }

@@ -13,10 +13,27 @@ export interface RenderOptions {
 }
 
 const SYMBOLS: Record<ChatStatus, string> = {
-  success: '✓', failed: '✗', error: '✗', running: '●', pending: '○', canceled: '⊘', skipped: '»', warning: '!', info: '·',
+  success: '✓',
+  failed: '✗',
+  error: '✗',
+  running: '●',
+  pending: '○',
+  canceled: '⊘',
+  skipped: '»',
+  warning: '!',
+  info: '·',
 };
 
-const COLORS: Partial<Record<ChatStatus, number>> = { success: 32, failed: 31, error: 31, running: 34, pending: 33, warning: 33, canceled: 90, skipped: 90 };
+const COLORS: Partial<Record<ChatStatus, number>> = {
+  success: 32,
+  failed: 31,
+  error: 31,
+  running: 34,
+  pending: 33,
+  warning: 33,
+  canceled: 90,
+  skipped: 90,
+};
 
 /**
  * Repository content and service answers are strangers' data: an escape sequence in a file must not move the
@@ -27,18 +44,23 @@ export function safeText(text: string): string {
 }
 
 function indent(text: string, by: string): string {
-  return text.split('\n').map((line) => (line ? `${by}${line}` : line)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => (line ? `${by}${line}` : line))
+    .join('\n');
 }
 
 export function renderMessage(message: ChatMessage, options: RenderOptions): string {
-  const paint = (code: number | undefined, text: string) => (options.color && code !== undefined ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const paint = (code: number | undefined, text: string) =>
+    options.color && code !== undefined ? `\x1b[${code}m${text}\x1b[0m` : text;
   const bold = (text: string) => (options.color ? `\x1b[1m${text}\x1b[0m` : text);
   const dim = (text: string) => paint(2, text);
   const symbol = message.status ? `${paint(COLORS[message.status], SYMBOLS[message.status])} ` : '';
   const lines = [`${symbol}${bold(safeText(message.title))}`];
   if (message.fields.length > 0) {
     const width = Math.max(...message.fields.map(([label]) => safeText(label).length));
-    for (const [label, value] of message.fields) lines.push(`  ${dim(safeText(label).padEnd(width))}  ${safeText(value)}`);
+    for (const [label, value] of message.fields)
+      lines.push(`  ${dim(safeText(label).padEnd(width))}  ${safeText(value)}`);
   }
   if (message.link) lines.push(`  ${paint(36, safeText(message.link))}`);
   for (const section of message.sections) {
@@ -53,7 +75,11 @@ export function renderMessage(message: ChatMessage, options: RenderOptions): str
     const op = action.row === undefined ? byName.get(action.operation) : undefined;
     // Only the verb is lowered ("Retry …" reads "→ retry …"): a label may carry a name ("Ping Bob Chen"), and
     // what the service wrote in it is shown safe like every other text.
-    return op ? [`  → ${safeText(action.label.charAt(0).toLowerCase() + action.label.slice(1))}: ${safeText(commandLine(op, action.input))}`] : [];
+    return op
+      ? [
+          `  → ${safeText(action.label.charAt(0).toLowerCase() + action.label.slice(1))}: ${safeText(commandLine(op, action.input))}`,
+        ]
+      : [];
   });
   if (actions.length > 0) lines.push('', ...actions);
   if (message.notes.length > 0) lines.push('', ...message.notes.map((note) => dim(`  ${safeText(note)}`)));

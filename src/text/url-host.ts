@@ -41,7 +41,9 @@ function serviceAuthority(url: string): { scheme: string; host: string; port: st
   if (!match || !/^https?$/i.test(match[1])) return undefined;
   const authority = match[2];
   const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
-  const host = hostPort.startsWith('[') ? hostPort.slice(0, hostPort.indexOf(']') + 1) : hostPort.replace(/:[^:]*$/, '');
+  const host = hostPort.startsWith('[')
+    ? hostPort.slice(0, hostPort.indexOf(']') + 1)
+    : hostPort.replace(/:[^:]*$/, '');
   const port = hostPort.slice(host.length + 1);
   const scheme = match[1].toLowerCase();
   const defaultPort = scheme === 'https' ? '443' : '80';

@@ -21,7 +21,8 @@ const brand = (text: string) => text as ShownText;
  * joiner: drawn as nothing), variation selectors by name too, and every space other than the ASCII one (a
  * no-break or ideographic space makes "recipients " look like "recipients").
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}]|(?! )\p{Zs}/gu;
+const HIDDEN =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}]|(?! )\p{Zs}/gu;
 
 /** One code point spelled out: \u2028 in the Basic Multilingual Plane, \u{e0041} beyond it. */
 function spell(character: string): string {

@@ -44,15 +44,33 @@ export const systemClock: WatchClock = {
   },
 };
 
-export interface CommitRef { sha: string; title?: string; author?: string }
+export interface CommitRef {
+  sha: string;
+  title?: string;
+  author?: string;
+}
 
 /** What a watch tells: the state when it starts (not red), then each transition of a red episode. */
 export type WatchEvent = (
   | { kind: 'watching'; project: string; ref: string; report: TriageReport }
   | { kind: 'red'; project: string; ref: string; episode: string; report: TriageReport }
-  | { kind: 'running'; project: string; ref: string; episode: string; pipeline: { id: number; sha: string; status: string } }
+  | {
+      kind: 'running';
+      project: string;
+      ref: string;
+      episode: string;
+      pipeline: { id: number; sha: string; status: string };
+    }
   | { kind: 'still-red'; project: string; ref: string; episode: string; report: TriageReport }
-  | { kind: 'green'; project: string; ref: string; episode: string; redForMs: number; fixedBy: CommitRef; report: TriageReport }
+  | {
+      kind: 'green';
+      project: string;
+      ref: string;
+      episode: string;
+      redForMs: number;
+      fixedBy: CommitRef;
+      report: TriageReport;
+    }
   /** The project can no longer be read (deleted, or the token no longer has access): the watch has stopped. */
   | { kind: 'gone'; project: string; ref: string; reason: string }
 ) & {
@@ -90,7 +108,12 @@ interface BranchWatchOptions {
 export const leaseKey = (project: string) => `watch:lease:${project}`;
 const stateKey = (project: string, ref: string) => `watch:state:${project}:${ref}`;
 
-interface PipelineSeen { id: number; sha: string; status: string; updated_at: string }
+interface PipelineSeen {
+  id: number;
+  sha: string;
+  status: string;
+  updated_at: string;
+}
 
 interface Episode {
   key: string;
@@ -103,7 +126,11 @@ interface Episode {
   attempt: number;
 }
 
-interface WatchState { latest?: PipelineSeen; finished?: string; episode?: Episode }
+interface WatchState {
+  latest?: PipelineSeen;
+  finished?: string;
+  episode?: Episode;
+}
 
 /**
  * What one check did: polled (and what changed); skipped because another process holds the lease; paused because
@@ -113,7 +140,12 @@ type CheckResult = 'not-holder' | 'unchanged' | 'changed' | 'paused' | 'deferred
 /** A check's outcome as counted: a result, or a check that failed. */
 export type CheckOutcome = CheckResult | 'failed';
 
-const seenOf = (p: Fields): PipelineSeen => ({ id: Number(p.id), sha: String(p.sha), status: String(p.status), updated_at: String(p.updated_at) });
+const seenOf = (p: Fields): PipelineSeen => ({
+  id: Number(p.id),
+  sha: String(p.sha),
+  status: String(p.status),
+  updated_at: String(p.updated_at),
+});
 const finishedKey = (p: PipelineSeen) => `${p.id}@${p.updated_at}`;
 
 /** A watch that cannot be made (a cap reached, a branch triage does not judge): said to the person, never retried. */
@@ -191,7 +223,8 @@ export class BranchWatch {
     this.ended = true;
     this.cancelWake?.();
     await this.checking?.catch(() => undefined);
-    if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder) await this.options.store.delete(leaseKey(this.project));
+    if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder)
+      await this.options.store.delete(leaseKey(this.project));
   }
 
   /** Stops checking without giving the lease back: what a process that dies does. */
@@ -233,27 +266,36 @@ export class BranchWatch {
     // Checks never overlap. One asked for while another runs (a webhook's nudge) may be about a change that one read
     // too early: one more check follows it, however many were asked for meanwhile.
     if (this.checking) {
-      this.followUp ??= this.checking.catch(() => undefined).then(() => {
-        this.followUp = undefined;
-        // A watch stopped meanwhile takes no lease again.
-        return this.ended ? 'not-holder' : this.check();
-      });
+      this.followUp ??= this.checking
+        .catch(() => undefined)
+        .then(() => {
+          this.followUp = undefined;
+          // A watch stopped meanwhile takes no lease again.
+          return this.ended ? 'not-holder' : this.check();
+        });
       return this.followUp;
     }
-    this.checking = this.checkOnce().then(async (result) => {
-      const kind = this.toldInCheck;
-      this.toldInCheck = undefined;
-      if (result === 'changed' && this.ref !== undefined) await this.options.onChange?.({ project: this.project, ref: this.ref, ...(kind ? { kind } : {}) });
-      return result;
-    }).catch((error: unknown) => {
-      // The store failing mid-check leaves nothing half told: what was seen is saved only after it was told.
-      if (error instanceof StoreUnavailableError) return 'paused' as const;
-      this.options.onCheck?.('failed');
-      throw error;
-    }).then((result) => {
-      this.options.onCheck?.(result);
-      return result;
-    }).finally(() => { this.checking = undefined; });
+    this.checking = this.checkOnce()
+      .then(async (result) => {
+        const kind = this.toldInCheck;
+        this.toldInCheck = undefined;
+        if (result === 'changed' && this.ref !== undefined)
+          await this.options.onChange?.({ project: this.project, ref: this.ref, ...(kind ? { kind } : {}) });
+        return result;
+      })
+      .catch((error: unknown) => {
+        // The store failing mid-check leaves nothing half told: what was seen is saved only after it was told.
+        if (error instanceof StoreUnavailableError) return 'paused' as const;
+        this.options.onCheck?.('failed');
+        throw error;
+      })
+      .then((result) => {
+        this.options.onCheck?.(result);
+        return result;
+      })
+      .finally(() => {
+        this.checking = undefined;
+      });
     return this.checking;
   }
 
@@ -268,22 +310,39 @@ export class BranchWatch {
       throw error;
     }
     if (!this.held) return 'not-holder';
-    const ref = this.ref ??= await this.branch();
+    const ref = (this.ref ??= await this.branch());
     const key = stateKey(this.project, ref);
     const state = (await this.options.store.get<WatchState>(key)) ?? {};
     const started = state.latest === undefined;
-    const [latest] = asList((await this.read('list_pipelines', {
-      id: this.project, ref, per_page: 1,
-      ...(state.latest ? { updated_after: state.latest.updated_at } : {}),
-    })).data);
+    const [latest] = asList(
+      (
+        await this.read('list_pipelines', {
+          id: this.project,
+          ref,
+          per_page: 1,
+          ...(state.latest ? { updated_after: state.latest.updated_at } : {}),
+        })
+      ).data,
+    );
     const seen = latest ? seenOf(latest) : undefined;
-    const same = seen && state.latest && seen.id === state.latest.id && seen.status === state.latest.status && seen.updated_at === state.latest.updated_at;
+    const same =
+      seen &&
+      state.latest &&
+      seen.id === state.latest.id &&
+      seen.status === state.latest.status &&
+      seen.updated_at === state.latest.updated_at;
     if (!started && (!seen || same)) return 'unchanged';
     if (seen) state.latest = seen;
     if (seen && !FINISHED.has(seen.status)) {
       if (state.episode) {
         const episode = state.episode;
-        await this.tell(`${episode.key}:running:${seen.id}:${episode.attempt}`, { kind: 'running', project: this.project, ref, episode: episode.key, pipeline: { id: seen.id, sha: seen.sha, status: seen.status } });
+        await this.tell(`${episode.key}:running:${seen.id}:${episode.attempt}`, {
+          kind: 'running',
+          project: this.project,
+          ref,
+          episode: episode.key,
+          pipeline: { id: seen.id, sha: seen.sha, status: seen.status },
+        });
       }
       if (!started) {
         await this.options.store.set(key, state);
@@ -309,7 +368,13 @@ export class BranchWatch {
       const episodeKey = episodeKeyOf(this.project, report)!;
       const told = seen ? finishedKey(seen) : String(report.head_pipeline?.id);
       if (state.episode?.key !== episodeKey) {
-        state.episode = { key: episodeKey, firstRed: firstRed.pipeline, ...(firstRed.since ? { since: Date.parse(firstRed.since) } : {}), lastTold: told, attempt: 0 };
+        state.episode = {
+          key: episodeKey,
+          firstRed: firstRed.pipeline,
+          ...(firstRed.since ? { since: Date.parse(firstRed.since) } : {}),
+          lastTold: told,
+          attempt: 0,
+        };
         await this.tell(`${episodeKey}:red`, { kind: 'red', ...base, episode: episodeKey, report });
       } else if (state.episode.lastTold !== told) {
         state.episode.lastTold = told;
@@ -322,11 +387,19 @@ export class BranchWatch {
       const episode = state.episode;
       state.episode = undefined;
       const greenAt = seen ? Date.parse(seen.updated_at) : this.clock.now();
-      const fixedBy: CommitRef = report.head && (!seen || report.head.sha === seen.sha)
-        ? { sha: report.head.sha, title: report.head.title, author: report.head.author }
-        : { sha: seen?.sha ?? report.head_pipeline?.id.toString() ?? '' };
+      const fixedBy: CommitRef =
+        report.head && (!seen || report.head.sha === seen.sha)
+          ? { sha: report.head.sha, title: report.head.title, author: report.head.author }
+          : { sha: seen?.sha ?? report.head_pipeline?.id.toString() ?? '' };
       const redForMs = Math.max(0, (Number.isNaN(greenAt) ? this.clock.now() : greenAt) - (episode.since ?? greenAt));
-      await this.tell(`${episode.key}:green`, { kind: 'green', ...base, episode: episode.key, redForMs, fixedBy, report });
+      await this.tell(`${episode.key}:green`, {
+        kind: 'green',
+        ...base,
+        episode: episode.key,
+        redForMs,
+        fixedBy,
+        report,
+      });
       return;
     }
     if (started) await this.options.onEvent({ kind: 'watching', ...base, report });
@@ -336,8 +409,12 @@ export class BranchWatch {
   private async gone(error: Error): Promise<void> {
     const ref = this.ref ?? this.options.ref ?? '';
     const event: WatchEvent = { kind: 'gone', project: this.project, ref, reason: error.message.split('\n')[0] };
-    if (await this.options.store.add(`watch:told:${this.project}:${ref}:gone`, this.clock.now(), { ttlMs: GONE_TTL_MS })) await this.options.onEvent(event);
-    if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder) await this.options.store.delete(leaseKey(this.project));
+    if (
+      await this.options.store.add(`watch:told:${this.project}:${ref}:gone`, this.clock.now(), { ttlMs: GONE_TTL_MS })
+    )
+      await this.options.onEvent(event);
+    if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder)
+      await this.options.store.delete(leaseKey(this.project));
   }
 
   /** Emits `event` unless some process already did (SET NX on the transition's key). */
@@ -360,14 +437,18 @@ export class BranchWatch {
     const wait = Math.min(waitMs, MAX_RETRY_AFTER_MS);
     this.quietUntil = this.clock.now() + wait;
     if (this.held) {
-      await this.options.store.renew(leaseKey(this.project), this.holder, { ttlMs: wait + this.leaseMs }).catch(() => undefined);
+      await this.options.store
+        .renew(leaseKey(this.project), this.holder, { ttlMs: wait + this.leaseMs })
+        .catch(() => undefined);
     }
     return wait;
   }
 
   /** Renews the lease as a check ends (it may have taken a while), only while it is still ours. */
   private async renewLease(): Promise<void> {
-    this.held = await this.options.store.renew(leaseKey(this.project), this.holder, { ttlMs: this.leaseMs }).catch(() => this.held);
+    this.held = await this.options.store
+      .renew(leaseKey(this.project), this.holder, { ttlMs: this.leaseMs })
+      .catch(() => this.held);
   }
 
   /** Takes the lease when free (or expired), renews it when held; false while another process holds it. */
@@ -384,7 +465,9 @@ export class BranchWatch {
     const project = asRecord((await this.read('get_project', { id: this.project })).data);
     const defaultBranch = typeof project.default_branch === 'string' ? project.default_branch : 'main';
     if (this.options.ref !== undefined && this.options.ref !== defaultBranch) {
-      throw new WatchRefusedError(`only the default branch (${defaultBranch}) of ${this.project} can be watched for now: triage judges that branch`);
+      throw new WatchRefusedError(
+        `only the default branch (${defaultBranch}) of ${this.project} can be watched for now: triage judges that branch`,
+      );
     }
     return defaultBranch;
   }
@@ -432,4 +515,3 @@ function retryAfterMs(error: unknown): number | undefined {
   if (typeof status !== 'number' || !RETRY_AFTER_STATUSES.has(status)) return undefined;
   return typeof retryAfterSeconds === 'number' && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : undefined;
 }
-

@@ -11,8 +11,15 @@ import { StoreUnavailableError } from '../state/redis-store.js';
 import type { PeerChannel } from '../state/replica-bus.js';
 import type { StateStore } from '../state/store.js';
 import {
-  BranchWatch, DEFAULT_WATCH_INTERVAL_MS, EPISODE_TTL_MS, MAX_WATCHES, WatchRefusedError, episodeKeyOf,
-  type CheckOutcome, type WatchClock, type WatchEvent,
+  BranchWatch,
+  DEFAULT_WATCH_INTERVAL_MS,
+  EPISODE_TTL_MS,
+  MAX_WATCHES,
+  WatchRefusedError,
+  episodeKeyOf,
+  type CheckOutcome,
+  type WatchClock,
+  type WatchEvent,
 } from './branch-watch.js';
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
@@ -54,7 +61,10 @@ export interface WatchRecorder {
 }
 
 /** The branches this replica runs a watch for: polling (it holds the lease) or standing by. */
-export interface WatchCounts { polling: number; standingBy: number }
+export interface WatchCounts {
+  polling: number;
+  standingBy: number;
+}
 
 interface WatchHubOptions {
   store: StateStore;
@@ -95,8 +105,14 @@ const ENTRY_PREFIX = 'watch:entry:';
 const entryKey = (project: string) => `${ENTRY_PREFIX}${part(project)}`;
 const CHANGES = 'watch:changes';
 
-interface Entry { project: string }
-interface Running { watch: BranchWatch; persisted: boolean; listeners: Set<StatusListener> }
+interface Entry {
+  project: string;
+}
+interface Running {
+  watch: BranchWatch;
+  persisted: boolean;
+  listeners: Set<StatusListener>;
+}
 
 export class WatchHub {
   /** The watches here by project (the default branch of each). */
@@ -153,7 +169,9 @@ export class WatchHub {
     await this.read('get_project', { id: request.project });
     const report = (await this.read('triage_project', { id: request.project })).data as TriageReport;
     if (asked.ref !== undefined && asked.ref !== report.default_branch) {
-      throw new WatchRefusedError(`only the default branch (${report.default_branch}) of ${request.project} can be watched for now: triage judges that branch`);
+      throw new WatchRefusedError(
+        `only the default branch (${report.default_branch}) of ${request.project} can be watched for now: triage judges that branch`,
+      );
     }
     const subscription: Subscription = existing ?? { ...request, since: this.now() };
     if (!existing) {
@@ -165,8 +183,16 @@ export class WatchHub {
     }
     const episode = episodeKeyOf(request.project, report);
     if (episode) {
-      await this.deliverTo(subscription, { kind: 'red', project: request.project, ref: report.default_branch, episode, report, id: `${episode}:red` })
-        .catch((error: unknown) => { if (!(error instanceof DeliveryUnderWay)) throw error; });
+      await this.deliverTo(subscription, {
+        kind: 'red',
+        project: request.project,
+        ref: report.default_branch,
+        episode,
+        report,
+        id: `${episode}:red`,
+      }).catch((error: unknown) => {
+        if (!(error instanceof DeliveryUnderWay)) throw error;
+      });
     }
     return { created: !existing, report };
   }
@@ -249,7 +275,9 @@ export class WatchHub {
     // A hub closed (or abandoned) starts no watch again, whatever a replica announces meanwhile.
     if (this.closed) return;
     const keys = await this.o.store.keys(ENTRY_PREFIX);
-    const entries = (await Promise.all(keys.map((key) => this.o.store.get<Entry>(key)))).filter((e): e is Entry => e !== undefined);
+    const entries = (await Promise.all(keys.map((key) => this.o.store.get<Entry>(key)))).filter(
+      (e): e is Entry => e !== undefined,
+    );
     const listed = new Set(entries.map((e) => e.project));
     this.storeAnswered();
     for (const entry of entries) {
@@ -267,7 +295,9 @@ export class WatchHub {
     if (this.closed) return;
     const clock = this.clock;
     const wake = () => {
-      void this.sync().catch((error: Error) => this.failed(error, 'cannot read the watches')).finally(() => this.scheduleSync());
+      void this.sync()
+        .catch((error: Error) => this.failed(error, 'cannot read the watches'))
+        .finally(() => this.scheduleSync());
     };
     if (clock) this.cancelSync = clock.wakeAt(clock.now() + this.intervalMs, wake);
     else {
@@ -284,13 +314,19 @@ export class WatchHub {
       return found;
     }
     if (!persisted && this.running.size >= (this.o.maxWatches ?? MAX_WATCHES)) {
-      throw new WatchRefusedError(`forgeops watches its maximum of ${this.o.maxWatches ?? MAX_WATCHES} branches here; try again later`);
+      throw new WatchRefusedError(
+        `forgeops watches its maximum of ${this.o.maxWatches ?? MAX_WATCHES} branches here; try again later`,
+      );
     }
     const watch = new BranchWatch({
       project,
-      operations: this.o.operations, runContext: this.o.runContext, store: this.o.store,
-      ...(this.clock ? { clock: this.clock } : {}), intervalMs: this.intervalMs,
-      ...(this.o.random ? { random: this.o.random } : {}), ...(this.o.holder ? { holder: this.o.holder } : {}),
+      operations: this.o.operations,
+      runContext: this.o.runContext,
+      store: this.o.store,
+      ...(this.clock ? { clock: this.clock } : {}),
+      intervalMs: this.intervalMs,
+      ...(this.o.random ? { random: this.o.random } : {}),
+      ...(this.o.holder ? { holder: this.o.holder } : {}),
       onEvent: (event) => this.told(event),
       onChange: (change) => this.announce({ project, ref: change.ref, kind: change.kind ?? 'changed' }, 'change'),
       onError: (error) => this.failed(error, project),
@@ -322,7 +358,8 @@ export class WatchHub {
       for (const key of subscribers) {
         const subscriber = decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
         const subscription = await this.o.store.get<Subscription>(subKey({ subscriber, project: event.project }));
-        if (subscription) await this.deliverTo(subscription, event).catch((error: unknown) => failed.push({ subscriber, error }));
+        if (subscription)
+          await this.deliverTo(subscription, event).catch((error: unknown) => failed.push({ subscriber, error }));
       }
       // Not told until every subscriber was: the watch tells it again at its next check, to those who missed it. A
       // store gone pauses watching (said once); a delivery another teller has under way is no failure to report.
@@ -330,13 +367,16 @@ export class WatchHub {
         const storeDown = failed.find((f) => f.error instanceof StoreUnavailableError);
         if (storeDown) throw storeDown.error;
         if (failed.every((f) => f.error instanceof DeliveryUnderWay)) throw failed[0].error;
-        throw new Error(`${event.kind} of ${event.project} was not handed to ${failed.map((f) => f.subscriber).join(', ')}; telling it again at the next check`);
+        throw new Error(
+          `${event.kind} of ${event.project} was not handed to ${failed.map((f) => f.subscriber).join(', ')}; telling it again at the next check`,
+        );
       }
       if (event.kind === 'gone') await this.forget(event.project, subscribers);
     }
     // A transition comes from a check that saw the branch change, which announces itself (onChange); only a project
     // gone, which ends the watch without such a check, is announced here: every listener hears one change per check.
-    if (event.kind === 'gone') await this.announce({ project: event.project, ref: event.ref, kind: event.kind }, 'change');
+    if (event.kind === 'gone')
+      await this.announce({ project: event.project, ref: event.ref, kind: event.kind }, 'change');
   }
 
   private async deliverTo(subscription: Subscription, event: WatchEvent): Promise<void> {
@@ -350,12 +390,15 @@ export class WatchHub {
       if ((await this.o.store.get(delivered)) !== undefined) return;
       // One teller at a time per subscriber: another one under way (the subscription's own red) finishes it, or, if
       // it dies, its claim runs out and the next check tells it.
-      if (!(await this.o.store.add(`${delivered}:claim`, this.now(), { ttlMs: DELIVERY_CLAIM_MS }))) throw new DeliveryUnderWay(subscription.subscriber);
+      if (!(await this.o.store.add(`${delivered}:claim`, this.now(), { ttlMs: DELIVERY_CLAIM_MS })))
+        throw new DeliveryUnderWay(subscription.subscriber);
     }
     try {
       await sink.deliver(subscription, event);
     } catch (error) {
-      this.o.log.error(`watch: could not tell ${subscription.subscriber} about ${event.project}: ${(error as Error).message}`);
+      this.o.log.error(
+        `watch: could not tell ${subscription.subscriber} about ${event.project}: ${(error as Error).message}`,
+      );
       if (delivered) await this.o.store.delete(`${delivered}:claim`).catch(() => undefined);
       throw error;
     }
@@ -402,21 +445,26 @@ export class WatchHub {
     for (const [key, running] of this.running) {
       if (key !== message.project) continue;
       if (message.why === 'nudge') void running.watch.check().catch(() => undefined);
-      else for (const listener of running.listeners) listener({ project: message.project, ref: String(message.ref ?? ''), kind: message.kind });
+      else
+        for (const listener of running.listeners)
+          listener({ project: message.project, ref: String(message.ref ?? ''), kind: message.kind });
     }
   }
 
   /** A failure in words, once: the store unreachable pauses watching (said when it starts and when it ends). */
   private failed(error: Error, what: string): void {
     if (error instanceof StoreUnavailableError) this.storeFailed();
-    else if (error instanceof DeliveryUnderWay) this.o.log.debug(`watch: ${what}: ${error.message}; checking again at the next interval`);
+    else if (error instanceof DeliveryUnderWay)
+      this.o.log.debug(`watch: ${what}: ${error.message}; checking again at the next interval`);
     else this.o.log.warn(`watch: ${what}: ${error.message}`);
   }
 
   private storeFailed(): void {
     if (this.pausedSince !== undefined || this.closed) return;
     this.pausedSince = this.now();
-    this.o.log.warn(`watch: ${this.paused}; no watch asks the service until it answers again, and watching resumes by itself`);
+    this.o.log.warn(
+      `watch: ${this.paused}; no watch asks the service until it answers again, and watching resumes by itself`,
+    );
   }
 
   private storeAnswered(): void {

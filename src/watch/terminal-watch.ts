@@ -24,20 +24,32 @@ interface FollowIO {
   write(text: string): void;
 }
 
-const WATCH_USAGE = 'watch <project> [branch]: prints the branch\'s state, then each change, until Ctrl+C';
+const WATCH_USAGE = "watch <project> [branch]: prints the branch's state, then each change, until Ctrl+C";
 
 /** The red report in a few lines: why, flaky or broken, since which commit and whose, what failed, what to type. */
 function redLines(report: TriageReport, operations: readonly Operation[]): string[] {
   const lines = [`  ${report.because}`];
-  if (report.failure) lines.push(...failureText(report.failure).split('\n').map((line) => `  ${line}`));
+  if (report.failure)
+    lines.push(
+      ...failureText(report.failure)
+        .split('\n')
+        .map((line) => `  ${line}`),
+    );
   const first = report.red_since?.first_red;
-  if (first) lines.push(`  first red: #${first.pipeline} at ${shortSha(first.sha)}${first.title ? ` ${first.title}` : ''}${first.author ? ` (${first.author})` : ''}`);
-  for (const job of report.failed_jobs) lines.push(`  failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`);
+  if (first)
+    lines.push(
+      `  first red: #${first.pipeline} at ${shortSha(first.sha)}${first.title ? ` ${first.title}` : ''}${first.author ? ` (${first.author})` : ''}`,
+    );
+  for (const job of report.failed_jobs)
+    lines.push(`  failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`);
   // What to press, typed out: the report's own steps as the chat's commands.
   const byName = new Map(operations.map((op) => [op.name, op]));
   for (const action of report.actions) {
     const op = action.row === undefined ? byName.get(action.operation) : undefined;
-    if (op) lines.push(`  → ${action.label.charAt(0).toLowerCase()}${action.label.slice(1)}: ${commandLine(op, action.input)}`);
+    if (op)
+      lines.push(
+        `  → ${action.label.charAt(0).toLowerCase()}${action.label.slice(1)}: ${commandLine(op, action.input)}`,
+      );
   }
   return lines;
 }
@@ -94,7 +106,8 @@ export function terminalWatch(options: TerminalWatchOptions) {
     const [, project, ref] = words;
     io.write(`Watching ${project}${ref ? ` ${ref}` : ''}; Ctrl+C stops.\n`);
     const watch = new BranchWatch({
-      project, ...(ref ? { ref } : {}),
+      project,
+      ...(ref ? { ref } : {}),
       operations: options.operations,
       runContext: () => ({ ...options.runContext(), signal: io.signal }),
       store: new MemoryStore({ now: () => clock.now() }),
@@ -114,7 +127,10 @@ export function terminalWatch(options: TerminalWatchOptions) {
     const keepAlive = setInterval(() => undefined, 2 ** 30);
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) return resolve();
-      ended = () => { gone = true; resolve(); };
+      ended = () => {
+        gone = true;
+        resolve();
+      };
       io.signal.addEventListener('abort', () => resolve(), { once: true });
       watch.start();
     });

@@ -26,7 +26,9 @@ function sameSecret(given: string, secret: string): boolean {
 }
 
 function answer(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(`${text}\n`);
+  res
+    .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers })
+    .end(`${text}\n`);
 }
 
 /** The body up to `max` bytes; undefined when it is larger (the rest is not read). */
@@ -69,7 +71,7 @@ export function pipelineWebhook(options: PipelineWebhookOptions): (req: Incoming
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') {
-      answer(res, 405, 'Send the service\'s pipeline events with POST.', { allow: 'POST' });
+      answer(res, 405, "Send the service's pipeline events with POST.", { allow: 'POST' });
       return;
     }
     const given = req.headers[TOKEN_HEADER];
@@ -104,7 +106,9 @@ export function pipelineWebhook(options: PipelineWebhookOptions): (req: Incoming
     recordWebhook('nudged');
     answer(res, 200, 'OK');
     // After the answer: the service waits for nobody's check, and a slow state store delays no delivery.
-    options.watches.nudge(project).catch((error: Error) => options.log.warn(`webhook: could not have ${project} checked: ${error.message}`));
+    options.watches
+      .nudge(project)
+      .catch((error: Error) => options.log.warn(`webhook: could not have ${project} checked: ${error.message}`));
   }
 }
 

@@ -37,15 +37,26 @@ const EXPECTED: Record<string, RegExp[]> = {
   'job-log.mjs': [
     /^baseline \(an ordinary log\): [\d.]+ ms \(1\.00x\)$/m,
     // Every crafted log is read, at its size and at twice its size.
-    ...['markers on one line', 'unclosed starts', 'ends without starts', 'unclosed starts, then stray ends', 'alternating start and end', 'very long lines', 'carriage returns']
-      .map((name) => new RegExp(`^${name}: [\\d.]+ ms \\([\\d.]+x\\), twice the size [\\d.]+x, \\d+ sections named$`, 'm')),
+    ...[
+      'markers on one line',
+      'unclosed starts',
+      'ends without starts',
+      'unclosed starts, then stray ends',
+      'alternating start and end',
+      'very long lines',
+      'carriage returns',
+    ].map(
+      (name) => new RegExp(`^${name}: [\\d.]+ ms \\([\\d.]+x\\), twice the size [\\d.]+x, \\d+ sections named$`, 'm'),
+    ),
     /^worst hostile log: [\d.]+x the baseline$/m,
   ],
   'mcp.mjs': [
     /^ {2}one-tool McpServer .*1\.00×/m,
     /^ {2}forgeops mcp \( *\d+ tools\)/m,
     // Every preset answers tools/list (the smoke run fails on a preset that does not).
-    ...['\\(unset\\)', 'default', 'all', 'meta'].map((preset) => new RegExp(`^ {2}${preset} +\\d+ tools +\\d+ bytes +\\d+ tokens$`, 'm')),
+    ...['\\(unset\\)', 'default', 'all', 'meta'].map(
+      (preset) => new RegExp(`^ {2}${preset} +\\d+ tools +\\d+ bytes +\\d+ tokens$`, 'm'),
+    ),
     /^ {2}tools\/call through forgeops mcp .*overhead/m,
     /^ {2}first tools\/call right after tools\/list/m,
     /^ {2}tools\/call overhead ≤ /m,
@@ -53,8 +64,12 @@ const EXPECTED: Record<string, RegExp[]> = {
   'sessions.mjs': [
     /^sessions bench: \d+ sessions × \d+ list_pipelines calls/m,
     /^baseline \(undici straight to the sandbox\): \d+ calls,/m,
-    ...['1 replica, direct', '1 replica behind haproxy', '2 replicas behind haproxy', '2 replicas, plain round robin, 2026-07-28 clients']
-      .map((topology) => new RegExp(`^${topology}: \\d+ calls, `, 'm')),
+    ...[
+      '1 replica, direct',
+      '1 replica behind haproxy',
+      '2 replicas behind haproxy',
+      '2 replicas, plain round robin, 2026-07-28 clients',
+    ].map((topology) => new RegExp(`^${topology}: \\d+ calls, `, 'm')),
     /^\d+ live sessions: RSS \d+ MiB/m,
     /^targets: /m,
   ],
@@ -93,7 +108,13 @@ const EXPECTED: Record<string, RegExp[]> = {
 
 const BENCH_TIMEOUT_MS = 90_000;
 
-interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; leftovers: boolean }
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  leftovers: boolean;
+}
 
 /** Whether any process of this process group is still there. */
 function groupAlive(pgid: number): boolean {
@@ -120,14 +141,21 @@ function runBench(file: string): Promise<Run> {
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-8000); });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-8000);
+    });
     const pgid = child.pid;
     const timer = setTimeout(() => {
       stderr += `\n(smoke test: no exit within ${BENCH_TIMEOUT_MS / 1000} s, its process group was stopped)`;
       if (pgid !== undefined && groupAlive(pgid)) process.kill(-pgid, 'SIGTERM');
     }, BENCH_TIMEOUT_MS);
-    child.once('error', (error) => { clearTimeout(timer); reject(error); });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
     child.once('close', async (code, signal) => {
       clearTimeout(timer);
       let leftovers = false;
@@ -144,7 +172,9 @@ function runBench(file: string): Promise<Run> {
   });
 }
 
-const benches = readdirSync(benchDir).filter((name) => name.endsWith('.mjs') && !(name in HELPERS)).sort();
+const benches = readdirSync(benchDir)
+  .filter((name) => name.endsWith('.mjs') && !(name in HELPERS))
+  .sort();
 
 describe('tools/bench in smoke mode', () => {
   it('finds the benches and their helpers where this test expects them', () => {
@@ -156,17 +186,21 @@ describe('tools/bench in smoke mode', () => {
     }
   });
 
-  it.each(benches)('%s --smoke exits 0 with its result lines, leaving nothing running', { timeout: BENCH_TIMEOUT_MS + 15_000 }, async (file) => {
-    expect(existsSync(`${root}dist/cli.js`), 'dist/ is built (npm run build; npm test does it)').toBe(true);
-    // Without a smoke mode a bench would run its full measurement here: say so instead of timing out.
-    const header = readFileSync(`${benchDir}${file}`, 'utf8').split('\nimport ')[0];
-    expect(header, `${file} documents --smoke in its header comment`).toMatch(/Smoke mode .*--smoke/);
+  it.each(benches)(
+    '%s --smoke exits 0 with its result lines, leaving nothing running',
+    { timeout: BENCH_TIMEOUT_MS + 15_000 },
+    async (file) => {
+      expect(existsSync(`${root}dist/cli.js`), 'dist/ is built (npm run build; npm test does it)').toBe(true);
+      // Without a smoke mode a bench would run its full measurement here: say so instead of timing out.
+      const header = readFileSync(`${benchDir}${file}`, 'utf8').split('\nimport ')[0];
+      expect(header, `${file} documents --smoke in its header comment`).toMatch(/Smoke mode .*--smoke/);
 
-    const run = await runBench(file);
-    const shown = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
-    expect(run.code, `${file} --smoke exit status; ${shown}`).toBe(0);
-    expect(run.leftovers, `${file} left processes running after it exited`).toBe(false);
-    expect(run.stdout.trim(), `${file} printed its results`).not.toBe('');
-    for (const line of EXPECTED[file] ?? []) expect(run.stdout, shown).toMatch(line);
-  });
+      const run = await runBench(file);
+      const shown = `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+      expect(run.code, `${file} --smoke exit status; ${shown}`).toBe(0);
+      expect(run.leftovers, `${file} left processes running after it exited`).toBe(false);
+      expect(run.stdout.trim(), `${file} printed its results`).not.toBe('');
+      for (const line of EXPECTED[file] ?? []) expect(run.stdout, shown).toMatch(line);
+    },
+  );
 });

@@ -38,7 +38,12 @@ beforeAll(async () => {
   images = UPDATE_SCREENSHOTS ? COMMITTED_IMAGES : mkdtempSync(join(tmpdir(), 'forgeops-screenshots-'));
   browser = await launchChromium();
   host = await startAppHost(browser, {
-    env: { PATH: process.env.PATH ?? '', CODEHOST_URL: sandbox.url, CODEHOST_TOKEN: sandbox.tokens.maintainer, CODEHOST_MAX_RETRIES: '0' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      CODEHOST_URL: sandbox.url,
+      CODEHOST_TOKEN: sandbox.tokens.maintainer,
+      CODEHOST_MAX_RETRIES: '0',
+    },
     clock: true,
   });
 }, 30_000);
@@ -61,13 +66,19 @@ async function showTriage(theme: Theme = 'light', width?: number): Promise<Frame
 }
 
 /** The browser's getComputedStyle, which the Node types of this file do not know. */
-interface Css { getComputedStyle(element: unknown): { backgroundColor: string } }
+interface Css {
+  getComputedStyle(element: unknown): { backgroundColor: string };
+}
 
 const stateOf = (frame: Frame) => frame.locator('#app').getAttribute('data-state');
 const button = (frame: Frame, name: string | RegExp) => frame.getByRole('button', { name });
 
 /** A read of the service as its maintainer. */
-async function get<T>(path: string, query?: Record<string, string>, responseType: 'json' | 'text' = 'json'): Promise<T> {
+async function get<T>(
+  path: string,
+  query?: Record<string, string>,
+  responseType: 'json' | 'text' = 'json',
+): Promise<T> {
   return (await service.request({ method: 'GET', path, query, responseType, idempotent: true })).data as T;
 }
 
@@ -77,7 +88,7 @@ async function post<T>(path: string, body: Record<string, unknown>): Promise<T> 
 }
 
 describe('the triage view in a browser host', () => {
-  it('shows the red demo project: verdict, first red commit, the failing job\'s error lines and the buttons; light and dark screenshots', async () => {
+  it("shows the red demo project: verdict, first red commit, the failing job's error lines and the buttons; light and dark screenshots", async () => {
     const frame = await showTriage('light');
     expect(await stateOf(frame)).toBe('red');
     expect(await frame.locator('.state').textContent()).toBe('Red');
@@ -87,7 +98,12 @@ describe('the triage view in a browser host', () => {
     expect(lines).toContain('Expected: "2024-03-10"');
     expect(lines).toContain('Received: "2024-03-09"');
     expect(lines).not.toMatch(/\u001b/);
-    for (const name of ['Retry failed jobs', /^Revert [0-9a-f]{8} as a merge request$/, 'Open an incident issue', 'Refresh']) {
+    for (const name of [
+      'Retry failed jobs',
+      /^Revert [0-9a-f]{8} as a merge request$/,
+      'Open an incident issue',
+      'Refresh',
+    ]) {
       await expect.poll(() => button(frame, name).count()).toBe(1);
     }
     // The stages as a row of job states, read through the host by the view itself.
@@ -99,14 +115,19 @@ describe('the triage view in a browser host', () => {
     await host.setTheme('dark');
     await frame.waitForSelector('html[data-theme="dark"]');
     // The host's own background colour, given as a style variable, is the view's.
-    expect(await frame.locator('body').evaluate((body) => (globalThis as unknown as Css).getComputedStyle(body).backgroundColor)).toBe('rgb(24, 24, 27)');
+    expect(
+      await frame
+        .locator('body')
+        .evaluate((body) => (globalThis as unknown as Css).getComputedStyle(body).backgroundColor),
+    ).toBe('rgb(24, 24, 27)');
     await host.page.locator('#view').screenshot({ path: join(images, SCREENSHOTS[1]) });
     const [light, dark] = SCREENSHOTS.map((name) => readFileSync(join(images, name)));
     expect(light.length).toBeGreaterThan(0);
     expect(dark.length).toBeGreaterThan(0);
     expect(light.equals(dark)).toBe(false);
     // A plain run leaves the committed screenshots as they were.
-    if (!UPDATE_SCREENSHOTS) expect(SCREENSHOTS.map((name) => readFileSync(join(COMMITTED_IMAGES, name)))).toEqual(committedBefore);
+    if (!UPDATE_SCREENSHOTS)
+      expect(SCREENSHOTS.map((name) => readFileSync(join(COMMITTED_IMAGES, name)))).toEqual(committedBefore);
   });
 
   it('draws the verdict from the tool result at once, and adds the row of stages when list_pipeline_jobs answers', async () => {
@@ -133,7 +154,9 @@ describe('the triage view in a browser host', () => {
   it('fits a narrow frame: nothing runs off to the side', async () => {
     const frame = await showTriage('light', 320);
     const overflow = await frame.evaluate(() => {
-      const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+      const root = (
+        globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+      ).document.documentElement;
       return root.scrollWidth - root.clientWidth;
     });
     expect(overflow).toBe(0);
@@ -172,23 +195,36 @@ describe('the triage view in a browser host', () => {
     const triage = await host.callTool('triage_project', { id: WEB });
     const culprit = (triage.structuredContent as { red_since: { first_red: { sha: string } } }).red_since.first_red.sha;
     const file = 'src/utils/format date.ts';
-    const broken = await get<string>(`/projects/${ENCODED_WEB}/repository/files/${encodeURIComponent(file)}/raw`, { ref: culprit }, 'text');
+    const broken = await get<string>(
+      `/projects/${ENCODED_WEB}/repository/files/${encodeURIComponent(file)}/raw`,
+      { ref: culprit },
+      'text',
+    );
     await post(`/projects/${ENCODED_WEB}/repository/commits/${culprit}/revert`, { branch: 'main' });
     const evil = await post<{ id: string }>(`/projects/${ENCODED_WEB}/repository/commits`, {
-      branch: 'main', commit_message: titleFromAStranger, actions: [{ action: 'update', file_path: file, content: broken }],
+      branch: 'main',
+      commit_message: titleFromAStranger,
+      actions: [{ action: 'update', file_path: file, content: broken }],
     });
     clock.advance(PIPELINE_MS);
     // Its failing job printed the stranger's line among its error lines.
-    const [pipeline] = await get<Array<{ id: number; sha: string; status: string }>>(`/projects/${ENCODED_WEB}/pipelines`, { ref: 'main', per_page: '1' });
+    const [pipeline] = await get<Array<{ id: number; sha: string; status: string }>>(
+      `/projects/${ENCODED_WEB}/pipelines`,
+      { ref: 'main', per_page: '1' },
+    );
     expect(pipeline).toMatchObject({ sha: evil.id, status: 'failed' });
-    const [job] = await get<Array<{ id: number }>>(`/projects/${ENCODED_WEB}/pipelines/${pipeline.id}/jobs`, { scope: 'failed' });
+    const [job] = await get<Array<{ id: number }>>(`/projects/${ENCODED_WEB}/pipelines/${pipeline.id}/jobs`, {
+      scope: 'failed',
+    });
     const log = await get<string>(`/projects/${ENCODED_WEB}/jobs/${job.id}/trace`, undefined, 'text');
     setJobLog(sandbox.store, job.id, log.replace(/Received: .*/, `Received: ${lineFromAStranger}`));
 
     const requestsBefore = host.requests.length;
     const frame = await showTriage();
     expect(await frame.locator('.first-red').textContent()).toContain(titleFromAStranger);
-    expect(await frame.locator('.job-card pre.lines').first().textContent()).toContain(`Received: ${lineFromAStranger}`);
+    expect(await frame.locator('.job-card pre.lines').first().textContent()).toContain(
+      `Received: ${lineFromAStranger}`,
+    );
     await button(frame, 'Show the log').first().click();
     expect(await frame.locator('.log pre.lines').textContent()).toContain(`Received: ${lineFromAStranger}`);
     // Nothing of it became markup: the view's one script, no image, no dialog, and no request but the host's own.
@@ -209,12 +245,17 @@ describe('the triage view in a browser host', () => {
   }
 
   /** Presses Cancel pipeline #id and answers forgeops's question on the host's page; the question as shown. */
-  async function cancelAnswering(frame: Frame, id: number, answer: 'accept' | 'decline', whileAsked?: () => Promise<void>): Promise<string> {
+  async function cancelAnswering(
+    frame: Frame,
+    id: number,
+    answer: 'accept' | 'decline',
+    whileAsked?: () => Promise<void>,
+  ): Promise<string> {
     await button(frame, `Cancel pipeline #${id}`).click();
     const question = host.page.locator('#confirm');
     await question.waitFor({ state: 'visible' });
     await whileAsked?.();
-    const asked = await host.page.locator('#confirm-message').textContent() ?? '';
+    const asked = (await host.page.locator('#confirm-message').textContent()) ?? '';
     // The question is the host's, outside the frame: the view has nothing to answer it with.
     expect(await frame.getByRole('button', { name: /^(Confirm|Decline)$/ }).count()).toBe(0);
     await host.page.locator(answer === 'accept' ? '#confirm-accept' : '#confirm-decline').click();
@@ -232,7 +273,9 @@ describe('the triage view in a browser host', () => {
     const asked = await cancelAnswering(frame, id, 'decline', () => host.page.clock.runFor(10_000));
     expect(asked).toContain('cancel_pipeline');
     expect(asked).toContain('Running jobs stop where they are');
-    await expect.poll(() => frame.locator('.outcome').textContent()).toBe(`Cancel pipeline #${id}: The human declined; nothing was changed.`);
+    await expect
+      .poll(() => frame.locator('.outcome').textContent())
+      .toBe(`Cancel pipeline #${id}: The human declined; nothing was changed.`);
     expect(await frame.locator('.outcome').getAttribute('class')).toContain('outcome-error');
     expect(await stateOf(frame)).toBe('running');
     expect(await button(frame, `Cancel pipeline #${id}`).isEnabled()).toBe(true);
@@ -248,7 +291,9 @@ describe('the triage view in a browser host', () => {
   it('Cancel pipeline #N, confirmed by the human, cancels the run and the view shows it canceled', async () => {
     const frame = await showTriage();
     expect(await stateOf(frame)).toBe('running');
-    const id = Number((await frame.getByRole('button', { name: /^Cancel pipeline #\d+$/ }).textContent())?.replace(/\D/g, ''));
+    const id = Number(
+      (await frame.getByRole('button', { name: /^Cancel pipeline #\d+$/ }).textContent())?.replace(/\D/g, ''),
+    );
     await cancelAnswering(frame, id, 'accept');
     await expect.poll(() => frame.locator('.outcome').textContent()).toMatch(new RegExp(`^Cancel pipeline #${id}: `));
     expect(await frame.locator('.outcome').getAttribute('class')).toBe('outcome');

@@ -16,7 +16,11 @@ interface AuditEvent {
   created_at: string;
 }
 
-async function read(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<AuditEvent & AuditEvent[]> {
+async function read(
+  name: string,
+  input: Record<string, unknown>,
+  as: Role = 'admin',
+): Promise<AuditEvent & AuditEvent[]> {
   return (await suite.call(name, input, { as })).data as AuditEvent & AuditEvent[];
 }
 
@@ -31,13 +35,20 @@ const DAY = 24 * 60 * 60 * 1000;
 const iso = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().replace(/\.\d+Z$/, 'Z');
 
 describe('the instance list (administrators)', () => {
-  it('lists every event newest first, with the spec\'s fields', async () => {
+  it("lists every event newest first, with the spec's fields", async () => {
     const all = await read('list_audit_events', {});
     expect(all.map((e) => e.id)).toEqual([5, 4, 3, 2, 1]);
     expect(all.map((e) => e.entity_type)).toEqual(['Group', 'Group', 'User', 'Project', 'Group']);
     expect(all[3]).toMatchObject({
       entity_id: suite.sandbox.store.findProject('acme/web')!.id,
-      details: { change: 'visibility', from: 'Private', to: 'Public', author_name: expect.any(String), entity_path: 'acme/web', ip_address: '127.0.0.1' },
+      details: {
+        change: 'visibility',
+        from: 'Private',
+        to: 'Public',
+        author_name: expect.any(String),
+        entity_path: 'acme/web',
+        ip_address: '127.0.0.1',
+      },
     });
     expect(await read('get_audit_event', { id: 2 })).toEqual(all[3]);
     expect((await refusal('get_audit_event', { id: 999 })).message).toBe('404 Audit Event Not Found');
@@ -46,16 +57,22 @@ describe('the instance list (administrators)', () => {
   it('filters by period and by entity', async () => {
     expect((await read('list_audit_events', { created_after: iso(25) })).map((e) => e.id)).toEqual([5, 4, 3]);
     expect((await read('list_audit_events', { created_before: iso(25) })).map((e) => e.id)).toEqual([2, 1]);
-    expect((await read('list_audit_events', { created_after: iso(35), created_before: iso(15) })).map((e) => e.id)).toEqual([3, 2]);
+    expect(
+      (await read('list_audit_events', { created_after: iso(35), created_before: iso(15) })).map((e) => e.id),
+    ).toEqual([3, 2]);
     expect((await read('list_audit_events', { entity_type: 'Group' })).map((e) => e.id)).toEqual([5, 4, 1]);
-    expect((await read('list_audit_events', { entity_type: 'Group', entity_id: group('acme').id })).map((e) => e.id)).toEqual([5, 1]);
+    expect(
+      (await read('list_audit_events', { entity_type: 'Group', entity_id: group('acme').id })).map((e) => e.id),
+    ).toEqual([5, 1]);
     // The same id as another kind of entity matches nothing.
     expect(await read('list_audit_events', { entity_type: 'Project', entity_id: group('acme').id })).toEqual([]);
   });
 
   it('refuses entity_id without entity_type, and a date that is not one', async () => {
     // entity_id needs entity_type: the operation's own rule, and the sandbox's answer to a client without it.
-    const alone = await suite.call(withoutRules(suite.operation('list_audit_events')), { entity_id: 1 }, { as: 'admin' }).catch((e: unknown) => e) as ApiError;
+    const alone = (await suite
+      .call(withoutRules(suite.operation('list_audit_events')), { entity_id: 1 }, { as: 'admin' })
+      .catch((e: unknown) => e)) as ApiError;
     expect(alone).toBeInstanceOf(ApiError);
     expect([alone.status, alone.serviceMessage]).toEqual([400, 'entity_type is missing']);
     const bad = await refusal('list_audit_events', { created_after: 'last week' });
@@ -71,13 +88,22 @@ describe('the instance list (administrators)', () => {
   });
 });
 
-describe('a group\'s list (administrators and owners)', () => {
-  it('lists the group\'s own events only, filtered by period, and reads one', async () => {
+describe("a group's list (administrators and owners)", () => {
+  it("lists the group's own events only, filtered by period, and reads one", async () => {
     expect((await read('list_group_audit_events', { id: 'acme' })).map((e) => e.id)).toEqual([5, 1]);
-    expect((await read('list_group_audit_events', { id: 'acme', created_after: iso(20), created_before: iso(1) })).map((e) => e.id)).toEqual([5]);
-    expect(await read('get_group_audit_event', { id: 'acme', audit_event_id: 1 })).toMatchObject({ id: 1, entity_type: 'Group', details: { add: 'user_access' } });
+    expect(
+      (await read('list_group_audit_events', { id: 'acme', created_after: iso(20), created_before: iso(1) })).map(
+        (e) => e.id,
+      ),
+    ).toEqual([5]);
+    expect(await read('get_group_audit_event', { id: 'acme', audit_event_id: 1 })).toMatchObject({
+      id: 1,
+      entity_type: 'Group',
+      details: { add: 'user_access' },
+    });
     // An event of another group (or of no group) is not this group's.
-    for (const id of [2, 4]) expect((await refusal('get_group_audit_event', { id: 'acme', audit_event_id: id })).status).toBe(404);
+    for (const id of [2, 4])
+      expect((await refusal('get_group_audit_event', { id: 'acme', audit_event_id: id })).status).toBe(404);
   });
 
   it('lets an owner read, and refuses a maintainer and a group the caller cannot see', async () => {
@@ -90,24 +116,54 @@ describe('a group\'s list (administrators and owners)', () => {
     expect((await refusal('list_group_audit_events', { id: 'acme' }, 'maintainer')).status).toBe(403);
     expect((await refusal('get_group_audit_event', { id: 'acme', audit_event_id: 1 }, 'maintainer')).status).toBe(403);
     expect((await refusal('list_group_audit_events', { id: 'acme' }, 'anonymous')).status).toBe(401);
-    expect((await refusal('list_group_audit_events', { id: 'acme/platform' }, 'outsider')).message).toBe('404 Group Not Found');
+    expect((await refusal('list_group_audit_events', { id: 'acme/platform' }, 'outsider')).message).toBe(
+      '404 Group Not Found',
+    );
   });
 });
 
 describe('recording', () => {
-  it('records the sandbox\'s own changes: a group variable against its group, a broadcast message against its author', async () => {
+  it("records the sandbox's own changes: a group variable against its group, a broadcast message against its author", async () => {
     const headers = { 'private-token': suite.sandbox.tokens.admin, 'content-type': 'application/json' };
     const api = `${suite.sandbox.url}/api/v4`;
-    expect((await fetch(`${api}/groups/acme/variables`, { method: 'POST', headers, body: JSON.stringify({ key: 'AUDITED', value: 's3cret' }) })).status).toBe(201);
+    expect(
+      (
+        await fetch(`${api}/groups/acme/variables`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ key: 'AUDITED', value: 's3cret' }),
+        })
+      ).status,
+    ).toBe(201);
     expect((await fetch(`${api}/groups/acme/variables/AUDITED`, { method: 'DELETE', headers })).status).toBe(204);
-    expect((await fetch(`${api}/broadcast_messages`, { method: 'POST', headers, body: JSON.stringify({ message: 'hello' }) })).status).toBe(201);
+    expect(
+      (
+        await fetch(`${api}/broadcast_messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ message: 'hello' }),
+        })
+      ).status,
+    ).toBe(201);
     const root = suite.sandbox.store.users.find((u) => u.username === 'root')!;
     const [broadcast, removed, added] = await read('list_audit_events', { created_after: iso(0.01) });
-    expect(broadcast).toMatchObject({ author_id: root.id, entity_type: 'User', entity_id: root.id, details: { custom_message: expect.stringMatching(/^Created broadcast message #\d+$/) } });
-    expect(removed).toMatchObject({ entity_type: 'Group', entity_id: group('acme').id, details: { remove: 'variable', target_details: 'AUDITED', entity_path: 'acme' } });
+    expect(broadcast).toMatchObject({
+      author_id: root.id,
+      entity_type: 'User',
+      entity_id: root.id,
+      details: { custom_message: expect.stringMatching(/^Created broadcast message #\d+$/) },
+    });
+    expect(removed).toMatchObject({
+      entity_type: 'Group',
+      entity_id: group('acme').id,
+      details: { remove: 'variable', target_details: 'AUDITED', entity_path: 'acme' },
+    });
     expect(added.details).toMatchObject({ add: 'variable', target_details: 'AUDITED' });
     expect(JSON.stringify([broadcast, removed, added])).not.toContain('s3cret');
-    expect((await read('list_group_audit_events', { id: 'acme' })).slice(0, 2).map((e) => e.id)).toEqual([removed.id, added.id]);
+    expect((await read('list_group_audit_events', { id: 'acme' })).slice(0, 2).map((e) => e.id)).toEqual([
+      removed.id,
+      added.id,
+    ]);
   });
 });
 
@@ -117,9 +173,19 @@ suite.pagingCase('list_group_audit_events', { id: 'acme' }, { as: 'admin' });
 suite.badInputCases([
   ['an unknown entity type', 'list_audit_events', { entity_type: 'Issue' }, 'entity_type'],
   ['entity_id without entity_type', 'list_audit_events', { entity_id: 1 }, 'entity_type'],
-  ['an entity_id that is not a whole number', 'list_audit_events', { entity_type: 'User', entity_id: 1.5 }, 'entity_id'],
+  [
+    'an entity_id that is not a whole number',
+    'list_audit_events',
+    { entity_type: 'User', entity_id: 1.5 },
+    'entity_id',
+  ],
   ['an event id that is not a whole number', 'get_audit_event', { id: 1.5 }, 'id'],
-  ['a group event id that is not a whole number', 'get_group_audit_event', { id: 'acme', audit_event_id: 1.5 }, 'audit_event_id'],
+  [
+    'a group event id that is not a whole number',
+    'get_group_audit_event',
+    { id: 'acme', audit_event_id: 1.5 },
+    'audit_event_id',
+  ],
 ]);
 
 suite.coverageCase();

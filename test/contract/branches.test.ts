@@ -21,7 +21,12 @@ type Branch = {
   can_push: boolean;
   web_url: string;
 };
-type Protection = { name: string; push_access_levels: Array<{ access_level: number }>; merge_access_levels: Array<{ access_level: number }>; allow_force_push: boolean };
+type Protection = {
+  name: string;
+  push_access_levels: Array<{ access_level: number }>;
+  merge_access_levels: Array<{ access_level: number }>;
+  allow_force_push: boolean;
+};
 
 describe('list_branches and get_branch', () => {
   it('lists the branches by name with their head commit and flags', async () => {
@@ -30,11 +35,21 @@ describe('list_branches and get_branch', () => {
     const branches = result.data as Branch[];
     expect(branches.map((b) => b.name)).toEqual(['feature/dark-mode', 'feature/search', 'fix/checkout-total', 'main']);
     const main = branches.find((b) => b.name === 'main')!;
-    expect(main).toMatchObject({ default: true, protected: true, merged: false, developers_can_push: false, can_push: true });
+    expect(main).toMatchObject({
+      default: true,
+      protected: true,
+      merged: false,
+      developers_can_push: false,
+      can_push: true,
+    });
     expect(main.commit.id).toMatch(/^[0-9a-f]{40}$/);
     expect(main.commit.short_id).toBe(main.commit.id.slice(0, 8));
     expect(main.web_url).toMatch(/\/acme\/web\/-\/tree\/main$/);
-    expect(branches.find((b) => b.name === 'feature/search')).toMatchObject({ merged: true, protected: false, default: false });
+    expect(branches.find((b) => b.name === 'feature/search')).toMatchObject({
+      merged: true,
+      protected: false,
+      default: false,
+    });
     expect(branches.find((b) => b.name === 'feature/dark-mode')).toMatchObject({ merged: false });
     const fix = branches.find((b) => b.name === 'fix/checkout-total')!;
     expect(fix).toMatchObject({ merged: true, commit: { title: 'Release 1.1.0', author_name: 'Alice Martin' } });
@@ -43,7 +58,8 @@ describe('list_branches and get_branch', () => {
   });
 
   it('searches by part of the name, ^ and $ anchoring it', async () => {
-    const names = async (search: string) => (await suite.data<Branch[]>('list_branches', { id: WEB, search })).map((b) => b.name);
+    const names = async (search: string) =>
+      (await suite.data<Branch[]>('list_branches', { id: WEB, search })).map((b) => b.name);
     expect(await names('feature')).toEqual(['feature/dark-mode', 'feature/search']);
     expect(await names('^fix')).toEqual(['fix/checkout-total']);
     expect(await names('search$')).toEqual(['feature/search']);
@@ -52,7 +68,11 @@ describe('list_branches and get_branch', () => {
 
   it('reads one branch; an unknown one is 404 Branch Not Found', async () => {
     const branch = await suite.data<Branch>('get_branch', { id: WEB, branch: 'feature/dark-mode' });
-    expect(branch).toMatchObject({ name: 'feature/dark-mode', default: false, commit: { title: 'Wire dark mode into the header' } });
+    expect(branch).toMatchObject({
+      name: 'feature/dark-mode',
+      default: false,
+      commit: { title: 'Wire dark mode into the header' },
+    });
     expect(suite.requests().at(-1)?.path).toBe('/projects/acme%2Fweb/repository/branches/feature%2Fdark-mode');
     const shown = suite.operation('get_branch').present!(branch, { id: WEB, branch: 'feature/dark-mode' });
     expect(shown.title).toBe('Branch feature/dark-mode');
@@ -62,7 +82,9 @@ describe('list_branches and get_branch', () => {
   });
 
   it('lets readers read and hides a private project from outsiders', async () => {
-    expect((await suite.data<Branch[]>('list_branches', { id: PAYMENTS }, 'reporter')).some((b) => b.default)).toBe(true);
+    expect((await suite.data<Branch[]>('list_branches', { id: PAYMENTS }, 'reporter')).some((b) => b.default)).toBe(
+      true,
+    );
     const main = await suite.data<Branch>('get_branch', { id: WEB, branch: 'main' }, 'reporter');
     expect(main.can_push).toBe(false);
     expect((await suite.refusal('list_branches', { id: PAYMENTS }, 'outsider')).status).toBe(404);
@@ -75,17 +97,37 @@ describe('paging', () => {
 
 describe('create_branch and delete_branch', () => {
   it('creates a branch at a ref as a developer, refuses an existing name or an invalid ref', async () => {
-    const result = await suite.call('create_branch', { id: WEB, branch: 'topic/from-tag', ref: 'v1.0.0' }, { as: 'developer' });
+    const result = await suite.call(
+      'create_branch',
+      { id: WEB, branch: 'topic/from-tag', ref: 'v1.0.0' },
+      { as: 'developer' },
+    );
     expect(result.status).toBe(201);
     const branch = result.data as Branch;
-    expect(branch).toMatchObject({ name: 'topic/from-tag', merged: true, protected: false, can_push: true, commit: { title: 'Release 1.0.0' } });
-    const exists = await suite.refusal('create_branch', { id: WEB, branch: 'topic/from-tag', ref: 'main' }, 'developer');
+    expect(branch).toMatchObject({
+      name: 'topic/from-tag',
+      merged: true,
+      protected: false,
+      can_push: true,
+      commit: { title: 'Release 1.0.0' },
+    });
+    const exists = await suite.refusal(
+      'create_branch',
+      { id: WEB, branch: 'topic/from-tag', ref: 'main' },
+      'developer',
+    );
     expect(exists.status).toBe(400);
     expect(exists.message).toContain('Branch already exists');
-    const badRef = await suite.refusal('create_branch', { id: WEB, branch: 'topic/other', ref: 'no-such-ref' }, 'developer');
+    const badRef = await suite.refusal(
+      'create_branch',
+      { id: WEB, branch: 'topic/other', ref: 'no-such-ref' },
+      'developer',
+    );
     expect(badRef.status).toBe(400);
     expect(badRef.message).toContain('Invalid reference name');
-    expect((await suite.refusal('create_branch', { id: WEB, branch: 'topic/x', ref: 'main' }, 'reporter')).status).toBe(403);
+    expect((await suite.refusal('create_branch', { id: WEB, branch: 'topic/x', ref: 'main' }, 'reporter')).status).toBe(
+      403,
+    );
   });
 
   it('deletes a branch as a developer; the default branch never, a protected one only as a maintainer', async () => {
@@ -101,7 +143,10 @@ describe('create_branch and delete_branch', () => {
     await suite.call('create_branch', { id: WEB, branch: 'keep/this', ref: 'main' });
     await suite.call('create_branch', { id: WEB, branch: 'keep/gone', ref: 'main' });
     const guarded = await suite.refusal('delete_branch', { id: WEB, branch: 'keep/this' }, 'developer');
-    expect([guarded.status, guarded.serviceMessage]).toEqual([400, 'You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch.']);
+    expect([guarded.status, guarded.serviceMessage]).toEqual([
+      400,
+      'You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch.',
+    ]);
     expect((await suite.call('delete_branch', { id: WEB, branch: 'keep/gone' })).status).toBe(204);
     expect((await suite.refusal('delete_branch', { id: WEB, branch: 'nope' })).status).toBe(404);
   });
@@ -119,21 +164,41 @@ describe('protected branches', () => {
   it('lists protections: the default branch is protected for maintainers', async () => {
     const list = await suite.data<Protection[]>('list_protected_branches', { id: PAYMENTS }, 'reporter');
     expect(list).toHaveLength(1);
-    expect(list[0]).toMatchObject({ name: 'main', allow_force_push: false, push_access_levels: [{ access_level: 40 }], merge_access_levels: [{ access_level: 40 }] });
+    expect(list[0]).toMatchObject({
+      name: 'main',
+      allow_force_push: false,
+      push_access_levels: [{ access_level: 40 }],
+      merge_access_levels: [{ access_level: 40 }],
+    });
     const shown = suite.operation('list_protected_branches').present!(list, { id: PAYMENTS });
     expect(shown.title).toBe('1 protected branch');
   });
 
   it('protects a wildcard with access levels and force push; 409 when already protected; maintainers only', async () => {
-    const input = { id: PAYMENTS, name: 'release/*', push_access_level: 30, merge_access_level: 30, allow_force_push: true };
+    const input = {
+      id: PAYMENTS,
+      name: 'release/*',
+      push_access_level: 30,
+      merge_access_level: 30,
+      allow_force_push: true,
+    };
     expect((await suite.refusal('protect_branch', input, 'developer')).status).toBe(403);
     const result = await suite.call('protect_branch', input);
     expect(result.status).toBe(201);
-    expect(result.data).toMatchObject({ name: 'release/*', allow_force_push: true, push_access_levels: [{ access_level: 30 }] });
+    expect(result.data).toMatchObject({
+      name: 'release/*',
+      allow_force_push: true,
+      push_access_levels: [{ access_level: 30 }],
+    });
     expect((await suite.refusal('protect_branch', input)).status).toBe(409);
     await suite.call('create_branch', { id: PAYMENTS, branch: 'release/1.2', ref: 'main' }, { as: 'developer' });
     const branch = await suite.data<Branch>('get_branch', { id: PAYMENTS, branch: 'release/1.2' }, 'developer');
-    expect(branch).toMatchObject({ protected: true, developers_can_push: true, developers_can_merge: true, can_push: true });
+    expect(branch).toMatchObject({
+      protected: true,
+      developers_can_push: true,
+      developers_can_merge: true,
+      can_push: true,
+    });
     const found = await suite.data<Protection[]>('list_protected_branches', { id: PAYMENTS, search: 'release' });
     expect(found.map((p) => p.name)).toEqual(['release/*']);
   });
@@ -141,7 +206,9 @@ describe('protected branches', () => {
   suite.pagingCase('list_protected_branches', { id: PAYMENTS });
 
   it('unprotects as a maintainer; 404 when the name is not protected', async () => {
-    expect((await suite.refusal('unprotect_branch', { id: PAYMENTS, name: 'release/*' }, 'developer')).status).toBe(403);
+    expect((await suite.refusal('unprotect_branch', { id: PAYMENTS, name: 'release/*' }, 'developer')).status).toBe(
+      403,
+    );
     expect((await suite.call('unprotect_branch', { id: PAYMENTS, name: 'release/*' })).status).toBe(204);
     expect((await suite.data<Branch>('get_branch', { id: PAYMENTS, branch: 'release/1.2' })).protected).toBe(false);
     expect((await suite.refusal('unprotect_branch', { id: PAYMENTS, name: 'release/*' })).status).toBe(404);
@@ -159,7 +226,13 @@ describe('policy', () => {
     expect(kind('unprotect_branch', { id: WEB, name: 'main' })).toBe('confirm');
     expect(kind('create_branch', { id: WEB, branch: 'x', ref: 'main' })).toBe('run');
     // A new rule is judged by the rules it joins (the most permissive matching rule wins): unread, it asks.
-    expect(kind('protect_branch', { id: WEB, name: 'x' }, { read: true, facts: [{ name: 'main', push: 40, merge: 40, forcePush: false }] })).toBe('run');
+    expect(
+      kind(
+        'protect_branch',
+        { id: WEB, name: 'x' },
+        { read: true, facts: [{ name: 'main', push: 40, merge: 40, forcePush: false }] },
+      ),
+    ).toBe('run');
     expect(kind('protect_branch', { id: WEB, name: 'x' })).toBe('confirm');
     expect(kind('list_branches', { id: WEB })).toBe('run');
     const op = suite.operation('create_branch');

@@ -52,27 +52,68 @@ describe('reading', () => {
 describe('changes', () => {
   it('creates a banner shown from now for an hour by default', async () => {
     const before = Date.now();
-    const created = await suite.call('create_broadcast_message', { message: 'Deploy freeze until Monday' }, { as: 'admin' });
+    const created = await suite.call(
+      'create_broadcast_message',
+      { message: 'Deploy freeze until Monday' },
+      { as: 'admin' },
+    );
     const m = created.data as Message;
     expect(created.status).toBe(201);
-    expect(m).toMatchObject({ message: 'Deploy freeze until Monday', active: true, broadcast_type: 'banner', color: '#E75E40', font: '#FFFFFF', target_path: '' });
+    expect(m).toMatchObject({
+      message: 'Deploy freeze until Monday',
+      active: true,
+      broadcast_type: 'banner',
+      color: '#E75E40',
+      font: '#FFFFFF',
+      target_path: '',
+    });
     expect(Date.parse(m.starts_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(m.ends_at) - Date.parse(m.starts_at)).toBe(HOUR);
   });
 
   it('creates one with every field, edits it, and deletes it', async () => {
     const created = await read('create_broadcast_message', {
-      message: 'Maintenance tonight', starts_at: '2030-01-01T20:00:00Z', ends_at: '2030-01-01T22:00:00Z', color: '#123456', font: '#FFF',
-      target_path: '*/pipelines', broadcast_type: 'notification',
+      message: 'Maintenance tonight',
+      starts_at: '2030-01-01T20:00:00Z',
+      ends_at: '2030-01-01T22:00:00Z',
+      color: '#123456',
+      font: '#FFF',
+      target_path: '*/pipelines',
+      broadcast_type: 'notification',
     });
-    expect(created).toMatchObject({ starts_at: '2030-01-01T20:00:00.000Z', ends_at: '2030-01-01T22:00:00.000Z', active: false, color: '#123456', font: '#FFF', target_path: '*/pipelines', broadcast_type: 'notification' });
+    expect(created).toMatchObject({
+      starts_at: '2030-01-01T20:00:00.000Z',
+      ends_at: '2030-01-01T22:00:00.000Z',
+      active: false,
+      color: '#123456',
+      font: '#FFF',
+      target_path: '*/pipelines',
+      broadcast_type: 'notification',
+    });
     const edited = await read('update_broadcast_message', {
-      id: created.id, message: 'Maintenance now', starts_at: '2020-01-01T00:00:00Z', ends_at: '2099-01-01T00:00:00Z', color: '#000000', font: '#FFFFFF',
-      target_path: '', broadcast_type: 'banner',
+      id: created.id,
+      message: 'Maintenance now',
+      starts_at: '2020-01-01T00:00:00Z',
+      ends_at: '2099-01-01T00:00:00Z',
+      color: '#000000',
+      font: '#FFFFFF',
+      target_path: '',
+      broadcast_type: 'banner',
     });
-    expect(edited).toMatchObject({ id: created.id, message: 'Maintenance now', active: true, color: '#000000', target_path: '', broadcast_type: 'banner' });
+    expect(edited).toMatchObject({
+      id: created.id,
+      message: 'Maintenance now',
+      active: true,
+      color: '#000000',
+      target_path: '',
+      broadcast_type: 'banner',
+    });
     // Fields left out stay as they were.
-    expect(await read('update_broadcast_message', { id: created.id, font: '#EEE' })).toMatchObject({ message: 'Maintenance now', font: '#EEE', active: true });
+    expect(await read('update_broadcast_message', { id: created.id, font: '#EEE' })).toMatchObject({
+      message: 'Maintenance now',
+      font: '#EEE',
+      active: true,
+    });
     const deleted = await suite.call('delete_broadcast_message', { id: created.id }, { as: 'admin' });
     expect([deleted.status, deleted.data]).toEqual([204, null]);
     expect((await refusal('get_broadcast_message', { id: created.id })).status).toBe(404);
@@ -82,12 +123,20 @@ describe('changes', () => {
     const count = (await read('list_broadcast_messages', {})).length;
     const colour = await refusal('create_broadcast_message', { message: 'x', color: 'red' });
     expect([colour.status, colour.fieldErrors]).toEqual([400, { color: ['must be a valid color code'] }]);
-    const backwards = await refusal('create_broadcast_message', { message: 'x', starts_at: '2030-01-02T00:00:00Z', ends_at: '2030-01-01T00:00:00Z' });
+    const backwards = await refusal('create_broadcast_message', {
+      message: 'x',
+      starts_at: '2030-01-02T00:00:00Z',
+      ends_at: '2030-01-01T00:00:00Z',
+    });
     expect([backwards.status, backwards.fieldErrors]).toEqual([400, { ends_at: ['must be after start'] }]);
     // ends_at alone, before the default start (now), is refused too.
-    expect((await refusal('create_broadcast_message', { message: 'x', ends_at: '2000-01-01T00:00:00Z' })).status).toBe(400);
+    expect((await refusal('create_broadcast_message', { message: 'x', ends_at: '2000-01-01T00:00:00Z' })).status).toBe(
+      400,
+    );
     const seeded = (await read('list_broadcast_messages', {}))[0];
-    expect((await refusal('update_broadcast_message', { id: seeded.id, ends_at: '1999-01-01T00:00:00Z' })).fieldErrors).toEqual({ ends_at: ['must be after start'] });
+    expect(
+      (await refusal('update_broadcast_message', { id: seeded.id, ends_at: '1999-01-01T00:00:00Z' })).fieldErrors,
+    ).toEqual({ ends_at: ['must be after start'] });
     expect(await read('list_broadcast_messages', {})).toHaveLength(count);
     expect((await read('get_broadcast_message', { id: seeded.id })).ends_at).toBe(seeded.ends_at);
   });
@@ -95,7 +144,8 @@ describe('changes', () => {
   it('refuses every change without a token (401) and from anyone but an administrator (403)', async () => {
     const [first] = await read('list_broadcast_messages', {});
     const calls = [
-      ['create_broadcast_message', { message: 'hi' }], ['update_broadcast_message', { id: first.id, message: 'hi' }],
+      ['create_broadcast_message', { message: 'hi' }],
+      ['update_broadcast_message', { id: first.id, message: 'hi' }],
       ['delete_broadcast_message', { id: first.id }],
     ] as const;
     for (const [name, input] of calls) {
@@ -117,9 +167,11 @@ describe('decisions', () => {
     return decision.kind === 'confirm' ? decision.prompt : decision.kind;
   };
 
-  it('asks before replacing a message\'s text or dates, naming what is replaced; deletes always ask', () => {
+  it("asks before replacing a message's text or dates, naming what is replaced; deletes always ask", () => {
     expect(prompt('update_broadcast_message', { id: 2 })).toBe('run');
-    expect(prompt('update_broadcast_message', { id: 2, message: 'new', ends_at: '2030-01-01T00:00:00Z' })).toContain('overwrites the message\'s message, ends_at');
+    expect(prompt('update_broadcast_message', { id: 2, message: 'new', ends_at: '2030-01-01T00:00:00Z' })).toContain(
+      "overwrites the message's message, ends_at",
+    );
     expect(prompt('delete_broadcast_message', { id: 2 })).toContain('Cannot be undone');
     expect(prompt('create_broadcast_message', { message: 'hi' })).toBe('run');
   });
@@ -129,7 +181,12 @@ suite.pagingCase('list_broadcast_messages', {}, { as: 'anonymous' });
 
 suite.badInputCases([
   ['a message without text', 'create_broadcast_message', { message: '' }, 'message'],
-  ['an unknown broadcast type', 'create_broadcast_message', { message: 'x', broadcast_type: 'popup' }, 'broadcast_type'],
+  [
+    'an unknown broadcast type',
+    'create_broadcast_message',
+    { message: 'x', broadcast_type: 'popup' },
+    'broadcast_type',
+  ],
   ['a message id that is not a whole number', 'get_broadcast_message', { id: 1.5 }, 'id'],
   ['an update of a message id that is not a whole number', 'update_broadcast_message', { id: 2.5, message: 'x' }, 'id'],
 ]);

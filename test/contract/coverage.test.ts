@@ -11,7 +11,10 @@ it('names in AREAS every area an operation belongs to', () => {
 });
 
 it.each(AREAS)('area %s has operations and a contract suite that checks its coverage', (area) => {
-  expect(operations.some((op) => op.area === area), `no operation in area ${area}`).toBe(true);
+  expect(
+    operations.some((op) => op.area === area),
+    `no operation in area ${area}`,
+  ).toBe(true);
   const file = new URL(`./${area.replace(/_/g, '-')}.test.ts`, import.meta.url);
   expect(existsSync(file), `missing ${file.pathname}`).toBe(true);
   const source = readFileSync(file, 'utf8');

@@ -38,13 +38,21 @@ describe('export', () => {
     expect((await refusal('download_group_export', { id: 'acme' })).status).toBe(404);
     archive = await downloadWhenReady('acme');
     const result = await suite.call('download_group_export', { id: 'acme' }, { as: 'admin' });
-    expect(result).toMatchObject({ status: 200, contentType: 'application/gzip', fileName: expect.stringMatching(/^\d{4}-\d{2}-\d{2}_acme_export\.json\.gz$/) });
+    expect(result).toMatchObject({
+      status: 200,
+      contentType: 'application/gzip',
+      fileName: expect.stringMatching(/^\d{4}-\d{2}-\d{2}_acme_export\.json\.gz$/),
+    });
     const content = JSON.parse(gunzipSync(archive).toString('utf8'));
-    expect(content.group).toMatchObject({ name: expect.any(String), path: 'acme', subgroups: [expect.objectContaining({ path: 'platform' })] });
+    expect(content.group).toMatchObject({
+      name: expect.any(String),
+      path: 'acme',
+      subgroups: [expect.objectContaining({ path: 'platform' })],
+    });
     expect(content.group.members.map((m: { username: string }) => m.username)).toContain('alice');
   });
 
-  it('is for the group\'s owners: 401 without a token, 403 for a maintainer, 404 for a hidden group', async () => {
+  it("is for the group's owners: 401 without a token, 403 for a maintainer, 404 for a hidden group", async () => {
     expect((await refusal('export_group', { id: 'acme' }, 'anonymous')).status).toBe(401);
     expect((await refusal('export_group', { id: 'acme' }, 'maintainer')).status).toBe(403);
     expect((await refusal('download_group_export', { id: 'acme' }, 'maintainer')).status).toBe(403);
@@ -55,21 +63,33 @@ describe('export', () => {
 describe('import', () => {
   it('creates the group, its subgroups, labels and members from a multipart upload, under a parent', async () => {
     const parent = suite.sandbox.store.findGroup('acme')!;
-    const result = await suite.call('import_group', { name: 'Acme copy', path: 'acme-copy', file: archive.toString('base64'), parent_id: parent.id }, { as: 'admin' });
+    const result = await suite.call(
+      'import_group',
+      { name: 'Acme copy', path: 'acme-copy', file: archive.toString('base64'), parent_id: parent.id },
+      { as: 'admin' },
+    );
     expect([result.status, result.data]).toEqual([202, { message: '202 Accepted' }]);
     // Only a multipart form carries a file part with its own name; the sandbox records it on the audit event.
-    expect(auditEventsOf(suite.sandbox.store).at(-1)?.details).toMatchObject({ custom_message: 'Imported from group_export.tar.gz', entity_path: 'acme/acme-copy' });
+    expect(auditEventsOf(suite.sandbox.store).at(-1)?.details).toMatchObject({
+      custom_message: 'Imported from group_export.tar.gz',
+      entity_path: 'acme/acme-copy',
+    });
     const copy = suite.sandbox.store.findGroup('acme/acme-copy')!;
     expect(copy).toMatchObject({ name: 'Acme copy', parent_id: parent.id });
     expect(suite.sandbox.store.findGroup('acme/acme-copy/platform')).toBeDefined();
     const alice = suite.sandbox.store.users.find((u) => u.username === 'alice')!;
     expect(copy.members.get(alice.id)?.access_level).toBe(parent.members.get(alice.id)?.access_level);
-    expect((workItemsOf(suite.sandbox.store).labels.get(`group:${copy.id}`) ?? []).map((l) => l.name))
-      .toEqual((workItemsOf(suite.sandbox.store).labels.get(`group:${parent.id}`) ?? []).map((l) => l.name));
+    expect((workItemsOf(suite.sandbox.store).labels.get(`group:${copy.id}`) ?? []).map((l) => l.name)).toEqual(
+      (workItemsOf(suite.sandbox.store).labels.get(`group:${parent.id}`) ?? []).map((l) => l.name),
+    );
   });
 
   it('imports a top-level group for a user who may create groups', async () => {
-    await suite.call('import_group', { name: 'Mine', path: 'mine', file: archive.toString('base64') }, { as: 'developer' });
+    await suite.call(
+      'import_group',
+      { name: 'Mine', path: 'mine', file: archive.toString('base64') },
+      { as: 'developer' },
+    );
     const bob = suite.sandbox.store.users.find((u) => u.username === 'bob')!;
     expect(suite.sandbox.store.findGroup('mine')?.members.get(bob.id)?.access_level).toBe(50);
   });
@@ -78,11 +98,25 @@ describe('import', () => {
     const count = suite.sandbox.store.groups.length;
     const taken = await refusal('import_group', { name: 'Acme', path: 'acme', file: archive.toString('base64') });
     expect([taken.status, taken.fieldErrors]).toEqual([400, { path: ['has already been taken'] }]);
-    const junk = await refusal('import_group', { name: 'Junk', path: 'junk', file: Buffer.from('not an archive').toString('base64') });
+    const junk = await refusal('import_group', {
+      name: 'Junk',
+      path: 'junk',
+      file: Buffer.from('not an archive').toString('base64'),
+    });
     expect([junk.status, junk.fieldErrors]).toEqual([400, { file: ['is not a group export archive'] }]);
     const parent = suite.sandbox.store.findGroup('acme')!;
-    expect((await refusal('import_group', { name: 'X', path: 'x', file: archive.toString('base64'), parent_id: parent.id }, 'developer')).status).toBe(403);
-    expect((await refusal('import_group', { name: 'X', path: 'x', file: archive.toString('base64') }, 'anonymous')).status).toBe(401);
+    expect(
+      (
+        await refusal(
+          'import_group',
+          { name: 'X', path: 'x', file: archive.toString('base64'), parent_id: parent.id },
+          'developer',
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (await refusal('import_group', { name: 'X', path: 'x', file: archive.toString('base64') }, 'anonymous')).status,
+    ).toBe(401);
     expect(suite.sandbox.store.groups.length).toBe(count);
   });
 
@@ -90,7 +124,11 @@ describe('import', () => {
     const form = new FormData();
     form.append('name', 'No file');
     form.append('path', 'no-file');
-    const response = await fetch(`${suite.sandbox.url}/api/v4/groups/import`, { method: 'POST', headers: { 'private-token': suite.sandbox.tokens.admin }, body: form });
+    const response = await fetch(`${suite.sandbox.url}/api/v4/groups/import`, {
+      method: 'POST',
+      headers: { 'private-token': suite.sandbox.tokens.admin },
+      body: form,
+    });
     expect([response.status, await response.json()]).toEqual([400, { error: 'file is missing' }]);
   });
 });

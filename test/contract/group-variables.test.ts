@@ -20,18 +20,23 @@ interface Variable {
   protected: boolean;
 }
 
-async function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Variable & Variable[]> {
+async function read(
+  name: string,
+  input: Record<string, unknown>,
+  as: Role = 'maintainer',
+): Promise<Variable & Variable[]> {
   return (await suite.call(name, input, { as })).data as Variable & Variable[];
 }
 
 /** A value as every result shows it unless revealed: its length and the first 8 hex digits of its SHA-256. */
-const masked = (value: string) => `<secret, ${value.length} characters, sha256 ${createHash('sha256').update(value).digest('hex').slice(0, 8)}…>`;
+const masked = (value: string) =>
+  `<secret, ${value.length} characters, sha256 ${createHash('sha256').update(value).digest('hex').slice(0, 8)}…>`;
 
 /** What the sandbox holds, bypassing forgeops' masking. */
 const stored = (key: string) => groupVariablesOf(suite.sandbox.store).find((v) => v.key === key);
 
 describe('reading', () => {
-  it('lists a group\'s variables with every value masked, and reads one', async () => {
+  it("lists a group's variables with every value masked, and reads one", async () => {
     const all = await read('list_group_variables', { id: ACME });
     expect(all).toEqual([
       { key: 'DEPLOY_ENV', value: masked('staging'), variable_type: 'env_var', protected: false },
@@ -40,22 +45,46 @@ describe('reading', () => {
     ]);
     // The service did send the value: the masking is forgeops' own.
     expect(stored('REGISTRY_PASSWORD')?.value).toBe('reg-pass-4f9a');
-    expect(await read('get_group_variable', { id: PLATFORM, key: 'LOG_LEVEL' })).toEqual({ key: 'LOG_LEVEL', value: masked('info'), variable_type: 'env_var', protected: false });
-    expect((await read('get_group_variable', { id: PLATFORM, key: 'PAYMENTS_API_KEY' })).value).toBe(masked(stored('PAYMENTS_API_KEY')!.value));
+    expect(await read('get_group_variable', { id: PLATFORM, key: 'LOG_LEVEL' })).toEqual({
+      key: 'LOG_LEVEL',
+      value: masked('info'),
+      variable_type: 'env_var',
+      protected: false,
+    });
+    expect((await read('get_group_variable', { id: PLATFORM, key: 'PAYMENTS_API_KEY' })).value).toBe(
+      masked(stored('PAYMENTS_API_KEY')!.value),
+    );
     const missing = await suite.refusal('get_group_variable', { id: ACME, key: 'NOPE' });
     expect([missing.status, missing.message]).toEqual([404, '404 Variable Not Found']);
   });
 
   it('masks a value whatever its key says (AWS_KEY), in what a create answers too', async () => {
-    const created = await read('create_group_variable', { id: PLATFORM, key: 'AWS_KEY', value: 'AKIAIOSFODNN7EXAMPLE' });
-    expect(created).toEqual({ key: 'AWS_KEY', value: masked('AKIAIOSFODNN7EXAMPLE'), variable_type: 'env_var', protected: false });
+    const created = await read('create_group_variable', {
+      id: PLATFORM,
+      key: 'AWS_KEY',
+      value: 'AKIAIOSFODNN7EXAMPLE',
+    });
+    expect(created).toEqual({
+      key: 'AWS_KEY',
+      value: masked('AKIAIOSFODNN7EXAMPLE'),
+      variable_type: 'env_var',
+      protected: false,
+    });
     expect(stored('AWS_KEY')?.value).toBe('AKIAIOSFODNN7EXAMPLE');
   });
 
   it('reveals values only when asked, after a human confirms, and never sends reveal to the service', async () => {
     const get = suite.operation('get_group_variable');
-    expect(decide(get, validateInput(get, { id: PLATFORM, key: 'LOG_LEVEL' }) as Record<string, unknown>, { readOnly: false }).kind).toBe('run');
-    const asked = decide(get, validateInput(get, { id: PLATFORM, key: 'LOG_LEVEL', reveal: true }) as Record<string, unknown>, { readOnly: true });
+    expect(
+      decide(get, validateInput(get, { id: PLATFORM, key: 'LOG_LEVEL' }) as Record<string, unknown>, {
+        readOnly: false,
+      }).kind,
+    ).toBe('run');
+    const asked = decide(
+      get,
+      validateInput(get, { id: PLATFORM, key: 'LOG_LEVEL', reveal: true }) as Record<string, unknown>,
+      { readOnly: true },
+    );
     expect(asked).toMatchObject({ kind: 'confirm', reason: expect.stringMatching(/unmasked, to you alone/) });
     const list = suite.operation('list_group_variables');
     expect(decide(list, { id: ACME, reveal: true }, { readOnly: false }).kind).toBe('confirm');
@@ -72,10 +101,28 @@ describe('reading', () => {
 
 describe('changes', () => {
   it('creates a variable with its type and protection, replaces its value, and deletes it', async () => {
-    const created = await suite.call('create_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/cache', variable_type: 'file', protected: false }, { as: 'maintainer' });
-    expect([created.status, created.data]).toEqual([201, { key: 'CACHE_DIR', value: masked('/cache'), variable_type: 'file', protected: false }]);
-    const updated = await read('update_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/var/cache', variable_type: 'env_var', protected: true });
-    expect(updated).toEqual({ key: 'CACHE_DIR', value: masked('/var/cache'), variable_type: 'env_var', protected: true });
+    const created = await suite.call(
+      'create_group_variable',
+      { id: ACME, key: 'CACHE_DIR', value: '/cache', variable_type: 'file', protected: false },
+      { as: 'maintainer' },
+    );
+    expect([created.status, created.data]).toEqual([
+      201,
+      { key: 'CACHE_DIR', value: masked('/cache'), variable_type: 'file', protected: false },
+    ]);
+    const updated = await read('update_group_variable', {
+      id: ACME,
+      key: 'CACHE_DIR',
+      value: '/var/cache',
+      variable_type: 'env_var',
+      protected: true,
+    });
+    expect(updated).toEqual({
+      key: 'CACHE_DIR',
+      value: masked('/var/cache'),
+      variable_type: 'env_var',
+      protected: true,
+    });
     expect(stored('CACHE_DIR')).toMatchObject({ value: '/var/cache', variable_type: 'env_var', protected: true });
     // Type and protection left out stay.
     await read('update_group_variable', { id: ACME, key: 'CACHE_DIR', value: '/tmp' });
@@ -86,7 +133,12 @@ describe('changes', () => {
   });
 
   it('defaults to env_var and unprotected; the same key may live in another group', async () => {
-    expect(await read('create_group_variable', { id: PLATFORM, key: 'DEPLOY_ENV', value: 'prod' })).toEqual({ key: 'DEPLOY_ENV', value: masked('prod'), variable_type: 'env_var', protected: false });
+    expect(await read('create_group_variable', { id: PLATFORM, key: 'DEPLOY_ENV', value: 'prod' })).toEqual({
+      key: 'DEPLOY_ENV',
+      value: masked('prod'),
+      variable_type: 'env_var',
+      protected: false,
+    });
   });
 
   it('refuses a key that is taken, too long or with other characters, as the service words it', async () => {
@@ -96,20 +148,33 @@ describe('changes', () => {
     // forgeops checks the key before sending; a client that does not meets the service's own refusal.
     const raw = async (key: string) => {
       const response = await fetch(`${suite.sandbox.url}/api/v4/groups/acme/variables`, {
-        method: 'POST', headers: { 'private-token': suite.sandbox.tokens.maintainer, 'content-type': 'application/json' }, body: JSON.stringify({ key, value: 'x' }),
+        method: 'POST',
+        headers: { 'private-token': suite.sandbox.tokens.maintainer, 'content-type': 'application/json' },
+        body: JSON.stringify({ key, value: 'x' }),
       });
       return [response.status, await response.json()];
     };
-    expect(await raw('A'.repeat(256))).toEqual([400, { message: { key: ['is too long (maximum is 255 characters)'] } }]);
-    expect(await raw('MY-KEY')).toEqual([400, { message: { key: ['can contain only letters, digits and \'_\'.'] } }]);
-    expect(await raw('A'.repeat(255))).toEqual([201, { key: 'A'.repeat(255), value: 'x', variable_type: 'env_var', protected: false }]);
+    expect(await raw('A'.repeat(256))).toEqual([
+      400,
+      { message: { key: ['is too long (maximum is 255 characters)'] } },
+    ]);
+    expect(await raw('MY-KEY')).toEqual([400, { message: { key: ["can contain only letters, digits and '_'."] } }]);
+    expect(await raw('A'.repeat(255))).toEqual([
+      201,
+      { key: 'A'.repeat(255), value: 'x', variable_type: 'env_var', protected: false },
+    ]);
   });
 
   it('refuses an unknown variable_type', async () => {
     const response = await fetch(`${suite.sandbox.url}/api/v4/groups/acme/variables`, {
-      method: 'POST', headers: { 'private-token': suite.sandbox.tokens.maintainer, 'content-type': 'application/json' }, body: JSON.stringify({ key: 'K', value: 'x', variable_type: 'secret' }),
+      method: 'POST',
+      headers: { 'private-token': suite.sandbox.tokens.maintainer, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'K', value: 'x', variable_type: 'secret' }),
     });
-    expect([response.status, await response.json()]).toEqual([400, { error: 'variable_type does not have a valid value' }]);
+    expect([response.status, await response.json()]).toEqual([
+      400,
+      { error: 'variable_type does not have a valid value' },
+    ]);
   });
 });
 
@@ -120,7 +185,9 @@ describe('refusals', () => {
       const error = await suite.refusal('get_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, role);
       expect([error.status, error.message], role).toEqual([403, '403 Forbidden']);
     }
-    expect((await suite.refusal('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'developer')).status).toBe(403);
+    expect((await suite.refusal('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'developer')).status).toBe(
+      403,
+    );
     const hidden = await suite.refusal('list_group_variables', { id: PLATFORM }, 'outsider');
     expect([hidden.status, hidden.message]).toEqual([404, '404 Group Not Found']);
     expect(stored('DEPLOY_ENV')?.value).toBe('staging');
@@ -152,7 +219,12 @@ suite.badInputCases([
   ['a key with a dash', 'create_group_variable', { id: ACME, key: 'MY-KEY', value: 'x' }, 'key'],
   ['a key of 256 characters', 'create_group_variable', { id: ACME, key: 'K'.repeat(256), value: 'x' }, 'key'],
   ['an update without a value', 'update_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'value'],
-  ['an unknown variable type', 'create_group_variable', { id: ACME, key: 'K', value: 'x', variable_type: 'secret' }, 'variable_type'],
+  [
+    'an unknown variable type',
+    'create_group_variable',
+    { id: ACME, key: 'K', value: 'x', variable_type: 'secret' },
+    'variable_type',
+  ],
 ]);
 
 suite.coverageCase();

@@ -13,7 +13,9 @@ type Project = Record<string, unknown> & { id: number; path_with_namespace: stri
 const paths = async (name: string, input: Record<string, unknown>, as: Role = 'maintainer') =>
   (await suite.data<Group[]>(name, { per_page: 100, ...input }, as)).map((g) => g.full_path);
 const projectPaths = async (input: Record<string, unknown>, as: Role = 'maintainer') =>
-  (await suite.data<Project[]>('list_group_projects', { per_page: 100, ...input }, as)).map((p) => p.path_with_namespace);
+  (await suite.data<Project[]>('list_group_projects', { per_page: 100, ...input }, as)).map(
+    (p) => p.path_with_namespace,
+  );
 
 describe('list_groups', () => {
   it('shows anonymous callers public groups, members their own, and administrators every group by default', async () => {
@@ -29,7 +31,10 @@ describe('list_groups', () => {
   it('lets owned and min_access_level take precedence over all_available', async () => {
     expect(await paths('list_groups', { owned: true, all_available: true }, 'maintainer')).toEqual([]);
     expect(await paths('list_groups', { owned: true }, 'admin')).toEqual(['acme', 'acme/platform']);
-    expect(await paths('list_groups', { min_access_level: 30, all_available: true }, 'developer')).toEqual(['acme', 'acme/platform']);
+    expect(await paths('list_groups', { min_access_level: 30, all_available: true }, 'developer')).toEqual([
+      'acme',
+      'acme/platform',
+    ]);
     expect(await paths('list_groups', { min_access_level: 30, all_available: true }, 'reporter')).toEqual([]);
   });
 
@@ -41,15 +46,27 @@ describe('list_groups', () => {
     expect(await paths('list_groups', { order_by: 'path', sort: 'asc' })).toEqual(['acme', 'acme/platform']);
   });
 
-  it('gives statistics and custom attributes to administrators only, and ignores others\' attribute filters', async () => {
+  it("gives statistics and custom attributes to administrators only, and ignores others' attribute filters", async () => {
     const acme = suite.sandbox.store.findGroup('acme')!;
     acme.custom_attributes.tier = 'gold';
-    const [stats] = await suite.data<Group[]>('list_groups', { statistics: true, with_custom_attributes: true, custom_attributes: { tier: 'gold' } }, 'admin');
+    const [stats] = await suite.data<Group[]>(
+      'list_groups',
+      { statistics: true, with_custom_attributes: true, custom_attributes: { tier: 'gold' } },
+      'admin',
+    );
     expect(stats.full_path).toBe('acme');
-    expect(stats.statistics).toMatchObject({ storage_size: expect.any(Number), repository_size: expect.any(Number), packages_size: 0 });
+    expect(stats.statistics).toMatchObject({
+      storage_size: expect.any(Number),
+      repository_size: expect.any(Number),
+      packages_size: 0,
+    });
     expect((stats.statistics as { storage_size: number }).storage_size).toBeGreaterThan(0);
     expect(stats.custom_attributes).toEqual([{ key: 'tier', value: 'gold' }]);
-    const mine = await suite.data<Group[]>('list_groups', { statistics: true, with_custom_attributes: true, custom_attributes: { tier: 'none' } });
+    const mine = await suite.data<Group[]>('list_groups', {
+      statistics: true,
+      with_custom_attributes: true,
+      custom_attributes: { tier: 'none' },
+    });
     expect(mine.map((g) => g.full_path)).toEqual(['acme', 'acme/platform']);
     for (const group of mine) expect(Object.keys(group)).not.toContain('statistics');
     for (const group of mine) expect(Object.keys(group)).not.toContain('custom_attributes');
@@ -58,8 +75,15 @@ describe('list_groups', () => {
   it('reads the group fields the spec lists', async () => {
     const [acme] = await suite.data<Group[]>('list_groups', { search: 'acme', order_by: 'id' }, 'anonymous');
     expect(acme).toMatchObject({
-      name: 'Acme', path: 'acme', full_name: 'Acme', full_path: 'acme', visibility: 'public', parent_id: null,
-      project_creation_level: 'developer', two_factor_grace_period: 48, lfs_enabled: true,
+      name: 'Acme',
+      path: 'acme',
+      full_name: 'Acme',
+      full_path: 'acme',
+      visibility: 'public',
+      parent_id: null,
+      project_creation_level: 'developer',
+      two_factor_grace_period: 48,
+      lfs_enabled: true,
       web_url: expect.stringMatching(/\/groups\/acme$/),
     });
   });
@@ -81,33 +105,65 @@ describe('list_subgroups', () => {
     const store = suite.sandbox.store;
     const acme = store.findGroup('acme')!;
     const docs = store.addGroup({ name: 'Docs', path: 'docs', parent: acme, visibility: 'public' });
-    const deep = store.addGroup({ name: 'Deep', path: 'deep', parent: store.findGroup('acme/platform')!, visibility: 'public' });
+    const deep = store.addGroup({
+      name: 'Deep',
+      path: 'deep',
+      parent: store.findGroup('acme/platform')!,
+      visibility: 'public',
+    });
     expect(await paths('list_subgroups', { id: 'acme' }, 'anonymous')).toEqual(['acme/docs']);
-    expect(await paths('list_subgroups', { id: 'acme', order_by: 'name', sort: 'desc' })).toEqual(['acme/platform', 'acme/docs']);
+    expect(await paths('list_subgroups', { id: 'acme', order_by: 'name', sort: 'desc' })).toEqual([
+      'acme/platform',
+      'acme/docs',
+    ]);
     // Only direct children: acme/platform/deep is not acme's subgroup.
     expect(await paths('list_subgroups', { id: 'acme' }, 'admin')).not.toContain(deep.full_path);
     const everything = {
-      id: acme.id, skip_groups: [docs.id], all_available: true, search: 'doc', order_by: 'path', sort: 'asc', statistics: true,
-      with_custom_attributes: true, owned: false, min_access_level: 10, custom_attributes: {},
+      id: acme.id,
+      skip_groups: [docs.id],
+      all_available: true,
+      search: 'doc',
+      order_by: 'path',
+      sort: 'asc',
+      statistics: true,
+      with_custom_attributes: true,
+      owned: false,
+      min_access_level: 10,
+      custom_attributes: {},
     };
     expect(await paths('list_subgroups', everything, 'admin')).toEqual([]);
-    expect(await paths('list_subgroups', { ...everything, skip_groups: [], search: 'a' }, 'admin')).toEqual(['acme/platform']);
+    expect(await paths('list_subgroups', { ...everything, skip_groups: [], search: 'a' }, 'admin')).toEqual([
+      'acme/platform',
+    ]);
   });
 
   suite.pagingCase('list_subgroups', { id: 'acme' }, { as: 'admin' });
 });
 
 describe('list_group_projects', () => {
-  it('lists the group\'s own projects newest first, its subgroups\' with include_subgroups, per caller', async () => {
-    expect(await projectPaths({ id: 'acme' })).toEqual(['acme/web', 'acme/handbook'].sort((a, b) => {
-      const created = (p: string) => suite.sandbox.store.findProject(p)!.created_at.getTime();
-      return created(b) - created(a);
-    }));
-    expect((await projectPaths({ id: 'acme', include_subgroups: true })).sort())
-      .toEqual(['acme/handbook', 'acme/platform/infra', 'acme/platform/payments-api', 'acme/web']);
-    expect((await projectPaths({ id: 'acme', include_subgroups: true }, 'outsider')).sort())
-      .toEqual(['acme/handbook', 'acme/platform/infra', 'acme/web']);
-    const anonymous = await suite.data<Project[]>('list_group_projects', { id: 'acme', include_subgroups: true }, 'anonymous');
+  it("lists the group's own projects newest first, its subgroups' with include_subgroups, per caller", async () => {
+    expect(await projectPaths({ id: 'acme' })).toEqual(
+      ['acme/web', 'acme/handbook'].sort((a, b) => {
+        const created = (p: string) => suite.sandbox.store.findProject(p)!.created_at.getTime();
+        return created(b) - created(a);
+      }),
+    );
+    expect((await projectPaths({ id: 'acme', include_subgroups: true })).sort()).toEqual([
+      'acme/handbook',
+      'acme/platform/infra',
+      'acme/platform/payments-api',
+      'acme/web',
+    ]);
+    expect((await projectPaths({ id: 'acme', include_subgroups: true }, 'outsider')).sort()).toEqual([
+      'acme/handbook',
+      'acme/platform/infra',
+      'acme/web',
+    ]);
+    const anonymous = await suite.data<Project[]>(
+      'list_group_projects',
+      { id: 'acme', include_subgroups: true },
+      'anonymous',
+    );
     expect(anonymous.map((p) => p.path_with_namespace).sort()).toEqual(['acme/handbook', 'acme/web']);
     // Without a token, the simple form.
     for (const project of anonymous) expect(Object.keys(project)).not.toContain('visibility');
@@ -118,15 +174,31 @@ describe('list_group_projects', () => {
     ['archived', { archived: true }, ['acme/handbook']],
     ['visibility', { visibility: 'internal' }, ['acme/platform/infra']],
     ['search', { search: 'payments' }, ['acme/platform/payments-api']],
-    ['order_by name asc', { order_by: 'name', sort: 'asc' }, ['acme/handbook', 'acme/platform/infra', 'acme/platform/payments-api', 'acme/web']],
-    ['order_by path desc', { order_by: 'path', sort: 'desc' }, ['acme/web', 'acme/platform/payments-api', 'acme/platform/infra', 'acme/handbook']],
+    [
+      'order_by name asc',
+      { order_by: 'name', sort: 'asc' },
+      ['acme/handbook', 'acme/platform/infra', 'acme/platform/payments-api', 'acme/web'],
+    ],
+    [
+      'order_by path desc',
+      { order_by: 'path', sort: 'desc' },
+      ['acme/web', 'acme/platform/payments-api', 'acme/platform/infra', 'acme/handbook'],
+    ],
     ['owned (alice owns nothing)', { owned: true }, []],
     ['starred', { starred: true, order_by: 'path', sort: 'asc' }, ['acme/platform/payments-api', 'acme/web']],
     ['with_issues_enabled', { with_issues_enabled: true, order_by: 'id', sort: 'asc' }, null],
-    ['with_merge_requests_enabled', { with_merge_requests_enabled: true, order_by: 'path', sort: 'asc' }, ['acme/handbook', 'acme/platform/infra', 'acme/platform/payments-api', 'acme/web']],
+    [
+      'with_merge_requests_enabled',
+      { with_merge_requests_enabled: true, order_by: 'path', sort: 'asc' },
+      ['acme/handbook', 'acme/platform/infra', 'acme/platform/payments-api', 'acme/web'],
+    ],
     ['min_access_level 50', { min_access_level: 50 }, []],
     ['with_security_reports (none here)', { with_security_reports: true }, []],
-    ['with_shared', { with_shared: false, order_by: 'path', sort: 'asc' }, ['acme/handbook', 'acme/platform/infra', 'acme/platform/payments-api', 'acme/web']],
+    [
+      'with_shared',
+      { with_shared: false, order_by: 'path', sort: 'asc' },
+      ['acme/handbook', 'acme/platform/infra', 'acme/platform/payments-api', 'acme/web'],
+    ],
   ] as const)('filters by %s', async (_what, filter, expected) => {
     const got = await projectPaths({ id: 'acme', include_subgroups: true, ...filter });
     if (expected !== null) expect(got).toEqual(expected);
@@ -140,7 +212,11 @@ describe('list_group_projects', () => {
     const simple = await suite.data<Project[]>('list_group_projects', { id: 'acme', simple: true });
     expect(simple.length).toBe(2);
     for (const project of simple) expect(Object.keys(project)).not.toContain('namespace');
-    const full = await suite.data<Project[]>('list_group_projects', { id: 'acme', with_custom_attributes: true }, 'admin');
+    const full = await suite.data<Project[]>(
+      'list_group_projects',
+      { id: 'acme', with_custom_attributes: true },
+      'admin',
+    );
     expect(full[0]).toHaveProperty('custom_attributes');
     expect(full[0]).toHaveProperty('namespace');
   });
@@ -150,13 +226,19 @@ describe('list_group_projects', () => {
 
 describe('get_group', () => {
   it('reads a group with its projects, and its runners token only for owners', async () => {
-    const acme = await suite.data<Group & { projects: Project[]; shared_projects: unknown[] }>('get_group', { id: 'acme' });
+    const acme = await suite.data<Group & { projects: Project[]; shared_projects: unknown[] }>('get_group', {
+      id: 'acme',
+    });
     expect(acme.full_path).toBe('acme');
     expect(acme.projects.map((p) => p.path_with_namespace).sort()).toEqual(['acme/handbook', 'acme/web']);
     expect(acme.shared_projects).toEqual([]);
     expect(acme).not.toHaveProperty('runners_token');
     expect(await suite.data<Group>('get_group', { id: 'acme' }, 'admin')).toHaveProperty('runners_token');
-    const bare = await suite.data<Group>('get_group', { id: 'acme', with_projects: false, with_custom_attributes: true }, 'admin');
+    const bare = await suite.data<Group>(
+      'get_group',
+      { id: 'acme', with_projects: false, with_custom_attributes: true },
+      'admin',
+    );
     expect(bare).not.toHaveProperty('projects');
     expect(bare).toHaveProperty('custom_attributes');
     const hidden = await suite.refusal('get_group', { id: 'acme/platform' }, 'outsider');
@@ -171,7 +253,16 @@ describe('get_group', () => {
     const creator = store.findUser('alice')!.id;
     for (let i = 0; i < 101; i++) {
       // Every project shares acme/web's repository: only the count matters here.
-      await store.addProject({ name: `p${i}`, path: `p${i}`, namespace: { kind: 'group', group: big }, creator_id: creator, visibility: 'public' }, async () => template.repo);
+      await store.addProject(
+        {
+          name: `p${i}`,
+          path: `p${i}`,
+          namespace: { kind: 'group', group: big },
+          creator_id: creator,
+          visibility: 'public',
+        },
+        async () => template.repo,
+      );
     }
     const details = await suite.data<{ projects: Project[] }>('get_group', { id: 'big' }, 'anonymous');
     expect(details.projects).toHaveLength(100);
@@ -182,8 +273,15 @@ describe('get_group', () => {
 describe('create_group', () => {
   it('creates a group with every setting; its creator owns it', async () => {
     const input = {
-      name: 'Erin Lab', path: 'erin-lab', description: 'Experiments.', visibility: 'internal', share_with_group_lock: true,
-      require_two_factor_authentication: true, two_factor_grace_period: 24, project_creation_level: 'maintainer', auto_devops_enabled: false,
+      name: 'Erin Lab',
+      path: 'erin-lab',
+      description: 'Experiments.',
+      visibility: 'internal',
+      share_with_group_lock: true,
+      require_two_factor_authentication: true,
+      two_factor_grace_period: 24,
+      project_creation_level: 'maintainer',
+      auto_devops_enabled: false,
     };
     const result = await suite.call('create_group', input, { as: 'outsider' });
     expect(result.status).toBe(201);
@@ -209,7 +307,10 @@ describe('create_group', () => {
     }
     const missing = await api(suite.sandbox, 'POST', '/groups', { json: { name: 'x' }, as: 'admin' });
     expect([missing.status, missing.data]).toEqual([400, { error: 'path is missing' }]);
-    const bad = await api(suite.sandbox, 'POST', '/groups', { json: { name: 'x', path: 'y', visibility: 'secret' }, as: 'admin' });
+    const bad = await api(suite.sandbox, 'POST', '/groups', {
+      json: { name: 'x', path: 'y', visibility: 'secret' },
+      as: 'admin',
+    });
     expect([bad.status, bad.data]).toEqual([400, { error: 'visibility does not have a valid value' }]);
   });
 });
@@ -219,7 +320,12 @@ suite.badInputCases([
   ['a group without a path', 'create_group', { name: 'x' }, 'path'],
   ['an unknown project visibility', 'list_group_projects', { id: 'acme', visibility: 'secret' }, 'visibility'],
   ['skip_groups that are not whole numbers', 'list_groups', { skip_groups: [1.5] }, 'skip_groups.0'],
-  ['a grace period that is not a whole number of hours', 'create_group', { name: 'x', path: 'x', two_factor_grace_period: 1.5 }, 'two_factor_grace_period'],
+  [
+    'a grace period that is not a whole number of hours',
+    'create_group',
+    { name: 'x', path: 'x', two_factor_grace_period: 1.5 },
+    'two_factor_grace_period',
+  ],
 ]);
 
 suite.coverageCase();

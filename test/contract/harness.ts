@@ -38,12 +38,14 @@ export interface ContractSuite {
 /** A bad input case: what is wrong, the operation, the input, and the field the error must name ('' = the input itself). */
 export type BadInputCase = [what: string, operation: string, raw: unknown, field: string];
 
-
 /** A route template as a pattern for the raw request path: ':name' is one encoded segment, '[.format]' optional. */
 export function routePattern(op: Operation): RegExp {
   const suffix = /\[\.([a-z_]+)\]$/.exec(op.path);
   const base = suffix ? op.path.slice(0, suffix.index) : op.path;
-  const body = base.split(/(:[a-z_]+)/).map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const body = base
+    .split(/(:[a-z_]+)/)
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${body}${suffix ? '(?:\\.[^/]+)?' : ''}$`);
 }
 
@@ -62,7 +64,10 @@ export function withoutRules(op: Operation): Operation {
  */
 export function expectNoUnknownParams(name: string, requests: readonly RequestRecord[]): void {
   for (const request of requests) {
-    expect(request.unknownParams, `${name}: parameters the service does not know (${request.method} ${request.path})`).toEqual([]);
+    expect(
+      request.unknownParams,
+      `${name}: parameters the service does not know (${request.method} ${request.path})`,
+    ).toEqual([]);
   }
 }
 
@@ -195,13 +200,20 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
         expect(both.page?.pages_fetched).toBe(2);
         if (op.pagination === 'offset') {
           const counted = !UNCOUNTED_LISTS.has(name);
-          expect(first.page).toMatchObject({ page: 1, per_page: 1, next_page: 2, ...(counted ? { total: expect.any(Number) } : {}) });
+          expect(first.page).toMatchObject({
+            page: 1,
+            per_page: 1,
+            next_page: 2,
+            ...(counted ? { total: expect.any(Number) } : {}),
+          });
           if (!counted) expect(first.page?.total).toBeUndefined();
           const second = await read({ per_page: 1, page: 2 });
           expect(second.page).toMatchObject({ page: 2, per_page: 1 });
           expect(second.data).toEqual([items[1]]);
           // More results than max_items means has_more; X-Total says which it is, or else a third page.
-          const more = counted ? (first.page?.total ?? 0) > 2 : ((await read({ per_page: 1, page: 3 })).data as unknown[]).length > 0;
+          const more = counted
+            ? (first.page?.total ?? 0) > 2
+            : ((await read({ per_page: 1, page: 3 })).data as unknown[]).length > 0;
           expect(both.page?.has_more).toBe(more);
         } else {
           expect(first.page?.next_url).toMatch(/^http/);
@@ -214,9 +226,11 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
         const ops = areas.flatMap((area) => operationsInArea(area));
         expect(ops.length).toBeGreaterThan(0);
         expect(ops.map((op) => op.name).filter((name) => !called.has(name))).toEqual([]);
-        const unsent = ops.flatMap((op) => Object.keys(op.input.shape)
-          .filter((key) => !usedKeys.get(op.name)?.has(key))
-          .map((key) => `${op.name}.${key}`));
+        const unsent = ops.flatMap((op) =>
+          Object.keys(op.input.shape)
+            .filter((key) => !usedKeys.get(op.name)?.has(key))
+            .map((key) => `${op.name}.${key}`),
+        );
         expect(unsent).toEqual([]);
       });
     },

@@ -10,10 +10,38 @@ const suite = contractSuite();
 const WEB = 'acme/web';
 const CULPRIT = "Show order dates in the store's time zone";
 
-type Pipeline = { id: number; sha: string; ref: string; status: string; created_at: string; started_at?: string | null; finished_at?: string | null; duration?: number | null };
-type Job = { id: number; name: string; status: string; created_at: string; started_at: string | null; finished_at: string | null; duration: number | null; queued_duration: number | null };
-type Triage = { verdict: string; head_pipeline?: { id: number; status: string }; failure?: { kind: string; evidence: string } };
-type MergeRequest = { iid: number; state: string; merge_when_pipeline_succeeds: boolean; merge_commit_sha: string | null; sha: string };
+type Pipeline = {
+  id: number;
+  sha: string;
+  ref: string;
+  status: string;
+  created_at: string;
+  started_at?: string | null;
+  finished_at?: string | null;
+  duration?: number | null;
+};
+type Job = {
+  id: number;
+  name: string;
+  status: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  duration: number | null;
+  queued_duration: number | null;
+};
+type Triage = {
+  verdict: string;
+  head_pipeline?: { id: number; status: string };
+  failure?: { kind: string; evidence: string };
+};
+type MergeRequest = {
+  iid: number;
+  state: string;
+  merge_when_pipeline_succeeds: boolean;
+  merge_commit_sha: string | null;
+  sha: string;
+};
 
 const clock = () => suite.sandbox.store.clock as ManualClock;
 
@@ -24,25 +52,40 @@ async function runFor(seconds: number): Promise<void> {
 }
 
 /** A time the sandbox answered: never after its own now; a duration: never negative. */
-function expectSaneTimes(item: { created_at: string; started_at?: string | null; finished_at?: string | null; duration?: number | null; queued_duration?: number | null }): void {
+function expectSaneTimes(item: {
+  created_at: string;
+  started_at?: string | null;
+  finished_at?: string | null;
+  duration?: number | null;
+  queued_duration?: number | null;
+}): void {
   const now = clock().now();
-  for (const at of [item.created_at, item.started_at, item.finished_at]) if (at) expect(Date.parse(at)).toBeLessThanOrEqual(now);
+  for (const at of [item.created_at, item.started_at, item.finished_at])
+    if (at) expect(Date.parse(at)).toBeLessThanOrEqual(now);
   if (item.started_at) expect(Date.parse(item.started_at)).toBeGreaterThanOrEqual(Date.parse(item.created_at));
-  if (item.started_at && item.finished_at) expect(Date.parse(item.finished_at)).toBeGreaterThanOrEqual(Date.parse(item.started_at));
-  for (const span of [item.duration, item.queued_duration]) if (span !== undefined && span !== null) expect(span).toBeGreaterThanOrEqual(0);
+  if (item.started_at && item.finished_at)
+    expect(Date.parse(item.finished_at)).toBeGreaterThanOrEqual(Date.parse(item.started_at));
+  for (const span of [item.duration, item.queued_duration])
+    if (span !== undefined && span !== null) expect(span).toBeGreaterThanOrEqual(0);
 }
 
 async function pipelines(ref: string): Promise<Pipeline[]> {
   const list = await suite.data<Pipeline[]>('list_pipelines', { id: WEB, ref });
-  return Promise.all(list.slice(0, 3).map(async (p) => {
-    const full = await suite.data<Pipeline>('get_pipeline', { id: WEB, pipeline_id: p.id });
-    expectSaneTimes(full);
-    return full;
-  }));
+  return Promise.all(
+    list.slice(0, 3).map(async (p) => {
+      const full = await suite.data<Pipeline>('get_pipeline', { id: WEB, pipeline_id: p.id });
+      expectSaneTimes(full);
+      return full;
+    }),
+  );
 }
 
 async function jobsOf(pipelineId: number): Promise<Job[]> {
-  const jobs = await suite.data<Job[]>('list_pipeline_jobs', { id: WEB, pipeline_id: pipelineId, include_retried: true });
+  const jobs = await suite.data<Job[]>('list_pipeline_jobs', {
+    id: WEB,
+    pipeline_id: pipelineId,
+    include_retried: true,
+  });
   for (const job of jobs) expectSaneTimes(job);
   return jobs;
 }
@@ -76,17 +119,28 @@ describe('the incident loop on acme/web', () => {
   });
 
   it('the culprit, reverted as a merge request set to auto-merge, merges when its pipeline passes; main turns green', async () => {
-    const commits = await suite.data<Array<{ id: string; title: string }>>('list_commits', { id: WEB, ref_name: 'main', all_pages: true });
+    const commits = await suite.data<Array<{ id: string; title: string }>>('list_commits', {
+      id: WEB,
+      ref_name: 'main',
+      all_pages: true,
+    });
     const culprit = commits.find((c) => c.title === CULPRIT)!;
     const mainBefore = commits[0].id;
     const made = await suite.data<{ branch: string; merge_request: { iid: number }; revert_commit: { id: string } }>(
-      'revert_as_merge_request', { id: WEB, sha: culprit.id }, 'developer');
+      'revert_as_merge_request',
+      { id: WEB, sha: culprit.id },
+      'developer',
+    );
     expect(made.branch).toBe(`revert-${culprit.id.slice(0, 8)}`);
 
     // The revert's pipeline has started; auto-merge is set before it ends.
     const [onBranch] = await pipelines(made.branch);
     expect(onBranch).toMatchObject({ sha: made.revert_commit.id, status: 'pending' });
-    const set = await suite.data<MergeRequest>('merge_merge_request', { id: WEB, merge_request_iid: made.merge_request.iid, merge_when_pipeline_succeeds: true });
+    const set = await suite.data<MergeRequest>('merge_merge_request', {
+      id: WEB,
+      merge_request_iid: made.merge_request.iid,
+      merge_when_pipeline_succeeds: true,
+    });
     expect(set).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
     expect((await pipelines('main'))[0].sha).toBe(mainBefore);
 
@@ -94,7 +148,10 @@ describe('the incident loop on acme/web', () => {
     const [passed] = await pipelines(made.branch);
     expect(passed).toMatchObject({ id: onBranch.id, status: 'success' });
     expect((await jobsOf(passed.id)).find((j) => j.name === 'test')?.status).toBe('success');
-    const merged = await suite.data<MergeRequest>('get_merge_request', { id: WEB, merge_request_iid: made.merge_request.iid });
+    const merged = await suite.data<MergeRequest>('get_merge_request', {
+      id: WEB,
+      merge_request_iid: made.merge_request.iid,
+    });
     expect(merged).toMatchObject({ state: 'merged', merge_when_pipeline_succeeds: false });
 
     // The merge is main's new head, and its pipeline runs: triage waits for it, then says green.

@@ -47,7 +47,11 @@ async function list(name: string, input: Record<string, unknown>, as: Role = 'ma
 // without it (so the filter reached the service and did something).
 const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check: (issue: Issue) => boolean]> = [
   ['state', () => ({ state: 'closed' }), (i) => i.state === 'closed'],
-  ['labels all-of, case-insensitively', () => ({ labels: 'BUG,Frontend' }), (i) => names(i).includes('bug') && names(i).includes('frontend')],
+  [
+    'labels all-of, case-insensitively',
+    () => ({ labels: 'BUG,Frontend' }),
+    (i) => names(i).includes('bug') && names(i).includes('frontend'),
+  ],
   ['labels None', () => ({ labels: 'None' }), (i) => i.labels.length === 0],
   ['labels Any', () => ({ labels: 'Any' }), (i) => i.labels.length > 0],
   ['milestone', () => ({ milestone: '1.2' }), (i) => i.milestone?.title === '1.2'],
@@ -60,12 +64,20 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
   ['assignee_id', () => ({ assignee_id: userId('bob') }), (i) => i.assignees.some((a) => a.username === 'bob')],
   ['assignee_username', () => ({ assignee_username: ['bob'] }), (i) => i.assignees.some((a) => a.username === 'bob')],
   ['my_reaction_emoji', () => ({ my_reaction_emoji: 'thumbsup' }), (i) => i.upvotes > 0],
-  ['search in description', () => ({ search: 'SCREEN reader', in: 'description' }), (i) => /screen reader/i.test(i.description)],
+  [
+    'search in description',
+    () => ({ search: 'SCREEN reader', in: 'description' }),
+    (i) => /screen reader/i.test(i.description),
+  ],
   ['iids', () => ({ iids: [1, 2] }), (i) => i.iid === 1 || i.iid === 2],
   ['confidential', () => ({ confidential: true }), (i) => i.confidential],
   ['weight Any', () => ({ weight: 'Any' }), (i) => i.weight !== null],
   ['weight', () => ({ weight: 3 }), (i) => i.weight === 3],
-  ['not[labels]: none of them', () => ({ not: { labels: 'bug,feature' } }), (i) => !names(i).includes('bug') && !names(i).includes('feature')],
+  [
+    'not[labels]: none of them',
+    () => ({ not: { labels: 'bug,feature' } }),
+    (i) => !names(i).includes('bug') && !names(i).includes('feature'),
+  ],
   ['not[author_username]', () => ({ not: { author_username: 'alice' } }), (i) => i.author.username !== 'alice'],
 ];
 
@@ -83,8 +95,15 @@ describe.each(LISTS)('%s filters', (name, base) => {
   it('keeps both ends of a date range (inclusive)', async () => {
     const everything = await list(name, { ...base, scope: 'all', order_by: 'created_at', sort: 'asc' });
     const [first, pivot] = [everything[1], everything[everything.length - 2]];
-    const between = await list(name, { ...base, scope: 'all', created_after: first.created_at, created_before: pivot.created_at });
-    expect(between.map((i) => i.references.full)).toEqual(expect.arrayContaining([first.references.full, pivot.references.full]));
+    const between = await list(name, {
+      ...base,
+      scope: 'all',
+      created_after: first.created_at,
+      created_before: pivot.created_at,
+    });
+    expect(between.map((i) => i.references.full)).toEqual(
+      expect.arrayContaining([first.references.full, pivot.references.full]),
+    );
     expect(between.length).toBe(everything.length - 2);
     const updated = [...everything].sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
     const last = updated.at(-1)!.updated_at;
@@ -114,10 +133,13 @@ describe.each(LISTS)('%s filters', (name, base) => {
     expect(names(prioritised[0])).toContain('security');
     const priority = await list(name, { ...base, scope: 'all', order_by: 'priority', sort: 'asc' });
     expect(names(priority[0])).toContain('security');
-    const updated = (await list(name, { ...base, scope: 'all', order_by: 'updated_at', sort: 'asc' })).map((i) => Date.parse(i.updated_at));
+    const updated = (await list(name, { ...base, scope: 'all', order_by: 'updated_at', sort: 'asc' })).map((i) =>
+      Date.parse(i.updated_at),
+    );
     expect(updated).toEqual([...updated].sort((a, b) => a - b));
-    const dues = (await list(name, { ...base, scope: 'all', order_by: 'milestone_due', sort: 'asc' }))
-      .map((i) => (i.milestone as { due_date?: string } | null)?.due_date ?? null);
+    const dues = (await list(name, { ...base, scope: 'all', order_by: 'milestone_due', sort: 'asc' })).map(
+      (i) => (i.milestone as { due_date?: string } | null)?.due_date ?? null,
+    );
     const withDue = dues.filter((d) => d !== null);
     expect(withDue.length).toBeGreaterThan(1);
     expect(dues.slice(0, withDue.length)).toEqual([...withDue].sort());
@@ -128,8 +150,20 @@ describe.each(LISTS)('%s filters', (name, base) => {
   });
 
   it('gives label details on request', async () => {
-    const [issue] = await list(name, { ...base, scope: 'all', labels: 'security', with_labels_details: true, per_page: 1 });
-    expect(issue.labels).toContainEqual({ name: 'security', color: '#b71c1c', description: 'Vulnerabilities and hardening', description_html: expect.any(String), text_color: '#FFFFFF' });
+    const [issue] = await list(name, {
+      ...base,
+      scope: 'all',
+      labels: 'security',
+      with_labels_details: true,
+      per_page: 1,
+    });
+    expect(issue.labels).toContainEqual({
+      name: 'security',
+      color: '#b71c1c',
+      description: 'Vulnerabilities and hardening',
+      description_html: expect.any(String),
+      text_color: '#FFFFFF',
+    });
   });
 
   it('refuses author_id with author_username, and several assignee usernames (community edition)', async () => {
@@ -142,7 +176,10 @@ describe.each(LISTS)('%s filters', (name, base) => {
     const both = await sandboxRefusal({ ...base, author_id: userId('bob'), author_username: 'bob' });
     expect([both.status, both.serviceMessage]).toEqual([400, 'author_id, author_username are mutually exclusive']);
     const two = await suite.refusal(name, { ...base, assignee_username: ['alice', 'bob'] });
-    expect([two.status, two.serviceMessage]).toEqual([400, 'assignee_username allows one value, but found 2: alice, bob']);
+    expect([two.status, two.serviceMessage]).toEqual([
+      400,
+      'assignee_username allows one value, but found 2: alice, bob',
+    ]);
     const mixed = await sandboxRefusal({ ...base, assignee_id: userId('bob'), assignee_username: ['bob'] });
     expect(mixed.serviceMessage).toBe('assignee_id, assignee_username are mutually exclusive');
   });
@@ -179,7 +216,10 @@ describe('visibility', () => {
     const guest = await list('list_project_issues', { id: WEB, confidential: true }, 'guest');
     expect(guest.map((i) => i.title)).toEqual(['Session cookie lacks the Secure flag']);
     const reporter = await list('list_project_issues', { id: WEB, confidential: true }, 'reporter');
-    expect(reporter.map((i) => i.title).sort()).toEqual(['Session cookie lacks the Secure flag', 'XSS in the search box']);
+    expect(reporter.map((i) => i.title).sort()).toEqual([
+      'Session cookie lacks the Secure flag',
+      'XSS in the search box',
+    ]);
   });
 
   it('answers 404 for a private project or group to a non-member, and leaves their issues out of wider lists', async () => {
@@ -208,7 +248,11 @@ describe('list_group_issues', () => {
 
   it('includes subgroups, with references relative to the group', async () => {
     const issues = await list('list_group_issues', { id: 'acme', scope: 'all', iids: [1] });
-    expect(issues.map((i) => i.references.relative).sort()).toEqual(['platform/infra#1', 'platform/payments-api#1', 'web#1']);
+    expect(issues.map((i) => i.references.relative).sort()).toEqual([
+      'platform/infra#1',
+      'platform/payments-api#1',
+      'web#1',
+    ]);
   });
 
   it('leaves out archived projects unless non_archived=false', async () => {
@@ -225,10 +269,19 @@ describe('list_project_issues', () => {
   it('reads the issue record, with references relative to the project', async () => {
     const [issue] = await list('list_project_issues', { id: WEB, iids: [1] });
     expect(issue).toMatchObject({
-      iid: 1, title: 'Search returns nothing for accented names', state: 'opened', labels: ['bug', 'frontend'],
-      author: { username: 'carol' }, assignees: [{ username: 'bob' }], assignee: { username: 'bob' },
-      references: { short: '#1', relative: '#1', full: 'acme/web#1' }, upvotes: 2, confidential: false,
-      has_tasks: true, task_completion_status: { count: 2, completed_count: 1 }, milestone: { title: '1.2' },
+      iid: 1,
+      title: 'Search returns nothing for accented names',
+      state: 'opened',
+      labels: ['bug', 'frontend'],
+      author: { username: 'carol' },
+      assignees: [{ username: 'bob' }],
+      assignee: { username: 'bob' },
+      references: { short: '#1', relative: '#1', full: 'acme/web#1' },
+      upvotes: 2,
+      confidential: false,
+      has_tasks: true,
+      task_completion_status: { count: 2, completed_count: 1 },
+      milestone: { title: '1.2' },
     });
   });
 
@@ -256,8 +309,18 @@ describe('list_project_issues', () => {
     const shown = suite.operation('list_project_issues').present!(result.data, { id: WEB });
     expect(shown.title).toBe('2 issues');
     expect(shown.fields).toEqual([
-      ['#1', expect.stringMatching(/^Search returns nothing for accented names · opened · bug, frontend · @bob · \d+(?:m|h|d|mo|y)$/)],
-      ['#3', expect.stringMatching(/^Add a price filter to search · opened · feature, frontend · unassigned · \d+(?:m|h|d|mo|y)$/)],
+      [
+        '#1',
+        expect.stringMatching(
+          /^Search returns nothing for accented names · opened · bug, frontend · @bob · \d+(?:m|h|d|mo|y)$/,
+        ),
+      ],
+      [
+        '#3',
+        expect.stringMatching(
+          /^Add a price filter to search · opened · feature, frontend · unassigned · \d+(?:m|h|d|mo|y)$/,
+        ),
+      ],
     ]);
   });
 });
@@ -269,72 +332,168 @@ describe('paging', () => {
 });
 
 describe('bad input', () => {
-  suite.badInputCases(LISTS.flatMap(([name, base]) => [
-    [`author_id with author_username (${name})`, name, { ...base, author_id: 1, author_username: 'bob' }, 'author_username'],
-    [`assignee_id with assignee_username (${name})`, name, { ...base, assignee_id: 'Any', assignee_username: ['bob'] }, 'assignee_username'],
-    [`an author_id that is not a whole number (${name})`, name, { ...base, author_id: 1.5 }, 'author_id'],
-    [`iids that are not whole numbers (${name})`, name, { ...base, iids: [1.5] }, 'iids.0'],
-    [`a weight that is not a whole number (${name})`, name, { ...base, weight: 2.5 }, 'weight'],
-  ] as BadInputCase[]));
+  suite.badInputCases(
+    LISTS.flatMap(
+      ([name, base]) =>
+        [
+          [
+            `author_id with author_username (${name})`,
+            name,
+            { ...base, author_id: 1, author_username: 'bob' },
+            'author_username',
+          ],
+          [
+            `assignee_id with assignee_username (${name})`,
+            name,
+            { ...base, assignee_id: 'Any', assignee_username: ['bob'] },
+            'assignee_username',
+          ],
+          [`an author_id that is not a whole number (${name})`, name, { ...base, author_id: 1.5 }, 'author_id'],
+          [`iids that are not whole numbers (${name})`, name, { ...base, iids: [1.5] }, 'iids.0'],
+          [`a weight that is not a whole number (${name})`, name, { ...base, weight: 2.5 }, 'weight'],
+        ] as BadInputCase[],
+    ),
+  );
 });
 
 describe('one issue: read, open, change, comment (beyond the spec)', () => {
   const INFRA = 'acme/platform/infra';
-  interface Detail extends Issue { issue_type: string; type: string }
+  interface Detail extends Issue {
+    issue_type: string;
+    type: string;
+  }
   let iid = 0;
 
   it('reads one issue (an incident of the demo data); 404 for what the caller may not see', async () => {
     const issue = await suite.data<Detail>('get_issue', { id: INFRA, issue_iid: 3 }, 'guest');
-    expect(issue).toMatchObject({ title: 'Staging API answers 502', issue_type: 'incident', type: 'INCIDENT', state: 'opened' });
+    expect(issue).toMatchObject({
+      title: 'Staging API answers 502',
+      issue_type: 'incident',
+      type: 'INCIDENT',
+      state: 'opened',
+    });
     expect(names(issue)).toContain('incident');
     expect((await suite.refusal('get_issue', { id: PAYMENTS, issue_iid: 1 }, 'outsider')).status).toBe(404);
     expect((await suite.refusal('get_issue', { id: PAYMENTS, issue_iid: 3 }, 'guest')).status).toBe(404);
-    expect(suite.operation('get_issue').present!(issue, { id: INFRA }).title).toBe('Issue #3: Staging API answers 502 (opened)');
+    expect(suite.operation('get_issue').present!(issue, { id: INFRA }).title).toBe(
+      'Issue #3: Staging API answers 502 (opened)',
+    );
   });
 
   it('opens an incident (reporters and up) with labels, people, type and due date', async () => {
-    const result = await suite.call('create_issue', {
-      id: INFRA, title: 'Payments timeouts', description: 'p99 over 5 s.', labels: 'incident,backend', assignee_ids: [userId('bob')],
-      confidential: true, issue_type: 'incident', due_date: '2030-01-02',
-    }, { as: 'reporter' });
+    const result = await suite.call(
+      'create_issue',
+      {
+        id: INFRA,
+        title: 'Payments timeouts',
+        description: 'p99 over 5 s.',
+        labels: 'incident,backend',
+        assignee_ids: [userId('bob')],
+        confidential: true,
+        issue_type: 'incident',
+        due_date: '2030-01-02',
+      },
+      { as: 'reporter' },
+    );
     expect(result.status).toBe(201);
     const issue = result.data as Detail;
     iid = issue.iid;
-    expect(issue).toMatchObject({ iid: 5, issue_type: 'incident', confidential: true, due_date: '2030-01-02', author: { username: 'carol' }, labels: ['incident', 'backend'] });
+    expect(issue).toMatchObject({
+      iid: 5,
+      issue_type: 'incident',
+      confidential: true,
+      due_date: '2030-01-02',
+      author: { username: 'carol' },
+      labels: ['incident', 'backend'],
+    });
     // Guest access opens issues too: a guest member, and any signed-in user of an internal project; below reporter the
     // service quietly leaves out labels, people and the incident type. A private project stays hidden from outsiders.
-    const byGuest = await suite.data<Detail>('create_issue', { id: INFRA, title: 'Staging login loops', labels: 'bug', issue_type: 'incident' }, 'guest');
+    const byGuest = await suite.data<Detail>(
+      'create_issue',
+      { id: INFRA, title: 'Staging login loops', labels: 'bug', issue_type: 'incident' },
+      'guest',
+    );
     expect(byGuest).toMatchObject({ author: { username: 'dave' }, labels: [], issue_type: 'issue' });
-    expect((await suite.data<Detail>('create_issue', { id: INFRA, title: 'Docs link broken' }, 'outsider')).author).toMatchObject({ username: 'erin' });
+    expect(
+      (await suite.data<Detail>('create_issue', { id: INFRA, title: 'Docs link broken' }, 'outsider')).author,
+    ).toMatchObject({ username: 'erin' });
     expect((await suite.refusal('create_issue', { id: PAYMENTS, title: 'x' }, 'outsider')).status).toBe(404);
   });
 
   it('updates labels (recording label events), people, state, title and description', async () => {
-    let issue = await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, add_labels: 'bug', remove_labels: 'backend', assignee_ids: [userId('alice')], confidential: false, due_date: '2030-02-01' }, 'reporter');
+    let issue = await suite.data<Detail>(
+      'update_issue',
+      {
+        id: INFRA,
+        issue_iid: iid,
+        add_labels: 'bug',
+        remove_labels: 'backend',
+        assignee_ids: [userId('alice')],
+        confidential: false,
+        due_date: '2030-02-01',
+      },
+      'reporter',
+    );
     expect(names(issue)).toEqual(['incident', 'bug']);
     expect(issue).toMatchObject({ confidential: false, due_date: '2030-02-01', assignees: [{ username: 'alice' }] });
     issue = await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, labels: 'incident' });
     expect(names(issue)).toEqual(['incident']);
-    const events = await suite.data<Array<{ label: { name: string }; action: string }>>('list_issue_label_events', { id: INFRA, issue_iid: iid });
-    expect(events.map((e) => `${e.action} ${e.label.name}`)).toEqual(['add incident', 'add backend', 'remove backend', 'add bug', 'remove bug']);
-    issue = await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, state_event: 'close', title: 'Payments timeouts (resolved)', description: 'Fixed.' });
+    const events = await suite.data<Array<{ label: { name: string }; action: string }>>('list_issue_label_events', {
+      id: INFRA,
+      issue_iid: iid,
+    });
+    expect(events.map((e) => `${e.action} ${e.label.name}`)).toEqual([
+      'add incident',
+      'add backend',
+      'remove backend',
+      'add bug',
+      'remove bug',
+    ]);
+    issue = await suite.data<Detail>('update_issue', {
+      id: INFRA,
+      issue_iid: iid,
+      state_event: 'close',
+      title: 'Payments timeouts (resolved)',
+      description: 'Fixed.',
+    });
     expect(issue).toMatchObject({ state: 'closed', title: 'Payments timeouts (resolved)', description: 'Fixed.' });
-    expect((await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, state_event: 'reopen' })).state).toBe('opened');
-    expect((await suite.refusal('update_issue', { id: INFRA, issue_iid: iid, state_event: 'close' }, 'guest')).status).toBe(403);
+    expect((await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, state_event: 'reopen' })).state).toBe(
+      'opened',
+    );
+    expect(
+      (await suite.refusal('update_issue', { id: INFRA, issue_iid: iid, state_event: 'close' }, 'guest')).status,
+    ).toBe(403);
   });
 
   it('comments (guest access and up) and lists comments with system notes', async () => {
-    const note = await suite.call('comment_on_issue', { id: INFRA, issue_iid: iid, body: 'Rolled back.' }, { as: 'reporter' });
+    const note = await suite.call(
+      'comment_on_issue',
+      { id: INFRA, issue_iid: iid, body: 'Rolled back.' },
+      { as: 'reporter' },
+    );
     expect(note.status).toBe(201);
-    expect((await suite.refusal('comment_on_issue', { id: PAYMENTS, issue_iid: 1, body: 'hi' }, 'outsider')).status).toBe(404);
-    const newest = await suite.data<Array<{ body: string; system: boolean }>>('list_issue_notes', { id: INFRA, issue_iid: iid });
+    expect(
+      (await suite.refusal('comment_on_issue', { id: PAYMENTS, issue_iid: 1, body: 'hi' }, 'outsider')).status,
+    ).toBe(404);
+    const newest = await suite.data<Array<{ body: string; system: boolean }>>('list_issue_notes', {
+      id: INFRA,
+      issue_iid: iid,
+    });
     expect(newest.map((n) => n.body)).toEqual(['Rolled back.', 'reopened', 'closed']);
-    const oldest = await suite.data<Array<{ body: string }>>('list_issue_notes', { id: INFRA, issue_iid: iid, sort: 'asc', order_by: 'created_at' });
+    const oldest = await suite.data<Array<{ body: string }>>('list_issue_notes', {
+      id: INFRA,
+      issue_iid: iid,
+      sort: 'asc',
+      order_by: 'created_at',
+    });
     expect(oldest.map((n) => n.body)).toEqual(['closed', 'reopened', 'Rolled back.']);
   });
 
   it('asks a human only for updates that overwrite the title or description', () => {
-    const ask = (name: string, raw: Record<string, unknown>) => decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, { readOnly: false }).kind;
+    const ask = (name: string, raw: Record<string, unknown>) =>
+      decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, {
+        readOnly: false,
+      }).kind;
     expect(ask('update_issue', { id: INFRA, issue_iid: 1, state_event: 'close', labels: 'bug' })).toBe('run');
     expect(ask('update_issue', { id: INFRA, issue_iid: 1, title: 't' })).toBe('confirm');
     expect(ask('update_issue', { id: INFRA, issue_iid: 1, description: 'd' })).toBe('confirm');
@@ -348,7 +507,12 @@ describe('an incident issue from triage', () => {
     const opened = await suite.call('open_incident_issue', { id: WEB }, { as: 'developer' });
     expect(opened.status).toBe(201);
     const issue = opened.data as Issue & { issue_type: string; description: string };
-    expect(issue).toMatchObject({ title: 'main is red: test failing', issue_type: 'incident', state: 'opened', author: { username: 'bob' } });
+    expect(issue).toMatchObject({
+      title: 'main is red: test failing',
+      issue_type: 'incident',
+      state: 'opened',
+      author: { username: 'bob' },
+    });
     expect(names(issue)).toEqual(['incident']);
     expect(issue.description).toMatch(/^Red for .*, since .* UTC\.$/m);
     const again = await suite.refusal('open_incident_issue', { id: WEB }, 'developer');

@@ -12,7 +12,12 @@ const suite = contractSuite('jobs');
 const WEB = 'acme/web';
 const PAYMENTS = 'acme/platform/payments-api';
 
-type Job = Record<string, unknown> & { id: number; name: string; status: string; pipeline: { id: number; status: string; ref: string } };
+type Job = Record<string, unknown> & {
+  id: number;
+  name: string;
+  status: string;
+  pipeline: { id: number; status: string; ref: string };
+};
 
 async function webJobs(scope?: string[]): Promise<Job[]> {
   return (await suite.call('list_project_jobs', { id: WEB, per_page: 100, ...(scope ? { scope } : {}) })).data as Job[];
@@ -27,29 +32,44 @@ async function incidentJob(): Promise<Job> {
 }
 
 describe('lists', () => {
-  it('lists a pipeline\'s jobs with stage, status, commit and pipeline, consistent with the pipeline', async () => {
+  it("lists a pipeline's jobs with stage, status, commit and pipeline, consistent with the pipeline", async () => {
     const job = await incidentJob();
     const result = await suite.call('list_pipeline_jobs', { id: WEB, pipeline_id: job.pipeline.id });
     const jobs = result.data as Job[];
     // Newest first, as the service lists a pipeline's jobs.
     expect(jobs.map((j) => [j.name, j.stage, j.status])).toEqual([
-      ['deploy:staging', 'deploy', 'skipped'], ['test', 'test', 'failed'], ['lint', 'test', 'success'], ['build', 'build', 'success'],
+      ['deploy:staging', 'deploy', 'skipped'],
+      ['test', 'test', 'failed'],
+      ['lint', 'test', 'success'],
+      ['build', 'build', 'success'],
     ]);
     expect(jobs[1]).toMatchObject({
       failure_reason: 'script_failure',
-      commit: { id: expect.stringMatching(/^[0-9a-f]{40}$/), short_id: expect.any(String), title: expect.any(String), author_name: expect.any(String) },
+      commit: {
+        id: expect.stringMatching(/^[0-9a-f]{40}$/),
+        short_id: expect.any(String),
+        title: expect.any(String),
+        author_name: expect.any(String),
+      },
       pipeline: { id: job.pipeline.id, sha: expect.stringMatching(/^[0-9a-f]{40}$/), ref: 'main', status: 'failed' },
       web_url: expect.stringMatching(new RegExp(`/acme/web/-/jobs/${job.id}$`)),
-      started_at: expect.any(String), finished_at: expect.any(String), duration: expect.any(Number),
+      started_at: expect.any(String),
+      finished_at: expect.any(String),
+      duration: expect.any(Number),
     });
     expect(jobs[3]).not.toHaveProperty('failure_reason');
-    const shown = suite.operation('list_pipeline_jobs').present!(result.data, { id: WEB, pipeline_id: job.pipeline.id });
+    const shown = suite.operation('list_pipeline_jobs').present!(result.data, {
+      id: WEB,
+      pipeline_id: job.pipeline.id,
+    });
     expect(shown.fields?.[1][1]).toContain('script_failure');
   });
 
   it('filters by scope, on a pipeline and across the project', async () => {
     const job = await incidentJob();
-    const failed = (await suite.call('list_pipeline_jobs', { id: WEB, pipeline_id: job.pipeline.id, scope: ['failed', 'skipped'] })).data as Job[];
+    const failed = (
+      await suite.call('list_pipeline_jobs', { id: WEB, pipeline_id: job.pipeline.id, scope: ['failed', 'skipped'] })
+    ).data as Job[];
     expect(failed.map((j) => j.status).sort()).toEqual(['failed', 'skipped']);
     const running = await webJobs(['running', 'pending']);
     expect(running.length).toBeGreaterThan(1);
@@ -94,7 +114,9 @@ describe('get_job_log', () => {
     expect(log.log).not.toContain('glpat-x8Kd92nFq3LmZp7TvW1c');
     expect(log.log).toContain('token [redacted]');
     expect(log.log).toContain('NPM_REGISTRY_TOKEN=[MASKED]');
-    expect(log.sections.map((s) => s.name)).toEqual(expect.arrayContaining(['prepare_executor', 'get_sources', 'step_script']));
+    expect(log.sections.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['prepare_executor', 'get_sources', 'step_script']),
+    );
     expect(log.log).toContain('▸ prepare_executor');
     expect(log.cut).toBe(false);
     const requests = suite.requests();
@@ -118,7 +140,11 @@ describe('get_job_log', () => {
     const [job] = (await webJobs(['success'])).filter((j) => j.name === 'build');
     const size = 50 * 1024 * 1024;
     const line = 'step 0000000 compiled module ok\n';
-    setJobLog(suite.sandbox.store, job.id, Buffer.concat([Buffer.alloc(size - 24, line), Buffer.from('\nlast line of the build\n')]));
+    setJobLog(
+      suite.sandbox.store,
+      job.id,
+      Buffer.concat([Buffer.alloc(size - 24, line), Buffer.from('\nlast line of the build\n')]),
+    );
     const log = (await suite.call('get_job_log', { id: WEB, job_id: job.id, lines: 10 })).data as JobLogResult;
     expect(log.cut).toBe(true);
     expect(log.lines_read).toBeLessThanOrEqual(Math.ceil((2 * 1024 * 1024) / line.length) + 1);
@@ -132,7 +158,10 @@ describe('writes and their policy', () => {
   it('asks a human before cancel and play, treats erase as destructive, runs the retry of a job that is not manual', () => {
     const input = { id: WEB, job_id: 1 };
     const options = { readOnly: false };
-    const job = (when: string) => ({ read: true as const, facts: { id: 1, name: 'test', stage: 'test', status: 'failed', when } });
+    const job = (when: string) => ({
+      read: true as const,
+      facts: { id: 1, name: 'test', stage: 'test', status: 'failed', when },
+    });
     expect(decide(suite.operation('retry_job'), input, options, undefined, job('on_success')).kind).toBe('run');
     // A retry starts a manual job at once; unread, it may be one.
     expect(decide(suite.operation('retry_job'), input, options, undefined, job('manual')).kind).toBe('confirm');
@@ -154,7 +183,9 @@ describe('writes and their policy', () => {
     expect(retried.id).toBeGreaterThan(job.id);
     const visible = (await suite.call('list_pipeline_jobs', { id: WEB, pipeline_id: job.pipeline.id })).data as Job[];
     expect(visible.map((j) => j.id)).not.toContain(job.id);
-    const withRetried = (await suite.call('list_pipeline_jobs', { id: WEB, pipeline_id: job.pipeline.id, include_retried: true })).data as Job[];
+    const withRetried = (
+      await suite.call('list_pipeline_jobs', { id: WEB, pipeline_id: job.pipeline.id, include_retried: true })
+    ).data as Job[];
     expect(withRetried.map((j) => j.id)).toEqual(expect.arrayContaining([job.id, retried.id]));
     expect((await suite.refusal('retry_job', { id: WEB, job_id: job.id })).status).toBe(403);
     // The new job is pending: cancel stops it; cancelling it again answers the job as it is, as the service does.
@@ -173,7 +204,7 @@ describe('writes and their policy', () => {
     expect((await suite.refusal('play_job', { id: WEB, job_id: manual.id })).status).toBe(400);
   });
 
-  it('erases a finished job\'s log and artifacts, and refuses an unfinished one', async () => {
+  it("erases a finished job's log and artifacts, and refuses an unfinished one", async () => {
     const [done] = (await webJobs(['success'])).filter((j) => j.name === 'lint');
     const erased = (await suite.call('erase_job', { id: WEB, job_id: done.id })).data as Job;
     expect(erased).toMatchObject({ id: done.id, erased_at: expect.any(String), artifacts: [] });
@@ -188,7 +219,9 @@ describe('writes and their policy', () => {
     // and its description must not offer them (the service and the sandbox take job_variables_attributes).
     const op = suite.operation('play_job');
     expect(op.description).not.toMatch(/variable/i);
-    expect(() => validateInput(op, { id: WEB, job_id: 1, job_variables_attributes: [{ key: 'A', value: 'b' }] })).toThrow(/job_variables_attributes/);
+    expect(() =>
+      validateInput(op, { id: WEB, job_id: 1, job_variables_attributes: [{ key: 'A', value: 'b' }] }),
+    ).toThrow(/job_variables_attributes/);
   });
 });
 

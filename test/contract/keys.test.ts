@@ -20,7 +20,10 @@ describe('get_ssh_key', () => {
     const key = keyOf('alice@laptop');
     const result = await suite.call('get_ssh_key', { id: key.id }, { as: 'admin' });
     expect(result.data).toMatchObject({
-      id: key.id, title: 'alice@laptop', key: expect.stringMatching(/^ssh-ed25519 \S+ alice@acme.example$/), created_at: expect.any(String),
+      id: key.id,
+      title: 'alice@laptop',
+      key: expect.stringMatching(/^ssh-ed25519 \S+ alice@acme.example$/),
+      created_at: expect.any(String),
       user: { username: 'alice', email: 'alice@acme.example', is_admin: false, identities: expect.any(Array) },
     });
   });
@@ -37,7 +40,9 @@ describe('get_ssh_key', () => {
 describe('find_ssh_key', () => {
   it('finds a key by a SHA256 fingerprint whose "/", "+" and ":" travel URL-encoded', async () => {
     // A demo key whose fingerprint has both: an unencoded '+' would reach the service as a space.
-    const key = sshKeysOf(suite.sandbox.store).find((k) => /\+/.test(sha256Fingerprint(k)) && /\//.test(sha256Fingerprint(k)))!;
+    const key = sshKeysOf(suite.sandbox.store).find(
+      (k) => /\+/.test(sha256Fingerprint(k)) && /\//.test(sha256Fingerprint(k)),
+    )!;
     expect(key).toBeDefined();
     const result = await suite.call('find_ssh_key', { fingerprint: sha256Fingerprint(key) }, { as: 'admin' });
     expect(result.data).toMatchObject({ id: key.id, title: key.title, user: { id: key.user_id } });
@@ -46,7 +51,10 @@ describe('find_ssh_key', () => {
   it('finds a key by its MD5 fingerprint, with or without the MD5: prefix', async () => {
     const key = keyOf('erin@consulting');
     for (const fingerprint of [md5Fingerprint(key), `MD5:${md5Fingerprint(key)}`]) {
-      expect((await suite.call('find_ssh_key', { fingerprint }, { as: 'admin' })).data).toMatchObject({ id: key.id, user: { username: 'erin' } });
+      expect((await suite.call('find_ssh_key', { fingerprint }, { as: 'admin' })).data).toMatchObject({
+        id: key.id,
+        user: { username: 'erin' },
+      });
     }
   });
 

@@ -29,25 +29,42 @@ async function events(name: string, input: Record<string, unknown>, as: Role = '
 // Each kind of resource: where it lives, the history the seed gave it, and what an outsider (or guest) may not see.
 const KINDS = [
   {
-    kind: 'issue', list: 'list_issue_label_events', get: 'get_issue_label_event', resourceType: 'Issue',
+    kind: 'issue',
+    list: 'list_issue_label_events',
+    get: 'get_issue_label_event',
+    resourceType: 'Issue',
     target: () => ({ id: WEB, issue_iid: 1 }),
     other: () => ({ id: WEB, issue_iid: 2 }),
     history: ['add bug by carol', 'add needs-triage by carol', 'remove needs-triage by carol', 'add frontend by carol'],
     hidden: () => ({ input: { id: WEB, issue_iid: 5 }, as: 'outsider' as Role, message: '404 Issue Not Found' }),
   },
   {
-    kind: 'merge request', list: 'list_merge_request_label_events', get: 'get_merge_request_label_event', resourceType: 'MergeRequest',
+    kind: 'merge request',
+    list: 'list_merge_request_label_events',
+    get: 'get_merge_request_label_event',
+    resourceType: 'MergeRequest',
     target: () => ({ id: WEB, merge_request_iid: 2 }),
     other: () => ({ id: WEB, merge_request_iid: 1 }),
     history: ['add feature by alice', 'add UX by alice'],
-    hidden: () => ({ input: { id: PAYMENTS, merge_request_iid: 1 }, as: 'guest' as Role, message: '404 Merge Request Not Found' }),
+    hidden: () => ({
+      input: { id: PAYMENTS, merge_request_iid: 1 },
+      as: 'guest' as Role,
+      message: '404 Merge Request Not Found',
+    }),
   },
   {
-    kind: 'epic', list: 'list_epic_label_events', get: 'get_epic_label_event', resourceType: 'Epic',
+    kind: 'epic',
+    list: 'list_epic_label_events',
+    get: 'get_epic_label_event',
+    resourceType: 'Epic',
     target: () => ({ id: 'acme', epic_id: epicId('Storefront 2.0') }),
     other: () => ({ id: 'acme/platform', epic_id: epicId('PCI compliance') }),
     history: ['add feature by alice', 'add frontend by alice'],
-    hidden: () => ({ input: { id: 'acme/platform', epic_id: epicId('PCI compliance') }, as: 'outsider' as Role, message: '404 Group Not Found' }),
+    hidden: () => ({
+      input: { id: 'acme/platform', epic_id: epicId('PCI compliance') },
+      as: 'outsider' as Role,
+      message: '404 Group Not Found',
+    }),
   },
 ] as const;
 
@@ -57,9 +74,17 @@ describe.each(KINDS)('label events of an $kind', ({ list, get, resourceType, tar
     expect(summary(answer)).toEqual(history);
     for (const event of answer) {
       expect(event).toEqual({
-        id: expect.any(Number), user: expect.objectContaining({ username: expect.any(String), state: 'active' }),
-        created_at: expect.any(String), resource_type: resourceType, resource_id: expect.any(Number),
-        label: { id: expect.any(Number), name: expect.any(String), color: expect.stringMatching(/^#[0-9a-f]{6}$/i), description: event.label.description === null ? null : expect.any(String) },
+        id: expect.any(Number),
+        user: expect.objectContaining({ username: expect.any(String), state: 'active' }),
+        created_at: expect.any(String),
+        resource_type: resourceType,
+        resource_id: expect.any(Number),
+        label: {
+          id: expect.any(Number),
+          name: expect.any(String),
+          color: expect.stringMatching(/^#[0-9a-f]{6}$/i),
+          description: event.label.description === null ? null : expect.any(String),
+        },
         action: expect.stringMatching(/^(add|remove)$/),
       });
     }
@@ -98,11 +123,13 @@ describe('recording', () => {
     setLabels(store, { kind: 'Issue', item: issue }, ['ux', 'frontend'], store.findUser('bob')!, new Date());
     const after = await events('list_issue_label_events', { id: WEB, issue_iid: 2 });
     expect(summary(after.slice(before.length))).toEqual(['remove bug by bob', 'add frontend by bob']);
-    const issues = (await suite.call('list_project_issues', { id: WEB, iids: [2] })).data as Array<{ labels: string[] }>;
+    const issues = (await suite.call('list_project_issues', { id: WEB, iids: [2] })).data as Array<{
+      labels: string[];
+    }>;
     expect(issues[0].labels).toEqual(['UX', 'frontend']);
   });
 
-  it('finds a confidential issue\'s events for its author and reporters', async () => {
+  it("finds a confidential issue's events for its author and reporters", async () => {
     expect((await events('list_issue_label_events', { id: WEB, issue_iid: 9 }, 'guest')).length).toBeGreaterThan(0);
     expect((await events('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'reporter')).length).toBeGreaterThan(0);
     const guest = await suite.refusal('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'guest');
@@ -115,11 +142,26 @@ describe('presentation', () => {
     const result = await suite.call('list_issue_label_events', { id: WEB, issue_iid: 1 });
     const shown = suite.operation('list_issue_label_events').present!(result.data, { id: WEB, issue_iid: 1 });
     expect(shown.title).toBe('4 label events');
-    expect(shown.fields?.[2]).toEqual([expect.stringMatching(/^#\d+$/), expect.stringMatching(/^remove needs-triage · @carol · \d+(?:m|h|d|mo|y)$/)]);
+    expect(shown.fields?.[2]).toEqual([
+      expect.stringMatching(/^#\d+$/),
+      expect.stringMatching(/^remove needs-triage · @carol · \d+(?:m|h|d|mo|y)$/),
+    ]);
     const first = (result.data as LabelEvent[])[0];
     const one = await suite.call('get_issue_label_event', { id: WEB, issue_iid: 1, resource_label_event_id: first.id });
-    expect(suite.operation('get_issue_label_event').present!(one.data, { id: WEB, issue_iid: 1, resource_label_event_id: first.id }))
-      .toEqual({ title: `Label event #${first.id}: add bug`, fields: [['by', 'carol'], ['at', first.created_at], ['on', `Issue ${first.resource_id}`]] });
+    expect(
+      suite.operation('get_issue_label_event').present!(one.data, {
+        id: WEB,
+        issue_iid: 1,
+        resource_label_event_id: first.id,
+      }),
+    ).toEqual({
+      title: `Label event #${first.id}: add bug`,
+      fields: [
+        ['by', 'carol'],
+        ['at', first.created_at],
+        ['on', `Issue ${first.resource_id}`],
+      ],
+    });
   });
 });
 

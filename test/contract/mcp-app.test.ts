@@ -40,12 +40,21 @@ afterAll(async () => {
 /** The SDK's client on our server: `views` declares the MCP Apps extension; `server` overrides the server's options. */
 async function connect(views: boolean, server: Partial<McpServerOptions> = {}): Promise<Client> {
   const mcp = createMcpServer({
-    operations, client: env.client, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000, ...server,
+    operations,
+    client: env.client,
+    readOnly: false,
+    toolsets: [],
+    maxResultChars: 60_000,
+    callTimeoutMs: 45_000,
+    ...server,
   });
   const client = new Client({ name: 'apps-test', version: '1.0.0' }, { capabilities: views ? APPS_CAPABILITY : {} });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
-  open.push(async () => { await client.close(); await mcp.close(); });
+  open.push(async () => {
+    await client.close();
+    await mcp.close();
+  });
   return client;
 }
 
@@ -68,7 +77,11 @@ async function triage(client: Client) {
     if (redSince?.first_red) delete redSince.first_red.red_for;
     return rest;
   };
-  return { text: strip(JSON.parse(resultText(result))), structured: strip(result.structuredContent as Record<string, unknown>), isError: result.isError };
+  return {
+    text: strip(JSON.parse(resultText(result))),
+    structured: strip(result.structuredContent as Record<string, unknown>),
+    isError: result.isError,
+  };
 }
 
 function withoutMeta(list: Tool[]): Tool[] {
@@ -79,7 +92,10 @@ describe('the triage view over MCP', () => {
   it('names the view on triage_project and get_pipeline, in the field and the key older hosts read', async () => {
     const list = await tools(await connect(true));
     for (const name of ['triage_project', 'get_pipeline']) {
-      expect(named(list, name)._meta).toEqual({ ui: { resourceUri: TRIAGE_VIEW_URI }, 'ui/resourceUri': TRIAGE_VIEW_URI });
+      expect(named(list, name)._meta).toEqual({
+        ui: { resourceUri: TRIAGE_VIEW_URI },
+        'ui/resourceUri': TRIAGE_VIEW_URI,
+      });
     }
     expect(named(list, 'list_pipelines')._meta).toBeUndefined();
   });
@@ -88,7 +104,12 @@ describe('the triage view over MCP', () => {
     const client = await connect(true);
     const listed = (await client.listResources()).resources;
     expect(listed).toContainEqual(expect.objectContaining({ uri: TRIAGE_VIEW_URI, mimeType: VIEW_MIME_TYPE }));
-    const [page] = (await client.readResource({ uri: TRIAGE_VIEW_URI })).contents as Array<{ uri: string; mimeType: string; text: string; _meta: unknown }>;
+    const [page] = (await client.readResource({ uri: TRIAGE_VIEW_URI })).contents as Array<{
+      uri: string;
+      mimeType: string;
+      text: string;
+      _meta: unknown;
+    }>;
     expect(page.mimeType).toBe('text/html;profile=mcp-app');
     expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(VIEW_MAX_BYTES);
     expect(page._meta).toEqual({ ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } });
@@ -112,14 +133,19 @@ describe('the triage view over MCP', () => {
     expect((await plain.listResources()).resources).toEqual([]);
   });
 
-  it('lists the view\'s own tools, marked for the view alone, only to a client that renders views', async () => {
+  it("lists the view's own tools, marked for the view alone, only to a client that renders views", async () => {
     const views = await tools(await connect(true));
     const plain = await tools(await connect(false));
     const viewOnly = views.filter((tool) => !plain.some((p) => p.name === tool.name));
-    expect(viewOnly.map((tool) => tool.name).sort()).toEqual(['list_pipeline_jobs', 'open_incident_issue', 'revert_as_merge_request']);
+    expect(viewOnly.map((tool) => tool.name).sort()).toEqual([
+      'list_pipeline_jobs',
+      'open_incident_issue',
+      'revert_as_merge_request',
+    ]);
     for (const tool of viewOnly) expect((tool._meta?.ui as { visibility?: string[] }).visibility).toEqual(['app']);
     // The model's own tools stay as they are: get_job_log, retry_pipeline and cancel_pipeline are in the default preset already.
-    for (const name of ['get_job_log', 'retry_pipeline', 'cancel_pipeline']) expect(named(views, name)._meta).toBeUndefined();
+    for (const name of ['get_job_log', 'retry_pipeline', 'cancel_pipeline'])
+      expect(named(views, name)._meta).toBeUndefined();
   });
 
   it('lists every tool a button calls for the view when the preset leaves it out: Cancel pipeline too', async () => {
@@ -128,7 +154,13 @@ describe('the triage view over MCP', () => {
     const plain = await tools(await connect(false, projectsOnly));
     const viewOnly = views.filter((tool) => !plain.some((p) => p.name === tool.name));
     expect(viewOnly.map((tool) => tool.name).sort()).toEqual([
-      'cancel_pipeline', 'get_job_log', 'get_pipeline', 'list_pipeline_jobs', 'open_incident_issue', 'retry_pipeline', 'revert_as_merge_request',
+      'cancel_pipeline',
+      'get_job_log',
+      'get_pipeline',
+      'list_pipeline_jobs',
+      'open_incident_issue',
+      'retry_pipeline',
+      'revert_as_merge_request',
     ]);
     for (const tool of viewOnly) expect(tool._meta?.ui).toEqual({ visibility: ['app'] });
   });
@@ -159,10 +191,13 @@ describe('the triage view over MCP', () => {
   });
 
   it('costs tools/list nothing for a client without views', async () => {
-    const bytes = async (views: boolean, apps: boolean) => Buffer.byteLength(JSON.stringify({ tools: await tools(await connect(views, { apps })) }));
+    const bytes = async (views: boolean, apps: boolean) =>
+      Buffer.byteLength(JSON.stringify({ tools: await tools(await connect(views, { apps })) }));
     const [off, plain, views] = [await bytes(false, false), await bytes(false, true), await bytes(true, true)];
-    console.log(`tools/list of the default preset: ${off} bytes with FORGEOPS_APPS=off, ${plain} (+${plain - off}) to a client `
-      + `without MCP Apps, ${views} (+${views - off}) to one that renders views`);
+    console.log(
+      `tools/list of the default preset: ${off} bytes with FORGEOPS_APPS=off, ${plain} (+${plain - off}) to a client ` +
+        `without MCP Apps, ${views} (+${views - off}) to one that renders views`,
+    );
     expect(plain).toBe(off);
     expect(views - off).toBeGreaterThan(0);
   });
@@ -170,9 +205,16 @@ describe('the triage view over MCP', () => {
   it('keeps data out of the page: a hostile commit title reaches the tool result, never the resource', async () => {
     const client = await connect(true);
     const title = '</script><img src=x onerror=alert(1)> fix';
-    await env.client.request({ method: 'POST', idempotent: false, path: `/projects/${encodeURIComponent(WEB)}/repository/commits`, body: {
-      branch: 'main', commit_message: title, actions: [{ action: 'create', file_path: 'hostile.txt', content: 'x' }],
-    } });
+    await env.client.request({
+      method: 'POST',
+      idempotent: false,
+      path: `/projects/${encodeURIComponent(WEB)}/repository/commits`,
+      body: {
+        branch: 'main',
+        commit_message: title,
+        actions: [{ action: 'create', file_path: 'hostile.txt', content: 'x' }],
+      },
+    });
     const result = await client.callTool({ name: 'triage_project', arguments: { id: WEB } });
     expect(resultText(result)).toContain(title);
     const [page] = (await client.readResource({ uri: TRIAGE_VIEW_URI })).contents as Array<{ text: string }>;
@@ -185,10 +227,24 @@ describe('the triage view over the stateless 2026-07-28 revision', () => {
   /** serve's /mcp with both revisions; `apps` as FORGEOPS_APPS sets it. */
   async function serve(apps: boolean) {
     const serverOptions = (token?: string): McpServerOptions => ({
-      operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000, apps,
+      operations,
+      client: env.client,
+      token,
+      readOnly: false,
+      toolsets: [],
+      maxResultChars: 60_000,
+      callTimeoutMs: 45_000,
+      apps,
     });
     const http = await startHttp(env.client, {
-      stateless: () => createStatelessEndpoint({ serverOptions, store: new MemoryStore(), sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger }),
+      stateless: () =>
+        createStatelessEndpoint({
+          serverOptions,
+          store: new MemoryStore(),
+          sharedStore: false,
+          maxMessageBytes: 1 << 20,
+          log: silentLogger,
+        }),
     });
     open.push(() => http.close());
     return http.url;
@@ -196,9 +252,13 @@ describe('the triage view over the stateless 2026-07-28 revision', () => {
 
   /** An SDK v2 client pinned to the revision, declaring the MCP Apps extension or not (each request carries it). */
   async function modern(url: string, views: boolean) {
-    const client = new ClientV2({ name: 'apps-v2-test', version: '1.0.0' }, {
-      versionNegotiation: { mode: { pin: MODERN } }, capabilities: views ? APPS_CAPABILITY : {},
-    });
+    const client = new ClientV2(
+      { name: 'apps-v2-test', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: { pin: MODERN } },
+        capabilities: views ? APPS_CAPABILITY : {},
+      },
+    );
     await client.connect(new TransportV2(new URL(url)));
     open.push(() => client.close());
     return client;
@@ -210,7 +270,10 @@ describe('the triage view over the stateless 2026-07-28 revision', () => {
     const viewTools = (await views.listTools()).tools as Tool[];
     expect(named(viewTools, 'triage_project')._meta).toMatchObject({ ui: { resourceUri: TRIAGE_VIEW_URI } });
     expect(named(viewTools, 'revert_as_merge_request')._meta).toEqual({ ui: { visibility: ['app'] } });
-    const [page] = (await views.readResource({ uri: TRIAGE_VIEW_URI })).contents as Array<{ mimeType: string; text: string }>;
+    const [page] = (await views.readResource({ uri: TRIAGE_VIEW_URI })).contents as Array<{
+      mimeType: string;
+      text: string;
+    }>;
     expect(page.mimeType).toBe(VIEW_MIME_TYPE);
     expect(page.text).toMatch(/^<!doctype html>/);
 

@@ -44,7 +44,11 @@ async function list(name: string, input: Record<string, unknown>, as: Role = 'ma
 // Each filter at each level: a non-empty answer that every merge request passes, smaller than the unfiltered one.
 const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check: (mr: MergeRequest) => boolean]> = [
   ['state', () => ({ state: 'merged' }), (m) => m.state === 'merged'],
-  ['labels all-of, case-insensitively', () => ({ labels: 'Feature,FRONTEND' }), (m) => names(m).includes('feature') && names(m).includes('frontend')],
+  [
+    'labels all-of, case-insensitively',
+    () => ({ labels: 'Feature,FRONTEND' }),
+    (m) => names(m).includes('feature') && names(m).includes('frontend'),
+  ],
   ['labels None', () => ({ labels: 'None' }), (m) => m.labels.length === 0],
   ['milestone', () => ({ milestone: '1.1' }), (m) => m.milestone?.title === '1.1'],
   ['milestone Any', () => ({ milestone: 'Any' }), (m) => m.milestone !== null],
@@ -54,12 +58,24 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
   ['my_reaction_emoji', () => ({ my_reaction_emoji: 'thumbsup' }), (m) => m.upvotes > 0],
   ['search', () => ({ search: 'DARK' }), (m) => /dark/i.test(`${m.title} ${m.description}`)],
   ['source_branch', () => ({ source_branch: 'feature/search' }), (m) => m.source_branch === 'feature/search'],
-  ['target_branch', () => ({ target_branch: 'main', state: 'opened' }), (m) => m.target_branch === 'main' && m.state === 'opened'],
+  [
+    'target_branch',
+    () => ({ target_branch: 'main', state: 'opened' }),
+    (m) => m.target_branch === 'main' && m.state === 'opened',
+  ],
   ['wip yes', () => ({ wip: 'yes' }), (m) => m.work_in_progress],
   ['wip no', () => ({ wip: 'no' }), (m) => !m.work_in_progress],
   ['approver_ids', () => ({ approver_ids: [userId('bob'), userId('carol')] }), (m) => m.title === 'Draft: Dark mode'],
-  ['approved_by_ids', () => ({ approved_by_ids: [userId('alice')] }), (m) => ['Add search', 'Fix header overlap on small screens'].includes(m.title)],
-  ['approved_by_ids None', () => ({ approved_by_ids: 'None' }), (m) => !['Add search', 'Fix header overlap on small screens', 'Round JPY without decimals'].includes(m.title)],
+  [
+    'approved_by_ids',
+    () => ({ approved_by_ids: [userId('alice')] }),
+    (m) => ['Add search', 'Fix header overlap on small screens'].includes(m.title),
+  ],
+  [
+    'approved_by_ids None',
+    () => ({ approved_by_ids: 'None' }),
+    (m) => !['Add search', 'Fix header overlap on small screens', 'Round JPY without decimals'].includes(m.title),
+  ],
 ];
 
 describe.each(LISTS)('%s filters', (name, base) => {
@@ -75,21 +91,48 @@ describe.each(LISTS)('%s filters', (name, base) => {
     const asc = await list(name, { ...base, scope: 'all', order_by: 'created_at', sort: 'asc' });
     const times = asc.map((m) => Date.parse(m.created_at));
     expect(times).toEqual([...times].sort((a, b) => a - b));
-    expect((await list(name, { ...base, scope: 'all' })).map((m) => m.iid + m.web_url)).toEqual(asc.map((m) => m.iid + m.web_url).reverse());
-    const between = await list(name, { ...base, scope: 'all', created_after: asc[0].created_at, created_before: asc[1].created_at });
+    expect((await list(name, { ...base, scope: 'all' })).map((m) => m.iid + m.web_url)).toEqual(
+      asc.map((m) => m.iid + m.web_url).reverse(),
+    );
+    const between = await list(name, {
+      ...base,
+      scope: 'all',
+      created_after: asc[0].created_at,
+      created_before: asc[1].created_at,
+    });
     expect(between.map((m) => m.web_url).sort()).toEqual([asc[0].web_url, asc[1].web_url].sort());
     const updated = await list(name, { ...base, scope: 'all', order_by: 'updated_at', sort: 'desc' });
     const newest = updated[0].updated_at;
-    expect(updated.map((m) => Date.parse(m.updated_at))).toEqual(updated.map((m) => Date.parse(m.updated_at)).sort((a, b) => b - a));
+    expect(updated.map((m) => Date.parse(m.updated_at))).toEqual(
+      updated.map((m) => Date.parse(m.updated_at)).sort((a, b) => b - a),
+    );
     const last = await list(name, { ...base, scope: 'all', updated_after: newest, updated_before: newest });
     expect(last.map((m) => m.web_url)).toEqual([updated[0].web_url]);
   });
 
   it('answers the short form with view=simple, and label details on request', async () => {
     const [simple] = await list(name, { ...base, scope: 'all', view: 'simple', per_page: 1 });
-    expect(Object.keys(simple).sort()).toEqual(['created_at', 'description', 'id', 'iid', 'project_id', 'state', 'title', 'updated_at', 'web_url']);
-    const [detailed] = await list(name, { ...base, scope: 'all', labels: 'bug', with_labels_details: true, per_page: 1 });
-    expect(detailed.labels).toContainEqual(expect.objectContaining({ name: 'bug', color: '#d9534f', text_color: '#FFFFFF' }));
+    expect(Object.keys(simple).sort()).toEqual([
+      'created_at',
+      'description',
+      'id',
+      'iid',
+      'project_id',
+      'state',
+      'title',
+      'updated_at',
+      'web_url',
+    ]);
+    const [detailed] = await list(name, {
+      ...base,
+      scope: 'all',
+      labels: 'bug',
+      with_labels_details: true,
+      per_page: 1,
+    });
+    expect(detailed.labels).toContainEqual(
+      expect.objectContaining({ name: 'bug', color: '#d9534f', text_color: '#FFFFFF' }),
+    );
   });
 
   it('lists every state with state=all, as without a state', async () => {
@@ -126,12 +169,16 @@ describe('list_merge_requests', () => {
     const inDescription = await list('list_merge_requests', { scope: 'all', search: 'webhook', in: 'description' });
     expect(inDescription.map((m) => m.title)).toEqual(['Refund webhooks']);
     expect(await list('list_merge_requests', { scope: 'all', search: 'remembered', in: 'title' })).toEqual([]);
-    expect((await list('list_merge_requests', { scope: 'all', search: 'remembered', in: 'title,description' })).map((m) => m.title)).toEqual(['Draft: Dark mode']);
+    expect(
+      (await list('list_merge_requests', { scope: 'all', search: 'remembered', in: 'title,description' })).map(
+        (m) => m.title,
+      ),
+    ).toEqual(['Draft: Dark mode']);
   });
 });
 
 describe('visibility', () => {
-  it('shows a private project\'s merge requests to reporters, 403 to its guests and 404 to outsiders', async () => {
+  it("shows a private project's merge requests to reporters, 403 to its guests and 404 to outsiders", async () => {
     expect((await list('list_project_merge_requests', { id: PAYMENTS }, 'reporter')).length).toBe(2);
     const guest = await suite.refusal('list_project_merge_requests', { id: PAYMENTS }, 'guest');
     expect(guest.status).toBe(403);
@@ -155,13 +202,27 @@ describe('list_project_merge_requests', () => {
   it('reads the merge request record, with iids[] and a reference relative to the project', async () => {
     const [mr] = await list('list_project_merge_requests', { id: WEB, iids: [2] });
     expect(mr).toMatchObject({
-      iid: 2, title: 'Draft: Dark mode', state: 'opened', work_in_progress: true, labels: ['feature', 'UX'],
-      source_branch: 'feature/dark-mode', target_branch: 'main', author: { username: 'alice' }, assignees: [{ username: 'bob' }],
-      references: { short: '!2', relative: '!2', full: 'acme/web!2' }, merge_status: 'can_be_merged', project_id: 1,
-      source_project_id: 1, target_project_id: 1, sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      iid: 2,
+      title: 'Draft: Dark mode',
+      state: 'opened',
+      work_in_progress: true,
+      labels: ['feature', 'UX'],
+      source_branch: 'feature/dark-mode',
+      target_branch: 'main',
+      author: { username: 'alice' },
+      assignees: [{ username: 'bob' }],
+      references: { short: '!2', relative: '!2', full: 'acme/web!2' },
+      merge_status: 'can_be_merged',
+      project_id: 1,
+      source_project_id: 1,
+      target_project_id: 1,
+      sha: expect.stringMatching(/^[0-9a-f]{40}$/),
     });
     const merged = await list('list_project_merge_requests', { id: WEB, iids: [1, 5] });
-    expect(merged.map((m) => [m.iid, m.state])).toEqual([[5, 'merged'], [1, 'merged']]);
+    expect(merged.map((m) => [m.iid, m.state])).toEqual([
+      [5, 'merged'],
+      [1, 'merged'],
+    ]);
     expect(merged[1]).toMatchObject({ merged_by: { username: 'alice' }, merged_at: expect.any(String) });
   });
 
@@ -174,25 +235,44 @@ describe('list_project_merge_requests', () => {
       ['!2', expect.stringMatching(/^Draft: Dark mode · opened · feature, UX · @bob · \d+(?:m|h|d|mo|y)$/)],
     ]);
     const simple = await suite.call('list_project_merge_requests', { id: WEB, iids: [2], view: 'simple' });
-    expect(suite.operation('list_project_merge_requests').present!(simple.data, { id: WEB }).fields)
-      .toEqual([['!2', expect.stringMatching(/^Draft: Dark mode · opened · \d+(?:m|h|d|mo|y)$/)]]);
+    expect(suite.operation('list_project_merge_requests').present!(simple.data, { id: WEB }).fields).toEqual([
+      ['!2', expect.stringMatching(/^Draft: Dark mode · opened · \d+(?:m|h|d|mo|y)$/)],
+    ]);
   });
 });
 
 describe('one merge request: read, open, change, merge, approve, comment (beyond the spec)', () => {
   const INFRA = 'acme/platform/infra';
-  const head = (path: string, branch: string) => suite.sandbox.store.findProject(path)!.repo.refTarget(`refs/heads/${branch}`);
-  interface Detail extends MergeRequest { sha: string; detailed_merge_status: string; merge_commit_sha: string | null; squash_commit_sha: string | null; reviewers: Array<{ username: string }> }
+  const head = (path: string, branch: string) =>
+    suite.sandbox.store.findProject(path)!.repo.refTarget(`refs/heads/${branch}`);
+  interface Detail extends MergeRequest {
+    sha: string;
+    detailed_merge_status: string;
+    merge_commit_sha: string | null;
+    squash_commit_sha: string | null;
+    reviewers: Array<{ username: string }>;
+  }
   let created: Detail;
 
   it('reads one merge request with sha = the source branch head and its detailed merge status', async () => {
     const mr = await suite.data<Detail>('get_merge_request', { id: INFRA, merge_request_iid: 1 }, 'reporter');
-    expect(mr).toMatchObject({ title: 'Bigger staging', state: 'opened', detailed_merge_status: 'mergeable', source_branch: 'feature/bigger-staging' });
+    expect(mr).toMatchObject({
+      title: 'Bigger staging',
+      state: 'opened',
+      detailed_merge_status: 'mergeable',
+      source_branch: 'feature/bigger-staging',
+    });
     expect(mr.sha).toBe(await head(INFRA, 'feature/bigger-staging'));
-    expect((await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 })).detailed_merge_status).toBe('draft_status');
-    expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'outsider')).status).toBe(404);
+    expect(
+      (await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 })).detailed_merge_status,
+    ).toBe('draft_status');
+    expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'outsider')).status).toBe(
+      404,
+    );
     // A guest sees the project but not its code: the merge request is found, then refused.
-    expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'guest')).status).toBe(403);
+    expect((await suite.refusal('get_merge_request', { id: PAYMENTS, merge_request_iid: 1 }, 'guest')).status).toBe(
+      403,
+    );
     expect((await suite.refusal('get_merge_request', { id: WEB, merge_request_iid: 99 })).status).toBe(404);
     const shown = suite.operation('get_merge_request').present!(mr, { id: INFRA });
     expect(shown.title).toBe('Merge request !1: Bigger staging (opened)');
@@ -200,102 +280,238 @@ describe('one merge request: read, open, change, merge, approve, comment (beyond
 
   it('opens a merge request between existing branches (developers and up), once per pair of branches', async () => {
     const input = {
-      id: WEB, source_branch: 'feature/search', target_branch: 'main', title: 'Search, again', description: 'Re-merge.',
-      assignee_ids: [userId('alice')], reviewer_ids: [userId('carol')], labels: 'bug', remove_source_branch: true, squash: false,
+      id: WEB,
+      source_branch: 'feature/search',
+      target_branch: 'main',
+      title: 'Search, again',
+      description: 'Re-merge.',
+      assignee_ids: [userId('alice')],
+      reviewer_ids: [userId('carol')],
+      labels: 'bug',
+      remove_source_branch: true,
+      squash: false,
     };
     const result = await suite.call('create_merge_request', input, { as: 'developer' });
     expect(result.status).toBe(201);
     created = result.data as Detail;
-    expect(created).toMatchObject({ state: 'opened', author: { username: 'bob' }, labels: ['bug'], reviewers: [{ username: 'carol' }] });
+    expect(created).toMatchObject({
+      state: 'opened',
+      author: { username: 'bob' },
+      labels: ['bug'],
+      reviewers: [{ username: 'carol' }],
+    });
     expect(created.sha).toBe(await head(WEB, 'feature/search'));
     const again = await suite.refusal('create_merge_request', input, 'developer');
-    expect([again.status, again.message]).toEqual([409, `409 Another open merge request already exists for this source branch: !${created.iid}`]);
-    expect((await suite.refusal('create_merge_request', { ...input, source_branch: 'no/such-branch' })).status).toBe(400);
+    expect([again.status, again.message]).toEqual([
+      409,
+      `409 Another open merge request already exists for this source branch: !${created.iid}`,
+    ]);
+    expect((await suite.refusal('create_merge_request', { ...input, source_branch: 'no/such-branch' })).status).toBe(
+      400,
+    );
     expect((await suite.refusal('create_merge_request', { ...input, source_branch: 'main' })).status).toBe(422);
     expect((await suite.refusal('create_merge_request', input, 'reporter')).status).toBe(403);
   });
 
   it('updates labels (recording label events), people, state, title, description and target branch', async () => {
     const iid = created.iid;
-    let mr = await suite.data<Detail>('update_merge_request', { id: WEB, merge_request_iid: iid, labels: 'feature,frontend', add_labels: 'UX', remove_labels: 'frontend', assignee_ids: [userId('bob')], reviewer_ids: [userId('alice')], squash: true, remove_source_branch: true }, 'developer');
+    let mr = await suite.data<Detail>(
+      'update_merge_request',
+      {
+        id: WEB,
+        merge_request_iid: iid,
+        labels: 'feature,frontend',
+        add_labels: 'UX',
+        remove_labels: 'frontend',
+        assignee_ids: [userId('bob')],
+        reviewer_ids: [userId('alice')],
+        squash: true,
+        remove_source_branch: true,
+      },
+      'developer',
+    );
     expect(names(mr)).toEqual(['feature', 'ux']);
     expect(mr.assignees.map((a) => a.username)).toEqual(['bob']);
     expect(mr.reviewers.map((a) => a.username)).toEqual(['alice']);
-    const events = await suite.data<Array<{ label: { name: string }; action: string }>>('list_merge_request_label_events', { id: WEB, merge_request_iid: iid });
-    expect(events.map((e) => `${e.action} ${e.label.name}`)).toEqual(['add bug', 'remove bug', 'add feature', 'add UX']);
+    const events = await suite.data<Array<{ label: { name: string }; action: string }>>(
+      'list_merge_request_label_events',
+      { id: WEB, merge_request_iid: iid },
+    );
+    expect(events.map((e) => `${e.action} ${e.label.name}`)).toEqual([
+      'add bug',
+      'remove bug',
+      'add feature',
+      'add UX',
+    ]);
     mr = await suite.data<Detail>('update_merge_request', { id: WEB, merge_request_iid: iid, state_event: 'close' });
     expect([mr.state, mr.detailed_merge_status]).toEqual(['closed', 'not_open']);
-    mr = await suite.data<Detail>('update_merge_request', { id: WEB, merge_request_iid: iid, state_event: 'reopen', title: 'Search, once more', description: 'Again.', target_branch: 'feature/dark-mode' });
-    expect(mr).toMatchObject({ state: 'opened', title: 'Search, once more', description: 'Again.', target_branch: 'feature/dark-mode' });
+    mr = await suite.data<Detail>('update_merge_request', {
+      id: WEB,
+      merge_request_iid: iid,
+      state_event: 'reopen',
+      title: 'Search, once more',
+      description: 'Again.',
+      target_branch: 'feature/dark-mode',
+    });
+    expect(mr).toMatchObject({
+      state: 'opened',
+      title: 'Search, once more',
+      description: 'Again.',
+      target_branch: 'feature/dark-mode',
+    });
     mr = await suite.data<Detail>('update_merge_request', { id: WEB, merge_request_iid: iid, target_branch: 'main' });
     expect(mr.target_branch).toBe('main');
-    expect((await suite.refusal('update_merge_request', { id: WEB, merge_request_iid: iid, target_branch: 'no/such-branch' })).status).toBe(400);
-    expect((await suite.refusal('update_merge_request', { id: WEB, merge_request_iid: iid, state_event: 'close' }, 'reporter')).status).toBe(403);
+    expect(
+      (
+        await suite.refusal('update_merge_request', {
+          id: WEB,
+          merge_request_iid: iid,
+          target_branch: 'no/such-branch',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await suite.refusal(
+          'update_merge_request',
+          { id: WEB, merge_request_iid: iid, state_event: 'close' },
+          'reporter',
+        )
+      ).status,
+    ).toBe(403);
   });
 
   it('merges in git only at the reviewed head: 409 for another sha, 401 without the right to merge into the target, 405 for a draft', async () => {
     const source = (await head(INFRA, 'feature/bigger-staging'))!;
     const target = (await head(INFRA, 'main'))!;
-    const wrong = await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: '0000000000000000000000000000000000000000' });
+    const wrong = await suite.refusal('merge_merge_request', {
+      id: INFRA,
+      merge_request_iid: 1,
+      sha: '0000000000000000000000000000000000000000',
+    });
     expect([wrong.status, wrong.message]).toEqual([409, `409 SHA does not match HEAD of source branch: ${source}`]);
-    expect((await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source }, 'reporter')).status).toBe(401);
+    expect(
+      (await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source }, 'reporter')).status,
+    ).toBe(401);
     // main is protected for maintainers: a developer may not merge into it.
-    expect((await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source }, 'developer')).status).toBe(401);
+    expect(
+      (await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source }, 'developer'))
+        .status,
+    ).toBe(401);
     const draft = await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 });
-    expect((await suite.refusal('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: draft.sha })).status).toBe(405);
+    expect((await suite.refusal('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: draft.sha })).status).toBe(
+      405,
+    );
     const merged = await suite.data<Detail>('merge_merge_request', {
-      id: INFRA, merge_request_iid: 1, sha: source, merge_commit_message: 'Merge bigger staging', merge_when_pipeline_succeeds: false,
+      id: INFRA,
+      merge_request_iid: 1,
+      sha: source,
+      merge_commit_message: 'Merge bigger staging',
+      merge_when_pipeline_succeeds: false,
       should_remove_source_branch: false,
     });
     expect(merged).toMatchObject({ state: 'merged', detailed_merge_status: 'not_open', sha: source });
     const repo = suite.sandbox.store.findProject(INFRA)!.repo;
     expect(merged.merge_commit_sha).toBe(await head(INFRA, 'main'));
-    expect(await repo.text(['log', '-1', '--format=%P%n%s', merged.merge_commit_sha!])).toBe(`${target} ${source}\nMerge bigger staging`);
+    expect(await repo.text(['log', '-1', '--format=%P%n%s', merged.merge_commit_sha!])).toBe(
+      `${target} ${source}\nMerge bigger staging`,
+    );
     expect(await head(INFRA, 'feature/bigger-staging')).toBe(source);
-    expect((await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source })).status).toBe(405);
+    expect((await suite.refusal('merge_merge_request', { id: INFRA, merge_request_iid: 1, sha: source })).status).toBe(
+      405,
+    );
   });
 
   it('squashes and removes the source branch when asked', async () => {
     const source = (await head(WEB, 'feature/search'))!;
     const merged = await suite.data<Detail>('merge_merge_request', {
-      id: WEB, merge_request_iid: created.iid, sha: source, squash: true, squash_commit_message: 'Search, squashed', should_remove_source_branch: true,
+      id: WEB,
+      merge_request_iid: created.iid,
+      sha: source,
+      squash: true,
+      squash_commit_message: 'Search, squashed',
+      should_remove_source_branch: true,
     });
     expect(merged.state).toBe('merged');
     const repo = suite.sandbox.store.findProject(WEB)!.repo;
     expect(await repo.text(['log', '-1', '--format=%s', merged.squash_commit_sha!])).toBe('Search, squashed');
-    expect(await repo.text(['log', '-1', '--format=%P', merged.merge_commit_sha!])).toMatch(new RegExp(` ${merged.squash_commit_sha}$`));
+    expect(await repo.text(['log', '-1', '--format=%P', merged.merge_commit_sha!])).toMatch(
+      new RegExp(` ${merged.squash_commit_sha}$`),
+    );
     expect(await head(WEB, 'feature/search')).toBeNull();
   });
 
   it('approves as the caller (developers and up), at the reviewed head, once', async () => {
     const mr = await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 });
-    const wrong = await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2, sha: 'abcdef0' }, 'developer');
+    const wrong = await suite.refusal(
+      'approve_merge_request',
+      { id: WEB, merge_request_iid: 2, sha: 'abcdef0' },
+      'developer',
+    );
     expect([wrong.status, wrong.message]).toEqual([409, `409 SHA does not match HEAD of source branch: ${mr.sha}`]);
-    const result = await suite.call('approve_merge_request', { id: WEB, merge_request_iid: 2, sha: mr.sha }, { as: 'developer' });
+    const result = await suite.call(
+      'approve_merge_request',
+      { id: WEB, merge_request_iid: 2, sha: mr.sha },
+      { as: 'developer' },
+    );
     expect(result.status).toBe(201);
-    expect((result.data as { approved_by: Array<{ user: { username: string } }> }).approved_by.map((a) => a.user.username)).toEqual(['bob']);
-    expect((await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2 }, 'developer')).status).toBe(401);
-    expect((await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2 }, 'reporter')).status).toBe(403);
+    expect(
+      (result.data as { approved_by: Array<{ user: { username: string } }> }).approved_by.map((a) => a.user.username),
+    ).toEqual(['bob']);
+    expect((await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2 }, 'developer')).status).toBe(
+      401,
+    );
+    expect((await suite.refusal('approve_merge_request', { id: WEB, merge_request_iid: 2 }, 'reporter')).status).toBe(
+      403,
+    );
   });
 
   it('comments (guest access and up where the merge request is readable) and lists comments with the system notes, newest first by default', async () => {
-    const note = await suite.call('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: 'Looks good in Firefox.' }, { as: 'reporter' });
+    const note = await suite.call(
+      'comment_on_merge_request',
+      { id: WEB, merge_request_iid: 2, body: 'Looks good in Firefox.' },
+      { as: 'reporter' },
+    );
     expect(note.status).toBe(201);
-    expect(note.data).toMatchObject({ body: 'Looks good in Firefox.', system: false, author: { username: 'carol' }, noteable_type: 'MergeRequest' });
-    expect((await suite.refusal('comment_on_merge_request', { id: PAYMENTS, merge_request_iid: 1, body: 'hi' }, 'guest')).status).toBe(404);
-    expect((await suite.refusal('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: ' ' })).status).toBe(400);
-    const newest = await suite.data<Array<{ body: string }>>('list_merge_request_notes', { id: WEB, merge_request_iid: 2 });
+    expect(note.data).toMatchObject({
+      body: 'Looks good in Firefox.',
+      system: false,
+      author: { username: 'carol' },
+      noteable_type: 'MergeRequest',
+    });
+    expect(
+      (await suite.refusal('comment_on_merge_request', { id: PAYMENTS, merge_request_iid: 1, body: 'hi' }, 'guest'))
+        .status,
+    ).toBe(404);
+    expect((await suite.refusal('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: ' ' })).status).toBe(
+      400,
+    );
+    const newest = await suite.data<Array<{ body: string }>>('list_merge_request_notes', {
+      id: WEB,
+      merge_request_iid: 2,
+    });
     expect(newest.map((n) => n.body)).toEqual(['Looks good in Firefox.', 'approved this merge request']);
-    const oldest = await suite.data<Array<{ body: string }>>('list_merge_request_notes', { id: WEB, merge_request_iid: 2, sort: 'asc', order_by: 'updated_at' });
+    const oldest = await suite.data<Array<{ body: string }>>('list_merge_request_notes', {
+      id: WEB,
+      merge_request_iid: 2,
+      sort: 'asc',
+      order_by: 'updated_at',
+    });
     expect(oldest.map((n) => n.body)).toEqual(['approved this merge request', 'Looks good in Firefox.']);
   });
 
   it('asks a human before merging and approving, and before updates that overwrite text', () => {
-    const ask = (name: string, raw: Record<string, unknown>) => decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, { readOnly: false }).kind;
+    const ask = (name: string, raw: Record<string, unknown>) =>
+      decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, {
+        readOnly: false,
+      }).kind;
     expect(ask('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: 'abcdef0' })).toBe('confirm');
     expect(ask('approve_merge_request', { id: WEB, merge_request_iid: 2 })).toBe('confirm');
-    expect(ask('update_merge_request', { id: WEB, merge_request_iid: 2, add_labels: 'bug', state_event: 'close' })).toBe('run');
-    for (const key of ['title', 'description', 'target_branch']) expect(ask('update_merge_request', { id: WEB, merge_request_iid: 2, [key]: 'x' })).toBe('confirm');
+    expect(
+      ask('update_merge_request', { id: WEB, merge_request_iid: 2, add_labels: 'bug', state_event: 'close' }),
+    ).toBe('run');
+    for (const key of ['title', 'description', 'target_branch'])
+      expect(ask('update_merge_request', { id: WEB, merge_request_iid: 2, [key]: 'x' })).toBe('confirm');
     expect(ask('create_merge_request', { id: WEB, source_branch: 'a', target_branch: 'main', title: 't' })).toBe('run');
     expect(ask('comment_on_merge_request', { id: WEB, merge_request_iid: 2, body: 'b' })).toBe('run');
   });

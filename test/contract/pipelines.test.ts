@@ -41,10 +41,17 @@ describe('list_pipelines', () => {
     const pipelines = result.data as Pipeline[];
     expect(pipelines).toHaveLength(3);
     for (const p of pipelines) {
-      expect(p).toEqual(expect.objectContaining({
-        id: expect.any(Number), status: expect.any(String), ref: expect.any(String), sha: expect.stringMatching(/^[0-9a-f]{40}$/),
-        web_url: expect.any(String), created_at: expect.any(String), updated_at: expect.any(String),
-      }));
+      expect(p).toEqual(
+        expect.objectContaining({
+          id: expect.any(Number),
+          status: expect.any(String),
+          ref: expect.any(String),
+          sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+          web_url: expect.any(String),
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        }),
+      );
     }
     expect(pipelines.map((p) => p.id)).toEqual([...pipelines.map((p) => p.id)].sort((a, b) => b - a));
     expect(result.page).toMatchObject({ page: 1, per_page: 3, next_page: 2, has_more: true, pages_fetched: 1 });
@@ -55,7 +62,13 @@ describe('list_pipelines', () => {
     expect((failed.data as Pipeline[]).length).toBeGreaterThan(0);
     for (const p of failed.data as Pipeline[]) expect(p).toMatchObject({ status: 'failed', ref: 'main' });
 
-    const all = await suite.call('list_pipelines', { id: WEB, per_page: 2, all_pages: true, order_by: 'id', sort: 'asc' });
+    const all = await suite.call('list_pipelines', {
+      id: WEB,
+      per_page: 2,
+      all_pages: true,
+      order_by: 'id',
+      sort: 'asc',
+    });
     const ids = (all.data as Pipeline[]).map((p) => p.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(ids.length);
@@ -67,12 +80,14 @@ describe('list_pipelines', () => {
     const everything = (await suite.call('list_pipelines', { id: WEB, per_page: 100 })).data as Pipeline[];
     expect(new Set(everything.map((p) => p.status)).size).toBeGreaterThan(2);
 
-    const running = (await suite.call('list_pipelines', { id: WEB, scope: 'running', per_page: 100 })).data as Pipeline[];
+    const running = (await suite.call('list_pipelines', { id: WEB, scope: 'running', per_page: 100 }))
+      .data as Pipeline[];
     expect(running.length).toBeGreaterThan(0);
     expect(running.map((p) => p.status)).toEqual(running.map(() => 'running'));
 
     // The list form has no yaml_errors field: read each pipeline to see that only broken ones came back.
-    const broken = (await suite.call('list_pipelines', { id: WEB, yaml_errors: true, per_page: 100 })).data as Pipeline[];
+    const broken = (await suite.call('list_pipelines', { id: WEB, yaml_errors: true, per_page: 100 }))
+      .data as Pipeline[];
     expect(broken.length).toBeGreaterThan(0);
     expect(broken.length).toBeLessThan(everything.length);
     for (const p of broken) {
@@ -93,24 +108,31 @@ describe('list_pipelines', () => {
     expect(named).toEqual([expect.objectContaining({ ref: 'v1.1.0', status: 'running' })]);
 
     // The list form has no user either: the full form says who triggered each one.
-    const byCarol = (await suite.call('list_pipelines', { id: WEB, username: 'carol', per_page: 100 })).data as Pipeline[];
+    const byCarol = (await suite.call('list_pipelines', { id: WEB, username: 'carol', per_page: 100 }))
+      .data as Pipeline[];
     expect(byCarol.length).toBeGreaterThan(0);
     expect(byCarol.length).toBeLessThan(everything.length);
     for (const p of byCarol) {
-      const full = (await suite.call('get_pipeline', { id: WEB, pipeline_id: p.id })).data as { user: { username: string } };
+      const full = (await suite.call('get_pipeline', { id: WEB, pipeline_id: p.id })).data as {
+        user: { username: string };
+      };
       expect(full.user.username).toBe('carol');
     }
   });
 
-  it('filters by update time on either side of a pipeline\'s updated_at', async () => {
-    const everything = (await suite.call('list_pipelines', { id: WEB, per_page: 100, order_by: 'updated_at', sort: 'asc' })).data as Pipeline[];
+  it("filters by update time on either side of a pipeline's updated_at", async () => {
+    const everything = (
+      await suite.call('list_pipelines', { id: WEB, per_page: 100, order_by: 'updated_at', sort: 'asc' })
+    ).data as Pipeline[];
     const times = everything.map((p) => Date.parse(p.updated_at as string));
     expect(times).toEqual([...times].sort((a, b) => a - b));
     const pivot = everything[Math.floor(everything.length / 2)].updated_at as string;
     expect(Date.parse(pivot)).toBeGreaterThan(times[0]);
     expect(Date.parse(pivot)).toBeLessThan(times.at(-1)!);
-    const after = (await suite.call('list_pipelines', { id: WEB, updated_after: pivot, per_page: 100 })).data as Pipeline[];
-    const before = (await suite.call('list_pipelines', { id: WEB, updated_before: pivot, per_page: 100 })).data as Pipeline[];
+    const after = (await suite.call('list_pipelines', { id: WEB, updated_after: pivot, per_page: 100 }))
+      .data as Pipeline[];
+    const before = (await suite.call('list_pipelines', { id: WEB, updated_before: pivot, per_page: 100 }))
+      .data as Pipeline[];
     expect(after.length).toBeGreaterThan(0);
     expect(before.length).toBeGreaterThan(0);
     for (const p of after) expect(Date.parse(p.updated_at as string)).toBeGreaterThanOrEqual(Date.parse(pivot));
@@ -118,7 +140,8 @@ describe('list_pipelines', () => {
   });
 
   it('orders by ref when asked', async () => {
-    const byRef = (await suite.call('list_pipelines', { id: WEB, order_by: 'ref', sort: 'asc', per_page: 100 })).data as Pipeline[];
+    const byRef = (await suite.call('list_pipelines', { id: WEB, order_by: 'ref', sort: 'asc', per_page: 100 }))
+      .data as Pipeline[];
     const refs = byRef.map((p) => p.ref as string);
     expect(new Set(refs).size).toBeGreaterThan(2);
     expect(refs).toEqual([...refs].sort());
@@ -140,7 +163,12 @@ describe('paging', () => {
   it('sends a per_page above 100 (the spec states no maximum) and the service answers at most 100 a page', async () => {
     const before = suite.requests().length;
     const result = await suite.call('list_pipelines', { id: WEB, per_page: 500 });
-    expect(suite.requests().slice(before).map((r) => [r.method, r.path, r.status])).toEqual([['GET', '/projects/acme%2Fweb/pipelines', 200]]);
+    expect(
+      suite
+        .requests()
+        .slice(before)
+        .map((r) => [r.method, r.path, r.status]),
+    ).toEqual([['GET', '/projects/acme%2Fweb/pipelines', 200]]);
     expect(result.page?.per_page).toBe(100);
     expect((result.data as unknown[]).length).toBeLessThanOrEqual(100);
   });
@@ -153,13 +181,25 @@ describe('get_pipeline', () => {
     expect(result.status).toBe(200);
     const pipeline = result.data as Pipeline;
     expect(pipeline).toMatchObject({ id: failed.id, status: 'failed', ref: failed.ref, sha: failed.sha });
-    for (const key of ['before_sha', 'tag', 'yaml_errors', 'user', 'started_at', 'finished_at', 'committed_at', 'duration', 'coverage']) {
+    for (const key of [
+      'before_sha',
+      'tag',
+      'yaml_errors',
+      'user',
+      'started_at',
+      'finished_at',
+      'committed_at',
+      'duration',
+      'coverage',
+    ]) {
       expect(pipeline).toHaveProperty(key);
     }
     const shown = suite.operation('get_pipeline').present!(pipeline, { id: WEB, pipeline_id: failed.id });
     expect(shown.title).toBe(`Pipeline #${failed.id}: failed`);
     expect(shown.fields?.map(([label]) => label)).toEqual(['ref', 'sha', 'duration', 'coverage']);
-    expect(shown.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: WEB, pipeline_id: failed.id }, style: 'primary' }]);
+    expect(shown.actions).toEqual([
+      { label: 'Retry', operation: 'retry_pipeline', input: { id: WEB, pipeline_id: failed.id }, style: 'primary' },
+    ]);
   });
 
   it('offers Cancel on a running pipeline and nothing on a successful one', async () => {
@@ -173,7 +213,7 @@ describe('get_pipeline', () => {
     expect(shown.fields).toContainEqual(['coverage', full.coverage]);
   });
 
-  it('is a 404 with the service\'s words for a pipeline that does not exist', async () => {
+  it("is a 404 with the service's words for a pipeline that does not exist", async () => {
     const error = await suite.call('get_pipeline', { id: WEB, pipeline_id: 999_999 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 404, serviceMessage: '404 Pipeline Not Found' });
@@ -194,11 +234,18 @@ describe('wait_for_pipeline', () => {
   it('returns a finished pipeline after one check, shown as get_pipeline shows it', async () => {
     const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
     const result = await suite.call('wait_for_pipeline', { id: WEB, pipeline_id: failed.id });
-    expect(result.data).toMatchObject({ id: failed.id, status: 'failed', before_sha: expect.any(String), wait: { finished: true, checks: 1 } });
+    expect(result.data).toMatchObject({
+      id: failed.id,
+      status: 'failed',
+      before_sha: expect.any(String),
+      wait: { finished: true, checks: 1 },
+    });
     expect(pauses.skippedMs).toBe(0);
     const shown = suite.operation('wait_for_pipeline').present!(result.data, { id: WEB, pipeline_id: failed.id });
     expect(shown.title).toBe(`Pipeline #${failed.id}: failed`);
-    expect(shown.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: WEB, pipeline_id: failed.id }, style: 'primary' }]);
+    expect(shown.actions).toEqual([
+      { label: 'Retry', operation: 'retry_pipeline', input: { id: WEB, pipeline_id: failed.id }, style: 'primary' },
+    ]);
   });
 
   it('stops at its timeout with the running pipeline and finished: false', async () => {
@@ -223,27 +270,39 @@ describe('wait_for_pipeline', () => {
     expect(pauses.skippedMs).toBe(2_500);
   });
 
-  it('ends with the service\'s own error for a pipeline that does not exist', async () => {
-    await expect(suite.call('wait_for_pipeline', { id: WEB, pipeline_id: 999_999 })).rejects.toMatchObject({ status: 404 });
+  it("ends with the service's own error for a pipeline that does not exist", async () => {
+    await expect(suite.call('wait_for_pipeline', { id: WEB, pipeline_id: 999_999 })).rejects.toMatchObject({
+      status: 404,
+    });
   });
 });
 
 describe('pipeline life cycle', () => {
   it('creates with variables, lists them, retries, cancels and deletes', async () => {
-    const created = await suite.call('create_pipeline', {
-      id: WEB,
-      ref: 'main',
-      variables: [
-        { key: 'DEPLOY_ENV', value: 'staging' },
-        { key: 'CONFIG', value: 'a: 1\n', variable_type: 'file' },
-      ],
-    }, { as: 'developer' });
+    const created = await suite.call(
+      'create_pipeline',
+      {
+        id: WEB,
+        ref: 'main',
+        variables: [
+          { key: 'DEPLOY_ENV', value: 'staging' },
+          { key: 'CONFIG', value: 'a: 1\n', variable_type: 'file' },
+        ],
+      },
+      { as: 'developer' },
+    );
     expect(created.status).toBe(201);
     const pipeline = created.data as Pipeline;
     expect(pipeline).toMatchObject({ status: 'pending', ref: 'main', before_sha: '0'.repeat(40), tag: false });
-    expect(suite.operation('create_pipeline').present!(pipeline, { id: WEB, ref: 'main' }).actions?.[0].operation).toBe('cancel_pipeline');
+    expect(suite.operation('create_pipeline').present!(pipeline, { id: WEB, ref: 'main' }).actions?.[0].operation).toBe(
+      'cancel_pipeline',
+    );
 
-    const variables = await suite.call('list_pipeline_variables', { id: WEB, pipeline_id: pipeline.id }, { as: 'developer' });
+    const variables = await suite.call(
+      'list_pipeline_variables',
+      { id: WEB, pipeline_id: pipeline.id },
+      { as: 'developer' },
+    );
     expect(variables.data).toEqual([
       { key: 'DEPLOY_ENV', variable_type: 'env_var', value: 'staging' },
       { key: 'CONFIG', variable_type: 'file', value: 'a: 1\n' },
@@ -251,25 +310,35 @@ describe('pipeline life cycle', () => {
 
     const canceled = await suite.call('cancel_pipeline', { id: WEB, pipeline_id: pipeline.id }, { as: 'developer' });
     expect(canceled.data).toMatchObject({ id: pipeline.id, status: 'canceled' });
-    expect(suite.operation('cancel_pipeline').present!(canceled.data, { id: WEB, pipeline_id: pipeline.id }).actions?.[0].label).toBe('Retry');
+    expect(
+      suite.operation('cancel_pipeline').present!(canceled.data, { id: WEB, pipeline_id: pipeline.id }).actions?.[0]
+        .label,
+    ).toBe('Retry');
 
     const retried = await suite.call('retry_pipeline', { id: WEB, pipeline_id: pipeline.id }, { as: 'developer' });
     expect(retried.data).toMatchObject({ id: pipeline.id, status: 'pending' });
 
     const deleted = await suite.call('delete_pipeline', { id: WEB, pipeline_id: pipeline.id });
     expect(deleted.status).toBe(204);
-    await expect(suite.call('get_pipeline', { id: WEB, pipeline_id: pipeline.id })).rejects.toMatchObject({ status: 404 });
+    await expect(suite.call('get_pipeline', { id: WEB, pipeline_id: pipeline.id })).rejects.toMatchObject({
+      status: 404,
+    });
   });
 
-  it('resends neither a DELETE nor a retry of the pipeline\'s jobs after a 503: a confirmed call runs once', async () => {
+  it("resends neither a DELETE nor a retry of the pipeline's jobs after a 503: a confirmed call runs once", async () => {
     // The suite's own clients never retry; this one does, as a configured forgeops client would.
-    const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.maintainer, retry: { minDelayMs: 1, maxDelayMs: 2 } });
+    const client = new HttpClient({
+      baseUrl: suite.sandbox.url,
+      token: suite.sandbox.tokens.maintainer,
+      retry: { minDelayMs: 1, maxDelayMs: 2 },
+    });
     const run = (name: string, raw: Record<string, unknown>) => {
       const op = suite.operation(name);
       return executeOperation(op, validateInput(op, raw) as Record<string, unknown>, { client });
     };
     try {
-      const { id } = (await suite.call('create_pipeline', { id: WEB, ref: 'main' }, { as: 'developer' })).data as Pipeline;
+      const { id } = (await suite.call('create_pipeline', { id: WEB, ref: 'main' }, { as: 'developer' }))
+        .data as Pipeline;
       const path = `/projects/acme%2Fweb/pipelines/${id}`;
       const sent = (method: string, at: string) => suite.sandbox.requests.filter({ method, path: at }).length;
 
@@ -293,14 +362,16 @@ describe('pipeline life cycle', () => {
     }
   });
 
-  it('reports an unknown ref with the service\'s validation message', async () => {
-    const error = await suite.call('create_pipeline', { id: WEB, ref: 'no-such-branch' }, { as: 'developer' }).catch((e: unknown) => e);
+  it("reports an unknown ref with the service's validation message", async () => {
+    const error = await suite
+      .call('create_pipeline', { id: WEB, ref: 'no-such-branch' }, { as: 'developer' })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, fieldErrors: { base: ['Reference not found'] } });
   });
 });
 
 describe('permissions', () => {
-  it('hides a private project from an outsider behind the service\'s 404', async () => {
+  it("hides a private project from an outsider behind the service's 404", async () => {
     const error = await suite.call('list_pipelines', { id: PAYMENTS }, { as: 'outsider' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(404);
@@ -309,11 +380,15 @@ describe('permissions', () => {
 
   it('refuses writes below developer with 403', async () => {
     const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
-    await expect(suite.call('retry_pipeline', { id: WEB, pipeline_id: failed.id }, { as: 'reporter' }))
-      .rejects.toMatchObject({ status: 403 });
-    await expect(suite.call('create_pipeline', { id: WEB, ref: 'main' }, { as: 'guest' })).rejects.toMatchObject({ status: 403 });
-    await expect(suite.call('delete_pipeline', { id: WEB, pipeline_id: failed.id }, { as: 'developer' }))
-      .rejects.toMatchObject({ status: 403 });
+    await expect(
+      suite.call('retry_pipeline', { id: WEB, pipeline_id: failed.id }, { as: 'reporter' }),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(suite.call('create_pipeline', { id: WEB, ref: 'main' }, { as: 'guest' })).rejects.toMatchObject({
+      status: 403,
+    });
+    await expect(
+      suite.call('delete_pipeline', { id: WEB, pipeline_id: failed.id }, { as: 'developer' }),
+    ).rejects.toMatchObject({ status: 403 });
   });
 });
 
@@ -323,7 +398,12 @@ describe('bad input', () => {
     ['a missing ref', 'create_pipeline', { id: WEB }, 'ref'],
     ['an unknown key', 'get_pipeline', { id: WEB, pipeline_id: 1, pipelineid: 2 }, ''],
     ['a wait of no time', 'wait_for_pipeline', { id: WEB, pipeline_id: 1, timeout_seconds: 0 }, 'timeout_seconds'],
-    ['a variable with an unknown key', 'create_pipeline', { id: WEB, ref: 'main', variables: [{ key: 'A', value: 'b', masked: true }] }, 'variables.0'],
+    [
+      'a variable with an unknown key',
+      'create_pipeline',
+      { id: WEB, ref: 'main', variables: [{ key: 'A', value: 'b', masked: true }] },
+      'variables.0',
+    ],
   ]);
 });
 

@@ -28,7 +28,9 @@ describe('pipeline presentations', () => {
     const shown = await presentationOf('get_pipeline', { id: PROJECT, pipeline_id: failed.id });
     expect(shown.title).toBe(`Pipeline #${failed.id}: failed`);
     expect(shown.fields).toContainEqual(['ref', failed.ref]);
-    expect(shown.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: PROJECT, pipeline_id: failed.id }, style: 'primary' }]);
+    expect(shown.actions).toEqual([
+      { label: 'Retry', operation: 'retry_pipeline', input: { id: PROJECT, pipeline_id: failed.id }, style: 'primary' },
+    ]);
   });
 
   it('offers Cancel on a running pipeline and nothing on a successful one', async () => {

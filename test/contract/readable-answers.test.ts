@@ -25,13 +25,23 @@ afterAll(() => adminClient?.close());
 // What the demo data lacks: a project member of its own, and a group export to download.
 beforeAll(async () => {
   const erin = ((await read('/users', { username: 'erin' })) as Array<{ id: number }>)[0].id;
-  await admin().request({ method: 'POST', path: `/projects/${encoded(HANDBOOK)}/members`, body: { user_id: erin, access_level: 20 }, idempotent: false });
+  await admin().request({
+    method: 'POST',
+    path: `/projects/${encoded(HANDBOOK)}/members`,
+    body: { user_id: erin, access_level: 20 },
+    idempotent: false,
+  });
   await admin().request({ method: 'POST', path: `/groups/${GROUP}/export`, idempotent: false });
 });
 
 /** The administrator's client: some reads are theirs alone. */
 function admin(): HttpClient {
-  adminClient ??= new HttpClient({ baseUrl: env.sandbox.url, token: env.sandbox.tokens.admin, scimToken: env.sandbox.tokens.scim, retry: { maxRetries: 0 } });
+  adminClient ??= new HttpClient({
+    baseUrl: env.sandbox.url,
+    token: env.sandbox.tokens.admin,
+    scimToken: env.sandbox.tokens.scim,
+    retry: { maxRetries: 0 },
+  });
   return adminClient;
 }
 
@@ -54,7 +64,10 @@ const epicId = () => first(`/groups/${GROUP}/epics`, 'id', { include_descendant_
 const mergeRequestIid = () => first(`/projects/${encoded(WEB)}/merge_requests`, 'iid');
 const snippetId = () => first(`/projects/${encoded(WEB)}/snippets`);
 const packageId = () => first(`/projects/${encoded(PAYMENTS)}/packages`);
-const blobSha = async () => ((await read(`/projects/${encoded(WEB)}/repository/tree`)) as Array<{ id: string; type: string }>).find((e) => e.type === 'blob')!.id;
+const blobSha = async () =>
+  ((await read(`/projects/${encoded(WEB)}/repository/tree`)) as Array<{ id: string; type: string }>).find(
+    (e) => e.type === 'blob',
+  )!.id;
 const memberId = (path: string) => first(`${path}/members`);
 
 type Input = Record<string, unknown>;
@@ -101,13 +114,25 @@ const INPUTS: Record<string, () => Input | Promise<Input>> = {
   list_group_merge_requests: () => ({ id: GROUP }),
   list_project_merge_requests: () => ({ id: WEB }),
   list_issue_label_events: () => ({ id: WEB, issue_iid: 1 }),
-  get_issue_label_event: async () => ({ id: WEB, issue_iid: 1, resource_label_event_id: await first(`/projects/${encoded(WEB)}/issues/1/resource_label_events`) }),
+  get_issue_label_event: async () => ({
+    id: WEB,
+    issue_iid: 1,
+    resource_label_event_id: await first(`/projects/${encoded(WEB)}/issues/1/resource_label_events`),
+  }),
   list_merge_request_label_events: () => ({ id: WEB, merge_request_iid: 2 }),
-  get_merge_request_label_event: async () => ({ id: WEB, merge_request_iid: 2, resource_label_event_id: await first(`/projects/${encoded(WEB)}/merge_requests/2/resource_label_events`) }),
+  get_merge_request_label_event: async () => ({
+    id: WEB,
+    merge_request_iid: 2,
+    resource_label_event_id: await first(`/projects/${encoded(WEB)}/merge_requests/2/resource_label_events`),
+  }),
   list_epic_label_events: async () => ({ id: GROUP, epic_id: await epicId() }),
   get_epic_label_event: async () => {
     const epic = await epicId();
-    return { id: GROUP, epic_id: epic, resource_label_event_id: await first(`/groups/${GROUP}/epics/${String(epic)}/resource_label_events`) };
+    return {
+      id: GROUP,
+      epic_id: epic,
+      resource_label_event_id: await first(`/groups/${GROUP}/epics/${String(epic)}/resource_label_events`),
+    };
   },
   get_notification_settings: () => ({}),
   get_group_notification_settings: () => ({ id: GROUP }),
@@ -127,7 +152,10 @@ const INPUTS: Record<string, () => Input | Promise<Input>> = {
   get_ssh_key: () => ({ id: sshKeysOf(env.sandbox.store)[0].id }),
   find_ssh_key: () => ({ fingerprint: sha256Fingerprint(sshKeysOf(env.sandbox.store)[0]) }),
   list_scim_users: () => ({ group_path: GROUP }),
-  get_scim_user: async () => ({ group_path: GROUP, id: ((await read(`/api/scim/v2/groups/${GROUP}/Users`)) as { Resources: Array<{ id: string }> }).Resources[0].id }),
+  get_scim_user: async () => ({
+    group_path: GROUP,
+    id: ((await read(`/api/scim/v2/groups/${GROUP}/Users`)) as { Resources: Array<{ id: string }> }).Resources[0].id,
+  }),
   list_groups: () => ({ statistics: true }),
   list_subgroups: () => ({ id: GROUP }),
   list_group_projects: () => ({ id: GROUP }),
@@ -172,7 +200,10 @@ const RAW_JSON: Array<[string, RegExp]> = [
   ['an object', /\{\s*"|\{\s*\}/],
   ['a JSON key', /"[^"\n]*"\s*:/],
   ['a list of objects or lists', /\[\s*[{[]/],
-  ['a list of values', /\[\s*(?:-?\d[\d.]*|"[^"\n]*"|true|false|null)\s*(?:,\s*(?:-?\d[\d.]*|"[^"\n]*"|true|false|null)\s*)*\]|\[\s*\]/],
+  [
+    'a list of values',
+    /\[\s*(?:-?\d[\d.]*|"[^"\n]*"|true|false|null)\s*(?:,\s*(?:-?\d[\d.]*|"[^"\n]*"|true|false|null)\s*)*\]|\[\s*\]/,
+  ],
   ['a stringified object', /\[object \w+\]/],
 ];
 
@@ -203,7 +234,8 @@ function sentTexts(data: unknown, out: string[] = []): string[] {
   else if (Array.isArray(data)) for (const item of data) sentTexts(item, out);
   else if (data !== null && typeof data === 'object') {
     const record = data as Record<string, unknown>;
-    if (record.encoding === 'base64' && typeof record.content === 'string') out.push(Buffer.from(record.content, 'base64').toString('utf8'));
+    if (record.encoding === 'base64' && typeof record.content === 'string')
+      out.push(Buffer.from(record.content, 'base64').toString('utf8'));
     for (const value of Object.values(record)) sentTexts(value, out);
   }
   return out;
@@ -239,16 +271,24 @@ describe('every read reads as words, not JSON', () => {
     const input = await INPUTS[name]();
     let reply = await dispatcher.call(name, input);
     // The export is built in the background; its download answers 404 until it is there.
-    for (let tries = 0; name === 'download_group_export' && reply.kind === 'message' && !reply.ok && tries < 50; tries++) {
+    for (
+      let tries = 0;
+      name === 'download_group_export' && reply.kind === 'message' && !reply.ok && tries < 50;
+      tries++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       reply = await dispatcher.call(name, input);
     }
     if (reply.kind !== 'message') throw new Error(`${name} asked for a confirmation`);
     const { message, outcome } = reply;
-    expect(reply.ok, `${name} failed on the demo data: ${message.title} ${message.sections.map((s) => s.text).join(' ')}`).toBe(true);
+    expect(
+      reply.ok,
+      `${name} failed on the demo data: ${message.title} ${message.sections.map((s) => s.text).join(' ')}`,
+    ).toBe(true);
     // Code sections are checked on their own, against what the service sent; everything else is the presenter's words.
     const sent = sentTexts(outcome?.ok ? outcome.result.data : undefined);
-    for (const section of message.sections.filter((s) => s.code)) expect(madeUpJsonIn(section.text, sent), `code section:\n${section.text}`).toBeUndefined();
+    for (const section of message.sections.filter((s) => s.code))
+      expect(madeUpJsonIn(section.text, sent), `code section:\n${section.text}`).toBeUndefined();
     const words = { ...message, sections: message.sections.filter((s) => !s.code) };
     const terminal = renderTerminal(words, { operations });
     expect(rawJsonIn(terminal), `terminal:\n${terminal}`).toBeUndefined();

@@ -10,23 +10,42 @@ const PAYMENTS = 'acme/platform/payments-api';
 const FEATURE = 'feature/dark-mode';
 
 type TreeEntry = { id: string; name: string; type: 'tree' | 'blob'; path: string; mode: string };
-type Diff = { old_path: string; new_path: string; diff: string; new_file: boolean; renamed_file: boolean; deleted_file: boolean };
-type Compare = { commit: { id: string } | null; commits: Array<{ id: string; title: string }>; diffs: Diff[]; compare_timeout: boolean; compare_same_ref: boolean };
+type Diff = {
+  old_path: string;
+  new_path: string;
+  diff: string;
+  new_file: boolean;
+  renamed_file: boolean;
+  deleted_file: boolean;
+};
+type Compare = {
+  commit: { id: string } | null;
+  commits: Array<{ id: string; title: string }>;
+  diffs: Diff[];
+  compare_timeout: boolean;
+  compare_same_ref: boolean;
+};
 
 describe('tree and blobs', () => {
   it('lists the root, a subdirectory recursively, and pages', async () => {
     const root = (await suite.call('list_repository_tree', { id: WEB })).data as TreeEntry[];
-    expect(root).toContainEqual(expect.objectContaining({ name: 'README.md', type: 'blob', path: 'README.md', mode: '100644' }));
+    expect(root).toContainEqual(
+      expect.objectContaining({ name: 'README.md', type: 'blob', path: 'README.md', mode: '100644' }),
+    );
     expect(root).toContainEqual(expect.objectContaining({ name: 'src', type: 'tree', path: 'src' }));
 
-    const src = (await suite.call('list_repository_tree', { id: WEB, path: 'src', recursive: true, ref: 'v1.0.0', per_page: 100 })).data as TreeEntry[];
+    const src = (
+      await suite.call('list_repository_tree', { id: WEB, path: 'src', recursive: true, ref: 'v1.0.0', per_page: 100 })
+    ).data as TreeEntry[];
     expect(src.map((e) => e.path)).toContain('src/components/button.ts');
     expect(src.every((e) => e.path.startsWith('src/'))).toBe(true);
     // ref: the header component came after v1.0.0, so it is on main but not in the v1.0.0 tree.
     expect(src.map((e) => e.path)).not.toContain('src/components/header.ts');
-    const mainSrc = (await suite.call('list_repository_tree', { id: WEB, path: 'src', recursive: true, per_page: 100 })).data as TreeEntry[];
+    const mainSrc = (await suite.call('list_repository_tree', { id: WEB, path: 'src', recursive: true, per_page: 100 }))
+      .data as TreeEntry[];
     expect(mainSrc.map((e) => e.path)).toContain('src/components/header.ts');
-    const feature = (await suite.call('list_repository_tree', { id: WEB, path: 'src/theme', ref: FEATURE })).data as TreeEntry[];
+    const feature = (await suite.call('list_repository_tree', { id: WEB, path: 'src/theme', ref: FEATURE }))
+      .data as TreeEntry[];
     expect(feature.map((e) => e.path)).toEqual(['src/theme/dark.ts']);
 
     const page = await suite.call('list_repository_tree', { id: WEB, per_page: 2 });
@@ -57,8 +76,11 @@ describe('download_archive', () => {
     ['tar.gz', '.tar.gz', (b) => b[0] === 0x1f && b[1] === 0x8b],
     [undefined, '', (b) => b[0] === 0x1f && b[1] === 0x8b],
     ['tar', '.tar', (b) => b.subarray(257, 262).toString('latin1') === 'ustar'],
-    ...(['tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'] as const).map((format): [string, string, (b: Buffer) => boolean] =>
-      [format, `.${format}`, (b) => b.subarray(0, 3).toString('latin1') === 'BZh']),
+    ...(['tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2'] as const).map((format): [string, string, (b: Buffer) => boolean] => [
+      format,
+      `.${format}`,
+      (b) => b.subarray(0, 3).toString('latin1') === 'BZh',
+    ]),
   ];
 
   it.each(magic)('downloads format %s with the right magic bytes', async (format, suffix, isRight) => {
@@ -97,15 +119,26 @@ describe('compare, merge base and contributors', () => {
     expect(branchPoint).toMatch(/^[0-9a-f]{40}$/);
     // The merge base is where the feature branched: from it to main are main's commits since, none of the feature's.
     const since = (await suite.call('compare_refs', { id: WEB, from: branchPoint, to: 'main' })).data as Compare;
-    expect(since.commits.map((c) => c.title)).toEqual(["Show order dates in the store's time zone", 'Show 50 search results per page']);
+    expect(since.commits.map((c) => c.title)).toEqual([
+      "Show order dates in the store's time zone",
+      'Show 50 search results per page',
+    ]);
     expect(since.diffs.map((d) => d.new_path)).not.toContain('src/theme/dark.ts');
   });
 
   it('compares through the merge base by default and directly with straight', async () => {
     // Move main on after the feature branched, so that the two ways of comparing differ.
-    await suite.call('create_file', {
-      id: WEB, file_path: 'notes/main-only.md', branch: 'main', content: 'only on main\n', commit_message: 'Main moves on',
-    }, { as: 'maintainer' });
+    await suite.call(
+      'create_file',
+      {
+        id: WEB,
+        file_path: 'notes/main-only.md',
+        branch: 'main',
+        content: 'only on main\n',
+        commit_message: 'Main moves on',
+      },
+      { as: 'maintainer' },
+    );
 
     const viaBase = (await suite.call('compare_refs', { id: WEB, from: 'main', to: FEATURE })).data as Compare;
     expect(viaBase.commits.map((c) => c.title)).toEqual(['Add dark mode toggle', 'Wire dark mode into the header']);
@@ -113,8 +146,11 @@ describe('compare, merge base and contributors', () => {
     expect(viaBase.diffs.map((d) => d.new_path)).not.toContain('notes/main-only.md');
     expect(viaBase).toMatchObject({ compare_timeout: false, compare_same_ref: false });
 
-    const straight = (await suite.call('compare_refs', { id: WEB, from: 'main', to: FEATURE, straight: true })).data as Compare;
-    expect(straight.diffs).toContainEqual(expect.objectContaining({ old_path: 'notes/main-only.md', deleted_file: true }));
+    const straight = (await suite.call('compare_refs', { id: WEB, from: 'main', to: FEATURE, straight: true }))
+      .data as Compare;
+    expect(straight.diffs).toContainEqual(
+      expect.objectContaining({ old_path: 'notes/main-only.md', deleted_file: true }),
+    );
 
     const base = await suite.call('get_merge_base', { id: WEB, refs: ['main', FEATURE] });
     expect((base.data as { id: string }).id).toBe(branchPoint);
@@ -127,30 +163,47 @@ describe('compare, merge base and contributors', () => {
 
   it('lists contributors with their counts, in the order asked', async () => {
     const result = await suite.call('list_contributors', { id: WEB, order_by: 'commits', sort: 'desc' });
-    const people = result.data as Array<{ name: string; email: string; commits: number; additions: number; deletions: number }>;
+    const people = result.data as Array<{
+      name: string;
+      email: string;
+      commits: number;
+      additions: number;
+      deletions: number;
+    }>;
     expect(people.length).toBeGreaterThan(1);
     for (const person of people) {
-      expect(person).toEqual(expect.objectContaining({
-        name: expect.any(String), email: expect.any(String), commits: expect.any(Number),
-        additions: expect.any(Number), deletions: expect.any(Number),
-      }));
+      expect(person).toEqual(
+        expect.objectContaining({
+          name: expect.any(String),
+          email: expect.any(String),
+          commits: expect.any(Number),
+          additions: expect.any(Number),
+          deletions: expect.any(Number),
+        }),
+      );
     }
     const counts = people.map((p) => p.commits);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
-    const byName = (await suite.call('list_contributors', { id: WEB, order_by: 'name' })).data as Array<{ name: string }>;
+    const byName = (await suite.call('list_contributors', { id: WEB, order_by: 'name' })).data as Array<{
+      name: string;
+    }>;
     expect(byName.map((p) => p.name)).toEqual([...byName.map((p) => p.name)].sort((a, b) => a.localeCompare(b)));
   });
 });
 
 describe('permissions', () => {
-  it('hides a private project from an outsider behind the service\'s 404', async () => {
-    const error = await suite.call('list_repository_tree', { id: PAYMENTS }, { as: 'outsider' }).catch((e: unknown) => e);
+  it("hides a private project from an outsider behind the service's 404", async () => {
+    const error = await suite
+      .call('list_repository_tree', { id: PAYMENTS }, { as: 'outsider' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).message).toBe('404 Project Not Found');
   });
 
   it('lets a guest of a private project see no code (403)', async () => {
-    await expect(suite.call('download_archive', { id: PAYMENTS, format: 'zip' }, { as: 'guest' })).rejects.toMatchObject({ status: 403 });
+    await expect(
+      suite.call('download_archive', { id: PAYMENTS, format: 'zip' }, { as: 'guest' }),
+    ).rejects.toMatchObject({ status: 403 });
   });
 
   it('serves a public repository without a token', async () => {

@@ -25,7 +25,12 @@ describe('list_tags and get_tag', () => {
     expect(result.status).toBe(200);
     const tags = result.data as Tag[];
     expect(tags.map((t) => t.name)).toEqual(['v1.1.0', 'v1.0.0']);
-    expect(tags[0]).toMatchObject({ message: 'Version 1.1.0', protected: false, commit: { title: 'Release 1.1.0' }, release: { tag_name: 'v1.1.0' } });
+    expect(tags[0]).toMatchObject({
+      message: 'Version 1.1.0',
+      protected: false,
+      commit: { title: 'Release 1.1.0' },
+      release: { tag_name: 'v1.1.0' },
+    });
     expect(tags[0].target).toMatch(/^[0-9a-f]{40}$/);
     expect(tags[0].target).not.toBe(tags[0].commit.id);
     const shown = suite.operation('list_tags').present!(tags, { id: WEB });
@@ -33,7 +38,8 @@ describe('list_tags and get_tag', () => {
   });
 
   it('searches, orders by name, updated or version, and sorts', async () => {
-    const names = async (input: Record<string, unknown>) => (await suite.data<Tag[]>('list_tags', { id: WEB, ...input })).map((t) => t.name);
+    const names = async (input: Record<string, unknown>) =>
+      (await suite.data<Tag[]>('list_tags', { id: WEB, ...input })).map((t) => t.name);
     expect(await names({ search: '1.0.0' })).toEqual(['v1.0.0']);
     expect(await names({ search: '^v1.1' })).toEqual(['v1.1.0']);
     expect(await names({ search: '0.0$' })).toEqual(['v1.0.0']);
@@ -66,10 +72,19 @@ describe('paging', () => {
 
 describe('create_tag and delete_tag', () => {
   it('creates an annotated tag with a message and a lightweight one without, as a developer', async () => {
-    const result = await suite.call('create_tag', { id: WEB, tag_name: 'v1.2.0-rc1', ref: 'feature/dark-mode', message: 'Dark mode preview' }, { as: 'developer' });
+    const result = await suite.call(
+      'create_tag',
+      { id: WEB, tag_name: 'v1.2.0-rc1', ref: 'feature/dark-mode', message: 'Dark mode preview' },
+      { as: 'developer' },
+    );
     expect(result.status).toBe(201);
     const tag = result.data as Tag;
-    expect(tag).toMatchObject({ name: 'v1.2.0-rc1', message: 'Dark mode preview', release: null, commit: { title: 'Wire dark mode into the header' } });
+    expect(tag).toMatchObject({
+      name: 'v1.2.0-rc1',
+      message: 'Dark mode preview',
+      release: null,
+      commit: { title: 'Wire dark mode into the header' },
+    });
     expect(tag.target).not.toBe(tag.commit.id);
     const light = await suite.data<Tag>('create_tag', { id: WEB, tag_name: 'nightly', ref: 'main' }, 'developer');
     expect(light.message).toBe('');

@@ -44,7 +44,10 @@ async function sandboxRefusal(name: string, input: Record<string, unknown>, as: 
 }
 
 /** A 1x1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 const usernames = async (input: Record<string, unknown>, as: Role = 'admin') =>
   (await data<User[]>('list_users', { per_page: 100, ...input }, as)).map((u) => u.username);
@@ -56,7 +59,11 @@ let serial = 0;
 async function newUser(extra: Record<string, unknown> = {}): Promise<User> {
   serial += 1;
   return data<User>('create_user', {
-    email: `temp${serial}@example.org`, username: `temp${serial}`, name: `Temp ${serial}`, password: 'correct horse battery', ...extra,
+    email: `temp${serial}@example.org`,
+    username: `temp${serial}`,
+    name: `Temp ${serial}`,
+    password: 'correct horse battery',
+    ...extra,
   });
 }
 
@@ -64,7 +71,12 @@ describe('get_current_user', () => {
   it('returns the account the token belongs to', async () => {
     const result = await suite.call('get_current_user', {}, { as: 'developer' });
     expect(result.status).toBe(200);
-    expect(result.data).toMatchObject({ username: 'bob', state: 'active', id: expect.any(Number), web_url: expect.any(String) });
+    expect(result.data).toMatchObject({
+      username: 'bob',
+      state: 'active',
+      id: expect.any(Number),
+      web_url: expect.any(String),
+    });
     expect(result.data).not.toHaveProperty('is_admin');
   });
 
@@ -77,7 +89,7 @@ describe('get_current_user', () => {
     expect(result.data).not.toHaveProperty('is_admin');
   });
 
-  it('refuses sudo from a non-administrator with the service\'s 403', async () => {
+  it("refuses sudo from a non-administrator with the service's 403", async () => {
     const error = await refusal('get_current_user', { sudo: 1 }, 'maintainer');
     expect(error).toMatchObject({ status: 403, serviceMessage: '403 Forbidden - Must be admin to use sudo' });
   });
@@ -88,10 +100,17 @@ describe('get_current_user', () => {
 });
 
 describe('get_current_user_status', () => {
-  it('gives the caller\'s own emoji and message, with the message as escaped HTML', async () => {
-    expect(await data('get_current_user_status', {}, 'developer'))
-      .toEqual({ emoji: 'coffee', message: 'On call until Friday <3', message_html: 'On call until Friday &#60;3' });
-    expect(await data('get_current_user_status', {}, 'reporter')).toEqual({ emoji: null, message: null, message_html: null });
+  it("gives the caller's own emoji and message, with the message as escaped HTML", async () => {
+    expect(await data('get_current_user_status', {}, 'developer')).toEqual({
+      emoji: 'coffee',
+      message: 'On call until Friday <3',
+      message_html: 'On call until Friday &#60;3',
+    });
+    expect(await data('get_current_user_status', {}, 'reporter')).toEqual({
+      emoji: null,
+      message: null,
+      message_html: null,
+    });
     expect((await refusal('get_current_user_status', {}, 'anonymous')).status).toBe(401);
   });
 });
@@ -101,11 +120,19 @@ describe('list_users and get_user', () => {
     const [publicForm] = await data<User[]>('list_users', { username: 'ALICE' }, 'developer');
     expect(Object.keys(publicForm).sort()).toEqual(['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
     const [adminForm] = await data<User[]>('list_users', { username: 'alice' });
-    expect(adminForm).toMatchObject({ email: 'alice@acme.example', is_admin: false, identities: expect.any(Array), last_sign_in_ip: '127.0.0.1' });
+    expect(adminForm).toMatchObject({
+      email: 'alice@acme.example',
+      is_admin: false,
+      identities: expect.any(Array),
+      last_sign_in_ip: '127.0.0.1',
+    });
     const one = await data<User>('get_user', { id: adminForm.id }, 'outsider');
     expect(one).toMatchObject({ username: 'alice', bio: 'Tech lead, platform team.', organization: 'Acme' });
     expect(one).not.toHaveProperty('email');
-    expect(await data<User>('get_user', { id: adminForm.id })).toMatchObject({ email: 'alice@acme.example', is_admin: false });
+    expect(await data<User>('get_user', { id: adminForm.id })).toMatchObject({
+      email: 'alice@acme.example',
+      is_admin: false,
+    });
   });
 
   it('filters by search, state, external and identity; false state filters filter nothing', async () => {
@@ -118,15 +145,22 @@ describe('list_users and get_user', () => {
     const active = await usernames({ active: true });
     expect(active).toContain('alice');
     expect(active).not.toContain('frank');
-    expect(await usernames({ extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'ldapmain' })).toEqual(['alice']);
+    expect(await usernames({ extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'ldapmain' })).toEqual([
+      'alice',
+    ]);
     expect(await usernames({ extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'other' })).toEqual([]);
     const error = await sandboxRefusal('list_users', { extern_uid: 'x' });
-    expect([error.status, error.serviceMessage]).toEqual([400, 'extern_uid, provider provide all or none of parameters']);
+    expect([error.status, error.serviceMessage]).toEqual([
+      400,
+      'extern_uid, provider provide all or none of parameters',
+    ]);
   });
 
   it('filters by creation date, newest id first by default', async () => {
     const frank = seeded('frank');
-    expect(await usernames({ created_before: new Date(frank.created_at.getTime() + 1000).toISOString() })).toEqual(['frank']);
+    expect(await usernames({ created_before: new Date(frank.created_at.getTime() + 1000).toISOString() })).toEqual([
+      'frank',
+    ]);
     const after = await usernames({ created_after: new Date(frank.created_at.getTime() + 1000).toISOString() });
     expect(after).not.toContain('frank');
     const ids = (await data<User[]>('list_users', { per_page: 100 })).map((u) => u.id);
@@ -141,12 +175,16 @@ describe('list_users and get_user', () => {
     expect(await usernames({ custom_attributes: { team: 'platform' } })).toEqual(['alice']);
     const [alice] = await data<User[]>('list_users', { username: 'alice', with_custom_attributes: true });
     expect(alice.custom_attributes).toEqual([{ key: 'team', value: 'platform' }]);
-    expect((await data<User>('get_user', { id: alice.id, with_custom_attributes: true })).custom_attributes).toEqual([{ key: 'team', value: 'platform' }]);
+    expect((await data<User>('get_user', { id: alice.id, with_custom_attributes: true })).custom_attributes).toEqual([
+      { key: 'team', value: 'platform' },
+    ]);
     // Others' ordering and administrator filters are ignored, as the service ignores them.
     const theirs = await usernames({ order_by: 'username', sort: 'asc', two_factor: 'enabled' }, 'developer');
     expect(theirs.length).toBeGreaterThan(1);
     expect(theirs).toEqual([...(await usernames({}, 'developer'))]);
-    expect((await data<User>('get_user', { id: alice.id, with_custom_attributes: true }, 'developer'))).not.toHaveProperty('custom_attributes');
+    expect(
+      await data<User>('get_user', { id: alice.id, with_custom_attributes: true }, 'developer'),
+    ).not.toHaveProperty('custom_attributes');
   });
 
   it('answers 404 for an unknown user', async () => {
@@ -159,17 +197,43 @@ describe('list_users and get_user', () => {
 
 describe('create_user', () => {
   it('creates an account from every field and answers 201 with the administrator form', async () => {
-    const result = await suite.call('create_user', {
-      email: 'gina@acme.example', username: 'gina', name: 'Gina Park', password: 'a long secret', skip_confirmation: true,
-      admin: false, external: true, can_create_group: false, projects_limit: 5, extern_uid: 'uid=gina', provider: 'ldapmain',
-      bio: 'New SRE.', location: 'Lisbon', public_email: 'gina@acme.example', organization: 'Acme', website_url: 'https://gina.example',
-      private_profile: true,
-    }, { as: 'admin' });
+    const result = await suite.call(
+      'create_user',
+      {
+        email: 'gina@acme.example',
+        username: 'gina',
+        name: 'Gina Park',
+        password: 'a long secret',
+        skip_confirmation: true,
+        admin: false,
+        external: true,
+        can_create_group: false,
+        projects_limit: 5,
+        extern_uid: 'uid=gina',
+        provider: 'ldapmain',
+        bio: 'New SRE.',
+        location: 'Lisbon',
+        public_email: 'gina@acme.example',
+        organization: 'Acme',
+        website_url: 'https://gina.example',
+        private_profile: true,
+      },
+      { as: 'admin' },
+    );
     expect(result.status).toBe(201);
     expect(result.data).toMatchObject({
-      username: 'gina', email: 'gina@acme.example', is_admin: false, external: true, can_create_group: false, projects_limit: 5,
-      identities: [{ provider: 'ldapmain', extern_uid: 'uid=gina' }], bio: 'New SRE.', location: 'Lisbon', website_url: 'https://gina.example',
-      private_profile: true, confirmed_at: expect.any(String),
+      username: 'gina',
+      email: 'gina@acme.example',
+      is_admin: false,
+      external: true,
+      can_create_group: false,
+      projects_limit: 5,
+      identities: [{ provider: 'ldapmain', extern_uid: 'uid=gina' }],
+      bio: 'New SRE.',
+      location: 'Lisbon',
+      website_url: 'https://gina.example',
+      private_profile: true,
+      confirmed_at: expect.any(String),
     });
     expect(result.data).not.toHaveProperty('password');
     expect(passwordsOf(suite.sandbox.store).get(seeded('gina'))?.mustChange).toBe(false);
@@ -182,9 +246,17 @@ describe('create_user', () => {
 
   it('needs a password, reset_password or force_random_password; the flags win over a password', async () => {
     const none = await sandboxRefusal('create_user', { email: 'x@example.org', username: 'x1', name: 'X' });
-    expect([none.status, none.serviceMessage])
-      .toEqual([400, 'password, reset_password, force_random_password are missing, at least one parameter must be provided']);
-    const flagsOff = await sandboxRefusal('create_user', { email: 'x@example.org', username: 'x1', name: 'X', reset_password: false, force_random_password: false });
+    expect([none.status, none.serviceMessage]).toEqual([
+      400,
+      'password, reset_password, force_random_password are missing, at least one parameter must be provided',
+    ]);
+    const flagsOff = await sandboxRefusal('create_user', {
+      email: 'x@example.org',
+      username: 'x1',
+      name: 'X',
+      reset_password: false,
+      force_random_password: false,
+    });
     expect([flagsOff.status, flagsOff.serviceMessage]).toEqual([400, 'password is missing']);
     await newUser({ password: undefined, reset_password: true });
     const both = await newUser({ password: 'not-used-at-all', reset_password: true, force_random_password: true });
@@ -195,23 +267,51 @@ describe('create_user', () => {
   });
 
   it('refuses a short password, a bad e-mail and a taken username or e-mail', async () => {
-    const invalid = await refusal('create_user', { email: 'not-an-email', username: 'y1', name: 'Y', password: 'short' });
+    const invalid = await refusal('create_user', {
+      email: 'not-an-email',
+      username: 'y1',
+      name: 'Y',
+      password: 'short',
+    });
     expect(invalid.status).toBe(400);
-    expect(invalid.fieldErrors).toEqual({ email: ['is invalid'], password: ['is too short (minimum is 8 characters)'] });
-    const email = await refusal('create_user', { email: 'ALICE@acme.example', username: 'y2', name: 'Y', force_random_password: true });
+    expect(invalid.fieldErrors).toEqual({
+      email: ['is invalid'],
+      password: ['is too short (minimum is 8 characters)'],
+    });
+    const email = await refusal('create_user', {
+      email: 'ALICE@acme.example',
+      username: 'y2',
+      name: 'Y',
+      force_random_password: true,
+    });
     expect([email.status, email.serviceMessage]).toEqual([409, 'Email has already been taken']);
-    const username = await refusal('create_user', { email: 'y3@example.org', username: 'Bob', name: 'Y', force_random_password: true });
+    const username = await refusal('create_user', {
+      email: 'y3@example.org',
+      username: 'Bob',
+      name: 'Y',
+      force_random_password: true,
+    });
     expect([username.status, username.serviceMessage]).toEqual([409, 'Username has already been taken']);
   });
 
   it('sets the profile fields, theme, colour scheme and CI minute quotas', async () => {
     const user = await newUser({
-      social_messenger: 'temp-im', social_network: 'temp-net', social_microblog: '@temp', theme_id: 3, color_scheme_id: 5,
-      shared_runners_minutes_limit: 400, extra_shared_runners_minutes_limit: 50,
+      social_messenger: 'temp-im',
+      social_network: 'temp-net',
+      social_microblog: '@temp',
+      theme_id: 3,
+      color_scheme_id: 5,
+      shared_runners_minutes_limit: 400,
+      extra_shared_runners_minutes_limit: 50,
     });
     expect(user).toMatchObject({
-      social_messenger: 'temp-im', social_network: 'temp-net', social_microblog: '@temp', theme_id: 3, color_scheme_id: 5,
-      shared_runners_minutes_limit: 400, extra_shared_runners_minutes_limit: 50,
+      social_messenger: 'temp-im',
+      social_network: 'temp-net',
+      social_microblog: '@temp',
+      theme_id: 3,
+      color_scheme_id: 5,
+      shared_runners_minutes_limit: 400,
+      extra_shared_runners_minutes_limit: 50,
     });
     expect(await data<User>('get_user', { id: user.id }, 'outsider')).toMatchObject({ social_microblog: '@temp' });
   });
@@ -221,8 +321,15 @@ describe('create_user', () => {
     expect(user.avatar_url).toBe(`${suite.sandbox.url}/uploads/-/system/user/avatar/${user.id}/avatar.png`);
     expect(seeded(user.username).avatar).toMatchObject({ content_type: 'image/png', content: PNG });
     const response = await fetch(`${suite.sandbox.url}/api/v4/users`, {
-      method: 'POST', headers: { 'private-token': suite.sandbox.tokens.admin, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'av@example.org', username: 'av1', name: 'Av', force_random_password: true, avatar: PNG.toString('base64') }),
+      method: 'POST',
+      headers: { 'private-token': suite.sandbox.tokens.admin, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        email: 'av@example.org',
+        username: 'av1',
+        name: 'Av',
+        force_random_password: true,
+        avatar: PNG.toString('base64'),
+      }),
     });
     expect([response.status, await response.json()]).toEqual([400, { error: 'avatar is invalid' }]);
     expect(suite.sandbox.store.findUser('av1')).toBeUndefined();
@@ -230,8 +337,12 @@ describe('create_user', () => {
 
   it('refuses an identity already linked to another account with 409', async () => {
     const error = await refusal('create_user', {
-      email: 'taker@example.org', username: 'taker', name: 'T', force_random_password: true,
-      extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'ldapmain',
+      email: 'taker@example.org',
+      username: 'taker',
+      name: 'T',
+      force_random_password: true,
+      extern_uid: 'uid=alice,ou=people,dc=acme,dc=example',
+      provider: 'ldapmain',
     });
     expect([error.status, error.serviceMessage]).toEqual([409, 'Identity has already been taken']);
     expect(suite.sandbox.store.findUser('taker')).toBeUndefined();
@@ -252,13 +363,29 @@ describe('update_user', () => {
   it('changes the fields given and keeps the others', async () => {
     const user = await newUser({ bio: 'kept' });
     const updated = await data<User>('update_user', {
-      id: user.id, name: 'Renamed', username: `${user.username}-r`, note: 'Moved to platform.', location: 'Oslo', admin: true,
-      external: false, can_create_group: true, projects_limit: 7, public_email: 'p@example.org', organization: 'Acme',
-      website_url: 'https://r.example', private_profile: false,
+      id: user.id,
+      name: 'Renamed',
+      username: `${user.username}-r`,
+      note: 'Moved to platform.',
+      location: 'Oslo',
+      admin: true,
+      external: false,
+      can_create_group: true,
+      projects_limit: 7,
+      public_email: 'p@example.org',
+      organization: 'Acme',
+      website_url: 'https://r.example',
+      private_profile: false,
     });
     expect(updated).toMatchObject({
-      name: 'Renamed', username: `${user.username}-r`, note: 'Moved to platform.', location: 'Oslo', bio: 'kept', is_admin: true,
-      projects_limit: 7, public_email: 'p@example.org',
+      name: 'Renamed',
+      username: `${user.username}-r`,
+      note: 'Moved to platform.',
+      location: 'Oslo',
+      bio: 'kept',
+      is_admin: true,
+      projects_limit: 7,
+      public_email: 'p@example.org',
     });
   });
 
@@ -268,28 +395,62 @@ describe('update_user', () => {
     expect(passwordsOf(suite.sandbox.store).get(seeded(user.username))?.mustChange).toBe(true);
   });
 
-  it('asks a new e-mail\'s owner to confirm it unless skip_reconfirmation', async () => {
+  it("asks a new e-mail's owner to confirm it unless skip_reconfirmation", async () => {
     const user = await newUser({ skip_confirmation: true });
-    expect((await data<User>('update_user', { id: user.id, email: `${user.username}@new.example`, skip_reconfirmation: true })).confirmed_at).not.toBeNull();
-    expect((await data<User>('update_user', { id: user.id, email: `${user.username}@newer.example` })).confirmed_at).toBeNull();
+    expect(
+      (
+        await data<User>('update_user', {
+          id: user.id,
+          email: `${user.username}@new.example`,
+          skip_reconfirmation: true,
+        })
+      ).confirmed_at,
+    ).not.toBeNull();
+    expect(
+      (await data<User>('update_user', { id: user.id, email: `${user.username}@newer.example` })).confirmed_at,
+    ).toBeNull();
   });
 
-  it('links an identity, a group\'s SSO one with group_id_for_saml', async () => {
+  it("links an identity, a group's SSO one with group_id_for_saml", async () => {
     const user = await newUser();
     const acme = suite.sandbox.store.findGroup('acme')!;
-    const updated = await data<User>('update_user', { id: user.id, provider: 'group_saml', extern_uid: 'sso-1', group_id_for_saml: acme.id, bio: 'b' });
-    expect(updated.identities).toEqual([{ provider: 'group_saml', extern_uid: 'sso-1', saml_provider_id: samlProvidersOf(suite.sandbox.store).get(acme.id) }]);
+    const updated = await data<User>('update_user', {
+      id: user.id,
+      provider: 'group_saml',
+      extern_uid: 'sso-1',
+      group_id_for_saml: acme.id,
+      bio: 'b',
+    });
+    expect(updated.identities).toEqual([
+      {
+        provider: 'group_saml',
+        extern_uid: 'sso-1',
+        saml_provider_id: samlProvidersOf(suite.sandbox.store).get(acme.id),
+      },
+    ]);
   });
 
   it('changes the profile fields, theme, colour scheme, quotas and avatar', async () => {
     const user = await newUser();
     const updated = await data<User>('update_user', {
-      id: user.id, social_messenger: 'im2', social_network: 'net2', social_microblog: '@two', theme_id: 2, color_scheme_id: 4,
-      shared_runners_minutes_limit: 10, extra_shared_runners_minutes_limit: 0, avatar: PNG.toString('base64'),
+      id: user.id,
+      social_messenger: 'im2',
+      social_network: 'net2',
+      social_microblog: '@two',
+      theme_id: 2,
+      color_scheme_id: 4,
+      shared_runners_minutes_limit: 10,
+      extra_shared_runners_minutes_limit: 0,
+      avatar: PNG.toString('base64'),
     });
     expect(updated).toMatchObject({
-      social_messenger: 'im2', social_network: 'net2', social_microblog: '@two', theme_id: 2, color_scheme_id: 4,
-      shared_runners_minutes_limit: 10, extra_shared_runners_minutes_limit: 0,
+      social_messenger: 'im2',
+      social_network: 'net2',
+      social_microblog: '@two',
+      theme_id: 2,
+      color_scheme_id: 4,
+      shared_runners_minutes_limit: 10,
+      extra_shared_runners_minutes_limit: 0,
       avatar_url: `${suite.sandbox.url}/uploads/-/system/user/avatar/${user.id}/avatar.png`,
     });
   });
@@ -302,13 +463,18 @@ describe('update_user', () => {
 
   it('answers 404 for an identity already linked to another account (the spec: 404 where 409 would fit)', async () => {
     const user = await newUser();
-    const error = await refusal('update_user', { id: user.id, extern_uid: 'uid=alice,ou=people,dc=acme,dc=example', provider: 'ldapmain' });
+    const error = await refusal('update_user', {
+      id: user.id,
+      extern_uid: 'uid=alice,ou=people,dc=acme,dc=example',
+      provider: 'ldapmain',
+    });
     expect([error.status, error.serviceMessage]).toEqual([404, '404 Identity has already been taken Not Found']);
     expect(seeded(user.username).identities).toEqual([]);
     // Its own identity may be set again.
     const own = await newUser({ extern_uid: 'uid=own', provider: 'ldapmain' });
-    expect((await data<User>('update_user', { id: own.id, extern_uid: 'uid=own', provider: 'ldapmain' })).identities)
-      .toEqual([{ provider: 'ldapmain', extern_uid: 'uid=own' }]);
+    expect(
+      (await data<User>('update_user', { id: own.id, extern_uid: 'uid=own', provider: 'ldapmain' })).identities,
+    ).toEqual([{ provider: 'ldapmain', extern_uid: 'uid=own' }]);
   });
 
   it('answers 404 for an e-mail or username already taken, as the service does', async () => {
@@ -340,7 +506,9 @@ describe('delete_user_identity', () => {
 
   it('is for administrators only', async () => {
     const alice = seeded('alice');
-    expect((await refusal('delete_user_identity', { id: alice.id, provider: 'ldapmain' }, 'maintainer')).status).toBe(403);
+    expect((await refusal('delete_user_identity', { id: alice.id, provider: 'ldapmain' }, 'maintainer')).status).toBe(
+      403,
+    );
     expect(seeded('alice').identities.map((i) => i.provider)).toContain('ldapmain');
   });
 });
@@ -354,10 +522,13 @@ describe('delete_user', () => {
     expect([again.status, again.serviceMessage]).toEqual([404, '404 User Not Found']);
   });
 
-  it('refuses a soft delete of a group\'s sole owner with 409; hard_delete takes the group along', async () => {
+  it("refuses a soft delete of a group's sole owner with 409; hard_delete takes the group along", async () => {
     const root = seeded('root');
     const sole = await refusal('delete_user', { id: root.id });
-    expect([sole.status, sole.serviceMessage]).toEqual([409, 'User cannot be removed while is the sole owner of a group']);
+    expect([sole.status, sole.serviceMessage]).toEqual([
+      409,
+      'User cannot be removed while is the sole owner of a group',
+    ]);
     const user = await newUser();
     const { store } = suite.sandbox;
     const group = store.addGroup({ name: 'Solo', path: `solo-${user.id}` });
@@ -396,8 +567,9 @@ describe('safety', () => {
     const text = prompt('update_user', { id: 7, password: 'hunter2hunter2' });
     expect(text).toContain('password: <secret, 14 characters>');
     expect(text).not.toContain('hunter2');
-    expect(prompt('create_user', { email: 'a@b.c', username: 'a', name: 'A', password: 'hunter2hunter2', admin: true }))
-      .not.toContain('hunter2');
+    expect(
+      prompt('create_user', { email: 'a@b.c', username: 'a', name: 'A', password: 'hunter2hunter2', admin: true }),
+    ).not.toContain('hunter2');
   });
 });
 
@@ -411,10 +583,24 @@ describe('bad input', () => {
     ['a create without a name', 'create_user', { email: 'a@b.c', username: 'a', password: 'xxxxxxxx' }, 'name'],
     ['a negative projects limit', 'update_user', { id: 1, projects_limit: -1 }, 'projects_limit'],
     ['extern_uid without provider (the spec: extern_uid with provider)', 'list_users', { extern_uid: 'x' }, 'provider'],
-    ['a create without password, reset_password or force_random_password', 'create_user', { email: 'a@b.c', username: 'a', name: 'A' }, 'password'],
-    ['a create whose flags are both false and that has no password', 'create_user',
-      { email: 'a@b.c', username: 'a', name: 'A', reset_password: false, force_random_password: false }, 'password'],
-    ['an avatar that is not Base64', 'create_user', { email: 'a@b.c', username: 'a', name: 'A', password: 'xxxxxxxx', avatar: 'not base64!' }, 'avatar'],
+    [
+      'a create without password, reset_password or force_random_password',
+      'create_user',
+      { email: 'a@b.c', username: 'a', name: 'A' },
+      'password',
+    ],
+    [
+      'a create whose flags are both false and that has no password',
+      'create_user',
+      { email: 'a@b.c', username: 'a', name: 'A', reset_password: false, force_random_password: false },
+      'password',
+    ],
+    [
+      'an avatar that is not Base64',
+      'create_user',
+      { email: 'a@b.c', username: 'a', name: 'A', password: 'xxxxxxxx', avatar: 'not base64!' },
+      'avatar',
+    ],
     ['a theme that is not a whole number', 'update_user', { id: 1, theme_id: 1.5 }, 'theme_id'],
   ]);
 });

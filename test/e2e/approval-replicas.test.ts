@@ -21,17 +21,31 @@ async function startReplica(name: string) {
   let log = '';
   const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
     env: {
-      PATH: process.env.PATH ?? '', CODEHOST_URL: env.sandbox.url, CODEHOST_TOKEN: env.sandbox.tokens.maintainer,
-      FORGEOPS_REDIS_URL: redis.url, FORGEOPS_REPLICA_ID: name, FORGEOPS_APPROVAL: 'page',
+      PATH: process.env.PATH ?? '',
+      CODEHOST_URL: env.sandbox.url,
+      CODEHOST_TOKEN: env.sandbox.tokens.maintainer,
+      FORGEOPS_REDIS_URL: redis.url,
+      FORGEOPS_REPLICA_ID: name,
+      FORGEOPS_APPROVAL: 'page',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d: Buffer) => { log += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // Bounded: 400 checks of 50 ms.
   for (let i = 0; i < 400; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false)) return { base, child, log: () => log, exited };
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return { base, child, log: () => log, exited };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`replica ${name} did not become ready:\n${log}`);
@@ -83,7 +97,9 @@ describe('two replicas of forgeops serve with the approval page', () => {
     const pipeline = await newPipeline(env.client);
     const { mcp } = await connectClient(`${r1.base}/mcp`);
     const before = r1.log().length;
-    const call = mcp.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } }).catch((error: Error) => error);
+    const call = mcp
+      .callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } })
+      .catch((error: Error) => error);
     const link = await linkIn(() => r1.log().slice(before), pipeline);
     r1.child.kill('SIGTERM');
     expect(await r1.exited).toBe(0);

@@ -48,16 +48,29 @@ async function createPipeline(mcp: Client): Promise<number> {
 describe('the approval page on the Streamable HTTP server', () => {
   it('is served beside /mcp, where a client without elicitation waits for it', async () => {
     let log = '';
-    const record = (line: string) => { log += `${line}\n`; };
+    const record = (line: string) => {
+      log += `${line}\n`;
+    };
     const logger: Logger = { error: record, warn: record, info: record, debug: record };
     const page = createMountedApprovalPage({ host: '127.0.0.1', loopback: true, log: logger });
     const server = await startMcpHttpServer({
-      host: '127.0.0.1', port: 0, allowedOrigins: [], log: logger,
+      host: '127.0.0.1',
+      port: 0,
+      allowedOrigins: [],
+      log: logger,
       mounts: { [page.path]: page.handle },
-      createSessionServer: ({ token }) => createMcpServer({
-        operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000,
-        approval: 'page', approvals: page.desk,
-      }),
+      createSessionServer: ({ token }) =>
+        createMcpServer({
+          operations,
+          client: env.client,
+          token,
+          readOnly: false,
+          toolsets: [],
+          maxResultChars: 60_000,
+          callTimeoutMs: 45_000,
+          approval: 'page',
+          approvals: page.desk,
+        }),
     });
     page.listening(Number(new URL(server.url).port));
     const mcp = new Client({ name: 'no-elicitation', version: '1.0.0' });
@@ -81,11 +94,16 @@ describe('the approval page on the Streamable HTTP server', () => {
 describe('forgeops mcp (built CLI) with FORGEOPS_APPROVAL=page', () => {
   it('starts the page on 127.0.0.1, writes each link to stderr only, and runs the call once approved with the passphrase', async () => {
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [cli, 'mcp'], cwd: '/', stderr: 'pipe',
+      command: process.execPath,
+      args: [cli, 'mcp'],
+      cwd: '/',
+      stderr: 'pipe',
       env: { ...bareEnv, FORGEOPS_APPROVAL: 'page', FORGEOPS_APPROVAL_SECRET: SECRET },
     });
     let stderr = '';
-    transport.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
     const mcp = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
     await mcp.connect(transport);
     await lineIn(() => stderr, /approval page: (http:\/\/127\.0\.0\.1:\d+)/);
@@ -107,7 +125,10 @@ describe('forgeops mcp (built CLI) with FORGEOPS_APPROVAL=page', () => {
 
   it('refuses to serve the page to the network without a passphrase and a public address', () => {
     const out = spawnSync(process.execPath, [cli, 'serve', '--host', '0.0.0.0', '--port', '0'], {
-      cwd: '/', env: { ...bareEnv, FORGEOPS_APPROVAL: 'page', FORGEOPS_MCP_TOKEN: 'mcp-token-for-this-test' }, encoding: 'utf8', timeout: 20_000,
+      cwd: '/',
+      env: { ...bareEnv, FORGEOPS_APPROVAL: 'page', FORGEOPS_MCP_TOKEN: 'mcp-token-for-this-test' },
+      encoding: 'utf8',
+      timeout: 20_000,
     });
     expect(out.status).toBe(2);
     expect(out.stderr).toMatch(/invalid configuration: FORGEOPS_APPROVAL is page, and .*FORGEOPS_APPROVAL_SECRET/);

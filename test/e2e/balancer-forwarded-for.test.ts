@@ -26,11 +26,16 @@ describe.each(kinds)('one replica behind %s, trusting it', (_name, file, start) 
   beforeAll(async () => {
     const port = await freePort();
     replica = await startHttp(env.client, {
-      allowedHosts: [`127.0.0.1:${port}`], trustedProxies: ['127.0.0.1'], maxSessions: 20, maxSessionsPerCaller: SHARE,
+      allowedHosts: [`127.0.0.1:${port}`],
+      trustedProxies: ['127.0.0.1'],
+      maxSessions: 20,
+      maxSessionsPerCaller: SHARE,
     });
     // Every server of the documented config is this one replica, so all sessions meet the same caps.
     const replicaAddress = `127.0.0.1:${new URL(replica.url).port}`;
-    const config = read(file).replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`).replace(/127\.0\.0\.1:875[12]/g, replicaAddress);
+    const config = read(file)
+      .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
+      .replace(/127\.0\.0\.1:875[12]/g, replicaAddress);
     balancer = await start(config, port);
     url = `${balancer.url}/mcp`;
   });
@@ -55,6 +60,8 @@ describe.each(kinds)('one replica behind %s, trusting it', (_name, file, start) 
     await mcp.close();
     // A session's id from the other client is unknown there.
     expect((await sessionPostFrom('127.0.0.3', url, opened[0], { id: 1, method: 'ping' })).status).toBe(404);
-    expect((await sessionPostFrom('127.0.0.2', url, opened[0], { method: 'notifications/initialized' })).status).toBe(202);
+    expect((await sessionPostFrom('127.0.0.2', url, opened[0], { method: 'notifications/initialized' })).status).toBe(
+      202,
+    );
   });
 });

@@ -8,11 +8,21 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/cli.js`;
 /** No CODEHOST_* (the CLI brings its own sandbox), no colour. */
-const bareEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir(), NO_COLOR: '1' };
+const bareEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? '/tmp',
+  TMPDIR: tmpdir(),
+  NO_COLOR: '1',
+};
 
 function chat(args: string[], input?: string) {
   return spawnSync(process.execPath, [cli, 'chat', ...args], {
-    cwd: '/', env: bareEnv, encoding: 'utf8', timeout: 30_000, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    cwd: '/',
+    env: bareEnv,
+    encoding: 'utf8',
+    timeout: 30_000,
+    input,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
 }
 
@@ -31,7 +41,8 @@ describe('forgeops chat with --dry-run', () => {
     const out = chat(['pipeline', 'create', 'acme/web', 'ref=main', '--dry-run', '--json']);
     expect(out.status).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({
-      dry_run: 'nothing was sent', operation: 'create_pipeline',
+      dry_run: 'nothing was sent',
+      operation: 'create_pipeline',
       request: { method: 'POST', path: '/api/v4/projects/acme%2Fweb/pipeline', body: { ref: 'main' } },
       needs_confirmation: false,
     });
@@ -46,7 +57,9 @@ describe('forgeops chat with --dry-run', () => {
 
     const session = chat(['--dry-run'], 'pipeline delete acme/web 1\npipeline get acme/web 1\n');
     expect(session.status).toBe(0);
-    expect(session.stdout).toContain('Dry run: commands that change something show what they would send; nothing is sent.');
+    expect(session.stdout).toContain(
+      'Dry run: commands that change something show what they would send; nothing is sent.',
+    );
     expect(session.stdout).toContain('Dry run: Delete pipeline (nothing was sent)');
     expect(session.stdout).toContain('Pipeline #1: success');
   });

@@ -24,12 +24,15 @@ afterAll(async () => {
 });
 
 /** Runs an operation as a person who answers yes to any confirmation. */
-const call = <T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> => callAnsweringYes<T>(client, name, input);
+const call = <T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> =>
+  callAnsweringYes<T>(client, name, input);
 
 describe('watch in a real terminal', () => {
   it('prints red, then green once the revert is merged, and Ctrl+C returns to the prompt', async () => {
     const term = new TerminalSession({
-      CODEHOST_URL: sandbox.url, CODEHOST_TOKEN: sandbox.tokens.developer, FORGEOPS_WATCH_INTERVAL_MS: '1000',
+      CODEHOST_URL: sandbox.url,
+      CODEHOST_TOKEN: sandbox.tokens.developer,
+      FORGEOPS_WATCH_INTERVAL_MS: '1000',
     });
     try {
       let at = await term.waitFor(/forgeops> $/);
@@ -37,14 +40,25 @@ describe('watch in a real terminal', () => {
       at = await term.waitFor(/acme\/web main is RED\n[\s\S]*first red: #\d+ at [0-9a-f]{8} Show order dates/, at);
       expect(term.shown()).toMatch(/broken/i);
 
-      const commits = await call<Array<{ id: string; title: string }>>('list_commits', { id: 'acme/web', ref_name: 'main', per_page: 50 });
+      const commits = await call<Array<{ id: string; title: string }>>('list_commits', {
+        id: 'acme/web',
+        ref_name: 'main',
+        per_page: 50,
+      });
       const culprit = commits.find((c) => c.title === CULPRIT_TITLE);
       expect(culprit).toBeDefined();
-      const reverted = await call<{ merge_request: { iid: number } }>('revert_as_merge_request', { id: 'acme/web', sha: culprit!.id });
+      const reverted = await call<{ merge_request: { iid: number } }>('revert_as_merge_request', {
+        id: 'acme/web',
+        sha: culprit!.id,
+      });
       await call('merge_merge_request', { id: 'acme/web', merge_request_iid: reverted.merge_request.iid });
 
       at = await term.waitFor(/acme\/web main: pipeline #\d+ is (pending|running) on [0-9a-f]{8}/, at, 30_000);
-      at = await term.waitFor(/acme\/web main is green again after [^:]+: fixed by [0-9a-f]{8} Merge branch 'revert-[0-9a-f]{8}' into 'main'/, at, 30_000);
+      at = await term.waitFor(
+        /acme\/web main is green again after [^:]+: fixed by [0-9a-f]{8} Merge branch 'revert-[0-9a-f]{8}' into 'main'/,
+        at,
+        30_000,
+      );
       term.type('\x03');
       at = await term.waitFor(/Stopped watching \(Ctrl\+C\)\.\n[\s\S]*forgeops> $/, at);
       // The session goes on: the prompt answers the next command.
@@ -58,14 +72,23 @@ describe('watch in a real terminal', () => {
   it('follows as a one-shot command too, until SIGINT, and exits 0', async () => {
     const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
     const child = spawn(process.execPath, [cli, 'chat', 'watch acme/web'], {
-      cwd: '/', env: { ...bareEnv, CODEHOST_URL: sandbox.url, CODEHOST_TOKEN: sandbox.tokens.developer, FORGEOPS_WATCH_INTERVAL_MS: '1000' },
+      cwd: '/',
+      env: {
+        ...bareEnv,
+        CODEHOST_URL: sandbox.url,
+        CODEHOST_TOKEN: sandbox.tokens.developer,
+        FORGEOPS_WATCH_INTERVAL_MS: '1000',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString('utf8'); });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      for (let i = 0; i < 300 && !/is (RED|green)/.test(out); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 300 && !/is (RED|green)/.test(out); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(out).toMatch(/^Watching acme\/web; Ctrl\+C stops\.\n\[[^\]]+\] acme\/web main is (RED|green)/);
       child.kill('SIGINT');
       expect(await exited).toBe(0);

@@ -11,10 +11,21 @@ import { TerminalSession } from '../helpers/terminal-session.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/cli.js`;
 /** No CODEHOST_* (the CLI brings its own sandbox), no colour, and the run's temp directory so leftovers show. */
-const bareEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir(), NO_COLOR: '1' };
+const bareEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? '/tmp',
+  TMPDIR: tmpdir(),
+  NO_COLOR: '1',
+};
 
 function chat(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [cli, 'chat', ...args], { cwd: '/', env: { ...bareEnv, ...env }, encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnSync(process.execPath, [cli, 'chat', ...args], {
+    cwd: '/',
+    env: { ...bareEnv, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 describe('forgeops chat "<command>" (one shot)', () => {
@@ -82,14 +93,21 @@ describe('forgeops chat "<command>" (one shot)', () => {
 });
 
 describe('forgeops chat with lines piped in', () => {
-  const piped = (input: string, ...args: string[]) => spawnSync(process.execPath, [cli, 'chat', ...args], {
-    cwd: '/', env: bareEnv, encoding: 'utf8', timeout: 30_000, input,
-  });
+  const piped = (input: string, ...args: string[]) =>
+    spawnSync(process.execPath, [cli, 'chat', ...args], {
+      cwd: '/',
+      env: bareEnv,
+      encoding: 'utf8',
+      timeout: 30_000,
+      input,
+    });
 
   it('reads every line, and refuses a call that needs a human: no line of a pipe answers a question (one rule with one shot)', () => {
     const out = piped('use acme/web\npipeline delete 1\ny\npipeline get 1\n');
     expect(out.status).toBe(0);
-    expect(out.stdout).toMatch(/Default project: acme\/web[\s\S]*The exact call:[\s\S]*Not run: this call needs a y\/N answer and there is no terminal to ask on\. Nothing was changed\./);
+    expect(out.stdout).toMatch(
+      /Default project: acme\/web[\s\S]*The exact call:[\s\S]*Not run: this call needs a y\/N answer and there is no terminal to ask on\. Nothing was changed\./,
+    );
     // The "y" was read as a command of its own, not as an answer; the pipeline is still there.
     expect(out.stdout).toMatch(/Unknown command "y"[\s\S]*✓ Pipeline #1: success/);
     expect(out.stdout).not.toMatch(/Deleted pipeline #1 in acme\/web/);
@@ -97,7 +115,9 @@ describe('forgeops chat with lines piped in', () => {
 
   it('runs such a call with --yes, which approves in advance every call that asks', () => {
     const out = piped('pipeline delete acme/web 1\npipeline get acme/web 1\n', '--yes');
-    expect(out.stdout).toMatch(/Run exactly this call\? \[y\/N\] yes \(--yes\)\n[\s\S]*✓ Deleted pipeline #1 in acme\/web[\s\S]*404 Pipeline Not Found/);
+    expect(out.stdout).toMatch(
+      /Run exactly this call\? \[y\/N\] yes \(--yes\)\n[\s\S]*✓ Deleted pipeline #1 in acme\/web[\s\S]*404 Pipeline Not Found/,
+    );
   });
 });
 
@@ -105,7 +125,9 @@ describe('forgeops chat stopped by a SIGINT from outside', () => {
   it('stops the running command as Ctrl+C does, and the session goes on', async () => {
     const child = spawn(process.execPath, [cli, 'chat'], { cwd: '/', env: bareEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let shown = '';
-    child.stdout!.on('data', (chunk: Buffer) => { shown += chunk.toString('utf8'); });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      shown += chunk.toString('utf8');
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const waitFor = async (pattern: RegExp, from: number): Promise<number> => {
       const deadline = Date.now() + 20_000;
@@ -150,7 +172,10 @@ describe('forgeops chat (a real terminal session)', () => {
     term.type('pipeline del\t');
     at = await term.waitFor(/pipeline delete/, at);
     term.type(' acme/web 1\r');
-    at = await term.waitFor(/The exact call:\n\s+project: "acme\/web"\n\s+pipeline_id: 1[\s\S]*Run exactly this call\? \[y\/N\] $/, at);
+    at = await term.waitFor(
+      /The exact call:\n\s+project: "acme\/web"\n\s+pipeline_id: 1[\s\S]*Run exactly this call\? \[y\/N\] $/,
+      at,
+    );
     term.type('n\r');
     at = await term.waitFor(/Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
     term.type('pipeline get acme/web 1\r');
@@ -183,7 +208,10 @@ describe('forgeops chat (a real terminal session)', () => {
     at = await term.waitFor(/@erin/, at);
     term.type('\x15');
     term.type('as nobody\r');
-    at = await term.waitFor(/No demo user "nobody": one of root, alice, bob, carol, dave, erin\.[\s\S]*forgeops> $/, at);
+    at = await term.waitFor(
+      /No demo user "nobody": one of root, alice, bob, carol, dave, erin\.[\s\S]*forgeops> $/,
+      at,
+    );
     term.type('\x04');
     expect(await term.exitCode()).toBe(0);
   });
@@ -207,7 +235,10 @@ describe('forgeops chat (a real terminal session)', () => {
     sessions.push(term);
     let at = await term.waitFor(/forgeops> $/);
     term.type('pipeline delete acme/web 1\ry\r');
-    at = await term.waitFor(/Ignored a line typed before this question was shown; answer it now\.\nRun exactly this call\? \[y\/N\] $/, at);
+    at = await term.waitFor(
+      /Ignored a line typed before this question was shown; answer it now\.\nRun exactly this call\? \[y\/N\] $/,
+      at,
+    );
     // Nothing ran: the pipeline is untouched while the question waits.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(term.shown(at)).toBe('');
@@ -238,7 +269,7 @@ describe('forgeops chat (a real terminal session)', () => {
     expect(await term.exitCode()).toBe(0);
   });
 
-  it('never prints a CI variable\'s value unless revealed, and a reveal asks first', async () => {
+  it("never prints a CI variable's value unless revealed, and a reveal asks first", async () => {
     const term = new TerminalSession();
     sessions.push(term);
     let at = await term.waitFor(/forgeops> $/);
@@ -249,7 +280,12 @@ describe('forgeops chat (a real terminal session)', () => {
     term.type('variable list acme\r');
     at = await term.waitFor(/AWS_KEY[\s\S]*forgeops> $/, at);
     // The terminal echoes the line the human typed; nothing forgeops printed carries the value.
-    const printed = () => term.shown().split('\n').filter((line) => !line.startsWith('forgeops> variable create')).join('\n');
+    const printed = () =>
+      term
+        .shown()
+        .split('\n')
+        .filter((line) => !line.startsWith('forgeops> variable create'))
+        .join('\n');
     expect(printed()).not.toContain('AKIAIOSFODNN7EXAMPLE');
     term.type('variable get acme AWS_KEY reveal=true\r');
     at = await term.waitFor(/unmasked[\s\S]*\[y\/N\] $/, at);
@@ -302,6 +338,8 @@ describe('forgeops chat (a real terminal session)', () => {
     at = await term.waitFor(/To leave, press Ctrl\+C again[\s\S]*forgeops> $/, at);
     term.type('\x03');
     expect(await term.exitCode()).toBe(0);
-    expect(readFileSync(join(dataDir, 'chat-history'), 'utf8')).toBe('pipeline delete acme/web 1\npipeline get acme/web 1\n');
+    expect(readFileSync(join(dataDir, 'chat-history'), 'utf8')).toBe(
+      'pipeline delete acme/web 1\npipeline get acme/web 1\n',
+    );
   });
 });

@@ -19,10 +19,19 @@ let forgeops: McpHttpServer;
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0 });
   // An ordinary web server: HTML for everything, as a wrong CODEHOST_URL usually is.
-  website = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>Welcome</title></html>'));
+  website = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>Welcome</title></html>'),
+  );
   await new Promise<void>((resolve) => website.listen(0, '127.0.0.1', resolve));
   websiteUrl = `http://127.0.0.1:${(website.address() as AddressInfo).port}`;
-  forgeops = await startMcpHttpServer({ host: '127.0.0.1', port: 0, allowedOrigins: [], createSessionServer: () => { throw new Error('unused'); } });
+  forgeops = await startMcpHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    allowedOrigins: [],
+    createSessionServer: () => {
+      throw new Error('unused');
+    },
+  });
 });
 afterAll(async () => {
   await forgeops.close();
@@ -32,18 +41,33 @@ afterAll(async () => {
 
 async function doctor(env: Record<string, string>, scimGroup?: string): Promise<{ status: number; text: string }> {
   let text = '';
-  const status = await runDoctor(parseConfig(env), {}, { scimGroup, write: (line) => { text += line; } });
+  const status = await runDoctor(
+    parseConfig(env),
+    {},
+    {
+      scimGroup,
+      write: (line) => {
+        text += line;
+      },
+    },
+  );
   return { status, text };
 }
 
 describe('forgeops doctor', () => {
   it('passes every check against a working service, naming who the token acts as', async () => {
-    const { status, text } = await doctor({ CODEHOST_URL: sandbox.url, CODEHOST_TOKEN: sandbox.tokens.admin, CODEHOST_SCIM_TOKEN: sandbox.tokens.scim });
+    const { status, text } = await doctor({
+      CODEHOST_URL: sandbox.url,
+      CODEHOST_TOKEN: sandbox.tokens.admin,
+      CODEHOST_SCIM_TOKEN: sandbox.tokens.scim,
+    });
     expect(status).toBe(0);
     expect(text).toContain(`✓ CODEHOST_URL ${sandbox.url} is reachable and answers as the service's API`);
     expect(text).toContain('✓ CODEHOST_TOKEN acts as root (Rosa Root), an administrator');
     // SCIM tokens belong to a group; without --scim-group there is nothing to check them against.
-    expect(text).toContain('- CODEHOST_SCIM_TOKEN is set; not checked (name its group: forgeops doctor --scim-group <group path>)');
+    expect(text).toContain(
+      '- CODEHOST_SCIM_TOKEN is set; not checked (name its group: forgeops doctor --scim-group <group path>)',
+    );
     expect(text).toContain('- proxy: none');
     expect(text).not.toContain('✗');
     expect(text).toMatch(/Everything needed works\.\n$/);
@@ -56,21 +80,30 @@ describe('forgeops doctor', () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const { status, text } = await doctor({ CODEHOST_URL: `http://127.0.0.1:${port}`, CODEHOST_TOKEN: 'x' });
     expect(status).toBe(1);
-    expect(text).toContain(`✗ CODEHOST_URL http://127.0.0.1:${port} is not reachable (connect ECONNREFUSED 127.0.0.1:${port})`);
+    expect(text).toContain(
+      `✗ CODEHOST_URL http://127.0.0.1:${port} is not reachable (connect ECONNREFUSED 127.0.0.1:${port})`,
+    );
     expect(text).toContain('fix: check the address and port in CODEHOST_URL, and that the service is running');
   });
 
   it('names a wrong path prefix', async () => {
-    const { status, text } = await doctor({ CODEHOST_URL: `${sandbox.url}/gitlab`, CODEHOST_TOKEN: sandbox.tokens.developer });
+    const { status, text } = await doctor({
+      CODEHOST_URL: `${sandbox.url}/gitlab`,
+      CODEHOST_TOKEN: sandbox.tokens.developer,
+    });
     expect(status).toBe(1);
-    expect(text).toContain(`✗ CODEHOST_URL ${sandbox.url}/gitlab does not look like the service: GET ${sandbox.url}/gitlab/api/v4/projects answered 404`);
+    expect(text).toContain(
+      `✗ CODEHOST_URL ${sandbox.url}/gitlab does not look like the service: GET ${sandbox.url}/gitlab/api/v4/projects answered 404`,
+    );
     expect(text).toContain('fix: check the path prefix in CODEHOST_URL');
   });
 
   it('names a web server that is not the service', async () => {
     const { status, text } = await doctor({ CODEHOST_URL: websiteUrl, CODEHOST_TOKEN: 'x' });
     expect(status).toBe(1);
-    expect(text).toContain(`✗ CODEHOST_URL ${websiteUrl} does not look like the service: GET ${websiteUrl}/api/v4/projects answered text/html that is not the service's JSON`);
+    expect(text).toContain(
+      `✗ CODEHOST_URL ${websiteUrl} does not look like the service: GET ${websiteUrl}/api/v4/projects answered text/html that is not the service's JSON`,
+    );
   });
 
   it('names CODEHOST_URL pointed at forgeops itself', async () => {
@@ -95,12 +128,15 @@ describe('forgeops doctor', () => {
 
   it('runs from the built CLI against the embedded sandbox with exit status 0', () => {
     const out = spawnSync(process.execPath, [cli, 'doctor'], {
-      cwd: '/', encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmpdir() },
+      cwd: '/',
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmpdir() },
     });
     expect(out.stderr).toBe('');
     expect(out.status).toBe(0);
     expect(out.stdout).toMatch(/^forgeops doctor\n✓ configuration: the environment only\n/);
     expect(out.stdout).toMatch(/✓ the embedded sandbox http:\/\/127\.0\.0\.1:\d+ \(no CODEHOST_URL set\) is reachable/);
-    expect(out.stdout).toContain('✓ the sandbox\'s demo token acts as alice (Alice Martin), not an administrator');
+    expect(out.stdout).toContain("✓ the sandbox's demo token acts as alice (Alice Martin), not an administrator");
   });
 });

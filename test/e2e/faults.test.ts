@@ -9,7 +9,8 @@ const PIPELINES = '/projects/acme%2Fweb/pipeline';
 
 beforeAll(() => {
   retrying = new HttpClient({
-    baseUrl: env.sandbox.url, token: env.sandbox.tokens.maintainer,
+    baseUrl: env.sandbox.url,
+    token: env.sandbox.tokens.maintainer,
     retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 5 },
   });
 });
@@ -23,7 +24,13 @@ describe('retries through the MCP tool path', () => {
   it('retries a read on 503 and on 429 with Retry-After, then succeeds', async () => {
     const mcp = await connectInMemory({ client: retrying });
     env.sandbox.faults.add({ method: 'GET', path: `${PIPELINES}s`, status: 503 });
-    env.sandbox.faults.add({ method: 'GET', path: `${PIPELINES}s`, status: 429, headers: { 'retry-after': '0' }, body: 'slow down' });
+    env.sandbox.faults.add({
+      method: 'GET',
+      path: `${PIPELINES}s`,
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: 'slow down',
+    });
     const before = sent('GET', `${PIPELINES}s`);
     const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web' } });
     expect(result.isError).toBeFalsy();
@@ -37,7 +44,9 @@ describe('retries through the MCP tool path', () => {
     const before = sent('POST', PIPELINES);
     const result = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } });
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/\(502 Bad Gateway\), so it may or may not have been applied\. forgeops did not send it again\. Check with list_pipelines/);
+    expect(resultText(result)).toMatch(
+      /\(502 Bad Gateway\), so it may or may not have been applied\. forgeops did not send it again\. Check with list_pipelines/,
+    );
     expect(sent('POST', PIPELINES) - before).toBe(1);
     await mcp.close();
   });

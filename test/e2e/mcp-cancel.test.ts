@@ -23,7 +23,10 @@ describe('cancelling a tool call', () => {
   it('stops an all_pages walk: the pages after the cancellation are never asked for', async () => {
     // How many pages the walk would read if left alone.
     const whole = await connectInMemory({ client: env.client });
-    const all = await whole.client.callTool({ name: 'list_commits', arguments: { id: 'acme/web', per_page: 1, all_pages: true } });
+    const all = await whole.client.callTool({
+      name: 'list_commits',
+      arguments: { id: 'acme/web', per_page: 1, all_pages: true },
+    });
     const total = (all.structuredContent as { items: unknown[] }).items.length;
     expect(total).toBeGreaterThanOrEqual(4);
     await whole.close();
@@ -37,7 +40,9 @@ describe('cancelling a tool call', () => {
       {
         signal: controller.signal,
         // Cancel once the second page is in: the walk is under way.
-        onprogress: (progress) => { if (/read page 2\b/.test(progress.message ?? '')) controller.abort(); },
+        onprogress: (progress) => {
+          if (/read page 2\b/.test(progress.message ?? '')) controller.abort();
+        },
       },
     );
     await expect(call).rejects.toThrow(/abort/i);

@@ -10,9 +10,14 @@ const env = useSandbox();
 async function serverWithRunningPipeline() {
   const server = await startHttp(env.client);
   const { mcp } = await connectClient(server.url);
-  const running = (await env.client.request<Array<{ id: number }>>({
-    method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { status: 'running' }, idempotent: true,
-  })).data[0];
+  const running = (
+    await env.client.request<Array<{ id: number }>>({
+      method: 'GET',
+      path: '/projects/acme%2Fweb/pipelines',
+      query: { status: 'running' },
+      idempotent: true,
+    })
+  ).data[0];
   return { server, mcp, running };
 }
 
@@ -20,7 +25,10 @@ describe('drain', () => {
   it('finishes the call in flight, refuses new sessions with 503, then closes', async () => {
     const { server, mcp, running } = await serverWithRunningPipeline();
     // A call that takes a few seconds: waiting on a pipeline that keeps running.
-    const inFlight = mcp.callTool({ name: 'wait_for_pipeline', arguments: { id: 'acme/web', pipeline_id: running.id, timeout_seconds: 4 } });
+    const inFlight = mcp.callTool({
+      name: 'wait_for_pipeline',
+      arguments: { id: 'acme/web', pipeline_id: running.id, timeout_seconds: 4 },
+    });
     await new Promise((resolve) => setTimeout(resolve, 150));
     const started = Date.now();
     const drained = server.drain(10_000);
@@ -41,13 +49,20 @@ describe('drain', () => {
 
   it('stops waiting at the grace: a call longer than that is cut, said in the count, and the server is closed', async () => {
     const { server, mcp, running } = await serverWithRunningPipeline();
-    void mcp.callTool({ name: 'wait_for_pipeline', arguments: { id: 'acme/web', pipeline_id: running.id, timeout_seconds: 30 } }).catch(() => undefined);
+    void mcp
+      .callTool({
+        name: 'wait_for_pipeline',
+        arguments: { id: 'acme/web', pipeline_id: running.id, timeout_seconds: 30 },
+      })
+      .catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 150));
     const started = Date.now();
     expect(await server.drain(300)).toEqual({ unfinished: 1 });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(server.sessionCount()).toBe(0);
-    await expect(rawRequest(server.url, 'POST', { 'content-type': 'application/json' }, initializeBody())).rejects.toThrow();
+    await expect(
+      rawRequest(server.url, 'POST', { 'content-type': 'application/json' }, initializeBody()),
+    ).rejects.toThrow();
     await mcp.close().catch(() => undefined);
   });
 });

@@ -22,11 +22,14 @@ afterAll(() => rmSync(hookDir, { recursive: true, force: true }));
  */
 function loadTracer(log: string): string {
   const hooks = join(hookDir, 'hooks.mjs');
-  writeFileSync(hooks, `import { appendFileSync } from 'node:fs';
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
   if (url.startsWith('file:') && url.includes('/dist/')) appendFileSync(${JSON.stringify(log)}, url + '\\n');
   return next(url, context);
-}\n`);
+}\n`,
+  );
   const register = join(hookDir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
   return register;
@@ -35,10 +38,17 @@ export async function load(url, context, next) {
 /** Spawns the built CLI over stdio, the way an assistant does, with the service set to the test's sandbox. */
 async function spawnCli(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []) {
   const transport = new StdioClientTransport({
-    command: process.execPath, args: [...nodeArgs, cli, 'mcp'], cwd: '/', stderr: 'ignore',
+    command: process.execPath,
+    args: [...nodeArgs, cli, 'mcp'],
+    cwd: '/',
+    stderr: 'ignore',
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmpdir(), FORGEOPS_LOG_LEVEL: 'warn',
-      CODEHOST_URL: env.sandbox.url, CODEHOST_TOKEN: env.sandbox.tokens.maintainer, ...extraEnv,
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      TMPDIR: tmpdir(),
+      FORGEOPS_LOG_LEVEL: 'warn',
+      CODEHOST_URL: env.sandbox.url,
+      CODEHOST_TOKEN: env.sandbox.tokens.maintainer,
+      ...extraEnv,
     },
   });
   const mcp = new Client({ name: 'fast-start-test', version: '1.0.0' });
@@ -48,7 +58,10 @@ async function spawnCli(extraEnv: Record<string, string> = {}, nodeArgs: string[
 
 /** The sources (as the bundle's source maps name them) of every dist file loaded so far. */
 function loadedSources(log: string): string[] {
-  const files = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((url) => fileURLToPath(url));
+  const files = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((url) => fileURLToPath(url));
   return files.flatMap((file) => (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources);
 }
 
@@ -57,7 +70,11 @@ describe('forgeops mcp from the built bundle', () => {
     ['the default preset', {}, { toolsets: [] }],
     ['every tool', { FORGEOPS_TOOLSETS: 'all' }, {}],
     ['the meta tools', { FORGEOPS_TOOLSETS: 'meta' }, { toolsets: ['meta'] }],
-    ['read-only, two toolsets', { FORGEOPS_READ_ONLY: 'true', FORGEOPS_TOOLSETS: 'pipelines,releases' }, { readOnly: true, toolsets: ['pipelines', 'releases'] }],
+    [
+      'read-only, two toolsets',
+      { FORGEOPS_READ_ONLY: 'true', FORGEOPS_TOOLSETS: 'pipelines,releases' },
+      { readOnly: true, toolsets: ['pipelines', 'releases'] },
+    ],
   ])('lists exactly what the live registry lists: %s', async (_, cliEnv, serverOptions) => {
     const built = await spawnCli(cliEnv);
     const live = await connectInMemory({ client: env.client, ...serverOptions });
@@ -80,8 +97,15 @@ describe('forgeops mcp from the built bundle', () => {
       const atStart = loadedSources(log);
       expect(atStart.some((source) => source.includes('src/mcp/server.ts'))).toBe(true);
       // Nor what only serve or several replicas need: Redis, metrics, the JSON log, the 2026-07-28 server.
-      const never = [/node_modules\/ajv\//, /node_modules\/@slack\//, /src\/sandbox\//, /zod\/v4\/locales\/(?!en\.js$|index\.js$)/,
-        /node_modules\/(ioredis|prom-client|pino)\//, /node_modules\/@modelcontextprotocol\/(server|core)\//, /src\/mcp\/stateless\.ts$/];
+      const never = [
+        /node_modules\/ajv\//,
+        /node_modules\/@slack\//,
+        /src\/sandbox\//,
+        /zod\/v4\/locales\/(?!en\.js$|index\.js$)/,
+        /node_modules\/(ioredis|prom-client|pino)\//,
+        /node_modules\/@modelcontextprotocol\/(server|core)\//,
+        /src\/mcp\/stateless\.ts$/,
+      ];
       const unwanted = [/src\/operations\/pipelines\.ts$/, /node_modules\/undici\//, ...never];
       expect(atStart.filter((source) => unwanted.some((pattern) => pattern.test(source)))).toEqual([]);
 
@@ -102,18 +126,20 @@ describe('forgeops mcp from the built bundle', () => {
     }
   });
 
-  it('builds the schemas of a first call\'s own area only, when the call comes before any tool list', async () => {
+  it("builds the schemas of a first call's own area only, when the call comes before any tool list", async () => {
     const log = join(hookDir, 'first-call.log');
     writeFileSync(log, '');
     const mcp = await spawnCli({}, ['--import', loadTracer(log)]);
     try {
       const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } });
       expect(result.isError).toBeFalsy();
-      const operationSources = loadedSources(log).filter((source) => /src\/operations\/[a-z-]+\.ts$/.test(source))
+      const operationSources = loadedSources(log)
+        .filter((source) => /src\/operations\/[a-z-]+\.ts$/.test(source))
         .map((source) => source.replace(/.*src\/operations\//, ''));
       expect(operationSources).toContain('pipelines.ts');
       // Neither another area nor the whole registry (index.ts).
-      for (const other of ['index.ts', 'scim.ts', 'members.ts', 'groups.ts', 'repository-files.ts', 'triage.ts']) expect(operationSources).not.toContain(other);
+      for (const other of ['index.ts', 'scim.ts', 'members.ts', 'groups.ts', 'repository-files.ts', 'triage.ts'])
+        expect(operationSources).not.toContain(other);
     } finally {
       await mcp.close();
     }

@@ -19,9 +19,16 @@ function startServer(extra: { mcpToken?: string; host?: string } = {}): Promise<
     port: 0,
     mcpToken: extra.mcpToken,
     allowedOrigins: ['https://console.example'],
-    createSessionServer: ({ token }) => createMcpServer({
-      operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000,
-    }),
+    createSessionServer: ({ token }) =>
+      createMcpServer({
+        operations,
+        client: env.client,
+        token,
+        readOnly: false,
+        toolsets: [],
+        maxResultChars: 60_000,
+        callTimeoutMs: 45_000,
+      }),
   });
 }
 
@@ -41,17 +48,25 @@ async function connect(url: string, answer: (message: string) => ElicitResult, h
 function rawPost(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({
-      jsonrpc: '2.0', id: 1, method: 'initialize',
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     });
-    const req = httpRequest(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    }, (res) => {
-      let text = '';
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -85,8 +100,12 @@ describe('Streamable HTTP session', () => {
     const kept = await mcp.callTool({ name: 'get_pipeline', arguments: { id: PROJECT, pipeline_id: declined } });
     expect(kept.isError).toBeFalsy();
     expect((kept.structuredContent as { id: number }).id).toBe(declined);
-    expect(env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${declined}`))).toHaveLength(0);
-    expect(env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${accepted}`))).toHaveLength(1);
+    expect(
+      env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${declined}`)),
+    ).toHaveLength(0);
+    expect(
+      env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/pipelines/${accepted}`)),
+    ).toHaveLength(1);
 
     expect(prompts).toHaveLength(2);
     // The pipeline is named by what it is, not by its number alone.
@@ -97,12 +116,19 @@ describe('Streamable HTTP session', () => {
 
   it("uses the session's own service token when the client sends one", async () => {
     const server = await startServer();
-    const { mcp } = await connect(server.url, () => ({ action: 'cancel' }), { [SESSION_TOKEN_HEADER]: env.sandbox.tokens.outsider });
+    const { mcp } = await connect(server.url, () => ({ action: 'cancel' }), {
+      [SESSION_TOKEN_HEADER]: env.sandbox.tokens.outsider,
+    });
     const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/platform/payments-api' } });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/^404 Project Not Found/);
     const me = await mcp.callTool({ name: 'get_current_user', arguments: {} });
-    const mine = await env.client.request({ method: 'GET', path: '/user', idempotent: true, token: env.sandbox.tokens.outsider });
+    const mine = await env.client.request({
+      method: 'GET',
+      path: '/user',
+      idempotent: true,
+      token: env.sandbox.tokens.outsider,
+    });
     expect((me.structuredContent as { username: string }).username).toBe((mine.data as { username: string }).username);
     await mcp.close();
     await server.close();
@@ -111,8 +137,12 @@ describe('Streamable HTTP session', () => {
 
 describe('request checks', () => {
   let server: McpHttpServer;
-  beforeAll(async () => { server = await startServer(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('rejects a foreign Host (DNS rebinding) with 403', async () => {
     const res = await rawPost(server.url, { host: 'evil.example:80' });
@@ -152,10 +182,20 @@ describe('access token', () => {
 describe('session lifetime', () => {
   it('closes a session that stays idle, and its id then answers 404', async () => {
     const server = await startMcpHttpServer({
-      host: '127.0.0.1', port: 0, allowedOrigins: [], sessionIdleMs: 50,
-      createSessionServer: ({ token }) => createMcpServer({
-        operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000,
-      }),
+      host: '127.0.0.1',
+      port: 0,
+      allowedOrigins: [],
+      sessionIdleMs: 50,
+      createSessionServer: ({ token }) =>
+        createMcpServer({
+          operations,
+          client: env.client,
+          token,
+          readOnly: false,
+          toolsets: [],
+          maxResultChars: 60_000,
+          callTimeoutMs: 45_000,
+        }),
     });
     const { mcp, transport } = await connect(server.url, () => ({ action: 'cancel' }));
     const id = transport.sessionId!;

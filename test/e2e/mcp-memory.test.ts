@@ -38,7 +38,10 @@ describe('tools/list', () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.length).toBe(operations.filter((op) => op.effect === 'read').length);
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
-    const result = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
+    const result = await mcp.client.callTool({
+      name: 'create_pipeline',
+      arguments: { id: PUBLIC_PROJECT, ref: 'main' },
+    });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/not offered/);
     await mcp.close();
@@ -47,7 +50,12 @@ describe('tools/list', () => {
   it('limits tools to the chosen toolsets', async () => {
     const mcp = await connectInMemory({ client: env.client, toolsets: ['pipelines'] });
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(operations.filter((op) => op.area === 'pipelines').map((op) => op.name).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      operations
+        .filter((op) => op.area === 'pipelines')
+        .map((op) => op.name)
+        .sort(),
+    );
     await mcp.close();
   });
 });
@@ -56,9 +64,15 @@ describe('tools/call', () => {
   it('lists pipelines of a project addressed by full path, as text and matching structuredContent', async () => {
     const mcp = await connectInMemory({ client: env.client });
     const before = requestsTo('/projects/acme%2Fweb/pipelines', 'GET').length;
-    const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 5 } });
+    const result = await mcp.client.callTool({
+      name: 'list_pipelines',
+      arguments: { id: PUBLIC_PROJECT, per_page: 5 },
+    });
     expect(result.isError).toBeFalsy();
-    const structured = result.structuredContent as { items: Array<{ id: number; status: string }>; page: { per_page: number } };
+    const structured = result.structuredContent as {
+      items: Array<{ id: number; status: string }>;
+      page: { per_page: number };
+    };
     expect(structured.items.length).toBeGreaterThan(0);
     expect(structured.items.length).toBeLessThanOrEqual(5);
     expect(structured.page.per_page).toBe(5);
@@ -81,7 +95,10 @@ describe('tools/call', () => {
     const mcp = await connectInMemory({ client: env.client });
     const before = env.sandbox.requests.all().length;
     expect(before).toBeGreaterThan(0);
-    const result = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 0, colour: 'red' } });
+    const result = await mcp.client.callTool({
+      name: 'list_pipelines',
+      arguments: { id: PUBLIC_PROJECT, per_page: 0, colour: 'red' },
+    });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/per_page/);
     expect(resultText(result)).toMatch(/colour/);
@@ -94,33 +111,57 @@ describe('tools/call', () => {
     const mcp = await connectInMemory({ client: env.client });
     const list = await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT } });
     const victim = (list.structuredContent as { items: Array<{ id: number }> }).items[0];
-    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id } });
+    const result = await mcp.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id },
+    });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/cannot ask/);
     expect(resultText(result)).toContain(`\n  pipeline_id: ${victim.id} — on "`);
     expect(requestsTo(`/pipelines/${victim.id}`, 'DELETE')).toHaveLength(0);
-    const still = await mcp.client.callTool({ name: 'get_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id } });
+    const still = await mcp.client.callTool({
+      name: 'get_pipeline',
+      arguments: { id: PUBLIC_PROJECT, pipeline_id: victim.id },
+    });
     expect(still.isError).toBeFalsy();
     await mcp.close();
   });
 
   it('runs a destructive call without asking when the operator allowed it', async () => {
     const mcp = await connectInMemory({ client: env.client, approval: 'allow' });
-    const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
+    const created = await mcp.client.callTool({
+      name: 'create_pipeline',
+      arguments: { id: PUBLIC_PROJECT, ref: 'main' },
+    });
     const id = (created.structuredContent as { id: number }).id;
-    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
+    const result = await mcp.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: PUBLIC_PROJECT, pipeline_id: id },
+    });
     expect(result.isError).toBeFalsy();
-    const gone = await mcp.client.callTool({ name: 'get_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
+    const gone = await mcp.client.callTool({
+      name: 'get_pipeline',
+      arguments: { id: PUBLIC_PROJECT, pipeline_id: id },
+    });
     expect(gone.isError).toBe(true);
     expect(resultText(gone)).toMatch(/^404/);
     await mcp.close();
   });
 
   it('asks the human through elicitation, naming the target, and runs once accepted', async () => {
-    const mcp = await connectInMemory({ client: env.client, elicit: () => ({ action: 'accept', content: { confirm: true } }) });
-    const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
+    const mcp = await connectInMemory({
+      client: env.client,
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
+    const created = await mcp.client.callTool({
+      name: 'create_pipeline',
+      arguments: { id: PUBLIC_PROJECT, ref: 'main' },
+    });
     const id = (created.structuredContent as { id: number }).id;
-    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
+    const result = await mcp.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: PUBLIC_PROJECT, pipeline_id: id },
+    });
     expect(result.isError).toBeFalsy();
     expect(mcp.prompts).toHaveLength(1);
     expect(mcp.prompts[0]).toContain(`\n  pipeline_id: ${id} — on "main", `);
@@ -130,10 +171,19 @@ describe('tools/call', () => {
   });
 
   it('does nothing when the human accepts the form without ticking the box', async () => {
-    const mcp = await connectInMemory({ client: env.client, elicit: () => ({ action: 'accept', content: { confirm: false } }) });
-    const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PUBLIC_PROJECT, ref: 'main' } });
+    const mcp = await connectInMemory({
+      client: env.client,
+      elicit: () => ({ action: 'accept', content: { confirm: false } }),
+    });
+    const created = await mcp.client.callTool({
+      name: 'create_pipeline',
+      arguments: { id: PUBLIC_PROJECT, ref: 'main' },
+    });
     const id = (created.structuredContent as { id: number }).id;
-    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PUBLIC_PROJECT, pipeline_id: id } });
+    const result = await mcp.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: PUBLIC_PROJECT, pipeline_id: id },
+    });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/nothing was changed/);
     expect(requestsTo(`/pipelines/${id}`, 'DELETE')).toHaveLength(0);
@@ -142,7 +192,10 @@ describe('tools/call', () => {
 
   it('returns raw repository content fenced as untrusted data', async () => {
     const mcp = await connectInMemory({ client: env.client });
-    const result = await mcp.client.callTool({ name: 'get_file_raw', arguments: { id: PUBLIC_PROJECT, file_path: 'README.md', ref: 'main' } });
+    const result = await mcp.client.callTool({
+      name: 'get_file_raw',
+      arguments: { id: PUBLIC_PROJECT, file_path: 'README.md', ref: 'main' },
+    });
     expect(result.isError).toBeFalsy();
     const text = resultText(result);
     expect(text).toMatch(/untrusted repository content/);

@@ -53,34 +53,71 @@ describe('the meta toolset', () => {
     await mcp.close();
   });
 
-  it('runs a read and a write with the operation\'s own validation', async () => {
+  it("runs a read and a write with the operation's own validation", async () => {
     const mcp = await connectInMemory({ client: env.client, toolsets: ['meta'] });
-    const read = await mcp.client.callTool({ name: 'run_operation', arguments: { name: 'list_project_members', arguments: { id: PROJECT } } });
+    const read = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: 'list_project_members', arguments: { id: PROJECT } },
+    });
     expect(read.isError, resultText(read)).toBeFalsy();
-    const bad = await mcp.client.callTool({ name: 'run_operation', arguments: { name: 'create_file', arguments: { id: PROJECT, file_path: 'x.txt' } } });
+    const bad = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: 'create_file', arguments: { id: PROJECT, file_path: 'x.txt' } },
+    });
     expect(bad.isError).toBe(true);
     expect(resultText(bad)).toMatch(/branch/);
     const before = sentTo('POST', FILES);
     const written = await mcp.client.callTool({
       name: 'run_operation',
-      arguments: { name: 'create_file', arguments: { id: PROJECT, file_path: 'notes/meta.txt', branch: 'main', content: 'hi', commit_message: 'Add notes' } },
+      arguments: {
+        name: 'create_file',
+        arguments: {
+          id: PROJECT,
+          file_path: 'notes/meta.txt',
+          branch: 'main',
+          content: 'hi',
+          commit_message: 'Add notes',
+        },
+      },
     });
     expect(written.isError, resultText(written)).toBeFalsy();
     expect(sentTo('POST', FILES)).toBe(before + 1);
-    const args = await mcp.client.callTool({ name: 'run_operation', arguments: { name: 'get_file', arguments: 'README.md' } });
+    const args = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: 'get_file', arguments: 'README.md' },
+    });
     expect(resultText(args)).toMatch(/arguments must be an object/);
     await mcp.close();
   });
 
   it('asks the human before a destructive call, and runs nothing when they decline', async () => {
-    const declining = await connectInMemory({ client: env.client, toolsets: ['meta'], elicit: () => ({ action: 'decline' }) });
+    const declining = await connectInMemory({
+      client: env.client,
+      toolsets: ['meta'],
+      elicit: () => ({ action: 'decline' }),
+    });
     const created = await declining.client.callTool({
       name: 'run_operation',
-      arguments: { name: 'create_file', arguments: { id: PROJECT, file_path: 'notes/doomed.txt', branch: 'main', content: 'bye', commit_message: 'Add' } },
+      arguments: {
+        name: 'create_file',
+        arguments: {
+          id: PROJECT,
+          file_path: 'notes/doomed.txt',
+          branch: 'main',
+          content: 'bye',
+          commit_message: 'Add',
+        },
+      },
     });
     expect(created.isError, resultText(created)).toBeFalsy();
     const before = sentTo('DELETE', FILES);
-    const call = { name: 'run_operation', arguments: { name: 'delete_file', arguments: { id: PROJECT, file_path: 'notes/doomed.txt', branch: 'main', commit_message: 'Remove notes' } } };
+    const call = {
+      name: 'run_operation',
+      arguments: {
+        name: 'delete_file',
+        arguments: { id: PROJECT, file_path: 'notes/doomed.txt', branch: 'main', commit_message: 'Remove notes' },
+      },
+    };
     const declined = await declining.client.callTool(call);
     expect(declined.isError).toBe(true);
     expect(resultText(declined)).toMatch(/declined; nothing was changed/);
@@ -88,7 +125,11 @@ describe('the meta toolset', () => {
     expect(sentTo('DELETE', FILES)).toBe(before);
     await declining.close();
 
-    const confirming = await connectInMemory({ client: env.client, toolsets: ['meta'], elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const confirming = await connectInMemory({
+      client: env.client,
+      toolsets: ['meta'],
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     const confirmed = await confirming.client.callTool(call);
     expect(confirmed.isError, resultText(confirmed)).toBeFalsy();
     expect(confirming.prompts).toHaveLength(1);
@@ -97,11 +138,18 @@ describe('the meta toolset', () => {
   });
 
   it('previews a change with dry_run inside the arguments: the exact request, nothing sent, nobody asked', async () => {
-    const mcp = await connectInMemory({ client: env.client, toolsets: ['meta'], elicit: () => ({ action: 'decline' }) });
+    const mcp = await connectInMemory({
+      client: env.client,
+      toolsets: ['meta'],
+      elicit: () => ({ action: 'decline' }),
+    });
     const before = env.sandbox.requests.filter({}).length;
     const preview = await mcp.client.callTool({
       name: 'run_operation',
-      arguments: { name: 'delete_file', arguments: { id: PROJECT, file_path: 'README.md', branch: 'main', commit_message: 'Remove', dry_run: true } },
+      arguments: {
+        name: 'delete_file',
+        arguments: { id: PROJECT, file_path: 'README.md', branch: 'main', commit_message: 'Remove', dry_run: true },
+      },
     });
     expect(preview.isError, resultText(preview)).toBeFalsy();
     expect(resultText(preview)).toContain('DELETE');
@@ -113,20 +161,31 @@ describe('the meta toolset', () => {
 
   it('refuses writes in read-only mode: not found, not described, not run', async () => {
     const mcp = await connectInMemory({ client: env.client, toolsets: ['meta'], readOnly: true });
-    const found = await mcp.client.callTool({ name: 'find_operations', arguments: { query: 'delete file', limit: 25 } });
+    const found = await mcp.client.callTool({
+      name: 'find_operations',
+      arguments: { query: 'delete file', limit: 25 },
+    });
     const names = (found.structuredContent as { operations: Array<{ name: string; effect: string }> }).operations;
     expect(names.length).toBeGreaterThan(0);
     expect(names.every((o) => o.effect === 'read')).toBe(true);
     const deletion = { id: PROJECT, file_path: 'README.md', branch: 'main', commit_message: 'x' };
-    for (const [tool, args] of [['describe_operation', { name: 'delete_file' }], ['run_operation', { name: 'delete_file', arguments: deletion }]] as const) {
+    for (const [tool, args] of [
+      ['describe_operation', { name: 'delete_file' }],
+      ['run_operation', { name: 'delete_file', arguments: deletion }],
+    ] as const) {
       const before = env.sandbox.requests.filter({ method: 'DELETE' }).length;
       const result = await mcp.client.callTool({ name: tool, arguments: args });
       expect(result.isError).toBe(true);
-      expect(resultText(result)).toMatch(/delete_file changes data, and forgeops runs in read-only mode.*nothing was sent/);
+      expect(resultText(result)).toMatch(
+        /delete_file changes data, and forgeops runs in read-only mode.*nothing was sent/,
+      );
       expect(env.sandbox.requests.filter({ method: 'DELETE' }).length).toBe(before);
     }
     // Called by its own name, the write is refused just the same.
-    const direct = await mcp.client.callTool({ name: 'delete_file', arguments: { id: PROJECT, file_path: 'README.md', branch: 'main', commit_message: 'x' } });
+    const direct = await mcp.client.callTool({
+      name: 'delete_file',
+      arguments: { id: PROJECT, file_path: 'README.md', branch: 'main', commit_message: 'x' },
+    });
     expect(direct.isError).toBe(true);
     await mcp.close();
   });

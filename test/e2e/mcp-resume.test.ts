@@ -40,43 +40,55 @@ function parseEvent(block: string): SseEvent {
   return event;
 }
 
-function openSse(url: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: object): Promise<SseConnection> {
+function openSse(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  body?: object,
+): Promise<SseConnection> {
   return new Promise((resolve, reject) => {
-    const req: ClientRequest = httpRequest(url, {
-      method,
-      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
-    }, (res) => {
-      let buffer = '';
-      const waiting: Array<(event: SseEvent) => void> = [];
-      const ready: SseEvent[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          // Comment lines (keep-alives) are not events.
-          if (block.split('\n').every((line) => line.startsWith(':'))) continue;
-          const event = parseEvent(block);
-          const taker = waiting.shift();
-          if (taker) taker(event);
-          else ready.push(event);
-        }
-      });
-      res.on('error', () => undefined);
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        next: () => new Promise((take) => {
-          const event = ready.shift();
-          if (event) take(event);
-          else waiting.push(take);
-        }),
-        drop: () => req.destroy(),
-      });
+    const req: ClientRequest = httpRequest(
+      url,
+      {
+        method,
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        let buffer = '';
+        const waiting: Array<(event: SseEvent) => void> = [];
+        const ready: SseEvent[] = [];
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            // Comment lines (keep-alives) are not events.
+            if (block.split('\n').every((line) => line.startsWith(':'))) continue;
+            const event = parseEvent(block);
+            const taker = waiting.shift();
+            if (taker) taker(event);
+            else ready.push(event);
+          }
+        });
+        res.on('error', () => undefined);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          next: () =>
+            new Promise((take) => {
+              const event = ready.shift();
+              if (event) take(event);
+              else waiting.push(take);
+            }),
+          drop: () => req.destroy(),
+        });
+      },
+    );
+    req.on('error', (error) => {
+      if (!req.destroyed) reject(error);
     });
-    req.on('error', (error) => { if (!req.destroyed) reject(error); });
     req.end(body ? JSON.stringify(body) : undefined);
   });
 }
@@ -103,10 +115,19 @@ async function post(url: string, headers: Record<string, string>, body: object):
 let server: McpHttpServer;
 beforeAll(async () => {
   server = await startMcpHttpServer({
-    host: '127.0.0.1', port: 0, allowedOrigins: [],
-    createSessionServer: ({ token }) => createMcpServer({
-      operations, client: env.client, token, readOnly: false, toolsets: ['all'], maxResultChars: 60_000, callTimeoutMs: 45_000,
-    }),
+    host: '127.0.0.1',
+    port: 0,
+    allowedOrigins: [],
+    createSessionServer: ({ token }) =>
+      createMcpServer({
+        operations,
+        client: env.client,
+        token,
+        readOnly: false,
+        toolsets: ['all'],
+        maxResultChars: 60_000,
+        callTimeoutMs: 45_000,
+      }),
   });
 });
 afterAll(async () => {
@@ -115,10 +136,21 @@ afterAll(async () => {
 
 /** An initialized session of a client that can answer elicitation in forms. */
 async function openSession(): Promise<Record<string, string>> {
-  const init = await openSse(server.url, 'POST', {}, {
-    jsonrpc: '2.0', id: 0, method: 'initialize',
-    params: { protocolVersion: PROTOCOL, capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'resume-test', version: '1' } },
-  });
+  const init = await openSse(
+    server.url,
+    'POST',
+    {},
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: PROTOCOL,
+        capabilities: { elicitation: { form: {} } },
+        clientInfo: { name: 'resume-test', version: '1' },
+      },
+    },
+  );
   const { message } = await nextMessage(init);
   init.drop();
   expect(message).toMatchObject({ id: 0, result: { protocolVersion: PROTOCOL } });
@@ -140,7 +172,10 @@ describe('resumable Streamable HTTP streams', () => {
     const session = await openSession();
     // A destructive call waits for the human: its stream carries the question, then the result.
     const call = await openSse(server.url, 'POST', session, {
-      jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: 999999 } },
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: 999999 } },
     });
     expect(call.headers['content-type']).toMatch(/text\/event-stream/);
     const { event: questionEvent, message: question } = await nextMessage(call);
@@ -149,7 +184,13 @@ describe('resumable Streamable HTTP streams', () => {
     call.drop();
 
     // The human answers while the call's stream is down: the result goes out to nobody, and is kept.
-    expect(await post(server.url, session, { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { confirm: true } } })).toBe(202);
+    expect(
+      await post(server.url, session, {
+        jsonrpc: '2.0',
+        id: question.id,
+        result: { action: 'accept', content: { confirm: true } },
+      }),
+    ).toBe(202);
 
     const resumed = await openSse(server.url, 'GET', { ...session, 'last-event-id': questionEvent.id! });
     expect(resumed.status).toBe(200);
@@ -160,16 +201,24 @@ describe('resumable Streamable HTTP streams', () => {
     expect(event.id).not.toBe(questionEvent.id);
   });
 
-  it('sends a call\'s log lines on the call\'s own stream, once the client set a level', async () => {
+  it("sends a call's log lines on the call's own stream, once the client set a level", async () => {
     const session = await openSession();
-    expect(await post(server.url, session, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } })).toBe(200);
+    expect(
+      await post(server.url, session, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }),
+    ).toBe(200);
     const call = await openSse(server.url, 'POST', session, {
-      jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } },
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } },
     });
     const first = await nextMessage(call);
     const second = await nextMessage(call);
     call.drop();
-    expect(first.message).toMatchObject({ method: 'notifications/message', params: { level: 'info', logger: 'forgeops' } });
+    expect(first.message).toMatchObject({
+      method: 'notifications/message',
+      params: { level: 'info', logger: 'forgeops' },
+    });
     expect(JSON.stringify(first.message)).toMatch(/mcp create_pipeline: 201/);
     expect(second.message).toMatchObject({ id: 2, result: { structuredContent: { ref: 'main' } } });
   });

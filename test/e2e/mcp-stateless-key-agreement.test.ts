@@ -28,10 +28,22 @@ describe('the requestState key after Redis lost its data', () => {
     const store = await RedisStore.open(redis.url);
     stores.push(store);
     const replica = await startHttp(env.client, {
-      stateless: () => createStatelessEndpoint({
-        serverOptions: (token) => ({ operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 }),
-        store, sharedStore: true, maxMessageBytes: 1 << 20, log: silentLogger,
-      }),
+      stateless: () =>
+        createStatelessEndpoint({
+          serverOptions: (token) => ({
+            operations,
+            client: env.client,
+            token,
+            readOnly: false,
+            toolsets: [],
+            maxResultChars: 60_000,
+            callTimeoutMs: 60_000,
+          }),
+          store,
+          sharedStore: true,
+          maxMessageBytes: 1 << 20,
+          log: silentLogger,
+        }),
     });
     replicas.push(replica);
     return replica;
@@ -39,21 +51,31 @@ describe('the requestState key after Redis lost its data', () => {
 
   async function newBranch(name: string): Promise<void> {
     const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches`;
-    expect((await env.client.request({ method: 'POST', path, query: { branch: name, ref: 'main' }, idempotent: false })).status).toBe(201);
+    expect(
+      (await env.client.request({ method: 'POST', path, query: { branch: name, ref: 'main' }, idempotent: false }))
+        .status,
+    ).toBe(201);
   }
 
   function deletesOf(branch: string): number {
-    return env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
+    return env.sandbox.requests
+      .all()
+      .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
   }
 
   /** Asks on one replica, answers yes on the other; the call's result. */
-  async function askHereAnswerThere(asked: McpHttpServer, answered: McpHttpServer, branch: string): Promise<CallToolResult> {
+  async function askHereAnswerThere(
+    asked: McpHttpServer,
+    answered: McpHttpServer,
+    branch: string,
+  ): Promise<CallToolResult> {
     const args = { id: PROJECT, branch };
     const here = await manualClient(asked.url);
     const there = await manualClient(answered.url);
     const question = await here.call('delete_branch', args);
     expect(isInputRequiredResult(question)).toBe(true);
-    const result = await there.call('delete_branch', args, { ...ACCEPT, requestState: (question as InputRequiredResult).requestState })
+    const result = await there
+      .call('delete_branch', args, { ...ACCEPT, requestState: (question as InputRequiredResult).requestState })
       .catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }) as CallToolResult);
     await Promise.all([here.client.close(), there.client.close()]);
     return result as CallToolResult;
@@ -71,14 +93,17 @@ describe('the requestState key after Redis lost its data', () => {
     await redis?.stop();
   });
 
-  it('a replica that made its key before FLUSHALL and one that made it after answer each other\'s questions', async () => {
+  it("a replica that made its key before FLUSHALL and one that made it after answer each other's questions", async () => {
     const before = await startReplica();
     await newBranch('key-warmup');
     // The first replica's key is made now, and kept in Redis.
     expect((await askHereAnswerThere(before, before, 'key-warmup')).isError).toBeFalsy();
     await admin.flushall();
     const after = await startReplica();
-    for (const [asked, answered, branch] of [[after, before, 'key-after-to-before'], [before, after, 'key-before-to-after']] as const) {
+    for (const [asked, answered, branch] of [
+      [after, before, 'key-after-to-before'],
+      [before, after, 'key-before-to-after'],
+    ] as const) {
       await newBranch(branch);
       const result = await askHereAnswerThere(asked, answered, branch);
       expect(text(result)).not.toMatch(/requestState/i);
@@ -95,7 +120,10 @@ describe('the requestState key after Redis lost its data', () => {
     await newBranch('key-put-back');
     expect((await askHereAnswerThere(one, two, 'key-put-back')).isError).toBeFalsy();
     const three = await startReplica();
-    for (const [asked, answered, branch] of [[three, one, 'key-newcomer-asks'], [two, three, 'key-newcomer-answers']] as const) {
+    for (const [asked, answered, branch] of [
+      [three, one, 'key-newcomer-asks'],
+      [two, three, 'key-newcomer-answers'],
+    ] as const) {
       await newBranch(branch);
       expect((await askHereAnswerThere(asked, answered, branch)).isError).toBeFalsy();
       expect(deletesOf(branch)).toBe(1);

@@ -23,17 +23,39 @@ const PROJECT = 'acme/web';
 
 function startServer(store: MemoryStore, client: () => ApiTransport = () => env.client): Promise<McpHttpServer> {
   const serverOptions = (token?: string): McpServerOptions => ({
-    operations, client: client() as HttpClient, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000,
+    operations,
+    client: client() as HttpClient,
+    token,
+    readOnly: false,
+    toolsets: [],
+    maxResultChars: 60_000,
+    callTimeoutMs: 60_000,
   });
   return startHttp(env.client, {
-    stateless: () => createStatelessEndpoint({ serverOptions, store, sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger }),
+    stateless: () =>
+      createStatelessEndpoint({
+        serverOptions,
+        store,
+        sharedStore: false,
+        maxMessageBytes: 1 << 20,
+        log: silentLogger,
+      }),
   });
 }
 
 describe('2026-07-28 questions per client', () => {
   beforeAll(async () => {
     const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches`;
-    expect((await env.client.request({ method: 'POST', path, query: { branch: 'questions-held', ref: 'main' }, idempotent: false })).status).toBe(201);
+    expect(
+      (
+        await env.client.request({
+          method: 'POST',
+          path,
+          query: { branch: 'questions-held', ref: 'main' },
+          idempotent: false,
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('a client with its cap of unanswered questions is refused more; another client without a token is still asked', async () => {
@@ -41,8 +63,9 @@ describe('2026-07-28 questions per client', () => {
     const server = await startServer(store);
     const args = { id: PROJECT, branch: 'questions-held' };
     const first = await manualClientFrom('127.0.0.1', server.url);
-    for (let i = 0; i < MAX_WAITING_PER_CLIENT; i++) expect(isInputRequiredResult(await first.call('delete_branch', args))).toBe(true);
-    const refused = await first.call('delete_branch', args) as CallToolResult;
+    for (let i = 0; i < MAX_WAITING_PER_CLIENT; i++)
+      expect(isInputRequiredResult(await first.call('delete_branch', args))).toBe(true);
+    const refused = (await first.call('delete_branch', args)) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain(`You already have ${MAX_WAITING_PER_CLIENT} calls waiting for your confirmation`);
 
@@ -50,7 +73,9 @@ describe('2026-07-28 questions per client', () => {
     const second = await manualClientFrom('127.0.0.2', server.url);
     expect(isInputRequiredResult(await second.call('delete_branch', args))).toBe(true);
     // Same address, its own token: another principal, another share.
-    const withToken = await manualClientFrom('127.0.0.1', server.url, { 'x-codehost-token': env.sandbox.tokens.maintainer });
+    const withToken = await manualClientFrom('127.0.0.1', server.url, {
+      'x-codehost-token': env.sandbox.tokens.maintainer,
+    });
     expect(isInputRequiredResult(await withToken.call('delete_branch', args))).toBe(true);
     await Promise.all([first.client.close(), second.client.close(), withToken.client.close()]);
     await server.close();
@@ -62,7 +87,9 @@ describe('a made-up X-Codehost-Token while the service cannot check it', () => {
   let failingUrl: string;
   let closedUrl: string;
   beforeAll(async () => {
-    failing = createServer((_req, res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"503 Service Unavailable"}'));
+    failing = createServer((_req, res) =>
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"503 Service Unavailable"}'),
+    );
     await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
     failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
     const gone = createServer();
@@ -75,19 +102,24 @@ describe('a made-up X-Codehost-Token while the service cannot check it', () => {
   it.each([
     ['answers 503', () => failingUrl, 'GET /user answered 503'],
     ['cannot be reached', () => closedUrl, 'GET /user could not reach the service'],
-  ])('gets no ticket and no question when the service %s, and is told the token could not be checked', async (_what, url, why) => {
-    const store = new MemoryStore();
-    const service = new HttpClient({ baseUrl: url(), retry: { maxRetries: 0 } });
-    const server = await startServer(store, () => service);
-    const stranger = await manualClientFrom('127.0.0.1', server.url, { 'x-codehost-token': 'made-up-token-0000' });
-    const result = await stranger.call('delete_branch', { id: PROJECT, branch: 'questions-held' });
-    expect(isInputRequiredResult(result)).toBe(false);
-    expect((result as CallToolResult).isError).toBe(true);
-    expect(text(result as CallToolResult)).toContain(`the X-Codehost-Token this request carries could not be checked with the service (${why})`);
-    expect(text(result as CallToolResult)).not.toContain('made-up-token-0000');
-    expect(await store.count('confirm:')).toBe(0);
-    await stranger.client.close();
-    await server.close();
-    await service.close();
-  });
+  ])(
+    'gets no ticket and no question when the service %s, and is told the token could not be checked',
+    async (_what, url, why) => {
+      const store = new MemoryStore();
+      const service = new HttpClient({ baseUrl: url(), retry: { maxRetries: 0 } });
+      const server = await startServer(store, () => service);
+      const stranger = await manualClientFrom('127.0.0.1', server.url, { 'x-codehost-token': 'made-up-token-0000' });
+      const result = await stranger.call('delete_branch', { id: PROJECT, branch: 'questions-held' });
+      expect(isInputRequiredResult(result)).toBe(false);
+      expect((result as CallToolResult).isError).toBe(true);
+      expect(text(result as CallToolResult)).toContain(
+        `the X-Codehost-Token this request carries could not be checked with the service (${why})`,
+      );
+      expect(text(result as CallToolResult)).not.toContain('made-up-token-0000');
+      expect(await store.count('confirm:')).toBe(0);
+      await stranger.client.close();
+      await server.close();
+      await service.close();
+    },
+  );
 });

@@ -22,12 +22,17 @@ const PROJECT = 'acme/web';
 const answeredBy: string[] = [];
 
 function deletesOf(branch: string): number {
-  return env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
+  return env.sandbox.requests
+    .all()
+    .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
 }
 
 async function newBranch(name: string): Promise<void> {
   const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches`;
-  expect((await env.client.request({ method: 'POST', path, query: { branch: name, ref: 'main' }, idempotent: false })).status).toBe(201);
+  expect(
+    (await env.client.request({ method: 'POST', path, query: { branch: name, ref: 'main' }, idempotent: false }))
+      .status,
+  ).toBe(201);
 }
 
 describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
@@ -42,28 +47,42 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
     for (const replicaId of ['r1', 'r2']) {
       const store = await RedisStore.open(redis.url);
       stores.push(store);
-      replicas.push(await startHttp(env.client, {
-        replicaId,
-        allowedHosts: [`127.0.0.1:${port}`],
-        // No FORGEOPS_SECRET: the replicas agree on the requestState key through Redis.
-        stateless: async () => {
-          const endpoint = await createStatelessEndpoint({
-            serverOptions: (token) => ({ operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 }),
-            store, sharedStore: true, maxMessageBytes: 1 << 20, log: silentLogger,
-          });
-          return {
-            ...endpoint,
-            serveIfModern: async (req, res, body) => {
-              const served = await endpoint.serveIfModern(req, res, body);
-              if (served && (body as { method?: string }).method === 'tools/call') answeredBy.push(replicaId);
-              return served;
-            },
-          };
-        },
-      }));
+      replicas.push(
+        await startHttp(env.client, {
+          replicaId,
+          allowedHosts: [`127.0.0.1:${port}`],
+          // No FORGEOPS_SECRET: the replicas agree on the requestState key through Redis.
+          stateless: async () => {
+            const endpoint = await createStatelessEndpoint({
+              serverOptions: (token) => ({
+                operations,
+                client: env.client,
+                token,
+                readOnly: false,
+                toolsets: [],
+                maxResultChars: 60_000,
+                callTimeoutMs: 60_000,
+              }),
+              store,
+              sharedStore: true,
+              maxMessageBytes: 1 << 20,
+              log: silentLogger,
+            });
+            return {
+              ...endpoint,
+              serveIfModern: async (req, res, body) => {
+                const served = await endpoint.serveIfModern(req, res, body);
+                if (served && (body as { method?: string }).method === 'tools/call') answeredBy.push(replicaId);
+                return served;
+              },
+            };
+          },
+        }),
+      );
     }
     // The documented config without its routing by session prefix: round robin, the worst case for sessions.
-    const config = readFileSync(new URL('../../deploy/haproxy.cfg', import.meta.url), 'utf8').replace(/^\s*use_backend .*$/m, '')
+    const config = readFileSync(new URL('../../deploy/haproxy.cfg', import.meta.url), 'utf8')
+      .replace(/^\s*use_backend .*$/m, '')
       .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
       .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${new URL(replicas[0].url).port}`)
       .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${new URL(replicas[1].url).port}`);
@@ -90,12 +109,18 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
     expect((me.structuredContent as { username: string }).username).toBe('alice');
     expect(env.sandbox.requests.all().filter((r) => r.method === 'GET' && r.path === '/user').length).toBe(before + 1);
 
-    const deleted = await yes.client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'rr-yes' } }) as CallToolResult;
+    const deleted = (await yes.client.callTool({
+      name: 'delete_branch',
+      arguments: { id: PROJECT, branch: 'rr-yes' },
+    })) as CallToolResult;
     expect(deleted.isError).toBeFalsy();
     expect(yes.asked).toHaveLength(1);
     expect(deletesOf('rr-yes')).toBe(1);
 
-    const declined = await no.client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'rr-no' } }) as CallToolResult;
+    const declined = (await no.client.callTool({
+      name: 'delete_branch',
+      arguments: { id: PROJECT, branch: 'rr-no' },
+    })) as CallToolResult;
     expect(text(declined)).toBe('The human declined; nothing was changed.');
     expect(deletesOf('rr-no')).toBe(0);
 
@@ -109,10 +134,16 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
     await newBranch('rr-race');
     const { client, call } = await manualClient(`${balancer.url}/mcp`);
     const args = { id: PROJECT, branch: 'rr-race' };
-    const asked = await call('delete_branch', args) as InputRequiredResult;
-    const answers = await Promise.all(Array.from({ length: 6 }, () => call('delete_branch', args, { ...ACCEPT, requestState: asked.requestState }) as Promise<CallToolResult>));
+    const asked = (await call('delete_branch', args)) as InputRequiredResult;
+    const answers = await Promise.all(
+      Array.from(
+        { length: 6 },
+        () => call('delete_branch', args, { ...ACCEPT, requestState: asked.requestState }) as Promise<CallToolResult>,
+      ),
+    );
     expect(answers.filter((a) => !a.isError)).toHaveLength(1);
-    for (const refused of answers.filter((a) => a.isError)) expect(text(refused)).toBe('This confirmation was already used or is unknown; nothing was run.');
+    for (const refused of answers.filter((a) => a.isError))
+      expect(text(refused)).toBe('This confirmation was already used or is unknown; nothing was run.');
     expect(deletesOf('rr-race')).toBe(1);
     await client.close();
   });

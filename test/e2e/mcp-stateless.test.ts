@@ -1,7 +1,11 @@
 // The 2026-07-28 revision on /mcp beside 2025-11-25 sessions: SDK v2 clients read, confirm and decline statelessly,
 // and a confirmation counts once, for the exact call it was asked about, only after it was asked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, isInputRequiredResult } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+  isInputRequiredResult,
+} from '@modelcontextprotocol/client';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { ACCEPT, MODERN, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import { operations } from '../../src/operations/index.js';
@@ -18,34 +22,63 @@ const PROJECT = 'acme/web';
 
 /** The options serve gives both revisions, here on the sandbox. */
 function serverOptions(token?: string): McpServerOptions {
-  return { operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 };
+  return {
+    operations,
+    client: env.client,
+    token,
+    readOnly: false,
+    toolsets: [],
+    maxResultChars: 60_000,
+    callTimeoutMs: 60_000,
+  };
 }
 
 function startServer(store = new MemoryStore()): Promise<McpHttpServer> {
   return startHttp(env.client, {
-    stateless: () => createStatelessEndpoint({ serverOptions, store, sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger }),
+    stateless: () =>
+      createStatelessEndpoint({
+        serverOptions,
+        store,
+        sharedStore: false,
+        maxMessageBytes: 1 << 20,
+        log: silentLogger,
+      }),
   });
 }
 
 async function newBranch(name: string): Promise<void> {
-  const response = await env.client.request({ method: 'POST', path: `/projects/${encodeURIComponent(PROJECT)}/repository/branches`, query: { branch: name, ref: 'main' }, idempotent: false });
+  const response = await env.client.request({
+    method: 'POST',
+    path: `/projects/${encodeURIComponent(PROJECT)}/repository/branches`,
+    query: { branch: name, ref: 'main' },
+    idempotent: false,
+  });
   expect(response.status).toBe(201);
 }
 
 /** How many times the sandbox was asked to delete the branch: how many times a confirmed call ran. */
 function deletesOf(branch: string): number {
-  return env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
+  return env.sandbox.requests
+    .all()
+    .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
 }
 
 async function branchExists(name: string): Promise<boolean> {
   const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches/${name}`;
-  return env.client.request({ method: 'GET', path, idempotent: true }).then((response) => response.status === 200, () => false);
+  return env.client.request({ method: 'GET', path, idempotent: true }).then(
+    (response) => response.status === 200,
+    () => false,
+  );
 }
 
 describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
   let server: McpHttpServer;
-  beforeAll(async () => { server = await startServer(); });
-  afterAll(async () => { await server.close(); });
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
   it('reads with no session: the v2 client negotiates 2026-07-28, lists tools and calls one, and the server keeps nothing', async () => {
     const { client } = await modernClient(server.url, () => ({ action: 'decline' }));
@@ -66,7 +99,10 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
   it('a destructive call asks the human once through input_required and runs once when they confirm', async () => {
     await newBranch('stateless-yes');
     const { client, asked } = await modernClient(server.url, () => ({ action: 'accept', content: { confirm: true } }));
-    const result = await client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'stateless-yes' } }) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'delete_branch',
+      arguments: { id: PROJECT, branch: 'stateless-yes' },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('stateless-yes');
@@ -79,7 +115,10 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
   it('a declined call runs nothing and says so', async () => {
     await newBranch('stateless-no');
     const { client, asked } = await modernClient(server.url, () => ({ action: 'decline' }));
-    const result = await client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'stateless-no' } }) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'delete_branch',
+      arguments: { id: PROJECT, branch: 'stateless-no' },
+    })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(text(result)).toBe('The human declined; nothing was changed.');
     expect(asked).toHaveLength(1);
@@ -96,9 +135,9 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     expect(isInputRequiredResult(first)).toBe(true);
     const { requestState } = first as InputRequiredResult;
     expect(requestState).toBeTruthy();
-    const confirmed = await call('delete_branch', args, { ...ACCEPT, requestState }) as CallToolResult;
+    const confirmed = (await call('delete_branch', args, { ...ACCEPT, requestState })) as CallToolResult;
     expect(confirmed.isError).toBeFalsy();
-    const replayed = await call('delete_branch', args, { ...ACCEPT, requestState }) as CallToolResult;
+    const replayed = (await call('delete_branch', args, { ...ACCEPT, requestState })) as CallToolResult;
     expect(replayed.isError).toBe(true);
     expect(text(replayed)).toBe('This confirmation was already used or is unknown; nothing was run.');
     expect(deletesOf('stateless-replay')).toBe(1);
@@ -109,8 +148,12 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     await newBranch('stateless-asked');
     await newBranch('stateless-other');
     const { client, call } = await manualClient(server.url);
-    const first = await call('delete_branch', { id: PROJECT, branch: 'stateless-asked' }) as InputRequiredResult;
-    const swapped = await call('delete_branch', { id: PROJECT, branch: 'stateless-other' }, { ...ACCEPT, requestState: first.requestState }) as CallToolResult;
+    const first = (await call('delete_branch', { id: PROJECT, branch: 'stateless-asked' })) as InputRequiredResult;
+    const swapped = (await call(
+      'delete_branch',
+      { id: PROJECT, branch: 'stateless-other' },
+      { ...ACCEPT, requestState: first.requestState },
+    )) as CallToolResult;
     expect(swapped.isError).toBe(true);
     expect(text(swapped)).toBe('The call changed since it was confirmed; nothing was run.');
     expect(deletesOf('stateless-other')).toBe(0);
@@ -124,8 +167,9 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     const forged = await call('delete_branch', { id: PROJECT, branch: 'stateless-forged' }, ACCEPT);
     expect(isInputRequiredResult(forged)).toBe(true);
     // A requestState the server did not sign is refused before any handler runs.
-    await expect(call('delete_branch', { id: PROJECT, branch: 'stateless-forged' }, { ...ACCEPT, requestState: 'v1.e30.AAAA' }))
-      .rejects.toThrow(/requestState/i);
+    await expect(
+      call('delete_branch', { id: PROJECT, branch: 'stateless-forged' }, { ...ACCEPT, requestState: 'v1.e30.AAAA' }),
+    ).rejects.toThrow(/requestState/i);
     expect(deletesOf('stateless-forged')).toBe(0);
     await client.close();
   });
@@ -134,9 +178,11 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     await newBranch('stateless-token');
     const mine = await manualClient(server.url);
     const args = { id: PROJECT, branch: 'stateless-token' };
-    const first = await mine.call('delete_branch', args) as InputRequiredResult;
+    const first = (await mine.call('delete_branch', args)) as InputRequiredResult;
     const other = await manualClient(server.url, { 'x-codehost-token': env.sandbox.tokens.admin });
-    await expect(other.call('delete_branch', args, { ...ACCEPT, requestState: first.requestState })).rejects.toThrow(/requestState/i);
+    await expect(other.call('delete_branch', args, { ...ACCEPT, requestState: first.requestState })).rejects.toThrow(
+      /requestState/i,
+    );
     expect(deletesOf('stateless-token')).toBe(0);
     await Promise.all([mine.client.close(), other.client.close()]);
   });
@@ -145,7 +191,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     await newBranch('stateless-badtoken');
     const args = { id: PROJECT, branch: 'stateless-badtoken' };
     const stranger = await manualClient(server.url, { 'x-codehost-token': 'made-up-token-0000' });
-    const refused = await stranger.call('delete_branch', args) as CallToolResult;
+    const refused = (await stranger.call('delete_branch', args)) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain('the service refuses the X-Codehost-Token this request carries (401)');
     const owner = await manualClient(server.url, { 'x-codehost-token': env.sandbox.tokens.maintainer });
@@ -156,9 +202,15 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
 
   it('a client without elicitation is told in words that the call needs a human, and nothing runs', async () => {
     await newBranch('stateless-noform');
-    const client = new ClientV2({ name: 'v2-noform', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+    const client = new ClientV2(
+      { name: 'v2-noform', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: MODERN } } },
+    );
     await client.connect(new TransportV2(new URL(server.url)));
-    const result = await client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch: 'stateless-noform' } }) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'delete_branch',
+      arguments: { id: PROJECT, branch: 'stateless-noform' },
+    })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('this MCP client cannot ask (it does not declare elicitation)');
     expect(deletesOf('stateless-noform')).toBe(0);
@@ -166,8 +218,12 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
   });
 
   it('a 2025 request with no session is still told to initialize first', async () => {
-    const answer = await rawRequest(server.url, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
+    const answer = await rawRequest(
+      server.url,
+      'POST',
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    );
     expect(answer.status).toBe(400);
     expect(answer.body).toContain('the first request must be initialize');
   });

@@ -41,21 +41,41 @@ afterAll(async () => {
 
 /** The environment of a forgeops process on the sandbox: nothing of this machine's own settings. */
 function forgeopsEnv(extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', CODEHOST_URL: sandbox.url, CODEHOST_TOKEN: sandbox.tokens.maintainer, ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    CODEHOST_URL: sandbox.url,
+    CODEHOST_TOKEN: sandbox.tokens.maintainer,
+    ...extra,
+  };
 }
 
 /** `forgeops serve` on a free loopback port, once ready. */
-async function startServe(extra: Record<string, string>): Promise<{ base: string; child: ChildProcess; output: () => string }> {
+async function startServe(
+  extra: Record<string, string>,
+): Promise<{ base: string; child: ChildProcess; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], { env: forgeopsEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+    env: forgeopsEnv(extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   spawned.push(child);
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   const base = `http://127.0.0.1:${port}`;
   // Bounded: 200 checks of 50 ms.
   for (let i = 0; i < 200; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false)) return { base, child, output: () => output };
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return { base, child, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`serve did not become ready:\n${output}`);
@@ -84,10 +104,12 @@ function follow(mcp: Client, read = true) {
     const notifiedAt = Date.now();
     notifications.push(notifiedAt);
     if (!read) return;
-    reading = reading.then(async () => {
-      const { contents } = await mcp.readResource({ uri: URI });
-      reports.push({ report: JSON.parse((contents[0] as { text: string }).text) as TriageReport, notifiedAt });
-    }).catch(() => undefined);
+    reading = reading
+      .then(async () => {
+        const { contents } = await mcp.readResource({ uri: URI });
+        reports.push({ report: JSON.parse((contents[0] as { text: string }).text) as TriageReport, notifiedAt });
+      })
+      .catch(() => undefined);
   });
   /** Waits (bounded) until `found` gives something; the error names `what` and the verdicts read so far. */
   async function waitFor<T>(found: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
@@ -96,7 +118,9 @@ function follow(mcp: Client, read = true) {
       const hit = found();
       if (hit !== undefined) return hit;
       if (Date.now() > deadline) {
-        throw new Error(`no notification led to ${what}; ${notifications.length} notifications, reports read: ${reports.map((r) => r.report.verdict).join(', ') || 'none'}`);
+        throw new Error(
+          `no notification led to ${what}; ${notifications.length} notifications, reports read: ${reports.map((r) => r.report.verdict).join(', ') || 'none'}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -107,7 +131,8 @@ function follow(mcp: Client, read = true) {
     until: (found: (report: TriageReport) => boolean, what: string, since = 0, timeoutMs = 20_000) =>
       waitFor(() => reports.find((r) => r.notifiedAt >= since && found(r.report))?.report, what, timeoutMs),
     /** The first notification since `since`. */
-    notifiedSince: (since: number, what: string, timeoutMs = 20_000) => waitFor(() => notifications.find((at) => at >= since), what, timeoutMs),
+    notifiedSince: (since: number, what: string, timeoutMs = 20_000) =>
+      waitFor(() => notifications.find((at) => at >= since), what, timeoutMs),
   };
 }
 
@@ -116,7 +141,7 @@ function story(reports: Array<{ report: TriageReport }>): string[] {
   return reports.map((r) => r.report.verdict).filter((verdict, i, all) => i === 0 || all[i - 1] !== verdict);
 }
 
-describe('following acme/web\'s status', () => {
+describe("following acme/web's status", () => {
   it('over serve: red, a retry running and failing again, the revert merged, running, green — each read after its notification', async () => {
     const serve = await startServe({ FORGEOPS_WATCH_INTERVAL_MS: '1000' });
     const { mcp } = await connectClient(`${serve.base}/mcp`);
@@ -129,12 +154,23 @@ describe('following acme/web\'s status', () => {
 
       const retriedAt = Date.now();
       await call('retry_pipeline', { id: WEB, pipeline_id: red.head_pipeline!.id });
-      const failedAgain = await followed.until((r) => r.verdict === 'red' && r.failed_jobs[0]?.id !== red.failed_jobs[0]?.id, 'the retry failing again', retriedAt);
+      const failedAgain = await followed.until(
+        (r) => r.verdict === 'red' && r.failed_jobs[0]?.id !== red.failed_jobs[0]?.id,
+        'the retry failing again',
+        retriedAt,
+      );
       expect(failedAgain.head_pipeline?.id).toBe(red.head_pipeline!.id);
 
-      const commits = await call<Array<{ id: string; title: string }>>('list_commits', { id: WEB, ref_name: 'main', per_page: 50 });
+      const commits = await call<Array<{ id: string; title: string }>>('list_commits', {
+        id: WEB,
+        ref_name: 'main',
+        per_page: 50,
+      });
       const culprit = commits.find((c) => c.title === CULPRIT)!;
-      const reverted = await call<{ merge_request: { iid: number } }>('revert_as_merge_request', { id: WEB, sha: culprit.id });
+      const reverted = await call<{ merge_request: { iid: number } }>('revert_as_merge_request', {
+        id: WEB,
+        sha: culprit.id,
+      });
       const mergedAt = Date.now();
       await call('merge_merge_request', { id: WEB, merge_request_iid: reverted.merge_request.iid });
       const green = await followed.until((r) => r.verdict === 'green', 'green', mergedAt);
@@ -152,7 +188,12 @@ describe('following acme/web\'s status', () => {
 
   it('over stdio: `forgeops mcp` makes its hub on the first subscribe and tells the client', async () => {
     const mcp = new Client({ name: 'stdio-status', version: '1.0.0' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env: forgeopsEnv({ FORGEOPS_WATCH_INTERVAL_MS: '1000' }), stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, 'mcp'],
+      env: forgeopsEnv({ FORGEOPS_WATCH_INTERVAL_MS: '1000' }),
+      stderr: 'ignore',
+    });
     await mcp.connect(transport);
     try {
       expect(mcp.getServerCapabilities()?.resources?.subscribe).toBe(true);
@@ -166,21 +207,31 @@ describe('following acme/web\'s status', () => {
     }
   }, 20_000);
 
-  it('over a serve checking every ten minutes: the service\'s pipeline hook, with the secret, has a new pipeline told at once', async () => {
+  it("over a serve checking every ten minutes: the service's pipeline hook, with the secret, has a new pipeline told at once", async () => {
     const serve = await startServe({ FORGEOPS_WATCH_INTERVAL_MS: '600000', FORGEOPS_WEBHOOK_SECRET: SECRET });
     const hookUrl = `${serve.base}/hooks/pipeline`;
     const { mcp } = await connectClient(`${serve.base}/mcp`);
-    const listReads = () => sandbox.requests.all().filter((r) => r.method === 'GET' && r.path === '/projects/acme%2Fweb/pipelines').length;
+    const listReads = () =>
+      sandbox.requests.all().filter((r) => r.method === 'GET' && r.path === '/projects/acme%2Fweb/pipelines').length;
     const metric = async (result: string) => {
-      const line = (await (await fetch(`${serve.base}/metrics`)).text()).split('\n').find((l) => l.startsWith(`forgeops_webhooks_total{result="${result}"}`));
+      const line = (await (await fetch(`${serve.base}/metrics`)).text())
+        .split('\n')
+        .find((l) => l.startsWith(`forgeops_webhooks_total{result="${result}"}`));
       return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
     };
     /** A new pipeline on main; waits until it finished, read by id (not through the pipeline list the watch reads). */
     const runPipeline = async (waitForEnd: boolean) => {
-      const created = await client.request({ method: 'POST', path: '/projects/acme%2Fweb/pipeline', query: { ref: 'main' }, idempotent: false });
+      const created = await client.request({
+        method: 'POST',
+        path: '/projects/acme%2Fweb/pipeline',
+        query: { ref: 'main' },
+        idempotent: false,
+      });
       const id = (created.data as { id: number }).id;
       for (let i = 0; waitForEnd && i < 400; i++) {
-        const status = (await client.request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true })).data as { status: string };
+        const status = (
+          await client.request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true })
+        ).data as { status: string };
         if (status.status === 'success' || status.status === 'failed') break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -194,26 +245,45 @@ describe('following acme/web\'s status', () => {
       await followed.notifiedSince(0, 'the first check');
 
       // Strangers without the secret are refused with nothing echoed.
-      const bare = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ object_kind: 'pipeline', project: { path_with_namespace: WEB } }) });
+      const bare = await fetch(hookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ object_kind: 'pipeline', project: { path_with_namespace: WEB } }),
+      });
       expect(bare.status).toBe(401);
       expect(await bare.text()).not.toContain(WEB);
 
       // The project's hook with a wrong token: each delivery refused, and nothing checked while a whole pipeline runs.
-      const hook = (await client.request({ method: 'POST', path: '/projects/acme%2Fweb/hooks', body: { url: hookUrl, token: 'not-the-secret-at-all', pipeline_events: true }, idempotent: false })).data as { id: number };
+      const hook = (
+        await client.request({
+          method: 'POST',
+          path: '/projects/acme%2Fweb/hooks',
+          body: { url: hookUrl, token: 'not-the-secret-at-all', pipeline_events: true },
+          idempotent: false,
+        })
+      ).data as { id: number };
       const readsBefore = listReads();
       await runPipeline(true);
-      for (let i = 0; i < 100 && (await metric('unauthorized')) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 100 && (await metric('unauthorized')) < 2; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await metric('unauthorized')).toBeGreaterThanOrEqual(2);
       expect(listReads()).toBe(readsBefore);
       expect(await metric('nudged')).toBe(0);
 
       // With the secret: the next pipeline is told to the subscriber well before any interval would have.
-      await client.request({ method: 'PUT', path: `/projects/acme%2Fweb/hooks/${hook.id}`, body: { token: SECRET }, idempotent: true });
+      await client.request({
+        method: 'PUT',
+        path: `/projects/acme%2Fweb/hooks/${hook.id}`,
+        body: { token: SECRET },
+        idempotent: true,
+      });
       const startedAt = Date.now();
       const pipeline = await runPipeline(false);
       await followed.notifiedSince(startedAt, `pipeline #${pipeline}`, 10_000);
       expect(listReads()).toBeGreaterThan(readsBefore);
-      const told = JSON.parse(((await mcp.readResource({ uri: URI })).contents[0] as { text: string }).text) as TriageReport;
+      const told = JSON.parse(
+        ((await mcp.readResource({ uri: URI })).contents[0] as { text: string }).text,
+      ) as TriageReport;
       expect([told.running_pipeline?.id, told.head_pipeline?.id]).toContain(pipeline);
       expect(await metric('nudged')).toBeGreaterThanOrEqual(1);
     } finally {
@@ -225,7 +295,11 @@ describe('following acme/web\'s status', () => {
   it('leaves /hooks/pipeline unmounted without the secret', async () => {
     const serve = await startServe({ FORGEOPS_WATCH_INTERVAL_MS: '600000' });
     try {
-      const answer = await fetch(`${serve.base}/hooks/pipeline`, { method: 'POST', headers: { 'x-gitlab-token': SECRET }, body: '{}' });
+      const answer = await fetch(`${serve.base}/hooks/pipeline`, {
+        method: 'POST',
+        headers: { 'x-gitlab-token': SECRET },
+        body: '{}',
+      });
       expect(answer.status).toBe(404);
     } finally {
       await stop(serve.child);

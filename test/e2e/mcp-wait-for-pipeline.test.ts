@@ -19,27 +19,43 @@ type Waited = Pipeline & { wait: { finished: boolean; checks: number; waited_sec
 
 /** A new pipeline of acme/web, pending until something ends it. */
 async function newPipeline(): Promise<Pipeline> {
-  const res = await env.client.request<Pipeline>({ method: 'POST', path: '/projects/acme%2Fweb/pipeline', body: { ref: 'main' }, idempotent: false });
+  const res = await env.client.request<Pipeline>({
+    method: 'POST',
+    path: '/projects/acme%2Fweb/pipeline',
+    body: { ref: 'main' },
+    idempotent: false,
+  });
   expect(res.data.status).toBe('pending');
   return res.data;
 }
 
 /** Ends a pipeline the way the sandbox lets one finish: cancelling it. */
 async function finish(pipeline: Pipeline): Promise<void> {
-  await env.client.request({ method: 'POST', path: `/projects/acme%2Fweb/pipelines/${pipeline.id}/cancel`, idempotent: false });
+  await env.client.request({
+    method: 'POST',
+    path: `/projects/acme%2Fweb/pipelines/${pipeline.id}/cancel`,
+    idempotent: false,
+  });
 }
 
 /** How many times the sandbox was asked for this pipeline. */
 function checksOf(pipeline: Pipeline): number {
-  return env.sandbox.requests.all().filter((r) => r.method === 'GET' && r.path.endsWith(`/pipelines/${pipeline.id}`)).length;
+  return env.sandbox.requests.all().filter((r) => r.method === 'GET' && r.path.endsWith(`/pipelines/${pipeline.id}`))
+    .length;
 }
 
 describe('wait_for_pipeline in tools/list', () => {
   it('is the one tool offered as a task, on a server that declares tasks', async () => {
     const mcp = await connectInMemory({ client: env.client });
     const { tools } = await mcp.client.listTools();
-    expect(tools.filter((t) => t.execution?.taskSupport).map((t) => [t.name, t.execution?.taskSupport])).toEqual([['wait_for_pipeline', 'optional']]);
-    expect(mcp.client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    expect(tools.filter((t) => t.execution?.taskSupport).map((t) => [t.name, t.execution?.taskSupport])).toEqual([
+      ['wait_for_pipeline', 'optional'],
+    ]);
+    expect(mcp.client.getServerCapabilities()?.tasks).toEqual({
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
     await mcp.close();
   });
 });
@@ -50,13 +66,17 @@ describe('wait_for_pipeline without a task', () => {
     const pipeline = await newPipeline();
     const progress: string[] = [];
     let finished: Promise<void> | undefined;
-    const result = await mcp.client.callTool({ name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id } }, undefined, {
-      onprogress: (p) => {
-        progress.push(String(p.message));
-        // The first check has seen it pending: now it finishes, and a later check sees that.
-        finished ??= finish(pipeline);
+    const result = await mcp.client.callTool(
+      { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id } },
+      undefined,
+      {
+        onprogress: (p) => {
+          progress.push(String(p.message));
+          // The first check has seen it pending: now it finishes, and a later check sees that.
+          finished ??= finish(pipeline);
+        },
       },
-    });
+    );
     await finished;
     expect(result.isError, resultText(result)).toBeFalsy();
     const waited = result.structuredContent as Waited;
@@ -71,7 +91,10 @@ describe('wait_for_pipeline without a task', () => {
   it('ends within the call deadline with the pipeline still unfinished', async () => {
     const mcp = await connectInMemory({ client: env.client, callTimeoutMs: 2_500 });
     const pipeline = await newPipeline();
-    const result = await mcp.client.callTool({ name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id } });
+    const result = await mcp.client.callTool({
+      name: 'wait_for_pipeline',
+      arguments: { id: WEB, pipeline_id: pipeline.id },
+    });
     expect(result.isError, resultText(result)).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ id: pipeline.id, status: 'pending', wait: { finished: false } });
     await finish(pipeline);
@@ -88,7 +111,10 @@ describe('wait_for_pipeline as a task', () => {
     let taskId: string | undefined;
     let result: unknown;
     const stream = mcp.client.experimental.tasks.callToolStream(
-      { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id } }, CallToolResultSchema, { task: { ttl: 60_000 } });
+      { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    );
     for await (const message of stream) {
       if (message.type === 'taskCreated') {
         taskId = message.task.taskId;
@@ -103,7 +129,9 @@ describe('wait_for_pipeline as a task', () => {
       }
     }
     expect(taskId).toEqual(expect.any(String));
-    expect(seen).toContainEqual(expect.stringMatching(new RegExp(`^working: check \\d+: pipeline #${pipeline.id} is pending$`)));
+    expect(seen).toContainEqual(
+      expect.stringMatching(new RegExp(`^working: check \\d+: pipeline #${pipeline.id} is pending$`)),
+    );
     const waited = (result as { structuredContent: Waited }).structuredContent;
     expect(seen.at(-1)).toBe(`completed: check ${waited.wait.checks}: pipeline #${pipeline.id} is canceled`);
     expect(waited).toMatchObject({ id: pipeline.id, status: 'canceled', wait: { finished: true } });
@@ -115,9 +143,13 @@ describe('wait_for_pipeline as a task', () => {
   it('stops checking when the client cancels the task', async () => {
     const mcp = await connectInMemory({ client: env.client });
     const pipeline = await newPipeline();
-    const created = await mcp.client.request({
-      method: 'tools/call', params: { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id }, task: {} },
-    }, CreateTaskResultSchema);
+    const created = await mcp.client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
     const { taskId } = created.task;
     // Bounded: the task checks at once, then every second or more.
     for (let i = 0; i < 50 && checksOf(pipeline) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -135,19 +167,35 @@ describe('wait_for_pipeline as a task', () => {
 
   it('is refused in words for bad input, an unknown tool, and a tool that does not run as a task', async () => {
     const mcp = await connectInMemory({ client: env.client });
-    const bad = await mcp.client.request({
-      method: 'tools/call', params: { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: 1, timeout_seconds: 0 }, task: {} },
-    }, CreateTaskResultSchema).catch((e: unknown) => e);
+    const bad = await mcp.client
+      .request(
+        {
+          method: 'tools/call',
+          params: { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: 1, timeout_seconds: 0 }, task: {} },
+        },
+        CreateTaskResultSchema,
+      )
+      .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(McpError);
     expect((bad as McpError).message).toMatch(/timeout_seconds/);
 
-    const notTask = await mcp.client.request({
-      method: 'tools/call', params: { name: 'get_pipeline', arguments: { id: WEB, pipeline_id: 1 }, task: {} },
-    }, CreateTaskResultSchema).catch((e: unknown) => e);
+    const notTask = await mcp.client
+      .request(
+        {
+          method: 'tools/call',
+          params: { name: 'get_pipeline', arguments: { id: WEB, pipeline_id: 1 }, task: {} },
+        },
+        CreateTaskResultSchema,
+      )
+      .catch((e: unknown) => e);
     expect(notTask).toBeInstanceOf(McpError);
     expect((notTask as McpError).code).toBe(-32601);
     expect((notTask as McpError).message).toMatch(/get_pipeline does not run as a task/);
-    const unknown = await mcp.client.request({ method: 'tools/call', params: { name: 'no_such_tool', arguments: {}, task: {} } }, CreateTaskResultSchema)
+    const unknown = await mcp.client
+      .request(
+        { method: 'tools/call', params: { name: 'no_such_tool', arguments: {}, task: {} } },
+        CreateTaskResultSchema,
+      )
       .catch((e: unknown) => e);
     expect((unknown as McpError).message).toMatch(/Unknown tool no_such_tool\./);
     expect((await mcp.client.experimental.tasks.listTasks()).tasks).toEqual([]);
@@ -158,21 +206,38 @@ describe('wait_for_pipeline as a task', () => {
 describe('wait_for_pipeline as a task over Streamable HTTP', () => {
   it('runs in the session and its result is collected with tasks/result', async () => {
     const server = await startMcpHttpServer({
-      host: '127.0.0.1', port: 0, allowedOrigins: [],
-      createSessionServer: ({ token }) => createMcpServer({
-        operations, client: env.client, token, readOnly: false, toolsets: ['all'], maxResultChars: 60_000, callTimeoutMs: 45_000,
-      }),
+      host: '127.0.0.1',
+      port: 0,
+      allowedOrigins: [],
+      createSessionServer: ({ token }) =>
+        createMcpServer({
+          operations,
+          client: env.client,
+          token,
+          readOnly: false,
+          toolsets: ['all'],
+          maxResultChars: 60_000,
+          callTimeoutMs: 45_000,
+        }),
     });
     const mcp = new Client({ name: 'http-task-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     const pipeline = await newPipeline();
     await finish(pipeline);
-    const created = await mcp.request({
-      method: 'tools/call', params: { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id }, task: { ttl: 30_000 } },
-    }, CreateTaskResultSchema);
+    const created = await mcp.request(
+      {
+        method: 'tools/call',
+        params: { name: 'wait_for_pipeline', arguments: { id: WEB, pipeline_id: pipeline.id }, task: { ttl: 30_000 } },
+      },
+      CreateTaskResultSchema,
+    );
     // tasks/result waits for the task to end, then answers with the tool result.
     const result = await mcp.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
-    expect(result.structuredContent).toMatchObject({ id: pipeline.id, status: 'canceled', wait: { finished: true, checks: 1 } });
+    expect(result.structuredContent).toMatchObject({
+      id: pipeline.id,
+      status: 'canceled',
+      wait: { finished: true, checks: 1 },
+    });
     expect((await mcp.experimental.tasks.getTask(created.task.taskId)).status).toBe('completed');
     await mcp.close();
     await server.close();

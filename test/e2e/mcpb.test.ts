@@ -49,7 +49,11 @@ interface Manifest {
   manifest_version: string;
   name: string;
   version: string;
-  server: { type: string; entry_point: string; mcp_config: { command: string; args: string[]; env: Record<string, string> } };
+  server: {
+    type: string;
+    entry_point: string;
+    mcp_config: { command: string; args: string[]; env: Record<string, string> };
+  };
   tools: Array<{ name: string; description: string }>;
   user_config: Record<string, { type: string; sensitive?: boolean; default?: unknown }>;
 }
@@ -58,7 +62,10 @@ let files: Map<string, Buffer>;
 let manifest: Manifest;
 beforeAll(() => {
   const out = join(work, 'forgeops.mcpb');
-  const packed = spawnSync(process.execPath, [`${root}tools/pack-mcpb.mjs`, '--out', out], { encoding: 'utf8', timeout: 60_000 });
+  const packed = spawnSync(process.execPath, [`${root}tools/pack-mcpb.mjs`, '--out', out], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(packed.stderr).toBe('');
   expect(packed.status).toBe(0);
   files = unzip(readFileSync(out));
@@ -67,13 +74,20 @@ beforeAll(() => {
 
 /** `${…}` as an MCPB host substitutes it: the unpacked directory and the user's answers. */
 function substitute(text: string, dir: string, answers: Record<string, string>): string {
-  return text.replace(/\$\{__dirname\}/g, dir).replace(/\$\{user_config\.(\w+)\}/g, (_, key: string) => answers[key] ?? '');
+  return text
+    .replace(/\$\{__dirname\}/g, dir)
+    .replace(/\$\{user_config\.(\w+)\}/g, (_, key: string) => answers[key] ?? '');
 }
 
 describe('the MCP bundle (.mcpb)', () => {
-  it('has the bundle format\'s manifest: this package, a node entry point inside the archive, every tool of the registry', () => {
+  it("has the bundle format's manifest: this package, a node entry point inside the archive, every tool of the registry", () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { name: string; version: string };
-    expect(manifest).toMatchObject({ manifest_version: '0.3', name: pkg.name, version: pkg.version, server: { type: 'node' } });
+    expect(manifest).toMatchObject({
+      manifest_version: '0.3',
+      name: pkg.name,
+      version: pkg.version,
+      server: { type: 'node' },
+    });
     expect(files.has(manifest.server.entry_point)).toBe(true);
     expect(manifest.server.mcp_config.args).toEqual([`\${__dirname}/${manifest.server.entry_point}`, 'mcp']);
     expect(manifest.tools.map((tool) => tool.name)).toEqual(operations.map((op) => op.name));
@@ -83,10 +97,15 @@ describe('the MCP bundle (.mcpb)', () => {
   it('asks for the service and token through user_config, the token as a secret, every env value from a declared field', () => {
     expect(manifest.user_config.codehost_token).toMatchObject({ type: 'string', sensitive: true });
     expect(manifest.user_config.codehost_url.sensitive).toBeFalsy();
-    const used = Object.values(manifest.server.mcp_config.env).map((value) => /^\$\{user_config\.(\w+)\}$/.exec(value)?.[1]);
+    const used = Object.values(manifest.server.mcp_config.env).map(
+      (value) => /^\$\{user_config\.(\w+)\}$/.exec(value)?.[1],
+    );
     expect(used.every((key) => key !== undefined && key in manifest.user_config)).toBe(true);
     expect(Object.values(manifest.user_config).every((field) => field.default !== undefined)).toBe(true);
-    expect(manifest.server.mcp_config.env).toMatchObject({ CODEHOST_URL: '${user_config.codehost_url}', CODEHOST_TOKEN: '${user_config.codehost_token}' });
+    expect(manifest.server.mcp_config.env).toMatchObject({
+      CODEHOST_URL: '${user_config.codehost_url}',
+      CODEHOST_TOKEN: '${user_config.codehost_token}',
+    });
   });
 
   it('runs unpacked on its own, started as its manifest says, and answers a tool call', async () => {
@@ -95,19 +114,31 @@ describe('the MCP bundle (.mcpb)', () => {
       mkdirSync(dirname(join(dir, name)), { recursive: true });
       writeFileSync(join(dir, name), data);
     }
-    const answers = { codehost_url: env.sandbox.url, codehost_token: env.sandbox.tokens.maintainer, toolsets: 'pipelines', read_only: 'true' };
+    const answers = {
+      codehost_url: env.sandbox.url,
+      codehost_token: env.sandbox.tokens.maintainer,
+      toolsets: 'pipelines',
+      read_only: 'true',
+    };
     const config = manifest.server.mcp_config;
     const transport = new StdioClientTransport({
       command: config.command === 'node' ? process.execPath : config.command,
       args: config.args.map((arg) => substitute(arg, dir, answers)),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmpdir(), ...Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, substitute(v, dir, answers)])) },
-      cwd: dir, stderr: 'pipe',
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        TMPDIR: tmpdir(),
+        ...Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, substitute(v, dir, answers)])),
+      },
+      cwd: dir,
+      stderr: 'pipe',
     });
     const mcp = new Client({ name: 'mcpb-test', version: '1.0.0' });
     await mcp.connect(transport);
     try {
       const names = (await mcp.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual(operations.filter((op) => op.area === 'pipelines' && op.effect === 'read').map((op) => op.name));
+      expect(names).toEqual(
+        operations.filter((op) => op.area === 'pipelines' && op.effect === 'read').map((op) => op.name),
+      );
       const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } });
       expect(result.isError).toBeFalsy();
       expect((result.structuredContent as { items: unknown[] }).items).toHaveLength(1);

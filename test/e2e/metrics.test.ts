@@ -21,7 +21,11 @@ beforeAll(async () => {
   await enableMetrics();
   resetMetrics();
   // Retries allowed, without waiting: a 429 with Retry-After 0 is retried at once.
-  client = new HttpClient({ baseUrl: env.sandbox.url, token: env.sandbox.tokens.maintainer, retry: { maxRetries: 2, minDelayMs: 1, maxDelayMs: 5 } });
+  client = new HttpClient({
+    baseUrl: env.sandbox.url,
+    token: env.sandbox.tokens.maintainer,
+    retry: { maxRetries: 2, minDelayMs: 1, maxDelayMs: 5 },
+  });
   server = await startHttp(client);
 });
 
@@ -39,23 +43,45 @@ async function scrape(): Promise<string> {
 
 /** The value of one series, e.g. series(text, 'forgeops_calls_total', { operation: 'list_pipelines', … }). */
 function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)
-    ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)) : false);
+  const line = text
+    .split('\n')
+    .find((l) =>
+      l.startsWith(`${name}{`) || l.startsWith(`${name} `)
+        ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))
+        : false,
+    );
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 describe('/metrics', () => {
   it('counts MCP tool calls by outcome, times them, counts a 429 retry and the live sessions', async () => {
     const { mcp } = await connectClient(server.url);
-    env.sandbox.faults.add({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', status: 429, headers: { 'retry-after': '0' } });
-    expect((await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError).toBeFalsy();
-    expect((await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError).toBeFalsy();
-    expect((await mcp.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 99999 } })).isError).toBe(true);
-    expect((await mcp.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 'soon' } })).isError).toBe(true);
+    env.sandbox.faults.add({
+      method: 'GET',
+      path: '/projects/acme%2Fweb/pipelines',
+      status: 429,
+      headers: { 'retry-after': '0' },
+    });
+    expect(
+      (await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError,
+    ).toBeFalsy();
+    expect(
+      (await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError,
+    ).toBeFalsy();
+    expect(
+      (await mcp.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 99999 } })).isError,
+    ).toBe(true);
+    expect(
+      (await mcp.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 'soon' } })).isError,
+    ).toBe(true);
     const text = await scrape();
     expect(series(text, 'forgeops_calls_total', { operation: 'list_pipelines', front: 'mcp', outcome: 'ok' })).toBe(2);
-    expect(series(text, 'forgeops_calls_total', { operation: 'get_pipeline', front: 'mcp', outcome: 'failed' })).toBe(1);
-    expect(series(text, 'forgeops_calls_total', { operation: 'get_pipeline', front: 'mcp', outcome: 'refused' })).toBe(1);
+    expect(series(text, 'forgeops_calls_total', { operation: 'get_pipeline', front: 'mcp', outcome: 'failed' })).toBe(
+      1,
+    );
+    expect(series(text, 'forgeops_calls_total', { operation: 'get_pipeline', front: 'mcp', outcome: 'refused' })).toBe(
+      1,
+    );
     expect(series(text, 'forgeops_call_duration_seconds_count', { operation: 'list_pipelines', front: 'mcp' })).toBe(2);
     expect(series(text, 'forgeops_service_retries_total', { reason: 'rate_limited' })).toBe(1);
     expect(series(text, 'forgeops_mcp_sessions')).toBeGreaterThanOrEqual(0);
@@ -65,30 +91,51 @@ describe('/metrics', () => {
     await mcp.close();
   });
 
-  it('counts the chat\'s and Slack\'s calls under their own front end', async () => {
+  it("counts the chat's and Slack's calls under their own front end", async () => {
     const dispatcher = createDispatcher({
-      front: 'slack', operations, policy: { readOnly: false }, runContext: () => ({ client }),
-      explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
+      front: 'slack',
+      operations,
+      policy: { readOnly: false },
+      runContext: () => ({ client }),
+      explain: { operations },
+      defaultProject: { get: () => undefined, set: () => undefined },
     });
     await dispatcher.dispatch('pipeline get acme/web 1');
-    expect(series(await scrape(), 'forgeops_calls_total', { operation: 'get_pipeline', front: 'slack', outcome: 'ok' })).toBe(1);
+    expect(
+      series(await scrape(), 'forgeops_calls_total', { operation: 'get_pipeline', front: 'slack', outcome: 'ok' }),
+    ).toBe(1);
   });
 
   it('counts a 2026-07-28 confirmation once, though it takes two requests: asked, then approved', async () => {
     const stateless = await startHttp(client, {
-      stateless: () => createStatelessEndpoint({
-        serverOptions: (token) => ({ operations, client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 }),
-        store: new MemoryStore(), sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger,
-      }),
+      stateless: () =>
+        createStatelessEndpoint({
+          serverOptions: (token) => ({
+            operations,
+            client,
+            token,
+            readOnly: false,
+            toolsets: [],
+            maxResultChars: 60_000,
+            callTimeoutMs: 60_000,
+          }),
+          store: new MemoryStore(),
+          sharedStore: false,
+          maxMessageBytes: 1 << 20,
+          log: silentLogger,
+        }),
     });
     const path = `/projects/${encodeURIComponent('acme/web')}/repository/branches`;
     await client.request({ method: 'POST', path, query: { branch: 'metrics-2026', ref: 'main' }, idempotent: false });
     const before = await scrape();
     const { client: v2 } = await modernClient(stateless.url, () => ({ action: 'accept', content: { confirm: true } }));
-    expect((await v2.callTool({ name: 'delete_branch', arguments: { id: 'acme/web', branch: 'metrics-2026' } })).isError).toBeFalsy();
+    expect(
+      (await v2.callTool({ name: 'delete_branch', arguments: { id: 'acme/web', branch: 'metrics-2026' } })).isError,
+    ).toBeFalsy();
     const after = await scrape();
-    const delta = (event: string) => (series(after, 'forgeops_confirmations_total', { front: 'mcp', event }) ?? 0)
-      - (series(before, 'forgeops_confirmations_total', { front: 'mcp', event }) ?? 0);
+    const delta = (event: string) =>
+      (series(after, 'forgeops_confirmations_total', { front: 'mcp', event }) ?? 0) -
+      (series(before, 'forgeops_confirmations_total', { front: 'mcp', event }) ?? 0);
     expect([delta('asked'), delta('approved'), delta('declined')]).toEqual([1, 1, 0]);
     await v2.close();
     await stateless.close();

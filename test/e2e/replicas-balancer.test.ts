@@ -14,8 +14,10 @@ const read = (file: string) => readFileSync(new URL(`../../deploy/${file}`, impo
 
 /** The documented config with this test's addresses: the balancer on `port`, the replicas where they listen. */
 function withAddresses(config: string, port: number, ports: number[]): string {
-  return config.replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
-    .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${ports[0]}`).replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${ports[1]}`);
+  return config
+    .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
+    .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${ports[0]}`)
+    .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${ports[1]}`);
 }
 
 const kinds: Array<[string, string, (config: string, port: number) => Promise<Balancer>]> = [
@@ -24,7 +26,10 @@ const kinds: Array<[string, string, (config: string, port: number) => Promise<Ba
 ];
 
 async function call(mcp: Awaited<ReturnType<typeof connectClient>>['mcp']): Promise<boolean> {
-  return mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } }).then((r) => !r.isError, () => false);
+  return mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } }).then(
+    (r) => !r.isError,
+    () => false,
+  );
 }
 
 describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
@@ -36,10 +41,25 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
     // On loopback each replica accepts only its own Host: the balancer's address is listed (FORGEOPS_ALLOWED_HOSTS).
     for (const replicaId of ['r1', 'r2']) {
       // Each replica's approval pages answer with the replica's name: where the balancer sent the human.
-      const approvals = (_req: unknown, res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'text/plain' }).end(replicaId); };
-      replicas.push(await startHttp(env.client, { replicaId, allowedHosts: [`127.0.0.1:${port}`], mounts: { '/approvals/': approvals } }));
+      const approvals = (_req: unknown, res: import('node:http').ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(replicaId);
+      };
+      replicas.push(
+        await startHttp(env.client, {
+          replicaId,
+          allowedHosts: [`127.0.0.1:${port}`],
+          mounts: { '/approvals/': approvals },
+        }),
+      );
     }
-    balancer = await start(withAddresses(read(file), port, replicas.map((r) => Number(new URL(r.url).port))), port);
+    balancer = await start(
+      withAddresses(
+        read(file),
+        port,
+        replicas.map((r) => Number(new URL(r.url).port)),
+      ),
+      port,
+    );
   });
 
   afterAll(async () => {
@@ -48,14 +68,16 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
   });
 
   it('route every request of a session to its replica: sessions on both, every call answered', async () => {
-    const sessions = await Promise.all([1, 2, 3, 4].map(async () => {
-      const { mcp, transport } = await connectClient(`${balancer.url}/mcp`);
-      const results = [];
-      for (let i = 0; i < 6; i++) results.push(await call(mcp));
-      const id = transport.sessionId ?? '';
-      await mcp.close();
-      return { id, results };
-    }));
+    const sessions = await Promise.all(
+      [1, 2, 3, 4].map(async () => {
+        const { mcp, transport } = await connectClient(`${balancer.url}/mcp`);
+        const results = [];
+        for (let i = 0; i < 6; i++) results.push(await call(mcp));
+        const id = transport.sessionId ?? '';
+        await mcp.close();
+        return { id, results };
+      }),
+    );
     for (const s of sessions) expect(s.results).toEqual(Array(6).fill(true));
     for (const s of sessions) expect(s.id).toMatch(/^r[12]\.[0-9a-f-]{36}$/);
     expect(new Set(sessions.map((s) => s.id.split('.')[0]))).toEqual(new Set(['r1', 'r2']));
@@ -64,7 +86,9 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
   it('run a destructive call confirmed through elicitation once, on the replica that holds the session', async () => {
     const branch = `balanced-${_name}`;
     const path = `/projects/${encodeURIComponent('acme/web')}/repository/branches`;
-    expect((await env.client.request({ method: 'POST', path, query: { branch, ref: 'main' }, idempotent: false })).status).toBe(201);
+    expect(
+      (await env.client.request({ method: 'POST', path, query: { branch, ref: 'main' }, idempotent: false })).status,
+    ).toBe(201);
     const asked: string[] = [];
     const { mcp } = await connectClient(`${balancer.url}/mcp`, {}, (message) => {
       asked.push(message);
@@ -73,7 +97,9 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
     const result = await mcp.callTool({ name: 'delete_branch', arguments: { id: 'acme/web', branch } });
     expect(result.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
-    expect(env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/branches/${branch}`))).toHaveLength(1);
+    expect(
+      env.sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.endsWith(`/branches/${branch}`)),
+    ).toHaveLength(1);
     await mcp.close();
   });
 
@@ -95,7 +121,11 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
     for (let i = 0; i < 40 && status !== 404; i++) {
       const res = await fetch(`${balancer.url}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': onR1.transport.sessionId! },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': onR1.transport.sessionId!,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
       }).catch(() => undefined);
       status = res?.status;
@@ -113,9 +143,19 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
 describe('the control: plain round robin', () => {
   it('loses a session on its second request (why the ids carry the replica)', async () => {
     const port = await freePort();
-    const pair = [await startHttp(env.client, { allowedHosts: [`127.0.0.1:${port}`] }), await startHttp(env.client, { allowedHosts: [`127.0.0.1:${port}`] })];
+    const pair = [
+      await startHttp(env.client, { allowedHosts: [`127.0.0.1:${port}`] }),
+      await startHttp(env.client, { allowedHosts: [`127.0.0.1:${port}`] }),
+    ];
     const plain = read('haproxy.cfg').replace(/^\s*use_backend .*$/m, '');
-    const balancer = await startHaproxy(withAddresses(plain, port, pair.map((r) => Number(new URL(r.url).port))), port);
+    const balancer = await startHaproxy(
+      withAddresses(
+        plain,
+        port,
+        pair.map((r) => Number(new URL(r.url).port)),
+      ),
+      port,
+    );
     try {
       const connected = await connectClient(`${balancer.url}/mcp`).catch(() => undefined);
       const failed = connected ? !(await call(connected.mcp)) : true;

@@ -23,17 +23,28 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   serve = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
     env: {
-      PATH: process.env.PATH ?? '', FORGEOPS_REDIS_URL: redis.url, FORGEOPS_REPLICA_ID: 'r1',
-      SLACK_SIGNING_SECRET: 'test-signing-secret', SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: 'http://127.0.0.1:9/api',
+      PATH: process.env.PATH ?? '',
+      FORGEOPS_REDIS_URL: redis.url,
+      FORGEOPS_REPLICA_ID: 'r1',
+      SLACK_SIGNING_SECRET: 'test-signing-secret',
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_API_URL: 'http://127.0.0.1:9/api',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  serve.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  serve.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  serve.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  serve.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   exited = new Promise((resolve) => serve.once('exit', (code) => resolve(code)));
   // Bounded: 400 checks of 50 ms, until the sandbox is up and the service answers.
   for (let i = 0; i < 400; i++) {
-    const ready = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${base}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -45,7 +56,10 @@ function redisCommand(port: number, command: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     socket.once('connect', () => socket.write(`${command}\r\n`));
-    socket.once('data', (data) => { socket.destroy(); resolve(data.toString().split('\r\n')[0]); });
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().split('\r\n')[0]);
+    });
     socket.once('error', reject);
   });
 }
@@ -58,7 +72,10 @@ afterAll(async () => {
 describe('forgeops serve for an operator', () => {
   it('is alive and ready: the service and the shared state answer; metrics are served', async () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ ready: true, checks: { service: 'ok', state: 'ok', watching: 'ok' } });
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({
+      ready: true,
+      checks: { service: 'ok', state: 'ok', watching: 'ok' },
+    });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('# TYPE forgeops_calls_total counter');
     expect(metrics).toMatch(/^forgeops_mcp_sessions 0$/m);
@@ -66,13 +83,22 @@ describe('forgeops serve for an operator', () => {
   });
 
   it('answers a 2026-07-28 client from the bundle: a read, and a delete confirmed through input_required with its ticket in Redis', async () => {
-    const { client, asked } = await modernClient(`${base}/mcp`, () => ({ action: 'accept', content: { confirm: true } }));
+    const { client, asked } = await modernClient(`${base}/mcp`, () => ({
+      action: 'accept',
+      content: { confirm: true },
+    }));
     const me = await client.callTool({ name: 'get_current_user', arguments: {} });
     expect((me.structuredContent as { username: string }).username).toMatch(/\w+/);
-    const created = await client.callTool({ name: 'create_branch', arguments: { id: 'acme/web', branch: 'bundle-2026', ref: 'main' } }) as CallToolResult;
+    const created = (await client.callTool({
+      name: 'create_branch',
+      arguments: { id: 'acme/web', branch: 'bundle-2026', ref: 'main' },
+    })) as CallToolResult;
     expect(created.isError).toBeFalsy();
     expect(asked).toHaveLength(0);
-    const deleted = await client.callTool({ name: 'delete_branch', arguments: { id: 'acme/web', branch: 'bundle-2026' } }) as CallToolResult;
+    const deleted = (await client.callTool({
+      name: 'delete_branch',
+      arguments: { id: 'acme/web', branch: 'bundle-2026' },
+    })) as CallToolResult;
     expect(text(deleted)).toContain('bundle-2026');
     expect(deleted.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
@@ -89,20 +115,34 @@ describe('forgeops serve for an operator', () => {
     expect(await answer.json()).toEqual({
       ready: false,
       // Watching pauses once a check meets the store away: at once, or at the next interval.
-      checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer`, watching: expect.stringMatching(/^(ok|watching paused: Redis at .* unreachable)$/) },
+      checks: {
+        service: 'ok',
+        state: `Redis at 127.0.0.1:${redis.port} does not answer`,
+        watching: expect.stringMatching(/^(ok|watching paused: Redis at .* unreachable)$/),
+      },
     });
   });
 
   it('drains on SIGTERM with 20 calls in flight: all 20 answered, no new session let in, exit 0 within the grace', async () => {
     const clients = await Promise.all([1, 2, 3, 4].map(() => connectClient(`${base}/mcp`)));
-    const listed = await clients[0].mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', status: 'running' } });
+    const listed = await clients[0].mcp.callTool({
+      name: 'list_pipelines',
+      arguments: { id: 'acme/web', status: 'running' },
+    });
     const running = (listed.structuredContent as { items: Array<{ id: number }> }).items[0].id;
     // Each call waits 3 s on a pipeline that keeps running (checks at about 0, 1 and 2.5 s), through run_operation
     // (the default toolset leaves wait_for_pipeline to the meta tools): all 20 are in flight when the signal comes.
-    const calls = clients.flatMap(({ mcp }) => [1, 2, 3, 4, 5].map(() => mcp.callTool({
-      name: 'run_operation',
-      arguments: { name: 'wait_for_pipeline', arguments: { id: 'acme/web', pipeline_id: running, timeout_seconds: 3 } },
-    })));
+    const calls = clients.flatMap(({ mcp }) =>
+      [1, 2, 3, 4, 5].map(() =>
+        mcp.callTool({
+          name: 'run_operation',
+          arguments: {
+            name: 'wait_for_pipeline',
+            arguments: { id: 'acme/web', pipeline_id: running, timeout_seconds: 3 },
+          },
+        }),
+      ),
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     const signalled = Date.now();
     serve.kill('SIGTERM');
@@ -110,7 +150,9 @@ describe('forgeops serve for an operator', () => {
     const newcomer = await rawRequest(`${base}/mcp`, 'POST', { 'content-type': 'application/json' }, initializeBody());
     expect(newcomer.status).toBe(503);
     const answers = await Promise.all(calls);
-    expect(answers.map((answer) => (answer.isError ? JSON.stringify(answer.content) : 'answered'))).toEqual(Array(20).fill('answered'));
+    expect(answers.map((answer) => (answer.isError ? JSON.stringify(answer.content) : 'answered'))).toEqual(
+      Array(20).fill('answered'),
+    );
     // Each waited through the drain rather than being cut by it.
     for (const answer of answers) expect((answer.content as Array<{ text: string }>)[0].text).toMatch(/"checks":[2-9]/);
     expect(await exited).toBe(0);

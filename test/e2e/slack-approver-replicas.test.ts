@@ -19,7 +19,8 @@ const APPROVER = 'UAPPROVER';
 const env = useSandbox();
 let redis: RedisServer;
 let slack: FakeSlack;
-const replicas: Array<{ name: string; page: LocalApprovalPage; base: string; bot: SlackBotHandle; bus?: ReplicaBus }> = [];
+const replicas: Array<{ name: string; page: LocalApprovalPage; base: string; bot: SlackBotHandle; bus?: ReplicaBus }> =
+  [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -28,8 +29,14 @@ beforeAll(async () => {
     const page = createLocalApprovalPage({ port: 0, replicaId: name });
     const base = await page.start();
     const config = parseConfig({
-      CODEHOST_URL: env.sandbox.url, SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
-      SLACK_APPROVER: APPROVER, FORGEOPS_REDIS_URL: redis.url, FORGEOPS_SECRET: 'k'.repeat(40), FORGEOPS_REPLICA_ID: name,
+      CODEHOST_URL: env.sandbox.url,
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_API_URL: slack.apiUrl,
+      SLACK_APPROVER: APPROVER,
+      FORGEOPS_REDIS_URL: redis.url,
+      FORGEOPS_SECRET: 'k'.repeat(40),
+      FORGEOPS_REPLICA_ID: name,
     });
     const bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', approvals: page.desk });
     const bus = await joinReplicas(page.desk, bot.state, name, silentLogger);
@@ -51,16 +58,34 @@ const deletesOf = (pipeline: number) => deletesOfPipeline(env.sandbox, pipeline)
 
 /** The approval request the approver got for `pipeline`, and its Approve and Deny buttons. */
 async function approvalMessage(pipeline: number) {
-  const sent = await waitFor(() => slack.calls.find((c) => c.method === 'chat.postMessage' && c.args.channel === APPROVER
-    && messageText(c.args).includes(`pipeline_id: ${pipeline}`))?.args, 10_000, 'the approval request in Slack');
-  const actions = (sent.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find((b) => b.type === 'actions')!;
-  return { approve: actions.elements!.find((b) => b.action_id === APPROVAL_ACTION_IDS.approve)!, deny: actions.elements!.find((b) => b.action_id === APPROVAL_ACTION_IDS.deny)! };
+  const sent = await waitFor(
+    () =>
+      slack.calls.find(
+        (c) =>
+          c.method === 'chat.postMessage' &&
+          c.args.channel === APPROVER &&
+          messageText(c.args).includes(`pipeline_id: ${pipeline}`),
+      )?.args,
+    10_000,
+    'the approval request in Slack',
+  );
+  const actions = (sent.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+    (b) => b.type === 'actions',
+  )!;
+  return {
+    approve: actions.elements!.find((b) => b.action_id === APPROVAL_ACTION_IDS.approve)!,
+    deny: actions.elements!.find((b) => b.action_id === APPROVAL_ACTION_IDS.deny)!,
+  };
 }
 
 /** The approver's signed click, sent to one replica's Slack endpoint; resolves to the answer Slack was given. */
 async function click(replica: number, actionId: string, value: string) {
   const responseUrl = slack.responseUrl();
-  const sent = await postSigned(replicas[replica].bot.url!, clickBody(actionId, value, { user: APPROVER, team: 'T1', channel: 'DAPPROVER', responseUrl }), { secret });
+  const sent = await postSigned(
+    replicas[replica].bot.url!,
+    clickBody(actionId, value, { user: APPROVER, team: 'T1', channel: 'DAPPROVER', responseUrl }),
+    { secret },
+  );
   expect(sent.status).toBe(200);
   const path = new URL(responseUrl).pathname;
   return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, 'the answer to the click');
@@ -80,12 +105,13 @@ describe('an MCP call waiting on r1', () => {
     expect((await call).isError).toBeFalsy();
     expect(deletesOf(pipeline)).toHaveLength(1);
 
-    for (const replica of [0, 1]) expect(messageText(await click(replica, APPROVAL_ACTION_IDS.approve, approve.value))).toMatch(/already approved/);
+    for (const replica of [0, 1])
+      expect(messageText(await click(replica, APPROVAL_ACTION_IDS.approve, approve.value))).toMatch(/already approved/);
     expect(deletesOf(pipeline)).toHaveLength(1);
     await mcp.close();
   });
 
-  it('shows the exact call on r2\'s approval page, and a denial there runs nothing', async () => {
+  it("shows the exact call on r2's approval page, and a denial there runs nothing", async () => {
     const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: replicas[0].page.desk });
     const pipeline = await newPipeline(env.client);
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });

@@ -20,7 +20,11 @@ beforeAll(async () => {
   slack = await startFakeSlack();
   page = createLocalApprovalPage({ port: 0 });
   const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url, SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl, SLACK_APPROVER: APPROVER,
+    CODEHOST_URL: env.sandbox.url,
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_APPROVER: APPROVER,
   });
   bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', approvals: page.desk });
 });
@@ -33,17 +37,27 @@ afterAll(async () => {
 
 /** The n-th approval request Slack was asked to send to the approver, and its buttons. */
 async function approvalMessage(n: number) {
-  const sent = await waitFor(() => {
-    const posts = slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === APPROVER);
-    return posts.length >= n ? posts[n - 1].args : undefined;
-  }, 10_000, 'the approval request in Slack');
-  const actions = (sent.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find((b) => b.type === 'actions')!;
+  const sent = await waitFor(
+    () => {
+      const posts = slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === APPROVER);
+      return posts.length >= n ? posts[n - 1].args : undefined;
+    },
+    10_000,
+    'the approval request in Slack',
+  );
+  const actions = (sent.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+    (b) => b.type === 'actions',
+  )!;
   return { text: messageText(sent), buttons: actions.elements! };
 }
 
 async function click(actionId: string, value: string, user: string, team = 'T1') {
   const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, clickBody(actionId, value, { user, team, channel: 'DAPPROVER', responseUrl }), { secret });
+  const sent = await postSigned(
+    bot.url!,
+    clickBody(actionId, value, { user, team, channel: 'DAPPROVER', responseUrl }),
+    { secret },
+  );
   expect(sent.status).toBe(200);
   const path = new URL(responseUrl).pathname;
   return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, 'the answer to the click');

@@ -12,7 +12,17 @@ import { RedisStore } from '../../src/state/redis-store.js';
 import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack, type RecordedCall } from '../helpers/slack.js';
+import {
+  clickBody,
+  commandBody,
+  loginSubmitBody,
+  messageText,
+  postSigned,
+  startFakeSlack,
+  waitFor,
+  type FakeSlack,
+  type RecordedCall,
+} from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -44,11 +54,21 @@ async function startReplica(id: string, port: number, balancerPort: number): Pro
   const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
     cwd: '/',
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, TMPDIR: tmpdir(),
-      CODEHOST_URL: env.sandbox.url, CODEHOST_TOKEN: env.sandbox.tokens.reporter, CODEHOST_MAX_RETRIES: '0',
-      SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
-      FORGEOPS_SECRET: 'k'.repeat(40), FORGEOPS_REDIS_URL: redis.url, FORGEOPS_DATA_DIR: dataDir,
-      FORGEOPS_REPLICA_ID: id, FORGEOPS_WATCH_INTERVAL_MS: '1000', FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${balancerPort}`,
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dataDir,
+      TMPDIR: tmpdir(),
+      CODEHOST_URL: env.sandbox.url,
+      CODEHOST_TOKEN: env.sandbox.tokens.reporter,
+      CODEHOST_MAX_RETRIES: '0',
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_API_URL: slack.apiUrl,
+      FORGEOPS_SECRET: 'k'.repeat(40),
+      FORGEOPS_REDIS_URL: redis.url,
+      FORGEOPS_DATA_DIR: dataDir,
+      FORGEOPS_REPLICA_ID: id,
+      FORGEOPS_WATCH_INTERVAL_MS: '1000',
+      FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${balancerPort}`,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -57,7 +77,15 @@ async function startReplica(id: string, port: number, balancerPort: number): Pro
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   replicas.set(id, child);
-  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) || undefined, 20_000, `replica ${id} to be ready (its output: ${logs.get(id)})`);
+  await eventually(
+    async () =>
+      (await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )) || undefined,
+    20_000,
+    `replica ${id} to be ready (its output: ${logs.get(id)})`,
+  );
 }
 
 beforeAll(async () => {
@@ -70,9 +98,13 @@ beforeAll(async () => {
   await startReplica('r2', ports[1], port);
   const config = readFileSync(new URL('../../deploy/haproxy.cfg', import.meta.url), 'utf8')
     .replace(/127\.0\.0\.1:8750/g, `127.0.0.1:${port}`)
-    .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${ports[0]}`).replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${ports[1]}`);
+    .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${ports[0]}`)
+    .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${ports[1]}`);
   balancer = await startHaproxy(config, port);
-  for (const [user, token] of [['U1', env.sandbox.tokens.maintainer], ['U2', env.sandbox.tokens.developer]] as const) {
+  for (const [user, token] of [
+    ['U1', env.sandbox.tokens.maintainer],
+    ['U2', env.sandbox.tokens.developer],
+  ] as const) {
     const linked = await postSigned(`${balancer.url}/slack/events`, loginSubmitBody(token, { user }), { secret });
     expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
   }
@@ -80,7 +112,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await balancer?.stop();
-  for (const child of replicas.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of replicas.values())
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await store?.close();
   await slack?.close();
   await redis?.stop();
@@ -90,9 +123,15 @@ afterAll(async () => {
 type Body = Record<string, unknown>;
 type Button = { action_id: string; value: string; text: { text: string } };
 const buttonsOf = (body: Body): Button[] =>
-  ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements as Button[]);
-const posts = (): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C1' && c.args.thread_ts === undefined);
-const updatesOf = (ts: unknown): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.update' && c.args.ts === ts);
+  ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements as Button[]);
+const posts = (): RecordedCall[] =>
+  slack.calls.filter(
+    (c) => c.method === 'chat.postMessage' && c.args.channel === 'C1' && c.args.thread_ts === undefined,
+  );
+const updatesOf = (ts: unknown): RecordedCall[] =>
+  slack.calls.filter((c) => c.method === 'chat.update' && c.args.ts === ts);
 
 /** Sends a signed request through the balancer; a try that met the dead replica before haproxy noticed is tried again. */
 async function send(body: string): Promise<void> {
@@ -116,12 +155,16 @@ describe('the incident loop on two replicas sharing Redis', () => {
     const answer = await command('watch acme/web');
     expect(messageText(answer)).toContain('Watching acme/web main in this channel: it is red now');
     const incident = await waitFor(() => posts()[0], 15_000, 'the incident message');
-    const ts = await waitFor(() => incident.answer?.ts, 5_000, 'the message\'s ts');
+    const ts = await waitFor(() => incident.answer?.ts, 5_000, "the message's ts");
 
     // Retry, pressed on whichever replica the balancer picks: the same message shows it running.
     const retry = buttonsOf(incident.args).find((b) => b.text.text === 'Retry failed jobs')!;
     await send(clickBody(retry.action_id, retry.value, { user: 'U1', responseUrl: slack.responseUrl() }));
-    await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('retrying… pipeline #')), 20_000, 'the running update');
+    await waitFor(
+      () => updatesOf(ts).find((c) => messageText(c.args).includes('retrying… pipeline #')),
+      20_000,
+      'the running update',
+    );
 
     // While it runs, the replica holding the lease dies as a crash does: it gives nothing back.
     const holder = await eventually(() => store.get<string>('watch:lease:acme/web'), 10_000, 'a lease holder');
@@ -131,8 +174,15 @@ describe('the incident loop on two replicas sharing Redis', () => {
     const survivor = dying === 'r1' ? 'r2' : 'r1';
 
     // The other replica takes the watch over and tells the retry's end: still red.
-    const stillRed = await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry')), 40_000, 'the still-red update')
-      .catch(async (error: Error) => { throw new Error(`${error.message}; state: ${JSON.stringify(await store.get('watch:state:acme/web:main'))}; survivor log: ${logs.get(survivor)}`); });
+    const stillRed = await waitFor(
+      () => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry')),
+      40_000,
+      'the still-red update',
+    ).catch(async (error: Error) => {
+      throw new Error(
+        `${error.message}; state: ${JSON.stringify(await store.get('watch:state:acme/web:main'))}; survivor log: ${logs.get(survivor)}`,
+      );
+    });
     expect((await store.get<string>('watch:lease:acme/web'))?.startsWith(`${survivor}:`)).toBe(true);
 
     // The fix: revert the culprit as a merge request, set to merge when its pipeline passes.
@@ -140,14 +190,38 @@ describe('the incident loop on two replicas sharing Redis', () => {
     const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
     const revertAnswers = slack.responseUrl();
     await send(clickBody(revert.action_id, revert.value, { user: 'U1', responseUrl: revertAnswers }));
-    const first = await waitFor(() => slack.responses.find((r) => r.path === new URL(revertAnswers).pathname)?.body, 15_000, 'the revert\'s answer');
+    const first = await waitFor(
+      () => slack.responses.find((r) => r.path === new URL(revertAnswers).pathname)?.body,
+      15_000,
+      "the revert's answer",
+    );
     const confirm = buttonsOf(first).find((b) => b.action_id === 'forge_confirm');
-    if (confirm) await send(clickBody(confirm.action_id, confirm.value, { user: 'U1', responseUrl: slack.responseUrl() }));
-    const mr = await eventually(async () => (await env.client.request<Array<{ iid: number }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/merge_requests', query: { source_branch: `revert-${sha8}`, state: 'opened' }, idempotent: true,
-    })).data[0], 15_000, 'the revert merge request');
-    await env.client.request({ method: 'PUT', path: `/projects/acme%2Fweb/merge_requests/${mr.iid}/merge`, body: { merge_when_pipeline_succeeds: true }, idempotent: false });
-    await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('*Resolved:* green again after')), 45_000, 'the resolved update');
+    if (confirm)
+      await send(clickBody(confirm.action_id, confirm.value, { user: 'U1', responseUrl: slack.responseUrl() }));
+    const mr = await eventually(
+      async () =>
+        (
+          await env.client.request<Array<{ iid: number }>>({
+            method: 'GET',
+            path: '/projects/acme%2Fweb/merge_requests',
+            query: { source_branch: `revert-${sha8}`, state: 'opened' },
+            idempotent: true,
+          })
+        ).data[0],
+      15_000,
+      'the revert merge request',
+    );
+    await env.client.request({
+      method: 'PUT',
+      path: `/projects/acme%2Fweb/merge_requests/${mr.iid}/merge`,
+      body: { merge_when_pipeline_succeeds: true },
+      idempotent: false,
+    });
+    await waitFor(
+      () => updatesOf(ts).find((c) => messageText(c.args).includes('*Resolved:* green again after')),
+      45_000,
+      'the resolved update',
+    );
 
     // Give a doubled transition the time to show (two intervals), then count: one post, each transition once.
     await new Promise((resolve) => setTimeout(resolve, 2_500));

@@ -10,7 +10,17 @@ import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { useSandbox } from '../helpers/mcp.js';
-import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack, type RecordedCall } from '../helpers/slack.js';
+import {
+  clickBody,
+  commandBody,
+  loginSubmitBody,
+  messageText,
+  postSigned,
+  startFakeSlack,
+  waitFor,
+  type FakeSlack,
+  type RecordedCall,
+} from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
 const CULPRIT = "Show order dates in the store's time zone";
@@ -25,14 +35,24 @@ beforeAll(async () => {
   slack = await startFakeSlack();
   dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-incident-'));
   config = parseConfig({
-    CODEHOST_URL: env.sandbox.url, CODEHOST_TOKEN: env.sandbox.tokens.reporter, CODEHOST_MAX_RETRIES: '0',
-    SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
-    FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: 'k'.repeat(40), FORGEOPS_WATCH_INTERVAL_MS: '1000',
+    CODEHOST_URL: env.sandbox.url,
+    CODEHOST_TOKEN: env.sandbox.tokens.reporter,
+    CODEHOST_MAX_RETRIES: '0',
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_API_URL: slack.apiUrl,
+    FORGEOPS_DATA_DIR: dataDir,
+    FORGEOPS_SECRET: 'k'.repeat(40),
+    FORGEOPS_WATCH_INTERVAL_MS: '1000',
   });
   bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
   // U1 (ana) links the demo maintainer's token; U2 the developer's, who is Bob Chen, the culprit's author; U3 an
   // outsider's, who sees only public projects.
-  for (const [user, token] of [['U1', env.sandbox.tokens.maintainer], ['U2', env.sandbox.tokens.developer], ['U3', env.sandbox.tokens.outsider]] as const) {
+  for (const [user, token] of [
+    ['U1', env.sandbox.tokens.maintainer],
+    ['U2', env.sandbox.tokens.developer],
+    ['U3', env.sandbox.tokens.outsider],
+  ] as const) {
     const linked = await postSigned(bot.url!, loginSubmitBody(token, { user }), { secret });
     expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
   }
@@ -64,11 +84,18 @@ async function click(button: Button, user = 'U1'): Promise<string> {
 }
 
 const buttonsOf = (body: Body): Button[] =>
-  ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements as Button[]);
+  ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements as Button[]);
 
-const posts = (): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C1' && c.args.thread_ts === undefined);
-const updatesOf = (ts: unknown): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.update' && c.args.ts === ts);
-const threadOf = (ts: unknown): RecordedCall[] => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts);
+const posts = (): RecordedCall[] =>
+  slack.calls.filter(
+    (c) => c.method === 'chat.postMessage' && c.args.channel === 'C1' && c.args.thread_ts === undefined,
+  );
+const updatesOf = (ts: unknown): RecordedCall[] =>
+  slack.calls.filter((c) => c.method === 'chat.update' && c.args.ts === ts);
+const threadOf = (ts: unknown): RecordedCall[] =>
+  slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts);
 
 describe('the incident loop in Slack', () => {
   it('posts one message for the red episode, updates it through a retry and a revert, and says when it is resolved', async () => {
@@ -85,47 +112,102 @@ describe('the incident loop in Slack', () => {
     expect(text).toContain('```');
     expect(text).toContain(`${CULPRIT} by <@U2>`);
     const labels = buttonsOf(incident.args).map((b) => b.text.text);
-    expect(labels).toEqual(['Retry failed jobs', expect.stringMatching(/^Revert [0-9a-f]{8} as a merge request$/), 'Open an incident issue', 'Show the log', 'Mute for an hour']);
-    const ts = await waitFor(() => incident.answer?.ts, 5_000, 'the message\'s ts');
+    expect(labels).toEqual([
+      'Retry failed jobs',
+      expect.stringMatching(/^Revert [0-9a-f]{8} as a merge request$/),
+      'Open an incident issue',
+      'Show the log',
+      'Mute for an hour',
+    ]);
+    const ts = await waitFor(() => incident.answer?.ts, 5_000, "the message's ts");
 
     // Show the log: the failing job's log to the presser alone; the thread says they looked.
     const logAnswers = await click(buttonsOf(incident.args).find((b) => b.text.text === 'Show the log')!, 'U2');
     const log = await waitFor(() => slack.responses.find((r) => r.path === logAnswers)?.body, 15_000, 'the log');
     expect(log.response_type).toBe('ephemeral');
     expect(messageText(log)).toContain('Expected: \\"2024-03-10\\"');
-    await waitFor(() => threadOf(ts).find((c) => messageText(c.args).includes('<@U2> pressed *Show the log*')), 15_000, 'the log press in the thread');
+    await waitFor(
+      () => threadOf(ts).find((c) => messageText(c.args).includes('<@U2> pressed *Show the log*')),
+      15_000,
+      'the log press in the thread',
+    );
 
     // Retry, pressed by ana: the thread names her, and the message shows the retry running, then still red.
     await click(buttonsOf(incident.args)[0], 'U1');
-    const pressed = await waitFor(() => threadOf(ts).find((c) => messageText(c.args).includes('<@U1> pressed *Retry failed jobs*')), 15_000, 'the press in the thread');
+    const pressed = await waitFor(
+      () => threadOf(ts).find((c) => messageText(c.args).includes('<@U1> pressed *Retry failed jobs*')),
+      15_000,
+      'the press in the thread',
+    );
     expect(messageText(pressed.args)).toMatch(/→ /);
-    await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('retrying… pipeline #')), 15_000, 'the running update');
-    const stillRed = await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry: broken, not flaky')), 20_000, 'the still-red update');
+    await waitFor(
+      () => updatesOf(ts).find((c) => messageText(c.args).includes('retrying… pipeline #')),
+      15_000,
+      'the running update',
+    );
+    const stillRed = await waitFor(
+      () => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry: broken, not flaky')),
+      20_000,
+      'the still-red update',
+    );
     const order = updatesOf(ts).map((c) => messageText(c.args));
-    expect(order.findIndex((t) => t.includes('retrying…'))).toBeLessThan(order.findIndex((t) => t.includes('still red after the retry')));
+    expect(order.findIndex((t) => t.includes('retrying…'))).toBeLessThan(
+      order.findIndex((t) => t.includes('still red after the retry')),
+    );
 
     // Revert as a merge request, from the updated message (confirmed if the policy asks).
     const revert = buttonsOf(stillRed.args).find((b) => b.text.text.startsWith('Revert '))!;
     const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
     const revertAnswers = await click(revert, 'U1');
-    const first = await waitFor(() => slack.responses.find((r) => r.path === revertAnswers)?.body, 15_000, 'the revert\'s answer');
+    const first = await waitFor(
+      () => slack.responses.find((r) => r.path === revertAnswers)?.body,
+      15_000,
+      "the revert's answer",
+    );
     const confirm = buttonsOf(first).find((b) => b.action_id === 'forge_confirm');
     if (confirm) await click(confirm, 'U1');
-    await waitFor(() => threadOf(ts).find((c) => /<@U1> (pressed|confirmed) \*Revert [0-9a-f]{8} as a merge request\* → Opened merge request/.test(messageText(c.args))), 15_000, 'the revert in the thread');
+    await waitFor(
+      () =>
+        threadOf(ts).find((c) =>
+          /<@U1> (pressed|confirmed) \*Revert [0-9a-f]{8} as a merge request\* → Opened merge request/.test(
+            messageText(c.args),
+          ),
+        ),
+      15_000,
+      'the revert in the thread',
+    );
 
     // The merge request merges when its pipeline passes; main's pipeline then runs and passes.
-    const [mr] = (await env.client.request<Array<{ iid: number }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/merge_requests', query: { source_branch: `revert-${sha8}`, state: 'opened' }, idempotent: true,
-    })).data;
-    await env.client.request({ method: 'PUT', path: `/projects/acme%2Fweb/merge_requests/${mr.iid}/merge`, body: { merge_when_pipeline_succeeds: true }, idempotent: false });
-    const resolved = await waitFor(() => updatesOf(ts).find((c) => messageText(c.args).includes('*Resolved:* green again after')), 40_000, 'the resolved update');
-    expect(messageText(resolved.args)).toMatch(/Resolved:\* green again after (less than a minute|\d+ (min|h|d)[^,]*), fixed by `[0-9a-f]{8}`/);
+    const [mr] = (
+      await env.client.request<Array<{ iid: number }>>({
+        method: 'GET',
+        path: '/projects/acme%2Fweb/merge_requests',
+        query: { source_branch: `revert-${sha8}`, state: 'opened' },
+        idempotent: true,
+      })
+    ).data;
+    await env.client.request({
+      method: 'PUT',
+      path: `/projects/acme%2Fweb/merge_requests/${mr.iid}/merge`,
+      body: { merge_when_pipeline_succeeds: true },
+      idempotent: false,
+    });
+    const resolved = await waitFor(
+      () => updatesOf(ts).find((c) => messageText(c.args).includes('*Resolved:* green again after')),
+      40_000,
+      'the resolved update',
+    );
+    expect(messageText(resolved.args)).toMatch(
+      /Resolved:\* green again after (less than a minute|\d+ (min|h|d)[^,]*), fixed by `[0-9a-f]{8}`/,
+    );
     expect(buttonsOf(resolved.args)).toEqual([]);
     expect(posts()).toHaveLength(1);
   }, 58_000);
 
-  it('lists the channel\'s watches across a restart, stops one on unwatch, and refuses a project the asker cannot read', async () => {
-    expect(messageText(await command('watching'))).toMatch(/This channel watches:\\n• acme\/web \(default branch\), since \d{2}:\d{2} UTC, by @ana/);
+  it("lists the channel's watches across a restart, stops one on unwatch, and refuses a project the asker cannot read", async () => {
+    expect(messageText(await command('watching'))).toMatch(
+      /This channel watches:\\n• acme\/web \(default branch\), since \d{2}:\d{2} UTC, by @ana/,
+    );
     await bot.close();
     bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
     expect(messageText(await command('watching'))).toContain('acme/web (default branch)');
@@ -133,9 +215,13 @@ describe('the incident loop in Slack', () => {
     expect(messageText(again)).toContain('Already watching acme/web main in this channel: it is green now.');
 
     const stopped = await command('unwatch acme/web');
-    expect(messageText(stopped)).toMatch(/Stopped watching acme\/web in this channel \(watched since \d{2}:\d{2} UTC, by @ana\)\./);
+    expect(messageText(stopped)).toMatch(
+      /Stopped watching acme\/web in this channel \(watched since \d{2}:\d{2} UTC, by @ana\)\./,
+    );
     expect(messageText(await command('watching'))).toContain('This channel watches nothing.');
-    expect(messageText(await command('unwatch acme/web'))).toContain('This channel was not watching acme/web; nothing changed.');
+    expect(messageText(await command('unwatch acme/web'))).toContain(
+      'This channel was not watching acme/web; nothing changed.',
+    );
 
     // The service token forgeops watches with could read it; the asker (an outsider) cannot, so nothing is watched.
     const refused = await command('watch acme/platform/payments-api', 'U3');

@@ -12,7 +12,16 @@ import { silentLogger } from '../../src/log.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+import {
+  clickBody,
+  commandBody,
+  loginSubmitBody,
+  messageText,
+  postSigned,
+  startFakeSlack,
+  waitFor,
+  type FakeSlack,
+} from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
 const env = useSandbox();
@@ -28,9 +37,14 @@ beforeAll(async () => {
     const dataDir = mkdtempSync(join(tmpdir(), `forgeops-replica-${i}-`));
     dirs.push(dataDir);
     const config = parseConfig({
-      CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0',
-      SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
-      FORGEOPS_SECRET: 'k'.repeat(40), FORGEOPS_REDIS_URL: redis.url, FORGEOPS_DATA_DIR: dataDir,
+      CODEHOST_URL: env.sandbox.url,
+      CODEHOST_MAX_RETRIES: '0',
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_API_URL: slack.apiUrl,
+      FORGEOPS_SECRET: 'k'.repeat(40),
+      FORGEOPS_REDIS_URL: redis.url,
+      FORGEOPS_DATA_DIR: dataDir,
     });
     replicas.push(await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' }));
   }
@@ -60,7 +74,8 @@ async function command(replica: number, text: string) {
 
 describe('two replicas sharing Redis', () => {
   it('keep their state in Redis, and say so', () => {
-    for (const bot of replicas) expect(bot.state).toMatchObject({ shared: true, where: `Redis at 127.0.0.1:${redis.port}` });
+    for (const bot of replicas)
+      expect(bot.state).toMatchObject({ shared: true, where: `Redis at 127.0.0.1:${redis.port}` });
   });
 
   it('know on one replica the account linked on the other', async () => {
@@ -83,24 +98,41 @@ describe('two replicas sharing Redis', () => {
   });
 
   it('confirm on one replica a call asked on the other, once', async () => {
-    const pipelines = (await env.client.request<Array<{ id: number; status: string }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { status: 'skipped' }, idempotent: true,
-    })).data;
+    const pipelines = (
+      await env.client.request<Array<{ id: number; status: string }>>({
+        method: 'GET',
+        path: '/projects/acme%2Fweb/pipelines',
+        query: { status: 'skipped' },
+        idempotent: true,
+      })
+    ).data;
     const id = pipelines[0].id;
     const asked = await command(0, `pipeline delete acme/web ${id}`);
-    const confirm = ((asked.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>)
-      .find((b) => b.type === 'actions')?.elements ?? []).find((e) => e.action_id === 'forge_confirm')!;
+    const confirm = (
+      (asked.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+        (b) => b.type === 'actions',
+      )?.elements ?? []
+    ).find((e) => e.action_id === 'forge_confirm')!;
     expect(confirm).toBeDefined();
 
     const first = slack.responseUrl();
     await send(1, clickBody('forge_confirm', confirm.value, { responseUrl: first }));
-    expect(messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(first).pathname)?.body))).toMatch(/Confirmed by/);
-    const gone = await env.client.request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true }).then(() => false, () => true);
+    expect(
+      messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(first).pathname)?.body)),
+    ).toMatch(/Confirmed by/);
+    const gone = await env.client
+      .request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true })
+      .then(
+        () => false,
+        () => true,
+      );
     expect(gone).toBe(true);
 
     const again = slack.responseUrl();
     await send(0, clickBody('forge_confirm', confirm.value, { responseUrl: again }));
-    expect(messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(again).pathname)?.body))).toMatch(/already used/);
+    expect(
+      messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(again).pathname)?.body)),
+    ).toMatch(/already used/);
   });
 });
 
@@ -108,12 +140,22 @@ describe('the built CLI', () => {
   it('loads the Redis client only when FORGEOPS_REDIS_URL is set, and says where the state is', async () => {
     const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
     const child = spawn(process.execPath, [cli, 'slack', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', FORGEOPS_REDIS_URL: redis.url, SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl },
+      env: {
+        PATH: process.env.PATH ?? '',
+        FORGEOPS_REDIS_URL: redis.url,
+        SLACK_SIGNING_SECRET: secret,
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_API_URL: slack.apiUrl,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let text = '';
-    child.stdout!.on('data', (d: Buffer) => { text += d.toString(); });
-    child.stderr!.on('data', (d: Buffer) => { text += d.toString(); });
+    child.stdout!.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       await waitFor(() => (/listening for Slack|forgeops: /.test(text) ? true : undefined), 15_000, 'the bot to start');
@@ -140,7 +182,11 @@ describe('when Redis goes away', () => {
     expect(await after.json()).toEqual({
       ready: false,
       // Watching pauses once a check meets the store away: at once, or at the next interval.
-      checks: { service: 'ok', state: `Redis at 127.0.0.1:${redis.port} does not answer`, watching: expect.stringMatching(/^(ok|watching paused: Redis at .* unreachable)$/) },
+      checks: {
+        service: 'ok',
+        state: `Redis at 127.0.0.1:${redis.port} does not answer`,
+        watching: expect.stringMatching(/^(ok|watching paused: Redis at .* unreachable)$/),
+      },
     });
     const answer = messageText(await command(1, 'whoami'));
     expect(answer).toMatch(/shared state store \(Redis at 127\.0\.0\.1:\d+\) cannot be reached/);

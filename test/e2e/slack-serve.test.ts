@@ -15,13 +15,21 @@ let stdout = '';
 let port: number;
 
 /** A POST to serve's port with the Host a reverse proxy would pass on. */
-function post(path: string, host: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+function post(
+  path: string,
+  host: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, host }, timeout: 5_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, host }, timeout: 5_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
     req.end(body);
@@ -33,14 +41,25 @@ beforeAll(async () => {
   child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: '/',
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir(),
-      SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_API_URL: slack.apiUrl, FORGEOPS_LOG_LEVEL: 'warn',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      TMPDIR: tmpdir(),
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_BOT_TOKEN: 'xoxb-serve',
+      SLACK_API_URL: slack.apiUrl,
+      FORGEOPS_LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString('utf8');
+  });
   child.stderr!.resume();
-  const url = await waitFor(() => /Slack: requests go to (http:\/\/\S+)/.exec(stdout)?.[1], 20_000, 'serve to start with Slack');
+  const url = await waitFor(
+    () => /Slack: requests go to (http:\/\/\S+)/.exec(stdout)?.[1],
+    20_000,
+    'serve to start with Slack',
+  );
   expect(new URL(url).pathname).toBe('/slack/events');
   port = Number(new URL(url).port);
 }, 30_000);
@@ -60,15 +79,29 @@ describe('forgeops serve with Slack configured', () => {
     const body = commandBody('pipeline list acme/web per_page=2', { responseUrl });
     const acked = await post('/slack/events', 'forgeops.example.org', body, signedHeaders(body, { secret }));
     expect(acked).toEqual({ status: 200, text: '' });
-    const answer = await waitFor(() => slack.responses.find((r) => r.path === new URL(responseUrl).pathname)?.body, 20_000, 'the answer');
+    const answer = await waitFor(
+      () => slack.responses.find((r) => r.path === new URL(responseUrl).pathname)?.body,
+      20_000,
+      'the answer',
+    );
     expect(messageText(answer)).toContain('2 pipelines');
   }, 30_000);
 
   it('refuses an unsigned Slack request, and /mcp still refuses a foreign Host', async () => {
     const body = commandBody('pipeline list acme/web', { responseUrl: slack.responseUrl() });
-    expect((await post('/slack/events', 'forgeops.example.org', body, signedHeaders(body, { secret: 'wrong' }))).status).toBe(401);
-    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    const mcp = await post('/mcp', `evil.example:${port}`, init, { 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+    expect(
+      (await post('/slack/events', 'forgeops.example.org', body, signedHeaders(body, { secret: 'wrong' }))).status,
+    ).toBe(401);
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    const mcp = await post('/mcp', `evil.example:${port}`, init, {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    });
     expect(mcp.status).toBe(403);
     expect(mcp.text).toMatch(/Host 'evil.example/);
   });

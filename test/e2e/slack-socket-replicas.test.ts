@@ -19,12 +19,26 @@ const bots: SlackBotHandle[] = [];
 beforeAll(async () => {
   redis = await startRedis();
   slack = await startFakeSlack();
-  ws = await startTestWebSocketServer((socket) => socket.send(JSON.stringify({ type: 'hello', num_connections: 2, connection_info: { app_id: 'A1' }, debug_info: { host: 'test' } })));
+  ws = await startTestWebSocketServer((socket) =>
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 2,
+        connection_info: { app_id: 'A1' },
+        debug_info: { host: 'test' },
+      }),
+    ),
+  );
   slack.socketUrl = ws.url;
   for (let i = 0; i < 2; i++) {
     const config = parseConfig({
-      CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0', FORGEOPS_REDIS_URL: redis.url,
-      SLACK_APP_TOKEN: 'xapp-1-test', SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl, SLACK_SHARED_READ_TOKEN: env.sandbox.tokens.reporter,
+      CODEHOST_URL: env.sandbox.url,
+      CODEHOST_MAX_RETRIES: '0',
+      FORGEOPS_REDIS_URL: redis.url,
+      SLACK_APP_TOKEN: 'xapp-1-test',
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_API_URL: slack.apiUrl,
+      SLACK_SHARED_READ_TOKEN: env.sandbox.tokens.reporter,
     });
     bots.push(await startSlackBot(config, silentLogger));
   }
@@ -39,11 +53,21 @@ afterAll(async () => {
 
 describe('Socket Mode on two replicas', () => {
   it('acks a payload delivered on both connections, on each, and runs it once', async () => {
-    const [first, second] = await waitFor(() => (ws.sockets.length >= 2 ? ws.sockets : undefined), 10_000, 'two Socket Mode connections');
+    const [first, second] = await waitFor(
+      () => (ws.sockets.length >= 2 ? ws.sockets : undefined),
+      10_000,
+      'two Socket Mode connections',
+    );
     const responseUrl = slack.responseUrl();
     commandEnvelope(first, 'env-a', 'pipeline list acme/web per_page=1', responseUrl);
     commandEnvelope(second, 'env-b', 'pipeline list acme/web per_page=1', responseUrl);
-    await waitFor(() => (first.received.some((m) => m.includes('"env-a"')) && second.received.some((m) => m.includes('"env-b"'))) || undefined, 10_000, 'both acks');
+    await waitFor(
+      () =>
+        (first.received.some((m) => m.includes('"env-a"')) && second.received.some((m) => m.includes('"env-b"'))) ||
+        undefined,
+      10_000,
+      'both acks',
+    );
     const path = new URL(responseUrl).pathname;
     const answer = await waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, 'the answer');
     expect(messageText(answer)).toContain('1 pipeline');

@@ -15,11 +15,24 @@ let bot: SlackBotHandle;
 
 beforeAll(async () => {
   slack = await startFakeSlack();
-  ws = await startTestWebSocketServer((socket) => socket.send(JSON.stringify({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A1' }, debug_info: { host: 'test' } })));
+  ws = await startTestWebSocketServer((socket) =>
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        connection_info: { app_id: 'A1' },
+        debug_info: { host: 'test' },
+      }),
+    ),
+  );
   slack.socketUrl = ws.url;
   const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0',
-    SLACK_APP_TOKEN: 'xapp-1-test', SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl, SLACK_SHARED_READ_TOKEN: env.sandbox.tokens.reporter,
+    CODEHOST_URL: env.sandbox.url,
+    CODEHOST_MAX_RETRIES: '0',
+    SLACK_APP_TOKEN: 'xapp-1-test',
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_SHARED_READ_TOKEN: env.sandbox.tokens.reporter,
   });
   bot = await startSlackBot(config, silentLogger);
 });
@@ -38,9 +51,18 @@ describe('Socket Mode', () => {
     const socket = await waitFor(() => ws.sockets[0], 10_000, 'the Socket Mode connection');
     const responseUrl = slack.responseUrl();
     commandEnvelope(socket, 'env-1', 'pipeline list acme/web per_page=2', responseUrl);
-    const ack = await waitFor(() => socket.received.map((m) => JSON.parse(m) as { envelope_id?: string }).find((m) => m.envelope_id === 'env-1'), 10_000, 'the ack');
+    const ack = await waitFor(
+      () =>
+        socket.received.map((m) => JSON.parse(m) as { envelope_id?: string }).find((m) => m.envelope_id === 'env-1'),
+      10_000,
+      'the ack',
+    );
     expect(ack).toEqual({ envelope_id: 'env-1', payload: {} });
-    const answer = await waitFor(() => slack.responses.find((r) => r.path === new URL(responseUrl).pathname)?.body, 10_000, 'the answer');
+    const answer = await waitFor(
+      () => slack.responses.find((r) => r.path === new URL(responseUrl).pathname)?.body,
+      10_000,
+      'the answer',
+    );
     expect(messageText(answer)).toContain('2 pipelines');
   });
 
@@ -49,7 +71,11 @@ describe('Socket Mode', () => {
     const responseUrl = slack.responseUrl();
     commandEnvelope(socket, 'env-2', 'whoami', responseUrl);
     commandEnvelope(socket, 'env-3', 'whoami', responseUrl);
-    await waitFor(() => ['env-2', 'env-3'].every((id) => socket.received.some((m) => m.includes(`"${id}"`))) || undefined, 10_000, 'both acks');
+    await waitFor(
+      () => ['env-2', 'env-3'].every((id) => socket.received.some((m) => m.includes(`"${id}"`))) || undefined,
+      10_000,
+      'both acks',
+    );
     await waitFor(() => slack.responses.some((r) => r.path === new URL(responseUrl).pathname) || undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(slack.responses.filter((r) => r.path === new URL(responseUrl).pathname)).toHaveLength(1);

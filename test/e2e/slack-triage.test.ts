@@ -10,7 +10,16 @@ import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { useSandbox } from '../helpers/mcp.js';
-import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+import {
+  clickBody,
+  commandBody,
+  loginSubmitBody,
+  messageText,
+  postSigned,
+  startFakeSlack,
+  waitFor,
+  type FakeSlack,
+} from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
 const env = useSandbox();
@@ -22,13 +31,20 @@ beforeAll(async () => {
   slack = await startFakeSlack();
   dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-triage-'));
   const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0',
-    SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
-    FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: 'k'.repeat(40),
+    CODEHOST_URL: env.sandbox.url,
+    CODEHOST_MAX_RETRIES: '0',
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_API_URL: slack.apiUrl,
+    FORGEOPS_DATA_DIR: dataDir,
+    FORGEOPS_SECRET: 'k'.repeat(40),
   });
   bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
   // U1 (ana) links the demo maintainer's token; U2 (bea) the developer's.
-  for (const [user, token] of [['U1', env.sandbox.tokens.maintainer], ['U2', env.sandbox.tokens.developer]] as const) {
+  for (const [user, token] of [
+    ['U1', env.sandbox.tokens.maintainer],
+    ['U2', env.sandbox.tokens.developer],
+  ] as const) {
     const linked = await postSigned(bot.url!, loginSubmitBody(token, { user }), { secret });
     expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
   }
@@ -58,13 +74,19 @@ async function click(button: Button, o: { user?: string; answers?: number } = {}
   expect(sent.status).toBe(200);
   const path = new URL(responseUrl).pathname;
   const answers = () => slack.responses.filter((r) => r.path === path).map((r) => r.body);
-  await waitFor(() => answers().length >= (o.answers ?? 1) || undefined, 15_000, `${o.answers ?? 1} answers to ${button.text.text}`);
+  await waitFor(
+    () => answers().length >= (o.answers ?? 1) || undefined,
+    15_000,
+    `${o.answers ?? 1} answers to ${button.text.text}`,
+  );
   await new Promise((resolve) => setTimeout(resolve, 200));
   return answers();
 }
 
 function buttons(body: Body): Button[] {
-  return ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements as Button[]);
+  return ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements as Button[]);
 }
 
 const button = (body: Body, label: string) => buttons(body).find((b) => b.text.text === label)!;
@@ -96,7 +118,11 @@ describe('triage in Slack', () => {
     expect(reportBlocks(posted)).toEqual(reportBlocks(report));
     expect(messageText(posted)).toContain('Shared by ana.');
     // The channel's copy has the report's own steps, and none to share it again.
-    expect(buttons(posted).map((b) => b.text.text)).toEqual(buttons(report).map((b) => b.text.text).filter((label) => label !== 'Share in channel'));
+    expect(buttons(posted).map((b) => b.text.text)).toEqual(
+      buttons(report)
+        .map((b) => b.text.text)
+        .filter((label) => label !== 'Share in channel'),
+    );
     // A second click posts nothing more.
     const [again] = await click(share);
     expect(messageText(again)).toMatch(/Already shared in the channel; not posted again\./);
@@ -108,9 +134,15 @@ describe('triage in Slack', () => {
   });
 
   it('opens the incident issue when its button is pressed, written from a triage then, and only once', async () => {
-    const incidents = async () => (await env.client.request<Array<{ iid: number; title: string; description: string }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/issues', query: { labels: 'incident', state: 'opened' }, idempotent: true,
-    })).data;
+    const incidents = async () =>
+      (
+        await env.client.request<Array<{ iid: number; title: string; description: string }>>({
+          method: 'GET',
+          path: '/projects/acme%2Fweb/issues',
+          query: { labels: 'incident', state: 'opened' },
+          idempotent: true,
+        })
+      ).data;
     const before = (await incidents()).length;
     const report = await command('triage acme/web');
     const open = button(report, 'Open incident issue');
@@ -133,9 +165,15 @@ describe('triage in Slack', () => {
     const revert = buttons(report).find((b) => /^Revert [0-9a-f]{8} as a merge request$/.test(b.text.text))!;
     const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
     const branch = `revert-${sha8}`;
-    const fromBranch = async () => (await env.client.request<Array<{ iid: number; title: string; web_url: string; target_branch: string }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/merge_requests', query: { source_branch: branch, state: 'all' }, idempotent: true,
-    })).data;
+    const fromBranch = async () =>
+      (
+        await env.client.request<Array<{ iid: number; title: string; web_url: string; target_branch: string }>>({
+          method: 'GET',
+          path: '/projects/acme%2Fweb/merge_requests',
+          query: { source_branch: branch, state: 'all' },
+          idempotent: true,
+        })
+      ).data;
     expect(await fromBranch()).toEqual([]);
     const [answer] = await click(revert, { user: 'U2' });
     const [mr] = await fromBranch();
@@ -150,7 +188,7 @@ describe('triage in Slack', () => {
     expect(await fromBranch()).toHaveLength(1);
   });
 
-  it('says broken, not flaky, with the evidence in one line, and its first button pings the culprit\'s author (or reverts)', async () => {
+  it("says broken, not flaky, with the evidence in one line, and its first button pings the culprit's author (or reverts)", async () => {
     const report = await command('triage acme/web');
     expect(messageText(report)).toMatch(/\*failure\*\\nbroken: test failed on 2 of 2 runs since [0-9a-f]{8}/);
     const [first] = buttons(report).map((b) => b.text.text);
@@ -161,13 +199,20 @@ describe('triage in Slack', () => {
     const report = await command('triage acme/web');
     const ping = buttons(report).find((b) => b.text.text.startsWith('Ping Bob Chen on '))!;
     const sha8 = ping.text.text.slice(-8);
-    const comments = async () => (await env.client.request<Array<{ note: string }>>({
-      method: 'GET', path: `/projects/acme%2Fweb/repository/commits/${sha8}/comments`, idempotent: true,
-    })).data;
+    const comments = async () =>
+      (
+        await env.client.request<Array<{ note: string }>>({
+          method: 'GET',
+          path: `/projects/acme%2Fweb/repository/commits/${sha8}/comments`,
+          idempotent: true,
+        })
+      ).data;
     const before = (await comments()).length;
     await click(ping, { user: 'U2' });
     const after = await comments();
     expect(after).toHaveLength(before + 1);
-    expect(after.at(-1)!.note).toBe(`main is red since this commit: test failed on 2 of 2 runs since ${sha8}. Please revert or fix it.`);
+    expect(after.at(-1)!.note).toBe(
+      `main is red since this commit: test failed on 2 of 2 runs since ${sha8}. Please revert or fix it.`,
+    );
   });
 });

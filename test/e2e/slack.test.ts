@@ -10,7 +10,18 @@ import { AUDIT_FILE } from '../../src/slack/audit.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { STATE_FILE } from '../../src/state/store.js';
 import { useSandbox } from '../helpers/mcp.js';
-import { clickBody, commandBody, linkSharedBody, loginSubmitBody, messageText, postSigned, startFakeSlack, viewSubmitBody, waitFor, type FakeSlack } from '../helpers/slack.js';
+import {
+  clickBody,
+  commandBody,
+  linkSharedBody,
+  loginSubmitBody,
+  messageText,
+  postSigned,
+  startFakeSlack,
+  viewSubmitBody,
+  waitFor,
+  type FakeSlack,
+} from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
 const env = useSandbox();
@@ -24,9 +35,14 @@ beforeAll(async () => {
   slack = await startFakeSlack();
   dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-e2e-'));
   const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0',
-    SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
-    SLACK_READ_ONLY_CHANNELS: 'CREAD', FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: 'k'.repeat(40),
+    CODEHOST_URL: env.sandbox.url,
+    CODEHOST_MAX_RETRIES: '0',
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_READ_ONLY_CHANNELS: 'CREAD',
+    FORGEOPS_DATA_DIR: dataDir,
+    FORGEOPS_SECRET: 'k'.repeat(40),
   });
   bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', now });
 });
@@ -40,16 +56,30 @@ afterAll(async () => {
 /** Sends a slash command as Slack does and waits for its first answer on the response_url. */
 async function command(text: string, o: { user?: string; channel?: string } = {}) {
   const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, commandBody(text, { ...o, responseUrl }), { secret, timestamp: Math.floor(now() / 1000) });
+  const sent = await postSigned(bot.url!, commandBody(text, { ...o, responseUrl }), {
+    secret,
+    timestamp: Math.floor(now() / 1000),
+  });
   expect(sent.status).toBe(200);
   const path = new URL(responseUrl).pathname;
-  const first = await waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, `an answer to "${text}"`);
+  const first = await waitFor(
+    () => slack.responses.find((r) => r.path === path)?.body,
+    10_000,
+    `an answer to "${text}"`,
+  );
   return { ack: sent, body: first, responseUrl, path };
 }
 
-async function click(actionId: string, value: string, o: { user?: string; channel?: string; responseUrl?: string } = {}) {
+async function click(
+  actionId: string,
+  value: string,
+  o: { user?: string; channel?: string; responseUrl?: string } = {},
+) {
   const responseUrl = o.responseUrl ?? slack.responseUrl();
-  const sent = await postSigned(bot.url!, clickBody(actionId, value, { ...o, responseUrl }), { secret, timestamp: Math.floor(now() / 1000) });
+  const sent = await postSigned(bot.url!, clickBody(actionId, value, { ...o, responseUrl }), {
+    secret,
+    timestamp: Math.floor(now() / 1000),
+  });
   expect(sent.status).toBe(200);
   return { path: new URL(responseUrl).pathname, responseUrl };
 }
@@ -59,19 +89,29 @@ function answersTo(path: string) {
 }
 
 function buttons(body: Record<string, unknown>): Array<{ action_id: string; value: string; text: { text: string } }> {
-  return ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements as never[]);
+  return ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements as never[]);
 }
 
 async function pipelineIds(status?: string): Promise<number[]> {
   const query = { per_page: 100, ...(status ? { status } : {}) };
-  const res = await env.client.request<Array<{ id: number }>>({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', query, idempotent: true });
+  const res = await env.client.request<Array<{ id: number }>>({
+    method: 'GET',
+    path: '/projects/acme%2Fweb/pipelines',
+    query,
+    idempotent: true,
+  });
   return res.data.map((p) => p.id);
 }
 
 describe('identity', () => {
   it('refuses a bad token in the form, links a good one, and never stores it readable', async () => {
     const bad = await postSigned(bot.url!, loginSubmitBody('not-a-real-token'), { secret });
-    expect(JSON.parse(bad.text)).toMatchObject({ response_action: 'errors', errors: { token_block: expect.stringMatching(/refused this token/) } });
+    expect(JSON.parse(bad.text)).toMatchObject({
+      response_action: 'errors',
+      errors: { token_block: expect.stringMatching(/refused this token/) },
+    });
     const good = await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.maintainer), { secret });
     expect(JSON.parse(good.text)).toMatchObject({ response_action: 'update' });
     expect(good.text).not.toContain(env.sandbox.tokens.maintainer);
@@ -115,16 +155,32 @@ describe('slash commands', () => {
     const { body } = await command(`pipeline retry acme/web ${failed}`);
     expect(body.response_type).toBe('in_channel');
     expect(messageText(body)).toContain(String(failed));
-    const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(audit.at(-1)).toMatchObject({ team: 'T1', user: 'U1', serviceUser: 'alice', channel: 'C1', operation: 'retry_pipeline', outcome: 'ok' });
+    const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(audit.at(-1)).toMatchObject({
+      team: 'T1',
+      user: 'U1',
+      serviceUser: 'alice',
+      channel: 'C1',
+      operation: 'retry_pipeline',
+      outcome: 'ok',
+    });
   });
 
   it('takes a multi-line value in a ``` block, as help says, and writes exactly its lines', async () => {
     // On a feature branch: main's head is the triage test's. Slack sends &, < and > as &amp;, &lt; and &gt;.
-    const { body } = await command('file create acme/web notes/from-slack.md branch=feature/dark-mode commit_message="Notes from Slack" content=```\n# Notes\nif a &lt; b &amp;&amp; c &gt; d\n```');
+    const { body } = await command(
+      'file create acme/web notes/from-slack.md branch=feature/dark-mode commit_message="Notes from Slack" content=```\n# Notes\nif a &lt; b &amp;&amp; c &gt; d\n```',
+    );
     expect(messageText(body)).toContain('Created notes/from-slack.md on feature/dark-mode of acme/web');
     const raw = await env.client.request<string>({
-      method: 'GET', path: '/projects/acme%2Fweb/repository/files/notes%2Ffrom-slack.md/raw', query: { ref: 'feature/dark-mode' }, idempotent: true, responseType: 'text',
+      method: 'GET',
+      path: '/projects/acme%2Fweb/repository/files/notes%2Ffrom-slack.md/raw',
+      query: { ref: 'feature/dark-mode' },
+      idempotent: true,
+      responseType: 'text',
     });
     expect(raw.data).toBe('# Notes\nif a < b && c > d\n');
   });
@@ -165,7 +221,12 @@ describe('slash commands', () => {
   it('cuts a long list to Block Kit limits with a note', async () => {
     // A pipeline run with 80 variables: its variable list is longer than a chat answer shows.
     const variables = Array.from({ length: 80 }, (_, i) => ({ key: `VAR_${i}`, value: 'x'.repeat(40) }));
-    const created = await env.client.request<{ id: number }>({ method: 'POST', path: '/projects/acme%2Fweb/pipeline', body: { ref: 'main', variables }, idempotent: false });
+    const created = await env.client.request<{ id: number }>({
+      method: 'POST',
+      path: '/projects/acme%2Fweb/pipeline',
+      body: { ref: 'main', variables },
+      idempotent: false,
+    });
     const { body } = await command(`pipeline variables acme/web ${created.data.id}`);
     const blocks = body.blocks as Array<Record<string, unknown>>;
     const small = blocks.at(-1) as { type: string; elements: Array<{ text: string }> };
@@ -182,22 +243,40 @@ describe('slash commands', () => {
 });
 
 describe('answers', () => {
-  it("answers through chat.postEphemeral when Slack refuses the response_url", async () => {
+  it('answers through chat.postEphemeral when Slack refuses the response_url', async () => {
     const responseUrl = slack.expiredResponseUrl();
-    const sent = await postSigned(bot.url!, commandBody('pipeline list acme/web per_page=1', { responseUrl }), { secret, timestamp: Math.floor(now() / 1000) });
+    const sent = await postSigned(bot.url!, commandBody('pipeline list acme/web per_page=1', { responseUrl }), {
+      secret,
+      timestamp: Math.floor(now() / 1000),
+    });
     expect(sent.status).toBe(200);
-    const posted = await waitFor(() => slack.calls.find((c) => c.method === 'chat.postEphemeral' && /1 pipeline/.test(JSON.stringify(c.args.blocks))), 10_000, 'chat.postEphemeral');
+    const posted = await waitFor(
+      () =>
+        slack.calls.find((c) => c.method === 'chat.postEphemeral' && /1 pipeline/.test(JSON.stringify(c.args.blocks))),
+      10_000,
+      'chat.postEphemeral',
+    );
     expect(posted.args).toMatchObject({ channel: 'C1', user: 'U1' });
     expect(slack.responses.filter((r) => r.path === new URL(responseUrl).pathname)).toHaveLength(1);
   });
 
-  it('answers triage in one message whose buttons act on the head\'s pipeline only: Retry while red, Cancel while it runs', async () => {
+  it("answers triage in one message whose buttons act on the head's pipeline only: Retry while red, Cancel while it runs", async () => {
     // The demo's main is red at its head. An earlier test starts a pipeline on main: cancel it to see the demo's state.
-    const main = async () => (await env.client.request<Array<{ id: number; status: string; sha: string }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { ref: 'main', per_page: 100 }, idempotent: true,
-    })).data;
+    const main = async () =>
+      (
+        await env.client.request<Array<{ id: number; status: string; sha: string }>>({
+          method: 'GET',
+          path: '/projects/acme%2Fweb/pipelines',
+          query: { ref: 'main', per_page: 100 },
+          idempotent: true,
+        })
+      ).data;
     for (const p of (await main()).filter((p) => p.status === 'running' || p.status === 'pending')) {
-      await env.client.request({ method: 'POST', path: `/projects/acme%2Fweb/pipelines/${p.id}/cancel`, idempotent: false });
+      await env.client.request({
+        method: 'POST',
+        path: `/projects/acme%2Fweb/pipelines/${p.id}/cancel`,
+        idempotent: false,
+      });
     }
     const head = (await main()).find((p) => p.status === 'failed')!;
     const red = await command('triage acme/web');
@@ -206,8 +285,15 @@ describe('answers', () => {
     expect(text).toMatch(/who to ping.*Bob Chen/s);
     expect(text).toContain('Received: \\"2024-03-09\\"');
     // A broken test's revert and ping come first (their own tests: slack-triage, triage-failure-kind).
-    const steps = buttons(red.body).map((b) => b.text.text).filter((label) => !/^(Revert|Ping) /.test(label));
-    expect(steps).toEqual([`Retry failed jobs of #${head.id}`, 'Log of test', 'Open incident issue', 'Share in channel']);
+    const steps = buttons(red.body)
+      .map((b) => b.text.text)
+      .filter((label) => !/^(Revert|Ping) /.test(label));
+    expect(steps).toEqual([
+      `Retry failed jobs of #${head.id}`,
+      'Log of test',
+      'Open incident issue',
+      'Share in channel',
+    ]);
 
     // Retry runs at once (it asks nobody) and the head's pipeline is pending again.
     const retry = buttons(red.body).find((b) => b.text.text === `Retry failed jobs of #${head.id}`)!;
@@ -252,7 +338,12 @@ describe('confirmations', () => {
   }
 
   async function exists(id: number): Promise<boolean> {
-    const res = await env.client.request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true }).then(() => true, () => false);
+    const res = await env.client
+      .request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true })
+      .then(
+        () => true,
+        () => false,
+      );
     return res;
   }
 
@@ -318,22 +409,38 @@ describe('follow-up buttons', () => {
     expect(messageText(await waitFor(() => answersTo(second.path)[0]))).toMatch(/was used/);
   });
 
-  it('puts Retry beside each failed pipeline of a list and Cancel beside each running one; a row\'s button acts on its row', async () => {
+  it("puts Retry beside each failed pipeline of a list and Cancel beside each running one; a row's button acts on its row", async () => {
     const listed = await env.client.request<Array<{ id: number; status: string }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { per_page: 20 }, idempotent: true,
+      method: 'GET',
+      path: '/projects/acme%2Fweb/pipelines',
+      query: { per_page: 20 },
+      idempotent: true,
     });
     const { body } = await command('pipeline list acme/web');
-    const rows = (body.blocks as Array<{ type: string; text?: { text: string }; accessory?: { text: { text: string }; action_id: string; value: string } }>)
-      .filter((b) => b.type === 'section' && /^\*#\d+\*/.test(b.text?.text ?? ''));
+    const rows = (
+      body.blocks as Array<{
+        type: string;
+        text?: { text: string };
+        accessory?: { text: { text: string }; action_id: string; value: string };
+      }>
+    ).filter((b) => b.type === 'section' && /^\*#\d+\*/.test(b.text?.text ?? ''));
     expect(rows).toHaveLength(listed.data.length);
     for (const pipeline of listed.data) {
       const row = rows.find((r) => r.text!.text.startsWith(`*#${pipeline.id}*`))!;
-      const expected = pipeline.status === 'failed' || pipeline.status === 'canceled' ? `Retry #${pipeline.id}`
-        : pipeline.status === 'running' || pipeline.status === 'pending' ? `Cancel pipeline #${pipeline.id}` : undefined;
+      const expected =
+        pipeline.status === 'failed' || pipeline.status === 'canceled'
+          ? `Retry #${pipeline.id}`
+          : pipeline.status === 'running' || pipeline.status === 'pending'
+            ? `Cancel pipeline #${pipeline.id}`
+            : undefined;
       expect(row.accessory?.text.text).toBe(expected);
     }
     // No row's step is repeated in the buttons under the list.
-    expect(buttons(body).map((b) => b.text.text).filter((t) => /^(Retry|Cancel) #/.test(t))).toEqual([]);
+    expect(
+      buttons(body)
+        .map((b) => b.text.text)
+        .filter((t) => /^(Retry|Cancel) #/.test(t)),
+    ).toEqual([]);
     const failed = listed.data.find((p) => p.status === 'failed')!;
     const retry = rows.find((r) => r.text!.text.startsWith(`*#${failed.id}*`))!.accessory!;
     const clicked = await click(retry.action_id, retry.value);
@@ -348,20 +455,41 @@ describe('release form', () => {
   async function openForm(text: string) {
     const responseUrl = slack.responseUrl();
     const opens = slack.calls.filter((c) => c.method === 'views.open').length;
-    const sent = await postSigned(bot.url!, commandBody(text, { channel, responseUrl }), { secret, timestamp: Math.floor(now() / 1000) });
+    const sent = await postSigned(bot.url!, commandBody(text, { channel, responseUrl }), {
+      secret,
+      timestamp: Math.floor(now() / 1000),
+    });
     expect(sent).toMatchObject({ status: 200, text: '' });
     const opened = await waitFor(() => slack.calls.filter((c) => c.method === 'views.open')[opens]);
-    return { view: opened.args.view as { callback_id: string; private_metadata: string; blocks: Array<{ block_id: string; element: { initial_value?: string; multiline?: boolean } }> }, responseUrl };
+    return {
+      view: opened.args.view as {
+        callback_id: string;
+        private_metadata: string;
+        blocks: Array<{ block_id: string; element: { initial_value?: string; multiline?: boolean } }>;
+      },
+      responseUrl,
+    };
   }
 
   async function submit(view: { private_metadata: string }, values: Record<string, string>) {
-    const sent = await postSigned(bot.url!, viewSubmitBody('forge_release', values, { privateMetadata: view.private_metadata }), { secret, timestamp: Math.floor(now() / 1000) });
+    const sent = await postSigned(
+      bot.url!,
+      viewSubmitBody('forge_release', values, { privateMetadata: view.private_metadata }),
+      { secret, timestamp: Math.floor(now() / 1000) },
+    );
     expect(sent.status).toBe(200);
-    return sent.text ? JSON.parse(sent.text) as { response_action: string; errors?: Record<string, string> } : undefined;
+    return sent.text
+      ? (JSON.parse(sent.text) as { response_action: string; errors?: Record<string, string> })
+      : undefined;
   }
 
   async function tags(): Promise<string[]> {
-    const res = await env.client.request<Array<{ tag_name: string }>>({ method: 'GET', path: '/projects/acme%2Fweb/releases', query: { per_page: 100 }, idempotent: true });
+    const res = await env.client.request<Array<{ tag_name: string }>>({
+      method: 'GET',
+      path: '/projects/acme%2Fweb/releases',
+      query: { per_page: 100 },
+      idempotent: true,
+    });
     return res.data.map((r) => r.tag_name);
   }
 
@@ -382,15 +510,31 @@ describe('release form', () => {
   it("shows our validation's and the service's field errors in the form, and creates nothing", async () => {
     const { view } = await openForm('release create acme/web');
     const before = await tags();
-    expect(await submit(view, { id: 'acme/web', tag_name: 'v9.0.0-form', description: '   ' }))
-      .toMatchObject({ response_action: 'errors', errors: { description: expect.any(String) } });
-    const badRef = await submit(view, { id: 'acme/web', tag_name: 'v9.0.0-form', ref: 'no-such-branch', description: 'Notes' });
-    expect(badRef).toMatchObject({ response_action: 'errors', errors: { ref: expect.stringMatching(/no-such-branch/) } });
+    expect(await submit(view, { id: 'acme/web', tag_name: 'v9.0.0-form', description: '   ' })).toMatchObject({
+      response_action: 'errors',
+      errors: { description: expect.any(String) },
+    });
+    const badRef = await submit(view, {
+      id: 'acme/web',
+      tag_name: 'v9.0.0-form',
+      ref: 'no-such-branch',
+      description: 'Notes',
+    });
+    expect(badRef).toMatchObject({
+      response_action: 'errors',
+      errors: { ref: expect.stringMatching(/no-such-branch/) },
+    });
     const noRef = await submit(view, { id: 'acme/web', tag_name: 'v9.0.0-form', description: 'Notes' });
-    expect(noRef).toMatchObject({ response_action: 'errors', errors: { ref: expect.stringMatching(/^v9\.0\.0-form is not a tag yet: name the branch, tag or commit/) } });
+    expect(noRef).toMatchObject({
+      response_action: 'errors',
+      errors: { ref: expect.stringMatching(/^v9\.0\.0-form is not a tag yet: name the branch, tag or commit/) },
+    });
     expect(noRef!.errors).not.toHaveProperty('id');
     const taken = await submit(view, { id: 'acme/web', tag_name: 'v1.0.0', description: 'Notes' });
-    expect(taken).toMatchObject({ response_action: 'errors', errors: { tag_name: expect.stringMatching(/already exists/) } });
+    expect(taken).toMatchObject({
+      response_action: 'errors',
+      errors: { tag_name: expect.stringMatching(/already exists/) },
+    });
     expect(await tags()).toEqual(before);
     const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8');
     expect(audit).toMatch(/"operation":"create_release".*"outcome":"failed"/);
@@ -399,42 +543,83 @@ describe('release form', () => {
   it('creates the release on a good submit as the one who submitted, closes the form and tells the channel', async () => {
     const { view, responseUrl } = await openForm('release create acme/web');
     const answer = await submit(view, {
-      id: 'acme/web', tag_name: 'v9.1.0-form', ref: 'main', name: 'Form release',
-      description: '## Notes\n\n- first line\n- second line', milestones: ' 1.2 , ',
+      id: 'acme/web',
+      tag_name: 'v9.1.0-form',
+      ref: 'main',
+      name: 'Form release',
+      description: '## Notes\n\n- first line\n- second line',
+      milestones: ' 1.2 , ',
     });
     expect(answer).toEqual({ response_action: 'clear' });
     const posted = await waitFor(() => answersTo(new URL(responseUrl).pathname)[0], 10_000, 'the release outcome');
     expect(posted.response_type).toBe('in_channel');
     expect(messageText(posted)).toContain('Release v9.1.0-form: Form release');
-    const release = await env.client.request<{ description: string; milestones: Array<{ title: string }> }>({ method: 'GET', path: '/projects/acme%2Fweb/releases/v9.1.0-form', idempotent: true });
+    const release = await env.client.request<{ description: string; milestones: Array<{ title: string }> }>({
+      method: 'GET',
+      path: '/projects/acme%2Fweb/releases/v9.1.0-form',
+      idempotent: true,
+    });
     expect(release.data.description).toBe('## Notes\n\n- first line\n- second line');
     expect(release.data.milestones.map((m) => m.title)).toEqual(['1.2']);
-    const last = readFileSync(join(dataDir, AUDIT_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).at(-1);
-    expect(last).toMatchObject({ user: 'U1', serviceUser: 'alice', channel, operation: 'create_release', outcome: 'ok' });
+    const last = readFileSync(join(dataDir, AUDIT_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .at(-1);
+    expect(last).toMatchObject({
+      user: 'U1',
+      serviceUser: 'alice',
+      channel,
+      operation: 'create_release',
+      outcome: 'ok',
+    });
   });
 
   it('refuses a form whose origin it did not write', async () => {
-    expect(await submit({ private_metadata: 'not json' }, { id: 'acme/web', tag_name: 'v9.2.0', description: 'x' }))
-      .toMatchObject({ response_action: 'errors', errors: { id: expect.stringMatching(/not opened by this forgeops/) } });
+    expect(
+      await submit({ private_metadata: 'not json' }, { id: 'acme/web', tag_name: 'v9.2.0', description: 'x' }),
+    ).toMatchObject({
+      response_action: 'errors',
+      errors: { id: expect.stringMatching(/not opened by this forgeops/) },
+    });
   });
 });
 
 describe('unfurls', () => {
   async function share(urls: string[], o: { user?: string; ts: string; source?: 'composer' }) {
-    const sent = await postSigned(bot.url!, linkSharedBody(urls, o), { secret, contentType: 'application/json', timestamp: Math.floor(now() / 1000) });
+    const sent = await postSigned(bot.url!, linkSharedBody(urls, o), {
+      secret,
+      contentType: 'application/json',
+      timestamp: Math.floor(now() / 1000),
+    });
     expect(sent.status).toBe(200);
   }
 
-  const unfurlAt = (ts: string) => slack.calls.find((c) => c.method === 'chat.unfurl' && (c.args.ts === ts || c.args.unfurl_id === `U_${ts}`));
+  const unfurlAt = (ts: string) =>
+    slack.calls.find((c) => c.method === 'chat.unfurl' && (c.args.ts === ts || c.args.unfurl_id === `U_${ts}`));
 
   it("unfurls a public project's pipeline, commit, file and release as the sharer, with follow-ups; never a private project's", async () => {
     const web = `${env.sandbox.url}/acme/web`;
     // A fresh pipeline is pending: its unfurl offers Cancel.
-    const created = await env.client.request<{ id: number; status: string }>({ method: 'POST', path: '/projects/acme%2Fweb/pipeline', body: { ref: 'main' }, idempotent: false });
+    const created = await env.client.request<{ id: number; status: string }>({
+      method: 'POST',
+      path: '/projects/acme%2Fweb/pipeline',
+      body: { ref: 'main' },
+      idempotent: false,
+    });
     const pending = created.data.id;
-    const commits = await env.client.request<Array<{ id: string; title: string }>>({ method: 'GET', path: '/projects/acme%2Fweb/repository/commits', query: { per_page: 1 }, idempotent: true });
+    const commits = await env.client.request<Array<{ id: string; title: string }>>({
+      method: 'GET',
+      path: '/projects/acme%2Fweb/repository/commits',
+      query: { per_page: 1 },
+      idempotent: true,
+    });
     const [commit] = commits.data;
-    const secretPipelines = await env.client.request<Array<{ id: number }>>({ method: 'GET', path: '/projects/acme%2Fplatform%2Fpayments-api/pipelines', idempotent: true });
+    const secretPipelines = await env.client.request<Array<{ id: number }>>({
+      method: 'GET',
+      path: '/projects/acme%2Fplatform%2Fpayments-api/pipelines',
+      idempotent: true,
+    });
     const links = {
       pipeline: `${web}/-/pipelines/${pending}`,
       commit: `${web}/-/commit/${commit.id}`,
@@ -478,7 +663,8 @@ describe('unfurls', () => {
     const composed = await waitFor(() => unfurlAt('1700000000.000200'), 10_000, 'chat.unfurl by unfurl_id');
     expect(composed.args).toMatchObject({ unfurl_id: 'U_1700000000.000200', source: 'composer' });
     expect(composed.args.channel).toBeUndefined();
-    const blocks = Object.values(composed.args.unfurls as Record<string, { blocks: Array<{ type: string }> }>)[0].blocks;
+    const blocks = Object.values(composed.args.unfurls as Record<string, { blocks: Array<{ type: string }> }>)[0]
+      .blocks;
     expect(blocks.some((b) => b.type === 'actions')).toBe(false);
 
     await share([`${env.sandbox.url}/acme/web/-/releases/v1.1.0`], { user: 'U9', ts: '1700000000.000300' });
@@ -504,12 +690,15 @@ describe('confirmation caps', () => {
     expect(messageText(sixth.body)).toMatch(/already have 5 calls waiting for your confirmation/);
     expect(buttons(sixth.body)).toHaveLength(0);
     // Another person's queue is their own.
-    expect(buttons((await command(`pipeline delete acme/web ${id}`)).body).map((b) => b.action_id)).toContain('forge_confirm');
+    expect(buttons((await command(`pipeline delete acme/web ${id}`)).body).map((b) => b.action_id)).toContain(
+      'forge_confirm',
+    );
 
     const cancelled = await click('forge_cancel', tickets[0], { user });
     expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Not run: you answered no/);
-    expect(buttons((await command(`pipeline delete acme/web ${id}`, { user })).body).map((b) => b.action_id)).toContain('forge_confirm');
+    expect(buttons((await command(`pipeline delete acme/web ${id}`, { user })).body).map((b) => b.action_id)).toContain(
+      'forge_confirm',
+    );
     expect(await pipelineIds()).toContain(id);
   });
 });
-

@@ -10,13 +10,24 @@ export const PROJECT = 'acme/web';
 export async function openPage(link: string) {
   const response = await fetch(link);
   const html = await response.text();
-  return { status: response.status, html, headers: response.headers, nonce: /name="nonce" value="([^"]+)"/.exec(html)?.[1] };
+  return {
+    status: response.status,
+    html,
+    headers: response.headers,
+    nonce: /name="nonce" value="([^"]+)"/.exec(html)?.[1],
+  };
 }
 
 /** A form post to the page, from the page's own Origin unless the test forges other headers. */
-export async function answerPage(link: string, fields: Record<string, string>, headers: Record<string, string> = { origin: new URL(link).origin }) {
+export async function answerPage(
+  link: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = { origin: new URL(link).origin },
+) {
   const response = await fetch(link, {
-    method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    method: 'POST',
+    body: new URLSearchParams(fields),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
   });
   return { status: response.status, text: await response.text() };
 }

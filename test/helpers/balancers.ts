@@ -18,7 +18,10 @@ export async function freePort(): Promise<number> {
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -29,17 +32,29 @@ export interface Balancer {
 }
 
 /** Runs `command args…` until it accepts on `port` (bounded), and stops it by PID. */
-async function runBalancer(name: string, command: string, args: (dir: string, file: string) => string[], config: string, port: number): Promise<Balancer> {
+async function runBalancer(
+  name: string,
+  command: string,
+  args: (dir: string, file: string) => string[],
+  config: string,
+  port: number,
+): Promise<Balancer> {
   if (spawnSync(command, ['-v'], { stdio: 'ignore' }).status !== 0) {
-    throw new Error(`${name} is not installed: \`apt-get install -y --no-install-recommends ${name === 'nginx' ? 'nginx-light' : name}\` (bash .ci/run does it)`);
+    throw new Error(
+      `${name} is not installed: \`apt-get install -y --no-install-recommends ${name === 'nginx' ? 'nginx-light' : name}\` (bash .ci/run does it)`,
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), `forgeops-${name}-`));
   const file = join(dir, `${name}.conf`);
   writeFileSync(file, config);
   let output = '';
   const child = spawn(command, args(dir, file), { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Bounded: 200 tries of 25 ms.
   for (let i = 0; ; i++) {
@@ -65,5 +80,20 @@ export function startHaproxy(config: string, port: number): Promise<Balancer> {
 
 /** nginx with `config` (it must listen on 127.0.0.1:`port`), its pid and error log in a directory of its own. */
 export function startNginx(config: string, port: number): Promise<Balancer> {
-  return runBalancer('nginx', 'nginx', (dir, file) => ['-p', dir, '-c', file, '-e', join(dir, 'error.log'), '-g', `daemon off; pid ${join(dir, 'nginx.pid')};`], config, port);
+  return runBalancer(
+    'nginx',
+    'nginx',
+    (dir, file) => [
+      '-p',
+      dir,
+      '-c',
+      file,
+      '-e',
+      join(dir, 'error.log'),
+      '-g',
+      `daemon off; pid ${join(dir, 'nginx.pid')};`,
+    ],
+    config,
+    port,
+  );
 }

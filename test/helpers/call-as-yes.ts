@@ -6,14 +6,21 @@ import type { Operation } from '../../src/operations/define.js';
 import { operations as registry } from '../../src/operations/index.js';
 
 export async function callAnsweringYes<T = Record<string, unknown>>(
-  client: ApiTransport, name: string, input: Record<string, unknown>, operations: readonly Operation[] = registry,
+  client: ApiTransport,
+  name: string,
+  input: Record<string, unknown>,
+  operations: readonly Operation[] = registry,
 ): Promise<T> {
   const dispatcher = createDispatcher({
-    operations, policy: { readOnly: false }, runContext: () => ({ client }),
-    explain: { operations }, defaultProject: { get: () => undefined, set: () => undefined },
+    operations,
+    policy: { readOnly: false },
+    runContext: () => ({ client }),
+    explain: { operations },
+    defaultProject: { get: () => undefined, set: () => undefined },
   });
   let reply = await dispatcher.call(name, input);
   if (reply.kind === 'confirm') reply = await dispatcher.confirmed(reply.operation, reply.input);
-  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed: ${JSON.stringify(reply.kind === 'message' ? reply.message : reply.kind)}`);
+  if (reply.kind !== 'message' || !reply.outcome?.ok)
+    throw new Error(`${name} failed: ${JSON.stringify(reply.kind === 'message' ? reply.message : reply.kind)}`);
   return reply.outcome.result.data as T;
 }

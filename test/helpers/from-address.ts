@@ -20,7 +20,7 @@ afterAll(async () => {
 /** A fetch whose connections leave from `address`, for an SDK client transport's `fetch` option. */
 export function fetchFrom(address: string): typeof fetch {
   let agent = agents.get(address);
-  if (!agent) agents.set(address, agent = new Agent({ localAddress: address }));
+  if (!agent) agents.set(address, (agent = new Agent({ localAddress: address })));
   const dispatcher = agent;
   return ((input: string | URL | Request, init?: RequestInit) =>
     undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
@@ -34,12 +34,25 @@ export interface Answer {
 }
 
 /** One raw POST (or GET, DELETE) to /mcp from `address`, with exactly these headers. */
-export async function requestFrom(address: string, url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+export async function requestFrom(
+  address: string,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Answer> {
   const response = await fetchFrom(address)(url, {
-    method, body, headers: { accept: 'application/json, text/event-stream', ...headers },
+    method,
+    body,
+    headers: { accept: 'application/json, text/event-stream', ...headers },
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text, sessionId: response.headers.get('mcp-session-id') ?? undefined };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text,
+    sessionId: response.headers.get('mcp-session-id') ?? undefined,
+  };
 }
 
 /** A raw initialize from `address`; `sessionId` when the server opened a session. */
@@ -48,30 +61,58 @@ export function initializeFrom(address: string, url: string, headers: Record<str
 }
 
 /** A raw JSON-RPC message on a session, from `address`. */
-export function sessionPostFrom(address: string, url: string, sessionId: string, message: object, headers: Record<string, string> = {}): Promise<Answer> {
-  return requestFrom(address, url, 'POST', {
-    'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION, ...headers,
-  }, JSON.stringify({ jsonrpc: '2.0', ...message }));
+export function sessionPostFrom(
+  address: string,
+  url: string,
+  sessionId: string,
+  message: object,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return requestFrom(
+    address,
+    url,
+    'POST',
+    {
+      'content-type': 'application/json',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': PROTOCOL_VERSION,
+      ...headers,
+    },
+    JSON.stringify({ jsonrpc: '2.0', ...message }),
+  );
 }
 
 /** The SDK's own client over Streamable HTTP, connecting from `address`. */
 export async function connectFrom(address: string, url: string, headers: Record<string, string> = {}) {
   const mcp = new Client({ name: 'from-address-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: fetchFrom(address) });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers },
+    fetch: fetchFrom(address),
+  });
   await mcp.connect(transport);
   return { mcp, transport };
 }
 
 /** An SDK v2 client on the 2026-07-28 revision from `address`, each round sent by the test (as manualClient in mcp-v2.ts). */
 export async function manualClientFrom(address: string, url: string, headers: Record<string, string> = {}) {
-  const client = new ClientV2({ name: 'v2-from-address', version: '1.0.0' }, {
-    versionNegotiation: { mode: { pin: MODERN } },
-    capabilities: { elicitation: { form: {} } },
-    inputRequired: { autoFulfill: false },
-  });
+  const client = new ClientV2(
+    { name: 'v2-from-address', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: MODERN } },
+      capabilities: { elicitation: { form: {} } },
+      inputRequired: { autoFulfill: false },
+    },
+  );
   await client.connect(new TransportV2(new URL(url), { requestInit: { headers }, fetch: fetchFrom(address) }));
-  const call = (name: string, args: Record<string, unknown>, round: { inputResponses?: Record<string, unknown>; requestState?: string } = {}) =>
-    client.request({ method: 'tools/call', params: { name, arguments: args, ...round } }, { allowInputRequired: true }) as Promise<CallToolResult | InputRequiredResult>;
+  const call = (
+    name: string,
+    args: Record<string, unknown>,
+    round: { inputResponses?: Record<string, unknown>; requestState?: string } = {},
+  ) =>
+    client.request(
+      { method: 'tools/call', params: { name, arguments: args, ...round } },
+      { allowInputRequired: true },
+    ) as Promise<CallToolResult | InputRequiredResult>;
   return { client, call };
 }
 
@@ -82,7 +123,10 @@ export async function floodFrom(url: string, address: string, times: number, hea
   for (let i = 0; i < times; i++) {
     const answer = await initializeFrom(address, url, headers);
     if (answer.sessionId) {
-      expect((await sessionPostFrom(address, url, answer.sessionId, { method: 'notifications/initialized' }, headers)).status).toBe(202);
+      expect(
+        (await sessionPostFrom(address, url, answer.sessionId, { method: 'notifications/initialized' }, headers))
+          .status,
+      ).toBe(202);
       opened.push(answer.sessionId);
     } else refused.push(answer);
   }

@@ -27,10 +27,22 @@ function record(id: number, text: string): Record<string, unknown> {
   const t = (field: string) => `{${field}}${text}`;
   const strings = (...fields: string[]) => Object.fromEntries(fields.map((field) => [field, t(field)]));
   return {
-    id, iid: id,
-    ...strings('name', 'username', 'title', 'description', 'path', 'path_with_namespace', 'full_path', 'name_with_namespace'),
+    id,
+    iid: id,
+    ...strings(
+      'name',
+      'username',
+      'title',
+      'description',
+      'path',
+      'path_with_namespace',
+      'full_path',
+      'name_with_namespace',
+    ),
     ...strings('ref', 'stage', 'status', 'sha', 'tag_name', 'key', 'value'),
-    access_level: 30, state: 'active', when: 'manual',
+    access_level: 30,
+    state: 'active',
+    when: 'manual',
     pipeline: { id: NESTED_PIPELINE_ID, iid: NESTED_PIPELINE_ID, ...strings('ref', 'status', 'sha') },
     user: { id: NESTED_USER_ID, ...strings('username', 'name') },
     push_access_levels: [{ access_level: 30, ...strings('access_level_description') }],
@@ -44,9 +56,18 @@ export async function startHostileService(options: HostileOptions): Promise<Host
   const server: Server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const segments = url.pathname.replace(/^\/api\/v4\//, '').split('/').map(decodeURIComponent);
+    const segments = url.pathname
+      .replace(/^\/api\/v4\//, '')
+      .split('/')
+      .map(decodeURIComponent);
     const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'x-page': '1', 'x-per-page': '100', 'x-next-page': '', 'x-total': '1' });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'x-page': '1',
+        'x-per-page': '100',
+        'x-next-page': '',
+        'x-total': '1',
+      });
       res.end(JSON.stringify(body));
     };
     if (req.method !== 'GET') return send(405, { message: '405 Method Not Allowed' });
@@ -56,10 +77,12 @@ export async function startHostileService(options: HostileOptions): Promise<Host
     }
     // The spec's own way of reading one project by id: the list bracketed by id_after and id_before.
     const after = url.searchParams.get('id_after');
-    if (segments.length === 1 && segments[0] === 'projects' && after !== null) return send(200, [record(Number(after) + 1, options.text)]);
+    if (segments.length === 1 && segments[0] === 'projects' && after !== null)
+      return send(200, [record(Number(after) + 1, options.text)]);
     if (/^\d+$/.test(last)) return send(200, record(Number(last), options.text));
     // A record that is no list (a project or group named by path): the answer for any name.
-    if (segments.length === 2 && ['projects', 'groups'].includes(segments[0])) return send(200, record(1, options.text));
+    if (segments.length === 2 && ['projects', 'groups'].includes(segments[0]))
+      return send(200, record(1, options.text));
     return send(200, [record(1, options.text)]);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -6,12 +6,19 @@ import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/
 export const MODERN = '2026-07-28';
 
 /** An SDK v2 client pinned to the stateless revision; `answer` is the human at its elicitation form. */
-export async function modernClient(url: string, answer: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> }, headers: Record<string, string> = {}) {
+export async function modernClient(
+  url: string,
+  answer: (message: string) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> },
+  headers: Record<string, string> = {},
+) {
   const asked: string[] = [];
-  const client = new ClientV2({ name: 'v2-test', version: '1.0.0' }, {
-    versionNegotiation: { mode: { pin: MODERN } },
-    capabilities: { elicitation: { form: {} } },
-  });
+  const client = new ClientV2(
+    { name: 'v2-test', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: MODERN } },
+      capabilities: { elicitation: { form: {} } },
+    },
+  );
   client.setRequestHandler('elicitation/create', async (request) => {
     const { message } = request.params as { message: string };
     asked.push(message);
@@ -23,17 +30,26 @@ export async function modernClient(url: string, answer: (message: string) => { a
 
 /** The same client without auto-fulfilment: each round is sent by the test, as an attacker would. */
 export async function manualClient(url: string, headers: Record<string, string> = {}) {
-  const client = new ClientV2({ name: 'v2-manual', version: '1.0.0' }, {
-    versionNegotiation: { mode: { pin: MODERN } },
-    capabilities: { elicitation: { form: {} } },
-    inputRequired: { autoFulfill: false },
-  });
+  const client = new ClientV2(
+    { name: 'v2-manual', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: MODERN } },
+      capabilities: { elicitation: { form: {} } },
+      inputRequired: { autoFulfill: false },
+    },
+  );
   await client.connect(new TransportV2(new URL(url), { requestInit: { headers } }));
-  const call = (name: string, args: Record<string, unknown>, round: { inputResponses?: Record<string, unknown>; requestState?: string } = {}) =>
-    client.request({ method: 'tools/call', params: { name, arguments: args, ...round } }, { allowInputRequired: true }) as Promise<CallToolResult | InputRequiredResult>;
+  const call = (
+    name: string,
+    args: Record<string, unknown>,
+    round: { inputResponses?: Record<string, unknown>; requestState?: string } = {},
+  ) =>
+    client.request(
+      { method: 'tools/call', params: { name, arguments: args, ...round } },
+      { allowInputRequired: true },
+    ) as Promise<CallToolResult | InputRequiredResult>;
   return { client, call };
 }
 
 export const ACCEPT = { inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
 export const text = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-

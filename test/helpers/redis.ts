@@ -29,9 +29,15 @@ function pong(port: number): Promise<boolean> {
     const socket = createConnection({ host: '127.0.0.1', port });
     socket.setTimeout(200);
     socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => { socket.destroy(); resolve(data.toString().startsWith('+PONG')); });
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -39,15 +45,32 @@ export function redisInstalled(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-interface Running { child: ChildProcess; exited: Promise<void> }
+interface Running {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
 
 async function spawnRedis(port: number, dataDir: string | undefined): Promise<Running> {
   // A save point makes redis-server save its data when stopped by SIGTERM (its own default on shutdown); the hour
   // keeps it from saving on its own while a test runs.
   const persistence = dataDir ? ['--dir', dataDir, '--dbfilename', 'dump.rdb', '--save', '3600 1'] : ['--save', ''];
-  const child: ChildProcess = spawn('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', ...persistence, '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      ...persistence,
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Bounded: 200 tries of 25 ms.
   for (let i = 0; i < 200; i++) {
@@ -65,9 +88,11 @@ async function spawnRedis(port: number, dataDir: string | undefined): Promise<Ru
  */
 export async function startRedis(options: { port?: number; keepData?: boolean } = {}): Promise<RedisServer> {
   if (!redisInstalled()) {
-    throw new Error('redis-server is not installed: `apt-get install -y --no-install-recommends redis-server` (bash .ci/run does it)');
+    throw new Error(
+      'redis-server is not installed: `apt-get install -y --no-install-recommends redis-server` (bash .ci/run does it)',
+    );
   }
-  const port = options.port ?? await freePort();
+  const port = options.port ?? (await freePort());
   const dataDir = options.keepData ? mkdtempSync(join(tmpdir(), 'forgeops-redis-')) : undefined;
   let running: Running | undefined = await spawnRedis(port, dataDir);
   return {
@@ -77,7 +102,8 @@ export async function startRedis(options: { port?: number; keepData?: boolean } 
       const stopping = running;
       running = undefined;
       if (stopping) {
-        if (stopping.child.exitCode === null && stopping.child.pid !== undefined) process.kill(stopping.child.pid, 'SIGTERM');
+        if (stopping.child.exitCode === null && stopping.child.pid !== undefined)
+          process.kill(stopping.child.pid, 'SIGTERM');
         await stopping.exited;
       }
       if (dataDir && !forNow) rmSync(dataDir, { recursive: true, force: true });

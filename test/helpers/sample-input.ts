@@ -7,9 +7,27 @@ import { validateInput } from '../../src/operations/validate.js';
 type Schema = Record<string, unknown>;
 
 /** Values tried for a string, in order, until the operation's schema accepts one. */
-const STRINGS = ['x', 'main', 'a/b', 'x@example.com', 'https://example.com/x', '2026-01-01T00:00:00Z', '2026-01-01', 'abcdef1', 'a'.repeat(40), 'AA:BB', 'X'];
+const STRINGS = [
+  'x',
+  'main',
+  'a/b',
+  'x@example.com',
+  'https://example.com/x',
+  '2026-01-01T00:00:00Z',
+  '2026-01-01',
+  'abcdef1',
+  'a'.repeat(40),
+  'AA:BB',
+  'X',
+];
 /** The first value for a string of a known format. */
-const FORMATS: Record<string, string> = { email: 'x@example.com', uri: 'https://example.com/x', url: 'https://example.com/x', 'date-time': '2026-01-01T00:00:00Z', date: '2026-01-01' };
+const FORMATS: Record<string, string> = {
+  email: 'x@example.com',
+  uri: 'https://example.com/x',
+  url: 'https://example.com/x',
+  'date-time': '2026-01-01T00:00:00Z',
+  date: '2026-01-01',
+};
 
 function candidates(schema: Schema | undefined): unknown[] {
   if (!schema) return ['x'];
@@ -21,16 +39,23 @@ function candidates(schema: Schema | undefined): unknown[] {
   switch (schema.type) {
     case 'integer':
     case 'number': {
-      const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
+      const min =
+        typeof schema.minimum === 'number'
+          ? schema.minimum
+          : typeof schema.exclusiveMinimum === 'number'
+            ? schema.exclusiveMinimum + 1
+            : 1;
       return [Math.max(min, 1), min];
     }
-    case 'boolean': return [true, false];
+    case 'boolean':
+      return [true, false];
     case 'array': {
       const items = candidates(schema.items as Schema);
       const count = typeof schema.minItems === 'number' ? Math.max(1, schema.minItems) : 1;
       return items.slice(0, 3).map((item) => Array.from({ length: count }, () => item));
     }
-    case 'object': return [objectSample(schema)];
+    case 'object':
+      return [objectSample(schema)];
     case 'string': {
       const length = typeof schema.minLength === 'number' ? schema.minLength : 1;
       const all = [...STRINGS, 'x'.repeat(Math.max(1, length))];
@@ -39,7 +64,8 @@ function candidates(schema: Schema | undefined): unknown[] {
       const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
       return [...(format ? [format] : []), ...fitting, ...all];
     }
-    default: return ['x', 1, true];
+    default:
+      return ['x', 1, true];
   }
 }
 

@@ -71,16 +71,31 @@ function history(messages: ChannelMessage[], args: Record<string, unknown>): Rec
   const inclusive = args.inclusive === true || args.inclusive === 'true' || args.inclusive === '1';
   const oldest = args.oldest === undefined ? -Infinity : Number(args.oldest);
   const latest = args.latest === undefined ? Infinity : Number(args.latest);
-  const within = messages.filter((m) => {
-    const at = Number(m.ts);
-    return inclusive ? at >= oldest && at <= latest : at > oldest && at < latest;
-  }).reverse();
-  const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true' || args.include_all_metadata === '1';
+  const within = messages
+    .filter((m) => {
+      const at = Number(m.ts);
+      return inclusive ? at >= oldest && at <= latest : at > oldest && at < latest;
+    })
+    .reverse();
+  const withMetadata =
+    args.include_all_metadata === true || args.include_all_metadata === 'true' || args.include_all_metadata === '1';
   const from = Number(args.cursor ?? 0);
   const limit = Number(args.limit ?? 100);
-  const page = within.slice(from, from + limit).map(({ metadata, ...m }) => ({ type: 'message', user: 'UBOT', bot_id: 'BBOT', ...m, ...(withMetadata && metadata ? { metadata } : {}) }));
+  const page = within
+    .slice(from, from + limit)
+    .map(({ metadata, ...m }) => ({
+      type: 'message',
+      user: 'UBOT',
+      bot_id: 'BBOT',
+      ...m,
+      ...(withMetadata && metadata ? { metadata } : {}),
+    }));
   const more = from + limit < within.length;
-  return { messages: page, has_more: more, ...(more ? { response_metadata: { next_cursor: String(from + limit) } } : {}) };
+  return {
+    messages: page,
+    has_more: more,
+    ...(more ? { response_metadata: { next_cursor: String(from + limit) } } : {}),
+  };
 }
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
@@ -97,7 +112,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return channels.get(key)!;
   };
   let ts = 1000;
-  const nextTs = () => (options.now ? `${Math.floor(options.now() / 1000)}.${String(ts++).padStart(6, '0')}` : String(ts++));
+  const nextTs = () =>
+    options.now ? `${Math.floor(options.now() / 1000)}.${String(ts++).padStart(6, '0')}` : String(ts++);
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -118,7 +134,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const limit = limits.get(method);
       if (limit && limit.count > 0) {
         limit.count -= 1;
-        res.writeHead(429, { 'retry-after': String(limit.after), 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        res
+          .writeHead(429, { 'retry-after': String(limit.after), 'content-type': 'application/json' })
+          .end(JSON.stringify({ ok: false, error: 'ratelimited' }));
         return;
       }
       const failure = failures.get(method);
@@ -136,10 +154,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         return;
       }
       const answer: Record<string, unknown> = { ok: true };
-      if (method === 'auth.test') Object.assign(answer, { user_id: 'UBOT', team_id: 'T1', bot_id: 'BBOT', url: 'https://t1.slack.test/' });
+      if (method === 'auth.test')
+        Object.assign(answer, { user_id: 'UBOT', team_id: 'T1', bot_id: 'BBOT', url: 'https://t1.slack.test/' });
       if (method === 'chat.postMessage') {
         Object.assign(answer, { ts: nextTs(), channel: body.channel });
-        if (body.thread_ts === undefined) channelOf(body.channel).push({ ts: answer.ts as string, text: body.text, blocks: body.blocks, metadata: body.metadata });
+        if (body.thread_ts === undefined)
+          channelOf(body.channel).push({
+            ts: answer.ts as string,
+            text: body.text,
+            blocks: body.blocks,
+            metadata: body.metadata,
+          });
       }
       // An update keeps the message's ts, as Slack's does.
       if (method === 'chat.update') {
@@ -149,7 +174,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       }
       if (method === 'conversations.history') Object.assign(answer, history(channelOf(body.channel), body));
       if (method === 'views.open') Object.assign(answer, { view: { id: 'V1' } });
-      if (method === 'apps.connections.open') Object.assign(answer, fake.socketUrl ? { url: fake.socketUrl } : { ok: false, error: 'no_socket_url' });
+      if (method === 'apps.connections.open')
+        Object.assign(answer, fake.socketUrl ? { url: fake.socketUrl } : { ok: false, error: 'no_socket_url' });
       const lost = lostAnswers.get(method) ?? 0;
       if (lost > 0) {
         // Done, but the answer never arrives: the client sees the connection drop.
@@ -204,17 +230,24 @@ export interface SignOptions {
 /** The headers Slack sends with a body: content type, timestamp, v0 signature, and the retry headers of a redelivery. */
 export function signedHeaders(body: string, options: SignOptions): Record<string, string> {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  const signature = options.signature ?? `v0=${createHmac('sha256', options.secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  const signature =
+    options.signature ?? `v0=${createHmac('sha256', options.secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
   return {
     'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
     'x-slack-request-timestamp': timestamp,
     'x-slack-signature': signature,
-    ...(options.retryNum !== undefined ? { 'x-slack-retry-num': String(options.retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
+    ...(options.retryNum !== undefined
+      ? { 'x-slack-retry-num': String(options.retryNum), 'x-slack-retry-reason': 'http_timeout' }
+      : {}),
   };
 }
 
 /** Posts a body to the bot signed as Slack signs it; the answer's status and text. */
-export async function postSigned(url: string, body: string, options: SignOptions): Promise<{ status: number; text: string; ms: number }> {
+export async function postSigned(
+  url: string,
+  body: string,
+  options: SignOptions,
+): Promise<{ status: number; text: string; ms: number }> {
   const started = Date.now();
   const response = await fetch(url, {
     method: 'POST',
@@ -227,35 +260,85 @@ export async function postSigned(url: string, body: string, options: SignOptions
 }
 
 /** A slash command body as Slack sends it (form-encoded). */
-export function commandBody(text: string, o: { user?: string; channel?: string; responseUrl: string; team?: string }): string {
+export function commandBody(
+  text: string,
+  o: { user?: string; channel?: string; responseUrl: string; team?: string },
+): string {
   return new URLSearchParams({
-    token: 'legacy-verification-token', team_id: o.team ?? 'T1', team_domain: 't1', channel_id: o.channel ?? 'C1', channel_name: 'ops',
-    user_id: o.user ?? 'U1', user_name: o.user === 'U2' ? 'bea' : 'ana', command: '/forge', text, api_app_id: 'A1',
-    response_url: o.responseUrl, trigger_id: `trig.${randomBytes(6).toString('hex')}`,
+    token: 'legacy-verification-token',
+    team_id: o.team ?? 'T1',
+    team_domain: 't1',
+    channel_id: o.channel ?? 'C1',
+    channel_name: 'ops',
+    user_id: o.user ?? 'U1',
+    user_name: o.user === 'U2' ? 'bea' : 'ana',
+    command: '/forge',
+    text,
+    api_app_id: 'A1',
+    response_url: o.responseUrl,
+    trigger_id: `trig.${randomBytes(6).toString('hex')}`,
   }).toString();
 }
 
 /** A button click (block_actions) body as Slack sends it: one form field `payload` holding JSON. */
-export function clickBody(actionId: string, value: string, o: { user?: string; channel?: string; responseUrl: string; team?: string }): string {
+export function clickBody(
+  actionId: string,
+  value: string,
+  o: { user?: string; channel?: string; responseUrl: string; team?: string },
+): string {
   const team = o.team ?? 'T1';
   const payload = {
-    type: 'block_actions', api_app_id: 'A1', token: 'legacy', trigger_id: `trig.${randomBytes(6).toString('hex')}`,
-    team: { id: team, domain: team.toLowerCase() }, user: { id: o.user ?? 'U1', username: o.user === 'U2' ? 'bea' : 'ana', name: 'x', team_id: team },
-    channel: { id: o.channel ?? 'C1', name: 'ops' }, container: { type: 'message', message_ts: '1.1', is_ephemeral: true },
+    type: 'block_actions',
+    api_app_id: 'A1',
+    token: 'legacy',
+    trigger_id: `trig.${randomBytes(6).toString('hex')}`,
+    team: { id: team, domain: team.toLowerCase() },
+    user: { id: o.user ?? 'U1', username: o.user === 'U2' ? 'bea' : 'ana', name: 'x', team_id: team },
+    channel: { id: o.channel ?? 'C1', name: 'ops' },
+    container: { type: 'message', message_ts: '1.1', is_ephemeral: true },
     response_url: o.responseUrl,
-    actions: [{ type: 'button', action_id: actionId, block_id: 'b1', value, text: { type: 'plain_text', text: 'x' }, action_ts: `${Date.now() / 1000}` }],
+    actions: [
+      {
+        type: 'button',
+        action_id: actionId,
+        block_id: 'b1',
+        value,
+        text: { type: 'plain_text', text: 'x' },
+        action_ts: `${Date.now() / 1000}`,
+      },
+    ],
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
 /** A modal submission (view_submission) as Slack sends it: the form's values as `{ block: { action: { value } } }`. */
-export function viewSubmitBody(callbackId: string, values: Record<string, string>, o: { user?: string; privateMetadata?: string; action?: string } = {}): string {
-  const state = Object.fromEntries(Object.entries(values).map(([block, value]) => [block, { [o.action ?? 'value']: { type: 'plain_text_input', value } }]));
+export function viewSubmitBody(
+  callbackId: string,
+  values: Record<string, string>,
+  o: { user?: string; privateMetadata?: string; action?: string } = {},
+): string {
+  const state = Object.fromEntries(
+    Object.entries(values).map(([block, value]) => [
+      block,
+      { [o.action ?? 'value']: { type: 'plain_text_input', value } },
+    ]),
+  );
   const payload = {
-    type: 'view_submission', api_app_id: 'A1', token: 'legacy', trigger_id: `trig.${randomBytes(6).toString('hex')}`,
-    team: { id: 'T1', domain: 't1' }, user: { id: o.user ?? 'U1', username: 'ana', name: 'ana', team_id: 'T1' },
+    type: 'view_submission',
+    api_app_id: 'A1',
+    token: 'legacy',
+    trigger_id: `trig.${randomBytes(6).toString('hex')}`,
+    team: { id: 'T1', domain: 't1' },
+    user: { id: o.user ?? 'U1', username: 'ana', name: 'ana', team_id: 'T1' },
     view: {
-      id: 'V1', type: 'modal', callback_id: callbackId, team_id: 'T1', app_id: 'A1', bot_id: 'BBOT', hash: 'h', private_metadata: o.privateMetadata ?? '',
+      id: 'V1',
+      type: 'modal',
+      callback_id: callbackId,
+      team_id: 'T1',
+      app_id: 'A1',
+      bot_id: 'BBOT',
+      hash: 'h',
+      private_metadata: o.privateMetadata ?? '',
       state: { values: state },
     },
   };
@@ -268,19 +351,37 @@ export function loginSubmitBody(token: string, o: { user?: string } = {}): strin
 }
 
 /** An Events API link_shared event as Slack sends it (JSON; post it with contentType 'application/json'). */
-export function linkSharedBody(urls: string[], o: { user?: string; channel?: string; ts: string; source?: 'conversations_history' | 'composer'; unfurlId?: string }): string {
+export function linkSharedBody(
+  urls: string[],
+  o: { user?: string; channel?: string; ts: string; source?: 'conversations_history' | 'composer'; unfurlId?: string },
+): string {
   return JSON.stringify({
-    token: 'legacy', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: `Ev${randomBytes(6).toString('hex')}`, event_time: Math.floor(Date.now() / 1000),
+    token: 'legacy',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `Ev${randomBytes(6).toString('hex')}`,
+    event_time: Math.floor(Date.now() / 1000),
     event: {
-      type: 'link_shared', channel: o.channel ?? 'C1', is_bot_user_member: true, user: o.user ?? 'U1', message_ts: o.ts,
-      unfurl_id: o.unfurlId ?? `U_${o.ts}`, source: o.source ?? 'conversations_history',
-      links: urls.map((url) => ({ domain: new URL(url).hostname, url })), event_ts: o.ts,
+      type: 'link_shared',
+      channel: o.channel ?? 'C1',
+      is_bot_user_member: true,
+      user: o.user ?? 'U1',
+      message_ts: o.ts,
+      unfurl_id: o.unfurlId ?? `U_${o.ts}`,
+      source: o.source ?? 'conversations_history',
+      links: urls.map((url) => ({ domain: new URL(url).hostname, url })),
+      event_ts: o.ts,
     },
   });
 }
 
 /** Polls until `check` returns something, within `timeoutMs`. */
-export async function waitFor<T>(check: () => T | undefined, timeoutMs = 5_000, what = 'the expected Slack call'): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined,
+  timeoutMs = 5_000,
+  what = 'the expected Slack call',
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = check();

@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/cli.js`;
 /** No CODEHOST_* (the CLI brings its own sandbox unless the test names one), no colour, the run's temp directory. */
-export const bareEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir(), NO_COLOR: '1' };
+export const bareEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? '/tmp',
+  TMPDIR: tmpdir(),
+  NO_COLOR: '1',
+};
 
 export /** The chat on a pseudo-terminal. */
 class TerminalSession {
@@ -16,9 +21,15 @@ class TerminalSession {
   private readonly exited: Promise<number | null>;
 
   constructor(env: Record<string, string> = {}) {
-    this.child = spawn('script', ['-qfec', `${process.execPath} ${cli} chat`, '/dev/null'], { cwd: '/', env: { ...bareEnv, TERM: 'xterm', ...env } });
+    this.child = spawn('script', ['-qfec', `${process.execPath} ${cli} chat`, '/dev/null'], {
+      cwd: '/',
+      env: { ...bareEnv, TERM: 'xterm', ...env },
+    });
     const read = (chunk: Buffer) => {
-      this.text += chunk.toString('utf8').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+      this.text += chunk
+        .toString('utf8')
+        .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+        .replace(/\r/g, '');
     };
     this.child.stdout!.on('data', read);
     this.child.stderr!.on('data', read);
@@ -60,4 +71,3 @@ class TerminalSession {
     if (this.child.exitCode === null) this.child.kill('SIGKILL');
   }
 }
-

@@ -22,9 +22,19 @@ export interface TestWebSocketServer {
 
 function frame(opcode: number, payload: Buffer): Buffer {
   const length = payload.length;
-  const head = length < 126 ? Buffer.from([0x80 | opcode, length])
-    : length < 65536 ? Buffer.from([0x80 | opcode, 126, length >> 8, length & 0xff])
-    : Buffer.concat([Buffer.from([0x80 | opcode, 127]), (() => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(length)); return b; })()]);
+  const head =
+    length < 126
+      ? Buffer.from([0x80 | opcode, length])
+      : length < 65536
+        ? Buffer.from([0x80 | opcode, 126, length >> 8, length & 0xff])
+        : Buffer.concat([
+            Buffer.from([0x80 | opcode, 127]),
+            (() => {
+              const b = Buffer.alloc(8);
+              b.writeBigUInt64BE(BigInt(length));
+              return b;
+            })(),
+          ]);
   return Buffer.concat([head, payload]);
 }
 
@@ -63,12 +73,21 @@ export async function startTestWebSocketServer(onConnect: (socket: TestSocket) =
   server.on('upgrade', (req, raw: Duplex) => {
     const key = req.headers['sec-websocket-key'];
     if (typeof key !== 'string') return raw.destroy();
-    const accept = createHash('sha1').update(key + GUID).digest('base64');
-    raw.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    const accept = createHash('sha1')
+      .update(key + GUID)
+      .digest('base64');
+    raw.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
     open.add(raw);
     raw.on('close', () => open.delete(raw));
     raw.on('error', () => open.delete(raw));
-    const socket: TestSocket = { received: [], send: (text) => { if (!raw.destroyed) raw.write(frame(0x1, Buffer.from(text, 'utf8'))); } };
+    const socket: TestSocket = {
+      received: [],
+      send: (text) => {
+        if (!raw.destroyed) raw.write(frame(0x1, Buffer.from(text, 'utf8')));
+      },
+    };
     sockets.push(socket);
     let pending: Buffer = Buffer.alloc(0);
     raw.on('data', (chunk: Buffer) => {
@@ -94,11 +113,25 @@ export async function startTestWebSocketServer(onConnect: (socket: TestSocket) =
 
 /** A /forge slash command as Slack sends it over a Socket Mode connection, in its envelope. */
 export function commandEnvelope(socket: TestSocket, id: string, text: string, responseUrl: string): void {
-  socket.send(JSON.stringify({
-    envelope_id: id, type: 'slash_commands', accepts_response_payload: true,
-    payload: {
-      token: 'legacy', team_id: 'T1', team_domain: 't1', channel_id: 'C1', channel_name: 'ops', user_id: 'U1', user_name: 'ana',
-      command: '/forge', text, api_app_id: 'A1', response_url: responseUrl, trigger_id: 'trig.1',
-    },
-  }));
+  socket.send(
+    JSON.stringify({
+      envelope_id: id,
+      type: 'slash_commands',
+      accepts_response_payload: true,
+      payload: {
+        token: 'legacy',
+        team_id: 'T1',
+        team_domain: 't1',
+        channel_id: 'C1',
+        channel_name: 'ops',
+        user_id: 'U1',
+        user_name: 'ana',
+        command: '/forge',
+        text,
+        api_app_id: 'A1',
+        response_url: responseUrl,
+        trigger_id: 'trig.1',
+      },
+    }),
+  );
 }

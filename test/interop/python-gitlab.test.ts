@@ -26,7 +26,8 @@ function scriptRun(script: string, facts?: () => Record<string, unknown>): () =>
 }
 
 /** What forgeops' own operation answers (the second client the python results are checked against). */
-const read = <T = any>(name: string, input: Record<string, unknown>, as: 'maintainer' | 'admin' = 'maintainer') => suite.data<T>(name, input, as);
+const read = <T = any>(name: string, input: Record<string, unknown>, as: 'maintainer' | 'admin' = 'maintainer') =>
+  suite.data<T>(name, input, as);
 
 function expectRefusal(error: PythonError, kind: string, status: number, message?: RegExp): void {
   expect({ class: error.class, response_code: error.response_code }).toEqual({ class: kind, response_code: status });
@@ -34,12 +35,14 @@ function expectRefusal(error: PythonError, kind: string, status: number, message
 }
 
 describe('python-gitlab itself', () => {
-  it('is importable by Debian\'s python3', () => {
+  it("is importable by Debian's python3", () => {
     expect(pythonGitlabVersion()).toMatch(/^\d+\.\d+/);
   });
 
   it('when it is missing, the failure names the package and the command that installs it', () => {
-    expect(() => pythonGitlabVersion('/nonexistent/python3')).toThrow(/apt-get install -y --no-install-recommends python3-gitlab/);
+    expect(() => pythonGitlabVersion('/nonexistent/python3')).toThrow(
+      /apt-get install -y --no-install-recommends python3-gitlab/,
+    );
   });
 });
 
@@ -52,7 +55,11 @@ describe('repository: files, tree, commits, branches, protected branches, tags',
     expect(file).toMatchObject({ file_path: 'README.md', encoding: 'base64', text: raw.text });
     expect(file.blob_id).toBe((await read('get_file', { id: WEB, file_path: 'README.md', ref: 'main' })).blob_id);
     expect(step(run(), 'files.raw')).toBe(raw.text);
-    expect(step(run(), 'repository_blob')).toEqual({ sha: file.blob_id, size: Buffer.byteLength(raw.text), raw: raw.text });
+    expect(step(run(), 'repository_blob')).toEqual({
+      sha: file.blob_id,
+      size: Buffer.byteLength(raw.text),
+      raw: raw.text,
+    });
     const blamed = step(run(), 'files.blame').flatMap((part: { lines: string[] }) => part.lines);
     expect(blamed.join('\n')).toBe(raw.text.replace(/\n$/, ''));
   });
@@ -61,12 +68,20 @@ describe('repository: files, tree, commits, branches, protected branches, tags',
     expect(step(run(), 'files.create')).toEqual({ file_path: 'docs/interop notes.md', branch: 'main' });
     expect(step(run(), 'files.save')).toBe('first line\nsecond line\n');
     expectRefusal(step(run(), 'files.delete'), 'GitlabGetError', 404, /File Not Found/);
-    const titles = (await read<Array<{ title: string }>>('list_commits', { id: WEB, ref_name: 'main', per_page: 3 })).map((c) => c.title);
+    const titles = (
+      await read<Array<{ title: string }>>('list_commits', { id: WEB, ref_name: 'main', per_page: 3 })
+    ).map((c) => c.title);
     expect(titles).toEqual(['Remove interop notes', 'Extend interop notes', 'Add interop notes']);
   });
 
   it('reads the tree, a comparison, the contributors, a merge base and an archive as forgeops does', async () => {
-    const tree = await read<Array<{ path: string }>>('list_repository_tree', { id: WEB, path: 'src', ref: 'main', recursive: true, all_pages: true });
+    const tree = await read<Array<{ path: string }>>('list_repository_tree', {
+      id: WEB,
+      path: 'src',
+      ref: 'main',
+      recursive: true,
+      all_pages: true,
+    });
     expect(step(run(), 'repository_tree')).toEqual(tree.map((entry) => entry.path));
     const compared = await read('compare_refs', { id: WEB, from: 'v1.0.0', to: 'v1.1.0' });
     expect(step(run(), 'repository_compare')).toEqual({
@@ -75,8 +90,15 @@ describe('repository: files, tree, commits, branches, protected branches, tags',
     });
     const contributors = await read<Array<{ email: string }>>('list_contributors', { id: WEB, all_pages: true });
     expect(step(run(), 'repository_contributors')).toEqual(contributors.map((c) => c.email).sort());
-    expect(step(run(), 'repository_merge_base')).toBe((await read('get_merge_base', { id: WEB, refs: ['main', 'feature/dark-mode'] })).id);
-    const atTag = await read<Array<{ path: string }>>('list_repository_tree', { id: WEB, ref: 'v1.0.0', recursive: true, all_pages: true });
+    expect(step(run(), 'repository_merge_base')).toBe(
+      (await read('get_merge_base', { id: WEB, refs: ['main', 'feature/dark-mode'] })).id,
+    );
+    const atTag = await read<Array<{ path: string }>>('list_repository_tree', {
+      id: WEB,
+      ref: 'v1.0.0',
+      recursive: true,
+      all_pages: true,
+    });
     expect(step(run(), 'repository_archive')).toEqual(atTag.map((entry) => entry.path).sort());
   });
 
@@ -90,16 +112,29 @@ describe('repository: files, tree, commits, branches, protected branches, tags',
   it('commits with actions to a new branch, then diffs, refs, cherry-picks, reverts and comments on it', async () => {
     const commit = step(run(), 'commits.create');
     expect(commit.title).toBe('Interop: add and change files');
-    expect(step(run(), 'commits.diff')).toEqual([['README.md', false], ['interop/a.txt', true]]);
+    expect(step(run(), 'commits.diff')).toEqual([
+      ['README.md', false],
+      ['interop/a.txt', true],
+    ]);
     expect(step(run(), 'commits.refs')).toEqual([{ type: 'branch', name: 'interop/commits' }]);
     expect(step(run(), 'commits.cherry_pick')).toBe('a\n');
-    expect((await api(suite.sandbox, 'GET', '/projects/acme%2Fweb/repository/files/interop%2Fa.txt/raw?ref=interop%2Fpicked')).text).toBe('a\n');
+    expect(
+      (
+        await api(
+          suite.sandbox,
+          'GET',
+          '/projects/acme%2Fweb/repository/files/interop%2Fa.txt/raw?ref=interop%2Fpicked',
+        )
+      ).text,
+    ).toBe('a\n');
     const reverted = step(run(), 'commits.revert');
     expect(reverted.title).toBe('Revert "Interop: add and change files"');
     expectRefusal(reverted.gone, 'GitlabGetError', 404);
     expectRefusal(step(run(), 'commits.revert.again'), 'GitlabRevertError', 400, /cannot revert/);
     expect(step(run(), 'commits.comments')).toEqual(['Looks right']);
-    expect((await read<Array<{ note: string }>>('list_commit_comments', { id: WEB, sha: commit.id })).map((c) => c.note)).toEqual(['Looks right']);
+    expect(
+      (await read<Array<{ note: string }>>('list_commit_comments', { id: WEB, sha: commit.id })).map((c) => c.note),
+    ).toEqual(['Looks right']);
   });
 
   it('lists branches, by search and by regex', () => {
@@ -112,7 +147,12 @@ describe('repository: files, tree, commits, branches, protected branches, tags',
   });
 
   it('reads, creates and deletes branches; a developer may delete an unprotected one', async () => {
-    expect(step(run(), 'branches.get')).toMatchObject({ name: 'feature/search', merged: true, protected: false, commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(step(run(), 'branches.get')).toMatchObject({
+      name: 'feature/search',
+      merged: true,
+      protected: false,
+      commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     const tag = await read('get_tag', { id: WEB, tag_name: 'v1.0.0' });
     expect(step(run(), 'branches.create')).toEqual({ name: 'interop/topic', commit: tag.commit.id });
     expectRefusal(step(run(), 'branches.create.invalid'), 'GitlabCreateError', 400, /Branch name is invalid/);
@@ -128,18 +168,28 @@ describe('repository: files, tree, commits, branches, protected branches, tags',
     expect(now.map((b) => b.name)).toEqual(left);
   });
 
-  it('protects a wildcard with levels, enforces it on a developer\'s push and delete, and unprotects it', async () => {
+  it("protects a wildcard with levels, enforces it on a developer's push and delete, and unprotects it", async () => {
     expect(step(run(), 'protectedbranches.list')).toEqual([{ name: 'main', push: [40] }]);
-    expect(step(run(), 'protectedbranches.create')).toEqual({ name: 'interop/*', push: [40], merge: [30], allow_force_push: false });
+    expect(step(run(), 'protectedbranches.create')).toEqual({
+      name: 'interop/*',
+      push: [40],
+      merge: [30],
+      allow_force_push: false,
+    });
     expect(step(run(), 'protectedbranches.get')).toBe('interop/*');
     const enforced = step(run(), 'protectedbranches.enforced');
     expect(enforced.branch_protected).toBe(true);
     expectRefusal(enforced.commit, 'GitlabCreateError', 400, /not allowed to push into this branch/);
     expectRefusal(enforced.delete, 'GitlabDeleteError', 400, /not allowed to delete protected branches/);
-    expect((await api(suite.sandbox, 'GET', '/projects/acme%2Fweb/repository/files/interop%2Fdev.txt?ref=interop%2Fcommits')).status).toBe(404);
+    expect(
+      (await api(suite.sandbox, 'GET', '/projects/acme%2Fweb/repository/files/interop%2Fdev.txt?ref=interop%2Fcommits'))
+        .status,
+    ).toBe(404);
     expectRefusal(step(run(), 'protectedbranches.create.duplicate'), 'GitlabCreateError', 409, /already exists/);
     expect(step(run(), 'protectedbranches.delete')).toEqual({ names: ['main'], branch_protected: false });
-    expect((await read<Array<{ name: string }>>('list_protected_branches', { id: WEB })).map((p) => p.name)).toEqual(['main']);
+    expect((await read<Array<{ name: string }>>('list_protected_branches', { id: WEB })).map((p) => p.name)).toEqual([
+      'main',
+    ]);
   });
 
   it('lists, reads, creates and deletes tags', async () => {
@@ -147,8 +197,17 @@ describe('repository: files, tree, commits, branches, protected branches, tags',
     expect(step(run(), 'tags.list')).toEqual(tags.map((t) => t.name));
     expect(step(run(), 'tags.list.order')).toEqual(tags.map((t) => t.name).sort());
     const tag = await read('get_tag', { id: WEB, tag_name: 'v1.0.0' });
-    expect(step(run(), 'tags.get')).toEqual({ name: 'v1.0.0', target: tag.target, commit: tag.commit.id, message: tag.message });
-    expect(step(run(), 'tags.create')).toEqual({ name: 'interop-1', message: 'Tagged by python-gitlab', commit: step(run(), 'commits.get').id });
+    expect(step(run(), 'tags.get')).toEqual({
+      name: 'v1.0.0',
+      target: tag.target,
+      commit: tag.commit.id,
+      message: tag.message,
+    });
+    expect(step(run(), 'tags.create')).toEqual({
+      name: 'interop-1',
+      message: 'Tagged by python-gitlab',
+      commit: step(run(), 'commits.get').id,
+    });
     expectRefusal(step(run(), 'tags.create.duplicate'), 'GitlabCreateError', 400, /already exists/);
     expectRefusal(step(run(), 'tags.delete'), 'GitlabGetError', 404);
     expect((await suite.refusal('get_tag', { id: WEB, tag_name: 'interop-1' })).status).toBe(404);
@@ -165,8 +224,18 @@ describe('CI: pipelines and jobs', () => {
     // Everything but the pipeline the script created and deleted is still there.
     const now = await read<Array<{ id: number }>>('list_pipelines', { id: WEB, all_pages: true });
     expect(now.map((p) => p.id)).toEqual(ids);
-    expect(step(run(), 'pipelines.list.filtered')).toEqual(listed.filter((p) => p.status === 'failed' && p.ref === 'main').map((p) => p.id).sort((a, b) => a - b));
-    expect(step(run(), 'pipelines.list.iterator')).toEqual({ total: ids.length, total_pages: Math.ceil(ids.length / 4), per_page: 4, ids });
+    expect(step(run(), 'pipelines.list.filtered')).toEqual(
+      listed
+        .filter((p) => p.status === 'failed' && p.ref === 'main')
+        .map((p) => p.id)
+        .sort((a, b) => a - b),
+    );
+    expect(step(run(), 'pipelines.list.iterator')).toEqual({
+      total: ids.length,
+      total_pages: Math.ceil(ids.length / 4),
+      per_page: 4,
+      ids,
+    });
   });
 
   it('reads a pipeline and its variables', async () => {
@@ -175,7 +244,10 @@ describe('CI: pipelines and jobs', () => {
     expect(pipeline.id).toBe(listed.find((p) => p.status === 'failed')?.id);
     expect(pipeline.sha).toBe((await read('get_pipeline', { id: WEB, pipeline_id: pipeline.id })).sha);
     const variables = step(run(), 'pipelines.variables');
-    const expected = await read<Array<{ key: string; variable_type: string }>>('list_pipeline_variables', { id: WEB, pipeline_id: variables.id });
+    const expected = await read<Array<{ key: string; variable_type: string }>>('list_pipeline_variables', {
+      id: WEB,
+      pipeline_id: variables.id,
+    });
     expect(variables.variables).toEqual(expected.map((v) => [v.key, v.variable_type]).sort());
     expect(variables.variables.length).toBeGreaterThan(0);
   });
@@ -190,27 +262,41 @@ describe('CI: pipelines and jobs', () => {
     expect((await suite.refusal('get_pipeline', { id: WEB, pipeline_id: created.id })).status).toBe(404);
   });
 
-  it('lists a pipeline\'s jobs newest first, as the service does, and by scope', async () => {
-    const jobs = step<Array<{ id: number; name: string; status: string; pipeline: number }>>(run(), 'pipeline.jobs.list');
+  it("lists a pipeline's jobs newest first, as the service does, and by scope", async () => {
+    const jobs = step<Array<{ id: number; name: string; status: string; pipeline: number }>>(
+      run(),
+      'pipeline.jobs.list',
+    );
     const ids = jobs.map((j) => j.id);
     expect(ids.length).toBeGreaterThan(1);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     const pipeline = step(run(), 'pipelines.get').id;
     expect(new Set(jobs.map((j) => j.pipeline))).toEqual(new Set([pipeline]));
-    expect(step(run(), 'pipeline.jobs.list.scope')).toEqual(jobs.filter((j) => j.status === 'failed').map((j) => j.name));
+    expect(step(run(), 'pipeline.jobs.list.scope')).toEqual(
+      jobs.filter((j) => j.status === 'failed').map((j) => j.name),
+    );
     // The same jobs through forgeops, less the one the script's retry added.
     const retried = step(run(), 'jobs.retry').new;
-    const now = await read<Array<{ id: number }>>('list_pipeline_jobs', { id: WEB, pipeline_id: pipeline, include_retried: true, all_pages: true });
+    const now = await read<Array<{ id: number }>>('list_pipeline_jobs', {
+      id: WEB,
+      pipeline_id: pipeline,
+      include_retried: true,
+      all_pages: true,
+    });
     expect(now.map((j) => j.id).filter((id) => id !== retried)).toEqual(ids);
   });
 
-  it('lists the project\'s jobs newest first, by scope, and reads one with its log', async () => {
+  it("lists the project's jobs newest first, by scope, and reads one with its log", async () => {
     const jobs = step<Array<{ id: number; status: string }>>(run(), 'jobs.list');
     const ids = jobs.map((j) => j.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(step(run(), 'jobs.list.scope')).toEqual(jobs.filter((j) => j.status === 'failed' || j.status === 'manual'));
     const job = step(run(), 'jobs.get');
-    expect(job).toMatchObject({ id: jobs.find((j) => j.status === 'failed')?.id, status: 'failed', failure_reason: expect.any(String) });
+    expect(job).toMatchObject({
+      id: jobs.find((j) => j.status === 'failed')?.id,
+      status: 'failed',
+      failure_reason: expect.any(String),
+    });
     expect(job.web_url).toMatch(new RegExp(`/acme/web/-/jobs/${job.id}$`));
     const log = await api(suite.sandbox, 'GET', `/projects/acme%2Fweb/jobs/${job.id}/trace`, { as: 'maintainer' });
     expect(step(run(), 'jobs.trace')).toBe(log.text);
@@ -244,7 +330,7 @@ describe('CI: pipelines and jobs', () => {
     expectRefusal(step(run(), 'jobs.play.unplayable'), 'GitlabJobPlayError', 400, /Unplayable Job/);
   });
 
-  it('erases a finished job\'s log; an unfinished job is refused', async () => {
+  it("erases a finished job's log; an unfinished job is refused", async () => {
     const erased = step(run(), 'jobs.erase');
     expect(erased.erased_at).toEqual(expect.any(String));
     expect(erased.trace).toBe('');
@@ -268,7 +354,11 @@ describe('work items: merge requests, issues, notes, label events, epics', () =>
     expect(open.length).toBeGreaterThan(0);
     expect(new Set(open.map((mr) => mr.state))).toEqual(new Set(['opened']));
     const byLabels = step<number[]>(run(), 'mergerequests.list.labels');
-    const expected = await read<Array<{ iid: number }>>('list_project_merge_requests', { id: WEB, labels: 'feature,frontend', all_pages: true });
+    const expected = await read<Array<{ iid: number }>>('list_project_merge_requests', {
+      id: WEB,
+      labels: 'feature,frontend',
+      all_pages: true,
+    });
     expect(byLabels).toEqual(expected.map((mr) => mr.iid));
     expect(byLabels.length).toBeGreaterThan(0);
     const lists = step(run(), 'mergerequests.list.group_and_global');
@@ -279,17 +369,31 @@ describe('work items: merge requests, issues, notes, label events, epics', () =>
   it('reads a draft merge request with its pipeline and diff refs', async () => {
     const mr = step(run(), 'mergerequests.get');
     expect(mr).toMatchObject({ iid: 2, draft: true, state: 'opened' });
-    expect(mr.diff_refs).toEqual({ base_sha: expect.stringMatching(/^[0-9a-f]{40}$/), head_sha: mr.sha, start_sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(mr.diff_refs).toEqual({
+      base_sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      head_sha: mr.sha,
+      start_sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(mr.head_pipeline).toEqual({ id: expect.any(Number), status: expect.any(String) });
     expect((await read('get_pipeline', { id: WEB, pipeline_id: mr.head_pipeline.id })).sha).toBe(mr.sha);
   });
 
   it('opens a merge request with labels as a list; refuses one to its own branch and a second one for the same branch', () => {
     expect(step(run(), 'mergerequests.create')).toMatchObject({
-      title: 'Interop change', state: 'opened', labels: ['bug', 'interop'], source_branch: 'interop/mr', target_branch: 'main', author: 'bob',
+      title: 'Interop change',
+      state: 'opened',
+      labels: ['bug', 'interop'],
+      source_branch: 'interop/mr',
+      target_branch: 'main',
+      author: 'bob',
     });
     expectRefusal(step(run(), 'mergerequests.create.same_branch'), 'GitlabCreateError', 422, /same project\/branch/);
-    expectRefusal(step(run(), 'mergerequests.create.duplicate'), 'GitlabCreateError', 409, /Another open merge request already exists/);
+    expectRefusal(
+      step(run(), 'mergerequests.create.duplicate'),
+      'GitlabCreateError',
+      409,
+      /Another open merge request already exists/,
+    );
   });
 
   it('saves edited labels and title, comments, and records the label events', async () => {
@@ -300,7 +404,14 @@ describe('work items: merge requests, issues, notes, label events, epics', () =>
     const notes = step<Array<{ body: string; author: string; system: boolean }>>(run(), 'mergerequests.notes');
     expect(notes.filter((n) => !n.system)).toEqual([{ body: 'Looks good to me', author: 'alice', system: false }]);
     const events = step(run(), 'mergerequests.resourcelabelevents');
-    expect(events.events).toEqual(expect.arrayContaining([['add', 'bug'], ['add', 'interop'], ['remove', 'bug'], ['add', 'frontend']]));
+    expect(events.events).toEqual(
+      expect.arrayContaining([
+        ['add', 'bug'],
+        ['add', 'interop'],
+        ['remove', 'bug'],
+        ['add', 'frontend'],
+      ]),
+    );
     expect(events.first).toBe(true);
   });
 
@@ -311,24 +422,39 @@ describe('work items: merge requests, issues, notes, label events, epics', () =>
     expect(merged).toMatchObject({ state: 'merged', merged_by: 'alice' });
     expect(merged.merge_commit_sha).toBe(merged.main);
     expectRefusal(merged.source_branch, 'GitlabGetError', 404);
-    expect((await read('get_merge_request', { id: WEB, merge_request_iid: step(run(), 'mergerequests.save').iid })).state).toBe('merged');
+    expect(
+      (await read('get_merge_request', { id: WEB, merge_request_iid: step(run(), 'mergerequests.save').iid })).state,
+    ).toBe('merged');
     expectRefusal(step(run(), 'mergerequests.merge.again'), 'GitlabMRClosedError', 405);
   });
 
   it('lists issues of a project, by labels, of a group and of the instance', async () => {
     const open = step<Array<{ iid: number; state: string }>>(run(), 'issues.list');
     expect(new Set(open.map((i) => i.state))).toEqual(new Set(['opened']));
-    const expected = await read<Array<{ iid: number }>>('list_project_issues', { id: WEB, labels: 'bug,frontend', all_pages: true });
+    const expected = await read<Array<{ iid: number }>>('list_project_issues', {
+      id: WEB,
+      labels: 'bug,frontend',
+      all_pages: true,
+    });
     expect(step(run(), 'issues.list.labels')).toEqual(expected.map((i) => i.iid).sort((a, b) => a - b));
     const lists = step(run(), 'issues.list.group_and_global');
     expect(lists.group).toBeGreaterThan(open.length);
-    const security = await read<Array<{ references: { full: string } }>>('list_issues', { scope: 'all', labels: 'security', all_pages: true });
+    const security = await read<Array<{ references: { full: string } }>>('list_issues', {
+      scope: 'all',
+      labels: 'security',
+      all_pages: true,
+    });
     expect(lists.global).toEqual(security.map((i) => i.references.full).sort());
   });
 
   it('opens a confidential issue with labels as a list, hidden from a guest and an outsider', async () => {
     const issue = step(run(), 'issues.create');
-    expect(issue).toMatchObject({ title: 'Interop: checkout crashes', labels: ['bug', 'interop'], confidential: true, author: 'alice' });
+    expect(issue).toMatchObject({
+      title: 'Interop: checkout crashes',
+      labels: ['bug', 'interop'],
+      confidential: true,
+      author: 'alice',
+    });
     const hidden = step(run(), 'issues.confidential_hidden');
     expectRefusal(hidden.guest, 'GitlabGetError', 404);
     expectRefusal(hidden.outsider, 'GitlabGetError', 404);
@@ -337,20 +463,44 @@ describe('work items: merge requests, issues, notes, label events, epics', () =>
 
   it('saves edits and a close, comments, and records the label events', async () => {
     const issue = step(run(), 'issues.create');
-    expect(step(run(), 'issues.save')).toMatchObject({ labels: ['interop'], state: 'closed', description: 'Steps to reproduce, and a fix' });
-    expect(await read('get_issue', { id: WEB, issue_iid: issue.iid })).toMatchObject({ labels: ['interop'], state: 'closed' });
+    expect(step(run(), 'issues.save')).toMatchObject({
+      labels: ['interop'],
+      state: 'closed',
+      description: 'Steps to reproduce, and a fix',
+    });
+    expect(await read('get_issue', { id: WEB, issue_iid: issue.iid })).toMatchObject({
+      labels: ['interop'],
+      state: 'closed',
+    });
     expect(step(run(), 'issues.notes')).toEqual([{ body: 'Fixed in main', author: 'alice' }]);
-    const notes = await read<Array<{ body: string }>>('list_issue_notes', { id: WEB, issue_iid: issue.iid, all_pages: true });
+    const notes = await read<Array<{ body: string }>>('list_issue_notes', {
+      id: WEB,
+      issue_iid: issue.iid,
+      all_pages: true,
+    });
     expect(notes.map((n) => n.body)).toContain('Fixed in main');
     const events = step(run(), 'issues.resourcelabelevents');
-    expect(events.events).toEqual([['add', 'bug'], ['add', 'interop'], ['remove', 'bug']]);
+    expect(events.events).toEqual([
+      ['add', 'bug'],
+      ['add', 'interop'],
+      ['remove', 'bug'],
+    ]);
     expect(events.get).toBe('remove');
   });
 
-  it('lets a guest open an issue (its labels quietly left out) and comment; refuses a blank title with the field\'s message', async () => {
+  it("lets a guest open an issue (its labels quietly left out) and comment; refuses a blank title with the field's message", async () => {
     const opened = step(run(), 'issues.guest');
-    expect(opened).toMatchObject({ title: 'Interop: question from support', labels: [], author: 'dave', confidential: false });
-    const notes = await read<Array<{ body: string; author: { username: string } }>>('list_issue_notes', { id: WEB, issue_iid: opened.iid, all_pages: true });
+    expect(opened).toMatchObject({
+      title: 'Interop: question from support',
+      labels: [],
+      author: 'dave',
+      confidential: false,
+    });
+    const notes = await read<Array<{ body: string; author: { username: string } }>>('list_issue_notes', {
+      id: WEB,
+      issue_iid: opened.iid,
+      all_pages: true,
+    });
     expect(notes.map((n) => [n.body, n.author.username])).toContainEqual(['More detail', 'dave']);
     const blank = step<PythonError>(run(), 'issues.create.missing_title');
     expectRefusal(blank, 'GitlabCreateError', 400);
@@ -362,7 +512,10 @@ describe('work items: merge requests, issues, notes, label events, epics', () =>
     expect(titles.length).toBeGreaterThan(0);
     expect(step(run(), 'epics.create')).toMatchObject({ title: 'Interop epic', labels: ['interop', 'platform'] });
     expect(step(run(), 'epics.save')).toEqual({ title: 'Interop epic, renamed', state: 'closed' });
-    expect(step(run(), 'epics.resourcelabelevents')).toEqual([['add', 'interop'], ['add', 'platform']]);
+    expect(step(run(), 'epics.resourcelabelevents')).toEqual([
+      ['add', 'interop'],
+      ['add', 'platform'],
+    ]);
     expect(step(run(), 'epics.todo')).toBe('marked');
     const deleted = step(run(), 'epics.delete');
     expectRefusal(deleted.maintainer, 'GitlabDeleteError', 403);
@@ -382,24 +535,42 @@ describe('projects, groups, users, members, notification settings and errors', (
   it('reads a project by path and by id, and a lazy one by its encoded path', async () => {
     const project = await read('get_project', { id: WEB });
     expect(step(run(), 'projects.get')).toEqual({
-      id: project.id, path_with_namespace: WEB, default_branch: 'main', visibility: project.visibility, namespace: 'acme',
+      id: project.id,
+      path_with_namespace: WEB,
+      default_branch: 'main',
+      visibility: project.visibility,
+      namespace: 'acme',
     });
     expect(step(run(), 'projects.get.by_id')).toBe(WEB);
     const lazy = step(run(), 'projects.lazy');
     expect(lazy.encoded_id).toBe('acme%2Fplatform%2Fpayments-api');
-    const issues = await read<Array<{ iid: number }>>('list_project_issues', { id: 'acme/platform/payments-api', all_pages: true });
+    const issues = await read<Array<{ iid: number }>>('list_project_issues', {
+      id: 'acme/platform/payments-api',
+      all_pages: true,
+    });
     expect(lazy.issues).toEqual(issues.map((i) => i.iid).sort((a, b) => a - b));
     // lazy=True made no request for the project itself.
-    const own = run().requests.filter((r) => r.method === 'GET' && r.path === '/projects/acme%2Fplatform%2Fpayments-api' && r.status === 200);
+    const own = run().requests.filter(
+      (r) => r.method === 'GET' && r.path === '/projects/acme%2Fplatform%2Fpayments-api' && r.status === 200,
+    );
     expect(own).toEqual([]);
   });
 
   it('pages projects through the headers, by page, all at once and by keyset links', async () => {
-    const all = await read<Array<{ path_with_namespace: string }>>('list_projects', { order_by: 'id', sort: 'asc', all_pages: true });
+    const all = await read<Array<{ path_with_namespace: string }>>('list_projects', {
+      order_by: 'id',
+      sort: 'asc',
+      all_pages: true,
+    });
     const paths = all.map((p) => p.path_with_namespace);
     expect(paths.length).toBeGreaterThan(2);
     expect(step(run(), 'projects.list.iterator')).toEqual({
-      total: paths.length, total_pages: Math.ceil(paths.length / 2), per_page: 2, current_page: 1, next_page: 2, paths,
+      total: paths.length,
+      total_pages: Math.ceil(paths.length / 2),
+      per_page: 2,
+      current_page: 1,
+      next_page: 2,
+      paths,
     });
     expect(step(run(), 'projects.list.page')).toEqual(paths.slice(2, 4));
     expect(step(run(), 'projects.list.get_all')).toEqual(paths);
@@ -408,14 +579,17 @@ describe('projects, groups, users, members, notification settings and errors', (
 
   it('filters projects as forgeops does, and shows an outsider only what it may see', async () => {
     const filters = step(run(), 'projects.list.filters');
-    const archived = await read<Array<{ path_with_namespace: string }>>('list_projects', { archived: true, all_pages: true });
+    const archived = await read<Array<{ path_with_namespace: string }>>('list_projects', {
+      archived: true,
+      all_pages: true,
+    });
     expect(filters.archived).toEqual(archived.map((p) => p.path_with_namespace));
     expect(filters.search).toEqual(['acme/platform/payments-api']);
     expect(filters.outsider).not.toContain('acme/platform/payments-api');
     expect(step(run(), 'users.projects')).toEqual(['bob/scratchpad']);
   });
 
-  it('raises the errors a script catches: 404, 401, 403 and 400 with the service\'s message', () => {
+  it("raises the errors a script catches: 404, 401, 403 and 400 with the service's message", () => {
     expectRefusal(step(run(), 'errors.not_found'), 'GitlabGetError', 404, /404 Project Not Found/);
     expectRefusal(step(run(), 'errors.private_to_outsider'), 'GitlabGetError', 404, /404 Project Not Found/);
     const badToken = step(run(), 'errors.bad_token');
@@ -428,12 +602,18 @@ describe('projects, groups, users, members, notification settings and errors', (
 
   it('lists and reads groups, and creates a subgroup under its parent', async () => {
     const groups = await read<Array<{ full_path: string }>>('list_groups', { all_pages: true });
-    expect(step(run(), 'groups.list')).toEqual(groups.map((g) => g.full_path).filter((path) => !path.includes('interop')));
+    expect(step(run(), 'groups.list')).toEqual(
+      groups.map((g) => g.full_path).filter((path) => !path.includes('interop')),
+    );
     const acme = step(run(), 'groups.get');
     expect(acme.full_path).toBe('acme');
     expect(step(run(), 'groups.subgroups')).toEqual(['acme/platform']);
     expect(step(run(), 'groups.projects')).toEqual(expect.arrayContaining([WEB, 'acme/platform/payments-api']));
-    expect(step(run(), 'groups.create')).toEqual({ full_path: 'acme/interop-team', parent_id: acme.id, visibility: 'private' });
+    expect(step(run(), 'groups.create')).toEqual({
+      full_path: 'acme/interop-team',
+      parent_id: acme.id,
+      visibility: 'private',
+    });
     expect((await read('get_group', { id: 'acme/interop-team' })).parent_id).toBe(acme.id);
     expectRefusal(step(run(), 'groups.create.duplicate'), 'GitlabCreateError', 400, /has already been taken/);
   });
@@ -450,18 +630,31 @@ describe('projects, groups, users, members, notification settings and errors', (
   });
 
   it('reads inherited members, and adds, saves and removes a project and a group member', async () => {
-    const all = await read<Array<{ username: string; access_level: number }>>('list_all_project_members', { id: WEB, all_pages: true });
+    const all = await read<Array<{ username: string; access_level: number }>>('list_all_project_members', {
+      id: WEB,
+      all_pages: true,
+    });
     expect(step(run(), 'projects.members_all')).toEqual(all.map((m) => [m.username, m.access_level]).sort());
     expect(step(run(), 'projects.members_all.get')).toBe(30);
     expect(step(run(), 'projects.members.create')).toEqual({ username: 'grace', access_level: 30, direct: ['grace'] });
     expect(step(run(), 'projects.members.save')).toEqual({ access_level: 40, expires_at: '2099-01-31' });
     expectRefusal(step(run(), 'projects.members.delete'), 'GitlabGetError', 404);
     const members = await read<Array<{ username: string }>>('list_group_members', { id: 'acme', all_pages: true });
-    expect(step(run(), 'groups.members')).toEqual({ direct: 30, all: 30, inherited: 30, listed: [...members.map((m) => m.username), 'grace'].sort() });
+    expect(step(run(), 'groups.members')).toEqual({
+      direct: 30,
+      all: 30,
+      inherited: 30,
+      listed: [...members.map((m) => m.username), 'grace'].sort(),
+    });
   });
 
   it('saves notification settings of the user, a group and a project', async () => {
-    expect(step(run(), 'notificationsettings')).toEqual({ global: 'watch', group: 'mention', project: 'custom', failed_pipeline: true });
+    expect(step(run(), 'notificationsettings')).toEqual({
+      global: 'watch',
+      group: 'mention',
+      project: 'custom',
+      failed_pipeline: true,
+    });
     expect((await read('get_project_notification_settings', { id: WEB })).level).toBe('custom');
   });
 });
@@ -477,22 +670,41 @@ describe('releases, snippets, packages, integrations, variables, keys, broadcast
 
   it('lists, reads, creates (tag included) and saves releases', async () => {
     const releases = await read<Array<{ tag_name: string }>>('list_releases', { id: WEB, all_pages: true });
-    expect(step(run(), 'releases.list')).toEqual(releases.map((r) => r.tag_name).filter((tag) => tag !== 'v1.2.0-interop'));
+    expect(step(run(), 'releases.list')).toEqual(
+      releases.map((r) => r.tag_name).filter((tag) => tag !== 'v1.2.0-interop'),
+    );
     const release = await read('get_release', { id: WEB, tag_name: 'v1.1.0' });
     expect(step(run(), 'releases.get')).toEqual({
-      tag_name: 'v1.1.0', name: release.name, links: release.assets.links.map((l: { name: string }) => l.name),
+      tag_name: 'v1.1.0',
+      name: release.name,
+      links: release.assets.links.map((l: { name: string }) => l.name),
       milestones: release.milestones.map((m: { title: string }) => m.title),
     });
-    expect(step(run(), 'releases.create')).toEqual({ tag_name: 'v1.2.0-interop', name: 'Interop 1.2.0', links: ['Bundle'], tag: true });
+    expect(step(run(), 'releases.create')).toEqual({
+      tag_name: 'v1.2.0-interop',
+      name: 'Interop 1.2.0',
+      links: ['Bundle'],
+      tag: true,
+    });
     expectRefusal(step(run(), 'releases.create.duplicate'), 'GitlabCreateError', 409, /already exists/);
-    expect(step(run(), 'releases.save')).toEqual({ name: 'Interop 1.2.0 final', description: 'Made by python-gitlab, then edited' });
-    expect(await read('get_release', { id: WEB, tag_name: 'v1.2.0-interop' })).toMatchObject({ name: 'Interop 1.2.0 final' });
+    expect(step(run(), 'releases.save')).toEqual({
+      name: 'Interop 1.2.0 final',
+      description: 'Made by python-gitlab, then edited',
+    });
+    expect(await read('get_release', { id: WEB, tag_name: 'v1.2.0-interop' })).toMatchObject({
+      name: 'Interop 1.2.0 final',
+    });
   });
 
   it('creates a snippet, reads its content, saves it, shows the user agent to administrators and deletes it', async () => {
     const before = await read<Array<{ title: string }>>('list_snippets', { id: WEB, all_pages: true });
     expect(step(run(), 'snippets.list')).toEqual(before.map((s) => s.title).sort());
-    expect(step(run(), 'snippets.create')).toEqual({ title: 'Interop snippet', file_name: 'run.sh', visibility: 'internal', content: 'echo hello\n' });
+    expect(step(run(), 'snippets.create')).toEqual({
+      title: 'Interop snippet',
+      file_name: 'run.sh',
+      visibility: 'internal',
+      content: 'echo hello\n',
+    });
     expect(step(run(), 'snippets.save')).toEqual({ title: 'Interop snippet, edited', content: 'echo goodbye\n' });
     const detail = step(run(), 'snippets.user_agent_detail');
     expect(detail.user_agent).toMatch(/^python-gitlab\//);
@@ -516,7 +728,11 @@ describe('releases, snippets, packages, integrations, variables, keys, broadcast
     const active = await read<Array<{ slug: string }>>('list_integrations', { id: WEB });
     const others = active.map((i) => i.slug).sort();
     expect(others).not.toContain('ci-server');
-    expect(step(run(), 'integrations.set')).toEqual({ before: false, active: true, listed: [...others, 'ci-server'].sort() });
+    expect(step(run(), 'integrations.set')).toEqual({
+      before: false,
+      active: true,
+      listed: [...others, 'ci-server'].sort(),
+    });
     expect(step(run(), 'integrations.delete')).toEqual({ active: false, listed: others });
     expect((await read('get_integration', { id: WEB, slug: 'ci-server' })).active).toBe(false);
   });
@@ -573,7 +789,12 @@ describe('what python-gitlab reached', () => {
     const outside = operations.filter((op) => op.outsideSpec !== undefined);
     expect(outside.length).toBeGreaterThan(30);
     const missed = outside
-      .filter((op) => !requests.some((r) => r.method === op.method && routePattern(op).test(r.path) && r.status >= 200 && r.status < 300))
+      .filter(
+        (op) =>
+          !requests.some(
+            (r) => r.method === op.method && routePattern(op).test(r.path) && r.status >= 200 && r.status < 300,
+          ),
+      )
       .map((op) => `${op.name} (${op.method} ${op.path})`);
     expect(missed).toEqual([]);
   });
@@ -589,9 +810,14 @@ describe('what python-gitlab reached', () => {
       ['PUT', /\/repository\/files\/[^/]+$/, 'file_path'],
     ];
     const slip = (r: { method: string; path: string; unknownParams: string[] }) =>
-      pythonSlips.some(([method, path, param]) => r.method === method && path.test(r.path) && r.unknownParams.join() === param);
-    const ignored = runs.flatMap((run) => run.requests.filter((r) => r.unknownParams.length > 0 && !slip(r))
-      .map((r) => `${run.script}: ${r.method} ${r.path} ${r.unknownParams.join(', ')}`));
+      pythonSlips.some(
+        ([method, path, param]) => r.method === method && path.test(r.path) && r.unknownParams.join() === param,
+      );
+    const ignored = runs.flatMap((run) =>
+      run.requests
+        .filter((r) => r.unknownParams.length > 0 && !slip(r))
+        .map((r) => `${run.script}: ${r.method} ${r.path} ${r.unknownParams.join(', ')}`),
+    );
     expect(ignored).toEqual([]);
   });
 });

@@ -16,7 +16,10 @@ const PYTHON_FLAGS = ['-E', '-s', '-B'];
  * installs it: the interop tests are part of npm test and CI, so a machine without it must not pass them silently.
  */
 export function pythonGitlabVersion(python = DEBIAN_PYTHON): string {
-  const probe = spawnSync(python, [...PYTHON_FLAGS, '-c', 'import gitlab; print(gitlab.__version__)'], { encoding: 'utf8', timeout: 30_000 });
+  const probe = spawnSync(python, [...PYTHON_FLAGS, '-c', 'import gitlab; print(gitlab.__version__)'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   if (probe.status === 0) return probe.stdout.trim();
   const why = probe.error ? probe.error.message : probe.stderr.trim().split('\n').at(-1);
   const needed = TEST_DEPENDENCIES.filter((dep) => dep.debian === 'python3-gitlab');
@@ -52,7 +55,11 @@ export interface ScriptRun {
  * the sandbox's URL and demo tokens, and parses the JSON of its steps. A script that dies is a failed test, with its
  * stderr. Fails first, saying what to install, when python-gitlab is missing.
  */
-export async function runScript(sandbox: Sandbox, script: string, facts: Record<string, unknown> = {}): Promise<ScriptRun> {
+export async function runScript(
+  sandbox: Sandbox,
+  script: string,
+  facts: Record<string, unknown> = {},
+): Promise<ScriptRun> {
   // Without python-gitlab every script dies on its import: say what to install instead.
   checkedVersion ??= pythonGitlabVersion();
   const before = sandbox.requests.all().length;
@@ -64,10 +71,15 @@ export async function runScript(sandbox: Sandbox, script: string, facts: Record<
     SANDBOX_FACTS: JSON.stringify(facts),
   };
   const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    execFile(DEBIAN_PYTHON, [...PYTHON_FLAGS, script], { cwd: SCRIPTS, env, timeout: 25_000, maxBuffer: 16 * 1024 * 1024 }, (error, out, err) => {
-      if (error) reject(new Error(`${script} failed (${error.message}):\n${err}`));
-      else resolve({ stdout: out, stderr: err });
-    });
+    execFile(
+      DEBIAN_PYTHON,
+      [...PYTHON_FLAGS, script],
+      { cwd: SCRIPTS, env, timeout: 25_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, out, err) => {
+        if (error) reject(new Error(`${script} failed (${error.message}):\n${err}`));
+        else resolve({ stdout: out, stderr: err });
+      },
+    );
   });
   let steps: Record<string, StepResult>;
   try {
@@ -87,8 +99,10 @@ export function step<T = any>(run: ScriptRun, name: string): T {
   if (!result) throw new Error(`${run.script}: no step named ${name} ran`);
   if (!result.ok) {
     const { error } = result;
-    throw new Error(`${run.script}, step ${name}: ${error.class}${error.response_code ? ` ${error.response_code}` : ''}: ` +
-      `${JSON.stringify(error.message)}\n${error.trace}`);
+    throw new Error(
+      `${run.script}, step ${name}: ${error.class}${error.response_code ? ` ${error.response_code}` : ''}: ` +
+        `${JSON.stringify(error.message)}\n${error.trace}`,
+    );
   }
   return result.value as T;
 }

@@ -3,14 +3,28 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitationCompleteNotificationSchema, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { createLocalApprovalPage, type LocalApprovalPage, type LocalApprovalPageOptions } from '../../src/mcp/approval-page.js';
+import {
+  createLocalApprovalPage,
+  type LocalApprovalPage,
+  type LocalApprovalPageOptions,
+} from '../../src/mcp/approval-page.js';
 import { MAX_SECRET_ATTEMPTS, type ApprovalPolicy } from '../../src/mcp/approval.js';
 import { operations } from '../../src/operations/index.js';
 import type { Logger } from '../../src/log.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
-import { answerPage as answer, deletesOf as deletesOfPipeline, newPipeline as createPipeline, openPage, PROJECT } from '../helpers/approval.js';
+import {
+  answerPage as answer,
+  deletesOf as deletesOfPipeline,
+  newPipeline as createPipeline,
+  openPage,
+  PROJECT,
+} from '../helpers/approval.js';
 
 const env = useSandbox();
 const SECRET = 'correct horse battery staple';
@@ -18,7 +32,9 @@ const SECRET = 'correct horse battery staple';
 /** The stderr log as the operator reads it: the page's links arrive here, and only here. */
 function capturingLog(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
-  const push = (line: string) => { lines.push(line); };
+  const push = (line: string) => {
+    lines.push(line);
+  };
   return { log: { error: push, warn: push, info: push, debug: push }, lines };
 }
 
@@ -34,7 +50,11 @@ function startPage(options: Partial<LocalApprovalPageOptions> = {}) {
   return { page, lines };
 }
 
-async function connect(page: LocalApprovalPage, approval: ApprovalPolicy = 'page', extra: Parameters<typeof connectInMemory>[0] extends infer O ? Partial<O> : never = {}) {
+async function connect(
+  page: LocalApprovalPage,
+  approval: ApprovalPolicy = 'page',
+  extra: Parameters<typeof connectInMemory>[0] extends infer O ? Partial<O> : never = {},
+) {
   return connectInMemory({ client: env.client, approval, approvals: page.desk, progressIntervalMs: 20, ...extra });
 }
 
@@ -57,9 +77,16 @@ describe('the approval page, for a client without elicitation', () => {
     const mcp = await connect(page);
     const pipeline = await newPipeline();
     const progress: string[] = [];
-    const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } }, undefined, {
-      onprogress: (p) => { progress.push(p.message ?? ''); }, resetTimeoutOnProgress: true,
-    });
+    const call = mcp.client.callTool(
+      { name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } },
+      undefined,
+      {
+        onprogress: (p) => {
+          progress.push(p.message ?? '');
+        },
+        resetTimeoutOnProgress: true,
+      },
+    );
     const link = await linkInLog(lines);
     const shown = await openPage(link);
     expect(shown.status).toBe(200);
@@ -140,7 +167,10 @@ describe('the approval page, for a client without elicitation', () => {
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
     const link = await linkInLog(lines);
     const { nonce } = await openPage(link);
-    const both = await Promise.all([answer(link, { nonce: nonce!, decision: 'approve' }), answer(link, { nonce: nonce!, decision: 'approve' })]);
+    const both = await Promise.all([
+      answer(link, { nonce: nonce!, decision: 'approve' }),
+      answer(link, { nonce: nonce!, decision: 'approve' }),
+    ]);
     expect(both.map((b) => b.status).sort()).toEqual([200, 410]);
     expect((await call).isError).toBeFalsy();
     const replay = await answer(link, { nonce: nonce!, decision: 'approve' });
@@ -154,7 +184,10 @@ describe('the approval page, for a client without elicitation', () => {
     const { page, lines } = startPage();
     const mcp = await connect(page);
     const path = '<img src=x onerror=alert(1)>.txt';
-    const call = mcp.client.callTool({ name: 'delete_file', arguments: { id: PROJECT, file_path: path, branch: 'main', commit_message: 'rm' } });
+    const call = mcp.client.callTool({
+      name: 'delete_file',
+      arguments: { id: PROJECT, file_path: path, branch: 'main', commit_message: 'rm' },
+    });
     const link = await linkInLog(lines);
     const shown = await openPage(link);
     expect(shown.html).not.toContain('<img');
@@ -180,7 +213,9 @@ describe('answers that do not come from the human on the page', () => {
     expect((await answer(link, { nonce, decision: 'approve' })).status).toBe(403);
     expect((await answer(link, { decision: 'approve', secret: SECRET })).status).toBe(403);
     expect((await answer(link, { nonce: 'guessed', decision: 'approve', secret: SECRET })).status).toBe(403);
-    expect((await answer(link, { nonce, decision: 'approve', secret: SECRET }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect(
+      (await answer(link, { nonce, decision: 'approve', secret: SECRET }, { origin: 'https://evil.example' })).status,
+    ).toBe(403);
     expect((await answer(link, { nonce, decision: 'approve', secret: SECRET }, {})).status).toBe(403);
     // DNS rebinding: evil.example resolved to 127.0.0.1 reaches the port but names itself in Host.
     const { port } = new URL(link);
@@ -203,7 +238,8 @@ describe('answers that do not come from the human on the page', () => {
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_001 } });
     const link = await linkInLog(lines);
     const { nonce } = await openPage(link);
-    for (let i = 0; i < MAX_SECRET_ATTEMPTS; i++) await answer(link, { nonce: nonce!, decision: 'approve', secret: `guess ${i}` });
+    for (let i = 0; i < MAX_SECRET_ATTEMPTS; i++)
+      await answer(link, { nonce: nonce!, decision: 'approve', secret: `guess ${i}` });
     expect((await answer(link, { nonce: nonce!, decision: 'approve', secret: SECRET })).status).toBe(410);
     expect(resultText(await call)).toMatch(/wrong passphrases/);
     expect(deletesOf(999_001)).toHaveLength(0);
@@ -216,9 +252,15 @@ describe('limits and the end of a wait', () => {
     const { page, lines } = startPage({ maxPending: 1 });
     const first = await connect(page);
     const second = await connect(page);
-    const waiting = first.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_002 } });
+    const waiting = first.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: PROJECT, pipeline_id: 999_002 },
+    });
     const link = await linkInLog(lines);
-    const refused = await second.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_003 } });
+    const refused = await second.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: PROJECT, pipeline_id: 999_003 },
+    });
     expect(refused.isError).toBe(true);
     expect(resultText(refused)).toMatch(/1 calls already wait for a human on the approval page; nothing was changed/);
     await answer(link, { nonce: (await openPage(link)).nonce!, decision: 'deny' });
@@ -231,7 +273,11 @@ describe('limits and the end of a wait', () => {
     const { page, lines } = startPage();
     const mcp = await connect(page);
     const controller = new AbortController();
-    const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_004 } }, undefined, { signal: controller.signal });
+    const call = mcp.client.callTool(
+      { name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_004 } },
+      undefined,
+      { signal: controller.signal },
+    );
     const link = await linkInLog(lines);
     const { nonce } = await openPage(link);
     controller.abort('the user pressed stop');
@@ -246,7 +292,12 @@ describe('limits and the end of a wait', () => {
   it('with the page policy, never asks through a form the client (or its model) might answer', async () => {
     const { page, lines } = startPage();
     const formQuestions: string[] = [];
-    const mcp = await connect(page, 'page', { elicit: (message) => { formQuestions.push(message); return { action: 'accept', content: { confirm: true } }; } });
+    const mcp = await connect(page, 'page', {
+      elicit: (message) => {
+        formQuestions.push(message);
+        return { action: 'accept', content: { confirm: true } };
+      },
+    });
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_005 } });
     const link = await linkInLog(lines);
     await answer(link, { nonce: (await openPage(link)).nonce!, decision: 'deny' });
@@ -257,7 +308,10 @@ describe('limits and the end of a wait', () => {
 
   it('without a page, the elicit policy refuses a client that cannot ask', async () => {
     const mcp = await connectInMemory({ client: env.client, approval: 'elicit' });
-    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_006 } });
+    const result = await mcp.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: PROJECT, pipeline_id: 999_006 },
+    });
     expect(resultText(result)).toMatch(/cannot ask \(it does not support elicitation\)/);
     await mcp.close();
   });
@@ -266,7 +320,13 @@ describe('limits and the end of a wait', () => {
 /** A client that declared URL-mode elicitation only (no form), answering the link with `answer`. */
 async function connectUrlClient(page: LocalApprovalPage, answer: (url: string) => ElicitResult) {
   const server = createMcpServer({
-    operations, client: env.client, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 45_000, approvals: page.desk,
+    operations,
+    client: env.client,
+    readOnly: false,
+    toolsets: [],
+    maxResultChars: 60_000,
+    callTimeoutMs: 45_000,
+    approvals: page.desk,
   });
   const client = new Client({ name: 'url-client', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
   const asked: Array<{ url: string; elicitationId: string; message: string }> = [];
@@ -277,10 +337,20 @@ async function connectUrlClient(page: LocalApprovalPage, answer: (url: string) =
     asked.push(params);
     return answer(params.url);
   });
-  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => { completed.push(n.params.elicitationId); });
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+    completed.push(n.params.elicitationId);
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  return { client, asked, completed, close: async () => { await client.close(); await server.close(); } };
+  return {
+    client,
+    asked,
+    completed,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
 }
 
 describe('a client with URL-mode elicitation', () => {
@@ -306,7 +376,10 @@ describe('a client with URL-mode elicitation', () => {
   it('runs nothing, and closes the page, when the user declines to open it', async () => {
     const { page } = startPage();
     const mcp = await connectUrlClient(page, () => ({ action: 'decline' }));
-    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_007 } });
+    const result = await mcp.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: PROJECT, pipeline_id: 999_007 },
+    });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/declined the approval; nothing was changed/);
     expect((await openPage(mcp.asked[0].url)).status).toBe(410);

@@ -19,12 +19,17 @@ describe('bad input', () => {
   it('names the field holding a lone surrogate instead of "URI malformed"', async () => {
     const result = await call('get_file', { id: 'acme/web', file_path: 'a\ud800b', ref: 'main' });
     expect(result).toMatchObject({ isError: true, sent: 0 });
-    expect(result.text).toBe('Invalid input for get_file: file_path: contains a lone UTF-16 surrogate (not valid Unicode); send the text as valid UTF-8. Nothing was sent.');
+    expect(result.text).toBe(
+      'Invalid input for get_file: file_path: contains a lone UTF-16 surrogate (not valid Unicode); send the text as valid UTF-8. Nothing was sent.',
+    );
   });
 
   it('finds a lone surrogate nested in a commit action and in a body field', async () => {
     const result = await call('create_commit', {
-      id: 'acme/web', branch: 'main', commit_message: 'x\udc00', actions: [{ action: 'create', file_path: 'f\ud801', content: 'c' }],
+      id: 'acme/web',
+      branch: 'main',
+      commit_message: 'x\udc00',
+      actions: [{ action: 'create', file_path: 'f\ud801', content: 'c' }],
     });
     expect(result.sent).toBe(0);
     expect(result.text).toContain('commit_message: contains a lone UTF-16 surrogate');
@@ -35,7 +40,11 @@ describe('bad input', () => {
     const huge = 'a'.repeat(5_000_000);
     const inPath = await call('get_file', { id: 'acme/web', file_path: huge, ref: 'main' });
     expect(inPath).toMatchObject({ isError: true, sent: 0 });
-    expect(inPath.text).toMatch(new RegExp(`^Invalid input for get_file: file_path: Too big: expected string to have <=${MAX_URL_VALUE_CHARS} characters. Nothing was sent.$`));
+    expect(inPath.text).toMatch(
+      new RegExp(
+        `^Invalid input for get_file: file_path: Too big: expected string to have <=${MAX_URL_VALUE_CHARS} characters. Nothing was sent.$`,
+      ),
+    );
     const inQuery = await call('list_pipelines', { id: 'acme/web', ref: huge });
     expect(inQuery).toMatchObject({ isError: true, sent: 0 });
     expect(inQuery.text).toContain('ref: Too big');
@@ -51,6 +60,8 @@ describe('bad input', () => {
   ])('answers arguments that are %s with one sentence, not a validation dump', async (_what, json, kind) => {
     const result = await call('list_pipelines', JSON.parse(json));
     expect(result).toMatchObject({ isError: true, sent: 0 });
-    expect(result.text).toBe(`Invalid input for list_pipelines: the arguments must be a JSON object of named parameters, got ${kind}. Nothing was sent.`);
+    expect(result.text).toBe(
+      `Invalid input for list_pipelines: the arguments must be a JSON object of named parameters, got ${kind}. Nothing was sent.`,
+    );
   });
 });

@@ -20,16 +20,27 @@ const BARE = /^(cancel|confirm|ok|okay|yes|no|back|close|approve|deny|run it|don
 
 /** Every label a person can press in Block Kit: buttons, and the two of each button's "are you sure" dialog. */
 function pressable(blocks: Block[]): string[] {
-  type Element = { type: string; text: { text: string }; confirm?: { confirm: { text: string }; deny: { text: string } } };
-  return blocks.flatMap((block) => ((block.elements ?? []) as Element[]).filter((element) => element.type === 'button').flatMap((element) => [
-    element.text.text,
-    ...(element.confirm ? [element.confirm.confirm.text, element.confirm.deny.text] : []),
-  ]));
+  type Element = {
+    type: string;
+    text: { text: string };
+    confirm?: { confirm: { text: string }; deny: { text: string } };
+  };
+  return blocks.flatMap((block) =>
+    ((block.elements ?? []) as Element[])
+      .filter((element) => element.type === 'button')
+      .flatMap((element) => [
+        element.text.text,
+        ...(element.confirm ? [element.confirm.confirm.text, element.confirm.deny.text] : []),
+      ]),
+  );
 }
 
 async function runningPipeline(): Promise<number> {
   const res = await env.client.request<Array<{ id: number }>>({
-    method: 'GET', path: `/projects/${encodeURIComponent(PROJECT)}/pipelines`, query: { status: 'running' }, idempotent: true,
+    method: 'GET',
+    path: `/projects/${encodeURIComponent(PROJECT)}/pipelines`,
+    query: { status: 'running' },
+    idempotent: true,
   });
   expect(res.data.length).toBeGreaterThan(0);
   return res.data[0].id;
@@ -37,7 +48,10 @@ async function runningPipeline(): Promise<number> {
 
 async function cancelQuestion(id: number) {
   const chat = createDispatcher({
-    operations, policy: { readOnly: false }, runContext: () => ({ client: env.client }), explain: { operations },
+    operations,
+    policy: { readOnly: false },
+    runContext: () => ({ client: env.client }),
+    explain: { operations },
     defaultProject: { get: () => undefined, set: () => undefined },
   });
   const reply = await chat.dispatch(`pipeline cancel ${PROJECT} ${id}`);
@@ -62,12 +76,27 @@ describe('answers that say what they do', () => {
   it('Slack: a cancel_pipeline question has no button, and no dialog answer, that just says Cancel', async () => {
     const id = await runningPipeline();
     const reply = await cancelQuestion(id);
-    const question = renderConfirmation(reply.prompt, 'T1:U1:ticket', { operation: 'cancel_pipeline', answers: reply.answers })!;
+    const question = renderConfirmation(reply.prompt, 'T1:U1:ticket', {
+      operation: 'cancel_pipeline',
+      answers: reply.answers,
+    })!;
     const labels = pressable(question.blocks);
-    expect(labels).toEqual([`Yes, cancel pipeline ${id}`, `Yes, cancel pipeline ${id}`, 'No, go back', 'No, keep it running']);
+    expect(labels).toEqual([
+      `Yes, cancel pipeline ${id}`,
+      `Yes, cancel pipeline ${id}`,
+      'No, go back',
+      'No, keep it running',
+    ]);
     for (const label of labels) expect(label).not.toMatch(BARE);
 
-    const approver = renderApprovalRequest({ id: 'a1', url: 'http://127.0.0.1/x', operation: 'cancel_pipeline', prompt: reply.prompt, answers: reply.answers, expiresAt: Date.now() + 60_000 })!;
+    const approver = renderApprovalRequest({
+      id: 'a1',
+      url: 'http://127.0.0.1/x',
+      operation: 'cancel_pipeline',
+      prompt: reply.prompt,
+      answers: reply.answers,
+      expiresAt: Date.now() + 60_000,
+    })!;
     expect(pressable(approver.blocks)).toEqual(labels);
   });
 
@@ -78,17 +107,25 @@ describe('answers that say what they do', () => {
     const links: string[] = [];
     page.desk.onOpen((opened) => links.push(opened.url));
     try {
-      const opened = await page.desk.open({ operation: 'cancel_pipeline', input: reply.input, prompt: reply.prompt, answers: reply.answers });
+      const opened = await page.desk.open({
+        operation: 'cancel_pipeline',
+        input: reply.input,
+        prompt: reply.prompt,
+        answers: reply.answers,
+      });
       expect(opened.ok).toBe(true);
       const html = await (await fetch(links[0])).text();
       const buttons = [...html.matchAll(/<button[^>]*value="(\w+)"[^>]*>([^<]*)<\/button>/g)].map((m) => [m[1], m[2]]);
-      expect(buttons).toEqual([['approve', `Yes, cancel pipeline ${id}`], ['deny', 'No, keep it running']]);
+      expect(buttons).toEqual([
+        ['approve', `Yes, cancel pipeline ${id}`],
+        ['deny', 'No, keep it running'],
+      ]);
     } finally {
       await page.close();
     }
   });
 
-  it('MCP: the form\'s box is titled with the action and its number', async () => {
+  it("MCP: the form's box is titled with the action and its number", async () => {
     const id = await runningPipeline();
     const schemas: unknown[] = [];
     const mcp = await connectInMemory({ client: env.client, elicit: () => ({ action: 'decline' }) });
@@ -103,7 +140,9 @@ describe('answers that say what they do', () => {
       await mcp.close();
     }
     expect(schemas).toHaveLength(1);
-    expect(schemas[0]).toMatchObject({ properties: { confirm: { type: 'boolean', title: `Yes, cancel pipeline ${id}` } } });
+    expect(schemas[0]).toMatchObject({
+      properties: { confirm: { type: 'boolean', title: `Yes, cancel pipeline ${id}` } },
+    });
     expect(JSON.stringify(schemas[0])).toContain('No, keep it running');
   });
 });

@@ -34,13 +34,13 @@ const PIECES = {
   'line and paragraph separators': 'c\u2028d\u2029e',
   'next line (C1)': 'f\u0085g',
   'right-to-left override': 'invoice\u202Egpj.exe',
-  'isolates': '\u2066x\u2069',
+  isolates: '\u2066x\u2069',
   'zero-width space and joiner, BOM': 'ma\u200Bi\u200Dn\uFEFF',
   'C0 and C1 controls': '\u0007\u0008\u009B',
   'ANSI colour escape': '\u001b[31mred\u001b[0m',
   'Slack mentions': '<!channel> <@U123>',
   'Slack mrkdwn': '*bold* _it_ ~gone~',
-  'HTML': '<script>alert(1)</script>',
+  HTML: '<script>alert(1)</script>',
 } as const;
 const HOSTILE = Object.values(PIECES).join(' ');
 
@@ -51,7 +51,9 @@ const spelled = (c: string) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, 
 
 /** Hostile characters a rendering carries raw; `layout` names the characters the channel itself lays text out with. */
 function rawHidden(text: string, layout = '\n'): string[] {
-  return hiddenIn(text).filter((c) => !layout.includes(c)).map(spelled);
+  return hiddenIn(text)
+    .filter((c) => !layout.includes(c))
+    .map(spelled);
 }
 
 interface Kind {
@@ -69,26 +71,96 @@ interface Kind {
  * the project named by path so that the kind under test is the only hostile text in the question.
  */
 const KINDS: Record<string, Kind> = {
-  'person display name': { operation: 'remove_project_member', args: { id: 'acme/web', user_id: 6 }, fields: ['name'], shown: true },
-  'username': { operation: 'update_project_member', args: { id: 'acme/web', user_id: 6, access_level: 40 }, fields: ['username'], shown: true },
-  'project path': { operation: 'delete_pipeline', args: { id: 5, pipeline_id: 3 }, fields: ['path_with_namespace'], shown: true },
+  'person display name': {
+    operation: 'remove_project_member',
+    args: { id: 'acme/web', user_id: 6 },
+    fields: ['name'],
+    shown: true,
+  },
+  username: {
+    operation: 'update_project_member',
+    args: { id: 'acme/web', user_id: 6, access_level: 40 },
+    fields: ['username'],
+    shown: true,
+  },
+  'project path': {
+    operation: 'delete_pipeline',
+    args: { id: 5, pipeline_id: 3 },
+    fields: ['path_with_namespace'],
+    shown: true,
+  },
   'group path': { operation: 'remove_group_member', args: { id: 7, user_id: 6 }, fields: ['full_path'], shown: true },
-  'a failed lookup, in the service\'s words': { operation: 'remove_group_member', args: { id: 'acme', user_id: 66 }, fields: ['message'], shown: true },
-  'job name, stage, ref and status': { operation: 'cancel_job', args: { id: 'acme/web', job_id: 32 }, fields: ['name', 'stage', 'ref', 'status'], shown: true },
-  'pipeline ref and status': { operation: 'cancel_pipeline', args: { id: 'acme/web', pipeline_id: 9 }, fields: ['ref', 'status'], shown: true },
-  'branch': { operation: 'delete_branch', args: { id: 'acme/web', branch: HOSTILE }, shown: true },
+  "a failed lookup, in the service's words": {
+    operation: 'remove_group_member',
+    args: { id: 'acme', user_id: 66 },
+    fields: ['message'],
+    shown: true,
+  },
+  'job name, stage, ref and status': {
+    operation: 'cancel_job',
+    args: { id: 'acme/web', job_id: 32 },
+    fields: ['name', 'stage', 'ref', 'status'],
+    shown: true,
+  },
+  'pipeline ref and status': {
+    operation: 'cancel_pipeline',
+    args: { id: 'acme/web', pipeline_id: 9 },
+    fields: ['ref', 'status'],
+    shown: true,
+  },
+  branch: { operation: 'delete_branch', args: { id: 'acme/web', branch: HOSTILE }, shown: true },
   'tag (a ref)': { operation: 'delete_tag', args: { id: 'acme/web', tag_name: HOSTILE }, shown: true },
-  'file path': { operation: 'delete_file', args: { id: 'acme/web', file_path: HOSTILE, branch: 'main', commit_message: 'x' }, shown: true },
+  'file path': {
+    operation: 'delete_file',
+    args: { id: 'acme/web', file_path: HOSTILE, branch: 'main', commit_message: 'x' },
+    shown: true,
+  },
   'issue title': { operation: 'update_issue', args: { id: 'acme/web', issue_iid: 1, title: HOSTILE }, shown: true },
-  'merge request title': { operation: 'update_merge_request', args: { id: 'acme/web', merge_request_iid: 1, title: HOSTILE }, shown: true },
-  'label': { operation: 'update_issue', args: { id: 'acme/web', issue_iid: 1, title: 'x', labels: HOSTILE }, shown: true },
+  'merge request title': {
+    operation: 'update_merge_request',
+    args: { id: 'acme/web', merge_request_iid: 1, title: HOSTILE },
+    shown: true,
+  },
+  label: {
+    operation: 'update_issue',
+    args: { id: 'acme/web', issue_iid: 1, title: 'x', labels: HOSTILE },
+    shown: true,
+  },
   'object key': { operation: 'update_application_settings', args: { settings: { [HOSTILE]: 'x' } }, shown: true },
-  'object value': { operation: 'update_application_settings', args: { settings: { after_sign_up_text: HOSTILE } }, shown: true },
-  'array item': { operation: 'create_commit', args: { id: 'acme/web', branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_path: HOSTILE }] }, shown: true },
-  'nested object value': { operation: 'set_integration', args: { id: 'acme/web', slug: 'slack', settings: { channel: HOSTILE } }, shown: true },
-  'reason text (quoting the input)': { operation: 'set_integration', args: { id: 'acme/web', slug: HOSTILE, settings: { channel: 'x' } }, shown: true },
-  'secret summary URL': { operation: 'set_integration', args: { id: 'acme/web', slug: 'slack', settings: { webhook: `https://hooks.example/${encodeURIComponent(HOSTILE)}` } }, shown: false },
-  'long free text (summarised)': { operation: 'update_issue', args: { id: 'acme/web', issue_iid: 1, description: HOSTILE.repeat(10) }, shown: false },
+  'object value': {
+    operation: 'update_application_settings',
+    args: { settings: { after_sign_up_text: HOSTILE } },
+    shown: true,
+  },
+  'array item': {
+    operation: 'create_commit',
+    args: { id: 'acme/web', branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_path: HOSTILE }] },
+    shown: true,
+  },
+  'nested object value': {
+    operation: 'set_integration',
+    args: { id: 'acme/web', slug: 'slack', settings: { channel: HOSTILE } },
+    shown: true,
+  },
+  'reason text (quoting the input)': {
+    operation: 'set_integration',
+    args: { id: 'acme/web', slug: HOSTILE, settings: { channel: 'x' } },
+    shown: true,
+  },
+  'secret summary URL': {
+    operation: 'set_integration',
+    args: {
+      id: 'acme/web',
+      slug: 'slack',
+      settings: { webhook: `https://hooks.example/${encodeURIComponent(HOSTILE)}` },
+    },
+    shown: false,
+  },
+  'long free text (summarised)': {
+    operation: 'update_issue',
+    args: { id: 'acme/web', issue_iid: 1, description: HOSTILE.repeat(10) },
+    shown: false,
+  },
 };
 
 /**
@@ -98,26 +170,37 @@ const KINDS: Record<string, Kind> = {
 function expectStructure(prompt: string, op: Operation, input: Record<string, unknown>, where: string): void {
   const lines = prompt.split('\n');
   const args = Object.values(input).filter((v) => v !== undefined);
-  const expected = 2 + args.reduce<number>((n, v) => n + 1 + (Array.isArray(v) && v.some((i) => i && typeof i === 'object') ? v.length : 0), 0);
+  const expected =
+    2 +
+    args.reduce<number>(
+      (n, v) => n + 1 + (Array.isArray(v) && v.some((i) => i && typeof i === 'object') ? v.length : 0),
+      0,
+    );
   expect(lines, `${where}: one line per argument`).toHaveLength(expected);
   expect(lines[0].startsWith(`${op.title} (${op.name}): `), where).toBe(true);
   expect(lines[1], where).toBe('The exact call:');
-  for (const line of lines.slice(2)) expect(line, `${where}: an argument's line`).toMatch(/^ {2}[a-z_]+:( |$)|^ {4}\d+\. /);
+  for (const line of lines.slice(2))
+    expect(line, `${where}: an argument's line`).toMatch(/^ {2}[a-z_]+:( |$)|^ {4}\d+\. /);
   expect(rawHidden(prompt), `${where}: hidden characters shown raw`).toEqual([]);
 }
 
 /** The hostile characters of HOSTILE, each spelled out in the question. */
 function expectSpelledOut(text: string, where: string): void {
-  const missing = hiddenIn(HOSTILE).filter((c) => !text.includes(spelled(c))).map(spelled);
+  const missing = hiddenIn(HOSTILE)
+    .filter((c) => !text.includes(spelled(c)))
+    .map(spelled);
   expect(missing, `${where}: not spelled out`).toEqual([]);
 }
 
-const unescapeHtml = (html: string) => html.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+const unescapeHtml = (html: string) =>
+  html.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
 const unescapeMrkdwn = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
 /** Every text a person sees in Block Kit: sections, fields, context, buttons and their dialogs. */
 function blockTexts(blocks: Block[]): string[] {
-  return JSON.stringify(blocks).match(/"text":"(?:[^"\\]|\\.)*"/g)!.map((t) => JSON.parse(`{${t}}`).text as string);
+  return JSON.stringify(blocks)
+    .match(/"text":"(?:[^"\\]|\\.)*"/g)!
+    .map((t) => JSON.parse(`{${t}}`).text as string);
 }
 
 /**
@@ -125,11 +208,15 @@ function blockTexts(blocks: Block[]): string[] {
  * long for one block goes on in the next, marked as going on (CONTINUED), never as a line of its own.
  */
 function slackQuestion(blocks: Block[], where: string): string {
-  const lines = blocks.flatMap((b) => {
-    const text = (b as { text?: { text?: string } }).text?.text ?? '';
-    return text.startsWith('```') ? [unescapeMrkdwn(text.slice(3, -3))] : [];
-  }).join('\n').split('\n');
-  for (const line of lines.filter((l) => !l.startsWith(CONTINUED))) expect(line, `${where}: a line's start`).toMatch(/^\S.*\(\w+\): |^The exact call:$|^ {2}[a-z_]+:( |$)|^ {4}\d+\. /);
+  const lines = blocks
+    .flatMap((b) => {
+      const text = (b as { text?: { text?: string } }).text?.text ?? '';
+      return text.startsWith('```') ? [unescapeMrkdwn(text.slice(3, -3))] : [];
+    })
+    .join('\n')
+    .split('\n');
+  for (const line of lines.filter((l) => !l.startsWith(CONTINUED)))
+    expect(line, `${where}: a line's start`).toMatch(/^\S.*\(\w+\): |^The exact call:$|^ {2}[a-z_]+:( |$)|^ {4}\d+\. /);
   return lines.join('\n').replaceAll(`\n${CONTINUED}`, '');
 }
 
@@ -139,7 +226,8 @@ function expectSafeSlack(blocks: Block[], where: string): void {
     expect(rawHidden(text), `${where}: hidden characters shown raw`).toEqual([]);
     // Slack reads <!channel>, <@U…> and <url|label> anywhere but in an escaped form; mrkdwn only outside code.
     expect(text, where).not.toMatch(/<[!@#]|<script|<https?:/);
-    if (text.includes('*bold*')) expect(text.startsWith('```') && text.endsWith('```'), `${where}: markup outside code`).toBe(true);
+    if (text.includes('*bold*'))
+      expect(text.startsWith('```') && text.endsWith('```'), `${where}: markup outside code`).toBe(true);
   }
 }
 
@@ -154,9 +242,23 @@ beforeAll(async () => {
   client = new HttpClient({ baseUrl: service.url, token: 'hostile-service-token', retry: { maxRetries: 0 } });
   page = createLocalApprovalPage({ port: 0, maxPending: 64 });
   page.desk.onOpen((opened) => links.push(opened.url));
-  const serverOptions = () => ({ operations, client, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 });
+  const serverOptions = () => ({
+    operations,
+    client,
+    readOnly: false,
+    toolsets: [],
+    maxResultChars: 60_000,
+    callTimeoutMs: 60_000,
+  });
   stateless = await startHttp(client, {
-    stateless: () => createStatelessEndpoint({ serverOptions, store: new MemoryStore(), sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger }),
+    stateless: () =>
+      createStatelessEndpoint({
+        serverOptions,
+        store: new MemoryStore(),
+        sharedStore: false,
+        maxMessageBytes: 1 << 20,
+        log: silentLogger,
+      }),
   });
 });
 
@@ -179,7 +281,14 @@ function chat() {
 
 /** The 2025-11-25 form question a real MCP client is sent for this call (the client declines it). */
 async function mcpQuestion(name: string, args: Record<string, unknown>) {
-  const server = createMcpServer({ operations, client, readOnly: false, toolsets: ['all'], maxResultChars: 60_000, callTimeoutMs: 60_000 });
+  const server = createMcpServer({
+    operations,
+    client,
+    readOnly: false,
+    toolsets: ['all'],
+    maxResultChars: 60_000,
+    callTimeoutMs: 60_000,
+  });
   const mcp = new Client({ name: 'field-kinds', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   const asked: Array<{ message: string; requestedSchema: unknown }> = [];
   mcp.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -202,7 +311,9 @@ async function mcpQuestion(name: string, args: Record<string, unknown>) {
 async function statelessQuestion(name: string, args: Record<string, unknown>) {
   const { client: v2, call } = await manualClient(stateless.url);
   try {
-    const result = await call(name, args) as { inputRequests?: Record<string, { params?: { message: string; requestedSchema: unknown } }> };
+    const result = (await call(name, args)) as {
+      inputRequests?: Record<string, { params?: { message: string; requestedSchema: unknown } }>;
+    };
     const params = result.inputRequests?.confirm?.params;
     expect(params, 'an input_required form').toBeDefined();
     return params!;
@@ -212,7 +323,12 @@ async function statelessQuestion(name: string, args: Record<string, unknown>) {
 }
 
 async function approvalPage(reply: Extract<ChatReply, { kind: 'confirm' }>): Promise<string> {
-  const opened = await page.desk.open({ operation: reply.operation.name, input: reply.input, prompt: reply.prompt, answers: reply.answers });
+  const opened = await page.desk.open({
+    operation: reply.operation.name,
+    input: reply.input,
+    prompt: reply.prompt,
+    answers: reply.answers,
+  });
   expect(opened.ok).toBe(true);
   const html = await (await fetch(links.at(-1)!)).text();
   if (opened.ok) opened.approval.withdraw('test done');
@@ -235,7 +351,8 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
       if (shown) expectSpelledOut(prompt, 'the question');
       else expect(prompt).not.toContain('invoice');
       // Each of the service's fields this kind shows is in the question, its hostile text spelled out right after it.
-      for (const field of fields ?? []) expect(prompt, `the service's ${field}`).toContain(`{${field}}${spelled(HOSTILE[0])}`);
+      for (const field of fields ?? [])
+        expect(prompt, `the service's ${field}`).toContain(`{${field}}${spelled(HOSTILE[0])}`);
 
       // MCP, 2025-11-25: the form elicitation's message is the question, then the one thing asked.
       const form = await mcpQuestion(operation, args);
@@ -249,18 +366,30 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
 
       // The terminal chat: the question indented as a block, then y/N; no escape sequence reaches the terminal.
       const terminal = `${renderMessage(reply.message, { operations, color: false })}${CONFIRM_QUESTION}`;
-      expect(terminal).toContain(prompt.split('\n').map((line) => `    ${line}`).join('\n'));
+      expect(terminal).toContain(
+        prompt
+          .split('\n')
+          .map((line) => `    ${line}`)
+          .join('\n'),
+      );
       expect(terminal.split('\n')).toHaveLength(prompt.split('\n').length + 5);
       expect(rawHidden(terminal), 'the terminal').toEqual([]);
 
       // Slack: the question in code blocks, mrkdwn escaped on top (no mention, link or formatting from the data).
       const question = renderConfirmation(prompt, 'T1:U1:ticket', { operation, answers: reply.answers });
       expect(question).toBeDefined();
-      expect(slackQuestion(question!.blocks, 'Slack\'s question')).toBe(prompt);
-      expectSafeSlack(question!.blocks, 'Slack\'s question');
-      const approver = renderApprovalRequest({ id: 'a1', url: 'http://127.0.0.1/x', operation, prompt, answers: reply.answers, expiresAt: Date.now() + 60_000 });
-      expect(slackQuestion(approver!.blocks, 'the Slack approver\'s message')).toBe(prompt);
-      expectSafeSlack(approver!.blocks, 'the Slack approver\'s message');
+      expect(slackQuestion(question!.blocks, "Slack's question")).toBe(prompt);
+      expectSafeSlack(question!.blocks, "Slack's question");
+      const approver = renderApprovalRequest({
+        id: 'a1',
+        url: 'http://127.0.0.1/x',
+        operation,
+        prompt,
+        answers: reply.answers,
+        expiresAt: Date.now() + 60_000,
+      });
+      expect(slackQuestion(approver!.blocks, "the Slack approver's message")).toBe(prompt);
+      expectSafeSlack(approver!.blocks, "the Slack approver's message");
 
       // The approval page: the question HTML-escaped on top, one numbered line per line of it (a line the browser
       // wraps goes on unnumbered), and no markup from the data.
@@ -268,7 +397,9 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
       const pre = [...html.matchAll(/<pre class="question">([\s\S]*?)<\/pre>/g)].map((m) => m[1]);
       expect(pre, 'the approval page').toHaveLength(1);
       const lines = [...pre[0].matchAll(/<span>([^<]*)<\/span>/g)].map((m) => unescapeHtml(m[1]));
-      expect(pre[0], 'the approval page').toBe(lines.map((line) => `<span>${line.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</span>`).join(''));
+      expect(pre[0], 'the approval page').toBe(
+        lines.map((line) => `<span>${line.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</span>`).join(''),
+      );
       expect(lines.join('\n'), 'the approval page').toBe(prompt);
       expect(html).toMatch(/\.question span::before\{counter-increment:line;content:counter\(line\)/);
       expect(html).not.toMatch(/<script|<!channel>/);
@@ -277,17 +408,29 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
   }
 });
 
-describe('what is said instead of a question, with the service\'s names in it', () => {
+describe("what is said instead of a question, with the service's names in it", () => {
   it('a change to access inherited from a group is refused naming the user, the place and the groups, each spelled out', () => {
     const text = (field: string) => `{${field}}${HOSTILE}`;
     for (const change of ['remove', 'update'] as const) {
-      const refusal = inheritedRefusal('project', { id: 5, user_id: 6, access_level: 50 }, {
-        direct: false, username: text('username'), place: text('place'), access: 30,
-        sources: [{ path: text('path'), access_level: 30 }, { path: text('parent'), access_level: 40 }],
-      }, change)!;
+      const refusal = inheritedRefusal(
+        'project',
+        { id: 5, user_id: 6, access_level: 50 },
+        {
+          direct: false,
+          username: text('username'),
+          place: text('place'),
+          access: 30,
+          sources: [
+            { path: text('path'), access_level: 30 },
+            { path: text('parent'), access_level: 40 },
+          ],
+        },
+        change,
+      )!;
       expect(refusal.split('\n'), `${change}: one paragraph`).toHaveLength(1);
       expect(rawHidden(refusal, ''), change).toEqual([]);
-      for (const field of ['username', 'place', 'path', 'parent']) expect(refusal, `${change}: ${field}`).toContain(`{${field}}${spelled(HOSTILE[0])}`);
+      for (const field of ['username', 'place', 'path', 'parent'])
+        expect(refusal, `${change}: ${field}`).toContain(`{${field}}${spelled(HOSTILE[0])}`);
     }
   });
 });

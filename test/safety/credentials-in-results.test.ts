@@ -5,8 +5,13 @@ import { connectInMemory, useSandbox } from '../helpers/mcp.js';
 const env = useSandbox();
 
 describe('credentials in answers', () => {
-  it('redacts a group\'s runners_token in the tool result its owner gets, and keeps everything else', async () => {
-    const raw = await env.client.request<Record<string, unknown>>({ method: 'GET', path: '/groups/acme', idempotent: true, token: env.sandbox.tokens.admin });
+  it("redacts a group's runners_token in the tool result its owner gets, and keeps everything else", async () => {
+    const raw = await env.client.request<Record<string, unknown>>({
+      method: 'GET',
+      path: '/groups/acme',
+      idempotent: true,
+      token: env.sandbox.tokens.admin,
+    });
     // The service does send it: the test would prove nothing otherwise.
     expect(typeof raw.data.runners_token).toBe('string');
     const mcp = await connectInMemory({ client: env.client, token: env.sandbox.tokens.admin });

@@ -9,7 +9,16 @@ import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
-import { clickBody, commandBody, loginSubmitBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+import {
+  clickBody,
+  commandBody,
+  loginSubmitBody,
+  messageText,
+  postSigned,
+  startFakeSlack,
+  waitFor,
+  type FakeSlack,
+} from '../helpers/slack.js';
 
 const env = useSandbox();
 const AWS_VALUE = 'AKIAIOSFODNN7EXAMPLE';
@@ -19,25 +28,38 @@ describe('over MCP', () => {
   it('creates and reads a variable without the value in any result; reveal asks the human, and shows it only when they accept', async () => {
     let answer: 'accept' | 'decline' = 'decline';
     const mcp = await connectInMemory({
-      client: env.client, elicit: () => (answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' }),
+      client: env.client,
+      elicit: () => (answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' }),
     });
     try {
-      const created = await mcp.client.callTool({ name: 'create_group_variable', arguments: { id: 'acme', key: 'AWS_KEY', value: AWS_VALUE } });
+      const created = await mcp.client.callTool({
+        name: 'create_group_variable',
+        arguments: { id: 'acme', key: 'AWS_KEY', value: AWS_VALUE },
+      });
       expect(created.isError).toBeFalsy();
       expect(JSON.stringify(created)).not.toContain(AWS_VALUE);
       expect(JSON.stringify(created)).toMatch(/<secret, 20 characters, sha256 [0-9a-f]{8}…>/);
-      for (const [name, args] of [['get_group_variable', { id: 'acme', key: 'AWS_KEY' }], ['list_group_variables', { id: 'acme' }]] as const) {
+      for (const [name, args] of [
+        ['get_group_variable', { id: 'acme', key: 'AWS_KEY' }],
+        ['list_group_variables', { id: 'acme' }],
+      ] as const) {
         const read = await mcp.client.callTool({ name, arguments: args });
         expect(read.isError, name).toBeFalsy();
         expect(JSON.stringify(read), name).not.toContain(AWS_VALUE);
       }
       expect(mcp.prompts).toHaveLength(0);
-      const declined = await mcp.client.callTool({ name: 'get_group_variable', arguments: { id: 'acme', key: 'AWS_KEY', reveal: true } });
+      const declined = await mcp.client.callTool({
+        name: 'get_group_variable',
+        arguments: { id: 'acme', key: 'AWS_KEY', reveal: true },
+      });
       expect(mcp.prompts).toHaveLength(1);
       expect(mcp.prompts[0]).toMatch(/unmasked/);
       expect(JSON.stringify(declined)).not.toContain(AWS_VALUE);
       answer = 'accept';
-      const revealed = await mcp.client.callTool({ name: 'get_group_variable', arguments: { id: 'acme', key: 'AWS_KEY', reveal: true } });
+      const revealed = await mcp.client.callTool({
+        name: 'get_group_variable',
+        arguments: { id: 'acme', key: 'AWS_KEY', reveal: true },
+      });
       expect(mcp.prompts).toHaveLength(2);
       expect(JSON.stringify(revealed)).toContain(AWS_VALUE);
     } finally {
@@ -56,9 +78,13 @@ describe('in Slack', () => {
     slack = await startFakeSlack();
     dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-credentials-'));
     const config = parseConfig({
-      CODEHOST_URL: env.sandbox.url, CODEHOST_MAX_RETRIES: '0',
-      SLACK_SIGNING_SECRET: secret, SLACK_BOT_TOKEN: 'xoxb-test', SLACK_API_URL: slack.apiUrl,
-      FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: 'k'.repeat(40),
+      CODEHOST_URL: env.sandbox.url,
+      CODEHOST_MAX_RETRIES: '0',
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_BOT_TOKEN: 'xoxb-test',
+      SLACK_API_URL: slack.apiUrl,
+      FORGEOPS_DATA_DIR: dataDir,
+      FORGEOPS_SECRET: 'k'.repeat(40),
       // A channel that wants to see variable reads and writes: the revealed value must still go to the asker alone.
       SLACK_IN_CHANNEL_OPERATIONS: 'create_group_variable,get_group_variable,list_group_variables',
     });
@@ -86,7 +112,7 @@ describe('in Slack', () => {
   it('shows the value to nobody on create, get and list, and echoes no stray word of a credential-carrying command', async () => {
     const created = await command(`variable create acme key=SLACK_AWS_KEY value=${SLACK_VALUE}`);
     expect(messageText(created), JSON.stringify(created)).toMatch(/SLACK_AWS_KEY/);
-    expect(created.response_type, messageText(created)).toBe("in_channel");
+    expect(created.response_type, messageText(created)).toBe('in_channel');
     expect(messageText(created)).toMatch(/SLACK_AWS_KEY/);
     const read = await command('variable get acme SLACK_AWS_KEY');
     expect(read.response_type).toBe('in_channel');
@@ -103,18 +129,27 @@ describe('in Slack', () => {
     expect(question.response_type).toBe('ephemeral');
     expect(messageText(question)).toMatch(/unmasked/);
     expect(everything()).not.toContain(SLACK_VALUE);
-    const confirm = ((question.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>)
-      .find((b) => b.type === 'actions')?.elements ?? []).find((e) => e.action_id === 'forge_confirm');
+    const confirm = (
+      (question.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+        (b) => b.type === 'actions',
+      )?.elements ?? []
+    ).find((e) => e.action_id === 'forge_confirm');
     expect(confirm).toBeDefined();
     const responseUrl = slack.responseUrl();
     await postSigned(bot.url!, clickBody('forge_confirm', confirm!.value, { responseUrl }), { secret });
     const path = new URL(responseUrl).pathname;
-    const shown = await waitFor(() => slack.responses.find((r) => r.path === path && JSON.stringify(r.body).includes(SLACK_VALUE))?.body, 10_000, 'the revealed value');
+    const shown = await waitFor(
+      () => slack.responses.find((r) => r.path === path && JSON.stringify(r.body).includes(SLACK_VALUE))?.body,
+      10_000,
+      'the revealed value',
+    );
     expect(shown.response_type ?? 'ephemeral').toBe('ephemeral');
     expect(shown.replace_original === true || shown.response_type === 'ephemeral').toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     // Nothing that reached the channel carries it: no in_channel answer, no chat.postMessage.
-    const inChannel = slack.responses.filter((r) => r.body.response_type === 'in_channel').map((r) => JSON.stringify(r.body));
+    const inChannel = slack.responses
+      .filter((r) => r.body.response_type === 'in_channel')
+      .map((r) => JSON.stringify(r.body));
     expect(inChannel.join()).not.toContain(SLACK_VALUE);
     expect(JSON.stringify(slack.calls.filter((c) => c.method === 'chat.postMessage'))).not.toContain(SLACK_VALUE);
   });

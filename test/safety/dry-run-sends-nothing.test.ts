@@ -9,7 +9,13 @@ type Preview = {
   dry_run: string;
   operation: string;
   effect: string;
-  request: { method: string; path: string; query?: Record<string, unknown>; body?: Record<string, unknown>; body_encoding?: string };
+  request: {
+    method: string;
+    path: string;
+    query?: Record<string, unknown>;
+    body?: Record<string, unknown>;
+    body_encoding?: string;
+  };
   changes?: string;
   needs_confirmation: boolean;
   confirm_reason?: string;
@@ -47,7 +53,11 @@ describe('dry_run in tools/list', () => {
 
 describe('a dry run', () => {
   it('shows the exact method, encoded path and body of a write and what it would change, and sends nothing', async () => {
-    const preview = await dryRun('create_pipeline', { id: 'acme/web', ref: 'main', variables: [{ key: 'DEPLOY', value: 'canary' }] });
+    const preview = await dryRun('create_pipeline', {
+      id: 'acme/web',
+      ref: 'main',
+      variables: [{ key: 'DEPLOY', value: 'canary' }],
+    });
     expect(preview).toEqual({
       dry_run: 'nothing was sent',
       operation: 'create_pipeline',
@@ -75,10 +85,19 @@ describe('a dry run', () => {
     expect(env.sandbox.requests.all()).toEqual([]);
   });
 
-  it('reports a write\'s input-dependent confirmation (a commit that deletes a file)', async () => {
+  it("reports a write's input-dependent confirmation (a commit that deletes a file)", async () => {
     const actions = [{ action: 'delete', file_path: 'README.md' }];
-    const preview = await dryRun('create_commit', { id: 'acme/web', branch: 'main', commit_message: 'Drop readme', actions });
-    expect(preview.request).toMatchObject({ method: 'POST', path: '/api/v4/projects/acme%2Fweb/repository/commits', body: { actions } });
+    const preview = await dryRun('create_commit', {
+      id: 'acme/web',
+      branch: 'main',
+      commit_message: 'Drop readme',
+      actions,
+    });
+    expect(preview.request).toMatchObject({
+      method: 'POST',
+      path: '/api/v4/projects/acme%2Fweb/repository/commits',
+      body: { actions },
+    });
     expect(preview.needs_confirmation).toBe(true);
     expect(preview.confirm_reason).toMatch(/README\.md/);
     expect(mcp.prompts).toEqual([]);
@@ -97,14 +116,23 @@ describe('a dry run', () => {
     expect(JSON.stringify(integration)).toContain('<secret URL on \\"https://hooks.chat.example\\"');
 
     const content = 'x'.repeat(5000);
-    const file = await dryRun('create_file', { id: 'acme/web', file_path: 'big.txt', branch: 'main', commit_message: 'Big', content });
+    const file = await dryRun('create_file', {
+      id: 'acme/web',
+      file_path: 'big.txt',
+      branch: 'main',
+      commit_message: 'Big',
+      content,
+    });
     expect(file.request.path).toBe('/api/v4/projects/acme%2Fweb/repository/files/big.txt');
     expect(file.request.body?.content).toMatch(/^<5000 characters, 5000 bytes, sha256 [0-9a-f]{16}…>$/);
     expect(env.sandbox.requests.all()).toEqual([]);
   });
 
   it('previews an operation with its own handler from the request that handler builds', async () => {
-    const Operations = [{ op: 'Replace', path: 'name.formatted', value: 'New Name' }, { op: 'Replace', path: 'active', value: false }];
+    const Operations = [
+      { op: 'Replace', path: 'name.formatted', value: 'New Name' },
+      { op: 'Replace', path: 'active', value: false },
+    ];
     const scim = await dryRun('update_scim_user', { group_path: 'acme', id: 'ext-1', Operations });
     expect(scim.request).toEqual({
       method: 'PATCH',
@@ -130,27 +158,44 @@ describe('a dry run', () => {
   });
 
   it('refuses bad input with the error a real call gets, naming the field, and sends nothing', async () => {
-    const missing = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: 'acme/web', dry_run: true } });
+    const missing = await mcp.client.callTool({
+      name: 'create_pipeline',
+      arguments: { id: 'acme/web', dry_run: true },
+    });
     expect(missing.isError).toBe(true);
     expect(resultText(missing)).toMatch(/ref/);
-    const badFlag = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main', dry_run: 'yes' } });
+    const badFlag = await mcp.client.callTool({
+      name: 'create_pipeline',
+      arguments: { id: 'acme/web', ref: 'main', dry_run: 'yes' },
+    });
     expect(badFlag.isError).toBe(true);
     expect(resultText(badFlag)).toMatch(/dry_run: must be true or false/);
-    const dotPath = await mcp.client.callTool({ name: 'delete_file', arguments: { id: '..', file_path: 'a', branch: 'main', commit_message: 'x', dry_run: true } });
+    const dotPath = await mcp.client.callTool({
+      name: 'delete_file',
+      arguments: { id: '..', file_path: 'a', branch: 'main', commit_message: 'x', dry_run: true },
+    });
     expect(dotPath.isError).toBe(true);
     expect(resultText(dotPath)).toMatch(/\.\./);
     expect(env.sandbox.requests.all()).toEqual([]);
   });
 
   it('of a read is refused in words: a read has nothing to preview', async () => {
-    const result = await mcp.client.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 1, dry_run: true } });
+    const result = await mcp.client.callTool({
+      name: 'get_pipeline',
+      arguments: { id: 'acme/web', pipeline_id: 1, dry_run: true },
+    });
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toBe('get_pipeline only reads, so there is nothing to preview; call it without dry_run. Nothing was sent.');
+    expect(resultText(result)).toBe(
+      'get_pipeline only reads, so there is nothing to preview; call it without dry_run. Nothing was sent.',
+    );
     expect(env.sandbox.requests.all()).toEqual([]);
   });
 
   it('with dry_run: false is the real call', async () => {
-    const result = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main', dry_run: false } });
+    const result = await mcp.client.callTool({
+      name: 'create_pipeline',
+      arguments: { id: 'acme/web', ref: 'main', dry_run: false },
+    });
     expect(result.isError, resultText(result)).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ status: 'pending', ref: 'main' });
     expect(env.sandbox.requests.all()).toEqual([expect.objectContaining({ method: 'POST', status: 201 })]);
@@ -160,7 +205,10 @@ describe('a dry run', () => {
 describe('a dry run in read-only mode', () => {
   it('is refused like the write itself: the tool is not offered, and nothing is sent', async () => {
     const readOnly = await connectInMemory({ client: env.client, readOnly: true });
-    const result = await readOnly.client.callTool({ name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: 1, dry_run: true } });
+    const result = await readOnly.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: 'acme/web', pipeline_id: 1, dry_run: true },
+    });
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/not offered by this server \(read-only mode/);
     expect(env.sandbox.requests.all()).toEqual([]);

@@ -15,7 +15,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface JsonRpc { id?: number | string; method?: string; result?: Record<string, unknown>; params?: Record<string, unknown> }
+interface JsonRpc {
+  id?: number | string;
+  method?: string;
+  result?: Record<string, unknown>;
+  params?: Record<string, unknown>;
+}
 
 /** Reads JSON-RPC messages off one SSE response as they come, bounded by a deadline. */
 function sseReader(response: Response) {
@@ -29,7 +34,11 @@ function sseReader(response: Response) {
       if (end >= 0) {
         const event = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('');
+        const data = event
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('');
         if (data) return JSON.parse(data) as JsonRpc;
         continue;
       }
@@ -46,7 +55,8 @@ async function post(sessionId: string | undefined, message: object): Promise<Res
   return fetch(server.url, {
     method: 'POST',
     headers: {
-      'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
       ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION } : {}),
     },
     body: JSON.stringify({ jsonrpc: '2.0', ...message }),
@@ -55,7 +65,10 @@ async function post(sessionId: string | undefined, message: object): Promise<Res
 
 async function newPipeline(): Promise<number> {
   const created = await env.client.request<{ id: number }>({
-    method: 'POST', path: '/projects/acme%2Fweb/pipeline', body: { ref: 'main' }, idempotent: false,
+    method: 'POST',
+    path: '/projects/acme%2Fweb/pipeline',
+    body: { ref: 'main' },
+    idempotent: false,
   });
   return created.data.id;
 }
@@ -63,30 +76,43 @@ async function newPipeline(): Promise<number> {
 describe('confirming a destructive call over Streamable HTTP', () => {
   it('reaches a raw client that never opened the GET stream, on the POST of the call, and runs once accepted', async () => {
     const init = await post(undefined, {
-      id: 1, method: 'initialize',
-      params: { protocolVersion: PROTOCOL_VERSION, capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } },
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: { elicitation: { form: {} } },
+        clientInfo: { name: 'raw', version: '1' },
+      },
     });
     const sessionId = init.headers.get('mcp-session-id')!;
     await init.text();
     expect((await post(sessionId, { method: 'notifications/initialized' })).status).toBe(202);
 
     const pipelineId = await newPipeline();
-    const call = await post(sessionId, { id: 2, method: 'tools/call', params: { name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: pipelineId } } });
+    const call = await post(sessionId, {
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: pipelineId } },
+    });
     const next = sseReader(call);
     const question = await next(4_000);
     expect(question?.method).toBe('elicitation/create');
     expect(String(question?.params?.message)).toContain(`pipeline_id: ${pipelineId}`);
 
-    const answer = await post(sessionId, { id: question!.id, result: { action: 'accept', content: { confirm: true } } });
+    const answer = await post(sessionId, {
+      id: question!.id,
+      result: { action: 'accept', content: { confirm: true } },
+    });
     expect(answer.status).toBe(202);
     const result = await next(4_000);
     expect(result?.id).toBe(2);
     expect(result?.result?.isError).toBeFalsy();
-    await expect(env.client.request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${pipelineId}`, idempotent: true }))
-      .rejects.toMatchObject({ status: 404 });
+    await expect(
+      env.client.request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${pipelineId}`, idempotent: true }),
+    ).rejects.toMatchObject({ status: 404 });
   });
 
-  it('reaches the SDK\'s own client too, which does open the GET stream', async () => {
+  it("reaches the SDK's own client too, which does open the GET stream", async () => {
     const mcp = new Client({ name: 'sdk', version: '1' }, { capabilities: { elicitation: { form: {} } } });
     const prompts: string[] = [];
     mcp.setRequestHandler(ElicitRequestSchema, async (req) => {
@@ -95,7 +121,10 @@ describe('confirming a destructive call over Streamable HTTP', () => {
     });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     const pipelineId = await newPipeline();
-    const result = await mcp.callTool({ name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: pipelineId } });
+    const result = await mcp.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: 'acme/web', pipeline_id: pipelineId },
+    });
     expect(result.isError).toBeFalsy();
     expect(prompts).toHaveLength(1);
     await mcp.close();

@@ -27,14 +27,21 @@ const CATEGORIES: Array<[string, (c: string) => boolean]> = [
   ['paragraph separator (Zp)', (c) => /\p{Zp}/u.test(c)],
   ['private use (Co)', (c) => /\p{Co}/u.test(c)],
   ['unassigned (Cn)', (c) => /\p{Cn}/u.test(c)],
-  ['tag', (c) => { const p = c.codePointAt(0)!; return p >= 0xe0000 && p <= 0xe007f; }],
+  [
+    'tag',
+    (c) => {
+      const p = c.codePointAt(0)!;
+      return p >= 0xe0000 && p <= 0xe007f;
+    },
+  ],
   ['variation selector', (c) => /\p{Variation_Selector}/u.test(c)],
   ['Hangul filler', (c) => [0x115f, 0x1160, 0x3164, 0xffa0].includes(c.codePointAt(0)!)],
   ['non-ASCII space (Zs)', (c) => c !== ' ' && /\p{Zs}/u.test(c)],
 ];
 
 /** The same categories as one expression, to scan a whole rendering at once. */
-const ANY_CATEGORY = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Variation_Selector}\u{e0000}-\u{e007f}\u115f\u1160\u3164\uffa0]|(?! )\p{Zs}/gu;
+const ANY_CATEGORY =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Variation_Selector}\u{e0000}-\u{e007f}\u115f\u1160\u3164\uffa0]|(?! )\p{Zs}/gu;
 
 /** Every code point of those categories but the surrogates, which no valid string holds alone (refused below). */
 function hiddenCodePoints(): number[] {
@@ -54,7 +61,9 @@ function spelledIn(text: string): Set<number> {
 
 /** Characters of a rendering that are in the categories: the front end let them through. */
 function rawHidden(text: string, layout: RegExp): string[] {
-  return [...text.replace(layout, '').matchAll(ANY_CATEGORY)].map(([c]) => `U+${c.codePointAt(0)!.toString(16).toUpperCase()}`);
+  return [...text.replace(layout, '').matchAll(ANY_CATEGORY)].map(
+    ([c]) => `U+${c.codePointAt(0)!.toString(16).toUpperCase()}`,
+  );
 }
 
 const all = hiddenCodePoints();
@@ -63,7 +72,8 @@ const batches: number[][] = [];
 for (let i = 0; i < all.length; i += BATCH) batches.push(all.slice(i, i + BATCH));
 
 /** A settings change whose keys and values each carry one hidden code point, as a model could send it. */
-const settingsFor = (batch: number[]) => Object.fromEntries(batch.map((p) => [`k${String.fromCodePoint(p)}`, `v${String.fromCodePoint(p)}`]));
+const settingsFor = (batch: number[]) =>
+  Object.fromEntries(batch.map((p) => [`k${String.fromCodePoint(p)}`, `v${String.fromCodePoint(p)}`]));
 
 const op = findOperation('update_application_settings')!;
 
@@ -71,12 +81,19 @@ function check(front: string, text: string, batch: number[], layout = /\n/g): vo
   expect(rawHidden(text, layout), `${front} shows hidden characters raw`).toEqual([]);
   const shown = spelledIn(text);
   const missing = batch.filter((p) => !shown.has(p));
-  expect(missing.map((p) => `U+${p.toString(16)}`), `${front} does not spell these out`).toEqual([]);
+  expect(
+    missing.map((p) => `U+${p.toString(16)}`),
+    `${front} does not spell these out`,
+  ).toEqual([]);
 }
 
 describe('hidden characters in what a human approves', () => {
   it('covers every category, each with code points (the generator is not empty)', () => {
-    for (const [name, test] of CATEGORIES) expect(all.some((p) => test(String.fromCodePoint(p))), name).toBe(true);
+    for (const [name, test] of CATEGORIES)
+      expect(
+        all.some((p) => test(String.fromCodePoint(p))),
+        name,
+      ).toBe(true);
     // The scanning expression agrees with the categories on every code point.
     expect(all.every((p) => String.fromCodePoint(p).match(ANY_CATEGORY)?.length === 1)).toBe(true);
     expect(all.length).toBeGreaterThan(900_000);
@@ -98,9 +115,16 @@ describe('hidden characters in what a human approves', () => {
         const answers = answersTo(op, input);
         const slack = renderConfirmation(prompt, 'ticket', { operation: op.name, answers });
         expect(slack, 'Slack can show the call').toBeDefined();
-        check('Slack\'s confirmation', JSON.stringify(slack!.blocks.map((b) => JSON.stringify(b))), batch, fenceGuard);
-        const approver = renderApprovalRequest({ id: 'a', url: 'http://x', operation: op.name, prompt, answers, expiresAt: Date.now() + 60_000 });
-        check('the Slack approver\'s message', JSON.stringify(approver!.blocks), batch, fenceGuard);
+        check("Slack's confirmation", JSON.stringify(slack!.blocks.map((b) => JSON.stringify(b))), batch, fenceGuard);
+        const approver = renderApprovalRequest({
+          id: 'a',
+          url: 'http://x',
+          operation: op.name,
+          prompt,
+          answers,
+          expiresAt: Date.now() + 60_000,
+        });
+        check("the Slack approver's message", JSON.stringify(approver!.blocks), batch, fenceGuard);
         const opened = await page.desk.open({ operation: op.name, input, prompt, answers });
         expect(opened.ok).toBe(true);
         const html = await (await fetch(links.at(-1)!)).text();
@@ -128,7 +152,11 @@ describe('hidden characters in what a human approves', () => {
 
   it('a key cannot start a line of its own or pass for another key', () => {
     const input = validateInput(op, {
-      settings: { 'signup_enabled': false, 'recipients\n  (nothing else changes)': 'x', 'recipi\u0435nts': 'evil@example.org' },
+      settings: {
+        signup_enabled: false,
+        'recipients\n  (nothing else changes)': 'x',
+        'recipi\u0435nts': 'evil@example.org',
+      },
     }) as Record<string, unknown>;
     const prompt = confirmationPrompt(op, input, 'test');
     expect(prompt.split('\n')).toHaveLength(3);
@@ -140,7 +168,9 @@ describe('hidden characters in what a human approves', () => {
     for (const p of [0xd800, 0xdbff, 0xdc00, 0xdfff]) {
       const lone = String.fromCharCode(p);
       expect(() => validateInput(op, { settings: { [`k${lone}`]: 'v' } })).toThrow(InputError);
-      expect(() => validateInput(op, { settings: { k: `v${lone}` } })).toThrow(/settings\.k: contains a lone UTF-16 surrogate/);
+      expect(() => validateInput(op, { settings: { k: `v${lone}` } })).toThrow(
+        /settings\.k: contains a lone UTF-16 surrogate/,
+      );
     }
   });
 });

@@ -16,7 +16,9 @@ let requestsSeen = 0;
 beforeAll(async () => {
   hung = createServer((socket) => {
     sockets.push(socket);
-    socket.on('data', (chunk) => { requestsSeen += (chunk.toString('latin1').match(/^(GET|POST|PUT|DELETE|HEAD) /gm) ?? []).length; });
+    socket.on('data', (chunk) => {
+      requestsSeen += (chunk.toString('latin1').match(/^(GET|POST|PUT|DELETE|HEAD) /gm) ?? []).length;
+    });
     socket.on('error', () => undefined);
   });
   await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
@@ -29,7 +31,11 @@ afterAll(async () => {
 
 /** The defaults a user gets (30 s per attempt, 3 retries), and a short call deadline so the test is quick. */
 function connect(baseUrl: string) {
-  const client = new HttpClient({ baseUrl, token: 'fo-test-token', retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 2 } });
+  const client = new HttpClient({
+    baseUrl,
+    token: 'fo-test-token',
+    retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 2 },
+  });
   return { client, mcpPromise: connectInMemory({ client, callTimeoutMs: 1_500, progressIntervalMs: 200 }) };
 }
 
@@ -42,10 +48,17 @@ describe('the call deadline', () => {
     const result = await mcp.client.callTool(
       { name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 1 } },
       CallToolResultSchema,
-      { timeout: 10_000, onprogress: (p) => { progress.push(String(p.message)); } },
+      {
+        timeout: 10_000,
+        onprogress: (p) => {
+          progress.push(String(p.message));
+        },
+      },
     );
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toBe(`timeout: no answer from the service at ${hungUrl} before the call's deadline (the call's deadline is 1.5 s, set by FORGEOPS_CALL_TIMEOUT_MS)`);
+    expect(resultText(result)).toBe(
+      `timeout: no answer from the service at ${hungUrl} before the call's deadline (the call's deadline is 1.5 s, set by FORGEOPS_CALL_TIMEOUT_MS)`,
+    );
     expect(progress.length).toBeGreaterThan(0);
     expect(progress[0]).toMatch(/^waiting for the service \(\d+ s\)$/);
     await mcp.close();
@@ -56,9 +69,15 @@ describe('the call deadline', () => {
     const { client, mcpPromise } = connect(hungUrl);
     const mcp = await mcpPromise;
     const before = requestsSeen;
-    const result = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } }, CallToolResultSchema, { timeout: 10_000 });
+    const result = await mcp.client.callTool(
+      { name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } },
+      CallToolResultSchema,
+      { timeout: 10_000 },
+    );
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/^No answer came for create_pipeline \(timeout: no answer from the service at http:\/\/127\.0\.0\.1:\d+ before the call's deadline.*\), so it may or may not have been applied\. forgeops did not send it again\. Check with list_pipelines before trying again\.$/);
+    expect(resultText(result)).toMatch(
+      /^No answer came for create_pipeline \(timeout: no answer from the service at http:\/\/127\.0\.0\.1:\d+ before the call's deadline.*\), so it may or may not have been applied\. forgeops did not send it again\. Check with list_pipelines before trying again\.$/,
+    );
     expect(requestsSeen - before).toBe(1);
     await mcp.close();
     await client.close();
@@ -73,18 +92,27 @@ describe('progress while retrying', () => {
   afterAll(() => flaky.close());
 
   it('reports each retry of a read as a progress notification, then the answer', async () => {
-    flaky.reply({ status: 503, headers: { 'retry-after': '0' } }, { status: 503, headers: { 'retry-after': '0' } }, { status: 200, body: { id: 1, status: 'failed' } });
+    flaky.reply(
+      { status: 503, headers: { 'retry-after': '0' } },
+      { status: 503, headers: { 'retry-after': '0' } },
+      { status: 200, body: { id: 1, status: 'failed' } },
+    );
     const { client, mcpPromise } = connect(flaky.url);
     const mcp = await mcpPromise;
     const progress: string[] = [];
     const result = await mcp.client.callTool(
       { name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 1 } },
       CallToolResultSchema,
-      { onprogress: (p) => { progress.push(String(p.message)); } },
+      {
+        onprogress: (p) => {
+          progress.push(String(p.message));
+        },
+      },
     );
     expect(result.isError).toBeFalsy();
     expect(progress.filter((m) => m.startsWith('retry '))).toEqual([
-      'retry 1 in 0 s after: 503 Service Unavailable', 'retry 2 in 0 s after: 503 Service Unavailable',
+      'retry 1 in 0 s after: 503 Service Unavailable',
+      'retry 2 in 0 s after: 503 Service Unavailable',
     ]);
     await mcp.close();
     await client.close();

@@ -54,7 +54,9 @@ function expectClean(where: string, value: unknown): void {
     for (const secret of [TOKEN, TOKEN.slice(10), PASSWORD, ...KEY_LINES.map((line) => line.slice(10, 50))]) {
       expect(text, `${where}: a credential`).not.toContain(secret);
     }
-    expect(text, `${where}: a raw control or invisible character`).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(text, `${where}: a raw control or invisible character`).not.toMatch(
+      /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/,
+    );
     expect(text, `${where}: a look-alike of the fence`).not.toContain(IMITATION);
     expect(text, `${where}: a look-alike of the fence`).not.toContain(HOMOGLYPH);
     expect(text, where).not.toContain('pwned');
@@ -86,7 +88,10 @@ describe('a crafted job log', () => {
   it('reaches a model cleaned through get_job_log and triage_project, excerpt and incident text included', async () => {
     const mcp = await connectInMemory({ client: env.client });
     for (const args of [{ lines: 200 }, { all: true }]) {
-      const log = await mcp.client.callTool({ name: 'get_job_log', arguments: { id: PROJECT, job_id: jobId, ...args } });
+      const log = await mcp.client.callTool({
+        name: 'get_job_log',
+        arguments: { id: PROJECT, job_id: jobId, ...args },
+      });
       expect(log.isError).toBeFalsy();
       const structured = log.structuredContent as { log: string; failure_excerpt?: string };
       // The log was read: its failing line is there, its credentials are not.

@@ -15,9 +15,18 @@ export const PROTOCOL_VERSION = '2025-06-18';
 /** Our HTTP MCP server with the real server factory, acting on `client` (a sandbox), which also checks the clients' own tokens as `serve` does. */
 export function startHttp(client: HttpClient, options: Partial<McpHttpOptions> = {}): Promise<McpHttpServer> {
   // Spread, not a literal: the factory's options grow while this file stays the same.
-  const serverOptions = { operations, client, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 };
+  const serverOptions = {
+    operations,
+    client,
+    readOnly: false,
+    toolsets: [],
+    maxResultChars: 60_000,
+    callTimeoutMs: 60_000,
+  };
   return startMcpHttpServer({
-    host: '127.0.0.1', port: 0, allowedOrigins: [],
+    host: '127.0.0.1',
+    port: 0,
+    allowedOrigins: [],
     createSessionServer: ({ token }) => createMcpServer({ ...serverOptions, token }),
     tokenChecker: serviceTokenChecker(client),
     ...options,
@@ -26,7 +35,10 @@ export function startHttp(client: HttpClient, options: Partial<McpHttpOptions> =
 
 /** The SDK's own client over Streamable HTTP, with extra headers on every request; `elicit` answers its forms. */
 export async function connectClient(url: string, headers: Record<string, string> = {}, elicit?: ElicitAnswer) {
-  const mcp = new Client({ name: 'safety-test', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+  const mcp = new Client(
+    { name: 'safety-test', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
   if (elicit) mcp.setRequestHandler(ElicitRequestSchema, async (request) => elicit(request.params.message));
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   await mcp.connect(transport);
@@ -43,19 +55,31 @@ export interface RawAnswer {
  * One HTTP request with exactly these headers and body; resolves on the answer even if the server stops reading the body.
  * `keepOpen` sends the body but never ends it, so only a server that stops reading early can answer.
  */
-export function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string | Buffer, keepOpen = false): Promise<RawAnswer> {
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+  keepOpen = false,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers: { accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-        if (keepOpen) req.destroy();
-      });
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      { method, headers: { accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+          if (keepOpen) req.destroy();
+        });
+        res.on('error', reject);
+      },
+    );
     // A server that answers before reading the whole body closes the connection under our write: the answer still counts.
-    req.on('error', (error) => { if (!req.writableFinished && !keepOpen) reject(error); });
+    req.on('error', (error) => {
+      if (!req.writableFinished && !keepOpen) reject(error);
+    });
     if (keepOpen) req.write(body ?? '');
     else req.end(body);
   });
@@ -63,23 +87,41 @@ export function rawRequest(url: string, method: string, headers: Record<string, 
 
 export function initializeBody(id = 1): string {
   return JSON.stringify({
-    jsonrpc: '2.0', id, method: 'initialize',
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
     params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
   });
 }
 
 /** A raw initialize; `sessionId` is the new session's id when the server opened one. */
-export async function rawInitialize(url: string, headers: Record<string, string> = {}): Promise<RawAnswer & { sessionId?: string }> {
+export async function rawInitialize(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer & { sessionId?: string }> {
   const answer = await rawRequest(url, 'POST', { 'content-type': 'application/json', ...headers }, initializeBody());
   const id = answer.headers['mcp-session-id'];
   return { ...answer, sessionId: typeof id === 'string' ? id : undefined };
 }
 
 /** A raw JSON-RPC message on an existing session. */
-export function rawSessionPost(url: string, sessionId: string, message: object, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  return rawRequest(url, 'POST', {
-    'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION, ...headers,
-  }, JSON.stringify({ jsonrpc: '2.0', ...message }));
+export function rawSessionPost(
+  url: string,
+  sessionId: string,
+  message: object,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer> {
+  return rawRequest(
+    url,
+    'POST',
+    {
+      'content-type': 'application/json',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': PROTOCOL_VERSION,
+      ...headers,
+    },
+    JSON.stringify({ jsonrpc: '2.0', ...message }),
+  );
 }
 
 /** Waits, a bounded number of times, until `done` holds; returns whether it did. */
@@ -91,6 +133,8 @@ export async function eventually(done: () => boolean, tries = 200, stepMs = 20):
 /** A Logger that keeps its lines, to count what a flood writes. */
 export function captureLog() {
   const lines: string[] = [];
-  const at = (level: string) => (message: string) => { lines.push(`${level} ${message}`); };
+  const at = (level: string) => (message: string) => {
+    lines.push(`${level} ${message}`);
+  };
   return { lines, log: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } };
 }

@@ -42,14 +42,25 @@ describe('over Streamable HTTP', () => {
     expect(error).not.toMatch(/parse/i);
 
     // Streamed without a length and never ended: only a server that stops reading at the limit can answer.
-    const streamed = await rawRequest(server.url, 'POST', {
-      'content-type': 'application/json', 'transfer-encoding': 'chunked', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18',
-    }, JSON.stringify({ jsonrpc: '2.0', ...toolCall(3, 'y'.repeat(4 * SMALL)) }), true);
+    const streamed = await rawRequest(
+      server.url,
+      'POST',
+      {
+        'content-type': 'application/json',
+        'transfer-encoding': 'chunked',
+        'mcp-session-id': id,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      JSON.stringify({ jsonrpc: '2.0', ...toolCall(3, 'y'.repeat(4 * SMALL)) }),
+      true,
+    );
     expect(streamed.status).toBe(413);
     expect(streamed.body).toContain('FORGEOPS_MAX_MESSAGE_BYTES');
 
     // The SDK's client sees the refusal as an error of that call.
-    await expect(mcp.callTool({ name: 'get_current_user', arguments: { padding: 'z'.repeat(SMALL) } })).rejects.toThrow(/413|FORGEOPS_MAX_MESSAGE_BYTES/);
+    await expect(mcp.callTool({ name: 'get_current_user', arguments: { padding: 'z'.repeat(SMALL) } })).rejects.toThrow(
+      /413|FORGEOPS_MAX_MESSAGE_BYTES/,
+    );
 
     const me = await mcp.callTool({ name: 'get_current_user', arguments: {} });
     expect(me.isError).toBeFalsy();
@@ -61,7 +72,11 @@ describe('over Streamable HTTP', () => {
   it('uses the same 16 MiB default as stdio', async () => {
     const server = await startHttp(env.client);
     const { mcp, transport } = await connectClient(server.url);
-    const over = await rawSessionPost(server.url, transport.sessionId!, toolCall(2, 'x'.repeat(DEFAULT_MAX_MESSAGE_BYTES)));
+    const over = await rawSessionPost(
+      server.url,
+      transport.sessionId!,
+      toolCall(2, 'x'.repeat(DEFAULT_MAX_MESSAGE_BYTES)),
+    );
     expect(over.status).toBe(413);
     expect(over.body).toContain(`${DEFAULT_MAX_MESSAGE_BYTES} bytes, FORGEOPS_MAX_MESSAGE_BYTES`);
     expect((await mcp.callTool({ name: 'get_current_user', arguments: {} })).isError).toBeFalsy();
@@ -96,14 +111,19 @@ describe('the stdio transport', () => {
     // The SDK's client puts the id last; others put it first. Here the big line also comes in small pieces.
     const idLast = `{"method":"tools/call","params":{"name":"create_file","arguments":{"id":"acme/web","content":"${big}"}},"jsonrpc":"2.0","id":41}\n`;
     for (let at = 0; at < idLast.length; at += 700) input.write(idLast.slice(at, at + 700));
-    input.write(`{"jsonrpc":"2.0","id":"req-42","method":"tools/call","params":{"arguments":{"id":7,"content":"${big}"}}}\n`);
+    input.write(
+      `{"jsonrpc":"2.0","id":"req-42","method":"tools/call","params":{"arguments":{"id":7,"content":"${big}"}}}\n`,
+    );
     // A notification has no id to answer: the error goes out without one (the client still sees why).
     input.write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${big}"}}\n`);
     input.write('{"jsonrpc":"2.0","id":43,"method":"ping"}\n');
     await new Promise((r) => setImmediate(r));
-    const answers = written.map((line) => JSON.parse(line) as { id?: unknown; error: { code: number; message: string } });
+    const answers = written.map(
+      (line) => JSON.parse(line) as { id?: unknown; error: { code: number; message: string } },
+    );
     expect(answers.map((a) => a.id)).toEqual([41, 'req-42', undefined]);
-    for (const a of answers) expect(a.error.message).toMatch(/limit is 1024 bytes \(1024 bytes, FORGEOPS_MAX_MESSAGE_BYTES\)/);
+    for (const a of answers)
+      expect(a.error.message).toMatch(/limit is 1024 bytes \(1024 bytes, FORGEOPS_MAX_MESSAGE_BYTES\)/);
     expect(received).toEqual([{ jsonrpc: '2.0', id: 43, method: 'ping' }]);
     await transport.close();
   });
@@ -114,7 +134,9 @@ describe('the stdio transport', () => {
     expect(recoverId('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{"id":5', '"}}}')).toBe(9);
     expect(recoverId('{"method":"x"', '"jsonrpc":"2.0","id":"a\\"b"}\n'.trim())).toBe('a"b');
     // The SDK's client answers our elicitation as {result, jsonrpc, id}: an error for that id would hit its own request 3.
-    expect(recoverId('{"result":{"action":"accept","content":{"text":"', 'xx"}},"jsonrpc":"2.0","id":3}')).toBeUndefined();
+    expect(
+      recoverId('{"result":{"action":"accept","content":{"text":"', 'xx"}},"jsonrpc":"2.0","id":3}'),
+    ).toBeUndefined();
   });
 });
 
@@ -123,11 +145,16 @@ const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 describe('forgeops mcp (stdio, built CLI)', () => {
   it('answers a message over the limit with an error naming it, logs it, and keeps answering', async () => {
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [cli, 'mcp'], cwd: '/', stderr: 'pipe',
+      command: process.execPath,
+      args: [cli, 'mcp'],
+      cwd: '/',
+      stderr: 'pipe',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TMPDIR: tmpdir() },
     });
     let stderr = '';
-    transport.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
     const mcp = new Client({ name: 'stdio-size-test', version: '1.0.0' });
     await mcp.connect(transport);
 
@@ -135,8 +162,9 @@ describe('forgeops mcp (stdio, built CLI)', () => {
     const past = await mcp.callTool({ name: 'get_current_user', arguments: { padding: 'x'.repeat(11 * 1024 * 1024) } });
     expect(past.isError).toBe(true);
     // Over the 16 MiB limit: refused with the limit's name, as an error of that very call.
-    await expect(mcp.callTool({ name: 'get_current_user', arguments: { padding: 'y'.repeat(DEFAULT_MAX_MESSAGE_BYTES) } }))
-      .rejects.toThrow(/Message too large: the limit is 16 MiB \(16777216 bytes, FORGEOPS_MAX_MESSAGE_BYTES\)/);
+    await expect(
+      mcp.callTool({ name: 'get_current_user', arguments: { padding: 'y'.repeat(DEFAULT_MAX_MESSAGE_BYTES) } }),
+    ).rejects.toThrow(/Message too large: the limit is 16 MiB \(16777216 bytes, FORGEOPS_MAX_MESSAGE_BYTES\)/);
     const me = await mcp.callTool({ name: 'get_current_user', arguments: {} });
     expect(me.isError).toBeFalsy();
     expect((me.structuredContent as { username: string }).username).toMatch(/\w+/);

@@ -13,7 +13,8 @@ const whoAmI = { id: 7, method: 'tools/call', params: { name: 'get_current_user'
 
 /** Pings every session, as a client that keeps them alive does: each answers. */
 async function ping(url: string, address: string, ids: string[]) {
-  for (const [i, id] of ids.entries()) expect((await sessionPostFrom(address, url, id, { id: 100 + i, method: 'ping' })).status).toBe(200);
+  for (const [i, id] of ids.entries())
+    expect((await sessionPostFrom(address, url, id, { id: 100 + i, method: 'ping' })).status).toBe(200);
 }
 
 async function currentUser(address: string, url: string): Promise<string> {
@@ -36,8 +37,9 @@ describe('sessions per caller', () => {
       expect(answer.status).toBe(429);
       const wait = Number(answer.headers.get('retry-after'));
       expect(wait).toBeGreaterThan(0);
-      expect(JSON.parse(answer.body).error.message)
-        .toBe(`Too many sessions: this client (${FLOODER}) already has 4 sessions open, the most one caller may hold (FORGEOPS_MAX_SESSIONS_PER_CALLER); close one (DELETE) or retry in ${wait} s`);
+      expect(JSON.parse(answer.body).error.message).toBe(
+        `Too many sessions: this client (${FLOODER}) already has 4 sessions open, the most one caller may hold (FORGEOPS_MAX_SESSIONS_PER_CALLER); close one (DELETE) or retry in ${wait} s`,
+      );
     }
     // Two other callers' fresh clients get in at once, and the flood lost nothing it held.
     expect(await currentUser('127.0.0.2', server.url)).toMatch(/\w+/);
@@ -58,13 +60,17 @@ describe('sessions per caller', () => {
     await server.close();
   });
 
-  it('a caller at its cap gives up its own session idle longest, never another caller\'s (even an idler one)', async () => {
+  it("a caller at its cap gives up its own session idle longest, never another caller's (even an idler one)", async () => {
     const server = await startHttp(env.client, { maxSessions: 10, maxSessionsPerCaller: 2, handshakeMs: 300 });
     const other = await connectFrom('127.0.0.2', server.url);
-    const { opened: [oldest, second] } = await floodFrom(server.url, FLOODER, 2);
+    const {
+      opened: [oldest, second],
+    } = await floodFrom(server.url, FLOODER, 2);
     await new Promise((resolve) => setTimeout(resolve, 400));
     await ping(server.url, FLOODER, [second]);
-    const { opened: [third] } = await floodFrom(server.url, FLOODER, 1);
+    const {
+      opened: [third],
+    } = await floodFrom(server.url, FLOODER, 1);
     expect(third).toBeDefined();
     expect((await sessionPostFrom(FLOODER, server.url, oldest, { id: 1, method: 'ping' })).status).toBe(404);
     await ping(server.url, FLOODER, [second, third]);
@@ -74,15 +80,23 @@ describe('sessions per caller', () => {
     await server.close();
   });
 
-  it('behind a trusted proxy, each client its X-Forwarded-For names is a caller of its own; an untrusted peer\'s header counts for nothing', async () => {
-    const server = await startHttp(env.client, { maxSessions: 20, maxSessionsPerCaller: 2, trustedProxies: ['127.0.0.1'] });
+  it("behind a trusted proxy, each client its X-Forwarded-For names is a caller of its own; an untrusted peer's header counts for nothing", async () => {
+    const server = await startHttp(env.client, {
+      maxSessions: 20,
+      maxSessionsPerCaller: 2,
+      trustedProxies: ['127.0.0.1'],
+    });
     const viaProxy = (client: string) => ({ 'x-forwarded-for': client });
     expect((await floodFrom(server.url, '127.0.0.1', 3, viaProxy('203.0.113.7'))).opened).toHaveLength(2);
     // A client that writes its own X-Forwarded-For before the proxy's entry is still the address the proxy saw.
-    expect((await floodFrom(server.url, '127.0.0.1', 1, viaProxy('198.51.100.1, 203.0.113.7'))).refused[0]?.status).toBe(429);
+    expect(
+      (await floodFrom(server.url, '127.0.0.1', 1, viaProxy('198.51.100.1, 203.0.113.7'))).refused[0]?.status,
+    ).toBe(429);
     expect((await floodFrom(server.url, '127.0.0.1', 2, viaProxy('203.0.113.8'))).opened).toHaveLength(2);
     // 127.0.0.2 is no proxy of ours: however it varies the header, it is one caller.
-    const spoofed = await Promise.all([1, 2, 3].map((n) => floodFrom(server.url, '127.0.0.2', 1, viaProxy(`192.0.2.${n}`))));
+    const spoofed = await Promise.all(
+      [1, 2, 3].map((n) => floodFrom(server.url, '127.0.0.2', 1, viaProxy(`192.0.2.${n}`))),
+    );
     expect(spoofed.flatMap((s) => s.opened)).toHaveLength(2);
     await server.close();
   });
@@ -110,9 +124,23 @@ describe('a session bound to the peer that opened it', () => {
     const server = await startHttp(env.client, { trustedProxies: ['127.0.0.1'] });
     const opened = await initializeFrom('127.0.0.1', server.url, { 'x-forwarded-for': '203.0.113.7' });
     const id = opened.sessionId!;
-    expect((await sessionPostFrom('127.0.0.1', server.url, id, { method: 'notifications/initialized' }, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(202);
-    expect((await sessionPostFrom('127.0.0.1', server.url, id, whoAmI, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(404);
-    expect((await sessionPostFrom('127.0.0.1', server.url, id, whoAmI, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+    expect(
+      (
+        await sessionPostFrom(
+          '127.0.0.1',
+          server.url,
+          id,
+          { method: 'notifications/initialized' },
+          { 'x-forwarded-for': '203.0.113.7' },
+        )
+      ).status,
+    ).toBe(202);
+    expect(
+      (await sessionPostFrom('127.0.0.1', server.url, id, whoAmI, { 'x-forwarded-for': '203.0.113.9' })).status,
+    ).toBe(404);
+    expect(
+      (await sessionPostFrom('127.0.0.1', server.url, id, whoAmI, { 'x-forwarded-for': '203.0.113.7' })).status,
+    ).toBe(200);
     await server.close();
   });
 });

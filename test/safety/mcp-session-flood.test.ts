@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
 import { ReadinessProbe } from '../../src/health.js';
-import { captureLog, connectClient, eventually, rawInitialize, rawRequest, rawSessionPost, startHttp } from './mcp-harness.js';
+import {
+  captureLog,
+  connectClient,
+  eventually,
+  rawInitialize,
+  rawRequest,
+  rawSessionPost,
+  startHttp,
+} from './mcp-harness.js';
 
 const env = useSandbox();
 const CAP = 5;
@@ -39,7 +47,8 @@ describe('session flood', () => {
       expect(JSON.parse(answer.body).error.message).toContain(`retry in ${wait} s`);
     }
     // Every session that was let in is still there: each one finishes its handshake.
-    for (const id of opened) expect((await rawSessionPost(server.url, id, { method: 'notifications/initialized' })).status).toBe(202);
+    for (const id of opened)
+      expect((await rawSessionPost(server.url, id, { method: 'notifications/initialized' })).status).toBe(202);
     expect(await currentUser(before.mcp)).toMatch(/\w+/);
     expect(lines.filter((l) => l.includes('session cap'))).toHaveLength(0);
     await before.mcp.close();
@@ -57,7 +66,9 @@ describe('session flood', () => {
     const newcomer = await connectClient(server.url);
     expect(await currentUser(newcomer.mcp)).toMatch(/\w+/);
     expect(await currentUser(active.mcp)).toMatch(/\w+/);
-    await expect(idle.mcp.callTool({ name: 'get_current_user', arguments: {} })).rejects.toThrow(/Session not found|404/);
+    await expect(idle.mcp.callTool({ name: 'get_current_user', arguments: {} })).rejects.toThrow(
+      /Session not found|404/,
+    );
     expect(lines.filter((l) => l.includes('session cap 2 reached'))).toHaveLength(1);
     await Promise.all([idle.mcp.close(), active.mcp.close(), newcomer.mcp.close()]);
     await server.close();
@@ -109,10 +120,16 @@ describe('session flood', () => {
 describe('/readyz', () => {
   it('answers a balancer without the MCP token: 200 while every check passes, 503 with the reasons once one fails or it drains', async () => {
     let serviceUp = true;
-    const readiness = new ReadinessProbe([
-      { name: 'service', check: async () => (serviceUp ? undefined : 'http://code.example does not answer: connect ECONNREFUSED') },
-      { name: 'state', check: async () => undefined },
-    ], () => now);
+    const readiness = new ReadinessProbe(
+      [
+        {
+          name: 'service',
+          check: async () => (serviceUp ? undefined : 'http://code.example does not answer: connect ECONNREFUSED'),
+        },
+        { name: 'state', check: async () => undefined },
+      ],
+      () => now,
+    );
     let now = 0;
     const server = await startHttp(env.client, { readiness, mcpToken: 'a-token-the-probe-never-sends' });
     const readyz = server.url.replace(/\/mcp$/, '/readyz');
@@ -123,9 +140,15 @@ describe('/readyz', () => {
     now = 5000;
     const down = await rawRequest(readyz, 'GET', {});
     expect(down.status).toBe(503);
-    expect(JSON.parse(down.body)).toEqual({ ready: false, checks: { service: 'http://code.example does not answer: connect ECONNREFUSED', state: 'ok' } });
+    expect(JSON.parse(down.body)).toEqual({
+      ready: false,
+      checks: { service: 'http://code.example does not answer: connect ECONNREFUSED', state: 'ok' },
+    });
     readiness.drain();
-    expect(JSON.parse((await rawRequest(readyz, 'GET', {})).body)).toMatchObject({ ready: false, checks: { drain: expect.stringMatching(/shutting down/) } });
+    expect(JSON.parse((await rawRequest(readyz, 'GET', {})).body)).toMatchObject({
+      ready: false,
+      checks: { drain: expect.stringMatching(/shutting down/) },
+    });
     await server.close();
   });
 });

@@ -45,11 +45,15 @@ describe('sessions per service token', () => {
     expect(opened).toHaveLength(3);
     expect(refused).toHaveLength(7);
     for (const answer of refused) expect(answer.status).toBe(429);
-    expect(await currentUser(MACHINE, server.url, tokenHeader(tokens.reporter))).toBe(await usernameOf(tokens.reporter));
+    expect(await currentUser(MACHINE, server.url, tokenHeader(tokens.reporter))).toBe(
+      await usernameOf(tokens.reporter),
+    );
     expect(await currentUser(MACHINE, server.url)).toMatch(/\w+/);
     // The refusal names the caller by its address, never by its token.
     for (const answer of refused) {
-      expect(errorMessage(answer)).toContain(`this client (its X-Codehost-Token, from ${MACHINE}) already has 3 sessions open`);
+      expect(errorMessage(answer)).toContain(
+        `this client (its X-Codehost-Token, from ${MACHINE}) already has 3 sessions open`,
+      );
       expect(answer.body).not.toContain(tokens.developer);
     }
     await server.close();
@@ -61,8 +65,10 @@ describe('sessions per service token', () => {
       const answer = await initializeFrom(MACHINE, server.url, tokenHeader(`made-up-token-${i}`));
       expect(answer.status).toBe(401);
       expect(answer.sessionId).toBeUndefined();
-      expect(errorMessage(answer)).toBe('Unauthorized: the service refuses the x-codehost-token header this initialize carries (401); '
-        + 'send a valid token of the service, or none to act with the configured one');
+      expect(errorMessage(answer)).toBe(
+        'Unauthorized: the service refuses the x-codehost-token header this initialize carries (401); ' +
+          'send a valid token of the service, or none to act with the configured one',
+      );
       expect(answer.body).not.toContain(`made-up-token-${i}`);
     }
     expect(server.sessionCount()).toBe(0);
@@ -109,10 +115,14 @@ describe('sessions per service token', () => {
     expect(opened).toHaveLength(0);
     for (const answer of refused) {
       expect(answer.status).toBe(429);
-      expect(errorMessage(answer)).toContain(`Too many sessions from this address (${MACHINE}): its clients already have 6 sessions open`);
+      expect(errorMessage(answer)).toContain(
+        `Too many sessions from this address (${MACHINE}): its clients already have 6 sessions open`,
+      );
     }
     expect(server.sessionCount()).toBe(6);
-    expect(await currentUser(OTHER_MACHINE, server.url, tokenHeader(tokens.guest))).toBe(await usernameOf(tokens.guest));
+    expect(await currentUser(OTHER_MACHINE, server.url, tokenHeader(tokens.guest))).toBe(
+      await usernameOf(tokens.guest),
+    );
     await server.close();
   });
 });

@@ -14,23 +14,38 @@ describe('session bound to its service token', () => {
     const owner = await connectClient(server.url, { [SESSION_TOKEN_HEADER]: env.sandbox.tokens.outsider });
     const id = owner.transport.sessionId!;
 
-    const stolen = await rawSessionPost(server.url, id, whoAmI, { [SESSION_TOKEN_HEADER]: env.sandbox.tokens.maintainer });
+    const stolen = await rawSessionPost(server.url, id, whoAmI, {
+      [SESSION_TOKEN_HEADER]: env.sandbox.tokens.maintainer,
+    });
     expect(stolen.status).toBe(403);
     expect(JSON.parse(stolen.body).error.message).toMatch(/opened with a different x-codehost-token/);
     const bare = await rawSessionPost(server.url, id, whoAmI);
     expect(bare.status).toBe(403);
     // GET (the notification stream) and DELETE are bound the same way: a stranger cannot end the session either.
-    const hijackStream = await rawRequest(server.url, 'GET', { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+    const hijackStream = await rawRequest(server.url, 'GET', {
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-06-18',
+    });
     expect(hijackStream.status).toBe(403);
-    const end = await rawRequest(server.url, 'DELETE', { 'mcp-session-id': id, [SESSION_TOKEN_HEADER]: env.sandbox.tokens.maintainer });
+    const end = await rawRequest(server.url, 'DELETE', {
+      'mcp-session-id': id,
+      [SESSION_TOKEN_HEADER]: env.sandbox.tokens.maintainer,
+    });
     expect(end.status).toBe(403);
     expect(server.sessionCount()).toBe(1);
 
     const same = await rawSessionPost(server.url, id, whoAmI, { [SESSION_TOKEN_HEADER]: env.sandbox.tokens.outsider });
     expect(same.status).toBe(200);
     const me = await owner.mcp.callTool({ name: 'get_current_user', arguments: {} });
-    const outsider = await env.client.request({ method: 'GET', path: '/user', idempotent: true, token: env.sandbox.tokens.outsider });
-    expect((me.structuredContent as { username: string }).username).toBe((outsider.data as { username: string }).username);
+    const outsider = await env.client.request({
+      method: 'GET',
+      path: '/user',
+      idempotent: true,
+      token: env.sandbox.tokens.outsider,
+    });
+    expect((me.structuredContent as { username: string }).username).toBe(
+      (outsider.data as { username: string }).username,
+    );
     await owner.mcp.close();
     await server.close();
   });

@@ -8,12 +8,21 @@ const env = useSandbox();
 let retrying: HttpClient;
 
 beforeAll(() => {
-  retrying = new HttpClient({ baseUrl: env.sandbox.url, token: env.sandbox.tokens.maintainer, retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 2 } });
+  retrying = new HttpClient({
+    baseUrl: env.sandbox.url,
+    token: env.sandbox.tokens.maintainer,
+    retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 2 },
+  });
 });
 afterAll(() => retrying.close());
 
 async function newPipeline(): Promise<number> {
-  const created = await env.client.request<{ id: number }>({ method: 'POST', path: '/projects/acme%2Fweb/pipeline', body: { ref: 'main' }, idempotent: false });
+  const created = await env.client.request<{ id: number }>({
+    method: 'POST',
+    path: '/projects/acme%2Fweb/pipeline',
+    body: { ref: 'main' },
+    idempotent: false,
+  });
   return created.data.id;
 }
 
@@ -25,27 +34,41 @@ describe('destructive calls are never retried', () => {
     ['a 503', { status: 503 }],
     ['a 502', { status: 502 }],
   ])('sends delete_pipeline once after %s and says the outcome is unknown', async (_what, fault) => {
-    const mcp = await connectInMemory({ client: retrying, elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const mcp = await connectInMemory({
+      client: retrying,
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     const id = await newPipeline();
     const path = `/projects/acme%2Fweb/pipelines/${id}`;
     env.sandbox.faults.add({ method: 'DELETE', path, ...fault });
-    const result = await mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: id } });
+    const result = await mcp.client.callTool({
+      name: 'delete_pipeline',
+      arguments: { id: 'acme/web', pipeline_id: id },
+    });
     expect(result.isError).toBe(true);
     expect(sent('DELETE', path)).toBe(1);
-    expect(resultText(result)).toMatch(/^No answer came for delete_pipeline \(.+\), so it may or may not have been applied\. forgeops did not send it again\. Check with get_pipeline before trying again\.$/);
+    expect(resultText(result)).toMatch(
+      /^No answer came for delete_pipeline \(.+\), so it may or may not have been applied\. forgeops did not send it again\. Check with get_pipeline before trying again\.$/,
+    );
     env.sandbox.faults.clear();
     await mcp.close();
   });
 
   it('sends cancel_pipeline and update_release once after a 503 too', async () => {
-    const mcp = await connectInMemory({ client: retrying, elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const mcp = await connectInMemory({
+      client: retrying,
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     const id = await newPipeline();
     const cancel = `/projects/acme%2Fweb/pipelines/${id}/cancel`;
     const release = '/projects/acme%2Fweb/releases/v1.1.0';
     env.sandbox.faults.add({ method: 'POST', path: cancel, status: 503 });
     env.sandbox.faults.add({ method: 'PUT', path: release, status: 503 });
     await mcp.client.callTool({ name: 'cancel_pipeline', arguments: { id: 'acme/web', pipeline_id: id } });
-    const updated = await mcp.client.callTool({ name: 'update_release', arguments: { id: 'acme/web', tag_name: 'v1.1.0', name: 'Renamed' } });
+    const updated = await mcp.client.callTool({
+      name: 'update_release',
+      arguments: { id: 'acme/web', tag_name: 'v1.1.0', name: 'Renamed' },
+    });
     expect(sent('POST', cancel)).toBe(1);
     expect(sent('PUT', release)).toBe(1);
     expect(resultText(updated)).toContain('Check with get_release');

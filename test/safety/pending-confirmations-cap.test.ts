@@ -14,14 +14,18 @@ describe('pending confirmations', () => {
       client: env.client,
       elicit: (() => new Promise<ElicitResult>((resolve) => answers.push(resolve))) as unknown as () => ElicitResult,
     });
-    const call = (pipeline_id: number) => mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id } });
+    const call = (pipeline_id: number) =>
+      mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id } });
     const waiting = Array.from({ length: MAX_PENDING_CONFIRMATIONS }, (_, i) => call(1000 + i));
-    for (let i = 0; i < 100 && answers.length < MAX_PENDING_CONFIRMATIONS; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && answers.length < MAX_PENDING_CONFIRMATIONS; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(answers).toHaveLength(MAX_PENDING_CONFIRMATIONS);
 
     const refused = await call(2000);
     expect(refused.isError).toBe(true);
-    expect(resultText(refused)).toBe(`${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; nothing was changed. Let the human answer those first.`);
+    expect(resultText(refused)).toBe(
+      `${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; nothing was changed. Let the human answer those first.`,
+    );
     expect(answers).toHaveLength(MAX_PENDING_CONFIRMATIONS);
 
     for (const answer of answers) answer({ action: 'decline' });
@@ -29,7 +33,8 @@ describe('pending confirmations', () => {
     expect(env.sandbox.requests.all().filter((r) => r.method === 'DELETE')).toHaveLength(0);
     // Once answered, the slots are free again.
     const after = call(3000);
-    for (let i = 0; i < 100 && answers.length <= MAX_PENDING_CONFIRMATIONS; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && answers.length <= MAX_PENDING_CONFIRMATIONS; i++)
+      await new Promise((r) => setTimeout(r, 10));
     answers.at(-1)!({ action: 'decline' });
     expect(resultText(await after)).toMatch(/declined/);
     await mcp.close();

@@ -24,26 +24,46 @@ const ENVELOPE = 100;
 
 const long = (n: number, seed = 'abc') => `${seed} `.repeat(Math.ceil(n / (seed.length + 1))).slice(0, n);
 const record = (i: number) => ({
-  id: i + 1, iid: i + 1, name: `item-${i}`, title: `Item ${i}`, status: 'success', state: 'opened', ref: 'main',
-  description: long(1500, `description ${i}`), web_url: `https://code.example/acme/web/-/items/${i}`,
-  author: { id: 7, username: 'erin', name: 'Erin' }, labels: Array.from({ length: 30 }, (_, j) => `label-${j}`),
+  id: i + 1,
+  iid: i + 1,
+  name: `item-${i}`,
+  title: `Item ${i}`,
+  status: 'success',
+  state: 'opened',
+  ref: 'main',
+  description: long(1500, `description ${i}`),
+  web_url: `https://code.example/acme/web/-/items/${i}`,
+  author: { id: 7, username: 'erin', name: 'Erin' },
+  labels: Array.from({ length: 30 }, (_, j) => `label-${j}`),
 });
 
 /** Each shape of answer, as the service would send it: JSON (or text) of several hundred kilobytes. */
 const SHAPES: Record<string, { type: string; body: string }> = {
-  'a list of wide objects': { type: 'application/json', body: JSON.stringify(Array.from({ length: 150 }, (_, i) => record(i))) },
+  'a list of wide objects': {
+    type: 'application/json',
+    body: JSON.stringify(Array.from({ length: 150 }, (_, i) => record(i))),
+  },
   'an object with long strings and nested lists': {
     type: 'application/json',
     body: JSON.stringify({
-      ...record(0), description: long(200_000), diff: long(100_000, '+line'),
+      ...record(0),
+      description: long(200_000),
+      diff: long(100_000, '+line'),
       sections: Array.from({ length: 5000 }, (_, i) => ({ name: `section_${i}`, lines: i, collapsed: i % 2 === 0 })),
       commits: Array.from({ length: 300 }, (_, i) => record(i)),
     }),
   },
-  'a very wide object': { type: 'application/json', body: JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`setting_${i}`, `value ${i}`]))) },
+  'a very wide object': {
+    type: 'application/json',
+    body: JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`setting_${i}`, `value ${i}`]))),
+  },
   'nested arrays': {
     type: 'application/json',
-    body: JSON.stringify(Array.from({ length: 40 }, (_, i) => Array.from({ length: 40 }, (_, j) => Array.from({ length: 20 }, (_, k) => `cell ${i}.${j}.${k}`)))),
+    body: JSON.stringify(
+      Array.from({ length: 40 }, (_, i) =>
+        Array.from({ length: 40 }, (_, j) => Array.from({ length: 20 }, (_, k) => `cell ${i}.${j}.${k}`)),
+      ),
+    ),
   },
   'a bare long string': { type: 'application/json', body: JSON.stringify(long(400_000)) },
   'a long text with runner sections': { type: 'text/plain', body: HOSTILE_LOGS['alternating start and end'](400_000) },
@@ -65,7 +85,12 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
-  client = new HttpClient({ baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, token: 'scripted', scimToken: 'scripted', retry: { maxRetries: 0 } });
+  client = new HttpClient({
+    baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`,
+    token: 'scripted',
+    scimToken: 'scripted',
+    retry: { maxRetries: 0 },
+  });
 });
 
 afterAll(async () => {
@@ -77,7 +102,10 @@ afterAll(async () => {
 const INPUTS: Record<string, Record<string, unknown>> = {
   create_commit: { id: 1, branch: 'main', commit_message: 'm', actions: [{ action: 'delete', file_path: 'a.txt' }] },
   create_scim_user: {
-    group_path: 'acme', externalId: 'x1', userName: 'erin', emails: [{ type: 'work', value: 'erin@example.com', primary: true }],
+    group_path: 'acme',
+    externalId: 'x1',
+    userName: 'erin',
+    emails: [{ type: 'work', value: 'erin@example.com', primary: true }],
     name: { formatted: 'Erin E', givenName: 'Erin', familyName: 'E' },
   },
   wait_for_pipeline: { id: 1, pipeline_id: 1, timeout_seconds: 1 },
@@ -87,12 +115,18 @@ const INPUTS: Record<string, Record<string, unknown>> = {
 const REPORTS = new Set(['triage_project', 'wait_for_pipeline']);
 
 /** What says a result was cut. */
-const SAYS_CUT = /truncat|cut to fit|too large|left out|not shown|more were read|the log is longer|the last \d+ lines?/i;
+const SAYS_CUT =
+  /truncat|cut to fit|too large|left out|not shown|more were read|the log is longer|the last \d+ lines?/i;
 
 describe.each(Object.keys(SHAPES))('every operation, the service answering with %s', (name) => {
   it('keeps the whole result within the cap and says when it cut it', { timeout: 120_000 }, async () => {
     shape = SHAPES[name];
-    const mcp = await connectInMemory({ client, maxResultChars: CAP, callTimeoutMs: 10_000, elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const mcp = await connectInMemory({
+      client,
+      maxResultChars: CAP,
+      callTimeoutMs: 10_000,
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     const over: string[] = [];
     const silent: string[] = [];
     let succeeded = 0;
@@ -101,13 +135,18 @@ describe.each(Object.keys(SHAPES))('every operation, the service answering with 
         const input = INPUTS[op.name] ?? sampleInput(op);
         expect(input, `${op.name}: no input to call it with`).toBeDefined();
         const result = await mcp.client.callTool({ name: op.name, arguments: input });
-        const size = JSON.stringify({ content: result.content, structuredContent: result.structuredContent, isError: result.isError }).length;
+        const size = JSON.stringify({
+          content: result.content,
+          structuredContent: result.structuredContent,
+          isError: result.isError,
+        }).length;
         if (size > CAP + ENVELOPE) over.push(`${op.name}: ${size}`);
         if (result.isError) continue;
         succeeded++;
         // The service sent far more than the cap: unless the operation only reports on it (or reads headers alone),
         // the result says it was cut.
-        if (!SAYS_CUT.test(JSON.stringify(result)) && !REPORTS.has(op.name) && op.response !== 'headers') silent.push(op.name);
+        if (!SAYS_CUT.test(JSON.stringify(result)) && !REPORTS.has(op.name) && op.response !== 'headers')
+          silent.push(op.name);
       }
     } finally {
       await mcp.close();
@@ -127,7 +166,10 @@ describe.each(Object.keys(SHAPES))('every operation in chat and Slack, the servi
   it('gives a reply of bounded size in the terminal and in Slack', { timeout: 120_000 }, async () => {
     shape = SHAPES[name];
     const chat = createDispatcher({
-      operations, policy: { readOnly: false }, runContext: () => ({ client }), explain: { operations },
+      operations,
+      policy: { readOnly: false },
+      runContext: () => ({ client }),
+      explain: { operations },
       defaultProject: { get: () => undefined, set: () => undefined },
     });
     const over: string[] = [];
@@ -141,7 +183,8 @@ describe.each(Object.keys(SHAPES))('every operation in chat and Slack, the servi
       const slack = renderSlack(reply.message, { actionValue: (i) => `ref-${i}` });
       if (terminal.length > TERMINAL_CHARS) over.push(`${op.name}: terminal ${terminal.length}`);
       const posted = JSON.stringify(slack).length;
-      if (posted > SLACK_JSON_CHARS || slack.blocks.length > LIMITS.blocks) over.push(`${op.name}: Slack ${posted} characters, ${slack.blocks.length} blocks`);
+      if (posted > SLACK_JSON_CHARS || slack.blocks.length > LIMITS.blocks)
+        over.push(`${op.name}: Slack ${posted} characters, ${slack.blocks.length} blocks`);
     }
     expect(over, 'replies over their bound').toEqual([]);
     expect(answered).toBeGreaterThan(operations.length / 3);

@@ -35,7 +35,10 @@ describe('an archived project', () => {
 
   it('refuses to update a release', async () => {
     project('acme/web').archived = true;
-    const updated = await call('PUT', `/projects/${WEB}/releases/v1.0.0`, { as: 'maintainer', json: { name: 'Renamed while archived' } });
+    const updated = await call('PUT', `/projects/${WEB}/releases/v1.0.0`, {
+      as: 'maintainer',
+      json: { name: 'Renamed while archived' },
+    });
     expect(updated.status).toBe(403);
     expect(updated.data).toEqual(ARCHIVED);
     expect((await call('GET', `/projects/${WEB}/releases/v1.0.0`)).data.name).not.toBe('Renamed while archived');

@@ -16,13 +16,17 @@ async function expectNothingStored(releaseTags: string[], branch?: string): Prom
 }
 
 async function releaseTags(): Promise<string[]> {
-  return (await call('GET', `/projects/${WEB}/releases`, { query: { per_page: '100' } })).data.map((release: { tag_name: string }) => release.tag_name);
+  return (await call('GET', `/projects/${WEB}/releases`, { query: { per_page: '100' } })).data.map(
+    (release: { tag_name: string }) => release.tag_name,
+  );
 }
 
 describe('strings that are not valid UTF-16', () => {
   it('refuses a lone surrogate in tag_name with 400 naming it, and stores no release', async () => {
     const before = await releaseTags();
-    const answer = await call('POST', `/projects/${WEB}/releases`, { json: { tag_name: '\ud800', ref: 'main', description: 'x' } });
+    const answer = await call('POST', `/projects/${WEB}/releases`, {
+      json: { tag_name: '\ud800', ref: 'main', description: 'x' },
+    });
     expect(answer.status).toBe(400);
     expect(answer.data).toEqual({ error: 'tag_name is invalid: it contains a lone UTF-16 surrogate' });
     await expectNothingStored(before);
@@ -42,7 +46,12 @@ describe('strings that are not valid UTF-16', () => {
     expect(await repo().branchExists('surrogate')).toBe(false);
     // A well-formed pair (an emoji) is fine.
     const emoji = await call('POST', commits, {
-      json: { branch: 'emoji', start_branch: 'main', commit_message: 'Add 🎉', actions: [{ action: 'create', file_path: '🎉.txt', content: '🎉' }] },
+      json: {
+        branch: 'emoji',
+        start_branch: 'main',
+        commit_message: 'Add 🎉',
+        actions: [{ action: 'create', file_path: '🎉.txt', content: '🎉' }],
+      },
     });
     expect(emoji.status).toBe(201);
   });
@@ -54,7 +63,12 @@ describe('file content size', () => {
   it('takes base64 content of 4 MiB (from about 3.2 MiB it was a 500)', async () => {
     const content = base64Of(4 * MiB);
     const answer = await call('POST', commits, {
-      json: { branch: 'big-ok', start_branch: 'main', commit_message: 'Big', actions: [{ action: 'create', file_path: 'big.bin', content, encoding: 'base64' }] },
+      json: {
+        branch: 'big-ok',
+        start_branch: 'main',
+        commit_message: 'Big',
+        actions: [{ action: 'create', file_path: 'big.bin', content, encoding: 'base64' }],
+      },
     });
     expect(answer.status).toBe(201);
     const file = await call('GET', `/projects/${WEB}/repository/files/${enc('big.bin')}`, { query: { ref: 'big-ok' } });
@@ -64,10 +78,17 @@ describe('file content size', () => {
   it('refuses content above the 10 MiB file limit with 413, for commits and file writes', async () => {
     const content = base64Of(10 * MiB + 1);
     const tooBig = await call('POST', commits, {
-      json: { branch: 'big-no', start_branch: 'main', commit_message: 'Too big', actions: [{ action: 'create', file_path: 'huge.bin', content, encoding: 'base64' }] },
+      json: {
+        branch: 'big-no',
+        start_branch: 'main',
+        commit_message: 'Too big',
+        actions: [{ action: 'create', file_path: 'huge.bin', content, encoding: 'base64' }],
+      },
     });
     expect(tooBig.status).toBe(413);
-    expect(tooBig.data).toEqual({ message: 'actions[0][content] is too large: 10485761 bytes, the limit is 10485760 bytes (10 MiB) a file' });
+    expect(tooBig.data).toEqual({
+      message: 'actions[0][content] is too large: 10485761 bytes, the limit is 10485760 bytes (10 MiB) a file',
+    });
     expect(await repo().branchExists('big-no')).toBe(false);
     const file = await call('POST', `/projects/${WEB}/repository/files/${enc('huge.txt')}`, {
       json: { branch: 'big-file', start_branch: 'main', commit_message: 'Too big', content: 'x'.repeat(10 * MiB + 1) },
@@ -79,7 +100,12 @@ describe('file content size', () => {
 
   it('still refuses malformed base64 with 400', async () => {
     const answer = await call('POST', commits, {
-      json: { branch: 'bad-b64', start_branch: 'main', commit_message: 'm', actions: [{ action: 'create', file_path: 'b', content: 'abc', encoding: 'base64' }] },
+      json: {
+        branch: 'bad-b64',
+        start_branch: 'main',
+        commit_message: 'm',
+        actions: [{ action: 'create', file_path: 'b', content: 'abc', encoding: 'base64' }],
+      },
     });
     expect(answer.status).toBe(400);
     expect(answer.data).toEqual({ error: 'actions[0][content] is not valid base64' });
@@ -90,7 +116,12 @@ describe('a NUL byte in a commit message', () => {
   it('is refused with 400 naming commit_message, and makes no commit', async () => {
     const mainBefore = await repo().resolveCommit('main');
     const onNewBranch = await call('POST', commits, {
-      json: { branch: 'nul', start_branch: 'main', commit_message: 'before\u0000after', actions: [{ action: 'create', file_path: 'n.txt', content: 'n' }] },
+      json: {
+        branch: 'nul',
+        start_branch: 'main',
+        commit_message: 'before\u0000after',
+        actions: [{ action: 'create', file_path: 'n.txt', content: 'n' }],
+      },
     });
     expect(onNewBranch.status).toBe(400);
     expect(onNewBranch.data).toEqual({ message: 'commit_message is invalid: it contains a NUL byte' });
@@ -110,12 +141,22 @@ describe('huge refs and tags', () => {
 
   it('refuses a 128 KB branch or start branch with 400, creating nothing', async () => {
     const branch = await call('POST', commits, {
-      json: { branch: huge, start_branch: 'main', commit_message: 'm', actions: [{ action: 'create', file_path: 'h.txt', content: 'h' }] },
+      json: {
+        branch: huge,
+        start_branch: 'main',
+        commit_message: 'm',
+        actions: [{ action: 'create', file_path: 'h.txt', content: 'h' }],
+      },
     });
     expect(branch.status).toBe(400);
     expect(branch.data).toEqual({ message: 'branch is invalid: it is longer than 255 bytes' });
     const start = await call('POST', commits, {
-      json: { branch: 'from-huge', start_branch: huge, commit_message: 'm', actions: [{ action: 'create', file_path: 'h.txt', content: 'h' }] },
+      json: {
+        branch: 'from-huge',
+        start_branch: huge,
+        commit_message: 'm',
+        actions: [{ action: 'create', file_path: 'h.txt', content: 'h' }],
+      },
     });
     expect(start.status).toBe(400);
     expect(await repo().branchExists('from-huge')).toBe(false);
@@ -127,14 +168,21 @@ describe('huge refs and tags', () => {
 
   it('answers 404 for reads at a huge ref, and 400 for a pipeline or release at one', async () => {
     const longQueryRef = 'q'.repeat(10_000);
-    expect((await call('GET', `/projects/${WEB}/repository/files/${enc('README.md')}`, { query: { ref: longQueryRef } })).status).toBe(404);
+    expect(
+      (await call('GET', `/projects/${WEB}/repository/files/${enc('README.md')}`, { query: { ref: longQueryRef } }))
+        .status,
+    ).toBe(404);
     expect((await call('GET', `/projects/${WEB}/repository/tree`, { query: { ref: longQueryRef } })).status).toBe(404);
     expect((await call('GET', commits, { query: { ref_name: longQueryRef } })).status).toBe(404);
-    expect((await call('GET', `/projects/${WEB}/repository/compare`, { query: { from: 'main', to: longQueryRef } })).status).toBe(404);
+    expect(
+      (await call('GET', `/projects/${WEB}/repository/compare`, { query: { from: 'main', to: longQueryRef } })).status,
+    ).toBe(404);
     const pipeline = await call('POST', `/projects/${WEB}/pipeline`, { json: { ref: huge } });
     expect(pipeline.status).toBe(400);
     const before = await releaseTags();
-    const release = await call('POST', `/projects/${WEB}/releases`, { json: { tag_name: 'v-huge-ref', ref: huge, description: 'x' } });
+    const release = await call('POST', `/projects/${WEB}/releases`, {
+      json: { tag_name: 'v-huge-ref', ref: huge, description: 'x' },
+    });
     expect(release.status).toBe(400);
     await expectNothingStored(before);
   });
@@ -142,7 +190,9 @@ describe('huge refs and tags', () => {
   it('refuses a 10,000-character tag_name with 400, storing no release and no tag', async () => {
     const before = await releaseTags();
     const tag = 't'.repeat(10_000);
-    const answer = await call('POST', `/projects/${WEB}/releases`, { json: { tag_name: tag, ref: 'main', description: 'x' } });
+    const answer = await call('POST', `/projects/${WEB}/releases`, {
+      json: { tag_name: tag, ref: 'main', description: 'x' },
+    });
     expect(answer.status).toBe(400);
     expect(answer.data).toEqual({ message: 'tag_name is invalid: it is longer than 255 bytes' });
     await expectNothingStored(before);

@@ -12,7 +12,9 @@ describe('a release update that fails while answering', () => {
     const away = `${project.repo.dir}.away`;
     await rename(project.repo.dir, away);
     try {
-      const answer = await call('PUT', `/projects/${WEB}/releases/v1.0.0`, { json: { name: 'Half-done', milestones: [] } });
+      const answer = await call('PUT', `/projects/${WEB}/releases/v1.0.0`, {
+        json: { name: 'Half-done', milestones: [] },
+      });
       expect(answer.status).toBe(500);
     } finally {
       await rename(away, project.repo.dir);

@@ -14,7 +14,9 @@ async function stored(path: string, sha: string): Promise<boolean> {
 describe('a refused commit with start_project', () => {
   it('leaves no private object in the public project, readable by SHA or not', async () => {
     const privateSha = (await project('acme/platform/payments-api').repo.resolveCommit('main'))!;
-    const privateReadme = (await project('acme/platform/payments-api').repo.readObjects([`${privateSha}:README.md`]))[0]!.oid;
+    const privateReadme = (
+      await project('acme/platform/payments-api').repo.readObjects([`${privateSha}:README.md`])
+    )[0]!.oid;
     // alice may read payments-api and push to acme/web's main, but 'main' exists there and force is off: refused.
     const refused = await call('POST', `/projects/${WEB}/repository/commits`, {
       as: 'maintainer',
@@ -34,7 +36,9 @@ describe('a refused commit with start_project', () => {
     for (const as of ['anonymous', 'developer'] as const) {
       expect((await call('GET', `/projects/${WEB}/repository/commits/${privateSha}`, { as })).status).toBe(404);
       expect((await call('GET', `/projects/${WEB}/repository/commits/${privateSha}/diff`, { as })).status).toBe(404);
-      expect((await call('GET', `/projects/${WEB}/repository/archive`, { as, query: { sha: privateSha } })).status).toBe(404);
+      expect(
+        (await call('GET', `/projects/${WEB}/repository/archive`, { as, query: { sha: privateSha } })).status,
+      ).toBe(404);
       expect((await call('GET', `/projects/${WEB}/repository/blobs/${privateReadme}`, { as })).status).toBe(404);
     }
   });
@@ -71,7 +75,9 @@ describe('a refused commit with start_project', () => {
     expect(accepted.status).toBe(201);
     expect(accepted.data.parent_ids).toEqual([privateSha]);
     const files = await call('GET', `/projects/${WEB}/repository/tree`, { query: { ref: 'from-payments' } });
-    expect(files.data.map((entry: { path: string }) => entry.path)).toEqual(expect.arrayContaining(['go.mod', 'p.txt']));
+    expect(files.data.map((entry: { path: string }) => entry.path)).toEqual(
+      expect.arrayContaining(['go.mod', 'p.txt']),
+    );
   });
 });
 
@@ -83,7 +89,9 @@ describe('resolving SHAs', () => {
       const short = await call('GET', `/projects/${WEB}/repository/commits/${mainSha.slice(0, length)}`);
       expect(short.status, `prefix of ${length}`).toBe(404);
       expect(short.data).toEqual({ message: '404 Commit Not Found' });
-      const archive = await call('GET', `/projects/${WEB}/repository/archive`, { query: { sha: mainSha.slice(0, length) } });
+      const archive = await call('GET', `/projects/${WEB}/repository/archive`, {
+        query: { sha: mainSha.slice(0, length) },
+      });
       expect(archive.status).toBe(404);
     }
     const readmeBlob = (await project('acme/web').repo.readObjects([`${mainSha}:README.md`]))[0]!.oid;
@@ -114,7 +122,10 @@ describe('resolving SHAs', () => {
     expect(forced.status).toBe(201);
     expect(await stored('acme/web', first.data.id)).toBe(true);
     expect((await call('GET', `/projects/${WEB}/repository/commits/${first.data.id}`)).status).toBe(404);
-    expect((await call('GET', `/projects/${WEB}/repository/files/${enc('orphan.txt')}`, { query: { ref: first.data.id } })).status).toBe(404);
+    expect(
+      (await call('GET', `/projects/${WEB}/repository/files/${enc('orphan.txt')}`, { query: { ref: first.data.id } }))
+        .status,
+    ).toBe(404);
     expect((await call('GET', `/projects/${WEB}/repository/blobs/${orphanBlob}`)).status).toBe(404);
   });
 });

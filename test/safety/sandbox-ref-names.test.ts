@@ -26,7 +26,12 @@ describe.each(REFUSED)('the name %j', (name, why) => {
   it('is refused as a new branch of a commit', async () => {
     const refs = await allRefs();
     const answer = await call('POST', `/projects/${WEB}/repository/commits`, {
-      json: { branch: name, start_branch: 'main', commit_message: 'm', actions: [{ action: 'create', file_path: 'evil.txt', content: 'x' }] },
+      json: {
+        branch: name,
+        start_branch: 'main',
+        commit_message: 'm',
+        actions: [{ action: 'create', file_path: 'evil.txt', content: 'x' }],
+      },
     });
     expect(answer.status).toBe(400);
     expect(answer.data).toEqual({ message: `branch is invalid: ${why}` });
@@ -46,7 +51,9 @@ describe.each(REFUSED)('the name %j', (name, why) => {
   it('is refused as the tag of a new release, which is not stored', async () => {
     const refs = await allRefs();
     const releases = (await call('GET', `/projects/${WEB}/releases`)).data;
-    const answer = await call('POST', `/projects/${WEB}/releases`, { json: { tag_name: name, ref: 'main', description: 'x' } });
+    const answer = await call('POST', `/projects/${WEB}/releases`, {
+      json: { tag_name: name, ref: 'main', description: 'x' },
+    });
     expect(answer.status).toBe(400);
     expect(answer.data).toEqual({ message: `tag_name is invalid: ${why}` });
     expect(await allRefs()).toEqual(refs);
@@ -55,7 +62,9 @@ describe.each(REFUSED)('the name %j', (name, why) => {
 
   it('names no branch to cherry-pick onto (404, nothing created)', async () => {
     const refs = await allRefs();
-    const answer = await call('POST', `/projects/${WEB}/repository/commits/main/cherry_pick`, { json: { branch: name } });
+    const answer = await call('POST', `/projects/${WEB}/repository/commits/main/cherry_pick`, {
+      json: { branch: name },
+    });
     expect(answer.status).toBe(404);
     expect(await allRefs()).toEqual(refs);
   });
@@ -64,10 +73,17 @@ describe.each(REFUSED)('the name %j', (name, why) => {
 describe('names git accepts', () => {
   it('still make branches and tags', async () => {
     const commit = await call('POST', `/projects/${WEB}/repository/commits`, {
-      json: { branch: 'feature/ok-1.2_x', start_branch: 'main', commit_message: 'm', actions: [{ action: 'create', file_path: 'ok.txt', content: 'x' }] },
+      json: {
+        branch: 'feature/ok-1.2_x',
+        start_branch: 'main',
+        commit_message: 'm',
+        actions: [{ action: 'create', file_path: 'ok.txt', content: 'x' }],
+      },
     });
     expect(commit.status).toBe(201);
-    const release = await call('POST', `/projects/${WEB}/releases`, { json: { tag_name: 'v2.0.0-rc.1', ref: 'feature/ok-1.2_x', description: 'x' } });
+    const release = await call('POST', `/projects/${WEB}/releases`, {
+      json: { tag_name: 'v2.0.0-rc.1', ref: 'feature/ok-1.2_x', description: 'x' },
+    });
     expect(release.status).toBe(201);
     expect(await repo().resolveCommit('v2.0.0-rc.1')).toBe(commit.data.id);
   });

@@ -23,7 +23,8 @@ describe('releases of a private project', () => {
       expect(release.assets.count).toBe(release.assets.links.length);
       // Nothing of the commit may show elsewhere either: its SHA, message, or the author's and committer's e-mail.
       const text = JSON.stringify(release);
-      for (const secret of [commit.id, commit.message.trim(), commit.author_email, commit.committer_email]) expect(text).not.toContain(secret);
+      for (const secret of [commit.id, commit.message.trim(), commit.author_email, commit.committer_email])
+        expect(text).not.toContain(secret);
     }
     expect(one.data).toMatchObject({ tag_name: 'v1.1.0', name: 'Payments API 1.1.0', author: { username: 'alice' } });
   });
@@ -31,7 +32,10 @@ describe('releases of a private project', () => {
   it('show them to a reporter, who may read the code', async () => {
     const one = await call('GET', `/projects/${PAYMENTS}/releases/v1.1.0`, { as: 'reporter' });
     expect(one.status).toBe(200);
-    expect(one.data.commit).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{40}$/), author_email: expect.stringContaining('@') });
+    expect(one.data.commit).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{40}$/),
+      author_email: expect.stringContaining('@'),
+    });
     expect(one.data.commit_path).toBe(`/acme/platform/payments-api/-/commit/${one.data.commit.id}`);
     expect(one.data.assets.sources).toHaveLength(4);
   });

@@ -12,7 +12,9 @@ import { Store } from '../../src/sandbox/core/store.js';
 const src = fileURLToPath(new URL('../../src', import.meta.url));
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Every module specifier a file imports or re-exports, statically or dynamically. */
@@ -22,7 +24,11 @@ function imports(file: string): string[] {
 }
 
 function offenders(folder: string, forbidden: RegExp): string[] {
-  return files(join(src, folder)).flatMap((file) => imports(file).filter((spec) => forbidden.test(spec)).map((spec) => `${relative(src, file)} → ${spec}`));
+  return files(join(src, folder)).flatMap((file) =>
+    imports(file)
+      .filter((spec) => forbidden.test(spec))
+      .map((spec) => `${relative(src, file)} → ${spec}`),
+  );
 }
 
 /** A module graph: file (relative to src) → the files it imports (relative to src), type-only imports included. */
@@ -31,10 +37,12 @@ type Graph = Map<string, string[]>;
 function moduleGraph(folder: string): Graph {
   const graph: Graph = new Map();
   for (const file of files(join(src, folder))) {
-    const targets = imports(file).filter((spec) => spec.startsWith('.')).map((spec) => {
-      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
-      return relative(src, existsSync(target) ? target : join(target.replace(/\.ts$/, ''), 'index.ts'));
-    });
+    const targets = imports(file)
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => {
+        const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+        return relative(src, existsSync(target) ? target : join(target.replace(/\.ts$/, ''), 'index.ts'));
+      });
     graph.set(relative(src, file), targets);
   }
   return graph;
@@ -82,23 +90,39 @@ const areaOf = (file: string) => /^sandbox\/areas\/([^/]+)\//.exec(file)?.[1];
  *   group-import-export → work-items: a group's labels travel in its export archive;
  *   pipelines → jobs: retrying, cancelling or deleting a pipeline does it to the pipeline's jobs.
  */
-const ALLOWED_AREA_EDGES = ['users → scim', 'releases → repository', 'group-import-export → work-items', 'pipelines → jobs', 'branches → work-items', 'work-items → jobs', 'project-hooks → jobs'];
+const ALLOWED_AREA_EDGES = [
+  'users → scim',
+  'releases → repository',
+  'group-import-export → work-items',
+  'pipelines → jobs',
+  'branches → work-items',
+  'work-items → jobs',
+  'project-hooks → jobs',
+];
 
 /** Imports that break the sandbox's layering: core → area, area → another area's internals or an unlisted area. */
 function layeringOffenders(graph: Graph, allowed: readonly string[]): string[] {
-  return [...graph].flatMap(([file, targets]) => targets.flatMap((target) => {
-    const from = areaOf(file);
-    const to = areaOf(target);
-    if (file.startsWith('sandbox/core/') && target.startsWith('sandbox/areas/')) return [`${file} → ${target} (the core imports an area)`];
-    if (from === undefined || to === undefined || from === to) {
-      if (from !== undefined && target.startsWith('sandbox/') && to === undefined && !/^sandbox\/(core|git)\//.test(target)) {
-        return [`${file} → ${target} (an area imports only the core, git/ and its own folder)`];
+  return [...graph].flatMap(([file, targets]) =>
+    targets.flatMap((target) => {
+      const from = areaOf(file);
+      const to = areaOf(target);
+      if (file.startsWith('sandbox/core/') && target.startsWith('sandbox/areas/'))
+        return [`${file} → ${target} (the core imports an area)`];
+      if (from === undefined || to === undefined || from === to) {
+        if (
+          from !== undefined &&
+          target.startsWith('sandbox/') &&
+          to === undefined &&
+          !/^sandbox\/(core|git)\//.test(target)
+        ) {
+          return [`${file} → ${target} (an area imports only the core, git/ and its own folder)`];
+        }
+        return [];
       }
-      return [];
-    }
-    if (target !== `sandbox/areas/${to}/index.ts`) return [`${file} → ${target} (another area's internals)`];
-    return allowed.includes(`${from} → ${to}`) ? [] : [`${file} → ${target} (an edge not in ALLOWED_AREA_EDGES)`];
-  }));
+      if (target !== `sandbox/areas/${to}/index.ts`) return [`${file} → ${target} (another area's internals)`];
+      return allowed.includes(`${from} → ${to}`) ? [] : [`${file} → ${target} (an edge not in ALLOWED_AREA_EDGES)`];
+    }),
+  );
 }
 
 describe('architecture', () => {
@@ -115,7 +139,9 @@ describe('architecture', () => {
   });
 
   it('uses every listed edge between areas (a stale allowance would hide a new dependency)', () => {
-    const used = [...moduleGraph('sandbox')].flatMap(([file, targets]) => targets.map((target) => `${areaOf(file)} → ${areaOf(target)}`));
+    const used = [...moduleGraph('sandbox')].flatMap(([file, targets]) =>
+      targets.map((target) => `${areaOf(file)} → ${areaOf(target)}`),
+    );
     expect(ALLOWED_AREA_EDGES.filter((edge) => !used.includes(edge))).toEqual([]);
   });
 
@@ -124,7 +150,9 @@ describe('architecture', () => {
   });
 
   it('lists every area folder in AREAS once, under its folder name', () => {
-    const folders = readdirSync(join(src, 'sandbox/areas'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(join(src, 'sandbox/areas'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(AREAS.map((area) => area.name).sort()).toEqual(folders.sort());
   });
 
@@ -132,7 +160,9 @@ describe('architecture', () => {
     const router = new Router();
     const context = createContext(new Store('/nonexistent'), () => {});
     for (const area of AREAS) area.routes(router, context);
-    const shapes = router.list().map(({ method, pattern }) => `${method} ${pattern.replace(/:\w+/g, ':').replace(/\[\.\w+\]/g, '[.]')}`);
+    const shapes = router
+      .list()
+      .map(({ method, pattern }) => `${method} ${pattern.replace(/:\w+/g, ':').replace(/\[\.\w+\]/g, '[.]')}`);
     expect(shapes.length).toBeGreaterThan(100);
     expect(shapes.filter((shape, i) => shapes.indexOf(shape) !== i)).toEqual([]);
   });
@@ -155,8 +185,13 @@ describe('architecture', () => {
 
   it('keeps every MCP SDK import inside src/mcp', () => {
     // The triage view is a page built for the browser on its own (tools/build-view.mjs): its SDK is the MCP Apps one.
-    const outside = files(src).filter((f) => !relative(src, f).startsWith('mcp/') && !relative(src, f).startsWith('apps/triage-view/'))
-      .flatMap((file) => imports(file).filter((spec) => spec.startsWith('@modelcontextprotocol/')).map((spec) => `${relative(src, file)} → ${spec}`));
+    const outside = files(src)
+      .filter((f) => !relative(src, f).startsWith('mcp/') && !relative(src, f).startsWith('apps/triage-view/'))
+      .flatMap((file) =>
+        imports(file)
+          .filter((spec) => spec.startsWith('@modelcontextprotocol/'))
+          .map((spec) => `${relative(src, file)} → ${spec}`),
+      );
     expect(outside).toEqual([]);
   });
 

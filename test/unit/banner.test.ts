@@ -4,19 +4,34 @@ import { bannerText } from '../../src/banner.js';
 import { parseConfig } from '../../src/config.js';
 
 describe('bannerText', () => {
-  const sandbox = { url: 'http://127.0.0.1:4000', tokens: { maintainer: 'fo-maintainer-sandbox-token', developer: 'fo-developer-sandbox-token' } };
+  const sandbox = {
+    url: 'http://127.0.0.1:4000',
+    tokens: { maintainer: 'fo-maintainer-sandbox-token', developer: 'fo-developer-sandbox-token' },
+  };
 
   it('on the embedded sandbox: its tokens, and the terminal chat both on its own sandbox and on this one', () => {
-    const text = bannerText({ mcpUrl: 'http://127.0.0.1:8750/mcp', serviceLabel: 'the embedded sandbox', sandbox, config: parseConfig({}) });
+    const text = bannerText({
+      mcpUrl: 'http://127.0.0.1:8750/mcp',
+      serviceLabel: 'the embedded sandbox',
+      sandbox,
+      config: parseConfig({}),
+    });
     expect(text).toContain('forgeops MCP server: http://127.0.0.1:8750/mcp');
     expect(text).toContain('  maintainer  fo-maintainer-sandbox-token');
-    expect(text).toContain('No client? Try the same operations in the terminal chat (`triage acme/web` is a good start):');
+    expect(text).toContain(
+      'No client? Try the same operations in the terminal chat (`triage acme/web` is a good start):',
+    );
     expect(text).toMatch(/^ {2}npx forgeops chat +its own fresh sandbox$/m);
-    expect(text).toContain('  CODEHOST_URL=http://127.0.0.1:4000 CODEHOST_TOKEN=fo-maintainer-sandbox-token npx forgeops chat');
+    expect(text).toContain(
+      '  CODEHOST_URL=http://127.0.0.1:4000 CODEHOST_TOKEN=fo-maintainer-sandbox-token npx forgeops chat',
+    );
   });
 
   it('on a configured service: the chat as it is, with no token printed', () => {
-    const config = parseConfig({ CODEHOST_URL: 'https://code.example.com', CODEHOST_TOKEN: 'glpat-secret-token-value' });
+    const config = parseConfig({
+      CODEHOST_URL: 'https://code.example.com',
+      CODEHOST_TOKEN: 'glpat-secret-token-value',
+    });
     const text = bannerText({ mcpUrl: 'http://127.0.0.1:8750/mcp', serviceLabel: 'https://code.example.com', config });
     expect(text).toMatch(/^ {2}npx forgeops chat$/m);
     expect(text).not.toContain('glpat-secret-token-value');

@@ -17,8 +17,12 @@ describe('parseConfig', () => {
   });
 
   it('refuses a replica id a balancer could not route by, and a Redis URL that is not one, naming the variable', () => {
-    expect(() => parseConfig({ FORGEOPS_REPLICA_ID: 'R1.a' })).toThrow(/FORGEOPS_REPLICA_ID must be 1 to 32 lowercase letters, digits or dashes/);
-    expect(() => parseConfig({ FORGEOPS_REDIS_URL: 'cache.internal:6379' })).toThrow(/FORGEOPS_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => parseConfig({ FORGEOPS_REPLICA_ID: 'R1.a' })).toThrow(
+      /FORGEOPS_REPLICA_ID must be 1 to 32 lowercase letters, digits or dashes/,
+    );
+    expect(() => parseConfig({ FORGEOPS_REDIS_URL: 'cache.internal:6379' })).toThrow(
+      /FORGEOPS_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
   });
 
   it('reads every variable', () => {
@@ -45,29 +49,56 @@ describe('parseConfig', () => {
       FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow',
     });
     expect(config.codehost).toEqual({
-      url: 'https://code.example.com/code', token: 'tok-1234', scimToken: 'scim-5678',
-      caFile: '/etc/ssl/corp.pem', timeoutMs: 5000, maxRetries: 0,
+      url: 'https://code.example.com/code',
+      token: 'tok-1234',
+      scimToken: 'scim-5678',
+      caFile: '/etc/ssl/corp.pem',
+      timeoutMs: 5000,
+      maxRetries: 0,
     });
     expect(config.server).toEqual({
-      host: '0.0.0.0', port: 9000, mcpToken: 'mcp-secret', allowedOrigins: ['https://a.example', 'https://b.example'], maxSessions: 1000,
-      allowedHosts: ['mcp.example.org:443'], replicaId: 'r2', maxSessionsPerCaller: 40, trustedProxies: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8'],
+      host: '0.0.0.0',
+      port: 9000,
+      mcpToken: 'mcp-secret',
+      allowedOrigins: ['https://a.example', 'https://b.example'],
+      maxSessions: 1000,
+      allowedHosts: ['mcp.example.org:443'],
+      replicaId: 'r2',
+      maxSessionsPerCaller: 40,
+      trustedProxies: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8'],
     });
     expect(config.redisUrl).toBe('redis://cache.internal:6379/0');
-    expect(config.policy).toEqual({ readOnly: true, toolsets: ['pipelines', 'releases'], tools: ['get_file'], apps: false });
+    expect(config.policy).toEqual({
+      readOnly: true,
+      toolsets: ['pipelines', 'releases'],
+      tools: ['get_file'],
+      apps: false,
+    });
     expect(config.approval.policy).toBe('allow');
   });
 
   it('reads the approval settings, and keeps FORGEOPS_CONFIRM_WITHOUT_ELICITATION as an older spelling', () => {
-    expect(parseConfig({
-      FORGEOPS_APPROVAL: 'page', FORGEOPS_APPROVAL_SECRET: 'correct horse battery', FORGEOPS_APPROVAL_PORT: '8751',
-      FORGEOPS_APPROVAL_URL: 'https://forge.example/', FORGEOPS_APPROVAL_OPEN: 'notify-send  forgeops',
-    }).approval).toEqual({
-      policy: 'page', secret: 'correct horse battery', port: 8751, publicUrl: 'https://forge.example', openCommand: ['notify-send', 'forgeops'],
+    expect(
+      parseConfig({
+        FORGEOPS_APPROVAL: 'page',
+        FORGEOPS_APPROVAL_SECRET: 'correct horse battery',
+        FORGEOPS_APPROVAL_PORT: '8751',
+        FORGEOPS_APPROVAL_URL: 'https://forge.example/',
+        FORGEOPS_APPROVAL_OPEN: 'notify-send  forgeops',
+      }).approval,
+    ).toEqual({
+      policy: 'page',
+      secret: 'correct horse battery',
+      port: 8751,
+      publicUrl: 'https://forge.example',
+      openCommand: ['notify-send', 'forgeops'],
     });
     expect(parseConfig({ FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'refuse' }).approval.policy).toBe('refuse');
     expect(parseConfig({ SLACK_APPROVER: 'U012AB3CD' }).slack.approver).toBe('U012AB3CD');
     expect(parseConfig({ SLACK_APPROVER: 'T0123ABCD:U012AB3CD' }).slack.approver).toBe('T0123ABCD:U012AB3CD');
-    expect(parseConfig({ FORGEOPS_APPROVAL: 'allow', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' }).approval.policy).toBe('allow');
+    expect(
+      parseConfig({ FORGEOPS_APPROVAL: 'allow', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' }).approval.policy,
+    ).toBe('allow');
   });
 
   it.each([
@@ -78,7 +109,10 @@ describe('parseConfig', () => {
     [{ FORGEOPS_READ_ONLY: 'maybe' }, 'FORGEOPS_READ_ONLY'],
     [{ FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'sometimes' }, 'FORGEOPS_CONFIRM_WITHOUT_ELICITATION'],
     [{ FORGEOPS_APPROVAL: 'ask' }, 'FORGEOPS_APPROVAL'],
-    [{ FORGEOPS_APPROVAL: 'page', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' }, 'FORGEOPS_CONFIRM_WITHOUT_ELICITATION'],
+    [
+      { FORGEOPS_APPROVAL: 'page', FORGEOPS_CONFIRM_WITHOUT_ELICITATION: 'allow' },
+      'FORGEOPS_CONFIRM_WITHOUT_ELICITATION',
+    ],
     [{ FORGEOPS_APPROVAL_SECRET: 'short' }, 'FORGEOPS_APPROVAL_SECRET'],
     [{ FORGEOPS_APPROVAL_PORT: '70000' }, 'FORGEOPS_APPROVAL_PORT'],
     [{ SLACK_APPROVER: '@ana' }, 'SLACK_APPROVER'],
@@ -101,31 +135,41 @@ describe('parseConfig', () => {
 
 describe('credentials in a URL setting', () => {
   // Every http(s) URL setting; FORGEOPS_REDIS_URL is the one whose password belongs in it (and is never shown).
-  const urlSettings = Object.keys(ENVIRONMENT.shape).filter((name) => name.endsWith('_URL') && name !== 'FORGEOPS_REDIS_URL');
+  const urlSettings = Object.keys(ENVIRONMENT.shape).filter(
+    (name) => name.endsWith('_URL') && name !== 'FORGEOPS_REDIS_URL',
+  );
 
   it('covers every URL setting', () => {
     expect(urlSettings).toEqual(expect.arrayContaining(['CODEHOST_URL', 'FORGEOPS_APPROVAL_URL', 'SLACK_API_URL']));
   });
 
-  it.each(urlSettings)('%s with a user name or password stops start-up in one line that names it and shows neither', (name) => {
-    for (const value of ['https://deploy-bot:s3cr3t-pass@code.example.com', 'https://glpat-s3cr3t-pass@code.example.com/', 'https://deploy-bot:s3cr3t/pass@code.example.com']) {
-      let message = '';
-      try {
-        parseConfig({ [name]: value });
-      } catch (error) {
-        expect(error).toBeInstanceOf(ConfigError);
-        message = (error as Error).message;
+  it.each(urlSettings)(
+    '%s with a user name or password stops start-up in one line that names it and shows neither',
+    (name) => {
+      for (const value of [
+        'https://deploy-bot:s3cr3t-pass@code.example.com',
+        'https://glpat-s3cr3t-pass@code.example.com/',
+        'https://deploy-bot:s3cr3t/pass@code.example.com',
+      ]) {
+        let message = '';
+        try {
+          parseConfig({ [name]: value });
+        } catch (error) {
+          expect(error).toBeInstanceOf(ConfigError);
+          message = (error as Error).message;
+        }
+        expect(message).toContain(name);
+        expect(message).not.toContain('\n');
+        expect(message).not.toMatch(/s3cr3t|deploy-bot/);
+        if (/:\/\/[^/]*@/.test(value)) expect(message).toContain('must not carry a user name or password');
       }
-      expect(message).toContain(name);
-      expect(message).not.toContain('\n');
-      expect(message).not.toMatch(/s3cr3t|deploy-bot/);
-      if (/:\/\/[^/]*@/.test(value)) expect(message).toContain('must not carry a user name or password');
-    }
-  });
+    },
+  );
 
   it('says where the token goes instead for CODEHOST_URL', () => {
-    expect(() => parseConfig({ CODEHOST_URL: 'https://user:pass@code.example.com' }))
-      .toThrow("CODEHOST_URL must not carry a user name or password (user:password@): put the token in CODEHOST_TOKEN instead; got 'https://***@code.example.com'");
+    expect(() => parseConfig({ CODEHOST_URL: 'https://user:pass@code.example.com' })).toThrow(
+      "CODEHOST_URL must not carry a user name or password (user:password@): put the token in CODEHOST_TOKEN instead; got 'https://***@code.example.com'",
+    );
   });
 });
 
@@ -138,15 +182,21 @@ describe('the call deadline and the proxy', () => {
   });
 
   it('reads the proxy from the configuration it was given, upper or lower case', () => {
-    expect(parseConfig({ HTTPS_PROXY: 'http://p:1', no_proxy: 'internal' }).proxy)
-      .toEqual({ httpProxy: undefined, httpsProxy: 'http://p:1', noProxy: 'internal' });
+    expect(parseConfig({ HTTPS_PROXY: 'http://p:1', no_proxy: 'internal' }).proxy).toEqual({
+      httpProxy: undefined,
+      httpsProxy: 'http://p:1',
+      noProxy: 'internal',
+    });
   });
 });
 
 describe('loadConfig: env files', () => {
   const dir = mkdtempSync(join(tmpdir(), 'forgeops-config-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, '.env'), '# settings\nFORGEOPS_READ_ONLY=true\nexport FORGEOPS_PORT=9100\nNOTES="two\nlines"\n');
+  writeFileSync(
+    join(dir, '.env'),
+    '# settings\nFORGEOPS_READ_ONLY=true\nexport FORGEOPS_PORT=9100\nNOTES="two\nlines"\n',
+  );
 
   it('never reads a .env that merely sits in the working directory, and reports it', () => {
     const { config, source } = loadConfig({ env: {}, cwd: dir });
@@ -165,9 +215,30 @@ describe('loadConfig: env files', () => {
 
   it.each([
     ['missing', () => join(dir, 'nope.env'), /--env-file '.*nope\.env' does not exist/],
-    ['a directory', () => { mkdirSync(join(dir, 'sub'), { recursive: true }); return join(dir, 'sub'); }, /is a directory, not an env file/],
-    ['binary', () => { writeFileSync(join(dir, 'bin.env'), Buffer.from([0x41, 0x3d, 0x00, 0xff])); return join(dir, 'bin.env'); }, /is binary, not an env file/],
-    ['garbage', () => { writeFileSync(join(dir, 'junk.env'), 'A=1\nthis is not a setting\n'); return join(dir, 'junk.env'); }, /junk\.env' line 2 is not KEY=value/],
+    [
+      'a directory',
+      () => {
+        mkdirSync(join(dir, 'sub'), { recursive: true });
+        return join(dir, 'sub');
+      },
+      /is a directory, not an env file/,
+    ],
+    [
+      'binary',
+      () => {
+        writeFileSync(join(dir, 'bin.env'), Buffer.from([0x41, 0x3d, 0x00, 0xff]));
+        return join(dir, 'bin.env');
+      },
+      /is binary, not an env file/,
+    ],
+    [
+      'garbage',
+      () => {
+        writeFileSync(join(dir, 'junk.env'), 'A=1\nthis is not a setting\n');
+        return join(dir, 'junk.env');
+      },
+      /junk\.env' line 2 is not KEY=value/,
+    ],
   ])('stops with one line naming a named env file that is %s', (_what, make, message) => {
     const path = make();
     expect(() => loadConfig({ envFile: path, env: {}, cwd: dir })).toThrow(ConfigError);

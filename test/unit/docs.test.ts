@@ -3,8 +3,20 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import {
-  ACCOUNTS_BEGIN, ACCOUNTS_END, DECISIONS_BEGIN, DECISIONS_END, renderHumanDecisions, CONFIG_BEGIN, CONFIG_END, REFERENCE_BEGIN, REFERENCE_END, firstSentence, renderConfiguration, renderReference,
-  renderSandboxAccounts, replaceSection,
+  ACCOUNTS_BEGIN,
+  ACCOUNTS_END,
+  DECISIONS_BEGIN,
+  DECISIONS_END,
+  renderHumanDecisions,
+  CONFIG_BEGIN,
+  CONFIG_END,
+  REFERENCE_BEGIN,
+  REFERENCE_END,
+  firstSentence,
+  renderConfiguration,
+  renderReference,
+  renderSandboxAccounts,
+  replaceSection,
 } from '../../src/docs/reference.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -41,13 +53,18 @@ describe('README', () => {
 
 describe('firstSentence', () => {
   it('does not end a sentence at "e.g.", inside parentheses or quotes', () => {
-    expect(firstSentence('List commits of a ref (e.g. "main", "v1.0..main"), newest first. More.')).toBe('List commits of a ref (e.g. "main", "v1.0..main"), newest first.');
-    expect(firstSentence('Find the common ancestor (e.g. of two branches). Then more.')).toBe('Find the common ancestor (e.g. of two branches).');
+    expect(firstSentence('List commits of a ref (e.g. "main", "v1.0..main"), newest first. More.')).toBe(
+      'List commits of a ref (e.g. "main", "v1.0..main"), newest first.',
+    );
+    expect(firstSentence('Find the common ancestor (e.g. of two branches). Then more.')).toBe(
+      'Find the common ancestor (e.g. of two branches).',
+    );
     expect(firstSentence('Refs, e.g. main. Rest.')).toBe('Refs, e.g. main.');
     expect(firstSentence('No period at all')).toBe('No period at all');
   });
 
   it('leaves no row of the reference cut off mid-sentence', () => {
-    for (const op of operations) expect(firstSentence(op.description), op.name).not.toMatch(/\((e\.g|i\.e)\.?$|e\.g\.$/);
+    for (const op of operations)
+      expect(firstSentence(op.description), op.name).not.toMatch(/\((e\.g|i\.e)\.?$|e\.g\.$/);
   });
 });

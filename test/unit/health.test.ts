@@ -27,13 +27,19 @@ describe('serviceCheck', () => {
   it('probes when the last answer is old or there was none, and names the service that does not answer', async () => {
     for (const last of [Date.now() - 60_000, undefined]) {
       const { client, probes } = unreachable(last);
-      expect(await serviceCheck(client, 'http://code.example').check()).toBe('http://code.example does not answer: connect ECONNREFUSED 127.0.0.1:9');
+      expect(await serviceCheck(client, 'http://code.example').check()).toBe(
+        'http://code.example does not answer: connect ECONNREFUSED 127.0.0.1:9',
+      );
       expect(probes).toHaveLength(1);
     }
   });
 
   it('counts an error answer (401, 404) as reachable: the service answered', async () => {
-    const client: ApiTransport = { async request() { throw Object.assign(new Error('401 Unauthorized'), { kind: 'http' }); } };
+    const client: ApiTransport = {
+      async request() {
+        throw Object.assign(new Error('401 Unauthorized'), { kind: 'http' });
+      },
+    };
     expect(await serviceCheck(client, 'http://code.example').check()).toBeUndefined();
   });
 });

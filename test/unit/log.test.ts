@@ -29,8 +29,15 @@ describe('createJsonLogger', () => {
     log.debug('not shown');
     log.error('second');
     await new Promise((resolve) => setImmediate(resolve));
-    const records = chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(records.map((r) => [r.level, r.replica, r.msg])).toEqual([['warn', 'r2', 'token [redacted] refused'], ['error', 'r2', 'second']]);
+    const records = chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.map((r) => [r.level, r.replica, r.msg])).toEqual([
+      ['warn', 'r2', 'token [redacted] refused'],
+      ['error', 'r2', 'second'],
+    ]);
     expect(String(records[0].time)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(chunks.join('')).not.toContain(TOKEN);
   });
@@ -39,13 +46,19 @@ describe('createJsonLogger', () => {
     const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
     const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], {
       env: {
-        PATH: process.env.PATH ?? '', FORGEOPS_LOG_FORMAT: 'json', FORGEOPS_REPLICA_ID: 'r7', CODEHOST_URL: 'http://127.0.0.1:9',
-        CODEHOST_TOKEN: TOKEN, FORGEOPS_REDIS_URL: 'redis://:s3cret-redis-pass@127.0.0.1:9/0',
+        PATH: process.env.PATH ?? '',
+        FORGEOPS_LOG_FORMAT: 'json',
+        FORGEOPS_REPLICA_ID: 'r7',
+        CODEHOST_URL: 'http://127.0.0.1:9',
+        CODEHOST_TOKEN: TOKEN,
+        FORGEOPS_REDIS_URL: 'redis://:s3cret-redis-pass@127.0.0.1:9/0',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let text = '';
-    child.stderr!.on('data', (d: Buffer) => { text += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     // Bounded: 200 checks of 25 ms.
     for (let i = 0; i < 200 && !text.includes('\n'); i++) await new Promise((resolve) => setTimeout(resolve, 25));

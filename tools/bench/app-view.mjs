@@ -27,9 +27,10 @@ const median = (values) => {
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 // The baseline view: the SDK's App and nothing else, writing the verdict where the triage view writes its state.
-const baselineScript = (await build({
-  stdin: {
-    contents: `import { App } from '@modelcontextprotocol/ext-apps';
+const baselineScript = (
+  await build({
+    stdin: {
+      contents: `import { App } from '@modelcontextprotocol/ext-apps';
 const app = new App({ name: 'baseline', version: '1.0.0' }, {});
 app.ontoolresult = (result) => {
   const root = document.getElementById('app');
@@ -37,10 +38,18 @@ app.ontoolresult = (result) => {
   root.setAttribute('data-state', root.textContent);
 };
 void app.connect();`,
-    resolveDir: root, loader: 'js',
-  },
-  bundle: true, format: 'esm', platform: 'browser', target: 'chrome120', minify: true, write: false, logLevel: 'silent',
-})).outputFiles[0].text;
+      resolveDir: root,
+      loader: 'js',
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'chrome120',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+  })
+).outputFiles[0].text;
 const baselineHtml = `<!doctype html><meta charset="utf-8"><main id="app"></main><script type="module">${baselineScript}</script>`;
 
 const sandbox = await startSandbox({ port: 0 });
@@ -50,12 +59,21 @@ let host;
 try {
   // ---- size ----
   const view = readFileSync(`${root}dist/apps/triage.html`);
-  console.log(`view dist/apps/triage.html: ${view.length} bytes (${kib(view.length)}), gzip ${gzipSync(view).length} bytes`);
+  console.log(
+    `view dist/apps/triage.html: ${view.length} bytes (${kib(view.length)}), gzip ${gzipSync(view).length} bytes`,
+  );
 
   // ---- tools/list of the default preset ----
   async function toolsListBytes(extraEnv, capabilities) {
     const client = new Client({ name: 'bench', version: '1.0.0' }, { capabilities });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [`${root}dist/cli.js`, 'mcp'], env: { ...env, ...extraEnv }, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [`${root}dist/cli.js`, 'mcp'],
+        env: { ...env, ...extraEnv },
+        stderr: 'ignore',
+      }),
+    );
     try {
       const { tools } = await client.listTools();
       return { tools, bytes: Buffer.byteLength(JSON.stringify({ tools })), count: tools.length };
@@ -68,13 +86,17 @@ try {
   const apps = await toolsListBytes({}, APPS_CLIENT_CAPABILITIES);
   console.log('tools/list, default preset:');
   console.log(`  FORGEOPS_APPS=off (baseline):   ${off.count} tools ${off.bytes} bytes`);
-  console.log(`  client without MCP Apps:        ${plain.count} tools ${plain.bytes} bytes (+${plain.bytes - off.bytes})`);
+  console.log(
+    `  client without MCP Apps:        ${plain.count} tools ${plain.bytes} bytes (+${plain.bytes - off.bytes})`,
+  );
   console.log(`  client with MCP Apps:           ${apps.count} tools ${apps.bytes} bytes (+${apps.bytes - off.bytes})`);
   // Of which: the tools listed for the view alone, and the _meta on the tools the model sees.
   const offNames = new Set(off.tools.map((tool) => tool.name));
   const viewOnly = apps.tools.filter((tool) => !offNames.has(tool.name));
   const viewOnlyBytes = viewOnly.reduce((sum, tool) => sum + Buffer.byteLength(JSON.stringify(tool)) + 1, 0);
-  console.log(`    of which ${viewOnly.length} tools for the view alone (${viewOnly.map((tool) => tool.name).join(', ')}): ${viewOnlyBytes} bytes; _meta on the model's tools: ${apps.bytes - off.bytes - viewOnlyBytes} bytes`);
+  console.log(
+    `    of which ${viewOnly.length} tools for the view alone (${viewOnly.map((tool) => tool.name).join(', ')}): ${viewOnlyBytes} bytes; _meta on the model's tools: ${apps.bytes - off.bytes - viewOnlyBytes} bytes`,
+  );
 
   // ---- time from the tool result posted to the verdict rendered ----
   browser = await launchChromium();
@@ -108,7 +130,9 @@ try {
   }
   const baseMs = median(samples.baseline);
   const viewMs = median(samples.view);
-  console.log(`time from tool result posted to verdict rendered, headless Chromium ${browser.version()}, median of ${runs}:`);
+  console.log(
+    `time from tool result posted to verdict rendered, headless Chromium ${browser.version()}, median of ${runs}:`,
+  );
   console.log(`  baseline (App alone writes the verdict): ${baseMs.toFixed(2)} ms (1.00x)`);
   console.log(`  triage view:                             ${viewMs.toFixed(2)} ms (${(viewMs / baseMs).toFixed(2)}x)`);
 } finally {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { numbers, smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const calls = smoke ? 5 : numbers[0] ?? 300;
+const calls = smoke ? 5 : (numbers[0] ?? 300);
 const WARM_UP = smoke ? 2 : 20;
 const { startSandbox } = await import(`${root}dist/sandbox/server.js`);
 const { HttpClient } = await import(`${root}dist/http/client.js`);
@@ -45,4 +45,6 @@ try {
 }
 console.log(`calls: ${calls} sequential list_pipelines (20 items) against the sandbox on loopback`);
 console.log(`baseline fetch:          ${viaFetch.toFixed(0)} ms, ${(viaFetch / calls).toFixed(2)} ms/call (1.00x)`);
-console.log(`forgeops executor:       ${viaExecutor.toFixed(0)} ms, ${(viaExecutor / calls).toFixed(2)} ms/call (${(viaExecutor / viaFetch).toFixed(2)}x)`);
+console.log(
+  `forgeops executor:       ${viaExecutor.toFixed(0)} ms, ${(viaExecutor / calls).toFixed(2)} ms/call (${(viaExecutor / viaFetch).toFixed(2)}x)`,
+);

@@ -19,8 +19,15 @@ function fill(bytes, unit) {
 
 /** An ordinary job log of that size: commands, output lines, a few sections, a failure at the end. The baseline. */
 export function ordinaryLog(bytes) {
-  return fill(bytes, (i) => (i % 400 === 0 ? `${end(`step_${i - 400}`)}\n${start(`step_${i}`, '[collapsed=true]')}$ npm run step ${i}\n` : '')
-    + `  \x1b[32m✓\x1b[0m test ${i} passes (${i % 97} ms)\n`) + '\nFAIL test/checkout.test.ts\nERROR: Job failed: exit code 1\n';
+  return (
+    fill(
+      bytes,
+      (i) =>
+        (i % 400 === 0
+          ? `${end(`step_${i - 400}`)}\n${start(`step_${i}`, '[collapsed=true]')}$ npm run step ${i}\n`
+          : '') + `  \x1b[32m✓\x1b[0m test ${i} passes (${i % 97} ms)\n`,
+    ) + '\nFAIL test/checkout.test.ts\nERROR: Job failed: exit code 1\n'
+  );
 }
 
 /** The shortest markers the runner's format allows, so that 2 MiB holds a hundred thousand of them. */
@@ -30,17 +37,21 @@ const bareEnd = (name) => `section_end:2:${name}`;
 /** Each hostile shape by name: what it does to a parser. */
 export const HOSTILE_LOGS = {
   /** One line: distinct sections opened, then as many ends of names never opened, each searching the open ones. */
-  'markers on one line': (bytes) => fill(bytes / 2, (i) => bareStart(`o${i}`)) + fill(bytes / 2, (i) => bareEnd(`x${i}`)),
+  'markers on one line': (bytes) =>
+    fill(bytes / 2, (i) => bareStart(`o${i}`)) + fill(bytes / 2, (i) => bareEnd(`x${i}`)),
   /** A hundred thousand collapsed starts that never end, one a line: every line of the view inside many of them. */
   'unclosed starts': (bytes) => fill(bytes, (i) => `${bareStart(`s${i}`, '[collapsed=true]')}h\n`),
   /** Ends of sections that never started. */
   'ends without starts': (bytes) => fill(bytes, (i) => `${bareEnd(`e${i}`)}\n`),
   /** Half the log opens sections, the other half ends names that are not open, one a line. */
-  'unclosed starts, then stray ends': (bytes) => fill(bytes / 2, (i) => `${bareStart(`o${i}`)}\n`) + fill(bytes / 2, (i) => `${bareEnd(`x${i}`)}\n`),
+  'unclosed starts, then stray ends': (bytes) =>
+    fill(bytes / 2, (i) => `${bareStart(`o${i}`)}\n`) + fill(bytes / 2, (i) => `${bareEnd(`x${i}`)}\n`),
   /** The same section opened and closed again and again, collapsed, each with one line: many folded sections. */
-  'alternating start and end': (bytes) => fill(bytes, (i) => `${bareStart('a', '[collapsed=true]')}l${i % 10}\n${bareEnd('a')}\n`),
+  'alternating start and end': (bytes) =>
+    fill(bytes, (i) => `${bareStart('a', '[collapsed=true]')}l${i % 10}\n${bareEnd('a')}\n`),
   /** A few lines of hundreds of kilobytes, each with markers whose option bracket never closes. */
-  'very long lines': (bytes) => fill(bytes, (i) => (i % 200_000 === 0 ? '\n' : i % 1000 === 0 ? bareStart(`l${i}`, '[collapsed=') : 'x')),
+  'very long lines': (bytes) =>
+    fill(bytes, (i) => (i % 200_000 === 0 ? '\n' : i % 1000 === 0 ? bareStart(`l${i}`, '[collapsed=') : 'x')),
   /** Carriage returns without end: a progress bar redrawn a hundred thousand times on one line. */
   'carriage returns': (bytes) => fill(bytes, (i) => `\rprogress ${i % 100}%`),
 };

@@ -10,8 +10,8 @@ import { HOSTILE_LOGS, ordinaryLog } from './hostile-logs.mjs';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const { readJobLog, viewJobLog, failingExcerpt } = await import(`${root}dist/operations/job-log.js`);
 
-const kib = smoke ? 32 : numbers[0] ?? 2048;
-const runs = smoke ? 1 : numbers[1] ?? 5;
+const kib = smoke ? 32 : (numbers[0] ?? 2048);
+const runs = smoke ? 1 : (numbers[1] ?? 5);
 
 /** What get_job_log does with a log: read it, view its tail and all of it, find the failing part. */
 function readAsTheToolDoes(raw) {
@@ -45,6 +45,8 @@ for (const [name, make] of Object.entries(HOSTILE_LOGS)) {
   const twice = median(make(2 * bytes));
   const sections = readJobLog(make(bytes)).sections.length;
   worst = Math.max(worst, once / baseline);
-  console.log(`${name}: ${once.toFixed(1)} ms (${(once / baseline).toFixed(2)}x), twice the size ${(twice / once).toFixed(2)}x, ${sections} sections named`);
+  console.log(
+    `${name}: ${once.toFixed(1)} ms (${(once / baseline).toFixed(2)}x), twice the size ${(twice / once).toFixed(2)}x, ${sections} sections named`,
+  );
 }
 console.log(`worst hostile log: ${worst.toFixed(2)}x the baseline`);

@@ -50,9 +50,16 @@ const INITIALIZE = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo
 function spawnServer(args, env) {
   const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
   children.add(child);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => { children.delete(child); resolve(code ?? signal); }));
+  const exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve(code ?? signal);
+    }),
+  );
   let stderr = '';
-  child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000); });
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
   const waiting = new Map();
   let buffer = '';
   let nextId = 1;
@@ -79,10 +86,18 @@ function spawnServer(args, env) {
     request(method, params) {
       const id = nextId++;
       const answer = new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${args.join(' ')}: no answer to ${method} within ${REPLY_TIMEOUT_MS / 1000} s`)), REPLY_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => reject(new Error(`${args.join(' ')}: no answer to ${method} within ${REPLY_TIMEOUT_MS / 1000} s`)),
+          REPLY_TIMEOUT_MS,
+        );
         waiting.set(id, (reply) => {
           clearTimeout(timer);
-          if (reply.exited !== undefined) reject(new Error(`exited (${reply.exited}) before answering ${method}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+          if (reply.exited !== undefined)
+            reject(
+              new Error(
+                `exited (${reply.exited}) before answering ${method}: ${stderr.trim().split('\n').at(-1) ?? ''}`,
+              ),
+            );
           else if (reply.message.error) reject(new Error(`${method}: ${reply.message.error.message}`));
           else resolve(reply);
         });
@@ -140,7 +155,10 @@ function median(values) {
 
 // ---- the service: the sandbox in a process of its own, so neither side of a comparison shares its event loop ----
 async function startSandbox() {
-  const child = spawn(process.execPath, [cliPath, 'sandbox', '--port', '0', '--host', '127.0.0.1'], { env: { PATH: process.env.PATH, HOME: process.env.HOME }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, 'sandbox', '--port', '0', '--host', '127.0.0.1'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   child.stderr.resume();
   let stdout = '';
@@ -157,7 +175,13 @@ async function startSandbox() {
 
 // ---- the measurements ----
 async function measureStartup(service) {
-  const forgeopsEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn' };
+  const forgeopsEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CODEHOST_URL: service.url,
+    CODEHOST_TOKEN: service.token,
+    FORGEOPS_LOG_LEVEL: 'warn',
+  };
   const baselineEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
   const samples = { bare: [], baseline: [], forgeops: [], baselineRss: [], forgeopsRss: [] };
   let toolCount = 0;
@@ -182,7 +206,14 @@ async function measureStartup(service) {
 async function measureListSizes(service) {
   const rows = [];
   for (const preset of [undefined, ...PRESETS]) {
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn', ...(preset ? { FORGEOPS_TOOLSETS: preset } : {}) };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CODEHOST_URL: service.url,
+      CODEHOST_TOKEN: service.token,
+      FORGEOPS_LOG_LEVEL: 'warn',
+      ...(preset ? { FORGEOPS_TOOLSETS: preset } : {}),
+    };
     const label = preset ?? '(unset)';
     try {
       const { line, tools } = await startAndList([cliPath, 'mcp'], env);
@@ -204,7 +235,13 @@ async function measureListSizes(service) {
  * `thinkMs` (a model choosing the tool). The registry loads in the background once tools/list is answered.
  */
 async function measureFirstCall(service, thinkMs) {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn' };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CODEHOST_URL: service.url,
+    CODEHOST_TOKEN: service.token,
+    FORGEOPS_LOG_LEVEL: 'warn',
+  };
   const server = spawnServer([cliPath, 'mcp'], env);
   try {
     await server.request('initialize', INITIALIZE);
@@ -212,7 +249,10 @@ async function measureFirstCall(service, thinkMs) {
     await server.request('tools/list', {});
     if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs));
     const started = process.hrtime.bigint();
-    const { message } = await server.request('tools/call', { name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 20 } });
+    const { message } = await server.request('tools/call', {
+      name: 'list_pipelines',
+      arguments: { id: 'acme/web', per_page: 20 },
+    });
     if (message.result.isError) throw new Error(`list_pipelines failed: ${message.result.content[0]?.text}`);
     return Number(process.hrtime.bigint() - started) / 1e6;
   } finally {
@@ -222,7 +262,13 @@ async function measureFirstCall(service, thinkMs) {
 
 /** The same list_pipelines request, through forgeops mcp and directly with undici, interleaved so both see the same machine. */
 async function measureCallOverhead(service) {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEHOST_URL: service.url, CODEHOST_TOKEN: service.token, FORGEOPS_LOG_LEVEL: 'warn' };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CODEHOST_URL: service.url,
+    CODEHOST_TOKEN: service.token,
+    FORGEOPS_LOG_LEVEL: 'warn',
+  };
   const server = spawnServer([cliPath, 'mcp'], env);
   const pool = new Pool(service.url, { connections: 1 });
   const args = { id: 'acme/web', per_page: 20 };
@@ -240,7 +286,8 @@ async function measureCallOverhead(service) {
       const started = process.hrtime.bigint();
       const response = await pool.request({ method: 'GET', path, headers: { 'PRIVATE-TOKEN': service.token } });
       const data = await response.body.json();
-      if (response.statusCode !== 200 || !Array.isArray(data)) throw new Error(`direct request answered ${response.statusCode}`);
+      if (response.statusCode !== 200 || !Array.isArray(data))
+        throw new Error(`direct request answered ${response.statusCode}`);
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
     // The first call loads the registry and the HTTP client (see src/mcp/catalog.ts): reported on its own.
@@ -272,44 +319,68 @@ let failed = false;
 try {
   const service = await startSandbox();
   console.log(`forgeops mcp benchmark: ${runs} start-up runs (medians), ${calls} calls; node ${process.version}`);
-  console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `machine: ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 
   const { samples, toolCount } = await measureStartup(service);
   const base = median(samples.baseline);
   const ratio = (v) => `${(v / base).toFixed(2)}×`;
   console.log('\nspawn → initialize → tools/list answered (baseline: one-tool McpServer, plain ESM, same SDK):');
   console.log(`  node -e ''                         ${fmtMs(median(samples.bare))}  ${ratio(median(samples.bare))}`);
-  console.log(`  one-tool McpServer                 ${fmtMs(base)}  1.00×   peak RSS ${fmtMiB(median(samples.baselineRss))}`);
-  console.log(`  forgeops mcp (${String(toolCount).padStart(3)} tools)           ${fmtMs(median(samples.forgeops))}  ${ratio(median(samples.forgeops))}   peak RSS ${fmtMiB(median(samples.forgeopsRss))}`);
+  console.log(
+    `  one-tool McpServer                 ${fmtMs(base)}  1.00×   peak RSS ${fmtMiB(median(samples.baselineRss))}`,
+  );
+  console.log(
+    `  forgeops mcp (${String(toolCount).padStart(3)} tools)           ${fmtMs(median(samples.forgeops))}  ${ratio(median(samples.forgeops))}   peak RSS ${fmtMiB(median(samples.forgeopsRss))}`,
+  );
 
   const sizes = await measureListSizes(service);
   console.log('\ntools/list answer per FORGEOPS_TOOLSETS preset (tokens ≈ bytes / 4):');
   for (const row of sizes) {
     if (row.error) console.log(`  ${row.label.padEnd(8)} not available: ${row.error}`);
-    else console.log(`  ${row.label.padEnd(8)} ${String(row.tools).padStart(4)} tools  ${String(row.bytes).padStart(7)} bytes  ${String(row.tokens).padStart(6)} tokens`);
+    else
+      console.log(
+        `  ${row.label.padEnd(8)} ${String(row.tools).padStart(4)} tools  ${String(row.bytes).padStart(7)} bytes  ${String(row.tokens).padStart(6)} tokens`,
+      );
   }
 
   const call = await measureCallOverhead(service);
   const overhead = call.mcp - call.direct;
   console.log('\none list_pipelines (20 pipelines) against the sandbox, median:');
   console.log(`  undici request, directly           ${fmtMs(call.direct)}  1.00×`);
-  console.log(`  tools/call through forgeops mcp    ${fmtMs(call.mcp)}  ${(call.mcp / call.direct).toFixed(2)}×   overhead ${overhead.toFixed(2)} ms`);
-  console.log(`  its first tools/call (loads its area and undici) ${fmtMs(call.first)}   peak RSS after it ${fmtMiB(call.firstRssMiB)}, after all ${fmtMiB(call.rssMiB)}`);
+  console.log(
+    `  tools/call through forgeops mcp    ${fmtMs(call.mcp)}  ${(call.mcp / call.direct).toFixed(2)}×   overhead ${overhead.toFixed(2)} ms`,
+  );
+  console.log(
+    `  its first tools/call (loads its area and undici) ${fmtMs(call.first)}   peak RSS after it ${fmtMiB(call.firstRssMiB)}, after all ${fmtMiB(call.rssMiB)}`,
+  );
   const firstAtOnce = [];
   const firstAfterThinking = [];
   for (let i = 0; i < FIRST_CALL_SERVERS; i++) {
     firstAtOnce.push(await measureFirstCall(service, 0));
     firstAfterThinking.push(await measureFirstCall(service, THINK_MS));
   }
-  console.log(`  first tools/call right after tools/list      ${fmtMs(median(firstAtOnce))}   (median of ${FIRST_CALL_SERVERS} fresh servers)`);
-  console.log(`  first tools/call ${THINK_MS / 1000} s after tools/list        ${fmtMs(median(firstAfterThinking))}   (the offered areas loaded meanwhile)`);
+  console.log(
+    `  first tools/call right after tools/list      ${fmtMs(median(firstAtOnce))}   (median of ${FIRST_CALL_SERVERS} fresh servers)`,
+  );
+  console.log(
+    `  first tools/call ${THINK_MS / 1000} s after tools/list        ${fmtMs(median(firstAfterThinking))}   (the offered areas loaded meanwhile)`,
+  );
 
   const startRatio = median(samples.forgeops) / base;
   const rss = median(samples.forgeopsRss);
   console.log('\ntargets:');
-  console.log(`  start ≤ ${TARGETS.startRatio}× the one-tool server: ${startRatio.toFixed(2)}×, ${verdict(startRatio <= TARGETS.startRatio)}`);
-  if (rss !== undefined) console.log(`  peak RSS ≤ ${TARGETS.peakRssMiB} MiB: ${rss.toFixed(1)} MiB, ${verdict(rss <= TARGETS.peakRssMiB)}`);
-  console.log(`  tools/call overhead ≤ ${TARGETS.callOverheadMs} ms: ${overhead.toFixed(2)} ms, ${verdict(overhead <= TARGETS.callOverheadMs)}`);
+  console.log(
+    `  start ≤ ${TARGETS.startRatio}× the one-tool server: ${startRatio.toFixed(2)}×, ${verdict(startRatio <= TARGETS.startRatio)}`,
+  );
+  if (rss !== undefined)
+    console.log(`  peak RSS ≤ ${TARGETS.peakRssMiB} MiB: ${rss.toFixed(1)} MiB, ${verdict(rss <= TARGETS.peakRssMiB)}`);
+  console.log(
+    `  tools/call overhead ≤ ${TARGETS.callOverheadMs} ms: ${overhead.toFixed(2)} ms, ${verdict(overhead <= TARGETS.callOverheadMs)}`,
+  );
 } catch (error) {
   failed = true;
   console.error(`mcp bench: ${error.stack ?? error}`);

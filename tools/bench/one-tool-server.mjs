@@ -4,9 +4,13 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'one-tool', version: '1.0.0' });
-server.registerTool('echo', {
-  title: 'Echo',
-  description: 'Answer with the text it was given.',
-  inputSchema: { text: z.string().describe('What to echo.') },
-}, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+server.registerTool(
+  'echo',
+  {
+    title: 'Echo',
+    description: 'Answer with the text it was given.',
+    inputSchema: { text: z.string().describe('What to echo.') },
+  },
+  async ({ text }) => ({ content: [{ type: 'text', text }] }),
+);
 await server.connect(new StdioServerTransport());

@@ -28,19 +28,32 @@ const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim
 // ---- children: every one is stopped on every exit path ----
 const children = new Set();
 function startChild(command, args, env = {}) {
-  const child = spawn(command, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let output = '';
-  const collect = (chunk) => { output = (output + chunk).slice(-8000); };
+  const collect = (chunk) => {
+    output = (output + chunk).slice(-8000);
+  };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
-  const exited = new Promise((resolve) => child.once('exit', () => { children.delete(child); resolve(); }));
+  const exited = new Promise((resolve) =>
+    child.once('exit', () => {
+      children.delete(child);
+      resolve();
+    }),
+  );
   return { child, exited, output: () => output };
 }
 async function stop(started) {
   if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGTERM');
   // Unref'd: a child that exits at once must not leave a timer holding the bench open for the rest of the wait.
-  const gone = await Promise.race([started.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 30_000).unref())]);
+  const gone = await Promise.race([
+    started.exited.then(() => true),
+    new Promise((r) => setTimeout(() => r(false), 30_000).unref()),
+  ]);
   if (!gone) started.child.kill('SIGKILL');
 }
 async function cleanup() {
@@ -54,10 +67,12 @@ process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
+    const probe = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = probe.address();
+        probe.close(() => resolve(port));
+      });
   });
 }
 
@@ -78,14 +93,22 @@ function processStats(pid) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return { cpuMs, peakRssMiB: Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024, rssMiB: Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024 };
+  return {
+    cpuMs,
+    peakRssMiB: Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024,
+    rssMiB: Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024,
+  };
 }
 
 async function startServe(sandboxUrl, extraEnv = {}) {
   const port = await freePort();
   const serve = startChild(process.execPath, [cliPath, 'serve'], {
-    CODEHOST_URL: sandboxUrl, CODEHOST_TOKEN: TOKEN, FORGEOPS_PORT: String(port), FORGEOPS_MAX_SESSIONS: String(Math.max(1200, SESSIONS + 10)),
-    FORGEOPS_LOG_LEVEL: 'warn', ...extraEnv,
+    CODEHOST_URL: sandboxUrl,
+    CODEHOST_TOKEN: TOKEN,
+    FORGEOPS_PORT: String(port),
+    FORGEOPS_MAX_SESSIONS: String(Math.max(1200, SESSIONS + 10)),
+    FORGEOPS_LOG_LEVEL: 'warn',
+    ...extraEnv,
   });
   await waitFor(serve, /MCP endpoint|http:\/\/127\.0\.0\.1:\d+\/mcp/, 'forgeops serve');
   return { ...serve, port, url: `http://127.0.0.1:${port}/mcp` };
@@ -104,11 +127,23 @@ async function startHaproxy(port, replicaPorts, { plain = false } = {}) {
   // Up means forwarding: /healthz answered through it (a port that merely looks taken may be another socket's).
   for (let i = 0; ; i++) {
     if (haproxy.child.exitCode !== null || i === 200) throw new Error(`haproxy did not start:\n${haproxy.output()}`);
-    const answered = await request(`http://127.0.0.1:${port}/healthz`, { dispatcher }).then(async (r) => { await r.body.text(); return r.statusCode === 200; }, () => false);
+    const answered = await request(`http://127.0.0.1:${port}/healthz`, { dispatcher }).then(
+      async (r) => {
+        await r.body.text();
+        return r.statusCode === 200;
+      },
+      () => false,
+    );
     if (answered) break;
     await new Promise((r) => setTimeout(r, 25));
   }
-  return { ...haproxy, stopAndClean: async () => { await stop(haproxy); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    ...haproxy,
+    stopAndClean: async () => {
+      await stop(haproxy);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 // ---- a raw MCP client: no client library's cost in the load ----
@@ -116,13 +151,23 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 const dispatcher = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
 
 async function post(url, body, headers = {}) {
-  const answer = await request(url, { method: 'POST', headers: { ...HEADERS, ...headers }, body: JSON.stringify(body), dispatcher });
+  const answer = await request(url, {
+    method: 'POST',
+    headers: { ...HEADERS, ...headers },
+    body: JSON.stringify(body),
+    dispatcher,
+  });
   const text = await answer.body.text();
   return { status: answer.statusCode, sessionId: answer.headers['mcp-session-id'], text };
 }
 
 async function openSession(url) {
-  const opened = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  const opened = await post(url, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  });
   if (!opened.sessionId) throw new Error(`initialize answered ${opened.status}: ${opened.text.slice(0, 200)}`);
   const headers = { 'mcp-session-id': opened.sessionId, 'mcp-protocol-version': '2025-11-25' };
   await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
@@ -143,7 +188,10 @@ async function toolCall(url, headers, id) {
 /** The same request as the tool makes, straight to the sandbox. */
 async function directCall(sandboxUrl) {
   const started = performance.now();
-  const answer = await request(`${sandboxUrl}/api/v4/projects/acme%2Fweb/pipelines?per_page=20`, { headers: { 'private-token': TOKEN }, dispatcher });
+  const answer = await request(`${sandboxUrl}/api/v4/projects/acme%2Fweb/pipelines?per_page=20`, {
+    headers: { 'private-token': TOKEN },
+    dispatcher,
+  });
   await answer.body.text();
   if (answer.statusCode !== 200) throw new Error(`sandbox answered ${answer.statusCode}`);
   return performance.now() - started;
@@ -157,10 +205,12 @@ function quantile(sorted, q) {
 async function load(sessions, calls, work) {
   const latencies = [];
   const started = performance.now();
-  await Promise.all(Array.from({ length: sessions }, async (_, s) => {
-    const next = await work.open(s);
-    for (let c = 0; c < calls; c++) latencies.push(await next(c + 1));
-  }));
+  await Promise.all(
+    Array.from({ length: sessions }, async (_, s) => {
+      const next = await work.open(s);
+      for (let c = 0; c < calls; c++) latencies.push(await next(c + 1));
+    }),
+  );
   const wallMs = performance.now() - started;
   latencies.sort((a, b) => a - b);
   return { wallMs, calls: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
@@ -199,14 +249,23 @@ async function loadOnServe(url, pids, client = sessionClient) {
 const f = (n, digits = 1) => n.toFixed(digits);
 function line(label, r, baseline) {
   const perSecond = r.calls / (r.wallMs / 1000);
-  const cpu = r.cpuMsPerCall === undefined ? '' : `, serve CPU ${f(r.cpuMsPerCall, 2)} ms/call, peak RSS ${f(r.peakRssMiB, 0)} MiB`;
-  const ratio = baseline ? ` (p50 ${f(r.p50 / baseline.p50, 1)}x, p99 ${f(r.p99 / baseline.p99, 1)}x the baseline's)` : '';
-  console.log(`${label}: ${r.calls} calls, ${f(perSecond, 0)} calls/s, p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms${cpu}${ratio}`);
+  const cpu =
+    r.cpuMsPerCall === undefined
+      ? ''
+      : `, serve CPU ${f(r.cpuMsPerCall, 2)} ms/call, peak RSS ${f(r.peakRssMiB, 0)} MiB`;
+  const ratio = baseline
+    ? ` (p50 ${f(r.p50 / baseline.p50, 1)}x, p99 ${f(r.p99 / baseline.p99, 1)}x the baseline's)`
+    : '';
+  console.log(
+    `${label}: ${r.calls} calls, ${f(perSecond, 0)} calls/s, p50 ${f(r.p50)} ms, p99 ${f(r.p99)} ms${cpu}${ratio}`,
+  );
 }
 
 async function main() {
   if (spawnSync('haproxy', ['-v']).status !== 0) throw new Error('haproxy is not installed (bash .ci/run installs it)');
-  console.log(`sessions bench: ${SESSIONS} sessions × ${CALLS} list_pipelines calls${smoke ? ' (smoke mode: nothing here is a measurement)' : ''}`);
+  console.log(
+    `sessions bench: ${SESSIONS} sessions × ${CALLS} list_pipelines calls${smoke ? ' (smoke mode: nothing here is a measurement)' : ''}`,
+  );
   const sandbox = startChild(process.execPath, [cliPath, 'sandbox', '--port', '0']);
   const sandboxUrl = (await waitFor(sandbox, /running at (http:\/\/127\.0\.0\.1:\d+)/, 'the sandbox'))[1];
 
@@ -226,14 +285,29 @@ async function main() {
   await stop(one);
 
   const pair = [];
-  for (const id of ['r1', 'r2']) pair.push(await startServe(sandboxUrl, { FORGEOPS_REPLICA_ID: id, FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${port2}` }));
-  const balancer = await startHaproxy(port2, pair.map((r) => r.port));
-  const two = await loadOnServe(`http://127.0.0.1:${port2}/mcp`, pair.map((r) => r.child.pid));
+  for (const id of ['r1', 'r2'])
+    pair.push(await startServe(sandboxUrl, { FORGEOPS_REPLICA_ID: id, FORGEOPS_ALLOWED_HOSTS: `127.0.0.1:${port2}` }));
+  const balancer = await startHaproxy(
+    port2,
+    pair.map((r) => r.port),
+  );
+  const two = await loadOnServe(
+    `http://127.0.0.1:${port2}/mcp`,
+    pair.map((r) => r.child.pid),
+  );
   line('2 replicas behind haproxy', two, baseline);
   await balancer.stopAndClean();
   // The stateless revision needs no routing: plain round robin over the same two replicas, on the same address.
-  const roundRobin = await startHaproxy(port2, pair.map((r) => r.port), { plain: true });
-  const stateless = await loadOnServe(`http://127.0.0.1:${port2}/mcp`, pair.map((r) => r.child.pid), statelessClient);
+  const roundRobin = await startHaproxy(
+    port2,
+    pair.map((r) => r.port),
+    { plain: true },
+  );
+  const stateless = await loadOnServe(
+    `http://127.0.0.1:${port2}/mcp`,
+    pair.map((r) => r.child.pid),
+    statelessClient,
+  );
   line('2 replicas, plain round robin, 2026-07-28 clients', stateless, baseline);
   await roundRobin.stopAndClean();
   for (const r of pair) await stop(r);
@@ -242,26 +316,37 @@ async function main() {
   const held = await startServe(sandboxUrl);
   const startRss = processStats(held.child.pid).rssMiB;
   for (let i = 0; i < LIVE_SESSIONS; i += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, LIVE_SESSIONS - i) }, async () => toolCall(held.url, await openSession(held.url), 1)));
+    await Promise.all(
+      Array.from({ length: Math.min(50, LIVE_SESSIONS - i) }, async () =>
+        toolCall(held.url, await openSession(held.url), 1),
+      ),
+    );
   }
   const heldStats = processStats(held.child.pid);
-  console.log(`${LIVE_SESSIONS} live sessions: RSS ${f(heldStats.rssMiB, 0)} MiB (${f(startRss, 0)} MiB at start), peak ${f(heldStats.peakRssMiB, 0)} MiB; `
-    + `about ${f(((heldStats.rssMiB - startRss) * 1024) / LIVE_SESSIONS, 0)} KiB a session`);
+  console.log(
+    `${LIVE_SESSIONS} live sessions: RSS ${f(heldStats.rssMiB, 0)} MiB (${f(startRss, 0)} MiB at start), peak ${f(heldStats.peakRssMiB, 0)} MiB; ` +
+      `about ${f(((heldStats.rssMiB - startRss) * 1024) / LIVE_SESSIONS, 0)} KiB a session`,
+  );
   await stop(held);
   await stop(sandbox);
 
   const growth = two.cpuMsPerCall / behind.cpuMsPerCall;
-  console.log(`targets: serve CPU per call ${f(behind.cpuMsPerCall, 2)} ms (target ≤ ${TARGETS.cpuMsPerCall}); with 2 replicas ${f(growth, 2)}x `
-    + `(target ≤ ${TARGETS.cpuGrowthWithReplicas}x); ${LIVE_SESSIONS} sessions in ${f(heldStats.peakRssMiB, 0)} MiB (target ≤ ${TARGETS.liveSessionsRssMiB} for 1,000)`);
+  console.log(
+    `targets: serve CPU per call ${f(behind.cpuMsPerCall, 2)} ms (target ≤ ${TARGETS.cpuMsPerCall}); with 2 replicas ${f(growth, 2)}x ` +
+      `(target ≤ ${TARGETS.cpuGrowthWithReplicas}x); ${LIVE_SESSIONS} sessions in ${f(heldStats.peakRssMiB, 0)} MiB (target ≤ ${TARGETS.liveSessionsRssMiB} for 1,000)`,
+  );
 }
 
-main().then(async () => {
-  clearTimeout(overall);
-  // destroy, not close: every server is stopped by now, and close would wait out the idle sockets.
-  await dispatcher.destroy();
-  await cleanup();
-}, async (error) => {
-  console.error(`sessions bench failed: ${error.stack ?? error}`);
-  await cleanup();
-  process.exit(1);
-});
+main().then(
+  async () => {
+    clearTimeout(overall);
+    // destroy, not close: every server is stopped by now, and close would wait out the idle sockets.
+    await dispatcher.destroy();
+    await cleanup();
+  },
+  async (error) => {
+    console.error(`sessions bench failed: ${error.stack ?? error}`);
+    await cleanup();
+    process.exit(1);
+  },
+);

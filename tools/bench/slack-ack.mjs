@@ -86,8 +86,10 @@ const fakeSlack = await listen(async (req, res) => {
   const method = path.replace(/^\/api\//, '');
   apiCalls.set(method, (apiCalls.get(method) ?? 0) + 1);
   const answer = { ok: true };
-  if (method === 'auth.test') Object.assign(answer, { user_id: 'UBOT', team_id: 'T1', bot_id: 'BBOT', url: 'https://t1.slack.test/' });
-  if (method === 'chat.postMessage' || method === 'chat.update') Object.assign(answer, { ts: `${Date.now() / 1000}`, channel: 'C1' });
+  if (method === 'auth.test')
+    Object.assign(answer, { user_id: 'UBOT', team_id: 'T1', bot_id: 'BBOT', url: 'https://t1.slack.test/' });
+  if (method === 'chat.postMessage' || method === 'chat.update')
+    Object.assign(answer, { ts: `${Date.now() / 1000}`, channel: 'C1' });
   if (method === 'views.open') Object.assign(answer, { view: { id: 'V1' } });
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
 });
@@ -109,16 +111,29 @@ async function freePort() {
 // ---- requests as Slack makes them ----
 function commandBody(text, responseUrl) {
   return new URLSearchParams({
-    token: 'legacy-verification-token', team_id: 'T1', team_domain: 't1', channel_id: 'C1', channel_name: 'ops',
-    user_id: 'U1', user_name: 'ana', command: '/forge', text, api_app_id: 'A1',
-    response_url: responseUrl, trigger_id: `trig.${randomBytes(6).toString('hex')}`,
+    token: 'legacy-verification-token',
+    team_id: 'T1',
+    team_domain: 't1',
+    channel_id: 'C1',
+    channel_name: 'ops',
+    user_id: 'U1',
+    user_name: 'ana',
+    command: '/forge',
+    text,
+    api_app_id: 'A1',
+    response_url: responseUrl,
+    trigger_id: `trig.${randomBytes(6).toString('hex')}`,
   }).toString();
 }
 
 function signedHeaders(body) {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const signature = `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-  return { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature };
+  return {
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-slack-request-timestamp': timestamp,
+    'x-slack-signature': signature,
+  };
 }
 
 /**
@@ -131,23 +146,31 @@ async function fire(url, text, { waitReplies }) {
     const body = commandBody(text, `${slackUrl}${path}`);
     return { path, body, headers: signedHeaders(body) };
   });
-  return Promise.all(requests.map(async ({ path, body, headers }) => {
-    const started = performance.now();
-    const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
-    const ackMs = performance.now() - started;
-    const ackText = await response.text();
-    if (response.status !== 200) throw new Error(`${text}: answered ${response.status} ${ackText}`);
-    if (!waitReplies) return { ackMs };
-    if (!replies.has(path)) {
-      await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${text}: no reply on the response_url within ${REPLY_TIMEOUT_MS / 1000} s`)), REPLY_TIMEOUT_MS);
-        replyWaiters.set(path, () => { clearTimeout(timer); resolve(); });
-      });
-    }
-    replyWaiters.delete(path);
-    const reply = replies.get(path);
-    return { ackMs, replyMs: reply.at - started, reply: reply.body };
-  }));
+  return Promise.all(
+    requests.map(async ({ path, body, headers }) => {
+      const started = performance.now();
+      const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+      const ackMs = performance.now() - started;
+      const ackText = await response.text();
+      if (response.status !== 200) throw new Error(`${text}: answered ${response.status} ${ackText}`);
+      if (!waitReplies) return { ackMs };
+      if (!replies.has(path)) {
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(
+            () => reject(new Error(`${text}: no reply on the response_url within ${REPLY_TIMEOUT_MS / 1000} s`)),
+            REPLY_TIMEOUT_MS,
+          );
+          replyWaiters.set(path, () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      replyWaiters.delete(path);
+      const reply = replies.get(path);
+      return { ackMs, replyMs: reply.at - started, reply: reply.body };
+    }),
+  );
 }
 
 /** Linear interpolation between closest ranks: with 50 samples p99 lies between the two slowest. */
@@ -172,7 +195,9 @@ function start(args, env, ready) {
   children.push({ child, exited });
   let stderr = '';
   // Drained continuously (a full pipe would stall the child); the tail explains a failure.
-  child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000); });
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
   return new Promise((resolve, reject) => {
     let stdout = '';
     child.stdout.on('data', (chunk) => {
@@ -180,7 +205,9 @@ function start(args, env, ready) {
       const found = ready.exec(stdout);
       if (found) resolve({ found, stderr: () => stderr });
     });
-    exited.then((code) => reject(new Error(`${args.slice(0, 2).join(' ')} exited (${code}) before it was ready:\n${stderr}`)));
+    exited.then((code) =>
+      reject(new Error(`${args.slice(0, 2).join(' ')} exited (${code}) before it was ready:\n${stderr}`)),
+    );
   });
 }
 
@@ -192,14 +219,22 @@ try {
   const port = await freePort();
   // Only what the bot needs: an inherited CODEHOST_URL or env file would point it away from the embedded sandbox.
   const env = {
-    PATH: process.env.PATH, HOME: process.env.HOME,
-    SLACK_SIGNING_SECRET: signingSecret, SLACK_BOT_TOKEN: `xoxb-bench-${randomBytes(6).toString('hex')}`, SLACK_API_URL: `${slackUrl}/api`,
-    FORGEOPS_DATA_DIR: dataDir, FORGEOPS_SECRET: randomBytes(32).toString('hex'),
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SLACK_SIGNING_SECRET: signingSecret,
+    SLACK_BOT_TOKEN: `xoxb-bench-${randomBytes(6).toString('hex')}`,
+    SLACK_API_URL: `${slackUrl}/api`,
+    FORGEOPS_DATA_DIR: dataDir,
+    FORGEOPS_SECRET: randomBytes(32).toString('hex'),
     // Its info line per start is all it logs at info; warnings and errors still reach the tail shown on failure.
     FORGEOPS_LOG_LEVEL: 'warn',
   };
   const spawnedAt = performance.now();
-  const bot = await start([cliPath, 'slack', '--port', String(port), '--host', '127.0.0.1'], env, /Slack's requests go to (\S+)/);
+  const bot = await start(
+    [cliPath, 'slack', '--port', String(port), '--host', '127.0.0.1'],
+    env,
+    /Slack's requests go to (\S+)/,
+  );
   const botUrl = bot.found[1];
   botStderr = bot.stderr;
   const readyMs = performance.now() - spawnedAt;
@@ -210,29 +245,42 @@ try {
   // server first, so that round 1 shows the bot cold, not the client.
   for (let i = 0; i < 2; i++) await fire(trivialUrl, 'help', { waitReplies: false });
 
-  console.log(`forgeops slack (embedded sandbox) listening after ${readyMs.toFixed(0)} ms; ${CONCURRENT} concurrent signed requests per measurement, ${ROUNDS} rounds`);
+  console.log(
+    `forgeops slack (embedded sandbox) listening after ${readyMs.toFixed(0)} ms; ${CONCURRENT} concurrent signed requests per measurement, ${ROUNDS} rounds`,
+  );
   // Everything here shares the machine's CPUs: a busy machine inflates every number, the baseline's included.
-  console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `machine: ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const results = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // The pipeline list first in each round: in round 1 it is the bot's very first traffic (cold).
     const baseline = await fire(trivialUrl, 'pipeline list acme/web', { waitReplies: false });
     const list = await fire(botUrl, 'pipeline list acme/web', { waitReplies: true });
     const help = await fire(botUrl, 'help', { waitReplies: true });
-    const badLists = list.filter((r) => !/pipeline/i.test(r.reply) || /went wrong|Not run|\/forge login/.test(r.reply)).length;
-    if (badLists > 0) throw new Error(`${badLists} of ${CONCURRENT} pipeline list replies were not a pipeline list, e.g. ${list.find((r) => !/pipeline/i.test(r.reply) || /went wrong|Not run|\/forge login/.test(r.reply)).reply.slice(0, 300)}`);
+    const badLists = list.filter(
+      (r) => !/pipeline/i.test(r.reply) || /went wrong|Not run|\/forge login/.test(r.reply),
+    ).length;
+    if (badLists > 0)
+      throw new Error(
+        `${badLists} of ${CONCURRENT} pipeline list replies were not a pipeline list, e.g. ${list.find((r) => !/pipeline/i.test(r.reply) || /went wrong|Not run|\/forge login/.test(r.reply)).reply.slice(0, 300)}`,
+      );
     const base = stats(baseline.map((r) => r.ackMs));
     const listAck = stats(list.map((r) => r.ackMs));
     const listReply = stats(list.map((r) => r.replyMs));
     const helpAck = stats(help.map((r) => r.ackMs));
     const helpReply = stats(help.map((r) => r.replyMs));
-    console.log(`round ${round} (${round === 1 ? 'cold: the bot\'s first requests' : 'warm'}):`);
+    console.log(`round ${round} (${round === 1 ? "cold: the bot's first requests" : 'warm'}):`);
     console.log(line('trivial node:http server, ack', base));
     console.log(line('/forge pipeline list acme/web, ack', listAck, base));
     console.log(line('/forge pipeline list acme/web, reply', listReply, base));
     console.log(line('/forge help (no service call), ack', helpAck, base));
     console.log(line('/forge help (no service call), reply', helpReply, base));
-    console.log(`  ack p99 = ${times(listAck.p99, base.p99)} baseline; reply p99 = ${times(listReply.p99, helpReply.p99)} /forge help's reply p99`);
+    console.log(
+      `  ack p99 = ${times(listAck.p99, base.p99)} baseline; reply p99 = ${times(listReply.p99, helpReply.p99)} /forge help's reply p99`,
+    );
     results.push({ round, listAck });
   }
   const calls = [...apiCalls].map(([m, n]) => `${m} ×${n}`).join(', ') || 'none';
@@ -241,7 +289,9 @@ try {
     const ok = listAck.p99 <= TARGET_ACK_P99_MS;
     // A missed target fails a measured run; the smoke run judges nothing timed (the test suite loads the machine).
     if (!ok && !smoke) failed = true;
-    console.log(`target ack p99 ≤ ${TARGET_ACK_P99_MS} ms, round ${round}: ${listAck.p99.toFixed(1)} ms, ${ok ? 'met' : 'MISSED'}`);
+    console.log(
+      `target ack p99 ≤ ${TARGET_ACK_P99_MS} ms, round ${round}: ${listAck.p99.toFixed(1)} ms, ${ok ? 'met' : 'MISSED'}`,
+    );
   }
 } catch (error) {
   failed = true;

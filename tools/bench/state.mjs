@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { numbers, smoke } from './args.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const rounds = smoke ? 20 : numbers[0] ?? 2000;
+const rounds = smoke ? 20 : (numbers[0] ?? 2000);
 // The smoke run puts a few other keys in, so that the path that counts past them runs too.
-const others = smoke ? 50 : numbers[1] ?? 0;
+const others = smoke ? 50 : (numbers[1] ?? 0);
 const WARM_UP = smoke ? 5 : 100;
 const { DurableConfirmations } = await import(`${root}dist/policy/confirmations.js`);
 const { MemoryStore } = await import(`${root}dist/state/store.js`);
@@ -20,9 +20,16 @@ const { RedisStore } = await import(`${root}dist/state/redis-store.js`);
 
 const free = await new Promise((resolve) => {
   const server = createServer();
-  server.listen(0, '127.0.0.1', () => { const { port } = server.address(); server.close(() => resolve(port)); });
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address();
+    server.close(() => resolve(port));
+  });
 });
-const redis = spawn('redis-server', ['--port', String(free), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+const redis = spawn(
+  'redis-server',
+  ['--port', String(free), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+  { stdio: 'ignore' },
+);
 const exited = new Promise((resolve) => redis.once('exit', resolve));
 // Without redis-server installed, spawn fails here: say so rather than throwing an unhandled 'error' event.
 const missing = new Promise((resolve) => redis.once('error', resolve));
@@ -32,10 +39,17 @@ async function stopRedis() {
   if (redis.pid !== undefined) await exited;
 }
 
-const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'T1:U1', place: 'C1' };
+const call = {
+  operation: 'delete_pipeline',
+  input: { id: 'acme/web', pipeline_id: 7 },
+  requester: 'T1:U1',
+  place: 'C1',
+};
 async function measure(store) {
   for (let i = 0; i < others; i += 500) {
-    await Promise.all(Array.from({ length: Math.min(500, others - i) }, (_, k) => store.set(`seen:${i + k}`, 1, { ttlMs: 600_000 })));
+    await Promise.all(
+      Array.from({ length: Math.min(500, others - i) }, (_, k) => store.set(`seen:${i + k}`, 1, { ttlMs: 600_000 })),
+    );
   }
   const tickets = new DurableConfirmations(store, { maxPending: rounds + 10, maxPerRequester: rounds + 10 });
   const once = async () => {
@@ -58,12 +72,15 @@ try {
   let up = false;
   for (let i = 0; i < 200 && !up; i++) {
     const failed = await Promise.race([missing, new Promise((resolve) => setTimeout(resolve, 25, undefined))]);
-    if (failed) throw new Error(`redis-server could not be started (${failed.message}); Debian: apt-get install redis-server`);
+    if (failed)
+      throw new Error(`redis-server could not be started (${failed.message}); Debian: apt-get install redis-server`);
     try {
       const probe = await RedisStore.open(`redis://127.0.0.1:${free}`);
       up = await probe.ping();
       await probe.close();
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
   }
   if (!up) throw new Error(`redis-server on 127.0.0.1:${free} did not answer within 5 s`);
   memory = await measure(new MemoryStore({ maxEntries: rounds * 2 + others + 1000 }));
@@ -78,6 +95,10 @@ try {
   await stopRedis();
 }
 
-console.log(`one confirmation issued and redeemed, ${rounds} rounds, ${others} other keys in the store (the counts of the caps included)`);
+console.log(
+  `one confirmation issued and redeemed, ${rounds} rounds, ${others} other keys in the store (the counts of the caps included)`,
+);
 console.log(`  memory store   p50 ${memory.p50.toFixed(3)} ms   p99 ${memory.p99.toFixed(3)} ms   (1.00x)`);
-console.log(`  Redis store    p50 ${inRedis.p50.toFixed(3)} ms   p99 ${inRedis.p99.toFixed(3)} ms   (${(inRedis.p50 / memory.p50).toFixed(1)}x; adds ${(inRedis.p50 - memory.p50).toFixed(3)} ms p50)`);
+console.log(
+  `  Redis store    p50 ${inRedis.p50.toFixed(3)} ms   p99 ${inRedis.p99.toFixed(3)} ms   (${(inRedis.p50 / memory.p50).toFixed(1)}x; adds ${(inRedis.p50 - memory.p50).toFixed(3)} ms p50)`,
+);

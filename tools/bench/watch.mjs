@@ -27,30 +27,64 @@ async function runReplica() {
   const store = await RedisStore.open(REDIS_URL, { keyPrefix: 'bench:' });
   const client = new HttpClient({ baseUrl: SERVICE_URL, token: 'bench-token' });
   const checks = {};
-  const log = { error: (m) => process.stderr.write(`${REPLICA}: ${m}\n`), warn: (m) => process.stderr.write(`${REPLICA}: ${m}\n`), info: () => {}, debug: () => {} };
+  const log = {
+    error: (m) => process.stderr.write(`${REPLICA}: ${m}\n`),
+    warn: (m) => process.stderr.write(`${REPLICA}: ${m}\n`),
+    info: () => {},
+    debug: () => {},
+  };
   const hub = new WatchHub({
-    store, peers: store, operations: () => operations, runContext: () => ({ client }), log, holder: REPLICA,
-    intervalMs: Number(INTERVAL_MS), maxWatches: Number(PROJECTS) + 10, maxPerSubscriber: Number(PROJECTS) + 10, storeName: store.label,
-    recorder: { checked: (result) => { checks[result] = (checks[result] ?? 0) + 1; }, requested: () => {}, told: () => {} },
+    store,
+    peers: store,
+    operations: () => operations,
+    runContext: () => ({ client }),
+    log,
+    holder: REPLICA,
+    intervalMs: Number(INTERVAL_MS),
+    maxWatches: Number(PROJECTS) + 10,
+    maxPerSubscriber: Number(PROJECTS) + 10,
+    storeName: store.label,
+    recorder: {
+      checked: (result) => {
+        checks[result] = (checks[result] ?? 0) + 1;
+      },
+      requested: () => {},
+      told: () => {},
+    },
   });
-  hub.addSink({ prefix: 'bench:', deliver: async (subscription, event) => { process.send({ type: 'told', kind: event.kind, project: event.project, at: Date.now() }); } });
+  hub.addSink({
+    prefix: 'bench:',
+    deliver: async (subscription, event) => {
+      process.send({ type: 'told', kind: event.kind, project: event.project, at: Date.now() });
+    },
+  });
   await hub.start();
   process.on('message', async (message) => {
     const answer = (data) => process.send({ type: 'answer', id: message.id, ...data });
     try {
       if (message.type === 'usage') {
         // The collections asked for here (so RSS holds what is live) are kept out of the window's CPU time.
-        const collect = () => { for (let i = 0; i < 3; i++) global.gc?.(); };
+        const collect = () => {
+          for (let i = 0; i < 3; i++) global.gc?.();
+        };
         if (message.phase === 'start') collect();
         const cpu = process.cpuUsage();
         if (message.phase === 'end') collect();
         const memory = process.memoryUsage();
-        answer({ cpuMs: (cpu.user + cpu.system) / 1000, rss: memory.rss, heap: memory.heapUsed, counts: hub.counts(), checks: { ...checks } });
+        answer({
+          cpuMs: (cpu.user + cpu.system) / 1000,
+          rss: memory.rss,
+          heap: memory.heapUsed,
+          counts: hub.counts(),
+          checks: { ...checks },
+        });
       } else if (message.type === 'subscribe') {
         // A few at a time, as people in channels would; each reads the project and triages it once.
         const projects = message.projects;
         for (let i = 0; i < projects.length; i += 10) {
-          await Promise.all(projects.slice(i, i + 10).map((project) => hub.subscribe({ subscriber: 'bench:C1', project })));
+          await Promise.all(
+            projects.slice(i, i + 10).map((project) => hub.subscribe({ subscriber: 'bench:C1', project })),
+          );
         }
         answer({});
       } else if (message.type === 'nudge') {
@@ -70,10 +104,10 @@ async function runReplica() {
 }
 
 async function runBench() {
-  const projects = smoke ? 6 : numbers[0] ?? 200;
-  const intervalMs = smoke ? 500 : numbers[1] ?? 2000;
-  const windowMs = (smoke ? 2 : numbers[2] ?? 30) * 1000;
-  const samples = smoke ? 1 : numbers[3] ?? 5;
+  const projects = smoke ? 6 : (numbers[0] ?? 200);
+  const intervalMs = smoke ? 500 : (numbers[1] ?? 2000);
+  const windowMs = (smoke ? 2 : (numbers[2] ?? 30)) * 1000;
+  const samples = smoke ? 1 : (numbers[3] ?? 5);
   const { HttpClient } = await import(`${root}dist/http/client.js`);
   const { executeOperation } = await import(`${root}dist/operations/execute.js`);
   const { findOperation } = await import(`${root}dist/operations/index.js`);
@@ -83,9 +117,11 @@ async function runBench() {
   const replicas = [];
   try {
     // Started together; each is pushed as soon as it is up, so a failing start still stops the other one below.
-    await Promise.all(['replica-1', 'replica-2'].map(async (name) => {
-      replicas.push(await startReplica(name, { redisUrl: redis.url, serviceUrl: service.url, intervalMs, projects }));
-    }));
+    await Promise.all(
+      ['replica-1', 'replica-2'].map(async (name) => {
+        replicas.push(await startReplica(name, { redisUrl: redis.url, serviceUrl: service.url, intervalMs, projects }));
+      }),
+    );
     replicas.sort((a, b) => a.name.localeCompare(b.name));
     const [one, two] = replicas;
     const usage = async (phase) => Promise.all(replicas.map((r) => r.ask({ type: 'usage', phase })));
@@ -107,7 +143,11 @@ async function runBench() {
     };
     const before = checksOf(loaded.start);
     const after = checksOf(loaded.end);
-    const checksInWindow = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => v > 0));
+    const checksInWindow = Object.fromEntries(
+      Object.entries(after)
+        .map(([k, v]) => [k, v - (before[k] ?? 0)])
+        .filter(([, v]) => v > 0),
+    );
 
     const perMinute = (n, ms) => (n * 60_000) / ms;
     const ceiling = perMinute(projects, intervalMs);
@@ -115,14 +155,32 @@ async function runBench() {
     const idleRequestsPerMinute = perMinute(idle.requests, idle.ms);
     const cpuPerMinute = (m) => perMinute(m.cpuMs, m.ms);
     const mib = (bytes) => bytes / 1024 / 1024;
-    console.log(`watch bench: ${projects} projects on 2 replicas sharing one Redis, interval ${intervalMs} ms, window ${windowMs / 1000} s, nothing changing`);
-    console.log(`  polling: ${counts.map((c, i) => `replica-${i + 1} ${c.polling} polling, ${c.standingBy} standing by`).join('; ')}`);
-    console.log(`  checks in the window: ${Object.entries(checksInWindow).map(([k, v]) => `${v} ${k}`).join(', ')}`);
-    console.log(`baseline (0 projects): ${idleRequestsPerMinute.toFixed(1)} service requests/min, CPU ${cpuPerMinute(idle).toFixed(0)} ms/min, RSS ${mib(idle.rss).toFixed(1)} MiB, heap ${mib(idle.heap).toFixed(1)} MiB (both replicas) (1.00x)`);
-    console.log(`service requests: ${requestsPerMinute.toFixed(0)}/min for ${projects} projects = ${(requestsPerMinute / projects).toFixed(2)} per project per minute; ceiling one per project per interval ${ceiling.toFixed(0)}/min (${(requestsPerMinute / ceiling).toFixed(2)}x the ceiling)`);
-    console.log(`CPU: ${cpuPerMinute(loaded).toFixed(0)} ms/min (${(cpuPerMinute(loaded) / Math.max(cpuPerMinute(idle), 0.001)).toFixed(2)}x the baseline), ${((cpuPerMinute(loaded) - cpuPerMinute(idle)) / projects).toFixed(2)} ms/min per watched project`);
-    console.log(`RSS: ${mib(loaded.rss).toFixed(1)} MiB (${(loaded.rss / idle.rss).toFixed(2)}x the baseline), ${((loaded.rss - idle.rss) / projects / 1024).toFixed(1)} KiB per watched project`);
-    console.log(`heap used: ${mib(loaded.heap).toFixed(1)} MiB (${(loaded.heap / idle.heap).toFixed(2)}x the baseline), ${((loaded.heap - idle.heap) / projects / 1024).toFixed(1)} KiB per watched project`);
+    console.log(
+      `watch bench: ${projects} projects on 2 replicas sharing one Redis, interval ${intervalMs} ms, window ${windowMs / 1000} s, nothing changing`,
+    );
+    console.log(
+      `  polling: ${counts.map((c, i) => `replica-${i + 1} ${c.polling} polling, ${c.standingBy} standing by`).join('; ')}`,
+    );
+    console.log(
+      `  checks in the window: ${Object.entries(checksInWindow)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}`,
+    );
+    console.log(
+      `baseline (0 projects): ${idleRequestsPerMinute.toFixed(1)} service requests/min, CPU ${cpuPerMinute(idle).toFixed(0)} ms/min, RSS ${mib(idle.rss).toFixed(1)} MiB, heap ${mib(idle.heap).toFixed(1)} MiB (both replicas) (1.00x)`,
+    );
+    console.log(
+      `service requests: ${requestsPerMinute.toFixed(0)}/min for ${projects} projects = ${(requestsPerMinute / projects).toFixed(2)} per project per minute; ceiling one per project per interval ${ceiling.toFixed(0)}/min (${(requestsPerMinute / ceiling).toFixed(2)}x the ceiling)`,
+    );
+    console.log(
+      `CPU: ${cpuPerMinute(loaded).toFixed(0)} ms/min (${(cpuPerMinute(loaded) / Math.max(cpuPerMinute(idle), 0.001)).toFixed(2)}x the baseline), ${((cpuPerMinute(loaded) - cpuPerMinute(idle)) / projects).toFixed(2)} ms/min per watched project`,
+    );
+    console.log(
+      `RSS: ${mib(loaded.rss).toFixed(1)} MiB (${(loaded.rss / idle.rss).toFixed(2)}x the baseline), ${((loaded.rss - idle.rss) / projects / 1024).toFixed(1)} KiB per watched project`,
+    );
+    console.log(
+      `heap used: ${mib(loaded.heap).toFixed(1)} MiB (${(loaded.heap / idle.heap).toFixed(2)}x the baseline), ${((loaded.heap - idle.heap) / projects / 1024).toFixed(1)} KiB per watched project`,
+    );
 
     // (b) Latency. The baseline: the reads a check makes on a change (the watch's list_pipelines, then triage), made
     // directly against the same service.
@@ -158,8 +216,12 @@ async function runBench() {
     }
     console.log(`latency from red on the service to the sink told, ${samples} samples each:`);
     console.log(`  baseline (list_pipelines + triage_project made directly): median ${baseline.toFixed(1)} ms (1.00x)`);
-    console.log(`  polling every ${intervalMs} ms: median ${median(polled).toFixed(0)} ms, max ${Math.max(...polled).toFixed(0)} ms (${(median(polled) / baseline).toFixed(1)}x; max ${(Math.max(...polled) / intervalMs).toFixed(2)}x the interval)`);
-    console.log(`  nudged (hub.nudge, as a webhook): median ${median(nudged).toFixed(0)} ms, max ${Math.max(...nudged).toFixed(0)} ms (${(median(nudged) / baseline).toFixed(1)}x)`);
+    console.log(
+      `  polling every ${intervalMs} ms: median ${median(polled).toFixed(0)} ms, max ${Math.max(...polled).toFixed(0)} ms (${(median(polled) / baseline).toFixed(1)}x; max ${(Math.max(...polled) / intervalMs).toFixed(2)}x the interval)`,
+    );
+    console.log(
+      `  nudged (hub.nudge, as a webhook): median ${median(nudged).toFixed(0)} ms, max ${Math.max(...nudged).toFixed(0)} ms (${(median(nudged) / baseline).toFixed(1)}x)`,
+    );
   } finally {
     for (const replica of replicas) await replica.close();
     await redis.stop();
@@ -194,27 +256,37 @@ function waitForRed(replicas, project) {
 
 async function startReplica(name, { redisUrl, serviceUrl, intervalMs, projects }) {
   const child = fork(self, ['--replica'], {
-    env: { ...process.env, REDIS_URL: redisUrl, SERVICE_URL: serviceUrl, REPLICA: name, INTERVAL_MS: String(intervalMs), PROJECTS: String(projects) },
+    env: {
+      ...process.env,
+      REDIS_URL: redisUrl,
+      SERVICE_URL: serviceUrl,
+      REPLICA: name,
+      INTERVAL_MS: String(intervalMs),
+      PROJECTS: String(projects),
+    },
     execArgv: ['--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   await new Promise((resolve, reject) => {
-    child.once('message', (m) => (m.type === 'ready' ? resolve() : reject(new Error(`${name} said ${JSON.stringify(m)}`))));
+    child.once('message', (m) =>
+      m.type === 'ready' ? resolve() : reject(new Error(`${name} said ${JSON.stringify(m)}`)),
+    );
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
   });
   let asked = 0;
-  const ask = (message) => new Promise((resolve, reject) => {
-    const id = ++asked;
-    const heard = (m) => {
-      if (m.type !== 'answer' || m.id !== id) return;
-      child.off('message', heard);
-      if (m.error) reject(new Error(`${name}: ${m.error}`));
-      else resolve(m);
-    };
-    child.on('message', heard);
-    child.send({ ...message, id });
-  });
+  const ask = (message) =>
+    new Promise((resolve, reject) => {
+      const id = ++asked;
+      const heard = (m) => {
+        if (m.type !== 'answer' || m.id !== id) return;
+        child.off('message', heard);
+        if (m.error) reject(new Error(`${name}: ${m.error}`));
+        else resolve(m);
+      };
+      child.on('message', heard);
+      child.send({ ...message, id });
+    });
   return {
     name,
     child,
@@ -243,22 +315,43 @@ async function startService(count) {
   const start = Date.now() - 3600_000;
   const state = new Map();
   for (let i = 0; i < count; i++) {
-    const green = { id: i * 10 + 1, sha: `${'a'.repeat(32)}${String(i).padStart(8, '0')}`, status: 'success', ref: 'main', created_at: at(start), updated_at: at(start + 60_000), source: 'push' };
+    const green = {
+      id: i * 10 + 1,
+      sha: `${'a'.repeat(32)}${String(i).padStart(8, '0')}`,
+      status: 'success',
+      ref: 'main',
+      created_at: at(start),
+      updated_at: at(start + 60_000),
+      source: 'push',
+    };
     state.set(projectName(i), { id: i + 1, pipelines: [green] });
   }
-  const commitOf = (sha) => ({ id: sha, short_id: sha.slice(0, 8), title: `Change ${sha.slice(-4)}`, author_name: 'Bench', created_at: at(start) });
+  const commitOf = (sha) => ({
+    id: sha,
+    short_id: sha.slice(0, 8),
+    title: `Change ${sha.slice(-4)}`,
+    author_name: 'Bench',
+    created_at: at(start),
+  });
   let requests = 0;
   const server = createServer((req, res) => {
     requests += 1;
     const url = new URL(req.url, 'http://service');
-    const send = (status, body) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const send = (status, body) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const match = /^\/api\/v4\/projects\/([^/]+)(\/.*)?$/.exec(url.pathname);
     const project = match && state.get(decodeURIComponent(match[1]));
     if (!project) return send(404, { message: '404 Project Not Found' });
     const name = decodeURIComponent(match[1]);
     const rest = match[2] ?? '';
     const head = project.pipelines[0];
-    if (rest === '') return send(200, { id: project.id, path_with_namespace: name, default_branch: 'main', web_url: `http://service/${name}` });
+    if (rest === '')
+      return send(200, {
+        id: project.id,
+        path_with_namespace: name,
+        default_branch: 'main',
+        web_url: `http://service/${name}`,
+      });
     if (rest === '/pipelines') {
       const after = url.searchParams.get('updated_after');
       const listed = after ? project.pipelines.filter((p) => p.updated_at > after) : project.pipelines;
@@ -267,10 +360,20 @@ async function startService(count) {
     }
     if (rest === '/repository/branches/main') return send(200, { name: 'main', commit: commitOf(head.sha) });
     if (rest === '/releases') return send(200, []);
-    if (rest.startsWith('/repository/commits/')) return send(200, commitOf(decodeURIComponent(rest.slice('/repository/commits/'.length))));
+    if (rest.startsWith('/repository/commits/'))
+      return send(200, commitOf(decodeURIComponent(rest.slice('/repository/commits/'.length))));
     if (rest === '/repository/commits') return send(200, [commitOf(head.sha)]);
-    if (/^\/pipelines\/\d+\/jobs$/.test(rest)) return send(200, head.status === 'failed' ? [{ id: head.id * 100, name: 'test', stage: 'test', status: 'failed', failure_reason: 'script_failure' }] : []);
-    if (/^\/jobs\/\d+\/trace$/.test(rest)) return res.writeHead(200, { 'content-type': 'text/plain' }).end('FAIL test/orders.test.ts\nError: expected 1 to be 2\n');
+    if (/^\/pipelines\/\d+\/jobs$/.test(rest))
+      return send(
+        200,
+        head.status === 'failed'
+          ? [{ id: head.id * 100, name: 'test', stage: 'test', status: 'failed', failure_reason: 'script_failure' }]
+          : [],
+      );
+    if (/^\/jobs\/\d+\/trace$/.test(rest))
+      return res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end('FAIL test/orders.test.ts\nError: expected 1 to be 2\n');
     return send(404, { message: '404 Not Found' });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -283,12 +386,21 @@ async function startService(count) {
       const project = state.get(name);
       const now = Date.now();
       const sha = `${'b'.repeat(32)}${String(project.id).padStart(8, '0')}`;
-      project.pipelines.unshift({ id: project.pipelines[0].id + 1, sha, status: 'failed', ref: 'main', created_at: at(now - 1000), updated_at: at(now), source: 'push' });
+      project.pipelines.unshift({
+        id: project.pipelines[0].id + 1,
+        sha,
+        status: 'failed',
+        ref: 'main',
+        created_at: at(now - 1000),
+        updated_at: at(now),
+        source: 'push',
+      });
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -296,9 +408,16 @@ async function startService(count) {
 async function startRedisServer() {
   const port = await new Promise((resolve) => {
     const probe = createNetServer();
-    probe.listen(0, '127.0.0.1', () => { const { port: free } = probe.address(); probe.close(() => resolve(free)); });
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
   });
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const missing = new Promise((resolve) => child.once('error', resolve));
   const stop = async () => {
@@ -308,7 +427,8 @@ async function startRedisServer() {
   const { RedisStore } = await import(`${root}dist/state/redis-store.js`);
   for (let i = 0; i < 200; i++) {
     const failed = await Promise.race([missing, sleep(25)]);
-    if (failed) throw new Error(`redis-server could not be started (${failed.message}); Debian: apt-get install redis-server`);
+    if (failed)
+      throw new Error(`redis-server could not be started (${failed.message}); Debian: apt-get install redis-server`);
     const probe = await RedisStore.open(`redis://127.0.0.1:${port}`);
     const up = await probe.ping();
     await probe.close();

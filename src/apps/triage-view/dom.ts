@@ -4,7 +4,11 @@
 export type Child = Node | string | number | false | null | undefined;
 
 /** An element with a class (optional) and children; strings become text nodes. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   if (className) element.className = className;
   append(element, ...children);
@@ -14,7 +18,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, className?: str
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === false || child === null || child === undefined) continue;
-    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+    parent.appendChild(
+      typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child,
+    );
   }
 }
 

@@ -6,8 +6,19 @@ import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from
 type McpUiHostContext = ReturnType<App['getHostContext']>;
 import { append, button, h, show } from './dom.js';
 import {
-  logLines, nextRefresh, outcomeText, pipelineState, pipelineView, resultData, resultText, stageRow, stillRunning, triageView,
-  type StageRow, type ToolResultLike, type TriageView,
+  logLines,
+  nextRefresh,
+  outcomeText,
+  pipelineState,
+  pipelineView,
+  resultData,
+  resultText,
+  stageRow,
+  stillRunning,
+  triageView,
+  type StageRow,
+  type ToolResultLike,
+  type TriageView,
 } from './report.js';
 
 /** Log lines shown first, and how many more each "more" asks for (get_job_log reads at most 5,000 from the end). */
@@ -38,9 +49,12 @@ function theme(context: McpUiHostContext | undefined): void {
 
 async function call(tool: string, input: Record<string, unknown>): Promise<ToolResultLike> {
   try {
-    return await app.callServerTool({ name: tool, arguments: input }) as ToolResultLike;
+    return (await app.callServerTool({ name: tool, arguments: input })) as ToolResultLike;
   } catch (error) {
-    return { isError: true, content: [{ type: 'text', text: `The host could not call ${tool}: ${(error as Error).message}` }] };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `The host could not call ${tool}: ${(error as Error).message}` }],
+    };
   }
 }
 
@@ -94,7 +108,10 @@ function scheduleRefresh(): void {
   refreshTimer = undefined;
   const next = nextRefresh(current !== undefined && stillRunning(current, stages), Date.now(), followingSince);
   followingSince = next?.since;
-  if (next) refreshTimer = setTimeout(() => { void refresh(); }, next.inMs);
+  if (next)
+    refreshTimer = setTimeout(() => {
+      void refresh();
+    }, next.inMs);
 }
 
 async function act(tool: string, input: Record<string, unknown>, label: string): Promise<void> {
@@ -126,11 +143,18 @@ async function openLog(jobId: number, name: string, lines: number): Promise<void
   render();
   const result = await call('get_job_log', { id: current?.project, job_id: jobId, lines });
   if (log?.jobId !== jobId) return;
-  log = result.isError ? { jobId, name, lines, error: resultText(result) } : { jobId, name, lines, text: logLines(result) };
+  log = result.isError
+    ? { jobId, name, lines, error: resultText(result) }
+    : { jobId, name, lines, text: logLines(result) };
   render();
 }
 
-const STATE_WORDS: Record<TriageView['state'], string> = { red: 'Red', green: 'Green', running: 'Running', unknown: 'Unknown' };
+const STATE_WORDS: Record<TriageView['state'], string> = {
+  red: 'Red',
+  green: 'Green',
+  running: 'Running',
+  unknown: 'Unknown',
+};
 
 function render(): void {
   if (!current) {
@@ -138,30 +162,96 @@ function render(): void {
     return;
   }
   const view = current;
-  const title = h('header', 'head',
+  const title = h(
+    'header',
+    'head',
     h('span', `state state-${view.state}`, STATE_WORDS[view.state]),
     h('span', 'project', view.project, view.branch ? ` · ${view.branch}` : ''),
   );
   const because = h('p', 'because', view.because);
-  const failure = view.failure && h('p', `failure kind-${view.failure.kind}`, h('strong', '', view.failure.kind), ': ', view.failure.evidence);
-  const firstRed = view.firstRed && h('p', 'first-red',
-    'First red: ', h('code', '', view.firstRed.sha.slice(0, 8)), ' ', view.firstRed.title ?? '',
-    view.firstRed.author ? ` — ${view.firstRed.author}` : '', view.firstRed.redFor ? ` (red for ${view.firstRed.redFor})` : '');
+  const failure =
+    view.failure &&
+    h('p', `failure kind-${view.failure.kind}`, h('strong', '', view.failure.kind), ': ', view.failure.evidence);
+  const firstRed =
+    view.firstRed &&
+    h(
+      'p',
+      'first-red',
+      'First red: ',
+      h('code', '', view.firstRed.sha.slice(0, 8)),
+      ' ',
+      view.firstRed.title ?? '',
+      view.firstRed.author ? ` — ${view.firstRed.author}` : '',
+      view.firstRed.redFor ? ` (red for ${view.firstRed.redFor})` : '',
+    );
   const ping = view.ping.length > 0 && h('p', 'ping', 'Ping: ', view.ping.join(', '));
-  const stageList = stages.length > 0 && h('ol', 'stages', ...stages.map((stage) => h('li', 'stage',
-    stage.stage && h('span', 'stage-name', stage.stage),
-    ...stage.jobs.map((job) => h('span', `job job-${pipelineState(job.status)}`, job.name, ' ', h('small', '', job.status))),
-  )));
-  const jobs = view.failedJobs.length > 0 && h('section', 'jobs', ...view.failedJobs.map((job) => h('article', 'job-card',
-    h('h3', '', job.name, h('small', '', ` ${job.stage}${job.reason ? ` · ${job.reason}` : ''}`)),
-    job.lines && h('pre', 'lines', job.lines),
-    button('Show the log', () => { void openLog(job.id, job.name, LOG_FIRST_LINES); }, 'small'),
-  )));
-  const release = view.release && h('p', 'release', 'Latest release: ', h('code', '', view.release.tag), view.release.unreleased ? ` · ${view.release.unreleased}` : '');
+  const stageList =
+    stages.length > 0 &&
+    h(
+      'ol',
+      'stages',
+      ...stages.map((stage) =>
+        h(
+          'li',
+          'stage',
+          stage.stage && h('span', 'stage-name', stage.stage),
+          ...stage.jobs.map((job) =>
+            h('span', `job job-${pipelineState(job.status)}`, job.name, ' ', h('small', '', job.status)),
+          ),
+        ),
+      ),
+    );
+  const jobs =
+    view.failedJobs.length > 0 &&
+    h(
+      'section',
+      'jobs',
+      ...view.failedJobs.map((job) =>
+        h(
+          'article',
+          'job-card',
+          h('h3', '', job.name, h('small', '', ` ${job.stage}${job.reason ? ` · ${job.reason}` : ''}`)),
+          job.lines && h('pre', 'lines', job.lines),
+          button(
+            'Show the log',
+            () => {
+              void openLog(job.id, job.name, LOG_FIRST_LINES);
+            },
+            'small',
+          ),
+        ),
+      ),
+    );
+  const release =
+    view.release &&
+    h(
+      'p',
+      'release',
+      'Latest release: ',
+      h('code', '', view.release.tag),
+      view.release.unreleased ? ` · ${view.release.unreleased}` : '',
+    );
   const unread = view.unread.length > 0 && h('ul', 'unread', ...view.unread.map((line) => h('li', '', line)));
-  const buttons = h('div', 'actions',
-    ...view.actions.map((action) => button(action.label, () => { void act(action.tool, action.input, action.label); }, 'act')),
-    button(busy ? 'Refreshing…' : 'Refresh', () => { followingSince = undefined; void refresh(); }, 'refresh'),
+  const buttons = h(
+    'div',
+    'actions',
+    ...view.actions.map((action) =>
+      button(
+        action.label,
+        () => {
+          void act(action.tool, action.input, action.label);
+        },
+        'act',
+      ),
+    ),
+    button(
+      busy ? 'Refreshing…' : 'Refresh',
+      () => {
+        followingSince = undefined;
+        void refresh();
+      },
+      'refresh',
+    ),
   );
   for (const b of buttons.querySelectorAll('button')) b.disabled = busy;
   const said = outcome && h('p', outcome.ok ? 'outcome' : 'outcome outcome-error', outcome.text);
@@ -176,9 +266,32 @@ function logPanel(): HTMLElement | undefined {
   if (open.error) append(panel, h('p', 'outcome outcome-error', open.error));
   else if (open.text === undefined) append(panel, h('p', 'muted', 'Reading the log…'));
   else append(panel, h('pre', 'lines', open.text));
-  const more = open.lines < LOG_MAX_LINES && open.text !== undefined
-    && button('More', () => { void openLog(open.jobId, open.name, Math.min(open.lines * 4, LOG_MAX_LINES)); }, 'small');
-  append(panel, h('div', 'actions', more, button('Close', () => { log = undefined; render(); }, 'small')));
+  const more =
+    open.lines < LOG_MAX_LINES &&
+    open.text !== undefined &&
+    button(
+      'More',
+      () => {
+        void openLog(open.jobId, open.name, Math.min(open.lines * 4, LOG_MAX_LINES));
+      },
+      'small',
+    );
+  append(
+    panel,
+    h(
+      'div',
+      'actions',
+      more,
+      button(
+        'Close',
+        () => {
+          log = undefined;
+          render();
+        },
+        'small',
+      ),
+    ),
+  );
   return panel;
 }
 

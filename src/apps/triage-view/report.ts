@@ -56,7 +56,7 @@ const ACTION_LABELS: Readonly<Record<string, (input: Record<string, unknown>) =>
 };
 
 function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 function text(value: unknown): string | undefined {
@@ -69,7 +69,10 @@ function list(value: unknown): unknown[] {
 
 /** All text blocks of a result, as one string. */
 export function resultText(result: ToolResultLike): string {
-  return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  return (result.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
 }
 
 /** The result's data: its structuredContent, else its text when that is a JSON object. */
@@ -77,7 +80,9 @@ export function resultData(result: ToolResultLike): Record<string, unknown> | un
   if (result.structuredContent) return result.structuredContent;
   try {
     const parsed: unknown = JSON.parse(resultText(result));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -98,7 +103,11 @@ export function unfence(excerpt: string): string {
 export function pipelineState(status: string | undefined): ViewState {
   if (status === 'success') return 'green';
   if (status === 'failed') return 'red';
-  if (status && ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled', 'manual'].includes(status)) return 'running';
+  if (
+    status &&
+    ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled', 'manual'].includes(status)
+  )
+    return 'running';
   return 'unknown';
 }
 
@@ -108,8 +117,12 @@ export function triageView(data: Record<string, unknown>): TriageView {
   const running = record(data.running_pipeline);
   const head = record(data.head_pipeline);
   const verdict = text(data.verdict);
-  const state: ViewState = running.id !== undefined ? 'running'
-    : verdict === 'red' || verdict === 'green' || verdict === 'running' ? verdict : 'unknown';
+  const state: ViewState =
+    running.id !== undefined
+      ? 'running'
+      : verdict === 'red' || verdict === 'green' || verdict === 'running'
+        ? verdict
+        : 'unknown';
   const failure = record(data.failure);
   const redSince = record(data.red_since);
   const firstRed = record(redSince.first_red);
@@ -121,26 +134,47 @@ export function triageView(data: Record<string, unknown>): TriageView {
     state,
     because: text(data.because) ?? '',
     failure: text(failure.kind) ? { kind: text(failure.kind)!, evidence: text(failure.evidence) ?? '' } : undefined,
-    firstRed: text(firstRed.sha) ? {
-      sha: text(firstRed.sha)!, title: text(firstRed.title), author: text(firstRed.author), redFor: text(firstRed.red_for),
-    } : undefined,
-    ping: list(redSince.ping).map(text).filter((name): name is string => name !== undefined),
-    failedJobs: list(data.failed_jobs).map(record).map((job) => ({
-      id: Number(job.id), name: text(job.name) ?? '', stage: text(job.stage) ?? '', reason: text(job.failure_reason),
-      lines: unfence(text(job.excerpt) ?? ''),
-    })),
+    firstRed: text(firstRed.sha)
+      ? {
+          sha: text(firstRed.sha)!,
+          title: text(firstRed.title),
+          author: text(firstRed.author),
+          redFor: text(firstRed.red_for),
+        }
+      : undefined,
+    ping: list(redSince.ping)
+      .map(text)
+      .filter((name): name is string => name !== undefined),
+    failedJobs: list(data.failed_jobs)
+      .map(record)
+      .map((job) => ({
+        id: Number(job.id),
+        name: text(job.name) ?? '',
+        stage: text(job.stage) ?? '',
+        reason: text(job.failure_reason),
+        lines: unfence(text(job.excerpt) ?? ''),
+      })),
     pipelineId: typeof running.id === 'number' ? running.id : typeof head.id === 'number' ? head.id : undefined,
-    release: text(release.tag) ? {
-      tag: text(release.tag)!,
-      unreleased: unreleased === undefined ? undefined : `${unreleased}${release.more_unreleased ? '+' : ''} unreleased commits`,
-    } : undefined,
-    actions: list(data.actions).map(record).flatMap((action) => {
-      const tool = text(action.operation);
-      const label = tool ? ACTION_LABELS[tool] : undefined;
-      const input = record(action.input);
-      return tool && label ? [{ label: label(input), tool, input }] : [];
-    }),
-    unread: list(data.unread).map(text).filter((line): line is string => line !== undefined),
+    release: text(release.tag)
+      ? {
+          tag: text(release.tag)!,
+          unreleased:
+            unreleased === undefined
+              ? undefined
+              : `${unreleased}${release.more_unreleased ? '+' : ''} unreleased commits`,
+        }
+      : undefined,
+    actions: list(data.actions)
+      .map(record)
+      .flatMap((action) => {
+        const tool = text(action.operation);
+        const label = tool ? ACTION_LABELS[tool] : undefined;
+        const input = record(action.input);
+        return tool && label ? [{ label: label(input), tool, input }] : [];
+      }),
+    unread: list(data.unread)
+      .map(text)
+      .filter((line): line is string => line !== undefined),
   };
 }
 
@@ -157,8 +191,26 @@ export function pipelineView(data: Record<string, unknown>, project: string): Tr
     ping: [],
     failedJobs: [],
     pipelineId: id,
-    actions: id === undefined ? [] : state === 'red' ? [{ label: ACTION_LABELS.retry_pipeline({}), tool: 'retry_pipeline', input: { id: project, pipeline_id: id } }]
-      : state === 'running' ? [{ label: ACTION_LABELS.cancel_pipeline({ pipeline_id: id }), tool: 'cancel_pipeline', input: { id: project, pipeline_id: id } }] : [],
+    actions:
+      id === undefined
+        ? []
+        : state === 'red'
+          ? [
+              {
+                label: ACTION_LABELS.retry_pipeline({}),
+                tool: 'retry_pipeline',
+                input: { id: project, pipeline_id: id },
+              },
+            ]
+          : state === 'running'
+            ? [
+                {
+                  label: ACTION_LABELS.cancel_pipeline({ pipeline_id: id }),
+                  tool: 'cancel_pipeline',
+                  input: { id: project, pipeline_id: id },
+                },
+              ]
+            : [],
     unread: [],
   };
 }
@@ -170,11 +222,13 @@ export function pipelineView(data: Record<string, unknown>, project: string): Tr
  */
 export function stageRow(data: Record<string, unknown> | undefined): StageRow[] {
   const stages: StageRow[] = [];
-  const jobs = list(data?.items).map(record).sort((a, b) => Number(a.id) - Number(b.id));
+  const jobs = list(data?.items)
+    .map(record)
+    .sort((a, b) => Number(a.id) - Number(b.id));
   for (const job of jobs) {
     const stage = text(job.stage) ?? '';
     let row = stages.find((s) => s.stage === stage);
-    if (!row) stages.push(row = { stage, jobs: [] });
+    if (!row) stages.push((row = { stage, jobs: [] }));
     row.jobs.push({ id: Number(job.id), name: text(job.name) ?? '', status: text(job.status) ?? 'unknown' });
   }
   return stages;
@@ -188,7 +242,11 @@ export const REFRESH_FOR_MS = 5 * 60_000;
  * When to read again by itself: in REFRESH_EVERY_MS while something runs, never once it is finished or once
  * REFRESH_FOR_MS have passed since the view began following it (`since`, epoch ms; undefined: not yet following).
  */
-export function nextRefresh(running: boolean, now: number, since: number | undefined): { inMs: number; since: number } | undefined {
+export function nextRefresh(
+  running: boolean,
+  now: number,
+  since: number | undefined,
+): { inMs: number; since: number } | undefined {
   if (!running) return undefined;
   const began = since ?? now;
   return now - began >= REFRESH_FOR_MS ? undefined : { inMs: REFRESH_EVERY_MS, since: began };
@@ -202,7 +260,8 @@ export function stillRunning(view: TriageView, stages: readonly StageRow[]): boo
 /** The outcome of a button in words: the server's own sentence (a write's `outcome`), else the result's text. */
 export function outcomeText(result: ToolResultLike): { ok: boolean; text: string } {
   const data = result.isError ? undefined : resultData(result);
-  const made = data && (text(data.outcome) ?? (text(data.web_url) && `Done: ${text(data.title) ?? text(data.web_url)}`));
+  const made =
+    data && (text(data.outcome) ?? (text(data.web_url) && `Done: ${text(data.title) ?? text(data.web_url)}`));
   const shown = made || resultText(result).trim() || (result.isError ? 'The call failed.' : 'Done.');
   return { ok: !result.isError, text: shown.length > 600 ? `${shown.slice(0, 600)}…` : shown };
 }

@@ -18,7 +18,10 @@ export interface AuditEvent {
   created_at: Date;
 }
 
-type AuditEntity = { type: 'User'; user: User } | { type: 'Group'; group: Group } | { type: 'Project'; project: Project };
+type AuditEntity =
+  | { type: 'User'; user: User }
+  | { type: 'Group'; group: Group }
+  | { type: 'Project'; project: Project };
 
 /** What changed, in the service's detail keys (add, change/from/to, custom_message, target_*); never a secret value. */
 type AuditChange = Record<string, string | number | boolean | null>;
@@ -33,10 +36,19 @@ function entityOf(entity: AuditEntity): { id: number; path: string } {
 export const auditEventsOf = areaState('audit_events', (): AuditEvent[] => []);
 
 /** Records a change the sandbox made: who, on what, and the details. */
-export function recordAuditEvent(store: Store, author: User, entity: AuditEntity, change: AuditChange, at = new Date()): AuditEvent {
+export function recordAuditEvent(
+  store: Store,
+  author: User,
+  entity: AuditEntity,
+  change: AuditChange,
+  at = new Date(),
+): AuditEvent {
   const { id, path } = entityOf(entity);
   const event: AuditEvent = {
-    id: store.nextId('audit_event'), author_id: author.id, entity_id: id, entity_type: entity.type,
+    id: store.nextId('audit_event'),
+    author_id: author.id,
+    entity_id: id,
+    entity_type: entity.type,
     // The sandbox listens on loopback only, so every caller's address is this one.
     details: { author_name: author.name, ...change, ip_address: '127.0.0.1', entity_path: path },
     created_at: at,

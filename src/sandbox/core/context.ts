@@ -25,7 +25,8 @@ interface ProjectAccessOptions extends AccessOptions<Project> {
  * any viewer of a public or internal project, reporter and up on a private one (its guests see no code, as on
  * the service).
  */
-export const CODE_ACCESS: AccessRequirement<Project> = (project) => (project.visibility === 'private' ? ACCESS.reporter : 0);
+export const CODE_ACCESS: AccessRequirement<Project> = (project) =>
+  project.visibility === 'private' ? ACCESS.reporter : 0;
 
 export interface SandboxContext {
   store: Store;
@@ -50,7 +51,8 @@ export interface SandboxContext {
 export function createContext(store: Store, log: (line: string) => void): SandboxContext {
   const projectAccess = (user: User | null, project: Project) =>
     user?.is_admin ? ACCESS.owner : store.projectAccess(user, project);
-  const groupAccess = (user: User | null, group: Group) => (user?.is_admin ? ACCESS.owner : store.groupAccess(user, group));
+  const groupAccess = (user: User | null, group: Group) =>
+    user?.is_admin ? ACCESS.owner : store.groupAccess(user, group);
 
   function requireUser(req: SandboxRequest<unknown>): User {
     if (!req.user) throw unauthorized();
@@ -91,12 +93,20 @@ export function createContext(store: Store, log: (line: string) => void): Sandbo
 }
 
 /** A project whose code the caller may read: any visible project, private ones from reporter up (CODE_ACCESS). */
-export function readableProject(ctx: SandboxContext, req: SandboxRequest<unknown>, idParam = req.pathParams.id): Project {
+export function readableProject(
+  ctx: SandboxContext,
+  req: SandboxRequest<unknown>,
+  idParam = req.pathParams.id,
+): Project {
   return ctx.findProjectFor(req, idParam, { minAccess: CODE_ACCESS });
 }
 
 /** A project the caller may change: signed in, at `minAccess` or above (developer by default), and not archived. */
-export function writableProject(ctx: SandboxContext, req: SandboxRequest<unknown>, minAccess: number = ACCESS.developer): Project {
+export function writableProject(
+  ctx: SandboxContext,
+  req: SandboxRequest<unknown>,
+  minAccess: number = ACCESS.developer,
+): Project {
   ctx.requireUser(req);
   return ctx.findProjectFor(req, req.pathParams.id, { minAccess, write: true });
 }

@@ -31,7 +31,12 @@ interface OffsetOptions {
  * Returns the requested page of `items` and sets X-Page, X-Per-Page, X-Next-Page, X-Prev-Page, X-Total,
  * X-Total-Pages and Link (prev, next, first, last; other query parameters kept).
  */
-export function paginate<T>(req: SandboxRequest<unknown>, reply: Reply, items: readonly T[], options: OffsetOptions = {}): T[] {
+export function paginate<T>(
+  req: SandboxRequest<unknown>,
+  reply: Reply,
+  items: readonly T[],
+  options: OffsetOptions = {},
+): T[] {
   const { page } = req.pagination;
   const perPage = Math.min(req.pagination.per_page, 100);
   const offset = (page - 1) * perPage;

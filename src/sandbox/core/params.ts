@@ -76,8 +76,7 @@ export function decodeQueryString(text: string): ParamTree {
 // True/False — and the service reads these words; anything else is "does not have a valid value".
 const TRUE_WORDS = new Set(['true', 'True', '1', 't', 'yes', 'on']);
 const FALSE_WORDS = new Set(['false', 'False', '0', 'f', 'no', 'off']);
-const DATETIME =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * Parameter types that accept both JSON values and the strings a query string or form carries.
@@ -88,11 +87,11 @@ export const param = {
   /** true/false; as a string (query, form or JSON) also true/false/1/0/True/False/t/f/yes/no/on/off. */
   boolean: () =>
     z.preprocess(
-      (v) => (typeof v === 'string' && TRUE_WORDS.has(v) ? true : typeof v === 'string' && FALSE_WORDS.has(v) ? false : v),
+      (v) =>
+        typeof v === 'string' && TRUE_WORDS.has(v) ? true : typeof v === 'string' && FALSE_WORDS.has(v) ? false : v,
       z.boolean(),
     ),
-  integer: () =>
-    z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), z.number().int()),
+  integer: () => z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v), z.number().int()),
   /** An ISO 8601 date or date-time, given to the handler as a Date. */
   datetime: () =>
     z
@@ -186,7 +185,8 @@ function omitPaths(tree: unknown, paths: ReadonlyArray<readonly PropertyKey[]>):
  */
 export function parseParams<S extends z.ZodType>(schema: S, input: unknown, options: ParseOptions = {}): z.output<S> {
   const surrogateAt = loneSurrogateAt(input);
-  if (surrogateAt !== null) throw paramError(`${bracketName(surrogateAt)} is invalid: it contains a lone UTF-16 surrogate`);
+  if (surrogateAt !== null)
+    throw paramError(`${bracketName(surrogateAt)} is invalid: it contains a lone UTF-16 surrogate`);
   // zod names every unknown key and every refused null in one pass; drop them and parse again, until only
   // real errors (or none) are left. Each pass removes at least one key, so this ends.
   let current = input;
@@ -198,9 +198,12 @@ export function parseParams<S extends z.ZodType>(schema: S, input: unknown, opti
       .filter((issue) => typeof issue.path.at(-1) === 'string' && issue.code !== 'unrecognized_keys')
       .filter((issue) => valueAt(current, issue.path) === null)
       .map((issue) => issue.path);
-    const unknown = issues.flatMap((issue) => (issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : []));
+    const unknown = issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key]) : [],
+    );
     if (nulls.length === 0) options.unknown?.push(...unknown.map(bracketName));
-    if (nulls.length === 0 && (options.strict || unknown.length === 0)) throw paramError(describeIssues(issues, current));
+    if (nulls.length === 0 && (options.strict || unknown.length === 0))
+      throw paramError(describeIssues(issues, current));
     current = omitPaths(current, nulls.length > 0 ? nulls : unknown);
   }
 }

@@ -22,7 +22,10 @@ export const projectListParams = {
   with_custom_attributes: param.boolean().optional(),
   with_issues_enabled: param.boolean().optional(),
   with_merge_requests_enabled: param.boolean().optional(),
-  min_access_level: param.integer().refine((level) => (ACCESS_LEVELS as readonly number[]).includes(level)).optional(),
+  min_access_level: param
+    .integer()
+    .refine((level) => (ACCESS_LEVELS as readonly number[]).includes(level))
+    .optional(),
 };
 
 interface ProjectFilters {
@@ -64,7 +67,12 @@ function isOwnedBy(ctx: SandboxContext, project: Project, user: User): boolean {
 }
 
 /** The projects of `candidates` the caller may see that pass every filter given. */
-export function filterProjects(ctx: SandboxContext, user: User | null, candidates: readonly Project[], params: ProjectFilters): Project[] {
+export function filterProjects(
+  ctx: SandboxContext,
+  user: User | null,
+  candidates: readonly Project[],
+  params: ProjectFilters,
+): Project[] {
   const { store } = ctx;
   const search = params.search?.toLowerCase();
   const language = params.with_programming_language?.toLowerCase();
@@ -92,7 +100,11 @@ export function filterProjects(ctx: SandboxContext, user: User | null, candidate
 }
 
 /** Sorted copy; ties go by id so that pages never overlap. Default: newest first, as the spec says. */
-export function sortProjects(projects: readonly Project[], orderBy: OrderBy = 'created_at', sort: 'asc' | 'desc' = 'desc'): Project[] {
+export function sortProjects(
+  projects: readonly Project[],
+  orderBy: OrderBy = 'created_at',
+  sort: 'asc' | 'desc' = 'desc',
+): Project[] {
   const direction = sort === 'asc' ? 1 : -1;
   return [...projects].sort((a, b) => {
     const [ka, kb] = [sortKey(a, orderBy), sortKey(b, orderBy)];
@@ -107,13 +119,20 @@ interface ProjectFormOptions {
 }
 
 /** Each project in the form this caller gets: simple without a token or with simple=true, full otherwise. */
-export function renderProjects(ctx: SandboxContext, user: User | null, projects: readonly Project[], options: ProjectFormOptions) {
+export function renderProjects(
+  ctx: SandboxContext,
+  user: User | null,
+  projects: readonly Project[],
+  options: ProjectFormOptions,
+) {
   return Promise.all(
     projects.map(async (project) => {
       const readme = await findReadme(project);
       if (user === null || options.simple === true) return projectSimple(ctx.store, project, readme);
       const ns = project.namespace;
-      const direct = project.members.get(user.id)?.access_level ?? (ns.kind === 'user' && ns.user.id === user.id ? ACCESS.owner : null);
+      const direct =
+        project.members.get(user.id)?.access_level ??
+        (ns.kind === 'user' && ns.user.id === user.id ? ACCESS.owner : null);
       const inherited = ns.kind === 'group' ? ctx.store.groupAccess(user, ns.group) : 0;
       const mayStats = options.statistics === true && ctx.projectAccess(user, project) >= ACCESS.reporter;
       return projectFull(ctx.store, project, {

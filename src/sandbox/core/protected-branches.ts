@@ -27,13 +27,27 @@ export const PROTECTION_LEVELS = [0, 30, 40, 60] as const;
 const NO_ONE = 0;
 const ADMINS = 60;
 
-const DESCRIPTIONS: Record<number, string> = { 0: 'No one', 30: 'Developers + Maintainers', 40: 'Maintainers', 60: 'Admins' };
+const DESCRIPTIONS: Record<number, string> = {
+  0: 'No one',
+  30: 'Developers + Maintainers',
+  40: 'Maintainers',
+  60: 'Admins',
+};
 
-const protectionsOf = areaState('protected_branches', () => ({ byProject: new Map<number, ProtectedBranch[]>(), nextId: 1 }));
+const protectionsOf = areaState('protected_branches', () => ({
+  byProject: new Map<number, ProtectedBranch[]>(),
+  nextId: 1,
+}));
 
 function accessRule(store: Store, level: number): AccessLevelRule {
   const state = protectionsOf(store);
-  return { id: state.nextId++, access_level: level, access_level_description: DESCRIPTIONS[level] ?? String(level), user_id: null, group_id: null };
+  return {
+    id: state.nextId++,
+    access_level: level,
+    access_level_description: DESCRIPTIONS[level] ?? String(level),
+    user_id: null,
+    group_id: null,
+  };
 }
 
 /** The project's protections (the default branch protected on first use). */
@@ -49,7 +63,9 @@ export function protectedBranches(store: Store, project: Project): ProtectedBran
 }
 
 export function newProtection(
-  store: Store, name: string, levels: { push: number; merge: number; allowForcePush?: boolean },
+  store: Store,
+  name: string,
+  levels: { push: number; merge: number; allowForcePush?: boolean },
 ): ProtectedBranch {
   const state = protectionsOf(store);
   return {
@@ -65,7 +81,10 @@ export function newProtection(
 /** Whether a protection's name (exact, or with * wildcards matching any characters) covers a branch. */
 function protectionMatches(protection: ProtectedBranch, branch: string): boolean {
   if (!protection.name.includes('*')) return protection.name === branch;
-  const pattern = protection.name.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const pattern = protection.name
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${pattern}$`, 's').test(branch);
 }
 
@@ -96,10 +115,17 @@ interface BranchPermissions {
   delete: boolean;
 }
 
-export function branchPermissions(store: Store, project: Project, user: User | null, access: number, branch: string): BranchPermissions {
+export function branchPermissions(
+  store: Store,
+  project: Project,
+  user: User | null,
+  access: number,
+  branch: string,
+): BranchPermissions {
   const collaborator = user !== null && access >= ACCESS.developer;
   const rules = protectionsFor(store, project, branch);
-  if (rules.length === 0) return { protected: false, push: collaborator, merge: collaborator, forcePush: collaborator, delete: collaborator };
+  if (rules.length === 0)
+    return { protected: false, push: collaborator, merge: collaborator, forcePush: collaborator, delete: collaborator };
   const any = (levels: (p: ProtectedBranch) => AccessLevelRule[]) =>
     collaborator && rules.some((p) => levels(p).some((rule) => passes(rule.access_level, user, access)));
   const push = any((p) => p.push_access_levels);
@@ -117,6 +143,7 @@ export const PROTECTED_BRANCH_REFUSALS = {
   push: 'You are not allowed to push code to protected branches on this project.',
   forcePush: 'You are not allowed to force push code to a protected branch on this project.',
   create: 'You are not allowed to create protected branches on this project.',
-  delete: 'You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch.',
+  delete:
+    'You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch.',
   deleteDefault: 'The default branch of a project cannot be deleted.',
 } as const;

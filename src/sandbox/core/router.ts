@@ -104,8 +104,14 @@ type RouteMatch =
   | { kind: 'not_found' };
 
 const paginationShape = {
-  page: param.integer().refine((n) => n >= 1).optional(),
-  per_page: param.integer().refine((n) => n >= 1).optional(),
+  page: param
+    .integer()
+    .refine((n) => n >= 1)
+    .optional(),
+  per_page: param
+    .integer()
+    .refine((n) => n >= 1)
+    .optional(),
 };
 
 function parsePattern(pattern: string): Segment[] {
@@ -206,7 +212,9 @@ export class Router {
       if (pathParams) candidates.push({ route, pathParams });
     }
     if (candidates.length === 0) return { kind: 'not_found' };
-    const sameMethod = candidates.filter((c) => c.route.method === method).sort((a, b) => compareRank(a.route, b.route));
+    const sameMethod = candidates
+      .filter((c) => c.route.method === method)
+      .sort((a, b) => compareRank(a.route, b.route));
     if (sameMethod.length === 0) {
       return { kind: 'method_not_allowed', allowed: [...new Set(candidates.map((c) => c.route.method))] };
     }

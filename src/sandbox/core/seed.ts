@@ -28,7 +28,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitRepo } from '../git/repo.js';
 import type { SeedContext } from './area.js';
-import { Store, type AccessLevel, type Group, type PipelineStatus, type PipelineVariable, type Project, type User, type Visibility } from './store.js';
+import {
+  Store,
+  type AccessLevel,
+  type Group,
+  type PipelineStatus,
+  type PipelineVariable,
+  type Project,
+  type User,
+  type Visibility,
+} from './store.js';
 
 export const DEMO_TOKENS = {
   admin: 'fo-admin-sandbox-token',
@@ -53,12 +62,54 @@ interface DemoAccount {
 }
 
 export const DEMO_ACCOUNTS: readonly DemoAccount[] = [
-  { role: 'admin', username: 'root', name: 'Rosa Root', email: 'root@acme.example', acmeAccess: 50, bio: 'Keeps the lights on.' },
-  { role: 'maintainer', username: 'alice', name: 'Alice Martin', email: 'alice@acme.example', acmeAccess: 40, bio: 'Tech lead, platform team.' },
-  { role: 'developer', username: 'bob', name: 'Bob Chen', email: 'bob@acme.example', acmeAccess: 30, bio: 'Frontend and payments.' },
-  { role: 'reporter', username: 'carol', name: 'Carol Diaz', email: 'carol@acme.example', acmeAccess: 20, bio: 'QA and release notes.' },
-  { role: 'guest', username: 'dave', name: 'Dave Okafor', email: 'dave@acme.example', acmeAccess: 10, bio: 'Support engineer.' },
-  { role: 'outsider', username: 'erin', name: 'Erin Walsh', email: 'erin@example.org', acmeAccess: null, bio: 'Contractor, not in acme.' },
+  {
+    role: 'admin',
+    username: 'root',
+    name: 'Rosa Root',
+    email: 'root@acme.example',
+    acmeAccess: 50,
+    bio: 'Keeps the lights on.',
+  },
+  {
+    role: 'maintainer',
+    username: 'alice',
+    name: 'Alice Martin',
+    email: 'alice@acme.example',
+    acmeAccess: 40,
+    bio: 'Tech lead, platform team.',
+  },
+  {
+    role: 'developer',
+    username: 'bob',
+    name: 'Bob Chen',
+    email: 'bob@acme.example',
+    acmeAccess: 30,
+    bio: 'Frontend and payments.',
+  },
+  {
+    role: 'reporter',
+    username: 'carol',
+    name: 'Carol Diaz',
+    email: 'carol@acme.example',
+    acmeAccess: 20,
+    bio: 'QA and release notes.',
+  },
+  {
+    role: 'guest',
+    username: 'dave',
+    name: 'Dave Okafor',
+    email: 'dave@acme.example',
+    acmeAccess: 10,
+    bio: 'Support engineer.',
+  },
+  {
+    role: 'outsider',
+    username: 'erin',
+    name: 'Erin Walsh',
+    email: 'erin@example.org',
+    acmeAccess: null,
+    bio: 'Contractor, not in acme.',
+  },
 ];
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -182,7 +233,9 @@ const PROJECTS: SeedProject[] = [
     customAttributes: { team: 'storefront', tier: 'critical' },
     commits: [
       {
-        author: 'alice', daysAgo: 21.6, message: 'Initial commit',
+        author: 'alice',
+        daysAgo: 21.6,
+        message: 'Initial commit',
         files: {
           'README.md': '# acme/web\n\nThe acme.example storefront.\n\n## Develop\n\n    npm install\n    npm run dev\n',
           'package.json': '{\n  "name": "@acme/web",\n  "version": "0.1.0",\n  "private": true\n}\n',
@@ -191,93 +244,148 @@ const PROJECTS: SeedProject[] = [
         },
       },
       {
-        author: 'bob', daysAgo: 19.4, message: 'Add landing page and button component',
+        author: 'bob',
+        daysAgo: 19.4,
+        message: 'Add landing page and button component',
         files: {
-          'src/index.ts': "import { renderHome } from './pages/home.js';\n\nexport const app = { routes: { '/': renderHome } };\n",
-          'src/pages/home.ts': "import { button } from '../components/button.js';\n\nexport function renderHome(): string {\n  return `<main><h1>acme</h1>${button('Shop now')}</main>`;\n}\n",
-          'src/components/button.ts': 'export function button(label: string): string {\n  return `<button class="btn">${label}</button>`;\n}\n',
+          'src/index.ts':
+            "import { renderHome } from './pages/home.js';\n\nexport const app = { routes: { '/': renderHome } };\n",
+          'src/pages/home.ts':
+            "import { button } from '../components/button.js';\n\nexport function renderHome(): string {\n  return `<main><h1>acme</h1>${button('Shop now')}</main>`;\n}\n",
+          'src/components/button.ts':
+            'export function button(label: string): string {\n  return `<button class="btn">${label}</button>`;\n}\n',
         },
       },
       {
-        author: 'carol', daysAgo: 16.5, message: 'Add logo and base styles',
+        author: 'carol',
+        daysAgo: 16.5,
+        message: 'Add logo and base styles',
         files: {
           'public/logo.png': PIXEL_PNG,
-          'src/styles/main.css': 'body { font-family: system-ui, sans-serif; margin: 0; }\n.btn { padding: 0.5rem 1rem; }\n',
+          'src/styles/main.css':
+            'body { font-family: system-ui, sans-serif; margin: 0; }\n.btn { padding: 0.5rem 1rem; }\n',
         },
       },
       {
-        author: 'alice', daysAgo: 14.7, message: 'Release 1.0.0\n\nFirst public version of the storefront.', tag: 'v1.0.0',
+        author: 'alice',
+        daysAgo: 14.7,
+        message: 'Release 1.0.0\n\nFirst public version of the storefront.',
+        tag: 'v1.0.0',
         files: {
           'CHANGELOG.md': '# Changelog\n\n## 1.0.0\n\n- Landing page\n- Logo and base styles\n',
           'package.json': '{\n  "name": "@acme/web",\n  "version": "1.0.0",\n  "private": true\n}\n',
         },
       },
       {
-        author: 'carol', daysAgo: 12.8, message: 'Add product search', branch: 'feature/search', from: 'main',
+        author: 'carol',
+        daysAgo: 12.8,
+        message: 'Add product search',
+        branch: 'feature/search',
+        from: 'main',
         files: {
-          'src/search/query.ts': "export function matches(query: string, title: string): boolean {\n  return title.toLowerCase().includes(query.trim().toLowerCase());\n}\n",
+          'src/search/query.ts':
+            'export function matches(query: string, title: string): boolean {\n  return title.toLowerCase().includes(query.trim().toLowerCase());\n}\n',
         },
       },
       {
-        author: 'bob', daysAgo: 11.3, message: 'Fix header alignment on small screens',
+        author: 'bob',
+        daysAgo: 11.3,
+        message: 'Fix header alignment on small screens',
         files: {
-          'src/components/header.ts': 'export function header(title: string): string {\n  return `<header class="header">${title}</header>`;\n}\n',
-          'src/styles/main.css': 'body { font-family: system-ui, sans-serif; margin: 0; }\n.btn { padding: 0.5rem 1rem; }\n@media (max-width: 600px) { .header { text-align: center; } }\n',
+          'src/components/header.ts':
+            'export function header(title: string): string {\n  return `<header class="header">${title}</header>`;\n}\n',
+          'src/styles/main.css':
+            'body { font-family: system-ui, sans-serif; margin: 0; }\n.btn { padding: 0.5rem 1rem; }\n@media (max-width: 600px) { .header { text-align: center; } }\n',
         },
       },
       {
-        author: 'carol', daysAgo: 10.1, message: 'Add the search results page', branch: 'feature/search',
+        author: 'carol',
+        daysAgo: 10.1,
+        message: 'Add the search results page',
+        branch: 'feature/search',
         files: {
-          'src/pages/search.ts': "import { matches } from '../search/query.js';\n\nexport function renderSearch(query: string, titles: string[]): string {\n  return `<ul>${titles.filter((t) => matches(query, t)).map((t) => `<li>${t}</li>`).join('')}</ul>`;\n}\n",
-          'src/index.ts': "import { renderHome } from './pages/home.js';\nimport { renderSearch } from './pages/search.js';\n\nexport const app = { routes: { '/': renderHome, '/search': renderSearch } };\n",
+          'src/pages/search.ts':
+            "import { matches } from '../search/query.js';\n\nexport function renderSearch(query: string, titles: string[]): string {\n  return `<ul>${titles.filter((t) => matches(query, t)).map((t) => `<li>${t}</li>`).join('')}</ul>`;\n}\n",
+          'src/index.ts':
+            "import { renderHome } from './pages/home.js';\nimport { renderSearch } from './pages/search.js';\n\nexport const app = { routes: { '/': renderHome, '/search': renderSearch } };\n",
         },
       },
       {
-        author: 'bob', daysAgo: 9.2, message: 'Add date formatting helper and getting started guide',
+        author: 'bob',
+        daysAgo: 9.2,
+        message: 'Add date formatting helper and getting started guide',
         files: {
-          'src/utils/format date.ts': "export function formatDate(date: Date): string {\n  return date.toISOString().slice(0, 10);\n}\n",
-          'docs/getting started.md': '# Getting started\n\n1. Clone the repository.\n2. Run `npm install`.\n3. Open http://localhost:3000.\n',
+          'src/utils/format date.ts':
+            'export function formatDate(date: Date): string {\n  return date.toISOString().slice(0, 10);\n}\n',
+          'docs/getting started.md':
+            '# Getting started\n\n1. Clone the repository.\n2. Run `npm install`.\n3. Open http://localhost:3000.\n',
         },
       },
       {
-        author: 'alice', daysAgo: 7.9, message: "Merge branch 'feature/search' into 'main'\n\nProduct search and a results page.",
-        merge: 'feature/search', files: {},
+        author: 'alice',
+        daysAgo: 7.9,
+        message: "Merge branch 'feature/search' into 'main'\n\nProduct search and a results page.",
+        merge: 'feature/search',
+        files: {},
       },
       {
-        author: 'alice', daysAgo: 6.6, message: 'Release 1.1.0', tag: 'v1.1.0',
+        author: 'alice',
+        daysAgo: 6.6,
+        message: 'Release 1.1.0',
+        tag: 'v1.1.0',
         files: {
-          'CHANGELOG.md': '# Changelog\n\n## 1.1.0\n\n- Product search\n- Header fix on small screens\n- Date helper\n\n## 1.0.0\n\n- Landing page\n- Logo and base styles\n',
+          'CHANGELOG.md':
+            '# Changelog\n\n## 1.1.0\n\n- Product search\n- Header fix on small screens\n- Date helper\n\n## 1.0.0\n\n- Landing page\n- Logo and base styles\n',
           'package.json': '{\n  "name": "@acme/web",\n  "version": "1.1.0",\n  "private": true\n}\n',
         },
       },
       {
-        author: 'carol', daysAgo: 3.4, message: 'Document the deploy steps [ci skip]',
+        author: 'carol',
+        daysAgo: 3.4,
+        message: 'Document the deploy steps [ci skip]',
         files: {
-          'README.md': '# acme/web\n\nThe acme.example storefront.\n\n## Develop\n\n    npm install\n    npm run dev\n\n## Deploy\n\nEvery merge to main deploys to production after the pipeline passes.\n',
+          'README.md':
+            '# acme/web\n\nThe acme.example storefront.\n\n## Develop\n\n    npm install\n    npm run dev\n\n## Deploy\n\nEvery merge to main deploys to production after the pipeline passes.\n',
         },
       },
       {
-        author: 'bob', daysAgo: 2.3, message: 'Add dark mode toggle', branch: 'feature/dark-mode', from: 'main',
+        author: 'bob',
+        daysAgo: 2.3,
+        message: 'Add dark mode toggle',
+        branch: 'feature/dark-mode',
+        from: 'main',
         files: { 'src/theme/dark.ts': "export const dark = { background: '#111', foreground: '#eee' };\n" },
       },
       {
-        author: 'bob', daysAgo: 1.2, message: 'Wire dark mode into the header', branch: 'feature/dark-mode',
+        author: 'bob',
+        daysAgo: 1.2,
+        message: 'Wire dark mode into the header',
+        branch: 'feature/dark-mode',
         files: {
-          'src/components/header.ts': "import { dark } from '../theme/dark.js';\n\nexport function header(title: string, theme = dark): string {\n  return `<header class=\"header\" style=\"background:${theme.background}\">${title}</header>`;\n}\n",
+          'src/components/header.ts':
+            'import { dark } from \'../theme/dark.js\';\n\nexport function header(title: string, theme = dark): string {\n  return `<header class="header" style="background:${theme.background}">${title}</header>`;\n}\n',
         },
       },
       // main goes red: bob's time-zone change breaks the date test, and alice's commit on top of it stays red.
       {
-        author: 'bob', daysAgo: 0.45, message: "Show order dates in the store's time zone\n\nOrders placed after midnight UTC showed the previous day in Berlin.",
+        author: 'bob',
+        daysAgo: 0.45,
+        message:
+          "Show order dates in the store's time zone\n\nOrders placed after midnight UTC showed the previous day in Berlin.",
         files: {
-          'src/utils/format date.ts': "export function formatDate(date: Date, timeZone = 'UTC'): string {\n  // Shift to the runner's local time first, then format in the store's zone.\n  const local = new Date(date.getTime() + date.getTimezoneOffset() * 60_000);\n  return local.toLocaleDateString('en-CA', { timeZone });\n}\n",
-          'src/utils/date.test.ts': "import { formatDate } from './format date.js';\n\ndescribe('formatDate', () => {\n  it(\"renders the order date in the store's time zone\", () => {\n    const placed = new Date('2024-03-10T00:30:00Z');\n    expect(formatDate(placed, 'Europe/Berlin')).toBe('2024-03-10');\n  });\n});\n",
+          'src/utils/format date.ts':
+            "export function formatDate(date: Date, timeZone = 'UTC'): string {\n  // Shift to the runner's local time first, then format in the store's zone.\n  const local = new Date(date.getTime() + date.getTimezoneOffset() * 60_000);\n  return local.toLocaleDateString('en-CA', { timeZone });\n}\n",
+          'src/utils/date.test.ts':
+            "import { formatDate } from './format date.js';\n\ndescribe('formatDate', () => {\n  it(\"renders the order date in the store's time zone\", () => {\n    const placed = new Date('2024-03-10T00:30:00Z');\n    expect(formatDate(placed, 'Europe/Berlin')).toBe('2024-03-10');\n  });\n});\n",
         },
       },
       {
-        author: 'alice', daysAgo: 0.15, message: 'Show 50 search results per page',
+        author: 'alice',
+        daysAgo: 0.15,
+        message: 'Show 50 search results per page',
         files: {
-          'src/pages/search.ts': "import { matches } from '../search/query.js';\n\nconst PAGE_SIZE = 50;\n\nexport function renderSearch(query: string, titles: string[]): string {\n  return `<ul>${titles.filter((t) => matches(query, t)).slice(0, PAGE_SIZE).map((t) => `<li>${t}</li>`).join('')}</ul>`;\n}\n",
+          'src/pages/search.ts':
+            "import { matches } from '../search/query.js';\n\nconst PAGE_SIZE = 50;\n\nexport function renderSearch(query: string, titles: string[]): string {\n  return `<ul>${titles.filter((t) => matches(query, t)).slice(0, PAGE_SIZE).map((t) => `<li>${t}</li>`).join('')}</ul>`;\n}\n",
         },
       },
     ],
@@ -290,12 +398,18 @@ const PROJECTS: SeedProject[] = [
     ],
     releases: [
       {
-        tag: 'v1.0.0', name: 'Web 1.0.0', by: 'alice', milestones: ['1.0'],
+        tag: 'v1.0.0',
+        name: 'Web 1.0.0',
+        by: 'alice',
+        milestones: ['1.0'],
         description: '## Highlights\n\n- Landing page\n- Logo and base styles',
         links: [{ name: 'Static bundle', url: 'https://downloads.acme.example/web/v1.0.0/web-static.tar.gz' }],
       },
       {
-        tag: 'v1.1.0', name: 'Web 1.1.0', by: 'alice', milestones: ['1.1'],
+        tag: 'v1.1.0',
+        name: 'Web 1.1.0',
+        by: 'alice',
+        milestones: ['1.1'],
         description: '## Fixes\n\n- Header alignment on small screens\n\n## New\n\n- Product search\n- Date helper',
         links: [
           { name: 'Static bundle', url: 'https://downloads.acme.example/web/v1.1.0/web-static.tar.gz' },
@@ -313,17 +427,30 @@ const PROJECTS: SeedProject[] = [
       { ref: 'main', commit: 10, status: 'skipped', by: 'carol' },
       { ref: 'feature/dark-mode', commit: 11, status: 'canceled', by: 'bob', duration: 41 },
       {
-        ref: 'feature/dark-mode', commit: 12, status: 'failed', by: 'bob', duration: 3,
+        ref: 'feature/dark-mode',
+        commit: 12,
+        status: 'failed',
+        by: 'bob',
+        duration: 3,
         yamlErrors: 'jobs:test config contains unknown keys: scirpt',
       },
       { ref: 'main', commit: 13, status: 'failed', by: 'bob', duration: 102 },
       { ref: 'main', commit: 14, status: 'failed', by: 'alice', duration: 98, name: 'Merge train' },
       {
-        ref: 'v1.1.0', commit: 9, status: 'running', by: 'alice', minutesAgo: 4, name: 'Deploy to production',
+        ref: 'v1.1.0',
+        commit: 9,
+        status: 'running',
+        by: 'alice',
+        minutesAgo: 4,
+        name: 'Deploy to production',
         variables: [{ key: 'DEPLOY_ENV', variable_type: 'env_var', value: 'production' }],
       },
       {
-        ref: 'feature/dark-mode', commit: 12, status: 'pending', by: 'bob', minutesAgo: 1,
+        ref: 'feature/dark-mode',
+        commit: 12,
+        status: 'pending',
+        by: 'bob',
+        minutesAgo: 1,
         variables: [
           { key: 'RUN_E2E', variable_type: 'env_var', value: 'true' },
           { key: 'E2E_CONFIG', variable_type: 'file', value: 'browsers: [chromium, firefox]\n' },
@@ -344,52 +471,78 @@ const PROJECTS: SeedProject[] = [
     customAttributes: { team: 'payments', tier: 'critical' },
     commits: [
       {
-        author: 'alice', daysAgo: 30.5, message: 'Initial commit',
+        author: 'alice',
+        daysAgo: 30.5,
+        message: 'Initial commit',
         files: {
           'README.md': '# payments-api\n\nCharges, refunds and payouts for acme.\n\nOn call: #payments-oncall.\n',
           'go.mod': 'module acme.example/payments-api\n\ngo 1.22\n',
           '.ci.yml': ciConfig('go test ./...'),
-          'Makefile': 'build:\n\tgo build ./cmd/server\n',
+          Makefile: 'build:\n\tgo build ./cmd/server\n',
         },
       },
       {
-        author: 'bob', daysAgo: 27.4, message: 'Add charge endpoint',
+        author: 'bob',
+        daysAgo: 27.4,
+        message: 'Add charge endpoint',
         files: {
-          'cmd/server/main.go': 'package main\n\nimport "acme.example/payments-api/internal/payments"\n\nfunc main() { payments.Serve(":8080") }\n',
-          'internal/payments/charge.go': 'package payments\n\n// Charge debits a card once; the idempotency key makes retries safe.\nfunc Charge(key string, cents int64) error { return nil }\n',
+          'cmd/server/main.go':
+            'package main\n\nimport "acme.example/payments-api/internal/payments"\n\nfunc main() { payments.Serve(":8080") }\n',
+          'internal/payments/charge.go':
+            'package payments\n\n// Charge debits a card once; the idempotency key makes retries safe.\nfunc Charge(key string, cents int64) error { return nil }\n',
         },
       },
       {
-        author: 'alice', daysAgo: 24.3, message: 'Document the API',
+        author: 'alice',
+        daysAgo: 24.3,
+        message: 'Document the API',
         files: {
-          'docs/api reference.md': '# API reference\n\n## POST /charges\n\nCreates a charge. Send an `Idempotency-Key` header.\n',
+          'docs/api reference.md':
+            '# API reference\n\n## POST /charges\n\nCreates a charge. Send an `Idempotency-Key` header.\n',
           'assets/diagram.png': PIXEL_PNG,
         },
       },
       {
-        author: 'alice', daysAgo: 20.6, message: 'Release 1.0.0', tag: 'v1.0.0',
+        author: 'alice',
+        daysAgo: 20.6,
+        message: 'Release 1.0.0',
+        tag: 'v1.0.0',
         files: { 'CHANGELOG.md': '# Changelog\n\n## 1.0.0\n\n- Charges\n' },
       },
       {
-        author: 'bob', daysAgo: 12.4, message: 'Add refunds',
+        author: 'bob',
+        daysAgo: 12.4,
+        message: 'Add refunds',
         files: {
-          'internal/payments/refund.go': 'package payments\n\n// Refund returns money for a charge, at most its amount.\nfunc Refund(chargeID string, cents int64) error { return nil }\n',
+          'internal/payments/refund.go':
+            'package payments\n\n// Refund returns money for a charge, at most its amount.\nfunc Refund(chargeID string, cents int64) error { return nil }\n',
         },
       },
       {
-        author: 'carol', daysAgo: 10.2, message: 'Add refund test cases',
+        author: 'carol',
+        daysAgo: 10.2,
+        message: 'Add refund test cases',
         files: {
-          'internal/payments/refund_test.go': 'package payments\n\nimport "testing"\n\nfunc TestRefund(t *testing.T) {\n\tif err := Refund("ch_1", 100); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n',
+          'internal/payments/refund_test.go':
+            'package payments\n\nimport "testing"\n\nfunc TestRefund(t *testing.T) {\n\tif err := Refund("ch_1", 100); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n',
         },
       },
       {
-        author: 'alice', daysAgo: 8.5, message: 'Release 1.1.0', tag: 'v1.1.0',
+        author: 'alice',
+        daysAgo: 8.5,
+        message: 'Release 1.1.0',
+        tag: 'v1.1.0',
         files: { 'CHANGELOG.md': '# Changelog\n\n## 1.1.0\n\n- Refunds\n\n## 1.0.0\n\n- Charges\n' },
       },
       {
-        author: 'bob', daysAgo: 1.5, message: 'Send refund webhooks', branch: 'feature/refund-webhooks', from: 'main',
+        author: 'bob',
+        daysAgo: 1.5,
+        message: 'Send refund webhooks',
+        branch: 'feature/refund-webhooks',
+        from: 'main',
         files: {
-          'internal/webhooks/refund.go': 'package webhooks\n\n// RefundSucceeded notifies the merchant; delivery is retried with backoff.\nfunc RefundSucceeded(chargeID string) {}\n',
+          'internal/webhooks/refund.go':
+            'package webhooks\n\n// RefundSucceeded notifies the merchant; delivery is retried with backoff.\nfunc RefundSucceeded(chargeID string) {}\n',
         },
       },
     ],
@@ -400,12 +553,18 @@ const PROJECTS: SeedProject[] = [
     ],
     releases: [
       {
-        tag: 'v1.0.0', name: 'Payments API 1.0.0', by: 'alice', milestones: ['1.0'],
+        tag: 'v1.0.0',
+        name: 'Payments API 1.0.0',
+        by: 'alice',
+        milestones: ['1.0'],
         description: 'Charges are live.',
         links: [{ name: 'Container image', url: 'https://registry.acme.example/platform/payments-api:1.0.0' }],
       },
       {
-        tag: 'v1.1.0', name: 'Payments API 1.1.0', by: 'alice', milestones: ['1.1'],
+        tag: 'v1.1.0',
+        name: 'Payments API 1.1.0',
+        by: 'alice',
+        milestones: ['1.1'],
         description: 'Refunds are live. See the runbook before enabling them for a merchant.',
         links: [
           { name: 'Container image', url: 'https://registry.acme.example/platform/payments-api:1.1.0' },
@@ -416,11 +575,23 @@ const PROJECTS: SeedProject[] = [
     pipelines: [
       { ref: 'v1.0.0', commit: 3, status: 'success', by: 'alice', duration: 421, coverage: '74.00' },
       { ref: 'v1.1.0', commit: 6, status: 'success', by: 'alice', duration: 455, coverage: '77.30' },
-      { ref: 'main', commit: 6, status: 'failed', by: 'bob', minutesAgo: 90, duration: 212, name: 'Nightly integration' },
+      {
+        ref: 'main',
+        commit: 6,
+        status: 'failed',
+        by: 'bob',
+        minutesAgo: 90,
+        duration: 212,
+        name: 'Nightly integration',
+      },
       { ref: 'main', commit: 6, status: 'canceled', by: 'alice', minutesAgo: 60, duration: 30 },
       { ref: 'feature/refund-webhooks', commit: 7, status: 'skipped', by: 'bob', minutesAgo: 35 },
       {
-        ref: 'feature/refund-webhooks', commit: 7, status: 'running', by: 'bob', minutesAgo: 7,
+        ref: 'feature/refund-webhooks',
+        commit: 7,
+        status: 'running',
+        by: 'bob',
+        minutesAgo: 7,
         variables: [{ key: 'WEBHOOK_SANDBOX', variable_type: 'env_var', value: 'enabled' }],
       },
       { ref: 'main', commit: 6, status: 'pending', by: 'alice', minutesAgo: 2 },
@@ -437,7 +608,9 @@ const PROJECTS: SeedProject[] = [
     languages: { HCL: 100 },
     commits: [
       {
-        author: 'alice', daysAgo: 40.2, message: 'Initial commit',
+        author: 'alice',
+        daysAgo: 40.2,
+        message: 'Initial commit',
         files: {
           'README.md': '# infra\n\nApply with `terraform apply` from `envs/<name>`.\n',
           '.ci.yml': ciConfig('terraform validate'),
@@ -446,11 +619,21 @@ const PROJECTS: SeedProject[] = [
         },
       },
       {
-        author: 'bob', daysAgo: 5.3, message: 'Add staging environment', tag: 'v1.0.0',
-        files: { 'envs/staging/main.tf': 'module "network" {\n  source = "../../modules/network"\n  cidr   = "10.1.0.0/16"\n}\n' },
+        author: 'bob',
+        daysAgo: 5.3,
+        message: 'Add staging environment',
+        tag: 'v1.0.0',
+        files: {
+          'envs/staging/main.tf':
+            'module "network" {\n  source = "../../modules/network"\n  cidr   = "10.1.0.0/16"\n}\n',
+        },
       },
       {
-        author: 'alice', daysAgo: 2.2, message: 'Raise staging node count', branch: 'feature/bigger-staging', from: 'main',
+        author: 'alice',
+        daysAgo: 2.2,
+        message: 'Raise staging node count',
+        branch: 'feature/bigger-staging',
+        from: 'main',
         files: { 'envs/staging/nodes.tf': 'locals { node_count = 5 }\n' },
       },
     ],
@@ -474,10 +657,20 @@ const PROJECTS: SeedProject[] = [
     languages: { Markdown: 100 },
     commits: [
       {
-        author: 'root', daysAgo: 120.4, message: 'Initial commit',
-        files: { 'README.md': '# Engineering handbook\n\nArchived. Moved to the wiki.\n', 'on call/escalation.md': '# Escalation\n\nPage the on-call first.\n' },
+        author: 'root',
+        daysAgo: 120.4,
+        message: 'Initial commit',
+        files: {
+          'README.md': '# Engineering handbook\n\nArchived. Moved to the wiki.\n',
+          'on call/escalation.md': '# Escalation\n\nPage the on-call first.\n',
+        },
       },
-      { author: 'carol', daysAgo: 90.1, message: 'Add release checklist', files: { 'releases/checklist.md': '- [ ] Changelog\n- [ ] Tag\n' } },
+      {
+        author: 'carol',
+        daysAgo: 90.1,
+        message: 'Add release checklist',
+        files: { 'releases/checklist.md': '- [ ] Changelog\n- [ ] Tag\n' },
+      },
     ],
     milestones: [],
     releases: [],
@@ -494,7 +687,12 @@ const PROJECTS: SeedProject[] = [
     topics: [],
     languages: { TypeScript: 100 },
     commits: [
-      { author: 'bob', daysAgo: 4.5, message: 'Try out the new date API', files: { 'notes.md': '# Notes\n', 'src/try dates.ts': 'console.log(new Date());\n' } },
+      {
+        author: 'bob',
+        daysAgo: 4.5,
+        message: 'Try out the new date API',
+        files: { 'notes.md': '# Notes\n', 'src/try dates.ts': 'console.log(new Date());\n' },
+      },
     ],
     milestones: [],
     releases: [],
@@ -517,7 +715,12 @@ interface WrittenCommit {
  * Writes the seed history of a project (branches, commits, merges, annotated tags) with one `git fast-import`:
  * one process per repository instead of several per commit keeps the sandbox quick to start.
  */
-async function writeHistory(repo: GitRepo, spec: SeedProject, users: Map<string, User>, epoch: number): Promise<WrittenCommit[]> {
+async function writeHistory(
+  repo: GitRepo,
+  spec: SeedProject,
+  users: Map<string, User>,
+  epoch: number,
+): Promise<WrittenCommit[]> {
   const stream: Buffer[] = [];
   const line = (text: string) => stream.push(Buffer.from(`${text}\n`));
   const data = (content: Buffer) => {
@@ -536,9 +739,13 @@ async function writeHistory(repo: GitRepo, spec: SeedProject, users: Map<string,
     const identity = `${author.name} <${author.email}> ${Math.floor((epoch - commit.daysAgo * DAY) / 1000)} +0000`;
     const parent = tips.get(branch) ?? (commit.from === undefined ? undefined : tips.get(commit.from)) ?? null;
     const merged = commit.merge === undefined ? undefined : tips.get(commit.merge);
-    if (commit.merge !== undefined && merged === undefined) throw new Error(`seed ${spec.path}: commit ${index} merges '${commit.merge}', which has no commits yet`);
+    if (commit.merge !== undefined && merged === undefined)
+      throw new Error(`seed ${spec.path}: commit ${index} merges '${commit.merge}', which has no commits yet`);
     const changed = changedSinceStart.get(branch) ?? {};
-    const files: SeedFiles = { ...(commit.merge === undefined ? {} : changedSinceStart.get(commit.merge)), ...commit.files };
+    const files: SeedFiles = {
+      ...(commit.merge === undefined ? {} : changedSinceStart.get(commit.merge)),
+      ...commit.files,
+    };
     changedSinceStart.set(branch, Object.assign(changed, files));
     line(`commit refs/heads/${branch}`);
     line(`mark :${mark}`);
@@ -579,19 +786,35 @@ async function writeHistory(repo: GitRepo, spec: SeedProject, users: Map<string,
       .map((entry) => [Number(entry.slice(1, entry.indexOf(' '))), entry.slice(entry.indexOf(' ') + 1)] as const),
   );
   await rm(marksFile);
-  return parentMarks.map((parent, index) => ({ sha: marks.get(index + 1)!, parent: parent === null ? null : marks.get(parent)! }));
+  return parentMarks.map((parent, index) => ({
+    sha: marks.get(index + 1)!,
+    parent: parent === null ? null : marks.get(parent)!,
+  }));
 }
 
-function seedPipelines(store: Store, project: Project, spec: SeedProject, commits: WrittenCommit[], users: Map<string, User>, epoch: number): void {
+function seedPipelines(
+  store: Store,
+  project: Project,
+  spec: SeedProject,
+  commits: WrittenCommit[],
+  users: Map<string, User>,
+  epoch: number,
+): void {
   const now = Date.now();
   for (const p of spec.pipelines) {
     const { sha, parent } = commits[p.commit];
     const tag = spec.commits.some((c) => c.tag === p.ref);
     const committedAt = new Date(epoch - spec.commits[p.commit].daysAgo * DAY);
-    const created = p.minutesAgo === undefined ? new Date(committedAt.getTime() + 3 * MINUTE) : new Date(now - p.minutesAgo * MINUTE);
+    const created =
+      p.minutesAgo === undefined ? new Date(committedAt.getTime() + 3 * MINUTE) : new Date(now - p.minutesAgo * MINUTE);
     const started = p.status === 'pending' || p.status === 'skipped' ? null : new Date(created.getTime() + 20_000);
     const finishes = p.status === 'success' || p.status === 'failed' || p.status === 'canceled';
-    const finished = finishes && started ? new Date(started.getTime() + (p.duration ?? 60) * 1000) : p.status === 'skipped' ? created : null;
+    const finished =
+      finishes && started
+        ? new Date(started.getTime() + (p.duration ?? 60) * 1000)
+        : p.status === 'skipped'
+          ? created
+          : null;
     project.pipelines.push({
       id: store.nextId('pipeline'),
       project_id: project.id,
@@ -615,7 +838,13 @@ function seedPipelines(store: Store, project: Project, spec: SeedProject, commit
   }
 }
 
-function seedMilestonesAndReleases(store: Store, project: Project, spec: SeedProject, users: Map<string, User>, epoch: number): void {
+function seedMilestonesAndReleases(
+  store: Store,
+  project: Project,
+  spec: SeedProject,
+  users: Map<string, User>,
+  epoch: number,
+): void {
   const day = (offset: number) => new Date(epoch + offset * DAY).toISOString().slice(0, 10);
   spec.milestones.forEach((m, index) => {
     const created = new Date(epoch + (m.start - 1) * DAY);

@@ -214,8 +214,8 @@ export interface Project {
 
 type NewUser = Pick<User, 'username' | 'name' | 'email'> & Partial<Omit<User, 'id' | 'namespace_id'>>;
 type NewGroup = Pick<Group, 'name' | 'path'> & { parent?: Group } & Partial<
-  Omit<Group, 'id' | 'full_path' | 'full_name' | 'parent_id' | 'members'>
->;
+    Omit<Group, 'id' | 'full_path' | 'full_name' | 'parent_id' | 'members'>
+  >;
 type NewProject = Pick<Project, 'name' | 'path' | 'namespace' | 'creator_id'> &
   Partial<Omit<Project, 'id' | 'namespace' | 'full_path' | 'name_with_namespace' | 'repo' | 'members'>>;
 
@@ -247,7 +247,9 @@ export class Store {
   readonly beforeRequest: Array<() => void> = [];
   readonly onClose: Array<() => void> = [];
   /** Told of every branch a project's repository moves after the seed (the runner starts a pipeline for it). */
-  readonly onBranchMoved: Array<(project: Project, branch: string, sha: string, before: string | null) => Promise<void>> = [];
+  readonly onBranchMoved: Array<
+    (project: Project, branch: string, sha: string, before: string | null) => Promise<void>
+  > = [];
   /** Per-area state by key (./area.ts areaState); the core never reads it. */
   private readonly slots = new Map<string, unknown>();
   /** Work the sandbox started on its own (an auto-merge when a pipeline passed), not yet finished. */
@@ -258,7 +260,10 @@ export class Store {
    * `areas` are told when a user is removed (SandboxArea.forgetUser); the server passes the list of
    * areas/index.ts, a store built only for the seed template passes none.
    */
-  constructor(readonly dataDir: string, private readonly areas: readonly UserRemovalHook[] = []) {}
+  constructor(
+    readonly dataDir: string,
+    private readonly areas: readonly UserRemovalHook[] = [],
+  ) {}
 
   /**
    * Keeps track of work the sandbox started by itself; `work` handles its own failures. Each request waits for it
@@ -465,7 +470,11 @@ export class Store {
   /** The group and its ancestors, nearest first. */
   groupChain(group: Group): Group[] {
     const chain: Group[] = [];
-    for (let g: Group | undefined = group; g; g = g.parent_id === null ? undefined : this.findGroup(String(g.parent_id))) {
+    for (
+      let g: Group | undefined = group;
+      g;
+      g = g.parent_id === null ? undefined : this.findGroup(String(g.parent_id))
+    ) {
       chain.push(g);
     }
     return chain;
@@ -486,7 +495,8 @@ export class Store {
   projectAccess(user: User | null, project: Project): number {
     if (!user) return ACCESS.none;
     const ns = project.namespace;
-    const inherited = ns.kind === 'group' ? this.groupAccess(user, ns.group) : ns.user.id === user.id ? ACCESS.owner : 0;
+    const inherited =
+      ns.kind === 'group' ? this.groupAccess(user, ns.group) : ns.user.id === user.id ? ACCESS.owner : 0;
     return Math.max(project.members.get(user.id)?.access_level ?? 0, inherited);
   }
 
@@ -509,7 +519,10 @@ export class Store {
     const below = this.descendantGroups(group);
     if (below.some((g) => g.members.has(user.id))) return true;
     return this.projects.some(
-      (p) => p.namespace.kind === 'group' && (p.namespace.group === group || below.includes(p.namespace.group)) && p.members.has(user.id),
+      (p) =>
+        p.namespace.kind === 'group' &&
+        (p.namespace.group === group || below.includes(p.namespace.group)) &&
+        p.members.has(user.id),
     );
   }
 }

@@ -162,7 +162,8 @@ interface FullProjectExtras {
 export function projectFull(store: Store, project: Project, extras: FullProjectExtras) {
   const api = `${store.baseUrl}/api/v4/projects/${project.id}`;
   // A group's project is owned by no one person: the spec's owner is then the user who created it.
-  const owner = project.namespace.kind === 'user' ? project.namespace.user : store.findUser(String(project.creator_id)) ?? null;
+  const owner =
+    project.namespace.kind === 'user' ? project.namespace.user : (store.findUser(String(project.creator_id)) ?? null);
   const access = (level: number | null) => (level === null ? null : { access_level: level, notification_level: 3 });
   return {
     ...projectSimple(store, project, extras.readmePath),
@@ -244,7 +245,12 @@ async function directorySize(dir: string): Promise<number> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    total += entry.isDirectory() ? await directorySize(path) : await lstat(path).then((info) => info.size, () => 0);
+    total += entry.isDirectory()
+      ? await directorySize(path)
+      : await lstat(path).then(
+          (info) => info.size,
+          () => 0,
+        );
   }
   return total;
 }

@@ -22,8 +22,9 @@ const FIELDS_PER_COMMIT = 9;
 
 /** git's strict ISO form has no milliseconds; the service writes `2024-01-02T03:04:05.000+00:00`. */
 function serviceDate(iso: string): string {
-  return iso.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(Z|[+-]\d\d:\d\d)$/, (_, time: string, zone: string) =>
-    `${time}.000${zone === 'Z' ? '+00:00' : zone}`,
+  return iso.replace(
+    /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(Z|[+-]\d\d:\d\d)$/,
+    (_, time: string, zone: string) => `${time}.000${zone === 'Z' ? '+00:00' : zone}`,
   );
 }
 

@@ -50,7 +50,10 @@ export async function diffTrees(repo: GitRepo, from: string | null, to: string):
     repo.run(['diff-tree', '-r', '-M', '-p', '--no-color', '--no-ext-diff', base, to]),
   ]);
   // Patches come in the same order as raw records, one `diff --git` section each.
-  const sections = patch.stdout.toString('utf8').split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
+  const sections = patch.stdout
+    .toString('utf8')
+    .split(/^(?=diff --git )/m)
+    .filter((s) => s.startsWith('diff --git '));
   const fields = raw.stdout.toString('utf8').split('\0');
   const entries: DiffEntry[] = [];
   for (let i = 0; i < fields.length - 1; ) {
@@ -109,7 +112,12 @@ export async function commitStats(repo: GitRepo, shas: readonly string[]): Promi
  * Compares two refs. commits are those reachable from `to` but not `from`, oldest first; diffs go from `from`
  * (straight) or from the merge base of both (not straight) to `to`. commit is the newest of commits.
  */
-export async function compareRefs(repo: GitRepo, fromRef: string, toRef: string, straight: boolean): Promise<CompareResult> {
+export async function compareRefs(
+  repo: GitRepo,
+  fromRef: string,
+  toRef: string,
+  straight: boolean,
+): Promise<CompareResult> {
   const [from, to] = await repo.resolveCommits([fromRef, toRef]);
   if (from === null) throw new GitNotFoundError(`404 Ref Not Found: from '${fromRef}'`);
   if (to === null) throw new GitNotFoundError(`404 Ref Not Found: to '${toRef}'`);

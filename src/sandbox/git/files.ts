@@ -22,7 +22,15 @@ export interface RepoFile {
 interface BlameRange {
   commit: Pick<
     GitCommitInfo,
-    'id' | 'message' | 'parent_ids' | 'authored_date' | 'author_name' | 'author_email' | 'committed_date' | 'committer_name' | 'committer_email'
+    | 'id'
+    | 'message'
+    | 'parent_ids'
+    | 'authored_date'
+    | 'author_name'
+    | 'author_email'
+    | 'committed_date'
+    | 'committer_name'
+    | 'committer_email'
   >;
   lines: string[];
 }

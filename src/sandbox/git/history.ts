@@ -121,12 +121,15 @@ export async function refsContaining(
   sha: string,
   type: 'branch' | 'tag' | 'all',
 ): Promise<{ type: 'branch' | 'tag'; name: string }[]> {
-  const prefixes = type === 'branch' ? ['refs/heads/'] : type === 'tag' ? ['refs/tags/'] : ['refs/heads/', 'refs/tags/'];
+  const prefixes =
+    type === 'branch' ? ['refs/heads/'] : type === 'tag' ? ['refs/tags/'] : ['refs/heads/', 'refs/tags/'];
   const output = await repo.text(['for-each-ref', `--contains=${sha}`, '--format=%(refname)', ...prefixes]);
   if (output === '') return [];
-  return output.split('\n').map((refname) =>
-    refname.startsWith('refs/heads/')
-      ? { type: 'branch' as const, name: refname.slice('refs/heads/'.length) }
-      : { type: 'tag' as const, name: refname.slice('refs/tags/'.length) },
-  );
+  return output
+    .split('\n')
+    .map((refname) =>
+      refname.startsWith('refs/heads/')
+        ? { type: 'branch' as const, name: refname.slice('refs/heads/'.length) }
+        : { type: 'tag' as const, name: refname.slice('refs/tags/'.length) },
+    );
 }

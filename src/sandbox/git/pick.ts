@@ -21,7 +21,13 @@ const REFUSALS: Record<PickKind, string> = {
  * A cherry-pick keeps the original author; a revert is authored by the user. The user is the committer.
  * Refusals: GitActionError 'conflict' or 'empty'; unknown branch or commit: GitNotFoundError.
  */
-export async function pickCommit(repo: GitRepo, kind: PickKind, sha: string, branch: string, user: GitIdentity): Promise<string> {
+export async function pickCommit(
+  repo: GitRepo,
+  kind: PickKind,
+  sha: string,
+  branch: string,
+  user: GitIdentity,
+): Promise<string> {
   const commit = await repo.getCommit(sha);
   return repo.withWriteLock(async () => {
     const tip = (await repo.branchExists(branch)) ? await repo.refTarget(`refs/heads/${branch}`) : null;
@@ -43,7 +49,13 @@ export async function pickCommit(repo: GitRepo, kind: PickKind, sha: string, bra
 }
 
 /** Runs the merge in a throwaway worktree at tip and returns the resulting tree; conflicts throw. */
-async function mergeInWorktree(repo: GitRepo, kind: PickKind, sha: string, isMerge: boolean, tip: string): Promise<string> {
+async function mergeInWorktree(
+  repo: GitRepo,
+  kind: PickKind,
+  sha: string,
+  isMerge: boolean,
+  tip: string,
+): Promise<string> {
   const worktree = path.join(repo.dir, `sandbox-worktree-${randomBytes(8).toString('hex')}`);
   await repo.run(['worktree', 'add', '--quiet', '--detach', worktree, tip]);
   try {

@@ -195,9 +195,15 @@ function identityEnv(prefix: 'AUTHOR' | 'COMMITTER', who: GitIdentity, fallbackD
 }
 
 /** Author and committer of a commit made now: the committer defaults to the author, at the author's date. */
-function commitIdentities(author: GitIdentity, committer?: GitIdentity): { author: GitIdentity; committer: GitIdentity } {
+function commitIdentities(
+  author: GitIdentity,
+  committer?: GitIdentity,
+): { author: GitIdentity; committer: GitIdentity } {
   const authorDate = author.date ?? new Date();
-  return { author: { ...author, date: authorDate }, committer: committer ? { ...committer, date: committer.date ?? authorDate } : { ...author, date: authorDate } };
+  return {
+    author: { ...author, date: authorDate },
+    committer: committer ? { ...committer, date: committer.date ?? authorDate } : { ...author, date: authorDate },
+  };
 }
 
 /** Environment naming author and committer of a commit made now. */
@@ -212,11 +218,15 @@ function validateActions(actions: FileAction[]): void {
   actions.forEach((action, index) => {
     const field = `actions[${index}]`;
     if (!ACTION_KINDS.includes(action.action)) {
-      throw new GitActionError('invalid_action', `${field}[action] '${String(action.action)}' is not one of ${ACTION_KINDS.join(', ')}`);
+      throw new GitActionError(
+        'invalid_action',
+        `${field}[action] '${String(action.action)}' is not one of ${ACTION_KINDS.join(', ')}`,
+      );
     }
     checkFilePath(action.file_path, `${field}[file_path]`);
     if (action.action === 'move') {
-      if (action.previous_path === undefined) throw new GitActionError('invalid_action', `${field}[previous_path] is missing (required for move)`);
+      if (action.previous_path === undefined)
+        throw new GitActionError('invalid_action', `${field}[previous_path] is missing (required for move)`);
       checkFilePath(action.previous_path, `${field}[previous_path]`);
     }
     if ((action.action === 'create' || action.action === 'update') && action.content === undefined) {
@@ -262,7 +272,10 @@ export class GitRepo {
   /** Runs a git command in this repository. */
   run(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
     if (this.borrowedObjects === null) return runGit(this.dir, args, options);
-    return runGit(this.dir, args, { ...options, env: { ...options.env, GIT_ALTERNATE_OBJECT_DIRECTORIES: this.borrowedObjects } });
+    return runGit(this.dir, args, {
+      ...options,
+      env: { ...options.env, GIT_ALTERNATE_OBJECT_DIRECTORIES: this.borrowedObjects },
+    });
   }
 
   /** Runs a git command in this repository and returns its output as text without the final newline. */
@@ -295,7 +308,9 @@ export class GitRepo {
 
   /** The SHA a full ref name points at, or null. */
   async refTarget(fullRef: string): Promise<string | null> {
-    const { stdout } = await this.run(['rev-parse', '--verify', '--quiet', '--end-of-options', fullRef], { okCodes: [1] });
+    const { stdout } = await this.run(['rev-parse', '--verify', '--quiet', '--end-of-options', fullRef], {
+      okCodes: [1],
+    });
     const sha = stdout.toString('utf8').trim();
     return sha === '' ? null : sha;
   }
@@ -348,7 +363,14 @@ export class GitRepo {
 
   /** Whether a branch or tag of this repository reaches the commit. */
   private async isReachableCommit(sha: string): Promise<boolean> {
-    const ref = await this.text(['for-each-ref', '--count=1', `--contains=${sha}`, '--format=%(refname)', 'refs/heads/', 'refs/tags/']);
+    const ref = await this.text([
+      'for-each-ref',
+      '--count=1',
+      `--contains=${sha}`,
+      '--format=%(refname)',
+      'refs/heads/',
+      'refs/tags/',
+    ]);
     return ref !== '';
   }
 
@@ -427,7 +449,8 @@ export class GitRepo {
   async readObjects(names: readonly string[]): Promise<(GitObject | null)[]> {
     if (names.length === 0) return [];
     for (const name of names) {
-      if (/[\n\r\0]/.test(name) || name.startsWith('-')) throw new GitNotFoundError(`invalid object name: ${JSON.stringify(name)}`);
+      if (/[\n\r\0]/.test(name) || name.startsWith('-'))
+        throw new GitNotFoundError(`invalid object name: ${JSON.stringify(name)}`);
     }
     const { stdout } = await this.run(['cat-file', '--batch'], { input: names.map((name) => `${name}\n`).join('') });
     const objects: (GitObject | null)[] = [];
@@ -442,7 +465,11 @@ export class GitRepo {
         continue;
       }
       const size = Number(match[3]);
-      objects.push({ oid: match[1], type: match[2] as GitObject['type'], content: stdout.subarray(offset, offset + size) });
+      objects.push({
+        oid: match[1],
+        type: match[2] as GitObject['type'],
+        content: stdout.subarray(offset, offset + size),
+      });
       offset += size + 1;
     }
     return objects;
@@ -498,9 +525,18 @@ export class GitRepo {
   }
 
   /** Writes a commit object and returns its SHA (no ref moves). */
-  async commitTree(tree: string, parents: readonly string[], message: string, author: GitIdentity, committer?: GitIdentity): Promise<string> {
+  async commitTree(
+    tree: string,
+    parents: readonly string[],
+    message: string,
+    author: GitIdentity,
+    committer?: GitIdentity,
+  ): Promise<string> {
     const parentArgs = parents.flatMap((parent) => ['-p', parent]);
-    return this.text(['commit-tree', tree, ...parentArgs], { input: message, env: commitIdentityEnv(author, committer) });
+    return this.text(['commit-tree', tree, ...parentArgs], {
+      input: message,
+      env: commitIdentityEnv(author, committer),
+    });
   }
 
   /** Moves a branch from expected (null: it must not exist) to sha; fails when someone moved it meanwhile. */
@@ -509,7 +545,10 @@ export class GitRepo {
       await this.run(['update-ref', `refs/heads/${branch}`, sha, expected ?? ZERO_SHA]);
     } catch (error) {
       if (error instanceof GitCommandError) {
-        throw new GitActionError('branch_moved', `The branch ${branch} was changed while the commit was being made; try again`);
+        throw new GitActionError(
+          'branch_moved',
+          `The branch ${branch} was changed while the commit was being made; try again`,
+        );
       }
       throw error;
     }
@@ -541,14 +580,23 @@ export class GitRepo {
       // Another repository's history is only read while the commit is built and copied once it is accepted:
       // a refused commit must leave none of it here, where this project's readers could ask for it by SHA.
       const foreign =
-        parent !== null && options.startRepo !== undefined && options.startRepo.dir !== this.dir && !(await this.hasCommit(parent))
+        parent !== null &&
+        options.startRepo !== undefined &&
+        options.startRepo.dir !== this.dir &&
+        !(await this.hasCommit(parent))
           ? options.startRepo
           : null;
       const work = foreign === null ? this : this.borrowingFrom(foreign);
       const files = parent === null ? new Map<string, TreeFile>() : await work.listFiles(parent);
       for (const action of options.actions) await work.applyAction(files, action, parent);
       const tree = await work.writeTree(files);
-      const sha = await work.commitTree(tree, parent === null ? [] : [parent], options.message, options.author, options.committer);
+      const sha = await work.commitTree(
+        tree,
+        parent === null ? [] : [parent],
+        options.message,
+        options.author,
+        options.committer,
+      );
       if (foreign !== null) await this.copyHistory(foreign, parent as string);
       await this.moveBranch(options.branch, sha, current);
       return sha;
@@ -558,8 +606,13 @@ export class GitRepo {
   private async commitBase(options: CommitOptions, current: string | null): Promise<string | null> {
     if (options.startRef !== undefined) {
       const start = await (options.startRepo ?? this).resolveCommit(options.startRef);
-      if (start === null) throw new GitActionError('start_missing', `Invalid start ref: '${options.startRef}' names no branch, tag or commit`);
-      const sameBranch = (options.startRepo === undefined || options.startRepo.dir === this.dir) && options.startRef === options.branch;
+      if (start === null)
+        throw new GitActionError(
+          'start_missing',
+          `Invalid start ref: '${options.startRef}' names no branch, tag or commit`,
+        );
+      const sameBranch =
+        (options.startRepo === undefined || options.startRepo.dir === this.dir) && options.startRef === options.branch;
       if (current !== null && !sameBranch && !options.force) {
         throw new GitActionError(
           'branch_exists',
@@ -580,7 +633,12 @@ export class GitRepo {
 
   private async applyAction(files: Map<string, TreeFile>, action: FileAction, parent: string | null): Promise<void> {
     const source = actionSource(action);
-    if (action.last_commit_id !== undefined && files.has(source) && LAST_COMMIT_CHECKED.has(action.action) && parent !== null) {
+    if (
+      action.last_commit_id !== undefined &&
+      files.has(source) &&
+      LAST_COMMIT_CHECKED.has(action.action) &&
+      parent !== null
+    ) {
       const last = await this.lastCommitFor(parent, source);
       const given = action.last_commit_id.toLowerCase();
       if (last === null || !(given === last || (given.length >= MIN_SHA_PREFIX && last.startsWith(given)))) {
@@ -619,7 +677,8 @@ export function applyToFiles(files: Map<string, TreeFile>, action: FileAction, c
       return;
     case 'update': {
       const current = existing as TreeFile;
-      if (current.oid === contentOid) throw new GitActionError('identical', `The new content is identical to the current content of ${target}`);
+      if (current.oid === contentOid)
+        throw new GitActionError('identical', `The new content is identical to the current content of ${target}`);
       files.set(target, { mode: current.mode, oid: contentOid as string });
       return;
     }
@@ -639,7 +698,10 @@ export function applyToFiles(files: Map<string, TreeFile>, action: FileAction, c
       const current = existing as TreeFile;
       // Only regular files have an executable bit; links and submodules keep their mode.
       const regular = current.mode === '100644' || current.mode === '100755';
-      files.set(target, { mode: regular ? (action.execute_filemode ? '100755' : '100644') : current.mode, oid: current.oid });
+      files.set(target, {
+        mode: regular ? (action.execute_filemode ? '100755' : '100644') : current.mode,
+        oid: current.oid,
+      });
     }
   }
 }
@@ -683,6 +745,7 @@ function checkFreeForFile(files: Map<string, TreeFile>, target: string): void {
   const parts = target.split('/');
   for (let i = 1; i < parts.length; i++) {
     const ancestor = parts.slice(0, i).join('/');
-    if (files.has(ancestor)) throw new GitActionError('file_exists', `A file with this name already exists: ${ancestor}`);
+    if (files.has(ancestor))
+      throw new GitActionError('file_exists', `A file with this name already exists: ${ancestor}`);
   }
 }

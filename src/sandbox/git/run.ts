@@ -33,12 +33,18 @@ export interface RunResult {
 
 // Options that keep every call independent of the machine and quiet in the background.
 const FIXED_CONFIG = [
-  '-c', 'gc.auto=0',
-  '-c', 'maintenance.auto=false',
-  '-c', 'core.quotePath=false',
-  '-c', 'advice.detachedHead=false',
-  '-c', 'init.defaultBranch=main',
-  '-c', 'protocol.file.allow=always',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+  '-c',
+  'core.quotePath=false',
+  '-c',
+  'advice.detachedHead=false',
+  '-c',
+  'init.defaultBranch=main',
+  '-c',
+  'protocol.file.allow=always',
 ];
 
 /**
@@ -65,7 +71,11 @@ function gitEnv(gitDir: string | null, extra: Record<string, string> | undefined
 }
 
 /** Runs `git <args>` against the repository at gitDir (null: no repository, e.g. for init). */
-export async function runGit(gitDir: string | null, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+export async function runGit(
+  gitDir: string | null,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
   const result = await runProgram('git', [...FIXED_CONFIG, ...args], {
     input: options.input,
     env: gitEnv(gitDir, options.env),

@@ -42,25 +42,42 @@ export async function watchCommand(words: readonly string[], ctx: WatchCommandCo
   if (word === 'watching') {
     if (rest.length > 0) return { text: USAGE, ok: false, inChannel: false };
     const list = await ctx.hub.subscriptions(subscriber);
-    if (list.length === 0) return { text: 'This channel watches nothing. `/forge watch <project>` starts.', ok: true, inChannel: false };
-    const lines = list.map((s) => `• ${s.project} (default branch), since ${momentText(new Date(s.since), now)}${s.by ? `, by ${s.by}` : ''}`);
+    if (list.length === 0)
+      return { text: 'This channel watches nothing. `/forge watch <project>` starts.', ok: true, inChannel: false };
+    const lines = list.map(
+      (s) =>
+        `• ${s.project} (default branch), since ${momentText(new Date(s.since), now)}${s.by ? `, by ${s.by}` : ''}`,
+    );
     return { text: `This channel watches:\n${lines.join('\n')}`, ok: true, inChannel: false };
   }
   if (word === 'unwatch') {
     if (rest.length !== 1) return { text: USAGE, ok: false, inChannel: false };
     const named = ctx.projectOf(rest[0]);
-    const watched = (await ctx.hub.subscriptions(subscriber)).find((s) => s.project.toLowerCase() === named.toLowerCase());
-    if (!watched) return { text: `This channel was not watching ${named}; nothing changed.`, ok: false, inChannel: false };
+    const watched = (await ctx.hub.subscriptions(subscriber)).find(
+      (s) => s.project.toLowerCase() === named.toLowerCase(),
+    );
+    if (!watched)
+      return { text: `This channel was not watching ${named}; nothing changed.`, ok: false, inChannel: false };
     await ctx.hub.unsubscribe({ subscriber, project: watched.project });
-    return { text: `Stopped watching ${watched.project} in this channel (watched since ${momentText(new Date(watched.since), now)}${watched.by ? `, by ${watched.by}` : ''}).`, ok: true, inChannel: true };
+    return {
+      text: `Stopped watching ${watched.project} in this channel (watched since ${momentText(new Date(watched.since), now)}${watched.by ? `, by ${watched.by}` : ''}).`,
+      ok: true,
+      inChannel: true,
+    };
   }
   if (rest.length > 2) return { text: USAGE, ok: false, inChannel: false };
   const asked = rest[0] !== undefined ? ctx.projectOf(rest[0]) : await ctx.defaultProject();
   if (asked === undefined) return { text: `Name a project. ${USAGE}`, ok: false, inChannel: false };
   const readable = await ctx.readProject(asked);
-  if (!readable.ok) return { text: `Not watching ${asked}: you cannot read it (${readable.why}).`, ok: false, inChannel: false };
+  if (!readable.ok)
+    return { text: `Not watching ${asked}: you cannot read it (${readable.why}).`, ok: false, inChannel: false };
   try {
-    const { created, report } = await ctx.hub.subscribe({ subscriber, project: readable.path, ...(rest[1] !== undefined ? { ref: rest[1] } : {}), by: ctx.by });
+    const { created, report } = await ctx.hub.subscribe({
+      subscriber,
+      project: readable.path,
+      ...(rest[1] !== undefined ? { ref: rest[1] } : {}),
+      by: ctx.by,
+    });
     const where = `${readable.path} ${report.default_branch}`;
     const already = created ? 'Watching' : 'Already watching';
     const episode = episodeKeyOf(readable.path, report);
@@ -69,13 +86,19 @@ export async function watchCommand(words: readonly string[], ctx: WatchCommandCo
       // The subscription told the sink at once: a message claimed now is on its way; one claimed before is above.
       const claimed = await ctx.incidents.messageClaimedAt(episode, ctx.channel);
       const muted = await ctx.incidents.mutedUntil(ctx.channel, readable.path);
-      state = claimed === undefined
-        ? `it is red now${muted ? ` (muted here until ${momentText(new Date(muted), now)}: no message)` : ''}`
-        : `it is red now (${claimed < now ? 'its message is above' : 'message below'})`;
+      state =
+        claimed === undefined
+          ? `it is red now${muted ? ` (muted here until ${momentText(new Date(muted), now)}: no message)` : ''}`
+          : `it is red now (${claimed < now ? 'its message is above' : 'message below'})`;
     }
     return { text: `${already} ${where} in this channel: ${state}.`, ok: true, inChannel: created };
   } catch (error) {
-    if (error instanceof WatchRefusedError) return { text: `Not watching ${readable.path}: ${error.message}.`, ok: false, inChannel: false };
-    return { text: `Could not watch ${readable.path}: ${(error as Error).message.split('\n')[0]}`, ok: false, inChannel: false };
+    if (error instanceof WatchRefusedError)
+      return { text: `Not watching ${readable.path}: ${error.message}.`, ok: false, inChannel: false };
+    return {
+      text: `Could not watch ${readable.path}: ${(error as Error).message.split('\n')[0]}`,
+      ok: false,
+      inChannel: false,
+    };
   }
 }

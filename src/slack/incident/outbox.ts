@@ -10,11 +10,19 @@ import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import type { StateStore } from '../../state/store.js';
 import type { SlackMessage } from '../blocks.js';
-import { findPosted, incidentMetadata, type HistoryCall, type MessageMetadata, type PostMarker } from './posted-lookup.js';
+import {
+  findPosted,
+  incidentMetadata,
+  type HistoryCall,
+  type MessageMetadata,
+  type PostMarker,
+} from './posted-lookup.js';
 
 /** The Web API calls the outbox makes (a WebClient without retries of its own in production). */
 interface OutboxSlack {
-  postMessage(args: { channel: string; thread_ts?: string; metadata?: MessageMetadata } & SlackMessage): Promise<{ ts?: string }>;
+  postMessage(
+    args: { channel: string; thread_ts?: string; metadata?: MessageMetadata } & SlackMessage,
+  ): Promise<{ ts?: string }>;
   update(args: { channel: string; ts: string } & SlackMessage): Promise<unknown>;
   /** conversations.history, to find a post whose answer was lost. */
   history: HistoryCall;
@@ -97,23 +105,53 @@ export const MESSAGE_TTL_MS = 30 * 24 * 3600_000;
 const ENTRY_TTL_MS = 24 * 3600_000;
 
 /** Slack's answers that say the bot can no longer post in the channel (or with its token at all). */
-const GONE_ERRORS = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'account_inactive', 'invalid_auth', 'token_revoked']);
+const GONE_ERRORS = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'account_inactive',
+  'invalid_auth',
+  'token_revoked',
+]);
 
-type Verdict = { kind: 'retry'; afterMs?: number; why: string } | { kind: 'gone'; reason: string } | { kind: 'drop'; why: string };
+type Verdict =
+  | { kind: 'retry'; afterMs?: number; why: string }
+  | { kind: 'gone'; reason: string }
+  | { kind: 'drop'; why: string };
 
 /** What a failed Web API call means for the entry, from the shapes @slack/web-api's errors have. */
 function classify(error: unknown): Verdict {
-  const e = error as { code?: string; retryAfter?: unknown; statusCode?: number; data?: { error?: string }; message?: string };
-  if (typeof e.retryAfter === 'number') return { kind: 'retry', afterMs: Math.max(1, e.retryAfter) * 1000, why: `rate limited (Retry-After ${e.retryAfter} s)` };
+  const e = error as {
+    code?: string;
+    retryAfter?: unknown;
+    statusCode?: number;
+    data?: { error?: string };
+    message?: string;
+  };
+  if (typeof e.retryAfter === 'number')
+    return {
+      kind: 'retry',
+      afterMs: Math.max(1, e.retryAfter) * 1000,
+      why: `rate limited (Retry-After ${e.retryAfter} s)`,
+    };
   const platform = e.data?.error;
   if (typeof platform === 'string') {
     if (GONE_ERRORS.has(platform)) return { kind: 'gone', reason: platform };
-    if (platform === 'ratelimited' || platform === 'internal_error' || platform === 'fatal_error' || platform === 'service_unavailable' || platform === 'request_timeout') {
+    if (
+      platform === 'ratelimited' ||
+      platform === 'internal_error' ||
+      platform === 'fatal_error' ||
+      platform === 'service_unavailable' ||
+      platform === 'request_timeout'
+    ) {
       return { kind: 'retry', why: platform };
     }
     return { kind: 'drop', why: platform };
   }
-  if (typeof e.statusCode === 'number') return e.statusCode >= 500 || e.statusCode === 408 ? { kind: 'retry', why: `HTTP ${e.statusCode}` } : { kind: 'drop', why: `HTTP ${e.statusCode}` };
+  if (typeof e.statusCode === 'number')
+    return e.statusCode >= 500 || e.statusCode === 408
+      ? { kind: 'retry', why: `HTTP ${e.statusCode}` }
+      : { kind: 'drop', why: `HTTP ${e.statusCode}` };
   // A request that never got an answer (connection refused or reset, a timeout): tried again.
   return { kind: 'retry', why: e.message ?? String(error) };
 }
@@ -155,24 +193,54 @@ export class Outbox {
    * The first post of a message: its ts will be kept under `messageKey`. The caller claimed the message before; the
    * message carries `episode` (or the key) and the entry's id as metadata.
    */
-  post(subscriber: string, channel: string, messageKey: string, message: SlackMessage, episode?: string): Promise<void> {
+  post(
+    subscriber: string,
+    channel: string,
+    messageKey: string,
+    message: SlackMessage,
+    episode?: string,
+  ): Promise<void> {
     const marker: PostMarker = { episode: episode ?? messageKey, channel, id: randomBytes(9).toString('base64url') };
-    return this.enqueue(`post:${encodeURIComponent(messageKey)}`, { kind: 'post', subscriber, channel, messageKey, message, marker });
+    return this.enqueue(`post:${encodeURIComponent(messageKey)}`, {
+      kind: 'post',
+      subscriber,
+      channel,
+      messageKey,
+      message,
+      marker,
+    });
   }
 
   /** The message's new content: only the latest one waiting is sent. */
   update(subscriber: string, channel: string, messageKey: string, message: SlackMessage): Promise<void> {
-    return this.enqueue(`update:${encodeURIComponent(messageKey)}`, { kind: 'update', subscriber, channel, messageKey, message });
+    return this.enqueue(`update:${encodeURIComponent(messageKey)}`, {
+      kind: 'update',
+      subscriber,
+      channel,
+      messageKey,
+      message,
+    });
   }
 
   /** A reply in the message's thread. */
   reply(subscriber: string, channel: string, messageKey: string, message: SlackMessage): Promise<void> {
-    return this.enqueue(`reply:${this.nextSeq()}:${randomBytes(4).toString('hex')}`, { kind: 'reply', subscriber, channel, messageKey, message });
+    return this.enqueue(`reply:${this.nextSeq()}:${randomBytes(4).toString('hex')}`, {
+      kind: 'reply',
+      subscriber,
+      channel,
+      messageKey,
+      message,
+    });
   }
 
   /** A message of its own, recorded nowhere. */
   notice(subscriber: string, channel: string, message: SlackMessage): Promise<void> {
-    return this.enqueue(`notice:${this.nextSeq()}:${randomBytes(4).toString('hex')}`, { kind: 'notice', subscriber, channel, message });
+    return this.enqueue(`notice:${this.nextSeq()}:${randomBytes(4).toString('hex')}`, {
+      kind: 'notice',
+      subscriber,
+      channel,
+      message,
+    });
   }
 
   /** Drains now and whenever something is added, and every `pollMs` for what other replicas left. */
@@ -202,7 +270,9 @@ export class Outbox {
         this.again = false;
         await this.pass();
       } while (this.again);
-    })().finally(() => { this.draining = undefined; });
+    })().finally(() => {
+      this.draining = undefined;
+    });
     return this.draining;
   }
 
@@ -232,12 +302,17 @@ export class Outbox {
   private async makeRoom(channel: string): Promise<void> {
     const perChannel = this.o.maxPerChannel ?? MAX_OUTBOX_PER_CHANNEL;
     const total = this.o.maxTotal ?? MAX_OUTBOX;
-    for (const [prefix, max] of [[channelPrefix(channel), perChannel], [OUTBOX_PREFIX, total]] as const) {
+    for (const [prefix, max] of [
+      [channelPrefix(channel), perChannel],
+      [OUTBOX_PREFIX, total],
+    ] as const) {
       const entries = await this.load(prefix);
       let over = entries.length + 1 - max;
       if (over <= 0) continue;
       const rank = (e: Entry) => (e.kind === 'update' ? 0 : e.kind === 'post' ? 2 : 1);
-      const droppable = entries.filter(([, e]) => e.kind !== 'post').sort(([, a], [, b]) => rank(a) - rank(b) || a.seq - b.seq);
+      const droppable = entries
+        .filter(([, e]) => e.kind !== 'post')
+        .sort(([, a], [, b]) => rank(a) - rank(b) || a.seq - b.seq);
       for (const [key, entry] of droppable) {
         if (over <= 0) break;
         await this.o.store.delete(key);
@@ -255,7 +330,9 @@ export class Outbox {
 
   private kick(): void {
     if (!this.running) return;
-    void this.drain().catch((error: Error) => this.o.log.error(`slack: outbox: ${error.message}`)).finally(() => this.schedule());
+    void this.drain()
+      .catch((error: Error) => this.o.log.error(`slack: outbox: ${error.message}`))
+      .finally(() => this.schedule());
   }
 
   private async schedule(): Promise<void> {
@@ -282,7 +359,10 @@ export class Outbox {
         continue;
       }
       if (!(await this.o.store.add(lockKey(key), this.holder, { ttlMs: LOCK_MS }))) continue;
-      const holding = setInterval(() => void this.o.store.renew(lockKey(key), this.holder, { ttlMs: LOCK_MS }).catch(() => undefined), LOCK_MS / 3);
+      const holding = setInterval(
+        () => void this.o.store.renew(lockKey(key), this.holder, { ttlMs: LOCK_MS }).catch(() => undefined),
+        LOCK_MS / 3,
+      );
       holding.unref();
       try {
         // Read again under the lock: another replica may have sent it (or newer content replaced it) since the listing.
@@ -312,7 +392,8 @@ export class Outbox {
         await this.o.slack.postMessage({ channel: entry.channel, ...entry.message });
       } else if (ts === undefined) {
         // The message is not posted yet: wait for its post, unless there is none to wait for.
-        if (await store.get(`${channelPrefix(entry.channel)}post:${encodeURIComponent(entry.messageKey!)}`)) return 'waiting';
+        if (await store.get(`${channelPrefix(entry.channel)}post:${encodeURIComponent(entry.messageKey!)}`))
+          return 'waiting';
         await store.delete(key);
         return 'done';
       } else if (entry.kind === 'update') {
@@ -336,7 +417,10 @@ export class Outbox {
     if (entry.unsure && entry.marker && (entry.lookups ?? 0) < MAX_LOOKUPS) {
       let found: string | undefined;
       try {
-        found = await findPosted(this.o.slack.history, entry.marker, { first: entry.firstTriedAt ?? this.now(), last: entry.lastTriedAt ?? this.now() });
+        found = await findPosted(this.o.slack.history, entry.marker, {
+          first: entry.firstTriedAt ?? this.now(),
+          last: entry.lastTriedAt ?? this.now(),
+        });
       } catch (error) {
         const held = await this.lookupFailed(key, entry, error);
         if (held) return held;
@@ -344,7 +428,9 @@ export class Outbox {
       }
       if (found) {
         await store.set(entry.messageKey!, found, { ttlMs: MESSAGE_TTL_MS });
-        this.o.log.info(`slack: a post to ${entry.channel} whose answer was lost is there (ts ${found}); not posting it again`);
+        this.o.log.info(
+          `slack: a post to ${entry.channel} whose answer was lost is there (ts ${found}); not posting it again`,
+        );
         await this.remove(key, entry);
         return 'done';
       }
@@ -354,7 +440,11 @@ export class Outbox {
     await store.set(key, trying, { ttlMs: ENTRY_TTL_MS });
     let posted: { ts?: string };
     try {
-      posted = await this.o.slack.postMessage({ channel: entry.channel, ...entry.message, ...(entry.marker ? { metadata: incidentMetadata(entry.marker) } : {}) });
+      posted = await this.o.slack.postMessage({
+        channel: entry.channel,
+        ...entry.message,
+        ...(entry.marker ? { metadata: incidentMetadata(entry.marker) } : {}),
+      });
     } catch (error) {
       return this.failed(key, answered(error) ? { ...trying, unsure: false } : trying, error);
     }
@@ -367,7 +457,11 @@ export class Outbox {
    * A look for a post in doubt failed: the post waits (backing off, or Slack's Retry-After) and is not sent; the
    * MAX_LOOKUPS-th failure returns undefined and the post goes anyway, said once in the log.
    */
-  private async lookupFailed(key: string, entry: Entry, error: unknown): Promise<'waiting' | 'paused' | 'done' | undefined> {
+  private async lookupFailed(
+    key: string,
+    entry: Entry,
+    error: unknown,
+  ): Promise<'waiting' | 'paused' | 'done' | undefined> {
     const verdict = classify(error);
     const { store, log } = this.o;
     if (verdict.kind === 'gone') {
@@ -377,8 +471,11 @@ export class Outbox {
     const why = verdict.why;
     const lookups = (entry.lookups ?? 0) + 1;
     if (lookups >= MAX_LOOKUPS) {
-      const hint = why === 'missing_scope' ? ' (the app needs the channels:history and groups:history scopes to look)' : '';
-      log.warn(`slack: could not look in ${entry.channel} for a post whose answer was lost (${lookups} times, last: ${why}); posting it, at the risk of a duplicate${hint}`);
+      const hint =
+        why === 'missing_scope' ? ' (the app needs the channels:history and groups:history scopes to look)' : '';
+      log.warn(
+        `slack: could not look in ${entry.channel} for a post whose answer was lost (${lookups} times, last: ${why}); posting it, at the risk of a duplicate${hint}`,
+      );
       return undefined;
     }
     const afterMs = verdict.kind === 'retry' ? verdict.afterMs : undefined;
@@ -386,17 +483,22 @@ export class Outbox {
     await store.set(key, { ...entry, lookups, notBefore: this.now() + wait }, { ttlMs: ENTRY_TTL_MS });
     if (afterMs !== undefined) {
       await store.set(pauseKey(entry.channel), this.now() + wait, { ttlMs: wait });
-      log.info(`slack: ${why} looking in ${entry.channel} for a post whose answer was lost; looking again in ${Math.ceil(wait / 1000)} s`);
+      log.info(
+        `slack: ${why} looking in ${entry.channel} for a post whose answer was lost; looking again in ${Math.ceil(wait / 1000)} s`,
+      );
       return 'paused';
     }
-    log.info(`slack: could not look in ${entry.channel} for a post whose answer was lost (${why}); looking again in ${Math.ceil(wait / 1000)} s`);
+    log.info(
+      `slack: could not look in ${entry.channel} for a post whose answer was lost (${why}); looking again in ${Math.ceil(wait / 1000)} s`,
+    );
     return 'waiting';
   }
 
   /** Drops a sent entry, unless newer content replaced it meanwhile (an update coalesced while this one was sent). */
   private async remove(key: string, sent: Entry): Promise<void> {
     const taken = await this.o.store.take<Entry>(key);
-    if (taken && taken.seq !== sent.seq) await this.o.store.add(key, { ...taken, attempts: 0, notBefore: 0 }, { ttlMs: ENTRY_TTL_MS });
+    if (taken && taken.seq !== sent.seq)
+      await this.o.store.add(key, { ...taken, attempts: 0, notBefore: 0 }, { ttlMs: ENTRY_TTL_MS });
   }
 
   private async failed(key: string, entry: Entry, error: unknown): Promise<'waiting' | 'paused' | 'done'> {
@@ -408,21 +510,26 @@ export class Outbox {
     }
     if (verdict.kind === 'drop' || entry.attempts + 1 >= MAX_ATTEMPTS) {
       await store.delete(key);
-      log.warn(`slack: could not send a ${entry.kind} to ${entry.channel} (${verdict.kind === 'drop' ? verdict.why : `${entry.attempts + 1} attempts, last: ${verdict.why}`}); dropped it`);
+      log.warn(
+        `slack: could not send a ${entry.kind} to ${entry.channel} (${verdict.kind === 'drop' ? verdict.why : `${entry.attempts + 1} attempts, last: ${verdict.why}`}); dropped it`,
+      );
       return 'done';
     }
     const attempts = entry.attempts + 1;
     const wait = verdict.afterMs ?? Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempts - 1));
     // Only if it is still this entry (an update may have been replaced meanwhile: the new one goes at once).
     const current = await store.get<Entry>(key);
-    if (current?.seq === entry.seq) await store.set(key, { ...entry, attempts, notBefore: this.now() + wait }, { ttlMs: ENTRY_TTL_MS });
+    if (current?.seq === entry.seq)
+      await store.set(key, { ...entry, attempts, notBefore: this.now() + wait }, { ttlMs: ENTRY_TTL_MS });
     if (verdict.afterMs !== undefined) {
       // Slack limits the channel, not one message: everything for it waits.
       await store.set(pauseKey(entry.channel), this.now() + wait, { ttlMs: wait });
       log.info(`slack: ${verdict.why} on ${entry.channel}; sending again in ${Math.ceil(wait / 1000)} s`);
       return 'paused';
     }
-    log.warn(`slack: could not send a ${entry.kind} to ${entry.channel} (${verdict.why}); trying again in ${Math.ceil(wait / 1000)} s`);
+    log.warn(
+      `slack: could not send a ${entry.kind} to ${entry.channel} (${verdict.why}); trying again in ${Math.ceil(wait / 1000)} s`,
+    );
     return 'waiting';
   }
 

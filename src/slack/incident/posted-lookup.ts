@@ -48,7 +48,10 @@ const CLOCK_MARGIN_MS = 60_000;
 const REQUEST_MARGIN_MS = 60_000;
 
 export function incidentMetadata(marker: PostMarker): MessageMetadata {
-  return { event_type: INCIDENT_EVENT_TYPE, event_payload: { episode: marker.episode, channel: marker.channel, id: marker.id } };
+  return {
+    event_type: INCIDENT_EVENT_TYPE,
+    event_payload: { episode: marker.episode, channel: marker.channel, id: marker.id },
+  };
 }
 
 const slackTime = (ms: number) => (Math.max(0, ms) / 1000).toFixed(6);
@@ -58,7 +61,11 @@ const slackTime = (ms: number) => (Math.max(0, ms) / 1000).toFixed(6);
  * end; undefined when the whole window was read and it is not there. Throws when Slack refuses (missing scope, rate
  * limit) or the window holds more than this looks through: the caller cannot tell, so it must not post yet.
  */
-export async function findPosted(history: HistoryCall, marker: PostMarker, attempts: { first: number; last: number }): Promise<string | undefined> {
+export async function findPosted(
+  history: HistoryCall,
+  marker: PostMarker,
+  attempts: { first: number; last: number },
+): Promise<string | undefined> {
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
     const answer = await history({
@@ -70,10 +77,14 @@ export async function findPosted(history: HistoryCall, marker: PostMarker, attem
       include_all_metadata: true,
       ...(cursor ? { cursor } : {}),
     });
-    const found = (answer.messages ?? []).find((m) => m.metadata?.event_type === INCIDENT_EVENT_TYPE && m.metadata.event_payload?.id === marker.id);
+    const found = (answer.messages ?? []).find(
+      (m) => m.metadata?.event_type === INCIDENT_EVENT_TYPE && m.metadata.event_payload?.id === marker.id,
+    );
     if (found?.ts) return found.ts;
     cursor = answer.response_metadata?.next_cursor || undefined;
     if (!answer.has_more || !cursor) return undefined;
   }
-  throw new Error(`more than ${PAGE * MAX_PAGES} messages in ${marker.channel} around the attempts; looked through the newest`);
+  throw new Error(
+    `more than ${PAGE * MAX_PAGES} messages in ${marker.channel} around the attempts; looked through the newest`,
+  );
 }

@@ -56,7 +56,8 @@ function section(text: string): Block {
 
 /** The verdict's lines: "broken: test failed on 2 of 2 runs since eb4870be", one per job when several failed. */
 function verdictLines(failure: FailureVerdict): string[] {
-  const lines = failure.jobs.length <= 1 ? [[failure.kind, failure.evidence]] : failure.jobs.map((job) => [job.kind, job.evidence]);
+  const lines =
+    failure.jobs.length <= 1 ? [[failure.kind, failure.evidence]] : failure.jobs.map((job) => [job.kind, job.evidence]);
   return lines.map(([kind, evidence]) => `*${inline(kind)}*: ${inline(evidence)}`);
 }
 
@@ -91,7 +92,9 @@ function statusLine(view: IncidentView): string | undefined {
       return `:x: still red after the retry${kind ? `: ${inline(kind)}${kind === 'broken' ? ', not flaky' : ''}` : ''}`;
     }
     case 'green':
-      return view.green ? `*Resolved:* green again after ${spanText(view.green.redForMs)}, fixed by ${commitText(view.green.fixedBy)}` : '*Resolved:* green again';
+      return view.green
+        ? `*Resolved:* green again after ${spanText(view.green.redForMs)}, fixed by ${commitText(view.green.fixedBy)}`
+        : '*Resolved:* green again';
     default:
       return undefined;
   }
@@ -103,9 +106,11 @@ function firstRedLine(view: IncidentView, now: number): string | undefined {
   if (!first) return undefined;
   const who = (view.culpritUser && mention(view.culpritUser)) ?? (first.author ? inline(first.author) : undefined);
   const since = first.since ? Date.parse(first.since) : Number.NaN;
-  const when = Number.isNaN(since) ? ''
-    : view.phase === 'green' ? ` · since ${momentText(new Date(since), now)}`
-    : ` · red for ${spanText(now - since)}, since ${momentText(new Date(since), now)}`;
+  const when = Number.isNaN(since)
+    ? ''
+    : view.phase === 'green'
+      ? ` · since ${momentText(new Date(since), now)}`
+      : ` · red for ${spanText(now - since)}, since ${momentText(new Date(since), now)}`;
   return `*First red:* \`${inline(shortSha(first.sha))}\`${first.title ? ` ${inline(first.title)}` : ''}${who ? ` by ${who}` : ''}${when}`;
 }
 
@@ -118,26 +123,48 @@ export function renderIncident(view: IncidentView, now: number): SlackMessage {
   const first = firstRedLine(view, now);
   if (first) blocks.push(section(first));
   for (const job of view.report.failed_jobs) {
-    blocks.push(section(`*Failed:* ${inline(job.name)} (#${job.id})${job.failing_section ? ` in ${inline(job.failing_section)}` : ''}`));
+    blocks.push(
+      section(
+        `*Failed:* ${inline(job.name)} (#${job.id})${job.failing_section ? ` in ${inline(job.failing_section)}` : ''}`,
+      ),
+    );
     if (job.excerpt) blocks.push(...codeBlocks(errorLines(job.excerpt)).slice(0, 2));
   }
-  const buttons = view.phase === 'green' ? [] : view.buttons.filter((b) => b.value.length <= LIMITS.buttonValue).map((b) => ({
-    type: 'button', action_id: b.actionId, value: b.value,
-    text: { type: 'plain_text', text: cut(b.label, LIMITS.buttonText), emoji: true },
-    ...(b.style ? { style: b.style } : {}),
-  }));
+  const buttons =
+    view.phase === 'green'
+      ? []
+      : view.buttons
+          .filter((b) => b.value.length <= LIMITS.buttonValue)
+          .map((b) => ({
+            type: 'button',
+            action_id: b.actionId,
+            value: b.value,
+            text: { type: 'plain_text', text: cut(b.label, LIMITS.buttonText), emoji: true },
+            ...(b.style ? { style: b.style } : {}),
+          }));
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons.slice(0, LIMITS.elementsPerActions) });
   const kind = view.report.failure?.kind;
-  const text = view.phase === 'green'
-    ? `${view.project} ${view.ref} is green again`
-    : `${view.project} ${view.ref} is red${kind ? `: ${kind}` : ''}`;
+  const text =
+    view.phase === 'green'
+      ? `${view.project} ${view.ref} is green again`
+      : `${view.project} ${view.ref} is red${kind ? `: ${kind}` : ''}`;
   return { text: cut(inline(text), LIMITS.fallbackText), blocks: blocks.slice(0, LIMITS.blocks) };
 }
 
 /** One line of the message's thread: who did what with a button, and what came of it (service words escaped). */
-export function renderTimeline(line: { user: string; did: 'pressed' | 'confirmed' | 'declined'; label: string; outcome?: string }): SlackMessage {
+export function renderTimeline(line: {
+  user: string;
+  did: 'pressed' | 'confirmed' | 'declined';
+  label: string;
+  outcome?: string;
+}): SlackMessage {
   const who = mention(line.user) ?? inline(line.user);
-  const outcome = line.outcome === undefined ? '' : line.did === 'declined' ? `: ${inline(line.outcome)}` : ` → ${inline(line.outcome)}`;
+  const outcome =
+    line.outcome === undefined
+      ? ''
+      : line.did === 'declined'
+        ? `: ${inline(line.outcome)}`
+        : ` → ${inline(line.outcome)}`;
   const text = `${who} ${line.did} *${inline(line.label)}*${outcome}`;
   return { text: cut(text, LIMITS.fallbackText), blocks: [section(text)] };
 }

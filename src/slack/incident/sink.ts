@@ -13,7 +13,14 @@ import { ACTION_IDS, type SlackMessage } from '../blocks.js';
 import { roomForFollowUps, storeFollowUp, type IncidentOfButton } from '../follow-ups.js';
 import type { Identities } from '../identity.js';
 import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
-import { renderGone, renderIncident, renderNote, type IncidentButton, type IncidentPhase, type IncidentView } from './render.js';
+import {
+  renderGone,
+  renderIncident,
+  renderNote,
+  type IncidentButton,
+  type IncidentPhase,
+  type IncidentView,
+} from './render.js';
 
 const SLACK_SUBSCRIBER_PREFIX = 'slack:';
 /** How long Mute for an hour mutes. */
@@ -49,7 +56,11 @@ interface IncidentRecord {
   muteRef?: string;
 }
 
-interface MuteRef { place: string; project: string; incident: IncidentOfButton }
+interface MuteRef {
+  place: string;
+  project: string;
+  incident: IncidentOfButton;
+}
 
 interface IncidentMessagesOptions {
   store: StateStore;
@@ -81,7 +92,11 @@ export class IncidentMessages implements WatchSink {
       case 'watching':
         return;
       case 'gone':
-        return this.o.outbox.notice(subscription.subscriber, channel, renderGone(event.project, event.ref, event.reason));
+        return this.o.outbox.notice(
+          subscription.subscriber,
+          channel,
+          renderGone(event.project, event.ref, event.reason),
+        );
       case 'red':
         return this.opened(subscription.subscriber, channel, event);
       default:
@@ -117,10 +132,17 @@ export class IncidentMessages implements WatchSink {
   /** Mute for an hour, pressed by `user` in `channel`: what to answer them (the thread hears it too). */
   async mute(user: string, channel: string, ref: string): Promise<string> {
     const stored = await this.o.store.get<MuteRef>(muteRefKey(ref));
-    if (!stored || stored.place !== channel) return 'This button no longer works (it expired, or it belongs to another channel); nothing was muted.';
+    if (!stored || stored.place !== channel)
+      return 'This button no longer works (it expired, or it belongs to another channel); nothing was muted.';
     const until = this.now() + MUTE_MS;
     await this.o.store.set(muteKey(channel, stored.project), until, { ttlMs: MUTE_MS });
-    await this.timeline(stored.incident, renderNote(user, `pressed Mute for an hour → no new incident message for ${stored.project} in this channel for an hour (this one still updates)`));
+    await this.timeline(
+      stored.incident,
+      renderNote(
+        user,
+        `pressed Mute for an hour → no new incident message for ${stored.project} in this channel for an hour (this one still updates)`,
+      ),
+    );
     return `Muted: no new incident message for ${stored.project} in this channel for an hour; this one still updates.`;
   }
 
@@ -131,18 +153,28 @@ export class IncidentMessages implements WatchSink {
     for (const s of subscriptions) await hub!.unsubscribe({ subscriber, project: s.project });
     if (await this.o.store.add(`slack:gone:${subscriber}`, this.now(), { ttlMs: 3600_000 })) {
       const projects = subscriptions.map((s) => s.project).join(', ') || 'nothing';
-      this.o.log.warn(`slack: Slack answered ${reason} for ${channelOf(subscriber)?.channel ?? subscriber}: stopped watching ${projects} there`);
+      this.o.log.warn(
+        `slack: Slack answered ${reason} for ${channelOf(subscriber)?.channel ?? subscriber}: stopped watching ${projects} there`,
+      );
     }
   }
 
-  private async opened(subscriber: string, channel: string, event: Extract<WatchEvent, { kind: 'red' }>): Promise<void> {
+  private async opened(
+    subscriber: string,
+    channel: string,
+    event: Extract<WatchEvent, { kind: 'red' }>,
+  ): Promise<void> {
     const { store } = this.o;
     if (await this.mutedUntil(channel, event.project)) return;
     // A red told again (a new subscription while red, a replica taking over) finds the claim and posts nothing.
     if (!(await store.add(claimKey(event.episode, channel), this.now(), { ttlMs: MESSAGE_TTL_MS }))) return;
     const key = messageKey(event.episode, channel);
     const view: IncidentView = {
-      project: event.project, ref: event.ref, report: event.report, phase: 'red', buttons: [],
+      project: event.project,
+      ref: event.ref,
+      report: event.report,
+      phase: 'red',
+      buttons: [],
       ...(await this.culprit(subscriber, event.report)),
     };
     const record: IncidentRecord = { subscriber, channel, messageKey: key, view };
@@ -152,7 +184,10 @@ export class IncidentMessages implements WatchSink {
   }
 
   /** A later transition of an episode this channel has a message of: the message, updated in place. */
-  private async moved(channel: string, event: Extract<WatchEvent, { kind: 'running' | 'still-red' | 'green' }>): Promise<void> {
+  private async moved(
+    channel: string,
+    event: Extract<WatchEvent, { kind: 'running' | 'still-red' | 'green' }>,
+  ): Promise<void> {
     const { store } = this.o;
     const record = await store.get<IncidentRecord>(recordKey(event.episode, channel));
     if (!record) return;
@@ -181,26 +216,60 @@ export class IncidentMessages implements WatchSink {
   private async buttons(record: IncidentRecord): Promise<IncidentButton[]> {
     const { view, channel } = record;
     const { report, project } = view;
-    const calls: Array<{ label: string; operation: string; input: Record<string, unknown>; style?: 'primary' | 'danger' }> = [];
+    const calls: Array<{
+      label: string;
+      operation: string;
+      input: Record<string, unknown>;
+      style?: 'primary' | 'danger';
+    }> = [];
     const head = report.head_pipeline;
     if (head && view.phase !== 'running' && !report.running_pipeline) {
-      calls.push({ label: 'Retry failed jobs', operation: 'retry_pipeline', input: { id: project, pipeline_id: head.id }, style: 'primary' });
+      calls.push({
+        label: 'Retry failed jobs',
+        operation: 'retry_pipeline',
+        input: { id: project, pipeline_id: head.id },
+        style: 'primary',
+      });
     }
     const revert = report.failure?.kind === 'broken' ? revertAction(project, report) : undefined;
     if (revert) calls.push({ label: revert.label, operation: revert.operation, input: revert.input });
     calls.push({ label: 'Open an incident issue', operation: INCIDENT_OPERATION, input: { id: project } });
     const failing = report.failed_jobs[0];
-    if (failing) calls.push({ label: 'Show the log', operation: 'get_job_log', input: { id: project, job_id: failing.id, lines: LOG_LINES } });
+    if (failing)
+      calls.push({
+        label: 'Show the log',
+        operation: 'get_job_log',
+        input: { id: project, job_id: failing.id, lines: LOG_LINES },
+      });
     if (!(await roomForFollowUps(this.o.store, calls.length))) return [];
     const buttons: IncidentButton[] = [];
     for (const [index, call] of calls.entries()) {
-      const incident: IncidentOfButton = { subscriber: record.subscriber, messageKey: record.messageKey, label: call.label };
-      const value = await storeFollowUp(this.o.store, { operation: call.operation, input: call.input, place: channel, incident }, BUTTON_TTL_MS);
-      buttons.push({ label: call.label, actionId: `${ACTION_IDS.followUp}:${index}`, value, ...(call.style ? { style: call.style } : {}) });
+      const incident: IncidentOfButton = {
+        subscriber: record.subscriber,
+        messageKey: record.messageKey,
+        label: call.label,
+      };
+      const value = await storeFollowUp(
+        this.o.store,
+        { operation: call.operation, input: call.input, place: channel, incident },
+        BUTTON_TTL_MS,
+      );
+      buttons.push({
+        label: call.label,
+        actionId: `${ACTION_IDS.followUp}:${index}`,
+        value,
+        ...(call.style ? { style: call.style } : {}),
+      });
     }
     record.muteRef ??= randomBytes(12).toString('base64url');
-    const incident: IncidentOfButton = { subscriber: record.subscriber, messageKey: record.messageKey, label: 'Mute for an hour' };
-    await this.o.store.set(muteRefKey(record.muteRef), { place: channel, project, incident } satisfies MuteRef, { ttlMs: BUTTON_TTL_MS });
+    const incident: IncidentOfButton = {
+      subscriber: record.subscriber,
+      messageKey: record.messageKey,
+      label: 'Mute for an hour',
+    };
+    await this.o.store.set(muteRefKey(record.muteRef), { place: channel, project, incident } satisfies MuteRef, {
+      ttlMs: BUTTON_TTL_MS,
+    });
     buttons.push({ label: 'Mute for an hour', actionId: ACTION_IDS.mute, value: record.muteRef });
     return buttons;
   }

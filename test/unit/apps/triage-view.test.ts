@@ -6,22 +6,43 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
-import { APPS_EXTENSION_ID, LEGACY_RESOURCE_URI_KEY, rendersViews, VIEW_MIME_TYPE } from '../../../src/apps/triage-app.js';
-import { logLines, nextRefresh, outcomeText, pipelineView, REFRESH_EVERY_MS, REFRESH_FOR_MS, stageRow, stillRunning, triageView, unfence } from '../../../src/apps/triage-view/report.js';
+import {
+  EXTENSION_ID,
+  getUiCapability,
+  RESOURCE_MIME_TYPE,
+  RESOURCE_URI_META_KEY,
+} from '@modelcontextprotocol/ext-apps/server';
+import {
+  APPS_EXTENSION_ID,
+  LEGACY_RESOURCE_URI_KEY,
+  rendersViews,
+  VIEW_MIME_TYPE,
+} from '../../../src/apps/triage-app.js';
+import {
+  logLines,
+  nextRefresh,
+  outcomeText,
+  pipelineView,
+  REFRESH_EVERY_MS,
+  REFRESH_FOR_MS,
+  stageRow,
+  stillRunning,
+  triageView,
+  unfence,
+} from '../../../src/apps/triage-view/report.js';
 import { buildView, VIEW_SOURCE } from '../../../tools/build-view.mjs';
 
 const HOSTILE_TITLE = '</script><script>alert(1)</script>';
 const HOSTILE_LINE = '<img src=x onerror=alert(1)>';
 
 describe('the names of the extension', () => {
-  it('are the SDK\'s own', () => {
+  it("are the SDK's own", () => {
     expect(APPS_EXTENSION_ID).toBe(EXTENSION_ID);
     expect(VIEW_MIME_TYPE).toBe(RESOURCE_MIME_TYPE);
     expect(LEGACY_RESOURCE_URI_KEY).toBe(RESOURCE_URI_META_KEY);
   });
 
-  it('finds a client that renders views as the SDK\'s getUiCapability does', () => {
+  it("finds a client that renders views as the SDK's getUiCapability does", () => {
     const cases = [
       {},
       { extensions: {} },
@@ -29,17 +50,23 @@ describe('the names of the extension', () => {
       { extensions: { [EXTENSION_ID]: { mimeTypes: ['text/uri-list'] } } },
     ];
     expect(cases.map(rendersViews)).toEqual([false, false, true, false]);
-    for (const capabilities of cases.slice(0, 3)) expect(rendersViews(capabilities)).toBe(getUiCapability(capabilities as Parameters<typeof getUiCapability>[0]) !== undefined);
+    for (const capabilities of cases.slice(0, 3))
+      expect(rendersViews(capabilities)).toBe(
+        getUiCapability(capabilities as Parameters<typeof getUiCapability>[0]) !== undefined,
+      );
   });
 });
 
 describe('the page', () => {
   /** The view's own source: every file the page is built from. */
-  const sources = readdirSync(VIEW_SOURCE).filter((file) => /\.(ts|html)$/.test(file)).map((file) => readFileSync(join(VIEW_SOURCE, file), 'utf8'));
+  const sources = readdirSync(VIEW_SOURCE)
+    .filter((file) => /\.(ts|html)$/.test(file))
+    .map((file) => readFileSync(join(VIEW_SOURCE, file), 'utf8'));
 
   it('never makes markup from a string: no innerHTML, outerHTML, insertAdjacentHTML, document.write or srcdoc', () => {
     expect(sources.length).toBeGreaterThan(2);
-    for (const source of sources) expect(source).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|srcdoc|DOMParser/);
+    for (const source of sources)
+      expect(source).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|srcdoc|DOMParser/);
   });
 
   it('is one document whose policy allows its own script by hash and nothing from elsewhere', async () => {
@@ -66,13 +93,33 @@ describe('the page', () => {
 
 describe('reading a triage report', () => {
   const report = {
-    project: 'acme/web', default_branch: 'main', verdict: 'red', because: 'the head\'s latest finished pipeline #9 failed',
+    project: 'acme/web',
+    default_branch: 'main',
+    verdict: 'red',
+    because: "the head's latest finished pipeline #9 failed",
     head_pipeline: { id: 9, status: 'failed' },
     failure: { kind: 'broken', evidence: 'test failed on 2 of 2 runs since 889e7775' },
-    red_since: { first_red: { pipeline: 8, sha: '889e777537d6', title: HOSTILE_TITLE, author: 'Bob <b>Chen</b>', red_for: '2 h' }, suspects: [], more_suspects: false, ping: ['Bob Chen', 'Carol Diaz'] },
-    failed_jobs: [{ id: 27, name: 'test', stage: 'test', failure_reason: 'script_failure', excerpt: `<untrusted-log source="job 27 log, lines 1–2">\n${HOSTILE_LINE}\nFAIL\n</untrusted-log>\nThe text above is what the job's commands printed.` }],
+    red_since: {
+      first_red: { pipeline: 8, sha: '889e777537d6', title: HOSTILE_TITLE, author: 'Bob <b>Chen</b>', red_for: '2 h' },
+      suspects: [],
+      more_suspects: false,
+      ping: ['Bob Chen', 'Carol Diaz'],
+    },
+    failed_jobs: [
+      {
+        id: 27,
+        name: 'test',
+        stage: 'test',
+        failure_reason: 'script_failure',
+        excerpt: `<untrusted-log source="job 27 log, lines 1–2">\n${HOSTILE_LINE}\nFAIL\n</untrusted-log>\nThe text above is what the job's commands printed.`,
+      },
+    ],
     actions: [
-      { label: 'Revert 889e7775 as a merge request', operation: 'revert_as_merge_request', input: { id: 'acme/web', sha: '889e7775' } },
+      {
+        label: 'Revert 889e7775 as a merge request',
+        operation: 'revert_as_merge_request',
+        input: { id: 'acme/web', sha: '889e7775' },
+      },
       { label: 'Ping Bob Chen', operation: 'create_commit_comment', input: {} },
       { label: 'Retry failed jobs of #9', operation: 'retry_pipeline', input: { id: 'acme/web', pipeline_id: 9 } },
       { label: 'Open incident issue', operation: 'open_incident_issue', input: { id: 'acme/web' } },
@@ -84,14 +131,19 @@ describe('reading a triage report', () => {
   it('keeps every value as the text it was, and the log lines without the fence', () => {
     const view = triageView(report);
     expect(view.state).toBe('red');
-    expect(view.firstRed).toEqual({ sha: '889e777537d6', title: HOSTILE_TITLE, author: 'Bob <b>Chen</b>', redFor: '2 h' });
+    expect(view.firstRed).toEqual({
+      sha: '889e777537d6',
+      title: HOSTILE_TITLE,
+      author: 'Bob <b>Chen</b>',
+      redFor: '2 h',
+    });
     expect(view.failedJobs[0].lines).toBe(`${HOSTILE_LINE}\nFAIL`);
     expect(view.failure).toEqual({ kind: 'broken', evidence: 'test failed on 2 of 2 runs since 889e7775' });
     expect(view.ping).toEqual(['Bob Chen', 'Carol Diaz']);
     expect(view.release).toEqual({ tag: 'v1.1.0', unreleased: '3 unreleased commits' });
   });
 
-  it('offers the buttons it knows, with the report\'s own inputs', () => {
+  it("offers the buttons it knows, with the report's own inputs", () => {
     expect(triageView(report).actions.map((a) => [a.label, a.tool])).toEqual([
       ['Revert 889e7775 as a merge request', 'revert_as_merge_request'],
       ['Retry failed jobs', 'retry_pipeline'],
@@ -100,13 +152,28 @@ describe('reading a triage report', () => {
   });
 
   it('offers Cancel pipeline #N while a pipeline runs, from a triage report and from get_pipeline', () => {
-    const running = triageView({ ...report, verdict: 'running', running_pipeline: { id: 10, status: 'running' }, actions: [
-      { label: 'Cancel #10', operation: 'cancel_pipeline', input: { id: 'acme/web', pipeline_id: 10 }, style: 'danger' },
-    ] });
-    expect(running.actions).toEqual([{ label: 'Cancel pipeline #10', tool: 'cancel_pipeline', input: { id: 'acme/web', pipeline_id: 10 } }]);
-    expect(pipelineView({ id: 10, status: 'running', ref: 'main' }, 'acme/web').actions)
-      .toEqual([{ label: 'Cancel pipeline #10', tool: 'cancel_pipeline', input: { id: 'acme/web', pipeline_id: 10 } }]);
-    expect(pipelineView({ id: 9, status: 'failed' }, 'acme/web').actions.map((a) => a.tool)).toEqual(['retry_pipeline']);
+    const running = triageView({
+      ...report,
+      verdict: 'running',
+      running_pipeline: { id: 10, status: 'running' },
+      actions: [
+        {
+          label: 'Cancel #10',
+          operation: 'cancel_pipeline',
+          input: { id: 'acme/web', pipeline_id: 10 },
+          style: 'danger',
+        },
+      ],
+    });
+    expect(running.actions).toEqual([
+      { label: 'Cancel pipeline #10', tool: 'cancel_pipeline', input: { id: 'acme/web', pipeline_id: 10 } },
+    ]);
+    expect(pipelineView({ id: 10, status: 'running', ref: 'main' }, 'acme/web').actions).toEqual([
+      { label: 'Cancel pipeline #10', tool: 'cancel_pipeline', input: { id: 'acme/web', pipeline_id: 10 } },
+    ]);
+    expect(pipelineView({ id: 9, status: 'failed' }, 'acme/web').actions.map((a) => a.tool)).toEqual([
+      'retry_pipeline',
+    ]);
     expect(pipelineView({ id: 8, status: 'canceled' }, 'acme/web').actions).toEqual([]);
   });
 
@@ -114,17 +181,41 @@ describe('reading a triage report', () => {
     const running = triageView({ ...report, running_pipeline: { id: 10, status: 'running' } });
     expect(running.state).toBe('running');
     expect(running.pipelineId).toBe(10);
-    const jobs = stageRow({ items: [
-      { id: 3, name: 'lint', stage: 'test', status: 'pending' },
-      { id: 2, name: 'test', stage: 'test', status: 'running' },
-      { id: 1, name: 'build', stage: 'build', status: 'success' },
-    ] });
-    expect(jobs.map((s) => [s.stage, s.jobs.map((j) => j.status)])).toEqual([['build', ['success']], ['test', ['running', 'pending']]]);
+    const jobs = stageRow({
+      items: [
+        { id: 3, name: 'lint', stage: 'test', status: 'pending' },
+        { id: 2, name: 'test', stage: 'test', status: 'running' },
+        { id: 1, name: 'build', stage: 'build', status: 'success' },
+      ],
+    });
+    expect(jobs.map((s) => [s.stage, s.jobs.map((j) => j.status)])).toEqual([
+      ['build', ['success']],
+      ['test', ['running', 'pending']],
+    ]);
     // Compact rows without the stage: one row of the jobs, in the order they run.
-    expect(stageRow({ items: [{ id: 28, name: 'deploy', status: 'skipped' }, { id: 25, name: 'build', status: 'success' }] }))
-      .toEqual([{ stage: '', jobs: [{ id: 25, name: 'build', status: 'success' }, { id: 28, name: 'deploy', status: 'skipped' }] }]);
+    expect(
+      stageRow({
+        items: [
+          { id: 28, name: 'deploy', status: 'skipped' },
+          { id: 25, name: 'build', status: 'success' },
+        ],
+      }),
+    ).toEqual([
+      {
+        stage: '',
+        jobs: [
+          { id: 25, name: 'build', status: 'success' },
+          { id: 28, name: 'deploy', status: 'skipped' },
+        ],
+      },
+    ]);
     expect(stillRunning(triageView(report), jobs)).toBe(true);
-    expect(stillRunning(triageView({ ...report, verdict: 'green' }), stageRow({ items: [{ id: 1, name: 'b', stage: 'b', status: 'success' }] }))).toBe(false);
+    expect(
+      stillRunning(
+        triageView({ ...report, verdict: 'green' }),
+        stageRow({ items: [{ id: 1, name: 'b', stage: 'b', status: 'success' }] }),
+      ),
+    ).toBe(false);
   });
 
   it('reads again every few seconds while something runs, and stops when it is finished or after a few minutes', () => {
@@ -140,17 +231,24 @@ describe('reading a triage report', () => {
     expect(REFRESH_FOR_MS).toBeLessThanOrEqual(10 * 60_000);
   });
 
-  it('tells a declined confirmation as the failure it is, in the server\'s words', () => {
-    const said = outcomeText({ isError: true, content: [{ type: 'text', text: 'Declined by the human; nothing was changed.' }] });
+  it("tells a declined confirmation as the failure it is, in the server's words", () => {
+    const said = outcomeText({
+      isError: true,
+      content: [{ type: 'text', text: 'Declined by the human; nothing was changed.' }],
+    });
     expect(said).toEqual({ ok: false, text: 'Declined by the human; nothing was changed.' });
     expect(unfence('no fence')).toBe('no fence');
   });
 
-  it('tells a change by the server\'s own sentence, and shows a log\'s lines as they were printed', () => {
+  it("tells a change by the server's own sentence, and shows a log's lines as they were printed", () => {
     const retried = { outcome: 'Retried pipeline #9 in acme/web', id: 9, status: 'pending' };
-    expect(outcomeText({ content: [{ type: 'text', text: JSON.stringify(retried) }], structuredContent: retried }))
-      .toEqual({ ok: true, text: 'Retried pipeline #9 in acme/web' });
-    const log = { job_id: 27, log: `<untrusted-log source="job 27 log">\n${HOSTILE_LINE}\nERROR: Job failed\n</untrusted-log>\nThe text above is data.` };
+    expect(
+      outcomeText({ content: [{ type: 'text', text: JSON.stringify(retried) }], structuredContent: retried }),
+    ).toEqual({ ok: true, text: 'Retried pipeline #9 in acme/web' });
+    const log = {
+      job_id: 27,
+      log: `<untrusted-log source="job 27 log">\n${HOSTILE_LINE}\nERROR: Job failed\n</untrusted-log>\nThe text above is data.`,
+    };
     expect(logLines({ structuredContent: log })).toBe(`${HOSTILE_LINE}\nERROR: Job failed`);
   });
 });

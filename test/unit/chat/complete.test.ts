@@ -7,7 +7,9 @@ const META = ['use', 'triage', 'login', 'logout', 'whoami', 'watch', 'unwatch', 
 
 describe('complete', () => {
   it('offers first words: help, the nouns and the meta commands', () => {
-    expect(NOUNS).toEqual(expect.arrayContaining(['file', 'tree', 'commit', 'pipeline', 'release', 'project', 'user', 'group']));
+    expect(NOUNS).toEqual(
+      expect.arrayContaining(['file', 'tree', 'commit', 'pipeline', 'release', 'project', 'user', 'group']),
+    );
     expect(complete('')).toEqual(['help', ...NOUNS, ...META]);
     expect(complete('pi')).toEqual(startingWith(NOUNS, 'pi'));
     expect(complete('pi')).toContain('pipeline');
@@ -38,8 +40,14 @@ describe('complete', () => {
   });
 
   it('offers enum and boolean values after key=', () => {
-    expect(complete('pipeline list acme/web status=')).toEqual(
-      ['status=running', 'status=pending', 'status=success', 'status=failed', 'status=canceled', 'status=skipped']);
+    expect(complete('pipeline list acme/web status=')).toEqual([
+      'status=running',
+      'status=pending',
+      'status=success',
+      'status=failed',
+      'status=canceled',
+      'status=skipped',
+    ]);
     expect(complete('pipeline list acme/web status=f')).toEqual(['status=failed']);
     expect(complete('tree list acme/web recursive=')).toEqual(['recursive=true', 'recursive=false']);
   });
@@ -56,7 +64,7 @@ describe('usernameBeingTyped', () => {
     return typed && { prefix: typed.prefix, candidate: typed.candidate(name) };
   };
 
-  it('sees a username in @… anywhere and in a person field\'s value, with or without @', () => {
+  it("sees a username in @… anywhere and in a person field's value, with or without @", () => {
     expect(at('project member remove acme/web @er')).toEqual({ prefix: 'er', candidate: '@erin' });
     expect(at('project member add acme/web user_id=er')).toEqual({ prefix: 'er', candidate: 'user_id=@erin' });
     expect(at('project member add acme/web --user-id=@e')).toEqual({ prefix: 'e', candidate: '--user-id=@erin' });

@@ -16,7 +16,12 @@ function dispatcher(overrides: Partial<DispatchContext> = {}) {
     policy: { readOnly: false },
     runContext: () => ({ client: env.client }),
     explain: { operations },
-    defaultProject: { get: () => project, set: (p) => { project = p; } },
+    defaultProject: {
+      get: () => project,
+      set: (p) => {
+        project = p;
+      },
+    },
     ...overrides,
   });
 }
@@ -27,8 +32,10 @@ function messageOf(reply: ChatReply) {
 }
 
 async function pipelineIds(status?: string): Promise<number[]> {
-  const reply = messageOf(await dispatcher().call('list_pipelines', { id: PROJECT, per_page: 100, ...(status ? { status } : {}) }));
-  return (reply.outcome?.ok ? reply.outcome.result.data as Array<{ id: number }> : []).map((p) => p.id);
+  const reply = messageOf(
+    await dispatcher().call('list_pipelines', { id: PROJECT, per_page: 100, ...(status ? { status } : {}) }),
+  );
+  return (reply.outcome?.ok ? (reply.outcome.result.data as Array<{ id: number }>) : []).map((p) => p.id);
 }
 
 describe('dispatch', () => {
@@ -117,9 +124,17 @@ describe('dispatch', () => {
   });
 
   it("uses the run context's token: an outsider does not see a private project", async () => {
-    const outsider = new HttpClient({ baseUrl: env.sandbox.url, token: env.sandbox.tokens.outsider, retry: { maxRetries: 0 } });
+    const outsider = new HttpClient({
+      baseUrl: env.sandbox.url,
+      token: env.sandbox.tokens.outsider,
+      retry: { maxRetries: 0 },
+    });
     try {
-      const reply = messageOf(await dispatcher({ runContext: () => ({ client: outsider }) }).dispatch('pipeline list acme/platform/payments-api'));
+      const reply = messageOf(
+        await dispatcher({ runContext: () => ({ client: outsider }) }).dispatch(
+          'pipeline list acme/platform/payments-api',
+        ),
+      );
       expect(reply.ok).toBe(false);
       expect(reply.message.sections[0].text).toMatch(/^404 /);
     } finally {
@@ -130,7 +145,12 @@ describe('dispatch', () => {
   it('turns a refusing run context into a refusal: nothing sent, no question asked, triage notes it', async () => {
     const [target] = await pipelineIds('success');
     const asked: string[] = [];
-    const chat = dispatcher({ runContext: (op) => { asked.push(op.name); return { refused: 'link your account with /forge login' }; } });
+    const chat = dispatcher({
+      runContext: (op) => {
+        asked.push(op.name);
+        return { refused: 'link your account with /forge login' };
+      },
+    });
     const read = messageOf(await chat.dispatch(`pipeline get ${PROJECT} ${target}`));
     expect(read).toMatchObject({ ok: false, message: { title: 'Get pipeline: not run', status: 'error' } });
     expect(read.message.sections[0].text).toBe('link your account with /forge login');

@@ -30,8 +30,16 @@ beforeEach(() => {
 
 describe('the grammar', () => {
   it('reads --dry-run anywhere after the command words, and its yes/no forms', () => {
-    expect(parse('pipeline retry acme/web 42 --dry-run')).toMatchObject({ kind: 'call', input: { id: 'acme/web', pipeline_id: 42 }, dryRun: true });
-    expect(parse('pipeline retry --dry-run acme/web 42')).toMatchObject({ kind: 'call', input: { pipeline_id: 42 }, dryRun: true });
+    expect(parse('pipeline retry acme/web 42 --dry-run')).toMatchObject({
+      kind: 'call',
+      input: { id: 'acme/web', pipeline_id: 42 },
+      dryRun: true,
+    });
+    expect(parse('pipeline retry --dry-run acme/web 42')).toMatchObject({
+      kind: 'call',
+      input: { pipeline_id: 42 },
+      dryRun: true,
+    });
     expect(parse('pipeline retry acme/web 42 dry_run=yes')).toMatchObject({ dryRun: true });
     expect(parse('pipeline retry acme/web 42 —dry-run')).toMatchObject({ dryRun: true });
     const no = parse('pipeline retry acme/web 42 --dry-run no');
@@ -40,8 +48,14 @@ describe('the grammar', () => {
   });
 
   it('says why a read takes no --dry-run, and names a bad value', () => {
-    expect(parse('pipeline get acme/web 1 --dry-run')).toMatchObject({ kind: 'error', message: expect.stringMatching(/pipeline get only reads/) });
-    expect(parse('pipeline retry acme/web 1 --dry-run=maybe')).toMatchObject({ kind: 'error', message: '--dry-run takes no value (or yes/no), not "maybe".' });
+    expect(parse('pipeline get acme/web 1 --dry-run')).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/pipeline get only reads/),
+    });
+    expect(parse('pipeline retry acme/web 1 --dry-run=maybe')).toMatchObject({
+      kind: 'error',
+      message: '--dry-run takes no value (or yes/no), not "maybe".',
+    });
   });
 });
 
@@ -55,14 +69,20 @@ describe('a dry run in the chat', () => {
       ['would change', expect.stringMatching(/Cannot be undone/)],
       ['confirmation', 'a real run asks first'],
     ]);
-    expect(reply.outcome?.ok && reply.outcome.result.data).toMatchObject({ dry_run: 'nothing was sent', operation: 'delete_pipeline' });
+    expect(reply.outcome?.ok && reply.outcome.result.data).toMatchObject({
+      dry_run: 'nothing was sent',
+      operation: 'delete_pipeline',
+    });
     expect(env.sandbox.requests.all()).toEqual([]);
   });
 
   it('shows the body as it would be sent, credentials by length', async () => {
-    const reply = messageOf(await dispatcher().dispatch('variable update acme DEPLOY_TOKEN value=s3cr3t-value --dry-run'));
+    const reply = messageOf(
+      await dispatcher().dispatch('variable update acme DEPLOY_TOKEN value=s3cr3t-value --dry-run'),
+    );
     expect(reply.message.sections[0]).toEqual({
-      title: 'Request (json body)', code: true,
+      title: 'Request (json body)',
+      code: true,
       text: 'PUT /api/v4/groups/acme/variables/DEPLOY_TOKEN\n{\n  "value": "<secret, 12 characters>"\n}',
     });
     expect(JSON.stringify(reply.message)).not.toContain('s3cr3t');
@@ -89,7 +109,11 @@ describe('a dry run in the chat', () => {
     const readOnly = messageOf(await dispatcher({ policy: { readOnly: true } }).dispatch('pipeline retry 1 --dry-run'));
     expect(readOnly.ok).toBe(false);
     expect(readOnly.message.sections[0].text).toMatch(/read-only mode/);
-    const unlinked = messageOf(await dispatcher({ runContext: () => ({ refused: 'Link your account first.' }) }).dispatch('pipeline retry 1 --dry-run'));
+    const unlinked = messageOf(
+      await dispatcher({ runContext: () => ({ refused: 'Link your account first.' }) }).dispatch(
+        'pipeline retry 1 --dry-run',
+      ),
+    );
     expect(unlinked.ok).toBe(false);
     expect(unlinked.message.sections[0].text).toBe('Link your account first.');
     expect(env.sandbox.requests.all()).toEqual([]);

@@ -16,8 +16,12 @@ function helpText(line: string, options = {}): string {
 describe('usageLine', () => {
   it('names the path values in route order, then the required keys', () => {
     expect(usageLine(op('retry_pipeline'))).toBe('pipeline retry <id> <pipeline_id> [key=value …]');
-    expect(usageLine(op('retry_pipeline'), { prefix: '/forge ' })).toBe('/forge pipeline retry <id> <pipeline_id> [key=value …]');
-    expect(usageLine(op('create_release'))).toBe('release create <id> tag_name=<value> description=<value> [key=value …]');
+    expect(usageLine(op('retry_pipeline'), { prefix: '/forge ' })).toBe(
+      '/forge pipeline retry <id> <pipeline_id> [key=value …]',
+    );
+    expect(usageLine(op('create_release'))).toBe(
+      'release create <id> tag_name=<value> description=<value> [key=value …]',
+    );
     expect(usageLine(op('get_current_user'))).toBe('user me [key=value …]');
     expect(usageLine(op('download_archive'))).toBe('archive download <id> [<format>] [key=value …]');
   });
@@ -25,25 +29,31 @@ describe('usageLine', () => {
 
 describe('command help', () => {
   it('has the usage line, the description, every parameter and examples', () => {
-    expect(commandHelp(op('retry_pipeline'), { prefix: '/forge ' })).toBe([
-      'Usage: /forge pipeline retry <id> <pipeline_id> [key=value …]',
-      'Retry pipeline: Run a pipeline\'s failed or canceled jobs again, e.g. after a flaky failure.',
-      '',
-      'Parameters:',
-      '  id           integer or string, required — Project ID or full path.',
-      '  pipeline_id  integer, required',
-      '',
-      'Examples:',
-      '  /forge pipeline retry acme/web 42',
-      '  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42',
-    ].join('\n'));
+    expect(commandHelp(op('retry_pipeline'), { prefix: '/forge ' })).toBe(
+      [
+        'Usage: /forge pipeline retry <id> <pipeline_id> [key=value …]',
+        "Retry pipeline: Run a pipeline's failed or canceled jobs again, e.g. after a flaky failure.",
+        '',
+        'Parameters:',
+        '  id           integer or string, required — Project ID or full path.',
+        '  pipeline_id  integer, required',
+        '',
+        'Examples:',
+        '  /forge pipeline retry acme/web 42',
+        '  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42',
+      ].join('\n'),
+    );
   });
 
   it('says when a command asks for confirmation, and lists enum values and list types', () => {
     const text = commandHelp(op('delete_pipeline'));
     expect(text.split('\n')[2]).toBe('Asks you to confirm before it runs.');
-    expect(commandHelp(op('list_pipelines'))).toContain('\n  status          one of running, pending, success, failed, canceled, skipped, optional\n');
-    expect(commandHelp(op('list_pipelines'))).toContain('\n  order_by        one of id, status, ref, updated_at, user_id, optional — Default id.\n');
+    expect(commandHelp(op('list_pipelines'))).toContain(
+      '\n  status          one of running, pending, success, failed, canceled, skipped, optional\n',
+    );
+    expect(commandHelp(op('list_pipelines'))).toContain(
+      '\n  order_by        one of id, status, ref, updated_at, user_id, optional — Default id.\n',
+    );
     expect(commandHelp(op('get_merge_base'))).toContain('\n  refs  list of string, required — ');
   });
 
@@ -65,19 +75,27 @@ describe('command help', () => {
 
 describe('examples', () => {
   it('show the required values, then a link or an optional filter', () => {
-    expect(examples(op('create_release'))).toEqual(['release create acme/web tag_name=v1.2.0 description="First stable release"']);
+    expect(examples(op('create_release'))).toEqual([
+      'release create acme/web tag_name=v1.2.0 description="First stable release"',
+    ]);
     expect(examples(op('list_pipelines'))).toEqual(['pipeline list acme/web', 'pipeline list acme/web scope=running']);
     expect(examples(op('list_projects'))).toEqual(['project list', 'project list search=payments']);
-    expect(examples(op('download_archive'))).toEqual(['archive download acme/web', 'archive download acme/web sha=a1b2c3d']);
+    expect(examples(op('download_archive'))).toEqual([
+      'archive download acme/web',
+      'archive download acme/web sha=a1b2c3d',
+    ]);
     expect(examples(op('create_file'))[1]).toBe(
-      'file create https://code.example.com/acme/web/-/blob/main/src/app.ts commit_message="Fix typo" content=Hello');
+      'file create https://code.example.com/acme/web/-/blob/main/src/app.ts commit_message="Fix typo" content=Hello',
+    );
   });
 
   it('of every operation in the registry parse back to that operation', () => {
     for (const operation of operations) {
       for (const line of examples(operation, { prefix: '' })) {
         const result = parse(line);
-        expect(result.kind === 'call' ? result.operation.name : `${line} → ${JSON.stringify(result)}`).toBe(operation.name);
+        expect(result.kind === 'call' ? result.operation.name : `${line} → ${JSON.stringify(result)}`).toBe(
+          operation.name,
+        );
       }
     }
   });
@@ -94,17 +112,25 @@ describe('examples', () => {
 describe('area and top-level help', () => {
   const longestArea = Math.max(...operations.map((op) => op.area.length));
 
-  it('lists an area\'s commands with their titles', () => {
+  it("lists an area's commands with their titles", () => {
     const releases = operationsIn('releases');
-    expect(releases.map((op) => `${op.chat}: ${op.title}`)).toEqual(expect.arrayContaining(
-      ['release list: List releases', 'release get: Get release', 'release create: Create release', 'release update: Update release']));
+    expect(releases.map((op) => `${op.chat}: ${op.title}`)).toEqual(
+      expect.arrayContaining([
+        'release list: List releases',
+        'release get: Get release',
+        'release create: Create release',
+        'release update: Update release',
+      ]),
+    );
     const width = Math.max(...releases.map((op) => op.chat.length));
-    expect(helpText('help releases')).toBe([
-      'Releases:',
-      ...releases.map((op) => `  ${op.chat.padEnd(width)}  ${op.title}`),
-      '',
-      `help <command> shows its parameters and examples, e.g. help ${releases[0].chat}`,
-    ].join('\n'));
+    expect(helpText('help releases')).toBe(
+      [
+        'Releases:',
+        ...releases.map((op) => `  ${op.chat.padEnd(width)}  ${op.title}`),
+        '',
+        `help <command> shows its parameters and examples, e.g. help ${releases[0].chat}`,
+      ].join('\n'),
+    );
     expect(helpText('help repository files')).toBe(helpTopic(['repository_files'], operations));
     expect(helpText('help release').split('\n')[0]).toBe('release commands:');
   });
@@ -115,15 +141,32 @@ describe('area and top-level help', () => {
     // The column is as wide as the longest area name, which grows with the registry.
     // Each area's row groups its commands by noun: "pipeline list, get, …", "tree list; blob get, raw; …".
     expect(wordsAfter('pipeline')).toEqual(expect.arrayContaining(['list', 'get', 'retry']));
-    expect(text).toContain(`\n  pipelines ${' '.repeat(longestArea - 'pipelines'.length)} pipeline ${wordsAfter('pipeline').join(', ')}\n`);
+    expect(text).toContain(
+      `\n  pipelines ${' '.repeat(longestArea - 'pipelines'.length)} pipeline ${wordsAfter('pipeline').join(', ')}\n`,
+    );
     const repository = operationsIn('repository').map((op) => op.chat.split(' '));
     const repositoryNouns = [...new Set(repository.map(([noun]) => noun))];
     expect(repositoryNouns).toEqual(expect.arrayContaining(['tree', 'blob', 'archive', 'merge-base']));
-    expect(text).toContain(`\n  repository ${' '.repeat(longestArea - 'repository'.length)} ${repositoryNouns.map((noun) =>
-      `${noun} ${repository.filter(([first]) => first === noun).map((words) => words.slice(1).join(' ')).join(', ')}`).join('; ')}\n`);
-    expect(text).toContain('\nExamples:\n  /forge pipeline list acme/web scope=running\n  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42\n');
-    expect(text).toContain(`\n  /forge use <project> ${' '.repeat('watch <project> [branch]'.length - 'use <project>'.length)} Set the default project of this conversation.\n`);
-    expect(text).toContain('\n  /forge watch <project> [branch]  Follow the default branch: in Slack, one message per red episode in this channel, updated until green;');
+    expect(text).toContain(
+      `\n  repository ${' '.repeat(longestArea - 'repository'.length)} ${repositoryNouns
+        .map(
+          (noun) =>
+            `${noun} ${repository
+              .filter(([first]) => first === noun)
+              .map((words) => words.slice(1).join(' '))
+              .join(', ')}`,
+        )
+        .join('; ')}\n`,
+    );
+    expect(text).toContain(
+      '\nExamples:\n  /forge pipeline list acme/web scope=running\n  /forge pipeline retry https://code.example.com/acme/web/-/pipelines/42\n',
+    );
+    expect(text).toContain(
+      `\n  /forge use <project> ${' '.repeat('watch <project> [branch]'.length - 'use <project>'.length)} Set the default project of this conversation.\n`,
+    );
+    expect(text).toContain(
+      '\n  /forge watch <project> [branch]  Follow the default branch: in Slack, one message per red episode in this channel, updated until green;',
+    );
     expect(text).toContain('\n  /forge unwatch <project> ');
     expect(text).toContain('\n  /forge watching ');
     expect(parse('')).toEqual({ kind: 'help', text: helpText('help') });
@@ -132,9 +175,14 @@ describe('area and top-level help', () => {
   it('explains a meta command, and suggests for an unknown topic', () => {
     expect(helpText('help use')).toBe('use <project>\nSet the default project of this conversation.');
     expect(parse('help pipline retry')).toEqual({
-      kind: 'error', message: 'No help on "pipline retry". Did you mean: pipeline retry?', suggestions: ['pipeline retry'],
+      kind: 'error',
+      message: 'No help on "pipline retry". Did you mean: pipeline retry?',
+      suggestions: ['pipeline retry'],
     });
     expect(commandsOf('pipeline')).toEqual(expect.arrayContaining(['pipeline list', 'pipeline retry']));
-    expect(parse('help pipelnes')).toMatchObject({ kind: 'error', suggestions: ['pipelines', ...commandsOf('pipeline')] });
+    expect(parse('help pipelnes')).toMatchObject({
+      kind: 'error',
+      suggestions: ['pipelines', ...commandsOf('pipeline')],
+    });
   });
 });

@@ -19,12 +19,18 @@ function dispatcher() {
 }
 
 function messageOf(reply: ChatReply) {
-  if (reply.kind !== 'message') throw new Error(`expected a message, got ${reply.kind}: ${JSON.stringify(reply.message)}`);
+  if (reply.kind !== 'message')
+    throw new Error(`expected a message, got ${reply.kind}: ${JSON.stringify(reply.message)}`);
   return reply;
 }
 
 async function erinId(): Promise<number> {
-  const res = await env.client.request<Array<{ id: number }>>({ method: 'GET', path: '/users', query: { username: 'erin' }, idempotent: true });
+  const res = await env.client.request<Array<{ id: number }>>({
+    method: 'GET',
+    path: '/users',
+    query: { username: 'erin' },
+    idempotent: true,
+  });
   return res.data[0].id;
 }
 
@@ -41,25 +47,38 @@ describe('people by name in chat', () => {
     if (ask.kind !== 'confirm') return;
     expect(ask.input).toEqual({ id: PROJECT, user_id: id });
     expect(ask.prompt).toContain(`user_id: "Erin Walsh" (@erin, id ${id}), now developer`);
-    expect(env.sandbox.requests.filter({ method: 'DELETE', path: `/projects/acme%2Fweb/members/${id}` })).toHaveLength(0);
+    expect(env.sandbox.requests.filter({ method: 'DELETE', path: `/projects/acme%2Fweb/members/${id}` })).toHaveLength(
+      0,
+    );
 
     const done = messageOf(await chat.confirmed(ask.operation, ask.input));
     expect(done.ok).toBe(true);
     expect(done.message.title).toBe('Removed @erin from acme/web (was developer)');
-    expect(env.sandbox.requests.filter({ method: 'DELETE', path: `/projects/acme%2Fweb/members/${id}` })).toHaveLength(1);
+    expect(env.sandbox.requests.filter({ method: 'DELETE', path: `/projects/acme%2Fweb/members/${id}` })).toHaveLength(
+      1,
+    );
   });
 
   it('names the project by path when it was given by number', async () => {
-    const listed = await env.client.request<Array<{ id: number; path_with_namespace: string }>>({ method: 'GET', path: '/projects', query: { per_page: 100 }, idempotent: true });
+    const listed = await env.client.request<Array<{ id: number; path_with_namespace: string }>>({
+      method: 'GET',
+      path: '/projects',
+      query: { per_page: 100 },
+      idempotent: true,
+    });
     const project = { data: listed.data.find((p) => p.path_with_namespace === PROJECT)! };
     // A direct member: access inherited from a group, or none, is refused before any question.
-    expect(messageOf(await dispatcher().dispatch(`project member add ${PROJECT} user_id=@erin access_level=30`)).ok).toBe(true);
+    expect(
+      messageOf(await dispatcher().dispatch(`project member add ${PROJECT} user_id=@erin access_level=30`)).ok,
+    ).toBe(true);
     const ask = await dispatcher().dispatch(`project member update ${project.data.id} erin access_level=40`);
     expect(ask.kind).toBe('confirm');
     if (ask.kind !== 'confirm') return;
     expect(ask.prompt).toContain(`project: "acme/web" (id ${project.data.id})`);
     expect(ask.prompt).toMatch(/user_id: "Erin Walsh" \(@erin, id \d+\)/);
-    expect(messageOf(await dispatcher().confirmed('remove_project_member', { id: PROJECT, user_id: await erinId() })).ok).toBe(true);
+    expect(
+      messageOf(await dispatcher().confirmed('remove_project_member', { id: PROJECT, user_id: await erinId() })).ok,
+    ).toBe(true);
   });
 
   it('refuses an unknown name, naming the field, and sends nothing else', async () => {
@@ -73,12 +92,14 @@ describe('people by name in chat', () => {
 
   it('previews a dry run with the id the name stands for', async () => {
     const id = await erinId();
-    const reply = messageOf(await dispatcher().dispatch(`project member add ${PROJECT} user_id=@erin access_level=30 --dry-run`));
+    const reply = messageOf(
+      await dispatcher().dispatch(`project member add ${PROJECT} user_id=@erin access_level=30 --dry-run`),
+    );
     expect(reply.ok).toBe(true);
     expect(reply.message.sections[0].text).toContain(`"user_id": ${id}`);
   });
 
-  it('user list shows each user\'s id', async () => {
+  it("user list shows each user's id", async () => {
     const reply = messageOf(await dispatcher().dispatch('user list username=erin'));
     const id = await erinId();
     expect(reply.message.fields).toEqual([['@erin', `Erin Walsh (id ${id}) · active`]]);
@@ -89,10 +110,19 @@ describe('people by name over MCP', () => {
   it('takes a username where the schema says integer, and the outcome names the person and project', async () => {
     const mcp = await connectInMemory({ client: env.client });
     try {
-      const result = await mcp.client.callTool({ name: 'add_project_member', arguments: { id: PROJECT, user_id: '@erin', access_level: 20 } });
+      const result = await mcp.client.callTool({
+        name: 'add_project_member',
+        arguments: { id: PROJECT, user_id: '@erin', access_level: 20 },
+      });
       expect(result.isError, resultText(result)).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ outcome: 'Added @erin to acme/web as reporter', username: 'erin' });
-      const unknown = await mcp.client.callTool({ name: 'add_project_member', arguments: { id: PROJECT, user_id: 'nobody-here', access_level: 20 } });
+      expect(result.structuredContent).toMatchObject({
+        outcome: 'Added @erin to acme/web as reporter',
+        username: 'erin',
+      });
+      const unknown = await mcp.client.callTool({
+        name: 'add_project_member',
+        arguments: { id: PROJECT, user_id: 'nobody-here', access_level: 20 },
+      });
       expect(unknown.isError).toBe(true);
       expect(resultText(unknown)).toMatch(/^user_id: @nobody-here matches no user/);
     } finally {
@@ -101,9 +131,15 @@ describe('people by name over MCP', () => {
   });
 
   it('answers a write with no body in a sentence, not {status: 204}', async () => {
-    const mcp = await connectInMemory({ client: env.client, elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const mcp = await connectInMemory({
+      client: env.client,
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     try {
-      const result = await mcp.client.callTool({ name: 'remove_project_member', arguments: { id: PROJECT, user_id: 'erin' } });
+      const result = await mcp.client.callTool({
+        name: 'remove_project_member',
+        arguments: { id: PROJECT, user_id: 'erin' },
+      });
       expect(result.isError, resultText(result)).toBeFalsy();
       expect(resultText(result)).toBe('Removed @erin from acme/web (was reporter).');
       expect(mcp.prompts[0]).toMatch(/"Erin Walsh" \(@erin, id \d+\)/);

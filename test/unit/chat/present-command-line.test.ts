@@ -8,8 +8,11 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ['retry_pipeline', { id: 'acme/web', pipeline_id: 42 }, 'pipeline retry acme/web 42'],
   ['list_pipelines', { id: 'acme/web', per_page: 2, page: 3 }, 'pipeline list acme/web per_page=2 page=3'],
   ['get_file', { id: 'acme/web', file_path: 'docs/a b.md', ref: 'main' }, 'file get acme/web "docs/a b.md" ref=main'],
-  ['create_release', { id: 7, tag_name: 'v2', milestones: ['m 1', 'm2'], description: 'line one\nline two' },
-    'release create 7 tag_name=v2 milestones=\'["m 1","m2"]\' description="line one\\nline two"'],
+  [
+    'create_release',
+    { id: 7, tag_name: 'v2', milestones: ['m 1', 'm2'], description: 'line one\nline two' },
+    'release create 7 tag_name=v2 milestones=\'["m 1","m2"]\' description="line one\\nline two"',
+  ],
 ];
 
 describe('commandLine', () => {

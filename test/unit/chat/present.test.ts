@@ -11,7 +11,10 @@ import type { ShownText } from '../../../src/text/visible.js';
 const env = useSandbox();
 const PROJECT = 'acme/web';
 
-async function run(name: string, args: Record<string, unknown>): Promise<{ input: Record<string, unknown>; result: OperationResult }> {
+async function run(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ input: Record<string, unknown>; result: OperationResult }> {
   const op = findOperation(name)!;
   const prepared = prepareCall(op, args, { readOnly: false }, { operations });
   if (prepared.kind !== 'run') throw new Error(`${name} was not ready to run: ${prepared.kind}`);
@@ -33,10 +36,12 @@ describe('presentOutcome with an operation presenter', () => {
     expect(message.title).toBe(`Pipeline #${failed.id}: failed`);
     expect(message.status).toBe('failed');
     expect(message.link).toBe(failed.web_url);
-    expect(message.actions).toEqual([{ label: 'Retry', operation: 'retry_pipeline', input: { id: PROJECT, pipeline_id: failed.id }, style: 'primary' }]);
+    expect(message.actions).toEqual([
+      { label: 'Retry', operation: 'retry_pipeline', input: { id: PROJECT, pipeline_id: failed.id }, style: 'primary' },
+    ]);
   });
 
-  it('holds a presenter\'s list to the item budget, with the same note as a generic list', async () => {
+  it("holds a presenter's list to the item budget, with the same note as a generic list", async () => {
     const { message } = await present('list_pipelines', { id: PROJECT, per_page: 5 }, { maxItems: 3 });
     expect(message.title).toBe('5 pipelines');
     expect(message.fields).toHaveLength(3);
@@ -48,17 +53,31 @@ describe('presentOutcome with an operation presenter', () => {
     expect(message.title).toBe('2 pipelines');
     expect(result.page?.has_more).toBe(true);
     expect(message.notes).toContain(`showing 2 of ${result.page!.total}; next page: page=2`);
-    expect(message.actions.filter((a) => a.row === undefined)).toEqual([{ label: 'Next page', operation: 'list_pipelines', input: { id: PROJECT, per_page: 2, page: 2 } }]);
+    expect(message.actions.filter((a) => a.row === undefined)).toEqual([
+      { label: 'Next page', operation: 'list_pipelines', input: { id: PROJECT, per_page: 2, page: 2 } },
+    ]);
   });
 
   it('gives each shown row its own step, tied to the row: Retry a failed pipeline, Cancel a running one', async () => {
     const { message, result } = await present('list_pipelines', { id: PROJECT, per_page: 100 }, { maxItems: 5 });
     const shown = (result.data as Array<{ id: number; status: string }>).slice(0, 5);
-    const verbOf = (status: string) => (status === 'failed' || status === 'canceled' ? 'Retry' : status === 'running' || status === 'pending' ? 'Cancel' : undefined);
+    const verbOf = (status: string) =>
+      status === 'failed' || status === 'canceled'
+        ? 'Retry'
+        : status === 'running' || status === 'pending'
+          ? 'Cancel'
+          : undefined;
     // Cancel names what it cancels: beside a question, a bare Cancel reads as "don't".
     const labelOf = (verb: string) => (verb === 'Cancel' ? 'Cancel pipeline' : verb);
-    const expected = shown.filter((p) => verbOf(p.status)).map((p) => [verbOf(p.status)!, p] as const)
-      .map(([verb, p]) => ({ label: `${labelOf(verb)} #${p.id}`, operation: `${verb.toLowerCase()}_pipeline`, input: { id: PROJECT, pipeline_id: p.id }, row: `#${p.id}` }));
+    const expected = shown
+      .filter((p) => verbOf(p.status))
+      .map((p) => [verbOf(p.status)!, p] as const)
+      .map(([verb, p]) => ({
+        label: `${labelOf(verb)} #${p.id}`,
+        operation: `${verb.toLowerCase()}_pipeline`,
+        input: { id: PROJECT, pipeline_id: p.id },
+        row: `#${p.id}`,
+      }));
     expect(expected.length).toBeGreaterThan(2);
     expect(message.actions.filter((a) => a.row !== undefined).map(({ style: _style, ...a }) => a)).toEqual(expected);
   });
@@ -89,17 +108,21 @@ describe('presentOutcome with an operation presenter', () => {
 describe('broadcast messages', () => {
   it('tell expired from scheduled, with their dates, not both "inactive"', async () => {
     const { message } = await present('list_broadcast_messages', {});
-    expect(message.fields.map(([, line]) => line.split(' · ')[0].replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/g, 'DATE'))).toEqual([
-      'expired DATE', 'active until DATE', 'scheduled DATE to DATE',
-    ]);
+    expect(
+      message.fields.map(([, line]) => line.split(' · ')[0].replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/g, 'DATE')),
+    ).toEqual(['expired DATE', 'active until DATE', 'scheduled DATE to DATE']);
   });
 
   it('judge by the times given', () => {
     const now = Date.parse('2026-11-25T12:00:00Z');
     const m = (starts: string, ends: string, active = false) => ({ starts_at: starts, ends_at: ends, active });
-    expect(broadcastState(m('2026-11-28T06:00:00Z', '2026-11-28T06:15:00Z'), now)).toBe('scheduled 2026-11-28 06:00 UTC to 2026-11-28 06:15 UTC');
+    expect(broadcastState(m('2026-11-28T06:00:00Z', '2026-11-28T06:15:00Z'), now)).toBe(
+      'scheduled 2026-11-28 06:00 UTC to 2026-11-28 06:15 UTC',
+    );
     expect(broadcastState(m('2026-11-01T00:00:00Z', '2026-11-02T00:00:00Z'), now)).toBe('expired 2026-11-02 00:00 UTC');
-    expect(broadcastState(m('2026-11-01T00:00:00Z', '2026-12-01T00:00:00Z', true), now)).toBe('active until 2026-12-01 00:00 UTC');
+    expect(broadcastState(m('2026-11-01T00:00:00Z', '2026-12-01T00:00:00Z', true), now)).toBe(
+      'active until 2026-12-01 00:00 UTC',
+    );
     // In its window yet not active (the service's own view): said as it is.
     expect(broadcastState(m('2026-11-01T00:00:00Z', '2026-12-01T00:00:00Z'), now)).toBe('inactive');
   });
@@ -111,7 +134,10 @@ describe('presentOutcome without a presenter', () => {
     const commits = result.data as Array<{ short_id: string; title: string; status: string; author_name: string }>;
     expect(message.title).toBe('3 commits');
     // The newest commit's pipeline failed: its status reads between title and author.
-    expect(message.fields[0]).toEqual([commits[0].short_id, `${commits[0].title} · ${commits[0].status} · ${commits[0].author_name}`]);
+    expect(message.fields[0]).toEqual([
+      commits[0].short_id,
+      `${commits[0].title} · ${commits[0].status} · ${commits[0].author_name}`,
+    ]);
     expect(commits[0].status).toBe('failed');
     expect(message.status).toBeUndefined();
   });
@@ -124,7 +150,9 @@ describe('presentOutcome without a presenter', () => {
     expect(message.fields[0]).toEqual(['id', '2']);
     expect(message.fields.map(([k]) => k)).not.toContain('avatar_url');
     expect(message.link).toMatch(/\/alice$/);
-    expect(message.notes.find((n) => /more fields? not shown/.test(n))).toMatch(/^\d+ more fields? not shown \([a-z_, ]+\); forgeops chat --json, or the MCP tool, gives every field\.$/);
+    expect(message.notes.find((n) => /more fields? not shown/.test(n))).toMatch(
+      /^\d+ more fields? not shown \([a-z_, ]+\); forgeops chat --json, or the MCP tool, gives every field\.$/,
+    );
   });
 
   it('decodes a base64 file into a code section', async () => {
@@ -170,8 +198,12 @@ describe('presentOutcome without a presenter', () => {
 describe('failures and confirmations', () => {
   it('puts a usage line under the error it belongs to', () => {
     expect(presentFailure('pipeline get: pipeline_id is required.\nUsage: pipeline get <id> <pipeline_id>')).toEqual({
-      title: 'pipeline get: pipeline_id is required.', status: 'error', fields: [],
-      sections: [{ text: 'Usage: pipeline get <id> <pipeline_id>' }], actions: [], notes: [],
+      title: 'pipeline get: pipeline_id is required.',
+      status: 'error',
+      fields: [],
+      sections: [{ text: 'Usage: pipeline get <id> <pipeline_id>' }],
+      actions: [],
+      notes: [],
     });
   });
 

@@ -37,8 +37,19 @@ describe('chat input and output that fit real use', () => {
   });
 
   it('shows a decoded file without its transfer encoding', () => {
-    const data = { file_name: 'a.txt', file_path: 'a.txt', encoding: 'base64', content: Buffer.from('hello\n').toString('base64'), size: 6, ref: 'main' };
-    const message = presentOutcome(op('get_file'), { id: 'acme/web', file_path: 'a.txt', ref: 'main' }, { data, status: 200 });
+    const data = {
+      file_name: 'a.txt',
+      file_path: 'a.txt',
+      encoding: 'base64',
+      content: Buffer.from('hello\n').toString('base64'),
+      size: 6,
+      ref: 'main',
+    };
+    const message = presentOutcome(
+      op('get_file'),
+      { id: 'acme/web', file_path: 'a.txt', ref: 'main' },
+      { data, status: 200 },
+    );
     expect(message.sections[0].text).toBe('hello\n');
     expect(message.fields.map(([k]) => k)).not.toContain('encoding');
   });

@@ -14,9 +14,12 @@ export const AREAS: readonly string[] = unique(operations.map((op) => op.area as
 /** The words that may follow `prefix` (whole command words, "" for none) in some command, in registry order. */
 export function wordsAfter(prefix: string): string[] {
   const typed = prefix === '' ? [] : prefix.split(' ');
-  return unique(operations.map((op) => op.chat.split(' '))
-    .filter((words) => words.length > typed.length && words.slice(0, typed.length).join(' ') === typed.join(' '))
-    .map((words) => words[typed.length]));
+  return unique(
+    operations
+      .map((op) => op.chat.split(' '))
+      .filter((words) => words.length > typed.length && words.slice(0, typed.length).join(' ') === typed.join(' '))
+      .map((words) => words[typed.length]),
+  );
 }
 
 /** Every command of a noun ("release list", "release get", …), in registry order. */

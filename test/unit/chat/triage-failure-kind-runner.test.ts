@@ -12,19 +12,21 @@ import { useSandbox } from '../../helpers/mcp.js';
 const clock = new ManualClock();
 const env = useSandbox({ clock });
 
-const dispatcher = () => createDispatcher({
-  operations,
-  policy: { readOnly: false },
-  runContext: () => ({ client: env.client }),
-  explain: { operations },
-  defaultProject: { get: () => undefined, set: () => undefined },
-});
+const dispatcher = () =>
+  createDispatcher({
+    operations,
+    policy: { readOnly: false },
+    runContext: () => ({ client: env.client }),
+    explain: { operations },
+    defaultProject: { get: () => undefined, set: () => undefined },
+  });
 
 type Row = Record<string, unknown>;
 
 async function data<T = Row[]>(name: string, input: Row): Promise<T> {
   const reply = await dispatcher().call(name, input);
-  if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed: ${reply.kind === 'message' ? JSON.stringify(reply.message) : reply.kind}`);
+  if (reply.kind !== 'message' || !reply.outcome?.ok)
+    throw new Error(`${name} failed: ${reply.kind === 'message' ? JSON.stringify(reply.message) : reply.kind}`);
   return reply.outcome.result.data as T;
 }
 
@@ -52,12 +54,16 @@ async function runToEnd(project: string, pipelineId: number): Promise<Row> {
 
 /** Every run of `name` (retried ones too) in the given pipelines, read the plain way. */
 async function runsOf(project: string, pipelines: Row[], name: string): Promise<Row[]> {
-  const lists = await Promise.all(pipelines.map((p) => data('list_pipeline_jobs', { id: project, pipeline_id: p.id, include_retried: true, per_page: 100 })));
+  const lists = await Promise.all(
+    pipelines.map((p) =>
+      data('list_pipeline_jobs', { id: project, pipeline_id: p.id, include_retried: true, per_page: 100 }),
+    ),
+  );
   return lists.flat().filter((job) => job.name === name);
 }
 
-describe('verdicts from runs the sandbox\'s runner made', () => {
-  it('acme/web: the retried test fails again, so broken since bob\'s commit, counting the retry', async () => {
+describe("verdicts from runs the sandbox's runner made", () => {
+  it("acme/web: the retried test fails again, so broken since bob's commit, counting the retry", async () => {
     const project = 'acme/web';
     const commits = await data('list_commits', { id: project, ref_name: 'main', per_page: 100 });
     const culprit = commits.find((c) => c.title === "Show order dates in the store's time zone")!;
@@ -66,11 +72,16 @@ describe('verdicts from runs the sandbox\'s runner made', () => {
     const head = before.report.head_pipeline!;
     await data('retry_pipeline', { id: project, pipeline_id: head.id });
     expect((await runToEnd(project, head.id)).status).toBe('failed');
-    const red = (await data('list_pipelines', { id: project, ref: 'main', status: 'failed' })).filter((p) => Number(p.id) >= before.report.red_since!.first_red.pipeline);
+    const red = (await data('list_pipelines', { id: project, ref: 'main', status: 'failed' })).filter(
+      (p) => Number(p.id) >= before.report.red_since!.first_red.pipeline,
+    );
     const runs = await runsOf(project, red, 'test');
     expect(runs.map((r) => r.status)).toEqual(['failed', 'failed', 'failed']);
     const after = await triage(project);
-    expect(after.report.failure).toMatchObject({ kind: 'broken', evidence: `test failed on 3 of 3 runs since ${sha8(culprit.id)}` });
+    expect(after.report.failure).toMatchObject({
+      kind: 'broken',
+      evidence: `test failed on 3 of 3 runs since ${sha8(culprit.id)}`,
+    });
     expect(after.report.failure?.jobs[0].since).toMatchObject({ sha: culprit.id, author: 'Bob Chen' });
     expect(after.failure).toBe(`broken: test failed on 3 of 3 runs since ${sha8(culprit.id)}`);
   });
@@ -89,12 +100,15 @@ describe('verdicts from runs the sandbox\'s runner made', () => {
     expect(last.status).toBe('failed');
     // Every finished run of test on this commit, any ref, oldest first, read the plain way.
     const ofCommit = await data('list_pipelines', { id: project, sha: last.sha });
-    const runs = (await runsOf(project, ofCommit, 'test')).filter((r) => r.status === 'success' || r.status === 'failed').sort((a, b) => Number(a.id) - Number(b.id));
+    const runs = (await runsOf(project, ofCommit, 'test'))
+      .filter((r) => r.status === 'success' || r.status === 'failed')
+      .sort((a, b) => Number(a.id) - Number(b.id));
     const firstPass = runs.findIndex((r) => r.status === 'success');
     const oneOfThis = runs.every((r) => asPipeline(r) === created.id);
-    const evidence = oneOfThis && firstPass > 0
-      ? `test passed on retry ${firstPass} of this commit`
-      : `test passed on ${runs.filter((r) => r.status === 'success').length} of ${runs.length} runs of ${sha8(last.sha)}`;
+    const evidence =
+      oneOfThis && firstPass > 0
+        ? `test passed on retry ${firstPass} of this commit`
+        : `test passed on ${runs.filter((r) => r.status === 'success').length} of ${runs.length} runs of ${sha8(last.sha)}`;
     const { report, failure } = await triage(project);
     expect(report.head_pipeline?.id).toBe(created.id);
     expect(report.failure).toMatchObject({ kind: 'flaky', evidence });

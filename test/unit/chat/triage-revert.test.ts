@@ -34,11 +34,15 @@ describe('revert as a merge request from a triage in chat', () => {
   it('is offered for the first red commit as one short command, and that command opens the merge request once', async () => {
     const triage = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
     const read = messageOf(await dispatcher().call('triage_project', { id: PROJECT }));
-    const report = read.outcome?.ok ? read.outcome.result.data as TriageReport : undefined;
+    const report = read.outcome?.ok ? (read.outcome.result.data as TriageReport) : undefined;
     const culprit = report!.red_since!.first_red.sha;
     const sha8 = culprit.slice(0, 8);
     const action = triage.message.actions.find((a) => a.operation === 'revert_as_merge_request')!;
-    expect(action).toEqual({ label: `Revert ${sha8} as a merge request`, operation: 'revert_as_merge_request', input: { id: PROJECT, sha: sha8 } });
+    expect(action).toEqual({
+      label: `Revert ${sha8} as a merge request`,
+      operation: 'revert_as_merge_request',
+      input: { id: PROJECT, sha: sha8 },
+    });
     const line = commandLine(operations.find((op) => op.name === action.operation)!, action.input);
     expect(line).toBe(`commit revert-mr ${PROJECT} ${sha8}`);
     expect(renderMessage(triage.message, { operations })).toContain(`→ revert ${sha8} as a merge request: ${line}`);
@@ -55,9 +59,15 @@ describe('revert as a merge request from a triage in chat', () => {
 
     const made = messageOf(await dispatcher().dispatch(line));
     expect(made.ok).toBe(true);
-    const data = made.outcome?.ok ? made.outcome.result.data as { merge_request: { iid: number; web_url: string } } : undefined;
+    const data = made.outcome?.ok
+      ? (made.outcome.result.data as { merge_request: { iid: number; web_url: string } })
+      : undefined;
     const iid = data!.merge_request.iid;
-    expect(made.message.title).toMatch(new RegExp(`^Opened merge request !${iid} "Revert ".*"" from revert-${sha8} into main of acme/web, reverting ${sha8} in [0-9a-f]{8}$`));
+    expect(made.message.title).toMatch(
+      new RegExp(
+        `^Opened merge request !${iid} "Revert ".*"" from revert-${sha8} into main of acme/web, reverting ${sha8} in [0-9a-f]{8}$`,
+      ),
+    );
     expect(made.message.link).toBe(data!.merge_request.web_url);
 
     const madeWrites = writes();

@@ -33,12 +33,24 @@ function messageOf(reply: ChatReply) {
   return reply;
 }
 
-const field = (message: { fields: Array<[string, string]> }, name: string) => message.fields.find(([k]) => k === name)?.[1];
+const field = (message: { fields: Array<[string, string]> }, name: string) =>
+  message.fields.find(([k]) => k === name)?.[1];
 
 /** The registry with triage (and the incident issue it offers) reading the time from `now`. */
 function atTime(now: number): Operation[] {
-  const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => now)
-    : op.name === 'open_incident_issue' ? incidentIssueOperation(() => ops, () => now) : op));
+  const ops: Operation[] = operations.map((op) =>
+    op.name === 'triage_project'
+      ? triageOperation(
+          () => ops,
+          () => now,
+        )
+      : op.name === 'open_incident_issue'
+        ? incidentIssueOperation(
+            () => ops,
+            () => now,
+          )
+        : op,
+  );
   return ops;
 }
 
@@ -58,7 +70,7 @@ async function triageAt(now: number): Promise<TriageReport> {
 }
 
 describe('triage of the demo incident: acme/web main is red', () => {
-  it('says red, judged on the head commit\'s own pipeline', async () => {
+  it("says red, judged on the head commit's own pipeline", async () => {
     const { pipelines, head } = await mainState();
     const headPipeline = pipelines.find((p) => p.sha === head.id)!;
     expect(headPipeline.status).toBe('failed');
@@ -79,13 +91,23 @@ describe('triage of the demo incident: acme/web main is red', () => {
     const culprit = await data<Record<string, unknown>>('get_commit', { id: PROJECT, sha: String(firstRed.sha) });
     expect(culprit.title).toBe("Show order dates in the store's time zone");
     expect(culprit.author_name).toBe('Bob Chen');
-    expect(report.red_since?.first_red).toMatchObject({ pipeline: firstRed.id, sha: firstRed.sha, title: culprit.title, author: 'Bob Chen' });
+    expect(report.red_since?.first_red).toMatchObject({
+      pipeline: firstRed.id,
+      sha: firstRed.sha,
+      title: culprit.title,
+      author: 'Bob Chen',
+    });
     expect(report.red_since?.last_green).toEqual({ pipeline: lastGreen.id, sha: lastGreen.sha });
     // The commits between them, oldest first, end with the culprit; a [ci skip] commit in between is a suspect too.
-    expect(report.red_since?.suspects.map((c) => c.title)).toEqual(['Document the deploy steps [ci skip]', culprit.title]);
+    expect(report.red_since?.suspects.map((c) => c.title)).toEqual([
+      'Document the deploy steps [ci skip]',
+      culprit.title,
+    ]);
     expect(report.red_since?.ping).toEqual(['Bob Chen', 'Carol Diaz']);
     const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
-    expect(field(message, 'first red')).toBe(`#${firstRed.id} at ${String(firstRed.sha).slice(0, 8)} ${culprit.title} (Bob Chen)`);
+    expect(field(message, 'first red')).toBe(
+      `#${firstRed.id} at ${String(firstRed.sha).slice(0, 8)} ${culprit.title} (Bob Chen)`,
+    );
     expect(field(message, 'who to ping')).toBe('Bob Chen, Carol Diaz');
   });
 
@@ -96,7 +118,10 @@ describe('triage of the demo incident: acme/web main is red', () => {
     const since = new Date(String(firstRed.created_at));
     const clock = since.getTime() + 2 * 60 * MINUTE + 14 * MINUTE + 30_000;
     const hhmm = since.toISOString().slice(11, 16);
-    const day = since.toISOString().slice(0, 10) === new Date(clock).toISOString().slice(0, 10) ? '' : `${since.toISOString().slice(0, 10)} `;
+    const day =
+      since.toISOString().slice(0, 10) === new Date(clock).toISOString().slice(0, 10)
+        ? ''
+        : `${since.toISOString().slice(0, 10)} `;
     const { message } = messageOf(await dispatcher(atTime(clock)).dispatch(`triage ${PROJECT}`));
     expect(field(message, 'red for')).toBe(`2 h 14 min, since ${day}${hhmm} UTC`);
     const report = await triageAt(clock);
@@ -104,8 +129,9 @@ describe('triage of the demo incident: acme/web main is red', () => {
     expect(report.as_of).toBe(new Date(clock).toISOString());
     // Days later it says the day too; minutes after, only minutes.
     const later = since.getTime() + 3 * 24 * 60 * MINUTE + 2 * 60 * MINUTE + 5 * MINUTE;
-    expect(field(messageOf(await dispatcher(atTime(later)).dispatch(`triage ${PROJECT}`)).message, 'red for'))
-      .toBe(`3 d 2 h, since ${since.toISOString().slice(0, 10)} ${hhmm} UTC`);
+    expect(field(messageOf(await dispatcher(atTime(later)).dispatch(`triage ${PROJECT}`)).message, 'red for')).toBe(
+      `3 d 2 h, since ${since.toISOString().slice(0, 10)} ${hhmm} UTC`,
+    );
     expect((await triageAt(since.getTime() + 9 * MINUTE + 59_000)).red_since?.first_red.red_for).toBe('9 min');
     expect((await triageAt(since.getTime() + 20_000)).red_since?.first_red.red_for).toBe('less than a minute');
   });
@@ -126,16 +152,22 @@ describe('triage of the demo incident: acme/web main is red', () => {
     expect(section.text.split('\n').length).toBeLessThanOrEqual(16);
   });
 
-  it('offers Retry of the head pipeline\'s failed jobs only, the failing log and an incident issue, each a short command', async () => {
+  it("offers Retry of the head pipeline's failed jobs only, the failing log and an incident issue, each a short command", async () => {
     const { pipelines, head } = await mainState();
     const headPipeline = pipelines.find((p) => p.sha === head.id)!;
     // Older red pipelines exist on main: none of them may be offered.
     expect(pipelines.filter((p) => p.status === 'failed' && p.id !== headPipeline.id).length).toBeGreaterThanOrEqual(2);
     const { message: report } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
     // A broken test puts its revert and the ping of its author first (test/unit/chat/triage-failure-kind.test.ts).
-    const message = { ...report, actions: report.actions.filter((a) => a.operation !== 'create_commit_comment' && !/revert/.test(a.operation)) };
+    const message = {
+      ...report,
+      actions: report.actions.filter((a) => a.operation !== 'create_commit_comment' && !/revert/.test(a.operation)),
+    };
     expect(message.actions.map((a) => a.operation)).toEqual(['retry_pipeline', 'get_job_log', 'open_incident_issue']);
-    expect(message.actions[0]).toMatchObject({ label: `Retry failed jobs of #${headPipeline.id}`, input: { id: PROJECT, pipeline_id: headPipeline.id } });
+    expect(message.actions[0]).toMatchObject({
+      label: `Retry failed jobs of #${headPipeline.id}`,
+      input: { id: PROJECT, pipeline_id: headPipeline.id },
+    });
     // The issue is written when the action is taken: the action names the project only.
     expect(message.actions[2]).toMatchObject({ label: 'Open incident issue', input: { id: PROJECT } });
     const byName = new Map(operations.map((op) => [op.name, op]));
@@ -145,14 +177,17 @@ describe('triage of the demo incident: acme/web main is red', () => {
   });
 
   it('opens the incident issue from a triage when asked, once: the same incident again names the open issue', async () => {
-    const issues = async () => data('list_project_issues', { id: PROJECT, labels: 'incident', state: 'opened', per_page: 100 });
+    const issues = async () =>
+      data('list_project_issues', { id: PROJECT, labels: 'incident', state: 'opened', per_page: 100 });
     const before = (await issues()).length;
     const clock = Date.now();
     const reply = messageOf(await dispatcher(atTime(clock)).dispatch(`incident open ${PROJECT}`));
     expect(reply.ok).toBe(true);
-    const opened = reply.outcome?.ok ? reply.outcome.result.data as Record<string, unknown> : {};
+    const opened = reply.outcome?.ok ? (reply.outcome.result.data as Record<string, unknown>) : {};
     expect(opened).toMatchObject({ title: 'main is red: test failing', issue_type: 'incident', labels: ['incident'] });
-    expect(reply.message.title).toBe(`Opened incident issue #${String(opened.iid)} "main is red: test failing" in ${PROJECT}`);
+    expect(reply.message.title).toBe(
+      `Opened incident issue #${String(opened.iid)} "main is red: test failing" in ${PROJECT}`,
+    );
     const description = String(opened.description);
     expect(description).toContain('by Bob Chen');
     expect(description).toContain('Received: "2024-03-09"');
@@ -160,13 +195,19 @@ describe('triage of the demo incident: acme/web main is red', () => {
     expect((await issues()).length).toBe(before + 1);
     const again = messageOf(await dispatcher().call('open_incident_issue', { id: PROJECT }));
     expect(again.ok).toBe(false);
-    expect(again.message.sections.map((s) => s.text).join('\n')).toContain(`already open: #${String(opened.iid)} "main is red: test failing"`);
+    expect(again.message.sections.map((s) => s.text).join('\n')).toContain(
+      `already open: #${String(opened.iid)} "main is red: test failing"`,
+    );
     expect((await issues()).length).toBe(before + 1);
   });
 
   it('names the latest release and how many commits are unreleased', async () => {
     const [release] = await data('list_releases', { id: PROJECT, per_page: 1 });
-    const compared = await data<{ commits: unknown[] }>('compare_refs', { id: PROJECT, from: String(release.tag_name), to: 'main' });
+    const compared = await data<{ commits: unknown[] }>('compare_refs', {
+      id: PROJECT,
+      from: String(release.tag_name),
+      to: 'main',
+    });
     const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
     expect(field(message, 'release')).toBe(`${release.tag_name} · ${compared.commits.length} commits unreleased`);
     expect(compared.commits.length).toBe(3);
@@ -190,12 +231,16 @@ describe('triage after the head pipeline is retried, then passes', () => {
     expect(retried.find((j) => j.name === 'test')?.status).toBe('pending');
     const { message } = messageOf(await dispatcher().dispatch(`triage ${PROJECT}`));
     expect(message.title).toBe(`${PROJECT}: main is running`);
-    expect(message.actions.map((a) => [a.operation, a.input.pipeline_id])).toEqual([['cancel_pipeline', headPipeline.id]]);
+    expect(message.actions.map((a) => [a.operation, a.input.pipeline_id])).toEqual([
+      ['cancel_pipeline', headPipeline.id],
+    ]);
   });
 
   it('once it passed: green, and nothing to retry though older failed pipelines remain', async () => {
     const { pipelines, head } = await mainState();
-    const headPipeline = env.sandbox.store.projects.find((p) => p.full_path === PROJECT)!.pipelines.find((p) => p.sha === head.id)!;
+    const headPipeline = env.sandbox.store.projects
+      .find((p) => p.full_path === PROJECT)!
+      .pipelines.find((p) => p.sha === head.id)!;
     // The runner finishing the retried jobs, which the sandbox leaves to a test.
     Object.assign(headPipeline, { status: 'success', finished_at: new Date(), duration: 97 });
     expect(pipelines.filter((p) => p.status === 'failed').length).toBeGreaterThanOrEqual(2);
@@ -209,6 +254,8 @@ describe('triage after the head pipeline is retried, then passes', () => {
     // An incident issue asked for now (an old button) opens nothing, and says why.
     const late = messageOf(await dispatcher().call('open_incident_issue', { id: PROJECT }));
     expect(late.ok).toBe(false);
-    expect(late.message.sections.map((s) => s.text).join('\n')).toMatch(/main of acme\/web is green now .*; no incident issue was opened/);
+    expect(late.message.sections.map((s) => s.text).join('\n')).toMatch(
+      /main of acme\/web is green now .*; no incident issue was opened/,
+    );
   });
 });

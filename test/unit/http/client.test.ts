@@ -35,7 +35,10 @@ function makeClient(options: Partial<HttpClientOptions> = {}): HttpClient {
 }
 
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
@@ -67,29 +70,39 @@ describe('addresses', () => {
   it('rejects an invalid base URL at construction', () => {
     expect(() => new HttpClient({ baseUrl: 'not a url' })).toThrow("baseUrl 'not a url' is not a valid URL");
     expect(() => new HttpClient({ baseUrl: 'ftp://example.com' })).toThrow('must start with https:// or http://');
-    expect(() => new HttpClient({ baseUrl: 'https://example.com/?a=1' })).toThrow('must not carry credentials, a query');
+    expect(() => new HttpClient({ baseUrl: 'https://example.com/?a=1' })).toThrow(
+      'must not carry credentials, a query',
+    );
   });
 
   it('names a bad timeout or connection count', async () => {
     expect(() => new HttpClient({ baseUrl: server.url, timeoutMs: 0 })).toThrow('timeoutMs must be a positive number');
-    expect(() => new HttpClient({ baseUrl: server.url, connections: -1 })).toThrow('connections must be a positive number');
-    await expect(makeClient().request({ method: 'GET', path: '/x', idempotent: true, timeoutMs: -5 }))
-      .rejects.toThrow('timeoutMs must be a positive number, got -5');
+    expect(() => new HttpClient({ baseUrl: server.url, connections: -1 })).toThrow(
+      'connections must be a positive number',
+    );
+    await expect(makeClient().request({ method: 'GET', path: '/x', idempotent: true, timeoutMs: -5 })).rejects.toThrow(
+      'timeoutMs must be a positive number, got -5',
+    );
     expect(server.requests).toHaveLength(0);
   });
 
   it('sends array and hash queries in bracket notation', async () => {
     server.reply({ body: [] });
     await makeClient().request({
-      method: 'GET', path: '/projects/1/issues', idempotent: true,
+      method: 'GET',
+      path: '/projects/1/issues',
+      idempotent: true,
       query: { labels: ['bug', 'to do'], not: { labels: 'x' }, confidential: false, search: undefined },
     });
-    expect(server.requests[0].url).toBe('/api/v4/projects/1/issues?labels[]=bug&labels[]=to%20do&not[labels]=x&confidential=false');
+    expect(server.requests[0].url).toBe(
+      '/api/v4/projects/1/issues?labels[]=bug&labels[]=to%20do&not[labels]=x&confidential=false',
+    );
   });
 
   it('refuses paths with dot segments', async () => {
-    await expect(makeClient().request({ method: 'GET', path: '/projects/../users', idempotent: true }))
-      .rejects.toThrow("must not contain '.' or '..' segments");
+    await expect(makeClient().request({ method: 'GET', path: '/projects/../users', idempotent: true })).rejects.toThrow(
+      "must not contain '.' or '..' segments",
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -105,7 +118,10 @@ describe('authentication', () => {
   it('sends the SCIM bearer token and application/scim+json on SCIM paths', async () => {
     server.reply({ status: 201, body: { id: 'u1' } });
     const res = await makeClient({ baseUrl: `${server.url}/code` }).request({
-      method: 'POST', path: '/api/scim/v2/groups/acme/Users', idempotent: false, body: { userName: 'ada' },
+      method: 'POST',
+      path: '/api/scim/v2/groups/acme/Users',
+      idempotent: false,
+      body: { userName: 'ada' },
     });
     expect(res.status).toBe(201);
     const sent = server.requests[0];
@@ -139,9 +155,17 @@ describe('bodies and responses', () => {
   it('sends JSON by default and forms when asked', async () => {
     server.reply({ status: 201, body: { id: 1 } }, { status: 201, body: { id: 2 } });
     const client = makeClient();
-    await client.request({ method: 'POST', path: '/projects/1/issues', idempotent: false, body: { title: 'Bug', labels: ['a'] } });
     await client.request({
-      method: 'POST', path: '/projects/1/repository/commits', idempotent: false, bodyType: 'form',
+      method: 'POST',
+      path: '/projects/1/issues',
+      idempotent: false,
+      body: { title: 'Bug', labels: ['a'] },
+    });
+    await client.request({
+      method: 'POST',
+      path: '/projects/1/repository/commits',
+      idempotent: false,
+      bodyType: 'form',
       body: { branch: 'main', actions: [{ action: 'create', file_path: 'a.txt' }] },
     });
     expect(server.requests[0].headers['content-type']).toBe('application/json');
@@ -155,21 +179,32 @@ describe('bodies and responses', () => {
     const form = new FormData();
     form.append('name', 'Imported');
     form.append('file', new Blob(['archive-bytes']), 'export.tar.gz');
-    await makeClient().request({ method: 'POST', path: '/groups/import', idempotent: false, bodyType: 'multipart', body: form });
+    await makeClient().request({
+      method: 'POST',
+      path: '/groups/import',
+      idempotent: false,
+      bodyType: 'multipart',
+      body: form,
+    });
     expect(server.requests[0].headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     expect(server.requests[0].body).toContain('filename="export.tar.gz"');
     expect(server.requests[0].body).toContain('archive-bytes');
   });
 
   it('refuses a body on GET without sending anything', async () => {
-    await expect(makeClient().request({ method: 'GET', path: '/x', idempotent: true, body: { a: 1 } }))
-      .rejects.toThrow('a GET request cannot carry a body');
+    await expect(makeClient().request({ method: 'GET', path: '/x', idempotent: true, body: { a: 1 } })).rejects.toThrow(
+      'a GET request cannot carry a body',
+    );
     expect(server.requests).toHaveLength(0);
   });
 
   it('returns HEAD headers, lower-cased, with data null', async () => {
     server.reply({ headers: { 'X-Svc-Blob-Id': 'abc123', 'X-Svc-Size': '42' } });
-    const res = await makeClient().request({ method: 'HEAD', path: '/projects/1/repository/files/a.txt', idempotent: true });
+    const res = await makeClient().request({
+      method: 'HEAD',
+      path: '/projects/1/repository/files/a.txt',
+      idempotent: true,
+    });
     expect(res.data).toBeNull();
     expect(res.headers['x-svc-blob-id']).toBe('abc123');
     expect(res.headers['x-svc-size']).toBe('42');
@@ -207,11 +242,26 @@ describe('errors', () => {
     );
     const client = makeClient();
     const notFound = await failure(client.request({ method: 'GET', path: '/projects/9?x=1', idempotent: true }));
-    expect(notFound).toMatchObject({ message: '404 Project Not Found', status: 404, kind: 'http', method: 'GET', path: '/api/v4/projects/9' });
-    const invalid = await failure(client.request({ method: 'POST', path: '/projects/1/issues', idempotent: false, body: {} }));
+    expect(notFound).toMatchObject({
+      message: '404 Project Not Found',
+      status: 404,
+      kind: 'http',
+      method: 'GET',
+      path: '/api/v4/projects/9',
+    });
+    const invalid = await failure(
+      client.request({ method: 'POST', path: '/projects/1/issues', idempotent: false, body: {} }),
+    );
     expect(invalid.message).toBe("400 title can't be blank");
     expect(invalid.fieldErrors).toEqual({ title: ["can't be blank"] });
-    const revert = await failure(client.request({ method: 'POST', path: '/projects/1/repository/commits/abc/revert', idempotent: false, body: { branch: 'main' } }));
+    const revert = await failure(
+      client.request({
+        method: 'POST',
+        path: '/projects/1/repository/commits/abc/revert',
+        idempotent: false,
+        body: { branch: 'main' },
+      }),
+    );
     expect(revert.errorCode).toBe('empty');
   });
 
@@ -222,7 +272,9 @@ describe('errors', () => {
     );
     const client = makeClient();
     const apiError = await failure(client.request({ method: 'GET', path: '/user', idempotent: true }));
-    const scimError = await failure(client.request({ method: 'GET', path: '/api/scim/v2/groups/a/Users', idempotent: true }));
+    const scimError = await failure(
+      client.request({ method: 'GET', path: '/api/scim/v2/groups/a/Users', idempotent: true }),
+    );
     expect(server.requests[0].headers['private-token']).toBe(TOKEN);
     expect(apiError.message).toBe('401 token [redacted] is unknown');
     expect(scimError.message).toBe('403 no access for Bearer [redacted]');
@@ -239,25 +291,41 @@ describe('errors', () => {
     const client = makeClient({ baseUrl: closed.url, retry: { maxRetries: 0 } });
     const error = await failure(client.request({ method: 'GET', path: '/projects', idempotent: true }));
     expect(error).toMatchObject({ kind: 'network', status: 0, code: 'ECONNREFUSED' });
-    expect(error.message).toBe(`network error: connect ECONNREFUSED 127.0.0.1:${closed.port} (service at ${closed.url})`);
+    expect(error.message).toBe(
+      `network error: connect ECONNREFUSED 127.0.0.1:${closed.port} (service at ${closed.url})`,
+    );
   });
 
   it('times out with kind timeout, naming the service', async () => {
     server.reply({ hang: true });
     const client = makeClient({ timeoutMs: 50, retry: { maxRetries: 0 } });
     const error = await failure(client.request({ method: 'GET', path: '/slow', idempotent: true }));
-    expect(error).toMatchObject({ kind: 'timeout', status: 0, message: `timeout: no answer from the service at ${server.url} within 50 ms` });
+    expect(error).toMatchObject({
+      kind: 'timeout',
+      status: 0,
+      message: `timeout: no answer from the service at ${server.url} within 50 ms`,
+    });
   });
 
-  it('ends an attempt at the call\'s deadline and starts no retry past it', async () => {
+  it("ends an attempt at the call's deadline and starts no retry past it", async () => {
     server.reply({ hang: true }, { hang: true });
     const client = makeClient({ timeoutMs: 10_000, retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 1 } });
     const before = server.requests.length;
     const events: string[] = [];
-    const error = await failure(client.request({
-      method: 'GET', path: '/slow', idempotent: true, deadline: Date.now() + 150, onProgress: (e) => events.push(e.kind),
-    }));
-    expect(error).toMatchObject({ kind: 'timeout', code: 'DEADLINE', message: `timeout: no answer from the service at ${server.url} before the call's deadline` });
+    const error = await failure(
+      client.request({
+        method: 'GET',
+        path: '/slow',
+        idempotent: true,
+        deadline: Date.now() + 150,
+        onProgress: (e) => events.push(e.kind),
+      }),
+    );
+    expect(error).toMatchObject({
+      kind: 'timeout',
+      code: 'DEADLINE',
+      message: `timeout: no answer from the service at ${server.url} before the call's deadline`,
+    });
     // The one attempt used the whole deadline: a retry could not have started before it.
     expect(server.requests.length - before).toBe(1);
     expect(events).toEqual([]);
@@ -268,7 +336,9 @@ describe('errors', () => {
     const client = makeClient({ retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 1 } });
     const events: unknown[] = [];
     await client.request({ method: 'GET', path: '/flaky', idempotent: true, onProgress: (e) => events.push(e) });
-    expect(events).toEqual([{ kind: 'retry', retry: 1, waitMs: expect.any(Number), reason: '503 Service Unavailable' }]);
+    expect(events).toEqual([
+      { kind: 'retry', retry: 1, waitMs: expect.any(Number), reason: '503 Service Unavailable' },
+    ]);
   });
 
   it('stops with kind aborted when the caller cancels', async () => {
@@ -335,8 +405,18 @@ describe('retries', () => {
   });
 
   it('does not retry a POST after a 502', async () => {
-    server.reply({ status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>' }, { status: 201, body: {} });
-    const error = await failure(makeClient().request({ method: 'POST', path: '/projects/1/releases', idempotent: false, body: { tag_name: 'v1' } }));
+    server.reply(
+      { status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>' },
+      { status: 201, body: {} },
+    );
+    const error = await failure(
+      makeClient().request({
+        method: 'POST',
+        path: '/projects/1/releases',
+        idempotent: false,
+        body: { tag_name: 'v1' },
+      }),
+    );
     expect(error.message).toBe('502 Bad Gateway');
     expect(server.requests).toHaveLength(1);
     expect(waits).toEqual([]);
@@ -344,7 +424,14 @@ describe('retries', () => {
 
   it('does not retry a POST after a connection reset', async () => {
     server.reply({ destroy: true }, { status: 201, body: {} });
-    const error = await failure(makeClient().request({ method: 'POST', path: '/projects/1/releases', idempotent: false, body: { tag_name: 'v1' } }));
+    const error = await failure(
+      makeClient().request({
+        method: 'POST',
+        path: '/projects/1/releases',
+        idempotent: false,
+        body: { tag_name: 'v1' },
+      }),
+    );
     expect(error.kind).toBe('network');
     expect(server.requests).toHaveLength(1);
     expect(waits).toEqual([]);
@@ -353,7 +440,9 @@ describe('retries', () => {
   it('does not retry a POST after a timeout', async () => {
     server.reply({ hang: true }, { status: 201, body: {} });
     const client = makeClient({ timeoutMs: 50 });
-    const error = await failure(client.request({ method: 'POST', path: '/projects/1/releases', idempotent: false, body: {} }));
+    const error = await failure(
+      client.request({ method: 'POST', path: '/projects/1/releases', idempotent: false, body: {} }),
+    );
     expect(error.kind).toBe('timeout');
     expect(server.requests).toHaveLength(1);
   });
@@ -373,7 +462,12 @@ describe('retries', () => {
       },
     });
     try {
-      const res = await client.request({ method: 'POST', path: '/projects/1/releases', idempotent: false, body: { tag_name: 'v1' } });
+      const res = await client.request({
+        method: 'POST',
+        path: '/projects/1/releases',
+        idempotent: false,
+        body: { tag_name: 'v1' },
+      });
       expect(res).toMatchObject({ status: 201, data: { id: 5 } });
       expect(waits).toHaveLength(1);
       expect(revived?.requests).toHaveLength(1);
@@ -387,7 +481,12 @@ describe('next-page URLs', () => {
   it('follows a URL inside the configured API, keeping the token', async () => {
     server.reply({ body: [] });
     const client = makeClient({ baseUrl: `${server.url}/code` });
-    await client.request({ method: 'GET', path: '/projects', idempotent: true, url: `${server.url}/code/api/v4/projects?id_after=5&pagination=keyset` });
+    await client.request({
+      method: 'GET',
+      path: '/projects',
+      idempotent: true,
+      url: `${server.url}/code/api/v4/projects?id_after=5&pagination=keyset`,
+    });
     expect(server.requests[0].url).toBe('/code/api/v4/projects?id_after=5&pagination=keyset');
     expect(server.requests[0].headers['private-token']).toBe(TOKEN);
   });

@@ -7,14 +7,36 @@ import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
 
 describe('readPageInfo', () => {
   it('reads a middle page', () => {
-    expect(readPageInfo({
-      'x-page': '2', 'x-per-page': '20', 'x-next-page': '3', 'x-prev-page': '1', 'x-total': '95', 'x-total-pages': '5',
-      link: '<https://h/api/v4/p?page=3>; rel="next", <https://h/api/v4/p?page=1>; rel="prev"',
-    })).toEqual({ page: 2, per_page: 20, next_page: 3, prev_page: 1, total: 95, total_pages: 5, next_url: 'https://h/api/v4/p?page=3' });
+    expect(
+      readPageInfo({
+        'x-page': '2',
+        'x-per-page': '20',
+        'x-next-page': '3',
+        'x-prev-page': '1',
+        'x-total': '95',
+        'x-total-pages': '5',
+        link: '<https://h/api/v4/p?page=3>; rel="next", <https://h/api/v4/p?page=1>; rel="prev"',
+      }),
+    ).toEqual({
+      page: 2,
+      per_page: 20,
+      next_page: 3,
+      prev_page: 1,
+      total: 95,
+      total_pages: 5,
+      next_url: 'https://h/api/v4/p?page=3',
+    });
   });
 
   it('reads the last page, whose X-Next-Page is empty', () => {
-    const info = readPageInfo({ 'x-page': '5', 'x-per-page': '20', 'x-next-page': '', 'x-prev-page': '4', 'x-total': '95', 'x-total-pages': '5' });
+    const info = readPageInfo({
+      'x-page': '5',
+      'x-per-page': '20',
+      'x-next-page': '',
+      'x-prev-page': '4',
+      'x-total': '95',
+      'x-total-pages': '5',
+    });
     expect(info.next_page).toBeUndefined();
     expect(info.prev_page).toBe(4);
     expect(info.next_url).toBeUndefined();
@@ -33,7 +55,11 @@ describe('parseLinkHeader', () => {
     const links = parseLinkHeader(
       '<https://h/a?page=1&x=a,b>;rel=first ,  < https://h/a?page=9 > ; title="x; y" ; REL = "last next",<https://h/a?page=2>; rel="next"',
     );
-    expect(links).toEqual({ first: 'https://h/a?page=1&x=a,b', last: 'https://h/a?page=9', next: 'https://h/a?page=9' });
+    expect(links).toEqual({
+      first: 'https://h/a?page=1&x=a,b',
+      last: 'https://h/a?page=9',
+      next: 'https://h/a?page=9',
+    });
   });
 
   it('is empty for no or malformed headers', () => {
@@ -50,7 +76,8 @@ describe('fetchPages', () => {
   /** An offset page as the service sends it. */
   const offsetPage = (page: number, totalPages: number | undefined, items: unknown[]) => ({
     headers: {
-      'x-page': String(page), 'x-per-page': '2',
+      'x-page': String(page),
+      'x-per-page': '2',
       'x-next-page': totalPages === undefined || page < totalPages ? String(page + 1) : '',
       ...(totalPages === undefined ? {} : { 'x-total-pages': String(totalPages), 'x-total': String(totalPages * 2) }),
     },
@@ -71,7 +98,16 @@ describe('fetchPages', () => {
     server.reply(offsetPage(1, 3, [{ id: 1 }, { id: 2 }]));
     const result = await fetchPages(client, list, { mode: 'offset', all: false, maxItems: 500 });
     expect(result.items).toEqual([{ id: 1 }, { id: 2 }]);
-    expect(result.page).toEqual({ page: 1, per_page: 2, next_page: 2, total: 6, total_pages: 3, has_more: true, next_url: undefined, pages_fetched: 1 });
+    expect(result.page).toEqual({
+      page: 1,
+      per_page: 2,
+      next_page: 2,
+      total: 6,
+      total_pages: 3,
+      has_more: true,
+      next_url: undefined,
+      pages_fetched: 1,
+    });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -113,9 +149,20 @@ describe('fetchPages', () => {
   });
 
   it('follows a keyset Link chain until no next link comes', async () => {
-    const next = (after: number) => ({ link: `<${server.url}/api/v4/projects?id_after=${after}&order_by=id&pagination=keyset&per_page=2>; rel="next"` });
-    server.reply({ headers: next(2), body: [{ id: 1 }, { id: 2 }] }, { headers: next(4), body: [{ id: 3 }, { id: 4 }] }, { body: [{ id: 5 }] });
-    const req: ApiRequest = { method: 'GET', path: '/projects', idempotent: true, query: { pagination: 'keyset', order_by: 'id', per_page: 2 } };
+    const next = (after: number) => ({
+      link: `<${server.url}/api/v4/projects?id_after=${after}&order_by=id&pagination=keyset&per_page=2>; rel="next"`,
+    });
+    server.reply(
+      { headers: next(2), body: [{ id: 1 }, { id: 2 }] },
+      { headers: next(4), body: [{ id: 3 }, { id: 4 }] },
+      { body: [{ id: 5 }] },
+    );
+    const req: ApiRequest = {
+      method: 'GET',
+      path: '/projects',
+      idempotent: true,
+      query: { pagination: 'keyset', order_by: 'id', per_page: 2 },
+    };
     const result = await fetchPages(client, req, { mode: 'keyset', all: true, maxItems: 500 });
     expect(result.items.map((p) => (p as { id: number }).id)).toEqual([1, 2, 3, 4, 5]);
     expect(result.page).toMatchObject({ has_more: false, pages_fetched: 3, next_url: undefined });
@@ -130,7 +177,11 @@ describe('fetchPages', () => {
   it('reports the keyset next link of a single page', async () => {
     const link = `${server.url}/api/v4/projects?id_after=2&pagination=keyset`;
     server.reply({ headers: { link: `<${link}>; rel="next"` }, body: [{ id: 1 }, { id: 2 }] });
-    const result = await fetchPages(client, { method: 'GET', path: '/projects', idempotent: true }, { mode: 'keyset', all: false, maxItems: 500 });
+    const result = await fetchPages(
+      client,
+      { method: 'GET', path: '/projects', idempotent: true },
+      { mode: 'keyset', all: false, maxItems: 500 },
+    );
     expect(result.page).toMatchObject({ has_more: true, next_url: link, pages_fetched: 1 });
   });
 
@@ -168,18 +219,23 @@ describe('fetchPages', () => {
 
   it('refuses a next link to another host without sending it', async () => {
     server.reply({ headers: { link: '<http://evil.example/api/v4/projects?id_after=2>; rel="next"' }, body: [1] });
-    await expect(fetchPages(client, list, { mode: 'keyset', all: true, maxItems: 500 })).rejects.toMatchObject({ kind: 'refused' });
+    await expect(fetchPages(client, list, { mode: 'keyset', all: true, maxItems: 500 })).rejects.toMatchObject({
+      kind: 'refused',
+    });
     expect(server.requests).toHaveLength(1);
   });
 
   it('says so when the endpoint does not return a list', async () => {
     server.reply({ body: { message: 'not a list' } });
-    await expect(fetchPages(client, list, { mode: 'offset', all: true, maxItems: 500 }))
-      .rejects.toThrow('GET /projects/1/pipelines did not return a list (got an object)');
+    await expect(fetchPages(client, list, { mode: 'offset', all: true, maxItems: 500 })).rejects.toThrow(
+      'GET /projects/1/pipelines did not return a list (got an object)',
+    );
   });
 
   it('names a bad maxItems', async () => {
-    await expect(fetchPages(client, list, { mode: 'offset', all: true, maxItems: 0 })).rejects.toThrow('maxItems must be a positive integer');
+    await expect(fetchPages(client, list, { mode: 'offset', all: true, maxItems: 0 })).rejects.toThrow(
+      'maxItems must be a positive integer',
+    );
     expect(server.requests).toHaveLength(0);
   });
 });

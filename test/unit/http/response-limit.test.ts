@@ -12,7 +12,9 @@ const body = Buffer.alloc(4096, 7);
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url?.endsWith('/announced')) {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) }).end(body);
+      res
+        .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) })
+        .end(body);
     } else {
       // Chunked: no content-length, so only counting while reading can catch it.
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
@@ -32,7 +34,9 @@ afterAll(async () => {
 describe('maxResponseBytes', () => {
   it.each(['announced', 'streamed'])('refuses a %s body over the cap with kind too_large', async (how) => {
     const client = new HttpClient({ baseUrl, maxResponseBytes: 1000, retry: { maxRetries: 0 } });
-    const error = await client.request({ method: 'GET', path: `/${how}`, idempotent: true, responseType: 'bytes' }).catch((e: unknown) => e);
+    const error = await client
+      .request({ method: 'GET', path: `/${how}`, idempotent: true, responseType: 'bytes' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).kind).toBe('too_large');
     expect((error as ApiError).message).toMatch(/larger than 1000 bytes/);
@@ -41,7 +45,12 @@ describe('maxResponseBytes', () => {
 
   it.each(['announced', 'streamed'])('reads a %s body within the cap whole', async (how) => {
     const client = new HttpClient({ baseUrl, maxResponseBytes: body.length, retry: { maxRetries: 0 } });
-    const res = await client.request<Buffer>({ method: 'GET', path: `/${how}`, idempotent: true, responseType: 'bytes' });
+    const res = await client.request<Buffer>({
+      method: 'GET',
+      path: `/${how}`,
+      idempotent: true,
+      responseType: 'bytes',
+    });
     expect(res.data.equals(body)).toBe(true);
     await client.close();
   });

@@ -1,12 +1,26 @@
 // Tests of the retry policy (src/http/retry.ts): what may be retried, how long to wait, when to give up.
 import { describe, expect, it } from 'vitest';
 import {
-  isRetryable, parseRetryAfterSeconds, resolveRetryOptions, retryDelayMs, type RetryableFailure,
+  isRetryable,
+  parseRetryAfterSeconds,
+  resolveRetryOptions,
+  retryDelayMs,
+  type RetryableFailure,
 } from '../../../src/http/retry.js';
 
-const http = (status: number, retryAfterSeconds?: number): RetryableFailure => ({ kind: 'http', status, retryAfterSeconds });
+const http = (status: number, retryAfterSeconds?: number): RetryableFailure => ({
+  kind: 'http',
+  status,
+  retryAfterSeconds,
+});
 const network = (code?: string): RetryableFailure => ({ kind: 'network', status: 0, code });
-const options = resolveRetryOptions({ minDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 10_000, budgetMs: 30_000, random: () => 1 });
+const options = resolveRetryOptions({
+  minDelayMs: 100,
+  maxDelayMs: 1000,
+  maxRetryAfterMs: 10_000,
+  budgetMs: 30_000,
+  random: () => 1,
+});
 const fresh = { retriesDone: 0, elapsedMs: 0 };
 
 describe('isRetryable', () => {
@@ -33,7 +47,8 @@ describe('isRetryable', () => {
 describe('retryDelayMs', () => {
   it('backs off exponentially up to the cap, with jitter in the upper half', () => {
     const delays = [0, 1, 2, 3, 4].map((retriesDone) =>
-      retryDelayMs(http(503), true, { retriesDone, elapsedMs: 0 }, { ...options, maxRetries: 10 }));
+      retryDelayMs(http(503), true, { retriesDone, elapsedMs: 0 }, { ...options, maxRetries: 10 }),
+    );
     expect(delays).toEqual([100, 200, 400, 800, 1000]);
     const low = retryDelayMs(http(503), true, fresh, { ...options, random: () => 0 });
     expect(low).toBe(50);
@@ -81,7 +96,11 @@ describe('resolveRetryOptions', () => {
 
   it('has the bounded defaults its options document', () => {
     expect(resolveRetryOptions()).toMatchObject({
-      maxRetries: 3, minDelayMs: 300, maxDelayMs: 5_000, maxRetryAfterMs: 30_000, budgetMs: 60_000,
+      maxRetries: 3,
+      minDelayMs: 300,
+      maxDelayMs: 5_000,
+      maxRetryAfterMs: 30_000,
+      budgetMs: 60_000,
     });
   });
 });

@@ -4,18 +4,21 @@ import { buildPath, encodeForm, serializeQuery } from '../../../src/http/route.j
 
 describe('buildPath', () => {
   it('encodes a full project path as one segment', () => {
-    expect(buildPath('/projects/:id/pipelines/:pipeline_id', { id: 'group/sub/app', pipeline_id: 42 }))
-      .toBe('/projects/group%2Fsub%2Fapp/pipelines/42');
+    expect(buildPath('/projects/:id/pipelines/:pipeline_id', { id: 'group/sub/app', pipeline_id: 42 })).toBe(
+      '/projects/group%2Fsub%2Fapp/pipelines/42',
+    );
   });
 
   it('encodes file paths with slashes and spaces', () => {
-    expect(buildPath('/projects/:id/repository/files/:file_path/blame', { id: 7, file_path: 'src/a b.ts' }))
-      .toBe('/projects/7/repository/files/src%2Fa%20b.ts/blame');
+    expect(buildPath('/projects/:id/repository/files/:file_path/blame', { id: 7, file_path: 'src/a b.ts' })).toBe(
+      '/projects/7/repository/files/src%2Fa%20b.ts/blame',
+    );
   });
 
   it('encodes characters that would end the path', () => {
-    expect(buildPath('/projects/:id/repository/tags/:tag_name', { id: 1, tag_name: 'v1.0?#%' }))
-      .toBe('/projects/1/repository/tags/v1.0%3F%23%25');
+    expect(buildPath('/projects/:id/repository/tags/:tag_name', { id: 1, tag_name: 'v1.0?#%' })).toBe(
+      '/projects/1/repository/tags/v1.0%3F%23%25',
+    );
   });
 
   it('fills the optional [.format] suffix when given and drops it when absent', () => {
@@ -26,13 +29,17 @@ describe('buildPath', () => {
   });
 
   it('names a missing or empty required parameter', () => {
-    expect(() => buildPath('/projects/:id/pipelines/:pipeline_id', { id: 1 })).toThrow("missing path parameter 'pipeline_id'");
+    expect(() => buildPath('/projects/:id/pipelines/:pipeline_id', { id: 1 })).toThrow(
+      "missing path parameter 'pipeline_id'",
+    );
     expect(() => buildPath('/projects/:id', { id: '' })).toThrow("missing path parameter 'id'");
     expect(() => buildPath('/projects/:id', { id: null })).toThrow("missing path parameter 'id'");
   });
 
   it('rejects values that are not strings or numbers, naming the parameter', () => {
-    expect(() => buildPath('/projects/:id', { id: { a: 1 } })).toThrow("path parameter 'id' must be a string or a number");
+    expect(() => buildPath('/projects/:id', { id: { a: 1 } })).toThrow(
+      "path parameter 'id' must be a string or a number",
+    );
     expect(() => buildPath('/projects/:id', { id: Number.NaN })).toThrow("path parameter 'id'");
   });
 
@@ -47,19 +54,23 @@ describe('buildPath', () => {
 
 describe('serializeQuery', () => {
   it('writes arrays as key[]= pairs', () => {
-    expect(serializeQuery({ labels: ['bug', 'to do'], iids: [1, 2] })).toBe('labels[]=bug&labels[]=to%20do&iids[]=1&iids[]=2');
+    expect(serializeQuery({ labels: ['bug', 'to do'], iids: [1, 2] })).toBe(
+      'labels[]=bug&labels[]=to%20do&iids[]=1&iids[]=2',
+    );
   });
 
   it('writes hashes as key[sub]= pairs, recursing into nested objects and arrays of objects', () => {
-    expect(serializeQuery({ not: { labels: 'x' }, custom_attributes: { key: 'value' } }))
-      .toBe('not[labels]=x&custom_attributes[key]=value');
+    expect(serializeQuery({ not: { labels: 'x' }, custom_attributes: { key: 'value' } })).toBe(
+      'not[labels]=x&custom_attributes[key]=value',
+    );
     expect(serializeQuery({ a: { b: { c: 1 } } })).toBe('a[b][c]=1');
     expect(serializeQuery({ variables: [{ key: 'K', value: 'v' }] })).toBe('variables[][key]=K&variables[][value]=v');
   });
 
   it('writes booleans and numbers, leaves out undefined and sends null as empty', () => {
-    expect(serializeQuery({ simple: true, archived: false, per_page: 100, search: undefined, milestone: null }))
-      .toBe('simple=true&archived=false&per_page=100&milestone=');
+    expect(serializeQuery({ simple: true, archived: false, per_page: 100, search: undefined, milestone: null })).toBe(
+      'simple=true&archived=false&per_page=100&milestone=',
+    );
   });
 
   it('percent-encodes keys and values', () => {
@@ -88,14 +99,16 @@ describe('encodeForm', () => {
       ],
     };
     expect(encodeForm(body)).toBe(
-      'branch=main&commit_message=add%20a%20file'
-      + '&actions[][action]=create&actions[][file_path]=a.txt&actions[][content]=hello%20world'
-      + '&actions[][action]=delete&actions[][file_path]=dir%2Fb.txt',
+      'branch=main&commit_message=add%20a%20file' +
+        '&actions[][action]=create&actions[][file_path]=a.txt&actions[][content]=hello%20world' +
+        '&actions[][action]=delete&actions[][file_path]=dir%2Fb.txt',
     );
   });
 
   it('writes dates as ISO 8601', () => {
-    expect(encodeForm({ released_at: new Date('2026-11-01T00:00:00Z') })).toBe('released_at=2026-11-01T00%3A00%3A00.000Z');
+    expect(encodeForm({ released_at: new Date('2026-11-01T00:00:00Z') })).toBe(
+      'released_at=2026-11-01T00%3A00%3A00.000Z',
+    );
   });
 
   it('rejects a body that is not an object and names a bad field', () => {

@@ -41,7 +41,12 @@ export async function startScriptedServer(port = 0): Promise<ScriptedServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(recorded);
       const script = queue.shift() ?? { status: 500, body: { message: 'no scripted reply left' } };
       const reply = typeof script === 'function' ? script(recorded) : script;
@@ -51,7 +56,8 @@ export async function startScriptedServer(port = 0): Promise<ScriptedServer> {
       }
       if ('hang' in reply) return;
       const { status = 200, headers = {}, body } = reply;
-      const raw = typeof body === 'string' || Buffer.isBuffer(body) ? body : body === undefined ? '' : JSON.stringify(body);
+      const raw =
+        typeof body === 'string' || Buffer.isBuffer(body) ? body : body === undefined ? '' : JSON.stringify(body);
       const contentType = typeof body === 'string' || Buffer.isBuffer(body) ? 'text/plain' : 'application/json';
       res.writeHead(status, { 'content-type': contentType, ...headers });
       res.end(raw);

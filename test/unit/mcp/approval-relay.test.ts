@@ -10,7 +10,9 @@ import { startRedis, type RedisServer } from '../../helpers/redis.js';
 
 const BASE = 'http://127.0.0.1:9';
 const request = (pipeline = 7): ApprovalRequest => ({
-  operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: pipeline }, prompt: shown`Delete pipeline ${pipeline}`,
+  operation: 'delete_pipeline',
+  input: { id: 'acme/web', pipeline_id: pipeline },
+  prompt: shown`Delete pipeline ${pipeline}`,
   answers: { yes: shown`Yes, delete pipeline ${pipeline}`, no: shown`No, change nothing` },
 });
 
@@ -28,7 +30,11 @@ afterAll(async () => {
 
 /** Replicas of one deployment: each its own Redis connection and bus, all in one key namespace. */
 type Name = 'r1' | 'r2';
-interface Replica { desk: ApprovalDesk; bus: ReplicaBus; store: RedisStore }
+interface Replica {
+  desk: ApprovalDesk;
+  bus: ReplicaBus;
+  store: RedisStore;
+}
 
 async function replicas(names: Name[], options: { secret?: string; timeoutMs?: number } = {}) {
   const prefix = `relay${++namespaces}:`;
@@ -38,7 +44,11 @@ async function replicas(names: Name[], options: { secret?: string; timeoutMs?: n
     const bus = await ReplicaBus.open(store, name, { timeoutMs: options.timeoutMs });
     const desk = new ApprovalDesk({ pageUrl: async () => BASE, replicaId: name, secret: options.secret });
     desk.relayThrough(bus);
-    closing.push(async () => { desk.closeAll('test over'); await bus.close(); await store.close(); });
+    closing.push(async () => {
+      desk.closeAll('test over');
+      await bus.close();
+      await store.close();
+    });
     out[name] = { desk, bus, store };
   }
   return { ...out, prefix };
@@ -61,30 +71,52 @@ describe('an approval waiting on r1, answered on r2', () => {
     expect(shown.view.prompt).toBe('Delete pipeline 7');
     expect(shown.view.nonce).toBe(r1.desk.view(approval.id)!.nonce);
 
-    expect(await r2.desk.answer(approval.id, { nonce: `${shown.view.nonce}x`, decision: 'approve' })).toMatchObject({ status: 403 });
+    expect(await r2.desk.answer(approval.id, { nonce: `${shown.view.nonce}x`, decision: 'approve' })).toMatchObject({
+      status: 403,
+    });
     expect(r1.desk.pending).toBe(1);
-    expect(await r2.desk.answer(approval.id, { nonce: shown.view.nonce, decision: 'approve' })).toEqual({ status: 200, message: 'Approved: the call runs now, exactly as shown.' });
+    expect(await r2.desk.answer(approval.id, { nonce: shown.view.nonce, decision: 'approve' })).toEqual({
+      status: 200,
+      message: 'Approved: the call runs now, exactly as shown.',
+    });
     expect(await approval.outcome).toEqual({ approved: true });
     // A replay, on either replica, runs nothing.
-    expect(await r2.desk.answer(approval.id, { nonce: shown.view.nonce, decision: 'approve' })).toMatchObject({ status: 410, message: expect.stringMatching(/already approved/) });
+    expect(await r2.desk.answer(approval.id, { nonce: shown.view.nonce, decision: 'approve' })).toMatchObject({
+      status: 410,
+      message: expect.stringMatching(/already approved/),
+    });
     expect(await r1.desk.show(approval.id)).toMatchObject({ closed: { status: 410 } });
   });
 
   it('takes a denial from a channel (a Slack click) on r2', async () => {
     const { r1, r2 } = await replicas(['r1', 'r2']);
     const approval = await waitOn(r1.desk);
-    expect(await r2.desk.answerFromChannel(approval.id, 'deny', 'in Slack')).toEqual({ status: 200, message: 'Denied: the call will not run.' });
-    expect(await approval.outcome).toEqual({ approved: false, reason: 'The human denied the call in Slack; nothing was changed.' });
+    expect(await r2.desk.answerFromChannel(approval.id, 'deny', 'in Slack')).toEqual({
+      status: 200,
+      message: 'Denied: the call will not run.',
+    });
+    expect(await approval.outcome).toEqual({
+      approved: false,
+      reason: 'The human denied the call in Slack; nothing was changed.',
+    });
   });
 
   it('checks the passphrase on r2 and counts the wrong ones on r1, where the call waits', async () => {
     const { r1, r2 } = await replicas(['r1', 'r2'], { secret: 'correct horse' });
     const approval = await waitOn(r1.desk);
     const { nonce } = r1.desk.view(approval.id)!;
-    expect(await r2.desk.answer(approval.id, { nonce, decision: 'approve', secret: 'wrong' })).toMatchObject({ status: 403, message: expect.stringMatching(/4 tries left/) });
-    expect(await r1.desk.answer(approval.id, { nonce, decision: 'approve' })).toMatchObject({ status: 403, message: expect.stringMatching(/3 tries left/) });
+    expect(await r2.desk.answer(approval.id, { nonce, decision: 'approve', secret: 'wrong' })).toMatchObject({
+      status: 403,
+      message: expect.stringMatching(/4 tries left/),
+    });
+    expect(await r1.desk.answer(approval.id, { nonce, decision: 'approve' })).toMatchObject({
+      status: 403,
+      message: expect.stringMatching(/3 tries left/),
+    });
     expect(r1.desk.pending).toBe(1);
-    expect(await r2.desk.answer(approval.id, { nonce, decision: 'approve', secret: 'correct horse' })).toMatchObject({ status: 200 });
+    expect(await r2.desk.answer(approval.id, { nonce, decision: 'approve', secret: 'correct horse' })).toMatchObject({
+      status: 200,
+    });
     expect(await approval.outcome).toEqual({ approved: true });
   });
 
@@ -94,7 +126,11 @@ describe('an approval waiting on r1, answered on r2', () => {
     const heard: string[] = [];
     const spy = await RedisStore.open(redis.url, { keyPrefix: prefix });
     const stop = await spy.listen('replica:r1', (message) => heard.push(message));
-    await r2.desk.answer(approval.id, { nonce: r1.desk.view(approval.id)!.nonce, decision: 'approve', secret: 'correct horse' });
+    await r2.desk.answer(approval.id, {
+      nonce: r1.desk.view(approval.id)!.nonce,
+      decision: 'approve',
+      secret: 'correct horse',
+    });
     expect(await approval.outcome).toEqual({ approved: true });
     await stop();
     await spy.close();
@@ -110,7 +146,9 @@ describe('when the answer cannot reach the call', () => {
     const approval = await waitOn(r1.desk);
     await r1.bus.close();
     expect(await r2.desk.answerFromChannel(approval.id, 'approve', 'in Slack')).toEqual({
-      status: 410, message: 'This approval waited on replica r1, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.',
+      status: 410,
+      message:
+        'This approval waited on replica r1, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.',
     });
     expect(r1.desk.pending).toBe(1);
     approval.withdraw('test over');
@@ -122,7 +160,9 @@ describe('when the answer cannot reach the call', () => {
     const mute = await RedisStore.open(redis.url, { keyPrefix: prefix });
     const stop = await mute.listen('replica:r1', () => undefined);
     expect(await r2.desk.answerFromChannel('r1.AbCdEfGhIjKlMnOpQrStUvWx', 'approve', 'in Slack')).toEqual({
-      status: 503, message: 'Replica r1, where this call waits, did not reply within 0.2 s; open the link again to see whether it still waits.',
+      status: 503,
+      message:
+        'Replica r1, where this call waits, did not reply within 0.2 s; open the link again to see whether it still waits.',
     });
     await stop();
     await mute.close();
@@ -137,7 +177,9 @@ describe('when the answer cannot reach the call', () => {
     await own.stop();
     const result = await desk.answerFromChannel('r1.AbCdEfGhIjKlMnOpQrStUvWx', 'approve', 'in Slack');
     expect(result.status).toBe(503);
-    expect(result.message).toMatch(/^This answer could not reach replica r1, where the call waits \(the shared state store \(Redis at 127\.0\.0\.1:\d+\) cannot be reached/);
+    expect(result.message).toMatch(
+      /^This answer could not reach replica r1, where the call waits \(the shared state store \(Redis at 127\.0\.0\.1:\d+\) cannot be reached/,
+    );
     expect(result.message).toMatch(/nothing changed\. Try again\.$/);
     await bus.close();
     await store.close();

@@ -10,7 +10,9 @@ import { shown } from '../../../src/text/visible.js';
 
 const BASE = 'http://127.0.0.1:9';
 const request = (): ApprovalRequest => ({
-  operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, prompt: shown`Delete pipeline 7`,
+  operation: 'delete_pipeline',
+  input: { id: 'acme/web', pipeline_id: 7 },
+  prompt: shown`Delete pipeline 7`,
   answers: { yes: shown`Yes, delete pipeline 7`, no: shown`No, change nothing` },
 });
 const idOf = (url: string) => url.slice(`${BASE}/approvals/`.length);
@@ -28,7 +30,10 @@ describe('ApprovalDesk', () => {
     const approval = await openOne(desk);
     approval.call.input.pipeline_id = 8;
     expect((await desk.answer(approval.id, { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
-    expect(await approval.outcome).toEqual({ approved: false, reason: 'The call changed since it was confirmed; nothing was run.' });
+    expect(await approval.outcome).toEqual({
+      approved: false,
+      reason: 'The call changed since it was confirmed; nothing was run.',
+    });
   });
 
   it('tells the human who opens a link of a stopped replica that the call ended with it, and runs nothing', async () => {
@@ -36,8 +41,13 @@ describe('ApprovalDesk', () => {
     const mine = await openOne(desk);
     expect(mine.id).toMatch(/^r2\./);
     const fromR1 = 'r1.AbCdEfGhIjKlMnOpQrStUvWx';
-    expect(desk.whyClosed(fromR1)).toBe('This approval waited on replica r1, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.');
-    expect(await desk.answer(fromR1, { nonce: 'x', decision: 'approve' })).toEqual({ status: 410, message: desk.whyClosed(fromR1) });
+    expect(desk.whyClosed(fromR1)).toBe(
+      'This approval waited on replica r1, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.',
+    );
+    expect(await desk.answer(fromR1, { nonce: 'x', decision: 'approve' })).toEqual({
+      status: 410,
+      message: desk.whyClosed(fromR1),
+    });
     expect(desk.whyClosed('r2.AbCdEfGhIjKlMnOpQrStUvWx')).toMatch(/^There is no such approval waiting/);
     expect(desk.pending).toBe(1);
   });
@@ -72,14 +82,23 @@ describe('ApprovalDesk', () => {
     const approval = await openOne(desk);
     expect((await desk.answer(approval.id, { nonce: approval.nonce, decision: 'yes' })).status).toBe(400);
     expect((await desk.answer(approval.id, { nonce: `${approval.nonce}x`, decision: 'approve' })).status).toBe(403);
-    expect((await desk.answer('unknown-approval-id-000', { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
+    expect((await desk.answer('unknown-approval-id-000', { nonce: approval.nonce, decision: 'approve' })).status).toBe(
+      410,
+    );
     expect(desk.pending).toBe(1);
     approval.withdraw('done');
   });
 
   it('says the page cannot be served rather than failing the call', async () => {
-    const desk = new ApprovalDesk({ pageUrl: async () => { throw new Error('port 8751 is in use'); } });
-    expect(await desk.open(request())).toEqual({ ok: false, reason: 'The approval page could not be served (port 8751 is in use); nothing was changed.' });
+    const desk = new ApprovalDesk({
+      pageUrl: async () => {
+        throw new Error('port 8751 is in use');
+      },
+    });
+    expect(await desk.open(request())).toEqual({
+      ok: false,
+      reason: 'The approval page could not be served (port 8751 is in use); nothing was changed.',
+    });
   });
 });
 
@@ -91,7 +110,9 @@ describe('page helpers', () => {
   });
 
   it('escapes everything HTML gives meaning to', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;');
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      '&#60;a href=&#34;x&#34; title=&#39;y&#39;&#62;&#38;&#60;/a&#62;',
+    );
   });
 
   it('answers to the loopback names of its port, and to the public address when one is set', () => {
@@ -106,7 +127,8 @@ describe('FORGEOPS_APPROVAL_OPEN', () => {
     try {
       const out = join(dir, 'opened');
       // Written aside, then renamed: the file never exists half-written while the test polls for it.
-      const script = 'const fs = require("node:fs"); fs.writeFileSync(process.argv[1] + ".tmp", JSON.stringify(process.argv.slice(2))); fs.renameSync(process.argv[1] + ".tmp", process.argv[1])';
+      const script =
+        'const fs = require("node:fs"); fs.writeFileSync(process.argv[1] + ".tmp", JSON.stringify(process.argv.slice(2))); fs.renameSync(process.argv[1] + ".tmp", process.argv[1])';
       const link = 'http://127.0.0.1:9/approvals/abc;touch pwned';
       openCommandRunner([process.execPath, '-e', script, out, 'first'], silentLogger)({ url: link });
       for (let i = 0; i < 500 && !existsSync(out); i++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -118,7 +140,12 @@ describe('FORGEOPS_APPROVAL_OPEN', () => {
 
   it('logs a command that cannot run, and goes on', async () => {
     const lines: string[] = [];
-    const log = { ...silentLogger, warn: (line: string) => { lines.push(line); } };
+    const log = {
+      ...silentLogger,
+      warn: (line: string) => {
+        lines.push(line);
+      },
+    };
     openCommandRunner(['/nonexistent/forgeops-opener'], log)({ url: 'http://127.0.0.1:9/approvals/x' });
     for (let i = 0; i < 500 && lines.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(lines[0]).toMatch(/FORGEOPS_APPROVAL_OPEN: cannot run '\/nonexistent\/forgeops-opener'/);

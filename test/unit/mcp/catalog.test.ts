@@ -34,13 +34,20 @@ function prebuilt(): ToolCatalog & { asked: string[]; wholeLoads: number } {
 }
 
 describe('catalogData', () => {
-  it('holds each operation\'s name, area, effect, route and toolDescriptor, in registry order, as plain JSON', () => {
+  it("holds each operation's name, area, effect, route and toolDescriptor, in registry order, as plain JSON", () => {
     const data = JSON.parse(JSON.stringify(catalogData(operations))) as ReturnType<typeof catalogData>;
     expect(data.map((tool) => tool.name)).toEqual(operations.map((op) => op.name));
     for (const [i, op] of operations.entries()) {
       expect(data[i]).toEqual({
-        name: op.name, area: op.area, effect: op.effect, method: op.method, path: op.path, pathParams: op.pathParams, response: op.response,
-        ...(op.composedOf && { composedOf: op.composedOf }), descriptor: toolDescriptor(op),
+        name: op.name,
+        area: op.area,
+        effect: op.effect,
+        method: op.method,
+        path: op.path,
+        pathParams: op.pathParams,
+        response: op.response,
+        ...(op.composedOf && { composedOf: op.composedOf }),
+        descriptor: toolDescriptor(op),
       });
     }
     expect(catalogOf(operations).tools.map((tool) => tool.descriptor)).toEqual(data.map((tool) => tool.descriptor));
@@ -48,15 +55,21 @@ describe('catalogData', () => {
 });
 
 describe('a server started from a prebuilt catalog', () => {
-  it('lists every tool without loading any operation, then loads each call\'s own, never the whole registry', async () => {
+  it("lists every tool without loading any operation, then loads each call's own, never the whole registry", async () => {
     const catalog = prebuilt();
     const fromCatalog = await connectInMemory({ client: env.client, operations: catalog });
     const live = await connectInMemory({ client: env.client });
     try {
       expect((await fromCatalog.client.listTools()).tools).toEqual((await live.client.listTools()).tools);
       expect(catalog.asked).toEqual([]);
-      const first = await fromCatalog.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } });
-      const second = await fromCatalog.client.callTool({ name: 'get_pipeline', arguments: { id: 'acme/web', pipeline_id: 'one' } });
+      const first = await fromCatalog.client.callTool({
+        name: 'list_pipelines',
+        arguments: { id: 'acme/web', per_page: 1 },
+      });
+      const second = await fromCatalog.client.callTool({
+        name: 'get_pipeline',
+        arguments: { id: 'acme/web', pipeline_id: 'one' },
+      });
       expect(first.isError).toBeFalsy();
       // The list names its detail tool from the catalog's routes, as the live registry does.
       const live1 = await live.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } });
@@ -72,17 +85,29 @@ describe('a server started from a prebuilt catalog', () => {
 
   it('with warm-up (stdio), loads the areas of the offered tools once the tool list is answered, before any call, once', async () => {
     const catalog = prebuilt();
-    const mcp = await connectInMemory({ client: env.client, operations: catalog, warmUpAfterToolsList: true, toolsets: ['default'] });
+    const mcp = await connectInMemory({
+      client: env.client,
+      operations: catalog,
+      warmUpAfterToolsList: true,
+      toolsets: ['default'],
+    });
     try {
       expect(catalog.asked).toEqual([]);
-      const offered = (await mcp.client.listTools()).tools.map((tool) => operations.find((op) => op.name === tool.name)).filter((op) => op !== undefined);
-      const firstOfEachArea = offered.filter((op, i) => offered.findIndex((other) => other.area === op.area) === i).map((op) => op.name);
+      const offered = (await mcp.client.listTools()).tools
+        .map((tool) => operations.find((op) => op.name === tool.name))
+        .filter((op) => op !== undefined);
+      const firstOfEachArea = offered
+        .filter((op, i) => offered.findIndex((other) => other.area === op.area) === i)
+        .map((op) => op.name);
       expect(firstOfEachArea.length).toBeGreaterThan(3);
       // Bounded: 100 turns of 10 ms.
-      for (let i = 0; i < 100 && catalog.asked.length < firstOfEachArea.length; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 100 && catalog.asked.length < firstOfEachArea.length; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(catalog.asked).toEqual(firstOfEachArea);
       await mcp.client.listTools();
-      expect((await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError).toBeFalsy();
+      expect(
+        (await mcp.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } })).isError,
+      ).toBeFalsy();
       expect(catalog.asked).toEqual([...firstOfEachArea, 'list_pipelines']);
       expect(catalog.wholeLoads).toBe(0);
       // A meta tool searches every operation: the whole registry, once.
@@ -94,14 +119,25 @@ describe('a server started from a prebuilt catalog', () => {
     }
   });
 
-  it('filters by toolset and read-only mode on the catalog\'s facts, and tells unknown from not offered without loading', async () => {
+  it("filters by toolset and read-only mode on the catalog's facts, and tells unknown from not offered without loading", async () => {
     const catalog = prebuilt();
-    const mcp = await connectInMemory({ client: env.client, operations: catalog, toolsets: ['pipelines'], readOnly: true });
+    const mcp = await connectInMemory({
+      client: env.client,
+      operations: catalog,
+      toolsets: ['pipelines'],
+      readOnly: true,
+    });
     try {
       const names = (await mcp.client.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual(operations.filter((op) => op.area === 'pipelines' && op.effect === 'read').map((op) => op.name));
-      expect(resultText(await mcp.client.callTool({ name: 'delete_pipeline', arguments: {} }))).toMatch(/not offered by this server/);
-      expect(resultText(await mcp.client.callTool({ name: 'delete_everything', arguments: {} }))).toBe('Unknown tool delete_everything.');
+      expect(names).toEqual(
+        operations.filter((op) => op.area === 'pipelines' && op.effect === 'read').map((op) => op.name),
+      );
+      expect(resultText(await mcp.client.callTool({ name: 'delete_pipeline', arguments: {} }))).toMatch(
+        /not offered by this server/,
+      );
+      expect(resultText(await mcp.client.callTool({ name: 'delete_everything', arguments: {} }))).toBe(
+        'Unknown tool delete_everything.',
+      );
       expect(catalog.asked).toEqual([]);
     } finally {
       await mcp.close();

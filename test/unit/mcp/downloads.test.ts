@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENVIRONMENT } from '../../../src/config.js';
-import { MAX_DOWNLOAD_DIR_BYTES, MAX_DOWNLOAD_DIR_FILES, safeFileName, saveDownload } from '../../../src/mcp/downloads.js';
+import {
+  MAX_DOWNLOAD_DIR_BYTES,
+  MAX_DOWNLOAD_DIR_FILES,
+  safeFileName,
+  saveDownload,
+} from '../../../src/mcp/downloads.js';
 
 let root: string;
 beforeEach(() => {
@@ -57,7 +62,12 @@ describe('saveDownload', () => {
     expect(seed.saved).toBe(true);
     for (let i = 1; i < MAX_DOWNLOAD_DIR_FILES; i++) writeFileSync(join(dir, `f${i}`), '');
     const refused = await saveDownload(dir, 'one-more', Buffer.from('x'));
-    expect(refused).toEqual({ saved: false, reason: expect.stringMatching(new RegExp(`^the download folder is full \\(${MAX_DOWNLOAD_DIR_FILES} files, .*the operator must clear `)) });
+    expect(refused).toEqual({
+      saved: false,
+      reason: expect.stringMatching(
+        new RegExp(`^the download folder is full \\(${MAX_DOWNLOAD_DIR_FILES} files, .*the operator must clear `),
+      ),
+    });
     expect(readdirSync(dir)).toHaveLength(MAX_DOWNLOAD_DIR_FILES);
   });
 

@@ -3,11 +3,19 @@ import { describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedEventStore, EventBudget } from '../../../src/mcp/event-store.js';
 
-const note = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `line ${n}` } });
+const note = (n: number): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  method: 'notifications/message',
+  params: { level: 'info', data: `line ${n}` },
+});
 
 async function replay(store: BoundedEventStore, after: string) {
   const sent: Array<[string, JSONRPCMessage]> = [];
-  const stream = await store.replayEventsAfter(after, { send: async (id, message) => { sent.push([id, message]); } });
+  const stream = await store.replayEventsAfter(after, {
+    send: async (id, message) => {
+      sent.push([id, message]);
+    },
+  });
   return { stream, sent };
 }
 
@@ -28,7 +36,10 @@ describe('BoundedEventStore', () => {
 
     const fromPriming = await replay(store, priming);
     expect(fromPriming.stream).toBe('_GET_stream');
-    expect(fromPriming.sent.map(([, m]) => (m as unknown as { params: { data: string } }).params.data)).toEqual(['line 1', 'line 2']);
+    expect(fromPriming.sent.map(([, m]) => (m as unknown as { params: { data: string } }).params.data)).toEqual([
+      'line 1',
+      'line 2',
+    ]);
     const fromFirst = await replay(store, first);
     expect(fromFirst.sent.map(([id]) => id)).toEqual([fromPriming.sent[1][0]]);
     expect(await store.getStreamIdForEventId(first)).toBe('_GET_stream');
@@ -37,7 +48,8 @@ describe('BoundedEventStore', () => {
   it('knows no made-up, future or malformed ids', async () => {
     const { store } = storeAt();
     const id = await store.storeEvent('s', note(1));
-    for (const bad of ['nonsense', 's_x', 's_7', 'unknown_0', '_0']) expect(await store.getStreamIdForEventId(bad)).toBeUndefined();
+    for (const bad of ['nonsense', 's_x', 's_7', 'unknown_0', '_0'])
+      expect(await store.getStreamIdForEventId(bad)).toBeUndefined();
     await expect(replay(store, 's_7')).rejects.toThrow(/unknown or expired/);
     expect(await store.getStreamIdForEventId(id)).toBe('s');
   });

@@ -23,31 +23,72 @@ describe('callFrom', () => {
 describe('compactRow', () => {
   it('keeps ids, names, state, people, labels and dates; reduces records to names; drops links and empties', () => {
     const issue = {
-      id: 81, iid: 8, project_id: 1, title: 'Slow images', description: `First line\n${'more '.repeat(100)}`, state: 'opened',
-      labels: [{ name: 'bug', color: '#f00' }], assignees: [{ username: 'alice', avatar_url: 'x' }], assignee: { username: 'alice' },
-      author: { id: 6, username: 'erin', web_url: 'http://x/erin' }, milestone: { id: 3, title: '1.2' }, closed_at: null,
-      web_url: 'http://x/acme/web/-/issues/8', _links: { self: 'http://x' }, time_stats: { total_time_spent: 0 }, upvotes: 2,
+      id: 81,
+      iid: 8,
+      project_id: 1,
+      title: 'Slow images',
+      description: `First line\n${'more '.repeat(100)}`,
+      state: 'opened',
+      labels: [{ name: 'bug', color: '#f00' }],
+      assignees: [{ username: 'alice', avatar_url: 'x' }],
+      assignee: { username: 'alice' },
+      author: { id: 6, username: 'erin', web_url: 'http://x/erin' },
+      milestone: { id: 3, title: '1.2' },
+      closed_at: null,
+      web_url: 'http://x/acme/web/-/issues/8',
+      _links: { self: 'http://x' },
+      time_stats: { total_time_spent: 0 },
+      upvotes: 2,
       created_at: '2026-11-22T09:00:00Z',
     };
     expect(compactRow(issue)).toEqual({
-      id: 81, iid: 8, project_id: 1, title: 'Slow images', description: 'First line…', state: 'opened', labels: ['bug'],
-      assignees: ['alice'], author: 'erin', milestone: '1.2', created_at: '2026-11-22T09:00:00Z',
+      id: 81,
+      iid: 8,
+      project_id: 1,
+      title: 'Slow images',
+      description: 'First line…',
+      state: 'opened',
+      labels: ['bug'],
+      assignees: ['alice'],
+      author: 'erin',
+      milestone: '1.2',
+      created_at: '2026-11-22T09:00:00Z',
     });
   });
 
   it('keeps a diff whole, and all short fields of an item the row keys do not describe', () => {
     const diff = '@@ -1 +1 @@\n-a\n+b\n'.repeat(50);
-    expect(compactRow({ diff, new_path: 'a.ts', old_path: 'a.ts' })).toEqual({ diff, new_path: 'a.ts', old_path: 'a.ts' });
+    expect(compactRow({ diff, new_path: 'a.ts', old_path: 'a.ts' })).toEqual({
+      diff,
+      new_path: 'a.ts',
+      old_path: 'a.ts',
+    });
     expect(compactRow({ id: 1, colour: 'red', weight: 3 })).toEqual({ id: 1, colour: 'red', weight: 3 });
   });
 });
 
 describe('detailToolOf', () => {
   it('finds the read of one item under the list route, and the field it takes', () => {
-    expect(detailToolOf(findOperation('list_pipelines')!, operations)).toEqual({ tool: 'get_pipeline', parameter: 'pipeline_id', field: 'id' });
-    expect(detailToolOf(findOperation('list_epics')!, operations)).toEqual({ tool: 'get_epic', parameter: 'epic_iid', field: 'iid' });
-    expect(detailToolOf(findOperation('list_releases')!, operations)).toEqual({ tool: 'get_release', parameter: 'tag_name', field: 'tag_name' });
-    expect(detailToolOf(findOperation('list_project_issues')!, operations)).toEqual({ tool: 'get_issue', parameter: 'issue_iid', field: 'iid' });
+    expect(detailToolOf(findOperation('list_pipelines')!, operations)).toEqual({
+      tool: 'get_pipeline',
+      parameter: 'pipeline_id',
+      field: 'id',
+    });
+    expect(detailToolOf(findOperation('list_epics')!, operations)).toEqual({
+      tool: 'get_epic',
+      parameter: 'epic_iid',
+      field: 'iid',
+    });
+    expect(detailToolOf(findOperation('list_releases')!, operations)).toEqual({
+      tool: 'get_release',
+      parameter: 'tag_name',
+      field: 'tag_name',
+    });
+    expect(detailToolOf(findOperation('list_project_issues')!, operations)).toEqual({
+      tool: 'get_issue',
+      parameter: 'issue_iid',
+      field: 'iid',
+    });
     expect(detailToolOf(findOperation('list_group_issues')!, operations)).toBeUndefined();
   });
 });

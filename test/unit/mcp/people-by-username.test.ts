@@ -17,9 +17,12 @@ describe('person fields in tools/list', () => {
       const fields = operations.flatMap((op) => personKeys(op).map((key) => ({ tool: op.name, key })));
       expect(fields.length).toBeGreaterThan(20);
       for (const { tool, key } of fields) {
-        const schema = (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, { description?: string }>)[key];
+        const schema = (
+          tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, { description?: string }>
+        )[key];
         const check = ajv.compile(schema);
-        for (const value of ['erin', '@erin', 7]) expect(check(value), `${tool}.${key} takes ${String(value)}`).toBe(true);
+        for (const value of ['erin', '@erin', 7])
+          expect(check(value), `${tool}.${key} takes ${String(value)}`).toBe(true);
         expect(schema.description, `${tool}.${key} says a username is taken`).toMatch(/username/i);
       }
     } finally {
@@ -33,13 +36,23 @@ describe('one call by username and level name', () => {
     const mcp = await connectInMemory({ client: env.client });
     try {
       const before = env.sandbox.requests.all().length;
-      const result = await mcp.client.callTool({ name: 'add_project_member', arguments: { id: 'acme/handbook', user_id: 'erin', access_level: 'developer' } });
+      const result = await mcp.client.callTool({
+        name: 'add_project_member',
+        arguments: { id: 'acme/handbook', user_id: 'erin', access_level: 'developer' },
+      });
       expect(result.isError, resultText(result)).toBeFalsy();
       expect(resultText(result)).toMatch(/@erin .*developer/);
       // The name went out as the number the service reads.
-      const added = env.sandbox.requests.all().slice(before).filter((r) => r.method === 'POST');
+      const added = env.sandbox.requests
+        .all()
+        .slice(before)
+        .filter((r) => r.method === 'POST');
       expect(added.map((r) => r.path)).toEqual(['/projects/acme%2Fhandbook/members']);
-      const members = await env.client.request<Array<{ username: string; access_level: number }>>({ method: 'GET', path: '/projects/acme%2Fhandbook/members', idempotent: true });
+      const members = await env.client.request<Array<{ username: string; access_level: number }>>({
+        method: 'GET',
+        path: '/projects/acme%2Fhandbook/members',
+        idempotent: true,
+      });
       expect(members.data.find((m) => m.username === 'erin')?.access_level).toBe(30);
     } finally {
       await mcp.close();

@@ -24,9 +24,18 @@ describe('cutMiddle', () => {
 
 describe('fitObject', () => {
   const SHAPES: Record<string, Record<string, unknown>> = {
-    'an array of objects': { items: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `section_${i}`, lines: i })) },
-    'nested arrays': { matrix: Array.from({ length: 50 }, () => Array.from({ length: 50 }, () => Array.from({ length: 10 }, (_, k) => `cell ${k}`))) },
-    'long strings inside objects': { job: { log: 'x'.repeat(100_000), excerpt: 'y'.repeat(20_000) }, failing_section: 'step_script' },
+    'an array of objects': {
+      items: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `section_${i}`, lines: i })),
+    },
+    'nested arrays': {
+      matrix: Array.from({ length: 50 }, () =>
+        Array.from({ length: 50 }, () => Array.from({ length: 10 }, (_, k) => `cell ${k}`)),
+      ),
+    },
+    'long strings inside objects': {
+      job: { log: 'x'.repeat(100_000), excerpt: 'y'.repeat(20_000) },
+      failing_section: 'step_script',
+    },
     'a wide object': Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`key_${i}`, i])),
     'deep nesting': JSON.parse(`${'{"a":'.repeat(1000)}"bottom"${'}'.repeat(1000)}`) as Record<string, unknown>,
   };
@@ -39,8 +48,16 @@ describe('fitObject', () => {
   });
 
   it('gives every part a share: a long log beside a long list keeps some of each', () => {
-    const value = { log: `start ${'x'.repeat(50_000)} end`, sections: Array.from({ length: 500 }, (_, i) => ({ name: `s${i}`, lines: i })), failing_section: 'test' };
-    const fitted = fitObject(value, { maxChars: CAP, measure })!.value as { log: string; sections: unknown[]; failing_section: string };
+    const value = {
+      log: `start ${'x'.repeat(50_000)} end`,
+      sections: Array.from({ length: 500 }, (_, i) => ({ name: `s${i}`, lines: i })),
+      failing_section: 'test',
+    };
+    const fitted = fitObject(value, { maxChars: CAP, measure })!.value as {
+      log: string;
+      sections: unknown[];
+      failing_section: string;
+    };
     expect(fitted.failing_section).toBe('test');
     expect(fitted.log.startsWith('start ')).toBe(true);
     expect(fitted.log.endsWith(' end')).toBe(true);
@@ -50,8 +67,13 @@ describe('fitObject', () => {
 
   it("keeps a list's counted items and its own notes while anything else can give way", () => {
     const items = Array.from({ length: 5 }, (_, i) => ({ id: i, description: 'd'.repeat(2000) }));
-    const list = { items, page: { page: 1, per_page: 5, has_more: true }, more: 'to read on, call again with page=2, per_page=5' };
-    const fitted = fitObject(list, { maxChars: CAP, measure, keep: new Set([items]), ownKeys: ['page', 'more'] })!.value as typeof list;
+    const list = {
+      items,
+      page: { page: 1, per_page: 5, has_more: true },
+      more: 'to read on, call again with page=2, per_page=5',
+    };
+    const fitted = fitObject(list, { maxChars: CAP, measure, keep: new Set([items]), ownKeys: ['page', 'more'] })!
+      .value as typeof list;
     expect(fitted.items).toHaveLength(5);
     expect(fitted.page).toEqual(list.page);
     expect(fitted.more).toBe(list.more);
@@ -65,16 +87,27 @@ describe('fitObject', () => {
 
 describe('jsonResult and boundResult', () => {
   it('count the text and the structured content together', () => {
-    const result = jsonResult({ sections: Array.from({ length: 20_000 }, (_, i) => ({ name: `section_${i}`, lines: i })) }, CAP);
+    const result = jsonResult(
+      { sections: Array.from({ length: 20_000 }, (_, i) => ({ name: `section_${i}`, lines: i })) },
+      CAP,
+    );
     expect(resultSize(result)).toBeLessThanOrEqual(CAP);
-    expect(JSON.parse(result.content[0].type === 'text' ? result.content[0].text : '')).toEqual(result.structuredContent);
+    expect(JSON.parse(result.content[0].type === 'text' ? result.content[0].text : '')).toEqual(
+      result.structuredContent,
+    );
   });
 
   it('leave out an attachment that does not fit, and cut text and structured content in proportion', () => {
-    const result = boundResult({
-      content: [{ type: 'text', text: 't'.repeat(10_000) }, { type: 'resource', resource: { uri: 'forgeops://x', mimeType: 'image/png', blob: 'A'.repeat(5000) } }],
-      structuredContent: { facts: 'f'.repeat(10_000) },
-    }, CAP);
+    const result = boundResult(
+      {
+        content: [
+          { type: 'text', text: 't'.repeat(10_000) },
+          { type: 'resource', resource: { uri: 'forgeops://x', mimeType: 'image/png', blob: 'A'.repeat(5000) } },
+        ],
+        structuredContent: { facts: 'f'.repeat(10_000) },
+      },
+      CAP,
+    );
     expect(resultSize(result)).toBeLessThanOrEqual(CAP);
     expect(result.content.map((block) => block.type)).toEqual(['text', 'text']);
     expect(result.content[1].text).toMatch(/an attachment was left out/);

@@ -2,23 +2,36 @@
 // the right, so what a client wrote itself never counts); and which slot a newcomer may take.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { callerAddress, callerIdentity, chooseSlot, maxSessionsPerAddress, normaliseAddress, trustedProxyList, type HeldSession } from '../../../src/mcp/session-caps.js';
+import {
+  callerAddress,
+  callerIdentity,
+  chooseSlot,
+  maxSessionsPerAddress,
+  normaliseAddress,
+  trustedProxyList,
+  type HeldSession,
+} from '../../../src/mcp/session-caps.js';
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
-  return { socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } } as unknown as IncomingMessage;
+  return {
+    socket: { remoteAddress },
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  } as unknown as IncomingMessage;
 }
 
 describe('callerAddress', () => {
   const proxies = trustedProxyList(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
 
-  it('is the connection\'s address when no proxy is trusted, whatever the header says', () => {
+  it("is the connection's address when no proxy is trusted, whatever the header says", () => {
     expect(callerAddress(request('192.0.2.1', '203.0.113.7'))).toBe('192.0.2.1');
     expect(callerAddress(request('192.0.2.1', '203.0.113.7'), proxies)).toBe('192.0.2.1');
   });
 
   it('is the first address from the right that is no trusted proxy, through a chain of them', () => {
     expect(callerAddress(request('127.0.0.1', '203.0.113.7'), proxies)).toBe('203.0.113.7');
-    expect(callerAddress(request('::ffff:127.0.0.1', '198.51.100.9, 203.0.113.7, 10.1.2.3'), proxies)).toBe('203.0.113.7');
+    expect(callerAddress(request('::ffff:127.0.0.1', '198.51.100.9, 203.0.113.7, 10.1.2.3'), proxies)).toBe(
+      '203.0.113.7',
+    );
     expect(callerAddress(request('fd00::1', '2001:db8::5'), proxies)).toBe('2001:db8::5');
   });
 
@@ -42,28 +55,44 @@ describe('chooseSlot', () => {
   const limits = { maxSessions: 4, maxPerCaller: 2, maxPerAddress: 4, handshakeMs: 1000 };
   /** Sessions of callers known by their address (no token): each caller is its own address. */
   const held = (entries: Array<[string, string, number, number?]>) =>
-    new Map<string, HeldSession>(entries.map(([id, caller, lastActive, busy = 0]) => [id, { caller, address: caller, lastActive, busy }]));
+    new Map<string, HeldSession>(
+      entries.map(([id, caller, lastActive, busy = 0]) => [id, { caller, address: caller, lastActive, busy }]),
+    );
   const who = (address: string) => callerIdentity(address);
 
-  it('a caller at its share gives up its own idlest session, never another caller\'s idler one, and never a busy one', () => {
-    const sessions = held([['other', 'b', 0], ['a1', 'a', 500, 1], ['a2', 'a', 2000]]);
+  it("a caller at its share gives up its own idlest session, never another caller's idler one, and never a busy one", () => {
+    const sessions = held([
+      ['other', 'b', 0],
+      ['a1', 'a', 500, 1],
+      ['a2', 'a', 2000],
+    ]);
     expect(chooseSlot(sessions, who('a'), limits, 5000)).toEqual({ kind: 'evict', id: 'a2', whose: 'own' });
-    expect(chooseSlot(sessions, who('a'), limits, 2500)).toMatchObject({ kind: 'refuse', status: 429, retryAfterSeconds: 1 });
+    expect(chooseSlot(sessions, who('a'), limits, 2500)).toMatchObject({
+      kind: 'refuse',
+      status: 429,
+      retryAfterSeconds: 1,
+    });
   });
 
   it('below its share a caller may take the idlest slot of a full table, or is told 503', () => {
-    const full = held([['a1', 'a', 100], ['a2', 'a', 200], ['b1', 'b', 300], ['c1', 'c', 400]]);
+    const full = held([
+      ['a1', 'a', 100],
+      ['a2', 'a', 200],
+      ['b1', 'b', 300],
+      ['c1', 'c', 400],
+    ]);
     expect(chooseSlot(full, who('d'), limits, 5000)).toEqual({ kind: 'evict', id: 'a1', whose: 'idlest' });
     expect(chooseSlot(full, who('d'), limits, 600)).toMatchObject({ kind: 'refuse', status: 503 });
     expect(chooseSlot(held([['a1', 'a', 100]]), who('a'), limits, 5000)).toEqual({ kind: 'free' });
   });
 
-  it('token callers of one address have a share each, and all of them together the address\'s ceiling', () => {
+  it("token callers of one address have a share each, and all of them together the address's ceiling", () => {
     const table = { maxSessions: 8, maxPerCaller: 2, maxPerAddress: maxSessionsPerAddress(8, 2), handshakeMs: 1000 };
     expect(table.maxPerAddress).toBe(4);
     const [a, b, c] = ['token-a', 'token-b', 'token-c'].map((token) => callerIdentity('127.0.0.1', token));
     const sessions = new Map<string, HeldSession>([
-      ['a1', { ...a, lastActive: 1800, busy: 0 }], ['a2', { ...a, lastActive: 2000, busy: 0 }],
+      ['a1', { ...a, lastActive: 1800, busy: 0 }],
+      ['a2', { ...a, lastActive: 2000, busy: 0 }],
     ]);
     // Another token from the same machine is another caller: a's full share does not stop it.
     expect(chooseSlot(sessions, a, table, 2500)).toMatchObject({ kind: 'refuse', status: 429 });

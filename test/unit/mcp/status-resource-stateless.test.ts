@@ -16,33 +16,64 @@ let server: McpHttpServer;
 
 beforeAll(async () => {
   server = await startHttp(env.client, {
-    stateless: () => createStatelessEndpoint({
-      serverOptions: (token) => ({ operations, client: env.client, token, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 }),
-      store: new MemoryStore(), sharedStore: false, maxMessageBytes: 1 << 20, log: silentLogger,
-    }),
+    stateless: () =>
+      createStatelessEndpoint({
+        serverOptions: (token) => ({
+          operations,
+          client: env.client,
+          token,
+          readOnly: false,
+          toolsets: [],
+          maxResultChars: 60_000,
+          callTimeoutMs: 60_000,
+        }),
+        store: new MemoryStore(),
+        sharedStore: false,
+        maxMessageBytes: 1 << 20,
+        log: silentLogger,
+      }),
   });
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 /** One 2026-07-28 request as the revision frames it (the SDK's client refuses to send a method the revision lacks). */
 function modernRequest(method: string, params: Record<string, unknown>) {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-  return rawRequest(server.url, 'POST', { 'content-type': 'application/json', 'mcp-protocol-version': MODERN, 'mcp-method': method },
-    JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }));
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  return rawRequest(
+    server.url,
+    'POST',
+    { 'content-type': 'application/json', 'mcp-protocol-version': MODERN, 'mcp-method': method },
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
+  );
 }
 
 describe('subscribing over the stateless revision', () => {
   it('is refused, naming the 2025-11-25 sessions that serve it', async () => {
     const answer = await modernRequest('resources/subscribe', { uri: statusUri('acme/web') });
-    expect(JSON.parse(answer.body)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: STATELESS_SUBSCRIBE_REFUSAL } });
+    expect(JSON.parse(answer.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32601, message: STATELESS_SUBSCRIBE_REFUSAL },
+    });
     expect(STATELESS_SUBSCRIBE_REFUSAL).toMatch(/2025-11-25 sessions/);
     expect(server.sessionCount()).toBe(0);
   });
 
   it('acknowledges a subscriptions/listen for a status with nothing honored, so the client knows no update will come', async () => {
-    const answer = await modernRequest('subscriptions/listen', { notifications: { resourceSubscriptions: [statusUri('acme/web')] } });
+    const answer = await modernRequest('subscriptions/listen', {
+      notifications: { resourceSubscriptions: [statusUri('acme/web')] },
+    });
     expect(answer.headers['content-type']).toMatch(/text\/event-stream/);
-    const acknowledged = answer.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)))
+    const acknowledged = answer.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)))
       .find((message) => message.method === 'notifications/subscriptions/acknowledged');
     expect(acknowledged?.params.notifications).toEqual({});
   });

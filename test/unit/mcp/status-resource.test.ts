@@ -8,7 +8,12 @@ import type { TriageReport } from '../../../src/operations/triage.js';
 import { fileUri } from '../../../src/mcp/resources.js';
 import { serviceReader } from '../../../src/mcp/service-reads.js';
 import {
-  MAX_STATUS_SUBSCRIPTIONS, NOTIFY_COALESCE_MS, STATUS_URI_TEMPLATE, StatusSubscriptions, parseStatusUri, statusUri,
+  MAX_STATUS_SUBSCRIPTIONS,
+  NOTIFY_COALESCE_MS,
+  STATUS_URI_TEMPLATE,
+  StatusSubscriptions,
+  parseStatusUri,
+  statusUri,
 } from '../../../src/mcp/status-resource.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
@@ -30,8 +35,13 @@ afterEach(async () => {
 
 function newHub(): WatchHub {
   const hub = new WatchHub({
-    store: new MemoryStore({ now: () => clock.now() }), operations: () => operations, runContext: () => ({ client: env.client }),
-    log: quiet, clock, random: () => 0, holder: 'test',
+    store: new MemoryStore({ now: () => clock.now() }),
+    operations: () => operations,
+    runContext: () => ({ client: env.client }),
+    log: quiet,
+    clock,
+    random: () => 0,
+    holder: 'test',
   });
   hubs.push(hub);
   return hub;
@@ -43,7 +53,10 @@ async function settled(done: () => boolean): Promise<void> {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(McpError);
   return error as McpError;
 }
@@ -52,7 +65,9 @@ async function rejection(promise: Promise<unknown>): Promise<McpError> {
 async function subscriber(hub: WatchHub, token?: string) {
   const session = await connectInMemory({ client: env.client, watches: async () => hub, ...(token ? { token } : {}) });
   const updates: string[] = [];
-  session.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => { updates.push(notification.params.uri); });
+  session.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    updates.push(notification.params.uri);
+  });
   return { ...session, updates };
 }
 
@@ -76,12 +91,19 @@ describe('reading the status', () => {
       const template = resourceTemplates.find((t) => t.uriTemplate === STATUS_URI_TEMPLATE);
       expect(template).toMatchObject({ name: 'project-status', title: 'Project status', mimeType: 'application/json' });
       expect(template?.description).toMatch(/triage report/);
-      const { completion } = await session.client.complete({ ref: { type: 'ref/resource', uri: STATUS_URI_TEMPLATE }, argument: { name: 'project', value: 'acme/w' } });
+      const { completion } = await session.client.complete({
+        ref: { type: 'ref/resource', uri: STATUS_URI_TEMPLATE },
+        argument: { name: 'project', value: 'acme/w' },
+      });
       expect(completion.values).toContain('acme/web');
 
       const { contents } = await session.client.readResource({ uri: WEB });
       expect(contents).toHaveLength(1);
-      expect(contents[0]).toMatchObject({ uri: WEB, mimeType: 'application/json', _meta: { 'forgeops/untrusted': true } });
+      expect(contents[0]).toMatchObject({
+        uri: WEB,
+        mimeType: 'application/json',
+        _meta: { 'forgeops/untrusted': true },
+      });
       const report = JSON.parse((contents[0] as { text: string }).text) as TriageReport;
       expect(report).toMatchObject({ project: 'acme/web', default_branch: 'main', verdict: 'red' });
       expect(report.red_since?.first_red.title).toBe("Show order dates in the store's time zone");
@@ -90,7 +112,7 @@ describe('reading the status', () => {
     }
   });
 
-  it('gives a session that cannot see the project the service\'s refusal, not a report of what it could not read', async () => {
+  it("gives a session that cannot see the project the service's refusal, not a report of what it could not read", async () => {
     const outsider = await connectInMemory({ client: env.client, token: env.sandbox.tokens.outsider });
     try {
       const hidden = await rejection(outsider.client.readResource({ uri: statusUri(PRIVATE) }));
@@ -124,7 +146,9 @@ describe('subscribing to the status', () => {
       expect(hub.size).toBe(1);
       // What the hub tells its listeners, to know when the watch's first check is over ('changed' comes last).
       const heard: string[] = [];
-      const stopHearing = await hub.listen('acme/web', (change) => { heard.push(change.kind); });
+      const stopHearing = await hub.listen('acme/web', (change) => {
+        heard.push(change.kind);
+      });
       await settled(() => heard.includes('changed') && session.updates.length > 0);
       // The first check told the branch's state (red) and its pipeline: the client heard its URI (once for both).
       expect(session.updates.length).toBeGreaterThan(0);
@@ -135,7 +159,10 @@ describe('subscribing to the status', () => {
       heard.length = 0;
       const { contents } = await session.client.readResource({ uri: WEB });
       const report = JSON.parse((contents[0] as { text: string }).text) as TriageReport;
-      const retried = await session.client.callTool({ name: 'retry_pipeline', arguments: { id: 'acme/web', pipeline_id: report.head_pipeline!.id } });
+      const retried = await session.client.callTool({
+        name: 'retry_pipeline',
+        arguments: { id: 'acme/web', pipeline_id: report.head_pipeline!.id },
+      });
       expect(retried.isError, resultText(retried)).toBeFalsy();
       await hub.nudge('acme/web');
       await settled(() => heard.includes('running') && session.updates.length > seen);
@@ -143,7 +170,9 @@ describe('subscribing to the status', () => {
       expect(session.updates.length).toBeGreaterThan(seen);
       expect(session.updates.length - seen).toBeLessThanOrEqual(heard.length);
       expect(new Set(session.updates.slice(seen))).toEqual(new Set([WEB]));
-      const after = JSON.parse(((await session.client.readResource({ uri: WEB })).contents[0] as { text: string }).text) as TriageReport;
+      const after = JSON.parse(
+        ((await session.client.readResource({ uri: WEB })).contents[0] as { text: string }).text,
+      ) as TriageReport;
       expect(after.running_pipeline?.id).toBe(report.head_pipeline!.id);
 
       await stopHearing();
@@ -160,7 +189,8 @@ describe('subscribing to the status', () => {
     const hub = newHub();
     const session = await subscriber(hub);
     try {
-      const project = (await env.client.request({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true })).data as { id: number };
+      const project = (await env.client.request({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true }))
+        .data as { id: number };
       const byId = statusUri(String(project.id));
       await session.client.subscribeResource({ uri: byId });
       const stopHearing = await hub.listen('acme/web', () => {});
@@ -190,7 +220,9 @@ describe('subscribing to the status', () => {
     const hub = newHub();
     const outsider = await subscriber(hub, env.sandbox.tokens.outsider);
     try {
-      const file = await rejection(outsider.client.subscribeResource({ uri: fileUri({ project: 'acme/web', path: 'README.md' }) }));
+      const file = await rejection(
+        outsider.client.subscribeResource({ uri: fileUri({ project: 'acme/web', path: 'README.md' }) }),
+      );
       expect(file.message).toMatch(/A file resource sends no updates/);
       expect(file.message).toContain(STATUS_URI_TEMPLATE);
       const unknown = await rejection(outsider.client.subscribeResource({ uri: 'file:///etc/passwd' }));
@@ -205,22 +237,36 @@ describe('subscribing to the status', () => {
   });
 });
 
-describe('a session\'s subscriptions', () => {
+describe("a session's subscriptions", () => {
   /** The session's reads over the whole registry, as a server makes them. */
-  const read = () => serviceReader({
-    registry: async () => ({ operation: async (name) => operations.find((o) => o.name === name), all: async () => operations, explain: { operations } }),
-    client: env.client,
-    readOnly: false,
-  });
+  const read = () =>
+    serviceReader({
+      registry: async () => ({
+        operation: async (name) => operations.find((o) => o.name === name),
+        all: async () => operations,
+        explain: { operations },
+      }),
+      client: env.client,
+      readOnly: false,
+    });
 
   it('are capped: one past the most is refused in words, and a slot freed can be used again', async () => {
     expect(MAX_STATUS_SUBSCRIPTIONS).toBe(20);
     const hub = newHub();
-    const subscriptions = new StatusSubscriptions({ watches: async () => hub, read: read(), timeoutMs: 10_000, notify: async () => {}, log: quiet, max: 2 });
+    const subscriptions = new StatusSubscriptions({
+      watches: async () => hub,
+      read: read(),
+      timeoutMs: 10_000,
+      notify: async () => {},
+      log: quiet,
+      max: 2,
+    });
     await subscriptions.subscribe(WEB);
     await subscriptions.subscribe(statusUri('acme/platform/infra'));
     const third = statusUri('acme/platform/payments-api');
-    await expect(subscriptions.subscribe(third)).rejects.toThrow(/already follows 2 statuses, the most it may; unsubscribe from one first/);
+    await expect(subscriptions.subscribe(third)).rejects.toThrow(
+      /already follows 2 statuses, the most it may; unsubscribe from one first/,
+    );
     expect(hub.size).toBe(2);
     await subscriptions.unsubscribe(WEB);
     await subscriptions.subscribe(third);
@@ -233,9 +279,22 @@ describe('a session\'s subscriptions', () => {
   it('tell changes heard together as one notification, and nothing once unsubscribed', async () => {
     // The hub's side, seen through the one call a session makes of it: each listener given to listen().
     const listeners: Array<() => void> = [];
-    const watches = { listen: async (_project: string, listener: () => void) => { listeners.push(listener); return async () => {}; } };
+    const watches = {
+      listen: async (_project: string, listener: () => void) => {
+        listeners.push(listener);
+        return async () => {};
+      },
+    };
     const sent: string[] = [];
-    const subscriptions = new StatusSubscriptions({ watches: async () => watches, read: read(), timeoutMs: 10_000, notify: async (uri) => { sent.push(uri); }, log: quiet });
+    const subscriptions = new StatusSubscriptions({
+      watches: async () => watches,
+      read: read(),
+      timeoutMs: 10_000,
+      notify: async (uri) => {
+        sent.push(uri);
+      },
+      log: quiet,
+    });
     await subscriptions.subscribe(WEB);
     // The subscription's read is done; from here the timers are driven, not waited for.
     vi.useFakeTimers();
@@ -260,22 +319,41 @@ describe('a session\'s subscriptions', () => {
 
   it('leave the hub when closed while a subscription is still being made', async () => {
     const hub = newHub();
-    const subscriptions = new StatusSubscriptions({ watches: async () => hub, read: read(), timeoutMs: 10_000, notify: async () => {}, log: quiet });
+    const subscriptions = new StatusSubscriptions({
+      watches: async () => hub,
+      read: read(),
+      timeoutMs: 10_000,
+      notify: async () => {},
+      log: quiet,
+    });
     const pending = subscriptions.subscribe(WEB);
     await subscriptions.close();
     await pending;
     expect(hub.size).toBe(0);
   });
 
-  it('pass the hub\'s refusal on in words', async () => {
+  it("pass the hub's refusal on in words", async () => {
     const hub = new WatchHub({
-      store: new MemoryStore({ now: () => clock.now() }), operations: () => operations, runContext: () => ({ client: env.client }),
-      log: quiet, clock, holder: 'test', maxWatches: 1,
+      store: new MemoryStore({ now: () => clock.now() }),
+      operations: () => operations,
+      runContext: () => ({ client: env.client }),
+      log: quiet,
+      clock,
+      holder: 'test',
+      maxWatches: 1,
     });
     hubs.push(hub);
-    const subscriptions = new StatusSubscriptions({ watches: async () => hub, read: read(), timeoutMs: 10_000, notify: async () => {}, log: quiet });
+    const subscriptions = new StatusSubscriptions({
+      watches: async () => hub,
+      read: read(),
+      timeoutMs: 10_000,
+      notify: async () => {},
+      log: quiet,
+    });
     await subscriptions.subscribe(WEB);
-    await expect(subscriptions.subscribe(statusUri('acme/platform/infra'))).rejects.toThrow(/Cannot follow the status of acme\/platform\/infra: forgeops watches its maximum of 1 branches/);
+    await expect(subscriptions.subscribe(statusUri('acme/platform/infra'))).rejects.toThrow(
+      /Cannot follow the status of acme\/platform\/infra: forgeops watches its maximum of 1 branches/,
+    );
     await subscriptions.close();
   });
 });

@@ -45,13 +45,17 @@ describe('SessionTaskStore', () => {
     expect((await store.getTask(task.taskId))?.statusMessage).toBe('check 1: pipeline #7 is running');
     await store.updateTaskStatus(task.taskId, 'cancelled');
     expect(signal.aborted).toBe(true);
-    await expect(store.storeTaskResult(task.taskId, 'completed', { content: [] })).rejects.toThrow(/already ended \(cancelled\)/);
+    await expect(store.storeTaskResult(task.taskId, 'completed', { content: [] })).rejects.toThrow(
+      /already ended \(cancelled\)/,
+    );
     store.close();
   });
 
-  it('stops every task\'s work and keeps nothing when the session closes', async () => {
+  it("stops every task's work and keeps nothing when the session closes", async () => {
     const store = new SessionTaskStore();
-    const signals = await Promise.all([store.createTask({}), store.createTask({})]).then((tasks) => tasks.map((t) => store.signalFor(t.taskId)));
+    const signals = await Promise.all([store.createTask({}), store.createTask({})]).then((tasks) =>
+      tasks.map((t) => store.signalFor(t.taskId)),
+    );
     store.close();
     expect(signals.every((s) => s.aborted)).toBe(true);
     expect((await store.listTasks()).tasks).toEqual([]);

@@ -33,7 +33,9 @@ describe('serviceTokenChecker', () => {
 
   it('asks again every time about a token it refused or could not be asked about', async () => {
     let down = true;
-    const service = scriptedService((token) => (token === 'bad' ? { status: 401, kind: 'http' } : down ? { status: 503, kind: 'http' } : 'ok'));
+    const service = scriptedService((token) =>
+      token === 'bad' ? { status: 401, kind: 'http' } : down ? { status: 503, kind: 'http' } : 'ok',
+    );
     const checker = serviceTokenChecker(service.transport, () => 0);
     expect(await checker.check('bad')).toEqual({ accepted: false, refused: true });
     expect(await checker.check('bad')).toEqual({ accepted: false, refused: true });

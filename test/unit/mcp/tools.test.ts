@@ -6,28 +6,49 @@ import { compactSchema, toolAnnotations, toolDescriptor } from '../../../src/mcp
 
 describe('compactSchema', () => {
   it('drops the ±2^53 integer bounds, the URL value cap, minLength 1 and nested additionalProperties', () => {
-    expect(compactSchema({
-      type: 'object', additionalProperties: false,
+    expect(
+      compactSchema({
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          n: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 },
+          s: { type: 'string', minLength: 1, maxLength: 2048 },
+          o: { type: 'object', additionalProperties: false, properties: { maxLength: { type: 'string' } } },
+        },
+      }),
+    ).toEqual({
+      type: 'object',
+      additionalProperties: false,
       properties: {
-        n: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 },
-        s: { type: 'string', minLength: 1, maxLength: 2048 },
-        o: { type: 'object', additionalProperties: false, properties: { maxLength: { type: 'string' } } },
+        n: { type: 'integer', minimum: 1 },
+        s: { type: 'string' },
+        o: { type: 'object', properties: { maxLength: { type: 'string' } } },
       },
-    })).toEqual({
-      type: 'object', additionalProperties: false,
-      properties: { n: { type: 'integer', minimum: 1 }, s: { type: 'string' }, o: { type: 'object', properties: { maxLength: { type: 'string' } } } },
     });
   });
 
   it('keeps every bound that says something: a page size of 100, a length of 255, a minimum of 2 items', () => {
-    const kept = { type: 'object', properties: { p: { type: 'integer', minimum: 1, maximum: 100 }, k: { type: 'string', minLength: 2, maxLength: 255 }, a: { type: 'array', minItems: 2 } } };
+    const kept = {
+      type: 'object',
+      properties: {
+        p: { type: 'integer', minimum: 1, maximum: 100 },
+        k: { type: 'string', minLength: 2, maxLength: 255 },
+        a: { type: 'array', minItems: 2 },
+      },
+    };
     expect(compactSchema(kept)).toEqual(kept);
   });
 
   it('still refuses what the published schema no longer spells out: the zod schema enforces it', () => {
     const op = defineOperation({
-      name: 'get_thing', chat: 'thing get', area: 'pipelines', title: 'Get thing', description: 'Gets a thing.',
-      route: 'GET /projects/:id/pipelines', input: z.object({ id: fields.projectId() }), effect: 'read',
+      name: 'get_thing',
+      chat: 'thing get',
+      area: 'pipelines',
+      title: 'Get thing',
+      description: 'Gets a thing.',
+      route: 'GET /projects/:id/pipelines',
+      input: z.object({ id: fields.projectId() }),
+      effect: 'read',
     });
     expect(JSON.stringify(toolDescriptor(op).inputSchema)).not.toContain('2048');
     expect(op.input.safeParse({ id: 'a'.repeat(2049) }).success).toBe(false);
@@ -35,13 +56,45 @@ describe('compactSchema', () => {
 });
 
 describe('toolAnnotations', () => {
-  const base = { chat: 'thing x', area: 'pipelines' as const, title: 'T', description: 'Does a thing.', route: 'POST /projects/:id/pipeline', input: z.object({ id: fields.projectId() }) };
+  const base = {
+    chat: 'thing x',
+    area: 'pipelines' as const,
+    title: 'T',
+    description: 'Does a thing.',
+    route: 'POST /projects/:id/pipeline',
+    input: z.object({ id: fields.projectId() }),
+  };
 
   it('sends only the hints that differ from the protocol defaults', () => {
-    expect(toolAnnotations(defineOperation({ ...base, name: 'read_thing', route: 'GET /projects/:id/pipelines', effect: 'read' }))).toEqual({ readOnlyHint: true });
-    expect(toolAnnotations(defineOperation({ ...base, name: 'make_thing', effect: 'write', undo: 'Adds one.' }))).toEqual({ destructiveHint: false });
-    expect(toolAnnotations(defineOperation({ ...base, name: 'put_thing', effect: 'write', undo: 'Sets it.', idempotent: true }))).toEqual({ destructiveHint: false, idempotentHint: true });
-    expect(toolAnnotations(defineOperation({ ...base, name: 'risky_thing', effect: 'write', undo: 'Sets it.', confirm: () => 'why' }))).toEqual({});
-    expect(toolAnnotations(defineOperation({ ...base, name: 'drop_thing', route: 'DELETE /projects/:id/pipelines/:pipeline_id', input: z.object({ id: fields.projectId(), pipeline_id: z.number() }), effect: 'destructive', undo: 'Gone.' }))).toEqual({});
+    expect(
+      toolAnnotations(
+        defineOperation({ ...base, name: 'read_thing', route: 'GET /projects/:id/pipelines', effect: 'read' }),
+      ),
+    ).toEqual({ readOnlyHint: true });
+    expect(
+      toolAnnotations(defineOperation({ ...base, name: 'make_thing', effect: 'write', undo: 'Adds one.' })),
+    ).toEqual({ destructiveHint: false });
+    expect(
+      toolAnnotations(
+        defineOperation({ ...base, name: 'put_thing', effect: 'write', undo: 'Sets it.', idempotent: true }),
+      ),
+    ).toEqual({ destructiveHint: false, idempotentHint: true });
+    expect(
+      toolAnnotations(
+        defineOperation({ ...base, name: 'risky_thing', effect: 'write', undo: 'Sets it.', confirm: () => 'why' }),
+      ),
+    ).toEqual({});
+    expect(
+      toolAnnotations(
+        defineOperation({
+          ...base,
+          name: 'drop_thing',
+          route: 'DELETE /projects/:id/pipelines/:pipeline_id',
+          input: z.object({ id: fields.projectId(), pipeline_id: z.number() }),
+          effect: 'destructive',
+          undo: 'Gone.',
+        }),
+      ),
+    ).toEqual({});
   });
 });

@@ -27,7 +27,9 @@ describe('selectTools', () => {
   it('offers the on-call core with the meta tools by default, when nothing is chosen', () => {
     const chosen = selectTools(operations, { toolsets: [], readOnly: false });
     expect(chosen.meta).toBe(true);
-    expect(chosen.operations.map((op) => op.name)).toEqual(operations.filter((op) => DEFAULT_OPERATIONS.includes(op.name)).map((op) => op.name));
+    expect(chosen.operations.map((op) => op.name)).toEqual(
+      operations.filter((op) => DEFAULT_OPERATIONS.includes(op.name)).map((op) => op.name),
+    );
     expect(names(['default'])).toEqual(chosen.operations.map((op) => op.name));
     // Every name of the preset is a real operation: a renamed one must not silently drop out of the default.
     for (const name of DEFAULT_OPERATIONS) expect(operations.some((op) => op.name === name)).toBe(true);
@@ -35,9 +37,18 @@ describe('selectTools', () => {
 
   it('offers an area by its name, and single tools besides; alone, single tools stand alone', () => {
     expect(names(['releases'])).toEqual(['list_releases', 'get_release', 'create_release', 'update_release']);
-    expect(names(['releases'], ['get_file'])).toEqual(['get_file', 'list_releases', 'get_release', 'create_release', 'update_release']);
+    expect(names(['releases'], ['get_file'])).toEqual([
+      'get_file',
+      'list_releases',
+      'get_release',
+      'create_release',
+      'update_release',
+    ]);
     expect(names([], ['get_file', 'retry_pipeline'])).toEqual(['get_file', 'retry_pipeline']);
-    expect(selectTools(operations, { toolsets: [], tools: ['run_operation'], readOnly: false })).toEqual({ operations: [], meta: true });
+    expect(selectTools(operations, { toolsets: [], tools: ['run_operation'], readOnly: false })).toEqual({
+      operations: [],
+      meta: true,
+    });
   });
 
   it('removes every write in read-only mode', () => {
@@ -56,7 +67,9 @@ describe('selectTools', () => {
 
   it('names an unknown tool, and a write asked for in read-only mode as such', () => {
     expect(selectionError([], ['retry_pipelines'])).toContain('unknown tool(s) retry_pipelines');
-    expect(selectionError([], ['retry_pipeline'], true)).toContain('retry_pipeline (changes data; read-only mode offers reads only)');
+    expect(selectionError([], ['retry_pipeline'], true)).toContain(
+      'retry_pipeline (changes data; read-only mode offers reads only)',
+    );
   });
 
   it('lists only toolsets that have tools', () => {
@@ -71,6 +84,8 @@ describe('selectTools', () => {
       return '';
     })();
     expect(message).toBe('unknown toolset(s) rockets (FORGEOPS_TOOLSETS or --toolsets); known: default, all, meta');
-    expect(() => selectTools(writes, { toolsets: ['pipelines'], readOnly: true })).toThrow(/pipelines offer no tools in read-only mode/);
+    expect(() => selectTools(writes, { toolsets: ['pipelines'], readOnly: true })).toThrow(
+      /pipelines offer no tools in read-only mode/,
+    );
   });
 });

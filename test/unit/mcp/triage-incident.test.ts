@@ -17,19 +17,37 @@ describe('triage_project over MCP', () => {
     const report = triage.structuredContent as unknown as TriageReport;
     expect(report.verdict).toBe('red');
     // Broken, not flaky: the verdict and its evidence in the structured report and in the text a model reads.
-    expect(report.failure).toMatchObject({ kind: 'broken', evidence: expect.stringMatching(/^test failed on 2 of 2 runs since [0-9a-f]{8}$/) });
+    expect(report.failure).toMatchObject({
+      kind: 'broken',
+      evidence: expect.stringMatching(/^test failed on 2 of 2 runs since [0-9a-f]{8}$/),
+    });
     expect(resultText(triage)).toContain(report.failure!.evidence);
-    expect(report.red_since?.first_red).toMatchObject({ since: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), red_for: expect.stringMatching(/\d+ (d|h|min)/) });
+    expect(report.red_since?.first_red).toMatchObject({
+      since: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      red_for: expect.stringMatching(/\d+ (d|h|min)/),
+    });
     const incident = report.actions.find((a) => a.label === 'Open incident issue')!;
-    expect(incident).toEqual({ label: 'Open incident issue', operation: 'open_incident_issue', input: { id: 'acme/web' } });
+    expect(incident).toEqual({
+      label: 'Open incident issue',
+      operation: 'open_incident_issue',
+      input: { id: 'acme/web' },
+    });
     // The step costs a model a few tokens, not the issue's description.
     expect(JSON.stringify(incident).length).toBeLessThan(120);
     expect(resultText(triage)).not.toContain('"description"');
 
-    const opened = await mcp.client.callTool({ name: 'run_operation', arguments: { name: incident.operation, arguments: incident.input } });
+    const opened = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: incident.operation, arguments: incident.input },
+    });
     expect(opened.isError).toBeFalsy();
-    expect((JSON.parse(resultText(opened)) as { outcome: string }).outcome).toMatch(/^Opened incident issue #\d+ "main is red: test failing" in acme\/web/);
-    const again = await mcp.client.callTool({ name: 'run_operation', arguments: { name: incident.operation, arguments: incident.input } });
+    expect((JSON.parse(resultText(opened)) as { outcome: string }).outcome).toMatch(
+      /^Opened incident issue #\d+ "main is red: test failing" in acme\/web/,
+    );
+    const again = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: incident.operation, arguments: incident.input },
+    });
     expect(again.isError).toBe(true);
     expect(resultText(again)).toMatch(/already open: #\d+/);
   });

@@ -18,31 +18,54 @@ describe('the revert step of a red triage over MCP', () => {
     const report = triage.structuredContent as unknown as TriageReport;
     const sha8 = report.red_since!.first_red.sha.slice(0, 8);
     const revert = report.actions.find((a) => a.operation === 'revert_as_merge_request')!;
-    expect(revert).toEqual({ label: `Revert ${sha8} as a merge request`, operation: 'revert_as_merge_request', input: { id: 'acme/web', sha: sha8 } });
+    expect(revert).toEqual({
+      label: `Revert ${sha8} as a merge request`,
+      operation: 'revert_as_merge_request',
+      input: { id: 'acme/web', sha: sha8 },
+    });
     expect(resultText(triage)).toContain('revert_as_merge_request');
 
     const listed = await mcp.client.listTools();
     expect(listed.tools.map((t) => t.name)).not.toContain('revert_as_merge_request');
-    const found = await mcp.client.callTool({ name: 'find_operations', arguments: { query: 'revert commit as merge request' } });
+    const found = await mcp.client.callTool({
+      name: 'find_operations',
+      arguments: { query: 'revert commit as merge request' },
+    });
     expect(resultText(found)).toContain('revert_as_merge_request');
 
     // Its dry run lists the steps with the branch, the commit in full and the target; nothing is made.
     const culprit = report.red_since!.first_red.sha;
     const writes = () => env.sandbox.requests.all().filter((r) => r.method !== 'GET').length;
     const before = writes();
-    const preview = await mcp.client.callTool({ name: 'run_operation', arguments: { name: revert.operation, arguments: { ...revert.input, dry_run: true } } });
+    const preview = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: revert.operation, arguments: { ...revert.input, dry_run: true } },
+    });
     expect(preview.isError).toBeFalsy();
     expect(JSON.parse(resultText(preview))).toMatchObject({
-      dry_run: 'nothing was sent', needs_confirmation: false,
-      steps: [`create branch revert-${sha8} from main`, `revert ${culprit} on revert-${sha8}`, `open a merge request revert-${sha8} → main`],
+      dry_run: 'nothing was sent',
+      needs_confirmation: false,
+      steps: [
+        `create branch revert-${sha8} from main`,
+        `revert ${culprit} on revert-${sha8}`,
+        `open a merge request revert-${sha8} → main`,
+      ],
     });
     expect(writes()).toBe(before);
 
-    const made = await mcp.client.callTool({ name: 'run_operation', arguments: { name: revert.operation, arguments: revert.input } });
+    const made = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: revert.operation, arguments: revert.input },
+    });
     expect(made.isError).toBeFalsy();
     const outcome = JSON.parse(resultText(made)) as { outcome: string };
-    expect(outcome.outcome).toMatch(new RegExp(`^Opened merge request !\\d+ "Revert ".*"" from revert-${sha8} into main of acme/web`));
-    const again = await mcp.client.callTool({ name: 'run_operation', arguments: { name: revert.operation, arguments: revert.input } });
+    expect(outcome.outcome).toMatch(
+      new RegExp(`^Opened merge request !\\d+ "Revert ".*"" from revert-${sha8} into main of acme/web`),
+    );
+    const again = await mcp.client.callTool({
+      name: 'run_operation',
+      arguments: { name: revert.operation, arguments: revert.input },
+    });
     expect(again.isError).toBe(true);
     expect(resultText(again)).toContain(`from revert-${sha8} is already open`);
   });

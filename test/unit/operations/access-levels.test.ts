@@ -18,7 +18,9 @@ type Schema = { type?: unknown; enum?: unknown[]; const?: unknown; anyOf?: Schem
 /** The numbers a field's schema takes, when it is a closed set. */
 function numbersOf(schema: Schema): number[] {
   const branches = schema.anyOf ?? [schema];
-  return branches.flatMap((b) => (b.enum ?? (b.const !== undefined ? [b.const] : []))).filter((v): v is number => typeof v === 'number');
+  return branches
+    .flatMap((b) => b.enum ?? (b.const !== undefined ? [b.const] : []))
+    .filter((v): v is number => typeof v === 'number');
 }
 
 /**
@@ -26,40 +28,53 @@ function numbersOf(schema: Schema): number[] {
  * push_access_level, group_access) or a closed set of numbers that are all the service's levels.
  */
 const levelFields = operations.flatMap((op) => {
-  const properties = (z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, Schema> }).properties;
-  return Object.entries(properties).filter(([key, schema]) => {
-    const numbers = numbersOf(schema);
-    return /(^|_)access(_level)?$/.test(key) || (numbers.length >= 2 && numbers.every((n) => LEVELS.has(n)));
-  }).map(([key, schema]) => ({ op, key, levels: numbersOf(schema) }));
+  const properties = (
+    z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, Schema> }
+  ).properties;
+  return Object.entries(properties)
+    .filter(([key, schema]) => {
+      const numbers = numbersOf(schema);
+      return /(^|_)access(_level)?$/.test(key) || (numbers.length >= 2 && numbers.every((n) => LEVELS.has(n)));
+    })
+    .map(([key, schema]) => ({ op, key, levels: numbersOf(schema) }));
 });
 
 describe('access levels by name', () => {
   it('finds the access-level fields of members, project and group lists, and protected branches', () => {
     const found = levelFields.map(({ op, key }) => `${op.name}.${key}`);
-    for (const expected of ['add_project_member.access_level', 'update_group_member.access_level', 'list_projects.min_access_level',
-      'list_groups.min_access_level', 'protect_branch.push_access_level', 'protect_branch.merge_access_level']) {
+    for (const expected of [
+      'add_project_member.access_level',
+      'update_group_member.access_level',
+      'list_projects.min_access_level',
+      'list_groups.min_access_level',
+      'protect_branch.push_access_level',
+      'protect_branch.merge_access_level',
+    ]) {
       expect(found).toContain(expected);
     }
   });
 
-  it.each(levelFields.map((f) => [`${f.op.name}.${f.key}`, f] as const))('%s takes every level by name and says the names', (_field, { op, key, levels }) => {
-    expect(levels.length, 'a closed set of levels').toBeGreaterThan(1);
-    const field = (op.input.shape as Record<string, z.ZodType>)[key];
-    const published = (toolDescriptor(op).inputSchema.properties as Record<string, Schema>)[key];
-    const check = ajv.compile(published);
-    for (const level of levels) {
-      const name = ACCESS_LEVEL_NAMES[level];
-      expect(name, `level ${level} has a name`).toBeDefined();
-      // The zod schema itself takes the name and gives the number, so every front end sends the number.
-      expect(field.parse(name)).toBe(level);
-      expect(field.parse(level)).toBe(level);
-      expect(check(name), `the MCP schema takes ${name}`).toBe(true);
-      expect(check(level), `the MCP schema takes ${level}`).toBe(true);
-      expect(published.description, 'the description pairs number and name').toContain(`${level} ${name}`);
-    }
-    expect(field.safeParse('superuser').success).toBe(false);
-    expect(check('superuser')).toBe(false);
-  });
+  it.each(levelFields.map((f) => [`${f.op.name}.${f.key}`, f] as const))(
+    '%s takes every level by name and says the names',
+    (_field, { op, key, levels }) => {
+      expect(levels.length, 'a closed set of levels').toBeGreaterThan(1);
+      const field = (op.input.shape as Record<string, z.ZodType>)[key];
+      const published = (toolDescriptor(op).inputSchema.properties as Record<string, Schema>)[key];
+      const check = ajv.compile(published);
+      for (const level of levels) {
+        const name = ACCESS_LEVEL_NAMES[level];
+        expect(name, `level ${level} has a name`).toBeDefined();
+        // The zod schema itself takes the name and gives the number, so every front end sends the number.
+        expect(field.parse(name)).toBe(level);
+        expect(field.parse(level)).toBe(level);
+        expect(check(name), `the MCP schema takes ${name}`).toBe(true);
+        expect(check(level), `the MCP schema takes ${level}`).toBe(true);
+        expect(published.description, 'the description pairs number and name').toContain(`${level} ${name}`);
+      }
+      expect(field.safeParse('superuser').success).toBe(false);
+      expect(check('superuser')).toBe(false);
+    },
+  );
 });
 
 describe('access levels by name in chat', () => {
@@ -77,9 +92,15 @@ describe('access levels by name in chat', () => {
     expect(reply.kind).toBe('message');
     if (reply.kind !== 'message') return;
     expect(reply.ok, reply.message.title).toBe(true);
-    const sent = env.sandbox.requests.all().filter((r) => r.method === 'POST' && r.path === '/projects/acme%2Fhandbook/members');
+    const sent = env.sandbox.requests
+      .all()
+      .filter((r) => r.method === 'POST' && r.path === '/projects/acme%2Fhandbook/members');
     expect(sent).toHaveLength(1);
-    const members = await env.client.request<Array<{ username: string; access_level: number }>>({ method: 'GET', path: '/projects/acme%2Fhandbook/members', idempotent: true });
+    const members = await env.client.request<Array<{ username: string; access_level: number }>>({
+      method: 'GET',
+      path: '/projects/acme%2Fhandbook/members',
+      idempotent: true,
+    });
     expect(members.data.find((m) => m.username === 'erin')?.access_level).toBe(30);
   });
 });

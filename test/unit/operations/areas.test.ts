@@ -7,7 +7,7 @@ import { operations } from '../../../src/operations/index.js';
 import { catalogData, prebuiltCatalog } from '../../../src/mcp/catalog.js';
 
 describe('AREA_LOADERS', () => {
-  it.each(AREAS)('%s: the registry\'s operations of the area, the same objects, none missing', async (area) => {
+  it.each(AREAS)("%s: the registry's operations of the area, the same objects, none missing", async (area) => {
     const loaded = await AREA_LOADERS[area]();
     const registered = operations.filter((op) => op.area === area && !WHOLE_REGISTRY_OPERATIONS.includes(op.name));
     expect(loaded.map((op) => op.name)).toEqual(registered.map((op) => op.name));
@@ -31,7 +31,10 @@ describe('the built-in catalog', () => {
 
   it('relates operations from its routes alone, as the registry does', () => {
     const routes = catalog.tools;
-    expect(routes.map(({ name, method, path, pathParams, response }) => ({ name, method, path, pathParams, response })))
-      .toEqual(operations.map(({ name, method, path, pathParams, response }) => ({ name, method, path, pathParams, response })));
+    expect(
+      routes.map(({ name, method, path, pathParams, response }) => ({ name, method, path, pathParams, response })),
+    ).toEqual(
+      operations.map(({ name, method, path, pathParams, response }) => ({ name, method, path, pathParams, response })),
+    );
   });
 });

@@ -9,26 +9,45 @@ const policy = { readOnly: false };
 const explain = { operations: [] as Operation[] };
 
 const revokeKey = defineOperation({
-  name: 'revoke_thing_key', chat: 'thing revoke', area: 'projects', title: 'Revoke a key',
+  name: 'revoke_thing_key',
+  chat: 'thing revoke',
+  area: 'projects',
+  title: 'Revoke a key',
   description: 'Revokes a key of a thing, for the dry-run tests only.',
-  route: 'DELETE /things/:id/keys', queryKeys: ['access_token', 'reason'], body: 'form',
-  input: z.object({ id: z.string(), access_token: z.string(), reason: z.string().optional(), note: z.string().optional() }),
-  effect: 'destructive', undo: 'The key is gone for good.',
+  route: 'DELETE /things/:id/keys',
+  queryKeys: ['access_token', 'reason'],
+  body: 'form',
+  input: z.object({
+    id: z.string(),
+    access_token: z.string(),
+    reason: z.string().optional(),
+    note: z.string().optional(),
+  }),
+  effect: 'destructive',
+  undo: 'The key is gone for good.',
 });
 
 describe('dryRunCall', () => {
   it('shows query parameters, a form body, and credentials in the URL only by their length', async () => {
-    const outcome = await dryRunCall(revokeKey, { id: 'a/b', access_token: 'tok-123456', reason: 'leaked', note: 'by on-call' }, policy, explain);
+    const outcome = await dryRunCall(
+      revokeKey,
+      { id: 'a/b', access_token: 'tok-123456', reason: 'leaked', note: 'by on-call' },
+      policy,
+      explain,
+    );
     expect(outcome).toMatchObject({
       kind: 'preview',
       preview: {
         effect: 'destructive',
         request: {
-          method: 'DELETE', path: '/api/v4/things/a%2Fb/keys',
+          method: 'DELETE',
+          path: '/api/v4/things/a%2Fb/keys',
           query: { access_token: '<secret, 10 characters>', reason: 'leaked' },
-          body: { note: 'by on-call' }, body_encoding: 'form',
+          body: { note: 'by on-call' },
+          body_encoding: 'form',
         },
-        changes: 'The key is gone for good.', needs_confirmation: true,
+        changes: 'The key is gone for good.',
+        needs_confirmation: true,
       },
     });
   });
@@ -43,9 +62,15 @@ describe('captureRequest', () => {
   it('stops a handler at its first request, even one that catches the stop and tries again', async () => {
     const attempts: string[] = [];
     const stubborn = defineOperation({
-      name: 'retry_thing', chat: 'thing retry', area: 'projects', title: 'Retry a thing',
-      description: 'Tries twice on its own, for the dry-run tests only.', route: 'POST /things/:id/retry',
-      input: z.object({ id: z.number() }), effect: 'write', undo: 'Runs it again.',
+      name: 'retry_thing',
+      chat: 'thing retry',
+      area: 'projects',
+      title: 'Retry a thing',
+      description: 'Tries twice on its own, for the dry-run tests only.',
+      route: 'POST /things/:id/retry',
+      input: z.object({ id: z.number() }),
+      effect: 'write',
+      undo: 'Runs it again.',
       run: async (ctx, input) => {
         for (const path of [`/things/${input.id}/retry`, `/things/${input.id}/retry-harder`]) {
           attempts.push(path);
@@ -64,13 +89,21 @@ describe('captureRequest', () => {
 
   it('refuses a call whose handler sends nothing or fails before sending, with the error a real run would give', async () => {
     const idle = defineOperation({
-      name: 'touch_thing', chat: 'thing touch', area: 'projects', title: 'Touch a thing',
-      description: 'Sends nothing at all, for the dry-run tests only.', route: 'POST /things/:id/touch',
-      input: z.object({ id: z.string() }), effect: 'write', undo: 'Nothing to undo.',
+      name: 'touch_thing',
+      chat: 'thing touch',
+      area: 'projects',
+      title: 'Touch a thing',
+      description: 'Sends nothing at all, for the dry-run tests only.',
+      route: 'POST /things/:id/touch',
+      input: z.object({ id: z.string() }),
+      effect: 'write',
+      undo: 'Nothing to undo.',
       run: async () => ({ data: null, status: 204 }),
     });
     expect(await dryRunCall(idle, { id: 'x' }, policy, explain)).toEqual({
-      kind: 'refused', operation: idle, message: 'touch_thing would send no request for this input; nothing was sent.',
+      kind: 'refused',
+      operation: idle,
+      message: 'touch_thing would send no request for this input; nothing was sent.',
     });
     const dotted = await dryRunCall(revokeKey, { id: '..', access_token: 't' }, policy, explain);
     expect(dotted).toMatchObject({ kind: 'refused', message: expect.stringMatching(/'\.\.'/) });
@@ -83,6 +116,8 @@ describe('takeDryRun', () => {
     expect(takeDryRun(revokeKey, { id: 'a', dry_run: false })).toEqual({ dryRun: false, args: { id: 'a' } });
     expect(takeDryRun(revokeKey, { id: 'a' })).toEqual({ dryRun: false, args: { id: 'a' } });
     expect(takeDryRun(revokeKey, 'nonsense')).toEqual({ dryRun: false, args: 'nonsense' });
-    expect(takeDryRun(revokeKey, { dry_run: 1 })).toEqual({ error: 'Invalid input for revoke_thing_key: dry_run: must be true or false' });
+    expect(takeDryRun(revokeKey, { dry_run: 1 })).toEqual({
+      error: 'Invalid input for revoke_thing_key: dry_run: must be true or false',
+    });
   });
 });

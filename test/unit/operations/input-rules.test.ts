@@ -52,18 +52,28 @@ describe('input rules', () => {
   });
 
   it('at_most_one: refuses two together, naming both', () => {
-    expect(issues({ password: 'p', tag: 'v1', ref: 'main' })).toEqual(['ref: tag and ref cannot be given together; choose one']);
+    expect(issues({ password: 'p', tag: 'v1', ref: 'main' })).toEqual([
+      'ref: tag and ref cannot be given together; choose one',
+    ]);
   });
 
   it('reports every broken rule at once', () => {
     expect(issues({ extern_uid: '1', tag: 'a', ref: 'b' })).toHaveLength(3);
   });
 
-  it('a rule must name two or more of the operation\'s own inputs', () => {
-    expect(() => defineOperation({
-      name: 'get_thing', chat: 'thing get', area: 'users', title: 'Get thing', description: 'A test operation.',
-      route: 'GET /things/1', input: z.object({ a: z.string() }), effect: 'read', rules: [{ kind: 'one_of', keys: ['a', 'b'] }],
-    }))
-      .toThrow(/rule one_of .*unknown: b/);
+  it("a rule must name two or more of the operation's own inputs", () => {
+    expect(() =>
+      defineOperation({
+        name: 'get_thing',
+        chat: 'thing get',
+        area: 'users',
+        title: 'Get thing',
+        description: 'A test operation.',
+        route: 'GET /things/1',
+        input: z.object({ a: z.string() }),
+        effect: 'read',
+        rules: [{ kind: 'one_of', keys: ['a', 'b'] }],
+      }),
+    ).toThrow(/rule one_of .*unknown: b/);
   });
 });

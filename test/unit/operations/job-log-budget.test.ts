@@ -21,32 +21,58 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const HANG_GUARD_MS = 60_000;
 const LOG_BYTES = 2 * 1024 * 1024;
 
-interface Summary { name: string; chars: number; lines: number; sections: number; shown: number; skipped: string[] }
+interface Summary {
+  name: string;
+  chars: number;
+  lines: number;
+  sections: number;
+  shown: number;
+  skipped: string[];
+}
 
 /** Bundles the parser as it is in src/ and reads every hostile log with it in a child process, within the guard. */
-async function readHostileLogsInChild(): Promise<{ summaries: Summary[]; code: number | null; stopped: boolean; stderr: string }> {
+async function readHostileLogsInChild(): Promise<{
+  summaries: Summary[];
+  code: number | null;
+  stopped: boolean;
+  stderr: string;
+}> {
   const bundle = join(work, 'job-log.mjs');
-  await build({ entryPoints: [join(root, 'src/operations/job-log.ts')], bundle: true, format: 'esm', platform: 'node', outfile: bundle, logLevel: 'silent' });
+  await build({
+    entryPoints: [join(root, 'src/operations/job-log.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    outfile: bundle,
+    logLevel: 'silent',
+  });
   const driver = join(work, 'driver.mjs');
-  writeFileSync(driver, [
-    `import { readJobLog, viewJobLog, failingExcerpt } from ${JSON.stringify(bundle)};`,
-    `import { HOSTILE_LOGS } from ${JSON.stringify(join(root, 'tools/bench/hostile-logs.mjs'))};`,
-    'for (const [name, make] of Object.entries(HOSTILE_LOGS)) {',
-    `  const raw = make(${LOG_BYTES});`,
-    '  const log = readJobLog(raw);',
-    '  const all = viewJobLog(log, { all: true });',
-    '  viewJobLog(log, { lines: 200 });',
-    '  failingExcerpt(log);',
-    '  console.log(JSON.stringify({ name, chars: raw.length, lines: log.lines.length, sections: log.sections.length, shown: all.text.length, skipped: log.skipped ?? [] }));',
-    '}',
-  ].join('\n'));
+  writeFileSync(
+    driver,
+    [
+      `import { readJobLog, viewJobLog, failingExcerpt } from ${JSON.stringify(bundle)};`,
+      `import { HOSTILE_LOGS } from ${JSON.stringify(join(root, 'tools/bench/hostile-logs.mjs'))};`,
+      'for (const [name, make] of Object.entries(HOSTILE_LOGS)) {',
+      `  const raw = make(${LOG_BYTES});`,
+      '  const log = readJobLog(raw);',
+      '  const all = viewJobLog(log, { all: true });',
+      '  viewJobLog(log, { lines: 200 });',
+      '  failingExcerpt(log);',
+      '  console.log(JSON.stringify({ name, chars: raw.length, lines: log.lines.length, sections: log.sections.length, shown: all.text.length, skipped: log.skipped ?? [] }));',
+      '}',
+    ].join('\n'),
+  );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [driver], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let stopped = false;
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
     const guard = setTimeout(() => {
       stopped = true;
       child.kill('SIGKILL');
@@ -54,17 +80,26 @@ async function readHostileLogsInChild(): Promise<{ summaries: Summary[]; code: n
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(guard);
-      const summaries = stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Summary);
+      const summaries = stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Summary);
       resolve({ summaries, code, stopped, stderr });
     });
   });
 }
 
 describe('hostile logs', () => {
-  it('are each read whole, within the section budget, by a parser that does not hang on them', { timeout: HANG_GUARD_MS + 30_000 }, async () => {
+  it('are each read whole, within the section budget, by a parser that does not hang on them', {
+    timeout: HANG_GUARD_MS + 30_000,
+  }, async () => {
     const run = await readHostileLogsInChild();
     const read = run.summaries.map((s) => s.name);
-    expect(run.stopped, `still reading after ${HANG_GUARD_MS / 1000} s; finished only: ${read.join(', ') || 'none'}`).toBe(false);
+    expect(
+      run.stopped,
+      `still reading after ${HANG_GUARD_MS / 1000} s; finished only: ${read.join(', ') || 'none'}`,
+    ).toBe(false);
     expect(run.code, run.stderr).toBe(0);
     expect(read).toEqual(Object.keys(HOSTILE_LOGS));
     for (const summary of run.summaries) {
@@ -88,7 +123,9 @@ describe('the budget of one log', () => {
   it('names at most `sections` sections and counts the rest', () => {
     const log = readJobLog(HOSTILE_LOGS['unclosed starts'](64 * 1024), { budget: { sections: 100 } });
     expect(log.sections).toHaveLength(100);
-    expect(log.skipped).toEqual([expect.stringMatching(/^the names of \d+ more sections \(a log's first 100 sections are named\)$/)]);
+    expect(log.skipped).toEqual([
+      expect.stringMatching(/^the names of \d+ more sections \(a log's first 100 sections are named\)$/),
+    ]);
     // Markers past the budget are still taken out of the text.
     expect(log.lines.join('\n')).not.toContain('section_');
   });
@@ -120,7 +157,9 @@ describe('the budget of one log', () => {
     expect(log.lines.length).toBeLessThan(10_000);
     expect(log.lines.length).toBeGreaterThan(0);
     expect(log.lines[0]).toBe(`line ${10_001 - log.lines.length}`);
-    expect(log.skipped).toEqual([`the first ${10_000 - log.lines.length} lines (reading a log stops after 5 ms; its newest lines are read first)`]);
+    expect(log.skipped).toEqual([
+      `the first ${10_000 - log.lines.length} lines (reading a log stops after 5 ms; its newest lines are read first)`,
+    ]);
   });
 
   it('reads an ordinary log whole and says nothing was skipped', () => {

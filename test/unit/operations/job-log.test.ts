@@ -1,7 +1,13 @@
 // Job logs made readable: escape codes and progress overwrites gone, sections named and folded, the failing part
 // found, credentials redacted (the service's own [MASKED] kept), and the fence a model reads it in unbreakable.
 import { describe, expect, it } from 'vitest';
-import { failingExcerpt, fenceUntrusted, readJobLog, redactLogText, viewJobLog } from '../../../src/operations/job-log.js';
+import {
+  failingExcerpt,
+  fenceUntrusted,
+  readJobLog,
+  redactLogText,
+  viewJobLog,
+} from '../../../src/operations/job-log.js';
 
 const E = '\x1b[0K';
 const LOG = [
@@ -20,7 +26,7 @@ const LOG = [
   '$ npm test',
   ' FAIL  test/checkout.test.ts',
   '  ● checkout › charges the card',
-  '    TypeError: Cannot read properties of undefined (reading \'total\')',
+  "    TypeError: Cannot read properties of undefined (reading 'total')",
   '      at checkout (src/checkout.ts:42:17)',
   `section_end:1700000050:step_script\r${E}`,
   `\x1b[31;1mERROR: Job failed: exit code 1\x1b[0;m`,
@@ -29,7 +35,7 @@ const LOG = [
 describe('readJobLog', () => {
   const log = readJobLog(LOG);
 
-  it('strips escape codes and keeps the last of a line\'s carriage-return overwrites', () => {
+  it("strips escape codes and keeps the last of a line's carriage-return overwrites", () => {
     expect(log.lines.join('\n')).not.toMatch(/\x1b|\r|section_/);
     expect(log.lines).toContain('progress 100%');
     expect(log.lines[0]).toBe('Running with runner 16.1.0');
@@ -43,7 +49,7 @@ describe('readJobLog', () => {
     ]);
   });
 
-  it('finds the first error in the failing section, not the runner\'s verdict', () => {
+  it("finds the first error in the failing section, not the runner's verdict", () => {
     expect(log.failingSection).toBe('step_script');
     expect(log.lines[log.firstError! - 1]).toBe(' FAIL  test/checkout.test.ts');
     const excerpt = failingExcerpt(log)!;
@@ -53,10 +59,14 @@ describe('readJobLog', () => {
   it('redacts token-like text and keeps what the service masked', () => {
     expect(log.lines.join('\n')).not.toContain('glpat-AbCd');
     expect(log.lines).toContain('export DEPLOY_TOKEN=[redacted] and DB_PASSWORD=[MASKED]');
-    expect(redactLogText('curl https://deploy:s3cr3tpass@registry.example/x')).toBe('curl https://deploy:[redacted]@registry.example/x');
+    expect(redactLogText('curl https://deploy:s3cr3tpass@registry.example/x')).toBe(
+      'curl https://deploy:[redacted]@registry.example/x',
+    );
     expect(redactLogText('aws AKIAIOSFODNN7EXAMPLE')).toBe('aws [redacted]');
     expect(redactLogText('Authorization: Bearer abcdefghijklmnop123')).toBe('Authorization: Bearer [redacted]');
-    expect(redactLogText('-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----')).toBe('[redacted private key]');
+    expect(redactLogText('-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----')).toBe(
+      '[redacted private key]',
+    );
     expect(redactLogText('npm test passed: 42 tests')).toBe('npm test passed: 42 tests');
   });
 });
@@ -93,8 +103,16 @@ describe('cleaning comes before redaction', () => {
     ['colour inside the token', `echo glpat-AbCdEf\x1b[0mGhIjKlMnOpQrSt`, 'GhIjKlMnOpQrSt'],
     ['colour between name and value', `DB_PASSWORD=\x1b[1;33mhunter2-very-secret\x1b[0m`, 'hunter2-very-secret'],
     ['an 8-bit CSI around the value', `API_KEY=\x9b31mzq8x7c6v5b4n3m2\x9b0m`, 'zq8x7c6v5b4n3m2'],
-    ['an OSC hyperlink around the value', `password: \x1b]8;;https://x.example\x07s3cr3t-pa55\x1b]8;;\x07`, 's3cr3t-pa55'],
-    ['colour inside a bearer credential', `Authorization: Bearer \x1b[33mabcdefghijklmnop1234\x1b[0m`, 'abcdefghijklmnop1234'],
+    [
+      'an OSC hyperlink around the value',
+      `password: \x1b]8;;https://x.example\x07s3cr3t-pa55\x1b]8;;\x07`,
+      's3cr3t-pa55',
+    ],
+    [
+      'colour inside a bearer credential',
+      `Authorization: Bearer \x1b[33mabcdefghijklmnop1234\x1b[0m`,
+      'abcdefghijklmnop1234',
+    ],
     ['a carriage-return overwrite', `progress 10%\rtoken: abcdefgh12345678zz`, 'abcdefgh12345678zz'],
     ['a backspace inside the token', `glpat-AbCdEfGh\bIjKlMnOpQrSt`, 'IjKlMnOpQrSt'],
     ['a zero-width space inside the token', `glpat-AbCdEfGh\u200bIjKlMnOpQrSt`, 'IjKlMnOpQrSt'],
@@ -131,8 +149,14 @@ describe('credentials in every notation', () => {
     expect(readJobLog(line).lines.join('\n')).not.toContain(secret);
   });
 
-  it('leaves ordinary lines and the service\'s own masking alone', () => {
-    for (const line of ['PWD=/builds/acme/web', 'npm test passed: 42 tests', 'password reset emails: 3 sent', 'NPM_TOKEN=[MASKED]', '"token": "[MASKED]"']) {
+  it("leaves ordinary lines and the service's own masking alone", () => {
+    for (const line of [
+      'PWD=/builds/acme/web',
+      'npm test passed: 42 tests',
+      'password reset emails: 3 sent',
+      'NPM_TOKEN=[MASKED]',
+      '"token": "[MASKED]"',
+    ]) {
       expect(redactLogText(line), line).toBe(line);
     }
   });
@@ -153,8 +177,18 @@ describe('private keys', () => {
   };
 
   it('redacts a whole key block, and one written on a line with its newlines escaped', () => {
-    expectNoKey(shown(['$ cat deploy_key', '-----BEGIN RSA PRIVATE KEY-----', ...BODY, '-----END RSA PRIVATE KEY-----', 'done'].join('\n')));
-    expectNoKey(redactLogText(`{"private_key": "-----BEGIN PRIVATE KEY-----\\n${BODY.join('\\n')}\\n-----END PRIVATE KEY-----\\n"}`));
+    expectNoKey(
+      shown(
+        ['$ cat deploy_key', '-----BEGIN RSA PRIVATE KEY-----', ...BODY, '-----END RSA PRIVATE KEY-----', 'done'].join(
+          '\n',
+        ),
+      ),
+    );
+    expectNoKey(
+      redactLogText(
+        `{"private_key": "-----BEGIN PRIVATE KEY-----\\n${BODY.join('\\n')}\\n-----END PRIVATE KEY-----\\n"}`,
+      ),
+    );
   });
 
   it('redacts a key cut before its BEGIN line: body lines, then the END line', () => {
@@ -171,18 +205,33 @@ describe('private keys', () => {
   });
 
   it('redacts a key wrapped in colour codes and a base64-encoded PEM', () => {
-    expectNoKey(shown(`\x1b[33m-----BEGIN EC PRIVATE KEY-----\x1b[0m\n${BODY.map((l) => `\x1b[33m${l}\x1b[0m`).join('\n')}\n-----END EC PRIVATE KEY-----`));
-    const encoded = Buffer.from(`-----BEGIN PRIVATE KEY-----\n${BODY.join('\n')}\n-----END PRIVATE KEY-----\n`).toString('base64');
+    expectNoKey(
+      shown(
+        `\x1b[33m-----BEGIN EC PRIVATE KEY-----\x1b[0m\n${BODY.map((l) => `\x1b[33m${l}\x1b[0m`).join('\n')}\n-----END EC PRIVATE KEY-----`,
+      ),
+    );
+    const encoded = Buffer.from(
+      `-----BEGIN PRIVATE KEY-----\n${BODY.join('\n')}\n-----END PRIVATE KEY-----\n`,
+    ).toString('base64');
     expect(shown(`KEY_B64=${encoded}`)).not.toContain(encoded.slice(20, 60));
   });
 
   it('keeps a certificate, a hex digest and the line numbers of sections after a key', () => {
     const cert = ['-----BEGIN CERTIFICATE-----', ...BODY.slice(0, 3), '-----END CERTIFICATE-----'];
     const digest = 'a'.repeat(32) + '0123456789abcdef'.repeat(2);
-    const log = readJobLog([
-      'section_start:1:keys\r\x1b[0KWriting keys', '-----BEGIN PRIVATE KEY-----', ...BODY, '-----END PRIVATE KEY-----', 'section_end:2:keys\r\x1b[0K',
-      'section_start:2:certs\r\x1b[0KTrusting a certificate', ...cert, digest, 'section_end:4:certs\r\x1b[0K',
-    ].join('\n'));
+    const log = readJobLog(
+      [
+        'section_start:1:keys\r\x1b[0KWriting keys',
+        '-----BEGIN PRIVATE KEY-----',
+        ...BODY,
+        '-----END PRIVATE KEY-----',
+        'section_end:2:keys\r\x1b[0K',
+        'section_start:2:certs\r\x1b[0KTrusting a certificate',
+        ...cert,
+        digest,
+        'section_end:4:certs\r\x1b[0K',
+      ].join('\n'),
+    );
     expect(log.lines).toEqual(['Writing keys', '[redacted private key]', 'Trusting a certificate', ...cert, digest]);
     expect(log.sections.map((s) => [s.name, s.header, s.from, s.to])).toEqual([
       ['keys', 'Writing keys', 1, 2],
@@ -193,14 +242,23 @@ describe('private keys', () => {
 
 describe('control characters', () => {
   it('reach no line raw: C0 and C1 controls and invisible format characters are dropped, tabs kept', () => {
-    const controls = [...Array(32).keys()].filter((c) => c !== 9 && c !== 10 && c !== 13 && c !== 27).map((c) => String.fromCharCode(c));
+    const controls = [...Array(32).keys()]
+      .filter((c) => c !== 9 && c !== 10 && c !== 13 && c !== 27)
+      .map((c) => String.fromCharCode(c));
     const c1 = [...Array(32).keys()].map((c) => String.fromCharCode(0x80 + c));
     const invisible = ['\u200b', '\u200d', '\u202e', '\u2066', '\ufeff', '\u{e0041}', '\u00ad', '\ud800'];
-    const raw = [`a\t${controls.join('')}b`, `c${c1.join('')}d\x7f`, `e${invisible.join('')}f`, 'line\u2028separator'].join('\n');
+    const raw = [
+      `a\t${controls.join('')}b`,
+      `c${c1.join('')}d\x7f`,
+      `e${invisible.join('')}f`,
+      'line\u2028separator',
+    ].join('\n');
     const log = readJobLog(raw);
     expect(log.lines).toEqual(['a\tb', 'cd', 'e\ufffdf', 'line separator']);
     const fenced = fenceUntrusted(raw, 'job 1');
-    expect(fenced).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad]|\udb40/);
+    expect(fenced).not.toMatch(
+      /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad]|\udb40/,
+    );
   });
 });
 

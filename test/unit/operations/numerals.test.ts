@@ -15,8 +15,14 @@ describe('coerceNumerals', () => {
       e: z.object({ f: z.number() }).optional(),
       g: z.record(z.string(), z.number()),
     });
-    expect(coerceNumerals(schema, { a: '2', b: '-7', c: '0', d: ['1', '22'], e: { f: '3' }, g: { x: '4' } }))
-      .toEqual({ a: 2, b: -7, c: 0, d: [1, 22], e: { f: 3 }, g: { x: 4 } });
+    expect(coerceNumerals(schema, { a: '2', b: '-7', c: '0', d: ['1', '22'], e: { f: '3' }, g: { x: '4' } })).toEqual({
+      a: 2,
+      b: -7,
+      c: 0,
+      d: [1, 22],
+      e: { f: 3 },
+      g: { x: 4 },
+    });
   });
 
   it('leaves anything that is not an exact safe integer numeral as it was sent', () => {
@@ -32,8 +38,16 @@ describe('coerceNumerals', () => {
       project: z.union([z.number().int().positive(), z.string().min(1)]),
       assignee: z.union([z.number(), z.enum(['None', 'Any'])]),
     });
-    expect(coerceNumerals(schema, { name: '12', project: '42', assignee: '7' })).toEqual({ name: '12', project: '42', assignee: 7 });
-    expect(coerceNumerals(schema, { name: '12', project: '42', assignee: 'None' })).toEqual({ name: '12', project: '42', assignee: 'None' });
+    expect(coerceNumerals(schema, { name: '12', project: '42', assignee: '7' })).toEqual({
+      name: '12',
+      project: '42',
+      assignee: 7,
+    });
+    expect(coerceNumerals(schema, { name: '12', project: '42', assignee: 'None' })).toEqual({
+      name: '12',
+      project: '42',
+      assignee: 'None',
+    });
   });
 
   it('never changes the object it was given', () => {
@@ -49,7 +63,10 @@ describe('validateInput with string numerals', () => {
   const listPipelines = findOperation('list_pipelines')!;
 
   it('accepts "pipeline_id": "2" and page numbers sent as strings', () => {
-    expect(validateInput(getPipeline, { id: 'acme/web', pipeline_id: '2' })).toEqual({ id: 'acme/web', pipeline_id: 2 });
+    expect(validateInput(getPipeline, { id: 'acme/web', pipeline_id: '2' })).toEqual({
+      id: 'acme/web',
+      pipeline_id: 2,
+    });
     expect(validateInput(listPipelines, { id: 5, page: '3', per_page: '10' })).toMatchObject({ page: 3, per_page: 10 });
   });
 

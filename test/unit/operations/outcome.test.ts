@@ -9,29 +9,61 @@ const erin = { ...emptyTargets(), people: { user_id: { id: 6, username: 'erin', 
 
 describe('outcomeSentence', () => {
   it('names the person and the project of a member change', () => {
-    expect(outcomeSentence(op('remove_project_member'), { id: 'acme/web', user_id: 6 }, null, erin)?.text).toBe('Removed @erin from acme/web');
-    expect(outcomeSentence(op('add_group_member'), { id: 'acme', user_id: 6, access_level: 30 }, { access_level: 30 }, erin)?.text)
-      .toBe('Added @erin to acme as developer');
-    expect(outcomeSentence(op('remove_project_member'), { id: 3, user_id: 6 }, null)?.text).toBe('Removed user 6 from project 3');
+    expect(outcomeSentence(op('remove_project_member'), { id: 'acme/web', user_id: 6 }, null, erin)?.text).toBe(
+      'Removed @erin from acme/web',
+    );
+    expect(
+      outcomeSentence(op('add_group_member'), { id: 'acme', user_id: 6, access_level: 30 }, { access_level: 30 }, erin)
+        ?.text,
+    ).toBe('Added @erin to acme as developer');
+    expect(outcomeSentence(op('remove_project_member'), { id: 3, user_id: 6 }, null)?.text).toBe(
+      'Removed user 6 from project 3',
+    );
   });
 
   it('says the level a member had, read before the write: what a removal took, what a change changed', () => {
     const wasDeveloper = { ...erin, levels: { user_id: 30 } };
-    expect(outcomeSentence(op('remove_project_member'), { id: 'acme/web', user_id: 6 }, null, wasDeveloper)?.text).toBe('Removed @erin from acme/web (was developer)');
-    expect(outcomeSentence(op('update_group_member'), { id: 'acme', user_id: 6, access_level: 40 }, { access_level: 40 }, wasDeveloper)?.text)
-      .toBe('Changed @erin in acme from developer to maintainer');
+    expect(outcomeSentence(op('remove_project_member'), { id: 'acme/web', user_id: 6 }, null, wasDeveloper)?.text).toBe(
+      'Removed @erin from acme/web (was developer)',
+    );
+    expect(
+      outcomeSentence(
+        op('update_group_member'),
+        { id: 'acme', user_id: 6, access_level: 40 },
+        { access_level: 40 },
+        wasDeveloper,
+      )?.text,
+    ).toBe('Changed @erin in acme from developer to maintainer');
   });
 
   it('says which tag of which project a release is, from which commit, with its link', () => {
-    const outcome = outcomeSentence(op('create_release'), { id: 'acme/web', tag_name: 'v1.3' },
-      { tag_name: 'v1.3', commit: { id: '54b5d197aa0011' }, _links: { self: 'https://code.example.com/acme/web/-/releases/v1.3' } });
-    expect(outcomeLine(outcome!)).toBe('Released v1.3 of acme/web from 54b5d197 — https://code.example.com/acme/web/-/releases/v1.3');
+    const outcome = outcomeSentence(
+      op('create_release'),
+      { id: 'acme/web', tag_name: 'v1.3' },
+      {
+        tag_name: 'v1.3',
+        commit: { id: '54b5d197aa0011' },
+        _links: { self: 'https://code.example.com/acme/web/-/releases/v1.3' },
+      },
+    );
+    expect(outcomeLine(outcome!)).toBe(
+      'Released v1.3 of acme/web from 54b5d197 — https://code.example.com/acme/web/-/releases/v1.3',
+    );
   });
 
   it('gives a committed file its commit and link', () => {
-    const outcome = outcomeSentence(op('create_file'), { id: 'acme/web', file_path: 'notes.txt', branch: 'main' },
-      { file_path: 'notes.txt', branch: 'main', commit: { id: 'abcdef0123456789', short_id: 'abcdef01', web_url: 'https://x/c/abcdef01' } });
-    expect(outcomeLine(outcome!)).toBe('Created notes.txt on main of acme/web in commit abcdef01 — https://x/c/abcdef01');
+    const outcome = outcomeSentence(
+      op('create_file'),
+      { id: 'acme/web', file_path: 'notes.txt', branch: 'main' },
+      {
+        file_path: 'notes.txt',
+        branch: 'main',
+        commit: { id: 'abcdef0123456789', short_id: 'abcdef01', web_url: 'https://x/c/abcdef01' },
+      },
+    );
+    expect(outcomeLine(outcome!)).toBe(
+      'Created notes.txt on main of acme/web in commit abcdef01 — https://x/c/abcdef01',
+    );
   });
 
   it('never lets a write say only "done": every write names a target', () => {

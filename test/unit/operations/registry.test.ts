@@ -13,17 +13,23 @@ interface Endpoint {
 function readEndpoints(): Map<string, Endpoint> {
   const text = readFileSync(new URL('../../data/endpoints.tsv', import.meta.url), 'utf8');
   const [, ...lines] = text.trim().split('\n');
-  return new Map(lines.map((line) => {
-    const [method, path, area] = line.split('\t');
-    return [`${method} ${path}`, { area }];
-  }));
+  return new Map(
+    lines.map((line) => {
+      const [method, path, area] = line.split('\t');
+      return [`${method} ${path}`, { area }];
+    }),
+  );
 }
 
 type JsonSchema = Record<string, unknown>;
 
 /** Lower-case words of a text or a snake_case / camelCase name. */
 function words(text: string): string[] {
-  return text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return text
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 /**
@@ -39,11 +45,13 @@ function restatedDescriptions(schema: JsonSchema, prefix = ''): string[] {
     const description = property.description;
     if (typeof description === 'string') {
       const nameWords = new Set(words(key));
-      if (description.trim() === '' || words(description).every((word) => nameWords.has(word))) found.push(`${path}: ${description}`);
+      if (description.trim() === '' || words(description).every((word) => nameWords.has(word)))
+        found.push(`${path}: ${description}`);
     }
     found.push(...restatedDescriptions(property, path));
   }
-  if (schema.items && typeof schema.items === 'object') found.push(...restatedDescriptions(schema.items as JsonSchema, `${prefix}[]`));
+  if (schema.items && typeof schema.items === 'object')
+    found.push(...restatedDescriptions(schema.items as JsonSchema, `${prefix}[]`));
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     for (const branch of (schema[key] ?? []) as JsonSchema[]) found.push(...restatedDescriptions(branch, prefix));
   }
@@ -66,24 +74,31 @@ describe('operation registry', () => {
     for (const chat of chats) expect(chat).toMatch(/^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)*$/);
   });
 
-  it.each(operations.map((op) => [op.name, op] as const))('%s has a title, a description and an effect', (_name, op) => {
-    expect(op.title.trim().length).toBeGreaterThan(2);
-    expect(op.description.trim().length).toBeGreaterThan(30);
-    expect(['read', 'write', 'destructive']).toContain(op.effect);
-  });
+  it.each(operations.map((op) => [op.name, op] as const))(
+    '%s has a title, a description and an effect',
+    (_name, op) => {
+      expect(op.title.trim().length).toBeGreaterThan(2);
+      expect(op.description.trim().length).toBeGreaterThan(30);
+      expect(['read', 'write', 'destructive']).toContain(op.effect);
+    },
+  );
 
-  it.each(operations.map((op) => [op.name, op] as const))('%s routes to a line of endpoints.tsv, in its area, or says it is outside the spec', (_name, op) => {
-    const endpoint = endpoints.get(`${op.method} ${op.path}`);
-    if (op.outsideSpec !== undefined) {
-      // Beyond the spec: it names the docs it follows, and is not on a route the spec has (that one follows the spec).
-      expect(op.outsideSpec.trim().length, 'the docs it follows').toBeGreaterThan(5);
-      // A composed operation repeats the route of one of its parts, which may be the spec's.
-      if (!op.composedOf) expect(endpoint, `${op.route} is in the spec: declare it without outsideSpec`).toBeUndefined();
-      return;
-    }
-    expect(endpoint, `${op.route} is not in endpoints.tsv`).toBeDefined();
-    expect(op.area).toBe(endpoint?.area);
-  });
+  it.each(operations.map((op) => [op.name, op] as const))(
+    '%s routes to a line of endpoints.tsv, in its area, or says it is outside the spec',
+    (_name, op) => {
+      const endpoint = endpoints.get(`${op.method} ${op.path}`);
+      if (op.outsideSpec !== undefined) {
+        // Beyond the spec: it names the docs it follows, and is not on a route the spec has (that one follows the spec).
+        expect(op.outsideSpec.trim().length, 'the docs it follows').toBeGreaterThan(5);
+        // A composed operation repeats the route of one of its parts, which may be the spec's.
+        if (!op.composedOf)
+          expect(endpoint, `${op.route} is in the spec: declare it without outsideSpec`).toBeUndefined();
+        return;
+      }
+      expect(endpoint, `${op.route} is not in endpoints.tsv`).toBeDefined();
+      expect(op.area).toBe(endpoint?.area);
+    },
+  );
 
   // A composed operation (wait_for_pipeline) has no endpoint of its own: it sends one of its parts' routes.
   it('routes no endpoint twice, composed operations aside', () => {
@@ -96,8 +111,14 @@ describe('operation registry', () => {
     expect(composed.map((op) => op.name)).toContain('wait_for_pipeline');
     for (const op of composed) {
       const parts = op.composedOf!.map((name) => operations.find((o) => o.name === name));
-      expect(parts.every((part) => part && !part.composedOf), `${op.name} is made of ${op.composedOf!.join(', ')}`).toBe(true);
-      expect(parts.map((part) => part!.route), op.name).toContain(op.route);
+      expect(
+        parts.every((part) => part && !part.composedOf),
+        `${op.name} is made of ${op.composedOf!.join(', ')}`,
+      ).toBe(true);
+      expect(
+        parts.map((part) => part!.route),
+        op.name,
+      ).toContain(op.route);
       expect(op.run, op.name).toBeDefined();
     }
   });
@@ -107,7 +128,9 @@ describe('operation registry', () => {
     expect(wait.longRunning).toBe(true);
     const spec = { ...wait, run: undefined, longRunning: undefined };
     expect(() => defineOperation(spec)).toThrow(/a composed operation needs a run/);
-    expect(() => defineOperation({ ...wait, effect: 'write', undo: 'Nothing.' })).toThrow(/only a read may be long-running/);
+    expect(() => defineOperation({ ...wait, effect: 'write', undo: 'Nothing.' })).toThrow(
+      /only a read may be long-running/,
+    );
   });
 
   // defineOperation already refuses a route whose parameters the input lacks; what it does not check is that a
@@ -127,15 +150,19 @@ describe('operation registry', () => {
     expect(archive.input.safeParse({}).success).toBe(false);
   });
 
-  it.each(operations.map((op) => [op.name, op] as const))('%s has a JSON Schema whose field texts say more than the names', (_name, op) => {
-    const schema = z.toJSONSchema(op.input, { io: 'input' }) as JsonSchema;
-    expect(schema.type).toBe('object');
-    expect(restatedDescriptions(schema)).toEqual([]);
-  });
+  it.each(operations.map((op) => [op.name, op] as const))(
+    '%s has a JSON Schema whose field texts say more than the names',
+    (_name, op) => {
+      const schema = z.toJSONSchema(op.input, { io: 'input' }) as JsonSchema;
+      expect(schema.type).toBe('object');
+      expect(restatedDescriptions(schema)).toEqual([]);
+    },
+  );
 
   it('marks every delete destructive and every GET or HEAD a read', () => {
     for (const op of operations.filter((o) => o.method === 'DELETE')) expect(op.effect, op.name).toBe('destructive');
-    for (const op of operations.filter((o) => o.method === 'GET' || o.method === 'HEAD')) expect(op.effect, op.name).toBe('read');
+    for (const op of operations.filter((o) => o.method === 'GET' || o.method === 'HEAD'))
+      expect(op.effect, op.name).toBe('read');
   });
 
   it('reads HEAD answers as headers', () => {
@@ -155,9 +182,9 @@ describe('operation registry', () => {
   // The service pages every list endpoint (20 by default); a list read without pagination silently stops at
   // the first page. Lists the service answers whole are named here, each with the reason.
   const UNPAGED_LISTS: Record<string, string> = {
-    list_pipeline_variables: 'a pipeline\'s variables come whole; the service takes no page parameters there',
-    list_integrations: 'a project\'s active integrations come whole; the spec lists no page parameters there',
-    list_scim_users: 'SCIM pages with its own startIndex and count (RFC 7644), which are the operation\'s inputs',
+    list_pipeline_variables: "a pipeline's variables come whole; the service takes no page parameters there",
+    list_integrations: "a project's active integrations come whole; the spec lists no page parameters there",
+    list_scim_users: "SCIM pages with its own startIndex and count (RFC 7644), which are the operation's inputs",
   };
 
   it('paginates every list_* operation except the lists answered whole, and nothing that is not a GET', () => {
@@ -192,22 +219,33 @@ describe('operation registry', () => {
   it('names only tools that exist when a description points to another tool', () => {
     const names = new Set(operations.map((op) => op.name));
     const verbs = new Set(operations.map((op) => op.name.split('_')[0]));
-    const mentioned = operations.flatMap((op) => [...op.description.matchAll(/\b[a-z]+(?:_[a-z0-9]+)+\b/g)]
-      .map((m) => m[0])
-      .filter((token) => verbs.has(token.split('_')[0]) && !FIELDS_LIKE_TOOLS.has(token))
-      .map((token) => [op.name, token] as const));
+    const mentioned = operations.flatMap((op) =>
+      [...op.description.matchAll(/\b[a-z]+(?:_[a-z0-9]+)+\b/g)]
+        .map((m) => m[0])
+        .filter((token) => verbs.has(token.split('_')[0]) && !FIELDS_LIKE_TOOLS.has(token))
+        .map((token) => [op.name, token] as const),
+    );
     expect(mentioned.length).toBeGreaterThan(5);
     expect(mentioned.filter(([, token]) => !names.has(token))).toEqual([]);
   });
 
   it('finds descriptions that restate the name, in nested fields too', () => {
-    const schema = z.toJSONSchema(z.object({
-      commit_message: z.string().describe('Commit message.'),
-      user_id: z.number().describe('User ID.'),
-      id: z.number().describe('User ID.'),
-      bare: z.string(),
-      list: z.array(z.object({ externalId: z.string().describe('External ID'), note: z.string().describe('Markdown.') })),
-    }), { io: 'input' }) as JsonSchema;
-    expect(restatedDescriptions(schema)).toEqual(['commit_message: Commit message.', 'user_id: User ID.', 'list[].externalId: External ID']);
+    const schema = z.toJSONSchema(
+      z.object({
+        commit_message: z.string().describe('Commit message.'),
+        user_id: z.number().describe('User ID.'),
+        id: z.number().describe('User ID.'),
+        bare: z.string(),
+        list: z.array(
+          z.object({ externalId: z.string().describe('External ID'), note: z.string().describe('Markdown.') }),
+        ),
+      }),
+      { io: 'input' },
+    ) as JsonSchema;
+    expect(restatedDescriptions(schema)).toEqual([
+      'commit_message: Commit message.',
+      'user_id: User ID.',
+      'list[].externalId: External ID',
+    ]);
   });
 });

@@ -16,17 +16,34 @@ describe('redactSecretInputs', () => {
   });
 
   it('is declared by both operations that send a variable value', () => {
-    for (const name of ['create_group_variable', 'update_group_variable']) expect(findOperation(name)?.secretInputs, name).toContain('value');
+    for (const name of ['create_group_variable', 'update_group_variable'])
+      expect(findOperation(name)?.secretInputs, name).toContain('value');
   });
 });
 
 describe('isSecretName', () => {
   it('knows credentials by name, cloud keys and any *_KEY included, and leaves ordinary names alone', () => {
-    for (const name of ['AWS_KEY', 'aws_secret_access_key', 'SIGNING_KEY', 'deploy-key', 'api_key', 'eks_access_key_id',
-      'client_key', 'PRIVATE_KEY', 'privatekey', 'DB_PASSWORD', 'passwd', 'ssh_passphrase', 'GITHUB_TOKEN', 'webhook', 'credentials']) {
+    for (const name of [
+      'AWS_KEY',
+      'aws_secret_access_key',
+      'SIGNING_KEY',
+      'deploy-key',
+      'api_key',
+      'eks_access_key_id',
+      'client_key',
+      'PRIVATE_KEY',
+      'privatekey',
+      'DB_PASSWORD',
+      'passwd',
+      'ssh_passphrase',
+      'GITHUB_TOKEN',
+      'webhook',
+      'credentials',
+    ]) {
       expect(isSecretName(name), name).toBe(true);
     }
-    for (const name of ['key', 'LOG_LEVEL', 'keyboard', 'monkey', 'KEYCLOAK_URL', 'description', 'name']) expect(isSecretName(name), name).toBe(false);
+    for (const name of ['key', 'LOG_LEVEL', 'keyboard', 'monkey', 'KEYCLOAK_URL', 'description', 'name'])
+      expect(isSecretName(name), name).toBe(false);
   });
 });
 

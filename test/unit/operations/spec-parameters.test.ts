@@ -33,24 +33,30 @@ interface ParameterRow {
 
 const COLUMNS = ['method', 'path', 'param', 'in', 'type', 'required', 'enum', 'default', 'min', 'max', 'note'] as const;
 /** A type cell: one or more of these, joined by '|' in sorted order (as typeOf writes a union), or file / any. */
-const TYPE_CELL = /^(?:(?:array<(?:integer|number|string|boolean|object)>|integer|number|string|boolean|object|null)(?:\|(?=.))?)+$|^(?:file|any)$/;
+const TYPE_CELL =
+  /^(?:(?:array<(?:integer|number|string|boolean|object)>|integer|number|string|boolean|object|null)(?:\|(?=.))?)+$|^(?:file|any)$/;
 
 function readTsv(file: URL): string[][] {
-  const [header, ...lines] = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const [header, ...lines] = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   return [header.split('\t'), ...lines.map((line) => line.split('\t'))];
 }
 
 function readParameterTables(): ParameterRow[] {
   const dir = new URL('spec-parameters/', DATA);
-  return readdirSync(dir).filter((f) => f.endsWith('.tsv')).sort().flatMap((file) => {
-    const [header, ...rows] = readTsv(new URL(file, dir));
-    expect(header, `${file}: header`).toEqual([...COLUMNS]);
-    return rows.map((cells, i) => {
-      const row = Object.fromEntries(COLUMNS.map((c, j) => [c, (cells[j] ?? '').trim()])) as unknown as ParameterRow;
-      row.line = `${file}:${i + 2}`;
-      return row;
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.tsv'))
+    .sort()
+    .flatMap((file) => {
+      const [header, ...rows] = readTsv(new URL(file, dir));
+      expect(header, `${file}: header`).toEqual([...COLUMNS]);
+      return rows.map((cells, i) => {
+        const row = Object.fromEntries(COLUMNS.map((c, j) => [c, (cells[j] ?? '').trim()])) as unknown as ParameterRow;
+        row.line = `${file}:${i + 2}`;
+        return row;
+      });
     });
-  });
 }
 
 function readEndpoints(): string[] {
@@ -73,11 +79,17 @@ function typeOf(schema: JsonSchema): string {
     return types.join('|');
   }
   // zod writes a nullable scalar as type ["boolean", "null"]: null is no type of its own here, as in anyOf.
-  if (Array.isArray(schema.type)) return (schema.type as string[]).filter((t) => t !== 'null').map((t) => typeOf({ ...schema, type: t })).sort().join('|');
+  if (Array.isArray(schema.type))
+    return (schema.type as string[])
+      .filter((t) => t !== 'null')
+      .map((t) => typeOf({ ...schema, type: t }))
+      .sort()
+      .join('|');
   if (schema.type === 'array') return `array<${typeOf((schema.items ?? {}) as JsonSchema)}>`;
   // zod writes a literal of whole numbers (access levels 10..50) as type number; every value says integer.
   const values = Array.isArray(schema.enum) ? schema.enum : schema.const !== undefined ? [schema.const] : [];
-  if ((schema.type === 'number' || schema.type === undefined) && values.length > 0 && values.every(Number.isInteger)) return 'integer';
+  if ((schema.type === 'number' || schema.type === undefined) && values.length > 0 && values.every(Number.isInteger))
+    return 'integer';
   if (typeof schema.type === 'string') return schema.type;
   if (schema.const !== undefined) return typeof schema.const;
   if (Array.isArray(schema.enum)) return typeof schema.enum[0];
@@ -88,7 +100,7 @@ function enumOf(schema: JsonSchema): string[] | undefined {
   const options = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
   if (options) {
     const all = options.map(enumOf);
-    return all.every((e) => e !== undefined) ? all.flat() as string[] : undefined;
+    return all.every((e) => e !== undefined) ? (all.flat() as string[]) : undefined;
   }
   if (schema.type === 'array') return enumOf((schema.items ?? {}) as JsonSchema);
   if (schema.const !== undefined) return [String(schema.const)];
@@ -108,7 +120,9 @@ function boundOf(schema: JsonSchema, name: 'minimum' | 'maximum' | 'minLength' |
     const count = name === 'minimum' ? schema.minItems : name === 'maximum' ? schema.maxItems : undefined;
     return boundOf((schema.items ?? {}) as JsonSchema, name) ?? (typeof count === 'number' ? count : undefined);
   }
-  const value = schema[name] ?? (name === 'minimum' ? schema.exclusiveMinimum : name === 'maximum' ? schema.exclusiveMaximum : undefined);
+  const value =
+    schema[name] ??
+    (name === 'minimum' ? schema.exclusiveMinimum : name === 'maximum' ? schema.exclusiveMaximum : undefined);
   // zod's .int() states the safe-integer range; that is JavaScript's limit, not a bound anyone chose.
   return typeof value === 'number' && Math.abs(value) !== Number.MAX_SAFE_INTEGER ? value : undefined;
 }
@@ -124,7 +138,8 @@ function sampleOf(type: string): unknown {
 const rows = readParameterTables();
 const endpoints = readEndpoints();
 const byRoute = new Map<string, ParameterRow[]>();
-for (const row of rows) byRoute.set(`${row.method} ${row.path}`, [...(byRoute.get(`${row.method} ${row.path}`) ?? []), row]);
+for (const row of rows)
+  byRoute.set(`${row.method} ${row.path}`, [...(byRoute.get(`${row.method} ${row.path}`) ?? []), row]);
 
 describe('spec audit: the parameter table', () => {
   it('has every endpoint of the spec, and nothing else', () => {
@@ -146,7 +161,8 @@ describe('spec audit: the parameter table', () => {
         if (!['yes', 'no'].includes(row.required)) problems.push(`${row.line}: required '${row.required}'`);
         // An optional suffix segment ('archive[.format]') is the one path parameter the spec lets a caller leave out.
         const optionalSuffix = row.path.endsWith(`[.${row.param}]`);
-        if (row.in === 'path' && row.required !== 'yes' && !optionalSuffix) problems.push(`${row.line}: a path parameter is required`);
+        if (row.in === 'path' && row.required !== 'yes' && !optionalSuffix)
+          problems.push(`${row.line}: a path parameter is required`);
       }
     }
     expect(problems).toEqual([]);
@@ -168,34 +184,51 @@ describe.each(endpoints)('spec audit: %s', (route) => {
 
     for (const row of list) {
       if (row.in === 'spread') {
-        if (!op.spreadInput) { problems.push(`${row.param}: spread, but ${op.name} has no open settings object`); continue; }
+        if (!op.spreadInput) {
+          problems.push(`${row.param}: spread, but ${op.name} has no open settings object`);
+          continue;
+        }
         documented.add(op.spreadInput);
         try {
-          validateInput(op, { ...requiredSample(properties, required), [op.spreadInput]: { [row.param]: sampleOf(row.type) } });
+          validateInput(op, {
+            ...requiredSample(properties, required),
+            [op.spreadInput]: { [row.param]: sampleOf(row.type) },
+          });
         } catch (error) {
           problems.push(`${row.param}: the settings object refuses it: ${(error as Error).message}`);
         }
         continue;
       }
       documented.add(row.param);
-      if (!properties[row.param]) { problems.push(`${row.param}: documented by the spec, unknown to ${op.name}`); continue; }
+      if (!properties[row.param]) {
+        problems.push(`${row.param}: documented by the spec, unknown to ${op.name}`);
+        continue;
+      }
       const { property, names } = onTheWire(properties[row.param]);
       for (const name of names) {
-        const sent = (validateInput(op, { ...requiredSample(properties, required), [row.param]: name }) as Record<string, unknown>)[row.param];
-        if (ACCESS_LEVEL_NAMES[String(sent)] !== name) problems.push(`${row.param}: the name ${name} is sent as ${String(sent)}`);
+        const sent = (
+          validateInput(op, { ...requiredSample(properties, required), [row.param]: name }) as Record<string, unknown>
+        )[row.param];
+        if (ACCESS_LEVEL_NAMES[String(sent)] !== name)
+          problems.push(`${row.param}: the name ${name} is sent as ${String(sent)}`);
       }
-      if (row.in === 'path' && !op.pathParams.includes(row.param)) problems.push(`${row.param}: a path parameter the route lacks`);
+      if (row.in === 'path' && !op.pathParams.includes(row.param))
+        problems.push(`${row.param}: a path parameter the route lacks`);
       const type = typeOf(property);
-      if (row.type !== 'file' && row.type !== 'any' && type !== row.type) problems.push(`${row.param}: type ${type}, spec says ${row.type}`);
+      if (row.type !== 'file' && row.type !== 'any' && type !== row.type)
+        problems.push(`${row.param}: type ${type}, spec says ${row.type}`);
       if ((row.required === 'yes') !== required.has(row.param)) {
-        problems.push(`${row.param}: ${required.has(row.param) ? 'required' : 'optional'}, spec says ${row.required === 'yes' ? 'required' : 'optional'}`);
+        problems.push(
+          `${row.param}: ${required.has(row.param) ? 'required' : 'optional'}, spec says ${row.required === 'yes' ? 'required' : 'optional'}`,
+        );
       }
       const values = enumOf(property);
       const specValues = row.enum ? row.enum.split('|') : undefined;
       if (specValues && (!values || [...values].sort().join('|') !== [...specValues].sort().join('|'))) {
         problems.push(`${row.param}: accepts ${values ? values.join('|') : 'any value'}, spec says ${row.enum}`);
       }
-      if (!specValues && values && row.type !== 'boolean') problems.push(`${row.param}: only ${values.join('|')}, the spec lists no values`);
+      if (!specValues && values && row.type !== 'boolean')
+        problems.push(`${row.param}: only ${values.join('|')}, the spec lists no values`);
       if (property.default !== undefined && String(property.default) !== row.default) {
         problems.push(`${row.param}: defaults to ${String(property.default)}, spec says ${row.default || 'nothing'}`);
       }
@@ -208,15 +241,18 @@ describe.each(endpoints)('spec audit: %s', (route) => {
         problems.push(`${row.param}: minimum ${min}, the spec states none`);
       }
       if (row.max !== '') {
-        if (max !== Number(row.max) && boundOf(property, 'maxLength') !== Number(row.max)) problems.push(`${row.param}: maximum ${max ?? 'none'}, spec says ${row.max}`);
+        if (max !== Number(row.max) && boundOf(property, 'maxLength') !== Number(row.max))
+          problems.push(`${row.param}: maximum ${max ?? 'none'}, spec says ${row.max}`);
       } else {
         if (max !== undefined) problems.push(`${row.param}: maximum ${max}, the spec states none`);
         const maxLength = boundOf(property, 'maxLength');
-        if (maxLength !== undefined && maxLength !== URL_VALUE_CAP) problems.push(`${row.param}: at most ${maxLength} characters, the spec states no limit`);
+        if (maxLength !== undefined && maxLength !== URL_VALUE_CAP)
+          problems.push(`${row.param}: at most ${maxLength} characters, the spec states no limit`);
       }
     }
     for (const key of Object.keys(properties)) {
-      if (!documented.has(key) && !FORGEOPS_CONTROLS.has(key)) problems.push(`${key}: accepted by ${op.name}, not in the spec`);
+      if (!documented.has(key) && !FORGEOPS_CONTROLS.has(key))
+        problems.push(`${key}: accepted by ${op.name}, not in the spec`);
     }
     expect(problems).toEqual([]);
   });
@@ -229,20 +265,28 @@ describe.each(endpoints)('spec audit: %s', (route) => {
 function onTheWire(property: JsonSchema): { property: JsonSchema; names: string[] } {
   const options = property.anyOf as JsonSchema[] | undefined;
   const levelNames = new Set(Object.values(ACCESS_LEVEL_NAMES));
-  const isNames = (o: JsonSchema) => o.type === 'string' && Array.isArray(o.enum) && o.enum.every((v) => levelNames.has(v as string));
+  const isNames = (o: JsonSchema) =>
+    o.type === 'string' && Array.isArray(o.enum) && o.enum.every((v) => levelNames.has(v as string));
   const named = options?.find(isNames);
   if (!options || !named) return { property, names: [] };
   const rest = options.filter((o) => o !== named);
   const { anyOf: _union, ...outer } = property;
-  return { property: rest.length === 1 ? { ...outer, ...rest[0] } : { ...outer, anyOf: rest }, names: named.enum as string[] };
+  return {
+    property: rest.length === 1 ? { ...outer, ...rest[0] } : { ...outer, anyOf: rest },
+    names: named.enum as string[],
+  };
 }
 
 /** The smallest input the schema accepts for its required keys, so a spread parameter is checked on its own. */
 function requiredSample(properties: Record<string, JsonSchema>, required: Set<string>): Record<string, unknown> {
-  return Object.fromEntries([...required].filter((key) => properties[key].type !== 'object').map((key) => {
-    const values = enumOf(properties[key]);
-    return [key, values ? values[0] : sampleOf(typeOf(properties[key]))];
-  }));
+  return Object.fromEntries(
+    [...required]
+      .filter((key) => properties[key].type !== 'object')
+      .map((key) => {
+        const values = enumOf(properties[key]);
+        return [key, values ? values[0] : sampleOf(typeOf(properties[key]))];
+      }),
+  );
 }
 
 describe('spec audit: the prose rules', () => {
@@ -251,8 +295,10 @@ describe('spec audit: the prose rules', () => {
 
   it('every rule in the table is declared by its operation, and no operation declares one the table lacks', () => {
     const fromTable = table.map((r) => `${r.method} ${r.path} ${r.kind} ${r.keys}`).sort();
-    const fromRegistry = operations.filter((op) => !op.composedOf && op.outsideSpec === undefined)
-      .flatMap((op) => (op.rules ?? []).map((rule) => `${op.method} ${op.path} ${rule.kind} ${rule.keys.join(',')}`)).sort();
+    const fromRegistry = operations
+      .filter((op) => !op.composedOf && op.outsideSpec === undefined)
+      .flatMap((op) => (op.rules ?? []).map((rule) => `${op.method} ${op.path} ${rule.kind} ${rule.keys.join(',')}`))
+      .sort();
     expect(fromRegistry).toEqual(fromTable);
   });
 });

@@ -5,13 +5,19 @@ import { waitUntil } from '../../../src/operations/wait.js';
 
 /** A clock that moves only when the wait pauses or a check says it took time. */
 const clock = vi.hoisted(() => ({ now: 0 }));
-vi.mock('node:timers/promises', () => ({ setTimeout: async (ms: number) => { clock.now += ms; } }));
+vi.mock('node:timers/promises', () => ({
+  setTimeout: async (ms: number) => {
+    clock.now += ms;
+  },
+}));
 
 beforeEach(() => {
   clock.now = 1_000_000;
   vi.spyOn(Date, 'now').mockImplementation(() => clock.now);
 });
-afterEach(() => { vi.restoreAllMocks(); });
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 /** A check that answers "running" (after `takesMs`) and records when it was asked. */
 function runningChecks(limit: number, takesMs = 0) {

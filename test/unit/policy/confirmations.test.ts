@@ -41,14 +41,24 @@ describe('ConfirmationStore', () => {
   it('refuses when the call changed since it was shown', () => {
     const store = new ConfirmationStore();
     const id = store.issue(call);
-    const changed = store.redeem(id, { person: 'U1', place: 'C1', operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 8 } });
+    const changed = store.redeem(id, {
+      person: 'U1',
+      place: 'C1',
+      operation: 'delete_pipeline',
+      input: { id: 'acme/web', pipeline_id: 8 },
+    });
     expect(changed.ok === false && changed.reason).toMatch(/changed/);
   });
 
   it('accepts the same input written in another key order', () => {
     const store = new ConfirmationStore();
     const id = store.issue(call);
-    const same = store.redeem(id, { person: 'U1', place: 'C1', operation: 'delete_pipeline', input: { pipeline_id: 7, id: 'acme/web' } });
+    const same = store.redeem(id, {
+      person: 'U1',
+      place: 'C1',
+      operation: 'delete_pipeline',
+      input: { pipeline_id: 7, id: 'acme/web' },
+    });
     expect(same.ok).toBe(true);
   });
 

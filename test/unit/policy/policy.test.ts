@@ -6,22 +6,43 @@ import { confirmationPrompt, decide } from '../../../src/policy/policy.js';
 import { quoteExactly } from '../../../src/text/visible.js';
 
 const listThings = defineOperation({
-  name: 'list_things', chat: 'thing list', area: 'pipelines', title: 'List things', description: 'Lists.',
-  route: 'GET /projects/:id/pipelines', input: z.object({ id: fields.projectId() }), effect: 'read',
+  name: 'list_things',
+  chat: 'thing list',
+  area: 'pipelines',
+  title: 'List things',
+  description: 'Lists.',
+  route: 'GET /projects/:id/pipelines',
+  input: z.object({ id: fields.projectId() }),
+  effect: 'read',
 });
 const deleteThing = defineOperation({
-  name: 'delete_thing', chat: 'thing delete', area: 'pipelines', title: 'Delete a pipeline', description: 'Deletes.',
+  name: 'delete_thing',
+  chat: 'thing delete',
+  area: 'pipelines',
+  title: 'Delete a pipeline',
+  description: 'Deletes.',
   route: 'DELETE /projects/:id/pipelines/:pipeline_id',
-  input: z.object({ id: fields.projectId(), pipeline_id: z.number().int() }), effect: 'destructive',
+  input: z.object({ id: fields.projectId(), pipeline_id: z.number().int() }),
+  effect: 'destructive',
   undo: 'Cannot be undone.',
 });
 const commitThing = defineOperation({
-  name: 'commit_thing', chat: 'thing commit', area: 'commits', title: 'Create a commit', description: 'Commits.',
+  name: 'commit_thing',
+  chat: 'thing commit',
+  area: 'commits',
+  title: 'Create a commit',
+  description: 'Commits.',
   route: 'POST /projects/:id/repository/commits',
-  input: z.object({ id: fields.projectId(), branch: z.string(), content: z.string().optional(), force: z.boolean().optional() }),
+  input: z.object({
+    id: fields.projectId(),
+    branch: z.string(),
+    content: z.string().optional(),
+    force: z.boolean().optional(),
+  }),
   effect: 'write',
   undo: 'Adds a commit.',
-  confirm: (input) => (input.force ? `Force-overwrite branch ${input.branch}: its current commits are replaced.` : undefined),
+  confirm: (input) =>
+    input.force ? `Force-overwrite branch ${input.branch}: its current commits are replaced.` : undefined,
 });
 
 describe('decide', () => {
@@ -34,7 +55,8 @@ describe('decide', () => {
     const decision = decide(deleteThing, { id: 'acme/web', pipeline_id: 42 }, { readOnly: false });
     expect(decision).toEqual({
       kind: 'confirm',
-      prompt: 'Delete a pipeline (delete_thing): Cannot be undone.\nThe exact call:\n  project: "acme/web"\n  pipeline_id: 42',
+      prompt:
+        'Delete a pipeline (delete_thing): Cannot be undone.\nThe exact call:\n  project: "acme/web"\n  pipeline_id: 42',
       reason: 'Cannot be undone.',
       answers: { yes: 'Yes, delete a pipeline 42', no: 'No, change nothing' },
     });
@@ -44,7 +66,8 @@ describe('decide', () => {
     const decision = decide(commitThing, { id: 1, branch: 'main', force: true }, { readOnly: false });
     expect(decision).toEqual({
       kind: 'confirm',
-      prompt: 'Create a commit (commit_thing): Force-overwrite branch main: its current commits are replaced.\n' +
+      prompt:
+        'Create a commit (commit_thing): Force-overwrite branch main: its current commits are replaced.\n' +
         'The exact call:\n  project: 1\n  branch: "main"\n  force: true',
       reason: 'Force-overwrite branch main: its current commits are replaced.',
       answers: { yes: 'Yes, create a commit', no: 'No, change nothing' },
@@ -58,18 +81,31 @@ describe('decide', () => {
   });
 
   it("names the caller's reason for read-only in the refusal, and FORGEOPS_READ_ONLY without one", () => {
-    const channel = decide(commitThing, { id: 1, branch: 'main' }, { readOnly: true, readOnlyReason: 'this channel is read-only (X)' });
-    expect(channel).toEqual({ kind: 'deny', reason: expect.stringMatching(/changes data, and this channel is read-only \(X\); nothing was sent/) });
+    const channel = decide(
+      commitThing,
+      { id: 1, branch: 'main' },
+      { readOnly: true, readOnlyReason: 'this channel is read-only (X)' },
+    );
+    expect(channel).toEqual({
+      kind: 'deny',
+      reason: expect.stringMatching(/changes data, and this channel is read-only \(X\); nothing was sent/),
+    });
     expect(JSON.stringify(channel)).not.toContain('FORGEOPS_READ_ONLY');
-    expect(decide(commitThing, { id: 1, branch: 'main' }, { readOnly: true })).toMatchObject({ reason: expect.stringContaining('FORGEOPS_READ_ONLY') });
-    expect(decide(commitThing, { id: 1, branch: 'main' }, { readOnly: false, readOnlyReason: 'unused' })).toEqual({ kind: 'run' });
+    expect(decide(commitThing, { id: 1, branch: 'main' }, { readOnly: true })).toMatchObject({
+      reason: expect.stringContaining('FORGEOPS_READ_ONLY'),
+    });
+    expect(decide(commitThing, { id: 1, branch: 'main' }, { readOnly: false, readOnlyReason: 'unused' })).toEqual({
+      kind: 'run',
+    });
   });
 
   it('refuses to define a change without its undo decision, or a confirmable call marked idempotent', () => {
-    expect(() => defineOperation({ ...deleteThing, undo: undefined, route: 'DELETE /projects/:id/pipelines/:pipeline_id' }))
-      .toThrow(/must say in 'undo'/);
-    expect(() => defineOperation({ ...deleteThing, idempotent: true, route: 'DELETE /projects/:id/pipelines/:pipeline_id' }))
-      .toThrow(/must not be marked idempotent/);
+    expect(() =>
+      defineOperation({ ...deleteThing, undo: undefined, route: 'DELETE /projects/:id/pipelines/:pipeline_id' }),
+    ).toThrow(/must say in 'undo'/);
+    expect(() =>
+      defineOperation({ ...deleteThing, idempotent: true, route: 'DELETE /projects/:id/pipelines/:pipeline_id' }),
+    ).toThrow(/must not be marked idempotent/);
   });
 });
 
@@ -97,14 +133,29 @@ describe('confirmationPrompt', () => {
 
 describe('credentials in the prompt', () => {
   const setThing = defineOperation({
-    name: 'set_thing', chat: 'thing set', area: 'integrations', title: 'Set integration', description: 'Sets.',
+    name: 'set_thing',
+    chat: 'thing set',
+    area: 'integrations',
+    title: 'Set integration',
+    description: 'Sets.',
     route: 'PUT /projects/:id/integrations/:slug',
-    input: z.object({ id: fields.projectId(), slug: z.string(), token: z.string().optional(), webhook: z.string().optional() }),
-    effect: 'write', undo: 'Replaces settings.', confirm: () => 'It replaces the settings.',
+    input: z.object({
+      id: fields.projectId(),
+      slug: z.string(),
+      token: z.string().optional(),
+      webhook: z.string().optional(),
+    }),
+    effect: 'write',
+    undo: 'Replaces settings.',
+    confirm: () => 'It replaces the settings.',
   });
 
   it('shows a token only by its length, and a webhook by the origin it sends to', () => {
-    const prompt = confirmationPrompt(setThing, { id: 1, slug: 'chat', token: 's3cr3t-value', webhook: 'https://hooks.evil.example/T0/B1/xyz' }, 'Why.');
+    const prompt = confirmationPrompt(
+      setThing,
+      { id: 1, slug: 'chat', token: 's3cr3t-value', webhook: 'https://hooks.evil.example/T0/B1/xyz' },
+      'Why.',
+    );
     expect(prompt).toContain('  token: <secret, 12 characters>');
     expect(prompt).toContain('  webhook: <secret URL on "https://hooks.evil.example", 36 characters>');
     expect(prompt).not.toContain('s3cr3t');

@@ -20,7 +20,13 @@ const INFRA = `/projects/${encodeURIComponent('acme/platform/infra')}`;
 const DATE_FILE = 'src/utils/format date.ts';
 
 type Pipeline = { id: number; status: string; sha: string; ref: string };
-type MergeRequest = { iid: number; state: string; merge_when_pipeline_succeeds: boolean; sha: string; merge_commit_sha: string | null };
+type MergeRequest = {
+  iid: number;
+  state: string;
+  merge_when_pipeline_succeeds: boolean;
+  sha: string;
+  merge_commit_sha: string | null;
+};
 
 /** Lets every pipeline run to its end (each wake-up of the runner is due within these minutes of the clock). */
 async function runPipelines(): Promise<void> {
@@ -30,35 +36,51 @@ async function runPipelines(): Promise<void> {
 
 async function commit(project: string, branch: string, actions: unknown[], startBranch?: string): Promise<string> {
   const answer = await api(sandbox, 'POST', `${project}/repository/commits`, {
-    as: 'maintainer', json: { branch, start_branch: startBranch, commit_message: `Change on ${branch}`, actions },
+    as: 'maintainer',
+    json: { branch, start_branch: startBranch, commit_message: `Change on ${branch}`, actions },
   });
   expect(answer.status, answer.text).toBe(201);
   return answer.data.id;
 }
 
 async function openMergeRequest(project: string, branch: string): Promise<MergeRequest> {
-  const answer = await api(sandbox, 'POST', `${project}/merge_requests`, { as: 'maintainer', json: { source_branch: branch, target_branch: 'main', title: `Merge ${branch}` } });
+  const answer = await api(sandbox, 'POST', `${project}/merge_requests`, {
+    as: 'maintainer',
+    json: { source_branch: branch, target_branch: 'main', title: `Merge ${branch}` },
+  });
   expect(answer.status).toBe(201);
   return answer.data;
 }
 
-const mergeRequest = async (project: string, iid: number): Promise<MergeRequest> => (await api(sandbox, 'GET', `${project}/merge_requests/${iid}`, { as: 'maintainer' })).data;
-const pipelinesOf = async (project: string, query: string): Promise<Pipeline[]> => (await api(sandbox, 'GET', `${project}/pipelines?${query}`, { as: 'maintainer' })).data;
-const mainHead = async (project: string): Promise<string> => (await api(sandbox, 'GET', `${project}/repository/branches/main`, { as: 'maintainer' })).data.commit.id;
+const mergeRequest = async (project: string, iid: number): Promise<MergeRequest> =>
+  (await api(sandbox, 'GET', `${project}/merge_requests/${iid}`, { as: 'maintainer' })).data;
+const pipelinesOf = async (project: string, query: string): Promise<Pipeline[]> =>
+  (await api(sandbox, 'GET', `${project}/pipelines?${query}`, { as: 'maintainer' })).data;
+const mainHead = async (project: string): Promise<string> =>
+  (await api(sandbox, 'GET', `${project}/repository/branches/main`, { as: 'maintainer' })).data.commit.id;
 
 async function setAutoMerge(project: string, iid: number): Promise<MergeRequest> {
-  const answer = await api(sandbox, 'PUT', `${project}/merge_requests/${iid}/merge`, { as: 'maintainer', json: { merge_when_pipeline_succeeds: true } });
+  const answer = await api(sandbox, 'PUT', `${project}/merge_requests/${iid}/merge`, {
+    as: 'maintainer',
+    json: { merge_when_pipeline_succeeds: true },
+  });
   expect(answer.status).toBe(200);
   expect(answer.data).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
   return answer.data;
 }
 
 /** A file content without bob's time-zone shift (acme/web's test passes on it), a little different on each branch. */
-const fixedDate = (branch: string) => `export const formatDate = (date: Date) => date.toISOString().slice(0, 10); // ${branch}\n`;
+const fixedDate = (branch: string) =>
+  `export const formatDate = (date: Date) => date.toISOString().slice(0, 10); // ${branch}\n`;
 
 describe('merge when pipeline succeeds', () => {
-  test('merges when the head pipeline passes, which starts the target branch\'s pipeline', async () => {
-    const source = await commit(WEB, 'fix/dates', [{ action: 'update', file_path: DATE_FILE, content: fixedDate('fix/dates') }], 'main');
+  test("merges when the head pipeline passes, which starts the target branch's pipeline", async () => {
+    const source = await commit(
+      WEB,
+      'fix/dates',
+      [{ action: 'update', file_path: DATE_FILE, content: fixedDate('fix/dates') }],
+      'main',
+    );
     const mr = await openMergeRequest(WEB, 'fix/dates');
     const before = await mainHead(WEB);
     const [running] = await pipelinesOf(WEB, 'ref=fix/dates');
@@ -72,7 +94,8 @@ describe('merge when pipeline succeeds', () => {
     expect(merged).toMatchObject({ state: 'merged', merge_when_pipeline_succeeds: false });
     const head = await mainHead(WEB);
     expect(head).toBe(merged.merge_commit_sha);
-    const parents = (await api(sandbox, 'GET', `${WEB}/repository/commits/${head}`, { as: 'maintainer' })).data.parent_ids;
+    const parents = (await api(sandbox, 'GET', `${WEB}/repository/commits/${head}`, { as: 'maintainer' })).data
+      .parent_ids;
     expect(parents).toEqual([before, source]);
     // The merge moved main, as a push does: main's pipeline for the merge commit runs, and passes.
     const [onMain] = await pipelinesOf(WEB, `ref=main&sha=${head}`);
@@ -93,7 +116,8 @@ describe('merge when pipeline succeeds', () => {
     expect(await mergeRequest(INFRA, mr.iid)).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
     expect(await mainHead(INFRA)).toBe(before);
 
-    const jobs = (await api(sandbox, 'GET', `${INFRA}/pipelines/${failed.id}/jobs`, { as: 'maintainer' })).data as Array<{ id: number; status: string }>;
+    const jobs = (await api(sandbox, 'GET', `${INFRA}/pipelines/${failed.id}/jobs`, { as: 'maintainer' }))
+      .data as Array<{ id: number; status: string }>;
     const plan = jobs.find((j) => j.status === 'failed')!;
     expect((await api(sandbox, 'POST', `${INFRA}/jobs/${plan.id}/retry`, { as: 'maintainer' })).status).toBe(201);
     await runPipelines();
@@ -103,13 +127,25 @@ describe('merge when pipeline succeeds', () => {
   });
 
   test('new commits on the source branch cancel it: neither the old pipeline nor the new one merges', async () => {
-    await commit(WEB, 'fix/dates-2', [{ action: 'update', file_path: DATE_FILE, content: fixedDate('fix/dates-2') }], 'main');
+    await commit(
+      WEB,
+      'fix/dates-2',
+      [{ action: 'update', file_path: DATE_FILE, content: fixedDate('fix/dates-2') }],
+      'main',
+    );
     const mr = await openMergeRequest(WEB, 'fix/dates-2');
     await setAutoMerge(WEB, mr.iid);
-    const pushed = await commit(WEB, 'fix/dates-2', [{ action: 'create', file_path: 'docs/more.md', content: 'more\n' }]);
+    const pushed = await commit(WEB, 'fix/dates-2', [
+      { action: 'create', file_path: 'docs/more.md', content: 'more\n' },
+    ]);
 
-    expect(await mergeRequest(WEB, mr.iid)).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: false, sha: pushed });
-    const notes = (await api(sandbox, 'GET', `${WEB}/merge_requests/${mr.iid}/notes`, { as: 'maintainer' })).data as Array<{ body: string; system: boolean }>;
+    expect(await mergeRequest(WEB, mr.iid)).toMatchObject({
+      state: 'opened',
+      merge_when_pipeline_succeeds: false,
+      sha: pushed,
+    });
+    const notes = (await api(sandbox, 'GET', `${WEB}/merge_requests/${mr.iid}/notes`, { as: 'maintainer' }))
+      .data as Array<{ body: string; system: boolean }>;
     expect(notes.map((n) => n.body)).toContain('aborted the automatic merge because the source branch was updated');
     await runPipelines();
     expect((await pipelinesOf(WEB, 'ref=fix/dates-2')).map((p) => p.status)).toEqual(['success', 'success']);
@@ -117,12 +153,23 @@ describe('merge when pipeline succeeds', () => {
   });
 
   test('a merge request closed while its pipeline runs is not merged, and reopening does not set it again', async () => {
-    await commit(WEB, 'fix/dates-3', [{ action: 'update', file_path: DATE_FILE, content: fixedDate('fix/dates-3') }], 'main');
+    await commit(
+      WEB,
+      'fix/dates-3',
+      [{ action: 'update', file_path: DATE_FILE, content: fixedDate('fix/dates-3') }],
+      'main',
+    );
     const mr = await openMergeRequest(WEB, 'fix/dates-3');
     const before = await mainHead(WEB);
     await setAutoMerge(WEB, mr.iid);
-    expect((await api(sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}`, { as: 'maintainer', json: { state_event: 'close' } })).data)
-      .toMatchObject({ state: 'closed', merge_when_pipeline_succeeds: false });
+    expect(
+      (
+        await api(sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}`, {
+          as: 'maintainer',
+          json: { state_event: 'close' },
+        })
+      ).data,
+    ).toMatchObject({ state: 'closed', merge_when_pipeline_succeeds: false });
     await runPipelines();
     expect((await pipelinesOf(WEB, 'ref=fix/dates-3'))[0].status).toBe('success');
     expect(await mergeRequest(WEB, mr.iid)).toMatchObject({ state: 'closed', merge_when_pipeline_succeeds: false });

@@ -53,7 +53,9 @@ test('method and path prefix must both match', async () => {
 test('a connection reset is seen by the client and logged with status 0', async () => {
   sandbox.faults.add({ path: '/user', status: 500, resetConnection: true });
   await expect(api(sandbox, 'GET', '/user')).rejects.toThrow();
-  expect(sandbox.requests.filter({ path: '/user' })).toEqual([{ method: 'GET', path: '/user', status: 0, unknownParams: [] }]);
+  expect(sandbox.requests.filter({ path: '/user' })).toEqual([
+    { method: 'GET', path: '/user', status: 0, unknownParams: [] },
+  ]);
   expect((await api(sandbox, 'GET', '/user')).status).toBe(200);
 });
 

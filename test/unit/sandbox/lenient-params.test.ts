@@ -44,7 +44,11 @@ async function py(method: string, path: string, request: PyRequest = {}, on: San
   }
   const response = await fetch(`${on.url}/api/v4${path}${query}`, { method, headers, body });
   const text = await response.text();
-  return { status: response.status, data: text ? JSON.parse(text) : undefined, unknownParams: on.requests.all().at(-1)?.unknownParams };
+  return {
+    status: response.status,
+    data: text ? JSON.parse(text) : undefined,
+    unknownParams: on.requests.all().at(-1)?.unknownParams,
+  };
 }
 
 describe('booleans written True/False', () => {
@@ -57,7 +61,10 @@ describe('booleans written True/False', () => {
     ['repository_compare(straight=…)', `${WEB}/repository/compare`, 'straight', { from: 'v1.0.0', to: 'main' }],
   ];
   it.each(cases)('%s is answered as with true/false', async (_call, path, name, extra = {}) => {
-    for (const [python, plain] of [['True', 'true'], ['False', 'false']]) {
+    for (const [python, plain] of [
+      ['True', 'true'],
+      ['False', 'false'],
+    ]) {
       const answer = await py('GET', path, { params: { ...extra, [name]: python } });
       expect(answer.status, `${name}=${python}`).toBe(200);
       expect(answer.unknownParams).toEqual([]);
@@ -67,28 +74,58 @@ describe('booleans written True/False', () => {
 
   it('True and False mean different things (the word is read, not dropped)', async () => {
     const tree = async (recursive: string) =>
-      (await py('GET', `${WEB}/repository/tree`, { params: { recursive, per_page: '100' } })).data.map((e: { path: string }) => e.path);
+      (await py('GET', `${WEB}/repository/tree`, { params: { recursive, per_page: '100' } })).data.map(
+        (e: { path: string }) => e.path,
+      );
     expect((await tree('True')).some((path: string) => path.includes('/'))).toBe(true);
     expect((await tree('False')).some((path: string) => path.includes('/'))).toBe(false);
-    expect((await py('GET', `${WEB}/repository/commits/main`, { params: { stats: 'False' } })).data).not.toHaveProperty('stats');
-    expect((await py('GET', `${WEB}/repository/commits/main`, { params: { stats: 'True' } })).data).toHaveProperty('stats');
+    expect((await py('GET', `${WEB}/repository/commits/main`, { params: { stats: 'False' } })).data).not.toHaveProperty(
+      'stats',
+    );
+    expect((await py('GET', `${WEB}/repository/commits/main`, { params: { stats: 'True' } })).data).toHaveProperty(
+      'stats',
+    );
     const archived = async (word: string) =>
-      (await py('GET', '/projects', { params: { archived: word, per_page: '100' } })).data.map((p: { archived: boolean }) => p.archived);
+      (await py('GET', '/projects', { params: { archived: word, per_page: '100' } })).data.map(
+        (p: { archived: boolean }) => p.archived,
+      );
     expect(new Set(await archived('True'))).toEqual(new Set([true]));
     expect(new Set(await archived('False'))).toEqual(new Set([false]));
   });
 
-  it('every word of the service\'s coercion, in a query and in a form body; others stay refused', async () => {
-    for (const [word, recursive] of [['t', true], ['yes', true], ['on', true], ['1', true], ['f', false], ['no', false], ['off', false], ['0', false]] as const) {
+  it("every word of the service's coercion, in a query and in a form body; others stay refused", async () => {
+    for (const [word, recursive] of [
+      ['t', true],
+      ['yes', true],
+      ['on', true],
+      ['1', true],
+      ['f', false],
+      ['no', false],
+      ['off', false],
+      ['0', false],
+    ] as const) {
       const answer = await py('GET', `${WEB}/repository/tree`, { params: { recursive: word, per_page: '100' } });
-      expect(answer.data.some((e: { path: string }) => e.path.includes('/')), word).toBe(recursive);
+      expect(
+        answer.data.some((e: { path: string }) => e.path.includes('/')),
+        word,
+      ).toBe(recursive);
     }
     const form = await py('POST', `${WEB}/repository/commits`, {
-      data: { branch: 'py-form', start_branch: 'main', commit_message: 'From a form', 'actions[][action]': 'create', 'actions[][file_path]': 'py/form.txt', 'actions[][content]': 'x', stats: 'False' },
+      data: {
+        branch: 'py-form',
+        start_branch: 'main',
+        commit_message: 'From a form',
+        'actions[][action]': 'create',
+        'actions[][file_path]': 'py/form.txt',
+        'actions[][content]': 'x',
+        stats: 'False',
+      },
     });
     expect(form.status).toBe(201);
     expect(form.data).not.toHaveProperty('stats');
-    expect((await py('GET', `${WEB}/repository/tree`, { params: { recursive: 'maybe' } })).data).toEqual({ error: 'recursive does not have a valid value' });
+    expect((await py('GET', `${WEB}/repository/tree`, { params: { recursive: 'maybe' } })).data).toEqual({
+      error: 'recursive does not have a valid value',
+    });
   });
 });
 
@@ -98,14 +135,28 @@ describe('the path parameter repeated in the body', () => {
     (await fetch(`${on.url}/api/v4${changelog}/raw?ref=main`)).text();
 
   it('the same value is accepted: files.update sends file_path in the JSON', async () => {
-    const json = { file_path: 'CHANGELOG.md', branch: 'main', content: '# Changelog\n\nSame path.\n', commit_message: 'Update from python' };
+    const json = {
+      file_path: 'CHANGELOG.md',
+      branch: 'main',
+      content: '# Changelog\n\nSame path.\n',
+      commit_message: 'Update from python',
+    };
     const answer = await py('PUT', changelog, { json });
-    expect(answer).toMatchObject({ status: 200, data: { file_path: 'CHANGELOG.md', branch: 'main' }, unknownParams: [] });
+    expect(answer).toMatchObject({
+      status: 200,
+      data: { file_path: 'CHANGELOG.md', branch: 'main' },
+      unknownParams: [],
+    });
     expect(await readChangelog()).toBe('# Changelog\n\nSame path.\n');
   });
 
-  it('another value is ignored, the path\'s value is used, and the log names it', async () => {
-    const json = { file_path: 'OTHER.md', branch: 'main', content: '# Changelog\n\nPath wins.\n', commit_message: 'Update' };
+  it("another value is ignored, the path's value is used, and the log names it", async () => {
+    const json = {
+      file_path: 'OTHER.md',
+      branch: 'main',
+      content: '# Changelog\n\nPath wins.\n',
+      commit_message: 'Update',
+    };
     const answer = await py('PUT', changelog, { json });
     expect(answer).toMatchObject({ status: 200, data: { file_path: 'CHANGELOG.md' }, unknownParams: ['file_path'] });
     expect(await readChangelog()).toBe('# Changelog\n\nPath wins.\n');
@@ -116,25 +167,49 @@ describe('the path parameter repeated in the body', () => {
     const json = { branch: 'main', content: 'strict\n', commit_message: 'Update' };
     expect((await py('PUT', changelog, { json: { ...json, file_path: 'CHANGELOG.md' } }, strict)).status).toBe(200);
     const other = await py('PUT', changelog, { json: { ...json, file_path: 'OTHER.md', content: 'other\n' } }, strict);
-    expect(other).toMatchObject({ status: 400, data: { error: 'file_path does not match the path' }, unknownParams: ['file_path'] });
+    expect(other).toMatchObject({
+      status: 400,
+      data: { error: 'file_path does not match the path' },
+      unknownParams: ['file_path'],
+    });
     expect(await readChangelog(strict)).toBe('strict\n');
   });
 });
 
 describe('null for a parameter', () => {
   it('an optional one is treated as absent (start_branch: null)', async () => {
-    const json = { branch: 'main', content: 'none\n', commit_message: 'Create', start_branch: null, author_email: null, encoding: null };
+    const json = {
+      branch: 'main',
+      content: 'none\n',
+      commit_message: 'Create',
+      start_branch: null,
+      author_email: null,
+      encoding: null,
+    };
     const answer = await py('POST', `${WEB}/repository/files/py%2Fnull.txt`, { json });
-    expect(answer).toMatchObject({ status: 201, data: { file_path: 'py/null.txt', branch: 'main' }, unknownParams: [] });
+    expect(answer).toMatchObject({
+      status: 201,
+      data: { file_path: 'py/null.txt', branch: 'main' },
+      unknownParams: [],
+    });
   });
 
   it('a required one is missing, as if absent', async () => {
     const json = { branch: null, content: 'x', commit_message: 'Create' };
-    expect((await py('POST', `${WEB}/repository/files/py%2Fmissing.txt`, { json })).data).toEqual({ error: 'branch is missing' });
+    expect((await py('POST', `${WEB}/repository/files/py%2Fmissing.txt`, { json })).data).toEqual({
+      error: 'branch is missing',
+    });
   });
 
   it('a boolean one takes its default (stats: null is stats: true)', async () => {
-    const json = { branch: 'py-null', start_branch: 'main', commit_message: 'Nulls', actions: [{ action: 'create', file_path: 'py/n.txt', content: 'n' }], stats: null, force: null };
+    const json = {
+      branch: 'py-null',
+      start_branch: 'main',
+      commit_message: 'Nulls',
+      actions: [{ action: 'create', file_path: 'py/n.txt', content: 'n' }],
+      stats: null,
+      force: null,
+    };
     const answer = await py('POST', `${WEB}/repository/commits`, { json });
     expect(answer.status).toBe(201);
     expect(answer.data.stats).toEqual({ additions: 1, deletions: 0, total: 1 });
@@ -144,29 +219,46 @@ describe('null for a parameter', () => {
 describe('unknown parameters', () => {
   it('are ignored as the service ignores them, and named in the request log', async () => {
     const plain = await py('GET', `${WEB}/pipelines`, { params: { status: 'failed' } });
-    const misspelt = await py('GET', `${WEB}/pipelines`, { params: { status: 'failed', stauts: 'running', order: 'x' } });
+    const misspelt = await py('GET', `${WEB}/pipelines`, {
+      params: { status: 'failed', stauts: 'running', order: 'x' },
+    });
     expect(misspelt.status).toBe(200);
     expect(misspelt.data).toEqual(plain.data);
     expect(misspelt.unknownParams?.sort()).toEqual(['order', 'stauts']);
   });
 
   it('nested unknown keys too (assets[links][0][bogus]), in JSON and in a form', async () => {
-    const json = { tag_name: 'v1.2.0-py', ref: 'main', description: 'Lenient', assets: { links: [{ name: 'Docs', url: 'https://example.com/docs', bogus: 1 }], extra: true } };
+    const json = {
+      tag_name: 'v1.2.0-py',
+      ref: 'main',
+      description: 'Lenient',
+      assets: { links: [{ name: 'Docs', url: 'https://example.com/docs', bogus: 1 }], extra: true },
+    };
     const answer = await py('POST', `${WEB}/releases`, { json });
     expect(answer.status).toBe(201);
-    expect(answer.data.assets.links).toEqual([expect.objectContaining({ name: 'Docs', url: 'https://example.com/docs' })]);
+    expect(answer.data.assets.links).toEqual([
+      expect.objectContaining({ name: 'Docs', url: 'https://example.com/docs' }),
+    ]);
     expect(answer.unknownParams?.sort()).toEqual(['assets[extra]', 'assets[links][0][bogus]']);
     // tag_name repeats the path's value: not unknown. An unknown hash is named once, by its own name.
-    const form = await py('PUT', `${WEB}/releases/v1.2.0-py`, { data: { name: 'Renamed', 'colour[shade]': 'red', tag_name: 'v1.2.0-py' } });
+    const form = await py('PUT', `${WEB}/releases/v1.2.0-py`, {
+      data: { name: 'Renamed', 'colour[shade]': 'red', tag_name: 'v1.2.0-py' },
+    });
     expect(form).toMatchObject({ status: 200, data: { name: 'Renamed' }, unknownParams: ['colour'] });
   });
 
   it('are refused by name with strictParams', async () => {
-    expect((await py('GET', `${WEB}/pipelines`, { params: { stauts: 'running' } }, strict)).data).toEqual({ error: 'stauts is not a known parameter' });
+    expect((await py('GET', `${WEB}/pipelines`, { params: { stauts: 'running' } }, strict)).data).toEqual({
+      error: 'stauts is not a known parameter',
+    });
     expect(strictLog).toContain(`GET /api/v4${WEB}/pipelines 400 (unknown parameters: stauts)`);
-    expect((await py('GET', `${WEB}/pipelines/1`, { params: { page: '2' } }, strict)).data).toEqual({ error: 'page is not a known parameter' });
+    expect((await py('GET', `${WEB}/pipelines/1`, { params: { page: '2' } }, strict)).data).toEqual({
+      error: 'page is not a known parameter',
+    });
     const json = { tag_name: 'v9', description: 'x', assets: { links: [{ name: 'n', url: 'u', bogus: 1 }] } };
-    expect((await py('POST', `${WEB}/releases`, { json }, strict)).data).toEqual({ error: 'assets[links][0][bogus] is not a known parameter' });
+    expect((await py('POST', `${WEB}/releases`, { json }, strict)).data).toEqual({
+      error: 'assets[links][0][bogus] is not a known parameter',
+    });
   });
 });
 
@@ -186,7 +278,9 @@ describe('the contract harness', () => {
     });
 
   it('fails a call whose operation sends a parameter the service does not know', async () => {
-    await expect(suite.call(op('visibilty'), { visibilty: 'public' })).rejects.toThrow(/parameters the service does not know/);
+    await expect(suite.call(op('visibilty'), { visibilty: 'public' })).rejects.toThrow(
+      /parameters the service does not know/,
+    );
     expect(suite.requests().at(-1)).toMatchObject({ status: 200, unknownParams: ['visibilty'] });
   });
 
@@ -198,6 +292,8 @@ describe('the contract harness', () => {
   it('checks every request it is given', () => {
     const ok = { method: 'GET', path: '/projects', status: 200, unknownParams: [] };
     expect(() => expectNoUnknownParams('probe', [ok, ok])).not.toThrow();
-    expect(() => expectNoUnknownParams('probe', [ok, { ...ok, unknownParams: ['assets[links][0][bogus]'] }])).toThrow(/probe.*bogus/s);
+    expect(() => expectNoUnknownParams('probe', [ok, { ...ok, unknownParams: ['assets[links][0][bogus]'] }])).toThrow(
+      /probe.*bogus/s,
+    );
   });
 });

@@ -10,7 +10,9 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const headersOf = (headers: Headers) =>
-  Object.fromEntries(['x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'x-total', 'x-total-pages'].map((h) => [h, headers.get(h)]));
+  Object.fromEntries(
+    ['x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'x-total', 'x-total-pages'].map((h) => [h, headers.get(h)]),
+  );
 
 describe('offset pagination', () => {
   const path = '/projects/acme%2Fweb/pipelines';
@@ -35,7 +37,12 @@ describe('offset pagination', () => {
   test('the last page has an empty X-Next-Page and no rel="next"', async () => {
     const answer = await api(sandbox, 'GET', `${path}?sort=asc&per_page=3&page=4`);
     expect(answer.data.map((p: { id: number }) => p.id)).toEqual([10, 11]);
-    expect(headersOf(answer.headers)).toMatchObject({ 'x-page': '4', 'x-next-page': '', 'x-prev-page': '3', 'x-total': '11' });
+    expect(headersOf(answer.headers)).toMatchObject({
+      'x-page': '4',
+      'x-next-page': '',
+      'x-prev-page': '3',
+      'x-total': '11',
+    });
     expect(Object.keys(parseLink(answer.headers.get('link')))).toEqual(['prev', 'first', 'last']);
   });
 
@@ -64,7 +71,12 @@ describe('offset pagination', () => {
     const project = sandbox.store.projects.find((p) => p.full_path === 'acme/handbook')!;
     const template = sandbox.store.projects[0].pipelines[0];
     for (let i = 0; i < 10_001; i++) {
-      project.pipelines.push({ ...template, id: sandbox.store.nextId('pipeline'), project_id: project.id, variables: [] });
+      project.pipelines.push({
+        ...template,
+        id: sandbox.store.nextId('pipeline'),
+        project_id: project.id,
+        variables: [],
+      });
     }
     const answer = await api(sandbox, 'GET', '/projects/acme%2Fhandbook/pipelines?per_page=100&page=2');
     expect(answer.data).toHaveLength(100);

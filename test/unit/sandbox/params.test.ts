@@ -13,7 +13,11 @@ describe('decodeQueryString', () => {
   });
 
   test('a repeated sub-key starts a new array element', () => {
-    expect(decodeQueryString('actions[][action]=create&actions[][file_path]=a&actions[][action]=delete&actions[][file_path]=b')).toEqual({
+    expect(
+      decodeQueryString(
+        'actions[][action]=create&actions[][file_path]=a&actions[][action]=delete&actions[][file_path]=b',
+      ),
+    ).toEqual({
       actions: [
         { action: 'create', file_path: 'a' },
         { action: 'delete', file_path: 'b' },
@@ -92,7 +96,7 @@ describe('parseParams', () => {
     expect(unknown).toEqual(['links[0][typo]']);
   });
 
-  test('unknown keys, top-level and nested, are ignored and reported; the caller\'s input is not changed', () => {
+  test("unknown keys, top-level and nested, are ignored and reported; the caller's input is not changed", () => {
     const unknown: string[] = [];
     const input = { ref: 'main', reff: 'y', links: [{ name: 'a', url: 'u', typo: 1 }] };
     expect(parseParams(schema, input, { unknown })).toEqual({ ref: 'main', links: [{ name: 'a', url: 'u' }] });
@@ -108,10 +112,11 @@ describe('parseParams', () => {
     expect(parseParams(z.object({ due: z.string().nullable() }).strict(), { due: null })).toEqual({ due: null });
   });
 
-  test('booleans take the service\'s words', () => {
+  test("booleans take the service's words", () => {
     const flagOf = (flag: unknown) => parseParams(schema, { ref: 'main', flag }).flag;
     for (const word of ['true', 'True', '1', 't', 'yes', 'on', true]) expect(flagOf(word), String(word)).toBe(true);
     for (const word of ['false', 'False', '0', 'f', 'no', 'off', false]) expect(flagOf(word), String(word)).toBe(false);
-    for (const word of ['TRUE', 'y', '2', '', 1]) expect(() => flagOf(word), String(word)).toThrow('flag does not have a valid value');
+    for (const word of ['TRUE', 'y', '2', '', 1])
+      expect(() => flagOf(word), String(word)).toThrow('flag does not have a valid value');
   });
 });

@@ -25,7 +25,15 @@ describe('list', () => {
     expect(new Set(answer.data.map((p: { status: string }) => p.status))).toEqual(
       new Set(['running', 'pending', 'success', 'failed', 'canceled', 'skipped']),
     );
-    expect(Object.keys(answer.data[0]).sort()).toEqual(['created_at', 'id', 'ref', 'sha', 'status', 'updated_at', 'web_url']);
+    expect(Object.keys(answer.data[0]).sort()).toEqual([
+      'created_at',
+      'id',
+      'ref',
+      'sha',
+      'status',
+      'updated_at',
+      'web_url',
+    ]);
     expect(answer.data[0].web_url).toBe(`${sandbox.url}/acme/web/-/pipelines/11`);
   });
 
@@ -51,16 +59,25 @@ describe('list', () => {
   });
 
   test('updated_after and updated_before', async () => {
-    const all = (await api(sandbox, 'GET', `${WEB}/pipelines?sort=asc`)).data as Array<{ id: number; updated_at: string }>;
+    const all = (await api(sandbox, 'GET', `${WEB}/pipelines?sort=asc`)).data as Array<{
+      id: number;
+      updated_at: string;
+    }>;
     const middle = all[4].updated_at;
     expect(await ids(`?updated_after=${encodeURIComponent(middle)}&sort=asc`)).toEqual(all.slice(4).map((p) => p.id));
-    expect(await ids(`?updated_before=${encodeURIComponent(middle)}&sort=asc`)).toEqual(all.slice(0, 5).map((p) => p.id));
+    expect(await ids(`?updated_before=${encodeURIComponent(middle)}&sort=asc`)).toEqual(
+      all.slice(0, 5).map((p) => p.id),
+    );
   });
 
   test('order_by status, ref, user_id', async () => {
-    const byStatus = (await api(sandbox, 'GET', `${WEB}/pipelines?order_by=status&sort=asc`)).data.map((p: { status: string }) => p.status);
+    const byStatus = (await api(sandbox, 'GET', `${WEB}/pipelines?order_by=status&sort=asc`)).data.map(
+      (p: { status: string }) => p.status,
+    );
     expect(byStatus).toEqual([...byStatus].sort());
-    const byRef = (await api(sandbox, 'GET', `${WEB}/pipelines?order_by=ref&sort=desc`)).data.map((p: { ref: string }) => p.ref);
+    const byRef = (await api(sandbox, 'GET', `${WEB}/pipelines?order_by=ref&sort=desc`)).data.map(
+      (p: { ref: string }) => p.ref,
+    );
     expect(byRef[0]).toBe('v1.1.0');
     expect(await ids('?order_by=user_id&sort=asc&status=success')).toEqual([1, 3, 4]);
   });
@@ -89,7 +106,9 @@ describe('single pipeline and variables', () => {
     const answer = await api(sandbox, 'GET', `${WEB}/pipelines/${other}`);
     expect(answer.status).toBe(404);
     expect(answer.data).toEqual({ message: '404 Pipeline Not Found' });
-    expect((await api(sandbox, 'GET', `${WEB}/pipelines/abc`)).data).toEqual({ error: 'pipeline_id does not have a valid value' });
+    expect((await api(sandbox, 'GET', `${WEB}/pipelines/abc`)).data).toEqual({
+      error: 'pipeline_id does not have a valid value',
+    });
   });
 
   test('variables need developer access', async () => {
@@ -103,7 +122,16 @@ describe('single pipeline and variables', () => {
   });
 
   test('on a private project reporters read pipelines, guests do not', async () => {
-    expect((await api(sandbox, 'GET', `${PAYMENTS}/pipelines/${sandbox.store.findProject('acme/platform/payments-api')!.pipelines[0].id}`, { as: 'reporter' })).status).toBe(200);
+    expect(
+      (
+        await api(
+          sandbox,
+          'GET',
+          `${PAYMENTS}/pipelines/${sandbox.store.findProject('acme/platform/payments-api')!.pipelines[0].id}`,
+          { as: 'reporter' },
+        )
+      ).status,
+    ).toBe(200);
     expect((await api(sandbox, 'GET', `${PAYMENTS}/pipelines`, { as: 'guest' })).status).toBe(403);
   });
 });
@@ -144,19 +172,29 @@ describe('create, retry, cancel, delete', () => {
   });
 
   test('create checks variable keys', async () => {
-    const answer = await api(sandbox, 'POST', `${WEB}/pipeline`, { json: { ref: 'main', variables: [{ key: 'BAD KEY', value: '1' }] } });
+    const answer = await api(sandbox, 'POST', `${WEB}/pipeline`, {
+      json: { ref: 'main', variables: [{ key: 'BAD KEY', value: '1' }] },
+    });
     expect(answer.data).toEqual({ error: 'variables[0][key] does not have a valid value' });
   });
 
   test('reporters may not create; anonymous callers are asked to sign in', async () => {
     expect((await api(sandbox, 'POST', `${WEB}/pipeline`, { json: { ref: 'main' }, as: 'reporter' })).status).toBe(403);
-    expect((await api(sandbox, 'POST', `${WEB}/pipeline`, { json: { ref: 'main' }, as: 'anonymous' })).status).toBe(401);
+    expect((await api(sandbox, 'POST', `${WEB}/pipeline`, { json: { ref: 'main' }, as: 'anonymous' })).status).toBe(
+      401,
+    );
     expect((await api(sandbox, 'POST', `${WEB}/pipeline`, { json: { ref: 'main' }, as: 'outsider' })).status).toBe(403);
   });
 
   const jobsOf = async (pipeline: number, query = '') =>
-    ((await api(sandbox, 'GET', `${WEB}/pipelines/${pipeline}/jobs${query}`)).data as Array<{ name: string; status: string }>)
-      .map((j) => `${j.name} ${j.status}`).sort();
+    (
+      (await api(sandbox, 'GET', `${WEB}/pipelines/${pipeline}/jobs${query}`)).data as Array<{
+        name: string;
+        status: string;
+      }>
+    )
+      .map((j) => `${j.name} ${j.status}`)
+      .sort();
 
   test('retry turns a failed pipeline pending again: its failed jobs are retried, the ones they skipped wait', async () => {
     expect(await jobsOf(2)).toEqual(['build success', 'deploy:staging skipped', 'lint success', 'test failed']);
@@ -179,7 +217,9 @@ describe('create, retry, cancel, delete', () => {
   });
 
   test('delete needs a maintainer and answers 204 with no body; the jobs go with it', async () => {
-    const jobIds = ((await api(sandbox, 'GET', `${WEB}/pipelines/4/jobs`)).data as Array<{ id: number }>).map((j) => j.id);
+    const jobIds = ((await api(sandbox, 'GET', `${WEB}/pipelines/4/jobs`)).data as Array<{ id: number }>).map(
+      (j) => j.id,
+    );
     expect(jobIds.length).toBe(4);
     expect((await api(sandbox, 'DELETE', `${WEB}/pipelines/4`)).status).toBe(403);
     const answer = await api(sandbox, 'DELETE', `${WEB}/pipelines/4`, { as: 'maintainer' });

@@ -29,7 +29,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const event = { path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+      const event = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+      };
       received.push(event);
       for (const waiter of waiters.filter((w) => w.test(event))) {
         waiters.splice(waiters.indexOf(waiter), 1);
@@ -57,15 +61,30 @@ const WEB = `/projects/${encodeURIComponent('acme/web')}`;
 const PAYMENTS = `/projects/${encodeURIComponent('acme/platform/payments-api')}`;
 const TOKEN = 'hook-secret-7f3a';
 
-async function addHook(project: string, json: Record<string, unknown>, as: 'maintainer' | 'developer' | 'admin' = 'maintainer') {
+async function addHook(
+  project: string,
+  json: Record<string, unknown>,
+  as: 'maintainer' | 'developer' | 'admin' = 'maintainer',
+) {
   return api(sandbox, 'POST', `${project}/hooks`, { as, json });
 }
 
 describe('pipeline events', () => {
   test('a pipeline the sandbox runs sends its creation and each status change to the hook, with the token, in order', async () => {
-    const added = await addHook(WEB, { url: `${receiverUrl}/ci`, token: TOKEN, pipeline_events: true, push_events: false });
+    const added = await addHook(WEB, {
+      url: `${receiverUrl}/ci`,
+      token: TOKEN,
+      pipeline_events: true,
+      push_events: false,
+    });
     expect(added.status).toBe(201);
-    expect(added.data).toMatchObject({ url: `${receiverUrl}/ci`, pipeline_events: true, push_events: false, enable_ssl_verification: true, project_id: expect.any(Number) });
+    expect(added.data).toMatchObject({
+      url: `${receiverUrl}/ci`,
+      pipeline_events: true,
+      push_events: false,
+      enable_ssl_verification: true,
+      project_id: expect.any(Number),
+    });
 
     const created = await api(sandbox, 'POST', `${WEB}/pipeline?ref=main`, { as: 'maintainer' });
     expect(created.status).toBe(201);
@@ -73,38 +92,64 @@ describe('pipeline events', () => {
     clock.advance(5 * 60_000);
     await api(sandbox, 'GET', '/version');
 
-    const last = await arrival((r) => r.body.object_attributes?.id === id && r.body.object_attributes.status === 'failed');
+    const last = await arrival(
+      (r) => r.body.object_attributes?.id === id && r.body.object_attributes.status === 'failed',
+    );
     expect(last.path).toBe('/ci');
     expect(last.headers['x-gitlab-event']).toBe('Pipeline Hook');
     expect(last.headers['x-gitlab-token']).toBe(TOKEN);
     expect(last.headers['content-type']).toBe('application/json');
     expect(last.body).toMatchObject({
       object_kind: 'pipeline',
-      object_attributes: { id, ref: 'main', tag: false, sha: created.data.sha, source: 'api', status: 'failed', detailed_status: 'failed', stages: ['build', 'test', 'deploy'] },
+      object_attributes: {
+        id,
+        ref: 'main',
+        tag: false,
+        sha: created.data.sha,
+        source: 'api',
+        status: 'failed',
+        detailed_status: 'failed',
+        stages: ['build', 'test', 'deploy'],
+      },
       project: { path_with_namespace: 'acme/web', default_branch: 'main', web_url: `${sandbox.url}/acme/web` },
       user: { username: expect.any(String) },
       commit: { id: created.data.sha, title: expect.any(String), author: { name: expect.any(String) } },
     });
     expect(last.body.object_attributes.duration).toBeGreaterThan(0);
     expect(last.body.object_attributes.finished_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
-    expect(last.body.builds.find((b: { name: string }) => b.name === 'test')).toMatchObject({ status: 'failed', failure_reason: 'script_failure', stage: 'test' });
+    expect(last.body.builds.find((b: { name: string }) => b.name === 'test')).toMatchObject({
+      status: 'failed',
+      failure_reason: 'script_failure',
+      stage: 'test',
+    });
 
     // One event per change, in the order they happened: it ran, then it failed.
-    const statuses = received.filter((r) => r.body.object_attributes?.id === id).map((r) => r.body.object_attributes.status);
+    const statuses = received
+      .filter((r) => r.body.object_attributes?.id === id)
+      .map((r) => r.body.object_attributes.status);
     expect(statuses).toEqual(['pending', 'running', 'failed']);
-    await vi.waitFor(() => expect(hooksOf(sandbox.store).hooks.find((h) => h.id === added.data.id)?.last_delivery).toMatchObject({ status: 200, error: null }));
+    await vi.waitFor(() =>
+      expect(hooksOf(sandbox.store).hooks.find((h) => h.id === added.data.id)?.last_delivery).toMatchObject({
+        status: 200,
+        error: null,
+      }),
+    );
   });
 
-  test('a person\'s retry and cancel are status changes too', async () => {
+  test("a person's retry and cancel are status changes too", async () => {
     const created = await api(sandbox, 'POST', `${WEB}/pipeline?ref=main`, { as: 'maintainer' });
     const id = created.data.id as number;
-    expect((await api(sandbox, 'POST', `${WEB}/pipelines/${id}/cancel`, { as: 'maintainer' })).data.status).toBe('canceled');
+    expect((await api(sandbox, 'POST', `${WEB}/pipelines/${id}/cancel`, { as: 'maintainer' })).data.status).toBe(
+      'canceled',
+    );
     await arrival((r) => r.body.object_attributes?.id === id && r.body.object_attributes.status === 'canceled');
     expect((await api(sandbox, 'POST', `${WEB}/pipelines/${id}/retry`, { as: 'maintainer' })).status).toBe(201);
     clock.advance(5 * 60_000);
     await api(sandbox, 'GET', '/version');
     await arrival((r) => r.body.object_attributes?.id === id && r.body.object_attributes.status === 'failed');
-    const statuses = received.filter((r) => r.body.object_attributes?.id === id).map((r) => r.body.object_attributes.status);
+    const statuses = received
+      .filter((r) => r.body.object_attributes?.id === id)
+      .map((r) => r.body.object_attributes.status);
     expect(statuses).toEqual(['pending', 'canceled', 'pending', 'running', 'failed']);
   });
 
@@ -117,8 +162,15 @@ describe('pipeline events', () => {
     const created = await api(sandbox, 'POST', `${WEB}/pipeline?ref=main`, { as: 'maintainer' });
     clock.advance(5 * 60_000);
     await api(sandbox, 'GET', '/version');
-    await arrival((r) => r.body.object_attributes?.id === created.data.id && r.body.object_attributes.status === 'failed');
-    await vi.waitFor(() => expect(hooksOf(sandbox.store).hooks.find((h) => h.id === dead.data.id)?.last_delivery).toMatchObject({ status: null, error: expect.stringMatching(/ECONNREFUSED/) }));
+    await arrival(
+      (r) => r.body.object_attributes?.id === created.data.id && r.body.object_attributes.status === 'failed',
+    );
+    await vi.waitFor(() =>
+      expect(hooksOf(sandbox.store).hooks.find((h) => h.id === dead.data.id)?.last_delivery).toMatchObject({
+        status: null,
+        error: expect.stringMatching(/ECONNREFUSED/),
+      }),
+    );
   });
 });
 
@@ -130,7 +182,10 @@ describe('managing hooks', () => {
     const reads = [
       await api(sandbox, 'GET', `${PAYMENTS}/hooks`, { as: 'maintainer' }),
       await api(sandbox, 'GET', `${PAYMENTS}/hooks/${added.data.id}`, { as: 'maintainer' }),
-      await api(sandbox, 'PUT', `${PAYMENTS}/hooks/${added.data.id}`, { as: 'maintainer', json: { token: 'another-secret', pipeline_events: true } }),
+      await api(sandbox, 'PUT', `${PAYMENTS}/hooks/${added.data.id}`, {
+        as: 'maintainer',
+        json: { token: 'another-secret', pipeline_events: true },
+      }),
     ];
     for (const read of [added, ...reads]) {
       expect(read.status).toBeLessThan(300);
@@ -140,7 +195,9 @@ describe('managing hooks', () => {
     expect(reads[2].data).toMatchObject({ pipeline_events: true, name: 'forge' });
     expect(hooksOf(sandbox.store).hooks.find((h) => h.id === added.data.id)?.token).toBe('another-secret');
     expect((await api(sandbox, 'DELETE', `${PAYMENTS}/hooks/${added.data.id}`, { as: 'maintainer' })).status).toBe(204);
-    expect((await api(sandbox, 'GET', `${PAYMENTS}/hooks/${added.data.id}`, { as: 'maintainer' })).data).toEqual({ message: '404 Not found' });
+    expect((await api(sandbox, 'GET', `${PAYMENTS}/hooks/${added.data.id}`, { as: 'maintainer' })).data).toEqual({
+      message: '404 Not found',
+    });
   });
 
   test('a URL that is not http(s) is refused naming the url, before anything is stored', async () => {
@@ -154,9 +211,13 @@ describe('managing hooks', () => {
 
   test('a project takes at most 20 hooks', async () => {
     const INFRA = `/projects/${encodeURIComponent('acme/platform/infra')}`;
-    for (let i = 0; i < 20; i++) expect((await addHook(INFRA, { url: `https://hooks.example.com/${i}` })).status).toBe(201);
+    for (let i = 0; i < 20; i++)
+      expect((await addHook(INFRA, { url: `https://hooks.example.com/${i}` })).status).toBe(201);
     const refused = await addHook(INFRA, { url: 'https://hooks.example.com/21' });
-    expect([refused.status, refused.data]).toEqual([422, { message: { base: ['Maximum number of project hooks (20) exceeded'] } }]);
+    expect([refused.status, refused.data]).toEqual([
+      422,
+      { message: { base: ['Maximum number of project hooks (20) exceeded'] } },
+    ]);
     expect((await api(sandbox, 'GET', `${INFRA}/hooks?per_page=100`, { as: 'maintainer' })).data).toHaveLength(20);
   });
 

@@ -20,7 +20,10 @@ async function paths(query: string, as: Role = 'developer'): Promise<string[]> {
 describe('who sees what', () => {
   test('anonymous callers get only public projects, in the simple form', async () => {
     const answer = await api(sandbox, 'GET', '/projects?order_by=id&sort=asc', { as: 'anonymous' });
-    expect(answer.data.map((p: { path_with_namespace: string }) => p.path_with_namespace)).toEqual(['acme/web', 'acme/handbook']);
+    expect(answer.data.map((p: { path_with_namespace: string }) => p.path_with_namespace)).toEqual([
+      'acme/web',
+      'acme/handbook',
+    ]);
     expect(answer.data[0]).not.toHaveProperty('visibility');
     expect(answer.data[0]).toMatchObject({
       id: 1,
@@ -33,7 +36,11 @@ describe('who sees what', () => {
   });
 
   test('an outsider adds internal projects; a member of acme sees private ones too', async () => {
-    expect(await paths('?order_by=id&sort=asc', 'outsider')).toEqual(['acme/web', 'acme/platform/infra', 'acme/handbook']);
+    expect(await paths('?order_by=id&sort=asc', 'outsider')).toEqual([
+      'acme/web',
+      'acme/platform/infra',
+      'acme/handbook',
+    ]);
     expect(await paths('?order_by=id&sort=asc', 'developer')).toEqual([
       'acme/web',
       'acme/platform/payments-api',
@@ -90,7 +97,9 @@ describe('filters and order', () => {
     expect(await paths('?custom_attributes[team]=storefront', 'admin')).toEqual(['acme/web']);
     // Others' custom attribute filters are ignored, as on the service.
     expect(await paths('?custom_attributes[team]=storefront', 'developer')).toHaveLength(5);
-    const withAttributes = await api(sandbox, 'GET', '/projects?search=storefront&with_custom_attributes=true', { as: 'admin' });
+    const withAttributes = await api(sandbox, 'GET', '/projects?search=storefront&with_custom_attributes=true', {
+      as: 'admin',
+    });
     expect(withAttributes.data[0].custom_attributes).toEqual([
       { key: 'team', value: 'storefront' },
       { key: 'tier', value: 'critical' },
@@ -101,10 +110,16 @@ describe('filters and order', () => {
     const everything = await paths('?order_by=id&sort=asc');
     expect(everything).toContain('acme/handbook');
     expect(everything).toContain('bob/scratchpad');
-    expect(await paths('?with_issues_enabled=true&order_by=id&sort=asc')).toEqual(everything.filter((p) => p !== 'acme/handbook'));
-    expect(await paths('?with_merge_requests_enabled=true&order_by=id&sort=asc')).toEqual(everything.filter((p) => p !== 'bob/scratchpad'));
+    expect(await paths('?with_issues_enabled=true&order_by=id&sort=asc')).toEqual(
+      everything.filter((p) => p !== 'acme/handbook'),
+    );
+    expect(await paths('?with_merge_requests_enabled=true&order_by=id&sort=asc')).toEqual(
+      everything.filter((p) => p !== 'bob/scratchpad'),
+    );
     // false asks for nothing: it does not select the projects without the feature.
-    expect(await paths('?with_issues_enabled=false&with_merge_requests_enabled=false&order_by=id&sort=asc')).toEqual(everything);
+    expect(await paths('?with_issues_enabled=false&with_merge_requests_enabled=false&order_by=id&sort=asc')).toEqual(
+      everything,
+    );
   });
 
   test('statistics for members with reporter access', async () => {
@@ -128,7 +143,10 @@ describe('filters and order', () => {
   });
 
   test('id_after and id_before bound the ids', async () => {
-    expect(await paths('?id_after=2&id_before=5&order_by=id&sort=asc')).toEqual(['acme/platform/infra', 'acme/handbook']);
+    expect(await paths('?id_after=2&id_before=5&order_by=id&sort=asc')).toEqual([
+      'acme/platform/infra',
+      'acme/handbook',
+    ]);
   });
 });
 
@@ -151,7 +169,9 @@ describe('keyset pagination', () => {
   });
 
   test('descending uses id_before', async () => {
-    const first = await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=id&sort=desc&per_page=2', { as: 'admin' });
+    const first = await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=id&sort=desc&per_page=2', {
+      as: 'admin',
+    });
     expect(first.headers.get('link')).toBe(
       `<${sandbox.url}/api/v4/projects?pagination=keyset&order_by=id&sort=desc&per_page=2&id_before=4>; rel="next"`,
     );
@@ -178,7 +198,9 @@ describe('offset cap and statistics', () => {
       expect(beyond.data.message, query).toMatch(/^Offset pagination has a maximum allowed offset of 10000/);
     }
     // Keyset pagination has no such cap.
-    expect((await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=id&per_page=100&page=101')).status).toBe(200);
+    expect((await api(sandbox, 'GET', '/projects?pagination=keyset&order_by=id&per_page=100&page=101')).status).toBe(
+      200,
+    );
   });
 
   test('statistics survive a repository entry that vanishes while the size is summed', async () => {

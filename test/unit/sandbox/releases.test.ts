@@ -36,9 +36,18 @@ describe('read', () => {
     expect(release.description_html).toContain('<h2>Fixes</h2>');
     expect(release.evidence_sha).toMatch(/^[0-9a-f]{64}$/);
     expect(release.assets.count).toBe(6);
-    expect(release.assets.sources.map((s: { format: string }) => s.format)).toEqual(['zip', 'tar.gz', 'tar.bz2', 'tar']);
+    expect(release.assets.sources.map((s: { format: string }) => s.format)).toEqual([
+      'zip',
+      'tar.gz',
+      'tar.bz2',
+      'tar',
+    ]);
     expect(release.assets.sources[0].url).toBe(`${sandbox.url}/acme/web/-/archive/v1.1.0/web-v1.1.0.zip`);
-    expect(release.assets.links[1]).toMatchObject({ name: 'Runbook', url: 'https://docs.acme.example/runbooks/web', external: true });
+    expect(release.assets.links[1]).toMatchObject({
+      name: 'Runbook',
+      url: 'https://docs.acme.example/runbooks/web',
+      external: true,
+    });
     expect(release.assets.evidence_file_path).toMatch(/\/acme\/web\/-\/releases\/v1\.1\.0\/evidences\/\d+\.json$/);
     for (const field of ['created_at', 'released_at']) expect(Number.isNaN(Date.parse(release[field]))).toBe(false);
   });
@@ -47,7 +56,9 @@ describe('read', () => {
     const missing = await api(sandbox, 'GET', `${WEB}/releases/v9.9.9`);
     expect(missing.status).toBe(404);
     expect(missing.data).toEqual({ message: '404 Release Not Found' });
-    expect((await api(sandbox, 'GET', '/projects/acme%2Fplatform%2Fpayments-api/releases', { as: 'outsider' })).status).toBe(404);
+    expect(
+      (await api(sandbox, 'GET', '/projects/acme%2Fplatform%2Fpayments-api/releases', { as: 'outsider' })).status,
+    ).toBe(404);
   });
 });
 
@@ -92,33 +103,47 @@ describe('create', () => {
     const noRef = await api(sandbox, 'POST', `${WEB}/releases`, { json: { tag_name: 'v3.0.0', description: 'x' } });
     expect(noRef.status).toBe(422);
     expect(noRef.data).toEqual({ message: 'Ref is not specified' });
-    const badRef = await api(sandbox, 'POST', `${WEB}/releases`, { json: { tag_name: 'v3.0.0', description: 'x', ref: 'nope' } });
+    const badRef = await api(sandbox, 'POST', `${WEB}/releases`, {
+      json: { tag_name: 'v3.0.0', description: 'x', ref: 'nope' },
+    });
     expect(badRef.status).toBe(400);
     expect(badRef.data).toEqual({ message: 'Target nope is invalid' });
     expect(await web().repo.tagExists('v3.0.0')).toBe(false);
   });
 
   test('required fields, unknown milestones, bad links, duplicates', async () => {
-    expect((await api(sandbox, 'POST', `${WEB}/releases`, { json: { tag_name: 'v4' } })).data).toEqual({ error: 'description is missing' });
+    expect((await api(sandbox, 'POST', `${WEB}/releases`, { json: { tag_name: 'v4' } })).data).toEqual({
+      error: 'description is missing',
+    });
     const link = await api(sandbox, 'POST', `${WEB}/releases`, {
       json: { tag_name: 'v4', ref: 'main', description: 'x', assets: { links: [{ name: 'no url' }] } },
     });
     expect(link.data).toEqual({ error: 'assets[links][0][url] is missing' });
     const scheme = await api(sandbox, 'POST', `${WEB}/releases`, {
-      json: { tag_name: 'v4', ref: 'main', description: 'x', assets: { links: [{ name: 'x', url: 'ftp://x.example' }] } },
+      json: {
+        tag_name: 'v4',
+        ref: 'main',
+        description: 'x',
+        assets: { links: [{ name: 'x', url: 'ftp://x.example' }] },
+      },
     });
     expect(scheme.data).toEqual({ message: { 'links.url': ['is blocked: Only allowed schemes are http, https'] } });
     const milestone = await api(sandbox, 'POST', `${WEB}/releases`, {
       json: { tag_name: 'v4', ref: 'main', description: 'x', milestones: ['9.9'] },
     });
     expect(milestone.data).toEqual({ message: 'Milestone(s) not found: 9.9' });
-    const existing = await api(sandbox, 'POST', `${WEB}/releases`, { json: { tag_name: 'v1.0.0', description: 'again' } });
+    const existing = await api(sandbox, 'POST', `${WEB}/releases`, {
+      json: { tag_name: 'v1.0.0', description: 'again' },
+    });
     expect(existing.status).toBe(409);
     expect(existing.data).toEqual({ message: 'Release already exists' });
   });
 
   test('needs push access', async () => {
-    const reporter = await api(sandbox, 'POST', `${WEB}/releases`, { as: 'reporter', json: { tag_name: 'v5', ref: 'main', description: 'x' } });
+    const reporter = await api(sandbox, 'POST', `${WEB}/releases`, {
+      as: 'reporter',
+      json: { tag_name: 'v5', ref: 'main', description: 'x' },
+    });
     expect(reporter.status).toBe(403);
     expect(await web().repo.tagExists('v5')).toBe(false);
   });
@@ -130,7 +155,11 @@ describe('update', () => {
       json: { name: 'Web 1.0', description: 'First!', milestones: ['1.0', '1.1'], released_at: '2020-05-05T10:00:00Z' },
     });
     expect(changed.status).toBe(200);
-    expect(changed.data).toMatchObject({ name: 'Web 1.0', description: 'First!', released_at: '2020-05-05T10:00:00.000Z' });
+    expect(changed.data).toMatchObject({
+      name: 'Web 1.0',
+      description: 'First!',
+      released_at: '2020-05-05T10:00:00.000Z',
+    });
     expect(changed.data.milestones.map((m: { title: string }) => m.title)).toEqual(['1.0', '1.1']);
     const cleared = await api(sandbox, 'PUT', `${WEB}/releases/v1.0.0`, { json: { milestones: [] } });
     expect(cleared.data.milestones).toEqual([]);
@@ -139,11 +168,15 @@ describe('update', () => {
 
   test('an unknown release is 404; reporters may not update', async () => {
     expect((await api(sandbox, 'PUT', `${WEB}/releases/v9`, { json: { name: 'x' } })).status).toBe(404);
-    expect((await api(sandbox, 'PUT', `${WEB}/releases/v1.1.0`, { as: 'reporter', json: { name: 'x' } })).status).toBe(403);
+    expect((await api(sandbox, 'PUT', `${WEB}/releases/v1.1.0`, { as: 'reporter', json: { name: 'x' } })).status).toBe(
+      403,
+    );
   });
 
   test('tag names with slashes are addressed encoded', async () => {
-    await api(sandbox, 'POST', `${WEB}/releases`, { json: { tag_name: 'release/2024', ref: 'main', description: 'x' } });
+    await api(sandbox, 'POST', `${WEB}/releases`, {
+      json: { tag_name: 'release/2024', ref: 'main', description: 'x' },
+    });
     const answer = await api(sandbox, 'GET', `${WEB}/releases/release%2F2024`);
     expect(answer.status).toBe(200);
     expect(answer.data.tag_path).toBe('/acme/web/-/tags/release/2024');

@@ -32,7 +32,9 @@ describe('Router.match', () => {
   test('the optional [.format] suffix', () => {
     expect(router.match('GET', '/projects/1/repository/archive')).toMatchObject({ pathParams: { format: '' } });
     expect(router.match('GET', '/projects/1/repository/archive.zip')).toMatchObject({ pathParams: { format: 'zip' } });
-    expect(router.match('GET', '/projects/1/repository/archive.tar.gz')).toMatchObject({ pathParams: { format: 'tar.gz' } });
+    expect(router.match('GET', '/projects/1/repository/archive.tar.gz')).toMatchObject({
+      pathParams: { format: 'tar.gz' },
+    });
     expect(router.match('GET', '/projects/1/repository/archives').kind).toBe('not_found');
   });
 
@@ -60,6 +62,8 @@ describe('SCIM routes', () => {
     const match = router.match('GET', '/api/scim/v2/groups/acme/Users');
     expect(match.kind === 'found' && match.route.options.auth).toBe('scim');
     expect(() => router.route('GET', '/projects', { auth: 'scim' }, () => undefined)).toThrow(/SCIM routes/);
-    expect(() => router.route('POST', '/api/scim/v2/groups/:group_path/Users', { auth: 'user' }, () => undefined)).toThrow(/SCIM routes/);
+    expect(() =>
+      router.route('POST', '/api/scim/v2/groups/:group_path/Users', { auth: 'user' }, () => undefined),
+    ).toThrow(/SCIM routes/);
   });
 });

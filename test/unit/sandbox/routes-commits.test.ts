@@ -9,7 +9,9 @@ const { call, sandbox } = useSandbox();
 // have tests of their own).
 beforeAll(async () => {
   for (const project of [WEB, PAYMENTS]) {
-    expect((await call('DELETE', `/projects/${project}/protected_branches/main`, { as: 'maintainer' })).status).toBe(204);
+    expect((await call('DELETE', `/projects/${project}/protected_branches/main`, { as: 'maintainer' })).status).toBe(
+      204,
+    );
   }
 });
 const commits = (project = WEB) => `/projects/${project}/repository/commits`;
@@ -32,7 +34,11 @@ async function createOn(branch: string, files: Record<string, string>, startBran
 
 describe('creating commits', () => {
   it('applies every action kind from a JSON body and answers 201 with stats', async () => {
-    await createOn('actions', { 'act/keep.txt': 'a\nb\n', 'act/old.txt': 'moving\n', 'act/gone.txt': 'x\n', 'act/run.sh': 'echo\n' }, 'main');
+    await createOn(
+      'actions',
+      { 'act/keep.txt': 'a\nb\n', 'act/old.txt': 'moving\n', 'act/gone.txt': 'x\n', 'act/run.sh': 'echo\n' },
+      'main',
+    );
     const answer = await commit(
       'actions',
       [
@@ -40,7 +46,12 @@ describe('creating commits', () => {
         { action: 'delete', file_path: 'act/gone.txt' },
         { action: 'move', file_path: 'act/new.txt', previous_path: 'act/old.txt' },
         { action: 'chmod', file_path: 'act/run.sh', execute_filemode: true },
-        { action: 'create', file_path: 'act/bin.dat', content: Buffer.from([0, 1, 2]).toString('base64'), encoding: 'base64' },
+        {
+          action: 'create',
+          file_path: 'act/bin.dat',
+          content: Buffer.from([0, 1, 2]).toString('base64'),
+          encoding: 'base64',
+        },
       ],
       { author_name: 'Pat Doe', author_email: 'pat@example.com', commit_message: 'All the actions\n\nWith a body.' },
     );
@@ -59,7 +70,9 @@ describe('creating commits', () => {
     expect(files.get('act/run.sh')?.mode).toBe('100755');
     expect(files.has('act/gone.txt')).toBe(false);
     expect(files.has('act/new.txt')).toBe(true);
-    const bin = await call('GET', `/projects/${WEB}/repository/files/${enc('act/bin.dat')}/raw`, { query: { ref: 'actions' } });
+    const bin = await call('GET', `/projects/${WEB}/repository/files/${enc('act/bin.dat')}/raw`, {
+      query: { ref: 'actions' },
+    });
     expect(bin.body.equals(Buffer.from([0, 1, 2]))).toBe(true);
   });
 
@@ -80,19 +93,28 @@ describe('creating commits', () => {
     });
     expect(answer.status).toBe(201);
     expect(answer.data.stats).toBeUndefined();
-    expect([...(await webRepo().listFiles(answer.data.id)).keys()]).toEqual(expect.arrayContaining(['form/one.txt', 'form/two.txt']));
+    expect([...(await webRepo().listFiles(answer.data.id)).keys()]).toEqual(
+      expect.arrayContaining(['form/one.txt', 'form/two.txt']),
+    );
   });
 
   it('starts branches from start_sha or another project, and force overwrites a branch', async () => {
     const mainSha = (await webRepo().resolveCommit('main'))!;
-    const fromSha = await commit('from-sha', [{ action: 'create', file_path: 's.txt', content: 's' }], { start_sha: mainSha });
+    const fromSha = await commit('from-sha', [{ action: 'create', file_path: 's.txt', content: 's' }], {
+      start_sha: mainSha,
+    });
     expect(fromSha.status).toBe(201);
     expect(fromSha.data.parent_ids).toEqual([mainSha]);
 
-    const exists = await commit('from-sha', [{ action: 'create', file_path: 't.txt', content: 't' }], { start_branch: 'main' });
+    const exists = await commit('from-sha', [{ action: 'create', file_path: 't.txt', content: 't' }], {
+      start_branch: 'main',
+    });
     expect(exists.status).toBe(400);
     expect(exists.data.message).toContain("A branch called 'from-sha' already exists");
-    const forced = await commit('from-sha', [{ action: 'create', file_path: 't.txt', content: 't' }], { start_branch: 'main', force: true });
+    const forced = await commit('from-sha', [{ action: 'create', file_path: 't.txt', content: 't' }], {
+      start_branch: 'main',
+      force: true,
+    });
     expect(forced.status).toBe(201);
     expect(forced.data.parent_ids).toEqual([mainSha]);
 
@@ -107,14 +129,22 @@ describe('creating commits', () => {
     // alice maintains acme/web but is no member of bob's private personal project.
     const hidden = await call('POST', commits(), {
       as: 'maintainer',
-      json: { branch: 'x', commit_message: 'm', actions: [{ action: 'create', file_path: 'x', content: 'x' }], start_project: 'bob/scratchpad' },
+      json: {
+        branch: 'x',
+        commit_message: 'm',
+        actions: [{ action: 'create', file_path: 'x', content: 'x' }],
+        start_project: 'bob/scratchpad',
+      },
     });
     expect(hidden.status).toBe(404);
     expect(hidden.data).toEqual({ message: '404 Project Not Found' });
   });
 
   it('refuses bad requests with the field named, and refused changes with 400', async () => {
-    const both = await commit('x', [{ action: 'create', file_path: 'x', content: 'x' }], { start_branch: 'main', start_sha: 'a'.repeat(40) });
+    const both = await commit('x', [{ action: 'create', file_path: 'x', content: 'x' }], {
+      start_branch: 'main',
+      start_sha: 'a'.repeat(40),
+    });
     expect(both.data).toEqual({ error: 'start_branch, start_sha are mutually exclusive' });
     // An unknown nested key is ignored as on the service, only named in the request log.
     const badAction = await commit('main', [{ action: 'rename', file_path: 'x', mode: '755' }]);
@@ -170,15 +200,21 @@ describe('listing commits', () => {
     const seeded = await call('GET', commits(), { query: { ref_name: 'v1.1.0', per_page: '100' } });
     const dates: string[] = seeded.data.map((c: { committed_date: string }) => c.committed_date);
     const [newest, , oldest] = [dates[0], dates[1], dates[dates.length - 1]];
-    const window = await call('GET', commits(), { query: { ref_name: 'v1.1.0', since: oldest, until: newest, per_page: '100' } });
+    const window = await call('GET', commits(), {
+      query: { ref_name: 'v1.1.0', since: oldest, until: newest, per_page: '100' },
+    });
     expect(window.data.length).toBe(dates.length);
     const after = await call('GET', commits(), { query: { ref_name: 'v1.1.0', since: dates[1], per_page: '100' } });
     expect(after.data.map((c: { committed_date: string }) => c.committed_date)).toEqual([newest, dates[1]]);
   });
 
   it('validates its parameters', async () => {
-    expect((await call('GET', commits(), { query: { since: 'yesterday' } })).data).toEqual({ error: 'since does not have a valid value' });
-    expect((await call('GET', commits(), { query: { order: 'random' } })).data).toEqual({ error: 'order does not have a valid value' });
+    expect((await call('GET', commits(), { query: { since: 'yesterday' } })).data).toEqual({
+      error: 'since does not have a valid value',
+    });
+    expect((await call('GET', commits(), { query: { order: 'random' } })).data).toEqual({
+      error: 'order does not have a valid value',
+    });
     // An unknown parameter is ignored as on the service, only named in the request log.
     expect((await call('GET', commits(), { query: { author: 'bob' } })).status).toBe(200);
     expect(sandbox().requests.all().at(-1)?.unknownParams).toEqual(['author']);
@@ -195,7 +231,12 @@ describe('a single commit', () => {
     const answer = await call('GET', `${commits()}/${pipeline.sha}`, { as: 'anonymous' });
     expect(answer.status).toBe(200);
     const latestForSha = project.pipelines.filter((p) => p.sha === pipeline.sha).sort((a, b) => b.id - a.id)[0];
-    expect(answer.data.last_pipeline).toEqual({ id: latestForSha.id, ref: latestForSha.ref, sha: pipeline.sha, status: latestForSha.status });
+    expect(answer.data.last_pipeline).toEqual({
+      id: latestForSha.id,
+      ref: latestForSha.ref,
+      sha: pipeline.sha,
+      status: latestForSha.status,
+    });
     expect(answer.data.status).toBe(latestForSha.status);
     expect(answer.data.stats.total).toBe(answer.data.stats.additions + answer.data.stats.deletions);
 
@@ -215,7 +256,13 @@ describe('a single commit', () => {
     const project = sandbox().store.findProject('acme/web')!;
     const v1 = (await project.repo.resolveCommit('v1.0.0'))!;
     const all = await call('GET', `${commits()}/${v1}/refs`, { query: { per_page: '100' } });
-    expect(all.data).toEqual(expect.arrayContaining([{ type: 'branch', name: 'main' }, { type: 'tag', name: 'v1.0.0' }, { type: 'tag', name: 'v1.1.0' }]));
+    expect(all.data).toEqual(
+      expect.arrayContaining([
+        { type: 'branch', name: 'main' },
+        { type: 'tag', name: 'v1.0.0' },
+        { type: 'tag', name: 'v1.1.0' },
+      ]),
+    );
     const tags = await call('GET', `${commits()}/${v1}/refs`, { query: { type: 'tag' } });
     expect(tags.data.every((ref: { type: string }) => ref.type === 'tag')).toBe(true);
     expect(tags.headers.get('x-total')).toBe(String(tags.data.length));
@@ -224,9 +271,8 @@ describe('a single commit', () => {
 
   it('returns its diff', async () => {
     await createOn('diff-branch', { 'diff/a.txt': 'one\n' }, 'main');
-    const sha = (
-      await commit('diff-branch', [{ action: 'update', file_path: 'diff/a.txt', content: 'two\n' }])
-    ).data.id;
+    const sha = (await commit('diff-branch', [{ action: 'update', file_path: 'diff/a.txt', content: 'two\n' }])).data
+      .id;
     const diff = await call('GET', `${commits()}/${sha}/diff`, { as: 'anonymous' });
     expect(diff.status).toBe(200);
     expect(diff.data).toEqual([
@@ -258,7 +304,8 @@ describe('cherry-pick and revert', () => {
     expect(again.data).toEqual({ message: expect.stringContaining('cherry-pick'), error_code: 'empty' });
 
     await commit('pick-target', [{ action: 'update', file_path: 'pick/new.txt', content: 'ours\n' }]);
-    const theirs = (await commit('pick-source', [{ action: 'update', file_path: 'pick/new.txt', content: 'theirs\n' }])).data.id;
+    const theirs = (await commit('pick-source', [{ action: 'update', file_path: 'pick/new.txt', content: 'theirs\n' }]))
+      .data.id;
     const conflict = await call('POST', `${commits()}/${theirs}/cherry_pick`, { json: { branch: 'pick-target' } });
     expect(conflict.status).toBe(400);
     expect(conflict.data.error_code).toBe('conflict');
@@ -266,18 +313,26 @@ describe('cherry-pick and revert', () => {
     expect((await call('POST', `${commits()}/${source}/cherry_pick`, { json: { branch: 'nope' } })).data).toEqual({
       message: '404 Branch Not Found',
     });
-    expect((await call('POST', `${commits()}/${source}/cherry_pick`, { json: {} })).data).toEqual({ error: 'branch is missing' });
-    expect((await call('POST', `${commits()}/${source}/cherry_pick`, { as: 'reporter', json: { branch: 'pick-target' } })).status).toBe(403);
+    expect((await call('POST', `${commits()}/${source}/cherry_pick`, { json: {} })).data).toEqual({
+      error: 'branch is missing',
+    });
+    expect(
+      (await call('POST', `${commits()}/${source}/cherry_pick`, { as: 'reporter', json: { branch: 'pick-target' } }))
+        .status,
+    ).toBe(403);
   });
 
   it('reverts a commit, then reports empty', async () => {
     await createOn('revert-branch', { 'rev/file.txt': 'v1\n' }, 'main');
-    const change = (await commit('revert-branch', [{ action: 'update', file_path: 'rev/file.txt', content: 'v2\n' }])).data.id;
+    const change = (await commit('revert-branch', [{ action: 'update', file_path: 'rev/file.txt', content: 'v2\n' }]))
+      .data.id;
     const reverted = await call('POST', `${commits()}/${change}/revert`, { json: { branch: 'revert-branch' } });
     expect(reverted.status).toBe(201);
     expect(reverted.data.title).toBe('Revert "Commit on revert-branch"');
     expect(reverted.data.author_name).toBe('Bob Chen');
-    const raw = await call('GET', `/projects/${WEB}/repository/files/${enc('rev/file.txt')}/raw`, { query: { ref: 'revert-branch' } });
+    const raw = await call('GET', `/projects/${WEB}/repository/files/${enc('rev/file.txt')}/raw`, {
+      query: { ref: 'revert-branch' },
+    });
     expect(raw.body.toString()).toBe('v1\n');
     const again = await call('POST', `${commits()}/${change}/revert`, { json: { branch: 'revert-branch' } });
     expect(again.status).toBe(400);
@@ -288,10 +343,17 @@ describe('cherry-pick and revert', () => {
 describe('comments', () => {
   it('keeps a line comment on a full SHA, and falls back to a plain comment otherwise', async () => {
     const sha = await createOn('comments', { 'c/file.txt': 'one\ntwo\n' }, 'main');
-    const line = await call('POST', `${commits()}/${sha}/comments`, { json: { note: 'Nice line', path: 'c/file.txt', line: 2, line_type: 'new' } });
+    const line = await call('POST', `${commits()}/${sha}/comments`, {
+      json: { note: 'Nice line', path: 'c/file.txt', line: 2, line_type: 'new' },
+    });
     expect(line.status).toBe(201);
     expect(line.data).toMatchObject({ note: 'Nice line', path: 'c/file.txt', line: 2, line_type: 'new' });
-    expect(line.data.author).toMatchObject({ username: 'bob', name: 'Bob Chen', email: 'bob@acme.example', state: 'active' });
+    expect(line.data.author).toMatchObject({
+      username: 'bob',
+      name: 'Bob Chen',
+      email: 'bob@acme.example',
+      state: 'active',
+    });
 
     for (const [ref, body] of [
       ['comments', { note: 'On a branch', path: 'c/file.txt', line: 1, line_type: 'new' }],
@@ -306,11 +368,21 @@ describe('comments', () => {
 
     const list = await call('GET', `${commits()}/${sha}/comments`, { as: 'anonymous' });
     expect(list.status).toBe(200);
-    expect(list.data.map((c: { note: string }) => c.note)).toEqual(['Nice line', 'On a branch', 'Beyond the end', 'No such path', 'Short SHA']);
+    expect(list.data.map((c: { note: string }) => c.note)).toEqual([
+      'Nice line',
+      'On a branch',
+      'Beyond the end',
+      'No such path',
+      'Short SHA',
+    ]);
     expect(list.headers.get('x-total')).toBe('5');
 
-    expect((await call('POST', `${commits()}/${sha}/comments`, { json: {} })).data).toEqual({ error: 'note is missing' });
-    expect((await call('POST', `${commits()}/${sha}/comments`, { as: 'anonymous', json: { note: 'x' } })).status).toBe(401);
+    expect((await call('POST', `${commits()}/${sha}/comments`, { json: {} })).data).toEqual({
+      error: 'note is missing',
+    });
+    expect((await call('POST', `${commits()}/${sha}/comments`, { as: 'anonymous', json: { note: 'x' } })).status).toBe(
+      401,
+    );
   });
 });
 

@@ -24,7 +24,10 @@ export interface CallResult {
 export const enc = encodeURIComponent;
 
 /** Starts a seeded sandbox for the test file; call() talks to it as the developer unless told otherwise. */
-export function useSandbox(): { sandbox: () => Sandbox; call: (method: string, path: string, options?: CallOptions) => Promise<CallResult> } {
+export function useSandbox(): {
+  sandbox: () => Sandbox;
+  call: (method: string, path: string, options?: CallOptions) => Promise<CallResult>;
+} {
   let sandbox: Sandbox | undefined;
   beforeAll(async () => {
     sandbox = await startSandbox();

@@ -10,10 +10,13 @@ const { call, sandbox } = useSandbox();
 // have tests of their own).
 beforeAll(async () => {
   for (const project of [WEB, PAYMENTS]) {
-    expect((await call('DELETE', `/projects/${project}/protected_branches/main`, { as: 'maintainer' })).status).toBe(204);
+    expect((await call('DELETE', `/projects/${project}/protected_branches/main`, { as: 'maintainer' })).status).toBe(
+      204,
+    );
   }
 });
-const file = (project: string, path: string, suffix = '') => `/projects/${project}/repository/files/${enc(path)}${suffix}`;
+const file = (project: string, path: string, suffix = '') =>
+  `/projects/${project}/repository/files/${enc(path)}${suffix}`;
 
 const METADATA_HEADERS = [
   'x-svc-blob-id',
@@ -80,13 +83,21 @@ describe('reading a file', () => {
   });
 
   it('answers 404 for a missing file or ref, and hides private projects from outsiders', async () => {
-    expect((await call('GET', file(WEB, 'nope.txt'), { query: { ref: 'main' } })).data).toEqual({ message: '404 File Not Found' });
-    expect((await call('GET', file(WEB, 'README.md'), { query: { ref: 'no-such-ref' } })).data).toEqual({ message: '404 Commit Not Found' });
+    expect((await call('GET', file(WEB, 'nope.txt'), { query: { ref: 'main' } })).data).toEqual({
+      message: '404 File Not Found',
+    });
+    expect((await call('GET', file(WEB, 'README.md'), { query: { ref: 'no-such-ref' } })).data).toEqual({
+      message: '404 Commit Not Found',
+    });
     const hidden = await call('GET', file(PAYMENTS, 'README.md'), { as: 'outsider', query: { ref: 'main' } });
     expect(hidden.status).toBe(404);
     expect(hidden.data).toEqual({ message: '404 Project Not Found' });
-    expect((await call('GET', file(PAYMENTS, 'README.md'), { as: 'anonymous', query: { ref: 'main' } })).status).toBe(404);
-    expect((await call('GET', file(PAYMENTS, 'README.md'), { as: 'reporter', query: { ref: 'main' } })).status).toBe(200);
+    expect((await call('GET', file(PAYMENTS, 'README.md'), { as: 'anonymous', query: { ref: 'main' } })).status).toBe(
+      404,
+    );
+    expect((await call('GET', file(PAYMENTS, 'README.md'), { as: 'reporter', query: { ref: 'main' } })).status).toBe(
+      200,
+    );
   });
 
   it('serves raw bytes and blame ranges', async () => {
@@ -100,7 +111,9 @@ describe('reading a file', () => {
     expect(raw.headers.get('x-svc-size')).toBe('8');
 
     await createFile('blame.txt', 'one\ntwo\n');
-    await call('PUT', file(WEB, 'blame.txt'), { json: { branch: 'main', content: 'one\nTWO\n', commit_message: 'Shout two' } });
+    await call('PUT', file(WEB, 'blame.txt'), {
+      json: { branch: 'main', content: 'one\nTWO\n', commit_message: 'Shout two' },
+    });
     const blame = await call('GET', file(WEB, 'blame.txt', '/blame'), { query: { ref: 'main' } });
     expect(blame.status).toBe(200);
     expect(blame.data.map((range: { lines: string[] }) => range.lines)).toEqual([['one'], ['TWO']]);
@@ -124,7 +137,12 @@ describe('writing a file', () => {
     expect(created.data).toEqual({ file_path: 'notes/todo.md', branch: 'main' });
     const repo = sandbox().store.findProject('acme/web')!.repo;
     const commit = await repo.getCommit((await repo.resolveCommit('main'))!);
-    expect(commit).toMatchObject({ title: 'Add todo', author_name: 'Pat Doe', author_email: 'pat@example.com', committer_name: 'Bob Chen' });
+    expect(commit).toMatchObject({
+      title: 'Add todo',
+      author_name: 'Pat Doe',
+      author_email: 'pat@example.com',
+      committer_name: 'Bob Chen',
+    });
 
     const lastCommit = commit.id;
     const updated = await call('PUT', file(WEB, 'notes/todo.md'), {
@@ -141,7 +159,9 @@ describe('writing a file', () => {
     expect(stale.status).toBe(400);
     expect(stale.data.message).toContain('has changed since you started editing it');
 
-    const deleted = await call('DELETE', file(WEB, 'notes/todo.md'), { json: { branch: 'main', commit_message: 'Remove todo' } });
+    const deleted = await call('DELETE', file(WEB, 'notes/todo.md'), {
+      json: { branch: 'main', commit_message: 'Remove todo' },
+    });
     expect(deleted.status).toBe(204);
     expect((await call('GET', file(WEB, 'notes/todo.md'), { query: { ref: 'main' } })).status).toBe(404);
   });
@@ -173,9 +193,13 @@ describe('writing a file', () => {
   it('validates parameters, authentication and write access', async () => {
     const noMessage = await call('POST', file(WEB, 'p.txt'), { json: { branch: 'main', content: 'x' } });
     expect(noMessage.data).toEqual({ error: 'commit_message is missing' });
-    const badEncoding = await call('POST', file(WEB, 'p.txt'), { json: { branch: 'main', content: 'x', commit_message: 'm', encoding: 'hex' } });
+    const badEncoding = await call('POST', file(WEB, 'p.txt'), {
+      json: { branch: 'main', content: 'x', commit_message: 'm', encoding: 'hex' },
+    });
     expect(badEncoding.data).toEqual({ error: 'encoding does not have a valid value' });
-    const badBase64 = await call('POST', file(WEB, 'p.txt'), { json: { branch: 'main', content: '@@', commit_message: 'm', encoding: 'base64' } });
+    const badBase64 = await call('POST', file(WEB, 'p.txt'), {
+      json: { branch: 'main', content: '@@', commit_message: 'm', encoding: 'base64' },
+    });
     expect(badBase64.status).toBe(400);
     expect(badBase64.data.error).toContain('content');
     // content is not a parameter of a delete: ignored as on the service and logged, not refused.

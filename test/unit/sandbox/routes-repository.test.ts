@@ -27,15 +27,27 @@ async function commitFiles(branch: string, files: Record<string, string>, startB
 describe('tree', () => {
   it('lists the root with directories first, a path, recursively, and paginates', async () => {
     await commitFiles('tree-test', { 'zz/a.txt': 'a', 'zz/sub/b.txt': 'b', 'zz/sub/c.txt': 'c' }, 'main');
-    const root = await call('GET', repoPath(WEB, 'tree'), { as: 'anonymous', query: { ref: 'tree-test', per_page: '100' } });
+    const root = await call('GET', repoPath(WEB, 'tree'), {
+      as: 'anonymous',
+      query: { ref: 'tree-test', per_page: '100' },
+    });
     expect(root.status).toBe(200);
     const types = root.data.map((entry: { type: string }) => entry.type);
     expect(types.indexOf('blob')).toBeGreaterThan(types.lastIndexOf('tree'));
     expect(Object.keys(root.data[0]).sort()).toEqual(['id', 'mode', 'name', 'path', 'type']);
 
-    const sub = await call('GET', repoPath(WEB, 'tree'), { query: { ref: 'tree-test', path: 'zz', recursive: 'true' } });
-    expect(sub.data.map((e: { path: string }) => e.path)).toEqual(['zz/a.txt', 'zz/sub', 'zz/sub/b.txt', 'zz/sub/c.txt']);
-    const paged = await call('GET', repoPath(WEB, 'tree'), { query: { ref: 'tree-test', path: 'zz', recursive: 'true', per_page: '3', page: '2' } });
+    const sub = await call('GET', repoPath(WEB, 'tree'), {
+      query: { ref: 'tree-test', path: 'zz', recursive: 'true' },
+    });
+    expect(sub.data.map((e: { path: string }) => e.path)).toEqual([
+      'zz/a.txt',
+      'zz/sub',
+      'zz/sub/b.txt',
+      'zz/sub/c.txt',
+    ]);
+    const paged = await call('GET', repoPath(WEB, 'tree'), {
+      query: { ref: 'tree-test', path: 'zz', recursive: 'true', per_page: '3', page: '2' },
+    });
     expect(paged.data.map((e: { path: string }) => e.path)).toEqual(['zz/sub/c.txt']);
     expect(paged.headers.get('x-total')).toBe('4');
     expect(paged.headers.get('x-page')).toBe('2');
@@ -55,7 +67,11 @@ describe('blobs', () => {
     const file = await call('GET', `/projects/${WEB}/repository/files/blob.txt`, { query: { ref: 'blob-test' } });
     const blob = await call('GET', repoPath(WEB, `blobs/${file.data.blob_id}`), { as: 'anonymous' });
     expect(blob.status).toBe(200);
-    expect(blob.data).toMatchObject({ size: 10, encoding: 'base64', content: Buffer.from('blob body\n').toString('base64') });
+    expect(blob.data).toMatchObject({
+      size: 10,
+      encoding: 'base64',
+      content: Buffer.from('blob body\n').toString('base64'),
+    });
     const raw = await call('GET', repoPath(WEB, `blobs/${file.data.blob_id}/raw`));
     expect(raw.body.toString()).toBe('blob body\n');
     expect(raw.headers.get('content-type')).toContain('text/plain');
@@ -88,7 +104,9 @@ describe('archive', () => {
         const answer = await call('GET', repoPath(WEB, `archive.${suffix}`), { query: { sha: 'v1.0.0' } });
         expect(answer.status, suffix).toBe(200);
         expect(answer.body.subarray(0, magic.length).toString('latin1'), suffix).toBe(magic);
-        expect(answer.headers.get('content-disposition'), suffix).toMatch(new RegExp(`filename="web-v1\\.0\\.0-[0-9a-f]{40}\\.${suffix.replace('.', '\\.')}"`));
+        expect(answer.headers.get('content-disposition'), suffix).toMatch(
+          new RegExp(`filename="web-v1\\.0\\.0-[0-9a-f]{40}\\.${suffix.replace('.', '\\.')}"`),
+        );
       }
       const tar = await call('GET', repoPath(WEB, 'archive.tar'), { query: { sha: 'feature/dark-mode' } });
       expect(tar.headers.get('content-type')).toBe('application/x-tar');
@@ -100,7 +118,9 @@ describe('archive', () => {
       const unknown = await call('GET', repoPath(WEB, 'archive.rar'));
       expect(unknown.status).toBe(400);
       expect(unknown.data.error).toContain('format does not have a valid value');
-      expect((await call('GET', repoPath(WEB, 'archive.zip'), { query: { sha: 'nope' } })).data).toEqual({ message: '404 Ref Not Found' });
+      expect((await call('GET', repoPath(WEB, 'archive.zip'), { query: { sha: 'nope' } })).data).toEqual({
+        message: '404 Ref Not Found',
+      });
       expect((await call('GET', repoPath(PAYMENTS, 'archive'), { as: 'anonymous' })).status).toBe(404);
     } finally {
       await rm(scratch, { recursive: true, force: true });
@@ -114,22 +134,37 @@ describe('compare', () => {
     const f1 = await commitFiles('cmp-feature', { 'cmp/feature.txt': 'f' }, 'cmp-base');
     await commitFiles('cmp-base', { 'cmp/moved-on.txt': 'm' });
 
-    const viaBase = await call('GET', repoPath(WEB, 'compare'), { as: 'anonymous', query: { from: 'cmp-base', to: 'cmp-feature' } });
+    const viaBase = await call('GET', repoPath(WEB, 'compare'), {
+      as: 'anonymous',
+      query: { from: 'cmp-base', to: 'cmp-feature' },
+    });
     expect(viaBase.status).toBe(200);
-    expect(Object.keys(viaBase.data).sort()).toEqual(['commit', 'commits', 'compare_same_ref', 'compare_timeout', 'diffs']);
+    expect(Object.keys(viaBase.data).sort()).toEqual([
+      'commit',
+      'commits',
+      'compare_same_ref',
+      'compare_timeout',
+      'diffs',
+    ]);
     expect(viaBase.data.commit.id).toBe(f1);
     expect(viaBase.data.commits.map((c: { id: string }) => c.id)).toEqual([f1]);
     expect(viaBase.data.diffs.map((d: { new_path: string }) => d.new_path)).toEqual(['cmp/feature.txt']);
     expect(viaBase.data).toMatchObject({ compare_timeout: false, compare_same_ref: false });
 
-    const straight = await call('GET', repoPath(WEB, 'compare'), { query: { from: 'cmp-base', to: 'cmp-feature', straight: 'true' } });
-    expect(straight.data.diffs.map((d: { new_path: string; deleted_file: boolean }) => [d.new_path, d.deleted_file])).toEqual([
+    const straight = await call('GET', repoPath(WEB, 'compare'), {
+      query: { from: 'cmp-base', to: 'cmp-feature', straight: 'true' },
+    });
+    expect(
+      straight.data.diffs.map((d: { new_path: string; deleted_file: boolean }) => [d.new_path, d.deleted_file]),
+    ).toEqual([
       ['cmp/feature.txt', false],
       ['cmp/moved-on.txt', true],
     ]);
     const same = await call('GET', repoPath(WEB, 'compare'), { query: { from: 'cmp-feature', to: f1 } });
     expect(same.data).toMatchObject({ compare_same_ref: true, commit: null, commits: [], diffs: [] });
-    expect((await call('GET', repoPath(WEB, 'compare'), { query: { from: 'main' } })).data).toEqual({ error: 'to is missing' });
+    expect((await call('GET', repoPath(WEB, 'compare'), { query: { from: 'main' } })).data).toEqual({
+      error: 'to is missing',
+    });
     expect((await call('GET', repoPath(WEB, 'compare'), { query: { from: 'main', to: 'nope' } })).status).toBe(404);
   });
 });
@@ -157,11 +192,16 @@ describe('merge_base', () => {
     await commitFiles('mb-one', { 'mb/one.txt': '1' }, 'mb-fork');
     await commitFiles('mb-two', { 'mb/two.txt': '2' }, 'mb-fork');
     const mainSha = await sandbox().store.findProject('acme/web')!.repo.resolveCommit('main');
-    const two = await call('GET', repoPath(WEB, 'merge_base'), { as: 'anonymous', query: { 'refs[]': ['mb-one', 'mb-two'] } });
+    const two = await call('GET', repoPath(WEB, 'merge_base'), {
+      as: 'anonymous',
+      query: { 'refs[]': ['mb-one', 'mb-two'] },
+    });
     expect(two.status).toBe(200);
     expect(two.data.id).toBe(fork);
     expect(two.data.parent_ids).toEqual([mainSha]);
-    const three = await call('GET', repoPath(WEB, 'merge_base'), { query: { 'refs[]': ['mb-one', 'mb-two', 'feature/dark-mode'] } });
+    const three = await call('GET', repoPath(WEB, 'merge_base'), {
+      query: { 'refs[]': ['mb-one', 'mb-two', 'feature/dark-mode'] },
+    });
     expect(three.status).toBe(200);
     const repo = sandbox().store.findProject('acme/web')!.repo;
     expect(three.data.id).toBe(await repo.text(['merge-base', 'main', 'feature/dark-mode']));
@@ -169,7 +209,9 @@ describe('merge_base', () => {
     const unknown = await call('GET', repoPath(WEB, 'merge_base'), { query: { 'refs[]': ['mb-one', 'nope'] } });
     expect(unknown.status).toBe(404);
     expect(unknown.data).toEqual({ message: 'Could not find ref: nope' });
-    expect((await call('GET', repoPath(WEB, 'merge_base'), { query: { 'refs[]': ['mb-one'] } })).data).toEqual({ message: 'Provide at least 2 refs' });
+    expect((await call('GET', repoPath(WEB, 'merge_base'), { query: { 'refs[]': ['mb-one'] } })).data).toEqual({
+      message: 'Provide at least 2 refs',
+    });
     expect((await call('GET', repoPath(WEB, 'merge_base'))).data).toEqual({ error: 'refs is missing' });
   });
 });

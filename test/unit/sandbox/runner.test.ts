@@ -21,7 +21,9 @@ const CULPRIT_TITLE = "Show order dates in the store's time zone";
 
 /** bob's time-zone commit on acme/web's main (its SHA depends on the seed's dates). */
 async function culpritSha(): Promise<string> {
-  const commits = (await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'maintainer' })).data as Array<{ id: string; title: string }>;
+  const commits = (
+    await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'maintainer' })
+  ).data as Array<{ id: string; title: string }>;
   return commits.find((c) => c.title === CULPRIT_TITLE)!.id;
 }
 
@@ -48,7 +50,12 @@ async function run(seconds: number): Promise<void> {
 }
 
 async function jobsOf(project: string, pipelineId: number, retried = false): Promise<JobAnswer[]> {
-  const answer = await api(sandbox, 'GET', `/projects/${project}/pipelines/${pipelineId}/jobs?per_page=100${retried ? '&include_retried=true' : ''}`, { as: 'maintainer' });
+  const answer = await api(
+    sandbox,
+    'GET',
+    `/projects/${project}/pipelines/${pipelineId}/jobs?per_page=100${retried ? '&include_retried=true' : ''}`,
+    { as: 'maintainer' },
+  );
   expect(answer.status).toBe(200);
   return answer.data;
 }
@@ -58,13 +65,22 @@ async function pipeline(project: string, id: number) {
 }
 
 async function pipelinesFor(project: string, sha: string) {
-  return (await api(sandbox, 'GET', `/projects/${project}/pipelines?sha=${sha}`, { as: 'maintainer' })).data as Array<{ id: number; status: string; ref: string }>;
+  return (await api(sandbox, 'GET', `/projects/${project}/pipelines?sha=${sha}`, { as: 'maintainer' })).data as Array<{
+    id: number;
+    status: string;
+    ref: string;
+  }>;
 }
 
 async function commitOn(project: string, branch: string, path: string, content: string, startBranch?: string) {
   const answer = await api(sandbox, 'POST', `/projects/${project}/repository/commits`, {
     as: 'maintainer',
-    json: { branch, start_branch: startBranch, commit_message: `Change ${path}`, actions: [{ action: 'create', file_path: path, content }] },
+    json: {
+      branch,
+      start_branch: startBranch,
+      commit_message: `Change ${path}`,
+      actions: [{ action: 'create', file_path: path, content }],
+    },
   });
   expect(answer.status).toBe(201);
   return answer.data.id as string;
@@ -93,7 +109,12 @@ describe('the sandbox runs its pipelines', () => {
     const [created] = await pipelinesFor(WEB, sha);
     expect(created).toMatchObject({ ref: 'main', status: 'pending' });
     let jobs = await jobsOf(WEB, created.id);
-    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({ build: 'pending', lint: 'created', test: 'created', 'deploy:staging': 'created' });
+    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({
+      build: 'pending',
+      lint: 'created',
+      test: 'created',
+      'deploy:staging': 'created',
+    });
 
     await run(2);
     jobs = await jobsOf(WEB, created.id);
@@ -103,11 +124,18 @@ describe('the sandbox runs its pipelines', () => {
 
     await run(60);
     jobs = await jobsOf(WEB, created.id);
-    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({ build: 'success', lint: 'success', test: 'failed', 'deploy:staging': 'skipped' });
+    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({
+      build: 'success',
+      lint: 'success',
+      test: 'failed',
+      'deploy:staging': 'skipped',
+    });
     const test = jobs.find((j) => j.name === 'test')!;
     expect(test.failure_reason).toBe('script_failure');
     // The test stage began when build ended (plus its time in the queue).
-    expect(Date.parse(test.started_at!)).toBeGreaterThan(Date.parse(jobs.find((j) => j.name === 'build')!.finished_at!));
+    expect(Date.parse(test.started_at!)).toBeGreaterThan(
+      Date.parse(jobs.find((j) => j.name === 'build')!.finished_at!),
+    );
     const ended = await pipeline(WEB, created.id);
     expect(ended).toMatchObject({ status: 'failed', sha });
     expect(ended.duration).toBeGreaterThan(0);
@@ -118,7 +146,7 @@ describe('the sandbox runs its pipelines', () => {
     expect(log.text).toContain('ERROR: Job failed: exit code 1');
   });
 
-  test('a retried job runs and finishes: failed again on the culprit\'s pipeline, passes nothing by itself', async () => {
+  test("a retried job runs and finishes: failed again on the culprit's pipeline, passes nothing by itself", async () => {
     const [first] = await pipelinesFor(WEB, await culpritSha());
     expect(first.status).toBe('failed');
     const culpritTest = (await jobsOf(WEB, first.id)).find((j) => j.name === 'test')!;
@@ -130,39 +158,61 @@ describe('the sandbox runs its pipelines', () => {
     expect(running.status).toBe('running');
     expect((await pipeline(WEB, first.id)).status).toBe('running');
     await run(15);
-    const done = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${retry.data.id}`, { as: 'maintainer' })).data as JobAnswer;
+    const done = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${retry.data.id}`, { as: 'maintainer' }))
+      .data as JobAnswer;
     expect(done.status).toBe('failed');
     expectConsistent(done, clock.now());
     await run(10);
     expect((await pipeline(WEB, first.id)).status).toBe('failed');
   });
 
-  test('a pipeline\'s retry on the seeded head of main runs its failed job again: red again, its deploy skipped again', async () => {
-    const commits = (await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'maintainer' })).data as Array<{ id: string; title: string }>;
+  test("a pipeline's retry on the seeded head of main runs its failed job again: red again, its deploy skipped again", async () => {
+    const commits = (
+      await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'maintainer' })
+    ).data as Array<{ id: string; title: string }>;
     const seededHead = commits.find((c) => c.title === 'Show 50 search results per page')!.id;
     const [head] = await pipelinesFor(WEB, seededHead);
     expect(head.status).toBe('failed');
     const retried = await api(sandbox, 'POST', `/projects/${WEB}/pipelines/${head.id}/retry`, { as: 'maintainer' });
     expect(retried.data.status).toBe('pending');
-    expect(Object.fromEntries((await jobsOf(WEB, head.id)).map((j) => [j.name, j.status]))).toMatchObject({ test: 'pending', 'deploy:staging': 'created' });
+    expect(Object.fromEntries((await jobsOf(WEB, head.id)).map((j) => [j.name, j.status]))).toMatchObject({
+      test: 'pending',
+      'deploy:staging': 'created',
+    });
     await run(20);
     const jobs = await jobsOf(WEB, head.id);
-    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({ build: 'success', lint: 'success', test: 'failed', 'deploy:staging': 'skipped' });
+    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({
+      build: 'success',
+      lint: 'success',
+      test: 'failed',
+      'deploy:staging': 'skipped',
+    });
     expect((await jobsOf(WEB, head.id, true)).filter((j) => j.name === 'test')).toHaveLength(2);
     expect((await pipeline(WEB, head.id)).status).toBe('failed');
     for (const job of jobs) expectConsistent(job, clock.now());
   });
 
   test('every way of pushing to a branch starts a pipeline: a file write, a commit, a cherry-pick', async () => {
-    const file = await api(sandbox, 'POST', `/projects/${WEB}/repository/files/${encodeURIComponent('docs/written.md')}`, {
-      as: 'maintainer', json: { branch: 'feature/pushes', start_branch: 'main', content: 'x\n', commit_message: 'Write a file' },
-    });
+    const file = await api(
+      sandbox,
+      'POST',
+      `/projects/${WEB}/repository/files/${encodeURIComponent('docs/written.md')}`,
+      {
+        as: 'maintainer',
+        json: { branch: 'feature/pushes', start_branch: 'main', content: 'x\n', commit_message: 'Write a file' },
+      },
+    );
     expect(file.status).toBe(201);
-    const written = (await api(sandbox, 'GET', `/projects/${WEB}/repository/commits/feature%2Fpushes`, { as: 'maintainer' })).data.id as string;
+    const written = (
+      await api(sandbox, 'GET', `/projects/${WEB}/repository/commits/feature%2Fpushes`, { as: 'maintainer' })
+    ).data.id as string;
     expect((await pipelinesFor(WEB, written)).map((p) => p.ref)).toEqual(['feature/pushes']);
     const committed = await commitOn(WEB, 'feature/pushes', 'docs/committed.md', 'y\n');
     expect((await pipelinesFor(WEB, committed)).map((p) => p.ref)).toEqual(['feature/pushes']);
-    const picked = await api(sandbox, 'POST', `/projects/${WEB}/repository/commits/${committed}/cherry_pick`, { as: 'maintainer', json: { branch: 'main' } });
+    const picked = await api(sandbox, 'POST', `/projects/${WEB}/repository/commits/${committed}/cherry_pick`, {
+      as: 'maintainer',
+      json: { branch: 'main' },
+    });
     expect(picked.status).toBe(201);
     const onMain = await pipelinesFor(WEB, picked.data.id);
     expect(onMain).toEqual([expect.objectContaining({ ref: 'main', status: 'pending' })]);
@@ -176,28 +226,39 @@ describe('the sandbox runs its pipelines', () => {
     await run(3); // build queued 1 s, then running
     const build = (await jobsOf(PAYMENTS, created.id)).find((j) => j.name === 'build')!;
     expect(build.status).toBe('running');
-    const early = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' })).text;
+    const early = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
+      .text;
     await run(1);
-    const later = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' })).text;
+    const later = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
+      .text;
     expect(early.length).toBeGreaterThan(0);
     expect(later.length).toBeGreaterThan(early.length);
     expect(later.startsWith(early)).toBe(true);
     expect(later).not.toContain('Job succeeded');
-    const tail = await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer', headers: { range: 'bytes=-40' } });
+    const tail = await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, {
+      as: 'maintainer',
+      headers: { range: 'bytes=-40' },
+    });
     expect(tail.status).toBe(206);
     expect(later.endsWith(tail.text)).toBe(true);
     await run(5);
-    const ended = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' })).text;
+    const ended = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
+      .text;
     expect(ended).toContain('Job succeeded');
   });
 
   test('a revert of the time-zone commit on a branch gets a passing test', async () => {
     const culprit = await culpritSha();
     const name = `revert-${culprit.slice(0, 8)}`;
-    const branch = await api(sandbox, 'POST', `/projects/${WEB}/repository/branches?branch=${name}&ref=main`, { as: 'maintainer' });
+    const branch = await api(sandbox, 'POST', `/projects/${WEB}/repository/branches?branch=${name}&ref=main`, {
+      as: 'maintainer',
+    });
     expect(branch.status).toBe(201);
     const head = branch.data.commit.id as string;
-    const revert = await api(sandbox, 'POST', `/projects/${WEB}/repository/commits/${culprit}/revert`, { as: 'maintainer', json: { branch: name } });
+    const revert = await api(sandbox, 'POST', `/projects/${WEB}/repository/commits/${culprit}/revert`, {
+      as: 'maintainer',
+      json: { branch: name },
+    });
     expect(revert.status).toBe(201);
     await run(40);
     const [onBranch] = await pipelinesFor(WEB, head);
@@ -206,22 +267,30 @@ describe('the sandbox runs its pipelines', () => {
     const branchJobs = await jobsOf(WEB, onBranch.id);
     expect(branchJobs.find((j) => j.name === 'test')!.status).toBe('failed');
     const revertJobs = await jobsOf(WEB, reverted.id);
-    expect(Object.fromEntries(revertJobs.map((j) => [j.name, j.status]))).toEqual({ build: 'success', lint: 'success', test: 'success', 'review-app': 'manual' });
+    expect(Object.fromEntries(revertJobs.map((j) => [j.name, j.status]))).toEqual({
+      build: 'success',
+      lint: 'success',
+      test: 'success',
+      'review-app': 'manual',
+    });
     expect((await pipeline(WEB, reverted.id)).status).toBe('success');
 
     // The manual job waits for a person, then runs when played.
     const review = revertJobs.find((j) => j.name === 'review-app')!;
     await run(30);
-    expect((await api(sandbox, 'GET', `/projects/${WEB}/jobs/${review.id}`, { as: 'maintainer' })).data.status).toBe('manual');
+    expect((await api(sandbox, 'GET', `/projects/${WEB}/jobs/${review.id}`, { as: 'maintainer' })).data.status).toBe(
+      'manual',
+    );
     const played = await api(sandbox, 'POST', `/projects/${WEB}/jobs/${review.id}/play`, { as: 'maintainer' });
     expect(played.data.status).toBe('pending');
     await run(10);
-    const deployed = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${review.id}`, { as: 'maintainer' })).data as JobAnswer;
+    const deployed = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${review.id}`, { as: 'maintainer' }))
+      .data as JobAnswer;
     expect(deployed.status).toBe('success');
     expectConsistent(deployed, clock.now());
   });
 
-  test('payments-api\'s test is flaky: about one run in three fails on the same commit, and a retry passes', async () => {
+  test("payments-api's test is flaky: about one run in three fails on the same commit, and a retry passes", async () => {
     const sha = await commitOn(PAYMENTS, 'main', 'docs/flaky.md', 'x\n');
     const [created] = await pipelinesFor(PAYMENTS, sha);
     await run(30);
@@ -257,7 +326,9 @@ describe('the sandbox runs its pipelines', () => {
     expect(log).toContain('ERROR: Job failed (system failure)');
     const retry = await api(sandbox, 'POST', `/projects/${INFRA}/jobs/${plan.id}/retry`, { as: 'maintainer' });
     await run(12);
-    expect((await api(sandbox, 'GET', `/projects/${INFRA}/jobs/${retry.data.id}`, { as: 'maintainer' })).data.status).toBe('success');
+    expect(
+      (await api(sandbox, 'GET', `/projects/${INFRA}/jobs/${retry.data.id}`, { as: 'maintainer' })).data.status,
+    ).toBe('success');
     // The manual apply it had skipped waits for a person now; the pipeline is green.
     await run(3);
     const jobs = await jobsOf(INFRA, created.id);
@@ -268,7 +339,12 @@ describe('the sandbox runs its pipelines', () => {
   test('cancel stops a running job: finished then, its duration what it ran, the pipeline canceled', async () => {
     const created = await api(sandbox, 'POST', `/projects/${WEB}/pipeline?ref=main`, { as: 'maintainer' });
     expect(created.status).toBe(201);
-    expect((await jobsOf(WEB, created.data.id)).map((j) => j.name)).toEqual(['deploy:staging', 'test', 'lint', 'build']);
+    expect((await jobsOf(WEB, created.data.id)).map((j) => j.name)).toEqual([
+      'deploy:staging',
+      'test',
+      'lint',
+      'build',
+    ]);
     await run(3);
     const build = (await jobsOf(WEB, created.data.id)).find((j) => j.name === 'build')!;
     expect(build.status).toBe('running');
@@ -278,18 +354,35 @@ describe('the sandbox runs its pipelines', () => {
     expect(canceled.data.duration).toBeCloseTo(2, 0);
     await run(20);
     const jobs = await jobsOf(WEB, created.data.id);
-    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({ build: 'canceled', lint: 'canceled', test: 'canceled', 'deploy:staging': 'canceled' });
+    expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({
+      build: 'canceled',
+      lint: 'canceled',
+      test: 'canceled',
+      'deploy:staging': 'canceled',
+    });
     const log = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${build.id}/trace`, { as: 'maintainer' })).text;
     expect(log).toContain('ERROR: Job failed: canceled');
     expect((await pipeline(WEB, created.data.id)).status).toBe('canceled');
 
     // Its retry runs the canceled jobs again stage by stage: only the first stage queues at once.
-    const retried = await api(sandbox, 'POST', `/projects/${WEB}/pipelines/${created.data.id}/retry`, { as: 'maintainer' });
+    const retried = await api(sandbox, 'POST', `/projects/${WEB}/pipelines/${created.data.id}/retry`, {
+      as: 'maintainer',
+    });
     expect(retried.status).toBe(201);
-    expect(Object.fromEntries((await jobsOf(WEB, created.data.id)).map((j) => [j.name, j.status]))).toEqual({ build: 'pending', lint: 'created', test: 'created', 'deploy:staging': 'created' });
+    expect(Object.fromEntries((await jobsOf(WEB, created.data.id)).map((j) => [j.name, j.status]))).toEqual({
+      build: 'pending',
+      lint: 'created',
+      test: 'created',
+      'deploy:staging': 'created',
+    });
     await run(40);
     const again = await jobsOf(WEB, created.data.id);
-    expect(Object.fromEntries(again.map((j) => [j.name, j.status]))).toEqual({ build: 'success', lint: 'success', test: 'failed', 'deploy:staging': 'skipped' });
+    expect(Object.fromEntries(again.map((j) => [j.name, j.status]))).toEqual({
+      build: 'success',
+      lint: 'success',
+      test: 'failed',
+      'deploy:staging': 'skipped',
+    });
     const [build2, test2] = ['build', 'test'].map((name) => again.find((j) => j.name === name)!);
     expect(Date.parse(test2.started_at!)).toBeGreaterThan(Date.parse(build2.finished_at!));
     expect((await pipeline(WEB, created.data.id)).status).toBe('failed');
@@ -300,10 +393,13 @@ describe('the sandbox runs its pipelines', () => {
     const [branchPipeline] = await pipelinesFor(WEB, sha);
     expect(branchPipeline.ref).toBe('feature/runner-mr');
     const mr = await api(sandbox, 'POST', `/projects/${WEB}/merge_requests`, {
-      as: 'maintainer', json: { source_branch: 'feature/runner-mr', target_branch: 'main', title: 'Runner MR' },
+      as: 'maintainer',
+      json: { source_branch: 'feature/runner-mr', target_branch: 'main', title: 'Runner MR' },
     });
     expect(mr.status).toBe(201);
-    const merged = await api(sandbox, 'PUT', `/projects/${WEB}/merge_requests/${mr.data.iid}/merge`, { as: 'maintainer' });
+    const merged = await api(sandbox, 'PUT', `/projects/${WEB}/merge_requests/${mr.data.iid}/merge`, {
+      as: 'maintainer',
+    });
     expect(merged.status).toBe(200);
     const mergeSha = (merged.data.merge_commit_sha ?? merged.data.sha) as string;
     const onMain = await pipelinesFor(WEB, mergeSha);
@@ -313,18 +409,26 @@ describe('the sandbox runs its pipelines', () => {
   test('every pipeline and job the runs above left behind keeps its times consistent (admin reads all projects)', async () => {
     await run(30);
     const now = clock.now();
-    const projects = (await api(sandbox, 'GET', '/projects?per_page=100', { as: 'admin' })).data as Array<{ id: number }>;
+    const projects = (await api(sandbox, 'GET', '/projects?per_page=100', { as: 'admin' })).data as Array<{
+      id: number;
+    }>;
     let checked = 0;
     for (const project of projects) {
-      const pipelines = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines?per_page=100`, { as: 'admin' })).data as Array<{ id: number }>;
+      const pipelines = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines?per_page=100`, { as: 'admin' }))
+        .data as Array<{ id: number }>;
       for (const { id } of pipelines) {
         const full = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}`, { as: 'admin' })).data;
         expect(Date.parse(full.created_at)).toBeLessThanOrEqual(now);
         if (full.started_at) expect(Date.parse(full.started_at)).toBeLessThanOrEqual(now);
-        if (full.finished_at) expect(Date.parse(full.finished_at)).toBeGreaterThanOrEqual(Date.parse(full.started_at ?? full.created_at));
+        if (full.finished_at)
+          expect(Date.parse(full.finished_at)).toBeGreaterThanOrEqual(Date.parse(full.started_at ?? full.created_at));
         if (full.finished_at) expect(Date.parse(full.finished_at)).toBeLessThanOrEqual(now);
         if (full.duration !== null) expect(full.duration).toBeGreaterThanOrEqual(0);
-        const jobs = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}/jobs?per_page=100&include_retried=true`, { as: 'admin' })).data as JobAnswer[];
+        const jobs = (
+          await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}/jobs?per_page=100&include_retried=true`, {
+            as: 'admin',
+          })
+        ).data as JobAnswer[];
         for (const job of jobs) expectConsistent(job, now);
         checked += jobs.length;
       }
@@ -336,20 +440,39 @@ describe('the sandbox runs its pipelines', () => {
     const seeded = [];
     for (const project of [WEB, PAYMENTS]) {
       for (const status of ['running', 'pending']) {
-        const found = (await api(sandbox, 'GET', `/projects/${project}/pipelines?status=${status}&sort=asc&per_page=1`, { as: 'maintainer' })).data;
+        const found = (
+          await api(sandbox, 'GET', `/projects/${project}/pipelines?status=${status}&sort=asc&per_page=1`, {
+            as: 'maintainer',
+          })
+        ).data;
         if (found[0]) seeded.push({ project, id: found[0].id as number });
       }
     }
     expect(seeded.length).toBeGreaterThanOrEqual(2);
-    const before = await Promise.all(seeded.map(async ({ project, id }) => ({ pipeline: await pipeline(project, id), jobs: await jobsOf(project, id) })));
+    const before = await Promise.all(
+      seeded.map(async ({ project, id }) => ({
+        pipeline: await pipeline(project, id),
+        jobs: await jobsOf(project, id),
+      })),
+    );
     await run(90);
-    const after = await Promise.all(seeded.map(async ({ project, id }) => ({ pipeline: await pipeline(project, id), jobs: await jobsOf(project, id) })));
-    const shape = (x: typeof before) => x.map(({ pipeline: p, jobs }) => ({ status: p.status, updated_at: p.updated_at, jobs: jobs.map((j) => [j.id, j.status, j.started_at, j.finished_at]) }));
+    const after = await Promise.all(
+      seeded.map(async ({ project, id }) => ({
+        pipeline: await pipeline(project, id),
+        jobs: await jobsOf(project, id),
+      })),
+    );
+    const shape = (x: typeof before) =>
+      x.map(({ pipeline: p, jobs }) => ({
+        status: p.status,
+        updated_at: p.updated_at,
+        jobs: jobs.map((j) => [j.id, j.status, j.started_at, j.finished_at]),
+      }));
     expect(shape(after)).toEqual(shape(before));
   });
 });
 
-describe('the runner\'s time scale and its end', () => {
+describe("the runner's time scale and its end", () => {
   test('one setting scales every duration, and the runner leaves no wake-up behind when the sandbox closes', async () => {
     const fastClock = new ManualClock(Date.now());
     const fast = await startSandbox({ clock: fastClock, jobTimeScale: 0.1 });
@@ -362,7 +485,8 @@ describe('the runner\'s time scale and its end', () => {
         fastClock.advance(100);
         await api(fast, 'GET', '/version');
       }
-      const ended = (await api(fast, 'GET', `/projects/${PAYMENTS}/pipelines/${created.data.id}`, { as: 'maintainer' })).data;
+      const ended = (await api(fast, 'GET', `/projects/${PAYMENTS}/pipelines/${created.data.id}`, { as: 'maintainer' }))
+        .data;
       expect(['success', 'failed']).toContain(ended.status);
       expect(ended.duration).toBeLessThanOrEqual(3);
       const again = await api(fast, 'POST', `/projects/${PAYMENTS}/pipeline?ref=main`, { as: 'maintainer' });

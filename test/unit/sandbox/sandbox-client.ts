@@ -23,12 +23,22 @@ export interface Answer {
 }
 
 /** Calls `{url}/api/v4{path}`; path carries its own (already encoded) query string. */
-export async function api(sandbox: Sandbox, method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
+export async function api(
+  sandbox: Sandbox,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Answer> {
   return call(sandbox, method, `/api/v4${path}`, options);
 }
 
 /** Calls any path of the sandbox's origin. */
-export async function call(sandbox: Sandbox, method: string, rawPath: string, options: RequestOptions = {}): Promise<Answer> {
+export async function call(
+  sandbox: Sandbox,
+  method: string,
+  rawPath: string,
+  options: RequestOptions = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   const role = options.as ?? 'developer';
   if (options.token !== undefined) headers['PRIVATE-TOKEN'] = options.token;

@@ -40,7 +40,9 @@ const enc = (path: string) => encodeURIComponent(path);
 async function all<T>(path: string, as: Role = 'admin'): Promise<T[]> {
   const items: T[] = [];
   for (let page = 1; page < 50; page++) {
-    const answer = await api(sandbox, 'GET', `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`, { as });
+    const answer = await api(sandbox, 'GET', `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`, {
+      as,
+    });
     expect(answer.status).toBe(200);
     items.push(...(answer.data as T[]));
     if (!answer.headers.get('x-next-page')) break;
@@ -49,7 +51,11 @@ async function all<T>(path: string, as: Role = 'admin'): Promise<T[]> {
 }
 
 /** Every seeded project's pipelines (full form) and jobs, and the time they were read by. */
-async function readEverything(): Promise<{ pipelines: Array<TimedPipeline & { project: string }>; jobs: Array<TimedJob & { project: string }>; now: number }> {
+async function readEverything(): Promise<{
+  pipelines: Array<TimedPipeline & { project: string }>;
+  jobs: Array<TimedJob & { project: string }>;
+  now: number;
+}> {
   const projects = await all<{ id: number; path_with_namespace: string }>('/projects');
   const pipelines: Array<TimedPipeline & { project: string }> = [];
   const jobs: Array<TimedJob & { project: string }> = [];
@@ -58,7 +64,8 @@ async function readEverything(): Promise<{ pipelines: Array<TimedPipeline & { pr
       const full = await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}`, { as: 'admin' });
       pipelines.push({ ...(full.data as TimedPipeline), project: project.path_with_namespace });
     }
-    for (const job of await all<TimedJob>(`/projects/${project.id}/jobs`)) jobs.push({ ...job, project: project.path_with_namespace });
+    for (const job of await all<TimedJob>(`/projects/${project.id}/jobs`))
+      jobs.push({ ...job, project: project.path_with_namespace });
   }
   return { pipelines, jobs, now: Date.now() };
 }
@@ -76,32 +83,52 @@ function jobProblems(job: TimedJob, now: number): string[] {
   if (ran && started === null) problems.push(`${job.status} but never started`);
   if (job.status === 'running' && finished !== null) problems.push('running but finished');
   if (['success', 'failed'].includes(job.status) && finished === null) problems.push(`${job.status} but not finished`);
-  if (['created', 'pending', 'manual', 'skipped'].includes(job.status) && (started !== null || finished !== null)) problems.push(`${job.status} but has run`);
+  if (['created', 'pending', 'manual', 'skipped'].includes(job.status) && (started !== null || finished !== null))
+    problems.push(`${job.status} but has run`);
   if (job.duration !== null && job.duration < 0) problems.push(`negative duration ${job.duration}`);
   if (started === null && job.duration !== null) problems.push('a duration without a start');
-  if (started !== null && finished !== null && job.duration !== (finished - started) / 1000) problems.push(`duration ${job.duration} is not finished − started`);
-  if (started !== null && finished === null && (job.duration === null || job.duration * 1000 > now - started)) problems.push(`running duration ${job.duration} longer than since its start`);
+  if (started !== null && finished !== null && job.duration !== (finished - started) / 1000)
+    problems.push(`duration ${job.duration} is not finished − started`);
+  if (started !== null && finished === null && (job.duration === null || job.duration * 1000 > now - started))
+    problems.push(`running duration ${job.duration} longer than since its start`);
   if (job.queued_duration !== null) {
     if (job.queued_duration < 0) problems.push(`negative queued_duration ${job.queued_duration}`);
     const queuedUntil = started ?? now;
-    if (job.queued_duration * 1000 > queuedUntil - created) problems.push(`queued_duration ${job.queued_duration} longer than its whole wait`);
+    if (job.queued_duration * 1000 > queuedUntil - created)
+      problems.push(`queued_duration ${job.queued_duration} longer than its whole wait`);
   }
-  if (['created', 'manual', 'skipped'].includes(job.status) && job.queued_duration !== null) problems.push(`${job.status} (never queued) but queued_duration ${job.queued_duration}`);
-  if (['pending', 'running', 'success', 'failed'].includes(job.status) && job.queued_duration === null) problems.push(`${job.status} without a queued_duration`);
+  if (['created', 'manual', 'skipped'].includes(job.status) && job.queued_duration !== null)
+    problems.push(`${job.status} (never queued) but queued_duration ${job.queued_duration}`);
+  if (['pending', 'running', 'success', 'failed'].includes(job.status) && job.queued_duration === null)
+    problems.push(`${job.status} without a queued_duration`);
   return problems;
 }
 
 function pipelineProblems(pipeline: TimedPipeline, now: number): string[] {
   const problems: string[] = [];
-  const [created, updated, started, finished] = [ms(pipeline.created_at)!, ms(pipeline.updated_at)!, ms(pipeline.started_at), ms(pipeline.finished_at)];
+  const [created, updated, started, finished] = [
+    ms(pipeline.created_at)!,
+    ms(pipeline.updated_at)!,
+    ms(pipeline.started_at),
+    ms(pipeline.finished_at),
+  ];
   if (created > now) problems.push('created in the future');
   if (updated < created || updated > now) problems.push('updated outside its life');
   if (started !== null && (started < created || started > now)) problems.push('started outside created…now');
-  if (finished !== null && (finished > now || finished < (started ?? created))) problems.push('finished outside started…now');
-  if (pipeline.status === 'running' && (started === null || finished !== null)) problems.push('running without a start, or finished');
+  if (finished !== null && (finished > now || finished < (started ?? created)))
+    problems.push('finished outside started…now');
+  if (pipeline.status === 'running' && (started === null || finished !== null))
+    problems.push('running without a start, or finished');
   if (pipeline.status === 'pending' && (started !== null || finished !== null)) problems.push('pending but has run');
-  if (['success', 'failed', 'canceled'].includes(pipeline.status) && finished === null) problems.push(`${pipeline.status} but not finished`);
-  if (pipeline.duration !== null && (started === null || finished === null || pipeline.duration < 0 || pipeline.duration !== Math.round((finished - started) / 1000))) {
+  if (['success', 'failed', 'canceled'].includes(pipeline.status) && finished === null)
+    problems.push(`${pipeline.status} but not finished`);
+  if (
+    pipeline.duration !== null &&
+    (started === null ||
+      finished === null ||
+      pipeline.duration < 0 ||
+      pipeline.duration !== Math.round((finished - started) / 1000))
+  ) {
     problems.push(`duration ${pipeline.duration} is not finished − started`);
   }
   return problems;
@@ -111,22 +138,34 @@ describe('seeded times', () => {
   test('every seeded job: created ≤ started ≤ finished ≤ now, duration = finished − started, queued_duration sane', async () => {
     const { jobs, pipelines, now } = await readEverything();
     expect(jobs.length).toBeGreaterThan(40);
-    expect(new Set(jobs.map((j) => j.status))).toEqual(new Set(['success', 'failed', 'canceled', 'skipped', 'manual', 'running', 'pending', 'created']));
-    const broken = jobs.flatMap((job) => jobProblems(job, now).map((p) => `${job.project} job ${job.id} ${job.name} (${job.status}): ${p}`));
+    expect(new Set(jobs.map((j) => j.status))).toEqual(
+      new Set(['success', 'failed', 'canceled', 'skipped', 'manual', 'running', 'pending', 'created']),
+    );
+    const broken = jobs.flatMap((job) =>
+      jobProblems(job, now).map((p) => `${job.project} job ${job.id} ${job.name} (${job.status}): ${p}`),
+    );
     expect(broken).toEqual([]);
     // A job ran within its pipeline's run.
     const outside = jobs.filter((job) => {
       const pipeline = pipelines.find((p) => p.project === job.project && p.id === job.pipeline.id)!;
       const started = ms(job.started_at);
-      return started !== null && (started < ms(pipeline.started_at)! || (pipeline.finished_at !== null && ms(job.finished_at)! > ms(pipeline.finished_at)!));
+      return (
+        started !== null &&
+        (started < ms(pipeline.started_at)! ||
+          (pipeline.finished_at !== null && ms(job.finished_at)! > ms(pipeline.finished_at)!))
+      );
     });
     expect(outside.map((j) => `${j.project} job ${j.id} ${j.name}`)).toEqual([]);
   });
 
   test('every seeded pipeline: created ≤ started ≤ finished ≤ now, duration = finished − started', async () => {
     const { pipelines, now } = await readEverything();
-    expect(new Set(pipelines.map((p) => p.status))).toEqual(new Set(['success', 'failed', 'canceled', 'skipped', 'running', 'pending']));
-    const broken = pipelines.flatMap((p) => pipelineProblems(p, now).map((problem) => `${p.project} pipeline ${p.id} (${p.status}): ${problem}`));
+    expect(new Set(pipelines.map((p) => p.status))).toEqual(
+      new Set(['success', 'failed', 'canceled', 'skipped', 'running', 'pending']),
+    );
+    const broken = pipelines.flatMap((p) =>
+      pipelineProblems(p, now).map((problem) => `${p.project} pipeline ${p.id} (${p.status}): ${problem}`),
+    );
     expect(broken).toEqual([]);
   });
 });
@@ -145,7 +184,8 @@ describe('times after a change', () => {
     expect(canceled.duration).toBeGreaterThanOrEqual(0);
     expect(canceled.duration).toBe((ms(canceled.finished_at)! - ms(canceled.started_at)!) / 1000);
     expect(jobProblems(canceled, Date.now())).toEqual([]);
-    const pipeline = (await api(sandbox, 'GET', `${WEB}/pipelines/${deploy.pipeline.id}`, { as: 'developer' })).data as TimedPipeline;
+    const pipeline = (await api(sandbox, 'GET', `${WEB}/pipelines/${deploy.pipeline.id}`, { as: 'developer' }))
+      .data as TimedPipeline;
     expect(pipeline.status).toBe('canceled');
     expect(pipelineProblems(pipeline, Date.now())).toEqual([]);
   });

@@ -16,7 +16,14 @@ afterAll(async () => {
 
 describe('accounts', () => {
   test('each demo token signs in its user; only root is an administrator', async () => {
-    const expected = { admin: 'root', maintainer: 'alice', developer: 'bob', reporter: 'carol', guest: 'dave', outsider: 'erin' };
+    const expected = {
+      admin: 'root',
+      maintainer: 'alice',
+      developer: 'bob',
+      reporter: 'carol',
+      guest: 'dave',
+      outsider: 'erin',
+    };
     for (const [role, username] of Object.entries(expected)) {
       const answer = await api(first, 'GET', '/user', { token: DEMO_TOKENS[role as keyof typeof expected] });
       expect(answer.data.username).toBe(username);
@@ -52,13 +59,15 @@ describe('repositories', () => {
 
   test("acme/web's main merges feature/search, whose commits are dated between main's own", async () => {
     const repo = first.store.findProject('acme/web')!.repo;
-    const titles = async (...options: string[]) => (await repo.text(['log', ...options, '--format=%s', 'main'])).split('\n');
+    const titles = async (...options: string[]) =>
+      (await repo.text(['log', ...options, '--format=%s', 'main'])).split('\n');
     const merges = (await repo.text(['log', '--merges', '--format=%H %P', 'main'])).split('\n');
     expect(merges).toHaveLength(1);
     const [merge, mainTip, featureTip] = merges[0].split(' ');
     expect(featureTip).toBe(await repo.resolveCommit('feature/search'));
     // Both sides moved on after the feature branch started, so neither parent contains the other.
-    const isAncestor = (a: string, b: string) => repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] }).then((r) => r.exitCode === 0);
+    const isAncestor = (a: string, b: string) =>
+      repo.run(['merge-base', '--is-ancestor', a, b], { okCodes: [1] }).then((r) => r.exitCode === 0);
     expect([await isAncestor(mainTip, featureTip), await isAncestor(featureTip, mainTip)]).toEqual([false, false]);
     // The tree is what git itself makes of merging the two parents: a real merge, not a commit with two parents.
     const merged = await repo.text(['merge-tree', '--write-tree', mainTip, featureTip]);
@@ -69,8 +78,12 @@ describe('repositories', () => {
     const byDate = await titles();
     const topo = await titles('--topo-order');
     const firstParent = await titles('--first-parent');
-    expect(byDate.indexOf('Add the search results page')).toBeGreaterThan(byDate.indexOf('Add date formatting helper and getting started guide'));
-    expect(topo.indexOf('Add the search results page')).toBeLessThan(topo.indexOf('Add date formatting helper and getting started guide'));
+    expect(byDate.indexOf('Add the search results page')).toBeGreaterThan(
+      byDate.indexOf('Add date formatting helper and getting started guide'),
+    );
+    expect(topo.indexOf('Add the search results page')).toBeLessThan(
+      topo.indexOf('Add date formatting helper and getting started guide'),
+    );
     expect(new Set(topo)).toEqual(new Set(byDate));
     expect(firstParent).not.toContain('Add product search');
     expect(firstParent.length).toBe(byDate.length - 2);
@@ -79,7 +92,13 @@ describe('repositories', () => {
   test('files in nested folders, with spaces, a README, the CI file and a binary', async () => {
     const repo = first.store.findProject('acme/web')!.repo;
     const files = await repo.listFiles((await repo.resolveCommit('main'))!);
-    for (const path of ['README.md', '.ci.yml', 'src/utils/format date.ts', 'docs/getting started.md', 'src/components/button.ts']) {
+    for (const path of [
+      'README.md',
+      '.ci.yml',
+      'src/utils/format date.ts',
+      'docs/getting started.md',
+      'src/components/button.ts',
+    ]) {
       expect(files.has(path)).toBe(true);
     }
     const png = await repo.run(['cat-file', 'blob', files.get('public/logo.png')!.oid]);
@@ -100,7 +119,9 @@ describe('repositories', () => {
     expect(await a.repo.resolveCommit('main')).not.toBe(await b.repo.resolveCommit('main'));
     const third = await startSandbox();
     try {
-      expect(await third.store.findProject('acme/web')!.repo.resolveCommit('main')).toBe(await b.repo.resolveCommit('main'));
+      expect(await third.store.findProject('acme/web')!.repo.resolveCommit('main')).toBe(
+        await b.repo.resolveCommit('main'),
+      );
     } finally {
       await third.close();
     }
@@ -110,11 +131,16 @@ describe('repositories', () => {
 describe('pipelines and releases', () => {
   test('every status, a YAML error and variables are seeded; ids are the same in every sandbox', () => {
     const pipelines = first.store.projects.flatMap((p) => p.pipelines);
-    expect(new Set(pipelines.map((p) => p.status))).toEqual(new Set(['running', 'pending', 'success', 'failed', 'canceled', 'skipped']));
+    expect(new Set(pipelines.map((p) => p.status))).toEqual(
+      new Set(['running', 'pending', 'success', 'failed', 'canceled', 'skipped']),
+    );
     expect(pipelines.filter((p) => p.yaml_errors !== null)).toHaveLength(1);
     expect(pipelines.filter((p) => p.variables.length > 0).length).toBeGreaterThan(1);
     // The seeded ones: a commit made since (as above) starts a pipeline of its own, with a source.
-    const ids = (box: Sandbox) => box.store.projects.map((p) => p.pipelines.filter((pipeline) => pipeline.source === undefined).map((pipeline) => pipeline.id));
+    const ids = (box: Sandbox) =>
+      box.store.projects.map((p) =>
+        p.pipelines.filter((pipeline) => pipeline.source === undefined).map((pipeline) => pipeline.id),
+      );
     expect(ids(first)).toEqual(ids(second));
   });
 

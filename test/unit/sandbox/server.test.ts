@@ -85,8 +85,12 @@ describe('visibility and permissions', () => {
   });
 
   test('an internal project is visible to any signed-in user but not anonymously', async () => {
-    expect((await api(sandbox, 'GET', '/projects/acme%2Fplatform%2Finfra/releases', { as: 'outsider' })).status).toBe(200);
-    expect((await api(sandbox, 'GET', '/projects/acme%2Fplatform%2Finfra/releases', { as: 'anonymous' })).status).toBe(404);
+    expect((await api(sandbox, 'GET', '/projects/acme%2Fplatform%2Finfra/releases', { as: 'outsider' })).status).toBe(
+      200,
+    );
+    expect((await api(sandbox, 'GET', '/projects/acme%2Fplatform%2Finfra/releases', { as: 'anonymous' })).status).toBe(
+      404,
+    );
   });
 
   test('a direct project member sees a private project their groups do not give them', async () => {
@@ -95,7 +99,14 @@ describe('visibility and permissions', () => {
     project.members.set(erin.id, { access_level: 20, expires_at: null, created_at: new Date() });
     try {
       expect((await api(sandbox, 'GET', payments, { as: 'outsider' })).status).toBe(200);
-      expect((await api(sandbox, 'POST', '/projects/acme%2Fplatform%2Fpayments-api/pipeline', { as: 'outsider', json: { ref: 'main' } })).status).toBe(403);
+      expect(
+        (
+          await api(sandbox, 'POST', '/projects/acme%2Fplatform%2Fpayments-api/pipeline', {
+            as: 'outsider',
+            json: { ref: 'main' },
+          })
+        ).status,
+      ).toBe(403);
     } finally {
       project.members.delete(erin.id);
     }
@@ -235,7 +246,10 @@ describe('temporary files', () => {
         'process.stdout.write(sandbox.store.dataDir);',
         'process.exit(0);',
       ].join('\n');
-      const host = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+      const host = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       expect(host.status, host.stderr).toBe(0);
       expect(host.stdout).toContain(`forgeops-sandbox-${host.pid}-`);
       expect(existsSync(host.stdout)).toBe(false);

@@ -33,7 +33,9 @@ describe('issue filters written by other clients', () => {
   test('the deprecated created-by-me scope and state=all', async () => {
     const mine = await api(sandbox, 'GET', '/issues?scope=created-by-me&state=all', { as: 'developer' });
     expect(mine.status).toBe(200);
-    expect(new Set(mine.data.map((i: { author: { username: string } }) => i.author.username))).toEqual(new Set(['bob']));
+    expect(new Set(mine.data.map((i: { author: { username: string } }) => i.author.username))).toEqual(
+      new Set(['bob']),
+    );
   });
 
   test('not[...] from a query string, and not[in] checked like in', async () => {
@@ -47,8 +49,15 @@ describe('issue filters written by other clients', () => {
   });
 
   test('several assignee usernames are refused, also under not[...]', async () => {
-    const answer = await api(sandbox, 'GET', `${WEB}/issues?not[assignee_username][]=alice&not[assignee_username][]=bob`);
-    expect([answer.status, answer.data]).toEqual([400, { error: 'not[assignee_username] allows one value, but found 2: alice, bob' }]);
+    const answer = await api(
+      sandbox,
+      'GET',
+      `${WEB}/issues?not[assignee_username][]=alice&not[assignee_username][]=bob`,
+    );
+    expect([answer.status, answer.data]).toEqual([
+      400,
+      { error: 'not[assignee_username] allows one value, but found 2: alice, bob' },
+    ]);
   });
 });
 
@@ -61,7 +70,11 @@ describe('merge request filters written by other clients', () => {
   });
 
   test('approver lists take at most 5 IDs', async () => {
-    const answer = await api(sandbox, 'GET', '/merge_requests?approved_by_ids[]=1&approved_by_ids[]=2&approved_by_ids[]=3&approved_by_ids[]=4&approved_by_ids[]=5&approved_by_ids[]=6');
+    const answer = await api(
+      sandbox,
+      'GET',
+      '/merge_requests?approved_by_ids[]=1&approved_by_ids[]=2&approved_by_ids[]=3&approved_by_ids[]=4&approved_by_ids[]=5&approved_by_ids[]=6',
+    );
     expect([answer.status, answer.data]).toEqual([400, { error: 'approved_by_ids does not have a valid value' }]);
   });
 });

@@ -1,7 +1,14 @@
 // Block Kit rendering: Slack's limits hold for any message (cut with a note), and text from strangers stays text.
 import { describe, expect, it } from 'vitest';
 import { chatMessage } from '../../../src/chat/message.js';
-import { CONTINUED, LIMITS, renderConfirmation, renderMessage, splitText, type Block } from '../../../src/slack/blocks.js';
+import {
+  CONTINUED,
+  LIMITS,
+  renderConfirmation,
+  renderMessage,
+  splitText,
+  type Block,
+} from '../../../src/slack/blocks.js';
 import { joinShown, quoteExactly, shown, spellOutHidden } from '../../../src/text/visible.js';
 
 function textsOf(blocks: Block[]): string[] {
@@ -34,8 +41,12 @@ function expectWithinLimits(blocks: Block[]): void {
 describe('renderMessage', () => {
   it('shows status emoji, a link back, fields and a button whose value is the reference given', () => {
     const message = chatMessage('Pipeline #42: failed', {
-      status: 'failed', link: 'http://code.example/acme/web/-/pipelines/42', fields: [['ref', 'main']],
-      actions: [{ label: 'Retry', operation: 'retry_pipeline', input: { id: 'acme/web', pipeline_id: 42 }, style: 'primary' }],
+      status: 'failed',
+      link: 'http://code.example/acme/web/-/pipelines/42',
+      fields: [['ref', 'main']],
+      actions: [
+        { label: 'Retry', operation: 'retry_pipeline', input: { id: 'acme/web', pipeline_id: 42 }, style: 'primary' },
+      ],
     });
     const { blocks, text } = renderMessage(message, { actionValue: () => 'ref-1' });
     expect(text).toBe('Pipeline #42: failed');
@@ -49,17 +60,27 @@ describe('renderMessage', () => {
   it('cuts a long list to 50 blocks, 10 fields a section and 2000 characters a field, and says so', () => {
     const fields = Array.from({ length: 700 }, (_, i): [string, string] => [`#${i}`, 'x'.repeat(i === 3 ? 5000 : 40)]);
     const sections = [{ title: 'diff', text: 'line &<>\n'.repeat(3000), code: true }];
-    const actions = Array.from({ length: 30 }, (_, i) => ({ label: `Next ${'page '.repeat(30)}`, operation: 'list_pipelines', input: { page: i } }));
-    const { blocks } = renderMessage(chatMessage('700 pipelines', { fields, sections, actions }), { actionValue: (i) => `r${i}` });
+    const actions = Array.from({ length: 30 }, (_, i) => ({
+      label: `Next ${'page '.repeat(30)}`,
+      operation: 'list_pipelines',
+      input: { page: i },
+    }));
+    const { blocks } = renderMessage(chatMessage('700 pipelines', { fields, sections, actions }), {
+      actionValue: (i) => `r${i}`,
+    });
     expectWithinLimits(blocks);
     expect(blocks).toHaveLength(LIMITS.blocks);
     expect(textsOf(blocks).at(-1)).toMatch(/Cut to fit Slack: \d+ more blocks/);
     expect(blocks.filter((b) => b.type === 'actions')).toHaveLength(2);
   });
 
-  it('puts a row\'s own step on its row, one section per row, and the message\'s own steps below', () => {
+  it("puts a row's own step on its row, one section per row, and the message's own steps below", () => {
     const message = chatMessage('3 pipelines', {
-      fields: [['#9', 'failed · main · f90d1530'], ['#8', 'success · main · 4f7e5495'], ['#7', 'running · main · 313c2499']],
+      fields: [
+        ['#9', 'failed · main · f90d1530'],
+        ['#8', 'success · main · 4f7e5495'],
+        ['#7', 'running · main · 313c2499'],
+      ],
       actions: [
         { label: 'Retry #9', operation: 'retry_pipeline', input: { pipeline_id: 9 }, style: 'primary', row: '#9' },
         { label: 'Cancel #7', operation: 'cancel_pipeline', input: { pipeline_id: 7 }, style: 'danger', row: '#7' },
@@ -68,11 +89,21 @@ describe('renderMessage', () => {
     });
     const { blocks } = renderMessage(message, { actionValue: (i) => `ref-${i}` });
     expectWithinLimits(blocks);
-    const rows = blocks.filter((b) => b.type === 'section').slice(1) as Array<{ text: { text: string }; accessory?: Record<string, unknown> }>;
+    const rows = blocks.filter((b) => b.type === 'section').slice(1) as Array<{
+      text: { text: string };
+      accessory?: Record<string, unknown>;
+    }>;
     expect(rows.map((r) => [r.text.text, r.accessory?.value])).toEqual([
-      ['*#9*  failed · main · f90d1530', 'ref-0'], ['*#8*  success · main · 4f7e5495', undefined], ['*#7*  running · main · 313c2499', 'ref-1'],
+      ['*#9*  failed · main · f90d1530', 'ref-0'],
+      ['*#8*  success · main · 4f7e5495', undefined],
+      ['*#7*  running · main · 313c2499', 'ref-1'],
     ]);
-    expect(rows[0].accessory).toMatchObject({ type: 'button', action_id: 'forge_followup:0', style: 'primary', text: { text: 'Retry #9' } });
+    expect(rows[0].accessory).toMatchObject({
+      type: 'button',
+      action_id: 'forge_followup:0',
+      style: 'primary',
+      text: { text: 'Retry #9' },
+    });
     const below = blocks.find((b) => b.type === 'actions') as { elements: Array<Record<string, unknown>> };
     expect(below.elements.map((e) => e.action_id)).toEqual(['forge_followup:2']);
   });
@@ -84,7 +115,10 @@ describe('renderMessage', () => {
   });
 
   it('keeps markup from the service as text: &, <, > escaped, a fence inside code cannot close it', () => {
-    const message = chatMessage('<!channel> & co', { fields: [['a', '<https://evil|click>']], sections: [{ text: 'x```<!here>', code: true }] });
+    const message = chatMessage('<!channel> & co', {
+      fields: [['a', '<https://evil|click>']],
+      sections: [{ text: 'x```<!here>', code: true }],
+    });
     const all = textsOf(renderMessage(message).blocks).join('\n');
     expect(all).not.toMatch(/<!channel>|<!here>|<https:\/\/evil/);
     expect(all).toContain('&lt;!channel&gt; &amp; co');
@@ -96,20 +130,37 @@ describe('renderConfirmation', () => {
   const answers = { yes: shown`Yes, delete pipeline 5`, no: shown`No, change nothing` };
 
   it('shows the whole call with a danger yes (with a dialog) and a no, both carrying the ticket', () => {
-    const prompt = joinShown([shown`Delete pipeline`, ...Array.from({ length: 400 }, (_, i) => shown`  path: ${quoteExactly(`dir/file-${i}.txt`)}`)], '\n');
+    const prompt = joinShown(
+      [
+        shown`Delete pipeline`,
+        ...Array.from({ length: 400 }, (_, i) => shown`  path: ${quoteExactly(`dir/file-${i}.txt`)}`),
+      ],
+      '\n',
+    );
     const rendered = renderConfirmation(prompt, 'T1:U1:abc', { operation: 'delete_pipeline', answers });
     expect(rendered).toBeDefined();
     expectWithinLimits(rendered!.blocks);
     const texts = textsOf(rendered!.blocks).join('\n');
     for (let i = 0; i < 400; i++) expect(texts).toContain(`dir/file-${i}.txt`);
     const actions = rendered!.blocks.find((b) => b.type === 'actions') as { elements: Array<Record<string, unknown>> };
-    expect(actions.elements[0]).toMatchObject({ style: 'danger', value: 'T1:U1:abc', action_id: 'forge_confirm', text: { text: 'Yes, delete pipeline 5' } });
+    expect(actions.elements[0]).toMatchObject({
+      style: 'danger',
+      value: 'T1:U1:abc',
+      action_id: 'forge_confirm',
+      text: { text: 'Yes, delete pipeline 5' },
+    });
     expect(actions.elements[0].confirm).toMatchObject({ style: 'danger', confirm: { text: 'Yes, delete pipeline 5' } });
-    expect(actions.elements[1]).toMatchObject({ action_id: 'forge_cancel', value: 'T1:U1:abc', text: { text: 'No, change nothing' } });
+    expect(actions.elements[1]).toMatchObject({
+      action_id: 'forge_cancel',
+      value: 'T1:U1:abc',
+      text: { text: 'No, change nothing' },
+    });
   });
 
   it('refuses to ask about a call too long to show whole', () => {
-    expect(renderConfirmation(spellOutHidden('x'.repeat(200_000)), 't', { operation: 'create_commit', answers })).toBeUndefined();
+    expect(
+      renderConfirmation(spellOutHidden('x'.repeat(200_000)), 't', { operation: 'create_commit', answers }),
+    ).toBeUndefined();
   });
 });
 

@@ -18,26 +18,48 @@ import type { WatchHub } from '../../../src/watch/hub.js';
 
 const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const report: TriageReport = {
-  project: 'acme/web', default_branch: 'main', verdict: 'red', because: 'pipeline #12 failed', head_pipeline: { id: 12, status: 'failed' },
+  project: 'acme/web',
+  default_branch: 'main',
+  verdict: 'red',
+  because: 'pipeline #12 failed',
+  head_pipeline: { id: 12, status: 'failed' },
   red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
   failure: { kind: 'flaky', evidence: 'test passed on retry 1', jobs: [] },
-  failed_jobs: [], actions: [], unread: [], as_of: '2026-11-27T10:30:00Z',
+  failed_jobs: [],
+  actions: [],
+  unread: [],
+  as_of: '2026-11-27T10:30:00Z',
 };
 
 function setup() {
   const store = new MemoryStore();
   const ran: unknown[] = [];
   const retry = operations.find((op) => op.name === 'retry_pipeline')!;
-  const ops: Operation[] = operations.map((op) => (op === retry ? {
-    ...retry, effect: 'destructive',
-    run: async (_ctx, input) => { ran.push(input); return { data: { id: 12, status: 'running', ref: 'main', sha: 'eb4870be0123' }, status: 201 }; },
-  } as Operation : op));
+  const ops: Operation[] = operations.map((op) =>
+    op === retry
+      ? ({
+          ...retry,
+          effect: 'destructive',
+          run: async (_ctx, input) => {
+            ran.push(input);
+            return { data: { id: 12, status: 'running', ref: 'main', sha: 'eb4870be0123' }, status: 201 };
+          },
+        } as Operation)
+      : op,
+  );
   const calls: Array<Record<string, unknown>> = [];
   const outbox = new Outbox({
-    store, log: quiet,
+    store,
+    log: quiet,
     slack: {
-      postMessage: async (args) => { calls.push({ ...args }); return { ts: '100' }; },
-      update: async (args) => { calls.push({ ...args }); return {}; },
+      postMessage: async (args) => {
+        calls.push({ ...args });
+        return { ts: '100' };
+      },
+      update: async (args) => {
+        calls.push({ ...args });
+        return {};
+      },
       // Every post is answered here, so none is ever looked for.
       history: async () => ({ messages: [] }),
     },
@@ -46,27 +68,48 @@ function setup() {
   const incidents = new IncidentMessages({ store, outbox, identities, log: quiet });
   const ephemeral: Array<Record<string, unknown>> = [];
   const bot = new SlackBot({
-    operations: ops, client: {} as ApiTransport, store, identities,
+    operations: ops,
+    client: {} as ApiTransport,
+    store,
+    identities,
     settings: { botToken: 'xoxb-test', readOnlyChannels: new Set(), inChannel: new Set(), readOnly: false },
-    tickets: new DurableConfirmations(store), audit: new AuditLog(undefined, quiet), responses: new ResponseUrls(quiet),
+    tickets: new DurableConfirmations(store),
+    audit: new AuditLog(undefined, quiet),
+    responses: new ResponseUrls(quiet),
     queue: new PostQueue({ log: quiet, post: async () => {} }),
-    web: { postEphemeral: async (args) => { ephemeral.push({ ...args }); }, unfurl: async () => {} },
-    explain: { operations: ops }, callTimeoutMs: 5_000, log: quiet,
+    web: {
+      postEphemeral: async (args) => {
+        ephemeral.push({ ...args });
+      },
+      unfurl: async () => {},
+    },
+    explain: { operations: ops },
+    callTimeoutMs: 5_000,
+    log: quiet,
     watches: { hub: {} as WatchHub, incidents },
   });
   return { store, ran, calls, outbox, incidents, bot, ephemeral };
 }
 
-const turn = (user: string): Turn => ({ user: { teamId: 'T1', userId: user }, userName: user === 'U1' ? 'ana' : 'bea', channelId: 'C1' });
+const turn = (user: string): Turn => ({
+  user: { teamId: 'T1', userId: user },
+  userName: user === 'U1' ? 'ana' : 'bea',
+  channelId: 'C1',
+});
 type Button = { action_id: string; value: string; text: { text: string } };
 const buttonsOf = (message: Record<string, unknown>): Button[] =>
-  (message.blocks as Array<{ type: string; elements?: Button[] }>).filter((b) => b.type === 'actions').flatMap((b) => b.elements!);
+  (message.blocks as Array<{ type: string; elements?: Button[] }>)
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements!);
 const thread = (calls: Array<Record<string, unknown>>) => calls.filter((c) => c.thread_ts === '100').map((c) => c.text);
 
 describe('incident buttons through the bot', () => {
   it('asks the presser to confirm, and the thread says who asked, who confirmed and what ran: exactly the call shown', async () => {
     const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
-    await incidents.deliver({ subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 }, { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report });
+    await incidents.deliver(
+      { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
+      { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report },
+    );
     await outbox.drain();
     const retry = buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!;
     await bot.followUp(turn('U1'), retry.value);
@@ -87,26 +130,37 @@ describe('incident buttons through the bot', () => {
 
   it('says in the thread that the presser declined, and nothing ran', async () => {
     const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
-    await incidents.deliver({ subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 }, { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report });
+    await incidents.deliver(
+      { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
+      { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report },
+    );
     await outbox.drain();
     await bot.followUp(turn('U1'), buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!.value);
     const cancel = buttonsOf(ephemeral.at(-1)!).find((b) => b.action_id === 'forge_cancel')!;
     await bot.cancel(turn('U1'), cancel.value);
     await outbox.drain();
     expect(ran).toEqual([]);
-    expect(thread(calls)).toEqual(['<@U1> pressed *Retry failed jobs* → asked them to confirm', '<@U1> declined *Retry failed jobs*: nothing was run']);
+    expect(thread(calls)).toEqual([
+      '<@U1> pressed *Retry failed jobs* → asked them to confirm',
+      '<@U1> declined *Retry failed jobs*: nothing was run',
+    ]);
   });
 
   it('refuses a button pressed in another channel, and mutes through its own button', async () => {
     const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
-    await incidents.deliver({ subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 }, { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report });
+    await incidents.deliver(
+      { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
+      { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report },
+    );
     await outbox.drain();
     const retry = buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!;
     await bot.followUp({ ...turn('U1'), channelId: 'C2' }, retry.value);
     expect(JSON.stringify(ephemeral.at(-1)!.blocks)).toContain('no longer works');
     expect(ran).toEqual([]);
     await bot.mute(turn('U2'), buttonsOf(calls[0]).find((b) => b.action_id === 'forge_mute')!.value);
-    expect(JSON.stringify(ephemeral.at(-1)!.blocks)).toContain('Muted: no new incident message for acme/web in this channel for an hour');
+    expect(JSON.stringify(ephemeral.at(-1)!.blocks)).toContain(
+      'Muted: no new incident message for acme/web in this channel for an hour',
+    );
     await outbox.drain();
     expect(thread(calls)).toEqual([expect.stringContaining('<@U2> pressed Mute for an hour')]);
   });

@@ -17,7 +17,14 @@ import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const ops: Operation[] = operations.map((op) =>
+  op.name === 'triage_project'
+    ? triageOperation(
+        () => ops,
+        () => clock.now(),
+      )
+    : op,
+);
 let slack: FakeSlack;
 
 beforeAll(async () => {
@@ -28,19 +35,43 @@ afterAll(async () => {
 });
 
 describe('a channel the bot was removed from', () => {
-  it('stops watching there, says why in the log once, and leaves the other channel\'s watch alone', async () => {
+  it("stops watching there, says why in the log once, and leaves the other channel's watch alone", async () => {
     const warnings: string[] = [];
-    const log = { error: (m: string) => warnings.push(m), warn: (m: string) => warnings.push(m), info: () => {}, debug: () => {} };
+    const log = {
+      error: (m: string) => warnings.push(m),
+      warn: (m: string) => warnings.push(m),
+      info: () => {},
+      debug: () => {},
+    };
     const store = new MemoryStore({ now: () => clock.now() });
-    const web = new webApi.WebClient('xoxb-test', { slackApiUrl: `${slack.apiUrl}/`, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    const web = new webApi.WebClient('xoxb-test', {
+      slackApiUrl: `${slack.apiUrl}/`,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
     let incidents: IncidentMessages | undefined;
     const outbox = new Outbox({
-      store, log, now: () => clock.now(),
+      store,
+      log,
+      now: () => clock.now(),
       slack: outboxSlackOf(web),
       onChannelGone: (subscriber, reason) => incidents!.channelGone(subscriber, reason),
     });
-    incidents = new IncidentMessages({ store, outbox, identities: new Identities({ store }), log, now: () => clock.now() });
-    const hub = new WatchHub({ store, operations: () => ops, runContext: () => ({ client: env.client }), log, clock, random: () => 0 });
+    incidents = new IncidentMessages({
+      store,
+      outbox,
+      identities: new Identities({ store }),
+      log,
+      now: () => clock.now(),
+    });
+    const hub = new WatchHub({
+      store,
+      operations: () => ops,
+      runContext: () => ({ client: env.client }),
+      log,
+      clock,
+      random: () => 0,
+    });
     hub.addSink(incidents);
     incidents.attach(hub);
     await hub.start();
@@ -54,8 +85,13 @@ describe('a channel the bot was removed from', () => {
     expect(await hub.subscriptions('slack:T1:C9')).toEqual([]);
     expect((await hub.subscriptions('slack:T1:C1')).map((s) => s.project)).toEqual(['acme/web']);
     const posts = slack.calls.filter((c) => c.method === 'chat.postMessage');
-    expect(posts.map((c) => [c.args.channel, c.answer?.ok])).toEqual([['C9', false], ['C1', true]]);
-    expect(warnings.filter((w) => w.includes('not_in_channel'))).toEqual(['slack: Slack answered not_in_channel for C9: stopped watching acme/web, acme/platform/infra there']);
+    expect(posts.map((c) => [c.args.channel, c.answer?.ok])).toEqual([
+      ['C9', false],
+      ['C1', true],
+    ]);
+    expect(warnings.filter((w) => w.includes('not_in_channel'))).toEqual([
+      'slack: Slack answered not_in_channel for C9: stopped watching acme/web, acme/platform/infra there',
+    ]);
     await hub.close();
   });
 });

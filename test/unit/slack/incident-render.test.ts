@@ -8,30 +8,66 @@ const NOW = Date.parse('2026-11-27T10:30:00Z');
 
 function report(over: Partial<TriageReport> = {}): TriageReport {
   return {
-    project: 'acme/web', default_branch: 'main', verdict: 'red', because: 'the head\'s latest finished pipeline #12 failed',
+    project: 'acme/web',
+    default_branch: 'main',
+    verdict: 'red',
+    because: "the head's latest finished pipeline #12 failed",
     head_pipeline: { id: 12, status: 'failed' },
     red_since: {
-      first_red: { pipeline: 10, sha: 'eb4870be0123456789', since: '2026-11-27T10:00:00Z', title: 'Show order dates', author: 'Bob Chen' },
-      last_green: { pipeline: 9, sha: 'aaaaaaaa0000' }, suspects: [], more_suspects: false, ping: ['Bob Chen'],
+      first_red: {
+        pipeline: 10,
+        sha: 'eb4870be0123456789',
+        since: '2026-11-27T10:00:00Z',
+        title: 'Show order dates',
+        author: 'Bob Chen',
+      },
+      last_green: { pipeline: 9, sha: 'aaaaaaaa0000' },
+      suspects: [],
+      more_suspects: false,
+      ping: ['Bob Chen'],
     },
-    failure: { kind: 'broken', evidence: 'test failed on 2 of 2 runs since eb4870be', jobs: [{ name: 'test', kind: 'broken', evidence: 'test failed on 2 of 2 runs since eb4870be', runs: 2, failed: 2 }] },
-    failed_jobs: [{ id: 45, name: 'test', stage: 'test', failing_section: 'step_script', excerpt: 'ok 1\nnot ok 2 dates\n  Expected: "2024-03-10"' }],
-    actions: [], unread: [], as_of: '2026-11-27T10:30:00Z',
+    failure: {
+      kind: 'broken',
+      evidence: 'test failed on 2 of 2 runs since eb4870be',
+      jobs: [
+        { name: 'test', kind: 'broken', evidence: 'test failed on 2 of 2 runs since eb4870be', runs: 2, failed: 2 },
+      ],
+    },
+    failed_jobs: [
+      {
+        id: 45,
+        name: 'test',
+        stage: 'test',
+        failing_section: 'step_script',
+        excerpt: 'ok 1\nnot ok 2 dates\n  Expected: "2024-03-10"',
+      },
+    ],
+    actions: [],
+    unread: [],
+    as_of: '2026-11-27T10:30:00Z',
     ...over,
   };
 }
 
 function view(over: Partial<IncidentView> = {}): IncidentView {
   return {
-    project: 'acme/web', ref: 'main', report: report(), phase: 'red',
-    buttons: [{ label: 'Retry failed jobs', actionId: 'forge_followup:0', value: 'ref0', style: 'primary' }, { label: 'Mute for an hour', actionId: 'forge_mute', value: 'ref1' }],
+    project: 'acme/web',
+    ref: 'main',
+    report: report(),
+    phase: 'red',
+    buttons: [
+      { label: 'Retry failed jobs', actionId: 'forge_followup:0', value: 'ref0', style: 'primary' },
+      { label: 'Mute for an hour', actionId: 'forge_mute', value: 'ref1' },
+    ],
     ...over,
   };
 }
 
 const texts = (message: { blocks: Array<Record<string, unknown>> }) => JSON.stringify(message.blocks);
 const buttons = (message: { blocks: Array<Record<string, unknown>> }) =>
-  message.blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements as Array<{ action_id: string; text: { text: string } }>);
+  message.blocks
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements as Array<{ action_id: string; text: { text: string } }>);
 
 describe('the incident message', () => {
   it('says red with the verdict and evidence, the first red commit, since when and for how long, the error lines, and its buttons', () => {
@@ -42,22 +78,44 @@ describe('the incident message', () => {
     expect(all).toContain('*First red:* `eb4870be` Show order dates by Bob Chen · red for 30 min, since 10:00 UTC');
     expect(all).toContain('*Failed:* test (#45) in step_script');
     expect(all).toContain('```ok 1\\nnot ok 2 dates\\n  Expected: \\"2024-03-10\\"```');
-    expect(buttons(message).map((b) => [b.action_id, b.text.text])).toEqual([['forge_followup:0', 'Retry failed jobs'], ['forge_mute', 'Mute for an hour']]);
+    expect(buttons(message).map((b) => [b.action_id, b.text.text])).toEqual([
+      ['forge_followup:0', 'Retry failed jobs'],
+      ['forge_mute', 'Mute for an hour'],
+    ]);
     expect(message.text).toBe('acme/web main is red: broken');
   });
 
-  it('names the first red commit\'s author by a Slack mention when they linked their account', () => {
-    expect(texts(renderIncident(view({ culpritUser: 'U024BE7LH' }), NOW))).toContain('Show order dates by <@U024BE7LH> ·');
+  it("names the first red commit's author by a Slack mention when they linked their account", () => {
+    expect(texts(renderIncident(view({ culpritUser: 'U024BE7LH' }), NOW))).toContain(
+      'Show order dates by <@U024BE7LH> ·',
+    );
     // Anything that is not a Slack user id is not made a mention.
     expect(texts(renderIncident(view({ culpritUser: '!channel' }), NOW))).toContain('by Bob Chen');
   });
 
   it('says a retry is running, a new pipeline is running, still red (broken, not flaky), and resolved without buttons', () => {
-    expect(texts(renderIncident(view({ phase: 'running', running: { id: 12, sha: 'cafebabe1234' } }), NOW))).toContain('retrying… pipeline #12 running on `cafebabe`');
-    expect(texts(renderIncident(view({ phase: 'running', running: { id: 13, sha: 'deadbeef9999' } }), NOW))).toContain(':arrows_counterclockwise: pipeline #13 running on `deadbeef`');
-    expect(texts(renderIncident(view({ phase: 'still-red' }), NOW))).toContain('still red after the retry: broken, not flaky');
-    const green = renderIncident(view({ phase: 'green', green: { redForMs: 7 * 60_000, fixedBy: { sha: 'f00dfeed5555', title: 'Revert "Show order dates"', author: 'Alice Martin' } } }), NOW);
-    expect(texts(green)).toContain('*Resolved:* green again after 7 min, fixed by `f00dfeed` Revert \\"Show order dates\\" (Alice Martin)');
+    expect(texts(renderIncident(view({ phase: 'running', running: { id: 12, sha: 'cafebabe1234' } }), NOW))).toContain(
+      'retrying… pipeline #12 running on `cafebabe`',
+    );
+    expect(texts(renderIncident(view({ phase: 'running', running: { id: 13, sha: 'deadbeef9999' } }), NOW))).toContain(
+      ':arrows_counterclockwise: pipeline #13 running on `deadbeef`',
+    );
+    expect(texts(renderIncident(view({ phase: 'still-red' }), NOW))).toContain(
+      'still red after the retry: broken, not flaky',
+    );
+    const green = renderIncident(
+      view({
+        phase: 'green',
+        green: {
+          redForMs: 7 * 60_000,
+          fixedBy: { sha: 'f00dfeed5555', title: 'Revert "Show order dates"', author: 'Alice Martin' },
+        },
+      }),
+      NOW,
+    );
+    expect(texts(green)).toContain(
+      '*Resolved:* green again after 7 min, fixed by `f00dfeed` Revert \\"Show order dates\\" (Alice Martin)',
+    );
     expect(texts(green)).toContain(':white_check_mark: *acme/web* main is green again');
     expect(buttons(green)).toEqual([]);
     expect(green.text).toBe('acme/web main is green again');
@@ -66,15 +124,30 @@ describe('the incident message', () => {
   it('escapes hostile commit titles, authors, job names and log lines: no mention, no link, no line of their own', () => {
     const hostile = report({
       red_since: {
-        first_red: { pipeline: 10, sha: 'eb4870be0123', since: '2026-11-27T10:00:00Z', title: 'fix <!channel> *urgent*\n*First red:* `00000000` by <@U999>', author: '<https://evil.example|Alice>' },
-        suspects: [], more_suspects: false, ping: [],
+        first_red: {
+          pipeline: 10,
+          sha: 'eb4870be0123',
+          since: '2026-11-27T10:00:00Z',
+          title: 'fix <!channel> *urgent*\n*First red:* `00000000` by <@U999>',
+          author: '<https://evil.example|Alice>',
+        },
+        suspects: [],
+        more_suspects: false,
+        ping: [],
       },
-      failure: { kind: 'broken', evidence: 'deploy <!here> failed', jobs: [{ name: 'deploy <!here>', kind: 'broken', evidence: 'deploy <!here> failed', runs: 2, failed: 2 }] },
-      failed_jobs: [{ id: 46, name: 'lint\n<!everyone>', stage: 'test', excerpt: 'boom <!channel>\n```\n<@U1> & done\u202e' }],
+      failure: {
+        kind: 'broken',
+        evidence: 'deploy <!here> failed',
+        jobs: [{ name: 'deploy <!here>', kind: 'broken', evidence: 'deploy <!here> failed', runs: 2, failed: 2 }],
+      },
+      failed_jobs: [
+        { id: 46, name: 'lint\n<!everyone>', stage: 'test', excerpt: 'boom <!channel>\n```\n<@U1> & done\u202e' },
+      ],
     });
     const message = renderIncident(view({ report: hostile, project: 'acme/<!channel>' }), NOW);
     const all = texts(message);
-    for (const raw of ['<!channel>', '<!here>', '<!everyone>', '<@U999>', '<@U1>', '<https://evil']) expect(all).not.toContain(raw);
+    for (const raw of ['<!channel>', '<!here>', '<!everyone>', '<@U999>', '<@U1>', '<https://evil'])
+      expect(all).not.toContain(raw);
     expect(all).toContain('fix &lt;!channel&gt; *urgent*\\\\u000a*First red:*');
     expect(all).toContain('by &lt;https://evil.example|Alice&gt;');
     expect(all).toContain('*Failed:* lint\\\\u000a&lt;!everyone&gt; (#46)');
@@ -85,7 +158,12 @@ describe('the incident message', () => {
 
   it('shows only the last lines of a long failing part', () => {
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n');
-    const all = texts(renderIncident(view({ report: report({ failed_jobs: [{ id: 1, name: 'test', stage: 'test', excerpt: lines }] }) }), NOW));
+    const all = texts(
+      renderIncident(
+        view({ report: report({ failed_jobs: [{ id: 1, name: 'test', stage: 'test', excerpt: lines }] }) }),
+        NOW,
+      ),
+    );
     expect(all).toContain('```line 23\\nline 24');
     expect(all).not.toContain('line 22\\n');
   });
@@ -93,13 +171,28 @@ describe('the incident message', () => {
 
 describe('the thread and notices', () => {
   it('names the presser by mention and escapes the outcome the service wrote', () => {
-    const line = renderTimeline({ user: 'U1', did: 'pressed', label: 'Retry failed jobs', outcome: 'Retried pipeline #12 <!channel>' });
+    const line = renderTimeline({
+      user: 'U1',
+      did: 'pressed',
+      label: 'Retry failed jobs',
+      outcome: 'Retried pipeline #12 <!channel>',
+    });
     expect(texts(line)).toContain('<@U1> pressed *Retry failed jobs* → Retried pipeline #12 &lt;!channel&gt;');
-    expect(texts(renderTimeline({ user: 'U2', did: 'declined', label: 'Revert abcd1234 as a merge request', outcome: 'nothing was run' })))
-      .toContain('<@U2> declined *Revert abcd1234 as a merge request*: nothing was run');
+    expect(
+      texts(
+        renderTimeline({
+          user: 'U2',
+          did: 'declined',
+          label: 'Revert abcd1234 as a merge request',
+          outcome: 'nothing was run',
+        }),
+      ),
+    ).toContain('<@U2> declined *Revert abcd1234 as a merge request*: nothing was run');
   });
 
   it('says a watch stopped because the project can no longer be read', () => {
-    expect(texts(renderGone('acme/web', 'main', '404 Project Not Found <!here>'))).toContain('stopped watching acme/web main: it can no longer be read (404 Project Not Found &lt;!here&gt;)');
+    expect(texts(renderGone('acme/web', 'main', '404 Project Not Found <!here>'))).toContain(
+      'stopped watching acme/web main: it can no longer be read (404 Project Not Found &lt;!here&gt;)',
+    );
   });
 });

@@ -15,10 +15,23 @@ const EPISODE = 'acme/web:main:10';
 
 function report(kind: 'broken' | 'flaky' = 'broken'): TriageReport {
   return {
-    project: 'acme/web', default_branch: 'main', verdict: 'red', because: 'pipeline #12 failed', head_pipeline: { id: 12, status: 'failed' },
-    red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123', title: 'Show order dates', author: 'Bob Chen' }, last_green: { pipeline: 9, sha: 'aaaa' }, suspects: [], more_suspects: false, ping: [] },
+    project: 'acme/web',
+    default_branch: 'main',
+    verdict: 'red',
+    because: 'pipeline #12 failed',
+    head_pipeline: { id: 12, status: 'failed' },
+    red_since: {
+      first_red: { pipeline: 10, sha: 'eb4870be0123', title: 'Show order dates', author: 'Bob Chen' },
+      last_green: { pipeline: 9, sha: 'aaaa' },
+      suspects: [],
+      more_suspects: false,
+      ping: [],
+    },
     failure: { kind, evidence: `test ${kind}`, jobs: [] },
-    failed_jobs: [{ id: 45, name: 'test', stage: 'test' }], actions: [], unread: [], as_of: '2026-11-27T10:30:00Z',
+    failed_jobs: [{ id: 45, name: 'test', stage: 'test' }],
+    actions: [],
+    unread: [],
+    as_of: '2026-11-27T10:30:00Z',
   };
 }
 
@@ -30,10 +43,18 @@ function setup() {
   const logged: string[] = [];
   const log = { error: () => {}, warn: (m: string) => logged.push(m), info: () => {}, debug: () => {} };
   const outbox = new Outbox({
-    store, log, now: () => now,
+    store,
+    log,
+    now: () => now,
     slack: {
-      postMessage: async (args) => { calls.push({ method: 'post', args: { ...args } }); return { ts: String(ts++) }; },
-      update: async (args) => { calls.push({ method: 'update', args: { ...args } }); return {}; },
+      postMessage: async (args) => {
+        calls.push({ method: 'post', args: { ...args } });
+        return { ts: String(ts++) };
+      },
+      update: async (args) => {
+        calls.push({ method: 'update', args: { ...args } });
+        return {};
+      },
       // Every post is answered here, so none is ever looked for.
       history: async () => ({ messages: [] }),
     },
@@ -44,15 +65,38 @@ function setup() {
   const subscriptions = new Map<string, Subscription[]>();
   incidents.attach({
     subscriptions: async (subscriber: string) => subscriptions.get(subscriber) ?? [],
-    unsubscribe: async (s: { subscriber: string; project: string }) => { unsubscribed.push(`${s.subscriber} ${s.project}`); return true; },
+    unsubscribe: async (s: { subscriber: string; project: string }) => {
+      unsubscribed.push(`${s.subscriber} ${s.project}`);
+      return true;
+    },
   } as unknown as WatchHub);
-  return { store, outbox, incidents, calls, logged, unsubscribed, subscriptions, identities, advance: (ms: number) => { now += ms; } };
+  return {
+    store,
+    outbox,
+    incidents,
+    calls,
+    logged,
+    unsubscribed,
+    subscriptions,
+    identities,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 const sub = (channel: string): Subscription => ({ subscriber: `slack:T1:${channel}`, project: 'acme/web', since: 0 });
-const red = (episode = EPISODE, kind: 'broken' | 'flaky' = 'broken'): WatchEvent => ({ kind: 'red', project: 'acme/web', ref: 'main', episode, report: report(kind) });
-const labels = (args: Record<string, unknown>) => (args.blocks as Array<{ type: string; elements?: Array<{ text: { text: string }; value: string }> }>)
-  .filter((b) => b.type === 'actions').flatMap((b) => b.elements!);
+const red = (episode = EPISODE, kind: 'broken' | 'flaky' = 'broken'): WatchEvent => ({
+  kind: 'red',
+  project: 'acme/web',
+  ref: 'main',
+  episode,
+  report: report(kind),
+});
+const labels = (args: Record<string, unknown>) =>
+  (args.blocks as Array<{ type: string; elements?: Array<{ text: { text: string }; value: string }> }>)
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements!);
 
 describe('incident messages', () => {
   it('posts one message per episode and channel, however often red is told', async () => {
@@ -63,22 +107,58 @@ describe('incident messages', () => {
     await outbox.drain();
     await incidents.deliver(sub('C1'), red());
     await outbox.drain();
-    expect(calls.map((c) => [c.method, c.args.channel])).toEqual([['post', 'C1'], ['post', 'C2']]);
+    expect(calls.map((c) => [c.method, c.args.channel])).toEqual([
+      ['post', 'C1'],
+      ['post', 'C2'],
+    ]);
   });
 
   it('updates that message on running, still red and green; green takes the buttons away', async () => {
     const { incidents, outbox, calls, store } = setup();
     await incidents.deliver(sub('C1'), red());
-    await incidents.deliver(sub('C1'), { kind: 'running', project: 'acme/web', ref: 'main', episode: EPISODE, pipeline: { id: 12, sha: 'cafebabe0000', status: 'running' } });
+    await incidents.deliver(sub('C1'), {
+      kind: 'running',
+      project: 'acme/web',
+      ref: 'main',
+      episode: EPISODE,
+      pipeline: { id: 12, sha: 'cafebabe0000', status: 'running' },
+    });
     await outbox.drain();
-    await incidents.deliver(sub('C1'), { kind: 'still-red', project: 'acme/web', ref: 'main', episode: EPISODE, report: report() });
+    await incidents.deliver(sub('C1'), {
+      kind: 'still-red',
+      project: 'acme/web',
+      ref: 'main',
+      episode: EPISODE,
+      report: report(),
+    });
     await outbox.drain();
-    await incidents.deliver(sub('C1'), { kind: 'green', project: 'acme/web', ref: 'main', episode: EPISODE, redForMs: 420_000, fixedBy: { sha: 'f00d0000' }, report: report() });
+    await incidents.deliver(sub('C1'), {
+      kind: 'green',
+      project: 'acme/web',
+      ref: 'main',
+      episode: EPISODE,
+      redForMs: 420_000,
+      fixedBy: { sha: 'f00d0000' },
+      report: report(),
+    });
     // An episode this channel has no message of changes nothing.
-    await incidents.deliver(sub('C1'), { kind: 'green', project: 'acme/web', ref: 'main', episode: 'acme/web:main:99', redForMs: 1, fixedBy: { sha: 'f00d0000' }, report: report() });
+    await incidents.deliver(sub('C1'), {
+      kind: 'green',
+      project: 'acme/web',
+      ref: 'main',
+      episode: 'acme/web:main:99',
+      redForMs: 1,
+      fixedBy: { sha: 'f00d0000' },
+      report: report(),
+    });
     await outbox.drain();
     expect(await store.get(messageKey(EPISODE, 'C1'))).toBe('100');
-    expect(calls.map((c) => [c.method, c.args.ts])).toEqual([['post', undefined], ['update', '100'], ['update', '100'], ['update', '100']]);
+    expect(calls.map((c) => [c.method, c.args.ts])).toEqual([
+      ['post', undefined],
+      ['update', '100'],
+      ['update', '100'],
+      ['update', '100'],
+    ]);
     const [, running, stillRed, green] = calls.map((c) => JSON.stringify(c.args.blocks));
     expect(running).toContain('retrying… pipeline #12');
     expect(labels(calls[1].args).map((b) => b.text.text)).not.toContain('Retry failed jobs');
@@ -92,22 +172,38 @@ describe('incident messages', () => {
     expect(labels(calls[3].args)).toEqual([]);
   });
 
-  it('stores each button as a follow-up bound to the channel and the message\'s thread; Revert only when broken', async () => {
+  it("stores each button as a follow-up bound to the channel and the message's thread; Revert only when broken", async () => {
     const { incidents, outbox, calls, store } = setup();
     await incidents.deliver(sub('C1'), red());
     await incidents.deliver(sub('C2'), red('acme/web:main:11', 'flaky'));
     await outbox.drain();
     const [broken, flaky] = calls.map((c) => labels(c.args));
-    expect(broken.map((b) => b.text.text)).toEqual(['Retry failed jobs', 'Revert eb4870be as a merge request', 'Open an incident issue', 'Show the log', 'Mute for an hour']);
-    expect(flaky.map((b) => b.text.text)).toEqual(['Retry failed jobs', 'Open an incident issue', 'Show the log', 'Mute for an hour']);
+    expect(broken.map((b) => b.text.text)).toEqual([
+      'Retry failed jobs',
+      'Revert eb4870be as a merge request',
+      'Open an incident issue',
+      'Show the log',
+      'Mute for an hour',
+    ]);
+    expect(flaky.map((b) => b.text.text)).toEqual([
+      'Retry failed jobs',
+      'Open an incident issue',
+      'Show the log',
+      'Mute for an hour',
+    ]);
     expect(await store.get(`followup:${broken[0].value}`)).toEqual({
-      operation: 'retry_pipeline', input: { id: 'acme/web', pipeline_id: 12 }, place: 'C1',
+      operation: 'retry_pipeline',
+      input: { id: 'acme/web', pipeline_id: 12 },
+      place: 'C1',
       incident: { subscriber: 'slack:T1:C1', messageKey: messageKey(EPISODE, 'C1'), label: 'Retry failed jobs' },
     });
-    expect(await store.get(`followup:${broken[3].value}`)).toMatchObject({ operation: 'get_job_log', input: { id: 'acme/web', job_id: 45, lines: 50 } });
+    expect(await store.get(`followup:${broken[3].value}`)).toMatchObject({
+      operation: 'get_job_log',
+      input: { id: 'acme/web', job_id: 45, lines: 50 },
+    });
   });
 
-  it('names the culprit\'s author by mention once they linked their account', async () => {
+  it("names the culprit's author by mention once they linked their account", async () => {
     const { incidents, outbox, calls, identities } = setup();
     await identities.link({ teamId: 'T1', userId: 'U2' }, 'token', { username: 'bob', name: 'Bob Chen' });
     await incidents.deliver(sub('C1'), red());
@@ -123,11 +219,23 @@ describe('incident messages', () => {
     await outbox.drain();
     const mute = labels(calls[0].args).find((b) => b.text.text === 'Mute for an hour')!;
     expect(await incidents.mute('U3', 'C2', mute.value)).toMatch(/no longer works/);
-    expect(await incidents.mute('U3', 'C1', mute.value)).toMatch(/^Muted: no new incident message for acme\/web in this channel for an hour/);
+    expect(await incidents.mute('U3', 'C1', mute.value)).toMatch(
+      /^Muted: no new incident message for acme\/web in this channel for an hour/,
+    );
     await incidents.deliver(sub('C1'), red('acme/web:main:20'));
-    await incidents.deliver(sub('C1'), { kind: 'still-red', project: 'acme/web', ref: 'main', episode: EPISODE, report: report() });
+    await incidents.deliver(sub('C1'), {
+      kind: 'still-red',
+      project: 'acme/web',
+      ref: 'main',
+      episode: EPISODE,
+      report: report(),
+    });
     await outbox.drain();
-    expect(calls.map((c) => [c.method, c.args.thread_ts ?? c.args.ts])).toEqual([['post', undefined], ['post', '100'], ['update', '100']]);
+    expect(calls.map((c) => [c.method, c.args.thread_ts ?? c.args.ts])).toEqual([
+      ['post', undefined],
+      ['post', '100'],
+      ['update', '100'],
+    ]);
     expect(JSON.stringify(calls[1].args.blocks)).toContain('<@U3> pressed Mute for an hour');
     advance(3600_000);
     await incidents.deliver(sub('C1'), red('acme/web:main:21'));
@@ -137,9 +245,16 @@ describe('incident messages', () => {
 
   it('tells the channel once, in a message of its own, that a project can no longer be read', async () => {
     const { incidents, outbox, calls } = setup();
-    await incidents.deliver(sub('C1'), { kind: 'gone', project: 'acme/web', ref: 'main', reason: '404 Project Not Found' });
+    await incidents.deliver(sub('C1'), {
+      kind: 'gone',
+      project: 'acme/web',
+      ref: 'main',
+      reason: '404 Project Not Found',
+    });
     await outbox.drain();
-    expect(calls.map((c) => [c.method, c.args.channel, c.args.text])).toEqual([['post', 'C1', 'stopped watching acme/web main: it can no longer be read (404 Project Not Found)']]);
+    expect(calls.map((c) => [c.method, c.args.channel, c.args.text])).toEqual([
+      ['post', 'C1', 'stopped watching acme/web main: it can no longer be read (404 Project Not Found)'],
+    ]);
   });
 
   it('stops the watches of a channel the bot was removed from, and says so in the log once', async () => {

@@ -16,18 +16,28 @@ describe('manifest.json', () => {
     const [command] = committed.features.slash_commands;
     expect(command).toMatchObject({ command: '/forge', url: 'https://forgeops.example.com/slack/events' });
     expect(command.usage_hint).toContain('help');
-    expect(committed.settings.interactivity).toEqual({ is_enabled: true, request_url: 'https://forgeops.example.com/slack/events' });
+    expect(committed.settings.interactivity).toEqual({
+      is_enabled: true,
+      request_url: 'https://forgeops.example.com/slack/events',
+    });
     expect(committed.settings.event_subscriptions.bot_events).toEqual(['link_shared']);
     expect(committed.features.unfurl_domains).toEqual(['code.example.com']);
     expect(committed.oauth_config.scopes.bot).toEqual(BOT_SCOPES);
   });
 
-  it('enables the Messages tab, read-only: the approver\'s direct message arrives there', () => {
-    expect(committed.features.app_home).toEqual({ home_tab_enabled: false, messages_tab_enabled: true, messages_tab_read_only_enabled: true });
+  it("enables the Messages tab, read-only: the approver's direct message arrives there", () => {
+    expect(committed.features.app_home).toEqual({
+      home_tab_enabled: false,
+      messages_tab_enabled: true,
+      messages_tab_read_only_enabled: true,
+    });
   });
 
   it('leaves the URLs out in Socket Mode', () => {
-    const socket = slackManifest(operations, { socketMode: true }) as { settings: Record<string, unknown>; features: { slash_commands: Array<Record<string, unknown>> } };
+    const socket = slackManifest(operations, { socketMode: true }) as {
+      settings: Record<string, unknown>;
+      features: { slash_commands: Array<Record<string, unknown>> };
+    };
     expect(socket.settings.socket_mode_enabled).toBe(true);
     expect(JSON.stringify(socket)).not.toContain('request_url');
     expect(socket.features.slash_commands[0].url).toBeUndefined();

@@ -15,7 +15,12 @@ let slack: FakeSlack;
 let now = Date.parse('2026-11-27T10:00:00Z');
 const clock = () => now;
 const logged: string[] = [];
-const log = { error: (m: string) => logged.push(m), warn: (m: string) => logged.push(m), info: (m: string) => logged.push(m), debug: () => {} };
+const log = {
+  error: (m: string) => logged.push(m),
+  warn: (m: string) => logged.push(m),
+  info: (m: string) => logged.push(m),
+  debug: () => {},
+};
 
 beforeAll(async () => {
   slack = await startFakeSlack({ now: clock });
@@ -29,7 +34,11 @@ afterEach(() => {
 });
 
 function outbox(store: StateStore, holder: string): Outbox {
-  const web = new webApi.WebClient('xoxb-test', { slackApiUrl: `${slack.apiUrl}/`, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  const web = new webApi.WebClient('xoxb-test', {
+    slackApiUrl: `${slack.apiUrl}/`,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
   return new Outbox({ store, log, now: clock, holder, slack: outboxSlackOf(web) });
 }
 
@@ -56,7 +65,10 @@ describe('a first post whose answer was lost', () => {
     const posted = slack.channelMessages('C1');
     expect(posted.map((m) => m.text)).toEqual(['running']);
     expect(sent('chat.postMessage')).toHaveLength(1);
-    expect(posted[0].metadata).toEqual({ event_type: 'forgeops_incident', event_payload: { episode: 'acme/web:main:20', channel: 'C1', id: expect.any(String) } });
+    expect(posted[0].metadata).toEqual({
+      event_type: 'forgeops_incident',
+      event_payload: { episode: 'acme/web:main:20', channel: 'C1', id: expect.any(String) },
+    });
     expect(await store.get(key)).toBe(posted[0].ts);
     expect(sent('chat.update').map((c) => c.args.ts)).toEqual([posted[0].ts]);
     const [lookup] = sent('conversations.history');
@@ -85,18 +97,36 @@ describe('a first post whose answer was lost', () => {
     const episode = 'acme/web:main:22';
     const storeOfA = diesWhenSavingTheTs(store);
     const replicaA = outbox(storeOfA, 'a');
-    const incidentsA = new IncidentMessages({ store: storeOfA, outbox: replicaA, identities: new Identities({ store: storeOfA }), log, now: clock });
+    const incidentsA = new IncidentMessages({
+      store: storeOfA,
+      outbox: replicaA,
+      identities: new Identities({ store: storeOfA }),
+      log,
+      now: clock,
+    });
     await incidentsA.deliver(subscription('C3'), { kind: 'red', project: 'acme/web', ref: 'main', episode, report });
     await expect(replicaA.drain()).rejects.toThrow(/died/);
     expect(slack.channelMessages('C3')).toHaveLength(1);
 
     const replicaB = outbox(store, 'b');
-    const incidentsB = new IncidentMessages({ store, outbox: replicaB, identities: new Identities({ store }), log, now: clock });
+    const incidentsB = new IncidentMessages({
+      store,
+      outbox: replicaB,
+      identities: new Identities({ store }),
+      log,
+      now: clock,
+    });
     await replicaB.drain();
     // A's lock on the entry holds until it expires; then B takes the post over.
     expect(sent('conversations.history')).toEqual([]);
     now += 60_000;
-    await incidentsB.deliver(subscription('C3'), { kind: 'running', project: 'acme/web', ref: 'main', episode, pipeline: { id: 13, sha: 'cafe0000', status: 'running' } });
+    await incidentsB.deliver(subscription('C3'), {
+      kind: 'running',
+      project: 'acme/web',
+      ref: 'main',
+      episode,
+      pipeline: { id: 13, sha: 'cafe0000', status: 'running' },
+    });
     await replicaB.drain();
     const [only] = slack.channelMessages('C3');
     expect(slack.channelMessages('C3')).toHaveLength(1);
@@ -128,10 +158,12 @@ describe('a first post whose answer was lost', () => {
     expect(slack.channelMessages('C4').map((m) => m.text)).toEqual(['red']);
     expect(await store.get(key)).toBe(slack.channelMessages('C4')[0].ts);
     const gaveUp = logged.filter((line) => line.includes('posting it, at the risk of a duplicate'));
-    expect(gaveUp).toEqual([expect.stringContaining(`C4 for a post whose answer was lost (${MAX_LOOKUPS} times, last: missing_scope)`)]);
+    expect(gaveUp).toEqual([
+      expect.stringContaining(`C4 for a post whose answer was lost (${MAX_LOOKUPS} times, last: missing_scope)`),
+    ]);
   });
 
-  it('is found past the first page of a busy channel\'s history', async () => {
+  it("is found past the first page of a busy channel's history", async () => {
     const store = new MemoryStore({ now: clock });
     const box = outbox(store, 'one');
     const key = messageKey('acme/web:main:25', 'C6');
@@ -169,9 +201,16 @@ describe('a first post whose answer was lost', () => {
 });
 
 const report: TriageReport = {
-  project: 'acme/web', default_branch: 'main', verdict: 'red', because: 'failed', head_pipeline: { id: 12, status: 'failed' },
+  project: 'acme/web',
+  default_branch: 'main',
+  verdict: 'red',
+  because: 'failed',
+  head_pipeline: { id: 12, status: 'failed' },
   red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
-  failed_jobs: [], actions: [], unread: [], as_of: '2026-11-27T10:30:00Z',
+  failed_jobs: [],
+  actions: [],
+  unread: [],
+  as_of: '2026-11-27T10:30:00Z',
 };
 const subscription = (channel: string) => ({ subscriber: `slack:T1:${channel}`, project: 'acme/web', since: 0 });
 

@@ -24,9 +24,16 @@ afterAll(async () => {
 });
 
 const report: TriageReport = {
-  project: 'acme/web', default_branch: 'main', verdict: 'red', because: 'failed', head_pipeline: { id: 12, status: 'failed' },
+  project: 'acme/web',
+  default_branch: 'main',
+  verdict: 'red',
+  because: 'failed',
+  head_pipeline: { id: 12, status: 'failed' },
   red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
-  failed_jobs: [], actions: [], unread: [], as_of: '2026-11-27T10:30:00Z',
+  failed_jobs: [],
+  actions: [],
+  unread: [],
+  as_of: '2026-11-27T10:30:00Z',
 };
 const EPISODE = 'acme/web:main:10';
 const subscription = { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 };
@@ -40,15 +47,29 @@ describe('the incident outbox on Redis', () => {
       const store = await RedisStore.open(redis.url, { keyPrefix: 'outbox-test:' });
       stores.push(store);
       const outbox = new Outbox({
-        store, log: quiet, holder: name,
+        store,
+        log: quiet,
+        holder: name,
         slack: {
-          postMessage: async (args) => { await slow(); sent.push({ method: 'post', text: args.text, ts: args.thread_ts }); return { ts: '100' }; },
-          update: async (args) => { await slow(); sent.push({ method: 'update', text: args.text, ts: args.ts }); return {}; },
+          postMessage: async (args) => {
+            await slow();
+            sent.push({ method: 'post', text: args.text, ts: args.thread_ts });
+            return { ts: '100' };
+          },
+          update: async (args) => {
+            await slow();
+            sent.push({ method: 'update', text: args.text, ts: args.ts });
+            return {};
+          },
           // Every post is answered here, so none is ever looked for.
           history: async () => ({ messages: [] }),
         },
       });
-      return { store, outbox, incidents: new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quiet }) };
+      return {
+        store,
+        outbox,
+        incidents: new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quiet }),
+      };
     };
     const [one, two] = [await replica('one'), await replica('two')];
     const redEvent: WatchEvent = { kind: 'red', project: 'acme/web', ref: 'main', episode: EPISODE, report };
@@ -57,8 +78,17 @@ describe('the incident outbox on Redis', () => {
     expect(sent).toEqual([{ method: 'post', text: 'acme/web main is red', ts: undefined }]);
     expect(await one.store.get(messageKey(EPISODE, 'C1'))).toBe('100');
 
-    await one.incidents.deliver(subscription, { kind: 'running', project: 'acme/web', ref: 'main', episode: EPISODE, pipeline: { id: 12, sha: 'cafe0000', status: 'running' } });
-    await two.incidents.timeline({ subscriber: 'slack:T1:C1', messageKey: messageKey(EPISODE, 'C1'), label: 'Retry failed jobs' }, renderTimeline({ user: 'U1', did: 'pressed', label: 'Retry failed jobs', outcome: 'Retried pipeline #12' }));
+    await one.incidents.deliver(subscription, {
+      kind: 'running',
+      project: 'acme/web',
+      ref: 'main',
+      episode: EPISODE,
+      pipeline: { id: 12, sha: 'cafe0000', status: 'running' },
+    });
+    await two.incidents.timeline(
+      { subscriber: 'slack:T1:C1', messageKey: messageKey(EPISODE, 'C1'), label: 'Retry failed jobs' },
+      renderTimeline({ user: 'U1', did: 'pressed', label: 'Retry failed jobs', outcome: 'Retried pipeline #12' }),
+    );
     await Promise.all([one.outbox.drain(), two.outbox.drain(), one.outbox.drain()]);
     expect(sent.slice(1).sort((a, b) => a.method.localeCompare(b.method))).toEqual([
       { method: 'post', text: '<@U1> pressed *Retry failed jobs* → Retried pipeline #12', ts: '100' },

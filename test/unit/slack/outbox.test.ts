@@ -12,7 +12,12 @@ let slack: FakeSlack;
 let now = Date.parse('2026-11-27T10:00:00Z');
 const clock = () => now;
 const warnings: string[] = [];
-const log = { error: (m: string) => warnings.push(m), warn: (m: string) => warnings.push(m), info: () => {}, debug: () => {} };
+const log = {
+  error: (m: string) => warnings.push(m),
+  warn: (m: string) => warnings.push(m),
+  info: () => {},
+  debug: () => {},
+};
 
 beforeAll(async () => {
   slack = await startFakeSlack();
@@ -26,9 +31,15 @@ afterEach(() => {
 });
 
 function outbox(store: MemoryStore, over: Partial<OutboxOptions> = {}): Outbox {
-  const web = new webApi.WebClient('xoxb-test', { slackApiUrl: `${slack.apiUrl}/`, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  const web = new webApi.WebClient('xoxb-test', {
+    slackApiUrl: `${slack.apiUrl}/`,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
   return new Outbox({
-    store, log, now: clock,
+    store,
+    log,
+    now: clock,
     slack: outboxSlackOf(web),
     ...over,
   });
@@ -54,7 +65,10 @@ describe('the incident outbox', () => {
     expect(slack.calls).toEqual([]);
     now += 2_000;
     await box.drain();
-    expect(sent('chat.postMessage').map((c) => [c.args.text, c.args.thread_ts])).toEqual([['red', undefined], ['ana pressed Retry', '1000']]);
+    expect(sent('chat.postMessage').map((c) => [c.args.text, c.args.thread_ts])).toEqual([
+      ['red', undefined],
+      ['ana pressed Retry', '1000'],
+    ]);
     expect(sent('chat.update').map((c) => [c.args.text, c.args.ts])).toEqual([['running', '1000']]);
     expect(await store.get(KEY)).toBe('1000');
     expect(await box.size()).toBe(0);
@@ -64,7 +78,11 @@ describe('the incident outbox', () => {
 
   it('keeps a post whose request never got an answer, and tries it again later', async () => {
     const store = new MemoryStore({ now: clock });
-    const web = new webApi.WebClient('xoxb-test', { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    const web = new webApi.WebClient('xoxb-test', {
+      slackApiUrl: 'http://127.0.0.1:9/api/',
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
     const box = new Outbox({ store, log, now: clock, slack: outboxSlackOf(web) });
     await box.post(SUB, 'C1', KEY, message('red'));
     await box.drain();
@@ -72,7 +90,7 @@ describe('the incident outbox', () => {
     expect(warnings.some((w) => /could not send a post to C1 .*trying again in 2 s/.test(w))).toBe(true);
   });
 
-  it('waits out a 429\'s Retry-After for the whole channel', async () => {
+  it("waits out a 429's Retry-After for the whole channel", async () => {
     const store = new MemoryStore({ now: clock });
     const box = outbox(store);
     slack.rateLimit('chat.postMessage', 1, 7);
@@ -139,7 +157,11 @@ describe('the incident outbox', () => {
   it('hands over a channel the bot was removed from (not_in_channel) and drops what waited for it', async () => {
     const store = new MemoryStore({ now: clock });
     const gone: Array<[string, string]> = [];
-    const box = outbox(store, { onChannelGone: async (subscriber, reason) => { gone.push([subscriber, reason]); } });
+    const box = outbox(store, {
+      onChannelGone: async (subscriber, reason) => {
+        gone.push([subscriber, reason]);
+      },
+    });
     slack.refuse('chat.postMessage', 'C9', 'not_in_channel');
     await box.post('slack:T1:C9', 'C9', 'watch:msg:acme/web:main:10:C9', message('red'));
     await box.reply('slack:T1:C9', 'C9', 'watch:msg:acme/web:main:10:C9', message('reply'));

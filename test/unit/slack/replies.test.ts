@@ -10,13 +10,18 @@ describe('PostQueue', () => {
     const posted: Array<{ channel: string; text: string; at: number }> = [];
     let limited = 1;
     const queue = new PostQueue({
-      log: silentLogger, intervalMs: 30,
+      log: silentLogger,
+      intervalMs: 30,
       post: async (args) => {
         if (args.text === 'b' && limited-- > 0) throw Object.assign(new Error('rate limited'), { retryAfter: 0.1 });
         posted.push({ channel: args.channel, text: args.text, at: Date.now() });
       },
     });
-    const results = await Promise.all([queue.post('C1', message('a')), queue.post('C1', message('b')), queue.post('C2', message('c'))]);
+    const results = await Promise.all([
+      queue.post('C1', message('a')),
+      queue.post('C1', message('b')),
+      queue.post('C2', message('c')),
+    ]);
     expect(results).toEqual([true, true, true]);
     expect(posted.filter((p) => p.channel === 'C1').map((p) => p.text)).toEqual(['a', 'b']);
     const [a, b] = posted.filter((p) => p.channel === 'C1');
@@ -25,8 +30,13 @@ describe('PostQueue', () => {
 
   it('drops what exceeds its bounds, and a message rate limited too often', async () => {
     const queue = new PostQueue({
-      log: silentLogger, intervalMs: 1, maxPerChannel: 1, maxAttempts: 2,
-      post: async () => { throw Object.assign(new Error('rate limited'), { retryAfter: 0 }); },
+      log: silentLogger,
+      intervalMs: 1,
+      maxPerChannel: 1,
+      maxAttempts: 2,
+      post: async () => {
+        throw Object.assign(new Error('rate limited'), { retryAfter: 0 });
+      },
     });
     const first = queue.post('C1', message('a'));
     expect(await queue.post('C1', message('b'))).toBe(false);

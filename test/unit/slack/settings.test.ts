@@ -9,7 +9,9 @@ const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
 
 describe('slackSettings', () => {
   it('names the missing variable in one line', () => {
-    expect(() => settingsOf({ SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(/^invalid configuration: SLACK_SIGNING_SECRET must be set/);
+    expect(() => settingsOf({ SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(
+      /^invalid configuration: SLACK_SIGNING_SECRET must be set/,
+    );
     expect(() => settingsOf({ SLACK_SIGNING_SECRET: 's' })).toThrow(ConfigError);
     expect(() => settingsOf({ SLACK_SIGNING_SECRET: 's' })).toThrow(/SLACK_BOT_TOKEN must be set/);
   });
@@ -19,9 +21,15 @@ describe('slackSettings', () => {
   });
 
   it('refuses tokens of the wrong kind, a short secret and unknown in-channel operations, naming each variable', () => {
-    expect(() => parseConfig({ SLACK_APP_TOKEN: 'xoxb-1' })).toThrow(/SLACK_APP_TOKEN must be an app-level token \(starting xapp-\)/);
-    expect(() => parseConfig({ FORGEOPS_SECRET: 'short' })).toThrow(/FORGEOPS_SECRET must be at least 32 characters .*; got 5 characters/);
-    expect(() => settingsOf({ ...base, SLACK_IN_CHANNEL_OPERATIONS: 'retry_pipeline,retry_pipelines' })).toThrow(/SLACK_IN_CHANNEL_OPERATIONS must name operations.*got 'retry_pipelines'/);
+    expect(() => parseConfig({ SLACK_APP_TOKEN: 'xoxb-1' })).toThrow(
+      /SLACK_APP_TOKEN must be an app-level token \(starting xapp-\)/,
+    );
+    expect(() => parseConfig({ FORGEOPS_SECRET: 'short' })).toThrow(
+      /FORGEOPS_SECRET must be at least 32 characters .*; got 5 characters/,
+    );
+    expect(() => settingsOf({ ...base, SLACK_IN_CHANNEL_OPERATIONS: 'retry_pipeline,retry_pipelines' })).toThrow(
+      /SLACK_IN_CHANNEL_OPERATIONS must name operations.*got 'retry_pipelines'/,
+    );
   });
 
   it('posts shared outcomes in the channel by default; none makes every reply private', () => {

@@ -13,14 +13,22 @@ const slackSigned = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`
 describe('verifySlackSignature', () => {
   it('accepts what Slack signs', () => {
     expect(verifySlackSignature(secret, { body, timestamp: ts, signature: slackSigned }, now)).toEqual({ ok: true });
-    expect(verifySlackSignature(secret, { body: Buffer.from(body), timestamp: ts, signature: slackSigned }, now + 299_000).ok).toBe(true);
+    expect(
+      verifySlackSignature(secret, { body: Buffer.from(body), timestamp: ts, signature: slackSigned }, now + 299_000)
+        .ok,
+    ).toBe(true);
   });
 
   it('refuses a forged signature, another secret, an altered body', () => {
     const forged = `v0=${'0'.repeat(64)}`;
-    expect(verifySlackSignature(secret, { body, timestamp: ts, signature: forged }, now)).toEqual({ ok: false, reason: 'signature does not match' });
+    expect(verifySlackSignature(secret, { body, timestamp: ts, signature: forged }, now)).toEqual({
+      ok: false,
+      reason: 'signature does not match',
+    });
     expect(verifySlackSignature('another-secret', { body, timestamp: ts, signature: slackSigned }, now).ok).toBe(false);
-    expect(verifySlackSignature(secret, { body: `${body}&x=1`, timestamp: ts, signature: slackSigned }, now).ok).toBe(false);
+    expect(verifySlackSignature(secret, { body: `${body}&x=1`, timestamp: ts, signature: slackSigned }, now).ok).toBe(
+      false,
+    );
   });
 
   it('refuses a timestamp more than five minutes away, either way, even with a good signature', () => {
@@ -33,6 +41,8 @@ describe('verifySlackSignature', () => {
     expect(verifySlackSignature(secret, { body, timestamp: undefined, signature: slackSigned }, now).ok).toBe(false);
     expect(verifySlackSignature(secret, { body, timestamp: 'soon', signature: slackSigned }, now).ok).toBe(false);
     expect(verifySlackSignature(secret, { body, timestamp: ts, signature: undefined }, now).ok).toBe(false);
-    expect(verifySlackSignature(secret, { body, timestamp: ts, signature: slackSigned.slice(0, -2) }, now).ok).toBe(false);
+    expect(verifySlackSignature(secret, { body, timestamp: ts, signature: slackSigned.slice(0, -2) }, now).ok).toBe(
+      false,
+    );
   });
 });

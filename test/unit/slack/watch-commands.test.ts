@@ -15,17 +15,39 @@ const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {}
 
 function red(project: string): TriageReport {
   return {
-    project, default_branch: 'main', verdict: 'red', because: 'failed', head_pipeline: { id: 12, status: 'failed' },
+    project,
+    default_branch: 'main',
+    verdict: 'red',
+    because: 'failed',
+    head_pipeline: { id: 12, status: 'failed' },
     red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
-    failed_jobs: [], actions: [], unread: [], as_of: '2026-11-27T10:30:00Z',
+    failed_jobs: [],
+    actions: [],
+    unread: [],
+    as_of: '2026-11-27T10:30:00Z',
   };
 }
 
 function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
   let now = NOW;
   const store = new MemoryStore({ now: () => now });
-  const outbox = new Outbox({ store, log: quiet, now: () => now, slack: { postMessage: async () => ({ ts: '1' }), update: async () => ({}), history: async () => ({ messages: [] }) } });
-  const incidents = new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quiet, now: () => now });
+  const outbox = new Outbox({
+    store,
+    log: quiet,
+    now: () => now,
+    slack: {
+      postMessage: async () => ({ ts: '1' }),
+      update: async () => ({}),
+      history: async () => ({ messages: [] }),
+    },
+  });
+  const incidents = new IncidentMessages({
+    store,
+    outbox,
+    identities: new Identities({ store }),
+    log: quiet,
+    now: () => now,
+  });
   const subs = new Map<string, Subscription>();
   const asked: string[] = [];
   const hub = {
@@ -34,8 +56,18 @@ function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
       if (options.refuse) throw new WatchRefusedError(options.refuse);
       const existing = subs.get(request.project);
       if (!existing) subs.set(request.project, { ...request, since: now });
-      const report = options.verdict === 'green' ? { ...red(request.project), verdict: 'green' as const, red_since: undefined } : red(request.project);
-      if (report.verdict === 'red') await incidents.deliver(subs.get(request.project)!, { kind: 'red', project: request.project, ref: 'main', episode: `${request.project}:main:10`, report });
+      const report =
+        options.verdict === 'green'
+          ? { ...red(request.project), verdict: 'green' as const, red_since: undefined }
+          : red(request.project);
+      if (report.verdict === 'red')
+        await incidents.deliver(subs.get(request.project)!, {
+          kind: 'red',
+          project: request.project,
+          ref: 'main',
+          episode: `${request.project}:main:10`,
+          report,
+        });
       return { created: !existing, report };
     },
     async unsubscribe(request: { project: string }) {
@@ -46,51 +78,96 @@ function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
     },
   } as unknown as WatchHub;
   const ctx = (over: Partial<WatchCommandContext> = {}): WatchCommandContext => ({
-    hub, incidents, teamId: 'T1', channel: 'C1', by: '@ana', now: () => now,
+    hub,
+    incidents,
+    teamId: 'T1',
+    channel: 'C1',
+    by: '@ana',
+    now: () => now,
     readProject: async (project) => ({ ok: true, path: project.toLowerCase() }),
     defaultProject: async () => undefined,
     projectOf: (word) => word,
     ...over,
   });
-  return { ctx, asked, incidents, store, advance: (ms: number) => { now += ms; } };
+  return {
+    ctx,
+    asked,
+    incidents,
+    store,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('watch commands', () => {
   it('watches a red project and says its message comes below; again, that it is above', async () => {
     const { ctx, advance } = setup();
-    expect(await watchCommand(['watch', 'Acme/Web'], ctx())).toEqual({ text: 'Watching acme/web main in this channel: it is red now (message below).', ok: true, inChannel: true });
+    expect(await watchCommand(['watch', 'Acme/Web'], ctx())).toEqual({
+      text: 'Watching acme/web main in this channel: it is red now (message below).',
+      ok: true,
+      inChannel: true,
+    });
     advance(60_000);
-    expect((await watchCommand(['watch', 'acme/web'], ctx())).text).toBe('Already watching acme/web main in this channel: it is red now (its message is above).');
+    expect((await watchCommand(['watch', 'acme/web'], ctx())).text).toBe(
+      'Already watching acme/web main in this channel: it is red now (its message is above).',
+    );
   });
 
-  it('says green, and uses the channel\'s default project when none is named', async () => {
+  it("says green, and uses the channel's default project when none is named", async () => {
     const { ctx } = setup({ verdict: 'green' });
-    expect((await watchCommand(['watch'], ctx())).text).toBe('Name a project. Usage: `/forge watch <project> [branch]`, `/forge unwatch <project>`, `/forge watching`.');
-    expect((await watchCommand(['watch'], ctx({ defaultProject: async () => 'acme/api' }))).text).toBe('Watching acme/api main in this channel: it is green now.');
+    expect((await watchCommand(['watch'], ctx())).text).toBe(
+      'Name a project. Usage: `/forge watch <project> [branch]`, `/forge unwatch <project>`, `/forge watching`.',
+    );
+    expect((await watchCommand(['watch'], ctx({ defaultProject: async () => 'acme/api' }))).text).toBe(
+      'Watching acme/api main in this channel: it is green now.',
+    );
   });
 
-  it('refuses a project the asker cannot read before the hub keeps anything, and says the hub\'s refusal in its words', async () => {
+  it("refuses a project the asker cannot read before the hub keeps anything, and says the hub's refusal in its words", async () => {
     const { ctx, asked } = setup();
-    const refused = await watchCommand(['watch', 'acme/secret'], ctx({ readProject: async () => ({ ok: false, why: '404 Project Not Found' }) }));
-    expect(refused).toEqual({ text: 'Not watching acme/secret: you cannot read it (404 Project Not Found).', ok: false, inChannel: false });
+    const refused = await watchCommand(
+      ['watch', 'acme/secret'],
+      ctx({ readProject: async () => ({ ok: false, why: '404 Project Not Found' }) }),
+    );
+    expect(refused).toEqual({
+      text: 'Not watching acme/secret: you cannot read it (404 Project Not Found).',
+      ok: false,
+      inChannel: false,
+    });
     expect(asked).toEqual([]);
     const capped = setup({ refuse: 'this channel watches its maximum of 10 branches; unwatch one first' });
-    expect((await watchCommand(['watch', 'acme/web'], capped.ctx())).text).toBe('Not watching acme/web: this channel watches its maximum of 10 branches; unwatch one first.');
+    expect((await watchCommand(['watch', 'acme/web'], capped.ctx())).text).toBe(
+      'Not watching acme/web: this channel watches its maximum of 10 branches; unwatch one first.',
+    );
   });
 
   it('says a muted project has no message', async () => {
     const { ctx, store } = setup();
     await store.set('watch:mute:C1:acme%2Fweb', NOW + 1800_000);
-    expect((await watchCommand(['watch', 'acme/web'], ctx())).text).toBe('Watching acme/web main in this channel: it is red now (muted here until 11:00 UTC: no message).');
+    expect((await watchCommand(['watch', 'acme/web'], ctx())).text).toBe(
+      'Watching acme/web main in this channel: it is red now (muted here until 11:00 UTC: no message).',
+    );
   });
 
-  it('lists the channel\'s watches, stops one named in any case, and says when nothing was watched', async () => {
+  it("lists the channel's watches, stops one named in any case, and says when nothing was watched", async () => {
     const { ctx } = setup({ verdict: 'green' });
-    expect((await watchCommand(['watching'], ctx())).text).toBe('This channel watches nothing. `/forge watch <project>` starts.');
+    expect((await watchCommand(['watching'], ctx())).text).toBe(
+      'This channel watches nothing. `/forge watch <project>` starts.',
+    );
     await watchCommand(['watch', 'acme/web'], ctx());
-    expect((await watchCommand(['watching'], ctx())).text).toBe('This channel watches:\n• acme/web (default branch), since 10:30 UTC, by @ana');
-    expect(await watchCommand(['unwatch', 'ACME/WEB'], ctx())).toEqual({ text: 'Stopped watching acme/web in this channel (watched since 10:30 UTC, by @ana).', ok: true, inChannel: true });
-    expect((await watchCommand(['unwatch', 'acme/web'], ctx())).text).toBe('This channel was not watching acme/web; nothing changed.');
-    for (const words of [['watching', 'x'], ['unwatch'], ['watch', 'a', 'b', 'c']]) expect((await watchCommand(words, ctx())).ok).toBe(false);
+    expect((await watchCommand(['watching'], ctx())).text).toBe(
+      'This channel watches:\n• acme/web (default branch), since 10:30 UTC, by @ana',
+    );
+    expect(await watchCommand(['unwatch', 'ACME/WEB'], ctx())).toEqual({
+      text: 'Stopped watching acme/web in this channel (watched since 10:30 UTC, by @ana).',
+      ok: true,
+      inChannel: true,
+    });
+    expect((await watchCommand(['unwatch', 'acme/web'], ctx())).text).toBe(
+      'This channel was not watching acme/web; nothing changed.',
+    );
+    for (const words of [['watching', 'x'], ['unwatch'], ['watch', 'a', 'b', 'c']])
+      expect((await watchCommand(words, ctx())).ok).toBe(false);
   });
 });

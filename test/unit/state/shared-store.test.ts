@@ -31,11 +31,14 @@ async function redisStore(prefix = `test${++namespaces}:`): Promise<RedisStore> 
 
 const kinds: Array<[string, () => Promise<StateStore>]> = [
   ['memory', async () => new MemoryStore()],
-  ['file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'forgeops-state-'));
-    dirs.push(dir);
-    return new FileStore(dir);
-  }],
+  [
+    'file',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'forgeops-state-'));
+      dirs.push(dir);
+      return new FileStore(dir);
+    },
+  ],
   ['redis', () => redisStore()],
 ];
 
@@ -58,7 +61,9 @@ describe.each(kinds)('the %s store', (_kind, open) => {
 
   it('adds only when absent: of fifty racing adds of one key, one wins', async () => {
     const store = await open();
-    const wins = await Promise.all(Array.from({ length: 50 }, (_, i) => store.add('seen:event-1', i, { ttlMs: 60_000 })));
+    const wins = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.add('seen:event-1', i, { ttlMs: 60_000 })),
+    );
     expect(wins.filter(Boolean)).toHaveLength(1);
   });
 
@@ -118,7 +123,12 @@ describe.each(kinds)('the %s store', (_kind, open) => {
 });
 
 describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
-  const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'T1:U1', place: 'C1' };
+  const call = {
+    operation: 'delete_pipeline',
+    input: { id: 'acme/web', pipeline_id: 7 },
+    requester: 'T1:U1',
+    place: 'C1',
+  };
   const TTL_MS = 150;
 
   it('hold a place in the caps only while they can be answered; a late answer is still told it expired', async () => {
@@ -140,7 +150,7 @@ describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
     const [one, two] = [await tickets.issue(call), await tickets.issue(call)] as Array<{ id: string }>;
     expect((await tickets.issue(call)).ok).toBe(false);
     expect((await tickets.redeem(one.id, { person: 'T1:U1', place: 'C1' })).ok).toBe(true);
-    const three = await tickets.issue(call) as { id: string };
+    const three = (await tickets.issue(call)) as { id: string };
     expect((await tickets.issue(call)).ok).toBe(false);
     expect(await tickets.cancel(two.id, 'T1:U1')).toBe(true);
     expect(await tickets.cancel(three.id, 'T1:U1')).toBe(true);
@@ -150,7 +160,7 @@ describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
 
   it('are counted per client when the front end says whose share a ticket takes, and still redeemed by the requester', async () => {
     const tickets = new DurableConfirmations(await open(), { maxPerRequester: 1 });
-    const first = await tickets.issue(call, { countAs: 'T1:U1.laptop' }) as { id: string };
+    const first = (await tickets.issue(call, { countAs: 'T1:U1.laptop' })) as { id: string };
     expect(await tickets.issue(call, { countAs: 'T1:U1.laptop' })).toMatchObject({ ok: false });
     expect((await tickets.issue(call, { countAs: 'T1:U1.desktop' })).ok).toBe(true);
     expect((await tickets.redeem(first.id, { person: 'T1:U1', place: 'C1' })).ok).toBe(true);
@@ -158,7 +168,12 @@ describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
 });
 
 describe('Redis as the store of several replicas', () => {
-  const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'T1:U1', place: 'C1' };
+  const call = {
+    operation: 'delete_pipeline',
+    input: { id: 'acme/web', pipeline_id: 7 },
+    requester: 'T1:U1',
+    place: 'C1',
+  };
 
   it('redeems a ticket issued on one replica from another, once, and refuses the wrong person without burning it', async () => {
     const prefix = `replicas${++namespaces}:`;
@@ -166,27 +181,34 @@ describe('Redis as the store of several replicas', () => {
     const two = new DurableConfirmations(await redisStore(prefix));
     const issued = await one.issue(call);
     if (!issued.ok) throw new Error(issued.reason);
-    expect(await two.redeem(issued.id, { person: 'T1:U2', place: 'C1' })).toMatchObject({ ok: false, reason: /Only the person/ });
+    expect(await two.redeem(issued.id, { person: 'T1:U2', place: 'C1' })).toMatchObject({
+      ok: false,
+      reason: /Only the person/,
+    });
     expect(await two.redeem(issued.id, { person: 'T1:U1', place: 'C1' })).toEqual({ ok: true, call });
     expect(await one.redeem(issued.id, { person: 'T1:U1', place: 'C1' })).toMatchObject({ ok: false });
   });
 
   it('runs each of 300 tickets once under 3,000 racing redemptions from two replicas', async () => {
     const prefix = `race${++namespaces}:`;
-    const replicas = [new DurableConfirmations(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 }),
-      new DurableConfirmations(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 })];
+    const replicas = [
+      new DurableConfirmations(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 }),
+      new DurableConfirmations(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 }),
+    ];
     const ids: string[] = [];
     for (let i = 0; i < 300; i++) {
       const issued = await replicas[i % 2].issue({ ...call, input: { ...call.input, pipeline_id: i } });
       if (!issued.ok) throw new Error(issued.reason);
       ids.push(issued.id);
     }
-    const attempts = ids.flatMap((id) => Array.from({ length: 10 }, (_, k) => replicas[k % 2].redeem(id, { person: 'T1:U1', place: 'C1' })));
+    const attempts = ids.flatMap((id) =>
+      Array.from({ length: 10 }, (_, k) => replicas[k % 2].redeem(id, { person: 'T1:U1', place: 'C1' })),
+    );
     const results = await Promise.all(attempts);
     expect(results.filter((r) => r.ok)).toHaveLength(300);
   });
 
-  it('counts a cap\'s prefix from its own sorted set, not by reading every key', async () => {
+  it("counts a cap's prefix from its own sorted set, not by reading every key", async () => {
     expect(countedPrefixes('confirm:T1:U1:abc')).toEqual(['confirm:', 'confirm:T1:', 'confirm:T1:U1:']);
     expect(countedPrefixes('plain')).toEqual([]);
     const store = await redisStore();
@@ -214,7 +236,11 @@ describe('Redis as the store of several replicas', () => {
     await own.stop();
     const error = await store.get('k').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
-    expect((error as Error).message).toMatch(new RegExp(`^the shared state store \\(Redis at 127\\.0\\.0\\.1:${own.port}\\) cannot be reached: .+; nothing was changed$`));
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^the shared state store \\(Redis at 127\\.0\\.0\\.1:${own.port}\\) cannot be reached: .+; nothing was changed$`,
+      ),
+    );
     expect((error as Error).message).not.toContain('hunter2');
     expect(await store.ping()).toBe(false);
     expect(redisLabel('rediss://user:pw@cache.internal:6380/2')).toBe('Redis at cache.internal:6380/2');

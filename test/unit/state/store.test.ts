@@ -57,14 +57,22 @@ describe('FileStore', () => {
 
   it('loses no pending confirmation in a restart', async () => {
     const dir = dataDir();
-    const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 1 }, requester: 'T1:U1', place: 'C1' };
+    const call = {
+      operation: 'delete_pipeline',
+      input: { id: 'acme/web', pipeline_id: 1 },
+      requester: 'T1:U1',
+      place: 'C1',
+    };
     const before = new FileStore(dir);
     const issued = await new DurableConfirmations(before).issue(call);
     expect(issued.ok).toBe(true);
     // Written in the same turn of the event loop, before any reply to the person could go out.
     await new Promise((resolve) => setImmediate(resolve));
     const after = new DurableConfirmations(new FileStore(dir));
-    expect(await after.redeem((issued as { id: string }).id, { person: 'T1:U1', place: 'C1' })).toEqual({ ok: true, call });
+    expect(await after.redeem((issued as { id: string }).id, { person: 'T1:U1', place: 'C1' })).toEqual({
+      ok: true,
+      call,
+    });
   });
 });
 
@@ -92,23 +100,39 @@ describe('MemoryStore with evictOldest', () => {
 });
 
 describe('DurableConfirmations', () => {
-  const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'T1:U1', place: 'C1' };
+  const call = {
+    operation: 'delete_pipeline',
+    input: { id: 'acme/web', pipeline_id: 7 },
+    requester: 'T1:U1',
+    place: 'C1',
+  };
 
   it('runs two fast clicks once, refuses another person, a late click and an altered call', async () => {
     let now = 0;
     const tickets = new DurableConfirmations(new MemoryStore({ now: () => now }), { now: () => now, ttlMs: 1000 });
     const id = ((await tickets.issue(call)) as { id: string }).id;
-    expect(await tickets.redeem(id, { person: 'T1:U2', place: 'C1' })).toMatchObject({ ok: false, reason: /Only the person/ });
+    expect(await tickets.redeem(id, { person: 'T1:U2', place: 'C1' })).toMatchObject({
+      ok: false,
+      reason: /Only the person/,
+    });
     const clicks = await Promise.all([0, 1].map(() => tickets.redeem(id, { person: 'T1:U1', place: 'C1' })));
     expect(clicks.filter((c) => c.ok)).toHaveLength(1);
     expect(clicks.find((c) => !c.ok)).toMatchObject({ reason: /already used/ });
 
     const late = ((await tickets.issue(call)) as { id: string }).id;
     now = 1001;
-    expect(await tickets.redeem(late, { person: 'T1:U1', place: 'C1' })).toMatchObject({ ok: false, reason: /expired/ });
+    expect(await tickets.redeem(late, { person: 'T1:U1', place: 'C1' })).toMatchObject({
+      ok: false,
+      reason: /expired/,
+    });
 
     const altered = ((await tickets.issue(call)) as { id: string }).id;
-    const changed = await tickets.redeem(altered, { person: 'T1:U1', place: 'C1', operation: call.operation, input: { ...call.input, pipeline_id: 8 } });
+    const changed = await tickets.redeem(altered, {
+      person: 'T1:U1',
+      place: 'C1',
+      operation: call.operation,
+      input: { ...call.input, pipeline_id: 8 },
+    });
     expect(changed).toMatchObject({ ok: false, reason: /changed/ });
   });
 

@@ -11,8 +11,11 @@ const env = useSandbox();
 
 async function rawFile(project: string, path: string, ref: string): Promise<string> {
   const answer = await env.client.request<string>({
-    method: 'GET', path: `/projects/${encodeURIComponent(project)}/repository/files/${encodeURIComponent(path)}/raw`,
-    query: { ref }, idempotent: true, responseType: 'text',
+    method: 'GET',
+    path: `/projects/${encodeURIComponent(project)}/repository/files/${encodeURIComponent(path)}/raw`,
+    query: { ref },
+    idempotent: true,
+    responseType: 'text',
   });
   return answer.data;
 }
@@ -22,7 +25,9 @@ async function chat(lines: string[]): Promise<string> {
   const input = new PassThrough();
   const output = new PassThrough();
   let printed = '';
-  output.on('data', (chunk: Buffer) => { printed += chunk.toString('utf8'); });
+  output.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+  });
   const dispatcher = createDispatcher({
     operations,
     policy: { readOnly: false },
@@ -31,7 +36,15 @@ async function chat(lines: string[]): Promise<string> {
     defaultProject: { get: () => undefined, set: () => undefined },
   });
   const session = runInteractive({
-    dispatcher, operations, input, output, errors: output, color: false, json: false, yes: false, prompt: () => 'forgeops> ',
+    dispatcher,
+    operations,
+    input,
+    output,
+    errors: output,
+    color: false,
+    json: false,
+    yes: false,
+    prompt: () => 'forgeops> ',
   });
   input.end(`${lines.join('\n')}\n`);
   expect(await session).toBe(0);

@@ -21,7 +21,9 @@ function session(client: () => HttpClient, ops: readonly Operation[] = operation
   const input = new PassThrough();
   const output = new PassThrough();
   let printed = '';
-  output.on('data', (chunk: Buffer) => { printed += chunk.toString('utf8'); });
+  output.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+  });
   let interrupt: (() => void) | undefined;
   const dispatcher = createDispatcher({
     operations: ops,
@@ -31,10 +33,20 @@ function session(client: () => HttpClient, ops: readonly Operation[] = operation
     defaultProject: { get: () => undefined, set: () => undefined },
   });
   const ended = runInteractive({
-    dispatcher, operations: ops, input, output, errors: output, color: false, json: false, yes: false, prompt: () => 'forgeops> ',
+    dispatcher,
+    operations: ops,
+    input,
+    output,
+    errors: output,
+    color: false,
+    json: false,
+    yes: false,
+    prompt: () => 'forgeops> ',
     interrupts: (handler) => {
       interrupt = handler;
-      return () => { interrupt = undefined; };
+      return () => {
+        interrupt = undefined;
+      };
     },
   });
   return {
@@ -64,12 +76,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Ctrl+C while a command runs', () => {
   it('stops `pipeline wait`: no more checks, the prompt and the session come back, and the next command runs', async () => {
-    const running = (await env.client.request<Array<{ id: number }>>({
-      method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { scope: 'running' }, idempotent: true,
-    })).data[0];
+    const running = (
+      await env.client.request<Array<{ id: number }>>({
+        method: 'GET',
+        path: '/projects/acme%2Fweb/pipelines',
+        query: { scope: 'running' },
+        idempotent: true,
+      })
+    ).data[0];
     expect(running).toBeDefined();
     let checks = 0;
-    const chat = session(() => env.client, operations, () => { checks += 1; });
+    const chat = session(
+      () => env.client,
+      operations,
+      () => {
+        checks += 1;
+      },
+    );
     let at = await chat.waitFor(/forgeops> $/);
     chat.type(`pipeline wait acme/web ${running.id} timeout_seconds=300`);
     for (let i = 0; i < 500 && checks === 0; i++) await sleep(10);
@@ -102,7 +125,11 @@ describe('Ctrl+C while a command runs', () => {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"404 Not Found"}');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const client = new HttpClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 't', retry: { maxRetries: 0 } });
+    const client = new HttpClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      token: 't',
+      retry: { maxRetries: 0 },
+    });
     try {
       const chat = session(() => client);
       let at = await chat.waitFor(/forgeops> $/);
@@ -126,8 +153,15 @@ describe('Ctrl+C while a command runs', () => {
 
   it('comes back to the prompt within the grace even when a command does not stop', async () => {
     const stubborn = defineOperation({
-      name: 'never_ending', chat: 'never end', area: 'projects', title: 'Never end', description: 'Ignores its signal.',
-      route: 'GET /never', input: z.object({}), effect: 'read', run: () => new Promise(() => undefined),
+      name: 'never_ending',
+      chat: 'never end',
+      area: 'projects',
+      title: 'Never end',
+      description: 'Ignores its signal.',
+      route: 'GET /never',
+      input: z.object({}),
+      effect: 'read',
+      run: () => new Promise(() => undefined),
     });
     const ops = [...operations, stubborn];
     const chat = session(() => env.client, ops);
@@ -136,7 +170,11 @@ describe('Ctrl+C while a command runs', () => {
     await sleep(100);
     const stoppedAt = Date.now();
     chat.interrupt();
-    at = await chat.waitFor(/did not end within \d+ s\. A change it had sent may still be applied\.\n\nforgeops> $/, at, STOP_GRACE_MS + 5_000);
+    at = await chat.waitFor(
+      /did not end within \d+ s\. A change it had sent may still be applied\.\n\nforgeops> $/,
+      at,
+      STOP_GRACE_MS + 5_000,
+    );
     expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
     chat.type('pipeline get acme/web 1');
     await chat.waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);

@@ -53,7 +53,8 @@ describe('ShownText', () => {
   });
 
   it('only text/visible.ts makes ShownText: no other source casts to it', () => {
-    const casting = sources('src').filter((file) => !file.endsWith(join('text', 'visible.ts')))
+    const casting = sources('src')
+      .filter((file) => !file.endsWith(join('text', 'visible.ts')))
       .filter((file) => /\bas\s+(unknown\s+as\s+)?ShownText\b|<ShownText>/.test(readFileSync(file, 'utf8')));
     expect(casting).toEqual([]);
   });

@@ -20,27 +20,48 @@ describe('serviceHost', () => {
 
 describe('ambiguousHost', () => {
   it('flags an address a browser and the service send to different hosts', () => {
-    expect(ambiguousHost('https://hooks.slack.com\\@evil.example/services/x')).toEqual({ browser: 'hooks.slack.com', service: 'evil.example' });
+    expect(ambiguousHost('https://hooks.slack.com\\@evil.example/services/x')).toEqual({
+      browser: 'hooks.slack.com',
+      service: 'evil.example',
+    });
     expect(ambiguousHost('https://hooks.slack.com\\.evil.example/')).toBeDefined();
     expect(ambiguousHost('https://hooks.sla\tck.com/')).toBeDefined();
     expect(ambiguousHost(' https://evil.example/')).toBeDefined();
   });
 
   it('leaves ordinary addresses and other text alone', () => {
-    for (const text of ['https://hooks.slack.com/services/T0/B1/x', 'https://u:p@chat.example:8443/a?b=c#d', 'http://[::1]:80/', 'https://EXAMPLE.com', 'deploy staging', 'C:\\temp\\x']) {
+    for (const text of [
+      'https://hooks.slack.com/services/T0/B1/x',
+      'https://u:p@chat.example:8443/a?b=c#d',
+      'http://[::1]:80/',
+      'https://EXAMPLE.com',
+      'deploy staging',
+      'C:\\temp\\x',
+    ]) {
       expect(ambiguousHost(text), text).toBeUndefined();
     }
   });
 
   it('is refused by validation, naming the field and both readings, so no prompt can show the wrong host', () => {
     const op = findOperation('set_integration')!;
-    expect(() => validateInput(op, { id: 'acme/web', slug: 'slack', settings: { webhook: 'https://hooks.slack.com\\@evil.example/services/x' } }))
-      .toThrow(/settings\.webhook: the address's host is ambiguous: a browser reads "hooks\.slack\.com", the service reads "evil\.example"/);
+    expect(() =>
+      validateInput(op, {
+        id: 'acme/web',
+        slug: 'slack',
+        settings: { webhook: 'https://hooks.slack.com\\@evil.example/services/x' },
+      }),
+    ).toThrow(
+      /settings\.webhook: the address's host is ambiguous: a browser reads "hooks\.slack\.com", the service reads "evil\.example"/,
+    );
   });
 
   it('a confirmation shows where a webhook goes as the service reads it', () => {
     const op = findOperation('set_integration')!;
-    const input = validateInput(op, { id: 'acme/web', slug: 'slack', settings: { webhook: 'https://x:y@hooks.chat.example/services/T0/B1/secret' } }) as Record<string, unknown>;
+    const input = validateInput(op, {
+      id: 'acme/web',
+      slug: 'slack',
+      settings: { webhook: 'https://x:y@hooks.chat.example/services/T0/B1/secret' },
+    }) as Record<string, unknown>;
     const prompt = confirmationPrompt(op, input, 'Why.');
     expect(prompt).toContain('webhook: <secret URL on "https://hooks.chat.example"');
     expect(prompt).not.toContain('T0/B1/secret');

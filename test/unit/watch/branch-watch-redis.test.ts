@@ -12,7 +12,14 @@ import { startRedis, type RedisServer } from '../../helpers/redis.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const ops: Operation[] = operations.map((op) =>
+  op.name === 'triage_project'
+    ? triageOperation(
+        () => ops,
+        () => clock.now(),
+      )
+    : op,
+);
 /** Redis expires the lease on its own time: a short interval keeps the wait for a takeover to about two seconds. */
 const INTERVAL_MS = 1_000;
 
@@ -30,8 +37,16 @@ async function replica(name: string, events: WatchEvent[]): Promise<{ watch: Bra
   const store = await RedisStore.open(redis.url, { keyPrefix: 'watch-test:' });
   stores.push(store);
   const watch = new BranchWatch({
-    project: 'acme/web', operations: () => ops, runContext: () => ({ client: env.client }), store, clock,
-    intervalMs: INTERVAL_MS, holder: name, onEvent: (event) => { events.push(event); },
+    project: 'acme/web',
+    operations: () => ops,
+    runContext: () => ({ client: env.client }),
+    store,
+    clock,
+    intervalMs: INTERVAL_MS,
+    holder: name,
+    onEvent: (event) => {
+      events.push(event);
+    },
   });
   return { watch, store };
 }

@@ -19,15 +19,30 @@ const CULPRIT_TITLE = "Show order dates in the store's time zone";
 type Row = Record<string, unknown>;
 
 /** The registry with triage reading the sandbox's clock. */
-const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const ops: Operation[] = operations.map((op) =>
+  op.name === 'triage_project'
+    ? triageOperation(
+        () => ops,
+        () => clock.now(),
+      )
+    : op,
+);
 
 /** Runs an operation as a person who answers yes to any confirmation. */
 const call = <T = Row>(name: string, input: Row): Promise<T> => callAnsweringYes<T>(env.client, name, input);
 
 function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
   return new BranchWatch({
-    project: PROJECT, operations: () => ops, runContext: () => ({ client: env.client }), store, clock,
-    onEvent: (event) => { events.push(event); }, holder, random: () => 0,
+    project: PROJECT,
+    operations: () => ops,
+    runContext: () => ({ client: env.client }),
+    store,
+    clock,
+    onEvent: (event) => {
+      events.push(event);
+    },
+    holder,
+    random: () => 0,
   });
 }
 
@@ -85,7 +100,10 @@ describe('a watch on acme/web main', () => {
 
     // The revert merged to main: its pipeline runs and passes.
     const culprit = red.report.red_since!.first_red.sha;
-    const made = await call<{ merge_request: { iid: number } }>('revert_as_merge_request', { id: PROJECT, sha: culprit.slice(0, 8) });
+    const made = await call<{ merge_request: { iid: number } }>('revert_as_merge_request', {
+      id: PROJECT,
+      sha: culprit.slice(0, 8),
+    });
     await call('merge_merge_request', { id: PROJECT, merge_request_iid: made.merge_request.iid });
     await until([first, second], events, 'green');
     expect(events.map((e) => e.kind)).toEqual(['red', 'running', 'still-red', 'running', 'green']);
@@ -95,7 +113,9 @@ describe('a watch on acme/web main', () => {
     expect(green.fixedBy.sha).toBe(latest.sha);
     const fixing = await call<Row>('get_commit', { id: PROJECT, sha: latest.sha });
     expect(green.fixedBy.title).toBe(fixing.title);
-    expect(green.redForMs).toBe(Date.parse(String(latest.updated_at)) - Date.parse(red.report.red_since!.first_red.since!));
+    expect(green.redForMs).toBe(
+      Date.parse(String(latest.updated_at)) - Date.parse(red.report.red_since!.first_red.since!),
+    );
     expect(green.redForMs).toBeGreaterThan(0);
 
     // Later checks tell nothing more.
@@ -136,14 +156,24 @@ describe('the lease', () => {
 });
 
 describe('a takeover', () => {
-  it('happens within two intervals of the dead holder\'s last renewal, the watches running on their own timers', async () => {
+  it("happens within two intervals of the dead holder's last renewal, the watches running on their own timers", async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     let renewedAt = 0;
-    const make = (holder: string, onCheck?: (result: string) => void) => new BranchWatch({
-      project: PROJECT, operations: () => ops, runContext: () => ({ client: env.client }), store, clock, holder,
-      onEvent: () => undefined, random: () => 0.99, ...(onCheck ? { onCheck } : {}),
+    const make = (holder: string, onCheck?: (result: string) => void) =>
+      new BranchWatch({
+        project: PROJECT,
+        operations: () => ops,
+        runContext: () => ({ client: env.client }),
+        store,
+        clock,
+        holder,
+        onEvent: () => undefined,
+        random: () => 0.99,
+        ...(onCheck ? { onCheck } : {}),
+      });
+    const holder = make('replica-1', (result) => {
+      if (result !== 'not-holder') renewedAt = clock.now();
     });
-    const holder = make('replica-1', (result) => { if (result !== 'not-holder') renewedAt = clock.now(); });
     holder.start();
     await expect.poll(() => renewedAt).toBeGreaterThan(0);
     const other = make('replica-2');
@@ -177,7 +207,13 @@ describe('bounds', () => {
   it('refuses a branch other than the default one, which triage does not judge', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const watch = new BranchWatch({
-      project: PROJECT, ref: 'feature', operations: () => ops, runContext: () => ({ client: env.client }), store, clock, onEvent: () => undefined,
+      project: PROJECT,
+      ref: 'feature',
+      operations: () => ops,
+      runContext: () => ({ client: env.client }),
+      store,
+      clock,
+      onEvent: () => undefined,
     });
     await expect(watch.check()).rejects.toThrow(/only the default branch \(main\) of acme\/web can be watched/);
   });
@@ -188,8 +224,16 @@ describe('cost', () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const events: WatchEvent[] = [];
     const watch = new BranchWatch({
-      project: PROJECT, operations: () => ops, runContext: () => ({ client: env.client }), store, clock,
-      onEvent: (event) => { events.push(event); }, intervalMs: 30_000, random: () => 0.5,
+      project: PROJECT,
+      operations: () => ops,
+      runContext: () => ({ client: env.client }),
+      store,
+      clock,
+      onEvent: (event) => {
+        events.push(event);
+      },
+      intervalMs: 30_000,
+      random: () => 0.5,
     });
     watch.start();
     await expect.poll(() => events.length).toBe(1);

@@ -19,7 +19,14 @@ import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const ops: Operation[] = operations.map((op) =>
+  op.name === 'triage_project'
+    ? triageOperation(
+        () => ops,
+        () => clock.now(),
+      )
+    : op,
+);
 const PROJECT = 'acme/web';
 /** Redis expires the lease on its own time: a short interval keeps a takeover to a few seconds. */
 const INTERVAL_MS = 1_000;
@@ -36,7 +43,11 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-interface Told { by: string; subscriber: string; event: WatchEvent }
+interface Told {
+  by: string;
+  subscriber: string;
+  event: WatchEvent;
+}
 
 /** What the watches asked of the service, request by request. */
 let watchRequests = 0;
@@ -49,7 +60,12 @@ const countedClient = (): ApiTransport => ({
 
 function recordingLog() {
   const lines = { warn: [] as string[], info: [] as string[], error: [] as string[] };
-  const log: Logger = { error: (m) => lines.error.push(m), warn: (m) => lines.warn.push(m), info: (m) => lines.info.push(m), debug: () => undefined };
+  const log: Logger = {
+    error: (m) => lines.error.push(m),
+    warn: (m) => lines.warn.push(m),
+    info: (m) => lines.info.push(m),
+    debug: () => undefined,
+  };
   return { log, lines };
 }
 
@@ -59,17 +75,31 @@ async function replica(name: string, keyPrefix: string, told: Told[]) {
   stores.push(store);
   const { log, lines } = recordingLog();
   const hub = new WatchHub({
-    store, peers: store, operations: () => ops, runContext: () => ({ client: countedClient() }), log, clock,
-    intervalMs: INTERVAL_MS, random: () => 0, holder: name, storeName: store.label,
+    store,
+    peers: store,
+    operations: () => ops,
+    runContext: () => ({ client: countedClient() }),
+    log,
+    clock,
+    intervalMs: INTERVAL_MS,
+    random: () => 0,
+    holder: name,
+    storeName: store.label,
   });
-  hub.addSink({ prefix: 'test:', deliver: async (subscription, event) => { told.push({ by: name, subscriber: subscription.subscriber, event }); } });
+  hub.addSink({
+    prefix: 'test:',
+    deliver: async (subscription, event) => {
+      told.push({ by: name, subscriber: subscription.subscriber, event });
+    },
+  });
   hubs.push(hub);
   await hub.start();
   return { hub, store, lines };
 }
 
 /** Runs an operation as a person who answers yes to any confirmation. */
-const call = <T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> => callAnsweringYes<T>(env.client, name, input);
+const call = <T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> =>
+  callAnsweringYes<T>(env.client, name, input);
 
 /** One interval on the watches' clock, and a moment of real time for their checks (and Redis) to answer. */
 async function interval(): Promise<void> {
@@ -100,8 +130,10 @@ async function failAgain(head: number, whileRunning: () => Promise<void>): Promi
   throw new Error('the retried pipeline did not fail within 600 intervals');
 }
 
-const kinds = (told: Told[], subscriber: string) => told.filter((t) => t.subscriber === subscriber).map((t) => t.event.kind);
-const headOf = (told: Told[]) => (told.find((t) => t.event.kind === 'red')!.event as { report: TriageReport }).report.head_pipeline!.id;
+const kinds = (told: Told[], subscriber: string) =>
+  told.filter((t) => t.subscriber === subscriber).map((t) => t.event.kind);
+const headOf = (told: Told[]) =>
+  (told.find((t) => t.event.kind === 'red')!.event as { report: TriageReport }).report.head_pipeline!.id;
 
 describe('watching through a Redis that stops and starts again', () => {
   it('pauses without asking the service, says so once and on /readyz, and resumes alone telling what happened meanwhile once', async () => {
@@ -110,7 +142,10 @@ describe('watching through a Redis that stops and starts again', () => {
     const two = await replica('replica-2', 'outage:', told);
     await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
     await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
-    await intervalsUntil(() => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'), 'red told and one replica polling');
+    await intervalsUntil(
+      () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
+      'red told and one replica polling',
+    );
     for (let i = 0; i < 3; i++) await interval();
     expect(kinds(told, 'test:C1')).toEqual(['red']);
     expect(kinds(told, 'test:C2')).toEqual(['red']);
@@ -123,19 +158,30 @@ describe('watching through a Redis that stops and starts again', () => {
     expect(one.hub.paused).toMatch(/^watching paused: Redis at 127\.0\.0\.1:\d+ unreachable$/);
     expect(two.hub.paused).toBe(one.hub.paused);
     expect(one.hub.counts()).toEqual({ polling: 0, standingBy: 1 });
-    expect(await new ReadinessProbe([watchCheck(one.hub)]).current()).toEqual({ ready: false, checks: { watching: one.hub.paused } });
+    expect(await new ReadinessProbe([watchCheck(one.hub)]).current()).toEqual({
+      ready: false,
+      checks: { watching: one.hub.paused },
+    });
     // The red pipeline retried and failed again while nobody could watch: still nothing asked of the service.
     await failAgain(headOf(told), interval);
     expect(watchRequests).toBe(asked);
     for (const replicaLines of [one.lines, two.lines]) {
-      expect(replicaLines.warn).toEqual([expect.stringMatching(/watching paused: Redis at .* unreachable; no watch asks the service/)]);
+      expect(replicaLines.warn).toEqual([
+        expect.stringMatching(/watching paused: Redis at .* unreachable; no watch asks the service/),
+      ]);
       expect(replicaLines.info).toEqual([]);
       expect(replicaLines.error).toEqual([]);
     }
 
     await redis.start();
-    await intervalsUntil(() => kinds(told, 'test:C1').includes('still-red') && kinds(told, 'test:C2').includes('still-red')
-      && one.hub.paused === undefined && two.hub.paused === undefined, 'still red told after Redis came back');
+    await intervalsUntil(
+      () =>
+        kinds(told, 'test:C1').includes('still-red') &&
+        kinds(told, 'test:C2').includes('still-red') &&
+        one.hub.paused === undefined &&
+        two.hub.paused === undefined,
+      'still red told after Redis came back',
+    );
     for (let i = 0; i < 3; i++) await interval();
     expect(kinds(told, 'test:C1')).toEqual(['red', 'still-red']);
     expect(kinds(told, 'test:C2')).toEqual(['red', 'still-red']);
@@ -143,7 +189,10 @@ describe('watching through a Redis that stops and starts again', () => {
       expect(replicaLines.warn).toHaveLength(1);
       expect(replicaLines.info).toEqual([expect.stringMatching(/^watch: watching resumed: Redis at .* answers again/)]);
     }
-    expect(await new ReadinessProbe([watchCheck(one.hub)]).current()).toEqual({ ready: true, checks: { watching: 'ok' } });
+    expect(await new ReadinessProbe([watchCheck(one.hub)]).current()).toEqual({
+      ready: true,
+      checks: { watching: 'ok' },
+    });
   });
 });
 
@@ -154,13 +203,19 @@ describe('the lease holder dying mid-episode', () => {
     const two = await replica('replica-2', 'takeover:', told);
     await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
     await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
-    await intervalsUntil(() => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'), 'red told and one replica polling');
+    await intervalsUntil(
+      () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
+      'red told and one replica polling',
+    );
     const [holder, other] = one.hub.counts().polling === 1 ? [one, two] : [two, one];
     const otherName = holder === one ? 'replica-2' : 'replica-1';
 
     holder.hub.abandon();
     await failAgain(headOf(told), interval);
-    await intervalsUntil(() => kinds(told, 'test:C1').includes('still-red') && kinds(told, 'test:C2').includes('still-red'), 'still red told by the other replica');
+    await intervalsUntil(
+      () => kinds(told, 'test:C1').includes('still-red') && kinds(told, 'test:C2').includes('still-red'),
+      'still red told by the other replica',
+    );
     for (let i = 0; i < 3; i++) await interval();
     expect(other.hub.counts()).toEqual({ polling: 1, standingBy: 0 });
     expect(holder.hub.counts()).toEqual({ polling: 0, standingBy: 0 });

@@ -14,7 +14,14 @@ import { useSandbox } from '../../helpers/mcp.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const ops: Operation[] = operations.map((op) =>
+  op.name === 'triage_project'
+    ? triageOperation(
+        () => ops,
+        () => clock.now(),
+      )
+    : op,
+);
 const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 
 /** Pub/sub between hubs in one process, as Redis carries it between replicas. */
@@ -30,7 +37,9 @@ function sharedPeers(): PeerChannel {
       const set = listeners.get(channel) ?? new Set();
       set.add(onMessage);
       listeners.set(channel, set);
-      return async () => { set.delete(onMessage); };
+      return async () => {
+        set.delete(onMessage);
+      };
     },
   };
 }
@@ -40,13 +49,31 @@ async function settled(done: () => boolean): Promise<void> {
   for (let turn = 0; turn < 200 && !done(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-interface Told { subscriber: string; event: WatchEvent }
+interface Told {
+  subscriber: string;
+  event: WatchEvent;
+}
 
-function hub(store: MemoryStore, told: Told[], options: { peers?: PeerChannel; holder: string; maxWatches?: number; maxPerSubscriber?: number }) {
+function hub(
+  store: MemoryStore,
+  told: Told[],
+  options: { peers?: PeerChannel; holder: string; maxWatches?: number; maxPerSubscriber?: number },
+) {
   const made = new WatchHub({
-    store, operations: () => ops, runContext: () => ({ client: env.client }), log: quiet, clock, random: () => 0, ...options,
+    store,
+    operations: () => ops,
+    runContext: () => ({ client: env.client }),
+    log: quiet,
+    clock,
+    random: () => 0,
+    ...options,
   });
-  made.addSink({ prefix: 'test:', deliver: async (subscription: Subscription, event) => { told.push({ subscriber: subscription.subscriber, event }); } });
+  made.addSink({
+    prefix: 'test:',
+    deliver: async (subscription: Subscription, event) => {
+      told.push({ subscriber: subscription.subscriber, event });
+    },
+  });
   return made;
 }
 
@@ -74,7 +101,9 @@ describe('the watch hub', () => {
     expect(reds).toHaveLength(1);
     expect(reds[0].subscriber).toBe('test:C1');
     expect(await one.subscriptions('test:C1')).toEqual([expect.objectContaining({ project: 'acme/web', by: 'alice' })]);
-    expect(await one.subscribe({ subscriber: 'test:C1', project: 'acme/web', ref: 'main' })).toMatchObject({ created: false });
+    expect(await one.subscribe({ subscriber: 'test:C1', project: 'acme/web', ref: 'main' })).toMatchObject({
+      created: false,
+    });
     await one.close();
     await two.close();
   });
@@ -88,8 +117,12 @@ describe('the watch hub', () => {
     await two.start();
     const heardOne: StatusChange[] = [];
     const heardTwo: StatusChange[] = [];
-    const stopOne = await one.listen('acme/platform/payments-api', (change) => { heardOne.push(change); });
-    const stopTwo = await two.listen('acme/platform/payments-api', (change) => { heardTwo.push(change); });
+    const stopOne = await one.listen('acme/platform/payments-api', (change) => {
+      heardOne.push(change);
+    });
+    const stopTwo = await two.listen('acme/platform/payments-api', (change) => {
+      heardTwo.push(change);
+    });
     await settled(() => heardOne.length > 0 && heardTwo.length > 0);
     // The first check (whoever holds the lease) saw the branch: both replicas' listeners hear it.
     expect(heardOne.length).toBeGreaterThan(0);
@@ -106,15 +139,21 @@ describe('the watch hub', () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const capped = hub(store, [], { holder: 'r', maxWatches: 2, maxPerSubscriber: 1 });
     await capped.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
-    await expect(capped.subscribe({ subscriber: 'test:C1', project: 'acme/platform/infra' })).rejects.toThrow(/this channel watches its maximum of 1/);
+    await expect(capped.subscribe({ subscriber: 'test:C1', project: 'acme/platform/infra' })).rejects.toThrow(
+      /this channel watches its maximum of 1/,
+    );
     await capped.subscribe({ subscriber: 'test:C2', project: 'acme/platform/infra' });
-    await expect(capped.subscribe({ subscriber: 'test:C3', project: 'acme/platform/payments-api' })).rejects.toThrow(WatchRefusedError);
+    await expect(capped.subscribe({ subscriber: 'test:C3', project: 'acme/platform/payments-api' })).rejects.toThrow(
+      WatchRefusedError,
+    );
     // Another channel on a branch already watched costs no new watch.
     await capped.subscribe({ subscriber: 'test:C3', project: 'acme/web' });
     expect(await capped.unsubscribe({ subscriber: 'test:C2', project: 'acme/platform/infra' })).toBe(true);
     expect(await capped.unsubscribe({ subscriber: 'test:C2', project: 'acme/platform/infra' })).toBe(false);
     await capped.subscribe({ subscriber: 'test:C4', project: 'acme/platform/payments-api' });
-    await expect(capped.subscribe({ subscriber: 'test:C5', project: 'acme/web', ref: 'feature' })).rejects.toThrow(/only the default branch \(main\)/);
+    await expect(capped.subscribe({ subscriber: 'test:C5', project: 'acme/web', ref: 'feature' })).rejects.toThrow(
+      /only the default branch \(main\)/,
+    );
     expect(await capped.subscriptions('test:C5')).toEqual([]);
     await capped.close();
   });
@@ -122,7 +161,9 @@ describe('the watch hub', () => {
   it('refuses a project it cannot read, keeping nothing', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const h = hub(store, [], { holder: 'r' });
-    await expect(h.subscribe({ subscriber: 'test:C1', project: 'acme/no-such-project' })).rejects.toThrow(/404|not found/i);
+    await expect(h.subscribe({ subscriber: 'test:C1', project: 'acme/no-such-project' })).rejects.toThrow(
+      /404|not found/i,
+    );
     expect(await store.keys('watch:')).toEqual([]);
     await h.close();
   });
@@ -134,9 +175,21 @@ describe('the watch hub', () => {
     let token: string | undefined;
     const replica = (holder: string) => {
       const made = new WatchHub({
-        store, peers, operations: () => ops, runContext: () => ({ client: env.client, ...(token ? { token } : {}) }), log: quiet, clock, random: () => 0, holder,
+        store,
+        peers,
+        operations: () => ops,
+        runContext: () => ({ client: env.client, ...(token ? { token } : {}) }),
+        log: quiet,
+        clock,
+        random: () => 0,
+        holder,
       });
-      made.addSink({ prefix: 'test:', deliver: async (subscription, event) => { told.push({ subscriber: subscription.subscriber, event }); } });
+      made.addSink({
+        prefix: 'test:',
+        deliver: async (subscription, event) => {
+          told.push({ subscriber: subscription.subscriber, event });
+        },
+      });
       return made;
     };
     const one = replica('replica-1');
@@ -152,7 +205,11 @@ describe('the watch hub', () => {
     }
     const gone = told.filter((t) => t.event.kind === 'gone');
     expect(gone.map((t) => t.subscriber).sort()).toEqual(['test:C1', 'test:C2']);
-    expect(gone[0].event).toMatchObject({ kind: 'gone', project: 'acme/platform/infra', reason: expect.stringMatching(/401/) });
+    expect(gone[0].event).toMatchObject({
+      kind: 'gone',
+      project: 'acme/platform/infra',
+      reason: expect.stringMatching(/401/),
+    });
     await settled(() => one.size + two.size === 0);
     expect(one.size + two.size).toBe(0);
     expect(await store.keys('watch:sub:')).toEqual([]);
@@ -164,11 +221,20 @@ describe('the watch hub', () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const told: Told[] = [];
     let failures = 1;
-    const made = new WatchHub({ store, operations: () => ops, runContext: () => ({ client: env.client }), log: quiet, clock, random: () => 0, holder: 'r' });
+    const made = new WatchHub({
+      store,
+      operations: () => ops,
+      runContext: () => ({ client: env.client }),
+      log: quiet,
+      clock,
+      random: () => 0,
+      holder: 'r',
+    });
     made.addSink({
       prefix: 'test:',
       deliver: async (subscription, event) => {
-        if (subscription.subscriber === 'test:C2' && event.kind === 'still-red' && failures-- > 0) throw new Error('the store is down');
+        if (subscription.subscriber === 'test:C2' && event.kind === 'still-red' && failures-- > 0)
+          throw new Error('the store is down');
         told.push({ subscriber: subscription.subscriber, event });
       },
     });
@@ -176,12 +242,19 @@ describe('the watch hub', () => {
     const { report } = await made.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
     await made.subscribe({ subscriber: 'test:C2', project: 'acme/web' });
     await settled(() => told.filter((t) => t.event.kind === 'red').length === 2);
-    await env.client.request({ method: 'POST', path: `/projects/acme%2Fweb/pipelines/${report.head_pipeline!.id}/retry`, idempotent: false });
+    await env.client.request({
+      method: 'POST',
+      path: `/projects/acme%2Fweb/pipelines/${report.head_pipeline!.id}/retry`,
+      idempotent: false,
+    });
     for (let i = 0; i < 40 && told.filter((t) => t.event.kind === 'still-red').length < 2; i++) {
       clock.advance(31_000);
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
-    const stillRed = told.filter((t) => t.event.kind === 'still-red').map((t) => t.subscriber).sort();
+    const stillRed = told
+      .filter((t) => t.event.kind === 'still-red')
+      .map((t) => t.subscriber)
+      .sort();
     expect(failures).toBeLessThan(0);
     expect(stillRed).toEqual(['test:C1', 'test:C2']);
     for (let i = 0; i < 3; i++) {

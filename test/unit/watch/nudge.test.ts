@@ -13,10 +13,19 @@ import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const ops: Operation[] = operations.map((op) =>
+  op.name === 'triage_project'
+    ? triageOperation(
+        () => ops,
+        () => clock.now(),
+      )
+    : op,
+);
 
 /** Runs an operation as a person who answers yes to any confirmation. */
-const call = async (name: string, input: Record<string, unknown>): Promise<void> => { await callAnsweringYes(env.client, name, input); };
+const call = async (name: string, input: Record<string, unknown>): Promise<void> => {
+  await callAnsweringYes(env.client, name, input);
+};
 
 describe('a nudge during a check', () => {
   it('is followed by one more check, which tells the change the running check read too early', async () => {
@@ -25,16 +34,29 @@ describe('a nudge during a check', () => {
     const client: ApiTransport = {
       async request<T>(req: Parameters<ApiTransport['request']>[0]): Promise<ApiResponse<T>> {
         const answer = await env.client.request<T>(req);
-        if (held === undefined && req.path.endsWith('/pipelines') && req.query?.per_page === 1 && req.query?.updated_after !== undefined) {
-          await new Promise<void>((resolve) => { held = { release: resolve }; });
+        if (
+          held === undefined &&
+          req.path.endsWith('/pipelines') &&
+          req.query?.per_page === 1 &&
+          req.query?.updated_after !== undefined
+        ) {
+          await new Promise<void>((resolve) => {
+            held = { release: resolve };
+          });
         }
         return answer;
       },
     };
     const events: WatchEvent[] = [];
     const watch = new BranchWatch({
-      project: 'acme/web', operations: () => ops, runContext: () => ({ client }), store: new MemoryStore({ now: () => clock.now() }), clock,
-      onEvent: (event) => { events.push(event); },
+      project: 'acme/web',
+      operations: () => ops,
+      runContext: () => ({ client }),
+      store: new MemoryStore({ now: () => clock.now() }),
+      clock,
+      onEvent: (event) => {
+        events.push(event);
+      },
     });
     expect(await watch.check()).toBe('changed');
     expect(events.map((e) => e.kind)).toEqual(['red']);

@@ -8,13 +8,32 @@ import type { Operation } from '../../../src/operations/define.js';
 import { triageOperation } from '../../../src/operations/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import { BranchWatch, MAX_RETRY_AFTER_MS, type CheckOutcome, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import {
+  BranchWatch,
+  MAX_RETRY_AFTER_MS,
+  type CheckOutcome,
+  type WatchEvent,
+} from '../../../src/watch/branch-watch.js';
 import { startScriptedServer, type RecordedRequest, type Reply, type ScriptedServer } from '../http/scripted-server.js';
 
 const INTERVAL_MS = 30_000;
 const clock = new ManualClock();
-const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
-const PIPELINE = { id: 7, sha: 'a'.repeat(40), status: 'failed', ref: 'main', updated_at: '2026-11-20T10:00:00Z', created_at: '2026-11-20T09:50:00Z' };
+const ops: Operation[] = operations.map((op) =>
+  op.name === 'triage_project'
+    ? triageOperation(
+        () => ops,
+        () => clock.now(),
+      )
+    : op,
+);
+const PIPELINE = {
+  id: 7,
+  sha: 'a'.repeat(40),
+  status: 'failed',
+  ref: 'main',
+  updated_at: '2026-11-20T10:00:00Z',
+  created_at: '2026-11-20T09:50:00Z',
+};
 
 let service: ScriptedServer;
 let client: HttpClient;
@@ -26,8 +45,11 @@ beforeEach(async () => {
   // The client's own retries stay on, as in production: a Retry-After beyond its 30 s cap fails the call at once.
   client = new HttpClient({ baseUrl: service.url, token: 'watch-token' });
   answer = () => undefined;
-  const route = (req: RecordedRequest): Reply => answer(new URL(req.url, service.url).pathname.replace('/api/v4/projects/acme%2Fweb', ''), req)
-    ?? { status: 404, body: { message: '404 Not Found' } };
+  const route = (req: RecordedRequest): Reply =>
+    answer(new URL(req.url, service.url).pathname.replace('/api/v4/projects/acme%2Fweb', ''), req) ?? {
+      status: 404,
+      body: { message: '404 Not Found' },
+    };
   service.reply(...Array.from({ length: 500 }, () => route));
 });
 afterEach(async () => {
@@ -35,13 +57,30 @@ afterEach(async () => {
   await service.close();
 });
 
-const project = (path: string): Reply | undefined => (path === '' ? { body: { id: 1, path_with_namespace: 'acme/web', default_branch: 'main' } } : undefined);
-const limited = (seconds: number, status = 429): Reply => ({ status, headers: { 'retry-after': String(seconds) }, body: { message: `${status} slow down` } });
+const project = (path: string): Reply | undefined =>
+  path === '' ? { body: { id: 1, path_with_namespace: 'acme/web', default_branch: 'main' } } : undefined;
+const limited = (seconds: number, status = 429): Reply => ({
+  status,
+  headers: { 'retry-after': String(seconds) },
+  body: { message: `${status} slow down` },
+});
 
 function watcher(store: MemoryStore, holder: string, seen: { events: WatchEvent[]; checks: CheckOutcome[] }) {
   return new BranchWatch({
-    project: 'acme/web', operations: () => ops, runContext: () => ({ client }), store, clock, intervalMs: INTERVAL_MS, random: () => 0, holder,
-    onEvent: (event) => { seen.events.push(event); }, onCheck: (result) => { seen.checks.push(result); },
+    project: 'acme/web',
+    operations: () => ops,
+    runContext: () => ({ client }),
+    store,
+    clock,
+    intervalMs: INTERVAL_MS,
+    random: () => 0,
+    holder,
+    onEvent: (event) => {
+      seen.events.push(event);
+    },
+    onCheck: (result) => {
+      seen.checks.push(result);
+    },
   });
 }
 
@@ -84,7 +123,8 @@ describe('a watch told to wait by the service', () => {
     let open = false;
     answer = (path) => {
       if (path === '/pipelines') return { body: [PIPELINE] };
-      if (path === '/repository/branches/main') return open ? { body: { name: 'main', commit: { id: PIPELINE.sha, title: 'Break it' } } } : limited(45, 503);
+      if (path === '/repository/branches/main')
+        return open ? { body: { name: 'main', commit: { id: PIPELINE.sha, title: 'Break it' } } } : limited(45, 503);
       return project(path);
     };
     const store = new MemoryStore({ now: () => clock.now() });
@@ -108,7 +148,8 @@ describe('a watch told to wait by the service', () => {
 
   it('waits at most MAX_RETRY_AFTER_MS, whatever Retry-After says', async () => {
     let open = false;
-    answer = (path) => project(path) ?? (path === '/pipelines' ? (open ? { body: [] } : limited(24 * 3600)) : undefined);
+    answer = (path) =>
+      project(path) ?? (path === '/pipelines' ? (open ? { body: [] } : limited(24 * 3600)) : undefined);
     const store = new MemoryStore({ now: () => clock.now() });
     const seen = { events: [] as WatchEvent[], checks: [] as CheckOutcome[] };
     const watch = watcher(store, 'replica-1', seen);

@@ -16,7 +16,14 @@ import { useSandbox } from '../../helpers/mcp.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) => (op.name === 'triage_project' ? triageOperation(() => ops, () => clock.now()) : op));
+const ops: Operation[] = operations.map((op) =>
+  op.name === 'triage_project'
+    ? triageOperation(
+        () => ops,
+        () => clock.now(),
+      )
+    : op,
+);
 const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const INTERVAL_MS = 30_000;
 
@@ -26,8 +33,14 @@ beforeAll(async () => {
   await enableMetrics();
   resetMetrics();
   // Retries allowed without waiting: a 429 with Retry-After 0 is sent again at once.
-  client = new HttpClient({ baseUrl: env.sandbox.url, token: env.sandbox.tokens.maintainer, retry: { maxRetries: 2, minDelayMs: 1, maxDelayMs: 5 } });
-  metricsServer = createServer((req, res) => void answerMetrics(req, res).then((answered) => answered || res.writeHead(404).end()));
+  client = new HttpClient({
+    baseUrl: env.sandbox.url,
+    token: env.sandbox.tokens.maintainer,
+    retry: { maxRetries: 2, minDelayMs: 1, maxDelayMs: 5 },
+  });
+  metricsServer = createServer(
+    (req, res) => void answerMetrics(req, res).then((answered) => answered || res.writeHead(404).end()),
+  );
   await new Promise<void>((resolve) => metricsServer.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
@@ -42,8 +55,13 @@ async function scrape(): Promise<string> {
 }
 
 function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)
-    ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)) : false);
+  const line = text
+    .split('\n')
+    .find((l) =>
+      l.startsWith(`${name}{`) || l.startsWith(`${name} `)
+        ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))
+        : false,
+    );
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -52,7 +70,13 @@ let checkRequests = 0;
 const counted: ApiTransport = {
   request(req) {
     checkRequests += 1;
-    return client.request({ ...req, onProgress: (event) => { if (event.kind === 'retry') checkRequests += 1; req.onProgress?.(event); } });
+    return client.request({
+      ...req,
+      onProgress: (event) => {
+        if (event.kind === 'retry') checkRequests += 1;
+        req.onProgress?.(event);
+      },
+    });
   },
 };
 
@@ -62,10 +86,18 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 describe('/metrics for watching', () => {
   it('shows the watches polling and standing by, checks by result, the requests they cost and the transitions told', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
-    const hub = (holder: string) => new WatchHub({
-      store, operations: () => ops, runContext: () => ({ client: counted }), log: quiet, clock,
-      intervalMs: INTERVAL_MS, random: () => 0, holder, recorder: watchRecorder,
-    });
+    const hub = (holder: string) =>
+      new WatchHub({
+        store,
+        operations: () => ops,
+        runContext: () => ({ client: counted }),
+        log: quiet,
+        clock,
+        intervalMs: INTERVAL_MS,
+        random: () => 0,
+        holder,
+        recorder: watchRecorder,
+      });
     const one = hub('replica-1');
     const two = hub('replica-2');
     countWatchesWith(() => one.counts());
@@ -82,7 +114,12 @@ describe('/metrics for watching', () => {
       clock.advance(INTERVAL_MS);
       await settle();
     }
-    env.sandbox.faults.add({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', status: 429, headers: { 'retry-after': '0' } });
+    env.sandbox.faults.add({
+      method: 'GET',
+      path: '/projects/acme%2Fweb/pipelines',
+      status: 429,
+      headers: { 'retry-after': '0' },
+    });
     clock.advance(INTERVAL_MS);
     await settle();
     env.sandbox.faults.add({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', status: 500 });

@@ -9,7 +9,12 @@ import { operations } from '../../../src/operations/index.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub, type StatusChange } from '../../../src/watch/hub.js';
-import { MAX_WEBHOOK_BYTES, PIPELINE_HOOK_PATH, pipelineEventProject, pipelineWebhook } from '../../../src/watch/webhook.js';
+import {
+  MAX_WEBHOOK_BYTES,
+  PIPELINE_HOOK_PATH,
+  pipelineEventProject,
+  pipelineWebhook,
+} from '../../../src/watch/webhook.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const clock = new ManualClock();
@@ -24,13 +29,24 @@ const heard: StatusChange[] = [];
 let stopHearing: () => Promise<void>;
 
 /** The receiver and /metrics on one loopback server, as serve mounts them. */
-async function listen(handler: ReturnType<typeof pipelineWebhook>): Promise<{ url: string; close: () => Promise<void> }> {
+async function listen(
+  handler: ReturnType<typeof pipelineWebhook>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const http = createServer((req, res) => {
-    void answerMetrics(req, res).then((answered) => { if (!answered) handler(req, res); });
+    void answerMetrics(req, res).then((answered) => {
+      if (!answered) handler(req, res);
+    });
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise((resolve) => { http.closeAllConnections(); http.close(() => resolve()); }) };
+  return {
+    url,
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
 }
 
 /** Lets the watch's asynchronous work run (no clock moves) until `done`, for at most 200 turns of 10 ms. */
@@ -38,10 +54,19 @@ async function settled(done: () => boolean): Promise<void> {
   for (let turn = 0; turn < 200 && !done(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-const pipelineEvent = (project: string) => JSON.stringify({ object_kind: 'pipeline', object_attributes: { id: 1, status: 'running' }, project: { path_with_namespace: project } });
+const pipelineEvent = (project: string) =>
+  JSON.stringify({
+    object_kind: 'pipeline',
+    object_attributes: { id: 1, status: 'running' },
+    project: { path_with_namespace: project },
+  });
 
 function post(body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${base}${PIPELINE_HOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return fetch(`${base}${PIPELINE_HOOK_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 }
 
 async function webhookCount(result: string): Promise<number> {
@@ -55,11 +80,18 @@ beforeAll(async () => {
   await enableMetrics();
   resetMetrics();
   hub = new WatchHub({
-    store: new MemoryStore({ now: () => clock.now() }), operations: () => operations, runContext: () => ({ client: env.client }),
-    log: quiet, clock, random: () => 0, holder: 'test',
+    store: new MemoryStore({ now: () => clock.now() }),
+    operations: () => operations,
+    runContext: () => ({ client: env.client }),
+    log: quiet,
+    clock,
+    random: () => 0,
+    holder: 'test',
   });
   await hub.start();
-  stopHearing = await hub.listen('acme/web', (change) => { heard.push(change); });
+  stopHearing = await hub.listen('acme/web', (change) => {
+    heard.push(change);
+  });
   // The watch's first check (it tells the branch's state, red) is over once its 'changed' is heard.
   await settled(() => heard.some((c) => c.kind === 'changed'));
   const started = await listen(pipelineWebhook({ secret: SECRET, watches: hub, log: quiet }));
@@ -75,9 +107,18 @@ afterAll(async () => {
 
 /** Starts a pipeline on acme/web's default branch: the change a check would see. */
 async function retryHead(): Promise<void> {
-  const pipelines = await env.client.request({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', query: { ref: 'main', per_page: 1 }, idempotent: true });
+  const pipelines = await env.client.request({
+    method: 'GET',
+    path: '/projects/acme%2Fweb/pipelines',
+    query: { ref: 'main', per_page: 1 },
+    idempotent: true,
+  });
   const [latest] = pipelines.data as Array<{ id: number }>;
-  const retried = await env.client.request({ method: 'POST', path: `/projects/acme%2Fweb/pipelines/${latest.id}/retry`, idempotent: false });
+  const retried = await env.client.request({
+    method: 'POST',
+    path: `/projects/acme%2Fweb/pipelines/${latest.id}/retry`,
+    idempotent: false,
+  });
   expect(retried.status).toBe(201);
 }
 
@@ -108,10 +149,14 @@ describe('the pipeline webhook', () => {
 
   it('answers other events 200 and ignores them; a body past the cap is 413, bad JSON 400', async () => {
     heard.length = 0;
-    const push = await post(JSON.stringify({ object_kind: 'push', project: { path_with_namespace: 'acme/web' } }), { 'x-gitlab-token': SECRET });
+    const push = await post(JSON.stringify({ object_kind: 'push', project: { path_with_namespace: 'acme/web' } }), {
+      'x-gitlab-token': SECRET,
+    });
     expect(push.status).toBe(200);
     expect(await push.text()).toMatch(/Ignored/);
-    const big = await post(JSON.stringify({ object_kind: 'pipeline', padding: 'x'.repeat(MAX_WEBHOOK_BYTES) }), { 'x-gitlab-token': SECRET });
+    const big = await post(JSON.stringify({ object_kind: 'pipeline', padding: 'x'.repeat(MAX_WEBHOOK_BYTES) }), {
+      'x-gitlab-token': SECRET,
+    });
     expect(big.status).toBe(413);
     const broken = await post('{"object_kind": "pipeline",', { 'x-gitlab-token': SECRET });
     expect(broken.status).toBe(400);
@@ -124,9 +169,15 @@ describe('the pipeline webhook', () => {
   });
 
   it('answers before the check is done: a hub that never finishes its nudge holds up no delivery', async () => {
-    const stuck = await listen(pipelineWebhook({ secret: SECRET, watches: { nudge: () => new Promise<void>(() => {}) }, log: quiet }));
+    const stuck = await listen(
+      pipelineWebhook({ secret: SECRET, watches: { nudge: () => new Promise<void>(() => {}) }, log: quiet }),
+    );
     try {
-      const answer = await fetch(`${stuck.url}${PIPELINE_HOOK_PATH}`, { method: 'POST', headers: { 'x-gitlab-token': SECRET }, body: pipelineEvent('acme/web') });
+      const answer = await fetch(`${stuck.url}${PIPELINE_HOOK_PATH}`, {
+        method: 'POST',
+        headers: { 'x-gitlab-token': SECRET },
+        body: pipelineEvent('acme/web'),
+      });
       expect(answer.status).toBe(200);
     } finally {
       await stuck.close();
@@ -136,7 +187,9 @@ describe('the pipeline webhook', () => {
   it('reads the project of a pipeline event only', () => {
     expect(pipelineEventProject(JSON.parse(pipelineEvent('acme/web')))).toBe('acme/web');
     expect(pipelineEventProject({ object_kind: 'pipeline', project: {} })).toBeUndefined();
-    expect(pipelineEventProject({ object_kind: 'build', project: { path_with_namespace: 'acme/web' } })).toBeUndefined();
+    expect(
+      pipelineEventProject({ object_kind: 'build', project: { path_with_namespace: 'acme/web' } }),
+    ).toBeUndefined();
     expect(pipelineEventProject(null)).toBeUndefined();
   });
 });

@@ -12,7 +12,12 @@ import { messageError, notFound, paramError, recordNotFound } from '../../core/e
 import { paginate } from '../../core/paginate.js';
 import { matchesSearch, param } from '../../core/params.js';
 import {
-  branchPermissions, newProtection, protectedBranches, protectionsFor, PROTECTED_BRANCH_REFUSALS, PROTECTION_LEVELS,
+  branchPermissions,
+  newProtection,
+  protectedBranches,
+  protectionsFor,
+  PROTECTED_BRANCH_REFUSALS,
+  PROTECTION_LEVELS,
   type ProtectedBranch,
 } from '../../core/protected-branches.js';
 import type { Router } from '../../core/router.js';
@@ -33,7 +38,10 @@ const protectParams = z.object({
   name: z.string(),
   push_access_level: accessLevel.optional(),
   merge_access_level: accessLevel.optional(),
-  unprotect_access_level: param.integer().refine((level) => level !== 0 && (PROTECTION_LEVELS as readonly number[]).includes(level)).optional(),
+  unprotect_access_level: param
+    .integer()
+    .refine((level) => level !== 0 && (PROTECTION_LEVELS as readonly number[]).includes(level))
+    .optional(),
   allow_force_push: param.boolean().optional(),
 });
 
@@ -49,7 +57,9 @@ function levelOf(rules: ProtectedBranch['push_access_levels']): number {
 
 /** The permission a branch gives its caller, as the service computes it for this record. */
 function canPush(ctx: SandboxContext, project: Project, user: User | null, branch: string): boolean {
-  return !project.archived && branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch).push;
+  return (
+    !project.archived && branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch).push
+  );
 }
 
 /** Branch records for the named heads, in the order given. */
@@ -57,14 +67,20 @@ async function branchViews({ ctx, project, user }: Ctx, heads: Array<[string, st
   const repo = project.repo;
   const defaultBranch = await repo.defaultBranch();
   const allHeads = await branchHeads(repo);
-  const merged = allHeads.has(defaultBranch) ? await mergedInto(repo, `refs/heads/${defaultBranch}`) : new Set<string>();
+  const merged = allHeads.has(defaultBranch)
+    ? await mergedInto(repo, `refs/heads/${defaultBranch}`)
+    : new Set<string>();
   const commits = await repo.getCommits(heads.map(([, sha]) => sha));
   const webUrl = projectWebUrl(ctx.store, project);
   return heads.map(([name], index) => {
     const protections = protectionsFor(ctx.store, project, name);
     const isProtected = protections.length > 0;
-    const pushLevel = isProtected ? Math.min(...protections.map((p) => levelOf(p.push_access_levels))) : ACCESS.developer;
-    const mergeLevel = isProtected ? Math.min(...protections.map((p) => levelOf(p.merge_access_levels))) : ACCESS.developer;
+    const pushLevel = isProtected
+      ? Math.min(...protections.map((p) => levelOf(p.push_access_levels)))
+      : ACCESS.developer;
+    const mergeLevel = isProtected
+      ? Math.min(...protections.map((p) => levelOf(p.merge_access_levels)))
+      : ACCESS.developer;
     return {
       name,
       commit: commitRecord(commits[index], webUrl),
@@ -80,7 +96,13 @@ async function branchViews({ ctx, project, user }: Ctx, heads: Array<[string, st
 }
 
 function commitRecord(commit: GitCommitInfo, projectUrl: string) {
-  return { ...commit, parent_ids: [...commit.parent_ids], trailers: {}, extended_trailers: {}, web_url: `${projectUrl}/-/commit/${commit.id}` };
+  return {
+    ...commit,
+    parent_ids: [...commit.parent_ids],
+    trailers: {},
+    extended_trailers: {},
+    web_url: `${projectUrl}/-/commit/${commit.id}`,
+  };
 }
 
 function protectionView(protection: ProtectedBranch) {
@@ -101,24 +123,33 @@ export function register(router: Router, ctx: SandboxContext): void {
     const may = branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch);
     if (!may.protected || may.push) return;
     if (may.merge) {
-      const holders = (await project.repo.text(['for-each-ref', `--contains=${sha}`, '--format=%(refname:strip=2)', 'refs/heads/']))
-        .split('\n').filter((name) => name !== '');
+      const holders = (
+        await project.repo.text(['for-each-ref', `--contains=${sha}`, '--format=%(refname:strip=2)', 'refs/heads/'])
+      )
+        .split('\n')
+        .filter((name) => name !== '');
       if (holders.some((name) => protectionsFor(ctx.store, project, name).length > 0)) return;
     }
     throw messageError(400, PROTECTED_BRANCH_REFUSALS.create);
   }
 
-  router.route('GET', '/projects/:id/repository/branches', { params: listParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
-    const { search, regex } = req.params;
-    if (search !== undefined && regex !== undefined) throw paramError('search, regex are mutually exclusive');
-    const pattern = regex === undefined || regex === '' ? undefined : branchRegex(regex);
-    const heads = [...(await branchHeads(project.repo))]
-      .filter(([name]) => matchesSearch(name, search) && (pattern === undefined || pattern.test(name)));
-    heads.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const page = paginate(req, reply, heads);
-    reply.json(await branchViews({ ctx, project, user: req.user }, page));
-  });
+  router.route(
+    'GET',
+    '/projects/:id/repository/branches',
+    { params: listParams, pagination: 'offset' },
+    async (req, reply) => {
+      const project = readableProject(ctx, req);
+      const { search, regex } = req.params;
+      if (search !== undefined && regex !== undefined) throw paramError('search, regex are mutually exclusive');
+      const pattern = regex === undefined || regex === '' ? undefined : branchRegex(regex);
+      const heads = [...(await branchHeads(project.repo))].filter(
+        ([name]) => matchesSearch(name, search) && (pattern === undefined || pattern.test(name)),
+      );
+      heads.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const page = paginate(req, reply, heads);
+      reply.json(await branchViews({ ctx, project, user: req.user }, page));
+    },
+  );
 
   router.route('GET', '/projects/:id/repository/branches/:branch', {}, async (req, reply) => {
     const project = readableProject(ctx, req);
@@ -130,23 +161,28 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json(view);
   });
 
-  router.route('POST', '/projects/:id/repository/branches', { auth: 'user', params: createParams }, async (req, reply) => {
-    const project = writableProject(ctx, req, ACCESS.developer);
-    const { branch, ref } = req.params;
-    if (refNameProblem(branch) !== null) throw messageError(400, 'Branch name is invalid');
-    const sha = await project.repo.resolveCommit(ref);
-    if (sha === null) throw messageError(400, 'Invalid reference name: ' + ref);
-    await checkProtectedCreation(project, req.user!, branch, sha);
-    try {
-      await createBranch(project.repo, branch, sha);
-    } catch (error) {
-      if (error instanceof GitActionError) throw messageError(400, error.message);
-      throw error;
-    }
-    ctx.log(`branch ${branch} created in ${project.full_path} at ${sha}`);
-    const [view] = await branchViews({ ctx, project, user: req.user }, [[branch, sha]]);
-    reply.json(view, 201);
-  });
+  router.route(
+    'POST',
+    '/projects/:id/repository/branches',
+    { auth: 'user', params: createParams },
+    async (req, reply) => {
+      const project = writableProject(ctx, req, ACCESS.developer);
+      const { branch, ref } = req.params;
+      if (refNameProblem(branch) !== null) throw messageError(400, 'Branch name is invalid');
+      const sha = await project.repo.resolveCommit(ref);
+      if (sha === null) throw messageError(400, 'Invalid reference name: ' + ref);
+      await checkProtectedCreation(project, req.user!, branch, sha);
+      try {
+        await createBranch(project.repo, branch, sha);
+      } catch (error) {
+        if (error instanceof GitActionError) throw messageError(400, error.message);
+        throw error;
+      }
+      ctx.log(`branch ${branch} created in ${project.full_path} at ${sha}`);
+      const [view] = await branchViews({ ctx, project, user: req.user }, [[branch, sha]]);
+      reply.json(view, 201);
+    },
+  );
 
   router.route('DELETE', '/projects/:id/repository/branches/:branch', { auth: 'user' }, async (req, reply) => {
     const project = writableProject(ctx, req, ACCESS.developer);
@@ -174,7 +210,13 @@ export function register(router: Router, ctx: SandboxContext): void {
       // As on the service: protected branches stay, and so do the branches of open merge requests.
       const inReview = openMergeRequestBranches(ctx.store, project);
       for (const [name, sha] of heads) {
-        if (name === defaultBranch || !merged.has(name) || inReview.has(name) || protectionsFor(ctx.store, project, name).length > 0) continue;
+        if (
+          name === defaultBranch ||
+          !merged.has(name) ||
+          inReview.has(name) ||
+          protectionsFor(ctx.store, project, name).length > 0
+        )
+          continue;
         await deleteBranch(repo, name, sha);
         ctx.log(`merged branch ${name} deleted from ${project.full_path}`);
       }
@@ -182,12 +224,17 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json({ message: '202 Accepted' }, 202);
   });
 
-  router.route('GET', '/projects/:id/protected_branches', { params: protectedListParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
-    const term = req.params.search?.toLowerCase() ?? '';
-    const list = protectedBranches(ctx.store, project).filter((p) => p.name.toLowerCase().includes(term));
-    reply.json(paginate(req, reply, list).map(protectionView));
-  });
+  router.route(
+    'GET',
+    '/projects/:id/protected_branches',
+    { params: protectedListParams, pagination: 'offset' },
+    async (req, reply) => {
+      const project = readableProject(ctx, req);
+      const term = req.params.search?.toLowerCase() ?? '';
+      const list = protectedBranches(ctx.store, project).filter((p) => p.name.toLowerCase().includes(term));
+      reply.json(paginate(req, reply, list).map(protectionView));
+    },
+  );
 
   router.route('GET', '/projects/:id/protected_branches/:name', {}, async (req, reply) => {
     const project = readableProject(ctx, req);
@@ -196,19 +243,26 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json(protectionView(found));
   });
 
-  router.route('POST', '/projects/:id/protected_branches', { auth: 'user', params: protectParams }, async (req, reply) => {
-    const project = writableProject(ctx, req, ACCESS.maintainer);
-    const { name, push_access_level, merge_access_level, allow_force_push } = req.params;
-    if (refNameProblem(name.replace(/\*/g, 'x')) !== null) throw messageError(400, 'Name is invalid');
-    const list = protectedBranches(ctx.store, project);
-    if (list.some((p) => p.name === name)) throw messageError(409, `Protected branch '${name}' already exists`);
-    const protection = newProtection(ctx.store, name, {
-      push: push_access_level ?? ACCESS.maintainer, merge: merge_access_level ?? ACCESS.maintainer, allowForcePush: allow_force_push ?? false,
-    });
-    list.push(protection);
-    ctx.log(`branch ${name} protected in ${project.full_path}`);
-    reply.json(protectionView(protection), 201);
-  });
+  router.route(
+    'POST',
+    '/projects/:id/protected_branches',
+    { auth: 'user', params: protectParams },
+    async (req, reply) => {
+      const project = writableProject(ctx, req, ACCESS.maintainer);
+      const { name, push_access_level, merge_access_level, allow_force_push } = req.params;
+      if (refNameProblem(name.replace(/\*/g, 'x')) !== null) throw messageError(400, 'Name is invalid');
+      const list = protectedBranches(ctx.store, project);
+      if (list.some((p) => p.name === name)) throw messageError(409, `Protected branch '${name}' already exists`);
+      const protection = newProtection(ctx.store, name, {
+        push: push_access_level ?? ACCESS.maintainer,
+        merge: merge_access_level ?? ACCESS.maintainer,
+        allowForcePush: allow_force_push ?? false,
+      });
+      list.push(protection);
+      ctx.log(`branch ${name} protected in ${project.full_path}`);
+      reply.json(protectionView(protection), 201);
+    },
+  );
 
   router.route('DELETE', '/projects/:id/protected_branches/:name', { auth: 'user' }, async (req, reply) => {
     // As the service: the protection is looked up first (404), then the caller's right to lift it checked.

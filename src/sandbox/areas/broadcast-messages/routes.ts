@@ -15,15 +15,17 @@ const HOUR = 60 * 60 * 1000;
 /** "#E75E40" or the short "#FFF", as the service's colour fields take them. */
 const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}){1,2}$/;
 
-const updateParams = z.object({
-  message: z.string().refine((s) => s.trim() !== '', 'is empty'),
-  starts_at: param.datetime(),
-  ends_at: param.datetime(),
-  color: z.string(),
-  font: z.string(),
-  target_path: z.string(),
-  broadcast_type: param.enum(['banner', 'notification']),
-}).partial();
+const updateParams = z
+  .object({
+    message: z.string().refine((s) => s.trim() !== '', 'is empty'),
+    starts_at: param.datetime(),
+    ends_at: param.datetime(),
+    color: z.string(),
+    font: z.string(),
+    target_path: z.string(),
+    broadcast_type: param.enum(['banner', 'notification']),
+  })
+  .partial();
 const createParams = updateParams.required({ message: true });
 
 function messageView(message: BroadcastMessage) {
@@ -56,7 +58,12 @@ export function register(router: Router, ctx: SandboxContext): void {
   /** An instance change, recorded against the administrator who made it (../../core/audit.ts). */
   const audit = (req: SandboxRequest<unknown>, message: string) => {
     const admin = ctx.requireUser(req);
-    recordAuditEvent(store, admin, { type: 'User', user: admin }, { custom_message: message, target_type: 'BroadcastMessage' });
+    recordAuditEvent(
+      store,
+      admin,
+      { type: 'User', user: admin },
+      { custom_message: message, target_type: 'BroadcastMessage' },
+    );
   };
 
   function findMessage(req: SandboxRequest<unknown>): BroadcastMessage {
@@ -78,8 +85,13 @@ export function register(router: Router, ctx: SandboxContext): void {
     const { message, starts_at, ends_at, color, font, target_path, broadcast_type } = req.params;
     const start = starts_at ?? new Date();
     const fields: Omit<BroadcastMessage, 'id'> = {
-      message, starts_at: start, ends_at: ends_at ?? new Date(start.getTime() + HOUR), color: color ?? '#E75E40',
-      font: font ?? '#FFFFFF', target_path: target_path ?? '', broadcast_type: broadcast_type ?? 'banner',
+      message,
+      starts_at: start,
+      ends_at: ends_at ?? new Date(start.getTime() + HOUR),
+      color: color ?? '#E75E40',
+      font: font ?? '#FFFFFF',
+      target_path: target_path ?? '',
+      broadcast_type: broadcast_type ?? 'banner',
     };
     validate(fields);
     const created = { id: store.nextId('broadcast_message'), ...fields };

@@ -26,9 +26,33 @@ const DAY = 24 * 60 * 60 * 1000;
 export function seedBroadcastMessages(store: Store, epoch: number): void {
   const at = (days: number) => new Date(epoch + days * DAY);
   const seeds: Array<Omit<BroadcastMessage, 'id'>> = [
-    { message: 'Upgrade to 17.0 on Saturday 06:00 UTC: expect 15 minutes of downtime.', starts_at: at(-40), ends_at: at(-39), color: '#E75E40', font: '#FFFFFF', target_path: '', broadcast_type: 'banner' },
-    { message: 'Runners are migrating to the new fleet this month; report slow jobs in #ci-help.', starts_at: at(-1), ends_at: at(30), color: '#1F78D1', font: '#FFFFFF', target_path: '', broadcast_type: 'banner' },
-    { message: 'New: merge trains are on for acme/web.', starts_at: at(7), ends_at: at(14), color: '#E75E40', font: '#FFFFFF', target_path: '*/merge_requests', broadcast_type: 'notification' },
+    {
+      message: 'Upgrade to 17.0 on Saturday 06:00 UTC: expect 15 minutes of downtime.',
+      starts_at: at(-40),
+      ends_at: at(-39),
+      color: '#E75E40',
+      font: '#FFFFFF',
+      target_path: '',
+      broadcast_type: 'banner',
+    },
+    {
+      message: 'Runners are migrating to the new fleet this month; report slow jobs in #ci-help.',
+      starts_at: at(-1),
+      ends_at: at(30),
+      color: '#1F78D1',
+      font: '#FFFFFF',
+      target_path: '',
+      broadcast_type: 'banner',
+    },
+    {
+      message: 'New: merge trains are on for acme/web.',
+      starts_at: at(7),
+      ends_at: at(14),
+      color: '#E75E40',
+      font: '#FFFFFF',
+      target_path: '*/merge_requests',
+      broadcast_type: 'notification',
+    },
   ];
   for (const seed of seeds) broadcastMessagesOf(store).push({ id: store.nextId('broadcast_message'), ...seed });
 }

@@ -15,7 +15,12 @@ import { groupExportsOf } from './state.js';
 
 /** What the server makes of a multipart file part. */
 const uploadedFile = z.object({ filename: z.string(), content_type: z.string(), content: z.instanceof(Buffer) });
-const importParams = z.object({ name: z.string(), path: z.string(), file: uploadedFile, parent_id: param.integer().optional() });
+const importParams = z.object({
+  name: z.string(),
+  path: z.string(),
+  file: uploadedFile,
+  parent_id: param.integer().optional(),
+});
 const PATH = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 export function register(router: Router, ctx: SandboxContext): void {
@@ -29,7 +34,12 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('POST', '/groups/:id/export', { auth: 'user' }, (req, reply) => {
     const group = ownedGroup(req);
     groupExportsOf(store).start(store, group);
-    recordAuditEvent(store, ctx.requireUser(req), { type: 'Group', group }, { custom_message: 'Export requested', target_type: 'Group', target_details: group.full_path });
+    recordAuditEvent(
+      store,
+      ctx.requireUser(req),
+      { type: 'Group', group },
+      { custom_message: 'Export requested', target_type: 'Group', target_details: group.full_path },
+    );
     reply.json({ message: '202 Accepted' }, 202);
   });
 
@@ -38,24 +48,33 @@ export function register(router: Router, ctx: SandboxContext): void {
     const archive = groupExportsOf(store).ready(group);
     if (!archive) throw notFound();
     const day = new Date().toISOString().slice(0, 10);
-    reply.header('content-disposition', `attachment; filename="${day}_${group.full_path.replace(/\//g, '_')}_export.json.gz"`);
+    reply.header(
+      'content-disposition',
+      `attachment; filename="${day}_${group.full_path.replace(/\//g, '_')}_export.json.gz"`,
+    );
     reply.send(200, archive, 'application/gzip');
   });
 
   router.route('POST', '/groups/import', { params: importParams, auth: 'user' }, (req, reply) => {
     const user = ctx.requireUser(req);
     const { name, path, file, parent_id } = req.params;
-    const parent = parent_id === undefined ? undefined : ctx.findGroupFor(req, String(parent_id), { minAccess: ACCESS.maintainer });
+    const parent =
+      parent_id === undefined ? undefined : ctx.findGroupFor(req, String(parent_id), { minAccess: ACCESS.maintainer });
     if (!parent && !user.can_create_group && !user.is_admin) throw forbidden();
     const errors: Record<string, string[]> = {};
-    if (name.trim() === '') errors.name = ['can\'t be blank'];
-    if (!PATH.test(path)) errors.path = ['can contain only letters, digits, \'_\', \'-\' and \'.\'. Cannot start with \'-\''];
+    if (name.trim() === '') errors.name = ["can't be blank"];
+    if (!PATH.test(path)) errors.path = ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-'"];
     else if (store.findGroup(parent ? `${parent.full_path}/${path}` : path)) errors.path = ['has already been taken'];
     const tree = readExportArchive(file.content);
     if (!tree) errors.file = ['is not a group export archive'];
     if (Object.keys(errors).length > 0 || !tree) throw validationError(errors);
     const group = importGroup(store, tree, { name, path, parent }, user);
-    recordAuditEvent(store, user, { type: 'Group', group }, { custom_message: `Imported from ${file.filename}`, target_type: 'Group', target_details: group.full_path });
+    recordAuditEvent(
+      store,
+      user,
+      { type: 'Group', group },
+      { custom_message: `Imported from ${file.filename}`, target_type: 'Group', target_details: group.full_path },
+    );
     reply.json({ message: '202 Accepted' }, 202);
   });
 }

@@ -3,7 +3,14 @@
 // group tree from an archive. The service builds an export in the background: here it is ready
 // GroupExports.delayMs after it was requested, so a client meets the 404 of "not yet" first.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ACCESS_LEVELS, type AccessLevel, type Group, type Store, type User, type Visibility } from '../../core/store.js';
+import {
+  ACCESS_LEVELS,
+  type AccessLevel,
+  type Group,
+  type Store,
+  type User,
+  type Visibility,
+} from '../../core/store.js';
 import { areaState } from '../../core/area.js';
 import { addLabel, workItemsOf } from '../work-items/index.js';
 
@@ -30,7 +37,10 @@ class GroupExports {
   private readonly exports = new Map<number, PendingExport>();
 
   start(store: Store, group: Group, now = Date.now()): void {
-    this.exports.set(group.id, { readyAt: now + this.delayMs, archive: gzipSync(JSON.stringify({ format: FORMAT, group: exportGroup(store, group) })) });
+    this.exports.set(group.id, {
+      readyAt: now + this.delayMs,
+      archive: gzipSync(JSON.stringify({ format: FORMAT, group: exportGroup(store, group) })),
+    });
   }
 
   /** The archive once it is ready; undefined before (or when no export was ever requested). */
@@ -42,9 +52,19 @@ class GroupExports {
 
 function exportGroup(store: Store, group: Group): ExportedGroup {
   return {
-    name: group.name, path: group.path, description: group.description, visibility: group.visibility,
-    labels: (workItemsOf(store).labels.get(`group:${group.id}`) ?? []).map(({ name, color, description }) => ({ name, color, description })),
-    members: [...group.members].map(([id, m]) => ({ username: store.users.find((u) => u.id === id)?.username ?? '', access_level: m.access_level })),
+    name: group.name,
+    path: group.path,
+    description: group.description,
+    visibility: group.visibility,
+    labels: (workItemsOf(store).labels.get(`group:${group.id}`) ?? []).map(({ name, color, description }) => ({
+      name,
+      color,
+      description,
+    })),
+    members: [...group.members].map(([id, m]) => ({
+      username: store.users.find((u) => u.id === id)?.username ?? '',
+      access_level: m.access_level,
+    })),
     subgroups: store.groups.filter((g) => g.parent_id === group.id).map((g) => exportGroup(store, g)),
   };
 }
@@ -63,13 +83,19 @@ export function readExportArchive(bytes: Buffer): ExportedGroup | undefined {
  * Creates the archive's group under a new name and path (and parent), then its labels, its members that exist
  * here, and its subgroups; the importer becomes an owner of the new top group.
  */
-export function importGroup(store: Store, tree: ExportedGroup, target: { name: string; path: string; parent?: Group }, importer: User): Group {
+export function importGroup(
+  store: Store,
+  tree: ExportedGroup,
+  target: { name: string; path: string; parent?: Group },
+  importer: User,
+): Group {
   const build = (node: ExportedGroup, name: string, path: string, parent: Group | undefined): Group => {
     const group = store.addGroup({ name, path, parent, description: node.description, visibility: node.visibility });
     for (const label of node.labels) addLabel(store, `group:${group.id}`, { ...label, priority: null });
     for (const member of node.members) {
       const user = store.users.find((u) => u.username === member.username);
-      if (user && ACCESS_LEVELS.includes(member.access_level)) group.members.set(user.id, { access_level: member.access_level, expires_at: null, created_at: new Date() });
+      if (user && ACCESS_LEVELS.includes(member.access_level))
+        group.members.set(user.id, { access_level: member.access_level, expires_at: null, created_at: new Date() });
     }
     for (const child of node.subgroups) build(child, child.name, child.path, group);
     return group;

@@ -14,11 +14,18 @@ import { ACCESS, type Group } from '../../core/store.js';
 import { groupVariablesOf } from './state.js';
 
 const settable = { variable_type: param.enum(['env_var', 'file']), protected: param.boolean() };
-const createParams = z.object({ key: z.string(), value: z.string(), ...settable }).partial({ variable_type: true, protected: true });
+const createParams = z
+  .object({ key: z.string(), value: z.string(), ...settable })
+  .partial({ variable_type: true, protected: true });
 const updateParams = z.object({ value: z.string(), ...settable }).partial({ variable_type: true, protected: true });
 
 function variableView(variable: GroupVariable) {
-  return { key: variable.key, value: variable.value, variable_type: variable.variable_type, protected: variable.protected };
+  return {
+    key: variable.key,
+    value: variable.value,
+    variable_type: variable.variable_type,
+    protected: variable.protected,
+  };
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
@@ -38,11 +45,22 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   /** Recorded against the group; the value (often a credential) is never part of an audit event. */
   const audit = (req: SandboxRequest<unknown>, group: Group, change: Record<string, string>, key: string) =>
-    recordAuditEvent(store, ctx.requireUser(req), { type: 'Group', group }, { ...change, target_type: 'Ci::GroupVariable', target_details: key });
+    recordAuditEvent(
+      store,
+      ctx.requireUser(req),
+      { type: 'Group', group },
+      { ...change, target_type: 'Ci::GroupVariable', target_details: key },
+    );
 
   router.route('GET', '/groups/:id/variables', { pagination: 'offset', auth: 'user' }, (req, reply) => {
     const group = groupOf(req);
-    reply.json(paginate(req, reply, groupVariablesOf(store).filter((v) => v.group_id === group.id)).map(variableView));
+    reply.json(
+      paginate(
+        req,
+        reply,
+        groupVariablesOf(store).filter((v) => v.group_id === group.id),
+      ).map(variableView),
+    );
   });
 
   router.route('GET', '/groups/:id/variables/:key', { auth: 'user' }, (req, reply) => {
@@ -57,7 +75,13 @@ export function register(router: Router, ctx: SandboxContext): void {
       errors.push(`(${key}) has already been taken`);
     }
     if (errors.length > 0) throw validationError({ key: errors });
-    const variable: GroupVariable = { group_id: group.id, key, value, variable_type: variable_type ?? 'env_var', protected: isProtected ?? false };
+    const variable: GroupVariable = {
+      group_id: group.id,
+      key,
+      value,
+      variable_type: variable_type ?? 'env_var',
+      protected: isProtected ?? false,
+    };
     groupVariablesOf(store).push(variable);
     audit(req, group, { add: 'variable' }, key);
     reply.json(variableView(variable), 201);
@@ -66,7 +90,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('PUT', '/groups/:id/variables/:key', { params: updateParams, auth: 'user' }, (req, reply) => {
     const { group, variable } = findVariable(req);
     const { value, variable_type, protected: isProtected } = req.params;
-    Object.assign(variable, { value, variable_type: variable_type ?? variable.variable_type, protected: isProtected ?? variable.protected });
+    Object.assign(variable, {
+      value,
+      variable_type: variable_type ?? variable.variable_type,
+      protected: isProtected ?? variable.protected,
+    });
     audit(req, group, { change: 'variable' }, variable.key);
     reply.json(variableView(variable));
   });

@@ -18,9 +18,9 @@ const MAX_KEY_LENGTH = 255;
 /** The service's model errors for a key (the spec: at most 255 characters, only A-Z a-z 0-9 and underscore). */
 export function keyErrors(key: string): string[] {
   const errors: string[] = [];
-  if (key === '') errors.push('can\'t be blank');
+  if (key === '') errors.push("can't be blank");
   if (key.length > MAX_KEY_LENGTH) errors.push(`is too long (maximum is ${MAX_KEY_LENGTH} characters)`);
-  if (!/^[A-Za-z0-9_]*$/.test(key)) errors.push('can contain only letters, digits and \'_\'.');
+  if (!/^[A-Za-z0-9_]*$/.test(key)) errors.push("can contain only letters, digits and '_'.");
   return errors;
 }
 
@@ -28,7 +28,12 @@ const SEED: Record<string, Array<Omit<GroupVariable, 'group_id'>>> = {
   acme: [
     { key: 'DEPLOY_ENV', value: 'staging', variable_type: 'env_var', protected: false },
     { key: 'REGISTRY_PASSWORD', value: 'reg-pass-4f9a', variable_type: 'env_var', protected: true },
-    { key: 'KUBECONFIG', value: 'apiVersion: v1\nkind: Config\nclusters: []\n', variable_type: 'file', protected: true },
+    {
+      key: 'KUBECONFIG',
+      value: 'apiVersion: v1\nkind: Config\nclusters: []\n',
+      variable_type: 'file',
+      protected: true,
+    },
   ],
   'acme/platform': [
     { key: 'PAYMENTS_API_KEY', value: 'pk_live_51H8', variable_type: 'env_var', protected: true },

@@ -24,7 +24,10 @@ const groupListParams = z.object({
   statistics: param.boolean().optional(),
   with_custom_attributes: param.boolean().optional(),
   owned: param.boolean().optional(),
-  min_access_level: param.integer().refine((level) => (ACCESS_LEVELS as readonly number[]).includes(level)).optional(),
+  min_access_level: param
+    .integer()
+    .refine((level) => (ACCESS_LEVELS as readonly number[]).includes(level))
+    .optional(),
   custom_attributes: param.hash().optional(),
 });
 type GroupListParams = z.output<typeof groupListParams>;
@@ -86,8 +89,12 @@ async function groupStatistics(ctx: SandboxContext, group: Group) {
   const each = await Promise.all(projects.map(projectStatistics));
   const sum = (key: keyof (typeof each)[number]) => each.reduce((total, s) => total + s[key], 0);
   return {
-    storage_size: sum('storage_size'), repository_size: sum('repository_size'), wiki_size: sum('wiki_size'),
-    lfs_objects_size: sum('lfs_objects_size'), job_artifacts_size: sum('job_artifacts_size'), packages_size: sum('packages_size'),
+    storage_size: sum('storage_size'),
+    repository_size: sum('repository_size'),
+    wiki_size: sum('wiki_size'),
+    lfs_objects_size: sum('lfs_objects_size'),
+    job_artifacts_size: sum('job_artifacts_size'),
+    packages_size: sum('packages_size'),
   };
 }
 
@@ -96,20 +103,28 @@ async function groupStatistics(ctx: SandboxContext, group: Group) {
  * (here or above), or every visible one with all_available (the default for administrators); owned and
  * min_access_level take precedence over all_available.
  */
-function selectGroups(ctx: SandboxContext, user: User | null, candidates: readonly Group[], params: GroupListParams): Group[] {
+function selectGroups(
+  ctx: SandboxContext,
+  user: User | null,
+  candidates: readonly Group[],
+  params: GroupListParams,
+): Group[] {
   const access = (g: Group) => ctx.store.groupAccess(user, g);
   const minimum = params.owned ? ACCESS.owner : params.min_access_level;
   const allAvailable = params.all_available ?? user?.is_admin ?? true;
   const search = params.search?.toLowerCase();
   const skip = new Set(params.skip_groups ?? []);
   const attributes = user?.is_admin ? Object.entries(params.custom_attributes ?? {}) : [];
-  const chosen = candidates.filter((g) =>
-    ctx.store.canSeeGroup(user, g) &&
-    (minimum !== undefined ? access(g) >= minimum : user === null || allAvailable || access(g) > 0) &&
-    !skip.has(g.id) &&
-    (search === undefined || [g.name, g.path].some((text) => text.toLowerCase().includes(search))) &&
-    attributes.every(([key, value]) => g.custom_attributes[key] === value));
-  const key = (g: Group) => (params.order_by === 'id' ? g.id : params.order_by === 'path' ? g.path.toLowerCase() : g.name.toLowerCase());
+  const chosen = candidates.filter(
+    (g) =>
+      ctx.store.canSeeGroup(user, g) &&
+      (minimum !== undefined ? access(g) >= minimum : user === null || allAvailable || access(g) > 0) &&
+      !skip.has(g.id) &&
+      (search === undefined || [g.name, g.path].some((text) => text.toLowerCase().includes(search))) &&
+      attributes.every(([key, value]) => g.custom_attributes[key] === value),
+  );
+  const key = (g: Group) =>
+    params.order_by === 'id' ? g.id : params.order_by === 'path' ? g.path.toLowerCase() : g.name.toLowerCase();
   const direction = params.sort === 'desc' ? -1 : 1;
   return chosen.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id) * direction);
 }
@@ -117,12 +132,14 @@ function selectGroups(ctx: SandboxContext, user: User | null, candidates: readon
 async function groupListReply(ctx: SandboxContext, req: SandboxRequest<GroupListParams>, groups: Group[]) {
   const { user, params } = req;
   const admin = user?.is_admin === true;
-  return Promise.all(groups.map(async (group) => ({
-    ...groupView(ctx, group),
-    // Statistics and custom attributes are administrator data; others asking get the plain form.
-    ...(admin && params.statistics ? { statistics: await groupStatistics(ctx, group) } : {}),
-    ...(admin && params.with_custom_attributes ? { custom_attributes: attributeList(group) } : {}),
-  })));
+  return Promise.all(
+    groups.map(async (group) => ({
+      ...groupView(ctx, group),
+      // Statistics and custom attributes are administrator data; others asking get the plain form.
+      ...(admin && params.statistics ? { statistics: await groupStatistics(ctx, group) } : {}),
+      ...(admin && params.with_custom_attributes ? { custom_attributes: attributeList(group) } : {}),
+    })),
+  );
 }
 
 const attributeList = (group: Group) => Object.entries(group.custom_attributes).map(([key, value]) => ({ key, value }));
@@ -139,31 +156,51 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json(await groupListReply(ctx, req, paginate(req, reply, groups)));
   });
 
-  router.route('GET', '/groups/:id/subgroups', { params: groupListParams, pagination: 'offset' }, async (req, reply) => {
-    const parent = ctx.findGroupFor(req, req.pathParams.id);
-    const children = ctx.store.groups.filter((g) => g.parent_id === parent.id);
-    reply.json(await groupListReply(ctx, req, paginate(req, reply, selectGroups(ctx, req.user, children, req.params))));
-  });
+  router.route(
+    'GET',
+    '/groups/:id/subgroups',
+    { params: groupListParams, pagination: 'offset' },
+    async (req, reply) => {
+      const parent = ctx.findGroupFor(req, req.pathParams.id);
+      const children = ctx.store.groups.filter((g) => g.parent_id === parent.id);
+      reply.json(
+        await groupListReply(ctx, req, paginate(req, reply, selectGroups(ctx, req.user, children, req.params))),
+      );
+    },
+  );
 
-  router.route('GET', '/groups/:id/projects', { params: groupProjectsParams, pagination: 'offset' }, async (req, reply) => {
-    const { user, params } = req;
-    const group = ctx.findGroupFor(req, req.pathParams.id);
-    // No project of the sandbox has security reports.
-    const candidates = params.with_security_reports ? [] : projectsOf(ctx, group, params.include_subgroups === true);
-    const projects = sortProjects(filterProjects(ctx, user, candidates, params), params.order_by, params.sort);
-    reply.json(await renderProjects(ctx, user, paginate(req, reply, projects), params));
-  });
+  router.route(
+    'GET',
+    '/groups/:id/projects',
+    { params: groupProjectsParams, pagination: 'offset' },
+    async (req, reply) => {
+      const { user, params } = req;
+      const group = ctx.findGroupFor(req, req.pathParams.id);
+      // No project of the sandbox has security reports.
+      const candidates = params.with_security_reports ? [] : projectsOf(ctx, group, params.include_subgroups === true);
+      const projects = sortProjects(filterProjects(ctx, user, candidates, params), params.order_by, params.sort);
+      reply.json(await renderProjects(ctx, user, paginate(req, reply, projects), params));
+    },
+  );
 
   router.route(
     'GET',
     '/groups/:id',
-    { params: z.object({ with_custom_attributes: param.boolean().optional(), with_projects: param.boolean().optional() }) },
+    {
+      params: z.object({
+        with_custom_attributes: param.boolean().optional(),
+        with_projects: param.boolean().optional(),
+      }),
+    },
     async (req, reply) => {
       const { user, params } = req;
       const group = ctx.findGroupFor(req, req.pathParams.id);
       const withProjects = params.with_projects ?? true;
       const projects = withProjects
-        ? sortProjects(filterProjects(ctx, user, projectsOf(ctx, group, false), {}), 'id', 'asc').slice(0, GROUP_DETAILS_PROJECT_CAP)
+        ? sortProjects(filterProjects(ctx, user, projectsOf(ctx, group, false), {}), 'id', 'asc').slice(
+            0,
+            GROUP_DETAILS_PROJECT_CAP,
+          )
         : [];
       reply.json({
         ...groupView(ctx, group),
@@ -180,16 +217,26 @@ export function register(router: Router, ctx: SandboxContext): void {
     // A subgroup needs the parent's subgroup creation level (maintainer by default); a top-level group, the user's right.
     const parent = parentId === undefined ? undefined : ctx.findGroupFor(req, String(parentId));
     if (parent) {
-      if (ctx.groupAccess(user, parent) < (parent.subgroup_creation_level === 'owner' ? ACCESS.owner : ACCESS.maintainer)) throw forbidden();
+      if (
+        ctx.groupAccess(user, parent) < (parent.subgroup_creation_level === 'owner' ? ACCESS.owner : ACCESS.maintainer)
+      )
+        throw forbidden();
     } else if (!user.can_create_group && !user.is_admin) throw forbidden();
     const problems: Record<string, string[]> = {};
-    if (!PATH_PATTERN.test(params.path)) problems.path = ['can contain only letters, digits, \'_\', \'-\' and \'.\'. Cannot start with \'-\''];
-    else if (ctx.store.groups.some((g) => g.parent_id === (parent?.id ?? null) && g.path.toLowerCase() === params.path.toLowerCase())) {
+    if (!PATH_PATTERN.test(params.path))
+      problems.path = ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-'"];
+    else if (
+      ctx.store.groups.some(
+        (g) => g.parent_id === (parent?.id ?? null) && g.path.toLowerCase() === params.path.toLowerCase(),
+      )
+    ) {
       problems.path = ['has already been taken'];
     }
     if (Object.keys(problems).length > 0) throw validationError(problems);
     // Parameters left out keep the store's defaults.
-    const given = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as typeof params;
+    const given = Object.fromEntries(
+      Object.entries(params).filter(([, value]) => value !== undefined),
+    ) as typeof params;
     const group = ctx.store.addGroup({ ...given, parent });
     group.members.set(user.id, { access_level: ACCESS.owner, expires_at: null, created_at: new Date() });
     reply.json(groupView(ctx, group), 201);

@@ -10,7 +10,14 @@
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { notFound } from '../../core/errors.js';
-import { defaultEvents, EVENT_FLAGS, INTEGRATION_KINDS, type EventFlag, type IntegrationKind, type StoredIntegration } from './state.js';
+import {
+  defaultEvents,
+  EVENT_FLAGS,
+  INTEGRATION_KINDS,
+  type EventFlag,
+  type IntegrationKind,
+  type StoredIntegration,
+} from './state.js';
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
@@ -48,15 +55,20 @@ export function register(router: Router, ctx: SandboxContext): void {
     };
   }
 
-  const settings = (kind: IntegrationKind, stored: StoredIntegration | undefined) => ({ ...entry(kind, stored), properties: { ...stored?.properties } });
+  const settings = (kind: IntegrationKind, stored: StoredIntegration | undefined) => ({
+    ...entry(kind, stored),
+    properties: { ...stored?.properties },
+  });
 
   for (const base of ['/projects/:id/services', '/projects/:id/integrations']) {
     router.route('GET', base, { auth: 'user' }, (req, reply) => {
       const project = projectOf(req);
-      reply.json(INTEGRATION_KINDS.flatMap((kind) => {
-        const stored = active.get(`${project.id}:${kind.slug}`);
-        return stored ? [entry(kind, stored)] : [];
-      }));
+      reply.json(
+        INTEGRATION_KINDS.flatMap((kind) => {
+          const stored = active.get(`${project.id}:${kind.slug}`);
+          return stored ? [entry(kind, stored)] : [];
+        }),
+      );
     });
 
     for (const kind of INTEGRATION_KINDS) {
@@ -68,8 +80,13 @@ export function register(router: Router, ctx: SandboxContext): void {
         const now = new Date();
         const current = active.get(key);
         const stored: StoredIntegration = current ?? {
-          id: store.nextId('integration'), project_id: project.id, slug: kind.slug, created_at: now, updated_at: now,
-          events: defaultEvents(), properties: {},
+          id: store.nextId('integration'),
+          project_id: project.id,
+          slug: kind.slug,
+          created_at: now,
+          updated_at: now,
+          events: defaultEvents(),
+          properties: {},
         };
         for (const [name, value] of Object.entries(req.params as Record<string, string | boolean | undefined>)) {
           if (value === undefined) continue;

@@ -4,8 +4,23 @@ import type { SandboxArea } from '../../core/area.js';
 import { register } from './routes.js';
 import { seedJobs } from './seed.js';
 
-export { CI_CONFIG_PATH, announcePipelineChange, catchUp, createRunningPipeline, onPipelineChange, prepareFacts } from './runner.js';
-export { cancelPipelineJobs, forgetPipelineJobs, jobsOf, retryPipelineJobs, setJobLog, type Job, type JobStatus } from './state.js';
+export {
+  CI_CONFIG_PATH,
+  announcePipelineChange,
+  catchUp,
+  createRunningPipeline,
+  onPipelineChange,
+  prepareFacts,
+} from './runner.js';
+export {
+  cancelPipelineJobs,
+  forgetPipelineJobs,
+  jobsOf,
+  retryPipelineJobs,
+  setJobLog,
+  type Job,
+  type JobStatus,
+} from './state.js';
 
 export const area: SandboxArea = {
   name: 'jobs',

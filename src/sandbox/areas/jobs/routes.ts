@@ -19,8 +19,25 @@ import { integerPathParam, type Router, type SandboxRequest } from '../../core/r
 import { ACCESS, type Pipeline, type Project, type Store, type User } from '../../core/store.js';
 import { pipelineBasic, projectWebUrl, userDetailed } from '../../core/views.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
-import { announcePipelineChange, catchUp, prepareFacts, requeueLaterStages, startPushPipeline, stopRunner } from './runner.js';
-import { FINISHED_JOB, JOB_STATUSES, jobLog, jobsOf, manageJob, playVariablesOf, retryJob, setJobLog, type Job } from './state.js';
+import {
+  announcePipelineChange,
+  catchUp,
+  prepareFacts,
+  requeueLaterStages,
+  startPushPipeline,
+  stopRunner,
+} from './runner.js';
+import {
+  FINISHED_JOB,
+  JOB_STATUSES,
+  jobLog,
+  jobsOf,
+  manageJob,
+  playVariablesOf,
+  retryJob,
+  setJobLog,
+  type Job,
+} from './state.js';
 
 const scopeParam = z.union([param.enum(JOB_STATUSES), z.array(param.enum(JOB_STATUSES))]).optional();
 
@@ -41,10 +58,13 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
   const info = commit ? await commit : undefined;
   const user = store.users.find((u) => u.id === job.user_id);
   const now = new Date(store.clock.now());
-  const duration = job.started_at ? Math.max(0, (job.finished_at ?? now).getTime() - job.started_at.getTime()) / 1000 : null;
+  const duration = job.started_at
+    ? Math.max(0, (job.finished_at ?? now).getTime() - job.started_at.getTime()) / 1000
+    : null;
   // From entering the queue to a runner taking it (or now, while it waits); none for a job that never queued.
   const queuedUntil = job.started_at ?? (job.status === 'pending' ? now : null);
-  const queued = job.queued_at && queuedUntil ? Math.max(0, queuedUntil.getTime() - job.queued_at.getTime()) / 1000 : null;
+  const queued =
+    job.queued_at && queuedUntil ? Math.max(0, queuedUntil.getTime() - job.queued_at.getTime()) / 1000 : null;
   return {
     id: job.id,
     status: job.status,
@@ -64,23 +84,63 @@ async function jobView(store: Store, project: Project, job: Job, commits: Map<st
     duration,
     queued_duration: queued,
     user: user ? userDetailed(store, user) : null,
-    commit: info ? {
-      id: info.id, short_id: info.short_id, created_at: info.created_at, parent_ids: info.parent_ids, title: info.title,
-      message: info.message, author_name: info.author_name, author_email: info.author_email, authored_date: info.authored_date,
-      committer_name: info.committer_name, committer_email: info.committer_email, committed_date: info.committed_date,
-      web_url: `${projectWebUrl(store, project)}/-/commit/${info.id}`,
-    } : null,
+    commit: info
+      ? {
+          id: info.id,
+          short_id: info.short_id,
+          created_at: info.created_at,
+          parent_ids: info.parent_ids,
+          title: info.title,
+          message: info.message,
+          author_name: info.author_name,
+          author_email: info.author_email,
+          authored_date: info.authored_date,
+          committer_name: info.committer_name,
+          committer_email: info.committer_email,
+          committed_date: info.committed_date,
+          web_url: `${projectWebUrl(store, project)}/-/commit/${info.id}`,
+        }
+      : null,
     pipeline: pipeline ? { ...pipelineBasic(store, project, pipeline), project_id: project.id } : null,
     web_url: `${projectWebUrl(store, project)}/-/jobs/${job.id}`,
     project: { ci_job_token_scope_enabled: false },
     artifacts: job.artifacts.map((a) => ({ ...a })),
-    ...(job.artifacts.some((a) => a.file_type === 'archive') ? { artifacts_file: { filename: 'artifacts.zip', size: job.artifacts.find((a) => a.file_type === 'archive')!.size } } : {}),
+    ...(job.artifacts.some((a) => a.file_type === 'archive')
+      ? {
+          artifacts_file: {
+            filename: 'artifacts.zip',
+            size: job.artifacts.find((a) => a.file_type === 'archive')!.size,
+          },
+        }
+      : {}),
     artifacts_expire_at: null,
-    runner: job.started_at ? { id: 3, description: 'acme-docker-3', active: true, paused: false, is_shared: true, runner_type: 'instance_type', name: 'gitlab-runner', online: true, status: 'online' } : null,
-    runner_manager: job.started_at ? {
-      id: 3, system_id: 's_7f2b1c9e0a11', version: '16.9.1', revision: '782c6ecb', platform: 'linux', architecture: 'amd64',
-      created_at: job.created_at.toISOString(), contacted_at: (job.finished_at ?? job.started_at).toISOString(), ip_address: '10.0.3.12', status: 'online',
-    } : null,
+    runner: job.started_at
+      ? {
+          id: 3,
+          description: 'acme-docker-3',
+          active: true,
+          paused: false,
+          is_shared: true,
+          runner_type: 'instance_type',
+          name: 'gitlab-runner',
+          online: true,
+          status: 'online',
+        }
+      : null,
+    runner_manager: job.started_at
+      ? {
+          id: 3,
+          system_id: 's_7f2b1c9e0a11',
+          version: '16.9.1',
+          revision: '782c6ecb',
+          platform: 'linux',
+          architecture: 'amd64',
+          created_at: job.created_at.toISOString(),
+          contacted_at: (job.finished_at ?? job.started_at).toISOString(),
+          ip_address: '10.0.3.12',
+          status: 'online',
+        }
+      : null,
     source: pipeline?.source ?? 'push',
     tag_list: ['docker'],
     archived: false,
@@ -101,7 +161,9 @@ function scopeOf(scope: string | string[] | undefined): Set<string> | undefined 
 /** The project's jobs whose pipeline still exists, newest first. */
 function projectJobs(store: Store, project: Project): Job[] {
   const pipelines = new Set(project.pipelines.map((p) => p.id));
-  return jobsOf(store).jobs.filter((j) => j.project_id === project.id && pipelines.has(j.pipeline_id)).sort((a, b) => b.id - a.id);
+  return jobsOf(store)
+    .jobs.filter((j) => j.project_id === project.id && pipelines.has(j.pipeline_id))
+    .sort((a, b) => b.id - a.id);
 }
 
 function findJob(store: Store, project: Project, req: SandboxRequest<unknown>): Job {
@@ -122,7 +184,10 @@ function findPipeline(project: Project, req: SandboxRequest<unknown>): Pipeline 
 const CANCELABLE: readonly string[] = ['created', 'waiting_for_resource', 'pending', 'running'];
 
 /** `bytes=-N`, `bytes=S-` or `bytes=S-E` of a body of `total` bytes; undefined for no (or an unreadable) Range. */
-function byteRange(header: string | undefined, total: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+function byteRange(
+  header: string | undefined,
+  total: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
   if (match[1] === '') {
@@ -144,8 +209,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   // A pipeline that could not be started must not fail the push that already happened: it is logged instead.
   store.onBranchMoved.push((project, branch, sha, before) =>
     startPushPipeline(store, project, branch, sha, before).catch((error: unknown) => {
-      ctx.log(`sandbox: no pipeline for ${project.full_path}@${branch} ${sha}: ${error instanceof Error ? error.message : String(error)}`);
-    }));
+      ctx.log(
+        `sandbox: no pipeline for ${project.full_path}@${branch} ${sha}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }),
+  );
 
   /** Whether the caller sees the project's jobs: everyone who sees it while its pipelines are public, else reporters. */
   const readsJobs = (user: User | null, project: Project) =>
@@ -174,7 +242,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   }
 
   router.route(
-    'GET', '/projects/:id/pipelines/:pipeline_id/jobs',
+    'GET',
+    '/projects/:id/pipelines/:pipeline_id/jobs',
     { params: z.object({ scope: scopeParam, include_retried: param.boolean().optional() }), pagination: 'offset' },
     async (req, reply) => {
       // The Pipelines API: no token needed on a public project; newest first, as the Jobs API lists them. Who may
@@ -188,21 +257,34 @@ export function register(router: Router, ctx: SandboxContext): void {
         return;
       }
       const scope = scopeOf(req.params.scope);
-      const jobs = projectJobs(store, project)
-        .filter((j) => j.pipeline_id === pipeline.id && (req.params.include_retried || !j.retried) && (!scope || scope.has(j.status)));
+      const jobs = projectJobs(store, project).filter(
+        (j) =>
+          j.pipeline_id === pipeline.id &&
+          (req.params.include_retried || !j.retried) &&
+          (!scope || scope.has(j.status)),
+      );
       reply.json(await views(store, project, paginate(req, reply, jobs)));
     },
   );
 
-  const projectListParams = z.object({ scope: scopeParam, order_by: param.enum(['id']).optional(), sort: param.enum(['asc', 'desc']).optional() });
-  router.route('GET', '/projects/:id/jobs', { params: projectListParams, pagination: 'offset', auth: 'user' }, async (req, reply) => {
-    const project = jobsProject(req);
-    const scope = scopeOf(req.params.scope);
-    const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
-    if (req.params.sort === 'asc') jobs.reverse();
-    // The service pages a project's jobs without counting them.
-    reply.json(await views(store, project, paginate(req, reply, jobs, { withoutCount: true })));
+  const projectListParams = z.object({
+    scope: scopeParam,
+    order_by: param.enum(['id']).optional(),
+    sort: param.enum(['asc', 'desc']).optional(),
   });
+  router.route(
+    'GET',
+    '/projects/:id/jobs',
+    { params: projectListParams, pagination: 'offset', auth: 'user' },
+    async (req, reply) => {
+      const project = jobsProject(req);
+      const scope = scopeOf(req.params.scope);
+      const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
+      if (req.params.sort === 'asc') jobs.reverse();
+      // The service pages a project's jobs without counting them.
+      reply.json(await views(store, project, paginate(req, reply, jobs, { withoutCount: true })));
+    },
+  );
 
   router.route('GET', '/projects/:id/jobs/:job_id', { auth: 'user' }, async (req, reply) => {
     const project = jobsProject(req);
@@ -230,7 +312,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('POST', '/projects/:id/jobs/:job_id/retry', { auth: 'user' }, async (req, reply) => {
     const user = ctx.requireUser(req);
     const { project, job } = writable(req, user);
-    if (!FINISHED_JOB.includes(job.status) || job.retried) throw messageError(403, '403 Forbidden - Job is not retryable');
+    if (!FINISHED_JOB.includes(job.status) || job.retried)
+      throw messageError(403, '403 Forbidden - Job is not retryable');
     const now = new Date(store.clock.now());
     const pipeline = pipelineOf(project, job);
     await prepareFacts(store, project, pipeline.sha);
@@ -246,33 +329,43 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json((await views(store, project, [retry]))[0], 201);
   });
 
-  router.route('POST', '/projects/:id/jobs/:job_id/cancel', { auth: 'user', params: z.object({ force: param.boolean().optional() }) }, async (req, reply) => {
-    const user = ctx.requireUser(req);
-    const { project, job } = writable(req, user);
-    // force cancels a job stuck in `canceling`, which the sandbox's jobs never are: it takes a maintainer, and does nothing more.
-    if (req.params.force === true && ctx.projectAccess(user, project) < ACCESS.maintainer) throw forbidden();
-    // The service answers a job that has ended (or waits for a person) with the job as it is, 201.
-    if (!CANCELABLE.includes(job.status)) {
+  router.route(
+    'POST',
+    '/projects/:id/jobs/:job_id/cancel',
+    { auth: 'user', params: z.object({ force: param.boolean().optional() }) },
+    async (req, reply) => {
+      const user = ctx.requireUser(req);
+      const { project, job } = writable(req, user);
+      // force cancels a job stuck in `canceling`, which the sandbox's jobs never are: it takes a maintainer, and does nothing more.
+      if (req.params.force === true && ctx.projectAccess(user, project) < ACCESS.maintainer) throw forbidden();
+      // The service answers a job that has ended (or waits for a person) with the job as it is, 201.
+      if (!CANCELABLE.includes(job.status)) {
+        reply.json((await views(store, project, [job]))[0], 201);
+        return;
+      }
+      const now = new Date(store.clock.now());
+      job.status = 'canceled';
+      job.finished_at = job.started_at ? now : null;
+      const pipeline = pipelineOf(project, job);
+      const before = pipeline.status;
+      const active = projectJobs(store, project).some(
+        (j) => j.pipeline_id === pipeline.id && !j.retried && ['pending', 'running'].includes(j.status),
+      );
+      if (!active && (pipeline.status === 'running' || pipeline.status === 'pending')) {
+        for (const other of projectJobs(store, project))
+          if (other.pipeline_id === pipeline.id && other.status === 'created') other.status = 'canceled';
+        pipeline.status = 'canceled';
+        pipeline.finished_at = now;
+        pipeline.duration = pipeline.started_at
+          ? Math.round((now.getTime() - pipeline.started_at.getTime()) / 1000)
+          : null;
+        pipeline.updated_at = now;
+      }
+      announcePipelineChange(store, project, pipeline, before);
+      catchUp(store, pipeline.id);
       reply.json((await views(store, project, [job]))[0], 201);
-      return;
-    }
-    const now = new Date(store.clock.now());
-    job.status = 'canceled';
-    job.finished_at = job.started_at ? now : null;
-    const pipeline = pipelineOf(project, job);
-    const before = pipeline.status;
-    const active = projectJobs(store, project).some((j) => j.pipeline_id === pipeline.id && !j.retried && ['pending', 'running'].includes(j.status));
-    if (!active && (pipeline.status === 'running' || pipeline.status === 'pending')) {
-      for (const other of projectJobs(store, project)) if (other.pipeline_id === pipeline.id && other.status === 'created') other.status = 'canceled';
-      pipeline.status = 'canceled';
-      pipeline.finished_at = now;
-      pipeline.duration = pipeline.started_at ? Math.round((now.getTime() - pipeline.started_at.getTime()) / 1000) : null;
-      pipeline.updated_at = now;
-    }
-    announcePipelineChange(store, project, pipeline, before);
-    catchUp(store, pipeline.id);
-    reply.json((await views(store, project, [job]))[0], 201);
-  });
+    },
+  );
 
   router.route('POST', '/projects/:id/jobs/:job_id/play', { auth: 'user', params: playParams }, async (req, reply) => {
     const user = ctx.requireUser(req);
@@ -281,7 +374,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     writable(req, user);
     if (job.status !== 'manual') throw messageError(400, '400 Bad request - Unplayable Job');
     // The variables the person gave this run (the runner would see them; the job's answer does not show them).
-    playVariablesOf(store).set(job.id, (req.params.job_variables_attributes ?? []).map(({ key, value }) => ({ key, value })));
+    playVariablesOf(store).set(
+      job.id,
+      (req.params.job_variables_attributes ?? []).map(({ key, value }) => ({ key, value })),
+    );
     const now = new Date(store.clock.now());
     const pipeline = pipelineOf(project, job);
     await prepareFacts(store, project, pipeline.sha);
@@ -306,10 +402,14 @@ export function register(router: Router, ctx: SandboxContext): void {
     const { project, job } = writable(req, user);
     // A maintainer's; or the developer's who started it, on an unprotected ref.
     const pipeline = pipelineOf(project, job);
-    const refProtected = !pipeline.tag && branchPermissions(store, project, user, ctx.projectAccess(user, project), pipeline.ref).protected;
-    if (ctx.projectAccess(user, project) < ACCESS.maintainer && (job.user_id !== user.id || refProtected)) throw forbidden();
+    const refProtected =
+      !pipeline.tag &&
+      branchPermissions(store, project, user, ctx.projectAccess(user, project), pipeline.ref).protected;
+    if (ctx.projectAccess(user, project) < ACCESS.maintainer && (job.user_id !== user.id || refProtected))
+      throw forbidden();
     // Only a finished job with a log or artifacts left can be erased.
-    const erasable = FINISHED_JOB.includes(job.status) && (jobLog(store, job.id).length > 0 || job.artifacts.length > 0);
+    const erasable =
+      FINISHED_JOB.includes(job.status) && (jobLog(store, job.id).length > 0 || job.artifacts.length > 0);
     if (!erasable) throw forbidden('Job is not erasable!');
     job.erased_at = new Date(store.clock.now());
     job.artifacts = [];

@@ -7,7 +7,16 @@
 // writes the same history as a punctual one). The seeded history is frozen: only jobs created after the seed (a new
 // pipeline, a retry, a play) are managed.
 import type { Pipeline, Project, Store } from '../../core/store.js';
-import { QUEUE_SECONDS, jobDice, jobsForRef, scenarioFor, scenarioJob, type OutcomeRule, type Scenario, type ScenarioJob } from './scenarios.js';
+import {
+  QUEUE_SECONDS,
+  jobDice,
+  jobsForRef,
+  scenarioFor,
+  scenarioJob,
+  type OutcomeRule,
+  type Scenario,
+  type ScenarioJob,
+} from './scenarios.js';
 import { ESC, RESET, cmd, end, incidentLog, opening, start } from './seed.js';
 import { jobsOf, manageJob, runnerOf, setJobLog, type Job } from './state.js';
 
@@ -26,7 +35,9 @@ export async function prepareFacts(store: Store, project: Project, sha: string):
   for (const job of scenarioFor(project.full_path).jobs) {
     const rule = job.outcome;
     if (rule.kind !== 'fails_while_file_contains' || facts.has(factKey(project, sha, rule.path))) continue;
-    const { stdout, exitCode } = await project.repo.run(['cat-file', 'blob', `${sha}:${rule.path}`], { okCodes: [128] });
+    const { stdout, exitCode } = await project.repo.run(['cat-file', 'blob', `${sha}:${rule.path}`], {
+      okCodes: [128],
+    });
     facts.set(factKey(project, sha, rule.path), exitCode === 0 ? stdout.toString('utf8') : '');
   }
 }
@@ -47,20 +58,49 @@ export async function createRunningPipeline(store: Store, project: Project, inpu
   await prepareFacts(store, project, input.sha);
   const now = new Date(store.clock.now());
   const pipeline: Pipeline = {
-    id: store.nextId('pipeline'), project_id: project.id, status: 'pending', ref: input.ref, sha: input.sha,
-    before_sha: input.before ?? ZERO_SHA, tag: input.tag, name: null, yaml_errors: null, user_id: input.userId,
-    created_at: now, updated_at: now, started_at: null, finished_at: null, committed_at: input.committedAt, duration: null,
-    coverage: null, variables: input.variables ?? [], source: input.source,
+    id: store.nextId('pipeline'),
+    project_id: project.id,
+    status: 'pending',
+    ref: input.ref,
+    sha: input.sha,
+    before_sha: input.before ?? ZERO_SHA,
+    tag: input.tag,
+    name: null,
+    yaml_errors: null,
+    user_id: input.userId,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    finished_at: null,
+    committed_at: input.committedAt,
+    duration: null,
+    coverage: null,
+    variables: input.variables ?? [],
+    source: input.source,
   };
   project.pipelines.push(pipeline);
   project.last_activity_at = now;
   const scenario = scenarioFor(project.full_path);
   for (const row of jobsForRef(scenario, !input.tag && input.ref === project.default_branch)) {
     const job: Job = {
-      id: store.nextId('job'), project_id: project.id, pipeline_id: pipeline.id, name: row.name, stage: row.stage,
-      status: 'created', failure_reason: null, allow_failure: row.when === 'manual', manual: row.when === 'manual',
-      user_id: input.userId, created_at: now, queued_at: null, started_at: null, finished_at: null, erased_at: null,
-      coverage: null, retried: false, artifacts: [],
+      id: store.nextId('job'),
+      project_id: project.id,
+      pipeline_id: pipeline.id,
+      name: row.name,
+      stage: row.stage,
+      status: 'created',
+      failure_reason: null,
+      allow_failure: row.when === 'manual',
+      manual: row.when === 'manual',
+      user_id: input.userId,
+      created_at: now,
+      queued_at: null,
+      started_at: null,
+      finished_at: null,
+      erased_at: null,
+      coverage: null,
+      retried: false,
+      artifacts: [],
     };
     jobsOf(store).jobs.push(job);
     manageJob(store, job);
@@ -75,13 +115,25 @@ export async function createRunningPipeline(store: Store, project: Project, inpu
  * A pipeline for a commit pushed to a branch (a commit, a revert or cherry-pick, a merge, a new branch), when the
  * commit carries a CI configuration; run by the committer's account (the project's creator when none matches).
  */
-export async function startPushPipeline(store: Store, project: Project, branch: string, sha: string, before: string | null): Promise<void> {
+export async function startPushPipeline(
+  store: Store,
+  project: Project,
+  branch: string,
+  sha: string,
+  before: string | null,
+): Promise<void> {
   if (!project.jobs_enabled || !(await project.repo.listFiles(sha)).has(CI_CONFIG_PATH)) return;
   const commit = await project.repo.getCommit(sha);
   const email = commit.committer_email.toLowerCase();
-  const user = store.users.find((u) => u.email.toLowerCase() === email) ?? store.users.find((u) => u.id === project.creator_id);
+  const user =
+    store.users.find((u) => u.email.toLowerCase() === email) ?? store.users.find((u) => u.id === project.creator_id);
   await createRunningPipeline(store, project, {
-    ref: branch, sha, tag: false, before: before ?? ZERO_SHA, userId: user?.id ?? project.creator_id, source: 'push',
+    ref: branch,
+    sha,
+    tag: false,
+    before: before ?? ZERO_SHA,
+    userId: user?.id ?? project.creator_id,
+    source: 'push',
     committedAt: new Date(commit.committed_date),
   });
 }
@@ -91,7 +143,13 @@ export function requeueLaterStages(store: Store, project: Project, retry: Job): 
   const scenario = scenarioFor(project.full_path);
   const rank = stageRank(scenario, retry.stage);
   for (const job of jobsOf(store).jobs) {
-    if (job.pipeline_id !== retry.pipeline_id || job.retried || job.status !== 'skipped' || stageRank(scenario, job.stage) <= rank) continue;
+    if (
+      job.pipeline_id !== retry.pipeline_id ||
+      job.retried ||
+      job.status !== 'skipped' ||
+      stageRank(scenario, job.stage) <= rank
+    )
+      continue;
     job.status = 'created';
     manageJob(store, job);
   }
@@ -108,7 +166,12 @@ export function onPipelineChange(store: Store, listener: (project: Project, pipe
  * Tells the listeners of a status a person set (a retry, a cancel, a play) as the runner tells of its own moves;
  * nothing when the status is still `before`.
  */
-export function announcePipelineChange(store: Store, project: Project, pipeline: Pipeline, before: Pipeline['status']): void {
+export function announcePipelineChange(
+  store: Store,
+  project: Project,
+  pipeline: Pipeline,
+  before: Pipeline['status'],
+): void {
   if (pipeline.status !== before) for (const listener of runnerOf(store).listeners) listener(project, pipeline);
 }
 
@@ -118,7 +181,8 @@ export function announcePipelineChange(store: Store, project: Project, pipeline:
  */
 export function catchUp(store: Store, touched?: number): void {
   const runner = runnerOf(store);
-  if (touched !== undefined && jobsOf(store).jobs.some((j) => j.pipeline_id === touched && runner.managed.has(j.id))) runner.active.add(touched);
+  if (touched !== undefined && jobsOf(store).jobs.some((j) => j.pipeline_id === touched && runner.managed.has(j.id)))
+    runner.active.add(touched);
   if (runner.active.size === 0) return;
   const now = store.clock.now();
   let nextDue = Infinity;
@@ -183,7 +247,8 @@ function advance(store: Store, project: Project, pipeline: Pipeline, now: number
       if (!runner.managed.has(job.id)) continue;
       let due: number | null = null;
       if (job.status === 'pending' && job.queued_at) due = job.queued_at.getTime() + queueMs;
-      else if (job.status === 'running' && job.started_at) due = job.started_at.getTime() + planOf(store, project, pipeline, job).durationMs;
+      else if (job.status === 'running' && job.started_at)
+        due = job.started_at.getTime() + planOf(store, project, pipeline, job).durationMs;
       if (due !== null && (!next || due < next.due)) next = { job, due };
     }
     if (!next) break;
@@ -247,7 +312,16 @@ function settle(store: Store, scenario: Scenario, jobs: Job[], at: number): bool
       }
       moved = true;
     }
-    if (stage.some((j) => j.status === 'created' || j.status === 'pending' || j.status === 'running' || j.status === 'waiting_for_resource')) return moved;
+    if (
+      stage.some(
+        (j) =>
+          j.status === 'created' ||
+          j.status === 'pending' ||
+          j.status === 'running' ||
+          j.status === 'waiting_for_resource',
+      )
+    )
+      return moved;
     if (stage.some((j) => (j.status === 'failed' && !j.allow_failure) || j.status === 'canceled')) blocked = true;
   }
   return moved;
@@ -283,7 +357,9 @@ function followJobs(pipeline: Pipeline, jobs: Job[], managed: ReadonlySet<number
 
 /** How long any job of the pipeline was running (overlaps counted once): the service's pipeline duration. */
 function runningTime(jobs: Job[]): number {
-  const spans = jobs.filter((j) => j.started_at && j.finished_at).map((j) => [j.started_at!.getTime(), j.finished_at!.getTime()] as const);
+  const spans = jobs
+    .filter((j) => j.started_at && j.finished_at)
+    .map((j) => [j.started_at!.getTime(), j.finished_at!.getTime()] as const);
   spans.sort((a, b) => a[0] - b[0]);
   let total = 0;
   let [from, to] = [-Infinity, -Infinity];
@@ -319,10 +395,17 @@ function planOf(store: Store, project: Project, pipeline: Pipeline, job: Job): R
 
 /** Which attempt at this job, in its pipeline, this run is (1 for the first, 2 for its first retry, …). */
 function attemptOf(store: Store, job: Job): number {
-  return jobsOf(store).jobs.filter((j) => j.pipeline_id === job.pipeline_id && j.name === job.name && j.id <= job.id).length;
+  return jobsOf(store).jobs.filter((j) => j.pipeline_id === job.pipeline_id && j.name === job.name && j.id <= job.id)
+    .length;
 }
 
-function outcomeOf(store: Store, project: Project, pipeline: Pipeline, job: Job, rule: OutcomeRule): { failed: boolean; reason: string | null } {
+function outcomeOf(
+  store: Store,
+  project: Project,
+  pipeline: Pipeline,
+  job: Job,
+  rule: OutcomeRule,
+): { failed: boolean; reason: string | null } {
   switch (rule.kind) {
     case 'pass':
       return { failed: false, reason: null };
@@ -343,8 +426,16 @@ function makePlan(store: Store, project: Project, pipeline: Pipeline, job: Job):
   const { failed, reason } = outcomeOf(store, project, pipeline, job, row.outcome);
   const at = Math.floor((job.started_at?.getTime() ?? store.clock.now()) / 1000);
   const durationMs = scaled(store, row.seconds);
-  const lines = failed ? failureLines(at, project, pipeline, scenario, row, reason) : successLines(at, project, pipeline, scenario, row);
-  return { durationMs, status: failed ? 'failed' : 'success', failureReason: failed ? reason : null, lines: lines.lines, closing: lines.closing };
+  const lines = failed
+    ? failureLines(at, project, pipeline, scenario, row, reason)
+    : successLines(at, project, pipeline, scenario, row);
+  return {
+    durationMs,
+    status: failed ? 'failed' : 'success',
+    failureReason: failed ? reason : null,
+    lines: lines.lines,
+    closing: lines.closing,
+  };
 }
 
 function scriptLines(at: number, project: Project, pipeline: Pipeline, scenario: Scenario, row: ScenarioJob): string[] {
@@ -355,18 +446,36 @@ function scriptLines(at: number, project: Project, pipeline: Pipeline, scenario:
   ];
 }
 
-function successLines(at: number, project: Project, pipeline: Pipeline, scenario: Scenario, row: ScenarioJob): { lines: string[]; closing: number } {
-  const lines = [...scriptLines(at, project, pipeline, scenario, row), end(at + 9 + row.seconds, 'step_script'), `${ESC}[32;1mJob succeeded${RESET}`];
+function successLines(
+  at: number,
+  project: Project,
+  pipeline: Pipeline,
+  scenario: Scenario,
+  row: ScenarioJob,
+): { lines: string[]; closing: number } {
+  const lines = [
+    ...scriptLines(at, project, pipeline, scenario, row),
+    end(at + 9 + row.seconds, 'step_script'),
+    `${ESC}[32;1mJob succeeded${RESET}`,
+  ];
   return { lines, closing: 2 };
 }
 
-function failureLines(at: number, project: Project, pipeline: Pipeline, scenario: Scenario, row: ScenarioJob, reason: string | null): { lines: string[]; closing: number } {
+function failureLines(
+  at: number,
+  project: Project,
+  pipeline: Pipeline,
+  scenario: Scenario,
+  row: ScenarioJob,
+  reason: string | null,
+): { lines: string[]; closing: number } {
   const rule = row.outcome;
   if (rule.kind === 'infrastructure_on_first_attempt') {
     const opened = opening(at, project, pipeline, scenario.image).slice(0, 4);
-    const error = reason === 'stuck_or_timeout_failure'
-      ? `${ESC}[31;1mERROR: Job failed: execution took longer than 1h0m0s seconds${RESET}`
-      : `${ESC}[31;1mERROR: Job failed (system failure): prepare environment: Error response from daemon: no space left on device (exec.go:78:0s)${RESET}`;
+    const error =
+      reason === 'stuck_or_timeout_failure'
+        ? `${ESC}[31;1mERROR: Job failed: execution took longer than 1h0m0s seconds${RESET}`
+        : `${ESC}[31;1mERROR: Job failed (system failure): prepare environment: Error response from daemon: no space left on device (exec.go:78:0s)${RESET}`;
     return { lines: [...opened, error], closing: 1 };
   }
   const failure = rule.kind === 'fails_while_file_contains' || rule.kind === 'flaky' ? rule.failure : 'date_test';

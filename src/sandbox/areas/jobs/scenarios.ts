@@ -54,11 +54,38 @@ function nodeScenario(test: OutcomeRule): Scenario {
     stages: ['build', 'test', 'deploy'],
     image: 'node:20-alpine',
     jobs: [
-      { name: 'build', stage: 'build', seconds: 4, outcome: PASS, script: ['npm ci --no-audit --prefer-offline', 'npm run build'] },
+      {
+        name: 'build',
+        stage: 'build',
+        seconds: 4,
+        outcome: PASS,
+        script: ['npm ci --no-audit --prefer-offline', 'npm run build'],
+      },
       { name: 'lint', stage: 'test', seconds: 3, outcome: PASS, script: ['npm run lint'] },
-      { name: 'test', stage: 'test', seconds: 8, outcome: test, script: ['npm ci --no-audit --prefer-offline', 'npm test -- --ci'] },
-      { name: 'deploy:staging', stage: 'deploy', seconds: 5, refs: 'default_branch', outcome: PASS, script: ['./scripts/deploy.sh staging'] },
-      { name: 'review-app', stage: 'deploy', seconds: 5, refs: 'other_refs', when: 'manual', outcome: PASS, script: ['./scripts/deploy.sh review'] },
+      {
+        name: 'test',
+        stage: 'test',
+        seconds: 8,
+        outcome: test,
+        script: ['npm ci --no-audit --prefer-offline', 'npm test -- --ci'],
+      },
+      {
+        name: 'deploy:staging',
+        stage: 'deploy',
+        seconds: 5,
+        refs: 'default_branch',
+        outcome: PASS,
+        script: ['./scripts/deploy.sh staging'],
+      },
+      {
+        name: 'review-app',
+        stage: 'deploy',
+        seconds: 5,
+        refs: 'other_refs',
+        when: 'manual',
+        outcome: PASS,
+        script: ['./scripts/deploy.sh review'],
+      },
     ],
   };
 }
@@ -76,18 +103,59 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
     jobs: [
       { name: 'build', stage: 'build', seconds: 4, outcome: PASS, script: ['go build ./...'] },
       { name: 'lint', stage: 'test', seconds: 3, outcome: PASS, script: ['go vet ./...'] },
-      { name: 'test', stage: 'test', seconds: 9, outcome: { kind: 'flaky', oneIn: 3, failure: 'webhook_timeout' }, script: ['go test ./...'] },
-      { name: 'deploy:staging', stage: 'deploy', seconds: 5, refs: 'default_branch', outcome: PASS, script: ['./scripts/deploy.sh staging'] },
-      { name: 'review-app', stage: 'deploy', seconds: 5, refs: 'other_refs', when: 'manual', outcome: PASS, script: ['./scripts/deploy.sh review'] },
+      {
+        name: 'test',
+        stage: 'test',
+        seconds: 9,
+        outcome: { kind: 'flaky', oneIn: 3, failure: 'webhook_timeout' },
+        script: ['go test ./...'],
+      },
+      {
+        name: 'deploy:staging',
+        stage: 'deploy',
+        seconds: 5,
+        refs: 'default_branch',
+        outcome: PASS,
+        script: ['./scripts/deploy.sh staging'],
+      },
+      {
+        name: 'review-app',
+        stage: 'deploy',
+        seconds: 5,
+        refs: 'other_refs',
+        when: 'manual',
+        outcome: PASS,
+        script: ['./scripts/deploy.sh review'],
+      },
     ],
   },
   'acme/platform/infra': {
     stages: ['build', 'test', 'deploy'],
     image: 'hashicorp/terraform:1.7',
     jobs: [
-      { name: 'validate', stage: 'build', seconds: 3, outcome: PASS, script: ['terraform init -backend=false', 'terraform validate'] },
-      { name: 'plan', stage: 'test', seconds: 6, outcome: { kind: 'infrastructure_on_first_attempt', reason: 'runner_system_failure' }, script: ['terraform plan -out=plan.tfplan'] },
-      { name: 'apply', stage: 'deploy', seconds: 5, when: 'manual', refs: 'default_branch', outcome: PASS, script: ['terraform apply plan.tfplan'] },
+      {
+        name: 'validate',
+        stage: 'build',
+        seconds: 3,
+        outcome: PASS,
+        script: ['terraform init -backend=false', 'terraform validate'],
+      },
+      {
+        name: 'plan',
+        stage: 'test',
+        seconds: 6,
+        outcome: { kind: 'infrastructure_on_first_attempt', reason: 'runner_system_failure' },
+        script: ['terraform plan -out=plan.tfplan'],
+      },
+      {
+        name: 'apply',
+        stage: 'deploy',
+        seconds: 5,
+        when: 'manual',
+        refs: 'default_branch',
+        outcome: PASS,
+        script: ['terraform apply plan.tfplan'],
+      },
     ],
   },
 };
@@ -100,12 +168,22 @@ export function scenarioFor(projectPath: string): Scenario {
 
 /** The jobs a new pipeline on `ref` gets. */
 export function jobsForRef(scenario: Scenario, onDefaultBranch: boolean): ScenarioJob[] {
-  return scenario.jobs.filter((job) => (job.refs ?? 'all') === 'all' || (job.refs === 'default_branch') === onDefaultBranch);
+  return scenario.jobs.filter(
+    (job) => (job.refs ?? 'all') === 'all' || (job.refs === 'default_branch') === onDefaultBranch,
+  );
 }
 
 /** A job's table row by name; a job the table does not know (a seeded one) runs as a passing job of its stage. */
 export function scenarioJob(scenario: Scenario, name: string, stage: string): ScenarioJob {
-  return scenario.jobs.find((job) => job.name === name) ?? { name, stage, seconds: 5, outcome: PASS, script: [`./scripts/${name.replace(/[^\w-]/g, '-')}.sh`] };
+  return (
+    scenario.jobs.find((job) => job.name === name) ?? {
+      name,
+      stage,
+      seconds: 5,
+      outcome: PASS,
+      script: [`./scripts/${name.replace(/[^\w-]/g, '-')}.sh`],
+    }
+  );
 }
 
 /** A well-mixed 32-bit hash of a job id (murmur3's finaliser): the flaky job's dice, the same on every run. */

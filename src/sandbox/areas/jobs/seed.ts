@@ -18,7 +18,11 @@ interface PlannedJob {
 /** The jobs a pipeline ran, by its status. A pipeline with YAML errors or skipped by [ci skip] has none. */
 function plan(pipeline: Pipeline, defaultBranch: string): PlannedJob[] {
   if (pipeline.yaml_errors !== null || pipeline.status === 'skipped') return [];
-  const deployName = pipeline.tag ? 'deploy:production' : pipeline.ref === defaultBranch ? 'deploy:staging' : 'review-app';
+  const deployName = pipeline.tag
+    ? 'deploy:production'
+    : pipeline.ref === defaultBranch
+      ? 'deploy:staging'
+      : 'review-app';
   const deployManual = pipeline.tag || pipeline.ref !== defaultBranch;
   const jobs = (build: JobStatus, lint: JobStatus, test: JobStatus, deploy: JobStatus): PlannedJob[] => [
     { name: 'build', stage: 'build', status: build },
@@ -33,12 +37,18 @@ function plan(pipeline: Pipeline, defaultBranch: string): PlannedJob[] {
       return jobs('success', 'success', 'failed', 'skipped');
     case 'canceled':
       // Canceled while testing: the deploy stage never came.
-      return jobs('success', 'canceled', 'canceled', 'canceled').map((j) => (j.stage === 'deploy' ? { ...j, neverRan: true } : j));
+      return jobs('success', 'canceled', 'canceled', 'canceled').map((j) =>
+        j.stage === 'deploy' ? { ...j, neverRan: true } : j,
+      );
     case 'running':
       // A named deploy pipeline is at its deploy; any other is still testing.
       return pipeline.name?.startsWith('Deploy')
-        ? [{ name: 'build', stage: 'build', status: 'success' }, { name: 'lint', stage: 'test', status: 'success' },
-          { name: 'test', stage: 'test', status: 'success' }, { name: 'deploy:production', stage: 'deploy', status: 'running' }]
+        ? [
+            { name: 'build', stage: 'build', status: 'success' },
+            { name: 'lint', stage: 'test', status: 'success' },
+            { name: 'test', stage: 'test', status: 'success' },
+            { name: 'deploy:production', stage: 'deploy', status: 'running' },
+          ]
         : jobs('success', 'success', 'running', 'created');
     case 'pending':
       return jobs('pending', 'created', 'created', 'created');
@@ -158,7 +168,14 @@ function plainLog(at: number, project: Project, pipeline: Pipeline, job: Job): s
     ...script.flatMap((line) => [cmd(go ? line.replace(/^npm (ci|test|run build).*/, 'go test ./...') : line), 'ok']),
   ];
   if (job.status === 'failed') {
-    lines.push('--- FAIL: TestRefundWebhookRetries (30.01s)', '    webhooks_test.go:88: timed out waiting for the sandbox acquirer', 'FAIL', end(at + 40, 'step_script'), `${ESC}[31;1mERROR: Job failed: exit code 1`, RESET);
+    lines.push(
+      '--- FAIL: TestRefundWebhookRetries (30.01s)',
+      '    webhooks_test.go:88: timed out waiting for the sandbox acquirer',
+      'FAIL',
+      end(at + 40, 'step_script'),
+      `${ESC}[31;1mERROR: Job failed: exit code 1`,
+      RESET,
+    );
   } else if (job.status === 'success') {
     lines.push(end(at + 30, 'step_script'), `${ESC}[32;1mJob succeeded${RESET}`);
   } else if (job.status === 'canceled') {
@@ -168,9 +185,20 @@ function plainLog(at: number, project: Project, pipeline: Pipeline, job: Job): s
 }
 
 function artifactsFor(job: Job, log: string): JobArtifact[] {
-  const trace: JobArtifact = { file_type: 'trace', size: Buffer.byteLength(log), filename: 'job.log', file_format: null };
-  if (job.name === 'build' && job.status === 'success') return [{ file_type: 'archive', size: 1_482_113, filename: 'artifacts.zip', file_format: 'zip' }, { file_type: 'metadata', size: 211, filename: 'metadata.gz', file_format: 'gzip' }, trace];
-  if (job.name === 'test' && (job.status === 'success' || job.status === 'failed')) return [{ file_type: 'junit', size: 3_904, filename: 'junit.xml.gz', file_format: 'gzip' }, trace];
+  const trace: JobArtifact = {
+    file_type: 'trace',
+    size: Buffer.byteLength(log),
+    filename: 'job.log',
+    file_format: null,
+  };
+  if (job.name === 'build' && job.status === 'success')
+    return [
+      { file_type: 'archive', size: 1_482_113, filename: 'artifacts.zip', file_format: 'zip' },
+      { file_type: 'metadata', size: 211, filename: 'metadata.gz', file_format: 'gzip' },
+      trace,
+    ];
+  if (job.name === 'test' && (job.status === 'success' || job.status === 'failed'))
+    return [{ file_type: 'junit', size: 3_904, filename: 'junit.xml.gz', file_format: 'gzip' }, trace];
   return [trace];
 }
 
@@ -184,11 +212,22 @@ export function seedJobs(store: Store, seed: SeedContext): void {
       const began = pipeline.started_at?.getTime() ?? null;
       // A finished pipeline's jobs share its run; a running one's, the time it has run so far: nothing starts or
       // finishes after now, so every duration (and a cancel's) is finished − started, never negative.
-      const total = pipeline.finished_at && began !== null ? pipeline.finished_at.getTime() - began : began !== null ? Math.max(0, now - began) : 0;
+      const total =
+        pipeline.finished_at && began !== null
+          ? pipeline.finished_at.getTime() - began
+          : began !== null
+            ? Math.max(0, now - began)
+            : 0;
       // Stages take a fifth, three fifths and a fifth of the pipeline's time.
       const window = { build: [0, 0.2], test: [0.2, 0.8], deploy: [0.8, 1] } as const;
       for (const p of planned) {
-        const ran = p.status !== 'created' && p.status !== 'pending' && p.status !== 'manual' && p.status !== 'skipped' && !p.neverRan && began !== null;
+        const ran =
+          p.status !== 'created' &&
+          p.status !== 'pending' &&
+          p.status !== 'manual' &&
+          p.status !== 'skipped' &&
+          !p.neverRan &&
+          began !== null;
         const [from, to] = window[p.stage];
         const started = ran ? new Date(began + Math.round(from * total)) : null;
         const finishes = p.status === 'success' || p.status === 'failed' || p.status === 'canceled';
@@ -212,14 +251,21 @@ export function seedJobs(store: Store, seed: SeedContext): void {
           started_at: started,
           finished_at: finished,
           erased_at: null,
-          coverage: p.name === 'test' && p.status === 'success' && pipeline.coverage !== null ? Number(pipeline.coverage) : null,
+          coverage:
+            p.name === 'test' && p.status === 'success' && pipeline.coverage !== null
+              ? Number(pipeline.coverage)
+              : null,
           retried: false,
           artifacts: [],
         };
         state.jobs.push(job);
         if (!started) continue;
         const at = Math.floor(started.getTime() / 1000);
-        const incident = project.full_path === 'acme/web' && pipeline.ref === project.default_branch && job.status === 'failed' && job.name === 'test';
+        const incident =
+          project.full_path === 'acme/web' &&
+          pipeline.ref === project.default_branch &&
+          job.status === 'failed' &&
+          job.name === 'test';
         const log = incident ? incidentLog(at, project, pipeline) : plainLog(at, project, pipeline, job);
         setJobLog(store, job.id, log);
         if (finishes) job.artifacts = artifactsFor(job, log);

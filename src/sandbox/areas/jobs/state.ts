@@ -2,7 +2,17 @@
 import { areaState } from '../../core/area.js';
 import type { Pipeline, Project, Store } from '../../core/store.js';
 
-export const JOB_STATUSES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'waiting_for_resource', 'manual'] as const;
+export const JOB_STATUSES = [
+  'created',
+  'pending',
+  'running',
+  'failed',
+  'success',
+  'canceled',
+  'skipped',
+  'waiting_for_resource',
+  'manual',
+] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Statuses of a job that has ended (a retry or an erase needs one of them). */
@@ -65,7 +75,10 @@ export const runnerOf = areaState('job_runner', () => ({
   /** Pipelines with a managed job that may still move. */
   active: new Set<number>(),
   /** Started jobs' plans (outcome, duration, log lines), by job id; dropped when the job ends. */
-  plans: new Map<number, { durationMs: number; status: 'success' | 'failed'; failureReason: string | null; lines: string[]; closing: number }>(),
+  plans: new Map<
+    number,
+    { durationMs: number; status: 'success' | 'failed'; failureReason: string | null; lines: string[]; closing: number }
+  >(),
   /** What the scenarios' rules read from a commit's tree, by project, commit and path. */
   facts: new Map<string, string>(),
   listeners: [] as Array<(project: Project, pipeline: Pipeline) => void>,
@@ -83,8 +96,19 @@ export function manageJob(store: Store, job: Job): void {
 /** A retry of a finished job: a new job in its place (the old one kept as retried), pending for `userId`, run by the runner. */
 export function retryJob(store: Store, job: Job, userId: number, now = new Date(store.clock.now())): Job {
   const retry: Job = {
-    ...job, id: store.nextId('job'), status: 'pending', failure_reason: null, user_id: userId, created_at: now, queued_at: now,
-    started_at: null, finished_at: null, erased_at: null, coverage: null, retried: false, artifacts: [],
+    ...job,
+    id: store.nextId('job'),
+    status: 'pending',
+    failure_reason: null,
+    user_id: userId,
+    created_at: now,
+    queued_at: now,
+    started_at: null,
+    finished_at: null,
+    erased_at: null,
+    coverage: null,
+    retried: false,
+    artifacts: [],
   };
   job.retried = true;
   jobsOf(store).jobs.push(retry);
@@ -92,7 +116,8 @@ export function retryJob(store: Store, job: Job, userId: number, now = new Date(
   return retry;
 }
 
-const latestOf = (store: Store, pipelineId: number) => jobsOf(store).jobs.filter((j) => j.pipeline_id === pipelineId && !j.retried);
+const latestOf = (store: Store, pipelineId: number) =>
+  jobsOf(store).jobs.filter((j) => j.pipeline_id === pipelineId && !j.retried);
 
 /**
  * A pipeline's retry, as the service does it: each failed or canceled job is retried, and the jobs it had skipped
@@ -103,12 +128,14 @@ const latestOf = (store: Store, pipelineId: number) => jobsOf(store).jobs.filter
 export function retryPipelineJobs(store: Store, pipelineId: number, userId: number): Job[] {
   const now = new Date(store.clock.now());
   const latest = latestOf(store, pipelineId);
-  const retried = latest.filter((j) => j.status === 'failed' || j.status === 'canceled').map((j) => {
-    const retry = retryJob(store, j, userId, now);
-    retry.status = 'created';
-    retry.queued_at = null;
-    return retry;
-  });
+  const retried = latest
+    .filter((j) => j.status === 'failed' || j.status === 'canceled')
+    .map((j) => {
+      const retry = retryJob(store, j, userId, now);
+      retry.status = 'created';
+      retry.queued_at = null;
+      return retry;
+    });
   for (const job of latest) {
     if (job.status !== 'skipped') continue;
     job.status = 'created';
@@ -121,7 +148,12 @@ export function retryPipelineJobs(store: Store, pipelineId: number, userId: numb
 export function cancelPipelineJobs(store: Store, pipelineId: number): void {
   const now = new Date(store.clock.now());
   for (const job of latestOf(store, pipelineId)) {
-    if (job.status === 'created' || job.status === 'pending' || job.status === 'running' || job.status === 'waiting_for_resource') {
+    if (
+      job.status === 'created' ||
+      job.status === 'pending' ||
+      job.status === 'running' ||
+      job.status === 'waiting_for_resource'
+    ) {
       job.status = 'canceled';
       job.finished_at = job.started_at ? now : null;
     }
@@ -136,4 +168,7 @@ export function forgetPipelineJobs(store: Store, pipelineId: number): void {
 }
 
 /** The variables a person gave a manual job when playing it (job_variables_attributes), by job id. */
-export const playVariablesOf = areaState('job_play_variables', () => new Map<number, Array<{ key: string; value: string }>>());
+export const playVariablesOf = areaState(
+  'job_play_variables',
+  () => new Map<number, Array<{ key: string; value: string }>>(),
+);

@@ -8,12 +8,25 @@ import { forbidden, messageError, notFound, validationError } from '../../core/e
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
-import { ACCESS, ACCESS_LEVELS, type AccessLevel, type Group, type Membership, type Project, type User } from '../../core/store.js';
+import {
+  ACCESS,
+  ACCESS_LEVELS,
+  type AccessLevel,
+  type Group,
+  type Membership,
+  type Project,
+  type User,
+} from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const level = () => param.integer().refine((l) => (ACCESS_LEVELS as readonly number[]).includes(l));
-const expiresAt = () => z.string().refine((s) => DATE.test(s) && !Number.isNaN(Date.parse(s))).nullable().optional();
+const expiresAt = () =>
+  z
+    .string()
+    .refine((s) => DATE.test(s) && !Number.isNaN(Date.parse(s)))
+    .nullable()
+    .optional();
 const listParams = z.object({ query: z.string().optional(), user_ids: param.array(param.integer()).optional() });
 const addParams = z.object({ user_id: param.integer(), access_level: level(), expires_at: expiresAt() });
 const updateParams = z.object({ access_level: level(), expires_at: expiresAt() });
@@ -31,7 +44,13 @@ interface Target {
 type Member = { user: User; membership: Membership };
 
 /** The service's names of the levels, as its messages write them. */
-const LEVEL_NAMES: Record<number, string> = { 10: 'Guest', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'Guest',
+  20: 'Reporter',
+  30: 'Developer',
+  40: 'Maintainer',
+  50: 'Owner',
+};
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
@@ -40,7 +59,11 @@ export function register(router: Router, ctx: SandboxContext): void {
     return {
       kind: 'group',
       members: group.members,
-      inherited: () => store.groupChain(group).slice(1).map((g) => ({ members: g.members, group: g })),
+      inherited: () =>
+        store
+          .groupChain(group)
+          .slice(1)
+          .map((g) => ({ members: g.members, group: g })),
       access: ctx.groupAccess(user, group),
     };
   }
@@ -50,9 +73,16 @@ export function register(router: Router, ctx: SandboxContext): void {
     return {
       kind: 'project',
       members: project.members,
-      inherited: () => ns.kind === 'group'
-        ? store.groupChain(ns.group).map((g) => ({ members: g.members, group: g }))
-        : [{ members: new Map([[ns.user.id, { access_level: ACCESS.owner, expires_at: null, created_at: ns.user.created_at }]]) }],
+      inherited: () =>
+        ns.kind === 'group'
+          ? store.groupChain(ns.group).map((g) => ({ members: g.members, group: g }))
+          : [
+              {
+                members: new Map([
+                  [ns.user.id, { access_level: ACCESS.owner, expires_at: null, created_at: ns.user.created_at }],
+                ]),
+              },
+            ],
       access: ctx.projectAccess(user, project),
     };
   }
@@ -64,10 +94,11 @@ export function register(router: Router, ctx: SandboxContext): void {
     return projectTarget(ctx.findProjectFor(req, req.pathParams.id, { minAccess }), req.user);
   }
 
-  const direct = (target: Target): Member[] => [...target.members].flatMap(([id, membership]) => {
-    const user = store.findUser(String(id));
-    return user ? [{ user, membership }] : [];
-  });
+  const direct = (target: Target): Member[] =>
+    [...target.members].flatMap(([id, membership]) => {
+      const user = store.findUser(String(id));
+      return user ? [{ user, membership }] : [];
+    });
 
   /** Direct members first, then each ancestor's; each user once, with the highest level found (the first of equals). */
   function all(target: Target): Member[] {
@@ -89,11 +120,16 @@ export function register(router: Router, ctx: SandboxContext): void {
     let highest: { level: number; group: Group } | undefined;
     for (const { members, group } of target.inherited()) {
       const inherited = members.get(userId);
-      if (group && inherited && (!highest || inherited.access_level > highest.level)) highest = { level: inherited.access_level, group };
+      if (group && inherited && (!highest || inherited.access_level > highest.level))
+        highest = { level: inherited.access_level, group };
     }
     if (highest && level < highest.level) {
       const name = LEVEL_NAMES[highest.level] ?? String(highest.level);
-      throw validationError({ access_level: [`should be greater than or equal to ${name} inherited membership from group ${highest.group.name}`] });
+      throw validationError({
+        access_level: [
+          `should be greater than or equal to ${name} inherited membership from group ${highest.group.name}`,
+        ],
+      });
     }
   }
 
@@ -107,9 +143,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   function filtered(members: Member[], params: z.output<typeof listParams>): Member[] {
     const query = params.query?.toLowerCase();
     const ids = params.user_ids ? new Set(params.user_ids) : undefined;
-    return members.filter(({ user }) =>
-      (query === undefined || [user.name, user.username].some((text) => text.toLowerCase().includes(query))) &&
-      (ids === undefined || ids.has(user.id)));
+    return members.filter(
+      ({ user }) =>
+        (query === undefined || [user.name, user.username].some((text) => text.toLowerCase().includes(query))) &&
+        (ids === undefined || ids.has(user.id)),
+    );
   }
 
   function found(members: Member[], req: SandboxRequest<unknown>): Member {
@@ -120,15 +158,19 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   /** The checks of a new level and expiry: owner on groups only, and only an owner makes or changes an owner. */
   function checkChange(target: Target, level: number, expires: string | null | undefined, current?: Membership): void {
-    if (target.kind === 'project' && level === ACCESS.owner) throw validationError({ access_level: ['is not included in the list'] });
-    if ((level === ACCESS.owner || current?.access_level === ACCESS.owner) && target.access < ACCESS.owner) throw forbidden();
-    if (expires && expires < new Date().toISOString().slice(0, 10)) throw validationError({ expires_at: ['cannot be a date in the past'] });
+    if (target.kind === 'project' && level === ACCESS.owner)
+      throw validationError({ access_level: ['is not included in the list'] });
+    if ((level === ACCESS.owner || current?.access_level === ACCESS.owner) && target.access < ACCESS.owner)
+      throw forbidden();
+    if (expires && expires < new Date().toISOString().slice(0, 10))
+      throw validationError({ expires_at: ['cannot be a date in the past'] });
   }
 
   /** A group keeps at least one direct owner: the last one can be neither removed nor demoted. */
   function checkLastOwner(target: Target, userId: number): void {
     const owners = [...target.members].filter(([, m]) => m.access_level === ACCESS.owner).map(([id]) => id);
-    if (target.kind === 'group' && owners.length === 1 && owners[0] === userId) throw forbidden('the last owner cannot be removed or demoted');
+    if (target.kind === 'group' && owners.length === 1 && owners[0] === userId)
+      throw forbidden('the last owner cannot be removed or demoted');
   }
 
   for (const kind of ['group', 'project'] as const) {
@@ -158,7 +200,11 @@ export function register(router: Router, ctx: SandboxContext): void {
       checkChange(target, access_level, expires_at);
       if (target.members.has(user.id)) throw messageError(409, 'Member already exists');
       checkInherited(target, user.id, access_level);
-      const membership: Membership = { access_level: access_level as AccessLevel, expires_at: expires_at ?? null, created_at: new Date() };
+      const membership: Membership = {
+        access_level: access_level as AccessLevel,
+        expires_at: expires_at ?? null,
+        created_at: new Date(),
+      };
       target.members.set(user.id, membership);
       reply.json(view({ user, membership }), 201);
     });

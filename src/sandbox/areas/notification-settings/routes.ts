@@ -10,10 +10,18 @@ import { validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
 import { type User } from '../../core/store.js';
-import { NOTIFICATION_EVENTS, NOTIFICATION_LEVELS, notificationSetting, saveNotificationSetting, type NotificationScope, type NotificationSetting } from './state.js';
+import {
+  NOTIFICATION_EVENTS,
+  NOTIFICATION_LEVELS,
+  notificationSetting,
+  saveNotificationSetting,
+  type NotificationScope,
+  type NotificationSetting,
+} from './state.js';
 
-const eventShape = Object.fromEntries(NOTIFICATION_EVENTS.map((event) => [event, param.boolean().optional()])) as
-  Record<(typeof NOTIFICATION_EVENTS)[number], z.ZodOptional<ReturnType<typeof param.boolean>>>;
+const eventShape = Object.fromEntries(
+  NOTIFICATION_EVENTS.map((event) => [event, param.boolean().optional()]),
+) as Record<(typeof NOTIFICATION_EVENTS)[number], z.ZodOptional<ReturnType<typeof param.boolean>>>;
 
 const scopedParams = z.object({ level: param.enum(NOTIFICATION_LEVELS).optional(), ...eventShape });
 const globalParams = scopedParams.extend({ notification_email: z.string().optional() });
@@ -28,7 +36,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   // A sandbox user has one address, so the notification email is always it.
   const emailOf = (user: User) => user.email;
 
-  function update(user: User, scope: NotificationScope, params: Omit<GlobalParams, 'notification_email'>): NotificationSetting {
+  function update(
+    user: User,
+    scope: NotificationScope,
+    params: Omit<GlobalParams, 'notification_email'>,
+  ): NotificationSetting {
     const current = notificationSetting(store, user, scope);
     const events = { ...current.events };
     for (const event of NOTIFICATION_EVENTS) if (params[event] !== undefined) events[event] = params[event]!;
@@ -38,8 +50,14 @@ export function register(router: Router, ctx: SandboxContext): void {
   }
 
   const scopes: Array<{ path: string; scope(req: SandboxRequest<unknown>): NotificationScope }> = [
-    { path: '/groups/:id/notification_settings', scope: (req) => ({ kind: 'group', id: ctx.findGroupFor(req, req.pathParams.id).id }) },
-    { path: '/projects/:id/notification_settings', scope: (req) => ({ kind: 'project', id: ctx.findProjectFor(req, req.pathParams.id).id }) },
+    {
+      path: '/groups/:id/notification_settings',
+      scope: (req) => ({ kind: 'group', id: ctx.findGroupFor(req, req.pathParams.id).id }),
+    },
+    {
+      path: '/projects/:id/notification_settings',
+      scope: (req) => ({ kind: 'project', id: ctx.findProjectFor(req, req.pathParams.id).id }),
+    },
   ];
 
   router.route('GET', '/notification_settings', { auth: 'user' }, (req, reply) => {

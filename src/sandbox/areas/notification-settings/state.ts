@@ -7,9 +7,21 @@ export const NOTIFICATION_LEVELS = ['disabled', 'participating', 'watch', 'globa
 type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
 /** The email events a `custom` level switches; new_epic belongs to the higher tier. */
 export const NOTIFICATION_EVENTS = [
-  'new_note', 'new_issue', 'reopen_issue', 'close_issue', 'reassign_issue', 'issue_due', 'new_merge_request',
-  'push_to_merge_request', 'reopen_merge_request', 'close_merge_request', 'reassign_merge_request',
-  'merge_merge_request', 'failed_pipeline', 'success_pipeline', 'new_epic',
+  'new_note',
+  'new_issue',
+  'reopen_issue',
+  'close_issue',
+  'reassign_issue',
+  'issue_due',
+  'new_merge_request',
+  'push_to_merge_request',
+  'reopen_merge_request',
+  'close_merge_request',
+  'reassign_merge_request',
+  'merge_merge_request',
+  'failed_pipeline',
+  'success_pipeline',
+  'new_epic',
 ] as const;
 type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
@@ -32,7 +44,12 @@ export function notificationSetting(store: Store, user: User, scope: Notificatio
   return { level: scope.kind === 'global' ? 'participating' : 'global', events };
 }
 
-export function saveNotificationSetting(store: Store, user: User, scope: NotificationScope, setting: NotificationSetting): void {
+export function saveNotificationSetting(
+  store: Store,
+  user: User,
+  scope: NotificationScope,
+  setting: NotificationSetting,
+): void {
   notificationSettingsOf(store).set(notificationKey(user, scope), setting);
 }
 

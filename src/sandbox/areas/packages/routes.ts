@@ -21,7 +21,13 @@ import { packagesOf } from './state.js';
 const iso = (date: Date) => date.toISOString();
 
 function packageBasic(pkg: Package) {
-  return { id: pkg.id, name: pkg.name, version: pkg.version, package_type: pkg.package_type, created_at: iso(pkg.created_at) };
+  return {
+    id: pkg.id,
+    name: pkg.name,
+    version: pkg.version,
+    package_type: pkg.package_type,
+    created_at: iso(pkg.created_at),
+  };
 }
 
 /** Oldest first, as the service orders packages by default (created_at ascending). */
@@ -29,7 +35,8 @@ const byCreation = (a: Package, b: Package) => a.created_at.getTime() - b.create
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-  const mayRead = (user: User | null, project: Project) => store.canSeeProject(user, project) && ctx.canReadCode(user, project);
+  const mayRead = (user: User | null, project: Project) =>
+    store.canSeeProject(user, project) && ctx.canReadCode(user, project);
 
   function packageDetailed(user: User | null, project: Project, pkg: Package) {
     const pipeline = pkg.pipeline_id === null ? undefined : project.pipelines.find((p) => p.id === pkg.pipeline_id);
@@ -44,7 +51,8 @@ export function register(router: Router, ctx: SandboxContext): void {
     };
   }
 
-  const readableProject = (req: SandboxRequest<unknown>) => ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+  const readableProject = (req: SandboxRequest<unknown>) =>
+    ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
 
   function findPackage(req: SandboxRequest<unknown>, project: Project): Package {
     const id = integerPathParam(req, 'package_id');
@@ -55,21 +63,33 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/projects/:id/packages', { pagination: 'offset' }, (req, reply) => {
     const project = readableProject(req);
-    const packages = packagesOf(store).filter((p) => p.project_id === project.id).sort(byCreation);
+    const packages = packagesOf(store)
+      .filter((p) => p.project_id === project.id)
+      .sort(byCreation);
     reply.json(paginate(req, reply, packages).map(packageBasic));
   });
 
-  router.route('GET', '/groups/:id/packages', {
-    params: z.object({ exclude_subgroups: param.boolean().optional() }), pagination: 'offset',
-  }, (req, reply) => {
-    const group = ctx.findGroupFor(req, req.pathParams.id);
-    const groups = req.params.exclude_subgroups ? [group] : [group, ...store.descendantGroups(group)];
-    const projects = new Map(store.projects
-      .filter((p) => p.namespace.kind === 'group' && groups.includes(p.namespace.group) && mayRead(req.user, p))
-      .map((p) => [p.id, p]));
-    const packages = packagesOf(store).filter((p) => projects.has(p.project_id)).sort(byCreation);
-    reply.json(paginate(req, reply, packages).map((p) => packageDetailed(req.user, projects.get(p.project_id)!, p)));
-  });
+  router.route(
+    'GET',
+    '/groups/:id/packages',
+    {
+      params: z.object({ exclude_subgroups: param.boolean().optional() }),
+      pagination: 'offset',
+    },
+    (req, reply) => {
+      const group = ctx.findGroupFor(req, req.pathParams.id);
+      const groups = req.params.exclude_subgroups ? [group] : [group, ...store.descendantGroups(group)];
+      const projects = new Map(
+        store.projects
+          .filter((p) => p.namespace.kind === 'group' && groups.includes(p.namespace.group) && mayRead(req.user, p))
+          .map((p) => [p.id, p]),
+      );
+      const packages = packagesOf(store)
+        .filter((p) => projects.has(p.project_id))
+        .sort(byCreation);
+      reply.json(paginate(req, reply, packages).map((p) => packageDetailed(req.user, projects.get(p.project_id)!, p)));
+    },
+  );
 
   router.route('GET', '/projects/:id/packages/:package_id', {}, (req, reply) => {
     const project = readableProject(req);
@@ -79,10 +99,17 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('GET', '/projects/:id/packages/:package_id/package_files', { pagination: 'offset' }, (req, reply) => {
     const project = readableProject(req);
     const pkg = findPackage(req, project);
-    reply.json(paginate(req, reply, pkg.files).map((file) => ({
-      id: file.id, package_id: pkg.id, created_at: iso(file.created_at), file_name: file.file_name, size: file.size,
-      file_md5: file.file_md5, file_sha1: file.file_sha1,
-    })));
+    reply.json(
+      paginate(req, reply, pkg.files).map((file) => ({
+        id: file.id,
+        package_id: pkg.id,
+        created_at: iso(file.created_at),
+        file_name: file.file_name,
+        size: file.size,
+        file_md5: file.file_md5,
+        file_sha1: file.file_sha1,
+      })),
+    );
   });
 
   router.route('DELETE', '/projects/:id/packages/:package_id', { auth: 'user' }, (req, reply) => {

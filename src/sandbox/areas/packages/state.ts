@@ -52,21 +52,48 @@ interface SeedPackage {
   files: Array<[name: string, size: number]>;
 }
 
-const mavenFiles = (artifact: string, version: string): SeedPackage['files'] =>
-  [[`${artifact}-${version}.jar`, 48_213], [`${artifact}-${version}.pom`, 1_874], ['maven-metadata.xml', 412]];
+const mavenFiles = (artifact: string, version: string): SeedPackage['files'] => [
+  [`${artifact}-${version}.jar`, 48_213],
+  [`${artifact}-${version}.pom`, 1_874],
+  ['maven-metadata.xml', 412],
+];
 
 const PACKAGES: Record<string, SeedPackage[]> = {
   'acme/web': [
     { name: '@acme/web-ui', version: '1.0.0', type: 'npm', builtBy: 'v1.0.0', files: [['web-ui-1.0.0.tgz', 18_342]] },
     { name: '@acme/web-ui', version: '1.1.0', type: 'npm', builtBy: 'v1.1.0', files: [['web-ui-1.1.0.tgz', 19_905]] },
-    { name: '@acme/web-ui', version: '1.2.0-rc.1', type: 'npm', uploaded: 2, files: [['web-ui-1.2.0-rc.1.tgz', 20_117]] },
+    {
+      name: '@acme/web-ui',
+      version: '1.2.0-rc.1',
+      type: 'npm',
+      uploaded: 2,
+      files: [['web-ui-1.2.0-rc.1.tgz', 20_117]],
+    },
   ],
   'acme/platform/payments-api': [
-    { name: 'com/acme/payments-client', version: '1.0.0', type: 'maven', builtBy: 'v1.0.0', files: mavenFiles('payments-client', '1.0.0') },
-    { name: 'com/acme/payments-client', version: '1.1.0', type: 'maven', builtBy: 'v1.1.0', files: mavenFiles('payments-client', '1.1.0') },
+    {
+      name: 'com/acme/payments-client',
+      version: '1.0.0',
+      type: 'maven',
+      builtBy: 'v1.0.0',
+      files: mavenFiles('payments-client', '1.0.0'),
+    },
+    {
+      name: 'com/acme/payments-client',
+      version: '1.1.0',
+      type: 'maven',
+      builtBy: 'v1.1.0',
+      files: mavenFiles('payments-client', '1.1.0'),
+    },
   ],
   'acme/platform/infra': [
-    { name: '@acme/infra-config', version: '0.4.1', type: 'npm', builtBy: 'main', files: [['infra-config-0.4.1.tgz', 3_208]] },
+    {
+      name: '@acme/infra-config',
+      version: '0.4.1',
+      type: 'npm',
+      builtBy: 'main',
+      files: [['infra-config-0.4.1.tgz', 3_208]],
+    },
   ],
 };
 
@@ -80,8 +107,10 @@ export function seedPackages(store: Store, epoch: number): void {
   const made = Object.entries(PACKAGES).flatMap(([path, specs]) => {
     const project = store.findProject(path)!;
     return specs.map((spec) => {
-      const pipeline = spec.builtBy === undefined ? undefined
-        : project.pipelines.find((p) => p.ref === spec.builtBy && p.status === 'success')!;
+      const pipeline =
+        spec.builtBy === undefined
+          ? undefined
+          : project.pipelines.find((p) => p.ref === spec.builtBy && p.status === 'success')!;
       const created = pipeline?.finished_at ?? new Date(epoch - (spec.uploaded ?? 0) * DAY);
       return { project, spec, pipeline, created };
     });
@@ -89,11 +118,20 @@ export function seedPackages(store: Store, epoch: number): void {
   made.sort((a, b) => a.created.getTime() - b.created.getTime());
   for (const { project, spec, pipeline, created } of made) {
     packagesOf(store).push({
-      id: store.nextId('package'), project_id: project.id, name: spec.name, version: spec.version, package_type: spec.type,
-      created_at: created, pipeline_id: pipeline?.id ?? null,
+      id: store.nextId('package'),
+      project_id: project.id,
+      name: spec.name,
+      version: spec.version,
+      package_type: spec.type,
+      created_at: created,
+      pipeline_id: pipeline?.id ?? null,
       files: spec.files.map(([name, size]) => ({
-        id: store.nextId('package_file'), file_name: name, size, file_md5: digest('md5', name, size),
-        file_sha1: digest('sha1', name, size), created_at: created,
+        id: store.nextId('package_file'),
+        file_name: name,
+        size,
+        file_md5: digest('md5', name, size),
+        file_sha1: digest('sha1', name, size),
+        created_at: created,
       })),
     });
   }

@@ -17,7 +17,14 @@ import { integerPathParam, type Router, type SandboxRequest } from '../../core/r
 import { ACCESS, PIPELINE_STATUSES, type Pipeline, type PipelineStatus, type Project } from '../../core/store.js';
 import { pipelineBasic, pipelineFull } from '../../core/views.js';
 import {
-  CI_CONFIG_PATH, announcePipelineChange, cancelPipelineJobs, catchUp, createRunningPipeline, forgetPipelineJobs, prepareFacts, retryPipelineJobs,
+  CI_CONFIG_PATH,
+  announcePipelineChange,
+  cancelPipelineJobs,
+  catchUp,
+  createRunningPipeline,
+  forgetPipelineJobs,
+  prepareFacts,
+  retryPipelineJobs,
 } from '../jobs/index.js';
 
 export { CI_CONFIG_PATH };
@@ -58,7 +65,8 @@ function latestPerRef(pipelines: Pipeline[], tags: boolean): Pipeline[] {
 
 function filterPipelines(ctx: SandboxContext, project: Project, params: ListParams): Pipeline[] {
   let pipelines = project.pipelines;
-  if (params.scope === 'branches' || params.scope === 'tags') pipelines = latestPerRef(pipelines, params.scope === 'tags');
+  if (params.scope === 'branches' || params.scope === 'tags')
+    pipelines = latestPerRef(pipelines, params.scope === 'tags');
   const username = params.username?.toLowerCase();
   const checks: Array<(p: Pipeline) => boolean> = [
     (p) => params.scope !== 'running' || p.status === 'running',
@@ -133,12 +141,22 @@ export function register(router: Router, ctx: SandboxContext): void {
       const [isBranch, isTag] = await Promise.all([project.repo.branchExists(ref), project.repo.tagExists(ref)]);
       const sha = isBranch || isTag ? await project.repo.resolveCommit(ref) : null;
       if (sha === null) throw validationError({ base: ['Reference not found'] });
-      if (!(await project.repo.listFiles(sha)).has(CI_CONFIG_PATH)) throw validationError({ base: ['Missing CI config file'] });
+      if (!(await project.repo.listFiles(sha)).has(CI_CONFIG_PATH))
+        throw validationError({ base: ['Missing CI config file'] });
       const commit = await project.repo.getCommit(sha);
       // Its jobs are the project's scenario's, run by the sandbox's runner from now on.
       const pipeline = await createRunningPipeline(store, project, {
-        ref, sha, tag: !isBranch, userId: user.id, source: 'api', committedAt: new Date(commit.committed_date),
-        variables: (req.params.variables ?? []).map((v) => ({ key: v.key, variable_type: v.variable_type ?? 'env_var', value: v.value })),
+        ref,
+        sha,
+        tag: !isBranch,
+        userId: user.id,
+        source: 'api',
+        committedAt: new Date(commit.committed_date),
+        variables: (req.params.variables ?? []).map((v) => ({
+          key: v.key,
+          variable_type: v.variable_type ?? 'env_var',
+          value: v.value,
+        })),
       });
       reply.json(pipelineFull(store, project, pipeline), 201);
     },

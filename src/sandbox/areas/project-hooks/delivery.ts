@@ -21,7 +21,10 @@ export class HookDeliveries {
   private readonly inFlight = new Set<() => void>();
   private closed = false;
 
-  constructor(private readonly instanceUrl: () => string, private readonly now: () => number) {}
+  constructor(
+    private readonly instanceUrl: () => string,
+    private readonly now: () => number,
+  ) {}
 
   /** Queues an event for the hook; `body` may still be in the making (its commit read). */
   enqueue(hook: ProjectHook, event: string, body: Promise<unknown>): void {
@@ -51,7 +54,12 @@ export class HookDeliveries {
           const status = await this.post(hook, next.event, json);
           hook.last_delivery = { at, event: next.event, status, error: null };
         } catch (error) {
-          hook.last_delivery = { at, event: next.event, status: null, error: error instanceof Error ? error.message : String(error) };
+          hook.last_delivery = {
+            at,
+            event: next.event,
+            status: null,
+            error: error instanceof Error ? error.message : String(error),
+          };
         }
       }
     } finally {
@@ -75,11 +83,15 @@ export class HookDeliveries {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<number>((resolve, reject) => {
       // No keep-alive (agent: false): a delivery leaves no connection open behind it.
-      const req = send(url, { method: 'POST', headers, agent: false, rejectUnauthorized: hook.enable_ssl_verification }, (res: IncomingMessage) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
-      });
+      const req = send(
+        url,
+        { method: 'POST', headers, agent: false, rejectUnauthorized: hook.enable_ssl_verification },
+        (res: IncomingMessage) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+          res.on('error', reject);
+        },
+      );
       const abort = (reason: string) => req.destroy(new Error(reason));
       const timer = setTimeout(() => abort(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`), DELIVERY_TIMEOUT_MS);
       timer.unref();

@@ -21,7 +21,10 @@ const HOOKS_PER_PROJECT = 20;
 const URL_MAX = 2048;
 const TOKEN_MAX = 255;
 
-const flags = Object.fromEntries(Object.keys(EVENT_FLAGS).map((flag) => [flag, param.boolean().optional()])) as Record<EventFlag, z.ZodOptional<ReturnType<typeof param.boolean>>>;
+const flags = Object.fromEntries(Object.keys(EVENT_FLAGS).map((flag) => [flag, param.boolean().optional()])) as Record<
+  EventFlag,
+  z.ZodOptional<ReturnType<typeof param.boolean>>
+>;
 
 const editParams = z.object({
   url: z.string().optional(),
@@ -60,11 +63,13 @@ function checkUrl(url: string): void {
   } catch {
     parsed = null;
   }
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || url.length > URL_MAX) throw messageError(422, 'Invalid url given');
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || url.length > URL_MAX)
+    throw messageError(422, 'Invalid url given');
 }
 
 function checkToken(token: string | undefined): void {
-  if (token !== undefined && token.length > TOKEN_MAX) throw validationError({ token: [`is too long (maximum is ${TOKEN_MAX} characters)`] }, 422);
+  if (token !== undefined && token.length > TOKEN_MAX)
+    throw validationError({ token: [`is too long (maximum is ${TOKEN_MAX} characters)`] }, 422);
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
@@ -81,7 +86,13 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/projects/:id/hooks', { pagination: 'offset', auth: 'user' }, (req, reply) => {
     const project = maintained(req);
-    reply.json(paginate(req, reply, hooksOf(store).hooks.filter((h) => h.project_id === project.id)).map(hookView));
+    reply.json(
+      paginate(
+        req,
+        reply,
+        hooksOf(store).hooks.filter((h) => h.project_id === project.id),
+      ).map(hookView),
+    );
   });
 
   router.route('GET', '/projects/:id/hooks/:hook_id', { auth: 'user' }, (req, reply) => {
@@ -98,11 +109,19 @@ export function register(router: Router, ctx: SandboxContext): void {
       throw validationError({ base: [`Maximum number of project hooks (${HOOKS_PER_PROJECT}) exceeded`] }, 422);
     }
     const hook: ProjectHook = {
-      id: store.nextId('project_hook'), project_id: project.id, url: params.url, name: params.name ?? '',
-      description: params.description ?? '', token: params.token || null,
-      push_events_branch_filter: params.push_events_branch_filter ?? '', enable_ssl_verification: params.enable_ssl_verification ?? true,
-      created_at: new Date(store.clock.now()), last_delivery: null,
-      ...Object.fromEntries(Object.entries(EVENT_FLAGS).map(([flag, fallback]) => [flag, params[flag as EventFlag] ?? fallback])) as Record<EventFlag, boolean>,
+      id: store.nextId('project_hook'),
+      project_id: project.id,
+      url: params.url,
+      name: params.name ?? '',
+      description: params.description ?? '',
+      token: params.token || null,
+      push_events_branch_filter: params.push_events_branch_filter ?? '',
+      enable_ssl_verification: params.enable_ssl_verification ?? true,
+      created_at: new Date(store.clock.now()),
+      last_delivery: null,
+      ...(Object.fromEntries(
+        Object.entries(EVENT_FLAGS).map(([flag, fallback]) => [flag, params[flag as EventFlag] ?? fallback]),
+      ) as Record<EventFlag, boolean>),
     };
     hooks.push(hook);
     reply.json(hookView(hook), 201);
@@ -110,7 +129,8 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('PUT', '/projects/:id/hooks/:hook_id', { params: editParams, auth: 'user' }, (req, reply) => {
     const hook = findHook(req, maintained(req, true));
-    const { url, token, name, description, push_events_branch_filter, enable_ssl_verification, ...changed } = req.params;
+    const { url, token, name, description, push_events_branch_filter, enable_ssl_verification, ...changed } =
+      req.params;
     if (url !== undefined) checkUrl(url);
     checkToken(token);
     if (url !== undefined) hook.url = url;
@@ -131,7 +151,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.empty(204);
   });
 
-  const deliveries = new HookDeliveries(() => store.baseUrl, () => store.clock.now());
+  const deliveries = new HookDeliveries(
+    () => store.baseUrl,
+    () => store.clock.now(),
+  );
   const stopListening = onPipelineChange(store, (project, pipeline) => {
     const listening = hooksOf(store).hooks.filter((h) => h.project_id === project.id && h.pipeline_events);
     if (listening.length === 0) return;

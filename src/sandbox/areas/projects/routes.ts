@@ -41,7 +41,9 @@ async function reply(ctx: SandboxContext, req: SandboxRequest<ListParams>, res: 
   // The sandbox never fails a checksum.
   const failed = params.wiki_checksum_failed === true || params.repository_checksum_failed === true;
   const projects = failed ? [] : sortProjects(filterProjects(ctx, user, candidates, params), orderBy, sort);
-  const page = keyset ? paginateKeyset(req, res, projects, sort) : paginate(req, res, projects, { maxOffset: COUNT_LIMIT });
+  const page = keyset
+    ? paginateKeyset(req, res, projects, sort)
+    : paginate(req, res, projects, { maxOffset: COUNT_LIMIT });
   res.json(await renderProjects(ctx, user, page, params));
 }
 
@@ -60,7 +62,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     let view: Record<string, unknown>;
     if (req.user === null) {
       const full: Record<string, unknown> = projectFull(ctx.store, project, {
-        readmePath: await findReadme(project), projectAccess: null, groupAccess: null, maintainer: false,
+        readmePath: await findReadme(project),
+        projectAccess: null,
+        groupAccess: null,
+        maintainer: false,
       });
       delete full.permissions;
       view = full;
@@ -70,7 +75,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     res.json(req.params.license === true ? { ...view, license_url: null, license: null } : view);
   });
 
-  router.route('GET', '/projects', { params: listParams, pagination: 'offset' }, (req, res) => reply(ctx, req, res, ctx.store.projects));
+  router.route('GET', '/projects', { params: listParams, pagination: 'offset' }, (req, res) =>
+    reply(ctx, req, res, ctx.store.projects),
+  );
 
   router.route('GET', '/users/:user_id/projects', { params: userListParams, pagination: 'offset' }, (req, res) => {
     const owner = ctx.store.findUser(req.pathParams.user_id);

@@ -49,7 +49,8 @@ function renderMarkdown(markdown: string): string {
     .filter((block) => block !== '')
     .map((block) => {
       const heading = /^(#{1,6})\s+(.*)$/.exec(block);
-      if (heading && !block.includes('\n')) return `<h${heading[1].length}>${escapeHtml(heading[2])}</h${heading[1].length}>`;
+      if (heading && !block.includes('\n'))
+        return `<h${heading[1].length}>${escapeHtml(heading[2])}</h${heading[1].length}>`;
       const lines = block.split('\n');
       if (lines.every((line) => /^\s*[-*]\s+/.test(line))) {
         return `<ul>${lines.map((line) => `<li>${escapeHtml(line.replace(/^\s*[-*]\s+/, ''))}</li>`).join('')}</ul>`;
@@ -69,7 +70,8 @@ function milestoneIds(project: Project, titles: string[]): number[] {
 
 function checkLinks(links: Array<{ name: string; url: string }>): void {
   const errors: Record<string, string[]> = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).includes(message) || errors[field].push(message);
+  const add = (field: string, message: string) =>
+    (errors[field] ??= []).includes(message) || errors[field].push(message);
   links.forEach((link, index) => {
     let scheme: string | null = null;
     try {
@@ -77,7 +79,8 @@ function checkLinks(links: Array<{ name: string; url: string }>): void {
     } catch {
       add('links.url', 'must be a valid URL');
     }
-    if (scheme !== null && scheme !== 'http:' && scheme !== 'https:') add('links.url', 'is blocked: Only allowed schemes are http, https');
+    if (scheme !== null && scheme !== 'http:' && scheme !== 'https:')
+      add('links.url', 'is blocked: Only allowed schemes are http, https');
     if (links.findIndex((other) => other.name === link.name) !== index) add('links.name', 'has already been taken');
     if (links.findIndex((other) => other.url === link.url) !== index) add('links.url', 'has already been taken');
   });
@@ -102,7 +105,12 @@ async function releaseView(store: Store, project: Project, release: Release, sho
         url: `${webUrl}/-/archive/${release.tag_name}/${project.path}-${release.tag_name}.${format}`,
       }))
     : [];
-  const evidence = JSON.stringify({ project_id: project.id, tag_name: release.tag_name, created_at: release.created_at, sha });
+  const evidence = JSON.stringify({
+    project_id: project.id,
+    tag_name: release.tag_name,
+    created_at: release.created_at,
+    sha,
+  });
   return {
     tag_name: release.tag_name,
     name: release.name,
@@ -203,20 +211,25 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json(body, 201);
   });
 
-  router.route('PUT', '/projects/:id/releases/:tag_name', { auth: 'user', params: updateParams }, async (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
-    const release = findRelease(project, req.pathParams.tag_name);
-    const { params } = req;
-    const milestones = params.milestones === undefined ? undefined : milestoneIds(project, params.milestones);
-    const changes: Partial<Release> = {
-      ...(params.name !== undefined && { name: params.name }),
-      ...(params.description !== undefined && { description: params.description }),
-      ...(params.released_at !== undefined && { released_at: params.released_at }),
-      ...(milestones !== undefined && { milestone_ids: milestones }),
-    };
-    // As for create: the answer is made first, so that a failure making it changes nothing.
-    const body = await releaseView(store, project, { ...release, ...changes }, ctx.canReadCode(req.user, project));
-    Object.assign(release, changes);
-    reply.json(body);
-  });
+  router.route(
+    'PUT',
+    '/projects/:id/releases/:tag_name',
+    { auth: 'user', params: updateParams },
+    async (req, reply) => {
+      const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
+      const release = findRelease(project, req.pathParams.tag_name);
+      const { params } = req;
+      const milestones = params.milestones === undefined ? undefined : milestoneIds(project, params.milestones);
+      const changes: Partial<Release> = {
+        ...(params.name !== undefined && { name: params.name }),
+        ...(params.description !== undefined && { description: params.description }),
+        ...(params.released_at !== undefined && { released_at: params.released_at }),
+        ...(milestones !== undefined && { milestone_ids: milestones }),
+      };
+      // As for create: the answer is made first, so that a failure making it changes nothing.
+      const body = await releaseView(store, project, { ...release, ...changes }, ctx.canReadCode(req.user, project));
+      Object.assign(release, changes);
+      reply.json(body);
+    },
+  );
 }

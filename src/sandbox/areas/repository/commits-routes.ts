@@ -73,8 +73,14 @@ async function commitOf(repo: GitRepo, ref: string): Promise<GitCommitInfo> {
 
 /** Commits with their stats added (one git process for all of them). */
 async function withStats(repo: GitRepo, commits: GitCommitInfo[]) {
-  const stats = await commitStats(repo, commits.map((commit) => commit.id));
-  return commits.map((commit) => ({ ...commitView(commit), stats: stats.get(commit.id) ?? { additions: 0, deletions: 0, total: 0 } }));
+  const stats = await commitStats(
+    repo,
+    commits.map((commit) => commit.id),
+  );
+  return commits.map((commit) => ({
+    ...commitView(commit),
+    stats: stats.get(commit.id) ?? { additions: 0, deletions: 0, total: 0 },
+  }));
 }
 
 function commentView(store: Store, comment: CommitComment) {
@@ -117,69 +123,86 @@ async function lineTarget(
   if (object === null || object.type !== 'blob') return none;
   const text = object.content.toString('utf8');
   const lineCount = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-  return params.line >= 1 && params.line <= lineCount ? { path: params.path, line: params.line, line_type: lineType } : none;
+  return params.line >= 1 && params.line <= lineCount
+    ? { path: params.path, line: params.line, line_type: lineType }
+    : none;
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
-  router.route('GET', '/projects/:id/repository/commits', { params: listParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
-    const { params } = req;
-    const commits = await gitCall(() =>
-      listCommits(project.repo, {
-        ref: params.ref_name ?? project.default_branch,
-        since: params.since,
-        until: params.until,
-        path: params.path,
-        all: params.all,
-        firstParent: params.first_parent,
-        order: params.order,
-      }),
-    );
-    const page = paginate(req, reply, commits);
-    const entries = params.with_stats ? await withStats(project.repo, page) : page.map(commitView);
-    // Every commit record carries status (the spec's field list): its last pipeline's, or null.
-    reply.json(entries.map((entry) => ({ ...entry, status: lastPipelineOf(project, entry.id)?.status ?? null })));
-  });
+  router.route(
+    'GET',
+    '/projects/:id/repository/commits',
+    { params: listParams, pagination: 'offset' },
+    async (req, reply) => {
+      const project = readableProject(ctx, req);
+      const { params } = req;
+      const commits = await gitCall(() =>
+        listCommits(project.repo, {
+          ref: params.ref_name ?? project.default_branch,
+          since: params.since,
+          until: params.until,
+          path: params.path,
+          all: params.all,
+          firstParent: params.first_parent,
+          order: params.order,
+        }),
+      );
+      const page = paginate(req, reply, commits);
+      const entries = params.with_stats ? await withStats(project.repo, page) : page.map(commitView);
+      // Every commit record carries status (the spec's field list): its last pipeline's, or null.
+      reply.json(entries.map((entry) => ({ ...entry, status: lastPipelineOf(project, entry.id)?.status ?? null })));
+    },
+  );
 
-  router.route('POST', '/projects/:id/repository/commits', { params: createParams, auth: 'user' }, async (req, reply) => {
-    const project = writableProject(ctx, req);
-    const user = ctx.requireUser(req);
-    const { params } = req;
-    checkPush(ctx, project, user, params.branch, 403);
-    if (params.start_branch !== undefined && params.start_sha !== undefined) {
-      throw paramError('start_branch, start_sha are mutually exclusive');
-    }
-    const startProject = params.start_project === undefined ? undefined : readableProject(ctx, req, String(params.start_project));
-    const actions: FileAction[] = params.actions.map((action, index) => ({
-      action: action.action,
-      file_path: action.file_path,
-      previous_path: action.previous_path,
-      content: action.content === undefined ? undefined : decodeContent(action.content, action.encoding, `actions[${index}][content]`),
-      execute_filemode: action.execute_filemode,
-      last_commit_id: action.last_commit_id,
-    }));
-    // As on the service, a start project without a start ref starts from the branch of the same name there.
-    const startRef = params.start_branch ?? params.start_sha?.toLowerCase() ?? (startProject ? params.branch : undefined);
-    if (params.force === true && startRef !== undefined) {
-      await checkForce(ctx, project, user, params.branch, { repo: (startProject ?? project).repo, ref: startRef });
-    }
-    const sha = await gitCall(() =>
-      project.repo.commit({
-        branch: params.branch,
-        startRef,
-        startRepo: startProject?.repo,
-        force: params.force,
-        message: params.commit_message,
-        author: authorOf(user, params),
-        committer: identityOf(user),
-        actions,
-      }),
-    );
-    project.last_activity_at = new Date();
-    const commit = await gitCall(() => project.repo.getCommit(sha));
-    const body = params.stats === false ? commitView(commit) : (await withStats(project.repo, [commit]))[0];
-    reply.json({ ...body, status: null }, 201);
-  });
+  router.route(
+    'POST',
+    '/projects/:id/repository/commits',
+    { params: createParams, auth: 'user' },
+    async (req, reply) => {
+      const project = writableProject(ctx, req);
+      const user = ctx.requireUser(req);
+      const { params } = req;
+      checkPush(ctx, project, user, params.branch, 403);
+      if (params.start_branch !== undefined && params.start_sha !== undefined) {
+        throw paramError('start_branch, start_sha are mutually exclusive');
+      }
+      const startProject =
+        params.start_project === undefined ? undefined : readableProject(ctx, req, String(params.start_project));
+      const actions: FileAction[] = params.actions.map((action, index) => ({
+        action: action.action,
+        file_path: action.file_path,
+        previous_path: action.previous_path,
+        content:
+          action.content === undefined
+            ? undefined
+            : decodeContent(action.content, action.encoding, `actions[${index}][content]`),
+        execute_filemode: action.execute_filemode,
+        last_commit_id: action.last_commit_id,
+      }));
+      // As on the service, a start project without a start ref starts from the branch of the same name there.
+      const startRef =
+        params.start_branch ?? params.start_sha?.toLowerCase() ?? (startProject ? params.branch : undefined);
+      if (params.force === true && startRef !== undefined) {
+        await checkForce(ctx, project, user, params.branch, { repo: (startProject ?? project).repo, ref: startRef });
+      }
+      const sha = await gitCall(() =>
+        project.repo.commit({
+          branch: params.branch,
+          startRef,
+          startRepo: startProject?.repo,
+          force: params.force,
+          message: params.commit_message,
+          author: authorOf(user, params),
+          committer: identityOf(user),
+          actions,
+        }),
+      );
+      project.last_activity_at = new Date();
+      const commit = await gitCall(() => project.repo.getCommit(sha));
+      const body = params.stats === false ? commitView(commit) : (await withStats(project.repo, [commit]))[0];
+      reply.json({ ...body, status: null }, 201);
+    },
+  );
 
   router.route('GET', COMMIT, { params: showParams }, async (req, reply) => {
     const project = readableProject(ctx, req);

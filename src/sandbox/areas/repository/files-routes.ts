@@ -56,7 +56,10 @@ function setFileHeaders(reply: Reply, file: RepoFile): void {
 
 export function register(router: Router, ctx: SandboxContext): void {
   /** The file the request names, its metadata headers already set. */
-  async function fileAt(req: SandboxRequest<z.output<typeof readParams>>, reply: Reply): Promise<{ project: Project; file: RepoFile }> {
+  async function fileAt(
+    req: SandboxRequest<z.output<typeof readParams>>,
+    reply: Reply,
+  ): Promise<{ project: Project; file: RepoFile }> {
     const project = readableProject(ctx, req);
     const file = await gitCall(() => readFile(project.repo, req.params.ref, req.pathParams.file_path));
     setFileHeaders(reply, file);
@@ -98,10 +101,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   router.route('HEAD', `${FILE_PATH}/raw`, { params: readParams }, headOnly);
 
   /** One action as a commit on `branch`; refusals are 400 with the engine's message. */
-  async function commitFile(
-    req: SandboxRequest<z.output<typeof deleteParams>>,
-    action: FileAction,
-  ): Promise<void> {
+  async function commitFile(req: SandboxRequest<z.output<typeof deleteParams>>, action: FileAction): Promise<void> {
     const project = writableProject(ctx, req);
     const user = ctx.requireUser(req);
     checkPush(ctx, project, user, req.params.branch, 400);
@@ -136,7 +136,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', FILE_PATH, { params: deleteParams, auth: 'user' }, async (req, reply) => {
-    await commitFile(req, { action: 'delete', file_path: req.pathParams.file_path, last_commit_id: req.params.last_commit_id });
+    await commitFile(req, {
+      action: 'delete',
+      file_path: req.pathParams.file_path,
+      last_commit_id: req.params.last_commit_id,
+    });
     reply.empty(204);
   });
 }

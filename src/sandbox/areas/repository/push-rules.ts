@@ -20,7 +20,11 @@ export function checkPush(ctx: SandboxContext, project: Project, user: User, bra
  * the service's pre-receive message. A force that rewrites nothing (the new commit descends from the head) passes.
  */
 export async function checkForce(
-  ctx: SandboxContext, project: Project, user: User, branch: string, start: { repo: GitRepo; ref: string } | undefined,
+  ctx: SandboxContext,
+  project: Project,
+  user: User,
+  branch: string,
+  start: { repo: GitRepo; ref: string } | undefined,
 ): Promise<void> {
   const may = branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch);
   if (!may.protected || may.forcePush) return;
@@ -29,6 +33,7 @@ export async function checkForce(
   // A base from another project's history is judged as rewriting: the head cannot be checked against it here.
   const base = start.repo === project.repo ? await project.repo.resolveCommit(start.ref) : null;
   if (base === head) return;
-  const kept = base === null ? null : await project.repo.run(['merge-base', '--is-ancestor', head, base], { okCodes: [1] });
+  const kept =
+    base === null ? null : await project.repo.run(['merge-base', '--is-ancestor', head, base], { okCodes: [1] });
   if (kept === null || kept.exitCode !== 0) throw messageError(400, PROTECTED_BRANCH_REFUSALS.forcePush);
 }

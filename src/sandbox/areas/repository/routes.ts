@@ -53,7 +53,8 @@ export function decodeContent(content: string, encoding: 'text' | 'base64' | und
   if (encoding === 'base64') {
     const compact = content.replace(/\s+/g, '');
     // Checked without a repeated group: such a pattern overflowed the regex engine's stack on a few MiB (a 500).
-    if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) throw paramError(`${field} is not valid base64`);
+    if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact))
+      throw paramError(`${field} is not valid base64`);
     bytes = Buffer.from(compact, 'base64');
   } else {
     bytes = Buffer.from(content, 'utf8');
@@ -68,7 +69,10 @@ export function decodeContent(content: string, encoding: 'text' | 'base64' | und
 }
 
 /** The latest pipeline that ran for a commit, in the service's short form, or null. */
-export function lastPipelineOf(project: Project, sha: string): { id: number; ref: string; sha: string; status: string } | null {
+export function lastPipelineOf(
+  project: Project,
+  sha: string,
+): { id: number; ref: string; sha: string; status: string } | null {
   let latest: Project['pipelines'][number] | undefined;
   for (const pipeline of project.pipelines) {
     if (pipeline.sha === sha && (latest === undefined || pipeline.id > latest.id)) latest = pipeline;
@@ -96,7 +100,9 @@ export function sendRaw(reply: Reply, content: Buffer, fileName?: string): void 
 /** filename= for Content-Disposition, with an RFC 5987 filename* when the name is not plain ASCII. */
 function dispositionFileName(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return ascii === fileName ? `filename="${fileName}"` : `filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+  return ascii === fileName
+    ? `filename="${fileName}"`
+    : `filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
 /** A ref given by the caller, or the project's default branch. */
@@ -126,12 +132,19 @@ const archiveParams = z.object({ sha: z.string().min(1).optional() });
 const mergeBaseParams = z.object({ refs: param.array(z.string().min(1)) });
 
 export function register(router: Router, ctx: SandboxContext): void {
-  router.route('GET', '/projects/:id/repository/tree', { params: treeParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
-    const ref = refOrDefault(project, req.params.ref);
-    const entries = await gitCall(() => listTree(project.repo, ref, req.params.path ?? '', req.params.recursive ?? false));
-    reply.json(paginate(req, reply, entries));
-  });
+  router.route(
+    'GET',
+    '/projects/:id/repository/tree',
+    { params: treeParams, pagination: 'offset' },
+    async (req, reply) => {
+      const project = readableProject(ctx, req);
+      const ref = refOrDefault(project, req.params.ref);
+      const entries = await gitCall(() =>
+        listTree(project.repo, ref, req.params.path ?? '', req.params.recursive ?? false),
+      );
+      reply.json(paginate(req, reply, entries));
+    },
+  );
 
   router.route('GET', '/projects/:id/repository/blobs/:sha', {}, async (req, reply) => {
     const project = readableProject(ctx, req);
@@ -162,7 +175,9 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/projects/:id/repository/compare', { params: compareParams }, async (req, reply) => {
     const project = readableProject(ctx, req);
-    const result = await gitCall(() => compareRefs(project.repo, req.params.from, req.params.to, req.params.straight ?? false));
+    const result = await gitCall(() =>
+      compareRefs(project.repo, req.params.from, req.params.to, req.params.straight ?? false),
+    );
     reply.json({
       commit: result.commit === null ? null : commitView(result.commit),
       commits: result.commits.map(commitView),
@@ -172,13 +187,22 @@ export function register(router: Router, ctx: SandboxContext): void {
     });
   });
 
-  router.route('GET', '/projects/:id/repository/contributors', { params: contributorParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
-    const list = await gitCall(() =>
-      contributors(project.repo, { ref: project.default_branch, orderBy: req.params.order_by, sort: req.params.sort }),
-    );
-    reply.json(paginate(req, reply, list));
-  });
+  router.route(
+    'GET',
+    '/projects/:id/repository/contributors',
+    { params: contributorParams, pagination: 'offset' },
+    async (req, reply) => {
+      const project = readableProject(ctx, req);
+      const list = await gitCall(() =>
+        contributors(project.repo, {
+          ref: project.default_branch,
+          orderBy: req.params.order_by,
+          sort: req.params.sort,
+        }),
+      );
+      reply.json(paginate(req, reply, list));
+    },
+  );
 
   router.route('GET', '/projects/:id/repository/merge_base', { params: mergeBaseParams }, async (req, reply) => {
     const project = readableProject(ctx, req);

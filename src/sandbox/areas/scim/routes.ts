@@ -22,8 +22,16 @@ const MAX_COUNT = 100;
 const createParams = z.object({
   externalId: z.string().optional(),
   userName: z.string().optional(),
-  emails: z.array(z.strictObject({ type: z.string().optional(), value: z.string(), primary: param.boolean().optional() })).optional(),
-  name: z.strictObject({ formatted: z.string().optional(), familyName: z.string().optional(), givenName: z.string().optional() }).optional(),
+  emails: z
+    .array(z.strictObject({ type: z.string().optional(), value: z.string(), primary: param.boolean().optional() }))
+    .optional(),
+  name: z
+    .strictObject({
+      formatted: z.string().optional(),
+      familyName: z.string().optional(),
+      givenName: z.string().optional(),
+    })
+    .optional(),
   meta: z.strictObject({ resourceType: z.literal('User') }).optional(),
   active: param.boolean().optional(),
   schemas: z.array(z.string()).optional(),
@@ -54,7 +62,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   /** The token's own group, with single sign-on; 404 for any other path. */
   function scimGroup(req: SandboxRequest<unknown>): Group {
     const group = store.findGroup(req.pathParams.group_path);
-    if (!group || group.id !== req.scimGroupId || !samlProvidersOf(store).has(group.id)) throw scimError(404, 'Group Not Found');
+    if (!group || group.id !== req.scimGroupId || !samlProvidersOf(store).has(group.id))
+      throw scimError(404, 'Group Not Found');
     return group;
   }
 
@@ -68,26 +77,43 @@ export function register(router: Router, ctx: SandboxContext): void {
     user.identities.splice(user.identities.indexOf(identity), 1);
   }
 
-  router.route('GET', BASE, { params: z.object({ filter: z.string().optional(), startIndex: param.integer().optional(), count: param.integer().optional() }) }, (req, reply) => {
-    const group = scimGroup(req);
-    let found = provisioned(store, group);
-    if (req.params.filter !== undefined) {
-      const match = FILTER.exec(req.params.filter);
-      const read = match ? FILTERABLE[match[1].toLowerCase()] : undefined;
-      if (!match || !read) throw scimError(400, `Unsupported filter: ${req.params.filter}`);
-      const wanted = match[2] ?? match[3];
-      // userName compares case-insensitively (RFC 7643 caseExact false); ids exactly.
-      const same = match[1].toLowerCase() === 'username' ? (v: string) => v.toLowerCase() === wanted.toLowerCase() : (v: string) => v === wanted;
-      found = found.filter(({ user, identity }) => same(read(user, identity)));
-    }
-    const startIndex = Math.max(1, req.params.startIndex ?? 1);
-    const count = Math.min(MAX_COUNT, Math.max(0, req.params.count ?? DEFAULT_COUNT));
-    const page = found.slice(startIndex - 1, startIndex - 1 + count);
-    sendScim(reply, {
-      schemas: [SCIM_LIST_SCHEMA], totalResults: found.length, itemsPerPage: page.length, startIndex,
-      Resources: page.map(({ user, identity }) => scimUserView(user, identity)),
-    });
-  });
+  router.route(
+    'GET',
+    BASE,
+    {
+      params: z.object({
+        filter: z.string().optional(),
+        startIndex: param.integer().optional(),
+        count: param.integer().optional(),
+      }),
+    },
+    (req, reply) => {
+      const group = scimGroup(req);
+      let found = provisioned(store, group);
+      if (req.params.filter !== undefined) {
+        const match = FILTER.exec(req.params.filter);
+        const read = match ? FILTERABLE[match[1].toLowerCase()] : undefined;
+        if (!match || !read) throw scimError(400, `Unsupported filter: ${req.params.filter}`);
+        const wanted = match[2] ?? match[3];
+        // userName compares case-insensitively (RFC 7643 caseExact false); ids exactly.
+        const same =
+          match[1].toLowerCase() === 'username'
+            ? (v: string) => v.toLowerCase() === wanted.toLowerCase()
+            : (v: string) => v === wanted;
+        found = found.filter(({ user, identity }) => same(read(user, identity)));
+      }
+      const startIndex = Math.max(1, req.params.startIndex ?? 1);
+      const count = Math.min(MAX_COUNT, Math.max(0, req.params.count ?? DEFAULT_COUNT));
+      const page = found.slice(startIndex - 1, startIndex - 1 + count);
+      sendScim(reply, {
+        schemas: [SCIM_LIST_SCHEMA],
+        totalResults: found.length,
+        itemsPerPage: page.length,
+        startIndex,
+        Resources: page.map(({ user, identity }) => scimUserView(user, identity)),
+      });
+    },
+  );
 
   router.route('GET', `${BASE}/:id`, {}, (req, reply) => {
     const { user, identity } = findProvisioned(req, scimGroup(req));
@@ -99,17 +125,35 @@ export function register(router: Router, ctx: SandboxContext): void {
     const p = req.params;
     const email = p.emails?.find((e) => e.type === 'work')?.value;
     const missing = [
-      ['externalId', p.externalId], ['userName', p.userName], ['emails (work)', email], ['name.formatted', p.name?.formatted],
-      ['name.familyName', p.name?.familyName], ['name.givenName', p.name?.givenName],
-    ].filter(([, value]) => value === undefined || value.trim() === '').map(([key]) => key);
+      ['externalId', p.externalId],
+      ['userName', p.userName],
+      ['emails (work)', email],
+      ['name.formatted', p.name?.formatted],
+      ['name.familyName', p.name?.familyName],
+      ['name.givenName', p.name?.givenName],
+    ]
+      .filter(([, value]) => value === undefined || value.trim() === '')
+      .map(([key]) => key);
     if (missing.length > 0) throw scimError(400, `Missing required attributes: ${missing.join(', ')}`);
     if (provisioned(store, group).some(({ identity }) => identity.extern_uid === p.externalId)) {
       throw scimError(409, 'User with this externalId already exists in the group');
     }
-    const clash = store.users.find((u) => u.username.toLowerCase() === p.userName!.toLowerCase() || u.email.toLowerCase() === email!.toLowerCase());
+    const clash = store.users.find(
+      (u) => u.username.toLowerCase() === p.userName!.toLowerCase() || u.email.toLowerCase() === email!.toLowerCase(),
+    );
     if (clash) throw scimError(409, 'Username or email has already been taken');
-    const identity: Identity = { provider: SAML_PROVIDER, extern_uid: p.externalId!, saml_provider_id: samlProvidersOf(store).get(group.id)! };
-    const user = store.addUser({ username: p.userName!, name: p.name!.formatted!, email: email!, identities: [identity], confirmed_at: new Date() });
+    const identity: Identity = {
+      provider: SAML_PROVIDER,
+      extern_uid: p.externalId!,
+      saml_provider_id: samlProvidersOf(store).get(group.id)!,
+    };
+    const user = store.addUser({
+      username: p.userName!,
+      name: p.name!.formatted!,
+      email: email!,
+      identities: [identity],
+      confirmed_at: new Date(),
+    });
     // Provisioned users join as guests; the group's owners raise them as needed. active=false creates nothing
     // active: the identity is not kept.
     group.members.set(user.id, { access_level: ACCESS.guest, expires_at: null, created_at: new Date() });
@@ -145,7 +189,12 @@ export function register(router: Router, ctx: SandboxContext): void {
         const username = asText();
         changes.push(() => (user.username = username));
       } else if (lower === 'active') {
-        const active = value === true || value === 'true' || value === 'True' ? true : value === false || value === 'false' || value === 'False' ? false : undefined;
+        const active =
+          value === true || value === 'true' || value === 'True'
+            ? true
+            : value === false || value === 'false' || value === 'False'
+              ? false
+              : undefined;
         if (active === undefined) throw scimError(400, 'Invalid value for active');
         // Deactivation removes the SAML identity; the account and its group membership stay.
         if (!active) changes.push(() => removeIdentity(user, identity));
@@ -159,7 +208,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     };
     const username = newValue((path) => path.toLowerCase() === 'username');
     const email = newValue((path) => WORK_EMAIL_PATH.test(path));
-    if (store.users.some((u) => u !== user && (u.username.toLowerCase() === username || u.email.toLowerCase() === email))) {
+    if (
+      store.users.some((u) => u !== user && (u.username.toLowerCase() === username || u.email.toLowerCase() === email))
+    ) {
       throw scimError(409, 'Username or email has already been taken');
     }
     for (const change of changes) change();
@@ -174,5 +225,4 @@ export function register(router: Router, ctx: SandboxContext): void {
     group.members.delete(user.id);
     reply.empty(204);
   });
-
 }

@@ -39,7 +39,11 @@ export function seedScim(store: Store, users: Map<string, User>): void {
   const acme = store.findGroup('acme')!;
   const provider = store.nextId('saml_provider');
   samlProvidersOf(store).set(acme.id, provider);
-  for (const [username, uid] of [['bob', '4b7e1c2a-bob'], ['carol', '9c3d5e7f-carol'], ['dave', 'd4a6b8c0-dave']]) {
+  for (const [username, uid] of [
+    ['bob', '4b7e1c2a-bob'],
+    ['carol', '9c3d5e7f-carol'],
+    ['dave', 'd4a6b8c0-dave'],
+  ]) {
     users.get(username)!.identities.push({ provider: SAML_PROVIDER, extern_uid: uid, saml_provider_id: provider });
   }
 }

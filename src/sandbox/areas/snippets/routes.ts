@@ -40,7 +40,14 @@ function snippetView(store: Store, project: Project, snippet: Snippet) {
     description: snippet.description,
     visibility: snippet.visibility,
     author: author
-      ? { id: author.id, username: author.username, email: author.email, name: author.name, state: author.state, created_at: author.created_at.toISOString() }
+      ? {
+          id: author.id,
+          username: author.username,
+          email: author.email,
+          name: author.name,
+          state: author.state,
+          created_at: author.created_at.toISOString(),
+        }
       : null,
     created_at: snippet.created_at.toISOString(),
     updated_at: snippet.updated_at.toISOString(),
@@ -91,11 +98,22 @@ export function register(router: Router, ctx: SandboxContext): void {
     const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.reporter, write: true });
     const now = new Date();
     const snippet: Snippet = {
-      id: store.nextId('snippet'), project_id: project.id, title: req.params.title, file_name: req.params.file_name,
-      description: req.params.description ?? null, content: req.params.content, visibility: req.params.visibility,
-      author_id: user.id, created_at: now, updated_at: now,
+      id: store.nextId('snippet'),
+      project_id: project.id,
+      title: req.params.title,
+      file_name: req.params.file_name,
+      description: req.params.description ?? null,
+      content: req.params.content,
+      visibility: req.params.visibility,
+      author_id: user.id,
+      created_at: now,
+      updated_at: now,
       // The sandbox listens on loopback only, so every caller's address is this one.
-      user_agent_detail: { user_agent: req.headers['user-agent'] ?? '', ip_address: '127.0.0.1', spamfilter_submitted: false },
+      user_agent_detail: {
+        user_agent: req.headers['user-agent'] ?? '',
+        ip_address: '127.0.0.1',
+        spamfilter_submitted: false,
+      },
     };
     snippetsOf(store).push(snippet);
     reply.json(snippetView(store, project, snippet), 201);

@@ -67,45 +67,87 @@ const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefo
 const SNIPPETS: Record<string, SeedSnippet[]> = {
   'acme/web': [
     {
-      title: 'Local dev setup', file_name: 'setup.sh', description: 'Everything a new frontend developer runs on day one.',
-      content: '#!/bin/sh\nset -e\nnpm ci\ncp .env.example .env\nnpm run dev\n', visibility: 'public', author: 'alice', created: 40, edited: 12,
+      title: 'Local dev setup',
+      file_name: 'setup.sh',
+      description: 'Everything a new frontend developer runs on day one.',
+      content: '#!/bin/sh\nset -e\nnpm ci\ncp .env.example .env\nnpm run dev\n',
+      visibility: 'public',
+      author: 'alice',
+      created: 40,
+      edited: 12,
       userAgent: BROWSER,
     },
     {
-      title: 'Button variants', file_name: 'button.html', content: '<button class="btn">Shop now</button>\n<button class="btn btn--ghost">Later</button>\n',
-      visibility: 'public', author: 'bob', created: 21, userAgent: 'python-requests/2.32.3',
+      title: 'Button variants',
+      file_name: 'button.html',
+      content: '<button class="btn">Shop now</button>\n<button class="btn btn--ghost">Later</button>\n',
+      visibility: 'public',
+      author: 'bob',
+      created: 21,
+      userAgent: 'python-requests/2.32.3',
     },
     {
-      title: 'Feature flag cheat sheet', file_name: 'flags.md', description: 'Which flags are on where.',
-      content: '| flag | staging | production |\n|---|---|---|\n| new_search | on | off |\n', visibility: 'internal', author: 'carol', created: 9,
+      title: 'Feature flag cheat sheet',
+      file_name: 'flags.md',
+      description: 'Which flags are on where.',
+      content: '| flag | staging | production |\n|---|---|---|\n| new_search | on | off |\n',
+      visibility: 'internal',
+      author: 'carol',
+      created: 9,
       userAgent: BROWSER,
     },
     {
-      title: 'Debugging notes', file_name: 'notes.txt', content: 'search returns nothing for "  shoes " — trim the query first\n',
-      visibility: 'private', author: 'bob', created: 3, userAgent: 'curl/8.5.0', spam: true,
+      title: 'Debugging notes',
+      file_name: 'notes.txt',
+      content: 'search returns nothing for "  shoes " — trim the query first\n',
+      visibility: 'private',
+      author: 'bob',
+      created: 3,
+      userAgent: 'curl/8.5.0',
+      spam: true,
     },
   ],
   'acme/platform/payments-api': [
     {
-      title: 'Refund replay', file_name: 'replay_refunds.rb', description: 'Replays refunds stuck in pending; run from a console.',
-      content: 'Refund.pending.where("created_at < ?", 1.hour.ago).find_each(&:replay!)\n', visibility: 'internal', author: 'alice', created: 30,
+      title: 'Refund replay',
+      file_name: 'replay_refunds.rb',
+      description: 'Replays refunds stuck in pending; run from a console.',
+      content: 'Refund.pending.where("created_at < ?", 1.hour.ago).find_each(&:replay!)\n',
+      visibility: 'internal',
+      author: 'alice',
+      created: 30,
       userAgent: BROWSER,
     },
     {
-      title: 'Webhook payload sample', file_name: 'webhook.json', content: '{\n  "event": "charge.succeeded",\n  "amount": 4200\n}\n',
-      visibility: 'private', author: 'alice', created: 5, userAgent: 'forgeops/0.1.0',
+      title: 'Webhook payload sample',
+      file_name: 'webhook.json',
+      content: '{\n  "event": "charge.succeeded",\n  "amount": 4200\n}\n',
+      visibility: 'private',
+      author: 'alice',
+      created: 5,
+      userAgent: 'forgeops/0.1.0',
     },
   ],
   'acme/platform/infra': [
     {
-      title: 'Terraform imports', file_name: 'imports.sh', content: 'terraform import aws_s3_bucket.assets acme-assets\n',
-      visibility: 'internal', author: 'root', created: 60, userAgent: BROWSER,
+      title: 'Terraform imports',
+      file_name: 'imports.sh',
+      content: 'terraform import aws_s3_bucket.assets acme-assets\n',
+      visibility: 'internal',
+      author: 'root',
+      created: 60,
+      userAgent: BROWSER,
     },
   ],
   'bob/scratchpad': [
     {
-      title: 'Scratch SQL', file_name: 'orders.sql', content: 'SELECT status, count(*) FROM orders GROUP BY status;\n',
-      visibility: 'private', author: 'bob', created: 14, userAgent: BROWSER,
+      title: 'Scratch SQL',
+      file_name: 'orders.sql',
+      content: 'SELECT status, count(*) FROM orders GROUP BY status;\n',
+      visibility: 'private',
+      author: 'bob',
+      created: 14,
+      userAgent: BROWSER,
     },
   ],
 };
@@ -114,17 +156,37 @@ const SNIPPETS: Record<string, SeedSnippet[]> = {
 export function seedSnippets(store: Store, users: Map<string, User>, epoch: number): void {
   // Midnight: a snippet seeded 14 days ago reads "14d" old all day long.
   const at = (days: number) => new Date(epoch - days * DAY);
-  const entries = Object.entries(SNIPPETS).flatMap(([path, specs]) => specs.map((spec) => [store.findProject(path)!, spec] as const));
+  const entries = Object.entries(SNIPPETS).flatMap(([path, specs]) =>
+    specs.map((spec) => [store.findProject(path)!, spec] as const),
+  );
   entries.sort(([, a], [, b]) => b.created - a.created);
-  for (const [project, spec] of entries) snippetsOf(store).push(newSnippet(store, project, spec, users.get(spec.author)!, at));
+  for (const [project, spec] of entries)
+    snippetsOf(store).push(newSnippet(store, project, spec, users.get(spec.author)!, at));
 }
 
-function newSnippet(store: Store, project: Project, spec: SeedSnippet, author: User, at: (days: number) => Date): Snippet {
+function newSnippet(
+  store: Store,
+  project: Project,
+  spec: SeedSnippet,
+  author: User,
+  at: (days: number) => Date,
+): Snippet {
   return {
-    id: store.nextId('snippet'), project_id: project.id, title: spec.title, file_name: spec.file_name,
-    description: spec.description ?? null, content: spec.content, visibility: spec.visibility, author_id: author.id,
-    created_at: at(spec.created), updated_at: at(spec.edited ?? spec.created),
-    user_agent_detail: { user_agent: spec.userAgent, ip_address: '127.0.0.1', spamfilter_submitted: spec.spam ?? false },
+    id: store.nextId('snippet'),
+    project_id: project.id,
+    title: spec.title,
+    file_name: spec.file_name,
+    description: spec.description ?? null,
+    content: spec.content,
+    visibility: spec.visibility,
+    author_id: author.id,
+    created_at: at(spec.created),
+    updated_at: at(spec.edited ?? spec.created),
+    user_agent_detail: {
+      user_agent: spec.userAgent,
+      ip_address: '127.0.0.1',
+      spamfilter_submitted: spec.spam ?? false,
+    },
   };
 }
 

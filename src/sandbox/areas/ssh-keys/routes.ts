@@ -18,7 +18,10 @@ export function register(router: Router, ctx: SandboxContext): void {
   function keyView(key: SshKey) {
     const user = store.findUser(String(key.user_id));
     return {
-      id: key.id, title: key.title, key: key.key, created_at: key.created_at.toISOString(),
+      id: key.id,
+      title: key.title,
+      key: key.key,
+      created_at: key.created_at.toISOString(),
       user: user ? userAdmin(store, user) : null,
     };
   }

@@ -61,7 +61,10 @@ export function seedSshKeys(store: Store, users: Map<string, User>, epoch: numbe
   for (const spec of DEMO_KEYS) {
     const user = users.get(spec.user)!;
     sshKeysOf(store).push({
-      id: store.nextId('ssh_key'), user_id: user.id, title: spec.title, key: demoKeyLine(spec.title, user.email),
+      id: store.nextId('ssh_key'),
+      user_id: user.id,
+      title: spec.title,
+      key: demoKeyLine(spec.title, user.email),
       created_at: new Date(epoch - spec.created * DAY),
     });
   }

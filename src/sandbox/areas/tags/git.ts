@@ -17,7 +17,8 @@ const FIELDS = 6;
 
 /** Every tag of the repository that points (perhaps through its annotation) at a commit. */
 export async function listTags(repo: GitRepo): Promise<TagRef[]> {
-  const format = '--format=%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(*objectname)%00%(*objecttype)%00%(creatordate:unix)%00%(contents)%00';
+  const format =
+    '--format=%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(*objectname)%00%(*objecttype)%00%(creatordate:unix)%00%(contents)%00';
   const { stdout } = await repo.run(['for-each-ref', format, 'refs/tags/']);
   const text = stdout.toString('utf8');
   const tags: TagRef[] = [];
@@ -30,7 +31,14 @@ export async function listTags(repo: GitRepo): Promise<TagRef[]> {
     if (type === 'commit') {
       tags.push({ name, target: sha, commit: sha, message: '', annotated: false, taggedAt: null });
     } else if (type === 'tag' && peeledType === 'commit') {
-      tags.push({ name, target: sha, commit: peeled, message: contents.replace(/\n+$/, ''), annotated: true, taggedAt: Number(date) || null });
+      tags.push({
+        name,
+        target: sha,
+        commit: peeled,
+        message: contents.replace(/\n+$/, ''),
+        annotated: true,
+        taggedAt: Number(date) || null,
+      });
     }
   }
   return tags;

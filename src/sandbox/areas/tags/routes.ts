@@ -21,7 +21,11 @@ const createParams = z.object({ tag_name: z.string(), ref: z.string(), message: 
 
 /** Compares version-like names: numeric runs as numbers, the rest as text. */
 function compareVersions(a: string, b: string): number {
-  const split = (s: string) => s.replace(/^v/i, '').split(/(\d+)/).filter((part) => part !== '');
+  const split = (s: string) =>
+    s
+      .replace(/^v/i, '')
+      .split(/(\d+)/)
+      .filter((part) => part !== '');
   const [pa, pb] = [split(a), split(b)];
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
     const [x, y] = [pa[i], pb[i]];
@@ -34,7 +38,11 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-async function tagViews(ctx: SandboxContext, project: Project, tags: TagRef[]): Promise<Array<Record<string, unknown>>> {
+async function tagViews(
+  ctx: SandboxContext,
+  project: Project,
+  tags: TagRef[],
+): Promise<Array<Record<string, unknown>>> {
   const commits = await project.repo.getCommits(tags.map((tag) => tag.commit));
   const webUrl = projectWebUrl(ctx.store, project);
   return tags.map((tag, index) => {
@@ -44,7 +52,13 @@ async function tagViews(ctx: SandboxContext, project: Project, tags: TagRef[]): 
       name: tag.name,
       message: tag.message,
       target: tag.target,
-      commit: { ...commit, parent_ids: [...commit.parent_ids], trailers: {}, extended_trailers: {}, web_url: `${webUrl}/-/commit/${commit.id}` },
+      commit: {
+        ...commit,
+        parent_ids: [...commit.parent_ids],
+        trailers: {},
+        extended_trailers: {},
+        web_url: `${webUrl}/-/commit/${commit.id}`,
+      },
       release: release ? { tag_name: release.tag_name, description: release.description } : null,
       protected: false,
       created_at: tag.taggedAt === null ? null : new Date(tag.taggedAt * 1000).toISOString(),
@@ -59,21 +73,27 @@ async function findTag(project: Project, name: string): Promise<TagRef> {
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
-  router.route('GET', '/projects/:id/repository/tags', { params: listParams, pagination: 'offset' }, async (req, reply) => {
-    const project = readableProject(ctx, req);
-    const tags = (await listTags(project.repo)).filter((tag) => matchesSearch(tag.name, req.params.search));
-    const orderBy = req.params.order_by ?? 'updated';
-    const views = await tagViews(ctx, project, tags);
-    const dateOf = (view: Record<string, unknown>) => Date.parse((view.commit as { committed_date: string }).committed_date);
-    const compare = (a: Record<string, unknown>, b: Record<string, unknown>): number => {
-      const [na, nb] = [a.name as string, b.name as string];
-      if (orderBy === 'version') return compareVersions(na, nb);
-      if (orderBy === 'updated') return dateOf(a) - dateOf(b) || (na < nb ? -1 : na > nb ? 1 : 0);
-      return na < nb ? -1 : na > nb ? 1 : 0;
-    };
-    views.sort((a, b) => (req.params.sort === 'asc' ? compare(a, b) : compare(b, a)));
-    reply.json(paginate(req, reply, views));
-  });
+  router.route(
+    'GET',
+    '/projects/:id/repository/tags',
+    { params: listParams, pagination: 'offset' },
+    async (req, reply) => {
+      const project = readableProject(ctx, req);
+      const tags = (await listTags(project.repo)).filter((tag) => matchesSearch(tag.name, req.params.search));
+      const orderBy = req.params.order_by ?? 'updated';
+      const views = await tagViews(ctx, project, tags);
+      const dateOf = (view: Record<string, unknown>) =>
+        Date.parse((view.commit as { committed_date: string }).committed_date);
+      const compare = (a: Record<string, unknown>, b: Record<string, unknown>): number => {
+        const [na, nb] = [a.name as string, b.name as string];
+        if (orderBy === 'version') return compareVersions(na, nb);
+        if (orderBy === 'updated') return dateOf(a) - dateOf(b) || (na < nb ? -1 : na > nb ? 1 : 0);
+        return na < nb ? -1 : na > nb ? 1 : 0;
+      };
+      views.sort((a, b) => (req.params.sort === 'asc' ? compare(a, b) : compare(b, a)));
+      reply.json(paginate(req, reply, views));
+    },
+  );
 
   router.route('GET', '/projects/:id/repository/tags/:tag_name', {}, async (req, reply) => {
     const project = readableProject(ctx, req);
@@ -88,7 +108,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     const { tag_name, ref, message } = req.params;
     if (refNameProblem(tag_name) !== null) throw messageError(400, 'Tag name invalid');
     try {
-      await project.repo.createTag(tag_name, ref, message === '' ? undefined : message, { name: user.name, email: user.email });
+      await project.repo.createTag(tag_name, ref, message === '' ? undefined : message, {
+        name: user.name,
+        email: user.email,
+      });
     } catch (error) {
       if (error instanceof GitActionError || error instanceof GitNotFoundError) throw messageError(400, error.message);
       throw error;

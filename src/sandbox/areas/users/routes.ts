@@ -24,7 +24,10 @@ import { samlProvidersOf } from '../scim/index.js';
 
 const text = () => z.string();
 const flag = () => param.boolean().optional();
-const upload = z.union([z.string(), z.strictObject({ filename: z.string(), content_type: z.string(), content: z.instanceof(Buffer) })]);
+const upload = z.union([
+  z.string(),
+  z.strictObject({ filename: z.string(), content_type: z.string(), content: z.instanceof(Buffer) }),
+]);
 
 /** What create and update share. */
 const accountShape = {
@@ -94,9 +97,22 @@ const listParams = z.object({
 });
 
 const PROFILE_FIELDS = [
-  'social_messenger', 'social_network', 'social_microblog', 'website_url', 'organization', 'bio', 'location',
-  'public_email', 'can_create_group', 'external', 'theme_id', 'color_scheme_id', 'private_profile', 'projects_limit',
-  'shared_runners_minutes_limit', 'extra_shared_runners_minutes_limit',
+  'social_messenger',
+  'social_network',
+  'social_microblog',
+  'website_url',
+  'organization',
+  'bio',
+  'location',
+  'public_email',
+  'can_create_group',
+  'external',
+  'theme_id',
+  'color_scheme_id',
+  'private_profile',
+  'projects_limit',
+  'shared_runners_minutes_limit',
+  'extra_shared_runners_minutes_limit',
 ] as const;
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -119,15 +135,18 @@ function validate(params: AccountParams): void {
   if (params.password !== undefined && params.password.length < MIN_PASSWORD) {
     errors.password = [`is too short (minimum is ${MIN_PASSWORD} characters)`];
   }
-  if (params.projects_limit !== undefined && params.projects_limit < 0) errors.projects_limit = ['must be greater than or equal to 0'];
+  if (params.projects_limit !== undefined && params.projects_limit < 0)
+    errors.projects_limit = ['must be greater than or equal to 0'];
   if (Object.keys(errors).length > 0) throw validationError(errors);
 }
 
 /** Which of email and username another user already has. */
 function taken(store: Store, params: { email?: string; username?: string }, self?: User): string | undefined {
   const others = store.users.filter((u) => u !== self);
-  if (params.email !== undefined && others.some((u) => u.email.toLowerCase() === params.email!.toLowerCase())) return 'Email';
-  if (params.username !== undefined && others.some((u) => u.username.toLowerCase() === params.username!.toLowerCase())) return 'Username';
+  if (params.email !== undefined && others.some((u) => u.email.toLowerCase() === params.email!.toLowerCase()))
+    return 'Email';
+  if (params.username !== undefined && others.some((u) => u.username.toLowerCase() === params.username!.toLowerCase()))
+    return 'Username';
   return undefined;
 }
 
@@ -135,16 +154,26 @@ function taken(store: Store, params: { email?: string; username?: string }, self
 function avatarOf(params: AccountParams): User['avatar'] {
   const value = params.avatar;
   if (value === undefined) return undefined;
-  if (typeof value === 'string' || !/^image\/(png|jpeg|gif|bmp|ico|webp)$/.test(value.content_type) || value.content.length === 0) {
+  if (
+    typeof value === 'string' ||
+    !/^image\/(png|jpeg|gif|bmp|ico|webp)$/.test(value.content_type) ||
+    value.content.length === 0
+  ) {
     throw paramError('avatar is invalid');
   }
   return value;
 }
 
 /** The other account an extern_uid at a provider already signs in to, if any. */
-function identityOwner(store: Store, params: { extern_uid?: string; provider?: string }, self?: User): User | undefined {
+function identityOwner(
+  store: Store,
+  params: { extern_uid?: string; provider?: string },
+  self?: User,
+): User | undefined {
   if (params.extern_uid === undefined || params.provider === undefined) return undefined;
-  return store.users.find((u) => u !== self && u.identities.some((i) => i.provider === params.provider && i.extern_uid === params.extern_uid));
+  return store.users.find(
+    (u) => u !== self && u.identities.some((i) => i.provider === params.provider && i.extern_uid === params.extern_uid),
+  );
 }
 
 function applyProfile(user: User, params: AccountParams): void {
@@ -178,42 +207,61 @@ export function register(router: Router, ctx: SandboxContext): void {
     return user;
   }
 
-  const withAttributes = (user: User, view: object, wanted: boolean | undefined) => (wanted
-    ? { ...view, custom_attributes: Object.entries(user.custom_attributes).map(([key, value]) => ({ key, value })) }
-    : view);
+  const withAttributes = (user: User, view: object, wanted: boolean | undefined) =>
+    wanted
+      ? { ...view, custom_attributes: Object.entries(user.custom_attributes).map(([key, value]) => ({ key, value })) }
+      : view;
 
   router.route('GET', '/users', { params: listParams, pagination: 'offset' }, (req, reply) => {
     const p = req.params;
     const admin = req.user?.is_admin === true;
     checkIdentityPair(p);
     const search = p.search?.toLowerCase();
-    const users = store.users.filter((u) =>
-      (search === undefined || u.name.toLowerCase().includes(search) || u.username.toLowerCase().includes(search)
-        || u.email.toLowerCase() === search)
-      && (p.username === undefined || u.username.toLowerCase() === p.username.toLowerCase())
-      // The spec: false values of these filters are not supported (they filter nothing).
-      && (p.active !== true || u.state === 'active')
-      && (p.blocked !== true || u.state === 'blocked')
-      && (p.external !== true || u.external)
-      && (p.extern_uid === undefined || u.identities.some((i) => i.provider === p.provider && i.extern_uid === p.extern_uid))
-      && (p.created_before === undefined || u.created_at < p.created_before)
-      && (p.created_after === undefined || u.created_at > p.created_after)
-      && (!admin || p.two_factor === undefined || u.two_factor_enabled === (p.two_factor === 'enabled'))
-      && (!admin || Object.entries(p.custom_attributes ?? {}).every(([key, value]) => u.custom_attributes[key] === value)));
+    const users = store.users.filter(
+      (u) =>
+        (search === undefined ||
+          u.name.toLowerCase().includes(search) ||
+          u.username.toLowerCase().includes(search) ||
+          u.email.toLowerCase() === search) &&
+        (p.username === undefined || u.username.toLowerCase() === p.username.toLowerCase()) &&
+        // The spec: false values of these filters are not supported (they filter nothing).
+        (p.active !== true || u.state === 'active') &&
+        (p.blocked !== true || u.state === 'blocked') &&
+        (p.external !== true || u.external) &&
+        (p.extern_uid === undefined ||
+          u.identities.some((i) => i.provider === p.provider && i.extern_uid === p.extern_uid)) &&
+        (p.created_before === undefined || u.created_at < p.created_before) &&
+        (p.created_after === undefined || u.created_at > p.created_after) &&
+        (!admin || p.two_factor === undefined || u.two_factor_enabled === (p.two_factor === 'enabled')) &&
+        (!admin ||
+          Object.entries(p.custom_attributes ?? {}).every(([key, value]) => u.custom_attributes[key] === value)),
+    );
     const orderBy = admin ? (p.order_by ?? 'id') : 'id';
     const direction = admin && p.sort === 'asc' ? 1 : -1;
-    const key = (u: User): string | number => (orderBy === 'id' ? u.id
-      : orderBy === 'created_at' ? u.created_at.getTime()
-        : orderBy === 'updated_at' ? (u.updated_at ?? u.created_at).getTime() : u[orderBy].toLowerCase());
+    const key = (u: User): string | number =>
+      orderBy === 'id'
+        ? u.id
+        : orderBy === 'created_at'
+          ? u.created_at.getTime()
+          : orderBy === 'updated_at'
+            ? (u.updated_at ?? u.created_at).getTime()
+            : u[orderBy].toLowerCase();
     users.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id) * direction);
-    reply.json(paginate(req, reply, users).map((u) =>
-      (admin ? withAttributes(u, userAdmin(store, u), p.with_custom_attributes) : userBasic(store, u))));
+    reply.json(
+      paginate(req, reply, users).map((u) =>
+        admin ? withAttributes(u, userAdmin(store, u), p.with_custom_attributes) : userBasic(store, u),
+      ),
+    );
   });
 
   router.route('GET', '/users/:id', { params: z.object({ with_custom_attributes: flag() }) }, (req, reply) => {
     const user = findTarget(req);
     const admin = req.user?.is_admin === true;
-    reply.json(admin ? withAttributes(user, userAdmin(store, user), req.params.with_custom_attributes) : userDetailed(store, user));
+    reply.json(
+      admin
+        ? withAttributes(user, userAdmin(store, user), req.params.with_custom_attributes)
+        : userDetailed(store, user),
+    );
   });
 
   router.route('POST', '/users', { params: createParams, auth: 'user' }, (req, reply) => {
@@ -222,9 +270,11 @@ export function register(router: Router, ctx: SandboxContext): void {
     const reset = p.reset_password === true;
     const random = p.force_random_password === true;
     if (!reset && !random && p.password === undefined) {
-      throw paramError(p.reset_password === undefined && p.force_random_password === undefined
-        ? 'password, reset_password, force_random_password are missing, at least one parameter must be provided'
-        : 'password is missing');
+      throw paramError(
+        p.reset_password === undefined && p.force_random_password === undefined
+          ? 'password, reset_password, force_random_password are missing, at least one parameter must be provided'
+          : 'password is missing',
+      );
     }
     checkIdentityPair(p);
     // The flags take priority: a password sent with either is not used.
@@ -236,7 +286,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     if (identityOwner(store, p)) throw messageError(409, 'Identity has already been taken');
     const now = new Date();
     const user = store.addUser({
-      email: p.email, username: p.username, name: p.name, created_at: now,
+      email: p.email,
+      username: p.username,
+      name: p.name,
+      created_at: now,
       // Unconfirmed until the user follows the e-mailed link, unless the administrator skips that.
       confirmed_at: p.skip_confirmation === true ? now : null,
       identities: p.extern_uid !== undefined ? [{ provider: p.provider!, extern_uid: p.extern_uid }] : [],
@@ -273,9 +326,16 @@ export function register(router: Router, ctx: SandboxContext): void {
       if (p.skip_reconfirmation !== true) user.confirmed_at = null;
     }
     if (p.extern_uid !== undefined) {
-      const existing = user.identities.find((i) => i.provider === p.provider && (samlProvider === undefined || i.saml_provider_id === samlProvider));
+      const existing = user.identities.find(
+        (i) => i.provider === p.provider && (samlProvider === undefined || i.saml_provider_id === samlProvider),
+      );
       if (existing) existing.extern_uid = p.extern_uid;
-      else user.identities.push({ provider: p.provider!, extern_uid: p.extern_uid, ...(samlProvider !== undefined ? { saml_provider_id: samlProvider } : {}) });
+      else
+        user.identities.push({
+          provider: p.provider!,
+          extern_uid: p.extern_uid,
+          ...(samlProvider !== undefined ? { saml_provider_id: samlProvider } : {}),
+        });
     }
     if (p.password !== undefined) passwordsOf(store).set(user, p.password, true);
     user.updated_at = new Date();

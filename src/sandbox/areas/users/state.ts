@@ -44,8 +44,14 @@ export function seedUsers(store: Store, users: Map<string, User>, epoch: number)
   for (const user of users.values()) passwordsOf(store).set(user, `${user.username}-sandbox-password`, false);
   // A former contractor, blocked and external: the active, blocked and external filters each change the list.
   const frank = store.addUser({
-    username: 'frank', name: 'Frank Olsen', email: 'frank@example.org', state: 'blocked', external: true,
-    bio: 'Former contractor.', created_at: new Date(epoch - 500 * DAY), confirmed_at: new Date(epoch - 500 * DAY),
+    username: 'frank',
+    name: 'Frank Olsen',
+    email: 'frank@example.org',
+    state: 'blocked',
+    external: true,
+    bio: 'Former contractor.',
+    created_at: new Date(epoch - 500 * DAY),
+    confirmed_at: new Date(epoch - 500 * DAY),
   });
   passwordsOf(store).setRandom(frank);
 }

@@ -15,13 +15,29 @@ import { workItemsOf, type MergeRequest } from './state.js';
 export function startAutoMerge(ctx: SandboxContext): void {
   const { store } = ctx;
 
-  const waiting = (project: Project, branch: string) => workItemsOf(store).mergeRequests.filter((mr) =>
-    mr.project_id === project.id && mr.state === 'opened' && mr.merge_when_pipeline_succeeds === true && mr.source_branch === branch);
+  const waiting = (project: Project, branch: string) =>
+    workItemsOf(store).mergeRequests.filter(
+      (mr) =>
+        mr.project_id === project.id &&
+        mr.state === 'opened' &&
+        mr.merge_when_pipeline_succeeds === true &&
+        mr.source_branch === branch,
+    );
 
   function abort(project: Project, mr: MergeRequest, because: string): void {
     const by = store.users.find((u) => u.id === mr.merge_user_id);
     Object.assign(mr, { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined });
-    if (by) addNote(store, project, mr, 'MergeRequest', by, `aborted the automatic merge because ${because}`, true, new Date(store.clock.now()));
+    if (by)
+      addNote(
+        store,
+        project,
+        mr,
+        'MergeRequest',
+        by,
+        `aborted the automatic merge because ${because}`,
+        true,
+        new Date(store.clock.now()),
+      );
   }
 
   /** Whether the user who set it may still merge it (push or merge rights on the target branch). */
@@ -33,7 +49,8 @@ export function startAutoMerge(ctx: SandboxContext): void {
   async function mergeWhenPassed(project: Project, mr: MergeRequest, pipeline: Pipeline): Promise<void> {
     await refreshHead(project, mr);
     // Only the merge request's head pipeline counts: one for an older commit, or superseded by a newer run, does not.
-    if (mr.state !== 'opened' || !mr.merge_when_pipeline_succeeds || headPipeline(project, mr)?.id !== pipeline.id) return;
+    if (mr.state !== 'opened' || !mr.merge_when_pipeline_succeeds || headPipeline(project, mr)?.id !== pipeline.id)
+      return;
     const user = store.users.find((u) => u.id === mr.merge_user_id);
     if (!user || !mayStillMerge(user, project, mr)) {
       abort(project, mr, 'the user who set it may no longer merge it');
@@ -51,14 +68,19 @@ export function startAutoMerge(ctx: SandboxContext): void {
   const stopListening = onPipelineChange(store, (project, pipeline) => {
     if (pipeline.status !== 'success' || pipeline.tag) return;
     for (const mr of waiting(project, pipeline.ref)) {
-      store.track(mergeWhenPassed(project, mr, pipeline).catch((error: unknown) => {
-        ctx.log(`sandbox: auto-merge of ${project.full_path}!${mr.iid} failed: ${error instanceof Error ? error.message : String(error)}`);
-      }));
+      store.track(
+        mergeWhenPassed(project, mr, pipeline).catch((error: unknown) => {
+          ctx.log(
+            `sandbox: auto-merge of ${project.full_path}!${mr.iid} failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }),
+      );
     }
   });
   store.onClose.push(stopListening);
 
   store.onBranchMoved.push(async (project, branch, sha) => {
-    for (const mr of waiting(project, branch)) if (mr.merge_params?.sha !== sha) abort(project, mr, 'the source branch was updated');
+    for (const mr of waiting(project, branch))
+      if (mr.merge_params?.sha !== sha) abort(project, mr, 'the source branch was updated');
   });
 }

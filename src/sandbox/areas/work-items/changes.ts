@@ -48,7 +48,17 @@ export function hasGuestAccess(ctx: SandboxContext, user: User, project: Project
  */
 export function withoutMetadata<T extends Record<string, unknown>>(params: T): T {
   const kept = { ...params };
-  for (const key of ['labels', 'add_labels', 'remove_labels', 'assignee_ids', 'assignee_id', 'reviewer_ids', 'milestone_id', 'due_date', 'discussion_locked']) {
+  for (const key of [
+    'labels',
+    'add_labels',
+    'remove_labels',
+    'assignee_ids',
+    'assignee_id',
+    'reviewer_ids',
+    'milestone_id',
+    'due_date',
+    'discussion_locked',
+  ]) {
     delete kept[key];
   }
   return kept;
@@ -62,13 +72,17 @@ export function requireOneOf(params: Record<string, unknown>, keys: readonly str
 
 /** labels (replaces all, '' or [] clears), then add_labels and remove_labels; records label events when anything changes. */
 export function changeLabels(
-  store: Store, resource: LabelEventResource & { kind: 'Issue' | 'MergeRequest' }, params: z.output<z.ZodObject<typeof labelChangeShape>>,
-  user: User, at: Date,
+  store: Store,
+  resource: LabelEventResource & { kind: 'Issue' | 'MergeRequest' },
+  params: z.output<z.ZodObject<typeof labelChangeShape>>,
+  user: User,
+  at: Date,
 ): void {
   if (params.labels === undefined && params.add_labels === undefined && params.remove_labels === undefined) return;
   let names = params.labels === undefined ? [...resource.item.labels] : splitNames(params.labels);
   if (params.add_labels !== undefined) {
-    for (const name of splitNames(params.add_labels)) if (!names.some((n) => n.toLowerCase() === name.toLowerCase())) names.push(name);
+    for (const name of splitNames(params.add_labels))
+      if (!names.some((n) => n.toLowerCase() === name.toLowerCase())) names.push(name);
   }
   if (params.remove_labels !== undefined) {
     const gone = splitNames(params.remove_labels).map((n) => n.toLowerCase());
@@ -83,12 +97,28 @@ export function userIds(store: Store, ids: readonly number[]): number[] {
 }
 
 export function addNote(
-  store: Store, project: Project, item: Issue | MergeRequest, kind: Note['noteable_type'], author: User, body: string, system: boolean,
-  at = new Date(), internal = false,
+  store: Store,
+  project: Project,
+  item: Issue | MergeRequest,
+  kind: Note['noteable_type'],
+  author: User,
+  body: string,
+  system: boolean,
+  at = new Date(),
+  internal = false,
 ): Note {
   const note: Note = {
-    id: store.nextId('note'), noteable_type: kind, noteable_id: item.id, noteable_iid: item.iid, project_id: project.id,
-    author_id: author.id, body, system, internal, created_at: at, updated_at: at,
+    id: store.nextId('note'),
+    noteable_type: kind,
+    noteable_id: item.id,
+    noteable_iid: item.iid,
+    project_id: project.id,
+    author_id: author.id,
+    body,
+    system,
+    internal,
+    created_at: at,
+    updated_at: at,
   };
   workItemsOf(store).notes.push(note);
   if (!system) item.user_notes_count += 1;
@@ -124,14 +154,23 @@ export function noteView(store: Store, note: Note) {
  * or system notes only; internal notes only for reporters and up.
  */
 export function replyNotes(
-  ctx: SandboxContext, req: SandboxRequest<z.output<typeof noteListParams>>, reply: Reply, kind: Note['noteable_type'], item: Issue | MergeRequest,
+  ctx: SandboxContext,
+  req: SandboxRequest<z.output<typeof noteListParams>>,
+  reply: Reply,
+  kind: Note['noteable_type'],
+  item: Issue | MergeRequest,
   project: Project,
 ): void {
   const { store } = ctx;
   const filter = req.params.activity_filter ?? 'all_notes';
   const seesInternal = ctx.projectAccess(req.user, project) >= ACCESS.reporter;
-  const notes = workItemsOf(store).notes.filter((n) => n.noteable_type === kind && n.noteable_id === item.id
-    && (filter === 'all_notes' || n.system === (filter === 'only_activity')) && (seesInternal || n.internal !== true));
+  const notes = workItemsOf(store).notes.filter(
+    (n) =>
+      n.noteable_type === kind &&
+      n.noteable_id === item.id &&
+      (filter === 'all_notes' || n.system === (filter === 'only_activity')) &&
+      (seesInternal || n.internal !== true),
+  );
   const key = req.params.order_by ?? 'created_at';
   const sign = (req.params.sort ?? 'desc') === 'asc' ? 1 : -1;
   notes.sort((a, b) => (a[key].getTime() - b[key].getTime() || a.id - b.id) * sign);
@@ -144,7 +183,8 @@ const NOTE_LIMIT = 1_000_000;
 /** A blank or too long body is refused as the service's notes API words it (a Ruby hash of the model's errors). */
 function noteBody(body: string): string {
   if (body.trim() === '') throw messageError(400, '400 Bad request - Note {:note=>["can\'t be blank"]}');
-  if ([...body].length > NOTE_LIMIT) throw messageError(400, `400 Bad request - Note {:note=>["is too long (maximum is ${NOTE_LIMIT} characters)"]}`);
+  if ([...body].length > NOTE_LIMIT)
+    throw messageError(400, `400 Bad request - Note {:note=>["is too long (maximum is ${NOTE_LIMIT} characters)"]}`);
   return body;
 }
 
@@ -153,7 +193,10 @@ function noteBody(body: string): string {
  * locked discussion only its project's members; an archived project none. Internal notes take a reporter.
  */
 export function commentOn(
-  ctx: SandboxContext, req: SandboxRequest<z.output<typeof noteCreateParams>>, kind: Note['noteable_type'], item: Issue | MergeRequest,
+  ctx: SandboxContext,
+  req: SandboxRequest<z.output<typeof noteCreateParams>>,
+  kind: Note['noteable_type'],
+  item: Issue | MergeRequest,
   project: Project,
 ): Note {
   const user = ctx.requireUser(req);
@@ -162,7 +205,8 @@ export function commentOn(
     throw messageError(403, '403 Forbidden');
   }
   const body = noteBody(req.params.body);
-  const internal = (req.params.internal ?? req.params.confidential ?? false) && ctx.projectAccess(user, project) >= ACCESS.reporter;
+  const internal =
+    (req.params.internal ?? req.params.confidential ?? false) && ctx.projectAccess(user, project) >= ACCESS.reporter;
   // created_at is an administrator's or an owner's to set (an import); anyone else's is ignored.
   const given = req.params.created_at === undefined ? Number.NaN : Date.parse(req.params.created_at);
   const at = ctx.projectAccess(user, project) >= ACCESS.owner && given > 0 ? new Date(given) : new Date();

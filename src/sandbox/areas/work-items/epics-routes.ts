@@ -24,7 +24,11 @@ const MAX_DESCRIPTION = 1_048_576;
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 /** A calendar date, as the fixed dates are stored and sent. */
-const date = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((s) => !Number.isNaN(Date.parse(s)));
+const date = () =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .refine((s) => !Number.isNaN(Date.parse(s)));
 
 const listParams = z.object({
   author_id: param.integer().optional(),
@@ -51,16 +55,34 @@ const changeShape = {
   due_date_is_fixed: param.boolean().optional(),
   due_date_fixed: date().optional(),
 };
-const createParams = z.object({ title: z.string(), ...changeShape, parent_id: z.union([param.integer(), z.string()]).optional() });
-const updateParams = z.object({ title: z.string().optional(), ...changeShape, state_event: param.enum(['close', 'reopen']).optional() });
-const UPDATABLE = ['title', 'description', 'labels', 'start_date_is_fixed', 'start_date_fixed', 'due_date_is_fixed', 'due_date_fixed', 'state_event'] as const;
+const createParams = z.object({
+  title: z.string(),
+  ...changeShape,
+  parent_id: z.union([param.integer(), z.string()]).optional(),
+});
+const updateParams = z.object({
+  title: z.string().optional(),
+  ...changeShape,
+  state_event: param.enum(['close', 'reopen']).optional(),
+});
+const UPDATABLE = [
+  'title',
+  'description',
+  'labels',
+  'start_date_is_fixed',
+  'start_date_fixed',
+  'due_date_is_fixed',
+  'due_date_fixed',
+  'state_event',
+] as const;
 
 /** `&iid`, written relative to the group a request named (`platform&1` from acme), full from the root. */
 function references(group: Group, iid: number, from: Group) {
   const full = `${group.full_path}&${iid}`;
   let relative = full;
   if (from === group) relative = `&${iid}`;
-  else if (group.full_path.startsWith(`${from.full_path}/`)) relative = `${group.full_path.slice(from.full_path.length + 1)}&${iid}`;
+  else if (group.full_path.startsWith(`${from.full_path}/`))
+    relative = `${group.full_path.slice(from.full_path.length + 1)}&${iid}`;
   return { reference: `&${iid}`, references: { short: `&${iid}`, relative, full } };
 }
 
@@ -91,7 +113,9 @@ function epicView(store: Store, epic: Epic, options: ViewOptions) {
     ...references(group, epic.iid, options.from),
     author: author ? userBasic(store, author) : null,
     start_date: startDate,
-    ...(options.canEdit ? { start_date_is_fixed: epic.start_date_is_fixed, start_date_fixed: epic.start_date_fixed } : {}),
+    ...(options.canEdit
+      ? { start_date_is_fixed: epic.start_date_is_fixed, start_date_fixed: epic.start_date_fixed }
+      : {}),
     start_date_from_inherited_source: null,
     start_date_from_milestones: null,
     end_date: dueDate,
@@ -174,23 +198,39 @@ export function register(router: Router, ctx: SandboxContext): void {
     const id = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
     const chain = store.groupChain(group).map((g) => g.id);
     const parent = workItemsOf(store).epics.find((e) => e.id === id);
-    if (!parent || !chain.includes(parent.group_id)) throw validationError({ parent: ['must be an epic of this group or of one of its ancestors'] });
+    if (!parent || !chain.includes(parent.group_id))
+      throw validationError({ parent: ['must be an epic of this group or of one of its ancestors'] });
     return parent;
   }
 
-  router.route('GET', '/groups/:id/epics', { params: listParams, pagination: 'offset', auth: 'user' }, (req, reply: Reply) => {
-    const { user, group } = groupOf(req);
-    const p = req.params;
-    const groups = [group];
-    if (p.include_descendant_groups ?? true) groups.push(...store.descendantGroups(group));
-    if (p.include_ancestor_groups ?? false) groups.push(...store.groupChain(group).slice(1));
-    const visible = new Set(groups.filter((g) => store.canSeeGroup(user, g)).map((g) => g.id));
-    const tests = listPredicates(p);
-    const epics = workItemsOf(store).epics.filter((epic) => visible.has(epic.group_id) && tests.every((test) => test(epic)));
-    const sorted = sortItems(epics, (epic) => (p.order_by === 'updated_at' ? epic.updated_at : epic.created_at), p.sort ?? 'desc');
-    const canEdit = (epic: Epic) => ctx.groupAccess(user, store.findGroup(String(epic.group_id))!) >= ACCESS.reporter;
-    reply.json(paginate(req, reply, sorted).map((epic) => epicView(store, epic, { from: group, canEdit: canEdit(epic), withLabelsDetails: p.with_labels_details })));
-  });
+  router.route(
+    'GET',
+    '/groups/:id/epics',
+    { params: listParams, pagination: 'offset', auth: 'user' },
+    (req, reply: Reply) => {
+      const { user, group } = groupOf(req);
+      const p = req.params;
+      const groups = [group];
+      if (p.include_descendant_groups ?? true) groups.push(...store.descendantGroups(group));
+      if (p.include_ancestor_groups ?? false) groups.push(...store.groupChain(group).slice(1));
+      const visible = new Set(groups.filter((g) => store.canSeeGroup(user, g)).map((g) => g.id));
+      const tests = listPredicates(p);
+      const epics = workItemsOf(store).epics.filter(
+        (epic) => visible.has(epic.group_id) && tests.every((test) => test(epic)),
+      );
+      const sorted = sortItems(
+        epics,
+        (epic) => (p.order_by === 'updated_at' ? epic.updated_at : epic.created_at),
+        p.sort ?? 'desc',
+      );
+      const canEdit = (epic: Epic) => ctx.groupAccess(user, store.findGroup(String(epic.group_id))!) >= ACCESS.reporter;
+      reply.json(
+        paginate(req, reply, sorted).map((epic) =>
+          epicView(store, epic, { from: group, canEdit: canEdit(epic), withLabelsDetails: p.with_labels_details }),
+        ),
+      );
+    },
+  );
 
   router.route('GET', '/groups/:id/epics/:epic_iid', { auth: 'user' }, (req, reply) => {
     const { user, group, access, epic } = epicOf(req);
@@ -204,11 +244,30 @@ export function register(router: Router, ctx: SandboxContext): void {
     checkChange(p);
     const parent = p.parent_id === undefined ? null : parentFor(group, p.parent_id);
     const now = new Date();
-    const iid = Math.max(0, ...workItemsOf(store).epics.filter((e) => e.group_id === group.id).map((e) => e.iid)) + 1;
+    const iid =
+      Math.max(
+        0,
+        ...workItemsOf(store)
+          .epics.filter((e) => e.group_id === group.id)
+          .map((e) => e.iid),
+      ) + 1;
     const epic: Epic = {
-      id: store.nextId('epic'), iid, group_id: group.id, title: p.title, description: p.description ?? '', state: 'opened',
-      author_id: user.id, labels: [], start_date_is_fixed: false, start_date_fixed: null, due_date_is_fixed: false,
-      due_date_fixed: null, parent_id: parent?.id ?? null, created_at: now, updated_at: now, closed_at: null,
+      id: store.nextId('epic'),
+      iid,
+      group_id: group.id,
+      title: p.title,
+      description: p.description ?? '',
+      state: 'opened',
+      author_id: user.id,
+      labels: [],
+      start_date_is_fixed: false,
+      start_date_fixed: null,
+      due_date_is_fixed: false,
+      due_date_fixed: null,
+      parent_id: parent?.id ?? null,
+      created_at: now,
+      updated_at: now,
+      closed_at: null,
     };
     applyDates(epic, p);
     workItemsOf(store).epics.push(epic);
@@ -254,18 +313,28 @@ export function register(router: Router, ctx: SandboxContext): void {
     const todo = { id: store.nextId('todo'), user_id: user.id, epic_id: epic.id, created_at: new Date() };
     state.todos.push(todo);
     const target = epicView(store, epic, { from: group, canEdit: access >= ACCESS.reporter });
-    reply.json({
-      id: todo.id,
-      group: { id: group.id, name: group.name, path: group.path, kind: 'group', full_path: group.full_path, parent_id: group.parent_id },
-      // The author of a to-do one marks oneself is oneself.
-      author: userBasic(store, user),
-      action_name: 'marked',
-      target_type: 'Epic',
-      target,
-      target_url: target.web_url,
-      body: epic.title,
-      state: 'pending',
-      created_at: todo.created_at.toISOString(),
-    }, 201);
+    reply.json(
+      {
+        id: todo.id,
+        group: {
+          id: group.id,
+          name: group.name,
+          path: group.path,
+          kind: 'group',
+          full_path: group.full_path,
+          parent_id: group.parent_id,
+        },
+        // The author of a to-do one marks oneself is oneself.
+        author: userBasic(store, user),
+        action_name: 'marked',
+        target_type: 'Epic',
+        target,
+        target_url: target.web_url,
+        body: epic.title,
+        state: 'pending',
+        created_at: todo.created_at.toISOString(),
+      },
+      201,
+    );
   });
 }

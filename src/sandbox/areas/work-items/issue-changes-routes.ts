@@ -15,8 +15,18 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import {
-  addNote, changeLabels, commentOn, hasGuestAccess, labelChangeShape, noteCreateParams, noteListParams, noteView, replyNotes,
-  requireOneOf, userIds, withoutMetadata,
+  addNote,
+  changeLabels,
+  commentOn,
+  hasGuestAccess,
+  labelChangeShape,
+  noteCreateParams,
+  noteListParams,
+  noteView,
+  replyNotes,
+  requireOneOf,
+  userIds,
+  withoutMetadata,
 } from './changes.js';
 import { canSeeIssue, issueView } from './shared.js';
 import { workItemsOf, type Issue } from './state.js';
@@ -42,8 +52,22 @@ const createParams = z.object({
 
 /** The names the service wants at least one of in an update. */
 const UPDATE_KEYS = [
-  'assignee_id', 'assignee_ids', 'confidential', 'created_at', 'description', 'discussion_locked', 'due_date', 'labels',
-  'add_labels', 'remove_labels', 'milestone_id', 'state_event', 'title', 'issue_type', 'weight', 'updated_at',
+  'assignee_id',
+  'assignee_ids',
+  'confidential',
+  'created_at',
+  'description',
+  'discussion_locked',
+  'due_date',
+  'labels',
+  'add_labels',
+  'remove_labels',
+  'milestone_id',
+  'state_event',
+  'title',
+  'issue_type',
+  'weight',
+  'updated_at',
 ] as const;
 
 const updateParams = z.object({
@@ -112,21 +136,42 @@ export function register(router: Router, ctx: SandboxContext): void {
     const owner = ctx.projectAccess(user, project) >= ACCESS.owner;
     const given = owner ? givenDate(p.created_at) : undefined;
     const now = given ?? new Date();
-    const iid = owner && p.iid !== undefined ? p.iid : Math.max(0, ...items.issues.filter((i) => i.project_id === project.id).map((i) => i.iid)) + 1;
-    if (items.issues.some((i) => i.project_id === project.id && i.iid === iid)) throw messageError(409, 'Duplicated issue');
+    const iid =
+      owner && p.iid !== undefined
+        ? p.iid
+        : Math.max(0, ...items.issues.filter((i) => i.project_id === project.id).map((i) => i.iid)) + 1;
+    if (items.issues.some((i) => i.project_id === project.id && i.iid === iid))
+      throw messageError(409, 'Duplicated issue');
     // An incident takes a reporter to open; below it the service opens a plain issue.
-    const issueType = p.issue_type === 'incident' && !reporter ? 'issue' : p.issue_type ?? 'issue';
+    const issueType = p.issue_type === 'incident' && !reporter ? 'issue' : (p.issue_type ?? 'issue');
     const issue: Issue = {
       id: store.nextId('issue'),
       iid,
-      project_id: project.id, title: p.title, description: p.description ?? '', state: 'opened',
-      issue_type: issueType, author_id: user.id,
-      assignee_ids: userIds(store, p.assignee_ids ?? (p.assignee_id === undefined ? [] : [p.assignee_id])), labels: [],
+      project_id: project.id,
+      title: p.title,
+      description: p.description ?? '',
+      state: 'opened',
+      issue_type: issueType,
+      author_id: user.id,
+      assignee_ids: userIds(store, p.assignee_ids ?? (p.assignee_id === undefined ? [] : [p.assignee_id])),
+      labels: [],
       milestone_id: project.milestones.some((m) => m.id === p.milestone_id) ? p.milestone_id! : null,
-      created_at: now, updated_at: now, closed_at: null, closed_by_id: null, awards: [], user_notes_count: 0,
-      discussion_locked: p.discussion_locked ?? null, confidential: p.confidential ?? false, due_date: p.due_date ?? null,
-      weight: p.weight ?? null, relative_position: 0, moved_to_id: null, merge_requests_count: 0,
-      tasks: { count: 0, completed_count: 0 }, time_estimate: 0, total_time_spent: 0,
+      created_at: now,
+      updated_at: now,
+      closed_at: null,
+      closed_by_id: null,
+      awards: [],
+      user_notes_count: 0,
+      discussion_locked: p.discussion_locked ?? null,
+      confidential: p.confidential ?? false,
+      due_date: p.due_date ?? null,
+      weight: p.weight ?? null,
+      relative_position: 0,
+      moved_to_id: null,
+      merge_requests_count: 0,
+      tasks: { count: 0, completed_count: 0 },
+      time_estimate: 0,
+      total_time_spent: 0,
     };
     items.issues.push(issue);
     changeLabels(store, { kind: 'Issue', item: issue }, p, user, now);
@@ -137,17 +182,22 @@ export function register(router: Router, ctx: SandboxContext): void {
     const user = ctx.requireUser(req);
     requireOneOf(req.params, UPDATE_KEYS);
     const { project, issue } = findIssue(req);
-    const involved = (issue.author_id === user.id || issue.assignee_ids.includes(user.id)) && ctx.projectAccess(user, project) >= ACCESS.guest;
+    const involved =
+      (issue.author_id === user.id || issue.assignee_ids.includes(user.id)) &&
+      ctx.projectAccess(user, project) >= ACCESS.guest;
     if (project.archived || (!atLeastReporter(user, project) && !involved)) throw forbidden();
     const reporter = atLeastReporter(user, project);
-    const p = reporter ? req.params : { ...withoutMetadata(req.params), confidential: undefined, issue_type: undefined };
+    const p = reporter
+      ? req.params
+      : { ...withoutMetadata(req.params), confidential: undefined, issue_type: undefined };
     if (p.title !== undefined && p.title.trim() === '') throw validationError({ title: ["can't be blank"] });
     const now = new Date();
     if (p.title !== undefined) issue.title = p.title;
     if (p.description !== undefined) issue.description = p.description;
     const assignees = p.assignee_ids ?? (p.assignee_id === undefined ? undefined : [p.assignee_id]);
     if (assignees !== undefined) issue.assignee_ids = userIds(store, assignees);
-    if (p.milestone_id !== undefined) issue.milestone_id = project.milestones.some((m) => m.id === p.milestone_id) ? p.milestone_id : null;
+    if (p.milestone_id !== undefined)
+      issue.milestone_id = project.milestones.some((m) => m.id === p.milestone_id) ? p.milestone_id : null;
     if (p.confidential !== undefined) issue.confidential = p.confidential;
     if (p.issue_type !== undefined) issue.issue_type = p.issue_type;
     if (p.due_date !== undefined) issue.due_date = p.due_date === '' ? null : p.due_date;
@@ -166,13 +216,23 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json(view(project, issue, user));
   });
 
-  router.route('GET', '/projects/:id/issues/:issue_iid/notes', { params: noteListParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    const { project, issue } = findIssue(req);
-    replyNotes(ctx, req, reply, 'Issue', issue, project);
-  });
+  router.route(
+    'GET',
+    '/projects/:id/issues/:issue_iid/notes',
+    { params: noteListParams, pagination: 'offset', auth: 'user' },
+    (req, reply) => {
+      const { project, issue } = findIssue(req);
+      replyNotes(ctx, req, reply, 'Issue', issue, project);
+    },
+  );
 
-  router.route('POST', '/projects/:id/issues/:issue_iid/notes', { params: noteCreateParams, auth: 'user' }, (req, reply) => {
-    const { project, issue } = findIssue(req);
-    reply.json(noteView(store, commentOn(ctx, req, 'Issue', issue, project)), 201);
-  });
+  router.route(
+    'POST',
+    '/projects/:id/issues/:issue_iid/notes',
+    { params: noteCreateParams, auth: 'user' },
+    (req, reply) => {
+      const { project, issue } = findIssue(req);
+      reply.json(noteView(store, commentOn(ctx, req, 'Issue', issue, project)), 201);
+    },
+  );
 }

@@ -11,8 +11,17 @@ import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
 import type { Reply } from '../../core/router.js';
 import {
-  canSeeIssue, checkIssueParams, filterContext, issueParamsShape, issuePredicates, issueSortKey, issueView, projectsIn,
-  sortItems, type IssueParams, type ReferenceContext,
+  canSeeIssue,
+  checkIssueParams,
+  filterContext,
+  issueParamsShape,
+  issuePredicates,
+  issueSortKey,
+  issueView,
+  projectsIn,
+  sortItems,
+  type IssueParams,
+  type ReferenceContext,
 } from './shared.js';
 import { workItemsOf } from './state.js';
 
@@ -22,12 +31,24 @@ const groupParams = z.object({ ...issueParamsShape, non_archived: param.boolean(
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
-  function list(req: SandboxRequest<IssueParams & { non_archived?: boolean }>, reply: Reply, from: ReferenceContext): void {
+  function list(
+    req: SandboxRequest<IssueParams & { non_archived?: boolean }>,
+    reply: Reply,
+    from: ReferenceContext,
+  ): void {
     const user = ctx.requireUser(req);
     checkIssueParams(req.params);
     const skipArchived = from.kind === 'group' && (req.params.non_archived ?? true);
-    const projects = new Map(projectsIn(store, from).filter((p) => !(skipArchived && p.archived)).map((p) => [p.id, p]));
-    const tests = issuePredicates(req.params, filterContext(store, user), from.kind === 'instance' ? 'created_by_me' : 'all');
+    const projects = new Map(
+      projectsIn(store, from)
+        .filter((p) => !(skipArchived && p.archived))
+        .map((p) => [p.id, p]),
+    );
+    const tests = issuePredicates(
+      req.params,
+      filterContext(store, user),
+      from.kind === 'instance' ? 'created_by_me' : 'all',
+    );
     const issues = workItemsOf(store).issues.filter((issue) => {
       const project = projects.get(issue.project_id);
       return project !== undefined && canSeeIssue(ctx, user, project, issue) && tests.every((test) => test(issue));
@@ -35,20 +56,34 @@ export function register(router: Router, ctx: SandboxContext): void {
     const key = issueSortKey(store, (issue) => projects.get(issue.project_id)!, req.params.order_by ?? 'created_at');
     const sorted = sortItems(issues, key, req.params.sort ?? 'desc');
     const details = req.params.with_labels_details ?? false;
-    reply.json(paginate(req, reply, sorted).map((issue) => issueView(store, projects.get(issue.project_id)!, issue, from, details)));
+    reply.json(
+      paginate(req, reply, sorted).map((issue) =>
+        issueView(store, projects.get(issue.project_id)!, issue, from, details),
+      ),
+    );
   }
 
   router.route('GET', '/issues', { params: listParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
     list(req, reply, { kind: 'instance' });
   });
 
-  router.route('GET', '/groups/:id/issues', { params: groupParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    list(req, reply, { kind: 'group', group: ctx.findGroupFor(req, req.pathParams.id) });
-  });
+  router.route(
+    'GET',
+    '/groups/:id/issues',
+    { params: groupParams, pagination: 'offset', auth: 'user' },
+    (req, reply) => {
+      list(req, reply, { kind: 'group', group: ctx.findGroupFor(req, req.pathParams.id) });
+    },
+  );
 
-  router.route('GET', '/projects/:id/issues', { params: listParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    const project = ctx.findProjectFor(req, req.pathParams.id);
-    if (!project.issues_enabled) throw forbidden();
-    list(req, reply, { kind: 'project', project });
-  });
+  router.route(
+    'GET',
+    '/projects/:id/issues',
+    { params: listParams, pagination: 'offset', auth: 'user' },
+    (req, reply) => {
+      const project = ctx.findProjectFor(req, req.pathParams.id);
+      if (!project.issues_enabled) throw forbidden();
+      list(req, reply, { kind: 'project', project });
+    },
+  );
 }

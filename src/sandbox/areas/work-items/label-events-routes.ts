@@ -21,7 +21,12 @@ function eventView(store: Store, event: LabelEvent) {
     created_at: event.created_at.toISOString(),
     resource_type: event.resource_type,
     resource_id: event.resource_id,
-    label: { id: event.label.id, name: event.label.name, color: event.label.color, description: event.label.description },
+    label: {
+      id: event.label.id,
+      name: event.label.name,
+      color: event.label.color,
+      description: event.label.description,
+    },
     action: event.action,
   };
 }

@@ -10,15 +10,32 @@
 // sha is the live head of the source branch. The merge itself, and its refusals, are in ./merge.ts.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { forbidden, HttpError, messageError, paramError, recordNotFound, unauthorized, validationError } from '../../core/errors.js';
+import {
+  forbidden,
+  HttpError,
+  messageError,
+  paramError,
+  recordNotFound,
+  unauthorized,
+  validationError,
+} from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import { branchPermissions } from '../../core/protected-branches.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import { pipelineBasic, pipelineFull, userBasic } from '../../core/views.js';
 import {
-  addNote, changeLabels, commentOn, labelChangeShape, noteCreateParams, noteListParams, noteView, replyNotes, requireOneOf,
-  userIds, withoutMetadata,
+  addNote,
+  changeLabels,
+  commentOn,
+  labelChangeShape,
+  noteCreateParams,
+  noteListParams,
+  noteView,
+  replyNotes,
+  requireOneOf,
+  userIds,
+  withoutMetadata,
 } from './changes.js';
 import { acceptMergeRequest, headPipeline, needsRebase, refreshHead } from './merge.js';
 import { canSeeMergeRequests, isDraft, mergeRequestView } from './shared.js';
@@ -47,9 +64,23 @@ const createParams = z.object({
 
 /** The names the service wants at least one of in an update. */
 const UPDATE_KEYS = [
-  'assignee_id', 'assignee_ids', 'reviewer_ids', 'description', 'labels', 'add_labels', 'remove_labels', 'milestone_id',
-  'remove_source_branch', 'allow_collaboration', 'allow_maintainer_to_push', 'squash', 'target_branch', 'title', 'state_event',
-  'discussion_locked', 'merge_after',
+  'assignee_id',
+  'assignee_ids',
+  'reviewer_ids',
+  'description',
+  'labels',
+  'add_labels',
+  'remove_labels',
+  'milestone_id',
+  'remove_source_branch',
+  'allow_collaboration',
+  'allow_maintainer_to_push',
+  'squash',
+  'target_branch',
+  'title',
+  'state_event',
+  'discussion_locked',
+  'merge_after',
 ] as const;
 
 const updateParams = z.object({
@@ -86,7 +117,11 @@ const mergeParams = z.object({
   auto_merge: param.boolean().optional(),
 });
 
-const approveParams = z.object({ sha: z.string().optional(), approval_password: z.string().optional(), publish_review: param.boolean().optional() });
+const approveParams = z.object({
+  sha: z.string().optional(),
+  approval_password: z.string().optional(),
+  publish_review: param.boolean().optional(),
+});
 
 /** The model's refusal of a merge request from a branch into itself: 422 with the message as a list. */
 function sameBranch(): HttpError {
@@ -95,7 +130,9 @@ function sameBranch(): HttpError {
 
 /** Another open merge request for the same pair of branches: 409 with the message as a list. */
 function duplicateOf(other: MergeRequest): HttpError {
-  return new HttpError(409, { message: [`Another open merge request already exists for this source branch: !${other.iid}`] });
+  return new HttpError(409, {
+    message: [`Another open merge request already exists for this source branch: !${other.iid}`],
+  });
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -120,8 +157,10 @@ export function register(router: Router, ctx: SandboxContext): void {
   }
 
   const developer = (user: User | null, p: Project) => user !== null && ctx.projectAccess(user, p) >= ACCESS.developer;
-  const mayUpdate = (user: User, p: Project, mr: MergeRequest) => !p.archived
-    && (developer(user, p) || ((mr.author_id === user.id || mr.assignee_ids.includes(user.id)) && ctx.projectAccess(user, p) >= ACCESS.guest));
+  const mayUpdate = (user: User, p: Project, mr: MergeRequest) =>
+    !p.archived &&
+    (developer(user, p) ||
+      ((mr.author_id === user.id || mr.assignee_ids.includes(user.id)) && ctx.projectAccess(user, p) >= ACCESS.guest));
   /** Whether the caller may merge it: push or merge rights on the target branch, protected branches included. */
   const canMerge = (user: User | null, p: Project, mr: MergeRequest) => {
     if (user === null || p.archived) return false;
@@ -153,7 +192,11 @@ export function register(router: Router, ctx: SandboxContext): void {
   }
 
   /** The service's detailed_merge_status, as far as the sandbox knows it (its checks, in the service's order). */
-  async function detailedStatus(p: Project, mr: MergeRequest, refs: Awaited<ReturnType<typeof diffRefs>>): Promise<string> {
+  async function detailedStatus(
+    p: Project,
+    mr: MergeRequest,
+    refs: Awaited<ReturnType<typeof diffRefs>>,
+  ): Promise<string> {
     if (mr.state !== 'opened') return 'not_open';
     if (isDraft(mr.title)) return 'draft_status';
     const source = await p.repo.refTarget(`refs/heads/${mr.source_branch}`);
@@ -182,11 +225,15 @@ export function register(router: Router, ctx: SandboxContext): void {
     const seesPipelines = ctx.canReadCode(caller, p);
     const mergeUserId = mr.merged_by_id ?? mr.merge_user_id ?? null;
     const mergeUser = mergeUserId === null ? undefined : store.findUser(String(mergeUserId));
-    const diverged = options.include_diverged_commits_count && refs !== null
-      ? Number((await p.repo.text(['rev-list', '--count', `${refs.head_sha}..${refs.start_sha}`])).trim()) : undefined;
+    const diverged =
+      options.include_diverged_commits_count && refs !== null
+        ? Number((await p.repo.text(['rev-list', '--count', `${refs.head_sha}..${refs.start_sha}`])).trim())
+        : undefined;
     return {
       ...mergeRequestView(store, p, mr, { kind: 'project', project: p }, false),
-      ...(options.render_html ? { title_html: escapeHtml(mr.title), description_html: `<p>${escapeHtml(mr.description)}</p>` } : {}),
+      ...(options.render_html
+        ? { title_html: escapeHtml(mr.title), description_html: `<p>${escapeHtml(mr.description)}</p>` }
+        : {}),
       imported: false,
       imported_from: 'none',
       draft: isDraft(mr.title),
@@ -194,13 +241,17 @@ export function register(router: Router, ctx: SandboxContext): void {
       merge_after: null,
       prepared_at: mr.created_at.toISOString(),
       detailed_merge_status: await detailedStatus(p, mr, refs),
-      subscribed: caller !== null && (mr.author_id === caller.id || mr.assignee_ids.includes(caller.id) || mr.reviewer_ids.includes(caller.id)),
+      subscribed:
+        caller !== null &&
+        (mr.author_id === caller.id || mr.assignee_ids.includes(caller.id) || mr.reviewer_ids.includes(caller.id)),
       changes_count: await changesCount(refs, p),
       latest_build_started_at: pipeline?.started_at?.toISOString() ?? null,
       latest_build_finished_at: pipeline?.finished_at?.toISOString() ?? null,
       first_deployed_to_production_at: null,
       pipeline: pipeline && seesPipelines ? { ...pipelineBasic(store, p, pipeline), project_id: p.id } : null,
-      ...(seesPipelines ? { head_pipeline: pipeline ? { ...pipelineFull(store, p, pipeline), project_id: p.id } : null } : {}),
+      ...(seesPipelines
+        ? { head_pipeline: pipeline ? { ...pipelineFull(store, p, pipeline), project_id: p.id } : null }
+        : {}),
       diff_refs: refs,
       merge_error: null,
       ...(options.include_rebase_in_progress ? { rebase_in_progress: false } : {}),
@@ -216,9 +267,18 @@ export function register(router: Router, ctx: SandboxContext): void {
     }
   }
 
-  function openDuplicate(p: Project, mr: Pick<MergeRequest, 'source_branch' | 'target_branch' | 'id'>): MergeRequest | undefined {
-    return workItemsOf(store).mergeRequests.find((m) => m.project_id === p.id && m.id !== mr.id && m.state === 'opened'
-      && m.source_branch === mr.source_branch && m.target_branch === mr.target_branch);
+  function openDuplicate(
+    p: Project,
+    mr: Pick<MergeRequest, 'source_branch' | 'target_branch' | 'id'>,
+  ): MergeRequest | undefined {
+    return workItemsOf(store).mergeRequests.find(
+      (m) =>
+        m.project_id === p.id &&
+        m.id !== mr.id &&
+        m.state === 'opened' &&
+        m.source_branch === mr.source_branch &&
+        m.target_branch === mr.target_branch,
+    );
   }
 
   router.route('GET', '/projects/:id/merge_requests/:merge_request_iid', { params: readParams }, async (req, reply) => {
@@ -248,111 +308,187 @@ export function register(router: Router, ctx: SandboxContext): void {
     const mr: MergeRequest = {
       id: store.nextId('merge_request'),
       iid: Math.max(0, ...items.mergeRequests.filter((m) => m.project_id === p.id).map((m) => m.iid)) + 1,
-      project_id: p.id, title: params.title, description: params.description ?? '', state: 'opened', author_id: user.id,
-      assignee_ids: userIds(store, assignees), labels: [],
+      project_id: p.id,
+      title: params.title,
+      description: params.description ?? '',
+      state: 'opened',
+      author_id: user.id,
+      assignee_ids: userIds(store, assignees),
+      labels: [],
       milestone_id: p.milestones.some((m) => m.id === params.milestone_id) ? params.milestone_id! : null,
-      created_at: now, updated_at: now, closed_at: null, closed_by_id: null, awards: [], user_notes_count: 0, discussion_locked: null,
-      source_branch: params.source_branch, target_branch: params.target_branch, merged_by_id: null, merged_at: null,
-      sha: await p.repo.refTarget(`refs/heads/${params.source_branch}`), merge_commit_sha: null, squash: params.squash ?? false,
-      has_conflicts: false, approver_ids: [], approved_by_ids: [], reviewer_ids: userIds(store, params.reviewer_ids ?? []),
-      squash_commit_sha: null, force_remove_source_branch: params.remove_source_branch ?? true,
+      created_at: now,
+      updated_at: now,
+      closed_at: null,
+      closed_by_id: null,
+      awards: [],
+      user_notes_count: 0,
+      discussion_locked: null,
+      source_branch: params.source_branch,
+      target_branch: params.target_branch,
+      merged_by_id: null,
+      merged_at: null,
+      sha: await p.repo.refTarget(`refs/heads/${params.source_branch}`),
+      merge_commit_sha: null,
+      squash: params.squash ?? false,
+      has_conflicts: false,
+      approver_ids: [],
+      approved_by_ids: [],
+      reviewer_ids: userIds(store, params.reviewer_ids ?? []),
+      squash_commit_sha: null,
+      force_remove_source_branch: params.remove_source_branch ?? true,
     };
     items.mergeRequests.push(mr);
     changeLabels(store, { kind: 'MergeRequest', item: mr }, params, user, now);
     reply.json(await view(p, mr, user), 201);
   });
 
-  router.route('PUT', '/projects/:id/merge_requests/:merge_request_iid', { params: updateParams, auth: 'user' }, async (req, reply) => {
-    const user = ctx.requireUser(req);
-    requireOneOf(req.params, UPDATE_KEYS);
-    const { project: p, mr } = findMergeRequest(req);
-    if (!mayUpdate(user, p, mr)) throw forbidden();
-    // Below developer (an author or assignee), labels, people, milestone and locking are quietly kept as they are.
-    const params = developer(user, p) ? req.params : withoutMetadata(req.params);
-    if (params.title !== undefined && params.title.trim() === '') throw paramError('title is empty');
-    if (params.target_branch !== undefined) {
-      if (params.target_branch === '') throw paramError('target_branch is empty');
-      if (mr.state === 'merged') throw validationError({ target_branch: ['cannot be changed on a merged merge request'] });
-      await checkBranch(p, params.target_branch, 'target');
-      if (params.target_branch === mr.source_branch) throw sameBranch();
-    }
-    const now = new Date();
-    if (params.title !== undefined) mr.title = params.title;
-    if (params.description !== undefined) mr.description = params.description;
-    if (params.target_branch !== undefined) mr.target_branch = params.target_branch;
-    const assignees = params.assignee_ids ?? (params.assignee_id === undefined ? undefined : [params.assignee_id]);
-    if (assignees !== undefined) mr.assignee_ids = userIds(store, assignees);
-    if (params.reviewer_ids !== undefined) mr.reviewer_ids = userIds(store, params.reviewer_ids);
-    if (params.milestone_id !== undefined) mr.milestone_id = p.milestones.some((m) => m.id === params.milestone_id) ? params.milestone_id : null;
-    if (params.squash !== undefined) mr.squash = params.squash;
-    if (params.remove_source_branch !== undefined) mr.force_remove_source_branch = params.remove_source_branch;
-    if (params.discussion_locked !== undefined) mr.discussion_locked = params.discussion_locked;
-    changeLabels(store, { kind: 'MergeRequest', item: mr }, params, user, now);
-    if (params.state_event === 'close' && mr.state === 'opened') {
-      // Closing cancels an auto-merge, as on the service: reopening does not bring it back.
-      Object.assign(mr, { state: 'closed', closed_at: now, closed_by_id: user.id, merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined });
-      addNote(store, p, mr, 'MergeRequest', user, 'closed', true, now);
-    }
-    if (params.state_event === 'reopen' && mr.state === 'closed') {
-      const duplicate = openDuplicate(p, mr);
-      if (duplicate) throw duplicateOf(duplicate);
-      Object.assign(mr, { state: 'opened', closed_at: null, closed_by_id: null });
-      addNote(store, p, mr, 'MergeRequest', user, 'reopened', true, now);
-    }
-    mr.updated_at = now;
-    reply.json(await view(p, mr, user));
-  });
+  router.route(
+    'PUT',
+    '/projects/:id/merge_requests/:merge_request_iid',
+    { params: updateParams, auth: 'user' },
+    async (req, reply) => {
+      const user = ctx.requireUser(req);
+      requireOneOf(req.params, UPDATE_KEYS);
+      const { project: p, mr } = findMergeRequest(req);
+      if (!mayUpdate(user, p, mr)) throw forbidden();
+      // Below developer (an author or assignee), labels, people, milestone and locking are quietly kept as they are.
+      const params = developer(user, p) ? req.params : withoutMetadata(req.params);
+      if (params.title !== undefined && params.title.trim() === '') throw paramError('title is empty');
+      if (params.target_branch !== undefined) {
+        if (params.target_branch === '') throw paramError('target_branch is empty');
+        if (mr.state === 'merged')
+          throw validationError({ target_branch: ['cannot be changed on a merged merge request'] });
+        await checkBranch(p, params.target_branch, 'target');
+        if (params.target_branch === mr.source_branch) throw sameBranch();
+      }
+      const now = new Date();
+      if (params.title !== undefined) mr.title = params.title;
+      if (params.description !== undefined) mr.description = params.description;
+      if (params.target_branch !== undefined) mr.target_branch = params.target_branch;
+      const assignees = params.assignee_ids ?? (params.assignee_id === undefined ? undefined : [params.assignee_id]);
+      if (assignees !== undefined) mr.assignee_ids = userIds(store, assignees);
+      if (params.reviewer_ids !== undefined) mr.reviewer_ids = userIds(store, params.reviewer_ids);
+      if (params.milestone_id !== undefined)
+        mr.milestone_id = p.milestones.some((m) => m.id === params.milestone_id) ? params.milestone_id : null;
+      if (params.squash !== undefined) mr.squash = params.squash;
+      if (params.remove_source_branch !== undefined) mr.force_remove_source_branch = params.remove_source_branch;
+      if (params.discussion_locked !== undefined) mr.discussion_locked = params.discussion_locked;
+      changeLabels(store, { kind: 'MergeRequest', item: mr }, params, user, now);
+      if (params.state_event === 'close' && mr.state === 'opened') {
+        // Closing cancels an auto-merge, as on the service: reopening does not bring it back.
+        Object.assign(mr, {
+          state: 'closed',
+          closed_at: now,
+          closed_by_id: user.id,
+          merge_when_pipeline_succeeds: false,
+          merge_user_id: null,
+          merge_params: undefined,
+        });
+        addNote(store, p, mr, 'MergeRequest', user, 'closed', true, now);
+      }
+      if (params.state_event === 'reopen' && mr.state === 'closed') {
+        const duplicate = openDuplicate(p, mr);
+        if (duplicate) throw duplicateOf(duplicate);
+        Object.assign(mr, { state: 'opened', closed_at: null, closed_by_id: null });
+        addNote(store, p, mr, 'MergeRequest', user, 'reopened', true, now);
+      }
+      mr.updated_at = now;
+      reply.json(await view(p, mr, user));
+    },
+  );
 
-  router.route('PUT', '/projects/:id/merge_requests/:merge_request_iid/merge', { params: mergeParams, auth: 'user' }, async (req, reply) => {
-    const user = ctx.requireUser(req);
-    const found = ctx.findProjectFor(req, req.pathParams.id);
-    const iid = integerPathParam(req, 'merge_request_iid');
-    const mr = workItemsOf(store).mergeRequests.find((m) => m.project_id === found.id && m.iid === iid);
-    // Found through the caller's own view of merge requests: one they may not read does not exist for them.
-    if (!mr || !canSeeMergeRequests(ctx, user, found)) throw recordNotFound();
-    const p = found;
-    // The docs: "401 Unauthorized — this user does not have permission to accept this merge request" (push or merge
-    // rights on the target branch, protected branches included).
-    if (!developer(user, p) || !canMerge(user, p, mr)) throw unauthorized();
-    const { merge_when_pipeline_succeeds: whenPipelineSucceeds, auto_merge: auto, ...choices } = req.params;
-    await acceptMergeRequest(ctx, p, mr, user, choices, whenPipelineSucceeds === true || auto === true);
-    reply.json(await view(p, mr, user));
-  });
+  router.route(
+    'PUT',
+    '/projects/:id/merge_requests/:merge_request_iid/merge',
+    { params: mergeParams, auth: 'user' },
+    async (req, reply) => {
+      const user = ctx.requireUser(req);
+      const found = ctx.findProjectFor(req, req.pathParams.id);
+      const iid = integerPathParam(req, 'merge_request_iid');
+      const mr = workItemsOf(store).mergeRequests.find((m) => m.project_id === found.id && m.iid === iid);
+      // Found through the caller's own view of merge requests: one they may not read does not exist for them.
+      if (!mr || !canSeeMergeRequests(ctx, user, found)) throw recordNotFound();
+      const p = found;
+      // The docs: "401 Unauthorized — this user does not have permission to accept this merge request" (push or merge
+      // rights on the target branch, protected branches included).
+      if (!developer(user, p) || !canMerge(user, p, mr)) throw unauthorized();
+      const { merge_when_pipeline_succeeds: whenPipelineSucceeds, auto_merge: auto, ...choices } = req.params;
+      await acceptMergeRequest(ctx, p, mr, user, choices, whenPipelineSucceeds === true || auto === true);
+      reply.json(await view(p, mr, user));
+    },
+  );
 
-  router.route('POST', '/projects/:id/merge_requests/:merge_request_iid/approve', { params: approveParams, auth: 'user' }, async (req, reply) => {
-    const user = ctx.requireUser(req);
-    const { project: p, mr } = findMergeRequest(req);
-    // The service's rule: who may update it and is a member of the project (its author or an assignee among them).
-    if (!mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
-    await refreshHead(p, mr);
-    if (req.params.sha !== undefined && req.params.sha !== mr.sha) throw messageError(409, `SHA does not match HEAD of source branch: ${mr.sha}`);
-    // The service answers an approval already given, or of a merge request no longer open, with 401.
-    if (mr.approved_by_ids.includes(user.id)) throw unauthorized();
-    if (mr.state !== 'opened') throw unauthorized();
-    mr.approved_by_ids.push(user.id);
-    addNote(store, p, mr, 'MergeRequest', user, 'approved this merge request', true);
-    const approvers = mr.approved_by_ids.map((id) => store.findUser(String(id))).filter((u): u is User => u !== undefined);
-    reply.json({
-      id: mr.id, iid: mr.iid, project_id: mr.project_id, title: mr.title, description: mr.description, state: mr.state,
-      created_at: mr.created_at.toISOString(), updated_at: mr.updated_at.toISOString(),
-      merge_status: mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged',
-      approved: true, approvals_required: 0, approvals_left: 0, require_password_to_approve: false,
-      approved_by: approvers.map((u) => ({ user: userBasic(store, u) })),
-      suggested_approvers: [], approvers: [], approver_groups: [],
-      user_has_approved: true, user_can_approve: false, approval_rules_left: [], has_approval_rules: false,
-      merge_request_approvers_available: false, multiple_approval_rules_available: false, invalid_approvers_rules: [],
-    }, 201);
-  });
+  router.route(
+    'POST',
+    '/projects/:id/merge_requests/:merge_request_iid/approve',
+    { params: approveParams, auth: 'user' },
+    async (req, reply) => {
+      const user = ctx.requireUser(req);
+      const { project: p, mr } = findMergeRequest(req);
+      // The service's rule: who may update it and is a member of the project (its author or an assignee among them).
+      if (!mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
+      await refreshHead(p, mr);
+      if (req.params.sha !== undefined && req.params.sha !== mr.sha)
+        throw messageError(409, `SHA does not match HEAD of source branch: ${mr.sha}`);
+      // The service answers an approval already given, or of a merge request no longer open, with 401.
+      if (mr.approved_by_ids.includes(user.id)) throw unauthorized();
+      if (mr.state !== 'opened') throw unauthorized();
+      mr.approved_by_ids.push(user.id);
+      addNote(store, p, mr, 'MergeRequest', user, 'approved this merge request', true);
+      const approvers = mr.approved_by_ids
+        .map((id) => store.findUser(String(id)))
+        .filter((u): u is User => u !== undefined);
+      reply.json(
+        {
+          id: mr.id,
+          iid: mr.iid,
+          project_id: mr.project_id,
+          title: mr.title,
+          description: mr.description,
+          state: mr.state,
+          created_at: mr.created_at.toISOString(),
+          updated_at: mr.updated_at.toISOString(),
+          merge_status: mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged',
+          approved: true,
+          approvals_required: 0,
+          approvals_left: 0,
+          require_password_to_approve: false,
+          approved_by: approvers.map((u) => ({ user: userBasic(store, u) })),
+          suggested_approvers: [],
+          approvers: [],
+          approver_groups: [],
+          user_has_approved: true,
+          user_can_approve: false,
+          approval_rules_left: [],
+          has_approval_rules: false,
+          merge_request_approvers_available: false,
+          multiple_approval_rules_available: false,
+          invalid_approvers_rules: [],
+        },
+        201,
+      );
+    },
+  );
 
-  router.route('GET', '/projects/:id/merge_requests/:merge_request_iid/notes', { params: noteListParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    const { project: p, mr } = noteable(req);
-    replyNotes(ctx, req, reply, 'MergeRequest', mr, p);
-  });
+  router.route(
+    'GET',
+    '/projects/:id/merge_requests/:merge_request_iid/notes',
+    { params: noteListParams, pagination: 'offset', auth: 'user' },
+    (req, reply) => {
+      const { project: p, mr } = noteable(req);
+      replyNotes(ctx, req, reply, 'MergeRequest', mr, p);
+    },
+  );
 
-  router.route('POST', '/projects/:id/merge_requests/:merge_request_iid/notes', { params: noteCreateParams, auth: 'user' }, (req, reply) => {
-    const { project: p, mr } = noteable(req);
-    reply.json(noteView(store, commentOn(ctx, req, 'MergeRequest', mr, p)), 201);
-  });
+  router.route(
+    'POST',
+    '/projects/:id/merge_requests/:merge_request_iid/notes',
+    { params: noteCreateParams, auth: 'user' },
+    (req, reply) => {
+      const { project: p, mr } = noteable(req);
+      reply.json(noteView(store, commentOn(ctx, req, 'MergeRequest', mr, p)), 201);
+    },
+  );
 
   /** The notes API's lookup, through the caller's own view of merge requests: one they may not read is not there. */
   function noteable(req: SandboxRequest<unknown>) {

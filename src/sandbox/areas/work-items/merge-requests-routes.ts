@@ -11,8 +11,17 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import {
-  canSeeMergeRequests, checkMergeRequestParams, filterContext, mergeRequestParamsShape, mergeRequestPredicates,
-  mergeRequestSimple, mergeRequestView, projectsIn, sortItems, type MergeRequestParams, type ReferenceContext,
+  canSeeMergeRequests,
+  checkMergeRequestParams,
+  filterContext,
+  mergeRequestParamsShape,
+  mergeRequestPredicates,
+  mergeRequestSimple,
+  mergeRequestView,
+  projectsIn,
+  sortItems,
+  type MergeRequestParams,
+  type ReferenceContext,
 } from './shared.js';
 import { workItemsOf } from './state.js';
 
@@ -26,30 +35,59 @@ export function register(router: Router, ctx: SandboxContext): void {
   function list(req: SandboxRequest<MergeRequestParams>, reply: Reply, from: ReferenceContext): void {
     const user = ctx.requireUser(req);
     checkMergeRequestParams(req.params);
-    const projects = new Map(projectsIn(store, from).filter((p) => canSeeMergeRequests(ctx, user, p)).map((p) => [p.id, p]));
-    const tests = mergeRequestPredicates(req.params, filterContext(store, user), from.kind === 'instance' ? 'created_by_me' : 'all');
-    const mrs = workItemsOf(store).mergeRequests.filter((mr) => projects.has(mr.project_id) && tests.every((test) => test(mr)));
+    const projects = new Map(
+      projectsIn(store, from)
+        .filter((p) => canSeeMergeRequests(ctx, user, p))
+        .map((p) => [p.id, p]),
+    );
+    const tests = mergeRequestPredicates(
+      req.params,
+      filterContext(store, user),
+      from.kind === 'instance' ? 'created_by_me' : 'all',
+    );
+    const mrs = workItemsOf(store).mergeRequests.filter(
+      (mr) => projects.has(mr.project_id) && tests.every((test) => test(mr)),
+    );
     const orderBy = req.params.order_by ?? 'created_at';
     const sorted = sortItems(mrs, (mr) => mr[orderBy], req.params.sort ?? 'desc');
     const details = req.params.with_labels_details ?? false;
-    reply.json(paginate(req, reply, sorted).map((mr) => {
-      const project = projects.get(mr.project_id)!;
-      return req.params.view === 'simple' ? mergeRequestSimple(store, project, mr) : mergeRequestView(store, project, mr, from, details);
-    }));
+    reply.json(
+      paginate(req, reply, sorted).map((mr) => {
+        const project = projects.get(mr.project_id)!;
+        return req.params.view === 'simple'
+          ? mergeRequestSimple(store, project, mr)
+          : mergeRequestView(store, project, mr, from, details);
+      }),
+    );
   }
 
-  router.route('GET', '/merge_requests', { params: instanceParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    list(req, reply, { kind: 'instance' });
-  });
+  router.route(
+    'GET',
+    '/merge_requests',
+    { params: instanceParams, pagination: 'offset', auth: 'user' },
+    (req, reply) => {
+      list(req, reply, { kind: 'instance' });
+    },
+  );
 
-  router.route('GET', '/groups/:id/merge_requests', { params: groupParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    list(req, reply, { kind: 'group', group: ctx.findGroupFor(req, req.pathParams.id) });
-  });
+  router.route(
+    'GET',
+    '/groups/:id/merge_requests',
+    { params: groupParams, pagination: 'offset', auth: 'user' },
+    (req, reply) => {
+      list(req, reply, { kind: 'group', group: ctx.findGroupFor(req, req.pathParams.id) });
+    },
+  );
 
-  router.route('GET', '/projects/:id/merge_requests', { params: projectParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    const user = ctx.requireUser(req);
-    const project = ctx.findProjectFor(req, req.pathParams.id);
-    if (!canSeeMergeRequests(ctx, user, project)) throw forbidden();
-    list(req, reply, { kind: 'project', project });
-  });
+  router.route(
+    'GET',
+    '/projects/:id/merge_requests',
+    { params: projectParams, pagination: 'offset', auth: 'user' },
+    (req, reply) => {
+      const user = ctx.requireUser(req);
+      const project = ctx.findProjectFor(req, req.pathParams.id);
+      if (!canSeeMergeRequests(ctx, user, project)) throw forbidden();
+      list(req, reply, { kind: 'project', project });
+    },
+  );
 }

@@ -24,7 +24,9 @@ export async function refreshHead(p: Project, mr: MergeRequest): Promise<void> {
 
 /** The newest pipeline of the source branch at the merge request's head. */
 export function headPipeline(p: Project, mr: MergeRequest): Pipeline | undefined {
-  return p.pipelines.filter((pl) => pl.ref === mr.source_branch && pl.sha === mr.sha && !pl.tag).sort((a, b) => b.id - a.id)[0];
+  return p.pipelines
+    .filter((pl) => pl.ref === mr.source_branch && pl.sha === mr.sha && !pl.tag)
+    .sort((a, b) => b.id - a.id)[0];
 }
 
 /** Under the fast-forward and semi-linear merge methods, a source branch behind its target must be rebased first. */
@@ -39,33 +41,61 @@ export async function needsRebase(p: Project, target: string, source: string): P
  * `user` may merge it.
  */
 export async function acceptMergeRequest(
-  ctx: SandboxContext, p: Project, mr: MergeRequest, user: User, choices: MergeChoices, autoMerge: boolean,
+  ctx: SandboxContext,
+  p: Project,
+  mr: MergeRequest,
+  user: User,
+  choices: MergeChoices,
+  autoMerge: boolean,
 ): Promise<'merged' | 'auto_merge_set'> {
   const { store } = ctx;
   return p.repo.withWriteLock(async () => {
     await refreshHead(p, mr);
     const source = await p.repo.refTarget(`refs/heads/${mr.source_branch}`);
     const target = await p.repo.refTarget(`refs/heads/${mr.target_branch}`);
-    if (mr.state !== 'opened' || isDraft(mr.title) || source === null || target === null || await needsRebase(p, target, source)) {
+    if (
+      mr.state !== 'opened' ||
+      isDraft(mr.title) ||
+      source === null ||
+      target === null ||
+      (await needsRebase(p, target, source))
+    ) {
       throw messageError(405, '405 Method Not Allowed');
     }
     const pipeline = headPipeline(p, mr);
     const pipelineActive = pipeline?.status === 'running' || pipeline?.status === 'pending';
     // With auto-merge: at once when the head pipeline already passed, later while it runs, not at all without one.
-    const mergeNow = autoMerge ? pipeline?.status === 'success' : !(p.only_allow_merge_if_pipeline_succeeds && pipeline?.status !== 'success');
+    const mergeNow = autoMerge
+      ? pipeline?.status === 'success'
+      : !(p.only_allow_merge_if_pipeline_succeeds && pipeline?.status !== 'success');
     if (!mergeNow && !(autoMerge && pipelineActive)) throw messageError(405, '405 Method Not Allowed');
     const merged = await p.repo.run(['merge-tree', '--write-tree', '--no-messages', target, source], { okCodes: [1] });
     if (merged.exitCode === 1) {
       mr.has_conflicts = true;
       throw messageError(422, 'Branch cannot be merged');
     }
-    if (choices.sha !== undefined && choices.sha !== source) throw messageError(409, `SHA does not match HEAD of source branch: ${source}`);
+    if (choices.sha !== undefined && choices.sha !== source)
+      throw messageError(409, `SHA does not match HEAD of source branch: ${source}`);
     if (choices.squash !== undefined) mr.squash = choices.squash;
     const now = new Date(store.clock.now());
     if (!mergeNow) {
       // The choices are kept for the merge to come; the head they were made for is what a later push is checked against.
-      Object.assign(mr, { merge_when_pipeline_succeeds: true, merge_user_id: user.id, merge_params: { ...choices, sha: source }, updated_at: now });
-      addNote(store, p, mr, 'MergeRequest', user, `enabled an automatic merge when the pipeline for ${source} succeeds`, true, now);
+      Object.assign(mr, {
+        merge_when_pipeline_succeeds: true,
+        merge_user_id: user.id,
+        merge_params: { ...choices, sha: source },
+        updated_at: now,
+      });
+      addNote(
+        store,
+        p,
+        mr,
+        'MergeRequest',
+        user,
+        `enabled an automatic merge when the pipeline for ${source} succeeds`,
+        true,
+        now,
+      );
       return 'auto_merge_set';
     }
     const tree = merged.stdout.toString('utf8').split('\n')[0].trim();
@@ -77,8 +107,9 @@ export async function acceptMergeRequest(
     }
     // Fast-forward: the target moves to the source's head (or the squash commit), no merge commit is made.
     const fastForward = p.merge_method === 'ff';
-    const message = choices.merge_commit_message
-      ?? `Merge branch '${mr.source_branch}' into '${mr.target_branch}'\n\n${mr.title}\n\nSee merge request ${p.full_path}!${mr.iid}`;
+    const message =
+      choices.merge_commit_message ??
+      `Merge branch '${mr.source_branch}' into '${mr.target_branch}'\n\n${mr.title}\n\nSee merge request ${p.full_path}!${mr.iid}`;
     const commit = fastForward ? second : await p.repo.commitTree(tree, [target, second], message, identity);
     await p.repo.moveBranch(mr.target_branch, commit, target);
     // Without should_remove_source_branch, the merge request's own setting decides (on by default, as the
@@ -89,8 +120,15 @@ export async function acceptMergeRequest(
       await p.repo.run(['update-ref', '-d', `refs/heads/${mr.source_branch}`, source]);
     }
     Object.assign(mr, {
-      state: 'merged', merged_at: now, merged_by_id: user.id, merge_commit_sha: fastForward ? null : commit, sha: source, updated_at: now,
-      merge_when_pipeline_succeeds: false, merge_params: undefined, merged_diff: { start_sha: target, head_sha: source },
+      state: 'merged',
+      merged_at: now,
+      merged_by_id: user.id,
+      merge_commit_sha: fastForward ? null : commit,
+      sha: source,
+      updated_at: now,
+      merge_when_pipeline_succeeds: false,
+      merge_params: undefined,
+      merged_diff: { start_sha: target, head_sha: source },
     });
     addNote(store, p, mr, 'MergeRequest', user, 'merged', true, now);
     return 'merged';

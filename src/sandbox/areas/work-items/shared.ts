@@ -59,16 +59,27 @@ export const issueParamsShape = {
   iids: param.array(param.integer()).optional(),
   in: inParam(),
   confidential: param.boolean().optional(),
-  order_by: param.enum([
-    'created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due',
-    'popularity', 'weight',
-  ]).optional(),
-  not: z.strictObject({
-    ...negatableShape,
-    author_username: z.string().optional(),
-    assignee_username: usernames().optional(),
-    in: inParam(),
-  }).optional(),
+  order_by: param
+    .enum([
+      'created_at',
+      'updated_at',
+      'priority',
+      'due_date',
+      'relative_position',
+      'label_priority',
+      'milestone_due',
+      'popularity',
+      'weight',
+    ])
+    .optional(),
+  not: z
+    .strictObject({
+      ...negatableShape,
+      author_username: z.string().optional(),
+      assignee_username: usernames().optional(),
+      in: inParam(),
+    })
+    .optional(),
 };
 export type IssueParams = z.output<z.ZodObject<typeof issueParamsShape>>;
 
@@ -83,7 +94,10 @@ export const mergeRequestParamsShape = {
   target_branch: z.string().optional(),
   wip: param.enum(['yes', 'no']).optional(),
 };
-export type MergeRequestParams = z.output<z.ZodObject<typeof mergeRequestParamsShape>> & { in?: string; iids?: number[] };
+export type MergeRequestParams = z.output<z.ZodObject<typeof mergeRequestParamsShape>> & {
+  in?: string;
+  iids?: number[];
+};
 
 export type Predicate<T> = (item: T) => boolean;
 
@@ -96,7 +110,10 @@ interface FilterContext {
 
 /** Comma-separated names, or an array of them (whose items may hold commas too), as the service coerces both. */
 export function splitNames(value: string | string[]): string[] {
-  return (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  return (Array.isArray(value) ? value : [value])
+    .flatMap((item) => item.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function userIdByName(store: Store, username: string): number {
@@ -116,12 +133,15 @@ function searchFields(value: string | undefined, name: string): Array<'title' | 
 /**
  * `labels`: all of the names (case-insensitive), or `None` / `Any`; negated, none of them. Epics filter the same way.
  */
-export function labelsPredicate<T extends { labels: string[] }>(value: string | string[], negated = false): Predicate<T> {
+export function labelsPredicate<T extends { labels: string[] }>(
+  value: string | string[],
+  negated = false,
+): Predicate<T> {
   const names = splitNames(value).map((n) => n.toLowerCase());
   const has = (item: T) => new Set(item.labels.map((l) => l.toLowerCase()));
   const none = names.length === 1 && (names[0] === 'none' || names[0] === 'no+label' || names[0] === 'no label');
   if (none) return (item) => (item.labels.length === 0) !== negated;
-  if (names.length === 1 && names[0] === 'any') return (item) => (item.labels.length > 0) !== negated;
+  if (names.length === 1 && names[0] === 'any') return (item) => item.labels.length > 0 !== negated;
   if (negated) return (item) => names.every((n) => !has(item).has(n));
   return (item) => names.every((n) => has(item).has(n));
 }
@@ -131,7 +151,11 @@ export function labelsPredicate<T extends { labels: string[] }>(value: string | 
  * test is inverted, except labels: `not[labels]=a,b` keeps the items that have none of them, as on the service.
  */
 function negatablePredicates(
-  f: z.output<z.ZodObject<typeof negatableShape>> & { author_username?: string; assignee_username?: string | string[]; in?: string },
+  f: z.output<z.ZodObject<typeof negatableShape>> & {
+    author_username?: string;
+    assignee_username?: string | string[];
+    in?: string;
+  },
   ctx: FilterContext,
   negated: boolean,
 ): Array<Predicate<WorkItem>> {
@@ -153,8 +177,13 @@ function negatablePredicates(
   }
   if (f.assignee_id !== undefined) {
     const wanted = f.assignee_id;
-    add((item) => (wanted === 'None' ? item.assignee_ids.length === 0
-      : wanted === 'Any' ? item.assignee_ids.length > 0 : item.assignee_ids.includes(wanted)));
+    add((item) =>
+      wanted === 'None'
+        ? item.assignee_ids.length === 0
+        : wanted === 'Any'
+          ? item.assignee_ids.length > 0
+          : item.assignee_ids.includes(wanted),
+    );
   }
   if (f.assignee_username !== undefined) {
     const ids = splitNames(f.assignee_username).map((name) => userIdByName(ctx.store, name));
@@ -229,7 +258,11 @@ function sharedPredicates(
   return tests;
 }
 
-export function issuePredicates(params: IssueParams, ctx: FilterContext, defaultScope: 'created_by_me' | 'all'): Array<Predicate<Issue>> {
+export function issuePredicates(
+  params: IssueParams,
+  ctx: FilterContext,
+  defaultScope: 'created_by_me' | 'all',
+): Array<Predicate<Issue>> {
   const tests: Array<Predicate<Issue>> = sharedPredicates(params, ctx, defaultScope);
   const state = params.state ?? 'all';
   if (state !== 'all') tests.push((issue) => issue.state === state);
@@ -237,7 +270,9 @@ export function issuePredicates(params: IssueParams, ctx: FilterContext, default
   if (params.confidential !== undefined) tests.push((issue) => issue.confidential === params.confidential);
   const weight = params.weight;
   if (weight !== undefined) {
-    tests.push((issue) => (weight === 'None' ? issue.weight === null : weight === 'Any' ? issue.weight !== null : issue.weight === weight));
+    tests.push((issue) =>
+      weight === 'None' ? issue.weight === null : weight === 'Any' ? issue.weight !== null : issue.weight === weight,
+    );
   }
   return tests;
 }
@@ -247,7 +282,11 @@ export function isDraft(title: string): boolean {
   return /^\s*(\[draft\]|\(draft\)|draft:|draft\s-|\[wip\]|wip:|wip\s-)/i.test(title);
 }
 
-export function mergeRequestPredicates(params: MergeRequestParams, ctx: FilterContext, defaultScope: 'created_by_me' | 'all'): Array<Predicate<MergeRequest>> {
+export function mergeRequestPredicates(
+  params: MergeRequestParams,
+  ctx: FilterContext,
+  defaultScope: 'created_by_me' | 'all',
+): Array<Predicate<MergeRequest>> {
   const tests: Array<Predicate<MergeRequest>> = sharedPredicates(params, ctx, defaultScope);
   const state = params.state ?? 'all';
   if (state !== 'all') tests.push((mr) => mr.state === state);
@@ -255,12 +294,20 @@ export function mergeRequestPredicates(params: MergeRequestParams, ctx: FilterCo
   if (params.source_branch !== undefined) tests.push((mr) => mr.source_branch === params.source_branch);
   if (params.target_branch !== undefined) tests.push((mr) => mr.target_branch === params.target_branch);
   if (params.wip !== undefined) tests.push((mr) => isDraft(mr.title) === (params.wip === 'yes'));
-  for (const [name, field] of [['approver_ids', 'approver_ids'], ['approved_by_ids', 'approved_by_ids']] as const) {
+  for (const [name, field] of [
+    ['approver_ids', 'approver_ids'],
+    ['approved_by_ids', 'approved_by_ids'],
+  ] as const) {
     const wanted = params[name];
     if (wanted === undefined) continue;
     // All of the given users, as the service matches these lists.
-    tests.push((mr) => (wanted === 'None' ? mr[field].length === 0 : wanted === 'Any' ? mr[field].length > 0
-      : wanted.every((id) => mr[field].includes(id))));
+    tests.push((mr) =>
+      wanted === 'None'
+        ? mr[field].length === 0
+        : wanted === 'Any'
+          ? mr[field].length > 0
+          : wanted.every((id) => mr[field].includes(id)),
+    );
   }
   return tests;
 }
@@ -273,7 +320,11 @@ export function canSeeIssue(ctx: SandboxContext, user: User | null, project: Pro
   if (!project.issues_enabled || !ctx.store.canSeeProject(user, project)) return false;
   if (!issue.confidential) return true;
   if (user === null) return false;
-  return issue.author_id === user.id || issue.assignee_ids.includes(user.id) || ctx.projectAccess(user, project) >= ACCESS.reporter;
+  return (
+    issue.author_id === user.id ||
+    issue.assignee_ids.includes(user.id) ||
+    ctx.projectAccess(user, project) >= ACCESS.reporter
+  );
 }
 
 /** Merge requests show what the code is: reporters and up on private projects, anyone who sees the others. */
@@ -284,7 +335,11 @@ export function canSeeMergeRequests(ctx: SandboxContext, user: User | null, proj
 type Sortable = Date | number | string | null;
 
 /** Sorts by a key (nulls always last, whatever the direction), ties broken by id in the same direction. */
-export function sortItems<T extends { id: number }>(items: T[], key: (item: T) => Sortable, direction: 'asc' | 'desc'): T[] {
+export function sortItems<T extends { id: number }>(
+  items: T[],
+  key: (item: T) => Sortable,
+  direction: 'asc' | 'desc',
+): T[] {
   const sign = direction === 'asc' ? 1 : -1;
   const value = (v: Sortable) => (v instanceof Date ? v.getTime() : v);
   return [...items].sort((a, b) => {
@@ -296,29 +351,48 @@ export function sortItems<T extends { id: number }>(items: T[], key: (item: T) =
   });
 }
 
-export function issueSortKey(store: Store, project: (issue: Issue) => Project, orderBy: NonNullable<IssueParams['order_by']>): (issue: Issue) => Sortable {
+export function issueSortKey(
+  store: Store,
+  project: (issue: Issue) => Project,
+  orderBy: NonNullable<IssueParams['order_by']>,
+): (issue: Issue) => Sortable {
   const labelPriority = (issue: Issue) => {
     const labels = labelsFor(store, { kind: 'project', project: project(issue) });
-    const priorities = issue.labels.map((name) => labels.find((l) => l.name === name)?.priority).filter((p): p is number => typeof p === 'number');
+    const priorities = issue.labels
+      .map((name) => labels.find((l) => l.name === name)?.priority)
+      .filter((p): p is number => typeof p === 'number');
     return priorities.length ? Math.min(...priorities) : null;
   };
-  const milestoneDue = (issue: Issue) => project(issue).milestones.find((m) => m.id === issue.milestone_id)?.due_date ?? null;
+  const milestoneDue = (issue: Issue) =>
+    project(issue).milestones.find((m) => m.id === issue.milestone_id)?.due_date ?? null;
   switch (orderBy) {
-    case 'created_at': return (issue) => issue.created_at;
-    case 'updated_at': return (issue) => issue.updated_at;
-    case 'due_date': return (issue) => issue.due_date;
-    case 'relative_position': return (issue) => issue.relative_position;
-    case 'weight': return (issue) => issue.weight;
-    case 'popularity': return (issue) => issue.awards.filter((a) => a.name === 'thumbsup').length;
-    case 'milestone_due': return milestoneDue;
+    case 'created_at':
+      return (issue) => issue.created_at;
+    case 'updated_at':
+      return (issue) => issue.updated_at;
+    case 'due_date':
+      return (issue) => issue.due_date;
+    case 'relative_position':
+      return (issue) => issue.relative_position;
+    case 'weight':
+      return (issue) => issue.weight;
+    case 'popularity':
+      return (issue) => issue.awards.filter((a) => a.name === 'thumbsup').length;
+    case 'milestone_due':
+      return milestoneDue;
     // Priority is the label priority first, then the milestone's due date; label_priority only the former.
-    case 'priority': return (issue) => labelPriority(issue) ?? (milestoneDue(issue) === null ? null : 1e9);
-    case 'label_priority': return labelPriority;
+    case 'priority':
+      return (issue) => labelPriority(issue) ?? (milestoneDue(issue) === null ? null : 1e9);
+    case 'label_priority':
+      return labelPriority;
   }
 }
 
 /** Where a list was asked for: `references.relative` is written relative to it. */
-export type ReferenceContext = { kind: 'instance' } | { kind: 'group'; group: Group } | { kind: 'project'; project: Project };
+export type ReferenceContext =
+  | { kind: 'instance' }
+  | { kind: 'group'; group: Group }
+  | { kind: 'project'; project: Project };
 
 function references(project: Project, iid: number, sigil: '#' | '!', from: ReferenceContext) {
   const full = `${project.full_path}${sigil}${iid}`;
@@ -340,7 +414,11 @@ function labelsView(store: Store, project: Project, names: string[], details: bo
 }
 
 export function labelDetails(label: Label) {
-  const dark = Number.parseInt(label.color.slice(1, 3), 16) + Number.parseInt(label.color.slice(3, 5), 16) + Number.parseInt(label.color.slice(5, 7), 16) < 3 * 128;
+  const dark =
+    Number.parseInt(label.color.slice(1, 3), 16) +
+      Number.parseInt(label.color.slice(3, 5), 16) +
+      Number.parseInt(label.color.slice(5, 7), 16) <
+    3 * 128;
   return {
     name: label.name,
     color: label.color,
@@ -351,7 +429,10 @@ export function labelDetails(label: Label) {
 }
 
 function people(store: Store, ids: number[]) {
-  return ids.map((id) => store.findUser(String(id))).filter((u): u is User => u !== undefined).map((u) => userBasic(store, u));
+  return ids
+    .map((id) => store.findUser(String(id)))
+    .filter((u): u is User => u !== undefined)
+    .map((u) => userBasic(store, u));
 }
 
 function userOrNull(store: Store, id: number | null) {
@@ -374,7 +455,12 @@ function humanTime(seconds: number): string | null {
 }
 
 function timeStats(estimate: number, spent: number) {
-  return { time_estimate: estimate, total_time_spent: spent, human_time_estimate: humanTime(estimate), human_total_time_spent: humanTime(spent) };
+  return {
+    time_estimate: estimate,
+    total_time_spent: spent,
+    human_time_estimate: humanTime(estimate),
+    human_total_time_spent: humanTime(spent),
+  };
 }
 
 function milestoneOf(store: Store, project: Project, id: number | null) {
@@ -382,7 +468,13 @@ function milestoneOf(store: Store, project: Project, id: number | null) {
   return milestone ? milestoneView(store, project, milestone) : null;
 }
 
-export function issueView(store: Store, project: Project, issue: Issue, from: ReferenceContext, withLabelsDetails: boolean) {
+export function issueView(
+  store: Store,
+  project: Project,
+  issue: Issue,
+  from: ReferenceContext,
+  withLabelsDetails: boolean,
+) {
   const api = `${store.baseUrl}/api/v4/projects/${project.id}`;
   const assignees = people(store, issue.assignee_ids);
   return {
@@ -396,7 +488,9 @@ export function issueView(store: Store, project: Project, issue: Issue, from: Re
     updated_at: iso(issue.updated_at),
     closed_at: iso(issue.closed_at),
     // Present only for issues closed by an account that still exists.
-    ...(issue.state === 'closed' && issue.closed_by_id !== null ? { closed_by: userOrNull(store, issue.closed_by_id) } : {}),
+    ...(issue.state === 'closed' && issue.closed_by_id !== null
+      ? { closed_by: userOrNull(store, issue.closed_by_id) }
+      : {}),
     labels: labelsView(store, project, issue.labels, withLabelsDetails),
     milestone: milestoneOf(store, project, issue.milestone_id),
     assignees,
@@ -414,7 +508,12 @@ export function issueView(store: Store, project: Project, issue: Issue, from: Re
     task_status: issue.tasks.count > 0 ? `${issue.tasks.completed_count} of ${issue.tasks.count} tasks completed` : '',
     confidential: issue.confidential,
     discussion_locked: issue.discussion_locked,
-    _links: { self: `${api}/issues/${issue.iid}`, notes: `${api}/issues/${issue.iid}/notes`, award_emoji: `${api}/issues/${issue.iid}/award_emoji`, project: api },
+    _links: {
+      self: `${api}/issues/${issue.iid}`,
+      notes: `${api}/issues/${issue.iid}/notes`,
+      award_emoji: `${api}/issues/${issue.iid}/award_emoji`,
+      project: api,
+    },
     task_completion_status: { ...issue.tasks },
     weight: issue.weight,
     issue_type: issue.issue_type,
@@ -437,7 +536,13 @@ export function mergeRequestSimple(store: Store, project: Project, mr: MergeRequ
   };
 }
 
-export function mergeRequestView(store: Store, project: Project, mr: MergeRequest, from: ReferenceContext, withLabelsDetails: boolean) {
+export function mergeRequestView(
+  store: Store,
+  project: Project,
+  mr: MergeRequest,
+  from: ReferenceContext,
+  withLabelsDetails: boolean,
+) {
   const assignees = people(store, mr.assignee_ids);
   return {
     ...mergeRequestSimple(store, project, mr),

@@ -154,20 +154,40 @@ interface WorkItems {
   readonly notes: Note[];
 }
 
-export const workItemsOf = areaState('work_items', (): WorkItems => ({
-  labels: new Map(), issues: [], mergeRequests: [], epics: [], labelEvents: [], notes: [],
-}));
+export const workItemsOf = areaState(
+  'work_items',
+  (): WorkItems => ({
+    labels: new Map(),
+    issues: [],
+    mergeRequests: [],
+    epics: [],
+    labelEvents: [],
+    notes: [],
+  }),
+);
 
 /** Labels a project can use: its own, then those of its groups (nearest first); the first of a name wins. */
-export function labelsFor(store: Store, owner: { kind: 'project'; project: Project } | { kind: 'group'; group: Group }): Label[] {
-  const groups = owner.kind === 'group' ? store.groupChain(owner.group)
-    : owner.project.namespace.kind === 'group' ? store.groupChain(owner.project.namespace.group) : [];
-  const keys = [...(owner.kind === 'project' ? [`project:${owner.project.id}`] : []), ...groups.map((g) => `group:${g.id}`)];
+export function labelsFor(
+  store: Store,
+  owner: { kind: 'project'; project: Project } | { kind: 'group'; group: Group },
+): Label[] {
+  const groups =
+    owner.kind === 'group'
+      ? store.groupChain(owner.group)
+      : owner.project.namespace.kind === 'group'
+        ? store.groupChain(owner.project.namespace.group)
+        : [];
+  const keys = [
+    ...(owner.kind === 'project' ? [`project:${owner.project.id}`] : []),
+    ...groups.map((g) => `group:${g.id}`),
+  ];
   const seen = new Set<string>();
-  return keys.flatMap((key) => workItemsOf(store).labels.get(key) ?? []).filter((label) => {
-    const name = label.name.toLowerCase();
-    return seen.has(name) ? false : (seen.add(name), true);
-  });
+  return keys
+    .flatMap((key) => workItemsOf(store).labels.get(key) ?? [])
+    .filter((label) => {
+      const name = label.name.toLowerCase();
+      return seen.has(name) ? false : (seen.add(name), true);
+    });
 }
 
 export function addLabel(store: Store, owner: string, input: Omit<Label, 'id'>): Label {
@@ -181,24 +201,42 @@ export function addLabel(store: Store, owner: string, input: Omit<Label, 'id'>):
  * as the service does whenever labels change. Names match known labels case-insensitively (the label's own
  * spelling is kept); an unknown name is created as a label of the project or group.
  */
-export function setLabels(store: Store, resource: LabelEventResource, names: readonly string[], user: User, at: Date): void {
-  const owner = resource.kind === 'Epic'
-    ? { kind: 'group' as const, group: store.findGroup(String(resource.item.group_id))! }
-    : { kind: 'project' as const, project: store.findProject(String(resource.item.project_id))! };
+export function setLabels(
+  store: Store,
+  resource: LabelEventResource,
+  names: readonly string[],
+  user: User,
+  at: Date,
+): void {
+  const owner =
+    resource.kind === 'Epic'
+      ? { kind: 'group' as const, group: store.findGroup(String(resource.item.group_id))! }
+      : { kind: 'project' as const, project: store.findProject(String(resource.item.project_id))! };
   const known = labelsFor(store, owner);
   const wanted: Label[] = [];
   for (const name of names) {
-    const existing = known.find((l) => l.name.toLowerCase() === name.toLowerCase())
-      ?? addLabel(store, owner.kind === 'group' ? `group:${owner.group.id}` : `project:${owner.project.id}`,
-        { name, color: '#6699cc', description: null, priority: null });
+    const existing =
+      known.find((l) => l.name.toLowerCase() === name.toLowerCase()) ??
+      addLabel(store, owner.kind === 'group' ? `group:${owner.group.id}` : `project:${owner.project.id}`, {
+        name,
+        color: '#6699cc',
+        description: null,
+        priority: null,
+      });
     if (!known.includes(existing)) known.push(existing);
     if (!wanted.includes(existing)) wanted.push(existing);
   }
   const current = resource.item.labels.map((name) => known.find((l) => l.name === name)!).filter(Boolean);
-  const record = (label: Label, action: 'add' | 'remove') => workItemsOf(store).labelEvents.push({
-    id: store.nextId('label_event'), resource_type: resource.kind, resource_id: resource.item.id, user_id: user.id,
-    created_at: at, label, action,
-  });
+  const record = (label: Label, action: 'add' | 'remove') =>
+    workItemsOf(store).labelEvents.push({
+      id: store.nextId('label_event'),
+      resource_type: resource.kind,
+      resource_id: resource.item.id,
+      user_id: user.id,
+      created_at: at,
+      label,
+      action,
+    });
   for (const label of current) if (!wanted.includes(label)) record(label, 'remove');
   for (const label of wanted) if (!current.includes(label)) record(label, 'add');
   resource.item.labels = wanted.map((l) => l.name);

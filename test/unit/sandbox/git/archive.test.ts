@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARCHIVE_FORMATS, createArchive, isArchiveFormat, type ArchiveFormat } from '../../../../src/sandbox/git/archive.js';
+import {
+  ARCHIVE_FORMATS,
+  createArchive,
+  isArchiveFormat,
+  type ArchiveFormat,
+} from '../../../../src/sandbox/git/archive.js';
 import type { GitRepo } from '../../../../src/sandbox/git/repo.js';
 import { useRepos, write } from './helpers.js';
 
@@ -34,7 +39,11 @@ async function listEntries(body: Buffer, format: ArchiveFormat): Promise<string[
   }
   const flag = format === 'tar' ? '-tf' : format === 'tar.gz' ? '-tzf' : '-tjf';
   const { stdout } = await run('tar', [flag, file]);
-  return stdout.split('\n').filter(Boolean).filter((name) => name !== 'pax_global_header').sort();
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .filter((name) => name !== 'pax_global_header')
+    .sort();
 }
 
 const MAGIC: Record<string, Buffer> = {
@@ -55,10 +64,12 @@ describe('createArchive', () => {
       const archive = await createArchive(repo, { commitSha: sha, refName: 'feature/x', projectPath: 'demo', format });
       const stem = `demo-feature-x-${sha}`;
       expect(archive.fileName).toBe(`${stem}.${format}`);
-      const magic = format === 'zip' ? MAGIC.zip : format === 'tar.gz' ? MAGIC.gzip : format === 'tar' ? null : MAGIC.bzip2;
+      const magic =
+        format === 'zip' ? MAGIC.zip : format === 'tar.gz' ? MAGIC.gzip : format === 'tar' ? null : MAGIC.bzip2;
       if (magic) expect(archive.body.subarray(0, magic.length).equals(magic)).toBe(true);
       expect(archive.contentType).toBe(
-        { zip: 'application/zip', tar: 'application/x-tar', 'tar.gz': 'application/gzip' }[format as string] ?? 'application/x-bzip2',
+        { zip: 'application/zip', tar: 'application/x-tar', 'tar.gz': 'application/gzip' }[format as string] ??
+          'application/x-bzip2',
       );
       const entries = await listEntries(archive.body, format);
       expect(entries).toEqual([`${stem}/`, `${stem}/README.md`, `${stem}/src/`, `${stem}/src/index.ts`]);

@@ -45,14 +45,20 @@ describe('commitDiff', () => {
     });
     expect(byPath.get('gone.txt')).toMatchObject({ deleted_file: true, b_mode: '0', diff: '@@ -1 +0,0 @@\n-bye\n' });
     expect(byPath.get('new.txt')).toMatchObject({ old_path: 'old.txt', renamed_file: true, diff: '' });
-    expect(byPath.get('logo.bin')).toMatchObject({ new_file: true, diff: 'Binary files /dev/null and b/logo.bin differ\n' });
+    expect(byPath.get('logo.bin')).toMatchObject({
+      new_file: true,
+      diff: 'Binary files /dev/null and b/logo.bin differ\n',
+    });
     expect(diffs).toHaveLength(4);
   });
 
   it('sends an empty diff string for a patch beyond the size limit', async () => {
     const repo = await newRepo();
     const big = 'x'.repeat(80) + '\n';
-    const sha = await write(repo, { 'big.txt': big.repeat(Math.ceil(MAX_PATCH_BYTES / big.length) + 10), 'small.txt': 's\n' });
+    const sha = await write(repo, {
+      'big.txt': big.repeat(Math.ceil(MAX_PATCH_BYTES / big.length) + 10),
+      'small.txt': 's\n',
+    });
     const diffs = await diffTrees(repo, null, sha);
     expect(diffs.find((d) => d.new_path === 'big.txt')?.diff).toBe('');
     expect(diffs.find((d) => d.new_path === 'small.txt')?.diff).toBe('@@ -0,0 +1 @@\n+s\n');
@@ -63,7 +69,7 @@ describe('commitStats', () => {
   it('counts added and deleted lines against the first parent, for several commits at once', async () => {
     const repo = await newRepo();
     const first = await write(repo, { 'a.txt': '1\n2\n3\n' });
-    const second = await write(repo, { 'a.txt': '1\nTWO\n3\n4\n', 'bin': Buffer.from([0, 0, 1]) });
+    const second = await write(repo, { 'a.txt': '1\nTWO\n3\n4\n', bin: Buffer.from([0, 0, 1]) });
     const stats = await commitStats(repo, [second, first]);
     expect(stats.get(first)).toEqual({ additions: 3, deletions: 0, total: 3 });
     expect(stats.get(second)).toEqual({ additions: 2, deletions: 1, total: 3 });

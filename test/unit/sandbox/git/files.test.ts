@@ -58,9 +58,17 @@ describe('blame', () => {
     ]);
     expect(ranges[0].commit).toMatchObject({ author_name: 'Ada Lovelace', message: 'First\n\nbody', parent_ids: [] });
     expect(ranges[1].commit).toMatchObject({ author_email: 'grace@example.com', parent_ids: [first] });
-    expect(Object.keys(ranges[1].commit).sort()).toEqual(
-      ['author_email', 'author_name', 'authored_date', 'committed_date', 'committer_email', 'committer_name', 'id', 'message', 'parent_ids'],
-    );
+    expect(Object.keys(ranges[1].commit).sort()).toEqual([
+      'author_email',
+      'author_name',
+      'authored_date',
+      'committed_date',
+      'committer_email',
+      'committer_name',
+      'id',
+      'message',
+      'parent_ids',
+    ]);
     await expect(blame(repo, 'main', 'missing.txt')).rejects.toThrow('404 File Not Found');
   });
 });

@@ -30,7 +30,11 @@ export interface WriteOptions {
 }
 
 /** Commits files (string or Buffer content; null deletes) to a branch, choosing create or update per file. */
-export async function write(repo: GitRepo, files: Record<string, string | Buffer | null>, options: WriteOptions = {}): Promise<string> {
+export async function write(
+  repo: GitRepo,
+  files: Record<string, string | Buffer | null>,
+  options: WriteOptions = {},
+): Promise<string> {
   const branch = options.branch ?? 'main';
   const base = options.startRef ?? branch;
   const start = await repo.resolveCommit(base);
@@ -40,7 +44,13 @@ export async function write(repo: GitRepo, files: Record<string, string | Buffer
     return { action: existing.has(file_path) ? 'update' : 'create', file_path, content: Buffer.from(content) };
   });
   const author = { ...(options.author ?? ada), date: options.date ? new Date(options.date) : undefined };
-  return repo.commit({ branch, startRef: options.startRef, message: options.message ?? `Change ${Object.keys(files).join(', ')}`, author, actions });
+  return repo.commit({
+    branch,
+    startRef: options.startRef,
+    message: options.message ?? `Change ${Object.keys(files).join(', ')}`,
+    author,
+    actions,
+  });
 }
 
 /** Merges `other` into `branch` with a merge commit (the two must merge cleanly). */

@@ -12,7 +12,11 @@ describe('listCommits', () => {
     const repo = await newRepo();
     const c1 = await write(repo, { 'a.txt': '1' }, { date: '2024-01-01T00:00:00Z' });
     const c2 = await write(repo, { 'b.txt': '1' }, { date: '2024-01-02T00:00:00Z' });
-    const f1 = await write(repo, { 'f.txt': '1' }, { branch: 'feature', startRef: 'main', date: '2024-01-03T00:00:00Z' });
+    const f1 = await write(
+      repo,
+      { 'f.txt': '1' },
+      { branch: 'feature', startRef: 'main', date: '2024-01-03T00:00:00Z' },
+    );
     const c3 = await write(repo, { 'a.txt': '2' }, { date: '2024-01-04T00:00:00Z' });
     const m = await merge(repo, 'main', 'feature');
     const lonely = await write(repo, { 'x.txt': '1' }, { branch: 'side', startRef: c1, date: '2024-01-05T00:00:00Z' });
@@ -29,7 +33,10 @@ describe('listCommits', () => {
     expect(ids(await listCommits(repo, { all: true }))).toContain(lonely);
 
     // Inclusive on both ends (the merge was committed now, so it is outside).
-    const window = await listCommits(repo, { since: new Date('2024-01-02T00:00:00Z'), until: new Date('2024-01-04T00:00:00Z') });
+    const window = await listCommits(repo, {
+      since: new Date('2024-01-02T00:00:00Z'),
+      until: new Date('2024-01-04T00:00:00Z'),
+    });
     expect(ids(window)).toEqual([c3, f1, c2]);
 
     const topo = ids(await listCommits(repo, { order: 'topo' }));
@@ -61,10 +68,24 @@ describe('contributors', () => {
       ['Zed', 1],
       ['Ada Byron', 3],
     ]);
-    expect(byCommits[2]).toEqual({ name: 'Ada Byron', email: 'ADA@example.com', commits: 3, additions: 2, deletions: 1 });
+    expect(byCommits[2]).toEqual({
+      name: 'Ada Byron',
+      email: 'ADA@example.com',
+      commits: 3,
+      additions: 2,
+      deletions: 1,
+    });
     expect(byCommits[0]).toMatchObject({ name: 'Grace Hopper', additions: 2, deletions: 0 });
-    expect((await contributors(repo, { sort: 'desc' })).map((c) => c.name)).toEqual(['Ada Byron', 'Grace Hopper', 'Zed']);
-    expect((await contributors(repo, { orderBy: 'name' })).map((c) => c.name)).toEqual(['Ada Byron', 'Grace Hopper', 'Zed']);
+    expect((await contributors(repo, { sort: 'desc' })).map((c) => c.name)).toEqual([
+      'Ada Byron',
+      'Grace Hopper',
+      'Zed',
+    ]);
+    expect((await contributors(repo, { orderBy: 'name' })).map((c) => c.name)).toEqual([
+      'Ada Byron',
+      'Grace Hopper',
+      'Zed',
+    ]);
     expect((await contributors(repo, { orderBy: 'email', sort: 'desc' })).map((c) => c.email)).toEqual([
       'grace@example.com',
       'ADA@example.com',

@@ -23,7 +23,11 @@ describe('cherry-pick', () => {
   it('applies a commit of another branch, keeping its author and naming its origin', async () => {
     const repo = await newRepo();
     await write(repo, { 'a.txt': '1\n2\n3\n' });
-    const picked = await write(repo, { 'a.txt': '1\n2\nthree\n', 'new.txt': 'n\n' }, { branch: 'feature', startRef: 'main', author: grace, message: 'Fix three' });
+    const picked = await write(
+      repo,
+      { 'a.txt': '1\n2\nthree\n', 'new.txt': 'n\n' },
+      { branch: 'feature', startRef: 'main', author: grace, message: 'Fix three' },
+    );
     const tip = await write(repo, { 'a.txt': 'one\n2\n3\n' });
     const sha = await pickCommit(repo, 'cherry_pick', picked, 'main', ada);
     const commit = await repo.getCommit(sha);
@@ -80,7 +84,11 @@ describe('revert', () => {
   it('undoes a commit with the user as author, then refuses to do it twice', async () => {
     const repo = await newRepo();
     await write(repo, { 'a.txt': '1\n' });
-    const change = await write(repo, { 'a.txt': '2\n', 'b.txt': 'b\n' }, { author: grace, message: 'Change a and add b' });
+    const change = await write(
+      repo,
+      { 'a.txt': '2\n', 'b.txt': 'b\n' },
+      { author: grace, message: 'Change a and add b' },
+    );
     const sha = await pickCommit(repo, 'revert', change, 'main', ada);
     const commit = await repo.getCommit(sha);
     expect(commit.message).toBe(`Revert "Change a and add b"\n\nThis reverts commit ${change}.`);

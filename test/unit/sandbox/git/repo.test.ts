@@ -82,7 +82,10 @@ describe('GitRepo.init and commit basics', () => {
     const repo = await newRepo();
     const first = await commitOn(repo, [{ action: 'create', file_path: 'a.txt', content: text('a') }]);
     await repo.createTag('same', first);
-    const second = await commitOn(repo, [{ action: 'create', file_path: 'b.txt', content: text('b') }], { branch: 'same', startRef: 'main' });
+    const second = await commitOn(repo, [{ action: 'create', file_path: 'b.txt', content: text('b') }], {
+      branch: 'same',
+      startRef: 'main',
+    });
     expect(await repo.resolveCommit('same')).toBe(second);
     expect(await repo.resolveCommit('refs/tags/same')).toBe(first);
   });
@@ -142,11 +145,23 @@ describe('GitRepo.commit actions', () => {
       { action: 'create', file_path: 'a.txt', content: text('a') },
       { action: 'create', file_path: 'dir/b.txt', content: text('b') },
     ]);
-    const exists = await expectActionError(commitOn(repo, [{ action: 'create', file_path: 'a.txt', content: text('x') }]), 'file_exists');
+    const exists = await expectActionError(
+      commitOn(repo, [{ action: 'create', file_path: 'a.txt', content: text('x') }]),
+      'file_exists',
+    );
     expect(exists.message).toContain('A file with this name already exists');
-    await expectActionError(commitOn(repo, [{ action: 'create', file_path: 'dir', content: text('x') }]), 'directory_exists');
-    await expectActionError(commitOn(repo, [{ action: 'create', file_path: 'a.txt/c', content: text('x') }]), 'file_exists');
-    await expectActionError(commitOn(repo, [{ action: 'move', file_path: 'a.txt', previous_path: 'dir/b.txt' }]), 'file_exists');
+    await expectActionError(
+      commitOn(repo, [{ action: 'create', file_path: 'dir', content: text('x') }]),
+      'directory_exists',
+    );
+    await expectActionError(
+      commitOn(repo, [{ action: 'create', file_path: 'a.txt/c', content: text('x') }]),
+      'file_exists',
+    );
+    await expectActionError(
+      commitOn(repo, [{ action: 'move', file_path: 'a.txt', previous_path: 'dir/b.txt' }]),
+      'file_exists',
+    );
   });
 
   it('refuses update, delete, move and chmod of a missing file', async () => {
@@ -166,7 +181,10 @@ describe('GitRepo.commit actions', () => {
   it('refuses content identical to the current content', async () => {
     const repo = await newRepo();
     await commitOn(repo, [{ action: 'create', file_path: 'a.txt', content: text('same') }]);
-    await expectActionError(commitOn(repo, [{ action: 'update', file_path: 'a.txt', content: text('same') }]), 'identical');
+    await expectActionError(
+      commitOn(repo, [{ action: 'update', file_path: 'a.txt', content: text('same') }]),
+      'identical',
+    );
   });
 
   it('checks last_commit_id against the last commit touching the file', async () => {
@@ -174,13 +192,18 @@ describe('GitRepo.commit actions', () => {
     const created = await commitOn(repo, [{ action: 'create', file_path: 'a.txt', content: text('1') }]);
     const other = await commitOn(repo, [{ action: 'create', file_path: 'b.txt', content: text('1') }]);
     // Another file's commit does not count as a change of a.txt.
-    const updated = await commitOn(repo, [{ action: 'update', file_path: 'a.txt', content: text('2'), last_commit_id: created }]);
+    const updated = await commitOn(repo, [
+      { action: 'update', file_path: 'a.txt', content: text('2'), last_commit_id: created },
+    ]);
     expect(updated).not.toBe(other);
     await expectActionError(
       commitOn(repo, [{ action: 'update', file_path: 'a.txt', content: text('3'), last_commit_id: created }]),
       'file_changed',
     );
-    await expectActionError(commitOn(repo, [{ action: 'delete', file_path: 'a.txt', last_commit_id: other }]), 'file_changed');
+    await expectActionError(
+      commitOn(repo, [{ action: 'delete', file_path: 'a.txt', last_commit_id: other }]),
+      'file_changed',
+    );
     // A short SHA of the right commit is accepted.
     await commitOn(repo, [{ action: 'delete', file_path: 'a.txt', last_commit_id: updated.slice(0, 10) }]);
     expect((await repo.listFiles('main')).has('a.txt')).toBe(false);
@@ -189,7 +212,10 @@ describe('GitRepo.commit actions', () => {
   it('refuses paths that climb out of the tree or touch .git', async () => {
     const repo = await newRepo();
     for (const filePath of ['a/../b', '../x', '/abs', 'a//b', '.git/config', 'dir/', '', 'a\nb']) {
-      const error = await expectActionError(commitOn(repo, [{ action: 'create', file_path: filePath, content: text('x') }]), 'invalid_path');
+      const error = await expectActionError(
+        commitOn(repo, [{ action: 'create', file_path: filePath, content: text('x') }]),
+        'invalid_path',
+      );
       expect(error.message).toContain('actions[0][file_path]');
     }
   });
@@ -226,14 +252,20 @@ describe('GitRepo.commit branches', () => {
   it('needs a start ref to create a branch once the repository has commits', async () => {
     const repo = await newRepo();
     const first = await commitOn(repo, [{ action: 'create', file_path: 'a.txt', content: text('a') }]);
-    await expectActionError(commitOn(repo, [{ action: 'create', file_path: 'b.txt', content: text('b') }], { branch: 'feature' }), 'branch_missing');
+    await expectActionError(
+      commitOn(repo, [{ action: 'create', file_path: 'b.txt', content: text('b') }], { branch: 'feature' }),
+      'branch_missing',
+    );
     const onFeature = await commitOn(repo, [{ action: 'create', file_path: 'b.txt', content: text('b') }], {
       branch: 'feature',
       startRef: 'main',
     });
     expect((await repo.getCommit(onFeature)).parent_ids).toEqual([first]);
     await expectActionError(
-      commitOn(repo, [{ action: 'create', file_path: 'c.txt', content: text('c') }], { branch: 'other', startRef: 'no-such' }),
+      commitOn(repo, [{ action: 'create', file_path: 'c.txt', content: text('c') }], {
+        branch: 'other',
+        startRef: 'no-such',
+      }),
       'start_missing',
     );
   });
@@ -241,9 +273,15 @@ describe('GitRepo.commit branches', () => {
   it('refuses a start ref for an existing branch unless forced, and force rewrites the branch', async () => {
     const repo = await newRepo();
     const first = await commitOn(repo, [{ action: 'create', file_path: 'a.txt', content: text('a') }]);
-    await commitOn(repo, [{ action: 'create', file_path: 'b.txt', content: text('b') }], { branch: 'feature', startRef: first });
+    await commitOn(repo, [{ action: 'create', file_path: 'b.txt', content: text('b') }], {
+      branch: 'feature',
+      startRef: first,
+    });
     const exists = await expectActionError(
-      commitOn(repo, [{ action: 'create', file_path: 'c.txt', content: text('c') }], { branch: 'feature', startRef: 'main' }),
+      commitOn(repo, [{ action: 'create', file_path: 'c.txt', content: text('c') }], {
+        branch: 'feature',
+        startRef: 'main',
+      }),
       'branch_exists',
     );
     expect(exists.message).toContain("A branch called 'feature' already exists");
@@ -255,7 +293,10 @@ describe('GitRepo.commit branches', () => {
     expect((await repo.getCommit(forced)).parent_ids).toEqual([first]);
     expect([...(await repo.listFiles('feature')).keys()].sort()).toEqual(['a.txt', 'c.txt']);
     // Naming the branch itself as start ref is no conflict.
-    await commitOn(repo, [{ action: 'create', file_path: 'd.txt', content: text('d') }], { branch: 'feature', startRef: 'feature' });
+    await commitOn(repo, [{ action: 'create', file_path: 'd.txt', content: text('d') }], {
+      branch: 'feature',
+      startRef: 'feature',
+    });
   });
 
   it('builds on a commit of another repository (start_project)', async () => {
@@ -275,7 +316,9 @@ describe('GitRepo.commit branches', () => {
     const repo = await newRepo();
     await commitOn(repo, [{ action: 'create', file_path: 'seed.txt', content: text('s') }]);
     const shas = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => commitOn(repo, [{ action: 'create', file_path: `f${i}.txt`, content: text(String(i)) }])),
+      Array.from({ length: 8 }, (_, i) =>
+        commitOn(repo, [{ action: 'create', file_path: `f${i}.txt`, content: text(String(i)) }]),
+      ),
     );
     expect(new Set(shas).size).toBe(8);
     const files = await repo.listFiles('main');
@@ -286,9 +329,14 @@ describe('GitRepo.commit branches', () => {
 
   it('refuses an invalid branch name and an empty author name', async () => {
     const repo = await newRepo();
-    await expectActionError(commitOn(repo, [{ action: 'create', file_path: 'a', content: text('a') }], { branch: 'bad..branch' }), 'invalid_ref');
     await expectActionError(
-      commitOn(repo, [{ action: 'create', file_path: 'a', content: text('a') }], { author: { name: '<>', email: 'x@y' } }),
+      commitOn(repo, [{ action: 'create', file_path: 'a', content: text('a') }], { branch: 'bad..branch' }),
+      'invalid_ref',
+    );
+    await expectActionError(
+      commitOn(repo, [{ action: 'create', file_path: 'a', content: text('a') }], {
+        author: { name: '<>', email: 'x@y' },
+      }),
       'invalid_action',
     );
   });
