@@ -308,15 +308,13 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
         subscribe?.method === 'resources/subscribe' &&
         (typeof subscribe.id === 'string' || typeof subscribe.id === 'number')
       ) {
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: subscribe.id,
-              error: { code: -32601, message: STATELESS_SUBSCRIBE_REFUSAL },
-            }),
-          );
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: subscribe.id,
+            error: { code: -32601, message: STATELESS_SUBSCRIBE_REFUSAL },
+          }),
+        );
         return true;
       }
       res.once('close', () => {

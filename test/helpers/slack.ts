@@ -81,15 +81,13 @@ function history(messages: ChannelMessage[], args: Record<string, unknown>): Rec
     args.include_all_metadata === true || args.include_all_metadata === 'true' || args.include_all_metadata === '1';
   const from = Number(args.cursor ?? 0);
   const limit = Number(args.limit ?? 100);
-  const page = within
-    .slice(from, from + limit)
-    .map(({ metadata, ...m }) => ({
-      type: 'message',
-      user: 'UBOT',
-      bot_id: 'BBOT',
-      ...m,
-      ...(withMetadata && metadata ? { metadata } : {}),
-    }));
+  const page = within.slice(from, from + limit).map(({ metadata, ...m }) => ({
+    type: 'message',
+    user: 'UBOT',
+    bot_id: 'BBOT',
+    ...m,
+    ...(withMetadata && metadata ? { metadata } : {}),
+  }));
   const more = from + limit < within.length;
   return {
     messages: page,
