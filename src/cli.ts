@@ -380,7 +380,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     : undefined;
   // One memory of the tokens the service accepted, for the sessions' caps and the 2026-07-28 questions alike.
   const tokenChecker = (await import('./mcp/token-check.js')).serviceTokenChecker(runtime.client);
-  let http;
+  let http: Awaited<ReturnType<typeof startMcpHttpServer>>;
   try {
     http = await startMcpHttpServer({
       host,

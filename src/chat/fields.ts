@@ -45,7 +45,7 @@ function kindOfValue(value: unknown): ValueKind {
 function kindsOf(schema: JsonSchema | undefined): Set<ValueKind> {
   const kinds = new Set<ValueKind>();
   for (const branch of schema ? branches(schema) : []) {
-    if (branch.enum) branch.enum.forEach((v) => kinds.add(kindOfValue(v)));
+    if (branch.enum) for (const v of branch.enum) kinds.add(kindOfValue(v));
     else if (branch.const !== undefined) kinds.add(kindOfValue(branch.const));
     for (const type of [branch.type ?? []].flat()) {
       if (type === 'integer' || type === 'number') kinds.add('number');

@@ -145,7 +145,9 @@ function assignPositionals(
     const already = given.length > 0 ? `; ${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} already given` : '';
     throw new ChatError(`Too many values: ${extra}. ${op.chat} takes ${takes}${already}.`);
   }
-  positionals.forEach((token, k) => set(slots[k], typeValue(fieldOf(op, slots[k])!, token.text, token.quoted)));
+  positionals.forEach((token, k) => {
+    set(slots[k], typeValue(fieldOf(op, slots[k])!, token.text, token.quoted));
+  });
 }
 
 /** How a dry run is asked for in chat, as in git and kubectl; dry_run=yes is read too. */

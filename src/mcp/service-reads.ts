@@ -36,7 +36,7 @@ export function serviceReader(options: ServiceReadOptions): ServiceRead {
     const { explain, operation } = await options.registry();
     const op = await operation(name);
     // A programming error, not a user's: the names are fixed in this folder.
-    if (!op || op.effect !== 'read') throw new Error(`${name} is not a read operation of this server`);
+    if (op?.effect !== 'read') throw new Error(`${name} is not a read operation of this server`);
     const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explain);
     if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
     if (prepared.kind === 'confirm') return { ok: false, message: `${name} needs a human's confirmation` };

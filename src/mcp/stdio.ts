@@ -23,9 +23,7 @@ type RequestId = string | number;
 
 const ID_VALUE = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
 /** A request: `method` among its first members. Answering a response (to our elicitation) with an error would misfire. */
-const REQUEST_START = new RegExp(
-  String.raw`^\s*\{\s*(?:"(?:jsonrpc|id)"\s*:\s*(?:"[^"\\]*"|-?\d+)\s*,\s*){0,2}"method"\s*:`,
-);
+const REQUEST_START = /^\s*\{\s*(?:"(?:jsonrpc|id)"\s*:\s*(?:"[^"\\]*"|-?\d+)\s*,\s*){0,2}"method"\s*:/;
 /** `{"jsonrpc":"2.0","id":…` — members before the id are short top-level strings, so this id is the message's own. */
 const LEADING_ID = new RegExp(
   String.raw`^\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s*){0,2}"id"\s*:\s*${ID_VALUE}`,

@@ -109,7 +109,8 @@ function cleanLogText(text: string): string {
 // ---- Credentials ----------------------------------------------------------------------------------------------
 
 /** A name that says its value is a credential: DB_PASSWORD, api_key, "secret", GITLAB_TOKEN, private-key. */
-const SECRET_NAME = String.raw`[A-Za-z0-9_.-]{0,100}(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?key|credentials?)[A-Za-z0-9_.-]{0,100}`;
+const SECRET_NAME =
+  '[A-Za-z0-9_.-]{0,100}(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?key|credentials?)[A-Za-z0-9_.-]{0,100}';
 /** A value as written after such a name: quoted (escapes inside), or a bare word up to a delimiter. */
 const SECRET_VALUE = String.raw`("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"',;}]+)`;
 
@@ -140,7 +141,7 @@ const CREDENTIALS: Array<[RegExp, string]> = [
     '$1[redacted]',
   ],
   // A command-line flag: --password hunter2, --token=abc.
-  [new RegExp(String.raw`((?<![A-Za-z0-9_-])--${SECRET_NAME}[ =])${SECRET_VALUE}`, 'gi'), '$1[redacted]'],
+  [new RegExp(`((?<![A-Za-z0-9_-])--${SECRET_NAME}[ =])${SECRET_VALUE}`, 'gi'), '$1[redacted]'],
 ];
 
 /** Text with every credential in it redacted; no pattern crosses or removes a line break. */

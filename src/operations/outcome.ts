@@ -85,7 +85,7 @@ export function outcomeLine(outcome: WriteOutcome): string {
 /** Members: who, where, at which level. */
 function memberOutcome(op: Operation, input: Fields, data: Fields, targets: Targets): WriteOutcome | undefined {
   if (op.area !== 'members') return undefined;
-  const place = placeLabel(op, input, targets) ?? 'the ' + (op.path.startsWith('/groups/') ? 'group' : 'project');
+  const place = placeLabel(op, input, targets) ?? `the ${op.path.startsWith('/groups/') ? 'group' : 'project'}`;
   const who =
     input.user_id !== undefined
       ? personLabel(targets.people.user_id, input.user_id)

@@ -54,7 +54,7 @@ export function personKeys(op: Operation): string[] {
 /** Whether the field itself takes `value` as it stands (a number, or `None` for an assignee, or a username the service reads). */
 function fieldAccepts(op: Operation, key: string, value: unknown): boolean {
   const schema = (op.input.shape as Record<string, z.ZodType>)[key];
-  return schema !== undefined && schema.safeParse(value).success;
+  return schema?.safeParse(value).success === true;
 }
 
 /** `@erin` → `erin`; undefined when the text is no username (or is all digits, an id). */

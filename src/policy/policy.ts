@@ -242,7 +242,9 @@ export function confirmationPrompt(
       lines.push(shown`  ${label}: ${secretSummary(value)}`);
     } else if (Array.isArray(value) && value.some((v) => v && typeof v === 'object')) {
       lines.push(shown`  ${label}:`);
-      value.forEach((item, i) => lines.push(shown`    ${i + 1}. ${renderValue(key, item)}`));
+      value.forEach((item, i) => {
+        lines.push(shown`    ${i + 1}. ${renderValue(key, item)}`);
+      });
     } else {
       lines.push(shown`  ${label}: ${renderValue(key, value)}`);
     }

@@ -15,10 +15,10 @@ import type { Operation } from '../operations/define.js';
 import { redactSecretInputs } from '../operations/secrets.js';
 import type { ExplainOptions } from '../operations/failures.js';
 import { InputError, validateInput } from '../operations/validate.js';
-import { DurableConfirmations } from '../policy/confirmations.js';
+import type { DurableConfirmations } from '../policy/confirmations.js';
 import type { AuditLog } from './audit.js';
 import { renderConfirmation, renderMessage, renderText, type SlackMessage } from './blocks.js';
-import { Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
+import { type Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
 import { RELEASE_OPERATION, inputErrors, releaseView, serviceErrors, type FormErrors } from './release-modal.js';
 import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
 import { MAX_UNFURLS, isPublicProject, unfurlCall, type CallAs } from './unfurl.js';
@@ -589,14 +589,13 @@ export class SlackBot {
   ): Promise<void> {
     const { outcome } = reply;
     if (!outcome || (outcome.operation.effect === 'read' && !confirmed)) return;
-    const serviceUser =
-      !acting || !acting.ok
-        ? 'none'
-        : acting.source === 'linked'
-          ? (acting.account?.username ?? 'linked account')
-          : acting.source === 'sandbox'
-            ? 'sandbox maintainer'
-            : 'shared read token';
+    const serviceUser = !acting?.ok
+      ? 'none'
+      : acting.source === 'linked'
+        ? (acting.account?.username ?? 'linked account')
+        : acting.source === 'sandbox'
+          ? 'sandbox maintainer'
+          : 'shared read token';
     await this.o.audit.record({
       team: turn.user.teamId,
       user: turn.user.userId,

@@ -21,7 +21,7 @@ interface UnfurlCall {
  * channel names the file and its last commit; the content is one click (or `/forge file get`) away.
  */
 export function unfurlCall(url: string, baseUrl: string): UnfurlCall | undefined {
-  let target;
+  let target: ReturnType<typeof readServiceUrl>;
   try {
     target = readServiceUrl(url, baseUrl);
   } catch {

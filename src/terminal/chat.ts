@@ -80,10 +80,8 @@ function jsonOf(result: OperationResult): string {
   return `${JSON.stringify(data ?? null, null, 2)}\n`;
 }
 
-interface Ask {
-  /** The human's answer, or undefined when there is no human to ask (no terminal, or the input ended). */
-  (question: string): Promise<string | undefined>;
-}
+/** The human's answer, or undefined when there is no human to ask (no terminal, or the input ended). */
+type Ask = (question: string) => Promise<string | undefined>;
 
 /** One command of the interactive chat while it runs: Ctrl+C aborts `signal`; `abandoned` once the prompt came back without it. */
 interface CommandRun {

@@ -241,7 +241,7 @@ describe('the triage view in a browser host', () => {
     await button(frame, 'Retry failed jobs').click();
     await frame.waitForSelector('#app[data-state="running"]');
     const retried = host.viewCalls.filter((call) => call.name === 'retry_pipeline').at(-1);
-    return (retried?.result?.structuredContent as { id: number }).id;
+    return (retried!.result!.structuredContent as { id: number }).id;
   }
 
   /** Presses Cancel pipeline #id and answers forgeops's question on the host's page; the question as shown. */

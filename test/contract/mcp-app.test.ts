@@ -142,7 +142,7 @@ describe('the triage view over MCP', () => {
       'open_incident_issue',
       'revert_as_merge_request',
     ]);
-    for (const tool of viewOnly) expect((tool._meta?.ui as { visibility?: string[] }).visibility).toEqual(['app']);
+    for (const tool of viewOnly) expect((tool._meta!.ui as { visibility?: string[] }).visibility).toEqual(['app']);
     // The model's own tools stay as they are: get_job_log, retry_pipeline and cancel_pipeline are in the default preset already.
     for (const name of ['get_job_log', 'retry_pipeline', 'cancel_pipeline'])
       expect(named(views, name)._meta).toBeUndefined();

@@ -158,8 +158,8 @@ describe('forgeops chat (a real terminal session)', () => {
   const sessions: TerminalSession[] = [];
   const dirs: string[] = [];
   afterEach(() => {
-    sessions.splice(0).forEach((s) => s.kill());
-    dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
+    for (const s of sessions.splice(0)) s.kill();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
   it('prompts, runs a command, completes with Tab, changes nothing when a confirmation is answered no, and leaves on Ctrl+D', async () => {

@@ -29,7 +29,8 @@ export function pythonGitlabVersion(python = DEBIAN_PYTHON): string {
   );
 }
 
-let checkedVersion: string | undefined;
+/** Set once python-gitlab was found, so the check runs before the first script only. */
+let pythonGitlabFound = false;
 
 /** A python-gitlab error as a script sees it. */
 export interface PythonError {
@@ -61,7 +62,10 @@ export async function runScript(
   facts: Record<string, unknown> = {},
 ): Promise<ScriptRun> {
   // Without python-gitlab every script dies on its import: say what to install instead.
-  checkedVersion ??= pythonGitlabVersion();
+  if (!pythonGitlabFound) {
+    pythonGitlabVersion();
+    pythonGitlabFound = true;
+  }
   const before = sandbox.requests.all().length;
   const env = {
     PATH: '/usr/bin:/bin',

@@ -19,15 +19,10 @@ function fill(bytes, unit) {
 
 /** An ordinary job log of that size: commands, output lines, a few sections, a failure at the end. The baseline. */
 export function ordinaryLog(bytes) {
-  return (
-    fill(
-      bytes,
-      (i) =>
-        (i % 400 === 0
-          ? `${end(`step_${i - 400}`)}\n${start(`step_${i}`, '[collapsed=true]')}$ npm run step ${i}\n`
-          : '') + `  \x1b[32m✓\x1b[0m test ${i} passes (${i % 97} ms)\n`,
-    ) + '\nFAIL test/checkout.test.ts\nERROR: Job failed: exit code 1\n'
-  );
+  const section = (i) =>
+    i % 400 === 0 ? `${end(`step_${i - 400}`)}\n${start(`step_${i}`, '[collapsed=true]')}$ npm run step ${i}\n` : '';
+  const lines = fill(bytes, (i) => `${section(i)}  \x1b[32m✓\x1b[0m test ${i} passes (${i % 97} ms)\n`);
+  return `${lines}\nFAIL test/checkout.test.ts\nERROR: Job failed: exit code 1\n`;
 }
 
 /** The shortest markers the runner's format allows, so that 2 MiB holds a hundred thousand of them. */

@@ -54,7 +54,7 @@ async function runReplica() {
   });
   hub.addSink({
     prefix: 'bench:',
-    deliver: async (subscription, event) => {
+    deliver: async (_subscription, event) => {
       process.send({ type: 'told', kind: event.kind, project: event.project, at: Date.now() });
     },
   });

@@ -172,6 +172,7 @@ export class Router {
    * Declares a route. `pattern` is written as in the spec, relative to /api/v4 ('/projects/:id/pipelines'),
    * or absolute for SCIM ('/api/scim/v2/groups/:group_path/Users'). HEAD is never implied by GET.
    */
+  // biome-ignore lint/complexity/noBannedTypes: `{}` is the shape of z.object({}), a route that takes no parameters.
   route<S extends z.ZodObject = z.ZodObject<{}>>(
     method: Method,
     pattern: string,

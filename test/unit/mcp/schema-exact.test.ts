@@ -16,7 +16,7 @@ type Schema = Record<string, unknown>;
 
 /** Every enum and const value anywhere in a schema: the values most worth trying. */
 function enumValues(schema: unknown, out: unknown[] = []): unknown[] {
-  if (Array.isArray(schema)) schema.forEach((s) => enumValues(s, out));
+  if (Array.isArray(schema)) for (const s of schema) enumValues(s, out);
   else if (schema && typeof schema === 'object') {
     for (const [key, value] of Object.entries(schema)) {
       if (key === 'enum' && Array.isArray(value)) out.push(...value);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation } from '../../../src/operations/define.js';
-import { InputError, validateInput } from '../../../src/operations/validate.js';
+import { type InputError, validateInput } from '../../../src/operations/validate.js';
 
 const op = defineOperation({
   name: 'create_thing',

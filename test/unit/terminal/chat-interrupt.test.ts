@@ -145,7 +145,7 @@ describe('Ctrl+C while a command runs', () => {
       chat.type('exit');
       expect(await chat.ended).toBe(0);
     } finally {
-      held.forEach((drop) => drop());
+      for (const drop of held) drop();
       await client.close();
       await new Promise((resolve) => server.close(resolve));
     }

@@ -1,6 +1,6 @@
 // Branch reads and writes on a project's git repository: heads, merged state, create and delete.
 import { GitActionError } from '../../git/errors.js';
-import { type GitRepo } from '../../git/repo.js';
+import type { GitRepo } from '../../git/repo.js';
 
 const ZERO_SHA = '0'.repeat(40);
 

@@ -170,7 +170,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       const { branch, ref } = req.params;
       if (refNameProblem(branch) !== null) throw messageError(400, 'Branch name is invalid');
       const sha = await project.repo.resolveCommit(ref);
-      if (sha === null) throw messageError(400, 'Invalid reference name: ' + ref);
+      if (sha === null) throw messageError(400, `Invalid reference name: ${ref}`);
       await checkProtectedCreation(project, req.user!, branch, sha);
       try {
         await createBranch(project.repo, branch, sha);

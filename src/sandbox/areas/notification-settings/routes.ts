@@ -9,7 +9,7 @@ import type { SandboxContext } from '../../core/context.js';
 import { validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
-import { type User } from '../../core/store.js';
+import type { User } from '../../core/store.js';
 import {
   NOTIFICATION_EVENTS,
   NOTIFICATION_LEVELS,

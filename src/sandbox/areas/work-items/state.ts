@@ -186,7 +186,9 @@ export function labelsFor(
     .flatMap((key) => workItemsOf(store).labels.get(key) ?? [])
     .filter((label) => {
       const name = label.name.toLowerCase();
-      return seen.has(name) ? false : (seen.add(name), true);
+      if (seen.has(name)) return false;
+      seen.add(name);
+      return true;
     });
 }
 

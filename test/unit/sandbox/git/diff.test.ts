@@ -54,7 +54,7 @@ describe('commitDiff', () => {
 
   it('sends an empty diff string for a patch beyond the size limit', async () => {
     const repo = await newRepo();
-    const big = 'x'.repeat(80) + '\n';
+    const big = `${'x'.repeat(80)}\n`;
     const sha = await write(repo, {
       'big.txt': big.repeat(Math.ceil(MAX_PATCH_BYTES / big.length) + 10),
       'small.txt': 's\n',
