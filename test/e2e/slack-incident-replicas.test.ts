@@ -21,7 +21,8 @@ import {
   startFakeSlack,
   waitFor,
   type FakeSlack,
-  type RecordedCall,
+  buttonsOf,
+  channelCalls,
 } from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
@@ -121,17 +122,7 @@ afterAll(async () => {
 });
 
 type Body = Record<string, unknown>;
-type Button = { action_id: string; value: string; text: { text: string } };
-const buttonsOf = (body: Body): Button[] =>
-  ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements as Button[]);
-const posts = (): RecordedCall[] =>
-  slack.calls.filter(
-    (c) => c.method === 'chat.postMessage' && c.args.channel === 'C1' && c.args.thread_ts === undefined,
-  );
-const updatesOf = (ts: unknown): RecordedCall[] =>
-  slack.calls.filter((c) => c.method === 'chat.update' && c.args.ts === ts);
+const { posts, updatesOf } = channelCalls(() => slack, 'C1');
 
 /** Sends a signed request through the balancer; a try that met the dead replica before haproxy noticed is tried again. */
 async function send(body: string): Promise<void> {

@@ -19,7 +19,9 @@ import {
   startFakeSlack,
   waitFor,
   type FakeSlack,
-  type RecordedCall,
+  buttonsOf,
+  channelCalls,
+  type MessageButton,
 } from '../helpers/slack.js';
 
 const secret = 'test-signing-secret';
@@ -65,7 +67,8 @@ afterAll(async () => {
 });
 
 type Body = Record<string, unknown>;
-type Button = { action_id: string; value: string; text: { text: string } };
+type Button = MessageButton;
+const { posts, updatesOf, threadOf } = channelCalls(() => slack, 'C1');
 
 async function command(text: string, user = 'U1'): Promise<Body> {
   const responseUrl = slack.responseUrl();
@@ -82,20 +85,6 @@ async function click(button: Button, user = 'U1'): Promise<string> {
   expect(sent.status).toBe(200);
   return new URL(responseUrl).pathname;
 }
-
-const buttonsOf = (body: Body): Button[] =>
-  ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements as Button[]);
-
-const posts = (): RecordedCall[] =>
-  slack.calls.filter(
-    (c) => c.method === 'chat.postMessage' && c.args.channel === 'C1' && c.args.thread_ts === undefined,
-  );
-const updatesOf = (ts: unknown): RecordedCall[] =>
-  slack.calls.filter((c) => c.method === 'chat.update' && c.args.ts === ts);
-const threadOf = (ts: unknown): RecordedCall[] =>
-  slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts);
 
 describe('the incident loop in Slack', () => {
   it('posts one message for the red episode, updates it through a retry and a revert, and says when it is resolved', async () => {

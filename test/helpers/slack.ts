@@ -393,3 +393,34 @@ export async function waitFor<T>(
 export function messageText(message: Record<string, unknown>): string {
   return JSON.stringify(message.blocks ?? message.text ?? '');
 }
+
+/** A button of a message's actions blocks, as Slack sends its value back on a click. */
+export interface MessageButton {
+  action_id: string;
+  value: string;
+  text: { text: string };
+}
+
+/** The buttons of a message's actions blocks, in order. */
+export function buttonsOf(message: Record<string, unknown>): MessageButton[] {
+  return ((message.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements as MessageButton[]);
+}
+
+/**
+ * What the fake recorded of one channel's messages: posts of its own (not thread replies), updates and replies by ts.
+ * `fake` is read at each call, so a test may make these before its fake Slack starts.
+ */
+export function channelCalls(fake: () => FakeSlack, channel: string) {
+  const calls = () => fake().calls;
+  return {
+    posts: (): RecordedCall[] =>
+      calls().filter(
+        (c) => c.method === 'chat.postMessage' && c.args.channel === channel && c.args.thread_ts === undefined,
+      ),
+    updatesOf: (ts: unknown): RecordedCall[] => calls().filter((c) => c.method === 'chat.update' && c.args.ts === ts),
+    threadOf: (ts: unknown): RecordedCall[] =>
+      calls().filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts),
+  };
+}
