@@ -4,7 +4,7 @@ import type { HttpClientOptions } from './http/client.js';
 import type { ApiRequest, ApiResponse, ApiTransport } from './http/types.js';
 import type { Logger } from './log.js';
 import { withoutCredentials } from './text/shown-url.js';
-import type { ServiceSettings } from './operations/failures.js';
+import type { ServiceSettings } from './operations/engine/failures.js';
 
 export interface SandboxInfo {
   url: string;

@@ -1,5 +1,5 @@
 // A call written back as the chat line that makes it (`pipeline retry acme/web 42`): how a follow-up reads as text.
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import { formatValue } from './help.js';
 
 /** Path values first, in route order, as long as none is missing; every other value as key=value. Parses back to the same input. */

@@ -1,6 +1,6 @@
 // The command words of a list of operations: longest-match lookup, the meta commands the front ends handle,
 // and "did you mean" for a mistyped command.
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import { closest, editDistance } from '../text/suggest.js';
 
 /** Commands that are not operations: each front end handles them itself. */

@@ -1,8 +1,8 @@
 // Tab completion for the terminal chat: command words first, then the command's parameters as `key=` and enum values.
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import { operations as registry } from '../operations/index.js';
 import { commandTable, matchCommand, META_COMMANDS } from './commands.js';
-import { personKeys } from '../operations/people.js';
+import { personKeys } from '../operations/engine/people.js';
 import { fieldOf, fieldsOf } from './fields.js';
 import { tokenize } from './tokens.js';
 import type { Token } from './tokens.js';

@@ -1,7 +1,7 @@
 // An operation's input fields as the chat sees them (read once from the JSON Schema of its zod input), and the
 // typing of the text a person typed into the value each field expects.
 import { z } from 'zod';
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import { ChatError } from './errors.js';
 
 export interface JsonSchema {

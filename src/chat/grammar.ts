@@ -1,10 +1,10 @@
 // The chat grammar: a line such as `pipeline retry acme/web 42` or `release create acme/web tag_name=v1.2` becomes an
 // operation and its validated input, a help text, or an error that says what to type instead.
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import { operations as registry } from '../operations/index.js';
-import { InputError, validateInput } from '../operations/validate.js';
-import { unresolvedPeople } from '../operations/people.js';
-import { isSecretName } from '../operations/secrets.js';
+import { InputError, validateInput } from '../operations/engine/validate.js';
+import { unresolvedPeople } from '../operations/engine/people.js';
+import { isSecretName } from '../operations/engine/secrets.js';
 import { closest } from '../text/suggest.js';
 import { commandTable, isMeta, matchCommand, META_COMMANDS, nounNamed, suggestCommands } from './commands.js';
 import type { MetaName } from './commands.js';

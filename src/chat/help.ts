@@ -1,7 +1,7 @@
 // Help generated from the registry: usage lines, per-command help with parameters and examples, area and top-level help.
-import type { Operation } from '../operations/define.js';
-import { personKeys } from '../operations/people.js';
-import { PAGINATION_CONTROL_KEYS } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
+import { personKeys } from '../operations/engine/people.js';
+import { PAGINATION_CONTROL_KEYS } from '../operations/engine/define.js';
 import { commandTable, isMeta, matchCommand, META_COMMANDS, nounNamed, nounOf } from './commands.js';
 import { fieldOf, fieldsOf } from './fields.js';
 import type { FieldInfo, JsonSchema } from './fields.js';

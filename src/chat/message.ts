@@ -1,7 +1,7 @@
 // The neutral chat message every front end renders (Block Kit in Slack, text in the terminal): no markup, no I/O.
-import type { FollowUp } from '../operations/define.js';
+import type { FollowUp } from '../operations/engine/define.js';
 
-export type { FollowUp } from '../operations/define.js';
+export type { FollowUp } from '../operations/engine/define.js';
 
 /** What a message is about, for a status emoji or symbol; pipeline statuses map onto the first six. */
 export const CHAT_STATUSES = [

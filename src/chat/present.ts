@@ -2,12 +2,12 @@
 // service's data otherwise (lists, objects, raw content), plus the links, statuses and paging every front end shows.
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import { callFrom } from '../operations/paging.js';
-import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/define.js';
-import type { CallPreview } from '../operations/dry-run.js';
-import { outcomeSentence, type WriteOutcome } from '../operations/outcome.js';
-import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/present.js';
-import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/rows.js';
+import { callFrom } from '../operations/engine/paging.js';
+import type { FollowUp, Operation, OperationResult, PageInfo } from '../operations/engine/define.js';
+import type { CallPreview } from '../operations/engine/dry-run.js';
+import { outcomeSentence, type WriteOutcome } from '../operations/engine/outcome.js';
+import { asList, asRecord, countOf, shortSha, show, type Fields } from '../operations/engine/present.js';
+import { ITEM_DETAIL_KEYS, LINK_KEYS, NAME_KEYS } from '../operations/engine/rows.js';
 import type { ShownText } from '../text/visible.js';
 import { boundMessage, MESSAGE_CHARS } from './bounds.js';
 import { chatMessage, type ChatMessage, type ChatSection, type ChatStatus } from './message.js';
@@ -17,7 +17,7 @@ export interface PresentOptions {
   maxCodeChars?: number;
   /** Most list items shown one a line; the rest are counted in a note. */
   maxItems?: number;
-  /** A write's outcome in words (see operations/outcome.ts): the message's title, and its link when it has one. */
+  /** A write's outcome in words (see operations/engine/outcome.ts): the message's title, and its link when it has one. */
   outcome?: WriteOutcome;
 }
 

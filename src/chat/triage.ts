@@ -1,7 +1,7 @@
 // `triage <project>`: the triage_project operation's report (is the default branch red, since when and whose, what
 // failed and what to press) as a chat message, through the same run path as every chat read.
-import type { Operation, OperationResult } from '../operations/define.js';
-import { asRecord } from '../operations/present.js';
+import type { Operation, OperationResult } from '../operations/engine/define.js';
+import { asRecord } from '../operations/engine/present.js';
 import type { ChatMessage, ChatStatus } from './message.js';
 import { presentFailure, presentOutcome, type PresentOptions } from './present.js';
 

@@ -1,5 +1,5 @@
 // README sections written from the registry and the config schema, so the docs cannot drift from the code.
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import { ENVIRONMENT } from '../config.js';
 import { DEMO_ACCOUNTS, DEMO_TOKENS } from '../sandbox/core/seed.js';
 

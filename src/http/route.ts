@@ -9,7 +9,7 @@ export function servicePath(path: string): string {
   return path.startsWith(SCIM_PREFIX) ? path : `${API_PREFIX}${path}`;
 }
 
-// The same parameter spelling as pathParamNames() in operations/define.ts, so both read a template alike.
+// The same parameter spelling as pathParamNames() in operations/engine/define.ts, so both read a template alike.
 const SEGMENT_PARAM = /:([a-z_]+)/g;
 const OPTIONAL_SUFFIX = /\[\.([a-z_]+)\]$/;
 

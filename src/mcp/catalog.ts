@@ -1,8 +1,8 @@
 // The tool catalog: what choosing and listing tools needs (name, area, effect, route, published descriptor) as plain
 // data, and the operations themselves loaded only when a call needs them. `forgeops mcp` starts from a catalog
 // computed at build time (tools/bundle.mjs), so a client sees the tools before any schema is built, and a call
-// builds the schemas of its own area only (operations/areas.ts).
-import type { Operation, OperationRoute } from '../operations/define.js';
+// builds the schemas of its own area only (operations/area-loaders.ts).
+import type { Operation, OperationRoute } from '../operations/engine/define.js';
 import { toolDescriptor, type ToolDescriptor } from './tools.js';
 
 /** One tool as tools/list shows it, with the registry facts that decide whether it is offered and relate it to others. */
@@ -79,7 +79,7 @@ export function prebuiltCatalog(
       const area = areaOf.get(name);
       if (!area) return undefined;
       if (byName) return byName.get(name);
-      const { AREA_LOADERS, WHOLE_REGISTRY_OPERATIONS } = await import('../operations/areas.js');
+      const { AREA_LOADERS, WHOLE_REGISTRY_OPERATIONS } = await import('../operations/area-loaders.js');
       if (WHOLE_REGISTRY_OPERATIONS.includes(name)) return (await operations()).find((op) => op.name === name);
       return (await AREA_LOADERS[area]()).find((op) => op.name === name);
     },

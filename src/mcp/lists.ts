@@ -1,8 +1,8 @@
 // A list as an MCP result: compact rows, cut to fit the result cap, and a page state that says truthfully what was
 // shown and which exact call (page, per_page) reads on; a list of one item is shown whole.
-import type { Operation, OperationRoute, PageInfo } from '../operations/define.js';
-import { compactRow, detailToolOf } from '../operations/rows.js';
-import { callFrom, type NextCall } from '../operations/paging.js';
+import type { Operation, OperationRoute, PageInfo } from '../operations/engine/define.js';
+import { compactRow, detailToolOf } from '../operations/engine/rows.js';
+import { callFrom, type NextCall } from '../operations/engine/paging.js';
 
 /** Room kept for the page state and the notes next to the items. */
 const NOTES_RESERVE_CHARS = 800;

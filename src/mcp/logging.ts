@@ -10,7 +10,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger, LogLevel } from '../log.js';
-import { REDACTED } from '../operations/secrets.js';
+import { REDACTED } from '../operations/engine/secrets.js';
 
 /** The protocol's levels, least severe first (RFC 5424 order). */
 const SEVERITY: readonly LoggingLevel[] = [

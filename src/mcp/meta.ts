@@ -1,7 +1,7 @@
 // The meta tools: find operations by words, describe one, run one — every operation through three small tools,
 // with the same validation, policy and confirmations as the operation's own tool.
-import type { Operation } from '../operations/define.js';
-import { findOperations } from '../operations/search.js';
+import type { Operation } from '../operations/engine/define.js';
+import { findOperations } from '../operations/engine/search.js';
 import { readOnlyRefusal } from '../policy/policy.js';
 import { closest } from '../text/suggest.js';
 import { toolDescriptor, type ToolDescriptor } from './tools.js';

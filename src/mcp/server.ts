@@ -8,13 +8,13 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Operation } from '../operations/define.js';
-import type { ServiceSettings } from '../operations/failures.js';
-import { executeCall, prepareCall, prepareCallResolved } from '../operations/call.js';
+import type { Operation } from '../operations/engine/define.js';
+import type { ServiceSettings } from '../operations/engine/failures.js';
+import { executeCall, prepareCall, prepareCallResolved } from '../operations/engine/call.js';
 import { countedCall } from '../health.js';
 import { recordCall, recordConfirmation, type CallOutcome } from '../metrics.js';
-import { resolvePeople } from '../operations/people.js';
-import { dryRunCall, takeDryRun } from '../operations/dry-run.js';
+import { resolvePeople } from '../operations/engine/people.js';
+import { dryRunCall, takeDryRun } from '../operations/engine/dry-run.js';
 import type { ApiTransport, ProgressEvent } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';

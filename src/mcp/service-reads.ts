@@ -1,8 +1,8 @@
 // Reads that prompts, resources and completions make, on the one run path of tools: validation, policy, the
 // session's client and token, redaction and an overall deadline all hold for them as for a tool call.
-import { executeCall, prepareCall } from '../operations/call.js';
-import type { Operation, OperationResult } from '../operations/define.js';
-import type { ExplainOptions } from '../operations/failures.js';
+import { executeCall, prepareCall } from '../operations/engine/call.js';
+import type { Operation, OperationResult } from '../operations/engine/define.js';
+import type { ExplainOptions } from '../operations/engine/failures.js';
 import type { ApiTransport } from '../http/types.js';
 
 /** A session's operations, each loaded on its first use (see catalog.ts), with the words its failures are explained in. */

@@ -1,8 +1,13 @@
 // Registry → MCP tool descriptors: name, title, description, JSON Schema from zod, annotations from effect.
 import { z } from 'zod';
-import { MAX_URL_VALUE_CHARS, PAGE_INPUT_KEYS, PROJECT_ID_DESCRIPTION, type Operation } from '../operations/define.js';
-import { DRY_RUN_KEY } from '../operations/dry-run.js';
-import { personKeys } from '../operations/people.js';
+import {
+  MAX_URL_VALUE_CHARS,
+  PAGE_INPUT_KEYS,
+  PROJECT_ID_DESCRIPTION,
+  type Operation,
+} from '../operations/engine/define.js';
+import { DRY_RUN_KEY } from '../operations/engine/dry-run.js';
+import { personKeys } from '../operations/engine/people.js';
 import { outputSchemaFor } from './results.js';
 
 /** MCP tool hints; each is sent only when it differs from the protocol's default (see toolAnnotations). */

@@ -1,5 +1,5 @@
 // Which tools a server offers: API areas, the presets default/all/meta, and single tool names, under read-only mode.
-import { AREAS, type Area, type Operation } from '../operations/define.js';
+import { AREAS, type Area, type Operation } from '../operations/engine/define.js';
 import { META_TOOLS } from './meta.js';
 
 /**

@@ -1,16 +1,16 @@
 // The policy step every front end asks before running: allowed here and now? does a human need to confirm, and what exactly do they see?
 import { createHash } from 'node:crypto';
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import {
   factsNeeded,
   NOT_READ_HERE,
   type FactsReading,
   type JobFacts,
   type PipelineFacts,
-} from '../operations/effect-facts.js';
-import { describePerson, type Targets } from '../operations/people.js';
-import { ACCESS_LEVEL_NAMES } from '../operations/present.js';
-import { isSecretName } from '../operations/secrets.js';
+} from '../operations/engine/effect-facts.js';
+import { describePerson, type Targets } from '../operations/engine/people.js';
+import { ACCESS_LEVEL_NAMES } from '../operations/engine/present.js';
+import { isSecretName } from '../operations/engine/secrets.js';
 import { serviceOrigin } from '../text/url-host.js';
 import { joinShown, quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../text/visible.js';
 

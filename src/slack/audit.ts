@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
-import { isSecretName, REDACTED } from '../operations/secrets.js';
+import { isSecretName, REDACTED } from '../operations/engine/secrets.js';
 
 export const AUDIT_FILE = 'audit.jsonl';
 

@@ -1,7 +1,7 @@
 // Block Kit from the neutral ChatMessage, within Slack's limits (cut with a note, never rejected), and the
 // confirmation prompt with its yes/no buttons. Pure: no I/O; the values of buttons are handed in.
 import type { ChatMessage, ChatStatus } from '../chat/message.js';
-import type { FollowUp } from '../operations/define.js';
+import type { FollowUp } from '../operations/engine/define.js';
 import type { Answers } from '../policy/policy.js';
 import type { ShownText } from '../text/visible.js';
 

@@ -1,6 +1,6 @@
 // Who a Slack user acts as on the service: their own linked token (sealed at rest), else the sandbox's demo
 // maintainer when the sandbox is in use, else the shared read token for reads only, else a prompt to link.
-import type { Effect } from '../operations/define.js';
+import type { Effect } from '../operations/engine/define.js';
 import type { Sealer } from './sealed.js';
 import type { StateStore } from '../state/store.js';
 

@@ -1,6 +1,6 @@
 // The Slack app manifest, derived from the registry: the /forge command and its usage hint, interactivity, the
 // link_shared event with the service's unfurl domain, the scopes the bot uses, HTTP or Socket Mode.
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import { EVENTS_PATH } from './receiver.js';
 
 interface ManifestOptions {

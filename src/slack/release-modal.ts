@@ -1,9 +1,9 @@
 // The release form (`/forge release create` with no arguments): the modal, its answers read back as create_release's
 // arguments, and failures (our validation, the service's refusal) keyed to the form's blocks. Pure: no I/O.
 import type { ApiError } from '../http/errors.js';
-import type { InputIssue } from '../operations/validate.js';
+import type { InputIssue } from '../operations/engine/validate.js';
 import { cut } from './blocks.js';
-import { show } from '../operations/present.js';
+import { show } from '../operations/engine/present.js';
 
 export const RELEASE_VIEW = 'forge_release';
 export const RELEASE_OPERATION = 'create_release';

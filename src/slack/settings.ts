@@ -1,6 +1,6 @@
 // What `forgeops slack` needs from the configuration, checked at start: one line naming the variable when it is wrong.
 import { ConfigError, type Config } from '../config.js';
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 
 /** Shared outcomes: everyone in the channel wants to know a release went out or a pipeline runs again. */
 const DEFAULT_IN_CHANNEL = ['create_release', 'retry_pipeline', 'cancel_pipeline', 'create_pipeline'];

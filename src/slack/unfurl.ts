@@ -2,7 +2,7 @@
 // what may be shown: an unfurl is seen by everyone in the conversation, so only what is public on the service.
 import type { ChatReply } from '../chat/dispatch.js';
 import { readServiceUrl } from '../chat/urls.js';
-import { asList } from '../operations/present.js';
+import { asList } from '../operations/engine/present.js';
 
 /** Links unfurled from one message at most (Slack sends a handful; each costs service calls). */
 export const MAX_UNFURLS = 5;

@@ -4,8 +4,8 @@ import { createInterface, type Interface } from 'node:readline';
 import { complete, usernameBeingTyped } from '../chat/complete.js';
 import type { ChatDispatcher, ChatReply } from '../chat/dispatch.js';
 import { tokenize } from '../chat/tokens.js';
-import type { Operation, OperationResult } from '../operations/define.js';
-import { outcomeUnknown } from '../operations/failures.js';
+import type { Operation, OperationResult } from '../operations/engine/define.js';
+import { outcomeUnknown } from '../operations/engine/failures.js';
 import { HISTORY_SIZE, type HistoryFile } from './history.js';
 import { renderMessage } from './render.js';
 

@@ -2,7 +2,7 @@
 // to type, notes; with colour only on a terminal that wants it, and never a control character from the data.
 import { commandLine } from '../chat/command-line.js';
 import type { ChatMessage, ChatStatus } from '../chat/message.js';
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import { spellOutHidden } from '../text/visible.js';
 
 export interface RenderOptions {

@@ -3,11 +3,11 @@
 // once across replicas: a lease in the state store says which process polls the project, and a key per transition
 // says it was already told. What the watch has seen lives in the store too, so a replica taking over carries on.
 import { randomUUID } from 'node:crypto';
-import { executeOperation } from '../operations/execute.js';
+import { executeOperation } from '../operations/engine/execute.js';
 import type { ApiTransport } from '../http/types.js';
-import type { Operation, RunContext } from '../operations/define.js';
-import { asList, asRecord, type Fields } from '../operations/present.js';
-import type { TriageReport } from '../operations/triage.js';
+import type { Operation, RunContext } from '../operations/engine/define.js';
+import { asList, asRecord, type Fields } from '../operations/engine/present.js';
+import type { TriageReport } from '../operations/composed/triage.js';
 import { StoreUnavailableError } from '../state/redis-store.js';
 import type { StateStore } from '../state/store.js';
 

@@ -4,9 +4,9 @@
 // channel), and announced to every replica, whose listeners (MCP sessions subscribed to the status) hear it.
 // While the store cannot be reached, watching pauses (said once, and on /readyz) and resumes by itself.
 import type { Logger } from '../log.js';
-import type { Operation, RunContext } from '../operations/define.js';
-import { executeOperation } from '../operations/execute.js';
-import type { TriageReport } from '../operations/triage.js';
+import type { Operation, RunContext } from '../operations/engine/define.js';
+import { executeOperation } from '../operations/engine/execute.js';
+import type { TriageReport } from '../operations/composed/triage.js';
 import { StoreUnavailableError } from '../state/redis-store.js';
 import type { PeerChannel } from '../state/replica-bus.js';
 import type { StateStore } from '../state/store.js';

@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { countWatchesWith, watchRecorder } from '../metrics.js';
-import type { Operation } from '../operations/define.js';
+import type { Operation } from '../operations/engine/define.js';
 import type { Runtime } from '../runtime.js';
 import type { OpenedStore } from '../state/store.js';
 import { WatchHub, type WatchSink } from './hub.js';

@@ -4,10 +4,10 @@
 import { commandLine } from '../chat/command-line.js';
 import { tokenize } from '../chat/tokens.js';
 import { safeText } from '../terminal/render.js';
-import type { Operation, RunContext } from '../operations/define.js';
-import { failureText } from '../operations/failure-kind.js';
-import { shortSha } from '../operations/present.js';
-import { momentText, spanText, type TriageReport } from '../operations/triage.js';
+import type { Operation, RunContext } from '../operations/engine/define.js';
+import { failureText } from '../operations/composed/failure-kind.js';
+import { shortSha } from '../operations/engine/present.js';
+import { momentText, spanText, type TriageReport } from '../operations/composed/triage.js';
 import { MemoryStore } from '../state/store.js';
 import { BranchWatch, systemClock, type WatchClock, type WatchEvent } from './branch-watch.js';
 

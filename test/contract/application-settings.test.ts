@@ -3,7 +3,7 @@
 // administrators only, credentials redacted in results and shown by length in the confirmation.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { applicationSettingsOf } from '../../src/sandbox/areas/application-settings/state.js';
 import { auditEventsOf } from '../../src/sandbox/core/audit.js';

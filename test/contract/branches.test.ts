@@ -1,9 +1,9 @@
 // Contract: every branches operation against the sandbox — list (search, paging) and read branch records from the
 // project's git repository, create and delete, delete merged branches, protected branches, permissions and policy.
 import { describe, expect, it } from 'vitest';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
-import type { FactsReading } from '../../src/operations/effect-facts.js';
+import type { FactsReading } from '../../src/operations/engine/effect-facts.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('branches');

@@ -3,7 +3,7 @@
 // and the decisions: an update that replaces something asks a human, a delete always does.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { contractSuite, type Role } from './harness.js';
 

@@ -4,7 +4,7 @@
 // shown in a confirmation.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { groupVariablesOf } from '../../src/sandbox/areas/group-variables/state.js';
 import { contractSuite, type Role } from './harness.js';

@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
-import { executeOperation } from '../../src/operations/execute.js';
-import type { Area, Operation, OperationResult } from '../../src/operations/define.js';
+import { executeOperation } from '../../src/operations/engine/execute.js';
+import type { Area, Operation, OperationResult } from '../../src/operations/engine/define.js';
 import { findOperation, operationsInArea } from '../../src/operations/index.js';
-import { InputError, validateInput } from '../../src/operations/validate.js';
+import { InputError, validateInput } from '../../src/operations/engine/validate.js';
 import type { RequestRecord } from '../../src/sandbox/faults.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';

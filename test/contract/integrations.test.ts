@@ -2,7 +2,7 @@
 // required parameters checked, GET and DELETE, Maintainer-or-Owner only, 404 for a private project or an unknown
 // slug, and credentials redacted in every result and in the confirmation prompt.
 import { describe, expect, it } from 'vitest';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { integrationStateOf } from '../../src/sandbox/areas/integrations/state.js';
 import { contractSuite, type Role } from './harness.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { contractSuite, withoutRules, type BadInputCase, type Role } from './harness.js';
 import { decide } from '../../src/policy/policy.js';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 
 const suite = contractSuite('issues');
 const WEB = 'acme/web';

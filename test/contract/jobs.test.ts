@@ -2,8 +2,8 @@
 // failing part, redaction, the untrusted fence), retry/cancel/play/erase with their policy and refusals, and a
 // 50 MiB log read in bounded memory.
 import { describe, expect, it } from 'vitest';
-import type { JobLogResult } from '../../src/operations/jobs.js';
-import { validateInput } from '../../src/operations/validate.js';
+import type { JobLogResult } from '../../src/operations/areas/jobs.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { setJobLog } from '../../src/sandbox/areas/jobs/index.js';
 import { contractSuite } from './harness.js';

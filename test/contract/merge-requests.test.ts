@@ -2,7 +2,7 @@
 // approvals, branches, the created_by_me default, refusals, visibility and authentication, and the presentation.
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/policy/policy.js';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('merge_requests');

@@ -3,8 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
-import { executeOperation } from '../../src/operations/execute.js';
-import { validateInput } from '../../src/operations/validate.js';
+import { executeOperation } from '../../src/operations/engine/execute.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('pipelines');

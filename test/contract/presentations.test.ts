@@ -1,6 +1,6 @@
 // Chat presentations of the on-call operations, built from real sandbox answers: titles, fields, follow-up actions.
 import { describe, expect, it } from 'vitest';
-import type { Presentation } from '../../src/operations/define.js';
+import type { Presentation } from '../../src/operations/engine/define.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite();

@@ -3,10 +3,10 @@
 // SHA refused before anything is made, and the front ends' path: facts read, input pinned, steps in the dry run.
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { decideWithFacts } from '../../src/operations/call.js';
-import { dryRunCall } from '../../src/operations/dry-run.js';
+import { decideWithFacts } from '../../src/operations/engine/call.js';
+import { dryRunCall } from '../../src/operations/engine/dry-run.js';
 import { operations } from '../../src/operations/index.js';
-import { InputError } from '../../src/operations/validate.js';
+import { InputError } from '../../src/operations/engine/validate.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite();
@@ -127,7 +127,7 @@ describe('reverting the first red commit of acme/web as a merge request', () => 
     expect(mr.description.trimEnd().endsWith(`This reverts commit ${culprit.id}.`)).toBe(true);
 
     // Its outcome names the merge request, the branch and the link.
-    const { outcomeSentence } = await import('../../src/operations/outcome.js');
+    const { outcomeSentence } = await import('../../src/operations/engine/outcome.js');
     expect(outcomeSentence(suite.operation(NAME), { id: WEB, sha: culprit.id }, made)).toEqual({
       text: `Opened merge request !${mr.iid} "Revert "${CULPRIT}"" from ${branch} into main of ${WEB}, reverting ${culprit.id.slice(0, 8)} in ${made.revert_commit.id.slice(0, 8)}`,
       link: mr.web_url,

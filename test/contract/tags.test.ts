@@ -2,7 +2,7 @@
 // project's git repository with their release, create (annotated with a message) and delete, permissions and policy.
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/operations/index.js';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { contractSuite } from './harness.js';
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { findOperation } from '../../src/operations/index.js';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { samlProvidersOf } from '../../src/sandbox/areas/scim/state.js';
 import { passwordsOf } from '../../src/sandbox/areas/users/state.js';

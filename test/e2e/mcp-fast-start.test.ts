@@ -106,12 +106,13 @@ describe('forgeops mcp from the built bundle', () => {
         /node_modules\/@modelcontextprotocol\/(server|core)\//,
         /src\/mcp\/stateless\.ts$/,
       ];
-      const unwanted = [/src\/operations\/pipelines\.ts$/, /node_modules\/undici\//, ...never];
+      const unwanted = [/src\/operations\/areas\/pipelines\.ts$/, /node_modules\/undici\//, ...never];
       expect(atStart.filter((source) => unwanted.some((pattern) => pattern.test(source)))).toEqual([]);
 
       // The tool list comes from the built-in catalog; once it is answered the registry loads, with no call made.
       expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
-      const registryLoaded = () => loadedSources(log).some((source) => /src\/operations\/pipelines\.ts$/.test(source));
+      const registryLoaded = () =>
+        loadedSources(log).some((source) => /src\/operations\/areas\/pipelines\.ts$/.test(source));
       // Bounded: 200 checks of 25 ms.
       for (let i = 0; i < 200 && !registryLoaded(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(registryLoaded()).toBe(true);
@@ -134,11 +135,18 @@ describe('forgeops mcp from the built bundle', () => {
       const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } });
       expect(result.isError).toBeFalsy();
       const operationSources = loadedSources(log)
-        .filter((source) => /src\/operations\/[a-z-]+\.ts$/.test(source))
+        .filter((source) => /src\/operations\/[a-z/-]+\.ts$/.test(source))
         .map((source) => source.replace(/.*src\/operations\//, ''));
-      expect(operationSources).toContain('pipelines.ts');
+      expect(operationSources).toContain('areas/pipelines.ts');
       // Neither another area nor the whole registry (index.ts).
-      for (const other of ['index.ts', 'scim.ts', 'members.ts', 'groups.ts', 'repository-files.ts', 'triage.ts'])
+      for (const other of [
+        'index.ts',
+        'areas/scim.ts',
+        'areas/members.ts',
+        'areas/groups.ts',
+        'areas/repository-files.ts',
+        'composed/triage.ts',
+      ])
         expect(operationSources).not.toContain(other);
     } finally {
       await mcp.close();

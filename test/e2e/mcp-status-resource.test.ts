@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { HttpClient } from '../../src/http/client.js';
 import { statusUri } from '../../src/mcp/status-resource.js';
-import type { TriageReport } from '../../src/operations/triage.js';
+import type { TriageReport } from '../../src/operations/composed/triage.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { freePort } from '../helpers/balancers.js';
 import { connectClient } from '../safety/mcp-harness.js';

@@ -2,7 +2,7 @@
 // (a retry, a revert as a merge request, a merge) while forgeops watches.
 import { createDispatcher } from '../../src/chat/dispatch.js';
 import type { ApiTransport } from '../../src/http/types.js';
-import type { Operation } from '../../src/operations/define.js';
+import type { Operation } from '../../src/operations/engine/define.js';
 import { operations as registry } from '../../src/operations/index.js';
 
 export async function callAnsweringYes<T = Record<string, unknown>>(

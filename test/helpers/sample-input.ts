@@ -1,8 +1,8 @@
 // A valid input for any operation, built from its own schema: the required fields (and one of each one_of rule)
 // with the plainest value each type accepts. For tests that run every operation against a scripted service.
 import { z } from 'zod';
-import type { Operation } from '../../src/operations/define.js';
-import { validateInput } from '../../src/operations/validate.js';
+import type { Operation } from '../../src/operations/engine/define.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 
 type Schema = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 // Bad input gets one clear sentence naming the field, and nothing is sent: lone surrogates, oversized URL values, non-object arguments.
 import { describe, expect, it } from 'vitest';
-import { MAX_URL_VALUE_CHARS } from '../../src/operations/define.js';
+import { MAX_URL_VALUE_CHARS } from '../../src/operations/engine/define.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 
 const env = useSandbox();

@@ -1,7 +1,7 @@
 // Every change in the registry carries a recorded safety decision: when it asks a human, proven here for each one.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
-import { validateInput } from '../../src/operations/validate.js';
+import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 
 const P = 'acme/web';

@@ -7,7 +7,7 @@ import { fetch } from 'undici';
 import { presentConfirmation } from '../../src/chat/present.js';
 import { createLocalApprovalPage } from '../../src/mcp/approval-page.js';
 import { findOperation, operations } from '../../src/operations/index.js';
-import { InputError, validateInput } from '../../src/operations/validate.js';
+import { InputError, validateInput } from '../../src/operations/engine/validate.js';
 import { answersTo, confirmationPrompt } from '../../src/policy/policy.js';
 import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { renderConfirmation } from '../../src/slack/blocks.js';

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src/chat/dispatch.js';
 import { operations } from '../../src/operations/index.js';
-import type { TriageReport } from '../../src/operations/triage.js';
+import type { TriageReport } from '../../src/operations/composed/triage.js';
 import { setJobLog } from '../../src/sandbox/areas/jobs/index.js';
 import { renderMessage as renderSlack } from '../../src/slack/blocks.js';
 import { renderMessage as renderTerminal } from '../../src/terminal/render.js';

@@ -9,8 +9,8 @@ const calls = smoke ? 5 : (numbers[0] ?? 300);
 const WARM_UP = smoke ? 2 : 20;
 const { startSandbox } = await import(`${root}dist/sandbox/server.js`);
 const { HttpClient } = await import(`${root}dist/http/client.js`);
-const { executeOperation } = await import(`${root}dist/operations/execute.js`);
-const { validateInput } = await import(`${root}dist/operations/validate.js`);
+const { executeOperation } = await import(`${root}dist/operations/engine/execute.js`);
+const { validateInput } = await import(`${root}dist/operations/engine/validate.js`);
 const { findOperation } = await import(`${root}dist/operations/index.js`);
 
 const sandbox = await startSandbox({ port: 0 });

@@ -19,7 +19,7 @@ const COMMITS = smoke ? 20 : 500;
 const RED_COMMITS = smoke ? 4 : 20;
 const { startSandbox } = await import(`${root}dist/sandbox/server.js`);
 const { HttpClient } = await import(`${root}dist/http/client.js`);
-const { executeOperation } = await import(`${root}dist/operations/execute.js`);
+const { executeOperation } = await import(`${root}dist/operations/engine/execute.js`);
 const { findOperation } = await import(`${root}dist/operations/index.js`);
 const { jobsOf, setJobLog } = await import(`${root}dist/sandbox/areas/jobs/index.js`);
 

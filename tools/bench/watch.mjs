@@ -109,7 +109,7 @@ async function runBench() {
   const windowMs = (smoke ? 2 : (numbers[2] ?? 30)) * 1000;
   const samples = smoke ? 1 : (numbers[3] ?? 5);
   const { HttpClient } = await import(`${root}dist/http/client.js`);
-  const { executeOperation } = await import(`${root}dist/operations/execute.js`);
+  const { executeOperation } = await import(`${root}dist/operations/engine/execute.js`);
   const { findOperation } = await import(`${root}dist/operations/index.js`);
 
   const service = await startService(projects);

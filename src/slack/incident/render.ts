@@ -1,10 +1,10 @@
 // The incident message in Block Kit: one message per red episode and channel, re-rendered whole at each transition
 // (red, running, still red, green), and the thread's timeline lines. Pure: no I/O; every string from the service goes
 // through inline() or codeBlocks(), so a commit title or log line can neither mention, link nor start a line of its own.
-import type { FailureVerdict } from '../../operations/failure-kind.js';
-import { unfenceLog } from '../../operations/job-log.js';
-import { shortSha } from '../../operations/present.js';
-import { momentText, spanText, type TriageReport } from '../../operations/triage.js';
+import type { FailureVerdict } from '../../operations/composed/failure-kind.js';
+import { unfenceLog } from '../../operations/composed/job-log.js';
+import { shortSha } from '../../operations/engine/present.js';
+import { momentText, spanText, type TriageReport } from '../../operations/composed/triage.js';
 import { spellOutHidden } from '../../text/visible.js';
 import type { CommitRef } from '../../watch/branch-watch.js';
 import { LIMITS, codeBlocks, cut, escapeMrkdwn, type Block, type SlackMessage } from '../blocks.js';

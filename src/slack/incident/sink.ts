@@ -4,8 +4,8 @@
 // its outcome goes to the message's thread. Everything is sent through the durable outbox.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../log.js';
-import { revertAction } from '../../operations/revert-as-merge-request.js';
-import { INCIDENT_OPERATION, type TriageReport } from '../../operations/triage.js';
+import { revertAction } from '../../operations/composed/revert-as-merge-request.js';
+import { INCIDENT_OPERATION, type TriageReport } from '../../operations/composed/triage.js';
 import type { StateStore } from '../../state/store.js';
 import type { WatchEvent } from '../../watch/branch-watch.js';
 import type { Subscription, WatchHub, WatchSink } from '../../watch/hub.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { complete } from '../../../src/chat/complete.js';
 import { parse } from '../../../src/chat/grammar.js';
 import type { ParsedCommand, ParseOptions } from '../../../src/chat/grammar.js';
-import { defineOperation, fields } from '../../../src/operations/define.js';
+import { defineOperation, fields } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
 import { commandsOf } from './registry-words.js';
 

@@ -1,8 +1,8 @@
 // presentOutcome against real sandbox answers: presenters first, a generic reading of any other result, paging, raw content.
 import { describe, expect, it } from 'vitest';
-import { broadcastState } from '../../../src/operations/broadcast-messages.js';
-import { executeCall, prepareCall } from '../../../src/operations/call.js';
-import type { OperationResult } from '../../../src/operations/define.js';
+import { broadcastState } from '../../../src/operations/areas/broadcast-messages.js';
+import { executeCall, prepareCall } from '../../../src/operations/engine/call.js';
+import type { OperationResult } from '../../../src/operations/engine/define.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
 import { presentConfirmation, presentFailure, presentOutcome } from '../../../src/chat/present.js';
 import { useSandbox } from '../../helpers/mcp.js';

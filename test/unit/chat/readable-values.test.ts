@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { presentOutcome } from '../../../src/chat/present.js';
-import { defineOperation } from '../../../src/operations/define.js';
-import { show } from '../../../src/operations/present.js';
+import { defineOperation } from '../../../src/operations/engine/define.js';
+import { show } from '../../../src/operations/engine/present.js';
 import { renderMessage as renderSlack } from '../../../src/slack/blocks.js';
 import { renderMessage as renderTerminal } from '../../../src/terminal/render.js';
 

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
-import { INFRASTRUCTURE_REASONS } from '../../../src/operations/failure-kind.js';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import { INFRASTRUCTURE_REASONS } from '../../../src/operations/composed/failure-kind.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { useSandbox } from '../../helpers/mcp.js';
 

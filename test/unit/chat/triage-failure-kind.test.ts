@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
-import type { TriageReport } from '../../../src/operations/triage.js';
-import { HISTORY_PIPELINES, INFRASTRUCTURE_REASONS } from '../../../src/operations/failure-kind.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
+import { HISTORY_PIPELINES, INFRASTRUCTURE_REASONS } from '../../../src/operations/composed/failure-kind.js';
 import { jobsOf, type Job } from '../../../src/sandbox/areas/jobs/index.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import type { Pipeline } from '../../../src/sandbox/core/store.js';

@@ -6,7 +6,7 @@ import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js'
 import { commandLine } from '../../../src/chat/command-line.js';
 import { operations } from '../../../src/operations/index.js';
 import { renderMessage } from '../../../src/terminal/render.js';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
 import { commandLine } from '../../../src/chat/command-line.js';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
-import { incidentIssueOperation, triageOperation, type TriageReport } from '../../../src/operations/triage.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
+import { incidentIssueOperation, triageOperation, type TriageReport } from '../../../src/operations/composed/triage.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();

@@ -3,7 +3,7 @@
 // the SDK's client.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
 import { catalogData, catalogOf, prebuiltCatalog, startupCatalog, type ToolCatalog } from '../../../src/mcp/catalog.js';
 import { toolDescriptor } from '../../../src/mcp/tools.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';

@@ -1,8 +1,8 @@
 // Where a list reads on: page/per_page that start exactly after what was shown, and rows that keep ids.
 import { describe, expect, it } from 'vitest';
-import { callFrom } from '../../../src/operations/paging.js';
+import { callFrom } from '../../../src/operations/engine/paging.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
-import { compactRow, detailToolOf } from '../../../src/operations/rows.js';
+import { compactRow, detailToolOf } from '../../../src/operations/engine/rows.js';
 
 describe('callFrom', () => {
   it('gives page/per_page whose page starts exactly at the offset, no bigger than the limit', () => {

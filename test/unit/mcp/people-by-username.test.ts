@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { operations } from '../../../src/operations/index.js';
-import { personKeys } from '../../../src/operations/people.js';
+import { personKeys } from '../../../src/operations/engine/people.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 
 const ajv = new Ajv2020({ strict: false });

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { operations } from '../../../src/operations/index.js';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { fileUri } from '../../../src/mcp/resources.js';
 import { serviceReader } from '../../../src/mcp/service-reads.js';
 import {

@@ -1,7 +1,7 @@
 // Published tool schemas and hints: only what repeats a default is left out; every real bound stays.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation, fields } from '../../../src/operations/define.js';
+import { defineOperation, fields } from '../../../src/operations/engine/define.js';
 import { compactSchema, toolAnnotations, toolDescriptor } from '../../../src/mcp/tools.js';
 
 describe('compactSchema', () => {

@@ -1,7 +1,7 @@
 // Tool selection: presets, areas and single names, under read-only mode; errors name only what has tools.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
-import { AREAS } from '../../../src/operations/define.js';
+import { AREAS } from '../../../src/operations/engine/define.js';
 import { DEFAULT_OPERATIONS, selectTools, ToolSelectionError } from '../../../src/mcp/toolsets.js';
 
 const names = (toolsets: string[], tools: string[] = [], readOnly = false) =>

@@ -1,7 +1,7 @@
 // Over MCP, a red triage's incident-issue step is a short call (open_incident_issue with the project), not the issue's
 // whole text escaped into the result: the model calls it, and the issue is written from a triage at that moment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();

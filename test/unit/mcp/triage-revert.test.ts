@@ -2,7 +2,7 @@
 // project and the short SHA); the tool stays out of the default toolset (its token budget) and is reached through
 // the meta tools: found by words, run with run_operation, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();

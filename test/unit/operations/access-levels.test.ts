@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { toolDescriptor } from '../../../src/mcp/tools.js';
 import { operations } from '../../../src/operations/index.js';
-import { ACCESS_LEVEL_NAMES } from '../../../src/operations/present.js';
+import { ACCESS_LEVEL_NAMES } from '../../../src/operations/engine/present.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const ajv = new Ajv2020({ strict: false });

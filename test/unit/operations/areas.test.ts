@@ -1,8 +1,8 @@
-// The area loaders `forgeops mcp` uses for a first call (operations/areas.ts) hold exactly the registry's operations
+// The area loaders `forgeops mcp` uses for a first call (operations/area-loaders.ts) hold exactly the registry's operations
 // (operations/index.ts): each area's, as the same objects; only the composed ones are left to the whole registry.
 import { describe, expect, it } from 'vitest';
-import { AREA_LOADERS, WHOLE_REGISTRY_OPERATIONS } from '../../../src/operations/areas.js';
-import { AREAS } from '../../../src/operations/define.js';
+import { AREA_LOADERS, WHOLE_REGISTRY_OPERATIONS } from '../../../src/operations/area-loaders.js';
+import { AREAS } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
 import { catalogData, prebuiltCatalog } from '../../../src/mcp/catalog.js';
 

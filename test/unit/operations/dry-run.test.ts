@@ -2,8 +2,8 @@
 // handlers that would do more than one thing — nothing ever reaches a transport that sends.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation, type Operation } from '../../../src/operations/define.js';
-import { captureRequest, dryRunCall, takeDryRun } from '../../../src/operations/dry-run.js';
+import { defineOperation, type Operation } from '../../../src/operations/engine/define.js';
+import { captureRequest, dryRunCall, takeDryRun } from '../../../src/operations/engine/dry-run.js';
 
 const policy = { readOnly: false };
 const explain = { operations: [] as Operation[] };

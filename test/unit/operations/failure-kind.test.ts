@@ -1,7 +1,7 @@
 // The flaky / broken / infrastructure judge over a table of job histories: each row is the runs a job list would give
 // (retried runs included), the job's latest run in the judged pipeline, and the verdict and one-line evidence expected.
 import { describe, expect, it } from 'vitest';
-import type { FollowUp } from '../../../src/operations/define.js';
+import type { FollowUp } from '../../../src/operations/engine/define.js';
 import {
   combine,
   failingRuns,
@@ -11,7 +11,7 @@ import {
   orderActions,
   pingAction,
   type JobRun,
-} from '../../../src/operations/failure-kind.js';
+} from '../../../src/operations/composed/failure-kind.js';
 
 const A = 'aaaaaaaa11111111111111111111111111111111';
 const B = 'bbbbbbbb22222222222222222222222222222222';

@@ -1,8 +1,8 @@
 // Cross-field rules (InputRule): what validateInput refuses and accepts, and that a rule naming no input is refused.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation } from '../../../src/operations/define.js';
-import { type InputError, validateInput } from '../../../src/operations/validate.js';
+import { defineOperation } from '../../../src/operations/engine/define.js';
+import { type InputError, validateInput } from '../../../src/operations/engine/validate.js';
 
 const op = defineOperation({
   name: 'create_thing',

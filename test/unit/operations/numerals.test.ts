@@ -1,9 +1,9 @@
 // String numerals: read as numbers exactly where a schema wants a number, and nowhere else.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { coerceNumerals } from '../../../src/operations/numerals.js';
+import { coerceNumerals } from '../../../src/operations/engine/numerals.js';
 import { findOperation } from '../../../src/operations/index.js';
-import { InputError, validateInput } from '../../../src/operations/validate.js';
+import { InputError, validateInput } from '../../../src/operations/engine/validate.js';
 
 describe('coerceNumerals', () => {
   it('reads whole-number strings as numbers where the schema wants an integer, inside wrappers', () => {

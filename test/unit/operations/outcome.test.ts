@@ -1,8 +1,8 @@
 // Write outcomes in words, derived from the registry: what happened to what, never a bare "done".
 import { describe, expect, it } from 'vitest';
 import { findOperation, operations } from '../../../src/operations/index.js';
-import { outcomeLine, outcomeSentence } from '../../../src/operations/outcome.js';
-import { emptyTargets } from '../../../src/operations/people.js';
+import { outcomeLine, outcomeSentence } from '../../../src/operations/engine/outcome.js';
+import { emptyTargets } from '../../../src/operations/engine/people.js';
 
 const op = (name: string) => findOperation(name)!;
 const erin = { ...emptyTargets(), people: { user_id: { id: 6, username: 'erin', name: 'Erin Walsh' } } };

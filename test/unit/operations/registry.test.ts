@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation } from '../../../src/operations/define.js';
+import { defineOperation } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
 
 interface Endpoint {

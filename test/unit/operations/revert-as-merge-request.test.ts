@@ -6,8 +6,8 @@ import {
   revertBranchName,
   revertDescription,
   type RevertPlan,
-} from '../../../src/operations/revert-as-merge-request.js';
-import type { TriageReport } from '../../../src/operations/triage.js';
+} from '../../../src/operations/composed/revert-as-merge-request.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 
 const CULPRIT = 'eb4870be0123456789abcdef0123456789abcdef';
 const plan: RevertPlan = {

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, unlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { Operation } from '../../../src/operations/define.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
 import { toolDescriptor } from '../../../src/mcp/tools.js';
 import { operations } from '../../../src/operations/index.js';
 

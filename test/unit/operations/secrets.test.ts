@@ -1,7 +1,7 @@
 // Credentials kept out of what is recorded: an operation's own secret inputs (a CI variable's value) are redacted.
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../../src/operations/index.js';
-import { isSecretName, maskSecret, REDACTED, redactSecretInputs } from '../../../src/operations/secrets.js';
+import { isSecretName, maskSecret, REDACTED, redactSecretInputs } from '../../../src/operations/engine/secrets.js';
 
 describe('redactSecretInputs', () => {
   it('redacts exactly the inputs the operation declares secret, and leaves an empty value as it is', () => {

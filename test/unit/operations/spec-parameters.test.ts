@@ -4,10 +4,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { PAGINATION_CONTROL_KEYS } from '../../../src/operations/define.js';
+import { PAGINATION_CONTROL_KEYS } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
-import { ACCESS_LEVEL_NAMES } from '../../../src/operations/present.js';
-import { validateInput } from '../../../src/operations/validate.js';
+import { ACCESS_LEVEL_NAMES } from '../../../src/operations/engine/present.js';
+import { validateInput } from '../../../src/operations/engine/validate.js';
 
 const DATA = new URL('../../data/', import.meta.url);
 

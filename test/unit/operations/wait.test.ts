@@ -1,7 +1,7 @@
 // waitUntil's schedule: how many checks a wait makes follows from its limit alone, never from how fast answers came.
 import { beforeEach, afterEach, describe, expect, it, vi } from 'vitest';
-import type { RunContext } from '../../../src/operations/define.js';
-import { waitUntil } from '../../../src/operations/wait.js';
+import type { RunContext } from '../../../src/operations/engine/define.js';
+import { waitUntil } from '../../../src/operations/engine/wait.js';
 
 /** A clock that moves only when the wait pauses or a check says it took time. */
 const clock = vi.hoisted(() => ({ now: 0 }));

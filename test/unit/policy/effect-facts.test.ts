@@ -2,13 +2,13 @@
 // (op.facts), over a table of facts as read; and, registry-wide, that such a call never runs unasked when its facts
 // were not read, and that every change able to make something private readable by more people reads and asks.
 import { describe, expect, it } from 'vitest';
-import type { ProtectionRule } from '../../../src/operations/branch-protections.js';
-import type { FactsReading, JobFacts } from '../../../src/operations/effect-facts.js';
-import { factsNeeded } from '../../../src/operations/effect-facts.js';
-import { EXPOSURE_FIELDS } from '../../../src/operations/exposure.js';
+import type { ProtectionRule } from '../../../src/operations/areas/shared/branch-protections.js';
+import type { FactsReading, JobFacts } from '../../../src/operations/engine/effect-facts.js';
+import { factsNeeded } from '../../../src/operations/engine/effect-facts.js';
+import { EXPOSURE_FIELDS } from '../../../src/operations/areas/shared/exposure.js';
 import { operations } from '../../../src/operations/index.js';
-import type { MembershipFacts } from '../../../src/operations/member-source.js';
-import { validateInput } from '../../../src/operations/validate.js';
+import type { MembershipFacts } from '../../../src/operations/areas/shared/member-source.js';
+import { validateInput } from '../../../src/operations/engine/validate.js';
 import { decide, type Decision } from '../../../src/policy/policy.js';
 
 const P = 'acme/web';

@@ -1,7 +1,7 @@
 // The policy step: read-only mode, destructive calls need a human, some writes only for some inputs, and the exact prompt.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation, fields } from '../../../src/operations/define.js';
+import { defineOperation, fields } from '../../../src/operations/engine/define.js';
 import { confirmationPrompt, decide } from '../../../src/policy/policy.js';
 import { quoteExactly } from '../../../src/text/visible.js';
 

@@ -1,7 +1,7 @@
 // The sandbox reads parameters as the service does for any client (python-requests spellings, path values repeated, null, unknown names) and logs what it ignored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation } from '../../../src/operations/define.js';
+import { defineOperation } from '../../../src/operations/engine/define.js';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
 import { contractSuite, expectNoUnknownParams } from '../../contract/harness.js';
 

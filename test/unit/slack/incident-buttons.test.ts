@@ -3,8 +3,8 @@
 // call shown) or that they declined. Retry is made destructive here so that the policy asks.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { DurableConfirmations } from '../../../src/policy/confirmations.js';
 import { AuditLog } from '../../../src/slack/audit.js';
 import { SlackBot, type Turn } from '../../../src/slack/bot.js';

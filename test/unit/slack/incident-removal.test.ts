@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
-import { triageOperation } from '../../../src/operations/triage.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
+import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { Identities } from '../../../src/slack/identity.js';
 import { Outbox, outboxSlackOf } from '../../../src/slack/incident/outbox.js';

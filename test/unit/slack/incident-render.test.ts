@@ -1,7 +1,7 @@
 // The incident message's Block Kit: what it says in each phase, and that text from the service (commit titles, job
 // names, log lines, the service's own words in a timeline line) can neither mention, link nor fake a line.
 import { describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { renderGone, renderIncident, renderTimeline, type IncidentView } from '../../../src/slack/incident/render.js';
 
 const NOW = Date.parse('2026-11-27T10:30:00Z');

@@ -2,7 +2,7 @@
 // later transitions as updates of that message, buttons stored as follow-ups bound to the channel and the thread,
 // Mute for an hour, and a channel the bot was removed from losing its watches (said in the log once).
 import { describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { Identities } from '../../../src/slack/identity.js';
 import { Outbox } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.js';

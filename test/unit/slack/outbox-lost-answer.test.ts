@@ -4,7 +4,7 @@
 // again, so the channel gets it once; a lookup that keeps failing holds the post back only so long.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { Identities } from '../../../src/slack/identity.js';
 import { MAX_LOOKUPS, Outbox, outboxSlackOf } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.js';

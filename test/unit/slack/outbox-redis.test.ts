@@ -2,7 +2,7 @@
 // subscription while red), and draining at the same moment, they post the episode's message once, and its update
 // and thread reply once each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { Identities } from '../../../src/slack/identity.js';
 import { Outbox } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.js';

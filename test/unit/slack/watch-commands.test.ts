@@ -1,7 +1,7 @@
 // `/forge watch`, `unwatch` and `watching` as words: usage, the channel's default project, the asker's own read
 // before anything is kept, the hub's refusals in its words, and what the answer says about the incident message.
 import { describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { Identities } from '../../../src/slack/identity.js';
 import { watchCommand, type WatchCommandContext } from '../../../src/slack/incident/commands.js';
 import { Outbox } from '../../../src/slack/incident/outbox.js';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { HttpClient } from '../../../src/http/client.js';
-import { defineOperation, type Operation } from '../../../src/operations/define.js';
+import { defineOperation, type Operation } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
 import { LEAVE_HINT, runInteractive, STOP_GRACE_MS } from '../../../src/terminal/chat.js';
 import { useSandbox } from '../../helpers/mcp.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { presentConfirmation } from '../../../src/chat/present.js';
 import { confirmQuestion, refusal } from '../../../src/mcp/approval-ask.js';
 import type { ApprovalRequest } from '../../../src/mcp/approval.js';
-import { describePerson } from '../../../src/operations/people.js';
+import { describePerson } from '../../../src/operations/engine/people.js';
 import type { Answers } from '../../../src/policy/policy.js';
 import { renderConfirmation } from '../../../src/slack/blocks.js';
 import { joinShown, quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../../../src/text/visible.js';

@@ -1,7 +1,7 @@
 // Where a URL sends, as the service reads it (RFC 3986), and the addresses two parsers read differently.
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../../src/operations/index.js';
-import { validateInput } from '../../../src/operations/validate.js';
+import { validateInput } from '../../../src/operations/engine/validate.js';
 import { confirmationPrompt } from '../../../src/policy/policy.js';
 import { ambiguousHost, serviceHost, serviceOrigin } from '../../../src/text/url-host.js';
 

@@ -2,8 +2,8 @@
 // first, one holder of the lease, and the other taking over once the holder stops renewing, telling nothing twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
-import { triageOperation } from '../../../src/operations/triage.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
+import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { RedisStore } from '../../../src/state/redis-store.js';
 import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';

@@ -4,8 +4,8 @@
 // lease keeps a second watcher from polling until its holder stops renewing.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
-import { triageOperation } from '../../../src/operations/triage.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
+import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';

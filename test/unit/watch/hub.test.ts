@@ -3,8 +3,8 @@
 // replica hear each change; caps per subscriber and in all; a project deleted is told once and forgotten.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
-import { triageOperation } from '../../../src/operations/triage.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
+import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import type { PeerChannel } from '../../../src/state/replica-bus.js';
 import { MemoryStore } from '../../../src/state/store.js';

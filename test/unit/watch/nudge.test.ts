@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiResponse, ApiTransport } from '../../../src/http/types.js';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
-import { triageOperation, type TriageReport } from '../../../src/operations/triage.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
+import { triageOperation, type TriageReport } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, type WatchEvent } from '../../../src/watch/branch-watch.js';

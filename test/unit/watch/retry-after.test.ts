@@ -4,8 +4,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/http/client.js';
 import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/define.js';
-import { triageOperation } from '../../../src/operations/triage.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
+import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import {

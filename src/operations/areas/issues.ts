@@ -1,0 +1,208 @@
+// Issues area: list issues across the instance, a group (with its subgroups) or one project, with every filter.
+import { z } from 'zod';
+import { defineOperation, fields } from '../engine/define.js';
+import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
+import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
+import { presentList } from '../engine/present.js';
+import {
+  iid,
+  ids,
+  labelChanges,
+  labels,
+  noteRow,
+  overwrites,
+  presentWorkItem,
+  stateEvent,
+} from './shared/work-item-writes.js';
+
+const NEGATABLE = [
+  'labels',
+  'milestone',
+  'author_id',
+  'author_username',
+  'assignee_id',
+  'assignee_username',
+  'my_reaction_emoji',
+  'search',
+  'in',
+] as const;
+
+const issueFilters = {
+  state: z.enum(['opened', 'closed']).optional(),
+  ...workItemFilters,
+  author_username: z.string().optional().describe('Not with author_id.'),
+  assignee_username: z.array(z.string()).optional().describe('One username; not with assignee_id.'),
+  weight: z.union([z.number().int(), noneAny()]).optional().describe('Higher tier.'),
+  iids: z.array(z.number().int()).optional(),
+  in: searchIn(),
+  confidential: z.boolean().optional(),
+  order_by: z
+    .enum([
+      'created_at',
+      'updated_at',
+      'priority',
+      'due_date',
+      'relative_position',
+      'label_priority',
+      'milestone_due',
+      'popularity',
+      'weight',
+    ])
+    .optional(),
+  not: z.partialRecord(z.enum(NEGATABLE), z.string()).optional().describe('Exclude, e.g. {"labels":"bug,ux"}.'),
+};
+
+const present = presentWorkItems('issue', '#');
+
+/** The spec: author_id and author_username are mutually exclusive, and so are assignee_id and assignee_username. */
+const rules = [
+  { kind: 'at_most_one', keys: ['author_id', 'author_username'] },
+  { kind: 'at_most_one', keys: ['assignee_id', 'assignee_username'] },
+] as const;
+
+export const issuesOperations = [
+  defineOperation({
+    name: 'list_issues',
+    chat: 'issue list-all',
+    area: 'issues',
+    title: 'List issues everywhere',
+    description: 'List issues across all projects you can see; only those you created unless scope=all.',
+    route: 'GET /issues',
+    input: z.object(issueFilters),
+    effect: 'read',
+    rules,
+    pagination: 'offset',
+    present,
+  }),
+  defineOperation({
+    name: 'list_group_issues',
+    chat: 'issue list-group',
+    area: 'issues',
+    title: 'List group issues',
+    description: "List the issues of a group's projects, subgroups included.",
+    route: 'GET /groups/:id/issues',
+    input: z.object({
+      id: fields.groupId(),
+      ...issueFilters,
+      non_archived: z.boolean().optional().describe('Default true.'),
+    }),
+    effect: 'read',
+    rules,
+    pagination: 'offset',
+    present,
+  }),
+  defineOperation({
+    name: 'list_project_issues',
+    chat: 'issue list',
+    area: 'issues',
+    title: 'List project issues',
+    description: "List a project's issues, newest first, filtered by state, labels, people, dates or text.",
+    route: 'GET /projects/:id/issues',
+    input: z.object({ id: fields.projectId(), ...issueFilters }),
+    effect: 'read',
+    rules,
+    pagination: 'offset',
+    present,
+  }),
+];
+
+// Beyond the spec (the service's Issues and Notes APIs, v4): one issue, opening and updating it, and its comments.
+const issueInput = z.object({ id: fields.projectId(), issue_iid: iid() });
+
+export const issueChangeOperations = [
+  defineOperation({
+    name: 'get_issue',
+    chat: 'issue get',
+    area: 'issues',
+    outsideSpec: 'Issues API: Single project issue',
+    title: 'Get issue',
+    description: 'Read one issue: state, labels, people, description.',
+    route: 'GET /projects/:id/issues/:issue_iid',
+    input: issueInput,
+    effect: 'read',
+    present: presentWorkItem('Issue'),
+  }),
+  defineOperation({
+    name: 'create_issue',
+    chat: 'issue create',
+    area: 'issues',
+    outsideSpec: 'Issues API: New issue',
+    title: 'Create issue',
+    description: 'Open an issue (an incident, with issue_type incident), with labels and assignees.',
+    route: 'POST /projects/:id/issues',
+    input: z.object({
+      id: fields.projectId(),
+      title: z.string().min(1),
+      description: z.string().optional(),
+      labels: labels(),
+      assignee_ids: ids(),
+      confidential: z.boolean().optional(),
+      issue_type: z.enum(['issue', 'incident', 'test_case', 'task']).optional(),
+      due_date: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+        .optional(),
+    }),
+    effect: 'write',
+    undo: 'Opens a new issue and changes nothing else; update_issue with state_event close closes it.',
+    present: presentWorkItem('Issue'),
+  }),
+  defineOperation({
+    name: 'update_issue',
+    chat: 'issue update',
+    area: 'issues',
+    outsideSpec: 'Issues API: Edit an issue',
+    title: 'Update issue',
+    description: 'Change an issue: close or reopen, labels, assignees, title or description.',
+    route: 'PUT /projects/:id/issues/:issue_iid',
+    input: issueInput.extend({
+      title: z.string().min(1).optional(),
+      description: z.string().optional(),
+      state_event: stateEvent(),
+      labels: labels(),
+      ...labelChanges,
+      assignee_ids: ids(),
+      confidential: z.boolean().optional(),
+      due_date: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+        .optional(),
+    }),
+    effect: 'write',
+    undo:
+      'Close and reopen undo each other, and label and people changes leave system notes; a new title or description replaces one kept nowhere, ' +
+      'and making a confidential issue public lets everyone who sees the project read it at once, so those ask a human.',
+    facts: exposureFacts('issue', '/projects/:id/issues/:issue_iid'),
+    confirm: (input, now) =>
+      reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
+    present: presentWorkItem('Issue'),
+  }),
+  defineOperation({
+    name: 'list_issue_notes',
+    chat: 'issue notes',
+    area: 'issues',
+    outsideSpec: 'Notes API: List project issue notes',
+    title: 'List issue comments',
+    description: "List an issue's comments and system notes, newest first.",
+    route: 'GET /projects/:id/issues/:issue_iid/notes',
+    input: issueInput.extend({
+      sort: z.enum(['asc', 'desc']).optional(),
+      order_by: z.enum(['created_at', 'updated_at']).optional(),
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present: presentList('comment', noteRow),
+  }),
+  defineOperation({
+    name: 'comment_on_issue',
+    chat: 'issue comment',
+    area: 'issues',
+    outsideSpec: 'Notes API: Create new issue note',
+    title: 'Comment on issue',
+    description: 'Add a comment (a note) to an issue, as you.',
+    route: 'POST /projects/:id/issues/:issue_iid/notes',
+    input: issueInput.extend({ body: z.string().min(1) }),
+    effect: 'write',
+    undo: 'Adds a comment and replaces nothing; its author can delete it.',
+  }),
+];

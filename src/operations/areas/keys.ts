@@ -1,0 +1,28 @@
+// Keys area: look up an SSH public key, and the user it belongs to, by its ID or its fingerprint (administrators).
+import { z } from 'zod';
+import { defineOperation } from '../engine/define.js';
+
+export const keysOperations = [
+  defineOperation({
+    name: 'get_ssh_key',
+    chat: 'key get',
+    area: 'keys',
+    title: 'Get SSH key',
+    description: 'Administrators only: an SSH key by ID, with the user it belongs to.',
+    route: 'GET /keys/:id',
+    input: z.object({ id: z.number().int().positive().describe('Key ID.') }),
+    effect: 'read',
+  }),
+  defineOperation({
+    name: 'find_ssh_key',
+    chat: 'key find',
+    area: 'keys',
+    title: 'Find SSH key by fingerprint',
+    description: 'Administrators only: find whose SSH key has this fingerprint.',
+    route: 'GET /keys',
+    input: z.object({
+      fingerprint: z.string().min(1).describe('MD5 ("aa:bb:…") or "SHA256:…".'),
+    }),
+    effect: 'read',
+  }),
+];

@@ -1,0 +1,108 @@
+// Projects area: find projects — every project visible to the caller, or those of one user — with the spec's
+// filters, every order, and offset pages (keyset on request, the way past 10,000 projects); and read one project.
+import { z } from 'zod';
+import { accessLevel as levelField } from './shared/access-levels.js';
+import { defineOperation, fields } from '../engine/define.js';
+import { asRecord, presentList, show } from '../engine/present.js';
+
+/** A yes/no filter; only those whose name does not say what they do get a text. */
+const flag = (what?: string) => (what === undefined ? z.boolean().optional() : z.boolean().optional().describe(what));
+
+/** The spec's project orders (the group project list has the same). */
+const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
+export const accessLevel = () => levelField([10, 20, 30, 40, 50]);
+
+/** Filters every project list takes (instance, user and group lists). */
+export const projectFilters = {
+  search: z.string().optional().describe('In name, path or description.'),
+  archived: flag(),
+  visibility: z.enum(['public', 'internal', 'private']).optional(),
+  order_by: z.enum(PROJECT_ORDER).optional(),
+  sort: z.enum(['asc', 'desc']).optional(),
+  simple: flag('Fewer fields.'),
+  owned: flag(),
+  starred: flag(),
+  with_custom_attributes: flag('Administrators.'),
+  with_issues_enabled: flag(),
+  with_merge_requests_enabled: flag(),
+  min_access_level: accessLevel().optional(),
+};
+
+/** What the instance and user lists add. */
+const listFilters = {
+  ...projectFilters,
+  membership: flag(),
+  statistics: flag(),
+  with_programming_language: z.string().optional(),
+  id_after: z.number().int().optional(),
+  id_before: z.number().int().optional(),
+  custom_attributes: z.record(z.string(), z.string()).optional().describe('Administrators.'),
+  // Offset pages stop at 10,000 projects; keyset pages (order_by=id only) go on.
+  pagination: z.literal('keyset').optional().describe('Needed past 10,000 projects; only with order_by=id.'),
+};
+
+const presentProjects = presentList('project', (p) => [show(p.path_with_namespace), show(p.description)]);
+
+export const projectsOperations = [
+  defineOperation({
+    name: 'list_projects',
+    chat: 'project list',
+    area: 'projects',
+    title: 'List projects',
+    description: "List the projects visible to you, newest first; use it to find a project's ID or full path.",
+    route: 'GET /projects',
+    input: z.object({
+      ...listFilters,
+      wiki_checksum_failed: flag('Higher tier.'),
+      repository_checksum_failed: flag('Higher tier.'),
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present: presentProjects,
+  }),
+  defineOperation({
+    name: 'list_user_projects',
+    chat: 'project list-user',
+    area: 'projects',
+    title: 'List user projects',
+    description: "List the projects in one user's personal namespace that you can see.",
+    route: 'GET /users/:user_id/projects',
+    input: z.object({
+      user_id: z.union([z.number().int().positive(), z.string().min(1)]).describe('User ID or username.'),
+      ...listFilters,
+    }),
+    effect: 'read',
+    pagination: 'offset',
+    present: presentProjects,
+  }),
+];
+
+/** Beyond the spec (the service's Projects API, v4): one project, which on-call work reads first. */
+export const projectReadOperations = [
+  defineOperation({
+    name: 'get_project',
+    chat: 'project get',
+    area: 'projects',
+    outsideSpec: 'Projects API: Get a single project',
+    title: 'Get project',
+    description: 'Read one project: default branch, visibility, URLs, and your access.',
+    route: 'GET /projects/:id',
+    input: z.object({
+      id: fields.projectId(),
+      statistics: z.boolean().optional().describe('Add storage and commit counts.'),
+      license: z.boolean().optional(),
+    }),
+    effect: 'read',
+    present: (data) => {
+      const project = asRecord(data);
+      return {
+        title: `${show(project.path_with_namespace)}`,
+        fields: [
+          ['default branch', show(project.default_branch)],
+          ['visibility', show(project.visibility)],
+          ['url', show(project.web_url)],
+        ],
+      };
+    },
+  }),
+];

@@ -1,0 +1,346 @@
+// revert_as_merge_request: the usual fix of a red default branch in one action — a branch revert-<sha8> from the
+// target branch, the service's own revert of the culprit on it, and a merge request back, described from a triage.
+// Pressed twice it names what exists and makes nothing; a step that fails removes the branch it made, or says it is left.
+import { z } from 'zod';
+import { ApiError } from '../../http/errors.js';
+import { defineOperation, fields } from '../engine/define.js';
+import type { FollowUp, Operation, OperationResult, Presentation, RunContext } from '../engine/define.js';
+import { executeOperation } from '../engine/execute.js';
+import { failureText } from './failure-kind.js';
+import { outcomeUnknown } from '../engine/failures.js';
+import { unfenceLog } from './job-log.js';
+import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
+// Only TRIAGE_READS's value is used, when the operation is built: triage.ts imports this module for its action.
+import { TRIAGE_READS, type TriageReport } from './triage.js';
+
+const REVERT_MR_OPERATION = 'revert_as_merge_request';
+
+/** The branch a revert of `sha` is made on: the same name for the same commit, so a second press finds the first. */
+export function revertBranchName(sha: string): string {
+  return `revert-${sha.slice(0, 8).toLowerCase()}`;
+}
+
+/** What the call acts on, read before anything is made (and, by the front ends, before the policy decides). */
+export interface RevertPlan {
+  target: string;
+  commit: { id: string; title: string; author_name?: string };
+  branch: string;
+  /** Why nothing should be made: the branch or an open merge request made for this revert already exists. */
+  existing?: string;
+}
+
+type Find = (name: string) => Operation;
+
+function finder(operations: () => readonly Operation[]): Find {
+  return (name) => {
+    const found = operations().find((o) => o.name === name);
+    if (!found) throw new Error(`${name} is not in the registry`);
+    return found;
+  };
+}
+
+const refusal = (input: { id: string | number }, why: string) =>
+  new ApiError({
+    kind: 'refused',
+    method: 'POST',
+    path: `/projects/${encodeURIComponent(String(input.id))}/repository/branches`,
+    serviceMessage: why,
+  });
+
+const notFound = (error: unknown) => error instanceof ApiError && error.kind === 'http' && error.status === 404;
+
+/** The branch and merge requests an earlier press made, in words, or undefined when there are none to keep. */
+async function existingFor(
+  ctx: RunContext,
+  id: string | number,
+  branch: string,
+  find: Find,
+): Promise<string | undefined> {
+  const [branchRead, requests] = await Promise.all([
+    executeOperation(find('get_branch'), { id, branch }, ctx).catch((error: unknown) => {
+      if (notFound(error)) return undefined;
+      throw error;
+    }),
+    executeOperation(
+      find('list_project_merge_requests'),
+      { id, source_branch: branch, state: 'all', per_page: 20 },
+      ctx,
+    ),
+  ]);
+  const mrs = asList(requests.data).filter((mr) => mr.source_branch === branch);
+  const open = mrs.find((mr) => mr.state === 'opened');
+  const name = (mr: Fields) =>
+    `merge request !${show(mr.iid)} "${show(mr.title)}"${typeof mr.web_url === 'string' ? ` (${mr.web_url})` : ''}`;
+  if (open) return `${name(open)} from ${branch} is already open; no other branch or merge request was made`;
+  if (!branchRead) return undefined;
+  const head = shortSha(asRecord(asRecord(branchRead.data).commit).id);
+  const latest = mrs[0];
+  const state = latest ? `; its ${name(latest)} is ${show(latest.state)}` : ' with no merge request from it yet';
+  return `branch ${branch} already exists (at ${head})${state}; nothing was made (open a merge request from it, or delete it to start over)`;
+}
+
+/** The target branch, the commit in full and whether an earlier press left anything: reads only. */
+async function readRevertPlan(
+  ctx: RunContext,
+  input: { id: string | number; sha: string; target_branch?: string },
+  find: Find,
+): Promise<RevertPlan> {
+  const targetBranch =
+    input.target_branch ??
+    String(
+      asRecord((await executeOperation(find('get_project'), { id: input.id }, ctx)).data).default_branch ?? 'main',
+    );
+  const commitRead = await executeOperation(
+    find('get_commit'),
+    { id: input.id, sha: input.sha, stats: false },
+    ctx,
+  ).catch((error: unknown) => {
+    // A missing project is the service's own 404; a missing commit is said in words, before anything is made.
+    if (notFound(error) && /commit/i.test((error as ApiError).serviceMessage))
+      throw refusal(
+        input,
+        `no commit ${input.sha} in ${show(input.id)} (${(error as ApiError).message}); nothing was made`,
+      );
+    throw error;
+  });
+  const commit = asRecord(commitRead.data);
+  if (typeof commit.id !== 'string') throw new Error('the service did not describe the commit');
+  const branch = revertBranchName(commit.id);
+  return {
+    target: targetBranch,
+    commit: {
+      id: commit.id,
+      title: show(commit.title),
+      ...(typeof commit.author_name === 'string' ? { author_name: commit.author_name } : {}),
+    },
+    branch,
+    existing: await existingFor(ctx, input.id, branch, find),
+  };
+}
+
+/** The merge request's description: the culprit, the red pipeline, the failing job and its error lines, the revert. */
+export function revertDescription(plan: RevertPlan, report: TriageReport | undefined): string {
+  const lines: string[] = [];
+  const first = report?.red_since?.first_red;
+  const isFirstRed = first?.sha === plan.commit.id;
+  lines.push(
+    `Reverts ${shortSha(plan.commit.id)} "${plan.commit.title}"${plan.commit.author_name ? ` by ${plan.commit.author_name}` : ''}` +
+      `${isFirstRed && report ? `, the first red commit of ${report.default_branch}` : ''}.`,
+  );
+  if (report?.verdict === 'red' && report.head_pipeline) {
+    const head = report.head_pipeline;
+    lines.push(
+      '',
+      `${report.default_branch} of ${report.project} is red: pipeline #${head.id} failed${head.web_url ? ` (${head.web_url})` : ''}` +
+        `${first ? `; red since pipeline #${first.pipeline} at ${shortSha(first.sha)}` : ''}.`,
+    );
+    // Flaky, broken or infrastructure, with its evidence: why a revert rather than a retry.
+    if (report.failure) lines.push('', `Judged ${failureText(report.failure).split('\n').join('; ')}.`);
+    for (const job of report.failed_jobs) {
+      lines.push(
+        '',
+        `Failed job ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}${job.failure_reason ? `, ${job.failure_reason}` : ''}.`,
+      );
+      if (job.excerpt) lines.push('', '```', unfenceLog(job.excerpt).replace(/```/g, "'''"), '```');
+    }
+  } else if (report) {
+    lines.push(
+      '',
+      `${report.default_branch} of ${report.project} was ${report.verdict} when this was opened: ${report.because}.`,
+    );
+  }
+  lines.push('', `This reverts commit ${plan.commit.id}.`);
+  return lines.join('\n');
+}
+
+/** The error a failed step ends the call with, saying what became of the branch the call had made. */
+async function afterFailure(
+  ctx: RunContext,
+  self: Operation,
+  input: { id: string | number },
+  branch: string,
+  step: string,
+  error: unknown,
+  find: Find,
+): Promise<Error> {
+  let left: string;
+  let cleaned = false;
+  try {
+    await executeOperation(find('delete_branch'), { id: input.id, branch }, ctx);
+    left = `the branch ${branch} it had made was deleted again, so nothing is left`;
+    cleaned = true;
+  } catch (deleteError) {
+    left = notFound(deleteError)
+      ? `the branch ${branch} is gone already, so nothing is left`
+      : `the branch ${branch} it made is left (deleting it failed: ${(deleteError as Error).message}); delete it with branch delete`;
+    cleaned = notFound(deleteError);
+  }
+  const said = `${step} failed: ${error instanceof Error ? error.message : String(error)}; ${left}`;
+  if (!(error instanceof ApiError)) return new Error(said);
+  // Once the branch is gone the outcome is known (nothing): the answer that was lost no longer matters.
+  if (cleaned && outcomeUnknown(self, error)) return refusal(input, said);
+  return new ApiError({
+    kind: error.kind,
+    status: error.status,
+    method: error.method,
+    path: error.path,
+    jsonBody: error.jsonBody,
+    serviceMessage: `${error.serviceMessage}; ${step} failed and ${left}`,
+    ...(error.errorCode !== undefined ? { errorCode: error.errorCode } : {}),
+  });
+}
+
+async function revertAsMergeRequest(
+  ctx: RunContext,
+  input: { id: string | number; sha: string; target_branch?: string },
+  self: () => Operation,
+  operations: () => readonly Operation[],
+): Promise<OperationResult> {
+  const find = finder(operations);
+  const plan = await readRevertPlan(ctx, input, find);
+  if (plan.existing) throw refusal(input, plan.existing);
+  const { branch, target, commit } = plan;
+  try {
+    await executeOperation(find('create_branch'), { id: input.id, branch, ref: target }, ctx);
+  } catch (error) {
+    // Made by someone else in the meantime: named, not made again.
+    if (error instanceof ApiError && error.status === 400 && /already exists/i.test(error.serviceMessage)) {
+      throw refusal(
+        input,
+        (await existingFor(ctx, input.id, branch, find)) ?? `branch ${branch} already exists; nothing was made`,
+      );
+    }
+    // Its answer lost, the branch may be there: removed again (or found gone), so the outcome is known.
+    if (outcomeUnknown(find('create_branch'), error))
+      throw await afterFailure(ctx, self(), input, branch, `creating branch ${branch}`, error, find);
+    throw error;
+  }
+  let revert: Fields;
+  try {
+    revert = asRecord(
+      (await executeOperation(find('revert_commit'), { id: input.id, sha: commit.id, branch }, ctx)).data,
+    );
+  } catch (error) {
+    throw await afterFailure(ctx, self(), input, branch, `the revert of ${shortSha(commit.id)}`, error, find);
+  }
+  const triaged = await executeOperation(find('triage_project'), { id: input.id }, ctx).catch(() => undefined);
+  const title = typeof revert.title === 'string' ? revert.title : `Revert "${commit.title}"`;
+  const mrInput = {
+    id: input.id,
+    source_branch: branch,
+    target_branch: target,
+    title,
+    description: revertDescription(plan, triaged?.data as TriageReport | undefined),
+  };
+  let mr: Fields;
+  try {
+    mr = asRecord((await executeOperation(find('create_merge_request'), mrInput, ctx)).data);
+  } catch (error) {
+    // Its answer lost: the merge request may be there all the same.
+    const made = outcomeUnknown(find('create_merge_request'), error)
+      ? asList(
+          (
+            await executeOperation(
+              find('list_project_merge_requests'),
+              { id: input.id, source_branch: branch, state: 'opened' },
+              ctx,
+            ).catch(() => undefined)
+          )?.data,
+        )[0]
+      : undefined;
+    if (!made) throw await afterFailure(ctx, self(), input, branch, 'opening the merge request', error, find);
+    mr = made;
+  }
+  return {
+    status: 201,
+    data: {
+      branch,
+      target_branch: target,
+      reverted: { id: commit.id, title: commit.title },
+      revert_commit: { id: show(revert.id), title },
+      merge_request: {
+        iid: mr.iid,
+        title: mr.title,
+        state: mr.state,
+        ...(typeof mr.web_url === 'string' ? { web_url: mr.web_url } : {}),
+      },
+      ...(typeof mr.web_url === 'string' ? { web_url: mr.web_url } : {}),
+    },
+  };
+}
+
+function presentRevert(data: unknown): Presentation {
+  const d = asRecord(data);
+  const mr = asRecord(d.merge_request);
+  return {
+    title: `Merge request !${show(mr.iid)}: ${show(mr.title)}`,
+    fields: [
+      [
+        'merge request',
+        `!${show(mr.iid)} ${show(d.branch)} → ${show(d.target_branch)}${typeof mr.web_url === 'string' ? ` ${mr.web_url}` : ''}`,
+      ],
+      ['reverts', `${shortSha(asRecord(d.reverted).id)} ${show(asRecord(d.reverted).title)}`],
+      ['revert commit', `${shortSha(asRecord(d.revert_commit).id)} on ${show(d.branch)}`],
+    ],
+  };
+}
+
+/** Triage's step for a red branch whose first red commit is known (a green pipeline before it): revert it as a merge request. */
+export function revertAction(id: string | number, report: TriageReport): FollowUp | undefined {
+  const since = report.red_since;
+  if (report.verdict !== 'red' || !since?.last_green) return undefined;
+  const sha = shortSha(since.first_red.sha);
+  return { label: `Revert ${sha} as a merge request`, operation: REVERT_MR_OPERATION, input: { id, sha } };
+}
+
+/** revert_as_merge_request, built with a late view of the registry (it runs triage_project and the branch, commit and merge request calls). */
+export function revertAsMergeRequestOperation(operations: () => readonly Operation[]) {
+  const operation: Operation = defineOperation({
+    name: REVERT_MR_OPERATION,
+    chat: 'commit revert-mr',
+    area: 'commits',
+    outsideSpec: 'composed of the revert endpoint and Branches and Merge requests API calls',
+    title: 'Revert commit as merge request',
+    description:
+      "Revert a commit (a red branch's culprit) on a new branch revert-<sha8> and open a merge request of it, described from triage_project.",
+    route: 'POST /projects/:id/repository/commits/:sha/revert',
+    composedOf: [
+      ...new Set([
+        ...TRIAGE_READS,
+        'get_branch',
+        'list_project_merge_requests',
+        'create_branch',
+        'revert_commit',
+        'create_merge_request',
+        'delete_branch',
+      ]),
+    ],
+    input: z.object({
+      id: fields.projectId(),
+      sha: z.string().regex(/^[0-9a-fA-F]{7,40}$/, 'a commit SHA: 7 to 40 hex digits'),
+      target_branch: z.string().min(1).optional().describe('Default: the default branch.'),
+    }),
+    effect: 'write',
+    undo: 'Makes a branch, one revert commit on it and a merge request; the target branch is untouched until someone merges. Closing the merge request and deleting the branch undo it.',
+    // The commit in full and the target branch are read first and pinned: what runs is what was shown, and an
+    // earlier press's branch or merge request is named instead of made again.
+    facts: {
+      what: 'the commit to revert, the target branch and any branch or merge request made for it before',
+      read: (ctx, input) => readRevertPlan(ctx, input, finder(operations)),
+      refuse: (_input, plan: RevertPlan) => plan.existing,
+      pin: (_input, plan: RevertPlan) => ({ sha: plan.commit.id, target_branch: plan.target }),
+    },
+    steps: (input) => {
+      const branch = revertBranchName(input.sha);
+      const target = input.target_branch ?? 'the default branch';
+      return [
+        `create branch ${branch} from ${target}`,
+        `revert ${input.sha} on ${branch}`,
+        `open a merge request ${branch} → ${target}`,
+      ];
+    },
+    present: presentRevert,
+    run: (ctx, input) => revertAsMergeRequest(ctx, input, () => operation, operations),
+  });
+  return operation;
+}

@@ -1,0 +1,565 @@
+// triage_project: the questions of the first ten minutes of an incident, answered in one call from registry reads —
+// is the default branch red, since which commit and whose, what the failing jobs printed, what to press, and what
+// is unreleased. Every read is bounded (a project with thousands of pipelines costs the same few requests), the
+// independent ones run concurrently, and what could not be read is said, not hidden.
+import { z } from 'zod';
+import { defineOperation, fields } from '../engine/define.js';
+import type { FollowUp, Operation, OperationResult, Presentation, RunContext } from '../engine/define.js';
+import { ApiError } from '../../http/errors.js';
+import { executeOperation } from '../engine/execute.js';
+import { failureText, judgeFailures, orderActions, pingAction, type FailureVerdict } from './failure-kind.js';
+import { unfenceLog } from './job-log.js';
+import { revertAction } from './revert-as-merge-request.js';
+import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
+
+/** Pipelines of the default branch read to find the last green one: two pages at most. */
+const TRIAGE_PIPELINE_PAGES = 2;
+const PIPELINES_PER_PAGE = 100;
+/** Failing jobs whose logs are read for their failing lines. */
+const TRIAGE_FAILED_JOBS = 3;
+/** Commits between the last green and the first red pipeline listed by name (the rest counted). */
+const TRIAGE_SUSPECTS = 20;
+/** Unreleased commits counted one by one; beyond it, "100+". */
+const UNRELEASED_COUNTED = 100;
+
+const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+export type Verdict = 'green' | 'red' | 'running' | 'unknown';
+
+export interface TriageReport {
+  project: string;
+  web_url?: string;
+  default_branch: string;
+  head?: { sha: string; title: string; author: string };
+  /** Judged on the head commit's latest finished pipeline. */
+  verdict: Verdict;
+  /** Why the verdict is what it is, in one sentence. */
+  because: string;
+  head_pipeline?: { id: number; status: string; web_url?: string };
+  /** While running: the pipeline of the head that is still going (the verdict is the last finished one's). */
+  running_pipeline?: { id: number; status: string };
+  red_since?: {
+    /**
+     * since: when the first red pipeline was created (ISO 8601); red_for: how long ago that is, in words
+     * ("2 h 14 min"), at the time of the report.
+     */
+    first_red: {
+      pipeline: number;
+      sha: string;
+      since?: string;
+      red_for?: string;
+      title?: string;
+      author?: string;
+      at?: string;
+    };
+    last_green?: { pipeline: number; sha: string };
+    /** Commits after the last green one up to the first red one, oldest first: who to ping (the newest 20 of them). */
+    suspects: Array<{ sha: string; title: string; author: string }>;
+    /** Whether older commits of that range were left out. */
+    more_suspects: boolean;
+    /** Authors of those commits: the first red commit's first, then by how many commits they made. */
+    ping: string[];
+  };
+  failed_jobs: Array<{
+    id: number;
+    name: string;
+    stage: string;
+    failure_reason?: string;
+    failing_section?: string;
+    excerpt?: string;
+  }>;
+  /** While red: flaky, broken or infrastructure, each failing job judged from its runs, with the evidence in one line. */
+  failure?: FailureVerdict;
+  /** The latest release; unreleased_commits counts at most 100 (more_unreleased: there are more). */
+  release?: { tag: string; unreleased_commits?: number; more_unreleased?: boolean; compare_url?: string };
+  actions: FollowUp[];
+  /** Reads that failed or were cut, each in words. */
+  unread: string[];
+  /** When the report was made (ISO 8601): red_for counts to it. */
+  as_of: string;
+}
+
+type FirstRed = NonNullable<TriageReport['red_since']>['first_red'];
+
+type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
+
+/** The clock triage reads "how long red" against: epoch ms. */
+export type Clock = () => number;
+
+/** A span of time in words, to the minute: "less than a minute", "14 min", "2 h 14 min", "3 d 2 h". */
+export function spanText(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return 'less than a minute';
+  const [days, hours, mins] = [Math.floor(minutes / 1440), Math.floor((minutes % 1440) / 60), minutes % 60];
+  if (days > 0) return hours > 0 ? `${days} d ${hours} h` : `${days} d`;
+  if (hours > 0) return mins > 0 ? `${hours} h ${mins} min` : `${hours} h`;
+  return `${mins} min`;
+}
+
+/** A moment as people on call read it, in UTC: "13:02 UTC" today, "2026-11-25 13:02 UTC" another day. */
+export function momentText(at: Date, now: number): string {
+  const iso = at.toISOString();
+  const day = iso.slice(0, 10);
+  return `${day === new Date(now).toISOString().slice(0, 10) ? '' : `${day} `}${iso.slice(11, 16)} UTC`;
+}
+
+/** "2 h 14 min, since 13:02 UTC": how long red and since when, or undefined without a time. */
+function redForText(first: FirstRed, now: number): string | undefined {
+  if (!first.since || !first.red_for) return undefined;
+  return `${first.red_for}, since ${momentText(new Date(first.since), now)}`;
+}
+
+/** Runs one registry read; a failure becomes a line of `unread` instead of failing the whole report. */
+function reader(ctx: RunContext, operations: () => readonly Operation[], unread: string[]): Read {
+  return async (name, input) => {
+    const op = operations().find((o) => o.name === name);
+    if (!op) {
+      unread.push(`${name}: not available`);
+      return undefined;
+    }
+    try {
+      return await executeOperation(op, input, ctx);
+    } catch (error) {
+      unread.push(`${name}: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+}
+
+const pipelineOf = (p: Fields) => ({
+  id: Number(p.id),
+  status: String(p.status),
+  sha: String(p.sha),
+  web_url: typeof p.web_url === 'string' ? p.web_url : undefined,
+});
+
+/**
+ * The verdict from the default branch's pipelines (newest first) and its head SHA: the head's latest pipeline that
+ * passed or failed. A skipped or canceled pipeline says nothing about the code ([ci skip], a cancel), so it is no
+ * verdict; a head with only those, or still running, is judged running or unknown, naming the last verdict before.
+ */
+export function judge(
+  pipelines: Fields[],
+  headSha: string | undefined,
+): Pick<TriageReport, 'verdict' | 'because'> & { judged?: Fields; running?: Fields } {
+  if (pipelines.length === 0) return { verdict: 'unknown', because: 'the default branch has no pipelines' };
+  const ofHead = headSha ? pipelines.filter((p) => p.sha === headSha) : pipelines;
+  const verdictOf = (list: Fields[]) => list.find((p) => p.status === 'success' || p.status === 'failed');
+  const judged = verdictOf(ofHead);
+  const running = ofHead.find((p) => !FINISHED.has(String(p.status)));
+  const earlier = verdictOf(pipelines.filter((p) => !ofHead.includes(p)));
+  const before = earlier
+    ? `; before it, #${show(earlier.id)} at ${shortSha(earlier.sha)} ${earlier.status === 'success' ? 'passed' : 'failed'}`
+    : '';
+  if (!judged) {
+    if (running)
+      return {
+        verdict: 'running',
+        because: `the head's pipeline #${show(running.id)} has not finished${before}`,
+        running,
+      };
+    const why =
+      ofHead.length === 0
+        ? `no pipeline ran for the head commit ${shortSha(headSha)} yet`
+        : `the head's pipelines were ${[...new Set(ofHead.map((p) => String(p.status)))].join(' and ')}, which judge nothing`;
+    return { verdict: 'unknown', because: `${why}${before}` };
+  }
+  const verdict: Verdict = judged.status === 'success' ? 'green' : 'red';
+  const because = `the head's latest finished pipeline #${show(judged.id)} ${judged.status === 'success' ? 'passed' : 'failed'}`;
+  return { verdict, because, judged, ...(running && Number(running.id) > Number(judged.id) ? { running } : {}) };
+}
+
+/** The first red pipeline of the current run of failures and the last green one before it (newest-first input). */
+export function redSince(pipelines: Fields[]): { firstRed?: Fields; lastGreen?: Fields } {
+  const finished = pipelines.filter(
+    (p) => FINISHED.has(String(p.status)) && p.status !== 'canceled' && p.status !== 'skipped',
+  );
+  let firstRed: Fields | undefined;
+  for (const pipeline of finished) {
+    if (pipeline.status === 'success') return { firstRed, lastGreen: pipeline };
+    firstRed = pipeline;
+  }
+  return { firstRed };
+}
+
+async function triage(
+  ctx: RunContext,
+  input: { id: string | number },
+  operations: () => readonly Operation[],
+  clock: Clock,
+): Promise<OperationResult> {
+  const unread: string[] = [];
+  const read = reader(ctx, operations, unread);
+  // The latest release does not depend on the default branch: asked at once with the project.
+  const [projectRead, releaseRead] = await Promise.all([
+    read('get_project', { id: input.id }),
+    read('list_releases', { id: input.id, per_page: 1 }),
+  ]);
+  const project = asRecord(projectRead?.data);
+  const path = typeof project.path_with_namespace === 'string' ? project.path_with_namespace : String(input.id);
+  const branch = typeof project.default_branch === 'string' ? project.default_branch : 'main';
+  if (!projectRead) unread.push(`the project's default branch was not read; assumed "${branch}"`);
+
+  // The head commit and the newest page of the default branch's pipelines, at once.
+  const pipelinesOf = (page: number) =>
+    read('list_pipelines', { id: input.id, ref: branch, per_page: PIPELINES_PER_PAGE, page });
+  const [branchRead, firstPage] = await Promise.all([read('get_branch', { id: input.id, branch }), pipelinesOf(1)]);
+  const headCommit = asRecord(asRecord(branchRead?.data).commit);
+  const headSha = typeof headCommit.id === 'string' ? headCommit.id : undefined;
+  const pipelines = asList(firstPage?.data);
+  // An older page only while red with no green pipeline read before the red ones (said in `unread` if none is
+  // found): a project with thousands of pipelines costs at most TRIAGE_PIPELINE_PAGES pages.
+  let lastPage = firstPage;
+  for (let page = 2; page <= TRIAGE_PIPELINE_PAGES && lastPage?.page?.has_more; page++) {
+    if (judge(pipelines, headSha).verdict !== 'red' || redSince(pipelines).lastGreen) break;
+    lastPage = await pipelinesOf(page);
+    pipelines.push(...asList(lastPage?.data));
+  }
+  const { verdict, because, judged, running } = judge(pipelines, headSha);
+
+  const report: TriageReport = {
+    project: path,
+    ...(typeof project.web_url === 'string' ? { web_url: project.web_url } : {}),
+    default_branch: branch,
+    ...(headSha ? { head: { sha: headSha, title: show(headCommit.title), author: show(headCommit.author_name) } } : {}),
+    verdict,
+    because,
+    ...(judged ? { head_pipeline: pipelineOf(judged) } : {}),
+    ...(running ? { running_pipeline: { id: Number(running.id), status: String(running.status) } } : {}),
+    failed_jobs: [],
+    actions: [],
+    unread,
+    as_of: new Date(clock()).toISOString(),
+  };
+
+  const work: Array<Promise<void>> = [];
+  if (verdict === 'red' && judged) {
+    const { firstRed, lastGreen } = redSince(pipelines);
+    if (firstRed) {
+      work.push(
+        (async () => {
+          // With a green pipeline before it: the newest commits between the two (a range list, no diffs), oldest
+          // first. Without one: at least the first red commit.
+          const range = lastGreen
+            ? await read('list_commits', {
+                id: input.id,
+                ref_name: `${String(lastGreen.sha)}..${String(firstRed.sha)}`,
+                per_page: TRIAGE_SUSPECTS,
+              })
+            : undefined;
+          const commits = lastGreen
+            ? asList(range?.data).reverse()
+            : [asRecord((await read('get_commit', { id: input.id, sha: String(firstRed.sha) }))?.data)].filter(
+                (c) => c.id !== undefined,
+              );
+          const suspects = commits.map((c) => ({
+            sha: String(c.id),
+            title: show(c.title),
+            author: show(c.author_name),
+          }));
+          const counts = new Map<string, number>();
+          for (const s of suspects) counts.set(s.author, (counts.get(s.author) ?? 0) + 1);
+          const culprit = commits.at(-1) ?? {};
+          // Red since the first red pipeline was created (the list gives created_at; a start would need a read each).
+          const since = typeof firstRed.created_at === 'string' ? new Date(firstRed.created_at) : undefined;
+          const when =
+            since && !Number.isNaN(since.getTime())
+              ? { since: since.toISOString(), red_for: spanText(clock() - since.getTime()) }
+              : {};
+          report.red_since = {
+            first_red: {
+              pipeline: Number(firstRed.id),
+              sha: String(firstRed.sha),
+              ...when,
+              ...(culprit.title !== undefined
+                ? { title: show(culprit.title), author: show(culprit.author_name), at: show(culprit.created_at) }
+                : {}),
+            },
+            ...(lastGreen ? { last_green: { pipeline: Number(lastGreen.id), sha: String(lastGreen.sha) } } : {}),
+            suspects,
+            more_suspects: range?.page?.has_more === true,
+            // The author of the commit that turned it red first, then the others by how many commits they made.
+            ping: [...counts.entries()]
+              .sort(
+                (a, b) => Number(b[0] === culprit.author_name) - Number(a[0] === culprit.author_name) || b[1] - a[1],
+              )
+              .map(([author]) => author),
+          };
+          if (!lastGreen)
+            unread.push(
+              `no green pipeline among the latest ${pipelines.length} of ${branch}: red for longer than that`,
+            );
+        })(),
+      );
+    }
+    work.push(
+      (async () => {
+        const failure = await judgeFailures(read, input.id, pipelines, judged, unread);
+        if (failure) report.failure = failure;
+      })(),
+    );
+    work.push(
+      (async () => {
+        const jobsRead = await read('list_pipeline_jobs', {
+          id: input.id,
+          pipeline_id: Number(judged.id),
+          scope: ['failed'],
+          per_page: 100,
+        });
+        const jobs = asList(jobsRead?.data);
+        const shown = jobs.slice(0, TRIAGE_FAILED_JOBS);
+        if (jobs.length > shown.length)
+          unread.push(`${jobs.length - shown.length} more failed jobs; their logs were not read`);
+        report.failed_jobs = await Promise.all(
+          shown.map(async (job) => {
+            const log = asRecord((await read('get_job_log', { id: input.id, job_id: Number(job.id), lines: 1 }))?.data);
+            return {
+              id: Number(job.id),
+              name: show(job.name),
+              stage: show(job.stage),
+              ...(job.failure_reason ? { failure_reason: show(job.failure_reason) } : {}),
+              ...(typeof log.failing_section === 'string' ? { failing_section: log.failing_section } : {}),
+              ...(typeof log.failure_excerpt === 'string' ? { excerpt: log.failure_excerpt } : {}),
+            };
+          }),
+        );
+      })(),
+    );
+  }
+  const latestRelease = asList(releaseRead?.data)[0];
+  if (latestRelease && typeof latestRelease.tag_name === 'string') {
+    const tag = latestRelease.tag_name;
+    work.push(
+      (async () => {
+        // Counted from one page of the range (no diffs): "100+" beyond that.
+        const unreleased = await read('list_commits', {
+          id: input.id,
+          ref_name: `${tag}..${branch}`,
+          per_page: UNRELEASED_COUNTED,
+        });
+        report.release = {
+          tag,
+          ...(unreleased
+            ? {
+                unreleased_commits: asList(unreleased.data).length,
+                ...(unreleased.page?.has_more ? { more_unreleased: true } : {}),
+              }
+            : {}),
+          ...(typeof project.web_url === 'string'
+            ? { compare_url: `${project.web_url}/-/compare/${encodeURIComponent(tag)}...${encodeURIComponent(branch)}` }
+            : {}),
+        };
+      })(),
+    );
+  }
+  await Promise.all(work);
+  report.actions = orderActions(
+    actionsFor(input.id, report),
+    report.failure,
+    report.failure && pingAction(input.id, branch, report.failure),
+  );
+  return { data: report, status: 200 };
+}
+
+/** What fits the verdict, on the head's pipeline only: never a retry of an older pipeline. */
+function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
+  const actions: FollowUp[] = [];
+  const head = report.head_pipeline;
+  if (report.verdict === 'red' && head && !report.running_pipeline) {
+    actions.push({
+      label: `Retry failed jobs of #${head.id}`,
+      operation: 'retry_pipeline',
+      input: { id, pipeline_id: head.id },
+      style: 'primary',
+    });
+  }
+  if (report.running_pipeline) {
+    actions.push({
+      label: `Cancel #${report.running_pipeline.id}`,
+      operation: 'cancel_pipeline',
+      input: { id, pipeline_id: report.running_pipeline.id },
+      style: 'danger',
+    });
+  }
+  const revert = revertAction(id, report);
+  if (revert) actions.push(revert);
+  const failing = report.failed_jobs[0];
+  if (failing)
+    actions.push({ label: `Log of ${failing.name}`, operation: 'get_job_log', input: { id, job_id: failing.id } });
+  // The issue is written from a triage run when the action is taken: the action itself names only the project.
+  if (report.verdict === 'red')
+    actions.push({ label: 'Open incident issue', operation: INCIDENT_OPERATION, input: { id } });
+  return actions;
+}
+
+/** The incident issue's title: what is red and what fails, the same for the same incident (so it is opened once). */
+function incidentTitle(report: TriageReport): string {
+  const failing = report.failed_jobs[0];
+  return `${report.default_branch} is red: ${failing ? `${failing.name} failing` : `pipeline #${report.head_pipeline?.id} failed`}`;
+}
+
+/** The report as an incident issue's description. */
+function incidentText(report: TriageReport, now: number): string {
+  const lines = [`${report.default_branch} of ${report.project} is ${report.verdict}: ${report.because}.`];
+  if (report.failure)
+    lines.push(
+      '',
+      ...failureText(report.failure)
+        .split('\n')
+        .map((line) => `${line[0].toUpperCase()}${line.slice(1)}.`),
+    );
+  const since = report.red_since;
+  if (since) {
+    const redFor = redForText(since.first_red, now);
+    if (redFor) lines.push('', `Red for ${redFor}.`);
+    lines.push(
+      '',
+      `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}.`,
+    );
+    if (since.last_green)
+      lines.push(`Last green: pipeline #${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}.`);
+    if (since.suspects.length > 0) {
+      lines.push(
+        '',
+        `${since.more_suspects ? `The newest ${since.suspects.length} commits` : 'Commits'} since the last green pipeline:`,
+        ...since.suspects.map((c) => `- ${shortSha(c.sha)} ${c.title} (${c.author})`),
+      );
+    }
+  }
+  for (const job of report.failed_jobs) {
+    lines.push('', `Failed job ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}.`);
+    if (job.excerpt) lines.push('', '```', unfenceLog(job.excerpt).replace(/```/g, "'''"), '```');
+  }
+  return lines.join('\n');
+}
+
+function presentTriage(data: unknown): Presentation {
+  const report = data as TriageReport;
+  const asOf = Date.parse(report.as_of);
+  const word = { green: 'green', red: 'RED', running: 'running', unknown: 'unknown' }[report.verdict];
+  const fields: Array<[string, string]> = [['verdict', `${word}: ${report.because}`]];
+  if (report.failure) fields.push(['failure', failureText(report.failure)]);
+  if (report.head) fields.push(['head', `${shortSha(report.head.sha)} ${report.head.title} (${report.head.author})`]);
+  const since = report.red_since;
+  if (since) {
+    const redFor = redForText(since.first_red, asOf);
+    if (redFor) fields.push(['red for', redFor]);
+    fields.push([
+      'first red',
+      `#${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.title ? ` ${since.first_red.title}` : ''}${since.first_red.author ? ` (${since.first_red.author})` : ''}`,
+    ]);
+    if (since.last_green)
+      fields.push(['last green', `#${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}`]);
+    if (since.ping.length > 0) fields.push(['who to ping', since.ping.join(', ')]);
+  }
+  if (report.release)
+    fields.push([
+      'release',
+      `${report.release.tag}${report.release.unreleased_commits !== undefined ? ` · ${report.release.unreleased_commits}${report.release.more_unreleased ? '+' : ''} commits unreleased` : ''}`,
+    ]);
+  const sections = report.failed_jobs.map((job) => ({
+    title: `Failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`,
+    text: job.excerpt ? unfenceLog(job.excerpt) : '(no error lines found)',
+    code: true,
+  }));
+  if (report.unread.length > 0) sections.push({ title: 'Not read', text: report.unread.join('\n'), code: false });
+  return { title: `${report.project}: ${report.default_branch} is ${word}`, fields, sections, actions: report.actions };
+}
+
+/** The reads a triage is made of. */
+export const TRIAGE_READS = [
+  'get_project',
+  'get_branch',
+  'list_pipelines',
+  'list_pipeline_jobs',
+  'get_job_log',
+  'list_commits',
+  'get_commit',
+  'list_releases',
+];
+
+/** Built with a late view of the registry, which imports this module; `clock` says how long red (tests set it). */
+export function triageOperation(operations: () => readonly Operation[], clock: Clock = Date.now) {
+  return defineOperation({
+    name: 'triage_project',
+    chat: 'project triage',
+    area: 'projects',
+    outsideSpec: 'composed of Projects, Branches, Pipelines, Jobs, Repository and Releases reads',
+    title: 'Triage project',
+    description:
+      'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, what to press, what is unreleased: one call.',
+    route: 'GET /projects/:id/pipelines',
+    composedOf: TRIAGE_READS,
+    input: z.object({ id: fields.projectId() }),
+    effect: 'read',
+    present: presentTriage,
+    run: (ctx, input) => triage(ctx, input, operations, clock),
+  });
+}
+
+/** The operation behind a red triage's "Open incident issue". */
+export const INCIDENT_OPERATION = 'open_incident_issue';
+
+/** A red incident's issue: triaged when it runs, opened once (an open incident issue of the same title is kept). */
+async function openIncidentIssue(
+  ctx: RunContext,
+  input: { id: string | number },
+  operations: () => readonly Operation[],
+  clock: Clock,
+): Promise<OperationResult> {
+  const report = (await triage(ctx, input, operations, clock)).data as TriageReport;
+  const op = (name: string) => {
+    const found = operations().find((o) => o.name === name);
+    if (!found) throw new Error(`${name} is not in the registry`);
+    return found;
+  };
+  const refuse = (why: string) =>
+    new ApiError({
+      kind: 'refused',
+      method: 'POST',
+      path: `/projects/${encodeURIComponent(String(input.id))}/issues`,
+      serviceMessage: why,
+    });
+  if (report.verdict !== 'red') {
+    throw refuse(
+      `${report.default_branch} of ${report.project} is ${report.verdict} now (${report.because}); no incident issue was opened`,
+    );
+  }
+  const title = incidentTitle(report);
+  // One issue per incident, however often the action is taken (two people, a model calling twice).
+  const open = await executeOperation(
+    op('list_project_issues'),
+    { id: input.id, state: 'opened', labels: 'incident', search: title, in: 'title', per_page: 100 },
+    ctx,
+  );
+  const same = asList(open.data).find((issue) => issue.title === title);
+  if (same) {
+    throw refuse(
+      `an incident issue about this is already open: #${show(same.iid)} "${title}"${typeof same.web_url === 'string' ? ` (${same.web_url})` : ''}; no other was opened`,
+    );
+  }
+  return executeOperation(
+    op('create_issue'),
+    { id: input.id, title, issue_type: 'incident', labels: 'incident', description: incidentText(report, clock()) },
+    ctx,
+  );
+}
+
+/** open_incident_issue, built like triage_project with a late view of the registry. */
+export function incidentIssueOperation(operations: () => readonly Operation[], clock: Clock = Date.now) {
+  return defineOperation({
+    name: INCIDENT_OPERATION,
+    chat: 'incident open',
+    area: 'issues',
+    outsideSpec: 'composed of triage_project and Issues API reads and writes',
+    title: 'Open incident issue',
+    description:
+      'While the default branch is red: open an incident issue written from triage_project (what fails, since when, whose commits), once per incident.',
+    route: 'POST /projects/:id/issues',
+    composedOf: [...TRIAGE_READS, 'list_project_issues', 'create_issue'],
+    input: z.object({ id: fields.projectId() }),
+    effect: 'write',
+    undo: 'Opens one issue and changes nothing else; update_issue with state_event close closes it.',
+    run: (ctx, input) => openIncidentIssue(ctx, input, operations, clock),
+  });
+}
