@@ -1,6 +1,6 @@
 // Every API area (AREAS in operations/engine/define.ts) has operations and a contract suite:
-// test/contract/<area>.test.ts, whose own last case fails when one of that area's operations was never called
-// against the sandbox, so an area is not done until the sandbox answers each of its operations.
+// test/contract/<area>.test.ts, whose coverage check (after its last test) fails when one of that area's operations
+// was never called against the sandbox, so an area is not done until the sandbox answers each of its operations.
 import { existsSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { AREAS } from '../../src/operations/engine/define.js';

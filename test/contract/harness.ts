@@ -1,5 +1,5 @@
 // Shared set-up of the contract suites: a sandbox per file, operations run as front ends run them, route, paging and coverage checks.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, type RunnerTestSuite } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { executeOperation } from '../../src/operations/engine/execute.js';
@@ -81,15 +81,23 @@ export interface ContractSuiteCases {
    */
   pagingCase(name: string, input: Record<string, unknown>, options?: CallOptions): void;
   /**
-   * Call last in the file. Fails when an operation of the suite's areas was never called, or when one of its
-   * input keys was never sent: `call` fails on parameters the sandbox does not know, so only a key that was sent
-   * once is known to be spelt and typed as the service reads it.
+   * Call once per file, at its top level. After the file's last test (whatever order its tests ran in), fails the
+   * file when an operation of the suite's areas was never called, or when one of its input keys was never sent:
+   * `call` fails on parameters the sandbox does not know, so only a key that was sent once is known to be spelt and
+   * typed as the service reads it. A run that leaves tests out (-t, .only, .skip) is not judged.
    */
   coverageCase(): void;
 }
 
 /** Lists the service pages without counting them (no X-Total, X-Total-Pages or rel="last"). */
 const UNCOUNTED_LISTS = new Set(['list_project_jobs']);
+
+/** Whether every test under the suite ran (none left out by a name filter, .only or .skip). */
+function everyTestRan(suite: RunnerTestSuite): boolean {
+  return suite.tasks.every((task) =>
+    task.type === 'suite' ? everyTestRan(task) : task.mode === 'run' && task.result?.state !== 'skip',
+  );
+}
 
 /** Starts a sandbox for the file and returns the suite helpers. */
 export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCases {
@@ -222,16 +230,23 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
       });
     },
     coverageCase(): void {
-      it(`calls every operation of ${areas.join(', ')} at least once, with every input key`, () => {
+      // An after-all check, not a test: tests run shuffled, so a test would not see the calls of those after it.
+      // biome-ignore lint/correctness/noEmptyPattern: vitest reads a hook's fixtures from a destructured first parameter; the suite comes second.
+      afterAll(({}, file) => {
+        if (!everyTestRan(file)) return;
         const ops = areas.flatMap((area) => operationsInArea(area));
         expect(ops.length).toBeGreaterThan(0);
-        expect(ops.map((op) => op.name).filter((name) => !called.has(name))).toEqual([]);
+        const coverage = `calls every operation of ${areas.join(', ')} at least once, with every input key`;
+        expect(
+          ops.map((op) => op.name).filter((name) => !called.has(name)),
+          `${coverage}: operations never called`,
+        ).toEqual([]);
         const unsent = ops.flatMap((op) =>
           Object.keys(op.input.shape)
             .filter((key) => !usedKeys.get(op.name)?.has(key))
             .map((key) => `${op.name}.${key}`),
         );
-        expect(unsent).toEqual([]);
+        expect(unsent, `${coverage}: input keys never sent`).toEqual([]);
       });
     },
   };
