@@ -33,7 +33,47 @@ export interface ContractSuite {
   data<T>(name: string, input: Record<string, unknown>, as?: Role): Promise<T>;
   /** The ApiError a call fails with, made as `as` (default: the maintainer); the test fails if it succeeds. */
   refusal(name: string, input: Record<string, unknown>, as?: Role): Promise<ApiError>;
+  /** A name no other test of the file uses (letters, digits and dashes), for what a test makes for itself. */
+  freshName(prefix: string): string;
+  /**
+   * A new branch of `project` (default from main) with one commit of its own (a new file), so that it is ahead of
+   * where it started. Made as the maintainer through the registry, outside the suite's coverage.
+   */
+  freshBranch(project: string, from?: string): Promise<FreshBranch>;
+  /**
+   * A new open merge request of `project`, from a fresh branch into `target` (default main), made as the maintainer
+   * (or `as`) with `extra` input; its data, as create_merge_request answers.
+   */
+  freshMergeRequest<T = FreshMergeRequest>(
+    project: string,
+    extra?: Record<string, unknown>,
+    as?: Role,
+  ): Promise<T & FreshMergeRequest>;
+  /** A new open issue of `project` with `extra` input, made as the maintainer (or `as`); its data. */
+  freshIssue<T = FreshIssue>(project: string, extra?: Record<string, unknown>, as?: Role): Promise<T & FreshIssue>;
 }
+
+export interface FreshBranch {
+  name: string;
+  /** The head commit: the branch's own commit. */
+  sha: string;
+}
+
+export interface FreshMergeRequest {
+  iid: number;
+  title: string;
+  sha: string;
+  source_branch: string;
+  target_branch: string;
+}
+
+export interface FreshIssue {
+  iid: number;
+  title: string;
+}
+
+/** A list's input, or a function that makes what the list is to hold (two results or more) and gives the input. */
+export type PagingInput = Record<string, unknown> | (() => Promise<Record<string, unknown>>);
 
 /** A bad input case: what is wrong, the operation, the input, and the field the error must name ('' = the input itself). */
 export type BadInputCase = [what: string, operation: string, raw: unknown, field: string];
@@ -79,7 +119,7 @@ export interface ContractSuiteCases {
    * (offset lists), and all_pages with max_items 2 — so page, per_page, all_pages and max_items are each shown
    * to reach the service and change the answer.
    */
-  pagingCase(name: string, input: Record<string, unknown>, options?: CallOptions): void;
+  pagingCase(name: string, input: PagingInput, options?: CallOptions): void;
   /**
    * Call once per file, at its top level. After the file's last test (whatever order its tests ran in), fails the
    * file when an operation of the suite's areas was never called, or when one of its input keys was never sent:
@@ -141,9 +181,42 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
     return op;
   };
 
+  // Set-up calls: run as a front end runs them, but left out of the suite's coverage (they prove nothing of it).
+  const setUp = async <T>(name: string, raw: Record<string, unknown>, as: Role = 'maintainer'): Promise<T> => {
+    const op = operation(name);
+    const input = validateInput(op, raw) as Record<string, unknown>;
+    return (await executeOperation(op, input, { client: clientFor(as) })).data as T;
+  };
+  let made = 0;
+  const freshName = (prefix: string): string => `${prefix}-${++made}`;
+  const freshBranch = async (project: string, from = 'main'): Promise<FreshBranch> => {
+    const name = freshName('fresh');
+    const commit = await setUp<{ id: string }>('create_commit', {
+      id: project,
+      branch: name,
+      start_branch: from,
+      commit_message: `Add ${name}`,
+      actions: [{ action: 'create', file_path: `fresh/${name}.txt`, content: `${name}\n` }],
+    });
+    return { name, sha: commit.id };
+  };
+
   const suite = {
     get sandbox() {
       return running();
+    },
+    freshName,
+    freshBranch,
+    async freshMergeRequest<T>(project: string, extra: Record<string, unknown> = {}, as: Role = 'maintainer') {
+      const branch = await freshBranch(project, typeof extra.target_branch === 'string' ? extra.target_branch : 'main');
+      return setUp<T & FreshMergeRequest>(
+        'create_merge_request',
+        { id: project, source_branch: branch.name, target_branch: 'main', title: `Change ${branch.name}`, ...extra },
+        as,
+      );
+    },
+    async freshIssue<T>(project: string, extra: Record<string, unknown> = {}, as: Role = 'maintainer') {
+      return setUp<T & FreshIssue>('create_issue', { id: project, title: freshName('Fresh issue'), ...extra }, as);
     },
     operation,
     requests: () => running().requests.all(),
@@ -190,10 +263,11 @@ export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCa
         expect(running().requests.all().length).toBe(before);
       });
     },
-    pagingCase(name: string, input: Record<string, unknown>, options: CallOptions = {}): void {
+    pagingCase(name: string, listInput: PagingInput, options: CallOptions = {}): void {
       it(`pages through ${name}`, async () => {
         const op = operation(name);
         expect(op.pagination, `${name} is not a list`).toBeDefined();
+        const input = typeof listInput === 'function' ? await listInput() : listInput;
         const read = (extra: Record<string, unknown>) => suite.call(name, { ...input, ...extra }, options);
         const first = await read({ per_page: 1 });
         expect(first.data).toHaveLength(1);
