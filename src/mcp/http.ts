@@ -1,20 +1,19 @@
 // Streamable HTTP transport for the MCP server: capped, expiring sessions bound to who opened them; Host/Origin and bearer checks.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger, LogLevel } from '../log.js';
+import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS, LIMIT_ERROR_CODE, messageTooLargeText } from './limits.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './limits.js';
 import { answerHealth, callsInFlight, type ReadinessProbe } from '../health.js';
 import { answerMetrics } from '../metrics.js';
 import { BoundedEventStore, EventBudget, SSE_RETRY_MS } from './event-store.js';
 import type { StatelessEndpoint } from './stateless.js';
 import {
   callerAddress,
-  callerIdentity,
   chooseSlot,
   defaultMaxSessionsPerCaller,
   MAX_SESSIONS_PER_CALLER_VARIABLE,
@@ -24,16 +23,24 @@ import {
   type SessionLimits,
 } from './session-caps.js';
 import type { ServiceTokenChecker } from './token-check.js';
+import {
+  assertGuarded,
+  hashToken,
+  identifyCaller,
+  requestGuard,
+  SESSION_TOKEN_HEADER,
+  sessionToken,
+} from './http/guard.js';
+import { bodyReader } from './http/body.js';
+import { rateLimitedLog } from './http/limited-log.js';
+import { answerFailure, Refusal } from './http/refusal.js';
 
-/** Header a client may send on initialize to act with its own service token in that session. */
-export const SESSION_TOKEN_HEADER = 'x-codehost-token';
+export { isLoopback, SESSION_TOKEN_HEADER } from './http/guard.js';
 const MCP_PATH = '/mcp';
 /** Sessions whose client vanished without DELETE are closed after this long without a request. */
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** A real client follows initialize with notifications/initialized at once; a session silent this long is a probe or a flood. */
 const DEFAULT_HANDSHAKE_MS = 30_000;
-/** Bodies being read at once may hold this many maximum-size messages in memory, all clients together. */
-const PENDING_BODY_BUDGET = 4;
 /** Each kind of refusal is logged once per interval, session openings and closings a few times; the rest are summed up. */
 const LOG_INTERVAL_MS = 60_000;
 const SESSION_LOG_BURST = 10;
@@ -123,98 +130,6 @@ interface Session {
   busy: number;
 }
 
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    message: string,
-    readonly kind: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
-function loopbackOrigin(origin: string): boolean {
-  try {
-    const { hostname, protocol } = new URL(origin);
-    return (protocol === 'http:' || protocol === 'https:') && isLoopback(hostname);
-  } catch {
-    return false;
-  }
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function hashToken(token: string | undefined): Buffer | undefined {
-  return token ? createHash('sha256').update(token).digest() : undefined;
-}
-
-function sessionToken(req: IncomingMessage): string | undefined {
-  const value = req.headers[SESSION_TOKEN_HEADER];
-  return typeof value === 'string' && value ? value : undefined;
-}
-
-function sendJsonRpcError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-/**
- * Logs at most `burst` lines of one kind per interval and sums up the rest in one line, so that a flood of
- * requests (refused, or opening and closing sessions) does not become a flood of log lines.
- */
-function rateLimitedLog(log: Logger, intervalMs: number) {
-  const windows = new Map<string, { start: number; logged: number; held: number; last: string; level: LogLevel }>();
-  const summarise = (w: { held: number; last: string; level: LogLevel }) => {
-    if (w.held > 0) log[w.level](`${w.last} (and ${w.held} more like it in ${Math.round(intervalMs / 1000)} s)`);
-  };
-  return {
-    note(kind: string, message: string, level: LogLevel = 'warn', burst = 1) {
-      const now = Date.now();
-      let w = windows.get(kind);
-      if (w && now - w.start >= intervalMs) {
-        summarise(w);
-        w = undefined;
-      }
-      if (!w) {
-        w = { start: now, logged: 0, held: 0, last: message, level };
-        windows.set(kind, w);
-      }
-      if (w.logged < burst) {
-        w.logged++;
-        log[level](message);
-      } else {
-        w.held++;
-        w.last = message;
-      }
-    },
-    /** Writes the sums of the windows that are over. */
-    flush() {
-      const now = Date.now();
-      for (const [kind, w] of windows) {
-        if (now - w.start < intervalMs) continue;
-        summarise(w);
-        windows.delete(kind);
-      }
-    },
-  };
-}
-
 function findMount(mounts: McpHttpOptions['mounts'], path: string) {
   if (!mounts) return undefined;
   if (Object.hasOwn(mounts, path)) return mounts[path];
@@ -224,12 +139,7 @@ function findMount(mounts: McpHttpOptions['mounts'], path: string) {
 
 export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpServer> {
   const log = options.log ?? silentLogger;
-  const loopbackOnly = isLoopback(options.host);
-  if (!loopbackOnly && !options.mcpToken) {
-    throw new Error(
-      `refusing to serve MCP on ${options.host} without FORGEOPS_MCP_TOKEN: anyone who can reach it could act with the service token. Set FORGEOPS_MCP_TOKEN, or bind to 127.0.0.1.`,
-    );
-  }
+  assertGuarded(options.host, options.mcpToken);
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -250,8 +160,15 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   /** Whether the server is shutting down (see drain). */
   let draining = false;
   const limitedLog = rateLimitedLog(log, LOG_INTERVAL_MS);
-  let pendingBodyBytes = 0;
+  const { readJson } = bodyReader(maxMessageBytes);
   let port = options.port;
+  const checkCaller = requestGuard({
+    host: options.host,
+    port: () => port,
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+    mcpToken: options.mcpToken,
+  });
   let statelessLoading: Promise<StatelessEndpoint> | undefined;
   /** What all sessions' resumable streams hold together. */
   const eventBudget = new EventBudget(options.eventBudgetBytes);
@@ -288,40 +205,6 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     Math.max(10, Math.min(idleMs / 2, handshakeMs / 2, 60_000)),
   );
   sweeper.unref();
-
-  /** DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends its own Host and Origin. */
-  function checkCaller(req: IncomingMessage): void {
-    if (loopbackOnly) {
-      const host = (req.headers.host ?? '').toLowerCase();
-      const allowedHosts = [
-        `127.0.0.1:${port}`,
-        `localhost:${port}`,
-        `[::1]:${port}`,
-        `${options.host}:${port}`,
-        ...(options.allowedHosts ?? []),
-      ];
-      if (!allowedHosts.includes(host))
-        throw new Refusal(403, -32000, `Forbidden: Host '${host}' is not this server`, 'host');
-    }
-    const origin = req.headers.origin;
-    if (origin && !loopbackOrigin(origin) && !options.allowedOrigins.includes(origin)) {
-      throw new Refusal(
-        403,
-        -32000,
-        `Forbidden: Origin '${origin}' is not allowed (FORGEOPS_ALLOWED_ORIGINS)`,
-        'origin',
-      );
-    }
-    if (options.mcpToken) {
-      const auth = req.headers.authorization ?? '';
-      const given = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : '';
-      if (!given || !sameSecret(given, options.mcpToken)) {
-        throw new Refusal(401, -32001, 'Unauthorized: send Authorization: Bearer <FORGEOPS_MCP_TOKEN>', 'bearer', {
-          'www-authenticate': 'Bearer',
-        });
-      }
-    }
-  }
 
   /**
    * The session a request names, checked against who opened it: from another address it is as unknown as a made-up
@@ -361,61 +244,6 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     );
   }
 
-  /** Reads a body up to the message limit without buffering more, within the budget shared by all requests. */
-  function readBody(req: IncomingMessage): Promise<Buffer> {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    const tooLarge = () =>
-      new Refusal(
-        413,
-        LIMIT_ERROR_CODE,
-        messageTooLargeText(maxMessageBytes, declared > maxMessageBytes ? declared : undefined),
-        'too large',
-      );
-    if (declared > maxMessageBytes) return Promise.reject(tooLarge());
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const finish = (error?: Error) => {
-        if (settled) return;
-        settled = true;
-        pendingBodyBytes -= size;
-        req.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
-        if (error) {
-          // Stop reading: what is still in flight is dropped with the connection after the answer.
-          req.pause();
-          reject(error);
-        } else resolve(Buffer.concat(chunks, size));
-      };
-      const onData = (chunk: Buffer) => {
-        if (size + chunk.length > maxMessageBytes) return finish(tooLarge());
-        if (pendingBodyBytes + chunk.length > PENDING_BODY_BUDGET * maxMessageBytes) {
-          return finish(
-            new Refusal(503, -32000, 'Server busy: too many large requests at once; retry shortly', 'busy', {
-              'retry-after': '1',
-            }),
-          );
-        }
-        size += chunk.length;
-        pendingBodyBytes += chunk.length;
-        chunks.push(chunk);
-      };
-      const onEnd = () => finish();
-      const onClose = () =>
-        finish(new Refusal(400, -32000, 'Bad Request: the client went away before the body ended', 'aborted'));
-      req.on('data', onData).on('end', onEnd).on('error', onClose).on('close', onClose);
-    });
-  }
-
-  async function readJson(req: IncomingMessage): Promise<unknown> {
-    const text = (await readBody(req)).toString('utf8');
-    try {
-      return text ? JSON.parse(text) : undefined;
-    } catch (error) {
-      throw new Refusal(400, -32700, `Parse error: ${(error as Error).message}`, 'parse error');
-    }
-  }
-
   /**
    * Makes room for a new session of `who` (see chooseSlot): a session is closed for it only once idle past the
    * handshake time with no request running, so a client between its initialize and its next request is never cut
@@ -446,37 +274,9 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     }
   }
 
-  /**
-   * Who a new session counts as: its own service token once the service says it is valid, else its address. A token
-   * is checked before it may take a slot, so made-up tokens cannot each claim a share of their own; a token the
-   * service refuses, or one it cannot be asked about, gets no session at all (fail closed).
-   */
-  async function identify(token: string | undefined, address: string): Promise<CallerIdentity> {
-    if (!token || !options.tokenChecker) return callerIdentity(address);
-    const checked = await options.tokenChecker.check(token);
-    if (checked.accepted) return callerIdentity(address, token);
-    if (checked.refused) {
-      throw new Refusal(
-        401,
-        -32001,
-        `Unauthorized: the service refuses the ${SESSION_TOKEN_HEADER} header this initialize carries (401); ` +
-          'send a valid token of the service, or none to act with the configured one',
-        'session token refused',
-      );
-    }
-    throw new Refusal(
-      503,
-      -32000,
-      `Service Unavailable: the ${SESSION_TOKEN_HEADER} header this initialize carries could not be checked with ` +
-        `the service (${checked.why}); no session was opened; retry once the service answers`,
-      'session token unchecked',
-      { 'retry-after': '5' },
-    );
-  }
-
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, address: string): Promise<void> {
     const token = sessionToken(req);
-    const who = await identify(token, address);
+    const who = await identifyCaller(options.tokenChecker, token, address);
     // The replica may have begun to shut down while the service was asked.
     if (draining) throw shuttingDown();
     // Nothing awaited from here to the table's entry: the decision holds for the slot it reserves.
@@ -569,18 +369,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   }
 
   const http = createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      if (error instanceof Refusal) {
-        limitedLog.note(error.kind, `mcp http: refused with ${error.status}: ${error.message}`);
-        // A body we stopped reading cannot be followed by another request on this connection.
-        const headers = req.complete ? error.headers : { ...error.headers, connection: 'close' };
-        if (!res.headersSent) sendJsonRpcError(res, error.status, error.code, error.message, headers);
-        return;
-      }
-      log.error(`mcp http: ${(error as Error).message}`);
-      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
-      else res.end();
-    });
+    handle(req, res).catch((error) => answerFailure(req, res, error, log, limitedLog));
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

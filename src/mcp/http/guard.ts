@@ -1,0 +1,129 @@
+// Who may talk to /mcp at all: Host and Origin allow-lists against DNS rebinding, the bearer token, and the check of a
+// session's own X-Codehost-Token with the service before it may count as a caller of its own.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { callerIdentity, type CallerIdentity } from '../session-caps.js';
+import type { ServiceTokenChecker } from '../token-check.js';
+import { Refusal } from './refusal.js';
+
+/** Header a client may send on initialize to act with its own service token in that session. */
+export const SESSION_TOKEN_HEADER = 'x-codehost-token';
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function loopbackOrigin(origin: string): boolean {
+  try {
+    const { hostname, protocol } = new URL(origin);
+    return (protocol === 'http:' || protocol === 'https:') && isLoopback(hostname);
+  } catch {
+    return false;
+  }
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function hashToken(token: string | undefined): Buffer | undefined {
+  return token ? createHash('sha256').update(token).digest() : undefined;
+}
+
+/** The session's own service token, if the request carries one. */
+export function sessionToken(req: IncomingMessage): string | undefined {
+  const value = req.headers[SESSION_TOKEN_HEADER];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/** Refuses to start where anyone who can reach the port could act with the service token. */
+export function assertGuarded(host: string, mcpToken: string | undefined): void {
+  if (!isLoopback(host) && !mcpToken) {
+    throw new Error(
+      `refusing to serve MCP on ${host} without FORGEOPS_MCP_TOKEN: anyone who can reach it could act with the service token. Set FORGEOPS_MCP_TOKEN, or bind to 127.0.0.1.`,
+    );
+  }
+}
+
+export interface GuardOptions {
+  /** The address the server binds to: on loopback, the Host header must name this server. */
+  host: string;
+  /** The port it listens on, known once it listens (a port of 0 picks one). */
+  port: () => number;
+  allowedHosts?: readonly string[];
+  allowedOrigins: readonly string[];
+  mcpToken?: string;
+}
+
+/** A check of one /mcp request that throws a Refusal when the caller may not talk to it. */
+export function requestGuard(options: GuardOptions): (req: IncomingMessage) => void {
+  const loopbackOnly = isLoopback(options.host);
+  /** DNS rebinding: a page on evil.example resolving to 127.0.0.1 still sends its own Host and Origin. */
+  return (req) => {
+    if (loopbackOnly) {
+      const host = (req.headers.host ?? '').toLowerCase();
+      const port = options.port();
+      const allowedHosts = [
+        `127.0.0.1:${port}`,
+        `localhost:${port}`,
+        `[::1]:${port}`,
+        `${options.host}:${port}`,
+        ...(options.allowedHosts ?? []),
+      ];
+      if (!allowedHosts.includes(host))
+        throw new Refusal(403, -32000, `Forbidden: Host '${host}' is not this server`, 'host');
+    }
+    const origin = req.headers.origin;
+    if (origin && !loopbackOrigin(origin) && !options.allowedOrigins.includes(origin)) {
+      throw new Refusal(
+        403,
+        -32000,
+        `Forbidden: Origin '${origin}' is not allowed (FORGEOPS_ALLOWED_ORIGINS)`,
+        'origin',
+      );
+    }
+    if (options.mcpToken) {
+      const auth = req.headers.authorization ?? '';
+      const given = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : '';
+      if (!given || !sameSecret(given, options.mcpToken)) {
+        throw new Refusal(401, -32001, 'Unauthorized: send Authorization: Bearer <FORGEOPS_MCP_TOKEN>', 'bearer', {
+          'www-authenticate': 'Bearer',
+        });
+      }
+    }
+  };
+}
+
+/**
+ * Who a new session counts as: its own service token once the service says it is valid, else its address. A token
+ * is checked before it may take a slot, so made-up tokens cannot each claim a share of their own; a token the
+ * service refuses, or one it cannot be asked about, gets no session at all (fail closed).
+ */
+export async function identifyCaller(
+  tokenChecker: ServiceTokenChecker | undefined,
+  token: string | undefined,
+  address: string,
+): Promise<CallerIdentity> {
+  if (!token || !tokenChecker) return callerIdentity(address);
+  const checked = await tokenChecker.check(token);
+  if (checked.accepted) return callerIdentity(address, token);
+  if (checked.refused) {
+    throw new Refusal(
+      401,
+      -32001,
+      `Unauthorized: the service refuses the ${SESSION_TOKEN_HEADER} header this initialize carries (401); ` +
+        'send a valid token of the service, or none to act with the configured one',
+      'session token refused',
+    );
+  }
+  throw new Refusal(
+    503,
+    -32000,
+    `Service Unavailable: the ${SESSION_TOKEN_HEADER} header this initialize carries could not be checked with ` +
+      `the service (${checked.why}); no session was opened; retry once the service answers`,
+    'session token unchecked',
+    { 'retry-after': '5' },
+  );
+}
