@@ -125,6 +125,24 @@ function layeringOffenders(graph: Graph, allowed: readonly string[]): string[] {
   );
 }
 
+/**
+ * The registry's layers: engine/ (how any operation is declared, validated, judged and run) knows no API area;
+ * an area file imports the engine and areas/shared/ (pieces several areas use), never another area or composed/;
+ * composed/ (operations made of others) may use all of them.
+ */
+function operationsLayeringOffenders(graph: Graph): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets.flatMap((target) => {
+      if (!target.startsWith('operations/')) return [];
+      if (file.startsWith('operations/engine/') && !target.startsWith('operations/engine/'))
+        return [`${file} → ${target} (the engine knows no API area)`];
+      if (file.startsWith('operations/areas/') && !/^operations\/(engine|areas\/shared)\//.test(target))
+        return [`${file} → ${target} (an area imports the engine and areas/shared/ only)`];
+      return [];
+    }),
+  );
+}
+
 describe('architecture', () => {
   it('keeps src/http a generic client that knows no operation and no front end', () => {
     expect(offenders('http', /^\.\.\/(operations|policy|mcp|chat|slack|sandbox)\//)).toEqual([]);
@@ -181,6 +199,24 @@ describe('architecture', () => {
       'sandbox/areas/packages/routes.ts → sandbox/server.ts (an area imports only the core, git/ and its own folder)',
     ]);
     expect(cycles(graph)).toEqual([['sandbox/areas/users/state.ts', 'sandbox/core/store.ts']]);
+  });
+
+  it('keeps the operations engine free of any API area, and each area to the engine and the shared pieces', () => {
+    expect(operationsLayeringOffenders(moduleGraph('operations'))).toEqual([]);
+  });
+
+  it('catches an engine → area import and an area → another area import (the check can fail)', () => {
+    const graph: Graph = new Map([
+      ['operations/engine/call.ts', ['operations/areas/jobs.ts', 'operations/engine/define.ts']],
+      ['operations/areas/groups.ts', ['operations/areas/projects.ts', 'operations/areas/shared/project-filters.ts']],
+      ['operations/areas/jobs.ts', ['operations/composed/triage.ts']],
+      ['operations/composed/triage.ts', ['operations/areas/shared/job-log.ts', 'operations/engine/define.ts']],
+    ]);
+    expect(operationsLayeringOffenders(graph)).toEqual([
+      'operations/engine/call.ts → operations/areas/jobs.ts (the engine knows no API area)',
+      'operations/areas/groups.ts → operations/areas/projects.ts (an area imports the engine and areas/shared/ only)',
+      'operations/areas/jobs.ts → operations/composed/triage.ts (an area imports the engine and areas/shared/ only)',
+    ]);
   });
 
   it('keeps every MCP SDK import inside src/mcp', () => {

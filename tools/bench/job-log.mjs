@@ -8,7 +8,7 @@ import { numbers, smoke } from './args.mjs';
 import { HOSTILE_LOGS, ordinaryLog } from './hostile-logs.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const { readJobLog, viewJobLog, failingExcerpt } = await import(`${root}dist/operations/composed/job-log.js`);
+const { readJobLog, viewJobLog, failingExcerpt } = await import(`${root}dist/operations/areas/shared/job-log.js`);
 
 const kib = smoke ? 32 : (numbers[0] ?? 2048);
 const runs = smoke ? 1 : (numbers[1] ?? 5);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
 import { presentList, show } from '../engine/present.js';
-import { accessLevel, projectFilters } from './projects.js';
+import { accessLevel, projectFilters } from './shared/project-filters.js';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 

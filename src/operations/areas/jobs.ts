@@ -11,7 +11,7 @@ import {
   readJobLog,
   unfenceLog,
   viewJobLog,
-} from '../composed/job-log.js';
+} from './shared/job-log.js';
 import { readJob, type JobFacts } from '../engine/effect-facts.js';
 import { asRecord, presentList, shortSha, show } from '../engine/present.js';
 

@@ -8,7 +8,7 @@ import type { FollowUp, Operation, OperationResult, Presentation, RunContext } f
 import { ApiError } from '../../http/errors.js';
 import { executeOperation } from '../engine/execute.js';
 import { failureText, judgeFailures, orderActions, pingAction, type FailureVerdict } from './failure-kind.js';
-import { unfenceLog } from './job-log.js';
+import { unfenceLog } from '../areas/shared/job-log.js';
 import { revertAction } from './revert-as-merge-request.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOG_BUDGET, readJobLog, viewJobLog } from '../../../src/operations/composed/job-log.js';
+import { LOG_BUDGET, readJobLog, viewJobLog } from '../../../src/operations/areas/shared/job-log.js';
 import { HOSTILE_LOGS, ordinaryLog } from '../../../tools/bench/hostile-logs.mjs';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -39,7 +39,7 @@ async function readHostileLogsInChild(): Promise<{
 }> {
   const bundle = join(work, 'job-log.mjs');
   await build({
-    entryPoints: [join(root, 'src/operations/composed/job-log.ts')],
+    entryPoints: [join(root, 'src/operations/areas/shared/job-log.ts')],
     bundle: true,
     format: 'esm',
     platform: 'node',

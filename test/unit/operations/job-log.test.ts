@@ -7,7 +7,7 @@ import {
   readJobLog,
   redactLogText,
   viewJobLog,
-} from '../../../src/operations/composed/job-log.js';
+} from '../../../src/operations/areas/shared/job-log.js';
 
 const E = '\x1b[0K';
 const LOG = [
