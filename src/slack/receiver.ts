@@ -1,5 +1,6 @@
 // The HTTP transport of the Slack bot: POST /slack/events only, body capped, signature and timestamp checked before
-// anything runs (401 otherwise), then handed to Bolt's router; ack() writes the HTTP answer, the work goes on after it.
+// anything runs (401 otherwise); a command, a button or an event is answered 200 at once and handed to Bolt's router
+// once that answer is out; a form's submission waits for its listener's ack(), which may carry the form's answer.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { answerHealth, type ReadinessProbe } from '../health.js';
 import { answerMetrics } from '../metrics.js';
@@ -56,6 +57,15 @@ function parseSlackBody(raw: string, contentType: string | undefined): Record<st
   const form = Object.fromEntries(new URLSearchParams(raw));
   if (typeof form.payload === 'string') return JSON.parse(form.payload) as Record<string, unknown>;
   return form;
+}
+
+/**
+ * Whether Slack's request is answered by an empty 200 whatever its listener does: a slash command, a button (block
+ * action) or an event. A form's submission is not: its ack carries the form's errors or its next view.
+ */
+function ackedEmpty(body: Record<string, unknown>): boolean {
+  if (typeof body.command === 'string') return true;
+  return body.type === 'block_actions' || body.type === 'event_callback';
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -120,6 +130,13 @@ export class SlackHttpReceiver implements Receiver {
     if (body.ssl_check) return send(res, 200);
     if (body.type === 'url_verification') return send(res, 200, { challenge: body.challenge });
     if (!this.app) throw new Error('the Slack receiver was not initialised');
+    const retry = header(req, 'x-slack-retry-num');
+    const delivery = {
+      retryNum: retry !== undefined ? Number(retry) : undefined,
+      retryReason: header(req, 'x-slack-retry-reason'),
+      customProperties: {},
+    };
+    if (ackedEmpty(body)) return this.ackThenProcess(res, { ...delivery, body, ack: async () => {} });
 
     let acked = false;
     const timer = setTimeout(() => {
@@ -128,12 +145,9 @@ export class SlackHttpReceiver implements Receiver {
       this.options.log.warn('slack: a handler did not ack within 2.5 s; answered 200 so Slack does not retry');
       send(res, 200);
     }, ACK_DEADLINE_MS);
-    const retry = header(req, 'x-slack-retry-num');
     const event: ReceiverEvent = {
+      ...delivery,
       body,
-      retryNum: retry !== undefined ? Number(retry) : undefined,
-      retryReason: header(req, 'x-slack-retry-reason'),
-      customProperties: {},
       ack: async (response?: unknown) => {
         if (acked) return;
         acked = true;
@@ -153,9 +167,33 @@ export class SlackHttpReceiver implements Receiver {
     }
   }
 
+  /**
+   * Slack's 200 first, the work after: the listeners (redelivery check, policy, identity, the service call, the reply
+   * on the response_url) start only once the answer has left, and after the I/O already waiting (the rest of a burst
+   * of requests) has had its turn, so that neither this request's work nor another's holds an ack back.
+   */
+  private ackThenProcess(res: ServerResponse, event: ReceiverEvent): void {
+    let handedOver = false;
+    const handOver = () => {
+      if (handedOver) return;
+      handedOver = true;
+      setImmediate(() => {
+        this.app!.processEvent(event).catch((error: unknown) =>
+          this.options.log.error(`slack: ${(error as Error).message}`),
+        );
+      });
+    };
+    // 'close' too: a client gone before the answer was flushed does not cancel a request that was accepted.
+    res.once('finish', handOver);
+    res.once('close', handOver);
+    send(res, 200);
+  }
+
   async start(port: number, host = '127.0.0.1'): Promise<{ url: string }> {
     // On its own port the bot answers a balancer's probes too (under serve, serve's server does).
     const server = createServer((req, res) => {
+      // The probes and /metrics answer GET and HEAD only: Slack's POSTs go straight to the endpoint.
+      if (req.method === 'POST') return this.handle(req, res);
       void (async () => (await answerHealth(req, res, this.options.readiness)) || answerMetrics(req, res))().then(
         (answered) => {
           if (!answered) this.handle(req, res);
