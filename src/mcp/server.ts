@@ -1,34 +1,32 @@
 // The one MCP server factory used by stdio, Streamable HTTP and tests: registry → tools, calls → policy → executor.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Operation } from '../operations/engine/define.js';
 import type { ServiceSettings } from '../operations/engine/failures.js';
-import { executeCall, prepareCall, prepareCallResolved } from '../operations/engine/call.js';
-import { countedCall } from '../health.js';
-import { recordCall, recordConfirmation, type CallOutcome } from '../metrics.js';
-import { resolvePeople } from '../operations/engine/people.js';
-import { dryRunCall, takeDryRun } from '../operations/engine/dry-run.js';
-import type { ApiTransport, ProgressEvent } from '../http/types.js';
+import { prepareCall } from '../operations/engine/call.js';
+import { recordConfirmation } from '../metrics.js';
+import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { SHARED_INPUTS_NOTE } from './tools.js';
 import { selectTools, usableTools } from './toolsets.js';
 import { callMetaTool, META_TOOLS, type MetaContext } from './meta.js';
 import { SessionTaskStore, startTask, TASK_WORK_LIMIT_MS, TASKS_CAPABILITY } from './tasks.js';
-import { jsonResult, successResult, textResult, type ToolResult } from './results.js';
+import { textResult, type ToolResult } from './results.js';
+import { meteredCall } from './tool-core/metered.js';
+import type { CallExtra } from './tool-core/progress.js';
+import { type CallLimits, runCall } from './tool-core/steps.js';
 import { protocolCapabilities, registerProtocolFeatures } from './protocol.js';
 import type { SessionLogging } from './logging.js';
-import { askHuman, type ConfirmOutcome } from './approval-ask.js';
-import type { ApprovalDesk, ApprovalPolicy, ApprovalRequest } from './approval.js';
+import { sessionApprover } from '../approval/mcp-elicitation.js';
+import type { ApprovalPageStore as ApprovalDesk, ApprovalPolicy } from '../approval/page-store.js';
+import {
+  toToolCore,
+  type ApprovalCall as ApprovalRequest,
+  type ToolCoreAnswer as ConfirmOutcome,
+} from '../approval/port.js';
 import { catalogOf, type ToolCatalog } from './catalog.js';
-import { elicitationFormValidator } from './elicitation-validator.js';
+import { elicitationFormValidator } from '../approval/elicitation-validator.js';
 import type { SessionRegistry } from './service-reads.js';
 import type { StatusWatches } from './status-resource.js';
 import { rendersViews, VIEW_CALLS, viewOnly, withViewMeta } from '../apps/triage-app.js';
@@ -92,7 +90,7 @@ export function instructions(meta: boolean): string {
   ].join(' ');
 }
 
-export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type { CallExtra } from './tool-core/progress.js';
 
 /**
  * How a call needing a human is approved, per protocol: a 2025-11-25 session asks and waits (askHuman); a stateless
@@ -113,66 +111,14 @@ interface ToolCoreFront {
   rendersViews?: () => boolean;
 }
 
-/** How one call runs when it is not the plain request-bound call: a task has its own signal, limit and status line. */
-interface CallLimits {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  /** Told every progress message too (a task's status line). */
-  status?: (message: string) => void;
-}
-
 /** How long a human has to answer a confirmation before the call is dropped (nothing runs). */
 export const CONFIRM_TIMEOUT_MS = 5 * 60_000;
 /** Calls of one session waiting for a human at once; each holds a request open, so a stranger must not pile them up. */
 export const MAX_PENDING_CONFIRMATIONS = 4;
-/** How often a call that is still waiting tells the client so (progress notifications). */
-const PROGRESS_HEARTBEAT_MS = 5_000;
 /** The setting a person changes when calls run out of time; named in the error. */
 const CALL_TIMEOUT_SETTING = 'FORGEOPS_CALL_TIMEOUT_MS';
 /** How a session's own token reaches us (see http.ts), named when that token is refused. */
 const SESSION_TOKEN_SOURCE = 'X-Codehost-Token';
-
-/**
- * Progress notifications for one call, when the client asked for them (a progressToken): retries, pages, and a
- * heartbeat while it waits, so a client that resets its timeout on progress keeps waiting and a person sees why.
- */
-function progressReporter(extra: CallExtra, intervalMs: number, status?: (message: string) => void) {
-  const token = extra._meta?.progressToken;
-  const started = Date.now();
-  let progress = 0;
-  let phase = 'waiting for the service';
-  const send = (message: string) => {
-    if (token === undefined) return;
-    progress += 1;
-    extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message } })
-      .catch(() => undefined);
-  };
-  const heartbeat =
-    token === undefined
-      ? undefined
-      : setInterval(() => send(`${phase} (${Math.round((Date.now() - started) / 1000)} s)`), intervalMs);
-  heartbeat?.unref();
-  return {
-    phase(text: string) {
-      phase = text;
-    },
-    event(event: ProgressEvent) {
-      const message =
-        event.kind === 'retry'
-          ? `retry ${event.retry} in ${Math.ceil(event.waitMs / 1000)} s after: ${event.reason}`
-          : event.kind === 'poll'
-            ? `check ${event.polls}: ${event.message}`
-            : `read page ${event.pages} (${event.items} results so far)`;
-      // A task's status line shows what happened last, not the heartbeat's clock.
-      status?.(message);
-      send(message);
-    },
-    stop() {
-      if (heartbeat) clearInterval(heartbeat);
-    },
-  };
-}
 
 /** The tools/call parameters as sent, checked only as far as needed to answer with words a model can act on. */
 function readCallParams(params: unknown): { name: string; args: unknown; asTask: boolean } {
@@ -282,143 +228,28 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
     };
   }
 
-  /** A dry run: validated and judged like the call, answered with what it would send; nothing is sent, nobody asked. */
-  async function previewCall(
-    session: SessionRegistry,
-    op: Operation,
-    args: unknown,
-    extra: CallExtra,
-  ): Promise<ToolResult> {
-    // A username (`@erin`) becomes the id the real call would send: a read, so the preview shows the exact call.
-    const resolved = await resolvePeople(op, args, lookupContext(extra));
-    if (!resolved.ok) return textResult(resolved.message, true);
-    const outcome = await dryRunCall(
-      op,
-      resolved.input,
-      { readOnly: options.readOnly },
-      session.explain,
-      lookupContext(extra),
-    );
-    if (outcome.kind === 'refused') return textResult(outcome.message, true);
-    front.logger(extra.requestId).debug(`mcp ${op.name}: dry run`);
-    return jsonResult({ ...outcome.preview }, options.maxResultChars);
-  }
-
-  /** The reads that name a call's people and places: this session's token, the call's signal, a short deadline. */
-  function lookupContext(extra: CallExtra) {
-    return {
-      client: options.client,
-      token: options.token,
-      signal: extra.signal,
-      deadline: Date.now() + options.callTimeoutMs,
-    };
-  }
-
-  /** A tool call of an operation, counted and timed for /metrics by how it ended. */
-  async function callOperation(
+  /** A tool call of an operation: its steps (see tool-core/steps.ts), counted and timed for /metrics by how it ended. */
+  function callOperation(
     session: SessionRegistry,
     op: Operation,
     args: unknown,
     extra: CallExtra,
     limits: CallLimits = {},
   ): Promise<ToolResult> {
-    const started = performance.now();
-    const counted = { outcome: 'failed' as CallOutcome };
-    try {
-      const result = await countedCall(() => runOperation(session, op, args, extra, limits, counted));
-      if (!result.isError) counted.outcome = 'ok';
-      return result;
-    } finally {
-      recordCall('mcp', op.name, counted.outcome, (performance.now() - started) / 1000);
-    }
-  }
-
-  async function runOperation(
-    session: SessionRegistry,
-    op: Operation,
-    args: unknown,
-    extra: CallExtra,
-    limits: CallLimits,
-    counted: { outcome: CallOutcome },
-  ): Promise<ToolResult> {
-    const log = front.logger(extra.requestId);
-    counted.outcome = 'refused';
-    const requested = takeDryRun(op, args);
-    if ('error' in requested) return textResult(requested.error, true);
-    if (requested.dryRun) return previewCall(session, op, requested.args, extra);
-    // The published schema takes ids; a username (`@erin`) is resolved by the service first, as in chat.
-    const prepared = await prepareCallResolved(
-      op,
-      requested.args,
-      { readOnly: options.readOnly },
-      session.explain,
-      lookupContext(extra),
-    );
-    if (prepared.kind === 'refused') return textResult(prepared.message, true);
-    const { input } = prepared;
-    const progress = progressReporter(extra, options.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
-    try {
-      if (prepared.kind === 'confirm') {
-        let outcome: ConfirmOutcome | { ask: Record<string, unknown> };
-        try {
-          outcome = await front.confirm(
-            { operation: op.name, input, prompt: prepared.prompt, answers: prepared.answers },
-            extra,
-            (text) => progress.phase(text),
-          );
-        } catch (error) {
-          // The question timed out or the client went away: nothing was sent.
-          outcome = {
-            confirmed: false,
-            reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.`,
-            expired: true,
-          };
-        }
-        // A stateless client is asked in the result itself; the call runs when it calls again with the answer.
-        if ('ask' in outcome) {
-          counted.outcome = 'asked';
-          return outcome.ask as ToolResult;
-        }
-        recordConfirmation('mcp', outcome.confirmed ? 'approved' : outcome.expired ? 'expired' : 'declined');
-        if (!outcome.confirmed) {
-          log.info(`mcp ${op.name}: not confirmed`);
-          counted.outcome = 'declined';
-          return textResult(outcome.reason, true);
-        }
-        progress.phase('waiting for the service');
-      }
-      counted.outcome = 'failed';
-      const started = Date.now();
-      const outcome = await executeCall(
-        op,
-        input,
+    return meteredCall(op.name, () =>
+      runCall(
         {
-          client: options.client,
-          token: options.token,
-          signal: limits.signal ?? extra.signal,
-          deadline: started + (limits.timeoutMs ?? options.callTimeoutMs),
-          onProgress: (event) => progress.event(event),
+          settings: options,
+          op,
+          explain: session.explain,
+          extra,
+          limits,
+          confirm: front.confirm,
+          log: front.logger(extra.requestId),
         },
-        session.explain,
-        prepared.targets,
-      );
-      if (!outcome.ok) {
-        log.info(`mcp ${op.name}: ${outcome.message}`);
-        return textResult(outcome.message, true);
-      }
-      // Changes are the operator's audit trail; reads are only worth a line when debugging.
-      const line = `mcp ${op.name}: ${outcome.result.status} in ${Date.now() - started} ms`;
-      if (op.effect === 'read') log.debug(line);
-      else log.info(line);
-      return await successResult(op, input, outcome.result, {
-        maxChars: options.maxResultChars,
-        downloadDir: options.downloadDir,
-        operations: session.explain.operations,
-        outcome: outcome.outcome,
-      });
-    } finally {
-      progress.stop();
-    }
+        args,
+      ),
+    );
   }
 
   return { catalog, offered, listed, toolsList, registry, warmUp, callsOperation, notOffered, callTool, callOperation };
@@ -426,7 +257,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
 
 export function createMcpServer(options: McpServerOptions): Server {
   const tasks = new SessionTaskStore();
-  let pendingConfirmations = 0;
+  let waitingApprovals = 0;
   // Both are made below, after the core their handlers call; the core reaches them only once a request arrives.
   let server!: Server;
   let logging!: SessionLogging;
@@ -436,7 +267,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     // Calls of one session waiting for a human at once are capped: each holds a request open.
     async confirm(call, extra, onPhase) {
       recordConfirmation('mcp', 'asked');
-      if (pendingConfirmations >= MAX_PENDING_CONFIRMATIONS) {
+      if (waitingApprovals >= MAX_PENDING_CONFIRMATIONS) {
         return {
           confirmed: false,
           reason:
@@ -444,21 +275,16 @@ export function createMcpServer(options: McpServerOptions): Server {
             'nothing was changed. Let the human answer those first.',
         };
       }
-      pendingConfirmations += 1;
+      waitingApprovals += 1;
       try {
-        return await askHuman(
-          server,
-          call,
-          {
-            approval: options.approval,
-            approvals: options.approvals,
-            formTimeoutMs: CONFIRM_TIMEOUT_MS,
-            onPhase,
-          },
-          extra,
-        );
+        const approver = sessionApprover(server, {
+          approval: options.approval,
+          approvals: options.approvals,
+          formTimeoutMs: CONFIRM_TIMEOUT_MS,
+        });
+        return toToolCore(await approver.ask(call, { extra, onPhase }));
       } finally {
-        pendingConfirmations -= 1;
+        waitingApprovals -= 1;
       }
     },
   });

@@ -1,0 +1,224 @@
+// One tool call of an operation as a chain of small steps: dry run or not, the preview, people lookup and policy,
+// confirmation, execution and the shaped result. Each step takes where the call stands and returns the next stand or
+// how the call ended (see metered.ts); the runner drives them and stops the progress reporter whatever happens.
+import type { ApiTransport } from '../../http/types.js';
+import type { Logger } from '../../log.js';
+import { recordConfirmation } from '../../metrics.js';
+import { executeCall, prepareCallResolved } from '../../operations/engine/call.js';
+import type { Operation } from '../../operations/engine/define.js';
+import { dryRunCall, takeDryRun } from '../../operations/engine/dry-run.js';
+import { resolvePeople } from '../../operations/engine/people.js';
+import { jsonResult, successResult, textResult, type ToolResult } from '../results.js';
+import type { SessionRegistry } from '../service-reads.js';
+import type { CallEnding } from './metered.js';
+import { type CallExtra, type Progress, progressReporter } from './progress.js';
+
+/** How often a call that is still waiting tells the client so (progress notifications). */
+const PROGRESS_HEARTBEAT_MS = 5_000;
+
+type Prepared = Awaited<ReturnType<typeof prepareCallResolved>>;
+type PreparedConfirm = Extract<Prepared, { kind: 'confirm' }>;
+type Executed = Extract<Awaited<ReturnType<typeof executeCall>>, { ok: true }>;
+
+/** The exact call a human is asked to approve. */
+export interface ConfirmRequest {
+  operation: string;
+  input: Record<string, unknown>;
+  prompt: PreparedConfirm['prompt'];
+  answers: PreparedConfirm['answers'];
+}
+
+/** A human's answer, or (stateless revision) the question to put in the result for the client to answer. */
+type ConfirmAnswer =
+  | { confirmed: true }
+  | { confirmed: false; reason: string; expired?: boolean }
+  | { ask: Record<string, unknown> };
+
+export type Confirm = (
+  call: ConfirmRequest,
+  extra: CallExtra,
+  onPhase: (text: string) => void,
+) => Promise<ConfirmAnswer>;
+
+/** How one call runs when it is not the plain request-bound call: a task has its own signal, limit and status line. */
+export interface CallLimits {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Told every progress message too (a task's status line). */
+  status?: (message: string) => void;
+}
+
+/** What the steps need of the server's options. */
+export interface CallSettings {
+  client: ApiTransport;
+  /** This session's own service token, overriding the configured one. */
+  token?: string;
+  readOnly: boolean;
+  callTimeoutMs: number;
+  maxResultChars: number;
+  downloadDir?: string;
+  progressIntervalMs?: number;
+}
+
+/** What stays the same through one call's steps. */
+export interface CallContext {
+  settings: CallSettings;
+  op: Operation;
+  explain: SessionRegistry['explain'];
+  extra: CallExtra;
+  limits: CallLimits;
+  confirm: Confirm;
+  log: Logger;
+}
+
+/** Where a call stands between two steps. */
+type CallState =
+  | { at: 'requested'; args: unknown }
+  | { at: 'previewing'; args: unknown }
+  | { at: 'preparing'; args: unknown }
+  | { at: 'confirming'; prepared: PreparedConfirm; progress: Progress }
+  | { at: 'approved'; prepared: Exclude<Prepared, { kind: 'refused' }>; progress: Progress }
+  | { at: 'executed'; executed: Executed; sentAt: number; progress: Progress };
+
+type StateAt<K extends CallState['at']> = Extract<CallState, { at: K }>;
+type Step<K extends CallState['at']> = (state: StateAt<K>, call: CallContext) => Promise<CallState | CallEnding>;
+
+/** The reads that name a call's people and places: this session's token, the call's signal, a short deadline. */
+function lookupContext({ settings, extra }: CallContext) {
+  return {
+    client: settings.client,
+    token: settings.token,
+    signal: extra.signal,
+    deadline: Date.now() + settings.callTimeoutMs,
+  };
+}
+
+const refused = (message: string): CallEnding => ({ kind: 'refused', result: textResult(message, true) });
+
+/** dry_run=true previews the call; a dry_run that is not a boolean, or on a read, is refused. */
+export const takeDryRunStep: Step<'requested'> = async ({ args }, { op }) => {
+  const requested = takeDryRun(op, args);
+  if ('error' in requested) return refused(requested.error);
+  return { at: requested.dryRun ? 'previewing' : 'preparing', args: requested.args };
+};
+
+/** A dry run: validated and judged like the call, answered with what it would send; nothing is sent, nobody asked. */
+export const previewStep: Step<'previewing'> = async ({ args }, call) => {
+  const { op, settings, explain } = call;
+  // A username (`@erin`) becomes the id the real call would send: a read, so the preview shows the exact call.
+  const resolved = await resolvePeople(op, args, lookupContext(call));
+  if (!resolved.ok) return refused(resolved.message);
+  const outcome = await dryRunCall(op, resolved.input, { readOnly: settings.readOnly }, explain, lookupContext(call));
+  if (outcome.kind === 'refused') return refused(outcome.message);
+  call.log.debug(`mcp ${op.name}: dry run`);
+  return { kind: 'previewed', result: jsonResult({ ...outcome.preview }, settings.maxResultChars) };
+};
+
+/** Input, people and policy: refused, run at once, or asked about first. Progress is reported from here on. */
+export const prepareStep: Step<'preparing'> = async ({ args }, call) => {
+  const { op, settings, explain, extra, limits } = call;
+  // The published schema takes ids; a username (`@erin`) is resolved by the service first, as in chat.
+  const prepared = await prepareCallResolved(op, args, { readOnly: settings.readOnly }, explain, lookupContext(call));
+  if (prepared.kind === 'refused') return refused(prepared.message);
+  const progress = progressReporter(extra, settings.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
+  return prepared.kind === 'confirm'
+    ? { at: 'confirming', prepared, progress }
+    : { at: 'approved', prepared, progress };
+};
+
+/** Asks a human about the exact call; a question that times out or loses its client is a no, and nothing is sent. */
+export const confirmStep: Step<'confirming'> = async ({ prepared, progress }, call) => {
+  const { op, extra } = call;
+  let answer: ConfirmAnswer;
+  try {
+    answer = await call.confirm(
+      { operation: op.name, input: prepared.input, prompt: prepared.prompt, answers: prepared.answers },
+      extra,
+      (text) => progress.phase(text),
+    );
+  } catch (error) {
+    answer = {
+      confirmed: false,
+      reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.`,
+      expired: true,
+    };
+  }
+  // A stateless client is asked in the result itself; the call runs when it calls again with the answer.
+  if ('ask' in answer) return { kind: 'asked', result: answer.ask as ToolResult };
+  recordConfirmation('mcp', answer.confirmed ? 'approved' : answer.expired ? 'expired' : 'declined');
+  if (!answer.confirmed) {
+    call.log.info(`mcp ${op.name}: not confirmed`);
+    return { kind: 'declined', result: textResult(answer.reason, true) };
+  }
+  progress.phase('waiting for the service');
+  return { at: 'approved', prepared, progress };
+};
+
+/** Sends the call, within the call's (or the task's) deadline and signal; a failure is said in words. */
+export const executeStep: Step<'approved'> = async ({ prepared, progress }, call) => {
+  const { op, settings, extra, limits, explain } = call;
+  const sentAt = Date.now();
+  const outcome = await executeCall(
+    op,
+    prepared.input,
+    {
+      client: settings.client,
+      token: settings.token,
+      signal: limits.signal ?? extra.signal,
+      deadline: sentAt + (limits.timeoutMs ?? settings.callTimeoutMs),
+      onProgress: (event) => progress.event(event),
+    },
+    explain,
+    prepared.targets,
+  );
+  if (!outcome.ok) {
+    call.log.info(`mcp ${op.name}: ${outcome.message}`);
+    return { kind: 'failed', result: textResult(outcome.message, true) };
+  }
+  return { at: 'executed', executed: outcome, sentAt, progress };
+};
+
+/** The service's answer as the tool result the model reads (sized, saved to a file where it is binary). */
+export const shapeResultStep: Step<'executed'> = async ({ executed, sentAt }, call) => {
+  const { op, settings, explain } = call;
+  // Changes are the operator's audit trail; reads are only worth a line when debugging.
+  const line = `mcp ${op.name}: ${executed.result.status} in ${Date.now() - sentAt} ms`;
+  if (op.effect === 'read') call.log.debug(line);
+  else call.log.info(line);
+  const result = await successResult(op, executed.input, executed.result, {
+    maxChars: settings.maxResultChars,
+    downloadDir: settings.downloadDir,
+    operations: explain.operations,
+    outcome: executed.outcome,
+  });
+  return { kind: 'done', result };
+};
+
+const STEPS: { [K in CallState['at']]: Step<K> } = {
+  requested: takeDryRunStep,
+  previewing: previewStep,
+  preparing: prepareStep,
+  confirming: confirmStep,
+  approved: executeStep,
+  executed: shapeResultStep,
+};
+
+/** Stands from which a step that throws may already have sent the request. */
+const SENDING: ReadonlySet<CallState['at']> = new Set(['approved', 'executed']);
+
+/** Runs one call's steps from its arguments to how it ended. */
+export async function runCall(call: CallContext, args: unknown): Promise<CallEnding> {
+  let state: CallState = { at: 'requested', args };
+  try {
+    for (;;) {
+      const step = STEPS[state.at] as Step<CallState['at']>;
+      const next = await step(state, call);
+      if ('kind' in next) return next;
+      state = next;
+    }
+  } catch (error) {
+    return { kind: 'threw', error, sent: SENDING.has(state.at) };
+  } finally {
+    if ('progress' in state) state.progress.stop();
+  }
+}
