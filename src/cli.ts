@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
 import type { Selectable } from './mcp/toolsets.js';
-import type { ApprovalDesk } from './mcp/approval.js';
+import type { ApprovalPageStore } from './approval/page-store.js';
 import type { McpServerOptions } from './mcp/server.js';
 import { closest } from './text/suggest.js';
 
@@ -338,7 +338,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const selection = await toolSelection(config, values, operations);
   const approvals = await approvalPageForServe(config, host, log);
   const runtime = await createRuntime(config, log);
-  const slack = await startSlackBeside(config, log, runtime, approvals?.desk);
+  const slack = await startSlackBeside(config, log, runtime, approvals?.store);
   const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] =
     await Promise.all([import('./health.js'), import('./metrics.js'), import('./state/store.js')]);
   await metrics.enableMetrics();
@@ -349,8 +349,13 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     serviceCheck(runtime.client, runtime.service.address),
     ...(slack || state.shared ? [storeCheck(state)] : []),
   ]);
-  const bus = approvals
-    ? await (await import('./mcp/approval.js')).joinReplicas(approvals.desk, state, config.server.replicaId, log)
+  const replicas = approvals
+    ? await (await import('./approval/page-store.js')).joinReplicas(
+        approvals.store,
+        state,
+        config.server.replicaId,
+        log,
+      )
     : undefined;
   // Watched branches: the Slack bot's hub when it runs beside (its channels subscribe), else one over serve's store.
   const watches =
@@ -366,7 +371,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     secrets,
     ...selection,
     approval: config.approval.policy,
-    approvals: approvals?.desk,
+    approvals: approvals?.store,
     maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs,
@@ -434,10 +439,10 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     // so their clients reconnect to another replica.
     readiness.drain();
     log.info(`shutting down: finishing the calls in flight (at most ${DRAIN_GRACE_MS / 1000} s)`);
-    approvals?.desk.closeAll('forgeops is shutting down; nothing was changed.');
+    approvals?.store.closeAll('forgeops is shutting down; nothing was changed.');
     const { unfinished } = await http.drain(DRAIN_GRACE_MS);
     if (unfinished > 0) log.warn(`shut down with ${unfinished} requests still running`);
-    await bus?.close();
+    await replicas?.close();
     if (!slack) await watches.close();
     await slack?.bot.close();
     if (!slack) await state.store.close();
@@ -458,7 +463,7 @@ async function approvalPageForServe(config: Config, host: string, log: Logger) {
   if (!usesApprovalPage(config)) return undefined;
   const [{ isLoopback }, page, { ConfigError }] = await Promise.all([
     import('./mcp/http.js'),
-    import('./mcp/approval-page.js'),
+    import('./approval/page.js'),
     import('./config.js'),
   ]);
   const loopback = isLoopback(host);
@@ -478,17 +483,17 @@ async function approvalPageForServe(config: Config, host: string, log: Logger) {
     log,
     replicaId: config.server.replicaId,
   });
-  if (openCommand) mounted.desk.onOpen(page.openCommandRunner(openCommand, log));
+  if (openCommand) mounted.store.onOpen(page.openCommandRunner(openCommand, log));
   return mounted;
 }
 
 /** The approval page of `forgeops mcp` on 127.0.0.1: listening from the start for `page`, else once first needed. */
 async function approvalPageForStdio(config: Config, log: Logger) {
   if (!usesApprovalPage(config)) return undefined;
-  const page = await import('./mcp/approval-page.js');
+  const page = await import('./approval/page.js');
   const { secret, publicUrl, openCommand, port } = config.approval;
   const local = page.createLocalApprovalPage({ port, secret, publicUrl, log });
-  if (openCommand) local.desk.onOpen(page.openCommandRunner(openCommand, log));
+  if (openCommand) local.store.onOpen(page.openCommandRunner(openCommand, log));
   if (config.approval.policy === 'page') {
     const base = await local.start().catch((error: Error) => fail(error.message, 1));
     log.info(`approval page: ${base} (links to each waiting call go to this log)`);
@@ -500,7 +505,7 @@ async function approvalPageForStdio(config: Config, log: Logger) {
  * `forgeops serve` runs the Slack bot too when Slack is configured (SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for
  * Socket Mode), on serve's service and port: in HTTP mode its endpoint is mounted beside /mcp.
  */
-async function startSlackBeside(config: Config, log: Logger, runtime: Runtime, approvals?: ApprovalDesk) {
+async function startSlackBeside(config: Config, log: Logger, runtime: Runtime, approvals?: ApprovalPageStore) {
   if (!config.slack.signingSecret && !config.slack.appToken) return undefined;
   const [{ startSlackBot }, { EVENTS_PATH }] = await Promise.all([
     import('./slack/main.js'),
@@ -559,7 +564,7 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
     ...selection,
     warmUpAfterToolsList: true,
     approval: config.approval.policy,
-    approvals: approvals?.desk,
+    approvals: approvals?.store,
     maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs,

@@ -5,7 +5,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { CaFileError, readCaFile } from './http/ca.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
-import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './mcp/approval.js';
+import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './approval/page-store.js';
 import { trustedProxyList } from './mcp/session-caps.js';
 import { quotedUrl } from './text/shown-url.js';
 

@@ -1,14 +1,13 @@
 // The stateless 2026-07-28 revision of MCP, served beside the 2025-11-25 sessions on the same /mcp: any replica
-// answers any request. A call needing a human answers input_required with a signed requestState naming a ticket in
-// the shared store; it runs only when the same call comes back confirmed and that ticket is redeemed, once.
-import { createHash } from 'node:crypto';
+// answers any request. A call needing a human answers input_required with a signed requestState naming an approval
+// in the shared store (src/approval/request-state.ts); it runs only when the same call comes back approved, once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DurableApprovals } from '../approval/binding.js';
+import { approvalQuestion, elicitationForm, elicitationModes } from '../approval/mcp-elicitation.js';
+import { toToolCore, type ApprovalCall } from '../approval/port.js';
+import { principalOf, RequestStateApprover } from '../approval/request-state.js';
 import type { Logger } from '../log.js';
-import { recordConfirmation } from '../metrics.js';
-import { DurableConfirmations } from '../policy/confirmations.js';
 import type { StateStore } from '../state/store.js';
-import { confirmForm, confirmQuestion, elicitationModes, readConfirmAnswer, refusal } from './approval-ask.js';
-import type { ApprovalRequest } from './approval.js';
 import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http.js';
 import { sharedStateCodec } from './request-state-key.js';
 import { normaliseAddress } from './session-caps.js';
@@ -27,9 +26,9 @@ type V2 = typeof import('@modelcontextprotocol/server');
 type HandlerContext = import('@modelcontextprotocol/server').ServerContext;
 
 /** The key of the one question a destructive call asks, in inputRequests and inputResponses. */
-const CONFIRM_KEY = 'confirm';
-/** Where MCP tickets are asked and answered, in the ticket's terms (Slack's are channel ids). */
-const PLACE = 'mcp';
+const APPROVAL_KEY = 'confirm';
+/** The signed requestState's payload: the approval it names (the field keeps the name replicas already exchange). */
+type ApprovalState = { ticket: string };
 /**
  * Calls one client (a service token, or none, from one address) may have waiting for an answer at once, while they
  * can still be answered; all of them together are capped by the store.
@@ -43,7 +42,7 @@ export const STATELESS_SUBSCRIBE_REFUSAL =
 interface StatelessOptions {
   /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
   serverOptions(token?: string): McpServerOptions;
-  /** Where tickets live: Redis when replicas share (FORGEOPS_REDIS_URL), else this process's memory. */
+  /** Where approvals wait: Redis when replicas share (FORGEOPS_REDIS_URL), else this process's memory. */
   store: StateStore;
   /** Whether other replicas see the same store: then the requestState key must be the same on all of them. */
   sharedStore: boolean;
@@ -63,19 +62,6 @@ export interface StatelessEndpoint {
    */
   serveIfModern(req: IncomingMessage, res: ServerResponse, body: unknown, caller?: string): Promise<boolean>;
   close(): Promise<void>;
-}
-
-/** Who a request acts as, for binding its tickets: a hash of its own service token, or the configured one's stand-in. */
-function principalOf(token: string | undefined | null): string {
-  return token ? `mcp-${createHash('sha256').update(token).digest('hex').slice(0, 24)}` : 'mcp-configured';
-}
-
-/**
- * Whose share of the waiting-question cap a request takes: its principal from its address, so that the clients
- * without a token of their own (all one principal) do not share one cap, and one's unanswered questions refuse no other.
- */
-function clientOf(principal: string, caller: string): string {
-  return `${principal}.${createHash('sha256').update(caller).digest('hex').slice(0, 16)}`;
 }
 
 function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
@@ -129,106 +115,59 @@ function formElicitation(v2: V2, ctx: HandlerContext): boolean {
 
 export async function createStatelessEndpoint(options: StatelessOptions): Promise<StatelessEndpoint> {
   const v2 = await import('@modelcontextprotocol/server');
-  const codec = await sharedStateCodec<{ ticket: string }>(options, (key) =>
-    v2.createRequestStateCodec<{ ticket: string }>({
+  const codec = await sharedStateCodec<ApprovalState>(options, (key) =>
+    v2.createRequestStateCodec<ApprovalState>({
       key,
       ttlSeconds: CONFIRM_TIMEOUT_MS / 1000,
       // An echo under another service token is refused before the handler runs.
       bind: (ctx) => principalOf(ctx.http?.req?.headers.get(TOKEN_HEADER)),
     }),
   );
-  const tickets = new DurableConfirmations(options.store, {
+  const approvals = new DurableApprovals(options.store, {
     ttlMs: CONFIRM_TIMEOUT_MS,
     maxPerRequester: MAX_WAITING_PER_CLIENT,
   });
   /** The caller of each request being served, by the web Request the SDK hands to serverFor. */
   const callers = new WeakMap<Request, string>();
 
-  /** Only a yes from the service lets a question be asked: a token it refuses, or could not be asked about, gets none. */
-  const tokenChecker = options.tokenChecker ?? serviceTokenChecker(options.serverOptions().client);
+  const approver = new RequestStateApprover(
+    approvals,
+    options.tokenChecker ?? serviceTokenChecker(options.serverOptions().client),
+  );
 
   /**
-   * One destructive call's confirmation over two requests. The first has no requestState: a ticket is issued for the
-   * exact call and the client is asked. The second carries the signed ticket and the human's answer: yes redeems the
-   * ticket (once, and only for the very same call), no withdraws it. An answer that comes without a ticket of ours
-   * was never asked, and counts for nothing: the question is asked.
+   * One call's approval over two requests (see RequestStateApprover): this reads what the adapter needs of the request
+   * and turns its question into the revision's input_required answer, whose requestState names the approval.
    */
   async function confirm(
     ctx: HandlerContext,
     token: string | undefined,
     caller: string,
-    call: ApprovalRequest,
+    call: ApprovalCall,
     serverOptions: McpServerOptions,
   ) {
-    const policy = serverOptions.approval;
-    const requester = principalOf(token);
-    const state = ctx.mcpReq.requestState<{ ticket: string }>();
-    if (state?.ticket) {
-      const answer = v2.inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
-      if (answer.kind === 'elicit') {
-        const said = readConfirmAnswer(answer.action, answer.content);
-        if (said.confirmed) {
-          const redeemed = await tickets.redeem(state.ticket, {
-            person: requester,
-            place: PLACE,
-            operation: call.operation,
-            input: call.input,
-          });
-          return redeemed.ok
-            ? { confirmed: true as const }
-            : { confirmed: false as const, reason: redeemed.reason, expired: redeemed.expired };
-        }
-        await tickets.cancel(state.ticket, requester);
-        return said;
-      }
-    }
-    // The call comes in with no answer of ours: a question, counted once however it ends.
-    recordConfirmation('mcp', 'asked');
-    if (policy === 'page') {
-      return refusal(
-        call.prompt,
-        'the approval page (FORGEOPS_APPROVAL=page) serves 2025-11-25 sessions only',
-        'Connect with a 2025-11-25 session to approve it on the page, or have the operator choose FORGEOPS_APPROVAL=elicit.',
-      );
-    }
-    if (!formElicitation(v2, ctx)) {
-      if (policy === 'allow') return { confirmed: true as const };
-      return refusal(
-        call.prompt,
-        'this MCP client cannot ask (it does not declare elicitation)',
-        'Run it from a client with elicitation support, or have the operator choose FORGEOPS_APPROVAL=allow.',
-      );
-    }
-    // A made-up X-Codehost-Token must not hold one of the tickets everybody shares, nor ask a human for nothing.
-    const checked = token ? await tokenChecker.check(token) : { accepted: true as const };
-    if (!checked.accepted && checked.refused) {
-      return refusal(
-        call.prompt,
-        'the service refuses the X-Codehost-Token this request carries (401)',
-        'Send a valid token of the service in X-Codehost-Token, or none to act with the configured one.',
-      );
-    }
-    if (!checked.accepted) {
-      return refusal(
-        call.prompt,
-        `the X-Codehost-Token this request carries could not be checked with the service (${checked.why})`,
-        'Try again once the service answers.',
-      );
-    }
-    const issued = await tickets.issue(
-      { operation: call.operation, input: call.input, requester, place: PLACE },
-      { countAs: clientOf(requester, caller) },
-    );
-    if (!issued.ok) return { confirmed: false as const, reason: issued.reason };
+    const state = ctx.mcpReq.requestState<ApprovalState>();
+    const response = state?.ticket ? v2.inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY) : undefined;
+    const answer = await approver.ask(call, {
+      answered:
+        state?.ticket && response?.kind === 'elicit'
+          ? { id: state.ticket, action: response.action, content: response.content }
+          : undefined,
+      formElicitation: formElicitation(v2, ctx),
+      token,
+      caller,
+      policy: serverOptions.approval,
+    });
+    if (!('asked' in answer)) return toToolCore(answer);
     return {
       ask: v2.inputRequired({
         inputRequests: {
-          [CONFIRM_KEY]: v2.inputRequired.elicit({
-            message: confirmQuestion(call.prompt),
-            requestedSchema: confirmForm(call.answers),
+          [APPROVAL_KEY]: v2.inputRequired.elicit({
+            message: approvalQuestion(call.prompt),
+            requestedSchema: elicitationForm(call.answers),
           }),
         },
-        requestState: await codec.mint({ ticket: issued.id }, ctx),
+        requestState: await codec.mint({ ticket: answer.asked.id }, ctx),
       }) as unknown as Record<string, unknown>,
     };
   }

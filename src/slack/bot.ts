@@ -15,7 +15,7 @@ import type { Operation } from '../operations/engine/define.js';
 import { redactSecretInputs } from '../operations/engine/secrets.js';
 import type { ExplainOptions } from '../operations/engine/failures.js';
 import { InputError, validateInput } from '../operations/engine/validate.js';
-import type { DurableConfirmations } from '../policy/confirmations.js';
+import type { DurableApprovals } from '../approval/binding.js';
 import type { AuditLog } from './audit.js';
 import { renderConfirmation, renderMessage, renderText, type SlackMessage } from './blocks.js';
 import { type Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
@@ -62,7 +62,7 @@ interface BotOptions {
   settings: SlackSettings;
   store: StateStore;
   identities: Identities;
-  tickets: DurableConfirmations;
+  tickets: DurableApprovals;
   audit: AuditLog;
   responses: ResponseUrls;
   queue: PostQueue;

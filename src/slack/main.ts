@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { operations } from '../operations/index.js';
-import { DurableConfirmations } from '../policy/confirmations.js';
+import { DurableApprovals } from '../approval/binding.js';
 import { SANDBOX_DEFAULT_ROLE, createRuntime, type Runtime } from '../runtime.js';
 import { createSlackApp, type SlackApp } from './app.js';
 import { AuditLog } from './audit.js';
@@ -13,8 +13,8 @@ import { Identities } from './identity.js';
 import { PostQueue, ResponseUrls } from './replies.js';
 import { Sealer } from './sealed.js';
 import { slackSettings } from './settings.js';
-import { SlackApprover } from './approver.js';
-import type { ApprovalDesk } from '../mcp/approval.js';
+import { SlackApprover } from '../approval/slack.js';
+import type { ApprovalPageStore } from '../approval/page-store.js';
 import { ReadinessProbe, serviceCheck, storeCheck, watchCheck } from '../health.js';
 import { openConfiguredStore, type OpenedStore } from '../state/store.js';
 import type { WatchHub } from '../watch/hub.js';
@@ -50,7 +50,7 @@ interface SlackBotOptions {
   /** false: no port of its own in HTTP mode; the caller mounts `handle` (forgeops serve). */
   listen?: boolean;
   /** The MCP calls waiting for approval (forgeops serve): SLACK_APPROVER is sent each one. */
-  approvals?: ApprovalDesk;
+  approvals?: ApprovalPageStore;
 }
 
 export async function startSlackBot(
@@ -110,7 +110,7 @@ export async function startSlackBot(
     settings,
     store,
     identities,
-    tickets: new DurableConfirmations(store, {
+    tickets: new DurableApprovals(store, {
       maxPerRequester: MAX_CONFIRMATIONS_PER_USER,
       maxPending: MAX_CONFIRMATIONS,
       now: options.now,
@@ -135,7 +135,7 @@ export async function startSlackBot(
   const approver =
     settings.approver && options.approvals
       ? new SlackApprover({
-          desk: options.approvals,
+          store: options.approvals,
           approver: settings.approver,
           log,
           workspace: async () => (await app!.bolt.client.auth.test()).team_id,

@@ -1,12 +1,19 @@
-// forgeops's state (linked identities, channel defaults, pending confirmations, seen requests) behind one small
+// forgeops's state (linked identities, channel defaults, pending approvals, seen requests) behind one small
 // async key-value interface with expiry: in memory, a JSON file under FORGEOPS_DATA_DIR (one process), or Redis
 // (./redis-store.ts, FORGEOPS_REDIS_URL) when several replicas share it.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TicketStore } from '../policy/confirmations.js';
-import type { PeerChannel } from './replica-bus.js';
+import type { ApprovalStorage } from '../approval/binding.js';
 
-export interface StateStore extends TicketStore {
+/** Publish and subscribe on named channels (RedisStore's, under its key prefix): how replicas reach each other. */
+export interface PeerChannel {
+  /** Sends `message` on `channel`; resolves to how many listeners heard it (0: nobody listens there now). */
+  publish(channel: string, message: string): Promise<number>;
+  /** Calls `onMessage` with each message on `channel`, until the returned function is called. */
+  listen(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
+}
+
+export interface StateStore extends ApprovalStorage {
   get<T>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown, options?: { ttlMs?: number }): Promise<void>;
   /** Sets only when the key is absent (Redis SET NX); true when it did. Deduplication relies on it. */

@@ -8,8 +8,7 @@ import type { Operation, RunContext } from '../operations/engine/define.js';
 import { executeOperation } from '../operations/engine/execute.js';
 import type { TriageReport } from '../operations/composed/triage.js';
 import { StoreUnavailableError } from '../state/redis-store.js';
-import type { PeerChannel } from '../state/replica-bus.js';
-import type { StateStore } from '../state/store.js';
+import type { PeerChannel, StateStore } from '../state/store.js';
 import {
   BranchWatch,
   DEFAULT_WATCH_INTERVAL_MS,

@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcpHttpServer } from '../../src/mcp/http.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { createMountedApprovalPage } from '../../src/mcp/approval-page.js';
+import { createMountedApprovalPage } from '../../src/approval/page.js';
 import { operations } from '../../src/operations/index.js';
 import type { Logger } from '../../src/log.js';
 import { resultText, useSandbox } from '../helpers/mcp.js';
@@ -69,7 +69,7 @@ describe('the approval page on the Streamable HTTP server', () => {
           maxResultChars: 60_000,
           callTimeoutMs: 45_000,
           approval: 'page',
-          approvals: page.desk,
+          approvals: page.store,
         }),
     });
     page.listening(Number(new URL(server.url).port));

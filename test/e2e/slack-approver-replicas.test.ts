@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
-import { joinReplicas } from '../../src/mcp/approval.js';
-import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/mcp/approval-page.js';
-import type { ReplicaBus } from '../../src/state/replica-bus.js';
-import { APPROVAL_ACTION_IDS } from '../../src/slack/approver.js';
+import { joinReplicas } from '../../src/approval/page-store.js';
+import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
+import type { ReplicaRequests } from '../../src/approval/replicas.js';
+import { APPROVAL_ACTION_IDS } from '../../src/approval/slack.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { answerPage, deletesOf as deletesOfPipeline, newPipeline, openPage, PROJECT } from '../helpers/approval.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
@@ -19,8 +19,13 @@ const APPROVER = 'UAPPROVER';
 const env = useSandbox();
 let redis: RedisServer;
 let slack: FakeSlack;
-const replicas: Array<{ name: string; page: LocalApprovalPage; base: string; bot: SlackBotHandle; bus?: ReplicaBus }> =
-  [];
+const replicas: Array<{
+  name: string;
+  page: LocalApprovalPage;
+  base: string;
+  bot: SlackBotHandle;
+  requests?: ReplicaRequests;
+}> = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -38,16 +43,16 @@ beforeAll(async () => {
       FORGEOPS_SECRET: 'k'.repeat(40),
       FORGEOPS_REPLICA_ID: name,
     });
-    const bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', approvals: page.desk });
-    const bus = await joinReplicas(page.desk, bot.state, name, silentLogger);
-    replicas.push({ name, page, base, bot, bus });
+    const bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', approvals: page.store });
+    const requests = await joinReplicas(page.store, bot.state, name, silentLogger);
+    replicas.push({ name, page, base, bot, requests });
   }
 });
 
 afterAll(async () => {
-  for (const { page, bot, bus } of replicas) {
+  for (const { page, bot, requests } of replicas) {
     await page.close();
-    await bus?.close();
+    await requests?.close();
     await bot.close();
   }
   await slack?.close();
@@ -93,7 +98,7 @@ async function click(replica: number, actionId: string, value: string) {
 
 describe('an MCP call waiting on r1', () => {
   it('runs once when the approver clicks Approve and Slack sends the click to r2; a second click runs nothing', async () => {
-    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: replicas[0].page.desk });
+    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: replicas[0].page.store });
     const pipeline = await newPipeline(env.client);
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
     const { approve } = await approvalMessage(pipeline);
@@ -112,7 +117,7 @@ describe('an MCP call waiting on r1', () => {
   });
 
   it("shows the exact call on r2's approval page, and a denial there runs nothing", async () => {
-    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: replicas[0].page.desk });
+    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: replicas[0].page.store });
     const pipeline = await newPipeline(env.client);
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
     const { deny } = await approvalMessage(pipeline);

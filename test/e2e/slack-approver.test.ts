@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
-import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/mcp/approval-page.js';
-import { APPROVAL_ACTION_IDS } from '../../src/slack/approver.js';
+import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
+import { APPROVAL_ACTION_IDS } from '../../src/approval/slack.js';
 import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 import { deletesOf as deletesOfPipeline, newPipeline, PROJECT } from '../helpers/approval.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
     SLACK_API_URL: slack.apiUrl,
     SLACK_APPROVER: APPROVER,
   });
-  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', approvals: page.desk });
+  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', approvals: page.store });
 });
 
 afterAll(async () => {
@@ -67,7 +67,7 @@ const deletesOf = (pipeline: number) => deletesOfPipeline(env.sandbox, pipeline)
 
 describe('the Slack approver', () => {
   it('sends the exact call to the approver; a click by anyone else does nothing, theirs runs the call once', async () => {
-    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: page.desk });
+    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: page.store });
     const pipeline = await newPipeline(env.client);
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
     const { text, buttons } = await approvalMessage(1);
@@ -80,7 +80,7 @@ describe('the Slack approver', () => {
     // team is T1, from auth.test): not the approver.
     const otherTeam = await click(APPROVAL_ACTION_IDS.approve, approve.value, APPROVER, 'T9');
     expect(messageText(otherTeam)).toMatch(/Only the configured approver/);
-    expect(page.desk.pending).toBe(1);
+    expect(page.store.pending).toBe(1);
     expect(deletesOf(pipeline)).toHaveLength(0);
 
     const approved = await click(APPROVAL_ACTION_IDS.approve, approve.value, APPROVER);
@@ -94,7 +94,7 @@ describe('the Slack approver', () => {
   });
 
   it('runs nothing when the approver denies', async () => {
-    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: page.desk });
+    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: page.store });
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: 999_101 } });
     const { buttons } = await approvalMessage(2);
     const deny = buttons.find((b) => b.action_id === APPROVAL_ACTION_IDS.deny)!;

@@ -13,8 +13,8 @@ import {
   createLocalApprovalPage,
   type LocalApprovalPage,
   type LocalApprovalPageOptions,
-} from '../../src/mcp/approval-page.js';
-import { MAX_SECRET_ATTEMPTS, type ApprovalPolicy } from '../../src/mcp/approval.js';
+} from '../../src/approval/page.js';
+import { MAX_SECRET_ATTEMPTS, type ApprovalPolicy } from '../../src/approval/page-store.js';
 import { operations } from '../../src/operations/index.js';
 import type { Logger } from '../../src/log.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
@@ -55,7 +55,7 @@ async function connect(
   approval: ApprovalPolicy = 'page',
   extra: Parameters<typeof connectInMemory>[0] extends infer O ? Partial<O> : never = {},
 ) {
-  return connectInMemory({ client: env.client, approval, approvals: page.desk, progressIntervalMs: 20, ...extra });
+  return connectInMemory({ client: env.client, approval, approvals: page.store, progressIntervalMs: 20, ...extra });
 }
 
 /** Waits (bounded) for the n-th link the log shows. */
@@ -222,7 +222,7 @@ describe('answers that do not come from the human on the page', () => {
     const rebound = await request(link, { method: 'GET', headers: { host: `evil.example:${port}` } });
     expect(rebound.statusCode).toBe(403);
     expect(await rebound.body.text()).not.toContain(nonce);
-    expect(page.desk.pending).toBe(1);
+    expect(page.store.pending).toBe(1);
     expect(deletesOf(pipeline)).toHaveLength(0);
     expect(lines.join('\n')).not.toContain(SECRET);
 
@@ -265,7 +265,7 @@ describe('limits and the end of a wait', () => {
     expect(resultText(refused)).toMatch(/1 calls already wait for a human on the approval page; nothing was changed/);
     await answer(link, { nonce: (await openPage(link)).nonce!, decision: 'deny' });
     expect((await waiting).isError).toBe(true);
-    expect(page.desk.pending).toBe(0);
+    expect(page.store.pending).toBe(0);
     await Promise.all([first.close(), second.close()]);
   });
 
@@ -282,8 +282,8 @@ describe('limits and the end of a wait', () => {
     const { nonce } = await openPage(link);
     controller.abort('the user pressed stop');
     await expect(call).rejects.toThrow();
-    for (let i = 0; i < 300 && page.desk.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(page.desk.pending).toBe(0);
+    for (let i = 0; i < 300 && page.store.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(page.store.pending).toBe(0);
     expect((await answer(link, { nonce: nonce!, decision: 'approve' })).status).toBe(410);
     expect(deletesOf(999_004)).toHaveLength(0);
     await mcp.close();
@@ -326,7 +326,7 @@ async function connectUrlClient(page: LocalApprovalPage, answer: (url: string) =
     toolsets: [],
     maxResultChars: 60_000,
     callTimeoutMs: 45_000,
-    approvals: page.desk,
+    approvals: page.store,
   });
   const client = new Client({ name: 'url-client', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
   const asked: Array<{ url: string; elicitationId: string; message: string }> = [];
@@ -383,7 +383,7 @@ describe('a client with URL-mode elicitation', () => {
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/declined the approval; nothing was changed/);
     expect((await openPage(mcp.asked[0].url)).status).toBe(410);
-    expect(page.desk.pending).toBe(0);
+    expect(page.store.pending).toBe(0);
     expect(deletesOf(999_007)).toHaveLength(0);
     await mcp.close();
   });

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createDispatcher } from '../../src/chat/dispatch.js';
-import { createLocalApprovalPage } from '../../src/mcp/approval-page.js';
+import { createLocalApprovalPage } from '../../src/approval/page.js';
 import { operations } from '../../src/operations/index.js';
 import { answersTo } from '../../src/policy/policy.js';
-import { renderApprovalRequest } from '../../src/slack/approver.js';
+import { renderApprovalRequest } from '../../src/approval/slack.js';
 import { renderConfirmation, type Block } from '../../src/slack/blocks.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
 
@@ -105,9 +105,9 @@ describe('answers that say what they do', () => {
     const reply = await cancelQuestion(id);
     const page = createLocalApprovalPage({ port: 0, maxPending: 4 });
     const links: string[] = [];
-    page.desk.onOpen((opened) => links.push(opened.url));
+    page.store.onOpen((opened) => links.push(opened.url));
     try {
-      const opened = await page.desk.open({
+      const opened = await page.store.open({
         operation: 'cancel_pipeline',
         input: reply.input,
         prompt: reply.prompt,

@@ -10,14 +10,14 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fetch } from 'undici';
 import { createDispatcher, type ChatReply } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
-import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/mcp/approval-page.js';
+import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
 import type { McpHttpServer } from '../../src/mcp/http.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/engine/define.js';
 import { inheritedRefusal } from '../../src/operations/areas/shared/member-source.js';
-import { renderApprovalRequest } from '../../src/slack/approver.js';
+import { renderApprovalRequest } from '../../src/approval/slack.js';
 import { CONTINUED, renderConfirmation, type Block } from '../../src/slack/blocks.js';
 import { silentLogger } from '../../src/log.js';
 import { MemoryStore } from '../../src/state/store.js';
@@ -241,7 +241,7 @@ beforeAll(async () => {
   service = await startHostileService({ text: HOSTILE, failingUsers: [66] });
   client = new HttpClient({ baseUrl: service.url, token: 'hostile-service-token', retry: { maxRetries: 0 } });
   page = createLocalApprovalPage({ port: 0, maxPending: 64 });
-  page.desk.onOpen((opened) => links.push(opened.url));
+  page.store.onOpen((opened) => links.push(opened.url));
   const serverOptions = () => ({
     operations,
     client,
@@ -323,7 +323,7 @@ async function statelessQuestion(name: string, args: Record<string, unknown>) {
 }
 
 async function approvalPage(reply: Extract<ChatReply, { kind: 'confirm' }>): Promise<string> {
-  const opened = await page.desk.open({
+  const opened = await page.store.open({
     operation: reply.operation.name,
     input: reply.input,
     prompt: reply.prompt,

@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
 import { presentConfirmation } from '../../src/chat/present.js';
-import { createLocalApprovalPage } from '../../src/mcp/approval-page.js';
+import { createLocalApprovalPage } from '../../src/approval/page.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import { InputError, validateInput } from '../../src/operations/engine/validate.js';
 import { answersTo, confirmationPrompt } from '../../src/policy/policy.js';
-import { renderApprovalRequest } from '../../src/slack/approver.js';
+import { renderApprovalRequest } from '../../src/approval/slack.js';
 import { renderConfirmation } from '../../src/slack/blocks.js';
 import { renderMessage } from '../../src/terminal/render.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
@@ -103,7 +103,7 @@ describe('hidden characters in what a human approves', () => {
     const page = createLocalApprovalPage({ port: 0, maxPending: 4 });
     await page.start();
     const links: string[] = [];
-    page.desk.onOpen((opened) => links.push(opened.url));
+    page.store.onOpen((opened) => links.push(opened.url));
     try {
       for (const batch of batches) {
         const input = validateInput(op, { settings: settingsFor(batch) }) as Record<string, unknown>;
@@ -125,11 +125,11 @@ describe('hidden characters in what a human approves', () => {
           expiresAt: Date.now() + 60_000,
         });
         check("the Slack approver's message", JSON.stringify(approver!.blocks), batch, fenceGuard);
-        const opened = await page.desk.open({ operation: op.name, input, prompt, answers });
+        const opened = await page.store.open({ operation: op.name, input, prompt, answers });
         expect(opened.ok).toBe(true);
         const html = await (await fetch(links.at(-1)!)).text();
         check('the approval page', html, batch);
-        page.desk.closeAll('next batch');
+        page.store.closeAll('next batch');
       }
     } finally {
       await page.close();

@@ -1,4 +1,4 @@
-// Benchmark: what the shared state store adds to a confirmed call — one ticket issued and redeemed (DurableConfirmations)
+// Benchmark: what the shared state store adds to a confirmed call — one approval issued and redeemed (DurableApprovals)
 // in memory (the baseline) and in a real redis-server on loopback (FORGEOPS_REDIS_URL), p50 and p99 in one run.
 // Other keys (seen Slack requests, links) must not make the caps' counts slower: [other keys] puts that many
 // in both stores first. Needs redis-server (Debian's package). Run by hand after `npm run build`:
@@ -14,7 +14,7 @@ const rounds = smoke ? 20 : (numbers[0] ?? 2000);
 // The smoke run puts a few other keys in, so that the path that counts past them runs too.
 const others = smoke ? 50 : (numbers[1] ?? 0);
 const WARM_UP = smoke ? 5 : 100;
-const { DurableConfirmations } = await import(`${root}dist/policy/confirmations.js`);
+const { DurableApprovals } = await import(`${root}dist/approval/binding.js`);
 const { MemoryStore } = await import(`${root}dist/state/store.js`);
 const { RedisStore } = await import(`${root}dist/state/redis-store.js`);
 
@@ -51,7 +51,7 @@ async function measure(store) {
       Array.from({ length: Math.min(500, others - i) }, (_, k) => store.set(`seen:${i + k}`, 1, { ttlMs: 600_000 })),
     );
   }
-  const tickets = new DurableConfirmations(store, { maxPending: rounds + 10, maxPerRequester: rounds + 10 });
+  const tickets = new DurableApprovals(store, { maxPending: rounds + 10, maxPerRequester: rounds + 10 });
   const once = async () => {
     const started = process.hrtime.bigint();
     const issued = await tickets.issue(call);

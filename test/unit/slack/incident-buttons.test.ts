@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
-import { DurableConfirmations } from '../../../src/policy/confirmations.js';
+import { DurableApprovals } from '../../../src/approval/binding.js';
 import { AuditLog } from '../../../src/slack/audit.js';
 import { SlackBot, type Turn } from '../../../src/slack/bot.js';
 import { Identities } from '../../../src/slack/identity.js';
@@ -73,7 +73,7 @@ function setup() {
     store,
     identities,
     settings: { botToken: 'xoxb-test', readOnlyChannels: new Set(), inChannel: new Set(), readOnly: false },
-    tickets: new DurableConfirmations(store),
+    tickets: new DurableApprovals(store),
     audit: new AuditLog(undefined, quiet),
     responses: new ResponseUrls(quiet),
     queue: new PostQueue({ log: quiet, post: async () => {} }),

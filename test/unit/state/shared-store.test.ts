@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DurableConfirmations } from '../../../src/policy/confirmations.js';
+import { DurableApprovals } from '../../../src/approval/binding.js';
 import { RedisStore, StoreUnavailableError, countedPrefixes, redisLabel } from '../../../src/state/redis-store.js';
 import { FileStore, MemoryStore, type StateStore } from '../../../src/state/store.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
@@ -132,7 +132,7 @@ describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
   const TTL_MS = 150;
 
   it('hold a place in the caps only while they can be answered; a late answer is still told it expired', async () => {
-    const tickets = new DurableConfirmations(await open(), { ttlMs: TTL_MS, maxPerRequester: 2, maxPending: 3 });
+    const tickets = new DurableApprovals(await open(), { ttlMs: TTL_MS, maxPerRequester: 2, maxPending: 3 });
     const unanswered = [await tickets.issue(call), await tickets.issue(call)];
     expect(await tickets.issue(call)).toMatchObject({ ok: false, reason: /already have 2 calls waiting/ });
     expect((await tickets.issue({ ...call, requester: 'T1:U2' })).ok).toBe(true);
@@ -146,7 +146,7 @@ describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
   });
 
   it('give their place back once answered or withdrawn', async () => {
-    const tickets = new DurableConfirmations(await open(), { maxPerRequester: 2 });
+    const tickets = new DurableApprovals(await open(), { maxPerRequester: 2 });
     const [one, two] = [await tickets.issue(call), await tickets.issue(call)] as Array<{ id: string }>;
     expect((await tickets.issue(call)).ok).toBe(false);
     expect((await tickets.redeem(one.id, { person: 'T1:U1', place: 'C1' })).ok).toBe(true);
@@ -159,7 +159,7 @@ describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
   });
 
   it('are counted per client when the front end says whose share a ticket takes, and still redeemed by the requester', async () => {
-    const tickets = new DurableConfirmations(await open(), { maxPerRequester: 1 });
+    const tickets = new DurableApprovals(await open(), { maxPerRequester: 1 });
     const first = (await tickets.issue(call, { countAs: 'T1:U1.laptop' })) as { id: string };
     expect(await tickets.issue(call, { countAs: 'T1:U1.laptop' })).toMatchObject({ ok: false });
     expect((await tickets.issue(call, { countAs: 'T1:U1.desktop' })).ok).toBe(true);
@@ -177,8 +177,8 @@ describe('Redis as the store of several replicas', () => {
 
   it('redeems a ticket issued on one replica from another, once, and refuses the wrong person without burning it', async () => {
     const prefix = `replicas${++namespaces}:`;
-    const one = new DurableConfirmations(await redisStore(prefix));
-    const two = new DurableConfirmations(await redisStore(prefix));
+    const one = new DurableApprovals(await redisStore(prefix));
+    const two = new DurableApprovals(await redisStore(prefix));
     const issued = await one.issue(call);
     if (!issued.ok) throw new Error(issued.reason);
     expect(await two.redeem(issued.id, { person: 'T1:U2', place: 'C1' })).toMatchObject({
@@ -192,8 +192,8 @@ describe('Redis as the store of several replicas', () => {
   it('runs each of 300 tickets once under 3,000 racing redemptions from two replicas', async () => {
     const prefix = `race${++namespaces}:`;
     const replicas = [
-      new DurableConfirmations(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 }),
-      new DurableConfirmations(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 }),
+      new DurableApprovals(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 }),
+      new DurableApprovals(await redisStore(prefix), { maxPending: 1000, maxPerRequester: 1000 }),
     ];
     const ids: string[] = [];
     for (let i = 0; i < 300; i++) {

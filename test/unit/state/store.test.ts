@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DurableConfirmations } from '../../../src/policy/confirmations.js';
+import { DurableApprovals } from '../../../src/approval/binding.js';
 import { Sealer } from '../../../src/slack/sealed.js';
 import { FileStore, MemoryStore, STATE_FILE, StoreFullError } from '../../../src/state/store.js';
 
@@ -64,11 +64,11 @@ describe('FileStore', () => {
       place: 'C1',
     };
     const before = new FileStore(dir);
-    const issued = await new DurableConfirmations(before).issue(call);
+    const issued = await new DurableApprovals(before).issue(call);
     expect(issued.ok).toBe(true);
     // Written in the same turn of the event loop, before any reply to the person could go out.
     await new Promise((resolve) => setImmediate(resolve));
-    const after = new DurableConfirmations(new FileStore(dir));
+    const after = new DurableApprovals(new FileStore(dir));
     expect(await after.redeem((issued as { id: string }).id, { person: 'T1:U1', place: 'C1' })).toEqual({
       ok: true,
       call,
@@ -99,7 +99,7 @@ describe('MemoryStore with evictOldest', () => {
   });
 });
 
-describe('DurableConfirmations', () => {
+describe('DurableApprovals', () => {
   const call = {
     operation: 'delete_pipeline',
     input: { id: 'acme/web', pipeline_id: 7 },
@@ -109,7 +109,7 @@ describe('DurableConfirmations', () => {
 
   it('runs two fast clicks once, refuses another person, a late click and an altered call', async () => {
     let now = 0;
-    const tickets = new DurableConfirmations(new MemoryStore({ now: () => now }), { now: () => now, ttlMs: 1000 });
+    const tickets = new DurableApprovals(new MemoryStore({ now: () => now }), { now: () => now, ttlMs: 1000 });
     const id = ((await tickets.issue(call)) as { id: string }).id;
     expect(await tickets.redeem(id, { person: 'T1:U2', place: 'C1' })).toMatchObject({
       ok: false,
@@ -137,7 +137,7 @@ describe('DurableConfirmations', () => {
   });
 
   it('caps pending confirmations per requester and overall', async () => {
-    const tickets = new DurableConfirmations(new MemoryStore(), { maxPerRequester: 2, maxPending: 3 });
+    const tickets = new DurableApprovals(new MemoryStore(), { maxPerRequester: 2, maxPending: 3 });
     expect((await tickets.issue(call)).ok).toBe(true);
     expect((await tickets.issue(call)).ok).toBe(true);
     expect(await tickets.issue(call)).toMatchObject({ ok: false, reason: /already have 2 calls waiting/ });

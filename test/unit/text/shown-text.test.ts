@@ -4,8 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { presentConfirmation } from '../../../src/chat/present.js';
-import { confirmQuestion, refusal } from '../../../src/mcp/approval-ask.js';
-import type { ApprovalRequest } from '../../../src/mcp/approval.js';
+import { approvalQuestion, refusal } from '../../../src/approval/mcp-elicitation.js';
+import type { ApprovalCall } from '../../../src/approval/port.js';
 import { describePerson } from '../../../src/operations/engine/people.js';
 import type { Answers } from '../../../src/policy/policy.js';
 import { renderConfirmation } from '../../../src/slack/blocks.js';
@@ -38,13 +38,13 @@ describe('ShownText', () => {
       // @ts-expect-error the terminal and chat question
       presentConfirmation(name);
       // @ts-expect-error the MCP form's question (both revisions)
-      confirmQuestion(name);
+      approvalQuestion(name);
       // @ts-expect-error a refusal that quotes the call
       refusal(name, 'why', 'fix');
       // @ts-expect-error Slack's question
       renderConfirmation(name, 'ticket', { operation: 'delete_pipeline', answers });
-      // @ts-expect-error the approval page and the Slack approver (through the desk)
-      const request: ApprovalRequest = { operation: 'delete_pipeline', input: {}, prompt: name, answers };
+      // @ts-expect-error the approval page and the Slack approver (through the page store)
+      const request: ApprovalCall = { operation: 'delete_pipeline', input: {}, prompt: name, answers };
       // @ts-expect-error an answer's label
       const labels: Answers = { yes: name, no: shown`No` };
       return [text, templated, request, labels];

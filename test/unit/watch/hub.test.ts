@@ -6,7 +6,7 @@ import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import type { PeerChannel } from '../../../src/state/replica-bus.js';
+import type { PeerChannel } from '../../../src/state/store.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchRefusedError, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { WatchHub, type StatusChange, type Subscription } from '../../../src/watch/hub.js';

@@ -5,11 +5,16 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import type { ShownText } from '../text/visible.js';
-import { APPROVAL_PATH, ApprovalDesk, REPLICA_NAME, type ApprovalDeskOptions, type ApprovalView } from './approval.js';
+import {
+  APPROVAL_PATH,
+  ApprovalPageStore,
+  REPLICA_NAME,
+  type ApprovalPageStoreOptions,
+  type ApprovalView,
+} from './page-store.js';
 
 /** An answer is three short fields; anything bigger is not from our form. */
 const MAX_ANSWER_BYTES = 4096;
-/** Approval ids are the ConfirmationStore's: 18 random bytes in base64url. */
 /** A page's id: random base64url, after the replica's name and a dot when replicas share a balancer. */
 const APPROVAL_ID = new RegExp(`^(?:${REPLICA_NAME}\\.)?[A-Za-z0-9_-]{16,64}$`);
 
@@ -29,7 +34,7 @@ const PAGE_HEADERS = {
 } as const;
 
 interface ApprovalPageOptions {
-  desk: ApprovalDesk;
+  store: ApprovalPageStore;
   /**
    * The Host headers the page answers to (host:port). Against DNS rebinding: a page on evil.example whose name now
    * resolves to 127.0.0.1 reaches this port, but its requests still carry Host: evil.example.
@@ -142,7 +147,7 @@ function fromPage(req: IncomingMessage, allowedHosts: readonly string[]): boolea
 
 /** The request handler for APPROVAL_PATH/<id>, for `serve`'s own server or the page `forgeops mcp` starts. */
 function approvalPageHandler(options: ApprovalPageOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { desk } = options;
+  const { store } = options;
   const log = options.log ?? silentLogger;
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -154,8 +159,8 @@ function approvalPageHandler(options: ApprovalPageOptions): (req: IncomingMessag
     }
     if (!APPROVAL_ID.test(id)) return notice(res, 404, 'There is no such approval page.');
     if (req.method === 'GET' || req.method === 'HEAD') {
-      // The call may wait on another replica (plain round robin): the desk asks it.
-      desk.show(id).then(
+      // The call may wait on another replica (plain round robin): the store asks it.
+      store.show(id).then(
         (shown) => {
           if ('view' in shown) send(res, 200, approvalForm(id, shown.view, Date.now()));
           else notice(res, shown.closed.status, shown.closed.message);
@@ -183,7 +188,7 @@ function approvalPageHandler(options: ApprovalPageOptions): (req: IncomingMessag
             return notice(res, 413, 'This answer is too large to be from the approval page; nothing changed.', {
               connection: 'close',
             });
-          const result = await desk.answer(id, {
+          const result = await store.answer(id, {
             nonce: form.get('nonce') ?? undefined,
             decision: form.get('decision') ?? undefined,
             secret: form.get('secret') ?? undefined,
@@ -202,7 +207,7 @@ function approvalPageHandler(options: ApprovalPageOptions): (req: IncomingMessag
   };
 }
 
-export interface LocalApprovalPageOptions extends Omit<ApprovalDeskOptions, 'pageUrl'> {
+export interface LocalApprovalPageOptions extends Omit<ApprovalPageStoreOptions, 'pageUrl'> {
   /** Port on 127.0.0.1 (FORGEOPS_APPROVAL_PORT); 0 picks a free one. */
   port: number;
   /** Base URL people open instead of http://127.0.0.1:port (FORGEOPS_APPROVAL_URL, e.g. behind a tunnel). */
@@ -211,7 +216,7 @@ export interface LocalApprovalPageOptions extends Omit<ApprovalDeskOptions, 'pag
 }
 
 export interface LocalApprovalPage {
-  desk: ApprovalDesk;
+  store: ApprovalPageStore;
   /** Starts listening (once); resolves to the page's base URL. */
   start(): Promise<string>;
   close(): Promise<void>;
@@ -225,8 +230,8 @@ export function createLocalApprovalPage(options: LocalApprovalPageOptions): Loca
   const HOST = '127.0.0.1';
   let hosts: string[] = [];
   let listening: Promise<{ base: string; close(): Promise<void> }> | undefined;
-  const desk: ApprovalDesk = new ApprovalDesk({ ...options, pageUrl: async () => (await listen()).base });
-  const handler = approvalPageHandler({ desk, allowedHosts: () => hosts, log: options.log });
+  const store: ApprovalPageStore = new ApprovalPageStore({ ...options, pageUrl: async () => (await listen()).base });
+  const handler = approvalPageHandler({ store, allowedHosts: () => hosts, log: options.log });
 
   function listen() {
     listening ??= new Promise((resolve, reject) => {
@@ -256,10 +261,10 @@ export function createLocalApprovalPage(options: LocalApprovalPageOptions): Loca
   }
 
   return {
-    desk,
+    store,
     start: async () => (await listen()).base,
     async close() {
-      desk.closeAll('forgeops is shutting down; nothing was changed.');
+      store.closeAll('forgeops is shutting down; nothing was changed.');
       const open = listening;
       listening = undefined;
       if (open) await (await open.catch(() => undefined))?.close();
@@ -268,7 +273,7 @@ export function createLocalApprovalPage(options: LocalApprovalPageOptions): Loca
 }
 
 interface MountedApprovalPage {
-  desk: ApprovalDesk;
+  store: ApprovalPageStore;
   path: string;
   handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** Tells the page the port its server got (with port 0 known only after listening). */
@@ -281,7 +286,7 @@ export function createMountedApprovalPage(
 ): MountedApprovalPage {
   let base: string | undefined;
   let hosts: string[] = [];
-  const desk = new ApprovalDesk({
+  const store = new ApprovalPageStore({
     ...options,
     pageUrl: async () => {
       if (!base) throw new Error('the server is not listening yet');
@@ -289,9 +294,9 @@ export function createMountedApprovalPage(
     },
   });
   return {
-    desk,
+    store,
     path: APPROVAL_PATH,
-    handle: approvalPageHandler({ desk, allowedHosts: () => hosts, log: options.log }),
+    handle: approvalPageHandler({ store, allowedHosts: () => hosts, log: options.log }),
     listening(port) {
       hosts = pageHosts(options.host, port, options.loopback, options.publicUrl);
       const shown = options.host.includes(':') ? `[${options.host}]` : options.host;

@@ -1,15 +1,16 @@
-// The approval desk on its own: what runs is what was shown, expiry by the clock, a cap, a bounded memory of answers.
+// The approval page's store on its own: what runs is what was shown, expiry by the clock, a cap, a bounded memory of answers.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
-import { ApprovalDesk, sameSecret, type ApprovalRequest } from '../../../src/mcp/approval.js';
-import { escapeHtml, openCommandRunner, pageHosts } from '../../../src/mcp/approval-page.js';
+import { ApprovalPageStore, sameSecret } from '../../../src/approval/page-store.js';
+import type { ApprovalCall } from '../../../src/approval/port.js';
+import { escapeHtml, openCommandRunner, pageHosts } from '../../../src/approval/page.js';
 import { shown } from '../../../src/text/visible.js';
 
 const BASE = 'http://127.0.0.1:9';
-const request = (): ApprovalRequest => ({
+const request = (): ApprovalCall => ({
   operation: 'delete_pipeline',
   input: { id: 'acme/web', pipeline_id: 7 },
   prompt: shown`Delete pipeline 7`,
@@ -17,19 +18,19 @@ const request = (): ApprovalRequest => ({
 });
 const idOf = (url: string) => url.slice(`${BASE}/approvals/`.length);
 
-async function openOne(desk: ApprovalDesk, call = request()) {
-  const opened = await desk.open(call);
+async function openOne(approvals: ApprovalPageStore, call = request()) {
+  const opened = await approvals.open(call);
   if (!opened.ok) throw new Error(opened.reason);
   const id = idOf(opened.approval.url);
-  return { ...opened.approval, id, nonce: desk.view(id)!.nonce, call };
+  return { ...opened.approval, id, nonce: approvals.view(id)!.nonce, call };
 }
 
-describe('ApprovalDesk', () => {
+describe('ApprovalPageStore', () => {
   it('refuses an approval when the call changed after it was shown: what runs is what was approved', async () => {
-    const desk = new ApprovalDesk({ pageUrl: async () => BASE });
-    const approval = await openOne(desk);
+    const approvals = new ApprovalPageStore({ pageUrl: async () => BASE });
+    const approval = await openOne(approvals);
     approval.call.input.pipeline_id = 8;
-    expect((await desk.answer(approval.id, { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
+    expect((await approvals.answer(approval.id, { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
     expect(await approval.outcome).toEqual({
       approved: false,
       reason: 'The call changed since it was confirmed; nothing was run.',
@@ -37,65 +38,67 @@ describe('ApprovalDesk', () => {
   });
 
   it('tells the human who opens a link of a stopped replica that the call ended with it, and runs nothing', async () => {
-    const desk = new ApprovalDesk({ pageUrl: async () => BASE, replicaId: 'r2' });
-    const mine = await openOne(desk);
+    const approvals = new ApprovalPageStore({ pageUrl: async () => BASE, replicaId: 'r2' });
+    const mine = await openOne(approvals);
     expect(mine.id).toMatch(/^r2\./);
     const fromR1 = 'r1.AbCdEfGhIjKlMnOpQrStUvWx';
-    expect(desk.whyClosed(fromR1)).toBe(
+    expect(approvals.whyClosed(fromR1)).toBe(
       'This approval waited on replica r1, which has stopped: the call ended with it and nothing was run. Ask the assistant to try again.',
     );
-    expect(await desk.answer(fromR1, { nonce: 'x', decision: 'approve' })).toEqual({
+    expect(await approvals.answer(fromR1, { nonce: 'x', decision: 'approve' })).toEqual({
       status: 410,
-      message: desk.whyClosed(fromR1),
+      message: approvals.whyClosed(fromR1),
     });
-    expect(desk.whyClosed('r2.AbCdEfGhIjKlMnOpQrStUvWx')).toMatch(/^There is no such approval waiting/);
-    expect(desk.pending).toBe(1);
+    expect(approvals.whyClosed('r2.AbCdEfGhIjKlMnOpQrStUvWx')).toMatch(/^There is no such approval waiting/);
+    expect(approvals.pending).toBe(1);
   });
 
   it('judges expiry by its clock when the answer comes, whatever the timers did', async () => {
     let now = 1_000_000;
-    const desk = new ApprovalDesk({ pageUrl: async () => BASE, ttlMs: 60_000, now: () => now });
-    const approval = await openOne(desk);
+    const approvals = new ApprovalPageStore({ pageUrl: async () => BASE, ttlMs: 60_000, now: () => now });
+    const approval = await openOne(approvals);
     now += 60_001;
-    expect(desk.view(approval.id)).toBeUndefined();
-    expect(desk.whyClosed(approval.id)).toMatch(/expired/);
-    expect((await desk.answer(approval.id, { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
+    expect(approvals.view(approval.id)).toBeUndefined();
+    expect(approvals.whyClosed(approval.id)).toMatch(/expired/);
+    expect((await approvals.answer(approval.id, { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
     expect((await approval.outcome).approved).toBe(false);
-    expect(desk.pending).toBe(0);
+    expect(approvals.pending).toBe(0);
   });
 
   it('caps the approvals waiting at once, and frees a place when one ends', async () => {
-    const desk = new ApprovalDesk({ pageUrl: async () => BASE, maxPending: 2 });
-    const first = await openOne(desk);
-    await openOne(desk);
-    const third = await desk.open(request());
+    const approvals = new ApprovalPageStore({ pageUrl: async () => BASE, maxPending: 2 });
+    const first = await openOne(approvals);
+    await openOne(approvals);
+    const third = await approvals.open(request());
     expect(third.ok).toBe(false);
     first.withdraw('the client cancelled');
     expect(await first.outcome).toEqual({ approved: false, reason: 'the client cancelled' });
-    expect((await desk.open(request())).ok).toBe(true);
-    desk.closeAll('shutting down');
-    expect(desk.pending).toBe(0);
+    expect((await approvals.open(request())).ok).toBe(true);
+    approvals.closeAll('shutting down');
+    expect(approvals.pending).toBe(0);
   });
 
   it('answers only "approve" or "deny", and only with the page nonce', async () => {
-    const desk = new ApprovalDesk({ pageUrl: async () => BASE });
-    const approval = await openOne(desk);
-    expect((await desk.answer(approval.id, { nonce: approval.nonce, decision: 'yes' })).status).toBe(400);
-    expect((await desk.answer(approval.id, { nonce: `${approval.nonce}x`, decision: 'approve' })).status).toBe(403);
-    expect((await desk.answer('unknown-approval-id-000', { nonce: approval.nonce, decision: 'approve' })).status).toBe(
-      410,
+    const approvals = new ApprovalPageStore({ pageUrl: async () => BASE });
+    const approval = await openOne(approvals);
+    expect((await approvals.answer(approval.id, { nonce: approval.nonce, decision: 'yes' })).status).toBe(400);
+    expect((await approvals.answer(approval.id, { nonce: `${approval.nonce}x`, decision: 'approve' })).status).toBe(
+      403,
     );
-    expect(desk.pending).toBe(1);
+    expect(
+      (await approvals.answer('unknown-approval-id-000', { nonce: approval.nonce, decision: 'approve' })).status,
+    ).toBe(410);
+    expect(approvals.pending).toBe(1);
     approval.withdraw('done');
   });
 
   it('says the page cannot be served rather than failing the call', async () => {
-    const desk = new ApprovalDesk({
+    const approvals = new ApprovalPageStore({
       pageUrl: async () => {
         throw new Error('port 8751 is in use');
       },
     });
-    expect(await desk.open(request())).toEqual({
+    expect(await approvals.open(request())).toEqual({
       ok: false,
       reason: 'The approval page could not be served (port 8751 is in use); nothing was changed.',
     });

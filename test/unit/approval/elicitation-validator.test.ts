@@ -2,7 +2,7 @@
 // confirmation answered with the wrong shape runs nothing.
 import { describe, expect, it } from 'vitest';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
-import { elicitationFormValidator } from '../../../src/mcp/elicitation-validator.js';
+import { elicitationFormValidator } from '../../../src/approval/elicitation-validator.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();
@@ -117,7 +117,7 @@ describe('elicitationFormValidator', () => {
   });
 });
 
-describe('a confirmation answered with the wrong shape, through the SDK client', () => {
+describe('an approval answered with the wrong shape, through the SDK client', () => {
   it('runs nothing and says the answer did not match the form', async () => {
     const mcp = await connectInMemory({
       client: env.client,

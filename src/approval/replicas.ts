@@ -1,15 +1,8 @@
-// Requests from one replica to another by name, over the shared store's pub/sub (Redis): how an answer that reached
-// the wrong replica (a Slack click, which no balancer can route; an approval page behind plain round robin) reaches
-// the replica where the call it answers waits, and how that replica's reply comes back.
+// Requests from one replica to another by name, over the shared store's pub/sub (Redis): how an approval answer that
+// reached another replica than the one where its call waits (a Slack click, which no balancer can route; an approval
+// page behind plain round robin) reaches that replica, and how its reply comes back.
 import { randomUUID } from 'node:crypto';
-
-/** Publish and subscribe on named channels (RedisStore's, under its key prefix). */
-export interface PeerChannel {
-  /** Sends `message` on `channel`; resolves to how many listeners heard it (0: nobody listens there now). */
-  publish(channel: string, message: string): Promise<number>;
-  /** Calls `onMessage` with each message on `channel`, until the returned function is called. */
-  listen(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
-}
+import type { PeerChannel } from '../state/store.js';
 
 /** How long an asking replica waits for the reply: a human waits on it, and a local answer takes milliseconds. */
 const ASK_TIMEOUT_MS = 3_000;
@@ -71,7 +64,7 @@ function parse(text: string): Question | Reply | undefined {
   return undefined;
 }
 
-export class ReplicaBus {
+export class ReplicaRequests {
   private readonly handlers = new Map<string, Handler>();
   private readonly waiting = new Map<string, Waiting>();
   private stopListening: (() => Promise<void>) | undefined;
@@ -83,10 +76,14 @@ export class ReplicaBus {
   ) {}
 
   /** Starts listening on this replica's channel. */
-  static async open(channel: PeerChannel, self: string, options: { timeoutMs?: number } = {}): Promise<ReplicaBus> {
-    const bus = new ReplicaBus(channel, self, options.timeoutMs ?? ASK_TIMEOUT_MS);
-    bus.stopListening = await channel.listen(channelOf(self), (text) => bus.heard(text));
-    return bus;
+  static async open(
+    channel: PeerChannel,
+    self: string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<ReplicaRequests> {
+    const requests = new ReplicaRequests(channel, self, options.timeoutMs ?? ASK_TIMEOUT_MS);
+    requests.stopListening = await channel.listen(channelOf(self), (text) => requests.heard(text));
+    return requests;
   }
 
   /** Answers the questions other replicas send on `topic`; what the handler returns (or resolves to) is the reply. */

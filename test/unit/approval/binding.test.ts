@@ -1,12 +1,12 @@
 // Confirmation tickets: bound to call, person, place and time; single use; two fast clicks run once.
 import { describe, expect, it } from 'vitest';
-import { ConfirmationStore, canonicalJson, fingerprint } from '../../../src/policy/confirmations.js';
+import { BoundApprovals, canonicalJson, fingerprint } from '../../../src/approval/binding.js';
 
 const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'U1', place: 'C1' };
 
-describe('ConfirmationStore', () => {
+describe('BoundApprovals', () => {
   it('lets the requester confirm once, in the same place', () => {
-    const store = new ConfirmationStore();
+    const store = new BoundApprovals();
     const id = store.issue(call);
     const first = store.redeem(id, { person: 'U1', place: 'C1' });
     expect(first).toEqual({ ok: true, call });
@@ -16,7 +16,7 @@ describe('ConfirmationStore', () => {
   });
 
   it("ignores another person's click and keeps the ticket for the requester", () => {
-    const store = new ConfirmationStore();
+    const store = new BoundApprovals();
     const id = store.issue(call);
     const other = store.redeem(id, { person: 'U2', place: 'C1' });
     expect(other).toEqual({ ok: false, reason: 'Only the person who asked for this call can confirm it.' });
@@ -24,14 +24,14 @@ describe('ConfirmationStore', () => {
   });
 
   it('refuses a click from another conversation', () => {
-    const store = new ConfirmationStore();
+    const store = new BoundApprovals();
     const id = store.issue(call);
     expect(store.redeem(id, { person: 'U1', place: 'C9' }).ok).toBe(false);
   });
 
   it('refuses a late click', () => {
     let now = 1_000;
-    const store = new ConfirmationStore(60_000, () => now);
+    const store = new BoundApprovals(60_000, () => now);
     const id = store.issue(call);
     now += 60_001;
     const late = store.redeem(id, { person: 'U1', place: 'C1' });
@@ -39,7 +39,7 @@ describe('ConfirmationStore', () => {
   });
 
   it('refuses when the call changed since it was shown', () => {
-    const store = new ConfirmationStore();
+    const store = new BoundApprovals();
     const id = store.issue(call);
     const changed = store.redeem(id, {
       person: 'U1',
@@ -51,7 +51,7 @@ describe('ConfirmationStore', () => {
   });
 
   it('accepts the same input written in another key order', () => {
-    const store = new ConfirmationStore();
+    const store = new BoundApprovals();
     const id = store.issue(call);
     const same = store.redeem(id, {
       person: 'U1',
@@ -63,14 +63,14 @@ describe('ConfirmationStore', () => {
   });
 
   it('runs a double click once: exactly one of two concurrent redemptions succeeds', async () => {
-    const store = new ConfirmationStore();
+    const store = new BoundApprovals();
     const id = store.issue(call);
     const results = await Promise.all([0, 1].map(async () => store.redeem(id, { person: 'U1', place: 'C1' })));
     expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
 
   it('cancel withdraws only for the requester', () => {
-    const store = new ConfirmationStore();
+    const store = new BoundApprovals();
     const id = store.issue(call);
     expect(store.cancel(id, 'U2')).toBe(false);
     expect(store.cancel(id, 'U1')).toBe(true);

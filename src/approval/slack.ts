@@ -1,9 +1,9 @@
 // MCP calls approved in Slack: the configured approver (SLACK_APPROVER) gets a direct message with the exact call and
 // yes/no buttons; only their own signed click answers, a channel the calling model does not read.
-import type { ApprovalDesk, OpenedApproval } from '../mcp/approval.js';
-import { answerButtons, codeBlocks, escapeMrkdwn, LIMITS, renderText, type SlackMessage } from './blocks.js';
-import type { Turn } from './bot.js';
 import type { Logger } from '../log.js';
+import { answerButtons, codeBlocks, escapeMrkdwn, LIMITS, renderText, type SlackMessage } from '../slack/blocks.js';
+import type { Turn } from '../slack/bot.js';
+import type { ApprovalPageStore, OpenedApproval } from './page-store.js';
 
 /** Bolt routes the two buttons on these; the button's value is the approval's id. */
 export const APPROVAL_ACTION_IDS = { approve: 'forge_approval_approve', deny: 'forge_approval_deny' } as const;
@@ -38,7 +38,7 @@ export function renderApprovalRequest(approval: OpenedApproval): SlackMessage | 
 }
 
 interface SlackApproverOptions {
-  desk: ApprovalDesk;
+  store: ApprovalPageStore;
   /**
    * The approver as SLACK_APPROVER names them: a user id (U012AB3CD), or team and user (T0123:U012AB3CD). Their
    * direct message is where approvals go, and only a click by that user of that team answers.
@@ -63,7 +63,7 @@ export class SlackApprover {
     // Asked once: the installation's team does not change while the bot runs; a failed lookup is asked again.
     let known: string | undefined = team;
     this.team = async () => (known ??= await o.workspace().catch(() => undefined));
-    o.desk.onOpen((approval) => void this.ask(approval));
+    o.store.onOpen((approval) => void this.ask(approval));
   }
 
   private async ask(approval: OpenedApproval): Promise<void> {
@@ -80,7 +80,7 @@ export class SlackApprover {
 
   /**
    * A click on Approve or Deny: only the approver's own counts (Slack signed who clicked). User ids are unique only
-   * within a team, so the team must match too, as for every confirmation; when it is unknown, no click counts.
+   * within a team, so the team must match too, as for every approval; when it is unknown, no click counts.
    */
   async click(turn: Turn, id: string, actionId: string): Promise<void> {
     const team = await this.team();
@@ -97,7 +97,7 @@ export class SlackApprover {
       return;
     }
     const decision = actionId === APPROVAL_ACTION_IDS.approve ? 'approve' : 'deny';
-    const result = await this.o.desk.answerFromChannel(id, decision, 'in Slack');
+    const result = await this.o.store.answerFromChannel(id, decision, 'in Slack');
     this.o.log.info(`slack approver: ${decision} by ${turn.user.teamId}:${turn.user.userId}: ${result.message}`);
     const status = result.status !== 200 ? 'warning' : decision === 'approve' ? 'success' : 'canceled';
     await this.o.reply(turn, renderText(result.message, status), { replaceOriginal: result.status === 200 });

@@ -1,11 +1,12 @@
 // Checks a client's elicitation answer against the form we asked with, for the SDK's Server (its jsonSchemaValidator).
 // MCP restricts a form to a flat object of primitive fields, so this covers that subset exactly instead of loading
 // ajv (a JSON Schema compiler that costs start-up time) for it; a schema outside the subset is an error, never a pass.
-import type {
-  jsonSchemaValidator,
-  JsonSchemaType,
-  JsonSchemaValidatorResult,
-} from '@modelcontextprotocol/sdk/validation/types.js';
+/** A form's JSON Schema as the SDK hands it over: an object schema whose properties are the fields. */
+type JsonSchemaType = { type?: unknown; properties?: unknown; required?: unknown };
+/** The SDK's validator result (its jsonSchemaValidator contract, which src/mcp passes this to). */
+type JsonSchemaValidatorResult<T> =
+  | { valid: true; data: T; errorMessage: undefined }
+  | { valid: false; data: undefined; errorMessage: string };
 
 type Field = Record<string, unknown>;
 
@@ -102,7 +103,7 @@ function validateForm<T>(schema: JsonSchemaType, input: unknown): JsonSchemaVali
   return { valid: true, data: input as T, errorMessage: undefined };
 }
 
-export const elicitationFormValidator: jsonSchemaValidator = {
+export const elicitationFormValidator = {
   getValidator<T>(schema: JsonSchemaType) {
     return (input: unknown) => validateForm<T>(schema, input);
   },

@@ -77,7 +77,7 @@ export function fingerprint(operation: string, input: Record<string, unknown>): 
     .digest('hex');
 }
 
-export class ConfirmationStore {
+export class BoundApprovals {
   private readonly tickets = new Map<string, Ticket>();
 
   constructor(
@@ -133,7 +133,7 @@ export class ConfirmationStore {
  * Where durable tickets live: a small async key-value store with expiry (a JSON file, Redis…). `take` must be
  * atomic (get and delete in one step) so that of two concurrent redemptions only one gets the ticket.
  */
-export interface TicketStore {
+export interface ApprovalStorage {
   get<T>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown, options?: { ttlMs?: number }): Promise<void>;
   take<T>(key: string): Promise<T | undefined>;
@@ -141,7 +141,7 @@ export interface TicketStore {
   count(prefix: string): Promise<number>;
 }
 
-interface DurableConfirmationOptions {
+interface DurableApprovalOptions {
   ttlMs?: number;
   now?: () => number;
   /** Tickets one requester may have waiting at once. */
@@ -156,18 +156,18 @@ const EXPIRED_GRACE_MS = 60 * 60_000;
 const OPEN_PREFIX = 'confirm-open:';
 
 /**
- * The same tickets as ConfirmationStore, kept in an async store so that a restart (or another replica) loses none.
+ * The same tickets as BoundApprovals, kept in an async store so that a restart (or another replica) loses none.
  * A ticket is kept under `confirm:<requester>:<random>` (the id handed out is the key's tail) an hour past its expiry
  * for a late click's sake; what the caps count is a marker that lives only as long as the ticket can be answered, so
  * questions nobody answers stop holding anyone's slots once they expire.
  */
-export class DurableConfirmations {
+export class DurableApprovals {
   private readonly ttlMs: number;
   private readonly now: () => number;
 
   constructor(
-    private readonly store: TicketStore,
-    private readonly options: DurableConfirmationOptions = {},
+    private readonly store: ApprovalStorage,
+    private readonly options: DurableApprovalOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
@@ -209,7 +209,7 @@ export class DurableConfirmations {
     return { ok: true, id };
   }
 
-  /** As ConfirmationStore.redeem; the store's atomic take makes two fast clicks run the call once. */
+  /** As BoundApprovals.redeem; the store's atomic take makes two fast clicks run the call once. */
   async redeem(id: string, by: Redeemer): Promise<Redemption> {
     const key = `confirm:${id}`;
     const refused = checkClaimant(await this.store.get<Ticket>(key), by);

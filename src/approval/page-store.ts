@@ -1,10 +1,13 @@
-// The approval desk: calls waiting for a human's answer on the approval page, each bound to its exact call, single-use, expiring, capped.
+// The approval page's store: calls waiting for a human's answer (on the page, or from the Slack approver), each bound to
+// its exact call, single-use, expiring, capped; answers that reach another replica go to the one where the call waits.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConfirmationStore } from '../policy/confirmations.js';
+import { BoundApprovals } from './binding.js';
 import type { Logger } from '../log.js';
 import type { Answers } from '../policy/policy.js';
 import type { ShownText } from '../text/visible.js';
-import { ReplicaBus, ReplicaTimeoutError, type PeerChannel } from '../state/replica-bus.js';
+import type { PeerChannel } from '../state/store.js';
+import type { ApprovalAnswer, ApprovalCall } from './port.js';
+import { ReplicaRequests, ReplicaTimeoutError } from './replicas.js';
 
 /**
  * What a call needing a human does, chosen by the operator (FORGEOPS_APPROVAL):
@@ -29,26 +32,14 @@ const DEFAULT_MAX_PENDING_APPROVALS = 32;
 export const MAX_SECRET_ATTEMPTS = 5;
 /** Answered approvals remembered, so a late or replayed click is told why rather than "unknown". */
 const REMEMBERED_ANSWERS = 256;
-/** Requester and place of the desk's tickets: the page's human is not a chat user, the binding is to the call. */
-const DESK = 'approval page';
-
-export interface ApprovalRequest {
-  operation: string;
-  /** The validated input that will run; the ticket keeps a copy, and a call that changed since is refused. */
-  input: Record<string, unknown>;
-  /** The exact call as the human reads it (policy.confirmationPrompt): every channel shows it as it is. */
-  prompt: ShownText;
-  /** The two answers' labels (policy.answersTo), on the page's and the approver's buttons. */
-  answers: Answers;
-}
-
-type ApprovalOutcome = { approved: true } | { approved: false; reason: string };
+/** Requester and place of the page's bindings: the page's human is not a chat user, the binding is to the call. */
+const PAGE = 'approval page';
 
 export interface PendingApproval {
   /** The page of this one approval; goes only to channels the model does not read. */
   url: string;
   expiresAt: number;
-  outcome: Promise<ApprovalOutcome>;
+  outcome: Promise<ApprovalAnswer>;
   /** Ends the wait with a refusal (the client cancelled, or declined the URL elicitation); nothing runs. */
   withdraw(reason: string): void;
 }
@@ -77,19 +68,19 @@ interface AnswerResult {
 /** What a link opens: the waiting call, or why there is none (an HTTP status and one sentence). */
 export type Shown = { view: ApprovalView } | { closed: AnswerResult };
 
-/** The bus topic on which replicas pass each other the answers to calls waiting elsewhere. */
-const RELAY_TOPIC = 'approval';
+/** The topic on which replicas pass each other the answers to calls waiting on another replica. */
+const ANSWER_TOPIC = 'approval';
 
 /**
  * A look or an answer one replica passes to the replica where the call waits. The passphrase stays on the replica
  * that received it: only whether it was right travels (every replica has the same FORGEOPS_APPROVAL_SECRET).
  */
-type Relayed =
+type Forwarded =
   | { kind: 'show'; id: string }
   | { kind: 'answer'; id: string; nonce?: string; decision?: string; secretOk: boolean }
   | { kind: 'channel'; id: string; decision: string; channel: string };
 
-export interface ApprovalDeskOptions {
+export interface ApprovalPageStoreOptions {
   /** Base URL of the page (http://127.0.0.1:port); async because `forgeops mcp` may start its page on first need. */
   pageUrl: () => Promise<string>;
   /**
@@ -123,11 +114,11 @@ export interface OpenedApproval {
 }
 
 interface Waiter {
-  request: ApprovalRequest;
+  request: ApprovalCall;
   nonce: string;
   expiresAt: number;
   wrongSecrets: number;
-  settle(outcome: ApprovalOutcome): void;
+  settle(outcome: ApprovalAnswer): void;
 }
 
 export type Opened = { ok: true; approval: PendingApproval } | { ok: false; reason: string };
@@ -150,31 +141,31 @@ function minutes(ms: number): string {
   return m >= 1 ? `${m} minute${m === 1 ? '' : 's'}` : `${Math.round(ms / 1000)} seconds`;
 }
 
-export class ApprovalDesk {
+export class ApprovalPageStore {
   readonly ttlMs: number;
   readonly maxPending: number;
   private readonly now: () => number;
-  /** The tickets: binding to the exact call, single use and expiry are the ConfirmationStore's. */
-  private readonly tickets: ConfirmationStore;
+  /** Binding to the exact call, single use and expiry are BoundApprovals'. */
+  private readonly bindings: BoundApprovals;
   private readonly waiting = new Map<string, Waiter>();
   private readonly answered = new Map<string, string>();
   private readonly listeners: Array<(approval: OpenedApproval) => void> = [];
-  private bus: ReplicaBus | undefined;
+  private replicas: ReplicaRequests | undefined;
 
-  constructor(private readonly options: ApprovalDeskOptions) {
+  constructor(private readonly options: ApprovalPageStoreOptions) {
     this.ttlMs = options.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
     this.maxPending = options.maxPending ?? DEFAULT_MAX_PENDING_APPROVALS;
     this.now = options.now ?? Date.now;
-    this.tickets = new ConfirmationStore(this.ttlMs, this.now);
+    this.bindings = new BoundApprovals(this.ttlMs, this.now);
   }
 
   /**
    * Joins the replicas that share a store: an answer for a call waiting on another replica (a Slack click lands on
    * any replica; so does a page behind plain round robin) goes there, and answers for calls here arrive from them.
    */
-  relayThrough(bus: ReplicaBus): void {
-    this.bus = bus;
-    bus.handle(RELAY_TOPIC, (body) => this.relayed(body as Relayed));
+  shareAnswersThrough(replicas: ReplicaRequests): void {
+    this.replicas = replicas;
+    replicas.handle(ANSWER_TOPIC, (body) => this.fromOtherReplica(body as Forwarded));
   }
 
   /** Adds a channel that hears of each new approval; it must not reach the model. */
@@ -187,7 +178,7 @@ export class ApprovalDesk {
   }
 
   /** Puts a call on the page, or says why not (the page cannot start, or too many calls wait already). */
-  async open(request: ApprovalRequest): Promise<Opened> {
+  async open(request: ApprovalCall): Promise<Opened> {
     let base: string;
     try {
       base = await this.options.pageUrl();
@@ -203,11 +194,11 @@ export class ApprovalDesk {
         reason: `${this.maxPending} calls already wait for a human on the approval page; nothing was changed. Try again once those are answered.`,
       };
     }
-    const call = { operation: request.operation, input: structuredClone(request.input), requester: DESK, place: DESK };
-    const id = this.tickets.issue(call, this.options.replicaId ? `${this.options.replicaId}.` : '');
+    const call = { operation: request.operation, input: structuredClone(request.input), requester: PAGE, place: PAGE };
+    const id = this.bindings.issue(call, this.options.replicaId ? `${this.options.replicaId}.` : '');
     const expiresAt = this.now() + this.ttlMs;
-    let settle!: (outcome: ApprovalOutcome) => void;
-    const outcome = new Promise<ApprovalOutcome>((resolve) => {
+    let settle!: (outcome: ApprovalAnswer) => void;
+    const outcome = new Promise<ApprovalAnswer>((resolve) => {
       settle = resolve;
     });
     const timer = setTimeout(
@@ -248,7 +239,7 @@ export class ApprovalDesk {
 
   /** What a link opens, wherever the call waits: the call to approve, or why it no longer waits. */
   async show(id: string): Promise<Shown> {
-    return (await this.elsewhere<Shown>(id, { kind: 'show', id }, (closed) => ({ closed }))) ?? this.showHere(id);
+    return (await this.onOwningReplica<Shown>(id, { kind: 'show', id }, (closed) => ({ closed }))) ?? this.showHere(id);
   }
 
   private showHere(id: string): Shown {
@@ -284,13 +275,13 @@ export class ApprovalDesk {
 
   /**
    * The human's answer from the page. Checks leave the approval waiting when the sender is not the page's reader
-   * (a wrong nonce), and count wrong passphrases; the ticket is spent before anything runs, so a replay runs nothing.
+   * (a wrong nonce), and count wrong passphrases; the binding is spent before anything runs, so a replay runs nothing.
    */
   async answer(id: string, answer: PageAnswer): Promise<AnswerResult> {
     const { secret } = this.options;
     const secretOk = secret === undefined || (answer.secret !== undefined && sameSecret(answer.secret, secret));
-    const relayed: Relayed = { kind: 'answer', id, nonce: answer.nonce, decision: answer.decision, secretOk };
-    return (await this.elsewhere<AnswerResult>(id, relayed, (failed) => failed)) ?? this.answerHere(relayed);
+    const forwarded: Forwarded = { kind: 'answer', id, nonce: answer.nonce, decision: answer.decision, secretOk };
+    return (await this.onOwningReplica<AnswerResult>(id, forwarded, (failed) => failed)) ?? this.answerHere(forwarded);
   }
 
   /**
@@ -299,12 +290,12 @@ export class ApprovalDesk {
    */
   async answerFromChannel(id: string, decision: string, channel: string): Promise<AnswerResult> {
     return (
-      (await this.elsewhere<AnswerResult>(id, { kind: 'channel', id, decision, channel }, (failed) => failed)) ??
+      (await this.onOwningReplica<AnswerResult>(id, { kind: 'channel', id, decision, channel }, (failed) => failed)) ??
       this.decide(id, decision, channel)
     );
   }
 
-  private answerHere(answer: Extract<Relayed, { kind: 'answer' }>): AnswerResult {
+  private answerHere(answer: Extract<Forwarded, { kind: 'answer' }>): AnswerResult {
     const { id } = answer;
     const waiter = this.waiting.get(id);
     if (!waiter) return { status: 410, message: this.whyClosed(id) };
@@ -323,11 +314,15 @@ export class ApprovalDesk {
    * Where the call of `id` waits on another replica, the request goes there and this is its reply, or `failed` of why
    * none came; undefined when the call waits here, or would have (no other replica to ask).
    */
-  private async elsewhere<T>(id: string, request: Relayed, failed: (why: AnswerResult) => T): Promise<T | undefined> {
+  private async onOwningReplica<T>(
+    id: string,
+    request: Forwarded,
+    failed: (why: AnswerResult) => T,
+  ): Promise<T | undefined> {
     const replica = REPLICA_PREFIX.exec(id)?.[1];
-    if (!this.bus || !replica || replica === this.options.replicaId) return undefined;
+    if (!this.replicas || !replica || replica === this.options.replicaId) return undefined;
     try {
-      const result = await this.bus.ask(replica, RELAY_TOPIC, request);
+      const result = await this.replicas.ask(replica, ANSWER_TOPIC, request);
       return result.reached ? (result.answer as T) : failed({ status: 410, message: stoppedReplica(replica) });
     } catch (error) {
       const message =
@@ -339,7 +334,7 @@ export class ApprovalDesk {
   }
 
   /** A look or an answer another replica passed on for a call waiting here. */
-  private relayed(request: Relayed): Shown | AnswerResult {
+  private fromOtherReplica(request: Forwarded): Shown | AnswerResult {
     if (typeof request?.id !== 'string') throw new Error('not an approval request');
     switch (request.kind) {
       case 'show':
@@ -365,9 +360,9 @@ export class ApprovalDesk {
     }
     if (decision !== 'approve')
       return { status: 400, message: "The answer must be 'approve' or 'deny'; nothing changed." };
-    const redeemed = this.tickets.redeem(id, {
-      person: DESK,
-      place: DESK,
+    const redeemed = this.bindings.redeem(id, {
+      person: PAGE,
+      place: PAGE,
       operation: waiter.request.operation,
       input: waiter.request.input,
     });
@@ -402,12 +397,12 @@ export class ApprovalDesk {
     };
   }
 
-  /** Ends one approval once: its ticket goes, its call hears the outcome, a later click hears how it ended. */
-  private close(id: string, how: string, outcome: ApprovalOutcome): void {
+  /** Ends one approval once: its binding goes, its call hears the outcome, a later click hears how it ended. */
+  private close(id: string, how: string, outcome: ApprovalAnswer): void {
     const waiter = this.waiting.get(id);
     if (!waiter) return;
     this.waiting.delete(id);
-    this.tickets.cancel(id, DESK);
+    this.bindings.cancel(id, PAGE);
     this.answered.set(id, how);
     if (this.answered.size > REMEMBERED_ANSWERS) this.answered.delete(this.answered.keys().next().value as string);
     waiter.settle(outcome);
@@ -417,14 +412,14 @@ export class ApprovalDesk {
 /**
  * Replicas sharing Redis pass each other the answers to their approvals: a Slack approver's click reaches whichever
  * replica Slack picks, and a page behind plain round robin too, while the call waits on the replica that asked.
- * Returns the bus to close at shutdown; undefined for a store of one process, or a replica without a name.
+ * Returns the replica requests to close at shutdown; undefined for a store of one process, or a replica without a name.
  */
 export async function joinReplicas(
-  desk: ApprovalDesk,
+  store: ApprovalPageStore,
   state: { peers?: PeerChannel },
   replicaId: string | undefined,
   log: Logger,
-): Promise<ReplicaBus | undefined> {
+): Promise<ReplicaRequests | undefined> {
   if (!state.peers) return undefined;
   if (!replicaId) {
     log.warn(
@@ -432,7 +427,7 @@ export async function joinReplicas(
     );
     return undefined;
   }
-  const bus = await ReplicaBus.open(state.peers, replicaId);
-  desk.relayThrough(bus);
-  return bus;
+  const replicas = await ReplicaRequests.open(state.peers, replicaId);
+  store.shareAnswersThrough(replicas);
+  return replicas;
 }

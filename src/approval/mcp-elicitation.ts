@@ -1,33 +1,74 @@
-// Asking a human to approve one exact MCP call: the client's form, or the approval page (linked by URL elicitation and the stderr log), per the operator's policy.
+// The MCP session adapter of the approval port: the client's form elicitation, or the approval page (linked by URL
+// elicitation and the stderr log), per the operator's FORGEOPS_APPROVAL.
 import { randomUUID } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Answers } from '../policy/policy.js';
 import { shown, type ShownText } from '../text/visible.js';
-import type { ApprovalDesk, ApprovalPolicy, ApprovalRequest, PendingApproval } from './approval.js';
+import type { ApprovalPageStore, ApprovalPolicy, PendingApproval } from './page-store.js';
+import type { ApprovalAnswer, ApprovalCall, Approver } from './port.js';
 
-/** `expired`: nobody answered in time (counted apart from a human's no). */
-export type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: string; expired?: boolean };
-type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What the adapter uses of the tools/call request being served (the SDK's handler extra). */
+interface CallExtra {
+  /** The question travels on this request's own response stream. */
+  requestId: string | number;
+  /** Aborted when the client cancels the call or goes away. */
+  signal: AbortSignal;
+}
 
-interface AskOptions {
+type ElicitAnswer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+type ElicitOptions = { relatedRequestId?: string | number; timeout?: number; signal?: AbortSignal };
+
+/**
+ * What the adapter uses of a 2025-11-25 session's server (the SDK's Server, which the wiring in src/mcp passes): the
+ * client's declared capabilities, asking it, and telling it an out-of-band step is over. The SDK stays in src/mcp.
+ */
+export interface ElicitingServer {
+  getClientCapabilities(): { elicitation?: unknown } | undefined;
+  elicitInput(
+    params:
+      | { mode: 'form'; message: string; requestedSchema: ReturnType<typeof elicitationForm> }
+      | { mode: 'url'; url: string; elicitationId: string; message: string },
+    options?: ElicitOptions,
+  ): Promise<ElicitAnswer>;
+  createElicitationCompletionNotifier(
+    elicitationId: string,
+    options?: { relatedRequestId?: string | number },
+  ): () => Promise<void>;
+}
+
+interface SessionApprovalOptions {
   /** FORGEOPS_APPROVAL; default 'elicit'. */
   approval?: ApprovalPolicy;
   /** The approval page; without it neither `page` nor URL elicitation is offered. */
-  approvals?: ApprovalDesk;
+  approvals?: ApprovalPageStore;
   /** How long a form question waits for its answer. */
   formTimeoutMs: number;
+}
+
+/** What the 2025-11-25 session's request being served gives for one question. */
+export interface SessionRequest {
+  /** The tools/call request's handler terms: its id (the question travels on its stream) and its abort signal. */
+  extra: CallExtra;
   /** Tells the client (progress notifications) what the call waits for. */
   onPhase(text: string): void;
 }
 
+interface AskOptions extends SessionApprovalOptions {
+  onPhase(text: string): void;
+}
+
+/** The adapter for one 2025-11-25 session: its client's form, or the approval page. */
+export function sessionApprover(server: ElicitingServer, options: SessionApprovalOptions): Approver<SessionRequest> {
+  return {
+    ask: (call, request) => askHuman(server, call, { ...options, onPhase: request.onPhase }, request.extra),
+  };
+}
+
 /**
- * The one-box form a human answers a confirmation with, in either protocol revision. The box says what ticking it
+ * The one-box form a human answers an approval with, in either protocol revision. The box says what ticking it
  * does ("Yes, cancel pipeline 9"), and what leaving it does: the client's own buttons (Cancel, Decline) could be read
  * as the call's action on a "Cancel pipeline?" question.
  */
-export function confirmForm(answers: Answers) {
+export function elicitationForm(answers: Answers) {
   return {
     type: 'object' as const,
     properties: {
@@ -42,7 +83,7 @@ export function confirmForm(answers: Answers) {
 }
 
 /** The question above the form: the exact call, then the one thing asked. */
-export function confirmQuestion(prompt: ShownText): ShownText {
+export function approvalQuestion(prompt: ShownText): ShownText {
   return shown`${prompt}\n\nRun exactly this call?`;
 }
 
@@ -56,9 +97,9 @@ export function elicitationModes(capabilities: { elicitation?: unknown } | undef
   return { form: elicitation.form !== undefined || elicitation.url === undefined, url: elicitation.url !== undefined };
 }
 
-export function refusal(prompt: ShownText, why: string, fix: string): ConfirmOutcome {
+export function refusal(prompt: ShownText, why: string, fix: string): ApprovalAnswer {
   return {
-    confirmed: false,
+    approved: false,
     reason: `This call needs a human to approve it, and ${why}. Nothing was changed. The call:\n${prompt}\n${fix}`,
   };
 }
@@ -67,16 +108,16 @@ export function refusal(prompt: ShownText, why: string, fix: string): ConfirmOut
  * Asks the human about exactly `call` and says whether it may run. Which way, the operator decides (see
  * ApprovalPolicy); a way the model could answer itself is never used: no link ever goes into a tool result.
  */
-export async function askHuman(
-  server: Server,
-  call: ApprovalRequest,
+async function askHuman(
+  server: ElicitingServer,
+  call: ApprovalCall,
   options: AskOptions,
   extra: CallExtra,
-): Promise<ConfirmOutcome> {
+): Promise<ApprovalAnswer> {
   const policy = options.approval ?? 'elicit';
   const modes = elicitationModes(server.getClientCapabilities());
   if (modes.form && policy !== 'page') return askInForm(server, call, options, extra);
-  if (policy === 'allow') return { confirmed: true };
+  if (policy === 'allow') return { approved: true };
   if (policy === 'refuse' || (policy === 'elicit' && !modes.url)) {
     return refusal(
       call.prompt,
@@ -95,51 +136,51 @@ export async function askHuman(
 }
 
 async function askInForm(
-  server: Server,
-  call: ApprovalRequest,
+  server: ElicitingServer,
+  call: ApprovalCall,
   options: AskOptions,
   extra: CallExtra,
-): Promise<ConfirmOutcome> {
+): Promise<ApprovalAnswer> {
   options.onPhase('waiting for the human to confirm');
   // Related to the tool call, the question travels on the call's own response stream: a client that never
   // opened the optional GET stream still sees it.
   const answer = await server.elicitInput(
     {
       mode: 'form',
-      message: confirmQuestion(call.prompt),
-      requestedSchema: confirmForm(call.answers),
+      message: approvalQuestion(call.prompt),
+      requestedSchema: elicitationForm(call.answers),
     },
     { relatedRequestId: extra.requestId, timeout: options.formTimeoutMs, signal: extra.signal },
   );
-  return readConfirmAnswer(answer.action, answer.content);
+  return readApprovalAnswer(answer.action, answer.content);
 }
 
-/** What the human's answer to the confirmation form says, in either protocol revision: yes only for a ticked box. */
-export function readConfirmAnswer(action: string, content: unknown): ConfirmOutcome {
+/** What the human's answer to the approval form says, in either protocol revision: yes only for a ticked box. */
+export function readApprovalAnswer(action: string, content: unknown): ApprovalAnswer {
   if (action === 'accept' && (content as { confirm?: unknown } | undefined)?.confirm === true)
-    return { confirmed: true };
+    return { approved: true };
   const how = action === 'accept' ? 'did not tick the confirmation' : action === 'decline' ? 'declined' : 'cancelled';
-  return { confirmed: false, reason: `The human ${how}; nothing was changed.` };
+  return { approved: false, reason: `The human ${how}; nothing was changed.` };
 }
 
 /**
  * The call waits on the approval page. Why the model cannot approve it: the link is unguessable and goes only where
- * the model does not read: the stderr log the desk writes (the operator's terminal, or the client's MCP log file),
+ * the model does not read: the stderr log the page's store writes (the operator's terminal, or the client's MCP log file),
  * the operator's FORGEOPS_APPROVAL_OPEN command, and URL elicitation, which clients show to the user and not to the
  * model. The tool result and progress messages never carry it. Where a model could still read the log (an agent
  * with a shell), the operator sets FORGEOPS_APPROVAL_SECRET, a passphrase only the human has: then the link alone
  * approves nothing.
  */
 async function askOnPage(
-  server: Server,
-  desk: ApprovalDesk,
-  call: ApprovalRequest,
+  server: ElicitingServer,
+  store: ApprovalPageStore,
+  call: ApprovalCall,
   options: AskOptions,
   extra: CallExtra,
   urlMode: boolean,
-): Promise<ConfirmOutcome> {
-  const opened = await desk.open(call);
-  if (!opened.ok) return { confirmed: false, reason: opened.reason };
+): Promise<ApprovalAnswer> {
+  const opened = await store.open(call);
+  if (!opened.ok) return { approved: false, reason: opened.reason };
   const { approval } = opened;
   const expires = new Date(approval.expiresAt).toISOString();
   options.onPhase(`waiting for a human to approve it on the forgeops approval page (until ${expires})`);
@@ -149,8 +190,7 @@ async function askOnPage(
   else extra.signal.addEventListener('abort', withdrawOnCancel, { once: true });
   const elicitation = urlMode ? offerLink(server, approval, call, extra) : undefined;
   try {
-    const outcome = await approval.outcome;
-    return outcome.approved ? { confirmed: true } : { confirmed: false, reason: outcome.reason };
+    return await approval.outcome;
   } finally {
     extra.signal.removeEventListener('abort', withdrawOnCancel);
     await elicitation?.finish();
@@ -161,7 +201,7 @@ async function askOnPage(
  * URL-mode elicitation: the client shows the page's link to its user (asking before opening it). Its answer only
  * says whether they will go there; the approval itself happens on the page. Declining withdraws the approval.
  */
-function offerLink(server: Server, approval: PendingApproval, call: ApprovalRequest, extra: CallExtra) {
+function offerLink(server: ElicitingServer, approval: PendingApproval, call: ApprovalCall, extra: CallExtra) {
   const elicitationId = randomUUID();
   const stop = new AbortController();
   const signal = AbortSignal.any([stop.signal, extra.signal]);
