@@ -4,6 +4,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { complete, usernameBeingTyped } from '../chat/complete.js';
 import type { ChatDispatcher, ChatReply } from '../chat/dispatch.js';
 import { tokenize } from '../chat/tokens.js';
+import { terminalApprover } from '../approval/terminal.js';
 import type { Operation, OperationResult } from '../operations/engine/define.js';
 import { outcomeUnknown } from '../operations/engine/failures.js';
 import { HISTORY_SIZE, type HistoryFile } from './history.js';
@@ -19,7 +20,7 @@ export interface TerminalChatOptions {
   color: boolean;
   /** Print the operation's data as JSON instead of text. */
   json: boolean;
-  /** One shot: the human approved in advance every call that asks for confirmation. */
+  /** One shot: the human approved in advance every call that asks for approval. */
   yes: boolean;
   /** Where the prompt's history persists; without it, history lives as long as the session. */
   history?: HistoryFile;
@@ -43,18 +44,6 @@ export interface TerminalChatOptions {
    */
   interrupts?(handler: () => void): () => void;
 }
-
-export const CONFIRM_QUESTION = 'Run exactly this call? [y/N] ';
-
-/** The answers that mean yes, as the README says: `y` or `yes`, in any case; anything else, an empty line included, is no. */
-function isYes(answer: string | undefined): boolean {
-  return answer !== undefined && /^(?:y|yes)$/i.test(answer);
-}
-
-/** Said when there is no terminal to ask on: the one rule for one-shot commands and commands read from a pipe. */
-const NO_TERMINAL =
-  'Not run: this call needs a y/N answer and there is no terminal to ask on. Nothing was changed. ' +
-  'Run it from a terminal, or add --yes to approve in advance every call that asks.\n';
 
 /**
  * How long the chat waits, before showing a question, for input already on its way (a paste the terminal delivers
@@ -102,7 +91,7 @@ function stoppedText(reply: ChatReply, render: (message: ChatReply['message']) =
 }
 
 /**
- * Shows one reply and, for a confirmation, asks and runs it when the answer is yes. Returns whether the line did
+ * Shows one reply and, for a call that needs approval, asks and runs it when the answer is yes. Returns whether the line did
  * what was asked (declined, refused and failed calls did not).
  */
 async function settle(
@@ -121,20 +110,18 @@ async function settle(
     return false;
   }
   if (reply.kind === 'confirm') {
-    options.errors.write(render(reply.message));
-    let answer: string | undefined;
-    if (options.yes) {
-      options.errors.write(`${CONFIRM_QUESTION}yes (--yes)\n`);
-      answer = 'yes';
-    } else if (!options.input.isTTY) {
-      // Lines from a pipe or a file were written before any question existed: none of them is an answer.
-      options.errors.write(NO_TERMINAL);
-      return false;
-    } else {
-      answer = await ask(CONFIRM_QUESTION);
-    }
-    if (!isYes(answer)) {
-      options.errors.write('Not run; nothing was changed.\n');
+    const answer = await terminalApprover.ask(
+      { operation: reply.operation.name, input: reply.input, prompt: reply.prompt, answers: reply.answers },
+      {
+        shown: render(reply.message),
+        errors: options.errors,
+        yes: options.yes,
+        interactive: options.input.isTTY === true,
+        read: ask,
+      },
+    );
+    if (!answer.approved) {
+      options.errors.write(answer.reason);
       return false;
     }
     // Ctrl+C came while the question was being put: what was stopped is not started after all.

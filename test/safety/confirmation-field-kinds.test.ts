@@ -21,7 +21,7 @@ import { renderApprovalRequest } from '../../src/approval/slack.js';
 import { CONTINUED, renderConfirmation, type Block } from '../../src/slack/blocks.js';
 import { silentLogger } from '../../src/log.js';
 import { MemoryStore } from '../../src/state/store.js';
-import { CONFIRM_QUESTION } from '../../src/terminal/chat.js';
+import { APPROVAL_QUESTION } from '../../src/approval/terminal.js';
 import { renderMessage } from '../../src/terminal/render.js';
 import { startHostileService, type HostileService } from '../helpers/hostile-service.js';
 import { manualClient } from '../helpers/mcp-v2.js';
@@ -365,7 +365,7 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
       expect(modern.message, 'the 2026-07-28 question').toBe(form.message);
 
       // The terminal chat: the question indented as a block, then y/N; no escape sequence reaches the terminal.
-      const terminal = `${renderMessage(reply.message, { operations, color: false })}${CONFIRM_QUESTION}`;
+      const terminal = `${renderMessage(reply.message, { operations, color: false })}${APPROVAL_QUESTION}`;
       expect(terminal).toContain(
         prompt
           .split('\n')
