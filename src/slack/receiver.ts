@@ -7,6 +7,7 @@ import { answerMetrics } from '../metrics.js';
 import type { AddressInfo } from 'node:net';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../log.js';
+import { prepareFetch } from './replies.js';
 import { verifySlackSignature } from './signature.js';
 
 export const EVENTS_PATH = '/slack/events';
@@ -14,6 +15,45 @@ export const EVENTS_PATH = '/slack/events';
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Slack gives up after 3 s; a handler that has not acked by then gets an empty 200 so Slack does not retry. */
 const ACK_DEADLINE_MS = 2_500;
+
+/** Work waits until no Slack request has come in for this long, so that a burst is answered before it is worked on. */
+const BURST_QUIET_MS = 3;
+/** Nor longer than this after the first of it was answered: under steady traffic the work goes on all the same. */
+const BURST_MAX_HOLD_MS = 50;
+
+/**
+ * Holds the work of answered requests while more requests keep arriving: a listener's first steps (Bolt's routing,
+ * the command's parsing, the first use of an operation's schema) run on the one thread that also reads and answers
+ * the rest of a burst, and would stand between those requests and their 200s.
+ */
+class AfterTheBurst {
+  private readonly waiting: Array<() => void> = [];
+  private lastArrival = 0;
+  private firstWaiting = 0;
+  private timer?: NodeJS.Timeout;
+
+  arrived(): void {
+    this.lastArrival = performance.now();
+  }
+
+  run(work: () => void): void {
+    if (this.waiting.length === 0) this.firstWaiting = performance.now();
+    this.waiting.push(work);
+    this.timer ??= setTimeout(() => this.release(), BURST_QUIET_MS);
+  }
+
+  private release(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    const quietFor = now - this.lastArrival;
+    if (quietFor < BURST_QUIET_MS && now - this.firstWaiting < BURST_MAX_HOLD_MS) {
+      this.timer = setTimeout(() => this.release(), BURST_QUIET_MS - quietFor);
+      return;
+    }
+    // One per turn of the event loop, so that a request arriving now is read between two of them.
+    for (const work of this.waiting.splice(0)) setImmediate(work);
+  }
+}
 
 interface HttpReceiverOptions {
   /** What /readyz checks on the bot's own port. */
@@ -87,11 +127,14 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
 export class SlackHttpReceiver implements Receiver {
   private app?: App;
   private server?: Server;
+  private readonly burst = new AfterTheBurst();
 
   constructor(private readonly options: HttpReceiverOptions) {}
 
   init(app: App): void {
     this.app = app;
+    // Mounted under forgeops serve, start() is never called: the first reply's fetch is readied from here instead.
+    void prepareFetch();
   }
 
   /** A plain Node request listener, so another server (forgeops serve) can mount the same endpoint. */
@@ -107,6 +150,7 @@ export class SlackHttpReceiver implements Receiver {
     const path = (req.url ?? '').split('?')[0];
     if (path !== EVENTS_PATH) return send(res, 404, 'not found');
     if (req.method !== 'POST') return send(res, 405, 'only POST');
+    this.burst.arrived();
     const raw = await readBody(req);
     const verdict = verifySlackSignature(
       this.options.signingSecret,
@@ -177,7 +221,7 @@ export class SlackHttpReceiver implements Receiver {
     const handOver = () => {
       if (handedOver) return;
       handedOver = true;
-      setImmediate(() => {
+      this.burst.run(() => {
         this.app!.processEvent(event).catch((error: unknown) =>
           this.options.log.error(`slack: ${(error as Error).message}`),
         );
@@ -202,6 +246,8 @@ export class SlackHttpReceiver implements Receiver {
       );
     });
     this.server = server;
+    // Before the port is ready, so that the first burst of commands is not the one that pays for it.
+    await prepareFetch();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
