@@ -102,6 +102,16 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
   }
 }
 
+/** A tool call's handler terms over this revision: the 2025 SDK's, with the request's own context. */
+type StatelessExtra = CallExtra & { requestContext: HandlerContext };
+
+/** The context of the request a tool call came in, from the terms the tool core hands back with the call. */
+function requestContextOf(extra: CallExtra): HandlerContext {
+  const context = (extra as Partial<StatelessExtra>).requestContext;
+  if (!context) throw new Error('a 2026-07-28 tool call came without its request context');
+  return context;
+}
+
 /** The capabilities the client of one stateless request declared: its envelope carries them on every request. */
 function clientCapabilities(v2: V2, ctx: HandlerContext): unknown {
   return (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[v2.CLIENT_CAPABILITIES_META_KEY];
@@ -139,7 +149,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
    * One call's approval over two requests (see RequestStateApprover): this reads what the adapter needs of the request
    * and turns its question into the revision's input_required answer, whose requestState names the approval.
    */
-  async function confirm(
+  async function askApproval(
     ctx: HandlerContext,
     token: string | undefined,
     caller: string,
@@ -177,11 +187,13 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     const token = request.requestInfo?.headers.get(TOKEN_HEADER) || undefined;
     const caller = (request.requestInfo && callers.get(request.requestInfo)) ?? 'unknown';
     const serverOptions = options.serverOptions(token);
+    /** The request being answered, for rendersViews, which the core asks without one. */
     let handlerContext: HandlerContext | undefined;
     const apps = serverOptions.apps !== false;
     const core = createToolCore(serverOptions, {
       logger: () => serverOptions.log ?? options.log,
-      confirm: (call) => confirm(handlerContext!, token, caller, call, serverOptions),
+      // The call's own request: its requestState and answer, its client's capabilities.
+      confirm: (call, extra) => askApproval(requestContextOf(extra), token, caller, call, serverOptions),
       // Declared per request, like every capability of this revision: the request being answered says.
       rendersViews: () => handlerContext !== undefined && rendersViews(clientCapabilities(v2, handlerContext)),
     });
@@ -212,14 +224,16 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     }
     server.setRequestHandler('tools/call', async (request, ctx) => {
       handlerContext = ctx;
-      // The tool calls speak the 2025 SDK's handler terms; these are the parts of them they use.
+      // The tool calls speak the 2025 SDK's handler terms; these are the parts of them they use, and the request's
+      // own context, which they hand back to confirm.
       const extra = {
         requestId: ctx.mcpReq.id,
         signal: ctx.mcpReq.signal,
         _meta: ctx.mcpReq._meta,
         sendNotification: (notification: { method: string; params?: Record<string, unknown> }) =>
           ctx.mcpReq.notify(notification as never),
-      } as unknown as CallExtra;
+        requestContext: ctx,
+      } as unknown as StatelessExtra;
       return (await core.callTool(request.params.name, request.params.arguments ?? {}, extra)) as never;
     });
     return server;
