@@ -8,6 +8,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js
 import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './approval/page-store.js';
 import { trustedProxyList } from './mcp/session-caps.js';
 import { quotedUrl } from './text/shown-url.js';
+import { splitList } from './text/split-list.js';
 
 /** Below the 60 s most MCP clients wait for a tool call, so the model hears our words rather than a bare timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
@@ -84,13 +85,7 @@ const httpUrl = (instead = 'leave them out') =>
       return z.NEVER;
     });
 
-/** A comma-separated setting as its non-empty items; also how the CLI reads the same lists given as options. */
-export function splitList(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
+export { splitList };
 
 const list = z.string().optional().transform(splitList);
 
@@ -251,7 +246,7 @@ export const ENVIRONMENT = z.object({
     'Folder on this machine where MCP tools save binary results (archives, raw blobs) and cut file texts, returning the path; new files only, at most 500 files and 1 GiB in all. Binaries that fit the result size limit are attached either way.',
   ),
   FORGEOPS_DATA_DIR: directory.describe(
-    "Directory of forgeops's state: the Slack bot's linked accounts, pending confirmations and audit log, the terminal chat's history. Unset: memory only, lost on restart.",
+    "Directory of forgeops's state: the Slack bot's linked accounts, pending approvals and audit log, the terminal chat's history. Unset: memory only, lost on restart.",
   ),
   FORGEOPS_REDIS_URL: z
     .string()
@@ -260,7 +255,7 @@ export const ENVIRONMENT = z.object({
       error: () => 'must be a redis:// or rediss:// URL, e.g. redis://cache.internal:6379/0',
     })
     .describe(
-      'Redis for the state replicas share (Slack links, confirmation tickets, seen Slack requests, MCP 2026-07-28 confirmations, approval answers passed between replicas): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).',
+      'Redis for the state replicas share (Slack links, pending approvals of Slack and of MCP 2026-07-28, seen Slack requests, approval answers handed between replicas): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).',
     ),
   FORGEOPS_SECRET: z
     .string()
@@ -270,7 +265,7 @@ export const ENVIRONMENT = z.object({
         `must be at least 32 characters (e.g. openssl rand -hex 32); got ${String(issue.input).length} characters`,
     })
     .describe(
-      'Key (32+ characters) that encrypts the service tokens Slack users link (without it `/forge login` is refused) and signs MCP 2026-07-28 confirmation state (without it replicas share a random key through Redis).',
+      'Key (32+ characters) that encrypts the service tokens Slack users link (without it `/forge login` is refused) and signs MCP 2026-07-28 approval state (without it replicas share a random key through Redis).',
     ),
   SLACK_SIGNING_SECRET: z
     .string()
@@ -541,7 +536,7 @@ function firstLineNotAssignment(text: string): number | undefined {
  * The configuration: the process environment, plus the env file named by `envFile` (--env-file) or
  * FORGEOPS_ENV_FILE; the environment wins where both set a variable. A .env that merely sits in the working
  * directory is never read: assistants start servers inside cloned repositories, and a file nobody chose must
- * not weaken confirmation, read-only mode or bind address, swap tokens, or redirect traffic (URL, proxy, CA).
+ * not weaken approval, read-only mode or bind address, swap tokens, or redirect traffic (URL, proxy, CA).
  * Nothing is written to process.env, and nothing is printed (stdout is the MCP channel in stdio mode).
  */
 export function loadConfig(options: { envFile?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): {

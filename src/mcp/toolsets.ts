@@ -1,6 +1,7 @@
 // Which tools a server offers: API areas, the presets default/all/meta, and single tool names, under read-only mode.
-import { AREAS, type Area, type Operation } from '../operations/engine/define.js';
-import { META_TOOLS } from './meta.js';
+import type { Operation } from '../operations/engine/define.js';
+import { AREAS, type Area } from '../operations/engine/area-names.js';
+import { META_TOOLS } from './meta-tools.js';
 
 /**
  * The on-call core, from the areas people ask an assistant about when a pipeline fails or a file must change

@@ -1,6 +1,6 @@
-// The built `forgeops mcp` starts from the catalog embedded at build time: it lists what the live registry lists,
-// loads neither the registry, undici, ajv, Bolt nor the sandbox before its first call, and that call builds the
-// schemas of its own area only.
+// The built `forgeops mcp` starts from the catalog embedded at build time: it answers initialize and tools/list as the
+// live server does before loading the configuration, zod or the SDK, loads neither the registry, undici, ajv, Bolt nor
+// the sandbox before its first call, and that call builds the schemas of its own area only.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { APPS_EXTENSION_ID, VIEW_MIME_TYPE } from '../../src/apps/triage-app.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -16,9 +17,13 @@ const env = useSandbox();
 const hookDir = mkdtempSync(join(tmpdir(), 'forgeops-fast-start-'));
 afterAll(() => rmSync(hookDir, { recursive: true, force: true }));
 
+/** What the log has in place of an answer the CLI wrote to stdout: `> ` and the answer's id. */
+const ANSWER_MARK = '> ';
+
 /**
  * A module hook for the spawned CLI: each file it loads from dist/ is appended to `log` before it is evaluated, with a
- * synchronous write, so every file a request needed is in the log by the time its answer arrives.
+ * synchronous write, so every file a request needed is in the log by the time its answer arrives; and each answer it
+ * writes to stdout is marked there too (ANSWER_MARK and its id), so the log tells what was loaded before it.
  */
 function loadTracer(log: string): string {
   const hooks = join(hookDir, 'hooks.mjs');
@@ -31,12 +36,32 @@ export async function load(url, context, next) {
 }\n`,
   );
   const register = join(hookDir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';
+import { appendFileSync } from 'node:fs';
+register(${JSON.stringify(`file://${hooks}`)});
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => {
+  for (const line of String(chunk).split('\\n').filter(Boolean)) {
+    const id = JSON.parse(line).id;
+    if (id !== undefined) appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(ANSWER_MARK)} + JSON.stringify(id) + '\\n');
+  }
+  return write(chunk, ...rest);
+};\n`,
+  );
   return register;
 }
 
+/** Declared by a host that renders MCP Apps views: it is listed the view's tools and _meta. */
+const RENDERS_VIEWS = { extensions: { [APPS_EXTENSION_ID]: { mimeTypes: [VIEW_MIME_TYPE] } } };
+
 /** Spawns the built CLI over stdio, the way an assistant does, with the service set to the test's sandbox. */
-async function spawnCli(extraEnv: Record<string, string> = {}, nodeArgs: string[] = []) {
+async function spawnCli(
+  extraEnv: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  capabilities: Record<string, unknown> = {},
+) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...nodeArgs, cli, 'mcp'],
@@ -51,16 +76,19 @@ async function spawnCli(extraEnv: Record<string, string> = {}, nodeArgs: string[
       ...extraEnv,
     },
   });
-  const mcp = new Client({ name: 'fast-start-test', version: '1.0.0' });
+  const mcp = new Client({ name: 'fast-start-test', version: '1.0.0' }, { capabilities });
   await mcp.connect(transport);
   return mcp;
 }
 
-/** The sources (as the bundle's source maps name them) of every dist file loaded so far. */
-function loadedSources(log: string): string[] {
-  const files = readFileSync(log, 'utf8')
-    .split('\n')
-    .filter(Boolean)
+/** The sources (as the bundle's source maps name them) of every dist file loaded so far, or before answer `untilId`. */
+function loadedSources(log: string, untilId?: string | number): string[] {
+  const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  const until = untilId === undefined ? -1 : lines.indexOf(`${ANSWER_MARK}${JSON.stringify(untilId)}`);
+  if (untilId !== undefined) expect(until, `the answer ${untilId} is in the log`).toBeGreaterThanOrEqual(0);
+  const files = lines
+    .slice(0, until === -1 ? undefined : until)
+    .filter((line) => !line.startsWith(ANSWER_MARK))
     .map((url) => fileURLToPath(url));
   return files.flatMap((file) => (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources);
 }
@@ -75,9 +103,14 @@ describe('forgeops mcp from the built bundle', () => {
       { FORGEOPS_READ_ONLY: 'true', FORGEOPS_TOOLSETS: 'pipelines,releases' },
       { readOnly: true, toolsets: ['pipelines', 'releases'] },
     ],
+    ['every tool, to a host that renders views', { FORGEOPS_TOOLSETS: 'all' }, { renders: true }],
+    ['the default preset, to a host that renders views', {}, { toolsets: [], renders: true }],
+    ['the default preset, views off', { FORGEOPS_APPS: 'off' }, { toolsets: [], apps: false, renders: true }],
   ])('lists exactly what the live registry lists: %s', async (_, cliEnv, serverOptions) => {
-    const built = await spawnCli(cliEnv);
-    const live = await connectInMemory({ client: env.client, ...serverOptions });
+    const { renders, ...options } = serverOptions as typeof serverOptions & { renders?: boolean };
+    const capabilities = renders ? RENDERS_VIEWS : {};
+    const built = await spawnCli(cliEnv, [], capabilities);
+    const live = await connectInMemory({ client: env.client, ...options, clientCapabilities: capabilities });
     try {
       const [fromBundle, fromRegistry] = await Promise.all([built.listTools(), live.client.listTools()]);
       expect(fromBundle.tools.length).toBeGreaterThan(0);
@@ -88,6 +121,53 @@ describe('forgeops mcp from the built bundle', () => {
     }
   });
 
+  it.each([
+    ['the default preset (meta tools)', {}, { toolsets: [] }],
+    ['every tool (no meta tools)', { FORGEOPS_TOOLSETS: 'all' }, {}],
+  ])('answers initialize as the live server does: %s', async (_, cliEnv, serverOptions) => {
+    const built = await spawnCli(cliEnv);
+    // As the CLI makes it: status subscriptions offered.
+    const live = await connectInMemory({ client: env.client, ...serverOptions, watches: async () => ({}) as never });
+    try {
+      expect(built.getServerCapabilities()).toEqual(live.client.getServerCapabilities());
+      expect(built.getInstructions()).toBe(live.client.getInstructions());
+      expect(built.getServerVersion()).toEqual(live.client.getServerVersion());
+    } finally {
+      await built.close();
+      await live.close();
+    }
+  });
+
+  it('answers initialize and tools/list before loading the configuration, zod, the SDK or the server, then serves calls', async () => {
+    const log = join(hookDir, 'quick.log');
+    writeFileSync(log, '');
+    const mcp = await spawnCli({}, ['--import', loadTracer(log)]);
+    try {
+      expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
+      // The SDK's client numbers its requests from 0: initialize, then tools/list.
+      const beforeList = loadedSources(log, 1);
+      expect(beforeList.some((source) => source.endsWith('src/cli.ts'))).toBe(true);
+      const deferred = [
+        /node_modules\/zod\//,
+        /node_modules\/@modelcontextprotocol\//,
+        /node_modules\/dotenv\//,
+        /src\/config\.ts$/,
+        /src\/mcp\/server\.ts$/,
+        /src\/mcp\/stdio\.ts$/,
+        /src\/mcp\/tools\.ts$/,
+        /src\/operations\/engine\/define\.ts$/,
+        /src\/runtime\.ts$/,
+      ];
+      expect(beforeList.filter((source) => deferred.some((pattern) => pattern.test(source)))).toEqual([]);
+      // The server the SDK makes takes over, holding the same session: a call runs through it.
+      const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } });
+      expect(result.isError).toBeFalsy();
+      expect(loadedSources(log).some((source) => /src\/mcp\/server\.ts$/.test(source))).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('starts with no registry, HTTP client, ajv, Bolt or sandbox; warms the registry up once tools/list is answered; never loads ajv, Bolt, the sandbox, Redis, metrics or the 2026 server', async () => {
     const log = join(hookDir, 'loaded.log');
     writeFileSync(log, '');
@@ -95,7 +175,7 @@ describe('forgeops mcp from the built bundle', () => {
     try {
       // Initialized: what the start cost.
       const atStart = loadedSources(log);
-      expect(atStart.some((source) => source.includes('src/mcp/server.ts'))).toBe(true);
+      expect(atStart.some((source) => source.endsWith('src/cli.ts'))).toBe(true);
       // Nor what only serve or several replicas need: Redis, metrics, the JSON log, the 2026-07-28 server.
       const never = [
         /node_modules\/ajv\//,

@@ -1,5 +1,12 @@
-// The MCP server end to end over the SDK's in-memory transport, against the sandbox over real HTTP.
-import { describe, expect, it } from 'vitest';
+// The MCP server end to end over the SDK's in-memory transport, against the sandbox over real HTTP; and a long
+// session of the built `forgeops mcp` over stdio, whose heap must not grow with the number of calls.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { operations } from '../../src/operations/index.js';
 import { ANNOTATION_DEFAULTS } from '../../src/mcp/tools.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
@@ -212,4 +219,69 @@ describe('tools/call', () => {
     expect(structured.truncated).toMatch(/^showing the first \d+ of the \d+ results read/);
     await mcp.close();
   });
+});
+
+describe('a long stdio session of the built CLI', () => {
+  const probeDir = mkdtempSync(join(tmpdir(), 'forgeops-long-session-'));
+  afterAll(() => rmSync(probeDir, { recursive: true, force: true }));
+
+  /**
+   * Loaded into the spawned CLI: at each answer it writes to stdout, the size of V8's young generation (new space)
+   * is appended to `log`, one number per answer, so the test sees it grow, or not, call by call.
+   */
+  function youngGenerationProbe(log: string): string {
+    const probe = join(probeDir, 'probe.mjs');
+    writeFileSync(
+      probe,
+      `import { appendFileSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => {
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  appendFileSync(${JSON.stringify(log)}, young.space_size + '\\n');
+  return write(chunk, ...rest);
+};\n`,
+    );
+    return probe;
+  }
+
+  it("keeps the young generation at its first call's size over 1,500 calls, so RSS stays flat", async () => {
+    const log = join(probeDir, 'young.log');
+    writeFileSync(log, '');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        '--import',
+        youngGenerationProbe(log),
+        fileURLToPath(new URL('../../dist/cli.js', import.meta.url)),
+        'mcp',
+      ],
+      cwd: '/',
+      stderr: 'ignore',
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        TMPDIR: tmpdir(),
+        FORGEOPS_LOG_LEVEL: 'warn',
+        CODEHOST_URL: env.sandbox.url,
+        CODEHOST_TOKEN: env.sandbox.tokens.maintainer,
+      },
+    });
+    const mcp = new Client({ name: 'long-session-test', version: '1.0.0' });
+    await mcp.connect(transport);
+    try {
+      await mcp.listTools();
+      const sizes = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number);
+      const call = async () => {
+        const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: PUBLIC_PROJECT, per_page: 20 } });
+        expect(result.isError).toBeFalsy();
+      };
+      await call();
+      const afterFirstCall = sizes().at(-1);
+      for (let i = 0; i < 1_500; i++) await call();
+      // V8's default lets it double, to 32 MiB, under a steady stream of calls: garbage kept for throughput.
+      expect(Math.max(...sizes().slice(-1_500))).toBeLessThanOrEqual(afterFirstCall as number);
+    } finally {
+      await mcp.close();
+    }
+  }, 120_000);
 });

@@ -14,6 +14,8 @@ export interface ConnectOptions extends Partial<McpServerOptions> {
   client: McpServerOptions['client'];
   /** Declare elicitation and answer with this; omit to connect a client without elicitation. */
   elicit?: ElicitAnswer;
+  /** More the client declares (e.g. the MCP Apps extension). */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 export async function connectInMemory(options: ConnectOptions) {
@@ -27,7 +29,7 @@ export async function connectInMemory(options: ConnectOptions) {
   });
   const client = new Client(
     { name: 'forgeops-test', version: '1.0.0' },
-    { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
+    { capabilities: { ...options.clientCapabilities, ...(options.elicit ? { elicitation: { form: {} } } : {}) } },
   );
   const prompts: string[] = [];
   if (options.elicit) {

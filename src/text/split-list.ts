@@ -1,0 +1,9 @@
+// Comma-separated settings, read the same way wherever they are read (config.ts, the stdio quick start).
+
+/** A comma-separated setting as its non-empty items; also how the CLI reads the same lists given as options. */
+export function splitList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
