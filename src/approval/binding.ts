@@ -1,23 +1,24 @@
-// Confirmation tickets for chat front ends: a human's approval bound to one exact call, person, place and time, usable once.
+// Binding an approval to one exact call (a hash over every character of its operation and input, keys included), the
+// person who asked, where, and an expiry; usable once; capped. In memory (BoundApprovals) or in the state store (DurableApprovals).
 import { createHash, randomBytes } from 'node:crypto';
 
 interface PendingCall {
   operation: string;
   input: Record<string, unknown>;
-  /** Who asked (e.g. a Slack user id); only they may confirm. */
+  /** Who asked (e.g. a Slack user id); only they may approve. */
   requester: string;
-  /** Where they asked (e.g. a Slack channel id); the confirmation must come from there. */
+  /** Where they asked (e.g. a Slack channel id); the approval must come from there. */
   place: string;
 }
 
-/** `expired`: the ticket's time ran out (counted apart from a refusal). */
+/** `expired`: the approval's time ran out (counted apart from a refusal). */
 type Redemption = { ok: true; call: PendingCall } | { ok: false; reason: string; expired?: boolean };
 
-interface Ticket {
+interface Binding {
   call: PendingCall;
   fingerprint: string;
   expiresAt: number;
-  /** The key that counts this ticket against the caps while it can be answered (durable tickets only). */
+  /** The key that counts this approval against the caps while it can be answered (durable approvals only). */
   open?: string;
 }
 
@@ -31,32 +32,32 @@ interface Redeemer {
 
 const UNKNOWN: Redemption = { ok: false, reason: 'This confirmation was already used or is unknown; nothing was run.' };
 
-/** The checks that leave the ticket in place: only its requester, in its place, may spend it. */
-function checkClaimant(ticket: Ticket | undefined, by: Redeemer): Redemption | undefined {
-  if (!ticket) return UNKNOWN;
-  if (ticket.call.requester !== by.person)
+/** The checks that leave the approval in place: only its requester, in its place, may spend it. */
+function checkClaimant(binding: Binding | undefined, by: Redeemer): Redemption | undefined {
+  if (!binding) return UNKNOWN;
+  if (binding.call.requester !== by.person)
     return { ok: false, reason: 'Only the person who asked for this call can confirm it.' };
-  if (ticket.call.place !== by.place)
+  if (binding.call.place !== by.place)
     return { ok: false, reason: 'This confirmation belongs to another conversation.' };
   return undefined;
 }
 
-/** The checks after the ticket was spent: a late or altered confirmation runs nothing (and cannot be tried again). */
-function checkSpent(ticket: Ticket, by: Redeemer, now: number): Redemption {
-  // A durable ticket may have been edited where it is stored: what runs must still be what was shown.
-  if (fingerprint(ticket.call.operation, ticket.call.input) !== ticket.fingerprint) {
+/** The checks after the approval was spent: a late or altered answer runs nothing (and cannot be tried again). */
+function checkSpent(binding: Binding, by: Redeemer, now: number): Redemption {
+  // A durable approval may have been edited where it is stored: what runs must still be what was shown.
+  if (fingerprint(binding.call.operation, binding.call.input) !== binding.fingerprint) {
     return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
   }
-  if (now > ticket.expiresAt)
+  if (now > binding.expiresAt)
     return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.', expired: true };
   if (
     by.operation !== undefined &&
     by.input !== undefined &&
-    fingerprint(by.operation, by.input) !== ticket.fingerprint
+    fingerprint(by.operation, by.input) !== binding.fingerprint
   ) {
     return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
   }
-  return { ok: true, call: ticket.call };
+  return { ok: true, call: binding.call };
 }
 
 /** Stable JSON (sorted keys) so the same input always has the same fingerprint. */
@@ -78,7 +79,7 @@ export function fingerprint(operation: string, input: Record<string, unknown>): 
 }
 
 export class BoundApprovals {
-  private readonly tickets = new Map<string, Ticket>();
+  private readonly bindings = new Map<string, Binding>();
 
   constructor(
     private readonly ttlMs = 5 * 60_000,
@@ -87,12 +88,12 @@ export class BoundApprovals {
 
   /**
    * Records a call awaiting approval; the returned id goes into the Confirm button (or a link). `idPrefix` (a
-   * replica's name and a dot) lets a balancer send the answer back to the process that holds the ticket.
+   * replica's name and a dot) lets a balancer send the answer back to the process that holds the approval.
    */
   issue(call: PendingCall, idPrefix = ''): string {
     this.sweep();
     const id = `${idPrefix}${randomBytes(18).toString('base64url')}`;
-    this.tickets.set(id, {
+    this.bindings.set(id, {
       call,
       fingerprint: fingerprint(call.operation, call.input),
       expiresAt: this.now() + this.ttlMs,
@@ -101,37 +102,37 @@ export class BoundApprovals {
   }
 
   /**
-   * Spends a ticket. The ticket is removed before anything else is checked for the requester,
+   * Spends an approval. It is removed before anything else is checked for the requester,
    * so two fast clicks can run the call only once; a wrong person's click leaves it for the right one.
    */
   redeem(id: string, by: Redeemer): Redemption {
-    const ticket = this.tickets.get(id);
-    const refused = checkClaimant(ticket, by);
-    if (refused || !ticket) return refused ?? UNKNOWN;
-    this.tickets.delete(id);
-    return checkSpent(ticket, by, this.now());
+    const binding = this.bindings.get(id);
+    const refused = checkClaimant(binding, by);
+    if (refused || !binding) return refused ?? UNKNOWN;
+    this.bindings.delete(id);
+    return checkSpent(binding, by, this.now());
   }
 
-  /** Withdraws a ticket (the Cancel button). */
+  /** Withdraws an approval (the Cancel button). */
   cancel(id: string, person: string): boolean {
-    const ticket = this.tickets.get(id);
-    if (!ticket || ticket.call.requester !== person) return false;
-    return this.tickets.delete(id);
+    const binding = this.bindings.get(id);
+    if (!binding || binding.call.requester !== person) return false;
+    return this.bindings.delete(id);
   }
 
   get size(): number {
-    return this.tickets.size;
+    return this.bindings.size;
   }
 
   private sweep(): void {
     const now = this.now();
-    for (const [id, t] of this.tickets) if (now > t.expiresAt) this.tickets.delete(id);
+    for (const [id, t] of this.bindings) if (now > t.expiresAt) this.bindings.delete(id);
   }
 }
 
 /**
- * Where durable tickets live: a small async key-value store with expiry (a JSON file, Redis…). `take` must be
- * atomic (get and delete in one step) so that of two concurrent redemptions only one gets the ticket.
+ * Where durable approvals live: a small async key-value store with expiry (a JSON file, Redis…). `take` must be
+ * atomic (get and delete in one step) so that of two concurrent redemptions only one gets the approval.
  */
 export interface ApprovalStorage {
   get<T>(key: string): Promise<T | undefined>;
@@ -144,21 +145,21 @@ export interface ApprovalStorage {
 interface DurableApprovalOptions {
   ttlMs?: number;
   now?: () => number;
-  /** Tickets one requester may have waiting at once. */
+  /** Approvals one requester may have waiting at once. */
   maxPerRequester?: number;
-  /** Tickets waiting at once, over everyone. */
+  /** Approvals waiting at once, over everyone. */
   maxPending?: number;
 }
 
 /** Kept after expiry for this long, so a late click is told "expired" rather than "unknown". */
 const EXPIRED_GRACE_MS = 60 * 60_000;
-/** Marks a ticket that can still be answered, `confirm-open:<counted as>:<random>`, expiring with the answer window. */
+/** Marks an approval that can still be answered, `confirm-open:<counted as>:<random>`, expiring with the answer window. */
 const OPEN_PREFIX = 'confirm-open:';
 
 /**
- * The same tickets as BoundApprovals, kept in an async store so that a restart (or another replica) loses none.
- * A ticket is kept under `confirm:<requester>:<random>` (the id handed out is the key's tail) an hour past its expiry
- * for a late click's sake; what the caps count is a marker that lives only as long as the ticket can be answered, so
+ * The same approvals as BoundApprovals, kept in an async store so that a restart (or another replica) loses none.
+ * An approval is kept under `confirm:<requester>:<random>` (the id handed out is the key's tail) an hour past its expiry
+ * for a late click's sake; what the caps count is a marker that lives only as long as the approval can be answered, so
  * questions nobody answers stop holding anyone's slots once they expire.
  */
 export class DurableApprovals {
@@ -175,7 +176,7 @@ export class DurableApprovals {
 
   /**
    * Records a call awaiting approval, or says why not (too many waiting). `countAs` is whose share of the per-requester
-   * cap the ticket takes, when a front end tells its clients apart more finely than by requester (default: the requester).
+   * cap the approval takes, when a front end tells its clients apart more finely than by requester (default: the requester).
    */
   async issue(
     call: PendingCall,
@@ -198,13 +199,13 @@ export class DurableApprovals {
     const nonce = randomBytes(18).toString('base64url');
     const id = `${call.requester}:${nonce}`;
     const open = `${mine}${nonce}`;
-    const ticket: Ticket = {
+    const binding: Binding = {
       call,
       fingerprint: fingerprint(call.operation, call.input),
       expiresAt: this.now() + this.ttlMs,
       open,
     };
-    await this.store.set(`confirm:${id}`, ticket, { ttlMs: this.ttlMs + EXPIRED_GRACE_MS });
+    await this.store.set(`confirm:${id}`, binding, { ttlMs: this.ttlMs + EXPIRED_GRACE_MS });
     await this.store.set(open, 1, { ttlMs: this.ttlMs });
     return { ok: true, id };
   }
@@ -212,33 +213,33 @@ export class DurableApprovals {
   /** As BoundApprovals.redeem; the store's atomic take makes two fast clicks run the call once. */
   async redeem(id: string, by: Redeemer): Promise<Redemption> {
     const key = `confirm:${id}`;
-    const refused = checkClaimant(await this.store.get<Ticket>(key), by);
+    const refused = checkClaimant(await this.store.get<Binding>(key), by);
     if (refused) return refused;
-    const ticket = await this.store.take<Ticket>(key);
-    if (!ticket) return UNKNOWN;
-    await this.closeTicket(ticket);
-    return checkSpent(ticket, by, this.now());
+    const binding = await this.store.take<Binding>(key);
+    if (!binding) return UNKNOWN;
+    await this.closeBinding(binding);
+    return checkSpent(binding, by, this.now());
   }
 
-  /** The call a ticket stands for, without spending it (to show it again). */
+  /** The call an approval stands for, without spending it (to show it again). */
   async peek(id: string): Promise<PendingCall | undefined> {
-    return (await this.store.get<Ticket>(`confirm:${id}`))?.call;
+    return (await this.store.get<Binding>(`confirm:${id}`))?.call;
   }
 
-  /** Withdraws a ticket (the Cancel button); only its requester may. */
+  /** Withdraws an approval (the Cancel button); only its requester may. */
   async cancel(id: string, person: string): Promise<boolean> {
-    const ticket = await this.store.get<Ticket>(`confirm:${id}`);
-    if (!ticket || ticket.call.requester !== person) return false;
+    const binding = await this.store.get<Binding>(`confirm:${id}`);
+    if (!binding || binding.call.requester !== person) return false;
     const deleted = await this.store.delete(`confirm:${id}`);
-    await this.closeTicket(ticket);
+    await this.closeBinding(binding);
     return deleted;
   }
 
   /**
-   * A ticket spent or withdrawn no longer counts against the caps. Failing to say so fails nothing: the marker expires
+   * An approval spent or withdrawn no longer counts against the caps. Failing to say so fails nothing: the marker expires
    * with the answer window anyway, and a redemption already taken must go on.
    */
-  private async closeTicket(ticket: Ticket): Promise<void> {
-    if (ticket.open?.startsWith(OPEN_PREFIX)) await this.store.delete(ticket.open).catch(() => false);
+  private async closeBinding(binding: Binding): Promise<void> {
+    if (binding.open?.startsWith(OPEN_PREFIX)) await this.store.delete(binding.open).catch(() => false);
   }
 }

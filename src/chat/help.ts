@@ -192,9 +192,9 @@ function table(rows: Array<[string, string]>): string[] {
 export function commandHelp(op: Operation, options: HelpOptions = {}): string {
   const confirm =
     op.effect === 'destructive'
-      ? 'Asks you to confirm before it runs.'
+      ? 'Asks you to approve it before it runs.'
       : op.confirm
-        ? 'May ask you to confirm, depending on the input.'
+        ? 'May ask you to approve it, depending on the input.'
         : undefined;
   const parameters = fieldsOf(op).map((f): [string, string] => [
     f.name,

@@ -1,6 +1,6 @@
-// The state store in Redis (FORGEOPS_REDIS_URL), shared by every replica: linked identities, confirmation tickets,
+// The state store in Redis (FORGEOPS_REDIS_URL), shared by every replica: linked identities, pending approvals,
 // seen Slack requests, channel defaults. The same StateStore as the file store, with Redis's own atomic steps:
-// SET NX for set-if-absent (dedup), GETDEL for take (a ticket redeemed once, whichever replica the click reaches).
+// SET NX for set-if-absent (dedup), GETDEL for take (an approval spent once, whichever replica the click reaches).
 // A Redis that cannot be reached fails the call that needs it, in words, and readiness; it never falls back to
 // per-process state, which would let two replicas disagree.
 import type { Redis, RedisOptions } from 'ioredis';

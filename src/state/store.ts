@@ -51,7 +51,7 @@ interface MemoryStoreOptions {
   maxEntries?: number;
   /**
    * At the cap, forget the oldest entry instead of refusing the new one: right for a cache of recently seen
-   * requests, wrong for links and tickets (which must never vanish to make room for a stranger's).
+   * requests, wrong for links and pending approvals (which must never vanish to make room for a stranger's).
    */
   evictOldest?: boolean;
 }

@@ -45,9 +45,9 @@ describe('command help', () => {
     );
   });
 
-  it('says when a command asks for confirmation, and lists enum values and list types', () => {
+  it('says when a command asks for approval, and lists enum values and list types', () => {
     const text = commandHelp(op('delete_pipeline'));
-    expect(text.split('\n')[2]).toBe('Asks you to confirm before it runs.');
+    expect(text.split('\n')[2]).toBe('Asks you to approve it before it runs.');
     expect(commandHelp(op('list_pipelines'))).toContain(
       '\n  status          one of running, pending, success, failed, canceled, skipped, optional\n',
     );
