@@ -8,6 +8,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js
 import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './approval/page-store.js';
 import { trustedProxyList } from './mcp/session-caps.js';
 import { quotedUrl } from './text/shown-url.js';
+import { splitList } from './text/split-list.js';
 
 /** Below the 60 s most MCP clients wait for a tool call, so the model hears our words rather than a bare timeout. */
 export const DEFAULT_CALL_TIMEOUT_MS = 45_000;
@@ -84,13 +85,7 @@ const httpUrl = (instead = 'leave them out') =>
       return z.NEVER;
     });
 
-/** A comma-separated setting as its non-empty items; also how the CLI reads the same lists given as options. */
-export function splitList(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
+export { splitList };
 
 const list = z.string().optional().transform(splitList);
 
