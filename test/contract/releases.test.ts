@@ -20,181 +20,199 @@ type Release = Record<string, unknown> & {
   };
 };
 
-describe('list_releases and get_release', () => {
-  it("lists releases newest released_at first, with the spec's fields", async () => {
-    const result = await suite.call('list_releases', { id: WEB });
-    expect(result.status).toBe(200);
-    const releases = result.data as Release[];
-    expect(releases.length).toBeGreaterThanOrEqual(2);
-    const times = releases.map((r) => Date.parse(r.released_at));
-    expect(times).toEqual([...times].sort((a, b) => b - a));
-    for (const release of releases) {
-      for (const key of [
-        'tag_name',
-        'name',
-        'description',
-        'description_html',
-        'created_at',
-        'released_at',
-        'author',
-        'commit',
-        'milestones',
-        'commit_path',
-        'tag_path',
-        'assets',
-      ]) {
-        expect(release).toHaveProperty(key);
+// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
+// in vitest.config.ts): a test that leans on what another did fails on every run.
+describe.shuffle('releases, in any order', () => {
+  describe('list_releases and get_release', () => {
+    it("lists releases newest released_at first, with the spec's fields", async () => {
+      const result = await suite.call('list_releases', { id: WEB });
+      expect(result.status).toBe(200);
+      const releases = result.data as Release[];
+      expect(releases.length).toBeGreaterThanOrEqual(2);
+      const times = releases.map((r) => Date.parse(r.released_at));
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      for (const release of releases) {
+        for (const key of [
+          'tag_name',
+          'name',
+          'description',
+          'description_html',
+          'created_at',
+          'released_at',
+          'author',
+          'commit',
+          'milestones',
+          'commit_path',
+          'tag_path',
+          'assets',
+        ]) {
+          expect(release).toHaveProperty(key);
+        }
+        expect(release.assets.sources.map((s) => s.format).sort()).toEqual(['tar', 'tar.bz2', 'tar.gz', 'zip']);
       }
-      expect(release.assets.sources.map((s) => s.format).sort()).toEqual(['tar', 'tar.bz2', 'tar.gz', 'zip']);
-    }
-    const shown = suite.operation('list_releases').present!(releases, { id: WEB });
-    expect(shown.title).toBe(`${releases.length} releases`);
-    expect(shown.fields?.[0][0]).toBe(releases[0].tag_name);
-  });
+      const shown = suite.operation('list_releases').present!(releases, { id: WEB });
+      expect(shown.title).toBe(`${releases.length} releases`);
+      expect(shown.fields?.[0][0]).toBe(releases[0].tag_name);
+    });
 
-  it('reads one release by tag and presents tag, name and released_at', async () => {
-    const result = await suite.call('get_release', { id: WEB, tag_name: 'v1.0.0' });
-    const release = result.data as Release;
-    expect(release).toMatchObject({ tag_name: 'v1.0.0', name: 'Web 1.0.0' });
-    expect(release.milestones.map((m) => m.title)).toEqual(['1.0']);
-    expect(release.assets.links[0]).toMatchObject({ name: 'Static bundle', external: true });
-    const shown = suite.operation('get_release').present!(release, { id: WEB, tag_name: 'v1.0.0' });
-    expect(shown).toEqual({
-      title: 'Release v1.0.0: Web 1.0.0',
-      fields: [
-        ['tag', 'v1.0.0'],
-        ['name', 'Web 1.0.0'],
-        ['released_at', release.released_at],
-      ],
+    it('reads one release by tag and presents tag, name and released_at', async () => {
+      const result = await suite.call('get_release', { id: WEB, tag_name: 'v1.0.0' });
+      const release = result.data as Release;
+      expect(release).toMatchObject({ tag_name: 'v1.0.0', name: 'Web 1.0.0' });
+      expect(release.milestones.map((m) => m.title)).toEqual(['1.0']);
+      expect(release.assets.links[0]).toMatchObject({ name: 'Static bundle', external: true });
+      const shown = suite.operation('get_release').present!(release, { id: WEB, tag_name: 'v1.0.0' });
+      expect(shown).toEqual({
+        title: 'Release v1.0.0: Web 1.0.0',
+        fields: [
+          ['tag', 'v1.0.0'],
+          ['name', 'Web 1.0.0'],
+          ['released_at', release.released_at],
+        ],
+      });
+    });
+
+    it('reads a release of a nested private project by its full path', async () => {
+      const result = await suite.call('get_release', { id: PAYMENTS, tag_name: 'v1.1.0' }, { as: 'reporter' });
+      expect(result.data).toMatchObject({ tag_name: 'v1.1.0' });
+      expect(suite.requests().at(-1)?.path).toBe('/projects/acme%2Fplatform%2Fpayments-api/releases/v1.1.0');
     });
   });
 
-  it('reads a release of a nested private project by its full path', async () => {
-    const result = await suite.call('get_release', { id: PAYMENTS, tag_name: 'v1.1.0' }, { as: 'reporter' });
-    expect(result.data).toMatchObject({ tag_name: 'v1.1.0' });
-    expect(suite.requests().at(-1)?.path).toBe('/projects/acme%2Fplatform%2Fpayments-api/releases/v1.1.0');
+  describe('paging', () => {
+    suite.pagingCase('list_releases', { id: WEB });
   });
-});
 
-describe('paging', () => {
-  suite.pagingCase('list_releases', { id: WEB });
-});
-
-describe('create_release and update_release', () => {
-  it('creates a release whose tag is made from a ref, with asset links and milestones', async () => {
-    const result = await suite.call(
-      'create_release',
-      {
-        id: WEB,
+  describe('create_release and update_release', () => {
+    it('creates a release whose tag is made from a ref, with asset links and milestones', async () => {
+      const result = await suite.call(
+        'create_release',
+        {
+          id: WEB,
+          tag_name: 'v1.2.0-rc1',
+          ref: 'main',
+          name: 'Web 1.2.0 RC1',
+          description: '## Preview\n\n- Dark mode',
+          milestones: ['1.2'],
+          released_at: '2030-01-02T03:04:05Z',
+          assets: { links: [{ name: 'Preview bundle', url: 'https://downloads.acme.example/web/v1.2.0-rc1.tar.gz' }] },
+        },
+        { as: 'developer' },
+      );
+      expect(result.status).toBe(201);
+      const release = result.data as Release;
+      expect(release).toMatchObject({
         tag_name: 'v1.2.0-rc1',
-        ref: 'main',
         name: 'Web 1.2.0 RC1',
-        description: '## Preview\n\n- Dark mode',
+        released_at: '2030-01-02T03:04:05.000Z',
+      });
+      expect(release.milestones.map((m) => m.title)).toEqual(['1.2']);
+      expect(release.assets.links).toEqual([
+        expect.objectContaining({
+          name: 'Preview bundle',
+          url: 'https://downloads.acme.example/web/v1.2.0-rc1.tar.gz',
+          external: true,
+        }),
+      ]);
+      expect(release.assets.count).toBe(release.assets.sources.length + 1);
+      // The tag now exists: the release reads back, tied to a commit.
+      const read = (await suite.call('get_release', { id: WEB, tag_name: 'v1.2.0-rc1' })).data as Release;
+      expect(read.commit).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    });
+
+    it('updates name and notes and unlinks every milestone with milestones []', async () => {
+      const tag = suite.freshName('v1.2.0-rc');
+      await suite.call('create_release', {
+        id: WEB,
+        tag_name: tag,
+        ref: 'main',
+        name: 'Web 1.2.0 RC',
+        description: 'Preview.',
         milestones: ['1.2'],
         released_at: '2030-01-02T03:04:05Z',
-        assets: { links: [{ name: 'Preview bundle', url: 'https://downloads.acme.example/web/v1.2.0-rc1.tar.gz' }] },
-      },
-      { as: 'developer' },
-    );
-    expect(result.status).toBe(201);
-    const release = result.data as Release;
-    expect(release).toMatchObject({
-      tag_name: 'v1.2.0-rc1',
-      name: 'Web 1.2.0 RC1',
-      released_at: '2030-01-02T03:04:05.000Z',
-    });
-    expect(release.milestones.map((m) => m.title)).toEqual(['1.2']);
-    expect(release.assets.links).toEqual([
-      expect.objectContaining({
-        name: 'Preview bundle',
-        url: 'https://downloads.acme.example/web/v1.2.0-rc1.tar.gz',
-        external: true,
-      }),
-    ]);
-    expect(release.assets.count).toBe(release.assets.sources.length + 1);
-    // The tag now exists: the release reads back, tied to a commit.
-    const read = (await suite.call('get_release', { id: WEB, tag_name: 'v1.2.0-rc1' })).data as Release;
-    expect(read.commit).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{40}$/) });
-  });
-
-  it('updates name and notes and unlinks every milestone with milestones []', async () => {
-    const result = await suite.call(
-      'update_release',
-      {
-        id: WEB,
-        tag_name: 'v1.2.0-rc1',
+      });
+      const result = await suite.call(
+        'update_release',
+        {
+          id: WEB,
+          tag_name: tag,
+          name: 'Web 1.2.0 RC1 (withdrawn)',
+          description: 'Withdrawn.',
+          milestones: [],
+        },
+        { as: 'developer' },
+      );
+      expect(result.status).toBe(200);
+      // released_at was left out: it keeps the time given at creation (it does not become "now").
+      expect(result.data).toMatchObject({
         name: 'Web 1.2.0 RC1 (withdrawn)',
         description: 'Withdrawn.',
         milestones: [],
-      },
-      { as: 'developer' },
-    );
-    expect(result.status).toBe(200);
-    // released_at was left out: it keeps the time given at creation (it does not become "now").
-    expect(result.data).toMatchObject({
-      name: 'Web 1.2.0 RC1 (withdrawn)',
-      description: 'Withdrawn.',
-      milestones: [],
-      released_at: '2030-01-02T03:04:05.000Z',
+        released_at: '2030-01-02T03:04:05.000Z',
+      });
+      // Fields left out stay as they were.
+      const again = await suite.call(
+        'update_release',
+        { id: WEB, tag_name: tag, released_at: '2030-02-01T00:00:00Z' },
+        { as: 'developer' },
+      );
+      expect(again.data).toMatchObject({ name: 'Web 1.2.0 RC1 (withdrawn)', released_at: '2030-02-01T00:00:00.000Z' });
     });
-    // Fields left out stay as they were.
-    const again = await suite.call(
-      'update_release',
-      { id: WEB, tag_name: 'v1.2.0-rc1', released_at: '2030-02-01T00:00:00Z' },
-      { as: 'developer' },
-    );
-    expect(again.data).toMatchObject({ name: 'Web 1.2.0 RC1 (withdrawn)', released_at: '2030-02-01T00:00:00.000Z' });
+
+    it("passes on the service's own words when the tag has no release yet and no ref", async () => {
+      const error = await suite
+        .call('create_release', { id: WEB, tag_name: 'v9.9.9', description: 'x' }, { as: 'developer' })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).serviceMessage).toBe('Ref is not specified');
+    });
+
+    it('refuses a second release of the same tag with 409', async () => {
+      await expect(
+        suite.call('create_release', { id: WEB, tag_name: 'v1.0.0', description: 'again' }, { as: 'developer' }),
+      ).rejects.toMatchObject({ status: 409, serviceMessage: 'Release already exists' });
+    });
   });
 
-  it("passes on the service's own words when the tag has no release yet and no ref", async () => {
-    const error = await suite
-      .call('create_release', { id: WEB, tag_name: 'v9.9.9', description: 'x' }, { as: 'developer' })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).serviceMessage).toBe('Ref is not specified');
+  describe('permissions', () => {
+    it("hides a private project from an outsider behind the service's 404", async () => {
+      const error = await suite.call('list_releases', { id: PAYMENTS }, { as: 'outsider' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).message).toBe('404 Project Not Found');
+    });
+
+    it('needs push access to create or update', async () => {
+      await expect(
+        suite.call(
+          'create_release',
+          { id: WEB, tag_name: 'v0.0.1', ref: 'main', description: 'x' },
+          { as: 'reporter' },
+        ),
+      ).rejects.toMatchObject({ status: 403 });
+      await expect(
+        suite.call('update_release', { id: WEB, tag_name: 'v1.0.0', name: 'hijacked' }, { as: 'guest' }),
+      ).rejects.toMatchObject({ status: 403 });
+    });
   });
 
-  it('refuses a second release of the same tag with 409', async () => {
-    await expect(
-      suite.call('create_release', { id: WEB, tag_name: 'v1.0.0', description: 'again' }, { as: 'developer' }),
-    ).rejects.toMatchObject({ status: 409, serviceMessage: 'Release already exists' });
+  describe('bad input', () => {
+    suite.badInputCases([
+      ['a missing description', 'create_release', { id: WEB, tag_name: 'v2.0.0', ref: 'main' }, 'description'],
+      [
+        'a link without a url',
+        'create_release',
+        { id: WEB, tag_name: 'v2.0.0', description: 'x', assets: { links: [{ name: 'bin' }] } },
+        'assets.links.0.url',
+      ],
+      [
+        'an asset link that is not a URL',
+        'create_release',
+        { id: WEB, tag_name: 'v2.0.0', description: 'x', assets: { links: [{ name: 'bin', url: 'nope' }] } },
+        'assets.links.0.url',
+      ],
+      ['an unknown key', 'update_release', { id: WEB, tag_name: 'v1.0.0', title: 'x' }, ''],
+    ]);
   });
-});
-
-describe('permissions', () => {
-  it("hides a private project from an outsider behind the service's 404", async () => {
-    const error = await suite.call('list_releases', { id: PAYMENTS }, { as: 'outsider' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).message).toBe('404 Project Not Found');
-  });
-
-  it('needs push access to create or update', async () => {
-    await expect(
-      suite.call('create_release', { id: WEB, tag_name: 'v0.0.1', ref: 'main', description: 'x' }, { as: 'reporter' }),
-    ).rejects.toMatchObject({ status: 403 });
-    await expect(
-      suite.call('update_release', { id: WEB, tag_name: 'v1.0.0', name: 'hijacked' }, { as: 'guest' }),
-    ).rejects.toMatchObject({ status: 403 });
-  });
-});
-
-describe('bad input', () => {
-  suite.badInputCases([
-    ['a missing description', 'create_release', { id: WEB, tag_name: 'v2.0.0', ref: 'main' }, 'description'],
-    [
-      'a link without a url',
-      'create_release',
-      { id: WEB, tag_name: 'v2.0.0', description: 'x', assets: { links: [{ name: 'bin' }] } },
-      'assets.links.0.url',
-    ],
-    [
-      'an asset link that is not a URL',
-      'create_release',
-      { id: WEB, tag_name: 'v2.0.0', description: 'x', assets: { links: [{ name: 'bin', url: 'nope' }] } },
-      'assets.links.0.url',
-    ],
-    ['an unknown key', 'update_release', { id: WEB, tag_name: 'v1.0.0', title: 'x' }, ''],
-  ]);
 });
 
 suite.coverageCase();
