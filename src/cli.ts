@@ -537,13 +537,16 @@ const STDIO_FRONT_HOLD_MS = 1_000;
  * throughput instead, the young generation growing to 32 MiB and the old one left to fill with garbage up to several
  * times what lives, so that RSS went from 74 MiB after the first call to 122 MiB after 10,000 while heap snapshots
  * at 1,000 and 10,000 calls held the same objects. Sized for memory instead (see README, A long session): the young
- * generation keeps its first size and the old one is collected sooner. Set once the tool list is answered, not by
- * NODE_OPTIONS or a re-spawn, so the start pays nothing; both flags only steer the collector's sizing.
+ * generation keeps its first size and the old one is collected sooner. And undici's HTTP parser (WebAssembly) stays
+ * on V8's baseline compiler: optimizing it, some 20 calls in, took 30 MiB for a moment, for parsing that is a few
+ * microseconds of a call either way. Set once the tool list is answered, not by NODE_OPTIONS or a re-spawn, so the
+ * start pays nothing; each flag only steers V8's sizing or compiling, none changes what the code does.
  */
 async function sizeHeapForLongSession(): Promise<void> {
   const { setFlagsFromString } = await import('node:v8');
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--optimize-for-size');
+  setFlagsFromString('--liftoff-only');
 }
 
 /**

@@ -1,6 +1,7 @@
 // Benchmark of `forgeops mcp` (stdio) in one run, printed as ratios against baselines measured alongside it:
-// spawn → tools/list against a one-tool McpServer on the same SDK, tools/list size per toolset preset, peak RSS,
-// and one tools/call against the sandbox against the same request made directly with undici.
+// spawn → tools/list against a one-tool McpServer on the same SDK (and what each adds to a bare Node start), tools/list
+// size per toolset preset, peak RSS, one tools/call against the sandbox against the same request made directly with
+// undici, and the RSS of that session after its first call, halfway through its calls and after them all.
 // Run by hand after `npm run build`: node tools/bench/mcp.mjs [start-up runs, ≥ 7] [calls]
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { spawn } from 'node:child_process';
@@ -22,7 +23,17 @@ const THINK_MS = smoke ? 100 : 1000;
 const PRESETS = ['default', 'all', 'meta'];
 const REPLY_TIMEOUT_MS = 30_000;
 const OVERALL_TIMEOUT_MS = smoke ? 60_000 : 300_000;
-const TARGETS = { startRatio: 0.4, peakRssMiB: 60, callOverheadMs: 1 };
+// startAdded: what forgeops adds to bare Node's start, as a share of what the one-tool server adds to it.
+// sessionRssMiB: peak RSS after all the calls; sessionGrowthMiB: how much higher that peak may be than the peak
+// halfway (flat). Peaks, since RSS saws up and down by a few MiB between collections.
+const TARGETS = {
+  startRatio: 0.4,
+  startAdded: 0.25,
+  peakRssMiB: 60,
+  callOverheadMs: 1,
+  sessionRssMiB: 80,
+  sessionGrowthMiB: 2,
+};
 
 // ---- cleanup first, so every exit path leaves no child behind ----
 const children = new Set();
@@ -117,6 +128,16 @@ function spawnServer(args, env) {
 function peakRssMiB(pid) {
   try {
     const kib = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib ? Number(kib) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The process's resident set now (Linux: VmRSS), in MiB; undefined where /proc is not there. */
+function rssMiB(pid) {
+  try {
+    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kib ? Number(kib) / 1024 : undefined;
   } catch {
     return undefined;
@@ -293,17 +314,37 @@ async function measureCallOverhead(service) {
     // The first call loads the registry and the HTTP client (see src/mcp/catalog.ts): reported on its own.
     const first = await viaMcp();
     const firstRssMiB = peakRssMiB(server.child.pid);
+    const rssAfterFirst = rssMiB(server.child.pid);
     for (let i = 0; i < WARM_UP_CALLS; i++) {
       await viaMcp();
       await direct();
     }
     const mcp = [];
     const plain = [];
+    let rssAtHalf;
+    let peakAtHalf;
     for (let i = 0; i < calls; i++) {
+      if (i === Math.floor(calls / 2)) {
+        rssAtHalf = rssMiB(server.child.pid);
+        peakAtHalf = peakRssMiB(server.child.pid);
+      }
       mcp.push(await viaMcp());
       plain.push(await direct());
     }
-    return { first, firstRssMiB, mcp: median(mcp), direct: median(plain), rssMiB: peakRssMiB(server.child.pid) };
+    return {
+      first,
+      firstRssMiB,
+      mcp: median(mcp),
+      direct: median(plain),
+      rssMiB: peakRssMiB(server.child.pid),
+      session: {
+        afterFirst: rssAfterFirst,
+        atHalf: rssAtHalf,
+        atEnd: rssMiB(server.child.pid),
+        peakAtHalf,
+        peakAtEnd: peakRssMiB(server.child.pid),
+      },
+    };
   } finally {
     await pool.close();
     await server.close();
@@ -327,14 +368,17 @@ try {
 
   const { samples, toolCount } = await measureStartup(service);
   const base = median(samples.baseline);
+  const bare = median(samples.bare);
   const ratio = (v) => `${(v / base).toFixed(2)}×`;
+  // What each adds to a bare Node start: the share that is the server's own doing, the machine's part taken out.
+  const added = (v) => `${((v - bare) / (base - bare)).toFixed(2)}× of its addition`;
   console.log('\nspawn → initialize → tools/list answered (baseline: one-tool McpServer, plain ESM, same SDK):');
   console.log(`  node -e ''                         ${fmtMs(median(samples.bare))}  ${ratio(median(samples.bare))}`);
   console.log(
-    `  one-tool McpServer                 ${fmtMs(base)}  1.00×   peak RSS ${fmtMiB(median(samples.baselineRss))}`,
+    `  one-tool McpServer                 ${fmtMs(base)}  1.00×   peak RSS ${fmtMiB(median(samples.baselineRss))}   adds ${fmtMs(base - bare)} to bare`,
   );
   console.log(
-    `  forgeops mcp (${String(toolCount).padStart(3)} tools)           ${fmtMs(median(samples.forgeops))}  ${ratio(median(samples.forgeops))}   peak RSS ${fmtMiB(median(samples.forgeopsRss))}`,
+    `  forgeops mcp (${String(toolCount).padStart(3)} tools)           ${fmtMs(median(samples.forgeops))}  ${ratio(median(samples.forgeops))}   peak RSS ${fmtMiB(median(samples.forgeopsRss))}   adds ${fmtMs(median(samples.forgeops) - bare)} to bare, ${added(median(samples.forgeops))}`,
   );
 
   const sizes = await measureListSizes(service);
@@ -357,6 +401,10 @@ try {
   console.log(
     `  its first tools/call (loads its area and undici) ${fmtMs(call.first)}   peak RSS after it ${fmtMiB(call.firstRssMiB)}, after all ${fmtMiB(call.rssMiB)}`,
   );
+  const { afterFirst, atHalf, atEnd, peakAtHalf, peakAtEnd } = call.session;
+  console.log(
+    `  RSS of that session: after its first call ${fmtMiB(afterFirst)}, after ${Math.floor(calls / 2)} calls ${fmtMiB(atHalf)} (peak ${fmtMiB(peakAtHalf)}), after ${calls} ${fmtMiB(atEnd)} (peak ${fmtMiB(peakAtEnd)})`,
+  );
   const firstAtOnce = [];
   const firstAfterThinking = [];
   for (let i = 0; i < FIRST_CALL_SERVERS; i++) {
@@ -371,16 +419,29 @@ try {
   );
 
   const startRatio = median(samples.forgeops) / base;
+  const startAdded = (median(samples.forgeops) - bare) / (base - bare);
   const rss = median(samples.forgeopsRss);
   console.log('\ntargets:');
   console.log(
     `  start ≤ ${TARGETS.startRatio}× the one-tool server: ${startRatio.toFixed(2)}×, ${verdict(startRatio <= TARGETS.startRatio)}`,
+  );
+  console.log(
+    `  start adds ≤ ${TARGETS.startAdded}× what the one-tool server adds to bare Node: ${startAdded.toFixed(2)}×, ${verdict(startAdded <= TARGETS.startAdded)}`,
   );
   if (rss !== undefined)
     console.log(`  peak RSS ≤ ${TARGETS.peakRssMiB} MiB: ${rss.toFixed(1)} MiB, ${verdict(rss <= TARGETS.peakRssMiB)}`);
   console.log(
     `  tools/call overhead ≤ ${TARGETS.callOverheadMs} ms: ${overhead.toFixed(2)} ms, ${verdict(overhead <= TARGETS.callOverheadMs)}`,
   );
+  if (peakAtEnd !== undefined && peakAtHalf !== undefined) {
+    console.log(
+      `  peak RSS after ${calls} calls ≤ ${TARGETS.sessionRssMiB} MiB: ${peakAtEnd.toFixed(1)} MiB, ${verdict(peakAtEnd <= TARGETS.sessionRssMiB)}`,
+    );
+    const growth = peakAtEnd - peakAtHalf;
+    console.log(
+      `  RSS flat over the second half (peak ≤ ${TARGETS.sessionGrowthMiB} MiB higher): +${growth.toFixed(1)} MiB, ${verdict(growth <= TARGETS.sessionGrowthMiB)}`,
+    );
+  }
 } catch (error) {
   failed = true;
   console.error(`mcp bench: ${error.stack ?? error}`);
