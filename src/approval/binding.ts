@@ -22,7 +22,7 @@ interface Binding {
   open?: string;
 }
 
-/** Who clicks Confirm, where, and (when the front end has it) the call they saw: it must be the one issued. */
+/** Who clicks Confirm, where, and (when the channel has it) the call they saw: it must be the one issued. */
 interface Redeemer {
   person: string;
   place: string;
@@ -176,7 +176,7 @@ export class DurableApprovals {
 
   /**
    * Records a call awaiting approval, or says why not (too many waiting). `countAs` is whose share of the per-requester
-   * cap the approval takes, when a front end tells its clients apart more finely than by requester (default: the requester).
+   * cap the approval takes, when a channel tells its clients apart more finely than by requester (default: the requester).
    */
   async issue(
     call: PendingCall,
