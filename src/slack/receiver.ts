@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { prepareFetch } from './replies.js';
-import { verifySlackSignature } from './signature.js';
+import { signatureOf, verifySlackSignature } from './signature.js';
 
 export const EVENTS_PATH = '/slack/events';
 /** Slack's payloads are small; a view submission with a long release note is the largest we expect. */
@@ -16,6 +16,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Slack gives up after 3 s; a handler that has not acked by then gets an empty 200 so Slack does not retry. */
 const ACK_DEADLINE_MS = 2_500;
 
+/** The warm-up request at start is given this long; a start is not held up longer by it. */
+const WARM_UP_TIMEOUT_MS = 2_000;
 /** Work waits until no Slack request has come in for this long, so that a burst is answered before it is worked on. */
 const BURST_QUIET_MS = 3;
 /** Nor longer than this after the first of it was answered: under steady traffic the work goes on all the same. */
@@ -246,15 +248,44 @@ export class SlackHttpReceiver implements Receiver {
       );
     });
     this.server = server;
-    // Before the port is ready, so that the first burst of commands is not the one that pays for it.
-    await prepareFetch();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
     });
     const address = server.address() as AddressInfo;
     const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    await this.warmUp(address);
     return { url: `http://${shown}:${address.port}${EVENTS_PATH}` };
+  }
+
+  /**
+   * One signed ssl_check through the bot's own port before it says it is ready: the first request a process serves
+   * compiles the whole path (HTTP parsing, the body, the signature, the answer) and fetch's machinery, and the first
+   * burst of commands would otherwise wait on that. An ssl_check is answered 200 and nothing runs. A failure here
+   * only means the first burst pays for it after all.
+   */
+  private async warmUp(address: AddressInfo): Promise<void> {
+    await prepareFetch();
+    const loopback = address.family === 'IPv6' ? '[::1]' : '127.0.0.1';
+    const local = address.address === '0.0.0.0' || address.address === '::' ? loopback : address.address;
+    const shown = local.includes(':') && !local.startsWith('[') ? `[${local}]` : local;
+    const body = 'ssl_check=1';
+    const timestamp = String(Math.floor((this.options.now ?? Date.now)() / 1000));
+    try {
+      const response = await fetch(`http://${shown}:${address.port}${EVENTS_PATH}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': timestamp,
+          'x-slack-signature': signatureOf(this.options.signingSecret, timestamp, body),
+        },
+        body,
+        signal: AbortSignal.timeout(WARM_UP_TIMEOUT_MS),
+      });
+      await response.arrayBuffer();
+    } catch (error) {
+      this.options.log.debug(`slack: the warm-up request failed: ${(error as Error).message}`);
+    }
   }
 
   async stop(): Promise<void> {

@@ -16,7 +16,8 @@ interface SignedRequest {
 
 type Verification = { ok: true } | { ok: false; reason: string };
 
-function signatureOf(signingSecret: string, timestamp: string, body: string | Buffer): string {
+/** The X-Slack-Signature Slack would send with this body at this timestamp. */
+export function signatureOf(signingSecret: string, timestamp: string, body: string | Buffer): string {
   const hmac = createHmac('sha256', signingSecret);
   hmac.update(`v0:${timestamp}:`);
   hmac.update(body);
