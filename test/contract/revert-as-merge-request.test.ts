@@ -65,258 +65,270 @@ const writesSince = (before: number) =>
     .filter((r) => r.method !== 'GET')
     .map((r) => `${r.method} ${r.path}`);
 
-describe('reverting the first red commit of acme/web as a merge request', () => {
-  const CULPRIT = "Show order dates in the store's time zone";
-  let culprit: Commit;
-  let made: Reverted;
+// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
+// in vitest.config.ts): a test that leans on what another did fails on every run.
+describe.shuffle('revert-as-merge-request, in any order', () => {
+  // A story, kept in order inside the shuffled file: a commit is reverted once, so pressing again and closing the merge
+  // request are about the revert the first test made (the other tests revert other commits).
+  describe('reverting the first red commit of acme/web as a merge request', { shuffle: false }, () => {
+    const CULPRIT = "Show order dates in the store's time zone";
+    let culprit: Commit;
+    let made: Reverted;
 
-  it("makes branch revert-<sha8> from main with the service's revert on it, and a merge request to main", async () => {
-    culprit = await commitTitled(CULPRIT);
-    const [mainBefore] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', per_page: 1 });
-    const result = await suite.call(NAME, { id: WEB, sha: culprit.id.slice(0, 8) }, { as: 'developer' });
-    expect(result.status).toBe(201);
-    made = result.data as Reverted;
-    const branch = `revert-${culprit.id.slice(0, 8)}`;
-    expect(made).toMatchObject({
-      branch,
-      target_branch: 'main',
-      reverted: { id: culprit.id, title: CULPRIT },
-      revert_commit: { title: `Revert "${CULPRIT}"` },
+    it("makes branch revert-<sha8> from main with the service's revert on it, and a merge request to main", async () => {
+      culprit = await commitTitled(CULPRIT);
+      const [mainBefore] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', per_page: 1 });
+      const result = await suite.call(NAME, { id: WEB, sha: culprit.id.slice(0, 8) }, { as: 'developer' });
+      expect(result.status).toBe(201);
+      made = result.data as Reverted;
+      const branch = `revert-${culprit.id.slice(0, 8)}`;
+      expect(made).toMatchObject({
+        branch,
+        target_branch: 'main',
+        reverted: { id: culprit.id, title: CULPRIT },
+        revert_commit: { title: `Revert "${CULPRIT}"` },
+      });
+
+      // The branch's head is the revert, made on main's head; main itself has not moved.
+      const [head] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: branch, per_page: 1 });
+      expect(head).toMatchObject({
+        id: made.revert_commit.id,
+        title: `Revert "${CULPRIT}"`,
+        parent_ids: [mainBefore.id],
+      });
+      const [mainAfter] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', per_page: 1 });
+      expect(mainAfter.id).toBe(mainBefore.id);
+      // The file is back to what it was before the culprit (as at v1.1.0, which it followed), and its new test is gone.
+      const file = async (ref: string) =>
+        String(await suite.data<Buffer>('get_file_raw', { id: WEB, file_path: 'src/utils/format date.ts', ref }));
+      expect(await file(branch)).toBe(await file('v1.1.0'));
+      expect(await file(branch)).not.toBe(await file('main'));
+      expect(
+        (await suite.refusal('get_file_raw', { id: WEB, file_path: 'src/utils/date.test.ts', ref: branch })).status,
+      ).toBe(404);
+
+      // The merge request: titled like the service's own revert, describing the red pipeline, the job and its error lines.
+      const [mr] = await mergeRequestsFrom(branch);
+      expect(mr).toMatchObject({
+        iid: made.merge_request.iid,
+        source_branch: branch,
+        target_branch: 'main',
+        state: 'opened',
+        title: `Revert "${CULPRIT}"`,
+      });
+      expect(made.web_url).toBe(mr.web_url);
+      const pipelines = await suite.data<Array<{ id: number; sha: string; status: string }>>('list_pipelines', {
+        id: WEB,
+        ref: 'main',
+      });
+      const redHead = pipelines.find((p) => p.sha === mainBefore.id && p.status === 'failed')!;
+      expect(mr.description).toContain(
+        `Reverts ${culprit.id.slice(0, 8)} "${CULPRIT}" by Bob Chen, the first red commit of main.`,
+      );
+      expect(mr.description).toContain(`main of acme/web is red: pipeline #${redHead.id} failed`);
+      expect(mr.description).toMatch(/^Judged broken: test failed on \d+ of \d+ runs since [0-9a-f]{8}\.$/m);
+      expect(mr.description).toMatch(/Failed job test \(#\d+\) in step_script/);
+      expect(mr.description).toContain('Received: "2024-03-09"');
+      expect(mr.description.trimEnd().endsWith(`This reverts commit ${culprit.id}.`)).toBe(true);
+
+      // Its outcome names the merge request, the branch and the link.
+      const { outcomeSentence } = await import('../../src/operations/engine/outcome.js');
+      expect(outcomeSentence(suite.operation(NAME), { id: WEB, sha: culprit.id }, made)).toEqual({
+        text: `Opened merge request !${mr.iid} "Revert "${CULPRIT}"" from ${branch} into main of ${WEB}, reverting ${culprit.id.slice(0, 8)} in ${made.revert_commit.id.slice(0, 8)}`,
+        link: mr.web_url,
+      });
     });
 
-    // The branch's head is the revert, made on main's head; main itself has not moved.
-    const [head] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: branch, per_page: 1 });
-    expect(head).toMatchObject({
-      id: made.revert_commit.id,
-      title: `Revert "${CULPRIT}"`,
-      parent_ids: [mainBefore.id],
+    it('pressed again, names the open merge request and makes nothing, before deciding and when run', async () => {
+      const branch = made.branch;
+      const before = suite.requests().length;
+      const op = suite.operation(NAME);
+      // The front ends' path: refused by the facts read before anyone is asked, with reads only.
+      const judged = await decideWithFacts(
+        op,
+        { id: WEB, sha: culprit.id.slice(0, 8) },
+        { readOnly: false },
+        explain,
+        lookups(),
+      );
+      expect(judged.kind).toBe('refused');
+      expect(judged.kind === 'refused' && judged.message).toContain(
+        `merge request !${made.merge_request.iid} "Revert "${CULPRIT}"" (${made.web_url}) from ${branch} is already open`,
+      );
+      // Run directly as well (a second replica, a stale button): the same words, nothing made.
+      const again = await suite.refusal(NAME, { id: WEB, sha: culprit.id }, 'developer');
+      expect(again.message).toContain(`merge request !${made.merge_request.iid}`);
+      expect(again.message).toContain('no other branch or merge request was made');
+      expect(writesSince(before)).toEqual([]);
+      expect(await mergeRequestsFrom(branch)).toHaveLength(1);
+      expect(await branchesNamed(branch)).toHaveLength(1);
     });
-    const [mainAfter] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', per_page: 1 });
-    expect(mainAfter.id).toBe(mainBefore.id);
-    // The file is back to what it was before the culprit (as at v1.1.0, which it followed), and its new test is gone.
-    const file = async (ref: string) =>
-      String(await suite.data<Buffer>('get_file_raw', { id: WEB, file_path: 'src/utils/format date.ts', ref }));
-    expect(await file(branch)).toBe(await file('v1.1.0'));
-    expect(await file(branch)).not.toBe(await file('main'));
-    expect(
-      (await suite.refusal('get_file_raw', { id: WEB, file_path: 'src/utils/date.test.ts', ref: branch })).status,
-    ).toBe(404);
 
-    // The merge request: titled like the service's own revert, describing the red pipeline, the job and its error lines.
-    const [mr] = await mergeRequestsFrom(branch);
-    expect(mr).toMatchObject({
-      iid: made.merge_request.iid,
-      source_branch: branch,
-      target_branch: 'main',
-      state: 'opened',
-      title: `Revert "${CULPRIT}"`,
-    });
-    expect(made.web_url).toBe(mr.web_url);
-    const pipelines = await suite.data<Array<{ id: number; sha: string; status: string }>>('list_pipelines', {
-      id: WEB,
-      ref: 'main',
-    });
-    const redHead = pipelines.find((p) => p.sha === mainBefore.id && p.status === 'failed')!;
-    expect(mr.description).toContain(
-      `Reverts ${culprit.id.slice(0, 8)} "${CULPRIT}" by Bob Chen, the first red commit of main.`,
-    );
-    expect(mr.description).toContain(`main of acme/web is red: pipeline #${redHead.id} failed`);
-    expect(mr.description).toMatch(/^Judged broken: test failed on \d+ of \d+ runs since [0-9a-f]{8}\.$/m);
-    expect(mr.description).toMatch(/Failed job test \(#\d+\) in step_script/);
-    expect(mr.description).toContain('Received: "2024-03-09"');
-    expect(mr.description.trimEnd().endsWith(`This reverts commit ${culprit.id}.`)).toBe(true);
-
-    // Its outcome names the merge request, the branch and the link.
-    const { outcomeSentence } = await import('../../src/operations/engine/outcome.js');
-    expect(outcomeSentence(suite.operation(NAME), { id: WEB, sha: culprit.id }, made)).toEqual({
-      text: `Opened merge request !${mr.iid} "Revert "${CULPRIT}"" from ${branch} into main of ${WEB}, reverting ${culprit.id.slice(0, 8)} in ${made.revert_commit.id.slice(0, 8)}`,
-      link: mr.web_url,
+    it('with the merge request closed but the branch still there, names the branch and makes nothing', async () => {
+      await suite.call('update_merge_request', {
+        id: WEB,
+        merge_request_iid: made.merge_request.iid,
+        state_event: 'close',
+      });
+      const before = suite.requests().length;
+      const again = await suite.refusal(NAME, { id: WEB, sha: culprit.id });
+      expect(again.message).toMatch(
+        new RegExp(
+          `branch ${made.branch} already exists \\(at ${made.revert_commit.id.slice(0, 8)}\\); its merge request !${made.merge_request.iid} .* is closed; nothing was made`,
+        ),
+      );
+      expect(writesSince(before)).toEqual([]);
     });
   });
 
-  it('pressed again, names the open merge request and makes nothing, before deciding and when run', async () => {
-    const branch = made.branch;
-    const before = suite.requests().length;
-    const op = suite.operation(NAME);
-    // The front ends' path: refused by the facts read before anyone is asked, with reads only.
-    const judged = await decideWithFacts(
-      op,
-      { id: WEB, sha: culprit.id.slice(0, 8) },
-      { readOnly: false },
-      explain,
-      lookups(),
-    );
-    expect(judged.kind).toBe('refused');
-    expect(judged.kind === 'refused' && judged.message).toContain(
-      `merge request !${made.merge_request.iid} "Revert "${CULPRIT}"" (${made.web_url}) from ${branch} is already open`,
-    );
-    // Run directly as well (a second replica, a stale button): the same words, nothing made.
-    const again = await suite.refusal(NAME, { id: WEB, sha: culprit.id }, 'developer');
-    expect(again.message).toContain(`merge request !${made.merge_request.iid}`);
-    expect(again.message).toContain('no other branch or merge request was made');
-    expect(writesSince(before)).toEqual([]);
-    expect(await mergeRequestsFrom(branch)).toHaveLength(1);
-    expect(await branchesNamed(branch)).toHaveLength(1);
-  });
-
-  it('with the merge request closed but the branch still there, names the branch and makes nothing', async () => {
-    await suite.call('update_merge_request', {
-      id: WEB,
-      merge_request_iid: made.merge_request.iid,
-      state_event: 'close',
+  describe('a revert that cannot be made', () => {
+    it('a conflicting revert deletes the branch it made, says so, and opens no merge request', async () => {
+      // The helper's file was changed by a later commit on main: reverting its creation conflicts.
+      const helper = await commitTitled('Add date formatting helper and getting started guide');
+      const branch = `revert-${helper.id.slice(0, 8)}`;
+      const error = await suite.refusal(NAME, { id: WEB, sha: helper.id });
+      expect(error.errorCode).toBe('conflict');
+      expect(error.message).toContain(
+        `the revert of ${helper.id.slice(0, 8)} failed and the branch ${branch} it had made was deleted again, so nothing is left`,
+      );
+      expect(await branchesNamed(branch)).toEqual([]);
+      expect(await mergeRequestsFrom(branch)).toEqual([]);
     });
-    const before = suite.requests().length;
-    const again = await suite.refusal(NAME, { id: WEB, sha: culprit.id });
-    expect(again.message).toMatch(
-      new RegExp(
-        `branch ${made.branch} already exists \\(at ${made.revert_commit.id.slice(0, 8)}\\); its merge request !${made.merge_request.iid} .* is closed; nothing was made`,
-      ),
-    );
-    expect(writesSince(before)).toEqual([]);
-  });
-});
 
-describe('a revert that cannot be made', () => {
-  it('a conflicting revert deletes the branch it made, says so, and opens no merge request', async () => {
-    // The helper's file was changed by a later commit on main: reverting its creation conflicts.
-    const helper = await commitTitled('Add date formatting helper and getting started guide');
-    const branch = `revert-${helper.id.slice(0, 8)}`;
-    const error = await suite.refusal(NAME, { id: WEB, sha: helper.id });
-    expect(error.errorCode).toBe('conflict');
-    expect(error.message).toContain(
-      `the revert of ${helper.id.slice(0, 8)} failed and the branch ${branch} it had made was deleted again, so nothing is left`,
-    );
-    expect(await branchesNamed(branch)).toEqual([]);
-    expect(await mergeRequestsFrom(branch)).toEqual([]);
-  });
+    it('a merge request the service refuses deletes the branch and its revert again, and says so', async () => {
+      const docs = await commitTitled('Document the deploy steps [ci skip]');
+      const branch = `revert-${docs.id.slice(0, 8)}`;
+      suite.sandbox.faults.add({
+        method: 'POST',
+        path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
+        status: 422,
+        body: '{"message":["Validation failed"]}',
+      });
+      const refused = await suite.refusal(NAME, { id: WEB, sha: docs.id });
+      expect(refused.message).toContain(
+        `opening the merge request failed and the branch ${branch} it had made was deleted again, so nothing is left`,
+      );
+      expect(await branchesNamed(branch)).toEqual([]);
 
-  it('a merge request the service refuses deletes the branch and its revert again, and says so', async () => {
-    const docs = await commitTitled('Document the deploy steps [ci skip]');
-    const branch = `revert-${docs.id.slice(0, 8)}`;
-    suite.sandbox.faults.add({
-      method: 'POST',
-      path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
-      status: 422,
-      body: '{"message":["Validation failed"]}',
+      // Its answer lost (a 502): none was made, so the branch goes too and the outcome is known — nothing.
+      suite.sandbox.faults.add({
+        method: 'POST',
+        path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
+        status: 502,
+      });
+      const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
+      expect(lost.kind).toBe('refused');
+      expect(lost.message).toMatch(
+        new RegExp(
+          `opening the merge request failed: 502 .*; the branch ${branch} it had made was deleted again, so nothing is left`,
+        ),
+      );
+      expect(await branchesNamed(branch)).toEqual([]);
+      expect(await mergeRequestsFrom(branch)).toEqual([]);
     });
-    const refused = await suite.refusal(NAME, { id: WEB, sha: docs.id });
-    expect(refused.message).toContain(
-      `opening the merge request failed and the branch ${branch} it had made was deleted again, so nothing is left`,
-    );
-    expect(await branchesNamed(branch)).toEqual([]);
 
-    // Its answer lost (a 502): none was made, so the branch goes too and the outcome is known — nothing.
-    suite.sandbox.faults.add({
-      method: 'POST',
-      path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
-      status: 502,
+    it('says exactly what is left when the branch cannot be deleted either', async () => {
+      const docs = await commitTitled('Document the deploy steps [ci skip]');
+      const branch = `revert-${docs.id.slice(0, 8)}`;
+      suite.sandbox.faults.add({
+        method: 'POST',
+        path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
+        status: 422,
+        body: '{"message":["Validation failed"]}',
+      });
+      suite.sandbox.faults.add({
+        method: 'DELETE',
+        path: `/projects/${encodeURIComponent(WEB)}/repository/branches/${branch}`,
+        status: 500,
+      });
+      const refused = await suite.refusal(NAME, { id: WEB, sha: docs.id });
+      expect(refused.message).toMatch(
+        new RegExp(
+          `the branch ${branch} it made is left \\(deleting it failed: 500 .*\\); delete it with branch delete`,
+        ),
+      );
+      expect(await branchesNamed(branch)).toHaveLength(1);
+      // A second press names that branch instead of making another.
+      expect((await suite.refusal(NAME, { id: WEB, sha: docs.id })).message).toContain(
+        `branch ${branch} already exists`,
+      );
+      await suite.call('delete_branch', { id: WEB, branch });
     });
-    const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
-    expect(lost.kind).toBe('refused');
-    expect(lost.message).toMatch(
-      new RegExp(
-        `opening the merge request failed: 502 .*; the branch ${branch} it had made was deleted again, so nothing is left`,
-      ),
-    );
-    expect(await branchesNamed(branch)).toEqual([]);
-    expect(await mergeRequestsFrom(branch)).toEqual([]);
+
+    it('a branch whose creation went unanswered is removed again, or found gone, and the outcome said', async () => {
+      const docs = await commitTitled('Document the deploy steps [ci skip]');
+      const branch = `revert-${docs.id.slice(0, 8)}`;
+      suite.sandbox.faults.add({
+        method: 'POST',
+        path: `/projects/${encodeURIComponent(WEB)}/repository/branches`,
+        status: 504,
+      });
+      const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
+      expect(lost.kind).toBe('refused');
+      expect(lost.message).toMatch(
+        new RegExp(
+          `creating branch ${branch} failed: 504 .*; the branch ${branch} is gone already, so nothing is left`,
+        ),
+      );
+      expect(await branchesNamed(branch)).toEqual([]);
+    });
+
+    it('an unknown commit is refused before anything is made; a SHA that is not hex before anything is sent', async () => {
+      const before = suite.requests().length;
+      const missing = await suite.refusal(NAME, { id: WEB, sha: 'deadbeef' });
+      expect(missing.message).toMatch(/no commit deadbeef in acme\/web \(404 .*\); nothing was made/);
+      expect(writesSince(before)).toEqual([]);
+      expect(await branchesNamed('revert-deadbeef')).toEqual([]);
+      // The front ends' path refuses it the same way, before the policy is asked.
+      const judged = await decideWithFacts(
+        suite.operation(NAME),
+        { id: WEB, sha: 'deadbeef' },
+        { readOnly: false },
+        explain,
+        lookups(),
+      );
+      expect(judged.kind === 'refused' && judged.message).toMatch(/no commit deadbeef in acme\/web .*nothing was sent/);
+      // A project that is not there is the service's own 404, not a missing commit.
+      const noProject = await suite.refusal(NAME, { id: 'acme/nope', sha: 'deadbeef', target_branch: 'main' });
+      expect(noProject.status).toBe(404);
+      expect(noProject.message).toBe('404 Project Not Found');
+      const sent = suite.requests().length;
+      await expect(suite.call(NAME, { id: WEB, sha: 'main~1' })).rejects.toBeInstanceOf(InputError);
+      expect(suite.requests().length).toBe(sent);
+    });
   });
 
-  it('says exactly what is left when the branch cannot be deleted either', async () => {
-    const docs = await commitTitled('Document the deploy steps [ci skip]');
-    const branch = `revert-${docs.id.slice(0, 8)}`;
-    suite.sandbox.faults.add({
-      method: 'POST',
-      path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
-      status: 422,
-      body: '{"message":["Validation failed"]}',
+  describe('what the front ends decide and show', () => {
+    it('runs at once with the commit in full and the default branch pinned, and its dry run names the branch, the SHA and the target', async () => {
+      const latest = await commitTitled('Show 50 search results per page');
+      const op = suite.operation(NAME);
+      const judged = await decideWithFacts(
+        op,
+        { id: WEB, sha: latest.id.slice(0, 8) },
+        { readOnly: false },
+        explain,
+        lookups(),
+      );
+      expect(judged).toMatchObject({ kind: 'run', input: { id: WEB, sha: latest.id, target_branch: 'main' } });
+      const before = suite.requests().length;
+      const preview = await dryRunCall(
+        op,
+        { id: WEB, sha: latest.id.slice(0, 8) },
+        { readOnly: false },
+        explain,
+        lookups(),
+      );
+      expect(preview.kind).toBe('preview');
+      if (preview.kind !== 'preview') return;
+      const branch = `revert-${latest.id.slice(0, 8)}`;
+      expect(preview.preview.steps).toEqual([
+        `create branch ${branch} from main`,
+        `revert ${latest.id} on ${branch}`,
+        `open a merge request ${branch} → main`,
+      ]);
+      expect(preview.preview.needs_confirmation).toBe(false);
+      expect(writesSince(before)).toEqual([]);
+      expect(await branchesNamed(branch)).toEqual([]);
     });
-    suite.sandbox.faults.add({
-      method: 'DELETE',
-      path: `/projects/${encodeURIComponent(WEB)}/repository/branches/${branch}`,
-      status: 500,
-    });
-    const refused = await suite.refusal(NAME, { id: WEB, sha: docs.id });
-    expect(refused.message).toMatch(
-      new RegExp(`the branch ${branch} it made is left \\(deleting it failed: 500 .*\\); delete it with branch delete`),
-    );
-    expect(await branchesNamed(branch)).toHaveLength(1);
-    // A second press names that branch instead of making another.
-    expect((await suite.refusal(NAME, { id: WEB, sha: docs.id })).message).toContain(`branch ${branch} already exists`);
-    await suite.call('delete_branch', { id: WEB, branch });
-  });
-
-  it('a branch whose creation went unanswered is removed again, or found gone, and the outcome said', async () => {
-    const docs = await commitTitled('Document the deploy steps [ci skip]');
-    const branch = `revert-${docs.id.slice(0, 8)}`;
-    suite.sandbox.faults.add({
-      method: 'POST',
-      path: `/projects/${encodeURIComponent(WEB)}/repository/branches`,
-      status: 504,
-    });
-    const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
-    expect(lost.kind).toBe('refused');
-    expect(lost.message).toMatch(
-      new RegExp(`creating branch ${branch} failed: 504 .*; the branch ${branch} is gone already, so nothing is left`),
-    );
-    expect(await branchesNamed(branch)).toEqual([]);
-  });
-
-  it('an unknown commit is refused before anything is made; a SHA that is not hex before anything is sent', async () => {
-    const before = suite.requests().length;
-    const missing = await suite.refusal(NAME, { id: WEB, sha: 'deadbeef' });
-    expect(missing.message).toMatch(/no commit deadbeef in acme\/web \(404 .*\); nothing was made/);
-    expect(writesSince(before)).toEqual([]);
-    expect(await branchesNamed('revert-deadbeef')).toEqual([]);
-    // The front ends' path refuses it the same way, before the policy is asked.
-    const judged = await decideWithFacts(
-      suite.operation(NAME),
-      { id: WEB, sha: 'deadbeef' },
-      { readOnly: false },
-      explain,
-      lookups(),
-    );
-    expect(judged.kind === 'refused' && judged.message).toMatch(/no commit deadbeef in acme\/web .*nothing was sent/);
-    // A project that is not there is the service's own 404, not a missing commit.
-    const noProject = await suite.refusal(NAME, { id: 'acme/nope', sha: 'deadbeef', target_branch: 'main' });
-    expect(noProject.status).toBe(404);
-    expect(noProject.message).toBe('404 Project Not Found');
-    const sent = suite.requests().length;
-    await expect(suite.call(NAME, { id: WEB, sha: 'main~1' })).rejects.toBeInstanceOf(InputError);
-    expect(suite.requests().length).toBe(sent);
-  });
-});
-
-describe('what the front ends decide and show', () => {
-  it('runs at once with the commit in full and the default branch pinned, and its dry run names the branch, the SHA and the target', async () => {
-    const latest = await commitTitled('Show 50 search results per page');
-    const op = suite.operation(NAME);
-    const judged = await decideWithFacts(
-      op,
-      { id: WEB, sha: latest.id.slice(0, 8) },
-      { readOnly: false },
-      explain,
-      lookups(),
-    );
-    expect(judged).toMatchObject({ kind: 'run', input: { id: WEB, sha: latest.id, target_branch: 'main' } });
-    const before = suite.requests().length;
-    const preview = await dryRunCall(
-      op,
-      { id: WEB, sha: latest.id.slice(0, 8) },
-      { readOnly: false },
-      explain,
-      lookups(),
-    );
-    expect(preview.kind).toBe('preview');
-    if (preview.kind !== 'preview') return;
-    const branch = `revert-${latest.id.slice(0, 8)}`;
-    expect(preview.preview.steps).toEqual([
-      `create branch ${branch} from main`,
-      `revert ${latest.id} on ${branch}`,
-      `open a merge request ${branch} → main`,
-    ]);
-    expect(preview.preview.needs_confirmation).toBe(false);
-    expect(writesSince(before)).toEqual([]);
-    expect(await branchesNamed(branch)).toEqual([]);
   });
 });
