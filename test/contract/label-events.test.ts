@@ -68,107 +68,117 @@ const KINDS = [
   },
 ] as const;
 
-describe.each(KINDS)('label events of an $kind', ({ list, get, resourceType, target, other, history, hidden }) => {
-  it('lists who added and removed which label, oldest first', async () => {
-    const answer = await events(list, target());
-    expect(summary(answer)).toEqual(history);
-    for (const event of answer) {
-      expect(event).toEqual({
-        id: expect.any(Number),
-        user: expect.objectContaining({ username: expect.any(String), state: 'active' }),
-        created_at: expect.any(String),
-        resource_type: resourceType,
-        resource_id: expect.any(Number),
-        label: {
+// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
+// in vitest.config.ts): a test that leans on what another did fails on every run.
+describe.shuffle('label-events, in any order', () => {
+  describe.each(KINDS)('label events of an $kind', ({ list, get, resourceType, target, other, history, hidden }) => {
+    it('lists who added and removed which label, oldest first', async () => {
+      const answer = await events(list, target());
+      expect(summary(answer)).toEqual(history);
+      for (const event of answer) {
+        expect(event).toEqual({
           id: expect.any(Number),
-          name: expect.any(String),
-          color: expect.stringMatching(/^#[0-9a-f]{6}$/i),
-          description: event.label.description === null ? null : expect.any(String),
-        },
-        action: expect.stringMatching(/^(add|remove)$/),
-      });
-    }
-    const times = answer.map((e) => Date.parse(e.created_at));
-    expect(times).toEqual([...times].sort((a, b) => a - b));
+          user: expect.objectContaining({ username: expect.any(String), state: 'active' }),
+          created_at: expect.any(String),
+          resource_type: resourceType,
+          resource_id: expect.any(Number),
+          label: {
+            id: expect.any(Number),
+            name: expect.any(String),
+            color: expect.stringMatching(/^#[0-9a-f]{6}$/i),
+            description: event.label.description === null ? null : expect.any(String),
+          },
+          action: expect.stringMatching(/^(add|remove)$/),
+        });
+      }
+      const times = answer.map((e) => Date.parse(e.created_at));
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+    });
+
+    it('reads each event one by one, and 404 for an event of another resource', async () => {
+      const answer = await events(list, target());
+      for (const event of answer) {
+        expect((await suite.call(get, { ...target(), resource_label_event_id: event.id })).data).toEqual(event);
+      }
+      const foreign = (await events(list, other()))[0];
+      const error = await suite.refusal(get, { ...target(), resource_label_event_id: foreign.id });
+      expect([error.status, error.message]).toEqual([404, '404 Not Found']);
+    });
+
+    it('is 404 to whoever may not see the resource, and needs a token', async () => {
+      const { input, as, message } = hidden();
+      const error = await suite.refusal(list, input, as);
+      expect([error.status, error.message]).toEqual([404, message]);
+      const single = await suite.refusal(get, { ...input, resource_label_event_id: 1 }, as);
+      expect(single.status).toBe(404);
+      const anonymous = await suite.refusal(list, target(), 'anonymous');
+      expect([anonymous.status, anonymous.message]).toEqual([401, '401 Unauthorized']);
+    });
   });
 
-  it('reads each event one by one, and 404 for an event of another resource', async () => {
-    const answer = await events(list, target());
-    for (const event of answer) {
-      expect((await suite.call(get, { ...target(), resource_label_event_id: event.id })).data).toEqual(event);
-    }
-    const foreign = (await events(list, other()))[0];
-    const error = await suite.refusal(get, { ...target(), resource_label_event_id: foreign.id });
-    expect([error.status, error.message]).toEqual([404, '404 Not Found']);
+  describe('recording', () => {
+    it('records an event for each label a change adds or removes, and none for labels it keeps', async () => {
+      const { store } = suite.sandbox;
+      const project = store.findProject(WEB)!;
+      const issue = workItemsOf(store).issues.find((i) => i.project_id === project.id && i.iid === 2)!;
+      const before = await events('list_issue_label_events', { id: WEB, issue_iid: 2 });
+      // 'ux' in another case is the same label: kept, not removed and added again.
+      setLabels(store, { kind: 'Issue', item: issue }, ['ux', 'frontend'], store.findUser('bob')!, new Date());
+      const after = await events('list_issue_label_events', { id: WEB, issue_iid: 2 });
+      expect(summary(after.slice(before.length))).toEqual(['remove bug by bob', 'add frontend by bob']);
+      const issues = (await suite.call('list_project_issues', { id: WEB, iids: [2] })).data as Array<{
+        labels: string[];
+      }>;
+      expect(issues[0].labels).toEqual(['UX', 'frontend']);
+    });
+
+    it("finds a confidential issue's events for its author and reporters", async () => {
+      expect((await events('list_issue_label_events', { id: WEB, issue_iid: 9 }, 'guest')).length).toBeGreaterThan(0);
+      expect((await events('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'reporter')).length).toBeGreaterThan(
+        0,
+      );
+      const guest = await suite.refusal('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'guest');
+      expect(guest.status).toBe(404);
+    });
   });
 
-  it('is 404 to whoever may not see the resource, and needs a token', async () => {
-    const { input, as, message } = hidden();
-    const error = await suite.refusal(list, input, as);
-    expect([error.status, error.message]).toEqual([404, message]);
-    const single = await suite.refusal(get, { ...input, resource_label_event_id: 1 }, as);
-    expect(single.status).toBe(404);
-    const anonymous = await suite.refusal(list, target(), 'anonymous');
-    expect([anonymous.status, anonymous.message]).toEqual([401, '401 Unauthorized']);
-  });
-});
-
-describe('recording', () => {
-  it('records an event for each label a change adds or removes, and none for labels it keeps', async () => {
-    const { store } = suite.sandbox;
-    const project = store.findProject(WEB)!;
-    const issue = workItemsOf(store).issues.find((i) => i.project_id === project.id && i.iid === 2)!;
-    const before = await events('list_issue_label_events', { id: WEB, issue_iid: 2 });
-    // 'ux' in another case is the same label: kept, not removed and added again.
-    setLabels(store, { kind: 'Issue', item: issue }, ['ux', 'frontend'], store.findUser('bob')!, new Date());
-    const after = await events('list_issue_label_events', { id: WEB, issue_iid: 2 });
-    expect(summary(after.slice(before.length))).toEqual(['remove bug by bob', 'add frontend by bob']);
-    const issues = (await suite.call('list_project_issues', { id: WEB, iids: [2] })).data as Array<{
-      labels: string[];
-    }>;
-    expect(issues[0].labels).toEqual(['UX', 'frontend']);
-  });
-
-  it("finds a confidential issue's events for its author and reporters", async () => {
-    expect((await events('list_issue_label_events', { id: WEB, issue_iid: 9 }, 'guest')).length).toBeGreaterThan(0);
-    expect((await events('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'reporter')).length).toBeGreaterThan(0);
-    const guest = await suite.refusal('list_issue_label_events', { id: WEB, issue_iid: 5 }, 'guest');
-    expect(guest.status).toBe(404);
-  });
-});
-
-describe('presentation', () => {
-  it('shows one line per event: action, label, who and how long ago', async () => {
-    const result = await suite.call('list_issue_label_events', { id: WEB, issue_iid: 1 });
-    const shown = suite.operation('list_issue_label_events').present!(result.data, { id: WEB, issue_iid: 1 });
-    expect(shown.title).toBe('4 label events');
-    expect(shown.fields?.[2]).toEqual([
-      expect.stringMatching(/^#\d+$/),
-      expect.stringMatching(/^remove needs-triage · @carol · \d+(?:m|h|d|mo|y)$/),
-    ]);
-    const first = (result.data as LabelEvent[])[0];
-    const one = await suite.call('get_issue_label_event', { id: WEB, issue_iid: 1, resource_label_event_id: first.id });
-    expect(
-      suite.operation('get_issue_label_event').present!(one.data, {
+  describe('presentation', () => {
+    it('shows one line per event: action, label, who and how long ago', async () => {
+      const result = await suite.call('list_issue_label_events', { id: WEB, issue_iid: 1 });
+      const shown = suite.operation('list_issue_label_events').present!(result.data, { id: WEB, issue_iid: 1 });
+      expect(shown.title).toBe('4 label events');
+      expect(shown.fields?.[2]).toEqual([
+        expect.stringMatching(/^#\d+$/),
+        expect.stringMatching(/^remove needs-triage · @carol · \d+(?:m|h|d|mo|y)$/),
+      ]);
+      const first = (result.data as LabelEvent[])[0];
+      const one = await suite.call('get_issue_label_event', {
         id: WEB,
         issue_iid: 1,
         resource_label_event_id: first.id,
-      }),
-    ).toEqual({
-      title: `Label event #${first.id}: add bug`,
-      fields: [
-        ['by', 'carol'],
-        ['at', first.created_at],
-        ['on', `Issue ${first.resource_id}`],
-      ],
+      });
+      expect(
+        suite.operation('get_issue_label_event').present!(one.data, {
+          id: WEB,
+          issue_iid: 1,
+          resource_label_event_id: first.id,
+        }),
+      ).toEqual({
+        title: `Label event #${first.id}: add bug`,
+        fields: [
+          ['by', 'carol'],
+          ['at', first.created_at],
+          ['on', `Issue ${first.resource_id}`],
+        ],
+      });
     });
   });
-});
 
-describe('paging', () => {
-  suite.pagingCase('list_issue_label_events', { id: WEB, issue_iid: 1 });
-  suite.pagingCase('list_merge_request_label_events', { id: WEB, merge_request_iid: 2 });
-  suite.pagingCase('list_epic_label_events', { id: 'acme', epic_id: 1 }); // Storefront 2.0, the first epic seeded
+  describe('paging', () => {
+    suite.pagingCase('list_issue_label_events', { id: WEB, issue_iid: 1 });
+    suite.pagingCase('list_merge_request_label_events', { id: WEB, merge_request_iid: 2 });
+    suite.pagingCase('list_epic_label_events', { id: 'acme', epic_id: 1 }); // Storefront 2.0, the first epic seeded
+  });
 });
 
 suite.coverageCase();
