@@ -253,46 +253,50 @@ function madeUpJsonIn(code: string, sent: string[]): string | undefined {
   return undefined;
 }
 
-describe('every read reads as words, not JSON', () => {
-  const reads = operations.filter((op) => op.effect === 'read');
-  const dispatcher = createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: admin() }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
+// in vitest.config.ts): a test that leans on what another did fails on every run.
+describe.shuffle('readable-answers, in any order', () => {
+  describe('every read reads as words, not JSON', () => {
+    const reads = operations.filter((op) => op.effect === 'read');
+    const dispatcher = createDispatcher({
+      operations,
+      policy: { readOnly: false },
+      runContext: () => ({ client: admin() }),
+      explain: { operations },
+      defaultProject: { get: () => undefined, set: () => undefined },
+    });
 
-  it('has demo input for every read in the registry', () => {
-    expect(reads.map((op) => op.name).filter((name) => !INPUTS[name])).toEqual([]);
-  });
+    it('has demo input for every read in the registry', () => {
+      expect(reads.map((op) => op.name).filter((name) => !INPUTS[name])).toEqual([]);
+    });
 
-  it.each(reads.map((op) => op.name))('%s', async (name) => {
-    const input = await INPUTS[name]();
-    let reply = await dispatcher.call(name, input);
-    // The export is built in the background; its download answers 404 until it is there.
-    for (
-      let tries = 0;
-      name === 'download_group_export' && reply.kind === 'message' && !reply.ok && tries < 50;
-      tries++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      reply = await dispatcher.call(name, input);
-    }
-    if (reply.kind !== 'message') throw new Error(`${name} asked for a confirmation`);
-    const { message, outcome } = reply;
-    expect(
-      reply.ok,
-      `${name} failed on the demo data: ${message.title} ${message.sections.map((s) => s.text).join(' ')}`,
-    ).toBe(true);
-    // Code sections are checked on their own, against what the service sent; everything else is the presenter's words.
-    const sent = sentTexts(outcome?.ok ? outcome.result.data : undefined);
-    for (const section of message.sections.filter((s) => s.code))
-      expect(madeUpJsonIn(section.text, sent), `code section:\n${section.text}`).toBeUndefined();
-    const words = { ...message, sections: message.sections.filter((s) => !s.code) };
-    const terminal = renderTerminal(words, { operations });
-    expect(rawJsonIn(terminal), `terminal:\n${terminal}`).toBeUndefined();
-    const slack = renderSlack(words, { actionValue: (i) => `ref-${i}` });
-    for (const text of slackTexts(slack)) expect(rawJsonIn(text), `Slack: ${text}`).toBeUndefined();
+    it.each(reads.map((op) => op.name))('%s', async (name) => {
+      const input = await INPUTS[name]();
+      let reply = await dispatcher.call(name, input);
+      // The export is built in the background; its download answers 404 until it is there.
+      for (
+        let tries = 0;
+        name === 'download_group_export' && reply.kind === 'message' && !reply.ok && tries < 50;
+        tries++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        reply = await dispatcher.call(name, input);
+      }
+      if (reply.kind !== 'message') throw new Error(`${name} asked for a confirmation`);
+      const { message, outcome } = reply;
+      expect(
+        reply.ok,
+        `${name} failed on the demo data: ${message.title} ${message.sections.map((s) => s.text).join(' ')}`,
+      ).toBe(true);
+      // Code sections are checked on their own, against what the service sent; everything else is the presenter's words.
+      const sent = sentTexts(outcome?.ok ? outcome.result.data : undefined);
+      for (const section of message.sections.filter((s) => s.code))
+        expect(madeUpJsonIn(section.text, sent), `code section:\n${section.text}`).toBeUndefined();
+      const words = { ...message, sections: message.sections.filter((s) => !s.code) };
+      const terminal = renderTerminal(words, { operations });
+      expect(rawJsonIn(terminal), `terminal:\n${terminal}`).toBeUndefined();
+      const slack = renderSlack(words, { actionValue: (i) => `ref-${i}` });
+      for (const text of slackTexts(slack)) expect(rawJsonIn(text), `Slack: ${text}`).toBeUndefined();
+    });
   });
 });
