@@ -25,15 +25,3 @@ export type ApprovalAnswer = { approved: true } | { approved: false; reason: str
 export interface Approver<Context, Pending = never> {
   ask(call: ApprovalCall, context: Context): Promise<ApprovalAnswer | Pending>;
 }
-
-/**
- * The tool core's reading of an answer (src/mcp/server.ts counts and words it under `confirmed`), for the MCP
- * adapters that hand their answers to it.
- */
-export type ToolCoreAnswer = { confirmed: true } | { confirmed: false; reason: string; expired?: boolean };
-
-export function toToolCore(answer: ApprovalAnswer): ToolCoreAnswer {
-  return answer.approved
-    ? { confirmed: true }
-    : { confirmed: false, reason: answer.reason, ...(answer.expired === undefined ? {} : { expired: answer.expired }) };
-}

@@ -15,16 +15,11 @@ import { SessionTaskStore, startTask, TASK_WORK_LIMIT_MS, TASKS_CAPABILITY } fro
 import { textResult, type ToolResult } from './results.js';
 import { meteredCall } from './tool-core/metered.js';
 import type { CallExtra } from './tool-core/progress.js';
-import { type CallLimits, runCall } from './tool-core/steps.js';
+import { type AskApproval, type CallLimits, runCall } from './tool-core/steps.js';
 import { protocolCapabilities, registerProtocolFeatures } from './protocol.js';
 import type { SessionLogging } from './logging.js';
 import { sessionApprover } from '../approval/mcp-elicitation.js';
-import type { ApprovalPageStore as ApprovalDesk, ApprovalPolicy } from '../approval/page-store.js';
-import {
-  toToolCore,
-  type ApprovalCall as ApprovalRequest,
-  type ToolCoreAnswer as ConfirmOutcome,
-} from '../approval/port.js';
+import type { ApprovalPageStore, ApprovalPolicy } from '../approval/page-store.js';
 import { catalogOf, type ToolCatalog } from './catalog.js';
 import { elicitationFormValidator } from '../approval/elicitation-validator.js';
 import type { SessionRegistry } from './service-reads.js';
@@ -50,7 +45,7 @@ export interface McpServerOptions {
   /** How a call needing a human is approved (FORGEOPS_APPROVAL, see ApprovalPolicy); default 'elicit'. */
   approval?: ApprovalPolicy;
   /** The approval page such calls can wait on (`page`, and URL elicitation); without it neither is offered. */
-  approvals?: ApprovalDesk;
+  approvals?: ApprovalPageStore;
   maxResultChars: number;
   /** Where binary results are saved (FORGEOPS_DOWNLOAD_DIR); unset: only small ones are attached. */
   downloadDir?: string;
@@ -92,20 +87,14 @@ export function instructions(meta: boolean): string {
 
 export type { CallExtra } from './tool-core/progress.js';
 
-/**
- * How a call needing a human is approved, per protocol: a 2025-11-25 session asks and waits (askHuman); a stateless
- * 2026-07-28 request answers `{ ask }`, the input_required result the client answers by calling again (stateless.ts).
- * Each counts the question it asks (/metrics); the core counts how it was answered.
- */
-type Confirmer = (
-  call: ApprovalRequest,
-  extra: CallExtra,
-  onPhase: (text: string) => void,
-) => Promise<ConfirmOutcome | { ask: Record<string, unknown> }>;
-
 /** What the tool calls of one session (or one stateless request) need besides the server's options. */
 interface ToolCoreFront {
-  confirm: Confirmer;
+  /**
+   * How a call needing a human is approved, per protocol: a 2025-11-25 session asks and waits (sessionApprover); a
+   * stateless 2026-07-28 request answers `{ ask }`, the input_required result the client answers by calling again
+   * (stateless.ts). Each counts the question it asks (/metrics); the core counts how it was answered.
+   */
+  askApproval: AskApproval;
   logger(requestId: CallExtra['requestId']): Logger;
   /** Whether the client declared it renders MCP Apps views (then the view's own tools are listed and callable). */
   rendersViews?: () => boolean;
@@ -244,7 +233,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
           explain: session.explain,
           extra,
           limits,
-          confirm: front.confirm,
+          askApproval: front.askApproval,
           log: front.logger(extra.requestId),
         },
         args,
@@ -265,11 +254,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     logger: (requestId) => logging.logger(requestId),
     rendersViews: () => rendersViews(server.getClientCapabilities()),
     // Calls of one session waiting for a human at once are capped: each holds a request open.
-    async confirm(call, extra, onPhase) {
+    async askApproval(call, extra, onPhase) {
       recordConfirmation('mcp', 'asked');
       if (waitingApprovals >= MAX_PENDING_CONFIRMATIONS) {
         return {
-          confirmed: false,
+          approved: false,
           reason:
             `${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; ` +
             'nothing was changed. Let the human answer those first.',
@@ -282,7 +271,7 @@ export function createMcpServer(options: McpServerOptions): Server {
           approvals: options.approvals,
           formTimeoutMs: CONFIRM_TIMEOUT_MS,
         });
-        return toToolCore(await approver.ask(call, { extra, onPhase }));
+        return await approver.ask(call, { extra, onPhase });
       } finally {
         waitingApprovals -= 1;
       }

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DurableApprovals } from '../approval/binding.js';
 import { approvalQuestion, elicitationForm, elicitationModes } from '../approval/mcp-elicitation.js';
-import { toToolCore, type ApprovalCall } from '../approval/port.js';
+import type { ApprovalCall } from '../approval/port.js';
 import { principalOf, RequestStateApprover } from '../approval/request-state.js';
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
@@ -168,7 +168,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       caller,
       policy: serverOptions.approval,
     });
-    if (!('asked' in answer)) return toToolCore(answer);
+    if (!('asked' in answer)) return answer;
     return {
       ask: v2.inputRequired({
         inputRequests: {
@@ -193,7 +193,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     const core = createToolCore(serverOptions, {
       logger: () => serverOptions.log ?? options.log,
       // The call's own request: its requestState and answer, its client's capabilities.
-      confirm: (call, extra) => askApproval(requestContextOf(extra), token, caller, call, serverOptions),
+      askApproval: (call, extra) => askApproval(requestContextOf(extra), token, caller, call, serverOptions),
       // Declared per request, like every capability of this revision: the request being answered says.
       rendersViews: () => handlerContext !== undefined && rendersViews(clientCapabilities(v2, handlerContext)),
     });

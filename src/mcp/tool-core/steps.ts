@@ -4,6 +4,7 @@
 import type { ApiTransport } from '../../http/types.js';
 import type { Logger } from '../../log.js';
 import { recordConfirmation } from '../../metrics.js';
+import type { ApprovalAnswer, ApprovalCall } from '../../approval/port.js';
 import { executeCall, prepareCallResolved } from '../../operations/engine/call.js';
 import type { Operation } from '../../operations/engine/define.js';
 import { dryRunCall, takeDryRun } from '../../operations/engine/dry-run.js';
@@ -17,28 +18,18 @@ import { type CallExtra, type Progress, progressReporter } from './progress.js';
 const PROGRESS_HEARTBEAT_MS = 5_000;
 
 type Prepared = Awaited<ReturnType<typeof prepareCallResolved>>;
-type PreparedConfirm = Extract<Prepared, { kind: 'confirm' }>;
+type NeedsApproval = Extract<Prepared, { kind: 'confirm' }>;
 type Executed = Extract<Awaited<ReturnType<typeof executeCall>>, { ok: true }>;
 
-/** The exact call a human is asked to approve. */
-export interface ConfirmRequest {
-  operation: string;
-  input: Record<string, unknown>;
-  prompt: PreparedConfirm['prompt'];
-  answers: PreparedConfirm['answers'];
-}
-
 /** A human's answer, or (stateless revision) the question to put in the result for the client to answer. */
-type ConfirmAnswer =
-  | { confirmed: true }
-  | { confirmed: false; reason: string; expired?: boolean }
-  | { ask: Record<string, unknown> };
+type AnswerOrQuestion = ApprovalAnswer | { ask: Record<string, unknown> };
 
-export type Confirm = (
-  call: ConfirmRequest,
+/** Asks a human (through the session's or the request's approval channel) about the exact call. */
+export type AskApproval = (
+  call: ApprovalCall,
   extra: CallExtra,
   onPhase: (text: string) => void,
-) => Promise<ConfirmAnswer>;
+) => Promise<AnswerOrQuestion>;
 
 /** How one call runs when it is not the plain request-bound call: a task has its own signal, limit and status line. */
 export interface CallLimits {
@@ -67,7 +58,7 @@ export interface CallContext {
   explain: SessionRegistry['explain'];
   extra: CallExtra;
   limits: CallLimits;
-  confirm: Confirm;
+  askApproval: AskApproval;
   log: Logger;
 }
 
@@ -76,7 +67,7 @@ type CallState =
   | { at: 'requested'; args: unknown }
   | { at: 'previewing'; args: unknown }
   | { at: 'preparing'; args: unknown }
-  | { at: 'confirming'; prepared: PreparedConfirm; progress: Progress }
+  | { at: 'awaiting_approval'; prepared: NeedsApproval; progress: Progress }
   | { at: 'approved'; prepared: Exclude<Prepared, { kind: 'refused' }>; progress: Progress }
   | { at: 'executed'; executed: Executed; sentAt: number; progress: Progress };
 
@@ -122,32 +113,32 @@ export const prepareStep: Step<'preparing'> = async ({ args }, call) => {
   if (prepared.kind === 'refused') return refused(prepared.message);
   const progress = progressReporter(extra, settings.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
   return prepared.kind === 'confirm'
-    ? { at: 'confirming', prepared, progress }
+    ? { at: 'awaiting_approval', prepared, progress }
     : { at: 'approved', prepared, progress };
 };
 
 /** Asks a human about the exact call; a question that times out or loses its client is a no, and nothing is sent. */
-export const confirmStep: Step<'confirming'> = async ({ prepared, progress }, call) => {
+export const approvalStep: Step<'awaiting_approval'> = async ({ prepared, progress }, call) => {
   const { op, extra } = call;
-  let answer: ConfirmAnswer;
+  let answer: AnswerOrQuestion;
   try {
-    answer = await call.confirm(
+    answer = await call.askApproval(
       { operation: op.name, input: prepared.input, prompt: prepared.prompt, answers: prepared.answers },
       extra,
       (text) => progress.phase(text),
     );
   } catch (error) {
     answer = {
-      confirmed: false,
-      reason: `No answer came to the confirmation (${(error as Error).message}); nothing was changed.`,
+      approved: false,
+      reason: `No answer came to the approval question (${(error as Error).message}); nothing was changed.`,
       expired: true,
     };
   }
   // A stateless client is asked in the result itself; the call runs when it calls again with the answer.
   if ('ask' in answer) return { kind: 'asked', result: answer.ask as ToolResult };
-  recordConfirmation('mcp', answer.confirmed ? 'approved' : answer.expired ? 'expired' : 'declined');
-  if (!answer.confirmed) {
-    call.log.info(`mcp ${op.name}: not confirmed`);
+  recordConfirmation('mcp', answer.approved ? 'approved' : answer.expired ? 'expired' : 'declined');
+  if (!answer.approved) {
+    call.log.info(`mcp ${op.name}: not approved`);
     return { kind: 'declined', result: textResult(answer.reason, true) };
   }
   progress.phase('waiting for the service');
@@ -198,7 +189,7 @@ const STEPS: { [K in CallState['at']]: Step<K> } = {
   requested: takeDryRunStep,
   previewing: previewStep,
   preparing: prepareStep,
-  confirming: confirmStep,
+  awaiting_approval: approvalStep,
   approved: executeStep,
   executed: shapeResultStep,
 };

@@ -2,7 +2,7 @@
 // human's no, a stateless question, a service failure, a done call, and a step that throws after sending.
 import { describe, expect, it, vi } from 'vitest';
 import { catalogOf } from '../../../../src/mcp/catalog.js';
-import { type CallContext, type Confirm, runCall } from '../../../../src/mcp/tool-core/steps.js';
+import { type CallContext, type AskApproval, runCall } from '../../../../src/mcp/tool-core/steps.js';
 import type { CallExtra } from '../../../../src/mcp/tool-core/progress.js';
 import { operations } from '../../../../src/operations/index.js';
 import { useSandbox } from '../../../helpers/mcp.js';
@@ -15,7 +15,7 @@ const extra = {
   sendNotification: async () => {},
 } as unknown as CallExtra;
 
-function call(name: string, confirm: Confirm = async () => ({ confirmed: true })): CallContext {
+function call(name: string, confirm: AskApproval = async () => ({ approved: true })): CallContext {
   const op = operations.find((o) => o.name === name);
   if (!op) throw new Error(`no operation ${name}`);
   return {
@@ -24,7 +24,7 @@ function call(name: string, confirm: Confirm = async () => ({ confirmed: true })
     explain: { operations: catalogOf(operations).tools },
     extra,
     limits: {},
-    confirm,
+    askApproval: confirm,
     log: quiet,
   };
 }
@@ -47,14 +47,14 @@ describe('runCall', () => {
   });
 
   it('ends a dry run as previewed, without asking anybody', async () => {
-    const confirm = vi.fn<Confirm>();
+    const confirm = vi.fn<AskApproval>();
     const ending = await runCall(call('delete_branch', confirm), { ...branch('main'), dry_run: true });
     expect(ending.kind).toBe('previewed');
     expect(confirm).not.toHaveBeenCalled();
   });
 
   it('ends bad input and a bad dry_run as refused, before anything is asked or sent', async () => {
-    const confirm = vi.fn<Confirm>();
+    const confirm = vi.fn<AskApproval>();
     expect((await runCall(call('delete_branch', confirm), { id: 'acme/web' })).kind).toBe('refused');
     expect((await runCall(call('list_pipelines'), { id: 'acme/web', dry_run: true })).kind).toBe('refused');
     expect(confirm).not.toHaveBeenCalled();
@@ -62,14 +62,14 @@ describe('runCall', () => {
 
   it('ends a call the human declines, or leaves unanswered, as declined, and one a stateless client is asked as asked', async () => {
     await makeBranch('steps-declined');
-    const no: Confirm = async () => ({ confirmed: false, reason: 'no thanks' });
+    const no: AskApproval = async () => ({ approved: false, reason: 'no thanks' });
     expect((await runCall(call('delete_branch', no), branch('steps-declined'))).kind).toBe('declined');
-    const gone: Confirm = async () => {
+    const gone: AskApproval = async () => {
       throw new Error('the client went away');
     };
     const unanswered = await runCall(call('delete_branch', gone), branch('steps-declined'));
     expect(unanswered).toMatchObject({ kind: 'declined', result: { isError: true } });
-    const ask: Confirm = async () => ({ ask: { resultType: 'input_required' } });
+    const ask: AskApproval = async () => ({ ask: { resultType: 'input_required' } });
     expect(await runCall(call('delete_branch', ask), branch('steps-declined'))).toEqual({
       kind: 'asked',
       result: { resultType: 'input_required' },
@@ -94,7 +94,7 @@ describe('runCall', () => {
         throw broken;
       },
     };
-    const no: Confirm = async () => ({ confirmed: false, reason: 'no thanks' });
+    const no: AskApproval = async () => ({ approved: false, reason: 'no thanks' });
     const declined = await runCall({ ...call('delete_branch', no), log: failingLog }, branch('main'));
     expect(declined).toEqual({ kind: 'threw', error: broken, sent: false });
     await makeBranch('steps-thrown');
