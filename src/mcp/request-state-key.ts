@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { StateStore } from '../state/store.js';
 
-/** Where replicas without FORGEOPS_SECRET keep the key they share (the store is already trusted with tickets). */
+/** Where replicas without FORGEOPS_SECRET keep the key they share (the store is already trusted with approvals). */
 const SHARED_KEY_NAME = 'mcp:request-state-key';
 /** Keys still accepted besides the current one, so a question asked just before the replicas agreed anew can be answered. */
 const EARLIER_KEYS_KEPT = 2;

@@ -78,7 +78,7 @@ function boltLogger(log: Logger) {
 /**
  * Slack redelivers a request it thinks was lost (X-Slack-Retry-Num) with the same body, and Bolt would run it again:
  * the first delivery of a body claims it; a later one is acked and dropped. The claims live in a bounded store of
- * their own, apart from links and tickets: every request makes one, and writing each to the state file held the
+ * their own, apart from links and approvals: every request makes one, and writing each to the state file held the
  * ack back (tools/bench/slack-ack.mjs). A restart forgets them; a redelivery comes within minutes of the original.
  */
 function dropRedeliveries(log: Logger, shared?: StateStore): Middleware<AnyMiddlewareArgs> {

@@ -261,7 +261,7 @@ export function answerButtons(options: {
  */
 export function renderConfirmation(
   prompt: ShownText,
-  ticket: string,
+  approval: string,
   options: { operation: string; answers: Answers },
 ): SlackMessage | undefined {
   const calls = codeBlocks(prompt);
@@ -271,7 +271,7 @@ export function renderConfirmation(
     answerButtons({
       operation: options.operation,
       answers: options.answers,
-      value: ticket,
+      value: approval,
       actionIds: { yes: ACTION_IDS.confirm, no: ACTION_IDS.cancel },
       dialog: 'This runs exactly the call shown in the message, once, as you.',
     }),
@@ -280,7 +280,7 @@ export function renderConfirmation(
       elements: [{ type: 'mrkdwn', text: 'Only you can see this. The confirmation works once, for 5 minutes.' }],
     },
   ];
-  if (blocks.length > LIMITS.blocks || ticket.length > LIMITS.buttonValue) return undefined;
+  if (blocks.length > LIMITS.blocks || approval.length > LIMITS.buttonValue) return undefined;
   return { text: `Confirm ${options.operation}?`, blocks };
 }
 

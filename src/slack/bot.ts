@@ -1,5 +1,5 @@
 // What the Slack bot does with a turn (a /forge command, a button, the login and release forms, a shared link): the
-// shared chat dispatcher runs it with the person's identity and this channel's rules; this file adds tickets,
+// shared chat dispatcher runs it with the person's identity and this channel's rules; this file adds approvals,
 // follow-up references and replies.
 import { randomBytes } from 'node:crypto';
 import { createDispatcher, type ChatDispatcher, type ChatReply } from '../chat/dispatch.js';
@@ -62,7 +62,7 @@ interface BotOptions {
   settings: SlackSettings;
   store: StateStore;
   identities: Identities;
-  tickets: DurableApprovals;
+  approvals: DurableApprovals;
   audit: AuditLog;
   responses: ResponseUrls;
   queue: PostQueue;
@@ -209,9 +209,9 @@ export class SlackBot {
       .catch((error: Error) => this.o.log.warn(`slack: could not add to an incident's thread: ${error.message}`));
   }
 
-  /** Confirm: spend the ticket (requester, channel, expiry, once, unaltered), ask the policy again, run, replace the question. */
-  async confirm(turn: Turn, ticket: string): Promise<void> {
-    const redeemed = await this.o.tickets.redeem(ticket, { person: userKey(turn.user), place: turn.channelId });
+  /** Approve: spend the approval (requester, channel, expiry, once, unaltered), ask the policy again, run, replace the question. */
+  async confirm(turn: Turn, approval: string): Promise<void> {
+    const redeemed = await this.o.approvals.redeem(approval, { person: userKey(turn.user), place: turn.channelId });
     if (!redeemed.ok) {
       if (redeemed.expired) recordConfirmation('slack', 'expired');
       return this.answer(turn, renderText(redeemed.reason, 'warning'));
@@ -220,7 +220,7 @@ export class SlackBot {
     const { dispatcher, acting } = this.dispatcher(turn);
     const reply = await this.safely(() => dispatcher.confirmed(redeemed.call.operation, redeemed.call.input));
     await this.deliver(turn, reply, { acting, confirmed: true, replaceOriginal: true });
-    const incident = await this.o.watches?.incidents.ticketIncident(ticket);
+    const incident = await this.o.watches?.incidents.approvalIncident(approval);
     if (incident) await this.onTimeline(turn, incident, 'confirmed', reply);
   }
 
@@ -254,15 +254,15 @@ export class SlackBot {
     await this.answer(turn, await this.render(turn, message, `Shared by ${who}.`), { visibility: 'in_channel' });
   }
 
-  async cancel(turn: Turn, ticket: string): Promise<void> {
-    const cancelled = await this.o.tickets.cancel(ticket, userKey(turn.user));
+  async cancel(turn: Turn, approval: string): Promise<void> {
+    const cancelled = await this.o.approvals.cancel(approval, userKey(turn.user));
     if (!cancelled)
       return this.answer(
         turn,
         renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'),
       );
     recordConfirmation('slack', 'declined');
-    const incident = await this.o.watches?.incidents.ticketIncident(ticket);
+    const incident = await this.o.watches?.incidents.approvalIncident(approval);
     if (incident) await this.onTimeline(turn, incident, 'declined');
     // Not "Cancelled": on a "Cancel pipeline?" question that would read as the pipeline's fate.
     await this.answer(turn, renderText('Not run: you answered no, and nothing was changed.', 'canceled'), {
@@ -402,7 +402,7 @@ export class SlackBot {
 
   /**
    * A dispatcher for this turn: this user's token, this channel's default project, and this channel's read-only rule
-   * as the policy's (so a write there is refused before any ticket is issued). `sharedReads: false` leaves the
+   * as the policy's (so a write there is refused before any approval is issued). `sharedReads: false` leaves the
    * workspace's shared read token out (an unfurl runs only as the one who shared the link).
    */
   private dispatcher(
@@ -467,7 +467,7 @@ export class SlackBot {
     },
   ): Promise<void> {
     if (reply.kind === 'confirm') {
-      const issued = await this.o.tickets.issue({
+      const issued = await this.o.approvals.issue({
         operation: reply.operation.name,
         input: reply.input,
         requester: userKey(turn.user),
@@ -475,13 +475,13 @@ export class SlackBot {
       });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
       recordConfirmation('slack', 'asked');
-      if (how.incident) await this.o.watches?.incidents.rememberTicket(issued.id, how.incident);
+      if (how.incident) await this.o.watches?.incidents.rememberApproval(issued.id, how.incident);
       const question = renderConfirmation(reply.prompt, issued.id, {
         operation: reply.operation.name,
         answers: reply.answers,
       });
       if (!question) {
-        await this.o.tickets.cancel(issued.id, userKey(turn.user));
+        await this.o.approvals.cancel(issued.id, userKey(turn.user));
         return this.answer(
           turn,
           renderText(

@@ -110,7 +110,7 @@ export async function startSlackBot(
     settings,
     store,
     identities,
-    tickets: new DurableApprovals(store, {
+    approvals: new DurableApprovals(store, {
       maxPerRequester: MAX_CONFIRMATIONS_PER_USER,
       maxPending: MAX_CONFIRMATIONS,
       now: options.now,

@@ -194,14 +194,14 @@ describe('slash commands', () => {
     expect(messageText((await command('pipeline list acme/web', { channel: 'CREAD' })).body)).not.toMatch(/read-only/);
   });
 
-  it('refuses a destructive call in a read-only channel at the policy step, before any ticket is issued', async () => {
+  it('refuses a destructive call in a read-only channel at the policy step, before any approval is issued', async () => {
     const [id] = await pipelineIds('success');
-    const tickets = () => (readFileSync(join(dataDir, STATE_FILE), 'utf8').match(/"confirm:/g) ?? []).length;
-    const before = tickets();
+    const approvals = () => (readFileSync(join(dataDir, STATE_FILE), 'utf8').match(/"confirm:/g) ?? []).length;
+    const before = approvals();
     const { body } = await command(`pipeline delete acme/web ${id}`, { channel: 'CREAD' });
     expect(messageText(body)).toMatch(/this channel is read-only \(SLACK_READ_ONLY_CHANNELS\)/);
     expect(buttons(body)).toHaveLength(0);
-    expect(tickets()).toBe(before);
+    expect(approvals()).toBe(before);
   });
 
   it('runs a redelivered command once', async () => {
@@ -334,7 +334,7 @@ describe('confirmations', () => {
     const [confirm, cancel] = buttons(asked.body);
     expect(confirm).toMatchObject({ action_id: 'forge_confirm', style: 'danger' });
     expect(cancel).toMatchObject({ action_id: 'forge_cancel' });
-    return { ticket: confirm.value, ...asked };
+    return { approval: confirm.value, ...asked };
   }
 
   async function exists(id: number): Promise<boolean> {
@@ -347,17 +347,20 @@ describe('confirmations', () => {
     return res;
   }
 
-  it("ignores another user's click and an altered ticket; two fast clicks run once; a replay runs nothing", async () => {
+  it("ignores another user's click and an altered approval; two fast clicks run once; a replay runs nothing", async () => {
     const [id] = await pipelineIds('skipped');
-    const { ticket, responseUrl } = await askToDelete(id);
+    const { approval, responseUrl } = await askToDelete(id);
 
-    const other = await click('forge_confirm', ticket, { user: 'U2' });
+    const other = await click('forge_confirm', approval, { user: 'U2' });
     expect(messageText(await waitFor(() => answersTo(other.path)[0]))).toMatch(/Only the person who asked/);
-    const altered = await click('forge_confirm', `${ticket.slice(0, -2)}xx`);
+    const altered = await click('forge_confirm', `${approval.slice(0, -2)}xx`);
     expect(messageText(await waitFor(() => answersTo(altered.path)[0]))).toMatch(/already used or is unknown/);
     expect(await exists(id)).toBe(true);
 
-    const clicks = await Promise.all([click('forge_confirm', ticket, { responseUrl }), click('forge_confirm', ticket)]);
+    const clicks = await Promise.all([
+      click('forge_confirm', approval, { responseUrl }),
+      click('forge_confirm', approval),
+    ]);
     const answers = await waitFor(() => {
       const all = [...answersTo(clicks[0].path).slice(1), ...answersTo(clicks[1].path)];
       return all.length >= 2 ? all : undefined;
@@ -367,7 +370,7 @@ describe('confirmations', () => {
     expect(messageText(done)).toMatch(/Confirmed by ana/);
     expect(await exists(id)).toBe(false);
 
-    const replay = await click('forge_confirm', ticket);
+    const replay = await click('forge_confirm', approval);
     expect(messageText(await waitFor(() => answersTo(replay.path)[0]))).toMatch(/already used/);
     const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8');
     expect(audit).toContain('"operation":"delete_pipeline"');
@@ -376,10 +379,10 @@ describe('confirmations', () => {
 
   it('refuses an expired confirmation and cancels on Cancel', async () => {
     const [first, second] = await pipelineIds('canceled');
-    const { ticket } = await askToDelete(first);
+    const { approval } = await askToDelete(first);
     clockShift = 6 * 60_000;
     try {
-      const late = await click('forge_confirm', ticket);
+      const late = await click('forge_confirm', approval);
       expect(messageText(await waitFor(() => answersTo(late.path)[0]))).toMatch(/expired/);
     } finally {
       clockShift = 0;
@@ -387,9 +390,9 @@ describe('confirmations', () => {
     expect(await exists(first)).toBe(true);
 
     const again = await askToDelete(second ?? first);
-    const cancelled = await click('forge_cancel', again.ticket);
+    const cancelled = await click('forge_cancel', again.approval);
     expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Not run: you answered no/);
-    const after = await click('forge_confirm', again.ticket);
+    const after = await click('forge_confirm', again.approval);
     expect(messageText(await waitFor(() => answersTo(after.path)[0]))).toMatch(/already used or is unknown/);
   });
 });
@@ -679,12 +682,12 @@ describe('confirmation caps', () => {
     const linked = await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.developer, { user }), { secret });
     expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
     const [id] = await pipelineIds('success');
-    const tickets: string[] = [];
+    const approvals: string[] = [];
     for (let i = 0; i < 5; i++) {
       const { body } = await command(`pipeline delete acme/web ${id}`, { user });
       const confirm = buttons(body).find((b) => b.action_id === 'forge_confirm');
       expect(confirm).toBeDefined();
-      tickets.push(confirm!.value);
+      approvals.push(confirm!.value);
     }
     const sixth = await command(`pipeline delete acme/web ${id}`, { user });
     expect(messageText(sixth.body)).toMatch(/already have 5 calls waiting for your confirmation/);
@@ -694,7 +697,7 @@ describe('confirmation caps', () => {
       'forge_confirm',
     );
 
-    const cancelled = await click('forge_cancel', tickets[0], { user });
+    const cancelled = await click('forge_cancel', approvals[0], { user });
     expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Not run: you answered no/);
     expect(buttons((await command(`pipeline delete acme/web ${id}`, { user })).body).map((b) => b.action_id)).toContain(
       'forge_confirm',

@@ -29,8 +29,8 @@ const MUTE_MS = 3600_000;
 const BUTTON_TTL_MS = 7 * 24 * 3600_000;
 /** Lines of the log Show the log shows. */
 const LOG_LINES = 50;
-/** A confirmation asked from an incident button is remembered this long (a ticket lives 5 minutes). */
-const TICKET_TTL_MS = 10 * 60_000;
+/** An approval asked from an incident button is remembered this long (an approval lives 5 minutes). */
+const APPROVAL_TTL_MS = 10 * 60_000;
 
 export const subscriberOf = (teamId: string, channel: string) => `${SLACK_SUBSCRIBER_PREFIX}${teamId}:${channel}`;
 
@@ -45,7 +45,7 @@ const claimKey = (episode: string, channel: string) => `watch:post:${episode}:${
 const recordKey = (episode: string, channel: string) => `watch:incident:${episode}:${channel}`;
 const muteKey = (channel: string, project: string) => `watch:mute:${channel}:${encodeURIComponent(project)}`;
 const muteRefKey = (ref: string) => `incident-mute:${ref}`;
-const ticketKey = (ticket: string) => `incident-ticket:${ticket}`;
+const approvalKey = (approval: string) => `incident-approval:${approval}`;
 
 interface IncidentRecord {
   subscriber: string;
@@ -120,13 +120,13 @@ export class IncidentMessages implements WatchSink {
     if (where) await this.o.outbox.reply(incident.subscriber, where.channel, incident.messageKey, message);
   }
 
-  /** A confirmation asked from an incident button: its answer goes to the same thread. */
-  async rememberTicket(ticket: string, incident: IncidentOfButton): Promise<void> {
-    await this.o.store.set(ticketKey(ticket), incident, { ttlMs: TICKET_TTL_MS });
+  /** An approval asked from an incident button: its answer goes to the same thread. */
+  async rememberApproval(approval: string, incident: IncidentOfButton): Promise<void> {
+    await this.o.store.set(approvalKey(approval), incident, { ttlMs: APPROVAL_TTL_MS });
   }
 
-  async ticketIncident(ticket: string): Promise<IncidentOfButton | undefined> {
-    return this.o.store.take<IncidentOfButton>(ticketKey(ticket));
+  async approvalIncident(approval: string): Promise<IncidentOfButton | undefined> {
+    return this.o.store.take<IncidentOfButton>(approvalKey(approval));
   }
 
   /** Mute for an hour, pressed by `user` in `channel`: what to answer them (the thread hears it too). */

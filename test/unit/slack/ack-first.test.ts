@@ -90,7 +90,7 @@ beforeAll(async () => {
     settings,
     store,
     identities: new Identities({ store, sharedReadToken: settings.sharedReadToken }),
-    tickets: new DurableApprovals(store),
+    approvals: new DurableApprovals(store),
     audit: new AuditLog(undefined, log),
     responses: new ResponseUrls(log),
     queue: new PostQueue({ log, post: (args) => app.bolt.client.chat.postMessage(args as never) }),

@@ -129,7 +129,7 @@ describe('renderMessage', () => {
 describe('renderConfirmation', () => {
   const answers = { yes: shown`Yes, delete pipeline 5`, no: shown`No, change nothing` };
 
-  it('shows the whole call with a danger yes (with a dialog) and a no, both carrying the ticket', () => {
+  it('shows the whole call with a danger yes (with a dialog) and a no, both carrying the approval', () => {
     const prompt = joinShown(
       [
         shown`Delete pipeline`,

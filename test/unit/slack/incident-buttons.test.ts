@@ -73,7 +73,7 @@ function setup() {
     store,
     identities,
     settings: { botToken: 'xoxb-test', readOnlyChannels: new Set(), inChannel: new Set(), readOnly: false },
-    tickets: new DurableApprovals(store),
+    approvals: new DurableApprovals(store),
     audit: new AuditLog(undefined, quiet),
     responses: new ResponseUrls(quiet),
     queue: new PostQueue({ log: quiet, post: async () => {} }),
