@@ -219,6 +219,24 @@ describe('architecture', () => {
     ]);
   });
 
+  it('keeps the MCP transports and the policy apart: no file imports both', () => {
+    const graph = moduleGraph('.');
+    const sdkTransport = /^@modelcontextprotocol\/sdk\/server\/(stdio|streamableHttp)\.js$/;
+    const isTransport = (target: string) => /^mcp\/(stdio\.ts|http\.ts|http\/)/.test(target);
+    const transportUsers = files(src)
+      .filter(
+        (file) =>
+          imports(file).some((spec) => sdkTransport.test(spec)) ||
+          (graph.get(relative(src, file)) ?? []).some(isTransport),
+      )
+      .map((file) => relative(src, file));
+    const policyUsers = [...graph].filter(([, targets]) => targets.includes('policy/policy.ts')).map(([file]) => file);
+    expect(transportUsers.filter((file) => policyUsers.includes(file))).toEqual([]);
+    // The check can fail: both are imported somewhere.
+    expect(transportUsers.length).toBeGreaterThan(0);
+    expect(policyUsers.length).toBeGreaterThan(0);
+  });
+
   it('keeps every MCP SDK import inside src/mcp', () => {
     // The triage view is a page built for the browser on its own (tools/build-view.mjs): its SDK is the MCP Apps one.
     const outside = files(src)
