@@ -329,7 +329,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     import('./runtime.js'),
     import('./operations/index.js'),
     import('./mcp/server.js'),
-    import('./mcp/http.js'),
+    import('./mcp/http/server.js'),
     import('./doctor.js'),
     import('./mcp/catalog.js'),
   ]);
@@ -462,7 +462,7 @@ function usesApprovalPage(config: Config): boolean {
 async function approvalPageForServe(config: Config, host: string, log: Logger) {
   if (!usesApprovalPage(config)) return undefined;
   const [{ isLoopback }, page, { ConfigError }] = await Promise.all([
-    import('./mcp/http.js'),
+    import('./mcp/http/guard.js'),
     import('./approval/page.js'),
     import('./config.js'),
   ]);

@@ -106,7 +106,7 @@ export const CONFIRM_TIMEOUT_MS = 5 * 60_000;
 export const MAX_PENDING_CONFIRMATIONS = 4;
 /** The setting a person changes when calls run out of time; named in the error. */
 const CALL_TIMEOUT_SETTING = 'FORGEOPS_CALL_TIMEOUT_MS';
-/** How a session's own token reaches us (see http.ts), named when that token is refused. */
+/** How a session's own token reaches us (see http/guard.ts), named when that token is refused. */
 const SESSION_TOKEN_SOURCE = 'X-Codehost-Token';
 
 /** The tools/call parameters as sent, checked only as far as needed to answer with words a model can act on. */

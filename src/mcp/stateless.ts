@@ -8,7 +8,7 @@ import type { ApprovalCall } from '../approval/port.js';
 import { principalOf, RequestStateApprover } from '../approval/request-state.js';
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
-import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http.js';
+import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http/guard.js';
 import { sharedStateCodec } from './request-state-key.js';
 import { normaliseAddress } from './session-caps.js';
 import { serviceTokenChecker, type ServiceTokenChecker } from './token-check.js';

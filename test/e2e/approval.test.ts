@@ -7,7 +7,7 @@ import { fetch } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcpHttpServer } from '../../src/mcp/http.js';
+import { startMcpHttpServer } from '../../src/mcp/http/server.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { createMountedApprovalPage } from '../../src/approval/page.js';
 import { operations } from '../../src/operations/index.js';

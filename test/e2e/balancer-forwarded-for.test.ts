@@ -3,7 +3,7 @@
 // share of sessions leaves another's fresh client unaffected, and a session answers only the client that opened it.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpHttpServer } from '../../src/mcp/http.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { freePort, startHaproxy, startNginx, type Balancer } from '../helpers/balancers.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { connectFrom, initializeFrom, sessionPostFrom } from '../helpers/from-address.js';

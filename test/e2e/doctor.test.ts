@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { runDoctor } from '../../src/doctor.js';
-import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http.js';
+import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));

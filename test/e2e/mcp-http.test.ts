@@ -6,7 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { startMcpHttpServer, SESSION_TOKEN_HEADER, type McpHttpServer } from '../../src/mcp/http.js';
+import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http/server.js';
+import { SESSION_TOKEN_HEADER } from '../../src/mcp/http/guard.js';
 import { resultText, useSandbox } from '../helpers/mcp.js';
 
 const env = useSandbox();

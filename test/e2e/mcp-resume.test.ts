@@ -4,7 +4,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http.js';
+import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http/server.js';
 import { SSE_RETRY_MS } from '../../src/mcp/event-store.js';
 import { useSandbox } from '../helpers/mcp.js';
 

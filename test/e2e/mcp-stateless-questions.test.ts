@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInputRequiredResult, type CallToolResult } from '@modelcontextprotocol/client';
 import { operations } from '../../src/operations/index.js';
 import { HttpClient } from '../../src/http/client.js';
-import type { McpHttpServer } from '../../src/mcp/http.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createStatelessEndpoint, MAX_WAITING_PER_CLIENT } from '../../src/mcp/stateless.js';
 import type { McpServerOptions } from '../../src/mcp/server.js';
 import { MemoryStore } from '../../src/state/store.js';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { operations } from '../../src/operations/index.js';
-import type { McpHttpServer } from '../../src/mcp/http.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { RedisStore } from '../../src/state/redis-store.js';
 import { silentLogger } from '../../src/log.js';

@@ -9,7 +9,7 @@ import {
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { ACCEPT, MODERN, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import { operations } from '../../src/operations/index.js';
-import type { McpHttpServer } from '../../src/mcp/http.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import type { McpServerOptions } from '../../src/mcp/server.js';
 import { MemoryStore } from '../../src/state/store.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpHttpServer } from '../../src/mcp/http.js';
+import { startMcpHttpServer } from '../../src/mcp/http/server.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { operations } from '../../src/operations/index.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';

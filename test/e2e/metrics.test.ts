@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
-import type { McpHttpServer } from '../../src/mcp/http.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { enableMetrics, resetMetrics } from '../../src/metrics.js';
 import { operations } from '../../src/operations/index.js';
 import { useSandbox } from '../helpers/mcp.js';

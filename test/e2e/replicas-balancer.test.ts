@@ -4,7 +4,7 @@
 // the other. The same clients behind plain round robin lose their session: the control.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpHttpServer } from '../../src/mcp/http.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { freePort, startHaproxy, startNginx, type Balancer } from '../helpers/balancers.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { connectClient, startHttp } from '../safety/mcp-harness.js';

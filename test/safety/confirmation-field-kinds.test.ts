@@ -11,7 +11,7 @@ import { fetch } from 'undici';
 import { createDispatcher, type ChatReply } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
 import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
-import type { McpHttpServer } from '../../src/mcp/http.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { findOperation, operations } from '../../src/operations/index.js';

@@ -6,7 +6,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitAnswer } from '../helpers/mcp.js';
 import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { startMcpHttpServer, type McpHttpOptions, type McpHttpServer } from '../../src/mcp/http.js';
+import { startMcpHttpServer, type McpHttpOptions, type McpHttpServer } from '../../src/mcp/http/server.js';
 import { serviceTokenChecker } from '../../src/mcp/token-check.js';
 import type { HttpClient } from '../../src/http/client.js';
 

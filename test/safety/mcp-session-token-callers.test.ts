@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
-import { SESSION_TOKEN_HEADER } from '../../src/mcp/http.js';
+import { SESSION_TOKEN_HEADER } from '../../src/mcp/http/guard.js';
 import { serviceTokenChecker } from '../../src/mcp/token-check.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { connectFrom, floodFrom, initializeFrom, type Answer } from '../helpers/from-address.js';

@@ -1,6 +1,6 @@
 // A session is bound to the X-Codehost-Token it was opened with: a request with another token, or none, or one too many, is refused.
 import { describe, expect, it } from 'vitest';
-import { SESSION_TOKEN_HEADER } from '../../src/mcp/http.js';
+import { SESSION_TOKEN_HEADER } from '../../src/mcp/http/guard.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { connectClient, rawRequest, rawSessionPost, startHttp } from './mcp-harness.js';
 

@@ -2,7 +2,7 @@
 // say where subscriptions are served, never accepted and left silent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
-import type { McpHttpServer } from '../../../src/mcp/http.js';
+import type { McpHttpServer } from '../../../src/mcp/http/server.js';
 import { createStatelessEndpoint, STATELESS_SUBSCRIBE_REFUSAL } from '../../../src/mcp/stateless.js';
 import { statusUri } from '../../../src/mcp/status-resource.js';
 import { MemoryStore } from '../../../src/state/store.js';
