@@ -9,7 +9,7 @@ import type { WatchCounts, WatchRecorder } from './watch/hub.js';
 type Front = 'mcp' | 'slack' | 'chat';
 /** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no; asked: a stateless client was asked to confirm (it calls again). */
 export type CallOutcome = 'ok' | 'failed' | 'refused' | 'declined' | 'asked';
-type ConfirmationEvent = 'asked' | 'approved' | 'declined' | 'expired';
+type ApprovalEvent = 'asked' | 'approved' | 'declined' | 'expired';
 /** What became of a POST to /hooks/pipeline. */
 type WebhookResult = 'nudged' | 'ignored' | 'unauthorized' | 'too_large' | 'malformed';
 
@@ -18,7 +18,7 @@ interface Sink {
   calls: Counter<'operation' | 'front' | 'outcome'>;
   duration: Histogram<'operation' | 'front'>;
   retries: Counter<'reason'>;
-  confirmations: Counter<'front' | 'event'>;
+  approvals: Counter<'front' | 'event'>;
   storeErrors: Counter;
   sessions: Gauge;
   watches: Gauge<'role'>;
@@ -44,8 +44,8 @@ export function recordServiceRetry(status: number | undefined): void {
   sink?.retries.inc({ reason: status === 429 ? 'rate_limited' : status === undefined ? 'network' : `http_${status}` });
 }
 
-export function recordConfirmation(front: Front, event: ConfirmationEvent): void {
-  sink?.confirmations.inc({ front, event });
+export function recordApproval(front: Front, event: ApprovalEvent): void {
+  sink?.approvals.inc({ front, event });
 }
 
 export function recordStoreError(): void {
@@ -102,7 +102,7 @@ export async function enableMetrics(): Promise<void> {
       labelNames: ['reason'],
       registers: [registry],
     }),
-    confirmations: new client.Counter({
+    approvals: new client.Counter({
       name: 'forgeops_confirmations_total',
       help: 'Confirmations asked of a human, and how they ended.',
       labelNames: ['front', 'event'],

@@ -8,7 +8,7 @@ export interface ApprovalCall {
   operation: string;
   /** The validated input that will run; an answer is bound to it, and a call that changed since is refused. */
   input: Record<string, unknown>;
-  /** The exact call as the human reads it (policy.confirmationPrompt): every channel shows it as it is. */
+  /** The exact call as the human reads it (policy.approvalPrompt): every channel shows it as it is. */
   prompt: ShownText;
   /** The two answers' labels (policy.answersTo), on every channel's buttons. */
   answers: Answers;

@@ -2,7 +2,7 @@
 // (input_required) naming an approval bound to the exact call in the shared store; when the same call comes back
 // approved, that approval is spent, once. Any replica can take the second request.
 import { createHash } from 'node:crypto';
-import { recordConfirmation } from '../metrics.js';
+import { recordApproval } from '../metrics.js';
 import type { ServiceTokenChecker } from '../mcp/token-check.js';
 import type { DurableApprovals } from './binding.js';
 import { refusal, readApprovalAnswer } from './mcp-elicitation.js';
@@ -76,7 +76,7 @@ export class RequestStateApprover implements Approver<RequestStateContext, Reque
         : { approved: false, reason: redeemed.reason, ...(redeemed.expired ? { expired: true } : {}) };
     }
     // The call comes in with no answer of ours: a question, counted once however it ends.
-    recordConfirmation('mcp', 'asked');
+    recordApproval('mcp', 'asked');
     if (request.policy === 'page') {
       return refusal(
         call.prompt,

@@ -10,7 +10,7 @@ import type { Answers, PolicyOptions } from '../policy/policy.js';
 import type { ShownText } from '../text/visible.js';
 import { errorText, parse } from './grammar.js';
 import { chatMessage, type ChatMessage } from './message.js';
-import { presentConfirmation, presentDryRun, presentFailure, presentOutcome, type PresentOptions } from './present.js';
+import { presentApproval, presentDryRun, presentFailure, presentOutcome, type PresentOptions } from './present.js';
 import { triage, type ReadOutcome } from './triage.js';
 
 export interface DispatchContext {
@@ -48,7 +48,7 @@ export type ChatReply =
    * end's own widgets, then call `confirmed(operation, input)` on yes.
    */
   | {
-      kind: 'confirm';
+      kind: 'approve';
       operation: Operation;
       input: Record<string, unknown>;
       prompt: ShownText;
@@ -62,7 +62,7 @@ export interface ChatDispatcher {
   /** A call by operation name and raw arguments (a follow-up button): validated and judged like a typed one. */
   call(operation: string, args: Record<string, unknown>): Promise<ChatReply>;
   /** Runs a call its human approved. The policy is asked again (read-only may have been switched on since); nothing else is. */
-  confirmed(operation: Operation | string, input: Record<string, unknown>): Promise<ChatReply>;
+  approved(operation: Operation | string, input: Record<string, unknown>): Promise<ChatReply>;
   /**
    * This dispatcher, with every call it runs stopped when `signal` aborts (Ctrl+C in the terminal): its requests and
    * waits end, and the reply says what was stopped.
@@ -140,9 +140,9 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     if ('refused' in run) return refused(op, run.refused);
     const prepared = await prepareCallResolved(op, args, ctx.policy, ctx.explain, run);
     if (prepared.kind === 'refused') return refused(op, prepared.message);
-    if (prepared.kind === 'confirm') {
+    if (prepared.kind === 'approve') {
       const { input, prompt, answers } = prepared;
-      return { kind: 'confirm', operation: op, input, prompt, answers, message: presentConfirmation(prompt, op) };
+      return { kind: 'approve', operation: op, input, prompt, answers, message: presentApproval(prompt, op) };
     }
     return execute(op, prepared.input, prepared.targets);
   }
@@ -157,7 +157,7 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     if (!op) return { ok: false, message: `${name} is not offered here` };
     const prepared = prepareCall(op, args, ctx.policy, ctx.explain);
     if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
-    if (prepared.kind === 'confirm') return { ok: false, message: `${name} needs a confirmation` };
+    if (prepared.kind === 'approve') return { ok: false, message: `${name} needs a confirmation` };
     const run = await ctx.runContext(op);
     if ('refused' in run) return { ok: false, message: run.refused };
     const outcome = await executeCall(op, prepared.input, run, ctx.explain);
@@ -228,7 +228,7 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
       const op = byName.get(name);
       return op ? call(op, args) : unknownOperation(name);
     },
-    async confirmed(operation, input) {
+    async approved(operation, input) {
       const op = typeof operation === 'string' ? byName.get(operation) : operation;
       if (!op) return unknownOperation(String(operation));
       const prepared = prepareCall(op, input, ctx.policy, ctx.explain);

@@ -193,7 +193,7 @@ export function commandHelp(op: Operation, options: HelpOptions = {}): string {
   const confirm =
     op.effect === 'destructive'
       ? 'Asks you to approve it before it runs.'
-      : op.confirm
+      : op.needsApproval
         ? 'May ask you to approve it, depending on the input.'
         : undefined;
   const parameters = fieldsOf(op).map((f): [string, string] => [

@@ -13,7 +13,7 @@ export { readServiceUrl } from './urls.js';
 export type { LinkTarget } from './urls.js';
 export { chatMessage, CHAT_STATUSES } from './message.js';
 export type { ChatMessage, ChatSection, ChatStatus, FollowUp } from './message.js';
-export { presentConfirmation, presentFailure, presentOutcome } from './present.js';
+export { presentApproval, presentFailure, presentOutcome } from './present.js';
 export type { PresentOptions } from './present.js';
 export { commandLine } from './command-line.js';
 export { createDispatcher } from './dispatch.js';

@@ -424,7 +424,7 @@ export function presentFailure(message: string, title?: string): ChatMessage {
 }
 
 /** The question a human must answer before a call runs: the policy's exact prompt, shown whole. */
-export function presentConfirmation(prompt: ShownText, op?: Operation): ChatMessage {
+export function presentApproval(prompt: ShownText, op?: Operation): ChatMessage {
   return chatMessage(op ? `Confirm: ${op.title}?` : 'Confirm this call?', {
     status: 'warning',
     sections: [{ text: prompt, code: true }],

@@ -49,7 +49,7 @@ export function renderReference(operations: readonly Operation[]): string {
     for (const op of operations.filter((o) => o.area === area)) {
       // A destructive call always asks; its confirm() only words the question for some inputs.
       const effect =
-        op.effect + (op.effect === 'destructive' ? ' (confirm)' : op.confirm ? ' (confirm when risky)' : '');
+        op.effect + (op.effect === 'destructive' ? ' (confirm)' : op.needsApproval ? ' (confirm when risky)' : '');
       const route =
         `\`${op.method} ${cell(op.path)}\`${op.composedOf ? ` (repeats ${op.composedOf.map((name) => `\`${name}\``).join(', ')})` : ''}` +
         (op.outsideSpec ? ` (outside the spec: ${cell(op.outsideSpec)})` : '');
@@ -67,7 +67,7 @@ export function renderReference(operations: readonly Operation[]): string {
 export function renderHumanDecisions(operations: readonly Operation[]): string {
   const rows = new Map<string, { names: string[]; when: string; why: string }>();
   for (const op of operations) {
-    if (op.effect !== 'destructive' && !op.confirm) continue;
+    if (op.effect !== 'destructive' && !op.needsApproval) continue;
     const when = op.effect === 'destructive' ? 'always' : 'as *why* says';
     const why = op.undo ?? '';
     const key = `${when}\n${why}`;

@@ -60,16 +60,16 @@ function lookUp(ctx: MetaContext, name: unknown): { op: Operation } | { error: T
 /** Whether every call of the operation asks a human: destructive, or a confirm() that holds for any input. */
 function alwaysAsks(op: Operation): boolean {
   if (op.effect === 'destructive') return true;
-  if (!op.confirm) return false;
+  if (!op.needsApproval) return false;
   // A confirm() that takes no input gives its reason whatever the input (cancel_pipeline).
-  return op.confirm.length === 0;
+  return op.needsApproval.length === 0;
 }
 
 export function effectNote(op: Operation): string {
-  if (op.effect === 'read') return op.confirm ? 'read: some inputs need a human to confirm' : 'read';
+  if (op.effect === 'read') return op.needsApproval ? 'read: some inputs need a human to confirm' : 'read';
   if (op.effect === 'destructive') return 'destructive: a human confirms the exact call';
   if (alwaysAsks(op)) return 'write: a human always confirms the exact call';
-  return op.confirm ? 'write: some inputs need a human to confirm' : 'write';
+  return op.needsApproval ? 'write: some inputs need a human to confirm' : 'write';
 }
 
 function find(ctx: MetaContext, args: Record<string, unknown>): ToolResult {

@@ -4,7 +4,7 @@ import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotoc
 import type { Operation } from '../operations/engine/define.js';
 import type { ServiceSettings } from '../operations/engine/failures.js';
 import { prepareCall } from '../operations/engine/call.js';
-import { recordConfirmation } from '../metrics.js';
+import { recordApproval } from '../metrics.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
@@ -101,9 +101,9 @@ interface ToolCoreFront {
 }
 
 /** How long a human has to answer a confirmation before the call is dropped (nothing runs). */
-export const CONFIRM_TIMEOUT_MS = 5 * 60_000;
+export const APPROVAL_TIMEOUT_MS = 5 * 60_000;
 /** Calls of one session waiting for a human at once; each holds a request open, so a stranger must not pile them up. */
-export const MAX_PENDING_CONFIRMATIONS = 4;
+export const MAX_PENDING_APPROVALS = 4;
 /** The setting a person changes when calls run out of time; named in the error. */
 const CALL_TIMEOUT_SETTING = 'FORGEOPS_CALL_TIMEOUT_MS';
 /** How a session's own token reaches us (see http/guard.ts), named when that token is refused. */
@@ -255,12 +255,12 @@ export function createMcpServer(options: McpServerOptions): Server {
     rendersViews: () => rendersViews(server.getClientCapabilities()),
     // Calls of one session waiting for a human at once are capped: each holds a request open.
     async askApproval(call, extra, onPhase) {
-      recordConfirmation('mcp', 'asked');
-      if (waitingApprovals >= MAX_PENDING_CONFIRMATIONS) {
+      recordApproval('mcp', 'asked');
+      if (waitingApprovals >= MAX_PENDING_APPROVALS) {
         return {
           approved: false,
           reason:
-            `${MAX_PENDING_CONFIRMATIONS} calls of this session already wait for a human's confirmation; ` +
+            `${MAX_PENDING_APPROVALS} calls of this session already wait for a human's confirmation; ` +
             'nothing was changed. Let the human answer those first.',
         };
       }
@@ -269,7 +269,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         const approver = sessionApprover(server, {
           approval: options.approval,
           approvals: options.approvals,
-          formTimeoutMs: CONFIRM_TIMEOUT_MS,
+          formTimeoutMs: APPROVAL_TIMEOUT_MS,
         });
         return await approver.ask(call, { extra, onPhase });
       } finally {

@@ -17,7 +17,7 @@ import {
   createToolCore,
   instructions,
   SERVER_INFO,
-  CONFIRM_TIMEOUT_MS,
+  APPROVAL_TIMEOUT_MS,
   type CallExtra,
   type McpServerOptions,
 } from './server.js';
@@ -128,13 +128,13 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   const codec = await sharedStateCodec<ApprovalState>(options, (key) =>
     v2.createRequestStateCodec<ApprovalState>({
       key,
-      ttlSeconds: CONFIRM_TIMEOUT_MS / 1000,
+      ttlSeconds: APPROVAL_TIMEOUT_MS / 1000,
       // An echo under another service token is refused before the handler runs.
       bind: (ctx) => principalOf(ctx.http?.req?.headers.get(TOKEN_HEADER)),
     }),
   );
   const approvals = new DurableApprovals(options.store, {
-    ttlMs: CONFIRM_TIMEOUT_MS,
+    ttlMs: APPROVAL_TIMEOUT_MS,
     maxPerRequester: MAX_WAITING_PER_CLIENT,
   });
   /** The caller of each request being served, by the web Request the SDK hands to serverFor. */

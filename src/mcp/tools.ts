@@ -44,7 +44,7 @@ export const ANNOTATION_DEFAULTS = {
  */
 export function toolAnnotations(op: Operation): ToolAnnotations {
   if (op.effect === 'read') return { readOnlyHint: true };
-  const destructive = op.effect === 'destructive' || op.confirm !== undefined;
+  const destructive = op.effect === 'destructive' || op.needsApproval !== undefined;
   return {
     ...(destructive ? {} : { destructiveHint: false }),
     ...(op.idempotent ? { idempotentHint: true } : {}),

@@ -26,7 +26,7 @@ export type Decision =
    * `reason`: why a human must approve (shown atop `prompt`, which adds every argument); `answers`: the two buttons.
    * Both texts are ShownText: every front end shows them as they are, adding only its own markup's escaping.
    */
-  | { kind: 'confirm'; prompt: ShownText; reason: ShownText; answers: Answers }
+  | { kind: 'approve'; prompt: ShownText; reason: ShownText; answers: Answers }
   | { kind: 'deny'; reason: string };
 
 /** Why a change is refused in read-only mode (undefined for a read, or outside read-only mode). */
@@ -54,7 +54,7 @@ export function decide(
   const known = reading?.read ? reading.facts : undefined;
   const refused = reading?.read ? op.facts?.refuse?.(input as never, known as never) : undefined;
   if (refused) return { kind: 'deny', reason: refused };
-  const special = op.confirm?.(input as never, known as never);
+  const special = op.needsApproval?.(input as never, known as never);
   const unread =
     reading && !reading.read
       ? `Its effect depends on ${op.facts!.what}, which ${reading.why}; so a human decides.`
@@ -62,8 +62,8 @@ export function decide(
   const reason = [special ?? (op.effect === 'destructive' ? op.undo : undefined), unread].filter(Boolean).join(' ');
   if (reason)
     return {
-      kind: 'confirm',
-      prompt: confirmationPrompt(op, input, reason, targets),
+      kind: 'approve',
+      prompt: approvalPrompt(op, input, reason, targets),
       reason: spellOutHidden(reason),
       answers: answersTo(op, input),
     };
@@ -216,7 +216,7 @@ function namedTarget(key: string, value: unknown, targets: Targets): ShownText |
  * line and never cut (an array of objects, such as a commit's actions, one element a line). Only long free text
  * is summarised, by size and hash, and credentials by their length. What is confirmed is therefore exactly what runs.
  */
-export function confirmationPrompt(
+export function approvalPrompt(
   op: Operation,
   input: Record<string, unknown>,
   reason: string,

@@ -223,7 +223,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       await ack();
       await handler(turnOf(body), action.value ?? '', action.action_id);
     };
-  app.action(ACTION_IDS.confirm, clicked((turn, value) => bot.confirm(turn, value)) as never);
+  app.action(ACTION_IDS.approve, clicked((turn, value) => bot.approve(turn, value)) as never);
   app.action(ACTION_IDS.cancel, clicked((turn, value) => bot.cancel(turn, value)) as never);
   app.action(ACTION_IDS.share, clicked((turn, value) => bot.share(turn, value)) as never);
   app.action(ACTION_IDS.mute, clicked((turn, value) => bot.mute(turn, value)) as never);

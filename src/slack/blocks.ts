@@ -44,7 +44,8 @@ const STATUS_EMOJI: Record<ChatStatus, string> = {
 /** Action ids: Bolt routes on them, so the prefix is the route and the index keeps them unique within a message. */
 export const ACTION_IDS = {
   followUp: 'forge_followup',
-  confirm: 'forge_confirm',
+  // The key speaks of approval; the id keeps its wire name: buttons already posted in Slack still carry it.
+  approve: 'forge_confirm',
   cancel: 'forge_cancel',
   share: 'forge_share',
   mute: 'forge_mute',
@@ -259,7 +260,7 @@ export function answerButtons(options: {
  * and no. Undefined when the call is too long to show whole in one Slack message; the caller then refuses rather than
  * ask about a part of it.
  */
-export function renderConfirmation(
+export function renderApproval(
   prompt: ShownText,
   approval: string,
   options: { operation: string; answers: Answers },
@@ -272,7 +273,7 @@ export function renderConfirmation(
       operation: options.operation,
       answers: options.answers,
       value: approval,
-      actionIds: { yes: ACTION_IDS.confirm, no: ACTION_IDS.cancel },
+      actionIds: { yes: ACTION_IDS.approve, no: ACTION_IDS.cancel },
       dialog: 'This runs exactly the call shown in the message, once, as you.',
     }),
     {

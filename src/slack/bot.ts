@@ -10,14 +10,14 @@ import type { ApiError } from '../http/errors.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
 import { executeCall } from '../operations/engine/call.js';
-import { recordConfirmation } from '../metrics.js';
+import { recordApproval } from '../metrics.js';
 import type { Operation } from '../operations/engine/define.js';
 import { redactSecretInputs } from '../operations/engine/secrets.js';
 import type { ExplainOptions } from '../operations/engine/failures.js';
 import { InputError, validateInput } from '../operations/engine/validate.js';
 import type { DurableApprovals } from '../approval/binding.js';
 import type { AuditLog } from './audit.js';
-import { renderConfirmation, renderMessage, renderText, type SlackMessage } from './blocks.js';
+import { renderApproval, renderMessage, renderText, type SlackMessage } from './blocks.js';
 import { type Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
 import { RELEASE_OPERATION, inputErrors, releaseView, serviceErrors, type FormErrors } from './release-modal.js';
 import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
@@ -188,14 +188,14 @@ export class SlackBot {
   private async onTimeline(
     turn: Turn,
     incident: IncidentOfButton,
-    did: 'pressed' | 'confirmed' | 'declined',
+    did: 'pressed' | 'approved' | 'declined',
     reply?: ChatReply,
   ): Promise<void> {
     const incidents = this.o.watches?.incidents;
     if (!incidents) return;
     const outcome = !reply
       ? 'nothing was run'
-      : reply.kind === 'confirm'
+      : reply.kind === 'approve'
         ? 'asked them to confirm'
         : reply.ok
           ? reply.outcome?.operation.effect === 'read'
@@ -210,18 +210,18 @@ export class SlackBot {
   }
 
   /** Approve: spend the approval (requester, channel, expiry, once, unaltered), ask the policy again, run, replace the question. */
-  async confirm(turn: Turn, approval: string): Promise<void> {
+  async approve(turn: Turn, approval: string): Promise<void> {
     const redeemed = await this.o.approvals.redeem(approval, { person: userKey(turn.user), place: turn.channelId });
     if (!redeemed.ok) {
-      if (redeemed.expired) recordConfirmation('slack', 'expired');
+      if (redeemed.expired) recordApproval('slack', 'expired');
       return this.answer(turn, renderText(redeemed.reason, 'warning'));
     }
-    recordConfirmation('slack', 'approved');
+    recordApproval('slack', 'approved');
     const { dispatcher, acting } = this.dispatcher(turn);
-    const reply = await this.safely(() => dispatcher.confirmed(redeemed.call.operation, redeemed.call.input));
-    await this.deliver(turn, reply, { acting, confirmed: true, replaceOriginal: true });
+    const reply = await this.safely(() => dispatcher.approved(redeemed.call.operation, redeemed.call.input));
+    await this.deliver(turn, reply, { acting, approved: true, replaceOriginal: true });
     const incident = await this.o.watches?.incidents.approvalIncident(approval);
-    if (incident) await this.onTimeline(turn, incident, 'confirmed', reply);
+    if (incident) await this.onTimeline(turn, incident, 'approved', reply);
   }
 
   /**
@@ -261,7 +261,7 @@ export class SlackBot {
         turn,
         renderText('Only the person who asked can cancel this, and only while it waits; nothing changed.', 'warning'),
       );
-    recordConfirmation('slack', 'declined');
+    recordApproval('slack', 'declined');
     const incident = await this.o.watches?.incidents.approvalIncident(approval);
     if (incident) await this.onTimeline(turn, incident, 'declined');
     // Not "Cancelled": on a "Cancel pipeline?" question that would read as the pipeline's fate.
@@ -460,13 +460,13 @@ export class SlackBot {
     reply: ChatReply,
     how: {
       acting: { current?: Acting };
-      confirmed?: boolean;
+      approved?: boolean;
       replaceOriginal?: boolean;
       audited?: boolean;
       incident?: IncidentOfButton;
     },
   ): Promise<void> {
-    if (reply.kind === 'confirm') {
+    if (reply.kind === 'approve') {
       const issued = await this.o.approvals.issue({
         operation: reply.operation.name,
         input: reply.input,
@@ -474,9 +474,9 @@ export class SlackBot {
         place: turn.channelId,
       });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
-      recordConfirmation('slack', 'asked');
+      recordApproval('slack', 'asked');
       if (how.incident) await this.o.watches?.incidents.rememberApproval(issued.id, how.incident);
-      const question = renderConfirmation(reply.prompt, issued.id, {
+      const question = renderApproval(reply.prompt, issued.id, {
         operation: reply.operation.name,
         answers: reply.answers,
       });
@@ -493,8 +493,8 @@ export class SlackBot {
       return this.answer(turn, question);
     }
     const { outcome } = reply;
-    if (!how.audited) await this.audit(turn, reply, how.acting.current, how.confirmed);
-    const byline = how.confirmed ? `Confirmed by ${turn.userName ?? turn.user.userId}.` : undefined;
+    if (!how.audited) await this.audit(turn, reply, how.acting.current, how.approved);
+    const byline = how.approved ? `Approved by ${turn.userName ?? turn.user.userId}.` : undefined;
     // Credentials a human asked to see (reveal) go to the asker alone, whatever the channel's settings say.
     const revealed = outcome?.ok === true && outcome.result.revealed === true;
     const shared =
@@ -585,10 +585,10 @@ export class SlackBot {
     turn: Turn,
     reply: Extract<ChatReply, { kind: 'message' }>,
     acting: Acting | undefined,
-    confirmed?: boolean,
+    approved?: boolean,
   ): Promise<void> {
     const { outcome } = reply;
-    if (!outcome || (outcome.operation.effect === 'read' && !confirmed)) return;
+    if (!outcome || (outcome.operation.effect === 'read' && !approved)) return;
     const serviceUser = !acting?.ok
       ? 'none'
       : acting.source === 'linked'
@@ -603,7 +603,7 @@ export class SlackBot {
       channel: turn.channelId,
       operation: outcome.operation.name,
       input: redactSecretInputs(outcome.operation.secretInputs, outcome.input),
-      ...(confirmed ? { confirmedBy: turn.user.userId } : {}),
+      ...(approved ? { confirmedBy: turn.user.userId } : {}),
       outcome: outcome.ok ? 'ok' : 'failed',
       ...(outcome.ok ? { status: outcome.result.status } : { message: outcome.message.split('\n')[0] }),
     });

@@ -24,8 +24,8 @@ import { Outbox, outboxSlackOf } from './incident/outbox.js';
 import { IncidentMessages } from './incident/sink.js';
 
 /** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
-const MAX_CONFIRMATIONS_PER_USER = 5;
-const MAX_CONFIRMATIONS = 1_000;
+const MAX_APPROVALS_PER_USER = 5;
+const MAX_APPROVALS_OVERALL = 1_000;
 
 export interface SlackBotHandle {
   /** The events URL in HTTP mode, when it listens on its own port. */
@@ -111,8 +111,8 @@ export async function startSlackBot(
     store,
     identities,
     approvals: new DurableApprovals(store, {
-      maxPerRequester: MAX_CONFIRMATIONS_PER_USER,
-      maxPending: MAX_CONFIRMATIONS,
+      maxPerRequester: MAX_APPROVALS_PER_USER,
+      maxPending: MAX_APPROVALS_OVERALL,
       now: options.now,
     }),
     audit: new AuditLog(settings.dataDir, log),

@@ -109,7 +109,7 @@ async function settle(
     options.output.write(stoppedText(reply, render));
     return false;
   }
-  if (reply.kind === 'confirm') {
+  if (reply.kind === 'approve') {
     const answer = await terminalApprover.ask(
       { operation: reply.operation.name, input: reply.input, prompt: reply.prompt, answers: reply.answers },
       {
@@ -130,7 +130,7 @@ async function settle(
       return false;
     }
     const dispatcher = run ? options.dispatcher.stoppedBy(run.signal) : options.dispatcher;
-    return settle(await dispatcher.confirmed(reply.operation, reply.input), options, ask, oneShot, run);
+    return settle(await dispatcher.approved(reply.operation, reply.input), options, ask, oneShot, run);
   }
   const out = reply.ok || !oneShot ? options.output : options.errors;
   if (options.json && reply.ok) {

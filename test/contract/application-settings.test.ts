@@ -256,8 +256,8 @@ describe.shuffle('application-settings, in any order', () => {
         >,
         { readOnly: false },
       );
-      expect(decision.kind).toBe('confirm');
-      const prompt = decision.kind === 'confirm' ? decision.prompt : '';
+      expect(decision.kind).toBe('approve');
+      const prompt = decision.kind === 'approve' ? decision.prompt : '';
       expect(prompt).toContain('every user of the instance');
       expect(prompt).toContain('settings: {signup_enabled: false, spamfilter_api_key: <secret, 10 characters>}');
     });

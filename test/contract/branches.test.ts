@@ -248,9 +248,9 @@ describe.shuffle('branches, in any order', () => {
         return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }, undefined, facts)
           .kind;
       };
-      expect(kind('delete_branch', { id: WEB, branch: 'x' })).toBe('confirm');
-      expect(kind('delete_merged_branches', { id: WEB })).toBe('confirm');
-      expect(kind('unprotect_branch', { id: WEB, name: 'main' })).toBe('confirm');
+      expect(kind('delete_branch', { id: WEB, branch: 'x' })).toBe('approve');
+      expect(kind('delete_merged_branches', { id: WEB })).toBe('approve');
+      expect(kind('unprotect_branch', { id: WEB, name: 'main' })).toBe('approve');
       expect(kind('create_branch', { id: WEB, branch: 'x', ref: 'main' })).toBe('run');
       // A new rule is judged by the rules it joins (the most permissive matching rule wins): unread, it asks.
       expect(
@@ -260,7 +260,7 @@ describe.shuffle('branches, in any order', () => {
           { read: true, facts: [{ name: 'main', push: 40, merge: 40, forcePush: false }] },
         ),
       ).toBe('run');
-      expect(kind('protect_branch', { id: WEB, name: 'x' })).toBe('confirm');
+      expect(kind('protect_branch', { id: WEB, name: 'x' })).toBe('approve');
       expect(kind('list_branches', { id: WEB })).toBe('run');
       const op = suite.operation('create_branch');
       expect(decide(op, { id: WEB, branch: 'x', ref: 'main' }, { readOnly: true }).kind).toBe('deny');

@@ -168,7 +168,7 @@ describe.shuffle('broadcast-messages, in any order', () => {
     const prompt = (name: string, raw: Record<string, unknown>) => {
       const op = suite.operation(name);
       const decision = decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false });
-      return decision.kind === 'confirm' ? decision.prompt : decision.kind;
+      return decision.kind === 'approve' ? decision.prompt : decision.kind;
     };
 
     it("asks before replacing a message's text or dates, naming what is replaced; deletes always ask", () => {

@@ -248,7 +248,7 @@ describe.shuffle('commits, in any order', () => {
         ],
       };
       // Moving and deleting files takes them off the branch: a human approves that (test/safety has the rest).
-      expect(suite.operation('create_commit').confirm?.(input)).toBe(
+      expect(suite.operation('create_commit').needsApproval?.(input)).toBe(
         'Asks you because it moves ".gitignore" to "docs/license.txt", deletes "CHANGELOG.md" (the history keeps the old files).',
       );
       const result = await suite.call('create_commit', input, { as: 'maintainer' });
@@ -284,7 +284,7 @@ describe.shuffle('commits, in any order', () => {
         commit_message: 'Hotfix from a clean main',
         actions: [{ action: 'create', file_path: 'hotfix.txt', content: 'fixed\n' }],
       };
-      const sentence = suite.operation('create_commit').confirm?.(input);
+      const sentence = suite.operation('create_commit').needsApproval?.(input);
       expect(sentence).toContain('"hotfix"');
       expect(sentence).toContain('main');
       const forced = (await suite.call('create_commit', input, { as: 'developer' })).data as Commit;
@@ -338,7 +338,7 @@ describe.shuffle('commits, in any order', () => {
     it('makes an empty commit from no actions, as the service does (the usual way to run CI again on a branch)', async () => {
       const before = (await suite.call('get_commit', { id: WEB, sha: 'main' })).data as Commit;
       const input = { id: WEB, branch: 'main', commit_message: 'Trigger CI', actions: [] };
-      expect(suite.operation('create_commit').confirm?.(input)).toBeUndefined();
+      expect(suite.operation('create_commit').needsApproval?.(input)).toBeUndefined();
       const commit = (await suite.call('create_commit', input, { as: 'maintainer' })).data as Commit;
       expect(commit).toMatchObject({ title: 'Trigger CI', parent_ids: [before.id] });
       expect(commit.stats).toMatchObject({ additions: 0, deletions: 0, total: 0 });

@@ -89,9 +89,9 @@ describe.shuffle('group-variables, in any order', () => {
         validateInput(get, { id: PLATFORM, key: 'LOG_LEVEL', reveal: true }) as Record<string, unknown>,
         { readOnly: true },
       );
-      expect(asked).toMatchObject({ kind: 'confirm', reason: expect.stringMatching(/unmasked, to you alone/) });
+      expect(asked).toMatchObject({ kind: 'approve', reason: expect.stringMatching(/unmasked, to you alone/) });
       const list = suite.operation('list_group_variables');
-      expect(decide(list, { id: ACME, reveal: true }, { readOnly: false }).kind).toBe('confirm');
+      expect(decide(list, { id: ACME, reveal: true }, { readOnly: false }).kind).toBe('approve');
       const before = suite.requests().length;
       const revealed = await suite.call('get_group_variable', { id: PLATFORM, key: 'LOG_LEVEL', reveal: true });
       expect(revealed).toMatchObject({ revealed: true, data: { key: 'LOG_LEVEL', value: 'info' } });
@@ -206,13 +206,13 @@ describe.shuffle('group-variables, in any order', () => {
 
     it('always asks before replacing a value, showing the value by its length only', () => {
       const asked = decision('update_group_variable', { id: ACME, key: 'REGISTRY_PASSWORD', value: 'hunter2-new' });
-      expect(asked.kind).toBe('confirm');
-      const prompt = asked.kind === 'confirm' ? asked.prompt : '';
+      expect(asked.kind).toBe('approve');
+      const prompt = asked.kind === 'approve' ? asked.prompt : '';
       expect(prompt).toContain('replaces the value of REGISTRY_PASSWORD');
       expect(prompt).toContain('group: "acme"');
       expect(prompt).toContain('value: <secret, 11 characters>');
       expect(prompt).not.toContain('hunter2');
-      expect(decision('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' })).toMatchObject({ kind: 'confirm' });
+      expect(decision('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' })).toMatchObject({ kind: 'approve' });
       expect(decision('create_group_variable', { id: ACME, key: 'K', value: 'v' })).toEqual({ kind: 'run' });
     });
   });

@@ -204,8 +204,8 @@ describe.shuffle('integrations, in any order', () => {
         }) as Record<string, unknown>,
         { readOnly: false },
       );
-      expect(decision.kind).toBe('confirm');
-      const prompt = decision.kind === 'confirm' ? decision.prompt : '';
+      expect(decision.kind).toBe('approve');
+      const prompt = decision.kind === 'approve' ? decision.prompt : '';
       expect(prompt).toContain('"webhook-chat"');
       expect(prompt).toContain('project: "acme/web"');
       // Where the events go is shown (the origin); the path, which is the secret, is not.

@@ -519,8 +519,8 @@ describe.shuffle('issues, in any order', () => {
           readOnly: false,
         }).kind;
       expect(ask('update_issue', { id: INFRA, issue_iid: 1, state_event: 'close', labels: 'bug' })).toBe('run');
-      expect(ask('update_issue', { id: INFRA, issue_iid: 1, title: 't' })).toBe('confirm');
-      expect(ask('update_issue', { id: INFRA, issue_iid: 1, description: 'd' })).toBe('confirm');
+      expect(ask('update_issue', { id: INFRA, issue_iid: 1, title: 't' })).toBe('approve');
+      expect(ask('update_issue', { id: INFRA, issue_iid: 1, description: 'd' })).toBe('approve');
       expect(ask('create_issue', { id: INFRA, title: 't' })).toBe('run');
       expect(ask('comment_on_issue', { id: INFRA, issue_iid: 1, body: 'b' })).toBe('run');
     });

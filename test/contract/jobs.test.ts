@@ -167,12 +167,12 @@ describe.shuffle('jobs, in any order', () => {
       });
       expect(decide(suite.operation('retry_job'), input, options, undefined, job('on_success')).kind).toBe('run');
       // A retry starts a manual job at once; unread, it may be one.
-      expect(decide(suite.operation('retry_job'), input, options, undefined, job('manual')).kind).toBe('confirm');
-      expect(decide(suite.operation('retry_job'), input, options).kind).toBe('confirm');
-      expect(decide(suite.operation('cancel_job'), input, options).kind).toBe('confirm');
-      expect(decide(suite.operation('play_job'), input, options).kind).toBe('confirm');
+      expect(decide(suite.operation('retry_job'), input, options, undefined, job('manual')).kind).toBe('approve');
+      expect(decide(suite.operation('retry_job'), input, options).kind).toBe('approve');
+      expect(decide(suite.operation('cancel_job'), input, options).kind).toBe('approve');
+      expect(decide(suite.operation('play_job'), input, options).kind).toBe('approve');
       const erase = decide(suite.operation('erase_job'), input, options);
-      expect(erase).toMatchObject({ kind: 'confirm', reason: expect.stringContaining('Cannot be undone') });
+      expect(erase).toMatchObject({ kind: 'approve', reason: expect.stringContaining('Cannot be undone') });
       expect(decide(suite.operation('erase_job'), input, { readOnly: true }).kind).toBe('deny');
     });
 

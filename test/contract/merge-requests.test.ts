@@ -532,13 +532,13 @@ describe.shuffle('merge-requests, in any order', () => {
         decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, {
           readOnly: false,
         }).kind;
-      expect(ask('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: 'abcdef0' })).toBe('confirm');
-      expect(ask('approve_merge_request', { id: WEB, merge_request_iid: 2 })).toBe('confirm');
+      expect(ask('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: 'abcdef0' })).toBe('approve');
+      expect(ask('approve_merge_request', { id: WEB, merge_request_iid: 2 })).toBe('approve');
       expect(
         ask('update_merge_request', { id: WEB, merge_request_iid: 2, add_labels: 'bug', state_event: 'close' }),
       ).toBe('run');
       for (const key of ['title', 'description', 'target_branch'])
-        expect(ask('update_merge_request', { id: WEB, merge_request_iid: 2, [key]: 'x' })).toBe('confirm');
+        expect(ask('update_merge_request', { id: WEB, merge_request_iid: 2, [key]: 'x' })).toBe('approve');
       expect(ask('create_merge_request', { id: WEB, source_branch: 'a', target_branch: 'main', title: 't' })).toBe(
         'run',
       );

@@ -290,7 +290,7 @@ describe.shuffle('scim, in any order', () => {
       const op = findOperation('update_scim_user')!;
       // A human is asked first: the confirmation names the deactivation.
       const asked = decide(op, validateInput(op, raw), { readOnly: false });
-      expect(asked.kind === 'confirm' && asked.reason).toMatch(/^It deactivates the user/);
+      expect(asked.kind === 'approve' && asked.reason).toMatch(/^It deactivates the user/);
       const before = suite.requests().length;
       expect((await suite.call('update_scim_user', raw, { as: 'maintainer' })).status).toBe(204);
       expect(
@@ -368,22 +368,22 @@ describe.shuffle('scim, in any order', () => {
         id: 'uid-1',
         Operations: [replace('userName', 'x'), replace('Active', 'False')],
       });
-      expect(deactivate.kind).toBe('confirm');
-      expect(deactivate.kind === 'confirm' && deactivate.prompt).toContain('It deactivates the user');
+      expect(deactivate.kind).toBe('approve');
+      expect(deactivate.kind === 'approve' && deactivate.prompt).toContain('It deactivates the user');
       const rename = decision('update_scim_user', {
         group_path: GROUP,
         id: 'uid-1',
         Operations: [{ op: 'Add', path: 'userName', value: 'x' }],
       });
-      expect(rename.kind === 'confirm' && rename.prompt).toContain(
+      expect(rename.kind === 'approve' && rename.prompt).toContain(
         'It overwrites "userName"; the values it replaces are kept nowhere.',
       );
       expect(
         decision('update_scim_user', { group_path: GROUP, id: 'uid-1', Operations: [replace('active', true)] }).kind,
-      ).toBe('confirm');
+      ).toBe('approve');
       const remove = decision('delete_scim_user', { group_path: GROUP, id: 'uid-1' });
-      expect(remove.kind === 'confirm' && remove.prompt).toContain('group_path: "acme"');
-      expect(remove.kind === 'confirm' && remove.prompt).toContain('user: "uid-1"');
+      expect(remove.kind === 'approve' && remove.prompt).toContain('group_path: "acme"');
+      expect(remove.kind === 'approve' && remove.prompt).toContain('user: "uid-1"');
     });
   });
 

@@ -143,7 +143,7 @@ describe.shuffle('tags, in any order', () => {
         const op = suite.operation(name);
         return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
       };
-      expect(kind('delete_tag', { id: WEB, tag_name: 'v1.0.0' })).toBe('confirm');
+      expect(kind('delete_tag', { id: WEB, tag_name: 'v1.0.0' })).toBe('approve');
       expect(kind('create_tag', { id: WEB, tag_name: 'x', ref: 'main' })).toBe('run');
       expect(kind('list_tags', { id: WEB })).toBe('run');
       expect(kind('get_tag', { id: WEB, tag_name: 'v1.0.0' })).toBe('run');

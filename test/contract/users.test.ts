@@ -564,7 +564,7 @@ describe.shuffle('users, in any order', () => {
     const prompt = (name: string, raw: Record<string, unknown>) => {
       const op = findOperation(name)!;
       const decision = decide(op, validateInput(op, raw), { readOnly: false });
-      return decision.kind === 'confirm' ? decision.prompt : '';
+      return decision.kind === 'approve' ? decision.prompt : '';
     };
 
     it('asks a human before create_user links a sign-in identity, as update_user does', () => {

@@ -33,7 +33,7 @@ describe('tools/list', () => {
       expect(tool.title).toBe(op.title);
       expect(hints.readOnlyHint).toBe(op.effect === 'read');
       if (op.effect !== 'read') {
-        expect(hints.destructiveHint).toBe(op.effect === 'destructive' || op.confirm !== undefined);
+        expect(hints.destructiveHint).toBe(op.effect === 'destructive' || op.needsApproval !== undefined);
         expect(hints.idempotentHint).toBe(op.idempotent);
       }
     }

@@ -19,7 +19,7 @@ export async function callAnsweringYes<T = Record<string, unknown>>(
     defaultProject: { get: () => undefined, set: () => undefined },
   });
   let reply = await dispatcher.call(name, input);
-  if (reply.kind === 'confirm') reply = await dispatcher.confirmed(reply.operation, reply.input);
+  if (reply.kind === 'approve') reply = await dispatcher.approved(reply.operation, reply.input);
   if (reply.kind !== 'message' || !reply.outcome?.ok)
     throw new Error(`${name} failed: ${JSON.stringify(reply.kind === 'message' ? reply.message : reply.kind)}`);
   return reply.outcome.result.data as T;

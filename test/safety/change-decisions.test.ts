@@ -275,7 +275,7 @@ describe('safety decisions of every change', () => {
     '%s records what it leaves behind, and is never retried if it may ask',
     (_name, op) => {
       expect(op.undo?.length).toBeGreaterThan(20);
-      if (op.effect === 'destructive' || op.confirm) expect(op.idempotent).toBe(false);
+      if (op.effect === 'destructive' || op.needsApproval) expect(op.idempotent).toBe(false);
     },
   );
 
@@ -286,7 +286,7 @@ describe('safety decisions of every change', () => {
       for (const raw of runs)
         expect(decide(op, validateInput(op, raw), { readOnly: false }), JSON.stringify(raw)).toEqual({ kind: 'run' });
       for (const raw of asks)
-        expect(decide(op, validateInput(op, raw), { readOnly: false }).kind, JSON.stringify(raw)).toBe('confirm');
+        expect(decide(op, validateInput(op, raw), { readOnly: false }).kind, JSON.stringify(raw)).toBe('approve');
       if (op.effect === 'destructive') expect(runs).toEqual([]);
     },
   );
@@ -327,15 +327,15 @@ describe('safety decisions of every change', () => {
   ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });
-    expect(decision.kind).toBe('confirm');
-    for (const text of expected) expect(decision.kind === 'confirm' && decision.prompt).toContain(text);
+    expect(decision.kind).toBe('approve');
+    for (const text of expected) expect(decision.kind === 'approve' && decision.prompt).toContain(text);
   });
 
   it('names each file a commit deletes or moves, and the other project a commit copies from', () => {
     const op = operations.find((o) => o.name === 'create_commit')!;
     const prompt = (raw: Record<string, unknown>) => {
       const d = decide(op, validateInput(op, raw), { readOnly: false });
-      return d.kind === 'confirm' ? d.prompt : '';
+      return d.kind === 'approve' ? d.prompt : '';
     };
     expect(
       prompt(

@@ -9,7 +9,7 @@ import { createLocalApprovalPage } from '../../src/approval/page.js';
 import { operations } from '../../src/operations/index.js';
 import { answersTo } from '../../src/policy/policy.js';
 import { renderApprovalRequest } from '../../src/approval/slack.js';
-import { renderConfirmation, type Block } from '../../src/slack/blocks.js';
+import { renderApproval, type Block } from '../../src/slack/blocks.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
 
 const env = useSandbox();
@@ -55,13 +55,13 @@ async function cancelQuestion(id: number) {
     defaultProject: { get: () => undefined, set: () => undefined },
   });
   const reply = await chat.dispatch(`pipeline cancel ${PROJECT} ${id}`);
-  if (reply.kind !== 'confirm') throw new Error(`expected a question, got ${JSON.stringify(reply.message)}`);
+  if (reply.kind !== 'approve') throw new Error(`expected a question, got ${JSON.stringify(reply.message)}`);
   return reply;
 }
 
 describe('answers that say what they do', () => {
   it('every operation that may ask: yes names its action, no says what stays, and neither is a bare word', () => {
-    const asking = operations.filter((op) => op.effect === 'destructive' || op.confirm !== undefined);
+    const asking = operations.filter((op) => op.effect === 'destructive' || op.needsApproval !== undefined);
     expect(asking.length).toBeGreaterThan(30);
     for (const op of asking) {
       const input = Object.fromEntries(op.pathParams.map((p) => [p, 9]));
@@ -76,7 +76,7 @@ describe('answers that say what they do', () => {
   it('Slack: a cancel_pipeline question has no button, and no dialog answer, that just says Cancel', async () => {
     const id = await runningPipeline();
     const reply = await cancelQuestion(id);
-    const question = renderConfirmation(reply.prompt, 'T1:U1:ticket', {
+    const question = renderApproval(reply.prompt, 'T1:U1:ticket', {
       operation: 'cancel_pipeline',
       answers: reply.answers,
     })!;

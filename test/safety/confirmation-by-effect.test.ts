@@ -142,7 +142,7 @@ describe('retries that start a manual job', () => {
   it('asks on a path that reads nothing (fail closed), where a path that reads would run a plain retry', () => {
     const retry = operations.find((o) => o.name === 'retry_job')!;
     const prepared = prepareCall(retry, { id: P, job_id: 1 }, { readOnly: false }, { operations });
-    expect(prepared.kind).toBe('confirm');
+    expect(prepared.kind).toBe('approve');
   });
 });
 

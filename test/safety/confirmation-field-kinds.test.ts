@@ -18,7 +18,7 @@ import { findOperation, operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/engine/define.js';
 import { inheritedRefusal } from '../../src/operations/areas/shared/member-source.js';
 import { renderApprovalRequest } from '../../src/approval/slack.js';
-import { CONTINUED, renderConfirmation, type Block } from '../../src/slack/blocks.js';
+import { CONTINUED, renderApproval, type Block } from '../../src/slack/blocks.js';
 import { silentLogger } from '../../src/log.js';
 import { MemoryStore } from '../../src/state/store.js';
 import { APPROVAL_QUESTION } from '../../src/approval/terminal.js';
@@ -322,7 +322,7 @@ async function statelessQuestion(name: string, args: Record<string, unknown>) {
   }
 }
 
-async function approvalPage(reply: Extract<ChatReply, { kind: 'confirm' }>): Promise<string> {
+async function approvalPage(reply: Extract<ChatReply, { kind: 'approve' }>): Promise<string> {
   const opened = await page.store.open({
     operation: reply.operation.name,
     input: reply.input,
@@ -344,8 +344,8 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
     it(`${kind}: keeps one line per argument and spells the hostile characters out`, async () => {
       const op = findOperation(operation)!;
       const reply = await chat().call(operation, args);
-      expect(reply.kind, JSON.stringify(reply.message)).toBe('confirm');
-      if (reply.kind !== 'confirm') return;
+      expect(reply.kind, JSON.stringify(reply.message)).toBe('approve');
+      if (reply.kind !== 'approve') return;
       const { prompt } = reply;
       expectStructure(prompt, op, reply.input, 'the question');
       if (shown) expectSpelledOut(prompt, 'the question');
@@ -376,7 +376,7 @@ describe('every kind of field in a confirmation, holding hostile text, in every 
       expect(rawHidden(terminal), 'the terminal').toEqual([]);
 
       // Slack: the question in code blocks, mrkdwn escaped on top (no mention, link or formatting from the data).
-      const question = renderConfirmation(prompt, 'T1:U1:ticket', { operation, answers: reply.answers });
+      const question = renderApproval(prompt, 'T1:U1:ticket', { operation, answers: reply.answers });
       expect(question).toBeDefined();
       expect(slackQuestion(question!.blocks, "Slack's question")).toBe(prompt);
       expectSafeSlack(question!.blocks, "Slack's question");

@@ -4,13 +4,13 @@
 // approver's message, the terminal chat) must spell every one of them out and carry none of them raw.
 import { describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
-import { presentConfirmation } from '../../src/chat/present.js';
+import { presentApproval } from '../../src/chat/present.js';
 import { createLocalApprovalPage } from '../../src/approval/page.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import { InputError, validateInput } from '../../src/operations/engine/validate.js';
-import { answersTo, confirmationPrompt } from '../../src/policy/policy.js';
+import { answersTo, approvalPrompt } from '../../src/policy/policy.js';
 import { renderApprovalRequest } from '../../src/approval/slack.js';
-import { renderConfirmation } from '../../src/slack/blocks.js';
+import { renderApproval } from '../../src/slack/blocks.js';
 import { renderMessage } from '../../src/terminal/render.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
 
@@ -107,13 +107,13 @@ describe('hidden characters in what a human approves', () => {
     try {
       for (const batch of batches) {
         const input = validateInput(op, { settings: settingsFor(batch) }) as Record<string, unknown>;
-        const prompt = confirmationPrompt(op, input, 'test');
+        const prompt = approvalPrompt(op, input, 'test');
         check('the prompt', prompt, batch);
-        check('the terminal chat', renderMessage(presentConfirmation(prompt, op), { operations }), batch);
+        check('the terminal chat', renderMessage(presentApproval(prompt, op), { operations }), batch);
         // Slack's fence keeps a run of backticks from closing the code block with zero-width spaces of its own.
         const fenceGuard = /`\u200b`\u200b`|\n/g;
         const answers = answersTo(op, input);
-        const slack = renderConfirmation(prompt, 'ticket', { operation: op.name, answers });
+        const slack = renderApproval(prompt, 'ticket', { operation: op.name, answers });
         expect(slack, 'Slack can show the call').toBeDefined();
         check("Slack's confirmation", JSON.stringify(slack!.blocks.map((b) => JSON.stringify(b))), batch, fenceGuard);
         const approver = renderApprovalRequest({
@@ -158,7 +158,7 @@ describe('hidden characters in what a human approves', () => {
         'recipi\u0435nts': 'evil@example.org',
       },
     }) as Record<string, unknown>;
-    const prompt = confirmationPrompt(op, input, 'test');
+    const prompt = approvalPrompt(op, input, 'test');
     expect(prompt.split('\n')).toHaveLength(3);
     expect(prompt).toContain('"recipients\\u000a  (nothing else changes)": "x"');
     expect(prompt).toContain('"recipi\\u0435nts": "evil@example.org"');

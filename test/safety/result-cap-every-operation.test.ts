@@ -176,7 +176,7 @@ describe.each(Object.keys(SHAPES))('every operation in chat and Slack, the servi
     let answered = 0;
     for (const op of operations) {
       // As after a person's yes: every operation runs, writes included.
-      const reply = await chat.confirmed(op, INPUTS[op.name] ?? sampleInput(op)!);
+      const reply = await chat.approved(op, INPUTS[op.name] ?? sampleInput(op)!);
       if (reply.kind !== 'message') continue;
       answered += reply.ok ? 1 : 0;
       const terminal = renderTerminal(reply.message, { operations });

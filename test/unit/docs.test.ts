@@ -40,7 +40,7 @@ describe('README', () => {
   it('generates the "asks a human" table from the registry\'s decisions: every destructive or conditional call once', () => {
     expect(replaceSection(readme, DECISIONS_BEGIN, DECISIONS_END, renderHumanDecisions(operations))).toBe(readme);
     const table = renderHumanDecisions(operations);
-    for (const op of operations.filter((o) => o.effect === 'destructive' || o.confirm)) {
+    for (const op of operations.filter((o) => o.effect === 'destructive' || o.needsApproval)) {
       expect(table.split(`\`${op.name}\``), op.name).toHaveLength(2);
     }
     expect(table).not.toContain('`get_pipeline`');

@@ -3,7 +3,7 @@
 // how the call ended (see metered.ts); the runner drives them and stops the progress reporter whatever happens.
 import type { ApiTransport } from '../../http/types.js';
 import type { Logger } from '../../log.js';
-import { recordConfirmation } from '../../metrics.js';
+import { recordApproval } from '../../metrics.js';
 import type { ApprovalAnswer, ApprovalCall } from '../../approval/port.js';
 import { executeCall, prepareCallResolved } from '../../operations/engine/call.js';
 import type { Operation } from '../../operations/engine/define.js';
@@ -18,7 +18,7 @@ import { type CallExtra, type Progress, progressReporter } from './progress.js';
 const PROGRESS_HEARTBEAT_MS = 5_000;
 
 type Prepared = Awaited<ReturnType<typeof prepareCallResolved>>;
-type NeedsApproval = Extract<Prepared, { kind: 'confirm' }>;
+type NeedsApproval = Extract<Prepared, { kind: 'approve' }>;
 type Executed = Extract<Awaited<ReturnType<typeof executeCall>>, { ok: true }>;
 
 /** A human's answer, or (stateless revision) the question to put in the result for the client to answer. */
@@ -112,7 +112,7 @@ export const prepareStep: Step<'preparing'> = async ({ args }, call) => {
   const prepared = await prepareCallResolved(op, args, { readOnly: settings.readOnly }, explain, lookupContext(call));
   if (prepared.kind === 'refused') return refused(prepared.message);
   const progress = progressReporter(extra, settings.progressIntervalMs ?? PROGRESS_HEARTBEAT_MS, limits.status);
-  return prepared.kind === 'confirm'
+  return prepared.kind === 'approve'
     ? { at: 'awaiting_approval', prepared, progress }
     : { at: 'approved', prepared, progress };
 };
@@ -136,7 +136,7 @@ export const approvalStep: Step<'awaiting_approval'> = async ({ prepared, progre
   }
   // A stateless client is asked in the result itself; the call runs when it calls again with the answer.
   if ('ask' in answer) return { kind: 'asked', result: answer.ask as ToolResult };
-  recordConfirmation('mcp', answer.approved ? 'approved' : answer.expired ? 'expired' : 'declined');
+  recordApproval('mcp', answer.approved ? 'approved' : answer.expired ? 'expired' : 'declined');
   if (!answer.approved) {
     call.log.info(`mcp ${op.name}: not approved`);
     return { kind: 'declined', result: textResult(answer.reason, true) };

@@ -143,7 +143,7 @@ export const branchesOperations = [
       'Adds a protection (an already protected name is refused); unprotect_branch lifts it. The service applies the most ' +
       'permissive rule matching a branch, so a wildcard, or a name another rule covers, may open a branch: those ask a human.',
     facts: protectionFacts(),
-    confirm: protectReason,
+    needsApproval: protectReason,
   }),
   defineOperation({
     name: 'unprotect_branch',
@@ -158,7 +158,7 @@ export const branchesOperations = [
     undo: UNPROTECT_UNDO,
     facts: protectionFacts(),
     // What is left once the rule goes: the other rules matching the branch, or none.
-    confirm: (input, rules) => {
+    needsApproval: (input, rules) => {
       const note = unprotectNote(input, rules);
       return note === undefined ? undefined : `${UNPROTECT_UNDO} ${note}`;
     },

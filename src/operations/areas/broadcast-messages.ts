@@ -83,7 +83,7 @@ export const broadcastMessagesOperations = [
     input: z.object({ id: messageId(), message: message().optional(), ...settable }),
     effect: 'write',
     undo: 'The values it replaces are kept nowhere, so it asks a human whenever it replaces one.',
-    confirm: (input) => {
+    needsApproval: (input) => {
       const replaced = REPLACEABLE.filter((key) => (input as Record<string, unknown>)[key] !== undefined);
       if (replaced.length === 0) return undefined;
       return `It overwrites the message's ${replaced.join(', ')} as every user sees it; the current values are kept nowhere.`;

@@ -145,7 +145,7 @@ export const commitsOperations = [
       'Adds one commit; earlier versions stay in the history and revert_commit undoes it. Asks a human when it ' +
       "deletes or moves files (as delete_file does), copies another project's tree, or forces (force drops the " +
       "branch's own commits for good).",
-    confirm: commitRisks,
+    needsApproval: commitRisks,
   }),
   defineOperation({
     name: 'get_commit',

@@ -142,7 +142,7 @@ export const epicsOperations = [
     undo:
       'A new title, description or fixed date replaces one kept nowhere, so those ask a human; labels keep their ' +
       'history as label events, and close and reopen undo each other.',
-    confirm: (input) => {
+    needsApproval: (input) => {
       const replaced = OVERWRITES.filter((key) => input[key] !== undefined);
       if (replaced.length === 0) return undefined;
       return (

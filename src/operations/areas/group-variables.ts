@@ -38,7 +38,7 @@ const REVEAL_DECISION =
 
 /** Asking to see values is a read a human approves: the answer holds credentials, for the asker's eyes only. */
 const reveal = z.boolean().optional().describe('Show values unmasked; a human confirms first.');
-const confirmReveal = (input: { reveal?: boolean }) =>
+const revealNeedsApproval = (input: { reveal?: boolean }) =>
   input.reveal === true
     ? 'It shows CI variable values (credentials) unmasked, to you alone: in Slack only as a message nobody else sees.'
     : undefined;
@@ -53,7 +53,7 @@ const list = defineOperation({
   input: z.object({ id: fields.groupId(), reveal }),
   effect: 'read',
   idempotent: false,
-  confirm: confirmReveal,
+  needsApproval: revealNeedsApproval,
   undo: REVEAL_DECISION,
   pagination: 'offset',
   present: presentList('variable', (v) => [
@@ -73,7 +73,7 @@ const get = defineOperation({
   input: variableInput.extend({ reveal }),
   effect: 'read',
   idempotent: false,
-  confirm: confirmReveal,
+  needsApproval: revealNeedsApproval,
   undo: REVEAL_DECISION,
   redact: maskVariables,
 });
@@ -103,7 +103,7 @@ const update = defineOperation({
   effect: 'write',
   secretInputs: ['value'],
   undo: 'The value it replaces (often a credential) is kept nowhere, and every later pipeline uses the new one; so it always asks a human.',
-  confirm: (input) =>
+  needsApproval: (input) =>
     `It replaces the value of ${input.key} for every pipeline of the group's projects; the current value is kept nowhere.`,
   redact: maskVariables,
 });

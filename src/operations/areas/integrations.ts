@@ -75,7 +75,7 @@ const set = defineOperation({
   undo:
     'The settings it replaces, credentials included, are kept nowhere, and what it sets decides where the ' +
     "project's events (confidential ones too) are sent; so it always asks a human.",
-  confirm: (input) =>
+  needsApproval: (input) =>
     `It creates or replaces the "${input.slug}" integration's settings; the current ones are kept ` +
     "nowhere, and the project's events will go where these settings say.",
   present: presentIntegration,

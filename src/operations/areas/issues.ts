@@ -173,7 +173,7 @@ export const issueChangeOperations = [
       'Close and reopen undo each other, and label and people changes leave system notes; a new title or description replaces one kept nowhere, ' +
       'and making a confidential issue public lets everyone who sees the project read it at once, so those ask a human.',
     facts: exposureFacts('issue', '/projects/:id/issues/:issue_iid'),
-    confirm: (input, now) =>
+    needsApproval: (input, now) =>
       reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
     present: presentWorkItem('Issue'),
   }),

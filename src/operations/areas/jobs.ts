@@ -262,7 +262,7 @@ export const jobsOperations = [
       'Starts a new job and replaces nothing (the old one stays in the pipeline); cancel_job stops it. What the job does (a deploy) is its own to undo. ' +
       "The service starts a retried manual job at once, so retrying one asks a human, as play_job does (and so does any retry where the job's answer does not say `when`).",
     facts: { what: 'whether the job is a manual one', read: (ctx, input) => readJob(ctx, input.id, input.job_id) },
-    confirm: (_input, job) => manualRetry(job),
+    needsApproval: (_input, job) => manualRetry(job),
     present: presentJob,
   }),
   defineOperation({
@@ -276,7 +276,7 @@ export const jobsOperations = [
     input: jobInput,
     effect: 'write',
     undo: 'Cannot be resumed: the job stops where it is (a deploy may be left half done); retry_job runs it again from the start.',
-    confirm: () =>
+    needsApproval: () =>
       'It stops the job where it is; a deploy may be left half done, and only a retry from the start runs it again.',
     present: presentJob,
   }),
@@ -292,7 +292,7 @@ export const jobsOperations = [
     input: jobInput,
     effect: 'write',
     undo: 'Starts what a person was meant to start on purpose (a manual job is a gate, often a deploy), so a human approves it; what it does is its own to undo.',
-    confirm: () => 'It starts a manual job: a gate someone set so that a person decides, often a deploy.',
+    needsApproval: () => 'It starts a manual job: a gate someone set so that a person decides, often a deploy.',
     present: presentJob,
   }),
   defineOperation({

@@ -94,7 +94,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       effect: 'write',
       undo: `Adds a membership and changes no other; remove_${kind}_member takes it away again. Making someone an owner (50) asks a human first.`,
       // An owner may delete the group and remove every other member, the adder included.
-      confirm: (input) =>
+      needsApproval: (input) =>
         input.access_level === 50
           ? `It makes the user an owner of the ${kind}, who may then delete it and remove every other member.`
           : undefined,
@@ -111,7 +111,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       undo: 'The level and expiry it replaces are kept nowhere, so a human approves every change. Access inherited from a group is refused before asking, naming the group.',
       facts: membershipFacts(kind, 'update'),
       // access_level is required, so every call overwrites it.
-      confirm: () =>
+      needsApproval: () =>
         `It overwrites the member's access level and keeps the old one nowhere; ` +
         `read it with get_${kind}_member first if it may be needed.`,
     }),

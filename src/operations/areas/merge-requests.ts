@@ -168,7 +168,7 @@ export const mergeRequestChangeOperations = [
     }),
     effect: 'write',
     undo: 'Close and reopen undo each other, and label and people changes leave system notes; a new title, description or target branch replaces one kept nowhere, so those ask a human.',
-    confirm: (input) => overwrites(input, ['title', 'description', 'target_branch'], 'merge request'),
+    needsApproval: (input) => overwrites(input, ['title', 'description', 'target_branch'], 'merge request'),
     present: presentWorkItem('Merge request'),
   }),
   defineOperation({
@@ -194,7 +194,7 @@ export const mergeRequestChangeOperations = [
     effect: 'write',
     undo: 'The target branch gains the changes at once (and deploys may follow); only a revert commit takes them back, so a human approves the exact head SHA merged.',
     facts: pinnedToHead(),
-    confirm: (input) =>
+    needsApproval: (input) =>
       `It merges into the target branch the head ${input.sha === undefined ? 'as it is now' : input.sha.slice(0, 8)} exactly; a revert commit is the only way back.`,
     present: presentWorkItem('Merge request'),
   }),
@@ -216,7 +216,7 @@ export const mergeRequestChangeOperations = [
     effect: 'write',
     undo: "An approval says a person reviewed the change, and may let it merge; it is signed with your name, so a human approves it; the service's unapprove withdraws it.",
     facts: pinnedToHead(),
-    confirm: (input) =>
+    needsApproval: (input) =>
       `It records your approval of this merge request at head ${input.sha === undefined ? 'now' : input.sha.slice(0, 8)}, under your name ` +
       '(the service refuses it if the branch has moved since); approvals can let it be merged.',
   }),

@@ -50,7 +50,7 @@ const UNDO =
   'kept nowhere, so it asks a human whenever it changes one.';
 
 /** Every setting given is overwritten without history; an empty call changes nothing. */
-function confirmChange(where: string) {
+function changeNeedsApproval(where: string) {
   return (input: { level?: string; events?: object; notification_email?: string }) => {
     const changed = [
       input.level && 'level',
@@ -86,7 +86,7 @@ function update<S extends z.ZodObject>(spec: {
     input: spec.input,
     effect: 'write',
     undo: UNDO,
-    confirm: confirmChange(spec.where) as (input: z.infer<S>) => string | undefined,
+    needsApproval: changeNeedsApproval(spec.where) as (input: z.infer<S>) => string | undefined,
     present: presentSettings,
     spreadInput: 'events',
   });

@@ -208,7 +208,7 @@ export const pipelinesOperations = [
       'Cannot be resumed: running jobs stop where they are (a deploy may be left half done); retry_pipeline ' +
       'runs them again from the start.',
     // It stops work mid-way, whatever the pipeline's status: always worth a human's yes.
-    confirm: () =>
+    needsApproval: () =>
       'Running jobs stop where they are and cannot be resumed (a deploy may be left half done); ' +
       'retry_pipeline runs them again from the start.',
     present: presentPipeline,

@@ -103,7 +103,7 @@ export const releasesOperations = [
     undo:
       "The values it replaces are kept nowhere: no history holds a release's earlier notes, name, " +
       'milestones or date, so it asks a human whenever it replaces one.',
-    confirm: (input) => {
+    needsApproval: (input) => {
       const replaced = (['description', 'name', 'milestones', 'released_at'] as const).filter(
         (k) => input[k] !== undefined,
       );

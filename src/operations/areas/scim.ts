@@ -89,7 +89,7 @@ const update: Operation = defineOperation({
   undo:
     "The values its operations replace are kept nowhere, and active set to false removes the user's single-sign-on " +
     'identity: only provisioning them again (create_scim_user) brings them back.',
-  confirm: (input) => {
+  needsApproval: (input) => {
     if (input.Operations.some(deactivates)) {
       return 'It deactivates the user: their single-sign-on identity in the group is removed, and they can no longer sign in through it.';
     }

@@ -100,7 +100,7 @@ export const snippetsOperations = [
       'The values it replaces are kept nowhere (a snippet has no history here), so it asks a human whenever it replaces one, ' +
       'saying so when a wider visibility lets more people read it.',
     facts: exposureFacts('snippet', '/projects/:id/snippets/:snippet_id'),
-    confirm: (input, now) => {
+    needsApproval: (input, now) => {
       const replaced = REPLACEABLE.filter((key) => input[key] !== undefined);
       if (replaced.length === 0) return undefined;
       return reasons(

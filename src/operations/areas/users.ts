@@ -112,7 +112,7 @@ const createUser: Operation = defineOperation({
   undo:
     'Adds an account and replaces nothing; delete_user removes it again. Creating an administrator, or linking a ' +
     'sign-in identity, asks a human first.',
-  confirm: (input) => {
+  needsApproval: (input) => {
     const parts: string[] = [];
     if (input.admin === true)
       parts.push('creates an instance administrator: the new account can read and change everything on the instance');
@@ -148,7 +148,7 @@ const updateUser: Operation = defineOperation({
   undo:
     'The values it replaces are kept nowhere, a new password locks the user out until they change it, and ' +
     'admin changes who controls the instance; so it asks a human whenever it sets anything.',
-  confirm: (input) => {
+  needsApproval: (input) => {
     const parts: string[] = [];
     const replaced = OVERWRITTEN.filter((key) => input[key] !== undefined);
     if (replaced.length > 0)
@@ -255,7 +255,7 @@ export const usersOperations = [
     }),
     effect: 'destructive',
     undo: 'Cannot be undone: the account, its tokens, keys, memberships and personal projects are gone for good.',
-    confirm: (input) =>
+    needsApproval: (input) =>
       input.hard_delete === true
         ? 'Cannot be undone: the account and everything they contributed are gone for good, with every group they ' +
           'solely own and all the projects in those groups.'

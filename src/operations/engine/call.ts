@@ -18,7 +18,7 @@ type PreparedCall =
    * ShownText as it is, adding only its own markup's escaping), then calls executeCall.
    */
   | {
-      kind: 'confirm';
+      kind: 'approve';
       operation: Operation;
       input: Record<string, unknown>;
       prompt: ShownText;
@@ -49,9 +49,9 @@ export function prepareCall(
   }
   const decision = decide(operation, input, policy);
   if (decision.kind === 'deny') return { kind: 'refused', operation, message: decision.reason };
-  if (decision.kind === 'confirm')
+  if (decision.kind === 'approve')
     return {
-      kind: 'confirm',
+      kind: 'approve',
       operation,
       input,
       prompt: decision.prompt,
@@ -97,7 +97,7 @@ export async function decideWithFacts(
   if (decision.kind === 'deny') return { kind: 'refused', operation, message: decision.reason };
   if (decision.kind === 'run') return { kind: 'run', operation, input: judged, facts };
   return {
-    kind: 'confirm',
+    kind: 'approve',
     operation,
     input: judged,
     prompt: decision.prompt,
@@ -132,7 +132,7 @@ export async function prepareCallResolved(
   const targets = await describeTargets(operation, prepared.input, ctx, resolved.targets, { forQuestion: true });
   // The same decision, now with the names the question shows.
   const decision = decide(operation, prepared.input, policy, targets, facts);
-  return decision.kind === 'confirm' ? { ...prepared, prompt: decision.prompt, targets } : { ...prepared, targets };
+  return decision.kind === 'approve' ? { ...prepared, prompt: decision.prompt, targets } : { ...prepared, targets };
 }
 
 /**

@@ -129,7 +129,7 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
    * a human must approve this input, or undefined when it can run at once. The confirmation also shows every
    * argument of the call, so the reason need not repeat them.
    */
-  confirm?(input: z.infer<S>, facts?: F): string | undefined;
+  needsApproval?(input: z.infer<S>, facts?: F): string | undefined;
   /**
    * What to read from the service before deciding, for a call whose effect depends on more than its input; confirm
    * then gets the facts (undefined when not needed, or not read: the policy then asks, saying so).
@@ -289,7 +289,7 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
       `operation ${spec.name}: a ${spec.effect} operation must say in 'undo' what it leaves behind and how it is undone`,
     );
   }
-  if (spec.effect === 'read' && spec.confirm && !spec.undo?.trim()) {
+  if (spec.effect === 'read' && spec.needsApproval && !spec.undo?.trim()) {
     throw new Error(`operation ${spec.name}: a read that may ask a human must record why in 'undo'`);
   }
   if (spec.composedOf && !spec.run)
@@ -300,7 +300,7 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
   }
   if (spec.facts && spec.effect === 'read')
     throw new Error(`operation ${spec.name}: a read runs at once; it has no effect facts to judge`);
-  if (spec.idempotent && (spec.effect === 'destructive' || spec.confirm || spec.facts)) {
+  if (spec.idempotent && (spec.effect === 'destructive' || spec.needsApproval || spec.facts)) {
     // A retried confirmed call could run twice what the human approved once, or report its own success as a 404.
     throw new Error(
       `operation ${spec.name}: a call that may need a human's confirmation must not be marked idempotent`,

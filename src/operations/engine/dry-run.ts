@@ -186,8 +186,8 @@ export async function dryRunCall(
       request: previewRequest(op, req),
       ...(op.steps ? { steps: op.steps(input) } : {}),
       ...(op.undo ? { changes: op.undo } : {}),
-      needs_confirmation: prepared.kind === 'confirm',
-      ...(prepared.kind === 'confirm' && prepared.reason !== op.undo ? { confirm_reason: prepared.reason } : {}),
+      needs_confirmation: prepared.kind === 'approve',
+      ...(prepared.kind === 'approve' && prepared.reason !== op.undo ? { confirm_reason: prepared.reason } : {}),
     },
   };
 }

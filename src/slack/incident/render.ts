@@ -154,7 +154,7 @@ export function renderIncident(view: IncidentView, now: number): SlackMessage {
 /** One line of the message's thread: who did what with a button, and what came of it (service words escaped). */
 export function renderTimeline(line: {
   user: string;
-  did: 'pressed' | 'confirmed' | 'declined';
+  did: 'pressed' | 'approved' | 'declined';
   label: string;
   outcome?: string;
 }): SlackMessage {

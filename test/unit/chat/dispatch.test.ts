@@ -73,13 +73,13 @@ describe('dispatch', () => {
     const [target] = await pipelineIds('success');
     const chat = dispatcher();
     const asked = await chat.dispatch(`pipeline delete ${PROJECT} ${target}`);
-    if (asked.kind !== 'confirm') throw new Error('expected a confirmation');
+    if (asked.kind !== 'approve') throw new Error('expected a confirmation');
     expect(asked.operation.name).toBe('delete_pipeline');
     expect(asked.input).toEqual({ id: PROJECT, pipeline_id: target });
     expect(asked.prompt).toContain(`pipeline_id: ${target}`);
     expect(asked.message.sections[0].text).toBe(asked.prompt);
     expect(await pipelineIds()).toContain(target);
-    const done = messageOf(await chat.confirmed(asked.operation, asked.input));
+    const done = messageOf(await chat.approved(asked.operation, asked.input));
     expect(done).toMatchObject({ ok: true, message: { status: 'success' } });
     expect(await pipelineIds()).not.toContain(target);
   });
@@ -89,9 +89,9 @@ describe('dispatch', () => {
     const policy = { readOnly: false };
     const chat = dispatcher({ policy });
     const asked = await chat.dispatch(`pipeline delete ${PROJECT} ${target}`);
-    expect(asked.kind).toBe('confirm');
+    expect(asked.kind).toBe('approve');
     policy.readOnly = true;
-    const refused = messageOf(await chat.confirmed('delete_pipeline', { id: PROJECT, pipeline_id: target }));
+    const refused = messageOf(await chat.approved('delete_pipeline', { id: PROJECT, pipeline_id: target }));
     expect(refused.ok).toBe(false);
     expect(refused.message.sections[0].text).toMatch(/read-only/);
     expect(await pipelineIds()).toContain(target);
@@ -158,7 +158,7 @@ describe('dispatch', () => {
     const destroy = await chat.dispatch(`pipeline delete ${PROJECT} ${target}`);
     expect(destroy.kind).toBe('message');
     expect(messageOf(destroy).message.sections[0].text).toMatch(/\/forge login/);
-    expect(messageOf(await chat.confirmed('delete_pipeline', { id: PROJECT, pipeline_id: target })).ok).toBe(false);
+    expect(messageOf(await chat.approved('delete_pipeline', { id: PROJECT, pipeline_id: target })).ok).toBe(false);
     expect(await pipelineIds()).toContain(target);
     const triaged = messageOf(await chat.dispatch(`triage ${PROJECT}`));
     expect(triaged.ok).toBe(false);

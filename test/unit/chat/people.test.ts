@@ -43,15 +43,15 @@ describe('people by name in chat', () => {
     expect(added.message.title).toBe('Added @erin to acme/web as developer');
 
     const ask = await chat.dispatch(`project member remove ${PROJECT} @erin`);
-    expect(ask.kind).toBe('confirm');
-    if (ask.kind !== 'confirm') return;
+    expect(ask.kind).toBe('approve');
+    if (ask.kind !== 'approve') return;
     expect(ask.input).toEqual({ id: PROJECT, user_id: id });
     expect(ask.prompt).toContain(`user_id: "Erin Walsh" (@erin, id ${id}), now developer`);
     expect(env.sandbox.requests.filter({ method: 'DELETE', path: `/projects/acme%2Fweb/members/${id}` })).toHaveLength(
       0,
     );
 
-    const done = messageOf(await chat.confirmed(ask.operation, ask.input));
+    const done = messageOf(await chat.approved(ask.operation, ask.input));
     expect(done.ok).toBe(true);
     expect(done.message.title).toBe('Removed @erin from acme/web (was developer)');
     expect(env.sandbox.requests.filter({ method: 'DELETE', path: `/projects/acme%2Fweb/members/${id}` })).toHaveLength(
@@ -72,12 +72,12 @@ describe('people by name in chat', () => {
       messageOf(await dispatcher().dispatch(`project member add ${PROJECT} user_id=@erin access_level=30`)).ok,
     ).toBe(true);
     const ask = await dispatcher().dispatch(`project member update ${project.data.id} erin access_level=40`);
-    expect(ask.kind).toBe('confirm');
-    if (ask.kind !== 'confirm') return;
+    expect(ask.kind).toBe('approve');
+    if (ask.kind !== 'approve') return;
     expect(ask.prompt).toContain(`project: "acme/web" (id ${project.data.id})`);
     expect(ask.prompt).toMatch(/user_id: "Erin Walsh" \(@erin, id \d+\)/);
     expect(
-      messageOf(await dispatcher().confirmed('remove_project_member', { id: PROJECT, user_id: await erinId() })).ok,
+      messageOf(await dispatcher().approved('remove_project_member', { id: PROJECT, user_id: await erinId() })).ok,
     ).toBe(true);
   });
 

@@ -4,7 +4,7 @@ import { broadcastState } from '../../../src/operations/areas/broadcast-messages
 import { executeCall, prepareCall } from '../../../src/operations/engine/call.js';
 import type { OperationResult } from '../../../src/operations/engine/define.js';
 import { findOperation, operations } from '../../../src/operations/index.js';
-import { presentConfirmation, presentFailure, presentOutcome } from '../../../src/chat/present.js';
+import { presentApproval, presentFailure, presentOutcome } from '../../../src/chat/present.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import type { ShownText } from '../../../src/text/visible.js';
 
@@ -210,9 +210,9 @@ describe('failures and confirmations', () => {
   it('shows the exact prompt whole, as code', () => {
     const op = findOperation('delete_pipeline')!;
     const prepared = prepareCall(op, { id: PROJECT, pipeline_id: 3 }, { readOnly: false }, { operations });
-    expect(prepared.kind).toBe('confirm');
+    expect(prepared.kind).toBe('approve');
     const prompt = (prepared as { prompt: ShownText }).prompt;
-    const message = presentConfirmation(prompt, op);
+    const message = presentApproval(prompt, op);
     expect(message.status).toBe('warning');
     expect(message.sections).toEqual([{ text: prompt, code: true }]);
   });

@@ -81,7 +81,13 @@ describe('toolAnnotations', () => {
     ).toEqual({ destructiveHint: false, idempotentHint: true });
     expect(
       toolAnnotations(
-        defineOperation({ ...base, name: 'risky_thing', effect: 'write', undo: 'Sets it.', confirm: () => 'why' }),
+        defineOperation({
+          ...base,
+          name: 'risky_thing',
+          effect: 'write',
+          undo: 'Sets it.',
+          needsApproval: () => 'why',
+        }),
       ),
     ).toEqual({});
     expect(

@@ -176,7 +176,8 @@ describe('operation registry', () => {
     expect(writes.length).toBeGreaterThan(0);
     for (const op of writes) expect(op.effect, op.name).not.toBe('read');
     // A read that reveals credentials asks first; what the human approved runs once, so it is never retried.
-    for (const op of operations.filter((o) => o.effect === 'read')) expect(op.idempotent, op.name).toBe(!op.confirm);
+    for (const op of operations.filter((o) => o.effect === 'read'))
+      expect(op.idempotent, op.name).toBe(!op.needsApproval);
   });
 
   // The service pages every list endpoint (20 by default); a list read without pagination silently stops at

@@ -50,59 +50,59 @@ const CASES: Array<[string, Record<string, unknown>, FactsReading | undefined, D
     'protect_branch',
     { id: P, name: 'mai*', push_access_level: 30, allow_force_push: true },
     read([main]),
-    'confirm',
+    'approve',
     /On "main" it allows push by developers \(now maintainers\), force push \(now refused\)/,
   ],
   [
     'protect_branch',
     { id: P, name: 'release/1.0', push_access_level: 30 },
     read([main, releases]),
-    'confirm',
+    'approve',
     /On "release\/1\.0" \(now under "release\/\*"\) it allows push by developers/,
   ],
   [
     'protect_branch',
     { id: P, name: 'release/1.0', push_access_level: 60 },
     read([releases]),
-    'confirm',
+    'approve',
     /opens nothing there now/,
   ],
   [
     'protect_branch',
     { id: P, name: 'feature/*' },
     read([main]),
-    'confirm',
+    'approve',
     /"feature\/\*" covers every branch it matches, now and later/,
   ],
   [
     'protect_branch',
     { id: P, name: 'feature/*' },
     { read: false, why: 'could not be read (503)' },
-    'confirm',
+    'approve',
     /protected branches.*could not be read \(503\)/,
   ],
   [
     'unprotect_branch',
     { id: P, name: 'main' },
     read([main, { name: 'ma*', push: 30, merge: 40, forcePush: false }]),
-    'confirm',
+    'approve',
     /"main" stays covered by "ma\*" \(developers push/,
   ],
   [
     'unprotect_branch',
     { id: P, name: 'main' },
     read([main]),
-    'confirm',
+    'approve',
     /No other rule matches "main": it is left unprotected/,
   ],
   // retry_job: the service's retry starts a manual job at once.
   ['retry_job', { id: P, job_id: 32 }, read(job({ when: 'on_success' })), 'run'],
-  ['retry_job', { id: P, job_id: 32 }, read(job({ when: 'manual' })), 'confirm', /starts a manual job at once/],
+  ['retry_job', { id: P, job_id: 32 }, read(job({ when: 'manual' })), 'approve', /starts a manual job at once/],
   [
     'retry_job',
     { id: P, job_id: 32 },
     read(job({ status: 'canceled' })),
-    'confirm',
+    'approve',
     /does not say whether this job is a manual one/,
   ],
   ['retry_job', { id: P, job_id: 32 }, read(job({ status: 'running' })), 'run'], // not retryable: the service refuses it
@@ -110,7 +110,7 @@ const CASES: Array<[string, Record<string, unknown>, FactsReading | undefined, D
     'retry_job',
     { id: P, job_id: 32 },
     { read: false, why: 'could not be read (404)' },
-    'confirm',
+    'approve',
     /whether the job is a manual one, which could not be read/,
   ],
   // update_issue: making a confidential issue readable by everyone who sees the project.
@@ -118,7 +118,7 @@ const CASES: Array<[string, Record<string, unknown>, FactsReading | undefined, D
     'update_issue',
     { id: P, issue_iid: 1, confidential: false },
     read({ confidential: true }),
-    'confirm',
+    'approve',
     /makes a confidential issue readable/,
   ],
   ['update_issue', { id: P, issue_iid: 1, confidential: false }, read({ confidential: false }), 'run'],
@@ -126,7 +126,7 @@ const CASES: Array<[string, Record<string, unknown>, FactsReading | undefined, D
     'update_issue',
     { id: P, issue_iid: 1, confidential: false },
     read({}),
-    'confirm',
+    'approve',
     /did not say whether the issue is confidential/,
   ],
   ['update_issue', { id: P, issue_iid: 1, confidential: true }, undefined, 'run'],
@@ -134,30 +134,30 @@ const CASES: Array<[string, Record<string, unknown>, FactsReading | undefined, D
     'update_issue',
     { id: P, issue_iid: 1, confidential: false, title: 'T' },
     read({ confidential: true }),
-    'confirm',
+    'approve',
     /readable by everyone.*overwrites the issue's title/,
   ],
   [
     'update_snippet',
     { id: P, snippet_id: 1, visibility: 'public' },
     read({ visibility: 'private' }),
-    'confirm',
+    'approve',
     /makes the snippet public \(now private\): anyone can then read it/,
   ],
   [
     'update_snippet',
     { id: P, snippet_id: 1, visibility: 'internal' },
     read({ visibility: 'public' }),
-    'confirm',
+    'approve',
     /^It overwrites the snippet's visibility/,
   ],
   // approve_merge_request: pinned to the head shown (the pin itself is tested through the front ends).
-  ['approve_merge_request', { id: P, merge_request_iid: 1, sha: '54b5d197' }, undefined, 'confirm', /at head 54b5d197/],
+  ['approve_merge_request', { id: P, merge_request_iid: 1, sha: '54b5d197' }, undefined, 'approve', /at head 54b5d197/],
   [
     'approve_merge_request',
     { id: P, merge_request_iid: 1 },
     undefined,
-    'confirm',
+    'approve',
     /head commit, which was not read on this path/,
   ],
   // merge_merge_request alike: a whole sha needs no read; without one (or a short one) the head is read and pinned.
@@ -165,18 +165,18 @@ const CASES: Array<[string, Record<string, unknown>, FactsReading | undefined, D
     'merge_merge_request',
     { id: P, merge_request_iid: 1, sha: '54b5d19754b5d19754b5d19754b5d19754b5d197' },
     undefined,
-    'confirm',
+    'approve',
     /the head 54b5d197 exactly/,
   ],
   [
     'merge_merge_request',
     { id: P, merge_request_iid: 1, sha: '54b5d197' },
     undefined,
-    'confirm',
+    'approve',
     /head commit, which was not read on this path/,
   ],
   // Members: the service changes and removes only a membership of the place itself.
-  ['remove_project_member', { id: P, user_id: 3 }, read(direct), 'confirm', /loses this access at once/],
+  ['remove_project_member', { id: P, user_id: 3 }, read(direct), 'approve', /loses this access at once/],
   [
     'remove_project_member',
     { id: P, user_id: 3 },
@@ -216,7 +216,7 @@ describe('decisions judged by the facts read', () => {
 
   it('shows the facts-driven reason in the prompt, and every argument under it', () => {
     const decision = judge('protect_branch', { id: P, name: 'mai*', push_access_level: 30 }, read([main]));
-    expect(decision.kind === 'confirm' && decision.prompt.split('\n')).toEqual([
+    expect(decision.kind === 'approve' && decision.prompt.split('\n')).toEqual([
       expect.stringMatching(
         /^Protect branch \(protect_branch\): The service applies the most permissive of all rules matching a branch/,
       ),
@@ -268,8 +268,8 @@ describe('every operation that reads facts before deciding', () => {
     expect(factsNeeded(op(name), input)).toBe(true);
     for (const facts of [undefined, { read: false, why: 'could not be read (502 Bad Gateway)' } as const]) {
       const decision = decide(op(name), input, { readOnly: false }, undefined, facts);
-      expect(decision.kind).toBe('confirm');
-      expect(decision.kind === 'confirm' && decision.reason).toMatch(
+      expect(decision.kind).toBe('approve');
+      expect(decision.kind === 'approve' && decision.reason).toMatch(
         /Its effect depends on .+, which (was not read on this path|could not be read \(502 Bad Gateway\)); so a human decides\./,
       );
     }
@@ -293,8 +293,8 @@ describe('making private things readable by more people', () => {
       const input = inputNeedingFacts(name);
       const now = read({ confidential: true, visibility: 'private' });
       const decision = decide(op(name), input, { readOnly: false }, undefined, now);
-      expect(decision.kind).toBe('confirm');
-      expect(decision.kind === 'confirm' && decision.reason).toMatch(/readable by everyone|anyone can then read it/);
+      expect(decision.kind).toBe('approve');
+      expect(decision.kind === 'approve' && decision.reason).toMatch(/readable by everyone|anyone can then read it/);
     },
   );
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, fields } from '../../../src/operations/engine/define.js';
-import { confirmationPrompt, decide } from '../../../src/policy/policy.js';
+import { approvalPrompt, decide } from '../../../src/policy/policy.js';
 import { quoteExactly } from '../../../src/text/visible.js';
 
 const listThings = defineOperation({
@@ -41,7 +41,7 @@ const commitThing = defineOperation({
   }),
   effect: 'write',
   undo: 'Adds a commit.',
-  confirm: (input) =>
+  needsApproval: (input) =>
     input.force ? `Force-overwrite branch ${input.branch}: its current commits are replaced.` : undefined,
 });
 
@@ -54,7 +54,7 @@ describe('decide', () => {
   it('asks a human for every destructive call, naming the target by what the route calls it', () => {
     const decision = decide(deleteThing, { id: 'acme/web', pipeline_id: 42 }, { readOnly: false });
     expect(decision).toEqual({
-      kind: 'confirm',
+      kind: 'approve',
       prompt:
         'Delete a pipeline (delete_thing): Cannot be undone.\nThe exact call:\n  project: "acme/web"\n  pipeline_id: 42',
       reason: 'Cannot be undone.',
@@ -65,7 +65,7 @@ describe('decide', () => {
   it('asks for a write only when its confirm() says the input is dangerous, and still lists the whole call', () => {
     const decision = decide(commitThing, { id: 1, branch: 'main', force: true }, { readOnly: false });
     expect(decision).toEqual({
-      kind: 'confirm',
+      kind: 'approve',
       prompt:
         'Create a commit (commit_thing): Force-overwrite branch main: its current commits are replaced.\n' +
         'The exact call:\n  project: 1\n  branch: "main"\n  force: true',
@@ -109,17 +109,17 @@ describe('decide', () => {
   });
 });
 
-describe('confirmationPrompt', () => {
+describe('approvalPrompt', () => {
   it('shows a long branch name whole, never cut', () => {
     const branch = `release/${'x'.repeat(500)}/end`;
-    const text = confirmationPrompt(commitThing, { id: 5, branch }, 'Why.');
+    const text = approvalPrompt(commitThing, { id: 5, branch }, 'Why.');
     expect(text).toContain(`  branch: "${branch}"`);
   });
 
   it('summarises long free text by size and hash, and shows short text whole', () => {
-    const long = confirmationPrompt(commitThing, { id: 5, branch: 'main', content: 'a'.repeat(1000) }, 'Why.');
+    const long = approvalPrompt(commitThing, { id: 5, branch: 'main', content: 'a'.repeat(1000) }, 'Why.');
     expect(long).toMatch(/ {2}content: <1000 characters, 1000 bytes, sha256 [0-9a-f]{16}…>/);
-    const short = confirmationPrompt(commitThing, { id: 5, branch: 'main', content: 'hello' }, 'Why.');
+    const short = approvalPrompt(commitThing, { id: 5, branch: 'main', content: 'hello' }, 'Why.');
     expect(short).toContain('  content: "hello"');
   });
 
@@ -147,11 +147,11 @@ describe('credentials in the prompt', () => {
     }),
     effect: 'write',
     undo: 'Replaces settings.',
-    confirm: () => 'It replaces the settings.',
+    needsApproval: () => 'It replaces the settings.',
   });
 
   it('shows a token only by its length, and a webhook by the origin it sends to', () => {
-    const prompt = confirmationPrompt(
+    const prompt = approvalPrompt(
       setThing,
       { id: 1, slug: 'chat', token: 's3cr3t-value', webhook: 'https://hooks.evil.example/T0/B1/xyz' },
       'Why.',

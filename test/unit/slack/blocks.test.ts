@@ -1,14 +1,7 @@
 // Block Kit rendering: Slack's limits hold for any message (cut with a note), and text from strangers stays text.
 import { describe, expect, it } from 'vitest';
 import { chatMessage } from '../../../src/chat/message.js';
-import {
-  CONTINUED,
-  LIMITS,
-  renderConfirmation,
-  renderMessage,
-  splitText,
-  type Block,
-} from '../../../src/slack/blocks.js';
+import { CONTINUED, LIMITS, renderApproval, renderMessage, splitText, type Block } from '../../../src/slack/blocks.js';
 import { joinShown, quoteExactly, shown, spellOutHidden } from '../../../src/text/visible.js';
 
 function textsOf(blocks: Block[]): string[] {
@@ -126,7 +119,7 @@ describe('renderMessage', () => {
   });
 });
 
-describe('renderConfirmation', () => {
+describe('renderApproval', () => {
   const answers = { yes: shown`Yes, delete pipeline 5`, no: shown`No, change nothing` };
 
   it('shows the whole call with a danger yes (with a dialog) and a no, both carrying the approval', () => {
@@ -137,7 +130,7 @@ describe('renderConfirmation', () => {
       ],
       '\n',
     );
-    const rendered = renderConfirmation(prompt, 'T1:U1:abc', { operation: 'delete_pipeline', answers });
+    const rendered = renderApproval(prompt, 'T1:U1:abc', { operation: 'delete_pipeline', answers });
     expect(rendered).toBeDefined();
     expectWithinLimits(rendered!.blocks);
     const texts = textsOf(rendered!.blocks).join('\n');
@@ -159,7 +152,7 @@ describe('renderConfirmation', () => {
 
   it('refuses to ask about a call too long to show whole', () => {
     expect(
-      renderConfirmation(spellOutHidden('x'.repeat(200_000)), 't', { operation: 'create_commit', answers }),
+      renderApproval(spellOutHidden('x'.repeat(200_000)), 't', { operation: 'create_commit', answers }),
     ).toBeUndefined();
   });
 });

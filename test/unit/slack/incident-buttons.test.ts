@@ -104,7 +104,7 @@ const buttonsOf = (message: Record<string, unknown>): Button[] =>
 const thread = (calls: Array<Record<string, unknown>>) => calls.filter((c) => c.thread_ts === '100').map((c) => c.text);
 
 describe('incident buttons through the bot', () => {
-  it('asks the presser to confirm, and the thread says who asked, who confirmed and what ran: exactly the call shown', async () => {
+  it('asks the presser to approve, and the thread says who asked, who approved and what ran: exactly the call shown', async () => {
     const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
     await incidents.deliver(
       { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
@@ -115,16 +115,16 @@ describe('incident buttons through the bot', () => {
     await bot.followUp(turn('U1'), retry.value);
     const question = ephemeral.at(-1)!;
     expect(JSON.stringify(question.blocks)).toContain('pipeline_id');
-    const confirm = buttonsOf(question).find((b) => b.action_id === 'forge_confirm')!;
-    // Someone else cannot confirm it; nothing runs and the thread hears nothing of it.
-    await bot.confirm(turn('U2'), confirm.value);
+    const approve = buttonsOf(question).find((b) => b.action_id === 'forge_confirm')!;
+    // Someone else cannot approve it; nothing runs and the thread hears nothing of it.
+    await bot.approve(turn('U2'), approve.value);
     expect(ran).toEqual([]);
-    await bot.confirm(turn('U1'), confirm.value);
+    await bot.approve(turn('U1'), approve.value);
     expect(ran).toEqual([{ id: 'acme/web', pipeline_id: 12 }]);
     await outbox.drain();
     expect(thread(calls)).toEqual([
       '<@U1> pressed *Retry failed jobs* → asked them to confirm',
-      expect.stringMatching(/^<@U1> confirmed \*Retry failed jobs\* → .*12/),
+      expect.stringMatching(/^<@U1> approved \*Retry failed jobs\* → .*12/),
     ]);
   });
 

@@ -3,12 +3,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { presentConfirmation } from '../../../src/chat/present.js';
+import { presentApproval } from '../../../src/chat/present.js';
 import { approvalQuestion, refusal } from '../../../src/approval/mcp-elicitation.js';
 import type { ApprovalCall } from '../../../src/approval/port.js';
 import { describePerson } from '../../../src/operations/engine/people.js';
 import type { Answers } from '../../../src/policy/policy.js';
-import { renderConfirmation } from '../../../src/slack/blocks.js';
+import { renderApproval } from '../../../src/slack/blocks.js';
 import { joinShown, quoteExactly, showKey, shown, spellOutHidden, type ShownText } from '../../../src/text/visible.js';
 
 const answers: Answers = { yes: shown`Yes, delete pipeline 7`, no: shown`No, change nothing` };
@@ -36,13 +36,13 @@ describe('ShownText', () => {
       // @ts-expect-error a joiner of our own only, never data
       joinShown([quoteExactly(name)], name);
       // @ts-expect-error the terminal and chat question
-      presentConfirmation(name);
+      presentApproval(name);
       // @ts-expect-error the MCP form's question (both revisions)
       approvalQuestion(name);
       // @ts-expect-error a refusal that quotes the call
       refusal(name, 'why', 'fix');
       // @ts-expect-error Slack's question
-      renderConfirmation(name, 'ticket', { operation: 'delete_pipeline', answers });
+      renderApproval(name, 'ticket', { operation: 'delete_pipeline', answers });
       // @ts-expect-error the approval page and the Slack approver (through the page store)
       const request: ApprovalCall = { operation: 'delete_pipeline', input: {}, prompt: name, answers };
       // @ts-expect-error an answer's label

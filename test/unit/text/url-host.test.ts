@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../../src/operations/index.js';
 import { validateInput } from '../../../src/operations/engine/validate.js';
-import { confirmationPrompt } from '../../../src/policy/policy.js';
+import { approvalPrompt } from '../../../src/policy/policy.js';
 import { ambiguousHost, serviceHost, serviceOrigin } from '../../../src/text/url-host.js';
 
 describe('serviceHost', () => {
@@ -62,7 +62,7 @@ describe('ambiguousHost', () => {
       slug: 'slack',
       settings: { webhook: 'https://x:y@hooks.chat.example/services/T0/B1/secret' },
     }) as Record<string, unknown>;
-    const prompt = confirmationPrompt(op, input, 'Why.');
+    const prompt = approvalPrompt(op, input, 'Why.');
     expect(prompt).toContain('webhook: <secret URL on "https://hooks.chat.example"');
     expect(prompt).not.toContain('T0/B1/secret');
   });

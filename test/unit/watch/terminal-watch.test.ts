@@ -35,7 +35,7 @@ const dispatcher = () =>
 
 async function call<T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> {
   let reply = await dispatcher().call(name, input);
-  if (reply.kind === 'confirm') reply = await dispatcher().confirmed(reply.operation, reply.input);
+  if (reply.kind === 'approve') reply = await dispatcher().approved(reply.operation, reply.input);
   if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error(`${name} failed`);
   return reply.outcome.result.data as T;
 }
