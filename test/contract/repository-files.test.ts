@@ -33,13 +33,14 @@ describe.shuffle('repository-files, in any order', () => {
       '/projects/acme%2Fplatform%2Fpayments-api/repository/files/docs%2Frun%20books%2Fon%20call%20notes.md';
     const first = '# On call\n\nPage the payments team.\n';
     const second = '# On call\n\nPage the payments team.\nThen open an incident.\n';
-    // Each test makes the file on a branch of its own (the path stays the same), at the stage it starts from.
+    // Each test makes the file on a branch of its own from main (the same path), at the stage it starts from.
     const withFile = async (): Promise<string> => {
-      const { name: branch } = await suite.freshBranch(PAYMENTS);
+      const branch = suite.freshName('on-call');
       await suite.data('create_file', {
         id: PAYMENTS,
         file_path: filePath,
         branch,
+        start_branch: 'main',
         content: first,
         commit_message: 'Add on-call notes',
         author_name: 'Pager Bot',
@@ -62,13 +63,14 @@ describe.shuffle('repository-files, in any order', () => {
     };
 
     it('creates the file as one commit', async () => {
-      const { name: branch } = await suite.freshBranch(PAYMENTS);
+      const branch = suite.freshName('on-call');
       const result = await suite.call(
         'create_file',
         {
           id: PAYMENTS,
           file_path: filePath,
           branch,
+          start_branch: 'main',
           content: first,
           commit_message: 'Add on-call notes',
           author_name: 'Pager Bot',
