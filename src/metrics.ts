@@ -1,5 +1,5 @@
 // Prometheus metrics on /metrics (serve, and the Slack bot's own port): calls by operation, front end and outcome,
-// their latency, the service's retries and 429s, confirmations, MCP sessions, state store errors and watching. The front ends
+// their latency, the service's retries and 429s, approvals, MCP sessions, state store errors and watching. The front ends
 // record through the functions below, which do nothing until enableMetrics() ran: `forgeops mcp` and the terminal
 // chat never load prom-client.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,7 +7,7 @@ import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WatchCounts, WatchRecorder } from './watch/hub.js';
 
 type Front = 'mcp' | 'slack' | 'chat';
-/** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no; asked: a stateless client was asked to confirm (it calls again). */
+/** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no; asked: a stateless client was asked for approval (it calls again). */
 export type CallOutcome = 'ok' | 'failed' | 'refused' | 'declined' | 'asked';
 type ApprovalEvent = 'asked' | 'approved' | 'declined' | 'expired';
 /** What became of a POST to /hooks/pipeline. */
@@ -91,7 +91,7 @@ export async function enableMetrics(): Promise<void> {
     }),
     duration: new client.Histogram({
       name: 'forgeops_call_duration_seconds',
-      help: 'Time from a call received to its answer, confirmation wait included.',
+      help: 'Time from a call received to its answer, approval wait included.',
       labelNames: ['operation', 'front'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
@@ -103,8 +103,9 @@ export async function enableMetrics(): Promise<void> {
       registers: [registry],
     }),
     approvals: new client.Counter({
+      // The metric keeps its name: dashboards and alerts already query it.
       name: 'forgeops_confirmations_total',
-      help: 'Confirmations asked of a human, and how they ended.',
+      help: 'Approvals asked of a human, and how they ended.',
       labelNames: ['front', 'event'],
       registers: [registry],
     }),

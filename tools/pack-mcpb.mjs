@@ -57,7 +57,7 @@ function manifest(pkg, tools) {
     description: pkg.description,
     long_description:
       'Every action of the code hosting service as an MCP tool. A destructive call runs only once a human has ' +
-      'confirmed that exact call (MCP elicitation); a client that cannot ask gets a refusal naming the call. ' +
+      'approved that exact call (MCP elicitation); a client that cannot ask gets a refusal naming the call. ' +
       'Leave the service URL empty to try it against the embedded sandbox and its demo data.',
     author: { name: typeof pkg.author === 'string' ? pkg.author : (pkg.author?.name ?? 'forgeops contributors') },
     license: pkg.license,

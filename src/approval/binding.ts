@@ -22,7 +22,7 @@ interface Binding {
   open?: string;
 }
 
-/** Who clicks Confirm, where, and (when the channel has it) the call they saw: it must be the one issued. */
+/** Who clicks Approve, where, and (when the channel has it) the call they saw: it must be the one issued. */
 interface Redeemer {
   person: string;
   place: string;
@@ -30,15 +30,14 @@ interface Redeemer {
   input?: Record<string, unknown>;
 }
 
-const UNKNOWN: Redemption = { ok: false, reason: 'This confirmation was already used or is unknown; nothing was run.' };
+const UNKNOWN: Redemption = { ok: false, reason: 'This approval was already used or is unknown; nothing was run.' };
 
 /** The checks that leave the approval in place: only its requester, in its place, may spend it. */
 function checkClaimant(binding: Binding | undefined, by: Redeemer): Redemption | undefined {
   if (!binding) return UNKNOWN;
   if (binding.call.requester !== by.person)
-    return { ok: false, reason: 'Only the person who asked for this call can confirm it.' };
-  if (binding.call.place !== by.place)
-    return { ok: false, reason: 'This confirmation belongs to another conversation.' };
+    return { ok: false, reason: 'Only the person who asked for this call can approve it.' };
+  if (binding.call.place !== by.place) return { ok: false, reason: 'This approval belongs to another conversation.' };
   return undefined;
 }
 
@@ -46,16 +45,16 @@ function checkClaimant(binding: Binding | undefined, by: Redeemer): Redemption |
 function checkSpent(binding: Binding, by: Redeemer, now: number): Redemption {
   // A durable approval may have been edited where it is stored: what runs must still be what was shown.
   if (fingerprint(binding.call.operation, binding.call.input) !== binding.fingerprint) {
-    return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
+    return { ok: false, reason: 'The call changed since it was approved; nothing was run.' };
   }
   if (now > binding.expiresAt)
-    return { ok: false, reason: 'This confirmation expired; ask again to get a fresh one.', expired: true };
+    return { ok: false, reason: 'This approval expired; ask again to get a fresh one.', expired: true };
   if (
     by.operation !== undefined &&
     by.input !== undefined &&
     fingerprint(by.operation, by.input) !== binding.fingerprint
   ) {
-    return { ok: false, reason: 'The call changed since it was confirmed; nothing was run.' };
+    return { ok: false, reason: 'The call changed since it was approved; nothing was run.' };
   }
   return { ok: true, call: binding.call };
 }
@@ -87,7 +86,7 @@ export class BoundApprovals {
   ) {}
 
   /**
-   * Records a call awaiting approval; the returned id goes into the Confirm button (or a link). `idPrefix` (a
+   * Records a call awaiting approval; the returned id goes into the Approve button (or a link). `idPrefix` (a
    * replica's name and a dot) lets a balancer send the answer back to the process that holds the approval.
    */
   issue(call: PendingCall, idPrefix = ''): string {
@@ -153,7 +152,10 @@ interface DurableApprovalOptions {
 
 /** Kept after expiry for this long, so a late click is told "expired" rather than "unknown". */
 const EXPIRED_GRACE_MS = 60 * 60_000;
-/** Marks an approval that can still be answered, `confirm-open:<counted as>:<random>`, expiring with the answer window. */
+/**
+ * Marks an approval that can still be answered, `confirm-open:<counted as>:<random>`, expiring with the answer window.
+ * Store keys keep their older `confirm` prefix: approvals already stored stay readable.
+ */
 const OPEN_PREFIX = 'confirm-open:';
 
 /**
@@ -187,13 +189,13 @@ export class DurableApprovals {
     if ((await this.store.count(mine)) >= maxPerRequester) {
       return {
         ok: false,
-        reason: `You already have ${maxPerRequester} calls waiting for your confirmation; confirm or cancel those first. Nothing was run.`,
+        reason: `You already have ${maxPerRequester} calls waiting for your approval; approve or decline those first. Nothing was run.`,
       };
     }
     if ((await this.store.count(OPEN_PREFIX)) >= maxPending) {
       return {
         ok: false,
-        reason: 'Too many calls are waiting for confirmation right now; try again in a few minutes. Nothing was run.',
+        reason: 'Too many calls are waiting for approval right now; try again in a few minutes. Nothing was run.',
       };
     }
     const nonce = randomBytes(18).toString('base64url');

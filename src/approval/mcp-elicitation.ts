@@ -72,6 +72,7 @@ export function elicitationForm(answers: Answers) {
   return {
     type: 'object' as const,
     properties: {
+      // The field keeps its name: clients that answer the form send it.
       confirm: {
         type: 'boolean' as const,
         title: answers.yes as string,
@@ -141,7 +142,7 @@ async function askInForm(
   options: AskOptions,
   extra: CallExtra,
 ): Promise<ApprovalAnswer> {
-  options.onPhase('waiting for the human to confirm');
+  options.onPhase('waiting for the human to approve');
   // Related to the tool call, the question travels on the call's own response stream: a client that never
   // opened the optional GET stream still sees it.
   const answer = await server.elicitInput(
@@ -159,7 +160,7 @@ async function askInForm(
 export function readApprovalAnswer(action: string, content: unknown): ApprovalAnswer {
   if (action === 'accept' && (content as { confirm?: unknown } | undefined)?.confirm === true)
     return { approved: true };
-  const how = action === 'accept' ? 'did not tick the confirmation' : action === 'decline' ? 'declined' : 'cancelled';
+  const how = action === 'accept' ? 'did not tick the approval' : action === 'decline' ? 'declined' : 'cancelled';
   return { approved: false, reason: `The human ${how}; nothing was changed.` };
 }
 

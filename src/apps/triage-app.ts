@@ -17,7 +17,7 @@ export const TRIAGE_VIEW_URI = 'ui://forgeops/triage.html';
 export const VIEW_TOOLS: readonly string[] = ['triage_project', 'get_pipeline'];
 /**
  * What the view's buttons and panels call. Those the session does not offer the model are listed to a client that
- * renders views, marked for the view only; every call still goes through the same policy and confirmation.
+ * renders views, marked for the view only; every call still goes through the same policy and approval.
  */
 export const VIEW_CALLS: readonly string[] = [
   'triage_project',

@@ -45,7 +45,7 @@ export type ChatReply =
   | { kind: 'message'; ok: boolean; message: ChatMessage; outcome?: CallOutcome }
   /**
    * The call waits for its human: show `message` (the exact prompt), or the prompt and its two answers in the front
-   * end's own widgets, then call `confirmed(operation, input)` on yes.
+   * end's own widgets, then call `approved(operation, input)` on yes.
    */
   | {
       kind: 'approve';
@@ -135,7 +135,7 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     const checked = prepareCall(op, args, ctx.policy, ctx.explain);
     const needsService = checked.kind !== 'refused' || resolvePeopleMayHelp(op, args);
     if (!needsService) return refused(op, (checked as { message: string }).message);
-    // Nobody is asked to confirm what they could not run: the front end's refusal comes before the question.
+    // Nobody is asked to approve what they could not run: the front end's refusal comes before the question.
     const run = await ctx.runContext(op);
     if ('refused' in run) return refused(op, run.refused);
     const prepared = await prepareCallResolved(op, args, ctx.policy, ctx.explain, run);
@@ -157,7 +157,7 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     if (!op) return { ok: false, message: `${name} is not offered here` };
     const prepared = prepareCall(op, args, ctx.policy, ctx.explain);
     if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
-    if (prepared.kind === 'approve') return { ok: false, message: `${name} needs a confirmation` };
+    if (prepared.kind === 'approve') return { ok: false, message: `${name} needs approval` };
     const run = await ctx.runContext(op);
     if ('refused' in run) return { ok: false, message: run.refused };
     const outcome = await executeCall(op, prepared.input, run, ctx.explain);

@@ -190,7 +190,7 @@ function table(rows: Array<[string, string]>): string[] {
 }
 
 export function commandHelp(op: Operation, options: HelpOptions = {}): string {
-  const confirm =
+  const approval =
     op.effect === 'destructive'
       ? 'Asks you to approve it before it runs.'
       : op.needsApproval
@@ -203,7 +203,7 @@ export function commandHelp(op: Operation, options: HelpOptions = {}): string {
   return [
     `Usage: ${usageLine(op, options)}`,
     `${op.title}: ${op.description}`,
-    ...(confirm ? [confirm] : []),
+    ...(approval ? [approval] : []),
     '',
     'Parameters:',
     ...(parameters.length > 0 ? table(parameters) : ['  (none)']),

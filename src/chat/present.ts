@@ -425,10 +425,10 @@ export function presentFailure(message: string, title?: string): ChatMessage {
 
 /** The question a human must answer before a call runs: the policy's exact prompt, shown whole. */
 export function presentApproval(prompt: ShownText, op?: Operation): ChatMessage {
-  return chatMessage(op ? `Confirm: ${op.title}?` : 'Confirm this call?', {
+  return chatMessage(op ? `Approve: ${op.title}?` : 'Approve this call?', {
     status: 'warning',
     sections: [{ text: prompt, code: true }],
-    notes: ['Nothing runs until you confirm; declining changes nothing.'],
+    notes: ['Nothing runs until you approve; declining changes nothing.'],
   });
 }
 
@@ -445,7 +445,7 @@ export function presentDryRun(preview: CallPreview, op: Operation): ChatMessage 
     fields: [
       ...(preview.changes ? [['would change', preview.changes] as [string, string]] : []),
       [
-        'confirmation',
+        'approval',
         preview.needs_confirmation
           ? `a real run asks first${preview.confirm_reason ? `: ${preview.confirm_reason}` : ''}`
           : 'not needed',

@@ -47,9 +47,9 @@ export function renderReference(operations: readonly Operation[]): string {
   for (const area of areas) {
     out.push(`### ${area}`, '', '| tool | chat | route | effect | what it does |', '|---|---|---|---|---|');
     for (const op of operations.filter((o) => o.area === area)) {
-      // A destructive call always asks; its confirm() only words the question for some inputs.
+      // A destructive call always asks; its needsApproval() only words the question for some inputs.
       const effect =
-        op.effect + (op.effect === 'destructive' ? ' (confirm)' : op.needsApproval ? ' (confirm when risky)' : '');
+        op.effect + (op.effect === 'destructive' ? ' (approve)' : op.needsApproval ? ' (approve when risky)' : '');
       const route =
         `\`${op.method} ${cell(op.path)}\`${op.composedOf ? ` (repeats ${op.composedOf.map((name) => `\`${name}\``).join(', ')})` : ''}` +
         (op.outsideSpec ? ` (outside the spec: ${cell(op.outsideSpec)})` : '');
@@ -62,7 +62,7 @@ export function renderReference(operations: readonly Operation[]): string {
 
 /**
  * Which calls ask a human, from each operation's recorded decision: a destructive call always, a write or a read with
- * a confirm() for the inputs it names (a read that reveals credentials); why is its `undo`. Operations with the same decision share a row.
+ * a needsApproval() for the inputs it names (a read that reveals credentials); why is its `undo`. Operations with the same decision share a row.
  */
 export function renderHumanDecisions(operations: readonly Operation[]): string {
   const rows = new Map<string, { names: string[]; when: string; why: string }>();

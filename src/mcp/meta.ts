@@ -1,5 +1,5 @@
 // The meta tools: find operations by words, describe one, run one — every operation through three small tools,
-// with the same validation, policy and confirmations as the operation's own tool.
+// with the same validation, policy and approvals as the operation's own tool.
 import type { Operation } from '../operations/engine/define.js';
 import { findOperations } from '../operations/engine/search.js';
 import { readOnlyRefusal } from '../policy/policy.js';
@@ -10,7 +10,7 @@ import { textResult, type ToolResult } from './results.js';
 
 export { META_TOOLS };
 
-/** What calling an operation means to the server: validation, policy, confirmation, execution, result. */
+/** What calling an operation means to the server: validation, policy, approval, execution, result. */
 type CallOperation = (op: Operation, args: unknown) => Promise<ToolResult>;
 
 export interface MetaContext {
@@ -57,19 +57,19 @@ function lookUp(ctx: MetaContext, name: unknown): { op: Operation } | { error: T
   };
 }
 
-/** Whether every call of the operation asks a human: destructive, or a confirm() that holds for any input. */
+/** Whether every call of the operation asks a human: destructive, or a needsApproval() that holds for any input. */
 function alwaysAsks(op: Operation): boolean {
   if (op.effect === 'destructive') return true;
   if (!op.needsApproval) return false;
-  // A confirm() that takes no input gives its reason whatever the input (cancel_pipeline).
+  // A needsApproval() that takes no input gives its reason whatever the input (cancel_pipeline).
   return op.needsApproval.length === 0;
 }
 
 export function effectNote(op: Operation): string {
-  if (op.effect === 'read') return op.needsApproval ? 'read: some inputs need a human to confirm' : 'read';
-  if (op.effect === 'destructive') return 'destructive: a human confirms the exact call';
-  if (alwaysAsks(op)) return 'write: a human always confirms the exact call';
-  return op.needsApproval ? 'write: some inputs need a human to confirm' : 'write';
+  if (op.effect === 'read') return op.needsApproval ? 'read: some inputs need a human to approve' : 'read';
+  if (op.effect === 'destructive') return 'destructive: a human approves the exact call';
+  if (alwaysAsks(op)) return 'write: a human always approves the exact call';
+  return op.needsApproval ? 'write: some inputs need a human to approve' : 'write';
 }
 
 function find(ctx: MetaContext, args: Record<string, unknown>): ToolResult {

@@ -39,7 +39,7 @@ export function serviceReader(options: ServiceReadOptions): ServiceRead {
     if (op?.effect !== 'read') throw new Error(`${name} is not a read operation of this server`);
     const prepared = prepareCall(op, args, { readOnly: options.readOnly }, explain);
     if (prepared.kind === 'refused') return { ok: false, message: prepared.message };
-    if (prepared.kind === 'approve') return { ok: false, message: `${name} needs a human's confirmation` };
+    if (prepared.kind === 'approve') return { ok: false, message: `${name} needs a human's approval` };
     const outcome = await executeCall(
       op,
       prepared.input,

@@ -25,7 +25,7 @@ import {
 type V2 = typeof import('@modelcontextprotocol/server');
 type HandlerContext = import('@modelcontextprotocol/server').ServerContext;
 
-/** The key of the one question a destructive call asks, in inputRequests and inputResponses. */
+/** The key of the one question a destructive call asks, in inputRequests and inputResponses (a wire name: kept). */
 const APPROVAL_KEY = 'confirm';
 /** The signed requestState's payload: the approval it names (the field keeps the name replicas already exchange). */
 type ApprovalState = { ticket: string };
@@ -225,7 +225,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     server.setRequestHandler('tools/call', async (request, ctx) => {
       handlerContext = ctx;
       // The tool calls speak the 2025 SDK's handler terms; these are the parts of them they use, and the request's
-      // own context, which they hand back to confirm.
+      // own context, which they hand back to ask for approval.
       const extra = {
         requestId: ctx.mcpReq.id,
         signal: ctx.mcpReq.signal,

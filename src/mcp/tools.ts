@@ -232,7 +232,7 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
   delete schema.$schema;
   dropSharedDescriptions(op, (schema.properties ?? {}) as Record<string, Record<string, unknown>>);
   acceptUsernames(op, (schema.properties ?? {}) as Record<string, Record<string, unknown>>);
-  const suffix = op.effect === 'destructive' ? ' A human confirms it first.' : '';
+  const suffix = op.effect === 'destructive' ? ' A human approves it first.' : '';
   const descriptor: ToolDescriptor = {
     name: op.name,
     title: op.title,

@@ -1,4 +1,4 @@
-// The policy step every front end asks before running: allowed here and now? does a human need to confirm, and what exactly do they see?
+// The policy step every front end asks before running: allowed here and now? does a human need to approve, and what exactly do they see?
 import { createHash } from 'node:crypto';
 import type { Operation } from '../operations/engine/define.js';
 import {
@@ -37,7 +37,7 @@ export function readOnlyRefusal(op: Pick<Operation, 'name' | 'effect'>, options:
 
 /**
  * Decides what happens to a validated call. A destructive operation always needs a human; a write does when its
- * confirm() finds this input dangerous (a commit that deletes files, a forced commit, an overwrite without history).
+ * needsApproval() finds this input dangerous (a commit that deletes files, a forced commit, an overwrite without history).
  */
 export function decide(
   op: Operation,
@@ -77,7 +77,7 @@ export function decide(
 const SUMMARISED_FIELDS = new Set(['content', 'description', 'note', 'commit_message', 'message', 'body']);
 const SUMMARY_THRESHOLD_CHARS = 300;
 
-/** Long free text as a human reads it in a confirmation or a dry run: its size and a digest, never the text. */
+/** Long free text as a human reads it in an approval request or a dry run: its size and a digest, never the text. */
 export function summarise(text: string): ShownText {
   const sha = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
   return shown`<${text.length} characters, ${Buffer.byteLength(text, 'utf8')} bytes, sha256 ${showKey(sha)}…>`;
@@ -103,7 +103,7 @@ export function isLongFreeText(key: string, text: string): boolean {
 /** One value as the human reads it: strings quoted and whole, long free text summarised, objects on one line each. */
 function renderValue(key: string, value: unknown): ShownText {
   // A credential (an integration's token, password or webhook URL) is never echoed into a chat or a dialog; the
-  // confirmation stays bound to the exact value all the same.
+  // approval stays bound to the exact value all the same.
   if (typeof value === 'string' && isSecretName(key)) return secretSummary(value);
   if (typeof value === 'string') {
     return isLongFreeText(key, value) ? summarise(value) : quoteExactly(value);
@@ -125,7 +125,7 @@ function renderValue(key: string, value: unknown): ShownText {
 }
 
 /**
- * The two answers to a confirmation, each saying what it does: on "Cancel pipeline?" a button called Cancel could
+ * The two answers to an approval request, each saying what it does: on "Cancel pipeline?" a button called Cancel could
  * mean either, so yes names the action and its number ("Yes, cancel pipeline 9") and no says what stays as it is.
  */
 export interface Answers {
@@ -214,7 +214,7 @@ function namedTarget(key: string, value: unknown, targets: Targets): ShownText |
 /**
  * The text a human approves: the operation, why it needs them, and then every argument that will be sent, one a
  * line and never cut (an array of objects, such as a commit's actions, one element a line). Only long free text
- * is summarised, by size and hash, and credentials by their length. What is confirmed is therefore exactly what runs.
+ * is summarised, by size and hash, and credentials by their length. What is approved is therefore exactly what runs.
  */
 export function approvalPrompt(
   op: Operation,

@@ -1,4 +1,4 @@
-// The audit trail of chat: every write and confirmed call as one JSON line under FORGEOPS_DATA_DIR (no secrets,
+// The audit trail of chat: every write and approved call as one JSON line under FORGEOPS_DATA_DIR (no secrets,
 // long text summarised by size and hash), so an operator can answer "who deleted that pipeline, from where".
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
@@ -16,6 +16,7 @@ interface AuditEntry {
   channel: string;
   operation: string;
   input: Record<string, unknown>;
+  /** Who approved the call (the name is older than the approval vocabulary; kept for readers of the stored log). */
   confirmedBy?: string;
   outcome: 'ok' | 'failed' | 'refused';
   status?: number;

@@ -1,5 +1,5 @@
 // Block Kit from the neutral ChatMessage, within Slack's limits (cut with a note, never rejected), and the
-// confirmation prompt with its yes/no buttons. Pure: no I/O; the values of buttons are handed in.
+// approval request with its yes/no buttons. Pure: no I/O; the values of buttons are handed in.
 import type { ChatMessage, ChatStatus } from '../chat/message.js';
 import type { FollowUp } from '../operations/engine/define.js';
 import type { Answers } from '../policy/policy.js';
@@ -17,8 +17,9 @@ export const LIMITS = {
   elementsPerActions: 25,
   contextElements: 10,
   fallbackText: 3000,
-  confirmTitle: 100,
-  confirmText: 300,
+  // Slack's own "are you sure" dialog (its `confirm` object) on a yes button.
+  dialogTitle: 100,
+  dialogText: 300,
 } as const;
 
 export type Block = Record<string, unknown>;
@@ -122,7 +123,7 @@ export function codeBlocks(text: string): Block[] {
 export interface RenderOptions {
   /** The value of follow-up button i (a stored reference, never the raw input); undefined: no button. */
   actionValue?: (index: number) => string | undefined;
-  /** Extra small print, e.g. "confirmed by @ana". */
+  /** Extra small print, e.g. "approved by @ana". */
   byline?: string;
   /** The value of a "Share in channel" button (a stored reference), for an answer only its asker sees. */
   share?: string;
@@ -231,7 +232,7 @@ function answerButton(answer: ShownText, actionId: string, value: string, style?
 /** Slack's own "are you sure" dialog on the yes button of a call that runs `operation`. */
 function runDialog(operation: string, answers: Answers, text: string): Block {
   return {
-    title: { type: 'plain_text', text: cut(`Run ${operation}?`, LIMITS.confirmTitle) },
+    title: { type: 'plain_text', text: cut(`Run ${operation}?`, LIMITS.dialogTitle) },
     text: { type: 'mrkdwn', text },
     confirm: { type: 'plain_text', text: cut(answers.yes, LIMITS.buttonText) },
     deny: { type: 'plain_text', text: 'No, go back' },
@@ -255,7 +256,7 @@ export function answerButtons(options: {
 }
 
 /**
- * The question before a call that needs a human: the reason and the exact call (never cut: what is confirmed is what
+ * The question before a call that needs a human: the reason and the exact call (never cut: what is approved is what
  * runs; ShownText, so only mrkdwn's own escaping is added), with yes (danger, with Slack's own "are you sure" dialog)
  * and no. Undefined when the call is too long to show whole in one Slack message; the caller then refuses rather than
  * ask about a part of it.
@@ -267,7 +268,7 @@ export function renderApproval(
 ): SlackMessage | undefined {
   const calls = codeBlocks(prompt);
   const blocks: Block[] = [
-    section(`:warning: *This needs your confirmation:* \`${escapeMrkdwn(options.operation)}\``),
+    section(`:warning: *This needs your approval:* \`${escapeMrkdwn(options.operation)}\``),
     ...calls,
     answerButtons({
       operation: options.operation,
@@ -278,11 +279,11 @@ export function renderApproval(
     }),
     {
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: 'Only you can see this. The confirmation works once, for 5 minutes.' }],
+      elements: [{ type: 'mrkdwn', text: 'Only you can see this. The approval works once, for 5 minutes.' }],
     },
   ];
   if (blocks.length > LIMITS.blocks || approval.length > LIMITS.buttonValue) return undefined;
-  return { text: `Confirm ${options.operation}?`, blocks };
+  return { text: `Approve ${options.operation}?`, blocks };
 }
 
 /** A short reply: one line of text with an optional status. */

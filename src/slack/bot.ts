@@ -41,7 +41,7 @@ import type { IncidentMessages } from './incident/sink.js';
 /** One request from Slack, as far as the bot cares: who, where, and how to answer. */
 export interface Turn {
   user: SlackUser;
-  /** The Slack user name, for "confirmed by". */
+  /** The Slack user name, for "approved by". */
   userName?: string;
   channelId: string;
   responseUrl?: string;
@@ -170,7 +170,7 @@ export class SlackBot {
       by: turn.userName ? `@${turn.userName}` : turn.user.userId,
       readProject: async (project) => {
         const reply = await this.safely(() => dispatcher.call('get_project', { id: project }));
-        if (reply.kind !== 'message') return { ok: false, why: 'reading it needs a confirmation' };
+        if (reply.kind !== 'message') return { ok: false, why: 'reading it needs approval' };
         if (!reply.ok)
           return { ok: false, why: (reply.message.sections[0]?.text ?? reply.message.title).split('\n')[0] };
         const data = reply.outcome?.ok ? (reply.outcome.result.data as { path_with_namespace?: unknown }) : undefined;
@@ -184,7 +184,7 @@ export class SlackBot {
     });
   }
 
-  /** An incident button's press (or its confirmation's answer) and what came of it, in the message's thread. */
+  /** An incident button's press (or its approval's answer) and what came of it, in the message's thread. */
   private async onTimeline(
     turn: Turn,
     incident: IncidentOfButton,
@@ -196,7 +196,7 @@ export class SlackBot {
     const outcome = !reply
       ? 'nothing was run'
       : reply.kind === 'approve'
-        ? 'asked them to confirm'
+        ? 'asked them to approve'
         : reply.ok
           ? reply.outcome?.operation.effect === 'read'
             ? `${reply.message.title} (shown to them)`
@@ -485,7 +485,7 @@ export class SlackBot {
         return this.answer(
           turn,
           renderText(
-            'This call is too long to show whole in Slack, and only a call shown whole may be confirmed. Run it from the terminal chat or an MCP client; nothing was run.',
+            'This call is too long to show whole in Slack, and only a call shown whole may be approved. Run it from the terminal chat or an MCP client; nothing was run.',
             'warning',
           ),
         );
@@ -580,7 +580,7 @@ export class SlackBot {
       );
   }
 
-  /** Records a write or a confirmed call that was run (reads and calls never sent are not the audit log's). */
+  /** Records a write or an approved call that was run (reads and calls never sent are not the audit log's). */
   private async audit(
     turn: Turn,
     reply: Extract<ChatReply, { kind: 'message' }>,
@@ -603,6 +603,7 @@ export class SlackBot {
       channel: turn.channelId,
       operation: outcome.operation.name,
       input: redactSecretInputs(outcome.operation.secretInputs, outcome.input),
+      // The audit line's field keeps its name: the log is stored, and readers of it parse it.
       ...(approved ? { confirmedBy: turn.user.userId } : {}),
       outcome: outcome.ok ? 'ok' : 'failed',
       ...(outcome.ok ? { status: outcome.result.status } : { message: outcome.message.split('\n')[0] }),

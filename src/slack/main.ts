@@ -23,7 +23,7 @@ import { webApi } from '@slack/bolt';
 import { Outbox, outboxSlackOf } from './incident/outbox.js';
 import { IncidentMessages } from './incident/sink.js';
 
-/** Pending confirmations: per person, and over everyone (each is a stranger-made entry in the store). */
+/** Pending approvals: per person, and over everyone (each is a stranger-made entry in the store). */
 const MAX_APPROVALS_PER_USER = 5;
 const MAX_APPROVALS_OVERALL = 1_000;
 
@@ -43,7 +43,7 @@ export interface SlackBotHandle {
 interface SlackBotOptions {
   port?: number;
   host?: string;
-  /** One clock for the signature window and confirmation expiry (tests move it). */
+  /** One clock for the signature window and approval expiry (tests move it). */
   now?: () => number;
   /** The service (and sandbox) of the process it runs in (forgeops serve); it is not closed with the bot. */
   runtime?: Runtime;
@@ -67,7 +67,7 @@ export async function startSlackBot(
   log.info(`slack: state in ${state.where}${state.shared ? ', shared with every replica' : ''}`);
   if (!state.shared && !settings.dataDir)
     log.warn(
-      'FORGEOPS_DATA_DIR is not set: linked accounts and pending confirmations live in memory and are lost on restart',
+      'FORGEOPS_DATA_DIR is not set: linked accounts and pending approvals live in memory and are lost on restart',
     );
   if (state.shared && !(await state.ready()))
     log.error(`slack: ${state.where} does not answer yet: commands that need the state fail until it does`);

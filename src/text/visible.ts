@@ -1,11 +1,11 @@
 // One rule for what a human reads before approving a call: every character that could hide, reorder or fake text is
 // spelled out as \u{…}, whichever front end (MCP question, approval page, Slack, terminal) shows it. ShownText is
-// text that went through this rule; only this file makes it, and every confirmation is built of it alone.
+// text that went through this rule; only this file makes it, and every approval request is built of it alone.
 
 declare const SHOWN: unique symbol;
 
 /**
- * Text fit to show inside a confirmation: every piece of data in it went through this file's escapers (quoteExactly,
+ * Text fit to show inside an approval request: every piece of data in it went through this file's escapers (quoteExactly,
  * showKey, spellOutHidden), so it holds no newline, direction override or control character it did not put there
  * itself. A plain string is not one: `shown` and `joinShown` put ShownText together, and take nothing else but numbers.
  */
@@ -32,7 +32,7 @@ function spell(character: string): string {
 
 /**
  * The text with every hidden character spelled out; everything else (letters of any script, emoji) as it is: how
- * prose that may carry data (a confirmation's reason, a lookup's error) is shown. `keep` names characters left as
+ * prose that may carry data (an approval's reason, a lookup's error) is shown. `keep` names characters left as
  * they are where they lay text out (newline and tab in a terminal's output); such text is no ShownText.
  */
 export function spellOutHidden(text: string): ShownText;
@@ -71,7 +71,7 @@ function plain(value: ShownText | Plain): string {
 }
 
 /**
- * A piece of a confirmation: the template's own words (our source code) with ShownText and numbers in it, e.g.
+ * A piece of an approval request: the template's own words (our source code) with ShownText and numbers in it, e.g.
  * shown`${quoteExactly(name)} (id ${id})`. A raw string in a `${}` is a type error, so data cannot get in unescaped.
  */
 export function shown(words: TemplateStringsArray, ...values: Array<ShownText | Plain>): ShownText {

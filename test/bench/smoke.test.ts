@@ -81,7 +81,7 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^target ack p99 ≤ \d+ ms, round 1: /m,
   ],
   'state.mjs': [
-    /^one confirmation issued and redeemed, \d+ rounds, \d+ other keys/m,
+    /^one approval issued and redeemed, \d+ rounds, \d+ other keys/m,
     /^ {2}memory store +p50 [\d.]+ ms +p99 [\d.]+ ms/m,
     /^ {2}Redis store +p50 [\d.]+ ms +p99 [\d.]+ ms/m,
   ],

@@ -33,7 +33,7 @@ describe('forgeops chat with --dry-run', () => {
     expect(out.stdout.split('\n')[0]).toBe('· Dry run: Delete pipeline (nothing was sent)');
     expect(out.stdout).toContain('DELETE /api/v4/projects/acme%2Fweb/pipelines/1');
     expect(out.stdout).toMatch(/would change +Cannot be undone/);
-    expect(out.stdout).toMatch(/confirmation +a real run asks first\n/);
+    expect(out.stdout).toMatch(/approval +a real run asks first\n/);
     expect(out.stderr).not.toMatch(/\[y\/N\]/);
   });
 

@@ -67,7 +67,7 @@ describe('2026-07-28 questions per client', () => {
       expect(isInputRequiredResult(await first.call('delete_branch', args))).toBe(true);
     const refused = (await first.call('delete_branch', args)) as CallToolResult;
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toContain(`You already have ${MAX_WAITING_PER_CLIENT} calls waiting for your confirmation`);
+    expect(text(refused)).toContain(`You already have ${MAX_WAITING_PER_CLIENT} calls waiting for your approval`);
 
     // Same principal (the configured token), another client: its own share.
     const second = await manualClientFrom('127.0.0.2', server.url);

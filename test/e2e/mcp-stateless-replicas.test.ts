@@ -143,7 +143,7 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
     );
     expect(answers.filter((a) => !a.isError)).toHaveLength(1);
     for (const refused of answers.filter((a) => a.isError))
-      expect(text(refused)).toBe('This confirmation was already used or is unknown; nothing was run.');
+      expect(text(refused)).toBe('This approval was already used or is unknown; nothing was run.');
     expect(deletesOf('rr-race')).toBe(1);
     await client.close();
   });

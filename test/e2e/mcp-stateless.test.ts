@@ -139,7 +139,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     expect(confirmed.isError).toBeFalsy();
     const replayed = (await call('delete_branch', args, { ...ACCEPT, requestState })) as CallToolResult;
     expect(replayed.isError).toBe(true);
-    expect(text(replayed)).toBe('This confirmation was already used or is unknown; nothing was run.');
+    expect(text(replayed)).toBe('This approval was already used or is unknown; nothing was run.');
     expect(deletesOf('stateless-replay')).toBe(1);
     await client.close();
   });
@@ -155,7 +155,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
       { ...ACCEPT, requestState: first.requestState },
     )) as CallToolResult;
     expect(swapped.isError).toBe(true);
-    expect(text(swapped)).toBe('The call changed since it was confirmed; nothing was run.');
+    expect(text(swapped)).toBe('The call changed since it was approved; nothing was run.');
     expect(deletesOf('stateless-other')).toBe(0);
     expect(deletesOf('stateless-asked')).toBe(0);
     await client.close();

@@ -119,7 +119,7 @@ describe('two replicas sharing Redis', () => {
     await send(1, clickBody('forge_confirm', confirm.value, { responseUrl: first }));
     expect(
       messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(first).pathname)?.body)),
-    ).toMatch(/Confirmed by/);
+    ).toMatch(/Approved by/);
     const gone = await env.client
       .request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true })
       .then(

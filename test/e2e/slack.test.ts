@@ -367,7 +367,7 @@ describe('confirmations', () => {
     });
     expect(answers.filter((a) => /already used/.test(messageText(a)))).toHaveLength(1);
     const done = answers.find((a) => a.replace_original === true)!;
-    expect(messageText(done)).toMatch(/Confirmed by ana/);
+    expect(messageText(done)).toMatch(/Approved by ana/);
     expect(await exists(id)).toBe(false);
 
     const replay = await click('forge_confirm', approval);
@@ -377,7 +377,7 @@ describe('confirmations', () => {
     expect(audit).toContain('"confirmedBy":"U1"');
   });
 
-  it('refuses an expired confirmation and cancels on Cancel', async () => {
+  it('refuses an expired approval and cancels on Cancel', async () => {
     const [first, second] = await pipelineIds('canceled');
     const { approval } = await askToDelete(first);
     clockShift = 6 * 60_000;
@@ -647,7 +647,7 @@ describe('unfurls', () => {
     const cancel = buttons(unfurls[links.pipeline]).find((b) => b.text.text === 'Cancel pipeline');
     expect(cancel).toBeDefined();
     // Anyone in the channel may click it, and it runs as the clicker: one who linked no account is asked to link,
-    // and nobody is asked to confirm what they could not run; the sharer is asked first, privately.
+    // and nobody is asked to approve what they could not run; the sharer is asked first, privately.
     const stranger = await click(cancel!.action_id, cancel!.value, { user: 'U2' });
     expect(messageText(await waitFor(() => answersTo(stranger.path)[0]))).toMatch(/\/forge login/);
     const clicked = await click(cancel!.action_id, cancel!.value, { user: 'U1' });
@@ -676,7 +676,7 @@ describe('unfurls', () => {
   });
 });
 
-describe('confirmation caps', () => {
+describe('approval caps', () => {
   it('holds at most 5 waiting confirmations per person, end to end; cancelling one makes room', async () => {
     const user = 'U3';
     const linked = await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.developer, { user }), { secret });
@@ -690,7 +690,7 @@ describe('confirmation caps', () => {
       approvals.push(confirm!.value);
     }
     const sixth = await command(`pipeline delete acme/web ${id}`, { user });
-    expect(messageText(sixth.body)).toMatch(/already have 5 calls waiting for your confirmation/);
+    expect(messageText(sixth.body)).toMatch(/already have 5 calls waiting for your approval/);
     expect(buttons(sixth.body)).toHaveLength(0);
     // Another person's queue is their own.
     expect(buttons((await command(`pipeline delete acme/web ${id}`)).body).map((b) => b.action_id)).toContain(

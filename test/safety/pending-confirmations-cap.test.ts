@@ -23,7 +23,7 @@ describe('pending confirmations', () => {
     const refused = await call(2000);
     expect(refused.isError).toBe(true);
     expect(resultText(refused)).toBe(
-      `${MAX_PENDING_APPROVALS} calls of this session already wait for a human's confirmation; nothing was changed. Let the human answer those first.`,
+      `${MAX_PENDING_APPROVALS} calls of this session already wait for a human's approval; nothing was changed. Let the human answer those first.`,
     );
     expect(answers).toHaveLength(MAX_PENDING_APPROVALS);
 

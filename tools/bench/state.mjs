@@ -1,4 +1,4 @@
-// Benchmark: what the shared state store adds to a confirmed call — one approval issued and redeemed (DurableApprovals)
+// Benchmark: what the shared state store adds to an approved call — one approval issued and redeemed (DurableApprovals)
 // in memory (the baseline) and in a real redis-server on loopback (FORGEOPS_REDIS_URL), p50 and p99 in one run.
 // Other keys (seen Slack requests, links) must not make the caps' counts slower: [other keys] puts that many
 // in both stores first. Needs redis-server (Debian's package). Run by hand after `npm run build`:
@@ -96,7 +96,7 @@ try {
 }
 
 console.log(
-  `one confirmation issued and redeemed, ${rounds} rounds, ${others} other keys in the store (the counts of the caps included)`,
+  `one approval issued and redeemed, ${rounds} rounds, ${others} other keys in the store (the counts of the caps included)`,
 );
 console.log(`  memory store   p50 ${memory.p50.toFixed(3)} ms   p99 ${memory.p99.toFixed(3)} ms   (1.00x)`);
 console.log(

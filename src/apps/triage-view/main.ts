@@ -1,6 +1,6 @@
 // The triage view: an MCP App (the ext-apps SDK's App) that the host shows beside triage_project or get_pipeline.
 // The data comes only in the tool result the host pushes; the buttons call the server's tools through the host,
-// which applies the same policy as to the model's calls (a confirmation is asked of the human, never of the view).
+// which applies the same policy as to the model's calls (approval is asked of the human, never of the view).
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 
 type McpUiHostContext = ReturnType<App['getHostContext']>;
@@ -117,7 +117,7 @@ function scheduleRefresh(): void {
 async function act(tool: string, input: Record<string, unknown>, label: string): Promise<void> {
   if (busy) return;
   busy = true;
-  outcome = { ok: true, text: `${label}: waiting for the server (it may ask you to confirm)…` };
+  outcome = { ok: true, text: `${label}: waiting for the server (it may ask you to approve)…` };
   render();
   let result: ToolResultLike;
   try {

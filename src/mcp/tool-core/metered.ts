@@ -9,7 +9,7 @@ export type CallEnding =
   | { kind: 'refused'; result: ToolResult }
   /** A dry run answered with what the call would send; nothing was sent. */
   | { kind: 'previewed'; result: ToolResult }
-  /** A stateless client was asked to confirm in the result itself; the call runs when it calls again. */
+  /** A stateless client was asked for approval in the result itself; the call runs when it calls again. */
   | { kind: 'asked'; result: ToolResult }
   /** A human said no, or no answer came in time. */
   | { kind: 'declined'; result: ToolResult }

@@ -1,5 +1,5 @@
 // One tool call of an operation as a chain of small steps: dry run or not, the preview, people lookup and policy,
-// confirmation, execution and the shaped result. Each step takes where the call stands and returns the next stand or
+// approval, execution and the shaped result. Each step takes where the call stands and returns the next stand or
 // how the call ended (see metered.ts); the runner drives them and stops the progress reporter whatever happens.
 import type { ApiTransport } from '../../http/types.js';
 import type { Logger } from '../../log.js';

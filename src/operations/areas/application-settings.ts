@@ -1,6 +1,6 @@
 // Application settings area (administrators): read the instance's settings, and change them. Several settings
 // are credentials (the spam filter's key, the asset proxy's secret, client keys): every answer is redacted
-// (redactSecrets), and a confirmation shows them by length only.
+// (redactSecrets), and an approval request shows them by length only.
 import { z } from 'zod';
 import { defineOperation } from '../engine/define.js';
 import { redactSecrets } from '../engine/secrets.js';

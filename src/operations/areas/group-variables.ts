@@ -1,6 +1,6 @@
 // Group variables area: a group's CI/CD variables — list, read, create, update, delete. A value is a credential by
 // default, whatever its key: every result shows it masked (length and a short digest), unless a read asks with
-// `reveal` and a human confirms; a value sent is shown by its length only in a confirmation.
+// `reveal` and a human approves; a value sent is shown by its length only in an approval request.
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
@@ -37,7 +37,7 @@ const REVEAL_DECISION =
   'Changes nothing; with reveal it shows credentials unmasked, so a human approves that read first and only the asker sees the answer.';
 
 /** Asking to see values is a read a human approves: the answer holds credentials, for the asker's eyes only. */
-const reveal = z.boolean().optional().describe('Show values unmasked; a human confirms first.');
+const reveal = z.boolean().optional().describe('Show values unmasked; a human approves first.');
 const revealNeedsApproval = (input: { reveal?: boolean }) =>
   input.reveal === true
     ? 'It shows CI variable values (credentials) unmasked, to you alone: in Slack only as a message nobody else sees.'

@@ -288,7 +288,7 @@ export const jobsOperations = [
     title: 'Play manual job',
     description: 'Start a manual job (often a deploy gate) as it is configured.',
     route: 'POST /projects/:id/jobs/:job_id/play',
-    // job_variables_attributes is left out: its values are often credentials, which a confirmation cannot show.
+    // job_variables_attributes is left out: its values are often credentials, which an approval request cannot show.
     input: jobInput,
     effect: 'write',
     undo: 'Starts what a person was meant to start on purpose (a manual job is a gate, often a deploy), so a human approves it; what it does is its own to undo.',

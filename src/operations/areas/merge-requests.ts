@@ -184,7 +184,7 @@ export const mergeRequestChangeOperations = [
         .string()
         .regex(/^[0-9a-f]{7,64}$/, 'a commit SHA (hex)')
         .optional()
-        .describe('The head SHA you reviewed (default: the head shown in the confirmation).'),
+        .describe('The head SHA you reviewed (default: the head shown when approving).'),
       squash: z.boolean().optional(),
       should_remove_source_branch: z.boolean().optional(),
       merge_commit_message: z.string().optional(),

@@ -192,7 +192,7 @@ export const pipelinesOperations = [
     undo:
       'Runs the failed and canceled jobs again (a deploy job deploys again); cancel_pipeline stops them. ' +
       'A manual job among them comes back waiting for a person (the service clones it without starting it), so no gate opens. ' +
-      "No confirmation: it is the on-call's first move and changes no data.",
+      "No approval: it is the on-call's first move and changes no data.",
     present: presentPipeline,
   }),
   defineOperation({

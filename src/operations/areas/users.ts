@@ -1,6 +1,6 @@
 // Users area: the current user and their status, the user list and one user, and the administrators' account
 // management (create, update, remove an identity, delete). Passwords are credentials (see secrets.ts): a
-// confirmation shows one only by its length, and the service never sends one back.
+// approval request shows one only by its length, and the service never sends one back.
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
 import type { Operation, OperationResult, RunContext } from '../engine/define.js';

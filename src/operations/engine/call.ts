@@ -110,7 +110,7 @@ export async function decideWithFacts(
 /**
  * prepareCall for a front end that can ask the service: people named by username (`@erin`) become their ids first
  * (an unknown or ambiguous name is refused, naming the field and the candidates), the facts a call's effect depends
- * on are read (decideWithFacts), and a confirmation names the people, the project or group, the job and the
+ * on are read (decideWithFacts), and an approval request names the people, the project or group, the job and the
  * pipeline behind every number it shows. Only reads are sent; nothing when refused.
  */
 export async function prepareCallResolved(
@@ -136,7 +136,7 @@ export async function prepareCallResolved(
 }
 
 /**
- * Runs a prepared (and, where needed, confirmed) call; a failure becomes words that name what to do about it.
+ * Runs a prepared (and, where needed, approved) call; a failure becomes words that name what to do about it.
  * Credentials in an answer (a project's runners_token, an integration's password) are redacted here, on the one
  * path to every front end: a tool result reaches a model, a chat reply may reach a whole channel.
  */

@@ -22,7 +22,7 @@ export interface OperationResult {
   /** The service's data, passed through (never reshaped beyond what `response` says). */
   data: unknown;
   status: number;
-  /** Credentials shown unmasked because the caller asked (reveal) and a human confirmed: for the asker's eyes only. */
+  /** Credentials shown unmasked because the caller asked (reveal) and a human approved: for the asker's eyes only. */
   revealed?: boolean;
   /** Present for paginated lists. */
   page?: PageInfo;
@@ -75,7 +75,7 @@ export interface InputRule {
 /**
  * What the service holds now that decides a call's effect, where the input alone cannot (the rules a new branch
  * protection joins, whether the job a retry starts is a manual gate, whether an issue is confidential now). Read
- * before the policy decides — reads only — and given to `confirm` and `refuse`. When they were needed and could not
+ * before the policy decides — reads only — and given to `needsApproval` and `refuse`. When they were needed and could not
  * be read (a lookup failed, or a path that asks the service nothing), the policy asks a human: it never runs unasked.
  */
 export interface EffectFacts<I, F> {
@@ -114,29 +114,29 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
   effect: Effect;
   /**
    * Safe to send twice. Defaults to true for reads, false otherwise (a repeated PUT here can make a second commit).
-   * Never true for a call a human may have to confirm: what they approved runs once, or not at all.
+   * Never true for a call a human may have to approve: what they approved runs once, or not at all.
    */
   idempotent?: boolean;
   /**
    * The safety decision for every change, and for a read that may ask a human: what the call leaves behind and how,
    * if at all, it is undone, e.g. "The file stays in the branch's history; a revert brings it back.". For a
-   * destructive operation it is the reason shown to the human who confirms; for a write, the record of why
-   * no confirmation is needed.
+   * destructive operation it is the reason shown to the human who approves; for a write, the record of why
+   * no approval is needed.
    */
   undo?: string;
   /**
    * For writes that are dangerous only for some inputs (a commit that deletes files, a forced commit): the reason
-   * a human must approve this input, or undefined when it can run at once. The confirmation also shows every
+   * a human must approve this input, or undefined when it can run at once. The approval request also shows every
    * argument of the call, so the reason need not repeat them.
    */
   needsApproval?(input: z.infer<S>, facts?: F): string | undefined;
   /**
-   * What to read from the service before deciding, for a call whose effect depends on more than its input; confirm
+   * What to read from the service before deciding, for a call whose effect depends on more than its input; needsApproval
    * then gets the facts (undefined when not needed, or not read: the policy then asks, saying so).
    */
   facts?: EffectFacts<z.infer<S>, F>;
   /**
-   * Input keys whose values are credentials whatever their name says (a CI variable's `value`): a confirmation
+   * Input keys whose values are credentials whatever their name says (a CI variable's `value`): an approval request
    * shows only their length, and the chat audit log records them redacted. Names secrets.ts knows need no entry.
    */
   secretInputs?: readonly string[];
@@ -208,7 +208,7 @@ export const PAGINATION_CONTROL_KEYS = ['all_pages', 'max_items'] as const;
 
 /**
  * Input keys forgeops itself understands and never sends: the paging controls, and `reveal`, which asks for a
- * masked credential (a CI variable's value) unmasked, after a human confirms.
+ * masked credential (a CI variable's value) unmasked, after a human approves.
  */
 export const CONTROL_KEYS = [...PAGINATION_CONTROL_KEYS, 'reveal'] as const;
 
@@ -295,16 +295,14 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
   if (spec.composedOf && !spec.run)
     throw new Error(`operation ${spec.name}: a composed operation needs a run that composes it`);
   if (spec.longRunning && spec.effect !== 'read') {
-    // It may run as an MCP task, in the background: there no human can be asked to confirm a change.
+    // It may run as an MCP task, in the background: there no human can be asked to approve a change.
     throw new Error(`operation ${spec.name}: only a read may be long-running`);
   }
   if (spec.facts && spec.effect === 'read')
     throw new Error(`operation ${spec.name}: a read runs at once; it has no effect facts to judge`);
   if (spec.idempotent && (spec.effect === 'destructive' || spec.needsApproval || spec.facts)) {
-    // A retried confirmed call could run twice what the human approved once, or report its own success as a 404.
-    throw new Error(
-      `operation ${spec.name}: a call that may need a human's confirmation must not be marked idempotent`,
-    );
+    // A retried approved call could run twice what the human approved once, or report its own success as a 404.
+    throw new Error(`operation ${spec.name}: a call that may need a human's approval must not be marked idempotent`);
   }
   const pathParams = pathParamNames(path);
   const shape = spec.input.shape as Record<string, unknown>;

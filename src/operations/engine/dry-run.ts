@@ -33,7 +33,10 @@ export interface CallPreview {
   steps?: string[];
   /** What the call leaves behind and how it is undone (the registry's `undo`). */
   changes?: string;
-  /** Whether a real run would first ask a human, and why (left out when the reason is `changes` itself). */
+  /**
+   * Whether a real run would first ask a human to approve, and why (left out when the reason is `changes` itself).
+   * The fields keep their names: clients read them.
+   */
   needs_confirmation: boolean;
   confirm_reason?: string;
 }

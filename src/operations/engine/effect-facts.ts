@@ -7,7 +7,7 @@ import { asList, asRecord } from './present.js';
 /** The facts of one call as the policy gets them: read, or why not (then it asks a human, saying so). */
 export type FactsReading = { read: true; facts: unknown } | { read: false; why: string };
 
-/** For a path that asks the service nothing (a check before the lookups, a confirmed call): judged as unread. */
+/** For a path that asks the service nothing (a check before the lookups, an approved call): judged as unread. */
 export const NOT_READ_HERE: FactsReading = { read: false, why: 'was not read on this path' };
 
 /** Whether `op` must read the service's facts before deciding on this input. */
@@ -71,7 +71,7 @@ export async function serviceList(
   }
 }
 
-/** A job as a confirmation names it, and whether a person starts it. */
+/** A job as an approval request names it, and whether a person starts it. */
 export interface JobFacts {
   id: number;
   name: string;
@@ -104,7 +104,7 @@ export async function readJob(ctx: RunContext, project: unknown, jobId: unknown)
   return jobFacts(await serviceGet(ctx, buildPath('/projects/:id/jobs/:job_id', { id: project, job_id: jobId })));
 }
 
-/** A pipeline as a confirmation names it. */
+/** A pipeline as an approval request names it. */
 export interface PipelineFacts {
   id: number;
   ref?: string;

@@ -1,6 +1,6 @@
 // People by name: wherever an operation takes a user id (user_id, *_user_id, author_id, assignee_id, the users
 // area's /users/:id), every front end also accepts `@erin` or `erin`, resolved through the service before
-// validation; and the names a human reads (confirmations, outcomes) for the ids and projects a call names.
+// validation; and the names a human reads (approval requests, outcomes) for the ids and projects a call names.
 import type { z } from 'zod';
 import { buildPath } from '../../http/route.js';
 import type { Operation, RunContext } from './define.js';

@@ -1,5 +1,5 @@
 // Which values are credentials (tokens, passwords, keys, webhook URLs) and how they are kept out of what people and
-// models see: tool results, chat, confirmation prompts, the audit log.
+// models see: tool results, chat, approval prompts, the audit log.
 import { createHash } from 'node:crypto';
 
 /**

@@ -1,4 +1,4 @@
-// Confirmation tickets: bound to call, person, place and time; single use; two fast clicks run once.
+// Approvals: bound to call, person, place and time; single use; two fast clicks run once.
 import { describe, expect, it } from 'vitest';
 import { BoundApprovals, canonicalJson, fingerprint } from '../../../src/approval/binding.js';
 
@@ -19,7 +19,7 @@ describe('BoundApprovals', () => {
     const store = new BoundApprovals();
     const id = store.issue(call);
     const other = store.redeem(id, { person: 'U2', place: 'C1' });
-    expect(other).toEqual({ ok: false, reason: 'Only the person who asked for this call can confirm it.' });
+    expect(other).toEqual({ ok: false, reason: 'Only the person who asked for this call can approve it.' });
     expect(store.redeem(id, { person: 'U1', place: 'C1' }).ok).toBe(true);
   });
 

@@ -33,7 +33,7 @@ describe('ApprovalPageStore', () => {
     expect((await approvals.answer(approval.id, { nonce: approval.nonce, decision: 'approve' })).status).toBe(410);
     expect(await approval.outcome).toEqual({
       approved: false,
-      reason: 'The call changed since it was confirmed; nothing was run.',
+      reason: 'The call changed since it was approved; nothing was run.',
     });
   });
 

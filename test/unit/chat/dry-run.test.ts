@@ -67,7 +67,7 @@ describe('a dry run in the chat', () => {
     expect(reply.message.sections[0].text).toBe('DELETE /api/v4/projects/acme%2Fweb/pipelines/1');
     expect(reply.message.fields).toEqual([
       ['would change', expect.stringMatching(/Cannot be undone/)],
-      ['confirmation', 'a real run asks first'],
+      ['approval', 'a real run asks first'],
     ]);
     expect(reply.outcome?.ok && reply.outcome.result.data).toMatchObject({
       dry_run: 'nothing was sent',

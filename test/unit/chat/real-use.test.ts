@@ -56,7 +56,7 @@ describe('chat input and output that fit real use', () => {
 
   it('keeps "e.g." inside a summary and says cancel_pipeline always asks', () => {
     expect(firstSentence('Search things (e.g. "a b"). Then more.')).toBe('Search things (e.g. "a b").');
-    expect(effectNote(op('cancel_pipeline'))).toBe('write: a human always confirms the exact call');
-    expect(effectNote(op('create_commit'))).toBe('write: some inputs need a human to confirm');
+    expect(effectNote(op('cancel_pipeline'))).toBe('write: a human always approves the exact call');
+    expect(effectNote(op('create_commit'))).toBe('write: some inputs need a human to approve');
   });
 });

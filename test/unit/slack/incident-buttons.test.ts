@@ -1,5 +1,5 @@
 // The incident message's buttons through the bot: a press runs as the presser through the follow-up path, and when
-// the policy asks for a confirmation the presser is asked, the thread says so, and then says what ran (exactly the
+// the policy asks for approval the presser is asked, the thread says so, and then says what ran (exactly the
 // call shown) or that they declined. Retry is made destructive here so that the policy asks.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
@@ -123,7 +123,7 @@ describe('incident buttons through the bot', () => {
     expect(ran).toEqual([{ id: 'acme/web', pipeline_id: 12 }]);
     await outbox.drain();
     expect(thread(calls)).toEqual([
-      '<@U1> pressed *Retry failed jobs* → asked them to confirm',
+      '<@U1> pressed *Retry failed jobs* → asked them to approve',
       expect.stringMatching(/^<@U1> approved \*Retry failed jobs\* → .*12/),
     ]);
   });
@@ -141,7 +141,7 @@ describe('incident buttons through the bot', () => {
     await outbox.drain();
     expect(ran).toEqual([]);
     expect(thread(calls)).toEqual([
-      '<@U1> pressed *Retry failed jobs* → asked them to confirm',
+      '<@U1> pressed *Retry failed jobs* → asked them to approve',
       '<@U1> declined *Retry failed jobs*: nothing was run',
     ]);
   });

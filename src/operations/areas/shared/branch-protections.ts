@@ -1,6 +1,6 @@
 // Branch protection judged by its effect: the service applies the most permissive of all the rules matching a branch,
 // wildcards included, so what a new rule opens (or lifting one leaves) depends on the project's other rules. These
-// are the facts protect_branch and unprotect_branch read, and the words their confirmations say.
+// are the facts protect_branch and unprotect_branch read, and the words their approval requests say.
 import { buildPath } from '../../../http/route.js';
 import { quoteExactly } from '../../../text/visible.js';
 import type { EffectFacts, RunContext } from '../../engine/define.js';

@@ -100,7 +100,7 @@ const levelName = (level: number | undefined) =>
 /**
  * The refusal of a change to a membership the place does not hold itself, or undefined when it does. `change` is the
  * call's own words: 'remove' or 'update' (with the level asked for). Said where the question would have been, with
- * the service's names in it: spelled out by the confirmations' rule, so a name cannot forge or reorder its lines.
+ * the service's names in it: spelled out by the approval requests' rule, so a name cannot forge or reorder its lines.
  */
 export function inheritedRefusal(
   kind: 'group' | 'project',
