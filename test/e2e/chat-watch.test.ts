@@ -23,7 +23,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** Runs an operation as a person who answers yes to any confirmation. */
+/** Runs an operation as a person who answers yes to any approval request. */
 const call = <T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> =>
   callAnsweringYes<T>(client, name, input);
 

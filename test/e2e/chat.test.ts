@@ -74,7 +74,7 @@ describe('forgeops chat "<command>" (one shot)', () => {
     expect(data[0]).toMatchObject({ id: expect.any(Number), status: expect.any(String) });
   });
 
-  it('refuses a call that needs confirmation when there is no terminal to ask, and runs it with --yes', () => {
+  it('refuses a call that needs approval when there is no terminal to ask, and runs it with --yes', () => {
     const refused = chat(['pipeline delete acme/web 1']);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/The exact call:\n\s+project: "acme\/web"\n\s+pipeline_id: 1/);
@@ -162,7 +162,7 @@ describe('forgeops chat (a real terminal session)', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  it('prompts, runs a command, completes with Tab, changes nothing when a confirmation is answered no, and leaves on Ctrl+D', async () => {
+  it('prompts, runs a command, completes with Tab, changes nothing when an approval request is answered no, and leaves on Ctrl+D', async () => {
     const term = new TerminalSession();
     sessions.push(term);
     let at = await term.waitFor(/forgeops> $/);
@@ -322,7 +322,7 @@ describe('forgeops chat (a real terminal session)', () => {
     expect(await term.exitCode()).toBe(0);
   });
 
-  it('confirms with y, and keeps the history in FORGEOPS_DATA_DIR', async () => {
+  it('approves with y, and keeps the history in FORGEOPS_DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chat-history-'));
     dirs.push(dataDir);
     const term = new TerminalSession({ FORGEOPS_DATA_DIR: dataDir });

@@ -80,7 +80,7 @@ async function createPipeline(mcp: Client): Promise<number> {
 }
 
 describe('Streamable HTTP session', () => {
-  it('confirms a destructive call through elicitation: accepted deletes, declined deletes nothing', async () => {
+  it('approves a destructive call through elicitation: accepted deletes, declined deletes nothing', async () => {
     const server = await startServer();
     let answer: ElicitResult = { action: 'accept', content: { confirm: true } };
     const { mcp, prompts, transport } = await connect(server.url, () => answer);

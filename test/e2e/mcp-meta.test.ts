@@ -1,5 +1,5 @@
 // The meta toolset through the SDK client: find → describe → run reaches every operation with the same validation,
-// policy and confirmations as the operation's own tool, and read-only mode holds there too.
+// policy and approvals as the operation's own tool, and read-only mode holds there too.
 import { describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 

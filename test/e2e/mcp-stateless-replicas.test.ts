@@ -1,6 +1,6 @@
 // The 2026-07-28 revision on two replicas behind a real haproxy doing plain round robin, sharing a real Redis: every
-// request may reach either replica, a confirmation asked on one is redeemed on the other, and each call runs as many
-// times as it should (a read once, a confirmed delete once, a declined delete never), also with clicks racing.
+// request may reach either replica, an approval asked on one is redeemed on the other, and each call runs as many
+// times as it should (a read once, an approved delete once, a declined delete never), also with clicks racing.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
@@ -96,7 +96,7 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
     await redis?.stop();
   });
 
-  it('reads, confirms and declines through either replica; each call runs 0 or 1 times as it should', async () => {
+  it('reads, approves and declines through either replica; each call runs 0 or 1 times as it should', async () => {
     const url = `${balancer.url}/mcp`;
     await newBranch('rr-yes');
     await newBranch('rr-no');
@@ -124,13 +124,13 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
     expect(text(declined)).toBe('The human declined; nothing was changed.');
     expect(deletesOf('rr-no')).toBe(0);
 
-    // Both replicas answered tool calls, and a confirmation's two requests went to different ones.
+    // Both replicas answered tool calls, and an approval's two requests went to different ones.
     expect(new Set(answeredBy)).toEqual(new Set(['r1', 'r2']));
     expect(answeredBy.slice(1, 3)).toEqual(answeredBy[1] === 'r1' ? ['r1', 'r2'] : ['r2', 'r1']);
     await Promise.all([yes.client.close(), no.client.close()]);
   });
 
-  it('the same confirmation sent to both replicas at once runs once', async () => {
+  it('the same approval sent to both replicas at once runs once', async () => {
     await newBranch('rr-race');
     const { client, call } = await manualClient(`${balancer.url}/mcp`);
     const args = { id: PROJECT, branch: 'rr-race' };

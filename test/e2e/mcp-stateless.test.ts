@@ -1,5 +1,5 @@
-// The 2026-07-28 revision on /mcp beside 2025-11-25 sessions: SDK v2 clients read, confirm and decline statelessly,
-// and a confirmation counts once, for the exact call it was asked about, only after it was asked.
+// The 2026-07-28 revision on /mcp beside 2025-11-25 sessions: SDK v2 clients read, approve and decline statelessly,
+// and an approval counts once, for the exact call it was asked about, only after it was asked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Client as ClientV2,
@@ -56,7 +56,7 @@ async function newBranch(name: string): Promise<void> {
   expect(response.status).toBe(201);
 }
 
-/** How many times the sandbox was asked to delete the branch: how many times a confirmed call ran. */
+/** How many times the sandbox was asked to delete the branch: how many times an approved call ran. */
 function deletesOf(branch: string): number {
   return env.sandbox.requests
     .all()
@@ -96,7 +96,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     await client.close();
   });
 
-  it('a destructive call asks the human once through input_required and runs once when they confirm', async () => {
+  it('a destructive call asks the human once through input_required and runs once when they approve', async () => {
     await newBranch('stateless-yes');
     const { client, asked } = await modernClient(server.url, () => ({ action: 'accept', content: { confirm: true } }));
     const result = (await client.callTool({
@@ -127,7 +127,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     await client.close();
   });
 
-  it('a confirmation counts once: the same requestState and answer sent again run nothing', async () => {
+  it('an approval counts once: the same requestState and answer sent again run nothing', async () => {
     await newBranch('stateless-replay');
     const { client, call } = await manualClient(server.url);
     const args = { id: PROJECT, branch: 'stateless-replay' };
@@ -144,7 +144,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     await client.close();
   });
 
-  it('a confirmation runs only the call it was asked about: other arguments with its requestState run nothing', async () => {
+  it('an approval runs only the call it was asked about: other arguments with its requestState run nothing', async () => {
     await newBranch('stateless-asked');
     await newBranch('stateless-other');
     const { client, call } = await manualClient(server.url);

@@ -88,7 +88,7 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Runs an operation as a person who answers yes to any confirmation. */
+/** Runs an operation as a person who answers yes to any approval request. */
 const call = <T>(name: string, input: Record<string, unknown>): Promise<T> => callAnsweringYes<T>(client, name, input);
 
 /**

@@ -106,7 +106,7 @@ describe('/metrics', () => {
     ).toBe(1);
   });
 
-  it('counts a 2026-07-28 confirmation once, though it takes two requests: asked, then approved', async () => {
+  it('counts a 2026-07-28 approval once, though it takes two requests: asked, then approved', async () => {
     const stateless = await startHttp(client, {
       stateless: () =>
         createStatelessEndpoint({

@@ -83,7 +83,7 @@ describe.each(kinds)('two replicas behind %s', (_name, file, start) => {
     expect(new Set(sessions.map((s) => s.id.split('.')[0]))).toEqual(new Set(['r1', 'r2']));
   });
 
-  it('run a destructive call confirmed through elicitation once, on the replica that holds the session', async () => {
+  it('run a destructive call approved through elicitation once, on the replica that holds the session', async () => {
     const branch = `balanced-${_name}`;
     const path = `/projects/${encodeURIComponent('acme/web')}/repository/branches`;
     expect(

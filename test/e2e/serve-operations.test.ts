@@ -82,7 +82,7 @@ describe('forgeops serve for an operator', () => {
     expect(output).toContain(`slack: state in Redis at 127.0.0.1:${redis.port}, shared with every replica`);
   });
 
-  it('answers a 2026-07-28 client from the bundle: a read, and a delete confirmed through input_required with its ticket in Redis', async () => {
+  it('answers a 2026-07-28 client from the bundle: a read, and a delete approved through input_required with its ticket in Redis', async () => {
     const { client, asked } = await modernClient(`${base}/mcp`, () => ({
       action: 'accept',
       content: { confirm: true },

@@ -144,7 +144,7 @@ describe('the incident loop in Slack', () => {
       order.findIndex((t) => t.includes('still red after the retry')),
     );
 
-    // Revert as a merge request, from the updated message (confirmed if the policy asks).
+    // Revert as a merge request, from the updated message (approved if the policy asks).
     const revert = buttonsOf(stillRed.args).find((b) => b.text.text.startsWith('Revert '))!;
     const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
     const revertAnswers = await click(revert, 'U1');
@@ -158,7 +158,7 @@ describe('the incident loop in Slack', () => {
     await waitFor(
       () =>
         threadOf(ts).find((c) =>
-          /<@U1> (pressed|confirmed) \*Revert [0-9a-f]{8} as a merge request\* → Opened merge request/.test(
+          /<@U1> (pressed|approved) \*Revert [0-9a-f]{8} as a merge request\* → Opened merge request/.test(
             messageText(c.args),
           ),
         ),

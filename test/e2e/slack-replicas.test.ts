@@ -1,6 +1,6 @@
 // Two Slack bot replicas behind one Slack app, sharing a real redis-server (FORGEOPS_REDIS_URL): a link made on one
-// is known to the other, a request Slack redelivers to the other replica runs once, and a confirmation asked on one
-// is confirmed on the other, once.
+// is known to the other, a request Slack redelivers to the other replica runs once, and an approval asked on one
+// is given on the other, once.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,7 +97,7 @@ describe('two replicas sharing Redis', () => {
     expect(slack.responses.filter((r) => r.path === path)).toHaveLength(1);
   });
 
-  it('confirm on one replica a call asked on the other, once', async () => {
+  it('approve on one replica a call asked on the other, once', async () => {
     const pipelines = (
       await env.client.request<Array<{ id: number; status: string }>>({
         method: 'GET',

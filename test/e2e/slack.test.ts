@@ -326,7 +326,7 @@ describe('signatures', () => {
   });
 });
 
-describe('confirmations', () => {
+describe('approvals', () => {
   async function askToDelete(id: number) {
     const asked = await command(`pipeline delete acme/web ${id}`);
     expect(asked.body.response_type).toBe('ephemeral');
@@ -677,7 +677,7 @@ describe('unfurls', () => {
 });
 
 describe('approval caps', () => {
-  it('holds at most 5 waiting confirmations per person, end to end; cancelling one makes room', async () => {
+  it('holds at most 5 waiting approvals per person, end to end; cancelling one makes room', async () => {
     const user = 'U3';
     const linked = await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.developer, { user }), { secret });
     expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });

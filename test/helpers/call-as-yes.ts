@@ -1,4 +1,4 @@
-// Runs a registry operation as a person who answers yes to any confirmation: how tests play the one fixing main
+// Runs a registry operation as a person who answers yes to any approval request: how tests play the one fixing main
 // (a retry, a revert as a merge request, a merge) while forgeops watches.
 import { createDispatcher } from '../../src/chat/dispatch.js';
 import type { ApiTransport } from '../../src/http/types.js';

@@ -1,4 +1,4 @@
-// A code hosting service on loopback whose every string is hostile: whatever a confirmation looks up (a person, a
+// A code hosting service on loopback whose every string is hostile: whatever an approval request looks up (a person, a
 // project or group path, a job, a pipeline, a protected branch, any record or list), every name, title, ref, stage
 // and status in the answer is the given text after the field's name in braces ("{name}…", "{stage}…", so a test can
 // tell which field it sees), and a lookup it is told to fail fails in those words ("{message}…").

@@ -324,7 +324,7 @@ describe('safety decisions of every change', () => {
       { id: 'acme', key: 'DEPLOY_ENV' },
       ['group: "acme"', 'key: "DEPLOY_ENV"', 'pipelines that need the variable fail'],
     ],
-  ] as const)('%s names its target in the confirmation', (name, raw, expected) => {
+  ] as const)('%s names its target in the approval request', (name, raw, expected) => {
     const op = operations.find((o) => o.name === name)!;
     const decision = decide(op, validateInput(op, raw), { readOnly: false });
     expect(decision.kind).toBe('approve');

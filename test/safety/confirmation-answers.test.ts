@@ -1,4 +1,4 @@
-// The two answers to a confirmation say what they do. On "Cancel pipeline?" a button called Cancel (Slack's dialog
+// The two answers to an approval request say what they do. On "Cancel pipeline?" a button called Cancel (Slack's dialog
 // has one of its own) could mean either answer, so every channel labels yes with the action and its number and no
 // with what stays as it is: Slack's buttons and dialog, the Slack approver, the approval page, the MCP form.
 import { describe, expect, it } from 'vitest';

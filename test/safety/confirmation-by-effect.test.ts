@@ -1,4 +1,4 @@
-// Confirmation judged by effect, through the real front ends (the MCP tool core, the chat dispatcher) against the
+// Approval judged by effect, through the real front ends (the MCP tool core, the chat dispatcher) against the
 // sandbox: what the service holds decides whether a call asks (a wildcard protection, a retry that starts a manual
 // job, a confidential issue made public), an approval runs pinned to the head it showed, inherited access is refused
 // in words before anyone is asked, and a question says what the job and pipeline numbers stand for.

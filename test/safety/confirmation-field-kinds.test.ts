@@ -1,4 +1,4 @@
-// Everything shown inside a confirmation goes through one escaping rule: every kind of field (names the service
+// Everything shown inside an approval request goes through one escaping rule: every kind of field (names the service
 // gives, paths, refs, titles, keys, values, reasons) holding hostile text — line breaks, direction overrides,
 // invisible and control characters, ANSI escapes, Slack and HTML markup — keeps the question's lines as they are
 // (one line per argument, nothing forged) and shows the hostile characters spelled out, in every channel: the MCP
@@ -66,7 +66,7 @@ interface Kind {
 }
 
 /**
- * Every kind of field a confirmation shows. Names, paths, jobs and pipelines come from the hostile service (the ids
+ * Every kind of field an approval request shows. Names, paths, jobs and pipelines come from the hostile service (the ids
  * below are looked up there; user 66's lookup fails in the service's words); the rest is typed into the call, with
  * the project named by path so that the kind under test is the only hostile text in the question.
  */
@@ -335,7 +335,7 @@ async function approvalPage(reply: Extract<ChatReply, { kind: 'approve' }>): Pro
   return html;
 }
 
-describe('every kind of field in a confirmation, holding hostile text, in every channel', () => {
+describe('every kind of field in an approval request, holding hostile text, in every channel', () => {
   it('holds every piece of hostile text the question must survive', () => {
     for (const [name, piece] of Object.entries(PIECES)) expect(HOSTILE, name).toContain(piece);
   });

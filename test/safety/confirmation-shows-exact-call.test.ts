@@ -1,10 +1,10 @@
-// What the human confirms is exactly what runs: every path, ref, project and action shown whole; only long content summarised.
+// What the human approves is exactly what runs: every path, ref, project and action shown whole; only long content summarised.
 import { describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 
 const env = useSandbox();
 
-describe('the confirmation prompt', () => {
+describe('the approval prompt', () => {
   it('shows a deep file path whole, not cut at 80 characters', async () => {
     const mcp = await connectInMemory({ client: env.client, elicit: () => ({ action: 'decline' }) });
     const path = 'services/billing/deploy/environments/production/regions/region-eu-west-1/tmp/signing-key.pem';

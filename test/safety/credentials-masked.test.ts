@@ -124,7 +124,7 @@ describe('in Slack', () => {
     expect(everything()).not.toContain('TAILPART');
   });
 
-  it('reveals only after Confirm, and only to the asker (never in the channel)', async () => {
+  it('reveals only after approval, and only to the asker (never in the channel)', async () => {
     const question = await command('variable get acme SLACK_AWS_KEY reveal=true');
     expect(question.response_type).toBe('ephemeral');
     expect(messageText(question)).toMatch(/unmasked/);

@@ -1,5 +1,5 @@
 // Dry runs through the SDK client: the exact request a write would send and what it would change, with nothing
-// reaching the sandbox (its request log stays empty) and nobody asked to confirm.
+// reaching the sandbox (its request log stays empty) and nobody asked to approve.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 
@@ -85,7 +85,7 @@ describe('a dry run', () => {
     expect(env.sandbox.requests.all()).toEqual([]);
   });
 
-  it("reports a write's input-dependent confirmation (a commit that deletes a file)", async () => {
+  it("reports a write's input-dependent approval (a commit that deletes a file)", async () => {
     const actions = [{ action: 'delete', file_path: 'README.md' }];
     const preview = await dryRun('create_commit', {
       id: 'acme/web',

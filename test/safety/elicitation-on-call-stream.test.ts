@@ -1,4 +1,4 @@
-// Over HTTP the confirmation question travels on the tool call's own stream, so a client without the optional GET stream sees it.
+// Over HTTP the approval question travels on the tool call's own stream, so a client without the optional GET stream sees it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -73,7 +73,7 @@ async function newPipeline(): Promise<number> {
   return created.data.id;
 }
 
-describe('confirming a destructive call over Streamable HTTP', () => {
+describe('approving a destructive call over Streamable HTTP', () => {
   it('reaches a raw client that never opened the GET stream, on the POST of the call, and runs once accepted', async () => {
     const init = await post(undefined, {
       id: 1,

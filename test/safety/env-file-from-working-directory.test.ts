@@ -1,4 +1,4 @@
-// A .env in the working directory (a cloned repository) is never read by itself: it cannot weaken confirmation or route traffic through a proxy.
+// A .env in the working directory (a cloned repository) is never read by itself: it cannot weaken approval or route traffic through a proxy.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ async function newPipeline(): Promise<number> {
 }
 
 describe('a .env nobody named', () => {
-  it('does not let a delete run unconfirmed, sends nothing through its proxy, and says it was not read', async () => {
+  it('does not let a delete run unapproved, sends nothing through its proxy, and says it was not read', async () => {
     const { mcp, stderr } = await startMcp();
     const id = await newPipeline();
     const result = await mcp.callTool({ name: 'delete_pipeline', arguments: { id: 'acme/web', pipeline_id: id } });

@@ -1,6 +1,6 @@
 // A model must not forge lines in what a human approves. Every code point of the Unicode
 // categories a reader cannot see for what they are is generated here and put, in keys and in values, into a call
-// that needs a human; each front end's rendering (MCP elicitation, the approval page, Slack's confirmation and the
+// that needs a human; each front end's rendering (MCP elicitation, the approval page, Slack's approval request and the
 // approver's message, the terminal chat) must spell every one of them out and carry none of them raw.
 import { describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
@@ -99,7 +99,7 @@ describe('hidden characters in what a human approves', () => {
     expect(all.length).toBeGreaterThan(900_000);
   });
 
-  it('the prompt, the terminal chat, Slack (confirmation and approver) and the approval page spell out every one, in keys and values', async () => {
+  it('the prompt, the terminal chat, Slack (requester and approver) and the approval page spell out every one, in keys and values', async () => {
     const page = createLocalApprovalPage({ port: 0, maxPending: 4 });
     await page.start();
     const links: string[] = [];
@@ -115,7 +115,12 @@ describe('hidden characters in what a human approves', () => {
         const answers = answersTo(op, input);
         const slack = renderApproval(prompt, 'ticket', { operation: op.name, answers });
         expect(slack, 'Slack can show the call').toBeDefined();
-        check("Slack's confirmation", JSON.stringify(slack!.blocks.map((b) => JSON.stringify(b))), batch, fenceGuard);
+        check(
+          "Slack's approval request",
+          JSON.stringify(slack!.blocks.map((b) => JSON.stringify(b))),
+          batch,
+          fenceGuard,
+        );
         const approver = renderApprovalRequest({
           id: 'a',
           url: 'http://x',

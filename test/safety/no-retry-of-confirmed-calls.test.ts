@@ -1,4 +1,4 @@
-// A confirmed destructive call is sent once, never retried; when its answer is lost the result says so and how to check.
+// An approved destructive call is sent once, never retried; when its answer is lost the result says so and how to check.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';

@@ -6,7 +6,7 @@ import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 
 const env = useSandbox();
 
-describe('pending confirmations', () => {
+describe('pending approvals', () => {
   it('refuses a further destructive call while the cap of unanswered ones wait, and sends none of them', async () => {
     const answers: Array<(result: ElicitResult) => void> = [];
     // The human never answers until the test does.

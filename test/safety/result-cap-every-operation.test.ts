@@ -1,7 +1,7 @@
 // FORGEOPS_MAX_RESULT_CHARS holds for every operation and every shape of answer: a scripted service answers every
 // request with huge data of one shape at a time (a list of wide objects, an object with long strings and nested
 // lists, a very wide object, nested arrays, a bare long string, a long text body with runner sections), and every
-// operation of the registry, reads and writes (confirmed by the client), is called through the MCP server with a
+// operation of the registry, reads and writes (approved by the client), is called through the MCP server with a
 // small cap. The whole result as it travels (content and structuredContent together) stays within the cap plus
 // the JSON-RPC envelope, and a result cut from a larger answer says so. The same calls through the chat dispatcher
 // give replies of bounded size in the terminal and in Slack.

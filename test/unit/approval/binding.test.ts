@@ -5,7 +5,7 @@ import { BoundApprovals, canonicalJson, fingerprint } from '../../../src/approva
 const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'U1', place: 'C1' };
 
 describe('BoundApprovals', () => {
-  it('lets the requester confirm once, in the same place', () => {
+  it('lets the requester approve once, in the same place', () => {
     const store = new BoundApprovals();
     const id = store.issue(call);
     const first = store.redeem(id, { person: 'U1', place: 'C1' });

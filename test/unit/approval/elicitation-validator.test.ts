@@ -1,5 +1,5 @@
 // The server's own check of elicitation answers (instead of the SDK's ajv): the form subset MCP allows, and a
-// confirmation answered with the wrong shape runs nothing.
+// approval answered with the wrong shape runs nothing.
 import { describe, expect, it } from 'vitest';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import { elicitationFormValidator } from '../../../src/approval/elicitation-validator.js';

@@ -231,7 +231,7 @@ describe('reading a triage report', () => {
     expect(REFRESH_FOR_MS).toBeLessThanOrEqual(10 * 60_000);
   });
 
-  it("tells a declined confirmation as the failure it is, in the server's words", () => {
+  it("tells a declined approval as the failure it is, in the server's words", () => {
     const said = outcomeText({
       isError: true,
       content: [{ type: 'text', text: 'Declined by the human; nothing was changed.' }],

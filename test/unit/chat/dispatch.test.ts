@@ -1,5 +1,5 @@
-// The chat dispatcher against the sandbox: typed lines → messages, confirmations that run only when confirmed,
-// the policy asked again on confirmation, the default project, and the meta commands.
+// The chat dispatcher against the sandbox: typed lines → messages, approval requests that run only when approved,
+// the policy asked again on approval, the default project, and the meta commands.
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, type ChatReply, type DispatchContext } from '../../../src/chat/dispatch.js';
 import { HttpClient } from '../../../src/http/client.js';
@@ -69,11 +69,11 @@ describe('dispatch', () => {
     expect(reply.message.sections[0].text).toMatch(/^404 /);
   });
 
-  it('asks before a destructive call and runs it only when confirmed', async () => {
+  it('asks before a destructive call and runs it only when approved', async () => {
     const [target] = await pipelineIds('success');
     const chat = dispatcher();
     const asked = await chat.dispatch(`pipeline delete ${PROJECT} ${target}`);
-    if (asked.kind !== 'approve') throw new Error('expected a confirmation');
+    if (asked.kind !== 'approve') throw new Error('expected an approval request');
     expect(asked.operation.name).toBe('delete_pipeline');
     expect(asked.input).toEqual({ id: PROJECT, pipeline_id: target });
     expect(asked.prompt).toContain(`pipeline_id: ${target}`);
@@ -84,7 +84,7 @@ describe('dispatch', () => {
     expect(await pipelineIds()).not.toContain(target);
   });
 
-  it('asks the policy again on confirmation: read-only since then runs nothing', async () => {
+  it('asks the policy again on approval: read-only since then runs nothing', async () => {
     const [target] = await pipelineIds('success');
     const policy = { readOnly: false };
     const chat = dispatcher({ policy });

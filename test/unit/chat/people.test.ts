@@ -1,5 +1,5 @@
 // People by name in chat, against the sandbox: `@erin` resolved through the service before validation, a
-// confirmation that names her and the project, an outcome that says what happened to whom, and unknown names refused.
+// approval request that names her and the project, an outcome that says what happened to whom, and unknown names refused.
 import { describe, expect, it } from 'vitest';
 import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';

@@ -195,7 +195,7 @@ describe('presentOutcome without a presenter', () => {
   });
 });
 
-describe('failures and confirmations', () => {
+describe('failures and approval requests', () => {
   it('puts a usage line under the error it belongs to', () => {
     expect(presentFailure('pipeline get: pipeline_id is required.\nUsage: pipeline get <id> <pipeline_id>')).toEqual({
       title: 'pipeline get: pipeline_id is required.',

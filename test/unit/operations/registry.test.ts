@@ -123,7 +123,7 @@ describe('operation registry', () => {
     }
   });
 
-  it('refuses a composed operation without a run, and a long-running change (no human can confirm a background task)', () => {
+  it('refuses a composed operation without a run, and a long-running change (no human can approve a background task)', () => {
     const wait = operations.find((op) => op.name === 'wait_for_pipeline')!;
     expect(wait.longRunning).toBe(true);
     const spec = { ...wait, run: undefined, longRunning: undefined };

@@ -1,4 +1,4 @@
-// Confirmation judged by effect: the policy's decision on calls whose effect depends on what the service holds
+// Approval judged by effect: the policy's decision on calls whose effect depends on what the service holds
 // (op.facts), over a table of facts as read; and, registry-wide, that such a call never runs unasked when its facts
 // were not read, and that every change able to make something private readable by more people reads and asks.
 import { describe, expect, it } from 'vitest';

@@ -62,7 +62,7 @@ describe('decide', () => {
     });
   });
 
-  it('asks for a write only when its confirm() says the input is dangerous, and still lists the whole call', () => {
+  it('asks for a write only when its needsApproval() says the input is dangerous, and still lists the whole call', () => {
     const decision = decide(commitThing, { id: 1, branch: 'main', force: true }, { readOnly: false });
     expect(decision).toEqual({
       kind: 'approve',
@@ -99,7 +99,7 @@ describe('decide', () => {
     });
   });
 
-  it('refuses to define a change without its undo decision, or a confirmable call marked idempotent', () => {
+  it('refuses to define a change without its undo decision, or a call that may need approval marked idempotent', () => {
     expect(() =>
       defineOperation({ ...deleteThing, undo: undefined, route: 'DELETE /projects/:id/pipelines/:pipeline_id' }),
     ).toThrow(/must say in 'undo'/);

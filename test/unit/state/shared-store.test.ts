@@ -122,7 +122,7 @@ describe.each(kinds)('the %s store', (_kind, open) => {
   });
 });
 
-describe.each(kinds)('confirmations waiting in the %s store', (_kind, open) => {
+describe.each(kinds)('approvals waiting in the %s store', (_kind, open) => {
   const call = {
     operation: 'delete_pipeline',
     input: { id: 'acme/web', pipeline_id: 7 },

@@ -55,7 +55,7 @@ describe('FileStore', () => {
     expect(readdirSync(dir)).toEqual([STATE_FILE]);
   });
 
-  it('loses no pending confirmation in a restart', async () => {
+  it('loses no pending approval in a restart', async () => {
     const dir = dataDir();
     const call = {
       operation: 'delete_pipeline',
@@ -136,7 +136,7 @@ describe('DurableApprovals', () => {
     expect(changed).toMatchObject({ ok: false, reason: /changed/ });
   });
 
-  it('caps pending confirmations per requester and overall', async () => {
+  it('caps pending approvals per requester and overall', async () => {
     const tickets = new DurableApprovals(new MemoryStore(), { maxPerRequester: 2, maxPending: 3 });
     expect((await tickets.issue(call)).ok).toBe(true);
     expect((await tickets.issue(call)).ok).toBe(true);

@@ -1,4 +1,4 @@
-// ShownText: only the escapers make it, and everything a confirmation shows takes nothing else. The compiler checks
+// ShownText: only the escapers make it, and everything an approval request shows takes nothing else. The compiler checks
 // the @ts-expect-error lines below (tsconfig.check.json covers tests): each fails to compile if a raw string is let in.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ function sources(dir: string): string[] {
 }
 
 describe('ShownText', () => {
-  it('a raw string is refused wherever a confirmation takes text', () => {
+  it('a raw string is refused wherever an approval request takes text', () => {
     const name: string = 'Erin\n  user_id: "Alice" (@alice, id 2)';
     const refused = () => {
       // @ts-expect-error a raw string is no ShownText

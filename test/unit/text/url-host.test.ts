@@ -55,7 +55,7 @@ describe('ambiguousHost', () => {
     );
   });
 
-  it('a confirmation shows where a webhook goes as the service reads it', () => {
+  it('an approval request shows where a webhook goes as the service reads it', () => {
     const op = findOperation('set_integration')!;
     const input = validateInput(op, {
       id: 'acme/web',

@@ -28,7 +28,7 @@ const ops: Operation[] = operations.map((op) =>
     : op,
 );
 
-/** Runs an operation as a person who answers yes to any confirmation. */
+/** Runs an operation as a person who answers yes to any approval request. */
 const call = <T = Row>(name: string, input: Row): Promise<T> => callAnsweringYes<T>(env.client, name, input);
 
 function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {

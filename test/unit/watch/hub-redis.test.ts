@@ -97,7 +97,7 @@ async function replica(name: string, keyPrefix: string, told: Told[]) {
   return { hub, store, lines };
 }
 
-/** Runs an operation as a person who answers yes to any confirmation. */
+/** Runs an operation as a person who answers yes to any approval request. */
 const call = <T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> =>
   callAnsweringYes<T>(env.client, name, input);
 

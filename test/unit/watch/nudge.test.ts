@@ -22,7 +22,7 @@ const ops: Operation[] = operations.map((op) =>
     : op,
 );
 
-/** Runs an operation as a person who answers yes to any confirmation. */
+/** Runs an operation as a person who answers yes to any approval request. */
 const call = async (name: string, input: Record<string, unknown>): Promise<void> => {
   await callAnsweringYes(env.client, name, input);
 };
