@@ -44,6 +44,12 @@ export function presentWorkItem(kind: string) {
   };
 }
 
+/** How a list of comments (notes) is ordered: the same two choices on issues and merge requests. */
+export const noteOrder = {
+  sort: z.enum(['asc', 'desc']).optional(),
+  order_by: z.enum(['created_at', 'updated_at']).optional(),
+};
+
 export const noteRow = (note: Record<string, unknown>): [string, string] => [
   `@${show(asRecord(note.author).username)} ${show(note.created_at)}`,
   show(note.body).split('\n')[0],
