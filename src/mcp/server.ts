@@ -96,8 +96,11 @@ interface ToolCoreFront {
    */
   askApproval: AskApproval;
   logger(requestId: CallExtra['requestId']): Logger;
-  /** Whether the client declared it renders MCP Apps views (then the view's own tools are listed and callable). */
-  rendersViews?: () => boolean;
+  /**
+   * Whether the client of this call declared it renders MCP Apps views (then the view's own tools are callable): a
+   * session's client says so once, at initialize; a stateless request says so in its own envelope.
+   */
+  rendersViews?: (extra: CallExtra) => boolean;
 }
 
 /** How long a human has to answer an approval request before the call is dropped (nothing runs). */
@@ -139,13 +142,14 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
       )
     : [];
   const viewOnlyNames = new Set(viewOnlyTools.map((tool) => tool.name));
-  const withViews = () => apps && front.rendersViews?.() === true;
+  const withViews = (extra: CallExtra) => apps && front.rendersViews?.(extra) === true;
   /**
-   * tools/list for this client. The extension is opt-in on both sides: only a client that declared it renders views
-   * is told which tools show the view and given the view's own tools; any other sees exactly the tools without it.
+   * tools/list for a client that declared it renders views, or not. The extension is opt-in on both sides: only a
+   * client that declared it is told which tools show the view and given the view's own tools; any other sees exactly
+   * the tools without it.
    */
-  function toolsList() {
-    return withViews()
+  function toolsList(clientRendersViews: boolean) {
+    return apps && clientRendersViews
       ? [...listed.map(withViewMeta), ...viewOnlyTools.map((tool) => viewOnly(tool.descriptor))]
       : listed;
   }
@@ -185,9 +189,9 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
    * run_operation away anyway: a model that found one and calls it by name gets the same validation, policy and
    * approval.
    */
-  function callsOperation(name: string): boolean {
+  function callsOperation(name: string, extra: CallExtra): boolean {
     return (
-      offeredNames.has(name) || (offered.meta && usableNames.has(name)) || (viewOnlyNames.has(name) && withViews())
+      offeredNames.has(name) || (offered.meta && usableNames.has(name)) || (viewOnlyNames.has(name) && withViews(extra))
     );
   }
 
@@ -200,7 +204,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
   async function callTool(name: string, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
     const metaTool = offered.meta && META_TOOLS.some((tool) => tool.name === name);
     // Told from the catalog alone: a wrong name does not load the registry.
-    if (!metaTool && !callsOperation(name)) return textResult(notOffered(name), true);
+    if (!metaTool && !callsOperation(name, extra)) return textResult(notOffered(name), true);
     const op = metaTool ? undefined : await session.operation(name);
     if (op) return callOperation(session, op, args, extra, limits);
     return (await callMetaTool(await metaContext(session, extra), name, args)) ?? textResult(notOffered(name), true);
@@ -311,7 +315,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         void warmUp().catch(() => undefined);
       });
     }
-    return { tools: toolsList() };
+    return { tools: toolsList(rendersViews(server.getClientCapabilities())) };
   });
 
   /**
@@ -320,7 +324,7 @@ export function createMcpServer(options: McpServerOptions): Server {
    */
   async function callToolAsTask(name: string, args: unknown, extra: CallExtra) {
     const session = await registry();
-    const op = callsOperation(name) ? await session.operation(name) : undefined;
+    const op = callsOperation(name, extra) ? await session.operation(name) : undefined;
     if (!op) throw new McpError(ErrorCode.InvalidParams, notOffered(name));
     if (!op.longRunning) {
       throw new McpError(

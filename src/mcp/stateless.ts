@@ -187,15 +187,13 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     const token = request.requestInfo?.headers.get(TOKEN_HEADER) || undefined;
     const caller = (request.requestInfo && callers.get(request.requestInfo)) ?? 'unknown';
     const serverOptions = options.serverOptions(token);
-    /** The request being answered, for rendersViews, which the core asks without one. */
-    let handlerContext: HandlerContext | undefined;
     const apps = serverOptions.apps !== false;
     const core = createToolCore(serverOptions, {
       logger: () => serverOptions.log ?? options.log,
       // The call's own request: its requestState and answer, its client's capabilities.
       askApproval: (call, extra) => askApproval(requestContextOf(extra), token, caller, call, serverOptions),
       // Declared per request, like every capability of this revision: the request being answered says.
-      rendersViews: () => handlerContext !== undefined && rendersViews(clientCapabilities(v2, handlerContext)),
+      rendersViews: (extra) => rendersViews(clientCapabilities(v2, requestContextOf(extra))),
     });
     const server = new v2.Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },
@@ -203,8 +201,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       requestState: { verify: codec.verify },
     });
     server.setRequestHandler('tools/list', async (_request, ctx) => {
-      handlerContext = ctx;
-      return { tools: core.toolsList() as never };
+      return { tools: core.toolsList(rendersViews(clientCapabilities(v2, ctx))) as never };
     });
     // The triage view's page is the one resource of this revision (files and statuses are the sessions').
     if (apps) {
@@ -223,7 +220,6 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       });
     }
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      handlerContext = ctx;
       // The tool calls speak the 2025 SDK's handler terms; these are the parts of them they use, and the request's
       // own context, which they hand back to ask for approval.
       const extra = {

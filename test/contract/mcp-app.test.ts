@@ -229,14 +229,14 @@ describe.shuffle('mcp-app, in any order', () => {
   });
 
   describe('the triage view over the stateless 2026-07-28 revision', () => {
-    /** serve's /mcp with both revisions; `apps` as FORGEOPS_APPS sets it. */
-    async function serve(apps: boolean) {
+    /** serve's /mcp with both revisions; `apps` as FORGEOPS_APPS sets it, `toolsets` as FORGEOPS_TOOLSETS. */
+    async function serve(apps: boolean, toolsets: string[] = []) {
       const serverOptions = (token?: string): McpServerOptions => ({
         operations,
         client: env.client,
         token,
         readOnly: false,
-        toolsets: [],
+        toolsets,
         maxResultChars: 60_000,
         callTimeoutMs: 45_000,
         apps,
@@ -286,6 +286,18 @@ describe.shuffle('mcp-app, in any order', () => {
       const offTools = (await (await modern(await serve(false), true)).listTools()).tools;
       expect(plainTools).toEqual(offTools);
       expect(offTools.some((tool) => tool._meta)).toBe(false);
+    });
+
+    it("lets only a request that declares the extension call the view's own tools", async () => {
+      // Without the meta tools, which reach every operation by name for any client.
+      const url = await serve(true, ['pipelines']);
+      const call = { name: 'list_pipeline_jobs', arguments: { id: 'acme/web', pipeline_id: 1 } };
+      const plain = (await (await modern(url, false)).callTool(call)) as { isError?: boolean; content: unknown };
+      expect(plain.isError).toBe(true);
+      expect(JSON.stringify(plain.content)).toMatch(/not offered/);
+      const withViews = (await (await modern(url, true)).callTool(call)) as { isError?: boolean; content: unknown };
+      expect(withViews.isError).toBeFalsy();
+      expect(JSON.stringify(withViews.content)).not.toMatch(/not offered/);
     });
   });
 });
