@@ -288,7 +288,7 @@ describe('the triage view in a browser host', () => {
     await expect.poll(() => frame.locator('#app').getAttribute('data-state')).toBe('running');
   });
 
-  it('Cancel pipeline #N, confirmed by the human, cancels the run and the view shows it canceled', async () => {
+  it('Cancel pipeline #N, approved by the human, cancels the run and the view shows it canceled', async () => {
     const frame = await showTriage();
     expect(await stateOf(frame)).toBe('running');
     const id = Number(

@@ -1,6 +1,6 @@
 // Contract: application settings against the sandbox — the whole object on GET, PUT changing only what it names
 // and answering the whole object, the spec's "requires" rules and value ranges refused with nothing saved,
-// administrators only, credentials redacted in results and shown by length in the confirmation.
+// administrators only, credentials redacted in results and shown by length in the approval request.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/engine/validate.js';

@@ -271,7 +271,7 @@ describe.shuffle('commits, in any order', () => {
       expect(byPath.get('README.md')?.diff).toContain('+See docs/.');
     });
 
-    it('forces a branch onto a new commit based on start_branch, after a confirmation sentence', async () => {
+    it('forces a branch onto a new commit based on start_branch, after an approval sentence', async () => {
       const main = (await suite.call('get_commit', { id: WEB, sha: 'main' })).data as Commit;
       const stray = await commitFile('hotfix', 'README.md', 'stray change\n', 'Stray commit', 'main');
       expect(stray.parent_ids).toEqual([main.id]);

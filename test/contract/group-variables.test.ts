@@ -1,7 +1,7 @@
 // Contract: group CI/CD variables against the sandbox — the key rule (255 characters of A-Z a-z 0-9 _) and a taken
 // key refused as model errors, variable_type and protected, maintainers only (401, 403, 404 for a hidden group),
-// every value masked in every result unless a read asks to reveal it (and a human confirms), and a value sent never
-// shown in a confirmation.
+// every value masked in every result unless a read asks to reveal it (and a human approves), and a value sent never
+// shown in an approval request.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
@@ -77,7 +77,7 @@ describe.shuffle('group-variables, in any order', () => {
       expect(stored('AWS_KEY')?.value).toBe('AKIAIOSFODNN7EXAMPLE');
     });
 
-    it('reveals values only when asked, after a human confirms, and never sends reveal to the service', async () => {
+    it('reveals values only when asked, after a human approves, and never sends reveal to the service', async () => {
       const get = suite.operation('get_group_variable');
       expect(
         decide(get, validateInput(get, { id: PLATFORM, key: 'LOG_LEVEL' }) as Record<string, unknown>, {

@@ -1,6 +1,6 @@
 // Contract: project integrations against the sandbox — the active list, PUT creating and editing with each kind's
 // required parameters checked, GET and DELETE, Maintainer-or-Owner only, 404 for a private project or an unknown
-// slug, and credentials redacted in every result and in the confirmation prompt.
+// slug, and credentials redacted in every result and in the approval request.
 import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';

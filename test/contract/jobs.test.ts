@@ -223,7 +223,7 @@ describe.shuffle('jobs, in any order', () => {
     });
 
     it('play_job offers no job variables, and its schema takes none', () => {
-      // Variable values are often credentials, which a confirmation would show whole: the operation leaves them out,
+      // Variable values are often credentials, which an approval request would show whole: the operation leaves them out,
       // and its description must not offer them (the service and the sandbox take job_variables_attributes).
       const op = suite.operation('play_job');
       expect(op.description).not.toMatch(/variable/i);

@@ -330,7 +330,7 @@ describe.shuffle('pipelines, in any order', () => {
       });
     });
 
-    it("resends neither a DELETE nor a retry of the pipeline's jobs after a 503: a confirmed call runs once", async () => {
+    it("resends neither a DELETE nor a retry of the pipeline's jobs after a 503: an approved call runs once", async () => {
       // The suite's own clients never retry; this one does, as a configured forgeops client would.
       const client = new HttpClient({
         baseUrl: suite.sandbox.url,
@@ -352,7 +352,7 @@ describe.shuffle('pipelines, in any order', () => {
         expect(refused).toMatchObject({ status: 503 });
         expect(sent('POST', `${path}/retry`)).toBe(1);
 
-        // What a human confirmed runs once: a destructive call is never resent, even on a 503.
+        // What a human approved runs once: a destructive call is never resent, even on a 503.
         suite.sandbox.faults.add({ method: 'DELETE', path, status: 503 });
         const failed = await run('delete_pipeline', { id: WEB, pipeline_id: id }).catch((e: unknown) => e);
         expect(failed).toMatchObject({ status: 503 });

@@ -282,7 +282,7 @@ describe.shuffle('readable-answers, in any order', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         reply = await dispatcher.call(name, input);
       }
-      if (reply.kind !== 'message') throw new Error(`${name} asked for a confirmation`);
+      if (reply.kind !== 'message') throw new Error(`${name} asked for an approval`);
       const { message, outcome } = reply;
       expect(
         reply.ok,

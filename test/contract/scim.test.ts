@@ -288,7 +288,7 @@ describe.shuffle('scim, in any order', () => {
       const user = await provision();
       const raw = { group_path: GROUP, id: user.id, Operations: [replace('active', false)] };
       const op = findOperation('update_scim_user')!;
-      // A human is asked first: the confirmation names the deactivation.
+      // A human is asked first: the approval request names the deactivation.
       const asked = decide(op, validateInput(op, raw), { readOnly: false });
       expect(asked.kind === 'approve' && asked.reason).toMatch(/^It deactivates the user/);
       const before = suite.requests().length;

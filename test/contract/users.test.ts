@@ -576,7 +576,7 @@ describe.shuffle('users, in any order', () => {
       expect(prompt('update_user', { id: 7, extern_uid: 'uid=ceo', provider: 'ldapmain' })).toContain('extern_uid');
     });
 
-    it('never shows a password in a confirmation, only its length', () => {
+    it('never shows a password in an approval request, only its length', () => {
       const text = prompt('update_user', { id: 7, password: 'hunter2hunter2' });
       expect(text).toContain('password: <secret, 14 characters>');
       expect(text).not.toContain('hunter2');
