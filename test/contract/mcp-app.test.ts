@@ -5,13 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { operations } from '../../src/operations/index.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js';
 import { parseConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
 import { TRIAGE_VIEW_URI, VIEW_MIME_TYPE } from '../../src/apps/triage-app.js';
 import { buildView, VIEW_OUTPUT } from '../../tools/build-view.mjs';
-import { resultText, useSandbox } from '../helpers/mcp.js';
+import { resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { MemoryStore } from '../../src/state/store.js';
@@ -40,12 +39,7 @@ afterAll(async () => {
 /** The SDK's client on our server: `views` declares the MCP Apps extension; `server` overrides the server's options. */
 async function connect(views: boolean, server: Partial<McpServerOptions> = {}): Promise<Client> {
   const mcp = createMcpServer({
-    operations,
-    client: env.client,
-    readOnly: false,
-    toolsets: [],
-    maxResultChars: 60_000,
-    callTimeoutMs: 45_000,
+    ...testServerOptions(env.client),
     ...server,
   });
   const client = new Client({ name: 'apps-test', version: '1.0.0' }, { capabilities: views ? APPS_CAPABILITY : {} });
@@ -232,13 +226,9 @@ describe.shuffle('mcp-app, in any order', () => {
     /** serve's /mcp with both revisions; `apps` as FORGEOPS_APPS sets it, `toolsets` as FORGEOPS_TOOLSETS. */
     async function serve(apps: boolean, toolsets: string[] = []) {
       const serverOptions = (token?: string): McpServerOptions => ({
-        operations,
-        client: env.client,
+        ...testServerOptions(env.client),
         token,
-        readOnly: false,
         toolsets,
-        maxResultChars: 60_000,
-        callTimeoutMs: 45_000,
         apps,
       });
       const http = await startHttp(env.client, {

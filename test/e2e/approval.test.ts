@@ -10,9 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startMcpHttpServer } from '../../src/mcp/http/server.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { createMountedApprovalPage } from '../../src/approval/page.js';
-import { operations } from '../../src/operations/index.js';
 import type { Logger } from '../../src/log.js';
-import { resultText, useSandbox } from '../helpers/mcp.js';
+import { resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { answerPage, openPage, PROJECT } from '../helpers/approval.js';
 
 const env = useSandbox();
@@ -61,13 +60,8 @@ describe('the approval page on the Streamable HTTP server', () => {
       mounts: { [page.path]: page.handle },
       createSessionServer: ({ token }) =>
         createMcpServer({
-          operations,
-          client: env.client,
+          ...testServerOptions(env.client),
           token,
-          readOnly: false,
-          toolsets: [],
-          maxResultChars: 60_000,
-          callTimeoutMs: 45_000,
           approval: 'page',
           approvals: page.store,
         }),

@@ -4,11 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http/server.js';
 import { SESSION_TOKEN_HEADER } from '../../src/mcp/http/guard.js';
-import { resultText, useSandbox } from '../helpers/mcp.js';
+import { resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
 
 const env = useSandbox();
 
@@ -22,13 +21,8 @@ function startServer(extra: { mcpToken?: string; host?: string } = {}): Promise<
     allowedOrigins: ['https://console.example'],
     createSessionServer: ({ token }) =>
       createMcpServer({
-        operations,
-        client: env.client,
+        ...testServerOptions(env.client),
         token,
-        readOnly: false,
-        toolsets: [],
-        maxResultChars: 60_000,
-        callTimeoutMs: 45_000,
       }),
   });
 }
@@ -189,13 +183,8 @@ describe('session lifetime', () => {
       sessionIdleMs: 50,
       createSessionServer: ({ token }) =>
         createMcpServer({
-          operations,
-          client: env.client,
+          ...testServerOptions(env.client),
           token,
-          readOnly: false,
-          toolsets: [],
-          maxResultChars: 60_000,
-          callTimeoutMs: 45_000,
         }),
     });
     const { mcp, transport } = await connect(server.url, () => ({ action: 'cancel' }));

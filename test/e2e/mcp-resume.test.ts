@@ -2,11 +2,10 @@
 // with Last-Event-ID, receives the result it missed; a call's log lines travel on its own stream.
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http/server.js';
 import { SSE_RETRY_MS } from '../../src/mcp/event-store.js';
-import { useSandbox } from '../helpers/mcp.js';
+import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 
 const env = useSandbox();
 /** Priming events (and so resumption) are for clients of this revision on. */
@@ -120,13 +119,9 @@ beforeAll(async () => {
     allowedOrigins: [],
     createSessionServer: ({ token }) =>
       createMcpServer({
-        operations,
-        client: env.client,
+        ...testServerOptions(env.client),
         token,
-        readOnly: false,
         toolsets: ['all'],
-        maxResultChars: 60_000,
-        callTimeoutMs: 45_000,
       }),
   });
 });

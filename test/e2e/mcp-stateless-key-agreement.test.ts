@@ -4,13 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { isInputRequiredResult, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/client';
-import { operations } from '../../src/operations/index.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { RedisStore } from '../../src/state/redis-store.js';
 import { silentLogger } from '../../src/log.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { useSandbox } from '../helpers/mcp.js';
+import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { ACCEPT, manualClient, text } from '../helpers/mcp-v2.js';
 import { startHttp } from '../safety/mcp-harness.js';
 
@@ -31,13 +30,8 @@ describe('the requestState key after Redis lost its data', () => {
       stateless: () =>
         createStatelessEndpoint({
           serverOptions: (token) => ({
-            operations,
-            client: env.client,
+            ...testServerOptions(env.client),
             token,
-            readOnly: false,
-            toolsets: [],
-            maxResultChars: 60_000,
-            callTimeoutMs: 60_000,
           }),
           store,
           sharedStore: true,

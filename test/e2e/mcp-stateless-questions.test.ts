@@ -5,7 +5,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInputRequiredResult, type CallToolResult } from '@modelcontextprotocol/client';
-import { operations } from '../../src/operations/index.js';
 import { HttpClient } from '../../src/http/client.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createStatelessEndpoint, MAX_WAITING_PER_CLIENT } from '../../src/mcp/stateless.js';
@@ -13,7 +12,7 @@ import type { McpServerOptions } from '../../src/mcp/server.js';
 import { MemoryStore } from '../../src/state/store.js';
 import { silentLogger } from '../../src/log.js';
 import type { ApiTransport } from '../../src/http/types.js';
-import { useSandbox } from '../helpers/mcp.js';
+import { testServerOptions, useSandbox } from '../helpers/mcp.js';
 import { text } from '../helpers/mcp-v2.js';
 import { manualClientFrom } from '../helpers/from-address.js';
 import { startHttp } from '../safety/mcp-harness.js';
@@ -23,13 +22,8 @@ const PROJECT = 'acme/web';
 
 function startServer(store: MemoryStore, client: () => ApiTransport = () => env.client): Promise<McpHttpServer> {
   const serverOptions = (token?: string): McpServerOptions => ({
-    operations,
-    client: client() as HttpClient,
+    ...testServerOptions(client() as HttpClient),
     token,
-    readOnly: false,
-    toolsets: [],
-    maxResultChars: 60_000,
-    callTimeoutMs: 60_000,
   });
   return startHttp(env.client, {
     stateless: () =>

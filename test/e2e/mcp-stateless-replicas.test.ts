@@ -4,14 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
-import { operations } from '../../src/operations/index.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { RedisStore } from '../../src/state/redis-store.js';
 import { silentLogger } from '../../src/log.js';
 import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { useSandbox } from '../helpers/mcp.js';
+import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { ACCEPT, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import { startHttp } from '../safety/mcp-harness.js';
 
@@ -55,13 +54,8 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
           stateless: async () => {
             const endpoint = await createStatelessEndpoint({
               serverOptions: (token) => ({
-                operations,
-                client: env.client,
+                ...testServerOptions(env.client),
                 token,
-                readOnly: false,
-                toolsets: [],
-                maxResultChars: 60_000,
-                callTimeoutMs: 60_000,
               }),
               store,
               sharedStore: true,

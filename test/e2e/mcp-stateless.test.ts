@@ -8,13 +8,12 @@ import {
 } from '@modelcontextprotocol/client';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { ACCEPT, MODERN, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
-import { operations } from '../../src/operations/index.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import type { McpServerOptions } from '../../src/mcp/server.js';
 import { MemoryStore } from '../../src/state/store.js';
 import { silentLogger } from '../../src/log.js';
-import { useSandbox } from '../helpers/mcp.js';
+import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { connectClient, rawRequest, startHttp } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
@@ -23,13 +22,8 @@ const PROJECT = 'acme/web';
 /** The options serve gives both revisions, here on the sandbox. */
 function serverOptions(token?: string): McpServerOptions {
   return {
-    operations,
-    client: env.client,
+    ...testServerOptions(env.client),
     token,
-    readOnly: false,
-    toolsets: [],
-    maxResultChars: 60_000,
-    callTimeoutMs: 60_000,
   };
 }
 

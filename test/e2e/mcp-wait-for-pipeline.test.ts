@@ -7,9 +7,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpHttpServer } from '../../src/mcp/http/server.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { operations } from '../../src/operations/index.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
-import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { connectInMemory, resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
 
 const env = useSandbox({ clock: new ManualClock() });
 const WEB = 'acme/web';
@@ -211,13 +210,9 @@ describe('wait_for_pipeline as a task over Streamable HTTP', () => {
       allowedOrigins: [],
       createSessionServer: ({ token }) =>
         createMcpServer({
-          operations,
-          client: env.client,
+          ...testServerOptions(env.client),
           token,
-          readOnly: false,
           toolsets: ['all'],
-          maxResultChars: 60_000,
-          callTimeoutMs: 45_000,
         }),
     });
     const mcp = new Client({ name: 'http-task-test', version: '1.0.0' });

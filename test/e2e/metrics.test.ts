@@ -6,7 +6,7 @@ import { HttpClient } from '../../src/http/client.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { enableMetrics, resetMetrics } from '../../src/metrics.js';
 import { operations } from '../../src/operations/index.js';
-import { useSandbox } from '../helpers/mcp.js';
+import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { connectClient, startHttp } from '../safety/mcp-harness.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { MemoryStore } from '../../src/state/store.js';
@@ -111,13 +111,8 @@ describe('/metrics', () => {
       stateless: () =>
         createStatelessEndpoint({
           serverOptions: (token) => ({
-            operations,
-            client,
+            ...testServerOptions(client),
             token,
-            readOnly: false,
-            toolsets: [],
-            maxResultChars: 60_000,
-            callTimeoutMs: 60_000,
           }),
           store: new MemoryStore(),
           sharedStore: false,

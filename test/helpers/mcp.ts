@@ -18,15 +18,16 @@ export interface ConnectOptions extends Partial<McpServerOptions> {
   clientCapabilities?: Record<string, unknown>;
 }
 
+/**
+ * The MCP server options every test starts from: the whole registry on `client`, writes allowed, the default toolsets,
+ * the usual result cap and a call deadline no test reaches. A test spreads it and sets what it is about.
+ */
+export function testServerOptions(client: McpServerOptions['client']): McpServerOptions {
+  return { operations, client, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 };
+}
+
 export async function connectInMemory(options: ConnectOptions) {
-  const server = createMcpServer({
-    operations,
-    readOnly: false,
-    toolsets: ['all'],
-    maxResultChars: 60_000,
-    callTimeoutMs: 45_000,
-    ...options,
-  });
+  const server = createMcpServer({ ...testServerOptions(options.client), toolsets: ['all'], ...options });
   const client = new Client(
     { name: 'forgeops-test', version: '1.0.0' },
     { capabilities: { ...options.clientCapabilities, ...(options.elicit ? { elicitation: { form: {} } } : {}) } },

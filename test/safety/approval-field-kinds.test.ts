@@ -26,6 +26,7 @@ import { renderMessage } from '../../src/terminal/render.js';
 import { startHostileService, type HostileService } from '../helpers/hostile-service.js';
 import { manualClient } from '../helpers/mcp-v2.js';
 import { startHttp } from './mcp-harness.js';
+import { testServerOptions } from '../helpers/mcp.js';
 
 /** Each hostile piece, named; HOSTILE is all of them in one text, and every field below holds it. */
 const PIECES = {
@@ -243,12 +244,7 @@ beforeAll(async () => {
   page = createLocalApprovalPage({ port: 0, maxPending: 64 });
   page.store.onOpen((opened) => links.push(opened.url));
   const serverOptions = () => ({
-    operations,
-    client,
-    readOnly: false,
-    toolsets: [],
-    maxResultChars: 60_000,
-    callTimeoutMs: 60_000,
+    ...testServerOptions(client),
   });
   stateless = await startHttp(client, {
     stateless: () =>
@@ -282,12 +278,8 @@ function chat() {
 /** The 2025-11-25 form question a real MCP client is sent for this call (the client declines it). */
 async function mcpQuestion(name: string, args: Record<string, unknown>) {
   const server = createMcpServer({
-    operations,
-    client,
-    readOnly: false,
+    ...testServerOptions(client),
     toolsets: ['all'],
-    maxResultChars: 60_000,
-    callTimeoutMs: 60_000,
   });
   const mcp = new Client({ name: 'field-kinds', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   const asked: Array<{ message: string; requestedSchema: unknown }> = [];

@@ -15,9 +15,8 @@ import {
   type LocalApprovalPageOptions,
 } from '../../src/approval/page.js';
 import { MAX_SECRET_ATTEMPTS, type ApprovalPolicy } from '../../src/approval/page-store.js';
-import { operations } from '../../src/operations/index.js';
 import type { Logger } from '../../src/log.js';
-import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { connectInMemory, resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
 import {
   answerPage as answer,
   deletesOf as deletesOfPipeline,
@@ -320,12 +319,7 @@ describe('limits and the end of a wait', () => {
 /** A client that declared URL-mode elicitation only (no form), answering the link with `answer`. */
 async function connectUrlClient(page: LocalApprovalPage, answer: (url: string) => ElicitResult) {
   const server = createMcpServer({
-    operations,
-    client: env.client,
-    readOnly: false,
-    toolsets: [],
-    maxResultChars: 60_000,
-    callTimeoutMs: 45_000,
+    ...testServerOptions(env.client),
     approvals: page.store,
   });
   const client = new Client({ name: 'url-client', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });

@@ -4,11 +4,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitAnswer } from '../helpers/mcp.js';
-import { operations } from '../../src/operations/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { startMcpHttpServer, type McpHttpOptions, type McpHttpServer } from '../../src/mcp/http/server.js';
 import { serviceTokenChecker } from '../../src/mcp/token-check.js';
 import type { HttpClient } from '../../src/http/client.js';
+import { testServerOptions } from '../helpers/mcp.js';
 
 export const PROTOCOL_VERSION = '2025-06-18';
 
@@ -16,12 +16,7 @@ export const PROTOCOL_VERSION = '2025-06-18';
 export function startHttp(client: HttpClient, options: Partial<McpHttpOptions> = {}): Promise<McpHttpServer> {
   // Spread, not a literal: the factory's options grow while this file stays the same.
   const serverOptions = {
-    operations,
-    client,
-    readOnly: false,
-    toolsets: [],
-    maxResultChars: 60_000,
-    callTimeoutMs: 60_000,
+    ...testServerOptions(client),
   };
   return startMcpHttpServer({
     host: '127.0.0.1',

@@ -1,14 +1,13 @@
 // The 2026-07-28 revision has no session to send resource updates on: a subscribe over it is refused in words that
 // say where subscriptions are served, never accepted and left silent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../../src/operations/index.js';
 import type { McpHttpServer } from '../../../src/mcp/http/server.js';
 import { createStatelessEndpoint, STATELESS_SUBSCRIBE_REFUSAL } from '../../../src/mcp/stateless.js';
 import { statusUri } from '../../../src/mcp/status-resource.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { silentLogger } from '../../../src/log.js';
 import { MODERN } from '../../helpers/mcp-v2.js';
-import { useSandbox } from '../../helpers/mcp.js';
+import { useSandbox, testServerOptions } from '../../helpers/mcp.js';
 import { rawRequest, startHttp } from '../../safety/mcp-harness.js';
 
 const env = useSandbox();
@@ -19,13 +18,8 @@ beforeAll(async () => {
     stateless: () =>
       createStatelessEndpoint({
         serverOptions: (token) => ({
-          operations,
-          client: env.client,
+          ...testServerOptions(env.client),
           token,
-          readOnly: false,
-          toolsets: [],
-          maxResultChars: 60_000,
-          callTimeoutMs: 60_000,
         }),
         store: new MemoryStore(),
         sharedStore: false,
