@@ -49,6 +49,27 @@ export const QUEUE_SECONDS = 1;
 
 const PASS: OutcomeRule = { kind: 'pass' };
 
+/** How the application scenarios deploy: staging from the default branch, a review app by hand from any other branch. */
+const DEPLOY_JOBS: readonly ScenarioJob[] = [
+  {
+    name: 'deploy:staging',
+    stage: 'deploy',
+    seconds: 5,
+    refs: 'default_branch',
+    outcome: PASS,
+    script: ['./scripts/deploy.sh staging'],
+  },
+  {
+    name: 'review-app',
+    stage: 'deploy',
+    seconds: 5,
+    refs: 'other_refs',
+    when: 'manual',
+    outcome: PASS,
+    script: ['./scripts/deploy.sh review'],
+  },
+];
+
 function nodeScenario(test: OutcomeRule): Scenario {
   return {
     stages: ['build', 'test', 'deploy'],
@@ -69,23 +90,7 @@ function nodeScenario(test: OutcomeRule): Scenario {
         outcome: test,
         script: ['npm ci --no-audit --prefer-offline', 'npm test -- --ci'],
       },
-      {
-        name: 'deploy:staging',
-        stage: 'deploy',
-        seconds: 5,
-        refs: 'default_branch',
-        outcome: PASS,
-        script: ['./scripts/deploy.sh staging'],
-      },
-      {
-        name: 'review-app',
-        stage: 'deploy',
-        seconds: 5,
-        refs: 'other_refs',
-        when: 'manual',
-        outcome: PASS,
-        script: ['./scripts/deploy.sh review'],
-      },
+      ...DEPLOY_JOBS,
     ],
   };
 }
@@ -110,23 +115,7 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
         outcome: { kind: 'flaky', oneIn: 3, failure: 'webhook_timeout' },
         script: ['go test ./...'],
       },
-      {
-        name: 'deploy:staging',
-        stage: 'deploy',
-        seconds: 5,
-        refs: 'default_branch',
-        outcome: PASS,
-        script: ['./scripts/deploy.sh staging'],
-      },
-      {
-        name: 'review-app',
-        stage: 'deploy',
-        seconds: 5,
-        refs: 'other_refs',
-        when: 'manual',
-        outcome: PASS,
-        script: ['./scripts/deploy.sh review'],
-      },
+      ...DEPLOY_JOBS,
     ],
   },
   'acme/platform/infra': {
