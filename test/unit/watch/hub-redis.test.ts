@@ -30,6 +30,11 @@ const ops: Operation[] = operations.map((op) =>
 const PROJECT = 'acme/web';
 /** Redis expires the lease on its own time: a short interval keeps a takeover to a few seconds. */
 const INTERVAL_MS = 1_000;
+/**
+ * Each story waits in several bounded steps (intervalsUntil: 20 s of real time each, with its own message), so the
+ * test as a whole is given room for more than one of them on a loaded machine.
+ */
+const STORY_TIMEOUT_MS = 90_000;
 
 let redis: RedisServer;
 const stores: RedisStore[] = [];
@@ -136,95 +141,105 @@ const headOf = (told: Told[]) =>
   (told.find((t) => t.event.kind === 'red')!.event as { report: TriageReport }).report.head_pipeline!.id;
 
 describe('watching through a Redis that stops and starts again', () => {
-  it('pauses without asking the service, says so once and on /readyz, and resumes alone telling what happened meanwhile once', async () => {
-    const told: Told[] = [];
-    const one = await replica('replica-1', 'outage:', told);
-    const two = await replica('replica-2', 'outage:', told);
-    await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
-    await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
-    await intervalsUntil(
-      () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
-      'red told and one replica polling',
-    );
-    for (let i = 0; i < 3; i++) await interval();
-    expect(kinds(told, 'test:C1')).toEqual(['red']);
-    expect(kinds(told, 'test:C2')).toEqual(['red']);
-    const probe = new ReadinessProbe([watchCheck(one.hub)]);
-    expect(await probe.current()).toEqual({ ready: true, checks: { watching: 'ok' } });
+  it(
+    'pauses without asking the service, says so once and on /readyz, and resumes alone telling what happened meanwhile once',
+    async () => {
+      const told: Told[] = [];
+      const one = await replica('replica-1', 'outage:', told);
+      const two = await replica('replica-2', 'outage:', told);
+      await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
+      await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
+      await intervalsUntil(
+        () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
+        'red told and one replica polling',
+      );
+      for (let i = 0; i < 3; i++) await interval();
+      expect(kinds(told, 'test:C1')).toEqual(['red']);
+      expect(kinds(told, 'test:C2')).toEqual(['red']);
+      const probe = new ReadinessProbe([watchCheck(one.hub)]);
+      expect(await probe.current()).toEqual({ ready: true, checks: { watching: 'ok' } });
 
-    await redis.stop({ forNow: true });
-    const asked = watchRequests;
-    for (let i = 0; i < 5; i++) await interval();
-    expect(one.hub.paused).toMatch(/^watching paused: Redis at 127\.0\.0\.1:\d+ unreachable$/);
-    expect(two.hub.paused).toBe(one.hub.paused);
-    expect(one.hub.counts()).toEqual({ polling: 0, standingBy: 1 });
-    expect(await new ReadinessProbe([watchCheck(one.hub)]).current()).toEqual({
-      ready: false,
-      checks: { watching: one.hub.paused },
-    });
-    // The red pipeline retried and failed again while nobody could watch: still nothing asked of the service.
-    await failAgain(headOf(told), interval);
-    expect(watchRequests).toBe(asked);
-    for (const replicaLines of [one.lines, two.lines]) {
-      expect(replicaLines.warn).toEqual([
-        expect.stringMatching(/watching paused: Redis at .* unreachable; no watch asks the service/),
-      ]);
-      expect(replicaLines.info).toEqual([]);
-      expect(replicaLines.error).toEqual([]);
-    }
+      await redis.stop({ forNow: true });
+      const asked = watchRequests;
+      for (let i = 0; i < 5; i++) await interval();
+      expect(one.hub.paused).toMatch(/^watching paused: Redis at 127\.0\.0\.1:\d+ unreachable$/);
+      expect(two.hub.paused).toBe(one.hub.paused);
+      expect(one.hub.counts()).toEqual({ polling: 0, standingBy: 1 });
+      expect(await new ReadinessProbe([watchCheck(one.hub)]).current()).toEqual({
+        ready: false,
+        checks: { watching: one.hub.paused },
+      });
+      // The red pipeline retried and failed again while nobody could watch: still nothing asked of the service.
+      await failAgain(headOf(told), interval);
+      expect(watchRequests).toBe(asked);
+      for (const replicaLines of [one.lines, two.lines]) {
+        expect(replicaLines.warn).toEqual([
+          expect.stringMatching(/watching paused: Redis at .* unreachable; no watch asks the service/),
+        ]);
+        expect(replicaLines.info).toEqual([]);
+        expect(replicaLines.error).toEqual([]);
+      }
 
-    await redis.start();
-    await intervalsUntil(
-      () =>
-        kinds(told, 'test:C1').includes('still-red') &&
-        kinds(told, 'test:C2').includes('still-red') &&
-        one.hub.paused === undefined &&
-        two.hub.paused === undefined,
-      'still red told after Redis came back',
-    );
-    for (let i = 0; i < 3; i++) await interval();
-    expect(kinds(told, 'test:C1')).toEqual(['red', 'still-red']);
-    expect(kinds(told, 'test:C2')).toEqual(['red', 'still-red']);
-    for (const replicaLines of [one.lines, two.lines]) {
-      expect(replicaLines.warn).toHaveLength(1);
-      expect(replicaLines.info).toEqual([expect.stringMatching(/^watch: watching resumed: Redis at .* answers again/)]);
-    }
-    expect(await new ReadinessProbe([watchCheck(one.hub)]).current()).toEqual({
-      ready: true,
-      checks: { watching: 'ok' },
-    });
-  });
+      await redis.start();
+      await intervalsUntil(
+        () =>
+          kinds(told, 'test:C1').includes('still-red') &&
+          kinds(told, 'test:C2').includes('still-red') &&
+          one.hub.paused === undefined &&
+          two.hub.paused === undefined,
+        'still red told after Redis came back',
+      );
+      for (let i = 0; i < 3; i++) await interval();
+      expect(kinds(told, 'test:C1')).toEqual(['red', 'still-red']);
+      expect(kinds(told, 'test:C2')).toEqual(['red', 'still-red']);
+      for (const replicaLines of [one.lines, two.lines]) {
+        expect(replicaLines.warn).toHaveLength(1);
+        expect(replicaLines.info).toEqual([
+          expect.stringMatching(/^watch: watching resumed: Redis at .* answers again/),
+        ]);
+      }
+      expect(await new ReadinessProbe([watchCheck(one.hub)]).current()).toEqual({
+        ready: true,
+        checks: { watching: 'ok' },
+      });
+    },
+    STORY_TIMEOUT_MS,
+  );
 });
 
 describe('the lease holder dying mid-episode', () => {
-  it('lets the other replica take over and tell the next transition once, to every subscriber', async () => {
-    const told: Told[] = [];
-    const one = await replica('replica-1', 'takeover:', told);
-    const two = await replica('replica-2', 'takeover:', told);
-    await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
-    await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
-    await intervalsUntil(
-      () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
-      'red told and one replica polling',
-    );
-    const [holder, other] = one.hub.counts().polling === 1 ? [one, two] : [two, one];
-    const otherName = holder === one ? 'replica-2' : 'replica-1';
+  it(
+    'lets the other replica take over and tell the next transition once, to every subscriber',
+    async () => {
+      const told: Told[] = [];
+      const one = await replica('replica-1', 'takeover:', told);
+      const two = await replica('replica-2', 'takeover:', told);
+      await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
+      await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
+      await intervalsUntil(
+        () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
+        'red told and one replica polling',
+      );
+      const [holder, other] = one.hub.counts().polling === 1 ? [one, two] : [two, one];
+      const otherName = holder === one ? 'replica-2' : 'replica-1';
 
-    holder.hub.abandon();
-    await failAgain(headOf(told), interval);
-    await intervalsUntil(
-      () => kinds(told, 'test:C1').includes('still-red') && kinds(told, 'test:C2').includes('still-red'),
-      'still red told by the other replica',
-    );
-    for (let i = 0; i < 3; i++) await interval();
-    expect(other.hub.counts()).toEqual({ polling: 1, standingBy: 0 });
-    expect(holder.hub.counts()).toEqual({ polling: 0, standingBy: 0 });
-    for (const subscriber of ['test:C1', 'test:C2']) {
-      const said = kinds(told, subscriber);
-      // A running update is told only if a check saw the retry running; the rest exactly once each.
-      expect(said.filter((kind) => kind !== 'running')).toEqual(['red', 'still-red']);
-      expect(said.filter((kind) => kind === 'running').length).toBeLessThanOrEqual(1);
-    }
-    expect(told.filter((t) => t.event.kind === 'still-red').every((t) => t.by === otherName)).toBe(true);
-  });
+      holder.hub.abandon();
+      await failAgain(headOf(told), interval);
+      await intervalsUntil(
+        () => kinds(told, 'test:C1').includes('still-red') && kinds(told, 'test:C2').includes('still-red'),
+        'still red told by the other replica',
+      );
+      for (let i = 0; i < 3; i++) await interval();
+      expect(other.hub.counts()).toEqual({ polling: 1, standingBy: 0 });
+      expect(holder.hub.counts()).toEqual({ polling: 0, standingBy: 0 });
+      for (const subscriber of ['test:C1', 'test:C2']) {
+        const said = kinds(told, subscriber);
+        // A running update is told only if a check saw the retry running; the rest exactly once each.
+        expect(said.filter((kind) => kind !== 'running')).toEqual(['red', 'still-red']);
+        expect(said.filter((kind) => kind === 'running').length).toBeLessThanOrEqual(1);
+      }
+      expect(told.filter((t) => t.event.kind === 'still-red').every((t) => t.by === otherName)).toBe(true);
+    },
+    STORY_TIMEOUT_MS,
+  );
 });
