@@ -527,20 +527,14 @@ async function startSlackBeside(config: Config, log: Logger, runtime: Runtime, a
 const STDIO_SERVICE_CHECK_DELAY_MS = 500;
 
 /**
- * How long the quick start waits for a client that sends neither a tool list request nor anything else before the
- * rest loads anyway: the configuration is then checked (and a bad one reported) even if the client says nothing.
- */
-const STDIO_FRONT_HOLD_MS = 1_000;
-
-/**
  * A stdio server lives as long as the assistant's session and serves one client: V8's defaults size its heap for
  * throughput instead, the young generation growing to 32 MiB and the old one left to fill with garbage up to several
  * times what lives, so that RSS went from 74 MiB after the first call to 122 MiB after 10,000 while heap snapshots
  * at 1,000 and 10,000 calls held the same objects. Sized for memory instead (see README, A long session): the young
  * generation keeps its first size and the old one is collected sooner. And undici's HTTP parser (WebAssembly) stays
  * on V8's baseline compiler: optimizing it, some 20 calls in, took 30 MiB for a moment, for parsing that is a few
- * microseconds of a call either way. Set once the tool list is answered, not by NODE_OPTIONS or a re-spawn, so the
- * start pays nothing; each flag only steers V8's sizing or compiling, none changes what the code does.
+ * microseconds of a call either way. Set first thing, not by NODE_OPTIONS or a re-spawn (which would double the start);
+ * each flag only steers V8's sizing or compiling, none changes what the code does.
  */
 async function sizeHeapForLongSession(): Promise<void> {
   const { setFlagsFromString } = await import('node:v8');
@@ -549,38 +543,8 @@ async function sizeHeapForLongSession(): Promise<void> {
   setFlagsFromString('--liftoff-only');
 }
 
-/**
- * The quick start of `forgeops mcp` from the bundle: initialize and tools/list are answered from what the build
- * computed (see mcp/stdio-front.ts) while neither the configuration, zod nor the SDK is loaded; undefined run from
- * source, or where the selection needs the configuration itself (an env file, a value it would refuse).
- */
-async function stdioFront(values: ParsedOptions) {
-  const { PREBUILT_TOOLS, PREBUILT_START } = await import('./mcp/prebuilt-catalog.js');
-  if (!PREBUILT_TOOLS || !PREBUILT_START) return undefined;
-  const { StdioFront, selectionFromEnvironment } = await import('./mcp/stdio-front.js');
-  const selection = selectionFromEnvironment(process.env, {
-    envFile: stringOption(values, 'env-file'),
-    toolsets: stringOption(values, 'toolsets'),
-    tools: stringOption(values, 'tools'),
-  });
-  if (!selection) return undefined;
-  const front = StdioFront.open({ start: PREBUILT_START, tools: PREBUILT_TOOLS, selection });
-  return front && { front, selection };
-}
-
 /** `forgeops mcp`: starts from the tool catalog built into the bundle; the registry, undici and the check come later. */
 async function serveStdio(values: ParsedOptions): Promise<void> {
-  const quick = await stdioFront(values);
-  if (quick) {
-    let hold: NodeJS.Timeout | undefined;
-    await Promise.race([
-      quick.front.handoverWanted,
-      new Promise((resolve) => {
-        hold = setTimeout(resolve, STDIO_FRONT_HOLD_MS);
-      }),
-    ]);
-    clearTimeout(hold);
-  }
   await sizeHeapForLongSession();
   // zod compiles a parser (new Function) for an object schema on its first parse; a stdio server parses most of its
   // schemas a few times at most, so compiling costs more than it saves. zod reads this when a schema is made: first.
@@ -594,13 +558,6 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   ]);
   const catalog = await startupCatalog();
   const selection = await toolSelection(config, values, catalog.tools);
-  if (quick && JSON.stringify(selection) !== JSON.stringify(quick.selection)) {
-    // The client already has the quick start's list: a server offering other tools would contradict it.
-    fail(
-      `the quick start read the tool selection as ${JSON.stringify(quick.selection)}, the configuration as ${JSON.stringify(selection)}`,
-      1,
-    );
-  }
   const approvals = await approvalPageForStdio(config, log);
   const runtime = await createRuntime(config, log);
   // Made on the first status subscription, in this process's memory: most stdio sessions never subscribe.
@@ -632,9 +589,7 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
     service: runtime.service,
     watches,
   });
-  // From here the server reads the input: what the quick start read and answered is replayed to it first.
-  const handover = quick?.front.handOver();
-  const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log, ...handover });
+  const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });
   let closing = false;
   const stop = async () => {
     if (closing) return;
@@ -650,7 +605,6 @@ async function serveStdio(values: ParsedOptions): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await server.connect(transport);
-  if (handover?.ended) void stop();
   log.info(`mcp stdio ready: ${catalog.tools.length} operations against ${runtime.serviceLabel}`);
   setTimeout(() => {
     void import('./doctor.js').then(({ checkServiceAtStart }) => checkServiceAtStart(config, (line) => log.warn(line)));

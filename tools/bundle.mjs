@@ -32,42 +32,12 @@ function replaceModule(name, filter, contents, resolveDir) {
   };
 }
 
-/**
- * What `forgeops mcp` answers to initialize, from the server tsc just built, made with what changes that answer as
- * the CLI gives it (status subscriptions offered): the quick start (src/mcp/stdio-front.ts) answers with it.
- */
-async function startAnswer() {
-  const { SUPPORTED_PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/sdk/types.js');
-  const { createMcpServer, instructions, SERVER_INFO } = await import(`${root}dist/mcp/server.js`);
-  const server = createMcpServer({
-    operations: [],
-    client: { request: async () => Promise.reject(new Error('no service at build time')) },
-    readOnly: false,
-    toolsets: ['all'],
-    maxResultChars: 1,
-    callTimeoutMs: 1,
-    watches: async () => Promise.reject(new Error('no watches at build time')),
-  });
-  const capabilities = server.getCapabilities();
-  await server.close();
-  return {
-    protocolVersions: SUPPORTED_PROTOCOL_VERSIONS,
-    latestProtocolVersion: LATEST_PROTOCOL_VERSION,
-    serverInfo: SERVER_INFO,
-    capabilities,
-    instructions: { withMeta: instructions(true), withoutMeta: instructions(false) },
-  };
-}
-
 const catalog = await toolCatalog();
-const start = await startAnswer();
 // A JSON string parsed at run time: V8 reads JSON faster than the same data as a JavaScript literal.
 const prebuiltCatalog = replaceModule(
   'prebuilt-catalog',
   /[\\/]src[\\/]mcp[\\/]prebuilt-catalog\.ts$/,
-  () =>
-    `export const PREBUILT_TOOLS = JSON.parse(${JSON.stringify(JSON.stringify(catalog))});\n` +
-    `export const PREBUILT_START = JSON.parse(${JSON.stringify(JSON.stringify(start))});`,
+  () => `export const PREBUILT_TOOLS = JSON.parse(${JSON.stringify(JSON.stringify(catalog))});`,
 );
 // Only reached when a Server is made without its own jsonSchemaValidator, which forgeops never does: fail loudly if so.
 const noAjv = replaceModule(

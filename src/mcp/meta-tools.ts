@@ -1,5 +1,5 @@
 // The three meta tools' descriptors as plain data, apart from their code, so that choosing and listing tools
-// (toolsets.ts, the stdio quick start) loads no schema library.
+// (toolsets.ts, the tool catalog built into the bundle) loads no schema library.
 import type { ToolDescriptor } from './tools.js';
 
 /** The most operations one search answers: enough to choose from, few enough to read. */

@@ -17,12 +17,6 @@ interface StdioOptions {
   /** Largest message in bytes, newline excluded (default 16 MiB, FORGEOPS_MAX_MESSAGE_BYTES). */
   maxMessageBytes?: number;
   log?: Logger;
-  /** Bytes read before this transport started (see stdio-front.ts): handled first, as if they had just arrived. */
-  prelude?: Buffer;
-  /** Requests already answered before this transport started: the server's own answers to them are not sent. */
-  answered?: Iterable<RequestId>;
-  /** The input ended before this transport started. */
-  ended?: boolean;
 }
 
 export type RequestId = string | number;
@@ -70,34 +64,22 @@ export class LimitedStdioTransport implements Transport {
   private size = 0;
   private skipped?: Skipped;
   private closed = false;
-  private readonly prelude?: Buffer;
-  private readonly answered: Set<RequestId>;
-  private readonly ended: boolean;
 
   constructor(options: StdioOptions = {}) {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.log = options.log ?? silentLogger;
-    this.prelude = options.prelude;
-    this.answered = new Set(options.answered);
-    this.ended = options.ended ?? false;
   }
 
   async start(): Promise<void> {
     this.input.on('data', this.onData);
     this.input.on('error', this.onInputError);
     this.input.on('end', this.onEnd);
-    if (this.prelude?.length) this.onData(this.prelude);
-    if (this.ended) this.onEnd();
-    // A quick start (stdio-front.ts) pauses the input while the server loads.
-    this.input.resume();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return;
-    if ('id' in message && !('method' in message) && message.id !== undefined && this.answered.delete(message.id))
-      return;
     if (this.output.write(`${JSON.stringify(message)}\n`)) return;
     await new Promise<void>((resolve) => this.output.once('drain', resolve));
   }
