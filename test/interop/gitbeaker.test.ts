@@ -1,6 +1,7 @@
 // @gitbeaker/rest, the TypeScript client of this API family, drives the sandbox as a Node script would: every operation
 // forgeops offers outside the spec, the spec's main reads and writes, pagination and the errors it throws.
 import { AccessLevel, GitbeakerRequestError, Gitlab, type JobScope } from '@gitbeaker/rest';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
@@ -53,6 +54,27 @@ async function refusal(call: () => Promise<unknown>): Promise<Refusal> {
     throw error;
   }
   throw new Error('the call succeeded; a refusal was expected');
+}
+
+/** The files of a .tar.gz that gitbeaker downloaded, each without the archive's top folder. */
+async function tarFilesOf(blob: Blob): Promise<string[]> {
+  const tar = gunzipSync(Buffer.from(await blob.arrayBuffer()));
+  const files: string[] = [];
+  // ustar: 512-byte headers, each followed by its content rounded up to 512 bytes; two empty blocks end it.
+  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+    const field = (start: number, length: number) =>
+      tar
+        .subarray(at + start, at + start + length)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
+    const size = Number.parseInt(field(124, 12).trim() || '0', 8);
+    const type = field(156, 1);
+    const prefix = field(345, 155);
+    const name = prefix ? `${prefix}/${field(0, 100)}` : field(0, 100);
+    if (type === '0' || type === '') files.push(name.split('/').slice(1).join('/'));
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return files.sort();
 }
 
 describe('gitbeaker itself', () => {
@@ -559,6 +581,106 @@ describe('errors gitbeaker throws', () => {
   });
 });
 
+// What gitbeaker asks of the service where the sandbox does not yet answer as the service does. Each is an item another
+// engineer is fixing in src/sandbox (named in its comment); the test says what the service answers and is marked
+// it.fails until that fix is merged, when the lead turns it back into it.
+describe('where the sandbox differs from the service (fixes under way)', () => {
+  // Item: revert dry_run. The service checks the revert and answers {"dry_run": "success"} with 200, committing nothing.
+  it.fails('a revert with dry_run commits nothing', async () => {
+    const api = gitlab('maintainer');
+    const branch = fresh('gitbeaker/dry-revert');
+    const commit = await api.Commits.create(
+      WEB,
+      branch,
+      'Gitbeaker: to revert',
+      [{ action: 'create', filePath: `${branch}.txt`, content: 'x\n' }],
+      { startBranch: 'main' },
+    );
+    const answer = await api.Commits.revert(WEB, commit.id, branch, { dryRun: true, showExpanded: true });
+    expect([answer.status, answer.data]).toEqual([200, { dry_run: 'success' }]);
+    expect((await api.Branches.show(WEB, branch)).commit.id).toBe(commit.id);
+  });
+
+  // Item: revert dry_run (the cherry-pick takes the same dry_run and answers the same way).
+  it.fails('a cherry-pick with dry_run commits nothing', async () => {
+    const api = gitlab('maintainer');
+    const branch = fresh('gitbeaker/dry-pick');
+    const commit = await api.Commits.create(
+      WEB,
+      branch,
+      'Gitbeaker: to pick',
+      [{ action: 'create', filePath: `${branch}.txt`, content: 'x\n' }],
+      { startBranch: 'main' },
+    );
+    const target = fresh('gitbeaker/dry-pick-target');
+    const start = await api.Branches.create(WEB, target, 'main');
+    const answer = await api.Commits.cherryPick(WEB, commit.id, target, { dryRun: true, showExpanded: true });
+    expect([answer.status, answer.data]).toEqual([200, { dry_run: 'success' }]);
+    expect((await api.Branches.show(WEB, target)).commit.id).toBe(start.commit.id);
+  });
+
+  // Item: release order_by/sort. The service orders releases by released_at (or created_at) and sort, newest first
+  // by default; the seeded v1.0.0 was released and created before v1.1.0.
+  it.fails('lists releases oldest first when asked', async () => {
+    const api = gitlab('maintainer');
+    const seeded = (releases: unknown[]) =>
+      (releases as Array<{ tag_name: string }>)
+        .map((r) => r.tag_name)
+        .filter((tag) => tag === 'v1.0.0' || tag === 'v1.1.0');
+    expect(seeded(await api.ProjectReleases.all(WEB))).toEqual(['v1.1.0', 'v1.0.0']);
+    expect(seeded(await api.ProjectReleases.all(WEB, { orderBy: 'released_at', sort: 'asc' }))).toEqual([
+      'v1.0.0',
+      'v1.1.0',
+    ]);
+    expect(seeded(await api.ProjectReleases.all(WEB, { orderBy: 'created_at', sort: 'asc' }))).toEqual([
+      'v1.0.0',
+      'v1.1.0',
+    ]);
+  });
+
+  // Item: cancel_merge_when_pipeline_succeeds. The service answers 201 and the merge request no longer waits to merge.
+  it.fails('cancels a merge set to happen when the pipeline succeeds', async () => {
+    const api = gitlab('maintainer');
+    const branch = fresh('gitbeaker/auto-merge');
+    await api.Commits.create(
+      WEB,
+      branch,
+      `Work on ${branch}`,
+      [{ action: 'create', filePath: `${branch}.txt`, content: 'work\n' }],
+      { startBranch: 'main' },
+    );
+    const opened = await api.MergeRequests.create(WEB, branch, 'main', 'Merge when green');
+    // The branch's pipeline is still pending (the clock stands still), so the merge waits for it.
+    const armed = await api.MergeRequests.accept(WEB, opened.iid, { mergeWhenPipelineSucceeds: true });
+    expect(armed).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
+    const canceled = await api.MergeRequests.cancelOnPipelineSuccess(WEB, opened.iid, { showExpanded: true });
+    expect(canceled.status).toBe(201);
+    expect(await api.MergeRequests.show(WEB, opened.iid)).toMatchObject({
+      state: 'opened',
+      merge_when_pipeline_succeeds: false,
+    });
+  });
+
+  // Item: archive path. The service archives only the subdirectory named by path.
+  it.fails('downloads an archive of one directory', async () => {
+    const api = gitlab('maintainer');
+    const whole = await tarFilesOf(await api.Repositories.showArchive(WEB, { fileType: 'tar.gz' }));
+    expect(whole).toContain('README.md');
+    const src = await tarFilesOf(await api.Repositories.showArchive(WEB, { fileType: 'tar.gz', path: 'src' }));
+    expect(src.length).toBeGreaterThan(0);
+    expect(src.filter((path) => !path.startsWith('src/'))).toEqual([]);
+  });
+
+  // Item: open_issues_count. The service counts the project's open issues (a maintainer's count takes in the
+  // confidential ones too).
+  it.fails("counts a project's open issues", async () => {
+    const api = gitlab('maintainer');
+    const open = await api.Issues.all({ projectId: WEB, state: 'opened' });
+    expect(open.length).toBeGreaterThan(0);
+    expect((await api.Projects.show(WEB)).open_issues_count).toBe(open.length);
+  });
+});
+
 describe('what gitbeaker reached', () => {
   it('called every operation outside the spec, each answered with success at least once', () => {
     const requests = sandbox.requests.all();
@@ -576,9 +698,19 @@ describe('what gitbeaker reached', () => {
   });
 
   it('sent no parameter the sandbox does not know', () => {
+    // The parameters of the fixes under way (see the block above), which the sandbox ignores until they are merged.
+    const awaitingFixes: Array<[method: string, path: RegExp, params: string]> = [
+      ['POST', /\/repository\/commits\/[0-9a-f]{40}\/(revert|cherry_pick)$/, 'dry_run'],
+      ['GET', /\/releases$/, 'order_by,sort'],
+      ['GET', /\/repository\/archive\.tar\.gz$/, 'path'],
+    ];
+    const awaitingFix = (r: { method: string; path: string; unknownParams: string[] }) =>
+      awaitingFixes.some(
+        ([method, path, params]) => r.method === method && path.test(r.path) && r.unknownParams.join() === params,
+      );
     const ignored = sandbox.requests
       .all()
-      .filter((r) => r.unknownParams.length > 0)
+      .filter((r) => r.unknownParams.length > 0 && !awaitingFix(r))
       .map((r) => `${r.method} ${r.path} ${r.unknownParams.join(', ')}`);
     expect(ignored).toEqual([]);
   });
