@@ -818,6 +818,35 @@ describe('where the sandbox differs from the service (fixes under way)', () => {
     });
   });
 
+  // Item: conflicted MR merge_status. Once a merge request's changes conflict with its target, the service reports it
+  // as cannot_be_merged with has_conflicts, and refuses to merge it with 422. The sandbox refuses the merge, but reports
+  // can_be_merged until a merge was tried.
+  it.fails('reports a merge request whose changes conflict with its target as not mergeable', async () => {
+    const api = gitlab('maintainer');
+    const ours = fresh('gitbeaker/ours');
+    const theirs = fresh('gitbeaker/theirs');
+    const path = `${fresh('gitbeaker-conflict')}.txt`;
+    await api.Commits.create(WEB, ours, 'Ours', [{ action: 'create', filePath: path, content: 'ours\n' }], {
+      startBranch: 'main',
+    });
+    await api.Commits.create(WEB, theirs, 'Theirs', [{ action: 'create', filePath: path, content: 'theirs\n' }], {
+      startBranch: 'main',
+    });
+    const first = await api.MergeRequests.create(WEB, ours, 'main', 'Ours first');
+    const second = await api.MergeRequests.create(WEB, theirs, 'main', 'Theirs second');
+    expect((await api.MergeRequests.accept(WEB, first.iid)).state).toBe('merged');
+    // The list is where the service starts the check; the single read then reports its outcome.
+    await api.MergeRequests.all({ projectId: WEB, iids: [second.iid] });
+    expect(await api.MergeRequests.show(WEB, second.iid)).toMatchObject({
+      merge_status: 'cannot_be_merged',
+      has_conflicts: true,
+    });
+    expect(await refusal(() => api.MergeRequests.accept(WEB, second.iid))).toEqual({
+      status: 422,
+      message: 'Branch cannot be merged',
+    });
+  });
+
   // Item: archive path. The service archives only the subdirectory named by path.
   it.fails('downloads an archive of one directory', async () => {
     const api = gitlab('maintainer');
