@@ -112,9 +112,10 @@ describe.shuffle('branches, in any order', () => {
       const result = await suite.call('create_branch', { id: INFRA, branch: name, ref: 'v1.0.0' }, { as: 'developer' });
       expect(result.status).toBe(201);
       const branch = result.data as Branch;
+      // v1.0.0 is infra's main head: the service counts a branch at the default branch's head as not merged.
       expect(branch).toMatchObject({
         name,
-        merged: true,
+        merged: false,
         protected: false,
         can_push: true,
         commit: { title: 'Add staging environment' },
@@ -164,8 +165,13 @@ describe.shuffle('branches, in any order', () => {
     });
 
     it('deletes merged branches with 202, keeping the default, protected and unmerged ones', async () => {
+      // A branch behind main is merged; one at main's head is not (the service leaves it, as it says merged: false).
       const merged = suite.freshName('topic/merged');
-      await suite.call('create_branch', { id: INFRA, branch: merged, ref: 'v1.0.0' });
+      const initial = (await suite.data<{ parent_ids: string[] }>('get_commit', { id: INFRA, sha: 'v1.0.0' }))
+        .parent_ids[0];
+      await suite.call('create_branch', { id: INFRA, branch: merged, ref: initial });
+      const atHead = suite.freshName('topic/at-head');
+      await suite.call('create_branch', { id: INFRA, branch: atHead, ref: 'main' });
       const unmerged = await suite.freshBranch(INFRA);
       const keep = suite.freshName('keep');
       await suite.call('protect_branch', { id: INFRA, name: `${keep}/*` });
@@ -174,7 +180,7 @@ describe.shuffle('branches, in any order', () => {
       const result = await suite.call('delete_merged_branches', { id: INFRA }, { as: 'developer' });
       expect(result.status).toBe(202);
       const names = (await suite.data<Branch[]>('list_branches', { id: INFRA })).map((b) => b.name);
-      expect(names).toEqual(expect.arrayContaining(['main', unmerged.name, `${keep}/this`]));
+      expect(names).toEqual(expect.arrayContaining(['main', atHead, unmerged.name, `${keep}/this`]));
       expect(names).not.toContain(merged);
     });
   });

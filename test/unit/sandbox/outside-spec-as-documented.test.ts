@@ -229,16 +229,27 @@ describe('branches and tags', () => {
     ]);
   });
 
-  test("deleting merged branches is a developer's, and spares the branches of open merge requests", async () => {
+  test("deleting merged branches is a developer's, and spares the branches of open merge requests and those at the default branch's head", async () => {
+    // Branches behind main's head are merged; one at main's head is not, as the service counts it (nothing of it
+    // was merged yet): its `merged` says false and deleting merged branches keeps it.
+    const behind = (await api(sandbox, 'GET', `${PAYMENTS}/repository/commits/main`)).data.parent_ids[0];
     const mine = await api(sandbox, 'POST', `${PAYMENTS}/repository/branches`, {
       as: 'developer',
-      json: { branch: 'topic/in-review', ref: 'main' },
+      json: { branch: 'topic/in-review', ref: behind },
     });
     expect(mine.status).toBe(201);
+    expect(mine.data.merged).toBe(true);
     await api(sandbox, 'POST', `${PAYMENTS}/repository/branches`, {
       as: 'developer',
-      json: { branch: 'topic/done', ref: 'main' },
+      json: { branch: 'topic/done', ref: behind },
     });
+    const atHead = await api(sandbox, 'POST', `${PAYMENTS}/repository/branches`, {
+      as: 'developer',
+      json: { branch: 'topic/just-started', ref: 'main' },
+    });
+    expect(atHead.data.merged).toBe(false);
+    const listed = await api(sandbox, 'GET', `${PAYMENTS}/repository/branches?search=topic/just-started`);
+    expect(listed.data.map((b: { merged: boolean }) => b.merged)).toEqual([false]);
     await api(sandbox, 'POST', `${PAYMENTS}/merge_requests`, {
       as: 'developer',
       json: { source_branch: 'topic/in-review', target_branch: 'feature/refund-webhooks', title: 'Review me' },
@@ -251,6 +262,7 @@ describe('branches and tags', () => {
     );
     expect(await head('acme/platform/payments-api', 'topic/in-review')).not.toBeNull();
     expect(await head('acme/platform/payments-api', 'topic/done')).toBeNull();
+    expect(await head('acme/platform/payments-api', 'topic/just-started')).not.toBeNull();
   });
 
   test('names git refuses are a 400 for a branch read and a new tag; a protection is found before its unprotecting is judged', async () => {

@@ -15,10 +15,25 @@ export async function branchHeads(repo: GitRepo): Promise<Map<string, string>> {
   return heads;
 }
 
-/** Names of the branches whose head the target commit already contains. */
+/**
+ * Names of the branches whose head the target commit already contains, leaving out those whose head is the target
+ * itself: the service counts a branch at the default branch's head as not merged (nothing of it was merged yet), both
+ * in a branch's `merged` and when it deletes merged branches.
+ */
 export async function mergedInto(repo: GitRepo, target: string): Promise<Set<string>> {
-  const output = await repo.text(['for-each-ref', `--merged=${target}`, '--format=%(refname:strip=2)', 'refs/heads/']);
-  return new Set(output.split('\n').filter((line) => line !== ''));
+  const targetSha = (await repo.text(['rev-parse', '--verify', `${target}^{commit}`])).trim();
+  const output = await repo.text([
+    'for-each-ref',
+    `--merged=${target}`,
+    '--format=%(objectname) %(refname:strip=2)',
+    'refs/heads/',
+  ]);
+  const merged = new Set<string>();
+  for (const line of output.split('\n')) {
+    if (line === '' || line.slice(0, 40) === targetSha) continue;
+    merged.add(line.slice(41));
+  }
+  return merged;
 }
 
 /** Creates a branch at sha; refused when it exists. */
