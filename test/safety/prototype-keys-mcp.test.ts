@@ -5,6 +5,8 @@ import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 import { operations } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { sampleInput } from '../helpers/sample-input.js';
+import { fileUri } from '../../src/mcp/resources.js';
+import { fitObject } from '../../src/mcp/result-size.js';
 
 const env = useSandbox();
 
@@ -80,5 +82,30 @@ describe('names objects inherit, inside a map of names', () => {
     const op = operations.find((o) => o.name === 'list_projects')!;
     const input = validateInput(op, { custom_attributes: JSON.parse('{"constructor": "x"}') });
     expect(input.custom_attributes).toEqual(JSON.parse('{"constructor": "x"}'));
+  });
+});
+
+describe('names objects inherit, in a resource and a result', () => {
+  it('reads a file whose extension is constructor as plain text', async () => {
+    const created = await call('create_file', {
+      id: 'acme/web',
+      file_path: 'notes.constructor',
+      branch: 'prototype-keys',
+      start_branch: 'main',
+      content: 'plain notes',
+      commit_message: 'Add notes',
+    });
+    expect(created.isError).toBeFalsy();
+    const uri = fileUri({ project: 'acme/web', path: 'notes.constructor', ref: 'prototype-keys' });
+    const { contents } = await mcp.client.readResource({ uri });
+    expect(contents[0]).toMatchObject({ mimeType: 'text/plain', text: 'plain notes' });
+  });
+
+  it('keeps a field the service named __proto__ a field when a result is cut to fit', () => {
+    const answer = JSON.parse(`{"__proto__": {"polluted": "yes"}, "log": "${'x'.repeat(10_000)}"}`);
+    const fitted = fitObject(answer, { maxChars: 2000, measure: (value) => JSON.stringify(value).length })!.value;
+    expect(Object.getPrototypeOf(fitted)).toBe(Object.prototype);
+    expect((fitted as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.hasOwn(fitted, '__proto__')).toBe(true);
   });
 });
