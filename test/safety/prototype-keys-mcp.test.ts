@@ -5,7 +5,7 @@ import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 import { operations } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { sampleInput } from '../helpers/sample-input.js';
-import { fileUri } from '../../src/mcp/resources.js';
+import { FILE_URI_TEMPLATE, fileUri } from '../../src/mcp/resources.js';
 import { fitObject } from '../../src/mcp/result-size.js';
 
 const env = useSandbox();
@@ -107,5 +107,23 @@ describe('names objects inherit, in a resource and a result', () => {
     expect(Object.getPrototypeOf(fitted)).toBe(Object.prototype);
     expect((fitted as { polluted?: unknown }).polluted).toBeUndefined();
     expect(Object.hasOwn(fitted, '__proto__')).toBe(true);
+  });
+});
+
+describe('names objects inherit, as a prompt, its argument or a completed argument', () => {
+  it.each(PROTOTYPE_NAMES)('%s: an unknown prompt, an unknown argument, nothing to complete', async (name) => {
+    await expect(mcp.client.getPrompt({ name, arguments: {} })).rejects.toThrow(/Unknown prompt/);
+    // The SDK's own schema of a prompt's arguments (a zod record) drops __proto__ before the prompt sees it.
+    if (name !== '__proto__')
+      await expect(
+        mcp.client.getPrompt({ name: 'triage_failed_pipeline', arguments: { project: 'acme/web', [name]: 'x' } }),
+      ).rejects.toThrow(new RegExp(`has no argument "${name}"`));
+    const before = env.sandbox.requests.all().length;
+    const { completion } = await mcp.client.complete({
+      ref: { type: 'ref/resource', uri: FILE_URI_TEMPLATE },
+      argument: { name, value: 'a' },
+    });
+    expect(completion.values).toEqual([]);
+    expect(env.sandbox.requests.all().length).toBe(before);
   });
 });
