@@ -6,6 +6,7 @@ import { sessionLogging, type SessionLogging } from './logging.js';
 import { promptArgumentKind, registerPrompts } from './prompts.js';
 import { FILE_TEMPLATE_VARIABLES, FILE_URI_TEMPLATE, registerResources } from './resources.js';
 import { serviceReader, type ServiceReadOptions } from './service-reads.js';
+import { ownEntry } from '../text/own-key.js';
 import {
   STATUS_TEMPLATE_VARIABLES,
   STATUS_URI_TEMPLATE,
@@ -49,8 +50,8 @@ interface ProtocolFeatures {
 
 const completionKind: CompletionLookup = (ref, argument) => {
   if (ref.type === 'ref/prompt') return promptArgumentKind(ref.name, argument);
-  if (ref.uri === FILE_URI_TEMPLATE) return FILE_TEMPLATE_VARIABLES[argument];
-  return ref.uri === STATUS_URI_TEMPLATE ? STATUS_TEMPLATE_VARIABLES[argument] : undefined;
+  if (ref.uri === FILE_URI_TEMPLATE) return ownEntry(FILE_TEMPLATE_VARIABLES, argument);
+  return ref.uri === STATUS_URI_TEMPLATE ? ownEntry(STATUS_TEMPLATE_VARIABLES, argument) : undefined;
 };
 
 /** Registers the handlers on a server made with protocolCapabilities(options.watches !== undefined). */

@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CompletionKind } from './completions.js';
 import type { ServiceRead } from './service-reads.js';
+import { ownEntry } from '../text/own-key.js';
 import { readTriageView, TRIAGE_VIEW_RESOURCE, TRIAGE_VIEW_URI } from '../apps/triage-app.js';
 import {
   parseStatusUri,
@@ -108,7 +109,7 @@ function mimeTypeOf(path: string, contentType: string | undefined, text: boolean
   const declared = contentType?.split(';')[0].trim().toLowerCase();
   if (declared && !GENERIC_TYPES.has(declared)) return declared;
   const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1].toLowerCase();
-  const known = extension === undefined ? undefined : MIME_BY_EXTENSION[extension];
+  const known = extension === undefined ? undefined : ownEntry(MIME_BY_EXTENSION, extension);
   // A known type only where the content agrees: a "png" that is valid text is not shown as an image.
   if (known && isTextType(known) === text) return known;
   return text ? 'text/plain' : 'application/octet-stream';

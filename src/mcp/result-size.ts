@@ -152,12 +152,13 @@ class Fitting {
       left,
     );
     const fitted = new Map(kept.map(([key, item], i) => [key, this.fit(item, room[i] - keyCost(key), depth + 1)]));
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of entries) {
-      if (own.has(key)) out[key] = item;
-      else if (fitted.has(key)) out[key] = fitted.get(key);
-    }
-    return out;
+    // Built from entries, never assigned: a service's own "__proto__" field stays a field, not the object's prototype.
+    return Object.fromEntries(
+      entries.flatMap(
+        ([key, item]): Array<[string, unknown]> =>
+          own.has(key) ? [[key, item]] : fitted.has(key) ? [[key, fitted.get(key)]] : [],
+      ),
+    );
   }
 
   /** What was cut, in words, for the `truncated` note. */

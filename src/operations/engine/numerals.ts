@@ -1,5 +1,6 @@
 // String numerals → numbers where a schema wants a number: models often send "pipeline_id": "2" for an integer.
 import type { z } from 'zod';
+import { ownEntry } from '../../text/own-key.js';
 
 /** Only an exact whole-number numeral is read as a number: "2x", "1.5", " 2" and "" stay strings and fail by name. */
 const INTEGER_NUMERAL = /^-?\d+$/;
@@ -42,7 +43,7 @@ export function coerceNumerals(schema: z.ZodType, value: unknown): unknown {
     case 'array':
       return Array.isArray(value) && def.element ? value.map((item) => coerceNumerals(def.element!, item)) : value;
     case 'object':
-      return isPlainObject(value) && def.shape ? coerceEntries(value, (key) => def.shape![key]) : value;
+      return isPlainObject(value) && def.shape ? coerceEntries(value, (key) => ownEntry(def.shape!, key)) : value;
     case 'record':
       return isPlainObject(value) && def.valueType ? coerceEntries(value, () => def.valueType) : value;
     case 'union':

@@ -3,15 +3,82 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Parameter and field names whose value is a credential: a chat webhook's URL (its path is the secret), and any
- * name ending in _KEY or -key (AWS_KEY, SIGNING_KEY, api_key; a bare "key" is a variable's name, not a credential),
- * cloud access keys (eks_access_key_id), client and private keys, key passphrases, credentials by name.
+ * Which names hold a credential, by meaning: a name is read as its words, whatever its case and separators
+ * (`apiKey`, `APIKEY`, `api-key` and `api_key` are the words "api key"; `Set-Cookie` is "set cookie"), and it holds a
+ * credential when
+ * - a word is a credential's anywhere: token, secret, password, passwd, passphrase, credential(s), webhook (a chat
+ *   webhook's URL: its path is the secret); or
+ * - its last word is authorization, auth, cookie(s) or session(s), or it ends in session id: Authorization,
+ *   Proxy-Authorization, basic_auth, Set-Cookie, session_id (but external_authorization_service_url, a setting's
+ *   address, and session_expire_delay, a duration, are not); or
+ * - a word is one run together: apikey, accesskey, privatekey, clientkey, keypass, authtoken, sessionid (`APIKEY`,
+ *   `privatekey`); or
+ * - its last word is key after another word (AWS_KEY, SIGNING_KEY, deploy-key): a bare `key` is a variable's name, and
+ *   `monkey`, `keyboard` or `KEYCLOAK_URL` are no key at all.
+ * Not a credential: a name whose last word says it is about one, not one (token_expires_at, tokens_count,
+ * password_length, ci_job_token_scope_enabled: see ABOUT_A_CREDENTIAL), nor author or authored_date (whole words are
+ * compared, and "author" is not "auth"). `session` alone is one: what a service calls a session is its id.
  */
-const SECRET_NAME =
-  /token|secret|passw(or)?d|passphrase|webhook|credential|private_?key|access_key|client_key|key_pass|[_-]key$/i;
+const CREDENTIAL_WORDS = new Set([
+  'token',
+  'tokens',
+  'secret',
+  'secrets',
+  'password',
+  'passwords',
+  'passwd',
+  'passphrase',
+  'credential',
+  'credentials',
+  'webhook',
+]);
+/** Words that name a credential only as the name's last word (a header, a cookie, a session). */
+const CREDENTIAL_LAST_WORDS = new Set(['authorization', 'auth', 'cookie', 'cookies', 'session', 'sessions']);
+/** Credentials written as one word (`APIKEY`, `privatekey`), also across two of a name's words (key_pass). */
+const RUN_TOGETHER =
+  /apikey|accesskey|privatekey|clientkey|keypass|authtoken|accesstoken|sessionid|webhook|password|passwd|passphrase|secret|token|credential/;
+/** The same for the last-word credentials: `SETCOOKIE`, `proxyauthorization`. */
+const RUN_TOGETHER_LAST = /(authorization|cookies?|sessions?)$/;
+/** Last words of a name about a credential rather than holding one: when, how many, what kind, whether. */
+const ABOUT_A_CREDENTIAL = new Set([
+  'at',
+  'date',
+  'time',
+  'expires',
+  'expiry',
+  'expiration',
+  'count',
+  'type',
+  'types',
+  'length',
+  'scope',
+  'scopes',
+  'enabled',
+  'required',
+  'present',
+  'set',
+  'configured',
+]);
+
+/** A name's words, lower case: `clientSecret` → client secret, `X-Auth-Token` → x auth token, `APIKEY` → apikey. */
+function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+}
 
 export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
+  const words = wordsOf(name);
+  if (words.length === 0) return false;
+  if (words.length > 1 && ABOUT_A_CREDENTIAL.has(words[words.length - 1])) return false;
+  const last = words[words.length - 1];
+  if (words.some((word, i) => CREDENTIAL_WORDS.has(word) || RUN_TOGETHER.test(word + (words[i + 1] ?? ''))))
+    return true;
+  if (CREDENTIAL_LAST_WORDS.has(last) || RUN_TOGETHER_LAST.test(last)) return true;
+  return words.length > 1 && last === 'key';
 }
 
 export const REDACTED = '[redacted]';

@@ -5,7 +5,13 @@ import { paramError } from './errors.js';
 
 type ParamTree = Record<string, unknown>;
 
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * A tree with no prototype: a parameter named `constructor`, `toString` or `__proto__` is a name like any other (ignored
+ * as unknown, or a hash's key: custom_attributes[constructor]), as on the service, never an inherited property.
+ */
+function emptyTree(): ParamTree {
+  return Object.create(null) as ParamTree;
+}
 
 /**
  * Decodes name/value pairs with the Rack bracket rules the service uses for query strings and form bodies:
@@ -13,7 +19,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * repeats). A plain key given twice keeps the last value.
  */
 export function decodeBracketParams(pairs: Iterable<[string, unknown]>): ParamTree {
-  const tree: ParamTree = {};
+  const tree = emptyTree();
   for (const [key, value] of pairs) assignBracketKey(tree, key, value, key);
   return tree;
 }
@@ -23,7 +29,6 @@ function assignBracketKey(target: ParamTree, key: string, value: unknown, fullKe
   const name = open === -1 ? key : key.slice(0, open);
   const rest = open === -1 ? '' : key.slice(open);
   if (name === '' && rest === '') return;
-  if (FORBIDDEN_KEYS.has(name)) throw paramError(`${fullKey} is not a known parameter`);
   const existing = target[name];
   const typeClash = () => paramError(`${fullKey} does not have a valid value`);
   if (rest === '') {
@@ -39,7 +44,7 @@ function assignBracketKey(target: ParamTree, key: string, value: unknown, fullKe
     const last = list[list.length - 1];
     if (isTree(last) && !hasBracketKey(last, childKey)) assignBracketKey(last, childKey, value, fullKey);
     else {
-      const element: ParamTree = {};
+      const element = emptyTree();
       assignBracketKey(element, childKey, value, fullKey);
       list.push(element);
     }
@@ -47,7 +52,7 @@ function assignBracketKey(target: ParamTree, key: string, value: unknown, fullKe
     const close = rest.indexOf(']');
     if (!rest.startsWith('[') || close === -1) throw typeClash();
     const childKey = rest.slice(1, close) + rest.slice(close + 1);
-    const child = existing === undefined ? (target[name] = {}) : existing;
+    const child = existing === undefined ? (target[name] = emptyTree()) : existing;
     if (!isTree(child)) throw typeClash();
     assignBracketKey(child, childKey, value, fullKey);
   }
@@ -101,8 +106,14 @@ export const param = {
   enum: <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values),
   /** key[]=a&key[]=b in a query or form; a JSON array in a body. */
   array: <T extends z.ZodType>(item: T) => z.array(item),
-  /** key[sub]=value pairs, e.g. custom_attributes[team]=payments. */
-  hash: () => z.record(z.string(), z.string()),
+  /**
+   * key[sub]=value pairs, e.g. custom_attributes[team]=payments. Not z.record, which drops a key named __proto__
+   * without a word: the service reads it as one more name (that no record has).
+   */
+  hash: () =>
+    z.custom<Record<string, string>>(
+      (value) => isTree(value) && Object.values(value).every((item) => typeof item === 'string'),
+    ),
 };
 
 /** Grape-style parameter names: ['assets', 'links', 0, 'name'] → 'assets[links][0][name]'. */

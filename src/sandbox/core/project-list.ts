@@ -5,6 +5,7 @@ import type { SandboxContext } from './context.js';
 import { param } from './params.js';
 import { ACCESS, ACCESS_LEVELS, type Project, type User } from './store.js';
 import { findReadme, projectFull, projectSimple, projectStatistics } from './views.js';
+import { ownEntry } from './own-key.js';
 
 const PROJECT_ORDER_BY = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 type OrderBy = (typeof PROJECT_ORDER_BY)[number];
@@ -94,7 +95,7 @@ export function filterProjects(
     (p) => params.min_access_level === undefined || ctx.projectAccess(user, p) >= params.min_access_level,
     (p) => params.id_after === undefined || p.id > params.id_after,
     (p) => params.id_before === undefined || p.id < params.id_before,
-    (p) => attributeFilter.every(([key, value]) => p.custom_attributes[key] === value),
+    (p) => attributeFilter.every(([key, value]) => ownEntry(p.custom_attributes, key) === value),
   ];
   return candidates.filter((project) => checks.every((check) => check(project)));
 }

@@ -1,7 +1,13 @@
 // Credentials kept out of what is recorded: an operation's own secret inputs (a CI variable's value) are redacted.
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../../src/operations/index.js';
-import { isSecretName, maskSecret, REDACTED, redactSecretInputs } from '../../../src/operations/engine/secrets.js';
+import {
+  isSecretName,
+  maskSecret,
+  REDACTED,
+  redactSecretInputs,
+  redactSecrets,
+} from '../../../src/operations/engine/secrets.js';
 
 describe('redactSecretInputs', () => {
   it('redacts exactly the inputs the operation declares secret, and leaves an empty value as it is', () => {
@@ -45,6 +51,49 @@ describe('isSecretName', () => {
     for (const name of ['key', 'LOG_LEVEL', 'keyboard', 'monkey', 'KEYCLOAK_URL', 'description', 'name'])
       expect(isSecretName(name), name).toBe(false);
   });
+
+  it('reads a name by its words in any case and with any separator, so apiKey and Authorization are credentials', () => {
+    for (const name of [
+      'apiKey',
+      'APIKEY',
+      'api-key',
+      'Authorization',
+      'authorization',
+      'Proxy-Authorization',
+      'x_auth_token',
+      'X-Auth-Token',
+      'Set-Cookie',
+      'cookies',
+      'session_id',
+      'sessionId',
+      'SESSIONID',
+      'session',
+      'clientSecret',
+      'PASSWORD',
+      'private_key',
+      'credentials',
+      'accessToken',
+    ]) {
+      expect(isSecretName(name), name).toBe(true);
+    }
+  });
+
+  it('leaves names about a credential, and names that only look like one, alone', () => {
+    for (const name of [
+      'token_expires_at',
+      'tokens_count',
+      'password_length',
+      'session_type',
+      'author',
+      'authored_date',
+      'author_email',
+      'key_id',
+      'expires_at',
+      'fingerprint',
+    ]) {
+      expect(isSecretName(name), name).toBe(false);
+    }
+  });
 });
 
 describe('maskSecret', () => {
@@ -53,5 +102,20 @@ describe('maskSecret', () => {
     expect(masked).toMatch(/^<secret, 20 characters, sha256 [0-9a-f]{8}…>$/);
     expect(masked).not.toContain('AKIA');
     expect(maskSecret('AKIAIOSFODNN7EXAMPLF')).not.toBe(masked);
+  });
+});
+
+describe('redactSecrets', () => {
+  it('redacts credentials by name at any depth, in objects and arrays, and keeps the rest', () => {
+    const answer = JSON.parse(
+      '{"id": 1, "author": "bob", "apiKey": "k1", "nested": {"Authorization": "Bearer t", "list": [{"Set-Cookie": "c", "name": "x"}]}, "token_expires_at": "2026-01-01"}',
+    );
+    expect(redactSecrets(answer)).toEqual({
+      id: 1,
+      author: 'bob',
+      apiKey: REDACTED,
+      nested: { Authorization: REDACTED, list: [{ 'Set-Cookie': REDACTED, name: 'x' }] },
+      token_expires_at: '2026-01-01',
+    });
   });
 });

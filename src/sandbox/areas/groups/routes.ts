@@ -9,6 +9,7 @@ import { filterProjects, projectListParams, renderProjects, sortProjects } from 
 import type { Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, ACCESS_LEVELS, type Group, type Project, type User } from '../../core/store.js';
 import { groupWebUrl, projectStatistics } from '../../core/views.js';
+import { ownEntry } from '../../core/own-key.js';
 
 /** Group details list at most this many projects, and as many shared ones (the spec's limit). */
 const GROUP_DETAILS_PROJECT_CAP = 100;
@@ -121,7 +122,7 @@ function selectGroups(
       (minimum !== undefined ? access(g) >= minimum : user === null || allAvailable || access(g) > 0) &&
       !skip.has(g.id) &&
       (search === undefined || [g.name, g.path].some((text) => text.toLowerCase().includes(search))) &&
-      attributes.every(([key, value]) => g.custom_attributes[key] === value),
+      attributes.every(([key, value]) => ownEntry(g.custom_attributes, key) === value),
   );
   const key = (g: Group) =>
     params.order_by === 'id' ? g.id : params.order_by === 'path' ? g.path.toLowerCase() : g.name.toLowerCase();

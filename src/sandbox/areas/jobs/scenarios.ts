@@ -8,6 +8,7 @@
 //   acme/platform/infra       `plan` loses its runner (runner_system_failure) on a pipeline's first attempt; a
 //                             retry passes.
 // Any other project with a CI configuration runs the default table, which always passes.
+import { ownEntry } from '../../core/own-key.js';
 
 /** How a job ends. */
 export type OutcomeRule =
@@ -152,7 +153,7 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
 const DEFAULT_SCENARIO: Scenario = nodeScenario(PASS);
 
 export function scenarioFor(projectPath: string): Scenario {
-  return SCENARIOS[projectPath] ?? DEFAULT_SCENARIO;
+  return ownEntry(SCENARIOS, projectPath) ?? DEFAULT_SCENARIO;
 }
 
 /** The jobs a new pipeline on `ref` gets. */

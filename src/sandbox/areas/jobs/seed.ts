@@ -5,6 +5,7 @@
 import type { SeedContext } from '../../core/area.js';
 import type { Pipeline, Project, Store } from '../../core/store.js';
 import { jobsOf, setJobLog, type Job, type JobArtifact, type JobStatus } from './state.js';
+import { ownEntry } from '../../core/own-key.js';
 
 interface PlannedJob {
   name: string;
@@ -160,7 +161,7 @@ const SCRIPTS: Record<string, string[]> = {
 
 /** A short, ordinary log for any other job that ran. */
 function plainLog(at: number, project: Project, pipeline: Pipeline, job: Job): string {
-  const script = SCRIPTS[job.name] ?? [`./scripts/deploy.sh ${job.name.split(':')[1] ?? 'review'}`];
+  const script = ownEntry(SCRIPTS, job.name) ?? [`./scripts/deploy.sh ${job.name.split(':')[1] ?? 'review'}`];
   const go = project.languages.Go !== undefined;
   const lines = [
     ...opening(at, project, pipeline, go ? 'golang:1.22' : 'node:20-alpine'),

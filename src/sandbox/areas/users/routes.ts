@@ -21,6 +21,7 @@ import type { Store, User } from '../../core/store.js';
 import { userAdmin, userBasic, userDetailed } from '../../core/views.js';
 import { passwordsOf } from './state.js';
 import { samlProvidersOf } from '../scim/index.js';
+import { ownEntry } from '../../core/own-key.js';
 
 const text = () => z.string();
 const flag = () => param.boolean().optional();
@@ -234,7 +235,9 @@ export function register(router: Router, ctx: SandboxContext): void {
         (p.created_after === undefined || u.created_at > p.created_after) &&
         (!admin || p.two_factor === undefined || u.two_factor_enabled === (p.two_factor === 'enabled')) &&
         (!admin ||
-          Object.entries(p.custom_attributes ?? {}).every(([key, value]) => u.custom_attributes[key] === value)),
+          Object.entries(p.custom_attributes ?? {}).every(
+            ([key, value]) => ownEntry(u.custom_attributes, key) === value,
+          )),
     );
     const orderBy = admin ? (p.order_by ?? 'id') : 'id';
     const direction = admin && p.sort === 'asc' ? 1 : -1;
