@@ -142,12 +142,15 @@ export class SlackBot {
     }
     const { dispatcher, acting } = this.dispatcher(turn);
     const reply = await this.safely(() => dispatcher.call(op.name, stored.input));
-    // Refused before anything was sent (the clicker linked no account, a read-only channel): the button stays for
-    // someone who may use it, so a stranger's click on a shared message cannot spend it.
-    if (once && reply.kind === 'message' && !reply.outcome)
-      await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
+    // A press spends the button only when what it names was carried out. Refused before sending (no linked account,
+    // a read-only channel, bad input), refused by the service as the presser (403, 404, …), or waiting for the
+    // presser's approval: the button stays for the next person, so someone who may not act cannot spend it.
+    const carriedOut = reply.kind === 'message' && reply.ok && reply.outcome?.ok === true;
+    if (once && !carriedOut) await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
     await this.deliver(turn, reply, { acting, ...(stored.incident ? { incident: stored.incident } : {}) });
-    if (stored.incident) await this.onTimeline(turn, stored.incident, 'pressed', reply);
+    // A refusal is the presser's alone (told to them ephemerally above); the thread records what was done or asked.
+    if (stored.incident && (carriedOut || reply.kind === 'approve'))
+      await this.onTimeline(turn, stored.incident, 'pressed', reply);
   }
 
   /** Mute for an hour, on an incident message: no new message for its project in this channel for an hour. */
