@@ -60,7 +60,7 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const { posts, threadOf } = channelCalls(() => slack, 'C1');
+const { posts, threadOf, updatesOf } = channelCalls(() => slack, 'C1');
 
 /** Clicks a button as Slack sends the click and waits for the first answer to its response_url. */
 async function press(button: MessageButton, user: string): Promise<Record<string, unknown>> {
@@ -123,4 +123,34 @@ describe('an incident button refused as its presser', () => {
     // Her refusals were hers alone: nothing about them in the message's thread.
     expect(threadOf(ts).filter((c) => messageText(c.args).includes('<@U3>'))).toEqual([]);
   }, 50_000);
+
+  it('checks each button of the old message as it is pressed: changed premises run nothing and say what changed', async () => {
+    // The message's latest version carries buttons nobody pressed, drawn while pipeline #N was main's latest and
+    // red; since then a newer pipeline started on main, and alice's revert's merge request is open.
+    const ts = posts()[0].answer!.ts as string;
+    const buttons = await waitFor(
+      () =>
+        [...updatesOf(ts)]
+          .reverse()
+          .map((c) => buttonsOf(c.args))
+          .find((b) => b.some((x) => x.text.text.startsWith('Revert '))),
+      20_000,
+      'a version of the message with its buttons',
+    );
+    const byLabel = (start: string) => buttons.find((b) => b.text.text.startsWith(start))!;
+    await env.client.request({
+      method: 'POST',
+      path: '/projects/acme%2Fweb/pipeline',
+      body: { ref: 'main' },
+      idempotent: false,
+    });
+    const writesBefore = env.sandbox.requests.all().filter((r) => r.method !== 'GET').length;
+    const retry = messageText(await press(byLabel('Retry failed jobs'), 'U1'));
+    expect(retry).toMatch(/pipeline #\d+ is no longer main's latest \(#\d+ is \w+\); nothing was retried/);
+    const revert = messageText(await press(byLabel('Revert '), 'U1'));
+    expect(revert).toMatch(/merge request !\d+ reverting [0-9a-f]{8} is open already; nothing was reverted/);
+    const log = messageText(await press(byLabel('Show the log'), 'U1'));
+    expect(log).toMatch(/pipeline #\d+ is no longer main's latest/);
+    expect(env.sandbox.requests.all().filter((r) => r.method !== 'GET')).toHaveLength(writesBefore);
+  }, 30_000);
 });
