@@ -9,6 +9,7 @@ import { readServiceUrl } from '../chat/urls.js';
 import type { ApiError } from '../http/errors.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
+import { type ButtonPremise, PremiseCheck, premiseUnread } from '../operations/composed/button-premise.js';
 import { executeCall } from '../operations/engine/call.js';
 import { recordApproval } from '../metrics.js';
 import type { Operation } from '../operations/engine/define.js';
@@ -100,9 +101,11 @@ interface ShareRef {
 
 export class SlackBot {
   private readonly byName: Map<string, Operation>;
+  private readonly premises: PremiseCheck;
 
   constructor(private readonly o: BotOptions) {
     this.byName = new Map(o.operations.map((op) => [op.name, op]));
+    this.premises = new PremiseCheck(() => o.operations);
   }
 
   /** `/forge <text>`: Slack-only commands here, everything else through the shared dispatcher. */
@@ -135,6 +138,12 @@ export class SlackBot {
         renderText('This button no longer works (it expired or was used); nothing was run.', 'warning'),
       );
     }
+    // A button drawn on what was true then (an old version of an incident message) checks it still is, as the presser.
+    if (stored.premise) {
+      const checked = await this.checkPremise(turn, stored.premise);
+      if (checked.changed !== undefined) return this.answer(turn, renderText(checked.changed, 'warning'));
+      if (checked.note !== undefined) await this.answer(turn, renderText(checked.note, 'info'));
+    }
     // A write behind a button runs once, however often it is clicked: the first click takes it.
     const once = op.effect !== 'read';
     if (once && (await this.o.store.take(key)) === undefined) {
@@ -142,12 +151,28 @@ export class SlackBot {
     }
     const { dispatcher, acting } = this.dispatcher(turn);
     const reply = await this.safely(() => dispatcher.call(op.name, stored.input));
-    // Refused before anything was sent (the clicker linked no account, a read-only channel): the button stays for
-    // someone who may use it, so a stranger's click on a shared message cannot spend it.
-    if (once && reply.kind === 'message' && !reply.outcome)
-      await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
+    // A press spends the button only when what it names was carried out. Refused before sending (no linked account,
+    // a read-only channel, bad input), refused by the service as the presser (403, 404, …), or waiting for the
+    // presser's approval: the button stays for the next person, so someone who may not act cannot spend it.
+    const carriedOut = reply.kind === 'message' && reply.ok && reply.outcome?.ok === true;
+    if (once && !carriedOut) await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
     await this.deliver(turn, reply, { acting, ...(stored.incident ? { incident: stored.incident } : {}) });
-    if (stored.incident) await this.onTimeline(turn, stored.incident, 'pressed', reply);
+    // A refusal is the presser's alone (told to them ephemerally above); the thread records what was done or asked.
+    if (stored.incident && (carriedOut || reply.kind === 'approve'))
+      await this.onTimeline(turn, stored.incident, 'pressed', reply);
+  }
+
+  /** A button's premise read as the presser: what changed since it was drawn (nothing runs), or a note to show. */
+  private async checkPremise(turn: Turn, premise: ButtonPremise): Promise<{ changed?: string; note?: string }> {
+    const who = await this.o.identities.acting(turn.user, 'read');
+    if (!who.ok) return { changed: who.message };
+    const ctx = { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
+    try {
+      const answer = await this.premises.check(premise, ctx);
+      return answer.holds ? (answer.note ? { note: answer.note } : {}) : { changed: answer.changed };
+    } catch (error) {
+      return { changed: premiseUnread(error) };
+    }
   }
 
   /** Mute for an hour, on an incident message: no new message for its project in this channel for an hour. */

@@ -1,6 +1,7 @@
 // Follow-up buttons (Retry, Next page, the incident message's buttons): each button carries a short reference to a
 // call kept in the state store, bound to the channel it was posted in; the call runs as whoever presses it.
 import { randomBytes } from 'node:crypto';
+import type { ButtonPremise } from '../operations/composed/button-premise.js';
 import type { StateStore } from '../state/store.js';
 
 /** How long a follow-up button keeps working. */
@@ -25,6 +26,8 @@ export interface FollowUpRef {
   /** The channel it was posted in: a click elsewhere (a forwarded value) runs nothing. */
   place: string;
   incident?: IncidentOfButton;
+  /** What the button assumed when drawn (an incident message's): checked as the presser before anything runs. */
+  premise?: ButtonPremise;
 }
 
 /** Whether `count` more references fit under the cap. */

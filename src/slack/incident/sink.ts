@@ -4,6 +4,7 @@
 // its outcome goes to the message's thread. Everything is sent through the durable outbox.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../log.js';
+import type { ButtonPremise } from '../../operations/composed/button-premise.js';
 import { revertAction } from '../../operations/composed/revert-as-merge-request.js';
 import { INCIDENT_OPERATION, type TriageReport } from '../../operations/composed/triage.js';
 import type { StateStore } from '../../state/store.js';
@@ -221,7 +222,9 @@ export class IncidentMessages implements WatchSink {
       operation: string;
       input: Record<string, unknown>;
       style?: 'primary' | 'danger';
+      premise: ButtonPremise;
     }> = [];
+    const where = { project, ref: view.ref };
     const head = report.head_pipeline;
     if (head && view.phase !== 'running' && !report.running_pipeline) {
       calls.push({
@@ -229,17 +232,30 @@ export class IncidentMessages implements WatchSink {
         operation: 'retry_pipeline',
         input: { id: project, pipeline_id: head.id },
         style: 'primary',
+        premise: { kind: 'retry', ...where, pipeline_id: head.id },
       });
     }
     const revert = report.failure?.kind === 'broken' ? revertAction(project, report) : undefined;
-    if (revert) calls.push({ label: revert.label, operation: revert.operation, input: revert.input });
-    calls.push({ label: 'Open an incident issue', operation: INCIDENT_OPERATION, input: { id: project } });
+    if (revert)
+      calls.push({
+        label: revert.label,
+        operation: revert.operation,
+        input: revert.input,
+        premise: { kind: 'revert', ...where, sha: String(revert.input.sha) },
+      });
+    calls.push({
+      label: 'Open an incident issue',
+      operation: INCIDENT_OPERATION,
+      input: { id: project },
+      premise: { kind: 'incident', ...where },
+    });
     const failing = report.failed_jobs[0];
     if (failing)
       calls.push({
         label: 'Show the log',
         operation: 'get_job_log',
         input: { id: project, job_id: failing.id, lines: LOG_LINES },
+        premise: { kind: 'log', ...where, ...(head ? { pipeline_id: head.id } : {}) },
       });
     if (!(await roomForFollowUps(this.o.store, calls.length))) return [];
     const buttons: IncidentButton[] = [];
@@ -251,7 +267,7 @@ export class IncidentMessages implements WatchSink {
       };
       const value = await storeFollowUp(
         this.o.store,
-        { operation: call.operation, input: call.input, place: channel, incident },
+        { operation: call.operation, input: call.input, place: channel, incident, premise: call.premise },
         BUTTON_TTL_MS,
       );
       buttons.push({

@@ -45,7 +45,13 @@ function setup() {
             return { data: { id: 12, status: 'running', ref: 'main', sha: 'eb4870be0123' }, status: 201 };
           },
         } as Operation)
-      : op,
+      : op.name === 'list_pipelines'
+        ? // The button's premise, read when pressed: pipeline #12 is still main's latest and still failed.
+          ({
+            ...op,
+            run: async () => ({ data: [{ id: 12, status: 'failed', ref: 'main', sha: 'eb4870be0123' }], status: 200 }),
+          } as Operation)
+        : op,
   );
   const calls: Array<Record<string, unknown>> = [];
   const outbox = new Outbox({

@@ -196,6 +196,7 @@ describe('incident messages', () => {
       input: { id: 'acme/web', pipeline_id: 12 },
       place: 'C1',
       incident: { subscriber: 'slack:T1:C1', messageKey: messageKey(EPISODE, 'C1'), label: 'Retry failed jobs' },
+      premise: { kind: 'retry', project: 'acme/web', ref: 'main', pipeline_id: 12 },
     });
     expect(await store.get(`followup:${broken[3].value}`)).toMatchObject({
       operation: 'get_job_log',

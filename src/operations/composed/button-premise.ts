@@ -1,0 +1,110 @@
+// The premise of an incident button, checked when it is pressed: a message (or a view) kept for days still offers what
+// was true when it was drawn. Given a button's kind and what it assumed — project, branch, pipeline, commit — this
+// reads the service as the presser and answers "still holds" or "changed: <words>", so a stale Retry reruns nothing.
+import { ApiError } from '../../http/errors.js';
+import type { Operation, RunContext } from '../engine/define.js';
+import { executeOperation } from '../engine/execute.js';
+import { asList, shortSha, show } from '../engine/present.js';
+import { revertBranchName } from './revert-as-merge-request.js';
+
+/** What a button does: its premise says which facts it stands on. */
+export type ButtonKind = 'retry' | 'revert' | 'incident' | 'log' | 'mute';
+
+/** What a button assumed when it was drawn. */
+export interface ButtonPremise {
+  kind: ButtonKind;
+  project: string;
+  /** The watched branch (the default branch). */
+  ref: string;
+  /** The red pipeline the message showed (the branch's latest then). */
+  pipeline_id?: number;
+  /** The commit a revert names. */
+  sha?: string;
+}
+
+export type PremiseAnswer = { holds: true; note?: string } | { holds: false; changed: string };
+
+/** What "nothing was …" says for each kind. */
+const NOTHING: Record<ButtonKind, string> = {
+  retry: 'nothing was retried',
+  revert: 'nothing was reverted',
+  incident: 'no incident issue was opened',
+  log: '',
+  mute: 'nothing was muted',
+};
+
+const FINISHED = new Set(['success', 'failed']);
+
+function hhmm(iso: unknown): string {
+  return typeof iso === 'string' && iso.length >= 16 ? `${iso.slice(11, 16)} UTC` : 'recently';
+}
+
+export class PremiseCheck {
+  constructor(private readonly operations: () => readonly Operation[]) {}
+
+  /** Whether the button's premise still holds, read as the presser (ctx carries their token). */
+  async check(premise: ButtonPremise, ctx: RunContext): Promise<PremiseAnswer> {
+    const { project, ref, kind } = premise;
+    const listed = await this.read('list_pipelines', { id: project, ref, per_page: 20 }, ctx);
+    const pipelines = asList(listed);
+    const latest = pipelines[0];
+    const finished = pipelines.find((p) => FINISHED.has(String(p.status)));
+    const nothing = NOTHING[kind];
+    if (finished?.status === 'success') {
+      const changed = `${ref} is green again since ${hhmm(finished.updated_at ?? finished.created_at)} (#${show(finished.id)})`;
+      // A read still shows what it showed; it says the red it belongs to is over.
+      if (kind === 'log') return { holds: true, note: `${changed}; this log is of an earlier pipeline.` };
+      return { holds: false, changed: `${changed}; ${nothing}.` };
+    }
+    if (premise.pipeline_id !== undefined && (kind === 'retry' || kind === 'log')) {
+      const shown = premise.pipeline_id;
+      let changed: string | undefined;
+      if (latest && Number(latest.id) !== shown)
+        changed = `pipeline #${shown} is no longer ${ref}'s latest (#${show(latest.id)} is ${show(latest.status)})`;
+      else if (latest && latest.status !== 'failed') changed = `pipeline #${shown} is ${show(latest.status)} now`;
+      if (changed)
+        return kind === 'log'
+          ? { holds: true, note: `${changed}.` }
+          : { holds: false, changed: `${changed}; ${nothing}.` };
+    }
+    if (kind === 'revert' && premise.sha) return this.revertPremise(premise, premise.sha, ctx);
+    return { holds: true };
+  }
+
+  /** A revert stands while no merge request of it was opened or merged (its branch is revert-<sha8>). */
+  private async revertPremise(premise: ButtonPremise, sha: string, ctx: RunContext): Promise<PremiseAnswer> {
+    const branch = revertBranchName(sha);
+    const mrs = asList(
+      await this.read(
+        'list_project_merge_requests',
+        { id: premise.project, source_branch: branch, state: 'all', per_page: 20 },
+        ctx,
+      ),
+    ).filter((mr) => mr.source_branch === branch);
+    const merged = mrs.find((mr) => mr.state === 'merged');
+    if (merged)
+      return {
+        holds: false,
+        changed: `${shortSha(sha)} was reverted already by merge request !${show(merged.iid)}; ${NOTHING.revert}.`,
+      };
+    const open = mrs.find((mr) => mr.state === 'opened');
+    if (open)
+      return {
+        holds: false,
+        changed: `merge request !${show(open.iid)} reverting ${shortSha(sha)} is open already; ${NOTHING.revert}.`,
+      };
+    return { holds: true };
+  }
+
+  private async read(name: string, input: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
+    const op = this.operations().find((o) => o.name === name);
+    if (!op) throw new Error(`${name} is not in the registry`);
+    return (await executeOperation(op, input, ctx)).data;
+  }
+}
+
+/** The words of a premise that could not be read (the presser may not read the project): nothing is run. */
+export function premiseUnread(error: unknown): string {
+  const said = error instanceof ApiError ? error.message : (error as Error).message;
+  return `could not check that this button still applies: ${said.split('\n')[0]}; nothing was run.`;
+}
