@@ -1,5 +1,6 @@
 // The Bolt app: routes Slack's commands, buttons, forms and link_shared events to the bot, over HTTP (our receiver,
 // signature checked) or Socket Mode; acks at once and works after the ack; a redelivered request is acked and dropped.
+import { quoteFor } from '../text/quote.js';
 import { createHash } from 'node:crypto';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type {
@@ -96,7 +97,7 @@ function dropRedeliveries(log: Logger, shared?: StateStore): Middleware<AnyMiddl
       if ('respond' in args && typeof args.respond === 'function') {
         await (args.respond as (m: Record<string, unknown>) => Promise<unknown>)({
           response_type: 'ephemeral',
-          text: `:warning: Not run: ${(error as Error).message}.`,
+          text: `:warning: Not run: ${quoteFor('mrkdwn', (error as Error).message)}.`,
         }).catch(() => undefined);
       }
       return;

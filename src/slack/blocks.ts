@@ -1,5 +1,6 @@
 // Block Kit from the neutral ChatMessage, within Slack's limits (cut with a note, never rejected), and the
 // approval request with its yes/no buttons. Pure: no I/O; the values of buttons are handed in.
+import { quoteFor } from '../text/quote.js';
 import type { ChatMessage, ChatStatus } from '../chat/message.js';
 import type { FollowUp } from '../operations/engine/define.js';
 import type { Answers } from '../policy/policy.js';
@@ -131,7 +132,7 @@ export interface RenderOptions {
 
 function headline(message: ChatMessage): string {
   const emoji = message.status ? `${STATUS_EMOJI[message.status]} ` : '';
-  const title = escapeMrkdwn(cut(message.title, 2000)).replace(/\|/g, '¦');
+  const title = quoteFor('mrkdwn', cut(message.title, 2000)).replace(/\|/g, '¦');
   return message.link ? `${emoji}*<${message.link}|${title}>*` : `${emoji}*${title}*`;
 }
 
@@ -161,23 +162,23 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
       const index = byRow.get(label);
       const accessory = index === undefined ? undefined : button(message.actions[index], index);
       body.push({
-        ...section(cut(`*${escapeMrkdwn(label)}*  ${escapeMrkdwn(value)}`, LIMITS.sectionText)),
+        ...section(cut(`*${quoteFor('mrkdwn', label)}*  ${quoteFor('mrkdwn', value)}`, LIMITS.sectionText)),
         ...(accessory ? { accessory } : {}),
       });
     }
   } else {
     const fields = message.fields.map(([label, value]) => ({
       type: 'mrkdwn',
-      text: cut(`*${escapeMrkdwn(label)}*\n${escapeMrkdwn(value)}`, LIMITS.fieldText),
+      text: cut(`*${quoteFor('mrkdwn', label)}*\n${quoteFor('mrkdwn', value, { multiline: true })}`, LIMITS.fieldText),
     }));
     for (let i = 0; i < fields.length; i += LIMITS.fieldsPerSection) {
       body.push({ type: 'section', fields: fields.slice(i, i + LIMITS.fieldsPerSection) });
     }
   }
   for (const s of message.sections) {
-    if (s.title) body.push(section(`*${escapeMrkdwn(s.title)}*`));
+    if (s.title) body.push(section(`*${quoteFor('mrkdwn', s.title)}*`));
     if (s.code) body.push(...codeBlocks(s.text));
-    else body.push(...splitText(escapeMrkdwn(s.text), LIMITS.sectionText).map(section));
+    else body.push(...splitText(quoteFor('mrkdwn', s.text, { multiline: true }), LIMITS.sectionText).map(section));
   }
 
   // The message's own steps (Next page, Cancel #7) below it; a row's are on its row.
@@ -209,10 +210,13 @@ export function renderMessage(message: ChatMessage, options: RenderOptions = {})
   if (notes.length > 0) {
     blocks.push({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: cut(notes.map(escapeMrkdwn).join('\n'), LIMITS.sectionText) }],
+      elements: [
+        { type: 'mrkdwn', text: cut(quoteFor('mrkdwn', notes.join('\n'), { multiline: true }), LIMITS.sectionText) },
+      ],
     });
   }
-  return { text: cut(message.title, LIMITS.fallbackText), blocks };
+  // The fallback text is what notifications show, and Slack reads its mentions too.
+  return { text: cut(quoteFor('mrkdwn', message.title), LIMITS.fallbackText), blocks };
 }
 
 /**
@@ -289,7 +293,8 @@ export function renderApproval(
 /** A short reply: one line of text with an optional status. */
 export function renderText(text: string, status?: ChatStatus): SlackMessage {
   const emoji = status ? `${STATUS_EMOJI[status]} ` : '';
-  const pieces = splitText(escapeMrkdwn(text), LIMITS.sectionText).slice(0, LIMITS.blocks);
+  const quoted = quoteFor('mrkdwn', text, { multiline: true });
+  const pieces = splitText(quoted, LIMITS.sectionText).slice(0, LIMITS.blocks);
   pieces[0] = `${emoji}${pieces[0]}`;
-  return { text: cut(text, LIMITS.fallbackText), blocks: pieces.map(section) };
+  return { text: cut(quoted, LIMITS.fallbackText), blocks: pieces.map(section) };
 }

@@ -3,7 +3,7 @@
 import { commandLine } from '../chat/command-line.js';
 import type { ChatMessage, ChatStatus } from '../chat/message.js';
 import type { Operation } from '../operations/engine/define.js';
-import { spellOutHidden } from '../text/visible.js';
+import { quoteFor } from '../text/quote.js';
 
 export interface RenderOptions {
   /** To write follow-ups as commands. */
@@ -40,7 +40,7 @@ const COLORS: Partial<Record<ChatStatus, number>> = {
  * cursor, retitle the window or hide text. Every hidden character (spellOutHidden) but newline and tab is spelled out.
  */
 export function safeText(text: string): string {
-  return spellOutHidden(text.replace(/\r\n/g, '\n'), '\n\t');
+  return quoteFor('terminal', text, { multiline: true });
 }
 
 function indent(text: string, by: string): string {

@@ -188,8 +188,10 @@ describe('the triage view in a browser host', () => {
     expect(host.viewCalls.filter((call) => call.name === 'triage_project').length).toBe(readsWhenRed);
   });
 
-  it('a commit title with </script> and a log line with <img onerror> show as those characters, and nothing runs or loads', async () => {
-    const titleFromAStranger = 'Fix dates </script><script>alert("title")</script>';
+  it('a commit title with </script> and a right-to-left override and a log line with <img onerror> show as those characters, in their own order, and nothing runs or loads', async () => {
+    const titleFromAStranger = 'Fix dates \u202esuccess\u202c </script><script>alert("title")</script>';
+    // As the prompts show it: the override spelled out, so "success" reads as written, not reversed.
+    const titleAsShown = 'Fix dates \\u202esuccess\\u202c </script><script>alert("title")</script>';
     const lineFromAStranger = '<img src=x onerror=alert("log")>';
     // Main goes green by reverting the culprit, then red again at a commit whose title is the stranger's.
     const triage = await host.callTool('triage_project', { id: WEB });
@@ -221,7 +223,11 @@ describe('the triage view in a browser host', () => {
 
     const requestsBefore = host.requests.length;
     const frame = await showTriage();
-    expect(await frame.locator('.first-red').textContent()).toContain(titleFromAStranger);
+    const firstRed = (await frame.locator('.first-red').textContent()) ?? '';
+    expect(firstRed).toContain(titleAsShown);
+    expect(firstRed).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    // Drawn left to right as written: the s of "success" stands left of its last s (an override would swap them).
+    expect(await leftToRight(frame, '.first-red', 'success')).toBe(true);
     expect(await frame.locator('.job-card pre.lines').first().textContent()).toContain(
       `Received: ${lineFromAStranger}`,
     );
@@ -236,6 +242,23 @@ describe('the triage view in a browser host', () => {
     expect(new Set(loaded.map((url) => url.pathname))).toEqual(new Set(['/view']));
     expect(host.errors).toEqual([]);
   });
+  /** Whether `word`'s first character is drawn left of its last one inside `selector`: the order a reader sees. */
+  async function leftToRight(frame: Frame, selector: string, word: string): Promise<boolean> {
+    return frame.evaluate(
+      `(() => {
+        const root = document.querySelector(${JSON.stringify(selector)});
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.data.indexOf(${JSON.stringify(word)});
+          if (at < 0) continue;
+          const box = (i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect(); };
+          return box(at).left < box(at + ${word.length - 1}).left;
+        }
+        throw new Error('no ' + ${JSON.stringify(word)} + ' in ' + ${JSON.stringify(selector)});
+      })()`,
+    );
+  }
+
   /** Retry from the red view, so a pipeline runs: the view shows it running; the pipeline's id. */
   async function retryToRunning(frame: Frame): Promise<number> {
     await button(frame, 'Retry failed jobs').click();

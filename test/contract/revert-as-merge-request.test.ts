@@ -181,6 +181,35 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     });
   });
 
+  it('a commit titled by a stranger with @all, <!channel>, ESC, BEL and a right-to-left override: the merge request in the service holds them quoted', async () => {
+    const hostile = 'Tidy @all <!channel> \u001b[31m\u0007 \u202esseccus\u202c by @bob';
+    const target = 'hostile-title-target';
+    const made = await suite.data<Commit>(
+      'create_commit',
+      {
+        id: WEB,
+        branch: target,
+        start_branch: 'main',
+        commit_message: hostile,
+        author_name: 'Eve @all \u0007',
+        actions: [{ action: 'create', file_path: 'notes/hostile-title.md', content: 'x\n' }],
+      },
+      'developer',
+    );
+    const result = await suite.call(NAME, { id: WEB, sha: made.id, target_branch: target }, { as: 'developer' });
+    expect(result.status).toBe(201);
+    const [mr] = await mergeRequestsFrom(`revert-${made.id.slice(0, 8)}`);
+    for (const text of [mr.title, mr.description]) {
+      // No mention the service would notify, no raw Slack broadcast or markup, no hidden character.
+      expect(text).not.toMatch(/(^|[^`])@(all|bob)\b/);
+      expect(text).not.toContain('<!channel>');
+      expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      expect(text).toContain('`@all`');
+      expect(text).toContain('\\u202esseccus\\u202c');
+    }
+    expect(mr.description).toContain('by Eve `@all`');
+  });
+
   describe('a revert that cannot be made', () => {
     it('a conflicting revert deletes the branch it made, says so, and opens no merge request', async () => {
       // The helper's file was changed by a later commit on main: reverting its creation conflicts.

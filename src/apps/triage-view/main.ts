@@ -1,6 +1,8 @@
 // The triage view: an MCP App (the ext-apps SDK's App) that the host shows beside triage_project or get_pipeline.
 // The data comes only in the tool result the host pushes; the buttons call the server's tools through the host,
 // which applies the same policy as to the model's calls (approval is asked of the human, never of the view).
+// First: no schema of the SDK may be built before zod is told not to probe for eval.
+import './no-eval.js';
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 
 type McpUiHostContext = ReturnType<App['getHostContext']>;

@@ -12,6 +12,10 @@ import { unfenceLog } from '../areas/shared/job-log.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 // Only TRIAGE_READS's value is used, when the operation is built: triage.ts imports this module for its action.
 import { TRIAGE_READS, type TriageReport } from './triage.js';
+import { quoteFor } from '../../text/quote.js';
+
+/** Service text inside the merge request forgeops writes: mentions and hidden characters made plain. */
+const md = (text: unknown) => quoteFor('markdown', show(text));
 
 const REVERT_MR_OPERATION = 'revert_as_merge_request';
 
@@ -118,35 +122,40 @@ async function readRevertPlan(
   };
 }
 
+/** The merge request's title: the revert commit's own (which quotes the culprit's title), made plain for Markdown. */
+export function revertTitle(revert: Fields, commit: { title: string }): string {
+  return md(typeof revert.title === 'string' ? revert.title : `Revert "${commit.title}"`);
+}
+
 /** The merge request's description: the culprit, the red pipeline, the failing job and its error lines, the revert. */
 export function revertDescription(plan: RevertPlan, report: TriageReport | undefined): string {
   const lines: string[] = [];
   const first = report?.red_since?.first_red;
   const isFirstRed = first?.sha === plan.commit.id;
   lines.push(
-    `Reverts ${shortSha(plan.commit.id)} "${plan.commit.title}"${plan.commit.author_name ? ` by ${plan.commit.author_name}` : ''}` +
-      `${isFirstRed && report ? `, the first red commit of ${report.default_branch}` : ''}.`,
+    `Reverts ${shortSha(plan.commit.id)} "${md(plan.commit.title)}"${plan.commit.author_name ? ` by ${md(plan.commit.author_name)}` : ''}` +
+      `${isFirstRed && report ? `, the first red commit of ${md(report.default_branch)}` : ''}.`,
   );
   if (report?.verdict === 'red' && report.head_pipeline) {
     const head = report.head_pipeline;
     lines.push(
       '',
-      `${report.default_branch} of ${report.project} is red: pipeline #${head.id} failed${head.web_url ? ` (${head.web_url})` : ''}` +
+      `${md(report.default_branch)} of ${md(report.project)} is red: pipeline #${head.id} failed${head.web_url ? ` (${md(head.web_url)})` : ''}` +
         `${first ? `; red since pipeline #${first.pipeline} at ${shortSha(first.sha)}` : ''}.`,
     );
     // Flaky, broken or infrastructure, with its evidence: why a revert rather than a retry.
-    if (report.failure) lines.push('', `Judged ${failureText(report.failure).split('\n').join('; ')}.`);
+    if (report.failure) lines.push('', `Judged ${md(failureText(report.failure).split('\n').join('; '))}.`);
     for (const job of report.failed_jobs) {
       lines.push(
         '',
-        `Failed job ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}${job.failure_reason ? `, ${job.failure_reason}` : ''}.`,
+        `Failed job ${md(job.name)} (#${job.id})${job.failing_section ? ` in ${md(job.failing_section)}` : ''}${job.failure_reason ? `, ${md(job.failure_reason)}` : ''}.`,
       );
       if (job.excerpt) lines.push('', '```', unfenceLog(job.excerpt).replace(/```/g, "'''"), '```');
     }
   } else if (report) {
     lines.push(
       '',
-      `${report.default_branch} of ${report.project} was ${report.verdict} when this was opened: ${report.because}.`,
+      `${md(report.default_branch)} of ${md(report.project)} was ${report.verdict} when this was opened: ${md(report.because)}.`,
     );
   }
   lines.push('', `This reverts commit ${plan.commit.id}.`);
@@ -224,7 +233,7 @@ async function revertAsMergeRequest(
     throw await afterFailure(ctx, self(), input, branch, `the revert of ${shortSha(commit.id)}`, error, find);
   }
   const triaged = await executeOperation(find('triage_project'), { id: input.id }, ctx).catch(() => undefined);
-  const title = typeof revert.title === 'string' ? revert.title : `Revert "${commit.title}"`;
+  const title = revertTitle(revert, commit);
   const mrInput = {
     id: input.id,
     source_branch: branch,

@@ -11,6 +11,7 @@ import { failureText, judgeFailures, orderActions, pingAction, type FailureVerdi
 import { unfenceLog } from '../areas/shared/job-log.js';
 import { revertAction } from './revert-as-merge-request.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
+import { quoteFor } from '../../text/quote.js';
 
 /** Pipelines of the default branch read to find the last green one: two pages at most. */
 const TRIAGE_PIPELINE_PAGES = 2;
@@ -392,21 +393,24 @@ function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
   return actions;
 }
 
+/** Service text inside the issue forgeops writes: mentions and hidden characters made plain. */
+const md = (text: string) => quoteFor('markdown', text);
+
 /** The incident issue's title: what is red and what fails, the same for the same incident (so it is opened once). */
-function incidentTitle(report: TriageReport): string {
+export function incidentTitle(report: TriageReport): string {
   const failing = report.failed_jobs[0];
-  return `${report.default_branch} is red: ${failing ? `${failing.name} failing` : `pipeline #${report.head_pipeline?.id} failed`}`;
+  return `${md(report.default_branch)} is red: ${failing ? `${md(failing.name)} failing` : `pipeline #${report.head_pipeline?.id} failed`}`;
 }
 
 /** The report as an incident issue's description. */
-function incidentText(report: TriageReport, now: number): string {
-  const lines = [`${report.default_branch} of ${report.project} is ${report.verdict}: ${report.because}.`];
+export function incidentText(report: TriageReport, now: number): string {
+  const lines = [`${md(report.default_branch)} of ${md(report.project)} is ${report.verdict}: ${md(report.because)}.`];
   if (report.failure)
     lines.push(
       '',
       ...failureText(report.failure)
         .split('\n')
-        .map((line) => `${line[0].toUpperCase()}${line.slice(1)}.`),
+        .map((line) => `${md(`${line[0].toUpperCase()}${line.slice(1)}`)}.`),
     );
   const since = report.red_since;
   if (since) {
@@ -414,7 +418,7 @@ function incidentText(report: TriageReport, now: number): string {
     if (redFor) lines.push('', `Red for ${redFor}.`);
     lines.push(
       '',
-      `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${since.first_red.author}` : ''}.`,
+      `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${md(since.first_red.author)}` : ''}.`,
     );
     if (since.last_green)
       lines.push(`Last green: pipeline #${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}.`);
@@ -422,12 +426,15 @@ function incidentText(report: TriageReport, now: number): string {
       lines.push(
         '',
         `${since.more_suspects ? `The newest ${since.suspects.length} commits` : 'Commits'} since the last green pipeline:`,
-        ...since.suspects.map((c) => `- ${shortSha(c.sha)} ${c.title} (${c.author})`),
+        ...since.suspects.map((c) => `- ${shortSha(c.sha)} ${md(c.title)} (${md(c.author)})`),
       );
     }
   }
   for (const job of report.failed_jobs) {
-    lines.push('', `Failed job ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}.`);
+    lines.push(
+      '',
+      `Failed job ${md(job.name)} (#${job.id})${job.failing_section ? ` in ${md(job.failing_section)}` : ''}.`,
+    );
     if (job.excerpt) lines.push('', '```', unfenceLog(job.excerpt).replace(/```/g, "'''"), '```');
   }
   return lines.join('\n');

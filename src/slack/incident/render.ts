@@ -7,7 +7,8 @@ import { shortSha } from '../../operations/engine/present.js';
 import { momentText, spanText, type TriageReport } from '../../operations/composed/triage.js';
 import { spellOutHidden } from '../../text/visible.js';
 import type { CommitRef } from '../../watch/branch-watch.js';
-import { LIMITS, codeBlocks, cut, escapeMrkdwn, type Block, type SlackMessage } from '../blocks.js';
+import { LIMITS, codeBlocks, cut, type Block, type SlackMessage } from '../blocks.js';
+import { quoteFor } from '../../text/quote.js';
 
 /** Lines of a failing job's log shown in the message (the log's tail is a button away). */
 const ERROR_LINES = 8;
@@ -40,7 +41,7 @@ export interface IncidentView {
 
 /** Text from the service, as one line of mrkdwn: hidden characters and newlines spelled out, &, < and > escaped. */
 export function inline(text: string): string {
-  return escapeMrkdwn(spellOutHidden(text));
+  return quoteFor('mrkdwn', text);
 }
 
 /** A Slack user id as Slack issues them: anything else is not turned into a mention. */
