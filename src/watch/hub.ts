@@ -23,6 +23,12 @@ import {
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
 const MAX_WATCHES_PER_SUBSCRIBER = 10;
+/**
+ * Watch attempts refused by the service (a made-up or unreadable project) one subscriber may make per window: each
+ * costs service requests, so a flood of made-up names costs at most this many before they are refused unasked.
+ */
+export const MAX_FAILED_WATCH_ATTEMPTS = 10;
+export const FAILED_WATCH_WINDOW_MS = 10 * 60_000;
 
 /** One subscriber's watch of a project's branch (`ref` absent: the default branch, the only one watched for now). */
 export interface Subscription {
@@ -100,6 +106,7 @@ const subKey = (s: { subscriber: string; project: string }) => `watch:sub:${part
 const subscriberPrefix = (subscriber: string) => `watch:sub:${part(subscriber)}:`;
 const watcherKey = (project: string, subscriber: string) => `watch:subs:${part(project)}:${part(subscriber)}`;
 const watchersPrefix = (project: string) => `watch:subs:${part(project)}:`;
+const failedPrefix = (subscriber: string) => `watch-refused:${part(subscriber)}:`;
 const ENTRY_PREFIX = 'watch:entry:';
 const entryKey = (project: string) => `${ENTRY_PREFIX}${part(project)}`;
 const CHANGES = 'watch:changes';
@@ -165,8 +172,7 @@ export class WatchHub {
       }
     }
     // Read first: a project that cannot be read (a typo, no access) is refused before anything is kept.
-    await this.read('get_project', { id: request.project });
-    const report = (await this.read('triage_project', { id: request.project })).data as TriageReport;
+    const report = await this.readCounted(request.subscriber, request.project);
     if (asked.ref !== undefined && asked.ref !== report.default_branch) {
       throw new WatchRefusedError(
         `only the default branch (${report.default_branch}) of ${request.project} can be watched for now: triage judges that branch`,
@@ -194,6 +200,35 @@ export class WatchHub {
       });
     }
     return { created: !existing, report };
+  }
+
+  /**
+   * The project's triage, read as the watch will; a refusal by the service counts against the subscriber's failed
+   * attempts, and past their cap in the window nothing is asked of the service at all.
+   */
+  private async readCounted(subscriber: string, project: string): Promise<TriageReport> {
+    const { store } = this.o;
+    const failed = await store.count(failedPrefix(subscriber));
+    if (failed >= MAX_FAILED_WATCH_ATTEMPTS) {
+      const minutes = Math.round(FAILED_WATCH_WINDOW_MS / 60_000);
+      throw new WatchRefusedError(
+        `${failed} watch attempts from here named projects the service refused in the last ${minutes} minutes; ` +
+          `forgeops asks it about no more for now: check the names (watching lists the ones you watch) and try again later`,
+      );
+    }
+    try {
+      await this.read('get_project', { id: project });
+      return (await this.read('triage_project', { id: project })).data as TriageReport;
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      // The service refusing the name counts; the service being down is nobody's flood.
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        await store.add(`${failedPrefix(subscriber)}${this.now()}.${Math.random().toString(36).slice(2)}`, 1, {
+          ttlMs: FAILED_WATCH_WINDOW_MS,
+        });
+      }
+      throw error;
+    }
   }
 
   /** Ends a subscription; the branch stops being watched when its last subscriber leaves. False: it was not watched. */
