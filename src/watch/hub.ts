@@ -110,6 +110,11 @@ const failedPrefix = (subscriber: string) => `watch-refused:${part(subscriber)}:
 const ENTRY_PREFIX = 'watch:entry:';
 const entryKey = (project: string) => `${ENTRY_PREFIX}${part(project)}`;
 const CHANGES = 'watch:changes';
+/**
+ * Written once the watches are in the store: its absence later means the store lost its data (Redis FLUSHALL, or a
+ * restart without persistence), and each replica writes back the subscriptions it last saw.
+ */
+const EPOCH_KEY = 'watch:epoch';
 
 interface Entry {
   project: string;
@@ -129,6 +134,8 @@ export class WatchHub {
   private stopListening: (() => Promise<void>) | undefined;
   private cancelSync: (() => void) | undefined;
   private closed = false;
+  /** Every subscription as last read from (or written to) the store: what goes back if the store loses its data. */
+  private known = new Map<string, Subscription>();
   /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
   private pausedSince: number | undefined;
 
@@ -183,6 +190,8 @@ export class WatchHub {
       await store.set(entryKey(request.project), { project: request.project } satisfies Entry);
       await store.set(watcherKey(request.project, request.subscriber), 1);
       await store.set(key, subscription);
+      await store.add(EPOCH_KEY, this.now());
+      this.known.set(key, subscription);
       await this.ensure(request.project, true);
       await this.announce({ project: request.project, ref: '', kind: 'changed' }, 'sync');
     }
@@ -236,6 +245,7 @@ export class WatchHub {
     const { store } = this.o;
     const request = { subscriber: asked.subscriber, project: asked.project };
     const had = await store.delete(subKey(request));
+    this.known.delete(subKey(request));
     await store.delete(watcherKey(request.project, request.subscriber));
     if ((await store.count(watchersPrefix(request.project))) === 0) {
       await store.delete(entryKey(request.project));
@@ -308,6 +318,7 @@ export class WatchHub {
   private async sync(): Promise<void> {
     // A hub closed (or abandoned) starts no watch again, whatever a replica announces meanwhile.
     if (this.closed) return;
+    await this.restoreIfLost();
     const keys = await this.o.store.keys(ENTRY_PREFIX);
     const entries = (await Promise.all(keys.map((key) => this.o.store.get<Entry>(key)))).filter(
       (e): e is Entry => e !== undefined,
@@ -323,6 +334,37 @@ export class WatchHub {
       if (running.listeners.size > 0) running.persisted = false;
       else await this.drop(key);
     }
+  }
+
+  /**
+   * The store's subscriptions, remembered while its epoch stands; once it is gone with subscriptions remembered, the
+   * store lost its data and they are written back (set-if-absent: every replica may do the same at once), said in the
+   * log. An unsubscribe since the last read is the one thing this can bring back, and only on a replica that missed it.
+   */
+  private async restoreIfLost(): Promise<void> {
+    const { store } = this.o;
+    if ((await store.get(EPOCH_KEY)) !== undefined) {
+      const keys = await store.keys('watch:sub:');
+      const read = await Promise.all(keys.map(async (key) => [key, await store.get<Subscription>(key)] as const));
+      // Lost while they were read: what was read is not the store's, and the next look writes back what was known.
+      if ((await store.get(EPOCH_KEY)) === undefined) return;
+      this.known = new Map(read.filter((pair): pair is readonly [string, Subscription] => pair[1] !== undefined));
+      return;
+    }
+    if (this.known.size === 0) {
+      // Nothing to lose yet: from here on, the epoch's absence means a loss.
+      await store.add(EPOCH_KEY, this.now());
+      return;
+    }
+    for (const [key, subscription] of this.known) {
+      await store.add(entryKey(subscription.project), { project: subscription.project } satisfies Entry);
+      await store.add(watcherKey(subscription.project, subscription.subscriber), 1);
+      await store.add(key, subscription);
+    }
+    await store.add(EPOCH_KEY, this.now());
+    this.o.log.warn(
+      `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) this replica knew`,
+    );
   }
 
   private scheduleSync(): void {
