@@ -1,6 +1,7 @@
 // The approval page: GET shows one waiting call (HTML-escaped) and its expiry; POST approves or denies it, after Host, Origin, nonce and passphrase checks.
 import { spawn } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createListener } from '../http/listener.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
@@ -235,7 +236,7 @@ export function createLocalApprovalPage(options: LocalApprovalPageOptions): Loca
 
   function listen() {
     listening ??= new Promise((resolve, reject) => {
-      const server = createServer(handler);
+      const server = createListener(handler);
       server.once('error', (error) => {
         listening = undefined;
         reject(

@@ -8,6 +8,8 @@ const SHARED_KEY_NAME = 'mcp:request-state-key';
 /** Keys still accepted besides the current one, so a question asked just before the replicas agreed anew can be answered. */
 const EARLIER_KEYS_KEPT = 2;
 const HEX_KEY = /^[0-9a-f]{64}$/;
+/** What the SDK's codec emits: `v1.<body>.<mac>`, both parts base64url without padding. */
+const STATE_PARTS = /^v1\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 
 /** What the SDK's requestState codec does, for one key. */
 interface StateCodec<T> {
@@ -34,6 +36,40 @@ function signedWithAnotherKey(error: unknown): boolean {
  * by a key this replica does not know makes it read the store again before it is refused.
  */
 export async function sharedStateCodec<T>(
+  options: RequestStateKeyOptions,
+  codecFor: (key: Uint8Array) => StateCodec<T>,
+): Promise<StateCodec<T>> {
+  return canonicalOnly(await keyedCodec(options, codecFor));
+}
+
+/**
+ * Whether a requestState is spelled exactly as the codec emits it. The SDK decodes the signature with atob after
+ * mapping `-_` to `+/`, so the standard alphabet, padding, whitespace and stray trailing bits would all decode to the
+ * same signature: one state would have many accepted spellings. Decoding and encoding again must give it back byte
+ * for byte.
+ */
+export function isCanonicalRequestState(state: string): boolean {
+  const parts = STATE_PARTS.exec(state);
+  if (!parts) return false;
+  return parts.slice(1).every((part) => Buffer.from(part, 'base64url').toString('base64url') === part);
+}
+
+/** A codec that refuses, before any signature is checked, every requestState not in its one canonical spelling. */
+function canonicalOnly<T>(codec: StateCodec<T>): StateCodec<T> {
+  return {
+    mint: (payload, ctx) => codec.mint(payload, ctx),
+    verify: async (state, ctx) => {
+      if (typeof state !== 'string' || !isCanonicalRequestState(state)) {
+        throw new Error(
+          'requestState is not in its canonical encoding (v1.<body>.<mac>, base64url without padding, as it was sent)',
+        );
+      }
+      return codec.verify(state, ctx);
+    },
+  };
+}
+
+async function keyedCodec<T>(
   options: RequestStateKeyOptions,
   codecFor: (key: Uint8Array) => StateCodec<T>,
 ): Promise<StateCodec<T>> {

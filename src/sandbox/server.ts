@@ -297,7 +297,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // Links point where the client sent the request (the Host header), falling back to the listening address.
   const baseUrlFor = (req: IncomingMessage) => (req.headers.host ? `http://${req.headers.host}` : baseUrl);
 
-  const server = createServer((req, res) => {
+  const server = createServer(slowClientLimits(), (req, res) => {
     answer(req, res).catch((error: unknown) => {
       logFailure(`sandbox: could not answer ${req.method} ${req.url}: ${String(error)}`);
       res.destroy();
@@ -334,4 +334,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw error;
   }
   return { url: baseUrl, tokens: DEMO_TOKENS, store, faults, requests, close };
+}
+
+/**
+ * The request and header timeouts of the sandbox's listener, from the same variables as forgeops's own listeners
+ * (the sandbox shares no code with them): a client sending slowly holds no connection for Node's 300 s.
+ */
+function slowClientLimits() {
+  const read = (name: string, fallback: number) => {
+    const value = Number(process.env[name]);
+    return Number.isInteger(value) && value > 0 ? value : fallback;
+  };
+  const requestTimeout = read('FORGEOPS_HTTP_REQUEST_TIMEOUT_MS', 30_000);
+  const headersTimeout = Math.min(read('FORGEOPS_HTTP_HEADERS_TIMEOUT_MS', 10_000), requestTimeout);
+  return {
+    requestTimeout,
+    headersTimeout,
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4))),
+  };
 }

@@ -1,7 +1,8 @@
 // The HTTP transport of the Slack bot: POST /slack/events only, body capped, signature and timestamp checked before
 // anything runs (401 otherwise); a command, a button or an event is answered 200 at once and handed to Bolt's router
 // once that answer is out; a form's submission waits for its listener's ack(), which may carry the form's answer.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createListener } from '../http/listener.js';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { answerHealth, type ReadinessProbe } from '../health.js';
 import { answerMetrics } from '../metrics.js';
 import type { AddressInfo } from 'node:net';
@@ -237,7 +238,7 @@ export class SlackHttpReceiver implements Receiver {
 
   async start(port: number, host = '127.0.0.1'): Promise<{ url: string }> {
     // On its own port the bot answers a balancer's probes too (under serve, serve's server does).
-    const server = createServer((req, res) => {
+    const server = createListener((req, res) => {
       // The probes and /metrics answer GET and HEAD only: Slack's POSTs go straight to the endpoint.
       if (req.method === 'POST') return this.handle(req, res);
       void (async () => (await answerHealth(req, res, this.options.readiness)) || answerMetrics(req, res))().then(

@@ -23,6 +23,12 @@ import {
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
 const MAX_WATCHES_PER_SUBSCRIBER = 10;
+/**
+ * Watch attempts refused by the service (a made-up or unreadable project) one subscriber may make per window: each
+ * costs service requests, so a flood of made-up names costs at most this many before they are refused unasked.
+ */
+export const MAX_FAILED_WATCH_ATTEMPTS = 10;
+export const FAILED_WATCH_WINDOW_MS = 10 * 60_000;
 
 /** One subscriber's watch of a project's branch (`ref` absent: the default branch, the only one watched for now). */
 export interface Subscription {
@@ -100,9 +106,15 @@ const subKey = (s: { subscriber: string; project: string }) => `watch:sub:${part
 const subscriberPrefix = (subscriber: string) => `watch:sub:${part(subscriber)}:`;
 const watcherKey = (project: string, subscriber: string) => `watch:subs:${part(project)}:${part(subscriber)}`;
 const watchersPrefix = (project: string) => `watch:subs:${part(project)}:`;
+const failedPrefix = (subscriber: string) => `watch-refused:${part(subscriber)}:`;
 const ENTRY_PREFIX = 'watch:entry:';
 const entryKey = (project: string) => `${ENTRY_PREFIX}${part(project)}`;
 const CHANGES = 'watch:changes';
+/**
+ * Written once the watches are in the store: its absence later means the store lost its data (Redis FLUSHALL, or a
+ * restart without persistence), and each replica writes back the subscriptions it last saw.
+ */
+const EPOCH_KEY = 'watch:epoch';
 
 interface Entry {
   project: string;
@@ -122,6 +134,8 @@ export class WatchHub {
   private stopListening: (() => Promise<void>) | undefined;
   private cancelSync: (() => void) | undefined;
   private closed = false;
+  /** Every subscription as last read from (or written to) the store: what goes back if the store loses its data. */
+  private known = new Map<string, Subscription>();
   /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
   private pausedSince: number | undefined;
 
@@ -165,8 +179,7 @@ export class WatchHub {
       }
     }
     // Read first: a project that cannot be read (a typo, no access) is refused before anything is kept.
-    await this.read('get_project', { id: request.project });
-    const report = (await this.read('triage_project', { id: request.project })).data as TriageReport;
+    const report = await this.readCounted(request.subscriber, request.project);
     if (asked.ref !== undefined && asked.ref !== report.default_branch) {
       throw new WatchRefusedError(
         `only the default branch (${report.default_branch}) of ${request.project} can be watched for now: triage judges that branch`,
@@ -177,6 +190,8 @@ export class WatchHub {
       await store.set(entryKey(request.project), { project: request.project } satisfies Entry);
       await store.set(watcherKey(request.project, request.subscriber), 1);
       await store.set(key, subscription);
+      await store.add(EPOCH_KEY, this.now());
+      this.known.set(key, subscription);
       await this.ensure(request.project, true);
       await this.announce({ project: request.project, ref: '', kind: 'changed' }, 'sync');
     }
@@ -196,11 +211,41 @@ export class WatchHub {
     return { created: !existing, report };
   }
 
+  /**
+   * The project's triage, read as the watch will; a refusal by the service counts against the subscriber's failed
+   * attempts, and past their cap in the window nothing is asked of the service at all.
+   */
+  private async readCounted(subscriber: string, project: string): Promise<TriageReport> {
+    const { store } = this.o;
+    const failed = await store.count(failedPrefix(subscriber));
+    if (failed >= MAX_FAILED_WATCH_ATTEMPTS) {
+      const minutes = Math.round(FAILED_WATCH_WINDOW_MS / 60_000);
+      throw new WatchRefusedError(
+        `${failed} watch attempts from here named projects the service refused in the last ${minutes} minutes; ` +
+          `forgeops asks it about no more for now: check the names (watching lists the ones you watch) and try again later`,
+      );
+    }
+    try {
+      await this.read('get_project', { id: project });
+      return (await this.read('triage_project', { id: project })).data as TriageReport;
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      // The service refusing the name counts; the service being down is nobody's flood.
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        await store.add(`${failedPrefix(subscriber)}${this.now()}.${Math.random().toString(36).slice(2)}`, 1, {
+          ttlMs: FAILED_WATCH_WINDOW_MS,
+        });
+      }
+      throw error;
+    }
+  }
+
   /** Ends a subscription; the branch stops being watched when its last subscriber leaves. False: it was not watched. */
   async unsubscribe(asked: { subscriber: string; project: string; ref?: string }): Promise<boolean> {
     const { store } = this.o;
     const request = { subscriber: asked.subscriber, project: asked.project };
     const had = await store.delete(subKey(request));
+    this.known.delete(subKey(request));
     await store.delete(watcherKey(request.project, request.subscriber));
     if ((await store.count(watchersPrefix(request.project))) === 0) {
       await store.delete(entryKey(request.project));
@@ -273,6 +318,7 @@ export class WatchHub {
   private async sync(): Promise<void> {
     // A hub closed (or abandoned) starts no watch again, whatever a replica announces meanwhile.
     if (this.closed) return;
+    await this.restoreIfLost();
     const keys = await this.o.store.keys(ENTRY_PREFIX);
     const entries = (await Promise.all(keys.map((key) => this.o.store.get<Entry>(key)))).filter(
       (e): e is Entry => e !== undefined,
@@ -288,6 +334,37 @@ export class WatchHub {
       if (running.listeners.size > 0) running.persisted = false;
       else await this.drop(key);
     }
+  }
+
+  /**
+   * The store's subscriptions, remembered while its epoch stands; once it is gone with subscriptions remembered, the
+   * store lost its data and they are written back (set-if-absent: every replica may do the same at once), said in the
+   * log. An unsubscribe since the last read is the one thing this can bring back, and only on a replica that missed it.
+   */
+  private async restoreIfLost(): Promise<void> {
+    const { store } = this.o;
+    if ((await store.get(EPOCH_KEY)) !== undefined) {
+      const keys = await store.keys('watch:sub:');
+      const read = await Promise.all(keys.map(async (key) => [key, await store.get<Subscription>(key)] as const));
+      // Lost while they were read: what was read is not the store's, and the next look writes back what was known.
+      if ((await store.get(EPOCH_KEY)) === undefined) return;
+      this.known = new Map(read.filter((pair): pair is readonly [string, Subscription] => pair[1] !== undefined));
+      return;
+    }
+    if (this.known.size === 0) {
+      // Nothing to lose yet: from here on, the epoch's absence means a loss.
+      await store.add(EPOCH_KEY, this.now());
+      return;
+    }
+    for (const [key, subscription] of this.known) {
+      await store.add(entryKey(subscription.project), { project: subscription.project } satisfies Entry);
+      await store.add(watcherKey(subscription.project, subscription.subscriber), 1);
+      await store.add(key, subscription);
+    }
+    await store.add(EPOCH_KEY, this.now());
+    this.o.log.warn(
+      `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) this replica knew`,
+    );
   }
 
   private scheduleSync(): void {

@@ -1,9 +1,12 @@
 // POST /hooks/pipeline on serve's port: the service's Pipeline Hook events, each making the watch of its project check
-// at once (on whichever replica polls it) instead of at its next interval. Answered at once, before any check runs.
+// at once (on whichever replica polls it) instead of at its next interval. Answered at once, before any check runs;
+// a webhook only says "look now", so many for one project within the spacing become one check after it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import { recordWebhook } from '../metrics.js';
+import { systemClock, type WatchClock } from './branch-watch.js';
+import { SpacedNudges } from './spaced-nudges.js';
 
 export const PIPELINE_HOOK_PATH = '/hooks/pipeline';
 /** A pipeline event with its jobs is a few KiB; far larger is not the service's. */
@@ -17,6 +20,9 @@ interface PipelineWebhookOptions {
   watches: { nudge(project: string): Promise<void> };
   log: Logger;
   maxBytes?: number;
+  clock?: WatchClock;
+  /** The least time between two checks of one project that webhooks ask for (DEFAULT_NUDGE_SPACING_MS). */
+  spacingMs?: number;
 }
 
 /** Compared as digests, so neither the time taken nor a length mismatch tells anything about the secret. */
@@ -62,6 +68,15 @@ export function pipelineEventProject(body: unknown): string | undefined {
 
 export function pipelineWebhook(options: PipelineWebhookOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const max = options.maxBytes ?? MAX_WEBHOOK_BYTES;
+  // After the answer: the service waits for nobody's check, and a slow state store delays no delivery.
+  const nudges = new SpacedNudges(
+    (project) =>
+      void options.watches
+        .nudge(project)
+        .catch((error: Error) => options.log.warn(`webhook: could not have ${project} checked: ${error.message}`)),
+    options.clock ?? systemClock,
+    options.spacingMs,
+  );
   return (req, res) => {
     void handle(req, res).catch((error: Error) => {
       options.log.warn(`webhook: ${error.message}`);
@@ -105,10 +120,7 @@ export function pipelineWebhook(options: PipelineWebhookOptions): (req: Incoming
     }
     recordWebhook('nudged');
     answer(res, 200, 'OK');
-    // After the answer: the service waits for nobody's check, and a slow state store delays no delivery.
-    options.watches
-      .nudge(project)
-      .catch((error: Error) => options.log.warn(`webhook: could not have ${project} checked: ${error.message}`));
+    nudges.ask(project);
   }
 }
 

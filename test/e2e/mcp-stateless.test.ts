@@ -138,6 +138,24 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
     await client.close();
   });
 
+  it('an approval is answered only with its requestState as sent: a padded or re-alphabeted one runs nothing', async () => {
+    await newBranch('stateless-spelling');
+    const { client, call } = await manualClient(server.url);
+    const args = { id: PROJECT, branch: 'stateless-spelling' };
+    const { requestState } = (await call('delete_branch', args)) as InputRequiredResult;
+    const spelled = [`${requestState}=`, `${requestState}\n`, requestState!.replaceAll('-', '+').replaceAll('_', '/')];
+    for (const variant of spelled.filter((s) => s !== requestState)) {
+      await expect(call('delete_branch', args, { ...ACCEPT, requestState: variant })).rejects.toThrow(/requestState/i);
+    }
+    expect(deletesOf('stateless-spelling')).toBe(0);
+    const approved = (await call('delete_branch', args, { ...ACCEPT, requestState })) as CallToolResult;
+    expect(approved.isError).toBeFalsy();
+    const replayed = (await call('delete_branch', args, { ...ACCEPT, requestState })) as CallToolResult;
+    expect(replayed.isError).toBe(true);
+    expect(deletesOf('stateless-spelling')).toBe(1);
+    await client.close();
+  });
+
   it('an approval runs only the call it was asked about: other arguments with its requestState run nothing', async () => {
     await newBranch('stateless-asked');
     await newBranch('stateless-other');

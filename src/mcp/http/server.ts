@@ -1,6 +1,6 @@
 // Streamable HTTP transport for the MCP server: wires the request guard, the body reader, the session table, the
 // routes and the drain (each in its own file here) into one listening server.
-import { createServer } from 'node:http';
+import { createListener } from '../../http/listener.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ReadinessProbe } from '../../health.js';
@@ -144,7 +144,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     },
   });
 
-  const http = createServer((req, res) => {
+  const http = createListener((req, res) => {
     handle(req, res).catch((error) => answerFailure(req, res, error, log, limitedLog));
   });
   await new Promise<void>((resolve, reject) => {

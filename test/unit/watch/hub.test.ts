@@ -158,6 +158,34 @@ describe('the watch hub', () => {
     await capped.close();
   });
 
+  it('counts the attempts the service refuses against the subscriber: a flood of made-up names costs a bounded number of requests', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const flooding = hub(store, [], { holder: 'replica-1' });
+    const asked = () => env.sandbox.requests.all().filter((r) => r.path.includes('/projects/acme%2Fmade-up-')).length;
+    const before = asked();
+    const answers: string[] = [];
+    // 30 attempts against a cap of 10 refused attempts per 10 minutes.
+    for (let i = 0; i < 30; i++) {
+      await flooding.subscribe({ subscriber: 'test:FLOOD', project: `acme/made-up-${i}`, by: 'mallory' }).then(
+        () => answers.push('watched'),
+        (error: Error) => answers.push(error.message),
+      );
+    }
+    expect(answers).not.toContain('watched');
+    // One request each for the attempts counted, none for the ones refused unasked.
+    expect(asked() - before).toBe(10);
+    expect(answers.at(-1)).toMatch(/refused in the last 10 minutes.*try again later/);
+    // Another subscriber is not held back by this one's flood, and this one may try again after the window.
+    await expect(
+      flooding.subscribe({ subscriber: 'test:OTHER', project: 'acme/web', by: 'alice' }),
+    ).resolves.toMatchObject({ created: true });
+    clock.advance(10 * 60_000 + 1);
+    await expect(
+      flooding.subscribe({ subscriber: 'test:FLOOD', project: 'acme/web', by: 'mallory' }),
+    ).resolves.toMatchObject({ created: true });
+    await flooding.close();
+  });
+
   it('refuses a project it cannot read, keeping nothing', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const h = hub(store, [], { holder: 'r' });

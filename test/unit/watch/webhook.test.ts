@@ -184,6 +184,45 @@ describe('the pipeline webhook', () => {
     }
   });
 
+  it('spaces the checks of one project: a flood within the spacing is one check now and one after it, none lost', async () => {
+    const nudged: string[] = [];
+    const spaced = await listen(
+      pipelineWebhook({
+        secret: SECRET,
+        watches: { nudge: async (project) => void nudged.push(project) },
+        log: quiet,
+        clock,
+        spacingMs: 5_000,
+      }),
+    );
+    const send = async (project: string) => {
+      const answer = await fetch(`${spaced.url}${PIPELINE_HOOK_PATH}`, {
+        method: 'POST',
+        headers: { 'x-gitlab-token': SECRET },
+        body: pipelineEvent(project),
+      });
+      expect(answer.status).toBe(200);
+    };
+    try {
+      for (let i = 0; i < 40; i++) await send('acme/web');
+      await send('acme/api');
+      // The first of each project looks at once; the other 39 of acme/web wait for the spacing, together.
+      expect(nudged).toEqual(['acme/web', 'acme/api']);
+      clock.advance(4_999);
+      expect(nudged).toHaveLength(2);
+      clock.advance(1);
+      expect(nudged).toEqual(['acme/web', 'acme/api', 'acme/web']);
+      // Nothing more came: nothing more is checked.
+      clock.advance(60_000);
+      expect(nudged).toHaveLength(3);
+      // Past the spacing, the next one looks at once again.
+      await send('acme/web');
+      expect(nudged).toHaveLength(4);
+    } finally {
+      await spaced.close();
+    }
+  });
+
   it('reads the project of a pipeline event only', () => {
     expect(pipelineEventProject(JSON.parse(pipelineEvent('acme/web')))).toBe('acme/web');
     expect(pipelineEventProject({ object_kind: 'pipeline', project: {} })).toBeUndefined();

@@ -1,0 +1,66 @@
+// Redis losing its data (FLUSHALL, a restart without persistence) under a running hub: the replica writes back the
+// subscriptions it last saw, so the watch is still listed and still watched, with a real redis-server on loopback.
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../../src/operations/index.js';
+import { ManualClock } from '../../../src/sandbox/core/clock.js';
+import { RedisStore } from '../../../src/state/redis-store.js';
+import { WatchHub } from '../../../src/watch/hub.js';
+import { useSandbox } from '../../helpers/mcp.js';
+import { startRedis, type RedisServer } from '../../helpers/redis.js';
+
+const clock = new ManualClock();
+const env = useSandbox({ clock });
+const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+const INTERVAL_MS = 1_000;
+
+let redis: RedisServer;
+let store: RedisStore;
+let hub: WatchHub;
+beforeAll(async () => {
+  // No keepData: stopped and started again, it comes back empty, as a Redis without persistence does.
+  redis = await startRedis();
+  store = await RedisStore.open(redis.url);
+  hub = new WatchHub({
+    store,
+    peers: store,
+    operations: () => operations,
+    runContext: () => ({ client: env.client }),
+    log: quiet,
+    clock,
+    intervalMs: INTERVAL_MS,
+    random: () => 0,
+    holder: 'replica-1',
+  });
+  await hub.start();
+});
+afterAll(async () => {
+  await hub?.close().catch(() => undefined);
+  await store?.close();
+  await redis?.stop();
+});
+
+/** The subscriber's watches after the hub's next look at the store (the clock moved past its interval). */
+async function listedAfterSync(): Promise<string[]> {
+  clock.advance(INTERVAL_MS);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return (await hub.subscriptions('test:C1').catch(() => [])).map((s) => s.project);
+}
+
+describe('the watches after Redis lost its data', () => {
+  it('are written back after FLUSHALL and after a restart without persistence, and still listed', async () => {
+    await hub.subscribe({ subscriber: 'test:C1', project: 'acme/web', by: 'alice' });
+    expect((await hub.subscriptions('test:C1')).map((s) => s.project)).toEqual(['acme/web']);
+
+    execFileSync('redis-cli', ['-p', String(redis.port), 'FLUSHALL']);
+    expect(await hub.subscriptions('test:C1')).toEqual([]);
+    await expect.poll(listedAfterSync, { timeout: 15_000 }).toEqual(['acme/web']);
+    expect(await store.count('watch:entry:')).toBe(1);
+
+    await redis.stop();
+    await redis.start();
+    await expect.poll(listedAfterSync, { timeout: 15_000 }).toEqual(['acme/web']);
+    expect(await store.count('watch:entry:')).toBe(1);
+    expect(hub.size).toBe(1);
+  }, 60_000);
+});
