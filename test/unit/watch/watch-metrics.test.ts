@@ -104,7 +104,10 @@ describe('/metrics for watching', () => {
     await one.start();
     await two.start();
     await one.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
-    await expect.poll(async () => series(await scrape(), 'forgeops_watch_events_total', { kind: 'red' })).toBe(1);
+    // The first check triages the project (a dozen reads): on a loaded machine that takes longer than poll's 1 s default.
+    await expect
+      .poll(async () => series(await scrape(), 'forgeops_watch_events_total', { kind: 'red' }), { timeout: 15_000 })
+      .toBe(1);
     await settle();
     // From here on only the watches read the service (a person's subscription above read it too, uncounted).
     const before = { counted: checkRequests, shown: series(await scrape(), 'forgeops_watch_service_requests_total')! };
