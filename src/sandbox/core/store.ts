@@ -250,6 +250,8 @@ export class Store {
   readonly onBranchMoved: Array<
     (project: Project, branch: string, sha: string, before: string | null) => Promise<void>
   > = [];
+  /** How many open issues a project has: the issues live in an area, which sets this (views show 0 without it). */
+  openIssuesCount: (project: Project) => number = () => 0;
   /** Per-area state by key (./area.ts areaState); the core never reads it. */
   private readonly slots = new Map<string, unknown>();
   /** Work the sandbox started on its own (an auto-merge when a pipeline passed), not yet finished. */

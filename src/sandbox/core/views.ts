@@ -181,7 +181,7 @@ export function projectFull(store: Store, project: Project, extras: FullProjectE
     },
     archived: project.archived,
     issues_enabled: project.issues_enabled,
-    open_issues_count: 0,
+    open_issues_count: store.openIssuesCount(project),
     merge_requests_enabled: project.merge_requests_enabled,
     jobs_enabled: project.jobs_enabled,
     wiki_enabled: project.wiki_enabled,

@@ -36,16 +36,24 @@ async function compressWithBzip2(input: Buffer): Promise<Buffer> {
 
 /**
  * The archive of commitSha. Every entry sits under `<stem>/`, and the download is named `<stem>.<format>`,
- * where stem is `<projectPath>-<refName>-<sha>` (slashes of a ref name become dashes), as the service does.
+ * where stem is `<projectPath>-<refName>-<sha>[-<path>]` (slashes become dashes), as the service does.
  */
 export async function createArchive(
   repo: GitRepo,
-  options: { commitSha: string; refName: string; projectPath: string; format: ArchiveFormat },
+  options: { commitSha: string; refName: string; projectPath: string; format: ArchiveFormat; path?: string },
 ): Promise<Archive> {
-  const { commitSha, format } = options;
-  const stem = `${options.projectPath}-${options.refName.replace(/\//g, '-')}-${commitSha}`;
+  const { commitSha, format, path } = options;
+  // With a path only that subdirectory goes in (kept at its place under the stem), and the vendor names the
+  // download after it too: `<stem>-<path with dashes>`.
+  const stem = [
+    options.projectPath,
+    options.refName.replace(/\//g, '-'),
+    commitSha,
+    ...(path ? [path.replace(/\//g, '-')] : []),
+  ].join('-');
   const gitFormat = format === 'zip' ? 'zip' : format === 'tar.gz' ? 'tar.gz' : 'tar';
-  const { stdout } = await repo.run(['archive', `--format=${gitFormat}`, `--prefix=${stem}/`, commitSha]);
+  const only = path ? ['--', path] : [];
+  const { stdout } = await repo.run(['archive', `--format=${gitFormat}`, `--prefix=${stem}/`, commitSha, ...only]);
   return {
     body: isBzip2(format) ? await compressWithBzip2(stdout) : stdout,
     fileName: `${stem}.${format}`,

@@ -16,9 +16,16 @@ const REFUSALS: Record<PickKind, string> = {
     'Sorry, we cannot revert this commit automatically. This commit may already have been reverted, or a more recent commit may have updated some of its content.',
 };
 
+export interface PickOptions {
+  /** Only check that the pick would apply: nothing is committed and null comes back. */
+  dryRun?: boolean;
+  /** The commit message to use instead of the vendor's default text. */
+  message?: string;
+}
+
 /**
- * Applies commit sha (or its inverse, for revert) on top of branch and returns the new commit's SHA.
- * A cherry-pick keeps the original author; a revert is authored by the user. The user is the committer.
+ * Applies commit sha (or its inverse, for revert) on top of branch and returns the new commit's SHA (null on a
+ * dry run). A cherry-pick keeps the original author; a revert is authored by the user. The user is the committer.
  * Refusals: GitActionError 'conflict' or 'empty'; unknown branch or commit: GitNotFoundError.
  */
 export async function pickCommit(
@@ -27,17 +34,22 @@ export async function pickCommit(
   sha: string,
   branch: string,
   user: GitIdentity,
-): Promise<string> {
+  options: PickOptions = {},
+): Promise<string | null> {
   const commit = await repo.getCommit(sha);
   return repo.withWriteLock(async () => {
     const tip = (await repo.branchExists(branch)) ? await repo.refTarget(`refs/heads/${branch}`) : null;
     if (tip === null) throw new GitNotFoundError('404 Branch Not Found');
     const tree = await mergeInWorktree(repo, kind, commit.id, commit.parent_ids.length > 1, tip);
     if (tree === (await repo.text(['rev-parse', `${tip}^{tree}`]))) throw new GitActionError('empty', REFUSALS[kind]);
+    if (options.dryRun) return null;
+    // The vendor's texts (Commit#cherry_pick_message, #revert_message): the picked message as it is, final
+    // newline included, then the trailer; a revert's description has no final period.
     const message =
-      kind === 'cherry_pick'
-        ? `${commit.message.replace(/\n+$/, '')}\n\n(cherry picked from commit ${commit.id})`
-        : `Revert "${commit.title}"\n\nThis reverts commit ${commit.id}.`;
+      options.message ??
+      (kind === 'cherry_pick'
+        ? `${commit.message}\n\n(cherry picked from commit ${commit.id})`
+        : `Revert "${commit.title.trim()}"\n\nThis reverts commit ${commit.id}`);
     const author =
       kind === 'cherry_pick'
         ? { name: commit.author_name, email: commit.author_email, date: new Date(commit.authored_date) }

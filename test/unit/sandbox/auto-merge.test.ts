@@ -188,3 +188,22 @@ test("closing the sandbox removes auto-merge's runner listener and leaves no wak
   expect(listeners).toEqual([]);
   expect(ownClock.waiting).toBe(0);
 });
+
+describe('canceling merge when pipeline succeeds, as the vendor does', () => {
+  test('answers 201 with the merge request no longer set to merge, then 406; a merged one is a 405; the pipeline then merges nothing', async () => {
+    await commit(WEB, 'topic/cancel', [{ action: 'create', file_path: 'cancel.txt', content: 'c\n' }], 'main');
+    const mr = await openMergeRequest(WEB, 'topic/cancel');
+    await setAutoMerge(WEB, mr.iid);
+    const cancel = () =>
+      api(sandbox, 'POST', `${WEB}/merge_requests/${mr.iid}/cancel_merge_when_pipeline_succeeds`, { as: 'maintainer' });
+    const canceled = await cancel();
+    expect(canceled.status).toBe(201);
+    expect(canceled.data).toMatchObject({ iid: mr.iid, state: 'opened', merge_when_pipeline_succeeds: false });
+    expect(await cancel()).toMatchObject({ status: 406, data: { message: '406 Not Acceptable' } });
+    await runPipelines();
+    expect((await mergeRequest(WEB, mr.iid)).state).toBe('opened');
+    const merged = await api(sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}/merge`, { as: 'maintainer' });
+    expect(merged.data.state).toBe('merged');
+    expect(await cancel()).toMatchObject({ status: 405, data: { message: '405 Method Not Allowed' } });
+  });
+});

@@ -229,3 +229,41 @@ describe('managing hooks', () => {
     expect((await api(sandbox, 'GET', `${WEB}/hooks`, { as: 'admin' })).status).toBe(200);
   });
 });
+
+describe('as the vendor runs hooks', () => {
+  test("a hook's test sends a sample event of the trigger's kind to its URL and answers 201; an unknown trigger is a 400", async () => {
+    const added = await addHook(WEB, { url: `${receiverUrl}/tested`, token: TOKEN, push_events: false });
+    const hook = `${WEB}/hooks/${added.data.id}`;
+    const pushed = await api(sandbox, 'POST', `${hook}/test/push_events`, { as: 'maintainer' });
+    expect({ status: pushed.status, data: pushed.data }).toEqual({ status: 201, data: { message: '201 Created' } });
+    const push = await arrival((r) => r.path === '/tested' && r.headers['x-gitlab-event'] === 'Push Hook');
+    expect(push.body).toMatchObject({ object_kind: 'push', project: { path_with_namespace: 'acme/web' } });
+    expect(push.headers['x-gitlab-token']).toBe(TOKEN);
+    expect((await api(sandbox, 'POST', `${hook}/test/pipeline_events`, { as: 'maintainer' })).status).toBe(201);
+    const pipeline = await arrival((r) => r.path === '/tested' && r.headers['x-gitlab-event'] === 'Pipeline Hook');
+    expect(pipeline.body.object_kind).toBe('pipeline');
+    for (const trigger of ['build_events', 'constructor']) {
+      const refused = await api(sandbox, 'POST', `${hook}/test/${trigger}`, { as: 'maintainer' });
+      expect({ trigger, status: refused.status, data: refused.data }).toEqual({
+        trigger,
+        status: 400,
+        data: { error: 'trigger does not have a valid value' },
+      });
+    }
+    expect((await api(sandbox, 'POST', `${hook}/test/push_events`, { as: 'developer' })).status).toBe(403);
+  });
+
+  test("changing a hook's URL without a new token resets the token; with one, or without a URL change, it is kept", async () => {
+    const added = await addHook(WEB, { url: `${receiverUrl}/old`, token: TOKEN, push_events: false });
+    const id = added.data.id as number;
+    const stored = () => hooksOf(sandbox.store).hooks.find((h) => h.id === id)!.token;
+    const edit = (json: Record<string, unknown>) =>
+      api(sandbox, 'PUT', `${WEB}/hooks/${id}`, { as: 'maintainer', json });
+    expect((await edit({ url: `${receiverUrl}/old`, name: 'same url' })).status).toBe(200);
+    expect(stored()).toBe(TOKEN);
+    expect((await edit({ url: `${receiverUrl}/new`, token: 'new-secret' })).status).toBe(200);
+    expect(stored()).toBe('new-secret');
+    expect((await edit({ url: `${receiverUrl}/elsewhere` })).status).toBe(200);
+    expect(stored()).toBeNull();
+  });
+});

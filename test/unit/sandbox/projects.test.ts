@@ -217,3 +217,24 @@ describe('offset cap and statistics', () => {
     }
   });
 });
+
+describe('open_issues_count', () => {
+  const WEB = `/projects/${encodeURIComponent('acme/web')}`;
+  const count = async () => (await api(sandbox, 'GET', WEB, { as: 'maintainer' })).data.open_issues_count;
+
+  test("counts the project's open issues, as the vendor's does, following a new issue and its close", async () => {
+    const open = await api(sandbox, 'GET', `${WEB}/issues?state=opened&per_page=1`, { as: 'maintainer' });
+    const before = Number(open.headers.get('x-total'));
+    expect(before).toBeGreaterThan(0);
+    expect(await count()).toBe(before);
+    const created = await api(sandbox, 'POST', `${WEB}/issues`, { as: 'maintainer', json: { title: 'Counted' } });
+    expect(created.status).toBe(201);
+    expect(await count()).toBe(before + 1);
+    const closed = await api(sandbox, 'PUT', `${WEB}/issues/${created.data.iid}`, {
+      as: 'maintainer',
+      json: { state_event: 'close' },
+    });
+    expect(closed.data.state).toBe('closed');
+    expect(await count()).toBe(before);
+  });
+});

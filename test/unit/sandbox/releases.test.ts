@@ -182,3 +182,38 @@ describe('update', () => {
     expect(answer.data.tag_path).toBe('/acme/web/-/tags/release/2024');
   });
 });
+
+describe('list order, as the vendor runs it', () => {
+  test('order_by released_at (the default) or created_at, sort desc (the default) or asc', async () => {
+    const made = await api(sandbox, 'POST', `${WEB}/releases`, {
+      as: 'maintainer',
+      json: {
+        tag_name: 'v0.0.1-backdated',
+        ref: 'main',
+        name: 'Backdated',
+        description: 'Old',
+        released_at: '2001-01-01T00:00:00Z',
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    const tags = async (query: string) =>
+      (
+        (await api(sandbox, 'GET', `${WEB}/releases?per_page=100${query}`, { as: 'maintainer' })).data as Array<{
+          tag_name: string;
+        }>
+      ).map((r) => r.tag_name);
+    const byReleased = await tags('');
+    expect(byReleased.length).toBeGreaterThan(2);
+    expect(byReleased.at(-1)).toBe('v0.0.1-backdated');
+    expect(await tags('&order_by=released_at&sort=desc')).toEqual(byReleased);
+    expect(await tags('&sort=asc')).toEqual([...byReleased].reverse());
+    const byCreated = await tags('&order_by=created_at');
+    expect(byCreated[0]).toBe('v0.0.1-backdated');
+    expect(await tags('&order_by=created_at&sort=asc')).toEqual([...byCreated].reverse());
+    const refused = await api(sandbox, 'GET', `${WEB}/releases?order_by=name`, { as: 'maintainer' });
+    expect({ status: refused.status, data: refused.data }).toEqual({
+      status: 400,
+      data: { error: 'order_by does not have a valid value' },
+    });
+  });
+});

@@ -340,6 +340,51 @@ describe('cherry-pick and revert', () => {
   });
 });
 
+describe('cherry-pick and revert as the vendor runs them', () => {
+  const tipOf = (branch: string) => webRepo().resolveCommit(branch);
+
+  it('a dry run answers 200 {"dry_run":"success"} and commits nothing; a failing one answers the usual error', async () => {
+    await createOn('dry-target', { 'dry/seed.txt': 'seed\n' }, 'main');
+    const source = await createOn('dry-source', { 'dry/new.txt': 'new\n' }, 'main');
+    for (const kind of ['cherry_pick', 'revert'] as const) {
+      const sha = kind === 'revert' ? await tipOf('dry-target') : source;
+      const before = await tipOf('dry-target');
+      const answer = await call('POST', `${commits()}/${sha}/${kind}`, {
+        json: { branch: 'dry-target', dry_run: true },
+      });
+      expect({ kind, status: answer.status, data: answer.data }).toEqual({
+        kind,
+        status: 200,
+        data: { dry_run: 'success' },
+      });
+      expect(await tipOf('dry-target')).toBe(before);
+    }
+    const main = await tipOf('main');
+    const empty = await call('POST', `${commits()}/${main}/cherry_pick`, { json: { branch: 'main', dry_run: 'true' } });
+    expect(empty.status).toBe(400);
+    expect(empty.data.error_code).toBe('empty');
+  });
+
+  it("writes the vendor's messages: the picked message whole plus the trailer, a revert without a final period", async () => {
+    await createOn('msg-target', { 'msg/seed.txt': 'seed\n' }, 'main');
+    await createOn('msg-source', { 'msg/base.txt': 'base\n' }, 'main');
+    const message = 'Picked change\n\nWith a body.\n';
+    const source = (
+      await commit('msg-source', [{ action: 'create', file_path: 'msg/new.txt', content: 'n\n' }], {
+        commit_message: message,
+      })
+    ).data.id;
+    const picked = await call('POST', `${commits()}/${source}/cherry_pick`, { json: { branch: 'msg-target' } });
+    expect(picked.data.message).toBe(`${message}\n\n(cherry picked from commit ${source})`);
+    const reverted = await call('POST', `${commits()}/${picked.data.id}/revert`, { json: { branch: 'msg-target' } });
+    expect(reverted.data.message).toBe(`Revert "Picked change"\n\nThis reverts commit ${picked.data.id}`);
+    const custom = await call('POST', `${commits()}/${source}/cherry_pick`, {
+      json: { branch: 'msg-target', message: 'Backport the change' },
+    });
+    expect(custom.data.message).toBe('Backport the change');
+  });
+});
+
 describe('comments', () => {
   it('keeps a line comment on a full SHA, and falls back to a plain comment otherwise', async () => {
     const sha = await createOn('comments', { 'c/file.txt': 'one\ntwo\n' }, 'main');

@@ -128,6 +128,38 @@ describe('archive', () => {
   });
 });
 
+describe('archive of a path, as the vendor serves it', () => {
+  it('holds only that subdirectory, is named after it, and a path the commit lacks is a 404', async () => {
+    const scratch = await mkdtemp(path.join(tmpdir(), 'forgeops-route-archive-path-'));
+    try {
+      const tar = await call('GET', repoPath(WEB, 'archive.tar'), {
+        query: { sha: 'feature/dark-mode', path: 'src/theme' },
+      });
+      expect(tar.status).toBe(200);
+      expect(tar.headers.get('content-disposition')).toMatch(
+        /filename="web-feature-dark-mode-[0-9a-f]{40}-src-theme\.tar"/,
+      );
+      const tarFile = path.join(scratch, 'a.tar');
+      await writeFile(tarFile, tar.body);
+      const files = (await run('tar', ['-tf', tarFile])).stdout
+        .split('\n')
+        .filter((line) => line && !line.endsWith('/'));
+      expect(files.length).toBeGreaterThan(0);
+      expect(files.every((file) => /^web-feature-dark-mode-[0-9a-f]{40}-src-theme\/src\/theme\//.test(file))).toBe(
+        true,
+      );
+      expect(files.some((file) => file.endsWith('/src/theme/dark.ts'))).toBe(true);
+      const missing = await call('GET', repoPath(WEB, 'archive.tar'), { query: { path: 'no/such/dir' } });
+      expect({ status: missing.status, data: missing.data }).toEqual({
+        status: 404,
+        data: { message: '404 File Not Found' },
+      });
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('compare', () => {
   it('compares through the merge base by default and directly with straight', async () => {
     await commitFiles('cmp-base', { 'cmp/base.txt': 'base' }, 'main');

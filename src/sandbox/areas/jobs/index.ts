@@ -9,6 +9,7 @@ export {
   announcePipelineChange,
   catchUp,
   createRunningPipeline,
+  endIfIdle,
   onPipelineChange,
   prepareFacts,
 } from './runner.js';

@@ -352,8 +352,9 @@ export function register(router: Router, ctx: SandboxContext): void {
         (j) => j.pipeline_id === pipeline.id && !j.retried && ['pending', 'running'].includes(j.status),
       );
       if (!active && (pipeline.status === 'running' || pipeline.status === 'pending')) {
+        // The vendor skips the jobs of later stages behind a canceled one; only a pipeline's cancel cancels them.
         for (const other of projectJobs(store, project))
-          if (other.pipeline_id === pipeline.id && other.status === 'created') other.status = 'canceled';
+          if (other.pipeline_id === pipeline.id && other.status === 'created') other.status = 'skipped';
         pipeline.status = 'canceled';
         pipeline.finished_at = now;
         pipeline.duration = pipeline.started_at

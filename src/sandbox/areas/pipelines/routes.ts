@@ -22,6 +22,7 @@ import {
   cancelPipelineJobs,
   catchUp,
   createRunningPipeline,
+  endIfIdle,
   forgetPipelineJobs,
   prepareFacts,
   retryPipelineJobs,
@@ -175,7 +176,11 @@ export function register(router: Router, ctx: SandboxContext): void {
     pipeline.updated_at = new Date(store.clock.now());
     announcePipelineChange(store, project, pipeline, before);
     catchUp(store);
-    reply.json(pipelineFull(store, project, pipeline), 201);
+    // The answer says `pending`, as the spec's state table sets it; with nothing retried the pipeline then ends
+    // again from its jobs, or every waiter on it would hang.
+    const body = pipelineFull(store, project, pipeline);
+    endIfIdle(store, project, pipeline, before);
+    reply.json(body, 201);
   });
 
   router.route('POST', '/projects/:id/pipelines/:pipeline_id/cancel', { auth: 'user' }, (req, reply) => {

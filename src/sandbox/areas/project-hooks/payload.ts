@@ -77,19 +77,7 @@ export function pipelineSnapshot(store: Store, project: Project, pipeline: Pipel
     },
     merge_request: null,
     user: userOf(store, pipeline.user_id),
-    project: {
-      id: project.id,
-      name: project.name,
-      description: project.description ?? null,
-      web_url: web,
-      avatar_url: null,
-      git_ssh_url: `git@${new URL(store.baseUrl || 'http://localhost').host}:${project.full_path}.git`,
-      git_http_url: `${web}.git`,
-      namespace: project.name_with_namespace.split(' / ').slice(0, -1).join(' / '),
-      visibility_level: VISIBILITY[project.visibility] ?? 0,
-      path_with_namespace: project.full_path,
-      default_branch: project.default_branch,
-    },
+    project: hookProject(store, project),
     builds: jobs.map((job) => build(store, job)),
   };
 }
@@ -111,4 +99,64 @@ export async function pipelineEvent(project: Project, snapshot: ReturnType<typeo
       }
     : null;
   return { ...snapshot, commit };
+}
+
+/** The project as hook payloads carry it. */
+function hookProject(store: Store, project: Project) {
+  const web = projectWebUrl(store, project);
+  return {
+    id: project.id,
+    name: project.name,
+    description: project.description ?? null,
+    web_url: web,
+    avatar_url: null,
+    git_ssh_url: `git@${new URL(store.baseUrl || 'http://localhost').host}:${project.full_path}.git`,
+    git_http_url: `${web}.git`,
+    namespace: project.name_with_namespace.split(' / ').slice(0, -1).join(' / '),
+    visibility_level: VISIBILITY[project.visibility] ?? 0,
+    path_with_namespace: project.full_path,
+    default_branch: project.default_branch,
+  };
+}
+
+/** The vendor's hook test triggers and the X-Gitlab-Event header each one's sample event is sent with. */
+export const TEST_TRIGGERS: Readonly<Record<string, string>> = {
+  push_events: 'Push Hook',
+  tag_push_events: 'Tag Push Hook',
+  issues_events: 'Issue Hook',
+  confidential_issues_events: 'Confidential Issue Hook',
+  note_events: 'Note Hook',
+  confidential_note_events: 'Confidential Note Hook',
+  merge_requests_events: 'Merge Request Hook',
+  job_events: 'Job Hook',
+  pipeline_events: 'Pipeline Hook',
+  wiki_page_events: 'Wiki Page Hook',
+  deployment_events: 'Deployment Hook',
+  feature_flag_events: 'Feature Flag Hook',
+  releases_events: 'Release Hook',
+  emoji_events: 'Emoji Hook',
+  resource_access_token_events: 'Resource Access Token Hook',
+};
+
+const OBJECT_KINDS: Readonly<Record<string, string>> = {
+  push_events: 'push',
+  tag_push_events: 'tag_push',
+  issues_events: 'issue',
+  confidential_issues_events: 'issue',
+  note_events: 'note',
+  confidential_note_events: 'note',
+  merge_requests_events: 'merge_request',
+  job_events: 'build',
+  wiki_page_events: 'wiki_page',
+  deployment_events: 'deployment',
+  feature_flag_events: 'feature_flag',
+  releases_events: 'release',
+  emoji_events: 'emoji',
+  resource_access_token_events: 'access_token',
+};
+
+/** A test event of a trigger other than pipelines: its kind and the project (the sandbox keeps no sample data). */
+export function sampleEvent(store: Store, project: Project, trigger: string) {
+  const kind = OBJECT_KINDS[trigger] ?? trigger;
+  return { object_kind: kind, event_name: kind, project_id: project.id, project: hookProject(store, project) };
 }

@@ -1,5 +1,5 @@
 // Project webhooks (beyond the spec: the service's Project webhooks API, v4): list, read, add, edit and delete a
-// project's hooks, and the Pipeline Hook events they receive when a pipeline's status changes.
+// project's hooks, test one with a sample event, and the Pipeline Hook events they receive when a pipeline's status changes.
 //
 // Every route wants a maintainer of the project (or an administrator), as the service's docs say: 404 for a project
 // the caller cannot see, 401 without a token, 403 below maintainer, 403 on an archived project for changes. The token
@@ -7,14 +7,14 @@
 // service it lets hooks reach the local network, since a sandbox and its receivers usually share a machine.
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { messageError, recordNotFound, validationError } from '../../core/errors.js';
+import { messageError, paramError, recordNotFound, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
 import { onPipelineChange } from '../jobs/index.js';
 import { HookDeliveries } from './delivery.js';
-import { pipelineEvent, pipelineSnapshot } from './payload.js';
+import { pipelineEvent, pipelineSnapshot, sampleEvent, TEST_TRIGGERS } from './payload.js';
 import { EVENT_FLAGS, hooksOf, type EventFlag, type ProjectHook } from './state.js';
 
 const HOOKS_PER_PROJECT = 20;
@@ -133,8 +133,10 @@ export function register(router: Router, ctx: SandboxContext): void {
       req.params;
     if (url !== undefined) checkUrl(url);
     checkToken(token);
+    // The vendor resets the secret token when the URL changes and no new token comes with it, so a token is never
+    // sent to a receiver it was not given for; otherwise it is replaced only when one is sent (empty removes it).
+    if (url !== undefined && url !== hook.url && token === undefined) hook.token = null;
     if (url !== undefined) hook.url = url;
-    // A token is replaced only when one is sent (an empty one removes it); it cannot be read back to be kept.
     if (token !== undefined) hook.token = token || null;
     if (name !== undefined) hook.name = name;
     if (description !== undefined) hook.description = description;
@@ -155,6 +157,26 @@ export function register(router: Router, ctx: SandboxContext): void {
     () => store.baseUrl,
     () => store.clock.now(),
   );
+  // The vendor's test of a hook: a sample event of the trigger's kind, sent to the hook's URL (queued like any
+  // other event; this sandbox does not wait for the receiver's answer), answered 201 {"message":"201 Created"}.
+  router.route('POST', '/projects/:id/hooks/:hook_id/test/:trigger', { auth: 'user' }, (req, reply) => {
+    const project = maintained(req);
+    const hook = findHook(req, project);
+    // Own keys only: 'constructor' is no trigger.
+    const trigger = req.pathParams.trigger;
+    const event = Object.hasOwn(TEST_TRIGGERS, trigger) ? TEST_TRIGGERS[trigger] : undefined;
+    if (event === undefined) throw paramError('trigger does not have a valid value');
+    const pipeline = project.pipelines.at(-1);
+    if (req.pathParams.trigger === 'pipeline_events' && !pipeline)
+      throw messageError(422, 'Ensure the project has CI pipelines.');
+    const body =
+      pipeline && req.pathParams.trigger === 'pipeline_events'
+        ? pipelineEvent(project, pipelineSnapshot(store, project, pipeline))
+        : Promise.resolve(sampleEvent(store, project, req.pathParams.trigger));
+    deliveries.enqueue(hook, event, body);
+    reply.json({ message: '201 Created' }, 201);
+  });
+
   const stopListening = onPipelineChange(store, (project, pipeline) => {
     const listening = hooksOf(store).hooks.filter((h) => h.project_id === project.id && h.pipeline_events);
     if (listening.length === 0) return;

@@ -162,10 +162,20 @@ export function register(router: Router, ctx: SandboxContext): void {
     return release;
   };
 
-  router.route('GET', '/projects/:id/releases', { pagination: 'offset' }, async (req, reply) => {
+  // The spec's order (released_at, newest first) is the vendor's default; its order_by and sort choose another.
+  const listParams = z.object({
+    order_by: param.enum(['released_at', 'created_at']).optional(),
+    sort: param.enum(['asc', 'desc']).optional(),
+  });
+  router.route('GET', '/projects/:id/releases', { params: listParams, pagination: 'offset' }, async (req, reply) => {
     const project = ctx.findProjectFor(req, req.pathParams.id);
+    const [first, second] =
+      req.params.order_by === 'created_at'
+        ? (['created_at', 'released_at'] as const)
+        : (['released_at', 'created_at'] as const);
+    const direction = req.params.sort === 'asc' ? 1 : -1;
     const releases = [...project.releases].sort(
-      (a, b) => b.released_at.getTime() - a.released_at.getTime() || b.created_at.getTime() - a.created_at.getTime(),
+      (a, b) => direction * (a[first].getTime() - b[first].getTime() || a[second].getTime() - b[second].getTime()),
     );
     const page = paginate(req, reply, releases);
     const showCode = ctx.canReadCode(req.user, project);

@@ -53,7 +53,12 @@ const createParams = z.object({
 
 const showParams = z.object({ stats: param.boolean().optional() });
 const refsParams = z.object({ type: param.enum(['branch', 'tag', 'all']).optional() });
-const pickParams = z.object({ branch: z.string().min(1) });
+// The vendor's parameters: dry_run on both, a custom message on cherry-pick only (revert has none).
+const pickParams = z.object({
+  branch: z.string().min(1),
+  dry_run: param.boolean().optional(),
+  message: z.string().optional(),
+});
 // Any path and line are accepted: one that does not exist (line 0, an empty path) makes the comment fall back
 // to the whole commit, as the spec's comment rules say, rather than being refused.
 const commentParams = z.object({
@@ -226,11 +231,19 @@ export function register(router: Router, ctx: SandboxContext): void {
       checkPush(ctx, project, user, req.params.branch, 403);
       const commit = await commitOf(project.repo, req.pathParams.sha);
       // Refusals carry error_code 'empty' or 'conflict' (the engine's kinds) next to the message.
+      const options = {
+        dryRun: req.params.dry_run === true,
+        message: kind === 'cherry_pick' ? req.params.message : undefined,
+      };
       const sha = await gitCall(() =>
-        pickCommit(project.repo, kind, commit.id, req.params.branch, identityOf(user)).catch((error: unknown) => {
-          throw error instanceof GitActionError ? codedError(400, error.message, error.kind) : error;
-        }),
+        pickCommit(project.repo, kind, commit.id, req.params.branch, identityOf(user), options).catch(
+          (error: unknown) => {
+            throw error instanceof GitActionError ? codedError(400, error.message, error.kind) : error;
+          },
+        ),
       );
+      // A dry run answers 200 and changes nothing, as the vendor's does.
+      if (sha === null) return reply.json({ dry_run: 'success' }, 200);
       project.last_activity_at = new Date();
       reply.json(commitView(await project.repo.getCommit(sha)), 201);
     });

@@ -127,7 +127,7 @@ const contributorParams = z.object({
   sort: param.enum(['asc', 'desc']).optional(),
 });
 
-const archiveParams = z.object({ sha: z.string().min(1).optional() });
+const archiveParams = z.object({ sha: z.string().min(1).optional(), path: z.string().optional() });
 
 const mergeBaseParams = z.object({ refs: param.array(z.string().min(1)) });
 
@@ -167,7 +167,13 @@ export function register(router: Router, ctx: SandboxContext): void {
     const refName = refOrDefault(project, req.params.sha);
     const commitSha = await project.repo.resolveCommit(refName);
     if (commitSha === null) throw notFound('Ref');
-    const archive = await createArchive(project.repo, { commitSha, refName, projectPath: project.path, format });
+    // The vendor's path: only that subdirectory; one the commit does not have is a 404.
+    const path = req.params.path?.replace(/^\/+|\/+$/g, '') || undefined;
+    if (path !== undefined) {
+      const files = [...(await project.repo.listFiles(commitSha)).keys()];
+      if (!files.some((file) => file === path || file.startsWith(`${path}/`))) throw notFound('File');
+    }
+    const archive = await createArchive(project.repo, { commitSha, refName, projectPath: project.path, format, path });
     reply.header('content-disposition', `attachment; ${dispositionFileName(archive.fileName)}`);
     reply.header('content-transfer-encoding', 'binary');
     reply.send(200, archive.body, archive.contentType);

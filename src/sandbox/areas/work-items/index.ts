@@ -9,6 +9,7 @@ import { register as registerMergeRequestChanges } from './merge-request-changes
 import { register as registerMergeRequests } from './merge-requests-routes.js';
 import { seedEpics } from './seed-epics.js';
 import { seedWorkItems } from './seed.js';
+import { workItemsOf } from './state.js';
 
 /**
  * Public to the group-import-export area (a group's labels travel in its export archive) and the branches area
@@ -26,6 +27,10 @@ export const area: SandboxArea = {
     registerLabelEvents(router, ctx);
     registerEpics(router, ctx);
     startAutoMerge(ctx);
+    // A project's open_issues_count counts its open issues, as the vendor's does.
+    ctx.store.openIssuesCount = (project) =>
+      workItemsOf(ctx.store).issues.filter((issue) => issue.project_id === project.id && issue.state === 'opened')
+        .length;
   },
   seed: (store, { users, epoch, branchHead }) => {
     seedWorkItems(store, users, epoch, branchHead);

@@ -418,6 +418,26 @@ export function register(router: Router, ctx: SandboxContext): void {
     },
   );
 
+  // The vendor's docs: 201 with the merge request once its automatic merge is canceled, 401 for who may neither
+  // update it nor be the one who set the merge, 405 when it is merged or closed, 406 when no automatic merge is set.
+  router.route(
+    'POST',
+    '/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds',
+    { auth: 'user' },
+    async (req, reply) => {
+      const user = ctx.requireUser(req);
+      const { project: p, mr } = findMergeRequest(req);
+      if (!mayUpdate(user, p, mr) && mr.merge_user_id !== user.id) throw unauthorized();
+      if (mr.state === 'merged' || mr.state === 'closed') throw messageError(405, '405 Method Not Allowed');
+      if (!mr.merge_when_pipeline_succeeds) throw messageError(406, '406 Not Acceptable');
+      const now = new Date(store.clock.now());
+      Object.assign(mr, { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined });
+      mr.updated_at = now;
+      addNote(store, p, mr, 'MergeRequest', user, 'canceled the automatic merge', true, now);
+      reply.json(await view(p, mr, user), 201);
+    },
+  );
+
   router.route(
     'POST',
     '/projects/:id/merge_requests/:merge_request_iid/approve',
