@@ -738,8 +738,7 @@ describe('errors gitbeaker throws', () => {
   });
 });
 
-// What gitbeaker asks of the service where the sandbox once answered otherwise (each named in its comment); the one
-// still marked it.fails says what the service answers where the sandbox does not yet.
+// What gitbeaker asks of the service where the sandbox once answered otherwise, each named in its comment.
 describe('where the sandbox answered otherwise than the service', () => {
   // Item: revert dry_run. The service checks the revert and answers {"dry_run": "success"} with 200, committing nothing.
   it('a revert with dry_run commits nothing', async () => {
@@ -818,9 +817,9 @@ describe('where the sandbox answered otherwise than the service', () => {
   });
 
   // Item: conflicted MR merge_status. Once a merge request's changes conflict with its target, the service reports it
-  // as cannot_be_merged with has_conflicts, and refuses to merge it with 422. The sandbox refuses the merge, but reports
+  // as cannot_be_merged with has_conflicts, and refuses to merge it with 422. The sandbox refused the merge, but reported
   // can_be_merged until a merge was tried.
-  it.fails('reports a merge request whose changes conflict with its target as not mergeable', async () => {
+  it('reports a merge request whose changes conflict with its target as not mergeable', async () => {
     const api = gitlab('maintainer');
     const ours = fresh('gitbeaker/ours');
     const theirs = fresh('gitbeaker/theirs');

@@ -37,7 +37,7 @@ import {
   userIds,
   withoutMetadata,
 } from './changes.js';
-import { acceptMergeRequest, headPipeline, needsRebase, refreshHead } from './merge.js';
+import { acceptMergeRequest, checkMergeability, headPipeline, needsRebase, refreshHead } from './merge.js';
 import { canSeeMergeRequests, isDraft, mergeRequestView } from './shared.js';
 import { workItemsOf, type MergeRequest } from './state.js';
 
@@ -283,6 +283,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/projects/:id/merge_requests/:merge_request_iid', { params: readParams }, async (req, reply) => {
     const { project: p, mr } = findMergeRequest(req);
+    await p.repo.withWriteLock(() => checkMergeability(p, mr));
     reply.json(await view(p, mr, req.user, req.params));
   });
 

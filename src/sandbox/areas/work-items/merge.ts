@@ -29,6 +29,27 @@ export function headPipeline(p: Project, mr: MergeRequest): Pipeline | undefined
     .sort((a, b) => b.id - a.id)[0];
 }
 
+/**
+ * Whether an open merge request's changes still merge into its target, checked when it is read as the service checks
+ * it (a merge request read after its target moved on reports the conflict, not only after a merge was tried). Checked
+ * once per pair of heads; a conflict seeded as data stays until a check of new heads finds the changes merge.
+ */
+export async function checkMergeability(p: Project, mr: MergeRequest): Promise<void> {
+  if (mr.state !== 'opened') return;
+  const source = await p.repo.refTarget(`refs/heads/${mr.source_branch}`);
+  const target = await p.repo.refTarget(`refs/heads/${mr.target_branch}`);
+  if (source === null || target === null) return;
+  const heads = `${target}..${source}`;
+  if (mergeabilityCheckedFor.get(mr) === heads) return;
+  const merged = await p.repo.run(['merge-tree', '--write-tree', '--no-messages', target, source], { okCodes: [1] });
+  if (merged.exitCode === 1) mr.has_conflicts = true;
+  else if (mergeabilityCheckedFor.has(mr)) mr.has_conflicts = false;
+  mergeabilityCheckedFor.set(mr, heads);
+}
+
+/** The heads each merge request was last checked at: kept beside it, not in the service's record of it. */
+const mergeabilityCheckedFor = new WeakMap<MergeRequest, string>();
+
 /** Under the fast-forward and semi-linear merge methods, a source branch behind its target must be rebased first. */
 export async function needsRebase(p: Project, target: string, source: string): Promise<boolean> {
   if (p.merge_method === 'merge') return false;
