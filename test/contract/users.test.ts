@@ -345,6 +345,26 @@ describe.shuffle('users, in any order', () => {
       expect(suite.sandbox.store.findUser('av1')).toBeUndefined();
     });
 
+    it('takes an avatar part by its image file name when it comes with no image content type, as the service does', async () => {
+      const upload = async (filename: string, type: string | undefined, username: string) => {
+        const form = new FormData();
+        for (const [key, value] of Object.entries({ email: `${username}@example.org`, username, name: 'Av' }))
+          form.append(key, value);
+        form.append('force_random_password', 'true');
+        form.append('avatar', new Blob([PNG], type === undefined ? {} : { type }), filename);
+        const response = await fetch(`${suite.sandbox.url}/api/v4/users`, {
+          method: 'POST',
+          headers: { 'private-token': suite.sandbox.tokens.admin },
+          body: form,
+        });
+        return [response.status, ((await response.json()) as { avatar_url?: string; error?: string }).error];
+      };
+      expect(await upload('face.png', undefined, 'avpart1')).toEqual([201, undefined]);
+      expect(await upload('face.JPG', 'application/octet-stream', 'avpart2')).toEqual([201, undefined]);
+      expect(await upload('notes.txt', 'text/plain', 'avpart3')).toEqual([400, 'avatar is invalid']);
+      expect(suite.sandbox.store.findUser('avpart3')).toBeUndefined();
+    });
+
     it('refuses an identity already linked to another account with 409', async () => {
       const error = await refusal('create_user', {
         email: 'taker@example.org',

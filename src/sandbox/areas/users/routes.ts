@@ -151,13 +151,17 @@ function taken(store: Store, params: { email?: string; username?: string }, self
   return undefined;
 }
 
+/** The image types the service's avatar uploader takes, by the file's extension as it decides (clients such as
+ * python-gitlab send the part with no content type, or application/octet-stream). */
+const AVATAR_EXTENSIONS = /\.(png|jpe?g|gif|bmp|ico|tiff?|webp)$/i;
+
 /** The uploaded avatar: an image file, as the service's uploader takes (a plain string is no file). */
 function avatarOf(params: AccountParams): User['avatar'] {
   const value = params.avatar;
   if (value === undefined) return undefined;
   if (
     typeof value === 'string' ||
-    !/^image\/(png|jpeg|gif|bmp|ico|webp)$/.test(value.content_type) ||
+    !(/^image\//.test(value.content_type) || AVATAR_EXTENSIONS.test(value.filename)) ||
     value.content.length === 0
   ) {
     throw paramError('avatar is invalid');
