@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { CaFileError, readCaFile } from './http/ca.js';
+import { DEFAULT_LISTENER_TIMEOUTS } from './http/listener.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
 import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './approval/page-store.js';
 import { trustedProxyList } from './mcp/session-caps.js';
@@ -166,6 +167,13 @@ export const ENVIRONMENT = z.object({
     .describe(
       'Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see README, Several replicas).',
     ),
+  // Read again where each listener is made (src/http/listener.ts); checked here so that a bad value stops the start.
+  FORGEOPS_HTTP_HEADERS_TIMEOUT_MS: wholeNumber(DEFAULT_LISTENER_TIMEOUTS.headersMs, 1).describe(
+    `Milliseconds an HTTP listener (serve, the Slack bot, the approval page) waits for a request's headers before 408 and closing (default ${DEFAULT_LISTENER_TIMEOUTS.headersMs}).`,
+  ),
+  FORGEOPS_HTTP_REQUEST_TIMEOUT_MS: wholeNumber(DEFAULT_LISTENER_TIMEOUTS.requestMs, 1).describe(
+    `Milliseconds an HTTP listener waits for a whole request, headers and body, before 408 and closing (default ${DEFAULT_LISTENER_TIMEOUTS.requestMs}); answers may take longer.`,
+  ),
   FORGEOPS_MAX_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_MESSAGE_BYTES, 1).describe(
     `Largest MCP message in bytes, over stdio and HTTP (default ${DEFAULT_MAX_MESSAGE_BYTES}, 16 MiB).`,
   ),

@@ -223,6 +223,8 @@ describe('forgeops mcp from the built bundle', () => {
     CODEHOST_URL: 'notaurl',
     CODEHOST_TIMEOUT_MS: '0',
     CODEHOST_MAX_RETRIES: 'lots',
+    FORGEOPS_HTTP_REQUEST_TIMEOUT_MS: 'soon',
+    FORGEOPS_HTTP_HEADERS_TIMEOUT_MS: '0',
   };
 
   it.each(Object.entries(INVALID_SETTINGS))(
