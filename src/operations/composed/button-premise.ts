@@ -57,7 +57,8 @@ export class PremiseCheck {
       if (kind === 'log') return { holds: true, note: `${changed}; this log is of an earlier pipeline.` };
       return { holds: false, changed: `${changed}; ${nothing}.` };
     }
-    if (premise.pipeline_id !== undefined && (kind === 'retry' || kind === 'log')) {
+    // A Mute stands on the red pipeline too: once a newer one runs, the message it mutes is of an older red.
+    if (premise.pipeline_id !== undefined && (kind === 'retry' || kind === 'log' || kind === 'mute')) {
       const shown = premise.pipeline_id;
       let changed: string | undefined;
       if (latest && Number(latest.id) !== shown)
