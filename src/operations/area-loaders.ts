@@ -46,10 +46,11 @@ export const AREA_LOADERS: Record<Area, Loader> = {
 
 /**
  * Operations no area module holds on its own: composed of the whole registry, they are made by index.ts
- * (triage_project looks up the reads it runs there, open_incident_issue triage and the issue writes, revert_as_merge_request triage and the branch, commit and merge request calls).
+ * (triage_project looks up the reads it runs there, open_incident_issue triage and the issue writes, revert_as_merge_request triage and the branch, commit and merge request calls, check_button_premise the pipeline and merge request reads).
  */
 export const WHOLE_REGISTRY_OPERATIONS: readonly string[] = [
   'triage_project',
   'open_incident_issue',
   'revert_as_merge_request',
+  'check_button_premise',
 ];

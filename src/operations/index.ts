@@ -27,6 +27,7 @@ import { groupImportExportOperations } from './areas/group-import-export.js';
 import { jobsOperations } from './areas/jobs.js';
 import { incidentIssueOperation, triageOperation } from './composed/triage.js';
 import { revertAsMergeRequestOperation } from './composed/revert-as-merge-request.js';
+import { buttonPremiseOperation } from './composed/button-premise.js';
 import { branchesOperations } from './areas/branches.js';
 import { tagsOperations } from './areas/tags.js';
 
@@ -76,6 +77,7 @@ export const operations: readonly Operation[] = [
   triageOperation(() => operations),
   incidentIssueOperation(() => operations),
   revertAsMergeRequestOperation(() => operations),
+  buttonPremiseOperation(() => operations),
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

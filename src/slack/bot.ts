@@ -179,6 +179,12 @@ export class SlackBot {
   async mute(turn: Turn, ref: string): Promise<void> {
     const incidents = this.o.watches?.incidents;
     if (!incidents) return this.answer(turn, renderText('Watching is off here; nothing was muted.', 'warning'));
+    // A message drawn while the branch was red is muted only while it still is (checked as the presser).
+    const premise = await incidents.mutePremise(turn.channelId, ref);
+    if (premise) {
+      const checked = await this.checkPremise(turn, premise);
+      if (checked.changed !== undefined) return this.answer(turn, renderText(checked.changed, 'warning'));
+    }
     return this.answer(turn, renderText(await incidents.mute(turn.user.userId, turn.channelId, ref), 'info'));
   }
 

@@ -135,6 +135,7 @@ describe.shuffle('mcp-app, in any order', () => {
       const plain = await tools(await connect(false));
       const viewOnly = views.filter((tool) => !plain.some((p) => p.name === tool.name));
       expect(viewOnly.map((tool) => tool.name).sort()).toEqual([
+        'check_button_premise',
         'list_pipeline_jobs',
         'open_incident_issue',
         'revert_as_merge_request',
@@ -152,6 +153,7 @@ describe.shuffle('mcp-app, in any order', () => {
       const viewOnly = views.filter((tool) => !plain.some((p) => p.name === tool.name));
       expect(viewOnly.map((tool) => tool.name).sort()).toEqual([
         'cancel_pipeline',
+        'check_button_premise',
         'get_job_log',
         'get_pipeline',
         'list_pipeline_jobs',

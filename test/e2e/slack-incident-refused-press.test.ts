@@ -153,4 +153,26 @@ describe('an incident button refused as its presser', () => {
     expect(log).toMatch(/pipeline #\d+ is no longer main's latest/);
     expect(env.sandbox.requests.all().filter((r) => r.method !== 'GET')).toHaveLength(writesBefore);
   }, 30_000);
+
+  it("checks the old message's Mute as it is pressed: after a newer pipeline on main nothing is muted, in words", async () => {
+    const ts = posts()[0].answer!.ts as string;
+    const mute = await waitFor(
+      () => [...updatesOf(ts), posts()[0]].flatMap((c) => buttonsOf(c.args)).find((b) => b.action_id === 'forge_mute'),
+      20_000,
+      "the message's Mute button",
+    );
+    await env.client.request({
+      method: 'POST',
+      path: '/projects/acme%2Fweb/pipeline',
+      body: { ref: 'main' },
+      idempotent: false,
+    });
+    const answer = await press(mute, 'U1');
+    expect(answer.response_type).toBe('ephemeral');
+    expect(messageText(answer)).toMatch(
+      /(pipeline #\d+ is no longer main's latest \(#\d+ is \w+\)|main is green again since .*); nothing was muted\./,
+    );
+    // Nothing muted: the thread hears no Mute.
+    expect(threadOf(ts).filter((c) => messageText(c.args).includes('pressed Mute'))).toEqual([]);
+  }, 30_000);
 });

@@ -8,9 +8,9 @@ import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from
 type McpUiHostContext = ReturnType<App['getHostContext']>;
 import { append, button, h, show } from './dom.js';
 import {
+  actOnPremise,
   logLines,
   nextRefresh,
-  outcomeText,
   pipelineState,
   pipelineView,
   resultData,
@@ -21,6 +21,7 @@ import {
   type StageRow,
   type ToolResultLike,
   type TriageView,
+  type ViewAction,
 } from './report.js';
 
 /** Log lines shown first, and how many more each "more" asks for (get_job_log reads at most 5,000 from the end). */
@@ -116,23 +117,24 @@ function scheduleRefresh(): void {
     }, next.inMs);
 }
 
-async function act(tool: string, input: Record<string, unknown>, label: string): Promise<void> {
+async function act(action: ViewAction): Promise<void> {
   if (busy) return;
   busy = true;
-  outcome = { ok: true, text: `${label}: waiting for the server (it may ask you to approve)…` };
+  outcome = { ok: true, text: `${action.label}: waiting for the server (it may ask you to approve)…` };
   render();
-  let result: ToolResultLike;
+  let said: Awaited<ReturnType<typeof actOnPremise>>;
   try {
-    result = await call(tool, input);
+    // The view may have been drawn long ago: the server checks the button still applies before anything runs.
+    said = await actOnPremise(action, call);
   } finally {
     busy = false;
   }
-  const said = outcomeText(result);
-  outcome = { ok: said.ok, text: `${label}: ${said.text}` };
+  outcome = { ok: said.ok, text: `${action.label}: ${said.text}` };
   render();
-  // A change done: read the state again (a retry starts jobs: the view follows them). Refused or declined: nothing
-  // changed, and a run the view was following is followed on (a read due while the human was asked was skipped).
-  if (said.ok) {
+  // A change done: read the state again (a retry starts jobs: the view follows them); a changed premise too (the
+  // view shows what is true now). Refused or declined: nothing changed, and a run the view was following is
+  // followed on (a read due while the human was asked was skipped).
+  if (said.ok || !said.ran) {
     followingSince = undefined;
     await refresh();
   } else {
@@ -241,7 +243,7 @@ function render(): void {
       button(
         action.label,
         () => {
-          void act(action.tool, action.input, action.label);
+          void act(action);
         },
         'act',
       ),

@@ -18,12 +18,28 @@ export interface FailedJob {
   lines: string;
 }
 
+/**
+ * What a button assumed when the view was drawn, as check_button_premise takes it: the view may be looked at days
+ * later, so a write button asks the server whether this still holds before it acts.
+ */
+export interface ViewPremise {
+  kind: 'retry' | 'revert' | 'incident';
+  id: string;
+  ref: string;
+  pipeline_id?: number;
+  sha?: string;
+}
+
 export interface ViewAction {
   /** The button's words. */
   label: string;
   tool: string;
   input: Record<string, unknown>;
+  premise?: ViewPremise;
 }
+
+/** The server's tool that checks a button's premise. */
+export const PREMISE_TOOL = 'check_button_premise';
 
 export interface TriageView {
   project: string;
@@ -111,6 +127,33 @@ export function pipelineState(status: string | undefined): ViewState {
   return 'unknown';
 }
 
+/** Which premise kind a button's tool stands on; a cancel needs none (it acts on what is running, or fails). */
+const PREMISE_KINDS: Readonly<Record<string, ViewPremise['kind']>> = {
+  retry_pipeline: 'retry',
+  revert_as_merge_request: 'revert',
+  open_incident_issue: 'incident',
+};
+
+/** A button's premise, from what the view shows when it is drawn: the project, the branch, the pipeline, the commit. */
+function premiseOf(
+  tool: string,
+  input: Record<string, unknown>,
+  project: string,
+  ref: string | undefined,
+): ViewPremise | undefined {
+  const kind = Object.hasOwn(PREMISE_KINDS, tool) ? PREMISE_KINDS[tool] : undefined;
+  if (!kind || !project || !ref) return undefined;
+  const pipeline = typeof input.pipeline_id === 'number' ? input.pipeline_id : undefined;
+  const sha = text(input.sha);
+  return {
+    kind,
+    id: project,
+    ref,
+    ...(kind === 'retry' && pipeline !== undefined ? { pipeline_id: pipeline } : {}),
+    ...(kind === 'revert' && sha ? { sha } : {}),
+  };
+}
+
 /** A triage_project report as the view shows it. */
 export function triageView(data: Record<string, unknown>): TriageView {
   const project = text(data.project) ?? '';
@@ -170,7 +213,9 @@ export function triageView(data: Record<string, unknown>): TriageView {
         const tool = text(action.operation);
         const label = tool ? ACTION_LABELS[tool] : undefined;
         const input = record(action.input);
-        return tool && label ? [{ label: label(input), tool, input }] : [];
+        if (!tool || !label) return [];
+        const premise = premiseOf(tool, input, project, text(data.default_branch));
+        return [{ label: label(input), tool, input, ...(premise ? { premise } : {}) }];
       }),
     unread: list(data.unread)
       .map(text)
@@ -183,6 +228,8 @@ export function pipelineView(data: Record<string, unknown>, project: string): Tr
   const id = typeof data.id === 'number' ? data.id : undefined;
   const status = text(data.status);
   const state = pipelineState(status);
+  const retryPremise =
+    id === undefined ? undefined : premiseOf('retry_pipeline', { pipeline_id: id }, project, text(data.ref));
   return {
     project,
     branch: text(data.ref),
@@ -200,6 +247,7 @@ export function pipelineView(data: Record<string, unknown>, project: string): Tr
                 label: ACTION_LABELS.retry_pipeline({}),
                 tool: 'retry_pipeline',
                 input: { id: project, pipeline_id: id },
+                ...(retryPremise ? { premise: retryPremise } : {}),
               },
             ]
           : state === 'running'
@@ -270,4 +318,40 @@ export function outcomeText(result: ToolResultLike): { ok: boolean; text: string
 export function logLines(result: ToolResultLike): string {
   const data = resultData(result);
   return unfence(data && typeof data.log === 'string' ? data.log : resultText(result));
+}
+
+/** How the view calls a server tool through the host. */
+export type CallTool = (tool: string, input: Record<string, unknown>) => Promise<ToolResultLike>;
+
+/**
+ * A button pressed: its premise checked first (check_button_premise); when it changed, the server's words are the
+ * outcome and the button's tool is never called, so a view drawn on an old red pipeline retries nothing. `ran` says
+ * whether the tool was called (then the view reads the state again).
+ */
+export async function actOnPremise(
+  action: ViewAction,
+  call: CallTool,
+): Promise<{ ok: boolean; text: string; ran: boolean }> {
+  let note = '';
+  if (action.premise) {
+    const checked = await call(PREMISE_TOOL, { ...action.premise });
+    const data = checked.isError ? undefined : resultData(checked);
+    if (!data || typeof data.holds !== 'boolean') {
+      const said = resultText(checked).trim() || 'the server did not answer';
+      return {
+        ok: false,
+        text: `could not check that this button still applies: ${said}; nothing was run.`,
+        ran: false,
+      };
+    }
+    if (!data.holds)
+      return {
+        ok: false,
+        text: text(data.said) ?? 'what this button was drawn on changed; nothing was run.',
+        ran: false,
+      };
+    note = text(data.said) ?? '';
+  }
+  const said = outcomeText(await call(action.tool, action.input));
+  return { ok: said.ok, text: note ? `${note} ${said.text}` : said.text, ran: true };
 }

@@ -1,8 +1,9 @@
 // The premise of an incident button, checked when it is pressed: a message (or a view) kept for days still offers what
 // was true when it was drawn. Given a button's kind and what it assumed — project, branch, pipeline, commit — this
 // reads the service as the presser and answers "still holds" or "changed: <words>", so a stale Retry reruns nothing.
+import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
-import type { Operation, RunContext } from '../engine/define.js';
+import { defineOperation, fields, type Operation, type OperationResult, type RunContext } from '../engine/define.js';
 import { executeOperation } from '../engine/execute.js';
 import { asList, shortSha, show } from '../engine/present.js';
 import { revertBranchName } from './revert-as-merge-request.js';
@@ -56,7 +57,8 @@ export class PremiseCheck {
       if (kind === 'log') return { holds: true, note: `${changed}; this log is of an earlier pipeline.` };
       return { holds: false, changed: `${changed}; ${nothing}.` };
     }
-    if (premise.pipeline_id !== undefined && (kind === 'retry' || kind === 'log')) {
+    // A Mute stands on the red pipeline too: once a newer one runs, the message it mutes is of an older red.
+    if (premise.pipeline_id !== undefined && (kind === 'retry' || kind === 'log' || kind === 'mute')) {
       const shown = premise.pipeline_id;
       let changed: string | undefined;
       if (latest && Number(latest.id) !== shown)
@@ -107,4 +109,65 @@ export class PremiseCheck {
 export function premiseUnread(error: unknown): string {
   const said = error instanceof ApiError ? error.message : (error as Error).message;
   return `could not check that this button still applies: ${said.split('\n')[0]}; nothing was run.`;
+}
+
+/** The operation a view's button calls before it acts: the view is a page kept open for days, like a message. */
+export const PREMISE_OPERATION = 'check_button_premise';
+
+/** What check_button_premise answers: whether the button still applies, and in words what changed when not. */
+export interface PremiseResult {
+  holds: boolean;
+  /** What changed (nothing was run), or a note beside a premise that holds; empty when there is nothing to say. */
+  said: string;
+}
+
+async function runPremiseCheck(
+  premises: PremiseCheck,
+  ctx: RunContext,
+  input: { id: string | number; kind: ButtonKind; ref: string; pipeline_id?: number; sha?: string },
+): Promise<OperationResult> {
+  const { id, ...rest } = input;
+  const answer = await premises.check({ ...rest, project: String(id) }, ctx);
+  const data: PremiseResult = answer.holds
+    ? { holds: true, said: answer.note ?? '' }
+    : { holds: false, said: answer.changed };
+  return { data, status: 200 };
+}
+
+/**
+ * check_button_premise: a read the triage view calls before a button's write, so a view drawn on a red pipeline that
+ * is no longer the branch's latest (or a branch green again, a revert already open) runs nothing and says why.
+ */
+export function buttonPremiseOperation(operations: () => readonly Operation[]) {
+  const premises = new PremiseCheck(operations);
+  return defineOperation({
+    name: PREMISE_OPERATION,
+    chat: 'pipeline premise',
+    area: 'pipelines',
+    outsideSpec: 'composed of Pipelines and Merge requests reads',
+    title: 'Check button premise',
+    description:
+      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again, no revert merge request open); if not, what changed, in words.",
+    route: 'GET /projects/:id/pipelines',
+    composedOf: ['list_pipelines', 'list_project_merge_requests'],
+    input: z.object({
+      id: fields.projectId(),
+      kind: z.enum(['retry', 'revert', 'incident', 'log', 'mute']).describe('What the button does.'),
+      ref: z.string().min(1).describe('The branch the button was drawn for (the default branch).'),
+      pipeline_id: z.number().int().positive().optional().describe('The red pipeline the button was drawn on.'),
+      sha: z
+        .string()
+        .regex(/^[0-9a-fA-F]{7,40}$/, 'a commit SHA: 7 to 40 hex digits')
+        .optional()
+        .describe('The commit a revert names.'),
+    }),
+    effect: 'read',
+    present: (data) => {
+      const result = data as PremiseResult;
+      return {
+        title: result.holds ? `Still holds${result.said ? `: ${result.said}` : ''}` : `Changed: ${result.said}`,
+      };
+    },
+    run: (ctx, input) => runPremiseCheck(premises, ctx, input),
+  });
 }

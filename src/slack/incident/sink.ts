@@ -61,6 +61,8 @@ interface MuteRef {
   place: string;
   project: string;
   incident: IncidentOfButton;
+  /** What the latest version of the message stood on: a Mute pressed after the red is over mutes nothing. */
+  premise?: ButtonPremise;
 }
 
 interface IncidentMessagesOptions {
@@ -128,6 +130,12 @@ export class IncidentMessages implements WatchSink {
 
   async approvalIncident(approval: string): Promise<IncidentOfButton | undefined> {
     return this.o.store.take<IncidentOfButton>(approvalKey(approval));
+  }
+
+  /** The premise of a Mute button, to check as the presser before muting (none: an expired or foreign button). */
+  async mutePremise(channel: string, ref: string): Promise<ButtonPremise | undefined> {
+    const stored = await this.o.store.get<MuteRef>(muteRefKey(ref));
+    return stored?.place === channel ? stored.premise : undefined;
   }
 
   /** Mute for an hour, pressed by `user` in `channel`: what to answer them (the thread hears it too). */
@@ -283,9 +291,13 @@ export class IncidentMessages implements WatchSink {
       messageKey: record.messageKey,
       label: 'Mute for an hour',
     };
-    await this.o.store.set(muteRefKey(record.muteRef), { place: channel, project, incident } satisfies MuteRef, {
-      ttlMs: BUTTON_TTL_MS,
-    });
+    const mute: MuteRef = {
+      place: channel,
+      project,
+      incident,
+      premise: { kind: 'mute', ...where, ...(head ? { pipeline_id: head.id } : {}) },
+    };
+    await this.o.store.set(muteRefKey(record.muteRef), mute, { ttlMs: BUTTON_TTL_MS });
     buttons.push({ label: 'Mute for an hour', actionId: ACTION_IDS.mute, value: record.muteRef });
     return buttons;
   }
