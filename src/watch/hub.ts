@@ -102,6 +102,18 @@ class DeliveryUnderWay extends Error {
 }
 
 const part = (text: string) => encodeURIComponent(text);
+/**
+ * A project as typed (" ACME%2FWEB/ ") in the form the service is asked about and stored paths are matched against:
+ * the service resolves the case and a number, but a path encoded once more, spaced or slashed at the end it refuses.
+ */
+const spelled = (project: string): string => {
+  const text = project.trim().replace(/\/+$/, '');
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
 const subKey = (s: { subscriber: string; project: string }) => `watch:sub:${part(s.subscriber)}:${part(s.project)}`;
 const subscriberPrefix = (subscriber: string) => `watch:sub:${part(subscriber)}:`;
 const watcherKey = (project: string, subscriber: string) => `watch:subs:${part(project)}:${part(subscriber)}`;
@@ -164,7 +176,12 @@ export class WatchHub {
   async subscribe(asked: Omit<Subscription, 'since'>): Promise<{ created: boolean; report: TriageReport }> {
     const { store } = this.o;
     // The default branch is kept as no ref, however it was named: one watch, one message per episode.
-    const { ref: _named, ...request } = asked;
+    const { ref: _named, ...named } = asked;
+    // One subscription per project however it was spelled (its path in any case, encoded, its number): kept under
+    // the path the service gives, which is also what is shown. Read first: a project that cannot be read (a typo, no
+    // access) is refused before anything is kept.
+    const project = await this.counted(named.subscriber, () => this.resolve(named.project));
+    const request = { ...named, project };
     const key = subKey(request);
     const existing = await store.get<Subscription>(key);
     if (!existing) {
@@ -178,8 +195,10 @@ export class WatchHub {
         throw new WatchRefusedError(`forgeops watches its maximum of ${total} branches; unwatch one first`);
       }
     }
-    // Read first: a project that cannot be read (a typo, no access) is refused before anything is kept.
-    const report = await this.readCounted(request.subscriber, request.project);
+    const report = await this.counted(
+      request.subscriber,
+      async () => (await this.read('triage_project', { id: project })).data as TriageReport,
+    );
     if (asked.ref !== undefined && asked.ref !== report.default_branch) {
       throw new WatchRefusedError(
         `only the default branch (${report.default_branch}) of ${request.project} can be watched for now: triage judges that branch`,
@@ -212,10 +231,10 @@ export class WatchHub {
   }
 
   /**
-   * The project's triage, read as the watch will; a refusal by the service counts against the subscriber's failed
+   * A read of the service as the watch will; a refusal by the service counts against the subscriber's failed
    * attempts, and past their cap in the window nothing is asked of the service at all.
    */
-  private async readCounted(subscriber: string, project: string): Promise<TriageReport> {
+  private async counted<T>(subscriber: string, read: () => Promise<T>): Promise<T> {
     const { store } = this.o;
     const failed = await store.count(failedPrefix(subscriber));
     if (failed >= MAX_FAILED_WATCH_ATTEMPTS) {
@@ -226,8 +245,7 @@ export class WatchHub {
       );
     }
     try {
-      await this.read('get_project', { id: project });
-      return (await this.read('triage_project', { id: project })).data as TriageReport;
+      return await read();
     } catch (error) {
       const status = (error as { status?: unknown }).status;
       // The service refusing the name counts; the service being down is nobody's flood.
@@ -240,10 +258,33 @@ export class WatchHub {
     }
   }
 
+  /** The project's path as the service spells it (path_with_namespace), whichever way it was named. */
+  private async resolve(named: string): Promise<string> {
+    const project = (await this.read('get_project', { id: spelled(named) })).data as { path_with_namespace?: unknown };
+    if (typeof project?.path_with_namespace !== 'string') throw new Error(`the service gave no path for ${named}`);
+    return project.path_with_namespace;
+  }
+
+  /**
+   * A subscriber's watch of a project named any way: as the service resolves the name, else (the service refuses it
+   * or cannot be reached: a project deleted is still unwatched) by its stored path, in any case.
+   */
+  async find(subscriber: string, named: string): Promise<Subscription | undefined> {
+    const resolved = await this.resolve(named).catch(() => undefined);
+    const list = await this.subscriptions(subscriber);
+    const wanted = spelled(named).toLowerCase();
+    return (
+      list.find((s) => s.project === resolved) ??
+      list.find((s) => s.project.toLowerCase() === resolved?.toLowerCase()) ??
+      list.find((s) => s.project.toLowerCase() === wanted)
+    );
+  }
+
   /** Ends a subscription; the branch stops being watched when its last subscriber leaves. False: it was not watched. */
   async unsubscribe(asked: { subscriber: string; project: string; ref?: string }): Promise<boolean> {
     const { store } = this.o;
-    const request = { subscriber: asked.subscriber, project: asked.project };
+    const found = await this.find(asked.subscriber, asked.project);
+    const request = { subscriber: asked.subscriber, project: found?.project ?? spelled(asked.project) };
     const had = await store.delete(subKey(request));
     this.known.delete(subKey(request));
     await store.delete(watcherKey(request.project, request.subscriber));
