@@ -19,6 +19,7 @@ import {
   type CheckOutcome,
   type WatchClock,
   type WatchEvent,
+  type WatchState,
 } from './branch-watch.js';
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
@@ -127,6 +128,13 @@ const CHANGES = 'watch:changes';
  * restart without persistence), and each replica writes back the subscriptions it last saw.
  */
 const EPOCH_KEY = 'watch:epoch';
+/** The watches' states (src/watch/branch-watch.ts), one per branch: an open red episode is kept in it. */
+const STATE_PREFIX = 'watch:state:';
+/**
+ * Where an episode's records live, each followed by the episode's key: what each subscriber was told (here), the
+ * Slack message's claim, reference and record (src/slack/incident/sink.ts).
+ */
+const EPISODE_RECORD_PREFIXES = ['watch:told:', 'watch:post:', 'watch:msg:', 'watch:incident:'];
 
 interface Entry {
   project: string;
@@ -148,6 +156,11 @@ export class WatchHub {
   private closed = false;
   /** Every subscription as last read from (or written to) the store: what goes back if the store loses its data. */
   private known = new Map<string, Subscription>();
+  /**
+   * The open red episodes' records as last read (the watch's state, what each subscriber was told, the Slack message
+   * kept to be updated): written back with the subscriptions, so the episode still ends in its message when green.
+   */
+  private knownEpisodes = new Map<string, unknown>();
   /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
   private pausedSince: number | undefined;
 
@@ -388,8 +401,10 @@ export class WatchHub {
       const keys = await store.keys('watch:sub:');
       const read = await Promise.all(keys.map(async (key) => [key, await store.get<Subscription>(key)] as const));
       // Lost while they were read: what was read is not the store's, and the next look writes back what was known.
+      const episodes = await this.readEpisodes();
       if ((await store.get(EPOCH_KEY)) === undefined) return;
       this.known = new Map(read.filter((pair): pair is readonly [string, Subscription] => pair[1] !== undefined));
+      this.knownEpisodes = episodes;
       return;
     }
     if (this.known.size === 0) {
@@ -402,10 +417,40 @@ export class WatchHub {
       await store.add(watcherKey(subscription.project, subscription.subscriber), 1);
       await store.add(key, subscription);
     }
+    for (const [key, value] of this.knownEpisodes) {
+      // A watch that checked since the loss wrote its state afresh, without the episode: the remembered one wins, so
+      // the next check finds the branch moved on and tells the episode's end. The rest only if absent.
+      if (key.startsWith(STATE_PREFIX)) {
+        const now = await store.get<{ episode?: unknown }>(key);
+        if (!now?.episode) await store.set(key, value);
+      } else await store.add(key, value, { ttlMs: EPISODE_TTL_MS });
+    }
     await store.add(EPOCH_KEY, this.now());
     this.o.log.warn(
-      `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) this replica knew`,
+      `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) and ` +
+        `${this.knownEpisodes.size} open episode record(s) this replica knew`,
     );
+  }
+
+  /**
+   * Every open red episode's records in the store: the watch states with an episode, and the keys its transitions
+   * and messages are kept under (each starts with the episode's key after its own prefix).
+   */
+  private async readEpisodes(): Promise<Map<string, unknown>> {
+    const { store } = this.o;
+    const found = new Map<string, unknown>();
+    for (const key of await store.keys(STATE_PREFIX)) {
+      const state = await store.get<{ episode?: { key?: unknown } }>(key);
+      const episode = state?.episode?.key;
+      if (typeof episode !== 'string') continue;
+      found.set(key, state);
+      for (const prefix of EPISODE_RECORD_PREFIXES)
+        for (const record of await store.keys(`${prefix}${episode}:`)) {
+          const value = await store.get(record);
+          if (value !== undefined) found.set(record, value);
+        }
+    }
+    return found;
   }
 
   private scheduleSync(): void {
@@ -453,6 +498,8 @@ export class WatchHub {
         else if (result !== 'deferred' && result !== 'failed') this.storeAnswered();
       },
       ...(this.o.recorder ? { onServiceRequest: () => this.o.recorder?.requested() } : {}),
+      // Only open episodes' states are remembered: a check after a loss (before or after the write-back) goes on.
+      remembered: (key) => this.knownEpisodes.get(key) as WatchState | undefined,
     });
     const running: Running = { watch, persisted, listeners: new Set() };
     this.running.set(project, running);
