@@ -96,6 +96,11 @@ interface BranchWatchOptions {
   onCheck?: (result: CheckOutcome) => void;
   /** Each request the watch sends the service (a retry included): what watching costs it. */
   onServiceRequest?: () => void;
+  /**
+   * The branch's state as last seen with an open red episode, asked only when the store has none: the store lost its
+   * data (a state is never deleted), and the episode goes on (ends in its message) instead of starting afresh.
+   */
+  remembered?: (key: string) => WatchState | undefined;
   clock?: WatchClock;
   intervalMs?: number;
   /** 0 ≤ random() < 1, for the jitter (tests fix it). */
@@ -126,7 +131,7 @@ interface Episode {
   attempt: number;
 }
 
-interface WatchState {
+export interface WatchState {
   latest?: PipelineSeen;
   finished?: string;
   episode?: Episode;
@@ -312,7 +317,8 @@ export class BranchWatch {
     if (!this.held) return 'not-holder';
     const ref = (this.ref ??= await this.branch());
     const key = stateKey(this.project, ref);
-    const state = (await this.options.store.get<WatchState>(key)) ?? {};
+    const state =
+      (await this.options.store.get<WatchState>(key)) ?? structuredClone(this.options.remembered?.(key)) ?? {};
     const started = state.latest === undefined;
     const [latest] = asList(
       (

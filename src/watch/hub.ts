@@ -19,6 +19,7 @@ import {
   type CheckOutcome,
   type WatchClock,
   type WatchEvent,
+  type WatchState,
 } from './branch-watch.js';
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
@@ -102,6 +103,18 @@ class DeliveryUnderWay extends Error {
 }
 
 const part = (text: string) => encodeURIComponent(text);
+/**
+ * A project as typed (" ACME%2FWEB/ ") in the form the service is asked about and stored paths are matched against:
+ * the service resolves the case and a number, but a path encoded once more, spaced or slashed at the end it refuses.
+ */
+const spelled = (project: string): string => {
+  const text = project.trim().replace(/\/+$/, '');
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
 const subKey = (s: { subscriber: string; project: string }) => `watch:sub:${part(s.subscriber)}:${part(s.project)}`;
 const subscriberPrefix = (subscriber: string) => `watch:sub:${part(subscriber)}:`;
 const watcherKey = (project: string, subscriber: string) => `watch:subs:${part(project)}:${part(subscriber)}`;
@@ -115,6 +128,13 @@ const CHANGES = 'watch:changes';
  * restart without persistence), and each replica writes back the subscriptions it last saw.
  */
 const EPOCH_KEY = 'watch:epoch';
+/** The watches' states (src/watch/branch-watch.ts), one per branch: an open red episode is kept in it. */
+const STATE_PREFIX = 'watch:state:';
+/**
+ * Where an episode's records live, each followed by the episode's key: what each subscriber was told (here), the
+ * Slack message's claim, reference and record (src/slack/incident/sink.ts).
+ */
+const EPISODE_RECORD_PREFIXES = ['watch:told:', 'watch:post:', 'watch:msg:', 'watch:incident:'];
 
 interface Entry {
   project: string;
@@ -136,6 +156,11 @@ export class WatchHub {
   private closed = false;
   /** Every subscription as last read from (or written to) the store: what goes back if the store loses its data. */
   private known = new Map<string, Subscription>();
+  /**
+   * The open red episodes' records as last read (the watch's state, what each subscriber was told, the Slack message
+   * kept to be updated): written back with the subscriptions, so the episode still ends in its message when green.
+   */
+  private knownEpisodes = new Map<string, unknown>();
   /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
   private pausedSince: number | undefined;
 
@@ -164,7 +189,12 @@ export class WatchHub {
   async subscribe(asked: Omit<Subscription, 'since'>): Promise<{ created: boolean; report: TriageReport }> {
     const { store } = this.o;
     // The default branch is kept as no ref, however it was named: one watch, one message per episode.
-    const { ref: _named, ...request } = asked;
+    const { ref: _named, ...named } = asked;
+    // One subscription per project however it was spelled (its path in any case, encoded, its number): kept under
+    // the path the service gives, which is also what is shown. Read first: a project that cannot be read (a typo, no
+    // access) is refused before anything is kept.
+    const project = await this.counted(named.subscriber, () => this.resolve(named.project));
+    const request = { ...named, project };
     const key = subKey(request);
     const existing = await store.get<Subscription>(key);
     if (!existing) {
@@ -178,8 +208,10 @@ export class WatchHub {
         throw new WatchRefusedError(`forgeops watches its maximum of ${total} branches; unwatch one first`);
       }
     }
-    // Read first: a project that cannot be read (a typo, no access) is refused before anything is kept.
-    const report = await this.readCounted(request.subscriber, request.project);
+    const report = await this.counted(
+      request.subscriber,
+      async () => (await this.read('triage_project', { id: project })).data as TriageReport,
+    );
     if (asked.ref !== undefined && asked.ref !== report.default_branch) {
       throw new WatchRefusedError(
         `only the default branch (${report.default_branch}) of ${request.project} can be watched for now: triage judges that branch`,
@@ -212,10 +244,10 @@ export class WatchHub {
   }
 
   /**
-   * The project's triage, read as the watch will; a refusal by the service counts against the subscriber's failed
+   * A read of the service as the watch will; a refusal by the service counts against the subscriber's failed
    * attempts, and past their cap in the window nothing is asked of the service at all.
    */
-  private async readCounted(subscriber: string, project: string): Promise<TriageReport> {
+  private async counted<T>(subscriber: string, read: () => Promise<T>): Promise<T> {
     const { store } = this.o;
     const failed = await store.count(failedPrefix(subscriber));
     if (failed >= MAX_FAILED_WATCH_ATTEMPTS) {
@@ -226,8 +258,7 @@ export class WatchHub {
       );
     }
     try {
-      await this.read('get_project', { id: project });
-      return (await this.read('triage_project', { id: project })).data as TriageReport;
+      return await read();
     } catch (error) {
       const status = (error as { status?: unknown }).status;
       // The service refusing the name counts; the service being down is nobody's flood.
@@ -240,10 +271,33 @@ export class WatchHub {
     }
   }
 
+  /** The project's path as the service spells it (path_with_namespace), whichever way it was named. */
+  private async resolve(named: string): Promise<string> {
+    const project = (await this.read('get_project', { id: spelled(named) })).data as { path_with_namespace?: unknown };
+    if (typeof project?.path_with_namespace !== 'string') throw new Error(`the service gave no path for ${named}`);
+    return project.path_with_namespace;
+  }
+
+  /**
+   * A subscriber's watch of a project named any way: as the service resolves the name, else (the service refuses it
+   * or cannot be reached: a project deleted is still unwatched) by its stored path, in any case.
+   */
+  async find(subscriber: string, named: string): Promise<Subscription | undefined> {
+    const resolved = await this.resolve(named).catch(() => undefined);
+    const list = await this.subscriptions(subscriber);
+    const wanted = spelled(named).toLowerCase();
+    return (
+      list.find((s) => s.project === resolved) ??
+      list.find((s) => s.project.toLowerCase() === resolved?.toLowerCase()) ??
+      list.find((s) => s.project.toLowerCase() === wanted)
+    );
+  }
+
   /** Ends a subscription; the branch stops being watched when its last subscriber leaves. False: it was not watched. */
   async unsubscribe(asked: { subscriber: string; project: string; ref?: string }): Promise<boolean> {
     const { store } = this.o;
-    const request = { subscriber: asked.subscriber, project: asked.project };
+    const found = await this.find(asked.subscriber, asked.project);
+    const request = { subscriber: asked.subscriber, project: found?.project ?? spelled(asked.project) };
     const had = await store.delete(subKey(request));
     this.known.delete(subKey(request));
     await store.delete(watcherKey(request.project, request.subscriber));
@@ -347,8 +401,10 @@ export class WatchHub {
       const keys = await store.keys('watch:sub:');
       const read = await Promise.all(keys.map(async (key) => [key, await store.get<Subscription>(key)] as const));
       // Lost while they were read: what was read is not the store's, and the next look writes back what was known.
+      const episodes = await this.readEpisodes();
       if ((await store.get(EPOCH_KEY)) === undefined) return;
       this.known = new Map(read.filter((pair): pair is readonly [string, Subscription] => pair[1] !== undefined));
+      this.knownEpisodes = episodes;
       return;
     }
     if (this.known.size === 0) {
@@ -361,10 +417,40 @@ export class WatchHub {
       await store.add(watcherKey(subscription.project, subscription.subscriber), 1);
       await store.add(key, subscription);
     }
+    for (const [key, value] of this.knownEpisodes) {
+      // A watch that checked since the loss wrote its state afresh, without the episode: the remembered one wins, so
+      // the next check finds the branch moved on and tells the episode's end. The rest only if absent.
+      if (key.startsWith(STATE_PREFIX)) {
+        const now = await store.get<{ episode?: unknown }>(key);
+        if (!now?.episode) await store.set(key, value);
+      } else await store.add(key, value, { ttlMs: EPISODE_TTL_MS });
+    }
     await store.add(EPOCH_KEY, this.now());
     this.o.log.warn(
-      `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) this replica knew`,
+      `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) and ` +
+        `${this.knownEpisodes.size} open episode record(s) this replica knew`,
     );
+  }
+
+  /**
+   * Every open red episode's records in the store: the watch states with an episode, and the keys its transitions
+   * and messages are kept under (each starts with the episode's key after its own prefix).
+   */
+  private async readEpisodes(): Promise<Map<string, unknown>> {
+    const { store } = this.o;
+    const found = new Map<string, unknown>();
+    for (const key of await store.keys(STATE_PREFIX)) {
+      const state = await store.get<{ episode?: { key?: unknown } }>(key);
+      const episode = state?.episode?.key;
+      if (typeof episode !== 'string') continue;
+      found.set(key, state);
+      for (const prefix of EPISODE_RECORD_PREFIXES)
+        for (const record of await store.keys(`${prefix}${episode}:`)) {
+          const value = await store.get(record);
+          if (value !== undefined) found.set(record, value);
+        }
+    }
+    return found;
   }
 
   private scheduleSync(): void {
@@ -412,6 +498,8 @@ export class WatchHub {
         else if (result !== 'deferred' && result !== 'failed') this.storeAnswered();
       },
       ...(this.o.recorder ? { onServiceRequest: () => this.o.recorder?.requested() } : {}),
+      // Only open episodes' states are remembered: a check after a loss (before or after the write-back) goes on.
+      remembered: (key) => this.knownEpisodes.get(key) as WatchState | undefined,
     });
     const running: Running = { watch, persisted, listeners: new Set() };
     this.running.set(project, running);

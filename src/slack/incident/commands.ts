@@ -53,9 +53,8 @@ export async function watchCommand(words: readonly string[], ctx: WatchCommandCo
   if (word === 'unwatch') {
     if (rest.length !== 1) return { text: USAGE, ok: false, inChannel: false };
     const named = ctx.projectOf(rest[0]);
-    const watched = (await ctx.hub.subscriptions(subscriber)).find(
-      (s) => s.project.toLowerCase() === named.toLowerCase(),
-    );
+    // Named any way it can be watched by (case, encoded, its number): the hub finds the one watch.
+    const watched = await ctx.hub.find(subscriber, named);
     if (!watched)
       return { text: `This channel was not watching ${named}; nothing changed.`, ok: false, inChannel: false };
     await ctx.hub.unsubscribe({ subscriber, project: watched.project });

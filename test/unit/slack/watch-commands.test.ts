@@ -76,6 +76,9 @@ function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
     async subscriptions() {
       return [...subs.values()];
     },
+    async find(_subscriber: string, named: string) {
+      return [...subs.values()].find((s) => s.project.toLowerCase() === named.toLowerCase());
+    },
   } as unknown as WatchHub;
   const ctx = (over: Partial<WatchCommandContext> = {}): WatchCommandContext => ({
     hub,

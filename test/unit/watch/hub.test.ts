@@ -108,6 +108,30 @@ describe('the watch hub', () => {
     await two.close();
   });
 
+  it('keeps one subscription per project however it is spelled, and unwatches it by any other spelling', async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const one = hub(store, [], { holder: 'replica-1' });
+    const id = (await env.client.request({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true })).data as {
+      id: number;
+    };
+    const spellings = ['acme/web', 'ACME/WEB', 'acme%2Fweb', 'ACME%2FWEB', String(id.id), ' acme/web ', 'acme/web/'];
+    const created: boolean[] = [];
+    for (const project of spellings) created.push((await one.subscribe({ subscriber: 'test:C1', project })).created);
+    for (const project of spellings) await one.subscribe({ subscriber: 'test:C2', project });
+    expect(created).toEqual([true, false, false, false, false, false, false]);
+    expect((await one.subscriptions('test:C1')).map((s) => s.project)).toEqual(['acme/web']);
+    // What is stored: one subscription per subscriber, one watched project, one watch running.
+    expect(await store.keys('watch:sub:test%3AC1:')).toHaveLength(1);
+    expect(await store.keys('watch:entry:')).toHaveLength(1);
+    expect(one.size).toBe(1);
+    expect(await one.unsubscribe({ subscriber: 'test:C1', project: 'Acme%2FWeb/' })).toBe(true);
+    expect(await one.subscriptions('test:C1')).toEqual([]);
+    expect((await one.find('test:C2', String(id.id)))?.project).toBe('acme/web');
+    expect(await one.unsubscribe({ subscriber: 'test:C2', project: String(id.id) })).toBe(true);
+    expect(await store.keys('watch:entry:')).toEqual([]);
+    await one.close();
+  });
+
   it('lets listeners on every replica hear a change, whichever replica polls', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const peers = sharedPeers();
