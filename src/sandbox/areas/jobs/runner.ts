@@ -213,16 +213,16 @@ export function catchUp(store: Store, touched?: number): void {
 
 /**
  * After a person's change (a pipeline retry with nothing to retry), a pipeline none of whose latest jobs waits to
- * run takes its status from its jobs again, so it ends instead of staying `pending` with every job passed; a
- * pipeline without jobs gets back `fallback`. Nothing happens while a job is still to run.
+ * run takes its status from its jobs again, so it ends instead of staying `pending` with every job passed. A pipeline
+ * the seed made without job records stays as the spec's table sets it: nothing is known to end it from. Nothing happens
+ * while a job is still to run.
  */
-export function endIfIdle(store: Store, project: Project, pipeline: Pipeline, fallback: Pipeline['status']): void {
+export function endIfIdle(store: Store, project: Project, pipeline: Pipeline): void {
   const jobs = jobsOf(store).jobs.filter((j) => j.pipeline_id === pipeline.id && !j.retried);
   const waiting = ['created', 'pending', 'running', 'waiting_for_resource', 'preparing'];
-  if (jobs.some((j) => waiting.includes(j.status))) return;
+  if (jobs.length === 0 || jobs.some((j) => waiting.includes(j.status))) return;
   const before = pipeline.status;
-  if (jobs.length === 0) pipeline.status = fallback;
-  else followJobs(pipeline, jobs, runnerOf(store).managed, store.clock.now());
+  followJobs(pipeline, jobs, runnerOf(store).managed, store.clock.now());
   announcePipelineChange(store, project, pipeline, before);
 }
 

@@ -179,7 +179,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     // The answer says `pending`, as the spec's state table sets it; with nothing retried the pipeline then ends
     // again from its jobs, or every waiter on it would hang.
     const body = pipelineFull(store, project, pipeline);
-    endIfIdle(store, project, pipeline, before);
+    endIfIdle(store, project, pipeline);
     reply.json(body, 201);
   });
 
