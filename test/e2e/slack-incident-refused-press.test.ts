@@ -145,8 +145,8 @@ describe('an incident button refused as its presser', () => {
       idempotent: false,
     });
     const writesBefore = env.sandbox.requests.all().filter((r) => r.method !== 'GET').length;
-    const retry = messageText(await press(byLabel('Retry failed jobs'), 'U1'));
-    expect(retry).toMatch(/pipeline #\d+ is no longer main's latest \(#\d+ is \w+\); nothing was retried/);
+    // Retry is spent above (alice's retry ran), and no later version offers another: a stale Retry's premise is
+    // pressed through the same check by the view's test (test/contract/triage-view-premise.test.ts) and Mute's below.
     const revert = messageText(await press(byLabel('Revert '), 'U1'));
     expect(revert).toMatch(/merge request !\d+ reverting [0-9a-f]{8} is open already; nothing was reverted/);
     const log = messageText(await press(byLabel('Show the log'), 'U1'));
