@@ -123,10 +123,15 @@ describe('/metrics for watching', () => {
       status: 429,
       headers: { 'retry-after': '0' },
     });
+    const checks = async (result: string) => series(await scrape(), 'forgeops_watch_checks_total', { result }) ?? 0;
+    const unchangedBefore = await checks('unchanged');
     clock.advance(INTERVAL_MS);
-    await settle();
+    // Each check is waited for, not a fixed while: on a loaded machine a check outlasts a short settle, and the next
+    // fault would meet the check before it.
+    await expect.poll(() => checks('unchanged'), { timeout: 15_000 }).toBeGreaterThan(unchangedBefore);
     env.sandbox.faults.add({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', status: 500 });
     clock.advance(INTERVAL_MS);
+    await expect.poll(() => checks('failed'), { timeout: 15_000 }).toBe(1);
     await settle();
 
     const text = await scrape();
