@@ -51,7 +51,12 @@ export class PremiseCheck {
     const latest = pipelines[0];
     const finished = pipelines.find((p) => FINISHED.has(String(p.status)));
     const nothing = NOTHING[kind];
-    if (finished?.status === 'success') {
+    // Green again: the newest pipeline passed, or one newer than the red the button was drawn for. An older green one
+    // under a retry still running is no end of the red.
+    const greenAgain =
+      finished?.status === 'success' &&
+      (finished === latest || (premise.pipeline_id !== undefined && Number(finished.id) > premise.pipeline_id));
+    if (finished && greenAgain) {
       const changed = `${ref} is green again since ${hhmm(finished.updated_at ?? finished.created_at)} (#${show(finished.id)})`;
       // A read still shows what it showed; it says the red it belongs to is over.
       if (kind === 'log') return { holds: true, note: `${changed}; this log is of an earlier pipeline.` };
