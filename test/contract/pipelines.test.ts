@@ -37,6 +37,26 @@ function readsOf(pipeline: Pipeline): number {
 // Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
 // in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('pipelines, in any order', () => {
+  describe('check_button_premise', () => {
+    it('says a button drawn on an older pipeline no longer applies, in words, and runs nothing', async () => {
+      const listed = (await suite.call('list_pipelines', { id: WEB, ref: 'main', per_page: 100 })).data as Pipeline[];
+      const oldest = listed[listed.length - 1];
+      expect(listed.length).toBeGreaterThan(1);
+      const stale = await suite.call('check_button_premise', {
+        id: WEB,
+        kind: 'retry',
+        ref: 'main',
+        pipeline_id: oldest.id,
+        sha: 'd67589d9',
+      });
+      expect(stale.status).toBe(200);
+      expect(stale.data).toEqual({
+        holds: false,
+        said: expect.stringMatching(/(no longer main's latest|green again).*; nothing was retried\.$/),
+      });
+    });
+  });
+
   describe('list_pipelines', () => {
     it('lists pipelines in the list form, newest first, with offset page info', async () => {
       const result = await suite.call('list_pipelines', { id: WEB, per_page: 3 });

@@ -193,6 +193,7 @@ const INPUTS: Record<string, () => Input | Promise<Input>> = {
   get_issue: () => ({ id: WEB, issue_iid: 1 }),
   list_issue_notes: () => ({ id: WEB, issue_iid: 1 }),
   triage_project: () => ({ id: WEB }),
+  check_button_premise: () => ({ id: WEB, kind: 'retry', ref: 'main' }),
 };
 
 /** What JSON looks like when it reaches a person: an object or its keys, a list of values, a stringified object. */

@@ -112,7 +112,7 @@ const INPUTS: Record<string, Record<string, unknown>> = {
 };
 
 /** Operations that report on what they read (a verdict, a status) instead of showing it: nothing of theirs is cut. */
-const REPORTS = new Set(['triage_project', 'wait_for_pipeline']);
+const REPORTS = new Set(['triage_project', 'wait_for_pipeline', 'check_button_premise']);
 
 /** What says a result was cut. */
 const SAYS_CUT =
