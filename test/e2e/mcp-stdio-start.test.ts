@@ -14,7 +14,7 @@ import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { connectInMemory, testServerOptions, useSandbox } from '../helpers/mcp.js';
-import { answerShape, line, SENTINEL, SHAPES, type Shape } from '../helpers/stdio-shapes.js';
+import { answerShape, feedShape, SHAPES } from '../helpers/stdio-shapes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 // FORGEOPS_TEST_CLI runs the same checks against another build (an older one, to see what they catch).
@@ -253,43 +253,6 @@ describe('forgeops mcp from the built bundle', () => {
     },
   );
 
-  /** Runs `feed` against a server, collecting the messages it writes until the sentinel's answer (or `end`'s close). */
-  async function collect(
-    shape: Shape,
-    input: NodeJS.WritableStream,
-    output: NodeJS.ReadableStream,
-    done: Promise<unknown>,
-  ) {
-    const written: unknown[] = [];
-    let text = '';
-    let sentinelSeen: (value?: unknown) => void = () => undefined;
-    const sentinel = new Promise((resolve) => {
-      sentinelSeen = resolve;
-    });
-    output.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n')) {
-        const message = JSON.parse(text.slice(0, end)) as { id?: unknown };
-        text = text.slice(end + 1);
-        if (message.id === SENTINEL.id) sentinelSeen();
-        else written.push(message);
-      }
-    });
-    for (const chunk of shape.chunks) {
-      input.write(chunk);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    if (shape.end) {
-      input.end();
-      // Bounded: what was read before the close is answered, or the process ends.
-      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 2_000))]);
-    } else {
-      input.write(line(SENTINEL));
-      await sentinel;
-    }
-    return written.map(answerShape);
-  }
-
   it.each(Object.entries(SHAPES))('answers as the SDK path does: %s', async (_, shape) => {
     const child = spawn(process.execPath, [cli, 'mcp'], {
       cwd: '/',
@@ -304,7 +267,9 @@ describe('forgeops mcp from the built bundle', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     let fromCli: unknown[];
     try {
-      fromCli = await collect(shape, child.stdin, child.stdout, exited);
+      // Bounded: what was read before the close is answered, or the process ends.
+      const ended = () => Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      fromCli = (await feedShape(shape, child.stdin, child.stdout, ended)).map(answerShape);
     } finally {
       child.kill();
     }
@@ -314,8 +279,8 @@ describe('forgeops mcp from the built bundle', () => {
     await server.connect(new StdioServerTransport(input, output));
     try {
       // Nothing ends this server's input but the test: what was read before the close gets a bounded while.
-      const settled = new Promise((resolve) => setTimeout(resolve, 300));
-      expect(fromCli).toEqual(await collect(shape, input, output, settled));
+      const settled = () => new Promise((resolve) => setTimeout(resolve, 300));
+      expect(fromCli).toEqual((await feedShape(shape, input, output, settled)).map(answerShape));
     } finally {
       await server.close();
     }

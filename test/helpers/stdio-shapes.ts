@@ -65,7 +65,46 @@ export const SHAPES: Record<string, Shape> = {
 };
 
 /** Answered last, in order: once its answer is out, every answer to what came before it is out too. */
-export const SENTINEL = { jsonrpc: '2.0', id: 'sentinel', method: 'ping' };
+const SENTINEL = { jsonrpc: '2.0', id: 'sentinel', method: 'ping' };
+
+/**
+ * Feeds `shape` to a server's input chunk by chunk and gives back every message it wrote, parsed, in order: up to the
+ * sentinel's answer, or, when the shape closes the input (no sentinel can follow), until `settled`.
+ */
+export async function feedShape(
+  shape: Shape,
+  input: NodeJS.WritableStream,
+  output: NodeJS.ReadableStream,
+  settled: () => Promise<unknown>,
+): Promise<unknown[]> {
+  const written: unknown[] = [];
+  let text = '';
+  let sentinelSeen: () => void = () => undefined;
+  const sentinel = new Promise<void>((resolve) => {
+    sentinelSeen = resolve;
+  });
+  output.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n')) {
+      const message = JSON.parse(text.slice(0, end)) as { id?: unknown };
+      text = text.slice(end + 1);
+      if (message.id === SENTINEL.id) sentinelSeen();
+      else written.push(message);
+    }
+  });
+  for (const chunk of shape.chunks) {
+    input.write(chunk);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  if (shape.end) {
+    input.end();
+    await settled();
+  } else {
+    input.write(line(SENTINEL));
+    await sentinel;
+  }
+  return written;
+}
 
 /** What a client tells apart in an answer: whom it answers, and whether it is a result (and of which members) or which error. */
 export function answerShape(answer: unknown): unknown {

@@ -8,7 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createMcpServer } from '../../../src/mcp/server.js';
 import { LimitedStdioTransport } from '../../../src/mcp/stdio.js';
 import { testServerOptions } from '../../helpers/mcp.js';
-import { line, SENTINEL, SHAPES, type Shape } from '../../helpers/stdio-shapes.js';
+import { feedShape, SHAPES, type Shape } from '../../helpers/stdio-shapes.js';
 
 const NO_SERVICE = { request: async () => Promise.reject(new Error('no service in this test')) };
 
@@ -19,35 +19,10 @@ async function answersTo(
 ): Promise<unknown[]> {
   const input = new PassThrough();
   const output = new PassThrough();
-  const written: unknown[] = [];
-  let text = '';
-  let sentinelSeen: () => void = () => undefined;
-  const sentinel = new Promise<void>((resolve) => {
-    sentinelSeen = resolve;
-  });
-  output.on('data', (chunk: Buffer) => {
-    text += chunk.toString('utf8');
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n')) {
-      const message = JSON.parse(text.slice(0, end)) as { id?: unknown };
-      text = text.slice(end + 1);
-      if (message.id === SENTINEL.id) sentinelSeen();
-      else written.push(message);
-    }
-  });
   const server = createMcpServer({ ...testServerOptions(NO_SERVICE) });
   await server.connect(makeTransport(input, output));
-  for (const chunk of shape.chunks) {
-    input.write(chunk);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  if (shape.end) {
-    input.end();
-    // Nothing can follow a closed input: give what was read a bounded while to be answered.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  } else {
-    input.write(line(SENTINEL));
-    await sentinel;
-  }
+  // Nothing can follow a closed input: what was read gets a bounded while to be answered.
+  const written = await feedShape(shape, input, output, () => new Promise((resolve) => setTimeout(resolve, 100)));
   await server.close();
   return written;
 }
