@@ -89,6 +89,21 @@ export function routePattern(op: Operation): RegExp {
   return new RegExp(`^${body}${suffix ? '(?:\\.[^/]+)?' : ''}$`);
 }
 
+/** The operations no request of `requests` reached with a success, as `name (METHOD path)`: what a client missed. */
+export function neverAnsweredWithSuccess(
+  ops: readonly Operation[],
+  requests: readonly Pick<RequestRecord, 'method' | 'path' | 'status'>[],
+): string[] {
+  return ops
+    .filter(
+      (op) =>
+        !requests.some(
+          (r) => r.method === op.method && routePattern(op).test(r.path) && r.status >= 200 && r.status < 300,
+        ),
+    )
+    .map((op) => `${op.name} (${op.method} ${op.path})`);
+}
+
 /**
  * The operation without its input rules (one_of, at_most_one, requires): a client that has none (curl) reaches the
  * sandbox, so a test can show that the sandbox, too, refuses what the rule refuses.
