@@ -125,9 +125,9 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
       expect(mr.description).toContain(
         `Reverts ${culprit.id.slice(0, 8)} "${CULPRIT}" by Bob Chen, the first red commit of main.`,
       );
-      expect(mr.description).toContain(`main of acme/web is red: pipeline #${redHead.id} failed`);
+      expect(mr.description).toContain(`main of acme/web is red: pipeline \`#${redHead.id}\` failed`);
       expect(mr.description).toMatch(/^Judged broken: test failed on \d+ of \d+ runs since [0-9a-f]{8}\.$/m);
-      expect(mr.description).toMatch(/Failed job test \(#\d+\) in step_script/);
+      expect(mr.description).toMatch(/Failed job test \(`#\d+`\) in step_script/);
       expect(mr.description).toContain('Received: "2024-03-09"');
       expect(mr.description.trimEnd().endsWith(`This reverts commit ${culprit.id}.`)).toBe(true);
 

@@ -12,9 +12,12 @@ import { unfenceLog } from '../areas/shared/job-log.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 // Only TRIAGE_READS's value is used, when the operation is built: triage.ts imports this module for its action.
 import { TRIAGE_READS, type TriageReport } from './triage.js';
-import { quoteFor } from '../../text/quote.js';
+import { markdownBlock, quoteFor } from '../../text/quote.js';
 
-/** Service text inside the merge request forgeops writes: mentions and hidden characters made plain. */
+/**
+ * Text inside the merge request forgeops writes: references (mentions, #12, !3, ~label…) and hidden characters made
+ * plain. Our own words go through it too where they hold a number after #: "pipeline #12" would link issue 12.
+ */
 const md = (text: unknown) => quoteFor('markdown', show(text));
 
 const REVERT_MR_OPERATION = 'revert_as_merge_request';
@@ -140,17 +143,17 @@ export function revertDescription(plan: RevertPlan, report: TriageReport | undef
     const head = report.head_pipeline;
     lines.push(
       '',
-      `${md(report.default_branch)} of ${md(report.project)} is red: pipeline #${head.id} failed${head.web_url ? ` (${md(head.web_url)})` : ''}` +
-        `${first ? `; red since pipeline #${first.pipeline} at ${shortSha(first.sha)}` : ''}.`,
+      `${md(report.default_branch)} of ${md(report.project)} is red: ${md(`pipeline #${head.id}`)} failed${head.web_url ? ` (${md(head.web_url)})` : ''}` +
+        `${first ? `; red since ${md(`pipeline #${first.pipeline}`)} at ${shortSha(first.sha)}` : ''}.`,
     );
     // Flaky, broken or infrastructure, with its evidence: why a revert rather than a retry.
     if (report.failure) lines.push('', `Judged ${md(failureText(report.failure).split('\n').join('; '))}.`);
     for (const job of report.failed_jobs) {
       lines.push(
         '',
-        `Failed job ${md(job.name)} (#${job.id})${job.failing_section ? ` in ${md(job.failing_section)}` : ''}${job.failure_reason ? `, ${md(job.failure_reason)}` : ''}.`,
+        `Failed job ${md(job.name)} (${md(`#${job.id}`)})${job.failing_section ? ` in ${md(job.failing_section)}` : ''}${job.failure_reason ? `, ${md(job.failure_reason)}` : ''}.`,
       );
-      if (job.excerpt) lines.push('', '```', unfenceLog(job.excerpt).replace(/```/g, "'''"), '```');
+      if (job.excerpt) lines.push('', markdownBlock(unfenceLog(job.excerpt)));
     }
   } else if (report) {
     lines.push(

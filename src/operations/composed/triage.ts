@@ -11,7 +11,7 @@ import { failureText, judgeFailures, orderActions, pingAction, type FailureVerdi
 import { unfenceLog } from '../areas/shared/job-log.js';
 import { revertAction } from './revert-as-merge-request.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
-import { quoteFor } from '../../text/quote.js';
+import { markdownBlock, quoteFor } from '../../text/quote.js';
 
 /** Pipelines of the default branch read to find the last green one: two pages at most. */
 const TRIAGE_PIPELINE_PAGES = 2;
@@ -393,13 +393,16 @@ function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
   return actions;
 }
 
-/** Service text inside the issue forgeops writes: mentions and hidden characters made plain. */
+/**
+ * Text inside the issue forgeops writes: references (mentions, #12, !3, ~label…) and hidden characters made plain.
+ * Our own words go through it too where they hold a number after #: "pipeline #12" would link issue 12.
+ */
 const md = (text: string) => quoteFor('markdown', text);
 
 /** The incident issue's title: what is red and what fails, the same for the same incident (so it is opened once). */
 export function incidentTitle(report: TriageReport): string {
   const failing = report.failed_jobs[0];
-  return `${md(report.default_branch)} is red: ${failing ? `${md(failing.name)} failing` : `pipeline #${report.head_pipeline?.id} failed`}`;
+  return `${md(report.default_branch)} is red: ${failing ? `${md(failing.name)} failing` : `${md(`pipeline #${report.head_pipeline?.id}`)} failed`}`;
 }
 
 /** The report as an incident issue's description. */
@@ -418,10 +421,10 @@ export function incidentText(report: TriageReport, now: number): string {
     if (redFor) lines.push('', `Red for ${redFor}.`);
     lines.push(
       '',
-      `First red: pipeline #${since.first_red.pipeline} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${md(since.first_red.author)}` : ''}.`,
+      `First red: ${md(`pipeline #${since.first_red.pipeline}`)} at ${shortSha(since.first_red.sha)}${since.first_red.author ? ` by ${md(since.first_red.author)}` : ''}.`,
     );
     if (since.last_green)
-      lines.push(`Last green: pipeline #${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}.`);
+      lines.push(`Last green: ${md(`pipeline #${since.last_green.pipeline}`)} at ${shortSha(since.last_green.sha)}.`);
     if (since.suspects.length > 0) {
       lines.push(
         '',
@@ -433,9 +436,9 @@ export function incidentText(report: TriageReport, now: number): string {
   for (const job of report.failed_jobs) {
     lines.push(
       '',
-      `Failed job ${md(job.name)} (#${job.id})${job.failing_section ? ` in ${md(job.failing_section)}` : ''}.`,
+      `Failed job ${md(job.name)} (${md(`#${job.id}`)})${job.failing_section ? ` in ${md(job.failing_section)}` : ''}.`,
     );
-    if (job.excerpt) lines.push('', '```', unfenceLog(job.excerpt).replace(/```/g, "'''"), '```');
+    if (job.excerpt) lines.push('', markdownBlock(unfenceLog(job.excerpt)));
   }
   return lines.join('\n');
 }

@@ -47,20 +47,20 @@ function report(o: Partial<TriageReport> = {}): TriageReport {
 }
 
 describe('the revert merge request description', () => {
-  it('names the culprit as the first red commit, the red pipeline and its link, the failing job and its lines, fenced', () => {
+  it('names the culprit as the first red commit, the red pipeline and its link, the failing job and its lines, preformatted', () => {
     const text = revertDescription(plan, report());
     expect(text.split('\n')[0]).toBe('Reverts eb4870be "Show order dates" by Bob Chen, the first red commit of main.');
     expect(text).toContain(
-      'main of acme/web is red: pipeline #9 failed (http://svc/acme/web/-/pipelines/9); red since pipeline #8 at eb4870be.',
+      'main of acme/web is red: pipeline `#9` failed (http://svc/acme/web/-/pipelines/9); red since pipeline `#8` at eb4870be.',
     );
-    expect(text).toContain('Failed job test (#27) in step_script.');
+    expect(text).toContain('Failed job test (`#27`) in step_script.');
     const judged = revertDescription(
       plan,
       report({ failure: { kind: 'broken', evidence: 'test failed on 2 of 2 runs since eb4870be', jobs: [] } }),
     );
     expect(judged).toContain('\n\nJudged broken: test failed on 2 of 2 runs since eb4870be.\n\n');
-    // A fence inside the log cannot close the block early.
-    expect(text).toContain('```\nExpected: "2024-03-10"\n\'\'\'\nReceived: "2024-03-09"\n```');
+    // The lines as they are, in a pre block: a fence inside the log closes nothing.
+    expect(text).toContain('\n\n<pre>\nExpected: "2024-03-10"\n```\nReceived: "2024-03-09"\n</pre>\n\n');
     expect(text.endsWith(`This reverts commit ${CULPRIT}.`)).toBe(true);
   });
 
@@ -72,7 +72,7 @@ describe('the revert merge request description', () => {
       report({ verdict: 'green', because: "the head's latest finished pipeline #12 passed", failed_jobs: [] }),
     );
     expect(green).toContain(
-      "main of acme/web was green when this was opened: the head's latest finished pipeline #12 passed.",
+      "main of acme/web was green when this was opened: the head's latest finished pipeline `#12` passed.",
     );
     expect(green).not.toContain('Failed job');
     expect(revertDescription(plan, undefined)).toBe(
