@@ -7,11 +7,13 @@
 // target branch starts its pipeline, as a push does. Refusals: 405 for a merge request that cannot merge now (closed,
 // draft, source branch gone, behind its target under ff or rebase_merge, a pipeline that must pass and has not),
 // 422 "Branch cannot be merged" for conflicts, 409 "SHA does not match HEAD of source branch: <head>" for another sha.
+// A merge into the default branch closes the issues its closing statements name (./closing-patterns.ts).
 import type { SandboxContext } from '../../core/context.js';
 import { messageError } from '../../core/errors.js';
 import { branchPermissions } from '../../core/protected-branches.js';
 import type { Pipeline, Project, User } from '../../core/store.js';
 import { addNote } from './changes.js';
+import { closeIssuesOnMerge } from './closing-patterns.js';
 import { isDraft } from './shared.js';
 import type { MergeChoices, MergeRequest } from './state.js';
 
@@ -152,6 +154,7 @@ export async function acceptMergeRequest(
       merged_diff: { start_sha: target, head_sha: source },
     });
     addNote(store, p, mr, 'MergeRequest', user, 'merged', true, now);
+    await closeIssuesOnMerge(ctx, p, mr, user, { target, source }, now);
     return 'merged';
   });
 }
