@@ -63,11 +63,8 @@ function plainText(text: string): string {
     .replace(/(\\*)`/g, (_, slashes: string) => `${slashes}${slashes.length % 2 === 0 ? '\\' : ''}\``);
 }
 
-/**
- * The text for the service's Markdown with every reference in inline code, which the service renders as no
- * reference (and its closing pattern, "Closes #5", then finds no issue in).
- */
-function quoteReferences(text: string): string {
+/** The text in pieces: those the service reads as a reference (code: true) and the text between them. */
+function referencePieces(text: string): Array<{ code: boolean; text: string }> {
   const pieces: Array<{ code: boolean; text: string }> = [];
   const push = (code: boolean, piece: string) => {
     if (piece === '') return;
@@ -84,6 +81,20 @@ function quoteReferences(text: string): string {
     at = match.index + found.length;
   }
   push(false, text.slice(at));
+  return pieces;
+}
+
+/** Whether the service reads anything in the text as a reference (a mention, #5, a closing statement's issue…). */
+export function holdsReference(text: string): boolean {
+  return referencePieces(text).some((piece) => piece.code);
+}
+
+/**
+ * The text for the service's Markdown with every reference in inline code, which the service renders as no
+ * reference (and its closing pattern, "Closes #5", then finds no issue in).
+ */
+function quoteReferences(text: string): string {
+  const pieces = referencePieces(text);
   return pieces
     .map((piece, i) => {
       if (piece.code) return codeSpan(piece.text);

@@ -210,6 +210,74 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     expect(mr.description).toContain('by Eve `@all`');
   });
 
+  it("a culprit whose title closes an issue: the branch holds forgeops's copy of the service's revert, its message quoted, every change undone", async () => {
+    const target = suite.freshName('closing-target');
+    const base = await suite.data<Commit>('create_commit', {
+      id: WEB,
+      branch: target,
+      start_branch: 'main',
+      commit_message: 'Add the scripts',
+      actions: [
+        { action: 'create', file_path: 'copy/run.sh', content: 'echo run\n' },
+        {
+          action: 'create',
+          file_path: 'copy/logo.bin',
+          content: Buffer.from([0, 1, 2, 255]).toString('base64'),
+          encoding: 'base64',
+        },
+        { action: 'create', file_path: 'copy/gone.txt', content: 'stays\n' },
+        { action: 'create', file_path: 'copy/mode.sh', content: 'echo mode\n' },
+      ],
+    });
+    const culprit = await suite.data<Commit>('create_commit', {
+      id: WEB,
+      branch: target,
+      commit_message: 'Closes #5: tidy the scripts, see !2',
+      actions: [
+        { action: 'move', previous_path: 'copy/run.sh', file_path: 'copy/start.sh', content: 'echo start\n' },
+        {
+          action: 'update',
+          file_path: 'copy/logo.bin',
+          content: Buffer.from([9, 8, 7]).toString('base64'),
+          encoding: 'base64',
+        },
+        { action: 'chmod', file_path: 'copy/logo.bin', execute_filemode: true },
+        { action: 'chmod', file_path: 'copy/mode.sh', execute_filemode: true },
+        { action: 'delete', file_path: 'copy/gone.txt' },
+        { action: 'create', file_path: 'copy/new.txt', content: 'new\n' },
+      ],
+    });
+    const made = (await suite.call(NAME, { id: WEB, sha: culprit.id, target_branch: target })).data as Reverted;
+    const [head] = await suite.data<Array<Commit & { message: string }>>('list_commits', {
+      id: WEB,
+      ref_name: made.branch,
+      per_page: 1,
+    });
+    expect(made.revert_commit.id).toBe(head.id);
+    expect(head.parent_ids).toEqual([culprit.id]);
+    expect(head.message).toBe(
+      `Revert "Closes \`#5\`: tidy the scripts, see \`!2\`"\n\nThis reverts commit ${culprit.id}`,
+    );
+    expect(made.revert_commit.title).toBe('Revert "Closes `#5`: tidy the scripts, see `!2`"');
+    // Every blob and mode as before the culprit: the tree is the one the service's revert made.
+    const tree = async (ref: string) =>
+      (
+        await suite.data<Array<{ path: string; id: string; mode: string }>>('list_repository_tree', {
+          id: WEB,
+          ref,
+          path: 'copy',
+          recursive: true,
+          all_pages: true,
+        })
+      )
+        .map((entry) => `${entry.mode} ${entry.id} ${entry.path}`)
+        .sort();
+    const before = await tree(base.id);
+    expect(before).toHaveLength(4);
+    expect(before).toContainEqual(expect.stringMatching(/^100644 [0-9a-f]{40} copy\/mode\.sh$/));
+    expect(await tree(made.branch)).toEqual(before);
+  });
+
   describe('a revert that cannot be made', () => {
     it('a conflicting revert deletes the branch it made, says so, and opens no merge request', async () => {
       // The helper's file was changed by a later commit on main: reverting its creation conflicts.

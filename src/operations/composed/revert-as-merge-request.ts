@@ -1,5 +1,6 @@
 // revert_as_merge_request: the usual fix of a red default branch in one action — a branch revert-<sha8> from the
-// target branch, the service's own revert of the culprit on it, and a merge request back, described from a triage.
+// target branch, the service's own revert of the culprit on it (rewritten with its message quoted when the culprit's
+// title names an issue or a person), and a merge request back, described from a triage.
 // Pressed twice it names what exists and makes nothing; a step that fails removes the branch it made, or says it is left.
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
@@ -12,7 +13,7 @@ import { unfenceLog } from '../areas/shared/job-log.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 // Only TRIAGE_READS's value is used, when the operation is built: triage.ts imports this module for its action.
 import { TRIAGE_READS, type TriageReport } from './triage.js';
-import { markdownBlock, quoteFor } from '../../text/quote.js';
+import { holdsReference, markdownBlock, quoteFor } from '../../text/quote.js';
 
 /**
  * Text inside the merge request forgeops writes: references (mentions, #12, !3, ~label…) and hidden characters made
@@ -165,6 +166,73 @@ export function revertDescription(plan: RevertPlan, report: TriageReport | undef
   return lines.join('\n');
 }
 
+/** File modes a commit of the Commits API cannot write: a symbolic link, a submodule. */
+const UNWRITABLE_MODES = new Set(['120000', '160000']);
+
+/**
+ * The service's revert written again, its message's references in inline code, in place of it on the branch. The
+ * service closes the issues a merged commit's message names, and its revert quotes the culprit's title: "Revert "Fix
+ * login, closes #5"" closes issue 5 when the merge request merges. Its revert takes no message of ours, so the same
+ * changes (each file as the revert left it, read from it) become one commit of ours on the revert's parent, which
+ * replaces the branch's (force: it drops only the revert this call made). Answers that commit.
+ */
+async function revertWithQuotedMessage(
+  ctx: RunContext,
+  id: string | number,
+  branch: string,
+  revert: Fields,
+  find: Find,
+): Promise<Fields> {
+  const sha = show(revert.id);
+  const parent: unknown = Array.isArray(revert.parent_ids) ? revert.parent_ids[0] : undefined;
+  if (typeof parent !== 'string') throw new Error(`the service did not name the parent of ${shortSha(sha)}`);
+  const changes = asList((await executeOperation(find('get_commit_diff'), { id, sha, all_pages: true }, ctx)).data);
+  const contentAt = async (file: string) =>
+    Buffer.from(
+      (await executeOperation(find('get_file_raw'), { id, file_path: file, ref: sha }, ctx)).data as Uint8Array,
+    ).toString('base64');
+  const actions: Fields[] = [];
+  for (const change of changes) {
+    const [from, to] = [show(change.old_path), show(change.new_path)];
+    if (UNWRITABLE_MODES.has(show(change.a_mode)) || UNWRITABLE_MODES.has(show(change.b_mode)))
+      throw new Error(`${to} is a symbolic link or a submodule, which a commit of the Commits API cannot write`);
+    if (change.deleted_file === true) {
+      actions.push({ action: 'delete', file_path: from });
+      continue;
+    }
+    const modeChanged = change.new_file !== true && change.a_mode !== change.b_mode;
+    // A mode change alone has no lines to diff: the file is only chmod'ed.
+    if (!(modeChanged && change.diff === '' && change.renamed_file !== true)) {
+      const action = change.renamed_file === true ? 'move' : change.new_file === true ? 'create' : 'update';
+      actions.push({
+        action,
+        file_path: to,
+        ...(action === 'move' ? { previous_path: from } : {}),
+        content: await contentAt(to),
+        encoding: 'base64',
+      });
+    }
+    if (modeChanged || (change.new_file === true && change.b_mode === '100755'))
+      actions.push({ action: 'chmod', file_path: to, execute_filemode: change.b_mode === '100755' });
+  }
+  return asRecord(
+    (
+      await executeOperation(
+        find('create_commit'),
+        {
+          id,
+          branch,
+          start_sha: parent,
+          force: true,
+          commit_message: quoteFor('markdown', show(revert.message), { multiline: true }),
+          actions,
+        },
+        ctx,
+      )
+    ).data,
+  );
+}
+
 /** The error a failed step ends the call with, saying what became of the branch the call had made. */
 async function afterFailure(
   ctx: RunContext,
@@ -235,6 +303,15 @@ async function revertAsMergeRequest(
   } catch (error) {
     throw await afterFailure(ctx, self(), input, branch, `the revert of ${shortSha(commit.id)}`, error, find);
   }
+  // The branch's head: the service's revert, or our copy of it when its message names issues or people.
+  let head = revert;
+  if (holdsReference(show(revert.message))) {
+    try {
+      head = await revertWithQuotedMessage(ctx, input.id, branch, revert, find);
+    } catch (error) {
+      throw await afterFailure(ctx, self(), input, branch, "rewriting the revert's message", error, find);
+    }
+  }
   const triaged = await executeOperation(find('triage_project'), { id: input.id }, ctx).catch(() => undefined);
   const title = revertTitle(revert, commit);
   const mrInput = {
@@ -269,7 +346,7 @@ async function revertAsMergeRequest(
       branch,
       target_branch: target,
       reverted: { id: commit.id, title: commit.title },
-      revert_commit: { id: show(revert.id), title },
+      revert_commit: { id: show(head.id), title },
       merge_request: {
         iid: mr.iid,
         title: mr.title,
@@ -311,7 +388,7 @@ export function revertAsMergeRequestOperation(operations: () => readonly Operati
     name: REVERT_MR_OPERATION,
     chat: 'commit revert-mr',
     area: 'commits',
-    outsideSpec: 'composed of the revert endpoint and Branches and Merge requests API calls',
+    outsideSpec: 'composed of the revert endpoint and Branches, Commits and Merge requests API calls',
     title: 'Revert commit as merge request',
     description:
       "Revert a commit (a red branch's culprit) on a new branch revert-<sha8> and open a merge request of it, described from triage_project.",
@@ -323,6 +400,9 @@ export function revertAsMergeRequestOperation(operations: () => readonly Operati
         'list_project_merge_requests',
         'create_branch',
         'revert_commit',
+        'get_commit_diff',
+        'get_file_raw',
+        'create_commit',
         'create_merge_request',
         'delete_branch',
       ]),
