@@ -4,6 +4,7 @@
 // reads that gather the runs are bounded like the rest of triage.
 import type { FollowUp, OperationResult } from '../engine/define.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
+import { quoteFor } from '../../text/quote.js';
 
 type FailureKind = 'flaky' | 'broken' | 'infrastructure' | 'unknown';
 
@@ -258,7 +259,8 @@ export function pingAction(id: string | number, branch: string, verdict: Failure
     input: {
       id,
       sha: job.since.sha,
-      note: `${branch} is red since this commit: ${job.evidence}. Please revert or fix it.`,
+      // A note in the service's Markdown: the branch and the job's name are service text, their references quoted.
+      note: `${quoteFor('markdown', branch)} is red since this commit: ${quoteFor('markdown', job.evidence)}. Please revert or fix it.`,
     },
   };
 }

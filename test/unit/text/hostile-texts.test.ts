@@ -5,6 +5,7 @@
 // judged by this file's own reading of it (code spans, backslash escapes, entities), not by the quoting's.
 import { describe, expect, it } from 'vitest';
 import { revertDescription, revertTitle } from '../../../src/operations/composed/revert-as-merge-request.js';
+import { pingAction } from '../../../src/operations/composed/failure-kind.js';
 import { incidentText, incidentTitle, type TriageReport } from '../../../src/operations/composed/triage.js';
 import { renderMessage, renderText } from '../../../src/slack/blocks.js';
 import { renderGone, renderIncident, renderNote, renderTimeline } from '../../../src/slack/incident/render.js';
@@ -180,6 +181,23 @@ const markdownComposers: Record<string, () => string> = {
     revertDescription(plan, { ...report, verdict: 'green', head_pipeline: undefined }),
   'incident issue title': () => incidentTitle(report),
   'incident issue description': () => incidentText(report, NOW),
+  "note pinging the culprit's author": () =>
+    String(
+      pingAction(HOSTILE, HOSTILE, {
+        kind: 'broken',
+        evidence: HOSTILE,
+        jobs: [
+          {
+            name: HOSTILE,
+            kind: 'broken',
+            evidence: `${HOSTILE} failed`,
+            runs: 2,
+            failed: 2,
+            since: { sha: 'eb4870be0123456789', author: HOSTILE },
+          },
+        ],
+      })?.input?.note,
+    ),
 };
 
 const slackComposers: Record<string, () => { text: string; blocks: unknown[] }> = {
