@@ -1,6 +1,7 @@
 // The sandbox's project webhooks: a receiver on 127.0.0.1 gets a Pipeline Hook event with the secret token for each
 // status change of a pipeline the sandbox runs (its clock driven by hand); the token is never answered back; a
-// project takes at most 20 hooks; a URL that is not http(s) is refused naming it; only maintainers manage hooks.
+// project takes at most 20 hooks; a URL that is not http(s) is refused naming it; only maintainers manage hooks; a
+// hook's test is sent at once and answered 201 only when the receiver took it, 422 saying why otherwise.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -39,7 +40,10 @@ beforeAll(async () => {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve(event);
       }
-      res.writeHead(200).end('ok');
+      // Two paths refuse what they get: one says why, one says nothing.
+      if (req.url === '/refuses') res.writeHead(500).end('Not today: the receiver is down for maintenance');
+      else if (req.url === '/refuses-quietly') res.writeHead(500).end();
+      else res.writeHead(200).end('ok');
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -231,17 +235,23 @@ describe('managing hooks', () => {
 });
 
 describe('as the vendor runs hooks', () => {
-  test("a hook's test sends a sample event of the trigger's kind to its URL and answers 201; an unknown trigger is a 400", async () => {
+  test("a hook's test sends a sample event of the trigger's kind to its URL before answering 201; an unknown trigger is a 400", async () => {
     const added = await addHook(WEB, { url: `${receiverUrl}/tested`, token: TOKEN, push_events: false });
     const hook = `${WEB}/hooks/${added.data.id}`;
     const pushed = await api(sandbox, 'POST', `${hook}/test/push_events`, { as: 'maintainer' });
     expect({ status: pushed.status, data: pushed.data }).toEqual({ status: 201, data: { message: '201 Created' } });
-    const push = await arrival((r) => r.path === '/tested' && r.headers['x-gitlab-event'] === 'Push Hook');
-    expect(push.body).toMatchObject({ object_kind: 'push', project: { path_with_namespace: 'acme/web' } });
-    expect(push.headers['x-gitlab-token']).toBe(TOKEN);
+    // Sent before the answer, not queued after it.
+    const push = received.find((r) => r.path === '/tested' && r.headers['x-gitlab-event'] === 'Push Hook');
+    expect(push?.body).toMatchObject({ object_kind: 'push', project: { path_with_namespace: 'acme/web' } });
+    expect(push?.headers['x-gitlab-token']).toBe(TOKEN);
+    expect(hooksOf(sandbox.store).hooks.find((h) => h.id === added.data.id)?.last_delivery).toMatchObject({
+      event: 'Push Hook',
+      status: 200,
+      error: null,
+    });
     expect((await api(sandbox, 'POST', `${hook}/test/pipeline_events`, { as: 'maintainer' })).status).toBe(201);
-    const pipeline = await arrival((r) => r.path === '/tested' && r.headers['x-gitlab-event'] === 'Pipeline Hook');
-    expect(pipeline.body.object_kind).toBe('pipeline');
+    const pipeline = received.find((r) => r.path === '/tested' && r.headers['x-gitlab-event'] === 'Pipeline Hook');
+    expect(pipeline?.body.object_kind).toBe('pipeline');
     for (const trigger of ['build_events', 'constructor']) {
       const refused = await api(sandbox, 'POST', `${hook}/test/${trigger}`, { as: 'maintainer' });
       expect({ trigger, status: refused.status, data: refused.data }).toEqual({
@@ -251,6 +261,36 @@ describe('as the vendor runs hooks', () => {
       });
     }
     expect((await api(sandbox, 'POST', `${hook}/test/push_events`, { as: 'developer' })).status).toBe(403);
+  });
+
+  test("a hook's test its receiver refuses is a 422 with the receiver's words, or its status when it says none", async () => {
+    for (const [path, message] of [
+      ['/refuses', 'Not today: the receiver is down for maintenance'],
+      ['/refuses-quietly', '500 Internal Server Error'],
+    ]) {
+      const added = await addHook(WEB, { url: `${receiverUrl}${path}` });
+      const tested = await api(sandbox, 'POST', `${WEB}/hooks/${added.data.id}/test/push_events`, { as: 'maintainer' });
+      expect({ path, status: tested.status, data: tested.data }).toEqual({ path, status: 422, data: { message } });
+      expect(received.some((r) => r.path === path)).toBe(true);
+      expect(hooksOf(sandbox.store).hooks.find((h) => h.id === added.data.id)?.last_delivery).toMatchObject({
+        status: 500,
+      });
+    }
+  });
+
+  test("a hook's test whose receiver cannot be reached is a 422 saying so", async () => {
+    const gone = createServer();
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const port = (gone.address() as AddressInfo).port;
+    await new Promise((resolve) => gone.close(resolve));
+    const added = await addHook(WEB, { url: `http://127.0.0.1:${port}/gone` });
+    const tested = await api(sandbox, 'POST', `${WEB}/hooks/${added.data.id}/test/push_events`, { as: 'maintainer' });
+    expect(tested.status).toBe(422);
+    expect(tested.data.message).toMatch(new RegExp(`^Failed to reach 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+    expect(hooksOf(sandbox.store).hooks.find((h) => h.id === added.data.id)?.last_delivery).toMatchObject({
+      status: null,
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
   });
 
   test("changing a hook's URL without a new token resets the token; with one, or without a URL change, it is kept", async () => {

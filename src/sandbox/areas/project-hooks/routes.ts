@@ -157,9 +157,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     () => store.baseUrl,
     () => store.clock.now(),
   );
-  // The vendor's test of a hook: a sample event of the trigger's kind, sent to the hook's URL (queued like any
-  // other event; this sandbox does not wait for the receiver's answer), answered 201 {"message":"201 Created"}.
-  router.route('POST', '/projects/:id/hooks/:hook_id/test/:trigger', { auth: 'user' }, (req, reply) => {
+  // The vendor's test of a hook: a sample event of the trigger's kind, sent to the hook's URL at once and its answer
+  // awaited (within the delivery deadline). 201 {"message":"201 Created"} when the receiver answered 2xx; otherwise
+  // 422 with why: the receiver's body (the service answers with it), or its status, or why it could not be reached.
+  router.route('POST', '/projects/:id/hooks/:hook_id/test/:trigger', { auth: 'user' }, async (req, reply) => {
     const project = maintained(req);
     const hook = findHook(req, project);
     // Own keys only: 'constructor' is no trigger.
@@ -171,9 +172,10 @@ export function register(router: Router, ctx: SandboxContext): void {
       throw messageError(422, 'Ensure the project has CI pipelines.');
     const body =
       pipeline && req.pathParams.trigger === 'pipeline_events'
-        ? pipelineEvent(project, pipelineSnapshot(store, project, pipeline))
-        : Promise.resolve(sampleEvent(store, project, req.pathParams.trigger));
-    deliveries.enqueue(hook, event, body);
+        ? await pipelineEvent(project, pipelineSnapshot(store, project, pipeline))
+        : sampleEvent(store, project, req.pathParams.trigger);
+    const sent = await deliveries.sendNow(hook, event, body);
+    if (!sent.ok) throw messageError(422, sent.message);
     reply.json({ message: '201 Created' }, 201);
   });
 
