@@ -166,6 +166,8 @@ export function revertDescription(plan: RevertPlan, report: TriageReport | undef
   return lines.join('\n');
 }
 
+/** The most files a revert may change for forgeops to write it again (each is read once). */
+const MAX_FILES = 1000;
 /** File modes a commit of the Commits API cannot write: a symbolic link, a submodule. */
 const UNWRITABLE_MODES = new Set(['120000', '160000']);
 
@@ -186,7 +188,11 @@ async function revertWithQuotedMessage(
   const sha = show(revert.id);
   const parent: unknown = Array.isArray(revert.parent_ids) ? revert.parent_ids[0] : undefined;
   if (typeof parent !== 'string') throw new Error(`the service did not name the parent of ${shortSha(sha)}`);
-  const changes = asList((await executeOperation(find('get_commit_diff'), { id, sha, all_pages: true }, ctx)).data);
+  const diff = await executeOperation(find('get_commit_diff'), { id, sha, all_pages: true, max_items: MAX_FILES }, ctx);
+  // A copy missing a file would be another change than the revert: past the cap, nothing is copied.
+  if (diff.page?.has_more)
+    throw new Error(`the revert changes more than ${MAX_FILES} files, more than forgeops copies`);
+  const changes = asList(diff.data);
   const contentAt = async (file: string) =>
     Buffer.from(
       (await executeOperation(find('get_file_raw'), { id, file_path: file, ref: sha }, ctx)).data as Uint8Array,
