@@ -228,11 +228,13 @@ describe('answers', () => {
       'Share in channel',
     ]);
 
-    // Retry runs at once (it asks nobody) and the head's pipeline is pending again.
+    // Retry runs at once (it asks nobody) and the head's pipeline goes again: pending, or running once a runner took
+    // it (a second later at this time scale, which a loaded machine may reach before the next read).
+    const goingAgain = async () => (await main()).find((p) => p.id === head.id)?.status;
     const retry = buttons(red.body).find((b) => b.text.text === `Retry failed jobs of #${head.id}`)!;
     const retried = await click(retry.action_id, retry.value);
     expect(messageText(await bots.answer(retried))).toMatch(/pending/i);
-    expect((await main()).find((p) => p.id === head.id)?.status).toBe('pending');
+    expect(await goingAgain()).toMatch(/^(pending|running)$/);
 
     // Now it runs: the only button is Cancel of that pipeline, and cancelling asks first.
     const running = await command('triage acme/web');
@@ -242,7 +244,7 @@ describe('answers', () => {
     const clicked = await click(cancel.action_id, cancel.value);
     const answer = await bots.answer(clicked);
     expect(messageText(answer)).toMatch(/cancel_pipeline/);
-    expect(await pipelineIds('pending')).toContain(head.id);
+    expect(await goingAgain()).toMatch(/^(pending|running)$/);
   });
 });
 
