@@ -17,6 +17,7 @@ import {
   channelCalls,
   clickBody,
   commandBody,
+  eventually,
   messageText,
   postSigned,
   startFakeSlack,
@@ -36,17 +37,6 @@ let store: RedisStore;
 const replicas = new Map<string, ChildProcess>();
 const logs = new Map<string, string>();
 const dirs: string[] = [];
-
-/** Asks `check` every 100 ms until it gives a value (bounded by `timeoutMs`). */
-async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** `forgeops serve` as replica `id` on `port`, in the foreground, its output kept for the failure message. */
 async function startReplica(id: string, port: number, balancerPort: number): Promise<void> {
