@@ -79,8 +79,8 @@ describe('an incident button refused as its presser', () => {
       idempotent: false,
     });
     const writesBefore = env.sandbox.requests.all().filter((r) => r.method !== 'GET').length;
-    // Retry is spent above (alice's retry ran), and no later version offers another: a stale Retry's premise is
-    // pressed through the same check by the view's test (test/contract/triage-view-premise.test.ts) and Mute's below.
+    // Retry is spent above (alice's retry ran), and no later version offers another: a stale Retry is pressed in
+    // slack-incident-stale-retry.test.ts (after a newer red pipeline, and on main green again).
     const revert = messageText(await press(byLabel('Revert '), { user: 'U1' }));
     expect(revert).toMatch(/merge request !\d+ reverting [0-9a-f]{8} is open already; nothing was reverted/);
     const log = messageText(await press(byLabel('Show the log'), { user: 'U1' }));
