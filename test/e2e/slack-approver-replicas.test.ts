@@ -2,61 +2,46 @@
 // the approver's Slack click (Slack picks the replica; no balancer can route a click by the approval it carries), or
 // the approval page behind plain round robin. r2 passes it to r1, where the call runs once, or not at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { joinReplicas } from '../../src/approval/page-store.js';
 import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
 import type { ReplicaRequests } from '../../src/approval/replicas.js';
 import { APPROVAL_ACTION_IDS } from '../../src/approval/slack.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { answerPage, deletesOf as deletesOfPipeline, newPipeline, openPage, PROJECT } from '../helpers/approval.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { clickBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+import { messageText, waitFor } from '../helpers/slack.js';
+import { useSlackBot } from '../helpers/slack-bot.js';
 
-const secret = 'approver-signing-secret';
 const APPROVER = 'UAPPROVER';
+const NAMES = ['r1', 'r2'];
 const env = useSandbox();
-let redis: RedisServer;
-let slack: FakeSlack;
-const replicas: Array<{
-  name: string;
-  page: LocalApprovalPage;
-  base: string;
-  bot: SlackBotHandle;
-  requests?: ReplicaRequests;
-}> = [];
-
+/** Each replica's approval page and the URL it serves on, by replica. */
+const pages: Array<{ page: LocalApprovalPage; base: string }> = [];
 beforeAll(async () => {
-  redis = await startRedis();
-  slack = await startFakeSlack();
-  for (const name of ['r1', 'r2']) {
+  for (const name of NAMES) {
     const page = createLocalApprovalPage({ port: 0, replicaId: name });
-    const base = await page.start();
-    const config = parseConfig({
-      CODEHOST_URL: env.sandbox.url,
-      SLACK_SIGNING_SECRET: secret,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_API_URL: slack.apiUrl,
-      SLACK_APPROVER: APPROVER,
-      FORGEOPS_REDIS_URL: redis.url,
-      FORGEOPS_SECRET: 'k'.repeat(40),
-      FORGEOPS_REPLICA_ID: name,
-    });
-    const bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', approvals: page.store });
-    const requests = await joinReplicas(page.store, bot.state, name, silentLogger);
-    replicas.push({ name, page, base, bot, requests });
+    pages.push({ page, base: await page.start() });
   }
 });
-
 afterAll(async () => {
-  for (const { page, bot, requests } of replicas) {
-    await page.close();
-    await requests?.close();
-    await bot.close();
-  }
-  await slack?.close();
-  await redis?.stop();
+  for (const { page } of pages) await page.close();
+});
+// Replica i is FORGEOPS_REPLICA_ID r<i+1>, as its page is.
+const bots = useSlackBot(env, {
+  name: 'approver-replicas',
+  secret: 'approver-signing-secret',
+  replicas: NAMES.length,
+  settings: { SLACK_APPROVER: APPROVER },
+  approvals: (i) => pages[i].page.store,
+});
+/** Each replica's passing on of answers to the replica where the call waits. */
+const requests: Array<ReplicaRequests | undefined> = [];
+beforeAll(async () => {
+  for (const [i, name] of NAMES.entries())
+    requests.push(await joinReplicas(pages[i].page.store, bots.bots[i].state, name, silentLogger));
+});
+afterAll(async () => {
+  for (const joined of requests) await joined?.close();
 });
 
 const deletesOf = (pipeline: number) => deletesOfPipeline(env.sandbox, pipeline);
@@ -65,7 +50,7 @@ const deletesOf = (pipeline: number) => deletesOfPipeline(env.sandbox, pipeline)
 async function approvalMessage(pipeline: number) {
   const sent = await waitFor(
     () =>
-      slack.calls.find(
+      bots.slack.calls.find(
         (c) =>
           c.method === 'chat.postMessage' &&
           c.args.channel === APPROVER &&
@@ -84,21 +69,12 @@ async function approvalMessage(pipeline: number) {
 }
 
 /** The approver's signed click, sent to one replica's Slack endpoint; resolves to the answer Slack was given. */
-async function click(replica: number, actionId: string, value: string) {
-  const responseUrl = slack.responseUrl();
-  const sent = await postSigned(
-    replicas[replica].bot.url!,
-    clickBody(actionId, value, { user: APPROVER, team: 'T1', channel: 'DAPPROVER', responseUrl }),
-    { secret },
-  );
-  expect(sent.status).toBe(200);
-  const path = new URL(responseUrl).pathname;
-  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, 'the answer to the click');
-}
+const click = (replica: number, actionId: string, value: string) =>
+  bots.press({ action_id: actionId, value }, { user: APPROVER, team: 'T1', channel: 'DAPPROVER', replica });
 
 describe('an MCP call waiting on r1', () => {
   it('runs once when the approver clicks Approve and Slack sends the click to r2; a second click runs nothing', async () => {
-    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: replicas[0].page.store });
+    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: pages[0].page.store });
     const pipeline = await newPipeline(env.client);
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
     const { approve } = await approvalMessage(pipeline);
@@ -117,12 +93,12 @@ describe('an MCP call waiting on r1', () => {
   });
 
   it("shows the exact call on r2's approval page, and a denial there runs nothing", async () => {
-    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: replicas[0].page.store });
+    const mcp = await connectInMemory({ client: env.client, approval: 'page', approvals: pages[0].page.store });
     const pipeline = await newPipeline(env.client);
     const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
     const { deny } = await approvalMessage(pipeline);
     // The link as plain round robin would send it: to r2's page.
-    const link = `${replicas[1].base}/approvals/${deny.value}`;
+    const link = `${pages[1].base}/approvals/${deny.value}`;
     const page = await openPage(link);
     expect(page.status).toBe(200);
     expect(page.html).toContain(`pipeline_id: ${pipeline}`);

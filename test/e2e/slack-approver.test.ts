@@ -1,45 +1,33 @@
 // MCP calls approved in Slack: SLACK_APPROVER gets the exact call with Approve/Deny; only their signed click answers, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
 import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
 import { APPROVAL_ACTION_IDS } from '../../src/approval/slack.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 import { deletesOf as deletesOfPipeline, newPipeline, PROJECT } from '../helpers/approval.js';
-import { clickBody, messageText, postSigned, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
+import { messageText, waitFor } from '../helpers/slack.js';
+import { useSlackBot } from '../helpers/slack-bot.js';
 
-const secret = 'approver-signing-secret';
 const APPROVER = 'UAPPROVER';
 const env = useSandbox();
-let slack: FakeSlack;
-let bot: SlackBotHandle;
 let page: LocalApprovalPage;
-
-beforeAll(async () => {
-  slack = await startFakeSlack();
+beforeAll(() => {
   page = createLocalApprovalPage({ port: 0 });
-  const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url,
-    SLACK_SIGNING_SECRET: secret,
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_APPROVER: APPROVER,
-  });
-  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', approvals: page.store });
 });
-
 afterAll(async () => {
-  await bot?.close();
   await page?.close();
-  await slack?.close();
+});
+const bots = useSlackBot(env, {
+  name: 'approver',
+  secret: 'approver-signing-secret',
+  settings: { SLACK_APPROVER: APPROVER },
+  approvals: () => page.store,
 });
 
 /** The n-th approval request Slack was asked to send to the approver, and its buttons. */
 async function approvalMessage(n: number) {
   const sent = await waitFor(
     () => {
-      const posts = slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === APPROVER);
+      const posts = bots.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === APPROVER);
       return posts.length >= n ? posts[n - 1].args : undefined;
     },
     10_000,
@@ -51,17 +39,9 @@ async function approvalMessage(n: number) {
   return { text: messageText(sent), buttons: actions.elements! };
 }
 
-async function click(actionId: string, value: string, user: string, team = 'T1') {
-  const responseUrl = slack.responseUrl();
-  const sent = await postSigned(
-    bot.url!,
-    clickBody(actionId, value, { user, team, channel: 'DAPPROVER', responseUrl }),
-    { secret },
-  );
-  expect(sent.status).toBe(200);
-  const path = new URL(responseUrl).pathname;
-  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, 'the answer to the click');
-}
+/** A click in the approver's direct messages, by `user` of `team`; the answer to it. */
+const click = (actionId: string, value: string, user: string, team = 'T1') =>
+  bots.press({ action_id: actionId, value }, { user, team, channel: 'DAPPROVER' });
 
 const deletesOf = (pipeline: number) => deletesOfPipeline(env.sandbox, pipeline);
 

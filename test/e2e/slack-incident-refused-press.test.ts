@@ -1,82 +1,24 @@
 // A press refused as the presser does not spend an incident button: erin (no rights on acme/web) presses Retry and
 // Revert on the channel's incident message, the service refuses her (403) and she alone is told why in words; alice
 // (maintainer) presses the same buttons next and they run. Against the sandbox and a fake Slack, as Slack sends clicks.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
-import {
-  buttonsOf,
-  channelCalls,
-  clickBody,
-  commandBody,
-  loginSubmitBody,
-  messageText,
-  postSigned,
-  startFakeSlack,
-  waitFor,
-  type FakeSlack,
-  type MessageButton,
-} from '../helpers/slack.js';
+import { buttonsOf, channelCalls, messageText, waitFor } from '../helpers/slack.js';
+import { revertAsMergeRequest, useSlackBot } from '../helpers/slack-bot.js';
 
-const secret = 'test-signing-secret';
 const env = useSandbox({ jobTimeScale: 0.3 });
-let slack: FakeSlack;
-let bot: SlackBotHandle;
-let dataDir: string;
-
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-refused-press-'));
-  const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url,
-    CODEHOST_TOKEN: env.sandbox.tokens.reporter,
-    CODEHOST_MAX_RETRIES: '0',
-    SLACK_SIGNING_SECRET: secret,
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_API_URL: slack.apiUrl,
-    FORGEOPS_DATA_DIR: dataDir,
-    FORGEOPS_SECRET: 'k'.repeat(40),
-    FORGEOPS_WATCH_INTERVAL_MS: '1000',
-  });
-  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
-  // U1 is alice (maintainer of acme), U3 erin (signed in, member of nothing: she may read acme/web, not act on it).
-  for (const [user, token] of [
-    ['U1', env.sandbox.tokens.maintainer],
-    ['U3', env.sandbox.tokens.outsider],
-  ] as const) {
-    const linked = await postSigned(bot.url!, loginSubmitBody(token, { user }), { secret });
-    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
-  }
+// U1 is alice (maintainer of acme), U3 erin (signed in, member of nothing: she may read acme/web, not act on it).
+const bots = useSlackBot(env, {
+  name: 'refused-press',
+  people: { U1: 'maintainer', U3: 'outsider' },
+  watch: { as: 'reporter', intervalMs: 1000 },
 });
-
-afterAll(async () => {
-  await bot?.close();
-  await slack?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
-
-const { posts, threadOf, updatesOf } = channelCalls(() => slack, 'C1');
-
-/** Clicks a button as Slack sends the click and waits for the first answer to its response_url. */
-async function press(button: MessageButton, user: string): Promise<Record<string, unknown>> {
-  const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, clickBody(button.action_id, button.value, { user, responseUrl }), {
-    secret,
-  });
-  expect(sent.status).toBe(200);
-  const path = new URL(responseUrl).pathname;
-  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 15_000, `the answer to ${user}'s press`);
-}
+const { press } = bots;
+const { posts, threadOf, updatesOf } = channelCalls(() => bots.slack, 'C1');
 
 describe('an incident button refused as its presser', () => {
   it('stays for the next person: erin is refused in words, to her alone; alice then retries and reverts', async () => {
-    const responseUrl = slack.responseUrl();
-    await postSigned(bot.url!, commandBody('watch acme/web', { responseUrl, user: 'U1' }), { secret });
+    await bots.command('watch acme/web', { user: 'U1' });
     const incident = await waitFor(() => posts()[0], 15_000, 'the incident message');
     const ts = await waitFor(() => incident.answer?.ts, 5_000, "the message's ts");
     const buttons = buttonsOf(incident.args);
@@ -84,13 +26,13 @@ describe('an incident button refused as its presser', () => {
     const revert = buttons.find((b) => b.text.text.startsWith('Revert '))!;
 
     for (const button of [retry, revert]) {
-      const refused = await press(button, 'U3');
+      const refused = await press(button, { user: 'U3' });
       expect(refused.response_type).toBe('ephemeral');
       expect(messageText(refused)).toMatch(/403|not allowed|forbidden/i);
       expect(messageText(refused)).not.toMatch(/no longer works|already used/);
     }
 
-    const retried = await press(retry, 'U1');
+    const retried = await press(retry, { user: 'U1' });
     expect(messageText(retried)).not.toMatch(/no longer works|already used/);
     await waitFor(
       () =>
@@ -99,20 +41,12 @@ describe('an incident button refused as its presser', () => {
       "alice's retry in the thread",
     );
 
-    const reverted = await press(revert, 'U1');
+    const reverted = await revertAsMergeRequest(bots, revert, {
+      user: 'U1',
+      thread: () => threadOf(ts),
+      what: "alice's revert in the thread",
+    });
     expect(messageText(reverted)).not.toMatch(/no longer works|already used/);
-    const approve = buttonsOf(reverted).find((b) => b.action_id === 'forge_confirm');
-    if (approve) await press(approve, 'U1');
-    await waitFor(
-      () =>
-        threadOf(ts).find((c) =>
-          /<@U1> (pressed|approved) \*Revert [0-9a-f]{8} as a merge request\* → Opened merge request/.test(
-            messageText(c.args),
-          ),
-        ),
-      15_000,
-      "alice's revert in the thread",
-    );
     // Each write reached the service once as alice's (erin's two refused, alice's two made): one retry, one MR.
     expect(env.sandbox.requests.filter({ method: 'POST' }).filter((r) => r.path.endsWith('/retry'))).toHaveLength(2);
     expect(
@@ -145,11 +79,11 @@ describe('an incident button refused as its presser', () => {
       idempotent: false,
     });
     const writesBefore = env.sandbox.requests.all().filter((r) => r.method !== 'GET').length;
-    // Retry is spent above (alice's retry ran), and no later version offers another: a stale Retry's premise is
-    // pressed through the same check by the view's test (test/contract/triage-view-premise.test.ts) and Mute's below.
-    const revert = messageText(await press(byLabel('Revert '), 'U1'));
+    // Retry is spent above (alice's retry ran), and no later version offers another: a stale Retry is pressed in
+    // slack-incident-stale-retry.test.ts (after a newer red pipeline, and on main green again).
+    const revert = messageText(await press(byLabel('Revert '), { user: 'U1' }));
     expect(revert).toMatch(/merge request !\d+ reverting [0-9a-f]{8} is open already; nothing was reverted/);
-    const log = messageText(await press(byLabel('Show the log'), 'U1'));
+    const log = messageText(await press(byLabel('Show the log'), { user: 'U1' }));
     expect(log).toMatch(/pipeline #\d+ is no longer main's latest/);
     expect(env.sandbox.requests.all().filter((r) => r.method !== 'GET')).toHaveLength(writesBefore);
   }, 30_000);
@@ -167,7 +101,7 @@ describe('an incident button refused as its presser', () => {
       body: { ref: 'main' },
       idempotent: false,
     });
-    const answer = await press(mute, 'U1');
+    const answer = await press(mute, { user: 'U1' });
     expect(answer.response_type).toBe('ephemeral');
     expect(messageText(answer)).toMatch(
       /(pipeline #\d+ is no longer main's latest \(#\d+ is \w+\)|main is green again since .*); nothing was muted\./,

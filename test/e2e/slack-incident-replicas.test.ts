@@ -13,19 +13,20 @@ import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import {
+  buttonsOf,
+  channelCalls,
   clickBody,
   commandBody,
-  loginSubmitBody,
+  eventually,
   messageText,
   postSigned,
   startFakeSlack,
   waitFor,
   type FakeSlack,
-  buttonsOf,
-  channelCalls,
 } from '../helpers/slack.js';
+import { linkPeople, TEST_SIGNING_SECRET } from '../helpers/slack-bot.js';
 
-const secret = 'test-signing-secret';
+const secret = TEST_SIGNING_SECRET;
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 // Jobs at 0.3 of their usual seconds: a retried test runs about 2 s, long enough for a 1 s watch to see it run.
 const env = useSandbox({ jobTimeScale: 0.3 });
@@ -36,17 +37,6 @@ let store: RedisStore;
 const replicas = new Map<string, ChildProcess>();
 const logs = new Map<string, string>();
 const dirs: string[] = [];
-
-/** Asks `check` every 100 ms until it gives a value (bounded by `timeoutMs`). */
-async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** `forgeops serve` as replica `id` on `port`, in the foreground, its output kept for the failure message. */
 async function startReplica(id: string, port: number, balancerPort: number): Promise<void> {
@@ -102,13 +92,11 @@ beforeAll(async () => {
     .replace(/127\.0\.0\.1:8751/g, `127.0.0.1:${ports[0]}`)
     .replace(/127\.0\.0\.1:8752/g, `127.0.0.1:${ports[1]}`);
   balancer = await startHaproxy(config, port);
-  for (const [user, token] of [
-    ['U1', env.sandbox.tokens.maintainer],
-    ['U2', env.sandbox.tokens.developer],
-  ] as const) {
-    const linked = await postSigned(`${balancer.url}/slack/events`, loginSubmitBody(token, { user }), { secret });
-    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
-  }
+  await linkPeople(
+    `${balancer.url}/slack/events`,
+    { U1: 'maintainer', U2: 'developer' },
+    { sandbox: env.sandbox, secret },
+  );
 }, 60_000);
 
 afterAll(async () => {

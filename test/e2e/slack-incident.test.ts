@@ -2,89 +2,23 @@
 // acme/web, whose main is red; ONE message says broken with its buttons; Retry, pressed by a person, goes to the
 // message's thread and the same message is updated (running, then still red); Revert as a merge request, then its
 // merge, turn main green and the message says resolved and after how long; one post for the episode throughout.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
-import {
-  clickBody,
-  commandBody,
-  loginSubmitBody,
-  messageText,
-  postSigned,
-  startFakeSlack,
-  waitFor,
-  type FakeSlack,
-  buttonsOf,
-  channelCalls,
-  type MessageButton,
-} from '../helpers/slack.js';
+import { buttonsOf, channelCalls, messageText, waitFor } from '../helpers/slack.js';
+import { revertAsMergeRequest, useSlackBot } from '../helpers/slack-bot.js';
 
-const secret = 'test-signing-secret';
 const CULPRIT = "Show order dates in the store's time zone";
 // Jobs take 0.3 of their usual seconds: a retried test runs for about 2 s, long enough for a 1 s watch to see it run.
 const env = useSandbox({ jobTimeScale: 0.3 });
-let slack: FakeSlack;
-let bot: SlackBotHandle;
-let dataDir: string;
-let config: ReturnType<typeof parseConfig>;
-
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-incident-'));
-  config = parseConfig({
-    CODEHOST_URL: env.sandbox.url,
-    CODEHOST_TOKEN: env.sandbox.tokens.reporter,
-    CODEHOST_MAX_RETRIES: '0',
-    SLACK_SIGNING_SECRET: secret,
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_API_URL: slack.apiUrl,
-    FORGEOPS_DATA_DIR: dataDir,
-    FORGEOPS_SECRET: 'k'.repeat(40),
-    FORGEOPS_WATCH_INTERVAL_MS: '1000',
-  });
-  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
-  // U1 (ana) links the demo maintainer's token; U2 the developer's, who is Bob Chen, the culprit's author; U3 an
-  // outsider's, who sees only public projects.
-  for (const [user, token] of [
-    ['U1', env.sandbox.tokens.maintainer],
-    ['U2', env.sandbox.tokens.developer],
-    ['U3', env.sandbox.tokens.outsider],
-  ] as const) {
-    const linked = await postSigned(bot.url!, loginSubmitBody(token, { user }), { secret });
-    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
-  }
+// U1 (ana) links the demo maintainer's token; U2 the developer's, who is Bob Chen, the culprit's author; U3 an
+// outsider's, who sees only public projects.
+const bots = useSlackBot(env, {
+  name: 'incident',
+  people: { U1: 'maintainer', U2: 'developer', U3: 'outsider' },
+  watch: { as: 'reporter', intervalMs: 1000 },
 });
-
-afterAll(async () => {
-  await bot?.close();
-  await slack?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
-
-type Body = Record<string, unknown>;
-type Button = MessageButton;
-const { posts, updatesOf, threadOf } = channelCalls(() => slack, 'C1');
-
-async function command(text: string, user = 'U1'): Promise<Body> {
-  const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, commandBody(text, { responseUrl, user }), { secret });
-  expect(sent.status).toBe(200);
-  const path = new URL(responseUrl).pathname;
-  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 15_000, `an answer to "${text}"`);
-}
-
-/** Clicks a button as Slack sends the click; the response_url its answers come to. */
-async function click(button: Button, user = 'U1'): Promise<string> {
-  const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, clickBody(button.action_id, button.value, { user, responseUrl }), { secret });
-  expect(sent.status).toBe(200);
-  return new URL(responseUrl).pathname;
-}
+const { posts, updatesOf, threadOf } = channelCalls(() => bots.slack, 'C1');
+const command = (text: string, user = 'U1') => bots.command(text, { user });
 
 describe('the incident loop in Slack', () => {
   it('posts one message for the red episode, updates it through a retry and a revert, and says when it is resolved', async () => {
@@ -111,8 +45,7 @@ describe('the incident loop in Slack', () => {
     const ts = await waitFor(() => incident.answer?.ts, 5_000, "the message's ts");
 
     // Show the log: the failing job's log to the presser alone; the thread says they looked.
-    const logAnswers = await click(buttonsOf(incident.args).find((b) => b.text.text === 'Show the log')!, 'U2');
-    const log = await waitFor(() => slack.responses.find((r) => r.path === logAnswers)?.body, 15_000, 'the log');
+    const log = await bots.press(buttonsOf(incident.args).find((b) => b.text.text === 'Show the log')!, { user: 'U2' });
     expect(log.response_type).toBe('ephemeral');
     expect(messageText(log)).toContain('Expected: \\"2024-03-10\\"');
     await waitFor(
@@ -122,7 +55,7 @@ describe('the incident loop in Slack', () => {
     );
 
     // Retry, pressed by ana: the thread names her, and the message shows the retry running, then still red.
-    await click(buttonsOf(incident.args)[0], 'U1');
+    await bots.click(buttonsOf(incident.args)[0], { user: 'U1' });
     const pressed = await waitFor(
       () => threadOf(ts).find((c) => messageText(c.args).includes('<@U1> pressed *Retry failed jobs*')),
       15_000,
@@ -147,24 +80,11 @@ describe('the incident loop in Slack', () => {
     // Revert as a merge request, from the updated message (approved if the policy asks).
     const revert = buttonsOf(stillRed.args).find((b) => b.text.text.startsWith('Revert '))!;
     const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
-    const revertAnswers = await click(revert, 'U1');
-    const first = await waitFor(
-      () => slack.responses.find((r) => r.path === revertAnswers)?.body,
-      15_000,
-      "the revert's answer",
-    );
-    const confirm = buttonsOf(first).find((b) => b.action_id === 'forge_confirm');
-    if (confirm) await click(confirm, 'U1');
-    await waitFor(
-      () =>
-        threadOf(ts).find((c) =>
-          /<@U1> (pressed|approved) \*Revert [0-9a-f]{8} as a merge request\* → Opened merge request/.test(
-            messageText(c.args),
-          ),
-        ),
-      15_000,
-      'the revert in the thread',
-    );
+    await revertAsMergeRequest(bots, revert, {
+      user: 'U1',
+      thread: () => threadOf(ts),
+      what: 'the revert in the thread',
+    });
 
     // The merge request merges when its pipeline passes; main's pipeline then runs and passes.
     const [mr] = (
@@ -197,8 +117,7 @@ describe('the incident loop in Slack', () => {
     expect(messageText(await command('watching'))).toMatch(
       /This channel watches:\\n• acme\/web \(default branch\), since \d{2}:\d{2} UTC, by @ana/,
     );
-    await bot.close();
-    bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
+    await bots.restart();
     expect(messageText(await command('watching'))).toContain('acme/web (default branch)');
     const again = await command('watch acme/web');
     expect(messageText(again)).toContain('Already watching acme/web main in this channel: it is green now.');

@@ -2,80 +2,29 @@
 // is known to the other, a request Slack redelivers to the other replica runs once, and an approval asked on one
 // is given on the other, once.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
-import {
-  clickBody,
-  commandBody,
-  loginSubmitBody,
-  messageText,
-  postSigned,
-  startFakeSlack,
-  waitFor,
-  type FakeSlack,
-} from '../helpers/slack.js';
+import { clickBody, commandBody, loginSubmitBody, messageText, waitFor } from '../helpers/slack.js';
+import { useSlackBot } from '../helpers/slack-bot.js';
 
-const secret = 'test-signing-secret';
 const env = useSandbox();
-let redis: RedisServer;
-let slack: FakeSlack;
-const replicas: SlackBotHandle[] = [];
-const dirs: string[] = [];
+const bots = useSlackBot(env, { name: 'replica', replicas: 2 });
+const { secret } = bots;
 
-beforeAll(async () => {
-  redis = await startRedis();
-  slack = await startFakeSlack();
-  for (let i = 0; i < 2; i++) {
-    const dataDir = mkdtempSync(join(tmpdir(), `forgeops-replica-${i}-`));
-    dirs.push(dataDir);
-    const config = parseConfig({
-      CODEHOST_URL: env.sandbox.url,
-      CODEHOST_MAX_RETRIES: '0',
-      SLACK_SIGNING_SECRET: secret,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_API_URL: slack.apiUrl,
-      FORGEOPS_SECRET: 'k'.repeat(40),
-      FORGEOPS_REDIS_URL: redis.url,
-      FORGEOPS_DATA_DIR: dataDir,
-    });
-    replicas.push(await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' }));
-  }
-});
-
-afterAll(async () => {
-  for (const bot of replicas) await bot.close();
-  await slack?.close();
-  await redis?.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-const now = () => Math.floor(Date.now() / 1000);
-
-async function send(replica: number, body: string) {
-  const sent = await postSigned(replicas[replica].url!, body, { secret, timestamp: now() });
+/** Sends a signed body to one replica; it must ack. */
+async function send(replica: number, body: string, o: { timestamp?: number; retryNum?: number } = {}) {
+  const sent = await bots.post(body, { replica, ...o });
   expect(sent.status).toBe(200);
   return sent;
 }
 
-async function command(replica: number, text: string) {
-  const responseUrl = slack.responseUrl();
-  await send(replica, commandBody(text, { responseUrl }));
-  const path = new URL(responseUrl).pathname;
-  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, `an answer to "${text}"`);
-}
+const command = (replica: number, text: string) => bots.command(text, { replica });
 
 describe('two replicas sharing Redis', () => {
   it('keep their state in Redis, and say so', () => {
-    for (const bot of replicas)
-      expect(bot.state).toMatchObject({ shared: true, where: `Redis at 127.0.0.1:${redis.port}` });
+    for (const bot of bots.bots)
+      expect(bot.state).toMatchObject({ shared: true, where: `Redis at 127.0.0.1:${bots.redis.port}` });
   });
 
   it('know on one replica the account linked on the other', async () => {
@@ -85,16 +34,16 @@ describe('two replicas sharing Redis', () => {
   });
 
   it('run a request Slack redelivers to the other replica once', async () => {
-    const responseUrl = slack.responseUrl();
+    const responseUrl = bots.slack.responseUrl();
     const body = commandBody('pipeline list acme/web per_page=1', { responseUrl });
-    const timestamp = now();
+    const timestamp = Math.floor(Date.now() / 1000);
     const path = new URL(responseUrl).pathname;
-    expect((await postSigned(replicas[0].url!, body, { secret, timestamp })).status).toBe(200);
-    await waitFor(() => slack.responses.find((r) => r.path === path));
-    expect((await postSigned(replicas[1].url!, body, { secret, timestamp, retryNum: 1 })).status).toBe(200);
+    await send(0, body, { timestamp });
+    await waitFor(() => bots.slack.responses.find((r) => r.path === path));
+    await send(1, body, { timestamp, retryNum: 1 });
     // Whatever the second replica would answer would have arrived by now.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(slack.responses.filter((r) => r.path === path)).toHaveLength(1);
+    expect(bots.slack.responses.filter((r) => r.path === path)).toHaveLength(1);
   });
 
   it('approve on one replica a call asked on the other, once', async () => {
@@ -115,10 +64,10 @@ describe('two replicas sharing Redis', () => {
     ).find((e) => e.action_id === 'forge_confirm')!;
     expect(confirm).toBeDefined();
 
-    const first = slack.responseUrl();
+    const first = bots.slack.responseUrl();
     await send(1, clickBody('forge_confirm', confirm.value, { responseUrl: first }));
     expect(
-      messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(first).pathname)?.body)),
+      messageText(await waitFor(() => bots.slack.responses.find((r) => r.path === new URL(first).pathname)?.body)),
     ).toMatch(/Approved by/);
     const gone = await env.client
       .request({ method: 'GET', path: `/projects/acme%2Fweb/pipelines/${id}`, idempotent: true })
@@ -128,10 +77,10 @@ describe('two replicas sharing Redis', () => {
       );
     expect(gone).toBe(true);
 
-    const again = slack.responseUrl();
+    const again = bots.slack.responseUrl();
     await send(0, clickBody('forge_confirm', confirm.value, { responseUrl: again }));
     expect(
-      messageText(await waitFor(() => slack.responses.find((r) => r.path === new URL(again).pathname)?.body)),
+      messageText(await waitFor(() => bots.slack.responses.find((r) => r.path === new URL(again).pathname)?.body)),
     ).toMatch(/already used/);
   });
 });
@@ -142,10 +91,10 @@ describe('the built CLI', () => {
     const child = spawn(process.execPath, [cli, 'slack', '--port', '0'], {
       env: {
         PATH: process.env.PATH ?? '',
-        FORGEOPS_REDIS_URL: redis.url,
+        FORGEOPS_REDIS_URL: bots.redis.url,
         SLACK_SIGNING_SECRET: secret,
         SLACK_BOT_TOKEN: 'xoxb-test',
-        SLACK_API_URL: slack.apiUrl,
+        SLACK_API_URL: bots.slack.apiUrl,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -159,7 +108,7 @@ describe('the built CLI', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       await waitFor(() => (/listening for Slack|forgeops: /.test(text) ? true : undefined), 15_000, 'the bot to start');
-      expect(text).toContain(`slack: state in Redis at 127.0.0.1:${redis.port}, shared with every replica`);
+      expect(text).toContain(`slack: state in Redis at 127.0.0.1:${bots.redis.port}, shared with every replica`);
     } finally {
       child.kill('SIGTERM');
       await exited;
@@ -169,12 +118,12 @@ describe('the built CLI', () => {
 
 describe('when Redis goes away', () => {
   it('the replica says not ready (503, in words) and a command that needs the state fails in words; nothing falls back', async () => {
-    const readyz = replicas[0].url!.replace(/\/slack\/events$/, '/readyz');
+    const readyz = bots.bots[0].url!.replace(/\/slack\/events$/, '/readyz');
     const before = await fetch(readyz);
     expect(before.status).toBe(200);
     expect(await before.json()).toEqual({ ready: true, checks: { service: 'ok', state: 'ok', watching: 'ok' } });
     expect((await fetch(readyz.replace('/readyz', '/healthz'))).status).toBe(200);
-    await redis.stop();
+    await bots.redis.stop();
     // Past the probe's one-second cache.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const after = await fetch(readyz);
@@ -184,7 +133,7 @@ describe('when Redis goes away', () => {
       // Watching pauses once a check meets the store away: at once, or at the next interval.
       checks: {
         service: 'ok',
-        state: `Redis at 127.0.0.1:${redis.port} does not answer`,
+        state: `Redis at 127.0.0.1:${bots.redis.port} does not answer`,
         watching: expect.stringMatching(/^(ok|watching paused: Redis at .* unreachable)$/),
       },
     });
@@ -193,8 +142,8 @@ describe('when Redis goes away', () => {
   });
 
   it('once Redis is back, the replica is ready again and commands work, without a restart', async () => {
-    redis = await startRedis({ port: redis.port });
-    const readyz = replicas[1].url!.replace(/\/slack\/events$/, '/readyz');
+    await bots.redis.start();
+    const readyz = bots.bots[1].url!.replace(/\/slack\/events$/, '/readyz');
     // Bounded: 60 tries of 100 ms (the client reconnects within 2 s; the probe caches for 1 s).
     let status = 0;
     for (let i = 0; i < 60 && status !== 200; i++) {

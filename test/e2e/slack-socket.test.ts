@@ -1,55 +1,21 @@
 // The Slack bot in Socket Mode (SLACK_APP_TOKEN): apps.connections.open on the fake Web API (SLACK_API_URL) hands
 // out a loopback WebSocket; Slack's hello, then a slash command envelope, acked by its envelope_id and answered.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
-import { messageText, startFakeSlack, waitFor, type FakeSlack } from '../helpers/slack.js';
-import { commandEnvelope, startTestWebSocketServer, type TestWebSocketServer } from '../helpers/websocket.js';
+import { messageText, waitFor } from '../helpers/slack.js';
+import { useSocketModeBot } from '../helpers/slack-bot.js';
+import { commandEnvelope } from '../helpers/websocket.js';
 
 const env = useSandbox();
-let slack: FakeSlack;
-let ws: TestWebSocketServer;
-let bot: SlackBotHandle;
-
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  ws = await startTestWebSocketServer((socket) =>
-    socket.send(
-      JSON.stringify({
-        type: 'hello',
-        num_connections: 1,
-        connection_info: { app_id: 'A1' },
-        debug_info: { host: 'test' },
-      }),
-    ),
-  );
-  slack.socketUrl = ws.url;
-  const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url,
-    CODEHOST_MAX_RETRIES: '0',
-    SLACK_APP_TOKEN: 'xapp-1-test',
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_SHARED_READ_TOKEN: env.sandbox.tokens.reporter,
-  });
-  bot = await startSlackBot(config, silentLogger);
-});
-
-afterAll(async () => {
-  await bot?.close();
-  await ws?.close();
-  await slack?.close();
-});
+const socketMode = useSocketModeBot(env, { name: 'socket', sharedRead: 'reporter' });
 
 describe('Socket Mode', () => {
   it('connects through apps.connections.open with the app token, acks a command envelope by its id and answers it', async () => {
-    expect(bot.url).toBeUndefined();
-    const open = slack.calls.find((c) => c.method === 'apps.connections.open');
+    expect(socketMode.bot.url).toBeUndefined();
+    const open = socketMode.slack.calls.find((c) => c.method === 'apps.connections.open');
     expect(open).toBeDefined();
-    const socket = await waitFor(() => ws.sockets[0], 10_000, 'the Socket Mode connection');
-    const responseUrl = slack.responseUrl();
+    const socket = await waitFor(() => socketMode.ws.sockets[0], 10_000, 'the Socket Mode connection');
+    const responseUrl = socketMode.slack.responseUrl();
     commandEnvelope(socket, 'env-1', 'pipeline list acme/web per_page=2', responseUrl);
     const ack = await waitFor(
       () =>
@@ -59,7 +25,7 @@ describe('Socket Mode', () => {
     );
     expect(ack).toEqual({ envelope_id: 'env-1', payload: {} });
     const answer = await waitFor(
-      () => slack.responses.find((r) => r.path === new URL(responseUrl).pathname)?.body,
+      () => socketMode.slack.responses.find((r) => r.path === new URL(responseUrl).pathname)?.body,
       10_000,
       'the answer',
     );
@@ -67,8 +33,8 @@ describe('Socket Mode', () => {
   });
 
   it('acks a redelivered envelope and runs it once', async () => {
-    const socket = ws.sockets[0];
-    const responseUrl = slack.responseUrl();
+    const socket = socketMode.ws.sockets[0];
+    const responseUrl = socketMode.slack.responseUrl();
     commandEnvelope(socket, 'env-2', 'whoami', responseUrl);
     commandEnvelope(socket, 'env-3', 'whoami', responseUrl);
     await waitFor(
@@ -76,8 +42,8 @@ describe('Socket Mode', () => {
       10_000,
       'both acks',
     );
-    await waitFor(() => slack.responses.some((r) => r.path === new URL(responseUrl).pathname) || undefined);
+    await waitFor(() => socketMode.slack.responses.some((r) => r.path === new URL(responseUrl).pathname) || undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(slack.responses.filter((r) => r.path === new URL(responseUrl).pathname)).toHaveLength(1);
+    expect(socketMode.slack.responses.filter((r) => r.path === new URL(responseUrl).pathname)).toHaveLength(1);
   });
 });

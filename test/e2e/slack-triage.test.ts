@@ -2,91 +2,20 @@
 // posts the same report to the channel once; it says how long main has been red and since when; and its "Open
 // incident issue" button writes the issue from a triage when it is pressed, once; its "Revert <sha8> as a merge request"
 // button opens the revert's merge request, once.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
-import {
-  clickBody,
-  commandBody,
-  loginSubmitBody,
-  messageText,
-  postSigned,
-  startFakeSlack,
-  waitFor,
-  type FakeSlack,
-} from '../helpers/slack.js';
+import { buttonsOf as buttons, type MessageButton, messageText } from '../helpers/slack.js';
+import { type Body, useSlackBot } from '../helpers/slack-bot.js';
 
-const secret = 'test-signing-secret';
 const env = useSandbox();
-let slack: FakeSlack;
-let bot: SlackBotHandle;
-let dataDir: string;
+// U1 (ana) links the demo maintainer's token; U2 (bea) the developer's.
+const bots = useSlackBot(env, { name: 'triage', people: { U1: 'maintainer', U2: 'developer' } });
+const { command } = bots;
 
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-triage-'));
-  const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url,
-    CODEHOST_MAX_RETRIES: '0',
-    SLACK_SIGNING_SECRET: secret,
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_API_URL: slack.apiUrl,
-    FORGEOPS_DATA_DIR: dataDir,
-    FORGEOPS_SECRET: 'k'.repeat(40),
-  });
-  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
-  // U1 (ana) links the demo maintainer's token; U2 (bea) the developer's.
-  for (const [user, token] of [
-    ['U1', env.sandbox.tokens.maintainer],
-    ['U2', env.sandbox.tokens.developer],
-  ] as const) {
-    const linked = await postSigned(bot.url!, loginSubmitBody(token, { user }), { secret });
-    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
-  }
-});
-
-afterAll(async () => {
-  await bot?.close();
-  await slack?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
-
-type Body = Record<string, unknown>;
-type Button = { action_id: string; value: string; text: { text: string } };
-
-async function command(text: string, o: { user?: string } = {}): Promise<Body> {
-  const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, commandBody(text, { ...o, responseUrl }), { secret });
-  expect(sent.status).toBe(200);
-  const path = new URL(responseUrl).pathname;
-  return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 15_000, `an answer to "${text}"`);
-}
-
-/** Clicks a button as Slack sends the click; every answer that comes to its response_url within `settleMs`. */
-async function click(button: Button, o: { user?: string; answers?: number } = {}): Promise<Body[]> {
-  const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, clickBody(button.action_id, button.value, { ...o, responseUrl }), { secret });
-  expect(sent.status).toBe(200);
-  const path = new URL(responseUrl).pathname;
-  const answers = () => slack.responses.filter((r) => r.path === path).map((r) => r.body);
-  await waitFor(
-    () => answers().length >= (o.answers ?? 1) || undefined,
-    15_000,
-    `${o.answers ?? 1} answers to ${button.text.text}`,
-  );
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  return answers();
-}
-
-function buttons(body: Body): Button[] {
-  return ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements as Button[]);
+/** Clicks a button as Slack sends the click; the answers to its response_url once `answers` of them came. */
+async function click(button: MessageButton, o: { user?: string; answers?: number } = {}): Promise<Body[]> {
+  const count = o.answers ?? 1;
+  return bots.answers(await bots.click(button, o), count, `${count} answers to ${button.text.text}`);
 }
 
 const button = (body: Body, label: string) => buttons(body).find((b) => b.text.text === label)!;

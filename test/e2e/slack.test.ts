@@ -1,98 +1,32 @@
 // The Slack bot end to end: requests signed as Slack signs them, against the Bolt app on loopback, a fake Slack
 // Web API and response_url endpoint, and the sandbox behind.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
+import { describe, expect, it } from 'vitest';
 import { AUDIT_FILE } from '../../src/slack/audit.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
 import { STATE_FILE } from '../../src/state/store.js';
 import { useSandbox } from '../helpers/mcp.js';
 import {
-  clickBody,
+  buttonsOf as buttons,
   commandBody,
   linkSharedBody,
   loginSubmitBody,
   messageText,
-  postSigned,
-  startFakeSlack,
   viewSubmitBody,
   waitFor,
-  type FakeSlack,
 } from '../helpers/slack.js';
+import { type From, useSlackBot } from '../helpers/slack-bot.js';
 
-const secret = 'test-signing-secret';
 const env = useSandbox();
-let slack: FakeSlack;
-let bot: SlackBotHandle;
-let dataDir: string;
 let clockShift = 0;
 const now = () => Date.now() + clockShift;
+const bots = useSlackBot(env, { name: 'e2e', settings: { SLACK_READ_ONLY_CHANNELS: 'CREAD' }, now });
+const { answersTo } = bots;
+const command = bots.ask;
 
-beforeAll(async () => {
-  slack = await startFakeSlack();
-  dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-e2e-'));
-  const config = parseConfig({
-    CODEHOST_URL: env.sandbox.url,
-    CODEHOST_MAX_RETRIES: '0',
-    SLACK_SIGNING_SECRET: secret,
-    SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_READ_ONLY_CHANNELS: 'CREAD',
-    FORGEOPS_DATA_DIR: dataDir,
-    FORGEOPS_SECRET: 'k'.repeat(40),
-  });
-  bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1', now });
-});
-
-afterAll(async () => {
-  await bot?.close();
-  await slack?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
-
-/** Sends a slash command as Slack does and waits for its first answer on the response_url. */
-async function command(text: string, o: { user?: string; channel?: string } = {}) {
-  const responseUrl = slack.responseUrl();
-  const sent = await postSigned(bot.url!, commandBody(text, { ...o, responseUrl }), {
-    secret,
-    timestamp: Math.floor(now() / 1000),
-  });
-  expect(sent.status).toBe(200);
-  const path = new URL(responseUrl).pathname;
-  const first = await waitFor(
-    () => slack.responses.find((r) => r.path === path)?.body,
-    10_000,
-    `an answer to "${text}"`,
-  );
-  return { ack: sent, body: first, responseUrl, path };
-}
-
-async function click(
-  actionId: string,
-  value: string,
-  o: { user?: string; channel?: string; responseUrl?: string } = {},
-) {
-  const responseUrl = o.responseUrl ?? slack.responseUrl();
-  const sent = await postSigned(bot.url!, clickBody(actionId, value, { ...o, responseUrl }), {
-    secret,
-    timestamp: Math.floor(now() / 1000),
-  });
-  expect(sent.status).toBe(200);
-  return { path: new URL(responseUrl).pathname, responseUrl };
-}
-
-function answersTo(path: string) {
-  return slack.responses.filter((r) => r.path === path).map((r) => r.body);
-}
-
-function buttons(body: Record<string, unknown>): Array<{ action_id: string; value: string; text: { text: string } }> {
-  return ((body.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements as never[]);
-}
+/** Clicks a button by its action and value as Slack sends the click; the path its answers come to. */
+const click = (actionId: string, value: string, o: From & { responseUrl?: string } = {}) =>
+  bots.click({ action_id: actionId, value }, o);
 
 async function pipelineIds(status?: string): Promise<number[]> {
   const query = { per_page: 100, ...(status ? { status } : {}) };
@@ -107,15 +41,15 @@ async function pipelineIds(status?: string): Promise<number[]> {
 
 describe('identity', () => {
   it('refuses a bad token in the form, links a good one, and never stores it readable', async () => {
-    const bad = await postSigned(bot.url!, loginSubmitBody('not-a-real-token'), { secret });
+    const bad = await bots.post(loginSubmitBody('not-a-real-token'));
     expect(JSON.parse(bad.text)).toMatchObject({
       response_action: 'errors',
       errors: { token_block: expect.stringMatching(/refused this token/) },
     });
-    const good = await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.maintainer), { secret });
+    const good = await bots.post(loginSubmitBody(env.sandbox.tokens.maintainer));
     expect(JSON.parse(good.text)).toMatchObject({ response_action: 'update' });
     expect(good.text).not.toContain(env.sandbox.tokens.maintainer);
-    const state = readFileSync(join(dataDir, STATE_FILE), 'utf8');
+    const state = readFileSync(join(bots.dataDir, STATE_FILE), 'utf8');
     expect(state).toContain('link:T1:U1');
     expect(state).not.toContain(env.sandbox.tokens.maintainer);
     const { body } = await command('whoami');
@@ -123,9 +57,9 @@ describe('identity', () => {
   });
 
   it('opens the login form on /forge login', async () => {
-    const responseUrl = slack.responseUrl();
-    await postSigned(bot.url!, commandBody('login', { responseUrl }), { secret });
-    const opened = await waitFor(() => slack.calls.find((c) => c.method === 'views.open'));
+    const responseUrl = bots.slack.responseUrl();
+    await bots.post(commandBody('login', { responseUrl }));
+    const opened = await waitFor(() => bots.slack.calls.find((c) => c.method === 'views.open'));
     expect(JSON.stringify(opened.args.view)).toContain('forge_login');
   });
 
@@ -155,7 +89,7 @@ describe('slash commands', () => {
     const { body } = await command(`pipeline retry acme/web ${failed}`);
     expect(body.response_type).toBe('in_channel');
     expect(messageText(body)).toContain(String(failed));
-    const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8')
+    const audit = readFileSync(join(bots.dataDir, AUDIT_FILE), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
@@ -196,7 +130,7 @@ describe('slash commands', () => {
 
   it('refuses a destructive call in a read-only channel at the policy step, before any approval is issued', async () => {
     const [id] = await pipelineIds('success');
-    const approvals = () => (readFileSync(join(dataDir, STATE_FILE), 'utf8').match(/"confirm:/g) ?? []).length;
+    const approvals = () => (readFileSync(join(bots.dataDir, STATE_FILE), 'utf8').match(/"confirm:/g) ?? []).length;
     const before = approvals();
     const { body } = await command(`pipeline delete acme/web ${id}`, { channel: 'CREAD' });
     expect(messageText(body)).toMatch(/this channel is read-only \(SLACK_READ_ONLY_CHANNELS\)/);
@@ -206,11 +140,11 @@ describe('slash commands', () => {
 
   it('runs a redelivered command once', async () => {
     const before = (await pipelineIds()).length;
-    const responseUrl = slack.responseUrl();
+    const responseUrl = bots.slack.responseUrl();
     const body = commandBody('pipeline create acme/web ref=main', { responseUrl });
     const timestamp = Math.floor(now() / 1000);
-    expect((await postSigned(bot.url!, body, { secret, timestamp })).status).toBe(200);
-    expect((await postSigned(bot.url!, body, { secret, timestamp, retryNum: 1 })).status).toBe(200);
+    expect((await bots.post(body, { timestamp })).status).toBe(200);
+    expect((await bots.post(body, { timestamp, retryNum: 1 })).status).toBe(200);
     const path = new URL(responseUrl).pathname;
     await waitFor(() => answersTo(path).length > 0 || undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -244,20 +178,19 @@ describe('slash commands', () => {
 
 describe('answers', () => {
   it('answers through chat.postEphemeral when Slack refuses the response_url', async () => {
-    const responseUrl = slack.expiredResponseUrl();
-    const sent = await postSigned(bot.url!, commandBody('pipeline list acme/web per_page=1', { responseUrl }), {
-      secret,
-      timestamp: Math.floor(now() / 1000),
-    });
+    const responseUrl = bots.slack.expiredResponseUrl();
+    const sent = await bots.post(commandBody('pipeline list acme/web per_page=1', { responseUrl }));
     expect(sent.status).toBe(200);
     const posted = await waitFor(
       () =>
-        slack.calls.find((c) => c.method === 'chat.postEphemeral' && /1 pipeline/.test(JSON.stringify(c.args.blocks))),
+        bots.slack.calls.find(
+          (c) => c.method === 'chat.postEphemeral' && /1 pipeline/.test(JSON.stringify(c.args.blocks)),
+        ),
       10_000,
       'chat.postEphemeral',
     );
     expect(posted.args).toMatchObject({ channel: 'C1', user: 'U1' });
-    expect(slack.responses.filter((r) => r.path === new URL(responseUrl).pathname)).toHaveLength(1);
+    expect(bots.slack.responses.filter((r) => r.path === new URL(responseUrl).pathname)).toHaveLength(1);
   });
 
   it("answers triage in one message whose buttons act on the head's pipeline only: Retry while red, Cancel while it runs", async () => {
@@ -295,11 +228,13 @@ describe('answers', () => {
       'Share in channel',
     ]);
 
-    // Retry runs at once (it asks nobody) and the head's pipeline is pending again.
+    // Retry runs at once (it asks nobody) and the head's pipeline goes again: pending, or running once a runner took
+    // it (a second later at this time scale, which a loaded machine may reach before the next read).
+    const goingAgain = async () => (await main()).find((p) => p.id === head.id)?.status;
     const retry = buttons(red.body).find((b) => b.text.text === `Retry failed jobs of #${head.id}`)!;
     const retried = await click(retry.action_id, retry.value);
-    expect(messageText(await waitFor(() => answersTo(retried.path)[0]))).toMatch(/pending/i);
-    expect((await main()).find((p) => p.id === head.id)?.status).toBe('pending');
+    expect(messageText(await bots.answer(retried))).toMatch(/pending/i);
+    expect(await goingAgain()).toMatch(/^(pending|running)$/);
 
     // Now it runs: the only button is Cancel of that pipeline, and cancelling asks first.
     const running = await command('triage acme/web');
@@ -307,19 +242,19 @@ describe('answers', () => {
     expect(buttons(running.body).map((b) => b.text.text)).toEqual([`Cancel #${head.id}`, 'Share in channel']);
     const cancel = buttons(running.body)[0];
     const clicked = await click(cancel.action_id, cancel.value);
-    const answer = await waitFor(() => answersTo(clicked.path)[0]);
+    const answer = await bots.answer(clicked);
     expect(messageText(answer)).toMatch(/cancel_pipeline/);
-    expect(await pipelineIds('pending')).toContain(head.id);
+    expect(await goingAgain()).toMatch(/^(pending|running)$/);
   });
 });
 
 describe('signatures', () => {
   it('refuses a forged signature and a stale timestamp with 401, running nothing', async () => {
-    const responseUrl = slack.responseUrl();
+    const responseUrl = bots.slack.responseUrl();
     const body = commandBody('pipeline list acme/web', { responseUrl });
-    const forged = await postSigned(bot.url!, body, { secret: 'not-the-secret' });
+    const forged = await bots.post(body, { secret: 'not-the-secret' });
     expect(forged.status).toBe(401);
-    const stale = await postSigned(bot.url!, body, { secret, timestamp: Math.floor(now() / 1000) - 6 * 60 });
+    const stale = await bots.post(body, { timestamp: Math.floor(now() / 1000) - 6 * 60 });
     expect(stale.status).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(answersTo(new URL(responseUrl).pathname)).toHaveLength(0);
@@ -352,9 +287,9 @@ describe('approvals', () => {
     const { approval, responseUrl } = await askToDelete(id);
 
     const other = await click('forge_confirm', approval, { user: 'U2' });
-    expect(messageText(await waitFor(() => answersTo(other.path)[0]))).toMatch(/Only the person who asked/);
+    expect(messageText(await bots.answer(other))).toMatch(/Only the person who asked/);
     const altered = await click('forge_confirm', `${approval.slice(0, -2)}xx`);
-    expect(messageText(await waitFor(() => answersTo(altered.path)[0]))).toMatch(/already used or is unknown/);
+    expect(messageText(await bots.answer(altered))).toMatch(/already used or is unknown/);
     expect(await exists(id)).toBe(true);
 
     const clicks = await Promise.all([
@@ -362,7 +297,7 @@ describe('approvals', () => {
       click('forge_confirm', approval),
     ]);
     const answers = await waitFor(() => {
-      const all = [...answersTo(clicks[0].path).slice(1), ...answersTo(clicks[1].path)];
+      const all = [...answersTo(clicks[0]).slice(1), ...answersTo(clicks[1])];
       return all.length >= 2 ? all : undefined;
     });
     expect(answers.filter((a) => /already used/.test(messageText(a)))).toHaveLength(1);
@@ -371,8 +306,8 @@ describe('approvals', () => {
     expect(await exists(id)).toBe(false);
 
     const replay = await click('forge_confirm', approval);
-    expect(messageText(await waitFor(() => answersTo(replay.path)[0]))).toMatch(/already used/);
-    const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8');
+    expect(messageText(await bots.answer(replay))).toMatch(/already used/);
+    const audit = readFileSync(join(bots.dataDir, AUDIT_FILE), 'utf8');
     expect(audit).toContain('"operation":"delete_pipeline"');
     expect(audit).toContain('"confirmedBy":"U1"');
   });
@@ -383,7 +318,7 @@ describe('approvals', () => {
     clockShift = 6 * 60_000;
     try {
       const late = await click('forge_confirm', approval);
-      expect(messageText(await waitFor(() => answersTo(late.path)[0]))).toMatch(/expired/);
+      expect(messageText(await bots.answer(late))).toMatch(/expired/);
     } finally {
       clockShift = 0;
     }
@@ -391,9 +326,9 @@ describe('approvals', () => {
 
     const again = await askToDelete(second ?? first);
     const cancelled = await click('forge_cancel', again.approval);
-    expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Not run: you answered no/);
+    expect(messageText(await bots.answer(cancelled))).toMatch(/Not run: you answered no/);
     const after = await click('forge_confirm', again.approval);
-    expect(messageText(await waitFor(() => answersTo(after.path)[0]))).toMatch(/already used or is unknown/);
+    expect(messageText(await bots.answer(after))).toMatch(/already used or is unknown/);
   });
 });
 
@@ -405,11 +340,11 @@ describe('follow-up buttons', () => {
     expect(retry).toBeDefined();
     expect(retry!.value.length).toBeLessThan(40);
     const first = await click(retry!.action_id, retry!.value);
-    const answer = await waitFor(() => answersTo(first.path)[0]);
+    const answer = await bots.answer(first);
     expect(answer.response_type).toBe('in_channel');
     expect(await pipelineIds('failed')).not.toContain(failed);
     const second = await click(retry!.action_id, retry!.value);
-    expect(messageText(await waitFor(() => answersTo(second.path)[0]))).toMatch(/was used/);
+    expect(messageText(await bots.answer(second))).toMatch(/was used/);
   });
 
   it("puts Retry beside each failed pipeline of a list and Cancel beside each running one; a row's button acts on its row", async () => {
@@ -447,7 +382,7 @@ describe('follow-up buttons', () => {
     const failed = listed.data.find((p) => p.status === 'failed')!;
     const retry = rows.find((r) => r.text!.text.startsWith(`*#${failed.id}*`))!.accessory!;
     const clicked = await click(retry.action_id, retry.value);
-    expect(messageText(await waitFor(() => answersTo(clicked.path)[0]))).toContain(`Retried pipeline #${failed.id}`);
+    expect(messageText(await bots.answer(clicked))).toContain(`Retried pipeline #${failed.id}`);
     expect(await pipelineIds('failed')).not.toContain(failed.id);
   });
 });
@@ -456,14 +391,11 @@ describe('release form', () => {
   const channel = 'CREL';
 
   async function openForm(text: string) {
-    const responseUrl = slack.responseUrl();
-    const opens = slack.calls.filter((c) => c.method === 'views.open').length;
-    const sent = await postSigned(bot.url!, commandBody(text, { channel, responseUrl }), {
-      secret,
-      timestamp: Math.floor(now() / 1000),
-    });
+    const responseUrl = bots.slack.responseUrl();
+    const opens = bots.slack.calls.filter((c) => c.method === 'views.open').length;
+    const sent = await bots.post(commandBody(text, { channel, responseUrl }));
     expect(sent).toMatchObject({ status: 200, text: '' });
-    const opened = await waitFor(() => slack.calls.filter((c) => c.method === 'views.open')[opens]);
+    const opened = await waitFor(() => bots.slack.calls.filter((c) => c.method === 'views.open')[opens]);
     return {
       view: opened.args.view as {
         callback_id: string;
@@ -475,11 +407,7 @@ describe('release form', () => {
   }
 
   async function submit(view: { private_metadata: string }, values: Record<string, string>) {
-    const sent = await postSigned(
-      bot.url!,
-      viewSubmitBody('forge_release', values, { privateMetadata: view.private_metadata }),
-      { secret, timestamp: Math.floor(now() / 1000) },
-    );
+    const sent = await bots.post(viewSubmitBody('forge_release', values, { privateMetadata: view.private_metadata }));
     expect(sent.status).toBe(200);
     return sent.text
       ? (JSON.parse(sent.text) as { response_action: string; errors?: Record<string, string> })
@@ -505,9 +433,9 @@ describe('release form', () => {
     await command('use acme/handbook', { channel });
     expect((await openForm('release create')).view.blocks[0].element.initial_value).toBe('acme/handbook');
     // With arguments the command runs as typed: no form.
-    const opens = slack.calls.filter((c) => c.method === 'views.open').length;
+    const opens = bots.slack.calls.filter((c) => c.method === 'views.open').length;
     expect(messageText((await command('release create acme/web tag_name=x', { channel })).body)).toMatch(/description/);
-    expect(slack.calls.filter((c) => c.method === 'views.open')).toHaveLength(opens);
+    expect(bots.slack.calls.filter((c) => c.method === 'views.open')).toHaveLength(opens);
   });
 
   it("shows our validation's and the service's field errors in the form, and creates nothing", async () => {
@@ -539,7 +467,7 @@ describe('release form', () => {
       errors: { tag_name: expect.stringMatching(/already exists/) },
     });
     expect(await tags()).toEqual(before);
-    const audit = readFileSync(join(dataDir, AUDIT_FILE), 'utf8');
+    const audit = readFileSync(join(bots.dataDir, AUDIT_FILE), 'utf8');
     expect(audit).toMatch(/"operation":"create_release".*"outcome":"failed"/);
   });
 
@@ -564,7 +492,7 @@ describe('release form', () => {
     });
     expect(release.data.description).toBe('## Notes\n\n- first line\n- second line');
     expect(release.data.milestones.map((m) => m.title)).toEqual(['1.2']);
-    const last = readFileSync(join(dataDir, AUDIT_FILE), 'utf8')
+    const last = readFileSync(join(bots.dataDir, AUDIT_FILE), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l))
@@ -590,16 +518,12 @@ describe('release form', () => {
 
 describe('unfurls', () => {
   async function share(urls: string[], o: { user?: string; ts: string; source?: 'composer' }) {
-    const sent = await postSigned(bot.url!, linkSharedBody(urls, o), {
-      secret,
-      contentType: 'application/json',
-      timestamp: Math.floor(now() / 1000),
-    });
+    const sent = await bots.post(linkSharedBody(urls, o), { contentType: 'application/json' });
     expect(sent.status).toBe(200);
   }
 
   const unfurlAt = (ts: string) =>
-    slack.calls.find((c) => c.method === 'chat.unfurl' && (c.args.ts === ts || c.args.unfurl_id === `U_${ts}`));
+    bots.slack.calls.find((c) => c.method === 'chat.unfurl' && (c.args.ts === ts || c.args.unfurl_id === `U_${ts}`));
 
   it("unfurls a public project's pipeline, commit, file and release as the sharer, with follow-ups; never a private project's", async () => {
     const web = `${env.sandbox.url}/acme/web`;
@@ -649,9 +573,9 @@ describe('unfurls', () => {
     // Anyone in the channel may click it, and it runs as the clicker: one who linked no account is asked to link,
     // and nobody is asked to approve what they could not run; the sharer is asked first, privately.
     const stranger = await click(cancel!.action_id, cancel!.value, { user: 'U2' });
-    expect(messageText(await waitFor(() => answersTo(stranger.path)[0]))).toMatch(/\/forge login/);
+    expect(messageText(await bots.answer(stranger))).toMatch(/\/forge login/);
     const clicked = await click(cancel!.action_id, cancel!.value, { user: 'U1' });
-    const asked = await waitFor(() => answersTo(clicked.path)[0]);
+    const asked = await bots.answer(clicked);
     expect(asked.response_type).toBe('ephemeral');
     expect(messageText(asked)).toContain(`pipeline_id: ${pending}`);
     expect(buttons(asked).map((b) => b.action_id)).toEqual(['forge_confirm', 'forge_cancel']);
@@ -679,8 +603,7 @@ describe('unfurls', () => {
 describe('approval caps', () => {
   it('holds at most 5 waiting approvals per person, end to end; cancelling one makes room', async () => {
     const user = 'U3';
-    const linked = await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.developer, { user }), { secret });
-    expect(JSON.parse(linked.text)).toMatchObject({ response_action: 'update' });
+    await bots.link(user, env.sandbox.tokens.developer);
     const [id] = await pipelineIds('success');
     const approvals: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -698,7 +621,7 @@ describe('approval caps', () => {
     );
 
     const cancelled = await click('forge_cancel', approvals[0], { user });
-    expect(messageText(await waitFor(() => answersTo(cancelled.path)[0]))).toMatch(/Not run: you answered no/);
+    expect(messageText(await bots.answer(cancelled))).toMatch(/Not run: you answered no/);
     expect(buttons((await command(`pipeline delete acme/web ${id}`, { user })).body).map((b) => b.action_id)).toContain(
       'forge_confirm',
     );

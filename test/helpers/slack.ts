@@ -389,6 +389,17 @@ export async function waitFor<T>(
   }
 }
 
+/** Asks an async `check` (the service, the store) every 100 ms until it gives a value, within `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** All the text of a Slack message's blocks, for assertions. */
 export function messageText(message: Record<string, unknown>): string {
   return JSON.stringify(message.blocks ?? message.text ?? '');

@@ -1,24 +1,10 @@
 // A CI variable's value is a credential whatever its key. Created and read over MCP and in
 // Slack (the terminal chat's side is in test/e2e/chat.test.ts), the value shows in none of them unless revealed; a
 // revealed read asks a human first, and in Slack goes to the asker alone even where the channel sees reads.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { startSlackBot, type SlackBotHandle } from '../../src/slack/main.js';
+import { describe, expect, it } from 'vitest';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
-import {
-  clickBody,
-  commandBody,
-  loginSubmitBody,
-  messageText,
-  postSigned,
-  startFakeSlack,
-  waitFor,
-  type FakeSlack,
-} from '../helpers/slack.js';
+import { messageText, waitFor } from '../helpers/slack.js';
+import { useSlackBot } from '../helpers/slack-bot.js';
 
 const env = useSandbox();
 const AWS_VALUE = 'AKIAIOSFODNN7EXAMPLE';
@@ -69,45 +55,16 @@ describe('over MCP', () => {
 });
 
 describe('in Slack', () => {
-  const secret = 'test-signing-secret';
-  let slack: FakeSlack;
-  let bot: SlackBotHandle;
-  let dataDir: string;
-
-  beforeAll(async () => {
-    slack = await startFakeSlack();
-    dataDir = mkdtempSync(join(tmpdir(), 'forgeops-slack-credentials-'));
-    const config = parseConfig({
-      CODEHOST_URL: env.sandbox.url,
-      CODEHOST_MAX_RETRIES: '0',
-      SLACK_SIGNING_SECRET: secret,
-      SLACK_BOT_TOKEN: 'xoxb-test',
-      SLACK_API_URL: slack.apiUrl,
-      FORGEOPS_DATA_DIR: dataDir,
-      FORGEOPS_SECRET: 'k'.repeat(40),
-      // A channel that wants to see variable reads and writes: the revealed value must still go to the asker alone.
-      SLACK_IN_CHANNEL_OPERATIONS: 'create_group_variable,get_group_variable,list_group_variables',
-    });
-    bot = await startSlackBot(config, silentLogger, { port: 0, host: '127.0.0.1' });
-    await postSigned(bot.url!, loginSubmitBody(env.sandbox.tokens.maintainer), { secret });
+  const bots = useSlackBot(env, {
+    name: 'credentials',
+    people: { U1: 'maintainer' },
+    // A channel that wants to see variable reads and writes: the revealed value must still go to the asker alone.
+    settings: { SLACK_IN_CHANNEL_OPERATIONS: 'create_group_variable,get_group_variable,list_group_variables' },
   });
-
-  afterAll(async () => {
-    await bot?.close();
-    await slack?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  async function command(text: string) {
-    const responseUrl = slack.responseUrl();
-    const sent = await postSigned(bot.url!, commandBody(text, { responseUrl }), { secret });
-    expect(sent.status).toBe(200);
-    const path = new URL(responseUrl).pathname;
-    return waitFor(() => slack.responses.find((r) => r.path === path)?.body, 10_000, `an answer to "${text}"`);
-  }
+  const { command } = bots;
 
   /** Everything the bot sent anywhere: response URLs and Web API calls (channel posts, ephemeral posts). */
-  const everything = () => JSON.stringify([slack.responses, slack.calls]);
+  const everything = () => JSON.stringify([bots.slack.responses, bots.slack.calls]);
 
   it('shows the value to nobody on create, get and list, and echoes no stray word of a credential-carrying command', async () => {
     const created = await command(`variable create acme key=SLACK_AWS_KEY value=${SLACK_VALUE}`);
@@ -135,11 +92,9 @@ describe('in Slack', () => {
       )?.elements ?? []
     ).find((e) => e.action_id === 'forge_confirm');
     expect(confirm).toBeDefined();
-    const responseUrl = slack.responseUrl();
-    await postSigned(bot.url!, clickBody('forge_confirm', confirm!.value, { responseUrl }), { secret });
-    const path = new URL(responseUrl).pathname;
+    const path = await bots.click(confirm!);
     const shown = await waitFor(
-      () => slack.responses.find((r) => r.path === path && JSON.stringify(r.body).includes(SLACK_VALUE))?.body,
+      () => bots.answersTo(path).find((body) => JSON.stringify(body).includes(SLACK_VALUE)),
       10_000,
       'the revealed value',
     );
@@ -147,10 +102,10 @@ describe('in Slack', () => {
     expect(shown.replace_original === true || shown.response_type === 'ephemeral').toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     // Nothing that reached the channel carries it: no in_channel answer, no chat.postMessage.
-    const inChannel = slack.responses
+    const inChannel = bots.slack.responses
       .filter((r) => r.body.response_type === 'in_channel')
       .map((r) => JSON.stringify(r.body));
     expect(inChannel.join()).not.toContain(SLACK_VALUE);
-    expect(JSON.stringify(slack.calls.filter((c) => c.method === 'chat.postMessage'))).not.toContain(SLACK_VALUE);
+    expect(JSON.stringify(bots.slack.calls.filter((c) => c.method === 'chat.postMessage'))).not.toContain(SLACK_VALUE);
   });
 });
