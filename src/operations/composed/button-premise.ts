@@ -6,7 +6,10 @@ import { ApiError } from '../../http/errors.js';
 import { defineOperation, fields, type Operation, type OperationResult, type RunContext } from '../engine/define.js';
 import { executeOperation } from '../engine/execute.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
+import { PREMISE_OPERATION, type PremiseResult } from './premise-call.js';
 import { revertBranchName } from './revert-as-merge-request.js';
+
+export { PREMISE_OPERATION, premiseUnread } from './premise-call.js';
 
 /** What a button does: its premise says which facts it stands on. */
 export type ButtonKind = 'retry' | 'revert' | 'incident' | 'log' | 'mute';
@@ -178,22 +181,6 @@ export class PremiseCheck {
     if (!op) throw new Error(`${name} is not in the registry`);
     return op;
   }
-}
-
-/** The words of a premise that could not be read (the presser may not read the project): nothing is run. */
-export function premiseUnread(error: unknown): string {
-  const said = error instanceof ApiError ? error.message : (error as Error).message;
-  return `could not check that this button still applies: ${said.split('\n')[0]}; nothing was run.`;
-}
-
-/** The operation a view's button calls before it acts: the view is a page kept open for days, like a message. */
-export const PREMISE_OPERATION = 'check_button_premise';
-
-/** What check_button_premise answers: whether the button still applies, and in words what changed when not. */
-export interface PremiseResult {
-  holds: boolean;
-  /** What changed (nothing was run), or a note beside a premise that holds; empty when there is nothing to say. */
-  said: string;
 }
 
 async function runPremiseCheck(
