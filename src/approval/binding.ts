@@ -1,6 +1,7 @@
 // Binding an approval to one exact call (a hash over every character of its operation and input, keys included), the
 // person who asked, where, and an expiry; usable once; capped. In memory (BoundApprovals) or in the state store (DurableApprovals).
 import { createHash, randomBytes } from 'node:crypto';
+import type { ButtonPremise } from '../operations/composed/button-premise.js';
 
 interface PendingCall {
   operation: string;
@@ -9,6 +10,11 @@ interface PendingCall {
   requester: string;
   /** Where they asked (e.g. a Slack channel id); the approval must come from there. */
   place: string;
+  /**
+   * What the button that asked stood on when it was drawn: checked again when the approval comes, since the world it
+   * was pressed in may be gone by then (the branch green again). It can only stop the call, so it is not fingerprinted.
+   */
+  premise?: ButtonPremise;
 }
 
 /** `expired`: the approval's time ran out (counted apart from a refusal). */

@@ -239,6 +239,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
           limits,
           askApproval: front.askApproval,
           log: front.logger(extra.requestId),
+          operation: (name) => session.operation(name),
         },
         args,
       ),

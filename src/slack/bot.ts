@@ -156,7 +156,11 @@ export class SlackBot {
     // presser's approval: the button stays for the next person, so someone who may not act cannot spend it.
     const carriedOut = reply.kind === 'message' && reply.ok && reply.outcome?.ok === true;
     if (once && !carriedOut) await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
-    await this.deliver(turn, reply, { acting, ...(stored.incident ? { incident: stored.incident } : {}) });
+    await this.deliver(turn, reply, {
+      acting,
+      ...(stored.incident ? { incident: stored.incident } : {}),
+      ...(stored.premise ? { premise: stored.premise } : {}),
+    });
     // A refusal is the presser's alone (told to them ephemerally above); the thread records what was done or asked.
     if (stored.incident && (carriedOut || reply.kind === 'approve'))
       await this.onTimeline(turn, stored.incident, 'pressed', reply);
@@ -240,7 +244,10 @@ export class SlackBot {
       .catch((error: Error) => this.o.log.warn(`slack: could not add to an incident's thread: ${error.message}`));
   }
 
-  /** Approve: spend the approval (requester, channel, expiry, once, unaltered), ask the policy again, run, replace the question. */
+  /**
+   * Approve: spend the approval (requester, channel, expiry, once, unaltered), check the premise of the button that asked
+   * again, ask the policy again, run, replace the question.
+   */
   async approve(turn: Turn, approval: string): Promise<void> {
     const redeemed = await this.o.approvals.redeem(approval, { person: userKey(turn.user), place: turn.channelId });
     if (!redeemed.ok) {
@@ -249,7 +256,15 @@ export class SlackBot {
     }
     recordApproval('slack', 'approved');
     const { dispatcher, acting } = this.dispatcher(turn);
-    const reply = await this.safely(() => dispatcher.approved(redeemed.call.operation, redeemed.call.input));
+    // A button's call stands on what the button was drawn on, and an approval may come long after the press: checked
+    // again now, as the approver, so an approval for a branch green again runs nothing and says why, to them and in
+    // the incident's thread. The approval is spent either way.
+    const premise = redeemed.call.premise;
+    const changed = premise ? (await this.checkPremise(turn, premise)).changed : undefined;
+    const reply: ChatReply =
+      changed !== undefined
+        ? { kind: 'message', ok: false, message: chatMessage(changed, { status: 'warning' }) }
+        : await this.safely(() => dispatcher.approved(redeemed.call.operation, redeemed.call.input));
     await this.deliver(turn, reply, { acting, approved: true, replaceOriginal: true });
     const incident = await this.o.watches?.incidents.approvalIncident(approval);
     if (incident) await this.onTimeline(turn, incident, 'approved', reply);
@@ -495,6 +510,8 @@ export class SlackBot {
       replaceOriginal?: boolean;
       audited?: boolean;
       incident?: IncidentOfButton;
+      /** The pressed button's premise: an approval asked for its call checks it again when it comes. */
+      premise?: ButtonPremise;
     },
   ): Promise<void> {
     if (reply.kind === 'approve') {
@@ -503,6 +520,7 @@ export class SlackBot {
         input: reply.input,
         requester: userKey(turn.user),
         place: turn.channelId,
+        ...(how.premise ? { premise: how.premise } : {}),
       });
       if (!issued.ok) return this.answer(turn, renderText(issued.reason, 'warning'));
       recordApproval('slack', 'asked');

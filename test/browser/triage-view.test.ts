@@ -169,6 +169,13 @@ describe('the triage view in a browser host', () => {
     const retry = host.viewCalls.find((call) => call.name === 'retry_pipeline');
     expect(retry?.arguments).toMatchObject({ id: WEB });
     expect(retry?.result?.isError).toBeFalsy();
+    // What the button stood on goes with its write, for the server to check again should a human be asked first.
+    expect(retry?._meta?.['forgeops/premise']).toEqual({
+      kind: 'retry',
+      id: WEB,
+      ref: 'main',
+      pipeline_id: retry?.arguments.pipeline_id,
+    });
     await frame.waitForSelector('.stages .job-running');
 
     // The retried job runs to its end on the sandbox's clock and fails again: a broken build, not a flaky one. The

@@ -14,6 +14,8 @@ export type Theme = 'light' | 'dark';
 export interface ViewCall {
   name: string;
   arguments: Record<string, unknown>;
+  /** The request's _meta, when the view sent one (the premise of a write button). */
+  _meta?: Record<string, unknown>;
   result?: CallToolResult;
 }
 

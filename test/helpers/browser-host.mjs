@@ -123,10 +123,11 @@ export async function startAppHost(browser, options) {
   // Only the host's own page may call forgeops: a binding is visible in every frame, the view's too.
   await page.exposeBinding('forgeopsCallTool', async (source, params) => {
     if (source.frame !== page.mainFrame()) throw new Error('only the host page calls tools');
-    const call = { name: params.name, arguments: params.arguments ?? {} };
+    // Forwarded whole, _meta too, as a host that passes the view's tools/call on does.
+    const call = { name: params.name, arguments: params.arguments ?? {}, ...(params._meta ? { _meta: params._meta } : {}) };
     viewCalls.push(call);
     await held.get(params.name)?.opened;
-    call.result = await client.callTool({ name: params.name, arguments: call.arguments });
+    call.result = await client.callTool({ name: params.name, arguments: call.arguments, ...(call._meta ? { _meta: call._meta } : {}) });
     return call.result;
   });
   // The page's timers (the view's own refresh among them) then move when the test says, as page.clock.runFor.

@@ -8,7 +8,8 @@ import { HttpClient } from '../../src/http/client.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
-export type ElicitAnswer = (message: string) => ElicitResult;
+/** The human's answer to an approval question; a test may change the world first (it answers when it resolves). */
+export type ElicitAnswer = (message: string) => ElicitResult | Promise<ElicitResult>;
 
 export interface ConnectOptions extends Partial<McpServerOptions> {
   client: McpServerOptions['client'];

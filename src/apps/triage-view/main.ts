@@ -50,9 +50,17 @@ function theme(context: McpUiHostContext | undefined): void {
   if (context.styles?.css?.fonts) applyHostFonts(context.styles.css.fonts);
 }
 
-async function call(tool: string, input: Record<string, unknown>): Promise<ToolResultLike> {
+async function call(
+  tool: string,
+  input: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): Promise<ToolResultLike> {
   try {
-    return (await app.callServerTool({ name: tool, arguments: input })) as ToolResultLike;
+    return (await app.callServerTool({
+      name: tool,
+      arguments: input,
+      ...(meta ? { _meta: meta } : {}),
+    })) as ToolResultLike;
   } catch (error) {
     return {
       isError: true,

@@ -40,6 +40,11 @@ export interface ViewAction {
 
 /** The server's tool that checks a button's premise. */
 export const PREMISE_TOOL = 'check_button_premise';
+/**
+ * The tools/call _meta key the premise travels under beside the button's write, so that a write that waits for a
+ * human's approval is checked again when it is approved (the server's PREMISE_META; the view loads nothing of the server).
+ */
+export const PREMISE_META = 'forgeops/premise';
 
 export interface TriageView {
   project: string;
@@ -320,13 +325,18 @@ export function logLines(result: ToolResultLike): string {
   return unfence(data && typeof data.log === 'string' ? data.log : resultText(result));
 }
 
-/** How the view calls a server tool through the host. */
-export type CallTool = (tool: string, input: Record<string, unknown>) => Promise<ToolResultLike>;
+/** How the view calls a server tool through the host; `meta` goes as the request's _meta. */
+export type CallTool = (
+  tool: string,
+  input: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+) => Promise<ToolResultLike>;
 
 /**
  * A button pressed: its premise checked first (check_button_premise); when it changed, the server's words are the
- * outcome and the button's tool is never called, so a view drawn on an old red pipeline retries nothing. `ran` says
- * whether the tool was called (then the view reads the state again).
+ * outcome and the button's tool is never called, so a view drawn on an old red pipeline retries nothing; the premise
+ * goes with the call as well (PREMISE_META), for an approval that comes later. `ran` says whether the tool was called
+ * (then the view reads the state again).
  */
 export async function actOnPremise(
   action: ViewAction,
@@ -352,6 +362,8 @@ export async function actOnPremise(
       };
     note = text(data.said) ?? '';
   }
-  const said = outcomeText(await call(action.tool, action.input));
+  // The premise goes with the write too: the host may ask a human first, and the server checks it again once approved.
+  const meta = action.premise ? { [PREMISE_META]: { ...action.premise } } : undefined;
+  const said = outcomeText(await call(action.tool, action.input, meta));
   return { ok: said.ok, text: note ? `${note} ${said.text}` : said.text, ran: true };
 }

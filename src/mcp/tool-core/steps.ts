@@ -5,7 +5,13 @@ import type { ApiTransport } from '../../http/types.js';
 import type { Logger } from '../../log.js';
 import { recordApproval } from '../../metrics.js';
 import type { ApprovalAnswer, ApprovalCall } from '../../approval/port.js';
-import { executeCall, prepareCallResolved } from '../../operations/engine/call.js';
+import {
+  PREMISE_META,
+  PREMISE_OPERATION,
+  type PremiseResult,
+  premiseUnread,
+} from '../../operations/composed/premise-call.js';
+import { executeCall, prepareCall, prepareCallResolved } from '../../operations/engine/call.js';
 import type { Operation } from '../../operations/engine/define.js';
 import { dryRunCall, takeDryRun } from '../../operations/engine/dry-run.js';
 import { resolvePeople } from '../../operations/engine/people.js';
@@ -60,6 +66,8 @@ export interface CallContext {
   limits: CallLimits;
   askApproval: AskApproval;
   log: Logger;
+  /** Another operation of this session by name (loading it if need be): the premise check after an approval. */
+  operation(name: string): Promise<Operation | undefined>;
 }
 
 /** Where a call stands between two steps. */
@@ -141,9 +149,33 @@ export const approvalStep: Step<'awaiting_approval'> = async ({ prepared, progre
     call.log.info(`mcp ${op.name}: not approved`);
     return { kind: 'declined', result: textResult(answer.reason, true) };
   }
+  const changed = await premiseChanged(call);
+  if (changed !== undefined) {
+    call.log.info(`mcp ${op.name}: approved, but what its button stood on changed; not run`);
+    return refused(changed);
+  }
   progress.phase('waiting for the service');
   return { at: 'approved', prepared, progress };
 };
+
+/**
+ * A view's button sends what it stood on beside its call (_meta, see PREMISE_META), checked by the view just before
+ * the call; a call that waited for a human is checked again once approved, as the caller, since the answer may come
+ * minutes later, when the branch is green again. Undefined: nothing was sent, or it still holds; else why nothing runs.
+ */
+async function premiseChanged(call: CallContext): Promise<string | undefined> {
+  const sent = call.extra._meta?.[PREMISE_META];
+  if (sent === undefined) return undefined;
+  const unread = (why: string) => premiseUnread(new Error(why));
+  const check = await call.operation(PREMISE_OPERATION);
+  if (!check) return unread(`${PREMISE_OPERATION} is not offered here`);
+  const prepared = prepareCall(check, sent, { readOnly: call.settings.readOnly }, call.explain);
+  if (prepared.kind !== 'run') return unread(prepared.kind === 'refused' ? prepared.message : 'it needs approval');
+  const outcome = await executeCall(check, prepared.input, lookupContext(call), call.explain);
+  if (!outcome.ok) return unread(outcome.message);
+  const answer = outcome.result.data as PremiseResult;
+  return answer.holds ? undefined : answer.said;
+}
 
 /** Sends the call, within the call's (or the task's) deadline and signal; a failure is said in words. */
 export const executeStep: Step<'approved'> = async ({ prepared, progress }, call) => {

@@ -5,8 +5,11 @@ import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
 import { defineOperation, fields, type Operation, type OperationResult, type RunContext } from '../engine/define.js';
 import { executeOperation } from '../engine/execute.js';
-import { asList, shortSha, show } from '../engine/present.js';
+import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
+import { PREMISE_OPERATION, type PremiseResult } from './premise-call.js';
 import { revertBranchName } from './revert-as-merge-request.js';
+
+export { PREMISE_OPERATION, premiseUnread } from './premise-call.js';
 
 /** What a button does: its premise says which facts it stands on. */
 export type ButtonKind = 'retry' | 'revert' | 'incident' | 'log' | 'mute';
@@ -35,6 +38,23 @@ const NOTHING: Record<ButtonKind, string> = {
 };
 
 const FINISHED = new Set(['success', 'failed']);
+
+/** The shortest sha git abbreviates to, and the start of one a message may name. */
+const MIN_SHA = 7;
+
+/** "This reverts commit <sha>" as git's revert and the service's Revert button write it, full or abbreviated. */
+const REVERTS = /This reverts commit ([0-9a-f]{7,40})\b/gi;
+
+/** Whether a commit message or a description says it reverts `sha` (either sha may be the other's abbreviation). */
+function reverts(text: unknown, sha: string): boolean {
+  if (typeof text !== 'string') return false;
+  const ours = sha.toLowerCase();
+  for (const [, named] of text.matchAll(REVERTS)) {
+    const theirs = named.toLowerCase();
+    if (theirs.startsWith(ours) || ours.startsWith(theirs)) return true;
+  }
+  return false;
+}
 
 function hhmm(iso: unknown): string {
   return typeof iso === 'string' && iso.length >= 16 ? `${iso.slice(11, 16)} UTC` : 'recently';
@@ -78,52 +98,89 @@ export class PremiseCheck {
     return { holds: true };
   }
 
-  /** A revert stands while no merge request of it was opened or merged (its branch is revert-<sha8>). */
+  /**
+   * A revert stands while the commit is still on the branch (a force push may have dropped it) and nothing reverted it
+   * yet: no commit on the branch since it says "This reverts commit <sha>", and no merge request into the branch, open
+   * or merged, reverts it — forgeops's own from revert-<sha8>, or one made elsewhere (the service's Revert button
+   * writes that same sentence into its description).
+   */
   private async revertPremise(premise: ButtonPremise, sha: string, ctx: RunContext): Promise<PremiseAnswer> {
+    const { project, ref } = premise;
+    const short = shortSha(sha);
+    const changed = (words: string): PremiseAnswer => ({ holds: false, changed: `${words}; ${NOTHING.revert}.` });
+    if (!(await this.onBranch(premise, sha, ctx)))
+      return changed(`${short} is no longer on ${ref} (history was rewritten)`);
     const branch = revertBranchName(sha);
-    const mrs = asList(
-      await this.read(
+    const [ours, mentioning, since] = await Promise.all([
+      this.read('list_project_merge_requests', { id: project, source_branch: branch, state: 'all', per_page: 20 }, ctx),
+      // The service's search matches any part of the title or description: the shortest sha a message names finds
+      // both the full one the Revert button writes and an abbreviated one typed by hand.
+      this.read(
         'list_project_merge_requests',
-        { id: premise.project, source_branch: branch, state: 'all', per_page: 20 },
+        { id: project, search: sha.slice(0, MIN_SHA), target_branch: ref, state: 'all', per_page: 20 },
         ctx,
       ),
-    ).filter((mr) => mr.source_branch === branch);
-    const merged = mrs.find((mr) => mr.state === 'merged');
-    if (merged)
-      return {
-        holds: false,
-        changed: `${shortSha(sha)} was reverted already by merge request !${show(merged.iid)}; ${NOTHING.revert}.`,
-      };
-    const open = mrs.find((mr) => mr.state === 'opened');
-    if (open)
-      return {
-        holds: false,
-        changed: `merge request !${show(open.iid)} reverting ${shortSha(sha)} is open already; ${NOTHING.revert}.`,
-      };
+      // Newest first, so a revert made long ago may lie beyond the pages read; revert_as_merge_request would then find
+      // its own revert empty and make nothing.
+      this.read('list_commits', { id: project, ref_name: `${sha}..${ref}`, per_page: 100, all_pages: true }, ctx),
+    ]);
+    const commits = asList(since);
+    const reverting = commits.filter((c) => reverts(c.message, sha));
+    // A revert reverted in turn brought the commit back: it no longer counts, nor do the merge requests that made it.
+    const standing = reverting.find((r) => !commits.some((c) => reverts(c.message, String(r.id))));
+    const ourRequests = asList(ours).filter((mr) => mr.source_branch === branch);
+    const elsewhere = asList(mentioning).filter(
+      (mr) => mr.source_branch !== branch && mr.target_branch === ref && reverts(mr.description, sha),
+    );
+    const by = (mr: Fields) => {
+      const author = asRecord(mr.author).username;
+      return typeof author === 'string' ? ` (opened by ${author})` : '';
+    };
+    // A merged one is named before its commit (who did it, and where it was discussed); squashed, or its message
+    // reworded, the merge request alone says it.
+    const merged = [...ourRequests, ...elsewhere].find((mr) => mr.state === 'merged' && mr.target_branch === ref);
+    if (merged && (standing || reverting.length === 0))
+      return changed(`${short} was reverted already by !${show(merged.iid)}${by(merged)}`);
+    if (standing) return changed(`${short} was reverted already by commit ${shortSha(standing.id)} on ${ref}`);
+    const open = ourRequests.find((mr) => mr.state === 'opened');
+    if (open) return changed(`merge request !${show(open.iid)} reverting ${short} is open already`);
+    const openElsewhere = elsewhere.find((mr) => mr.state === 'opened');
+    if (openElsewhere)
+      return changed(
+        `merge request !${show(openElsewhere.iid)} reverting ${short} is open already${by(openElsewhere)}`,
+      );
     return { holds: true };
   }
 
+  /**
+   * Whether the commit is still on the branch: the branches containing it, as the service lists them (a commit a force
+   * push dropped is on none, or is gone). A list cut short before naming the branch proves nothing, so it holds.
+   */
+  private async onBranch(premise: ButtonPremise, sha: string, ctx: RunContext): Promise<boolean> {
+    const op = this.find('list_commit_refs');
+    try {
+      const listed = await executeOperation(
+        op,
+        { id: premise.project, sha, type: 'branch', per_page: 100, all_pages: true },
+        ctx,
+      );
+      return asList(listed.data).some((r) => r.name === premise.ref) || listed.page?.has_more === true;
+    } catch (error) {
+      // The project unreadable is the presser's failure; a commit the service no longer knows is off every branch.
+      if (error instanceof ApiError && error.status === 404 && /commit/i.test(error.serviceMessage)) return false;
+      throw error;
+    }
+  }
+
   private async read(name: string, input: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
+    return (await executeOperation(this.find(name), input, ctx)).data;
+  }
+
+  private find(name: string): Operation {
     const op = this.operations().find((o) => o.name === name);
     if (!op) throw new Error(`${name} is not in the registry`);
-    return (await executeOperation(op, input, ctx)).data;
+    return op;
   }
-}
-
-/** The words of a premise that could not be read (the presser may not read the project): nothing is run. */
-export function premiseUnread(error: unknown): string {
-  const said = error instanceof ApiError ? error.message : (error as Error).message;
-  return `could not check that this button still applies: ${said.split('\n')[0]}; nothing was run.`;
-}
-
-/** The operation a view's button calls before it acts: the view is a page kept open for days, like a message. */
-export const PREMISE_OPERATION = 'check_button_premise';
-
-/** What check_button_premise answers: whether the button still applies, and in words what changed when not. */
-export interface PremiseResult {
-  holds: boolean;
-  /** What changed (nothing was run), or a note beside a premise that holds; empty when there is nothing to say. */
-  said: string;
 }
 
 async function runPremiseCheck(
@@ -141,7 +198,8 @@ async function runPremiseCheck(
 
 /**
  * check_button_premise: a read the triage view calls before a button's write, so a view drawn on a red pipeline that
- * is no longer the branch's latest (or a branch green again, a revert already open) runs nothing and says why.
+ * is no longer the branch's latest (or a branch green again, a commit reverted already or dropped by a force push) runs
+ * nothing and says why.
  */
 export function buttonPremiseOperation(operations: () => readonly Operation[]) {
   const premises = new PremiseCheck(operations);
@@ -149,12 +207,12 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
     name: PREMISE_OPERATION,
     chat: 'pipeline premise',
     area: 'pipelines',
-    outsideSpec: 'composed of Pipelines and Merge requests reads',
+    outsideSpec: 'composed of Pipelines, Commits and Merge requests reads',
     title: 'Check button premise',
     description:
-      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again, no revert merge request open); if not, what changed, in words.",
+      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request); if not, what changed, in words.",
     route: 'GET /projects/:id/pipelines',
-    composedOf: ['list_pipelines', 'list_project_merge_requests'],
+    composedOf: ['list_pipelines', 'list_commit_refs', 'list_commits', 'list_project_merge_requests'],
     input: z.object({
       id: fields.projectId(),
       kind: z.enum(['retry', 'revert', 'incident', 'log', 'mute']).describe('What the button does.'),

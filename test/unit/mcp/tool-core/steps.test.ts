@@ -26,6 +26,7 @@ function call(name: string, confirm: AskApproval = async () => ({ approved: true
     limits: {},
     askApproval: confirm,
     log: quiet,
+    operation: async (wanted) => operations.find((o) => o.name === wanted),
   };
 }
 
