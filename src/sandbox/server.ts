@@ -1,6 +1,6 @@
 // Starts the sandbox: a node:http server on loopback that answers /api/v4 and /api/scim/v2 from the route
-// table, and the paths outside /api from the areas' web routes, with authentication, parameters read as the
-// service reads them, fault injection and a request log.
+// table, and the OAuth provider's pages and endpoints (/oauth/…) from the web routes, with authentication,
+// parameters read as the service reads them, fault injection and a request log.
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -15,6 +15,7 @@ import { FaultInjector, RequestLog } from './faults.js';
 import { decodeBracketParams, decodeQueryString, parseParams } from './core/params.js';
 import { Reply, Router, type Method, type Route, type SandboxRequest } from './core/router.js';
 import { AREAS } from './areas/index.js';
+import { type Application, type ApplicationInput, registerApplication } from './areas/oauth/index.js';
 import { DEMO_TOKENS, removeOrphanTempDirs } from './core/seed.js';
 import { seed } from './seed.js';
 import { Store, type User } from './core/store.js';
@@ -47,6 +48,11 @@ export interface SandboxOptions {
    * a job, a pipeline within a minute; 0.1 is ten times faster).
    */
   jobTimeScale?: number;
+  /**
+   * OAuth applications to register at start (after the seed), e.g. a client with a fixed, documented client id;
+   * their secrets are generated and given back in Sandbox.applications. An invalid one fails the start.
+   */
+  applications?: readonly ApplicationInput[];
 }
 
 /** The job time scale from the environment: a positive number, else 1. */
@@ -62,6 +68,10 @@ export interface Sandbox {
   store: Store;
   faults: FaultInjector;
   requests: RequestLog;
+  /** The applications of SandboxOptions.applications, in order, with their client ids and secrets (in-process only). */
+  applications: readonly Application[];
+  /** Registers one more OAuth application (trusted ones too, which the admin API cannot make). */
+  registerApplication(input: ApplicationInput): Application;
   close(): Promise<void>;
 }
 
@@ -270,7 +280,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     reply: Reply,
     unknownParams: string[],
   ): Promise<void> {
-    // Outside /api/v4 and SCIM: the web routes, matched on the full path.
+    // Outside /api/v4 and SCIM: the web routes (the OAuth provider), matched on the full path.
     const match = !METHODS.has(method)
       ? ({ kind: 'not_found' } as const)
       : apiPath === null
@@ -339,13 +349,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   }
 
+  let applications: Application[];
   try {
     if (options.seed ?? true) await seed(store);
+    applications = (options.applications ?? []).map((input) => registerApplication(store, input));
   } catch (error) {
     await close();
     throw error;
   }
-  return { url: baseUrl, tokens: DEMO_TOKENS, store, faults, requests, close };
+  return {
+    url: baseUrl,
+    tokens: DEMO_TOKENS,
+    store,
+    faults,
+    requests,
+    applications,
+    registerApplication: (input) => registerApplication(store, input),
+    close,
+  };
 }
 
 /**

@@ -47,6 +47,7 @@ import { area as integrations } from './integrations/index.js';
 import { area as jobs } from './jobs/index.js';
 import { area as members } from './members/index.js';
 import { area as notificationSettings } from './notification-settings/index.js';
+import { area as oauth } from './oauth/index.js';
 import { area as packages } from './packages/index.js';
 import { area as pipelines } from './pipelines/index.js';
 import { area as projectHooks } from './project-hooks/index.js';
@@ -88,4 +89,5 @@ export const AREAS: readonly SandboxArea[] = [
   branches,
   tags,
   projectHooks,
+  oauth,
 ];
