@@ -16,6 +16,8 @@ import { decodeBracketParams, decodeQueryString, parseParams } from './core/para
 import { Reply, Router, type Method, type Route, type SandboxRequest } from './core/router.js';
 import { AREAS } from './areas/index.js';
 import { type Application, type ApplicationInput, registerApplication } from './areas/oauth/index.js';
+
+export type { Application, ApplicationInput };
 import { DEMO_TOKENS, removeOrphanTempDirs } from './core/seed.js';
 import { seed } from './seed.js';
 import { Store, type User } from './core/store.js';
