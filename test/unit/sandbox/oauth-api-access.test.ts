@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { authorizeInBrowser, Browser, jsonOf, pkcePair, postForm } from './oauth-browser.js';
+import { authorizeInBrowser, Browser, formsOf, jsonOf, pkcePair, postForm } from './oauth-browser.js';
 import { api } from './sandbox-client.js';
 
 const CALLBACK = 'https://portal.example/cb';
@@ -158,6 +158,49 @@ describe('on the API', () => {
     const deleted = await api(sandbox, 'DELETE', `/applications/${app.id}`, { as: 'admin' });
     expect(deleted.status).toBe(204);
     expect((await api(sandbox, 'GET', '/user', bearer(access_token))).status).toBe(401);
+  });
+});
+
+describe('accounts', () => {
+  test('an account an administrator created signs in with its password; a reset one must change it; removal ends its tokens', async () => {
+    const created = await api(sandbox, 'POST', '/users', {
+      as: 'admin',
+      json: {
+        username: 'grace',
+        name: 'Grace Hopper',
+        email: 'grace@acme.example',
+        password: 'grace-sandbox-password',
+      },
+    });
+    expect(created.status).toBe(201);
+    const signInAs = async (password: string) => {
+      const browser = new Browser(sandbox);
+      const page = await browser.open('/users/sign_in');
+      return browser.submit(formsOf(page.html)[0], { username: 'grace', password });
+    };
+    const { access_token, refresh_token } = await tokensFor('grace', 'api');
+    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).data.username).toBe('grace');
+
+    // A password an administrator sets on an existing account must be changed first; the sandbox has no page for that.
+    const reset = await api(sandbox, 'PUT', `/users/${created.data.id}`, {
+      as: 'admin',
+      json: { password: 'grace-reset-5678' },
+    });
+    expect(reset.status).toBe(200);
+    const refused = await signInAs('grace-reset-5678');
+    expect(refused.status).toBe(403);
+    expect(refused.html).toContain('set by an administrator');
+    expect((await signInAs('grace-sandbox-password')).status).toBe(401);
+
+    sandbox.store.removeUser(sandbox.store.findUser('grace')!, false);
+    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).status).toBe(401);
+    const renewal = await postForm(sandbox, '/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token,
+      client_id: portal.uid,
+      client_secret: portal.secret,
+    });
+    expect(renewal.data.error).toBe('invalid_grant');
   });
 });
 

@@ -4,8 +4,7 @@
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { unrevokedTokensOf } from '../../core/credentials.js';
-import type { Router, SandboxRequest } from '../../core/router.js';
-import type { Reply } from '../../core/router.js';
+import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import type { Store, User } from '../../core/store.js';
 import { checkPassword } from '../users/index.js';
 import { type Application, applicationsOf, redirectUriMatches } from './applications.js';
