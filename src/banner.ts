@@ -6,7 +6,8 @@ import { SANDBOX_DEFAULT_ROLE } from './runtime.js';
 interface BannerInput {
   mcpUrl: string;
   serviceLabel: string;
-  sandbox?: SandboxInfo;
+  /** Its address and demo tokens (not its OAuth applications: a client secret is never printed). */
+  sandbox?: Pick<SandboxInfo, 'url' | 'tokens'>;
   config: Config;
 }
 

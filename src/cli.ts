@@ -319,7 +319,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const host = stringOption(values, 'host') ?? config.server.host;
   const port = portOption(values, 'serve') ?? config.server.port;
   const [
-    { createRuntime },
+    { createRuntime, forgeopsUrl },
     { operations },
     { createMcpServer },
     { startMcpHttpServer },
@@ -337,7 +337,8 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const catalog = catalogOf(operations);
   const selection = await toolSelection(config, values, operations);
   const approvals = await approvalPageForServe(config, host, log);
-  const runtime = await createRuntime(config, log);
+  // The sandbox's "forgeops" application sends people back to this server's callback.
+  const runtime = await createRuntime(config, log, { publicUrl: forgeopsUrl(host, port) });
   const slack = await startSlackBeside(config, log, runtime, approvals?.store);
   const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] =
     await Promise.all([import('./health.js'), import('./metrics.js'), import('./state/store.js')]);

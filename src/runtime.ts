@@ -5,10 +5,51 @@ import type { ApiRequest, ApiResponse, ApiTransport } from './http/types.js';
 import type { Logger } from './log.js';
 import { withoutCredentials } from './text/shown-url.js';
 import type { ServiceSettings } from './operations/engine/failures.js';
+import type { Application, ApplicationInput } from './sandbox/server.js';
+
+/** One of forgeops's own OAuth applications on the embedded sandbox. */
+export interface SandboxOAuthClient {
+  name: string;
+  client_id: string;
+  /** Handed over in process only; never logged or shown. A public client has none to use. */
+  client_secret?: string;
+  redirect_uris: string[];
+  scopes: string[];
+}
 
 export interface SandboxInfo {
   url: string;
   tokens: Record<string, string>;
+  /** forgeops's applications on the sandbox's OAuth provider, for signing in through the code host. */
+  applications: { forgeops: SandboxOAuthClient; cli: SandboxOAuthClient };
+}
+
+/**
+ * The client ids of forgeops's own applications on the embedded sandbox, fixed so that they can be documented:
+ * "forgeops" (confidential: the server's sign-in, redirecting to <forgeops URL>/oauth/callback) and "forgeops-cli"
+ * (public: the terminal's device grant, or a loopback redirect on any port).
+ */
+export const SANDBOX_CLIENT_IDS = { forgeops: 'forgeops-sandbox', cli: 'forgeops-cli-sandbox' } as const;
+const SANDBOX_CLIENT_SCOPES = ['api', 'read_api', 'read_user'] as const;
+const CLI_LOOPBACK_REDIRECT = 'http://127.0.0.1/callback';
+
+export interface RuntimeOptions {
+  /**
+   * forgeops's address as a browser reaches it (serve's), where the sandbox's "forgeops" application sends people
+   * back to; default the one of FORGEOPS_HOST and FORGEOPS_PORT (forgeopsUrl).
+   */
+  publicUrl?: string;
+}
+
+/**
+ * The address a browser on this machine reaches a forgeops listening on host:port by: a wildcard address is reached
+ * on 127.0.0.1. With port 0 (a free port, known only once listening) the port is left out: the sandbox matches a
+ * loopback IP redirect URI on any port (RFC 8252 §7.3), so the callback still matches on 127.0.0.1.
+ */
+export function forgeopsUrl(host: string, port: number): string {
+  const reached = host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const hostPart = reached.includes(':') ? `[${reached}]` : reached;
+  return port === 0 ? `http://${hostPart}` : `http://${hostPart}:${port}`;
 }
 
 export interface Runtime {
@@ -49,7 +90,7 @@ function lazyHttpClient(options: HttpClientOptions): ServiceClient {
   };
 }
 
-export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
+export async function createRuntime(config: Config, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   if (config.codehost.url) {
     const client = lazyHttpClient({
       baseUrl: config.codehost.url,
@@ -65,18 +106,55 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     const service = { address: `CODEHOST_URL (${shown})`, tokenSource: 'CODEHOST_TOKEN' };
     return { client, serviceLabel: shown, service, close: () => client.close() };
   }
-  return embeddedSandboxRuntime(config, log);
+  return embeddedSandboxRuntime(config, log, options.publicUrl ?? forgeopsUrl(config.server.host, config.server.port));
+}
+
+/** The sandbox's registrations of forgeops's two applications. */
+function forgeopsApplications(publicUrl: string): ApplicationInput[] {
+  return [
+    {
+      name: 'forgeops',
+      uid: SANDBOX_CLIENT_IDS.forgeops,
+      redirect_uris: [`${publicUrl.replace(/\/+$/, '')}/oauth/callback`],
+      scopes: [...SANDBOX_CLIENT_SCOPES],
+      confidential: true,
+      trusted: false,
+    },
+    {
+      name: 'forgeops-cli',
+      uid: SANDBOX_CLIENT_IDS.cli,
+      redirect_uris: [CLI_LOOPBACK_REDIRECT],
+      scopes: [...SANDBOX_CLIENT_SCOPES],
+      confidential: false,
+    },
+  ];
+}
+
+function clientInfo(app: Application, withSecret: boolean): SandboxOAuthClient {
+  return {
+    name: app.name,
+    client_id: app.uid,
+    ...(withSecret && { client_secret: app.secret }),
+    redirect_uris: [...app.redirect_uris],
+    scopes: [...app.scopes],
+  };
 }
 
 /**
  * Seeding the sandbox's git repositories takes a second or more; an MCP client should not wait for that to see
  * the tools. So the sandbox starts in the background and the first request waits for it.
  */
-function embeddedSandboxRuntime(config: Config, log: Logger): Runtime {
+function embeddedSandboxRuntime(config: Config, log: Logger, publicUrl: string): Runtime {
   const starting = (async () => {
     const { startSandbox } = await import('./sandbox/server.js');
-    const sandbox = await startSandbox({ port: 0, log: (line) => log.debug(`sandbox: ${line}`) });
+    const sandbox = await startSandbox({
+      port: 0,
+      log: (line) => log.debug(`sandbox: ${line}`),
+      applications: forgeopsApplications(publicUrl),
+    });
     const tokens = { ...sandbox.tokens } as Record<string, string>;
+    const [forgeops, cli] = sandbox.applications;
+    const applications = { forgeops: clientInfo(forgeops, true), cli: clientInfo(cli, false) };
     const client = lazyHttpClient({
       baseUrl: sandbox.url,
       token: config.codehost.token ?? tokens[SANDBOX_DEFAULT_ROLE],
@@ -86,7 +164,10 @@ function embeddedSandboxRuntime(config: Config, log: Logger): Runtime {
       ...clientOptions(config),
     });
     log.info(`no CODEHOST_URL set: using the embedded sandbox at ${sandbox.url}`);
-    return { sandbox, client, info: { url: sandbox.url, tokens } };
+    log.info(
+      `sandbox OAuth applications: forgeops (client id ${forgeops.uid}, confidential, redirect ${forgeops.redirect_uris[0]}) and forgeops-cli (client id ${cli.uid}, public: device grant or ${CLI_LOOPBACK_REDIRECT} on any port)`,
+    );
+    return { sandbox, client, info: { url: sandbox.url, tokens, applications } };
   })();
   // A failed start is reported by the first request that needs it; this only keeps it from being unhandled.
   starting.catch((error) => log.error(`embedded sandbox failed to start: ${(error as Error).message}`));

@@ -1,7 +1,7 @@
 // README sections written from the registry and the config schema, so the docs cannot drift from the code.
 import type { Operation } from '../operations/engine/define.js';
 import { ENVIRONMENT } from '../config.js';
-import { DEMO_ACCOUNTS, DEMO_TOKENS } from '../sandbox/core/seed.js';
+import { DEMO_ACCOUNTS, DEMO_TOKENS, demoPassword } from '../sandbox/core/seed.js';
 
 export const REFERENCE_BEGIN = '<!-- BEGIN GENERATED: reference (npm run docs) -->';
 export const REFERENCE_END = '<!-- END GENERATED: reference -->';
@@ -89,7 +89,7 @@ export function renderConfiguration(): string {
 }
 
 export function renderSandboxAccounts(): string {
-  const out = ['| role | user | token | access in group acme |', '|---|---|---|---|'];
+  const out = ['| role | user | token | password (sign-in page) | access in group acme |', '|---|---|---|---|---|'];
   const levels: Record<number, string> = {
     10: 'guest',
     20: 'reporter',
@@ -100,10 +100,10 @@ export function renderSandboxAccounts(): string {
   for (const a of DEMO_ACCOUNTS) {
     const access = a.acmeAccess === null ? 'none (not a member)' : levels[a.acmeAccess];
     out.push(
-      `| ${a.role}${a.role === 'admin' ? ' (instance administrator)' : ''} | \`${a.username}\` (${a.name}) | \`${DEMO_TOKENS[a.role]}\` | ${access} |`,
+      `| ${a.role}${a.role === 'admin' ? ' (instance administrator)' : ''} | \`${a.username}\` (${a.name}) | \`${DEMO_TOKENS[a.role]}\` | \`${demoPassword(a.username)}\` | ${access} |`,
     );
   }
-  out.push(`| SCIM | (bearer token for /api/scim/v2) | \`${DEMO_TOKENS.scim}\` | |`);
+  out.push(`| SCIM | (bearer token for /api/scim/v2) | \`${DEMO_TOKENS.scim}\` | | |`);
   return out.join('\n');
 }
 

@@ -6,7 +6,8 @@ interface FaultSpec {
   method?: string;
   /**
    * Only requests whose raw (still percent-encoded) path starts with this; paths are taken after /api/v4,
-   * e.g. '/projects/1/pipeline'; SCIM paths keep their full form ('/api/scim/v2/groups/…').
+   * e.g. '/projects/1/pipeline'; SCIM paths and the OAuth provider's keep their full form ('/api/scim/v2/groups/…',
+   * '/oauth/token').
    */
   path?: string;
   status: number;

@@ -1,14 +1,15 @@
-// `forgeops sandbox`: runs the sandbox in the foreground, prints its address and demo tokens, stops on a signal.
-import { DEMO_ACCOUNTS, DEMO_TOKENS } from './core/seed.js';
+// `forgeops sandbox`: runs the sandbox in the foreground, prints its address, demo tokens and passwords, stops on a
+// signal.
+import { DEMO_ACCOUNTS, DEMO_TOKENS, demoPassword } from './core/seed.js';
 import { startSandbox } from './server.js';
 
 /** The address and token table shown at start, as plain text. */
 export function describeSandbox(url: string): string {
   const rows = [
-    ...DEMO_ACCOUNTS.map((a) => [a.role, a.username, a.name, DEMO_TOKENS[a.role]]),
-    ['scim', '-', 'SCIM provisioning of group acme (Authorization: Bearer)', DEMO_TOKENS.scim],
+    ...DEMO_ACCOUNTS.map((a) => [a.role, a.username, a.name, DEMO_TOKENS[a.role], demoPassword(a.username)]),
+    ['scim', '-', 'SCIM provisioning of group acme (Authorization: Bearer)', DEMO_TOKENS.scim, '-'],
   ];
-  const header = ['role', 'user', 'name', 'token'];
+  const header = ['role', 'user', 'name', 'token', 'password (sign-in page)'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     cells
@@ -17,7 +18,7 @@ export function describeSandbox(url: string): string {
       .trimEnd();
   return [
     `forgeops sandbox running at ${url}`,
-    `  API:  ${url}/api/v4   SCIM: ${url}/api/scim/v2`,
+    `  API:  ${url}/api/v4   SCIM: ${url}/api/scim/v2   OAuth: ${url}/.well-known/oauth-authorization-server`,
     `  try:  curl -H 'PRIVATE-TOKEN: ${DEMO_TOKENS.developer}' ${url}/api/v4/projects/acme%2Fweb/pipelines`,
     '',
     line(header),

@@ -1,5 +1,6 @@
 // Starts the sandbox: a node:http server on loopback that answers /api/v4 and /api/scim/v2 from the route
-// table, with authentication, parameters read as the service reads them, fault injection and a request log.
+// table, and the OAuth provider's pages and endpoints (/oauth/…) from the web routes, with authentication,
+// parameters read as the service reads them, fault injection and a request log.
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -8,11 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realClock, type SandboxClock } from './core/clock.js';
 import { createContext } from './core/context.js';
+import { bearerToken, checkScopes, resolveCredential } from './core/credentials.js';
 import { HttpError, paramError, scimError, unauthorized, forbidden } from './core/errors.js';
 import { FaultInjector, RequestLog } from './faults.js';
 import { decodeBracketParams, decodeQueryString, parseParams } from './core/params.js';
 import { Reply, Router, type Method, type Route, type SandboxRequest } from './core/router.js';
 import { AREAS } from './areas/index.js';
+import { type Application, type ApplicationInput, registerApplication } from './areas/oauth/index.js';
+
+export type { Application, ApplicationInput };
 import { DEMO_TOKENS, removeOrphanTempDirs } from './core/seed.js';
 import { seed } from './seed.js';
 import { Store, type User } from './core/store.js';
@@ -45,6 +50,11 @@ export interface SandboxOptions {
    * a job, a pipeline within a minute; 0.1 is ten times faster).
    */
   jobTimeScale?: number;
+  /**
+   * OAuth applications to register at start (after the seed), e.g. a client with a fixed, documented client id;
+   * their secrets are generated and given back in Sandbox.applications. An invalid one fails the start.
+   */
+  applications?: readonly ApplicationInput[];
 }
 
 /** The job time scale from the environment: a positive number, else 1. */
@@ -60,6 +70,10 @@ export interface Sandbox {
   store: Store;
   faults: FaultInjector;
   requests: RequestLog;
+  /** The applications of SandboxOptions.applications, in order, with their client ids and secrets (in-process only). */
+  applications: readonly Application[];
+  /** Registers one more OAuth application (trusted ones too, which the admin API cannot make). */
+  registerApplication(input: ApplicationInput): Application;
   close(): Promise<void>;
 }
 
@@ -162,20 +176,21 @@ function authenticate(
   req: IncomingMessage,
   route: Route,
 ): { user: User | null; scimGroupId: number | null } {
+  if (route.options.auth === 'none') return { user: null, scimGroupId: null };
   if (route.options.auth === 'scim') {
-    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const groupId = match ? store.scimTokens.get(match[1]) : undefined;
+    const token = bearerToken(req.headers);
+    const groupId = token === undefined ? undefined : store.scimTokens.get(token);
     if (groupId === undefined) throw scimError(401, 'Unauthorized');
     return { user: null, scimGroupId: groupId };
   }
-  const header = req.headers['private-token'];
-  const token = Array.isArray(header) ? header[0] : header;
-  if (token === undefined || token === '') {
+  const credential = resolveCredential(store, req.headers);
+  if (!credential) {
     if (route.options.auth === 'user' || route.options.auth === 'admin') throw unauthorized();
     return { user: null, scimGroupId: null };
   }
-  const user = store.userByToken(token);
-  if (!user) throw unauthorized();
+  // As on the service, the token's scopes are checked as it is read, before the account's state.
+  checkScopes(credential, route.method, route.options.readScopes);
+  const { user } = credential;
   if (user.state === 'blocked') throw forbidden('Your account has been blocked');
   // Before the parameters are read, as on the service: a non-administrator learns nothing of what the route checks.
   if (route.options.auth === 'admin' && !user.is_admin) throw forbidden();
@@ -200,8 +215,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultInjector();
   const requests = new RequestLog();
   const router = new Router();
+  const webRouter = new Router('web');
   const context = createContext(store, logFailure);
-  for (const area of AREAS) area.routes(router, context);
+  for (const area of AREAS) {
+    area.routes(router, context);
+    area.webRoutes?.(webRouter, context);
+  }
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
@@ -214,7 +233,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const logPath = apiPath ?? rawPath;
     const unknownParams: string[] = [];
 
-    const fault = apiPath === null ? undefined : faults.take(method, apiPath);
+    const fault = faults.take(method, logPath);
     if (fault?.resetConnection) {
       requests.record({ method, path: logPath, status: 0, unknownParams });
       req.socket.destroy();
@@ -226,7 +245,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         reply.body = Buffer.from(fault.body);
         for (const [name, value] of Object.entries(fault.headers)) reply.header(name, value);
       } else {
-        await route(method, apiPath, rawQuery, req, reply, unknownParams);
+        await route(method, apiPath, rawPath, rawQuery, req, reply, unknownParams);
       }
     } catch (error) {
       // Start over: headers a handler set before failing (pagination, say) do not belong to the error.
@@ -257,13 +276,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   async function route(
     method: string,
     apiPath: string | null,
+    rawPath: string,
     rawQuery: string,
     req: IncomingMessage,
     reply: Reply,
     unknownParams: string[],
   ): Promise<void> {
-    const match =
-      apiPath === null || !METHODS.has(method) ? ({ kind: 'not_found' } as const) : router.match(method, apiPath);
+    // Outside /api/v4 and SCIM: the web routes (the OAuth provider), matched on the full path.
+    const match = !METHODS.has(method)
+      ? ({ kind: 'not_found' } as const)
+      : apiPath === null
+        ? webRouter.match(method, rawPath)
+        : router.match(method, apiPath);
     if (match.kind === 'not_found') throw new HttpError(404, { error: '404 Not Found' });
     if (match.kind === 'method_not_allowed') {
       throw new HttpError(405, { error: '405 Method Not Allowed' }, { allow: match.allowed.join(', ') });
@@ -327,13 +351,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   }
 
+  let applications: Application[];
   try {
     if (options.seed ?? true) await seed(store);
+    applications = (options.applications ?? []).map((input) => registerApplication(store, input));
   } catch (error) {
     await close();
     throw error;
   }
-  return { url: baseUrl, tokens: DEMO_TOKENS, store, faults, requests, close };
+  return {
+    url: baseUrl,
+    tokens: DEMO_TOKENS,
+    store,
+    faults,
+    requests,
+    applications,
+    registerApplication: (input) => registerApplication(store, input),
+    close,
+  };
 }
 
 /**

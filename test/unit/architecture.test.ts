@@ -88,7 +88,8 @@ const areaOf = (file: string) => /^sandbox\/areas\/([^/]+)\//.exec(file)?.[1];
  *   users → scim: PUT /users/:id with group_id_for_saml needs the group's SAML provider;
  *   releases → repository: creating a release's tag runs a git write through gitCall;
  *   group-import-export → work-items: a group's labels travel in its export archive;
- *   pipelines → jobs: retrying, cancelling or deleting a pipeline does it to the pipeline's jobs.
+ *   pipelines → jobs: retrying, cancelling or deleting a pipeline does it to the pipeline's jobs;
+ *   oauth → users: the OAuth provider's sign-in page checks the person's password.
  */
 const ALLOWED_AREA_EDGES = [
   'users → scim',
@@ -98,6 +99,7 @@ const ALLOWED_AREA_EDGES = [
   'branches → work-items',
   'work-items → jobs',
   'project-hooks → jobs',
+  'oauth → users',
 ];
 
 /** Imports that break the sandbox's layering: core → area, area → another area's internals or an unlisted area. */

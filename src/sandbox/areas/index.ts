@@ -3,7 +3,7 @@
 // How to add an area (see ../core/area.ts for SandboxArea and areaState):
 //   1. make a folder areas/<area>/ with state.ts (its records, its per-store state declared with
 //      areaState('<key>', init), its demo data), routes.ts and index.ts exporting `area: SandboxArea`
-//      ({ name, routes, seed?, forgetUser? });
+//      ({ name, routes, webRoutes?, seed?, forgetUser? }; webRoutes declares paths outside /api, like /oauth/token);
 //   2. import it below and add it to AREAS.
 //   An area imports the core (../../core/*, ../../git/*) and its own folder; another area only through that area's
 //   index.ts, and such an edge is listed in test/unit/architecture.test.ts.
@@ -47,6 +47,7 @@ import { area as integrations } from './integrations/index.js';
 import { area as jobs } from './jobs/index.js';
 import { area as members } from './members/index.js';
 import { area as notificationSettings } from './notification-settings/index.js';
+import { area as oauth } from './oauth/index.js';
 import { area as packages } from './packages/index.js';
 import { area as pipelines } from './pipelines/index.js';
 import { area as projectHooks } from './project-hooks/index.js';
@@ -88,4 +89,5 @@ export const AREAS: readonly SandboxArea[] = [
   branches,
   tags,
   projectHooks,
+  oauth,
 ];

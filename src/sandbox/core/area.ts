@@ -31,6 +31,11 @@ export interface SandboxArea extends UserRemovalHook {
   readonly name: string;
   /** Declares the area's routes (see the guide in areas/index.ts). */
   readonly routes: (router: Router, ctx: SandboxContext) => void;
+  /**
+   * Declares the area's routes outside /api (the OAuth provider's pages and endpoints), on a router of kind 'web':
+   * absolute patterns, auth 'none' (the handler reads cookies and tokens itself).
+   */
+  readonly webRoutes?: (router: Router, ctx: SandboxContext) => void;
   /** Adds the area's demo data after the core seed; areas seed in the order of areas/index.ts. */
   readonly seed?: (store: Store, seed: SeedContext) => void;
 }

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { paramError } from './errors.js';
 import { param } from './params.js';
+import type { TokenScope } from './scopes.js';
 import type { User } from './store.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -19,12 +20,18 @@ interface RouteOptions<S extends z.ZodObject> {
   /** 'offset' accepts page (≥1, default 1) and per_page (≥1, default 20, capped at 100). */
   pagination?: 'offset';
   /**
-   * 'optional' (default): a PRIVATE-TOKEN is checked when sent; 'user': a token is required (401 otherwise);
-   * 'scim' (the default, and the only choice, for /api/scim/ patterns): an `Authorization: Bearer` SCIM token
-   * is required (sets req.scimGroupId); 'admin': an administrator's token (401 without a token, 403 for anyone
-   * else), checked before the parameters.
+   * 'optional' (default): a token (PRIVATE-TOKEN, or a personal or OAuth token as `Authorization: Bearer`) is
+   * checked when sent; 'user': a token is required (401 otherwise); 'scim' (the default, and the only choice, for
+   * /api/scim/ patterns): an `Authorization: Bearer` SCIM token is required (sets req.scimGroupId); 'admin': an
+   * administrator's token (401 without a token, 403 for anyone else), checked before the parameters; 'none': the
+   * server reads no credential (the web routes: the OAuth provider reads its own).
    */
-  auth?: 'optional' | 'user' | 'admin' | 'scim';
+  auth?: 'optional' | 'user' | 'admin' | 'scim' | 'none';
+  /**
+   * Scopes besides api and read_api that let a token read this route (GET and HEAD only), as the service grants
+   * them per API: read_user on the users API, read_repository on the repository files API.
+   */
+  readScopes?: readonly TokenScope[];
   /** The body is the handler's business (req.body); it is not parsed into params. */
   rawBody?: boolean;
 }
@@ -169,6 +176,12 @@ export class Router {
   private readonly routes: Route[] = [];
 
   /**
+   * 'api' (default): patterns relative to /api/v4, or SCIM's in full. 'web': the paths outside /api (the OAuth
+   * provider's pages and endpoints), written in full ('/oauth/token'); their routes read no credential (auth 'none').
+   */
+  constructor(readonly kind: 'api' | 'web' = 'api') {}
+
+  /**
    * Declares a route. `pattern` is written as in the spec, relative to /api/v4 ('/projects/:id/pipelines'),
    * or absolute for SCIM ('/api/scim/v2/groups/:group_path/Users'). HEAD is never implied by GET.
    */
@@ -186,6 +199,10 @@ export class Router {
     if (scim !== (options.auth === 'scim') && options.auth !== undefined) {
       throw new Error(`route ${method} ${pattern}: SCIM routes, and only they, use auth 'scim'`);
     }
+    const none = options.auth === 'none' || (this.kind === 'web' && options.auth === undefined);
+    if ((this.kind === 'web') !== none) {
+      throw new Error(`route ${method} ${pattern}: web routes, and only they, use auth 'none'`);
+    }
     const base: z.ZodObject = options.params ?? z.object({});
     // Strict so that zod names unknown keys; parseParams decides whether they are ignored or refused.
     const schema = (options.pagination === 'offset' ? base.extend(paginationShape) : base).strict();
@@ -194,7 +211,10 @@ export class Router {
       pattern,
       segments: parsePattern(pattern),
       schema,
-      options: { ...(options as RouteOptions<z.ZodObject>), auth: options.auth ?? (scim ? 'scim' : 'optional') },
+      options: {
+        ...(options as RouteOptions<z.ZodObject>),
+        auth: options.auth ?? (this.kind === 'web' ? 'none' : scim ? 'scim' : 'optional'),
+      },
       handler: handler as Handler<unknown>,
     });
   }

@@ -2,7 +2,8 @@
 // projects with real git history, pipelines in every status, milestones and releases. Each area adds its own
 // (issues, merge requests, epics, keys, …) in its seed, run after this one by ../seed.ts.
 //
-// Demo tokens (send as `PRIVATE-TOKEN`; the SCIM one as `Authorization: Bearer`):
+// Demo tokens (send as `PRIVATE-TOKEN`; the SCIM one as `Authorization: Bearer`); each account signs in on the OAuth
+// provider's page with the password `<username>-sandbox-password` (demoPassword):
 //
 //   role        user    token                          what they can do
 //   admin       root    fo-admin-sandbox-token         instance administrator: sees and may do everything
@@ -50,6 +51,11 @@ export const DEMO_TOKENS = {
 } as const;
 
 type DemoRole = Exclude<keyof typeof DEMO_TOKENS, 'scim'>;
+
+/** The password of a demo account on the sign-in page (alice: alice-sandbox-password); documented in the README. */
+export function demoPassword(username: string): string {
+  return `${username}-sandbox-password`;
+}
 
 interface DemoAccount {
   role: DemoRole;
@@ -896,7 +902,7 @@ async function addAccountsAndProjects(
       name: account.name,
       email: account.email,
       is_admin: account.role === 'admin',
-      tokens: [DEMO_TOKENS[account.role]],
+      tokens: [{ token: DEMO_TOKENS[account.role], scopes: ['api'] }],
       bio: account.bio,
       organization: account.role === 'outsider' ? 'Walsh Consulting' : 'Acme',
       public_email: account.email,

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { GitRepo } from '../git/repo.js';
 import { realClock, type SandboxClock } from './clock.js';
+import type { TokenScope } from './scopes.js';
 
 /** Member access levels; 50 (owner) exists on groups and on personal projects. */
 export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -25,6 +26,12 @@ export interface Identity {
   saml_provider_id?: number | null;
 }
 
+/** A personal access token and what it may do (the demo tokens have `api`: everything the user may). */
+export interface PersonalAccessToken {
+  token: string;
+  scopes: readonly TokenScope[];
+}
+
 export interface User {
   id: number;
   /** Id of the user's personal namespace (groups and personal namespaces share one id space). */
@@ -35,7 +42,7 @@ export interface User {
   state: 'active' | 'blocked';
   is_admin: boolean;
   /** Personal access tokens; a request authenticates with any of them. */
-  tokens: string[];
+  tokens: PersonalAccessToken[];
   created_at: Date;
   /** Last change by an administrator or SCIM (order_by=updated_at); absent: never changed since created_at. */
   updated_at?: Date;
@@ -445,8 +452,13 @@ export class Store {
     removeWhere(this.users, (u) => u === user);
   }
 
-  userByToken(token: string): User | undefined {
-    return this.users.find((user) => user.tokens.includes(token));
+  /** The user a personal access token belongs to, with the token's scopes. */
+  personalAccessToken(token: string): { user: User; scopes: readonly TokenScope[] } | undefined {
+    for (const user of this.users) {
+      const found = user.tokens.find((t) => t.token === token);
+      if (found) return { user, scopes: found.scopes };
+    }
+    return undefined;
   }
 
   /** A numeric id or a username (case-insensitive), as `sudo` and `:user_id` accept. */

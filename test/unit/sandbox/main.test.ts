@@ -11,6 +11,7 @@ test('the banner lists every demo token with its user', () => {
   const text = describeSandbox('http://127.0.0.1:9999');
   expect(text).toContain('http://127.0.0.1:9999/api/v4');
   for (const token of Object.values(DEMO_TOKENS)) expect(text).toContain(token);
+  expect(text).toMatch(/^maintainer +alice +Alice Martin +fo-maintainer-sandbox-token +alice-sandbox-password$/m);
   expect(text).toMatch(/developer\s+bob\s+Bob Chen\s+fo-developer-sandbox-token/);
 });
 

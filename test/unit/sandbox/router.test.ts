@@ -67,3 +67,14 @@ describe('SCIM routes', () => {
     ).toThrow(/SCIM routes/);
   });
 });
+
+describe('web routes', () => {
+  test('read no credential (auth none), and only they may', () => {
+    const web = new Router('web');
+    web.route('POST', '/oauth/token', {}, () => undefined);
+    const match = web.match('POST', '/oauth/token');
+    expect(match.kind === 'found' && match.route.options.auth).toBe('none');
+    expect(() => web.route('GET', '/oauth/device', { auth: 'user' }, () => undefined)).toThrow(/web routes/);
+    expect(() => new Router().route('GET', '/projects', { auth: 'none' }, () => undefined)).toThrow(/web routes/);
+  });
+});

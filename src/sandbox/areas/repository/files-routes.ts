@@ -6,6 +6,7 @@ import { readFile, blame, type RepoFile } from '../../git/files.js';
 import type { FileAction } from '../../git/repo.js';
 import { param } from '../../core/params.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
+import type { TokenScope } from '../../core/scopes.js';
 import type { Project } from '../../core/store.js';
 import { authorOf, decodeContent, gitCall, identityOf, sendRaw } from './routes.js';
 import { checkPush } from './push-rules.js';
@@ -13,6 +14,9 @@ import { checkPush } from './push-rules.js';
 const FILE_PATH = '/projects/:id/repository/files/:file_path';
 
 const readParams = z.object({ ref: z.string().min(1) });
+/** A token with read_repository may read files, as on the service (its repository files API allows that scope). */
+const READ_SCOPES: readonly TokenScope[] = ['read_repository'];
+const readOptions = { params: readParams, readScopes: READ_SCOPES };
 
 const commitFields = {
   branch: z.string().min(1),
@@ -71,7 +75,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.empty(200);
   };
 
-  router.route('GET', FILE_PATH, { params: readParams }, async (req, reply) => {
+  router.route('GET', FILE_PATH, readOptions, async (req, reply) => {
     const { file } = await fileAt(req, reply);
     reply.json({
       file_name: file.file_name,
@@ -86,19 +90,19 @@ export function register(router: Router, ctx: SandboxContext): void {
       last_commit_id: file.last_commit_id,
     });
   });
-  router.route('HEAD', FILE_PATH, { params: readParams }, headOnly);
+  router.route('HEAD', FILE_PATH, readOptions, headOnly);
 
-  router.route('GET', `${FILE_PATH}/blame`, { params: readParams }, async (req, reply) => {
+  router.route('GET', `${FILE_PATH}/blame`, readOptions, async (req, reply) => {
     const { project, file } = await fileAt(req, reply);
     reply.json(await gitCall(() => blame(project.repo, file.commit_id, file.file_path)));
   });
-  router.route('HEAD', `${FILE_PATH}/blame`, { params: readParams }, headOnly);
+  router.route('HEAD', `${FILE_PATH}/blame`, readOptions, headOnly);
 
-  router.route('GET', `${FILE_PATH}/raw`, { params: readParams }, async (req, reply) => {
+  router.route('GET', `${FILE_PATH}/raw`, readOptions, async (req, reply) => {
     const { file } = await fileAt(req, reply);
     sendRaw(reply, file.content, file.file_name);
   });
-  router.route('HEAD', `${FILE_PATH}/raw`, { params: readParams }, headOnly);
+  router.route('HEAD', `${FILE_PATH}/raw`, readOptions, headOnly);
 
   /** One action as a commit on `branch`; refusals are 400 with the engine's message. */
   async function commitFile(req: SandboxRequest<z.output<typeof deleteParams>>, action: FileAction): Promise<void> {

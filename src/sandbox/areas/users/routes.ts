@@ -17,6 +17,7 @@ import { forbidden, messageError, notFound, paramError, validationError } from '
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import type { TokenScope } from '../../core/scopes.js';
 import type { Store, User } from '../../core/store.js';
 import { userAdmin, userBasic, userDetailed } from '../../core/views.js';
 import { passwordsOf } from './state.js';
@@ -24,6 +25,8 @@ import { samlProvidersOf } from '../scim/index.js';
 import { ownEntry } from '../../core/own-key.js';
 
 const text = () => z.string();
+/** A token with read_user may read the users API, as on the service (not /users/:id/projects: that is the projects API). */
+export const USERS_API: readonly TokenScope[] = ['read_user'];
 const flag = () => param.boolean().optional();
 const upload = z.union([
   z.string(),
@@ -217,7 +220,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       ? { ...view, custom_attributes: Object.entries(user.custom_attributes).map(([key, value]) => ({ key, value })) }
       : view;
 
-  router.route('GET', '/users', { params: listParams, pagination: 'offset' }, (req, reply) => {
+  router.route('GET', '/users', { params: listParams, pagination: 'offset', readScopes: USERS_API }, (req, reply) => {
     const p = req.params;
     const admin = req.user?.is_admin === true;
     checkIdentityPair(p);
@@ -261,7 +264,8 @@ export function register(router: Router, ctx: SandboxContext): void {
     );
   });
 
-  router.route('GET', '/users/:id', { params: z.object({ with_custom_attributes: flag() }) }, (req, reply) => {
+  const oneParams = { params: z.object({ with_custom_attributes: flag() }), readScopes: USERS_API };
+  router.route('GET', '/users/:id', oneParams, (req, reply) => {
     const user = findTarget(req);
     const admin = req.user?.is_admin === true;
     reply.json(
@@ -370,7 +374,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.empty(204);
   });
 
-  router.route('GET', '/user/status', { auth: 'user' }, (req, reply) => {
+  router.route('GET', '/user/status', { auth: 'user', readScopes: USERS_API }, (req, reply) => {
     const { emoji, message } = ctx.requireUser(req).status;
     reply.json({ emoji, message, message_html: message === null ? null : escapeHtml(message) });
   });

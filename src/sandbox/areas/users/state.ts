@@ -1,8 +1,9 @@
 // Accounts beyond the demo tokens' own: passwords (kept as hashes, never shown), the demo identities, statuses and
 // custom attributes, and the extra users that make the user list's filters tell something apart.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Store, User } from '../../core/store.js';
 import { areaState } from '../../core/area.js';
+import { demoPassword } from '../../core/seed.js';
 
 interface PasswordRecord {
   sha256: string;
@@ -15,7 +16,18 @@ class PasswordBook {
   private readonly records = new Map<number, PasswordRecord>();
 
   set(user: User, password: string, mustChange: boolean): void {
-    this.records.set(user.id, { sha256: createHash('sha256').update(password).digest('hex'), mustChange });
+    this.records.set(user.id, { sha256: sha256(password), mustChange });
+  }
+
+  /**
+   * Signing in with a password: 'ok', 'wrong' (also for a user without one), or 'must_change' for the right password
+   * set by an administrator, which the service makes its owner replace before anything else.
+   */
+  check(user: User, password: string): 'ok' | 'wrong' | 'must_change' {
+    const record = this.records.get(user.id);
+    const given = Buffer.from(sha256(password), 'hex');
+    if (!record || !timingSafeEqual(given, Buffer.from(record.sha256, 'hex'))) return 'wrong';
+    return record.mustChange ? 'must_change' : 'ok';
   }
 
   setRandom(user: User): void {
@@ -41,7 +53,7 @@ export function seedUsers(store: Store, users: Map<string, User>, epoch: number)
   users.get('bob')!.custom_attributes = { team: 'payments' };
   users.get('bob')!.status = { emoji: 'coffee', message: 'On call until Friday <3' };
   users.get('carol')!.two_factor_enabled = true;
-  for (const user of users.values()) passwordsOf(store).set(user, `${user.username}-sandbox-password`, false);
+  for (const user of users.values()) passwordsOf(store).set(user, demoPassword(user.username), false);
   // A former contractor, blocked and external: the active, blocked and external filters each change the list.
   const frank = store.addUser({
     username: 'frank',
@@ -54,6 +66,10 @@ export function seedUsers(store: Store, users: Map<string, User>, epoch: number)
     confirmed_at: new Date(epoch - 500 * DAY),
   });
   passwordsOf(store).setRandom(frank);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** Users' password hashes. */

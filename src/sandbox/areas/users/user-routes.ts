@@ -4,12 +4,17 @@ import type { SandboxContext } from '../../core/context.js';
 import { forbidden, notFound } from '../../core/errors.js';
 import type { Router } from '../../core/router.js';
 import { userAdmin, userSelf } from '../../core/views.js';
+import { USERS_API } from './routes.js';
 
 export function register(router: Router, ctx: SandboxContext): void {
   router.route(
     'GET',
     '/user',
-    { auth: 'user', params: z.object({ sudo: z.union([z.string().min(1), z.number().int()]).optional() }) },
+    {
+      auth: 'user',
+      readScopes: USERS_API,
+      params: z.object({ sudo: z.union([z.string().min(1), z.number().int()]).optional() }),
+    },
     (req, reply) => {
       const caller = ctx.requireUser(req);
       let user = caller;

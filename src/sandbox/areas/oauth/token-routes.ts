@@ -1,0 +1,303 @@
+// The provider's machine endpoints: POST /oauth/token (authorization_code with PKCE, refresh_token, device_code),
+// POST /oauth/revoke (RFC 7009), POST /oauth/introspect (RFC 7662), GET /oauth/token/info, /oauth/userinfo and the
+// authorization server metadata (RFC 8414).
+import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import type { SandboxContext } from '../../core/context.js';
+import {
+  bearerToken,
+  expiresAt,
+  findAccessToken,
+  findByRefreshToken,
+  issueAccessToken,
+  type OAuthAccessToken,
+  revokeAccessToken,
+  revokeAccessTokensWhere,
+  tokenState,
+} from '../../core/credentials.js';
+import type { HttpError } from '../../core/errors.js';
+import type { Reply, Router } from '../../core/router.js';
+import { isTokenScope, TOKEN_SCOPES, type TokenScope } from '../../core/scopes.js';
+import type { Store } from '../../core/store.js';
+import { userBasic } from '../../core/views.js';
+import { type Application, applicationsOf, authenticateClient } from './applications.js';
+import { DESCRIPTIONS, invalidGrant, missingParameter, NO_STORE, oauthError } from './errors.js';
+import {
+  codeExpired,
+  codeFamily,
+  deviceGrantExpired,
+  findCode,
+  findDeviceGrant,
+  forgetDeviceGrant,
+  verifierMatches,
+} from './grants.js';
+
+const text = () => z.string().optional();
+
+const tokenParams = z.object({
+  grant_type: text(),
+  code: text(),
+  redirect_uri: text(),
+  code_verifier: text(),
+  refresh_token: text(),
+  device_code: text(),
+  scope: text(),
+  client_id: text(),
+  client_secret: text(),
+});
+
+const revokeParams = z.object({
+  token: text(),
+  token_type_hint: text(),
+  client_id: text(),
+  client_secret: text(),
+});
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The token response (RFC 6749 §5.1) as the service sends it. */
+export function sendTokenResponse(reply: Reply, record: OAuthAccessToken): void {
+  for (const [name, value] of Object.entries(NO_STORE)) reply.header(name, value);
+  reply.json({
+    access_token: record.token,
+    token_type: 'Bearer',
+    expires_in: record.expires_in,
+    refresh_token: record.refresh_token,
+    scope: record.scopes.join(' '),
+    created_at: Math.floor(record.created_at / 1000),
+  });
+}
+
+function authorizationCodeGrant(store: Store, app: Application, params: z.infer<typeof tokenParams>): OAuthAccessToken {
+  if (!params.code) throw missingParameter('code');
+  if (!params.redirect_uri) throw missingParameter('redirect_uri');
+  const grant = findCode(store, params.code);
+  if (!grant || grant.application_id !== app.id) throw invalidGrant();
+  if (grant.used_at !== null) {
+    // RFC 6749 §4.1.2: a code used twice was stolen or replayed; what it gave may be in the wrong hands.
+    revokeAccessTokensWhere(store, (t) => t.family === codeFamily(grant));
+    throw invalidGrant();
+  }
+  if (codeExpired(store, grant) || grant.redirect_uri !== params.redirect_uri) throw invalidGrant();
+  // A code that carries a challenge needs its verifier; a verifier for a code without one is refused too, so that
+  // PKCE cannot be stripped off a request.
+  if (grant.code_challenge !== null || params.code_verifier !== undefined) {
+    if (grant.code_challenge === null || !params.code_verifier) throw invalidGrant();
+    if (!verifierMatches(params.code_verifier, grant.code_challenge)) throw invalidGrant();
+  }
+  grant.used_at = store.clock.now();
+  return issueAccessToken(store, {
+    user_id: grant.user_id,
+    application_id: app.id,
+    scopes: grant.scopes,
+    family: codeFamily(grant),
+  });
+}
+
+function refreshTokenGrant(store: Store, app: Application, params: z.infer<typeof tokenParams>): OAuthAccessToken {
+  if (!params.refresh_token) throw missingParameter('refresh_token');
+  const old = findByRefreshToken(store, params.refresh_token);
+  // A refresh token works once: the refresh revoked it along with its access token.
+  if (!old || old.application_id !== app.id || old.revoked_at !== null) throw invalidGrant();
+  if (!store.users.some((u) => u.id === old.user_id && u.state === 'active')) throw invalidGrant();
+  let scopes: TokenScope[] = old.scopes;
+  if (params.scope?.trim()) {
+    const asked = params.scope.trim().split(/\s+/);
+    if (!asked.every((s) => isTokenScope(s) && old.scopes.includes(s))) {
+      throw oauthError(400, 'invalid_scope', DESCRIPTIONS.invalid_scope);
+    }
+    scopes = [...new Set(asked)] as TokenScope[];
+  }
+  // Both old tokens stop working as the new pair is made, as the service does it.
+  revokeAccessToken(store, old);
+  return issueAccessToken(store, { user_id: old.user_id, application_id: app.id, scopes, family: old.family });
+}
+
+function deviceCodeGrant(store: Store, app: Application, params: z.infer<typeof tokenParams>): OAuthAccessToken {
+  if (!params.device_code) throw missingParameter('device_code');
+  const grant = findDeviceGrant(store, params.device_code);
+  if (!grant || grant.application_id !== app.id) throw invalidGrant();
+  if (deviceGrantExpired(store, grant)) {
+    forgetDeviceGrant(store, grant);
+    throw oauthError(400, 'expired_token', DESCRIPTIONS.expired_token);
+  }
+  if (grant.status === 'denied') {
+    forgetDeviceGrant(store, grant);
+    throw oauthError(400, 'access_denied', DESCRIPTIONS.access_denied);
+  }
+  if (grant.status === 'approved' && grant.user_id !== null) {
+    forgetDeviceGrant(store, grant);
+    return issueAccessToken(store, {
+      user_id: grant.user_id,
+      application_id: app.id,
+      scopes: grant.scopes,
+      family: `device:${grant.device_code}`,
+    });
+  }
+  const now = store.clock.now();
+  const tooSoon = grant.last_polled_at !== null && now - grant.last_polled_at < grant.interval * 1000;
+  grant.last_polled_at = now;
+  if (tooSoon) {
+    grant.interval += 5;
+    throw oauthError(400, 'slow_down', DESCRIPTIONS.slow_down);
+  }
+  throw oauthError(400, 'authorization_pending', DESCRIPTIONS.authorization_pending);
+}
+
+/** The token a resource endpoint of the provider was called with: the Bearer header, or access_token. */
+function presentedToken(headers: IncomingHttpHeaders, param: string | undefined): string | undefined {
+  return bearerToken(headers) ?? (param || undefined);
+}
+
+const TOKEN_DESCRIPTIONS = {
+  unknown: 'The access token is invalid',
+  expired: 'The access token expired',
+  revoked: 'The access token was revoked',
+} as const;
+
+/** The provider's own 401 for a bad token on its endpoints (token info, userinfo), with the challenge. */
+function providerInvalidToken(reason: keyof typeof TOKEN_DESCRIPTIONS): HttpError {
+  const description = TOKEN_DESCRIPTIONS[reason];
+  return oauthError(401, 'invalid_token', description, {
+    'www-authenticate': `Bearer realm="Doorkeeper", error="invalid_token", error_description="${description}"`,
+  });
+}
+
+/** The active access token presented to a provider endpoint, or its 401. */
+function activeToken(store: Store, token: string | undefined): OAuthAccessToken {
+  const record = token === undefined ? undefined : findAccessToken(store, token);
+  if (!record || !store.users.some((u) => u.id === record.user_id)) throw providerInvalidToken('unknown');
+  const state = tokenState(store, record);
+  if (state !== 'active') throw providerInvalidToken(state);
+  return record;
+}
+
+export function register(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+
+  router.route('POST', '/oauth/token', { params: tokenParams }, (req, reply) => {
+    const { params } = req;
+    if (!params.grant_type) throw missingParameter('grant_type');
+    const grants = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT];
+    if (!grants.includes(params.grant_type)) {
+      throw oauthError(400, 'unsupported_grant_type', DESCRIPTIONS.unsupported_grant_type);
+    }
+    const app = authenticateClient(store, req.headers, params);
+    const record =
+      params.grant_type === 'authorization_code'
+        ? authorizationCodeGrant(store, app, params)
+        : params.grant_type === 'refresh_token'
+          ? refreshTokenGrant(store, app, params)
+          : deviceCodeGrant(store, app, params);
+    sendTokenResponse(reply, record);
+  });
+
+  router.route('POST', '/oauth/revoke', { params: revokeParams }, (req, reply) => {
+    const token = req.params.token;
+    const record = token ? (findAccessToken(store, token) ?? findByRefreshToken(store, token)) : undefined;
+    // RFC 7009 §2.2: an unknown or already invalid token is no error.
+    if (record) {
+      const owner = applicationsOf(store).find((a) => a.id === record.application_id);
+      // A confidential application's tokens are revoked only by that application, authenticated.
+      if (owner?.confidential) {
+        const client = authenticateClient(store, req.headers, req.params);
+        if (client.id !== owner.id) throw oauthError(403, 'unauthorized_client', DESCRIPTIONS.unauthorized_client);
+      }
+      revokeAccessToken(store, record);
+    }
+    for (const [name, value] of Object.entries(NO_STORE)) reply.header(name, value);
+    reply.json({});
+  });
+
+  router.route('POST', '/oauth/introspect', { params: revokeParams }, (req, reply) => {
+    const client = authenticateClient(store, req.headers, req.params);
+    const token = req.params.token;
+    if (!token) throw missingParameter('token');
+    const record = findAccessToken(store, token) ?? findByRefreshToken(store, token);
+    const user = record && store.users.find((u) => u.id === record.user_id);
+    // Only the application the token was issued to learns about it (RFC 7662 §4); to anyone else it is inactive.
+    if (!record || !user || record.application_id !== client.id || tokenState(store, record) !== 'active') {
+      reply.json({ active: false });
+      return;
+    }
+    reply.json({
+      active: true,
+      scope: record.scopes.join(' '),
+      client_id: client.uid,
+      username: user.username,
+      token_type: 'Bearer',
+      exp: Math.floor(expiresAt(record) / 1000),
+      iat: Math.floor(record.created_at / 1000),
+      sub: String(user.id),
+    });
+  });
+
+  router.route('GET', '/oauth/token/info', { params: z.object({ access_token: text() }) }, (req, reply) => {
+    const record = activeToken(store, presentedToken(req.headers, req.params.access_token));
+    const app = applicationsOf(store).find((a) => a.id === record.application_id);
+    const expiresIn = Math.max(0, Math.floor((expiresAt(record) - store.clock.now()) / 1000));
+    reply.json({
+      resource_owner_id: record.user_id,
+      scope: record.scopes,
+      expires_in: expiresIn,
+      application: { uid: app?.uid ?? null },
+      created_at: Math.floor(record.created_at / 1000),
+      // The service still sends the names its provider's older versions used.
+      scopes: record.scopes,
+      expires_in_seconds: expiresIn,
+    });
+  });
+
+  const userinfo = (headers: IncomingHttpHeaders, accessToken: string | undefined, reply: Reply) => {
+    const record = activeToken(store, presentedToken(headers, accessToken));
+    if (!record.scopes.includes('openid')) {
+      throw oauthError(403, 'insufficient_scope', 'Access to this resource requires scope "openid".');
+    }
+    const user = store.users.find((u) => u.id === record.user_id)!;
+    const basic = userBasic(store, user);
+    // The groups the person belongs to, directly or through a parent, as full paths.
+    const groups = store.groups.filter((g) => store.groupAccess(user, g) > 0).map((g) => g.full_path);
+    reply.json({
+      sub: String(user.id),
+      sub_legacy: String(user.id),
+      name: user.name,
+      nickname: user.username,
+      preferred_username: user.username,
+      // The primary address with the email scope; otherwise only the one the person made public.
+      email: record.scopes.includes('email') ? user.email : user.public_email || null,
+      email_verified: record.scopes.includes('email') ? user.confirmed_at !== null : false,
+      website: user.website_url || null,
+      profile: basic.web_url,
+      picture: basic.avatar_url,
+      groups,
+    });
+  };
+  const userinfoParams = { params: z.object({ access_token: text() }) };
+  router.route('GET', '/oauth/userinfo', userinfoParams, (req, reply) =>
+    userinfo(req.headers, req.params.access_token, reply),
+  );
+  router.route('POST', '/oauth/userinfo', userinfoParams, (req, reply) =>
+    userinfo(req.headers, req.params.access_token, reply),
+  );
+
+  router.route('GET', '/.well-known/oauth-authorization-server', {}, (_req, reply) => {
+    const base = store.baseUrl;
+    reply.json({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/oauth/token`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      introspection_endpoint: `${base}/oauth/introspect`,
+      userinfo_endpoint: `${base}/oauth/userinfo`,
+      device_authorization_endpoint: `${base}/oauth/authorize_device`,
+      scopes_supported: TOKEN_SCOPES,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      code_challenge_methods_supported: ['S256'],
+    });
+  });
+}
