@@ -37,10 +37,10 @@ const REFERENCE = new RegExp(
  * Kept whole: it goes into inline code whole when it points at an issue, a merge request or another work item
  * (the service reads those as references too) or holds anything that reads as one, and is left as it is otherwise.
  */
-const URL = String.raw`https?://[\w.~:/?#@!$&+,;=%()-]*[\w/#=&%~+-]`;
+const WEB_ADDRESS = String.raw`https?://[\w.~:/?#@!$&+,;=%()-]*[\w/#=&%~+-]`;
 const WORK_ITEM_PATH =
   /\/(?:issues|merge_requests|work_items|epics|snippets|milestones|alert_management|incidents|designs)\/\d/;
-const URL_OR_REFERENCE = new RegExp(`${URL}|${REFERENCE.source}`, 'g');
+const URL_OR_REFERENCE = new RegExp(`${WEB_ADDRESS}|${REFERENCE.source}`, 'g');
 
 /** Inline code holding `content` exactly: a fence one backtick longer than any run inside it (CommonMark). */
 function codeSpan(content: string): string {
