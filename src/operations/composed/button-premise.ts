@@ -45,6 +45,11 @@ const MIN_SHA = 7;
 /** "This reverts commit <sha>" as git's revert and the service's Revert button write it, full or abbreviated. */
 const REVERTS = /This reverts commit ([0-9a-f]{7,40})\b/gi;
 
+/** A 404 about the commit, not the project: the project unreadable is the presser's failure, said as such. */
+function commitUnknown(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404 && /commit/i.test(error.serviceMessage);
+}
+
 /** Whether a commit message or a description says it reverts `sha` (either sha may be the other's abbreviation). */
 function reverts(text: unknown, sha: string): boolean {
   if (typeof text !== 'string') return false;
@@ -108,10 +113,10 @@ export class PremiseCheck {
     const { project, ref } = premise;
     const short = shortSha(sha);
     const changed = (words: string): PremiseAnswer => ({ holds: false, changed: `${words}; ${NOTHING.revert}.` });
-    if (!(await this.onBranch(premise, sha, ctx)))
-      return changed(`${short} is no longer on ${ref} (history was rewritten)`);
     const branch = revertBranchName(sha);
-    const [ours, mentioning, since] = await Promise.all([
+    // Read side by side: the answer waits for the slowest read, not for their sum.
+    const [onBranch, ours, mentioning, since] = await Promise.all([
+      this.onBranch(premise, sha, ctx),
       this.read('list_project_merge_requests', { id: project, source_branch: branch, state: 'all', per_page: 20 }, ctx),
       // The service's search matches any part of the title or description: the shortest sha a message names finds
       // both the full one the Revert button writes and an abbreviated one typed by hand.
@@ -122,8 +127,14 @@ export class PremiseCheck {
       ),
       // Newest first, so a revert made long ago may lie beyond the pages read; revert_as_merge_request would then find
       // its own revert empty and make nothing.
-      this.read('list_commits', { id: project, ref_name: `${sha}..${ref}`, per_page: 100, all_pages: true }, ctx),
+      this.read('list_commits', { id: project, ref_name: `${sha}..${ref}`, per_page: 100, all_pages: true }, ctx).catch(
+        (error: unknown) => {
+          if (commitUnknown(error)) return [];
+          throw error;
+        },
+      ),
     ]);
+    if (!onBranch) return changed(`${short} is no longer on ${ref} (history was rewritten)`);
     const commits = asList(since);
     const reverting = commits.filter((c) => reverts(c.message, sha));
     // A revert reverted in turn brought the commit back: it no longer counts, nor do the merge requests that made it.
@@ -153,33 +164,29 @@ export class PremiseCheck {
   }
 
   /**
-   * Whether the commit is still on the branch: the branches containing it, as the service lists them (a commit a force
-   * push dropped is on none, or is gone). A list cut short before naming the branch proves nothing, so it holds.
+   * Whether the commit is still on the branch: the commits it has that the branch has not (`<branch>..<sha>`) are none
+   * while it is one of the branch's, and a force push that dropped it leaves at least itself there. One short page, and
+   * no list of branches that could be cut short before naming this one.
    */
   private async onBranch(premise: ButtonPremise, sha: string, ctx: RunContext): Promise<boolean> {
-    const op = this.find('list_commit_refs');
     try {
-      const listed = await executeOperation(
-        op,
-        { id: premise.project, sha, type: 'branch', per_page: 100, all_pages: true },
+      const ahead = await this.read(
+        'list_commits',
+        { id: premise.project, ref_name: `${premise.ref}..${sha}`, per_page: 1 },
         ctx,
       );
-      return asList(listed.data).some((r) => r.name === premise.ref) || listed.page?.has_more === true;
+      return asList(ahead).length === 0;
     } catch (error) {
-      // The project unreadable is the presser's failure; a commit the service no longer knows is off every branch.
-      if (error instanceof ApiError && error.status === 404 && /commit/i.test(error.serviceMessage)) return false;
+      // A commit the service no longer knows is on no branch.
+      if (commitUnknown(error)) return false;
       throw error;
     }
   }
 
   private async read(name: string, input: Record<string, unknown>, ctx: RunContext): Promise<unknown> {
-    return (await executeOperation(this.find(name), input, ctx)).data;
-  }
-
-  private find(name: string): Operation {
     const op = this.operations().find((o) => o.name === name);
     if (!op) throw new Error(`${name} is not in the registry`);
-    return op;
+    return (await executeOperation(op, input, ctx)).data;
   }
 }
 
@@ -212,7 +219,7 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
     description:
       "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request); if not, what changed, in words.",
     route: 'GET /projects/:id/pipelines',
-    composedOf: ['list_pipelines', 'list_commit_refs', 'list_commits', 'list_project_merge_requests'],
+    composedOf: ['list_pipelines', 'list_commits', 'list_project_merge_requests'],
     input: z.object({
       id: fields.projectId(),
       kind: z.enum(['retry', 'revert', 'incident', 'log', 'mute']).describe('What the button does.'),

@@ -94,6 +94,11 @@ describe('the premise of a Revert button', () => {
       holds: false,
       changed: `${culprit.id.slice(0, 8)} is no longer on ${branch} (history was rewritten); nothing was reverted.`,
     });
+    // A commit the service no longer knows at all (collected after the rewrite) is on no branch either.
+    expect(await check(branch, 'c0ffee0c0ffee0c0')).toEqual({
+      holds: false,
+      changed: `c0ffee0c is no longer on ${branch} (history was rewritten); nothing was reverted.`,
+    });
   });
 
   it('fails once a commit on the branch reverted it, and stands again when that revert is reverted', async () => {
