@@ -20,6 +20,20 @@ function requestsTo(pathPart: string, method?: string) {
   return env.sandbox.requests.all().filter((r) => r.path.includes(pathPart) && (!method || r.method === method));
 }
 
+/** Creates a pipeline on main over MCP, then asks to delete it: the pipeline's id and the delete call's result. */
+async function deleteNewPipeline(mcp: Awaited<ReturnType<typeof connectInMemory>>) {
+  const created = await mcp.client.callTool({
+    name: 'create_pipeline',
+    arguments: { id: PUBLIC_PROJECT, ref: 'main' },
+  });
+  const id = (created.structuredContent as { id: number }).id;
+  const result = await mcp.client.callTool({
+    name: 'delete_pipeline',
+    arguments: { id: PUBLIC_PROJECT, pipeline_id: id },
+  });
+  return { id, result };
+}
+
 describe('tools/list', () => {
   it('offers every operation with its annotations derived from the effect', async () => {
     const mcp = await connectInMemory({ client: env.client });
@@ -136,15 +150,7 @@ describe('tools/call', () => {
 
   it('runs a destructive call without asking when the operator allowed it', async () => {
     const mcp = await connectInMemory({ client: env.client, approval: 'allow' });
-    const created = await mcp.client.callTool({
-      name: 'create_pipeline',
-      arguments: { id: PUBLIC_PROJECT, ref: 'main' },
-    });
-    const id = (created.structuredContent as { id: number }).id;
-    const result = await mcp.client.callTool({
-      name: 'delete_pipeline',
-      arguments: { id: PUBLIC_PROJECT, pipeline_id: id },
-    });
+    const { id, result } = await deleteNewPipeline(mcp);
     expect(result.isError).toBeFalsy();
     const gone = await mcp.client.callTool({
       name: 'get_pipeline',
@@ -160,15 +166,7 @@ describe('tools/call', () => {
       client: env.client,
       elicit: () => ({ action: 'accept', content: { confirm: true } }),
     });
-    const created = await mcp.client.callTool({
-      name: 'create_pipeline',
-      arguments: { id: PUBLIC_PROJECT, ref: 'main' },
-    });
-    const id = (created.structuredContent as { id: number }).id;
-    const result = await mcp.client.callTool({
-      name: 'delete_pipeline',
-      arguments: { id: PUBLIC_PROJECT, pipeline_id: id },
-    });
+    const { id, result } = await deleteNewPipeline(mcp);
     expect(result.isError).toBeFalsy();
     expect(mcp.prompts).toHaveLength(1);
     expect(mcp.prompts[0]).toContain(`\n  pipeline_id: ${id} — on "main", `);
@@ -182,15 +180,7 @@ describe('tools/call', () => {
       client: env.client,
       elicit: () => ({ action: 'accept', content: { confirm: false } }),
     });
-    const created = await mcp.client.callTool({
-      name: 'create_pipeline',
-      arguments: { id: PUBLIC_PROJECT, ref: 'main' },
-    });
-    const id = (created.structuredContent as { id: number }).id;
-    const result = await mcp.client.callTool({
-      name: 'delete_pipeline',
-      arguments: { id: PUBLIC_PROJECT, pipeline_id: id },
-    });
+    const { id, result } = await deleteNewPipeline(mcp);
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/nothing was changed/);
     expect(requestsTo(`/pipelines/${id}`, 'DELETE')).toHaveLength(0);
