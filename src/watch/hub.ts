@@ -9,6 +9,7 @@ import { executeOperation } from '../operations/engine/execute.js';
 import type { TriageReport } from '../operations/composed/triage.js';
 import { StoreUnavailableError } from '../state/redis-store.js';
 import type { PeerChannel, StateStore } from '../state/store.js';
+import { DEFAULT_REFUSED_WATCHES, DEFAULT_REFUSED_WATCHES_WINDOW_MS } from './defaults.js';
 import {
   BranchWatch,
   DEFAULT_WATCH_INTERVAL_MS,
@@ -24,12 +25,6 @@ import {
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
 const MAX_WATCHES_PER_SUBSCRIBER = 10;
-/**
- * Watch attempts refused by the service (a made-up or unreadable project) one subscriber may make per window: each
- * costs service requests, so a flood of made-up names costs at most this many before they are refused unasked.
- */
-export const MAX_FAILED_WATCH_ATTEMPTS = 10;
-export const FAILED_WATCH_WINDOW_MS = 10 * 60_000;
 
 /** One subscriber's watch of a project's branch (`ref` absent: the default branch, the only one watched for now). */
 export interface Subscription {
@@ -87,6 +82,9 @@ interface WatchHubOptions {
   holder?: string;
   maxWatches?: number;
   maxPerSubscriber?: number;
+  /** Watch attempts the service refused one subscriber may make in `refusedWindowMs` (FORGEOPS_MAX_REFUSED_WATCHES). */
+  maxRefused?: number;
+  refusedWindowMs?: number;
   /** The store in words, for the log and /readyz ("Redis at cache.internal:6379"). */
   storeName?: string;
   recorder?: WatchRecorder;
@@ -103,6 +101,12 @@ class DeliveryUnderWay extends Error {
 }
 
 const part = (text: string) => encodeURIComponent(text);
+/** A window in words: "10 minutes", "1 minute", "90 seconds". */
+const spanOf = (ms: number): string => {
+  const unit = ms % 60_000 === 0 ? { size: 60_000, word: 'minute' } : { size: 1000, word: 'second' };
+  const count = Math.ceil(ms / unit.size);
+  return `${count} ${unit.word}${count === 1 ? '' : 's'}`;
+};
 /**
  * A project as typed (" ACME%2FWEB/ ") in the form the service is asked about and stored paths are matched against:
  * the service resolves the case and a number, but a path encoded once more, spaced or slashed at the end it refuses.
@@ -250,10 +254,9 @@ export class WatchHub {
   private async counted<T>(subscriber: string, read: () => Promise<T>): Promise<T> {
     const { store } = this.o;
     const failed = await store.count(failedPrefix(subscriber));
-    if (failed >= MAX_FAILED_WATCH_ATTEMPTS) {
-      const minutes = Math.round(FAILED_WATCH_WINDOW_MS / 60_000);
+    if (failed >= (this.o.maxRefused ?? DEFAULT_REFUSED_WATCHES)) {
       throw new WatchRefusedError(
-        `${failed} watch attempts from here named projects the service refused in the last ${minutes} minutes; ` +
+        `${failed} watch attempts from here named projects the service refused in the last ${spanOf(this.refusedWindowMs)}; ` +
           `forgeops asks it about no more for now: check the names (watching lists the ones you watch) and try again later`,
       );
     }
@@ -264,7 +267,7 @@ export class WatchHub {
       // The service refusing the name counts; the service being down is nobody's flood.
       if (typeof status === 'number' && status >= 400 && status < 500) {
         await store.add(`${failedPrefix(subscriber)}${this.now()}.${Math.random().toString(36).slice(2)}`, 1, {
-          ttlMs: FAILED_WATCH_WINDOW_MS,
+          ttlMs: this.refusedWindowMs,
         });
       }
       throw error;
@@ -636,6 +639,10 @@ export class WatchHub {
     const seconds = Math.round((this.now() - this.pausedSince) / 1000);
     this.pausedSince = undefined;
     this.o.log.info(`watch: watching resumed: ${this.storeName} answers again after ${seconds} s`);
+  }
+
+  private get refusedWindowMs(): number {
+    return this.o.refusedWindowMs ?? DEFAULT_REFUSED_WATCHES_WINDOW_MS;
   }
 
   private get storeName(): string {
