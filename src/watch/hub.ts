@@ -143,6 +143,11 @@ const EPISODE_RECORD_PREFIXES = ['watch:told:', 'watch:post:', 'watch:msg:', 'wa
 interface Entry {
   project: string;
 }
+/** A record as last read, with when (hub clock, epoch ms) it expires: written back, it keeps that expiry. */
+interface Remembered {
+  value: unknown;
+  expiresAt?: number;
+}
 interface Running {
   watch: BranchWatch;
   persisted: boolean;
@@ -164,7 +169,7 @@ export class WatchHub {
    * The open red episodes' records as last read (the watch's state, what each subscriber was told, the Slack message
    * kept to be updated): written back with the subscriptions, so the episode still ends in its message when green.
    */
-  private knownEpisodes = new Map<string, unknown>();
+  private knownEpisodes = new Map<string, Remembered>();
   /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
   private pausedSince: number | undefined;
 
@@ -420,18 +425,24 @@ export class WatchHub {
       await store.add(watcherKey(subscription.project, subscription.subscriber), 1);
       await store.add(key, subscription);
     }
-    for (const [key, value] of this.knownEpisodes) {
+    let restored = 0;
+    for (const [key, { value, expiresAt }] of this.knownEpisodes) {
+      // Each record keeps the expiry it had: written back with a fresh one, an episode lost and restored again and
+      // again would never expire. One past its expiry stays gone.
+      const ttlMs = expiresAt === undefined ? undefined : expiresAt - this.now();
+      if (ttlMs !== undefined && ttlMs <= 0) continue;
+      restored += 1;
       // A watch that checked since the loss wrote its state afresh, without the episode: the remembered one wins, so
       // the next check finds the branch moved on and tells the episode's end. The rest only if absent.
       if (key.startsWith(STATE_PREFIX)) {
         const now = await store.get<{ episode?: unknown }>(key);
-        if (!now?.episode) await store.set(key, value);
-      } else await store.add(key, value, { ttlMs: EPISODE_TTL_MS });
+        if (!now?.episode) await store.set(key, value, ttlMs === undefined ? {} : { ttlMs });
+      } else await store.add(key, value, ttlMs === undefined ? {} : { ttlMs });
     }
     await store.add(EPOCH_KEY, this.now());
     this.o.log.warn(
       `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) and ` +
-        `${this.knownEpisodes.size} open episode record(s) this replica knew`,
+        `${restored} open episode record(s) this replica knew`,
     );
   }
 
@@ -439,18 +450,23 @@ export class WatchHub {
    * Every open red episode's records in the store: the watch states with an episode, and the keys its transitions
    * and messages are kept under (each starts with the episode's key after its own prefix).
    */
-  private async readEpisodes(): Promise<Map<string, unknown>> {
+  private async readEpisodes(): Promise<Map<string, Remembered>> {
     const { store } = this.o;
-    const found = new Map<string, unknown>();
+    const found = new Map<string, Remembered>();
+    const remember = (key: string, read: { value: unknown; ttlMs?: number }) =>
+      found.set(key, {
+        value: read.value,
+        ...(read.ttlMs === undefined ? {} : { expiresAt: this.now() + read.ttlMs }),
+      });
     for (const key of await store.keys(STATE_PREFIX)) {
-      const state = await store.get<{ episode?: { key?: unknown } }>(key);
-      const episode = state?.episode?.key;
-      if (typeof episode !== 'string') continue;
-      found.set(key, state);
+      const state = await store.getWithTtl<{ episode?: { key?: unknown } }>(key);
+      const episode = state?.value?.episode?.key;
+      if (!state || typeof episode !== 'string') continue;
+      remember(key, state);
       for (const prefix of EPISODE_RECORD_PREFIXES)
         for (const record of await store.keys(`${prefix}${episode}:`)) {
-          const value = await store.get(record);
-          if (value !== undefined) found.set(record, value);
+          const read = await store.getWithTtl(record);
+          if (read !== undefined) remember(record, read);
         }
     }
     return found;
@@ -502,7 +518,7 @@ export class WatchHub {
       },
       ...(this.o.recorder ? { onServiceRequest: () => this.o.recorder?.requested() } : {}),
       // Only open episodes' states are remembered: a check after a loss (before or after the write-back) goes on.
-      remembered: (key) => this.knownEpisodes.get(key) as WatchState | undefined,
+      remembered: (key) => this.knownEpisodes.get(key)?.value as WatchState | undefined,
     });
     const running: Running = { watch, persisted, listeners: new Set() };
     this.running.set(project, running);
