@@ -380,9 +380,8 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     watches: listenTo,
   });
   // The service's pipeline events check a watched branch at once; without the secret nobody could tell them from a stranger's.
-  const webhookSecret = config.watch.webhookSecret;
-  const webhook = webhookSecret
-    ? await (await import('./watch/webhook.js')).mountedPipelineWebhook({ secret: webhookSecret, watches, log })
+  const webhook = config.watch.webhookSecret
+    ? (await import('./watch/webhook.js')).configuredPipelineWebhook(config.watch, { watches, log })
     : undefined;
   // One memory of the tokens the service accepted, for the sessions' caps and the 2026-07-28 questions alike.
   const tokenChecker = (await import('./mcp/token-check.js')).serviceTokenChecker(runtime.client);

@@ -6,6 +6,12 @@ import { z } from 'zod';
 import { CaFileError, readCaFile } from './http/ca.js';
 import { DEFAULT_LISTENER_TIMEOUTS } from './http/listener.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
+import {
+  DEFAULT_NUDGE_SPACING_MS,
+  DEFAULT_REFUSED_WATCHES,
+  DEFAULT_REFUSED_WATCHES_WINDOW_MS,
+  MAX_NUDGE_SPACING_MS,
+} from './watch/defaults.js';
 import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './approval/page-store.js';
 import { trustedProxyList } from './mcp/session-caps.js';
 import { quotedUrl } from './text/shown-url.js';
@@ -231,6 +237,12 @@ export const ENVIRONMENT = z.object({
   ),
   FORGEOPS_MAX_WATCHES: wholeNumber(200, 1).describe('Branches watched in all, over every replica (default 200).'),
   FORGEOPS_MAX_WATCHES_PER_CHANNEL: wholeNumber(10, 1).describe('Branches one Slack channel may watch (default 10).'),
+  FORGEOPS_MAX_REFUSED_WATCHES: wholeNumber(DEFAULT_REFUSED_WATCHES, 1).describe(
+    `Watch attempts one Slack channel may make that the service refuses (a made-up or unreadable project) within FORGEOPS_REFUSED_WATCHES_WINDOW_MS; past them its watches are refused without asking the service (default ${DEFAULT_REFUSED_WATCHES}).`,
+  ),
+  FORGEOPS_REFUSED_WATCHES_WINDOW_MS: wholeNumber(DEFAULT_REFUSED_WATCHES_WINDOW_MS, 1_000).describe(
+    `Milliseconds a refused watch attempt counts against its channel (default ${DEFAULT_REFUSED_WATCHES_WINDOW_MS}, 10 minutes).`,
+  ),
   FORGEOPS_WEBHOOK_SECRET: z
     .string()
     .optional()
@@ -240,6 +252,9 @@ export const ENVIRONMENT = z.object({
     .describe(
       "Secret token of the service's pipeline webhooks: set, `serve` takes pipeline events on /hooks/pipeline (the X-Gitlab-Token header must match) and checks a watched branch at once.",
     ),
+  FORGEOPS_WEBHOOK_SPACING_MS: wholeNumber(DEFAULT_NUDGE_SPACING_MS, 0, MAX_NUDGE_SPACING_MS).describe(
+    `Least milliseconds between two checks of one project that pipeline webhooks ask for: a burst of events is one check at once and one when the spacing has passed (default ${DEFAULT_NUDGE_SPACING_MS}; 0: every event asks at once, though two checks of a project never overlap).`,
+  ),
   FORGEOPS_LOG_LEVEL: oneOf(['error', 'warn', 'info', 'debug'])
     .optional()
     .default('info')
@@ -352,8 +367,19 @@ export interface Config {
   /** HTTP(S)_PROXY and NO_PROXY as configured (upper or lower case), read nowhere else. */
   proxy: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
   maxResultChars: number;
-  /** Watching branches: check interval, caps, and the webhook's secret (unset: no webhook endpoint). */
-  watch: { intervalMs: number; maxWatches: number; maxPerChannel: number; webhookSecret?: string };
+  /**
+   * Watching branches: check interval, caps, the refused attempts a channel may make in their window, the webhook's
+   * secret (unset: no webhook endpoint) and the spacing of the checks webhooks ask for.
+   */
+  watch: {
+    intervalMs: number;
+    maxWatches: number;
+    maxPerChannel: number;
+    maxRefused: number;
+    refusedWindowMs: number;
+    webhookSecret?: string;
+    webhookSpacingMs: number;
+  };
   /** Largest MCP message either transport accepts. */
   maxMessageBytes: number;
   logLevel: 'error' | 'warn' | 'info' | 'debug';
@@ -439,7 +465,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       intervalMs: e.FORGEOPS_WATCH_INTERVAL_MS,
       maxWatches: e.FORGEOPS_MAX_WATCHES,
       maxPerChannel: e.FORGEOPS_MAX_WATCHES_PER_CHANNEL,
+      maxRefused: e.FORGEOPS_MAX_REFUSED_WATCHES,
+      refusedWindowMs: e.FORGEOPS_REFUSED_WATCHES_WINDOW_MS,
       webhookSecret: e.FORGEOPS_WEBHOOK_SECRET || undefined,
+      webhookSpacingMs: e.FORGEOPS_WEBHOOK_SPACING_MS,
     },
     maxMessageBytes: e.FORGEOPS_MAX_MESSAGE_BYTES,
     logLevel: e.FORGEOPS_LOG_LEVEL,

@@ -149,6 +149,14 @@ export class RedisStore implements StateStore, PeerChannel {
     return text === null ? undefined : (JSON.parse(text) as T);
   }
 
+  /** GET and PTTL in one transaction: PTTL answers -1 for a key kept until deleted. */
+  async getWithTtl<T>(key: string): Promise<{ value: T; ttlMs?: number } | undefined> {
+    const [text, ttl] = await this.run(() => checked(this.redis.multi().get(this.key(key)).pttl(this.key(key)).exec()));
+    if (typeof text !== 'string') return undefined;
+    const value = JSON.parse(text) as T;
+    return Number(ttl) >= 0 ? { value, ttlMs: Number(ttl) } : { value };
+  }
+
   async set(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<void> {
     const text = JSON.stringify(value ?? null);
     await this.run(async () => {

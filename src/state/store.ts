@@ -15,6 +15,11 @@ export interface PeerChannel {
 
 export interface StateStore extends ApprovalStorage {
   get<T>(key: string): Promise<T | undefined>;
+  /**
+   * The value with the time it has left to live (read in one step): what a copy kept to be written back needs, so
+   * the copy expires when the original would have, however often it is written back.
+   */
+  getWithTtl<T>(key: string): Promise<{ value: T; ttlMs?: number } | undefined>;
   set(key: string, value: unknown, options?: { ttlMs?: number }): Promise<void>;
   /** Sets only when the key is absent (Redis SET NX); true when it did. Deduplication relies on it. */
   add(key: string, value: unknown, options?: { ttlMs?: number }): Promise<boolean>;
@@ -74,6 +79,13 @@ export class MemoryStore implements StateStore {
   async get<T>(key: string): Promise<T | undefined> {
     const entry = this.live(key);
     return entry ? (structuredClone(entry.value) as T) : undefined;
+  }
+
+  async getWithTtl<T>(key: string): Promise<{ value: T; ttlMs?: number } | undefined> {
+    const entry = this.live(key);
+    if (!entry) return undefined;
+    const value = structuredClone(entry.value) as T;
+    return entry.expiresAt === undefined ? { value } : { value, ttlMs: entry.expiresAt - this.now() };
   }
 
   async set(key: string, value: unknown, options: { ttlMs?: number } = {}): Promise<void> {

@@ -9,6 +9,7 @@ import { executeOperation } from '../operations/engine/execute.js';
 import type { TriageReport } from '../operations/composed/triage.js';
 import { StoreUnavailableError } from '../state/redis-store.js';
 import type { PeerChannel, StateStore } from '../state/store.js';
+import { DEFAULT_REFUSED_WATCHES, DEFAULT_REFUSED_WATCHES_WINDOW_MS } from './defaults.js';
 import {
   BranchWatch,
   DEFAULT_WATCH_INTERVAL_MS,
@@ -24,12 +25,6 @@ import {
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
 const MAX_WATCHES_PER_SUBSCRIBER = 10;
-/**
- * Watch attempts refused by the service (a made-up or unreadable project) one subscriber may make per window: each
- * costs service requests, so a flood of made-up names costs at most this many before they are refused unasked.
- */
-export const MAX_FAILED_WATCH_ATTEMPTS = 10;
-export const FAILED_WATCH_WINDOW_MS = 10 * 60_000;
 
 /** One subscriber's watch of a project's branch (`ref` absent: the default branch, the only one watched for now). */
 export interface Subscription {
@@ -87,6 +82,9 @@ interface WatchHubOptions {
   holder?: string;
   maxWatches?: number;
   maxPerSubscriber?: number;
+  /** Watch attempts the service refused one subscriber may make in `refusedWindowMs` (FORGEOPS_MAX_REFUSED_WATCHES). */
+  maxRefused?: number;
+  refusedWindowMs?: number;
   /** The store in words, for the log and /readyz ("Redis at cache.internal:6379"). */
   storeName?: string;
   recorder?: WatchRecorder;
@@ -103,6 +101,12 @@ class DeliveryUnderWay extends Error {
 }
 
 const part = (text: string) => encodeURIComponent(text);
+/** A window in words: "10 minutes", "1 minute", "90 seconds". */
+const spanOf = (ms: number): string => {
+  const unit = ms % 60_000 === 0 ? { size: 60_000, word: 'minute' } : { size: 1000, word: 'second' };
+  const count = Math.ceil(ms / unit.size);
+  return `${count} ${unit.word}${count === 1 ? '' : 's'}`;
+};
 /**
  * A project as typed (" ACME%2FWEB/ ") in the form the service is asked about and stored paths are matched against:
  * the service resolves the case and a number, but a path encoded once more, spaced or slashed at the end it refuses.
@@ -139,6 +143,11 @@ const EPISODE_RECORD_PREFIXES = ['watch:told:', 'watch:post:', 'watch:msg:', 'wa
 interface Entry {
   project: string;
 }
+/** A record as last read, with when (hub clock, epoch ms) it expires: written back, it keeps that expiry. */
+interface Remembered {
+  value: unknown;
+  expiresAt?: number;
+}
 interface Running {
   watch: BranchWatch;
   persisted: boolean;
@@ -160,7 +169,7 @@ export class WatchHub {
    * The open red episodes' records as last read (the watch's state, what each subscriber was told, the Slack message
    * kept to be updated): written back with the subscriptions, so the episode still ends in its message when green.
    */
-  private knownEpisodes = new Map<string, unknown>();
+  private knownEpisodes = new Map<string, Remembered>();
   /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
   private pausedSince: number | undefined;
 
@@ -250,10 +259,9 @@ export class WatchHub {
   private async counted<T>(subscriber: string, read: () => Promise<T>): Promise<T> {
     const { store } = this.o;
     const failed = await store.count(failedPrefix(subscriber));
-    if (failed >= MAX_FAILED_WATCH_ATTEMPTS) {
-      const minutes = Math.round(FAILED_WATCH_WINDOW_MS / 60_000);
+    if (failed >= (this.o.maxRefused ?? DEFAULT_REFUSED_WATCHES)) {
       throw new WatchRefusedError(
-        `${failed} watch attempts from here named projects the service refused in the last ${minutes} minutes; ` +
+        `${failed} watch attempts from here named projects the service refused in the last ${spanOf(this.refusedWindowMs)}; ` +
           `forgeops asks it about no more for now: check the names (watching lists the ones you watch) and try again later`,
       );
     }
@@ -264,7 +272,7 @@ export class WatchHub {
       // The service refusing the name counts; the service being down is nobody's flood.
       if (typeof status === 'number' && status >= 400 && status < 500) {
         await store.add(`${failedPrefix(subscriber)}${this.now()}.${Math.random().toString(36).slice(2)}`, 1, {
-          ttlMs: FAILED_WATCH_WINDOW_MS,
+          ttlMs: this.refusedWindowMs,
         });
       }
       throw error;
@@ -417,18 +425,24 @@ export class WatchHub {
       await store.add(watcherKey(subscription.project, subscription.subscriber), 1);
       await store.add(key, subscription);
     }
-    for (const [key, value] of this.knownEpisodes) {
+    let restored = 0;
+    for (const [key, { value, expiresAt }] of this.knownEpisodes) {
+      // Each record keeps the expiry it had: written back with a fresh one, an episode lost and restored again and
+      // again would never expire. One past its expiry stays gone.
+      const ttlMs = expiresAt === undefined ? undefined : expiresAt - this.now();
+      if (ttlMs !== undefined && ttlMs <= 0) continue;
+      restored += 1;
       // A watch that checked since the loss wrote its state afresh, without the episode: the remembered one wins, so
       // the next check finds the branch moved on and tells the episode's end. The rest only if absent.
       if (key.startsWith(STATE_PREFIX)) {
         const now = await store.get<{ episode?: unknown }>(key);
-        if (!now?.episode) await store.set(key, value);
-      } else await store.add(key, value, { ttlMs: EPISODE_TTL_MS });
+        if (!now?.episode) await store.set(key, value, ttlMs === undefined ? {} : { ttlMs });
+      } else await store.add(key, value, ttlMs === undefined ? {} : { ttlMs });
     }
     await store.add(EPOCH_KEY, this.now());
     this.o.log.warn(
       `watch: ${this.storeName} lost its data; wrote back the ${this.known.size} subscription(s) and ` +
-        `${this.knownEpisodes.size} open episode record(s) this replica knew`,
+        `${restored} open episode record(s) this replica knew`,
     );
   }
 
@@ -436,18 +450,23 @@ export class WatchHub {
    * Every open red episode's records in the store: the watch states with an episode, and the keys its transitions
    * and messages are kept under (each starts with the episode's key after its own prefix).
    */
-  private async readEpisodes(): Promise<Map<string, unknown>> {
+  private async readEpisodes(): Promise<Map<string, Remembered>> {
     const { store } = this.o;
-    const found = new Map<string, unknown>();
+    const found = new Map<string, Remembered>();
+    const remember = (key: string, read: { value: unknown; ttlMs?: number }) =>
+      found.set(key, {
+        value: read.value,
+        ...(read.ttlMs === undefined ? {} : { expiresAt: this.now() + read.ttlMs }),
+      });
     for (const key of await store.keys(STATE_PREFIX)) {
-      const state = await store.get<{ episode?: { key?: unknown } }>(key);
-      const episode = state?.episode?.key;
-      if (typeof episode !== 'string') continue;
-      found.set(key, state);
+      const state = await store.getWithTtl<{ episode?: { key?: unknown } }>(key);
+      const episode = state?.value?.episode?.key;
+      if (!state || typeof episode !== 'string') continue;
+      remember(key, state);
       for (const prefix of EPISODE_RECORD_PREFIXES)
         for (const record of await store.keys(`${prefix}${episode}:`)) {
-          const value = await store.get(record);
-          if (value !== undefined) found.set(record, value);
+          const read = await store.getWithTtl(record);
+          if (read !== undefined) remember(record, read);
         }
     }
     return found;
@@ -499,7 +518,7 @@ export class WatchHub {
       },
       ...(this.o.recorder ? { onServiceRequest: () => this.o.recorder?.requested() } : {}),
       // Only open episodes' states are remembered: a check after a loss (before or after the write-back) goes on.
-      remembered: (key) => this.knownEpisodes.get(key) as WatchState | undefined,
+      remembered: (key) => this.knownEpisodes.get(key)?.value as WatchState | undefined,
     });
     const running: Running = { watch, persisted, listeners: new Set() };
     this.running.set(project, running);
@@ -636,6 +655,10 @@ export class WatchHub {
     const seconds = Math.round((this.now() - this.pausedSince) / 1000);
     this.pausedSince = undefined;
     this.o.log.info(`watch: watching resumed: ${this.storeName} answers again after ${seconds} s`);
+  }
+
+  private get refusedWindowMs(): number {
+    return this.o.refusedWindowMs ?? DEFAULT_REFUSED_WATCHES_WINDOW_MS;
   }
 
   private get storeName(): string {

@@ -27,6 +27,8 @@ export async function startWatchHub(options: {
     intervalMs: config.watch.intervalMs,
     maxWatches: config.watch.maxWatches,
     maxPerSubscriber: config.watch.maxPerChannel,
+    maxRefused: config.watch.maxRefused,
+    refusedWindowMs: config.watch.refusedWindowMs,
     ...(config.server.replicaId ? { holder: `${config.server.replicaId}:${process.pid}` } : {}),
     storeName: state.where,
     // Counted only once serve or the Slack bot enabled metrics; prom-client is never loaded here.

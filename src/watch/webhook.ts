@@ -3,6 +3,7 @@
 // a webhook only says "look now", so many for one project within the spacing become one check after it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { recordWebhook } from '../metrics.js';
 import { systemClock, type WatchClock } from './branch-watch.js';
@@ -21,7 +22,7 @@ interface PipelineWebhookOptions {
   log: Logger;
   maxBytes?: number;
   clock?: WatchClock;
-  /** The least time between two checks of one project that webhooks ask for (DEFAULT_NUDGE_SPACING_MS). */
+  /** The least time between two checks of one project that webhooks ask for (FORGEOPS_WEBHOOK_SPACING_MS). */
   spacingMs?: number;
 }
 
@@ -127,4 +128,16 @@ export function pipelineWebhook(options: PipelineWebhookOptions): (req: Incoming
 /** The receiver and where serve mounts it, as the approval page and Slack are mounted. */
 export function mountedPipelineWebhook(options: PipelineWebhookOptions) {
   return { path: PIPELINE_HOOK_PATH, handle: pipelineWebhook(options) };
+}
+
+/**
+ * serve's receiver as configured: none without FORGEOPS_WEBHOOK_SECRET (nobody could tell the service's events from a
+ * stranger's), its checks spaced by FORGEOPS_WEBHOOK_SPACING_MS.
+ */
+export function configuredPipelineWebhook(
+  settings: Pick<Config['watch'], 'webhookSecret' | 'webhookSpacingMs'>,
+  options: Pick<PipelineWebhookOptions, 'watches' | 'log' | 'clock'>,
+) {
+  if (!settings.webhookSecret) return undefined;
+  return mountedPipelineWebhook({ ...options, secret: settings.webhookSecret, spacingMs: settings.webhookSpacingMs });
 }

@@ -225,6 +225,9 @@ describe('forgeops mcp from the built bundle', () => {
     CODEHOST_MAX_RETRIES: 'lots',
     FORGEOPS_HTTP_REQUEST_TIMEOUT_MS: 'soon',
     FORGEOPS_HTTP_HEADERS_TIMEOUT_MS: '0',
+    FORGEOPS_MAX_REFUSED_WATCHES: '0',
+    FORGEOPS_REFUSED_WATCHES_WINDOW_MS: 'ten minutes',
+    FORGEOPS_WEBHOOK_SPACING_MS: '-5',
   };
 
   it.each(Object.entries(INVALID_SETTINGS))(

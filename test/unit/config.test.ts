@@ -25,6 +25,39 @@ describe('parseConfig', () => {
     );
   });
 
+  it('reads the watch settings, with the current values as defaults, and refuses a bad one naming it', () => {
+    expect(parseConfig({}).watch).toEqual({
+      intervalMs: 30_000,
+      maxWatches: 200,
+      maxPerChannel: 10,
+      maxRefused: 10,
+      refusedWindowMs: 600_000,
+      webhookSpacingMs: 5_000,
+    });
+    expect(
+      parseConfig({
+        FORGEOPS_MAX_REFUSED_WATCHES: '3',
+        FORGEOPS_REFUSED_WATCHES_WINDOW_MS: '90000',
+        FORGEOPS_WEBHOOK_SPACING_MS: '0',
+      }).watch,
+    ).toMatchObject({ maxRefused: 3, refusedWindowMs: 90_000, webhookSpacingMs: 0 });
+    const refused: Array<[string, string, RegExp]> = [
+      ['FORGEOPS_MAX_REFUSED_WATCHES', '0', /of 1 or more; got '0'/],
+      ['FORGEOPS_MAX_REFUSED_WATCHES', 'ten', /of 1 or more; got 'ten'/],
+      ['FORGEOPS_REFUSED_WATCHES_WINDOW_MS', '999', /of 1000 or more; got '999'/],
+      ['FORGEOPS_REFUSED_WATCHES_WINDOW_MS', '10m', /of 1000 or more; got '10m'/],
+      ['FORGEOPS_WEBHOOK_SPACING_MS', '-1', /from 0 to 600000; got '-1'/],
+      ['FORGEOPS_WEBHOOK_SPACING_MS', '600001', /from 0 to 600000; got '600001'/],
+      ['FORGEOPS_WEBHOOK_SPACING_MS', '5s', /from 0 to 600000; got '5s'/],
+    ];
+    for (const [name, value, why] of refused) {
+      expect(() => parseConfig({ [name]: value }), `${name}=${value}`).toThrow(ConfigError);
+      expect(() => parseConfig({ [name]: value }), `${name}=${value}`).toThrow(
+        new RegExp(`^invalid configuration: ${name} must be a whole number ${why.source}`),
+      );
+    }
+  });
+
   it('reads every variable', () => {
     const config = parseConfig({
       CODEHOST_URL: 'https://code.example.com/code/',

@@ -186,6 +186,13 @@ export interface Project {
   description: string;
   namespace: Namespace;
   full_path: string;
+  /**
+   * The full paths it had before a rename, oldest first: the service keeps each as a redirect, so a request naming
+   * one still finds the project, until another project takes that path.
+   */
+  former_paths: string[];
+  /** The full path it was made at, whatever it is called now (the runner's CI table is found by it). */
+  made_at: string;
   name_with_namespace: string;
   visibility: Visibility;
   default_branch: string;
@@ -224,7 +231,9 @@ type NewGroup = Pick<Group, 'name' | 'path'> & { parent?: Group } & Partial<
     Omit<Group, 'id' | 'full_path' | 'full_name' | 'parent_id' | 'members'>
   >;
 type NewProject = Pick<Project, 'name' | 'path' | 'namespace' | 'creator_id'> &
-  Partial<Omit<Project, 'id' | 'namespace' | 'full_path' | 'name_with_namespace' | 'repo' | 'members'>>;
+  Partial<
+    Omit<Project, 'id' | 'namespace' | 'full_path' | 'former_paths' | 'name_with_namespace' | 'repo' | 'members'>
+  >;
 
 /** What the store asks of each area when it removes a user (SandboxArea extends it, ./area.ts). */
 export interface UserRemovalHook {
@@ -415,6 +424,8 @@ export class Store {
       id,
       default_branch: defaultBranch,
       full_path: `${nsPath}/${input.path}`,
+      former_paths: [],
+      made_at: `${nsPath}/${input.path}`,
       name_with_namespace: `${nsName} / ${input.name}`,
       members: new Map(),
       repo,
@@ -475,10 +486,37 @@ export class Store {
     return this.groups.find((group) => group.full_path.toLowerCase() === path);
   }
 
+  /** A numeric id or a full path, the project's own first, else one it had before a rename (the service's redirect). */
   findProject(idOrPath: string): Project | undefined {
     if (/^\d+$/.test(idOrPath)) return this.projects.find((project) => project.id === Number(idOrPath));
     const path = idOrPath.toLowerCase();
-    return this.projects.find((project) => project.full_path.toLowerCase() === path);
+    return (
+      this.projects.find((project) => project.full_path.toLowerCase() === path) ??
+      this.projects.find((project) => project.former_paths.some((former) => former.toLowerCase() === path))
+    );
+  }
+
+  /**
+   * Renames a project (its name, its path, or both, within its namespace), as the service's update does: the old
+   * full path becomes a redirect to it. The caller checked that no other project has the new name or path.
+   */
+  renameProject(project: Project, change: { name?: string; path?: string }): void {
+    const ns = project.namespace;
+    const nsPath = ns.kind === 'group' ? ns.group.full_path : ns.user.username;
+    const nsName = ns.kind === 'group' ? ns.group.full_name : ns.user.name;
+    if (change.path !== undefined && change.path !== project.path) {
+      const fullPath = `${nsPath}/${change.path}`;
+      const other = (former: string) => former.toLowerCase() !== fullPath.toLowerCase();
+      // The path is this project's now: no longer a redirect to another, nor to itself (one it had before).
+      for (const each of this.projects) each.former_paths = each.former_paths.filter(other);
+      project.former_paths = [...project.former_paths, project.full_path].filter(other);
+      project.path = change.path;
+      project.full_path = fullPath;
+    }
+    if (change.name !== undefined) {
+      project.name = change.name;
+      project.name_with_namespace = `${nsName} / ${change.name}`;
+    }
   }
 
   /** The group and its ancestors, nearest first. */

@@ -59,6 +59,26 @@ describe.each(kinds)('the %s store', (_kind, open) => {
     expect(await store.get('long')).toBe(2);
   });
 
+  it('gives a value with the time it has left to live, none for a key kept until deleted', async () => {
+    const store = await open();
+    await store.set('watch:told:e:red', 'short', { ttlMs: 60_000 });
+    await store.add('watch:told:e:green', 'long', { ttlMs: 3_600_000 });
+    await store.set('watch:state:p:main', { episode: 1 });
+    const short = await store.getWithTtl<string>('watch:told:e:red');
+    const long = await store.getWithTtl<string>('watch:told:e:green');
+    expect(short?.value).toBe('short');
+    expect(short?.ttlMs).toBeGreaterThan(0);
+    expect(short?.ttlMs).toBeLessThanOrEqual(60_000);
+    expect(long?.value).toBe('long');
+    expect(long?.ttlMs).toBeGreaterThan(60_000);
+    expect(long?.ttlMs).toBeLessThanOrEqual(3_600_000);
+    expect(await store.getWithTtl('watch:state:p:main')).toEqual({ value: { episode: 1 } });
+    expect(await store.getWithTtl('watch:told:e:none')).toBeUndefined();
+    // A renewal is what is left from then on.
+    await store.renew('watch:told:e:red', 'short', { ttlMs: 7_200_000 });
+    expect((await store.getWithTtl('watch:told:e:red'))?.ttlMs).toBeGreaterThan(3_600_000);
+  });
+
   it('adds only when absent: of fifty racing adds of one key, one wins', async () => {
     const store = await open();
     const wins = await Promise.all(

@@ -49,6 +49,20 @@ async function settled(done: () => boolean): Promise<void> {
   for (let turn = 0; turn < 200 && !done(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/** A memory store that counts the reads with a time to live: the hub's, of what it remembers to write back. */
+class CountingStore extends MemoryStore {
+  private readonly reads = new Map<string, number>();
+
+  readsOf(key: string): number {
+    return this.reads.get(key) ?? 0;
+  }
+
+  override async getWithTtl<T>(key: string): Promise<{ value: T; ttlMs?: number } | undefined> {
+    this.reads.set(key, this.readsOf(key) + 1);
+    return super.getWithTtl<T>(key);
+  }
+}
+
 interface Told {
   subscriber: string;
   event: WatchEvent;
@@ -316,4 +330,65 @@ describe('the watch hub', () => {
     expect(told.filter((t) => t.event.kind === 'still-red')).toHaveLength(2);
     await made.close();
   });
+
+  it('writes an open episode back after a loss with the time each record had left: lost again and again, it still expires', async () => {
+    const DAY = 24 * 3600_000;
+    const store = new CountingStore({ now: () => clock.now() });
+    const told: Told[] = [];
+    const h = hub(store, told, { holder: 'r' });
+    await h.start();
+    await h.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
+    await settled(() => told.some((t) => t.event.kind === 'red'));
+    const episode = told.find((t) => t.event.kind === 'red')!.event as Extract<WatchEvent, { kind: 'red' }>;
+    // What the subscriber was told, kept for 30 days (EPISODE_TTL_MS) from the red.
+    const delivered = `watch:told:${episode.episode}:red:to:test%3AC1`;
+    const left = async () => (await store.getWithTtl(delivered))?.ttlMs;
+    const interval = async () => {
+      clock.advance(31_000);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    };
+    /** Intervals until the hub has read the open episode twice (so it remembers it as it stands), at most 40. */
+    const remembered = async () => {
+      let state: string | undefined;
+      for (let i = 0; i < 40 && !state; i++) {
+        for (const key of await store.keys('watch:state:'))
+          if ((await store.get<{ episode?: unknown }>(key))?.episode) state = key;
+        if (!state) await interval();
+      }
+      if (!state) throw new Error('the watch kept no open episode');
+      const before = store.readsOf(state);
+      for (let i = 0; i < 40 && store.readsOf(state) < before + 2; i++) await interval();
+    };
+    /** Everything in the store gone (a Redis FLUSHALL), then intervals until the record is back, at most 40. */
+    const lose = async () => {
+      for (const key of await store.keys('')) await store.delete(key);
+      for (let i = 0; i < 40 && (await left()) === undefined; i++) await interval();
+    };
+    await remembered();
+    expect(await left()).toBeGreaterThan(29 * DAY);
+
+    clock.advance(10 * DAY);
+    await remembered();
+    await lose();
+    // Written back with what it had left when last read (about 20 days), not a fresh 30.
+    expect(await left()).toBeGreaterThan(0);
+    expect(await left()).toBeLessThan(20 * DAY);
+
+    clock.advance(10 * DAY);
+    await remembered();
+    await lose();
+    expect(await left()).toBeLessThan(10 * DAY);
+
+    // Its 30 days are over: gone, and a loss now brings back nothing of it.
+    clock.advance(11 * DAY);
+    await remembered();
+    expect(await left()).toBeUndefined();
+    for (const key of await store.keys('')) await store.delete(key);
+    await remembered();
+    expect(await left()).toBeUndefined();
+    // Through it all, one watch of the branch, told red once.
+    expect(await store.keys('watch:sub:')).toHaveLength(1);
+    expect(told.filter((t) => t.event.kind === 'red')).toHaveLength(1);
+    await h.close();
+  }, 90_000);
 });

@@ -32,7 +32,7 @@ const factKey = (project: Project, sha: string, path: string) => `${project.id}:
 /** Reads what the scenario's rules need from the commit's tree (before its jobs can start). */
 export async function prepareFacts(store: Store, project: Project, sha: string): Promise<void> {
   const facts = runnerOf(store).facts;
-  for (const job of scenarioFor(project.full_path).jobs) {
+  for (const job of scenarioFor(project).jobs) {
     const rule = job.outcome;
     if (rule.kind !== 'fails_while_file_contains' || facts.has(factKey(project, sha, rule.path))) continue;
     const { stdout, exitCode } = await project.repo.run(['cat-file', 'blob', `${sha}:${rule.path}`], {
@@ -80,7 +80,7 @@ export async function createRunningPipeline(store: Store, project: Project, inpu
   };
   project.pipelines.push(pipeline);
   project.last_activity_at = now;
-  const scenario = scenarioFor(project.full_path);
+  const scenario = scenarioFor(project);
   for (const row of jobsForRef(scenario, !input.tag && input.ref === project.default_branch)) {
     const job: Job = {
       id: store.nextId('job'),
@@ -140,7 +140,7 @@ export async function startPushPipeline(
 
 /** After a job's retry, the jobs of later stages that its failure had skipped wait to run again. */
 export function requeueLaterStages(store: Store, project: Project, retry: Job): void {
-  const scenario = scenarioFor(project.full_path);
+  const scenario = scenarioFor(project);
   const rank = stageRank(scenario, retry.stage);
   for (const job of jobsOf(store).jobs) {
     if (
@@ -247,7 +247,7 @@ function stageRank(scenario: Scenario, stage: string): number {
  */
 function advance(store: Store, project: Project, pipeline: Pipeline, now: number): number | null {
   const runner = runnerOf(store);
-  const scenario = scenarioFor(project.full_path);
+  const scenario = scenarioFor(project);
   const latest = () => jobsOf(store).jobs.filter((j) => j.pipeline_id === pipeline.id && !j.retried);
   const queueMs = scaled(store, QUEUE_SECONDS);
   const before = pipeline.status;
@@ -436,7 +436,7 @@ function outcomeOf(
 }
 
 function makePlan(store: Store, project: Project, pipeline: Pipeline, job: Job): RunPlan {
-  const scenario = scenarioFor(project.full_path);
+  const scenario = scenarioFor(project);
   const row = scenarioJob(scenario, job.name, job.stage);
   const { failed, reason } = outcomeOf(store, project, pipeline, job, row.outcome);
   const at = Math.floor((job.started_at?.getTime() ?? store.clock.now()) / 1000);

@@ -7,7 +7,8 @@
 //                             job's id, so a test sees the same runs every time).
 //   acme/platform/infra       `plan` loses its runner (runner_system_failure) on a pipeline's first attempt; a
 //                             retry passes.
-// Any other project with a CI configuration runs the default table, which always passes.
+// Any other project with a CI configuration runs the default table, which always passes. A renamed project keeps
+// the table of the path it was made at.
 import { ownEntry } from '../../core/own-key.js';
 
 /** How a job ends. */
@@ -152,8 +153,9 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
 
 const DEFAULT_SCENARIO: Scenario = nodeScenario(PASS);
 
-export function scenarioFor(projectPath: string): Scenario {
-  return ownEntry(SCENARIOS, projectPath) ?? DEFAULT_SCENARIO;
+/** A project's table, by the path it was made at: renamed, it keeps its CI configuration, so its jobs run alike. */
+export function scenarioFor(project: { made_at: string }): Scenario {
+  return ownEntry(SCENARIOS, project.made_at) ?? DEFAULT_SCENARIO;
 }
 
 /** The jobs a new pipeline on `ref` gets. */

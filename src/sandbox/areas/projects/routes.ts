@@ -1,14 +1,17 @@
 // GET /projects and GET /users/:user_id/projects: the projects the caller may see (all, or those in one user's
-// namespace), with the spec's filters, ordering, simple and full forms, and offset or keyset pagination.
+// namespace), with the spec's filters, ordering, simple and full forms, and offset or keyset pagination; and, beyond
+// the spec, one project's read and its edit (a rename).
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
-import { messageError, notFound } from '../../core/errors.js';
+import { messageError, notFound, paramError, validationError } from '../../core/errors.js';
 import { paginate, paginateKeyset, COUNT_LIMIT } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { filterProjects, projectListParams, renderProjects, sortProjects } from '../../core/project-list.js';
 import type { Router, SandboxRequest, Reply } from '../../core/router.js';
 import type { Project } from '../../core/store.js';
 import { findReadme, projectFull } from '../../core/views.js';
+import { writableProject } from '../../core/context.js';
+import { ACCESS } from '../../core/store.js';
 
 const userListParams = z.object({
   ...projectListParams,
@@ -47,6 +50,24 @@ async function reply(ctx: SandboxContext, req: SandboxRequest<ListParams>, res: 
   res.json(await renderProjects(ctx, user, page, params));
 }
 
+/** What the sandbox's edit changes: the project's name and path (a rename), and its description. */
+const UPDATABLE = ['name', 'path', 'description'] as const;
+const editParams = z.object({
+  name: param.string().optional(),
+  path: param.string().optional(),
+  description: param.string().optional(),
+});
+/** The service's project path: letters, digits, '_', '-' and '.', not starting with '-', not ending in .git or .atom. */
+const PROJECT_PATH = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
+
+/** Whether two projects live in one group or one user's namespace, where names and paths must differ. */
+function sameNamespace(a: Project, b: Project): boolean {
+  const [x, y] = [a.namespace, b.namespace];
+  if (x.kind === 'group' && y.kind === 'group') return x.group === y.group;
+  if (x.kind === 'user' && y.kind === 'user') return x.user === y.user;
+  return false;
+}
+
 const singleParams = z.object({
   statistics: param.boolean().optional(),
   license: param.boolean().optional(),
@@ -73,6 +94,35 @@ export function register(router: Router, ctx: SandboxContext): void {
       [view] = await renderProjects(ctx, req.user, [project], req.params);
     }
     res.json(req.params.license === true ? { ...view, license_url: null, license: null } : view);
+  });
+
+  // Beyond the spec (Projects API: Edit a project), the part that renames: maintainers and up change the name, the
+  // path (the old full path then redirects to the project, as the service keeps it) and the description. A name or
+  // path another project of the namespace has is refused as the service's validation refuses it.
+  router.route('PUT', '/projects/:id', { params: editParams, auth: 'user' }, async (req, res) => {
+    const project = writableProject(ctx, req, ACCESS.maintainer);
+    const p = req.params;
+    if (UPDATABLE.every((name) => p[name] === undefined))
+      throw paramError(`${UPDATABLE.join(', ')} are missing, at least one parameter must be provided`);
+    const neighbours = ctx.store.projects.filter((other) => other !== project && sameNamespace(other, project));
+    const taken = (field: 'name' | 'path', value: string) =>
+      neighbours.some((other) => other[field].toLowerCase() === value.toLowerCase());
+    const errors: Record<string, string[]> = {};
+    if (p.name !== undefined && p.name.trim() === '') errors.name = ["can't be blank"];
+    else if (p.name !== undefined && taken('name', p.name)) errors.name = ['has already been taken'];
+    if (p.path !== undefined && (!PROJECT_PATH.test(p.path) || /\.(git|atom)$/i.test(p.path)))
+      errors.path = [
+        "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'",
+      ];
+    else if (p.path !== undefined && taken('path', p.path)) errors.path = ['has already been taken'];
+    if (Object.keys(errors).length > 0) throw validationError(errors);
+    const before = project.full_path;
+    ctx.store.renameProject(project, { name: p.name, path: p.path });
+    if (p.description !== undefined) project.description = p.description;
+    project.last_activity_at = new Date(ctx.store.clock.now());
+    if (project.full_path !== before) ctx.log(`project ${before} renamed to ${project.full_path}`);
+    const [view] = await renderProjects(ctx, req.user, [project], {});
+    res.json(view);
   });
 
   router.route('GET', '/projects', { params: listParams, pagination: 'offset' }, (req, res) =>
