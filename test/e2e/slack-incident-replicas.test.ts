@@ -157,8 +157,12 @@ describe('the incident loop on two replicas sharing Redis', () => {
       'the running update',
     );
 
-    // While it runs, the replica holding the lease dies as a crash does: it gives nothing back.
-    const holder = await eventually(() => store.get<string>('watch:lease:acme/web'), 10_000, 'a lease holder');
+    // While it runs, the replica holding the lease dies as a crash does: it gives nothing back. (Watches are kept by
+    // the project's number.)
+    const { id } = (
+      await env.client.request<{ id: number }>({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true })
+    ).data;
+    const holder = await eventually(() => store.get<string>(`watch:lease:${id}`), 10_000, 'a lease holder');
     const dying = holder.split(':')[0];
     expect(['r1', 'r2']).toContain(dying);
     replicas.get(dying)!.kill('SIGKILL');
@@ -171,10 +175,10 @@ describe('the incident loop on two replicas sharing Redis', () => {
       'the still-red update',
     ).catch(async (error: Error) => {
       throw new Error(
-        `${error.message}; state: ${JSON.stringify(await store.get('watch:state:acme/web:main'))}; survivor log: ${logs.get(survivor)}`,
+        `${error.message}; state: ${JSON.stringify(await store.get(`watch:state:${id}:main`))}; survivor log: ${logs.get(survivor)}`,
       );
     });
-    expect((await store.get<string>('watch:lease:acme/web'))?.startsWith(`${survivor}:`)).toBe(true);
+    expect((await store.get<string>(`watch:lease:${id}`))?.startsWith(`${survivor}:`)).toBe(true);
 
     // The fix: revert the culprit as a merge request, set to merge when its pipeline passes.
     const revert = buttonsOf(stillRed.args).find((b) => b.text.text.startsWith('Revert '))!;
