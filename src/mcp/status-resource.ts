@@ -47,16 +47,30 @@ export function readFailure(outcome: Extract<ReadOutcome, { ok: false }>, uri: s
 
 type Limits = { signal?: AbortSignal; timeoutMs: number };
 
+/** A project as a watch knows it: its number (what the watch is kept by) and its full path (what it shows). */
+export interface WatchedProject {
+  id: number;
+  path: string;
+}
+
 /**
  * Reads the project as the session does first: triage tells an unreadable project as a line of its report, while
- * a client that may not see the project must get the service's refusal. Returns its full path, the one name a
- * watch and a webhook know it by (a URI may name it by id).
+ * a client that may not see the project must get the service's refusal. Returns its number and full path, which a
+ * watch knows it by however the URI names it (its path in any case, its number, a path it had before a rename); the
+ * name as given when the service sends neither.
  */
-async function checkReadable(project: string, uri: string, read: ServiceRead, limits: Limits): Promise<string> {
+async function checkReadable(
+  project: string,
+  uri: string,
+  read: ServiceRead,
+  limits: Limits,
+): Promise<WatchedProject | string> {
   const outcome = await read('get_project', { id: project }, limits);
   if (!outcome.ok) throw readFailure(outcome, uri);
-  const path = (outcome.result.data as { path_with_namespace?: unknown } | undefined)?.path_with_namespace;
-  return typeof path === 'string' && path !== '' ? path : project;
+  const data = outcome.result.data as { id?: unknown; path_with_namespace?: unknown } | undefined;
+  const path = data?.path_with_namespace;
+  if (typeof path !== 'string' || path === '') return project;
+  return typeof data?.id === 'number' ? { id: data.id, path } : path;
 }
 
 export async function readStatusResource(
@@ -83,7 +97,8 @@ export async function readStatusResource(
 
 /** What a session needs of the watch hub: to hear a project's changes while it listens. */
 export interface StatusWatches {
-  listen(project: string, listener: () => void): Promise<() => Promise<void>>;
+  /** A project named by its number and path, or by a name the hub resolves. */
+  listen(project: WatchedProject | string, listener: () => void): Promise<() => Promise<void>>;
 }
 
 interface StatusSubscriptionOptions {
@@ -152,10 +167,10 @@ export class StatusSubscriptions {
   }
 
   private async start(uri: string, project: string, signal?: AbortSignal): Promise<Stop> {
-    const path = await checkReadable(project, uri, this.o.read, { signal, timeoutMs: this.o.timeoutMs });
+    const readable = await checkReadable(project, uri, this.o.read, { signal, timeoutMs: this.o.timeoutMs });
     const hub = await this.o.watches();
     try {
-      return await hub.listen(path, () => this.changed(uri));
+      return await hub.listen(readable, () => this.changed(uri));
     } catch (error) {
       // The hub's cap on branches watched in all, or its store failing: the client is told in those words.
       throw new McpError(

@@ -76,10 +76,20 @@ export type WatchEvent = (
 ) & {
   /** The transition's name, the same on every replica ("<episode>:red"): what a sink remembers it was told. */
   id?: string;
+  /** The project's number, when the watch is kept by it (the hub's): what a sink keys its own records by. */
+  projectId?: number;
 };
 
 interface BranchWatchOptions {
+  /** The project's path as shown (path_with_namespace): the watch follows a rename it reads from the service. */
   project: string;
+  /**
+   * The project's number: what the watch reads it by and names its keys by (lease, state, episodes), so a project
+   * renamed or moved stays one watch. Absent (the terminal's watch of its own): the path is both.
+   */
+  projectId?: number;
+  /** The watch read a new path for its project (it was renamed or moved): the one its messages say from now on. */
+  onRenamed?: (path: string) => void | Promise<void>;
   /** The branch; the project's default branch when absent. */
   ref?: string;
   /** The registry (a late view, as triage takes it): the watch reads through its operations only. */
@@ -109,9 +119,10 @@ interface BranchWatchOptions {
   holder?: string;
 }
 
-/** The lease's key: one per project, whatever branch, so one process polls a project. */
-export const leaseKey = (project: string) => `watch:lease:${project}`;
-const stateKey = (project: string, ref: string) => `watch:state:${project}:${ref}`;
+/** The lease's key: one per project (its number, or its path), whatever branch, so one process polls a project. */
+export const leaseKey = (project: string | number) => `watch:lease:${project}`;
+/** Where a watch keeps what it has seen of a branch, an open red episode included. */
+export const stateKey = (project: string | number, ref: string) => `watch:state:${project}:${ref}`;
 
 interface PipelineSeen {
   id: number;
@@ -157,18 +168,24 @@ const finishedKey = (p: PipelineSeen) => `${p.id}@${p.updated_at}`;
 export class WatchRefusedError extends Error {}
 
 /** The service's answers that end a watch: the project is gone (404) or the token may no longer read it (401, 403). */
-const GONE_STATUSES = new Set([401, 403, 404]);
+export const GONE_STATUSES = new Set([401, 403, 404]);
 /** How long a "gone" stays told: a project deleted and made again may be watched, and told about, again. */
 const GONE_TTL_MS = 3600_000;
 
-/** The red episode a report is in: one key per first red pipeline of the branch, the same on every replica. */
-export function episodeKeyOf(project: string, report: TriageReport): string | undefined {
+/**
+ * The red episode a report is in: one key per first red pipeline of the branch, the same on every replica. An episode
+ * keeps the key it was given for life (its records and messages are found by it), so this names new episodes only.
+ */
+export function episodeKeyOf(project: string | number, report: TriageReport): string | undefined {
   if (report.verdict !== 'red' || !report.red_since) return undefined;
   return `${project}:${report.default_branch}:${report.red_since.first_red.pipeline}`;
 }
 
 export class BranchWatch {
-  readonly project: string;
+  /** What the project's keys are named by: its number, else its path. */
+  readonly key: string;
+  /** The project's path as last read. */
+  private name: string;
   private ref: string | undefined;
   private readonly clock: WatchClock;
   private readonly intervalMs: number;
@@ -189,7 +206,8 @@ export class BranchWatch {
   private throttled: Error | undefined;
 
   constructor(private readonly options: BranchWatchOptions) {
-    this.project = options.project;
+    this.name = options.project;
+    this.key = String(options.projectId ?? options.project);
     this.clock = options.clock ?? systemClock;
     this.intervalMs = options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
     this.random = options.random ?? Math.random;
@@ -210,6 +228,16 @@ export class BranchWatch {
     return this.intervalMs * STANDBY_SHARE * (1 + WATCH_JITTER * this.random());
   }
 
+  /** The project's path as last read (or told by the replica that read it): what its events say. */
+  get project(): string {
+    return this.name;
+  }
+
+  /** The path another replica read for the project, taken while this one stands by (the holder reads its own). */
+  rename(path: string): void {
+    this.name = path;
+  }
+
   /** Whether this watch held the lease at its last check: it is the one polling the project. */
   get holding(): boolean {
     return this.held && !this.stopped;
@@ -228,8 +256,8 @@ export class BranchWatch {
     this.ended = true;
     this.cancelWake?.();
     await this.checking?.catch(() => undefined);
-    if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder)
-      await this.options.store.delete(leaseKey(this.project));
+    if ((await this.options.store.get<string>(leaseKey(this.key))) === this.holder)
+      await this.options.store.delete(leaseKey(this.key));
   }
 
   /** Stops checking without giving the lease back: what a process that dies does. */
@@ -285,7 +313,7 @@ export class BranchWatch {
         const kind = this.toldInCheck;
         this.toldInCheck = undefined;
         if (result === 'changed' && this.ref !== undefined)
-          await this.options.onChange?.({ project: this.project, ref: this.ref, ...(kind ? { kind } : {}) });
+          await this.options.onChange?.({ project: this.name, ref: this.ref, ...(kind ? { kind } : {}) });
         return result;
       })
       .catch((error: unknown) => {
@@ -316,14 +344,14 @@ export class BranchWatch {
     }
     if (!this.held) return 'not-holder';
     const ref = (this.ref ??= await this.branch());
-    const key = stateKey(this.project, ref);
+    const key = stateKey(this.key, ref);
     const state =
       (await this.options.store.get<WatchState>(key)) ?? structuredClone(this.options.remembered?.(key)) ?? {};
     const started = state.latest === undefined;
     const [latest] = asList(
       (
         await this.read('list_pipelines', {
-          id: this.project,
+          id: this.readId,
           ref,
           per_page: 1,
           ...(state.latest ? { updated_after: state.latest.updated_at } : {}),
@@ -342,9 +370,12 @@ export class BranchWatch {
     if (seen && !FINISHED.has(seen.status)) {
       if (state.episode) {
         const episode = state.episode;
-        await this.tell(`${episode.key}:running:${seen.id}:${episode.attempt}`, {
+        const transition = `${episode.key}:running:${seen.id}:${episode.attempt}`;
+        // No triage reads the project for this one: its path is read, so the message says the current one.
+        if (!(await this.wasTold(transition))) await this.learnPath();
+        await this.tell(transition, {
           kind: 'running',
-          project: this.project,
+          project: this.name,
           ref,
           episode: episode.key,
           pipeline: { id: seen.id, sha: seen.sha, status: seen.status },
@@ -367,13 +398,16 @@ export class BranchWatch {
 
   /** A finished pipeline changed (or the watch just started): triage says red or green, and the episode moves on. */
   private async judge(ref: string, state: WatchState, seen: PipelineSeen | undefined, started: boolean): Promise<void> {
-    const report = (await this.read('triage_project', { id: this.project })).data as TriageReport;
-    const base = { project: this.project, ref };
+    const report = (await this.read('triage_project', { id: this.readId })).data as TriageReport;
+    await this.learned(report.project);
+    const base = { project: this.name, ref };
     if (report.verdict === 'red' && report.red_since) {
       const firstRed = report.red_since.first_red;
-      const episodeKey = episodeKeyOf(this.project, report)!;
       const told = seen ? finishedKey(seen) : String(report.head_pipeline?.id);
-      if (state.episode?.key !== episodeKey) {
+      // The same episode while its first red pipeline is: one begun under another key (the project's path, before
+      // watches were kept by number) goes on under it.
+      if (state.episode?.firstRed !== firstRed.pipeline) {
+        const episodeKey = episodeKeyOf(this.key, report)!;
         state.episode = {
           key: episodeKey,
           firstRed: firstRed.pipeline,
@@ -383,6 +417,7 @@ export class BranchWatch {
         };
         await this.tell(`${episodeKey}:red`, { kind: 'red', ...base, episode: episodeKey, report });
       } else if (state.episode.lastTold !== told) {
+        const episodeKey = state.episode.key;
         state.episode.lastTold = told;
         state.episode.attempt += 1;
         await this.tell(`${episodeKey}:still-red:${told}`, { kind: 'still-red', ...base, episode: episodeKey, report });
@@ -408,19 +443,23 @@ export class BranchWatch {
       });
       return;
     }
-    if (started) await this.options.onEvent({ kind: 'watching', ...base, report });
+    if (started) await this.options.onEvent({ kind: 'watching', ...base, report, ...this.numbered });
   }
 
   /** The project can no longer be read: said once, the lease given back; the watch does not check again. */
   private async gone(error: Error): Promise<void> {
     const ref = this.ref ?? this.options.ref ?? '';
-    const event: WatchEvent = { kind: 'gone', project: this.project, ref, reason: error.message.split('\n')[0] };
-    if (
-      await this.options.store.add(`watch:told:${this.project}:${ref}:gone`, this.clock.now(), { ttlMs: GONE_TTL_MS })
-    )
+    const event: WatchEvent = {
+      kind: 'gone',
+      project: this.name,
+      ref,
+      reason: error.message.split('\n')[0],
+      ...this.numbered,
+    };
+    if (await this.options.store.add(`watch:told:${this.key}:${ref}:gone`, this.clock.now(), { ttlMs: GONE_TTL_MS }))
       await this.options.onEvent(event);
-    if ((await this.options.store.get<string>(leaseKey(this.project))) === this.holder)
-      await this.options.store.delete(leaseKey(this.project));
+    if ((await this.options.store.get<string>(leaseKey(this.key))) === this.holder)
+      await this.options.store.delete(leaseKey(this.key));
   }
 
   /** Emits `event` unless some process already did (SET NX on the transition's key). */
@@ -429,10 +468,39 @@ export class BranchWatch {
     // and the next check — here or on the replica taking over — tells it again; the sinks remember what each
     // subscriber was told by the transition's id, so nobody hears it twice.
     const told = `watch:told:${key}`;
-    if ((await this.options.store.get(told)) !== undefined) return;
-    await this.options.onEvent({ ...event, id: key });
+    if (await this.wasTold(key)) return;
+    await this.options.onEvent({ ...event, id: key, ...this.numbered });
     this.toldInCheck = event.kind;
     await this.options.store.add(told, this.clock.now(), { ttlMs: EPISODE_TTL_MS });
+  }
+
+  private async wasTold(transition: string): Promise<boolean> {
+    return (await this.options.store.get(`watch:told:${transition}`)) !== undefined;
+  }
+
+  /** What the service is asked about the project by: its number when known, so a rename changes nothing read. */
+  private get readId(): string | number {
+    return this.options.projectId ?? this.options.project;
+  }
+
+  /** The project's number on each event, for a watch kept by it. */
+  private get numbered(): { projectId?: number } {
+    return this.options.projectId === undefined ? {} : { projectId: this.options.projectId };
+  }
+
+  /** Reads the project's path now (one request). */
+  private async learnPath(): Promise<void> {
+    const project = asRecord((await this.read('get_project', { id: this.readId })).data);
+    if (typeof project.path_with_namespace === 'string') await this.learned(project.path_with_namespace);
+  }
+
+  /** A path read for the project: a new one (a rename or move) is what its events say from now on, and is told. */
+  private async learned(path: string): Promise<void> {
+    // A full path always has its namespace before a slash; anything else (a report that could not read the project
+    // names it by what it was asked) is no path.
+    if (!path.includes('/') || path === this.name) return;
+    this.name = path;
+    await this.options.onRenamed?.(path);
   }
 
   /**
@@ -444,7 +512,7 @@ export class BranchWatch {
     this.quietUntil = this.clock.now() + wait;
     if (this.held) {
       await this.options.store
-        .renew(leaseKey(this.project), this.holder, { ttlMs: wait + this.leaseMs })
+        .renew(leaseKey(this.key), this.holder, { ttlMs: wait + this.leaseMs })
         .catch(() => undefined);
     }
     return wait;
@@ -453,13 +521,13 @@ export class BranchWatch {
   /** Renews the lease as a check ends (it may have taken a while), only while it is still ours. */
   private async renewLease(): Promise<void> {
     this.held = await this.options.store
-      .renew(leaseKey(this.project), this.holder, { ttlMs: this.leaseMs })
+      .renew(leaseKey(this.key), this.holder, { ttlMs: this.leaseMs })
       .catch(() => this.held);
   }
 
   /** Takes the lease when free (or expired), renews it when held; false while another process holds it. */
   private async holdLease(): Promise<boolean> {
-    const key = leaseKey(this.project);
+    const key = leaseKey(this.key);
     if (await this.options.store.add(key, this.holder, { ttlMs: this.leaseMs })) return true;
     // Renewed in one step only while still ours: a holder that paused past its lease never takes it back from the
     // process that took over meanwhile.
@@ -468,11 +536,12 @@ export class BranchWatch {
 
   /** The branch watched: the default one, read once. Triage judges the default branch, so another is refused. */
   private async branch(): Promise<string> {
-    const project = asRecord((await this.read('get_project', { id: this.project })).data);
+    const project = asRecord((await this.read('get_project', { id: this.readId })).data);
+    if (typeof project.path_with_namespace === 'string') await this.learned(project.path_with_namespace);
     const defaultBranch = typeof project.default_branch === 'string' ? project.default_branch : 'main';
     if (this.options.ref !== undefined && this.options.ref !== defaultBranch) {
       throw new WatchRefusedError(
-        `only the default branch (${defaultBranch}) of ${this.project} can be watched for now: triage judges that branch`,
+        `only the default branch (${defaultBranch}) of ${this.name} can be watched for now: triage judges that branch`,
       );
     }
     return defaultBranch;

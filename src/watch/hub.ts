@@ -2,7 +2,8 @@
 // a restart, sees the same subscriptions); every replica runs one BranchWatch per watched branch, and the lease
 // picks the one that polls. Each transition the holder tells is handed once to the sink of each subscriber (a Slack
 // channel), and announced to every replica, whose listeners (MCP sessions subscribed to the status) hear it.
-// While the store cannot be reached, watching pauses (said once, and on /readyz) and resumes by itself.
+// While the store cannot be reached, watching pauses (said once, and on /readyz) and resumes by itself. A project is
+// kept by its number, not its path: renamed or moved, it stays one watch, and its messages say its current path.
 import type { Logger } from '../log.js';
 import type { Operation, RunContext } from '../operations/engine/define.js';
 import { executeOperation } from '../operations/engine/execute.js';
@@ -14,9 +15,11 @@ import {
   BranchWatch,
   DEFAULT_WATCH_INTERVAL_MS,
   EPISODE_TTL_MS,
+  GONE_STATUSES,
   MAX_WATCHES,
   WatchRefusedError,
   episodeKeyOf,
+  stateKey,
   type CheckOutcome,
   type WatchClock,
   type WatchEvent,
@@ -29,6 +32,12 @@ const MAX_WATCHES_PER_SUBSCRIBER = 10;
 /** One subscriber's watch of a project's branch (`ref` absent: the default branch, the only one watched for now). */
 export interface Subscription {
   subscriber: string;
+  /**
+   * The project's number, which the watch is kept by; absent only in a record written before watches were (the hub
+   * moves such a record to the number at its next look at the store).
+   */
+  projectId?: number;
+  /** The project's path as last read from the service (path_with_namespace): what is shown. */
   project: string;
   ref?: string;
   /** Who asked for it, in words ("@alice"), and when (epoch ms). */
@@ -45,7 +54,10 @@ export interface WatchSink {
 
 /** What every replica hears: a watched branch changed (a transition, or just a new pipeline). */
 export interface StatusChange {
+  /** The project's path as the replica that heard the change knows it. */
   project: string;
+  /** Its number; absent in a message from a replica from before watches were kept by number. */
+  projectId?: number;
   ref: string;
   kind: WatchEvent['kind'] | 'changed';
 }
@@ -119,13 +131,34 @@ const spelled = (project: string): string => {
     return text;
   }
 };
-const subKey = (s: { subscriber: string; project: string }) => `watch:sub:${part(s.subscriber)}:${part(s.project)}`;
+/** A project as the service names it for good: its number, and its path as last read. */
+export interface ProjectRef {
+  id: number;
+  path: string;
+}
+
+// The records of a watch, each named by the project's number.
+const subKey = (subscriber: string, project: number) => `watch:sub:${part(subscriber)}:${project}`;
 const subscriberPrefix = (subscriber: string) => `watch:sub:${part(subscriber)}:`;
-const watcherKey = (project: string, subscriber: string) => `watch:subs:${part(project)}:${part(subscriber)}`;
-const watchersPrefix = (project: string) => `watch:subs:${part(project)}:`;
+const watcherKey = (project: number, subscriber: string) => `watch:subs:${project}:${part(subscriber)}`;
+const watchersPrefix = (project: number) => `watch:subs:${project}:`;
 const failedPrefix = (subscriber: string) => `watch-refused:${part(subscriber)}:`;
 const ENTRY_PREFIX = 'watch:entry:';
-const entryKey = (project: string) => `${ENTRY_PREFIX}${part(project)}`;
+const entryKey = (project: number) => `${ENTRY_PREFIX}${project}`;
+/** The project's path as its watch last read it, when that changed since it was watched (a rename or a move). */
+const nameKey = (project: number) => `watch:name:${project}`;
+/** The subscriber a key of the watchers' index (or a subscription) ends with. */
+const subscriberOf = (key: string) => decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
+/**
+ * The same records as written before watches were kept by number: named by the project's path (encoded, but for the
+ * state). Read only to move them to the number (moveToNumbers); the last part of an entry's key tells which it is.
+ */
+const byPath = {
+  subKey: (subscriber: string, path: string) => `watch:sub:${part(subscriber)}:${part(path)}`,
+  watchersPrefix: (path: string) => `watch:subs:${part(path)}:`,
+  statePrefix: (path: string) => `watch:state:${path}:`,
+};
+const isNumber = (text: string) => /^\d+$/.test(text);
 const CHANGES = 'watch:changes';
 /**
  * Written once the watches are in the store: its absence later means the store lost its data (Redis FLUSHALL, or a
@@ -140,7 +173,9 @@ const STATE_PREFIX = 'watch:state:';
  */
 const EPISODE_RECORD_PREFIXES = ['watch:told:', 'watch:post:', 'watch:msg:', 'watch:incident:'];
 
+/** A watched project: its number (absent in an entry from before watches were kept by number) and its path then. */
 interface Entry {
+  id?: number;
   project: string;
 }
 /** A record as last read, with when (hub clock, epoch ms) it expires: written back, it keeps that expiry. */
@@ -155,8 +190,8 @@ interface Running {
 }
 
 export class WatchHub {
-  /** The watches here by project (the default branch of each). */
-  private readonly running = new Map<string, Running>();
+  /** The watches here by project number (the default branch of each). */
+  private readonly running = new Map<number, Running>();
   private readonly sinks: WatchSink[] = [];
   private readonly clock: WatchClock | undefined;
   private readonly intervalMs: number;
@@ -195,52 +230,57 @@ export class WatchHub {
    * Subscribes `subscriber` to a branch; refused (WatchRefusedError) beyond the caps. When the branch is red
    * already, the subscriber is told so at once (its sink posts the episode's message once, whoever else saw it).
    */
-  async subscribe(asked: Omit<Subscription, 'since'>): Promise<{ created: boolean; report: TriageReport }> {
+  async subscribe(
+    asked: Omit<Subscription, 'since' | 'projectId'>,
+  ): Promise<{ created: boolean; report: TriageReport; subscription: Subscription; episode?: string }> {
     const { store } = this.o;
     // The default branch is kept as no ref, however it was named: one watch, one message per episode.
     const { ref: _named, ...named } = asked;
-    // One subscription per project however it was spelled (its path in any case, encoded, its number): kept under
-    // the path the service gives, which is also what is shown. Read first: a project that cannot be read (a typo, no
-    // access) is refused before anything is kept.
+    // One subscription per project however it was named (its path in any case, encoded, its number, a path it had
+    // before a rename): kept by the number the service gives, showing the path it gives. Read first: a project that
+    // cannot be read (a typo, no access) is refused before anything is kept.
     const project = await this.counted(named.subscriber, () => this.resolve(named.project));
-    const request = { ...named, project };
-    const key = subKey(request);
+    const key = subKey(named.subscriber, project.id);
     const existing = await store.get<Subscription>(key);
     if (!existing) {
       const limit = this.o.maxPerSubscriber ?? MAX_WATCHES_PER_SUBSCRIBER;
-      if ((await store.count(subscriberPrefix(request.subscriber))) >= limit) {
+      if ((await store.count(subscriberPrefix(named.subscriber))) >= limit) {
         throw new WatchRefusedError(`this channel watches its maximum of ${limit} branches; unwatch one first`);
       }
-      const entry = entryKey(request.project);
       const total = this.o.maxWatches ?? MAX_WATCHES;
-      if (!(await store.get(entry)) && (await store.count(ENTRY_PREFIX)) >= total) {
+      if (!(await store.get(entryKey(project.id))) && (await store.count(ENTRY_PREFIX)) >= total) {
         throw new WatchRefusedError(`forgeops watches its maximum of ${total} branches; unwatch one first`);
       }
     }
     const report = await this.counted(
-      request.subscriber,
-      async () => (await this.read('triage_project', { id: project })).data as TriageReport,
+      named.subscriber,
+      async () => (await this.read('triage_project', { id: project.id })).data as TriageReport,
     );
     if (asked.ref !== undefined && asked.ref !== report.default_branch) {
       throw new WatchRefusedError(
-        `only the default branch (${report.default_branch}) of ${request.project} can be watched for now: triage judges that branch`,
+        `only the default branch (${report.default_branch}) of ${project.path} can be watched for now: triage judges that branch`,
       );
     }
-    const subscription: Subscription = existing ?? { ...request, since: this.now() };
+    const subscription: Subscription = existing
+      ? { ...existing, project: project.path }
+      : { ...named, projectId: project.id, project: project.path, since: this.now() };
     if (!existing) {
-      await store.set(entryKey(request.project), { project: request.project } satisfies Entry);
-      await store.set(watcherKey(request.project, request.subscriber), 1);
+      await store.set(entryKey(project.id), { id: project.id, project: project.path } satisfies Entry);
+      await store.set(watcherKey(project.id, named.subscriber), 1);
       await store.set(key, subscription);
       await store.add(EPOCH_KEY, this.now());
       this.known.set(key, subscription);
-      await this.ensure(request.project, true);
-      await this.announce({ project: request.project, ref: '', kind: 'changed' }, 'sync');
+      await this.ensure(project, true);
+      await this.announce({ project: project.path, projectId: project.id, ref: '', kind: 'changed' }, 'sync');
     }
-    const episode = episodeKeyOf(request.project, report);
+    // Read now: a path the watch has not read yet (the project was renamed or moved) is the one shown.
+    await this.renamed(project);
+    const episode = await this.episodeOf(project.id, report);
     if (episode) {
       await this.deliverTo(subscription, {
         kind: 'red',
-        project: request.project,
+        project: project.path,
+        projectId: project.id,
         ref: report.default_branch,
         episode,
         report,
@@ -249,7 +289,18 @@ export class WatchHub {
         if (!(error instanceof DeliveryUnderWay)) throw error;
       });
     }
-    return { created: !existing, report };
+    return { created: !existing, report, subscription, ...(episode ? { episode } : {}) };
+  }
+
+  /**
+   * The red episode a report is in: the one the watch keeps when it is the same (it keeps the key it began with, one
+   * from before watches were kept by number included), else the key the watch will give it.
+   */
+  private async episodeOf(project: number, report: TriageReport): Promise<string | undefined> {
+    const fresh = episodeKeyOf(project, report);
+    if (!fresh) return undefined;
+    const kept = (await this.o.store.get<WatchState>(stateKey(project, report.default_branch)))?.episode;
+    return kept && kept.firstRed === report.red_since?.first_red.pipeline ? kept.key : fresh;
   }
 
   /**
@@ -279,67 +330,114 @@ export class WatchHub {
     }
   }
 
-  /** The project's path as the service spells it (path_with_namespace), whichever way it was named. */
-  private async resolve(named: string): Promise<string> {
-    const project = (await this.read('get_project', { id: spelled(named) })).data as { path_with_namespace?: unknown };
-    if (typeof project?.path_with_namespace !== 'string') throw new Error(`the service gave no path for ${named}`);
-    return project.path_with_namespace;
+  /**
+   * The project as the service names it for good (its number, and its path_with_namespace), whichever way it was
+   * named: a path in any case, encoded, with spaces or a slash at the end, its number, or a path it had before.
+   */
+  private async resolve(named: string | number): Promise<ProjectRef> {
+    const id = typeof named === 'number' ? named : spelled(named);
+    const project = (await this.read('get_project', { id })).data as { id?: unknown; path_with_namespace?: unknown };
+    if (typeof project?.path_with_namespace !== 'string' || typeof project.id !== 'number')
+      throw new Error(`the service gave no number and path for ${named}`);
+    return { id: project.id, path: project.path_with_namespace };
   }
 
   /**
-   * A subscriber's watch of a project named any way: as the service resolves the name, else (the service refuses it
-   * or cannot be reached: a project deleted is still unwatched) by its stored path, in any case.
+   * A subscriber's watch of a project named any way: as the service resolves the name (to its number), else (the
+   * service refuses it or cannot be reached: a project deleted is still unwatched) by its number or shown path.
    */
   async find(subscriber: string, named: string): Promise<Subscription | undefined> {
     const resolved = await this.resolve(named).catch(() => undefined);
     const list = await this.subscriptions(subscriber);
     const wanted = spelled(named).toLowerCase();
     return (
-      list.find((s) => s.project === resolved) ??
-      list.find((s) => s.project.toLowerCase() === resolved?.toLowerCase()) ??
-      list.find((s) => s.project.toLowerCase() === wanted)
+      (resolved && list.find((s) => s.projectId === resolved.id)) ||
+      list.find((s) => s.projectId === undefined && s.project.toLowerCase() === resolved?.path.toLowerCase()) ||
+      list.find((s) => s.project.toLowerCase() === wanted || String(s.projectId) === wanted)
     );
   }
 
-  /** Ends a subscription; the branch stops being watched when its last subscriber leaves. False: it was not watched. */
-  async unsubscribe(asked: { subscriber: string; project: string; ref?: string }): Promise<boolean> {
+  /**
+   * Ends a subscription (the project named any way find() takes, or by its number); the branch stops being watched
+   * when its last subscriber leaves. False: it was not watched.
+   */
+  async unsubscribe(asked: { subscriber: string; project: string | number; ref?: string }): Promise<boolean> {
     const { store } = this.o;
-    const found = await this.find(asked.subscriber, asked.project);
-    const request = { subscriber: asked.subscriber, project: found?.project ?? spelled(asked.project) };
-    const had = await store.delete(subKey(request));
-    this.known.delete(subKey(request));
-    await store.delete(watcherKey(request.project, request.subscriber));
-    if ((await store.count(watchersPrefix(request.project))) === 0) {
-      await store.delete(entryKey(request.project));
-      await this.announce({ project: request.project, ref: '', kind: 'changed' }, 'sync');
+    const { subscriber } = asked;
+    const found =
+      typeof asked.project === 'number'
+        ? (await this.subscriptions(subscriber)).find((s) => s.projectId === asked.project)
+        : await this.find(subscriber, asked.project);
+    if (!found) return false;
+    if (found.projectId === undefined) {
+      // Not moved to its number yet (the service could not be asked): its records under the path go.
+      const key = byPath.subKey(subscriber, found.project);
+      this.known.delete(key);
+      const had = await store.delete(key);
+      await store.delete(`${byPath.watchersPrefix(found.project)}${part(subscriber)}`);
+      if ((await store.count(byPath.watchersPrefix(found.project))) === 0)
+        await store.delete(`${ENTRY_PREFIX}${part(found.project)}`);
+      return had;
+    }
+    const id = found.projectId;
+    const had = await store.delete(subKey(subscriber, id));
+    this.known.delete(subKey(subscriber, id));
+    await store.delete(watcherKey(id, subscriber));
+    if ((await store.count(watchersPrefix(id))) === 0) {
+      await store.delete(entryKey(id));
+      await store.delete(nameKey(id));
+      await this.announce({ project: found.project, projectId: id, ref: '', kind: 'changed' }, 'sync');
       await this.sync();
     }
     return had;
   }
 
-  /** A subscriber's watches, oldest first. */
+  /** A subscriber's watches, oldest first, each showing its project's path as last read. */
   async subscriptions(subscriber: string): Promise<Subscription[]> {
-    const keys = await this.o.store.keys(subscriberPrefix(subscriber));
-    const found = await Promise.all(keys.map((key) => this.o.store.get<Subscription>(key)));
-    return found.filter((s): s is Subscription => s !== undefined).sort((a, b) => a.since - b.since);
+    return (await this.readSubscriptions(await this.o.store.keys(subscriberPrefix(subscriber))))
+      .map(([, subscription]) => subscription)
+      .sort((a, b) => a.since - b.since);
+  }
+
+  /** The subscriptions under `keys` (those still there), each with the path its watch last read. */
+  private async readSubscriptions(keys: readonly string[]): Promise<Array<[string, Subscription]>> {
+    const { store } = this.o;
+    const read = await Promise.all(
+      keys.map(async (key): Promise<[string, Subscription] | undefined> => {
+        const subscription = await store.get<Subscription>(key);
+        if (!subscription) return undefined;
+        const id = subscription.projectId;
+        const path = id === undefined ? undefined : await store.get<string>(nameKey(id));
+        return [key, path ? { ...subscription, project: path } : subscription];
+      }),
+    );
+    return read.filter((pair): pair is [string, Subscription] => pair !== undefined);
   }
 
   /**
    * Hears every change of a branch on this replica (an MCP session subscribed to the status), watching it while
    * anyone listens. The caller caps its own listeners; the hub caps the branches watched in all.
    */
-  async listen(project: string, listener: StatusListener): Promise<() => Promise<void>> {
-    const running = await this.ensure(project, false);
+  async listen(project: string | ProjectRef, listener: StatusListener): Promise<() => Promise<void>> {
+    const ref = typeof project === 'string' ? await this.resolve(project) : project;
+    const running = await this.ensure(ref, false);
     running.listeners.add(listener);
     return async () => {
       running.listeners.delete(listener);
-      if (running.listeners.size === 0 && !running.persisted) await this.drop(project);
+      if (running.listeners.size === 0 && !running.persisted) await this.drop(ref.id);
     };
   }
 
-  /** Checks a project now (a webhook said it changed): on the replica that holds its lease, wherever that is. */
-  async nudge(project: string): Promise<void> {
-    await this.announce({ project, ref: '', kind: 'changed' }, 'nudge');
+  /**
+   * Checks a project now (a webhook said it changed), named by its number (a pipeline event carries it) or its path:
+   * on the replica that holds its lease, wherever that is.
+   */
+  async nudge(project: string | number): Promise<void> {
+    const id = typeof project === 'number' ? project : isNumber(project) ? Number(project) : undefined;
+    await this.announce(
+      { project: String(project), ...(id === undefined ? {} : { projectId: id }), ref: '', kind: 'changed' },
+      'nudge',
+    );
   }
 
   /** How many branches this replica runs a watch for (polling or standing by): /metrics. */
@@ -381,21 +479,100 @@ export class WatchHub {
     // A hub closed (or abandoned) starts no watch again, whatever a replica announces meanwhile.
     if (this.closed) return;
     await this.restoreIfLost();
-    const keys = await this.o.store.keys(ENTRY_PREFIX);
-    const entries = (await Promise.all(keys.map((key) => this.o.store.get<Entry>(key)))).filter(
-      (e): e is Entry => e !== undefined,
-    );
-    const listed = new Set(entries.map((e) => e.project));
+    const { store } = this.o;
+    let keys = await store.keys(ENTRY_PREFIX);
+    const byPaths = keys.filter((key) => !isNumber(key.slice(ENTRY_PREFIX.length)));
+    if (byPaths.length > 0) {
+      await this.moveToNumbers(byPaths);
+      keys = await store.keys(ENTRY_PREFIX);
+    }
+    const watched = (
+      await Promise.all(
+        keys.map(async (key): Promise<ProjectRef | undefined> => {
+          const entry = await store.get<Entry>(key);
+          if (entry?.id === undefined) return undefined;
+          return { id: entry.id, path: (await store.get<string>(nameKey(entry.id))) ?? entry.project };
+        }),
+      )
+    ).filter((project): project is ProjectRef => project !== undefined);
+    const listed = new Set(watched.map((project) => project.id));
     this.storeAnswered();
-    for (const entry of entries) {
+    for (const project of watched) {
       if (this.closed) return;
-      await this.ensure(entry.project, true);
+      await this.ensure(project, true);
     }
-    for (const [key, running] of this.running) {
-      if (!running.persisted || listed.has(key)) continue;
+    for (const [id, running] of this.running) {
+      if (!running.persisted || listed.has(id)) continue;
       if (running.listeners.size > 0) running.persisted = false;
-      else await this.drop(key);
+      else await this.drop(id);
     }
+  }
+
+  /**
+   * Moves watches written before they were kept by number (a deployment upgraded while watching) to the number: the
+   * entry, each subscription and the watch's state, an open episode keeping the key it began with (its records and
+   * Slack message are found by that key, so the episode ends in its message). Each replica may do it at once: new
+   * records are written if absent, old ones deleted. A project the service no longer shows is told gone and
+   * forgotten, as its watch would have; one it cannot be asked about now is moved at a later look.
+   */
+  private async moveToNumbers(entryKeys: readonly string[]): Promise<void> {
+    const { store } = this.o;
+    for (const key of entryKeys) {
+      if (this.closed) return;
+      const path = (await store.get<Entry>(key))?.project ?? decodeURIComponent(key.slice(ENTRY_PREFIX.length));
+      let project: ProjectRef;
+      try {
+        project = await this.resolve(path);
+      } catch (error) {
+        const status = (error as { status?: unknown }).status;
+        if (typeof status === 'number' && GONE_STATUSES.has(status)) await this.forgetByPath(key, path, error as Error);
+        else this.failed(error as Error, `cannot move the watch of ${path} to its project number yet`);
+        continue;
+      }
+      for (const watcher of await store.keys(byPath.watchersPrefix(path))) {
+        const subscriber = subscriberOf(watcher);
+        const old = await store.get<Subscription>(byPath.subKey(subscriber, path));
+        if (old) {
+          const moved: Subscription = { ...old, projectId: project.id, project: project.path };
+          await store.add(subKey(subscriber, project.id), moved);
+          await store.add(watcherKey(project.id, subscriber), 1);
+          this.known.delete(byPath.subKey(subscriber, path));
+          this.known.set(subKey(subscriber, project.id), moved);
+        }
+        await store.delete(byPath.subKey(subscriber, path));
+        await store.delete(watcher);
+      }
+      for (const old of await store.keys(byPath.statePrefix(path))) {
+        const state = await store.get(old);
+        if (state !== undefined)
+          await store.add(stateKey(project.id, old.slice(byPath.statePrefix(path).length)), state);
+        await store.delete(old);
+      }
+      if ((await store.count(watchersPrefix(project.id))) > 0)
+        await store.add(entryKey(project.id), { id: project.id, project: project.path } satisfies Entry);
+      await store.delete(key);
+      this.o.log.info(
+        `watch: moved the watch of ${path} to project number ${project.id}${project.path === path ? '' : ` (now ${project.path})`}: watches are kept by number, so a rename keeps them`,
+      );
+    }
+  }
+
+  /** A watch from before watches were kept by number whose project the service no longer shows: told gone, forgotten. */
+  private async forgetByPath(entry: string, path: string, error: Error): Promise<void> {
+    const { store } = this.o;
+    const reason = error.message.split('\n')[0];
+    for (const watcher of await store.keys(byPath.watchersPrefix(path))) {
+      const subscriber = subscriberOf(watcher);
+      const subscription = await store.get<Subscription>(byPath.subKey(subscriber, path));
+      if (subscription)
+        await this.deliverTo(subscription, { kind: 'gone', project: path, ref: '', reason, id: `${part(path)}:gone` });
+      await store.delete(byPath.subKey(subscriber, path));
+      this.known.delete(byPath.subKey(subscriber, path));
+      await store.delete(watcher);
+    }
+    for (const old of await store.keys(byPath.statePrefix(path))) await store.delete(old);
+    await store.delete(entry);
+    this.o.log.warn(`watch: stopped watching ${path}: it can no longer be read (${reason})`);
   }
 
   /**
@@ -406,12 +583,11 @@ export class WatchHub {
   private async restoreIfLost(): Promise<void> {
     const { store } = this.o;
     if ((await store.get(EPOCH_KEY)) !== undefined) {
-      const keys = await store.keys('watch:sub:');
-      const read = await Promise.all(keys.map(async (key) => [key, await store.get<Subscription>(key)] as const));
+      const read = await this.readSubscriptions(await store.keys('watch:sub:'));
       // Lost while they were read: what was read is not the store's, and the next look writes back what was known.
       const episodes = await this.readEpisodes();
       if ((await store.get(EPOCH_KEY)) === undefined) return;
-      this.known = new Map(read.filter((pair): pair is readonly [string, Subscription] => pair[1] !== undefined));
+      this.known = new Map(read);
       this.knownEpisodes = episodes;
       return;
     }
@@ -421,8 +597,16 @@ export class WatchHub {
       return;
     }
     for (const [key, subscription] of this.known) {
-      await store.add(entryKey(subscription.project), { project: subscription.project } satisfies Entry);
-      await store.add(watcherKey(subscription.project, subscription.subscriber), 1);
+      const { projectId: id, project, subscriber } = subscription;
+      // One not yet moved to its number goes back under its path, and is moved at the next look.
+      await store.add(id === undefined ? `${ENTRY_PREFIX}${part(project)}` : entryKey(id), {
+        ...(id === undefined ? {} : { id }),
+        project,
+      } satisfies Entry);
+      await store.add(
+        id === undefined ? `${byPath.watchersPrefix(project)}${part(subscriber)}` : watcherKey(id, subscriber),
+        1,
+      );
       await store.add(key, subscription);
     }
     let restored = 0;
@@ -488,10 +672,12 @@ export class WatchHub {
     }
   }
 
-  private async ensure(project: string, persisted: boolean): Promise<Running> {
-    const found = this.running.get(project);
+  private async ensure(project: ProjectRef, persisted: boolean): Promise<Running> {
+    const found = this.running.get(project.id);
     if (found) {
       found.persisted ||= persisted;
+      // The path the replica holding the lease read; the holder itself reads its own.
+      if (!found.watch.holding) found.watch.rename(project.path);
       return found;
     }
     if (!persisted && this.running.size >= (this.o.maxWatches ?? MAX_WATCHES)) {
@@ -499,8 +685,10 @@ export class WatchHub {
         `forgeops watches its maximum of ${this.o.maxWatches ?? MAX_WATCHES} branches here; try again later`,
       );
     }
+    const id = project.id;
     const watch = new BranchWatch({
-      project,
+      project: project.path,
+      projectId: id,
       operations: this.o.operations,
       runContext: this.o.runContext,
       store: this.o.store,
@@ -508,9 +696,14 @@ export class WatchHub {
       intervalMs: this.intervalMs,
       ...(this.o.random ? { random: this.o.random } : {}),
       ...(this.o.holder ? { holder: this.o.holder } : {}),
-      onEvent: (event) => this.told(event),
-      onChange: (change) => this.announce({ project, ref: change.ref, kind: change.kind ?? 'changed' }, 'change'),
-      onError: (error) => this.failed(error, project),
+      onEvent: (event) => this.told(id, event),
+      onChange: (change) =>
+        this.announce(
+          { project: change.project, projectId: id, ref: change.ref, kind: change.kind ?? 'changed' },
+          'change',
+        ),
+      onRenamed: (path) => this.renamed({ id, path }),
+      onError: (error) => this.failed(error, watch.project),
       onCheck: (result) => {
         this.o.recorder?.checked(result);
         if (result === 'paused') this.storeFailed();
@@ -521,28 +714,45 @@ export class WatchHub {
       remembered: (key) => this.knownEpisodes.get(key)?.value as WatchState | undefined,
     });
     const running: Running = { watch, persisted, listeners: new Set() };
-    this.running.set(project, running);
+    this.running.set(id, running);
     watch.start();
     return running;
   }
 
-  private async drop(key: string): Promise<void> {
-    const running = this.running.get(key);
-    this.running.delete(key);
+  private async drop(id: number): Promise<void> {
+    const running = this.running.get(id);
+    this.running.delete(id);
     await running?.watch.stop();
   }
 
+  /**
+   * The project's path as its watch (or a subscription) just read it: when it changed (a rename or a move), it is what
+   * the subscriptions show from now on and what every replica's watch of it says. Kept apart from the subscriptions,
+   * so a rename never writes one back that its subscriber is just ending.
+   */
+  private async renamed(project: ProjectRef): Promise<void> {
+    const { store } = this.o;
+    const entry = await store.get<Entry>(entryKey(project.id));
+    if (!entry) return;
+    const before = (await store.get<string>(nameKey(project.id))) ?? entry.project;
+    if (before === project.path) return;
+    await store.set(nameKey(project.id), project.path);
+    this.o.log.info(`watch: ${before} is now ${project.path} (project ${project.id}); still one watch of it`);
+  }
+
   /** A transition this replica told (it held the lease): to each subscriber's sink, then to every replica's listeners. */
-  private async told(event: WatchEvent): Promise<void> {
+  private async told(project: number, event: WatchEvent): Promise<void> {
     this.o.recorder?.told(event.kind);
     if (event.kind !== 'watching') {
-      const subscribers = await this.o.store.keys(watchersPrefix(event.project));
+      const subscribers = await this.o.store.keys(watchersPrefix(project));
       const failed: Array<{ subscriber: string; error: unknown }> = [];
       for (const key of subscribers) {
-        const subscriber = decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
-        const subscription = await this.o.store.get<Subscription>(subKey({ subscriber, project: event.project }));
+        const subscriber = subscriberOf(key);
+        const subscription = await this.o.store.get<Subscription>(subKey(subscriber, project));
         if (subscription)
-          await this.deliverTo(subscription, event).catch((error: unknown) => failed.push({ subscriber, error }));
+          await this.deliverTo({ ...subscription, project: event.project }, event).catch((error: unknown) =>
+            failed.push({ subscriber, error }),
+          );
       }
       // Not told until every subscriber was: the watch tells it again at its next check, to those who missed it. A
       // store gone pauses watching (said once); a delivery another teller has under way is no failure to report.
@@ -554,12 +764,12 @@ export class WatchHub {
           `${event.kind} of ${event.project} was not handed to ${failed.map((f) => f.subscriber).join(', ')}; telling it again at the next check`,
         );
       }
-      if (event.kind === 'gone') await this.forget(event.project, subscribers);
+      if (event.kind === 'gone') await this.forget(project, event.project, subscribers);
     }
     // A transition comes from a check that saw the branch change, which announces itself (onChange); only a project
     // gone, which ends the watch without such a check, is announced here: every listener hears one change per check.
     if (event.kind === 'gone')
-      await this.announce({ project: event.project, ref: event.ref, kind: event.kind }, 'change');
+      await this.announce({ project: event.project, projectId: project, ref: event.ref, kind: event.kind }, 'change');
   }
 
   private async deliverTo(subscription: Subscription, event: WatchEvent): Promise<void> {
@@ -589,14 +799,14 @@ export class WatchHub {
   }
 
   /** A project gone (deleted, or the token no longer reads it): its subscriptions end everywhere. */
-  private async forget(project: string, watcherKeys: string[]): Promise<void> {
+  private async forget(project: number, path: string, watcherKeys: string[]): Promise<void> {
     for (const key of watcherKeys) {
-      const subscriber = decodeURIComponent(key.slice(key.lastIndexOf(':') + 1));
-      await this.o.store.delete(subKey({ subscriber, project }));
+      await this.o.store.delete(subKey(subscriberOf(key), project));
       await this.o.store.delete(key);
     }
     await this.o.store.delete(entryKey(project));
-    await this.announce({ project, ref: '', kind: 'changed' }, 'sync');
+    await this.o.store.delete(nameKey(project));
+    await this.announce({ project: path, projectId: project, ref: '', kind: 'changed' }, 'sync');
   }
 
   /** Tells every replica (this one included) about a change, a nudge or a new set of watches. */
@@ -625,12 +835,16 @@ export class WatchHub {
       void this.sync().catch((error: Error) => this.failed(error, 'cannot read the watches'));
       return;
     }
+    // By number; a message naming only a path (a webhook's without the number, a replica from before numbers) by the
+    // path the watch knows.
+    const id = typeof message.projectId === 'number' ? message.projectId : undefined;
+    const path = message.project.toLowerCase();
     for (const [key, running] of this.running) {
-      if (key !== message.project) continue;
+      if (id !== undefined ? key !== id : running.watch.project.toLowerCase() !== path) continue;
       if (message.why === 'nudge') void running.watch.check().catch(() => undefined);
       else
         for (const listener of running.listeners)
-          listener({ project: message.project, ref: String(message.ref ?? ''), kind: message.kind });
+          listener({ project: message.project, projectId: key, ref: String(message.ref ?? ''), kind: message.kind });
     }
   }
 

@@ -17,7 +17,7 @@ const TOKEN_HEADER = 'x-gitlab-token';
 interface PipelineWebhookOptions {
   /** FORGEOPS_WEBHOOK_SECRET: the hook's "Secret token" in the service's settings. */
   secret: string;
-  /** The hub: `nudge` makes the replica holding a project's lease check it now. */
+  /** The hub: `nudge` makes the replica holding a project's lease check it now (its number in digits, else its path). */
   watches: { nudge(project: string): Promise<void> };
   log: Logger;
   maxBytes?: number;
@@ -59,10 +59,16 @@ function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefin
   });
 }
 
-/** The project a Pipeline Hook event names; undefined for any other event (the service sends every kind it is set to). */
+/**
+ * The project a Pipeline Hook event names, by its number when the event carries it (as the service's do: watches
+ * are kept by number, so a project renamed since is still the one checked), else its path; undefined for any other
+ * event (the service sends every kind it is set to).
+ */
 export function pipelineEventProject(body: unknown): string | undefined {
-  const event = body as { object_kind?: unknown; project?: { path_with_namespace?: unknown } } | null;
+  const event = body as { object_kind?: unknown; project?: { id?: unknown; path_with_namespace?: unknown } } | null;
   if (event?.object_kind !== 'pipeline') return undefined;
+  const id = event.project?.id;
+  if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return String(id);
   const path = event.project?.path_with_namespace;
   return typeof path === 'string' && path !== '' ? path : undefined;
 }

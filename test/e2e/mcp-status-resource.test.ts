@@ -211,8 +211,9 @@ describe("following acme/web's status", () => {
     const serve = await startServe({ FORGEOPS_WATCH_INTERVAL_MS: '600000', FORGEOPS_WEBHOOK_SECRET: SECRET });
     const hookUrl = `${serve.base}/hooks/pipeline`;
     const { mcp } = await connectClient(`${serve.base}/mcp`);
-    const listReads = () =>
-      sandbox.requests.all().filter((r) => r.method === 'GET' && r.path === '/projects/acme%2Fweb/pipelines').length;
+    // The watch reads the branch by the project's number.
+    const watched = `/projects/${sandbox.store.findProject(WEB)!.id}/pipelines`;
+    const listReads = () => sandbox.requests.all().filter((r) => r.method === 'GET' && r.path === watched).length;
     const metric = async (result: string) => {
       const line = (await (await fetch(`${serve.base}/metrics`)).text())
         .split('\n')

@@ -145,8 +145,12 @@ describe('the incident loop on two replicas sharing Redis', () => {
       'the running update',
     );
 
-    // While it runs, the replica holding the lease dies as a crash does: it gives nothing back.
-    const holder = await eventually(() => store.get<string>('watch:lease:acme/web'), 10_000, 'a lease holder');
+    // While it runs, the replica holding the lease dies as a crash does: it gives nothing back. (Watches are kept by
+    // the project's number.)
+    const { id } = (
+      await env.client.request<{ id: number }>({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true })
+    ).data;
+    const holder = await eventually(() => store.get<string>(`watch:lease:${id}`), 10_000, 'a lease holder');
     const dying = holder.split(':')[0];
     expect(['r1', 'r2']).toContain(dying);
     replicas.get(dying)!.kill('SIGKILL');
@@ -159,13 +163,13 @@ describe('the incident loop on two replicas sharing Redis', () => {
       'the still-red update',
     ).catch(async (error: Error) => {
       throw new Error(
-        `${error.message}; state: ${JSON.stringify(await store.get('watch:state:acme/web:main'))}; survivor log: ${logs.get(survivor)}`,
+        `${error.message}; state: ${JSON.stringify(await store.get(`watch:state:${id}:main`))}; survivor log: ${logs.get(survivor)}`,
       );
     });
     // The survivor holds the lease now. Read until it is there: on a loaded machine a check may outlast the lease's
     // 1.6 intervals, so the key can lapse for a moment between two of the survivor's checks.
     const taken = await eventually(
-      async () => ((await store.get<string>('watch:lease:acme/web'))?.startsWith(`${survivor}:`) ? true : undefined),
+      async () => ((await store.get<string>(`watch:lease:${id}`))?.startsWith(`${survivor}:`) ? true : undefined),
       10_000,
       `${survivor} holding the lease`,
     );

@@ -4,7 +4,6 @@
 import { momentText } from '../../operations/composed/triage.js';
 import { WatchRefusedError } from '../../watch/branch-watch.js';
 import type { WatchHub } from '../../watch/hub.js';
-import { episodeKeyOf } from '../../watch/branch-watch.js';
 import type { IncidentMessages } from './sink.js';
 import { subscriberOf } from './sink.js';
 
@@ -57,7 +56,7 @@ export async function watchCommand(words: readonly string[], ctx: WatchCommandCo
     const watched = await ctx.hub.find(subscriber, named);
     if (!watched)
       return { text: `This channel was not watching ${named}; nothing changed.`, ok: false, inChannel: false };
-    await ctx.hub.unsubscribe({ subscriber, project: watched.project });
+    await ctx.hub.unsubscribe({ subscriber, project: watched.projectId ?? watched.project });
     return {
       text: `Stopped watching ${watched.project} in this channel (watched since ${momentText(new Date(watched.since), now)}${watched.by ? `, by ${watched.by}` : ''}).`,
       ok: true,
@@ -71,20 +70,22 @@ export async function watchCommand(words: readonly string[], ctx: WatchCommandCo
   if (!readable.ok)
     return { text: `Not watching ${asked}: you cannot read it (${readable.why}).`, ok: false, inChannel: false };
   try {
-    const { created, report } = await ctx.hub.subscribe({
+    const { created, report, subscription, episode } = await ctx.hub.subscribe({
       subscriber,
       project: readable.path,
       ...(rest[1] !== undefined ? { ref: rest[1] } : {}),
       by: ctx.by,
     });
-    const where = `${readable.path} ${report.default_branch}`;
+    const where = `${subscription.project} ${report.default_branch}`;
     const already = created ? 'Watching' : 'Already watching';
-    const episode = episodeKeyOf(readable.path, report);
     let state = `it is ${report.verdict} now`;
     if (episode) {
       // The subscription told the sink at once: a message claimed now is on its way; one claimed before is above.
       const claimed = await ctx.incidents.messageClaimedAt(episode, ctx.channel);
-      const muted = await ctx.incidents.mutedUntil(ctx.channel, readable.path);
+      const muted = await ctx.incidents.mutedUntil(ctx.channel, {
+        id: subscription.projectId,
+        path: subscription.project,
+      });
       state =
         claimed === undefined
           ? `it is red now${muted ? ` (muted here until ${momentText(new Date(muted), now)}: no message)` : ''}`

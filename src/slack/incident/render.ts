@@ -25,7 +25,10 @@ export interface IncidentButton {
 
 /** What the message shows; the sink keeps it in the store so any replica renders the same message. */
 export interface IncidentView {
+  /** The project's path as last told (a rename shows in the next update). */
   project: string;
+  /** Its number, which mutes are kept by (absent in a message from before watches were kept by number). */
+  projectId?: number;
   ref: string;
   /** The latest red report (the first one, then each still-red one). */
   report: TriageReport;

@@ -44,7 +44,12 @@ export function channelOf(subscriber: string): { teamId: string; channel: string
 export const messageKey = (episode: string, channel: string) => `watch:msg:${episode}:${channel}`;
 const claimKey = (episode: string, channel: string) => `watch:post:${episode}:${channel}`;
 const recordKey = (episode: string, channel: string) => `watch:incident:${episode}:${channel}`;
-const muteKey = (channel: string, project: string) => `watch:mute:${channel}:${encodeURIComponent(project)}`;
+/**
+ * A channel's mute of a project, by its number (a rename keeps it), or by its path for a message from before watches
+ * were kept by number: mutes last an hour, so such a path key is read for an hour after an upgrade and then is gone.
+ */
+const muteKey = (channel: string, project: number | string) =>
+  `watch:mute:${channel}:${typeof project === 'number' ? project : encodeURIComponent(project)}`;
 const muteRefKey = (ref: string) => `incident-mute:${ref}`;
 const approvalKey = (approval: string) => `incident-approval:${approval}`;
 
@@ -60,6 +65,7 @@ interface IncidentRecord {
 interface MuteRef {
   place: string;
   project: string;
+  projectId?: number;
   incident: IncidentOfButton;
   /** What the latest version of the message stood on: a Mute pressed after the red is over mutes nothing. */
   premise?: ButtonPremise;
@@ -112,9 +118,13 @@ export class IncidentMessages implements WatchSink {
     return this.o.store.get<number>(claimKey(episode, channel));
   }
 
-  /** When new incident messages for `project` come to `channel` again, if muted. */
-  async mutedUntil(channel: string, project: string): Promise<number | undefined> {
-    return this.o.store.get<number>(muteKey(channel, project));
+  /** When new incident messages for the project (by number, else path) come to `channel` again, if muted. */
+  async mutedUntil(channel: string, project: { id?: number; path: string }): Promise<number | undefined> {
+    const { store } = this.o;
+    return (
+      (project.id === undefined ? undefined : await store.get<number>(muteKey(channel, project.id))) ??
+      (await store.get<number>(muteKey(channel, project.path)))
+    );
   }
 
   /** A line in the incident message's thread. */
@@ -144,7 +154,7 @@ export class IncidentMessages implements WatchSink {
     if (!stored || stored.place !== channel)
       return 'This button no longer works (it expired, or it belongs to another channel); nothing was muted.';
     const until = this.now() + MUTE_MS;
-    await this.o.store.set(muteKey(channel, stored.project), until, { ttlMs: MUTE_MS });
+    await this.o.store.set(muteKey(channel, stored.projectId ?? stored.project), until, { ttlMs: MUTE_MS });
     await this.timeline(
       stored.incident,
       renderNote(
@@ -159,7 +169,7 @@ export class IncidentMessages implements WatchSink {
   async channelGone(subscriber: string, reason: string): Promise<void> {
     const hub = this.hub;
     const subscriptions = hub ? await hub.subscriptions(subscriber) : [];
-    for (const s of subscriptions) await hub!.unsubscribe({ subscriber, project: s.project });
+    for (const s of subscriptions) await hub!.unsubscribe({ subscriber, project: s.projectId ?? s.project });
     if (await this.o.store.add(`slack:gone:${subscriber}`, this.now(), { ttlMs: 3600_000 })) {
       const projects = subscriptions.map((s) => s.project).join(', ') || 'nothing';
       this.o.log.warn(
@@ -174,12 +184,13 @@ export class IncidentMessages implements WatchSink {
     event: Extract<WatchEvent, { kind: 'red' }>,
   ): Promise<void> {
     const { store } = this.o;
-    if (await this.mutedUntil(channel, event.project)) return;
+    if (await this.mutedUntil(channel, { id: event.projectId, path: event.project })) return;
     // A red told again (a new subscription while red, a replica taking over) finds the claim and posts nothing.
     if (!(await store.add(claimKey(event.episode, channel), this.now(), { ttlMs: MESSAGE_TTL_MS }))) return;
     const key = messageKey(event.episode, channel);
     const view: IncidentView = {
       project: event.project,
+      ...(event.projectId === undefined ? {} : { projectId: event.projectId }),
       ref: event.ref,
       report: event.report,
       phase: 'red',
@@ -201,6 +212,8 @@ export class IncidentMessages implements WatchSink {
     const record = await store.get<IncidentRecord>(recordKey(event.episode, channel));
     if (!record) return;
     const view = record.view;
+    // Renamed or moved since the message was posted: it says the path as it is now, and its buttons act on that.
+    view.project = event.project;
     const phase: IncidentPhase = event.kind;
     view.phase = phase;
     delete view.running;
@@ -294,6 +307,7 @@ export class IncidentMessages implements WatchSink {
     const mute: MuteRef = {
       place: channel,
       project,
+      ...(view.projectId === undefined ? {} : { projectId: view.projectId }),
       incident,
       premise: { kind: 'mute', ...where, ...(head ? { pipeline_id: head.id } : {}) },
     };

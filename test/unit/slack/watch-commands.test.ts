@@ -50,28 +50,38 @@ function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
   });
   const subs = new Map<string, Subscription>();
   const asked: string[] = [];
+  /** The projects' numbers, as the service would give them. */
+  const numbers = new Map([
+    ['acme/web', 1],
+    ['acme/api', 2],
+  ]);
   const hub = {
-    async subscribe(request: Omit<Subscription, 'since'>) {
+    async subscribe(request: Omit<Subscription, 'since' | 'projectId'>) {
       asked.push(request.project);
       if (options.refuse) throw new WatchRefusedError(options.refuse);
+      const projectId = numbers.get(request.project) ?? 99;
       const existing = subs.get(request.project);
-      if (!existing) subs.set(request.project, { ...request, since: now });
+      if (!existing) subs.set(request.project, { ...request, projectId, since: now });
+      const subscription = subs.get(request.project)!;
       const report =
         options.verdict === 'green'
           ? { ...red(request.project), verdict: 'green' as const, red_since: undefined }
           : red(request.project);
-      if (report.verdict === 'red')
-        await incidents.deliver(subs.get(request.project)!, {
+      const episode = report.verdict === 'red' ? `${projectId}:main:10` : undefined;
+      if (episode)
+        await incidents.deliver(subscription, {
           kind: 'red',
           project: request.project,
+          projectId,
           ref: 'main',
-          episode: `${request.project}:main:10`,
+          episode,
           report,
         });
-      return { created: !existing, report };
+      return { created: !existing, report, subscription, ...(episode ? { episode } : {}) };
     },
-    async unsubscribe(request: { project: string }) {
-      return subs.delete(request.project);
+    async unsubscribe(request: { project: string | number }) {
+      const found = [...subs.values()].find((s) => s.projectId === request.project || s.project === request.project);
+      return found ? subs.delete(found.project) : false;
     },
     async subscriptions() {
       return [...subs.values()];
@@ -145,11 +155,19 @@ describe('watch commands', () => {
     );
   });
 
-  it('says a muted project has no message', async () => {
+  it('says a muted project has no message, muted by its number or (a mute from before numbers) by its path', async () => {
+    for (const key of ['watch:mute:C1:1', 'watch:mute:C1:acme%2Fweb']) {
+      const { ctx, store } = setup();
+      await store.set(key, NOW + 1800_000);
+      expect((await watchCommand(['watch', 'acme/web'], ctx())).text, key).toBe(
+        'Watching acme/web main in this channel: it is red now (muted here until 11:00 UTC: no message).',
+      );
+    }
+    // Another project's mute is not this one's.
     const { ctx, store } = setup();
-    await store.set('watch:mute:C1:acme%2Fweb', NOW + 1800_000);
+    await store.set('watch:mute:C1:2', NOW + 1800_000);
     expect((await watchCommand(['watch', 'acme/web'], ctx())).text).toBe(
-      'Watching acme/web main in this channel: it is red now (muted here until 11:00 UTC: no message).',
+      'Watching acme/web main in this channel: it is red now (message below).',
     );
   });
 

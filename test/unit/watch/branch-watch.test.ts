@@ -134,7 +134,8 @@ describe('the lease', () => {
     const other = watcher(store, events, 'replica-2');
     holder.start();
     other.start();
-    await expect.poll(() => events.length).toBe(1);
+    // A first check triages the project (a dozen reads): on a loaded machine longer than poll's 1 s default.
+    await expect.poll(() => events.length, { timeout: 15_000 }).toBe(1);
     expect(await store.get(leaseKey(PROJECT))).toBe('replica-1');
     // Renewed each interval: still held after several.
     for (let i = 0; i < 4; i++) {
@@ -175,7 +176,7 @@ describe('a takeover', () => {
       if (result !== 'not-holder') renewedAt = clock.now();
     });
     holder.start();
-    await expect.poll(() => renewedAt).toBeGreaterThan(0);
+    await expect.poll(() => renewedAt, { timeout: 15_000 }).toBeGreaterThan(0);
     const other = make('replica-2');
     other.start();
     const interval = 30_000;
@@ -236,7 +237,8 @@ describe('cost', () => {
       random: () => 0.5,
     });
     watch.start();
-    await expect.poll(() => events.length).toBe(1);
+    // A first check triages the project (a dozen reads): on a loaded machine longer than poll's 1 s default.
+    await expect.poll(() => events.length, { timeout: 15_000 }).toBe(1);
     const start = env.sandbox.requests.all().length;
     const asked = () => env.sandbox.requests.all().slice(start);
     // 30 s and half the 10 % jitter: 31.5 s between checks.
@@ -245,7 +247,7 @@ describe('cost', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(asked()).toHaveLength(interval - 1);
       clock.advance(1);
-      await expect.poll(() => asked().length).toBe(interval);
+      await expect.poll(() => asked().length, { timeout: 15_000 }).toBe(interval);
     }
     expect(asked().every((r) => r.method === 'GET' && r.path.endsWith('/pipelines'))).toBe(true);
     expect(events).toHaveLength(1);

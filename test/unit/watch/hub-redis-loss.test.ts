@@ -77,12 +77,16 @@ describe('the watches after Redis lost its data', () => {
     });
     const { report } = await hub.subscribe({ subscriber: 'loss:C1', project: 'acme/web' });
     expect(report.verdict).toBe('red');
-    // The watch keeps the episode in its state, and the hub's next look at the store remembers it.
+    // The watch keeps the episode in its state (under the project's number), and the hub's next look at the store
+    // remembers it.
+    const { id } = (
+      await env.client.request<{ id: number }>({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true })
+    ).data;
     const open = async () => {
       await listedAfterSync();
-      return (await store.get<{ episode?: { key: string } }>('watch:state:acme/web:main'))?.episode?.key;
+      return (await store.get<{ episode?: { key: string } }>(`watch:state:${id}:main`))?.episode?.key;
     };
-    await expect.poll(open, { timeout: 15_000 }).toMatch(/^acme\/web:main:\d+$/);
+    await expect.poll(open, { timeout: 15_000 }).toBe(`${id}:main:${report.red_since!.first_red.pipeline}`);
     await listedAfterSync();
 
     execFileSync('redis-cli', ['-p', String(redis.port), 'FLUSHALL']);

@@ -144,7 +144,7 @@ describe('the watch hub', () => {
     expect(await one.unsubscribe({ subscriber: 'test:C2', project: String(id.id) })).toBe(true);
     expect(await store.keys('watch:entry:')).toEqual([]);
     await one.close();
-  });
+  }, 60_000);
 
   it('lets listeners on every replica hear a change, whichever replica polls', async () => {
     const store = new MemoryStore({ now: () => clock.now() });

@@ -117,9 +117,13 @@ describe('/metrics for watching', () => {
       clock.advance(INTERVAL_MS);
       await settle();
     }
+    // The watch asks for the project by its number.
+    const { id } = (
+      await env.client.request<{ id: number }>({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true })
+    ).data;
     env.sandbox.faults.add({
       method: 'GET',
-      path: '/projects/acme%2Fweb/pipelines',
+      path: `/projects/${id}/pipelines`,
       status: 429,
       headers: { 'retry-after': '0' },
     });
@@ -129,7 +133,7 @@ describe('/metrics for watching', () => {
     // Each check is waited for, not a fixed while: on a loaded machine a check outlasts a short settle, and the next
     // fault would meet the check before it.
     await expect.poll(() => checks('unchanged'), { timeout: 15_000 }).toBeGreaterThan(unchangedBefore);
-    env.sandbox.faults.add({ method: 'GET', path: '/projects/acme%2Fweb/pipelines', status: 500 });
+    env.sandbox.faults.add({ method: 'GET', path: `/projects/${id}/pipelines`, status: 500 });
     clock.advance(INTERVAL_MS);
     await expect.poll(() => checks('failed'), { timeout: 15_000 }).toBe(1);
     await settle();

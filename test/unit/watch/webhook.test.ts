@@ -147,6 +147,30 @@ describe('the pipeline webhook', () => {
     expect(await webhookCount('nudged')).toBe(1);
   });
 
+  it('has the project checked by the number its event carries, whatever path it names (one renamed since)', async () => {
+    const { id } = (
+      await env.client.request<{ id: number }>({ method: 'GET', path: '/projects/acme%2Fweb', idempotent: true })
+    ).data;
+    await env.client.request({
+      method: 'POST',
+      path: '/projects/acme%2Fweb/pipeline',
+      query: { ref: 'main' },
+      idempotent: false,
+    });
+    heard.length = 0;
+    // A path no watch knows, alone, reaches none.
+    const event = (project: Record<string, unknown>) => JSON.stringify({ object_kind: 'pipeline', project });
+    expect((await post(event({ path_with_namespace: 'acme/old-web' }), { 'x-gitlab-token': SECRET })).status).toBe(200);
+    await settled(() => heard.length > 0);
+    expect(heard).toEqual([]);
+    // With the project's number, the watch of acme/web checks and hears the new pipeline.
+    const numbered = await post(event({ id, path_with_namespace: 'acme/old-web' }), { 'x-gitlab-token': SECRET });
+    expect(numbered.status).toBe(200);
+    await settled(() => heard.length > 0);
+    expect(heard[0]).toMatchObject({ projectId: id, project: 'acme/web' });
+    expect(pipelineEventProject(JSON.parse(event({ id, path_with_namespace: 'acme/old-web' })))).toBe(String(id));
+  });
+
   it('answers other events 200 and ignores them; a body past the cap is 413, bad JSON 400', async () => {
     heard.length = 0;
     const push = await post(JSON.stringify({ object_kind: 'push', project: { path_with_namespace: 'acme/web' } }), {
