@@ -191,10 +191,20 @@ async function startSandbox() {
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
       const url = /running at (http:\/\/\S+)/.exec(stdout)?.[1];
-      const token = /^maintainer\s+\S+\s+.*?\s(\S+)\s*$/m.exec(stdout)?.[1];
+      const token = columnOf(stdout, 'maintainer', 'token');
       if (url && token && stdout.includes('Ctrl+C')) resolve({ url, token });
     });
   });
+}
+
+/** One cell of the sandbox's accounts table: the row starting with `role`, under the header `column`. */
+function columnOf(table, role, column) {
+  const lines = table.split('\n');
+  const header = lines.find((line) => line.startsWith('role '));
+  const row = lines.find((line) => line.startsWith(`${role} `));
+  const at = header?.search(new RegExp(`\\b${column}\\b`));
+  if (!row || at === undefined || at < 0) return undefined;
+  return row.slice(at).split(/\s+/)[0] || undefined;
 }
 
 // ---- the measurements ----

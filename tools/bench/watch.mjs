@@ -340,9 +340,11 @@ async function startService(count) {
     const send = (status, body) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const match = /^\/api\/v4\/projects\/([^/]+)(\/.*)?$/.exec(url.pathname);
-    const project = match && state.get(decodeURIComponent(match[1]));
+    // A project is asked for by its path or, as watches keep it, by its number.
+    const asked = match ? decodeURIComponent(match[1]) : '';
+    const name = state.has(asked) ? asked : [...state.keys()].find((key) => String(state.get(key).id) === asked);
+    const project = name === undefined ? undefined : state.get(name);
     if (!project) return send(404, { message: '404 Project Not Found' });
-    const name = decodeURIComponent(match[1]);
     const rest = match[2] ?? '';
     const head = project.pipelines[0];
     if (rest === '')
