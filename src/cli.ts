@@ -338,7 +338,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const selection = await toolSelection(config, values, operations);
   const approvals = await approvalPageForServe(config, host, log);
   // The sandbox's "forgeops" application sends people back to this server's callback.
-  const runtime = await createRuntime(config, log, { publicUrl: forgeopsUrl(host, port) });
+  const runtime = await createRuntime(config, log, { publicUrl: config.identity.publicUrl ?? forgeopsUrl(host, port) });
   const slack = await startSlackBeside(config, log, runtime, approvals?.store);
   const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] =
     await Promise.all([import('./health.js'), import('./metrics.js'), import('./state/store.js')]);

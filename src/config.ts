@@ -326,6 +326,30 @@ export const ENVIRONMENT = z.object({
     .describe(
       'Redis for the state replicas share (Slack links, pending approvals of Slack and of MCP 2026-07-28, seen Slack requests, approval answers handed between replicas): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).',
     ),
+  FORGEOPS_PUBLIC_URL: httpUrl().describe(
+    "forgeops's address as people's browsers reach it (a tunnel or reverse proxy in front): where the code host sends people back after signing in (<URL>/oauth/callback), where Slack's Connect links and MCP's sign-in pages live, and the MCP resource that tokens are bound to. Default: the address forgeops listens on (FORGEOPS_HOST, FORGEOPS_PORT; a wildcard address is reached on 127.0.0.1).",
+  ),
+  FORGEOPS_OAUTH_CLIENT_ID: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || !/[\s<>]/.test(v), {
+      error: (issue) => `must be an application id, not a placeholder or text with spaces; ${got(issue.input)}`,
+    })
+    .describe(
+      "Application ID of forgeops's one application at the code host (Admin or user settings > Applications: confidential, redirect URI <FORGEOPS_PUBLIC_URL>/oauth/callback, scopes as FORGEOPS_OAUTH_SCOPES): people sign in through it from MCP hosts and Slack. Needs CODEHOST_URL; the embedded sandbox registers its own.",
+    ),
+  FORGEOPS_OAUTH_CLIENT_SECRET: token.describe('Secret of the application named by FORGEOPS_OAUTH_CLIENT_ID.'),
+  FORGEOPS_OAUTH_SCOPES: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v.trim().split(/[\s,]+/) : ['api']))
+    .refine((scopes) => scopes.every((s) => /^[a-z_]+$/.test(s)), {
+      error: (issue) =>
+        `must be scope names separated by spaces or commas, e.g. 'api' or 'read_api'; ${got(issue.input)}`,
+    })
+    .describe(
+      "Scopes forgeops asks the code host for when a person signs in (default 'api'; 'read_api' for read-only sign-ins).",
+    ),
   FORGEOPS_SECRET: z
     .string()
     .optional()
@@ -444,6 +468,13 @@ export interface Config {
   redisUrl?: string;
   /** The key material for tokens stored at rest. */
   secret?: string;
+  /** Signing in through the code host: forgeops's address for browsers and its application there. */
+  identity: {
+    publicUrl?: string;
+    clientId?: string;
+    clientSecret?: string;
+    scopes: string[];
+  };
   slack: {
     signingSecret?: string;
     botToken?: string;
@@ -473,6 +504,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = result.data;
+  checkSignInApplication(e);
   return {
     codehost: {
       url: e.CODEHOST_URL,
@@ -533,6 +565,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.FORGEOPS_DATA_DIR,
     redisUrl: e.FORGEOPS_REDIS_URL || undefined,
     secret: e.FORGEOPS_SECRET || undefined,
+    identity: {
+      publicUrl: e.FORGEOPS_PUBLIC_URL,
+      clientId: e.FORGEOPS_OAUTH_CLIENT_ID?.trim() || undefined,
+      clientSecret: e.FORGEOPS_OAUTH_CLIENT_SECRET || undefined,
+      scopes: e.FORGEOPS_OAUTH_SCOPES,
+    },
     slack: {
       signingSecret: e.SLACK_SIGNING_SECRET || undefined,
       botToken: e.SLACK_BOT_TOKEN || undefined,
@@ -548,6 +586,23 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         : undefined,
     },
   };
+}
+
+/**
+ * forgeops's application at the code host is named in full or not at all: a secret without its id, or an id with no
+ * code host to register it at, would fail only when the first person tries to sign in.
+ */
+function checkSignInApplication(e: z.infer<typeof ENVIRONMENT>): void {
+  if (e.FORGEOPS_OAUTH_CLIENT_SECRET && !e.FORGEOPS_OAUTH_CLIENT_ID?.trim()) {
+    throw new ConfigError(
+      'invalid configuration: FORGEOPS_OAUTH_CLIENT_SECRET is set without FORGEOPS_OAUTH_CLIENT_ID',
+    );
+  }
+  if (e.FORGEOPS_OAUTH_CLIENT_ID?.trim() && !e.CODEHOST_URL) {
+    throw new ConfigError(
+      'invalid configuration: FORGEOPS_OAUTH_CLIENT_ID needs CODEHOST_URL (the embedded sandbox registers its own application)',
+    );
+  }
 }
 
 /**
