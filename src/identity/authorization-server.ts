@@ -84,12 +84,12 @@ function digest(value: string): string {
 }
 
 /** RFC 8414 metadata: what MCP clients discover after the protected resource metadata names this issuer. */
-export function authorizationServerMetadata(issuer: string) {
+export function authorizationServerMetadata(issuer: string, dynamicRegistration = true) {
   return {
     issuer,
     authorization_endpoint: `${issuer}${AUTHORIZE_PATH}`,
     token_endpoint: `${issuer}${TOKEN_PATH}`,
-    registration_endpoint: `${issuer}${REGISTER_PATH}`,
+    ...(dynamicRegistration && { registration_endpoint: `${issuer}${REGISTER_PATH}` }),
     revocation_endpoint: `${issuer}${REVOKE_PATH}`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -431,7 +431,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     [REGISTER_PATH]: register,
     [REVOKE_PATH]: revoke,
     [AS_METADATA_PATH]: async (_req, res) =>
-      sendJson(res, 200, authorizationServerMetadata(options.issuer()), {
+      sendJson(res, 200, authorizationServerMetadata(options.issuer(), clients.dynamicRegistration), {
         'cache-control': 'max-age=300',
       }),
   };

@@ -150,9 +150,21 @@ export class McpClients {
     return client;
   }
 
+  /** Whether clients may register themselves (FORGEOPS_MCP_MAX_REGISTERED_CLIENTS above 0). */
+  get dynamicRegistration(): boolean {
+    return (this.options.maxDynamicClients ?? DEFAULT_MAX_DYNAMIC_CLIENTS) > 0;
+  }
+
   /** RFC 7591 registration of a public client, within the caps. */
   async register(body: unknown, address: string): Promise<Record<string, unknown>> {
     const { store } = this.options;
+    if (!this.dynamicRegistration) {
+      throw new OAuthError(
+        403,
+        'access_denied',
+        'this forgeops takes no dynamic registrations (FORGEOPS_MCP_MAX_REGISTERED_CLIENTS=0): use a pre-registered client_id or a client metadata document URL',
+      );
+    }
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
       throw new OAuthError(400, 'invalid_client_metadata', 'send the client metadata as a JSON object');
     }

@@ -1,0 +1,248 @@
+// Signing in from an MCP host, end to end: `forgeops serve` (the built CLI, OAuth mode, the embedded sandbox as the
+// code host), the SDK client's own OAuth flow (discovery, DCR, PKCE, refresh), and people signing in and consenting
+// in a browser driven with fetch. Both protocol revisions act as the signed-in person; read-only sign-ins run reads.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpTokens } from '../../src/identity/mcp-tokens.js';
+import { MemoryStore } from '../../src/state/store.js';
+import { freePort } from '../helpers/balancers.js';
+import { connectWith, MemoryOAuthProvider, signInHost } from '../helpers/mcp-oauth-host.js';
+import { modernClient } from '../helpers/mcp-v2.js';
+import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
+
+const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const SECRET = 'e2e-mcp-oauth-secret-0123456789abcdef';
+let serve: ChildProcess;
+let base: string;
+let mcpUrl: string;
+let output = '';
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  mcpUrl = `${base}/mcp`;
+  serve = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      FORGEOPS_MCP_AUTH: 'oauth',
+      FORGEOPS_SECRET: SECRET,
+      FORGEOPS_TOOLS: 'get_current_user',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serve.stdout!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  serve.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  // Bounded: 400 checks of 50 ms, until the sandbox is up and the service answers.
+  for (let i = 0; i < 400; i++) {
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`serve did not become ready:\n${output}`);
+});
+
+afterAll(() => {
+  serve?.kill('SIGKILL');
+});
+
+const person = (username: string, decision?: 'allow' | 'allow-read') => (url: URL) =>
+  signInAsPerson(new OAuthBrowser(), url, new MemoryOAuthProvider().redirect, { username, decision });
+
+function textOf(result: unknown): string {
+  return ((result as CallToolResult).content[0] as { text: string }).text;
+}
+
+describe('discovery', () => {
+  it('answers an unauthenticated /mcp with 401 naming the protected resource metadata', async () => {
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
+  it('serves the resource metadata at the root and under /mcp, naming forgeops as the authorization server', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+      const prm = await (await fetch(`${base}${path}`)).json();
+      expect(prm).toMatchObject({ resource: mcpUrl, authorization_servers: [base] });
+    }
+    const meta = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
+    expect(meta).toMatchObject({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/oauth/token`,
+      registration_endpoint: `${base}/oauth/register`,
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
+    });
+  });
+});
+
+describe('signed in from an MCP host', () => {
+  it('two people signed in at once each act as themselves, in sessions and over 2026-07-28', async () => {
+    const aliceHost = new MemoryOAuthProvider('Alice host');
+    const bobHost = new MemoryOAuthProvider('Bob host');
+    const [alice, bob] = await Promise.all([
+      signInHost(mcpUrl, aliceHost, person('alice')),
+      signInHost(mcpUrl, bobHost, person('bob')),
+    ]);
+    expect(alice.back.searchParams.get('iss')).toBe(base);
+    const [a, b] = await Promise.all([
+      alice.client.callTool({ name: 'get_current_user', arguments: {} }),
+      bob.client.callTool({ name: 'get_current_user', arguments: {} }),
+    ]);
+    expect(textOf(a)).toContain('alice');
+    expect(textOf(a)).not.toContain('bob');
+    expect(textOf(b)).toContain('bob');
+
+    // The stateless revision, with the token the host got: the same person.
+    const token = aliceHost.tokens()?.access_token;
+    const { client: modern } = await modernClient(mcpUrl, () => ({ action: 'decline' }), {
+      authorization: `Bearer ${token}`,
+    });
+    expect(textOf(await modern.callTool({ name: 'get_current_user', arguments: {} }))).toContain('alice');
+    await Promise.all([alice.client.close(), bob.client.close(), modern.close()]);
+  });
+
+  it('a read-only sign-in lists and runs reads only; a write is refused with 403 insufficient_scope', async () => {
+    const host = new MemoryOAuthProvider('Reader host');
+    const { client } = await signInHost(mcpUrl, host, person('alice', 'allow-read'));
+    expect(host.tokens()?.scope).toBe('read_api');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('get_current_user');
+    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect(textOf(await client.callTool({ name: 'get_current_user', arguments: {} }))).toContain('alice');
+    const refused = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${host.tokens()?.access_token}`,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'create_user', arguments: {} },
+      }),
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(refused.headers.get('www-authenticate')).toContain('scope="api"');
+    await client.close();
+  });
+
+  it('the host refreshes its token (rotating), and revoking signs the person out at both ends (401 after)', async () => {
+    const host = new MemoryOAuthProvider('Refreshing host');
+    const { client } = await signInHost(mcpUrl, host, person('alice'));
+    const first = host.tokens()!;
+    const tokenEndpoint = `${base}/oauth/token`;
+    const clientId = (host.clientInformation() as { client_id: string }).client_id;
+    const refresh = (refreshToken: string) =>
+      fetch(tokenEndpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
+      });
+    const rotated = await refresh(first.refresh_token!);
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
+    const next = (await rotated.json()) as { access_token: string; refresh_token: string };
+    expect(next.refresh_token).not.toBe(first.refresh_token);
+    // The old refresh token is spent; presenting it again is a replay and ends the whole grant.
+    const replay = await refresh(first.refresh_token!);
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
+    const afterReplay = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${next.access_token}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(afterReplay.status).toBe(401);
+    expect(afterReplay.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    await client.close().catch(() => undefined);
+  });
+
+  it('sign-out revokes at forgeops and at the code host: the host must sign in again', async () => {
+    const host = new MemoryOAuthProvider('Signing-out host');
+    const { client } = await signInHost(mcpUrl, host, person('bob'));
+    const tokens = host.tokens()!;
+    const revoked = await fetch(`${base}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: tokens.refresh_token!,
+        client_id: (host.clientInformation() as { client_id: string }).client_id,
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    const again = await client.callTool({ name: 'get_current_user', arguments: {} }).then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+    expect(again).not.toBe('answered');
+    // A fresh connection asks for a sign-in (the SDK sends the person to authorize again).
+    host.authorizationUrl = undefined;
+    const reconnect = await connectWith(mcpUrl, host).then(
+      () => 'connected',
+      (error: Error) => error.constructor.name,
+    );
+    expect(reconnect).toBe('UnauthorizedError');
+    expect(host.authorizationUrl).toBeDefined();
+  });
+
+  it('refuses a token minted for another resource (another aud), even signed with the same key', async () => {
+    const other = new McpTokens({
+      store: new MemoryStore(),
+      secret: SECRET,
+      issuer: () => base,
+      resource: () => 'https://elsewhere.example/mcp',
+    });
+    // A real sign-in's code, redeemed by another resource's token service: its token names that resource.
+    const code = await other.issueCode({
+      clientId: 'c',
+      redirectUri: 'http://127.0.0.1:1/cb',
+      codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      scopes: ['api'],
+      person: 'codehost-user:1',
+      resource: 'https://elsewhere.example/mcp',
+    });
+    const minted = await other.redeemCode(code, {
+      clientId: 'c',
+      redirectUri: 'http://127.0.0.1:1/cb',
+      codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    });
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${minted.access_token}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('another resource');
+  });
+});
