@@ -447,7 +447,9 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   void checkServiceAtStart(config, (line) => log.warn(line));
   const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
-  process.stdout.write(bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config }));
+  process.stdout.write(
+    bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config, signIn: signIn !== undefined }),
+  );
   if (slack?.handle)
     process.stdout.write(
       `Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`,

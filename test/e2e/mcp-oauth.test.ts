@@ -96,38 +96,42 @@ describe('discovery', () => {
 
 describe('signed in from an MCP host', () => {
   it('two people signed in at once each act as themselves, in sessions and over 2026-07-28', async () => {
-    const aliceHost = new MemoryOAuthProvider('Alice host');
+    // Neither is the sandbox's configured identity (alice, the maintainer): each answer can only come from a sign-in.
+    const carolHost = new MemoryOAuthProvider('Carol host');
     const bobHost = new MemoryOAuthProvider('Bob host');
-    const [alice, bob] = await Promise.all([
-      signInHost(mcpUrl, aliceHost, person('alice')),
+    const [carol, bob] = await Promise.all([
+      signInHost(mcpUrl, carolHost, person('carol')),
       signInHost(mcpUrl, bobHost, person('bob')),
     ]);
-    expect(alice.back.searchParams.get('iss')).toBe(base);
-    const [a, b] = await Promise.all([
-      alice.client.callTool({ name: 'get_current_user', arguments: {} }),
+    expect(carol.back.searchParams.get('iss')).toBe(base);
+    const [c, b] = await Promise.all([
+      carol.client.callTool({ name: 'get_current_user', arguments: {} }),
       bob.client.callTool({ name: 'get_current_user', arguments: {} }),
     ]);
-    expect(textOf(a)).toContain('alice');
-    expect(textOf(a)).not.toContain('bob');
+    expect(textOf(c)).toContain('carol');
+    expect(textOf(c)).not.toContain('bob');
     expect(textOf(b)).toContain('bob');
+    expect(textOf(b)).not.toContain('carol');
 
     // The stateless revision, with the token the host got: the same person.
-    const token = aliceHost.tokens()?.access_token;
+    const token = carolHost.tokens()?.access_token;
     const { client: modern } = await modernClient(mcpUrl, () => ({ action: 'decline' }), {
       authorization: `Bearer ${token}`,
     });
-    expect(textOf(await modern.callTool({ name: 'get_current_user', arguments: {} }))).toContain('alice');
-    await Promise.all([alice.client.close(), bob.client.close(), modern.close()]);
+    const modernAnswer = textOf(await modern.callTool({ name: 'get_current_user', arguments: {} }));
+    expect(modernAnswer).toContain('carol');
+    expect(modernAnswer).not.toContain('alice');
+    await Promise.all([carol.client.close(), bob.client.close(), modern.close()]);
   });
 
   it('a read-only sign-in lists and runs reads only; a write is refused with 403 insufficient_scope', async () => {
     const host = new MemoryOAuthProvider('Reader host');
-    const { client } = await signInHost(mcpUrl, host, person('alice', 'allow-read'));
+    const { client } = await signInHost(mcpUrl, host, person('dave', 'allow-read'));
     expect(host.tokens()?.scope).toBe('read_api');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('get_current_user');
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
-    expect(textOf(await client.callTool({ name: 'get_current_user', arguments: {} }))).toContain('alice');
+    expect(textOf(await client.callTool({ name: 'get_current_user', arguments: {} }))).toContain('dave');
     const refused = await fetch(mcpUrl, {
       method: 'POST',
       headers: {
