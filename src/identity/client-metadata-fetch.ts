@@ -26,7 +26,6 @@ for (const [net, bits] of [
   PRIVATE.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
   ['::', 127],
-  ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
@@ -35,9 +34,13 @@ for (const [net, bits] of [
   PRIVATE.addSubnet(net, bits, 'ipv6');
 
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
+  // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 one it is. (A ::ffff:0:0/96 rule would
+  // not do: BlockList matches every IPv4 address against it.)
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
+  const plain = mapped ?? address;
+  const family = isIP(plain);
   if (family === 0) return true;
-  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return PRIVATE.check(plain, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 export interface MetadataFetchOptions {

@@ -184,7 +184,10 @@ export class McpTokens {
     let scopes = grant.scopes;
     if (request.scope !== undefined) {
       const asked = parseScopes(request.scope);
-      if (!asked || asked.some((s) => !grant.scopes.includes(s))) {
+      // api covers everything read_api does: narrowing an api grant to reads is allowed.
+      const covered = (scope: Scope) =>
+        grant.scopes.includes(scope) || (scope === 'read_api' && grant.scopes.includes('api'));
+      if (!asked || asked.length === 0 || !asked.every(covered)) {
         throw new OAuthError(400, 'invalid_scope', `scope may only narrow the granted ${grant.scopes.join(' ')}`);
       }
       scopes = asked;

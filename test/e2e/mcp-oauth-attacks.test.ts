@@ -115,6 +115,50 @@ describe('consent cannot be skipped', () => {
 });
 
 describe('the authorization request and the code', () => {
+  it("shows a client's name as text on a consent page that may not be framed, scripted or posted elsewhere", async () => {
+    const sneaky = await registerClient(serve.base, REDIRECT, '<img src=x onerror=alert(1)>Trusted "Bank"');
+    const page = await new OAuthBrowser().fetch(
+      authorizeUrl(serve.base, {
+        client_id: sneaky,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('&lt;img src=x onerror=alert(1)&gt;Trusted &quot;Bank&quot;');
+    expect(page.html).not.toContain('<img');
+    expect(page.html).toContain('has not verified it');
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("form-action 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Lax/);
+  });
+
+  it('sends a request without PKCE S256 back to the client as invalid_request, with its state and iss', async () => {
+    const browser = new OAuthBrowser();
+    const page = await browser.fetch(
+      authorizeUrl(serve.base, {
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        state: 'st-1',
+        code_challenge: 'plain-challenge',
+        code_challenge_method: 'plain',
+      }),
+    );
+    const back = new URL(metaRefresh(page.html)!);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toContain('S256');
+    expect(back.searchParams.get('state')).toBe('st-1');
+    expect(back.searchParams.get('iss')).toBe(serve.base);
+  });
+
   it('refuses a redirect URI the client did not register, on the page, never sending the browser there', async () => {
     const page = await new OAuthBrowser().fetch(
       authorizeUrl(serve.base, {
