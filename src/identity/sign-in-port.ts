@@ -26,5 +26,5 @@ export interface PersonVault {
   /** A fresh code-host access token; undefined when the grant is gone (the person signs in again). */
   accessToken(person: string): Promise<string | undefined>;
   account(person: string): Promise<CodeHostAccountLike | undefined>;
-  signOut(person: string): Promise<void>;
+  signOut(person: string): Promise<unknown>;
 }

@@ -1,0 +1,173 @@
+// Two forgeops replicas in front of one code host (the sandbox, its clock in the test's hands), sharing one state
+// store as they would share Redis: a person signs in through one, the host's token works on the other, and when the
+// code host's token expires, both replicas hit at once refresh it at the code host once (it rotates both tokens: a
+// second refresh would sign the person out).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { HttpClient } from '../../src/http/client.js';
+import { CodeHostOAuth } from '../../src/identity/code-host-oauth.js';
+import { createMcpSignInParts } from '../../src/identity/mcp-sign-in.js';
+import { personTransport } from '../../src/identity/person-client.js';
+import { personKey, TokenVault } from '../../src/identity/token-vault.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { type McpHttpServer, startMcpHttpServer } from '../../src/mcp/http/server.js';
+import { mcpSignIn } from '../../src/mcp/http/sign-in.js';
+import { ManualClock } from '../../src/sandbox/core/clock.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { MemoryStore } from '../../src/state/store.js';
+import { freePort } from '../helpers/balancers.js';
+import { testServerOptions } from '../helpers/mcp.js';
+import { connectWith, MemoryOAuthProvider, signInHost } from '../helpers/mcp-oauth-host.js';
+import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
+import { listWith } from '../helpers/oauth-serve.js';
+
+const SECRET = 'replicas-test-secret-0123456789abcdef';
+const clock = new ManualClock(Date.UTC(2026, 11, 6, 9));
+let sandbox: Sandbox;
+let service: HttpClient;
+const replicas: McpHttpServer[] = [];
+const vaults: TokenVault[] = [];
+const codeHosts: CodeHostOAuth[] = [];
+const refreshes: string[] = [];
+let publicUrl: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({
+    clock,
+    applications: [
+      {
+        name: 'forgeops',
+        redirect_uris: ['http://127.0.0.1/oauth/callback'],
+        scopes: ['api', 'read_api', 'read_user'],
+        confidential: true,
+      },
+    ],
+  });
+  const [app] = sandbox.applications;
+  service = new HttpClient({ baseUrl: sandbox.url, proxy: {} });
+  const store = new MemoryStore({ now: () => clock.now() });
+  // The replicas' shared address, as a balancer in front gives them one: the first replica's.
+  const port = await freePort();
+  publicUrl = `http://127.0.0.1:${port}`;
+  // Each replica's own client of the code host, counting the refreshes it sends.
+  const countingFetch =
+    (replica: string): typeof fetch =>
+    async (url, init) => {
+      const body = init?.body?.toString() ?? '';
+      if (String(url).endsWith('/oauth/token') && body.includes('grant_type=refresh_token')) refreshes.push(replica);
+      return fetch(url, init);
+    };
+  for (const [index, listenOn] of [port, 0].entries()) {
+    const name = `r${index + 1}`;
+    const oauth = new CodeHostOAuth(
+      {
+        url: sandbox.url,
+        clientId: app.uid,
+        clientSecret: app.secret,
+        redirectUri: `${publicUrl}/oauth/callback`,
+        scopes: ['api'],
+      },
+      { fetch: countingFetch(name), now: () => clock.now() },
+    );
+    const vault = new TokenVault({
+      store,
+      secret: SECRET,
+      oauth,
+      now: () => clock.now(),
+      sleep: async () => undefined,
+    });
+    vaults.push(vault);
+    codeHosts.push(oauth);
+    const parts = createMcpSignInParts({
+      store,
+      secret: SECRET,
+      publicUrl: () => publicUrl,
+      mcpPath: '/mcp',
+      codeHost: oauth,
+      vault,
+      personOf: personKey,
+      clients: {},
+      address: () => '127.0.0.1',
+      log: { error() {}, warn() {}, info() {}, debug() {} },
+    });
+    replicas.push(
+      await startMcpHttpServer({
+        host: '127.0.0.1',
+        port: listenOn,
+        allowedOrigins: [],
+        allowedHosts: [new URL(publicUrl).host],
+        replicaId: name,
+        signIn: mcpSignIn(parts, () => true),
+        createSessionServer: ({ person }) =>
+          createMcpServer({
+            ...testServerOptions(personTransport(service, vault, person!)),
+            tools: ['get_current_user'],
+          }),
+      }),
+    );
+  }
+}, 60_000);
+
+afterAll(async () => {
+  for (const replica of replicas) await replica.close();
+  await service?.close();
+  await sandbox?.close();
+});
+
+function textOf(result: unknown): string {
+  return ((result as CallToolResult).content[0] as { text: string }).text;
+}
+
+describe('two replicas sharing one store', () => {
+  it("take each other's tokens, and refresh an expired code host token once when hit at the same time", async () => {
+    const host = new MemoryOAuthProvider('Replicated host');
+    const { client: first } = await signInHost(replicas[0].url, host, (url) =>
+      signInAsPerson(new OAuthBrowser(), url, host.redirect, { username: 'erin' }),
+    );
+    const { client: second } = await connectWith(replicas[1].url, host);
+    expect(textOf(await second.callTool({ name: 'get_current_user', arguments: {} }))).toContain('erin');
+    expect(refreshes).toEqual([]);
+
+    // Past the code host token's two hours (forgeops's own tokens are checked against the real clock: still good).
+    clock.advance(2 * 3600_000 + 60_000);
+    const [a, b] = await Promise.all([connectWith(replicas[0].url, host), connectWith(replicas[1].url, host)]);
+    const answers = await Promise.all([
+      a.client.callTool({ name: 'get_current_user', arguments: {} }),
+      b.client.callTool({ name: 'get_current_user', arguments: {} }),
+    ]);
+    expect(answers.map(textOf).every((text) => text.includes('erin'))).toBe(true);
+    // One refresh at the code host for both replicas: the second used the pair the first stored.
+    expect(refreshes).toHaveLength(1);
+    await Promise.all([first.close(), second.close(), a.client.close(), b.client.close()]);
+  }, 60_000);
+
+  it('a grant revoked at the code host makes the host sign in again (401), on either replica', async () => {
+    const host = new MemoryOAuthProvider('Revoked host');
+    const { client } = await signInHost(replicas[0].url, host, (url) =>
+      signInAsPerson(new OAuthBrowser(), url, host.redirect, { username: 'carol' }),
+    );
+    expect(textOf(await client.callTool({ name: 'get_current_user', arguments: {} }))).toContain('carol');
+    // The person (or an administrator) revokes forgeops's access at the code host.
+    const carol = (
+      (await service.request({ method: 'GET', path: '/users', query: { username: 'carol' }, idempotent: true }))
+        .data as Array<{ id: number }>
+    )[0];
+    const token = await vaults[1].accessToken(personKey(carol));
+    await codeHosts[1].revoke(token!);
+    const refused = (await client.callTool({ name: 'get_current_user', arguments: {} })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('sign in again');
+    // The other replica refuses the host's token too (401), and the SDK asks the person to sign in again.
+    const other = await listWith(replicas[1].url, host.tokens()!.access_token);
+    expect(other.status).toBe(401);
+    expect(other.challenge).toContain('error="invalid_token"');
+    host.authorizationUrl = undefined;
+    const again = await connectWith(replicas[0].url, host).then(
+      () => 'connected',
+      (error: Error) => error.constructor.name,
+    );
+    expect(again).toBe('UnauthorizedError');
+    expect(host.authorizationUrl).toBeDefined();
+    await client.close().catch(() => undefined);
+  }, 60_000);
+});
