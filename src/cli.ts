@@ -338,7 +338,10 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   // One catalog for every session: each tool's descriptor is built once, not per session.
   const catalog = catalogOf(operations);
   const selection = await toolSelection(config, values, operations);
-  const { mcpAuthMode } = await import('./identity/serve-sign-in.js');
+  const [{ mcpAuthMode }, { attributedLogger }] = await Promise.all([
+    import('./identity/serve-sign-in.js'),
+    import('./log.js'),
+  ]);
   const authMode = mcpAuthMode(config);
   const approvals = await approvalPageForServe(config, host, log);
   // The sandbox's "forgeops" application sends people back to this server's callback.
@@ -379,7 +382,8 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     operations: catalog,
     client: owner?.person && signIn ? signIn.transportOf(runtime.client, owner.person) : runtime.client,
     token,
-    log,
+    // Each line of a signed-in call (the audit of changes among them) names the person it ran as.
+    log: owner?.person ? attributedLogger(log, owner.person) : log,
     secrets,
     ...selection,
     approval: config.approval.policy,

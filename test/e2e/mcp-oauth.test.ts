@@ -121,6 +121,8 @@ describe('signed in from an MCP host', () => {
     const modernAnswer = textOf(await modern.callTool({ name: 'get_current_user', arguments: {} }));
     expect(modernAnswer).toContain('carol');
     expect(modernAnswer).not.toContain('alice');
+    // The audit trail names people by their code host id, never by a token.
+    expect(output).toMatch(/mcp sign-in: codehost-user:\d+ signed in for client mcp-/);
     await Promise.all([carol.client.close(), bob.client.close(), modern.close()]);
   });
 
