@@ -159,7 +159,9 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MCP_TOKEN: z
     .string()
     .optional()
-    .describe('Bearer token MCP clients must send to `serve`; required when bound to a non-loopback address.'),
+    .describe(
+      'Bearer token MCP clients must send to `serve` in the token mode (FORGEOPS_MCP_AUTH=token, the default when this is set); required there when bound to a non-loopback address.',
+    ),
   FORGEOPS_MCP_AUTH: oneOf(['oauth', 'token', ''], 'oauth, token')
     .optional()
     .describe(
