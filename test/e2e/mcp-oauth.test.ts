@@ -9,7 +9,8 @@ import { McpTokens } from '../../src/identity/mcp-tokens.js';
 import { MemoryStore } from '../../src/state/store.js';
 import { freePort } from '../helpers/balancers.js';
 import { connectWith, MemoryOAuthProvider, signInHost } from '../helpers/mcp-oauth-host.js';
-import { modernClient } from '../helpers/mcp-v2.js';
+import { isInputRequiredResult } from '@modelcontextprotocol/client';
+import { ACCEPT, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -28,6 +29,7 @@ beforeAll(async () => {
       PATH: process.env.PATH ?? '',
       FORGEOPS_MCP_AUTH: 'oauth',
       FORGEOPS_SECRET: SECRET,
+      FORGEOPS_TOOLSETS: 'default',
       FORGEOPS_TOOLS: 'get_current_user',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -132,7 +134,9 @@ describe('signed in from an MCP host', () => {
     expect(host.tokens()?.scope).toBe('read_api');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('get_current_user');
-    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    // Only reads (run_operation, a meta tool, runs reads only in such a session); the default toolset's writes are gone.
+    expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual(['run_operation']);
+    expect(tools.map((t) => t.name)).not.toContain('delete_branch');
     expect(textOf(await client.callTool({ name: 'get_current_user', arguments: {} }))).toContain('dave');
     const refused = await fetch(mcpUrl, {
       method: 'POST',
@@ -250,5 +254,82 @@ describe('signed in from an MCP host', () => {
     });
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('another resource');
+  });
+});
+
+describe('everything keys on the signed-in person', () => {
+  let bobToken: string;
+  let carolToken: string;
+
+  beforeAll(async () => {
+    const bobHost = new MemoryOAuthProvider('Bob keys host');
+    const carolHost = new MemoryOAuthProvider('Carol keys host');
+    const [bob, carol] = await Promise.all([
+      signInHost(mcpUrl, bobHost, person('bob')),
+      signInHost(mcpUrl, carolHost, person('carol')),
+    ]);
+    await Promise.all([bob.client.close(), carol.client.close()]);
+    bobToken = bobHost.tokens()!.access_token;
+    carolToken = carolHost.tokens()!.access_token;
+  });
+
+  const post = (token: string, body: unknown, session?: string) =>
+    fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+        'mcp-protocol-version': '2025-11-25',
+        ...(session && { 'mcp-session-id': session }),
+      },
+      body: JSON.stringify(body),
+    });
+
+  it("refuses one person's session to another person's token", async () => {
+    const opened = await post(carolToken, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
+    expect(opened.status).toBe(200);
+    const session = opened.headers.get('mcp-session-id')!;
+    await opened.body?.cancel();
+    const stolen = await post(bobToken, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
+    expect(stolen.status).toBe(403);
+    expect(await stolen.text()).toContain('belongs to another signed-in person');
+  });
+
+  it('acts as the person, not as an X-Codehost-Token sent beside the sign-in', async () => {
+    const { client } = await modernClient(mcpUrl, () => ({ action: 'decline' }), {
+      authorization: `Bearer ${carolToken}`,
+      'x-codehost-token': 'fo-maintainer-sandbox-token',
+    });
+    const answer = textOf(await client.callTool({ name: 'get_current_user', arguments: {} }));
+    expect(answer).toContain('carol');
+    expect(answer).not.toContain('alice');
+    await client.close();
+  });
+
+  it("binds a 2026-07-28 approval question to the person: another person's answer to it counts for nothing", async () => {
+    const args = { id: 'acme/web', branch: 'no-such-branch-for-oauth' };
+    const asker = await manualClient(mcpUrl, { authorization: `Bearer ${bobToken}` });
+    const question = await asker.call('delete_branch', args);
+    expect(isInputRequiredResult(question)).toBe(true);
+    const requestState = (question as { requestState?: string }).requestState!;
+    expect(requestState).toBeTruthy();
+    // Carol echoes Bob's question with a yes: refused before the call runs.
+    const other = await manualClient(mcpUrl, { authorization: `Bearer ${carolToken}` });
+    const hijack = await other.call('delete_branch', args, { ...ACCEPT, requestState }).then(
+      (result) => (isInputRequiredResult(result) ? 'asked again' : text(result as never)),
+      (error: Error) => `error: ${error.message}`,
+    );
+    expect(hijack).toBe('error: Invalid or expired requestState');
+    // Bob's own yes goes through to the service (which has no such branch).
+    const answered = await asker.call('delete_branch', args, { ...ACCEPT, requestState });
+    expect(isInputRequiredResult(answered)).toBe(false);
+    expect(text(answered as never)).toMatch(/not found|404/i);
+    await Promise.all([asker.client.close(), other.client.close()]);
   });
 });
