@@ -35,6 +35,8 @@ export const AS_METADATA_PATH = '/.well-known/oauth-authorization-server';
 const PENDING_TTL_MS = 10 * 60_000;
 /** Sign-ins being consented to or under way at the code host, at most: strangers can start them. */
 export const MAX_PENDING_SIGN_INS = 10_000;
+/** Consent pages one address may have open at once, so that one machine cannot fill the table for everyone. */
+export const MAX_PENDING_PER_ADDRESS = 30;
 /** The browser the consent was given in: the code host's answer must come back to the same one. */
 const BROWSER_COOKIE = 'forgeops_oauth';
 const BROWSER_ID = /^[A-Za-z0-9_-]{43}$/;
@@ -59,6 +61,7 @@ interface CodeHostFlow extends PendingSignIn {
 
 const key = {
   pending: (id: string) => `mcp-oauth:pending:${id}`,
+  pendingBy: (address: string, id: string) => `mcp-oauth:pending-by:${digest(address)}:${id}`,
   flow: (state: string) => `mcp-oauth:flow:${createHash('sha256').update(state).digest('base64url')}`,
 };
 
@@ -73,9 +76,8 @@ export interface AuthorizationServerOptions {
   /** forgeops's public URL (no trailing slash), the issuer; and the MCP resource URI. */
   issuer(): string;
   resource(): string;
-  /** Who a request comes from (through trusted proxies), for the registration rate. */
+  /** Who a request comes from (through trusted proxies), for the registration rate and the pending sign-ins' cap. */
   address(req: IncomingMessage): string;
-  /** Whether the public URL is https: then the browser cookie is Secure. */
   log: Logger;
 }
 
@@ -230,8 +232,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     if (params.resource !== undefined && params.resource !== resource) {
       return fail('invalid_target', `resource must be ${resource}`);
     }
+    const address = options.address(req);
     try {
       await capped('mcp-oauth:pending:');
+      if ((await store.count(`mcp-oauth:pending-by:${digest(address)}:`)) >= MAX_PENDING_PER_ADDRESS) {
+        throw new OAuthError(
+          429,
+          'temporarily_unavailable',
+          `at most ${MAX_PENDING_PER_ADDRESS} sign-ins may wait for consent from one address; finish or wait ten minutes`,
+        );
+      }
     } catch (error) {
       return fail('temporarily_unavailable', (error as Error).message);
     }
@@ -246,6 +256,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     };
     const pendingId = randomBytes(24).toString('base64url');
     await store.set(key.pending(pendingId), pending, { ttlMs: PENDING_TTL_MS });
+    await store.set(key.pendingBy(address, pendingId), 1, { ttlMs: PENDING_TTL_MS });
     res.writeHead(200, pageSecurityHeaders("'self'"));
     res.end(consentPage(client, pending, pendingId, issuer));
   }
@@ -255,6 +266,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     if (req.method !== 'POST') return errorPage(res, 405, 'Not allowed', 'The consent is given by its form.');
     const form = await readForm(req);
     const pending = form.request ? await store.take<PendingSignIn>(key.pending(form.request)) : undefined;
+    if (form.request) await store.delete(key.pendingBy(options.address(req), form.request));
     if (!pending) {
       return errorPage(
         res,

@@ -260,3 +260,30 @@ describe('the authorization request and the code', () => {
     expect(metaRefresh(forged.html)).toBeUndefined();
   });
 });
+
+describe('what a stranger can create is capped', () => {
+  // Last in this file: it fills this address's share of waiting consents for ten minutes.
+  it('one address may keep at most 30 consents waiting; the next is sent back temporarily_unavailable', async () => {
+    let refusedAt: URL | undefined;
+    let opened = 0;
+    for (let i = 0; i < 31 && !refusedAt; i++) {
+      const page = await new OAuthBrowser().fetch(
+        authorizeUrl(serve.base, {
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          response_type: 'code',
+          state: `flood-${i}`,
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+        }),
+      );
+      const onward = metaRefresh(page.html);
+      if (onward) refusedAt = new URL(onward);
+      else opened += 1;
+    }
+    expect(refusedAt?.searchParams.get('error')).toBe('temporarily_unavailable');
+    expect(refusedAt?.searchParams.get('error_description')).toContain('at most 30 sign-ins');
+    expect(opened).toBeGreaterThan(0);
+    expect(opened).toBeLessThanOrEqual(30);
+  });
+});
