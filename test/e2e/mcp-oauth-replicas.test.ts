@@ -1,7 +1,7 @@
 // Two forgeops replicas in front of one code host (the sandbox, its clock in the test's hands), sharing one state
 // store as they would share Redis: a person signs in through one, the host's token works on the other, and when the
 // code host's token expires, both replicas hit at once refresh it at the code host once (it rotates both tokens: a
-// second refresh would sign the person out).
+// second refresh would sign the person out). With one store in memory, and with Redis (each replica its own connection).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HttpClient } from '../../src/http/client.js';
@@ -14,22 +14,20 @@ import { type McpHttpServer, startMcpHttpServer } from '../../src/mcp/http/serve
 import { mcpSignIn } from '../../src/mcp/http/sign-in.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { MemoryStore } from '../../src/state/store.js';
+import { RedisStore } from '../../src/state/redis-store.js';
+import { MemoryStore, type StateStore } from '../../src/state/store.js';
 import { freePort } from '../helpers/balancers.js';
 import { testServerOptions } from '../helpers/mcp.js';
 import { connectWith, MemoryOAuthProvider, signInHost } from '../helpers/mcp-oauth-host.js';
 import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
 import { listWith } from '../helpers/oauth-serve.js';
+import { type RedisServer, startRedis } from '../helpers/redis.js';
 
 const SECRET = 'replicas-test-secret-0123456789abcdef';
 const clock = new ManualClock(Date.UTC(2026, 11, 6, 9));
 let sandbox: Sandbox;
 let service: HttpClient;
-const replicas: McpHttpServer[] = [];
-const vaults: TokenVault[] = [];
-const codeHosts: CodeHostOAuth[] = [];
-const refreshes: string[] = [];
-let publicUrl: string;
+let redis: RedisServer;
 
 beforeAll(async () => {
   sandbox = await startSandbox({
@@ -43,12 +41,26 @@ beforeAll(async () => {
       },
     ],
   });
-  const [app] = sandbox.applications;
   service = new HttpClient({ baseUrl: sandbox.url, proxy: {} });
-  const store = new MemoryStore({ now: () => clock.now() });
+  redis = await startRedis();
+}, 60_000);
+
+afterAll(async () => {
+  await service?.close();
+  await sandbox?.close();
+  await redis?.stop();
+});
+
+/** Two replicas, each with its own store handle (the same store, or connections to one Redis). */
+async function startReplicas(stores: [StateStore, StateStore]) {
+  const [app] = sandbox.applications;
+  const replicas: McpHttpServer[] = [];
+  const vaults: TokenVault[] = [];
+  const codeHosts: CodeHostOAuth[] = [];
+  const refreshes: string[] = [];
   // The replicas' shared address, as a balancer in front gives them one: the first replica's.
   const port = await freePort();
-  publicUrl = `http://127.0.0.1:${port}`;
+  const publicUrl = `http://127.0.0.1:${port}`;
   // Each replica's own client of the code host, counting the refreshes it sends.
   const countingFetch =
     (replica: string): typeof fetch =>
@@ -59,6 +71,7 @@ beforeAll(async () => {
     };
   for (const [index, listenOn] of [port, 0].entries()) {
     const name = `r${index + 1}`;
+    const store = stores[index];
     const oauth = new CodeHostOAuth(
       {
         url: sandbox.url,
@@ -74,7 +87,7 @@ beforeAll(async () => {
       secret: SECRET,
       oauth,
       now: () => clock.now(),
-      sleep: async () => undefined,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20))),
     });
     vaults.push(vault);
     codeHosts.push(oauth);
@@ -106,44 +119,66 @@ beforeAll(async () => {
       }),
     );
   }
-}, 60_000);
-
-afterAll(async () => {
-  for (const replica of replicas) await replica.close();
-  await service?.close();
-  await sandbox?.close();
-});
+  return {
+    replicas,
+    vaults,
+    codeHosts,
+    refreshes,
+    async close() {
+      for (const replica of replicas) await replica.close();
+      for (const store of new Set(stores)) await store.close();
+    },
+  };
+}
 
 function textOf(result: unknown): string {
   return ((result as CallToolResult).content[0] as { text: string }).text;
 }
 
-describe('two replicas sharing one store', () => {
+describe.each([
+  [
+    'one store in memory',
+    async (): Promise<[StateStore, StateStore]> => {
+      const store = new MemoryStore({ now: () => clock.now() });
+      return [store, store];
+    },
+  ],
+  [
+    'Redis',
+    async (): Promise<[StateStore, StateStore]> => [await RedisStore.open(redis.url), await RedisStore.open(redis.url)],
+  ],
+])('two replicas sharing %s', (_kind, openStores) => {
+  let set: Awaited<ReturnType<typeof startReplicas>>;
+  beforeAll(async () => {
+    set = await startReplicas(await openStores());
+  }, 60_000);
+  afterAll(() => set?.close());
+
   it("take each other's tokens, and refresh an expired code host token once when hit at the same time", async () => {
     const host = new MemoryOAuthProvider('Replicated host');
-    const { client: first } = await signInHost(replicas[0].url, host, (url) =>
+    const { client: first } = await signInHost(set.replicas[0].url, host, (url) =>
       signInAsPerson(new OAuthBrowser(), url, host.redirect, { username: 'erin' }),
     );
-    const { client: second } = await connectWith(replicas[1].url, host);
+    const { client: second } = await connectWith(set.replicas[1].url, host);
     expect(textOf(await second.callTool({ name: 'get_current_user', arguments: {} }))).toContain('erin');
-    expect(refreshes).toEqual([]);
+    expect(set.refreshes).toEqual([]);
 
     // Past the code host token's two hours (forgeops's own tokens are checked against the real clock: still good).
     clock.advance(2 * 3600_000 + 60_000);
-    const [a, b] = await Promise.all([connectWith(replicas[0].url, host), connectWith(replicas[1].url, host)]);
+    const [a, b] = await Promise.all([connectWith(set.replicas[0].url, host), connectWith(set.replicas[1].url, host)]);
     const answers = await Promise.all([
       a.client.callTool({ name: 'get_current_user', arguments: {} }),
       b.client.callTool({ name: 'get_current_user', arguments: {} }),
     ]);
     expect(answers.map(textOf).every((text) => text.includes('erin'))).toBe(true);
     // One refresh at the code host for both replicas: the second used the pair the first stored.
-    expect(refreshes).toHaveLength(1);
+    expect(set.refreshes).toHaveLength(1);
     await Promise.all([first.close(), second.close(), a.client.close(), b.client.close()]);
   }, 60_000);
 
   it('a grant revoked at the code host makes the host sign in again (401), on either replica', async () => {
     const host = new MemoryOAuthProvider('Revoked host');
-    const { client } = await signInHost(replicas[0].url, host, (url) =>
+    const { client } = await signInHost(set.replicas[0].url, host, (url) =>
       signInAsPerson(new OAuthBrowser(), url, host.redirect, { username: 'carol' }),
     );
     expect(textOf(await client.callTool({ name: 'get_current_user', arguments: {} }))).toContain('carol');
@@ -152,17 +187,17 @@ describe('two replicas sharing one store', () => {
       (await service.request({ method: 'GET', path: '/users', query: { username: 'carol' }, idempotent: true }))
         .data as Array<{ id: number }>
     )[0];
-    const token = await vaults[1].accessToken(personKey(carol));
-    await codeHosts[1].revoke(token!);
+    const token = await set.vaults[1].accessToken(personKey(carol));
+    await set.codeHosts[1].revoke(token!);
     const refused = (await client.callTool({ name: 'get_current_user', arguments: {} })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain('sign in again');
     // The other replica refuses the host's token too (401), and the SDK asks the person to sign in again.
-    const other = await listWith(replicas[1].url, host.tokens()!.access_token);
+    const other = await listWith(set.replicas[1].url, host.tokens()!.access_token);
     expect(other.status).toBe(401);
     expect(other.challenge).toContain('error="invalid_token"');
     host.authorizationUrl = undefined;
-    const again = await connectWith(replicas[0].url, host).then(
+    const again = await connectWith(set.replicas[0].url, host).then(
       () => 'connected',
       (error: Error) => error.constructor.name,
     );
