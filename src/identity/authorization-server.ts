@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
 import type { McpClient, McpClients } from './mcp-clients.js';
-import { type McpTokens, parseScopes, type Scope, SCOPES } from './mcp-tokens.js';
+import { type McpTokens, type Scope, SCOPES } from './mcp-tokens.js';
 import {
   cookie,
   escapeHtml,
@@ -103,6 +103,16 @@ export function authorizationServerMetadata(issuer: string, dynamicRegistration 
     authorization_response_iss_parameter_supported: true,
     client_id_metadata_document_supported: true,
   };
+}
+
+/**
+ * The scopes to ask the person for. Hosts add words of their own (offline_access, openid) or none at all; RFC 6749
+ * §3.3 lets the server grant what it decides and say so in the token response, so the words forgeops does not know
+ * are left out, and a request naming none of its own asks for everything (api), which the person may narrow to reads.
+ */
+export function requestedScopes(scope: string | undefined): Scope[] {
+  const known = (scope ?? '').split(' ').filter((word): word is Scope => (SCOPES as readonly string[]).includes(word));
+  return known.length > 0 ? [...new Set(known)] : ['api'];
 }
 
 /** A page that sends the browser on: a redirect after a form post would be held to the form page's form-action. */
@@ -226,8 +236,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     if (!/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge)) {
       return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the verifier (43 characters)');
     }
-    const scopes = params.scope === undefined ? (['api'] as Scope[]) : parseScopes(params.scope);
-    if (!scopes || scopes.length === 0) return fail('invalid_scope', `scope may hold ${SCOPES.join(' and ')}`);
+    const scopes = requestedScopes(params.scope);
     const resource = options.resource();
     if (params.resource !== undefined && params.resource !== resource) {
       return fail('invalid_target', `resource must be ${resource}`);
