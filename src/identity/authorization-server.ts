@@ -340,11 +340,15 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       );
     }
     let person: string;
+    let scopes = flow.scopes;
     try {
       const codeHostTokens = await options.codeHost.exchangeCode(url, {
         state: flow.codeHostState,
         codeVerifier: flow.codeVerifier,
       });
+      // A code host grant without api (FORGEOPS_OAUTH_SCOPES=read_api) can only read: forgeops's grant says so too,
+      // so the host lists reads only instead of writes the code host would refuse.
+      if (!codeHostTokens.scopes.includes('api')) scopes = ['read_api'];
       const account = await options.codeHost.account(codeHostTokens.accessToken);
       person = options.personOf(account);
       await options.vault.save(person, codeHostTokens, account);
@@ -359,7 +363,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       clientId: flow.clientId,
       redirectUri: flow.redirectUri,
       codeChallenge: flow.codeChallenge,
-      scopes: flow.scopes,
+      scopes,
       person,
       resource: flow.resource,
     });

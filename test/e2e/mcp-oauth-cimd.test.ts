@@ -1,6 +1,7 @@
 // A host known by its Client ID Metadata Document: its client_id is the URL of a JSON document naming itself and its
 // redirect URIs, which forgeops fetches (here on loopback, allowed by FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS as a
-// closed network would), shows on its consent page by the document's host, and signs the person in for.
+// closed network would), shows on its consent page by the document's host, and signs the person in for. This serve
+// asks the code host for read_api only (FORGEOPS_OAUTH_SCOPES): its sign-ins can only read, whatever the host asked.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
@@ -30,7 +31,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
   const address = documents.address();
   clientId = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/oauth/client.json`;
-  serve = await startOAuthServe({ FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS: 'true' });
+  serve = await startOAuthServe({
+    FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS: 'true',
+    FORGEOPS_OAUTH_SCOPES: 'read_api',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -46,6 +50,7 @@ describe('a client known by its metadata document', () => {
       redirect_uri: REDIRECT,
       response_type: 'code',
       state: 'cimd-state',
+      scope: 'api',
       code_challenge: pkce.challenge,
       code_challenge_method: 'S256',
     });
@@ -63,6 +68,8 @@ describe('a client known by its metadata document', () => {
       resource: serve.mcpUrl,
     });
     expect(tokens.status).toBe(200);
+    // Asked for everything and allowed, but the code host's grant reads only: so does forgeops's.
+    expect(tokens.data.scope).toBe('read_api');
     expect((await listWith(serve.mcpUrl, tokens.data.access_token)).status).toBe(200);
     // Fetched once for the whole sign-in (kept briefly), not at every step.
     expect(fetches).toBe(1);
