@@ -205,4 +205,35 @@ describe.each([
     expect(host.authorizationUrl).toBeDefined();
     await client.close().catch(() => undefined);
   }, 60_000);
+
+  it("sign-out (revoking the host's token) ends the sign-in at forgeops and at the code host, on every replica", async () => {
+    const host = new MemoryOAuthProvider('Signing-out host');
+    const { client } = await signInHost(set.replicas[0].url, host, (url) =>
+      signInAsPerson(new OAuthBrowser(), url, host.redirect, { username: 'dave' }),
+    );
+    const dave = (
+      (await service.request({ method: 'GET', path: '/users', query: { username: 'dave' }, idempotent: true }))
+        .data as Array<{ id: number }>
+    )[0];
+    const codeHostToken = (await set.vaults[0].accessToken(personKey(dave)))!;
+    const asDave = () =>
+      fetch(`${sandbox.url}/api/v4/user`, { headers: { authorization: `Bearer ${codeHostToken}` } }).then(
+        (r) => r.status,
+      );
+    expect(await asDave()).toBe(200);
+    const revoked = await fetch(`${set.replicas[1].url.replace(/\/mcp$/, '')}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: host.tokens()!.refresh_token!,
+        client_id: (host.clientInformation() as { client_id: string }).client_id,
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    // The code host's token no longer works there, neither replica holds it, and forgeops's token is refused.
+    expect(await asDave()).toBe(401);
+    expect(await set.vaults[0].accessToken(personKey(dave))).toBeUndefined();
+    expect((await listWith(set.replicas[0].url, host.tokens()!.access_token)).status).toBe(401);
+    await client.close().catch(() => undefined);
+  }, 60_000);
 });
