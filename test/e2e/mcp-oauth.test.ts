@@ -194,6 +194,21 @@ describe('signed in from an MCP host', () => {
     await client.close().catch(() => undefined);
   });
 
+  it('the SDK client refreshes by itself when forgeops refuses its access token, without the person', async () => {
+    const host = new MemoryOAuthProvider('Self-refreshing host');
+    const { client } = await signInHost(mcpUrl, host, person('erin'));
+    await client.close();
+    const before = host.tokens()!;
+    // An access token forgeops no longer takes (as after its hour): the host's next connection gets 401.
+    host.saveTokens({ ...before, access_token: `${before.access_token}x` });
+    host.authorizationUrl = undefined;
+    const { client: again } = await connectWith(mcpUrl, host);
+    expect(host.authorizationUrl).toBeUndefined();
+    expect(host.tokens()!.refresh_token).not.toBe(before.refresh_token);
+    expect(textOf(await again.callTool({ name: 'get_current_user', arguments: {} }))).toContain('erin');
+    await again.close();
+  });
+
   it('sign-out revokes at forgeops and at the code host: the host must sign in again', async () => {
     const host = new MemoryOAuthProvider('Signing-out host');
     const { client } = await signInHost(mcpUrl, host, person('bob'));

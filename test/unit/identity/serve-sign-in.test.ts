@@ -1,7 +1,10 @@
 // Which way `serve` lets MCP clients in (FORGEOPS_MCP_AUTH and its default), and the combinations refused at start.
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config.js';
-import { mcpAuthMode } from '../../../src/identity/serve-sign-in.js';
+import { mcpAuthMode, serveSignIn } from '../../../src/identity/serve-sign-in.js';
+import { silentLogger } from '../../../src/log.js';
+import type { Runtime } from '../../../src/runtime.js';
+import { MemoryStore } from '../../../src/state/store.js';
 
 describe('mcpAuthMode', () => {
   it('defaults to OAuth on the embedded sandbox and with an application at the code host, else token', () => {
@@ -30,5 +33,26 @@ describe('mcpAuthMode', () => {
     expect(() => mcpAuthMode(parseConfig({ FORGEOPS_MCP_AUTH: 'oauth', FORGEOPS_MCP_TOKEN: 'shared' }))).toThrow(
       /FORGEOPS_MCP_TOKEN .* unset one of them/,
     );
+  });
+});
+
+describe('serveSignIn', () => {
+  it('refuses replicas sharing a store without FORGEOPS_SECRET: each would sign and encrypt with a key of its own', () => {
+    const start = (env: Record<string, string>, sharedStore: boolean) =>
+      serveSignIn({
+        config: parseConfig(env),
+        runtime: {} as Runtime,
+        store: new MemoryStore(),
+        sharedStore,
+        log: silentLogger,
+        mcpPath: '/mcp',
+        listening: () => ({ host: '127.0.0.1', port: 8750 }),
+        address: () => '127.0.0.1',
+      });
+    expect(() => start({}, true)).toThrow(/FORGEOPS_REDIS_URL needs FORGEOPS_SECRET/);
+    expect(start({}, false).publicUrl()).toBe('http://127.0.0.1:8750');
+    expect(
+      start({ FORGEOPS_SECRET: 'x'.repeat(32), FORGEOPS_PUBLIC_URL: 'https://forgeops.example' }, true).publicUrl(),
+    ).toBe('https://forgeops.example');
   });
 });
