@@ -1,62 +1,31 @@
 // Signing in from an MCP host, end to end: `forgeops serve` (the built CLI, OAuth mode, the embedded sandbox as the
 // code host), the SDK client's own OAuth flow (discovery, DCR, PKCE, refresh), and people signing in and consenting
 // in a browser driven with fetch. Both protocol revisions act as the signed-in person; read-only sign-ins run reads.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpTokens } from '../../src/identity/mcp-tokens.js';
 import { MemoryStore } from '../../src/state/store.js';
-import { freePort } from '../helpers/balancers.js';
 import { connectWith, MemoryOAuthProvider, signInHost } from '../helpers/mcp-oauth-host.js';
 import { isInputRequiredResult } from '@modelcontextprotocol/client';
 import { ACCEPT, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
+import { type OAuthServe, startOAuthServe } from '../helpers/oauth-serve.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const SECRET = 'e2e-mcp-oauth-secret-0123456789abcdef';
-let serve: ChildProcess;
+let serve: OAuthServe;
 let base: string;
 let mcpUrl: string;
-let output = '';
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  mcpUrl = `${base}/mcp`;
-  serve = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      FORGEOPS_MCP_AUTH: 'oauth',
-      FORGEOPS_SECRET: SECRET,
-      FORGEOPS_TOOLSETS: 'default',
-      FORGEOPS_TOOLS: 'get_current_user',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  serve = await startOAuthServe({
+    FORGEOPS_SECRET: SECRET,
+    FORGEOPS_TOOLSETS: 'default',
+    FORGEOPS_TOOLS: 'get_current_user',
   });
-  serve.stdout!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  serve.stderr!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  // Bounded: 400 checks of 50 ms, until the sandbox is up and the service answers.
-  for (let i = 0; i < 400; i++) {
-    if (
-      await fetch(`${base}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`serve did not become ready:\n${output}`);
+  ({ base, mcpUrl } = serve);
 });
 
-afterAll(() => {
-  serve?.kill('SIGKILL');
-});
+afterAll(() => serve?.stop());
 
 const person = (username: string, decision?: 'allow' | 'allow-read') => (url: URL) =>
   signInAsPerson(new OAuthBrowser(), url, new MemoryOAuthProvider().redirect, { username, decision });
@@ -124,7 +93,7 @@ describe('signed in from an MCP host', () => {
     expect(modernAnswer).toContain('carol');
     expect(modernAnswer).not.toContain('alice');
     // The audit trail names people by their code host id, never by a token.
-    expect(output).toMatch(/mcp sign-in: codehost-user:\d+ signed in for client mcp-/);
+    expect(serve.output()).toMatch(/mcp sign-in: codehost-user:\d+ signed in for client mcp-/);
     await Promise.all([carol.client.close(), bob.client.close(), modern.close()]);
   });
 
