@@ -76,6 +76,12 @@ export interface AuthorizationServerOptions {
   /** forgeops's public URL (no trailing slash), the issuer; and the MCP resource URI. */
   issuer(): string;
   resource(): string;
+  /**
+   * Sign-ins that other parts of forgeops start through the same application share its one callback (a Slack Connect
+   * link, `forgeops login`): an answer whose state is not an MCP sign-in's is offered to this first, and refused only
+   * when it says false (not one of its own either).
+   */
+  otherCallback?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   /** Who a request comes from (through trusted proxies), for the registration rate and the pending sign-ins' cap. */
   address(req: IncomingMessage): string;
   log: Logger;
@@ -314,6 +320,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     const url = new URL(req.url ?? '/', `${options.issuer()}/`);
     const state = url.searchParams.get('state');
     const flow = state ? await store.take<CodeHostFlow>(key.flow(state)) : undefined;
+    if (!flow && (await options.otherCallback?.(req, res))) return;
     if (!flow) {
       return errorPage(
         res,

@@ -25,6 +25,8 @@ export interface McpSignInOptions {
   clients: Omit<McpClientsOptions, 'store'>;
   /** The caller's address (through trusted proxies), for the registration rate. */
   address(req: IncomingMessage): string;
+  /** Other sign-ins sharing /oauth/callback (see AuthorizationServerOptions.otherCallback). */
+  otherCallback?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
   log: Logger;
 }
 
@@ -45,6 +47,7 @@ export function createMcpSignInParts(options: McpSignInOptions) {
     issuer,
     resource,
     address: options.address,
+    otherCallback: options.otherCallback,
     log: options.log,
   });
   const resourceServer = createResourceServer({ tokens, vault: options.vault, issuer, resource });
