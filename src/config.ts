@@ -108,6 +108,31 @@ const directory = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : resolve(v.trim())));
 
+/** One pre-registered MCP client (FORGEOPS_MCP_CLIENTS). */
+export interface McpClientSetting {
+  client_id: string;
+  client_name?: string;
+  redirect_uris: string[];
+}
+
+const MCP_CLIENT = z
+  .object({
+    client_id: z.string().min(1).max(200),
+    client_name: z.string().max(200).optional(),
+    redirect_uris: z.array(z.string().url().max(2000)).min(1).max(10),
+  })
+  .strict();
+
+/** FORGEOPS_MCP_CLIENTS read, or undefined when it is not a JSON array of clients. */
+export function parseMcpClients(text: string): McpClientSetting[] | undefined {
+  try {
+    const parsed = z.array(MCP_CLIENT).safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every variable forgeops reads, with its meaning; the README's configuration table is written from this. */
 export const ENVIRONMENT = z.object({
   CODEHOST_URL: httpUrl('put the token in CODEHOST_TOKEN instead').describe(
@@ -134,7 +159,30 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MCP_TOKEN: z
     .string()
     .optional()
-    .describe('Bearer token MCP clients must send to `serve`; required when bound to a non-loopback address.'),
+    .describe(
+      'Bearer token MCP clients must send to `serve` in the token mode (FORGEOPS_MCP_AUTH=token, the default when this is set); required there when bound to a non-loopback address.',
+    ),
+  FORGEOPS_MCP_AUTH: oneOf(['oauth', 'token', ''], 'oauth, token')
+    .optional()
+    .describe(
+      'How MCP clients of `serve` authenticate: oauth (people sign in through the code host from their MCP host; forgeops is the authorization server) or token (FORGEOPS_MCP_TOKEN as bearer, and each client may send its own X-Codehost-Token). Unset: token when FORGEOPS_MCP_TOKEN is set, else oauth on the embedded sandbox or with FORGEOPS_OAUTH_CLIENT_ID, else token.',
+    ),
+  FORGEOPS_MCP_CLIENTS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.trim() === '' || parseMcpClients(v) !== undefined, {
+      error: () =>
+        'must be a JSON array of clients, each {"client_id": "...", "redirect_uris": ["https://..."], "client_name": "..."}',
+    })
+    .describe(
+      'MCP clients pre-registered with forgeops\'s authorization server (OAuth mode), as a JSON array of {"client_id", "redirect_uris", "client_name"}. Others come by a Client ID Metadata Document URL or register themselves (DCR).',
+    ),
+  FORGEOPS_MCP_MAX_REGISTERED_CLIENTS: wholeNumber(10_000, 0).describe(
+    'MCP clients that may register themselves (DCR) and be kept at most, in OAuth mode (default 10000; 0 turns DCR off). Each address may register 20 an hour.',
+  ),
+  FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS: flag(
+    "Lets a Client ID Metadata Document be fetched over http and from private or loopback addresses (a closed network, tests). Off: https to public addresses only, so a client's URL cannot make forgeops probe its own network.",
+  ),
   FORGEOPS_ALLOWED_ORIGINS: list.describe('Extra browser origins allowed to call `serve` (comma-separated).'),
   FORGEOPS_ALLOWED_HOSTS: list.describe(
     'Extra Host headers `serve` on loopback accepts besides its own address (comma-separated host:port): the address clients use when a proxy on this machine, such as haproxy in front of several replicas, forwards to it.',
@@ -374,6 +422,12 @@ export interface Config {
     /** Undefined: the default share (see defaultMaxSessionsPerCaller). */
     maxSessionsPerCaller?: number;
     trustedProxies: string[];
+    /** FORGEOPS_MCP_AUTH as set; undefined: chosen at start (see mcpAuthMode). */
+    mcpAuth?: 'oauth' | 'token';
+    /** Pre-registered MCP clients of the authorization server. */
+    mcpClients: McpClientSetting[];
+    maxRegisteredClients: number;
+    allowPrivateClientUrls: boolean;
   };
   /** apps: the triage view for hosts that render MCP Apps (FORGEOPS_APPS). */
   policy: { readOnly: boolean; toolsets: string[]; tools: string[]; apps: boolean };
@@ -472,6 +526,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxSessionsPerCaller: e.FORGEOPS_MAX_SESSIONS_PER_CALLER || undefined,
       trustedProxies: e.FORGEOPS_TRUSTED_PROXIES,
       replicaId: e.FORGEOPS_REPLICA_ID || undefined,
+      mcpAuth: e.FORGEOPS_MCP_AUTH || undefined,
+      mcpClients: e.FORGEOPS_MCP_CLIENTS?.trim() ? (parseMcpClients(e.FORGEOPS_MCP_CLIENTS) ?? []) : [],
+      maxRegisteredClients: e.FORGEOPS_MCP_MAX_REGISTERED_CLIENTS,
+      allowPrivateClientUrls: e.FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS,
     },
     policy: {
       readOnly: e.FORGEOPS_READ_ONLY,

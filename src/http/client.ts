@@ -133,8 +133,8 @@ export class HttpClient {
     };
     if (type) headers['content-type'] = type;
     const token = req.token ?? (scim ? this.scimToken : this.token);
-    if (token && scim) headers.authorization = `Bearer ${token}`;
-    if (token && !scim) headers['private-token'] = token;
+    if (token && (scim || (req.token && req.tokenScheme === 'bearer'))) headers.authorization = `Bearer ${token}`;
+    else if (token) headers['private-token'] = token;
     if (req.tailBytes !== undefined) headers.range = `bytes=-${positive('tailBytes', req.tailBytes)}`;
     const timeoutMs = req.timeoutMs === undefined ? this.timeoutMs : positive('timeoutMs', req.timeoutMs);
     return { url, scim, headers, body, secrets, timeoutMs };
