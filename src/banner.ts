@@ -9,14 +9,21 @@ interface BannerInput {
   /** Its address and demo tokens (not its OAuth applications: a client secret is never printed). */
   sandbox?: Pick<SandboxInfo, 'url' | 'tokens'>;
   config: Config;
+  /** OAuth mode: each person signs in from their MCP host (the calls act as them, not as a configured token). */
+  signIn?: boolean;
 }
 
-export function bannerText({ mcpUrl, serviceLabel, sandbox, config }: BannerInput): string {
+export function bannerText({ mcpUrl, serviceLabel, sandbox, config, signIn }: BannerInput): string {
   const lines = [`forgeops MCP server: ${mcpUrl}`];
   if (sandbox) {
     lines.push(`service: embedded sandbox at ${sandbox.url} (set CODEHOST_URL to use a real one)`);
     const actingAs = config.codehost.token ? 'the configured CODEHOST_TOKEN' : `the sandbox ${SANDBOX_DEFAULT_ROLE}`;
-    lines.push(`acting as ${actingAs}; demo tokens (see README):`);
+    if (signIn) {
+      lines.push(
+        'MCP clients sign in through the sandbox (demo users: alice, bob, … with the password <username>-sandbox-password)',
+      );
+    }
+    lines.push(`${signIn ? 'the chat acts' : 'acting'} as ${actingAs}; demo tokens (see README):`);
     for (const [role, token] of Object.entries(sandbox.tokens)) lines.push(`  ${role.padEnd(11)} ${token}`);
   } else {
     lines.push(`service: ${serviceLabel}`);
@@ -25,7 +32,8 @@ export function bannerText({ mcpUrl, serviceLabel, sandbox, config }: BannerInpu
   lines.push('', 'Connect a client:');
   lines.push(`  Claude Code:    claude mcp add --transport http forgeops ${mcpUrl}`);
   lines.push(`  MCP Inspector:  npx @modelcontextprotocol/inspector  (transport Streamable HTTP, URL ${mcpUrl})`);
-  if (config.server.mcpToken) lines.push('  Clients must send  Authorization: Bearer $FORGEOPS_MCP_TOKEN');
+  if (signIn) lines.push('  Each person signs in from their client (OAuth): the client opens the sign-in page itself');
+  else if (config.server.mcpToken) lines.push('  Clients must send  Authorization: Bearer $FORGEOPS_MCP_TOKEN');
   lines.push('', 'No client? Try the same operations in the terminal chat (`triage acme/web` is a good start):');
   if (sandbox) {
     // The chat on its own starts its own sandbox; pointed at this one, it sees what the MCP clients change.

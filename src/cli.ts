@@ -6,6 +6,8 @@ import type { Runtime } from './runtime.js';
 import type { Selectable } from './mcp/toolsets.js';
 import type { ApprovalPageStore } from './approval/page-store.js';
 import type { McpServerOptions } from './mcp/server.js';
+import type { SessionOwner } from './mcp/http/sessions.js';
+import type { StateStore } from './state/store.js';
 import { closest } from './text/suggest.js';
 
 const VERSION = '0.1.0';
@@ -362,9 +364,14 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   // One catalog for every session: each tool's descriptor is built once, not per session.
   const catalog = catalogOf(operations);
   const selection = await toolSelection(config, values, operations);
+  const [{ mcpAuthMode }, { attributedLogger }] = await Promise.all([
+    import('./identity/serve-sign-in.js'),
+    import('./log.js'),
+  ]);
+  const authMode = mcpAuthMode(config);
   const approvals = await approvalPageForServe(config, host, log);
   // The sandbox's "forgeops" application sends people back to this server's callback.
-  const runtime = await createRuntime(config, log, { publicUrl: forgeopsUrl(host, port) });
+  const runtime = await createRuntime(config, log, { publicUrl: config.identity.publicUrl ?? forgeopsUrl(host, port) });
   const slack = await startSlackBeside(config, log, runtime, approvals?.store);
   const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] =
     await Promise.all([import('./health.js'), import('./metrics.js'), import('./state/store.js')]);
@@ -390,11 +397,19 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     (await (await import('./watch/start.js')).startWatchHub({ config, log, runtime, state, operations }));
   readiness.add(watchCheck(watches));
   const listenTo = async () => watches;
-  const sessionOptions = (token?: string): McpServerOptions => ({
+  // OAuth mode: people sign in through the code host from their MCP host; each session or request acts as its person.
+  let listeningPort = port;
+  const signIn =
+    authMode === 'oauth'
+      ? await oauthForServe(config, runtime, state, log, () => ({ host, port: listeningPort }))
+      : undefined;
+  /** A call acts with the configured token, a client's own X-Codehost-Token, or a signed-in person's code host token. */
+  const sessionOptions = (token?: string, owner?: SessionOwner): McpServerOptions => ({
     operations: catalog,
-    client: runtime.client,
+    client: owner?.person && signIn ? signIn.transportOf(runtime.client, owner.person) : runtime.client,
     token,
-    log,
+    // Each line of a signed-in call (the audit of changes among them) names the person it ran as.
+    log: owner?.person ? attributedLogger(log, owner.person) : log,
     secrets,
     ...selection,
     approval: config.approval.policy,
@@ -402,8 +417,12 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     maxResultChars: config.maxResultChars,
     downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs,
-    service: runtime.service,
+    service: owner?.person
+      ? { ...runtime.service, tokenSource: `the code host sign-in of ${owner.person}` }
+      : runtime.service,
     watches: listenTo,
+    // A sign-in with read scopes only sees and runs reads (the HTTP layer refuses a write with 403 before it gets here).
+    ...(owner?.person && !owner.scopes?.includes('api') && { readOnly: true }),
   });
   // The service's pipeline events check a watched branch at once; without the secret nobody could tell them from a stranger's.
   const webhook = config.watch.webhookSecret
@@ -432,7 +451,9 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
         ...(approvals && { [approvals.path]: approvals.handle }),
         ...(webhook && { [webhook.path]: webhook.handle }),
       },
-      createSessionServer: ({ token }) => createMcpServer(sessionOptions(token)),
+      ...(signIn && { signIn: signIn.mcp(catalog.tools) }),
+      createSessionServer: ({ token, person, scopes }) =>
+        createMcpServer(person ? sessionOptions(undefined, { person, scopes }) : sessionOptions(token)),
       stateless: async () =>
         (await import('./mcp/stateless.js')).createStatelessEndpoint({
           serverOptions: sessionOptions,
@@ -449,12 +470,16 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     await runtime.close();
     listenError(error, host, port, '--port or FORGEOPS_PORT');
   }
-  approvals?.listening(Number(new URL(http.url).port));
+  listeningPort = Number(new URL(http.url).port);
+  approvals?.listening(listeningPort);
+  if (signIn) log.info(`MCP sign-in: OAuth, issuer ${signIn.publicUrl()} (FORGEOPS_MCP_AUTH=oauth)`);
   metrics.countSessionsWith(() => http.sessionCount());
   void checkServiceAtStart(config, (line) => log.warn(line));
   const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
-  process.stdout.write(bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config }));
+  process.stdout.write(
+    bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config, signIn: signIn !== undefined }),
+  );
   if (slack?.handle)
     process.stdout.write(
       `Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`,
@@ -477,6 +502,44 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * OAuth mode's parts for serve: forgeops's authorization server and resource checks over serve's store, and the
+ * service client of each signed-in person.
+ */
+async function oauthForServe(
+  config: Config,
+  runtime: Runtime,
+  state: { store: StateStore; shared: boolean },
+  log: Logger,
+  listening: () => { host: string; port: number },
+) {
+  const [{ serveSignIn }, { mcpSignIn }, { callerAddress, trustedProxyList }, { MCP_PATH }] = await Promise.all([
+    import('./identity/serve-sign-in.js'),
+    import('./mcp/http/sign-in.js'),
+    import('./mcp/session-caps.js'),
+    import('./mcp/http/routes.js'),
+  ]);
+  const proxies = config.server.trustedProxies.length ? trustedProxyList(config.server.trustedProxies) : undefined;
+  const made = serveSignIn({
+    config,
+    runtime,
+    store: state.store,
+    sharedStore: state.shared,
+    log,
+    mcpPath: MCP_PATH,
+    listening,
+    address: (req) => callerAddress(req, proxies),
+  });
+  return {
+    ...made,
+    /** The HTTP server's part; a read-only sign-in may call the tools that only read (and the meta tools). */
+    mcp: (tools: ReadonlyArray<{ name: string; effect: string }>) => {
+      const writes = new Set(tools.filter((tool) => tool.effect !== 'read').map((tool) => tool.name));
+      return mcpSignIn(made.parts, (name) => !writes.has(name));
+    },
+  };
 }
 
 /** Whether a policy ever sends a human to the approval page (`elicit` does for clients with URL elicitation only). */

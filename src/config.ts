@@ -108,6 +108,31 @@ const directory = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : resolve(v.trim())));
 
+/** One pre-registered MCP client (FORGEOPS_MCP_CLIENTS). */
+export interface McpClientSetting {
+  client_id: string;
+  client_name?: string;
+  redirect_uris: string[];
+}
+
+const MCP_CLIENT = z
+  .object({
+    client_id: z.string().min(1).max(200),
+    client_name: z.string().max(200).optional(),
+    redirect_uris: z.array(z.string().url().max(2000)).min(1).max(10),
+  })
+  .strict();
+
+/** FORGEOPS_MCP_CLIENTS read, or undefined when it is not a JSON array of clients. */
+export function parseMcpClients(text: string): McpClientSetting[] | undefined {
+  try {
+    const parsed = z.array(MCP_CLIENT).safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every variable forgeops reads, with its meaning; the README's configuration table is written from this. */
 export const ENVIRONMENT = z.object({
   CODEHOST_URL: httpUrl('put the token in CODEHOST_TOKEN instead').describe(
@@ -143,7 +168,30 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_MCP_TOKEN: z
     .string()
     .optional()
-    .describe('Bearer token MCP clients must send to `serve`; required when bound to a non-loopback address.'),
+    .describe(
+      'Bearer token MCP clients must send to `serve` in the token mode (FORGEOPS_MCP_AUTH=token, the default when this is set); required there when bound to a non-loopback address.',
+    ),
+  FORGEOPS_MCP_AUTH: oneOf(['oauth', 'token', ''], 'oauth, token')
+    .optional()
+    .describe(
+      'How MCP clients of `serve` authenticate: oauth (people sign in through the code host from their MCP host; forgeops is the authorization server) or token (FORGEOPS_MCP_TOKEN as bearer, and each client may send its own X-Codehost-Token). Unset: token when FORGEOPS_MCP_TOKEN is set, else oauth on the embedded sandbox or with FORGEOPS_OAUTH_CLIENT_ID, else token.',
+    ),
+  FORGEOPS_MCP_CLIENTS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.trim() === '' || parseMcpClients(v) !== undefined, {
+      error: () =>
+        'must be a JSON array of clients, each {"client_id": "...", "redirect_uris": ["https://..."], "client_name": "..."}',
+    })
+    .describe(
+      'MCP clients pre-registered with forgeops\'s authorization server (OAuth mode), as a JSON array of {"client_id", "redirect_uris", "client_name"}. Others come by a Client ID Metadata Document URL or register themselves (DCR).',
+    ),
+  FORGEOPS_MCP_MAX_REGISTERED_CLIENTS: wholeNumber(10_000, 0).describe(
+    'MCP clients that may register themselves (DCR) and be kept at most, in OAuth mode (default 10000; 0 turns DCR off). Each address may register 20 an hour.',
+  ),
+  FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS: flag(
+    "Lets a Client ID Metadata Document be fetched over http and from private or loopback addresses (a closed network, tests). Off: https to public addresses only, so a client's URL cannot make forgeops probe its own network.",
+  ),
   FORGEOPS_ALLOWED_ORIGINS: list.describe('Extra browser origins allowed to call `serve` (comma-separated).'),
   FORGEOPS_ALLOWED_HOSTS: list.describe(
     'Extra Host headers `serve` on loopback accepts besides its own address (comma-separated host:port): the address clients use when a proxy on this machine, such as haproxy in front of several replicas, forwards to it.',
@@ -289,6 +337,30 @@ export const ENVIRONMENT = z.object({
     .describe(
       'Redis for the state replicas share (Slack links, pending approvals of Slack and of MCP 2026-07-28, seen Slack requests, approval answers handed between replicas): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).',
     ),
+  FORGEOPS_PUBLIC_URL: httpUrl().describe(
+    "forgeops's address as people's browsers reach it (a tunnel or reverse proxy in front): where the code host sends people back after signing in (<URL>/oauth/callback), where Slack's Connect links and MCP's sign-in pages live, and the MCP resource that tokens are bound to. Default: the address forgeops listens on (FORGEOPS_HOST, FORGEOPS_PORT; a wildcard address is reached on 127.0.0.1).",
+  ),
+  FORGEOPS_OAUTH_CLIENT_ID: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || !/[\s<>]/.test(v), {
+      error: (issue) => `must be an application id, not a placeholder or text with spaces; ${got(issue.input)}`,
+    })
+    .describe(
+      "Application ID of forgeops's one application at the code host (Admin or user settings > Applications: confidential, redirect URI <FORGEOPS_PUBLIC_URL>/oauth/callback, scopes as FORGEOPS_OAUTH_SCOPES): people sign in through it from MCP hosts and Slack. Needs CODEHOST_URL; the embedded sandbox registers its own.",
+    ),
+  FORGEOPS_OAUTH_CLIENT_SECRET: token.describe('Secret of the application named by FORGEOPS_OAUTH_CLIENT_ID.'),
+  FORGEOPS_OAUTH_SCOPES: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v.trim().split(/[\s,]+/) : ['api']))
+    .refine((scopes) => scopes.every((s) => /^[a-z_]+$/.test(s)), {
+      error: (issue) =>
+        `must be scope names separated by spaces or commas, e.g. 'api' or 'read_api'; ${got(issue.input)}`,
+    })
+    .describe(
+      "Scopes forgeops asks the code host for when a person signs in (default 'api'; 'read_api' for read-only sign-ins).",
+    ),
   FORGEOPS_SECRET: z
     .string()
     .optional()
@@ -361,6 +433,12 @@ export interface Config {
     /** Undefined: the default share (see defaultMaxSessionsPerCaller). */
     maxSessionsPerCaller?: number;
     trustedProxies: string[];
+    /** FORGEOPS_MCP_AUTH as set; undefined: chosen at start (see mcpAuthMode). */
+    mcpAuth?: 'oauth' | 'token';
+    /** Pre-registered MCP clients of the authorization server. */
+    mcpClients: McpClientSetting[];
+    maxRegisteredClients: number;
+    allowPrivateClientUrls: boolean;
   };
   /** apps: the triage view for hosts that render MCP Apps (FORGEOPS_APPS). */
   policy: { readOnly: boolean; toolsets: string[]; tools: string[]; apps: boolean };
@@ -403,6 +481,13 @@ export interface Config {
   redisUrl?: string;
   /** The key material for tokens stored at rest. */
   secret?: string;
+  /** Signing in through the code host: forgeops's address for browsers and its application there. */
+  identity: {
+    publicUrl?: string;
+    clientId?: string;
+    clientSecret?: string;
+    scopes: string[];
+  };
   slack: {
     signingSecret?: string;
     botToken?: string;
@@ -432,6 +517,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = result.data;
+  checkSignInApplication(e);
   return {
     codehost: {
       url: e.CODEHOST_URL,
@@ -452,6 +538,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxSessionsPerCaller: e.FORGEOPS_MAX_SESSIONS_PER_CALLER || undefined,
       trustedProxies: e.FORGEOPS_TRUSTED_PROXIES,
       replicaId: e.FORGEOPS_REPLICA_ID || undefined,
+      mcpAuth: e.FORGEOPS_MCP_AUTH || undefined,
+      mcpClients: e.FORGEOPS_MCP_CLIENTS?.trim() ? (parseMcpClients(e.FORGEOPS_MCP_CLIENTS) ?? []) : [],
+      maxRegisteredClients: e.FORGEOPS_MCP_MAX_REGISTERED_CLIENTS,
+      allowPrivateClientUrls: e.FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS,
     },
     policy: {
       readOnly: e.FORGEOPS_READ_ONLY,
@@ -489,6 +579,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.FORGEOPS_DATA_DIR,
     redisUrl: e.FORGEOPS_REDIS_URL || undefined,
     secret: e.FORGEOPS_SECRET || undefined,
+    identity: {
+      publicUrl: e.FORGEOPS_PUBLIC_URL,
+      clientId: e.FORGEOPS_OAUTH_CLIENT_ID?.trim() || undefined,
+      clientSecret: e.FORGEOPS_OAUTH_CLIENT_SECRET || undefined,
+      scopes: e.FORGEOPS_OAUTH_SCOPES,
+    },
     slack: {
       signingSecret: e.SLACK_SIGNING_SECRET || undefined,
       botToken: e.SLACK_BOT_TOKEN || undefined,
@@ -504,6 +600,23 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         : undefined,
     },
   };
+}
+
+/**
+ * forgeops's application at the code host is named in full or not at all: a secret without its id, or an id with no
+ * code host to register it at, would fail only when the first person tries to sign in.
+ */
+function checkSignInApplication(e: z.infer<typeof ENVIRONMENT>): void {
+  if (e.FORGEOPS_OAUTH_CLIENT_SECRET && !e.FORGEOPS_OAUTH_CLIENT_ID?.trim()) {
+    throw new ConfigError(
+      'invalid configuration: FORGEOPS_OAUTH_CLIENT_SECRET is set without FORGEOPS_OAUTH_CLIENT_ID',
+    );
+  }
+  if (e.FORGEOPS_OAUTH_CLIENT_ID?.trim() && !e.CODEHOST_URL) {
+    throw new ConfigError(
+      'invalid configuration: FORGEOPS_OAUTH_CLIENT_ID needs CODEHOST_URL (the embedded sandbox registers its own application)',
+    );
+  }
 }
 
 /**

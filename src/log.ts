@@ -69,3 +69,17 @@ export async function createJsonLogger(
 }
 
 export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+/**
+ * A logger whose every line says whom it is about first (a signed-in person, `as codehost-user:7: …`): the audit trail
+ * of a call names the person it ran as, not the token it came with.
+ */
+export function attributedLogger(log: Logger, who: string): Logger {
+  const line = (message: string) => `as ${who}: ${message}`;
+  return {
+    error: (message) => log.error(line(message)),
+    warn: (message) => log.warn(line(message)),
+    info: (message) => log.info(line(message)),
+    debug: (message) => log.debug(line(message)),
+  };
+}

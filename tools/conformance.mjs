@@ -43,7 +43,8 @@ function freePort() {
 
 /** serve on the sandbox: the configured service, an MCP bearer token or an env file would change what is tested. */
 function startServe(port) {
-  const env = { ...process.env, FORGEOPS_HOST: '127.0.0.1' };
+  // The token mode: the suite connects without signing in.
+  const env = { ...process.env, FORGEOPS_HOST: '127.0.0.1', FORGEOPS_MCP_AUTH: 'token' };
   for (const name of [
     'CODEHOST_URL',
     'CODEHOST_TOKEN',

@@ -20,6 +20,8 @@ export interface RequestStateContext {
   formElicitation: boolean;
   /** The request's own service token (X-Codehost-Token), if it sent one. */
   token?: string;
+  /** The signed-in person (OAuth mode): the approval is theirs, whichever client or replica answers. */
+  person?: string;
   /** The client's address, as the HTTP server reads it. */
   caller: string;
   /** FORGEOPS_APPROVAL; default 'elicit'. */
@@ -31,8 +33,12 @@ export interface RequestStateQuestion {
   asked: { id: string };
 }
 
-/** Who a request acts as, for binding its approvals: a hash of its own service token, or the configured one's stand-in. */
-export function principalOf(token: string | undefined | null): string {
+/**
+ * Who a request acts as, for binding its approvals: the signed-in person (OAuth), else a hash of its own service token,
+ * else the configured one's stand-in.
+ */
+export function principalOf(token: string | undefined | null, person?: string | null): string {
+  if (person) return `mcp-person:${person}`;
   return token ? `mcp-${createHash('sha256').update(token).digest('hex').slice(0, 24)}` : 'mcp-configured';
 }
 
@@ -58,7 +64,7 @@ export class RequestStateApprover implements Approver<RequestStateContext, Reque
    * nothing: the question is asked.
    */
   async ask(call: ApprovalCall, request: RequestStateContext): Promise<ApprovalAnswer | RequestStateQuestion> {
-    const requester = principalOf(request.token);
+    const requester = principalOf(request.token, request.person);
     if (request.answered) {
       const said = readApprovalAnswer(request.answered.action, request.answered.content);
       if (!said.approved) {
@@ -93,7 +99,9 @@ export class RequestStateApprover implements Approver<RequestStateContext, Reque
       );
     }
     // A made-up X-Codehost-Token must not hold one of the approvals everybody shares, nor ask a human for nothing.
-    const checked = request.token ? await this.tokenChecker.check(request.token) : { accepted: true as const };
+    // A signed-in person was checked by the bearer check already.
+    const checked =
+      request.token && !request.person ? await this.tokenChecker.check(request.token) : { accepted: true as const };
     if (!checked.accepted && checked.refused) {
       return refusal(
         call.prompt,

@@ -154,8 +154,8 @@ export class HttpClient {
     };
     if (type) headers['content-type'] = type;
     const token = req.token ?? (scim ? this.scimToken : this.token);
-    if (token && scim) headers.authorization = `Bearer ${token}`;
-    if (token && !scim) headers['private-token'] = token;
+    if (token && (scim || (req.token && req.tokenScheme === 'bearer'))) headers.authorization = `Bearer ${token}`;
+    else if (token) headers['private-token'] = token;
     let sourced: string | undefined;
     if (!token && !scim && this.tokenSource) {
       sourced = await this.sourcedToken(req, url, secrets);

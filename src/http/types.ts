@@ -41,6 +41,11 @@ export interface ApiRequest {
   idempotent: boolean;
   /** Overrides the configured token for this call (e.g. an MCP session's own token). */
   token?: string;
+  /**
+   * How `token` is sent: a personal access token as PRIVATE-TOKEN (the default), an OAuth access token (a person's
+   * sign-in through the code host) as Authorization: Bearer, the only header the code host takes it in.
+   */
+  tokenScheme?: 'private-token' | 'bearer';
   signal?: AbortSignal;
   /** Overrides the configured per-request timeout. */
   timeoutMs?: number;

@@ -46,6 +46,11 @@ export function callerIdentity(address: string, verifiedToken?: string): CallerI
   return { caller: `token:${hash}`, address, label: `its X-Codehost-Token, from ${address}` };
 }
 
+/** A signed-in person (OAuth) as a caller: a share of their own wherever they connect from; their address still counts. */
+export function personIdentity(address: string, person: string): CallerIdentity {
+  return { caller: `person:${person}`, address, label: `signed-in ${person}, from ${address}` };
+}
+
 /** An address as one caller: an IPv4 client seen through an IPv6 socket (::ffff:10.0.0.1) is the same as 10.0.0.1. */
 export function normaliseAddress(address: string): string {
   const lower = address.trim().toLowerCase();

@@ -9,6 +9,8 @@ import { principalOf, RequestStateApprover } from '../approval/request-state.js'
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
 import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http/guard.js';
+import type { SignedIn } from './http/routes.js';
+import type { SessionOwner } from './http/sessions.js';
 import { sharedStateCodec } from './request-state-key.js';
 import { normaliseAddress } from './session-caps.js';
 import { serviceTokenChecker, type ServiceTokenChecker } from './token-check.js';
@@ -39,9 +41,19 @@ export const STATELESS_SUBSCRIBE_REFUSAL =
   'Resource subscriptions are served to 2025-11-25 sessions only: connect with initialize ' +
   '(a session) and send resources/subscribe for forgeops://projects/{project}/status there; the 2026-07-28 revision of this ' +
   "server offers tools (and, to clients that render MCP Apps, the triage view's page) only.";
+/**
+ * Carries the signed-in person (OAuth mode) from the bearer check to the request's server, inside this process only:
+ * whatever a client sends under this name is dropped first.
+ */
+const PERSON_HEADER = 'x-forgeops-signed-in-person';
+const SCOPES_HEADER = 'x-forgeops-signed-in-scopes';
+
 interface StatelessOptions {
-  /** The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token. */
-  serverOptions(token?: string): McpServerOptions;
+  /**
+   * The tool calls' options for a request acting with `token` (its X-Codehost-Token), or with the configured token;
+   * or, signed in (OAuth), as `owner.person` with the scopes of the sign-in.
+   */
+  serverOptions(token?: string, owner?: SessionOwner): McpServerOptions;
   /** Where approvals wait: Redis when replicas share (FORGEOPS_REDIS_URL), else this process's memory. */
   store: StateStore;
   /** Whether other replicas see the same store: then the requestState key must be the same on all of them. */
@@ -60,15 +72,29 @@ export interface StatelessEndpoint {
    * agree) and says true; false, having written nothing, for a 2025 request. `caller` is the client's address as the
    * HTTP server reads it (through trusted proxies); default: the connection's.
    */
-  serveIfModern(req: IncomingMessage, res: ServerResponse, body: unknown, caller?: string): Promise<boolean>;
+  serveIfModern(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    caller?: string,
+    signedIn?: SignedIn,
+  ): Promise<boolean>;
   close(): Promise<void>;
 }
 
-function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal): Request {
+function webRequest(req: IncomingMessage, body: unknown, signal: AbortSignal, signedIn?: SignedIn): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+  }
+  headers.delete(PERSON_HEADER);
+  headers.delete(SCOPES_HEADER);
+  if (signedIn) {
+    // A signed-in request acts as its person only: a service token beside the bearer is not another way in.
+    headers.delete(TOKEN_HEADER);
+    headers.set(PERSON_HEADER, signedIn.person);
+    headers.set(SCOPES_HEADER, signedIn.scopes.join(' '));
   }
   return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, {
     method: 'POST',
@@ -130,7 +156,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
       key,
       ttlSeconds: APPROVAL_TIMEOUT_MS / 1000,
       // An echo under another service token is refused before the handler runs.
-      bind: (ctx) => principalOf(ctx.http?.req?.headers.get(TOKEN_HEADER)),
+      bind: (ctx) => principalOf(ctx.http?.req?.headers.get(TOKEN_HEADER), ctx.http?.req?.headers.get(PERSON_HEADER)),
     }),
   );
   const approvals = new DurableApprovals(options.store, {
@@ -152,6 +178,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   async function askApproval(
     ctx: HandlerContext,
     token: string | undefined,
+    person: string | undefined,
     caller: string,
     call: ApprovalCall,
     serverOptions: McpServerOptions,
@@ -165,6 +192,7 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
           : undefined,
       formElicitation: formElicitation(v2, ctx),
       token,
+      person,
       caller,
       policy: serverOptions.approval,
     });
@@ -185,13 +213,15 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   /** One server per request, as the revision wants: nothing of it outlives the answer. */
   function serverFor(request: { requestInfo?: Request }) {
     const token = request.requestInfo?.headers.get(TOKEN_HEADER) || undefined;
+    const person = request.requestInfo?.headers.get(PERSON_HEADER) || undefined;
+    const scopes = (request.requestInfo?.headers.get(SCOPES_HEADER) ?? '').split(' ').filter(Boolean);
     const caller = (request.requestInfo && callers.get(request.requestInfo)) ?? 'unknown';
-    const serverOptions = options.serverOptions(token);
+    const serverOptions = person ? options.serverOptions(undefined, { person, scopes }) : options.serverOptions(token);
     const apps = serverOptions.apps !== false;
     const core = createToolCore(serverOptions, {
       logger: () => serverOptions.log ?? options.log,
       // The call's own request: its requestState and answer, its client's capabilities.
-      askApproval: (call, extra) => askApproval(requestContextOf(extra), token, caller, call, serverOptions),
+      askApproval: (call, extra) => askApproval(requestContextOf(extra), token, person, caller, call, serverOptions),
       // Declared per request, like every capability of this revision: the request being answered says.
       rendersViews: (extra) => rendersViews(clientCapabilities(v2, requestContextOf(extra))),
     });
@@ -242,11 +272,11 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
   });
 
   return {
-    async serveIfModern(req, res, body, caller = normaliseAddress(req.socket.remoteAddress ?? 'unknown')) {
+    async serveIfModern(req, res, body, caller = normaliseAddress(req.socket.remoteAddress ?? 'unknown'), signedIn) {
       // One web Request for both the classification and the call; the client going away aborts the call (its
       // signal), as it does a 2025 session's.
       const gone = new AbortController();
-      const request = webRequest(req, body, gone.signal);
+      const request = webRequest(req, body, gone.signal, signedIn);
       callers.set(request, caller);
       // The parsed body is given: the SDK classifies from it and reads nothing, so the request stays unread.
       if (await v2.isLegacyRequest(request, body, { maxRequestBodySize: options.maxMessageBytes })) return false;

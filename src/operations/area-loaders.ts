@@ -42,15 +42,18 @@ export const AREA_LOADERS: Record<Area, Loader> = {
   jobs: async () => (await import('./areas/jobs.js')).jobsOperations,
   branches: async () => (await import('./areas/branches.js')).branchesOperations,
   tags: async () => (await import('./areas/tags.js')).tagsOperations,
+  environments: async () => (await import('./areas/environments.js')).environmentsOperations,
+  deployments: async () => (await import('./areas/deployments.js')).deploymentsOperations,
 };
 
 /**
  * Operations no area module holds on its own: composed of the whole registry, they are made by index.ts
- * (triage_project looks up the reads it runs there, open_incident_issue triage and the issue writes, revert_as_merge_request triage and the branch, commit and merge request calls, check_button_premise the pipeline, commit and merge request reads).
+ * (triage_project looks up the reads it runs there, open_incident_issue triage and the issue writes, revert_as_merge_request triage and the branch, commit and merge request calls, check_button_premise the pipeline, commit and merge request reads, rollback_environment the environment and deployment reads and retry_job).
  */
 export const WHOLE_REGISTRY_OPERATIONS: readonly string[] = [
   'triage_project',
   'open_incident_issue',
   'revert_as_merge_request',
   'check_button_premise',
+  'rollback_environment',
 ];

@@ -30,6 +30,9 @@ import { revertAsMergeRequestOperation } from './composed/revert-as-merge-reques
 import { buttonPremiseOperation } from './composed/button-premise.js';
 import { branchesOperations } from './areas/branches.js';
 import { tagsOperations } from './areas/tags.js';
+import { environmentsOperations } from './areas/environments.js';
+import { deploymentsOperations } from './areas/deployments.js';
+import { rollbackEnvironmentOperation } from './composed/rollback-environment.js';
 
 /**
  * Each area's operations, in the order tools, help and docs list them. The compiler holds the keys to AREAS
@@ -64,6 +67,8 @@ const AREA_OPERATIONS = {
   jobs: jobsOperations,
   branches: branchesOperations,
   tags: tagsOperations,
+  environments: environmentsOperations,
+  deployments: deploymentsOperations,
 } satisfies Record<Area, readonly Operation[]>;
 
 export const operations: readonly Operation[] = [
@@ -78,6 +83,7 @@ export const operations: readonly Operation[] = [
   incidentIssueOperation(() => operations),
   revertAsMergeRequestOperation(() => operations),
   buttonPremiseOperation(() => operations),
+  rollbackEnvironmentOperation(() => operations),
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -75,7 +75,7 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     let culprit: Commit;
     let made: Reverted;
 
-    it("makes branch revert-<sha8> from main with the service's revert on it, and a merge request to main", async () => {
+    it('makes branch revert-<sha8> from main by one revert commit (one push, one pipeline), and a merge request to main', async () => {
       culprit = await commitTitled(CULPRIT);
       const [mainBefore] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', per_page: 1 });
       const result = await suite.call(NAME, { id: WEB, sha: culprit.id.slice(0, 8) }, { as: 'developer' });
@@ -98,6 +98,9 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
       });
       const [mainAfter] = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', per_page: 1 });
       expect(mainAfter.id).toBe(mainBefore.id);
+      // One push made the branch and its commit: one pipeline, at the revert (none at main's old red head).
+      const onBranch = await suite.data<Array<{ sha: string }>>('list_pipelines', { id: WEB, ref: branch });
+      expect(onBranch.map((p) => p.sha)).toEqual([made.revert_commit.id]);
       // The file is back to what it was before the culprit (as at v1.1.0, which it followed), and its new test is gone.
       const file = async (ref: string) =>
         String(await suite.data<Buffer>('get_file_raw', { id: WEB, file_path: 'src/utils/format date.ts', ref }));
@@ -210,7 +213,7 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     expect(mr.description).toContain('by Eve `@all`');
   });
 
-  it("a culprit whose title closes an issue: the branch holds forgeops's copy of the service's revert, its message quoted, every change undone", async () => {
+  it('a culprit whose title closes an issue: the branch holds one revert commit, its message quoted, every change undone', async () => {
     const target = suite.freshName('closing-target');
     const base = await suite.data<Commit>('create_commit', {
       id: WEB,
@@ -259,7 +262,7 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
       `Revert "Closes \`#5\`: tidy the scripts, see \`!2\`"\n\nThis reverts commit ${culprit.id}`,
     );
     expect(made.revert_commit.title).toBe('Revert "Closes `#5`: tidy the scripts, see `!2`"');
-    // Every blob and mode as before the culprit: the tree is the one the service's revert made.
+    // Every blob and mode as before the culprit: moves, binaries, modes, deletions and creations undone.
     const tree = async (ref: string) =>
       (
         await suite.data<Array<{ path: string; id: string; mode: string }>>('list_repository_tree', {
@@ -276,6 +279,44 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     expect(before).toHaveLength(4);
     expect(before).toContainEqual(expect.stringMatching(/^100644 [0-9a-f]{40} copy\/mode\.sh$/));
     expect(await tree(made.branch)).toEqual(before);
+  });
+
+  it("a culprit's file changed since by a later commit: the service's revert merges it, its message quoted", async () => {
+    const target = suite.freshName('merging-target');
+    const lines = (first: string, last: string) => `${first}\nb\nc\nd\ne\nf\ng\nh\ni\n${last}\n`;
+    await suite.data<Commit>('create_commit', {
+      id: WEB,
+      branch: target,
+      start_branch: 'main',
+      commit_message: 'Add the list',
+      actions: [{ action: 'create', file_path: 'merge/list.txt', content: lines('a', 'j') }],
+    });
+    const culprit = await suite.data<Commit>('create_commit', {
+      id: WEB,
+      branch: target,
+      commit_message: 'Closes #7: first line',
+      actions: [{ action: 'update', file_path: 'merge/list.txt', content: lines('A', 'j') }],
+    });
+    await suite.data<Commit>('create_commit', {
+      id: WEB,
+      branch: target,
+      commit_message: 'Last line',
+      actions: [{ action: 'update', file_path: 'merge/list.txt', content: lines('A', 'J') }],
+    });
+    const made = (await suite.call(NAME, { id: WEB, sha: culprit.id, target_branch: target })).data as Reverted;
+    const [head] = await suite.data<Array<Commit & { message: string }>>('list_commits', {
+      id: WEB,
+      ref_name: made.branch,
+      per_page: 1,
+    });
+    expect(head.message).toBe(`Revert "Closes \`#7\`: first line"\n\nThis reverts commit ${culprit.id}`);
+    const file = String(
+      await suite.data<Buffer>('get_file_raw', { id: WEB, file_path: 'merge/list.txt', ref: made.branch }),
+    );
+    // The culprit's line undone, the later commit's kept: a merge, not the file as before the culprit.
+    expect(file).toBe(lines('a', 'J'));
+    const [mr] = await mergeRequestsFrom(made.branch);
+    expect(mr.title).toBe('Revert "Closes `#7`: first line"');
   });
 
   describe('a revert that cannot be made', () => {
@@ -355,9 +396,10 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     it('a branch whose creation went unanswered is removed again, or found gone, and the outcome said', async () => {
       const docs = await commitTitled('Document the deploy steps [ci skip]');
       const branch = `revert-${docs.id.slice(0, 8)}`;
+      // The branch is made by the revert commit itself (one push).
       suite.sandbox.faults.add({
         method: 'POST',
-        path: `/projects/${encodeURIComponent(WEB)}/repository/branches`,
+        path: `/projects/${encodeURIComponent(WEB)}/repository/commits`,
         status: 504,
       });
       const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
@@ -419,8 +461,7 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
       if (preview.kind !== 'preview') return;
       const branch = `revert-${latest.id.slice(0, 8)}`;
       expect(preview.preview.steps).toEqual([
-        `create branch ${branch} from main`,
-        `revert ${latest.id} on ${branch}`,
+        `create branch ${branch} from main with one commit reverting ${latest.id}`,
         `open a merge request ${branch} → main`,
       ]);
       expect(preview.preview.needs_confirmation).toBe(false);

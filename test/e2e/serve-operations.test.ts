@@ -24,6 +24,8 @@ beforeAll(async () => {
   serve = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
     env: {
       PATH: process.env.PATH ?? '',
+      // The MCP calls here act with the sandbox's configured token: the token mode, chosen explicitly.
+      FORGEOPS_MCP_AUTH: 'token',
       FORGEOPS_REDIS_URL: redis.url,
       FORGEOPS_REPLICA_ID: 'r1',
       SLACK_SIGNING_SECRET: 'test-signing-secret',

@@ -251,6 +251,24 @@ const DECISIONS: Record<string, { runs: Array<Record<string, unknown>>; asks: Ar
   // branch or merge request refuses it), proven in test/contract/revert-as-merge-request.test.ts; judged without
   // them, as here, it never runs unasked.
   revert_as_merge_request: { runs: [], asks: [{ id: P, sha: 'abc1234' }] },
+  // Stopping takes down what runs there (its on_stop job), forced or not.
+  stop_environment: {
+    runs: [],
+    asks: [
+      { id: P, environment_id: 1 },
+      { id: P, environment_id: 1, force: true },
+    ],
+  },
+  // An approval may start a production deploy; a rejection fails it: either way a person decides.
+  approve_deployment: {
+    runs: [],
+    asks: [
+      { id: P, deployment_id: 1, status: 'approved' },
+      { id: P, deployment_id: 1, status: 'rejected' },
+    ],
+  },
+  // Deploys an older commit: always confirmed, naming what runs now and what will.
+  rollback_environment: { runs: [], asks: [{ id: P, environment: 'production' }] },
   update_issue: {
     runs: [
       { id: P, issue_iid: 1, state_event: 'close' },

@@ -36,4 +36,18 @@ describe('bannerText', () => {
     expect(text).toMatch(/^ {2}npx forgeops chat$/m);
     expect(text).not.toContain('glpat-secret-token-value');
   });
+
+  it('in OAuth mode: people sign in from their clients, and no shared bearer is asked for', () => {
+    const text = bannerText({
+      mcpUrl: 'http://127.0.0.1:8750/mcp',
+      serviceLabel: 'the embedded sandbox',
+      sandbox,
+      config: parseConfig({}),
+      signIn: true,
+    });
+    expect(text).toContain('MCP clients sign in through the sandbox');
+    expect(text).toContain('Each person signs in from their client (OAuth)');
+    expect(text).toContain('the chat acts as the sandbox maintainer');
+    expect(text).not.toContain('FORGEOPS_MCP_TOKEN');
+  });
 });

@@ -74,6 +74,10 @@ describe('parseConfig', () => {
       FORGEOPS_REPLICA_ID: 'r2',
       FORGEOPS_MAX_SESSIONS_PER_CALLER: '40',
       FORGEOPS_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8, fd00::/8',
+      FORGEOPS_MCP_AUTH: 'token',
+      FORGEOPS_MCP_CLIENTS: '[{"client_id":"desk","client_name":"Desk","redirect_uris":["https://desk.example/cb"]}]',
+      FORGEOPS_MCP_MAX_REGISTERED_CLIENTS: '50',
+      FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS: 'yes',
       FORGEOPS_REDIS_URL: 'redis://cache.internal:6379/0',
       FORGEOPS_READ_ONLY: 'true',
       FORGEOPS_TOOLSETS: 'pipelines,releases',
@@ -99,6 +103,10 @@ describe('parseConfig', () => {
       replicaId: 'r2',
       maxSessionsPerCaller: 40,
       trustedProxies: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8'],
+      mcpAuth: 'token',
+      mcpClients: [{ client_id: 'desk', client_name: 'Desk', redirect_uris: ['https://desk.example/cb'] }],
+      maxRegisteredClients: 50,
+      allowPrivateClientUrls: true,
     });
     expect(config.redisUrl).toBe('redis://cache.internal:6379/0');
     expect(config.policy).toEqual({
@@ -108,6 +116,16 @@ describe('parseConfig', () => {
       apps: false,
     });
     expect(config.approval.policy).toBe('allow');
+  });
+
+  it('names FORGEOPS_MCP_AUTH and FORGEOPS_MCP_CLIENTS when they are not what they must be', () => {
+    expect(() => parseConfig({ FORGEOPS_MCP_AUTH: 'password' })).toThrow(
+      /FORGEOPS_MCP_AUTH must be one of oauth, token; got 'password'/,
+    );
+    expect(() => parseConfig({ FORGEOPS_MCP_CLIENTS: '[{"client_id":"x"}]' })).toThrow(
+      /FORGEOPS_MCP_CLIENTS must be a JSON array of clients/,
+    );
+    expect(() => parseConfig({ FORGEOPS_MCP_CLIENTS: 'desk=https://desk.example' })).toThrow(/FORGEOPS_MCP_CLIENTS/);
   });
 
   it('reads the approval settings, and keeps FORGEOPS_CONFIRM_WITHOUT_ELICITATION as an older spelling', () => {

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createJsonLogger, createLogger } from '../../src/log.js';
+import { attributedLogger, createJsonLogger, createLogger } from '../../src/log.js';
 
 const TOKEN = 'glpat-x8Kd92nFq3LmZp7TvW1c';
 
@@ -68,5 +68,28 @@ describe('createJsonLogger', () => {
     expect(first).toMatchObject({ level: 'info', replica: 'r7', msg: 'configuration: the environment only' });
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain('s3cret-redis-pass');
+  });
+});
+
+describe('attributedLogger', () => {
+  it('starts every line with whom it is about, at every level', () => {
+    const lines: string[] = [];
+    const base = {
+      error: (m: string) => lines.push(`error ${m}`),
+      warn: (m: string) => lines.push(`warn ${m}`),
+      info: (m: string) => lines.push(`info ${m}`),
+      debug: (m: string) => lines.push(`debug ${m}`),
+    };
+    const log = attributedLogger(base, 'codehost-user:7');
+    log.info('mcp create_issue: 201 in 80 ms');
+    log.warn('w');
+    log.error('e');
+    log.debug('d');
+    expect(lines).toEqual([
+      'info as codehost-user:7: mcp create_issue: 201 in 80 ms',
+      'warn as codehost-user:7: w',
+      'error as codehost-user:7: e',
+      'debug as codehost-user:7: d',
+    ]);
   });
 });

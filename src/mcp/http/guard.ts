@@ -2,7 +2,7 @@
 // session's own X-Codehost-Token with the service before it may count as a caller of its own.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { callerIdentity, type CallerIdentity } from '../session-caps.js';
+import { callerIdentity, type CallerIdentity, personIdentity } from '../session-caps.js';
 import type { ServiceTokenChecker } from '../token-check.js';
 import { Refusal } from './refusal.js';
 
@@ -32,15 +32,37 @@ export function hashToken(token: string | undefined): Buffer | undefined {
   return token ? createHash('sha256').update(token).digest() : undefined;
 }
 
-/** The session's own service token, if the request carries one. */
+/** The person each request signed in as (OAuth mode), set by the bearer check before anything else reads it. */
+const signedIn = new WeakMap<IncomingMessage, string>();
+
+export function markSignedIn(req: IncomingMessage, person: string): void {
+  signedIn.set(req, person);
+}
+
+/** The signed-in person (personKey) a request acts as, in OAuth mode. */
+export function signedInPerson(req: IncomingMessage): string | undefined {
+  return signedIn.get(req);
+}
+
+/** The session's own service token, if the request carries one; a signed-in request acts as its person only. */
 export function sessionToken(req: IncomingMessage): string | undefined {
+  if (signedIn.has(req)) return undefined;
   const value = req.headers[SESSION_TOKEN_HEADER];
   return typeof value === 'string' && value ? value : undefined;
 }
 
-/** Refuses to start where anyone who can reach the port could act with the service token. */
-export function assertGuarded(host: string, mcpToken: string | undefined): void {
-  if (!isLoopback(host) && !mcpToken) {
+/**
+ * What a session is bound to: its signed-in person, else its own service token (or nothing). A later request of the
+ * session must bring the same; kept as a hash.
+ */
+export function sessionBinding(req: IncomingMessage): Buffer | undefined {
+  const person = signedIn.get(req);
+  return hashToken(person ? `person:${person}` : sessionToken(req));
+}
+
+/** Refuses to start where anyone who can reach the port could act with the service token (unless people sign in). */
+export function assertGuarded(host: string, mcpToken: string | undefined, signIn = false): void {
+  if (!isLoopback(host) && !mcpToken && !signIn) {
     throw new Error(
       `refusing to serve MCP on ${host} without FORGEOPS_MCP_TOKEN: anyone who can reach it could act with the service token. Set FORGEOPS_MCP_TOKEN, or bind to 127.0.0.1.`,
     );
@@ -105,7 +127,9 @@ export async function identifyCaller(
   tokenChecker: ServiceTokenChecker | undefined,
   token: string | undefined,
   address: string,
+  person?: string,
 ): Promise<CallerIdentity> {
+  if (person) return personIdentity(address, person);
   if (!token || !tokenChecker) return callerIdentity(address);
   const checked = await tokenChecker.check(token);
   if (checked.accepted) return callerIdentity(address, token);

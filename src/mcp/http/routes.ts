@@ -48,10 +48,25 @@ export interface McpEndpoint {
   sessions: Pick<SessionTable, 'find' | 'serve' | 'touch'>;
   readJson(req: IncomingMessage): Promise<unknown>;
   refuseIfDraining(): void;
-  /** Opens a session for an initialize. */
-  open(req: IncomingMessage, res: ServerResponse, body: unknown, address: string): Promise<void>;
+  /** Opens a session for an initialize (of a signed-in person: `who`). */
+  open(req: IncomingMessage, res: ServerResponse, body: unknown, address: string, who?: SignedIn): Promise<void>;
   /** The stateless revision, if served. */
   stateless(): Promise<StatelessEndpoint | undefined>;
+  /** OAuth mode (see ../../identity/): who signed in, and whether their sign-in allows what a body calls. */
+  signIn?: SignInCheck;
+}
+
+/** What a signed-in request is: its person and the scopes of its sign-in. */
+export interface SignedIn {
+  person: string;
+  scopes: readonly string[];
+}
+
+export interface SignInCheck {
+  /** The request's person, marked on it (see markSignedIn); throws a Refusal 401 with WWW-Authenticate. */
+  authenticate(req: IncomingMessage): Promise<SignedIn>;
+  /** Throws a Refusal 403 insufficient_scope when the body calls what the sign-in does not allow. */
+  checkScopes(body: unknown, who: SignedIn): void;
 }
 
 export interface Routes {
@@ -64,14 +79,22 @@ export interface Routes {
 export function router(routes: Routes): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { mcp } = routes;
 
-  async function post(req: IncomingMessage, res: ServerResponse, found: FoundSession | undefined, address: string) {
+  async function post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    found: FoundSession | undefined,
+    address: string,
+    who: SignedIn | undefined,
+  ) {
     const body = await mcp.readJson(req);
+    // Before any session or revision sees it: a read-only sign-in runs reads only, whatever it connected with.
+    if (who) mcp.signIn?.checkScopes(body, who);
     if (found) return mcp.sessions.serve(found, req, res, body);
     mcp.refuseIfDraining();
-    if (isInitializeRequest(body)) return mcp.open(req, res, body, address);
+    if (isInitializeRequest(body)) return mcp.open(req, res, body, address, who);
     // No session and no initialize: a 2026-07-28 request (every request stands alone), or a 2025 client's mistake.
     const stateless = await mcp.stateless();
-    if (stateless && (await stateless.serveIfModern(req, res, body, address))) return;
+    if (stateless && (await stateless.serveIfModern(req, res, body, address, who))) return;
     throw new Refusal(400, -32000, 'Bad Request: no session; the first request must be initialize', 'no session');
   }
 
@@ -87,9 +110,10 @@ export function router(routes: Routes): (req: IncomingMessage, res: ServerRespon
       return;
     }
     mcp.guard(req);
+    const who = mcp.signIn ? await mcp.signIn.authenticate(req) : undefined;
     const address = mcp.address(req);
     const found = mcp.sessions.find(req, address);
-    if (req.method === 'POST') return post(req, res, found, address);
+    if (req.method === 'POST') return post(req, res, found, address, who);
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!found) throw new Refusal(400, -32001, 'Bad Request: mcp-session-id header is required', 'no session');
       mcp.sessions.touch(found);

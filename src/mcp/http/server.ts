@@ -16,8 +16,8 @@ import { createDrain } from './drain.js';
 import { assertGuarded, identifyCaller, requestGuard, sessionToken } from './guard.js';
 import { rateLimitedLog } from './limited-log.js';
 import { answerFailure } from './refusal.js';
-import { MCP_PATH, type Mounts, router, statelessLoader } from './routes.js';
-import { openSession, SessionTable, sessionLimits } from './sessions.js';
+import { MCP_PATH, type Mounts, router, type SignInCheck, statelessLoader } from './routes.js';
+import { openSession, type SessionOwner, SessionTable, sessionLimits } from './sessions.js';
 
 /** Sessions whose client vanished without DELETE are closed after this long without a request. */
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
@@ -35,8 +35,11 @@ export interface McpHttpOptions {
   allowedOrigins: readonly string[];
   /** Host headers accepted on loopback besides this server's own address (a proxy on this machine in front). */
   allowedHosts?: readonly string[];
-  /** Makes the MCP server of one new session; `token` is the session's own service token, if it sent one. */
-  createSessionServer: (session: { token?: string }) => Server;
+  /**
+   * Makes the MCP server of one new session: `token` is the session's own service token, if it sent one; `person`
+   * and `scopes` the signed-in person's (OAuth mode).
+   */
+  createSessionServer: (session: SessionOwner) => Server;
   log?: Logger;
   /** Idle time after which a session is closed (default 30 minutes). */
   sessionIdleMs?: number;
@@ -82,6 +85,17 @@ export interface McpHttpOptions {
    * no session and is not an initialize: the 2025 path never loads it.
    */
   stateless?: () => Promise<StatelessEndpoint>;
+  /**
+   * OAuth mode (FORGEOPS_MCP_AUTH=oauth, see ../../identity/mcp-sign-in.ts): the authorization server's and the
+   * resource metadata's paths are served beside /mcp, and every /mcp request must carry forgeops's bearer token.
+   */
+  signIn?: McpSignIn;
+}
+
+/** OAuth mode's parts, as the HTTP server uses them. */
+export interface McpSignIn extends SignInCheck {
+  /** The authorization server's and metadata paths ('/oauth/', '/.well-known/'). */
+  mounts: Mounts;
 }
 
 export interface McpHttpServer {
@@ -98,7 +112,7 @@ export interface McpHttpServer {
 
 export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpServer> {
   const log = options.log ?? silentLogger;
-  assertGuarded(options.host, options.mcpToken);
+  assertGuarded(options.host, options.mcpToken, options.signIn !== undefined);
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const handshakeMs = options.handshakeMs ?? DEFAULT_HANDSHAKE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -121,8 +135,9 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 
   const handle = router({
     readiness: options.readiness,
-    mounts: options.mounts,
+    mounts: { ...options.signIn?.mounts, ...options.mounts },
     mcp: {
+      signIn: options.signIn,
       guard: requestGuard({
         host: options.host,
         port: () => port,
@@ -134,11 +149,11 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       sessions,
       readJson: bodyReader(maxMessageBytes).readJson,
       refuseIfDraining: drain.refuseIfDraining,
-      async open(req, res, body, address) {
-        const who = await identifyCaller(options.tokenChecker, sessionToken(req), address);
+      async open(req, res, body, address, signedIn) {
+        const who = await identifyCaller(options.tokenChecker, sessionToken(req), address, signedIn?.person);
         // The replica may have begun to shut down while the service was asked.
         drain.refuseIfDraining();
-        await openSession(sessions, factory, who, req, res, body);
+        await openSession(sessions, factory, who, req, res, body, signedIn?.scopes);
       },
       stateless: stateless.get,
     },

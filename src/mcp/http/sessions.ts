@@ -13,7 +13,7 @@ import {
   maxSessionsPerAddress,
   type SessionLimits,
 } from '../session-caps.js';
-import { hashToken, SESSION_TOKEN_HEADER, sessionToken } from './guard.js';
+import { SESSION_TOKEN_HEADER, sessionBinding, sessionToken, signedInPerson } from './guard.js';
 import type { RateLimitedLog } from './limited-log.js';
 import { Refusal } from './refusal.js';
 
@@ -35,7 +35,10 @@ export interface Session {
   address: string;
   /** Whose share it takes: its service token's once the service accepted it, else its address's (see callerIdentity). */
   caller: string;
-  /** SHA-256 of the service token the session was opened with: a later request must carry the same one (or none). */
+  /**
+   * SHA-256 of what the session was opened with (its signed-in person, else its own service token): a later request
+   * must bring the same (or none).
+   */
   tokenHash?: Buffer;
   lastActive: number;
   /** False until the client sends anything after initialize; such half-open sessions expire after the handshake time. */
@@ -129,8 +132,11 @@ export class SessionTable {
     const session = found?.address === address ? found : undefined;
     if (!session)
       throw new Refusal(404, -32001, 'Session not found: start a new session with initialize', 'unknown session');
-    const given = hashToken(sessionToken(req));
+    const given = sessionBinding(req);
     const same = session.tokenHash && given ? timingSafeEqual(session.tokenHash, given) : session.tokenHash === given;
+    if (!same && signedInPerson(req)) {
+      throw new Refusal(403, -32001, 'Forbidden: this session belongs to another signed-in person', 'session person');
+    }
     if (!same) {
       throw new Refusal(
         403,
@@ -211,10 +217,20 @@ export class SessionTable {
   }
 }
 
+/** Who opens a session: a service token of its own, or a signed-in person with the scopes of their sign-in. */
+export interface SessionOwner {
+  token?: string;
+  person?: string;
+  scopes?: readonly string[];
+}
+
 /** What a new session is made with. */
 export interface SessionFactory {
-  /** Makes the MCP server of one new session; `token` is the session's own service token, if it sent one. */
-  createSessionServer: (session: { token?: string }) => Server;
+  /**
+   * Makes the MCP server of one new session; `token` is the session's own service token, if it sent one, `person` the
+   * signed-in person (OAuth) and `scopes` what their sign-in allows.
+   */
+  createSessionServer: (session: SessionOwner) => Server;
   /** Session ids start with it and a dot, so a balancer can send a session's requests back to this replica. */
   replicaId?: string;
   /** What all sessions' resumable streams hold together. */
@@ -229,8 +245,10 @@ export async function openSession(
   req: IncomingMessage,
   res: ServerResponse,
   body: unknown,
+  scopes?: readonly string[],
 ): Promise<void> {
   const token = sessionToken(req);
+  const person = signedInPerson(req);
   // Nothing awaited from here to the table's entry: the decision holds for the slot it reserves.
   table.reserveSlot(who);
   const id = factory.replicaId ? `${factory.replicaId}.${randomUUID()}` : randomUUID();
@@ -246,7 +264,7 @@ export async function openSession(
     transport,
     address: who.address,
     caller: who.caller,
-    tokenHash: hashToken(token),
+    tokenHash: sessionBinding(req),
     lastActive: Date.now(),
     established: false,
     busy: 0,
@@ -256,7 +274,7 @@ export async function openSession(
     eventStore.release();
   };
   try {
-    await factory.createSessionServer({ token }).connect(transport);
+    await factory.createSessionServer({ token, person, scopes }).connect(transport);
     await transport.handleRequest(req, res, body);
   } finally {
     // The SDK refused the initialize (bad params): nothing will ever use this session.

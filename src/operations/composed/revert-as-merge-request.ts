@@ -1,6 +1,6 @@
-// revert_as_merge_request: the usual fix of a red default branch in one action — a branch revert-<sha8> from the
-// target branch, the service's own revert of the culprit on it (rewritten with its message quoted when the culprit's
-// title names an issue or a person), and a merge request back, described from a triage.
+// revert_as_merge_request: the usual fix of a red default branch in one action — a branch revert-<sha8> made by one
+// revert commit on the target branch (or, when later commits touched the same files, the service's own revert on a
+// new branch, its message quoted), and a merge request back, described from a triage.
 // Pressed twice it names what exists and makes nothing; a step that fails removes the branch it made, or says it is left.
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
@@ -31,7 +31,7 @@ export function revertBranchName(sha: string): string {
 /** What the call acts on, read before anything is made (and, by the front ends, before the policy decides). */
 export interface RevertPlan {
   target: string;
-  commit: { id: string; title: string; author_name?: string };
+  commit: { id: string; title: string; author_name?: string; parent_ids?: string[] };
   branch: string;
   /** Why nothing should be made: the branch or an open merge request made for this revert already exists. */
   existing?: string;
@@ -120,6 +120,7 @@ async function readRevertPlan(
       id: commit.id,
       title: show(commit.title),
       ...(typeof commit.author_name === 'string' ? { author_name: commit.author_name } : {}),
+      ...(Array.isArray(commit.parent_ids) ? { parent_ids: commit.parent_ids.map(String) } : {}),
     },
     branch,
     existing: await existingFor(ctx, input.id, branch, find),
@@ -239,6 +240,84 @@ async function revertWithQuotedMessage(
   );
 }
 
+/** The most files a revert may touch for forgeops to write it as one commit; more go through the service's revert. */
+const MAX_ONE_COMMIT_FILES = 100;
+
+/**
+ * The create_commit input of the revert as one commit that also makes its branch (the Commits API starts a branch from a commit), so one push
+ * and one pipeline: making the branch first would run a pipeline at the target's old red head beside the fix's.
+ * Writing each file as it was before the culprit is the revert only while the target still holds the culprit's
+ * version of every file it touched; otherwise (a later commit changed one, a merge commit, a symbolic link) it answers
+ * undefined and the service's revert, which merges, is used. The commit starts at the head that was checked.
+ */
+async function oneCommitRevert(ctx: RunContext, id: string | number, plan: RevertPlan, find: Find) {
+  const { commit, branch, target } = plan;
+  const parent = commit.parent_ids?.length === 1 ? commit.parent_ids[0] : undefined;
+  if (!parent) return undefined;
+  const diff = await executeOperation(
+    find('get_commit_diff'),
+    { id, sha: commit.id, all_pages: true, max_items: MAX_ONE_COMMIT_FILES },
+    ctx,
+  );
+  const changes = asList(diff.data);
+  if (diff.page?.has_more || changes.length === 0) return undefined;
+  if (changes.some((c) => UNWRITABLE_MODES.has(show(c.a_mode)) || UNWRITABLE_MODES.has(show(c.b_mode))))
+    return undefined;
+  const head = show(
+    asRecord(asRecord((await executeOperation(find('get_branch'), { id, branch: target }, ctx)).data).commit).id,
+  );
+  const blobAt = (ref: string, file: string) =>
+    executeOperation(find('get_file_metadata'), { id, file_path: file, ref }, ctx).then(
+      (read) => show(asRecord(read.data).blob_id),
+      (error: unknown) => {
+        if (notFound(error)) return undefined;
+        throw error;
+      },
+    );
+  // The target holds each file as the culprit left it: a renamed or deleted file's old path is absent too.
+  const unchanged = await Promise.all(
+    changes.map(async (change) => {
+      const [from, to] = [show(change.old_path), show(change.new_path)];
+      if (change.deleted_file === true) return (await blobAt(head, from)) === undefined;
+      const [now, then] = await Promise.all([blobAt(head, to), blobAt(commit.id, to)]);
+      if (now === undefined || now !== then) return false;
+      return change.renamed_file === true ? (await blobAt(head, from)) === undefined : true;
+    }),
+  );
+  if (!unchanged.every(Boolean)) return undefined;
+  const before = async (file: string) =>
+    Buffer.from(
+      (await executeOperation(find('get_file_raw'), { id, file_path: file, ref: parent }, ctx)).data as Uint8Array,
+    ).toString('base64');
+  const actions: Fields[] = [];
+  for (const change of changes) {
+    const [from, to] = [show(change.old_path), show(change.new_path)];
+    if (change.new_file === true) {
+      actions.push({ action: 'delete', file_path: to });
+      continue;
+    }
+    const recreated = change.deleted_file === true;
+    const modeChanged = !recreated && change.a_mode !== change.b_mode;
+    // A mode change alone has no lines to diff: the file is only chmod'ed back.
+    if (!(modeChanged && change.diff === '' && change.renamed_file !== true)) {
+      const action = recreated ? 'create' : change.renamed_file === true ? 'move' : 'update';
+      actions.push({
+        action,
+        file_path: from,
+        ...(action === 'move' ? { previous_path: to } : {}),
+        content: await before(from),
+        encoding: 'base64',
+      });
+    }
+    if (modeChanged || (recreated && change.a_mode === '100755'))
+      actions.push({ action: 'chmod', file_path: from, execute_filemode: change.a_mode === '100755' });
+  }
+  const message = `Revert "${commit.title}"\n\nThis reverts commit ${commit.id}`;
+  // A title naming an issue would close it when the revert merges: references quoted; hidden characters spelled out.
+  const quoted = quoteFor(holdsReference(message) ? 'markdown' : 'terminal', message, { multiline: true });
+  return { id, branch, start_sha: head, commit_message: quoted, actions };
+}
+
 /** The error a failed step ends the call with, saying what became of the branch the call had made. */
 async function afterFailure(
   ctx: RunContext,
@@ -276,6 +355,63 @@ async function afterFailure(
   });
 }
 
+/**
+ * Runs the step that makes the branch (create_branch, or create_commit starting it) and answers what it made. A branch
+ * made meanwhile by someone else is named, not made again; a lost answer removes the branch again, so the outcome is known.
+ */
+async function makeBranchWith(
+  ctx: RunContext,
+  self: Operation,
+  input: { id: string | number },
+  branch: string,
+  find: Find,
+  step: 'create_branch' | 'create_commit',
+  stepInput: Record<string, unknown>,
+): Promise<Fields> {
+  try {
+    return asRecord((await executeOperation(find(step), stepInput, ctx)).data);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400 && /already exists/i.test(error.serviceMessage)) {
+      throw refusal(
+        input,
+        (await existingFor(ctx, input.id, branch, find)) ?? `branch ${branch} already exists; nothing was made`,
+      );
+    }
+    if (outcomeUnknown(find(step), error))
+      throw await afterFailure(ctx, self, input, branch, `creating branch ${branch}`, error, find);
+    throw error;
+  }
+}
+
+/**
+ * The service's revert on a new branch: what merges when later commits changed the culprit's files. Two pushes (the
+ * branch, then the revert), so two pipelines; the message rewritten when it names issues or people.
+ */
+async function serviceRevert(
+  ctx: RunContext,
+  self: Operation,
+  input: { id: string | number },
+  plan: RevertPlan,
+  find: Find,
+): Promise<Fields> {
+  const { branch, target, commit } = plan;
+  await makeBranchWith(ctx, self, input, branch, find, 'create_branch', { id: input.id, branch, ref: target });
+  let revert: Fields;
+  try {
+    revert = asRecord(
+      (await executeOperation(find('revert_commit'), { id: input.id, sha: commit.id, branch }, ctx)).data,
+    );
+  } catch (error) {
+    throw await afterFailure(ctx, self, input, branch, `the revert of ${shortSha(commit.id)}`, error, find);
+  }
+  if (!holdsReference(show(revert.message))) return revert;
+  try {
+    return { ...(await revertWithQuotedMessage(ctx, input.id, branch, revert, find)), title: revert.title };
+  } catch (error) {
+    throw await afterFailure(ctx, self, input, branch, "rewriting the revert's message", error, find);
+  }
+}
+
 async function revertAsMergeRequest(
   ctx: RunContext,
   input: { id: string | number; sha: string; target_branch?: string },
@@ -286,40 +422,14 @@ async function revertAsMergeRequest(
   const plan = await readRevertPlan(ctx, input, find);
   if (plan.existing) throw refusal(input, plan.existing);
   const { branch, target, commit } = plan;
-  try {
-    await executeOperation(find('create_branch'), { id: input.id, branch, ref: target }, ctx);
-  } catch (error) {
-    // Made by someone else in the meantime: named, not made again.
-    if (error instanceof ApiError && error.status === 400 && /already exists/i.test(error.serviceMessage)) {
-      throw refusal(
-        input,
-        (await existingFor(ctx, input.id, branch, find)) ?? `branch ${branch} already exists; nothing was made`,
-      );
-    }
-    // Its answer lost, the branch may be there: removed again (or found gone), so the outcome is known.
-    if (outcomeUnknown(find('create_branch'), error))
-      throw await afterFailure(ctx, self(), input, branch, `creating branch ${branch}`, error, find);
-    throw error;
-  }
-  let revert: Fields;
-  try {
-    revert = asRecord(
-      (await executeOperation(find('revert_commit'), { id: input.id, sha: commit.id, branch }, ctx)).data,
-    );
-  } catch (error) {
-    throw await afterFailure(ctx, self(), input, branch, `the revert of ${shortSha(commit.id)}`, error, find);
-  }
-  // The branch's head: the service's revert, or our copy of it when its message names issues or people.
-  let head = revert;
-  if (holdsReference(show(revert.message))) {
-    try {
-      head = await revertWithQuotedMessage(ctx, input.id, branch, revert, find);
-    } catch (error) {
-      throw await afterFailure(ctx, self(), input, branch, "rewriting the revert's message", error, find);
-    }
-  }
+  const oneCommit = await oneCommitRevert(ctx, input.id, plan, find);
+  // The branch's head: our one commit, or the service's revert (our copy of it when its message names issues or people).
+  const head = oneCommit
+    ? await makeBranchWith(ctx, self(), input, branch, find, 'create_commit', oneCommit)
+    : await serviceRevert(ctx, self(), input, plan, find);
   const triaged = await executeOperation(find('triage_project'), { id: input.id }, ctx).catch(() => undefined);
-  const title = revertTitle(revert, commit);
+  // One commit of ours: the title from the culprit's own (our message's is already quoted for the commit).
+  const title = revertTitle(oneCommit ? {} : head, commit);
   const mrInput = {
     id: input.id,
     source_branch: branch,
@@ -397,7 +507,7 @@ export function revertAsMergeRequestOperation(operations: () => readonly Operati
     outsideSpec: 'composed of the revert endpoint and Branches, Commits and Merge requests API calls',
     title: 'Revert commit as merge request',
     description:
-      "Revert a commit (a red branch's culprit) on a new branch revert-<sha8> and open a merge request of it, described from triage_project.",
+      "Revert a commit (a red branch's culprit) by one commit on a new branch revert-<sha8> (one push: one pipeline) and open a merge request of it, described from triage_project.",
     route: 'POST /projects/:id/repository/commits/:sha/revert',
     composedOf: [
       ...new Set([
@@ -407,6 +517,7 @@ export function revertAsMergeRequestOperation(operations: () => readonly Operati
         'create_branch',
         'revert_commit',
         'get_commit_diff',
+        'get_file_metadata',
         'get_file_raw',
         'create_commit',
         'create_merge_request',
@@ -419,7 +530,7 @@ export function revertAsMergeRequestOperation(operations: () => readonly Operati
       target_branch: z.string().min(1).optional().describe('Default: the default branch.'),
     }),
     effect: 'write',
-    undo: 'Makes a branch, one revert commit on it and a merge request; the target branch is untouched until someone merges. Closing the merge request and deleting the branch undo it.',
+    undo: 'Makes a branch holding one revert commit (one push, so one pipeline) and a merge request; the target branch is untouched until someone merges. Closing the merge request and deleting the branch undo it.',
     // The commit in full and the target branch are read first and pinned: what runs is what was shown, and an
     // earlier press's branch or merge request is named instead of made again.
     facts: {
@@ -432,8 +543,7 @@ export function revertAsMergeRequestOperation(operations: () => readonly Operati
       const branch = revertBranchName(input.sha);
       const target = input.target_branch ?? 'the default branch';
       return [
-        `create branch ${branch} from ${target}`,
-        `revert ${input.sha} on ${branch}`,
+        `create branch ${branch} from ${target} with one commit reverting ${input.sha}`,
         `open a merge request ${branch} → ${target}`,
       ];
     },

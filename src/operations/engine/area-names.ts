@@ -1,7 +1,7 @@
 // The names of the API areas alone, with no schema library, for what lists or chooses tools before any operation loads.
 /**
- * API areas, as named in endpoints.tsv, then the areas beyond the spec (jobs, branches, tags: the service's public
- * REST docs, v4); each is also an MCP toolset. The one list of them: the registry (index.ts) and the area loaders
+ * API areas, as named in endpoints.tsv, then the areas beyond the spec (jobs, branches, tags, environments,
+ * deployments: the service's public REST docs, v4); each is also an MCP toolset. The one list of them: the registry (index.ts) and the area loaders
  * (areas.ts) are keyed by it and fail to compile without an area of it, and test/contract/coverage.test.ts wants
  * each to have a contract suite that calls all its operations against the sandbox.
  */
@@ -33,5 +33,7 @@ export const AREAS = [
   'jobs',
   'branches',
   'tags',
+  'environments',
+  'deployments',
 ] as const;
 export type Area = (typeof AREAS)[number];

@@ -53,7 +53,7 @@ describe('revert as a merge request from a triage in chat', () => {
     expect(preview.message.title).toBe('Dry run: Revert commit as merge request (nothing was sent)');
     expect(preview.message.sections[0]).toMatchObject({
       title: 'Steps',
-      text: `1. create branch revert-${sha8} from main\n2. revert ${culprit} on revert-${sha8}\n3. open a merge request revert-${sha8} → main`,
+      text: `1. create branch revert-${sha8} from main with one commit reverting ${culprit}\n2. open a merge request revert-${sha8} → main`,
     });
     expect(writes()).toBe(before);
 

@@ -115,6 +115,19 @@ describe('authentication', () => {
     expect(server.requests[0].headers.authorization).toBeUndefined();
   });
 
+  it("sends a request's own OAuth access token as Authorization: Bearer, never as PRIVATE-TOKEN", async () => {
+    server.reply({ body: {} });
+    await makeClient().request({
+      method: 'GET',
+      path: '/user',
+      idempotent: true,
+      token: 'oauth-access-token',
+      tokenScheme: 'bearer',
+    });
+    expect(server.requests[0].headers.authorization).toBe('Bearer oauth-access-token');
+    expect(server.requests[0].headers['private-token']).toBeUndefined();
+  });
+
   it('sends the SCIM bearer token and application/scim+json on SCIM paths', async () => {
     server.reply({ status: 201, body: { id: 'u1' } });
     const res = await makeClient({ baseUrl: `${server.url}/code` }).request({

@@ -46,8 +46,7 @@ describe('the revert step of a red triage over MCP', () => {
       dry_run: 'nothing was sent',
       needs_confirmation: false,
       steps: [
-        `create branch revert-${sha8} from main`,
-        `revert ${culprit} on revert-${sha8}`,
+        `create branch revert-${sha8} from main with one commit reverting ${culprit}`,
         `open a merge request revert-${sha8} → main`,
       ],
     });

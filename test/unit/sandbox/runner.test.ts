@@ -114,6 +114,7 @@ describe('the sandbox runs its pipelines', () => {
       lint: 'created',
       test: 'created',
       'deploy:staging': 'created',
+      'deploy:production': 'created',
     });
 
     await run(2);
@@ -129,6 +130,7 @@ describe('the sandbox runs its pipelines', () => {
       lint: 'success',
       test: 'failed',
       'deploy:staging': 'skipped',
+      'deploy:production': 'skipped',
     });
     const test = jobs.find((j) => j.name === 'test')!;
     expect(test.failure_reason).toBe('script_failure');
@@ -355,6 +357,7 @@ describe('the sandbox runs its pipelines', () => {
     const created = await api(sandbox, 'POST', `/projects/${WEB}/pipeline?ref=main`, { as: 'maintainer' });
     expect(created.status).toBe(201);
     expect((await jobsOf(WEB, created.data.id)).map((j) => j.name)).toEqual([
+      'deploy:production',
       'deploy:staging',
       'test',
       'lint',
@@ -375,6 +378,7 @@ describe('the sandbox runs its pipelines', () => {
       lint: 'skipped',
       test: 'skipped',
       'deploy:staging': 'skipped',
+      'deploy:production': 'skipped',
     });
     const log = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${build.id}/trace`, { as: 'maintainer' })).text;
     expect(log).toContain('ERROR: Job failed: canceled');
@@ -390,6 +394,7 @@ describe('the sandbox runs its pipelines', () => {
       lint: 'created',
       test: 'created',
       'deploy:staging': 'created',
+      'deploy:production': 'created',
     });
     await run(40);
     const again = await jobsOf(WEB, created.data.id);
@@ -398,6 +403,7 @@ describe('the sandbox runs its pipelines', () => {
       lint: 'success',
       test: 'failed',
       'deploy:staging': 'skipped',
+      'deploy:production': 'skipped',
     });
     const [build2, test2] = ['build', 'test'].map((name) => again.find((j) => j.name === name)!);
     expect(Date.parse(test2.started_at!)).toBeGreaterThan(Date.parse(build2.finished_at!));

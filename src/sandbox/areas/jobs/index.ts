@@ -1,6 +1,8 @@
 // The jobs area of the sandbox (the service's Jobs API): each pipeline's jobs, their logs, retry, cancel, play and
-// erase. Jobs live in the area's slot (./state.ts) and point at core pipelines; see ../../core/area.ts.
+// erase; and the environments and deployments its deploy jobs make (Environments and
+// Deployments APIs). Jobs live in the area's slot (./state.ts) and point at core pipelines; see ../../core/area.ts.
 import type { SandboxArea } from '../../core/area.js';
+import { registerDeployments } from './deployment-routes.js';
 import { register } from './routes.js';
 import { seedJobs } from './seed.js';
 
@@ -25,6 +27,9 @@ export {
 
 export const area: SandboxArea = {
   name: 'jobs',
-  routes: register,
+  routes: (router, ctx) => {
+    register(router, ctx);
+    registerDeployments(router, ctx);
+  },
   seed: seedJobs,
 };

@@ -10,6 +10,7 @@ import type { Pipeline, Project, Store } from '../../core/store.js';
 import {
   QUEUE_SECONDS,
   jobDice,
+  jobEnvironment,
   jobsForRef,
   scenarioFor,
   scenarioJob,
@@ -101,6 +102,7 @@ export async function createRunningPipeline(store: Store, project: Project, inpu
       coverage: null,
       retried: false,
       artifacts: [],
+      environment: jobEnvironment(row, input.ref, project.full_path),
     };
     jobsOf(store).jobs.push(job);
     manageJob(store, job);

@@ -36,6 +36,15 @@ export interface ScenarioJob {
   outcome: OutcomeRule;
   /** The commands its log shows. */
   script: string[];
+  /** A deploy job's `environment:` (name and url may use $CI_COMMIT_REF_SLUG and $CI_PROJECT_PATH_SLUG). */
+  environment?: ScenarioEnvironment;
+}
+
+export interface ScenarioEnvironment {
+  name: string;
+  url?: string;
+  /** Default start: the job deploys. */
+  action?: 'start' | 'stop' | 'prepare' | 'verify';
 }
 
 export interface Scenario {
@@ -51,7 +60,10 @@ export const QUEUE_SECONDS = 1;
 
 const PASS: OutcomeRule = { kind: 'pass' };
 
-/** How the application scenarios deploy: staging from the default branch, a review app by hand from any other branch. */
+/**
+ * How the application scenarios deploy: staging from the default branch, production from it too but by hand (a
+ * protected environment that wants an approval, see ../jobs/deployments.ts), a review app by hand from any other branch.
+ */
 const DEPLOY_JOBS: readonly ScenarioJob[] = [
   {
     name: 'deploy:staging',
@@ -60,6 +72,17 @@ const DEPLOY_JOBS: readonly ScenarioJob[] = [
     refs: 'default_branch',
     outcome: PASS,
     script: ['./scripts/deploy.sh staging'],
+    environment: { name: 'staging', url: 'https://staging.$CI_PROJECT_PATH_SLUG.acme.example' },
+  },
+  {
+    name: 'deploy:production',
+    stage: 'deploy',
+    seconds: 5,
+    refs: 'default_branch',
+    when: 'manual',
+    outcome: PASS,
+    script: ['./scripts/deploy.sh production'],
+    environment: { name: 'production', url: 'https://$CI_PROJECT_PATH_SLUG.acme.example' },
   },
   {
     name: 'review-app',
@@ -69,8 +92,38 @@ const DEPLOY_JOBS: readonly ScenarioJob[] = [
     when: 'manual',
     outcome: PASS,
     script: ['./scripts/deploy.sh review'],
+    environment: { name: 'review/$CI_COMMIT_REF_SLUG', url: 'https://$CI_COMMIT_REF_SLUG.review.acme.example' },
   },
 ];
+
+/** The service's slug of a ref or path: lower case, runs of other characters as one '-', at most 63 characters. */
+export function ciSlug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, '');
+}
+
+/**
+ * The environment a deploy job of this name deploys to, its variables expanded for the ref and project; null for a
+ * job that deploys nothing. Seeded jobs are named like the scenarios' deploy jobs, so they deploy alike.
+ */
+export function jobEnvironment(
+  row: Pick<ScenarioJob, 'name' | 'environment'> | undefined,
+  ref: string,
+  projectPath: string,
+): { name: string; url: string | null; action: 'start' | 'stop' | 'prepare' | 'verify' } | null {
+  const environment = row?.environment ?? DEPLOY_JOBS.find((job) => job.name === row?.name)?.environment;
+  if (!environment) return null;
+  const expand = (text: string) =>
+    text.replaceAll('$CI_COMMIT_REF_SLUG', ciSlug(ref)).replaceAll('$CI_PROJECT_PATH_SLUG', ciSlug(projectPath));
+  return {
+    name: expand(environment.name),
+    url: environment.url ? expand(environment.url) : null,
+    action: environment.action ?? 'start',
+  };
+}
 
 function nodeScenario(test: OutcomeRule): Scenario {
   return {

@@ -6,6 +6,7 @@ import type { SeedContext } from '../../core/area.js';
 import type { Pipeline, Project, Store } from '../../core/store.js';
 import { jobsOf, setJobLog, type Job, type JobArtifact, type JobStatus } from './state.js';
 import { ownEntry } from '../../core/own-key.js';
+import { jobEnvironment } from './scenarios.js';
 
 interface PlannedJob {
   name: string;
@@ -258,6 +259,7 @@ export function seedJobs(store: Store, seed: SeedContext): void {
               : null,
           retried: false,
           artifacts: [],
+          environment: jobEnvironment({ name: p.name }, pipeline.ref, project.full_path),
         };
         state.jobs.push(job);
         if (!started) continue;

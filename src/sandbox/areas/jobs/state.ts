@@ -25,6 +25,14 @@ export interface JobArtifact {
   file_format: string | null;
 }
 
+/** Where a deploy job deploys (its CI configuration's `environment:`): each run of it makes a deployment. */
+export interface JobEnvironment {
+  name: string;
+  /** start deploys (the default); stop stops the environment; prepare and verify make no deployment. */
+  action: 'start' | 'stop' | 'prepare' | 'verify';
+  url: string | null;
+}
+
 export interface Job {
   id: number;
   project_id: number;
@@ -48,6 +56,8 @@ export interface Job {
   /** Replaced by a retry (shown only with include_retried). */
   retried: boolean;
   artifacts: JobArtifact[];
+  /** A deploy job's environment; null for any other job. A retry keeps it, so it deploys the same commit again. */
+  environment?: JobEnvironment | null;
 }
 
 interface JobsState {

@@ -78,6 +78,8 @@ describe('requestGuard', () => {
 describe('assertGuarded', () => {
   it('refuses to serve off loopback without a bearer token, and allows loopback without one', () => {
     expect(() => assertGuarded('0.0.0.0', undefined)).toThrow(/FORGEOPS_MCP_TOKEN/);
+    // People signing in (OAuth mode) guard it instead of a shared bearer.
+    expect(() => assertGuarded('0.0.0.0', undefined, true)).not.toThrow();
     expect(() => assertGuarded('0.0.0.0', 's3cret')).not.toThrow();
     expect(() => assertGuarded('127.0.0.1', undefined)).not.toThrow();
     expect(isLoopback('127.8.9.10')).toBe(true);
@@ -97,6 +99,20 @@ describe('identifyCaller', () => {
     const own = await identifyCaller(checker({ accepted: true }), 'tok', '192.0.2.1');
     expect(own.caller).toMatch(/^token:/);
     expect(own.address).toBe('192.0.2.1');
+  });
+
+  it('counts a signed-in person as that person wherever they connect from, asking the service nothing', async () => {
+    const never: ServiceTokenChecker = {
+      check: async () => {
+        throw new Error('a signed-in person is not checked again');
+      },
+    };
+    const fromHome = await identifyCaller(never, undefined, '192.0.2.1', 'codehost-user:7');
+    const fromWork = await identifyCaller(never, undefined, '198.51.100.9', 'codehost-user:7');
+    expect(fromHome.caller).toBe('person:codehost-user:7');
+    expect(fromWork.caller).toBe(fromHome.caller);
+    expect(fromWork.address).toBe('198.51.100.9');
+    expect(fromWork.label).not.toMatch(/token/i);
   });
 
   it('refuses a token the service refuses with 401, and one it could not check with 503', async () => {

@@ -1,0 +1,307 @@
+// Environments and Deployments (the service's Environments and Deployments APIs, v4): list and read both, stop an
+// environment, approve or reject a deployment that waits for approvals. The records come from deploy jobs
+// (./deployments.ts); an approval that completes a deployment's approvals starts its job, a rejection fails it.
+//
+// Access, as the service's permission table has it:
+//   list, read                   who may read the project's code (reporters and up on a private project); a token
+//   stop an environment          developer; a protected environment (production) only maintainers
+//   approve or reject            who may deploy to the protected environment (maintainers), never the deployment's
+//                                own triggerer (the service's default); a developer gets 403
+import { z } from 'zod';
+import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
+import { forbidden, messageError, paramError, recordNotFound } from '../../core/errors.js';
+import { paginate } from '../../core/paginate.js';
+import { param } from '../../core/params.js';
+import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { ACCESS, type Project, type Store } from '../../core/store.js';
+import { userBasic } from '../../core/views.js';
+import {
+  DEPLOYMENT_STATUSES,
+  ENVIRONMENT_STATES,
+  approvalsGiven,
+  deploymentFinishedAt,
+  deploymentStatus,
+  deploymentUpdatedAt,
+  deploymentsOf,
+  environmentOf,
+  jobOfDeployment,
+  lastDeployment,
+  projectDeployments,
+  syncDeployments,
+  type Deployment,
+  type Environment,
+} from './deployments.js';
+import { jobViews } from './job-view.js';
+import { announcePipelineChange, catchUp, endIfIdle, prepareFacts } from './runner.js';
+import { manageJob } from './state.js';
+
+const NO_PERMISSION =
+  "You don't have permission to approve this deployment. Contact the project or group owner for help.";
+const SELF_APPROVAL =
+  'You cannot approve your own deployment. This configuration can be adjusted in the protected environment settings.';
+const NOT_WAITING = 'This deployment is not waiting for approvals.';
+
+const environmentListParams = z.object({
+  name: z.string().optional(),
+  search: z.string().optional(),
+  states: param.enum(ENVIRONMENT_STATES).optional(),
+});
+const deploymentListParams = z.object({
+  order_by: param.enum(['id', 'iid', 'created_at', 'updated_at', 'finished_at', 'ref']).optional(),
+  sort: param.enum(['asc', 'desc']).optional(),
+  updated_after: param.datetime().optional(),
+  updated_before: param.datetime().optional(),
+  finished_after: param.datetime().optional(),
+  finished_before: param.datetime().optional(),
+  environment: z.string().optional(),
+  status: param.enum(DEPLOYMENT_STATUSES).optional(),
+});
+const approvalParams = z.object({
+  status: param.enum(['approved', 'rejected']),
+  comment: z.string().optional(),
+  represented_as: z.string().optional(),
+});
+
+/** The environment as a deployment shows it (the service's basic environment entity). */
+function environmentBasic(environment: Environment) {
+  return {
+    id: environment.id,
+    name: environment.name,
+    slug: environment.slug,
+    external_url: environment.external_url,
+    created_at: environment.created_at.toISOString(),
+    updated_at: environment.updated_at.toISOString(),
+    state: environment.state,
+    tier: environment.tier,
+  };
+}
+
+function approvalView(store: Store, approval: Deployment['approvals'][number]) {
+  const user = store.users.find((u) => u.id === approval.user_id);
+  return {
+    user: user ? userBasic(store, user) : null,
+    status: approval.status,
+    created_at: approval.created_at.toISOString(),
+    comment: approval.comment,
+  };
+}
+
+async function deploymentViews(store: Store, project: Project, deployments: Deployment[]) {
+  const jobs = deployments.map((d) => jobOfDeployment(store, d));
+  const deployables = await jobViews(
+    store,
+    project,
+    jobs.filter((j) => j !== undefined),
+  );
+  return deployments.map((deployment) => {
+    const job = jobOfDeployment(store, deployment);
+    const environment = environmentOf(store, deployment)!;
+    const user = store.users.find((u) => u.id === deployment.user_id);
+    const status = deploymentStatus(store, deployment);
+    return {
+      id: deployment.id,
+      iid: deployment.iid,
+      ref: deployment.ref,
+      sha: deployment.sha,
+      created_at: deployment.created_at.toISOString(),
+      updated_at: deploymentUpdatedAt(store, deployment).toISOString(),
+      finished_at: deploymentFinishedAt(store, deployment)?.toISOString() ?? null,
+      status,
+      user: user ? userBasic(store, user) : null,
+      deployable: job ? (deployables.find((d) => d.id === job.id) ?? null) : null,
+      environment: environmentBasic(environment),
+      pending_approval_count:
+        status === 'blocked' ? Math.max(0, deployment.required_approvals - approvalsGiven(deployment)) : 0,
+      approvals: deployment.approvals.map((a) => approvalView(store, a)),
+    };
+  });
+}
+
+async function environmentView(store: Store, project: Project, environment: Environment, withLast: boolean) {
+  const last = withLast ? lastDeployment(store, environment) : undefined;
+  return {
+    id: environment.id,
+    name: environment.name,
+    slug: environment.slug,
+    description: null,
+    external_url: environment.external_url,
+    state: environment.state,
+    tier: environment.tier,
+    created_at: environment.created_at.toISOString(),
+    updated_at: environment.updated_at.toISOString(),
+    auto_stop_at: null,
+    ...(withLast ? { last_deployment: last ? (await deploymentViews(store, project, [last]))[0] : null } : {}),
+  };
+}
+
+export function registerDeployments(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+
+  /** The project of a read: its code readable to the caller (404 when hidden, 403 below reporter on a private one). */
+  function readProject(req: SandboxRequest<unknown>): Project {
+    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+    syncDeployments(store);
+    return project;
+  }
+
+  function findEnvironment(project: Project, req: SandboxRequest<unknown>): Environment {
+    const id = integerPathParam(req, 'environment_id');
+    const environment = deploymentsOf(store).environments.find((e) => e.id === id && e.project_id === project.id);
+    if (!environment) throw recordNotFound();
+    return environment;
+  }
+
+  function findDeployment(project: Project, req: SandboxRequest<unknown>): Deployment {
+    const id = integerPathParam(req, 'deployment_id');
+    const deployment = projectDeployments(store, project).find((d) => d.id === id);
+    if (!deployment) throw recordNotFound();
+    return deployment;
+  }
+
+  router.route(
+    'GET',
+    '/projects/:id/environments',
+    { params: environmentListParams, pagination: 'offset', auth: 'user' },
+    async (req, reply) => {
+      const project = readProject(req);
+      const { name, search, states } = req.params;
+      if (name !== undefined && search !== undefined) throw paramError('name, search are mutually exclusive');
+      if (search !== undefined && search.length < 3) throw paramError('search must be at least 3 characters');
+      const environments = deploymentsOf(store).environments.filter(
+        (e) =>
+          e.project_id === project.id &&
+          (name === undefined || e.name === name) &&
+          (search === undefined || e.name.toLowerCase().includes(search.toLowerCase())) &&
+          (states === undefined || e.state === states),
+      );
+      const page = paginate(req, reply, environments);
+      reply.json(await Promise.all(page.map((e) => environmentView(store, project, e, false))));
+    },
+  );
+
+  router.route('GET', '/projects/:id/environments/:environment_id', { auth: 'user' }, async (req, reply) => {
+    const project = readProject(req);
+    reply.json(await environmentView(store, project, findEnvironment(project, req), true));
+  });
+
+  router.route(
+    'POST',
+    '/projects/:id/environments/:environment_id/stop',
+    { params: z.object({ force: param.boolean().optional() }), auth: 'user' },
+    async (req, reply) => {
+      const user = ctx.requireUser(req);
+      const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
+      syncDeployments(store);
+      const environment = findEnvironment(project, req);
+      // A protected environment is stopped only by who may deploy to it.
+      if (environment.required_approvals > 0 && ctx.projectAccess(user, project) < ACCESS.maintainer) throw forbidden();
+      // No deploy job here has an on_stop action to run, so the environment stops at once (force or not).
+      if (environment.state !== 'stopped') {
+        environment.state = 'stopped';
+        environment.updated_at = new Date(store.clock.now());
+      }
+      reply.json(await environmentView(store, project, environment, false), 200);
+    },
+  );
+
+  router.route(
+    'GET',
+    '/projects/:id/deployments',
+    { params: deploymentListParams, pagination: 'offset', auth: 'user' },
+    async (req, reply) => {
+      const project = readProject(req);
+      const p = req.params;
+      const after = (date: Date | null | undefined, bound: Date | undefined) =>
+        bound === undefined || (date !== null && date !== undefined && date.getTime() > bound.getTime());
+      const before = (date: Date | null | undefined, bound: Date | undefined) =>
+        bound === undefined || (date !== null && date !== undefined && date.getTime() < bound.getTime());
+      const deployments = projectDeployments(store, project).filter(
+        (d) =>
+          (p.environment === undefined || environmentOf(store, d)?.name === p.environment) &&
+          (p.status === undefined || deploymentStatus(store, d) === p.status) &&
+          after(deploymentUpdatedAt(store, d), p.updated_after) &&
+          before(deploymentUpdatedAt(store, d), p.updated_before) &&
+          after(deploymentFinishedAt(store, d), p.finished_after) &&
+          before(deploymentFinishedAt(store, d), p.finished_before),
+      );
+      const key = (d: Deployment): number | string => {
+        switch (p.order_by ?? 'id') {
+          case 'iid':
+            return d.iid;
+          case 'created_at':
+            return d.created_at.getTime();
+          case 'updated_at':
+            return deploymentUpdatedAt(store, d).getTime();
+          case 'finished_at':
+            return deploymentFinishedAt(store, d)?.getTime() ?? Number.MAX_SAFE_INTEGER;
+          case 'ref':
+            return d.ref;
+          default:
+            return d.id;
+        }
+      };
+      deployments.sort((a, b) => {
+        const [ka, kb] = [key(a), key(b)];
+        return (ka < kb ? -1 : ka > kb ? 1 : 0) || a.id - b.id;
+      });
+      // The service sorts ascending unless told otherwise.
+      if (p.sort === 'desc') deployments.reverse();
+      reply.json(await deploymentViews(store, project, paginate(req, reply, deployments)));
+    },
+  );
+
+  router.route('GET', '/projects/:id/deployments/:deployment_id', { auth: 'user' }, async (req, reply) => {
+    const project = readProject(req);
+    reply.json((await deploymentViews(store, project, [findDeployment(project, req)]))[0]);
+  });
+
+  router.route(
+    'POST',
+    '/projects/:id/deployments/:deployment_id/approval',
+    { params: approvalParams, auth: 'user' },
+    async (req, reply) => {
+      const user = ctx.requireUser(req);
+      const project = readProject(req);
+      const deployment = findDeployment(project, req);
+      if (project.archived) throw forbidden('the project is archived and read-only');
+      if (ctx.projectAccess(user, project) < ACCESS.maintainer) throw messageError(403, NO_PERMISSION);
+      if (deploymentStatus(store, deployment) !== 'blocked') throw messageError(400, NOT_WAITING);
+      if (deployment.user_id === user.id) throw messageError(400, SELF_APPROVAL);
+      const now = new Date(store.clock.now());
+      const approval = {
+        user_id: user.id,
+        status: req.params.status,
+        comment: req.params.comment ?? null,
+        represented_as: req.params.represented_as ?? null,
+        created_at: now,
+      };
+      // One approval per person: a second answer replaces the first, as on the service.
+      deployment.approvals = [...deployment.approvals.filter((a) => a.user_id !== user.id), approval];
+      const job = jobOfDeployment(store, deployment)!;
+      const pipeline = project.pipelines.find((p) => p.id === job.pipeline_id)!;
+      const before = pipeline.status;
+      if (approval.status === 'rejected') {
+        // The service drops the job: it fails with deployment_rejected, and so does its deployment.
+        job.status = 'failed';
+        job.failure_reason = 'deployment_rejected';
+        job.finished_at = now;
+        endIfIdle(store, project, pipeline);
+      } else if (approvalsGiven(deployment) >= deployment.required_approvals) {
+        // Every approval is in: the job goes on, as the person who triggered it started it.
+        await prepareFacts(store, project, pipeline.sha);
+        job.status = 'pending';
+        job.queued_at = now;
+        manageJob(store, job);
+        if (pipeline.status !== 'running') {
+          pipeline.status = 'running';
+          pipeline.finished_at = null;
+          pipeline.duration = null;
+          pipeline.updated_at = now;
+        }
+        announcePipelineChange(store, project, pipeline, before);
+        catchUp(store);
+      }
+      reply.json(approvalView(store, approval), 201);
+    },
+  );
+}

@@ -1,0 +1,37 @@
+// rollback_environment's confirmation: it names the environment, the commit it runs now and the one it will run, and
+// pins what was shown (the target deployment, its job, the current deployment) so that what runs is what was approved.
+import { describe, expect, it } from 'vitest';
+import { findOperation } from '../../../src/operations/index.js';
+import type { RollbackPlan } from '../../../src/operations/composed/rollback-environment.js';
+
+const plan: RollbackPlan = {
+  environment: { id: 7, name: 'production' },
+  current: { id: 42, sha: 'badc0ffee1234567890abcdef', ref: 'main' },
+  target: { id: 40, sha: '600dcafe1234567890abcdef', ref: 'main', job_id: 311, job_name: 'deploy:production' },
+};
+
+describe('rollback_environment', () => {
+  const op = findOperation('rollback_environment')!;
+
+  it('asks a human with the environment, the commit it runs now and the one it will run', () => {
+    const question = op.needsApproval!({ id: 'acme/web', environment: 'production' }, plan)!;
+    expect(question).toContain('production');
+    expect(question).toContain('badc0ffe');
+    expect(question).toContain('600dcafe');
+    expect(question).toContain('#311');
+    expect(question.indexOf('badc0ffe')).toBeLessThan(question.indexOf('600dcafe'));
+  });
+
+  it('asks even when the facts could not be read', () => {
+    expect(op.needsApproval!({ id: 'acme/web', environment: 'production' }, undefined)).toMatch(/rolls environment/);
+  });
+
+  it('pins the target, its job and the current deployment', () => {
+    expect(op.facts!.pin!({ id: 'acme/web', environment: 'production' }, plan)).toEqual({
+      environment: 7,
+      to: 40,
+      job_id: 311,
+      current_deployment_id: 42,
+    });
+  });
+});
