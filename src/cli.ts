@@ -92,6 +92,30 @@ const COMMANDS: Record<string, CommandSpec> = {
       host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' },
     },
   },
+  login: {
+    usage: 'forgeops login [--device | --browser] [--scopes api|read_api] [--env-file F]',
+    summary:
+      'sign the terminal in to the code host (CODEHOST_URL, FORGEOPS_CLI_CLIENT_ID); mcp, chat and serve then act as you',
+    options: {
+      device: {
+        kind: 'flag',
+        help: 'the device grant: a code to enter in any browser (default over SSH or with no display)',
+      },
+      browser: { kind: 'flag', help: 'a browser on this machine, back to a one-time listener on 127.0.0.1 (PKCE)' },
+      scopes: { kind: 'string', help: 'api (default: read and write) or read_api (read only)' },
+      'env-file': ENV_FILE,
+    },
+  },
+  logout: {
+    usage: 'forgeops logout [--env-file F]',
+    summary: "revoke the terminal's sign-in at the code host and forget it",
+    options: { 'env-file': ENV_FILE },
+  },
+  whoami: {
+    usage: 'forgeops whoami [--env-file F]',
+    summary: 'who calls to the code host run as, and with which credential',
+    options: { 'env-file': ENV_FILE },
+  },
   ops: {
     usage: 'forgeops ops [--json]',
     summary: 'list every operation (name, chat words, route, effect)',
@@ -110,6 +134,8 @@ const USAGE = [
   'With no CODEHOST_URL set, serve, mcp, chat and doctor use the embedded sandbox in the same process.',
   'Configuration comes from the environment, and from an env file only when one is named with --env-file',
   'or FORGEOPS_ENV_FILE (a .env in the working directory is never read by itself); see the README.',
+  'Without CODEHOST_TOKEN, mcp, chat and serve act as the person signed in with `forgeops login` (a file in',
+  '~/.config/forgeops only you can read); an explicit CODEHOST_TOKEN wins.',
   'From a clone, run it as `npx forgeops …` (or `node dist/cli.js …`); `forgeops <command> --help` shows one command.',
 ].join('\n');
 
@@ -702,8 +728,11 @@ async function runSlack(values: ParsedOptions): Promise<void> {
 async function runSandbox(values: ParsedOptions): Promise<void> {
   const host = stringOption(values, 'host');
   const port = portOption(values, 'sandbox');
-  const { runSandboxCli } = await import('./sandbox/main.js');
-  await runSandboxCli({ port, host }).catch((error: unknown) =>
+  const [{ runSandboxCli }, { sandboxCliApplication }] = await Promise.all([
+    import('./sandbox/main.js'),
+    import('./runtime.js'),
+  ]);
+  await runSandboxCli({ port, host, cliApplication: sandboxCliApplication() }).catch((error: unknown) =>
     listenError(error, host ?? '127.0.0.1', port, '--port'),
   );
 }
@@ -729,6 +758,34 @@ async function runDoctorCommand(values: ParsedOptions): Promise<void> {
     write: (line) => process.stdout.write(line),
   });
   process.exit(status);
+}
+
+/** login, logout and whoami: the terminal's sign-in; Ctrl-C stops a sign-in that waits for the person. */
+async function runSignIn(command: 'login' | 'logout' | 'whoami', values: ParsedOptions): Promise<void> {
+  if (values.device === true && values.browser === true)
+    throw new UsageError('choose one of --device and --browser', command);
+  const { loadConfig } = await import('./config.js');
+  const { config } = loadConfig({ envFile: stringOption(values, 'env-file') });
+  const commands = await import('./identity/login-commands.js');
+  const { CredentialsFileError } = await import('./identity/credentials-file.js');
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  process.once('SIGINT', interrupt);
+  const io = { out: (text: string) => process.stdout.write(text), signal: controller.signal };
+  try {
+    if (command === 'login') {
+      const mode = values.device === true ? 'device' : values.browser === true ? 'browser' : undefined;
+      await commands.login(config, { mode, scopes: stringOption(values, 'scopes') }, io);
+    } else if (command === 'logout') await commands.logout(config, io);
+    else process.exitCode = await commands.whoami(config, io);
+  } catch (error) {
+    if (error instanceof commands.LoginSetupError) fail(error.message, 2);
+    if (error instanceof commands.LoginError || error instanceof CredentialsFileError)
+      fail(error.message, controller.signal.aborted ? 130 : 1);
+    throw error;
+  } finally {
+    process.off('SIGINT', interrupt);
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -768,6 +825,10 @@ async function main(argv: string[]): Promise<void> {
       return listOperations(values.json === true);
     case 'chat':
       return runChat(values);
+    case 'login':
+    case 'logout':
+    case 'whoami':
+      return runSignIn(command, values);
   }
 }
 

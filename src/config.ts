@@ -140,6 +140,15 @@ export const ENVIRONMENT = z.object({
   ),
   CODEHOST_TOKEN: token.describe('Personal access token sent as PRIVATE-TOKEN.'),
   CODEHOST_SCIM_TOKEN: token.describe('Bearer token for the SCIM API.'),
+  FORGEOPS_CLI_CLIENT_ID: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || !/[\s<>]/.test(v), {
+      error: (issue) => `must be a client id, not a placeholder or text with spaces; ${got(issue.input)}`,
+    })
+    .describe(
+      'Client id of the public application registered at the code host for `forgeops login` (not confidential, scopes api and read_api, device grant on, redirect URI http://127.0.0.1/callback). Without CODEHOST_TOKEN, mcp, chat and serve act as the signed-in person.',
+    ),
   CODEHOST_CA_FILE: z.string().optional().describe('PEM file of a private certificate authority to trust.'),
   CODEHOST_TIMEOUT_MS: wholeNumber(30_000, 1).describe('Per-request timeout in milliseconds (default 30000).'),
   CODEHOST_MAX_RETRIES: wholeNumber(3).describe(
@@ -407,6 +416,8 @@ export interface Config {
     url?: string;
     token?: string;
     scimToken?: string;
+    /** The terminal's public OAuth application at the code host (forgeops login). */
+    cliClientId?: string;
     caFile?: string;
     timeoutMs: number;
     maxRetries: number;
@@ -512,6 +523,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       url: e.CODEHOST_URL,
       token: e.CODEHOST_TOKEN || undefined,
       scimToken: e.CODEHOST_SCIM_TOKEN || undefined,
+      cliClientId: e.FORGEOPS_CLI_CLIENT_ID?.trim() || undefined,
       caFile: e.CODEHOST_CA_FILE || undefined,
       timeoutMs: e.CODEHOST_TIMEOUT_MS,
       maxRetries: e.CODEHOST_MAX_RETRIES,

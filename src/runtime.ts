@@ -1,7 +1,7 @@
 // What every mode needs to reach the service: the configured one, or an embedded sandbox started in-process.
 import type { Config } from './config.js';
 import type { HttpClientOptions } from './http/client.js';
-import type { ApiRequest, ApiResponse, ApiTransport } from './http/types.js';
+import type { ApiRequest, ApiResponse, ApiTransport, TokenSource } from './http/types.js';
 import type { Logger } from './log.js';
 import { withoutCredentials } from './text/shown-url.js';
 import type { ServiceSettings } from './operations/engine/failures.js';
@@ -90,6 +90,20 @@ function lazyHttpClient(options: HttpClientOptions): ServiceClient {
   };
 }
 
+/**
+ * The terminal's sign-in as a token source, loaded on the first request like the client itself: a stdio server
+ * answers its handshake and tools/list without reading the credentials file or loading the OAuth code.
+ */
+function signInSource(host: string, log: Logger): TokenSource {
+  let made: Promise<TokenSource> | undefined;
+  const source = () =>
+    (made ??= import('./identity/signed-in-token.js').then(({ signInTokenSource }) => signInTokenSource(host, log)));
+  return {
+    token: async () => (await source()).token(),
+    rejected: async (token) => (await source()).rejected(token),
+  };
+}
+
 export async function createRuntime(config: Config, log: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   if (config.codehost.url) {
     const client = lazyHttpClient({
@@ -98,12 +112,16 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
       scimToken: config.codehost.scimToken,
       caFile: config.codehost.caFile,
       proxy: config.proxy,
+      // An explicit CODEHOST_TOKEN wins; without one, the terminal's sign-in (forgeops login), if there is one.
+      ...(!config.codehost.token && { tokenSource: signInSource(config.codehost.url, log) }),
       ...clientOptions(config),
     });
-    if (!config.codehost.token) log.warn('CODEHOST_TOKEN is not set: only public data can be read');
     // Config refuses a URL with credentials; shown without them all the same (banner, /readyz, errors).
     const shown = withoutCredentials(config.codehost.url);
-    const service = { address: `CODEHOST_URL (${shown})`, tokenSource: 'CODEHOST_TOKEN' };
+    const service = {
+      address: `CODEHOST_URL (${shown})`,
+      tokenSource: config.codehost.token ? 'CODEHOST_TOKEN' : 'the sign-in of forgeops login (or CODEHOST_TOKEN)',
+    };
     return { client, serviceLabel: shown, service, close: () => client.close() };
   }
   return embeddedSandboxRuntime(config, log, options.publicUrl ?? forgeopsUrl(config.server.host, config.server.port));
@@ -120,14 +138,23 @@ function forgeopsApplications(publicUrl: string): ApplicationInput[] {
       confidential: true,
       trusted: false,
     },
-    {
-      name: 'forgeops-cli',
-      uid: SANDBOX_CLIENT_IDS.cli,
-      redirect_uris: [CLI_LOOPBACK_REDIRECT],
-      scopes: [...SANDBOX_CLIENT_SCOPES],
-      confidential: false,
-    },
+    sandboxCliApplication(),
   ];
+}
+
+/**
+ * The terminal's public application (device grant, loopback redirect on any port), also on a sandbox run alone
+ * (`forgeops sandbox`), which is what `forgeops login` can sign in to: CODEHOST_URL=<its address>
+ * FORGEOPS_CLI_CLIENT_ID=forgeops-cli-sandbox.
+ */
+export function sandboxCliApplication(): ApplicationInput {
+  return {
+    name: 'forgeops-cli',
+    uid: SANDBOX_CLIENT_IDS.cli,
+    redirect_uris: [CLI_LOOPBACK_REDIRECT],
+    scopes: [...SANDBOX_CLIENT_SCOPES],
+    confidential: false,
+  };
 }
 
 function clientInfo(app: Application, withSecret: boolean): SandboxOAuthClient {

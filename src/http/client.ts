@@ -7,7 +7,7 @@ import { resolveRetryOptions, retryDelayMs, type ResolvedRetryOptions, type Retr
 import { API_PREFIX, encodeForm, SCIM_PREFIX, serializeQuery, servicePath } from './route.js';
 import { readCaFile } from './ca.js';
 import { quotedUrl } from '../text/shown-url.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, type ApiRequest, type ApiResponse } from './types.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, type ApiRequest, type ApiResponse, type TokenSource } from './types.js';
 
 export interface HttpClientOptions {
   /** The service address, e.g. 'https://code.example.com' or 'https://example.com/code' (API under {baseUrl}/api/v4). */
@@ -16,6 +16,11 @@ export interface HttpClientOptions {
   token?: string;
   /** Sent as a bearer token on /api/scim/ paths. */
   scimToken?: string;
+  /**
+   * Without a token: asked for an OAuth access token for each request, sent as `Authorization: Bearer`, and told of a
+   * 401 so that it can refresh; the request is then sent once more with the new token.
+   */
+  tokenSource?: TokenSource;
   /** Per attempt, from sending to the end of the body. Default 30000. */
   timeoutMs?: number;
   /** PEM file of a private CA, trusted in addition to the public ones. */
@@ -47,6 +52,8 @@ interface Target {
   body?: string | UndiciFormData;
   secrets: string[];
   timeoutMs: number;
+  /** The token the tokenSource gave for this request, if it gave one. */
+  sourced?: string;
 }
 
 export class HttpClient {
@@ -55,6 +62,7 @@ export class HttpClient {
   private readonly base: URL;
   private readonly token?: string;
   private readonly scimToken?: string;
+  private readonly tokenSource?: TokenSource;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly retry: ResolvedRetryOptions;
@@ -68,6 +76,8 @@ export class HttpClient {
     this.baseUrl = this.base.href.replace(/\/$/, '');
     this.token = options.token || undefined;
     this.scimToken = options.scimToken || undefined;
+    // A configured token wins: the source is the fallback for when there is none.
+    this.tokenSource = this.token ? undefined : options.tokenSource;
     this.timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000);
     this.userAgent = options.userAgent ?? 'forgeops';
     this.retry = resolveRetryOptions(options.retry);
@@ -83,12 +93,23 @@ export class HttpClient {
   /** Sends the request (retrying per retry.ts); any status >= 400 or failure rejects with an ApiError. */
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
     const secrets = [this.token, this.scimToken, req.token].filter((s): s is string => !!s);
-    const target = await this.target(req, secrets);
+    let target = await this.target(req, secrets);
     const started = this.retry.now();
+    let tokenRenewed = false;
     for (let retriesDone = 0; ; retriesDone++) {
       try {
         return (await this.send(req, target)) as ApiResponse<T>;
       } catch (error) {
+        // A refused OAuth token may have expired early or been refreshed by another process: one more try with the
+        // source's next token, outside the retry budget (it is not the service failing).
+        if (error instanceof ApiError && error.status === 401 && target.sourced !== undefined && !tokenRenewed) {
+          tokenRenewed = true;
+          if (await this.renewed(req, target)) {
+            target = await this.target(req, secrets);
+            retriesDone--;
+            continue;
+          }
+        }
         let wait =
           error instanceof ApiError
             ? retryDelayMs(error, req.idempotent, { retriesDone, elapsedMs: this.retry.now() - started }, this.retry)
@@ -135,9 +156,43 @@ export class HttpClient {
     const token = req.token ?? (scim ? this.scimToken : this.token);
     if (token && (scim || (req.token && req.tokenScheme === 'bearer'))) headers.authorization = `Bearer ${token}`;
     else if (token) headers['private-token'] = token;
+    let sourced: string | undefined;
+    if (!token && !scim && this.tokenSource) {
+      sourced = await this.sourcedToken(req, url, secrets);
+      if (sourced) {
+        secrets.push(sourced);
+        headers.authorization = `Bearer ${sourced}`;
+      }
+    }
     if (req.tailBytes !== undefined) headers.range = `bytes=-${positive('tailBytes', req.tailBytes)}`;
     const timeoutMs = req.timeoutMs === undefined ? this.timeoutMs : positive('timeoutMs', req.timeoutMs);
-    return { url, scim, headers, body, secrets, timeoutMs };
+    return { url, scim, headers, body, secrets, timeoutMs, sourced };
+  }
+
+  /** The source's token, or the request refused in the source's words (e.g. "not signed in: run forgeops login"). */
+  private async sourcedToken(req: ApiRequest, url: URL, secrets: string[]): Promise<string | undefined> {
+    try {
+      return await (this.tokenSource as TokenSource).token();
+    } catch (error) {
+      const serviceMessage = error instanceof Error ? error.message : String(error);
+      throw new ApiError({ kind: 'refused', method: req.method, path: url.pathname, serviceMessage, secrets });
+    }
+  }
+
+  /** Whether the source has another token after a 401; a source that cannot renew refuses in its own words. */
+  private async renewed(req: ApiRequest, target: Target): Promise<boolean> {
+    try {
+      return await (this.tokenSource as TokenSource).rejected(target.sourced as string);
+    } catch (error) {
+      const serviceMessage = error instanceof Error ? error.message : String(error);
+      throw new ApiError({
+        kind: 'refused',
+        method: req.method,
+        path: target.url.pathname,
+        serviceMessage,
+        secrets: target.secrets,
+      });
+    }
   }
 
   /** The base URL's path without a trailing slash ('' at the root). */

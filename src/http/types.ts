@@ -75,6 +75,20 @@ export type ProgressEvent =
   /** `message` says what was seen, for a person ("pipeline #42 is running"). */
   | { kind: 'poll'; polls: number; message: string };
 
+/**
+ * A bearer token that changes over time (a sign-in whose access token is refreshed), asked for at each request in
+ * place of a fixed token.
+ */
+export interface TokenSource {
+  /**
+   * The token to send now; undefined to send none (no sign-in: public data only); rejects when the request must not
+   * go without one (the message says what to do).
+   */
+  token(): Promise<string | undefined>;
+  /** The service answered 401 to `token`: true when there is now another token to try once. */
+  rejected(token: string): Promise<boolean>;
+}
+
 export interface ApiResponse<T = unknown> {
   status: number;
   /** Lower-case header names; repeated headers joined with ', '. */

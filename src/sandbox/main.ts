@@ -1,10 +1,10 @@
 // `forgeops sandbox`: runs the sandbox in the foreground, prints its address, demo tokens and passwords, stops on a
 // signal.
 import { DEMO_ACCOUNTS, DEMO_TOKENS, demoPassword } from './core/seed.js';
-import { startSandbox } from './server.js';
+import { type ApplicationInput, startSandbox } from './server.js';
 
 /** The address and token table shown at start, as plain text. */
-export function describeSandbox(url: string): string {
+export function describeSandbox(url: string, cliClientId?: string): string {
   const rows = [
     ...DEMO_ACCOUNTS.map((a) => [a.role, a.username, a.name, DEMO_TOKENS[a.role], demoPassword(a.username)]),
     ['scim', '-', 'SCIM provisioning of group acme (Authorization: Bearer)', DEMO_TOKENS.scim, '-'],
@@ -20,6 +20,9 @@ export function describeSandbox(url: string): string {
     `forgeops sandbox running at ${url}`,
     `  API:  ${url}/api/v4   SCIM: ${url}/api/scim/v2   OAuth: ${url}/.well-known/oauth-authorization-server`,
     `  try:  curl -H 'PRIVATE-TOKEN: ${DEMO_TOKENS.developer}' ${url}/api/v4/projects/acme%2Fweb/pipelines`,
+    ...(cliClientId
+      ? [`  sign the terminal in: CODEHOST_URL=${url} FORGEOPS_CLI_CLIENT_ID=${cliClientId} forgeops login`]
+      : []),
     '',
     line(header),
     ...rows.map(line),
@@ -28,13 +31,19 @@ export function describeSandbox(url: string): string {
   ].join('\n');
 }
 
-export async function runSandboxCli(options: { port?: number; host?: string }): Promise<void> {
+export async function runSandboxCli(options: {
+  port?: number;
+  host?: string;
+  /** The terminal's public application, so that `forgeops login` can sign in to this sandbox. */
+  cliApplication?: ApplicationInput;
+}): Promise<void> {
   const sandbox = await startSandbox({
     port: options.port,
     host: options.host,
     log: (line) => process.stderr.write(`${line}\n`),
+    applications: options.cliApplication ? [options.cliApplication] : [],
   });
-  process.stdout.write(`${describeSandbox(sandbox.url)}\n`);
+  process.stdout.write(`${describeSandbox(sandbox.url, sandbox.applications[0]?.uid)}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
