@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The forgeops command: serve | mcp | chat | slack | sandbox | doctor | ops. Each mode imports only what it needs, to start fast.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
@@ -372,7 +373,15 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const approvals = await approvalPageForServe(config, host, log);
   // The sandbox's "forgeops" application sends people back to this server's callback.
   const runtime = await createRuntime(config, log, { publicUrl: config.identity.publicUrl ?? forgeopsUrl(host, port) });
-  const slack = await startSlackBeside(config, log, runtime, approvals?.store);
+  // Where browsers reach serve (the Slack bot's Connect pages are mounted here): known for sure once it listens.
+  let servedAt: string | undefined;
+  const slack = await startSlackBeside(
+    config,
+    log,
+    runtime,
+    approvals?.store,
+    () => servedAt ?? forgeopsUrl(host, port),
+  );
   const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] =
     await Promise.all([import('./health.js'), import('./metrics.js'), import('./state/store.js')]);
   await metrics.enableMetrics();
@@ -401,7 +410,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   let listeningPort = port;
   const signIn =
     authMode === 'oauth'
-      ? await oauthForServe(config, runtime, state, log, () => ({ host, port: listeningPort }))
+      ? await oauthForServe(config, runtime, state, log, () => ({ host, port: listeningPort }), slackCallback(slack))
       : undefined;
   /** A call acts with the configured token, a client's own X-Codehost-Token, or a signed-in person's code host token. */
   const sessionOptions = (token?: string, owner?: SessionOwner): McpServerOptions => ({
@@ -448,6 +457,14 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       tokenChecker,
       mounts: {
         ...(slack?.handle && { [slack.path]: slack.handle }),
+        // Slack's Connect links, and the code host's callback unless the MCP sign-in answers it (it hands a Slack
+        // state on to slackCallback).
+        ...(slack?.bot.connect &&
+          Object.fromEntries(
+            slack.bot.connect.paths
+              .filter((p) => !(signIn && p === SIGN_IN_CALLBACK_PATH))
+              .map((p) => [p, slack.bot.connect!.handle]),
+          )),
         ...(approvals && { [approvals.path]: approvals.handle }),
         ...(webhook && { [webhook.path]: webhook.handle }),
       },
@@ -472,6 +489,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   }
   listeningPort = Number(new URL(http.url).port);
   approvals?.listening(listeningPort);
+  servedAt = new URL(http.url).origin;
   if (signIn) log.info(`MCP sign-in: OAuth, issuer ${signIn.publicUrl()} (FORGEOPS_MCP_AUTH=oauth)`);
   metrics.countSessionsWith(() => http.sessionCount());
   void checkServiceAtStart(config, (line) => log.warn(line));
@@ -514,6 +532,7 @@ async function oauthForServe(
   state: { store: StateStore; shared: boolean },
   log: Logger,
   listening: () => { host: string; port: number },
+  otherCallback?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
 ) {
   const [{ serveSignIn }, { mcpSignIn }, { callerAddress, trustedProxyList }, { MCP_PATH }] = await Promise.all([
     import('./identity/serve-sign-in.js'),
@@ -531,6 +550,7 @@ async function oauthForServe(
     mcpPath: MCP_PATH,
     listening,
     address: (req) => callerAddress(req, proxies),
+    otherCallback,
   });
   return {
     ...made,
@@ -541,6 +561,23 @@ async function oauthForServe(
     },
   };
 }
+
+/** The Slack bot's part of /oauth/callback, when it runs beside serve: a Connect sign-in's state, answered; else false. */
+function slackCallback(
+  slack: { bot: { connect?: { handleSlackConnectCallback(url: URL): Promise<Response | undefined> } } } | undefined,
+) {
+  const connect = slack?.bot.connect;
+  if (!connect) return undefined;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const answer = await connect.handleSlackConnectCallback(new URL(req.url ?? '/', 'http://forgeops.invalid'));
+    if (!answer) return false;
+    await (await import('./slack/connect-pages.js')).writeResponse(res, answer);
+    return true;
+  };
+}
+
+/** The code host's redirect (identity/application.ts's CALLBACK_PATH), not imported here to keep the start light. */
+const SIGN_IN_CALLBACK_PATH = '/oauth/callback';
 
 /** Whether a policy ever sends a human to the approval page (`elicit` does for clients with URL elicitation only). */
 function usesApprovalPage(config: Config): boolean {
@@ -594,14 +631,20 @@ async function approvalPageForStdio(config: Config, log: Logger) {
  * `forgeops serve` runs the Slack bot too when Slack is configured (SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for
  * Socket Mode), on serve's service and port: in HTTP mode its endpoint is mounted beside /mcp.
  */
-async function startSlackBeside(config: Config, log: Logger, runtime: Runtime, approvals?: ApprovalPageStore) {
+async function startSlackBeside(
+  config: Config,
+  log: Logger,
+  runtime: Runtime,
+  approvals: ApprovalPageStore | undefined,
+  publicUrl: () => string,
+) {
   if (!config.slack.signingSecret && !config.slack.appToken) return undefined;
   const [{ startSlackBot }, { EVENTS_PATH }] = await Promise.all([
     import('./slack/main.js'),
     import('./slack/receiver.js'),
   ]);
   try {
-    const bot = await startSlackBot(config, log, { runtime, listen: false, approvals });
+    const bot = await startSlackBot(config, log, { runtime, listen: false, approvals, publicUrl });
     return { bot, handle: bot.handle, path: EVENTS_PATH };
   } catch (error) {
     await runtime.close();

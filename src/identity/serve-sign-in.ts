@@ -1,7 +1,7 @@
 // Which way MCP clients of `serve` authenticate (FORGEOPS_MCP_AUTH) and, for OAuth, the parts put together over the
 // code host application (the sandbox's, or FORGEOPS_OAUTH_CLIENT_ID's), the vault and the shared store.
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, ConfigError } from '../config.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
@@ -52,6 +52,8 @@ export interface ServeSignInOptions {
   /** Where serve listens once it does (port 0 picks one). */
   listening(): { host: string; port: number };
   address(req: IncomingMessage): string;
+  /** Other sign-ins sharing /oauth/callback (Slack's Connect links): tried for a state that is not an MCP one. */
+  otherCallback?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 export function serveSignIn(options: ServeSignInOptions) {
@@ -106,6 +108,7 @@ export function serveSignIn(options: ServeSignInOptions) {
       allowPrivateClientUrls: config.server.allowPrivateClientUrls,
     },
     address: options.address,
+    otherCallback: options.otherCallback,
     log,
   });
   return {

@@ -1,6 +1,7 @@
 // The Bolt app: routes Slack's commands, buttons, forms and link_shared events to the bot, over HTTP (our receiver,
 // signature checked) or Socket Mode; acks at once and works after the ack; a redelivered request is acked and dropped.
 import { quoteFor } from '../text/quote.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type {
@@ -49,6 +50,8 @@ interface SlackAppOptions {
   seen?: StateStore;
   /** What /readyz checks on the bot's own port (HTTP mode). */
   readiness?: ReadinessProbe;
+  /** Browser pages served beside /slack/events on the bot's own port (HTTP mode): the Connect links. */
+  pages?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 export interface SlackApp {
@@ -174,6 +177,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
         log,
         now: options.now,
         readiness: options.readiness,
+        pages: options.pages,
       });
   // Bolt's own socketMode: true gives the socket client Slack's default Web API address (it reads installerOptions,
   // not clientOptions), so apps.connections.open would ignore SLACK_API_URL: the receiver is built here instead.
@@ -198,7 +202,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
   app.command(COMMAND, async ({ ack, command, client }: SlackCommandMiddlewareArgs & { client: BoltApp['client'] }) => {
     const word = command.text.trim().split(/\s+/)[0]?.toLowerCase();
-    if (word === 'login') {
+    if (word === 'login' && !bot.connects) {
       await ack();
       // The modal needs the trigger_id within 3 s: open it first, then nothing else.
       await client.views
@@ -228,6 +232,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.action(ACTION_IDS.cancel, clicked((turn, value) => bot.cancel(turn, value)) as never);
   app.action(ACTION_IDS.share, clicked((turn, value) => bot.share(turn, value)) as never);
   app.action(ACTION_IDS.mute, clicked((turn, value) => bot.mute(turn, value)) as never);
+  // The Connect button opens its URL in the browser; Slack tells us of the click too, and that is all it is.
+  app.action(ACTION_IDS.connect, (async ({ ack }: { ack: () => Promise<void> }) => ack()) as never);
   app.action(new RegExp(`^${ACTION_IDS.followUp}:\\d+$`), clicked((turn, value) => bot.followUp(turn, value)) as never);
   const { approver } = options;
   if (approver) {

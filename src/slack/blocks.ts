@@ -51,6 +51,8 @@ export const ACTION_IDS = {
   cancel: 'forge_cancel',
   share: 'forge_share',
   mute: 'forge_mute',
+  // A URL button: Slack opens the link in the browser and still sends the click, which is only acked.
+  connect: 'forge_connect',
 } as const;
 
 /** The label of the button that posts a private answer to the channel. */
@@ -297,4 +299,41 @@ export function renderText(text: string, status?: ChatStatus): SlackMessage {
   const pieces = splitText(quoted, LIMITS.sectionText).slice(0, LIMITS.blocks);
   pieces[0] = `${emoji}${pieces[0]}`;
   return { text: cut(quoted, LIMITS.fallbackText), blocks: pieces.map(section) };
+}
+
+/**
+ * The answer to an unlinked person (or /forge login): a "Connect to <code host>" URL button to their one-time link,
+ * what it does, how long it lasts and what runs after it. Only they see it (it is sent ephemeral).
+ */
+export function renderConnect(
+  link: { url: string; codeHost: string; expiresInMinutes: number },
+  waiting?: string,
+  reason?: string,
+): SlackMessage {
+  const host = quoteFor('mrkdwn', link.codeHost);
+  const lines = [
+    ...(reason ? [quoteFor('mrkdwn', reason)] : []),
+    `${STATUS_EMOJI.info} Connect your account on *${host}*: the button opens its sign-in in your browser, and your commands then run as you. No token is typed into Slack.`,
+    `The link is yours alone, works once and expires in ${link.expiresInMinutes} minutes.`,
+    ...(waiting ? [`Once you are signed in, \`/forge ${cut(quoteFor('mrkdwn', waiting), 500)}\` runs.`] : []),
+  ];
+  return {
+    // The link only in the button: a link in the text could be unfurled (fetched) by Slack.
+    text: cut(`Connect your account on ${link.codeHost} with the button in this message.`, LIMITS.fallbackText),
+    blocks: [
+      section(lines.join('\n')),
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            action_id: ACTION_IDS.connect,
+            text: { type: 'plain_text', text: cut(`Connect to ${link.codeHost}`, LIMITS.buttonText), emoji: true },
+            url: link.url,
+            style: 'primary',
+          },
+        ],
+      },
+    ],
+  };
 }

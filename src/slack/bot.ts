@@ -18,7 +18,8 @@ import type { ExplainOptions } from '../operations/engine/failures.js';
 import { InputError, validateInput } from '../operations/engine/validate.js';
 import type { DurableApprovals } from '../approval/binding.js';
 import type { AuditLog } from './audit.js';
-import { renderApproval, renderMessage, renderText, type SlackMessage } from './blocks.js';
+import { renderApproval, renderConnect, renderMessage, renderText, type SlackMessage } from './blocks.js';
+import type { Finished, SlackConnect } from './connect.js';
 import { type Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
 import { RELEASE_OPERATION, inputErrors, releaseView, serviceErrors, type FormErrors } from './release-modal.js';
 import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
@@ -75,6 +76,14 @@ interface BotOptions {
   baseUrl?: string;
   /** The watch hub and the incident messages: `/forge watch` and the incident message's buttons. */
   watches?: { hub: WatchHub; incidents: IncidentMessages };
+  /** Connect links (sign-in through the code host), when forgeops has an application there and FORGEOPS_SECRET. */
+  connect?: SlackConnect;
+}
+
+/** Who a dispatcher's calls ran as, and the refusal that a Connect link answers better (no account yet). */
+interface ActingHolder {
+  current?: Acting;
+  connect?: string;
 }
 
 /** Checking a token must fit in Slack's 3 s for a modal's answer. */
@@ -108,23 +117,93 @@ export class SlackBot {
     this.premises = new PremiseCheck(() => o.operations);
   }
 
+  /** Whether /forge login answers with a Connect link (else it opens the token form). */
+  get connects(): boolean {
+    return this.o.connect !== undefined;
+  }
+
   /** `/forge <text>`: Slack-only commands here, everything else through the shared dispatcher. */
   async command(turn: Turn, text: string): Promise<void> {
     const word = text.trim().split(/\s+/)[0]?.toLowerCase();
-    if (word === 'logout') {
-      const forgot = await this.o.identities.unlink(turn.user);
-      return this.answer(
-        turn,
-        renderText(
-          forgot ? 'Forgot your linked account; link one again with `/forge login`.' : 'No account was linked.',
-          'info',
-        ),
-      );
-    }
+    // With Connect on, /forge login is a link to the code host's sign-in (anything typed after it is ignored).
+    if (word === 'login' && this.o.connect) return this.offerConnect(turn);
+    if (word === 'logout') return this.logout(turn);
     if (word === 'whoami') return this.answer(turn, renderText(await this.o.identities.describe(turn.user), 'info'));
     if (word !== undefined && WATCH_WORDS.has(word)) return this.watch(turn, typedText(text).trim().split(/\s+/));
     const { dispatcher, acting } = this.dispatcher(turn);
-    await this.deliver(turn, await this.safely(() => dispatcher.dispatch(typedText(text))), { acting });
+    const reply = await this.safely(() => dispatcher.dispatch(typedText(text)));
+    // Refused for want of an account: a Connect link, and this very command runs once they are signed in.
+    if (acting.connect !== undefined && this.o.connect) return this.offerConnect(turn, text.trim(), acting.connect);
+    await this.deliver(turn, reply, { acting });
+  }
+
+  /** `/forge logout`: a Connect sign-in is revoked at the code host and forgotten; a pasted token is forgotten. */
+  private async logout(turn: Turn): Promise<void> {
+    let forgot: Awaited<ReturnType<Identities['unlink']>>;
+    try {
+      forgot = await this.o.identities.unlink(turn.user);
+    } catch (error) {
+      this.o.log.error(`slack: logout of ${userKey(turn.user)}: ${(error as Error).message}`);
+      return this.answer(turn, renderText('Could not sign you out just now; try again in a moment.', 'warning'));
+    }
+    const again = this.o.connect ? 'connect again' : 'link one again';
+    const said = !forgot
+      ? 'No account was linked.'
+      : forgot.via === 'token'
+        ? `Forgot your linked account; ${again} with \`/forge login\`.`
+        : forgot.revoked
+          ? `Signed out: the code host revoked forgeops's tokens for your account, and forgeops forgot them. ${again[0].toUpperCase()}${again.slice(1)} with \`/forge login\`.`
+          : `Signed out here: forgeops forgot your tokens, but the code host did not confirm revoking them (revoke forgeops under your account's applications there to be sure). ${again[0].toUpperCase()}${again.slice(1)} with \`/forge login\`.`;
+    return this.answer(turn, renderText(said, 'info'));
+  }
+
+  /**
+   * A one-time Connect link, to this person only: `waiting` is the command typed (run after the sign-in), `reason`
+   * why they see this instead of its answer.
+   */
+  async offerConnect(turn: Turn, waiting?: string, reason?: string): Promise<void> {
+    const connect = this.o.connect;
+    if (!connect) return this.answer(turn, renderText(LINK_PROMPT, 'info'));
+    const offer = await connect.offer({
+      user: turn.user,
+      ...(turn.userName ? { userName: turn.userName } : {}),
+      channelId: turn.channelId,
+      ...(turn.responseUrl ? { responseUrl: turn.responseUrl } : {}),
+      ...(waiting ? { command: waiting } : {}),
+    });
+    if (!offer.ok) return this.answer(turn, renderText(offer.reason, 'warning'));
+    const codeHost = connect.codeHostName;
+    // Only the line of the refusal that is not "type /forge login": the button is the way now.
+    const why = reason?.replace(/\s*Connect your account on the service first: type `\/forge login`\.\s*$/, '').trim();
+    return this.answer(
+      turn,
+      renderConnect(
+        { url: offer.url, codeHost, expiresInMinutes: offer.expiresInMinutes },
+        waiting && typedText(waiting),
+        why || undefined,
+      ),
+      { visibility: 'ephemeral' },
+    );
+  }
+
+  /**
+   * A Connect sign-in ended (its page is answered): the person hears how in Slack, and the command that was waiting
+   * runs as them, its answer going where the command's would have.
+   */
+  async connected(finished: Finished): Promise<void> {
+    const { origin } = finished;
+    const turn: Turn = {
+      user: origin.user,
+      ...(origin.userName ? { userName: origin.userName } : {}),
+      channelId: origin.channelId,
+      ...(origin.responseUrl ? { responseUrl: origin.responseUrl } : {}),
+    };
+    if (!finished.ok) return this.answer(turn, renderText(finished.reason, 'warning'));
+    await this.answer(
+      turn,
+      renderText(`Connected as @${finished.account.username}: your /forge commands now run as you.`, 'success'),
+    );
+    if (origin.command) await this.command(turn, origin.command);
   }
 
   /** A follow-up button: runs the stored call as the one who clicked (writes once, reads as often as clicked). */
@@ -454,8 +533,8 @@ export class SlackBot {
   private dispatcher(
     turn: Turn,
     options: { sharedReads?: boolean } = {},
-  ): { dispatcher: ChatDispatcher; acting: { current?: Acting } } {
-    const acting: { current?: Acting } = {};
+  ): { dispatcher: ChatDispatcher; acting: ActingHolder } {
+    const acting: ActingHolder = {};
     const readOnlyChannel = this.o.settings.readOnlyChannels.has(turn.channelId);
     const dispatcher = createDispatcher({
       front: 'slack',
@@ -472,7 +551,10 @@ export class SlackBot {
       baseUrl: this.o.baseUrl,
       runContext: async (op) => {
         const who = await this.o.identities.acting(turn.user, op.effect);
-        if (!who.ok) return { refused: who.message };
+        if (!who.ok) {
+          if (who.connect) acting.connect = who.message;
+          return { refused: who.message };
+        }
         if (who.source === 'shared' && options.sharedReads === false) return { refused: LINK_PROMPT };
         acting.current = who;
         return { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
@@ -505,7 +587,7 @@ export class SlackBot {
     turn: Turn,
     reply: ChatReply,
     how: {
-      acting: { current?: Acting };
+      acting: ActingHolder;
       approved?: boolean;
       replaceOriginal?: boolean;
       audited?: boolean;

@@ -5,7 +5,14 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { operations } from '../operations/index.js';
 import { DurableApprovals } from '../approval/binding.js';
-import { SANDBOX_DEFAULT_ROLE, createRuntime, type Runtime } from '../runtime.js';
+import { SANDBOX_DEFAULT_ROLE, createRuntime, forgeopsUrl, type Runtime, type SandboxInfo } from '../runtime.js';
+import { codeHostApplication } from '../identity/application.js';
+import { CodeHostOAuth } from '../identity/code-host-oauth.js';
+import { TokenVault } from '../identity/token-vault.js';
+import { createListener } from '../http/listener.js';
+import type { AddressInfo } from 'node:net';
+import { SlackConnect } from './connect.js';
+import { SlackConnectPages } from './connect-pages.js';
 import { createSlackApp, type SlackApp } from './app.js';
 import { AuditLog } from './audit.js';
 import { SlackBot } from './bot.js';
@@ -15,7 +22,7 @@ import { Sealer } from './sealed.js';
 import { slackSettings } from './settings.js';
 import { SlackApprover } from '../approval/slack.js';
 import type { ApprovalPageStore } from '../approval/page-store.js';
-import { ReadinessProbe, serviceCheck, storeCheck, watchCheck } from '../health.js';
+import { ReadinessProbe, answerHealth, serviceCheck, storeCheck, watchCheck } from '../health.js';
 import { openConfiguredStore, type OpenedStore } from '../state/store.js';
 import type { WatchHub } from '../watch/hub.js';
 import { startWatchHub } from '../watch/start.js';
@@ -32,6 +39,17 @@ export interface SlackBotHandle {
   url?: string;
   /** The events endpoint as a request listener, for another server to mount (HTTP mode with `listen: false`). */
   handle?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * The Connect pages (when Connect is on): `paths` to mount on another server (`/connect/` as a prefix and
+   * `/oauth/callback`) with `handle`, and `handleSlackConnectCallback` for a callback shared with other sign-ins.
+   */
+  connect?: {
+    paths: readonly string[];
+    handle: (req: IncomingMessage, res: ServerResponse) => void;
+    handleSlackConnectCallback: (url: URL) => Promise<Response | undefined>;
+  };
+  /** Where browsers reach the bot's own listener (HTTP mode, or Socket Mode with Connect on), when it has one. */
+  webUrl?: string;
   app: SlackApp;
   /** Where the bot's state lives, and whether it answers (readiness). */
   state: OpenedStore;
@@ -51,6 +69,34 @@ interface SlackBotOptions {
   listen?: boolean;
   /** The MCP calls waiting for approval (forgeops serve): SLACK_APPROVER is sent each one. */
   approvals?: ApprovalPageStore;
+  /** forgeops's address as browsers reach the server it is mounted on (serve's), unless FORGEOPS_PUBLIC_URL says. */
+  publicUrl?: () => string;
+}
+
+/**
+ * Connect links when forgeops has an application at the code host (the sandbox's, or FORGEOPS_OAUTH_CLIENT_ID) and
+ * FORGEOPS_SECRET to encrypt the code host's tokens with: undefined otherwise (people paste tokens, as before).
+ */
+function connectParts(
+  config: Config,
+  store: OpenedStore['store'],
+  sandboxInfo: SandboxInfo | undefined,
+  publicUrl: () => string,
+) {
+  if (!config.secret) return undefined;
+  const application = (url: string) => codeHostApplication(config, url, sandboxInfo);
+  const first = application(publicUrl());
+  if (!first) return undefined;
+  // The redirect URI holds forgeops's public address, known for sure only once it listens: the sign-in's client is
+  // made again when that address differs from the one it was made with. Refresh and revoke do not use it.
+  let made = { url: publicUrl(), oauth: new CodeHostOAuth(first) };
+  const oauth = () => {
+    const url = publicUrl();
+    if (url !== made.url) made = { url, oauth: new CodeHostOAuth(application(url) ?? first) };
+    return made.oauth;
+  };
+  const vault = new TokenVault({ store, secret: config.secret, oauth: made.oauth });
+  return { vault, oauth };
 }
 
 export async function startSlackBot(
@@ -73,16 +119,36 @@ export async function startSlackBot(
     log.error(`slack: ${state.where} does not answer yet: commands that need the state fail until it does`);
   if (!settings.secret)
     log.warn('FORGEOPS_SECRET is not set: /forge login is refused (tokens are never stored unencrypted)');
-  const runtime = options.runtime ?? (await createRuntime(config, log));
+  // Where browsers reach this bot: FORGEOPS_PUBLIC_URL, else serve's address, else the bot's own port once it listens.
+  let listening: string | undefined;
+  const publicUrl = () =>
+    (
+      config.identity.publicUrl ??
+      options.publicUrl?.() ??
+      listening ??
+      forgeopsUrl(options.host ?? '127.0.0.1', options.port ?? 0)
+    ).replace(/\/+$/, '');
+  const runtime =
+    options.runtime ??
+    // The embedded sandbox's "forgeops" application sends people back to this bot's callback.
+    (await createRuntime(config, log, { publicUrl: publicUrl() }));
   const closeRuntime = options.runtime ? async () => {} : () => runtime.close();
   const sandbox = runtime.sandbox;
+  const sandboxInfo = sandbox ? await sandbox() : undefined;
+  const signIn = connectParts(config, store, sandboxInfo, publicUrl);
+  if (!signIn && (sandbox || config.identity.clientId) && !config.secret)
+    log.warn('FORGEOPS_SECRET is not set: Slack users cannot connect their accounts through the code host');
   const identities = new Identities({
     store,
     sealer: settings.secret ? new Sealer(settings.secret) : undefined,
     // Against the embedded sandbox a trial needs no token: unlinked users act as its demo maintainer.
     sandboxToken: sandbox ? async () => (await sandbox()).tokens[SANDBOX_DEFAULT_ROLE] : undefined,
     sharedReadToken: settings.sharedReadToken,
+    ...(signIn ? { vault: signIn.vault } : {}),
   });
+  const connect = signIn
+    ? new SlackConnect({ store, identities, oauth: signIn.oauth, vault: signIn.vault, publicUrl, log })
+    : undefined;
   let app: SlackApp | undefined;
   const responses = new ResponseUrls(log);
   const queue = new PostQueue({ log, post: (args) => app!.bolt.client.chat.postMessage(args as never) });
@@ -129,9 +195,13 @@ export async function startSlackBot(
     },
     callTimeoutMs: config.callTimeoutMs,
     log,
-    baseUrl: config.codehost.url ?? (sandbox ? (await sandbox()).url : undefined),
+    baseUrl: config.codehost.url ?? sandboxInfo?.url,
     watches: { hub: watches, incidents },
+    ...(connect ? { connect } : {}),
   });
+  const pages = connect
+    ? new SlackConnectPages({ connect, onFinished: (finished) => bot.connected(finished), log })
+    : undefined;
   const approver =
     settings.approver && options.approvals
       ? new SlackApprover({
@@ -161,12 +231,25 @@ export async function startSlackBot(
     approver,
     readiness,
     ...(state.shared ? { seen: store } : {}),
+    ...(pages ? { pages: pages.handle } : {}),
   });
   const mounted = app.receiver && options.listen === false;
   let started: { url?: string } = {};
+  let pageListener: { url: string; close(): Promise<void> } | undefined;
   try {
     if (!mounted) started = await app.start(options.port, options.host);
+    if (started.url) listening = new URL(started.url).origin;
+    // Socket Mode needs no port for Slack, but the browser must reach the Connect pages and the callback.
+    if (pages && !app.receiver && options.listen !== false) {
+      pageListener = await listenForPages(pages, readiness, options.port, options.host);
+      listening = pageListener.url;
+      log.info(
+        `slack: Connect pages at ${pageListener.url}${CONNECT_PATH_SHOWN} (browsers reach them at ${publicUrl()})`,
+      );
+    }
   } catch (error) {
+    await pageListener?.close();
+    await app.stop();
     await outbox.close();
     await watches.close();
     await closeRuntime();
@@ -176,9 +259,24 @@ export async function startSlackBot(
   outbox.start();
   if (!mounted)
     log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
+  if (connect) log.info(`slack: Connect links on; the code host sends people back to ${publicUrl()}/oauth/callback`);
   return {
     url: started.url,
+    ...(listening ? { webUrl: listening } : {}),
     ...(mounted ? { handle: app.receiver!.handle } : {}),
+    ...(pages
+      ? {
+          connect: {
+            paths: SlackConnectPages.paths,
+            handle: (req: IncomingMessage, res: ServerResponse) => {
+              void pages.handle(req, res).then((answered) => {
+                if (!answered) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+              });
+            },
+            handleSlackConnectCallback: pages.handleSlackConnectCallback,
+          },
+        }
+      : {}),
     app,
     state,
     watches,
@@ -187,9 +285,41 @@ export async function startSlackBot(
       await watches.close();
       await outbox.close();
       queue.close();
+      await pageListener?.close();
       await app!.stop();
       await store.close();
       await closeRuntime();
+    },
+  };
+}
+
+const CONNECT_PATH_SHOWN = '/connect/…';
+
+/** The bot's own HTTP listener in Socket Mode: the Connect pages and the probes, nothing of Slack's. */
+async function listenForPages(
+  pages: SlackConnectPages,
+  readiness: ReadinessProbe,
+  port = 3000,
+  host = '127.0.0.1',
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createListener((req, res) => {
+    void (async () => {
+      if (await answerHealth(req, res, readiness)) return;
+      if (!(await pages.handle(req, res))) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: forgeopsUrl(address.address, address.port),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -65,6 +65,8 @@ interface HttpReceiverOptions {
   log: Logger;
   /** The clock for the timestamp window (tests move it). */
   now?: () => number;
+  /** Browser pages on the same port (Connect links and the sign-in callback); true when one answered. */
+  pages?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 class PayloadError extends Error {
@@ -151,7 +153,10 @@ export class SlackHttpReceiver implements Receiver {
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
-    if (path !== EVENTS_PATH) return send(res, 404, 'not found');
+    if (path !== EVENTS_PATH) {
+      if (this.options.pages && (await this.options.pages(req, res))) return;
+      return send(res, 404, 'not found');
+    }
     if (req.method !== 'POST') return send(res, 405, 'only POST');
     this.burst.arrived();
     const raw = await readBody(req);
