@@ -1,8 +1,9 @@
 // The terminal's sign-in to the code host as a public OAuth client (oauth4webapi): the device grant, the browser on a
 // loopback redirect with PKCE, refresh, revocation, and who the tokens belong to (GET /api/v4/user).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
+import { createListener } from '../http/listener.js';
 import { hostKey, type SignIn } from './credentials-file.js';
 
 /** The public application registered at the code host for the terminal (FORGEOPS_CLI_CLIENT_ID). */
@@ -223,7 +224,7 @@ export async function browserLogin(client: TerminalClient, options: BrowserLogin
   const answered = new Promise<URLSearchParams>((resolve, reject) => {
     settle = { resolve, reject };
   });
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createListener((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) {
       page(res, 404, 'Not found', 'This address only takes the sign-in answer of forgeops login.');

@@ -296,8 +296,8 @@ export async function startSlackBot(
 const CONNECT_PATH_SHOWN = '/connect/…';
 
 /** The bot's own HTTP listener in Socket Mode: the Connect pages and the probes, nothing of Slack's. */
-async function listenForPages(
-  pages: SlackConnectPages,
+export async function listenForPages(
+  pages: Pick<SlackConnectPages, 'handle'>,
   readiness: ReadinessProbe,
   port = 3000,
   host = '127.0.0.1',

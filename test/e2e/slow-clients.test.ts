@@ -5,6 +5,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalApprovalPage } from '../../src/approval/page.js';
+import { browserLogin } from '../../src/identity/terminal-login.js';
+import { ReadinessProbe } from '../../src/health.js';
+import { listenForPages } from '../../src/slack/main.js';
 import { SlackHttpReceiver } from '../../src/slack/receiver.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { silentLogger } from '../../src/log.js';
@@ -51,6 +54,31 @@ const LISTENERS: Record<string, () => Promise<Started>> = {
     const receiver = new SlackHttpReceiver({ signingSecret: 'a-signing-secret-for-the-test', log: silentLogger });
     const { url } = await receiver.start(0, '127.0.0.1');
     return { port: portOf(url), close: () => receiver.stop() };
+  },
+  'src/identity/terminal-login.ts': async () => {
+    // The loopback listener lives while the sign-in waits: its port is in the redirect_uri shown to open.
+    const abort = new AbortController();
+    let opened: (url: string) => void = () => undefined;
+    const shownUrl = new Promise<string>((resolve) => {
+      opened = resolve;
+    });
+    const waiting = browserLogin(
+      { host: 'http://127.0.0.1:9', clientId: 'forgeops-cli' },
+      { scopes: ['api'], signal: abort.signal, open: (url) => opened(url) },
+    ).catch(() => undefined);
+    const shown = await shownUrl;
+    const redirect = new URL(new URL(shown).searchParams.get('redirect_uri') as string);
+    return {
+      port: portOf(redirect.href),
+      close: async () => {
+        abort.abort();
+        await waiting;
+      },
+    };
+  },
+  'src/slack/main.ts': async () => {
+    const listener = await listenForPages({ handle: async () => false }, new ReadinessProbe([]), 0);
+    return { port: portOf(listener.url), close: () => listener.close() };
   },
   'src/approval/page.ts': async () => {
     const page = createLocalApprovalPage({ port: 0, maxPending: 4 });

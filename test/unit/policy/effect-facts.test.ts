@@ -240,6 +240,8 @@ function inputNeedingFacts(name: string): Record<string, unknown> {
   if ('access_level' in shape) raw.access_level = 40;
   if ('name' in shape && raw.name === undefined) raw.name = 'release/*';
   if ('user_id' in shape && raw.user_id === undefined) raw.user_id = 3;
+  if ('status' in shape) raw.status = 'approved';
+  if ('environment' in shape) raw.environment = 'production';
   return validateInput(operation, raw) as Record<string, unknown>;
 }
 
@@ -248,6 +250,7 @@ const withFacts = operations.filter((o) => o.facts !== undefined);
 describe('every operation that reads facts before deciding', () => {
   it('is a known set (a new one is added here with its cases above)', () => {
     expect(withFacts.map((o) => o.name).sort()).toEqual([
+      'approve_deployment',
       'approve_merge_request',
       'merge_merge_request',
       'protect_branch',
@@ -255,6 +258,7 @@ describe('every operation that reads facts before deciding', () => {
       'remove_project_member',
       'retry_job',
       'revert_as_merge_request',
+      'rollback_environment',
       'unprotect_branch',
       'update_group_member',
       'update_issue',
