@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
+import type { RequestRecord } from '../../src/sandbox/faults.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { neverAnsweredWithSuccess } from '../contract/harness.js';
 
@@ -13,6 +14,8 @@ type Role = Exclude<keyof Sandbox['tokens'], 'scim'>;
 
 let sandbox: Sandbox;
 const clients = new Map<string, Gitlab<false>>();
+/** Requests the sandboxes of single blocks received (gitbeaker's, like those of the file's sandbox). */
+const otherRequests: RequestRecord[] = [];
 
 beforeAll(async () => {
   // The clock stands still, as in the contract tests: no pipeline moves between two reads of a test.
@@ -865,17 +868,187 @@ describe('where the sandbox answered otherwise than the service', () => {
   });
 });
 
+// Deploying changes acme/web's main (its failing commit reverted, so its pipelines reach production) and adds a
+// review app: done in a sandbox of this block's own, so the other blocks read the seeded project as it was.
+describe('environments and deployments', () => {
+  let deploySandbox: Sandbox;
+  let branch = '';
+  const deployClients = new Map<Role, Gitlab<false>>();
+  /** A gitbeaker client of this block's sandbox. */
+  const client = (role: Role): Gitlab<false> => {
+    let made = deployClients.get(role);
+    if (!made) {
+      made = new Gitlab({ host: deploySandbox.url, token: deploySandbox.tokens[role] });
+      deployClients.set(role, made);
+    }
+    return made;
+  };
+  /** What the REST API answers, read without gitbeaker (a maintainer's token). */
+  const rest = async <T = any>(path: string): Promise<T> => {
+    const answer = await fetch(`${deploySandbox.url}/api/v4${path}`, {
+      headers: { 'PRIVATE-TOKEN': deploySandbox.tokens.maintainer },
+    });
+    expect(answer.status, path).toBe(200);
+    return (await answer.json()) as T;
+  };
+  const project = encodeURIComponent(WEB);
+
+  /** Moves the block's sandbox clock on a second at a time, with a read between, so its runner moves the pipelines. */
+  async function advance(seconds: number) {
+    const clock = deploySandbox.store.clock as ManualClock;
+    for (let i = 0; i < seconds; i++) {
+      clock.advance(1000);
+      await client('reporter').Deployments.all(WEB, { perPage: 1, maxPages: 1 });
+    }
+  }
+
+  beforeAll(async () => {
+    deploySandbox = await startSandbox({ port: 0, clock: new ManualClock() });
+    const api = client('maintainer');
+    // main passes once bob's time-zone commit is reverted; a pipeline root starts on it then waits, at the manual
+    // deploy:production, for a maintainer other than root to approve it.
+    const commits = await api.Commits.all(WEB, { refName: 'main', perPage: 100, maxPages: 1 });
+    const culprit = commits.find((c) => c.title === "Show order dates in the store's time zone");
+    if (!culprit) throw new Error("the seeded culprit commit is not on acme/web's main");
+    await api.Commits.revert(WEB, culprit.id, 'main');
+    await advance(40);
+    // A review app of a branch of the test's own: its manual review-app job makes the environment.
+    branch = fresh('review-me');
+    await api.Branches.create(WEB, branch, 'main');
+    await api.Pipelines.create(WEB, branch);
+    await client('admin').Pipelines.create(WEB, 'main');
+    await advance(40);
+  }, 60_000);
+  afterAll(async () => {
+    if (!deploySandbox) return;
+    // What gitbeaker sent here counts towards what it reached.
+    otherRequests.push(...deploySandbox.requests.all());
+    await deploySandbox.close();
+  });
+
+  it('lists environments, by name, search and state, and reads one as the REST API answers', async () => {
+    const api = client('reporter');
+    const all = await api.Environments.all(WEB);
+    expect(all).toEqual(await rest(`/projects/${project}/environments`));
+    expect(all.map((e) => [e.name, e.tier])).toEqual(
+      expect.arrayContaining([
+        ['staging', 'staging'],
+        ['production', 'production'],
+        [`review/${branch}`, 'development'],
+      ]),
+    );
+    const [production, ...more] = await api.Environments.all(WEB, { name: 'production' });
+    expect(more).toEqual([]);
+    expect(production).toEqual(all.find((e) => e.name === 'production'));
+    const reviews = await api.Environments.all(WEB, { search: branch });
+    expect(reviews.map((e) => e.name)).toEqual([`review/${branch}`]);
+    const available = await api.Environments.all(WEB, { states: 'available' });
+    expect(available.length).toBeGreaterThan(0);
+    expect(available).toEqual(all.filter((e) => e.state === 'available'));
+    const shown = await api.Environments.show(WEB, production.id);
+    expect(shown).toEqual(await rest(`/projects/${project}/environments/${production.id}`));
+    expect(shown).toMatchObject({ id: production.id, name: 'production', state: 'available' });
+    expect(shown).toHaveProperty('last_deployment');
+    expect((await refusal(() => api.Environments.show(WEB, 999999))).status).toBe(404);
+  });
+
+  it('lists deployments, by environment and status in the order asked, and reads one as the REST API answers', async () => {
+    const api = client('reporter');
+    const all = await api.Deployments.all(WEB);
+    expect(all.map((d) => d.id)).toEqual(
+      (await rest<Array<{ id: number }>>(`/projects/${project}/deployments?per_page=100`)).map((d) => d.id),
+    );
+    const staging = await api.Deployments.all(WEB, {
+      environment: 'staging',
+      status: 'success',
+      orderBy: 'updated_at',
+      sort: 'desc',
+    });
+    expect(staging.length).toBeGreaterThan(1);
+    expect(staging.length).toBeLessThan(all.length);
+    for (const deployment of staging) {
+      expect(deployment).toMatchObject({ status: 'success', environment: { name: 'staging' } });
+    }
+    const times = staging.map((d) => Date.parse(d.updated_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(staging.map((d) => d.id)).toEqual(
+      all
+        .filter((d) => d.environment.name === 'staging' && d.status === 'success')
+        .sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at) || b.id - a.id)
+        .map((d) => d.id),
+    );
+    const shown = await api.Deployments.show(WEB, staging[0].id);
+    expect(shown).toEqual(await rest(`/projects/${project}/deployments/${staging[0].id}`));
+    expect(shown).toMatchObject({ id: staging[0].id, deployable: { name: 'deploy:staging' } });
+    expect((await refusal(() => api.Deployments.show(WEB, 999999))).status).toBe(404);
+  });
+
+  it('approves the deployment root started on production as a maintainer (not a developer); its job then deploys', async () => {
+    const blocked = await client('maintainer').Deployments.all(WEB, {
+      environment: 'production',
+      status: 'blocked',
+      sort: 'desc',
+    });
+    // One from the pipeline of alice's revert (pushed), one from root's.
+    expect(blocked.map((d) => d.user.username).sort()).toEqual(['alice', 'root']);
+    const head = await client('maintainer').Branches.show(WEB, 'main');
+    for (const deployment of blocked) {
+      expect(deployment).toMatchObject({ ref: 'main', sha: head.commit.id, pending_approval_count: 1 });
+    }
+    const byRoot = blocked.find((d) => d.user.username === 'root')!;
+    const own = blocked.find((d) => d.user.username === 'alice')!;
+    expect(await refusal(() => client('developer').Deployments.setApproval(WEB, byRoot.id, 'approved'))).toEqual({
+      status: 403,
+      message: "You don't have permission to approve this deployment. Contact the project or group owner for help.",
+    });
+    expect(
+      (await refusal(() => client('maintainer').Deployments.setApproval(WEB, own.id, 'approved'))).message,
+    ).toMatch(/^You cannot approve your own deployment/);
+    const approval = await client('maintainer').Deployments.setApproval(WEB, byRoot.id, 'approved', {
+      comment: 'Ship it',
+      representedAs: 'maintainers',
+    });
+    expect(approval).toMatchObject({ status: 'approved', comment: 'Ship it', user: { username: 'alice' } });
+    expect(await rest(`/projects/${project}/deployments/${byRoot.id}`)).toMatchObject({
+      status: 'created',
+      pending_approval_count: 0,
+      approvals: [{ status: 'approved', comment: 'Ship it', user: { username: 'alice' } }],
+    });
+    expect(
+      (await refusal(() => client('maintainer').Deployments.setApproval(WEB, byRoot.id, 'approved'))).message,
+    ).toBe('This deployment is not waiting for approvals.');
+    await advance(20);
+    const deployed = await client('reporter').Deployments.show(WEB, byRoot.id);
+    expect(deployed).toMatchObject({ status: 'success', deployable: { name: 'deploy:production', status: 'success' } });
+    const production = await client('reporter').Environments.show(WEB, deployed.environment.id);
+    expect(production.last_deployment).toMatchObject({ id: byRoot.id, sha: head.commit.id });
+    expect((await client('reporter').Deployments.show(WEB, own.id)).status).toBe('blocked');
+  });
+
+  it('stops a review app as a developer; production, protected, stays up', async () => {
+    const api = client('developer');
+    const [environment] = await api.Environments.all(WEB, { search: branch });
+    expect(environment).toMatchObject({ name: `review/${branch}`, state: 'available' });
+    const stopped = await api.Environments.stop(WEB, environment.id);
+    expect(stopped).toMatchObject({ id: environment.id, state: 'stopped' });
+    expect(await rest(`/projects/${project}/environments/${environment.id}`)).toMatchObject({ state: 'stopped' });
+    expect((await api.Environments.all(WEB, { states: 'stopped' })).map((e) => e.name)).toEqual([environment.name]);
+    const [production] = await api.Environments.all(WEB, { name: 'production' });
+    expect((await refusal(() => api.Environments.stop(WEB, production.id))).status).toBe(403);
+    expect(await rest(`/projects/${project}/environments/${production.id}`)).toMatchObject({ state: 'available' });
+  });
+});
+
 describe('what gitbeaker reached', () => {
   it('called every operation outside the spec, each answered with success at least once', () => {
-    const requests = sandbox.requests.all();
+    const requests = [...sandbox.requests.all(), ...otherRequests];
     const outside = operations.filter((op) => op.outsideSpec !== undefined);
     expect(outside.length).toBeGreaterThan(30);
     expect(neverAnsweredWithSuccess(outside, requests)).toEqual([]);
   });
 
   it('sent no parameter the sandbox does not know', () => {
-    const ignored = sandbox.requests
-      .all()
+    const ignored = [...sandbox.requests.all(), ...otherRequests]
       .filter((r) => r.unknownParams.length > 0)
       .map((r) => `${r.method} ${r.path} ${r.unknownParams.join(', ')}`);
     expect(ignored).toEqual([]);

@@ -4,6 +4,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import { md5Fingerprint, sshKeysOf } from '../../src/sandbox/areas/ssh-keys/state.js';
+import type { ManualClock } from '../../src/sandbox/core/clock.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
 import { contractSuite, neverAnsweredWithSuccess } from '../contract/harness.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { pythonGitlabVersion, runScript, step, type PythonError, type ScriptRun } from './python-gitlab.js';
@@ -12,11 +14,15 @@ const suite = contractSuite();
 const WEB = 'acme/web';
 const runs: ScriptRun[] = [];
 
-// Runs a script once, before the tests of the describe block that calls it.
-function scriptRun(script: string, facts?: () => Record<string, unknown>): () => ScriptRun {
+// Runs a script once, before the tests of the describe block that calls it (against the file's sandbox unless told).
+function scriptRun(
+  script: string,
+  facts?: () => Record<string, unknown>,
+  sandbox: () => Sandbox = () => suite.sandbox,
+): () => ScriptRun {
   let run: ScriptRun | undefined;
   beforeAll(async () => {
-    run = await runScript(suite.sandbox, script, facts?.());
+    run = await runScript(sandbox(), script, facts?.());
     runs.push(run);
   }, 30_000);
   return () => {
@@ -858,10 +864,231 @@ describe('where the sandbox once answered otherwise than the service', () => {
   });
 });
 
+// Deploying changes acme/web's main (its failing commit reverted, so its pipelines reach production) and a review
+// app: done in a sandbox of this block's own, so the other blocks read the seeded project as it was.
+describe('environments and deployments', () => {
+  const deploy = contractSuite();
+  let review = '';
+
+  type Deployment = {
+    id: number;
+    iid: number;
+    sha: string;
+    ref: string;
+    status: string;
+    user: { username: string };
+    environment: { id: number; name: string };
+    deployable: { id: number; name: string; status: string };
+  };
+  type Environment = {
+    id: number;
+    name: string;
+    state: string;
+    tier: string;
+    external_url: string | null;
+    last_deployment?: { id: number; sha: string; status: string } | null;
+  };
+  const summary = (d: Deployment) => ({
+    id: d.id,
+    iid: d.iid,
+    status: d.status,
+    sha: d.sha,
+    ref: d.ref,
+    environment: d.environment.name,
+    user: d.user.username,
+    job: d.deployable.id,
+  });
+
+  /** Moves the block's sandbox clock on a second at a time, with a read between, so its runner moves the pipelines. */
+  async function advance(seconds: number) {
+    const clock = deploy.sandbox.store.clock as ManualClock;
+    for (let i = 0; i < seconds; i++) {
+      clock.advance(1000);
+      await deploy.data('list_deployments', { id: WEB, per_page: 1 }, 'reporter');
+    }
+  }
+
+  beforeAll(async () => {
+    // main passes once bob's time-zone commit is reverted; a pipeline root starts on it then waits, at the manual
+    // deploy:production, for a maintainer other than root to approve it.
+    const commits = await deploy.data<Array<{ id: string; title: string }>>('list_commits', {
+      id: WEB,
+      ref_name: 'main',
+      per_page: 100,
+    });
+    const culprit = commits.find((c) => c.title === "Show order dates in the store's time zone");
+    if (!culprit) throw new Error("the seeded culprit commit is not on acme/web's main");
+    await deploy.data('revert_commit', { id: WEB, sha: culprit.id, branch: 'main' });
+    await advance(40);
+    // A review app of a branch of the test's own: its manual review-app job makes the environment.
+    const branch = await deploy.freshBranch(WEB);
+    await deploy.data('create_pipeline', { id: WEB, ref: branch.name });
+    await deploy.data('create_pipeline', { id: WEB, ref: 'main' }, 'admin');
+    await advance(40);
+    const reviews = await deploy.data<Environment[]>('list_environments', { id: WEB, search: branch.name });
+    if (reviews.length !== 1) throw new Error(`no single review app of ${branch.name}: ${JSON.stringify(reviews)}`);
+    review = reviews[0].name;
+  }, 60_000);
+
+  const run = scriptRun(
+    'environments-and-deployments.py',
+    () => ({ review }),
+    () => deploy.sandbox,
+  );
+
+  it('lists environments, by name, search and state, as forgeops does', async () => {
+    const listed = step<Environment[]>(run(), 'environments.list');
+    const now = await deploy.data<Environment[]>('list_environments', { id: WEB, all_pages: true });
+    // The script stopped the review app after it listed them.
+    expect(listed).toEqual(
+      now.map((e) => ({
+        id: e.id,
+        name: e.name,
+        state: e.name === review ? 'available' : e.state,
+        tier: e.tier,
+        external_url: e.external_url,
+      })),
+    );
+    expect(listed.map((e) => [e.name, e.tier])).toEqual(
+      expect.arrayContaining([
+        ['staging', 'staging'],
+        ['production', 'production'],
+        [review, 'development'],
+      ]),
+    );
+    const filtered = step(run(), 'environments.list.filtered');
+    expect(filtered).toEqual({
+      name: ['production'],
+      search: listed.map((e) => e.name).filter((name) => name.includes('review/')),
+      stopped: [],
+    });
+    expect(filtered.search).toContain(review);
+  });
+
+  it('reads production, where nothing was deployed yet when the script read it; an unknown environment is 404', async () => {
+    const production = step<Environment>(run(), 'environments.get');
+    const now = await deploy.data<Environment>('get_environment', { id: WEB, environment_id: production.id });
+    expect(production).toEqual({
+      id: now.id,
+      name: 'production',
+      state: 'available',
+      tier: 'production',
+      external_url: now.external_url,
+      // The seeded deployments to production never succeeded; the approval test's is the first (made after).
+      last_deployment: null,
+    });
+    expect(production.external_url).toMatch(/^https:\/\//);
+    expectRefusal(step(run(), 'environments.get.unknown'), 'GitlabGetError', 404, /Not found/i);
+  });
+
+  it('lists deployments, by environment and status in the order asked, and reads one as forgeops does', async () => {
+    const all = await deploy.data<Deployment[]>('list_deployments', { id: WEB, all_pages: true });
+    expect(step(run(), 'deployments.list')).toEqual(all.map((d) => d.id));
+    const staging = await deploy.data<Deployment[]>('list_deployments', {
+      id: WEB,
+      environment: 'staging',
+      status: 'success',
+      order_by: 'updated_at',
+      sort: 'desc',
+      all_pages: true,
+    });
+    expect(staging.length).toBeGreaterThan(1);
+    expect(staging.length).toBeLessThan(all.length);
+    expect(step(run(), 'deployments.list.filtered')).toEqual(staging.map(summary));
+    const read = step(run(), 'deployments.get');
+    const newest = all.filter((d) => d.environment.name === 'staging').at(-1)!;
+    const shown = await deploy.data<Deployment>('get_deployment', { id: WEB, deployment_id: newest.id });
+    expect(read).toEqual({
+      ...summary(shown),
+      job_name: 'deploy:staging',
+      environment_id: shown.environment.id,
+    });
+  });
+
+  it('approves the deployment blocked on production as a maintainer (not a developer); its job then deploys', async () => {
+    const blocked = step<Array<ReturnType<typeof summary> & { pending_approval_count: number }>>(
+      run(),
+      'deployments.blocked',
+    );
+    const head = await deploy.data<{ commit: { id: string } }>('get_branch', { id: WEB, branch: 'main' });
+    // One from the pipeline of alice's revert (pushed), one from root's.
+    expect(blocked.map((d) => d.user).sort()).toEqual(['alice', 'root']);
+    for (const deployment of blocked) {
+      expect(deployment).toMatchObject({
+        status: 'blocked',
+        environment: 'production',
+        ref: 'main',
+        sha: head.commit.id,
+        pending_approval_count: 1,
+      });
+    }
+    const byRoot = blocked.find((d) => d.user === 'root')!;
+    expectRefusal(
+      step(run(), 'deployments.approval.developer'),
+      'GitlabDeploymentApprovalError',
+      403,
+      /permission to approve this deployment/,
+    );
+    expectRefusal(
+      step(run(), 'deployments.approval.own'),
+      'GitlabDeploymentApprovalError',
+      400,
+      /cannot approve your own deployment/,
+    );
+    expect(step(run(), 'deployments.approval')).toEqual({
+      id: byRoot.id,
+      answer: { status: 'approved', user: 'alice', comment: 'Ship it' },
+      now: 'created',
+      pending_approval_count: 0,
+      approvals: [['alice', 'approved']],
+    });
+    expectRefusal(
+      step(run(), 'deployments.approval.again'),
+      'GitlabDeploymentApprovalError',
+      400,
+      /not waiting for approvals/,
+    );
+    await advance(20);
+    const deployed = await deploy.data<Deployment>('get_deployment', { id: WEB, deployment_id: byRoot.id });
+    expect(deployed).toMatchObject({ status: 'success', deployable: { name: 'deploy:production', status: 'success' } });
+    const production = await deploy.data<Environment>('get_environment', {
+      id: WEB,
+      environment_id: deployed.environment.id,
+    });
+    expect(production.last_deployment).toMatchObject({ id: byRoot.id, sha: head.commit.id, status: 'success' });
+    const own = blocked.find((d) => d.user === 'alice')!;
+    expect((await deploy.data<Deployment>('get_deployment', { id: WEB, deployment_id: own.id })).status).toBe(
+      'blocked',
+    );
+  });
+
+  it('stops a review app as a developer; production, protected, stays up', async () => {
+    const stopped = step(run(), 'environments.stop');
+    expect(stopped).toEqual({
+      id: stopped.id,
+      name: review,
+      before: 'available',
+      answer: 'stopped',
+      now: 'stopped',
+      stopped: [review],
+    });
+    expect((await deploy.data<Environment>('get_environment', { id: WEB, environment_id: stopped.id })).state).toBe(
+      'stopped',
+    );
+    const protectedStop = step(run(), 'environments.stop.protected');
+    expectRefusal(protectedStop.error, 'GitlabStopError', 403);
+    expect(protectedStop.now).toBe('available');
+    const production = step<Environment>(run(), 'environments.get');
+    expect((await deploy.data<Environment>('get_environment', { id: WEB, environment_id: production.id })).state).toBe(
+      'available',
+    );
+  });
+});
+
 describe('what python-gitlab reached', () => {
   it('called every operation outside the spec, each answered with success at least once', () => {
     const requests = runs.flatMap((run) => run.requests);
-    expect(runs).toHaveLength(6);
+    expect(runs).toHaveLength(7);
     const outside = operations.filter((op) => op.outsideSpec !== undefined);
     expect(outside.length).toBeGreaterThan(30);
     expect(neverAnsweredWithSuccess(outside, requests)).toEqual([]);
