@@ -192,7 +192,9 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_OAUTH_ALLOW_PRIVATE_CLIENT_URLS: flag(
     "Lets a Client ID Metadata Document be fetched over http and from private or loopback addresses (a closed network, tests). Off: https to public addresses only, so a client's URL cannot make forgeops probe its own network.",
   ),
-  FORGEOPS_ALLOWED_ORIGINS: list.describe('Extra browser origins allowed to call `serve` (comma-separated).'),
+  FORGEOPS_ALLOWED_ORIGINS: list.describe(
+    'Browser origins besides loopback pages allowed to call /mcp of `serve`, CORS included (comma-separated).',
+  ),
   FORGEOPS_ALLOWED_HOSTS: list.describe(
     'Extra Host headers `serve` on loopback accepts besides its own address (comma-separated host:port): the address clients use when a proxy on this machine, such as haproxy in front of several replicas, forwards to it.',
   ),

@@ -9,6 +9,7 @@ import type { StateStore } from '../state/store.js';
 import type { McpClient, McpClients } from './mcp-clients.js';
 import { type McpTokens, type Scope, SCOPES } from './mcp-tokens.js';
 import {
+  answerPublicCors,
   cookie,
   escapeHtml,
   NO_STORE,
@@ -468,16 +469,20 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       }),
   };
 
+  /** What clients fetch, from a browser page as well (see answerPublicCors); the rest are the person's pages. */
+  const fetched = new Set([TOKEN_PATH, REGISTER_PATH, REVOKE_PATH, AS_METADATA_PATH]);
+
   return {
     paths: Object.keys(routes),
     /** Answers one of its paths; OAuth errors as RFC 6749 bodies, anything else as server_error. */
     async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const path = (req.url ?? '/').split('?')[0];
-      const route = routes[path];
+      const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
       if (!route) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
         return;
       }
+      if (fetched.has(path) && answerPublicCors(req, res)) return;
       try {
         await route(req, res);
       } catch (error) {

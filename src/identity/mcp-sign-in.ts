@@ -7,7 +7,7 @@ import type { StateStore } from '../state/store.js';
 import { AS_METADATA_PATH, createAuthorizationServer } from './authorization-server.js';
 import { McpClients, type McpClientsOptions } from './mcp-clients.js';
 import { McpTokens } from './mcp-tokens.js';
-import { sendJson } from './oauth-http.js';
+import { answerPublicCors, sendJson } from './oauth-http.js';
 import { createResourceServer, PRM_PATH, protectedResourceMetadata } from './resource-server.js';
 import type { CodeHostSignIn, PersonVault } from './sign-in-port.js';
 
@@ -56,6 +56,7 @@ export function createMcpSignInParts(options: McpSignInOptions) {
   async function wellKnown(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (path === PRM_PATH || path === `${PRM_PATH}${options.mcpPath}`) {
+      if (answerPublicCors(req, res)) return;
       return sendJson(res, 200, protectedResourceMetadata(issuer(), resource()), { 'cache-control': 'max-age=300' });
     }
     if (path === AS_METADATA_PATH) return authorizationServer.handle(req, res);

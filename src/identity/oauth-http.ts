@@ -26,6 +26,26 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
+/**
+ * The endpoints a client calls with fetch (metadata, token, registration, revocation) may be called from any page, as
+ * the MCP SDK's own authorization router allows: they use no cookie and answer only what the request proves. The
+ * person-facing pages (authorize, consent, callback) are navigations and get none of this. True when it answered (a
+ * preflight).
+ */
+export function answerPublicCors(req: IncomingMessage, res: ServerResponse): boolean {
+  res.setHeader('access-control-allow-origin', '*');
+  res.setHeader('access-control-expose-headers', 'www-authenticate');
+  if (req.method !== 'OPTIONS') return false;
+  res
+    .writeHead(204, {
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+      'access-control-max-age': '86400',
+    })
+    .end();
+  return true;
+}
+
 export function sendOAuthError(res: ServerResponse, error: OAuthError): void {
   sendJson(res, error.status, { error: error.error, error_description: error.message }, error.headers);
 }

@@ -13,6 +13,11 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** A browser origin that may talk to /mcp: a loopback page, or one listed in FORGEOPS_ALLOWED_ORIGINS. */
+export function originAllowed(origin: string, allowedOrigins: readonly string[]): boolean {
+  return loopbackOrigin(origin) || allowedOrigins.includes(origin);
+}
+
 function loopbackOrigin(origin: string): boolean {
   try {
     const { hostname, protocol } = new URL(origin);
@@ -98,7 +103,7 @@ export function requestGuard(options: GuardOptions): (req: IncomingMessage) => v
         throw new Refusal(403, -32000, `Forbidden: Host '${host}' is not this server`, 'host');
     }
     const origin = req.headers.origin;
-    if (origin && !loopbackOrigin(origin) && !options.allowedOrigins.includes(origin)) {
+    if (origin && !originAllowed(origin, options.allowedOrigins)) {
       throw new Refusal(
         403,
         -32000,

@@ -41,6 +41,8 @@ export function statelessLoader(load: (() => Promise<StatelessEndpoint>) | undef
 
 /** What /mcp is answered with: each part on its own (see guard.ts, body.ts, sessions.ts, drain.ts). */
 export interface McpEndpoint {
+  /** CORS for browser clients of allowed origins (see cors.ts); true when it answered (a preflight). */
+  cors(req: IncomingMessage, res: ServerResponse): boolean;
   /** Host, Origin and bearer checks; throws a Refusal. */
   guard(req: IncomingMessage): void;
   /** Who the request comes from (see callerAddress). */
@@ -109,6 +111,8 @@ export function router(routes: Routes): (req: IncomingMessage, res: ServerRespon
       res.writeHead(404, { 'content-type': 'text/plain' }).end(`Not found. The MCP endpoint is ${MCP_PATH}\n`);
       return;
     }
+    // Before the guard: a preflight carries no token, and a refusal must be readable by the page that asked.
+    if (mcp.cors(req, res)) return;
     mcp.guard(req);
     const who = mcp.signIn ? await mcp.signIn.authenticate(req) : undefined;
     const address = mcp.address(req);

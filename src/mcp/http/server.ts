@@ -15,6 +15,7 @@ import { bodyReader } from './body.js';
 import { createDrain } from './drain.js';
 import { assertGuarded, identifyCaller, requestGuard, sessionToken } from './guard.js';
 import { rateLimitedLog } from './limited-log.js';
+import { mcpCors } from './cors.js';
 import { answerFailure } from './refusal.js';
 import { MCP_PATH, type Mounts, router, type SignInCheck, statelessLoader } from './routes.js';
 import { openSession, type SessionOwner, SessionTable, sessionLimits } from './sessions.js';
@@ -138,6 +139,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     mounts: { ...options.signIn?.mounts, ...options.mounts },
     mcp: {
       signIn: options.signIn,
+      cors: mcpCors(options.allowedOrigins),
       guard: requestGuard({
         host: options.host,
         port: () => port,

@@ -28,6 +28,7 @@ function endpoint(over: Partial<McpEndpoint> = {}) {
   const transport = { close: vi.fn(async () => undefined), handleRequest: vi.fn(answer('session')) };
   const held: FoundSession = { id: 's1', session: { transport } as unknown as Session };
   const mcp: McpEndpoint = {
+    cors: () => false,
     guard: vi.fn(),
     address: () => '127.0.0.1',
     sessions: {
