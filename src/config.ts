@@ -149,7 +149,10 @@ export const ENVIRONMENT = z.object({
     .describe(
       'Client id of the public application registered at the code host for `forgeops login` (not confidential, scopes api and read_api, device grant on, redirect URI http://127.0.0.1/callback). Without CODEHOST_TOKEN, mcp, chat and serve act as the signed-in person.',
     ),
-  CODEHOST_CA_FILE: z.string().optional().describe('PEM file of a private certificate authority to trust.'),
+  CODEHOST_CA_FILE: z
+    .string()
+    .optional()
+    .describe('PEM file of a private certificate authority to trust, for API calls and sign-in requests alike.'),
   CODEHOST_TIMEOUT_MS: wholeNumber(30_000, 1).describe('Per-request timeout in milliseconds (default 30000).'),
   CODEHOST_MAX_RETRIES: wholeNumber(3).describe(
     'Retries of reads on 429/502/503/504 and connection errors (default 3).',

@@ -94,10 +94,13 @@ function lazyHttpClient(options: HttpClientOptions): ServiceClient {
  * The terminal's sign-in as a token source, loaded on the first request like the client itself: a stdio server
  * answers its handshake and tools/list without reading the credentials file or loading the OAuth code.
  */
-function signInSource(host: string, log: Logger): TokenSource {
+function signInSource(host: string, caFile: string | undefined, log: Logger): TokenSource {
   let made: Promise<TokenSource> | undefined;
   const source = () =>
-    (made ??= import('./identity/signed-in-token.js').then(({ signInTokenSource }) => signInTokenSource(host, log)));
+    (made ??= Promise.all([import('./identity/signed-in-token.js'), import('./http/code-host-fetch.js')]).then(
+      ([{ signInTokenSource }, { codeHostFetch }]) =>
+        signInTokenSource(host, log, undefined, codeHostFetch({ caFile })),
+    ));
   return {
     token: async () => (await source()).token(),
     rejected: async (token) => (await source()).rejected(token),
@@ -113,7 +116,7 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
       caFile: config.codehost.caFile,
       proxy: config.proxy,
       // An explicit CODEHOST_TOKEN wins; without one, the terminal's sign-in (forgeops login), if there is one.
-      ...(!config.codehost.token && { tokenSource: signInSource(config.codehost.url, log) }),
+      ...(!config.codehost.token && { tokenSource: signInSource(config.codehost.url, config.codehost.caFile, log) }),
       ...clientOptions(config),
     });
     // Config refuses a URL with credentials; shown without them all the same (banner, /readyz, errors).

@@ -360,6 +360,14 @@ function proxyFromEnvironment(): ProxySettings {
   };
 }
 
+/**
+ * A connection pool to the code host as the API client makes it (the environment's proxy, the CA file), for what is
+ * sent beside the API: the sign-in's OAuth requests (see code-host-fetch.ts).
+ */
+export function codeHostDispatcher(caFile: string | undefined): Dispatcher {
+  return createDispatcher(caFile === undefined ? undefined : readCaFile(caFile), undefined, proxyFromEnvironment());
+}
+
 function createDispatcher(ca: string[] | undefined, connections: number | undefined, proxy: ProxySettings): Dispatcher {
   const tls = ca ? { ca } : undefined;
   const common = { connections, connect: tls };

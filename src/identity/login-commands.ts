@@ -1,6 +1,7 @@
 // `forgeops login`, `logout` and `whoami`: the terminal's sign-in to the code host, kept in the credentials file.
 import { spawn } from 'node:child_process';
 import type { Config } from '../config.js';
+import { codeHostFetch } from '../http/code-host-fetch.js';
 import { CredentialsFile, hostKey, type SignIn } from './credentials-file.js';
 import { NotSignedInError, SignedInToken } from './signed-in-token.js';
 import {
@@ -77,7 +78,7 @@ export async function login(config: Config, options: LoginOptions, io: CommandIo
   if (!(LOGIN_SCOPES as readonly string[]).includes(scope))
     throw new LoginSetupError(`--scopes must be api or read_api, got '${scope}'`);
   const scopes = [scope];
-  const client: TerminalClient = { host, clientId };
+  const client: TerminalClient = { host, clientId, fetch: codeHostFetch(config.codehost) };
   const env = io.env ?? process.env;
   const mode = options.mode ?? (prefersDevice(env) ? 'device' : 'browser');
   const file = io.file ?? new CredentialsFile();
@@ -106,7 +107,7 @@ export async function login(config: Config, options: LoginOptions, io: CommandIo
       refused: (why) => io.out(`(${why})\n`),
     });
   }
-  const account = await fetchAccount(host, tokens.access_token);
+  const account = await fetchAccount(client, tokens.access_token);
   const signIn = signInOf(client, tokens, account, scopes);
   await file.write(signIn);
   io.out(`Signed in to ${host} as @${account.username} (scopes ${signIn.scopes.join(' ')}); kept in ${file.path}\n`);
@@ -124,7 +125,7 @@ export async function logout(config: Config, io: CommandIo): Promise<void> {
     io.out(`Not signed in to ${host}; nothing to do.\n`);
     return;
   }
-  const client = { host, clientId: signIn.client_id };
+  const client = { host, clientId: signIn.client_id, fetch: codeHostFetch(config.codehost) };
   const failures: string[] = [];
   // The refresh token first: it is the one that would let the pair live on.
   const tokens: Array<[string | undefined, 'refresh_token' | 'access_token']> = [
@@ -160,10 +161,11 @@ export async function whoami(config: Config, io: CommandIo): Promise<number> {
     return 0;
   }
   const host = hostKey(config.codehost.url);
+  const send = codeHostFetch(config.codehost);
   const file = io.file ?? new CredentialsFile();
   const stored = await file.read(host);
   if (config.codehost.token) {
-    const who = await accountOf(host, { 'private-token': config.codehost.token });
+    const who = await accountOf(host, send, { 'private-token': config.codehost.token });
     io.out(
       `${host}: CODEHOST_TOKEN from the environment is in use${who ? ` (@${who.username})` : ''}; it wins over forgeops login${stored ? ` (a sign-in as @${stored.account.username} is kept but unused)` : ''}.\n`,
     );
@@ -174,15 +176,15 @@ export async function whoami(config: Config, io: CommandIo): Promise<number> {
     return 1;
   }
   // Asked of the host, refreshing as a call would: whoami says whether the sign-in still works, not only what was kept.
-  const token = new SignedInToken({ host, file });
+  const token = new SignedInToken({ host, file, fetch: send });
   let account: SignIn['account'] | undefined;
   let problem: string | undefined;
   try {
     let access = await token.token();
-    account = await fetchAccount(host, access).catch(async (error: unknown) => {
+    account = await fetchAccount({ host, fetch: send }, access).catch(async (error: unknown) => {
       if (!(error instanceof LoginError && error.status === 401) || !(await token.rejected(access))) throw error;
       access = await token.token();
-      return fetchAccount(host, access);
+      return fetchAccount({ host, fetch: send }, access);
     });
   } catch (error) {
     if (error instanceof NotSignedInError) {
@@ -200,9 +202,13 @@ export async function whoami(config: Config, io: CommandIo): Promise<number> {
   return 0;
 }
 
-async function accountOf(host: string, headers: Record<string, string>): Promise<{ username: string } | undefined> {
+async function accountOf(
+  host: string,
+  send: typeof fetch,
+  headers: Record<string, string>,
+): Promise<{ username: string } | undefined> {
   try {
-    const response = await fetch(`${host}/api/v4/user`, { headers, signal: AbortSignal.timeout(10_000) });
+    const response = await send(`${host}/api/v4/user`, { headers, signal: AbortSignal.timeout(10_000) });
     if (!response.ok) return undefined;
     const user = (await response.json()) as { username?: unknown };
     return typeof user.username === 'string' ? { username: user.username } : undefined;

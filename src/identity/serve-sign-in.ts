@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, ConfigError } from '../config.js';
+import { codeHostFetch } from '../http/code-host-fetch.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime.js';
@@ -73,7 +74,7 @@ export function serveSignIn(options: ServeSignInOptions) {
       const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
       const application = codeHostApplication(config, publicUrl(), sandbox);
       if (!application) throw new Error('no application at the code host to sign people in through');
-      const oauth = new CodeHostOAuth(application);
+      const oauth = new CodeHostOAuth(application, { fetch: codeHostFetch(config.codehost) });
       return { oauth, vault: new TokenVault({ store, secret, oauth }) };
     })().catch((error: Error) => {
       made = undefined;

@@ -20,6 +20,8 @@ export interface SignedInTokenOptions {
   now?: () => number;
   /** Told of each refresh (for the log): never the tokens. */
   refreshed?: (signIn: SignIn) => void;
+  /** How requests reach the host (its proxy and CA file: codeHostFetch); Node's fetch when absent. */
+  fetch?: typeof fetch;
 }
 
 /** One sign-in seen from one process: reads the file, and refreshes under the lock. */
@@ -78,7 +80,10 @@ export class SignedInToken {
           );
         let tokens: Awaited<ReturnType<typeof refreshTokens>>;
         try {
-          tokens = await refreshTokens({ host: this.host, clientId: stored.client_id }, stored.refresh_token);
+          tokens = await refreshTokens(
+            { host: this.host, clientId: stored.client_id, fetch: this.options.fetch },
+            stored.refresh_token,
+          );
         } catch (error) {
           const name = (error as { error?: string }).error;
           if (name === 'invalid_grant')
@@ -115,6 +120,7 @@ export function signInTokenSource(
   host: string,
   log: { info(line: string): void; warn(line: string): void },
   file = new CredentialsFile(),
+  send?: typeof fetch,
 ) {
   let signedIn: SignedInToken | undefined;
   let warned = false;
@@ -134,6 +140,7 @@ export function signInTokenSource(
         signedIn = new SignedInToken({
           host,
           file,
+          fetch: send,
           refreshed: (next) => log.info(`refreshed the sign-in of @${next.account.username} to ${next.host}`),
         });
       }

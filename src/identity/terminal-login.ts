@@ -10,6 +10,8 @@ import { hostKey, type SignIn } from './credentials-file.js';
 export interface TerminalClient {
   host: string;
   clientId: string;
+  /** How requests reach the host (its proxy and CA file: codeHostFetch); Node's fetch when absent. */
+  fetch?: typeof fetch;
 }
 
 /** A sign-in that did not happen, in words for the person at the terminal. */
@@ -53,10 +55,15 @@ export function authorizationServer(host: string): oauth.AuthorizationServer {
 }
 
 /** Plain http is allowed exactly when the configured code host is plain http (a sandbox, a lab). */
-function requestOptions(host: string, signal?: AbortSignal) {
+function requestOptions(client: Pick<TerminalClient, 'host' | 'fetch'>, signal?: AbortSignal) {
   const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  const send = client.fetch;
   return {
-    [oauth.allowInsecureRequests]: new URL(host).protocol === 'http:',
+    [oauth.allowInsecureRequests]: new URL(client.host).protocol === 'http:',
+    ...(send && {
+      [oauth.customFetch]: (url: string, init: oauth.CustomFetchOptions<string, unknown>) =>
+        send(url, init as RequestInit),
+    }),
     signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
   };
 }
@@ -141,7 +148,7 @@ export async function deviceLogin(client: TerminalClient, options: DeviceLoginOp
       publicClient(client),
       oauth.None(),
       { scope: options.scopes.join(' ') },
-      requestOptions(client.host, options.signal),
+      requestOptions(client, options.signal),
     );
     device = await oauth.processDeviceAuthorizationResponse(as, publicClient(client), response);
   } catch (error) {
@@ -171,7 +178,7 @@ export async function deviceLogin(client: TerminalClient, options: DeviceLoginOp
         publicClient(client),
         oauth.None(),
         device.device_code,
-        requestOptions(client.host, options.signal),
+        requestOptions(client, options.signal),
       );
       return await oauth.processDeviceCodeResponse(as, publicClient(client), response);
     } catch (error) {
@@ -287,7 +294,7 @@ export async function browserLogin(client: TerminalClient, options: BrowserLogin
         params,
         redirectUri,
         verifier,
-        requestOptions(client.host, options.signal),
+        requestOptions(client, options.signal),
       );
       return await oauth.processAuthorizationCodeResponse(as, publicClient(client), response);
     } catch (error) {
@@ -309,7 +316,7 @@ export async function refreshTokens(client: TerminalClient, refreshToken: string
     publicClient(client),
     oauth.None(),
     refreshToken,
-    requestOptions(client.host),
+    requestOptions(client),
   );
   return oauth.processRefreshTokenResponse(as, publicClient(client), response);
 }
@@ -318,21 +325,25 @@ export async function refreshTokens(client: TerminalClient, refreshToken: string
 export async function revokeToken(client: TerminalClient, token: string, hint: 'access_token' | 'refresh_token') {
   const as = authorizationServer(client.host);
   const response = await oauth.revocationRequest(as, publicClient(client), oauth.None(), token, {
-    ...requestOptions(client.host),
+    ...requestOptions(client),
     additionalParameters: { token_type_hint: hint },
   });
   await oauth.processRevocationResponse(response);
 }
 
 /** The account the access token acts as: GET /api/v4/user. */
-export async function fetchAccount(host: string, accessToken: string): Promise<SignIn['account']> {
+export async function fetchAccount(
+  client: Pick<TerminalClient, 'host' | 'fetch'>,
+  accessToken: string,
+): Promise<SignIn['account']> {
+  const host = client.host;
   const response = await oauth.protectedResourceRequest(
     accessToken,
     'GET',
     new URL(`${hostKey(host)}/api/v4/user`),
     new Headers({ accept: 'application/json' }),
     null,
-    requestOptions(host),
+    requestOptions(client),
   );
   if (!response.ok)
     throw new LoginError(

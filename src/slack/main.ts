@@ -7,6 +7,7 @@ import { operations } from '../operations/index.js';
 import { DurableApprovals } from '../approval/binding.js';
 import { SANDBOX_DEFAULT_ROLE, createRuntime, forgeopsUrl, type Runtime, type SandboxInfo } from '../runtime.js';
 import { codeHostApplication } from '../identity/application.js';
+import { codeHostFetch } from '../http/code-host-fetch.js';
 import { CodeHostOAuth } from '../identity/code-host-oauth.js';
 import { TokenVault } from '../identity/token-vault.js';
 import { createListener } from '../http/listener.js';
@@ -89,10 +90,12 @@ function connectParts(
   if (!first) return undefined;
   // The redirect URI holds forgeops's public address, known for sure only once it listens: the sign-in's client is
   // made again when that address differs from the one it was made with. Refresh and revoke do not use it.
-  let made = { url: publicUrl(), oauth: new CodeHostOAuth(first) };
+  // Sent through the API's proxy and CA file, as every request to the code host.
+  const send = { fetch: codeHostFetch(config.codehost) };
+  let made = { url: publicUrl(), oauth: new CodeHostOAuth(first, send) };
   const oauth = () => {
     const url = publicUrl();
-    if (url !== made.url) made = { url, oauth: new CodeHostOAuth(application(url) ?? first) };
+    if (url !== made.url) made = { url, oauth: new CodeHostOAuth(application(url) ?? first, send) };
     return made.oauth;
   };
   const vault = new TokenVault({ store, secret: config.secret, oauth: made.oauth });

@@ -20,3 +20,10 @@ declare module 'undici/lib/web/fetch/formdata.js' {
   const formData: { FormData: typeof FormData };
   export default formData;
 }
+declare module 'undici/lib/web/fetch/index.js' {
+  import type { Dispatcher } from 'undici';
+  const fetching: {
+    fetch: (url: string | URL, init: Omit<RequestInit, 'dispatcher'> & { dispatcher: Dispatcher }) => Promise<Response>;
+  };
+  export default fetching;
+}
