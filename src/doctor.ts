@@ -1,7 +1,9 @@
 // `forgeops doctor` and the start-up service check: is the configuration sound, the service reachable, the token good?
 import { ApiError, isTlsFailure } from './http/errors.js';
 import { HttpClient } from './http/client.js';
+import type { TokenSource } from './http/types.js';
 import type { Config, ConfigSource } from './config.js';
+import type { CredentialsFile } from './identity/credentials-file.js';
 import { withoutCredentials } from './text/shown-url.js';
 
 type CheckStatus = 'ok' | 'fail' | 'warn' | 'info';
@@ -108,8 +110,8 @@ async function checkService(client: HttpClient, address: string, tokenSetting: s
   if (!tokenSetting) {
     checks.push({
       status: 'warn',
-      what: 'CODEHOST_TOKEN is not set: only public data can be read',
-      fix: 'set CODEHOST_TOKEN to a personal access token',
+      what: 'CODEHOST_TOKEN is not set and nobody is signed in (forgeops login): only public data can be read',
+      fix: 'run forgeops login, or set CODEHOST_TOKEN to a personal access token',
     });
     return checks;
   }
@@ -128,13 +130,21 @@ async function checkService(client: HttpClient, address: string, tokenSetting: s
       what: `${tokenSetting} acts as ${String(me.username)} (${String(me.name)}), ${admin}`,
     });
   } catch (error) {
+    const signedIn = tokenSetting.includes('forgeops login');
+    // A sign-in that can no longer be refreshed says so itself (NotSignedInError), before any request is sent.
+    if (signedIn && error instanceof Error && error.name === 'NotSignedInError') {
+      checks.push({ status: 'fail', what: error.message, fix: 'run forgeops login' });
+      return checks;
+    }
     if (!(error instanceof ApiError)) throw error;
     checks.push({
       status: 'fail',
       what: `${tokenSetting} is refused: ${error.message}`,
       fix:
         error.status === 401
-          ? `create a new personal access token and set ${tokenSetting}`
+          ? signedIn
+            ? 'run forgeops login again'
+            : `create a new personal access token and set ${tokenSetting}`
           : "check the token's scopes",
     });
   }
@@ -207,10 +217,11 @@ export function configurationChecks(config: Config, source: ConfigSource): Check
   return checks;
 }
 
-function serviceClient(config: Config): HttpClient {
+function serviceClient(config: Config, tokenSource?: TokenSource): HttpClient {
   return new HttpClient({
     baseUrl: config.codehost.url as string,
     token: config.codehost.token,
+    tokenSource,
     scimToken: config.codehost.scimToken,
     caFile: config.codehost.caFile,
     proxy: config.proxy,
@@ -251,7 +262,7 @@ export async function checkServiceAtStart(config: Config, warn: (line: string) =
 export async function runDoctor(
   config: Config,
   source: ConfigSource,
-  options: { scimGroup?: string; write: (line: string) => void },
+  options: { scimGroup?: string; write: (line: string) => void; credentials?: CredentialsFile },
 ): Promise<number> {
   const all: Check[] = [];
   const report = (checks: Check[]) => {
@@ -259,7 +270,11 @@ export async function runDoctor(
     all.push(...checks);
   };
   report(configurationChecks(config, source));
+  // The sign-in's checks bring the OAuth code: loaded here, not by the start-up check every `mcp` runs.
+  const { signInChecks, terminalSignIn } = await import('./doctor-sign-in.js');
+  report(signInChecks(config));
   let client: HttpClient;
+  let signedIn: Awaited<ReturnType<typeof terminalSignIn>>;
   let address: string;
   let closeSandbox: (() => Promise<void>) | undefined;
   let token = config.codehost.token;
@@ -267,7 +282,8 @@ export async function runDoctor(
   try {
     if (config.codehost.url) {
       address = `CODEHOST_URL ${config.codehost.url}`;
-      client = serviceClient(config);
+      signedIn = await terminalSignIn(config, options.credentials);
+      client = serviceClient(config, signedIn?.source);
     } else {
       const { startSandbox } = await import('./sandbox/server.js');
       const sandbox = await startSandbox({ port: 0 });
@@ -278,12 +294,24 @@ export async function runDoctor(
     }
   } catch (error) {
     report([
-      { status: 'fail', what: `cannot set up the client: ${(error as Error).message}`, fix: 'check CODEHOST_CA_FILE' },
+      {
+        status: 'fail',
+        what: `cannot set up the client: ${(error as Error).message}`,
+        fix: /credentials/.test((error as Error).message)
+          ? 'make the credentials file readable by you alone (chmod 600), or run forgeops login again'
+          : 'check CODEHOST_CA_FILE',
+      },
     ]);
     return 1;
   }
   try {
-    const tokenSetting = config.codehost.token ? 'CODEHOST_TOKEN' : token ? "the sandbox's demo token" : undefined;
+    const tokenSetting = config.codehost.token
+      ? 'CODEHOST_TOKEN'
+      : signedIn
+        ? `the sign-in of @${signedIn.username} (forgeops login)`
+        : token
+          ? "the sandbox's demo token"
+          : undefined;
     report(await checkService(client, address, tokenSetting));
     if (scimToken && all.every((c) => c.status !== 'fail')) {
       report([await checkScim(client, options.scimGroup)]);

@@ -1,5 +1,7 @@
 // forgeops doctor: every check passes against a working service, and each way of getting the set-up wrong is named with its fix.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,17 +9,26 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { runDoctor } from '../../src/doctor.js';
+import { CredentialsFile } from '../../src/identity/credentials-file.js';
+import { login } from '../../src/identity/login-commands.js';
+import { SANDBOX_CLIENT_IDS, sandboxCliApplication } from '../../src/runtime.js';
 import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http/server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { approveDeviceCode } from '../helpers/sign-in-person.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let sandbox: Sandbox;
 let website: Server;
 let websiteUrl: string;
 let forgeops: McpHttpServer;
+let home: string;
+/** The terminal's credentials file of these tests: never the user's own. */
+let credentials: CredentialsFile;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0 });
+  home = mkdtempSync(join(tmpdir(), 'forgeops-doctor-'));
+  credentials = new CredentialsFile(join(home, 'forgeops', 'credentials.json'));
+  sandbox = await startSandbox({ port: 0, applications: [sandboxCliApplication()] });
   // An ordinary web server: HTML for everything, as a wrong CODEHOST_URL usually is.
   website = createServer((_req, res) =>
     res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>Welcome</title></html>'),
@@ -37,6 +48,7 @@ afterAll(async () => {
   await forgeops.close();
   await new Promise<void>((resolve) => website.close(() => resolve()));
   await sandbox.close();
+  rmSync(home, { recursive: true, force: true });
 });
 
 async function doctor(env: Record<string, string>, scimGroup?: string): Promise<{ status: number; text: string }> {
@@ -46,6 +58,7 @@ async function doctor(env: Record<string, string>, scimGroup?: string): Promise<
     {},
     {
       scimGroup,
+      credentials,
       write: (line) => {
         text += line;
       },
@@ -123,7 +136,52 @@ describe('forgeops doctor', () => {
   it('warns, without failing, when no token is set', async () => {
     const { status, text } = await doctor({ CODEHOST_URL: sandbox.url });
     expect(status).toBe(0);
-    expect(text).toContain('! CODEHOST_TOKEN is not set: only public data can be read');
+    expect(text).toContain(
+      '! CODEHOST_TOKEN is not set and nobody is signed in (forgeops login): only public data can be read',
+    );
+  });
+
+  it('checks the terminal sign-in when there is one, as the token it is', async () => {
+    const env = { CODEHOST_URL: sandbox.url, FORGEOPS_CLI_CLIENT_ID: SANDBOX_CLIENT_IDS.cli };
+    let printed = '';
+    await login(
+      parseConfig(env),
+      { mode: 'device' },
+      {
+        out: (text) => {
+          printed += text;
+        },
+        file: credentials,
+        sleep: async () => approveDeviceCode(sandbox, /enter the code: (\S+)/.exec(printed)?.[1] as string, 'bob'),
+      },
+    );
+    try {
+      const { status, text } = await doctor(env);
+      expect(status).toBe(0);
+      expect(text).toMatch(/✓ the sign-in of @bob \(forgeops login\) acts as bob/);
+      expect(text).not.toContain('CODEHOST_TOKEN is not set');
+    } finally {
+      await credentials.remove(new URL(sandbox.url).origin);
+    }
+  });
+
+  it('names what the MCP sign-in needs: the redirect URI to register, the public address and the secret', async () => {
+    const { text } = await doctor({
+      CODEHOST_URL: sandbox.url,
+      CODEHOST_TOKEN: sandbox.tokens.maintainer,
+      FORGEOPS_OAUTH_CLIENT_ID: 'forgeops-app',
+      FORGEOPS_OAUTH_CLIENT_SECRET: 'a-secret',
+    });
+    expect(text).toContain('its redirect URI there must be http://127.0.0.1:8750/oauth/callback');
+    expect(text).toMatch(/! FORGEOPS_PUBLIC_URL is not set/);
+    expect(text).toMatch(/! FORGEOPS_SECRET is not set: every restart signs everybody out/);
+    const wrong = await doctor({
+      CODEHOST_URL: sandbox.url,
+      CODEHOST_TOKEN: sandbox.tokens.maintainer,
+      FORGEOPS_MCP_AUTH: 'oauth',
+    });
+    expect(wrong.status).toBe(1);
+    expect(wrong.text).toMatch(/✗ MCP sign-in: FORGEOPS_MCP_AUTH is oauth, but forgeops has no application/);
   });
 
   it('runs from the built CLI against the embedded sandbox with exit status 0', () => {
