@@ -342,9 +342,14 @@ export const ENVIRONMENT = z.object({
     .describe(
       'Redis for the state replicas share (Slack links, pending approvals of Slack and of MCP 2026-07-28, seen Slack requests, approval answers handed between replicas): set it when more than one forgeops serves the same Slack app or MCP endpoint. Unset: the file under FORGEOPS_DATA_DIR, or memory (one process).',
     ),
-  FORGEOPS_PUBLIC_URL: httpUrl().describe(
-    "forgeops's address as people's browsers reach it (a tunnel or reverse proxy in front): where the code host sends people back after signing in (<URL>/oauth/callback), where Slack's Connect links and MCP's sign-in pages live, and the MCP resource that tokens are bound to. Default: the address forgeops listens on (FORGEOPS_HOST, FORGEOPS_PORT; a wildcard address is reached on 127.0.0.1).",
-  ),
+  FORGEOPS_PUBLIC_URL: httpUrl()
+    .refine((v) => v === undefined || new URL(v).origin === v, {
+      error: (issue) =>
+        `must be the address forgeops is reached at with no path (scheme, host and port): the sign-in's metadata lives under /.well-known/ at the host's root, so forgeops needs a host name of its own rather than a path under another site; ${got(issue.input)}`,
+    })
+    .describe(
+      "forgeops's address as people's browsers reach it (a tunnel or reverse proxy in front): where the code host sends people back after signing in (<URL>/oauth/callback), where Slack's Connect links and MCP's sign-in pages live, and the MCP resource that tokens are bound to. Default: the address forgeops listens on (FORGEOPS_HOST, FORGEOPS_PORT; a wildcard address is reached on 127.0.0.1).",
+    ),
   FORGEOPS_OAUTH_CLIENT_ID: z
     .string()
     .optional()

@@ -128,6 +128,20 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ FORGEOPS_MCP_CLIENTS: 'desk=https://desk.example' })).toThrow(/FORGEOPS_MCP_CLIENTS/);
   });
 
+  it('takes FORGEOPS_PUBLIC_URL as an address without a path, and names a path as the mistake', () => {
+    expect(parseConfig({ FORGEOPS_PUBLIC_URL: 'https://forgeops.example.com/' }).identity.publicUrl).toBe(
+      'https://forgeops.example.com',
+    );
+    expect(parseConfig({ FORGEOPS_PUBLIC_URL: 'http://127.0.0.1:8750' }).identity.publicUrl).toBe(
+      'http://127.0.0.1:8750',
+    );
+    for (const wrong of ['https://tools.example.com/forgeops', 'https://forgeops.example.com/?x=1']) {
+      expect(() => parseConfig({ FORGEOPS_PUBLIC_URL: wrong })).toThrow(
+        /FORGEOPS_PUBLIC_URL must be the address forgeops is reached at with no path/,
+      );
+    }
+  });
+
   it('reads the approval settings, and keeps FORGEOPS_CONFIRM_WITHOUT_ELICITATION as an older spelling', () => {
     expect(
       parseConfig({
