@@ -249,7 +249,11 @@ export class SlackBot {
   private async checkPremise(turn: Turn, premise: ButtonPremise): Promise<{ changed?: string; note?: string }> {
     const who = await this.o.identities.acting(turn.user, 'read');
     if (!who.ok) return { changed: who.message };
-    const ctx = { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
+    const ctx = {
+      client: this.o.identities.clientFor(this.o.client, who),
+      token: who.token,
+      deadline: Date.now() + this.o.callTimeoutMs,
+    };
     try {
       const answer = await this.premises.check(premise, ctx);
       return answer.holds ? (answer.note ? { note: answer.note } : {}) : { changed: answer.changed };
@@ -557,7 +561,11 @@ export class SlackBot {
         }
         if (who.source === 'shared' && options.sharedReads === false) return { refused: LINK_PROMPT };
         acting.current = who;
-        return { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
+        return {
+          client: this.o.identities.clientFor(this.o.client, who),
+          token: who.token,
+          deadline: Date.now() + this.o.callTimeoutMs,
+        };
       },
       defaultProject: {
         get: () => this.o.store.get<string>(projectKey(turn)),

@@ -67,8 +67,8 @@ describe('Connect links', () => {
     expect(await back.text()).toContain('Signed in as @alice');
     const answers = await bots.answers(asked.path, 3, 'Connected and the command');
     expect(messageText(answers[1])).toMatch(/Connected as @alice/);
-    // The waiting command ran as alice: its answer, not another prompt to connect.
-    expect(messageText(answers[2])).toMatch(/[Pp]ipeline/);
+    // The waiting command ran as alice: its answer (the code host took her token), not another prompt to connect.
+    expect(messageText(answers[2])).toMatch(/1 pipeline/);
     expect(messageText(answers[2])).not.toMatch(/Connect/);
     expect(messageText(await bots.command('whoami'))).toMatch(/alice.*Connect/);
     const again = await fetch(button.url, { method: 'POST', redirect: 'manual' });
@@ -207,6 +207,7 @@ describe('what a Connect link promises', () => {
     // U13 heard it on their own command's response_url, and U14 heard nothing of it.
     const answers = await bots.answers(asked.path, 3, 'Connected and the command');
     expect(messageText(answers[1])).toMatch(/Connected as @dave/);
+    expect(messageText(answers[2])).toMatch(/1 pipeline/);
     expect(bots.answersTo(other.path)).toHaveLength(1);
     // U14's next command gets a Connect link of its own, not U13's.
     const again = await bots.command('pipeline list acme/web per_page=1', { user: 'U14' });
