@@ -1,6 +1,7 @@
 // Who a Slack user acts as on the service: the account they connected through the code host's sign-in (its tokens in
 // the vault), else a token they pasted before Connect existed (sealed at rest), else the sandbox's demo maintainer
 // when the sandbox is in use, else the shared read token for reads only, else a prompt to link.
+import { ApiError } from '../http/errors.js';
 import type { ApiTransport } from '../http/types.js';
 import type { CodeHostAccount } from '../identity/code-host-oauth.js';
 import { personTransport } from '../identity/person-client.js';
@@ -233,10 +234,25 @@ export class Identities {
   /**
    * The client `who`'s calls go through. A Connect sign-in's token is the code host's OAuth access token: the code
    * host takes it only as `Authorization: Bearer` (never as PRIVATE-TOKEN, how a pasted token goes), and a 401 gets
-   * it refreshed once from the vault.
+   * it refreshed once from the vault. `onSignedOut`: a 401 after which the vault holds no sign-in of the person any
+   * more (the code host refused its refresh: revoked there, or unused too long).
    */
-  clientFor(client: ApiTransport, who: Extract<Acting, { ok: true }>): ApiTransport {
-    return who.person && this.options.vault ? personTransport(client, this.options.vault, who.person) : client;
+  clientFor(client: ApiTransport, who: Extract<Acting, { ok: true }>, onSignedOut?: () => void): ApiTransport {
+    const { vault } = this.options;
+    const { person } = who;
+    if (!person || !vault) return client;
+    const signedIn = personTransport(client, vault, person);
+    return {
+      async request(req) {
+        try {
+          return await signedIn.request(req);
+        } catch (error) {
+          if (onSignedOut && error instanceof ApiError && error.status === 401 && !(await vault.account(person)))
+            onSignedOut();
+          throw error;
+        }
+      },
+    };
   }
 
   /** What /forge whoami says. */

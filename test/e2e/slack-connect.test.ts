@@ -251,6 +251,40 @@ describe('what a Connect link promises', () => {
     expect(connectLinkOf(next)).not.toBe(link);
   });
 
+  it('a sign-in revoked at the code host says to connect again in Slack, and the next command offers a link', async () => {
+    const link = await linkFor('U18');
+    const callback = await signInThrough(env.sandbox, link, 'bob');
+    const held = async () => vaultTokens(bots.bot.state.store, 'k'.repeat(40));
+    const before = new Set((await held()).map((t) => t.accessToken));
+    expect((await fetch(callback)).status).toBe(200);
+    await remember(callback);
+    const ran = await bots.command('pipeline list acme/web per_page=1', { user: 'U18' });
+    expect(messageText(ran)).toMatch(/1 pipeline/);
+    // bob revokes forgeops at the code host (this sign-in's tokens, as the code host's settings page would).
+    const fresh = (await held()).filter((t) => !before.has(t.accessToken));
+    expect(fresh).toHaveLength(1);
+    const app = env.sandbox.applications[0];
+    for (const token of [fresh[0].refreshToken!, fresh[0].accessToken]) {
+      const revoked = await fetch(`${env.sandbox.url}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: app.uid, client_secret: app.secret! }).toString(),
+      });
+      expect(revoked.status).toBe(200);
+    }
+    expect(await userStatus(env.sandbox, fresh[0].accessToken)).toBe(401);
+    // The first command after it: the code host refuses, the refresh is refused too, and a new link is the answer
+    // (not advice for another front end or about personal access tokens).
+    const refused = await bots.command('pipeline list acme/web per_page=1', { user: 'U18' });
+    expect(offersConnect(refused)).toBe(true);
+    expect(messageText(refused)).toMatch(/sign-in at the code host has ended/);
+    expect(messageText(refused)).not.toMatch(/MCP host|personal access token/);
+    expect(connectLinkOf(refused)).not.toBe(link);
+    const next = await bots.command('pipeline list acme/web per_page=1', { user: 'U18' });
+    expect(offersConnect(next)).toBe(true);
+    expect(messageText(next)).toMatch(/has ended/);
+  });
+
   it('never puts a token, code or secret in what Slack was sent or in the log', async () => {
     const app = env.sandbox.applications[0];
     const all = [...secrets, app.secret!, 'k'.repeat(40)];
