@@ -57,6 +57,9 @@ interface PendingSignIn extends ConnectOrigin {
   linkId: string;
 }
 
+/** Continue pressed: where the browser goes, or why not (`busy`: the link was not spent and works later). */
+export type Begun = { ok: true; redirect: URL } | { ok: false; reason: string; busy?: true };
+
 export type Offer = { ok: true; url: string; expiresInMinutes: number } | { ok: false; reason: string };
 
 /** What the Connect pages show: a link still waiting (and for whom), or why not. */
@@ -144,13 +147,17 @@ export class SlackConnect {
    * Spends a link (of two browsers only one gets it) and starts the sign-in: the code host's address to send the
    * browser to, the PKCE verifier and the Slack origin kept under the state until it comes back.
    */
-  async begin(id: string): Promise<{ ok: true; redirect: URL } | { ok: false; reason: string }> {
+  async begin(id: string): Promise<Begun> {
     const { store } = this.o;
     const used = { ok: false as const, reason: 'This link was used or has expired; run /forge login in Slack again.' };
     if (!LINK_ID.test(id)) return used;
     // Checked before the link is spent, so a refusal here leaves it to open again in a minute.
     if ((await store.count(STATE_PREFIX)) >= MAX_SIGN_INS)
-      return { ok: false, reason: 'Too many sign-ins are under way right now; open the link again in a few minutes.' };
+      return {
+        ok: false,
+        busy: true,
+        reason: 'Too many sign-ins are under way right now; open the link again in a few minutes.',
+      };
     const link = await store.take<LinkRecord>(`${LINK_PREFIX}${id}`);
     if (!link) return used;
     await store.delete(`${USER_PREFIX}${userKey(link.user)}:${id}`);

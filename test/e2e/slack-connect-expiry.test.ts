@@ -1,12 +1,20 @@
 // Slack's Connect links expire: a link and a sign-in under way live in the state store with a time to live, so these
-// tests move the store's clock. The Connect pages are the real ones on the Socket Mode listener (listenForPages), the
+// tests move the store's clock. And they are capped over everyone, since strangers in a workspace can make them. The Connect pages are the real ones on the Socket Mode listener (listenForPages), the
 // code host the sandbox's OAuth provider; only Slack is left out (what the person is told there is onFinished's).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadinessProbe } from '../../src/health.js';
 import { CodeHostOAuth } from '../../src/identity/code-host-oauth.js';
 import { TokenVault } from '../../src/identity/token-vault.js';
 import { silentLogger } from '../../src/log.js';
-import { type Finished, LINK_TTL_MS, SIGN_IN_TTL_MS, SlackConnect } from '../../src/slack/connect.js';
+import {
+  type Finished,
+  LINK_TTL_MS,
+  MAX_LINKS,
+  MAX_LINKS_PER_USER,
+  MAX_SIGN_INS,
+  SIGN_IN_TTL_MS,
+  SlackConnect,
+} from '../../src/slack/connect.js';
 import { SlackConnectPages } from '../../src/slack/connect-pages.js';
 import { Identities } from '../../src/slack/identity.js';
 import { listenForPages } from '../../src/slack/main.js';
@@ -121,5 +129,33 @@ describe('Connect links expire', () => {
     expect((await fetch(callback)).status).toBe(200);
     expect((await bound('U2'))?.account.username).toBe('bob');
     expect(finished).toMatchObject([{ ok: true, origin: { user: { userId: 'U2' }, command: 'whoami' } }]);
+  });
+});
+
+describe('Connect links over everyone', () => {
+  it('refuses a new person past the links waiting over everyone, and a Continue past the sign-ins under way without spending the link', async () => {
+    clock += LINK_TTL_MS + SIGN_IN_TTL_MS;
+    const early = await linkFor('U3');
+    for (let i = 0; (await store.count('slack-connect:link:')) < MAX_LINKS; i++) {
+      expect(i).toBeLessThan(MAX_LINKS);
+      await linkFor(`F${i % (MAX_LINKS / MAX_LINKS_PER_USER)}`);
+    }
+    const refused = await connect.offer({ user: { teamId: 'T1', userId: 'U4' }, channelId: 'C1' });
+    expect(refused).toEqual({ ok: false, reason: expect.stringMatching(/Too many people are connecting/) });
+    // Someone at their own cap still gets a new link: it replaces their oldest, so the total does not grow.
+    expect((await connect.offer({ user: { teamId: 'T1', userId: 'F0' }, channelId: 'C1' })).ok).toBe(true);
+    expect(await store.count('slack-connect:link:')).toBe(MAX_LINKS);
+
+    for (let i = 0; i < MAX_SIGN_INS; i++)
+      await store.set(`slack-connect:state:busy${i}xxxxxxxxxxxx`, {}, { ttlMs: 60_000 });
+    const busy = await pressContinue(early);
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('location')).toBeNull();
+    const page = await busy.text();
+    expect(page).toContain('open the link again in a few minutes');
+    expect(page).not.toContain('used or expired');
+    // Not spent: once the sign-ins under way are done, the same link goes on.
+    clock += 61_000;
+    expect((await pressContinue(early)).status).toBe(303);
   });
 });
