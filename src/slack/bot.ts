@@ -84,7 +84,13 @@ interface BotOptions {
 interface ActingHolder {
   current?: Acting;
   connect?: string;
+  /** A Connect sign-in the code host ended during the call (revoked there, or expired): a new link is the answer. */
+  signedOut?: boolean;
 }
+
+/** Why a person sees a Connect link in place of a call's answer when the code host ended their sign-in. */
+const SIGNED_OUT =
+  'Your sign-in at the code host has ended (revoked there, or unused too long), so it refused the call; nothing more was run.';
 
 /** Checking a token must fit in Slack's 3 s for a modal's answer. */
 const LOGIN_CHECK_MS = 2_500;
@@ -134,6 +140,8 @@ export class SlackBot {
     const reply = await this.safely(() => dispatcher.dispatch(typedText(text)));
     // Refused for want of an account: a Connect link, and this very command runs once they are signed in.
     if (acting.connect !== undefined && this.o.connect) return this.offerConnect(turn, text.trim(), acting.connect);
+    // Ended during the call: a new link, without running the command again after it (part of it may have run).
+    if (acting.signedOut && this.o.connect) return this.offerConnect(turn, undefined, SIGNED_OUT);
     await this.deliver(turn, reply, { acting });
   }
 
@@ -235,6 +243,7 @@ export class SlackBot {
     // presser's approval: the button stays for the next person, so someone who may not act cannot spend it.
     const carriedOut = reply.kind === 'message' && reply.ok && reply.outcome?.ok === true;
     if (once && !carriedOut) await this.o.store.add(key, stored, { ttlMs: FOLLOW_UP_TTL_MS });
+    if (acting.signedOut && this.o.connect) return this.offerConnect(turn, undefined, SIGNED_OUT);
     await this.deliver(turn, reply, {
       acting,
       ...(stored.incident ? { incident: stored.incident } : {}),
@@ -249,7 +258,11 @@ export class SlackBot {
   private async checkPremise(turn: Turn, premise: ButtonPremise): Promise<{ changed?: string; note?: string }> {
     const who = await this.o.identities.acting(turn.user, 'read');
     if (!who.ok) return { changed: who.message };
-    const ctx = { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
+    const ctx = {
+      client: this.o.identities.clientFor(this.o.client, who),
+      token: who.token,
+      deadline: Date.now() + this.o.callTimeoutMs,
+    };
     try {
       const answer = await this.premises.check(premise, ctx);
       return answer.holds ? (answer.note ? { note: answer.note } : {}) : { changed: answer.changed };
@@ -557,7 +570,13 @@ export class SlackBot {
         }
         if (who.source === 'shared' && options.sharedReads === false) return { refused: LINK_PROMPT };
         acting.current = who;
-        return { client: this.o.client, token: who.token, deadline: Date.now() + this.o.callTimeoutMs };
+        return {
+          client: this.o.identities.clientFor(this.o.client, who, () => {
+            acting.signedOut = true;
+          }),
+          token: who.token,
+          deadline: Date.now() + this.o.callTimeoutMs,
+        };
       },
       defaultProject: {
         get: () => this.o.store.get<string>(projectKey(turn)),

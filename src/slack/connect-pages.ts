@@ -113,7 +113,10 @@ export class SlackConnectPages {
       const refused = crossSite(req, connect);
       if (refused) return page(403, 'Not from this page', [refused]);
       const begun = await connect.begin(id);
-      if (!begun.ok) return page(410, 'Link used or expired', [begun.reason]);
+      if (!begun.ok)
+        return begun.busy
+          ? page(503, 'Try again in a few minutes', [begun.reason])
+          : page(410, 'Link used or expired', [begun.reason]);
       return new Response(null, {
         status: 303,
         headers: { location: begun.redirect.href, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },

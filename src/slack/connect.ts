@@ -21,7 +21,7 @@ export const CONNECT_PATH = '/connect/';
 export const LINK_TTL_MS = 10 * 60_000;
 /** From "Continue" to the code host's answer: sign-in and consent take a person a few minutes at most. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
-/** Links a person may have waiting at once (they can always open the newest). */
+/** Links a person may have waiting at once: a new one replaces their oldest. */
 export const MAX_LINKS_PER_USER = 5;
 /** Links and sign-ins waiting over everyone: a flood of /forge login cannot fill the store. */
 export const MAX_LINKS = 1_000;
@@ -56,6 +56,9 @@ interface PendingSignIn extends ConnectOrigin {
   codeVerifier: string;
   linkId: string;
 }
+
+/** Continue pressed: where the browser goes, or why not (`busy`: the link was not spent and works later). */
+export type Begun = { ok: true; redirect: URL } | { ok: false; reason: string; busy?: true };
 
 export type Offer = { ok: true; url: string; expiresInMinutes: number } | { ok: false; reason: string };
 
@@ -101,12 +104,11 @@ export class SlackConnect {
   async offer(origin: ConnectOrigin): Promise<Offer> {
     const { store } = this.o;
     const mine = `${USER_PREFIX}${userKey(origin.user)}:`;
-    if ((await store.count(mine)) >= MAX_LINKS_PER_USER)
-      return {
-        ok: false,
-        reason: `You have ${MAX_LINKS_PER_USER} Connect links waiting already; open the newest, or wait ${LINK_TTL_MS / 60_000} minutes for them to expire.`,
-      };
-    if ((await store.count(LINK_PREFIX)) >= MAX_LINKS)
+    // A person at their cap gets a new link in place of their oldest: the earlier links were ephemeral messages,
+    // gone from Slack once the client reloads, so refusing would leave them no link to open for ten minutes.
+    const waiting = await store.keys(mine);
+    if (waiting.length >= MAX_LINKS_PER_USER) await this.dropOldest(waiting, waiting.length - MAX_LINKS_PER_USER + 1);
+    else if ((await store.count(LINK_PREFIX)) >= MAX_LINKS)
       return { ok: false, reason: 'Too many people are connecting right now; try again in a few minutes.' };
     const id = randomBytes(24).toString('base64url');
     const command = origin.command?.trim();
@@ -119,8 +121,19 @@ export class SlackConnect {
       createdAt: Date.now(),
     };
     await store.set(`${LINK_PREFIX}${id}`, record, { ttlMs: LINK_TTL_MS });
-    await store.set(`${mine}${id}`, 1, { ttlMs: LINK_TTL_MS });
+    await store.set(`${mine}${id}`, record.createdAt, { ttlMs: LINK_TTL_MS });
     return { ok: true, url: `${this.o.publicUrl()}${CONNECT_PATH}${id}`, expiresInMinutes: LINK_TTL_MS / 60_000 };
+  }
+
+  /** Deletes the `count` oldest of a person's waiting links (their index keys, each holding when it was made). */
+  private async dropOldest(keys: string[], count: number): Promise<void> {
+    const { store } = this.o;
+    const made = await Promise.all(keys.map(async (key) => ({ key, at: (await store.get<number>(key)) ?? 0 })));
+    made.sort((a, b) => a.at - b.at);
+    for (const { key } of made.slice(0, count)) {
+      await store.delete(`${LINK_PREFIX}${key.slice(key.lastIndexOf(':') + 1)}`);
+      await store.delete(key);
+    }
   }
 
   /** A link as its page shows it, without using it (a previewer's GET must not spend it). */
@@ -134,13 +147,17 @@ export class SlackConnect {
    * Spends a link (of two browsers only one gets it) and starts the sign-in: the code host's address to send the
    * browser to, the PKCE verifier and the Slack origin kept under the state until it comes back.
    */
-  async begin(id: string): Promise<{ ok: true; redirect: URL } | { ok: false; reason: string }> {
+  async begin(id: string): Promise<Begun> {
     const { store } = this.o;
     const used = { ok: false as const, reason: 'This link was used or has expired; run /forge login in Slack again.' };
     if (!LINK_ID.test(id)) return used;
     // Checked before the link is spent, so a refusal here leaves it to open again in a minute.
     if ((await store.count(STATE_PREFIX)) >= MAX_SIGN_INS)
-      return { ok: false, reason: 'Too many sign-ins are under way right now; open the link again in a few minutes.' };
+      return {
+        ok: false,
+        busy: true,
+        reason: 'Too many sign-ins are under way right now; open the link again in a few minutes.',
+      };
     const link = await store.take<LinkRecord>(`${LINK_PREFIX}${id}`);
     if (!link) return used;
     await store.delete(`${USER_PREFIX}${userKey(link.user)}:${id}`);

@@ -1,7 +1,10 @@
 // Who a Slack user acts as on the service: the account they connected through the code host's sign-in (its tokens in
 // the vault), else a token they pasted before Connect existed (sealed at rest), else the sandbox's demo maintainer
 // when the sandbox is in use, else the shared read token for reads only, else a prompt to link.
+import { ApiError } from '../http/errors.js';
+import type { ApiTransport } from '../http/types.js';
 import type { CodeHostAccount } from '../identity/code-host-oauth.js';
+import { personTransport } from '../identity/person-client.js';
 import type { TokenVault } from '../identity/token-vault.js';
 import type { Effect } from '../operations/engine/define.js';
 import type { Sealer } from './sealed.js';
@@ -35,13 +38,21 @@ interface ConnectRecord {
 }
 
 export type Acting =
-  | { ok: true; token: string; account?: ServiceAccount; source: 'linked' | 'sandbox' | 'shared' }
+  | {
+      ok: true;
+      token: string;
+      account?: ServiceAccount;
+      source: 'linked' | 'sandbox' | 'shared';
+      /** A Connect sign-in's person in the vault: its token is an OAuth access token, sent as a bearer. */
+      person?: string;
+    }
   /** `connect`: a Connect link is the answer (the bot offers one in place of the message). */
   | { ok: false; message: string; connect?: boolean };
 
 /** What a Slack user is linked to, and how: a Connect sign-in or a pasted token. */
 type Linked =
-  | { token: string; account: ServiceAccount; via: 'connect' | 'token' }
+  | { token: string; account: ServiceAccount; via: 'token' }
+  | { token: string; account: ServiceAccount; via: 'connect'; person: string }
   /** Connected once, but the code host no longer honours the grant (revoked, or unused too long). */
   | { gone: true; account: ServiceAccount };
 
@@ -172,7 +183,7 @@ export class Identities {
       const token = await this.options.vault.accessToken(connected.person);
       return token === undefined
         ? { gone: true, account: connected.account }
-        : { token, account: connected.account, via: 'connect' };
+        : { token, account: connected.account, via: 'connect', person: connected.person };
     }
     const record = await this.options.store.get<LinkRecord>(`link:${userKey(user)}`);
     if (!record || !this.options.sealer) return undefined;
@@ -198,7 +209,14 @@ export class Identities {
         connect: true,
         message: `Your sign-in at the code host as *${own.account.username}* has ended (revoked or expired). ${CONNECT_PROMPT}`,
       };
-    if (own) return { ok: true, token: own.token, account: own.account, source: 'linked' };
+    if (own)
+      return {
+        ok: true,
+        token: own.token,
+        account: own.account,
+        source: 'linked',
+        ...(own.via === 'connect' ? { person: own.person } : {}),
+      };
     if (this.options.sandboxToken) return { ok: true, token: await this.options.sandboxToken(), source: 'sandbox' };
     if (effect === 'read' && this.options.sharedReadToken)
       return { ok: true, token: this.options.sharedReadToken, source: 'shared' };
@@ -210,6 +228,30 @@ export class Identities {
         effect === 'read' || !this.options.sharedReadToken
           ? prompt
           : `Changes run only with your own account. ${prompt}`,
+    };
+  }
+
+  /**
+   * The client `who`'s calls go through. A Connect sign-in's token is the code host's OAuth access token: the code
+   * host takes it only as `Authorization: Bearer` (never as PRIVATE-TOKEN, how a pasted token goes), and a 401 gets
+   * it refreshed once from the vault. `onSignedOut`: a 401 after which the vault holds no sign-in of the person any
+   * more (the code host refused its refresh: revoked there, or unused too long).
+   */
+  clientFor(client: ApiTransport, who: Extract<Acting, { ok: true }>, onSignedOut?: () => void): ApiTransport {
+    const { vault } = this.options;
+    const { person } = who;
+    if (!person || !vault) return client;
+    const signedIn = personTransport(client, vault, person);
+    return {
+      async request(req) {
+        try {
+          return await signedIn.request(req);
+        } catch (error) {
+          if (onSignedOut && error instanceof ApiError && error.status === 401 && !(await vault.account(person)))
+            onSignedOut();
+          throw error;
+        }
+      },
     };
   }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ApprovalPageStore } from '../../src/approval/page-store.js';
 import { type Config, parseConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
+import { type Logger, silentLogger } from '../../src/log.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { type SlackBotHandle, startSlackBot } from '../../src/slack/main.js';
 import { type RedisServer, startRedis } from './redis.js';
@@ -60,6 +60,8 @@ interface CommonSetup {
   replicas?: number;
   /** Settings the file is about, by their environment names (SLACK_READ_ONLY_CHANNELS, SLACK_APPROVER, …). */
   settings?: Record<string, string>;
+  /** The bots' logger, for a file that reads what they log (default silent). */
+  log?: Logger;
 }
 
 export interface HttpBotSetup extends CommonSetup {
@@ -152,7 +154,7 @@ export function useSlackBot(env: { readonly sandbox: Sandbox }, setup: HttpBotSe
   const configs: Config[] = [];
 
   const start = (i: number) =>
-    startSlackBot(configs[i], silentLogger, {
+    startSlackBot(configs[i], setup.log ?? silentLogger, {
       port: 0,
       host: '127.0.0.1',
       ...(setup.now ? { now: setup.now } : {}),
@@ -337,7 +339,8 @@ export function useSocketModeBot(env: { readonly sandbox: Sandbox }, setup: Sock
           SLACK_SHARED_READ_TOKEN: env.sandbox.tokens[setup.sharedRead],
         }),
       );
-      parts.bots.push(await startSlackBot(config, silentLogger));
+      // On loopback, on a port of its own: with Connect on, Socket Mode listens for the browser's pages.
+      parts.bots.push(await startSlackBot(config, setup.log ?? silentLogger, { port: 0, host: '127.0.0.1' }));
     }
   });
   // Registered after the parts' own: it runs before them, so the bots close while their sockets are still up.
