@@ -427,7 +427,11 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     downloadDir: config.downloadDir,
     callTimeoutMs: config.callTimeoutMs,
     service: owner?.person
-      ? { ...runtime.service, tokenSource: `the code host sign-in of ${owner.person}` }
+      ? {
+          ...runtime.service,
+          tokenSource: `the code host sign-in of ${owner.person}`,
+          renew: 'sign in again from your MCP host',
+        }
       : runtime.service,
     watches: listenTo,
     // A sign-in with read scopes only sees and runs reads (the HTTP layer refuses a write with 403 before it gets here).

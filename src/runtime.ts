@@ -124,6 +124,7 @@ export async function createRuntime(config: Config, log: Logger, options: Runtim
     const service = {
       address: `CODEHOST_URL (${shown})`,
       tokenSource: config.codehost.token ? 'CODEHOST_TOKEN' : 'the sign-in of forgeops login (or CODEHOST_TOKEN)',
+      ...(!config.codehost.token && { renew: 'run forgeops login again (or set CODEHOST_TOKEN)' }),
     };
     return { client, serviceLabel: shown, service, close: () => client.close() };
   }

@@ -194,7 +194,14 @@ export async function startSlackBot(
     explain: {
       operations,
       deadline: { ms: config.callTimeoutMs, setting: 'FORGEOPS_CALL_TIMEOUT_MS' },
-      service: runtime.service,
+      // Each person's commands run with the account they linked, not with forgeops's own settings.
+      service: config.codehost.url
+        ? {
+            ...runtime.service,
+            tokenSource: 'the account linked to your Slack user',
+            renew: 'type `/forge login` to link it again',
+          }
+        : runtime.service,
     },
     callTimeoutMs: config.callTimeoutMs,
     log,

@@ -19,6 +19,8 @@ export interface ServiceSettings {
   address: string;
   /** Where the token in use came from: 'CODEHOST_TOKEN', or e.g. a session's own header. */
   tokenSource: string;
+  /** What gets a working token again, when it is not a new personal access token (a sign-in: sign in again). */
+  renew?: string;
 }
 
 const STATUS_HINTS: Record<number, string> = {
@@ -34,7 +36,7 @@ const STATUS_HINTS: Record<number, string> = {
 function settingHint(op: Operation, error: ApiError, service: ServiceSettings | undefined): string {
   const where = service?.address ?? 'the service address';
   if (error.kind === 'http' && error.status === 401) {
-    return ` (${service?.tokenSource ?? 'the service token'} is missing, wrong or expired: create a new personal access token)`;
+    return ` (${service?.tokenSource ?? 'the service token'} is missing, wrong or expired: ${service?.renew ?? 'create a new personal access token'})`;
   }
   if (error.kind === 'http' && error.status === 404 && (!error.jsonBody || op.pathParams.length === 0)) {
     return ` (this answer did not come from the service's API: check that ${where} is the service's address, with the right path prefix; the API must answer under /api/v4)`;
