@@ -127,6 +127,7 @@ describe('wait_until_settled', { shuffle: false }, () => {
       ),
     );
     const shown = suite.operation(NAME).present!(answer, { id: WEB });
+    expect(answer.wait.checks).toBeGreaterThan(1);
     expect(shown.fields).toContainEqual(['waited', `5 s, ${answer.wait.checks} checks (not settled yet)`]);
     // Left for the next test to end: the story goes on with main.
     pauses.advance(60_000);

@@ -5,6 +5,7 @@
 // in four tool calls, the last one waiting for it.
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { callsInFlight } from '../../src/health.js';
 import type { ApiRequest, ApiTransport } from '../../src/http/types.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
@@ -110,6 +111,30 @@ describe('wait_until_settled over MCP', { shuffle: false }, () => {
     expect(callsInFlight()).toBe(0);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.filter((r) => r.cancelled)).toEqual([]);
+    await mcp.close();
+  });
+
+  it('runs as a task where the client asks for one: tasks/get shows each check, the result is what it became', async () => {
+    const mcp = await connectInMemory({ client: env.client });
+    const branch = await freshBranch();
+    const seen: string[] = [];
+    let result: unknown;
+    const stream = mcp.client.experimental.tasks.callToolStream(
+      { name: NAME, arguments: { id: WEB, ref: branch.name } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    );
+    for await (const message of stream) {
+      if (message.type === 'taskStatus') {
+        seen.push(`${message.task.status}: ${message.task.statusMessage ?? ''}`);
+        // Each status seen: a minute passes on the sandbox's clock.
+        clock().advance(60_000);
+      } else if (message.type === 'result') result = message.result;
+      else if (message.type === 'error') throw message.error;
+    }
+    const settled = (result as { structuredContent: Settled }).structuredContent;
+    expect(settled).toMatchObject({ outcome: 'failed', pipeline: { sha: branch.sha }, wait: { finished: true } });
+    expect(seen.at(-1)).toBe(`completed: check ${settled.wait.checks}: ${settled.summary}`);
     await mcp.close();
   });
 

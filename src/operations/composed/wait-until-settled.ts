@@ -360,7 +360,7 @@ function presentSettle(data: unknown, input: { id: string | number }): Presentat
   const { finished, waited_seconds: waited, checks } = answer.wait ?? {};
   fieldsShown.push([
     'waited',
-    `${show(waited)} s, ${show(checks)} checks${finished === true ? '' : ' (not settled yet)'}`,
+    `${show(waited)} s, ${show(checks)} check${checks === 1 ? '' : 's'}${finished === true ? '' : ' (not settled yet)'}`,
   ]);
   return { title: show(answer.summary), fields: fieldsShown, actions: settleActions(input, answer) };
 }
