@@ -48,7 +48,7 @@ export const AREA_LOADERS: Record<Area, Loader> = {
 
 /**
  * Operations no area module holds on its own: composed of the whole registry, they are made by index.ts
- * (triage_project looks up the reads it runs there, open_incident_issue triage and the issue writes, revert_as_merge_request triage and the branch, commit and merge request calls, check_button_premise the pipeline, commit and merge request reads, rollback_environment the environment and deployment reads and retry_job).
+ * (triage_project looks up the reads it runs there, open_incident_issue triage and the issue writes, revert_as_merge_request triage and the branch, commit and merge request calls, check_button_premise the pipeline, commit and merge request reads, rollback_environment the environment and deployment reads and retry_job, wait_until_settled the branch, pipeline, job and merge request reads).
  */
 export const WHOLE_REGISTRY_OPERATIONS: readonly string[] = [
   'triage_project',
@@ -56,4 +56,5 @@ export const WHOLE_REGISTRY_OPERATIONS: readonly string[] = [
   'revert_as_merge_request',
   'check_button_premise',
   'rollback_environment',
+  'wait_until_settled',
 ];

@@ -33,6 +33,7 @@ import { tagsOperations } from './areas/tags.js';
 import { environmentsOperations } from './areas/environments.js';
 import { deploymentsOperations } from './areas/deployments.js';
 import { rollbackEnvironmentOperation } from './composed/rollback-environment.js';
+import { waitUntilSettledOperation } from './composed/wait-until-settled.js';
 
 /**
  * Each area's operations, in the order tools, help and docs list them. The compiler holds the keys to AREAS
@@ -84,6 +85,7 @@ export const operations: readonly Operation[] = [
   revertAsMergeRequestOperation(() => operations),
   buttonPremiseOperation(() => operations),
   rollbackEnvironmentOperation(() => operations),
+  waitUntilSettledOperation(() => operations),
 ];
 
 const byName = new Map(operations.map((op) => [op.name, op]));

@@ -302,6 +302,57 @@ describe.shuffle('pipelines, in any order', () => {
     });
   });
 
+  describe('wait_until_settled', () => {
+    // The same skipped pauses as wait_for_pipeline's; the sandbox's clock stands still, so nothing moves meanwhile.
+    beforeEach(() => {
+      const startedAt = Date.now();
+      Object.assign(pauses, { on: true, skippedMs: 0 });
+      vi.spyOn(Date, 'now').mockImplementation(() => startedAt + pauses.skippedMs);
+    });
+    afterEach(() => {
+      pauses.on = false;
+      vi.restoreAllMocks();
+    });
+
+    it('answers a finished pipeline of a branch named by id after one check, in words', async () => {
+      const [failed] = (await suite.call('list_pipelines', { id: WEB, ref: 'main', status: 'failed' }))
+        .data as Pipeline[];
+      const result = await suite.call('wait_until_settled', {
+        id: WEB,
+        ref: 'main',
+        pipeline_id: failed.id,
+        timeout_seconds: 1,
+      });
+      expect(result.data).toMatchObject({
+        outcome: 'failed',
+        ref: 'main',
+        pipeline: { id: failed.id, status: 'failed' },
+        wait: { finished: true, checks: 1, timeout_seconds: 1 },
+      });
+      expect((result.data as { summary: string }).summary).toMatch(
+        new RegExp(`^main is red: pipeline #${failed.id} failed at jobs? `),
+      );
+      expect(pauses.skippedMs).toBe(0);
+    });
+
+    it("answers where an open merge request's pending pipeline stands when its time runs out", async () => {
+      const mr = await suite.freshMergeRequest(WEB);
+      const result = await suite.call('wait_until_settled', { id: WEB, merge_request_iid: mr.iid, timeout_seconds: 1 });
+      expect(result.data).toMatchObject({
+        outcome: 'waiting',
+        ref: mr.source_branch,
+        pipeline: { status: 'pending', sha: mr.sha },
+        merge_request: { iid: mr.iid, state: 'opened', merge_when_pipeline_succeeds: false },
+        wait: { finished: false, checks: 1 },
+      });
+      expect((result.data as { summary: string }).summary).toMatch(
+        new RegExp(
+          `^Not settled yet \\(waited 0 s\\): !${mr.iid}'s ${mr.source_branch}: pipeline #\\d+ pending: 0 of \\d+ jobs done; !${mr.iid} is open, not set to merge$`,
+        ),
+      );
+    });
+  });
+
   describe('pipeline life cycle', () => {
     it('creates with variables, lists them, retries, cancels and deletes', async () => {
       const created = await suite.call(

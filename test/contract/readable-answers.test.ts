@@ -99,6 +99,11 @@ const INPUTS: Record<string, () => Input | Promise<Input>> = {
   get_pipeline: async () => ({ id: WEB, pipeline_id: await pipelineId() }),
   list_pipeline_variables: async () => ({ id: WEB, pipeline_id: await pipelineId() }),
   wait_for_pipeline: async () => ({ id: WEB, pipeline_id: await pipelineId() }),
+  wait_until_settled: async () => ({
+    id: WEB,
+    ref: 'main',
+    pipeline_id: await first(`/projects/${encoded(WEB)}/pipelines`, 'id', { status: 'failed', ref: 'main' }),
+  }),
   list_releases: () => ({ id: WEB }),
   get_release: () => ({ id: WEB, tag_name: 'v1.0.0' }),
   list_projects: () => ({ statistics: true }),

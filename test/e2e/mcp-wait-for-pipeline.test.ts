@@ -44,11 +44,12 @@ function checksOf(pipeline: Pipeline): number {
 }
 
 describe('wait_for_pipeline in tools/list', () => {
-  it('is the one tool offered as a task, on a server that declares tasks', async () => {
+  it('is offered as a task, with wait_until_settled, on a server that declares tasks', async () => {
     const mcp = await connectInMemory({ client: env.client });
     const { tools } = await mcp.client.listTools();
     expect(tools.filter((t) => t.execution?.taskSupport).map((t) => [t.name, t.execution?.taskSupport])).toEqual([
       ['wait_for_pipeline', 'optional'],
+      ['wait_until_settled', 'optional'],
     ]);
     expect(mcp.client.getServerCapabilities()?.tasks).toEqual({
       list: {},

@@ -152,6 +152,33 @@ describe('slash commands', () => {
     expect((await pipelineIds()).length).toBe(before + 1);
   });
 
+  it('acks a long wait at once and answers it on the response_url when it ends', async () => {
+    // A branch of its own, whose pipeline has just started: no wait can end at its first check.
+    const created = await env.client.request<{ id: string }>({
+      method: 'POST',
+      path: '/projects/acme%2Fweb/repository/commits',
+      body: {
+        branch: 'slack-settle',
+        start_branch: 'main',
+        commit_message: 'Add slack-settle',
+        actions: [{ action: 'create', file_path: 'slack-settle.txt', content: 'x\n' }],
+      },
+      idempotent: false,
+    });
+    const responseUrl = bots.slack.responseUrl();
+    const ack = await bots.post(
+      commandBody('pipeline settle acme/web ref=slack-settle timeout_seconds=3', { responseUrl }),
+    );
+    expect(ack.status).toBe(200);
+    expect(ack.text).toBe('');
+    const path = new URL(responseUrl).pathname;
+    expect(answersTo(path)).toHaveLength(0);
+    const body = await waitFor(() => answersTo(path)[0], 10_000);
+    expect(body.response_type).toBe('ephemeral');
+    expect(messageText(body)).toMatch(/slack-settle(: pipeline #\d+| is (green|red))/);
+    expect(messageText(body)).toContain(created.data.id.slice(0, 8));
+  });
+
   it('cuts a long list to Block Kit limits with a note', async () => {
     // A pipeline run with 80 variables: its variable list is longer than a chat answer shows.
     const variables = Array.from({ length: 80 }, (_, i) => ({ key: `VAR_${i}`, value: 'x'.repeat(40) }));

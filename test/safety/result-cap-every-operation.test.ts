@@ -109,10 +109,11 @@ const INPUTS: Record<string, Record<string, unknown>> = {
     name: { formatted: 'Erin E', givenName: 'Erin', familyName: 'E' },
   },
   wait_for_pipeline: { id: 1, pipeline_id: 1, timeout_seconds: 1 },
+  wait_until_settled: { id: 1, ref: 'main', timeout_seconds: 1 },
 };
 
 /** Operations that report on what they read (a verdict, a status) instead of showing it: nothing of theirs is cut. */
-const REPORTS = new Set(['triage_project', 'wait_for_pipeline', 'check_button_premise']);
+const REPORTS = new Set(['triage_project', 'wait_for_pipeline', 'wait_until_settled', 'check_button_premise']);
 
 /** What says a result was cut. */
 const SAYS_CUT =
