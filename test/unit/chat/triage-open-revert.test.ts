@@ -140,6 +140,10 @@ describe('triage with a revert of the culprit open', { shuffle: false }, () => {
       ),
     );
     expect(shown).not.toContain('revert-mr');
+    // The chat's next step: the exact command that merges it when green.
+    expect(shown).toContain(
+      `→ merge !${iid} when green: mr merge ${PROJECT} ${iid} merge_when_pipeline_succeeds=true sha=${made.revert_commit.id}`,
+    );
   });
 
   it('once set to merge when green, says so and offers no merge again', async () => {
