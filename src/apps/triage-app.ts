@@ -28,6 +28,8 @@ export const VIEW_CALLS: readonly string[] = [
   'cancel_pipeline',
   'revert_as_merge_request',
   'open_incident_issue',
+  // Merge when green, once a revert of the culprit is open.
+  'merge_merge_request',
   // Asked before each write button acts: a view kept open after the red is over must not retry an old pipeline.
   'check_button_premise',
 ];

@@ -252,6 +252,16 @@ export class SlackBot {
     // A refusal is the presser's alone (told to them ephemerally above); the thread records what was done or asked.
     if (stored.incident && (carriedOut || reply.kind === 'approve'))
       await this.onTimeline(turn, stored.incident, 'pressed', reply);
+    if (stored.incident && carriedOut) await this.onActed(stored.incident, reply);
+  }
+
+  /** A press carried out on an incident message: the message shows what it did to the revert under way. */
+  private async onActed(incident: IncidentOfButton, reply: ChatReply): Promise<void> {
+    if (reply.kind !== 'message' || !reply.outcome?.ok) return;
+    const { operation, input, result } = reply.outcome;
+    await this.o.watches?.incidents
+      .acted(incident, { operation: operation.name, input, data: result.data })
+      .catch((error: Error) => this.o.log.warn(`slack: could not update an incident message: ${error.message}`));
   }
 
   /** A button's premise read as the presser: what changed since it was drawn (nothing runs), or a note to show. */
@@ -360,6 +370,7 @@ export class SlackBot {
     await this.deliver(turn, reply, { acting, approved: true, replaceOriginal: true });
     const incident = await this.o.watches?.incidents.approvalIncident(approval);
     if (incident) await this.onTimeline(turn, incident, 'approved', reply);
+    if (incident) await this.onActed(incident, reply);
   }
 
   /**

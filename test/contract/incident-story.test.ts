@@ -144,6 +144,17 @@ describe('the incident loop on acme/web', { shuffle: false }, () => {
       merge_when_pipeline_succeeds: true,
     });
     expect(set).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
+    // Said in words, as the vendor answers it: still opened, waiting for the branch's pipeline.
+    const { outcomeSentence } = await import('../../src/operations/engine/outcome.js');
+    expect(
+      outcomeSentence(
+        suite.operation('merge_merge_request'),
+        { id: WEB, merge_request_iid: made.merge_request.iid },
+        set,
+      )?.text,
+    ).toBe(
+      `Merge request !${made.merge_request.iid} will merge when pipeline #${onBranch.id} passes (into main of ${WEB})`,
+    );
     expect((await pipelines('main'))[0].sha).toBe(mainBefore);
 
     await runFor(60);

@@ -137,6 +137,7 @@ describe.shuffle('mcp-app, in any order', () => {
       expect(viewOnly.map((tool) => tool.name).sort()).toEqual([
         'check_button_premise',
         'list_pipeline_jobs',
+        'merge_merge_request',
         'open_incident_issue',
         'revert_as_merge_request',
       ]);
@@ -157,6 +158,7 @@ describe.shuffle('mcp-app, in any order', () => {
         'get_job_log',
         'get_pipeline',
         'list_pipeline_jobs',
+        'merge_merge_request',
         'open_incident_issue',
         'retry_pipeline',
         'revert_as_merge_request',

@@ -60,11 +60,12 @@ describe('an incident button refused as its presser', () => {
 
   it('checks each button of the old message as it is pressed: changed premises run nothing and say what changed', async () => {
     // The message's latest version carries buttons nobody pressed, drawn while pipeline #N was main's latest and
-    // red; since then a newer pipeline started on main, and alice's revert's merge request is open.
+    // red; since then a newer pipeline started on main, and alice's revert's merge request is open. (Versions drawn
+    // once the revert was open offer Merge when green in its place: the newest one with a Revert, the post at worst.)
     const ts = posts()[0].answer!.ts as string;
     const buttons = await waitFor(
       () =>
-        [...updatesOf(ts)]
+        [posts()[0], ...updatesOf(ts)]
           .reverse()
           .map((c) => buttonsOf(c.args))
           .find((b) => b.some((x) => x.text.text.startsWith('Revert '))),

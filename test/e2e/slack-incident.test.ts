@@ -10,7 +10,7 @@ import { revertAsMergeRequest, useSlackBot } from '../helpers/slack-bot.js';
 const CULPRIT = "Show order dates in the store's time zone";
 // Jobs take 0.3 of their usual seconds: a retried test runs for about 2 s, long enough for a 1 s watch to see it run.
 const env = useSandbox({ jobTimeScale: 0.3 });
-// U1 (ana) links the demo maintainer's token; U2 the developer's, who is Bob Chen, the culprit's author; U3 an
+// U1 (ana) links the demo maintainer's token (alice's); U2 the developer's, who is Bob Chen, the culprit's author; U3 an
 // outsider's, who sees only public projects.
 const bots = useSlackBot(env, {
   name: 'incident',
@@ -86,28 +86,77 @@ describe('the incident loop in Slack', () => {
       what: 'the revert in the thread',
     });
 
-    // The merge request merges when its pipeline passes; main's pipeline then runs and passes.
-    const [mr] = (
-      await env.client.request<Array<{ iid: number }>>({
+    // The same message now offers merging that merge request when its pipeline passes, first and primary, and no
+    // second revert. Pressed (approved if the policy asks), it is set as the presser, and the thread says which
+    // pipeline it waits for.
+    const offered = await waitFor(
+      () => updatesOf(ts).find((c) => buttonsOf(c.args).some((b) => b.text.text === 'Merge when green')),
+      15_000,
+      'the Merge when green button',
+    );
+    const iid = Number(/\*Revert:\* !(\d+) /.exec(messageText(offered.args))![1]);
+    expect(messageText(offered.args)).toContain(`*Revert:* !${iid} Revert `);
+    const offeredLabels = buttonsOf(offered.args).map((b) => b.text.text);
+    expect(offeredLabels[0]).toBe('Merge when green');
+    expect(offeredLabels.some((l) => l.startsWith('Revert '))).toBe(false);
+    const merge = buttonsOf(offered.args)[0];
+    const first = await bots.press(merge, { user: 'U1' });
+    const approve = buttonsOf(first).find((b) => b.action_id === 'forge_confirm');
+    if (approve) await bots.press(approve, { user: 'U1' });
+    const set = await waitFor(
+      () =>
+        threadOf(ts).find((c) =>
+          /<@U1> (pressed|approved) \*Merge when green\* → Merge request !\d+ will merge when pipeline #\d+ passes/.test(
+            messageText(c.args),
+          ),
+        ),
+      15_000,
+      'the merge set in the thread',
+    );
+    expect(messageText(set.args)).toContain(`!${iid} will merge when pipeline #`);
+    const waiting = await waitFor(
+      () =>
+        updatesOf(ts).find(
+          (c) =>
+            messageText(c.args).includes(`!${iid} Revert`) &&
+            messageText(c.args).includes('will merge when pipeline #'),
+        ),
+      15_000,
+      'the message saying it will merge',
+    );
+    expect(buttonsOf(waiting.args).some((b) => b.text.text === 'Merge when green')).toBe(false);
+    const mr = (
+      await env.client.request<{ merge_when_pipeline_succeeds: boolean; merge_user: { username: string } | null }>({
         method: 'GET',
-        path: '/projects/acme%2Fweb/merge_requests',
-        query: { source_branch: `revert-${sha8}`, state: 'opened' },
+        path: `/projects/acme%2Fweb/merge_requests/${iid}`,
         idempotent: true,
       })
     ).data;
-    await env.client.request({
-      method: 'PUT',
-      path: `/projects/acme%2Fweb/merge_requests/${mr.iid}/merge`,
-      body: { merge_when_pipeline_succeeds: true },
-      idempotent: false,
-    });
+    expect(mr.merge_user?.username).toBe('alice');
+    // Pressed again on the message as it was: its premise no longer holds, nothing runs, the presser is told why.
+    const again = await bots.press(merge, { user: 'U2' });
+    expect(again.response_type).toBe('ephemeral');
+    expect(messageText(again)).toContain(`merge request !${iid} is set to merge when its pipeline passes already`);
+    expect(threadOf(ts).some((c) => messageText(c.args).includes('<@U2> pressed *Merge'))).toBe(false);
+
+    // Its pipeline passes, it merges, main's pipeline runs and passes: resolved by the merge request, in the thread too.
     const resolved = await waitFor(
       () => updatesOf(ts).find((c) => messageText(c.args).includes('*Resolved:* green again after')),
       40_000,
       'the resolved update',
     );
     expect(messageText(resolved.args)).toMatch(
-      /Resolved:\* green again after (less than a minute|\d+ (min|h|d)[^,]*), fixed by `[0-9a-f]{8}`/,
+      new RegExp(
+        `Resolved:\\* green again after (less than a minute|\\d+ (min|h|d)[^,]*), fixed by !${iid} \\(revert of \`${sha8}\`\\)`,
+      ),
+    );
+    await waitFor(
+      () =>
+        threadOf(ts).find((c) =>
+          messageText(c.args).includes(`Resolved: green again, fixed by !${iid} (revert of ${sha8})`),
+        ),
+      15_000,
+      'the resolved line in the thread',
     );
     expect(buttonsOf(resolved.args)).toEqual([]);
     expect(posts()).toHaveLength(1);

@@ -23,11 +23,13 @@ export interface FailedJob {
  * later, so a write button asks the server whether this still holds before it acts.
  */
 export interface ViewPremise {
-  kind: 'retry' | 'revert' | 'incident';
+  kind: 'retry' | 'revert' | 'incident' | 'merge';
   id: string;
   ref: string;
   pipeline_id?: number;
   sha?: string;
+  /** The open revert a merge (or its pipeline's retry) acts on. */
+  merge_request_iid?: number;
 }
 
 export interface ViewAction {
@@ -74,7 +76,11 @@ const ACTION_LABELS: Readonly<Record<string, (input: Record<string, unknown>) =>
   cancel_pipeline: (input) => `Cancel pipeline #${String(input.pipeline_id ?? '')}`,
   revert_as_merge_request: (input) => `Revert ${String(input.sha ?? '').slice(0, 8)} as a merge request`,
   open_incident_issue: () => 'Open an incident issue',
+  merge_merge_request: (input) => `Merge !${String(input.merge_request_iid ?? '')} when green`,
 };
+
+/** The retry of an open revert's pipeline, as triage labels it: "Retry pipeline #23 of !6". */
+const REVERT_RETRY = /^Retry pipeline #\d+ of !(\d+)$/;
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -137,6 +143,7 @@ const PREMISE_KINDS: Readonly<Record<string, ViewPremise['kind']>> = {
   retry_pipeline: 'retry',
   revert_as_merge_request: 'revert',
   open_incident_issue: 'incident',
+  merge_merge_request: 'merge',
 };
 
 /** A button's premise, from what the view shows when it is drawn: the project, the branch, the pipeline, the commit. */
@@ -156,6 +163,9 @@ function premiseOf(
     ref,
     ...(kind === 'retry' && pipeline !== undefined ? { pipeline_id: pipeline } : {}),
     ...(kind === 'revert' && sha ? { sha } : {}),
+    ...(kind === 'merge' && typeof input.merge_request_iid === 'number'
+      ? { merge_request_iid: input.merge_request_iid, ...(sha ? { sha } : {}) }
+      : {}),
   };
 }
 
@@ -219,6 +229,17 @@ export function triageView(data: Record<string, unknown>): TriageView {
         const label = tool ? ACTION_LABELS[tool] : undefined;
         const input = record(action.input);
         if (!tool || !label) return [];
+        // A retry of an open revert's pipeline stands on that merge request, not on the branch's red pipeline.
+        const ofRevert = tool === 'retry_pipeline' ? REVERT_RETRY.exec(text(action.label) ?? '') : null;
+        if (ofRevert) {
+          const premise = premiseOf(
+            'merge_merge_request',
+            { merge_request_iid: Number(ofRevert[1]) },
+            project,
+            text(data.default_branch),
+          );
+          return [{ label: text(action.label)!, tool, input, ...(premise ? { premise } : {}) }];
+        }
         const premise = premiseOf(tool, input, project, text(data.default_branch));
         return [{ label: label(input), tool, input, ...(premise ? { premise } : {}) }];
       }),

@@ -8,11 +8,12 @@ import { executeOperation } from '../engine/execute.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 import { PREMISE_OPERATION, type PremiseResult } from './premise-call.js';
 import { revertBranchName } from './revert-as-merge-request.js';
+import { saysItReverts as reverts } from './open-reverts.js';
 
 export { PREMISE_OPERATION, premiseUnread } from './premise-call.js';
 
 /** What a button does: its premise says which facts it stands on. */
-export type ButtonKind = 'retry' | 'revert' | 'incident' | 'log' | 'mute';
+export type ButtonKind = 'retry' | 'revert' | 'incident' | 'log' | 'mute' | 'merge';
 
 /** What a button assumed when it was drawn. */
 export interface ButtonPremise {
@@ -22,8 +23,10 @@ export interface ButtonPremise {
   ref: string;
   /** The red pipeline the message showed (the branch's latest then). */
   pipeline_id?: number;
-  /** The commit a revert names. */
+  /** The commit a revert names; for a merge, the merge request's head when the button was drawn. */
   sha?: string;
+  /** The open merge request (a revert of the culprit) a merge or its pipeline's retry acts on. */
+  merge_request_iid?: number;
 }
 
 export type PremiseAnswer = { holds: true; note?: string } | { holds: false; changed: string };
@@ -35,6 +38,7 @@ const NOTHING: Record<ButtonKind, string> = {
   incident: 'no incident issue was opened',
   log: '',
   mute: 'nothing was muted',
+  merge: 'nothing was run',
 };
 
 const FINISHED = new Set(['success', 'failed']);
@@ -42,23 +46,9 @@ const FINISHED = new Set(['success', 'failed']);
 /** The shortest sha git abbreviates to, and the start of one a message may name. */
 const MIN_SHA = 7;
 
-/** "This reverts commit <sha>" as git's revert and the service's Revert button write it, full or abbreviated. */
-const REVERTS = /This reverts commit ([0-9a-f]{7,40})\b/gi;
-
 /** A 404 about the commit, not the project: the project unreadable is the presser's failure, said as such. */
 function commitUnknown(error: unknown): boolean {
   return error instanceof ApiError && error.status === 404 && /commit/i.test(error.serviceMessage);
-}
-
-/** Whether a commit message or a description says it reverts `sha` (either sha may be the other's abbreviation). */
-function reverts(text: unknown, sha: string): boolean {
-  if (typeof text !== 'string') return false;
-  const ours = sha.toLowerCase();
-  for (const [, named] of text.matchAll(REVERTS)) {
-    const theirs = named.toLowerCase();
-    if (theirs.startsWith(ours) || ours.startsWith(theirs)) return true;
-  }
-  return false;
 }
 
 function hhmm(iso: unknown): string {
@@ -100,6 +90,27 @@ export class PremiseCheck {
           : { holds: false, changed: `${changed}; ${nothing}.` };
     }
     if (kind === 'revert' && premise.sha) return this.revertPremise(premise, premise.sha, ctx);
+    if (kind === 'merge' && premise.merge_request_iid !== undefined)
+      return this.mergePremise(premise, premise.merge_request_iid, ctx);
+    return { holds: true };
+  }
+
+  /**
+   * A merge of an open revert (or a retry of its pipeline) stands while the merge request is still open, its head the
+   * one the button was drawn on, and nobody set it to merge when its pipeline passes yet.
+   */
+  private async mergePremise(premise: ButtonPremise, iid: number, ctx: RunContext): Promise<PremiseAnswer> {
+    const mr = asRecord(await this.read('get_merge_request', { id: premise.project, merge_request_iid: iid }, ctx));
+    const changed = (words: string): PremiseAnswer => ({ holds: false, changed: `${words}; ${NOTHING.merge}.` });
+    if (mr.state !== 'opened') return changed(`merge request !${iid} is ${show(mr.state)} now`);
+    if (premise.sha && typeof mr.sha === 'string' && !mr.sha.startsWith(premise.sha))
+      return changed(`merge request !${iid}'s head moved to ${shortSha(mr.sha)} since this button was drawn`);
+    if (mr.merge_when_pipeline_succeeds === true) {
+      const by = asRecord(mr.merge_user).username;
+      return changed(
+        `merge request !${iid} is set to merge when its pipeline passes already${typeof by === 'string' ? ` (by ${by})` : ''}`,
+      );
+    }
     return { holds: true };
   }
 
@@ -193,7 +204,14 @@ export class PremiseCheck {
 async function runPremiseCheck(
   premises: PremiseCheck,
   ctx: RunContext,
-  input: { id: string | number; kind: ButtonKind; ref: string; pipeline_id?: number; sha?: string },
+  input: {
+    id: string | number;
+    kind: ButtonKind;
+    ref: string;
+    pipeline_id?: number;
+    sha?: string;
+    merge_request_iid?: number;
+  },
 ): Promise<OperationResult> {
   const { id, ...rest } = input;
   const answer = await premises.check({ ...rest, project: String(id) }, ctx);
@@ -217,19 +235,25 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
     outsideSpec: 'composed of Pipelines, Commits and Merge requests reads',
     title: 'Check button premise',
     description:
-      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request); if not, what changed, in words.",
+      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already); if not, what changed, in words.",
     route: 'GET /projects/:id/pipelines',
-    composedOf: ['list_pipelines', 'list_commits', 'list_project_merge_requests'],
+    composedOf: ['list_pipelines', 'list_commits', 'list_project_merge_requests', 'get_merge_request'],
     input: z.object({
       id: fields.projectId(),
-      kind: z.enum(['retry', 'revert', 'incident', 'log', 'mute']).describe('What the button does.'),
+      kind: z.enum(['retry', 'revert', 'incident', 'log', 'mute', 'merge']).describe('What the button does.'),
       ref: z.string().min(1).describe('The branch the button was drawn for (the default branch).'),
       pipeline_id: z.number().int().positive().optional().describe('The red pipeline the button was drawn on.'),
       sha: z
         .string()
         .regex(/^[0-9a-fA-F]{7,40}$/, 'a commit SHA: 7 to 40 hex digits')
         .optional()
-        .describe('The commit a revert names.'),
+        .describe("The commit a revert names; for a merge, the merge request's head."),
+      merge_request_iid: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe('The open merge request a merge (or its pipeline retry) acts on.'),
     }),
     effect: 'read',
     present: (data) => {

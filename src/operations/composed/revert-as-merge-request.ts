@@ -470,6 +470,18 @@ async function revertAsMergeRequest(
         ...(typeof mr.web_url === 'string' ? { web_url: mr.web_url } : {}),
       },
       ...(typeof mr.web_url === 'string' ? { web_url: mr.web_url } : {}),
+      // The next call, named for a model as for a person: merge it when its pipeline passes, pinned to the revert.
+      next_step: {
+        label: `Merge !${show(mr.iid)} when green`,
+        operation: 'merge_merge_request',
+        input: {
+          id: input.id,
+          merge_request_iid: Number(mr.iid),
+          merge_when_pipeline_succeeds: true,
+          sha: show(head.id),
+        },
+        style: 'primary',
+      } satisfies FollowUp,
     },
   };
 }
@@ -487,6 +499,7 @@ function presentRevert(data: unknown): Presentation {
       ['reverts', `${shortSha(asRecord(d.reverted).id)} ${show(asRecord(d.reverted).title)}`],
       ['revert commit', `${shortSha(asRecord(d.revert_commit).id)} on ${show(d.branch)}`],
     ],
+    ...(d.next_step ? { actions: [d.next_step as FollowUp] } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { executeOperation } from '../engine/execute.js';
 import { failureText, judgeFailures, orderActions, pingAction, type FailureVerdict } from './failure-kind.js';
 import { unfenceLog } from '../areas/shared/job-log.js';
 import { revertAction } from './revert-as-merge-request.js';
+import { findOpenReverts, openRevertAction, openRevertState, type OpenRevert } from './open-reverts.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 import { markdownBlock, quoteFor } from '../../text/quote.js';
 
@@ -69,6 +70,12 @@ export interface TriageReport {
     failing_section?: string;
     excerpt?: string;
   }>;
+  /**
+   * While red: the open merge requests into the branch that revert the first red commit (forgeops's revert-<sha8>,
+   * "This reverts commit <sha>" in the description, or the title `Revert "<title>"`), with their pipeline's state.
+   * When there is one, the actions offer merging it when green (or retrying its failed pipeline), never a second revert.
+   */
+  open_reverts?: OpenRevert[];
   /** While red: flaky, broken or infrastructure, each failing job judged from its runs, with the evidence in one line. */
   failure?: FailureVerdict;
   /** The latest release; unreleased_commits counts at most 100 (more_unreleased: there are more). */
@@ -286,6 +293,20 @@ async function triage(
               )
               .map(([author]) => author),
           };
+          // Someone already reverting the culprit: named, and merging it offered instead of a second revert.
+          const reverting = await findOpenReverts(
+            read,
+            input.id,
+            branch,
+            {
+              sha: String(firstRed.sha),
+              ...(culprit.title !== undefined && String(culprit.id) === String(firstRed.sha)
+                ? { title: show(culprit.title) }
+                : {}),
+            },
+            unread,
+          );
+          if (reverting.length > 0) report.open_reverts = reverting;
           if (!lastGreen)
             unread.push(
               `no green pipeline among the latest ${pipelines.length} of ${branch}: red for longer than that`,
@@ -354,11 +375,15 @@ async function triage(
     );
   }
   await Promise.all(work);
-  report.actions = orderActions(
+  // An open revert's step (merge it when green, or retry its pipeline) comes first: it ends the red.
+  const openRevert = report.open_reverts?.[0];
+  const fix = openRevert && openRevertAction(input.id, openRevert);
+  const ordered = orderActions(
     actionsFor(input.id, report),
     report.failure,
     report.failure && pingAction(input.id, branch, report.failure),
   );
+  report.actions = fix ? [fix, ...ordered.map((a) => (a.style === 'primary' ? withoutStyle(a) : a))] : ordered;
   return { data: report, status: 200 };
 }
 
@@ -382,7 +407,8 @@ function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
       style: 'danger',
     });
   }
-  const revert = revertAction(id, report);
+  // Never a second revert while one is open: its step is offered instead (see triage()).
+  const revert = report.open_reverts?.length ? undefined : revertAction(id, report);
   if (revert) actions.push(revert);
   const failing = report.failed_jobs[0];
   if (failing)
@@ -391,6 +417,11 @@ function actionsFor(id: string | number, report: TriageReport): FollowUp[] {
   if (report.verdict === 'red')
     actions.push({ label: 'Open incident issue', operation: INCIDENT_OPERATION, input: { id } });
   return actions;
+}
+
+function withoutStyle(action: FollowUp): FollowUp {
+  const { style: _style, ...plain } = action;
+  return plain;
 }
 
 /**
@@ -462,6 +493,8 @@ function presentTriage(data: unknown): Presentation {
       fields.push(['last green', `#${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}`]);
     if (since.ping.length > 0) fields.push(['who to ping', since.ping.join(', ')]);
   }
+  for (const mr of report.open_reverts ?? [])
+    fields.push(['open revert', `!${mr.iid} ${mr.title} (${mr.source_branch}): ${openRevertState(mr)}`]);
   if (report.release)
     fields.push([
       'release',
@@ -486,6 +519,8 @@ export const TRIAGE_READS = [
   'list_commits',
   'get_commit',
   'list_releases',
+  'list_project_merge_requests',
+  'get_merge_request',
 ];
 
 /** Built with a late view of the registry, which imports this module; `clock` says how long red (tests set it). */
@@ -494,10 +529,10 @@ export function triageOperation(operations: () => readonly Operation[], clock: C
     name: 'triage_project',
     chat: 'project triage',
     area: 'projects',
-    outsideSpec: 'composed of Projects, Branches, Pipelines, Jobs, Repository and Releases reads',
+    outsideSpec: 'composed of Projects, Branches, Pipelines, Jobs, Repository, Merge requests and Releases reads',
     title: 'Triage project',
     description:
-      'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, what to press, what is unreleased: one call.',
+      'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, which open merge requests revert the culprit, what to press, what is unreleased: one call.',
     route: 'GET /projects/:id/pipelines',
     composedOf: TRIAGE_READS,
     input: z.object({ id: fields.projectId() }),

@@ -167,6 +167,33 @@ function revertMergeRequestOutcome(
   );
 }
 
+/**
+ * A merge: merged now (into which branch, as which commit), or set to merge when its pipeline passes ("!6 will merge
+ * when pipeline #23 passes") — the service answers the merge request, still opened, for the latter.
+ */
+function mergeOutcome(op: Operation, input: Fields, data: Fields, targets: Targets): WriteOutcome | undefined {
+  if (op.name !== 'merge_merge_request' || data.iid === undefined) return undefined;
+  const place = placeLabel(op, input, targets) ?? 'the project';
+  const mr = `!${show(data.iid)}`;
+  const into = typeof data.target_branch === 'string' ? ` into ${data.target_branch}` : '';
+  if (data.state === 'merged') {
+    const sha = data.merge_commit_sha ?? data.squash_commit_sha;
+    return withLink(
+      `Merged ${mr}${into} of ${place}${typeof sha === 'string' ? ` as ${shortSha(sha)}` : ''}`,
+      linkOf(data),
+    );
+  }
+  if (data.state === 'opened' && data.merge_when_pipeline_succeeds === true) {
+    const pipeline = asRecord(data.head_pipeline ?? data.pipeline).id;
+    const when = pipeline === undefined ? 'when its pipeline passes' : `when pipeline #${show(pipeline)} passes`;
+    return withLink(
+      `Merge request ${mr} will merge ${when} (${into.trim() || 'into its target'} of ${place})`,
+      linkOf(data),
+    );
+  }
+  return withLink(`Merge request ${mr} of ${place} is ${show(data.state)}, not merged`, linkOf(data));
+}
+
 /** Any other write: the verb, what it acted on (path parameters), and what the answer names. */
 function genericOutcome(op: Operation, input: Fields, data: Fields, targets: Targets): WriteOutcome {
   const place = placeLabel(op, input, targets);
@@ -198,6 +225,7 @@ export function outcomeSentence(
     memberOutcome(op, input, record, targets) ??
     releaseOutcome(op, input, record, targets) ??
     revertMergeRequestOutcome(op, input, record, targets) ??
+    mergeOutcome(op, input, record, targets) ??
     commitOutcome(op, input, record, targets) ??
     genericOutcome(op, input, record, targets)
   );

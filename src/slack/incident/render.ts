@@ -9,11 +9,20 @@ import { spellOutHidden } from '../../text/visible.js';
 import type { CommitRef } from '../../watch/branch-watch.js';
 import { LIMITS, codeBlocks, cut, type Block, type SlackMessage } from '../blocks.js';
 import { quoteFor } from '../../text/quote.js';
+import type { OpenRevert } from '../../operations/composed/open-reverts.js';
 
 /** Lines of a failing job's log shown in the message (the log's tail is a button away). */
 const ERROR_LINES = 8;
 
 export type IncidentPhase = 'red' | 'running' | 'still-red' | 'green';
+
+/** An open merge request reverting the culprit, as the message follows it: opened by a press, or found by triage. */
+export interface IncidentRevert extends OpenRevert {
+  /** The commit it reverts. */
+  reverts: string;
+  /** Merged (its merge was pressed and it merged at once). */
+  merged?: boolean;
+}
 
 export interface IncidentButton {
   label: string;
@@ -37,8 +46,10 @@ export interface IncidentView {
   phase: IncidentPhase;
   /** The pipeline running (phase running). */
   running?: { id: number; sha: string };
-  /** How it ended (phase green). */
-  green?: { redForMs: number; fixedBy: CommitRef };
+  /** How it ended (phase green); fixedByRevert: the merge commit is the open revert's merge (or its head). */
+  green?: { redForMs: number; fixedBy: CommitRef; fixedByRevert?: boolean };
+  /** The revert of the culprit that is open, once a press opened it (or a triage found it). */
+  revert?: IncidentRevert;
   buttons: IncidentButton[];
 }
 
@@ -82,6 +93,24 @@ function commitText(commit: CommitRef): string {
   return `\`${inline(shortSha(commit.sha))}\`${commit.title ? ` ${inline(commit.title)}` : ''}${commit.author ? ` (${inline(commit.author)})` : ''}`;
 }
 
+/** What ended the red: "!6 (revert of `4d7b7da8`)" when it was the revert's merge, else the commit. */
+function fixedByText(view: IncidentView): string {
+  const revert = view.revert;
+  if (view.green?.fixedByRevert && revert) return `!${revert.iid} (revert of \`${inline(shortSha(revert.reverts))}\`)`;
+  return commitText(view.green!.fixedBy);
+}
+
+/** Where the open revert stands: "!6 Revert "…" is open: pipeline #23 running; set to merge when it passes". */
+export function revertLine(revert: IncidentRevert): string {
+  const pipeline = revert.pipeline ? `pipeline #${revert.pipeline.id} ${inline(revert.pipeline.status)}` : undefined;
+  const state = revert.merged
+    ? 'merged'
+    : revert.merge_when_pipeline_succeeds
+      ? `will merge when ${revert.pipeline ? `pipeline #${revert.pipeline.id} passes` : 'its pipeline passes'}`
+      : `open${pipeline ? `: ${pipeline}` : ''}`;
+  return `:leftwards_arrow_with_hook: *Revert:* !${revert.iid} ${inline(revert.title)} — ${state}`;
+}
+
 /** The line under the headline that says where the episode is now; undefined while simply red. */
 function statusLine(view: IncidentView): string | undefined {
   switch (view.phase) {
@@ -97,7 +126,7 @@ function statusLine(view: IncidentView): string | undefined {
     }
     case 'green':
       return view.green
-        ? `*Resolved:* green again after ${spanText(view.green.redForMs)}, fixed by ${commitText(view.green.fixedBy)}`
+        ? `*Resolved:* green again after ${spanText(view.green.redForMs)}, fixed by ${fixedByText(view)}`
         : '*Resolved:* green again';
     default:
       return undefined;
@@ -123,6 +152,7 @@ export function renderIncident(view: IncidentView, now: number): SlackMessage {
   const blocks: Block[] = [section(headline(view))];
   const status = statusLine(view);
   if (status) blocks.push(section(status));
+  if (view.revert && view.phase !== 'green') blocks.push(section(revertLine(view.revert)));
   if (view.report.failure) blocks.push(section(verdictLines(view.report.failure).join('\n')));
   const first = firstRedLine(view, now);
   if (first) blocks.push(section(first));
@@ -176,6 +206,13 @@ export function renderTimeline(line: {
 /** A line of the thread in our own words (a mute), with the presser named. */
 export function renderNote(user: string, words: string): SlackMessage {
   const text = `${mention(user) ?? inline(user)} ${inline(words)}`;
+  return { text: cut(text, LIMITS.fallbackText), blocks: [section(text)] };
+}
+
+/** A line of the thread in forgeops's own words, service text in it escaped (a leading :emoji: kept). */
+export function renderLine(words: string): SlackMessage {
+  const [, emoji = '', rest] = /^(:[a-z_]+: )?([\s\S]*)$/.exec(words)!;
+  const text = `${emoji}${inline(rest)}`;
   return { text: cut(text, LIMITS.fallbackText), blocks: [section(text)] };
 }
 

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { ButtonPremise } from '../../operations/composed/button-premise.js';
 import { revertAction } from '../../operations/composed/revert-as-merge-request.js';
+import { MERGE_OPERATION, openRevertAction, type OpenRevert } from '../../operations/composed/open-reverts.js';
+import { asRecord, shortSha, show } from '../../operations/engine/present.js';
 import { INCIDENT_OPERATION, type TriageReport } from '../../operations/composed/triage.js';
 import type { StateStore } from '../../state/store.js';
 import type { WatchEvent } from '../../watch/branch-watch.js';
@@ -16,9 +18,11 @@ import type { Identities } from '../identity.js';
 import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
 import {
   renderGone,
+  renderLine,
   renderIncident,
   renderNote,
   type IncidentButton,
+  type IncidentRevert,
   type IncidentPhase,
   type IncidentView,
 } from './render.js';
@@ -197,6 +201,7 @@ export class IncidentMessages implements WatchSink {
       buttons: [],
       ...(await this.culprit(subscriber, event.report)),
     };
+    followOpenRevert(view, event.report);
     const record: IncidentRecord = { subscriber, channel, messageKey: key, view };
     view.buttons = await this.buttons(record);
     await store.set(recordKey(event.episode, channel), record, { ttlMs: MESSAGE_TTL_MS });
@@ -218,11 +223,95 @@ export class IncidentMessages implements WatchSink {
     view.phase = phase;
     delete view.running;
     if (event.kind === 'running') view.running = { id: event.pipeline.id, sha: event.pipeline.sha };
-    if (event.kind === 'still-red') view.report = event.report;
-    if (event.kind === 'green') view.green = { redForMs: event.redForMs, fixedBy: event.fixedBy };
+    if (event.kind === 'still-red') {
+      view.report = event.report;
+      followOpenRevert(view, event.report);
+    }
+    if (event.kind === 'green') {
+      const revert = view.revert;
+      const fixedByRevert =
+        revert !== undefined &&
+        (event.fixedBy.sha === revert.sha || (event.fixedBy.title ?? '').includes(`'${revert.source_branch}'`));
+      view.green = { redForMs: event.redForMs, fixedBy: event.fixedBy, ...(fixedByRevert ? { fixedByRevert } : {}) };
+    }
     view.buttons = phase === 'green' ? [] : await this.buttons(record);
     await store.set(recordKey(event.episode, channel), record, { ttlMs: MESSAGE_TTL_MS });
     await this.o.outbox.update(record.subscriber, channel, record.messageKey, renderIncident(view, this.now()));
+    // With a revert under way, the thread follows it to the end: main's pipeline after the merge, then green.
+    const revert = view.revert;
+    if (revert && event.kind === 'running' && event.pipeline.id !== view.report.head_pipeline?.id)
+      await this.o.outbox.reply(
+        record.subscriber,
+        channel,
+        record.messageKey,
+        renderLine(
+          `:arrows_counterclockwise: ${view.ref}'s pipeline #${event.pipeline.id} is running on ${shortSha(event.pipeline.sha)}${revert.merge_when_pipeline_succeeds || revert.merged ? ` (after !${revert.iid})` : ''}`,
+        ),
+      );
+    if (revert && event.kind === 'green') {
+      const fixed = view.green?.fixedByRevert
+        ? `!${revert.iid} (revert of ${shortSha(revert.reverts)})`
+        : `${shortSha(event.fixedBy.sha)}${event.fixedBy.title ? ` ${event.fixedBy.title}` : ''}`;
+      await this.o.outbox.reply(
+        record.subscriber,
+        channel,
+        record.messageKey,
+        renderLine(`:white_check_mark: Resolved: green again, fixed by ${fixed}`),
+      );
+    }
+  }
+
+  /**
+   * A press (or its approval) carried out on this message: what it did to the revert under way, shown at once — the
+   * merge request a Revert opened gets its Merge when green button, a merge set to wait says which pipeline it waits
+   * for, a retry of the revert's pipeline shows it running again.
+   */
+  async acted(
+    incident: IncidentOfButton,
+    call: { operation: string; input: Record<string, unknown>; data: unknown },
+  ): Promise<void> {
+    const where = channelOf(incident.subscriber);
+    const prefix = 'watch:msg:';
+    if (!where || !incident.messageKey.startsWith(prefix)) return;
+    const episode = incident.messageKey.slice(prefix.length, -(where.channel.length + 1));
+    const key = recordKey(episode, where.channel);
+    const record = await this.o.store.get<IncidentRecord>(key);
+    if (!record || record.view.phase === 'green') return;
+    const view = record.view;
+    const data = asRecord(call.data);
+    if (call.operation === 'revert_as_merge_request') {
+      const mr = asRecord(data.merge_request);
+      if (mr.iid === undefined) return;
+      view.revert = {
+        iid: Number(mr.iid),
+        title: show(mr.title),
+        source_branch: show(data.branch),
+        ...(typeof mr.web_url === 'string' ? { web_url: mr.web_url } : {}),
+        ...(typeof asRecord(data.revert_commit).id === 'string'
+          ? { sha: String(asRecord(data.revert_commit).id) }
+          : {}),
+        matched_by: 'branch',
+        merge_when_pipeline_succeeds: false,
+        reverts: show(asRecord(data.reverted).id),
+      };
+    } else if (call.operation === MERGE_OPERATION && view.revert?.iid === Number(call.input.merge_request_iid)) {
+      const pipeline = asRecord(data.head_pipeline ?? data.pipeline);
+      Object.assign(view.revert, {
+        merge_when_pipeline_succeeds: data.merge_when_pipeline_succeeds === true,
+        merged: data.state === 'merged',
+        ...(typeof data.sha === 'string' ? { sha: data.sha } : {}),
+        ...(pipeline.id !== undefined ? { pipeline: { id: Number(pipeline.id), status: show(pipeline.status) } } : {}),
+      });
+    } else if (
+      call.operation === 'retry_pipeline' &&
+      view.revert?.pipeline &&
+      view.revert.pipeline.id === Number(call.input.pipeline_id)
+    ) {
+      view.revert.pipeline = { ...view.revert.pipeline, status: show(data.status) };
+    } else return;
+    view.buttons = await this.buttons(record);
+    await this.o.store.set(key, record, { ttlMs: MESSAGE_TTL_MS });
+    await this.o.outbox.update(record.subscriber, where.channel, record.messageKey, renderIncident(view, this.now()));
   }
 
   /** The first red commit's author as a Slack user, when they linked their account here. */
@@ -256,7 +345,25 @@ export class IncidentMessages implements WatchSink {
         premise: { kind: 'retry', ...where, pipeline_id: head.id },
       });
     }
-    const revert = report.failure?.kind === 'broken' ? revertAction(project, report) : undefined;
+    // A revert open already (pressed here, or found by triage): its merge when green, never a second revert.
+    const open = view.revert;
+    const step = open && !open.merged ? openRevertAction(project, open) : undefined;
+    if (open && step) {
+      if (calls[0]?.style === 'primary') delete calls[0].style;
+      calls.unshift({
+        label: step.operation === MERGE_OPERATION ? 'Merge when green' : step.label,
+        operation: step.operation,
+        input: step.input,
+        style: 'primary',
+        premise: {
+          kind: 'merge',
+          ...where,
+          merge_request_iid: open.iid,
+          ...(open.sha ? { sha: open.sha } : {}),
+        },
+      });
+    }
+    const revert = !open && report.failure?.kind === 'broken' ? revertAction(project, report) : undefined;
     if (revert)
       calls.push({
         label: revert.label,
@@ -315,4 +422,13 @@ export class IncidentMessages implements WatchSink {
     buttons.push({ label: 'Mute for an hour', actionId: ACTION_IDS.mute, value: record.muteRef });
     return buttons;
   }
+}
+
+/** The revert triage found open for the culprit, followed by the message (one a press opened is kept, updated). */
+function followOpenRevert(view: IncidentView, report: TriageReport): void {
+  const found = report.open_reverts ?? [];
+  const reverts = report.red_since?.first_red.sha ?? '';
+  const same = view.revert && found.find((mr: OpenRevert) => mr.iid === view.revert!.iid);
+  if (same) Object.assign(view.revert!, same);
+  else if (!view.revert && found[0]) view.revert = { ...found[0], reverts } satisfies IncidentRevert;
 }

@@ -151,6 +151,37 @@ describe('reading a triage report', () => {
     ]);
   });
 
+  it('offers Merge !N when green for an open revert, standing on that merge request as drawn', () => {
+    const merge = {
+      label: 'Merge !6 when green',
+      operation: 'merge_merge_request',
+      input: { id: 'acme/web', merge_request_iid: 6, merge_when_pipeline_succeeds: true, sha: 'f36061ac7d7e' },
+      style: 'primary',
+    };
+    const view = triageView({ ...report, actions: [merge, ...report.actions.slice(1)] });
+    expect(view.actions[0]).toEqual({
+      label: 'Merge !6 when green',
+      tool: 'merge_merge_request',
+      input: merge.input,
+      premise: { kind: 'merge', id: 'acme/web', ref: 'main', merge_request_iid: 6, sha: 'f36061ac7d7e' },
+    });
+    expect(view.actions.some((a) => a.tool === 'revert_as_merge_request')).toBe(false);
+    // Its pipeline failed: the retry of that pipeline stands on the merge request too, not on main's red pipeline.
+    const retry = {
+      label: 'Retry pipeline #23 of !6',
+      operation: 'retry_pipeline',
+      input: { id: 'acme/web', pipeline_id: 23 },
+    };
+    expect(triageView({ ...report, actions: [retry] }).actions).toEqual([
+      {
+        label: 'Retry pipeline #23 of !6',
+        tool: 'retry_pipeline',
+        input: retry.input,
+        premise: { kind: 'merge', id: 'acme/web', ref: 'main', merge_request_iid: 6 },
+      },
+    ]);
+  });
+
   it('offers Cancel pipeline #N while a pipeline runs, from a triage report and from get_pipeline', () => {
     const running = triageView({
       ...report,

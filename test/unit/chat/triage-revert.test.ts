@@ -70,6 +70,25 @@ describe('revert as a merge request from a triage in chat', () => {
     );
     expect(made.message.link).toBe(data!.merge_request.web_url);
 
+    // The next step, where the person is: the exact command that merges it when its pipeline passes, pinned to the
+    // revert commit. Typed (the third command since the alert) and approved, it says which pipeline it waits for.
+    const revertHead = (made.outcome?.ok ? (made.outcome.result.data as { revert_commit: { id: string } }) : undefined)!
+      .revert_commit.id;
+    const next = made.message.actions[0];
+    expect(next).toMatchObject({
+      label: `Merge !${iid} when green`,
+      operation: 'merge_merge_request',
+      input: { id: PROJECT, merge_request_iid: iid, merge_when_pipeline_succeeds: true, sha: revertHead },
+    });
+    const mergeLine = commandLine(operations.find((op) => op.name === 'merge_merge_request')!, next.input);
+    expect(renderMessage(made.message, { operations })).toContain(`→ merge !${iid} when green: ${mergeLine}`);
+    const chat = dispatcher();
+    const asked = await chat.dispatch(mergeLine);
+    const merged = messageOf(asked.kind === 'approve' ? await chat.approved(asked.operation, asked.input) : asked);
+    expect(merged.message.title).toMatch(
+      new RegExp(`^Merge request !${iid} will merge when pipeline #\\d+ passes \\(into main of acme/web\\)$`),
+    );
+
     const madeWrites = writes();
     const again = messageOf(await dispatcher().dispatch(line));
     expect(again.ok).toBe(false);

@@ -61,6 +61,29 @@ describe('the revert step of a red triage over MCP', () => {
     expect(outcome.outcome).toMatch(
       new RegExp(`^Opened merge request !\\d+ "Revert ".*"" from revert-${sha8} into main of acme/web`),
     );
+    // The result names the next call: merge it when its pipeline passes, pinned to the revert commit; a triage now
+    // names the open revert and offers the same call first, never a second revert.
+    const result = JSON.parse(resultText(made)) as {
+      merge_request: { iid: number };
+      revert_commit: { id: string };
+      next_step: { operation: string; input: Record<string, unknown> };
+    };
+    const next = {
+      operation: 'merge_merge_request',
+      input: {
+        id: 'acme/web',
+        merge_request_iid: result.merge_request.iid,
+        merge_when_pipeline_succeeds: true,
+        sha: result.revert_commit.id,
+      },
+    };
+    expect(result.next_step).toMatchObject(next);
+    const after = (await mcp.client.callTool({ name: 'triage_project', arguments: { id: 'acme/web' } }))
+      .structuredContent as unknown as TriageReport;
+    expect(after.open_reverts?.[0]).toMatchObject({ iid: result.merge_request.iid, matched_by: 'branch' });
+    expect(after.actions[0]).toMatchObject(next);
+    expect(after.actions.some((a) => a.operation === 'revert_as_merge_request')).toBe(false);
+
     const again = await mcp.client.callTool({
       name: 'run_operation',
       arguments: { name: revert.operation, arguments: revert.input },

@@ -36,6 +36,24 @@ describe('outcomeSentence', () => {
     ).toBe('Changed @erin in acme from developer to maintainer');
   });
 
+  it('says when a merge set to wait for its pipeline will merge, and what a merge made', () => {
+    const input = { id: 'acme/web', merge_request_iid: 6, merge_when_pipeline_succeeds: true };
+    const waiting = { iid: 6, state: 'opened', merge_when_pipeline_succeeds: true, target_branch: 'main' };
+    expect(outcomeSentence(op('merge_merge_request'), input, { ...waiting, head_pipeline: { id: 23 } })?.text).toBe(
+      'Merge request !6 will merge when pipeline #23 passes (into main of acme/web)',
+    );
+    expect(outcomeSentence(op('merge_merge_request'), input, waiting)?.text).toBe(
+      'Merge request !6 will merge when its pipeline passes (into main of acme/web)',
+    );
+    expect(
+      outcomeSentence(
+        op('merge_merge_request'),
+        { id: 'acme/web', merge_request_iid: 6 },
+        { iid: 6, state: 'merged', target_branch: 'main', merge_commit_sha: '2fa70043aa11' },
+      )?.text,
+    ).toBe('Merged !6 into main of acme/web as 2fa70043');
+  });
+
   it('says which tag of which project a release is, from which commit, with its link', () => {
     const outcome = outcomeSentence(
       op('create_release'),
