@@ -38,8 +38,8 @@ describe('settings', () => {
   });
 
   test('the public URL is the setting without a trailing slash, else the listening address', () => {
-    expect(publicUrlOf(parseConfig({ FORGEOPS_PUBLIC_URL: 'https://ops.example/forge/' }))).toBe(
-      'https://ops.example/forge',
+    expect(publicUrlOf(parseConfig({ FORGEOPS_PUBLIC_URL: 'https://forgeops.ops.example/' }))).toBe(
+      'https://forgeops.ops.example',
     );
     expect(publicUrlOf(parseConfig({ FORGEOPS_HOST: '0.0.0.0', FORGEOPS_PORT: '8080' }))).toBe('http://127.0.0.1:8080');
   });

@@ -112,9 +112,13 @@ describe('/metrics for watching', () => {
     // From here on only the watches read the service (a person's subscription above read it too, uncounted).
     const before = { counted: checkRequests, shown: series(await scrape(), 'forgeops_watch_service_requests_total')! };
 
+    const checks = async (result: string) => series(await scrape(), 'forgeops_watch_checks_total', { result }) ?? 0;
     // The second replica finds the watch at its next look at the store and stands by; the first polls each interval.
+    // Each check is waited for: on a loaded machine one outlasts a short settle and would be counted after the faults.
     for (let i = 0; i < 3; i++) {
+      const seen = await checks('unchanged');
       clock.advance(INTERVAL_MS);
+      await expect.poll(() => checks('unchanged'), { timeout: 15_000 }).toBeGreaterThan(seen);
       await settle();
     }
     // The watch asks for the project by its number.
@@ -127,7 +131,6 @@ describe('/metrics for watching', () => {
       status: 429,
       headers: { 'retry-after': '0' },
     });
-    const checks = async (result: string) => series(await scrape(), 'forgeops_watch_checks_total', { result }) ?? 0;
     const unchangedBefore = await checks('unchanged');
     clock.advance(INTERVAL_MS);
     // Each check is waited for, not a fixed while: on a loaded machine a check outlasts a short settle, and the next
