@@ -40,6 +40,13 @@ describe('an incident button refused as its presser', () => {
       15_000,
       "alice's retry in the thread",
     );
+    // A version drawn after the retry, still offering Revert: its buttons stay unpressed for the next test, which
+    // presses them once their premises have changed (versions drawn after the revert offer Merge when green instead).
+    await waitFor(
+      () => updatesOf(ts).find((c) => buttonsOf(c.args).some((b) => b.text.text.startsWith('Revert '))),
+      15_000,
+      'a version of the message drawn after the retry that still offers Revert',
+    );
 
     const reverted = await revertAsMergeRequest(bots, revert, {
       user: 'U1',
@@ -61,11 +68,12 @@ describe('an incident button refused as its presser', () => {
   it('checks each button of the old message as it is pressed: changed premises run nothing and say what changed', async () => {
     // The message's latest version carries buttons nobody pressed, drawn while pipeline #N was main's latest and
     // red; since then a newer pipeline started on main, and alice's revert's merge request is open. (Versions drawn
-    // once the revert was open offer Merge when green in its place: the newest one with a Revert, the post at worst.)
+    // once the revert was open offer Merge when green in its place: the newest one with a Revert, drawn after the
+    // retry and before the revert, its buttons unpressed.)
     const ts = posts()[0].answer!.ts as string;
     const buttons = await waitFor(
       () =>
-        [posts()[0], ...updatesOf(ts)]
+        [...updatesOf(ts)]
           .reverse()
           .map((c) => buttonsOf(c.args))
           .find((b) => b.some((x) => x.text.text.startsWith('Revert '))),
