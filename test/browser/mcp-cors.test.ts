@@ -83,7 +83,8 @@ describe('a browser client of an allowed origin', () => {
 
     const resource = await fetchFrom(page, metadataUrl as string);
     expect(resource.ok).toBe(true);
-    const issuer = (JSON.parse(resource.body as string) as { authorization_servers: string[] }).authorization_servers[0];
+    const issuer = (JSON.parse(resource.body as string) as { authorization_servers: string[] })
+      .authorization_servers[0];
     const server = await fetchFrom(page, `${issuer}/.well-known/oauth-authorization-server`);
     const endpoints = JSON.parse(server.body as string) as { registration_endpoint: string; token_endpoint: string };
 
