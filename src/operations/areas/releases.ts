@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
-import { asRecord, presentList, show } from '../engine/present.js';
+import { asRecord, momentText, presentList, show } from '../engine/present.js';
 
 const tagName = () => z.string().min(1);
 
@@ -22,14 +22,15 @@ const updateDetailsShape = {
   released_at: fields.dateTime().optional(),
 };
 
-function presentRelease(data: unknown): Presentation {
+/** One release, its time as people read it ("2026-11-29 11:36 UTC"), not the service's ISO string. */
+export function presentRelease(data: unknown, now = Date.now()): Presentation {
   const release = asRecord(data);
   return {
     title: `Release ${show(release.tag_name)}: ${show(release.name)}`,
     fields: [
       ['tag', show(release.tag_name)],
       ['name', show(release.name)],
-      ['released_at', show(release.released_at)],
+      ['released', momentText(release.released_at, now)],
     ],
   };
 }
@@ -45,7 +46,7 @@ export const releasesOperations = [
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('release', (r) => [show(r.tag_name), `${show(r.name)} · ${show(r.released_at)}`]),
+    present: presentList('release', (r) => [show(r.tag_name), `${show(r.name)} · ${momentText(r.released_at)}`]),
   }),
   defineOperation({
     name: 'get_release',
@@ -56,7 +57,7 @@ export const releasesOperations = [
     route: 'GET /projects/:id/releases/:tag_name',
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'read',
-    present: presentRelease,
+    present: (data) => presentRelease(data),
   }),
   defineOperation({
     name: 'create_release',
@@ -84,7 +85,7 @@ export const releasesOperations = [
     }),
     effect: 'write',
     undo: 'Adds a release (and its tag when `ref` is given); an existing release of the tag is refused, never overwritten.',
-    present: presentRelease,
+    present: (data) => presentRelease(data),
   }),
   defineOperation({
     name: 'update_release',
@@ -113,6 +114,6 @@ export const releasesOperations = [
         'so read them with get_release first if they may be needed.'
       );
     },
-    present: presentRelease,
+    present: (data) => presentRelease(data),
   }),
 ];
