@@ -1,6 +1,8 @@
 // Commits area: list and read commits, make multi-file commits, cherry-pick, revert, diffs and commit comments.
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
+import type { Presentation } from '../engine/define.js';
+import { asRecord, momentText, shortSha, show } from '../engine/present.js';
 
 const commitSha = () => z.string().min(1).describe('Commit SHA, branch or tag.');
 
@@ -79,6 +81,42 @@ function commitRisks(input: {
   return risks.length > 0 ? `Asks you because ${risks.join('; and ')}.` : undefined;
 }
 
+/** "Alice Martin <alice@acme.example>": a commit's person, as git shows them. */
+function personOf(name: unknown, email: unknown): string {
+  const shownName = typeof name === 'string' && name !== '' ? name : undefined;
+  const shownEmail = typeof email === 'string' && email !== '' ? `<${email}>` : undefined;
+  return [shownName, shownEmail].filter((part) => part !== undefined).join(' ') || '—';
+}
+
+/**
+ * One commit for people: its title, the commit, one "author, date" line (the committer on a line of their own only
+ * when someone else committed it, as after a cherry-pick by another), its stats and last pipeline, and its message
+ * when it says more than the title — not the service's nine author and committer fields.
+ */
+export function presentCommit(data: unknown): Presentation {
+  const commit = asRecord(data);
+  const author = personOf(commit.author_name, commit.author_email);
+  const committer = personOf(commit.committer_name, commit.committer_email);
+  const fields: Array<[string, string]> = [
+    ['commit', shortSha(commit.id)],
+    ['author', `${author}, ${momentText(commit.authored_date ?? commit.created_at)}`],
+  ];
+  if (committer !== author && committer !== '—')
+    fields.push(['committer', `${committer}, ${momentText(commit.committed_date)}`]);
+  const stats = asRecord(commit.stats);
+  if (typeof stats.additions === 'number' && typeof stats.deletions === 'number')
+    fields.push(['changes', `+${stats.additions} −${stats.deletions}`]);
+  const pipeline = asRecord(commit.last_pipeline);
+  if (pipeline.id !== undefined) fields.push(['pipeline', `#${show(pipeline.id)} ${show(pipeline.status)}`]);
+  const message = typeof commit.message === 'string' ? commit.message.trim() : '';
+  const more = message !== '' && message !== String(commit.title ?? '').trim();
+  return {
+    title: `Commit ${shortSha(commit.id)}: ${show(commit.title)}`,
+    fields,
+    ...(more ? { sections: [{ title: 'message', text: message }] } : {}),
+  };
+}
+
 export const commitsOperations = [
   defineOperation({
     name: 'list_commits',
@@ -146,6 +184,7 @@ export const commitsOperations = [
       "deletes or moves files (as delete_file does), copies another project's tree, or forces (force drops the " +
       "branch's own commits for good).",
     needsApproval: commitRisks,
+    present: presentCommit,
   }),
   defineOperation({
     name: 'get_commit',
@@ -160,6 +199,7 @@ export const commitsOperations = [
       stats: z.boolean().optional().describe('Default true.'),
     }),
     effect: 'read',
+    present: presentCommit,
   }),
   defineOperation({
     name: 'list_commit_refs',
@@ -191,6 +231,7 @@ export const commitsOperations = [
     }),
     effect: 'write',
     undo: 'Adds one commit to the branch; revert_commit undoes it.',
+    present: presentCommit,
   }),
   defineOperation({
     name: 'revert_commit',
@@ -206,6 +247,7 @@ export const commitsOperations = [
     }),
     effect: 'write',
     undo: 'Adds one commit to the branch; reverting that commit brings the changes back.',
+    present: presentCommit,
   }),
   defineOperation({
     name: 'get_commit_diff',
