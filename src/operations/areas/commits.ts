@@ -2,7 +2,10 @@
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
-import { asRecord, momentText, shortSha, show } from '../engine/present.js';
+import { asList, asRecord, momentText, shortSha, show } from '../engine/present.js';
+import type { RunContext } from '../engine/define.js';
+import { buildPath } from '../../http/route.js';
+import { serviceGet } from '../engine/effect-facts.js';
 
 const commitSha = () => z.string().min(1).describe('Commit SHA, branch or tag.');
 
@@ -108,6 +111,9 @@ export function presentCommit(data: unknown): Presentation {
     fields.push(['changes', `+${stats.additions} −${stats.deletions}`]);
   const pipeline = asRecord(commit.last_pipeline);
   if (pipeline.id !== undefined) fields.push(['pipeline', `#${show(pipeline.id)} ${show(pipeline.status)}`]);
+  const started = asRecord(commit.started_pipeline);
+  if (started.id !== undefined)
+    fields.push(['pipeline', `#${show(started.id)} started on ${show(started.ref)}: ${show(started.status)}`]);
   const message = typeof commit.message === 'string' ? commit.message.trim() : '';
   const more = message !== '' && message !== String(commit.title ?? '').trim();
   return {
@@ -116,6 +122,22 @@ export function presentCommit(data: unknown): Presentation {
     ...(more ? { sections: [{ title: 'message', text: message }] } : {}),
   };
 }
+
+/**
+ * The pipeline the service started on the branch for a commit just made (a direct revert): the branch's latest
+ * pipeline for that commit, read once right after; none when the service started none.
+ */
+const startedPipeline = {
+  async after(ctx: RunContext, input: { id: string | number; branch: string }, data: unknown) {
+    const commit = asRecord(data);
+    if (typeof commit.id !== 'string' || data !== commit) return data;
+    const path = buildPath('/projects/:id/pipelines', { id: input.id });
+    const [latest] = asList(await serviceGet(ctx, path, { ref: input.branch, sha: commit.id, per_page: '1' }));
+    if (latest?.id === undefined) return data;
+    const started = { id: latest.id, status: latest.status, ref: latest.ref, web_url: latest.web_url };
+    return { ...commit, started_pipeline: started };
+  },
+};
 
 export const commitsOperations = [
   defineOperation({
@@ -248,6 +270,7 @@ export const commitsOperations = [
     effect: 'write',
     undo: 'Adds one commit to the branch; reverting that commit brings the changes back.',
     present: presentCommit,
+    answerReads: startedPipeline,
   }),
   defineOperation({
     name: 'get_commit_diff',

@@ -156,7 +156,10 @@ function commitOutcome(op: Operation, input: Fields, data: Fields, targets: Targ
       : op.name === 'revert_commit'
         ? `Reverted ${shortSha(input.sha)} on`
         : 'Committed to';
-  return withLink(`${verb} ${branch} of ${place} as ${sha}${title}`, linkOf(data));
+  // A direct revert on a branch starts its pipeline there: said, with its id, when the service started one.
+  const pipeline = asRecord(data.started_pipeline);
+  const started = pipeline.id !== undefined ? `; pipeline #${show(pipeline.id)} started on ${branch}` : '';
+  return withLink(`${verb} ${branch} of ${place} as ${sha}${title}${started}`, linkOf(data));
 }
 
 /** A revert made as a merge request: the merge request, its branch and target, and what it reverts. */
