@@ -113,6 +113,11 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
   input: S;
   effect: Effect;
   /**
+   * Only an administrator of the service may call it (its docs say "Administrators only", and so does its
+   * description): a 403 then says it needs an administrator, not a higher role in a project.
+   */
+  adminOnly?: boolean;
+  /**
    * Safe to send twice. Defaults to true for reads, false otherwise (a repeated PUT here can make a second commit).
    * Never true for a call a human may have to approve: what they approved runs once, or not at all.
    */
