@@ -32,7 +32,7 @@ describe('command help', () => {
     expect(commandHelp(op('retry_pipeline'), { prefix: '/forge ' })).toBe(
       [
         'Usage: /forge pipeline retry <id> <pipeline_id> [key=value …]',
-        "Retry pipeline: Run a pipeline's failed or canceled jobs again, e.g. after a flaky failure.",
+        "Retry pipeline: Run a pipeline's failed or canceled jobs again, e.g. after a flaky failure; requeued_jobs names the jobs it re-queued.",
         '',
         'Parameters:',
         '  id           integer or string, required — Project ID or full path.',
