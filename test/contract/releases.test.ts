@@ -116,6 +116,16 @@ describe.shuffle('releases, in any order', () => {
         }),
       ]);
       expect(release.assets.count).toBe(release.assets.sources.length + 1);
+      // The answer echoes the notes as published, so a typo shows at once.
+      const shown = suite.operation('create_release').present!(release, { id: WEB, tag_name: 'v1.2.0-rc1' } as never);
+      expect(shown.sections).toEqual([{ title: 'notes', text: '## Preview\n\n- Dark mode' }]);
+      const changed = await suite.call(
+        'update_release',
+        { id: WEB, tag_name: 'v1.2.0-rc1', description: '## Preview\n\n- Dark mode\n- Search' },
+        { as: 'developer' },
+      );
+      const updated = suite.operation('update_release').present!(changed.data, { id: WEB, tag_name: 'v1.2.0-rc1' });
+      expect(updated.sections?.[0].text).toBe('## Preview\n\n- Dark mode\n- Search');
       // The tag now exists: the release reads back, tied to a commit.
       const read = (await suite.call('get_release', { id: WEB, tag_name: 'v1.2.0-rc1' })).data as Release;
       expect(read.commit).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{40}$/) });

@@ -35,6 +35,15 @@ export function presentRelease(data: unknown, now = Date.now()): Presentation {
   };
 }
 
+/** A release just written, with its notes as the service stored them: what was published, read back. */
+export function presentWrittenRelease(data: unknown, now = Date.now()): Presentation {
+  const shown = presentRelease(data, now);
+  const notes = asRecord(data).description;
+  return typeof notes === 'string' && notes.trim() !== ''
+    ? { ...shown, sections: [{ title: 'notes', text: notes }] }
+    : shown;
+}
+
 export const releasesOperations = [
   defineOperation({
     name: 'list_releases',
@@ -85,7 +94,7 @@ export const releasesOperations = [
     }),
     effect: 'write',
     undo: 'Adds a release (and its tag when `ref` is given); an existing release of the tag is refused, never overwritten.',
-    present: (data) => presentRelease(data),
+    present: (data) => presentWrittenRelease(data),
   }),
   defineOperation({
     name: 'update_release',
@@ -114,6 +123,6 @@ export const releasesOperations = [
         'so read them with get_release first if they may be needed.'
       );
     },
-    present: (data) => presentRelease(data),
+    present: (data) => presentWrittenRelease(data),
   }),
 ];
