@@ -180,6 +180,25 @@ describe.shuffle('pipelines, in any order', () => {
       expect(shown.fields?.[0][0]).toBe(`#${pipelines[0].id}`);
       expect(shown.fields?.[0][1]).toContain('failed');
     });
+
+    it('keeps scope=running as the service defines it, and says in the answer that pending ones are left out', async () => {
+      const running = await suite.call('list_pipelines', { id: WEB, scope: 'running' });
+      const statuses = (running.data as Pipeline[]).map((p) => p.status);
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(new Set(statuses)).toEqual(new Set(['running']));
+      const pending = (await suite.call('list_pipelines', { id: WEB, scope: 'pending' })).data as Pipeline[];
+      expect(pending.length).toBeGreaterThan(0);
+
+      const present = suite.operation('list_pipelines').present!;
+      const count = `${statuses.length} pipeline${statuses.length === 1 ? '' : 's'}`;
+      expect(present(running.data, { id: WEB, scope: 'running' }).title).toBe(
+        `${count} running (pending ones are not included: scope=pending lists them)`,
+      );
+      expect(present(running.data, { id: WEB, status: 'running' }).title).toBe(
+        `${count} running (pending ones are not included: status=pending lists them)`,
+      );
+      expect(present(pending, { id: WEB, scope: 'pending' }).title).not.toContain('not included');
+    });
   });
 
   describe('paging', () => {

@@ -154,6 +154,23 @@ function presentRetry(data: unknown, input: { id: string | number }): Presentati
   return { ...shown, title, fields: [['status', show(asRecord(data).status)], ...(shown.fields ?? [])] };
 }
 
+const pipelineRows = presentList('pipeline', (p) => [
+  `#${show(p.id)}`,
+  `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`,
+]);
+
+/**
+ * The list, one line per pipeline. "running" means what the service says — not pending ones — while people asking
+ * for running pipelines mostly mean both: the answer says so, with the filter that lists the pending ones. The
+ * parameter itself stays as the service defines it (an MCP client or script gets what the REST API gives).
+ */
+function presentPipelines(data: unknown, input: { scope?: string; status?: string }): Presentation {
+  const shown = pipelineRows(data);
+  const key = input.scope === 'running' ? 'scope' : input.status === 'running' ? 'status' : undefined;
+  if (key === undefined) return shown;
+  return { ...shown, title: `${shown.title} running (pending ones are not included: ${key}=pending lists them)` };
+}
+
 export const pipelinesOperations = [
   defineOperation({
     name: 'list_pipelines',
@@ -178,10 +195,7 @@ export const pipelinesOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('pipeline', (p) => [
-      `#${show(p.id)}`,
-      `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`,
-    ]),
+    present: presentPipelines,
     rowActions: (pipeline, input) =>
       pipelineActions(input.id, pipeline).map((a) => ({ ...a, label: `${a.label} #${show(pipeline.id)}` })),
   }),
