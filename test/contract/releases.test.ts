@@ -1,7 +1,10 @@
 // Contract: every releases operation against the sandbox — list and read, create with the tag made from a ref and
 // asset links, update (milestones [] unlinks all), presentation, permissions and bad input.
 import { describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
+import { executeCall } from '../../src/operations/engine/call.js';
+import { operations } from '../../src/operations/index.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('releases');
@@ -85,6 +88,27 @@ describe.shuffle('releases, in any order', () => {
   });
 
   describe('create_release and update_release', () => {
+    it('offers the commits since the previous release for the notes, as the next step after a release', async () => {
+      const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.developer });
+      const input = { id: WEB, tag_name: 'v1.3.0-notes', ref: 'main', description: 'Notes to come' };
+      const made = await executeCall(suite.operation('create_release'), input, { client }, { operations }).finally(() =>
+        client.close(),
+      );
+      if (!made.ok) throw new Error(made.message);
+      const releases = (await suite.call('list_releases', { id: WEB })).data as Release[];
+      const previous = releases.find((r) => r.tag_name !== 'v1.3.0-notes')!.tag_name;
+      expect(made.result.data).toMatchObject({ previous_release: { tag_name: previous } });
+      const shown = suite.operation('create_release').present!(made.result.data, input);
+      expect(shown.sections).toEqual([{ title: 'notes', text: 'Notes to come' }]);
+      expect(shown.actions).toEqual([
+        {
+          label: `Commits since ${previous} (for the notes)`,
+          operation: 'compare_refs',
+          input: { id: WEB, from: previous, to: 'v1.3.0-notes' },
+        },
+      ]);
+    });
+
     it('creates a release whose tag is made from a ref, with asset links and milestones', async () => {
       const result = await suite.call(
         'create_release',

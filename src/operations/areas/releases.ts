@@ -1,8 +1,10 @@
 // Releases area: list, read, create and update a project's releases (tag, notes, milestones, asset links).
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
-import type { Presentation } from '../engine/define.js';
-import { asRecord, momentText, presentList, show } from '../engine/present.js';
+import type { FollowUp, Presentation, RunContext } from '../engine/define.js';
+import { buildPath } from '../../http/route.js';
+import { serviceGet } from '../engine/effect-facts.js';
+import { asList, asRecord, momentText, presentList, show } from '../engine/present.js';
 
 const tagName = () => z.string().min(1);
 
@@ -35,13 +37,43 @@ export function presentRelease(data: unknown, now = Date.now()): Presentation {
   };
 }
 
-/** A release just written, with its notes as the service stored them: what was published, read back. */
-export function presentWrittenRelease(data: unknown, now = Date.now()): Presentation {
+/**
+ * The release before a new one (the newest other release), read right after create_release: its tag is where the
+ * notes of the new one start, offered as the compare of the two (the commit titles since).
+ */
+const previousRelease = {
+  async after(ctx: RunContext, input: { id: string | number; tag_name: string }, data: unknown) {
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
+    const releases = asList(await serviceGet(ctx, buildPath('/projects/:id/releases', input), { per_page: '5' }));
+    const previous = releases.find((r) => typeof r.tag_name === 'string' && r.tag_name !== input.tag_name);
+    return previous ? { ...asRecord(data), previous_release: { tag_name: previous.tag_name } } : data;
+  },
+};
+
+/**
+ * A release just written, with its notes as the service stored them: what was published, read back. After a new
+ * release, the next step offered is the compare from the previous release's tag: the commit titles the notes cover.
+ */
+export function presentWrittenRelease(data: unknown, input: { id: unknown }, now = Date.now()): Presentation {
+  const release = asRecord(data);
   const shown = presentRelease(data, now);
-  const notes = asRecord(data).description;
-  return typeof notes === 'string' && notes.trim() !== ''
-    ? { ...shown, sections: [{ title: 'notes', text: notes }] }
-    : shown;
+  const notes = release.description;
+  const previous = asRecord(release.previous_release).tag_name;
+  const actions: FollowUp[] =
+    typeof previous === 'string' && typeof release.tag_name === 'string'
+      ? [
+          {
+            label: `Commits since ${previous} (for the notes)`,
+            operation: 'compare_refs',
+            input: { id: input.id, from: previous, to: release.tag_name },
+          },
+        ]
+      : [];
+  return {
+    ...shown,
+    ...(typeof notes === 'string' && notes.trim() !== '' ? { sections: [{ title: 'notes', text: notes }] } : {}),
+    ...(actions.length > 0 ? { actions } : {}),
+  };
 }
 
 export const releasesOperations = [
@@ -94,7 +126,8 @@ export const releasesOperations = [
     }),
     effect: 'write',
     undo: 'Adds a release (and its tag when `ref` is given); an existing release of the tag is refused, never overwritten.',
-    present: (data) => presentWrittenRelease(data),
+    present: (data, input) => presentWrittenRelease(data, input),
+    answerReads: previousRelease,
   }),
   defineOperation({
     name: 'update_release',
@@ -123,6 +156,6 @@ export const releasesOperations = [
         'so read them with get_release first if they may be needed.'
       );
     },
-    present: (data) => presentWrittenRelease(data),
+    present: (data, input) => presentWrittenRelease(data, input),
   }),
 ];
