@@ -12,6 +12,7 @@ import { ChatError } from './errors.js';
 import { booleanWord, fieldOf, fieldsOf, isBooleanWord, typeValue } from './fields.js';
 import { commandHelp, helpTopic, usageLine } from './help.js';
 import type { HelpOptions } from './help.js';
+import { positionalKeys } from './positionals.js';
 import { tokenize } from './tokens.js';
 import type { Token } from './tokens.js';
 import { linkInput, looksLikeUrl, readServiceUrl } from './urls.js';
@@ -122,7 +123,10 @@ function carriesCredentials(op: Operation): boolean {
   );
 }
 
-/** Values typed without a key fill the path parameters in route order; with a default project, the project may be left out. */
+/**
+ * Values typed without a key fill the command's positional keys in order (positionalKeys: its path parameters, and the
+ * key naming the item an add or create makes); with a default project, the project may be left out.
+ */
 function assignPositionals(
   op: Operation,
   positionals: Token[],
@@ -130,7 +134,8 @@ function assignPositionals(
   options: ParseOptions,
   set: (name: string, value: unknown) => void,
 ): void {
-  let slots = op.pathParams.filter((p) => !(p in input));
+  const keys = positionalKeys(op, options.operations);
+  let slots = keys.filter((p) => !(p in input));
   if (options.defaultProject && takesDefaultProject(op) && slots[0] === 'id' && positionals.length < slots.length) {
     slots = slots.slice(1);
   }
@@ -140,8 +145,8 @@ function assignPositionals(
     const extra = carriesCredentials(op)
       ? `${stray.length} more than it takes (not shown: this command carries credentials; quote a value with spaces)`
       : stray.map((t) => `"${t.text}"`).join(', ');
-    const given = op.pathParams.filter((p) => p in input);
-    const takes = op.pathParams.length > 0 ? op.pathParams.map((p) => `<${p}>`).join(' ') : 'values only as key=value';
+    const given = keys.filter((p) => p in input);
+    const takes = keys.length > 0 ? keys.map((p) => `<${p}>`).join(' ') : 'values only as key=value';
     const already = given.length > 0 ? `; ${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} already given` : '';
     throw new ChatError(`Too many values: ${extra}. ${op.chat} takes ${takes}${already}.`);
   }

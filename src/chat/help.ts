@@ -4,6 +4,7 @@ import { personKeys } from '../operations/engine/people.js';
 import { PAGINATION_CONTROL_KEYS } from '../operations/engine/define.js';
 import { commandTable, isMeta, matchCommand, META_COMMANDS, nounNamed, nounOf } from './commands.js';
 import { fieldOf, fieldsOf } from './fields.js';
+import { positionalKeys } from './positionals.js';
 import type { FieldInfo, JsonSchema } from './fields.js';
 import { linkInput, readServiceUrl, serviceUrl } from './urls.js';
 import type { LinkTarget } from './urls.js';
@@ -109,7 +110,8 @@ export function formatValue(value: unknown): string {
 }
 
 function requiredKeys(op: Operation): FieldInfo[] {
-  return fieldsOf(op).filter((f) => f.required && !op.pathParams.includes(f.name));
+  const positional = positionalKeys(op);
+  return fieldsOf(op).filter((f) => f.required && !positional.includes(f.name));
 }
 
 /** The keys an example needs: the required ones, and the first of each one_of rule (create_user's password). */
@@ -117,14 +119,15 @@ function exampleKeys(op: Operation): FieldInfo[] {
   const wanted = new Set(requiredKeys(op).map((f) => f.name));
   for (const rule of op.rules ?? [])
     if (rule.kind === 'one_of' && !rule.keys.some((key) => wanted.has(key))) wanted.add(rule.keys[0]);
-  return fieldsOf(op).filter((f) => wanted.has(f.name) && !op.pathParams.includes(f.name));
+  const positional = positionalKeys(op);
+  return fieldsOf(op).filter((f) => wanted.has(f.name) && !positional.includes(f.name));
 }
 
 /** "pipeline retry <id> <pipeline_id> [key=value …]": path values in route order, then the required keys. */
 export function usageLine(op: Operation, options: HelpOptions = {}): string {
   const parts = [
     `${options.prefix ?? ''}${op.chat}`,
-    ...op.pathParams.map((p) => (fieldOf(op, p)?.required ? `<${p}>` : `[<${p}>]`)),
+    ...positionalKeys(op).map((p) => (fieldOf(op, p)?.required ? `<${p}>` : `[<${p}>]`)),
     ...requiredKeys(op).map((f) => `${f.name}=<value>`),
     '[key=value …]',
   ];
@@ -153,7 +156,10 @@ function linkTargetFor(op: Operation): LinkTarget | undefined {
 export function examples(op: Operation, options: HelpOptions = {}): string[] {
   const prefix = `${options.prefix ?? ''}${op.chat}`;
   const fields = fieldsOf(op);
-  const pathFields = fields.filter((f) => op.pathParams.includes(f.name));
+  const positional = positionalKeys(op);
+  const pathFields = fields
+    .filter((f) => positional.includes(f.name))
+    .sort((a, b) => positional.indexOf(a.name) - positional.indexOf(b.name));
   const samplePath = pathFields.filter((f) => f.required).map((f) => formatValue(sampleIn(op, f.name, f.schema)));
   const lines = [[prefix, ...samplePath, ...keyArgs(op, exampleKeys(op))].join(' ')];
   const target = linkTargetFor(op);

@@ -1,7 +1,10 @@
 // Contract: every commits operation against the sandbox — listing with filters, multi-action commits, a forced
 // commit, cherry-pick and revert with their error codes, refs, diffs, comments, permissions and bad input.
 import { describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
+import { executeCall } from '../../src/operations/engine/call.js';
+import { operations } from '../../src/operations/index.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('commits');
@@ -416,6 +419,34 @@ describe.shuffle('commits, in any order', () => {
 
       const again = await pickError('revert_commit', change.id, 'revert-me');
       expect(again.errorCode).toBe('empty');
+    });
+
+    it('says that a direct revert started a pipeline on the branch, with its id', async () => {
+      const change = await commitFile(
+        'revert-with-pipeline',
+        'package.json',
+        '{ "name": "@acme/web", "version": "8.8.8" }\n',
+        'Bump to 8.8.8',
+        'main',
+      );
+      // Through the path every front end takes: the branch's pipeline for the new commit is read right after.
+      const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.developer });
+      const input = { id: WEB, sha: change.id, branch: 'revert-with-pipeline' };
+      const reverted = await executeCall(suite.operation('revert_commit'), input, { client }, { operations }).finally(
+        () => client.close(),
+      );
+      if (!reverted.ok) throw new Error(reverted.message);
+      const revert = reverted.result.data as Commit & { started_pipeline: { id: number; ref: string } };
+      const [pipeline] = (await suite.call('list_pipelines', { id: WEB, ref: 'revert-with-pipeline', sha: revert.id }))
+        .data as Array<{ id: number }>;
+      expect(pipeline).toBeDefined();
+      expect(revert.started_pipeline).toMatchObject({ id: pipeline.id, ref: 'revert-with-pipeline' });
+      expect(reverted.outcome?.text).toMatch(new RegExp(`; pipeline #${pipeline.id} started on revert-with-pipeline$`));
+      const shown = suite.operation('revert_commit').present!(revert, input);
+      expect(shown.fields).toContainEqual([
+        'pipeline',
+        expect.stringMatching(new RegExp(`^#${pipeline.id} started on revert-with-pipeline: `)),
+      ]);
     });
 
     it('reports error_code "conflict" when later changes are in the way of a revert', async () => {

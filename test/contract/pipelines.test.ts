@@ -3,7 +3,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
+import { executeCall } from '../../src/operations/engine/call.js';
 import { executeOperation } from '../../src/operations/engine/execute.js';
+import { operations } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { contractSuite } from './harness.js';
 
@@ -177,6 +179,25 @@ describe.shuffle('pipelines, in any order', () => {
       expect(shown.title).toBe(`${pipelines.length} pipeline${pipelines.length === 1 ? '' : 's'}`);
       expect(shown.fields?.[0][0]).toBe(`#${pipelines[0].id}`);
       expect(shown.fields?.[0][1]).toContain('failed');
+    });
+
+    it('keeps scope=running as the service defines it, and says in the answer that pending ones are left out', async () => {
+      const running = await suite.call('list_pipelines', { id: WEB, scope: 'running' });
+      const statuses = (running.data as Pipeline[]).map((p) => p.status);
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(new Set(statuses)).toEqual(new Set(['running']));
+      const pending = (await suite.call('list_pipelines', { id: WEB, scope: 'pending' })).data as Pipeline[];
+      expect(pending.length).toBeGreaterThan(0);
+
+      const present = suite.operation('list_pipelines').present!;
+      const count = `${statuses.length} pipeline${statuses.length === 1 ? '' : 's'}`;
+      expect(present(running.data, { id: WEB, scope: 'running' }).title).toBe(
+        `${count} running (pending ones are not included: scope=pending lists them)`,
+      );
+      expect(present(running.data, { id: WEB, status: 'running' }).title).toBe(
+        `${count} running (pending ones are not included: status=pending lists them)`,
+      );
+      expect(present(pending, { id: WEB, scope: 'pending' }).title).not.toContain('not included');
     });
   });
 
@@ -354,6 +375,44 @@ describe.shuffle('pipelines, in any order', () => {
   });
 
   describe('pipeline life cycle', () => {
+    it('says which jobs a retry re-queued, by name, in its data and its readable answer', async () => {
+      const { id } = (await suite.call('create_pipeline', { id: WEB, ref: 'main' }, { as: 'developer' }))
+        .data as Pipeline;
+      await suite.call('cancel_pipeline', { id: WEB, pipeline_id: id }, { as: 'developer' });
+      const jobs = (await suite.call('list_pipeline_jobs', { id: WEB, pipeline_id: id })).data as Array<{
+        id: number;
+        name: string;
+        status: string;
+      }>;
+      const canceled = jobs.filter((job) => job.status === 'canceled');
+      expect(canceled.length).toBeGreaterThan(0);
+
+      // Through the path every front end takes: the jobs are read before and after the retry.
+      const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.developer });
+      const retried = await executeCall(
+        suite.operation('retry_pipeline'),
+        { id: WEB, pipeline_id: id },
+        { client },
+        {
+          operations,
+        },
+      ).finally(() => client.close());
+      if (!retried.ok) throw new Error(retried.message);
+      expect(
+        suite.sandbox.requests.filter({ method: 'POST', path: `/projects/acme%2Fweb/pipelines/${id}/retry` }),
+      ).toHaveLength(1);
+      const requeued = (retried.result.data as { requeued_jobs: Array<{ id: number; name: string }> }).requeued_jobs;
+      expect(requeued.map((job) => job.name).sort()).toEqual(canceled.map((job) => job.name).sort());
+      // New jobs: the service runs a job again as a new one.
+      expect(requeued.some((job) => canceled.some((old) => old.id === job.id))).toBe(false);
+      const shown = suite.operation('retry_pipeline').present!(retried.result.data, { id: WEB, pipeline_id: id });
+      const count = `${requeued.length} job${requeued.length === 1 ? '' : 's'}`;
+      expect(shown.title).toBe(
+        `Retried pipeline #${id}: re-queued ${requeued.map((job) => job.name).join(', ')} (${count})`,
+      );
+      await suite.call('cancel_pipeline', { id: WEB, pipeline_id: id }, { as: 'developer' });
+    });
+
     it('creates with variables, lists them, retries, cancels and deletes', async () => {
       const created = await suite.call(
         'create_pipeline',

@@ -1,7 +1,10 @@
 // Contract: every releases operation against the sandbox — list and read, create with the tag made from a ref and
 // asset links, update (milestones [] unlinks all), presentation, permissions and bad input.
 import { describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
+import { executeCall } from '../../src/operations/engine/call.js';
+import { operations } from '../../src/operations/index.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('releases');
@@ -55,7 +58,7 @@ describe.shuffle('releases, in any order', () => {
       expect(shown.fields?.[0][0]).toBe(releases[0].tag_name);
     });
 
-    it('reads one release by tag and presents tag, name and released_at', async () => {
+    it('reads one release by tag and presents tag, name and when it was released, as people read times', async () => {
       const result = await suite.call('get_release', { id: WEB, tag_name: 'v1.0.0' });
       const release = result.data as Release;
       expect(release).toMatchObject({ tag_name: 'v1.0.0', name: 'Web 1.0.0' });
@@ -67,7 +70,8 @@ describe.shuffle('releases, in any order', () => {
         fields: [
           ['tag', 'v1.0.0'],
           ['name', 'Web 1.0.0'],
-          ['released_at', release.released_at],
+          // The demo release is days old: its day and minute in UTC, never the service's ISO string.
+          ['released', `${new Date(release.released_at).toISOString().slice(0, 16).replace('T', ' ')} UTC`],
         ],
       });
     });
@@ -84,6 +88,27 @@ describe.shuffle('releases, in any order', () => {
   });
 
   describe('create_release and update_release', () => {
+    it('offers the commits since the previous release for the notes, as the next step after a release', async () => {
+      const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.developer });
+      const input = { id: WEB, tag_name: 'v1.3.0-notes', ref: 'main', description: 'Notes to come' };
+      const made = await executeCall(suite.operation('create_release'), input, { client }, { operations }).finally(() =>
+        client.close(),
+      );
+      if (!made.ok) throw new Error(made.message);
+      const releases = (await suite.call('list_releases', { id: WEB })).data as Release[];
+      const previous = releases.find((r) => r.tag_name !== 'v1.3.0-notes')!.tag_name;
+      expect(made.result.data).toMatchObject({ previous_release: { tag_name: previous } });
+      const shown = suite.operation('create_release').present!(made.result.data, input);
+      expect(shown.sections).toEqual([{ title: 'notes', text: 'Notes to come' }]);
+      expect(shown.actions).toEqual([
+        {
+          label: `Commits since ${previous} (for the notes)`,
+          operation: 'compare_refs',
+          input: { id: WEB, from: previous, to: 'v1.3.0-notes' },
+        },
+      ]);
+    });
+
     it('creates a release whose tag is made from a ref, with asset links and milestones', async () => {
       const result = await suite.call(
         'create_release',
@@ -115,6 +140,16 @@ describe.shuffle('releases, in any order', () => {
         }),
       ]);
       expect(release.assets.count).toBe(release.assets.sources.length + 1);
+      // The answer echoes the notes as published, so a typo shows at once.
+      const shown = suite.operation('create_release').present!(release, { id: WEB, tag_name: 'v1.2.0-rc1' } as never);
+      expect(shown.sections).toEqual([{ title: 'notes', text: '## Preview\n\n- Dark mode' }]);
+      const changed = await suite.call(
+        'update_release',
+        { id: WEB, tag_name: 'v1.2.0-rc1', description: '## Preview\n\n- Dark mode\n- Search' },
+        { as: 'developer' },
+      );
+      const updated = suite.operation('update_release').present!(changed.data, { id: WEB, tag_name: 'v1.2.0-rc1' });
+      expect(updated.sections?.[0].text).toBe('## Preview\n\n- Dark mode\n- Search');
       // The tag now exists: the release reads back, tied to a commit.
       const read = (await suite.call('get_release', { id: WEB, tag_name: 'v1.2.0-rc1' })).data as Release;
       expect(read.commit).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{40}$/) });

@@ -35,6 +35,7 @@ const get = defineOperation({
   area: 'application_settings',
   title: 'Get application settings',
   description: 'Administrators only: every instance setting as one object, credentials redacted.',
+  adminOnly: true,
   route: 'GET /application/settings',
   input: z.object({}),
   effect: 'read',
@@ -47,6 +48,7 @@ const update = defineOperation({
   area: 'application_settings',
   title: 'Update application settings',
   description: 'Administrators only: change instance settings; those left out stay.',
+  adminOnly: true,
   route: 'PUT /application/settings',
   input: z.object({
     // One open object, not every setting: there are over a hundred, and each key costs every assistant tokens.

@@ -35,6 +35,7 @@ export const auditEventsOperations = [
     area: 'audit_events',
     title: 'List audit events',
     description: "Administrators only: the instance's audit events (who changed what), newest first.",
+    adminOnly: true,
     route: 'GET /audit_events',
     input: z.object({
       ...period,
@@ -52,6 +53,7 @@ export const auditEventsOperations = [
     area: 'audit_events',
     title: 'Get audit event',
     description: 'Administrators only: one instance audit event with its details.',
+    adminOnly: true,
     route: 'GET /audit_events/:id',
     input: z.object({ id: eventId() }),
     effect: 'read',

@@ -1,15 +1,13 @@
 // Broadcast messages area: the instance's banners and notifications — list and read (anyone), create, edit and delete (administrators).
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
-import { presentList, show } from '../engine/present.js';
+import type { Presentation } from '../engine/define.js';
+import { asRecord, momentText, presentList, show } from '../engine/present.js';
 
 const messageId = () => z.number().int().positive().describe('Message ID.');
 
-/** "2026-11-28 06:00 UTC": a banner's times to the minute. */
-function minute(value: unknown): string {
-  const at = typeof value === 'string' ? new Date(value) : undefined;
-  return at && !Number.isNaN(at.getTime()) ? `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : show(value);
-}
+/** "2026-11-28 06:00 UTC" (or "06:00 UTC" today): a banner's times to the minute, as forgeops says times everywhere. */
+const minute = (value: unknown, now?: number) => momentText(value, now);
 
 /**
  * Where a message stands, with the dates that matter: showing now (until when), scheduled (from, to) or expired
@@ -18,10 +16,26 @@ function minute(value: unknown): string {
 export function broadcastState(m: Record<string, unknown>, now = Date.now()): string {
   const starts = typeof m.starts_at === 'string' ? Date.parse(m.starts_at) : Number.NaN;
   const ends = typeof m.ends_at === 'string' ? Date.parse(m.ends_at) : Number.NaN;
-  if (m.active === true) return `active until ${minute(m.ends_at)}`;
-  if (starts > now) return `scheduled ${minute(m.starts_at)} to ${minute(m.ends_at)}`;
-  if (ends <= now) return `expired ${minute(m.ends_at)}`;
+  if (m.active === true) return `active until ${minute(m.ends_at, now)}`;
+  if (starts > now) return `scheduled ${minute(m.starts_at, now)} to ${minute(m.ends_at, now)}`;
+  if (ends <= now) return `expired ${minute(m.ends_at, now)}`;
   return 'inactive';
+}
+
+/** One message: its text, where it stands, and its times as people read them (not the service's ISO strings). */
+export function presentBroadcastMessage(data: unknown, now = Date.now()): Presentation {
+  const m = asRecord(data);
+  return {
+    title: `Broadcast message #${show(m.id)}: ${broadcastState(m, now)}`,
+    fields: [
+      ['message', show(m.message)],
+      ['starts', minute(m.starts_at, now)],
+      ['ends', minute(m.ends_at, now)],
+      ['type', show(m.broadcast_type)],
+      ['target', show(m.target_path)],
+      ['colours', `${show(m.color)} on ${show(m.font)}`.replace(/^— on —$/, '—')],
+    ],
+  };
 }
 
 const message = () => z.string().min(1);
@@ -61,6 +75,7 @@ export const broadcastMessagesOperations = [
     route: 'GET /broadcast_messages/:id',
     input: z.object({ id: messageId() }),
     effect: 'read',
+    present: (data) => presentBroadcastMessage(data),
   }),
   defineOperation({
     name: 'create_broadcast_message',
@@ -68,10 +83,12 @@ export const broadcastMessagesOperations = [
     area: 'broadcast_messages',
     title: 'Create broadcast message',
     description: 'Administrators only: show a banner or notification to every user.',
+    adminOnly: true,
     route: 'POST /broadcast_messages',
     input: z.object({ message: message(), ...settable }),
     effect: 'write',
     undo: 'Adds a new message and replaces nothing; delete_broadcast_message takes it down again.',
+    present: (data) => presentBroadcastMessage(data),
   }),
   defineOperation({
     name: 'update_broadcast_message',
@@ -79,6 +96,7 @@ export const broadcastMessagesOperations = [
     area: 'broadcast_messages',
     title: 'Update broadcast message',
     description: 'Administrators only: change a broadcast message; fields left out stay.',
+    adminOnly: true,
     route: 'PUT /broadcast_messages/:id',
     input: z.object({ id: messageId(), message: message().optional(), ...settable }),
     effect: 'write',
@@ -88,6 +106,7 @@ export const broadcastMessagesOperations = [
       if (replaced.length === 0) return undefined;
       return `It overwrites the message's ${replaced.join(', ')} as every user sees it; the current values are kept nowhere.`;
     },
+    present: (data) => presentBroadcastMessage(data),
   }),
   defineOperation({
     name: 'delete_broadcast_message',
@@ -95,6 +114,7 @@ export const broadcastMessagesOperations = [
     area: 'broadcast_messages',
     title: 'Delete broadcast message',
     description: 'Administrators only: delete a broadcast message for good.',
+    adminOnly: true,
     route: 'DELETE /broadcast_messages/:id',
     input: z.object({ id: messageId() }),
     effect: 'destructive',

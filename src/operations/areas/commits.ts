@@ -1,6 +1,11 @@
 // Commits area: list and read commits, make multi-file commits, cherry-pick, revert, diffs and commit comments.
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
+import type { Presentation } from '../engine/define.js';
+import { asList, asRecord, momentText, shortSha, show } from '../engine/present.js';
+import type { RunContext } from '../engine/define.js';
+import { buildPath } from '../../http/route.js';
+import { serviceGet } from '../engine/effect-facts.js';
 
 const commitSha = () => z.string().min(1).describe('Commit SHA, branch or tag.');
 
@@ -79,6 +84,61 @@ function commitRisks(input: {
   return risks.length > 0 ? `Asks you because ${risks.join('; and ')}.` : undefined;
 }
 
+/** "Alice Martin <alice@acme.example>": a commit's person, as git shows them. */
+function personOf(name: unknown, email: unknown): string {
+  const shownName = typeof name === 'string' && name !== '' ? name : undefined;
+  const shownEmail = typeof email === 'string' && email !== '' ? `<${email}>` : undefined;
+  return [shownName, shownEmail].filter((part) => part !== undefined).join(' ') || '—';
+}
+
+/**
+ * One commit for people: its title, the commit, one "author, date" line (the committer on a line of their own only
+ * when someone else committed it, as after a cherry-pick by another), its stats and last pipeline, and its message
+ * when it says more than the title — not the service's nine author and committer fields.
+ */
+export function presentCommit(data: unknown): Presentation {
+  const commit = asRecord(data);
+  const author = personOf(commit.author_name, commit.author_email);
+  const committer = personOf(commit.committer_name, commit.committer_email);
+  const fields: Array<[string, string]> = [
+    ['commit', shortSha(commit.id)],
+    ['author', `${author}, ${momentText(commit.authored_date ?? commit.created_at)}`],
+  ];
+  if (committer !== author && committer !== '—')
+    fields.push(['committer', `${committer}, ${momentText(commit.committed_date)}`]);
+  const stats = asRecord(commit.stats);
+  if (typeof stats.additions === 'number' && typeof stats.deletions === 'number')
+    fields.push(['changes', `+${stats.additions} −${stats.deletions}`]);
+  const pipeline = asRecord(commit.last_pipeline);
+  if (pipeline.id !== undefined) fields.push(['pipeline', `#${show(pipeline.id)} ${show(pipeline.status)}`]);
+  const started = asRecord(commit.started_pipeline);
+  if (started.id !== undefined)
+    fields.push(['pipeline', `#${show(started.id)} started on ${show(started.ref)}: ${show(started.status)}`]);
+  const message = typeof commit.message === 'string' ? commit.message.trim() : '';
+  const more = message !== '' && message !== String(commit.title ?? '').trim();
+  return {
+    title: `Commit ${shortSha(commit.id)}: ${show(commit.title)}`,
+    fields,
+    ...(more ? { sections: [{ title: 'message', text: message }] } : {}),
+  };
+}
+
+/**
+ * The pipeline the service started on the branch for a commit just made (a direct revert): the branch's latest
+ * pipeline for that commit, read once right after; none when the service started none.
+ */
+const startedPipeline = {
+  async after(ctx: RunContext, input: { id: string | number; branch: string }, data: unknown) {
+    const commit = asRecord(data);
+    if (typeof commit.id !== 'string' || data !== commit) return data;
+    const path = buildPath('/projects/:id/pipelines', { id: input.id });
+    const [latest] = asList(await serviceGet(ctx, path, { ref: input.branch, sha: commit.id, per_page: '1' }));
+    if (latest?.id === undefined) return data;
+    const started = { id: latest.id, status: latest.status, ref: latest.ref, web_url: latest.web_url };
+    return { ...commit, started_pipeline: started };
+  },
+};
+
 export const commitsOperations = [
   defineOperation({
     name: 'list_commits',
@@ -146,6 +206,7 @@ export const commitsOperations = [
       "deletes or moves files (as delete_file does), copies another project's tree, or forces (force drops the " +
       "branch's own commits for good).",
     needsApproval: commitRisks,
+    present: presentCommit,
   }),
   defineOperation({
     name: 'get_commit',
@@ -160,6 +221,7 @@ export const commitsOperations = [
       stats: z.boolean().optional().describe('Default true.'),
     }),
     effect: 'read',
+    present: presentCommit,
   }),
   defineOperation({
     name: 'list_commit_refs',
@@ -191,6 +253,7 @@ export const commitsOperations = [
     }),
     effect: 'write',
     undo: 'Adds one commit to the branch; revert_commit undoes it.',
+    present: presentCommit,
   }),
   defineOperation({
     name: 'revert_commit',
@@ -206,6 +269,8 @@ export const commitsOperations = [
     }),
     effect: 'write',
     undo: 'Adds one commit to the branch; reverting that commit brings the changes back.',
+    present: presentCommit,
+    answerReads: startedPipeline,
   }),
   defineOperation({
     name: 'get_commit_diff',

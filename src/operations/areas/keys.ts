@@ -9,6 +9,7 @@ export const keysOperations = [
     area: 'keys',
     title: 'Get SSH key',
     description: 'Administrators only: an SSH key by ID, with the user it belongs to.',
+    adminOnly: true,
     route: 'GET /keys/:id',
     input: z.object({ id: z.number().int().positive().describe('Key ID.') }),
     effect: 'read',
@@ -19,6 +20,7 @@ export const keysOperations = [
     area: 'keys',
     title: 'Find SSH key by fingerprint',
     description: 'Administrators only: find whose SSH key has this fingerprint.',
+    adminOnly: true,
     route: 'GET /keys',
     input: z.object({
       fingerprint: z.string().min(1).describe('MD5 ("aa:bb:…") or "SHA256:…".'),

@@ -1,9 +1,11 @@
 // Pipelines area: list, read, create, retry, cancel and delete CI pipelines and read their variables.
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
-import type { FollowUp, Operation, Presentation } from '../engine/define.js';
+import type { FollowUp, Operation, Presentation, RunContext } from '../engine/define.js';
+import { buildPath } from '../../http/route.js';
+import { serviceGet } from '../engine/effect-facts.js';
 import { executeOperation } from '../engine/execute.js';
-import { asRecord, presentList, shortSha, show } from '../engine/present.js';
+import { asList, asRecord, presentList, shortSha, show } from '../engine/present.js';
 import { waitUntil } from '../engine/wait.js';
 
 export const PIPELINE_STATUSES = ['running', 'pending', 'success', 'failed', 'canceled', 'skipped'] as const;
@@ -114,6 +116,61 @@ const waitForPipeline = defineOperation({
   },
 });
 
+/** A pipeline's current jobs (a retried job's old copy is left out). */
+async function currentJobs(ctx: RunContext, input: { id: string | number; pipeline_id: number }) {
+  return asList(
+    await serviceGet(ctx, buildPath('/projects/:id/pipelines/:pipeline_id/jobs', input), { per_page: '100' }),
+  );
+}
+
+/**
+ * Which jobs a retry re-queued: the pipeline's jobs are read before and after it, and the re-queued ones are the
+ * jobs that were not there before (the service runs a job again as a new job). Without the jobs from before, the
+ * answer is the pipeline alone.
+ */
+const requeuedJobs = {
+  before: currentJobs,
+  async after(ctx: RunContext, input: { id: string | number; pipeline_id: number }, data: unknown, before: unknown) {
+    // A pipeline is an object; anything else is passed on as the service gave it.
+    if (!Array.isArray(before) || data === null || typeof data !== 'object' || Array.isArray(data)) return data;
+    const known = new Set(asList(before).map((job) => job.id));
+    const requeued = (await currentJobs(ctx, input))
+      .filter((job) => !known.has(job.id))
+      .map((job) => ({ id: job.id, name: job.name, stage: job.stage, status: job.status }));
+    return { ...asRecord(data), requeued_jobs: requeued };
+  },
+};
+
+/** The retry's answer: the pipeline as get_pipeline shows it, titled by the jobs it re-queued. */
+function presentRetry(data: unknown, input: { id: string | number }): Presentation {
+  const shown = presentPipeline(data, input);
+  const requeued = asRecord(data).requeued_jobs;
+  if (!Array.isArray(requeued)) return shown;
+  const names = requeued.map((job) => show(asRecord(job).name));
+  const title =
+    names.length === 0
+      ? `Retried pipeline #${show(asRecord(data).id)}: no job was re-queued`
+      : `Retried pipeline #${show(asRecord(data).id)}: re-queued ${names.join(', ')} (${names.length} job${names.length === 1 ? '' : 's'})`;
+  return { ...shown, title, fields: [['status', show(asRecord(data).status)], ...(shown.fields ?? [])] };
+}
+
+const pipelineRows = presentList('pipeline', (p) => [
+  `#${show(p.id)}`,
+  `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`,
+]);
+
+/**
+ * The list, one line per pipeline. "running" means what the service says — not pending ones — while people asking
+ * for running pipelines mostly mean both: the answer says so, with the filter that lists the pending ones. The
+ * parameter itself stays as the service defines it (an MCP client or script gets what the REST API gives).
+ */
+function presentPipelines(data: unknown, input: { scope?: string; status?: string }): Presentation {
+  const shown = pipelineRows(data);
+  const key = input.scope === 'running' ? 'scope' : input.status === 'running' ? 'status' : undefined;
+  if (key === undefined) return shown;
+  return { ...shown, title: `${shown.title} running (pending ones are not included: ${key}=pending lists them)` };
+}
+
 export const pipelinesOperations = [
   defineOperation({
     name: 'list_pipelines',
@@ -138,10 +195,7 @@ export const pipelinesOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('pipeline', (p) => [
-      `#${show(p.id)}`,
-      `${show(p.status)} · ${show(p.ref)} · ${shortSha(p.sha)}`,
-    ]),
+    present: presentPipelines,
     rowActions: (pipeline, input) =>
       pipelineActions(input.id, pipeline).map((a) => ({ ...a, label: `${a.label} #${show(pipeline.id)}` })),
   }),
@@ -185,7 +239,8 @@ export const pipelinesOperations = [
     chat: 'pipeline retry',
     area: 'pipelines',
     title: 'Retry pipeline',
-    description: "Run a pipeline's failed or canceled jobs again, e.g. after a flaky failure.",
+    description:
+      "Run a pipeline's failed or canceled jobs again, e.g. after a flaky failure; requeued_jobs names the jobs it re-queued.",
     route: 'POST /projects/:id/pipelines/:pipeline_id/retry',
     input: pipelineInput,
     effect: 'write',
@@ -193,7 +248,8 @@ export const pipelinesOperations = [
       'Runs the failed and canceled jobs again (a deploy job deploys again); cancel_pipeline stops them. ' +
       'A manual job among them comes back waiting for a person (the service clones it without starting it), so no gate opens. ' +
       "No approval: it is the on-call's first move and changes no data.",
-    present: presentPipeline,
+    present: presentRetry,
+    answerReads: requeuedJobs,
   }),
   defineOperation({
     name: 'cancel_pipeline',

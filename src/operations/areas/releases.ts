@@ -1,8 +1,10 @@
 // Releases area: list, read, create and update a project's releases (tag, notes, milestones, asset links).
 import { z } from 'zod';
 import { defineOperation, fields } from '../engine/define.js';
-import type { Presentation } from '../engine/define.js';
-import { asRecord, presentList, show } from '../engine/present.js';
+import type { FollowUp, Presentation, RunContext } from '../engine/define.js';
+import { buildPath } from '../../http/route.js';
+import { serviceGet } from '../engine/effect-facts.js';
+import { asList, asRecord, momentText, presentList, show } from '../engine/present.js';
 
 const tagName = () => z.string().min(1);
 
@@ -22,15 +24,55 @@ const updateDetailsShape = {
   released_at: fields.dateTime().optional(),
 };
 
-function presentRelease(data: unknown): Presentation {
+/** One release, its time as people read it ("2026-11-29 11:36 UTC"), not the service's ISO string. */
+export function presentRelease(data: unknown, now = Date.now()): Presentation {
   const release = asRecord(data);
   return {
     title: `Release ${show(release.tag_name)}: ${show(release.name)}`,
     fields: [
       ['tag', show(release.tag_name)],
       ['name', show(release.name)],
-      ['released_at', show(release.released_at)],
+      ['released', momentText(release.released_at, now)],
     ],
+  };
+}
+
+/**
+ * The release before a new one (the newest other release), read right after create_release: its tag is where the
+ * notes of the new one start, offered as the compare of the two (the commit titles since).
+ */
+const previousRelease = {
+  async after(ctx: RunContext, input: { id: string | number; tag_name: string }, data: unknown) {
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
+    const releases = asList(await serviceGet(ctx, buildPath('/projects/:id/releases', input), { per_page: '5' }));
+    const previous = releases.find((r) => typeof r.tag_name === 'string' && r.tag_name !== input.tag_name);
+    return previous ? { ...asRecord(data), previous_release: { tag_name: previous.tag_name } } : data;
+  },
+};
+
+/**
+ * A release just written, with its notes as the service stored them: what was published, read back. After a new
+ * release, the next step offered is the compare from the previous release's tag: the commit titles the notes cover.
+ */
+export function presentWrittenRelease(data: unknown, input: { id: unknown }, now = Date.now()): Presentation {
+  const release = asRecord(data);
+  const shown = presentRelease(data, now);
+  const notes = release.description;
+  const previous = asRecord(release.previous_release).tag_name;
+  const actions: FollowUp[] =
+    typeof previous === 'string' && typeof release.tag_name === 'string'
+      ? [
+          {
+            label: `Commits since ${previous} (for the notes)`,
+            operation: 'compare_refs',
+            input: { id: input.id, from: previous, to: release.tag_name },
+          },
+        ]
+      : [];
+  return {
+    ...shown,
+    ...(typeof notes === 'string' && notes.trim() !== '' ? { sections: [{ title: 'notes', text: notes }] } : {}),
+    ...(actions.length > 0 ? { actions } : {}),
   };
 }
 
@@ -45,7 +87,7 @@ export const releasesOperations = [
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
     pagination: 'offset',
-    present: presentList('release', (r) => [show(r.tag_name), `${show(r.name)} · ${show(r.released_at)}`]),
+    present: presentList('release', (r) => [show(r.tag_name), `${show(r.name)} · ${momentText(r.released_at)}`]),
   }),
   defineOperation({
     name: 'get_release',
@@ -56,7 +98,7 @@ export const releasesOperations = [
     route: 'GET /projects/:id/releases/:tag_name',
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'read',
-    present: presentRelease,
+    present: (data) => presentRelease(data),
   }),
   defineOperation({
     name: 'create_release',
@@ -84,7 +126,8 @@ export const releasesOperations = [
     }),
     effect: 'write',
     undo: 'Adds a release (and its tag when `ref` is given); an existing release of the tag is refused, never overwritten.',
-    present: presentRelease,
+    present: (data, input) => presentWrittenRelease(data, input),
+    answerReads: previousRelease,
   }),
   defineOperation({
     name: 'update_release',
@@ -113,6 +156,6 @@ export const releasesOperations = [
         'so read them with get_release first if they may be needed.'
       );
     },
-    present: presentRelease,
+    present: (data, input) => presentWrittenRelease(data, input),
   }),
 ];

@@ -127,6 +127,7 @@ export const snippetsOperations = [
     area: 'snippets',
     title: 'Get snippet user agent detail',
     description: 'Administrators only: the user agent and IP address a snippet was created from.',
+    adminOnly: true,
     route: 'GET /projects/:id/snippets/:snippet_id/user_agent_detail',
     input: snippetInput,
     effect: 'read',

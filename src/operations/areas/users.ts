@@ -97,6 +97,7 @@ const createUser: Operation = defineOperation({
   area: 'users',
   title: 'Create user',
   description: 'Administrators only: create an account, with a password, reset_password or force_random_password.',
+  adminOnly: true,
   route: 'POST /users',
   input: z.object({
     email: z.string().min(1),
@@ -133,6 +134,7 @@ const updateUser: Operation = defineOperation({
   area: 'users',
   title: 'Update user',
   description: 'Administrators only: change an account; fields left out stay.',
+  adminOnly: true,
   route: 'PUT /users/:id',
   input: z.object({
     id: userId(),
@@ -235,6 +237,7 @@ export const usersOperations = [
     area: 'users',
     title: 'Remove user identity',
     description: 'Administrators only: unlink a user from a sign-in provider such as "ldapmain".',
+    adminOnly: true,
     route: 'DELETE /users/:id/identities/:provider',
     input: z.object({ id: userId(), provider: z.string().min(1) }),
     effect: 'destructive',
@@ -248,6 +251,7 @@ export const usersOperations = [
     area: 'users',
     title: 'Delete user',
     description: "Administrators only: delete an account; without hard_delete a group's sole owner is refused (409).",
+    adminOnly: true,
     route: 'DELETE /users/:id',
     input: z.object({
       id: userId(),

@@ -135,6 +135,36 @@ export async function prepareCallResolved(
   return decision.kind === 'approve' ? { ...prepared, prompt: decision.prompt, targets } : { ...prepared, targets };
 }
 
+/** The operation's reads before its write (answerReads.before); undefined when it has none or they failed. */
+async function readBeforeWrite(
+  operation: Operation,
+  input: Record<string, unknown>,
+  ctx: RunContext,
+): Promise<unknown> {
+  if (operation.effect === 'read' || !operation.answerReads?.before) return undefined;
+  try {
+    return await operation.answerReads.before(ctx, input);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The write's answer completed by its reads after it (answerReads.after); as the service gave it when they fail. */
+async function readAfterWrite(
+  operation: Operation,
+  input: Record<string, unknown>,
+  data: unknown,
+  before: unknown,
+  ctx: RunContext,
+): Promise<unknown> {
+  if (operation.effect === 'read' || !operation.answerReads) return data;
+  try {
+    return await operation.answerReads.after(ctx, input, data, before);
+  } catch {
+    return data;
+  }
+}
+
 /**
  * Runs a prepared (and, where needed, approved) call; a failure becomes words that name what to do about it.
  * Credentials in an answer (a project's runners_token, an integration's password) are redacted here, on the one
@@ -150,9 +180,11 @@ export async function executeCall(
   // A write's outcome names people and places: looked up (reads, only for numbers) before the write may remove them.
   const targets = operation.effect === 'read' ? undefined : await targetsBeforeWrite(operation, input, ctx, known);
   try {
+    const before = await readBeforeWrite(operation, input, ctx);
     const result = await executeOperation(operation, input, ctx);
     const raw = operation.response === 'bytes' || operation.response === 'text';
-    const data = raw ? result.data : redactSecrets(await commitAfterWrite(operation, input, result.data, ctx));
+    const written = await readAfterWrite(operation, input, result.data, before, ctx);
+    const data = raw ? result.data : redactSecrets(await commitAfterWrite(operation, input, written, ctx));
     const outcome = targets ? outcomeSentence(operation, input, data, targets) : undefined;
     return { ok: true, operation, input, result: { ...result, data }, ...(outcome ? { outcome } : {}) };
   } catch (error) {

@@ -113,6 +113,11 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
   input: S;
   effect: Effect;
   /**
+   * Only an administrator of the service may call it (its docs say "Administrators only", and so does its
+   * description): a 403 then says it needs an administrator, not a higher role in a project.
+   */
+  adminOnly?: boolean;
+  /**
    * Safe to send twice. Defaults to true for reads, false otherwise (a repeated PUT here can make a second commit).
    * Never true for a call a human may have to approve: what they approved runs once, or not at all.
    */
@@ -180,6 +185,16 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
    * it as a task where the client supports tasks.
    */
   longRunning?: boolean;
+  /**
+   * Reads around a write that complete its readable answer (the jobs a retry re-queued, the pipeline a revert
+   * started): `before` just before the write is sent, `after` once it succeeded, with what `before` read. The write
+   * itself is sent once, as its route says; a read that fails leaves the answer as the service gave it. Run on the one
+   * path every front end takes (executeCall), not by executeOperation.
+   */
+  answerReads?: {
+    before?(ctx: RunContext, input: z.infer<S>): Promise<unknown>;
+    after(ctx: RunContext, input: z.infer<S>, data: unknown, before: unknown): Promise<unknown>;
+  };
   /** Escape hatch for operations that need more than one request or a special response. */
   run?: (ctx: RunContext, input: z.infer<S>) => Promise<OperationResult>;
 }

@@ -28,6 +28,10 @@ const STATUS_HINTS: Record<number, string> = {
   404: ' (it does not exist, or the token cannot see it: private projects answer 404 to non-members)',
 };
 
+/** A 403 to an operation only administrators may call: what a project role cannot fix. */
+const ADMIN_ONLY_HINT =
+  ' (this needs an administrator of the service: the token does not act as one, and no project or group role is enough)';
+
 /**
  * The words that point a person at the setting that fixes a failure to reach the service, or ''. A 404 that is
  * not the service's own JSON, or a 404 on a route that always exists (one without parameters, such as /user),
@@ -83,6 +87,7 @@ export function explainFailure(op: Operation, error: unknown, options: ExplainOp
   if (error.errorCode) text += ` [error_code: ${error.errorCode}]`;
   const hint = settingHint(op, error, options.service);
   if (hint) text += hint;
+  else if (error.kind === 'http' && error.status === 403 && op.adminOnly) text += ADMIN_ONLY_HINT;
   else if (error.kind === 'http') text += STATUS_HINTS[error.status] ?? '';
   if (error.code === DEADLINE_CODE && options.deadline) {
     text += ` (the call's deadline is ${Number((options.deadline.ms / 1000).toFixed(1))} s, set by ${options.deadline.setting})`;

@@ -50,18 +50,27 @@ function paramLabel(key: string, value: unknown, targets: Targets, noun: string)
   if (key === 'sha') return shortSha(value);
   const own = key.replace(/_(id|iid)$/, '').replace(/_/g, ' ');
   const numbered = /_(id|iid)$/.test(key) && (noun.endsWith(own) || key === 'id');
-  if (numbered) return `#${show(value)}`;
-  return `${own} ${show(value)}`;
+  // A merge request is !6 wherever it is named, as the service writes its references; an issue (and all else) #6.
+  const sigil = key === 'merge_request_iid' ? '!' : '#';
+  if (numbered) return `${sigil}${show(value)}`;
+  return `${own} ${sigil === '!' ? '!' : ''}${show(value)}`;
 }
 
-/** What a created thing calls itself in the answer: its name or title, and its #iid or id. */
+/** A merge request's answer: the only work item with a source branch. */
+function isMergeRequest(data: Fields): boolean {
+  return data.iid !== undefined && typeof data.source_branch === 'string';
+}
+
+/** What a created thing calls itself in the answer: its name or title, and its #iid or id (!iid of a merge request). */
 function madeLabel(data: Fields): string | undefined {
   const name = ['tag_name', 'title', 'name', 'username', 'key', 'file_path', 'path']
     .map((k) => data[k])
     .find((v) => typeof v === 'string' && v !== '');
   const number = data.iid ?? data.id;
   const parts = [
-    typeof number === 'number' || (typeof number === 'string' && /^\d+$/.test(number)) ? `#${show(number)}` : undefined,
+    typeof number === 'number' || (typeof number === 'string' && /^\d+$/.test(number))
+      ? `${isMergeRequest(data) ? '!' : '#'}${show(number)}`
+      : undefined,
     typeof name === 'string' ? `"${name}"` : undefined,
   ].filter((p): p is string => p !== undefined);
   return parts.length > 0 ? parts.join(' ') : undefined;
@@ -147,7 +156,10 @@ function commitOutcome(op: Operation, input: Fields, data: Fields, targets: Targ
       : op.name === 'revert_commit'
         ? `Reverted ${shortSha(input.sha)} on`
         : 'Committed to';
-  return withLink(`${verb} ${branch} of ${place} as ${sha}${title}`, linkOf(data));
+  // A direct revert on a branch starts its pipeline there: said, with its id, when the service started one.
+  const pipeline = asRecord(data.started_pipeline);
+  const started = pipeline.id !== undefined ? `; pipeline #${show(pipeline.id)} started on ${branch}` : '';
+  return withLink(`${verb} ${branch} of ${place} as ${sha}${title}${started}`, linkOf(data));
 }
 
 /** A revert made as a merge request: the merge request, its branch and target, and what it reverts. */

@@ -102,6 +102,18 @@ export function shortSha(value: unknown): string {
   return typeof value === 'string' && value.length > 8 ? value.slice(0, 8) : show(value);
 }
 
+/**
+ * A moment as people on call read it, in UTC, to the minute: "13:02 UTC" today, "2026-11-25 13:02 UTC" another day
+ * (as triage says when a branch went red). Anything that is not a time reads as show() has it.
+ */
+export function momentText(value: unknown, now = Date.now()): string {
+  const at = typeof value === 'string' || value instanceof Date ? new Date(value) : undefined;
+  if (!at || Number.isNaN(at.getTime())) return show(value);
+  const iso = at.toISOString();
+  const day = iso.slice(0, 10);
+  return `${day === new Date(now).toISOString().slice(0, 10) ? '' : `${day} `}${iso.slice(11, 16)} UTC`;
+}
+
 /** "3 pipelines" / "1 pipeline". */
 export function countOf(items: readonly unknown[], noun: string): string {
   return `${items.length} ${noun}${items.length === 1 ? '' : /(?:ch|sh|s|x|z)$/.test(noun) ? 'es' : 's'}`;

@@ -102,7 +102,12 @@ describe('dispatch', () => {
     const reply = messageOf(await dispatcher().call('retry_pipeline', { id: PROJECT, pipeline_id: failed }));
     expect(reply.ok).toBe(true);
     expect(reply.message).toMatchObject({ title: `Retried pipeline #${failed} in acme/web`, status: 'pending' });
-    expect(reply.message.fields[0]).toEqual(['result', `Pipeline #${failed}: pending`]);
+    // The answer names the jobs the retry re-queued (the demo's failed pipelines each have a failed job).
+    expect(reply.message.fields[0]).toEqual([
+      'result',
+      expect.stringMatching(new RegExp(`^Retried pipeline #${failed}: re-queued \\S`)),
+    ]);
+    expect(reply.message.fields[1]).toEqual(['status', 'pending']);
   });
 
   it('keeps the default project set with use', async () => {

@@ -548,3 +548,58 @@ describe('anything typed', () => {
     }
   });
 });
+
+describe('an add or create takes the new item positionally, as its remove or delete and the help do', () => {
+  const call = (line: string, options: ParseOptions = {}) => {
+    const parsed = parse(line, options);
+    if (parsed.kind !== 'call') throw new Error(`${line}: ${JSON.stringify(parsed)}`);
+    return { name: parsed.operation.name, input: parsed.input };
+  };
+
+  it('reads `project member add acme/web @erin` as remove reads `project member remove acme/web @erin`', () => {
+    expect(call('project member add acme/web @erin access_level=developer')).toEqual({
+      name: 'add_project_member',
+      input: { id: 'acme/web', user_id: '@erin', access_level: 30 },
+    });
+    expect(call('project member remove acme/web @erin').input).toEqual({ id: 'acme/web', user_id: '@erin' });
+    // With a default project, the project may be left out, as for remove.
+    expect(call('project member add @erin access_level=developer', { defaultProject: 'acme/web' }).input).toEqual({
+      id: 'acme/web',
+      user_id: '@erin',
+      access_level: 30,
+    });
+  });
+
+  it('reads `branch create acme/web experiment` as `branch delete acme/web experiment`', () => {
+    expect(call('branch create acme/web experiment ref=main')).toEqual({
+      name: 'create_branch',
+      input: { id: 'acme/web', branch: 'experiment', ref: 'main' },
+    });
+    expect(call('branch create acme/web branch=experiment ref=main').input).toEqual({
+      id: 'acme/web',
+      branch: 'experiment',
+      ref: 'main',
+    });
+  });
+
+  it('shows the same positional form in the help, and its example parses', () => {
+    for (const [command, usage] of [
+      ['project member add', 'project member add <id> <user_id> access_level=<value>'],
+      ['branch create', 'branch create <id> <branch> ref=<value>'],
+    ]) {
+      const help = parse(`help ${command}`);
+      if (help.kind !== 'help') throw new Error(command);
+      expect(help.text).toContain(`Usage: ${usage} [key=value …]`);
+      const example = help.text.split('Examples:\n')[1].split('\n')[0].trim();
+      expect(parse(example).kind, example).toBe('call');
+    }
+  });
+
+  it('still refuses a value too many, naming what the command takes', () => {
+    const parsed = parse('branch create acme/web experiment main');
+    expect(parsed).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('branch create takes <id> <branch>'),
+    });
+  });
+});

@@ -19,9 +19,7 @@ describe('usageLine', () => {
     expect(usageLine(op('retry_pipeline'), { prefix: '/forge ' })).toBe(
       '/forge pipeline retry <id> <pipeline_id> [key=value …]',
     );
-    expect(usageLine(op('create_release'))).toBe(
-      'release create <id> tag_name=<value> description=<value> [key=value …]',
-    );
+    expect(usageLine(op('create_release'))).toBe('release create <id> <tag_name> description=<value> [key=value …]');
     expect(usageLine(op('get_current_user'))).toBe('user me [key=value …]');
     expect(usageLine(op('download_archive'))).toBe('archive download <id> [<format>] [key=value …]');
   });
@@ -32,7 +30,7 @@ describe('command help', () => {
     expect(commandHelp(op('retry_pipeline'), { prefix: '/forge ' })).toBe(
       [
         'Usage: /forge pipeline retry <id> <pipeline_id> [key=value …]',
-        "Retry pipeline: Run a pipeline's failed or canceled jobs again, e.g. after a flaky failure.",
+        "Retry pipeline: Run a pipeline's failed or canceled jobs again, e.g. after a flaky failure; requeued_jobs names the jobs it re-queued.",
         '',
         'Parameters:',
         '  id           integer or string, required — Project ID or full path.',
@@ -76,7 +74,7 @@ describe('command help', () => {
 describe('examples', () => {
   it('show the required values, then a link or an optional filter', () => {
     expect(examples(op('create_release'))).toEqual([
-      'release create acme/web tag_name=v1.2.0 description="First stable release"',
+      'release create acme/web v1.2.0 description="First stable release"',
     ]);
     expect(examples(op('list_pipelines'))).toEqual(['pipeline list acme/web', 'pipeline list acme/web scope=running']);
     expect(examples(op('list_projects'))).toEqual(['project list', 'project list search=payments']);

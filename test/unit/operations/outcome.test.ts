@@ -97,3 +97,25 @@ describe('outcomeSentence', () => {
     expect(outcomeSentence(op('get_pipeline'), { id: 'acme/web', pipeline_id: 1 }, {})).toBeUndefined();
   });
 });
+
+describe('merge requests are !iid in every write outcome, issues #iid', () => {
+  const mr = { iid: 6, id: 406, title: 'Dark mode', source_branch: 'feature/dark-mode', target_branch: 'main' };
+  it('names a created merge request !6 and a created issue #6', () => {
+    expect(outcomeSentence(op('create_merge_request'), { id: 'acme/web' }, mr)?.text).toBe(
+      'Created merge request !6 "Dark mode" in acme/web',
+    );
+    expect(outcomeSentence(op('create_issue'), { id: 'acme/web' }, { iid: 6, id: 77, title: 'Bug' })?.text).toBe(
+      'Created issue #6 "Bug" in acme/web',
+    );
+  });
+
+  it('names the merge request of a change by !iid, never "merge request #"', () => {
+    for (const write of operations.filter((o) => o.effect !== 'read' && o.pathParams.includes('merge_request_iid'))) {
+      if (write.name === 'merge_merge_request') continue; // its answer is being reworked elsewhere
+      const input = { id: 'acme/web', merge_request_iid: 6 };
+      const text = outcomeSentence(write, input, { ...mr, id: 9 })?.text ?? '';
+      expect(text, write.name).toContain('!6');
+      expect(text, write.name).not.toMatch(/merge request #|#6/);
+    }
+  });
+});
