@@ -7,7 +7,8 @@ import { safeText } from '../terminal/render.js';
 import type { Operation, RunContext } from '../operations/engine/define.js';
 import { failureText } from '../operations/composed/failure-kind.js';
 import { shortSha } from '../operations/engine/present.js';
-import { momentText, spanText, type TriageReport } from '../operations/composed/triage.js';
+import { momentText } from '../operations/engine/present.js';
+import { spanText, type TriageReport } from '../operations/composed/triage.js';
 import { MemoryStore } from '../state/store.js';
 import { BranchWatch, systemClock, type WatchClock, type WatchEvent } from './branch-watch.js';
 

@@ -11,7 +11,7 @@ import { failureText, judgeFailures, orderActions, pingAction, type FailureVerdi
 import { unfenceLog } from '../areas/shared/job-log.js';
 import { revertAction } from './revert-as-merge-request.js';
 import { findOpenReverts, openRevertAction, openRevertState, type OpenRevert } from './open-reverts.js';
-import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
+import { asList, asRecord, momentText, shortSha, show, type Fields } from '../engine/present.js';
 import { markdownBlock, quoteFor } from '../../text/quote.js';
 
 /** Pipelines of the default branch read to find the last green one: two pages at most. */
@@ -102,13 +102,6 @@ export function spanText(ms: number): string {
   if (days > 0) return hours > 0 ? `${days} d ${hours} h` : `${days} d`;
   if (hours > 0) return mins > 0 ? `${hours} h ${mins} min` : `${hours} h`;
   return `${mins} min`;
-}
-
-/** A moment as people on call read it, in UTC: "13:02 UTC" today, "2026-11-25 13:02 UTC" another day. */
-export function momentText(at: Date, now: number): string {
-  const iso = at.toISOString();
-  const day = iso.slice(0, 10);
-  return `${day === new Date(now).toISOString().slice(0, 10) ? '' : `${day} `}${iso.slice(11, 16)} UTC`;
 }
 
 /** "2 h 14 min, since 13:02 UTC": how long red and since when, or undefined without a time. */

@@ -8,7 +8,7 @@ import type { FollowUp, Operation, Presentation, RunContext } from '../engine/de
 import { executeOperation } from '../engine/execute.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 import { waitUntil } from '../engine/wait.js';
-import { momentText } from './triage.js';
+import { momentText } from '../engine/present.js';
 
 export const WAIT_UNTIL_SETTLED_OPERATION = 'wait_until_settled';
 

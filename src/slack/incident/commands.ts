@@ -1,7 +1,7 @@
 // `/forge watch <project> [branch]`, `/forge unwatch <project>` and `/forge watching`: a channel subscribes to a
 // project's default branch in the watch hub (kept in the state store, so it survives restarts). The person must be
 // able to read the project with their own identity before the channel watches it; the answer says what now stands.
-import { momentText } from '../../operations/composed/triage.js';
+import { momentText } from '../../operations/engine/present.js';
 import { WatchRefusedError } from '../../watch/branch-watch.js';
 import type { WatchHub } from '../../watch/hub.js';
 import type { IncidentMessages } from './sink.js';

@@ -4,7 +4,8 @@
 import type { FailureVerdict } from '../../operations/composed/failure-kind.js';
 import { unfenceLog } from '../../operations/areas/shared/job-log.js';
 import { shortSha } from '../../operations/engine/present.js';
-import { momentText, spanText, type TriageReport } from '../../operations/composed/triage.js';
+import { momentText } from '../../operations/engine/present.js';
+import { spanText, type TriageReport } from '../../operations/composed/triage.js';
 import { spellOutHidden } from '../../text/visible.js';
 import type { CommitRef } from '../../watch/branch-watch.js';
 import { LIMITS, codeBlocks, cut, type Block, type SlackMessage } from '../blocks.js';
