@@ -57,6 +57,22 @@ describe.shuffle('pipelines, in any order', () => {
         said: expect.stringMatching(/(no longer main's latest|green again).*; nothing was retried\.$/),
       });
     });
+
+    it('says a Merge when green drawn on a merge request that is no longer open applies no more', async () => {
+      const merged = (await suite.call('list_project_merge_requests', { id: WEB, state: 'merged', per_page: 1 }))
+        .data as Array<{ iid: number }>;
+      expect(merged).toHaveLength(1);
+      const stale = await suite.call('check_button_premise', {
+        id: WEB,
+        kind: 'merge',
+        ref: 'main',
+        merge_request_iid: merged[0].iid,
+      });
+      expect(stale.data).toEqual({
+        holds: false,
+        said: `merge request !${merged[0].iid} is merged now; nothing was run.`,
+      });
+    });
   });
 
   describe('list_pipelines', () => {

@@ -1,7 +1,7 @@
 // Triage in Slack as on-call people use it: the report comes to the asker alone with a "Share in channel" button that
 // posts the same report to the channel once; it says how long main has been red and since when; and its "Open
 // incident issue" button writes the issue from a triage when it is pressed, once; its "Revert <sha8> as a merge request"
-// button opens the revert's merge request, once.
+// button opens the revert's merge request, once, and later reports offer merging it instead.
 import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
 import { buttonsOf as buttons, type MessageButton, messageText } from '../helpers/slack.js';
@@ -89,7 +89,7 @@ describe('triage in Slack', () => {
     expect(await incidents()).toHaveLength(before + 1);
   });
 
-  it('reverts the first red commit as a merge request when its button is pressed, and names it when pressed again', async () => {
+  it('reverts the first red commit as a merge request when its button is pressed, and offers merging it after', async () => {
     const report = await command('triage acme/web');
     const revert = buttons(report).find((b) => /^Revert [0-9a-f]{8} as a merge request$/.test(b.text.text))!;
     const sha8 = /^Revert ([0-9a-f]{8})/.exec(revert.text.text)![1];
@@ -110,10 +110,14 @@ describe('triage in Slack', () => {
     expect(messageText(answer)).toContain(`Opened merge request !${mr.iid}`);
     expect(messageText(answer)).toContain(`from ${branch} into main of acme/web`);
     expect(messageText(answer)).toContain(mr.web_url);
-    // Pressed from another report: it names the open merge request and makes nothing.
-    const [again] = await click(button(await command('triage acme/web'), revert.text.text));
-    expect(messageText(again)).toContain(`merge request !${mr.iid}`);
-    expect(messageText(again)).toContain(`from ${branch} is already open`);
+    // A later report names the open revert and offers merging it, never a second revert.
+    const later = await command('triage acme/web');
+    expect(messageText(later)).toContain(`!${mr.iid}`);
+    expect(buttons(later).map((b) => b.text.text)).not.toContain(revert.text.text);
+    expect(buttons(later).map((b) => b.text.text)).toContain(`Merge !${mr.iid} when green`);
+    // The first report's button, pressed again, was spent by the revert it ran: nothing more is made.
+    const [again] = await click(revert);
+    expect(messageText(again)).toMatch(/no longer works.*nothing was run/);
     expect(await fromBranch()).toHaveLength(1);
   });
 
@@ -121,7 +125,8 @@ describe('triage in Slack', () => {
     const report = await command('triage acme/web');
     expect(messageText(report)).toMatch(/\*failure\*\\nbroken: test failed on 2 of 2 runs since [0-9a-f]{8}/);
     const [first] = buttons(report).map((b) => b.text.text);
-    expect(first).toMatch(/^(Revert [0-9a-f]{8}.*|Ping Bob Chen on [0-9a-f]{8})$/);
+    // Once a revert is open (the test above opens one), merging it comes first.
+    expect(first).toMatch(/^(Revert [0-9a-f]{8}.*|Ping Bob Chen on [0-9a-f]{8}|Merge !\d+ when green)$/);
   });
 
   it('Ping comments on the commit since which the test fails, with the evidence, for the service to tell its author', async () => {
