@@ -37,6 +37,8 @@ export interface CulpritReach {
   environments: DeployedEnvironment[];
   /** When no environment holds it: the stage the branch's failing pipeline stopped at. */
   stopped_at?: string;
+  /** All of it in one line, as of the report (what the MCP App view shows). */
+  said?: string;
 }
 
 /** Whether `deployed` holds `culprit`: the same commit, or the culprit is their merge base (an ancestor). */

@@ -385,6 +385,7 @@ async function triage(
   const stopped = report.failed_jobs[0]?.stage;
   if (report.deployed && !report.deployed.environments.some((e) => e.holds === 'reached') && stopped)
     report.deployed.stopped_at = stopped;
+  if (report.deployed) report.deployed.said = reachText(report.deployed, clock());
   // An open revert's step (merge it when green, or retry its pipeline) comes first: it ends the red.
   const openRevert = report.open_reverts?.[0];
   const fix = openRevert && openRevertAction(input.id, openRevert);
