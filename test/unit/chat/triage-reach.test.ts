@@ -9,6 +9,7 @@ import type { Operation } from '../../../src/operations/engine/define.js';
 import { triageOperation, withRollbacks, type TriageReport } from '../../../src/operations/composed/triage.js';
 import { reachText } from '../../../src/operations/composed/culprit-reach.js';
 import { momentText } from '../../../src/operations/engine/present.js';
+import { validateInput } from '../../../src/operations/engine/validate.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();
@@ -146,6 +147,9 @@ describe('triage says where the culprit went', () => {
     const rollback = report.actions.find((a) => a.operation === 'rollback_environment')!;
     expect(rollback).toMatchObject({ label: 'Roll back staging', style: 'danger' });
     expect(rollback.input).toEqual({ id: PROJECT, environment: 2, to: 7, current_deployment_id: 12 });
+    // A call rollback_environment takes as it is: its confirmation reads the plan for exactly these.
+    const rollbackOp = operations.find((o) => o.name === 'rollback_environment')!;
+    expect(validateInput(rollbackOp, rollback.input)).toEqual(rollback.input);
     // After the revert (fixing main first), before the rest.
     const order = report.actions.map((a) => a.operation);
     expect(order.indexOf('revert_as_merge_request')).toBeGreaterThanOrEqual(0);
