@@ -178,7 +178,14 @@ describe('incident buttons through the bot', () => {
     const read: string[] = [];
     const premises = new PremiseCheck(() =>
       operations.map(
-        (op) => ({ ...op, run: async () => (read.push(op.name), { data: [], status: 200 }) }) as Operation,
+        (op) =>
+          ({
+            ...op,
+            run: async () => {
+              read.push(op.name);
+              return { data: [], status: 200 };
+            },
+          }) as Operation,
       ),
     );
     expect(
