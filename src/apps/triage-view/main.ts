@@ -243,6 +243,7 @@ function render(): void {
       h('code', '', view.release.tag),
       view.release.unreleased ? ` · ${view.release.unreleased}` : '',
     );
+  const whereItWent = view.whereItWent && h('p', 'where', 'Where it went: ', view.whereItWent);
   const unread = view.unread.length > 0 && h('ul', 'unread', ...view.unread.map((line) => h('li', '', line)));
   const buttons = h(
     'div',
@@ -267,7 +268,22 @@ function render(): void {
   );
   for (const b of buttons.querySelectorAll('button')) b.disabled = busy;
   const said = outcome && h('p', outcome.ok ? 'outcome' : 'outcome outcome-error', outcome.text);
-  show(root, title, because, failure, firstRed, ping, stageList, jobs, release, unread, buttons, said, logPanel());
+  show(
+    root,
+    title,
+    because,
+    failure,
+    firstRed,
+    whereItWent,
+    ping,
+    stageList,
+    jobs,
+    release,
+    unread,
+    buttons,
+    said,
+    logPanel(),
+  );
   root.setAttribute('data-state', view.state);
 }
 

@@ -61,6 +61,8 @@ export interface TriageView {
   /** The pipeline whose jobs make the row of stages: the running one while one runs, else the head's. */
   pipelineId?: number;
   release?: { tag: string; unreleased?: string };
+  /** Where the culprit went: "4d7b7da8 reached staging at 13:20 UTC (deployment #12); production runs v1.1.0, before it". */
+  whereItWent?: string;
   actions: ViewAction[];
   unread: string[];
 }
@@ -222,6 +224,7 @@ export function triageView(data: Record<string, unknown>): TriageView {
               : `${unreleased}${release.more_unreleased ? '+' : ''} unreleased commits`,
         }
       : undefined,
+    whereItWent: text(record(data.deployed).said),
     actions: list(data.actions)
       .map(record)
       .flatMap((action) => {

@@ -13,7 +13,7 @@ import { saysItReverts as reverts } from './open-reverts.js';
 export { PREMISE_OPERATION, premiseUnread } from './premise-call.js';
 
 /** What a button does: its premise says which facts it stands on. */
-export type ButtonKind = 'retry' | 'revert' | 'incident' | 'log' | 'mute' | 'merge';
+export type ButtonKind = 'retry' | 'revert' | 'incident' | 'log' | 'mute' | 'merge' | 'rollback';
 
 /** What a button assumed when it was drawn. */
 export interface ButtonPremise {
@@ -39,6 +39,7 @@ const NOTHING: Record<ButtonKind, string> = {
   log: '',
   mute: 'nothing was muted',
   merge: 'nothing was run',
+  rollback: 'nothing was rolled back',
 };
 
 const FINISHED = new Set(['success', 'failed']);
@@ -61,6 +62,9 @@ export class PremiseCheck {
   /** Whether the button's premise still holds, read as the presser (ctx carries their token). */
   async check(premise: ButtonPremise, ctx: RunContext): Promise<PremiseAnswer> {
     const { project, ref, kind } = premise;
+    // A rollback stands on the environment, not the branch (green again, the culprit may still run there): the call
+    // itself runs only while the environment still runs the deployment it was drawn on (current_deployment_id).
+    if (kind === 'rollback') return { holds: true };
     const listed = await this.read('list_pipelines', { id: project, ref, per_page: 20 }, ctx);
     const pipelines = asList(listed);
     const latest = pipelines[0];
@@ -240,7 +244,9 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
     composedOf: ['list_pipelines', 'list_commits', 'list_project_merge_requests', 'get_merge_request'],
     input: z.object({
       id: fields.projectId(),
-      kind: z.enum(['retry', 'revert', 'incident', 'log', 'mute', 'merge']).describe('What the button does.'),
+      kind: z
+        .enum(['retry', 'revert', 'incident', 'log', 'mute', 'merge', 'rollback'])
+        .describe('What the button does.'),
       ref: z.string().min(1).describe('The branch the button was drawn for (the default branch).'),
       pipeline_id: z.number().int().positive().optional().describe('The red pipeline the button was drawn on.'),
       sha: z

@@ -13,6 +13,7 @@ import { revertAction } from './revert-as-merge-request.js';
 import { findOpenReverts, openRevertAction, openRevertState, type OpenRevert } from './open-reverts.js';
 import { asList, asRecord, momentText, shortSha, show, type Fields } from '../engine/present.js';
 import { markdownBlock, quoteFor } from '../../text/quote.js';
+import { reachText, readCulpritReach, rollbackActions, type CulpritReach } from './culprit-reach.js';
 
 /** Pipelines of the default branch read to find the last green one: two pages at most. */
 const TRIAGE_PIPELINE_PAGES = 2;
@@ -78,6 +79,12 @@ export interface TriageReport {
   open_reverts?: OpenRevert[];
   /** While red: flaky, broken or infrastructure, each failing job judged from its runs, with the evidence in one line. */
   failure?: FailureVerdict;
+  /**
+   * While red: where the first red commit (the culprit) went — each environment (review apps aside, at most 5) with
+   * what it runs now and whether that holds the culprit (reached) or not (before); when none holds it, the stage the
+   * failing pipeline stopped at. An environment it is live in is offered a rollback to the deployment before it.
+   */
+  deployed?: CulpritReach;
   /** The latest release; unreleased_commits counts at most 100 (more_unreleased: there are more). */
   release?: { tag: string; unreleased_commits?: number; more_unreleased?: boolean; compare_url?: string };
   actions: FollowUp[];
@@ -239,6 +246,13 @@ async function triage(
     if (firstRed) {
       work.push(
         (async () => {
+          const since = typeof firstRed.created_at === 'string' ? firstRed.created_at : undefined;
+          const reach = await readCulpritReach(read, input.id, String(firstRed.sha), since, unread);
+          if (reach) report.deployed = reach;
+        })(),
+      );
+      work.push(
+        (async () => {
           // With a green pipeline before it: the newest commits between the two (a range list, no diffs), oldest
           // first. Without one: at least the first red commit.
           const range = lastGreen
@@ -368,6 +382,10 @@ async function triage(
     );
   }
   await Promise.all(work);
+  const stopped = report.failed_jobs[0]?.stage;
+  if (report.deployed && !report.deployed.environments.some((e) => e.holds === 'reached') && stopped)
+    report.deployed.stopped_at = stopped;
+  if (report.deployed) report.deployed.said = reachText(report.deployed, clock());
   // An open revert's step (merge it when green, or retry its pipeline) comes first: it ends the red.
   const openRevert = report.open_reverts?.[0];
   const fix = openRevert && openRevertAction(input.id, openRevert);
@@ -376,8 +394,26 @@ async function triage(
     report.failure,
     report.failure && pingAction(input.id, branch, report.failure),
   );
-  report.actions = fix ? [fix, ...ordered.map((a) => (a.style === 'primary' ? withoutStyle(a) : a))] : ordered;
+  const actions = fix ? [fix, ...ordered.map((a) => (a.style === 'primary' ? withoutStyle(a) : a))] : ordered;
+  report.actions = withRollbacks(actions, rollbackActions(input.id, report.deployed), fix);
   return { data: report, status: 200 };
+}
+
+/** Operations that fix the branch itself: a revert, or merging (or retrying) an open revert. */
+const FIXES = /revert|merge/;
+
+/**
+ * Rolling an environment back comes after fixing the branch (the revert and its merge: the usual order, or the next
+ * deployment brings the culprit back), before the rest; with no such step, after the first action.
+ */
+export function withRollbacks(actions: FollowUp[], rollbacks: FollowUp[], fix?: FollowUp): FollowUp[] {
+  if (rollbacks.length === 0) return actions;
+  let at = 0;
+  actions.forEach((a, i) => {
+    if (a === fix || FIXES.test(a.operation)) at = i + 1;
+  });
+  if (at === 0) at = Math.min(1, actions.length);
+  return [...actions.slice(0, at), ...rollbacks, ...actions.slice(at)];
 }
 
 /** What fits the verdict, on the head's pipeline only: never a retry of an older pipeline. */
@@ -457,6 +493,7 @@ export function incidentText(report: TriageReport, now: number): string {
       );
     }
   }
+  if (report.deployed) lines.push('', `Where it went: ${md(reachText(report.deployed, now))}.`);
   for (const job of report.failed_jobs) {
     lines.push(
       '',
@@ -486,6 +523,7 @@ function presentTriage(data: unknown): Presentation {
       fields.push(['last green', `#${since.last_green.pipeline} at ${shortSha(since.last_green.sha)}`]);
     if (since.ping.length > 0) fields.push(['who to ping', since.ping.join(', ')]);
   }
+  if (report.deployed) fields.push(['where it went', reachText(report.deployed, asOf)]);
   for (const mr of report.open_reverts ?? [])
     fields.push(['open revert', `!${mr.iid} ${mr.title} (${mr.source_branch}): ${openRevertState(mr)}`]);
   if (report.release)
@@ -514,6 +552,10 @@ export const TRIAGE_READS = [
   'list_releases',
   'list_project_merge_requests',
   'get_merge_request',
+  'list_environments',
+  'get_environment',
+  'get_merge_base',
+  'list_deployments',
 ];
 
 /** Built with a late view of the registry, which imports this module; `clock` says how long red (tests set it). */
@@ -522,10 +564,11 @@ export function triageOperation(operations: () => readonly Operation[], clock: C
     name: 'triage_project',
     chat: 'project triage',
     area: 'projects',
-    outsideSpec: 'composed of Projects, Branches, Pipelines, Jobs, Repository, Merge requests and Releases reads',
+    outsideSpec:
+      'composed of Projects, Branches, Pipelines, Jobs, Repository, Merge requests, Releases, Environments and Deployments reads',
     title: 'Triage project',
     description:
-      'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, which open merge requests revert the culprit, what to press, what is unreleased: one call.',
+      'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, which open merge requests revert the culprit, which environments it reached, what to press, what is unreleased: one call.',
     route: 'GET /projects/:id/pipelines',
     composedOf: TRIAGE_READS,
     input: z.object({ id: fields.projectId() }),

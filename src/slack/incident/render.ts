@@ -11,6 +11,7 @@ import type { CommitRef } from '../../watch/branch-watch.js';
 import { LIMITS, codeBlocks, cut, type Block, type SlackMessage } from '../blocks.js';
 import { quoteFor } from '../../text/quote.js';
 import type { OpenRevert } from '../../operations/composed/open-reverts.js';
+import { reachText, type CulpritReach } from '../../operations/composed/culprit-reach.js';
 
 /** Lines of a failing job's log shown in the message (the log's tail is a button away). */
 const ERROR_LINES = 8;
@@ -148,6 +149,14 @@ function firstRedLine(view: IncidentView, now: number): string | undefined {
   return `*First red:* \`${inline(shortSha(first.sha))}\`${first.title ? ` ${inline(first.title)}` : ''}${who ? ` by ${who}` : ''}${when}`;
 }
 
+/** "Where it went: `4d7b7da8` reached staging at 13:20 UTC (deployment #12); production runs v1.1.0, before it". */
+export function whereItWentLine(reach: CulpritReach, now: number): string {
+  const live = reach.environments.some(
+    (e) => e.holds === 'reached' && (e.tier === 'production' || e.environment === 'production'),
+  );
+  return `${live ? ':warning: ' : ''}*Where it went:* ${inline(reachText(reach, now))}`;
+}
+
 /** The whole message at `now`: headline, where it stands, the verdict, the first red commit, the failing jobs, buttons. */
 export function renderIncident(view: IncidentView, now: number): SlackMessage {
   const blocks: Block[] = [section(headline(view))];
@@ -157,6 +166,7 @@ export function renderIncident(view: IncidentView, now: number): SlackMessage {
   if (view.report.failure) blocks.push(section(verdictLines(view.report.failure).join('\n')));
   const first = firstRedLine(view, now);
   if (first) blocks.push(section(first));
+  if (view.report.deployed && view.phase !== 'green') blocks.push(section(whereItWentLine(view.report.deployed, now)));
   for (const job of view.report.failed_jobs) {
     blocks.push(
       section(

@@ -371,6 +371,16 @@ export class IncidentMessages implements WatchSink {
         input: revert.input,
         premise: { kind: 'revert', ...where, sha: String(revert.input.sha) },
       });
+    // Rolling back an environment the culprit is live in: after the revert (fixing the branch first), pinned as triage
+    // offers it (the environment, the deployment to go back to, and the current one it stands on).
+    for (const rollback of report.actions.filter((a) => a.operation === 'rollback_environment'))
+      calls.push({
+        label: rollback.label,
+        operation: rollback.operation,
+        input: rollback.input,
+        style: 'danger',
+        premise: { kind: 'rollback', ...where },
+      });
     calls.push({
       label: 'Open an incident issue',
       operation: INCIDENT_OPERATION,

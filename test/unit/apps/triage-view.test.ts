@@ -125,6 +125,12 @@ describe('reading a triage report', () => {
       { label: 'Open incident issue', operation: 'open_incident_issue', input: { id: 'acme/web' } },
     ],
     release: { tag: 'v1.1.0', unreleased_commits: 3 },
+    deployed: {
+      culprit: '889e777537d6',
+      environments: [],
+      stopped_at: 'test',
+      said: '889e7775 reached no environment (its pipelines stopped at test)',
+    },
     unread: [],
   };
 
@@ -141,6 +147,8 @@ describe('reading a triage report', () => {
     expect(view.failure).toEqual({ kind: 'broken', evidence: 'test failed on 2 of 2 runs since 889e7775' });
     expect(view.ping).toEqual(['Bob Chen', 'Carol Diaz']);
     expect(view.release).toEqual({ tag: 'v1.1.0', unreleased: '3 unreleased commits' });
+    expect(view.whereItWent).toBe('889e7775 reached no environment (its pipelines stopped at test)');
+    expect(triageView({ ...report, deployed: undefined }).whereItWent).toBeUndefined();
   });
 
   it("offers the buttons it knows, with the report's own inputs", () => {

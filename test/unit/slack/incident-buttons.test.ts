@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
+import { PremiseCheck } from '../../../src/operations/composed/button-premise.js';
 import { DurableApprovals } from '../../../src/approval/binding.js';
 import { AuditLog } from '../../../src/slack/audit.js';
 import { SlackBot, type Turn } from '../../../src/slack/bot.js';
@@ -36,22 +37,36 @@ function setup() {
   const ran: unknown[] = [];
   const retry = operations.find((op) => op.name === 'retry_pipeline')!;
   const ops: Operation[] = operations.map((op) =>
-    op === retry
-      ? ({
-          ...retry,
-          effect: 'destructive',
+    op.name === 'rollback_environment'
+      ? // Its facts (the environment's deployments) are read from no service here: the call it is asked about is the
+        // button's own, pinned as triage offered it.
+        ({
+          ...op,
+          facts: undefined,
           run: async (_ctx, input) => {
             ran.push(input);
-            return { data: { id: 12, status: 'running', ref: 'main', sha: 'eb4870be0123' }, status: 201 };
+            return { data: { environment: { id: 2, name: 'staging' } }, status: 201 };
           },
         } as Operation)
-      : op.name === 'list_pipelines'
-        ? // The button's premise, read when pressed: pipeline #12 is still main's latest and still failed.
-          ({
-            ...op,
-            run: async () => ({ data: [{ id: 12, status: 'failed', ref: 'main', sha: 'eb4870be0123' }], status: 200 }),
+      : op === retry
+        ? ({
+            ...retry,
+            effect: 'destructive',
+            run: async (_ctx, input) => {
+              ran.push(input);
+              return { data: { id: 12, status: 'running', ref: 'main', sha: 'eb4870be0123' }, status: 201 };
+            },
           } as Operation)
-        : op,
+        : op.name === 'list_pipelines'
+          ? // The button's premise, read when pressed: pipeline #12 is still main's latest and still failed.
+            ({
+              ...op,
+              run: async () => ({
+                data: [{ id: 12, status: 'failed', ref: 'main', sha: 'eb4870be0123' }],
+                status: 200,
+              }),
+            } as Operation)
+          : op,
   );
   const calls: Array<Record<string, unknown>> = [];
   const outbox = new Outbox({
@@ -132,6 +147,55 @@ describe('incident buttons through the bot', () => {
       '<@U1> pressed *Retry failed jobs* → asked them to approve',
       expect.stringMatching(/^<@U1> approved \*Retry failed jobs\* → .*12/),
     ]);
+  });
+
+  it('offers Roll back for an environment the culprit is live in, after the retry, and runs exactly the pinned call once approved', async () => {
+    const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
+    const input = { id: 'acme/web', environment: 2, to: 7, current_deployment_id: 12 };
+    const live: TriageReport = {
+      ...report,
+      actions: [{ label: 'Roll back staging', operation: 'rollback_environment', input, style: 'danger' }],
+    };
+    await incidents.deliver(
+      { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
+      { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report: live },
+    );
+    await outbox.drain();
+    const labels = buttonsOf(calls[0]).map((b) => b.text.text);
+    expect(labels).toContain('Roll back staging');
+    expect(labels.indexOf('Roll back staging')).toBe(labels.indexOf('Retry failed jobs') + 1);
+    await bot.followUp(turn('U1'), buttonsOf(calls[0]).find((b) => b.text.text === 'Roll back staging')!.value);
+    expect(ran).toEqual([]);
+    const question = ephemeral.at(-1)!;
+    expect(JSON.stringify(question.blocks)).toContain('current_deployment_id');
+    await bot.approve(turn('U1'), buttonsOf(question).find((b) => b.action_id === 'forge_confirm')!.value);
+    expect(ran).toEqual([input]);
+    await outbox.drain();
+    expect(thread(calls)[0]).toBe('<@U1> pressed *Roll back staging* → asked them to approve');
+  });
+
+  it("a rollback's premise is the environment's current deployment, pinned in its call: the branch is not read for it", async () => {
+    const read: string[] = [];
+    const premises = new PremiseCheck(() =>
+      operations.map(
+        (op) =>
+          ({
+            ...op,
+            run: async () => {
+              read.push(op.name);
+              return { data: [], status: 200 };
+            },
+          }) as Operation,
+      ),
+    );
+    expect(
+      await premises.check({ kind: 'rollback', project: 'acme/web', ref: 'main' }, { client: {} as ApiTransport }),
+    ).toEqual({
+      holds: true,
+    });
+    expect(read).toEqual([]);
+    await premises.check({ kind: 'incident', project: 'acme/web', ref: 'main' }, { client: {} as ApiTransport });
+    expect(read).toEqual(['list_pipelines']);
   });
 
   it('says in the thread that the presser declined, and nothing ran', async () => {

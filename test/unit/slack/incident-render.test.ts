@@ -196,3 +196,60 @@ describe('the thread and notices', () => {
     );
   });
 });
+
+describe('where the culprit went, in the incident message', () => {
+  const reached = {
+    culprit: 'eb4870be0123456789',
+    environments: [
+      {
+        environment: 'staging',
+        environment_id: 2,
+        tier: 'staging',
+        holds: 'reached' as const,
+        deployment_id: 12,
+        sha: 'ffff00001111',
+        ref: 'main',
+        at: '2026-11-27T10:20:00Z',
+      },
+      {
+        environment: 'production',
+        environment_id: 3,
+        tier: 'production',
+        holds: 'before' as const,
+        deployment_id: 9,
+        sha: 'aaaaaaaa0000',
+        ref: 'v1.1.0',
+        tag: true,
+      },
+    ],
+  };
+
+  it('says which environment it reached and which runs a commit before it, under the first red line', () => {
+    const all = texts(renderIncident(view({ report: report({ deployed: reached }) }), NOW));
+    expect(all).toContain(
+      '*Where it went:* eb4870be reached staging at 10:20 UTC (deployment #12); production runs v1.1.0, before it',
+    );
+    expect(all.indexOf('*Where it went:*')).toBeGreaterThan(all.indexOf('*First red:*'));
+    expect(all).not.toContain(':warning:');
+  });
+
+  it('warns when it is live in production, says where its pipelines stopped when it reached none, and is gone once green', () => {
+    const live = {
+      ...reached,
+      environments: [{ ...reached.environments[1], holds: 'reached' as const, at: '2026-11-27T10:25:00Z' }],
+    };
+    expect(texts(renderIncident(view({ report: report({ deployed: live }) }), NOW))).toContain(
+      ':warning: *Where it went:* eb4870be reached production at 10:25 UTC (deployment #9, v1.1.0) — it is live in PRODUCTION',
+    );
+    const none = { culprit: reached.culprit, environments: [], stopped_at: 'test' };
+    expect(texts(renderIncident(view({ report: report({ deployed: none }) }), NOW))).toContain(
+      '*Where it went:* eb4870be reached no environment (its pipelines stopped at test)',
+    );
+    const green = view({
+      report: report({ deployed: reached }),
+      phase: 'green',
+      green: { redForMs: 60_000, fixedBy: { sha: 'cccccccc0000' } },
+    });
+    expect(texts(renderIncident(green, NOW))).not.toContain('Where it went');
+  });
+});
