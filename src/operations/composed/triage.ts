@@ -568,7 +568,7 @@ export function triageOperation(operations: () => readonly Operation[], clock: C
       'composed of Projects, Branches, Pipelines, Jobs, Repository, Merge requests, Releases, Environments and Deployments reads',
     title: 'Triage project',
     description:
-      'Is the default branch red, since which commit and whose, flaky or broken, what the failing jobs printed, which open merge requests revert the culprit, which environments it reached, what to press, what is unreleased: one call.',
+      'Is the default branch red, since which commit and whose, flaky or broken, what failing jobs printed, open reverts of the culprit, where it was deployed, what to press, what is unreleased: one call.',
     route: 'GET /projects/:id/pipelines',
     composedOf: TRIAGE_READS,
     input: z.object({ id: fields.projectId() }),
