@@ -21,18 +21,9 @@ import { listenForPages } from '../../src/slack/main.js';
 import { MemoryStore } from '../../src/state/store.js';
 import { freePort } from '../helpers/balancers.js';
 import { useSandbox } from '../helpers/mcp.js';
-import { pressContinue, signInAt, signInThrough } from '../helpers/slack-connect.js';
+import { FORGEOPS_APPLICATION, pressContinue, signInAt, signInThrough } from '../helpers/slack-connect.js';
 
-const env = useSandbox({
-  applications: [
-    {
-      name: 'forgeops',
-      redirect_uris: ['http://127.0.0.1/oauth/callback'],
-      scopes: ['api', 'read_user'],
-      confidential: true,
-    },
-  ],
-});
+const env = useSandbox({ applications: [FORGEOPS_APPLICATION] });
 
 /** The store's clock: the tests move it past a link's and a sign-in's time to live. */
 let clock = Date.now();

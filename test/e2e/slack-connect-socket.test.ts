@@ -4,27 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
 import { messageText, waitFor } from '../helpers/slack.js';
 import { useSocketModeBot } from '../helpers/slack-bot.js';
-import { connectLinkOf, signInThrough } from '../helpers/slack-connect.js';
+import { applicationSettings, connectLinkOf, FORGEOPS_APPLICATION, signInThrough } from '../helpers/slack-connect.js';
 import { commandEnvelope } from '../helpers/websocket.js';
 
-const env = useSandbox({
-  applications: [
-    {
-      name: 'forgeops',
-      redirect_uris: ['http://127.0.0.1/oauth/callback'],
-      scopes: ['api', 'read_user'],
-      confidential: true,
-    },
-  ],
-});
-const settings: Record<string, string> = {};
+const env = useSandbox({ applications: [FORGEOPS_APPLICATION] });
 const socketMode = useSocketModeBot(env, {
   name: 'connect-socket',
   sharedRead: 'reporter',
   get settings() {
-    const app = env.sandbox.applications[0];
-    Object.assign(settings, { FORGEOPS_OAUTH_CLIENT_ID: app.uid, FORGEOPS_OAUTH_CLIENT_SECRET: app.secret! });
-    return settings;
+    return applicationSettings(env.sandbox);
   },
 });
 

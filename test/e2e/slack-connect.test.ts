@@ -8,7 +8,9 @@ import { useSandbox } from '../helpers/mcp.js';
 import { messageText, waitFor } from '../helpers/slack.js';
 import { useSlackBot } from '../helpers/slack-bot.js';
 import {
+  applicationSettings,
   connectLinkOf,
+  FORGEOPS_APPLICATION,
   offersConnect,
   pressContinue,
   signInAt,
@@ -18,17 +20,7 @@ import {
 } from '../helpers/slack-connect.js';
 import { Browser, formOf, formsOf, signInFrom } from '../unit/sandbox/oauth-browser.js';
 
-const env = useSandbox({
-  applications: [
-    {
-      name: 'forgeops',
-      redirect_uris: ['http://127.0.0.1/oauth/callback'],
-      scopes: ['api', 'read_user'],
-      confidential: true,
-    },
-  ],
-});
-const settings: Record<string, string> = {};
+const env = useSandbox({ applications: [FORGEOPS_APPLICATION] });
 /** Every line the bot logged, at every level. */
 const logged: string[] = [];
 const log: Logger = {
@@ -41,9 +33,7 @@ const bots = useSlackBot(env, {
   name: 'connect',
   log,
   get settings() {
-    const app = env.sandbox.applications[0];
-    Object.assign(settings, { FORGEOPS_OAUTH_CLIENT_ID: app.uid, FORGEOPS_OAUTH_CLIENT_SECRET: app.secret! });
-    return settings;
+    return applicationSettings(env.sandbox);
   },
 });
 

@@ -4,9 +4,23 @@
 import { hkdfSync } from 'node:crypto';
 import { compactDecrypt } from 'jose';
 import type { CodeHostTokens } from '../../src/identity/code-host-oauth.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import type { ApplicationInput, Sandbox } from '../../src/sandbox/server.js';
 import type { StateStore } from '../../src/state/store.js';
 import { Browser, formOf, formsOf, signInFrom } from '../unit/sandbox/oauth-browser.js';
+
+/** forgeops's one application at the sandbox, confidential, its callback the one Connect and the MCP sign-in share. */
+export const FORGEOPS_APPLICATION: ApplicationInput = {
+  name: 'forgeops',
+  redirect_uris: ['http://127.0.0.1/oauth/callback'],
+  scopes: ['api', 'read_user'],
+  confidential: true,
+};
+
+/** The bot's settings naming that application, known once the sandbox has registered it. */
+export function applicationSettings(sandbox: Sandbox): Record<string, string> {
+  const app = sandbox.applications[0];
+  return { FORGEOPS_OAUTH_CLIENT_ID: app.uid, FORGEOPS_OAUTH_CLIENT_SECRET: app.secret! };
+}
 
 /** The Connect button's link in a bot's answer (fails when there is none). */
 export function connectLinkOf(body: Record<string, unknown>): string {
