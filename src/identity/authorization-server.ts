@@ -178,11 +178,54 @@ function consentPage(client: McpClient, pending: PendingSignIn, pendingId: strin
   );
 }
 
-export function createAuthorizationServer(options: AuthorizationServerOptions) {
-  const { store, clients, tokens, log } = options;
+/** What clients fetch, from a browser page as well (see answerPublicCors); the rest are the person's pages. */
+const FETCHED_BY_CLIENTS = new Set([TOKEN_PATH, REGISTER_PATH, REVOKE_PATH, AS_METADATA_PATH]);
 
-  async function capped(prefix: string): Promise<void> {
-    if ((await store.count(prefix)) >= MAX_PENDING_SIGN_INS) {
+type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** The endpoints, one method a path; what a sign-in carries from one to the next is kept in the state store. */
+export class AuthorizationServer {
+  /** The paths it answers (the metadata, and its pages under /oauth/). */
+  readonly paths: string[];
+  private readonly routes: Record<string, Route>;
+
+  constructor(private readonly options: AuthorizationServerOptions) {
+    this.routes = {
+      [AUTHORIZE_PATH]: (req, res) => this.authorize(req, res),
+      [CONSENT_PATH]: (req, res) => this.consent(req, res),
+      [CALLBACK_PATH]: (req, res) => this.callback(req, res),
+      [TOKEN_PATH]: (req, res) => this.token(req, res),
+      [REGISTER_PATH]: (req, res) => this.register(req, res),
+      [REVOKE_PATH]: (req, res) => this.revoke(req, res),
+      [AS_METADATA_PATH]: async (_req, res) =>
+        sendJson(res, 200, authorizationServerMetadata(options.issuer(), options.clients.dynamicRegistration), {
+          'cache-control': 'max-age=300',
+        }),
+    };
+    this.paths = Object.keys(this.routes);
+  }
+
+  /** Answers one of its paths; OAuth errors as RFC 6749 bodies, anything else as server_error. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const route = Object.hasOwn(this.routes, path) ? this.routes[path] : undefined;
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
+      return;
+    }
+    if (FETCHED_BY_CLIENTS.has(path) && answerPublicCors(req, res)) return;
+    try {
+      await route(req, res);
+    } catch (error) {
+      if (res.headersSent) return void res.end();
+      if (error instanceof OAuthError) return sendOAuthError(res, error);
+      this.options.log.error(`mcp oauth ${path}: ${(error as Error).message}`);
+      sendOAuthError(res, new OAuthError(500, 'server_error', 'forgeops could not answer; try again'));
+    }
+  }
+
+  private async capped(prefix: string): Promise<void> {
+    if ((await this.options.store.count(prefix)) >= MAX_PENDING_SIGN_INS) {
       throw new OAuthError(
         503,
         'temporarily_unavailable',
@@ -192,18 +235,18 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
   }
 
   /** The browser's id, kept in a cookie for the consent and the code host's answer (set here when it has none). */
-  function browserOf(req: IncomingMessage, res: ServerResponse): string {
+  private browserOf(req: IncomingMessage, res: ServerResponse): string {
     const existing = cookie(req, BROWSER_COOKIE);
     if (existing && BROWSER_ID.test(existing)) return existing;
     const id = randomBytes(32).toString('base64url');
-    const secure = options.issuer().startsWith('https:') ? '; Secure' : '';
+    const secure = this.options.issuer().startsWith('https:') ? '; Secure' : '';
     // Lax: the code host's redirect back (a top-level GET) carries it; a cross-site form post to the consent does not.
     res.setHeader('set-cookie', `${BROWSER_COOKIE}=${id}; Path=/oauth; HttpOnly; SameSite=Lax${secure}`);
     return id;
   }
 
-  async function authorize(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const issuer = options.issuer();
+  private async authorize(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const issuer = this.options.issuer();
     let params: Record<string, string>;
     try {
       params = singleValued(new URL(req.url ?? '/', 'http://x').searchParams);
@@ -213,7 +256,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     // Until the client and its redirect URI are known good, errors are shown here: never sent to an unchecked URI.
     let client: McpClient;
     try {
-      client = await clients.find(params.client_id);
+      client = await this.options.clients.find(params.client_id);
     } catch (error) {
       return errorPage(res, 400, 'Sign-in refused', (error as Error).message);
     }
@@ -244,14 +287,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the verifier (43 characters)');
     }
     const scopes = requestedScopes(params.scope);
-    const resource = options.resource();
+    const resource = this.options.resource();
     if (params.resource !== undefined && params.resource !== resource) {
       return fail('invalid_target', `resource must be ${resource}`);
     }
-    const address = options.address(req);
+    const address = this.options.address(req);
     try {
-      await capped('mcp-oauth:pending:');
-      if ((await store.count(`mcp-oauth:pending-by:${digest(address)}:`)) >= MAX_PENDING_PER_ADDRESS) {
+      await this.capped('mcp-oauth:pending:');
+      if ((await this.options.store.count(`mcp-oauth:pending-by:${digest(address)}:`)) >= MAX_PENDING_PER_ADDRESS) {
         throw new OAuthError(
           429,
           'temporarily_unavailable',
@@ -268,21 +311,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       codeChallenge: params.code_challenge,
       scopes,
       resource,
-      browser: digest(browserOf(req, res)),
+      browser: digest(this.browserOf(req, res)),
     };
     const pendingId = randomBytes(24).toString('base64url');
-    await store.set(key.pending(pendingId), pending, { ttlMs: PENDING_TTL_MS });
-    await store.set(key.pendingBy(address, pendingId), 1, { ttlMs: PENDING_TTL_MS });
+    await this.options.store.set(key.pending(pendingId), pending, { ttlMs: PENDING_TTL_MS });
+    await this.options.store.set(key.pendingBy(address, pendingId), 1, { ttlMs: PENDING_TTL_MS });
     res.writeHead(200, pageSecurityHeaders("'self'"));
     res.end(consentPage(client, pending, pendingId, issuer));
   }
 
   /** The person's answer on forgeops's own consent page: only a yes from the same browser goes on to the code host. */
-  async function consent(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async consent(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') return errorPage(res, 405, 'Not allowed', 'The consent is given by its form.');
     const form = await readForm(req);
-    const pending = form.request ? await store.take<PendingSignIn>(key.pending(form.request)) : undefined;
-    if (form.request) await store.delete(key.pendingBy(options.address(req), form.request));
+    const pending = form.request ? await this.options.store.take<PendingSignIn>(key.pending(form.request)) : undefined;
+    if (form.request) await this.options.store.delete(key.pendingBy(this.options.address(req), form.request));
     if (!pending) {
       return errorPage(
         res,
@@ -296,7 +339,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       // A form posted from another site, or another browser: the person in front of this page never consented.
       return errorPage(res, 403, 'Sign-in refused', 'This consent was not answered from the browser it was shown in.');
     }
-    const issuer = options.issuer();
+    const issuer = this.options.issuer();
     if (form.decision !== 'allow' && form.decision !== 'allow-read') {
       return navigate(
         res,
@@ -309,19 +352,19 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       );
     }
     const scopes: Scope[] = form.decision === 'allow-read' ? ['read_api'] : pending.scopes;
-    await capped('mcp-oauth:flow:');
-    const request = await options.codeHost.authorizationRequest();
+    await this.capped('mcp-oauth:flow:');
+    const request = await this.options.codeHost.authorizationRequest();
     const flow: CodeHostFlow = { ...pending, scopes, codeVerifier: request.codeVerifier, codeHostState: request.state };
-    await store.set(key.flow(request.state), flow, { ttlMs: PENDING_TTL_MS });
+    await this.options.store.set(key.flow(request.state), flow, { ttlMs: PENDING_TTL_MS });
     navigate(res, request.url, 'Sending you to your code host to sign in.');
   }
 
   /** The code host's answer: its code becomes the person's tokens in the vault, and the client gets forgeops's code. */
-  async function callback(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', `${options.issuer()}/`);
+  private async callback(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', `${this.options.issuer()}/`);
     const state = url.searchParams.get('state');
-    const flow = state ? await store.take<CodeHostFlow>(key.flow(state)) : undefined;
-    if (!flow && (await options.otherCallback?.(req, res))) return;
+    const flow = state ? await this.options.store.take<CodeHostFlow>(key.flow(state)) : undefined;
+    if (!flow && (await this.options.otherCallback?.(req, res))) return;
     if (!flow) {
       return errorPage(
         res,
@@ -334,7 +377,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     if (!browser || digest(browser) !== flow.browser) {
       return errorPage(res, 403, 'Sign-in refused', 'This sign-in was started in another browser.');
     }
-    const issuer = options.issuer();
+    const issuer = this.options.issuer();
     const back = (params: Record<string, string | undefined>, words: string) =>
       navigate(res, clientRedirect(flow.redirectUri, { ...params, state: flow.state }, issuer), words);
     const refused = url.searchParams.get('error');
@@ -350,24 +393,24 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     let person: string;
     let scopes = flow.scopes;
     try {
-      const codeHostTokens = await options.codeHost.exchangeCode(url, {
+      const codeHostTokens = await this.options.codeHost.exchangeCode(url, {
         state: flow.codeHostState,
         codeVerifier: flow.codeVerifier,
       });
       // A code host grant without api (FORGEOPS_OAUTH_SCOPES=read_api) can only read: forgeops's grant says so too,
       // so the host lists reads only instead of writes the code host would refuse.
       if (!codeHostTokens.scopes.includes('api')) scopes = ['read_api'];
-      const account = await options.codeHost.account(codeHostTokens.accessToken);
-      person = options.personOf(account);
-      await options.vault.save(person, codeHostTokens, account);
+      const account = await this.options.codeHost.account(codeHostTokens.accessToken);
+      person = this.options.personOf(account);
+      await this.options.vault.save(person, codeHostTokens, account);
     } catch (error) {
-      log.warn(`mcp sign-in: the code host's answer could not be redeemed: ${(error as Error).message}`);
+      this.options.log.warn(`mcp sign-in: the code host's answer could not be redeemed: ${(error as Error).message}`);
       return back(
         { error: 'server_error', error_description: 'the code host did not complete the sign-in' },
         'The sign-in failed at the code host. Returning you to the application.',
       );
     }
-    const code = await tokens.issueCode({
+    const code = await this.options.tokens.issueCode({
       clientId: flow.clientId,
       redirectUri: flow.redirectUri,
       codeChallenge: flow.codeChallenge,
@@ -375,12 +418,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       person,
       resource: flow.resource,
     });
-    log.info(`mcp sign-in: ${person} signed in for client ${flow.clientId.slice(0, 80)}`);
+    this.options.log.info(`mcp sign-in: ${person} signed in for client ${flow.clientId.slice(0, 80)}`);
     back({ code }, 'Signed in. Returning you to the application.');
   }
 
   /** client_id from the form, or from HTTP Basic's user part (a client that sends both must send the same). */
-  function clientIdOf(req: IncomingMessage, form: Record<string, string>): string | undefined {
+  private clientIdOf(req: IncomingMessage, form: Record<string, string>): string | undefined {
     const auth = req.headers.authorization ?? '';
     if (auth.startsWith('Basic ')) {
       const user = decodeURIComponent(Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':')[0] ?? '');
@@ -392,17 +435,17 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     return form.client_id;
   }
 
-  async function token(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') throw new OAuthError(405, 'invalid_request', 'the token endpoint takes POST');
     const form = await readForm(req);
-    const clientId = clientIdOf(req, form);
+    const clientId = this.clientIdOf(req, form);
     if (!clientId) throw new OAuthError(401, 'invalid_client', 'client_id is required');
-    await clients.find(clientId).catch((error: OAuthError) => {
+    await this.options.clients.find(clientId).catch((error: OAuthError) => {
       throw new OAuthError(401, 'invalid_client', error.message);
     });
     if (form.grant_type === 'authorization_code') {
       if (!form.code) throw new OAuthError(400, 'invalid_request', 'code is required');
-      const answer = await tokens.redeemCode(form.code, {
+      const answer = await this.options.tokens.redeemCode(form.code, {
         clientId,
         redirectUri: form.redirect_uri,
         codeVerifier: form.code_verifier,
@@ -412,10 +455,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     }
     if (form.grant_type === 'refresh_token') {
       if (!form.refresh_token) throw new OAuthError(400, 'invalid_request', 'refresh_token is required');
-      if (form.resource !== undefined && form.resource !== options.resource()) {
-        throw new OAuthError(400, 'invalid_target', `resource must be ${options.resource()}`);
+      if (form.resource !== undefined && form.resource !== this.options.resource()) {
+        throw new OAuthError(400, 'invalid_target', `resource must be ${this.options.resource()}`);
       }
-      return sendJson(res, 200, await tokens.refresh(form.refresh_token, { clientId, scope: form.scope }));
+      return sendJson(res, 200, await this.options.tokens.refresh(form.refresh_token, { clientId, scope: form.scope }));
     }
     throw new OAuthError(
       400,
@@ -424,7 +467,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
     );
   }
 
-  async function register(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async register(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') throw new OAuthError(405, 'invalid_request', 'registration takes POST');
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (type !== 'application/json') {
@@ -437,60 +480,24 @@ export function createAuthorizationServer(options: AuthorizationServerOptions) {
       if (error instanceof OAuthError) throw error;
       throw new OAuthError(400, 'invalid_client_metadata', 'the body is not JSON');
     }
-    sendJson(res, 201, await clients.register(body, options.address(req)));
+    sendJson(res, 201, await this.options.clients.register(body, this.options.address(req)));
   }
 
   /** RFC 7009: revoking a token signs its person out at both ends; an unknown token is answered 200 all the same. */
-  async function revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') throw new OAuthError(405, 'invalid_request', 'revocation takes POST');
     const form = await readForm(req);
     if (!form.token) throw new OAuthError(400, 'invalid_request', 'token is required');
-    const found = await tokens.grantOf(form.token);
+    const found = await this.options.tokens.grantOf(form.token);
     if (found) {
-      await tokens.revokeGrant(found.grant);
-      await options.vault.signOut(found.person).catch((error: Error) => {
-        log.warn(`mcp sign-out: the code host did not take back ${found.person}'s tokens: ${error.message}`);
+      await this.options.tokens.revokeGrant(found.grant);
+      await this.options.vault.signOut(found.person).catch((error: Error) => {
+        this.options.log.warn(
+          `mcp sign-out: the code host did not take back ${found.person}'s tokens: ${error.message}`,
+        );
       });
-      log.info(`mcp sign-out: ${found.person}`);
+      this.options.log.info(`mcp sign-out: ${found.person}`);
     }
     res.writeHead(200, { ...NO_STORE }).end();
   }
-
-  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>> = {
-    [AUTHORIZE_PATH]: authorize,
-    [CONSENT_PATH]: consent,
-    [CALLBACK_PATH]: callback,
-    [TOKEN_PATH]: token,
-    [REGISTER_PATH]: register,
-    [REVOKE_PATH]: revoke,
-    [AS_METADATA_PATH]: async (_req, res) =>
-      sendJson(res, 200, authorizationServerMetadata(options.issuer(), clients.dynamicRegistration), {
-        'cache-control': 'max-age=300',
-      }),
-  };
-
-  /** What clients fetch, from a browser page as well (see answerPublicCors); the rest are the person's pages. */
-  const fetched = new Set([TOKEN_PATH, REGISTER_PATH, REVOKE_PATH, AS_METADATA_PATH]);
-
-  return {
-    paths: Object.keys(routes),
-    /** Answers one of its paths; OAuth errors as RFC 6749 bodies, anything else as server_error. */
-    async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-      const path = (req.url ?? '/').split('?')[0];
-      const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
-      if (!route) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n');
-        return;
-      }
-      if (fetched.has(path) && answerPublicCors(req, res)) return;
-      try {
-        await route(req, res);
-      } catch (error) {
-        if (res.headersSent) return void res.end();
-        if (error instanceof OAuthError) return sendOAuthError(res, error);
-        log.error(`mcp oauth ${path}: ${(error as Error).message}`);
-        sendOAuthError(res, new OAuthError(500, 'server_error', 'forgeops could not answer; try again'));
-      }
-    },
-  };
 }

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
-import { AS_METADATA_PATH, createAuthorizationServer } from './authorization-server.js';
+import { AS_METADATA_PATH, AuthorizationServer } from './authorization-server.js';
 import { McpClients, type McpClientsOptions } from './mcp-clients.js';
 import { McpTokens } from './mcp-tokens.js';
 import { answerPublicCors, sendJson } from './oauth-http.js';
@@ -37,7 +37,7 @@ export function createMcpSignInParts(options: McpSignInOptions) {
   const resource = () => `${issuer()}${options.mcpPath}`;
   const tokens = new McpTokens({ store: options.store, secret: options.secret, issuer, resource });
   const clients = new McpClients({ store: options.store, ...options.clients });
-  const authorizationServer = createAuthorizationServer({
+  const authorizationServer = new AuthorizationServer({
     store: options.store,
     clients,
     tokens,
