@@ -347,46 +347,82 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
   const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
   const host = stringOption(values, 'host') ?? config.server.host;
   const port = portOption(values, 'serve') ?? config.server.port;
-  const [
-    { createRuntime, forgeopsUrl },
-    { operations },
-    { createMcpServer },
-    { startMcpHttpServer },
-    { checkServiceAtStart },
-    { catalogOf },
-  ] = await Promise.all([
+  // Where serve is reached: the port asked for until it listens, then the one it got (port 0 picks one).
+  const where: ServeAddress = { host, port };
+  const parts = await serveParts(config, values, log, where);
+  const http = await listenServe(config, log, secrets, where, parts);
+  await announceServe(config, log, where, parts, http);
+  const stop = () => stopServe(log, parts, http);
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+interface ServeAddress {
+  host: string;
+  port: number;
+  /** The origin browsers reach serve at (the Slack bot's Connect pages are mounted here), once it listens. */
+  servedAt?: string;
+}
+
+/** What serve is made of before it listens: the service, the catalog, approvals, Slack, the store, watches, sign-in. */
+async function serveParts(config: Config, values: ParsedOptions, log: Logger, where: ServeAddress) {
+  const [{ createRuntime, forgeopsUrl }, { operations }, { catalogOf }, { mcpAuthMode }] = await Promise.all([
     import('./runtime.js'),
     import('./operations/index.js'),
-    import('./mcp/server.js'),
-    import('./mcp/http/server.js'),
-    import('./doctor.js'),
     import('./mcp/catalog.js'),
+    import('./identity/serve-sign-in.js'),
   ]);
   // One catalog for every session: each tool's descriptor is built once, not per session.
   const catalog = catalogOf(operations);
   const selection = await toolSelection(config, values, operations);
-  const [{ mcpAuthMode }, { attributedLogger }] = await Promise.all([
-    import('./identity/serve-sign-in.js'),
-    import('./log.js'),
-  ]);
-  const authMode = mcpAuthMode(config);
-  const approvals = await approvalPageForServe(config, host, log);
+  const approvals = await approvalPageForServe(config, where.host, log);
   // The sandbox's "forgeops" application sends people back to this server's callback.
-  const runtime = await createRuntime(config, log, { publicUrl: config.identity.publicUrl ?? forgeopsUrl(host, port) });
-  // Where browsers reach serve (the Slack bot's Connect pages are mounted here): known for sure once it listens.
-  let servedAt: string | undefined;
+  const runtime = await createRuntime(config, log, {
+    publicUrl: config.identity.publicUrl ?? forgeopsUrl(where.host, where.port),
+  });
   const slack = await startSlackBeside(
     config,
     log,
     runtime,
     approvals?.store,
-    () => servedAt ?? forgeopsUrl(host, port),
+    () => where.servedAt ?? forgeopsUrl(where.host, where.port),
   );
-  const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }] =
-    await Promise.all([import('./health.js'), import('./metrics.js'), import('./state/store.js')]);
+  const { state, readiness, replicas, watches } = await serveStateAndWatches(config, log, runtime, approvals, slack);
+  // OAuth mode: people sign in through the code host from their MCP host; each session or request acts as its person.
+  const signIn =
+    mcpAuthMode(config) === 'oauth'
+      ? await oauthForServe(
+          config,
+          runtime,
+          state,
+          log,
+          () => ({ host: where.host, port: where.port }),
+          slackCallback(slack),
+        )
+      : undefined;
+  return { catalog, selection, approvals, runtime, slack, state, readiness, replicas, watches, signIn };
+}
+type ServeParts = Awaited<ReturnType<typeof serveParts>>;
+
+/**
+ * The store (the Slack bot's when it runs beside, else Redis when replicas share one, else memory), readiness, the
+ * approval page's replicas and the watch hub (the Slack bot's when it runs beside: its channels subscribe).
+ */
+async function serveStateAndWatches(
+  config: Config,
+  log: Logger,
+  runtime: Runtime,
+  approvals: Awaited<ReturnType<typeof approvalPageForServe>>,
+  slack: Awaited<ReturnType<typeof startSlackBeside>>,
+) {
+  const [{ ReadinessProbe, serviceCheck, storeCheck, watchCheck }, metrics, { openConfiguredStore }, { operations }] =
+    await Promise.all([
+      import('./health.js'),
+      import('./metrics.js'),
+      import('./state/store.js'),
+      import('./operations/index.js'),
+    ]);
   await metrics.enableMetrics();
-  // Where the 2026-07-28 revision's approvals wait: the Slack bot's store when it runs beside, else Redis when
-  // replicas share one, else this process's memory.
   const state = slack?.bot.state ?? (await openConfiguredStore({ redisUrl: config.redisUrl }));
   const readiness = new ReadinessProbe([
     serviceCheck(runtime.client, runtime.service.address),
@@ -400,20 +436,19 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
         log,
       )
     : undefined;
-  // Watched branches: the Slack bot's hub when it runs beside (its channels subscribe), else one over serve's store.
   const watches =
     slack?.bot.watches ??
     (await (await import('./watch/start.js')).startWatchHub({ config, log, runtime, state, operations }));
   readiness.add(watchCheck(watches));
+  return { state, readiness, replicas, watches };
+}
+
+/** A call acts with the configured token, a client's own X-Codehost-Token, or a signed-in person's code host token. */
+async function sessionOptionsFor(config: Config, log: Logger, secrets: McpServerOptions['secrets'], parts: ServeParts) {
+  const { attributedLogger } = await import('./log.js');
+  const { catalog, selection, approvals, runtime, signIn, watches } = parts;
   const listenTo = async () => watches;
-  // OAuth mode: people sign in through the code host from their MCP host; each session or request acts as its person.
-  let listeningPort = port;
-  const signIn =
-    authMode === 'oauth'
-      ? await oauthForServe(config, runtime, state, log, () => ({ host, port: listeningPort }), slackCallback(slack))
-      : undefined;
-  /** A call acts with the configured token, a client's own X-Codehost-Token, or a signed-in person's code host token. */
-  const sessionOptions = (token?: string, owner?: SessionOwner): McpServerOptions => ({
+  return (token?: string, owner?: SessionOwner): McpServerOptions => ({
     operations: catalog,
     client: owner?.person && signIn ? signIn.transportOf(runtime.client, owner.person) : runtime.client,
     token,
@@ -437,17 +472,49 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
     // A sign-in with read scopes only sees and runs reads (the HTTP layer refuses a write with 403 before it gets here).
     ...(owner?.person && !owner.scopes?.includes('api') && { readOnly: true }),
   });
+}
+
+/** What serve answers besides /mcp: Slack's events and Connect pages, the approval page, the pipeline webhook. */
+async function serveMounts(config: Config, log: Logger, parts: ServeParts) {
+  const { slack, signIn, approvals, watches } = parts;
   // The service's pipeline events check a watched branch at once; without the secret nobody could tell them from a stranger's.
   const webhook = config.watch.webhookSecret
     ? (await import('./watch/webhook.js')).configuredPipelineWebhook(config.watch, { watches, log })
     : undefined;
+  const connect = slack?.bot.connect;
+  return {
+    ...(slack?.handle && { [slack.path]: slack.handle }),
+    // Slack's Connect links, and the code host's callback unless the MCP sign-in answers it (it hands a Slack state
+    // on to slackCallback).
+    ...(connect &&
+      Object.fromEntries(
+        connect.paths.filter((p) => !(signIn && p === SIGN_IN_CALLBACK_PATH)).map((p) => [p, connect.handle]),
+      )),
+    ...(approvals && { [approvals.path]: approvals.handle }),
+    ...(webhook && { [webhook.path]: webhook.handle }),
+  };
+}
+
+/** Starts the HTTP server; a port it cannot take closes what was started and exits with the setting to change. */
+async function listenServe(
+  config: Config,
+  log: Logger,
+  secrets: McpServerOptions['secrets'],
+  where: ServeAddress,
+  parts: ServeParts,
+) {
+  const [{ createMcpServer }, { startMcpHttpServer }] = await Promise.all([
+    import('./mcp/server.js'),
+    import('./mcp/http/server.js'),
+  ]);
+  const { slack, runtime, signIn, readiness, catalog, state } = parts;
+  const sessionOptions = await sessionOptionsFor(config, log, secrets, parts);
   // One memory of the tokens the service accepted, for the sessions' caps and the 2026-07-28 questions alike.
   const tokenChecker = (await import('./mcp/token-check.js')).serviceTokenChecker(runtime.client);
-  let http: Awaited<ReturnType<typeof startMcpHttpServer>>;
   try {
-    http = await startMcpHttpServer({
-      host,
-      port,
+    const http = await startMcpHttpServer({
+      host: where.host,
+      port: where.port,
       mcpToken: config.server.mcpToken,
       allowedOrigins: config.server.allowedOrigins,
       allowedHosts: config.server.allowedHosts,
@@ -459,19 +526,7 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       maxSessionsPerCaller: config.server.maxSessionsPerCaller,
       trustedProxies: config.server.trustedProxies,
       tokenChecker,
-      mounts: {
-        ...(slack?.handle && { [slack.path]: slack.handle }),
-        // Slack's Connect links, and the code host's callback unless the MCP sign-in answers it (it hands a Slack
-        // state on to slackCallback).
-        ...(slack?.bot.connect &&
-          Object.fromEntries(
-            slack.bot.connect.paths
-              .filter((p) => !(signIn && p === SIGN_IN_CALLBACK_PATH))
-              .map((p) => [p, slack.bot.connect!.handle]),
-          )),
-        ...(approvals && { [approvals.path]: approvals.handle }),
-        ...(webhook && { [webhook.path]: webhook.handle }),
-      },
+      mounts: await serveMounts(config, log, parts),
       ...(signIn && { signIn: signIn.mcp(catalog.tools) }),
       createSessionServer: ({ token, person, scopes }) =>
         createMcpServer(person ? sessionOptions(undefined, { person, scopes }) : sessionOptions(token)),
@@ -486,18 +541,29 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
           tokenChecker,
         }),
     });
+    where.port = Number(new URL(http.url).port);
+    where.servedAt = new URL(http.url).origin;
+    return http;
   } catch (error) {
     await slack?.bot.close();
     await runtime.close();
-    listenError(error, host, port, '--port or FORGEOPS_PORT');
+    listenError(error, where.host, where.port, '--port or FORGEOPS_PORT');
   }
-  listeningPort = Number(new URL(http.url).port);
-  approvals?.listening(listeningPort);
-  servedAt = new URL(http.url).origin;
+}
+type ServeHttp = Awaited<ReturnType<typeof listenServe>>;
+
+/** Once listening: the banner, where Slack's requests go, the session gauge and the service check at start. */
+async function announceServe(config: Config, log: Logger, where: ServeAddress, parts: ServeParts, http: ServeHttp) {
+  const { approvals, signIn, runtime, slack } = parts;
+  approvals?.listening(where.port);
   if (signIn) log.info(`MCP sign-in: OAuth, issuer ${signIn.publicUrl()} (FORGEOPS_MCP_AUTH=oauth)`);
+  const [metrics, { checkServiceAtStart }, { bannerText }] = await Promise.all([
+    import('./metrics.js'),
+    import('./doctor.js'),
+    import('./banner.js'),
+  ]);
   metrics.countSessionsWith(() => http.sessionCount());
   void checkServiceAtStart(config, (line) => log.warn(line));
-  const { bannerText } = await import('./banner.js');
   const sandbox = runtime.sandbox ? await runtime.sandbox() : undefined;
   process.stdout.write(
     bannerText({ mcpUrl: http.url, serviceLabel: runtime.serviceLabel, sandbox, config, signIn: signIn !== undefined }),
@@ -507,23 +573,25 @@ async function serveHttp(values: ParsedOptions): Promise<void> {
       `Slack: requests go to ${new URL(slack.path, http.url).href} (the app's Request URL, through your public host name)\n`,
     );
   else if (slack) process.stdout.write('Slack: connected by Socket Mode\n');
-  const stop = async () => {
-    // Not ready at once (the balancer stops sending), calls in flight finish within the grace, then sessions close
-    // so their clients reconnect to another replica.
-    readiness.drain();
-    log.info(`shutting down: finishing the calls in flight (at most ${DRAIN_GRACE_MS / 1000} s)`);
-    approvals?.store.closeAll('forgeops is shutting down; nothing was changed.');
-    const { unfinished } = await http.drain(DRAIN_GRACE_MS);
-    if (unfinished > 0) log.warn(`shut down with ${unfinished} requests still running`);
-    await replicas?.close();
-    if (!slack) await watches.close();
-    await slack?.bot.close();
-    if (!slack) await state.store.close();
-    await runtime.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+}
+
+/**
+ * Not ready at once (the balancer stops sending), calls in flight finish within the grace, then sessions close so
+ * their clients reconnect to another replica; then what serve started, in reverse.
+ */
+async function stopServe(log: Logger, parts: ServeParts, http: ServeHttp): Promise<void> {
+  const { readiness, approvals, replicas, slack, watches, state, runtime } = parts;
+  readiness.drain();
+  log.info(`shutting down: finishing the calls in flight (at most ${DRAIN_GRACE_MS / 1000} s)`);
+  approvals?.store.closeAll('forgeops is shutting down; nothing was changed.');
+  const { unfinished } = await http.drain(DRAIN_GRACE_MS);
+  if (unfinished > 0) log.warn(`shut down with ${unfinished} requests still running`);
+  await replicas?.close();
+  if (!slack) await watches.close();
+  await slack?.bot.close();
+  if (!slack) await state.store.close();
+  await runtime.close();
+  process.exit(0);
 }
 
 /**
