@@ -20,10 +20,9 @@ import {
   validationError,
 } from '../../core/errors.js';
 import { param } from '../../core/params.js';
-import { branchPermissions } from '../../core/protected-branches.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
-import { pipelineBasic, pipelineFull, userBasic } from '../../core/views.js';
+import { userBasic } from '../../core/views.js';
 import {
   addNote,
   changeLabels,
@@ -37,8 +36,9 @@ import {
   userIds,
   withoutMetadata,
 } from './changes.js';
-import { acceptMergeRequest, checkMergeability, headPipeline, needsRebase, refreshHead } from './merge.js';
-import { canSeeMergeRequests, isDraft, mergeRequestView } from './shared.js';
+import { acceptMergeRequest, checkMergeability, refreshHead } from './merge.js';
+import { MergeRequestAccess } from './merge-request-access.js';
+import { canSeeMergeRequests } from './shared.js';
 import { workItemsOf, type MergeRequest } from './state.js';
 
 const ids = () => param.array(param.integer());
@@ -135,162 +135,49 @@ function duplicateOf(other: MergeRequest): HttpError {
   });
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+async function checkBranch(p: Project, branch: string, which: 'source' | 'target'): Promise<void> {
+  if (!(await p.repo.branchExists(branch))) {
+    throw validationError({ [`${which}_branch`]: [`${branch} does not exist`] });
+  }
+}
+
+function openDuplicate(
+  store: SandboxContext['store'],
+  p: Project,
+  mr: Pick<MergeRequest, 'source_branch' | 'target_branch' | 'id'>,
+): MergeRequest | undefined {
+  return workItemsOf(store).mergeRequests.find(
+    (m) =>
+      m.project_id === p.id &&
+      m.id !== mr.id &&
+      m.state === 'opened' &&
+      m.source_branch === mr.source_branch &&
+      m.target_branch === mr.target_branch,
+  );
+}
 
 export function register(router: Router, ctx: SandboxContext): void {
+  const access = new MergeRequestAccess(ctx);
+  registerReadAndOpen(router, ctx, access);
+  registerUpdate(router, ctx, access);
+  registerMerge(router, ctx, access);
+  registerApprove(router, ctx, access);
+  registerNotes(router, ctx);
+}
+
+/** GET one, and opening one (POST). */
+function registerReadAndOpen(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
   const { store } = ctx;
-
-  /** The project of a merge request route: 404 when hidden, 403 when its merge requests are off or unreadable. */
-  function project(req: SandboxRequest<unknown>): Project {
-    const found = ctx.findProjectFor(req, req.pathParams.id);
-    if (!canSeeMergeRequests(ctx, req.user, found)) throw forbidden();
-    return found;
-  }
-
-  function findMergeRequest(req: SandboxRequest<unknown>) {
-    const found = ctx.findProjectFor(req, req.pathParams.id);
-    const iid = integerPathParam(req, 'merge_request_iid');
-    const mr = workItemsOf(store).mergeRequests.find((m) => m.project_id === found.id && m.iid === iid);
-    if (!mr) throw recordNotFound();
-    if (!canSeeMergeRequests(ctx, req.user, found)) throw forbidden();
-    return { project: found, mr };
-  }
-
-  const developer = (user: User | null, p: Project) => user !== null && ctx.projectAccess(user, p) >= ACCESS.developer;
-  const mayUpdate = (user: User, p: Project, mr: MergeRequest) =>
-    !p.archived &&
-    (developer(user, p) ||
-      ((mr.author_id === user.id || mr.assignee_ids.includes(user.id)) && ctx.projectAccess(user, p) >= ACCESS.guest));
-  /** Whether the caller may merge it: push or merge rights on the target branch, protected branches included. */
-  const canMerge = (user: User | null, p: Project, mr: MergeRequest) => {
-    if (user === null || p.archived) return false;
-    const may = branchPermissions(store, p, user, ctx.projectAccess(user, p), mr.target_branch);
-    return may.push || may.merge;
-  };
-
-  async function mergeBase(p: Project, a: string, b: string): Promise<string | null> {
-    const result = await p.repo.run(['merge-base', a, b], { okCodes: [1] });
-    return result.exitCode === 0 ? result.stdout.toString('utf8').trim() : null;
-  }
-
-  /** base, head and start of the diff the merge request shows: the live branches while open, the merged diff after. */
-  async function diffRefs(p: Project, mr: MergeRequest) {
-    let start: string | null;
-    let head = mr.sha;
-    if (mr.merged_diff) {
-      ({ start_sha: start, head_sha: head } = mr.merged_diff);
-    } else if (mr.state === 'merged') {
-      // Merged before this sandbox started: the merge commit's parents are the target's head then and the source's.
-      const parents = mr.merge_commit_sha === null ? [] : (await p.repo.getCommit(mr.merge_commit_sha)).parent_ids;
-      start = parents[0] ?? null;
-      if (parents.length > 1) head = parents[1];
-    } else {
-      start = await p.repo.refTarget(`refs/heads/${mr.target_branch}`);
-    }
-    if (start === null || head === null) return null;
-    return { base_sha: (await mergeBase(p, start, head)) ?? start, head_sha: head, start_sha: start };
-  }
-
-  /** The service's detailed_merge_status, as far as the sandbox knows it (its checks, in the service's order). */
-  async function detailedStatus(
-    p: Project,
-    mr: MergeRequest,
-    refs: Awaited<ReturnType<typeof diffRefs>>,
-  ): Promise<string> {
-    if (mr.state !== 'opened') return 'not_open';
-    if (isDraft(mr.title)) return 'draft_status';
-    const source = await p.repo.refTarget(`refs/heads/${mr.source_branch}`);
-    if (source === null || refs === null) return 'commits_status';
-    if (mr.has_conflicts) return 'conflict';
-    if (await needsRebase(p, refs.start_sha, source)) return 'need_rebase';
-    if (p.only_allow_merge_if_pipeline_succeeds) {
-      const status = headPipeline(p, mr)?.status;
-      if (status === 'running' || status === 'pending') return 'ci_still_running';
-      if (status !== 'success') return 'ci_must_pass';
-    }
-    return 'mergeable';
-  }
-
-  async function changesCount(refs: Awaited<ReturnType<typeof diffRefs>>, p: Project): Promise<string | null> {
-    if (refs === null) return null;
-    const names = await p.repo.text(['diff', '--name-only', refs.base_sha, refs.head_sha]);
-    return String(names.split('\n').filter((line) => line !== '').length);
-  }
-
-  /** The single merge request form: the list form plus what the service adds for one (Entities::MergeRequest). */
-  async function view(p: Project, mr: MergeRequest, caller: User | null, options: z.output<typeof readParams> = {}) {
-    await refreshHead(p, mr);
-    const refs = await diffRefs(p, mr);
-    const pipeline = headPipeline(p, mr);
-    const seesPipelines = ctx.canReadCode(caller, p);
-    const mergeUserId = mr.merged_by_id ?? mr.merge_user_id ?? null;
-    const mergeUser = mergeUserId === null ? undefined : store.findUser(String(mergeUserId));
-    const diverged =
-      options.include_diverged_commits_count && refs !== null
-        ? Number((await p.repo.text(['rev-list', '--count', `${refs.head_sha}..${refs.start_sha}`])).trim())
-        : undefined;
-    return {
-      ...mergeRequestView(store, p, mr, { kind: 'project', project: p }, false),
-      ...(options.render_html
-        ? { title_html: escapeHtml(mr.title), description_html: `<p>${escapeHtml(mr.description)}</p>` }
-        : {}),
-      imported: false,
-      imported_from: 'none',
-      draft: isDraft(mr.title),
-      merge_user: mergeUser ? userBasic(store, mergeUser) : null,
-      merge_after: null,
-      prepared_at: mr.created_at.toISOString(),
-      detailed_merge_status: await detailedStatus(p, mr, refs),
-      subscribed:
-        caller !== null &&
-        (mr.author_id === caller.id || mr.assignee_ids.includes(caller.id) || mr.reviewer_ids.includes(caller.id)),
-      changes_count: await changesCount(refs, p),
-      latest_build_started_at: pipeline?.started_at?.toISOString() ?? null,
-      latest_build_finished_at: pipeline?.finished_at?.toISOString() ?? null,
-      first_deployed_to_production_at: null,
-      pipeline: pipeline && seesPipelines ? { ...pipelineBasic(store, p, pipeline), project_id: p.id } : null,
-      ...(seesPipelines
-        ? { head_pipeline: pipeline ? { ...pipelineFull(store, p, pipeline), project_id: p.id } : null }
-        : {}),
-      diff_refs: refs,
-      merge_error: null,
-      ...(options.include_rebase_in_progress ? { rebase_in_progress: false } : {}),
-      ...(diverged !== undefined ? { diverged_commits_count: diverged } : {}),
-      first_contribution: false,
-      user: { can_merge: canMerge(caller, p, mr) },
-    };
-  }
-
-  async function checkBranch(p: Project, branch: string, which: 'source' | 'target'): Promise<void> {
-    if (!(await p.repo.branchExists(branch))) {
-      throw validationError({ [`${which}_branch`]: [`${branch} does not exist`] });
-    }
-  }
-
-  function openDuplicate(
-    p: Project,
-    mr: Pick<MergeRequest, 'source_branch' | 'target_branch' | 'id'>,
-  ): MergeRequest | undefined {
-    return workItemsOf(store).mergeRequests.find(
-      (m) =>
-        m.project_id === p.id &&
-        m.id !== mr.id &&
-        m.state === 'opened' &&
-        m.source_branch === mr.source_branch &&
-        m.target_branch === mr.target_branch,
-    );
-  }
-
   router.route('GET', '/projects/:id/merge_requests/:merge_request_iid', { params: readParams }, async (req, reply) => {
-    const { project: p, mr } = findMergeRequest(req);
+    const { project: p, mr } = access.findMergeRequest(req);
     await p.repo.withWriteLock(() => checkMergeability(p, mr));
-    reply.json(await view(p, mr, req.user, req.params));
+    reply.json(await access.view(p, mr, req.user, req.params));
   });
 
   router.route('POST', '/projects/:id/merge_requests', { params: createParams, auth: 'user' }, async (req, reply) => {
     const user = ctx.requireUser(req);
-    const p = project(req);
-    if (p.archived || !developer(user, p)) throw forbidden();
+    const p = access.project(req);
+    if (p.archived || !access.developer(user, p)) throw forbidden();
     const params = req.params;
     // The sandbox has no forks: another target project is the model's refusal of a source that is not its fork.
     if (params.target_project_id !== undefined && params.target_project_id !== p.id) {
@@ -301,7 +188,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     await checkBranch(p, params.source_branch, 'source');
     await checkBranch(p, params.target_branch, 'target');
     if (params.source_branch === params.target_branch) throw sameBranch();
-    const duplicate = openDuplicate(p, { ...params, id: -1 });
+    const duplicate = openDuplicate(store, p, { ...params, id: -1 });
     if (duplicate) throw duplicateOf(duplicate);
     const items = workItemsOf(store);
     const now = new Date();
@@ -340,9 +227,13 @@ export function register(router: Router, ctx: SandboxContext): void {
     };
     items.mergeRequests.push(mr);
     changeLabels(store, { kind: 'MergeRequest', item: mr }, params, user, now);
-    reply.json(await view(p, mr, user), 201);
+    reply.json(await access.view(p, mr, user), 201);
   });
+}
 
+/** Editing one (PUT): its fields, labels, people, closing and reopening. */
+function registerUpdate(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
+  const { store } = ctx;
   router.route(
     'PUT',
     '/projects/:id/merge_requests/:merge_request_iid',
@@ -350,10 +241,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     async (req, reply) => {
       const user = ctx.requireUser(req);
       requireOneOf(req.params, UPDATE_KEYS);
-      const { project: p, mr } = findMergeRequest(req);
-      if (!mayUpdate(user, p, mr)) throw forbidden();
+      const { project: p, mr } = access.findMergeRequest(req);
+      if (!access.mayUpdate(user, p, mr)) throw forbidden();
       // Below developer (an author or assignee), labels, people, milestone and locking are quietly kept as they are.
-      const params = developer(user, p) ? req.params : withoutMetadata(req.params);
+      const params = access.developer(user, p) ? req.params : withoutMetadata(req.params);
       if (params.title !== undefined && params.title.trim() === '') throw paramError('title is empty');
       if (params.target_branch !== undefined) {
         if (params.target_branch === '') throw paramError('target_branch is empty');
@@ -388,16 +279,20 @@ export function register(router: Router, ctx: SandboxContext): void {
         addNote(store, p, mr, 'MergeRequest', user, 'closed', true, now);
       }
       if (params.state_event === 'reopen' && mr.state === 'closed') {
-        const duplicate = openDuplicate(p, mr);
+        const duplicate = openDuplicate(store, p, mr);
         if (duplicate) throw duplicateOf(duplicate);
         Object.assign(mr, { state: 'opened', closed_at: null, closed_by_id: null });
         addNote(store, p, mr, 'MergeRequest', user, 'reopened', true, now);
       }
       mr.updated_at = now;
-      reply.json(await view(p, mr, user));
+      reply.json(await access.view(p, mr, user));
     },
   );
+}
 
+/** Merging one, now or when its pipeline succeeds, and canceling an automatic merge. */
+function registerMerge(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
+  const { store } = ctx;
   router.route(
     'PUT',
     '/projects/:id/merge_requests/:merge_request_iid/merge',
@@ -412,10 +307,10 @@ export function register(router: Router, ctx: SandboxContext): void {
       const p = found;
       // The docs: "401 Unauthorized — this user does not have permission to accept this merge request" (push or merge
       // rights on the target branch, protected branches included).
-      if (!developer(user, p) || !canMerge(user, p, mr)) throw unauthorized();
+      if (!access.developer(user, p) || !access.canMerge(user, p, mr)) throw unauthorized();
       const { merge_when_pipeline_succeeds: whenPipelineSucceeds, auto_merge: auto, ...choices } = req.params;
       await acceptMergeRequest(ctx, p, mr, user, choices, whenPipelineSucceeds === true || auto === true);
-      reply.json(await view(p, mr, user));
+      reply.json(await access.view(p, mr, user));
     },
   );
 
@@ -427,27 +322,31 @@ export function register(router: Router, ctx: SandboxContext): void {
     { auth: 'user' },
     async (req, reply) => {
       const user = ctx.requireUser(req);
-      const { project: p, mr } = findMergeRequest(req);
-      if (!mayUpdate(user, p, mr) && mr.merge_user_id !== user.id) throw unauthorized();
+      const { project: p, mr } = access.findMergeRequest(req);
+      if (!access.mayUpdate(user, p, mr) && mr.merge_user_id !== user.id) throw unauthorized();
       if (mr.state === 'merged' || mr.state === 'closed') throw messageError(405, '405 Method Not Allowed');
       if (!mr.merge_when_pipeline_succeeds) throw messageError(406, '406 Not Acceptable');
       const now = new Date(store.clock.now());
       Object.assign(mr, { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined });
       mr.updated_at = now;
       addNote(store, p, mr, 'MergeRequest', user, 'canceled the automatic merge', true, now);
-      reply.json(await view(p, mr, user), 201);
+      reply.json(await access.view(p, mr, user), 201);
     },
   );
+}
 
+/** Approving one (no approval rules: one approval from each who may). */
+function registerApprove(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
+  const { store } = ctx;
   router.route(
     'POST',
     '/projects/:id/merge_requests/:merge_request_iid/approve',
     { params: approveParams, auth: 'user' },
     async (req, reply) => {
       const user = ctx.requireUser(req);
-      const { project: p, mr } = findMergeRequest(req);
+      const { project: p, mr } = access.findMergeRequest(req);
       // The service's rule: who may update it and is a member of the project (its author or an assignee among them).
-      if (!mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
+      if (!access.mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
       await refreshHead(p, mr);
       if (req.params.sha !== undefined && req.params.sha !== mr.sha)
         throw messageError(409, `SHA does not match HEAD of source branch: ${mr.sha}`);
@@ -490,7 +389,11 @@ export function register(router: Router, ctx: SandboxContext): void {
       );
     },
   );
+}
 
+/** Its comments: listing and adding, through the caller's own view of merge requests. */
+function registerNotes(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route(
     'GET',
     '/projects/:id/merge_requests/:merge_request_iid/notes',
