@@ -154,61 +154,70 @@ function listPredicates(params: ListParams): Array<Predicate<Epic>> {
   return tests;
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
+/** The group of the path, checked in the service's order: 401, 404, then 403 when its plan lacks epics. */
+function groupOf(ctx: SandboxContext, req: SandboxRequest<unknown>): { user: User; group: Group; access: number } {
   const { store } = ctx;
   const state = epicStateOf(store);
+  const user = ctx.requireUser(req);
+  const group = ctx.findGroupFor(req, req.pathParams.id);
+  if (store.groupChain(group).some((g) => state.unlicensed.has(g.id))) throw forbidden();
+  return { user, group, access: ctx.groupAccess(user, group) };
+}
 
-  /** The group of the path, checked in the service's order: 401, 404, then 403 when its plan lacks epics. */
-  function groupOf(req: SandboxRequest<unknown>): { user: User; group: Group; access: number } {
-    const user = ctx.requireUser(req);
-    const group = ctx.findGroupFor(req, req.pathParams.id);
-    if (store.groupChain(group).some((g) => state.unlicensed.has(g.id))) throw forbidden();
-    return { user, group, access: ctx.groupAccess(user, group) };
+function epicOf(ctx: SandboxContext, req: SandboxRequest<unknown>) {
+  const { store } = ctx;
+  const found = groupOf(ctx, req);
+  const iid = integerPathParam(req, 'epic_iid');
+  const epic = workItemsOf(store).epics.find((e) => e.group_id === found.group.id && e.iid === iid);
+  if (!epic) throw notFound('Epic');
+  return { ...found, epic };
+}
+
+function requireAccess(access: number, level: number): void {
+  if (access < level) throw forbidden();
+}
+
+/** Checks the values of a create or update before anything changes: a refused call leaves the epic as it was. */
+function checkChange(params: { title?: string; description?: string }): void {
+  if (params.title !== undefined && params.title.trim() === '') throw validationError({ title: ["can't be blank"] });
+  if (params.description !== undefined && params.description.length > MAX_DESCRIPTION) {
+    throw validationError({ description: [`is too long (maximum is ${MAX_DESCRIPTION} characters)`] });
   }
+}
 
-  function epicOf(req: SandboxRequest<unknown>) {
-    const found = groupOf(req);
-    const iid = integerPathParam(req, 'epic_iid');
-    const epic = workItemsOf(store).epics.find((e) => e.group_id === found.group.id && e.iid === iid);
-    if (!epic) throw notFound('Epic');
-    return { ...found, epic };
-  }
+function applyDates(epic: Epic, params: z.output<typeof updateParams>): void {
+  if (params.start_date_is_fixed !== undefined) epic.start_date_is_fixed = params.start_date_is_fixed;
+  if (params.start_date_fixed !== undefined) epic.start_date_fixed = params.start_date_fixed;
+  if (params.due_date_is_fixed !== undefined) epic.due_date_is_fixed = params.due_date_is_fixed;
+  if (params.due_date_fixed !== undefined) epic.due_date_fixed = params.due_date_fixed;
+}
 
-  function requireAccess(access: number, level: number): void {
-    if (access < level) throw forbidden();
-  }
+/** A parent is an epic of the same group or of an ancestor group, by id (a number or a numeric string). */
+function parentFor(ctx: SandboxContext, group: Group, value: number | string): Epic {
+  const { store } = ctx;
+  const id = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  const chain = store.groupChain(group).map((g) => g.id);
+  const parent = workItemsOf(store).epics.find((e) => e.id === id);
+  if (!parent || !chain.includes(parent.group_id))
+    throw validationError({ parent: ['must be an epic of this group or of one of its ancestors'] });
+  return parent;
+}
 
-  /** Checks the values of a create or update before anything changes: a refused call leaves the epic as it was. */
-  function checkChange(params: { title?: string; description?: string }): void {
-    if (params.title !== undefined && params.title.trim() === '') throw validationError({ title: ["can't be blank"] });
-    if (params.description !== undefined && params.description.length > MAX_DESCRIPTION) {
-      throw validationError({ description: [`is too long (maximum is ${MAX_DESCRIPTION} characters)`] });
-    }
-  }
+export function register(router: Router, ctx: SandboxContext): void {
+  registerEpicReads(router, ctx);
+  registerEpicChanges(router, ctx);
+  registerEpicTodos(router, ctx);
+}
 
-  function applyDates(epic: Epic, params: z.output<typeof updateParams>): void {
-    if (params.start_date_is_fixed !== undefined) epic.start_date_is_fixed = params.start_date_is_fixed;
-    if (params.start_date_fixed !== undefined) epic.start_date_fixed = params.start_date_fixed;
-    if (params.due_date_is_fixed !== undefined) epic.due_date_is_fixed = params.due_date_is_fixed;
-    if (params.due_date_fixed !== undefined) epic.due_date_fixed = params.due_date_fixed;
-  }
-
-  /** A parent is an epic of the same group or of an ancestor group, by id (a number or a numeric string). */
-  function parentFor(group: Group, value: number | string): Epic {
-    const id = typeof value === 'number' ? value : /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
-    const chain = store.groupChain(group).map((g) => g.id);
-    const parent = workItemsOf(store).epics.find((e) => e.id === id);
-    if (!parent || !chain.includes(parent.group_id))
-      throw validationError({ parent: ['must be an epic of this group or of one of its ancestors'] });
-    return parent;
-  }
-
+/** Listing epics and reading one. */
+function registerEpicReads(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route(
     'GET',
     '/groups/:id/epics',
     { params: listParams, pagination: 'offset', auth: 'user' },
     (req, reply: Reply) => {
-      const { user, group } = groupOf(req);
+      const { user, group } = groupOf(ctx, req);
       const p = req.params;
       const groups = [group];
       if (p.include_descendant_groups ?? true) groups.push(...store.descendantGroups(group));
@@ -233,16 +242,21 @@ export function register(router: Router, ctx: SandboxContext): void {
   );
 
   router.route('GET', '/groups/:id/epics/:epic_iid', { auth: 'user' }, (req, reply) => {
-    const { user, group, access, epic } = epicOf(req);
+    const { user, group, access, epic } = epicOf(ctx, req);
     reply.json(epicView(store, epic, { from: group, canEdit: access >= ACCESS.reporter, subscribedFor: user }));
   });
+}
 
+/** Creating, updating and deleting an epic. */
+function registerEpicChanges(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+  const state = epicStateOf(store);
   router.route('POST', '/groups/:id/epics', { params: createParams, auth: 'user' }, (req, reply) => {
-    const { user, group, access } = groupOf(req);
+    const { user, group, access } = groupOf(ctx, req);
     requireAccess(access, ACCESS.reporter);
     const p = req.params;
     checkChange(p);
-    const parent = p.parent_id === undefined ? null : parentFor(group, p.parent_id);
+    const parent = p.parent_id === undefined ? null : parentFor(ctx, group, p.parent_id);
     const now = new Date();
     const iid =
       Math.max(
@@ -276,7 +290,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('PUT', '/groups/:id/epics/:epic_iid', { params: updateParams, auth: 'user' }, (req, reply) => {
-    const { user, group, access, epic } = epicOf(req);
+    const { user, group, access, epic } = epicOf(ctx, req);
     requireAccess(access, ACCESS.reporter);
     const p = req.params;
     if (UPDATABLE.every((name) => p[name] === undefined)) {
@@ -295,7 +309,7 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/groups/:id/epics/:epic_iid', { auth: 'user' }, (req, reply) => {
-    const { access, epic } = epicOf(req);
+    const { access, epic } = epicOf(ctx, req);
     requireAccess(access, ACCESS.owner);
     workItemsOf(store).epics.splice(workItemsOf(store).epics.indexOf(epic), 1);
     // Its children stay, without a parent; its to-dos go with it.
@@ -303,9 +317,14 @@ export function register(router: Router, ctx: SandboxContext): void {
     for (let i = state.todos.length - 1; i >= 0; i--) if (state.todos[i].epic_id === epic.id) state.todos.splice(i, 1);
     reply.empty(204);
   });
+}
 
+/** A to-do for an epic. */
+function registerEpicTodos(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+  const state = epicStateOf(store);
   router.route('POST', '/groups/:id/epics/:epic_iid/todo', { auth: 'user' }, (req, reply) => {
-    const { user, group, access, epic } = epicOf(req);
+    const { user, group, access, epic } = epicOf(ctx, req);
     if (state.todos.some((t) => t.user_id === user.id && t.epic_id === epic.id)) {
       reply.empty(304);
       return;
