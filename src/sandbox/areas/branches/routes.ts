@@ -113,26 +113,38 @@ function protectionView(protection: ProtectedBranch) {
   };
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  /**
-   * Creating a branch a protection covers: those who may push to it may; those who may only merge to it may
-   * start it from a commit already on a protected branch; anyone else is refused as by the service's pre-receive
-   * check (400 through the API).
-   */
-  async function checkProtectedCreation(project: Project, user: User, branch: string, sha: string): Promise<void> {
-    const may = branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch);
-    if (!may.protected || may.push) return;
-    if (may.merge) {
-      const holders = (
-        await project.repo.text(['for-each-ref', `--contains=${sha}`, '--format=%(refname:strip=2)', 'refs/heads/'])
-      )
-        .split('\n')
-        .filter((name) => name !== '');
-      if (holders.some((name) => protectionsFor(ctx.store, project, name).length > 0)) return;
-    }
-    throw messageError(400, PROTECTED_BRANCH_REFUSALS.create);
+/**
+ * Creating a branch a protection covers: those who may push to it may; those who may only merge to it may
+ * start it from a commit already on a protected branch; anyone else is refused as by the service's pre-receive
+ * check (400 through the API).
+ */
+async function checkProtectedCreation(
+  ctx: SandboxContext,
+  project: Project,
+  user: User,
+  branch: string,
+  sha: string,
+): Promise<void> {
+  const may = branchPermissions(ctx.store, project, user, ctx.projectAccess(user, project), branch);
+  if (!may.protected || may.push) return;
+  if (may.merge) {
+    const holders = (
+      await project.repo.text(['for-each-ref', `--contains=${sha}`, '--format=%(refname:strip=2)', 'refs/heads/'])
+    )
+      .split('\n')
+      .filter((name) => name !== '');
+    if (holders.some((name) => protectionsFor(ctx.store, project, name).length > 0)) return;
   }
+  throw messageError(400, PROTECTED_BRANCH_REFUSALS.create);
+}
 
+export function register(router: Router, ctx: SandboxContext): void {
+  registerBranches(router, ctx);
+  registerProtectedBranches(router, ctx);
+}
+
+/** Branches: list, read, create, delete, delete merged. */
+function registerBranches(router: Router, ctx: SandboxContext): void {
   router.route(
     'GET',
     '/projects/:id/repository/branches',
@@ -171,7 +183,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       if (refNameProblem(branch) !== null) throw messageError(400, 'Branch name is invalid');
       const sha = await project.repo.resolveCommit(ref);
       if (sha === null) throw messageError(400, `Invalid reference name: ${ref}`);
-      await checkProtectedCreation(project, req.user!, branch, sha);
+      await checkProtectedCreation(ctx, project, req.user!, branch, sha);
       try {
         await createBranch(project.repo, branch, sha);
       } catch (error) {
@@ -223,7 +235,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     }
     reply.json({ message: '202 Accepted' }, 202);
   });
+}
 
+/** Protected branches: list, read, protect, unprotect. */
+function registerProtectedBranches(router: Router, ctx: SandboxContext): void {
   router.route(
     'GET',
     '/projects/:id/protected_branches',

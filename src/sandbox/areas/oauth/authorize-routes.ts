@@ -95,8 +95,13 @@ export function requireSignIn(
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
-  const { store } = ctx;
+  registerAuthorize(router, ctx);
+  registerSignInPage(router, ctx);
+}
 
+/** The authorization page and its answer. */
+function registerAuthorize(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('GET', '/oauth/authorize', { params: authorizeParams }, (req, reply) => {
     const read = readAuthorizationRequest(store, req.params);
     if (read.kind === 'page') {
@@ -150,7 +155,11 @@ export function register(router: Router, ctx: SandboxContext): void {
       }),
     );
   });
+}
 
+/** The sign-in page and signing out. */
+function registerSignInPage(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('GET', '/users/sign_in', {}, (req, reply) => {
     const session = ensureSession(store, req.headers, reply);
     const user = signedInUser(store, session);

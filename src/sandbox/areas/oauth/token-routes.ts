@@ -173,8 +173,13 @@ function activeToken(store: Store, token: string | undefined): OAuthAccessToken 
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
-  const { store } = ctx;
+  registerTokenRoutes(router, ctx);
+  registerTokenInfo(router, ctx);
+}
 
+/** The token endpoint, revocation and introspection. */
+function registerTokenRoutes(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('POST', '/oauth/token', { params: tokenParams }, (req, reply) => {
     const { params } = req;
     if (!params.grant_type) throw missingParameter('grant_type');
@@ -231,7 +236,11 @@ export function register(router: Router, ctx: SandboxContext): void {
       sub: String(user.id),
     });
   });
+}
 
+/** What a token is: token/info, userinfo and the metadata. */
+function registerTokenInfo(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('GET', '/oauth/token/info', { params: z.object({ access_token: text() }) }, (req, reply) => {
     const record = activeToken(store, presentedToken(req.headers, req.params.access_token));
     const app = applicationsOf(store).find((a) => a.id === record.application_id);

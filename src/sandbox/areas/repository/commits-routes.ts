@@ -134,6 +134,12 @@ async function lineTarget(
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
+  registerCommitLists(router, ctx);
+  registerCommitReads(router, ctx);
+}
+
+/** Listing and creating commits. */
+function registerCommitLists(router: Router, ctx: SandboxContext): void {
   router.route(
     'GET',
     '/projects/:id/repository/commits',
@@ -208,7 +214,10 @@ export function register(router: Router, ctx: SandboxContext): void {
       reply.json({ ...body, status: null }, 201);
     },
   );
+}
 
+/** One commit: itself, its refs, its diff and comments. */
+function registerCommitReads(router: Router, ctx: SandboxContext): void {
   router.route('GET', COMMIT, { params: showParams }, async (req, reply) => {
     const project = readableProject(ctx, req);
     const commit = await commitOf(project.repo, req.pathParams.sha);

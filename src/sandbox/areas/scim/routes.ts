@@ -56,27 +56,38 @@ function sendScim(reply: Reply, body: unknown, status = 200): void {
   reply.send(status, Buffer.from(JSON.stringify(body)), 'application/scim+json');
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
+/** The token's own group, with single sign-on; 404 for any other path. */
+function scimGroup(ctx: SandboxContext, req: SandboxRequest<unknown>): Group {
   const { store } = ctx;
+  const group = store.findGroup(req.pathParams.group_path);
+  if (!group || group.id !== req.scimGroupId || !samlProvidersOf(store).has(group.id))
+    throw scimError(404, 'Group Not Found');
+  return group;
+}
 
-  /** The token's own group, with single sign-on; 404 for any other path. */
-  function scimGroup(req: SandboxRequest<unknown>): Group {
-    const group = store.findGroup(req.pathParams.group_path);
-    if (!group || group.id !== req.scimGroupId || !samlProvidersOf(store).has(group.id))
-      throw scimError(404, 'Group Not Found');
-    return group;
-  }
+function findProvisioned(
+  ctx: SandboxContext,
+  req: SandboxRequest<unknown>,
+  group: Group,
+): { user: User; identity: Identity } {
+  const { store } = ctx;
+  const found = provisioned(store, group).find(({ identity }) => identity.extern_uid === req.pathParams.id);
+  if (!found) throw scimError(404, 'Resource not found');
+  return found;
+}
 
-  function findProvisioned(req: SandboxRequest<unknown>, group: Group): { user: User; identity: Identity } {
-    const found = provisioned(store, group).find(({ identity }) => identity.extern_uid === req.pathParams.id);
-    if (!found) throw scimError(404, 'Resource not found');
-    return found;
-  }
+function removeIdentity(user: User, identity: Identity): void {
+  user.identities.splice(user.identities.indexOf(identity), 1);
+}
 
-  function removeIdentity(user: User, identity: Identity): void {
-    user.identities.splice(user.identities.indexOf(identity), 1);
-  }
+export function register(router: Router, ctx: SandboxContext): void {
+  registerScimReads(router, ctx);
+  registerScimChanges(router, ctx);
+}
 
+/** Listing and reading provisioned users. */
+function registerScimReads(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route(
     'GET',
     BASE,
@@ -88,7 +99,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       }),
     },
     (req, reply) => {
-      const group = scimGroup(req);
+      const group = scimGroup(ctx, req);
       let found = provisioned(store, group);
       if (req.params.filter !== undefined) {
         const match = FILTER.exec(req.params.filter);
@@ -116,12 +127,16 @@ export function register(router: Router, ctx: SandboxContext): void {
   );
 
   router.route('GET', `${BASE}/:id`, {}, (req, reply) => {
-    const { user, identity } = findProvisioned(req, scimGroup(req));
+    const { user, identity } = findProvisioned(ctx, req, scimGroup(ctx, req));
     sendScim(reply, scimUserView(user, identity));
   });
+}
 
+/** Provisioning, patching and deprovisioning a user. */
+function registerScimChanges(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('POST', BASE, { params: createParams }, (req, reply) => {
-    const group = scimGroup(req);
+    const group = scimGroup(ctx, req);
     const p = req.params;
     const email = p.emails?.find((e) => e.type === 'work')?.value;
     const missing = [
@@ -163,8 +178,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('PATCH', `${BASE}/:id`, { params: patchParams }, (req, reply) => {
-    const group = scimGroup(req);
-    const { user, identity } = findProvisioned(req, group);
+    const group = scimGroup(ctx, req);
+    const { user, identity } = findProvisioned(ctx, req, group);
     const operations = req.params.Operations;
     if (!operations || operations.length === 0) throw scimError(400, 'Operations is missing');
     // Checked in full before anything changes: a PATCH applies all of its operations or none.
@@ -219,8 +234,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', `${BASE}/:id`, {}, (req, reply) => {
-    const group = scimGroup(req);
-    const { user, identity } = findProvisioned(req, group);
+    const group = scimGroup(ctx, req);
+    const { user, identity } = findProvisioned(ctx, req, group);
     removeIdentity(user, identity);
     group.members.delete(user.id);
     reply.empty(204);

@@ -199,27 +199,35 @@ function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
+/** Administrator writes and reads: 401 anonymous, 403 anyone else, before anything is looked up. */
+function requireAdmin(ctx: SandboxContext, req: SandboxRequest<unknown>): User {
+  const user = ctx.requireUser(req);
+  if (!user.is_admin) throw forbidden();
+  return user;
+}
+
+function findTarget(ctx: SandboxContext, req: SandboxRequest<unknown>): User {
   const { store } = ctx;
+  const user = store.findUser(String(integerPathParam(req, 'id')));
+  if (!user) throw notFound('User');
+  return user;
+}
 
-  /** Administrator writes and reads: 401 anonymous, 403 anyone else, before anything is looked up. */
-  function requireAdmin(req: SandboxRequest<unknown>): User {
-    const user = ctx.requireUser(req);
-    if (!user.is_admin) throw forbidden();
-    return user;
-  }
+function withAttributes(user: User, view: object, wanted: boolean | undefined) {
+  return wanted
+    ? { ...view, custom_attributes: Object.entries(user.custom_attributes).map(([key, value]) => ({ key, value })) }
+    : view;
+}
 
-  function findTarget(req: SandboxRequest<unknown>): User {
-    const user = store.findUser(String(integerPathParam(req, 'id')));
-    if (!user) throw notFound('User');
-    return user;
-  }
+export function register(router: Router, ctx: SandboxContext): void {
+  registerUserReads(router, ctx);
+  registerUserChanges(router, ctx);
+  registerUserRemovals(router, ctx);
+}
 
-  const withAttributes = (user: User, view: object, wanted: boolean | undefined) =>
-    wanted
-      ? { ...view, custom_attributes: Object.entries(user.custom_attributes).map(([key, value]) => ({ key, value })) }
-      : view;
-
+/** Listing users and reading one. */
+function registerUserReads(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('GET', '/users', { params: listParams, pagination: 'offset', readScopes: USERS_API }, (req, reply) => {
     const p = req.params;
     const admin = req.user?.is_admin === true;
@@ -266,7 +274,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   const oneParams = { params: z.object({ with_custom_attributes: flag() }), readScopes: USERS_API };
   router.route('GET', '/users/:id', oneParams, (req, reply) => {
-    const user = findTarget(req);
+    const user = findTarget(ctx, req);
     const admin = req.user?.is_admin === true;
     reply.json(
       admin
@@ -274,9 +282,13 @@ export function register(router: Router, ctx: SandboxContext): void {
         : userDetailed(store, user),
     );
   });
+}
 
+/** Creating and editing a user (administrators). */
+function registerUserChanges(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('POST', '/users', { params: createParams, auth: 'user' }, (req, reply) => {
-    requireAdmin(req);
+    requireAdmin(ctx, req);
     const p = req.params;
     const reset = p.reset_password === true;
     const random = p.force_random_password === true;
@@ -312,8 +324,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('PUT', '/users/:id', { params: updateParams, auth: 'user' }, (req, reply) => {
-    requireAdmin(req);
-    const user = findTarget(req);
+    requireAdmin(ctx, req);
+    const user = findTarget(ctx, req);
     const p = req.params;
     checkIdentityPair(p);
     validate(p);
@@ -352,10 +364,14 @@ export function register(router: Router, ctx: SandboxContext): void {
     user.updated_at = new Date();
     reply.json(userAdmin(store, user));
   });
+}
 
+/** Removing an identity or a user, and the caller's status. */
+function registerUserRemovals(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('DELETE', '/users/:id/identities/:provider', { auth: 'user' }, (req, reply) => {
-    requireAdmin(req);
-    const user = findTarget(req);
+    requireAdmin(ctx, req);
+    const user = findTarget(ctx, req);
     const index = user.identities.findIndex((i) => i.provider === req.pathParams.provider);
     if (index === -1) throw notFound('Identity');
     user.identities.splice(index, 1);
@@ -364,8 +380,8 @@ export function register(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('DELETE', '/users/:id', { params: z.object({ hard_delete: flag() }), auth: 'user' }, (req, reply) => {
-    requireAdmin(req);
-    const user = findTarget(req);
+    requireAdmin(ctx, req);
+    const user = findTarget(ctx, req);
     const hard = req.params.hard_delete === true;
     if (!hard && store.groupsSolelyOwned(user).length > 0) {
       throw messageError(409, 'User cannot be removed while is the sole owner of a group');

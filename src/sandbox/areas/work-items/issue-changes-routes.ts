@@ -92,41 +92,50 @@ function givenDate(text: string | undefined): Date | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
+function projectWithIssues(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
+  const project = ctx.findProjectFor(req, req.pathParams.id);
+  if (!project.issues_enabled) throw forbidden();
+  return project;
+}
+
+/** Through the caller's own view of issues (as the service's finder): one they may not see is not there. */
+function findIssue(ctx: SandboxContext, req: SandboxRequest<unknown>): { project: Project; issue: Issue } {
   const { store } = ctx;
+  const project = projectWithIssues(ctx, req);
+  const iid = integerPathParam(req, 'issue_iid');
+  const issue = workItemsOf(store).issues.find((i) => i.project_id === project.id && i.iid === iid);
+  if (!issue || !canSeeIssue(ctx, req.user, project, issue)) throw recordNotFound();
+  return { project, issue };
+}
 
-  function projectWithIssues(req: SandboxRequest<unknown>): Project {
-    const project = ctx.findProjectFor(req, req.pathParams.id);
-    if (!project.issues_enabled) throw forbidden();
-    return project;
-  }
-
-  /** Through the caller's own view of issues (as the service's finder): one they may not see is not there. */
-  function findIssue(req: SandboxRequest<unknown>): { project: Project; issue: Issue } {
-    const project = projectWithIssues(req);
-    const iid = integerPathParam(req, 'issue_iid');
-    const issue = workItemsOf(store).issues.find((i) => i.project_id === project.id && i.iid === iid);
-    if (!issue || !canSeeIssue(ctx, req.user, project, issue)) throw recordNotFound();
-    return { project, issue };
-  }
-
-  const atLeastReporter = (user: User, project: Project) => ctx.projectAccess(user, project) >= ACCESS.reporter;
-  /** One issue as the service answers it alone: the list form plus whether the caller is subscribed. */
-  const view = (project: Project, issue: Issue, caller: User | null) => ({
+/** One issue as the service answers it alone: the list form plus whether the caller is subscribed. */
+function view(ctx: SandboxContext, project: Project, issue: Issue, caller: User | null) {
+  const { store } = ctx;
+  return {
     ...issueView(store, project, issue, { kind: 'project', project }, false),
     subscribed: caller !== null && (issue.author_id === caller.id || issue.assignee_ids.includes(caller.id)),
     imported: false,
     imported_from: 'none',
-  });
+  };
+}
 
+export function register(router: Router, ctx: SandboxContext): void {
+  registerIssueReadAndOpen(router, ctx);
+  registerIssueChanges(router, ctx);
+}
+
+/** Reading one issue and opening one. */
+function registerIssueReadAndOpen(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+  const atLeastReporter = (user: User, project: Project) => ctx.projectAccess(user, project) >= ACCESS.reporter;
   router.route('GET', '/projects/:id/issues/:issue_iid', {}, (req, reply) => {
-    const { project, issue } = findIssue(req);
-    reply.json(view(project, issue, req.user));
+    const { project, issue } = findIssue(ctx, req);
+    reply.json(view(ctx, project, issue, req.user));
   });
 
   router.route('POST', '/projects/:id/issues', { params: createParams, auth: 'user' }, (req, reply) => {
     const user = ctx.requireUser(req);
-    const project = projectWithIssues(req);
+    const project = projectWithIssues(ctx, req);
     if (project.archived || !hasGuestAccess(ctx, user, project)) throw forbidden();
     const reporter = atLeastReporter(user, project);
     const p = reporter ? req.params : withoutMetadata(req.params);
@@ -175,13 +184,18 @@ export function register(router: Router, ctx: SandboxContext): void {
     };
     items.issues.push(issue);
     changeLabels(store, { kind: 'Issue', item: issue }, p, user, now);
-    reply.json(view(project, issue, user), 201);
+    reply.json(view(ctx, project, issue, user), 201);
   });
+}
 
+/** Editing an issue, and its other changes. */
+function registerIssueChanges(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
+  const atLeastReporter = (user: User, project: Project) => ctx.projectAccess(user, project) >= ACCESS.reporter;
   router.route('PUT', '/projects/:id/issues/:issue_iid', { params: updateParams, auth: 'user' }, (req, reply) => {
     const user = ctx.requireUser(req);
     requireOneOf(req.params, UPDATE_KEYS);
-    const { project, issue } = findIssue(req);
+    const { project, issue } = findIssue(ctx, req);
     const involved =
       (issue.author_id === user.id || issue.assignee_ids.includes(user.id)) &&
       ctx.projectAccess(user, project) >= ACCESS.guest;
@@ -213,7 +227,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       addNote(store, project, issue, 'Issue', user, 'reopened', true, now);
     }
     issue.updated_at = (ctx.projectAccess(user, project) >= ACCESS.owner ? givenDate(p.updated_at) : undefined) ?? now;
-    reply.json(view(project, issue, user));
+    reply.json(view(ctx, project, issue, user));
   });
 
   router.route(
@@ -221,7 +235,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     '/projects/:id/issues/:issue_iid/notes',
     { params: noteListParams, pagination: 'offset', auth: 'user' },
     (req, reply) => {
-      const { project, issue } = findIssue(req);
+      const { project, issue } = findIssue(ctx, req);
       replyNotes(ctx, req, reply, 'Issue', issue, project);
     },
   );
@@ -231,7 +245,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     '/projects/:id/issues/:issue_iid/notes',
     { params: noteCreateParams, auth: 'user' },
     (req, reply) => {
-      const { project, issue } = findIssue(req);
+      const { project, issue } = findIssue(ctx, req);
       reply.json(noteView(store, commentOn(ctx, req, 'Issue', issue, project)), 201);
     },
   );
