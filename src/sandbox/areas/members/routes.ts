@@ -52,148 +52,168 @@ const LEVEL_NAMES: Record<number, string> = {
   50: 'Owner',
 };
 
-export function register(router: Router, ctx: SandboxContext): void {
+function groupTarget(ctx: SandboxContext, group: Group, user: User | null): Target {
   const { store } = ctx;
+  return {
+    kind: 'group',
+    members: group.members,
+    inherited: () =>
+      store
+        .groupChain(group)
+        .slice(1)
+        .map((g) => ({ members: g.members, group: g })),
+    access: ctx.groupAccess(user, group),
+  };
+}
 
-  function groupTarget(group: Group, user: User | null): Target {
-    return {
-      kind: 'group',
-      members: group.members,
-      inherited: () =>
-        store
-          .groupChain(group)
-          .slice(1)
-          .map((g) => ({ members: g.members, group: g })),
-      access: ctx.groupAccess(user, group),
-    };
-  }
+function projectTarget(ctx: SandboxContext, project: Project, user: User | null): Target {
+  const { store } = ctx;
+  const ns = project.namespace;
+  return {
+    kind: 'project',
+    members: project.members,
+    inherited: () =>
+      ns.kind === 'group'
+        ? store.groupChain(ns.group).map((g) => ({ members: g.members, group: g }))
+        : [
+            {
+              members: new Map([
+                [ns.user.id, { access_level: ACCESS.owner, expires_at: null, created_at: ns.user.created_at }],
+              ]),
+            },
+          ],
+    access: ctx.projectAccess(user, project),
+  };
+}
 
-  function projectTarget(project: Project, user: User | null): Target {
-    const ns = project.namespace;
-    return {
-      kind: 'project',
-      members: project.members,
-      inherited: () =>
-        ns.kind === 'group'
-          ? store.groupChain(ns.group).map((g) => ({ members: g.members, group: g }))
-          : [
-              {
-                members: new Map([
-                  [ns.user.id, { access_level: ACCESS.owner, expires_at: null, created_at: ns.user.created_at }],
-                ]),
-              },
-            ],
-      access: ctx.projectAccess(user, project),
-    };
-  }
+function targetOf(ctx: SandboxContext, kind: 'group' | 'project', req: SandboxRequest<unknown>, write = false): Target {
+  // Writes need a maintainer; the same 404 as for reads first, for whatever the caller may not see.
+  const minAccess = write ? ACCESS.maintainer : 0;
+  if (kind === 'group') return groupTarget(ctx, ctx.findGroupFor(req, req.pathParams.id, { minAccess }), req.user);
+  return projectTarget(ctx, ctx.findProjectFor(req, req.pathParams.id, { minAccess }), req.user);
+}
 
-  function targetOf(kind: 'group' | 'project', req: SandboxRequest<unknown>, write = false): Target {
-    // Writes need a maintainer; the same 404 as for reads first, for whatever the caller may not see.
-    const minAccess = write ? ACCESS.maintainer : 0;
-    if (kind === 'group') return groupTarget(ctx.findGroupFor(req, req.pathParams.id, { minAccess }), req.user);
-    return projectTarget(ctx.findProjectFor(req, req.pathParams.id, { minAccess }), req.user);
-  }
+function direct(ctx: SandboxContext, target: Target): Member[] {
+  const { store } = ctx;
+  return [...target.members].flatMap(([id, membership]) => {
+    const user = store.findUser(String(id));
+    return user ? [{ user, membership }] : [];
+  });
+}
 
-  const direct = (target: Target): Member[] =>
-    [...target.members].flatMap(([id, membership]) => {
+/** Direct members first, then each ancestor's; each user once, with the highest level found (the first of equals). */
+function all(ctx: SandboxContext, target: Target): Member[] {
+  const { store } = ctx;
+  const seen = new Map<number, Member>();
+  for (const members of [target.members, ...target.inherited().map((source) => source.members)]) {
+    for (const [id, membership] of members) {
       const user = store.findUser(String(id));
-      return user ? [{ user, membership }] : [];
+      const known = seen.get(id);
+      if (!user) continue;
+      if (!known) seen.set(id, { user, membership });
+      else if (membership.access_level > known.membership.access_level) known.membership = membership;
+    }
+  }
+  return [...seen.values()];
+}
+
+/** The service's rule: a direct level at least the one the user inherits from any ancestor group. */
+function checkInherited(target: Target, userId: number, level: number): void {
+  let highest: { level: number; group: Group } | undefined;
+  for (const { members, group } of target.inherited()) {
+    const inherited = members.get(userId);
+    if (group && inherited && (!highest || inherited.access_level > highest.level))
+      highest = { level: inherited.access_level, group };
+  }
+  if (highest && level < highest.level) {
+    const name = LEVEL_NAMES[highest.level] ?? String(highest.level);
+    throw validationError({
+      access_level: [
+        `should be greater than or equal to ${name} inherited membership from group ${highest.group.name}`,
+      ],
     });
-
-  /** Direct members first, then each ancestor's; each user once, with the highest level found (the first of equals). */
-  function all(target: Target): Member[] {
-    const seen = new Map<number, Member>();
-    for (const members of [target.members, ...target.inherited().map((source) => source.members)]) {
-      for (const [id, membership] of members) {
-        const user = store.findUser(String(id));
-        const known = seen.get(id);
-        if (!user) continue;
-        if (!known) seen.set(id, { user, membership });
-        else if (membership.access_level > known.membership.access_level) known.membership = membership;
-      }
-    }
-    return [...seen.values()];
   }
+}
 
-  /** The service's rule: a direct level at least the one the user inherits from any ancestor group. */
-  function checkInherited(target: Target, userId: number, level: number): void {
-    let highest: { level: number; group: Group } | undefined;
-    for (const { members, group } of target.inherited()) {
-      const inherited = members.get(userId);
-      if (group && inherited && (!highest || inherited.access_level > highest.level))
-        highest = { level: inherited.access_level, group };
-    }
-    if (highest && level < highest.level) {
-      const name = LEVEL_NAMES[highest.level] ?? String(highest.level);
-      throw validationError({
-        access_level: [
-          `should be greater than or equal to ${name} inherited membership from group ${highest.group.name}`,
-        ],
-      });
-    }
-  }
-
-  const view = ({ user, membership }: Member) => ({
+function view(ctx: SandboxContext, { user, membership }: Member) {
+  const { store } = ctx;
+  return {
     ...userBasic(store, user),
     access_level: membership.access_level,
     expires_at: membership.expires_at,
     created_at: membership.created_at.toISOString(),
-  });
+  };
+}
 
-  function filtered(members: Member[], params: z.output<typeof listParams>): Member[] {
-    const query = params.query?.toLowerCase();
-    const ids = params.user_ids ? new Set(params.user_ids) : undefined;
-    return members.filter(
-      ({ user }) =>
-        (query === undefined || [user.name, user.username].some((text) => text.toLowerCase().includes(query))) &&
-        (ids === undefined || ids.has(user.id)),
-    );
-  }
+function filtered(members: Member[], params: z.output<typeof listParams>): Member[] {
+  const query = params.query?.toLowerCase();
+  const ids = params.user_ids ? new Set(params.user_ids) : undefined;
+  return members.filter(
+    ({ user }) =>
+      (query === undefined || [user.name, user.username].some((text) => text.toLowerCase().includes(query))) &&
+      (ids === undefined || ids.has(user.id)),
+  );
+}
 
-  function found(members: Member[], req: SandboxRequest<unknown>): Member {
-    const member = members.find(({ user }) => String(user.id) === req.pathParams.user_id);
-    if (!member) throw notFound('Member');
-    return member;
-  }
+function found(members: Member[], req: SandboxRequest<unknown>): Member {
+  const member = members.find(({ user }) => String(user.id) === req.pathParams.user_id);
+  if (!member) throw notFound('Member');
+  return member;
+}
 
-  /** The checks of a new level and expiry: owner on groups only, and only an owner makes or changes an owner. */
-  function checkChange(target: Target, level: number, expires: string | null | undefined, current?: Membership): void {
-    if (target.kind === 'project' && level === ACCESS.owner)
-      throw validationError({ access_level: ['is not included in the list'] });
-    if ((level === ACCESS.owner || current?.access_level === ACCESS.owner) && target.access < ACCESS.owner)
-      throw forbidden();
-    if (expires && expires < new Date().toISOString().slice(0, 10))
-      throw validationError({ expires_at: ['cannot be a date in the past'] });
-  }
+/** The checks of a new level and expiry: owner on groups only, and only an owner makes or changes an owner. */
+function checkChange(target: Target, level: number, expires: string | null | undefined, current?: Membership): void {
+  if (target.kind === 'project' && level === ACCESS.owner)
+    throw validationError({ access_level: ['is not included in the list'] });
+  if ((level === ACCESS.owner || current?.access_level === ACCESS.owner) && target.access < ACCESS.owner)
+    throw forbidden();
+  if (expires && expires < new Date().toISOString().slice(0, 10))
+    throw validationError({ expires_at: ['cannot be a date in the past'] });
+}
 
-  /** A group keeps at least one direct owner: the last one can be neither removed nor demoted. */
-  function checkLastOwner(target: Target, userId: number): void {
-    const owners = [...target.members].filter(([, m]) => m.access_level === ACCESS.owner).map(([id]) => id);
-    if (target.kind === 'group' && owners.length === 1 && owners[0] === userId)
-      throw forbidden('the last owner cannot be removed or demoted');
-  }
+/** A group keeps at least one direct owner: the last one can be neither removed nor demoted. */
+function checkLastOwner(target: Target, userId: number): void {
+  const owners = [...target.members].filter(([, m]) => m.access_level === ACCESS.owner).map(([id]) => id);
+  if (target.kind === 'group' && owners.length === 1 && owners[0] === userId)
+    throw forbidden('the last owner cannot be removed or demoted');
+}
 
+export function register(router: Router, ctx: SandboxContext): void {
+  registerMembers(router, ctx);
+}
+
+/** The members of groups and of projects alike: list, read, add, change, remove. */
+function registerMembers(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   for (const kind of ['group', 'project'] as const) {
     const base = `/${kind}s/:id/members`;
 
     router.route('GET', base, { params: listParams, pagination: 'offset' }, (req, reply) => {
-      reply.json(paginate(req, reply, filtered(direct(targetOf(kind, req)), req.params)).map(view));
+      reply.json(
+        paginate(req, reply, filtered(direct(ctx, targetOf(ctx, kind, req)), req.params)).map((member) =>
+          view(ctx, member),
+        ),
+      );
     });
 
     router.route('GET', `${base}/all`, { params: listParams, pagination: 'offset' }, (req, reply) => {
-      reply.json(paginate(req, reply, filtered(all(targetOf(kind, req)), req.params)).map(view));
+      reply.json(
+        paginate(req, reply, filtered(all(ctx, targetOf(ctx, kind, req)), req.params)).map((member) =>
+          view(ctx, member),
+        ),
+      );
     });
 
     router.route('GET', `${base}/:user_id`, {}, (req, reply) => {
-      reply.json(view(found(direct(targetOf(kind, req)), req)));
+      reply.json(view(ctx, found(direct(ctx, targetOf(ctx, kind, req)), req)));
     });
 
     router.route('GET', `${base}/all/:user_id`, {}, (req, reply) => {
-      reply.json(view(found(all(targetOf(kind, req)), req)));
+      reply.json(view(ctx, found(all(ctx, targetOf(ctx, kind, req)), req)));
     });
 
     router.route('POST', base, { auth: 'user', params: addParams }, (req, reply) => {
-      const target = targetOf(kind, req, true);
+      const target = targetOf(ctx, kind, req, true);
       const { user_id, access_level, expires_at } = req.params;
       const user = store.findUser(String(user_id));
       if (!user) throw notFound('User');
@@ -206,12 +226,12 @@ export function register(router: Router, ctx: SandboxContext): void {
         created_at: new Date(),
       };
       target.members.set(user.id, membership);
-      reply.json(view({ user, membership }), 201);
+      reply.json(view(ctx, { user, membership }), 201);
     });
 
     router.route('PUT', `${base}/:user_id`, { auth: 'user', params: updateParams }, (req, reply) => {
-      const target = targetOf(kind, req, true);
-      const member = found(direct(target), req);
+      const target = targetOf(ctx, kind, req, true);
+      const member = found(direct(ctx, target), req);
       const { access_level, expires_at } = req.params;
       checkChange(target, access_level, expires_at, member.membership);
       if (access_level !== ACCESS.owner) checkLastOwner(target, member.user.id);
@@ -219,12 +239,12 @@ export function register(router: Router, ctx: SandboxContext): void {
       member.membership.access_level = access_level as AccessLevel;
       // Left out, the expiry stays; null clears it.
       if (expires_at !== undefined) member.membership.expires_at = expires_at;
-      reply.json(view(member));
+      reply.json(view(ctx, member));
     });
 
     router.route('DELETE', `${base}/:user_id`, { auth: 'user' }, (req, reply) => {
-      const target = targetOf(kind, req, true);
-      const member = found(direct(target), req);
+      const target = targetOf(ctx, kind, req, true);
+      const member = found(direct(ctx, target), req);
       if (member.membership.access_level === ACCESS.owner && target.access < ACCESS.owner) throw forbidden();
       checkLastOwner(target, member.user.id);
       target.members.delete(member.user.id);
