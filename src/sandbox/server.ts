@@ -197,6 +197,123 @@ function authenticate(
   return { user, scimGroupId: null };
 }
 
+/** Answers the sandbox's HTTP requests: a fault when one is set, else the matching route of an area, logged. */
+class SandboxHttp {
+  /** The listening address, once known: links point there when a request has no Host header. */
+  baseUrl = '';
+
+  constructor(
+    private readonly store: Store,
+    private readonly router: Router,
+    private readonly webRouter: Router,
+    private readonly faults: FaultInjector,
+    private readonly requests: RequestLog,
+    private readonly options: SandboxOptions,
+    private readonly logFailure: (line: string) => void,
+    private readonly logRequests: ((line: string) => void) | undefined,
+  ) {}
+
+  /** Links point where the client sent the request (the Host header), falling back to the listening address. */
+  private baseUrlFor(req: IncomingMessage): string {
+    return req.headers.host ? `http://${req.headers.host}` : this.baseUrl;
+  }
+
+  async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const target = req.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
+    const rawQuery = queryAt === -1 ? '' : target.slice(queryAt + 1);
+    const apiPath = apiPathOf(rawPath);
+    let reply = new Reply();
+    const logPath = apiPath ?? rawPath;
+    const unknownParams: string[] = [];
+
+    const fault = this.faults.take(method, logPath);
+    if (fault?.resetConnection) {
+      this.requests.record({ method, path: logPath, status: 0, unknownParams });
+      req.socket.destroy();
+      return;
+    }
+    try {
+      if (fault) {
+        reply.status = fault.status;
+        reply.body = Buffer.from(fault.body);
+        for (const [name, value] of Object.entries(fault.headers)) reply.header(name, value);
+      } else {
+        await this.route(method, apiPath, rawPath, rawQuery, req, reply, unknownParams);
+      }
+    } catch (error) {
+      // Start over: headers a handler set before failing (pagination, say) do not belong to the error.
+      reply = new Reply();
+      if (error instanceof HttpError) {
+        reply.json(error.body, error.status);
+        for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      } else {
+        this.logFailure(
+          `sandbox: ${method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+        reply.json({ message: '500 Internal Server Error' }, 500);
+      }
+    }
+    this.requests.record({ method, path: logPath, status: reply.status, unknownParams });
+    // Someone driving `forgeops sandbox` with their own client sees what was ignored, as the service never says.
+    const unknownNote = unknownParams.length > 0 ? ` (unknown parameters: ${unknownParams.join(', ')})` : '';
+    this.logRequests?.(`${method} ${rawPath} ${reply.status}${unknownNote}`);
+    // A HEAD answer may announce the length of the body a GET would send.
+    const length =
+      method === 'HEAD' && reply.headers['content-length'] !== undefined
+        ? reply.headers['content-length']
+        : String(reply.body.length);
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': length });
+    res.end(reply.body);
+  }
+
+  private async route(
+    method: string,
+    apiPath: string | null,
+    rawPath: string,
+    rawQuery: string,
+    req: IncomingMessage,
+    reply: Reply,
+    unknownParams: string[],
+  ): Promise<void> {
+    // Outside /api/v4 and SCIM: the web routes (the OAuth provider), matched on the full path.
+    const match = !METHODS.has(method)
+      ? ({ kind: 'not_found' } as const)
+      : apiPath === null
+        ? this.webRouter.match(method, rawPath)
+        : this.router.match(method, apiPath);
+    if (match.kind === 'not_found') throw new HttpError(404, { error: '404 Not Found' });
+    if (match.kind === 'method_not_allowed') {
+      throw new HttpError(405, { error: '405 Method Not Allowed' }, { allow: match.allowed.join(', ') });
+    }
+    const { route: found, pathParams } = match;
+    const body = await readBody(req);
+    for (const hook of this.store.beforeRequest) hook();
+    await this.store.settled();
+    const auth = authenticate(this.store, req, found);
+    const strict = this.options.strictParams ?? false;
+    const sent = { ...decodeQueryString(rawQuery), ...(found.options.rawBody ? {} : await bodyParams(req, body)) };
+    const input = dropPathParams(sent, pathParams, found, strict, unknownParams);
+    const params = parseParams(found.schema, input, { strict, unknown: unknownParams }) as Record<string, unknown>;
+    const { page, per_page, ...routeParams } = params;
+    const request: SandboxRequest<unknown> = {
+      method: method as Method,
+      url: new URL(req.url ?? '/', this.baseUrlFor(req)),
+      pathParams,
+      params: found.options.pagination ? routeParams : params,
+      headers: req.headers,
+      user: auth.user,
+      scimGroupId: auth.scimGroupId,
+      body,
+      pagination: { page: (page as number | undefined) ?? 1, per_page: (per_page as number | undefined) ?? 20 },
+    };
+    await found.handler(request, reply);
+    if (!reply.sent) throw new Error(`handler of ${found.method} ${found.pattern} sent no response`);
+  }
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const ownDataDir = options.dataDir === undefined;
@@ -206,7 +323,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // repositories behind; a killed one is swept by the next sandbox to start (removeOrphanTempDirs).
   const removeOnExit = () => rmSync(dataDir, { recursive: true, force: true });
   if (ownDataDir) process.once('exit', removeOnExit);
-  const logRequests = options.log;
   const logFailure = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
   const store = new Store(dataDir, AREAS);
@@ -222,107 +338,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     area.webRoutes?.(webRouter, context);
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const method = (req.method ?? 'GET').toUpperCase();
-    const target = req.url ?? '/';
-    const queryAt = target.indexOf('?');
-    const rawPath = queryAt === -1 ? target : target.slice(0, queryAt);
-    const rawQuery = queryAt === -1 ? '' : target.slice(queryAt + 1);
-    const apiPath = apiPathOf(rawPath);
-    let reply = new Reply();
-    const logPath = apiPath ?? rawPath;
-    const unknownParams: string[] = [];
-
-    const fault = faults.take(method, logPath);
-    if (fault?.resetConnection) {
-      requests.record({ method, path: logPath, status: 0, unknownParams });
-      req.socket.destroy();
-      return;
-    }
-    try {
-      if (fault) {
-        reply.status = fault.status;
-        reply.body = Buffer.from(fault.body);
-        for (const [name, value] of Object.entries(fault.headers)) reply.header(name, value);
-      } else {
-        await route(method, apiPath, rawPath, rawQuery, req, reply, unknownParams);
-      }
-    } catch (error) {
-      // Start over: headers a handler set before failing (pagination, say) do not belong to the error.
-      reply = new Reply();
-      if (error instanceof HttpError) {
-        reply.json(error.body, error.status);
-        for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-      } else {
-        logFailure(
-          `sandbox: ${method} ${rawPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-        );
-        reply.json({ message: '500 Internal Server Error' }, 500);
-      }
-    }
-    requests.record({ method, path: logPath, status: reply.status, unknownParams });
-    // Someone driving `forgeops sandbox` with their own client sees what was ignored, as the service never says.
-    const unknownNote = unknownParams.length > 0 ? ` (unknown parameters: ${unknownParams.join(', ')})` : '';
-    logRequests?.(`${method} ${rawPath} ${reply.status}${unknownNote}`);
-    // A HEAD answer may announce the length of the body a GET would send.
-    const length =
-      method === 'HEAD' && reply.headers['content-length'] !== undefined
-        ? reply.headers['content-length']
-        : String(reply.body.length);
-    res.writeHead(reply.status, { ...reply.headers, 'content-length': length });
-    res.end(reply.body);
-  }
-
-  async function route(
-    method: string,
-    apiPath: string | null,
-    rawPath: string,
-    rawQuery: string,
-    req: IncomingMessage,
-    reply: Reply,
-    unknownParams: string[],
-  ): Promise<void> {
-    // Outside /api/v4 and SCIM: the web routes (the OAuth provider), matched on the full path.
-    const match = !METHODS.has(method)
-      ? ({ kind: 'not_found' } as const)
-      : apiPath === null
-        ? webRouter.match(method, rawPath)
-        : router.match(method, apiPath);
-    if (match.kind === 'not_found') throw new HttpError(404, { error: '404 Not Found' });
-    if (match.kind === 'method_not_allowed') {
-      throw new HttpError(405, { error: '405 Method Not Allowed' }, { allow: match.allowed.join(', ') });
-    }
-    const { route: found, pathParams } = match;
-    const body = await readBody(req);
-    for (const hook of store.beforeRequest) hook();
-    await store.settled();
-    const auth = authenticate(store, req, found);
-    const strict = options.strictParams ?? false;
-    const sent = { ...decodeQueryString(rawQuery), ...(found.options.rawBody ? {} : await bodyParams(req, body)) };
-    const input = dropPathParams(sent, pathParams, found, strict, unknownParams);
-    const params = parseParams(found.schema, input, { strict, unknown: unknownParams }) as Record<string, unknown>;
-    const { page, per_page, ...routeParams } = params;
-    const request: SandboxRequest<unknown> = {
-      method: method as Method,
-      url: new URL(req.url ?? '/', baseUrlFor(req)),
-      pathParams,
-      params: found.options.pagination ? routeParams : params,
-      headers: req.headers,
-      user: auth.user,
-      scimGroupId: auth.scimGroupId,
-      body,
-      pagination: { page: (page as number | undefined) ?? 1, per_page: (per_page as number | undefined) ?? 20 },
-    };
-    await found.handler(request, reply);
-    if (!reply.sent) throw new Error(`handler of ${found.method} ${found.pattern} sent no response`);
-  }
-
-  let baseUrl = '';
-  // Links point where the client sent the request (the Host header), falling back to the listening address.
-  const baseUrlFor = (req: IncomingMessage) => (req.headers.host ? `http://${req.headers.host}` : baseUrl);
+  const http = new SandboxHttp(store, router, webRouter, faults, requests, options, logFailure, options.log);
 
   const server = createServer(slowClientLimits(), (req, res) => {
-    answer(req, res).catch((error: unknown) => {
+    http.answer(req, res).catch((error: unknown) => {
       logFailure(`sandbox: could not answer ${req.method} ${req.url}: ${String(error)}`);
       res.destroy();
     });
@@ -335,7 +354,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
   });
   const { port } = server.address() as AddressInfo;
-  baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  http.baseUrl = baseUrl;
   store.baseUrl = baseUrl;
 
   async function close(): Promise<void> {
