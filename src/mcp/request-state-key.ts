@@ -12,7 +12,7 @@ const HEX_KEY = /^[0-9a-f]{64}$/;
 const STATE_PARTS = /^v1\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 
 /** What the SDK's requestState codec does, for one key. */
-interface StateCodec<T> {
+export interface StateCodec<T> {
   mint(payload: T, ctx: unknown): Promise<string>;
   verify(state: string, ctx: unknown): Promise<T>;
 }

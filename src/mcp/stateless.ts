@@ -11,7 +11,7 @@ import type { StateStore } from '../state/store.js';
 import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http/guard.js';
 import type { SignedIn } from './http/routes.js';
 import type { SessionOwner } from './http/sessions.js';
-import { sharedStateCodec } from './request-state-key.js';
+import { type StateCodec, sharedStateCodec } from './request-state-key.js';
 import { normaliseAddress } from './session-caps.js';
 import { serviceTokenChecker, type ServiceTokenChecker } from './token-check.js';
 import { readTriageView, rendersViews, TRIAGE_VIEW_RESOURCE, TRIAGE_VIEW_URI } from '../apps/triage-app.js';
@@ -149,6 +149,117 @@ function formElicitation(v2: V2, ctx: HandlerContext): boolean {
   return elicitationModes(envelope?.[v2.CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined).form;
 }
 
+/** What every request of the endpoint shares: the SDK, the options, the requestState codec, the approver. */
+interface StatelessParts {
+  v2: V2;
+  options: StatelessOptions;
+  codec: StateCodec<ApprovalState>;
+  approver: RequestStateApprover;
+  /** The caller of each request being served, by the web Request the SDK hands to serverFor. */
+  callers: WeakMap<Request, string>;
+}
+
+/**
+ * One call's approval over two requests (see RequestStateApprover): this reads what the adapter needs of the request
+ * and turns its question into the revision's input_required answer, whose requestState names the approval.
+ */
+async function askApproval(
+  parts: StatelessParts,
+  ctx: HandlerContext,
+  token: string | undefined,
+  person: string | undefined,
+  caller: string,
+  call: ApprovalCall,
+  serverOptions: McpServerOptions,
+) {
+  const { v2, codec, approver } = parts;
+  const state = ctx.mcpReq.requestState<ApprovalState>();
+  const response = state?.ticket ? v2.inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY) : undefined;
+  const answer = await approver.ask(call, {
+    answered:
+      state?.ticket && response?.kind === 'elicit'
+        ? { id: state.ticket, action: response.action, content: response.content }
+        : undefined,
+    formElicitation: formElicitation(v2, ctx),
+    token,
+    person,
+    caller,
+    policy: serverOptions.approval,
+  });
+  if (!('asked' in answer)) return answer;
+  return {
+    ask: v2.inputRequired({
+      inputRequests: {
+        [APPROVAL_KEY]: v2.inputRequired.elicit({
+          message: approvalQuestion(call.prompt),
+          requestedSchema: elicitationForm(call.answers),
+        }),
+      },
+      requestState: await codec.mint({ ticket: answer.asked.id }, ctx),
+    }) as unknown as Record<string, unknown>,
+  };
+}
+
+/** One server per request, as the revision wants: nothing of it outlives the answer. */
+function serverFor(parts: StatelessParts, request: { requestInfo?: Request }) {
+  const { v2, options, codec, callers } = parts;
+  const token = request.requestInfo?.headers.get(TOKEN_HEADER) || undefined;
+  const person = request.requestInfo?.headers.get(PERSON_HEADER) || undefined;
+  const scopes = (request.requestInfo?.headers.get(SCOPES_HEADER) ?? '').split(' ').filter(Boolean);
+  const caller = (request.requestInfo && callers.get(request.requestInfo)) ?? 'unknown';
+  const serverOptions = person ? options.serverOptions(undefined, { person, scopes }) : options.serverOptions(token);
+  const apps = serverOptions.apps !== false;
+  const core = createToolCore(serverOptions, {
+    logger: () => serverOptions.log ?? options.log,
+    // The call's own request: its requestState and answer, its client's capabilities.
+    askApproval: (call, extra) =>
+      askApproval(parts, requestContextOf(extra), token, person, caller, call, serverOptions),
+    // Declared per request, like every capability of this revision: the request being answered says.
+    rendersViews: (extra) => rendersViews(clientCapabilities(v2, requestContextOf(extra))),
+  });
+  const server = new v2.Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },
+    instructions: instructions(core.offered.meta),
+    requestState: { verify: codec.verify },
+  });
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    return { tools: core.toolsList(rendersViews(clientCapabilities(v2, ctx))) as never };
+  });
+  // The triage view's page is the one resource of this revision (files and statuses are the sessions').
+  if (apps) serveTriageView(v2, server);
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    // The tool calls speak the 2025 SDK's handler terms; these are the parts of them they use, and the request's
+    // own context, which they hand back to ask for approval.
+    const extra = {
+      requestId: ctx.mcpReq.id,
+      signal: ctx.mcpReq.signal,
+      _meta: ctx.mcpReq._meta,
+      sendNotification: (notification: { method: string; params?: Record<string, unknown> }) =>
+        ctx.mcpReq.notify(notification as never),
+      requestContext: ctx,
+    } as unknown as StatelessExtra;
+    return (await core.callTool(request.params.name, request.params.arguments ?? {}, extra)) as never;
+  });
+  return server;
+}
+
+/** The triage view's page, the one resource of this revision. */
+function serveTriageView(v2: V2, server: InstanceType<V2['Server']>): void {
+  server.setRequestHandler('resources/list', async (_request, ctx) => ({
+    resources: rendersViews(clientCapabilities(v2, ctx)) ? [TRIAGE_VIEW_RESOURCE as never] : [],
+  }));
+  server.setRequestHandler('resources/read', async (request) => {
+    if (request.params.uri !== TRIAGE_VIEW_URI) {
+      throw new v2.ProtocolError(
+        v2.ProtocolErrorCode.InvalidParams,
+        `Unknown resource ${JSON.stringify(request.params.uri)}: over 2026-07-28 ` +
+          `this server serves ${TRIAGE_VIEW_URI} only; files and statuses are read in a 2025-11-25 session.`,
+      );
+    }
+    return readTriageView() as never;
+  });
+}
+
 export async function createStatelessEndpoint(options: StatelessOptions): Promise<StatelessEndpoint> {
   const v2 = await import('@modelcontextprotocol/server');
   const codec = await sharedStateCodec<ApprovalState>(options, (key) =>
@@ -170,102 +281,8 @@ export async function createStatelessEndpoint(options: StatelessOptions): Promis
     approvals,
     options.tokenChecker ?? serviceTokenChecker(options.serverOptions().client),
   );
-
-  /**
-   * One call's approval over two requests (see RequestStateApprover): this reads what the adapter needs of the request
-   * and turns its question into the revision's input_required answer, whose requestState names the approval.
-   */
-  async function askApproval(
-    ctx: HandlerContext,
-    token: string | undefined,
-    person: string | undefined,
-    caller: string,
-    call: ApprovalCall,
-    serverOptions: McpServerOptions,
-  ) {
-    const state = ctx.mcpReq.requestState<ApprovalState>();
-    const response = state?.ticket ? v2.inputResponse(ctx.mcpReq.inputResponses, APPROVAL_KEY) : undefined;
-    const answer = await approver.ask(call, {
-      answered:
-        state?.ticket && response?.kind === 'elicit'
-          ? { id: state.ticket, action: response.action, content: response.content }
-          : undefined,
-      formElicitation: formElicitation(v2, ctx),
-      token,
-      person,
-      caller,
-      policy: serverOptions.approval,
-    });
-    if (!('asked' in answer)) return answer;
-    return {
-      ask: v2.inputRequired({
-        inputRequests: {
-          [APPROVAL_KEY]: v2.inputRequired.elicit({
-            message: approvalQuestion(call.prompt),
-            requestedSchema: elicitationForm(call.answers),
-          }),
-        },
-        requestState: await codec.mint({ ticket: answer.asked.id }, ctx),
-      }) as unknown as Record<string, unknown>,
-    };
-  }
-
-  /** One server per request, as the revision wants: nothing of it outlives the answer. */
-  function serverFor(request: { requestInfo?: Request }) {
-    const token = request.requestInfo?.headers.get(TOKEN_HEADER) || undefined;
-    const person = request.requestInfo?.headers.get(PERSON_HEADER) || undefined;
-    const scopes = (request.requestInfo?.headers.get(SCOPES_HEADER) ?? '').split(' ').filter(Boolean);
-    const caller = (request.requestInfo && callers.get(request.requestInfo)) ?? 'unknown';
-    const serverOptions = person ? options.serverOptions(undefined, { person, scopes }) : options.serverOptions(token);
-    const apps = serverOptions.apps !== false;
-    const core = createToolCore(serverOptions, {
-      logger: () => serverOptions.log ?? options.log,
-      // The call's own request: its requestState and answer, its client's capabilities.
-      askApproval: (call, extra) => askApproval(requestContextOf(extra), token, person, caller, call, serverOptions),
-      // Declared per request, like every capability of this revision: the request being answered says.
-      rendersViews: (extra) => rendersViews(clientCapabilities(v2, requestContextOf(extra))),
-    });
-    const server = new v2.Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },
-      instructions: instructions(core.offered.meta),
-      requestState: { verify: codec.verify },
-    });
-    server.setRequestHandler('tools/list', async (_request, ctx) => {
-      return { tools: core.toolsList(rendersViews(clientCapabilities(v2, ctx))) as never };
-    });
-    // The triage view's page is the one resource of this revision (files and statuses are the sessions').
-    if (apps) {
-      server.setRequestHandler('resources/list', async (_request, ctx) => ({
-        resources: rendersViews(clientCapabilities(v2, ctx)) ? [TRIAGE_VIEW_RESOURCE as never] : [],
-      }));
-      server.setRequestHandler('resources/read', async (request) => {
-        if (request.params.uri !== TRIAGE_VIEW_URI) {
-          throw new v2.ProtocolError(
-            v2.ProtocolErrorCode.InvalidParams,
-            `Unknown resource ${JSON.stringify(request.params.uri)}: over 2026-07-28 ` +
-              `this server serves ${TRIAGE_VIEW_URI} only; files and statuses are read in a 2025-11-25 session.`,
-          );
-        }
-        return readTriageView() as never;
-      });
-    }
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      // The tool calls speak the 2025 SDK's handler terms; these are the parts of them they use, and the request's
-      // own context, which they hand back to ask for approval.
-      const extra = {
-        requestId: ctx.mcpReq.id,
-        signal: ctx.mcpReq.signal,
-        _meta: ctx.mcpReq._meta,
-        sendNotification: (notification: { method: string; params?: Record<string, unknown> }) =>
-          ctx.mcpReq.notify(notification as never),
-        requestContext: ctx,
-      } as unknown as StatelessExtra;
-      return (await core.callTool(request.params.name, request.params.arguments ?? {}, extra)) as never;
-    });
-    return server;
-  }
-
-  const handler = v2.createMcpHandler(serverFor, {
+  const parts: StatelessParts = { v2, options, codec, approver, callers };
+  const handler = v2.createMcpHandler((request) => serverFor(parts, request), {
     legacy: 'reject',
     maxRequestBodySize: options.maxMessageBytes,
     onerror: (error) => options.log.debug(`mcp 2026-07-28: ${error.message}`),
