@@ -121,8 +121,8 @@ function readCallParams(params: unknown): { name: string; args: unknown; asTask:
   return { name: p.name, args: p.arguments, asTask: p.task !== undefined };
 }
 
-/** The tools one session offers and how their calls run: the same for both protocol revisions (see AskApproval). */
-export function createToolCore(options: McpServerOptions, front: ToolCoreFront) {
+/** Which tools a session offers and may call: the catalog, the selection, the view's own tools. */
+function toolOffer(options: McpServerOptions) {
   const catalog = Array.isArray(options.operations)
     ? catalogOf(options.operations)
     : (options.operations as ToolCatalog);
@@ -141,6 +141,31 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
         (tool) => VIEW_CALLS.includes(tool.name) && usableNames.has(tool.name) && !offeredNames.has(tool.name),
       )
     : [];
+  return { catalog, offered, offeredNames, usableNames, listed, apps, viewOnlyTools };
+}
+
+/**
+ * The operations, each loaded by the first call that needs it, not at start (see catalog.ts); failures are explained
+ * from the catalog's routes, which need no schema.
+ */
+function sessionRegistryOf(catalog: ToolCatalog, options: McpServerOptions): SessionRegistry {
+  return {
+    operation: (name) => catalog.operation(name),
+    all: () => catalog.operations(),
+    explain: {
+      operations: catalog.tools,
+      deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
+      service:
+        options.service && options.token
+          ? { ...options.service, tokenSource: `the ${SESSION_TOKEN_SOURCE} this session was opened with` }
+          : options.service,
+    },
+  };
+}
+
+/** The tools one session offers and how their calls run: the same for both protocol revisions (see AskApproval). */
+export function createToolCore(options: McpServerOptions, front: ToolCoreFront) {
+  const { catalog, offered, offeredNames, usableNames, listed, apps, viewOnlyTools } = toolOffer(options);
   const viewOnlyNames = new Set(viewOnlyTools.map((tool) => tool.name));
   const withViews = (extra: CallExtra) => apps && front.rendersViews?.(extra) === true;
   /**
@@ -154,22 +179,7 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
       : listed;
   }
 
-  /**
-   * The operations, each loaded by the first call that needs it, not at start (see catalog.ts); failures are
-   * explained from the catalog's routes, which need no schema.
-   */
-  const session: SessionRegistry = {
-    operation: (name) => catalog.operation(name),
-    all: () => catalog.operations(),
-    explain: {
-      operations: catalog.tools,
-      deadline: { ms: options.callTimeoutMs, setting: CALL_TIMEOUT_SETTING },
-      service:
-        options.service && options.token
-          ? { ...options.service, tokenSource: `the ${SESSION_TOKEN_SOURCE} this session was opened with` }
-          : options.service,
-    },
-  };
+  const session = sessionRegistryOf(catalog, options);
   const registry = async () => session;
 
   /**
