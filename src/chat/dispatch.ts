@@ -8,7 +8,7 @@ import type { ExplainOptions } from '../operations/engine/failures.js';
 import { resolvePeople, unresolvedPeople, type Targets } from '../operations/engine/people.js';
 import type { Answers, PolicyOptions } from '../policy/policy.js';
 import type { ShownText } from '../text/visible.js';
-import { errorText, parse } from './grammar.js';
+import { errorText, parse, type ParsedCommand } from './grammar.js';
 import { chatMessage, type ChatMessage } from './message.js';
 import { presentApproval, presentDryRun, presentFailure, presentOutcome, type PresentOptions } from './present.js';
 import { triage, type ReadOutcome } from './triage.js';
@@ -81,8 +81,58 @@ function resolvePeopleMayHelp(op: Operation, args: Record<string, unknown>): boo
   return unresolvedPeople(op, args).length > 0;
 }
 
+function unknownOperation(name: string): ChatReply {
+  return reply(presentFailure(`Unknown operation ${name}; nothing was run.`), false);
+}
+
 function reply(message: ChatMessage, ok: boolean): ChatReply {
   return { kind: 'message', ok, message };
+}
+
+/** The chat's own words (triage, whoami, and what only Slack does), answered through the dispatcher's calls. */
+async function answerMeta(
+  ctx: DispatchContext,
+  parsed: Extract<ParsedCommand, { kind: 'meta' }>,
+  via: {
+    call: (op: Operation, args: Record<string, unknown>) => Promise<ChatReply>;
+    read: (name: string, args: Record<string, unknown>) => Promise<ReadOutcome>;
+    byName: ReadonlyMap<string, Operation>;
+  },
+): Promise<ChatReply> {
+  if (parsed.name === 'triage') {
+    if (parsed.project === undefined) {
+      return reply(
+        presentFailure(
+          `triage needs a project, e.g. ${ctx.prefix ?? ''}triage acme/web (or set one with ${ctx.prefix ?? ''}use).`,
+        ),
+        false,
+      );
+    }
+    return {
+      kind: 'message',
+      ...(await triage(parsed.project, { operations: ctx.operations, read: via.read, present: ctx.present })),
+    };
+  }
+  if (parsed.name === 'whoami') {
+    const me = via.byName.get('get_current_user');
+    return me ? via.call(me, {}) : unknownOperation('get_current_user');
+  }
+  if (parsed.name === 'watch' || parsed.name === 'unwatch' || parsed.name === 'watching') {
+    return reply(
+      chatMessage(`${parsed.name} keeps a Slack channel's watches; it works in Slack only.`, {
+        status: 'info',
+        notes: ['In the terminal chat, watch <project> follows a branch until Ctrl+C.'],
+      }),
+      false,
+    );
+  }
+  return reply(
+    chatMessage(`${parsed.name} links a Slack account to its own service token; it works in Slack only.`, {
+      status: 'info',
+      notes: ['Here commands run as the configured token; whoami shows which account that is.'],
+    }),
+    false,
+  );
 }
 
 export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
@@ -147,10 +197,6 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
     return execute(op, prepared.input, prepared.targets);
   }
 
-  function unknownOperation(name: string): ChatReply {
-    return reply(presentFailure(`Unknown operation ${name}; nothing was run.`), false);
-  }
-
   /** Triage's reads: the same run path, and a call that would need a human is not a read triage makes. */
   async function read(name: string, args: Record<string, unknown>): Promise<ReadOutcome> {
     const op = byName.get(name);
@@ -185,40 +231,7 @@ export function createDispatcher(ctx: DispatchContext): ChatDispatcher {
           true,
         );
       case 'meta':
-        if (parsed.name === 'triage') {
-          if (parsed.project === undefined) {
-            return reply(
-              presentFailure(
-                `triage needs a project, e.g. ${ctx.prefix ?? ''}triage acme/web (or set one with ${ctx.prefix ?? ''}use).`,
-              ),
-              false,
-            );
-          }
-          return {
-            kind: 'message',
-            ...(await triage(parsed.project, { operations: ctx.operations, read, present: ctx.present })),
-          };
-        }
-        if (parsed.name === 'whoami') {
-          const me = byName.get('get_current_user');
-          return me ? call(me, {}) : unknownOperation('get_current_user');
-        }
-        if (parsed.name === 'watch' || parsed.name === 'unwatch' || parsed.name === 'watching') {
-          return reply(
-            chatMessage(`${parsed.name} keeps a Slack channel's watches; it works in Slack only.`, {
-              status: 'info',
-              notes: ['In the terminal chat, watch <project> follows a branch until Ctrl+C.'],
-            }),
-            false,
-          );
-        }
-        return reply(
-          chatMessage(`${parsed.name} links a Slack account to its own service token; it works in Slack only.`, {
-            status: 'info',
-            notes: ['Here commands run as the configured token; whoami shows which account that is.'],
-          }),
-          false,
-        );
+        return answerMeta(ctx, parsed, { call, read, byName });
     }
   }
 
