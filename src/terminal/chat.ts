@@ -248,139 +248,179 @@ function endsOrGivesUp(work: Promise<unknown>, signal: AbortSignal, graceMs: num
  * ``` block it drops the command; with text typed it clears the line.
  */
 export async function runInteractive(options: TerminalChatOptions): Promise<number> {
-  const rl: Interface = createInterface({
-    input: options.input,
-    output: options.output,
-    completer: completer(options.operations, options.usernames),
-    history: options.history?.load() ?? [],
-    historySize: HISTORY_SIZE,
-    removeHistoryDuplicates: true,
-    terminal: options.input.isTTY === true,
-  });
-  // Lines are queued as they come: piped input arrives all at once, and typeahead while a call runs is not lost.
-  const queued: string[] = [];
-  let closed = false;
-  let waiting: ((line: string | undefined | typeof INTERRUPTED) => void) | undefined;
+  const prompt = new InteractivePrompt(options);
+  for (;;) {
+    const line = await prompt.readCommand();
+    if (line === undefined) break;
+    const text = line.trim();
+    if (text === '') continue;
+    if (text === 'exit' || text === 'quit') break;
+    await prompt.run(text);
+  }
+  prompt.close();
+  return 0;
+}
+
+type Read = string | undefined | typeof INTERRUPTED;
+
+/** The readline interface and what it is waiting for: the state Ctrl+C, typeahead and questions depend on. */
+class InteractivePrompt {
+  private readonly rl: Interface;
+  /** Lines are queued as they come: piped input arrives all at once, and typeahead while a call runs is not lost. */
+  private readonly queued: string[] = [];
+  private closed = false;
+  private waiting: ((line: Read) => void) | undefined;
   /** What is waiting for the person: a command to type, the rest of a ``` block, or the answer to a question. */
-  let reading: 'command' | 'block' | 'answer' = 'command';
+  private reading: 'command' | 'block' | 'answer' = 'command';
   /** The command running now (between its line and its answer, but for a question it asks). */
-  let running: AbortController | undefined;
+  private running: AbortController | undefined;
   /** A first Ctrl+C at an empty prompt arms the second to leave; anything typed disarms it. */
-  let leaveArmed = false;
-  rl.on('line', (line) => {
-    leaveArmed = false;
-    const take = waiting;
-    waiting = undefined;
-    if (take) take(line);
-    else queued.push(line);
-  });
-  rl.on('close', () => {
-    closed = true;
-    waiting?.(undefined);
-  });
-  const interrupt = () => {
-    if (closed) return;
-    if (running && reading !== 'answer') {
-      running.abort();
+  private leaveArmed = false;
+  private readonly stopListening: (() => void) | undefined;
+
+  constructor(private readonly options: TerminalChatOptions) {
+    this.rl = createInterface({
+      input: options.input,
+      output: options.output,
+      completer: completer(options.operations, options.usernames),
+      history: options.history?.load() ?? [],
+      historySize: HISTORY_SIZE,
+      removeHistoryDuplicates: true,
+      terminal: options.input.isTTY === true,
+    });
+    this.rl.on('line', (line) => {
+      this.leaveArmed = false;
+      const take = this.waiting;
+      this.waiting = undefined;
+      if (take) take(line);
+      else this.queued.push(line);
+    });
+    this.rl.on('close', () => {
+      this.closed = true;
+      this.waiting?.(undefined);
+    });
+    const interrupt = () => this.interrupt();
+    this.rl.on('SIGINT', interrupt);
+    this.stopListening = options.interrupts?.(interrupt);
+    if (options.history) {
+      const file = options.history;
+      this.rl.on('history', (lines: string[]) => file.save(lines));
+    }
+  }
+
+  /** Ctrl+C: stops the running command, answers no to a question, clears typed text, or (twice) leaves. */
+  private interrupt(): void {
+    if (this.closed) return;
+    if (this.running && this.reading !== 'answer') {
+      this.running.abort();
       return;
     }
-    const clearTyped = () => (rl as unknown as { clearLine?: () => void }).clearLine?.call(rl);
-    if (waiting && reading !== 'command') {
-      const take = waiting;
-      waiting = undefined;
+    const clearTyped = () => (this.rl as unknown as { clearLine?: () => void }).clearLine?.call(this.rl);
+    if (this.waiting && this.reading !== 'command') {
+      const take = this.waiting;
+      this.waiting = undefined;
       clearTyped();
       take(INTERRUPTED);
       return;
     }
-    if (rl.line !== '') {
-      leaveArmed = false;
+    if (this.rl.line !== '') {
+      this.leaveArmed = false;
       clearTyped();
-    } else if (leaveArmed) {
-      rl.close();
+    } else if (this.leaveArmed) {
+      this.rl.close();
       return;
     } else {
-      leaveArmed = true;
-      options.output.write(`\n${LEAVE_HINT}\n`);
+      this.leaveArmed = true;
+      this.options.output.write(`\n${LEAVE_HINT}\n`);
     }
-    if (waiting) rl.prompt();
-  };
-  rl.on('SIGINT', interrupt);
-  const stopListening = options.interrupts?.(interrupt);
-  if (options.history) {
-    const file = options.history;
-    rl.on('history', (lines: string[]) => file.save(lines));
+    if (this.waiting) this.rl.prompt();
   }
-  const next = (question: string) =>
-    new Promise<string | undefined | typeof INTERRUPTED>((resolve) => {
-      if (queued.length > 0) return resolve(queued.shift());
-      if (closed) return resolve(undefined);
-      waiting = resolve;
-      rl.setPrompt(question);
-      rl.prompt();
+
+  private next(question: string): Promise<Read> {
+    return new Promise<Read>((resolve) => {
+      if (this.queued.length > 0) return resolve(this.queued.shift());
+      if (this.closed) return resolve(undefined);
+      this.waiting = resolve;
+      this.rl.setPrompt(question);
+      this.rl.prompt();
     });
-  // A command's typeahead is kept; a question's is not. Lines that came before the question was on the screen (a
-  // pasted "command, y" pair, a quick y⏎) are dropped and the human is told, and the answer never enters the history,
-  // so ↑ after a question recalls the command, not "n".
-  const askQuestion: Ask = async (question) => {
+  }
+
+  /**
+   * A command's typeahead is kept; a question's is not. Lines that came before the question was on the screen (a
+   * pasted "command, y" pair, a quick y⏎) are dropped and the human is told, and the answer never enters the history,
+   * so ↑ after a question recalls the command, not "n".
+   */
+  private readonly askQuestion: Ask = async (question) => {
     await new Promise((resolve) => setTimeout(resolve, QUIET_BEFORE_QUESTION_MS));
-    const early = queued.splice(0);
+    const early = this.queued.splice(0);
     // Half a line typed before the question (a "y" without its ⏎) would be completed into an answer: cleared too.
-    if (rl.line !== '') {
-      early.push(rl.line);
-      rl.write(null, { ctrl: true, name: 'u' });
+    if (this.rl.line !== '') {
+      early.push(this.rl.line);
+      this.rl.write(null, { ctrl: true, name: 'u' });
     }
     if (early.length > 0) {
-      options.output.write(
+      this.options.output.write(
         `Ignored ${early.length === 1 ? 'a line' : `${early.length} lines`} typed before this question was shown; ` +
           'answer it now.\n',
       );
     }
-    reading = 'answer';
-    const read = await next(question).finally(() => {
-      reading = 'command';
+    this.reading = 'answer';
+    const read = await this.next(question).finally(() => {
+      this.reading = 'command';
     });
     // Ctrl+C at a question is no.
     const answer = read === INTERRUPTED ? undefined : read;
-    const history = (rl as unknown as { history?: string[] }).history;
+    const history = (this.rl as unknown as { history?: string[] }).history;
     if (answer !== undefined && history?.[0] === answer) {
       history.shift();
-      options.history?.save(history);
+      this.options.history?.save(history);
     }
     return answer;
   };
-  const session = { ...options, errors: options.output };
-  for (;;) {
-    let line = await next(options.prompt());
-    if (line === undefined || line === INTERRUPTED) break;
-    // A ``` block spans lines, as help promises: read on, with a continuation prompt, until its fence closes.
-    reading = 'block';
+
+  /** The next command, a ``` block read to its closing fence (as help promises); undefined when the person left. */
+  async readCommand(): Promise<string | undefined> {
+    let line = await this.next(this.options.prompt());
+    if (line === undefined || line === INTERRUPTED) return undefined;
+    this.reading = 'block';
     while (opensBlock(line)) {
-      const more = await next(CONTINUATION_PROMPT);
+      const more = await this.next(CONTINUATION_PROMPT);
       if (more === undefined || more === INTERRUPTED) {
         line = more === INTERRUPTED ? '' : line;
         break;
       }
       line = `${line}\n${more}`;
     }
-    reading = 'command';
-    const text = line.trim();
-    if (text === '') continue;
-    if (text === 'exit' || text === 'quit') break;
+    this.reading = 'command';
+    return line;
+  }
+
+  /** Runs one command to its answer; Ctrl+C stops it, and one broken line does not end the session. */
+  async run(text: string): Promise<void> {
+    const { options } = this;
     const stop = new AbortController();
     const run: CommandRun = { signal: stop.signal, abandoned: false };
-    running = stop;
+    this.running = stop;
     try {
       if (await options.follow?.(text, { signal: stop.signal, write: (chunk) => options.output.write(chunk) })) {
         options.output.write('\n');
-        continue;
+        return;
       }
       const local = await options.local?.(text);
       if (local !== undefined) {
         options.output.write(`${local}\n\n`);
-        continue;
+        return;
       }
+      const session = { ...options, errors: options.output };
       const work = (async () =>
-        settle(await options.dispatcher.stoppedBy(stop.signal).dispatch(text), session, askQuestion, false, run))();
+        settle(
+          await options.dispatcher.stoppedBy(stop.signal).dispatch(text),
+          session,
+          this.askQuestion,
+          false,
+          run,
+        ))();
       if (!(await endsOrGivesUp(work, stop.signal, STOP_GRACE_MS))) {
         run.abandoned = true;
         options.output.write(
@@ -391,14 +431,15 @@ export async function runInteractive(options: TerminalChatOptions): Promise<numb
       // A blank line between one answer and the next prompt keeps a long session readable.
       options.output.write('\n');
     } catch (error) {
-      // One broken line must not end the session.
       options.output.write(`forgeops error: ${error instanceof Error ? error.message : String(error)}\n`);
     } finally {
-      running = undefined;
+      this.running = undefined;
     }
   }
-  stopListening?.();
-  rl.close();
-  options.output.write('\n');
-  return 0;
+
+  close(): void {
+    this.stopListening?.();
+    this.rl.close();
+    this.options.output.write('\n');
+  }
 }
