@@ -250,7 +250,7 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
     outsideSpec: 'composed of Pipelines, Commits and Merge requests reads',
     title: 'Check button premise',
     description:
-      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already); if not, what changed, in words.",
+      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already, or, with pipeline_id, its failed pipeline still its latest); if not, what changed, in words.",
     route: 'GET /projects/:id/pipelines',
     composedOf: ['list_pipelines', 'list_commits', 'list_project_merge_requests', 'get_merge_request'],
     input: z.object({
