@@ -233,8 +233,8 @@ export class IncidentMessages implements WatchSink {
     }
     if (event.kind === 'green') {
       const revert = view.revert;
-      // The watch names the merge request (the revert it followed, or one the merge commit names); a revert opened by a
-      // press before the watch followed presses is matched here.
+      // The watch names the merge request (the revert it followed, or one the merge commit names); a green told by a
+      // watch from before it did is matched against the message's own revert.
       const mergeRequest =
         event.fixedByMergeRequest ??
         (revert && isMergeOf(event.fixedBy, revert) ? { iid: revert.iid, reverts: revert.reverts } : undefined);
