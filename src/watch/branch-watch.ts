@@ -1,13 +1,21 @@
-// Watching one project's branch: a cheap check each interval (the branch's latest pipeline, one request), a triage
-// only when a finished pipeline changed, and the red episode's transitions (red, running, still red, green) emitted
+// Watching one project's branch: a cheap check each interval (the branch's latest pipeline, one request; one more while
+// a red episode follows an open revert of its culprit, whose own pipeline is told too), a triage only when a finished
+// pipeline changed, and the red episode's transitions (red, running, still red, green) emitted
 // once across replicas: a lease in the state store says which process polls the project, and a key per transition
 // says it was already told. What the watch has seen lives in the store too, so a replica taking over carries on.
 import { randomUUID } from 'node:crypto';
 import { executeOperation } from '../operations/engine/execute.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Operation, RunContext } from '../operations/engine/define.js';
-import { asList, asRecord, type Fields } from '../operations/engine/present.js';
+import { asList, asRecord, show, type Fields } from '../operations/engine/present.js';
 import type { TriageReport } from '../operations/composed/triage.js';
+import {
+  isMergeOf,
+  mergedBranchOf,
+  type FixingMergeRequest,
+  type KnownMergeRequest,
+} from '../operations/composed/fixed-by.js';
+import { revertMatch } from '../operations/composed/open-reverts.js';
 import { StoreUnavailableError } from '../state/redis-store.js';
 import type { StateStore } from '../state/store.js';
 
@@ -50,6 +58,17 @@ export interface CommitRef {
   author?: string;
 }
 
+/**
+ * The merge request reverting the culprit that a red episode follows: named by triage at red or still red, or opened
+ * by a press (the Slack sink writes it). While one is known and open, each check also reads it (its pipeline).
+ */
+export interface FollowedRevert extends KnownMergeRequest {
+  reverts: string;
+}
+
+/** Where an episode's followed revert is kept: any replica's sink may write it, the watch holding the lease reads it. */
+export const revertKey = (episode: string) => `watch:revert:${episode}`;
+
 /** What a watch tells: the state when it starts (not red), then each transition of a red episode. */
 export type WatchEvent = (
   | { kind: 'watching'; project: string; ref: string; report: TriageReport }
@@ -69,7 +88,20 @@ export type WatchEvent = (
       episode: string;
       redForMs: number;
       fixedBy: CommitRef;
+      /** The merge request whose merge turned it green, when it came through one (reverts: it reverted the culprit). */
+      fixedByMergeRequest?: FixingMergeRequest;
       report: TriageReport;
+    }
+  /** The followed revert's own pipeline changed (it runs on its source branch, not the watched one). */
+  | {
+      kind: 'revert';
+      project: string;
+      ref: string;
+      episode: string;
+      revert: FollowedRevert;
+      pipeline: { id: number; status: string; web_url?: string };
+      /** The first failed job, when the pipeline failed. */
+      failedJob?: { id: number; name: string };
     }
   /** The project can no longer be read (deleted, or the token no longer has access): the watch has stopped. */
   | { kind: 'gone'; project: string; ref: string; reason: string }
@@ -140,6 +172,12 @@ interface Episode {
   lastTold: string;
   /** Told results so far: keys a running update apart from the one before the previous retry. */
   attempt: number;
+  /** The first red commit: what a merged merge request is judged to revert at green. */
+  culprit?: string;
+  /** The followed revert's pipeline as last told ("iid:id:status:updated_at"). */
+  revertSeen?: string;
+  /** A followed revert found merged or closed: not read again (a later one, of another number, is). */
+  revertDone?: number;
 }
 
 export interface WatchState {
@@ -347,6 +385,14 @@ export class BranchWatch {
     const key = stateKey(this.key, ref);
     const state =
       (await this.options.store.get<WatchState>(key)) ?? structuredClone(this.options.remembered?.(key)) ?? {};
+    const result = await this.checkBranch(ref, key, state);
+    // The revert's own pipeline is read only while the episode follows one: no red, or no revert, costs nothing more.
+    if (await this.followRevert(ref, state)) await this.options.store.set(key, state);
+    return result;
+  }
+
+  /** The branch's latest pipeline, read and judged when it changed; what was seen is saved once it was told. */
+  private async checkBranch(ref: string, key: string, state: WatchState): Promise<CheckResult> {
     const started = state.latest === undefined;
     const [latest] = asList(
       (
@@ -414,12 +460,16 @@ export class BranchWatch {
           ...(firstRed.since ? { since: Date.parse(firstRed.since) } : {}),
           lastTold: told,
           attempt: 0,
+          culprit: firstRed.sha,
         };
+        await this.followNamed(episodeKey, report);
         await this.tell(`${episodeKey}:red`, { kind: 'red', ...base, episode: episodeKey, report });
       } else if (state.episode.lastTold !== told) {
         const episodeKey = state.episode.key;
         state.episode.lastTold = told;
         state.episode.attempt += 1;
+        state.episode.culprit ??= firstRed.sha;
+        await this.followNamed(episodeKey, report);
         await this.tell(`${episodeKey}:still-red:${told}`, { kind: 'still-red', ...base, episode: episodeKey, report });
       }
       return;
@@ -433,17 +483,145 @@ export class BranchWatch {
           ? { sha: report.head.sha, title: report.head.title, author: report.head.author }
           : { sha: seen?.sha ?? report.head_pipeline?.id.toString() ?? '' };
       const redForMs = Math.max(0, (Number.isNaN(greenAt) ? this.clock.now() : greenAt) - (episode.since ?? greenAt));
+      // Read again only if not told yet: a replica taking over after the green was told asks nothing more.
+      const fixedByMergeRequest = (await this.wasTold(`${episode.key}:green`))
+        ? undefined
+        : await this.fixingMergeRequest(ref, episode, fixedBy);
       await this.tell(`${episode.key}:green`, {
         kind: 'green',
         ...base,
         episode: episode.key,
         redForMs,
         fixedBy,
+        ...(fixedByMergeRequest ? { fixedByMergeRequest } : {}),
         report,
       });
       return;
     }
     if (started) await this.options.onEvent({ kind: 'watching', ...base, report, ...this.numbered });
+  }
+
+  /** The revert a red report names (triage found it open): the one the episode follows from now on. */
+  private async followNamed(episode: string, report: TriageReport): Promise<void> {
+    const named = report.open_reverts?.[0];
+    const culprit = report.red_since?.first_red.sha;
+    if (!named || !culprit) return;
+    const followed: FollowedRevert = {
+      iid: named.iid,
+      source_branch: named.source_branch,
+      title: named.title,
+      ...(named.sha ? { sha: named.sha } : {}),
+      reverts: culprit,
+    };
+    await this.options.store.set(revertKey(episode), followed, { ttlMs: EPISODE_TTL_MS });
+  }
+
+  /**
+   * One read of the revert the episode follows (its merge request, with its head pipeline): a change of that pipeline
+   * is told, with its first failed job when it failed; merged or closed, it is read no more. True: the state changed.
+   */
+  private async followRevert(ref: string, state: WatchState): Promise<boolean> {
+    const episode = state.episode;
+    if (!episode) return false;
+    const revert = await this.options.store.get<FollowedRevert>(revertKey(episode.key));
+    if (!revert || revert.iid === episode.revertDone) return false;
+    try {
+      const mr = asRecord(
+        (await this.read('get_merge_request', { id: this.readId, merge_request_iid: revert.iid })).data,
+      );
+      if (mr.state !== 'opened') {
+        episode.revertDone = revert.iid;
+        return true;
+      }
+      const pipeline = asRecord(mr.head_pipeline ?? mr.pipeline);
+      if (pipeline.id === undefined) return false;
+      const seen = `${revert.iid}:${show(pipeline.id)}:${show(pipeline.status)}:${show(pipeline.updated_at)}`;
+      if (episode.revertSeen === seen) return false;
+      const followed: FollowedRevert = { ...revert, ...(typeof mr.sha === 'string' ? { sha: mr.sha } : {}) };
+      if (followed.sha !== revert.sha)
+        await this.options.store.set(revertKey(episode.key), followed, { ttlMs: EPISODE_TTL_MS });
+      const status = show(pipeline.status);
+      const failedJob = status === 'failed' ? await this.firstFailedJob(Number(pipeline.id)) : undefined;
+      // The branch's own change (if any) is what this check announces, not the revert's.
+      const toldBefore = this.toldInCheck;
+      await this.tell(`${episode.key}:revert:${seen}`, {
+        kind: 'revert',
+        project: this.name,
+        ref,
+        episode: episode.key,
+        revert: followed,
+        pipeline: {
+          id: Number(pipeline.id),
+          status,
+          ...(typeof pipeline.web_url === 'string' ? { web_url: pipeline.web_url } : {}),
+        },
+        ...(failedJob ? { failedJob } : {}),
+      });
+      this.toldInCheck = toldBefore;
+      episode.revertSeen = seen;
+      return true;
+    } catch (error) {
+      // Only the branch's own reads end or hold back the watch: a revert deleted is followed no more, and any other
+      // failure is tried again next interval.
+      if (error === this.throttled || error instanceof StoreUnavailableError) throw error;
+      if ((error as { status?: unknown }).status === 404) {
+        episode.revertDone = revert.iid;
+        return true;
+      }
+      this.options.onError?.(error as Error);
+      return false;
+    }
+  }
+
+  /** The first failed job of a pipeline (one short read), for "failed at test". */
+  private async firstFailedJob(pipelineId: number): Promise<{ id: number; name: string } | undefined> {
+    const [job] = asList(
+      (
+        await this.read('list_pipeline_jobs', {
+          id: this.readId,
+          pipeline_id: pipelineId,
+          scope: ['failed'],
+          per_page: 1,
+        })
+      ).data,
+    );
+    return job ? { id: Number(job.id), name: show(job.name) } : undefined;
+  }
+
+  /**
+   * The merge request whose merge is the green commit: the revert the episode followed, else the one the merge
+   * commit's title names (one read, once an episode), said to revert the culprit when it does.
+   */
+  private async fixingMergeRequest(
+    ref: string,
+    episode: Episode,
+    commit: CommitRef,
+  ): Promise<FixingMergeRequest | undefined> {
+    const followed = await this.options.store.get<FollowedRevert>(revertKey(episode.key));
+    if (followed && isMergeOf(commit, followed))
+      return { iid: followed.iid, ...(followed.title ? { title: followed.title } : {}), reverts: followed.reverts };
+    const branch = mergedBranchOf(commit.title, ref);
+    if (!branch) return undefined;
+    try {
+      const [mr] = asList(
+        (
+          await this.read('list_project_merge_requests', {
+            id: this.readId,
+            state: 'merged',
+            source_branch: branch,
+            target_branch: ref,
+            per_page: 1,
+          })
+        ).data,
+      );
+      if (!mr) return undefined;
+      const reverts = episode.culprit && revertMatch(mr, { sha: episode.culprit }) ? episode.culprit : undefined;
+      return { iid: Number(mr.iid), title: show(mr.title), ...(reverts ? { reverts } : {}) };
+    } catch (error) {
+      // The green is told all the same, naming the commit.
+      if (error === this.throttled || error instanceof StoreUnavailableError) throw error;
+      return undefined;
+    }
   }
 
   /** The project can no longer be read: said once, the lease given back; the watch does not check again. */

@@ -7,6 +7,7 @@ import { safeText } from '../terminal/render.js';
 import type { Operation, RunContext } from '../operations/engine/define.js';
 import { failureText } from '../operations/composed/failure-kind.js';
 import { shortSha } from '../operations/engine/present.js';
+import { fixedByText } from '../operations/composed/fixed-by.js';
 import { momentText } from '../operations/engine/present.js';
 import { spanText, type TriageReport } from '../operations/composed/triage.js';
 import { MemoryStore } from '../state/store.js';
@@ -55,6 +56,24 @@ function redLines(report: TriageReport, operations: readonly Operation[]): strin
   return lines;
 }
 
+/** "!6's pipeline #23 failed at test", "… passed", "… is running": the followed revert's own pipeline. */
+function revertPipelineText(event: Extract<WatchEvent, { kind: 'revert' }>): string {
+  const { pipeline, revert, failedJob } = event;
+  const whose = `!${revert.iid}'s pipeline #${pipeline.id}`;
+  if (pipeline.status === 'failed') return `${whose} failed${failedJob ? ` at ${failedJob.name}` : ''}`;
+  if (pipeline.status === 'success') return `${whose} passed`;
+  return `${whose} is ${pipeline.status}`;
+}
+
+/** The revert's pipeline failed: its retry, typed out as the chat's command. */
+function retryLine(event: Extract<WatchEvent, { kind: 'revert' }>, operations: readonly Operation[]): string[] {
+  const retry = operations.find((op) => op.name === 'retry_pipeline');
+  if (!retry || (event.pipeline.status !== 'failed' && event.pipeline.status !== 'canceled')) return [];
+  return [
+    `  → retry pipeline #${event.pipeline.id} of !${event.revert.iid}: ${commandLine(retry, { id: event.project, pipeline_id: event.pipeline.id })}`,
+  ];
+}
+
 /**
  * One event as the lines a person reads, stamped with the time it was seen. Commit titles, names and job names are
  * anyone's text: an escape sequence among them is spelled out, never run by the terminal.
@@ -77,10 +96,10 @@ function eventText(event: WatchEvent, now: number, operations: readonly Operatio
       return `${stamp} ${where}: pipeline #${event.pipeline.id} is ${event.pipeline.status} on ${shortSha(event.pipeline.sha)}`;
     case 'still-red':
       return [`${stamp} ${where} is still red`, ...redLines(event.report, operations)].join('\n');
-    case 'green': {
-      const fix = event.fixedBy;
-      return `${stamp} ${where} is green again after ${spanText(event.redForMs)}: fixed by ${shortSha(fix.sha)}${fix.title ? ` ${fix.title}` : ''}${fix.author ? ` (${fix.author})` : ''}`;
-    }
+    case 'green':
+      return `${stamp} ${where} is green again after ${spanText(event.redForMs)}: fixed by ${fixedByText(event.fixedBy, event.fixedByMergeRequest)}`;
+    case 'revert':
+      return [`${stamp} ${where}: ${revertPipelineText(event)}`, ...retryLine(event, operations)].join('\n');
     case 'gone':
       return `${stamp} ${where} can no longer be read (${event.reason}); stopped watching it`;
   }

@@ -1,7 +1,8 @@
 // `watch acme/web` in the built CLI's terminal chat on a real pseudo-terminal: red at once (broken, with the first
 // red commit), then — after the culprit is reverted as a merge request and merged by someone else — running and
-// green again with how long it was red, and Ctrl+C brings the prompt back. The sandbox runs in this process with its
-// jobs sped up; the chat reaches it as a configured service and checks every second.
+// green again with how long it was red and which merge request fixed it, and Ctrl+C brings the prompt back. The
+// sandbox runs in this process with its jobs sped up; the chat reaches it as a configured service and checks every
+// second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -55,7 +56,10 @@ describe('watch in a real terminal', () => {
 
       at = await term.waitFor(/acme\/web main: pipeline #\d+ is (pending|running) on [0-9a-f]{8}/, at, 30_000);
       at = await term.waitFor(
-        /acme\/web main is green again after [^:]+: fixed by [0-9a-f]{8} Merge branch 'revert-[0-9a-f]{8}' into 'main'/,
+        // Named as Slack names it: the merge request and what it reverts, not the merge commit's title.
+        new RegExp(
+          `acme/web main is green again after [^:]+: fixed by !${reverted.merge_request.iid} \\(revert of ${culprit!.id.slice(0, 8)}\\)\n`,
+        ),
         at,
         30_000,
       );

@@ -244,6 +244,7 @@ function render(): void {
       view.release.unreleased ? ` · ${view.release.unreleased}` : '',
     );
   const whereItWent = view.whereItWent && h('p', 'where', 'Where it went: ', view.whereItWent);
+  const openRevert = view.openRevert && h('p', 'revert', 'Open revert: ', view.openRevert);
   const unread = view.unread.length > 0 && h('ul', 'unread', ...view.unread.map((line) => h('li', '', line)));
   const buttons = h(
     'div',
@@ -275,6 +276,7 @@ function render(): void {
     failure,
     firstRed,
     whereItWent,
+    openRevert,
     ping,
     stageList,
     jobs,

@@ -63,6 +63,8 @@ export interface TriageView {
   release?: { tag: string; unreleased?: string };
   /** Where the culprit went: "4d7b7da8 reached staging at 13:20 UTC (deployment #12); production runs v1.1.0, before it". */
   whereItWent?: string;
+  /** The open revert of the culprit and where its own pipeline stands: "!6 Revert "…": pipeline #23 failed". */
+  openRevert?: string;
   actions: ViewAction[];
   unread: string[];
 }
@@ -171,6 +173,17 @@ function premiseOf(
   };
 }
 
+/** "!6 Revert "…": pipeline #23 failed", or "… no pipeline yet": the first open revert triage names, if any. */
+function openRevertText(mr: Record<string, unknown>): string | undefined {
+  const iid = text(mr.iid);
+  if (iid === undefined) return undefined;
+  const pipeline = record(mr.pipeline);
+  const state =
+    pipeline.id === undefined ? 'no pipeline yet' : `pipeline #${text(pipeline.id)} ${text(pipeline.status) ?? ''}`;
+  const waits = mr.merge_when_pipeline_succeeds === true ? '; set to merge when it passes' : '';
+  return `!${iid} ${text(mr.title) ?? ''}: ${state}${waits}`;
+}
+
 /** A triage_project report as the view shows it. */
 export function triageView(data: Record<string, unknown>): TriageView {
   const project = text(data.project) ?? '';
@@ -225,6 +238,7 @@ export function triageView(data: Record<string, unknown>): TriageView {
         }
       : undefined,
     whereItWent: text(record(data.deployed).said),
+    openRevert: openRevertText(record(list(data.open_reverts)[0])),
     actions: list(data.actions)
       .map(record)
       .flatMap((action) => {
@@ -232,7 +246,8 @@ export function triageView(data: Record<string, unknown>): TriageView {
         const label = tool ? ACTION_LABELS[tool] : undefined;
         const input = record(action.input);
         if (!tool || !label) return [];
-        // A retry of an open revert's pipeline stands on that merge request, not on the branch's red pipeline.
+        // A retry of an open revert's pipeline stands on that merge request and that pipeline (still its latest and
+        // failed), not on the branch's red pipeline.
         const ofRevert = tool === 'retry_pipeline' ? REVERT_RETRY.exec(text(action.label) ?? '') : null;
         if (ofRevert) {
           const premise = premiseOf(
@@ -241,7 +256,9 @@ export function triageView(data: Record<string, unknown>): TriageView {
             project,
             text(data.default_branch),
           );
-          return [{ label: text(action.label)!, tool, input, ...(premise ? { premise } : {}) }];
+          const pinned =
+            premise && typeof input.pipeline_id === 'number' ? { ...premise, pipeline_id: input.pipeline_id } : premise;
+          return [{ label: text(action.label)!, tool, input, ...(pinned ? { premise: pinned } : {}) }];
         }
         const premise = premiseOf(tool, input, project, text(data.default_branch));
         return [{ label: label(input), tool, input, ...(premise ? { premise } : {}) }];

@@ -100,13 +100,24 @@ export class PremiseCheck {
   }
 
   /**
-   * A merge of an open revert (or a retry of its pipeline) stands while the merge request is still open, its head the
-   * one the button was drawn on, and nobody set it to merge when its pipeline passes yet.
+   * A merge of an open revert stands while the merge request is still open, its head the one the button was drawn on,
+   * and nobody set it to merge when its pipeline passes yet. A retry of its pipeline (pipeline_id) stands while it is
+   * open and that pipeline is still its latest and failed.
    */
   private async mergePremise(premise: ButtonPremise, iid: number, ctx: RunContext): Promise<PremiseAnswer> {
     const mr = asRecord(await this.read('get_merge_request', { id: premise.project, merge_request_iid: iid }, ctx));
     const changed = (words: string): PremiseAnswer => ({ holds: false, changed: `${words}; ${NOTHING.merge}.` });
     if (mr.state !== 'opened') return changed(`merge request !${iid} is ${show(mr.state)} now`);
+    if (premise.pipeline_id !== undefined) {
+      const latest = asRecord(mr.head_pipeline ?? mr.pipeline);
+      if (latest.id !== undefined && Number(latest.id) !== premise.pipeline_id)
+        return changed(
+          `pipeline #${premise.pipeline_id} is no longer !${iid}'s latest (#${show(latest.id)} is ${show(latest.status)})`,
+        );
+      if (latest.status !== 'failed' && latest.status !== 'canceled')
+        return changed(`!${iid}'s pipeline #${premise.pipeline_id} is ${show(latest.status ?? 'gone')} now`);
+      return { holds: true };
+    }
     if (premise.sha && typeof mr.sha === 'string' && !mr.sha.startsWith(premise.sha))
       return changed(`merge request !${iid}'s head moved to ${shortSha(mr.sha)} since this button was drawn`);
     if (mr.merge_when_pipeline_succeeds === true) {
@@ -239,7 +250,7 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
     outsideSpec: 'composed of Pipelines, Commits and Merge requests reads',
     title: 'Check button premise',
     description:
-      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already); if not, what changed, in words.",
+      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already, or, with pipeline_id, its failed pipeline still its latest); if not, what changed, in words.",
     route: 'GET /projects/:id/pipelines',
     composedOf: ['list_pipelines', 'list_commits', 'list_project_merge_requests', 'get_merge_request'],
     input: z.object({

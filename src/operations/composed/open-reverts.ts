@@ -124,11 +124,11 @@ export function openRevertState(mr: OpenRevert): string {
 }
 
 /**
- * The step an open revert offers: merge it when its pipeline passes (at once if it passed, pinned to its head), or,
- * its pipeline failed, retry that pipeline (it is the revert's, not the red branch's). None once it is set to merge.
+ * The step an open revert offers: its pipeline failed, retry that pipeline (it is the revert's, not the red branch's;
+ * a merge set to wait for a green pipeline waits for the retry); else merge it when its pipeline passes (at once if it
+ * passed, pinned to its head), or nothing once it is set to merge.
  */
 export function openRevertAction(id: string | number, mr: OpenRevert): FollowUp | undefined {
-  if (mr.merge_when_pipeline_succeeds) return undefined;
   if (mr.pipeline && FAILED.has(mr.pipeline.status))
     return {
       label: `Retry pipeline #${mr.pipeline.id} of !${mr.iid}`,
@@ -136,6 +136,7 @@ export function openRevertAction(id: string | number, mr: OpenRevert): FollowUp 
       input: { id, pipeline_id: mr.pipeline.id },
       style: 'primary',
     };
+  if (mr.merge_when_pipeline_succeeds) return undefined;
   return {
     label: `Merge !${mr.iid} when green`,
     operation: MERGE_OPERATION,

@@ -12,6 +12,7 @@ import { LIMITS, codeBlocks, cut, type Block, type SlackMessage } from '../block
 import { quoteFor } from '../../text/quote.js';
 import type { OpenRevert } from '../../operations/composed/open-reverts.js';
 import { reachText, type CulpritReach } from '../../operations/composed/culprit-reach.js';
+import { fixedByText as fixedByWords, type FixingMergeRequest } from '../../operations/composed/fixed-by.js';
 
 /** Lines of a failing job's log shown in the message (the log's tail is a button away). */
 const ERROR_LINES = 8;
@@ -24,6 +25,8 @@ export interface IncidentRevert extends OpenRevert {
   reverts: string;
   /** Merged (its merge was pressed and it merged at once). */
   merged?: boolean;
+  /** Its pipeline's first failed job, while that pipeline failed (the watch reads it). */
+  failedJob?: { id: number; name: string };
 }
 
 export interface IncidentButton {
@@ -48,8 +51,11 @@ export interface IncidentView {
   phase: IncidentPhase;
   /** The pipeline running (phase running). */
   running?: { id: number; sha: string };
-  /** How it ended (phase green); fixedByRevert: the merge commit is the open revert's merge (or its head). */
-  green?: { redForMs: number; fixedBy: CommitRef; fixedByRevert?: boolean };
+  /**
+   * How it ended (phase green); mergeRequest: the merge request whose merge it was. fixedByRevert: the same said by a
+   * message drawn before mergeRequest was kept (the open revert's merge).
+   */
+  green?: { redForMs: number; fixedBy: CommitRef; mergeRequest?: FixingMergeRequest; fixedByRevert?: boolean };
   /** The revert of the culprit that is open, once a press opened it (or a triage found it). */
   revert?: IncidentRevert;
   buttons: IncidentButton[];
@@ -91,25 +97,35 @@ function headline(view: IncidentView): string {
   return `:rotating_light: ${where} is red${kind ? `: *${inline(kind)}*` : ''}`;
 }
 
-function commitText(commit: CommitRef): string {
-  return `\`${inline(shortSha(commit.sha))}\`${commit.title ? ` ${inline(commit.title)}` : ''}${commit.author ? ` (${inline(commit.author)})` : ''}`;
-}
-
 /** What ended the red: "!6 (revert of `4d7b7da8`)" when it was the revert's merge, else the commit. */
 function fixedByText(view: IncidentView): string {
-  const revert = view.revert;
-  if (view.green?.fixedByRevert && revert) return `!${revert.iid} (revert of \`${inline(shortSha(revert.reverts))}\`)`;
-  return commitText(view.green!.fixedBy);
+  const { revert, green } = view;
+  const legacy = green?.fixedByRevert && revert ? { iid: revert.iid, reverts: revert.reverts } : undefined;
+  return fixedByWords(green!.fixedBy, green?.mergeRequest ?? legacy, {
+    code: (sha) => `\`${inline(sha)}\``,
+    text: inline,
+  });
+}
+
+/** "!6's pipeline #23 failed at test": the revert's own pipeline failed (undefined while it has not). */
+export function revertFailedText(revert: IncidentRevert): string | undefined {
+  const pipeline = revert.pipeline;
+  if (!pipeline || (pipeline.status !== 'failed' && pipeline.status !== 'canceled')) return undefined;
+  const at = pipeline.status === 'failed' && revert.failedJob ? ` at ${revert.failedJob.name}` : '';
+  return `!${revert.iid}'s pipeline #${pipeline.id} ${pipeline.status}${at}`;
 }
 
 /** Where the open revert stands: "!6 Revert "…" is open: pipeline #23 running; set to merge when it passes". */
 export function revertLine(revert: IncidentRevert): string {
   const pipeline = revert.pipeline ? `pipeline #${revert.pipeline.id} ${inline(revert.pipeline.status)}` : undefined;
+  const failed = revertFailedText(revert);
   const state = revert.merged
     ? 'merged'
-    : revert.merge_when_pipeline_succeeds
-      ? `will merge when ${revert.pipeline ? `pipeline #${revert.pipeline.id} passes` : 'its pipeline passes'}`
-      : `open${pipeline ? `: ${pipeline}` : ''}`;
+    : failed
+      ? `:x: ${inline(failed)}`
+      : revert.merge_when_pipeline_succeeds
+        ? `will merge when ${revert.pipeline ? `pipeline #${revert.pipeline.id} passes` : 'its pipeline passes'}`
+        : `open${pipeline ? `: ${pipeline}` : ''}`;
   return `:leftwards_arrow_with_hook: *Revert:* !${revert.iid} ${inline(revert.title)} — ${state}`;
 }
 

@@ -10,7 +10,8 @@ import { MERGE_OPERATION, openRevertAction, type OpenRevert } from '../../operat
 import { asRecord, shortSha, show } from '../../operations/engine/present.js';
 import { INCIDENT_OPERATION, type TriageReport } from '../../operations/composed/triage.js';
 import type { StateStore } from '../../state/store.js';
-import type { WatchEvent } from '../../watch/branch-watch.js';
+import { EPISODE_TTL_MS, revertKey, type FollowedRevert, type WatchEvent } from '../../watch/branch-watch.js';
+import { fixedByText, isMergeOf } from '../../operations/composed/fixed-by.js';
 import type { Subscription, WatchHub, WatchSink } from '../../watch/hub.js';
 import { ACTION_IDS, type SlackMessage } from '../blocks.js';
 import { roomForFollowUps, storeFollowUp, type IncidentOfButton } from '../follow-ups.js';
@@ -21,6 +22,7 @@ import {
   renderLine,
   renderIncident,
   renderNote,
+  revertFailedText,
   type IncidentButton,
   type IncidentRevert,
   type IncidentPhase,
@@ -112,6 +114,8 @@ export class IncidentMessages implements WatchSink {
         );
       case 'red':
         return this.opened(subscription.subscriber, channel, event);
+      case 'revert':
+        return this.revertMoved(channel, event);
       default:
         return this.moved(channel, event);
     }
@@ -229,10 +233,12 @@ export class IncidentMessages implements WatchSink {
     }
     if (event.kind === 'green') {
       const revert = view.revert;
-      const fixedByRevert =
-        revert !== undefined &&
-        (event.fixedBy.sha === revert.sha || (event.fixedBy.title ?? '').includes(`'${revert.source_branch}'`));
-      view.green = { redForMs: event.redForMs, fixedBy: event.fixedBy, ...(fixedByRevert ? { fixedByRevert } : {}) };
+      // The watch names the merge request (the revert it followed, or one the merge commit names); a green told by a
+      // watch from before it did is matched against the message's own revert.
+      const mergeRequest =
+        event.fixedByMergeRequest ??
+        (revert && isMergeOf(event.fixedBy, revert) ? { iid: revert.iid, reverts: revert.reverts } : undefined);
+      view.green = { redForMs: event.redForMs, fixedBy: event.fixedBy, ...(mergeRequest ? { mergeRequest } : {}) };
     }
     view.buttons = phase === 'green' ? [] : await this.buttons(record);
     await store.set(recordKey(event.episode, channel), record, { ttlMs: MESSAGE_TTL_MS });
@@ -249,9 +255,7 @@ export class IncidentMessages implements WatchSink {
         ),
       );
     if (revert && event.kind === 'green') {
-      const fixed = view.green?.fixedByRevert
-        ? `!${revert.iid} (revert of ${shortSha(revert.reverts)})`
-        : `${shortSha(event.fixedBy.sha)}${event.fixedBy.title ? ` ${event.fixedBy.title}` : ''}`;
+      const fixed = fixedByText(event.fixedBy, view.green?.mergeRequest);
       await this.o.outbox.reply(
         record.subscriber,
         channel,
@@ -259,6 +263,35 @@ export class IncidentMessages implements WatchSink {
         renderLine(`:white_check_mark: Resolved: green again, fixed by ${fixed}`),
       );
     }
+  }
+
+  /**
+   * The revert's own pipeline moved (the watch follows it while open): the message says where it stands in place —
+   * failed, with Retry and its log offered — and the thread says when it failed or passed.
+   */
+  private async revertMoved(channel: string, event: Extract<WatchEvent, { kind: 'revert' }>): Promise<void> {
+    const { store } = this.o;
+    const key = recordKey(event.episode, channel);
+    const record = await store.get<IncidentRecord>(key);
+    const revert = record?.view.revert;
+    if (!record || record.view.phase === 'green' || revert?.iid !== event.revert.iid || revert.merged) return;
+    const view = record.view;
+    view.project = event.project;
+    revert.pipeline = { id: event.pipeline.id, status: event.pipeline.status };
+    if (event.pipeline.web_url) revert.pipeline.web_url = event.pipeline.web_url;
+    if (event.revert.sha) revert.sha = event.revert.sha;
+    if (event.failedJob) revert.failedJob = event.failedJob;
+    else delete revert.failedJob;
+    view.buttons = await this.buttons(record);
+    await store.set(key, record, { ttlMs: MESSAGE_TTL_MS });
+    await this.o.outbox.update(record.subscriber, channel, record.messageKey, renderIncident(view, this.now()));
+    const failed = revertFailedText(revert);
+    const said = failed
+      ? `:x: ${failed}`
+      : event.pipeline.status === 'success'
+        ? `:white_check_mark: !${revert.iid}'s pipeline #${event.pipeline.id} passed`
+        : undefined;
+    if (said) await this.o.outbox.reply(record.subscriber, channel, record.messageKey, renderLine(said));
   }
 
   /**
@@ -294,6 +327,15 @@ export class IncidentMessages implements WatchSink {
         merge_when_pipeline_succeeds: false,
         reverts: show(asRecord(data.reverted).id),
       };
+      // The watch follows it from now on (its pipeline), whichever replica holds the watch.
+      const followed: FollowedRevert = {
+        iid: view.revert.iid,
+        source_branch: view.revert.source_branch,
+        title: view.revert.title,
+        ...(view.revert.sha ? { sha: view.revert.sha } : {}),
+        reverts: view.revert.reverts,
+      };
+      await this.o.store.set(revertKey(episode), followed, { ttlMs: EPISODE_TTL_MS });
     } else if (call.operation === MERGE_OPERATION && view.revert?.iid === Number(call.input.merge_request_iid)) {
       const pipeline = asRecord(data.head_pipeline ?? data.pipeline);
       Object.assign(view.revert, {
@@ -308,6 +350,7 @@ export class IncidentMessages implements WatchSink {
       view.revert.pipeline.id === Number(call.input.pipeline_id)
     ) {
       view.revert.pipeline = { ...view.revert.pipeline, status: show(data.status) };
+      delete view.revert.failedJob;
     } else return;
     view.buttons = await this.buttons(record);
     await this.o.store.set(key, record, { ttlMs: MESSAGE_TTL_MS });
@@ -350,16 +393,19 @@ export class IncidentMessages implements WatchSink {
     const step = open && !open.merged ? openRevertAction(project, open) : undefined;
     if (open && step) {
       if (calls[0]?.style === 'primary') delete calls[0].style;
+      const merging = step.operation === MERGE_OPERATION;
       calls.unshift({
-        label: step.operation === MERGE_OPERATION ? 'Merge when green' : step.label,
+        label: merging ? 'Merge when green' : step.label,
         operation: step.operation,
         input: step.input,
         style: 'primary',
+        // A retry of the revert's pipeline stands while that pipeline is still its latest and failed.
         premise: {
           kind: 'merge',
           ...where,
           merge_request_iid: open.iid,
-          ...(open.sha ? { sha: open.sha } : {}),
+          ...(merging && open.sha ? { sha: open.sha } : {}),
+          ...(!merging && open.pipeline ? { pipeline_id: open.pipeline.id } : {}),
         },
       });
     }
@@ -387,6 +433,14 @@ export class IncidentMessages implements WatchSink {
       input: { id: project },
       premise: { kind: 'incident', ...where },
     });
+    const revertFailing = open && !open.merged && revertFailedText(open) ? open.failedJob : undefined;
+    if (open && revertFailing)
+      calls.push({
+        label: `Show !${open.iid}'s log`,
+        operation: 'get_job_log',
+        input: { id: project, job_id: revertFailing.id, lines: LOG_LINES },
+        premise: { kind: 'log', ...where },
+      });
     const failing = report.failed_jobs[0];
     if (failing)
       calls.push({

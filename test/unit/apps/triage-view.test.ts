@@ -180,14 +180,26 @@ describe('reading a triage report', () => {
       operation: 'retry_pipeline',
       input: { id: 'acme/web', pipeline_id: 23 },
     };
-    expect(triageView({ ...report, actions: [retry] }).actions).toEqual([
+    const failed = {
+      iid: 6,
+      title: 'Revert "Show order dates"',
+      source_branch: 'revert-889e7775',
+      matched_by: 'branch',
+      pipeline: { id: 23, status: 'failed' },
+      merge_when_pipeline_succeeds: false,
+    };
+    const withRetry = triageView({ ...report, open_reverts: [failed], actions: [retry] });
+    expect(withRetry.actions).toEqual([
       {
         label: 'Retry pipeline #23 of !6',
         tool: 'retry_pipeline',
         input: retry.input,
-        premise: { kind: 'merge', id: 'acme/web', ref: 'main', merge_request_iid: 6 },
+        premise: { kind: 'merge', id: 'acme/web', ref: 'main', merge_request_iid: 6, pipeline_id: 23 },
       },
     ]);
+    // The view says where the revert stands: its own pipeline failed.
+    expect(withRetry.openRevert).toBe('!6 Revert "Show order dates": pipeline #23 failed');
+    expect(triageView(report).openRevert).toBeUndefined();
   });
 
   it('offers Cancel pipeline #N while a pipeline runs, from a triage report and from get_pipeline', () => {

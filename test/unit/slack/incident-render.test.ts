@@ -121,6 +121,41 @@ describe('the incident message', () => {
     expect(green.text).toBe('acme/web main is green again');
   });
 
+  it("says where the revert's own pipeline stands: failed and at which job, or passed; and a green through it by its number", () => {
+    const revert = {
+      iid: 6,
+      title: 'Revert "Show order dates"',
+      source_branch: 'revert-eb4870be',
+      matched_by: 'branch' as const,
+      merge_when_pipeline_succeeds: false,
+      reverts: 'eb4870be0123456789',
+    };
+    const failed = { ...revert, pipeline: { id: 23, status: 'failed' }, failedJob: { id: 77, name: 'test' } };
+    expect(texts(renderIncident(view({ revert: failed }), NOW))).toContain(
+      '*Revert:* !6 Revert \\"Show order dates\\" — :x: !6\'s pipeline #23 failed at test',
+    );
+    // Set to merge when green, its pipeline failed all the same: the failure is what it says.
+    expect(texts(renderIncident(view({ revert: { ...failed, merge_when_pipeline_succeeds: true } }), NOW))).toContain(
+      "!6's pipeline #23 failed at test",
+    );
+    expect(
+      texts(renderIncident(view({ revert: { ...revert, pipeline: { id: 24, status: 'success' } } }), NOW)),
+    ).toContain('— open: pipeline #24 success');
+    const green = renderIncident(
+      view({
+        phase: 'green',
+        revert,
+        green: {
+          redForMs: 7 * 60_000,
+          fixedBy: { sha: 'f00dfeed5555', title: "Merge branch 'revert-eb4870be' into 'main'" },
+          mergeRequest: { iid: 6, reverts: revert.reverts },
+        },
+      }),
+      NOW,
+    );
+    expect(texts(green)).toContain('*Resolved:* green again after 7 min, fixed by !6 (revert of `eb4870be`)');
+  });
+
   it('escapes hostile commit titles, authors, job names and log lines: no mention, no link, no line of their own', () => {
     const hostile = report({
       red_since: {

@@ -172,6 +172,54 @@ describe('incident messages', () => {
     expect(labels(calls[3].args)).toEqual([]);
   });
 
+  it("says the open revert's own pipeline failed, in place and in the thread, offering its retry and log; passed, its merge", async () => {
+    const { incidents, outbox, calls } = setup();
+    const open = {
+      iid: 6,
+      title: 'Revert "Show order dates"',
+      source_branch: 'revert-eb4870be',
+      sha: 'abcd1234',
+      matched_by: 'branch' as const,
+      pipeline: { id: 23, status: 'running' },
+      merge_when_pipeline_succeeds: false,
+    };
+    await incidents.deliver(sub('C1'), { ...red(), report: { ...report(), open_reverts: [open] } } as WatchEvent);
+    await outbox.drain();
+    const revert = (status: string, iid = 6): WatchEvent => ({
+      kind: 'revert',
+      project: 'acme/web',
+      ref: 'main',
+      episode: EPISODE,
+      revert: { iid, source_branch: open.source_branch, sha: 'abcd5678', reverts: 'eb4870be0123' },
+      pipeline: { id: 23, status },
+      ...(status === 'failed' ? { failedJob: { id: 77, name: 'test' } } : {}),
+    });
+    // Another merge request's pipeline is not this message's.
+    await incidents.deliver(sub('C1'), revert('failed', 7));
+    await outbox.drain();
+    expect(calls).toHaveLength(1);
+
+    await incidents.deliver(sub('C1'), revert('failed'));
+    await outbox.drain();
+    const [, failed, failedLine] = calls;
+    expect(failed.method).toBe('update');
+    expect(JSON.stringify(failed.args.blocks)).toContain("!6's pipeline #23 failed at test");
+    const offered = labels(failed.args).map((b) => b.text.text);
+    expect(offered[0]).toBe('Retry pipeline #23 of !6');
+    expect(offered).toContain("Show !6's log");
+    expect(offered).not.toContain('Merge when green');
+    expect(failedLine.args.thread_ts).toBe('100');
+    expect(failedLine.args.text).toBe(":x: !6's pipeline #23 failed at test");
+
+    await incidents.deliver(sub('C1'), revert('success'));
+    await outbox.drain();
+    const [passed, passedLine] = calls.slice(3);
+    expect(JSON.stringify(passed.args.blocks)).toContain('open: pipeline #23 success');
+    expect(labels(passed.args).map((b) => b.text.text)).toEqual(expect.arrayContaining(['Merge when green']));
+    expect(labels(passed.args).map((b) => b.text.text)).not.toContain("Show !6's log");
+    expect(passedLine.args.text).toBe(":white_check_mark: !6's pipeline #23 passed");
+  });
+
   it("stores each button as a follow-up bound to the channel and the message's thread; Revert only when broken", async () => {
     const { incidents, outbox, calls, store } = setup();
     await incidents.deliver(sub('C1'), red());

@@ -1,7 +1,8 @@
 // Watching acme/web's main on the sandbox's clock: red at once (broken since bob's commit), one request per check
 // while nothing changes, a retry that fails again told once as still red, a revert merged to main told as green
 // with how long it was red and the commit that fixed it; two watchers on one store tell each transition once; the
-// lease keeps a second watcher from polling until its holder stops renewing.
+// lease keeps a second watcher from polling until its holder stops renewing. A revert a red report names is followed
+// (one more request a check, only while it is open) and its own pipeline failing is told.
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
@@ -46,14 +47,32 @@ function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
   });
 }
 
-/** Checks once per second of the sandbox's clock until an event of `kind` is told (every watcher checks each second). */
-async function until(watches: BranchWatch[], events: WatchEvent[], kind: WatchEvent['kind']): Promise<void> {
+/**
+ * Checks once per second of the sandbox's clock until an event of `kind` is told (every watcher checks each second),
+ * and that `matches`, when given.
+ */
+async function until(
+  watches: BranchWatch[],
+  events: WatchEvent[],
+  kind: WatchEvent['kind'],
+  matches: (event: WatchEvent) => boolean = () => true,
+): Promise<void> {
   for (let second = 0; second < 300; second++) {
     for (const watch of watches) await watch.check();
-    if (events.some((e) => e.kind === kind)) return;
+    if (events.some((e) => e.kind === kind && matches(e))) return;
     clock.advance(1000);
   }
   throw new Error(`no ${kind} within 300 s of the sandbox's clock; told: ${events.map((e) => e.kind).join(', ')}`);
+}
+
+/** What one check asked the service, by path. */
+async function askedBy(watch: BranchWatch): Promise<string[]> {
+  const before = env.sandbox.requests.all().length;
+  expect(await watch.check()).toBe('unchanged');
+  return env.sandbox.requests
+    .all()
+    .slice(before)
+    .map((r) => r.path);
 }
 
 describe('a watch on acme/web main', () => {
@@ -69,6 +88,59 @@ describe('a watch on acme/web main', () => {
     clock.advance(dying.leaseMs);
     expect(await next.check()).toBe('changed');
     expect(events.map((e) => e.kind)).toEqual(['red']);
+  });
+
+  it("follows a revert a red report names: its pipeline's failure told, one more request a check only while it is open", async () => {
+    const store = new MemoryStore({ now: () => clock.now() });
+    const events: WatchEvent[] = [];
+    const watch = watcher(store, events, 'replica-1');
+    await until([watch], events, 'red');
+    const red = events[0] as Extract<WatchEvent, { kind: 'red' }>;
+    const culprit = red.report.red_since!.first_red.sha;
+    // A revert made by hand, keeping the time-zone line (its pipeline's test fails): no report named it yet, so it
+    // costs nothing.
+    await call('create_branch', { id: PROJECT, branch: 'undo-dates', ref: 'main' });
+    const mr = await call<{ iid: number }>('create_merge_request', {
+      id: PROJECT,
+      source_branch: 'undo-dates',
+      target_branch: 'main',
+      title: 'Undo the date change',
+      description: `This reverts commit ${culprit}.`,
+    });
+    expect(await askedBy(watch)).toEqual([expect.stringMatching(/\/pipelines$/)]);
+
+    // A retry of main fails again: the still-red report names the revert, and the watch follows it from then on.
+    await call('retry_pipeline', { id: PROJECT, pipeline_id: red.report.head_pipeline!.id });
+    await until([watch], events, 'still-red');
+    await call('create_commit', {
+      id: PROJECT,
+      branch: 'undo-dates',
+      commit_message: 'Note why the dates change goes',
+      actions: [{ action: 'create', file_path: 'notes/undo-dates.md', content: 'The date test broke.\n' }],
+    });
+    await until([watch], events, 'revert', (e) => e.kind === 'revert' && e.pipeline.status === 'failed');
+    const failed = events.find((e) => e.kind === 'revert' && e.pipeline.status === 'failed') as Extract<
+      WatchEvent,
+      { kind: 'revert' }
+    >;
+    expect(failed).toMatchObject({ revert: { iid: mr.iid, reverts: culprit }, failedJob: { name: 'test' } });
+    expect(await askedBy(watch)).toEqual([
+      expect.stringMatching(/\/pipelines$/),
+      expect.stringMatching(new RegExp(`/merge_requests/${mr.iid}$`)),
+    ]);
+    // Told once: checks that see the same failed pipeline tell nothing more.
+    const told = events.length;
+    clock.advance(1000);
+    await watch.check();
+    expect(events).toHaveLength(told);
+
+    // Closed: read once more, then no more.
+    await call('update_merge_request', { id: PROJECT, merge_request_iid: mr.iid, state_event: 'close' });
+    clock.advance(1000);
+    await watch.check();
+    clock.advance(1000);
+    expect(await askedBy(watch)).toEqual([expect.stringMatching(/\/pipelines$/)]);
+    await watch.stop();
   });
 
   it('tells red, still red after a failed retry, then green after the revert is merged, each once across two watchers', async () => {
@@ -113,6 +185,8 @@ describe('a watch on acme/web main', () => {
     expect(green.fixedBy.sha).toBe(latest.sha);
     const fixing = await call<Row>('get_commit', { id: PROJECT, sha: latest.sha });
     expect(green.fixedBy.title).toBe(fixing.title);
+    // The merge commit names the merge request, which reverts the culprit: said so, as Slack and the terminal say it.
+    expect(green.fixedByMergeRequest).toMatchObject({ iid: made.merge_request.iid, reverts: culprit });
     expect(green.redForMs).toBe(
       Date.parse(String(latest.updated_at)) - Date.parse(red.report.red_since!.first_red.since!),
     );

@@ -1,6 +1,7 @@
 // `watch acme/web` in the interactive terminal chat, on the sandbox's clock: red at once (broken since bob's
-// commit), green once the revert is merged and its pipeline passes, and Ctrl+C ends the watch and brings the
-// prompt back with the session.
+// commit), green once the revert is merged and its pipeline passes — fixed by that merge request, named — and Ctrl+C
+// ends the watch and brings the prompt back with the session. A revert open when red is followed: its own pipeline
+// failing is printed with the retry typed out.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../../src/chat/dispatch.js';
@@ -40,57 +41,103 @@ async function call<T = Record<string, unknown>>(name: string, input: Record<str
   return reply.outcome.result.data as T;
 }
 
-describe('watch in the terminal chat', () => {
-  it('prints red at once, green after the fix is merged, and Ctrl+C returns to the prompt', async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let printed = '';
-    output.on('data', (chunk: Buffer) => {
-      printed += chunk.toString('utf8');
-    });
-    let interrupt: (() => void) | undefined;
-    const ended = runInteractive({
-      dispatcher: dispatcher(),
-      operations: ops,
-      input,
-      output,
-      errors: output,
-      color: false,
-      json: false,
-      yes: false,
-      prompt: () => 'forgeops> ',
-      follow: terminalWatch({
-        operations: () => ops,
-        runContext: () => ({ client: env.client }),
-        clock,
-        intervalMs: 1000,
-      }),
-      interrupts: (handler) => {
-        interrupt = handler;
-        return () => {
-          interrupt = undefined;
-        };
-      },
-    });
-    const waitFor = async (pattern: RegExp, advance = false) => {
-      for (let step = 0; step < 400; step++) {
-        if (pattern.test(printed)) return;
-        if (advance) clock.advance(1000);
-        await sleep(15);
-      }
-      throw new Error(`never printed ${pattern}; printed:\n${printed}`);
-    };
+/** The interactive chat with the terminal watch on the sandbox's clock: what it printed, and how to drive it. */
+function startChat() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = '';
+  output.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+  });
+  let interrupt: (() => void) | undefined;
+  const ended = runInteractive({
+    dispatcher: dispatcher(),
+    operations: ops,
+    input,
+    output,
+    errors: output,
+    color: false,
+    json: false,
+    yes: false,
+    prompt: () => 'forgeops> ',
+    follow: terminalWatch({
+      operations: () => ops,
+      runContext: () => ({ client: env.client }),
+      clock,
+      intervalMs: 1000,
+    }),
+    interrupts: (handler) => {
+      interrupt = handler;
+      return () => {
+        interrupt = undefined;
+      };
+    },
+  });
+  const waitFor = async (pattern: RegExp, advance = false) => {
+    for (let step = 0; step < 400; step++) {
+      if (pattern.test(printed)) return;
+      if (advance) clock.advance(1000);
+      await sleep(15);
+    }
+    throw new Error(`never printed ${pattern}; printed:\n${printed}`);
+  };
+  return { input, ended, waitFor, printed: () => printed, interrupt: () => interrupt!() };
+}
 
-    input.write('watch acme/web\n');
-    await waitFor(/acme\/web main is RED\n/);
-    const commits = await call<Array<Record<string, unknown>>>('list_commits', {
+/** The commit that turned acme/web's main red. */
+async function culpritSha(): Promise<string> {
+  const commits = await call<Array<Record<string, unknown>>>('list_commits', {
+    id: 'acme/web',
+    ref_name: 'main',
+    per_page: 100,
+  });
+  return String(commits.find((c) => c.title === "Show order dates in the store's time zone")!.id);
+}
+
+describe('watch in the terminal chat', () => {
+  it('follows a revert open when red: its own pipeline failing is printed, with its retry typed out', async () => {
+    const culprit = await culpritSha();
+    // A revert made by hand that keeps the time-zone line: its pipeline's test fails as main's does.
+    await call('create_branch', { id: 'acme/web', branch: 'undo-dates', ref: 'main' });
+    const mr = await call<{ iid: number }>('create_merge_request', {
       id: 'acme/web',
-      ref_name: 'main',
-      per_page: 100,
+      source_branch: 'undo-dates',
+      target_branch: 'main',
+      title: 'Undo the date change',
+      description: `This reverts commit ${culprit}.`,
     });
-    const culprit = String(commits.find((c) => c.title === "Show order dates in the store's time zone")!.id);
-    expect(printed).toContain(`broken: test failed on 2 of 2 runs since ${culprit.slice(0, 8)}`);
-    expect(printed).toMatch(
+    const chat = startChat();
+    chat.input.write('watch acme/web\n');
+    await chat.waitFor(/acme\/web main is RED\n/);
+    await call('create_commit', {
+      id: 'acme/web',
+      branch: 'undo-dates',
+      commit_message: 'Note why the dates change goes',
+      actions: [{ action: 'create', file_path: 'notes/undo-dates.md', content: 'The date test broke.\n' }],
+    });
+    await chat.waitFor(
+      new RegExp(
+        `acme/web main: !${mr.iid}'s pipeline #(\\d+) failed at test\n  → retry pipeline #\\1 of !${mr.iid}: pipeline retry acme/web \\1\n`,
+      ),
+      true,
+    );
+    chat.interrupt();
+    await chat.waitFor(/Stopped watching \(Ctrl\+C\)\.\n\nforgeops> $/);
+    chat.input.write('exit\n');
+    expect(await chat.ended).toBe(0);
+    await call('update_merge_request', { id: 'acme/web', merge_request_iid: mr.iid, state_event: 'close' });
+  });
+
+  it('prints red at once, green after the revert is merged (naming it), and Ctrl+C returns to the prompt', async () => {
+    const chat = startChat();
+    chat.input.write('watch acme/web\n');
+    await chat.waitFor(/acme\/web main is RED\n/);
+    const culprit = await culpritSha();
+    // The revert tried above ran the test too: its run counts.
+    expect(chat.printed()).toMatch(
+      new RegExp(`broken: test failed on (\\d+) of \\1 runs since ${culprit.slice(0, 8)}`),
+    );
+    expect(chat.printed()).toMatch(
       new RegExp(`first red: #\\d+ at ${culprit.slice(0, 8)} Show order dates in the store's time zone \\(Bob Chen\\)`),
     );
 
@@ -99,19 +146,26 @@ describe('watch in the terminal chat', () => {
       sha: culprit.slice(0, 8),
     });
     await call('merge_merge_request', { id: 'acme/web', merge_request_iid: made.merge_request.iid });
-    await waitFor(/acme\/web main is green again after .+: fixed by [0-9a-f]{8} /, true);
+    // The merge commit names the merge request: the green is said as Slack says it, not as the merge commit's title.
+    await chat.waitFor(
+      new RegExp(
+        `acme/web main is green again after .+: fixed by !${made.merge_request.iid} \\(revert of ${culprit.slice(0, 8)}\\)\n`,
+      ),
+      true,
+    );
+    const printed = chat.printed();
     expect(printed.indexOf('is RED')).toBeLessThan(printed.indexOf('green again'));
     expect(printed.match(/is RED/g)).toHaveLength(1);
 
-    interrupt!();
-    await waitFor(/Stopped watching \(Ctrl\+C\)\.\n\nforgeops> $/);
+    chat.interrupt();
+    await chat.waitFor(/Stopped watching \(Ctrl\+C\)\.\n\nforgeops> $/);
     // The watch is over: the clock moving on prints nothing more, and the session takes the next command.
-    const length = printed.length;
+    const length = chat.printed().length;
     clock.advance(60_000);
     await sleep(50);
-    expect(printed.length).toBe(length);
-    input.write('exit\n');
-    expect(await ended).toBe(0);
+    expect(chat.printed().length).toBe(length);
+    chat.input.write('exit\n');
+    expect(await chat.ended).toBe(0);
   });
 });
 
