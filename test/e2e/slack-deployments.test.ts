@@ -160,8 +160,23 @@ describe('deployments in a watching channel', () => {
       'the alert in the thread',
     );
     expect(plain(alert)).toContain(':rotating_light:');
-    const log = await bots.press(buttonsOf(failed.args)[0], { user: 'U2' });
+    const [showLog, retry] = buttonsOf(failed.args);
+    const log = await bots.press(showLog, { user: 'U2' });
     expect(log.response_type).toBe('ephemeral');
     expect(messageText(log)).toContain('health check failed');
+
+    // Retry deploys the commit again: a new deployment, which waits for approval in a message of its own. Pressed
+    // again, the old deployment is no longer production's newest: nothing is retried.
+    seen.push(id);
+    await pressAndConfirm(retry, 'U1');
+    const next = await waitingMessage(seen);
+    expect(next.id).toBeGreaterThan(id);
+    const retries = () => env.sandbox.requests.filter({ method: 'POST' }).filter((r) => r.path.endsWith('/retry'));
+    const before = retries().length;
+    const stale = await bots.press(retry, { user: 'U1' });
+    expect(messageText(stale)).toContain(
+      `deployment #${next.id} to production came after #${id} (it is blocked); nothing was retried.`,
+    );
+    expect(retries()).toHaveLength(before);
   }, 60_000);
 });
