@@ -369,7 +369,10 @@ export class SlackBot {
         : await this.safely(() => dispatcher.approved(redeemed.call.operation, redeemed.call.input));
     await this.deliver(turn, reply, { acting, approved: true, replaceOriginal: true });
     const incident = await this.o.watches?.incidents.approvalIncident(approval);
-    if (incident) await this.onTimeline(turn, incident, 'approved', reply);
+    // The service refusing the approver (a developer approving a deployment: 403) is theirs alone, as a refused press
+    // is: the thread records what was done, or why nothing was run.
+    const refusedByService = reply.kind === 'message' && !reply.ok && reply.outcome?.ok === false;
+    if (incident && !refusedByService) await this.onTimeline(turn, incident, 'approved', reply);
     if (incident) await this.onActed(incident, reply);
   }
 

@@ -18,6 +18,15 @@ import {
 import { revertMatch } from '../operations/composed/open-reverts.js';
 import { StoreUnavailableError } from '../state/redis-store.js';
 import type { StateStore } from '../state/store.js';
+import {
+  deploymentSeenOf,
+  deploymentTransition,
+  deploymentsQuery,
+  followedAfter,
+  worthTelling,
+  type DeploymentSeen,
+  type DeploymentsFollowed,
+} from './deployment-watch.js';
 
 /** How often a watch checks by default; each check costs one request when nothing changed. */
 export const DEFAULT_WATCH_INTERVAL_MS = 30_000;
@@ -105,6 +114,8 @@ export type WatchEvent = (
     }
   /** The project can no longer be read (deleted, or the token no longer has access): the watch has stopped. */
   | { kind: 'gone'; project: string; ref: string; reason: string }
+  /** A deployment waits for approvals, moved on since it waited, or failed (./deployment-watch.ts says which). */
+  | { kind: 'deployment'; project: string; ref: string; deployment: DeploymentSeen }
 ) & {
   /** The transition's name, the same on every replica ("<episode>:red"): what a sink remembers it was told. */
   id?: string;
@@ -124,6 +135,8 @@ interface BranchWatchOptions {
   onRenamed?: (path: string) => void | Promise<void>;
   /** The branch; the project's default branch when absent. */
   ref?: string;
+  /** Follow the project's deployments too (a sink that tells of them is listening); off by default. */
+  followDeployments?: boolean;
   /** The registry (a late view, as triage takes it): the watch reads through its operations only. */
   operations: () => readonly Operation[];
   /** The context each read runs in (the service client, a signal). */
@@ -184,6 +197,8 @@ export interface WatchState {
   latest?: PipelineSeen;
   finished?: string;
   episode?: Episode;
+  /** Where following the project's deployments is (with followDeployments). */
+  deployments?: DeploymentsFollowed;
 }
 
 /**
@@ -413,6 +428,7 @@ export class BranchWatch {
       seen.updated_at === state.latest.updated_at;
     if (!started && (!seen || same)) return 'unchanged';
     if (seen) state.latest = seen;
+    await this.followDeployments(ref, state, seen, started);
     if (seen && !FINISHED.has(seen.status)) {
       if (state.episode) {
         const episode = state.episode;
@@ -622,6 +638,49 @@ export class BranchWatch {
       if (error === this.throttled || error instanceof StoreUnavailableError) throw error;
       return undefined;
     }
+  }
+
+  /**
+   * The project's deployments that moved since the last read, each worth telling told once. Read only in a check that
+   * saw the branch's latest pipeline change, which keeps a quiet watch at one request per interval: every move of a
+   * deploy job of the branch moves its pipeline (a manual deploy's stage opening, its approval starting the job, a
+   * rejection failing it, the job ending), and the pipelines read asks for any updated since the last look, so an older
+   * pipeline's deploy counts too. A move that touches no pipeline of the branch (a tag's deploy) is read at the branch's
+   * next change, as the read asks for everything updated since its cursor. A failed read is said and tried again at
+   * the next change; it does not fail the check (a service without the Deployments API still gets its branch watched).
+   */
+  private async followDeployments(
+    ref: string,
+    state: WatchState,
+    seen: PipelineSeen | undefined,
+    started: boolean,
+  ): Promise<void> {
+    if (!this.options.followDeployments) return;
+    // Watching starts from now: deployments that moved before are not told.
+    if (started || !state.deployments) {
+      state.deployments = { cursor: seen?.updated_at ?? new Date(this.clock.now()).toISOString(), open: [] };
+      return;
+    }
+    let read: DeploymentSeen[];
+    try {
+      read = asList((await this.read('list_deployments', deploymentsQuery(this.readId, state.deployments))).data).map(
+        deploymentSeenOf,
+      );
+    } catch (error) {
+      if (error instanceof StoreUnavailableError || error === this.throttled) throw error;
+      this.options.onError?.(new Error(`could not read the deployments of ${this.name}: ${(error as Error).message}`));
+      return;
+    }
+    const followed = state.deployments;
+    for (const deployment of read)
+      if (worthTelling(deployment, followed))
+        await this.tell(deploymentTransition(this.key, deployment), {
+          kind: 'deployment',
+          project: this.name,
+          ref,
+          deployment,
+        });
+    state.deployments = followedAfter(followed, read);
   }
 
   /** The project can no longer be read: said once, the lease given back; the watch does not check again. */

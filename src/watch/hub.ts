@@ -50,6 +50,8 @@ export interface WatchSink {
   prefix: string;
   /** Must not lose the event once it resolves (a sink posts through a durable outbox); errors are logged. */
   deliver(subscription: Subscription, event: WatchEvent): Promise<void>;
+  /** The sink tells of deployments: the watches follow them (a read more when a branch changed). */
+  followsDeployments?: boolean;
 }
 
 /** What every replica hears: a watched branch changed (a transition, or just a new pipeline). */
@@ -694,6 +696,7 @@ export class WatchHub {
       store: this.o.store,
       ...(this.clock ? { clock: this.clock } : {}),
       intervalMs: this.intervalMs,
+      followDeployments: this.sinks.some((sink) => sink.followsDeployments === true),
       ...(this.o.random ? { random: this.o.random } : {}),
       ...(this.o.holder ? { holder: this.o.holder } : {}),
       onEvent: (event) => this.told(id, event),

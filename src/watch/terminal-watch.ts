@@ -102,6 +102,10 @@ function eventText(event: WatchEvent, now: number, operations: readonly Operatio
       return [`${stamp} ${where}: ${revertPipelineText(event)}`, ...retryLine(event, operations)].join('\n');
     case 'gone':
       return `${stamp} ${where} can no longer be read (${event.reason}); stopped watching it`;
+    case 'deployment': {
+      const d = event.deployment;
+      return `${stamp} ${event.project}: deployment #${d.id} of ${shortSha(d.sha)} (${d.ref}) to ${d.environment} is ${d.status}${d.user ? ` (deployed by ${d.user})` : ''}`;
+    }
   }
 }
 

@@ -1,5 +1,6 @@
-// POST /hooks/pipeline on serve's port: the service's Pipeline Hook events, each making the watch of its project check
-// at once (on whichever replica polls it) instead of at its next interval. Answered at once, before any check runs;
+// POST /hooks/pipeline on serve's port: the service's Pipeline Hook events (and Deployment events, whose deploy job
+// moved its pipeline too), each making the watch of its project check at once (on whichever replica polls it)
+// instead of at its next interval. Answered at once, before any check runs;
 // a webhook only says "look now", so many for one project within the spacing become one check after it.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -59,14 +60,17 @@ function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefin
   });
 }
 
+/** The events that have a watch check now: a pipeline's, and a deployment's (its deploy job moved its pipeline). */
+const CHECKED_KINDS = new Set(['pipeline', 'deployment']);
+
 /**
- * The project a Pipeline Hook event names, by its number when the event carries it (as the service's do: watches
- * are kept by number, so a project renamed since is still the one checked), else its path; undefined for any other
- * event (the service sends every kind it is set to).
+ * The project a Pipeline Hook (or Deployment) event names, by its number when the event carries it (as the service's
+ * do: watches are kept by number, so a project renamed since is still the one checked), else its path; undefined for
+ * any other event (the service sends every kind it is set to).
  */
 export function pipelineEventProject(body: unknown): string | undefined {
   const event = body as { object_kind?: unknown; project?: { id?: unknown; path_with_namespace?: unknown } } | null;
-  if (event?.object_kind !== 'pipeline') return undefined;
+  if (typeof event?.object_kind !== 'string' || !CHECKED_KINDS.has(event.object_kind)) return undefined;
   const id = event.project?.id;
   if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return String(id);
   const path = event.project?.path_with_namespace;
@@ -122,7 +126,7 @@ export function pipelineWebhook(options: PipelineWebhookOptions): (req: Incoming
     // Other events are answered 2xx all the same: the service disables a hook that keeps failing.
     if (!project) {
       recordWebhook('ignored');
-      answer(res, 200, 'Ignored: not a pipeline event.');
+      answer(res, 200, 'Ignored: not a pipeline or deployment event.');
       return;
     }
     recordWebhook('nudged');

@@ -159,7 +159,8 @@ describe('the incident loop in Slack', () => {
       'the resolved line in the thread',
     );
     expect(buttonsOf(resolved.args)).toEqual([]);
-    expect(posts()).toHaveLength(1);
+    // One post for the episode; main green again reaches production, whose deployment waits in a message of its own.
+    expect(posts().filter((c) => !String(c.args.text).includes('waits for approval'))).toHaveLength(1);
   }, 58_000);
 
   it("lists the channel's watches across a restart, stops one on unwatch, and refuses a project the asker cannot read", async () => {

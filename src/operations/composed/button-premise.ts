@@ -13,7 +13,18 @@ import { saysItReverts as reverts } from './open-reverts.js';
 export { PREMISE_OPERATION, premiseUnread } from './premise-call.js';
 
 /** What a button does: its premise says which facts it stands on. */
-export type ButtonKind = 'retry' | 'revert' | 'incident' | 'log' | 'mute' | 'merge' | 'rollback';
+export type ButtonKind =
+  | 'retry'
+  | 'revert'
+  | 'incident'
+  | 'log'
+  | 'mute'
+  | 'merge'
+  | 'rollback'
+  /** Approve or Reject of a deployment message: stands while the deployment still waits for approval. */
+  | 'deployment'
+  /** Retry of a failed deployment's job: stands while no newer deployment to its environment came. */
+  | 'deploy-retry';
 
 /** What a button assumed when it was drawn. */
 export interface ButtonPremise {
@@ -27,6 +38,9 @@ export interface ButtonPremise {
   sha?: string;
   /** The open merge request (a revert of the culprit) a merge or its pipeline's retry acts on. */
   merge_request_iid?: number;
+  /** The deployment a deployment message's button acts on, and its environment. */
+  deployment_id?: number;
+  environment?: string;
 }
 
 export type PremiseAnswer = { holds: true; note?: string } | { holds: false; changed: string };
@@ -40,6 +54,8 @@ const NOTHING: Record<ButtonKind, string> = {
   mute: 'nothing was muted',
   merge: 'nothing was run',
   rollback: 'nothing was rolled back',
+  deployment: 'nothing was sent',
+  'deploy-retry': 'nothing was retried',
 };
 
 const FINISHED = new Set(['success', 'failed']);
@@ -65,6 +81,9 @@ export class PremiseCheck {
     // A rollback stands on the environment, not the branch (green again, the culprit may still run there): the call
     // itself runs only while the environment still runs the deployment it was drawn on (current_deployment_id).
     if (kind === 'rollback') return { holds: true };
+    // A deployment's buttons stand on the deployment, not the branch: approving one needs no green pipeline.
+    if ((kind === 'deployment' || kind === 'deploy-retry') && premise.deployment_id !== undefined)
+      return this.deploymentPremise(premise, premise.deployment_id, ctx);
     const listed = await this.read('list_pipelines', { id: project, ref, per_page: 20 }, ctx);
     const pipelines = asList(listed);
     const latest = pipelines[0];
@@ -96,6 +115,39 @@ export class PremiseCheck {
     if (kind === 'revert' && premise.sha) return this.revertPremise(premise, premise.sha, ctx);
     if (kind === 'merge' && premise.merge_request_iid !== undefined)
       return this.mergePremise(premise, premise.merge_request_iid, ctx);
+    return { holds: true };
+  }
+
+  /**
+   * Approve or Reject stands while the deployment still waits for approval (someone else may have decided meanwhile,
+   * or the watch's message is older than a cancel); a Retry of a failed deploy while no newer deployment to its
+   * environment came (a retry already made, a new release): retrying the old one would deploy an older commit.
+   */
+  private async deploymentPremise(premise: ButtonPremise, id: number, ctx: RunContext): Promise<PremiseAnswer> {
+    const nothing = NOTHING[premise.kind];
+    const deployment = asRecord(await this.read('get_deployment', { id: premise.project, deployment_id: id }, ctx));
+    if (premise.kind === 'deployment') {
+      if (deployment.status === 'blocked') return { holds: true };
+      const decided = asList(deployment.approvals).at(-1);
+      const by = decided ? `, ${show(decided.status)} by ${show(asRecord(decided.user).username)}` : '';
+      return {
+        holds: false,
+        changed: `deployment #${id} no longer waits for approval: it is ${show(deployment.status)} now${by}; ${nothing}.`,
+      };
+    }
+    const environment = premise.environment ?? show(asRecord(deployment.environment).name);
+    const [newest] = asList(
+      await this.read(
+        'list_deployments',
+        { id: premise.project, environment, order_by: 'id', sort: 'desc', per_page: 1 },
+        ctx,
+      ),
+    );
+    if (newest && Number(newest.id) !== id)
+      return {
+        holds: false,
+        changed: `deployment #${show(newest.id)} to ${environment} came after #${id} (it is ${show(newest.status)}); ${nothing}.`,
+      };
     return { holds: true };
   }
 

@@ -16,6 +16,7 @@ import type { Subscription, WatchHub, WatchSink } from '../../watch/hub.js';
 import { ACTION_IDS, type SlackMessage } from '../blocks.js';
 import { roomForFollowUps, storeFollowUp, type IncidentOfButton } from '../follow-ups.js';
 import type { Identities } from '../identity.js';
+import { DeploymentMessages } from './deployment-messages.js';
 import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
 import {
   renderGone,
@@ -87,11 +88,15 @@ interface IncidentMessagesOptions {
 
 export class IncidentMessages implements WatchSink {
   readonly prefix = SLACK_SUBSCRIBER_PREFIX;
+  /** Channels hear of deployments that wait for approval or fail, so the watches follow them. */
+  readonly followsDeployments = true;
   private readonly now: () => number;
   private hub: WatchHub | undefined;
+  private readonly deployments: DeploymentMessages;
 
   constructor(private readonly o: IncidentMessagesOptions) {
     this.now = o.now ?? Date.now;
+    this.deployments = new DeploymentMessages({ store: o.store, outbox: o.outbox, now: () => this.now() });
   }
 
   /** The hub this sink was added to, whose subscriptions a channel the bot left loses. */
@@ -116,6 +121,8 @@ export class IncidentMessages implements WatchSink {
         return this.opened(subscription.subscriber, channel, event);
       case 'revert':
         return this.revertMoved(channel, event);
+      case 'deployment':
+        return this.deployments.told(subscription.subscriber, channel, event);
       default:
         return this.moved(channel, event);
     }

@@ -191,3 +191,42 @@ describe('environments and deployments from deploy jobs', () => {
     expect((stoppedList.data as Array<{ id: number }>).map((e) => e.id)).toEqual([review.id]);
   });
 });
+
+describe('a deployment that waits, and a deploy that fails', () => {
+  test('a blocked deployment was updated when it began to wait; production fails its health check while deploy/production.env says REPLICAS=0', async () => {
+    const made = await api(sandbox, 'POST', `/projects/${WEB}/repository/commits`, {
+      as: 'admin',
+      json: {
+        branch: 'main',
+        commit_message: 'Scale production down',
+        actions: [{ action: 'create', file_path: 'deploy/production.env', content: 'REPLICAS=0\n' }],
+      },
+    });
+    expect(made.status).toBe(201);
+    await run(40);
+    const [pipeline] = (await api(sandbox, 'GET', `/projects/${WEB}/pipelines?ref=main&per_page=1`, { as: 'reporter' }))
+      .data as Array<{ id: number; sha: string }>;
+    expect(pipeline.sha).toBe(made.data.id);
+    const jobs = (await api(sandbox, 'GET', `/projects/${WEB}/pipelines/${pipeline.id}/jobs`, { as: 'reporter' }))
+      .data as Array<{ id: number; name: string }>;
+    const job = jobs.find((j) => j.name === 'deploy:production')!;
+    const waiting = (await deploymentOfJob(job.id)) as unknown as { id: number; status: string } & Record<
+      string,
+      string
+    >;
+    expect(waiting.status).toBe('blocked');
+    // Its job was made with the pipeline and began to wait when the deploy stage opened: a watch reading deployments
+    // updated since it last looked finds it blocked.
+    expect(Date.parse(waiting.updated_at)).toBeGreaterThan(Date.parse(waiting.created_at));
+
+    const approval = await api(sandbox, 'POST', `/projects/${WEB}/deployments/${waiting.id}/approval`, {
+      as: 'maintainer',
+      json: { status: 'approved' },
+    });
+    expect(approval.status).toBe(201);
+    await run(20);
+    expect((await deploymentOfJob(job.id)).status).toBe('failed');
+    const log = await api(sandbox, 'GET', `/projects/${WEB}/jobs/${job.id}/trace`, { as: 'reporter' });
+    expect(log.text).toContain('health check failed');
+  });
+});

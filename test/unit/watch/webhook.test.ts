@@ -247,8 +247,12 @@ describe('the pipeline webhook', () => {
     }
   });
 
-  it('reads the project of a pipeline event only', () => {
+  it('reads the project of a pipeline or deployment event only', () => {
     expect(pipelineEventProject(JSON.parse(pipelineEvent('acme/web')))).toBe('acme/web');
+    // A deployment's move (approved, deploying, failed) is its deploy job's, which moved its pipeline: checked too.
+    expect(
+      pipelineEventProject({ object_kind: 'deployment', project: { id: 7, path_with_namespace: 'acme/web' } }),
+    ).toBe('7');
     expect(pipelineEventProject({ object_kind: 'pipeline', project: {} })).toBeUndefined();
     expect(
       pipelineEventProject({ object_kind: 'build', project: { path_with_namespace: 'acme/web' } }),

@@ -174,11 +174,12 @@ export function deploymentStatus(store: Store, deployment: Deployment): Deployme
   }
 }
 
-/** When a deployment last changed: its job's last move or its last approval. */
+/** When a deployment last changed: its job's last move (waiting for a person included) or its last approval. */
 export function deploymentUpdatedAt(store: Store, deployment: Deployment): Date {
   const job = jobOfDeployment(store, deployment);
   const times = [
     deployment.created_at,
+    job?.manual_at,
     job?.queued_at,
     job?.started_at,
     job?.finished_at,

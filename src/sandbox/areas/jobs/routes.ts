@@ -217,6 +217,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       // A deploy to a protected environment that wants approvals waits for them, a retry too: its new deployment is
       // blocked and the job stays manual until the approvals are in (see ./deployment-routes.ts).
       retry.status = 'manual';
+      retry.manual_at = now;
       retry.queued_at = null;
       syncDeployments(store);
       endIfIdle(store, project, pipeline);

@@ -322,8 +322,10 @@ function settle(store: Store, scenario: Scenario, jobs: Job[], at: number): bool
     for (const job of stage) {
       if (job.status !== 'created' || !runner.managed.has(job.id)) continue;
       if (blocked) job.status = 'skipped';
-      else if (job.manual) job.status = 'manual';
-      else {
+      else if (job.manual) {
+        job.status = 'manual';
+        job.manual_at = new Date(at);
+      } else {
         job.status = 'pending';
         job.queued_at = new Date(at);
       }
@@ -499,6 +501,17 @@ function failureLines(
   if (failure === 'date_test') {
     const lines = incidentLog(at, project, pipeline).split('\n');
     return { lines, closing: 3 };
+  }
+  if (failure === 'deploy_health_check') {
+    const lines = [
+      ...scriptLines(at, project, pipeline, scenario, row).slice(0, -1),
+      'deploy: rolled out 0 of 0 replicas',
+      'deploy: health check failed: no replica answered on /healthz after 60s',
+      end(at + 9 + row.seconds, 'step_script'),
+      `${ESC}[31;1mERROR: Job failed: exit code 1`,
+      RESET,
+    ];
+    return { lines, closing: 2 };
   }
   const lines = [
     ...scriptLines(at, project, pipeline, scenario, row).slice(0, -1),

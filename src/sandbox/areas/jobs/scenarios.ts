@@ -8,7 +8,8 @@
 //   acme/platform/infra       `plan` loses its runner (runner_system_failure) on a pipeline's first attempt; a
 //                             retry passes.
 // Any other project with a CI configuration runs the default table, which always passes. A renamed project keeps
-// the table of the path it was made at.
+// the table of the path it was made at. In every table, `deploy:production` fails its health check while the commit's
+// deploy/production.env says REPLICAS=0 (no seeded commit does): how a test makes a deployment fail.
 import { ownEntry } from '../../core/own-key.js';
 
 /** How a job ends. */
@@ -22,7 +23,7 @@ export type OutcomeRule =
   | { kind: 'infrastructure_on_first_attempt'; reason: 'runner_system_failure' | 'stuck_or_timeout_failure' };
 
 /** Which failure a job's log tells. */
-type FailureLog = 'date_test' | 'webhook_timeout';
+type FailureLog = 'date_test' | 'webhook_timeout' | 'deploy_health_check';
 
 export interface ScenarioJob {
   name: string;
@@ -80,7 +81,12 @@ const DEPLOY_JOBS: readonly ScenarioJob[] = [
     seconds: 5,
     refs: 'default_branch',
     when: 'manual',
-    outcome: PASS,
+    outcome: {
+      kind: 'fails_while_file_contains',
+      path: 'deploy/production.env',
+      text: 'REPLICAS=0',
+      failure: 'deploy_health_check',
+    },
     script: ['./scripts/deploy.sh production'],
     environment: { name: 'production', url: 'https://$CI_PROJECT_PATH_SLUG.acme.example' },
   },

@@ -51,6 +51,11 @@ export interface Job {
   queued_at: Date | null;
   started_at: Date | null;
   finished_at: Date | null;
+  /**
+   * When it began waiting for a person (manual): a deploy's deployment may block then, which changes its update time
+   * as the service's status change does. Absent on a seeded job.
+   */
+  manual_at?: Date;
   erased_at: Date | null;
   coverage: number | null;
   /** Replaced by a retry (shown only with include_retried). */

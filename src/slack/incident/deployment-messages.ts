@@ -1,0 +1,156 @@
+// The deployment side of the incident sink: a deployment that waits for approval, or one that failed, gets ONE message
+// per channel (claimed in the store like a red episode's, so replicas and repeated deliveries post it once) that each
+// later move updates in place. Waiting, it offers Approve and Reject; failed, Show the log and Retry. Buttons are
+// follow-up references run as the presser, their premise (still waiting; still the environment's newest deployment)
+// checked when pressed, and every press goes to the message's thread. Everything is sent through the durable outbox.
+import type { ButtonPremise } from '../../operations/composed/button-premise.js';
+import { deploymentApprovalActions } from '../../operations/areas/deployments.js';
+import type { StateStore } from '../../state/store.js';
+import type { WatchEvent } from '../../watch/branch-watch.js';
+import type { DeploymentSeen } from '../../watch/deployment-watch.js';
+import { ACTION_IDS } from '../blocks.js';
+import { roomForFollowUps, storeFollowUp, type IncidentOfButton } from '../follow-ups.js';
+import { rejectionOf, renderDeployment, type DeploymentView } from './deployment-render.js';
+import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
+import { renderLine, type IncidentButton } from './render.js';
+
+/** The buttons of a deployment message keep working this long (each update makes fresh ones). */
+const BUTTON_TTL_MS = 7 * 24 * 3600_000;
+/** Lines of the log Show the log shows. */
+const LOG_LINES = 50;
+
+type DeploymentEvent = Extract<WatchEvent, { kind: 'deployment' }>;
+
+/** A deployment of a project, by its number when the watch has it (a rename keeps it), else its path. */
+const deploymentKey = (event: DeploymentEvent) =>
+  `${event.projectId ?? encodeURIComponent(event.project)}:${event.deployment.id}`;
+export const deploymentMessageKey = (deployment: string, channel: string) =>
+  `watch:deploy-msg:${deployment}:${channel}`;
+const claimKey = (deployment: string, channel: string) => `watch:deploy-post:${deployment}:${channel}`;
+const recordKey = (deployment: string, channel: string) => `watch:deploy:${deployment}:${channel}`;
+
+interface DeploymentRecord {
+  subscriber: string;
+  channel: string;
+  messageKey: string;
+  view: DeploymentView;
+}
+
+interface Call {
+  label: string;
+  operation: string;
+  input: Record<string, unknown>;
+  style?: 'primary' | 'danger';
+  premise?: ButtonPremise;
+}
+
+/** What a message first says: that a deployment waits for approval, or that one failed (rejected ones included). */
+const worthAMessage = (deployment: DeploymentSeen) => deployment.status === 'blocked' || deployment.status === 'failed';
+
+export class DeploymentMessages {
+  constructor(private readonly o: { store: StateStore; outbox: Outbox; now: () => number }) {}
+
+  /** A deployment's move told to a channel: its message posted (once) or updated in place. */
+  async told(subscriber: string, channel: string, event: DeploymentEvent): Promise<void> {
+    const { store, outbox } = this.o;
+    const deployment = deploymentKey(event);
+    const key = recordKey(deployment, channel);
+    const known = await store.get<DeploymentRecord>(key);
+    if (known) {
+      const before = known.view.deployment.status;
+      const now = event.deployment;
+      known.view.project = event.project;
+      known.view.deployment = now;
+      known.view.buttons = await this.buttons(known, event.ref);
+      await store.set(key, known, { ttlMs: MESSAGE_TTL_MS });
+      await outbox.update(subscriber, channel, known.messageKey, renderDeployment(known.view));
+      // An update notifies nobody: a deploy that failed after its approval is an alert, said in the thread too.
+      if (now.status === 'failed' && before !== 'failed' && !rejectionOf(now))
+        await outbox.reply(
+          subscriber,
+          channel,
+          known.messageKey,
+          renderLine(
+            `:rotating_light: Deployment #${now.id} to ${now.environment} failed${now.job ? `: job ${now.job.name} (#${now.job.id})` : ''}`,
+          ),
+        );
+      return;
+    }
+    if (!worthAMessage(event.deployment)) return;
+    // Told again (a replica taking over, a delivery retried): the claim is there and nothing is posted twice.
+    if (!(await store.add(claimKey(deployment, channel), this.o.now(), { ttlMs: MESSAGE_TTL_MS }))) return;
+    const record: DeploymentRecord = {
+      subscriber,
+      channel,
+      messageKey: deploymentMessageKey(deployment, channel),
+      view: { project: event.project, deployment: event.deployment, buttons: [] },
+    };
+    record.view.buttons = await this.buttons(record, event.ref);
+    await store.set(key, record, { ttlMs: MESSAGE_TTL_MS });
+    await outbox.post(subscriber, channel, record.messageKey, renderDeployment(record.view), `deploy:${deployment}`);
+  }
+
+  /** The calls of the message as it stands: Approve and Reject while it waits; Show the log and Retry once it failed. */
+  private calls(view: DeploymentView, ref: string): Call[] {
+    const { project, deployment } = view;
+    const where = { project, ref, deployment_id: deployment.id };
+    if (deployment.status === 'blocked')
+      return deploymentApprovalActions(project, { id: deployment.id, status: deployment.status }).map((step) => ({
+        label: step.label,
+        operation: step.operation,
+        input: step.input,
+        ...(step.style ? { style: step.style } : {}),
+        premise: { kind: 'deployment', ...where },
+      }));
+    const job = deployment.job;
+    if (deployment.status !== 'failed' || rejectionOf(deployment) || !job) return [];
+    // No Roll back here: rollback_environment goes back from the environment's last successful deployment, which a
+    // failed one did not replace; the incident message offers it when a culprit is live somewhere.
+    return [
+      {
+        label: 'Show the log',
+        operation: 'get_job_log',
+        input: { id: project, job_id: job.id, lines: LOG_LINES },
+      },
+      {
+        label: `Retry ${job.name}`,
+        operation: 'retry_job',
+        input: { id: project, job_id: job.id },
+        style: 'primary',
+        premise: { kind: 'deploy-retry', ...where, environment: deployment.environment },
+      },
+    ];
+  }
+
+  /** Fresh button references for the message as it stands, bound to its channel and thread. */
+  private async buttons(record: DeploymentRecord, ref: string): Promise<IncidentButton[]> {
+    const calls = this.calls(record.view, ref);
+    if (calls.length === 0 || !(await roomForFollowUps(this.o.store, calls.length))) return [];
+    const buttons: IncidentButton[] = [];
+    for (const [index, call] of calls.entries()) {
+      const incident: IncidentOfButton = {
+        subscriber: record.subscriber,
+        messageKey: record.messageKey,
+        label: call.label,
+      };
+      const value = await storeFollowUp(
+        this.o.store,
+        {
+          operation: call.operation,
+          input: call.input,
+          place: record.channel,
+          incident,
+          ...(call.premise ? { premise: call.premise } : {}),
+        },
+        BUTTON_TTL_MS,
+      );
+      buttons.push({
+        label: call.label,
+        actionId: `${ACTION_IDS.followUp}:${index}`,
+        value,
+        ...(call.style ? { style: call.style } : {}),
+      });
+    }
+    return buttons;
+  }
+}
