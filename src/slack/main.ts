@@ -20,7 +20,7 @@ import { SlackBot } from './bot.js';
 import { Identities } from './identity.js';
 import { PostQueue, ResponseUrls } from './replies.js';
 import { Sealer } from './sealed.js';
-import { slackSettings } from './settings.js';
+import { type SlackSettings, slackSettings } from './settings.js';
 import { SlackApprover } from '../approval/slack.js';
 import type { ApprovalPageStore } from '../approval/page-store.js';
 import { ReadinessProbe, answerHealth, serviceCheck, storeCheck, watchCheck } from '../health.js';
@@ -108,11 +108,126 @@ export async function startSlackBot(
   options: SlackBotOptions = {},
 ): Promise<SlackBotHandle> {
   const settings = slackSettings(config, operations);
+  const state = await openSlackState(config, log, settings);
+  // Where browsers reach this bot: FORGEOPS_PUBLIC_URL, else serve's address, else the bot's own port once it listens.
+  const where: { listening?: string } = {};
+  const publicUrl = () =>
+    (
+      config.identity.publicUrl ??
+      options.publicUrl?.() ??
+      where.listening ??
+      forgeopsUrl(options.host ?? '127.0.0.1', options.port ?? 0)
+    ).replace(/\/+$/, '');
+  const runtime =
+    options.runtime ??
+    // The embedded sandbox's "forgeops" application sends people back to this bot's callback.
+    (await createRuntime(config, log, { publicUrl: publicUrl() }));
+  const closeRuntime = options.runtime ? async () => {} : () => runtime.close();
+  const sandboxInfo = runtime.sandbox ? await runtime.sandbox() : undefined;
+  const people = slackPeople(config, log, settings, state.store, runtime, sandboxInfo, publicUrl);
+  // The Bolt app is made last (it needs the bot); what posts through it reaches it once it exists.
+  const late: { app?: SlackApp } = {};
+  const responses = new ResponseUrls(log);
+  const queue = new PostQueue({ log, post: (args) => late.app!.bolt.client.chat.postMessage(args as never) });
+  const { outbox, incidents, watches } = await startIncidents(config, log, settings, state, runtime, people.identities);
+  const bot = new SlackBot({
+    operations,
+    client: runtime.client,
+    settings,
+    store: state.store,
+    identities: people.identities,
+    approvals: new DurableApprovals(state.store, {
+      maxPerRequester: MAX_APPROVALS_PER_USER,
+      maxPending: MAX_APPROVALS_OVERALL,
+      now: options.now,
+    }),
+    audit: new AuditLog(settings.dataDir, log),
+    responses,
+    queue,
+    web: {
+      postEphemeral: (args) => late.app!.bolt.client.chat.postEphemeral(args as never),
+      unfurl: (args) => late.app!.bolt.client.chat.unfurl(args as never),
+    },
+    explain: slackExplain(config, runtime),
+    callTimeoutMs: config.callTimeoutMs,
+    log,
+    baseUrl: config.codehost.url ?? sandboxInfo?.url,
+    watches: { hub: watches, incidents },
+    ...(people.connect ? { connect: people.connect } : {}),
+  });
+  const pages = people.connect
+    ? new SlackConnectPages({ connect: people.connect, onFinished: (finished) => bot.connected(finished), log })
+    : undefined;
+  const approver = slackApprover(log, settings, options, queue, responses, late);
+  const readiness = new ReadinessProbe([
+    serviceCheck(runtime.client, runtime.service.address),
+    storeCheck(state),
+    watchCheck(watches),
+  ]);
+  const app = createSlackApp({
+    settings,
+    bot,
+    log,
+    now: options.now,
+    approver,
+    readiness,
+    ...(state.shared ? { seen: state.store } : {}),
+    ...(pages ? { pages: pages.handle } : {}),
+  });
+  late.app = app;
+  const mounted = app.receiver !== undefined && options.listen === false;
+  const closeAll = async () => {
+    await app.stop();
+    await outbox.close();
+    await watches.close();
+    await closeRuntime();
+    await state.store.close();
+  };
+  const { started, pageListener } = await listenSlack(
+    app,
+    pages,
+    readiness,
+    options,
+    mounted,
+    where,
+    publicUrl,
+    log,
+  ).catch(async (error: unknown) => {
+    await closeAll();
+    throw error;
+  });
+  outbox.start();
+  if (!mounted)
+    log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
+  if (people.connect)
+    log.info(`slack: Connect links on; the code host sends people back to ${publicUrl()}/oauth/callback`);
+  return {
+    url: started.url,
+    ...(where.listening ? { webUrl: where.listening } : {}),
+    ...(mounted ? { handle: app.receiver!.handle } : {}),
+    ...(pages ? { connect: connectMount(pages) } : {}),
+    app,
+    state,
+    watches,
+    async close() {
+      readiness.drain();
+      await watches.close();
+      await outbox.close();
+      queue.close();
+      await pageListener?.close();
+      await app.stop();
+      await state.store.close();
+      await closeRuntime();
+    },
+  };
+}
+
+/** The bot's store (Redis when replicas share one, else a file or memory), with what its choice means said once. */
+async function openSlackState(config: Config, log: Logger, settings: SlackSettings) {
   const state = await openConfiguredStore(
     { redisUrl: config.redisUrl, dataDir: settings.dataDir },
     { onWriteError: (error) => log.error(`slack: cannot write the state file: ${error.message}`) },
   );
-  const { store } = state;
   log.info(`slack: state in ${state.where}${state.shared ? ', shared with every replica' : ''}`);
   if (!state.shared && !settings.dataDir)
     log.warn(
@@ -122,22 +237,20 @@ export async function startSlackBot(
     log.error(`slack: ${state.where} does not answer yet: commands that need the state fail until it does`);
   if (!settings.secret)
     log.warn('FORGEOPS_SECRET is not set: /forge login is refused (tokens are never stored unencrypted)');
-  // Where browsers reach this bot: FORGEOPS_PUBLIC_URL, else serve's address, else the bot's own port once it listens.
-  let listening: string | undefined;
-  const publicUrl = () =>
-    (
-      config.identity.publicUrl ??
-      options.publicUrl?.() ??
-      listening ??
-      forgeopsUrl(options.host ?? '127.0.0.1', options.port ?? 0)
-    ).replace(/\/+$/, '');
-  const runtime =
-    options.runtime ??
-    // The embedded sandbox's "forgeops" application sends people back to this bot's callback.
-    (await createRuntime(config, log, { publicUrl: publicUrl() }));
-  const closeRuntime = options.runtime ? async () => {} : () => runtime.close();
+  return state;
+}
+
+/** Who a Slack user acts as: their linked token or Connect sign-in, the sandbox's demo account, or a shared reader. */
+function slackPeople(
+  config: Config,
+  log: Logger,
+  settings: SlackSettings,
+  store: OpenedStore['store'],
+  runtime: Runtime,
+  sandboxInfo: SandboxInfo | undefined,
+  publicUrl: () => string,
+) {
   const sandbox = runtime.sandbox;
-  const sandboxInfo = sandbox ? await sandbox() : undefined;
   const signIn = connectParts(config, store, sandboxInfo, publicUrl);
   if (!signIn && (sandbox || config.identity.clientId) && !config.secret)
     log.warn('FORGEOPS_SECRET is not set: Slack users cannot connect their accounts through the code host');
@@ -152,9 +265,19 @@ export async function startSlackBot(
   const connect = signIn
     ? new SlackConnect({ store, identities, oauth: signIn.oauth, vault: signIn.vault, publicUrl, log })
     : undefined;
-  let app: SlackApp | undefined;
-  const responses = new ResponseUrls(log);
-  const queue = new PostQueue({ log, post: (args) => app!.bolt.client.chat.postMessage(args as never) });
+  return { identities, connect };
+}
+
+/** The watches and the incident messages they post, through a durable outbox with a client of its own. */
+async function startIncidents(
+  config: Config,
+  log: Logger,
+  settings: SlackSettings,
+  state: OpenedStore,
+  runtime: Runtime,
+  identities: Identities,
+) {
+  const { store } = state;
   // The incident messages go through a durable outbox that does its own backoff: its client retries nothing itself.
   const web = new webApi.WebClient(settings.botToken, {
     ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}),
@@ -162,144 +285,104 @@ export async function startSlackBot(
     rejectRateLimitedCalls: true,
     timeout: 10_000,
   });
-  let incidents: IncidentMessages | undefined;
+  const late: { incidents?: IncidentMessages } = {};
   const outbox = new Outbox({
     store,
     log,
     slack: outboxSlackOf(web),
-    onChannelGone: (subscriber, reason) => incidents!.channelGone(subscriber, reason),
+    onChannelGone: (subscriber, reason) => late.incidents!.channelGone(subscriber, reason),
     ...(config.server.replicaId ? { holder: `${config.server.replicaId}:${process.pid}` } : {}),
   });
-  incidents = new IncidentMessages({ store, outbox, identities, log });
+  const incidents = new IncidentMessages({ store, outbox, identities, log });
+  late.incidents = incidents;
   const watches = await startWatchHub({ config, log, runtime, state, operations, sinks: [incidents] });
   incidents.attach(watches);
-  const bot = new SlackBot({
+  return { outbox, incidents, watches };
+}
+
+/** How failures are explained: each person's commands run with the account they linked, not forgeops's settings. */
+function slackExplain(config: Config, runtime: Runtime) {
+  return {
     operations,
-    client: runtime.client,
-    settings,
-    store,
-    identities,
-    approvals: new DurableApprovals(store, {
-      maxPerRequester: MAX_APPROVALS_PER_USER,
-      maxPending: MAX_APPROVALS_OVERALL,
-      now: options.now,
-    }),
-    audit: new AuditLog(settings.dataDir, log),
-    responses,
-    queue,
-    web: {
-      postEphemeral: (args) => app!.bolt.client.chat.postEphemeral(args as never),
-      unfurl: (args) => app!.bolt.client.chat.unfurl(args as never),
-    },
-    explain: {
-      operations,
-      deadline: { ms: config.callTimeoutMs, setting: 'FORGEOPS_CALL_TIMEOUT_MS' },
-      // Each person's commands run with the account they linked, not with forgeops's own settings.
-      service: config.codehost.url
-        ? {
-            ...runtime.service,
-            tokenSource: 'the account linked to your Slack user',
-            renew: 'type `/forge login` to link it again',
-          }
-        : runtime.service,
-    },
-    callTimeoutMs: config.callTimeoutMs,
-    log,
-    baseUrl: config.codehost.url ?? sandboxInfo?.url,
-    watches: { hub: watches, incidents },
-    ...(connect ? { connect } : {}),
-  });
-  const pages = connect
-    ? new SlackConnectPages({ connect, onFinished: (finished) => bot.connected(finished), log })
-    : undefined;
-  const approver =
-    settings.approver && options.approvals
-      ? new SlackApprover({
-          store: options.approvals,
-          approver: settings.approver,
-          log,
-          workspace: async () => (await app!.bolt.client.auth.test()).team_id,
-          post: (channel, message) => queue.post(channel, message),
-          reply: (turn, message, { replaceOriginal }) =>
-            turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false),
-        })
-      : undefined;
+    deadline: { ms: config.callTimeoutMs, setting: 'FORGEOPS_CALL_TIMEOUT_MS' },
+    service: config.codehost.url
+      ? {
+          ...runtime.service,
+          tokenSource: 'the account linked to your Slack user',
+          renew: 'type `/forge login` to link it again',
+        }
+      : runtime.service,
+  };
+}
+
+/** SLACK_APPROVER: the person sent each MCP call that waits for approval (only serve has such calls). */
+function slackApprover(
+  log: Logger,
+  settings: SlackSettings,
+  options: SlackBotOptions,
+  queue: PostQueue,
+  responses: ResponseUrls,
+  late: { app?: SlackApp },
+) {
   if (settings.approver && !options.approvals)
     log.warn(
       'SLACK_APPROVER is set, but only `forgeops serve` with FORGEOPS_APPROVAL elicit or page has calls to approve',
     );
-  const readiness = new ReadinessProbe([
-    serviceCheck(runtime.client, runtime.service.address),
-    storeCheck(state),
-    watchCheck(watches),
-  ]);
-  app = createSlackApp({
-    settings,
-    bot,
+  if (!settings.approver || !options.approvals) return undefined;
+  return new SlackApprover({
+    store: options.approvals,
+    approver: settings.approver,
     log,
-    now: options.now,
-    approver,
-    readiness,
-    ...(state.shared ? { seen: store } : {}),
-    ...(pages ? { pages: pages.handle } : {}),
+    workspace: async () => (await late.app!.bolt.client.auth.test()).team_id,
+    post: (channel, message) => queue.post(channel, message),
+    reply: (turn, message, { replaceOriginal }) =>
+      turn.responseUrl ? responses.send(turn.responseUrl, message, { replaceOriginal }) : Promise.resolve(false),
   });
-  const mounted = app.receiver && options.listen === false;
+}
+
+/**
+ * Starts Slack's side (its HTTP port, or Socket Mode), and in Socket Mode a listener of its own for the Connect pages
+ * the browser must reach; serve mounts both instead.
+ */
+async function listenSlack(
+  app: SlackApp,
+  pages: SlackConnectPages | undefined,
+  readiness: ReadinessProbe,
+  options: SlackBotOptions,
+  mounted: boolean,
+  where: { listening?: string },
+  publicUrl: () => string,
+  log: Logger,
+) {
   let started: { url?: string } = {};
   let pageListener: { url: string; close(): Promise<void> } | undefined;
   try {
     if (!mounted) started = await app.start(options.port, options.host);
-    if (started.url) listening = new URL(started.url).origin;
-    // Socket Mode needs no port for Slack, but the browser must reach the Connect pages and the callback.
+    if (started.url) where.listening = new URL(started.url).origin;
     if (pages && !app.receiver && options.listen !== false) {
       pageListener = await listenForPages(pages, readiness, options.port, options.host);
-      listening = pageListener.url;
+      where.listening = pageListener.url;
       log.info(
         `slack: Connect pages at ${pageListener.url}${CONNECT_PATH_SHOWN} (browsers reach them at ${publicUrl()})`,
       );
     }
   } catch (error) {
     await pageListener?.close();
-    await app.stop();
-    await outbox.close();
-    await watches.close();
-    await closeRuntime();
-    await store.close();
     throw error;
   }
-  outbox.start();
-  if (!mounted)
-    log.info(settings.appToken ? 'slack: connected by Socket Mode' : `slack: listening for Slack on ${started.url}`);
-  if (connect) log.info(`slack: Connect links on; the code host sends people back to ${publicUrl()}/oauth/callback`);
+  return { started, pageListener };
+}
+
+/** The Connect pages as serve mounts them: any path of theirs they do not answer is a 404. */
+function connectMount(pages: SlackConnectPages) {
   return {
-    url: started.url,
-    ...(listening ? { webUrl: listening } : {}),
-    ...(mounted ? { handle: app.receiver!.handle } : {}),
-    ...(pages
-      ? {
-          connect: {
-            paths: SlackConnectPages.paths,
-            handle: (req: IncomingMessage, res: ServerResponse) => {
-              void pages.handle(req, res).then((answered) => {
-                if (!answered) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-              });
-            },
-            handleSlackConnectCallback: pages.handleSlackConnectCallback,
-          },
-        }
-      : {}),
-    app,
-    state,
-    watches,
-    async close() {
-      readiness.drain();
-      await watches.close();
-      await outbox.close();
-      queue.close();
-      await pageListener?.close();
-      await app!.stop();
-      await store.close();
-      await closeRuntime();
+    paths: SlackConnectPages.paths,
+    handle: (req: IncomingMessage, res: ServerResponse) => {
+      void pages.handle(req, res).then((answered) => {
+        if (!answered) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      });
     },
+    handleSlackConnectCallback: pages.handleSlackConnectCallback,
   };
 }
 
