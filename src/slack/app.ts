@@ -164,7 +164,31 @@ function doneView(text: string): Record<string, unknown> {
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
-  const { settings, bot, log } = options;
+  const { bot, log } = options;
+  const { app, receiver } = boltApp(options);
+  app.use(dropRedeliveries(log, options.seen));
+  answerCommand(app, bot, log);
+  answerButtons(app, bot, options.approver);
+  answerForms(app, bot);
+  answerLinks(app, bot);
+  app.error(async (error) => log.error(`slack: ${error.message}`));
+  return {
+    bolt: app,
+    receiver,
+    async start(port = 3000, host = '127.0.0.1') {
+      if (receiver) return receiver.start(port, host);
+      await app.start();
+      return {};
+    },
+    async stop() {
+      await app.stop().catch(() => undefined);
+    },
+  };
+}
+
+/** Bolt's app over forgeops's own HTTP receiver (signatures, probes, the Connect pages), or over Socket Mode. */
+function boltApp(options: SlackAppOptions) {
+  const { settings, log } = options;
   const clientOptions = {
     ...(settings.apiUrl ? { slackApiUrl: `${settings.apiUrl}/` } : {}),
     rejectRateLimitedCalls: true,
@@ -197,9 +221,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logLevel: LogLevel.INFO,
     convoStore: false,
   });
+  return { app, receiver };
+}
 
-  app.use(dropRedeliveries(log, options.seen));
-
+/** /forge: the login form (token mode), the release form, or a command line for the bot. */
+function answerCommand(app: BoltApp, bot: SlackBot, log: Logger): void {
   app.command(COMMAND, async ({ ack, command, client }: SlackCommandMiddlewareArgs & { client: BoltApp['client'] }) => {
     const word = command.text.trim().split(/\s+/)[0]?.toLowerCase();
     if (word === 'login' && !bot.connects) {
@@ -221,7 +247,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     }
     await bot.command(turn, command.text);
   });
+}
 
+/** The buttons of forgeops's messages, and SLACK_APPROVER's Approve and Deny. */
+function answerButtons(app: BoltApp, bot: SlackBot, approver: SlackAppOptions['approver']): void {
   const clicked =
     (handler: (turn: Turn, value: string, actionId: string) => Promise<void>) =>
     async ({ ack, body, action }: { ack: () => Promise<void>; body: BlockAction; action: ButtonAction }) => {
@@ -235,13 +264,15 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   // The Connect button opens its URL in the browser; Slack tells us of the click too, and that is all it is.
   app.action(ACTION_IDS.connect, (async ({ ack }: { ack: () => Promise<void> }) => ack()) as never);
   app.action(new RegExp(`^${ACTION_IDS.followUp}:\\d+$`), clicked((turn, value) => bot.followUp(turn, value)) as never);
-  const { approver } = options;
   if (approver) {
     const answer = clicked((turn, value, actionId) => approver.click(turn, value, actionId));
     app.action(APPROVAL_ACTION_IDS.approve, answer as never);
     app.action(APPROVAL_ACTION_IDS.deny, answer as never);
   }
+}
 
+/** The modals' submissions: a pasted token (token mode) and the release form. */
+function answerForms(app: BoltApp, bot: SlackBot): void {
   app.view(LOGIN_VIEW, async ({ ack, body, view }) => {
     const token = view.state.values[TOKEN_BLOCK]?.[TOKEN_INPUT]?.value ?? '';
     const result = await bot.login({ teamId: body.team?.id ?? '', userId: body.user.id }, token);
@@ -279,7 +310,10 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     await ack({ response_action: 'clear' });
     await (early ?? (await pending)).post();
   });
+}
 
+/** Unfurls links to the code host pasted in a channel (or still in the composer). */
+function answerLinks(app: BoltApp, bot: SlackBot): void {
   // Bolt acks events before the listeners run; the unfurl's reads follow.
   app.event('link_shared', async ({ event, body }) => {
     const e = event as {
@@ -304,19 +338,4 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       place,
     );
   });
-
-  app.error(async (error) => log.error(`slack: ${error.message}`));
-
-  return {
-    bolt: app,
-    receiver,
-    async start(port = 3000, host = '127.0.0.1') {
-      if (receiver) return receiver.start(port, host);
-      await app.start();
-      return {};
-    },
-    async stop() {
-      await app.stop().catch(() => undefined);
-    },
-  };
 }
