@@ -361,9 +361,43 @@ function cutLine(line: string, max: number): string {
 /** Reads a raw job log (or its tail) into cleaned, redacted lines and the runner's sections, within the budget. */
 export function readJobLog(raw: string, options: ReadLogOptions = {}): ReadableLog {
   const budget = { ...LOG_BUDGET, ...options.budget };
-  const clock = options.clock ?? (() => performance.now());
   const skipped: string[] = [];
+  const rawLines = logTail(raw, budget, skipped);
+  const { parts, firstRead } = splitNewestFirst(rawLines, budget, options.clock ?? (() => performance.now()), skipped);
+  const { lines, ended, opened } = foldSections(parts, firstRead, budget, skipped);
+  // Long lines are cut before redaction, so that redaction works on bounded lines (and nothing cut is shown anyway).
+  const redacted = redactLines(lines.map((line) => cutLine(line, budget.lineChars)));
+  const shownLines = redacted.lines;
+  // Line numbers after each key became one line; a section starting after the last line keeps its distance to it.
+  const renumber = (n: number) =>
+    !redacted.lineOf ? n : n <= lines.length ? redacted.lineOf[n] : shownLines.length + n - lines.length;
+  const sectionOf = (section: OpenSection, to: number, seconds?: number): LogSection => {
+    const from = renumber(section.from);
+    const header = section.hasHeader ? (shownLines[from - 1] ?? '').trim() : '';
+    return {
+      name: section.name,
+      header: header.length > HEADER_CHARS ? `${header.slice(0, HEADER_CHARS)}…` : header,
+      collapsed: section.collapsed,
+      from,
+      to: Math.max(from, renumber(Math.min(to, lines.length))),
+      ...(seconds !== undefined ? { seconds } : {}),
+    };
+  };
+  const sections = [
+    ...ended.map(({ section, to, seconds }) => sectionOf(section, to, seconds)),
+    ...opened.filter((section) => !section.closed).map((section) => sectionOf(section, lines.length)),
+  ].sort((a, b) => a.from - b.from);
+  const index = shownLines.findIndex((line) => ERROR_LINE.test(line) && !RUNNER_VERDICT.test(line.trim()));
+  const firstError = index >= 0 ? index + 1 : undefined;
+  const failing =
+    firstError === undefined
+      ? undefined
+      : sections.findLast((section) => section.from <= firstError && firstError <= section.to);
+  return { lines: shownLines, sections, firstError, failingSection: failing?.name, skipped };
+}
 
+/** The part of the log that is read: its last `chars` characters and `lines` lines, escapes and controls taken out. */
+function logTail(raw: string, budget: LogBudget, skipped: string[]): string[] {
   let text = raw;
   if (text.length > budget.chars) {
     const newline = text.indexOf('\n', text.length - budget.chars);
@@ -374,9 +408,11 @@ export function readJobLog(raw: string, options: ReadLogOptions = {}): ReadableL
   const start = lastLinesStart(text, budget.lines);
   if (start > 0)
     skipped.push(`the lines before the last ${budget.lines} (a log is read up to its last ${budget.lines} lines)`);
-  const rawLines = stripEscapesAndControls(text.slice(start)).split('\n');
+  return stripEscapesAndControls(text.slice(start)).split('\n');
+}
 
-  // Lines are taken apart newest first: when time runs out, the oldest lines are the ones left unread.
+/** Lines are taken apart newest first: when time runs out, the oldest lines are the ones left unread. */
+function splitNewestFirst(rawLines: string[], budget: LogBudget, clock: () => number, skipped: string[]) {
   const parts: Array<RawLineParts | string | null> = new Array(rawLines.length);
   const deadline = clock() + budget.ms;
   let firstRead = 0;
@@ -390,7 +426,16 @@ export function readJobLog(raw: string, options: ReadLogOptions = {}): ReadableL
     }
     parts[i] = splitMarkers(rawLines[i]);
   }
+  return { parts, firstRead };
+}
 
+/** The lines without the runner's section markers, and the sections they opened and ended (the first few named). */
+function foldSections(
+  parts: Array<RawLineParts | string | null>,
+  firstRead: number,
+  budget: LogBudget,
+  skipped: string[],
+) {
   const lines: string[] = [];
   const ended: Array<{ section: OpenSection; to: number; seconds: number }> = [];
   const stack: OpenSection[] = [];
@@ -451,42 +496,7 @@ export function readJobLog(raw: string, options: ReadLogOptions = {}): ReadableL
     skipped.push(
       `the names of ${plural(unnamed, 'more section')} (a log's first ${budget.sections} sections are named)`,
     );
-
-  // Long lines are cut before redaction, so that redaction works on bounded lines (and nothing cut is shown anyway).
-  const redacted = redactLines(lines.map((line) => cutLine(line, budget.lineChars)));
-  const shownLines = redacted.lines;
-  // Line numbers after each key became one line; a section starting after the last line keeps its distance to it.
-  const renumber = (n: number) =>
-    !redacted.lineOf ? n : n <= lines.length ? redacted.lineOf[n] : shownLines.length + n - lines.length;
-  const sectionOf = (section: OpenSection, to: number, seconds?: number): LogSection => {
-    const from = renumber(section.from);
-    const header = section.hasHeader ? (shownLines[from - 1] ?? '').trim() : '';
-    return {
-      name: section.name,
-      header: header.length > HEADER_CHARS ? `${header.slice(0, HEADER_CHARS)}…` : header,
-      collapsed: section.collapsed,
-      from,
-      to: Math.max(from, renumber(Math.min(to, lines.length))),
-      ...(seconds !== undefined ? { seconds } : {}),
-    };
-  };
-  const sections = [
-    ...ended.map(({ section, to, seconds }) => sectionOf(section, to, seconds)),
-    ...opened.filter((section) => !section.closed).map((section) => sectionOf(section, lines.length)),
-  ].sort((a, b) => a.from - b.from);
-
-  const index = shownLines.findIndex((line) => ERROR_LINE.test(line) && !RUNNER_VERDICT.test(line.trim()));
-  const firstError = index >= 0 ? index + 1 : undefined;
-  let failing: LogSection | undefined;
-  if (firstError !== undefined) {
-    for (let s = sections.length - 1; s >= 0; s--) {
-      if (sections[s].from <= firstError && firstError <= sections[s].to) {
-        failing = sections[s];
-        break;
-      }
-    }
-  }
-  return { lines: shownLines, sections, firstError, failingSection: failing?.name, skipped };
+  return { lines, ended, opened };
 }
 
 /**
