@@ -70,15 +70,14 @@ function plan(pipeline: Pipeline, project: Project): PlannedJob[] {
         j.stage !== 'deploy' ? j : dag ? { ...j, window: [AFTER_BUILD[0], 1] as const } : { ...j, neverRan: true },
       );
     case 'running':
-      // A named deploy pipeline (alice's redeploy of the 1.1.0 release) is still building: its deploy:production
-      // waits for the build, then for a person and production's approval, so it moves production by itself never.
-      // Any other is still testing.
+      // Still testing. A named deploy pipeline (alice's redeploy of the 1.1.0 release, started minutes ago) has its
+      // deploy:production ready since the build passed, but manual: nobody played it, so it does not move production.
       return pipeline.name?.startsWith('Deploy')
         ? [
-            { name: 'build', stage: 'build', status: 'running' },
-            { name: 'lint', stage: 'test', status: 'created' },
-            { name: 'test', stage: 'test', status: 'created' },
-            { name: 'deploy:production', stage: 'deploy', status: 'created' },
+            { name: 'build', stage: 'build', status: 'success' },
+            { name: 'lint', stage: 'test', status: 'success' },
+            { name: 'test', stage: 'test', status: 'running' },
+            { name: 'deploy:production', stage: 'deploy', status: 'manual', manual: true },
           ]
         : jobs('success', 'success', 'running', dag ? afterBuild : 'created');
     case 'pending':
