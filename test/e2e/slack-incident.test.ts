@@ -34,10 +34,14 @@ describe('the incident loop in Slack', () => {
     expect(text).toContain('*Failed:* test');
     expect(text).toContain('```');
     expect(text).toContain(`${CULPRIT} by <@U2>`);
+    // The culprit went live (the demo's deploys need only the build): where, and a rollback of each after the revert.
+    expect(text).toMatch(/:warning: \*Where it went:\* .*reached production .* it is live in PRODUCTION/);
     const labels = buttonsOf(incident.args).map((b) => b.text.text);
     expect(labels).toEqual([
       'Retry failed jobs',
       expect.stringMatching(/^Revert [0-9a-f]{8} as a merge request$/),
+      'Roll back production',
+      'Roll back staging',
       'Open an incident issue',
       'Show the log',
       'Mute for an hour',

@@ -965,17 +965,20 @@ describe('environments and deployments', () => {
     expect(filtered.search).toContain(review);
   });
 
-  it('reads production, where nothing was deployed yet when the script read it; an unknown environment is 404', async () => {
+  it("reads production, where bob's deploy of the culprit was the last when the script read it; an unknown environment is 404", async () => {
     const production = step<Environment>(run(), 'environments.get');
     const now = await deploy.data<Environment>('get_environment', { id: WEB, environment_id: production.id });
+    const [bobs] = (
+      await deploy.data<Deployment[]>('list_deployments', { id: WEB, environment: 'production', status: 'success' })
+    ).filter((d) => d.user.username === 'bob');
     expect(production).toEqual({
       id: now.id,
       name: 'production',
       state: 'available',
       tier: 'production',
       external_url: now.external_url,
-      // The seeded deployments to production never succeeded; the approval test's is the first (made after).
-      last_deployment: null,
+      // The seed's last success there; the approval test's deployment is made after the script read it.
+      last_deployment: { id: bobs.id, sha: bobs.sha, status: 'success' },
     });
     expect(production.external_url).toMatch(/^https:\/\//);
     expectRefusal(step(run(), 'environments.get.unknown'), 'GitlabGetError', 404, /Not found/i);

@@ -313,11 +313,12 @@ describe('changing access that comes from a group', () => {
 
 describe('jobs and pipelines named by number in a question', () => {
   it('says which job a job_id is: name, stage, pipeline, ref and status', async () => {
-    const deploy = jobWhere((job) => job.status === 'running' && job.stage === 'deploy');
-    const pipeline = web().pipelines.find((p) => p.id === deploy.pipeline_id)!;
-    const { prompts } = await call('cancel_job', { id: P, job_id: deploy.id });
+    // The test job of alice's redeploy of the 1.1.0 release, still running.
+    const running = jobWhere((job) => job.status === 'running' && job.stage === 'test');
+    const pipeline = web().pipelines.find((p) => p.id === running.pipeline_id)!;
+    const { prompts } = await call('cancel_job', { id: P, job_id: running.id });
     expect(prompts[0]).toContain(
-      `  job_id: ${deploy.id} — "${deploy.name}" (stage "deploy", pipeline ${pipeline.id} on "${pipeline.ref}", running)`,
+      `  job_id: ${running.id} — "${running.name}" (stage "test", pipeline ${pipeline.id} on "${pipeline.ref}", running)`,
     );
   });
 

@@ -424,7 +424,8 @@ const PROJECTS: SeedProject[] = [
       },
     ],
     // The incident: main was last green at the 1.1.0 release (#3), went red at bob's commit (#8) and is red at its
-    // head (#9); meanwhile alice redeploys the 1.1.0 release to production (#10).
+    // head (#9). Their deploys need only the build: both reached staging, and bob played #8's to production (the
+    // jobs area seeds it). Meanwhile alice's redeploy of the 1.1.0 release (#10) is testing; nobody played its deploy.
     pipelines: [
       { ref: 'v1.0.0', commit: 3, status: 'success', by: 'alice', duration: 312, coverage: '81.20' },
       { ref: 'main', commit: 5, status: 'failed', by: 'bob', duration: 95, name: 'Merge train' },

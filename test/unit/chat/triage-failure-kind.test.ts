@@ -186,9 +186,10 @@ describe("the seeded incident: acme/web's test is broken since bob's commit", ()
       input: { id: PROJECT, sha: firstRed.sha },
     });
     expect(String(ping.input.note)).toContain(`test failed on 2 of 2 runs since ${sha8(firstRed.sha)}`);
-    // Reverts (when triage offers one) come before the ping, and both before the retry.
-    const reverts = ops.filter((op) => /revert/.test(op));
-    expect(ops.slice(0, reverts.length + 1)).toEqual([...reverts, 'create_commit_comment']);
+    // Reverts (when triage offers one) and the rollbacks of where the culprit went live come before the ping, and all
+    // before the retry.
+    const first = ops.filter((op) => /revert/.test(op) || op === 'rollback_environment');
+    expect(ops.slice(0, first.length + 1)).toEqual([...first, 'create_commit_comment']);
     expect(ops.indexOf('retry_pipeline')).toBeGreaterThan(ops.indexOf('create_commit_comment'));
   });
 

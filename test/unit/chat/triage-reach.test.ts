@@ -1,7 +1,8 @@
-// Where triage's culprit went. On the demo data bob's commit reached no environment (main's pipelines stop at test)
-// and staging runs the last green commit, before it. With environments that run the culprit's descendants (the
-// environment reads answered from fixtures, the ancestry asked of the sandbox's real repository), it names the
-// environment and deployment, says production plainly, and offers rolling back to the deployment before the culprit.
+// Where triage's culprit went. On the demo data bob's commit is live: staging runs main's head after it (its deploys
+// need only the build) and production runs the culprit itself (bob played it), each offered a rollback to the
+// deployment before it. With the environment reads answered from fixtures (the ancestry asked of the sandbox's real
+// repository): an environment that runs a commit before it, "reached no environment" and where the pipelines stopped,
+// a reach of staging only, and production said plainly.
 import { describe, expect, it } from 'vitest';
 import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
@@ -86,15 +87,60 @@ const deployment = (id: number, sha: string, ref: string, environment: string, c
 const later = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString();
 
 describe('triage says where the culprit went', () => {
-  it('on the demo data: it reached no environment, main stopped at test, and staging runs a commit before it', async () => {
+  it("on the demo data: it reached production (bob played it) and staging (main's head), each offered a rollback to the deployment before it", async () => {
     const { report, field } = await triage();
     const deployed = report.deployed!;
-    expect(deployed.culprit).toBe(report.red_since!.first_red.sha);
-    expect(deployed.stopped_at).toBe('test');
-    const staging = deployed.environments.find((e) => e.environment === 'staging')!;
-    expect(staging.holds).toBe('before');
-    expect(staging.sha).toBe(report.red_since!.last_green!.sha);
-    expect(deployed.environments.some((e) => e.holds === 'reached')).toBe(false);
+    const culprit = report.red_since!.first_red.sha;
+    expect(deployed.culprit).toBe(culprit);
+    expect(deployed.stopped_at).toBeUndefined();
+    const [production, staging] = ['production', 'staging'].map(
+      (name) => deployed.environments.find((e) => e.environment === name)!,
+    );
+    expect(production).toMatchObject({ holds: 'reached', sha: culprit, ref: 'main' });
+    expect(staging).toMatchObject({ holds: 'reached', sha: report.head!.sha, ref: 'main' });
+    // Back to what each ran before the culprit's first pipeline: the 1.1.0 release, and main's last green commit.
+    expect(production.rollback_to).toMatchObject({ ref: 'v1.1.0', sha: report.red_since!.last_green!.sha });
+    expect(staging.rollback_to).toMatchObject({ ref: 'main', sha: report.red_since!.last_green!.sha });
+    expect(field('where it went')).toMatch(
+      new RegExp(
+        `^${culprit.slice(0, 8)} reached production at .* \\(deployment #${production.deployment_id}\\) and staging at .* \\(deployment #${staging.deployment_id}\\) — it is live in PRODUCTION$`,
+      ),
+    );
+    const rollbacks = report.actions.filter((a) => a.operation === 'rollback_environment');
+    expect(rollbacks.map((a) => [a.label, a.input])).toEqual([
+      [
+        'Roll back production',
+        {
+          id: PROJECT,
+          environment: production.environment_id,
+          to: production.rollback_to!.deployment_id,
+          current_deployment_id: production.deployment_id,
+        },
+      ],
+      [
+        'Roll back staging',
+        {
+          id: PROJECT,
+          environment: staging.environment_id,
+          to: staging.rollback_to!.deployment_id,
+          current_deployment_id: staging.deployment_id,
+        },
+      ],
+    ]);
+  });
+
+  it('reached no environment: says where its pipelines stopped, and that staging runs a commit before it', async () => {
+    const { firstRedAt, lastGreen } = await demoCommits();
+    const before = later(firstRedAt, -60);
+    const last = deployment(7, lastGreen, 'main', 'staging', before);
+    const environments: Env[] = [
+      { id: 2, name: 'staging', tier: 'staging', state: 'available', last_deployment: last },
+    ];
+    const { report, field } = await triage(withEnvironments(environments, [last]));
+    expect(report.deployed!.stopped_at).toBe('test');
+    expect(report.deployed!.environments).toEqual([
+      expect.objectContaining({ environment: 'staging', holds: 'before' }),
+    ]);
     const line = field('where it went')!;
     expect(line).toMatch(
       /^[0-9a-f]{8} reached no environment \(its pipelines stopped at test\); staging runs [0-9a-f]{8}, before it$/,

@@ -75,6 +75,37 @@ describe('environments and deployments from deploy jobs', () => {
     expect(both).toMatchObject({ status: 400, data: { error: 'name, search are mutually exclusive' } });
   });
 
+  test("the seed's culprit went live: staging as soon as its build passed, production when bob played it with alice's approval", async () => {
+    const commits = (
+      await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'reporter' })
+    ).data as Array<{ id: string; title: string }>;
+    const culprit = commits.find((c) => c.title === CULPRIT_TITLE)!.id;
+    const production = (
+      await api(sandbox, 'GET', `/projects/${WEB}/deployments?environment=production&status=success&sort=desc`, {
+        as: 'reporter',
+      })
+    ).data as Array<Record<string, any>>;
+    // Newest first: bob's deploy of the culprit, approved by alice, then alice's of the 1.1.0 release before it.
+    expect(production.map((d) => [d.ref, d.user.username])).toEqual([
+      ['main', 'bob'],
+      ['v1.1.0', 'alice'],
+    ]);
+    expect(production[0]).toMatchObject({
+      sha: culprit,
+      deployable: { name: 'deploy:production', status: 'success' },
+      approvals: [{ user: { username: 'alice' }, status: 'approved' }],
+    });
+    expect((await environment('production')).last_deployment).toMatchObject({ sha: culprit });
+    const staging = (
+      await api(sandbox, 'GET', `/projects/${WEB}/deployments?environment=staging&status=success&sort=desc`, {
+        as: 'reporter',
+      })
+    ).data as Array<{ sha: string; deployable: { pipeline: { id: number; status: string } } }>;
+    const ofCulprit = staging.find((d) => d.sha === culprit)!;
+    // Its pipeline failed (the test job), but the deploy needed only the build.
+    expect(ofCulprit.deployable.pipeline.status).toBe('failed');
+  });
+
   test('a passing main deploys staging at once; production is blocked, unplayable, until a maintainer approves', async () => {
     const { pipeline, staging, production } = await deployPipeline();
     expect(staging.status).toBe('success');

@@ -104,7 +104,7 @@ function expectConsistent(job: JobAnswer, now: number): void {
 }
 
 describe('the sandbox runs its pipelines', () => {
-  test('a commit on main starts a push pipeline that runs stage by stage and ends red (the culprit is still in main)', async () => {
+  test('a commit on main starts a push pipeline that runs stage by stage and ends red (the culprit is still in main), its deploys needing only the build', async () => {
     const sha = await commitOn(WEB, 'main', 'docs/runbook.md', '# Runbook\n');
     const [created] = await pipelinesFor(WEB, sha);
     expect(created).toMatchObject({ ref: 'main', status: 'pending' });
@@ -125,15 +125,18 @@ describe('the sandbox runs its pipelines', () => {
 
     await run(60);
     jobs = await jobsOf(WEB, created.id);
+    // The deploys `need` only build: staging deployed though the tests failed; production waits to be played.
     expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({
       build: 'success',
       lint: 'success',
       test: 'failed',
-      'deploy:staging': 'skipped',
-      'deploy:production': 'skipped',
+      'deploy:staging': 'success',
+      'deploy:production': 'manual',
     });
     const test = jobs.find((j) => j.name === 'test')!;
     expect(test.failure_reason).toBe('script_failure');
+    const staging = jobs.find((j) => j.name === 'deploy:staging')!;
+    expect(Date.parse(staging.started_at!)).toBeLessThan(Date.parse(test.finished_at!));
     // The test stage began when build ended (plus its time in the queue).
     expect(Date.parse(test.started_at!)).toBeGreaterThan(
       Date.parse(jobs.find((j) => j.name === 'build')!.finished_at!),
@@ -168,7 +171,7 @@ describe('the sandbox runs its pipelines', () => {
     expect((await pipeline(WEB, first.id)).status).toBe('failed');
   });
 
-  test("a pipeline's retry on the seeded head of main runs its failed job again: red again, its deploy skipped again", async () => {
+  test("a pipeline's retry on the seeded head of main runs its failed job again: red again, its deploy (it needed only the build) done once", async () => {
     const commits = (
       await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'maintainer' })
     ).data as Array<{ id: string; title: string }>;
@@ -179,7 +182,7 @@ describe('the sandbox runs its pipelines', () => {
     expect(retried.data.status).toBe('pending');
     expect(Object.fromEntries((await jobsOf(WEB, head.id)).map((j) => [j.name, j.status]))).toMatchObject({
       test: 'pending',
-      'deploy:staging': 'created',
+      'deploy:staging': 'success',
     });
     await run(20);
     const jobs = await jobsOf(WEB, head.id);
@@ -187,8 +190,9 @@ describe('the sandbox runs its pipelines', () => {
       build: 'success',
       lint: 'success',
       test: 'failed',
-      'deploy:staging': 'skipped',
+      'deploy:staging': 'success',
     });
+    expect((await jobsOf(WEB, head.id, true)).filter((j) => j.name === 'deploy:staging')).toHaveLength(1);
     expect((await jobsOf(WEB, head.id, true)).filter((j) => j.name === 'test')).toHaveLength(2);
     expect((await pipeline(WEB, head.id)).status).toBe('failed');
     for (const job of jobs) expectConsistent(job, clock.now());
@@ -372,7 +376,8 @@ describe('the sandbox runs its pipelines', () => {
     expect(canceled.data.duration).toBeCloseTo(2, 0);
     await run(20);
     const jobs = await jobsOf(WEB, created.data.id);
-    // The vendor skips the later stages behind a canceled job (a pipeline's own cancel cancels them).
+    // The vendor skips the later stages behind a canceled job, and the jobs that need it (a pipeline's own cancel
+    // cancels them).
     expect(Object.fromEntries(jobs.map((j) => [j.name, j.status]))).toEqual({
       build: 'canceled',
       lint: 'skipped',
@@ -402,8 +407,8 @@ describe('the sandbox runs its pipelines', () => {
       build: 'success',
       lint: 'success',
       test: 'failed',
-      'deploy:staging': 'skipped',
-      'deploy:production': 'skipped',
+      'deploy:staging': 'success',
+      'deploy:production': 'manual',
     });
     const [build2, test2] = ['build', 'test'].map((name) => again.find((j) => j.name === name)!);
     expect(Date.parse(test2.started_at!)).toBeGreaterThan(Date.parse(build2.finished_at!));

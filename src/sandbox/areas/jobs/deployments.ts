@@ -58,7 +58,8 @@ export interface Deployment {
   created_at: Date;
   /**
    * Approvals it needs before its job may start, as its environment asked when it was made. The seeded history
-   * predates production's protection: its deployments need none (and its manual deploys stay playable).
+   * mostly predates production's protection: its deployments need none (and its manual deploys stay playable), but
+   * bob's deploy of the culprit, which carries alice's approval (see ./seed.ts).
    */
   required_approvals: number;
   approvals: DeploymentApproval[];

@@ -309,28 +309,38 @@ function advance(store: Store, project: Project, pipeline: Pipeline, now: number
 const jobsLog = (store: Store, job: Job) => (jobsOf(store).logs.get(job.id) ?? Buffer.alloc(0)).toString('utf8');
 
 /**
- * Opens the stages whose earlier stages passed: their waiting jobs queue at `at` (a manual one waits for a person);
- * after a failed or canceled stage they are skipped. Returns whether anything moved.
+ * Opens the jobs whose turn came: a job with `needs` once the jobs it needs passed (skipped once one of them failed),
+ * whatever its stage; any other once its earlier stages passed (skipped after a failed or canceled stage). An opened
+ * job queues at `at`; a manual one waits for a person. Returns whether anything moved.
  */
 function settle(store: Store, scenario: Scenario, jobs: Job[], at: number): boolean {
   const runner = runnerOf(store);
   let moved = false;
+  const waits = (job: Job) => job.status === 'created' && runner.managed.has(job.id);
+  const open = (job: Job, blocked: boolean) => {
+    if (blocked) job.status = 'skipped';
+    else if (job.manual) {
+      job.status = 'manual';
+      job.manual_at = new Date(at);
+    } else {
+      job.status = 'pending';
+      job.queued_at = new Date(at);
+    }
+    moved = true;
+  };
+  const needsOf = (job: Job) => scenarioJob(scenario, job.name, job.stage).needs;
+  for (const job of jobs.filter(waits)) {
+    const needs = needsOf(job);
+    if (!needs) continue;
+    const needed = jobs.filter((j) => needs.includes(j.name));
+    const failed = needed.some((j) => (j.status === 'failed' && !j.allow_failure) || FAILED_END.includes(j.status));
+    if (failed || needed.every((j) => j.status === 'success' || j.status === 'failed')) open(job, failed);
+  }
   const ranks = [...new Set(jobs.map((j) => stageRank(scenario, j.stage)))].sort((a, b) => a - b);
   let blocked = false;
   for (const rank of ranks) {
     const stage = jobs.filter((j) => stageRank(scenario, j.stage) === rank);
-    for (const job of stage) {
-      if (job.status !== 'created' || !runner.managed.has(job.id)) continue;
-      if (blocked) job.status = 'skipped';
-      else if (job.manual) {
-        job.status = 'manual';
-        job.manual_at = new Date(at);
-      } else {
-        job.status = 'pending';
-        job.queued_at = new Date(at);
-      }
-      moved = true;
-    }
+    for (const job of stage) if (waits(job) && !needsOf(job)) open(job, blocked);
     if (
       stage.some(
         (j) =>
@@ -345,6 +355,9 @@ function settle(store: Store, scenario: Scenario, jobs: Job[], at: number): bool
   }
   return moved;
 }
+
+/** How a needed job ends that skips the jobs needing it, besides failing. */
+const FAILED_END: readonly Job['status'][] = ['canceled', 'skipped'];
 
 /** The pipeline's status, start, end and duration from its latest jobs. */
 function followJobs(pipeline: Pipeline, jobs: Job[], managed: ReadonlySet<number>, changedAt: number | null): void {

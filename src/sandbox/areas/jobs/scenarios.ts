@@ -34,6 +34,11 @@ export interface ScenarioJob {
   when?: 'on_success' | 'manual';
   /** Which refs get the job: the default branch only, every other ref, or all (default). */
   refs?: 'default_branch' | 'other_refs' | 'all';
+  /**
+   * The vendor's DAG `needs:`: the job starts (or, manual, may be played) as soon as these jobs of its pipeline
+   * passed, whatever its stage; it is skipped when one of them failed. Without it, the job waits for earlier stages.
+   */
+  needs?: string[];
   outcome: OutcomeRule;
   /** The commands its log shows. */
   script: string[];
@@ -64,6 +69,8 @@ const PASS: OutcomeRule = { kind: 'pass' };
 /**
  * How the application scenarios deploy: staging from the default branch, production from it too but by hand (a
  * protected environment that wants an approval, see ../jobs/deployments.ts), a review app by hand from any other branch.
+ * Staging and production need only `build` (a common set-up: deploy as soon as the artefact exists), so a commit
+ * whose tests fail still reaches staging, and can be played to production: how acme/web's culprit went live.
  */
 const DEPLOY_JOBS: readonly ScenarioJob[] = [
   {
@@ -71,6 +78,7 @@ const DEPLOY_JOBS: readonly ScenarioJob[] = [
     stage: 'deploy',
     seconds: 5,
     refs: 'default_branch',
+    needs: ['build'],
     outcome: PASS,
     script: ['./scripts/deploy.sh staging'],
     environment: { name: 'staging', url: 'https://staging.$CI_PROJECT_PATH_SLUG.acme.example' },
@@ -81,6 +89,7 @@ const DEPLOY_JOBS: readonly ScenarioJob[] = [
     seconds: 5,
     refs: 'default_branch',
     when: 'manual',
+    needs: ['build'],
     outcome: {
       kind: 'fails_while_file_contains',
       path: 'deploy/production.env',

@@ -1,12 +1,14 @@
 // Demo jobs for every seeded pipeline, consistent with its status, and their logs. The incident story is acme/web's
-// default branch: green at the 1.1.0 release, then red since bob's time-zone commit, whose `test` job fails a date
-// test (and so does the head's). Their logs are what a runner really writes: colours, collapsed sections, an npm
+// default branch: green at the 1.1.0 release (which alice deployed to production), then red since bob's time-zone
+// commit, whose `test` job fails a date test (and so does the head's) — but whose deploys need only the build, so it
+// reached staging, and bob played it to production. Their logs are what a runner really writes: colours, collapsed sections, an npm
 // failure with a stack trace, a masked variable, and a token a test printed by mistake.
 import type { SeedContext } from '../../core/area.js';
 import type { Pipeline, Project, Store } from '../../core/store.js';
 import { jobsOf, setJobLog, type Job, type JobArtifact, type JobStatus } from './state.js';
 import { ownEntry } from '../../core/own-key.js';
-import { jobEnvironment } from './scenarios.js';
+import { deploymentOfJob, syncDeployments } from './deployments.js';
+import { jobEnvironment, scenarioFor, scenarioJob } from './scenarios.js';
 
 interface PlannedJob {
   name: string;
@@ -15,43 +17,69 @@ interface PlannedJob {
   manual?: boolean;
   /** Canceled before its stage came: it never queued or started. */
   neverRan?: boolean;
+  /** When it ran, as fractions of the pipeline's run; default its stage's window. */
+  window?: readonly [number, number];
 }
 
+/** A deploy job that needs only `build` (the scenarios' DAG) runs while the tests do, right after the build. */
+const AFTER_BUILD = [0.2, 0.4] as const;
+
+/**
+ * Manual deploys someone played in the seeded history: the 1.1.0 release went to production (alice played it once
+ * its pipeline passed), so production ran v1.1.0 until bob's commit (see seedCulpritProductionDeploy).
+ */
+const PLAYED: ReadonlyArray<{ project: string; ref: string; name: string }> = [
+  { project: 'acme/web', ref: 'v1.1.0', name: 'deploy:production' },
+];
+
 /** The jobs a pipeline ran, by its status. A pipeline with YAML errors or skipped by [ci skip] has none. */
-function plan(pipeline: Pipeline, defaultBranch: string): PlannedJob[] {
+function plan(pipeline: Pipeline, project: Project): PlannedJob[] {
   if (pipeline.yaml_errors !== null || pipeline.status === 'skipped') return [];
   const deployName = pipeline.tag
     ? 'deploy:production'
-    : pipeline.ref === defaultBranch
+    : pipeline.ref === project.default_branch
       ? 'deploy:staging'
       : 'review-app';
-  const deployManual = pipeline.tag || pipeline.ref !== defaultBranch;
-  const jobs = (build: JobStatus, lint: JobStatus, test: JobStatus, deploy: JobStatus): PlannedJob[] => [
+  const deployManual = pipeline.tag || pipeline.ref !== project.default_branch;
+  // Deploys that need only the build (the scenario's `needs`) do not wait for the tests.
+  const dag = scenarioJob(scenarioFor(project), deployName, 'deploy').needs?.includes('build') === true;
+  const played = PLAYED.some((p) => p.project === project.full_path && p.ref === pipeline.ref && p.name === deployName);
+  const jobs = (build: JobStatus, lint: JobStatus, test: JobStatus, deploy: PlannedJob['status']): PlannedJob[] => [
     { name: 'build', stage: 'build', status: build },
     { name: 'lint', stage: 'test', status: lint },
     { name: 'test', stage: 'test', status: test },
-    { name: deployName, stage: 'deploy', status: deploy, manual: deployManual },
+    {
+      name: deployName,
+      stage: 'deploy',
+      status: deploy,
+      manual: deployManual,
+      ...(dag && !deployManual ? { window: AFTER_BUILD } : {}),
+    },
   ];
+  // Once the build passed, a DAG deploy ran (an automatic one) or waits to be played (a manual one).
+  const afterBuild: JobStatus = deployManual ? 'manual' : 'success';
   switch (pipeline.status) {
     case 'success':
-      return jobs('success', 'success', 'success', deployManual ? 'manual' : 'success');
+      return jobs('success', 'success', 'success', deployManual && !played ? 'manual' : 'success');
     case 'failed':
-      return jobs('success', 'success', 'failed', 'skipped');
+      // The tests failed: a stage-bound deploy was skipped, a DAG one deployed all the same.
+      return jobs('success', 'success', 'failed', dag ? afterBuild : 'skipped');
     case 'canceled':
-      // Canceled while testing: the deploy stage never came.
+      // Canceled while testing: the deploy stage never came, or a DAG deploy was canceled while it ran.
       return jobs('success', 'canceled', 'canceled', 'canceled').map((j) =>
-        j.stage === 'deploy' ? { ...j, neverRan: true } : j,
+        j.stage !== 'deploy' ? j : dag ? { ...j, window: [AFTER_BUILD[0], 1] as const } : { ...j, neverRan: true },
       );
     case 'running':
-      // A named deploy pipeline is at its deploy; any other is still testing.
+      // Still testing. A named deploy pipeline (alice's redeploy of the 1.1.0 release, started minutes ago) has its
+      // deploy:production ready since the build passed, but manual: nobody played it, so it does not move production.
       return pipeline.name?.startsWith('Deploy')
         ? [
             { name: 'build', stage: 'build', status: 'success' },
             { name: 'lint', stage: 'test', status: 'success' },
-            { name: 'test', stage: 'test', status: 'success' },
-            { name: 'deploy:production', stage: 'deploy', status: 'running' },
+            { name: 'test', stage: 'test', status: 'running' },
+            { name: 'deploy:production', stage: 'deploy', status: 'manual', manual: true },
           ]
-        : jobs('success', 'success', 'running', 'created');
+        : jobs('success', 'success', 'running', dag ? afterBuild : 'created');
     case 'pending':
       return jobs('pending', 'created', 'created', 'created');
   }
@@ -204,75 +232,108 @@ function artifactsFor(job: Job, log: string): JobArtifact[] {
   return [trace];
 }
 
+/** The seeded job of a planned one, with its times within its pipeline's run, its log and artifacts. */
+function addSeededJob(store: Store, project: Project, pipeline: Pipeline, p: PlannedJob, userId: number): Job {
+  const began = pipeline.started_at?.getTime() ?? null;
+  // A finished pipeline's jobs share its run; a running one's, the time it has run so far: nothing starts or
+  // finishes after now, so every duration (and a cancel's) is finished − started, never negative.
+  const total =
+    pipeline.finished_at && began !== null
+      ? pipeline.finished_at.getTime() - began
+      : began !== null
+        ? Math.max(0, Date.now() - began)
+        : 0;
+  // Stages take a fifth, three fifths and a fifth of the pipeline's time.
+  const stageWindow = { build: [0, 0.2], test: [0.2, 0.8], deploy: [0.8, 1] } as const;
+  const ran =
+    p.status !== 'created' &&
+    p.status !== 'pending' &&
+    p.status !== 'manual' &&
+    p.status !== 'skipped' &&
+    !p.neverRan &&
+    began !== null;
+  const [from, to] = p.window ?? stageWindow[p.stage];
+  const started = ran ? new Date(began + Math.round(from * total)) : null;
+  const finishes = p.status === 'success' || p.status === 'failed' || p.status === 'canceled';
+  const finished = ran && finishes ? new Date(began + Math.round(to * total)) : null;
+  // Queued when the pipeline was created (the first stage, and a job still waiting for a runner), or when
+  // its turn came or it was played (it started at once); never for a job nobody started or whose turn never came.
+  const queued = p.status === 'pending' || (ran && p.stage === 'build') ? pipeline.created_at : started;
+  const job: Job = {
+    id: store.nextId('job'),
+    project_id: project.id,
+    pipeline_id: pipeline.id,
+    name: p.name,
+    stage: p.stage,
+    status: p.status,
+    failure_reason: p.status === 'failed' ? 'script_failure' : null,
+    allow_failure: p.manual === true,
+    manual: p.manual === true,
+    user_id: userId,
+    created_at: pipeline.created_at,
+    queued_at: queued,
+    started_at: started,
+    finished_at: finished,
+    erased_at: null,
+    coverage:
+      p.name === 'test' && p.status === 'success' && pipeline.coverage !== null ? Number(pipeline.coverage) : null,
+    retried: false,
+    artifacts: [],
+    environment: jobEnvironment({ name: p.name }, pipeline.ref, project.full_path),
+  };
+  jobsOf(store).jobs.push(job);
+  if (!started) return job;
+  const at = Math.floor(started.getTime() / 1000);
+  const incident =
+    project.full_path === 'acme/web' &&
+    pipeline.ref === project.default_branch &&
+    job.status === 'failed' &&
+    job.name === 'test';
+  const log = incident ? incidentLog(at, project, pipeline) : plainLog(at, project, pipeline, job);
+  setJobLog(store, job.id, log);
+  if (finishes) job.artifacts = artifactsFor(job, log);
+  return job;
+}
+
+/**
+ * How acme/web's culprit went live: on the pipeline that turned main red (the first failed one after the last
+ * green), staging had deployed as soon as the build passed, and bob played deploy:production (it needs only the
+ * build) while the tests still ran; alice approved it, production being protected by then. So production runs the
+ * culprit, and the deployment before it (v1.1.0) is the one to roll back to.
+ *
+ * Seeded after every other job, so that the ids of all the others (and of their deployments) stay where they were:
+ * this job and its deployment take the last seeded ids (a main pipeline's jobs are otherwise seeded together).
+ */
+function seedCulpritProductionDeploy(store: Store, seed: SeedContext): void {
+  const project = store.projects.find((p) => p.full_path === 'acme/web');
+  const onMain = project?.pipelines.filter((p) => p.ref === project.default_branch && !p.tag) ?? [];
+  const lastGreen = onMain.findLastIndex((p) => p.status === 'success');
+  const culprit = onMain.slice(lastGreen + 1).find((p) => p.status === 'failed');
+  const [bob, alice] = [seed.users.get('bob'), seed.users.get('alice')];
+  if (!project || !culprit || !bob || !alice) return;
+  const job = addSeededJob(
+    store,
+    project,
+    culprit,
+    { name: 'deploy:production', stage: 'deploy', status: 'success', manual: true, window: [0.45, 0.7] },
+    bob.id,
+  );
+  syncDeployments(store);
+  const deployment = deploymentOfJob(store, job);
+  if (!deployment || !job.started_at) return;
+  deployment.required_approvals = 1;
+  deployment.approvals.push({
+    user_id: alice.id,
+    status: 'approved',
+    comment: 'Staging looks fine',
+    represented_as: null,
+    created_at: new Date(job.started_at.getTime() - 5_000),
+  });
+}
+
 export function seedJobs(store: Store, seed: SeedContext): void {
-  void seed;
-  const state = jobsOf(store);
-  const now = Date.now();
-  for (const project of store.projects) {
-    for (const pipeline of project.pipelines) {
-      const planned = plan(pipeline, project.default_branch);
-      const began = pipeline.started_at?.getTime() ?? null;
-      // A finished pipeline's jobs share its run; a running one's, the time it has run so far: nothing starts or
-      // finishes after now, so every duration (and a cancel's) is finished − started, never negative.
-      const total =
-        pipeline.finished_at && began !== null
-          ? pipeline.finished_at.getTime() - began
-          : began !== null
-            ? Math.max(0, now - began)
-            : 0;
-      // Stages take a fifth, three fifths and a fifth of the pipeline's time.
-      const window = { build: [0, 0.2], test: [0.2, 0.8], deploy: [0.8, 1] } as const;
-      for (const p of planned) {
-        const ran =
-          p.status !== 'created' &&
-          p.status !== 'pending' &&
-          p.status !== 'manual' &&
-          p.status !== 'skipped' &&
-          !p.neverRan &&
-          began !== null;
-        const [from, to] = window[p.stage];
-        const started = ran ? new Date(began + Math.round(from * total)) : null;
-        const finishes = p.status === 'success' || p.status === 'failed' || p.status === 'canceled';
-        const finished = ran && finishes ? new Date(began + Math.round(to * total)) : null;
-        // Queued when the pipeline was created (the first stage, and a job still waiting for a runner), or when
-        // its stage came (it started at once); never for a job nobody started or whose stage never came.
-        const queued = p.status === 'pending' || (ran && p.stage === 'build') ? pipeline.created_at : started;
-        const job: Job = {
-          id: store.nextId('job'),
-          project_id: project.id,
-          pipeline_id: pipeline.id,
-          name: p.name,
-          stage: p.stage,
-          status: p.status,
-          failure_reason: p.status === 'failed' ? 'script_failure' : null,
-          allow_failure: p.manual === true,
-          manual: p.manual === true,
-          user_id: pipeline.user_id,
-          created_at: pipeline.created_at,
-          queued_at: queued,
-          started_at: started,
-          finished_at: finished,
-          erased_at: null,
-          coverage:
-            p.name === 'test' && p.status === 'success' && pipeline.coverage !== null
-              ? Number(pipeline.coverage)
-              : null,
-          retried: false,
-          artifacts: [],
-          environment: jobEnvironment({ name: p.name }, pipeline.ref, project.full_path),
-        };
-        state.jobs.push(job);
-        if (!started) continue;
-        const at = Math.floor(started.getTime() / 1000);
-        const incident =
-          project.full_path === 'acme/web' &&
-          pipeline.ref === project.default_branch &&
-          job.status === 'failed' &&
-          job.name === 'test';
-        const log = incident ? incidentLog(at, project, pipeline) : plainLog(at, project, pipeline, job);
-        setJobLog(store, job.id, log);
-        if (finishes) job.artifacts = artifactsFor(job, log);
-      }
-    }
-  }
+  for (const project of store.projects)
+    for (const pipeline of project.pipelines)
+      for (const p of plan(pipeline, project)) addSeededJob(store, project, pipeline, p, pipeline.user_id);
+  seedCulpritProductionDeploy(store, seed);
 }
