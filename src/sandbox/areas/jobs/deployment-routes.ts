@@ -134,36 +134,44 @@ async function environmentView(store: Store, project: Project, environment: Envi
   };
 }
 
-export function registerDeployments(router: Router, ctx: SandboxContext): void {
+/** The project of a read: its code readable to the caller (404 when hidden, 403 below reporter on a private one). */
+function readProject(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
   const { store } = ctx;
+  const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
+  syncDeployments(store);
+  return project;
+}
 
-  /** The project of a read: its code readable to the caller (404 when hidden, 403 below reporter on a private one). */
-  function readProject(req: SandboxRequest<unknown>): Project {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: CODE_ACCESS });
-    syncDeployments(store);
-    return project;
-  }
+function findEnvironment(ctx: SandboxContext, project: Project, req: SandboxRequest<unknown>): Environment {
+  const { store } = ctx;
+  const id = integerPathParam(req, 'environment_id');
+  const environment = deploymentsOf(store).environments.find((e) => e.id === id && e.project_id === project.id);
+  if (!environment) throw recordNotFound();
+  return environment;
+}
 
-  function findEnvironment(project: Project, req: SandboxRequest<unknown>): Environment {
-    const id = integerPathParam(req, 'environment_id');
-    const environment = deploymentsOf(store).environments.find((e) => e.id === id && e.project_id === project.id);
-    if (!environment) throw recordNotFound();
-    return environment;
-  }
+function findDeployment(ctx: SandboxContext, project: Project, req: SandboxRequest<unknown>): Deployment {
+  const { store } = ctx;
+  const id = integerPathParam(req, 'deployment_id');
+  const deployment = projectDeployments(store, project).find((d) => d.id === id);
+  if (!deployment) throw recordNotFound();
+  return deployment;
+}
 
-  function findDeployment(project: Project, req: SandboxRequest<unknown>): Deployment {
-    const id = integerPathParam(req, 'deployment_id');
-    const deployment = projectDeployments(store, project).find((d) => d.id === id);
-    if (!deployment) throw recordNotFound();
-    return deployment;
-  }
+export function registerDeployments(router: Router, ctx: SandboxContext): void {
+  registerEnvironmentRoutes(router, ctx);
+  registerDeploymentRoutes(router, ctx);
+}
 
+/** Environments: list, read, stop. */
+function registerEnvironmentRoutes(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route(
     'GET',
     '/projects/:id/environments',
     { params: environmentListParams, pagination: 'offset', auth: 'user' },
     async (req, reply) => {
-      const project = readProject(req);
+      const project = readProject(ctx, req);
       const { name, search, states } = req.params;
       if (name !== undefined && search !== undefined) throw paramError('name, search are mutually exclusive');
       if (search !== undefined && search.length < 3) throw paramError('search must be at least 3 characters');
@@ -180,8 +188,8 @@ export function registerDeployments(router: Router, ctx: SandboxContext): void {
   );
 
   router.route('GET', '/projects/:id/environments/:environment_id', { auth: 'user' }, async (req, reply) => {
-    const project = readProject(req);
-    reply.json(await environmentView(store, project, findEnvironment(project, req), true));
+    const project = readProject(ctx, req);
+    reply.json(await environmentView(store, project, findEnvironment(ctx, project, req), true));
   });
 
   router.route(
@@ -192,7 +200,7 @@ export function registerDeployments(router: Router, ctx: SandboxContext): void {
       const user = ctx.requireUser(req);
       const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
       syncDeployments(store);
-      const environment = findEnvironment(project, req);
+      const environment = findEnvironment(ctx, project, req);
       // A protected environment is stopped only by who may deploy to it.
       if (environment.required_approvals > 0 && ctx.projectAccess(user, project) < ACCESS.maintainer) throw forbidden();
       // No deploy job here has an on_stop action to run, so the environment stops at once (force or not).
@@ -203,13 +211,17 @@ export function registerDeployments(router: Router, ctx: SandboxContext): void {
       reply.json(await environmentView(store, project, environment, false), 200);
     },
   );
+}
 
+/** Deployments: list, read, approve or reject. */
+function registerDeploymentRoutes(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route(
     'GET',
     '/projects/:id/deployments',
     { params: deploymentListParams, pagination: 'offset', auth: 'user' },
     async (req, reply) => {
-      const project = readProject(req);
+      const project = readProject(ctx, req);
       const p = req.params;
       const after = (date: Date | null | undefined, bound: Date | undefined) =>
         bound === undefined || (date !== null && date !== undefined && date.getTime() > bound.getTime());
@@ -251,8 +263,8 @@ export function registerDeployments(router: Router, ctx: SandboxContext): void {
   );
 
   router.route('GET', '/projects/:id/deployments/:deployment_id', { auth: 'user' }, async (req, reply) => {
-    const project = readProject(req);
-    reply.json((await deploymentViews(store, project, [findDeployment(project, req)]))[0]);
+    const project = readProject(ctx, req);
+    reply.json((await deploymentViews(store, project, [findDeployment(ctx, project, req)]))[0]);
   });
 
   router.route(
@@ -261,8 +273,8 @@ export function registerDeployments(router: Router, ctx: SandboxContext): void {
     { params: approvalParams, auth: 'user' },
     async (req, reply) => {
       const user = ctx.requireUser(req);
-      const project = readProject(req);
-      const deployment = findDeployment(project, req);
+      const project = readProject(ctx, req);
+      const deployment = findDeployment(ctx, project, req);
       if (project.archived) throw forbidden('the project is archived and read-only');
       if (ctx.projectAccess(user, project) < ACCESS.maintainer) throw messageError(403, NO_PERMISSION);
       if (deploymentStatus(store, deployment) !== 'blocked') throw messageError(400, NOT_WAITING);

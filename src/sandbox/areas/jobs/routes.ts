@@ -97,7 +97,14 @@ function byteRange(
   return { start, end };
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
+const projectListParams = z.object({
+  scope: scopeParam,
+  order_by: param.enum(['id']).optional(),
+  sort: param.enum(['asc', 'desc']).optional(),
+});
+
+/** The runner moves with the requests: it catches up before each, stops with the sandbox, and starts push pipelines. */
+function runWithRequests(ctx: SandboxContext): void {
   const { store } = ctx;
   store.beforeRequest.push(() => catchUp(store));
   store.onClose.push(() => stopRunner(store));
@@ -109,33 +116,46 @@ export function register(router: Router, ctx: SandboxContext): void {
       );
     }),
   );
+}
 
-  /** Whether the caller sees the project's jobs: everyone who sees it while its pipelines are public, else reporters. */
-  const readsJobs = (user: User | null, project: Project) =>
-    project.jobs_enabled && ((project.public_jobs ?? true) || ctx.projectAccess(user, project) >= ACCESS.reporter);
+/** Whether the caller sees the project's jobs: everyone who sees it while its pipelines are public, else reporters. */
+function readsJobs(ctx: SandboxContext, user: User | null, project: Project): boolean {
+  return project.jobs_enabled && ((project.public_jobs ?? true) || ctx.projectAccess(user, project) >= ACCESS.reporter);
+}
 
-  /** The project of a Jobs API read: 404 when hidden, 403 when its jobs are not the caller's to see. */
-  function jobsProject(req: SandboxRequest<unknown>): Project {
-    const project = ctx.findProjectFor(req, req.pathParams.id);
-    if (!readsJobs(req.user, project)) throw forbidden();
-    return project;
+/** The project of a Jobs API read: 404 when hidden, 403 when its jobs are not the caller's to see. */
+function jobsProject(ctx: SandboxContext, req: SandboxRequest<unknown>): Project {
+  const project = ctx.findProjectFor(req, req.pathParams.id);
+  if (!readsJobs(ctx, req.user, project)) throw forbidden();
+  return project;
+}
+
+/**
+ * A job the caller may change: developer access, and on a protected branch the right to push or merge to it
+ * (the service keeps a protected ref's jobs to those who may update it). A tag's job has no such rule here.
+ */
+function writable(ctx: SandboxContext, req: SandboxRequest<unknown>, user: User): { project: Project; job: Job } {
+  const { store } = ctx;
+  const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
+  const job = findJob(store, project, req);
+  const pipeline = pipelineOf(project, job);
+  if (!pipeline.tag) {
+    const may = branchPermissions(store, project, user, ctx.projectAccess(user, project), pipeline.ref);
+    if (!may.push && !may.merge) throw forbidden();
   }
+  return { project, job };
+}
 
-  /**
-   * A job the caller may change: developer access, and on a protected branch the right to push or merge to it
-   * (the service keeps a protected ref's jobs to those who may update it). A tag's job has no such rule here.
-   */
-  function writable(req: SandboxRequest<unknown>, user: User): { project: Project; job: Job } {
-    const project = ctx.findProjectFor(req, req.pathParams.id, { minAccess: ACCESS.developer, write: true });
-    const job = findJob(store, project, req);
-    const pipeline = pipelineOf(project, job);
-    if (!pipeline.tag) {
-      const may = branchPermissions(store, project, user, ctx.projectAccess(user, project), pipeline.ref);
-      if (!may.push && !may.merge) throw forbidden();
-    }
-    return { project, job };
-  }
+export function register(router: Router, ctx: SandboxContext): void {
+  runWithRequests(ctx);
+  registerJobReads(router, ctx);
+  registerJobActions(router, ctx);
+  registerJobPlayAndErase(router, ctx);
+}
 
+/** Reading jobs: a pipeline's, a project's, one, and its log. */
+function registerJobReads(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route(
     'GET',
     '/projects/:id/pipelines/:pipeline_id/jobs',
@@ -144,7 +164,7 @@ export function register(router: Router, ctx: SandboxContext): void {
       // The Pipelines API: no token needed on a public project; newest first, as the Jobs API lists them. Who may
       // see a public or internal project's pipelines but not its jobs gets none; on a private one, 403.
       const project = ctx.findProjectFor(req, req.pathParams.id);
-      const hidden = !readsJobs(req.user, project);
+      const hidden = !readsJobs(ctx, req.user, project);
       if (hidden && project.visibility === 'private') throw forbidden();
       const pipeline = findPipeline(project, req);
       if (hidden) {
@@ -162,17 +182,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     },
   );
 
-  const projectListParams = z.object({
-    scope: scopeParam,
-    order_by: param.enum(['id']).optional(),
-    sort: param.enum(['asc', 'desc']).optional(),
-  });
   router.route(
     'GET',
     '/projects/:id/jobs',
     { params: projectListParams, pagination: 'offset', auth: 'user' },
     async (req, reply) => {
-      const project = jobsProject(req);
+      const project = jobsProject(ctx, req);
       const scope = scopeOf(req.params.scope);
       const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
       if (req.params.sort === 'asc') jobs.reverse();
@@ -182,12 +197,12 @@ export function register(router: Router, ctx: SandboxContext): void {
   );
 
   router.route('GET', '/projects/:id/jobs/:job_id', { auth: 'user' }, async (req, reply) => {
-    const project = jobsProject(req);
+    const project = jobsProject(ctx, req);
     reply.json((await views(store, project, [findJob(store, project, req)]))[0]);
   });
 
   router.route('GET', '/projects/:id/jobs/:job_id/trace', { auth: 'user' }, (req, reply) => {
-    const project = jobsProject(req);
+    const project = jobsProject(ctx, req);
     const job = findJob(store, project, req);
     const log = jobLog(store, job.id);
     const range = byteRange(req.headers.range, log.length);
@@ -203,10 +218,14 @@ export function register(router: Router, ctx: SandboxContext): void {
       reply.send(200, log, 'text/plain; charset=utf-8');
     }
   });
+}
 
+/** Retrying and canceling a job. */
+function registerJobActions(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('POST', '/projects/:id/jobs/:job_id/retry', { auth: 'user' }, async (req, reply) => {
     const user = ctx.requireUser(req);
-    const { project, job } = writable(req, user);
+    const { project, job } = writable(ctx, req, user);
     if (!FINISHED_JOB.includes(job.status) || job.retried)
       throw messageError(403, '403 Forbidden - Job is not retryable');
     const now = new Date(store.clock.now());
@@ -241,7 +260,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     { auth: 'user', params: z.object({ force: param.boolean().optional() }) },
     async (req, reply) => {
       const user = ctx.requireUser(req);
-      const { project, job } = writable(req, user);
+      const { project, job } = writable(ctx, req, user);
       // force cancels a job stuck in `canceling`, which the sandbox's jobs never are: it takes a maintainer, and does nothing more.
       if (req.params.force === true && ctx.projectAccess(user, project) < ACCESS.maintainer) throw forbidden();
       // The service answers a job that has ended (or waits for a person) with the job as it is, 201.
@@ -273,12 +292,16 @@ export function register(router: Router, ctx: SandboxContext): void {
       reply.json((await views(store, project, [job]))[0], 201);
     },
   );
+}
 
+/** Starting a manual job, and erasing a finished one. */
+function registerJobPlayAndErase(router: Router, ctx: SandboxContext): void {
+  const { store } = ctx;
   router.route('POST', '/projects/:id/jobs/:job_id/play', { auth: 'user', params: playParams }, async (req, reply) => {
     const user = ctx.requireUser(req);
-    const project = jobsProject(req);
+    const project = jobsProject(ctx, req);
     const job = findJob(store, project, req);
-    writable(req, user);
+    writable(ctx, req, user);
     // A deploy job whose deployment waits for approvals is not playable until they are in.
     if (job.status !== 'manual' || waitsForApproval(store, job))
       throw messageError(400, '400 Bad request - Unplayable Job');
@@ -308,7 +331,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('POST', '/projects/:id/jobs/:job_id/erase', { auth: 'user' }, async (req, reply) => {
     const user = ctx.requireUser(req);
-    const { project, job } = writable(req, user);
+    const { project, job } = writable(ctx, req, user);
     // A maintainer's; or the developer's who started it, on an unprotected ref.
     const pipeline = pipelineOf(project, job);
     const refProtected =
