@@ -207,24 +207,8 @@ async function triage(
   const path = typeof project.path_with_namespace === 'string' ? project.path_with_namespace : String(input.id);
   const branch = typeof project.default_branch === 'string' ? project.default_branch : 'main';
   if (!projectRead) unread.push(`the project's default branch was not read; assumed "${branch}"`);
-
-  // The head commit and the newest page of the default branch's pipelines, at once.
-  const pipelinesOf = (page: number) =>
-    read('list_pipelines', { id: input.id, ref: branch, per_page: PIPELINES_PER_PAGE, page });
-  const [branchRead, firstPage] = await Promise.all([read('get_branch', { id: input.id, branch }), pipelinesOf(1)]);
-  const headCommit = asRecord(asRecord(branchRead?.data).commit);
-  const headSha = typeof headCommit.id === 'string' ? headCommit.id : undefined;
-  const pipelines = asList(firstPage?.data);
-  // An older page only while red with no green pipeline read before the red ones (said in `unread` if none is
-  // found): a project with thousands of pipelines costs at most TRIAGE_PIPELINE_PAGES pages.
-  let lastPage = firstPage;
-  for (let page = 2; page <= TRIAGE_PIPELINE_PAGES && lastPage?.page?.has_more; page++) {
-    if (judge(pipelines, headSha).verdict !== 'red' || redSince(pipelines).lastGreen) break;
-    lastPage = await pipelinesOf(page);
-    pipelines.push(...asList(lastPage?.data));
-  }
+  const { headCommit, headSha, pipelines } = await readBranch(read, input.id, branch);
   const { verdict, because, judged, running } = judge(pipelines, headSha);
-
   const report: TriageReport = {
     project: path,
     ...(typeof project.web_url === 'string' ? { web_url: project.web_url } : {}),
@@ -239,164 +223,201 @@ async function triage(
     unread,
     as_of: new Date(clock()).toISOString(),
   };
-
   const work: Array<Promise<void>> = [];
   if (verdict === 'red' && judged) {
     const { firstRed, lastGreen } = redSince(pipelines);
     if (firstRed) {
+      const since = typeof firstRed.created_at === 'string' ? firstRed.created_at : undefined;
       work.push(
-        (async () => {
-          const since = typeof firstRed.created_at === 'string' ? firstRed.created_at : undefined;
-          const reach = await readCulpritReach(read, input.id, String(firstRed.sha), since, unread);
+        readCulpritReach(read, input.id, String(firstRed.sha), since, unread).then((reach) => {
           if (reach) report.deployed = reach;
-        })(),
-      );
-      work.push(
-        (async () => {
-          // With a green pipeline before it: the newest commits between the two (a range list, no diffs), oldest
-          // first. Without one: at least the first red commit.
-          const range = lastGreen
-            ? await read('list_commits', {
-                id: input.id,
-                ref_name: `${String(lastGreen.sha)}..${String(firstRed.sha)}`,
-                per_page: TRIAGE_SUSPECTS,
-              })
-            : undefined;
-          const commits = lastGreen
-            ? asList(range?.data).reverse()
-            : [asRecord((await read('get_commit', { id: input.id, sha: String(firstRed.sha) }))?.data)].filter(
-                (c) => c.id !== undefined,
-              );
-          const suspects = commits.map((c) => ({
-            sha: String(c.id),
-            title: show(c.title),
-            author: show(c.author_name),
-          }));
-          const counts = new Map<string, number>();
-          for (const s of suspects) counts.set(s.author, (counts.get(s.author) ?? 0) + 1);
-          const culprit = commits.at(-1) ?? {};
-          // Red since the first red pipeline was created (the list gives created_at; a start would need a read each).
-          const since = typeof firstRed.created_at === 'string' ? new Date(firstRed.created_at) : undefined;
-          const when =
-            since && !Number.isNaN(since.getTime())
-              ? { since: since.toISOString(), red_for: spanText(clock() - since.getTime()) }
-              : {};
-          report.red_since = {
-            first_red: {
-              pipeline: Number(firstRed.id),
-              sha: String(firstRed.sha),
-              ...when,
-              ...(culprit.title !== undefined
-                ? { title: show(culprit.title), author: show(culprit.author_name), at: show(culprit.created_at) }
-                : {}),
-            },
-            ...(lastGreen ? { last_green: { pipeline: Number(lastGreen.id), sha: String(lastGreen.sha) } } : {}),
-            suspects,
-            more_suspects: range?.page?.has_more === true,
-            // The author of the commit that turned it red first, then the others by how many commits they made.
-            ping: [...counts.entries()]
-              .sort(
-                (a, b) => Number(b[0] === culprit.author_name) - Number(a[0] === culprit.author_name) || b[1] - a[1],
-              )
-              .map(([author]) => author),
-          };
-          // Someone already reverting the culprit: named, and merging it offered instead of a second revert.
-          const reverting = await findOpenReverts(
-            read,
-            input.id,
-            branch,
-            {
-              sha: String(firstRed.sha),
-              ...(culprit.title !== undefined && String(culprit.id) === String(firstRed.sha)
-                ? { title: show(culprit.title) }
-                : {}),
-            },
-            unread,
-          );
-          if (reverting.length > 0) report.open_reverts = reverting;
-          if (!lastGreen)
-            unread.push(
-              `no green pipeline among the latest ${pipelines.length} of ${branch}: red for longer than that`,
-            );
-        })(),
+        }),
+        readRedSince(read, input.id, branch, pipelines, firstRed, lastGreen, report, clock),
       );
     }
     work.push(
-      (async () => {
-        const failure = await judgeFailures(read, input.id, pipelines, judged, unread);
+      judgeFailures(read, input.id, pipelines, judged, unread).then((failure) => {
         if (failure) report.failure = failure;
-      })(),
-    );
-    work.push(
-      (async () => {
-        const jobsRead = await read('list_pipeline_jobs', {
-          id: input.id,
-          pipeline_id: Number(judged.id),
-          scope: ['failed'],
-          per_page: 100,
-        });
-        const jobs = asList(jobsRead?.data);
-        const shown = jobs.slice(0, TRIAGE_FAILED_JOBS);
-        if (jobs.length > shown.length)
-          unread.push(`${jobs.length - shown.length} more failed jobs; their logs were not read`);
-        report.failed_jobs = await Promise.all(
-          shown.map(async (job) => {
-            const log = asRecord((await read('get_job_log', { id: input.id, job_id: Number(job.id), lines: 1 }))?.data);
-            return {
-              id: Number(job.id),
-              name: show(job.name),
-              stage: show(job.stage),
-              ...(job.failure_reason ? { failure_reason: show(job.failure_reason) } : {}),
-              ...(typeof log.failing_section === 'string' ? { failing_section: log.failing_section } : {}),
-              ...(typeof log.failure_excerpt === 'string' ? { excerpt: log.failure_excerpt } : {}),
-            };
-          }),
-        );
-      })(),
+      }),
+      readFailedJobs(read, input.id, judged, unread).then((jobs) => {
+        report.failed_jobs = jobs;
+      }),
     );
   }
   const latestRelease = asList(releaseRead?.data)[0];
   if (latestRelease && typeof latestRelease.tag_name === 'string') {
-    const tag = latestRelease.tag_name;
     work.push(
-      (async () => {
-        // Counted from one page of the range (no diffs): "100+" beyond that.
-        const unreleased = await read('list_commits', {
-          id: input.id,
-          ref_name: `${tag}..${branch}`,
-          per_page: UNRELEASED_COUNTED,
-        });
-        report.release = {
-          tag,
-          ...(unreleased
-            ? {
-                unreleased_commits: asList(unreleased.data).length,
-                ...(unreleased.page?.has_more ? { more_unreleased: true } : {}),
-              }
-            : {}),
-          ...(typeof project.web_url === 'string'
-            ? { compare_url: `${project.web_url}/-/compare/${encodeURIComponent(tag)}...${encodeURIComponent(branch)}` }
-            : {}),
-        };
-      })(),
+      readRelease(read, input.id, latestRelease.tag_name, branch, project).then((release) => {
+        report.release = release;
+      }),
     );
   }
   await Promise.all(work);
+  writeUp(report, input.id, branch, clock);
+  return { data: report, status: 200 };
+}
+
+/**
+ * The head commit and the newest page of the default branch's pipelines, at once; an older page only while red with
+ * no green pipeline read before the red ones (said in `unread` if none is found): a project with thousands of
+ * pipelines costs at most TRIAGE_PIPELINE_PAGES pages.
+ */
+async function readBranch(read: Read, id: string | number, branch: string) {
+  const pipelinesOf = (page: number) => read('list_pipelines', { id, ref: branch, per_page: PIPELINES_PER_PAGE, page });
+  const [branchRead, firstPage] = await Promise.all([read('get_branch', { id, branch }), pipelinesOf(1)]);
+  const headCommit = asRecord(asRecord(branchRead?.data).commit);
+  const headSha = typeof headCommit.id === 'string' ? headCommit.id : undefined;
+  const pipelines = asList(firstPage?.data);
+  let lastPage = firstPage;
+  for (let page = 2; page <= TRIAGE_PIPELINE_PAGES && lastPage?.page?.has_more; page++) {
+    if (judge(pipelines, headSha).verdict !== 'red' || redSince(pipelines).lastGreen) break;
+    lastPage = await pipelinesOf(page);
+    pipelines.push(...asList(lastPage?.data));
+  }
+  return { headCommit, headSha, pipelines };
+}
+
+/** What was read, said: where the culprit went, and the actions in the order they end the red. */
+function writeUp(report: TriageReport, id: string | number, branch: string, clock: Clock): void {
   const stopped = report.failed_jobs[0]?.stage;
   if (report.deployed && !report.deployed.environments.some((e) => e.holds === 'reached') && stopped)
     report.deployed.stopped_at = stopped;
   if (report.deployed) report.deployed.said = reachText(report.deployed, clock());
   // An open revert's step (merge it when green, or retry its pipeline) comes first: it ends the red.
   const openRevert = report.open_reverts?.[0];
-  const fix = openRevert && openRevertAction(input.id, openRevert);
+  const fix = openRevert && openRevertAction(id, openRevert);
   const ordered = orderActions(
-    actionsFor(input.id, report),
+    actionsFor(id, report),
     report.failure,
-    report.failure && pingAction(input.id, branch, report.failure),
+    report.failure && pingAction(id, branch, report.failure),
   );
   const actions = fix ? [fix, ...ordered.map((a) => (a.style === 'primary' ? withoutStyle(a) : a))] : ordered;
-  report.actions = withRollbacks(actions, rollbackActions(input.id, report.deployed), fix);
-  return { data: report, status: 200 };
+  report.actions = withRollbacks(actions, rollbackActions(id, report.deployed), fix);
+}
+
+/**
+ * Since when it is red and who may have turned it: the commits between the last green pipeline and the first red one
+ * (newest few, oldest first), whom to ping, and any open merge request already reverting the culprit.
+ */
+async function readRedSince(
+  read: Read,
+  id: string | number,
+  branch: string,
+  pipelines: Fields[],
+  firstRed: Fields,
+  lastGreen: Fields | undefined,
+  report: TriageReport,
+  clock: Clock,
+): Promise<void> {
+  const { unread } = report;
+  // With a green pipeline before it: the newest commits between the two (a range list, no diffs), oldest
+  // first. Without one: at least the first red commit.
+  const range = lastGreen
+    ? await read('list_commits', {
+        id,
+        ref_name: `${String(lastGreen.sha)}..${String(firstRed.sha)}`,
+        per_page: TRIAGE_SUSPECTS,
+      })
+    : undefined;
+  const commits = lastGreen
+    ? asList(range?.data).reverse()
+    : [asRecord((await read('get_commit', { id, sha: String(firstRed.sha) }))?.data)].filter((c) => c.id !== undefined);
+  const suspects = commits.map((c) => ({
+    sha: String(c.id),
+    title: show(c.title),
+    author: show(c.author_name),
+  }));
+  const counts = new Map<string, number>();
+  for (const s of suspects) counts.set(s.author, (counts.get(s.author) ?? 0) + 1);
+  const culprit = commits.at(-1) ?? {};
+  // Red since the first red pipeline was created (the list gives created_at; a start would need a read each).
+  const since = typeof firstRed.created_at === 'string' ? new Date(firstRed.created_at) : undefined;
+  const when =
+    since && !Number.isNaN(since.getTime())
+      ? { since: since.toISOString(), red_for: spanText(clock() - since.getTime()) }
+      : {};
+  report.red_since = {
+    first_red: {
+      pipeline: Number(firstRed.id),
+      sha: String(firstRed.sha),
+      ...when,
+      ...(culprit.title !== undefined
+        ? { title: show(culprit.title), author: show(culprit.author_name), at: show(culprit.created_at) }
+        : {}),
+    },
+    ...(lastGreen ? { last_green: { pipeline: Number(lastGreen.id), sha: String(lastGreen.sha) } } : {}),
+    suspects,
+    more_suspects: range?.page?.has_more === true,
+    // The author of the commit that turned it red first, then the others by how many commits they made.
+    ping: [...counts.entries()]
+      .sort((a, b) => Number(b[0] === culprit.author_name) - Number(a[0] === culprit.author_name) || b[1] - a[1])
+      .map(([author]) => author),
+  };
+  // Someone already reverting the culprit: named, and merging it offered instead of a second revert.
+  const reverting = await findOpenReverts(
+    read,
+    id,
+    branch,
+    {
+      sha: String(firstRed.sha),
+      ...(culprit.title !== undefined && String(culprit.id) === String(firstRed.sha)
+        ? { title: show(culprit.title) }
+        : {}),
+    },
+    unread,
+  );
+  if (reverting.length > 0) report.open_reverts = reverting;
+  if (!lastGreen)
+    unread.push(`no green pipeline among the latest ${pipelines.length} of ${branch}: red for longer than that`);
+}
+
+/** The judged pipeline's failed jobs (the first few), each with its failing section and excerpt from its log. */
+async function readFailedJobs(read: Read, id: string | number, judged: Fields, unread: string[]) {
+  const jobsRead = await read('list_pipeline_jobs', {
+    id,
+    pipeline_id: Number(judged.id),
+    scope: ['failed'],
+    per_page: 100,
+  });
+  const jobs = asList(jobsRead?.data);
+  const shown = jobs.slice(0, TRIAGE_FAILED_JOBS);
+  if (jobs.length > shown.length)
+    unread.push(`${jobs.length - shown.length} more failed jobs; their logs were not read`);
+  return Promise.all(
+    shown.map(async (job) => {
+      const log = asRecord((await read('get_job_log', { id, job_id: Number(job.id), lines: 1 }))?.data);
+      return {
+        id: Number(job.id),
+        name: show(job.name),
+        stage: show(job.stage),
+        ...(job.failure_reason ? { failure_reason: show(job.failure_reason) } : {}),
+        ...(typeof log.failing_section === 'string' ? { failing_section: log.failing_section } : {}),
+        ...(typeof log.failure_excerpt === 'string' ? { excerpt: log.failure_excerpt } : {}),
+      };
+    }),
+  );
+}
+
+/** The latest release and how many commits the default branch has since (one page of the range, no diffs). */
+async function readRelease(read: Read, id: string | number, tag: string, branch: string, project: Fields) {
+  // Counted from one page of the range (no diffs): "100+" beyond that.
+  const unreleased = await read('list_commits', {
+    id,
+    ref_name: `${tag}..${branch}`,
+    per_page: UNRELEASED_COUNTED,
+  });
+  return {
+    tag,
+    ...(unreleased
+      ? {
+          unreleased_commits: asList(unreleased.data).length,
+          ...(unreleased.page?.has_more ? { more_unreleased: true } : {}),
+        }
+      : {}),
+    ...(typeof project.web_url === 'string'
+      ? { compare_url: `${project.web_url}/-/compare/${encodeURIComponent(tag)}...${encodeURIComponent(branch)}` }
+      : {}),
+  };
 }
 
 /** Operations that fix the branch itself: a revert, or merging (or retrying) an open revert. */
