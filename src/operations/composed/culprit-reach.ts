@@ -3,15 +3,14 @@
 // culprit) — and, where it does, the deployment to roll back to: the newest successful one made before the culprit's
 // first pipeline, which cannot hold it. Bounded: one environment list, then per environment (at most
 // TRIAGE_ENVIRONMENTS) one read of it, at most one merge base and, where the culprit is live, one page of deployments.
-import type { FollowUp, OperationResult } from '../engine/define.js';
+import type { FollowUp } from '../engine/define.js';
 import { asList, asRecord, momentText, shortSha, show, type Fields } from '../engine/present.js';
+import type { TolerantRead } from './tolerant-read.js';
 
 /** Environments read, review apps (tier development) left out: beyond them, "more" is said in `unread`. */
 export const TRIAGE_ENVIRONMENTS = 5;
 /** Successful deployments of an environment read to find the one before the culprit. */
 const DEPLOYMENTS_READ = 20;
-
-type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
 
 export interface DeployedEnvironment {
   environment: string;
@@ -43,7 +42,7 @@ export interface CulpritReach {
 
 /** Whether `deployed` holds `culprit`: the same commit, or the culprit is their merge base (an ancestor). */
 async function holdsCulprit(
-  read: Read,
+  read: TolerantRead,
   id: string | number,
   culprit: string,
   deployed: string,
@@ -56,7 +55,7 @@ async function holdsCulprit(
 
 /** The environments and whether each runs the culprit; `since` is when the culprit's first pipeline was created. */
 export async function readCulpritReach(
-  read: Read,
+  read: TolerantRead,
   id: string | number,
   culprit: string,
   since: string | undefined,

@@ -2,9 +2,10 @@
 // offers (the same job on the same commit, retries included, and its runs since the branch turned red), with the
 // evidence in one line and the action that fits first. The judging is pure (a table of runs in, a verdict out); the
 // reads that gather the runs are bounded like the rest of triage.
-import type { FollowUp, OperationResult } from '../engine/define.js';
+import type { FollowUp } from '../engine/define.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 import { quoteFor } from '../../text/quote.js';
+import type { TolerantRead } from './tolerant-read.js';
 
 type FailureKind = 'flaky' | 'broken' | 'infrastructure' | 'unknown';
 
@@ -174,8 +175,6 @@ function runOf(job: Fields, pipeline: Fields): JobRun {
   };
 }
 
-type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
-
 /**
  * The failing jobs of the judged pipeline, each judged from the runs of the pipelines that matter: the judged one, the
  * branch's others of the same commit, the branch's red ones before it back to the last green (newest first), then the
@@ -184,7 +183,7 @@ type Read = (name: string, input: Record<string, unknown>) => Promise<OperationR
  * round more than triage's own reads only when another ref ran the commit. What was cut goes to `unread`.
  */
 export async function judgeFailures(
-  read: Read,
+  read: TolerantRead,
   id: string | number,
   pipelines: Fields[],
   judged: Fields,

@@ -4,7 +4,7 @@
 // a second revert; the Slack alert and the chat offer the same step.
 import type { FollowUp } from '../engine/define.js';
 import { asList, asRecord, show, type Fields } from '../engine/present.js';
-import type { OperationResult } from '../engine/define.js';
+import type { TolerantRead } from './tolerant-read.js';
 
 /** Open merge requests into the branch read to find one that reverts the culprit (one page). */
 const OPEN_REQUESTS_READ = 100;
@@ -57,14 +57,12 @@ export function revertMatch(
   return undefined;
 }
 
-type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
-
 /**
  * The open merge requests into `ref` that revert the culprit, forgeops's own first, each read in full for its head
  * pipeline (three at most). Reads that fail leave what they could not say in `unread`.
  */
 export async function findOpenReverts(
-  read: Read,
+  read: TolerantRead,
   id: string | number,
   ref: string,
   culprit: { sha: string; title?: string },

@@ -14,6 +14,7 @@ import { findOpenReverts, openRevertAction, openRevertState, type OpenRevert } f
 import { asList, asRecord, momentText, shortSha, show, type Fields } from '../engine/present.js';
 import { markdownBlock, quoteFor } from '../../text/quote.js';
 import { reachText, readCulpritReach, rollbackActions, type CulpritReach } from './culprit-reach.js';
+import { type TolerantRead, tolerantReader } from './tolerant-read.js';
 
 /** Pipelines of the default branch read to find the last green one: two pages at most. */
 const TRIAGE_PIPELINE_PAGES = 2;
@@ -96,8 +97,6 @@ export interface TriageReport {
 
 type FirstRed = NonNullable<TriageReport['red_since']>['first_red'];
 
-type Read = (name: string, input: Record<string, unknown>) => Promise<OperationResult | undefined>;
-
 /** The clock triage reads "how long red" against: epoch ms. */
 export type Clock = () => number;
 
@@ -115,23 +114,6 @@ export function spanText(ms: number): string {
 function redForText(first: FirstRed, now: number): string | undefined {
   if (!first.since || !first.red_for) return undefined;
   return `${first.red_for}, since ${momentText(new Date(first.since), now)}`;
-}
-
-/** Runs one registry read; a failure becomes a line of `unread` instead of failing the whole report. */
-function reader(ctx: RunContext, operations: () => readonly Operation[], unread: string[]): Read {
-  return async (name, input) => {
-    const op = operations().find((o) => o.name === name);
-    if (!op) {
-      unread.push(`${name}: not available`);
-      return undefined;
-    }
-    try {
-      return await executeOperation(op, input, ctx);
-    } catch (error) {
-      unread.push(`${name}: ${(error as Error).message}`);
-      return undefined;
-    }
-  };
 }
 
 const pipelineOf = (p: Fields) => ({
@@ -197,7 +179,7 @@ async function triage(
   clock: Clock,
 ): Promise<OperationResult> {
   const unread: string[] = [];
-  const read = reader(ctx, operations, unread);
+  const read = tolerantReader(ctx, operations, unread);
   // The latest release does not depend on the default branch: asked at once with the project.
   const [projectRead, releaseRead] = await Promise.all([
     read('get_project', { id: input.id }),
@@ -262,7 +244,7 @@ async function triage(
  * no green pipeline read before the red ones (said in `unread` if none is found): a project with thousands of
  * pipelines costs at most TRIAGE_PIPELINE_PAGES pages.
  */
-async function readBranch(read: Read, id: string | number, branch: string) {
+async function readBranch(read: TolerantRead, id: string | number, branch: string) {
   const pipelinesOf = (page: number) => read('list_pipelines', { id, ref: branch, per_page: PIPELINES_PER_PAGE, page });
   const [branchRead, firstPage] = await Promise.all([read('get_branch', { id, branch }), pipelinesOf(1)]);
   const headCommit = asRecord(asRecord(branchRead?.data).commit);
@@ -300,7 +282,7 @@ function writeUp(report: TriageReport, id: string | number, branch: string, cloc
  * (newest few, oldest first), whom to ping, and any open merge request already reverting the culprit.
  */
 async function readRedSince(
-  read: Read,
+  read: TolerantRead,
   id: string | number,
   branch: string,
   pipelines: Fields[],
@@ -372,7 +354,7 @@ async function readRedSince(
 }
 
 /** The judged pipeline's failed jobs (the first few), each with its failing section and excerpt from its log. */
-async function readFailedJobs(read: Read, id: string | number, judged: Fields, unread: string[]) {
+async function readFailedJobs(read: TolerantRead, id: string | number, judged: Fields, unread: string[]) {
   const jobsRead = await read('list_pipeline_jobs', {
     id,
     pipeline_id: Number(judged.id),
@@ -399,7 +381,7 @@ async function readFailedJobs(read: Read, id: string | number, judged: Fields, u
 }
 
 /** The latest release and how many commits the default branch has since (one page of the range, no diffs). */
-async function readRelease(read: Read, id: string | number, tag: string, branch: string, project: Fields) {
+async function readRelease(read: TolerantRead, id: string | number, tag: string, branch: string, project: Fields) {
   // Counted from one page of the range (no diffs): "100+" beyond that.
   const unreleased = await read('list_commits', {
     id,
