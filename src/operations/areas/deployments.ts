@@ -138,10 +138,10 @@ export const deploymentsOperations = [
         ? `It approves ${what}: with the approvals it needs, its deploy job starts.`
         : `It rejects ${what}: its deploy job fails and the commit is not deployed.`;
     },
-    present: (data) => {
+    present: (data, input) => {
       const approval = asRecord(data);
       return {
-        title: `Deployment ${show(approval.status)} by ${show(asRecord(approval.user).username)}`,
+        title: `Deployment #${input.deployment_id} ${show(approval.status)} by ${show(asRecord(approval.user).username)}`,
         fields: approval.comment ? [['comment', show(approval.comment)]] : [],
       };
     },

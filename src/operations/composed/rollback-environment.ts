@@ -8,6 +8,7 @@ import { defineOperation, fields } from '../engine/define.js';
 import type { Operation, OperationResult, Presentation, RunContext } from '../engine/define.js';
 import { executeOperation } from '../engine/execute.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
+import { deploymentApprovalActions } from '../areas/deployments.js';
 
 const ROLLBACK_OPERATION = 'rollback_environment';
 /** Deployments of the environment read to find the one to go back to: the newest first, pages of 100. */
@@ -151,6 +152,7 @@ async function rollback(ctx: RunContext, input: RollbackInput, find: Find): Prom
   const retried = asRecord(
     (await executeOperation(find('retry_job'), { id: input.id, job_id: plan.target.job_id }, ctx)).data,
   );
+  const deployment = await newDeployment(ctx, input, plan, Number(retried.id), find);
   return {
     status: 201,
     data: {
@@ -163,25 +165,66 @@ async function rollback(ctx: RunContext, input: RollbackInput, find: Find): Prom
         status: retried.status,
         ...(typeof retried.web_url === 'string' ? { web_url: retried.web_url } : {}),
       },
+      ...(deployment ? { deployment } : {}),
       // A protected environment holds the new deployment until it is approved (approve_deployment).
       ...(retried.status === 'manual' ? { waiting_for_approval: true } : {}),
     },
   };
 }
 
-function presentRollback(data: unknown): Presentation {
+/**
+ * The deployment the retried job makes, so the answer names what to approve next; undefined when it cannot be read
+ * (the rollback has happened all the same: a failed read must not report it as not run).
+ */
+async function newDeployment(
+  ctx: RunContext,
+  input: RollbackInput,
+  plan: RollbackPlan,
+  jobId: number,
+  find: Find,
+): Promise<{ id: number; status: string } | undefined> {
+  try {
+    const recent = asList(
+      (
+        await executeOperation(
+          find('list_deployments'),
+          { id: input.id, environment: plan.environment.name, order_by: 'id', sort: 'desc', per_page: 20 },
+          ctx,
+        )
+      ).data,
+    );
+    const made = recent.find((d) => Number(asRecord(d.deployable).id) === jobId);
+    return made ? { id: Number(made.id), status: show(made.status) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What comes next: the new deployment waits for an approval (with Approve and Reject on it), or it deploys. */
+function nextStep(d: Fields, projectId: string | number): Pick<Presentation, 'fields' | 'actions'> {
+  const deployment = asRecord(d.deployment);
+  if (!d.waiting_for_approval) return { fields: [], actions: [] };
+  if (deployment.id === undefined)
+    return { fields: [['next', 'the new deployment waits for approval (deployment approve)']], actions: [] };
+  return {
+    fields: [['next', `deployment #${show(deployment.id)} waits for approval by someone else (deployment approve)`]],
+    actions: deploymentApprovalActions(projectId, deployment),
+  };
+}
+
+function presentRollback(data: unknown, input: { id: string | number }): Presentation {
   const d = asRecord(data);
   const [from, to, job] = [asRecord(d.from), asRecord(d.to), asRecord(d.job)];
+  const next = nextStep(d, input.id);
   return {
     title: `Rolling ${show(asRecord(d.environment).name)} back to ${shortSha(to.sha)}`,
     fields: [
       ['from', `${shortSha(from.sha)} (${show(from.ref)}), deployment #${show(from.id)}`],
       ['to', `${shortSha(to.sha)} (${show(to.ref)}), deployment #${show(to.id)}`],
       ['job', `#${show(job.id)} ${show(job.name)}: ${show(job.status)}`],
-      ...(d.waiting_for_approval
-        ? [['next', 'the new deployment waits for approval (deployment approve)'] as [string, string]]
-        : []),
+      ...(next.fields ?? []),
     ],
+    actions: next.actions,
   };
 }
 
@@ -190,6 +233,7 @@ export function rollbackEnvironmentOperation(operations: () => readonly Operatio
   return defineOperation({
     name: ROLLBACK_OPERATION,
     chat: 'environment rollback',
+    chatValues: ['environment'],
     area: 'environments',
     outsideSpec:
       "composed of the Environments, Deployments and Jobs APIs (the vendor's rollback: retry an earlier deploy job)",

@@ -34,4 +34,24 @@ describe('rollback_environment', () => {
       current_deployment_id: 42,
     });
   });
+
+  it('names the deployment its retry made that waits for approval, with Approve and Reject on it', () => {
+    const result = {
+      environment: { name: 'production' },
+      from: plan.current,
+      to: plan.target,
+      job: { id: 312, name: 'deploy:production', status: 'manual' },
+      deployment: { id: 43, status: 'blocked' },
+      waiting_for_approval: true,
+    };
+    const shown = op.present!(result, { id: 'acme/web', environment: 'production' });
+    expect(shown.fields).toContainEqual([
+      'next',
+      'deployment #43 waits for approval by someone else (deployment approve)',
+    ]);
+    expect(shown.actions?.map((a) => [a.label, a.operation, a.input])).toEqual([
+      ['Approve', 'approve_deployment', { id: 'acme/web', deployment_id: 43, status: 'approved' }],
+      ['Reject', 'approve_deployment', { id: 'acme/web', deployment_id: 43, status: 'rejected' }],
+    ]);
+  });
 });
