@@ -135,15 +135,32 @@ export function rollbackQuestion(plan: RollbackPlan): string {
   );
 }
 
+/**
+ * A deployment as the question named it, "1a2b3c4d (main, deployment #12)", so a refusal says what changed since;
+ * "deployment #12" when it cannot be read.
+ */
+async function deploymentInWords(ctx: RunContext, input: RollbackInput, id: number, find: Find): Promise<string> {
+  try {
+    const read = asRecord(
+      (await executeOperation(find('get_deployment'), { id: input.id, deployment_id: id }, ctx)).data,
+    );
+    return `${shortSha(read.sha)} (${show(read.ref)}, deployment #${id})`;
+  } catch {
+    return `deployment #${id}`;
+  }
+}
+
 async function rollback(ctx: RunContext, input: RollbackInput, find: Find): Promise<OperationResult> {
   const plan = await readRollbackPlan(ctx, input, find);
   // The premise the human confirmed: the environment still runs what the confirmation showed. Another deployment
   // since (someone else's rollback, a new release) makes this rollback a different act: nothing runs.
-  if (input.current_deployment_id !== undefined && plan.current.id !== input.current_deployment_id)
+  if (input.current_deployment_id !== undefined && plan.current.id !== input.current_deployment_id) {
+    const shown = await deploymentInWords(ctx, input, input.current_deployment_id, find);
     throw refusal(
       input,
-      `${plan.environment.name} no longer runs deployment #${input.current_deployment_id} as shown: it runs ${shortSha(plan.current.sha)} (deployment #${plan.current.id}) now; nothing was run`,
+      `${plan.environment.name} no longer runs ${shown} as shown: it runs ${shortSha(plan.current.sha)} (${plan.current.ref}, deployment #${plan.current.id}) now; nothing was run`,
     );
+  }
   if (input.job_id !== undefined && plan.target.job_id !== input.job_id)
     throw refusal(
       input,
@@ -243,7 +260,7 @@ export function rollbackEnvironmentOperation(operations: () => readonly Operatio
     // The service has no rollback endpoint (its rollback is a retry of the earlier deploy job, found by the reads and
     // pinned as job_id): the route is the first request it sends, the environment by name; `steps` shows the rest.
     route: 'GET /projects/:id/environments',
-    composedOf: ['list_environments', 'get_environment', 'list_deployments', 'retry_job'],
+    composedOf: ['list_environments', 'get_environment', 'list_deployments', 'get_deployment', 'retry_job'],
     input: z.object({
       id: fields.projectId(),
       environment: z.union([z.number().int().positive(), z.string().min(1)]).describe('Environment name or ID.'),
