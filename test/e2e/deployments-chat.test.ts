@@ -11,6 +11,8 @@ import { TerminalSession } from '../helpers/terminal-session.js';
 const env = useSandbox({ clock: new ManualClock() });
 const history = new ProductionHistory(() => env.sandbox);
 const short = (sha: string) => sha.slice(0, 8);
+/** A pattern that matches `text` as it is. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 let a: Deployment;
 let b: Deployment;
@@ -75,6 +77,15 @@ describe('rolling production back in the chat', () => {
     expect(screen).toContain(`Rolling production back to ${short(a.sha)}`);
     expect(screen).toContain(`deployment #${made.id} waits for approval by someone else`);
     expect((await history.production()).last_deployment?.id).toBe(b.id);
+
+    // Asked again while it waits, there is no second rollback: the one waiting is named, nothing asked or sent.
+    const sent = posts();
+    await chatAs('admin', async (term, at) => {
+      term.type('environment rollback acme/web production\r');
+      const said = `✗ Roll back environment: not run\n\n  deployment #${made.id} of ${short(a.sha)} to production is already under way (blocked): approve or reject it (deployment approve); nothing was run\n`;
+      await term.waitFor(new RegExp(`${literally(said)}[\\s\\S]*forgeops> $`), at);
+    });
+    expect(posts()).toEqual(sent);
 
     // Alice, a maintainer who did not trigger it, approves it in her chat; production then runs A.
     await chatAs('maintainer', async (term, at) => {

@@ -20,6 +20,8 @@ const clients: HttpClient[] = [];
 
 let a: Deployment;
 let b: Deployment;
+/** The job the accepted rollback made: the newest run of A's deploy job. */
+let rollbackJob: number;
 beforeAll(async () => {
   await history.greenMain();
   a = await history.deploy(await history.commit('Release A'));
@@ -77,6 +79,7 @@ describe('rollback_environment over MCP', () => {
     const data = result.structuredContent as {
       from: { id: number; sha: string };
       to: { id: number; sha: string };
+      job: { id: number };
       deployment: { id: number; status: string };
       waiting_for_approval?: boolean;
     };
@@ -87,6 +90,7 @@ describe('rollback_environment over MCP', () => {
       waiting_for_approval: true,
     });
     expect(await history.deployment(data.deployment.id)).toMatchObject({ sha: a.sha, user: { username: 'root' } });
+    rollbackJob = data.job.id;
 
     const approved = await callAs('maintainer', () => ACCEPT, 'approve_deployment', {
       id: WEB,
@@ -120,6 +124,23 @@ describe('rollback_environment over MCP', () => {
     );
     expect(posts().filter((path) => path.includes('/retry'))).toEqual(before);
     expect((await history.production()).last_deployment?.id).toBe(next.id);
+  }, 30_000);
+  it("goes back to deployment A by its id after an earlier rollback retried A's job: it retries A's newest run", async () => {
+    // The rollback above retried A's deploy job; the service retries a job once, so its newest run is what runs again.
+    const { result, prompts, text } = await callAs('admin', () => ACCEPT, 'rollback_environment', {
+      id: WEB,
+      environment: 'production',
+      to: a.id,
+    });
+    expect(result.isError, text).toBeFalsy();
+    const data = result.structuredContent as { to: { sha: string }; deployment: { id: number } };
+    expect(data.to.sha).toBe(a.sha);
+    expect(prompts[0]).toContain(
+      `will run ${short(a.sha)} (main, deployment #${a.id}) again by retrying the newest run of its deploy job deploy:production (#${rollbackJob}, a retry of #${a.deployable.id}).`,
+    );
+    expect(await history.deployment(data.deployment.id)).toMatchObject({ sha: a.sha, status: 'blocked' });
+    await history.approve(data.deployment.id, 'maintainer');
+    expect((await history.finished(data.deployment.id)).status).toBe('success');
   }, 30_000);
 });
 

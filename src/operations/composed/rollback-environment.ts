@@ -30,7 +30,15 @@ export interface RollbackPlan {
   /** The environment's last successful deployment: what it runs now. */
   current: { id: number; sha: string; ref: string };
   /** The earlier successful deployment whose deploy job is retried. */
-  target: { id: number; sha: string; ref: string; job_id: number; job_name: string };
+  target: {
+    id: number;
+    sha: string;
+    ref: string;
+    job_id: number;
+    job_name: string;
+    /** Set when job_id is a later run (a retry) of the deployment's own deploy job, which is this one. */
+    first_job_id?: number;
+  };
 }
 
 const refusal = (input: RollbackInput, why: string) =>
@@ -49,7 +57,8 @@ function finder(operations: () => readonly Operation[]): Find {
   };
 }
 
-const briefDeployment = (d: Fields) => ({ id: Number(d.id), sha: show(d.sha), ref: show(d.ref) });
+type Brief = RollbackPlan['current'];
+const briefDeployment = (d: Fields): Brief => ({ id: Number(d.id), sha: show(d.sha), ref: show(d.ref) });
 
 /** The environment by id or name, with its last_deployment. */
 async function readEnvironment(ctx: RunContext, input: RollbackInput, find: Find): Promise<Fields> {
@@ -68,32 +77,8 @@ async function readEnvironment(ctx: RunContext, input: RollbackInput, find: Find
   );
 }
 
-/** The environment, what it runs now and the deployment to go back to: reads only. */
-export async function readRollbackPlan(ctx: RunContext, input: RollbackInput, find: Find): Promise<RollbackPlan> {
-  const environment = await readEnvironment(ctx, input, find);
-  const name = show(environment.name);
-  const last = asRecord(environment.last_deployment);
-  if (last.id === undefined)
-    throw refusal(input, `environment ${name} has no successful deployment to roll back from; nothing was run`);
-  const current = briefDeployment(last);
-  const successes = asList(
-    (
-      await executeOperation(
-        find('list_deployments'),
-        {
-          id: input.id,
-          environment: name,
-          status: 'success',
-          order_by: 'id',
-          sort: 'desc',
-          all_pages: true,
-          max_items: MAX_DEPLOYMENTS_READ,
-          per_page: 100,
-        },
-        ctx,
-      )
-    ).data,
-  );
+/** The successful deployment to go back to: the one asked for (by id or commit), or the last of another commit. */
+function chooseTarget(input: RollbackInput, name: string, current: Brief, successes: Fields[]): Fields {
   let target: Fields | undefined;
   if (input.to === undefined) {
     // The last successful deployment before the current one that ran another commit: going back to the same commit
@@ -110,20 +95,99 @@ export async function readRollbackPlan(ctx: RunContext, input: RollbackInput, fi
       throw refusal(input, `deployment #${input.to} is not a successful deployment to ${name}; nothing was run`);
   } else {
     const sha = input.to.toLowerCase();
-    // The newest successful deployment of that commit: its deploy job is the one the service retries.
+    // The newest successful deployment of that commit.
     target = successes.find((d) => show(d.sha).toLowerCase().startsWith(sha));
     if (!target)
       throw refusal(input, `no successful deployment of ${input.to} to ${name} to go back to; nothing was run`);
   }
   if (Number(target.id) === current.id)
     throw refusal(input, `deployment #${current.id} is what ${name} runs now; nothing was run`);
+  return target;
+}
+
+/**
+ * The newest run of the target's deploy job (the deployment of its last retry, else the target itself): the service
+ * retries a job once, so after an earlier rollback to the same deployment it is that retry's job that runs again.
+ * A run still under way (one waiting for its approval) is refused: approving it is the way forward, not another.
+ */
+function newestRun(input: RollbackInput, name: string, target: Fields, deployments: Fields[]): Fields {
   const job = asRecord(target.deployable);
   if (job.id === undefined) throw refusal(input, `deployment #${show(target.id)} has no deploy job to run again`);
+  const pipelineId = asRecord(job.pipeline).id;
+  const runs = deployments.filter((d) => {
+    const run = asRecord(d.deployable);
+    return run.name === job.name && pipelineId !== undefined && asRecord(run.pipeline).id === pipelineId;
+  });
+  const newest = runs.reduce(
+    (a, b) => (Number(asRecord(b.deployable).id) > Number(asRecord(a.deployable).id) ? b : a),
+    target,
+  );
+  if (['created', 'running', 'blocked'].includes(show(newest.status)))
+    throw refusal(
+      input,
+      `deployment #${show(newest.id)} of ${shortSha(newest.sha)} to ${name} is already under way (${show(newest.status)})` +
+        `${newest.status === 'blocked' ? ': approve or reject it (deployment approve)' : ''}; nothing was run`,
+    );
+  return newest;
+}
+
+/** The environment, what it runs now and the deployment to go back to: reads only. */
+export async function readRollbackPlan(ctx: RunContext, input: RollbackInput, find: Find): Promise<RollbackPlan> {
+  const environment = await readEnvironment(ctx, input, find);
+  const name = show(environment.name);
+  const last = asRecord(environment.last_deployment);
+  if (last.id === undefined)
+    throw refusal(input, `environment ${name} has no successful deployment to roll back from; nothing was run`);
+  const current = briefDeployment(last);
+  // Every status: the successful ones to go back to, and the retries of their jobs since.
+  const deployments = asList(
+    (
+      await executeOperation(
+        find('list_deployments'),
+        {
+          id: input.id,
+          environment: name,
+          order_by: 'id',
+          sort: 'desc',
+          all_pages: true,
+          max_items: MAX_DEPLOYMENTS_READ,
+          per_page: 100,
+        },
+        ctx,
+      )
+    ).data,
+  );
+  const target = chooseTarget(
+    input,
+    name,
+    current,
+    deployments.filter((d) => d.status === 'success'),
+  );
+  const run = asRecord(newestRun(input, name, target, deployments).deployable);
+  const first = Number(asRecord(target.deployable).id);
   return {
     environment: { id: Number(environment.id), name },
     current,
-    target: { ...briefDeployment(target), job_id: Number(job.id), job_name: show(job.name) },
+    target: {
+      ...briefDeployment(target),
+      job_id: Number(run.id),
+      job_name: show(run.name),
+      ...(first !== Number(run.id) ? { first_job_id: first } : {}),
+    },
   };
+}
+
+/** What the policy reads before asking: the plan, or why there is no rollback to ask about. */
+type RollbackFacts = RollbackPlan | { refused: string };
+
+async function readRollbackFacts(ctx: RunContext, input: RollbackInput, find: Find): Promise<RollbackFacts> {
+  try {
+    return await readRollbackPlan(ctx, input, find);
+  } catch (error) {
+    // The plan's own refusals are answers, not failed reads: said as they are, with nothing asked or sent.
+    if (error instanceof ApiError && error.kind === 'refused') return { refused: error.serviceMessage };
+    throw error;
+  }
 }
 
 /** The sentence the human confirms: the environment, the commit it runs now and the one it will run. */
@@ -131,7 +195,10 @@ export function rollbackQuestion(plan: RollbackPlan): string {
   const { environment, current, target } = plan;
   return (
     `It rolls ${environment.name} back: it runs ${shortSha(current.sha)} (${current.ref}, deployment #${current.id}) now, ` +
-    `and will run ${shortSha(target.sha)} (${target.ref}, deployment #${target.id}) again by retrying its deploy job ${target.job_name} (#${target.job_id}).`
+    `and will run ${shortSha(target.sha)} (${target.ref}, deployment #${target.id}) again by retrying ` +
+    (target.first_job_id === undefined
+      ? `its deploy job ${target.job_name} (#${target.job_id}).`
+      : `the newest run of its deploy job ${target.job_name} (#${target.job_id}, a retry of #${target.first_job_id}).`)
   );
 }
 
@@ -283,18 +350,23 @@ export function rollbackEnvironmentOperation(operations: () => readonly Operatio
     undo: 'Deploys an older commit; the newer one stays in history and a rollback to it (or a new deployment) brings it back.',
     facts: {
       what: 'the environment, the commit it runs now and the deployment to go back to',
-      read: (ctx, input) => readRollbackPlan(ctx, input, finder(operations)),
+      read: (ctx, input) => readRollbackFacts(ctx, input, finder(operations)),
+      // A rollback that cannot be (nothing to go back to, one already waiting) is refused before anyone is asked.
+      refuse: (_input, facts: RollbackFacts) => ('refused' in facts ? facts.refused : undefined),
       // What runs is what was shown: the deployment to go back to, and the current one as the premise.
-      pin: (_input, plan: RollbackPlan) => ({
-        environment: plan.environment.id,
-        to: plan.target.id,
-        job_id: plan.target.job_id,
-        current_deployment_id: plan.current.id,
-      }),
+      pin: (_input, facts: RollbackFacts) =>
+        'refused' in facts
+          ? {}
+          : {
+              environment: facts.environment.id,
+              to: facts.target.id,
+              job_id: facts.target.job_id,
+              current_deployment_id: facts.current.id,
+            },
     },
-    needsApproval: (input, plan?: RollbackPlan) =>
-      plan
-        ? rollbackQuestion(plan)
+    needsApproval: (input, facts?: RollbackFacts) =>
+      facts && !('refused' in facts)
+        ? rollbackQuestion(facts)
         : `It rolls environment ${show(input.environment)} back to ${input.to === undefined ? 'its previous successful deployment' : show(input.to)} by retrying an earlier deploy job.`,
     steps: (input) => [
       `check that ${show(input.environment)} still runs deployment #${show(input.current_deployment_id)}`,
