@@ -142,6 +142,13 @@ describe('approving a blocked production deployment in the chat', () => {
     });
     expect((await history.finished(blocked.id)).status).toBe('success');
     expect((await history.production()).last_deployment?.id).toBe(blocked.id);
+
+    // Deployed, it takes no more answers: alice is told so without a question.
+    await chatAs('maintainer', async (term, at) => {
+      term.type(approve);
+      const said = `✗ Approve or reject deployment: not run\n\n  Deployment #${blocked.id} of ${short(blocked.sha)} to production is not waiting for approvals (its status is success); nothing was sent.\n`;
+      await term.waitFor(new RegExp(`${literally(said)}[\\s\\S]*forgeops> $`), at);
+    });
   }, 60_000);
 
   it('rejects one: its deploy job fails as deployment_rejected without ever starting, and production stays as it was', async () => {

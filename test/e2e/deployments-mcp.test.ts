@@ -169,6 +169,16 @@ describe('approve_deployment over MCP', () => {
     expect(alice.result.structuredContent).toMatchObject({ status: 'approved', user: { username: 'alice' } });
     expect((await history.finished(blocked.id)).status).toBe('success');
     expect((await history.production()).last_deployment?.id).toBe(blocked.id);
+
+    // Approved and deployed, it takes no more answers: said before anyone is asked, and nothing is sent.
+    const sent = posts();
+    const again = await callAs('maintainer', () => ACCEPT, 'approve_deployment', approve);
+    expect(again.result.isError).toBe(true);
+    expect(again.prompts).toEqual([]);
+    expect(again.text).toContain(
+      `Deployment #${blocked.id} of ${short(blocked.sha)} to production is not waiting for approvals (its status is success); nothing was sent.`,
+    );
+    expect(posts()).toEqual(sent);
   }, 30_000);
 
   it('rejected: the deploy job fails as deployment_rejected without starting; production stays as it was', async () => {
