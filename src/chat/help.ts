@@ -197,7 +197,7 @@ function table(rows: Array<[string, string]>): string[] {
 
 export function commandHelp(op: Operation, options: HelpOptions = {}): string {
   const approval =
-    op.effect === 'destructive'
+    op.effect === 'destructive' || op.alwaysAsks
       ? 'Asks you to approve it before it runs.'
       : op.needsApproval
         ? 'May ask you to approve it, depending on the input.'

@@ -140,6 +140,7 @@ export const deploymentsOperations = [
           ? undefined
           : `Deployment #${input.deployment_id} of ${shortSha(deployment.sha)} to ${show(asRecord(deployment.environment).name)} is not waiting for approvals (its status is ${show(deployment.status)}); nothing was sent.`,
     },
+    alwaysAsks: true,
     needsApproval: (input, deployment) => {
       const what = deployment ? `deployment ${deploymentWords(deployment)}` : `deployment #${input.deployment_id}`;
       return input.status === 'approved'

@@ -364,6 +364,7 @@ export function rollbackEnvironmentOperation(operations: () => readonly Operatio
               current_deployment_id: facts.current.id,
             },
     },
+    alwaysAsks: true,
     needsApproval: (input, facts?: RollbackFacts) =>
       facts && !('refused' in facts)
         ? rollbackQuestion(facts)

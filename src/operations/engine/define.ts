@@ -141,6 +141,11 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
    */
   needsApproval?(input: z.infer<S>, facts?: F): string | undefined;
   /**
+   * needsApproval gives a reason for every input and every facts (a rollback, an approval of a deployment): help and
+   * docs then say the call always asks, not that it may.
+   */
+  alwaysAsks?: boolean;
+  /**
    * What to read from the service before deciding, for a call whose effect depends on more than its input; needsApproval
    * then gets the facts (undefined when not needed, or not read: the policy then asks, saying so).
    */
@@ -329,6 +334,8 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
   for (const p of pathParams) {
     if (!(p in shape)) throw new Error(`operation ${spec.name}: input lacks path parameter '${p}'`);
   }
+  if (spec.alwaysAsks && !spec.needsApproval)
+    throw new Error(`operation ${spec.name}: alwaysAsks needs the needsApproval that words the question`);
   for (const key of spec.chatValues ?? []) {
     if (!(key in shape) || pathParams.includes(key))
       throw new Error(`operation ${spec.name}: chat value '${key}' is not an input key outside the path`);
