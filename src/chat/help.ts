@@ -27,6 +27,7 @@ const SAMPLES: Record<string, unknown> = {
   sha: 'a1b2c3d',
   ref: 'main',
   ref_name: 'main',
+  environment: 'production',
   branch: 'main',
   file_path: 'src/app.ts',
   path: 'src',

@@ -74,6 +74,17 @@ describe('commands and positional values', () => {
     ]);
   });
 
+  it("takes an operation's own chat values after its path parameters: the environment a rollback names", () => {
+    expect(call('environment rollback acme/web production')).toEqual([
+      'rollback_environment',
+      { id: 'acme/web', environment: 'production' },
+    ]);
+    expect(call('environment rollback acme/web 3 to=1a2b3c4d')).toEqual([
+      'rollback_environment',
+      { id: 'acme/web', environment: 3, to: '1a2b3c4d' },
+    ]);
+  });
+
   it("reads a camelCase parameter (SCIM's) typed in any case", () => {
     expect(
       call(
