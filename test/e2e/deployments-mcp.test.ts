@@ -1,7 +1,8 @@
 // Issue 33's acceptance over MCP, against a sandbox whose acme/web production (protected: one approval by a maintainer
 // who did not trigger the deployment) has two deployments this file made, A then B: rollback_environment from B to A
 // through elicitation (declined sends nothing; accepted runs the call shown; a production that moved between the
-// question and the answer runs nothing and says what changed), and approve_deployment as the people who would.
+// question and the answer runs nothing and says what changed; asked again after a retry or a rejection, the newest run
+// of the deploy job is retried), and approve_deployment as the people who would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { HttpClient } from '../../src/http/client.js';
@@ -197,5 +198,23 @@ describe('approve_deployment over MCP', () => {
       started_at: null,
     });
     expect((await history.production()).last_deployment?.id).toBe(running.id);
+  }, 30_000);
+});
+
+describe('a rollback rejected, then asked for again', () => {
+  it('retries the rejected run of the deploy job: the service retries each job once', async () => {
+    const rollback = () =>
+      callAs('admin', () => ACCEPT, 'rollback_environment', { id: WEB, environment: 'production' });
+    const first = await rollback();
+    expect(first.result.isError, first.text).toBeFalsy();
+    const rejected = first.result.structuredContent as { job: { id: number }; deployment: { id: number } };
+    await history.approve(rejected.deployment.id, 'maintainer', 'rejected');
+    expect(await history.deployment(rejected.deployment.id)).toMatchObject({ status: 'failed' });
+
+    const again = await rollback();
+    expect(again.result.isError, again.text).toBeFalsy();
+    expect(again.prompts[0]).toContain(`deploy:production (#${rejected.job.id}, a retry of #`);
+    const made = again.result.structuredContent as { to: { sha: string }; deployment: { id: number } };
+    expect(await history.deployment(made.deployment.id)).toMatchObject({ sha: made.to.sha, status: 'blocked' });
   }, 30_000);
 });
