@@ -1,8 +1,10 @@
 // Issue 33's acceptance in the built CLI's terminal chat, against a sandbox whose acme/web production (protected: one
 // approval by a maintainer who did not trigger the deployment) has two deployments this file made, A then B: rolling
 // production back from B to A (declined changes nothing; accepted runs exactly the call shown, and its new deployment
-// waits for someone else's approval), then approving and rejecting a blocked deployment as the people who would.
+// waits for someone else's approval; asked again meanwhile, it names the one waiting), then approving and rejecting a
+// blocked deployment as the people who would (and one no longer waiting is refused without a question).
 import { beforeAll, describe, expect, it } from 'vitest';
+import { shortSha } from '../../src/operations/engine/present.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { ProductionHistory, type Deployment } from '../helpers/production-history.js';
@@ -10,7 +12,6 @@ import { TerminalSession } from '../helpers/terminal-session.js';
 
 const env = useSandbox({ clock: new ManualClock() });
 const history = new ProductionHistory(() => env.sandbox);
-const short = (sha: string) => sha.slice(0, 8);
 /** A pattern that matches `text` as it is. */
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -34,7 +35,7 @@ async function chatAs(person: Person, steps: (term: TerminalSession, at: number)
   }
 }
 
-const posts = () => env.sandbox.requests.filter({ method: 'POST' }).map((r) => r.path);
+const posts = () => history.posts();
 
 describe('rolling production back in the chat', () => {
   it('declined: nothing is sent and production still runs B', async () => {
@@ -64,7 +65,7 @@ describe('rolling production back in the chat', () => {
       /It rolls production back: it runs ([0-9a-f]{8}) \(main, deployment #(\d+)\) now, and will run ([0-9a-f]{8}) \(main, deployment #(\d+)\) again by retrying its deploy job deploy:production \(#(\d+)\)\./,
     );
     expect(question, screen).not.toBeNull();
-    expect(question!.slice(1)).toEqual([short(b.sha), `${b.id}`, short(a.sha), `${a.id}`, `${a.deployable.id}`]);
+    expect(question!.slice(1)).toEqual([shortSha(b.sha), `${b.id}`, shortSha(a.sha), `${a.id}`, `${a.deployable.id}`]);
     const call = screen.match(/to: (\d+)\n\s+job_id: (\d+)\n\s+current_deployment_id: (\d+)\n/);
     expect(call?.slice(1)).toEqual([`${a.id}`, `${a.deployable.id}`, `${b.id}`]);
 
@@ -74,7 +75,7 @@ describe('rolling production back in the chat', () => {
     ]);
     const [made] = await history.deployments();
     expect(made).toMatchObject({ sha: a.sha, status: 'blocked', user: { username: 'root' } });
-    expect(screen).toContain(`Rolling production back to ${short(a.sha)}`);
+    expect(screen).toContain(`Rolling production back to ${shortSha(a.sha)}`);
     expect(screen).toContain(`deployment #${made.id} waits for approval by someone else`);
     expect((await history.production()).last_deployment?.id).toBe(b.id);
 
@@ -82,7 +83,7 @@ describe('rolling production back in the chat', () => {
     const sent = posts();
     await chatAs('admin', async (term, at) => {
       term.type('environment rollback acme/web production\r');
-      const said = `✗ Roll back environment: not run\n\n  deployment #${made.id} of ${short(a.sha)} to production is already under way (blocked): approve or reject it (deployment approve); nothing was run\n`;
+      const said = `✗ Roll back environment: not run\n\n  deployment #${made.id} of ${shortSha(a.sha)} to production is already under way (blocked): approve or reject it (deployment approve); nothing was run\n`;
       await term.waitFor(new RegExp(`${literally(said)}[\\s\\S]*forgeops> $`), at);
     });
     expect(posts()).toEqual(sent);
@@ -92,7 +93,7 @@ describe('rolling production back in the chat', () => {
       term.type(`deployment approve acme/web ${made.id} status=approved\r`);
       at = await term.waitFor(
         new RegExp(
-          `It approves deployment #${made.id} of ${short(a.sha)} \\(main\\) to production, blocked[\\s\\S]*\\[y/N\\] $`,
+          `It approves deployment #${made.id} of ${shortSha(a.sha)} \\(main\\) to production, blocked[\\s\\S]*\\[y/N\\] $`,
         ),
         at,
       );
@@ -146,7 +147,7 @@ describe('approving a blocked production deployment in the chat', () => {
     // Deployed, it takes no more answers: alice is told so without a question.
     await chatAs('maintainer', async (term, at) => {
       term.type(approve);
-      const said = `✗ Approve or reject deployment: not run\n\n  Deployment #${blocked.id} of ${short(blocked.sha)} to production is not waiting for approvals (its status is success); nothing was sent.\n`;
+      const said = `✗ Approve or reject deployment: not run\n\n  Deployment #${blocked.id} of ${shortSha(blocked.sha)} to production is not waiting for approvals (its status is success); nothing was sent.\n`;
       await term.waitFor(new RegExp(`${literally(said)}[\\s\\S]*forgeops> $`), at);
     });
   }, 60_000);

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { HttpClient } from '../../src/http/client.js';
+import { shortSha } from '../../src/operations/engine/present.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
 import { connectInMemory, resultText, useSandbox, type ElicitAnswer } from '../helpers/mcp.js';
 import { ProductionHistory, WEB, type Deployment } from '../helpers/production-history.js';
 
 const env = useSandbox({ clock: new ManualClock() });
 const history = new ProductionHistory(() => env.sandbox);
-const short = (sha: string) => sha.slice(0, 8);
 const ACCEPT: ElicitResult = { action: 'accept', content: { confirm: true } };
 const DECLINE: ElicitResult = { action: 'decline' };
 
@@ -49,7 +49,7 @@ async function callAs(person: Person, answer: ElicitAnswer, name: string, args: 
   }
 }
 
-const posts = () => env.sandbox.requests.filter({ method: 'POST' }).map((r) => r.path);
+const posts = () => history.posts();
 
 describe('rollback_environment over MCP', () => {
   it('declined: the question names production, B and A, and nothing is sent', async () => {
@@ -61,7 +61,7 @@ describe('rollback_environment over MCP', () => {
     expect(result.isError).toBe(true);
     expect(prompts).toHaveLength(1);
     expect(prompts[0]).toContain(
-      `It rolls production back: it runs ${short(b.sha)} (main, deployment #${b.id}) now, and will run ${short(a.sha)} (main, deployment #${a.id}) again by retrying its deploy job deploy:production (#${a.deployable.id}).`,
+      `It rolls production back: it runs ${shortSha(b.sha)} (main, deployment #${b.id}) now, and will run ${shortSha(a.sha)} (main, deployment #${a.id}) again by retrying its deploy job deploy:production (#${a.deployable.id}).`,
     );
     expect(posts()).toEqual(before);
     expect((await history.production()).last_deployment?.id).toBe(b.id);
@@ -73,7 +73,7 @@ describe('rollback_environment over MCP', () => {
       environment: 'production',
     });
     expect(result.isError, resultText(result)).toBeFalsy();
-    expect(prompts[0]).toContain(`will run ${short(a.sha)} (main, deployment #${a.id}) again`);
+    expect(prompts[0]).toContain(`will run ${shortSha(a.sha)} (main, deployment #${a.id}) again`);
     expect(posts().filter((path) => path.includes('/retry'))).toEqual([
       expect.stringMatching(new RegExp(`/jobs/${a.deployable.id}/retry$`)),
     ]);
@@ -118,10 +118,10 @@ describe('rollback_environment over MCP', () => {
       'rollback_environment',
       { id: WEB, environment: 'production' },
     );
-    expect(prompts[0]).toContain(`it runs ${short(shown.sha)} (main, deployment #${shown.id}) now`);
+    expect(prompts[0]).toContain(`it runs ${shortSha(shown.sha)} (main, deployment #${shown.id}) now`);
     expect(result.isError).toBe(true);
     expect(text).toContain(
-      `production no longer runs ${short(shown.sha)} (main, deployment #${shown.id}) as shown: it runs ${short(next.sha)} (main, deployment #${next.id}) now; nothing was run`,
+      `production no longer runs ${shortSha(shown.sha)} (main, deployment #${shown.id}) as shown: it runs ${shortSha(next.sha)} (main, deployment #${next.id}) now; nothing was run`,
     );
     expect(posts().filter((path) => path.includes('/retry'))).toEqual(before);
     expect((await history.production()).last_deployment?.id).toBe(next.id);
@@ -137,7 +137,7 @@ describe('rollback_environment over MCP', () => {
     const data = result.structuredContent as { to: { sha: string }; deployment: { id: number } };
     expect(data.to.sha).toBe(a.sha);
     expect(prompts[0]).toContain(
-      `will run ${short(a.sha)} (main, deployment #${a.id}) again by retrying the newest run of its deploy job deploy:production (#${rollbackJob}, a retry of #${a.deployable.id}).`,
+      `will run ${shortSha(a.sha)} (main, deployment #${a.id}) again by retrying the newest run of its deploy job deploy:production (#${rollbackJob}, a retry of #${a.deployable.id}).`,
     );
     expect(await history.deployment(data.deployment.id)).toMatchObject({ sha: a.sha, status: 'blocked' });
     await history.approve(data.deployment.id, 'maintainer');
@@ -153,7 +153,7 @@ describe('approve_deployment over MCP', () => {
     const declined = await callAs('maintainer', () => DECLINE, 'approve_deployment', approve);
     expect(declined.result.isError).toBe(true);
     expect(declined.prompts[0]).toContain(
-      `It approves deployment #${blocked.id} of ${short(blocked.sha)} (main) to production, blocked`,
+      `It approves deployment #${blocked.id} of ${shortSha(blocked.sha)} (main) to production, blocked`,
     );
     expect(posts()).toEqual(before);
 
@@ -177,7 +177,7 @@ describe('approve_deployment over MCP', () => {
     expect(again.result.isError).toBe(true);
     expect(again.prompts).toEqual([]);
     expect(again.text).toContain(
-      `Deployment #${blocked.id} of ${short(blocked.sha)} to production is not waiting for approvals (its status is success); nothing was sent.`,
+      `Deployment #${blocked.id} of ${shortSha(blocked.sha)} to production is not waiting for approvals (its status is success); nothing was sent.`,
     );
     expect(posts()).toEqual(sent);
   }, 30_000);

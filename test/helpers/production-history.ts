@@ -84,6 +84,13 @@ export class ProductionHistory {
     return made.id;
   }
 
+  /** The paths of every POST the sandbox has answered so far: what a declined or refused call must not add to. */
+  posts(): string[] {
+    return this.sandbox()
+      .requests.filter({ method: 'POST' })
+      .map((r) => r.path);
+  }
+
   async deployments(query = 'environment=production&sort=desc&per_page=100'): Promise<Deployment[]> {
     return this.read<Deployment[]>(`/deployments?${query}`);
   }
