@@ -1,7 +1,8 @@
 // rollback_environment: a rollback as the service does it — the deploy job of an earlier successful deployment of the
-// environment is retried, which deploys that deployment's commit again (a new deployment that, once it succeeds, is
-// the environment's last_deployment). Always confirmed, naming the environment, the commit it runs now and the one it
-// will run; the confirmation pins both, and the call runs only while the environment still runs what was shown.
+// environment is retried (its newest run: the service retries a job once), which deploys that deployment's commit
+// again (a new deployment that, once it succeeds, is the environment's last_deployment). Always confirmed, naming the
+// environment, the commit it runs now and the one it will run; the confirmation pins both, and the call runs only
+// while the environment still runs what was shown.
 import { z } from 'zod';
 import { ApiError } from '../../http/errors.js';
 import { defineOperation, fields } from '../engine/define.js';
