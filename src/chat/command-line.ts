@@ -2,10 +2,13 @@
 import type { Operation } from '../operations/engine/define.js';
 import { formatValue } from './help.js';
 
-/** Path values first, in route order, as long as none is missing; every other value as key=value. Parses back to the same input. */
+/**
+ * Path values first, in route order, then the operation's own chat values, as long as none is missing; every other
+ * value as key=value. Parses back to the same input.
+ */
 export function commandLine(op: Operation, input: Record<string, unknown>, prefix = ''): string {
   const positional: string[] = [];
-  for (const param of op.pathParams) {
+  for (const param of [...op.pathParams, ...(op.chatValues ?? [])]) {
     if (input[param] === undefined) break;
     positional.push(param);
   }

@@ -27,6 +27,7 @@ const SAMPLES: Record<string, unknown> = {
   sha: 'a1b2c3d',
   ref: 'main',
   ref_name: 'main',
+  environment: 'production',
   branch: 'main',
   file_path: 'src/app.ts',
   path: 'src',
@@ -197,7 +198,7 @@ function table(rows: Array<[string, string]>): string[] {
 
 export function commandHelp(op: Operation, options: HelpOptions = {}): string {
   const approval =
-    op.effect === 'destructive'
+    op.effect === 'destructive' || op.alwaysAsks
       ? 'Asks you to approve it before it runs.'
       : op.needsApproval
         ? 'May ask you to approve it, depending on the input.'

@@ -49,7 +49,8 @@ export function renderReference(operations: readonly Operation[]): string {
     for (const op of operations.filter((o) => o.area === area)) {
       // A destructive call always asks; its needsApproval() only words the question for some inputs.
       const effect =
-        op.effect + (op.effect === 'destructive' ? ' (approve)' : op.needsApproval ? ' (approve when risky)' : '');
+        op.effect +
+        (op.effect === 'destructive' || op.alwaysAsks ? ' (approve)' : op.needsApproval ? ' (approve when risky)' : '');
       const route =
         `\`${op.method} ${cell(op.path)}\`${op.composedOf ? ` (repeats ${op.composedOf.map((name) => `\`${name}\``).join(', ')})` : ''}` +
         (op.outsideSpec ? ` (outside the spec: ${cell(op.outsideSpec)})` : '');

@@ -131,17 +131,26 @@ export const deploymentsOperations = [
     }),
     effect: 'write',
     undo: 'An approval cannot be taken back: with the last one needed the deploy job starts (what it deploys is undone by a rollback); a rejection fails the job, and only a new deployment tries again.',
-    facts: { what: 'the deployment: its commit and environment', read: readDeployment },
+    facts: {
+      what: 'the deployment: its commit and environment',
+      read: readDeployment,
+      // Only a blocked deployment takes an answer: asking about another would only end in the service's 400.
+      refuse: (input, deployment) =>
+        deployment.status === undefined || deployment.status === 'blocked'
+          ? undefined
+          : `Deployment #${input.deployment_id} of ${shortSha(deployment.sha)} to ${show(asRecord(deployment.environment).name)} is not waiting for approvals (its status is ${show(deployment.status)}); nothing was sent.`,
+    },
+    alwaysAsks: true,
     needsApproval: (input, deployment) => {
       const what = deployment ? `deployment ${deploymentWords(deployment)}` : `deployment #${input.deployment_id}`;
       return input.status === 'approved'
         ? `It approves ${what}: with the approvals it needs, its deploy job starts.`
         : `It rejects ${what}: its deploy job fails and the commit is not deployed.`;
     },
-    present: (data) => {
+    present: (data, input) => {
       const approval = asRecord(data);
       return {
-        title: `Deployment ${show(approval.status)} by ${show(asRecord(approval.user).username)}`,
+        title: `Deployment #${input.deployment_id} ${show(approval.status)} by ${show(asRecord(approval.user).username)}`,
         fields: approval.comment ? [['comment', show(approval.comment)]] : [],
       };
     },

@@ -91,6 +91,7 @@ export const environmentsOperations = [
     }),
     effect: 'write',
     undo: 'A stopped environment serves nothing until the next deployment to it starts it again (its on_stop job may have torn it down).',
+    alwaysAsks: true,
     needsApproval: (input) =>
       input.force
         ? 'It stops the environment without running its on_stop job: what runs there is left as it is but no longer tracked, until the next deployment.'

@@ -99,6 +99,11 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
   name: string;
   /** Words typed in chat: "pipeline retry". */
   chat: string;
+  /**
+   * Input keys the chat takes as values without a key after the path parameters, for an operation whose route does
+   * not name its target (a composed one's route is only its first request): `environment rollback acme/web production`.
+   */
+  chatValues?: readonly string[];
   area: Area;
   title: string;
   description: string;
@@ -135,6 +140,11 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
    * argument of the call, so the reason need not repeat them.
    */
   needsApproval?(input: z.infer<S>, facts?: F): string | undefined;
+  /**
+   * needsApproval gives a reason for every input and every facts (a rollback, an approval of a deployment): help and
+   * docs then say the call always asks, not that it may.
+   */
+  alwaysAsks?: boolean;
   /**
    * What to read from the service before deciding, for a call whose effect depends on more than its input; needsApproval
    * then gets the facts (undefined when not needed, or not read: the policy then asks, saying so).
@@ -323,6 +333,12 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
   const shape = spec.input.shape as Record<string, unknown>;
   for (const p of pathParams) {
     if (!(p in shape)) throw new Error(`operation ${spec.name}: input lacks path parameter '${p}'`);
+  }
+  if (spec.alwaysAsks && !spec.needsApproval)
+    throw new Error(`operation ${spec.name}: alwaysAsks needs the needsApproval that words the question`);
+  for (const key of spec.chatValues ?? []) {
+    if (!(key in shape) || pathParams.includes(key))
+      throw new Error(`operation ${spec.name}: chat value '${key}' is not an input key outside the path`);
   }
   for (const rule of spec.rules ?? []) {
     const unknown = rule.keys.filter((key) => !(key in shape));

@@ -2,10 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { complete } from '../../../src/chat/complete.js';
+import { commandLine } from '../../../src/chat/command-line.js';
 import { parse } from '../../../src/chat/grammar.js';
 import type { ParsedCommand, ParseOptions } from '../../../src/chat/grammar.js';
 import { defineOperation, fields } from '../../../src/operations/engine/define.js';
-import { operations } from '../../../src/operations/index.js';
+import { findOperation, operations } from '../../../src/operations/index.js';
 import { commandsOf } from './registry-words.js';
 
 // Issues and merge requests are not in the registry yet: throwaway operations stand in for them.
@@ -71,6 +72,22 @@ describe('commands and positional values', () => {
     expect(call('file get acme/web src/app.ts ref=main')).toEqual([
       'get_file',
       { id: 'acme/web', file_path: 'src/app.ts', ref: 'main' },
+    ]);
+  });
+
+  it("takes an operation's own chat values after its path parameters: the environment a rollback names", () => {
+    expect(call('environment rollback acme/web production')).toEqual([
+      'rollback_environment',
+      { id: 'acme/web', environment: 'production' },
+    ]);
+    // A follow-up written back as a line reads the same way, and parses back to its input.
+    const input = { id: 'acme/web', environment: 'production', to: 22 };
+    const line = commandLine(findOperation('rollback_environment')!, input);
+    expect(line).toBe('environment rollback acme/web production to=22');
+    expect(call(line)).toEqual(['rollback_environment', input]);
+    expect(call('environment rollback acme/web 3 to=1a2b3c4d')).toEqual([
+      'rollback_environment',
+      { id: 'acme/web', environment: 3, to: '1a2b3c4d' },
     ]);
   });
 

@@ -46,6 +46,16 @@ describe('command help', () => {
   it('says when a command asks for approval, and lists enum values and list types', () => {
     const text = commandHelp(op('delete_pipeline'));
     expect(text.split('\n')[2]).toBe('Asks you to approve it before it runs.');
+    // A write that asks on every input says so too; one that asks for some inputs says it may.
+    expect(commandHelp(op('rollback_environment')).split('\n')[2]).toBe('Asks you to approve it before it runs.');
+    expect(commandHelp(op('create_commit')).split('\n')[2]).toBe('May ask you to approve it, depending on the input.');
+    // The environment is typed as a value, as people name it.
+    expect(commandHelp(op('rollback_environment'))).toContain(
+      'Usage: environment rollback <id> <environment> [key=value …]',
+    );
+    expect(commandHelp(op('rollback_environment'))).toMatch(
+      /Examples:\n {2}environment rollback acme\/web production$/,
+    );
     expect(commandHelp(op('list_pipelines'))).toContain(
       '\n  status          one of running, pending, success, failed, canceled, skipped, optional\n',
     );

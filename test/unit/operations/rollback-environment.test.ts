@@ -34,4 +34,41 @@ describe('rollback_environment', () => {
       current_deployment_id: 42,
     });
   });
+
+  it("says the plan's own refusal before anyone is asked, and pins nothing", () => {
+    const refused = {
+      refused: 'environment production has no successful deployment to roll back from; nothing was run',
+    };
+    const input = { id: 'acme/web', environment: 'production' };
+    expect(op.facts!.refuse!(input, refused)).toBe(refused.refused);
+    expect(op.facts!.pin!(input, refused)).toEqual({});
+    expect(op.facts!.refuse!(input, plan)).toBeUndefined();
+  });
+
+  it('names the newest run of the deploy job when it is a retry of the one the deployment ran', () => {
+    const retried = { ...plan, target: { ...plan.target, job_id: 350, first_job_id: 311 } };
+    expect(op.needsApproval!({ id: 'acme/web', environment: 'production' }, retried)).toContain(
+      'by retrying the newest run of its deploy job deploy:production (#350, a retry of #311).',
+    );
+  });
+
+  it('names the deployment its retry made that waits for approval, with Approve and Reject on it', () => {
+    const result = {
+      environment: { name: 'production' },
+      from: plan.current,
+      to: plan.target,
+      job: { id: 312, name: 'deploy:production', status: 'manual' },
+      deployment: { id: 43, status: 'blocked' },
+      waiting_for_approval: true,
+    };
+    const shown = op.present!(result, { id: 'acme/web', environment: 'production' });
+    expect(shown.fields).toContainEqual([
+      'next',
+      'deployment #43 waits for approval by someone else (deployment approve)',
+    ]);
+    expect(shown.actions?.map((a) => [a.label, a.operation, a.input])).toEqual([
+      ['Approve', 'approve_deployment', { id: 'acme/web', deployment_id: 43, status: 'approved' }],
+      ['Reject', 'approve_deployment', { id: 'acme/web', deployment_id: 43, status: 'rejected' }],
+    ]);
+  });
 });
