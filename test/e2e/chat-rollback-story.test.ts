@@ -41,9 +41,7 @@ describe('the demo story: from main turned red to production rolled back and mai
         `where it went\\s+${culprit} reached production at [^(]+\\(deployment #\\d+\\) and staging at [^(]+\\(deployment #7\\) — it is live in PRODUCTION`,
       ),
     );
-    const [, rollback] = /→ roll back production: (environment rollback acme\/web environment=1 to=4 \S+)/.exec(
-      triage,
-    )!;
+    const [, rollback] = /→ roll back production: (environment rollback acme\/web 1 to=4 \S+)/.exec(triage)!;
 
     const revert = await run(term, `commit revert-mr acme/web ${culprit}`);
     expect(revert).toMatch(/✓ Opened merge request !6 "Revert "Show order dates in the store's time zone""/);
@@ -57,14 +55,17 @@ describe('the demo story: from main turned red to production rolled back and mai
     const [, release] = new RegExp(
       `It rolls production back: it runs ${culprit} \\(main, deployment #\\d+\\) now, and will run ([0-9a-f]{8}) \\(v1\\.1\\.0, deployment #4\\) again`,
     ).exec(rolled)!;
-    expect(rolled).toMatch(/next\s+the new deployment waits for approval \(deployment approve\)/);
+    const [, waiting] = /next\s+deployment #(\d+) waits for approval by someone else \(deployment approve\)/.exec(
+      rolled,
+    )!;
 
     // Another maintainer approves it: root, in the same chat.
     expect(await run(term, 'as root')).toMatch(/Now acting as @root/);
     const blocked = await run(term, 'deployment list acme/web environment=production status=blocked');
     const [, deployment] = new RegExp(`#(\\d+) production\\s+blocked · ${release} \\(v1\\.1\\.0\\)`).exec(blocked)!;
+    expect(deployment).toBe(waiting);
     expect(await run(term, `deployment approve acme/web ${deployment} status=approved`)).toMatch(
-      /Deployment approved by root/,
+      new RegExp(`Deployment #${deployment} approved by root`),
     );
     await run(term, 'as alice');
 
