@@ -249,3 +249,12 @@ export function integerPathParam(req: SandboxRequest<unknown>, name: string): nu
   if (value === undefined || !/^\d+$/.test(value)) throw paramError(`${name} does not have a valid value`);
   return Number(value);
 }
+
+/** One area's route registrations in order, as the single `register` its index calls. */
+export function registerAll<Context>(
+  ...parts: Array<(router: Router, ctx: Context) => void>
+): (router: Router, ctx: Context) => void {
+  return (router, ctx) => {
+    for (const part of parts) part(router, ctx);
+  };
+}

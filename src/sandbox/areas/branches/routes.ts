@@ -20,7 +20,7 @@ import {
   PROTECTION_LEVELS,
   type ProtectedBranch,
 } from '../../core/protected-branches.js';
-import type { Router } from '../../core/router.js';
+import { registerAll, type Router } from '../../core/router.js';
 import { projectWebUrl } from '../../core/views.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
@@ -138,10 +138,7 @@ async function checkProtectedCreation(
   throw messageError(400, PROTECTED_BRANCH_REFUSALS.create);
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  registerBranches(router, ctx);
-  registerProtectedBranches(router, ctx);
-}
+export const register = registerAll(registerBranches, registerProtectedBranches);
 
 /** Branches: list, read, create, delete, delete merged. */
 function registerBranches(router: Router, ctx: SandboxContext): void {

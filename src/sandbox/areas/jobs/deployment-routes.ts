@@ -12,7 +12,7 @@ import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
 import { forbidden, messageError, paramError, recordNotFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { integerPathParam, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import { ACCESS, type Project, type Store } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
 import {
@@ -158,10 +158,7 @@ function findDeployment(ctx: SandboxContext, project: Project, req: SandboxReque
   return deployment;
 }
 
-export function registerDeployments(router: Router, ctx: SandboxContext): void {
-  registerEnvironmentRoutes(router, ctx);
-  registerDeploymentRoutes(router, ctx);
-}
+export const registerDeployments = registerAll(registerEnvironmentRoutes, registerDeploymentRoutes);
 
 /** Environments: list, read, stop. */
 function registerEnvironmentRoutes(router: Router, ctx: SandboxContext): void {

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { unrevokedTokensOf } from '../../core/credentials.js';
-import type { Reply, Router, SandboxRequest } from '../../core/router.js';
+import { registerAll, type Reply, type Router, type SandboxRequest } from '../../core/router.js';
 import type { Store, User } from '../../core/store.js';
 import { checkPassword } from '../users/index.js';
 import { type Application, applicationsOf, redirectUriMatches } from './applications.js';
@@ -94,10 +94,7 @@ export function requireSignIn(
   return undefined;
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  registerAuthorize(router, ctx);
-  registerSignInPage(router, ctx);
-}
+export const register = registerAll(registerAuthorize, registerSignInPage);
 
 /** The authorization page and its answer. */
 function registerAuthorize(router: Router, ctx: SandboxContext): void {

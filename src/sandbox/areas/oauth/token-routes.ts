@@ -16,7 +16,7 @@ import {
   tokenState,
 } from '../../core/credentials.js';
 import type { HttpError } from '../../core/errors.js';
-import type { Reply, Router } from '../../core/router.js';
+import { registerAll, type Reply, type Router } from '../../core/router.js';
 import { isTokenScope, TOKEN_SCOPES, type TokenScope } from '../../core/scopes.js';
 import type { Store } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
@@ -172,10 +172,7 @@ function activeToken(store: Store, token: string | undefined): OAuthAccessToken 
   return record;
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  registerTokenRoutes(router, ctx);
-  registerTokenInfo(router, ctx);
-}
+export const register = registerAll(registerTokenRoutes, registerTokenInfo);
 
 /** The token endpoint, revocation and introspection. */
 function registerTokenRoutes(router: Router, ctx: SandboxContext): void {

@@ -10,7 +10,7 @@ import { pickCommit, type PickKind } from '../../git/pick.js';
 import { isRepositoryPath, isShaLike, type FileAction, type GitRepo } from '../../git/repo.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import type { Router } from '../../core/router.js';
+import { registerAll, type Router } from '../../core/router.js';
 import type { CommitComment, Store } from '../../core/store.js';
 import { checkForce, checkPush } from './push-rules.js';
 import { authorOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
@@ -133,10 +133,7 @@ async function lineTarget(
     : none;
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  registerCommitLists(router, ctx);
-  registerCommitReads(router, ctx);
-}
+export const register = registerAll(registerCommitLists, registerCommitReads);
 
 /** Listing and creating commits. */
 function registerCommitLists(router: Router, ctx: SandboxContext): void {

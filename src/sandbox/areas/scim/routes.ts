@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { scimError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
-import type { Reply, Router, SandboxRequest } from '../../core/router.js';
+import { registerAll, type Reply, type Router, type SandboxRequest } from '../../core/router.js';
 import { provisioned, SAML_PROVIDER, SCIM_LIST_SCHEMA, scimUserView } from './state.js';
 import { ACCESS, type Group, type Identity, type User } from '../../core/store.js';
 import { samlProvidersOf } from './state.js';
@@ -80,10 +80,7 @@ function removeIdentity(user: User, identity: Identity): void {
   user.identities.splice(user.identities.indexOf(identity), 1);
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  registerScimReads(router, ctx);
-  registerScimChanges(router, ctx);
-}
+export const register = registerAll(registerScimReads, registerScimChanges);
 
 /** Listing and reading provisioned users. */
 function registerScimReads(router: Router, ctx: SandboxContext): void {

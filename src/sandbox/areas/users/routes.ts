@@ -16,7 +16,7 @@ import type { SandboxContext } from '../../core/context.js';
 import { forbidden, messageError, notFound, paramError, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { integerPathParam, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import type { TokenScope } from '../../core/scopes.js';
 import type { Store, User } from '../../core/store.js';
 import { userAdmin, userBasic, userDetailed } from '../../core/views.js';
@@ -219,11 +219,7 @@ function withAttributes(user: User, view: object, wanted: boolean | undefined) {
     : view;
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  registerUserReads(router, ctx);
-  registerUserChanges(router, ctx);
-  registerUserRemovals(router, ctx);
-}
+export const register = registerAll(registerUserReads, registerUserChanges, registerUserRemovals);
 
 /** Listing users and reading one. */
 function registerUserReads(router: Router, ctx: SandboxContext): void {

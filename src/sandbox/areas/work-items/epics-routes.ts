@@ -12,7 +12,7 @@ import type { SandboxContext } from '../../core/context.js';
 import { forbidden, notFound, paramError, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import { integerPathParam, type Reply, type Router, type SandboxRequest } from '../../core/router.js';
+import { integerPathParam, type Reply, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import { ACCESS, type Group, type Store, type User } from '../../core/store.js';
 import { groupWebUrl, userBasic } from '../../core/views.js';
 import { labelDetails, labelsPredicate, nameList, sortItems, splitNames, type Predicate } from './shared.js';
@@ -203,11 +203,7 @@ function parentFor(ctx: SandboxContext, group: Group, value: number | string): E
   return parent;
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  registerEpicReads(router, ctx);
-  registerEpicChanges(router, ctx);
-  registerEpicTodos(router, ctx);
-}
+export const register = registerAll(registerEpicReads, registerEpicChanges, registerEpicTodos);
 
 /** Listing epics and reading one. */
 function registerEpicReads(router: Router, ctx: SandboxContext): void {

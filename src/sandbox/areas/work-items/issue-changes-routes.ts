@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden, messageError, recordNotFound, validationError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { integerPathParam, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import {
   addNote,
@@ -119,10 +119,7 @@ function view(ctx: SandboxContext, project: Project, issue: Issue, caller: User 
   };
 }
 
-export function register(router: Router, ctx: SandboxContext): void {
-  registerIssueReadAndOpen(router, ctx);
-  registerIssueChanges(router, ctx);
-}
+export const register = registerAll(registerIssueReadAndOpen, registerIssueChanges);
 
 /** Reading one issue and opening one. */
 function registerIssueReadAndOpen(router: Router, ctx: SandboxContext): void {

@@ -420,6 +420,15 @@ function awardsOf(list: Array<[string, string]> | undefined, users: Map<string, 
 }
 
 export function seedWorkItems(store: Store, users: Map<string, User>, epoch: number, tipOf: BranchTip): void {
+  seedLabels(store);
+  const times = seedTimes(store, users, epoch);
+  seedIssues(store, users, times);
+  seedMergeRequests(store, users, times, tipOf);
+  seedEpicItems(store, times);
+}
+
+/** acme's group labels, and a project label each for infra and bob's scratchpad. */
+function seedLabels(store: Store): void {
   const acme = store.findGroup('acme')!;
   for (const [name, color, description, priority] of ACME_LABELS)
     addLabel(store, `group:${acme.id}`, { name, color, description, priority });
@@ -432,7 +441,10 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
   });
   const scratchpad = store.findProject('bob/scratchpad')!;
   addLabel(store, `project:${scratchpad.id}`, { name: 'idea', color: '#c0ffee', description: null, priority: null });
+}
 
+/** The seed's people and times: a user by name, days ago at 09:00, a day's date, a milestone id, label history. */
+function seedTimes(store: Store, users: Map<string, User>, epoch: number) {
   const user = (name: string) => users.get(name)!;
   const ago = (days: number) => new Date(epoch - days * DAY + 9 * 60 * 60 * 1000);
   const day = (offset: number) => new Date(epoch + offset * DAY).toISOString().slice(0, 10);
@@ -448,7 +460,11 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
     for (const change of spec.relabel ?? [])
       setLabels(store, resource, change.labels, user(change.by), ago(spec.created - change.after));
   }
+  return { user, ago, day, milestoneId, label };
+}
+type SeedTimes = ReturnType<typeof seedTimes>;
 
+function seedIssues(store: Store, users: Map<string, User>, { user, ago, day, milestoneId, label }: SeedTimes): void {
   for (const [path, specs] of Object.entries(ISSUES)) {
     const project = store.findProject(path)!;
     specs.forEach((spec, index) => {
@@ -487,7 +503,14 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
       if (issue.closed_at) issue.updated_at = issue.closed_at;
     });
   }
+}
 
+function seedMergeRequests(
+  store: Store,
+  users: Map<string, User>,
+  { user, ago, milestoneId, label }: SeedTimes,
+  tipOf: BranchTip,
+): void {
   for (const [path, specs] of Object.entries(MERGE_REQUESTS)) {
     const project = store.findProject(path)!;
     specs.forEach((spec, index) => {
@@ -529,7 +552,9 @@ export function seedWorkItems(store: Store, users: Map<string, User>, epoch: num
       if (ended) mr.updated_at = ended;
     });
   }
+}
 
+function seedEpicItems(store: Store, { user, ago, label }: SeedTimes): void {
   const iids = new Map<number, number>();
   for (const spec of EPICS) {
     const group = store.findGroup(spec.group)!;
