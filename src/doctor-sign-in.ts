@@ -1,7 +1,7 @@
 // `forgeops doctor`'s checks of the sign-in: how `serve` lets MCP hosts in, and the terminal's kept sign-in as the token
 // the service check uses. Apart from doctor.ts, whose start-up check runs with every `mcp`, so that it stays light.
 import { type Config, ConfigError } from './config.js';
-import type { Check } from './doctor.js';
+import type { Check } from './doctor-check.js';
 import { codeHostFetch } from './http/code-host-fetch.js';
 import type { TokenSource } from './http/types.js';
 import { CALLBACK_PATH, publicUrlOf } from './identity/application.js';

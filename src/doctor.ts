@@ -5,15 +5,9 @@ import type { TokenSource } from './http/types.js';
 import type { Config, ConfigSource } from './config.js';
 import type { CredentialsFile } from './identity/credentials-file.js';
 import { withoutCredentials } from './text/shown-url.js';
+import type { Check, CheckStatus } from './doctor-check.js';
 
-type CheckStatus = 'ok' | 'fail' | 'warn' | 'info';
-
-/** One line of the report: what was checked, what was found, and for anything wrong, the fix. */
-export interface Check {
-  status: CheckStatus;
-  what: string;
-  fix?: string;
-}
+export type { Check } from './doctor-check.js';
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', info: '-' };
 

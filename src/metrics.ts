@@ -4,7 +4,6 @@
 // chat never load prom-client.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { WatchCounts, WatchRecorder } from './watch/hub.js';
 
 type Front = 'mcp' | 'slack' | 'chat';
 /** ok: the service did it; failed: the service refused or failed; refused: forgeops refused before sending; declined: a human said no; asked: a stateless client was asked for approval (it calls again). */
@@ -64,6 +63,25 @@ export function countSessionsWith(count: () => number): void {
 /** What the watches gauge reads when scraped (the watch hub's counts). */
 export function countWatchesWith(count: () => WatchCounts): void {
   watchCounter = count;
+}
+
+/** The branches this replica runs a watch for: polling (it holds the lease) or standing by. */
+export interface WatchCounts {
+  polling: number;
+  standingBy: number;
+}
+
+/**
+ * What watching reports for /metrics, in words the metrics need (a check's result, a transition's kind): declared
+ * here, so that the watch hub takes this recorder without the metrics knowing the hub.
+ */
+export interface WatchRecorder {
+  /** A watch's check here: what it found ('unchanged', 'not-holder', …), or that it failed. */
+  checked(result: string): void;
+  /** One request sent to the service by a watch here. */
+  requested(): void;
+  /** A transition (or a watch's first state) told by this replica, once for all replicas. */
+  told(kind: string): void;
 }
 
 /** The watch hub reports through these: checks by result ('not-holder' as not_holder), requests, transitions told. */

@@ -2,6 +2,7 @@
 // person who asked, where, and an expiry; usable once; capped. In memory (BoundApprovals) or in the state store (DurableApprovals).
 import { createHash, randomBytes } from 'node:crypto';
 import type { ButtonPremise } from '../operations/composed/button-premise.js';
+import type { StateStore } from '../state/state-store.js';
 
 interface PendingCall {
   operation: string;
@@ -139,13 +140,7 @@ export class BoundApprovals {
  * Where durable approvals live: a small async key-value store with expiry (a JSON file, Redis…). `take` must be
  * atomic (get and delete in one step) so that of two concurrent redemptions only one gets the approval.
  */
-export interface ApprovalStorage {
-  get<T>(key: string): Promise<T | undefined>;
-  set(key: string, value: unknown, options?: { ttlMs?: number }): Promise<void>;
-  take<T>(key: string): Promise<T | undefined>;
-  delete(key: string): Promise<boolean>;
-  count(prefix: string): Promise<number>;
-}
+export type ApprovalStorage = Pick<StateStore, 'get' | 'set' | 'take' | 'delete' | 'count'>;
 
 interface DurableApprovalOptions {
   ttlMs?: number;

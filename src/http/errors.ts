@@ -1,6 +1,5 @@
 // ApiError, the one error every failed service call becomes, and the reading of every error body shape the service sends.
 import { STATUS_CODES } from 'node:http';
-import { parseRetryAfterSeconds } from './retry.js';
 
 /**
  * http: the service answered with status >= 400. network: the connection failed or broke.
@@ -193,4 +192,15 @@ function plainText(text: string): string {
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
   const visible = title ?? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ');
   return visible.replace(/\s+/g, ' ').trim();
+}
+
+/** Retry-After in whole seconds (rounded up), from delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfterSeconds(value: string | undefined, nowMs: number = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text));
+  // Only an HTTP date (it names a day or month); V8 would read odd strings such as '5x' as dates too.
+  const date = /[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - nowMs) / 1000));
 }

@@ -2,6 +2,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ApiError } from './errors.js';
 
+export { parseRetryAfterSeconds } from './errors.js';
+
 export interface RetryOptions {
   /** Retries after the first attempt. Default 3; 0 turns retrying off. */
   maxRetries?: number;
@@ -104,15 +106,4 @@ export function retryDelayMs(
   }
   if (state.elapsedMs + wait > options.budgetMs) return undefined;
   return wait;
-}
-
-/** Retry-After in whole seconds (rounded up), from delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfterSeconds(value: string | undefined, nowMs: number = Date.now()): number | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text));
-  // Only an HTTP date (it names a day or month); V8 would read odd strings such as '5x' as dates too.
-  const date = /[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - nowMs) / 1000));
 }

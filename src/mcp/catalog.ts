@@ -3,12 +3,9 @@
 // computed at build time (tools/bundle.mjs), so a client sees the tools before any schema is built, and a call
 // builds the schemas of its own area only (operations/area-loaders.ts).
 import type { Operation, OperationRoute } from '../operations/engine/define.js';
-import { toolDescriptor, type ToolDescriptor } from './tools.js';
+import { type CatalogTool, toolDescriptor, type ToolDescriptor } from './tools.js';
 
-/** One tool as tools/list shows it, with the registry facts that decide whether it is offered and relate it to others. */
-export interface CatalogTool extends Pick<Operation, 'name' | 'area' | 'effect'>, OperationRoute {
-  descriptor: ToolDescriptor;
-}
+export type { CatalogTool } from './tools.js';
 
 export interface ToolCatalog {
   /** Every operation's tool, in registry order. */

@@ -9,7 +9,7 @@ import { principalOf, RequestStateApprover } from '../approval/request-state.js'
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
 import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http/guard.js';
-import type { SignedIn } from './http/routes.js';
+import type { SignedIn } from './http/guard.js';
 import type { SessionOwner } from './http/sessions.js';
 import { type StateCodec, sharedStateCodec } from './request-state-key.js';
 import { normaliseAddress } from './session-caps.js';

@@ -5,6 +5,7 @@ import {
   PAGE_INPUT_KEYS,
   PROJECT_ID_DESCRIPTION,
   type Operation,
+  type OperationRoute,
 } from '../operations/engine/define.js';
 import { DRY_RUN_KEY } from '../operations/engine/dry-run.js';
 import { personKeys } from '../operations/engine/people.js';
@@ -246,4 +247,9 @@ export function toolDescriptor(op: Operation): ToolDescriptor {
   if (Object.keys(annotations).length > 0) descriptor.annotations = annotations;
   descriptorCache.set(op, descriptor);
   return descriptor;
+}
+
+/** One tool as tools/list shows it, with the registry facts that decide whether it is offered and relate it to others. */
+export interface CatalogTool extends Pick<Operation, 'name' | 'area' | 'effect'>, OperationRoute {
+  descriptor: ToolDescriptor;
 }

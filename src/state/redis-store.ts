@@ -5,7 +5,7 @@
 // per-process state, which would let two replicas disagree.
 import type { Redis, RedisOptions } from 'ioredis';
 import { recordStoreError } from '../metrics.js';
-import type { PeerChannel, StateStore } from './store.js';
+import type { PeerChannel, StateStore } from './state-store.js';
 
 /** Every key forgeops writes starts with this, so one Redis can serve other things (and other forgeops) too. */
 const DEFAULT_KEY_PREFIX = 'forgeops:';

@@ -20,11 +20,12 @@ import {
   WatchRefusedError,
   episodeKeyOf,
   stateKey,
-  type CheckOutcome,
   type WatchClock,
   type WatchEvent,
   type WatchState,
 } from './branch-watch.js';
+// Types only: the hub reports through the recorder it is given and never loads the metrics module.
+import type { WatchCounts, WatchRecorder } from '../metrics.js';
 
 /** Watches one subscriber (a channel) may hold: a stranger's channel cannot take every watch there is. */
 const MAX_WATCHES_PER_SUBSCRIBER = 10;
@@ -64,22 +65,6 @@ export interface StatusChange {
   kind: WatchEvent['kind'] | 'changed';
 }
 type StatusListener = (change: StatusChange) => void;
-
-/** What watching does, as counted for /metrics (the metrics module implements it; src/watch never loads it). */
-export interface WatchRecorder {
-  /** A watch's check here: what it found, or that it failed. */
-  checked(result: CheckOutcome): void;
-  /** One request sent to the service by a watch here. */
-  requested(): void;
-  /** A transition (or a watch's first state) told by this replica, once for all replicas. */
-  told(kind: WatchEvent['kind']): void;
-}
-
-/** The branches this replica runs a watch for: polling (it holds the lease) or standing by. */
-export interface WatchCounts {
-  polling: number;
-  standingBy: number;
-}
 
 interface WatchHubOptions {
   store: StateStore;

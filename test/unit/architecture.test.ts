@@ -169,6 +169,10 @@ describe('architecture', () => {
     expect(cycles(moduleGraph('sandbox'))).toEqual([]);
   });
 
+  it('has no import cycle anywhere in src, type-only and lazy imports included: each layer imports one way', () => {
+    expect(cycles(moduleGraph('.'))).toEqual([]);
+  });
+
   it('lists every area folder in AREAS once, under its folder name', () => {
     const folders = readdirSync(join(src, 'sandbox/areas'), { withFileTypes: true })
       .filter((e) => e.isDirectory())

@@ -6,6 +6,12 @@ import { callerIdentity, type CallerIdentity, personIdentity } from '../session-
 import type { ServiceTokenChecker } from '../token-check.js';
 import { Refusal } from './refusal.js';
 
+/** What a signed-in request is: its person and the scopes of its sign-in. */
+export interface SignedIn {
+  person: string;
+  scopes: readonly string[];
+}
+
 /** Header a client may send on initialize to act with its own service token in that session. */
 export const SESSION_TOKEN_HEADER = 'x-codehost-token';
 

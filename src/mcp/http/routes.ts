@@ -7,6 +7,7 @@ import { answerMetrics } from '../../metrics.js';
 import type { StatelessEndpoint } from '../stateless.js';
 import { Refusal } from './refusal.js';
 import type { FoundSession, SessionTable } from './sessions.js';
+import type { SignedIn } from './guard.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -56,12 +57,6 @@ export interface McpEndpoint {
   stateless(): Promise<StatelessEndpoint | undefined>;
   /** OAuth mode (see ../../identity/): who signed in, and whether their sign-in allows what a body calls. */
   signIn?: SignInCheck;
-}
-
-/** What a signed-in request is: its person and the scopes of its sign-in. */
-export interface SignedIn {
-  person: string;
-  scopes: readonly string[];
 }
 
 export interface SignInCheck {

@@ -6,7 +6,7 @@ import type { McpSignInParts } from '../../identity/mcp-sign-in.js';
 import { calledTools, type BearerRefusal } from '../../identity/resource-server.js';
 import { markSignedIn } from './guard.js';
 import { Refusal } from './refusal.js';
-import type { SignedIn } from './routes.js';
+import type { SignedIn } from './guard.js';
 import type { McpSignIn } from './server.js';
 
 function refusalOf(refused: BearerRefusal): Refusal {

@@ -11,8 +11,7 @@ import { failureText } from './failure-kind.js';
 import { outcomeUnknown } from '../engine/failures.js';
 import { unfenceLog } from '../areas/shared/job-log.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
-// Only TRIAGE_READS's value is used, when the operation is built: triage.ts imports this module for its action.
-import { TRIAGE_READS, type TriageReport } from './triage.js';
+import { TRIAGE_READS, type TriageReport } from './triage-report.js';
 import { holdsReference, markdownBlock, quoteFor } from '../../text/quote.js';
 
 /**
