@@ -9,6 +9,7 @@ import { revertAction } from '../../operations/composed/revert-as-merge-request.
 import { MERGE_OPERATION, openRevertAction, type OpenRevert } from '../../operations/composed/open-reverts.js';
 import { asRecord, shortSha, show } from '../../operations/engine/present.js';
 import { INCIDENT_OPERATION, type TriageReport } from '../../operations/composed/triage.js';
+import { rollbackStandsOn } from '../../operations/composed/culprit-reach.js';
 import type { StateStore } from '../../state/store.js';
 import { EPISODE_TTL_MS, revertKey, type FollowedRevert, type WatchEvent } from '../../watch/branch-watch.js';
 import { fixedByText, isMergeOf } from '../../operations/composed/fixed-by.js';
@@ -432,7 +433,7 @@ export class IncidentMessages implements WatchSink {
         operation: rollback.operation,
         input: rollback.input,
         style: 'danger',
-        premise: { kind: 'rollback', ...where },
+        premise: { kind: 'rollback', ...where, ...rollbackStandsOn(rollback.input, report.deployed) },
       });
     calls.push({
       label: 'Open an incident issue',
