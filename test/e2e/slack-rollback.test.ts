@@ -2,15 +2,14 @@
 // Slack: a channel watches acme/web (red, bob's culprit live in production); Roll back production pressed by bob
 // (developer) is confirmed, then refused by the service to him alone and changes nothing; pressed by alice
 // (maintainer) it is confirmed naming production, the commit it runs now and the one it will run, and runs just that;
-// the new deployment waits for approval; Roll back pressed again then runs nothing; root (another maintainer)
-// approves and production runs v1.1.0's commit again.
+// the new deployment waits in a deployment message, root (another maintainer) presses Approve, production runs
+// v1.1.0's commit again and the incident's thread says so; Roll back pressed again then runs nothing.
 import { describe, expect, it } from 'vitest';
 import { shortSha } from '../../src/operations/engine/present.js';
 import { useSandbox } from '../helpers/mcp.js';
 import {
   buttonsOf,
   channelCalls,
-  eventually,
   type MessageButton,
   messageText,
   type RecordedCall,
@@ -27,7 +26,7 @@ const bots = useSlackBot(env, {
   people: { U1: 'maintainer', U2: 'developer', U4: 'admin' },
   watch: { as: 'reporter', intervalMs: 1000 },
 });
-const { posts, threadOf } = channelCalls(() => bots.slack, 'C1');
+const { posts, updatesOf, threadOf } = channelCalls(() => bots.slack, 'C1');
 const plain = (call: RecordedCall) => String(call.args.text);
 const writes = () => env.sandbox.requests.all().filter((r) => r.method !== 'GET');
 
@@ -59,7 +58,7 @@ async function pressAndConfirm(button: MessageButton, user: string): Promise<{ q
 }
 
 describe('rolling production back from the incident message', () => {
-  it('refuses bob, runs what alice confirmed, runs nothing when pressed again, and deploys v1.1.0 once root approves', async () => {
+  it('refuses bob, runs what alice confirmed, deploys v1.1.0 once root approves, says so, and runs nothing again', async () => {
     await bots.command('watch acme/web', { user: 'U1' });
     const incident = await waitFor(() => posts()[0], 15_000, 'the incident message');
     const ts = await waitFor(() => incident.answer?.ts as string | undefined, 5_000, "the message's ts");
@@ -99,34 +98,52 @@ describe('rolling production back from the incident message', () => {
     ]);
     expect(messageText(alices.answer)).toContain('the new deployment waits for approval');
 
-    // Roll back pressed again: a deployment came after the one the button was drawn on (alice's, waiting for its
-    // approval); nothing is asked, nothing is sent.
-    const [rollbackDeployment] = (
-      await api(env.sandbox, 'GET', `${WEB}/deployments?environment=production&order_by=id&sort=desc&per_page=1`, {
-        as: 'admin',
-      })
-    ).data as Array<{ id: number; status: string; sha: string; user: { username: string } }>;
-    expect(rollbackDeployment).toMatchObject({ status: 'blocked', sha: target.sha, user: { username: 'alice' } });
+    // The new deployment (of v1.1.0's tag pipeline: main's pipeline does not move) waits in a message of its own.
+    const waiting = await waitFor(
+      () => posts().find((c) => /Deployment #\d+ .* to production waits for approval/.test(plain(c))),
+      30_000,
+      'the deployment message waiting for approval',
+    );
+    expect(plain(waiting)).toMatch(
+      new RegExp(
+        `Deployment #\\d+ of ${shortSha(target.sha)} \\(v1\\.1\\.0\\) to production waits for approval — deployed by @alice$`,
+      ),
+    );
+    const approve = buttonsOf(waiting.args).find((b) => b.text.text === 'Approve')!;
+    // root, another maintainer (alice triggered it, so she may not), approves: production runs v1.1.0's commit again.
+    const approved = await pressAndConfirm(approve, 'U4');
+    expect(messageText(approved.answer)).toContain('Deployment approved by root');
+    const deploymentTs = await waitFor(() => waiting.answer?.ts as string | undefined, 5_000, "the message's ts");
+    await waitFor(
+      () =>
+        updatesOf(deploymentTs).find((c) =>
+          /to production deployed — deployed by @alice \(approved by @root\)$/.test(plain(c)),
+        ),
+      30_000,
+      'the deployment message saying it deployed',
+    );
+    const after = await production();
+    expect(after.last).toMatchObject({ sha: target.sha, ref: 'v1.1.0' });
+    expect(after.last.id).toBeGreaterThan(before.last.id);
+
+    // The incident's thread says so, naming who rolled it back.
+    await waitFor(
+      () =>
+        threadOf(ts).find(
+          (c) => plain(c) === `:rewind: production rolled back to v1.1.0 (${shortSha(target.sha)}) by @alice`,
+        ),
+      15_000,
+      'the rollback in the incident thread',
+    );
+
+    // Roll back pressed again: production no longer runs what the button was drawn on; nothing is asked or sent.
     const writesNow = writes().length;
     const again = await bots.press(rollBack, { user: 'U1' });
     expect(again.response_type).toBe('ephemeral');
     expect(messageText(again)).toContain(
-      `deployment #${rollbackDeployment.id} to production came after #${before.last.id} (it is blocked); nothing was rolled back.`,
+      `deployment #${after.last.id} to production came after #${before.last.id} (it is success); nothing was rolled back.`,
     );
     expect(buttonsOf(again).find((b) => b.action_id === 'forge_confirm')).toBeUndefined();
     expect(writes()).toHaveLength(writesNow);
-
-    // root, another maintainer (alice triggered it, so she may not), approves: production runs v1.1.0's commit again.
-    const approval = await api(env.sandbox, 'POST', `${WEB}/deployments/${rollbackDeployment.id}/approval`, {
-      as: 'admin',
-      json: { status: 'approved' },
-    });
-    expect(approval.status, approval.text).toBe(201);
-    await eventually(
-      async () => ((await production()).last.id === rollbackDeployment.id ? true : undefined),
-      30_000,
-      "production's last deployment to be alice's rollback",
-    );
-    expect((await production()).last.sha).toBe(target.sha);
   }, 90_000);
 });
