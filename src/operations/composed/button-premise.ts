@@ -290,6 +290,8 @@ async function runPremiseCheck(
     pipeline_id?: number;
     sha?: string;
     merge_request_iid?: number;
+    deployment_id?: number;
+    environment?: string;
   },
 ): Promise<OperationResult> {
   const { id, ...rest } = input;
@@ -311,12 +313,19 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
     name: PREMISE_OPERATION,
     chat: 'pipeline premise',
     area: 'pipelines',
-    outsideSpec: 'composed of Pipelines, Commits and Merge requests reads',
+    outsideSpec: 'composed of Pipelines, Commits, Merge requests and Deployments reads',
     title: 'Check button premise',
     description:
-      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already, or, with pipeline_id, its failed pipeline still its latest); if not, what changed, in words.",
+      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already, or, with pipeline_id, its failed pipeline still its latest; a rollback's environment given no deployment after deployment_id); if not, what changed, in words.",
     route: 'GET /projects/:id/pipelines',
-    composedOf: ['list_pipelines', 'list_commits', 'list_project_merge_requests', 'get_merge_request'],
+    composedOf: [
+      'list_pipelines',
+      'list_commits',
+      'list_project_merge_requests',
+      'get_merge_request',
+      'get_deployment',
+      'list_deployments',
+    ],
     input: z.object({
       id: fields.projectId(),
       kind: z
@@ -335,6 +344,13 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
         .positive()
         .optional()
         .describe('The open merge request a merge (or its pipeline retry) acts on.'),
+      deployment_id: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe("For a rollback: the environment's deployment the button was drawn on (what it ran then)."),
+      environment: z.string().min(1).optional().describe("For a rollback: the environment's name."),
     }),
     effect: 'read',
     present: (data) => {
