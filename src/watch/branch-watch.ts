@@ -42,6 +42,8 @@ export const MAX_RETRY_AFTER_MS = 10 * 60_000;
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 /** A red episode's keys outlive any incident worth watching, then go. */
 export const EPISODE_TTL_MS = 30 * 24 * 3600_000;
+/** A deployment in one of these has ended: nothing more moves it. */
+const ENDED_DEPLOYMENT = new Set(['success', 'failed', 'canceled', 'skipped']);
 
 const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
 
@@ -77,6 +79,12 @@ export interface FollowedRevert extends KnownMergeRequest {
 
 /** Where an episode's followed revert is kept: any replica's sink may write it, the watch holding the lease reads it. */
 export const revertKey = (episode: string) => `watch:revert:${episode}`;
+/**
+ * A rollback pressed during the episode (set by the incident sink): the deploy job its retry made. Its deployment is
+ * of an older commit's pipeline (a tag's, say), which moves no pipeline of the branch: the watch reads the project's
+ * deployments at each check while it is set, until that job's deployment ends.
+ */
+export const rollbackJobKey = (episode: string) => `watch:rollback-job:${episode}`;
 
 /** What a watch tells: the state when it starts (not red), then each transition of a red episode. */
 export type WatchEvent = (
@@ -403,6 +411,8 @@ export class BranchWatch {
     const result = await this.checkBranch(ref, key, state);
     // The revert's own pipeline is read only while the episode follows one: no red, or no revert, costs nothing more.
     if (await this.followRevert(ref, state)) await this.options.store.set(key, state);
+    // Likewise a rollback's deployment, when the branch's own change did not read the deployments already.
+    if (result === 'unchanged' && (await this.followRollback(ref, state))) await this.options.store.set(key, state);
     return result;
   }
 
@@ -654,7 +664,7 @@ export class BranchWatch {
     state: WatchState,
     seen: PipelineSeen | undefined,
     started: boolean,
-  ): Promise<void> {
+  ): Promise<DeploymentSeen[] | undefined> {
     if (!this.options.followDeployments) return;
     // Watching starts from now: deployments that moved before are not told.
     if (started || !state.deployments) {
@@ -681,6 +691,19 @@ export class BranchWatch {
           deployment,
         });
     state.deployments = followedAfter(followed, read);
+    return read;
+  }
+
+  /** A rollback's deployment, followed while the episode has one under way: true when the deployments were read. */
+  private async followRollback(ref: string, state: WatchState): Promise<boolean> {
+    const episode = state.episode;
+    if (!episode || !state.deployments) return false;
+    const job = await this.options.store.get<number>(rollbackJobKey(episode.key));
+    if (job === undefined) return false;
+    const read = await this.followDeployments(ref, state, undefined, false);
+    if (read?.some((d) => d.job?.id === job && ENDED_DEPLOYMENT.has(d.status)))
+      await this.options.store.delete(rollbackJobKey(episode.key));
+    return true;
   }
 
   /** The project can no longer be read: said once, the lease given back; the watch does not check again. */

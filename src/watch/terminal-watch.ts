@@ -10,6 +10,7 @@ import { shortSha } from '../operations/engine/present.js';
 import { fixedByText } from '../operations/composed/fixed-by.js';
 import { momentText } from '../operations/engine/present.js';
 import { spanText, type TriageReport } from '../operations/composed/triage.js';
+import { reachText } from '../operations/composed/culprit-reach.js';
 import { MemoryStore } from '../state/store.js';
 import { BranchWatch, systemClock, type WatchClock, type WatchEvent } from './branch-watch.js';
 
@@ -28,8 +29,11 @@ interface FollowIO {
 
 const WATCH_USAGE = "watch <project> [branch]: prints the branch's state, then each change, until Ctrl+C";
 
-/** The red report in a few lines: why, flaky or broken, since which commit and whose, what failed, what to type. */
-function redLines(report: TriageReport, operations: readonly Operation[]): string[] {
+/**
+ * The red report in a few lines: why, flaky or broken, since which commit and whose, where it went (triage's own
+ * words), what failed, what to type.
+ */
+function redLines(report: TriageReport, now: number, operations: readonly Operation[]): string[] {
   const lines = [`  ${report.because}`];
   if (report.failure)
     lines.push(
@@ -42,6 +46,8 @@ function redLines(report: TriageReport, operations: readonly Operation[]): strin
     lines.push(
       `  first red: #${first.pipeline} at ${shortSha(first.sha)}${first.title ? ` ${first.title}` : ''}${first.author ? ` (${first.author})` : ''}`,
     );
+  // Said before the rollbacks typed out below, so the offer to roll back comes with why.
+  if (report.deployed) lines.push(`  where it went: ${reachText(report.deployed, now)}`);
   for (const job of report.failed_jobs)
     lines.push(`  failed: ${job.name} (#${job.id})${job.failing_section ? ` in ${job.failing_section}` : ''}`);
   // What to press, typed out: the report's own steps as the chat's commands.
@@ -91,11 +97,11 @@ function eventText(event: WatchEvent, now: number, operations: readonly Operatio
       return `${stamp} ${where} is ${word}: ${event.report.because}`;
     }
     case 'red':
-      return [`${stamp} ${where} is RED`, ...redLines(event.report, operations)].join('\n');
+      return [`${stamp} ${where} is RED`, ...redLines(event.report, now, operations)].join('\n');
     case 'running':
       return `${stamp} ${where}: pipeline #${event.pipeline.id} is ${event.pipeline.status} on ${shortSha(event.pipeline.sha)}`;
     case 'still-red':
-      return [`${stamp} ${where} is still red`, ...redLines(event.report, operations)].join('\n');
+      return [`${stamp} ${where} is still red`, ...redLines(event.report, now, operations)].join('\n');
     case 'green':
       return `${stamp} ${where} is green again after ${spanText(event.redForMs)}: fixed by ${fixedByText(event.fixedBy, event.fixedByMergeRequest)}`;
     case 'revert':

@@ -1,7 +1,7 @@
 // The triage view in headless Chromium, shown by a host built on the SDK's AppBridge from the built forgeops over
-// stdio, against a sandbox whose clock the test moves: the red demo project, Retry followed to its end, text from
-// strangers that stays text, and Cancel asked of the human. It also takes the README's screenshots: into a temporary
-// folder, or over docs/images/ with FORGEOPS_UPDATE_SCREENSHOTS=1.
+// stdio, against a sandbox whose clock the test moves: the red demo project, Roll back production asked of the human
+// and pressed again, Retry followed to its end, text from strangers that stays text, and Cancel asked of the human. It
+// also takes the README's screenshots: into a temporary folder, or over docs/images/ with FORGEOPS_UPDATE_SCREENSHOTS=1.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +101,8 @@ describe('the triage view in a browser host', () => {
     for (const name of [
       'Retry failed jobs',
       /^Revert [0-9a-f]{8} as a merge request$/,
+      'Roll back production',
+      'Roll back staging',
       'Open an incident issue',
       'Refresh',
     ]) {
@@ -160,6 +162,56 @@ describe('the triage view in a browser host', () => {
       return root.scrollWidth - root.clientWidth;
     });
     expect(overflow).toBe(0);
+  });
+
+  it('Roll back production calls rollback_environment through the host as triage pins it, asked of the human; pressed again, its premise runs nothing', async () => {
+    const frame = await showTriage();
+    await button(frame, 'Roll back production').click();
+    const question = host.page.locator('#confirm');
+    await question.waitFor({ state: 'visible' });
+    const asked = (await host.page.locator('#confirm-message').textContent()) ?? '';
+    await host.page.locator('#confirm-accept').click();
+    await question.waitFor({ state: 'hidden' });
+    const premise = host.viewCalls.find((call) => call.name === 'check_button_premise');
+    const rollback = host.viewCalls.find((call) => call.name === 'rollback_environment');
+    // It stood on the deployment production ran when the view was drawn, and that went with the write too.
+    const production = await get<{ id: number; last_deployment: { id: number } }>(
+      `/projects/${ENCODED_WEB}/environments/${rollback?.arguments.environment}`,
+    );
+    const standsOn = {
+      kind: 'rollback',
+      id: WEB,
+      ref: 'main',
+      deployment_id: production.last_deployment.id,
+      environment: 'production',
+    };
+    expect(premise?.arguments).toEqual(standsOn);
+    expect(rollback?._meta?.['forgeops/premise']).toEqual(standsOn);
+    // triage's pinned input: the environment, the deployment before the culprit, the one production runs now.
+    expect(rollback?.arguments).toMatchObject({ id: WEB, current_deployment_id: production.last_deployment.id });
+    const target = await get<{ sha: string; ref: string; deployable: { id: number } }>(
+      `/projects/${ENCODED_WEB}/deployments/${rollback?.arguments.to}`,
+    );
+    expect(target.ref).toBe('v1.1.0');
+    expect(asked).toContain(
+      `will run ${target.sha.slice(0, 8)} (v1.1.0, deployment #${rollback?.arguments.to}) again by retrying its deploy job deploy:production (#${target.deployable.id})`,
+    );
+    await expect.poll(() => frame.locator('.outcome').textContent()).toMatch(/^Roll back production: /);
+    expect(rollback?.result?.isError).toBeFalsy();
+    const [made] = await get<Array<{ id: number; status: string; sha: string }>>(
+      `/projects/${ENCODED_WEB}/deployments`,
+      { environment: 'production', order_by: 'id', sort: 'desc', per_page: '1' },
+    );
+    expect(made).toMatchObject({ status: 'blocked', sha: target.sha });
+
+    // Pressed again (production still runs what it ran, but a deployment came after): nothing is called, in words.
+    await button(frame, 'Roll back production').click();
+    await expect
+      .poll(() => frame.locator('.outcome').textContent())
+      .toBe(
+        `Roll back production: deployment #${made.id} to production came after #${production.last_deployment.id} (it is blocked); nothing was rolled back.`,
+      );
+    expect(host.viewCalls.filter((call) => call.name === 'rollback_environment')).toHaveLength(1);
   });
 
   it('Retry calls retry_pipeline through the host; the view follows the pipeline by itself: running, then red again', async () => {

@@ -75,6 +75,41 @@ describe.shuffle('pipelines, in any order', () => {
     });
   });
 
+  describe('check_button_premise of a rollback', () => {
+    it('holds while production still runs the deployment it was drawn on (an unplayed manual deploy aside), and not after another', async () => {
+      const [production] = (await suite.call('list_environments', { id: WEB, name: 'production' })).data as Array<{
+        id: number;
+      }>;
+      const environment = (await suite.call('get_environment', { id: WEB, environment_id: production.id })).data as {
+        last_deployment: { id: number };
+      };
+      const current = environment.last_deployment.id;
+      const drawnOn = (deployment_id: number) =>
+        suite.call('check_button_premise', {
+          id: WEB,
+          kind: 'rollback',
+          ref: 'main',
+          deployment_id,
+          environment: 'production',
+        });
+      expect((await drawnOn(current)).data).toEqual({ holds: true, said: '' });
+      const earlier = (
+        (await suite.call('list_deployments', { id: WEB, environment: 'production', status: 'success' }))
+          .data as Array<{
+          id: number;
+        }>
+      ).find((d) => d.id < current)!;
+      expect((await drawnOn(earlier.id)).data).toEqual({
+        holds: false,
+        said: expect.stringMatching(
+          new RegExp(
+            `^deployment #\\d+ to production came after #${earlier.id} \\(it is success\\); nothing was rolled back\\.$`,
+          ),
+        ),
+      });
+    });
+  });
+
   describe('list_pipelines', () => {
     it('lists pipelines in the list form, newest first, with offset page info', async () => {
       const result = await suite.call('list_pipelines', { id: WEB, per_page: 3 });

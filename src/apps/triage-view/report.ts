@@ -23,13 +23,16 @@ export interface FailedJob {
  * later, so a write button asks the server whether this still holds before it acts.
  */
 export interface ViewPremise {
-  kind: 'retry' | 'revert' | 'incident' | 'merge';
+  kind: 'retry' | 'revert' | 'incident' | 'merge' | 'rollback';
   id: string;
   ref: string;
   pipeline_id?: number;
   sha?: string;
   /** The open revert a merge (or its pipeline's retry) acts on. */
   merge_request_iid?: number;
+  /** A rollback: the deployment the environment ran when the view was drawn, and the environment's name. */
+  deployment_id?: number;
+  environment?: string;
 }
 
 export interface ViewAction {
@@ -81,6 +84,7 @@ const ACTION_LABELS: Readonly<Record<string, (input: Record<string, unknown>) =>
   revert_as_merge_request: (input) => `Revert ${String(input.sha ?? '').slice(0, 8)} as a merge request`,
   open_incident_issue: () => 'Open an incident issue',
   merge_merge_request: (input) => `Merge !${String(input.merge_request_iid ?? '')} when green`,
+  rollback_environment: (input) => `Roll back environment ${String(input.environment ?? '')}`,
 };
 
 /** The retry of an open revert's pipeline, as triage labels it: "Retry pipeline #23 of !6". */
@@ -148,6 +152,7 @@ const PREMISE_KINDS: Readonly<Record<string, ViewPremise['kind']>> = {
   revert_as_merge_request: 'revert',
   open_incident_issue: 'incident',
   merge_merge_request: 'merge',
+  rollback_environment: 'rollback',
 };
 
 /** A button's premise, from what the view shows when it is drawn: the project, the branch, the pipeline, the commit. */
@@ -171,6 +176,32 @@ function premiseOf(
       ? { merge_request_iid: input.merge_request_iid, ...(sha ? { sha } : {}) }
       : {}),
   };
+}
+
+/**
+ * Roll back <environment>, as triage offers it (its label, its pinned input): it stands on the deployment the
+ * environment ran when the view was drawn, so a rollback made since (or any deployment after it) runs nothing.
+ */
+function rollbackAction(
+  action: Record<string, unknown>,
+  input: Record<string, unknown>,
+  project: string,
+  data: Record<string, unknown>,
+): ViewAction {
+  const label = text(action.label) ?? ACTION_LABELS.rollback_environment(input);
+  const premise = premiseOf('rollback_environment', input, project, text(data.default_branch));
+  const environment = list(record(data.deployed).environments)
+    .map(record)
+    .find((e) => e.environment_id === input.environment);
+  const standsOn =
+    premise && typeof input.current_deployment_id === 'number'
+      ? {
+          ...premise,
+          deployment_id: input.current_deployment_id,
+          ...(text(environment?.environment) ? { environment: text(environment?.environment) } : {}),
+        }
+      : premise;
+  return { label, tool: 'rollback_environment', input, ...(standsOn ? { premise: standsOn } : {}) };
 }
 
 /** "!6 Revert "…": pipeline #23 failed", or "… no pipeline yet": the first open revert triage names, if any. */
@@ -260,6 +291,7 @@ export function triageView(data: Record<string, unknown>): TriageView {
             premise && typeof input.pipeline_id === 'number' ? { ...premise, pipeline_id: input.pipeline_id } : premise;
           return [{ label: text(action.label)!, tool, input, ...(pinned ? { premise: pinned } : {}) }];
         }
+        if (tool === 'rollback_environment') return [rollbackAction(action, input, project, data)];
         const premise = premiseOf(tool, input, project, text(data.default_branch));
         return [{ label: label(input), tool, input, ...(premise ? { premise } : {}) }];
       }),

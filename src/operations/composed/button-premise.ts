@@ -60,6 +60,9 @@ const NOTHING: Record<ButtonKind, string> = {
 
 const FINISHED = new Set(['success', 'failed']);
 
+/** Deployments to an environment read to find one that came after a button's. */
+const NEWER_DEPLOYMENTS_READ = 20;
+
 /** The shortest sha git abbreviates to, and the start of one a message may name. */
 const MIN_SHA = 7;
 
@@ -78,9 +81,13 @@ export class PremiseCheck {
   /** Whether the button's premise still holds, read as the presser (ctx carries their token). */
   async check(premise: ButtonPremise, ctx: RunContext): Promise<PremiseAnswer> {
     const { project, ref, kind } = premise;
-    // A rollback stands on the environment, not the branch (green again, the culprit may still run there): the call
-    // itself runs only while the environment still runs the deployment it was drawn on (current_deployment_id).
-    if (kind === 'rollback') return { holds: true };
+    // A rollback stands on the environment, not the branch (green again, the culprit may still run there): while no
+    // deployment came after the one it was drawn on (deployment_id). The call's confirmation pins what it reads then,
+    // so a rollback pressed again after one ran would otherwise be confirmed as a new one.
+    if (kind === 'rollback')
+      return premise.deployment_id === undefined
+        ? { holds: true }
+        : this.deploymentPremise(premise, premise.deployment_id, ctx);
     // A deployment's buttons stand on the deployment, not the branch: approving one needs no green pipeline.
     if ((kind === 'deployment' || kind === 'deploy-retry') && premise.deployment_id !== undefined)
       return this.deploymentPremise(premise, premise.deployment_id, ctx);
@@ -136,14 +143,19 @@ export class PremiseCheck {
       };
     }
     const environment = premise.environment ?? show(asRecord(deployment.environment).name);
-    const [newest] = asList(
+    const newer = asList(
       await this.read(
         'list_deployments',
-        { id: premise.project, environment, order_by: 'id', sort: 'desc', per_page: 1 },
+        { id: premise.project, environment, order_by: 'id', sort: 'desc', per_page: NEWER_DEPLOYMENTS_READ },
         ctx,
       ),
+    ).filter((d) => Number(d.id) > id);
+    // For a rollback, a manual deploy job never played (or one canceled) left a deployment that deployed nothing: what
+    // runs there is unchanged, so the rollback still stands.
+    const newest = newer.find(
+      (d) => premise.kind !== 'rollback' || !['created', 'skipped', 'canceled'].includes(String(d.status)),
     );
-    if (newest && Number(newest.id) !== id)
+    if (newest)
       return {
         holds: false,
         changed: `deployment #${show(newest.id)} to ${environment} came after #${id} (it is ${show(newest.status)}); ${nothing}.`,
@@ -278,6 +290,8 @@ async function runPremiseCheck(
     pipeline_id?: number;
     sha?: string;
     merge_request_iid?: number;
+    deployment_id?: number;
+    environment?: string;
   },
 ): Promise<OperationResult> {
   const { id, ...rest } = input;
@@ -299,12 +313,19 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
     name: PREMISE_OPERATION,
     chat: 'pipeline premise',
     area: 'pipelines',
-    outsideSpec: 'composed of Pipelines, Commits and Merge requests reads',
+    outsideSpec: 'composed of Pipelines, Commits, Merge requests and Deployments reads',
     title: 'Check button premise',
     description:
-      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already, or, with pipeline_id, its failed pipeline still its latest); if not, what changed, in words.",
+      "Before an incident button acts: whether what it was drawn on still holds (the pipeline still the branch's latest and red, the branch not green again; a revert's commit still on the branch and not reverted by a commit or merge request; a merge's merge request still open at the same head and not set to merge already, or, with pipeline_id, its failed pipeline still its latest; a rollback's environment given no deployment after deployment_id); if not, what changed, in words.",
     route: 'GET /projects/:id/pipelines',
-    composedOf: ['list_pipelines', 'list_commits', 'list_project_merge_requests', 'get_merge_request'],
+    composedOf: [
+      'list_pipelines',
+      'list_commits',
+      'list_project_merge_requests',
+      'get_merge_request',
+      'get_deployment',
+      'list_deployments',
+    ],
     input: z.object({
       id: fields.projectId(),
       kind: z
@@ -323,6 +344,13 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
         .positive()
         .optional()
         .describe('The open merge request a merge (or its pipeline retry) acts on.'),
+      deployment_id: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe("For a rollback: the environment's deployment the button was drawn on (what it ran then)."),
+      environment: z.string().min(1).optional().describe("For a rollback: the environment's name."),
     }),
     effect: 'read',
     present: (data) => {

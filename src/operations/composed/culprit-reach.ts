@@ -156,3 +156,17 @@ export function rollbackActions(id: string | number, reach: CulpritReach | undef
       style: 'danger' as const,
     }));
 }
+
+/**
+ * What a Roll back button stands on (its check_button_premise fields): the deployment the environment ran when the
+ * offer was drawn, and the environment's name. A rollback made since (or any deployment after it) ends the offer.
+ */
+export function rollbackStandsOn(
+  input: Record<string, unknown>,
+  reach: CulpritReach | undefined,
+): { deployment_id?: number; environment?: string } {
+  const current = input.current_deployment_id;
+  if (typeof current !== 'number') return {};
+  const environment = reach?.environments.find((e) => e.environment_id === input.environment)?.environment;
+  return { deployment_id: current, ...(environment ? { environment } : {}) };
+}

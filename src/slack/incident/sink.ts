@@ -9,8 +9,15 @@ import { revertAction } from '../../operations/composed/revert-as-merge-request.
 import { MERGE_OPERATION, openRevertAction, type OpenRevert } from '../../operations/composed/open-reverts.js';
 import { asRecord, shortSha, show } from '../../operations/engine/present.js';
 import { INCIDENT_OPERATION, type TriageReport } from '../../operations/composed/triage.js';
+import { rollbackStandsOn } from '../../operations/composed/culprit-reach.js';
 import type { StateStore } from '../../state/store.js';
-import { EPISODE_TTL_MS, revertKey, type FollowedRevert, type WatchEvent } from '../../watch/branch-watch.js';
+import {
+  EPISODE_TTL_MS,
+  revertKey,
+  rollbackJobKey,
+  type FollowedRevert,
+  type WatchEvent,
+} from '../../watch/branch-watch.js';
 import { fixedByText, isMergeOf } from '../../operations/composed/fixed-by.js';
 import type { Subscription, WatchHub, WatchSink } from '../../watch/hub.js';
 import { ACTION_IDS, type SlackMessage } from '../blocks.js';
@@ -59,6 +66,15 @@ const muteKey = (channel: string, project: number | string) =>
   `watch:mute:${channel}:${typeof project === 'number' ? project : encodeURIComponent(project)}`;
 const muteRefKey = (ref: string) => `incident-mute:${ref}`;
 const approvalKey = (approval: string) => `incident-approval:${approval}`;
+/** A rollback pressed on an incident message, by the deploy job its retry made (its deployment's job) and channel. */
+const rollbackKey = (job: number, channel: string) => `watch:rollback:${job}:${channel}`;
+
+/** A rollback under way: the incident whose thread hears its end, the environment and what it goes back to. */
+interface FollowedRollback {
+  incident: IncidentOfButton;
+  environment: string;
+  to: { sha: string; ref: string };
+}
 
 interface IncidentRecord {
   subscriber: string;
@@ -122,7 +138,8 @@ export class IncidentMessages implements WatchSink {
       case 'revert':
         return this.revertMoved(channel, event);
       case 'deployment':
-        return this.deployments.told(subscription.subscriber, channel, event);
+        await this.deployments.told(subscription.subscriber, channel, event);
+        return this.rollbackMoved(channel, event);
       default:
         return this.moved(channel, event);
     }
@@ -314,6 +331,7 @@ export class IncidentMessages implements WatchSink {
     const prefix = 'watch:msg:';
     if (!where || !incident.messageKey.startsWith(prefix)) return;
     const episode = incident.messageKey.slice(prefix.length, -(where.channel.length + 1));
+    if (call.operation === 'rollback_environment') return this.rollbackStarted(incident, episode, call.data);
     const key = recordKey(episode, where.channel);
     const record = await this.o.store.get<IncidentRecord>(key);
     if (!record || record.view.phase === 'green') return;
@@ -362,6 +380,41 @@ export class IncidentMessages implements WatchSink {
     view.buttons = await this.buttons(record);
     await this.o.store.set(key, record, { ttlMs: MESSAGE_TTL_MS });
     await this.o.outbox.update(record.subscriber, where.channel, record.messageKey, renderIncident(view, this.now()));
+  }
+
+  /**
+   * A Roll back pressed here retried an earlier deploy job: the watch follows that job's deployment (it moves no
+   * pipeline of the branch), and the incident's thread hears when the environment runs the older commit again — after
+   * an approval, maybe much later.
+   */
+  private async rollbackStarted(incident: IncidentOfButton, episode: string, data: unknown): Promise<void> {
+    const channel = channelOf(incident.subscriber)?.channel;
+    const rolled = asRecord(data);
+    const job = asRecord(rolled.job);
+    if (job.id === undefined || channel === undefined) return;
+    const to = asRecord(rolled.to);
+    const followed: FollowedRollback = {
+      incident,
+      environment: show(asRecord(rolled.environment).name),
+      to: { sha: show(to.sha), ref: show(to.ref) },
+    };
+    await this.o.store.set(rollbackKey(Number(job.id), channel), followed, { ttlMs: MESSAGE_TTL_MS });
+    await this.o.store.set(rollbackJobKey(episode), Number(job.id), { ttlMs: MESSAGE_TTL_MS });
+  }
+
+  /** A deployment a Roll back here made has ended: the incident's thread says the environment was rolled back, or not. */
+  private async rollbackMoved(channel: string, event: Extract<WatchEvent, { kind: 'deployment' }>): Promise<void> {
+    const { deployment } = event;
+    if (!deployment.job || !['success', 'failed', 'canceled'].includes(deployment.status)) return;
+    const followed = await this.o.store.take<FollowedRollback>(rollbackKey(deployment.job.id, channel));
+    if (!followed) return;
+    const { environment, to } = followed;
+    const by = deployment.user ? ` by @${deployment.user}` : '';
+    const said =
+      deployment.status === 'success'
+        ? `:rewind: ${environment} rolled back to ${to.ref} (${shortSha(to.sha)})${by}`
+        : `:warning: ${environment} was not rolled back to ${to.ref} (${shortSha(to.sha)}): deployment #${deployment.id} is ${deployment.status}`;
+    await this.o.outbox.reply(followed.incident.subscriber, channel, followed.incident.messageKey, renderLine(said));
   }
 
   /** The first red commit's author as a Slack user, when they linked their account here. */
@@ -432,7 +485,7 @@ export class IncidentMessages implements WatchSink {
         operation: rollback.operation,
         input: rollback.input,
         style: 'danger',
-        premise: { kind: 'rollback', ...where },
+        premise: { kind: 'rollback', ...where, ...rollbackStandsOn(rollback.input, report.deployed) },
       });
     calls.push({
       label: 'Open an incident issue',

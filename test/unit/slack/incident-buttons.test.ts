@@ -66,7 +66,16 @@ function setup() {
                 status: 200,
               }),
             } as Operation)
-          : op,
+          : op.name === 'get_deployment' || op.name === 'list_deployments'
+            ? // A rollback's premise, read when pressed: staging's deployment #12 is still its newest.
+              ({
+                ...op,
+                run: async () => ({
+                  data: op.name === 'get_deployment' ? { id: 12, status: 'success' } : [{ id: 12, status: 'success' }],
+                  status: 200,
+                }),
+              } as Operation)
+            : op,
   );
   const calls: Array<Record<string, unknown>> = [];
   const outbox = new Outbox({
@@ -196,6 +205,36 @@ describe('incident buttons through the bot', () => {
     expect(read).toEqual([]);
     await premises.check({ kind: 'incident', project: 'acme/web', ref: 'main' }, { client: {} as ApiTransport });
     expect(read).toEqual(['list_pipelines']);
+  });
+
+  it("a rollback drawn on a deployment stands while none came after it (a manual job's unplayed one aside)", async () => {
+    let deployments: Array<Record<string, unknown>> = [
+      { id: 14, status: 'created' },
+      { id: 12, status: 'success' },
+    ];
+    const premises = new PremiseCheck(() =>
+      operations.map(
+        (op) =>
+          ({
+            ...op,
+            run: async () => ({
+              data: op.name === 'list_deployments' ? deployments : { id: 12, status: 'success' },
+              status: 200,
+            }),
+          }) as Operation,
+      ),
+    );
+    const pressed = () =>
+      premises.check(
+        { kind: 'rollback', project: 'acme/web', ref: 'main', deployment_id: 12, environment: 'production' },
+        { client: {} as ApiTransport },
+      );
+    expect(await pressed()).toEqual({ holds: true });
+    deployments = [{ id: 15, status: 'blocked' }, ...deployments];
+    expect(await pressed()).toEqual({
+      holds: false,
+      changed: 'deployment #15 to production came after #12 (it is blocked); nothing was rolled back.',
+    });
   });
 
   it('says in the thread that the presser declined, and nothing ran', async () => {

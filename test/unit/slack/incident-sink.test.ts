@@ -8,7 +8,7 @@ import { Outbox } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.js';
 import { Sealer } from '../../../src/slack/sealed.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import type { WatchEvent } from '../../../src/watch/branch-watch.js';
+import { rollbackJobKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import type { Subscription, WatchHub } from '../../../src/watch/hub.js';
 
 const EPISODE = 'acme/web:main:10';
@@ -218,6 +218,62 @@ describe('incident messages', () => {
     expect(labels(passed.args).map((b) => b.text.text)).toEqual(expect.arrayContaining(['Merge when green']));
     expect(labels(passed.args).map((b) => b.text.text)).not.toContain("Show !6's log");
     expect(passedLine.args.text).toBe(":white_check_mark: !6's pipeline #23 passed");
+  });
+
+  it('follows a rollback pressed on the message: the watch reads its deployment, and the thread hears how it ended', async () => {
+    const { incidents, outbox, calls, store } = setup();
+    await incidents.deliver(sub('C1'), red());
+    await outbox.drain();
+    const incident = {
+      subscriber: 'slack:T1:C1',
+      messageKey: messageKey(EPISODE, 'C1'),
+      label: 'Roll back production',
+    };
+    const rolled = (job: number) =>
+      incidents.acted(incident, {
+        operation: 'rollback_environment',
+        input: { id: 'acme/web', environment: 1, to: 4, current_deployment_id: 19 },
+        data: {
+          environment: { id: 1, name: 'production' },
+          to: { id: 4, sha: 'eff0067012345678', ref: 'v1.1.0' },
+          job: { id: job, name: 'deploy:production', status: 'manual' },
+        },
+      });
+    await rolled(74);
+    await rolled(75);
+    // The watch of the episode follows the newest rollback's job until its deployment ends.
+    expect(await store.get(rollbackJobKey(EPISODE))).toBe(75);
+    const ended = (job: number, status: string): WatchEvent => ({
+      kind: 'deployment',
+      project: 'acme/web',
+      ref: 'main',
+      deployment: {
+        id: job - 54,
+        status,
+        sha: 'eff0067012345678',
+        ref: 'v1.1.0',
+        environment: 'production',
+        user: 'alice',
+        job: { id: job, name: 'deploy:production' },
+        pending_approval_count: 0,
+        approvals: [],
+        updated_at: '2026-11-27T10:40:00Z',
+      },
+    });
+    // Another deployment's end, and one still running, say nothing in the thread.
+    await incidents.deliver(sub('C1'), ended(80, 'success'));
+    await incidents.deliver(sub('C1'), ended(74, 'running'));
+    await outbox.drain();
+    const thread = () => calls.filter((c) => c.args.thread_ts === '100').map((c) => c.args.text);
+    expect(thread()).toEqual([]);
+    await incidents.deliver(sub('C1'), ended(74, 'failed'));
+    await incidents.deliver(sub('C1'), ended(75, 'success'));
+    await incidents.deliver(sub('C1'), ended(75, 'success'));
+    await outbox.drain();
+    expect(thread()).toEqual([
+      ':warning: production was not rolled back to v1.1.0 (eff00670): deployment #20 is failed',
+      ':rewind: production rolled back to v1.1.0 (eff00670) by @alice',
+    ]);
   });
 
   it("stores each button as a follow-up bound to the channel and the message's thread; Revert only when broken", async () => {

@@ -140,6 +140,12 @@ describe('watch in the terminal chat', () => {
     expect(chat.printed()).toMatch(
       new RegExp(`first red: #\\d+ at ${culprit.slice(0, 8)} Show order dates in the store's time zone \\(Bob Chen\\)`),
     );
+    // Where it went, in triage's words, before the rollbacks it offers typed out.
+    expect(chat.printed()).toMatch(
+      new RegExp(
+        `  where it went: ${culprit.slice(0, 8)} reached [^\n]*production[^\n]* — it is live in PRODUCTION\n(.*\n)*  → roll back production: `,
+      ),
+    );
 
     const made = await call<{ merge_request: { iid: number } }>('revert_as_merge_request', {
       id: 'acme/web',
@@ -208,5 +214,59 @@ describe('a watch event as terminal text', () => {
     expect(text).not.toMatch(/\x1b|\x07/);
     expect(text).toContain('first red: #8 at abcdef01 Fix');
     expect(text).toContain('  → retry the failed jobs: pipeline retry acme/web 9');
+  });
+
+  it('says where the culprit went in the words triage uses, before what to type', async () => {
+    const { watchEventText } = await import('../../../src/watch/terminal-watch.js');
+    const { reachText } = await import('../../../src/operations/composed/culprit-reach.js');
+    const now = Date.parse('2026-11-27T00:00:00Z');
+    const deployed = {
+      culprit: 'abcdef0123456789',
+      environments: [
+        {
+          environment: 'production',
+          environment_id: 3,
+          tier: 'production',
+          holds: 'reached' as const,
+          deployment_id: 14,
+          sha: 'abcdef0123456789',
+          ref: 'main',
+          at: '2026-11-26T23:40:00Z',
+          rollback_to: { deployment_id: 10, sha: 'eff0067000000000', ref: 'v1.1.0' },
+        },
+      ],
+    };
+    const text = watchEventText(
+      {
+        kind: 'still-red',
+        project: 'acme/web',
+        ref: 'main',
+        episode: 'e',
+        report: {
+          project: 'acme/web',
+          default_branch: 'main',
+          verdict: 'red',
+          because: "the head's latest finished pipeline #9 failed",
+          deployed,
+          failed_jobs: [],
+          actions: [
+            {
+              label: 'Roll back production',
+              operation: 'rollback_environment',
+              input: { id: 'acme/web', environment: 3, to: 10, current_deployment_id: 14 },
+            },
+          ],
+          unread: [],
+          as_of: '2026-11-27T00:00:00Z',
+        },
+      },
+      now,
+      ops,
+    );
+    const lines = text.split('\n');
+    const where = lines.indexOf(`  where it went: ${reachText(deployed, now)}`);
+    expect(where).toBeGreaterThan(0);
+    expect(lines[where]).toContain('abcdef01 reached production');
+    expect(lines.findIndex((line) => line.startsWith('  → roll back production: '))).toBeGreaterThan(where);
   });
 });

@@ -6,7 +6,8 @@
 //   a pipeline's jobs                  no token on a public project
 //   list, read, log                    who may see the project's jobs: everyone who sees the project while its
 //                                      pipelines are public (public_jobs, the default), else reporters and up (403)
-//   retry, cancel, play                developer (30); on a protected branch, only who may push or merge to it
+//   retry, cancel, play                developer (30); on a protected branch, only who may push or merge to it;
+//                                      a retry of a deploy job to a protected environment (production), maintainer
 //   erase                              maintainer, or the developer who started the job on an unprotected ref
 // A private project is a 404 to an outsider. Archived projects are read-only (403 on writes).
 import { z } from 'zod';
@@ -226,6 +227,9 @@ function registerJobActions(router: Router, ctx: SandboxContext): void {
   router.route('POST', '/projects/:id/jobs/:job_id/retry', { auth: 'user' }, async (req, reply) => {
     const user = ctx.requireUser(req);
     const { project, job } = writable(ctx, req, user);
+    // A protected environment is deployed to again only by who may deploy there (its deploy access: maintainers): a
+    // developer's retry of its deploy job (a rollback) is refused, as the service's job policy refuses it.
+    if (needsApprovalToStart(job) && ctx.projectAccess(user, project) < ACCESS.maintainer) throw forbidden();
     if (!FINISHED_JOB.includes(job.status) || job.retried)
       throw messageError(403, '403 Forbidden - Job is not retryable');
     const now = new Date(store.clock.now());
