@@ -96,7 +96,7 @@ describe('deployments in a watching channel', () => {
 
     // alice approves with the same button: the message says so, then follows the deploy to its end, buttons gone.
     const approved = await pressAndConfirm(approve, 'U1');
-    expect(messageText(approved)).toContain('Deployment approved by alice');
+    expect(messageText(approved)).toMatch(/Deployment #\d+ approved by alice/);
     await updated(ts, /\(approved by @alice\)$/, 'the message saying alice approved');
     const deployed = await updated(
       ts,
@@ -130,7 +130,7 @@ describe('deployments in a watching channel', () => {
     seen.push(id);
     const reject = buttonsOf(message.args).find((b) => b.text.text === 'Reject')!;
     const answer = await pressAndConfirm(reject, 'U1');
-    expect(messageText(answer)).toContain('Deployment rejected by alice');
+    expect(messageText(answer)).toMatch(/Deployment #\d+ rejected by alice/);
     const rejected = await updated(
       ts,
       /to production was rejected — deployed by @root \(rejected by @alice\)$/,

@@ -96,7 +96,7 @@ describe('rolling production back from the incident message', () => {
     expect(sent.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `POST /projects/1/jobs/${target.deployable.id}/retry 201`,
     ]);
-    expect(messageText(alices.answer)).toContain('the new deployment waits for approval');
+    expect(messageText(alices.answer)).toMatch(/deployment #\d+ waits for approval by someone else/);
 
     // The new deployment (of v1.1.0's tag pipeline: main's pipeline does not move) waits in a message of its own.
     const waiting = await waitFor(
@@ -112,7 +112,7 @@ describe('rolling production back from the incident message', () => {
     const approve = buttonsOf(waiting.args).find((b) => b.text.text === 'Approve')!;
     // root, another maintainer (alice triggered it, so she may not), approves: production runs v1.1.0's commit again.
     const approved = await pressAndConfirm(approve, 'U4');
-    expect(messageText(approved.answer)).toContain('Deployment approved by root');
+    expect(messageText(approved.answer)).toMatch(/Deployment #\d+ approved by root/);
     const deploymentTs = await waitFor(() => waiting.answer?.ts as string | undefined, 5_000, "the message's ts");
     await waitFor(
       () =>
