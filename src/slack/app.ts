@@ -15,7 +15,7 @@ import type {
 import type { Logger } from '../log.js';
 import { canonicalJson } from '../approval/binding.js';
 import { ACTION_IDS } from './blocks.js';
-import { APPROVAL_ACTION_IDS, type SlackApprover } from '../approval/slack.js';
+import { APPROVAL_ACTION_IDS, type SlackApprover } from './approver.js';
 import type { SlackBot, Turn } from './bot.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { RELEASE_VIEW, releaseArguments, releaseOrigin } from './release-modal.js';

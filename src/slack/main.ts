@@ -21,7 +21,7 @@ import { Identities } from './identity.js';
 import { PostQueue, ResponseUrls } from './replies.js';
 import { Sealer } from './sealed.js';
 import { type SlackSettings, slackSettings } from './settings.js';
-import { SlackApprover } from '../approval/slack.js';
+import { SlackApprover } from './approver.js';
 import type { ApprovalPageStore } from '../approval/page-store.js';
 import { ReadinessProbe, answerHealth, serviceCheck, storeCheck, watchCheck } from '../health.js';
 import { openConfiguredStore, type OpenedStore } from '../state/store.js';

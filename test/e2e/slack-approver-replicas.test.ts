@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/log.js';
 import { joinReplicas } from '../../src/approval/page-store.js';
 import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
 import type { ReplicaRequests } from '../../src/approval/replicas.js';
-import { APPROVAL_ACTION_IDS } from '../../src/approval/slack.js';
+import { APPROVAL_ACTION_IDS } from '../../src/slack/approver.js';
 import { answerPage, deletesOf as deletesOfPipeline, newPipeline, openPage, PROJECT } from '../helpers/approval.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 import { messageText, waitFor } from '../helpers/slack.js';

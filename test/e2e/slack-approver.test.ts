@@ -1,7 +1,7 @@
 // MCP calls approved in Slack: SLACK_APPROVER gets the exact call with Approve/Deny; only their signed click answers, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
-import { APPROVAL_ACTION_IDS } from '../../src/approval/slack.js';
+import { APPROVAL_ACTION_IDS } from '../../src/slack/approver.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 import { deletesOf as deletesOfPipeline, newPipeline, PROJECT } from '../helpers/approval.js';
 import { messageText, waitFor } from '../helpers/slack.js';

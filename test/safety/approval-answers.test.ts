@@ -8,7 +8,7 @@ import { createDispatcher } from '../../src/chat/dispatch.js';
 import { createLocalApprovalPage } from '../../src/approval/page.js';
 import { operations } from '../../src/operations/index.js';
 import { answersTo } from '../../src/policy/policy.js';
-import { renderApprovalRequest } from '../../src/approval/slack.js';
+import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { renderApproval, type Block } from '../../src/slack/blocks.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
 

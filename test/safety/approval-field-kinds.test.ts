@@ -17,7 +17,7 @@ import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/engine/define.js';
 import { inheritedRefusal } from '../../src/operations/areas/shared/member-source.js';
-import { renderApprovalRequest } from '../../src/approval/slack.js';
+import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { CONTINUED, renderApproval, type Block } from '../../src/slack/blocks.js';
 import { silentLogger } from '../../src/log.js';
 import { MemoryStore } from '../../src/state/store.js';

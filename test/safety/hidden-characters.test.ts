@@ -9,7 +9,7 @@ import { createLocalApprovalPage } from '../../src/approval/page.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import { InputError, validateInput } from '../../src/operations/engine/validate.js';
 import { answersTo, approvalPrompt } from '../../src/policy/policy.js';
-import { renderApprovalRequest } from '../../src/approval/slack.js';
+import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { renderApproval } from '../../src/slack/blocks.js';
 import { renderMessage } from '../../src/terminal/render.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';

@@ -1,9 +1,9 @@
-// MCP calls approved in Slack: the configured approver (SLACK_APPROVER) gets a direct message with the exact call and
+// MCP calls approved in Slack (Slack's adapter of the approval port, kept with its channel): the configured approver (SLACK_APPROVER) gets a direct message with the exact call and
 // yes/no buttons; only their own signed click answers, a channel the calling model does not read.
 import type { Logger } from '../log.js';
-import { answerButtons, codeBlocks, escapeMrkdwn, LIMITS, renderText, type SlackMessage } from '../slack/blocks.js';
-import type { Turn } from '../slack/bot.js';
-import type { ApprovalPageStore, OpenedApproval } from './page-store.js';
+import { answerButtons, codeBlocks, escapeMrkdwn, LIMITS, renderText, type SlackMessage } from './blocks.js';
+import type { Turn } from './bot.js';
+import type { ApprovalPageStore, OpenedApproval } from '../approval/page-store.js';
 
 /** Bolt routes the two buttons on these; the button's value is the approval's id. */
 export const APPROVAL_ACTION_IDS = { approve: 'forge_approval_approve', deny: 'forge_approval_deny' } as const;
