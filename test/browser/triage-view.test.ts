@@ -197,7 +197,9 @@ describe('the triage view in a browser host', () => {
       `will run ${target.sha.slice(0, 8)} (v1.1.0, deployment #${rollback?.arguments.to}) again by retrying its deploy job deploy:production (#${target.deployable.id})`,
     );
     await expect.poll(() => frame.locator('.outcome').textContent()).toMatch(/^Roll back production: /);
-    expect(rollback?.result?.isError).toBeFalsy();
+    // The outcome line may show before the host has the call's answer: the deployment is read once the call answered.
+    await expect.poll(() => host.viewCalls.find((call) => call.name === 'rollback_environment')?.result).toBeDefined();
+    expect(host.viewCalls.find((call) => call.name === 'rollback_environment')?.result?.isError).toBeFalsy();
     const [made] = await get<Array<{ id: number; status: string; sha: string }>>(
       `/projects/${ENCODED_WEB}/deployments`,
       { environment: 'production', order_by: 'id', sort: 'desc', per_page: '1' },

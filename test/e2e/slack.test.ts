@@ -244,11 +244,14 @@ describe('answers', () => {
     expect(text).toContain('acme/web: main is RED');
     expect(text).toMatch(/who to ping.*Bob Chen/s);
     expect(text).toContain('Received: \\"2024-03-09\\"');
-    // A broken test's revert and ping come first (their own tests: slack-triage, triage-failure-kind).
+    // A broken test's revert and ping come first (their own tests: slack-triage, triage-failure-kind); then rolling
+    // back the environments the culprit is live in (the seed's reached production and staging).
     const steps = buttons(red.body)
       .map((b) => b.text.text)
       .filter((label) => !/^(Revert|Ping) /.test(label));
     expect(steps).toEqual([
+      'Roll back production',
+      'Roll back staging',
       `Retry failed jobs of #${head.id}`,
       'Log of test',
       'Open incident issue',
