@@ -3,16 +3,15 @@
 // later move updates in place. Waiting, it offers Approve and Reject; failed, Show the log and Retry. Buttons are
 // follow-up references run as the presser, their premise (still waiting; still the environment's newest deployment)
 // checked when pressed, and every press goes to the message's thread. Everything is sent through the durable outbox.
-import type { ButtonPremise } from '../../operations/composed/button-premise.js';
 import { deploymentApprovalActions } from '../../operations/areas/deployments.js';
 import type { StateStore } from '../../state/store.js';
 import type { WatchEvent } from '../../watch/branch-watch.js';
 import type { DeploymentSeen } from '../../watch/deployment-watch.js';
-import { ACTION_IDS } from '../blocks.js';
-import { roomForFollowUps, storeFollowUp, type IncidentOfButton } from '../follow-ups.js';
+import { roomForFollowUps } from '../follow-ups.js';
 import { rejectionOf, renderDeployment, type DeploymentView } from './deployment-render.js';
 import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
 import { renderLine, type IncidentButton } from './render.js';
+import { type ButtonCall, storeButtons } from './buttons.js';
 
 /** The buttons of a deployment message keep working this long (each update makes fresh ones). */
 const BUTTON_TTL_MS = 7 * 24 * 3600_000;
@@ -34,14 +33,6 @@ interface DeploymentRecord {
   channel: string;
   messageKey: string;
   view: DeploymentView;
-}
-
-interface Call {
-  label: string;
-  operation: string;
-  input: Record<string, unknown>;
-  style?: 'primary' | 'danger';
-  premise?: ButtonPremise;
 }
 
 /** What a message first says: that a deployment waits for approval, or that one failed (rejected ones included). */
@@ -91,7 +82,7 @@ export class DeploymentMessages {
   }
 
   /** The calls of the message as it stands: Approve and Reject while it waits; Show the log and Retry once it failed. */
-  private calls(view: DeploymentView, ref: string): Call[] {
+  private calls(view: DeploymentView, ref: string): ButtonCall[] {
     const { project, deployment } = view;
     const where = { project, ref, deployment_id: deployment.id };
     if (deployment.status === 'blocked')
@@ -126,31 +117,6 @@ export class DeploymentMessages {
   private async buttons(record: DeploymentRecord, ref: string): Promise<IncidentButton[]> {
     const calls = this.calls(record.view, ref);
     if (calls.length === 0 || !(await roomForFollowUps(this.o.store, calls.length))) return [];
-    const buttons: IncidentButton[] = [];
-    for (const [index, call] of calls.entries()) {
-      const incident: IncidentOfButton = {
-        subscriber: record.subscriber,
-        messageKey: record.messageKey,
-        label: call.label,
-      };
-      const value = await storeFollowUp(
-        this.o.store,
-        {
-          operation: call.operation,
-          input: call.input,
-          place: record.channel,
-          incident,
-          ...(call.premise ? { premise: call.premise } : {}),
-        },
-        BUTTON_TTL_MS,
-      );
-      buttons.push({
-        label: call.label,
-        actionId: `${ACTION_IDS.followUp}:${index}`,
-        value,
-        ...(call.style ? { style: call.style } : {}),
-      });
-    }
-    return buttons;
+    return storeButtons(this.o.store, calls, record.channel, record, BUTTON_TTL_MS);
   }
 }

@@ -4,6 +4,7 @@
 import { shortSha } from '../../operations/engine/present.js';
 import type { DeploymentSeen } from '../../watch/deployment-watch.js';
 import { LIMITS, cut, type Block, type SlackMessage } from '../blocks.js';
+import { buttonsBlock } from './buttons.js';
 import { inline, type IncidentButton } from './render.js';
 
 /** What the message shows; the sink keeps it in the store so any replica renders the same message. */
@@ -65,16 +66,8 @@ export function renderDeployment(view: DeploymentView): SlackMessage {
   ];
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: cut(details.join(' · '), LIMITS.sectionText) }] });
   if (decided.length > 0) blocks.push(section(decided.join('\n')));
-  const buttons = view.buttons
-    .filter((b) => b.value.length <= LIMITS.buttonValue)
-    .map((b) => ({
-      type: 'button',
-      action_id: b.actionId,
-      value: b.value,
-      text: { type: 'plain_text', text: cut(b.label, LIMITS.buttonText), emoji: true },
-      ...(b.style ? { style: b.style } : {}),
-    }));
-  if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons.slice(0, LIMITS.elementsPerActions) });
+  const buttons = buttonsBlock(view.buttons);
+  if (buttons) blocks.push(buttons);
   const plain = `${view.project}: Deployment #${d.id} of ${shortSha(d.sha)} (${d.ref}) to ${d.environment} ${words}${d.user ? ` — deployed by @${d.user}` : ''}${decided.length > 0 ? ` (${d.approvals.map((a) => `${a.status} by @${a.user ?? 'someone'}`).join(', ')})` : ''}`;
   return { text: cut(inline(plain), LIMITS.fallbackText), blocks: blocks.slice(0, LIMITS.blocks) };
 }

@@ -13,6 +13,9 @@ import { quoteFor } from '../../text/quote.js';
 import type { OpenRevert } from '../../operations/composed/open-reverts.js';
 import { reachText, type CulpritReach } from '../../operations/composed/culprit-reach.js';
 import { fixedByText as fixedByWords, type FixingMergeRequest } from '../../operations/composed/fixed-by.js';
+import { buttonsBlock, type IncidentButton } from './buttons.js';
+
+export type { IncidentButton } from './buttons.js';
 
 /** Lines of a failing job's log shown in the message (the log's tail is a button away). */
 const ERROR_LINES = 8;
@@ -27,14 +30,6 @@ export interface IncidentRevert extends OpenRevert {
   merged?: boolean;
   /** Its pipeline's first failed job, while that pipeline failed (the watch reads it). */
   failedJob?: { id: number; name: string };
-}
-
-export interface IncidentButton {
-  label: string;
-  actionId: string;
-  /** A stored reference, never the call itself. */
-  value: string;
-  style?: 'primary' | 'danger';
 }
 
 /** What the message shows; the sink keeps it in the store so any replica renders the same message. */
@@ -191,19 +186,8 @@ export function renderIncident(view: IncidentView, now: number): SlackMessage {
     );
     if (job.excerpt) blocks.push(...codeBlocks(errorLines(job.excerpt)).slice(0, 2));
   }
-  const buttons =
-    view.phase === 'green'
-      ? []
-      : view.buttons
-          .filter((b) => b.value.length <= LIMITS.buttonValue)
-          .map((b) => ({
-            type: 'button',
-            action_id: b.actionId,
-            value: b.value,
-            text: { type: 'plain_text', text: cut(b.label, LIMITS.buttonText), emoji: true },
-            ...(b.style ? { style: b.style } : {}),
-          }));
-  if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons.slice(0, LIMITS.elementsPerActions) });
+  const buttons = view.phase === 'green' ? undefined : buttonsBlock(view.buttons);
+  if (buttons) blocks.push(buttons);
   const kind = view.report.failure?.kind;
   const text =
     view.phase === 'green'

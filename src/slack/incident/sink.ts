@@ -21,7 +21,7 @@ import {
 import { fixedByText, isMergeOf } from '../../operations/composed/fixed-by.js';
 import type { Subscription, WatchHub, WatchSink } from '../../watch/hub.js';
 import { ACTION_IDS, type SlackMessage } from '../blocks.js';
-import { roomForFollowUps, storeFollowUp, type IncidentOfButton } from '../follow-ups.js';
+import { roomForFollowUps, type IncidentOfButton } from '../follow-ups.js';
 import type { Identities } from '../identity.js';
 import { DeploymentMessages } from './deployment-messages.js';
 import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
@@ -36,6 +36,7 @@ import {
   type IncidentPhase,
   type IncidentView,
 } from './render.js';
+import { type ButtonCall, storeButtons } from './buttons.js';
 
 const SLACK_SUBSCRIBER_PREFIX = 'slack:';
 /** How long Mute for an hour mutes. */
@@ -430,13 +431,7 @@ export class IncidentMessages implements WatchSink {
   private async buttons(record: IncidentRecord): Promise<IncidentButton[]> {
     const { view, channel } = record;
     const { report, project } = view;
-    const calls: Array<{
-      label: string;
-      operation: string;
-      input: Record<string, unknown>;
-      style?: 'primary' | 'danger';
-      premise: ButtonPremise;
-    }> = [];
+    const calls: Array<ButtonCall & { premise: ButtonPremise }> = [];
     const where = { project, ref: view.ref };
     const head = report.head_pipeline;
     if (head && view.phase !== 'running' && !report.running_pipeline) {
@@ -510,25 +505,7 @@ export class IncidentMessages implements WatchSink {
         premise: { kind: 'log', ...where, ...(head ? { pipeline_id: head.id } : {}) },
       });
     if (!(await roomForFollowUps(this.o.store, calls.length))) return [];
-    const buttons: IncidentButton[] = [];
-    for (const [index, call] of calls.entries()) {
-      const incident: IncidentOfButton = {
-        subscriber: record.subscriber,
-        messageKey: record.messageKey,
-        label: call.label,
-      };
-      const value = await storeFollowUp(
-        this.o.store,
-        { operation: call.operation, input: call.input, place: channel, incident, premise: call.premise },
-        BUTTON_TTL_MS,
-      );
-      buttons.push({
-        label: call.label,
-        actionId: `${ACTION_IDS.followUp}:${index}`,
-        value,
-        ...(call.style ? { style: call.style } : {}),
-      });
-    }
+    const buttons = await storeButtons(this.o.store, calls, channel, record, BUTTON_TTL_MS);
     record.muteRef ??= randomBytes(12).toString('base64url');
     const incident: IncidentOfButton = {
       subscriber: record.subscriber,
