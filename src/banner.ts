@@ -1,6 +1,6 @@
 // What `forgeops serve` prints on start: where the MCP endpoint is, which service it acts on, how to connect.
 import type { Config } from './config.js';
-import type { SandboxInfo } from './runtime.js';
+import type { SandboxInfo } from './identity/application.js';
 import { SANDBOX_DEFAULT_ROLE } from './runtime.js';
 
 interface BannerInput {

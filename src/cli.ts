@@ -366,8 +366,9 @@ interface ServeAddress {
 
 /** What serve is made of before it listens: the service, the catalog, approvals, Slack, the store, watches, sign-in. */
 async function serveParts(config: Config, values: ParsedOptions, log: Logger, where: ServeAddress) {
-  const [{ createRuntime, forgeopsUrl }, { operations }, { catalogOf }, { mcpAuthMode }] = await Promise.all([
+  const [{ createRuntime }, { forgeopsUrl }, { operations }, { catalogOf }, { mcpAuthMode }] = await Promise.all([
     import('./runtime.js'),
+    import('./http/addresses.js'),
     import('./operations/index.js'),
     import('./mcp/catalog.js'),
     import('./identity/serve-sign-in.js'),
@@ -606,10 +607,11 @@ async function oauthForServe(
   listening: () => { host: string; port: number },
   otherCallback?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>,
 ) {
-  const [{ serveSignIn }, { mcpSignIn }, { callerAddress, trustedProxyList }, { MCP_PATH }] = await Promise.all([
+  const [{ serveSignIn }, { mcpSignIn }, { callerAddress }, { trustedProxyList }, { MCP_PATH }] = await Promise.all([
     import('./identity/serve-sign-in.js'),
     import('./mcp/http/sign-in.js'),
     import('./mcp/session-caps.js'),
+    import('./http/addresses.js'),
     import('./mcp/http/routes.js'),
   ]);
   const proxies = config.server.trustedProxies.length ? trustedProxyList(config.server.trustedProxies) : undefined;

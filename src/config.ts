@@ -5,15 +5,18 @@ import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
 import { CaFileError, readCaFile } from './http/ca.js';
 import { DEFAULT_LISTENER_TIMEOUTS } from './http/listener.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SESSIONS } from './mcp/limits.js';
 import {
+  APPROVAL_POLICIES,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_SESSIONS,
   DEFAULT_NUDGE_SPACING_MS,
   DEFAULT_REFUSED_WATCHES,
   DEFAULT_REFUSED_WATCHES_WINDOW_MS,
   MAX_NUDGE_SPACING_MS,
-} from './watch/defaults.js';
-import { APPROVAL_POLICIES, REPLICA_NAME, type ApprovalPolicy } from './approval/page-store.js';
-import { trustedProxyList } from './mcp/session-caps.js';
+  REPLICA_NAME,
+  type ApprovalPolicy,
+} from './defaults.js';
+import { trustedProxyList } from './http/addresses.js';
 import { quotedUrl } from './text/shown-url.js';
 import { splitList } from './text/split-list.js';
 

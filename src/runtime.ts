@@ -6,23 +6,8 @@ import type { Logger } from './log.js';
 import { withoutCredentials } from './text/shown-url.js';
 import type { ServiceSettings } from './operations/engine/failures.js';
 import type { Application, ApplicationInput } from './sandbox/server.js';
-
-/** One of forgeops's own OAuth applications on the embedded sandbox. */
-export interface SandboxOAuthClient {
-  name: string;
-  client_id: string;
-  /** Handed over in process only; never logged or shown. A public client has none to use. */
-  client_secret?: string;
-  redirect_uris: string[];
-  scopes: string[];
-}
-
-export interface SandboxInfo {
-  url: string;
-  tokens: Record<string, string>;
-  /** forgeops's applications on the sandbox's OAuth provider, for signing in through the code host. */
-  applications: { forgeops: SandboxOAuthClient; cli: SandboxOAuthClient };
-}
+import type { SandboxInfo, SandboxOAuthClient } from './identity/application.js';
+import { forgeopsUrl } from './http/addresses.js';
 
 /**
  * The client ids of forgeops's own applications on the embedded sandbox, fixed so that they can be documented:
@@ -39,17 +24,6 @@ export interface RuntimeOptions {
    * back to; default the one of FORGEOPS_HOST and FORGEOPS_PORT (forgeopsUrl).
    */
   publicUrl?: string;
-}
-
-/**
- * The address a browser on this machine reaches a forgeops listening on host:port by: a wildcard address is reached
- * on 127.0.0.1. With port 0 (a free port, known only once listening) the port is left out: the sandbox matches a
- * loopback IP redirect URI on any port (RFC 8252 §7.3), so the callback still matches on 127.0.0.1.
- */
-export function forgeopsUrl(host: string, port: number): string {
-  const reached = host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  const hostPart = reached.includes(':') ? `[${reached}]` : reached;
-  return port === 0 ? `http://${hostPart}` : `http://${hostPart}:${port}`;
 }
 
 export interface Runtime {

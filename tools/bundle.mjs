@@ -3,7 +3,7 @@
 // does not use. More keeps `forgeops mcp`'s start small (each measured with tools/bench/mcp.mjs, see the README):
 // the tool catalog is computed here, from the registry tsc just built, and embedded, so the server lists its tools
 // without building a zod schema per operation; the SDK's ajv validator is left out (the server brings its own, see
-// src/approval/elicitation-validator.ts); zod's translations of its messages are left out (forgeops speaks English); and
+// src/mcp/elicitation-validator.ts); zod's translations of its messages are left out (forgeops speaks English); and
 // our `import { z } from 'zod'` is bundled as `import * as z from 'zod'`, which lets esbuild drop the zod it never calls.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';

@@ -8,21 +8,10 @@ import type { ShownText } from '../text/visible.js';
 import type { PeerChannel } from '../state/store.js';
 import type { ApprovalAnswer, ApprovalCall } from './port.js';
 import { ReplicaRequests, ReplicaTimeoutError } from './replicas.js';
-
-/**
- * What a call needing a human does, chosen by the operator (FORGEOPS_APPROVAL):
- * - elicit: the client's form elicitation; else URL elicitation to the approval page; else refuse.
- * - page:   always the approval page (never a form the client might let the model answer).
- * - refuse: the client's form elicitation; else refuse.
- * - allow:  the client's form elicitation; else run without asking.
- */
-export const APPROVAL_POLICIES = ['elicit', 'page', 'refuse', 'allow'] as const;
-export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+import { REPLICA_NAME } from '../defaults.js';
 
 /** Where the page lives on a server: /approvals/<id>. */
 export const APPROVAL_PATH = '/approvals/';
-/** A replica's name (FORGEOPS_REPLICA_ID), as it starts session and approval ids for a balancer to route by. */
-export const REPLICA_NAME = '[a-z0-9][a-z0-9-]{0,31}';
 const REPLICA_PREFIX = new RegExp(`^(${REPLICA_NAME})\\.`);
 /** How long a human has to answer on the page before the call is dropped. */
 const DEFAULT_APPROVAL_TTL_MS = 5 * 60_000;

@@ -6,13 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import type { ShownText } from '../text/visible.js';
-import {
-  APPROVAL_PATH,
-  ApprovalPageStore,
-  REPLICA_NAME,
-  type ApprovalPageStoreOptions,
-  type ApprovalView,
-} from './page-store.js';
+import { APPROVAL_PATH, ApprovalPageStore, type ApprovalPageStoreOptions, type ApprovalView } from './page-store.js';
+import { REPLICA_NAME } from '../defaults.js';
 
 /** An answer is three short fields; anything bigger is not from our form. */
 const MAX_ANSWER_BYTES = 4096;

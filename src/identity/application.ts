@@ -1,8 +1,25 @@
 // Which application at the code host forgeops signs people in through: the embedded sandbox's pre-registered
 // "forgeops" application, or the one named by FORGEOPS_OAUTH_CLIENT_ID at CODEHOST_URL; and where browsers reach forgeops.
 import type { Config } from '../config.js';
-import { type SandboxInfo, forgeopsUrl } from '../runtime.js';
+import { forgeopsUrl } from '../http/addresses.js';
 import type { CodeHostApplication } from './code-host-oauth.js';
+
+/** One of forgeops's own OAuth applications on the embedded sandbox. */
+export interface SandboxOAuthClient {
+  name: string;
+  client_id: string;
+  /** Handed over in process only; never logged or shown. A public client has none to use. */
+  client_secret?: string;
+  redirect_uris: string[];
+  scopes: string[];
+}
+
+export interface SandboxInfo {
+  url: string;
+  tokens: Record<string, string>;
+  /** forgeops's applications on the sandbox's OAuth provider, for signing in through the code host. */
+  applications: { forgeops: SandboxOAuthClient; cli: SandboxOAuthClient };
+}
 
 /** The path on forgeops's listener where the code host sends people back (registered with the application). */
 export const CALLBACK_PATH = '/oauth/callback';

@@ -6,9 +6,8 @@ import { type Config, ConfigError } from '../config.js';
 import { codeHostFetch } from '../http/code-host-fetch.js';
 import type { ApiTransport } from '../http/types.js';
 import type { Logger } from '../log.js';
-import type { Runtime } from '../runtime.js';
 import type { StateStore } from '../state/store.js';
-import { codeHostApplication, publicUrlOf } from './application.js';
+import { codeHostApplication, publicUrlOf, type SandboxInfo } from './application.js';
 import { CodeHostOAuth } from './code-host-oauth.js';
 import { createMcpSignInParts } from './mcp-sign-in.js';
 import { personTransport } from './person-client.js';
@@ -44,7 +43,8 @@ export function mcpAuthMode(config: Config): McpAuthMode {
 
 export interface ServeSignInOptions {
   config: Config;
-  runtime: Runtime;
+  /** Where the embedded sandbox is, when it runs (its applications sign people in). */
+  runtime: { sandbox?: () => Promise<SandboxInfo> };
   store: StateStore;
   /** Whether other replicas share the store: then FORGEOPS_SECRET must be set, the same on all. */
   sharedStore: boolean;

@@ -3,7 +3,8 @@
 // the table and keep everyone else out.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { BlockList, isIP } from 'node:net';
+import { type BlockList, isIP } from 'node:net';
+import { normaliseAddress } from '../http/addresses.js';
 import { MAX_SESSIONS_VARIABLE } from './limits.js';
 
 export const MAX_SESSIONS_PER_CALLER_VARIABLE = 'FORGEOPS_MAX_SESSIONS_PER_CALLER';
@@ -49,28 +50,6 @@ export function callerIdentity(address: string, verifiedToken?: string): CallerI
 /** A signed-in person (OAuth) as a caller: a share of their own wherever they connect from; their address still counts. */
 export function personIdentity(address: string, person: string): CallerIdentity {
   return { caller: `person:${person}`, address, label: `signed-in ${person}, from ${address}` };
-}
-
-/** An address as one caller: an IPv4 client seen through an IPv6 socket (::ffff:10.0.0.1) is the same as 10.0.0.1. */
-export function normaliseAddress(address: string): string {
-  const lower = address.trim().toLowerCase();
-  return lower.startsWith('::ffff:') && isIP(lower.slice(7)) === 4 ? lower.slice(7) : lower;
-}
-
-/** Addresses and CIDR ranges (10.0.0.0/8, fd00::/8) as written in FORGEOPS_TRUSTED_PROXIES; throws on anything else. */
-export function trustedProxyList(entries: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address, bits, extra] = entry.split('/');
-    const family = isIP(normaliseAddress(address));
-    if (!family || extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) {
-      throw new Error(`'${entry}' is not an IP address or a CIDR range such as 10.0.0.0/8`);
-    }
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (bits === undefined) list.addAddress(normaliseAddress(address), type);
-    else list.addSubnet(normaliseAddress(address), Number(bits), type);
-  }
-  return list;
 }
 
 function trusted(proxies: BlockList | undefined, address: string): boolean {

@@ -1,18 +1,18 @@
 // The stateless 2026-07-28 revision of MCP, served beside the 2025-11-25 sessions on the same /mcp: any replica
 // answers any request. A call needing a human answers input_required with a signed requestState naming an approval
-// in the shared store (src/approval/request-state.ts); it runs only when the same call comes back approved, once.
+// in the shared store (src/mcp/request-state-approver.ts); it runs only when the same call comes back approved, once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DurableApprovals } from '../approval/binding.js';
-import { approvalQuestion, elicitationForm, elicitationModes } from '../approval/mcp-elicitation.js';
+import { approvalQuestion, elicitationForm, elicitationModes } from './approver.js';
 import type { ApprovalCall } from '../approval/port.js';
-import { principalOf, RequestStateApprover } from '../approval/request-state.js';
+import { principalOf, RequestStateApprover } from './request-state-approver.js';
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
 import { SESSION_TOKEN_HEADER as TOKEN_HEADER } from './http/guard.js';
 import type { SignedIn } from './http/guard.js';
 import type { SessionOwner } from './http/sessions.js';
 import { type StateCodec, sharedStateCodec } from './request-state-key.js';
-import { normaliseAddress } from './session-caps.js';
+import { normaliseAddress } from '../http/addresses.js';
 import { serviceTokenChecker, type ServiceTokenChecker } from './token-check.js';
 import { readTriageView, rendersViews, TRIAGE_VIEW_RESOURCE, TRIAGE_VIEW_URI } from '../apps/triage-app.js';
 import {

@@ -5,7 +5,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, LIMIT_ERROR_CODE, messageTooLargeText } from './limits.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../defaults.js';
+import { LIMIT_ERROR_CODE, messageTooLargeText } from './limits.js';
 
 /** Bytes kept from each end of an oversized line: enough to find its id, which clients put first or last. */
 const EDGE_BYTES = 512;

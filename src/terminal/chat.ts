@@ -4,7 +4,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { complete, usernameBeingTyped } from '../chat/complete.js';
 import type { ChatDispatcher, ChatReply } from '../chat/dispatch.js';
 import { tokenize } from '../chat/tokens.js';
-import { terminalApprover } from '../approval/terminal.js';
+import { terminalApprover } from './approver.js';
 import type { Operation, OperationResult } from '../operations/engine/define.js';
 import { outcomeUnknown } from '../operations/engine/failures.js';
 import { HISTORY_SIZE, type HistoryFile } from './history.js';

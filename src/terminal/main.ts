@@ -6,7 +6,7 @@ import { operations } from '../operations/index.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { runInteractive, runOneShot, type TerminalChatOptions } from './chat.js';
 import { historyFile } from './history.js';
-import { terminalWatch } from '../watch/terminal-watch.js';
+import { terminalWatch } from './watch.js';
 
 interface ChatCliOptions {
   /** One shot: this line, then exit; undefined: the prompt. */

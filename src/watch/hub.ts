@@ -10,7 +10,7 @@ import { executeOperation } from '../operations/engine/execute.js';
 import type { TriageReport } from '../operations/composed/triage.js';
 import { StoreUnavailableError } from '../state/redis-store.js';
 import type { PeerChannel, StateStore } from '../state/store.js';
-import { DEFAULT_REFUSED_WATCHES, DEFAULT_REFUSED_WATCHES_WINDOW_MS } from './defaults.js';
+import { DEFAULT_REFUSED_WATCHES, DEFAULT_REFUSED_WATCHES_WINDOW_MS } from '../defaults.js';
 import {
   BranchWatch,
   DEFAULT_WATCH_INTERVAL_MS,

@@ -1,7 +1,7 @@
 // Nudges to one project kept at least a minimum spacing apart: a flood of webhooks becomes one check now and one
 // after the spacing, never none — the last nudge always leads to a check at or after its arrival.
 import type { WatchClock } from './branch-watch.js';
-import { DEFAULT_NUDGE_SPACING_MS } from './defaults.js';
+import { DEFAULT_NUDGE_SPACING_MS } from '../defaults.js';
 
 interface ProjectSpacing {
   /** When the last nudge went out. */

@@ -21,7 +21,7 @@ import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { CONTINUED, renderApproval, type Block } from '../../src/slack/blocks.js';
 import { silentLogger } from '../../src/log.js';
 import { MemoryStore } from '../../src/state/store.js';
-import { APPROVAL_QUESTION } from '../../src/approval/terminal.js';
+import { APPROVAL_QUESTION } from '../../src/terminal/approver.js';
 import { renderMessage } from '../../src/terminal/render.js';
 import { startHostileService, type HostileService } from '../helpers/hostile-service.js';
 import { manualClient } from '../helpers/mcp-v2.js';

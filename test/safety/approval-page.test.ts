@@ -14,7 +14,8 @@ import {
   type LocalApprovalPage,
   type LocalApprovalPageOptions,
 } from '../../src/approval/page.js';
-import { MAX_SECRET_ATTEMPTS, type ApprovalPolicy } from '../../src/approval/page-store.js';
+import { MAX_SECRET_ATTEMPTS } from '../../src/approval/page-store.js';
+import type { ApprovalPolicy } from '../../src/defaults.js';
 import type { Logger } from '../../src/log.js';
 import { connectInMemory, resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
 import {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parseConfig } from '../../src/config.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../../src/mcp/limits.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../src/defaults.js';
 import { LimitedStdioTransport, recoverId } from '../../src/mcp/stdio.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { connectClient, rawRequest, rawSessionPost, startHttp } from './mcp-harness.js';

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { createRuntime, forgeopsUrl } from '../../src/runtime.js';
+import { forgeopsUrl } from '../../src/http/addresses.js';
+import { createRuntime } from '../../src/runtime.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { authorizeInBrowser, Browser, pkcePair, postForm } from './sandbox/oauth-browser.js';
 

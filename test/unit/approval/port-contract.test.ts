@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DurableApprovals } from '../../../src/approval/binding.js';
 import { ApprovalPageStore } from '../../../src/approval/page-store.js';
 import type { ApprovalAnswer, ApprovalCall } from '../../../src/approval/port.js';
-import { RequestStateApprover } from '../../../src/approval/request-state.js';
+import { RequestStateApprover } from '../../../src/mcp/request-state-approver.js';
 import type { ServiceTokenChecker } from '../../../src/mcp/token-check.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { shown } from '../../../src/text/visible.js';

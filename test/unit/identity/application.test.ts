@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { parseConfig } from '../../../src/config.js';
 import { codeHostApplication, publicUrlOf } from '../../../src/identity/application.js';
-import type { SandboxInfo } from '../../../src/runtime.js';
+import type { SandboxInfo } from '../../../src/identity/application.js';
 
 const sandbox: SandboxInfo = {
   url: 'http://127.0.0.1:4100',

@@ -7,10 +7,9 @@ import {
   callerIdentity,
   chooseSlot,
   maxSessionsPerAddress,
-  normaliseAddress,
-  trustedProxyList,
   type HeldSession,
 } from '../../../src/mcp/session-caps.js';
+import { normaliseAddress, trustedProxyList } from '../../../src/http/addresses.js';
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
   return {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, type Operation } from '../../../src/operations/engine/define.js';
-import { captureRequest, dryRunCall, takeDryRun } from '../../../src/operations/engine/dry-run.js';
+import { captureRequest, dryRunCall, takeDryRun } from '../../../src/operations/run/dry-run.js';
 
 const policy = { readOnly: false };
 const explain = { operations: [] as Operation[] };

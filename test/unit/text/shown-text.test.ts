@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { presentApproval } from '../../../src/chat/present.js';
-import { approvalQuestion, refusal } from '../../../src/approval/mcp-elicitation.js';
+import { approvalQuestion, refusal } from '../../../src/mcp/approver.js';
 import type { ApprovalCall } from '../../../src/approval/port.js';
 import { describePerson } from '../../../src/operations/engine/people.js';
 import type { Answers } from '../../../src/policy/policy.js';

@@ -2,7 +2,7 @@
 // approval answered with the wrong shape runs nothing.
 import { describe, expect, it } from 'vitest';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
-import { elicitationFormValidator } from '../../../src/approval/elicitation-validator.js';
+import { elicitationFormValidator } from '../../../src/mcp/elicitation-validator.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();

@@ -1,5 +1,5 @@
 // The terminal adapter of the approval port: the exact call on the terminal, then a y/N question; --yes approves in advance.
-import type { ApprovalAnswer, ApprovalCall, Approver } from './port.js';
+import type { ApprovalAnswer, ApprovalCall, Approver } from '../approval/port.js';
 
 export const APPROVAL_QUESTION = 'Run exactly this call? [y/N] ';
 

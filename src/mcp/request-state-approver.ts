@@ -3,11 +3,11 @@
 // approved, that approval is spent, once. Any replica can take the second request.
 import { createHash } from 'node:crypto';
 import { recordApproval } from '../metrics.js';
-import type { ServiceTokenChecker } from '../mcp/token-check.js';
-import type { DurableApprovals } from './binding.js';
-import { refusal, readApprovalAnswer } from './mcp-elicitation.js';
-import type { ApprovalPolicy } from './page-store.js';
-import type { ApprovalAnswer, ApprovalCall, Approver } from './port.js';
+import type { ServiceTokenChecker } from './token-check.js';
+import type { DurableApprovals } from '../approval/binding.js';
+import { refusal, readApprovalAnswer } from './approver.js';
+import type { ApprovalPolicy } from '../defaults.js';
+import type { ApprovalAnswer, ApprovalCall, Approver } from '../approval/port.js';
 
 /** Where MCP approvals are asked and answered, in the binding's terms (Slack's are channel ids). */
 const PLACE = 'mcp';

@@ -4,10 +4,10 @@ import type { ApiRequest, ApiResponse, ApiTransport } from '../../http/types.js'
 import { isLongFreeText, secretSummary, summarise } from '../../policy/policy.js';
 import type { PolicyOptions } from '../../policy/policy.js';
 import { decideWithFacts, prepareCall } from './call.js';
-import type { Effect, Operation, RunContext } from './define.js';
-import { executeOperation } from './execute.js';
-import { explainFailure, type ExplainOptions } from './failures.js';
-import { isSecretName } from './secrets.js';
+import type { Effect, Operation, RunContext } from '../engine/define.js';
+import { executeOperation } from '../engine/execute.js';
+import { explainFailure, type ExplainOptions } from '../engine/failures.js';
+import { isSecretName } from '../engine/secrets.js';
 
 /** The argument that asks for a preview instead of the call; only operations that change something take it. */
 export const DRY_RUN_KEY = 'dry_run';

@@ -10,7 +10,7 @@ import type { Operation } from '../../../src/operations/engine/define.js';
 import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { runInteractive } from '../../../src/terminal/chat.js';
-import { terminalWatch } from '../../../src/watch/terminal-watch.js';
+import { terminalWatch } from '../../../src/terminal/watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const clock = new ManualClock();
@@ -177,7 +177,7 @@ describe('watch in the terminal chat', () => {
 
 describe('a watch event as terminal text', () => {
   it("spells out escape sequences in anyone's text and types out what to press as commands", async () => {
-    const { watchEventText } = await import('../../../src/watch/terminal-watch.js');
+    const { watchEventText } = await import('../../../src/terminal/watch.js');
     const text = watchEventText(
       {
         kind: 'red',
@@ -217,7 +217,7 @@ describe('a watch event as terminal text', () => {
   });
 
   it('says where the culprit went in the words triage uses, before what to type', async () => {
-    const { watchEventText } = await import('../../../src/watch/terminal-watch.js');
+    const { watchEventText } = await import('../../../src/terminal/watch.js');
     const { reachText } = await import('../../../src/operations/composed/culprit-reach.js');
     const now = Date.parse('2026-11-27T00:00:00Z');
     const deployed = {

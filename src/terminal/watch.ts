@@ -3,7 +3,7 @@
 // at a terminal watches for themselves, with a store of their own, so what they see never depends on a replica.
 import { commandLine } from '../chat/command-line.js';
 import { tokenize } from '../chat/tokens.js';
-import { safeText } from '../terminal/render.js';
+import { safeText } from './render.js';
 import type { Operation, RunContext } from '../operations/engine/define.js';
 import { failureText } from '../operations/composed/failure-kind.js';
 import { shortSha } from '../operations/engine/present.js';
@@ -12,7 +12,7 @@ import { momentText } from '../operations/engine/present.js';
 import { spanText, type TriageReport } from '../operations/composed/triage.js';
 import { reachText } from '../operations/composed/culprit-reach.js';
 import { MemoryStore } from '../state/store.js';
-import { BranchWatch, systemClock, type WatchClock, type WatchEvent } from './branch-watch.js';
+import { BranchWatch, systemClock, type WatchClock, type WatchEvent } from '../watch/branch-watch.js';
 
 interface TerminalWatchOptions {
   operations: () => readonly Operation[];

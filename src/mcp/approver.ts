@@ -3,8 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Answers } from '../policy/policy.js';
 import { shown, type ShownText } from '../text/visible.js';
-import type { ApprovalPageStore, ApprovalPolicy, PendingApproval } from './page-store.js';
-import type { ApprovalAnswer, ApprovalCall, Approver } from './port.js';
+import type { ApprovalPageStore, PendingApproval } from '../approval/page-store.js';
+import type { ApprovalPolicy } from '../defaults.js';
+import type { ApprovalAnswer, ApprovalCall, Approver } from '../approval/port.js';
 
 /** What the adapter uses of the tools/call request being served (the SDK's handler extra). */
 interface CallExtra {
