@@ -23,7 +23,7 @@ export function bannerText({ mcpUrl, serviceLabel, sandbox, config, signIn }: Ba
         'MCP clients sign in through the sandbox (demo users: alice, bob, … with the password <username>-sandbox-password)',
       );
     }
-    lines.push(`${signIn ? 'the chat acts' : 'acting'} as ${actingAs}; demo tokens (see README):`);
+    lines.push(`${signIn ? 'the chat acts' : 'acting'} as ${actingAs}; demo tokens (see docs/configuration.md):`);
     for (const [role, token] of Object.entries(sandbox.tokens)) lines.push(`  ${role.padEnd(11)} ${token}`);
   } else {
     lines.push(`service: ${serviceLabel}`);

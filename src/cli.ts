@@ -134,7 +134,7 @@ const USAGE = [
   '',
   'With no CODEHOST_URL set, serve, mcp, chat and doctor use the embedded sandbox in the same process.',
   'Configuration comes from the environment, and from an env file only when one is named with --env-file',
-  'or FORGEOPS_ENV_FILE (a .env in the working directory is never read by itself); see the README.',
+  'or FORGEOPS_ENV_FILE (a .env in the working directory is never read by itself); see docs/configuration.md.',
   'Without CODEHOST_TOKEN, mcp, chat and serve act as the person signed in with `forgeops login` (a file in',
   '~/.config/forgeops only you can read); an explicit CODEHOST_TOKEN wins.',
   'From a clone, run it as `npx forgeops …` (or `node dist/cli.js …`); `forgeops <command> --help` shows one command.',
@@ -736,7 +736,7 @@ const STDIO_SERVICE_CHECK_DELAY_MS = 500;
  * A stdio server lives as long as the assistant's session and serves one client: V8's defaults size its heap for
  * throughput instead, the young generation growing to 32 MiB and the old one left to fill with garbage up to several
  * times what lives, so that RSS went from 74 MiB after the first call to 122 MiB after 10,000 while heap snapshots
- * at 1,000 and 10,000 calls held the same objects. Sized for memory instead (see README, A long session): the young
+ * at 1,000 and 10,000 calls held the same objects. Sized for memory instead (see docs/mcp.md, A long session): the young
  * generation keeps its first size and the old one is collected sooner. And undici's HTTP parser (WebAssembly) stays
  * on V8's baseline compiler: optimizing it, some 20 calls in, took 30 MiB for a moment, for parsing that is a few
  * microseconds of a call either way. Set first thing, not by NODE_OPTIONS or a re-spawn (which would double the start);

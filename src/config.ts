@@ -136,7 +136,7 @@ export function parseMcpClients(text: string): McpClientSetting[] | undefined {
   }
 }
 
-/** Every variable forgeops reads, with its meaning; the README's configuration table is written from this. */
+/** Every variable forgeops reads, with its meaning; docs/configuration.md's table is written from this. */
 export const ENVIRONMENT = z.object({
   CODEHOST_URL: httpUrl('put the token in CODEHOST_TOKEN instead').describe(
     'Base URL of the code hosting service (the API is under /api/v4). Unset: the embedded sandbox.',
@@ -236,7 +236,7 @@ export const ENVIRONMENT = z.object({
         `must be 1 to 32 lowercase letters, digits or dashes (it starts every MCP session id, for the balancer to route by); got '${String(issue.input)}'`,
     })
     .describe(
-      'Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see README, Several replicas).',
+      'Name of this replica of `serve`, e.g. r1: every MCP session id it hands out starts with it and a dot (r1.…), so a balancer routes each session back to its replica (see docs/operations-guide.md, Running several replicas).',
     ),
   // Read again where each listener is made (src/http/listener.ts); checked here so that a bad value stops the start.
   FORGEOPS_HTTP_HEADERS_TIMEOUT_MS: wholeNumber(DEFAULT_LISTENER_TIMEOUTS.headersMs, 1).describe(

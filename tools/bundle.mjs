@@ -1,6 +1,6 @@
 // Bundles the CLI into dist/cli.js (+ dist/chunks/) after tsc: one file to load instead of hundreds starts MCP faster.
 // Each mode's dynamic import() becomes its own chunk, so `forgeops mcp` never loads the sandbox or HTTP server code it
-// does not use. More keeps `forgeops mcp`'s start small (each measured with tools/bench/mcp.mjs, see the README):
+// does not use. More keeps `forgeops mcp`'s start small (each measured with tools/bench/mcp.mjs, see docs/mcp.md):
 // the tool catalog is computed here, from the registry tsc just built, and embedded, so the server lists its tools
 // without building a zod schema per operation; the SDK's ajv validator is left out (the server brings its own, see
 // src/mcp/elicitation-validator.ts); zod's translations of its messages are left out (forgeops speaks English); and

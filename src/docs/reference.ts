@@ -1,4 +1,4 @@
-// README sections written from the registry and the config schema, so the docs cannot drift from the code.
+// The docs/ sections written from the registry and the config schema, so the docs cannot drift from the code.
 import type { Operation } from '../operations/engine/define.js';
 import { ENVIRONMENT } from '../config.js';
 import { DEMO_ACCOUNTS, DEMO_TOKENS, demoPassword } from '../sandbox/core/seed.js';
@@ -11,6 +11,29 @@ export const ACCOUNTS_BEGIN = '<!-- BEGIN GENERATED: sandbox accounts (npm run d
 export const ACCOUNTS_END = '<!-- END GENERATED: sandbox accounts -->';
 export const DECISIONS_BEGIN = '<!-- BEGIN GENERATED: human decisions (npm run docs) -->';
 export const DECISIONS_END = '<!-- END GENERATED: human decisions -->';
+
+/** The documents holding the generated sections, relative to the repository root. */
+export const REFERENCE_FILE = 'docs/reference.md';
+export const CONFIGURATION_FILE = 'docs/configuration.md';
+
+export interface GeneratedSection {
+  /** The document it lives in, relative to the repository root. */
+  file: string;
+  begin: string;
+  end: string;
+  /** Its text as the code says it now. */
+  body: string;
+}
+
+/** Every generated section where it lives, so `npm run docs` and the test that checks it agree on the places. */
+export function generatedSections(operations: readonly Operation[]): GeneratedSection[] {
+  return [
+    { file: REFERENCE_FILE, begin: DECISIONS_BEGIN, end: DECISIONS_END, body: renderHumanDecisions(operations) },
+    { file: REFERENCE_FILE, begin: REFERENCE_BEGIN, end: REFERENCE_END, body: renderReference(operations) },
+    { file: CONFIGURATION_FILE, begin: CONFIG_BEGIN, end: CONFIG_END, body: renderConfiguration() },
+    { file: CONFIGURATION_FILE, begin: ACCOUNTS_BEGIN, end: ACCOUNTS_END, body: renderSandboxAccounts() },
+  ];
+}
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n+/g, ' ');
@@ -108,10 +131,10 @@ export function renderSandboxAccounts(): string {
   return out.join('\n');
 }
 
-/** Replaces the text between two markers; throws if the markers are missing, so a broken README is noticed. */
+/** Replaces the text between two markers; throws if the markers are missing, so a broken document is noticed. */
 export function replaceSection(document: string, begin: string, end: string, body: string): string {
   const from = document.indexOf(begin);
   const to = document.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README markers not found: ${begin}`);
+  if (from < 0 || to < from) throw new Error(`markers not found: ${begin}`);
   return `${document.slice(0, from + begin.length)}\n${body}\n${document.slice(to)}`;
 }

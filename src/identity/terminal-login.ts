@@ -76,7 +76,7 @@ function explain(error: unknown, client: TerminalClient, step: string): Error {
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const said = error.cause.map((c) => c.parameters.error_description ?? c.parameters.error).find(Boolean);
     return new LoginError(
-      `${client.host} does not accept client id '${client.clientId}' (FORGEOPS_CLI_CLIENT_ID) for ${step}${said ? `: ${said}` : ''}; register a public application there (see the README, Sign in from the terminal)`,
+      `${client.host} does not accept client id '${client.clientId}' (FORGEOPS_CLI_CLIENT_ID) for ${step}${said ? `: ${said}` : ''}; register a public application there (see docs/operations-guide.md, Sign in from the terminal)`,
       error.status,
     );
   }
@@ -84,7 +84,7 @@ function explain(error: unknown, client: TerminalClient, step: string): Error {
     const said = error.error_description ? `: ${error.error_description}` : '';
     if (error.error === 'invalid_client' || error.error === 'unauthorized_client')
       return new LoginError(
-        `${client.host} does not accept client id '${client.clientId}' (FORGEOPS_CLI_CLIENT_ID) for ${step}${said}; register a public application there (see the README, Sign in from the terminal)`,
+        `${client.host} does not accept client id '${client.clientId}' (FORGEOPS_CLI_CLIENT_ID) for ${step}${said}; register a public application there (see docs/operations-guide.md, Sign in from the terminal)`,
       );
     if (error.error === 'invalid_scope')
       return new LoginError(

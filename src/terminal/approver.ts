@@ -10,7 +10,7 @@ const NO_TERMINAL =
 
 const DECLINED = 'Not run; nothing was changed.\n';
 
-/** The answers that mean yes, as the README says: `y` or `yes`, in any case; anything else, an empty line included, is no. */
+/** The answers that mean yes, as docs/operations-guide.md says: `y` or `yes`, in any case; anything else, an empty line included, is no. */
 function isYes(answer: string | undefined): boolean {
   return answer !== undefined && /^(?:y|yes)$/i.test(answer);
 }

@@ -1,7 +1,7 @@
 // The triage view in headless Chromium, shown by a host built on the SDK's AppBridge from the built forgeops over
 // stdio, against a sandbox whose clock the test moves: the red demo project, Roll back production asked of the human
 // and pressed again, Retry followed to its end, text from strangers that stays text, and Cancel asked of the human. It
-// also takes the README's screenshots: into a temporary folder, or over docs/images/ with FORGEOPS_UPDATE_SCREENSHOTS=1.
+// also takes the screenshots docs/mcp.md shows: into a temporary folder, or over docs/images/ with FORGEOPS_UPDATE_SCREENSHOTS=1.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -20,7 +20,7 @@ import { startHttp } from '../safety/mcp-harness.js';
 
 const env = useSandbox({ clock: new ManualClock() });
 const WEB = 'acme/web';
-/** The largest the page may be: the SDK's App and its schemas are most of it (see the README). */
+/** The largest the page may be: the SDK's App and its schemas are most of it (see docs/mcp.md, Triage inside the assistant). */
 const VIEW_MAX_BYTES = 300 * 1024;
 const APPS_CAPABILITY = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [VIEW_MIME_TYPE] } } };
 

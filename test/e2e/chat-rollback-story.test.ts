@@ -1,6 +1,7 @@
-// The README's demo story, typed into the built terminal chat on a pty against its embedded sandbox: the watch alerts
-// that main is red, triage says bob's commit is live in production, the revert merges when green, production is rolled
-// back (confirmed, then waiting for another maintainer's approval, given as root), and both end green.
+// The demo story of docs/operations-guide.md, typed into the built terminal chat on a pty against its embedded
+// sandbox: the watch alerts that main is red, triage says bob's commit is live in production, the revert merges when
+// green, production is rolled back (confirmed, then waiting for another maintainer's approval, given as root), and
+// both end green.
 import { afterEach, describe, expect, it } from 'vitest';
 import { TerminalSession } from '../helpers/terminal-session.js';
 
@@ -22,7 +23,9 @@ async function run(session: TerminalSession, line: string, timeoutMs = 30_000): 
 }
 
 describe('the demo story: from main turned red to production rolled back and main green', () => {
-  it('runs in the chat, in order, and each step says what the README shows', { timeout: 240_000 }, async () => {
+  it('runs in the chat, in order, and each step says what the operations guide shows', {
+    timeout: 240_000,
+  }, async () => {
     term = new TerminalSession({ FORGEOPS_SANDBOX_JOB_TIME_SCALE: '0.05' });
     await term.waitFor(PROMPT);
 

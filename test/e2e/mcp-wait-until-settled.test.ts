@@ -1,8 +1,8 @@
 // wait_until_settled through real SDK clients against the sandbox, whose clock moves only when the test says (here: on
 // each progress notification, as if that much time passed between two checks): progress reaches a 2025-11-25 client in
-// process and a 2026-07-28 client over HTTP; a cancelled call stops asking the service; and the incident of the README
-// — main red, the culprit reverted as a merge request set to merge when its pipeline passes — reaches "main is green"
-// in four tool calls, the last one waiting for it.
+// process and a 2026-07-28 client over HTTP; a cancelled call stops asking the service; and the incident of
+// docs/operations-guide.md — main red, the culprit reverted as a merge request set to merge when its pipeline passes —
+// reaches "main is green" in four tool calls, the last one waiting for it.
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';

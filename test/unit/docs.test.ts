@@ -1,25 +1,24 @@
-// The README's generated sections must match the registry and config schema (run `npm run docs` to refresh).
+// The docs' generated sections must match the registry and config schema (run `npm run docs` to refresh).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations/index.js';
 import {
   ACCOUNTS_BEGIN,
-  ACCOUNTS_END,
+  CONFIGURATION_FILE,
   DECISIONS_BEGIN,
   DECISIONS_END,
-  renderHumanDecisions,
-  CONFIG_BEGIN,
-  CONFIG_END,
   REFERENCE_BEGIN,
-  REFERENCE_END,
+  REFERENCE_FILE,
+  generatedSections,
+  renderHumanDecisions,
   firstSentence,
-  renderConfiguration,
-  renderReference,
-  renderSandboxAccounts,
   replaceSection,
 } from '../../src/docs/reference.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const fromRoot = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+const readme = fromRoot('README.md');
+const reference = fromRoot(REFERENCE_FILE);
+const configuration = fromRoot(CONFIGURATION_FILE);
 
 describe('README', () => {
   it('shows the two commands a newcomer needs', () => {
@@ -27,27 +26,40 @@ describe('README', () => {
     expect(readme).toContain('npm test');
   });
 
-  it('has an up-to-date command and tool reference (npm run docs)', () => {
-    expect(replaceSection(readme, REFERENCE_BEGIN, REFERENCE_END, renderReference(operations))).toBe(readme);
-    for (const op of operations) expect(readme).toContain(`\`${op.name}\``);
+  it('holds no generated section: they live in docs/, where npm run docs writes them', () => {
+    expect(readme).not.toContain('BEGIN GENERATED');
+  });
+});
+
+describe('generated sections (npm run docs)', () => {
+  it.each(generatedSections(operations).map((section) => [section.file, section.begin, section] as const))(
+    '%s is up to date: %s',
+    (file, _begin, section) => {
+      const text = fromRoot(file);
+      expect(replaceSection(text, section.begin, section.end, section.body)).toBe(text);
+    },
+  );
+
+  it('puts the command and tool reference and the human decisions in docs/reference.md, every operation named', () => {
+    expect(reference).toContain(REFERENCE_BEGIN);
+    expect(reference).toContain(DECISIONS_BEGIN);
+    for (const op of operations) expect(reference).toContain(`\`${op.name}\``);
   });
 
-  it('has an up-to-date configuration table (npm run docs)', () => {
-    expect(replaceSection(readme, CONFIG_BEGIN, CONFIG_END, renderConfiguration())).toBe(readme);
-    expect(readme).toContain('`CODEHOST_URL`');
+  it('puts the configuration table and the sandbox accounts in docs/configuration.md', () => {
+    expect(configuration).toContain('`CODEHOST_URL`');
+    expect(configuration).toContain(ACCOUNTS_BEGIN);
   });
 
   it('generates the "asks a human" table from the registry\'s decisions: every destructive or conditional call once', () => {
-    expect(replaceSection(readme, DECISIONS_BEGIN, DECISIONS_END, renderHumanDecisions(operations))).toBe(readme);
+    expect(reference.slice(reference.indexOf(DECISIONS_BEGIN), reference.indexOf(DECISIONS_END))).toContain(
+      '| asks a human |',
+    );
     const table = renderHumanDecisions(operations);
     for (const op of operations.filter((o) => o.effect === 'destructive' || o.needsApproval)) {
       expect(table.split(`\`${op.name}\``), op.name).toHaveLength(2);
     }
     expect(table).not.toContain('`get_pipeline`');
-  });
-
-  it('lists the sandbox demo accounts and tokens as the sandbox seeds them (npm run docs)', () => {
-    expect(replaceSection(readme, ACCOUNTS_BEGIN, ACCOUNTS_END, renderSandboxAccounts())).toBe(readme);
   });
 });
 
