@@ -11,10 +11,13 @@ export const ACCOUNTS_BEGIN = '<!-- BEGIN GENERATED: sandbox accounts (npm run d
 export const ACCOUNTS_END = '<!-- END GENERATED: sandbox accounts -->';
 export const DECISIONS_BEGIN = '<!-- BEGIN GENERATED: human decisions (npm run docs) -->';
 export const DECISIONS_END = '<!-- END GENERATED: human decisions -->';
+export const TOOL_INDEX_BEGIN = '<!-- BEGIN GENERATED: tool index (npm run docs) -->';
+export const TOOL_INDEX_END = '<!-- END GENERATED: tool index -->';
 
 /** The documents holding the generated sections, relative to the repository root. */
 export const REFERENCE_FILE = 'docs/reference.md';
 export const CONFIGURATION_FILE = 'docs/configuration.md';
+export const README_FILE = 'README.md';
 
 export interface GeneratedSection {
   /** The document it lives in, relative to the repository root. */
@@ -28,6 +31,7 @@ export interface GeneratedSection {
 /** Every generated section where it lives, so `npm run docs` and the test that checks it agree on the places. */
 export function generatedSections(operations: readonly Operation[]): GeneratedSection[] {
   return [
+    { file: README_FILE, begin: TOOL_INDEX_BEGIN, end: TOOL_INDEX_END, body: renderToolIndex(operations) },
     { file: REFERENCE_FILE, begin: DECISIONS_BEGIN, end: DECISIONS_END, body: renderHumanDecisions(operations) },
     { file: REFERENCE_FILE, begin: REFERENCE_BEGIN, end: REFERENCE_END, body: renderReference(operations) },
     { file: CONFIGURATION_FILE, begin: CONFIG_BEGIN, end: CONFIG_END, body: renderConfiguration() },
@@ -57,6 +61,20 @@ export function firstSentence(text: string): string {
     }
   }
   return text;
+}
+
+/** Every tool by area, one line each, for the README: the names a person or a model asks for; the reference says more. */
+export function renderToolIndex(operations: readonly Operation[]): string {
+  const areas = [...new Set(operations.map((op) => op.area))];
+  const lines = areas.map((area) => {
+    const names = operations.filter((op) => op.area === area).map((op) => `\`${op.name}\``);
+    return `- [${area}](${REFERENCE_FILE}#${area}): ${names.join(', ')}`;
+  });
+  return [
+    `${operations.length} tools, each also a chat command (\`help <area>\` lists their words):`,
+    '',
+    ...lines,
+  ].join('\n');
 }
 
 export function renderReference(operations: readonly Operation[]): string {

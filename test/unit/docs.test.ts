@@ -13,6 +13,7 @@ import {
   renderHumanDecisions,
   firstSentence,
   replaceSection,
+  TOOL_INDEX_BEGIN,
 } from '../../src/docs/reference.js';
 
 const fromRoot = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
@@ -26,8 +27,10 @@ describe('README', () => {
     expect(readme).toContain('npm test');
   });
 
-  it('holds no generated section: they live in docs/, where npm run docs writes them', () => {
-    expect(readme).not.toContain('BEGIN GENERATED');
+  it('holds one generated section, the tool index naming every operation; the rest live in docs/', () => {
+    expect(readme.match(/BEGIN GENERATED/g)).toEqual(['BEGIN GENERATED']);
+    expect(readme).toContain(TOOL_INDEX_BEGIN);
+    for (const op of operations) expect(readme).toContain(`\`${op.name}\``);
   });
 });
 
