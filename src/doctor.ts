@@ -6,6 +6,7 @@ import type { Config, ConfigSource } from './config.js';
 import type { CredentialsFile } from './identity/credentials-file.js';
 import { withoutCredentials } from './text/shown-url.js';
 import type { Check, CheckStatus } from './doctor-check.js';
+import { probeService } from './health.js';
 
 export type { Check } from './doctor-check.js';
 
@@ -60,14 +61,7 @@ function unreachable(error: ApiError, address: string): Check {
 async function checkService(client: HttpClient, address: string, tokenSetting: string | undefined): Promise<Check[]> {
   const api = `${client.baseUrl}/api/v4`;
   try {
-    const res = await client.request({
-      method: 'GET',
-      path: '/projects',
-      query: { per_page: 1 },
-      idempotent: true,
-      token: '',
-      timeoutMs: PROBE_TIMEOUT_MS,
-    });
+    const res = await probeService(client, PROBE_TIMEOUT_MS);
     if (!Array.isArray(res.data)) {
       return [
         {

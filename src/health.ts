@@ -25,6 +25,21 @@ const PROBE_TIMEOUT_MS = 2000;
 /** An answer from the service this recent stands for a probe. */
 const RECENT_ANSWER_MS = 5000;
 
+/**
+ * The one request that asks whether the service answers: an anonymous read of one project (no credential is sent, so
+ * a probe never spends or shows one). Readiness and doctor both send it.
+ */
+export function probeService(client: Pick<ApiTransport, 'request'>, timeoutMs: number) {
+  return client.request({
+    method: 'GET',
+    path: '/projects',
+    query: { per_page: 1 },
+    idempotent: true,
+    token: '',
+    timeoutMs,
+  });
+}
+
 /** The service answers at all: any HTTP answer counts (a private instance may refuse anonymous reads). */
 export function serviceCheck(client: ApiTransport, address: string): ReadinessCheck {
   return {
@@ -34,14 +49,7 @@ export function serviceCheck(client: ApiTransport, address: string): ReadinessCh
       // a busy replica out: an answer seconds ago already proves the service is reachable.
       if (client.lastAnswerAt !== undefined && Date.now() - client.lastAnswerAt < RECENT_ANSWER_MS) return undefined;
       try {
-        await client.request({
-          method: 'GET',
-          path: '/projects',
-          query: { per_page: 1 },
-          idempotent: true,
-          token: '',
-          timeoutMs: PROBE_TIMEOUT_MS,
-        });
+        await probeService(client, PROBE_TIMEOUT_MS);
         return undefined;
       } catch (error) {
         const { kind, message } = error as { kind?: string; message?: string };

@@ -99,14 +99,16 @@ export async function enableMetrics(): Promise<void> {
   const client = loaded.Registry ? loaded : (loaded as unknown as { default: typeof loaded }).default;
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'forgeops_' });
+  // Every metric is registered on this registry alone (never prom-client's global one).
+  const counter = (name: string, help: string, labelNames: string[] = []) =>
+    new client.Counter({ name, help, labelNames, registers: [registry] });
   sink = {
     registry,
-    calls: new client.Counter({
-      name: 'forgeops_calls_total',
-      help: 'Operation calls by operation, front end and outcome.',
-      labelNames: ['operation', 'front', 'outcome'],
-      registers: [registry],
-    }),
+    calls: counter('forgeops_calls_total', 'Operation calls by operation, front end and outcome.', [
+      'operation',
+      'front',
+      'outcome',
+    ]),
     duration: new client.Histogram({
       name: 'forgeops_call_duration_seconds',
       help: 'Time from a call received to its answer, approval wait included.',
@@ -114,24 +116,17 @@ export async function enableMetrics(): Promise<void> {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
-    retries: new client.Counter({
-      name: 'forgeops_service_retries_total',
-      help: 'Requests to the service retried, by why (rate_limited is a 429).',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-    approvals: new client.Counter({
-      // The metric keeps its name: dashboards and alerts already query it.
-      name: 'forgeops_confirmations_total',
-      help: 'Approvals asked of a human, and how they ended.',
-      labelNames: ['front', 'event'],
-      registers: [registry],
-    }),
-    storeErrors: new client.Counter({
-      name: 'forgeops_state_store_errors_total',
-      help: 'Calls the shared state store (Redis) failed.',
-      registers: [registry],
-    }),
+    retries: counter(
+      'forgeops_service_retries_total',
+      'Requests to the service retried, by why (rate_limited is a 429).',
+      ['reason'],
+    ),
+    // The metric keeps its name: dashboards and alerts already query it.
+    approvals: counter('forgeops_confirmations_total', 'Approvals asked of a human, and how they ended.', [
+      'front',
+      'event',
+    ]),
+    storeErrors: counter('forgeops_state_store_errors_total', 'Calls the shared state store (Redis) failed.'),
     sessions: new client.Gauge({
       name: 'forgeops_mcp_sessions',
       help: 'Live MCP sessions of this replica.',
@@ -151,29 +146,25 @@ export async function enableMetrics(): Promise<void> {
         this.set({ role: 'standing_by' }, counts.standingBy);
       },
     }),
-    watchChecks: new client.Counter({
-      name: 'forgeops_watch_checks_total',
-      labelNames: ['result'],
-      registers: [registry],
-      help: 'Watch checks by result: unchanged, changed, not_holder (another replica polls), failed, paused (state store unreachable), deferred (the service asked to wait).',
-    }),
-    watchRequests: new client.Counter({
-      name: 'forgeops_watch_service_requests_total',
-      help: 'Requests watching sent to the service, retries included.',
-      registers: [registry],
-    }),
-    watchEvents: new client.Counter({
-      name: 'forgeops_watch_events_total',
-      help: 'Watch transitions told by this replica (once across replicas), by kind.',
-      labelNames: ['kind'],
-      registers: [registry],
-    }),
-    webhooks: new client.Counter({
-      name: 'forgeops_webhooks_total',
-      help: 'Pipeline events received on /hooks/pipeline, by what became of them.',
-      labelNames: ['result'],
-      registers: [registry],
-    }),
+    watchChecks: counter(
+      'forgeops_watch_checks_total',
+      'Watch checks by result: unchanged, changed, not_holder (another replica polls), failed, paused (state store unreachable), deferred (the service asked to wait).',
+      ['result'],
+    ),
+    watchRequests: counter(
+      'forgeops_watch_service_requests_total',
+      'Requests watching sent to the service, retries included.',
+    ),
+    watchEvents: counter(
+      'forgeops_watch_events_total',
+      'Watch transitions told by this replica (once across replicas), by kind.',
+      ['kind'],
+    ),
+    webhooks: counter(
+      'forgeops_webhooks_total',
+      'Pipeline events received on /hooks/pipeline, by what became of them.',
+      ['result'],
+    ),
   };
 }
 

@@ -1,6 +1,6 @@
 // The approval page: GET shows one waiting call (HTML-escaped) and its expiry; POST approves or denies it, after Host, Origin, nonce and passphrase checks.
 import { spawn } from 'node:child_process';
-import { createListener } from '../http/listener.js';
+import { createListener, personPageHeaders, readBoundedBody } from '../http/listener.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
@@ -18,16 +18,7 @@ const APPROVAL_ID = new RegExp(`^(?:${REPLICA_NAME}\\.)?[A-Za-z0-9_-]{16,64}$`);
  * Never cached (a back button must not replay a stale page), never framed (a page that frames it could trick the
  * human into clicking Approve), no scripts, forms post only here, and the link does not leak by Referer.
  */
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store, max-age=0',
-  pragma: 'no-cache',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-} as const;
+const PAGE_HEADERS = personPageHeaders("'self'");
 
 interface ApprovalPageOptions {
   store: ApprovalPageStore;
@@ -108,21 +99,9 @@ function notice(res: ServerResponse, status: number, message: string, extra: Rec
 }
 
 /** The form's fields, refusing bodies larger than any answer our page sends. */
-function readAnswer(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-  if (Number(req.headers['content-length'] ?? 0) > MAX_ANSWER_BYTES) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ANSWER_BYTES) {
-        req.pause();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
-    req.on('error', reject);
-  });
+async function readAnswer(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  const body = await readBoundedBody(req, MAX_ANSWER_BYTES);
+  return body && new URLSearchParams(body.toString('utf8'));
 }
 
 /**

@@ -128,6 +128,29 @@ function secondsUntil(at: number, now: number): number {
   return Math.max(1, Math.ceil((at - now) / 1000));
 }
 
+/** What a refusal says: its status, its kind in the log, and its words once the wait is known. */
+interface Refusal {
+  status: number;
+  logKind: string;
+  message: (seconds: number) => string;
+}
+
+/** Closes the session among `among` idle longest past the handshake time for the newcomer, else refuses saying when to retry. */
+function evictOrRefuse(
+  sessions: ReadonlyMap<string, HeldSession>,
+  among: Among,
+  whose: 'own' | 'address' | 'idlest',
+  refusal: Refusal,
+  limits: SessionLimits,
+  now: number,
+): SlotDecision {
+  const found = idlest(sessions, among);
+  if (found && now - found[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: found[0], whose };
+  const seconds = secondsUntil((found?.[1].lastActive ?? now) + limits.handshakeMs, now);
+  const { status, logKind } = refusal;
+  return { kind: 'refuse', status, retryAfterSeconds: seconds, logKind, message: refusal.message(seconds) };
+}
+
 /**
  * Whether `who` may open one more session. A caller at its own cap gives up its own session idle longest (idle past
  * the handshake time, nothing running), or is refused with 429: it never takes anybody else's slot. An address at its
@@ -141,49 +164,53 @@ export function chooseSlot(
   limits: SessionLimits,
   now: number,
 ): SlotDecision {
-  const wait = (found: [string, HeldSession] | undefined) =>
-    secondsUntil((found?.[1].lastActive ?? now) + limits.handshakeMs, now);
   const own: Among = (session) => session.caller === who.caller;
   // A share as large as the table is no share: the table's own rule answers.
   if (limits.maxPerCaller < limits.maxSessions && count(sessions, own) >= limits.maxPerCaller) {
-    const found = idlest(sessions, own);
-    if (found && now - found[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: found[0], whose: 'own' };
-    const seconds = wait(found);
-    return {
-      kind: 'refuse',
-      status: 429,
-      retryAfterSeconds: seconds,
-      logKind: 'caller cap',
-      message:
-        `Too many sessions: this client (${who.label}) already has ${limits.maxPerCaller} sessions open, the most one caller may hold ` +
-        `(${MAX_SESSIONS_PER_CALLER_VARIABLE}); close one (DELETE) or retry in ${seconds} s`,
-    };
+    return evictOrRefuse(
+      sessions,
+      own,
+      'own',
+      {
+        status: 429,
+        logKind: 'caller cap',
+        message: (seconds) =>
+          `Too many sessions: this client (${who.label}) already has ${limits.maxPerCaller} sessions open, the most one caller may hold ` +
+          `(${MAX_SESSIONS_PER_CALLER_VARIABLE}); close one (DELETE) or retry in ${seconds} s`,
+      },
+      limits,
+      now,
+    );
   }
   const sameAddress: Among = (session) => session.address === who.address;
   if (limits.maxPerAddress < limits.maxSessions && count(sessions, sameAddress) >= limits.maxPerAddress) {
-    const found = idlest(sessions, sameAddress);
-    if (found && now - found[1].lastActive > limits.handshakeMs)
-      return { kind: 'evict', id: found[0], whose: 'address' };
-    const seconds = wait(found);
-    return {
-      kind: 'refuse',
-      status: 429,
-      retryAfterSeconds: seconds,
-      logKind: 'address cap',
-      message:
-        `Too many sessions from this address (${who.address}): its clients already have ${limits.maxPerAddress} sessions open, the most ` +
-        `one address may hold (half of ${MAX_SESSIONS_VARIABLE}, whatever their tokens); close one (DELETE) or retry in ${seconds} s`,
-    };
+    return evictOrRefuse(
+      sessions,
+      sameAddress,
+      'address',
+      {
+        status: 429,
+        logKind: 'address cap',
+        message: (seconds) =>
+          `Too many sessions from this address (${who.address}): its clients already have ${limits.maxPerAddress} sessions open, the most ` +
+          `one address may hold (half of ${MAX_SESSIONS_VARIABLE}, whatever their tokens); close one (DELETE) or retry in ${seconds} s`,
+      },
+      limits,
+      now,
+    );
   }
   if (sessions.size < limits.maxSessions) return { kind: 'free' };
-  const any = idlest(sessions, anybody);
-  if (any && now - any[1].lastActive > limits.handshakeMs) return { kind: 'evict', id: any[0], whose: 'idlest' };
-  const seconds = wait(any);
-  return {
-    kind: 'refuse',
-    status: 503,
-    retryAfterSeconds: seconds,
-    logKind: 'session cap',
-    message: `Server busy: all ${limits.maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${seconds} s`,
-  };
+  return evictOrRefuse(
+    sessions,
+    anybody,
+    'idlest',
+    {
+      status: 503,
+      logKind: 'session cap',
+      message: (seconds) =>
+        `Server busy: all ${limits.maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${seconds} s`,
+    },
+    limits,
+    now,
+  );
 }

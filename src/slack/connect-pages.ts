@@ -3,28 +3,13 @@
 // host's sign-in; GET /oauth/callback (when its state is a Slack sign-in) finishes it and says how it went.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { escapeHtml } from '../approval/page.js';
+import { personPageHeaders } from '../http/listener.js';
 import { CALLBACK_PATH } from '../identity/application.js';
 import type { Logger } from '../log.js';
 import { CONNECT_PATH, type Finished, type SlackConnect } from './connect.js';
 
 /** The Continue form sends no fields; a body larger than this is not from it. */
 const MAX_FORM_BYTES = 1024;
-
-/**
- * Never cached, never framed, no scripts, no Referer (the link's id is in the address). A form may go to this page
- * and on to the code host (browsers apply form-action to the redirect that follows a submission).
- */
-function pageHeaders(formTargets = "'none'"): Record<string, string> {
-  return {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store, max-age=0',
-    pragma: 'no-cache',
-    'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
-    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
-  };
-}
 
 function document(title: string, body: string): string {
   return (
@@ -34,7 +19,7 @@ function document(title: string, body: string): string {
   );
 }
 
-function page(status: number, title: string, paragraphs: string[], headers = pageHeaders()): Response {
+function page(status: number, title: string, paragraphs: string[], headers = personPageHeaders("'none'")): Response {
   const body = `<h1>${escapeHtml(title)}</h1>${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}`;
   return new Response(document(`forgeops: ${title}`, body), { status, headers });
 }
@@ -137,7 +122,8 @@ export class SlackConnectPages {
     ].join('\n');
     return new Response(document('forgeops: connect your account', body), {
       status: 200,
-      headers: pageHeaders(`'self' ${connect.codeHostOrigin}`),
+      // A form may go to this page and on to the code host (browsers apply form-action to the redirect that follows it).
+      headers: personPageHeaders(`'self' ${connect.codeHostOrigin}`),
     });
   }
 }

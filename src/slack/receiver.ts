@@ -1,7 +1,7 @@
 // The HTTP transport of the Slack bot: POST /slack/events only, body capped, signature and timestamp checked before
 // anything runs (401 otherwise); a command, a button or an event is answered 200 at once and handed to Bolt's router
 // once that answer is out; a form's submission waits for its listener's ack(), which may carry the form's answer.
-import { createListener } from '../http/listener.js';
+import { createListener, readBoundedBody } from '../http/listener.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { answerHealth, type ReadinessProbe } from '../health.js';
 import { answerMetrics } from '../metrics.js';
@@ -78,22 +78,10 @@ class PayloadError extends Error {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new PayloadError(413, 'request body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const body = await readBoundedBody(req, MAX_BODY_BYTES);
+  if (!body) throw new PayloadError(413, 'request body too large');
+  return body;
 }
 
 /** Slack sends commands and interactions as a form (interactions as one JSON `payload` field), events as JSON. */

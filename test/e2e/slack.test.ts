@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_FILE } from '../../src/slack/audit.js';
+import { MAX_BODY_BYTES } from '../../src/slack/receiver.js';
 import { STATE_FILE } from '../../src/state/store.js';
 import { useSandbox } from '../helpers/mcp.js';
 import {
@@ -54,6 +55,13 @@ describe('identity', () => {
     expect(state).not.toContain(env.sandbox.tokens.maintainer);
     const { body } = await command('whoami');
     expect(messageText(body)).toContain('alice');
+  });
+
+  it('refuses a body larger than any Slack sends with 413, reading no more of it and running nothing', async () => {
+    const before = bots.slack.calls.length;
+    const huge = await bots.post(`payload=${'x'.repeat(MAX_BODY_BYTES)}`);
+    expect(huge).toMatchObject({ status: 413, text: 'request body too large' });
+    expect(bots.slack.calls.length).toBe(before);
   });
 
   it('opens the login form on /forge login', async () => {

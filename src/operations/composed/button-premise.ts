@@ -283,16 +283,7 @@ export class PremiseCheck {
 async function runPremiseCheck(
   premises: PremiseCheck,
   ctx: RunContext,
-  input: {
-    id: string | number;
-    kind: ButtonKind;
-    ref: string;
-    pipeline_id?: number;
-    sha?: string;
-    merge_request_iid?: number;
-    deployment_id?: number;
-    environment?: string;
-  },
+  input: Omit<ButtonPremise, 'project'> & { id: string | number },
 ): Promise<OperationResult> {
   const { id, ...rest } = input;
   const answer = await premises.check({ ...rest, project: String(id) }, ctx);

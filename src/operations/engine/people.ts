@@ -246,36 +246,27 @@ function numberedCiTargets(
   const project = input.id;
   if (!op.path.startsWith('/projects/:id/') || project === undefined) return [];
   const lookups: Array<Promise<void>> = [];
-  const failed = (key: string, noun: string) => (error: unknown) => {
-    targets.unknown[key] = `could not look up which ${noun} this is: ${(error as Error).message}`;
+  /** Reads the numbered thing `key` names into `slot`, unless the question already has it; a failure is said. */
+  const lookUp = <T extends { id: unknown }>(
+    key: 'job_id' | 'pipeline_id',
+    noun: string,
+    slot: Partial<Record<string, T>>,
+    read: (ctx: RunContext, project: string | number, id: number) => Promise<T>,
+  ) => {
+    const id = input[key];
+    if (!op.pathParams.includes(key) || typeof id !== 'number' || slot[key]?.id === id) return;
+    lookups.push(
+      read(ctx, project as string | number, id).then(
+        (found) => {
+          slot[key] = found;
+        },
+        (error: unknown) => {
+          targets.unknown[key] = `could not look up which ${noun} this is: ${(error as Error).message}`;
+        },
+      ),
+    );
   };
-  if (
-    op.pathParams.includes('job_id') &&
-    typeof input.job_id === 'number' &&
-    targets.jobs.job_id?.id !== input.job_id
-  ) {
-    lookups.push(
-      readJob(ctx, project, input.job_id).then(
-        (job) => {
-          targets.jobs.job_id = job;
-        },
-        failed('job_id', 'job'),
-      ),
-    );
-  }
-  if (
-    op.pathParams.includes('pipeline_id') &&
-    typeof input.pipeline_id === 'number' &&
-    targets.pipelines.pipeline_id?.id !== input.pipeline_id
-  ) {
-    lookups.push(
-      readPipeline(ctx, project, input.pipeline_id).then(
-        (pipeline) => {
-          targets.pipelines.pipeline_id = pipeline;
-        },
-        failed('pipeline_id', 'pipeline'),
-      ),
-    );
-  }
+  lookUp('job_id', 'job', targets.jobs, readJob);
+  lookUp('pipeline_id', 'pipeline', targets.pipelines, readPipeline);
   return lookups;
 }
