@@ -54,14 +54,18 @@ const wholeNumber = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =
       return n;
     });
 
-/** A token goes into a header as it is: spaces or angle brackets mean a placeholder such as '<your token>' was copied. */
-const token = z
-  .string()
-  .optional()
-  .refine((v) => v === undefined || !/[\s<>]/.test(v), {
-    error: (issue) =>
-      `must be a token, not a placeholder or text with spaces (such as '<your token>'); ${got(issue.input)}`,
-  });
+/**
+ * A value that goes into a header or a URL as it is (a token, a client id): spaces or angle brackets mean a placeholder
+ * such as '<your token>' was copied.
+ */
+const verbatim = (what: string, example = '') =>
+  z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || !/[\s<>]/.test(v), {
+      error: (issue) => `must be ${what}, not a placeholder or text with spaces${example}; ${got(issue.input)}`,
+    });
+const token = verbatim('a token', " (such as '<your token>')");
 
 /**
  * An http(s) URL without credentials: a user name or password in it would be printed wherever the address is shown
@@ -143,15 +147,9 @@ export const ENVIRONMENT = z.object({
   ),
   CODEHOST_TOKEN: token.describe('Personal access token sent as PRIVATE-TOKEN.'),
   CODEHOST_SCIM_TOKEN: token.describe('Bearer token for the SCIM API.'),
-  FORGEOPS_CLI_CLIENT_ID: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || !/[\s<>]/.test(v), {
-      error: (issue) => `must be a client id, not a placeholder or text with spaces; ${got(issue.input)}`,
-    })
-    .describe(
-      'Client id of the public application registered at the code host for `forgeops login` (not confidential, scopes api and read_api, device grant on, redirect URI http://127.0.0.1/callback). Without CODEHOST_TOKEN, mcp, chat and serve act as the signed-in person.',
-    ),
+  FORGEOPS_CLI_CLIENT_ID: verbatim('a client id').describe(
+    'Client id of the public application registered at the code host for `forgeops login` (not confidential, scopes api and read_api, device grant on, redirect URI http://127.0.0.1/callback). Without CODEHOST_TOKEN, mcp, chat and serve act as the signed-in person.',
+  ),
   CODEHOST_CA_FILE: z
     .string()
     .optional()
@@ -353,15 +351,9 @@ export const ENVIRONMENT = z.object({
     .describe(
       "forgeops's address as people's browsers reach it (a tunnel or reverse proxy in front): where the code host sends people back after signing in (<URL>/oauth/callback), where Slack's Connect links and MCP's sign-in pages live, and the MCP resource that tokens are bound to. Default: the address forgeops listens on (FORGEOPS_HOST, FORGEOPS_PORT; a wildcard address is reached on 127.0.0.1).",
     ),
-  FORGEOPS_OAUTH_CLIENT_ID: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || !/[\s<>]/.test(v), {
-      error: (issue) => `must be an application id, not a placeholder or text with spaces; ${got(issue.input)}`,
-    })
-    .describe(
-      "Application ID of forgeops's one application at the code host (Admin or user settings > Applications: confidential, redirect URI <FORGEOPS_PUBLIC_URL>/oauth/callback, scopes as FORGEOPS_OAUTH_SCOPES): people sign in through it from MCP hosts and Slack. Needs CODEHOST_URL; the embedded sandbox registers its own.",
-    ),
+  FORGEOPS_OAUTH_CLIENT_ID: verbatim('an application id').describe(
+    "Application ID of forgeops's one application at the code host (Admin or user settings > Applications: confidential, redirect URI <FORGEOPS_PUBLIC_URL>/oauth/callback, scopes as FORGEOPS_OAUTH_SCOPES): people sign in through it from MCP hosts and Slack. Needs CODEHOST_URL; the embedded sandbox registers its own.",
+  ),
   FORGEOPS_OAUTH_CLIENT_SECRET: token.describe('Secret of the application named by FORGEOPS_OAUTH_CLIENT_ID.'),
   FORGEOPS_OAUTH_SCOPES: z
     .string()

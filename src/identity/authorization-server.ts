@@ -183,6 +183,12 @@ const FETCHED_BY_CLIENTS = new Set([TOKEN_PATH, REGISTER_PATH, REVOKE_PATH, AS_M
 
 type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+/** Whether the request comes from the browser a step began in: its cookie's digest is the one the step kept. */
+function fromBrowser(req: IncomingMessage, kept: string): boolean {
+  const browser = cookie(req, BROWSER_COOKIE);
+  return browser !== undefined && digest(browser) === kept;
+}
+
 /** The endpoints, one method a path; what a sign-in carries from one to the next is kept in the state store. */
 export class AuthorizationServer {
   /** The paths it answers (the metadata, and its pages under /oauth/). */
@@ -327,16 +333,11 @@ export class AuthorizationServer {
     const pending = form.request ? await this.options.store.take<PendingSignIn>(key.pending(form.request)) : undefined;
     if (form.request) await this.options.store.delete(key.pendingBy(this.options.address(req), form.request));
     if (!pending) {
-      return errorPage(
-        res,
-        400,
-        'Sign-in expired',
-        'This consent is unknown, expired or already answered. Start again from your application.',
-      );
+      const why = 'This consent is unknown, expired or already answered. Start again from your application.';
+      return errorPage(res, 400, 'Sign-in expired', why);
     }
-    const browser = cookie(req, BROWSER_COOKIE);
-    if (!browser || digest(browser) !== pending.browser) {
-      // A form posted from another site, or another browser: the person in front of this page never consented.
+    // A form posted from another site, or another browser: the person in front of this page never consented.
+    if (!fromBrowser(req, pending.browser)) {
       return errorPage(res, 403, 'Sign-in refused', 'This consent was not answered from the browser it was shown in.');
     }
     const issuer = this.options.issuer();
@@ -366,15 +367,11 @@ export class AuthorizationServer {
     const flow = state ? await this.options.store.take<CodeHostFlow>(key.flow(state)) : undefined;
     if (!flow && (await this.options.otherCallback?.(req, res))) return;
     if (!flow) {
-      return errorPage(
-        res,
-        400,
-        'Sign-in not started here',
-        'forgeops has no sign-in waiting for this answer (it expired, was used, or never passed through forgeops’s consent). Start again from your application.',
-      );
+      const why =
+        'forgeops has no sign-in waiting for this answer (it expired, was used, or never passed through forgeops’s consent). Start again from your application.';
+      return errorPage(res, 400, 'Sign-in not started here', why);
     }
-    const browser = cookie(req, BROWSER_COOKIE);
-    if (!browser || digest(browser) !== flow.browser) {
+    if (!fromBrowser(req, flow.browser)) {
       return errorPage(res, 403, 'Sign-in refused', 'This sign-in was started in another browser.');
     }
     const issuer = this.options.issuer();

@@ -125,6 +125,19 @@ export class McpTokens {
   }
 
   /**
+   * Takes a single-use record once. One already spent is a replay: the grant it gave (kept under `usedKey`) is revoked,
+   * so whoever spent it first loses it too; anything else unknown is simply refused with `refusal`.
+   */
+  private async spend<T>(recordKey: string, usedKey: string, refusal: string): Promise<T> {
+    const { store } = this.options;
+    const record = await store.take<T>(recordKey);
+    if (record) return record;
+    const grant = await store.get<string>(usedKey);
+    if (grant) await this.revokeGrant(grant);
+    throw new OAuthError(400, 'invalid_grant', refusal);
+  }
+
+  /**
    * Redeems a code once (GETDEL: of two replicas only one gets it). A code seen again is a replay (RFC 6749 §4.1.2):
    * the grant it gave is revoked, so whoever redeemed it first loses it too.
    */
@@ -133,12 +146,11 @@ export class McpTokens {
     request: { clientId: string; redirectUri?: string; codeVerifier?: string; resource?: string },
   ): Promise<TokenResponse> {
     const { store } = this.options;
-    const record = await store.take<CodeRecord>(key.code(code));
-    if (!record) {
-      const grant = await store.get<string>(key.usedCode(code));
-      if (grant) await this.revokeGrant(grant);
-      throw new OAuthError(400, 'invalid_grant', 'the code is unknown, expired or already used');
-    }
+    const record = await this.spend<CodeRecord>(
+      key.code(code),
+      key.usedCode(code),
+      'the code is unknown, expired or already used',
+    );
     if (record.clientId !== request.clientId) {
       throw new OAuthError(400, 'invalid_grant', 'the code was issued to another client_id');
     }
@@ -168,12 +180,11 @@ export class McpTokens {
    */
   async refresh(refreshToken: string, request: { clientId: string; scope?: string }): Promise<TokenResponse> {
     const { store } = this.options;
-    const record = await store.take<RefreshRecord>(key.refresh(refreshToken));
-    if (!record) {
-      const grant = await store.get<string>(key.usedRefresh(refreshToken));
-      if (grant) await this.revokeGrant(grant);
-      throw new OAuthError(400, 'invalid_grant', 'the refresh token is unknown, expired, revoked or already used');
-    }
+    const record = await this.spend<RefreshRecord>(
+      key.refresh(refreshToken),
+      key.usedRefresh(refreshToken),
+      'the refresh token is unknown, expired, revoked or already used',
+    );
     if (record.clientId !== request.clientId) {
       await this.revokeGrant(record.grant);
       throw new OAuthError(400, 'invalid_grant', 'the refresh token was issued to another client_id');
