@@ -2,7 +2,7 @@
 // are credentials (the spam filter's key, the asset proxy's secret, client keys): every answer is redacted
 // (redactSecrets), and an approval request shows them by length only.
 import { z } from 'zod';
-import { defineOperation } from '../engine/define.js';
+import { defineOperation, defineArea } from '../engine/define.js';
 import { redactSecrets } from '../engine/secrets.js';
 
 const settingValue = z.union([
@@ -64,4 +64,6 @@ const update = defineOperation({
   redact: redactSecrets,
 });
 
-export const applicationSettingsOperations = [get, update];
+const applicationSettingsOperations = [get, update];
+
+export const area = defineArea({ name: 'application_settings', operations: applicationSettingsOperations });

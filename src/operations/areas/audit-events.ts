@@ -1,6 +1,6 @@
 // Audit events area: who changed what — the instance's events (administrators) and a group's (administrators and owners).
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age } from './shared/work-items.js';
 
@@ -28,7 +28,7 @@ const presentEvents = presentList('audit event', (e) => {
   ];
 });
 
-export const auditEventsOperations = [
+const auditEventsOperations = [
   defineOperation({
     name: 'list_audit_events',
     chat: 'audit list',
@@ -81,3 +81,5 @@ export const auditEventsOperations = [
     effect: 'read',
   }),
 ];
+
+export const area = defineArea({ name: 'audit_events', operations: auditEventsOperations });

@@ -2,7 +2,7 @@
 // delete branches, delete merged branches, protect and unprotect a branch.
 import { z } from 'zod';
 import { accessLevel } from './shared/access-levels.js';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { protectionFacts, protectReason, unprotectNote } from './shared/branch-protections.js';
 import { asRecord, presentList, shortSha, show } from '../engine/present.js';
@@ -32,7 +32,7 @@ function presentBranch(data: unknown): Presentation {
 const UNPROTECT_UNDO =
   'The rules it lifts (who may push and merge) are kept nowhere, and until protect_branch sets them again anyone with push rights may force-push or delete the branch.';
 
-export const branchesOperations = [
+const branchesOperations = [
   defineOperation({
     name: 'list_branches',
     chat: 'branch list',
@@ -164,3 +164,5 @@ export const branchesOperations = [
     },
   }),
 ];
+
+export const area = defineArea({ name: 'branches', operations: branchesOperations });

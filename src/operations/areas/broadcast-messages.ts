@@ -1,6 +1,6 @@
 // Broadcast messages area: the instance's banners and notifications — list and read (anyone), create, edit and delete (administrators).
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, momentText, presentList, show } from '../engine/present.js';
 
@@ -53,7 +53,7 @@ const settable = {
 // What an update replaces: the service keeps no earlier version of a message.
 const REPLACEABLE = ['message', ...Object.keys(settable)] as const;
 
-export const broadcastMessagesOperations = [
+const broadcastMessagesOperations = [
   defineOperation({
     name: 'list_broadcast_messages',
     chat: 'broadcast list',
@@ -121,3 +121,5 @@ export const broadcastMessagesOperations = [
     undo: 'Cannot be undone: the message is gone; create_broadcast_message can post its text again.',
   }),
 ];
+
+export const area = defineArea({ name: 'broadcast_messages', operations: broadcastMessagesOperations });

@@ -1,6 +1,6 @@
 // Commits area: list and read commits, make multi-file commits, cherry-pick, revert, diffs and commit comments.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asList, asRecord, momentText, shortSha, show } from '../engine/present.js';
 import type { RunContext } from '../engine/define.js';
@@ -139,7 +139,7 @@ const startedPipeline = {
   },
 };
 
-export const commitsOperations = [
+const commitsOperations = [
   defineOperation({
     name: 'list_commits',
     chat: 'commit list',
@@ -321,3 +321,5 @@ export const commitsOperations = [
     undo: 'Adds a comment and changes nothing else; it cannot be removed through this API.',
   }),
 ];
+
+export const area = defineArea({ name: 'commits', operations: commitsOperations });

@@ -1,7 +1,7 @@
 // Deployments area (beyond the spec; the service's Deployments API, v4): each run of a deploy job, its status
 // (blocked while a protected environment waits for approvals), and approving or rejecting one.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { FollowUp, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import { serviceGet } from '../engine/effect-facts.js';
@@ -67,7 +67,7 @@ async function readDeployment(
   return asRecord(await serviceGet(ctx, buildPath('/projects/:id/deployments/:deployment_id', input)));
 }
 
-export const deploymentsOperations = [
+const deploymentsOperations = [
   defineOperation({
     name: 'list_deployments',
     chat: 'deployment list',
@@ -156,3 +156,5 @@ export const deploymentsOperations = [
     },
   }),
 ];
+
+export const area = defineArea({ name: 'deployments', operations: deploymentsOperations });

@@ -1,7 +1,7 @@
 // Environments area (beyond the spec; the service's Environments API, v4): where a project deploys (staging,
 // production, review apps), what each runs now (last_deployment), and stopping one.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { FollowUp, Presentation } from '../engine/define.js';
 import { asRecord, presentList, shortSha, show } from '../engine/present.js';
 
@@ -42,7 +42,7 @@ function presentEnvironment(data: unknown, input: { id: string | number }): Pres
   };
 }
 
-export const environmentsOperations = [
+const environmentsOperations = [
   defineOperation({
     name: 'list_environments',
     chat: 'environment list',
@@ -99,3 +99,5 @@ export const environmentsOperations = [
     present: presentEnvironment,
   }),
 ];
+
+export const area = defineArea({ name: 'environments', operations: environmentsOperations });

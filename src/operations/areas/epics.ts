@@ -1,6 +1,6 @@
 // Epics area (higher licence tier): list, read, create, update (close, reopen), delete a group's epics, and mark one as a to-do.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age, workItemFilters } from './shared/work-items.js';
@@ -59,7 +59,7 @@ function presentEpic(data: unknown): Presentation {
 // their history as label events, state is undone by the opposite state_event, *_is_fixed only picks a source.
 const OVERWRITES = ['title', 'description', 'start_date_fixed', 'due_date_fixed'] as const;
 
-export const epicsOperations = [
+const epicsOperations = [
   defineOperation({
     name: 'list_epics',
     chat: 'epic list',
@@ -181,3 +181,5 @@ export const epicsOperations = [
         : { title: `To-do added: ${show(asRecord(data).body)}`, fields: [['url', show(asRecord(data).target_url)]] },
   }),
 ];
+
+export const area = defineArea({ name: 'epics', operations: epicsOperations });

@@ -1,7 +1,7 @@
 // Group import and export area: start a group's export, download the archive once it is ready, and create a new
 // group from an archive (a multipart upload, hence its own run).
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Operation } from '../engine/define.js';
 import { buildRequest } from '../engine/execute.js';
 
@@ -38,7 +38,7 @@ const importGroup: Operation = defineOperation({
   },
 });
 
-export const groupImportExportOperations = [
+const groupImportExportOperations = [
   defineOperation({
     name: 'export_group',
     chat: 'group export',
@@ -63,3 +63,5 @@ export const groupImportExportOperations = [
   }),
   importGroup,
 ];
+
+export const area = defineArea({ name: 'group_import_export', operations: groupImportExportOperations });

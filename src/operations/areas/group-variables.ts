@@ -2,7 +2,7 @@
 // default, whatever its key: every result shows it masked (length and a short digest), unless a read asks with
 // `reveal` and a human approves; a value sent is shown by its length only in an approval request.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { maskSecret } from '../engine/secrets.js';
 
@@ -108,7 +108,7 @@ const update = defineOperation({
   redact: maskVariables,
 });
 
-export const groupVariablesOperations = [
+const groupVariablesOperations = [
   list,
   get,
   create,
@@ -125,3 +125,5 @@ export const groupVariablesOperations = [
     undo: 'Cannot be undone: the value is gone, and pipelines that need the variable fail until it is created again.',
   }),
 ];
+
+export const area = defineArea({ name: 'group_variables', operations: groupVariablesOperations });

@@ -1,6 +1,6 @@
 // Groups area: list groups and subgroups, a group's projects, one group's details, and create a group.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { presentList, show } from '../engine/present.js';
 import { accessLevel, projectFilters } from './shared/project-filters.js';
 
@@ -22,7 +22,7 @@ const groupFilters = {
 
 const presentGroups = presentList('group', (g) => [show(g.full_path), [show(g.name), show(g.visibility)].join(' · ')]);
 
-export const groupsOperations = [
+const groupsOperations = [
   defineOperation({
     name: 'list_groups',
     chat: 'group list',
@@ -104,3 +104,5 @@ export const groupsOperations = [
     undo: "Adds a new, empty group and replaces nothing; an owner deletes it again in the service's web interface.",
   }),
 ];
+
+export const area = defineArea({ name: 'groups', operations: groupsOperations });

@@ -1,7 +1,7 @@
 // Integrations area: list, read, create or edit, and remove a project's integrations (chat, CI, trackers, email).
 // Their settings hold credentials: every answer is redacted (redactSecrets), whatever the service returns.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { redactSecrets } from '../engine/secrets.js';
@@ -83,7 +83,7 @@ const set = defineOperation({
   redact: redactSecrets,
 });
 
-export const integrationsOperations = [
+const integrationsOperations = [
   list,
   get,
   set,
@@ -99,3 +99,5 @@ export const integrationsOperations = [
     undo: 'Cannot be undone: its settings and credentials are gone; set_integration needs them all again.',
   }),
 ];
+
+export const area = defineArea({ name: 'integrations', operations: integrationsOperations });

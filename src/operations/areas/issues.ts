@@ -1,6 +1,6 @@
 // Issues area: list issues across the instance, a group (with its subgroups) or one project, with every filter.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
 import { presentList } from '../engine/present.js';
@@ -61,7 +61,7 @@ const rules = [
   { kind: 'at_most_one', keys: ['assignee_id', 'assignee_username'] },
 ] as const;
 
-export const issuesOperations = [
+const issuesOperations = [
   defineOperation({
     name: 'list_issues',
     chat: 'issue list-all',
@@ -110,7 +110,7 @@ export const issuesOperations = [
 // Beyond the spec (the service's Issues and Notes APIs, v4): one issue, opening and updating it, and its comments.
 const issueInput = z.object({ id: fields.projectId(), issue_iid: iid() });
 
-export const issueChangeOperations = [
+const issueChangeOperations = [
   defineOperation({
     name: 'get_issue',
     chat: 'issue get',
@@ -204,3 +204,5 @@ export const issueChangeOperations = [
     undo: 'Adds a comment and replaces nothing; its author can delete it.',
   }),
 ];
+
+export const area = defineArea({ name: 'issues', operations: [...issuesOperations, ...issueChangeOperations] });

@@ -1,7 +1,7 @@
 // Jobs area (beyond the spec; the service's Jobs API, v4): a pipeline's or a project's jobs, one job, its log as a
 // person or a model can use it (job-log.ts), and retry, cancel, play and erase.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { FollowUp, OperationResult, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import {
@@ -185,7 +185,7 @@ function presentLog(data: unknown): Presentation {
   };
 }
 
-export const jobsOperations = [
+const jobsOperations = [
   defineOperation({
     name: 'list_pipeline_jobs',
     chat: 'job list',
@@ -309,3 +309,5 @@ export const jobsOperations = [
     present: presentJob,
   }),
 ];
+
+export const area = defineArea({ name: 'jobs', operations: jobsOperations });

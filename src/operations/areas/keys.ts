@@ -1,8 +1,8 @@
 // Keys area: look up an SSH public key, and the user it belongs to, by its ID or its fingerprint (administrators).
 import { z } from 'zod';
-import { defineOperation } from '../engine/define.js';
+import { defineOperation, defineArea } from '../engine/define.js';
 
-export const keysOperations = [
+const keysOperations = [
   defineOperation({
     name: 'get_ssh_key',
     chat: 'key get',
@@ -28,3 +28,5 @@ export const keysOperations = [
     effect: 'read',
   }),
 ];
+
+export const area = defineArea({ name: 'keys', operations: keysOperations });

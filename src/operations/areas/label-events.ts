@@ -1,6 +1,6 @@
 // Label events area: who added or removed which label, and when, on an issue, a merge request or an epic.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Area } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age } from './shared/work-items.js';
@@ -27,7 +27,7 @@ function presentEvent(data: unknown) {
   };
 }
 
-const area: Area = 'label_events';
+const LABEL_EVENTS: Area = 'label_events';
 
 /** The list and single read of one kind of resource: the same pair for issues, merge requests and epics. */
 function labelEventOperations<K extends string>(spec: {
@@ -46,7 +46,7 @@ function labelEventOperations<K extends string>(spec: {
     defineOperation({
       name: `list_${spec.name}_label_events`,
       chat: `${spec.chat} label-events`,
-      area,
+      area: LABEL_EVENTS,
       title: `List ${spec.noun} label events`,
       description: `List who added or removed which label on ${a} ${spec.noun}, oldest first.`,
       route: `GET ${spec.base}/resource_label_events`,
@@ -58,7 +58,7 @@ function labelEventOperations<K extends string>(spec: {
     defineOperation({
       name: `get_${spec.name}_label_event`,
       chat: `${spec.chat} label-event`,
-      area,
+      area: LABEL_EVENTS,
       title: `Get ${spec.noun} label event`,
       description: `Read one label event of ${a} ${spec.noun}.`,
       route: `GET ${spec.base}/resource_label_events/:resource_label_event_id`,
@@ -69,7 +69,7 @@ function labelEventOperations<K extends string>(spec: {
   ];
 }
 
-export const labelEventsOperations = [
+const labelEventsOperations = [
   ...labelEventOperations({
     noun: 'issue',
     name: 'issue',
@@ -98,3 +98,5 @@ export const labelEventsOperations = [
     keyField: z.number().int().positive().describe('The ID, not the &number.'),
   }),
 ];
+
+export const area = defineArea({ name: 'label_events', operations: labelEventsOperations });

@@ -2,7 +2,7 @@
 // them. Groups and projects have the same seven calls, so both sets come from one declaration.
 import { z } from 'zod';
 import { accessLevel } from './shared/access-levels.js';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { membershipFacts } from './shared/member-source.js';
 import { ACCESS_LEVEL_NAMES, presentList, show } from '../engine/present.js';
 
@@ -133,7 +133,9 @@ function memberOperations({ kind, id, levels }: Parent) {
   ];
 }
 
-export const membersOperations = [
+const membersOperations = [
   ...memberOperations({ kind: 'group', id: fields.groupId, levels: [10, 20, 30, 40, 50] }),
   ...memberOperations({ kind: 'project', id: fields.projectId, levels: [10, 20, 30, 40] }),
 ];
+
+export const area = defineArea({ name: 'members', operations: membersOperations });

@@ -1,6 +1,6 @@
 // Merge requests area: list merge requests across the instance, a group (with its subgroups) or one project.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import type { EffectFacts } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
@@ -38,7 +38,7 @@ const mergeRequestFilters = {
 
 const present = presentWorkItems('merge request', '!');
 
-export const mergeRequestsOperations = [
+const mergeRequestsOperations = [
   defineOperation({
     name: 'list_merge_requests',
     chat: 'mr list-all',
@@ -110,7 +110,7 @@ function pinnedToHead<I extends { id: unknown; merge_request_iid: unknown; sha?:
   };
 }
 
-export const mergeRequestChangeOperations = [
+const mergeRequestChangeOperations = [
   defineOperation({
     name: 'get_merge_request',
     chat: 'mr get',
@@ -247,3 +247,8 @@ export const mergeRequestChangeOperations = [
     undo: 'Adds a comment and replaces nothing; its author can delete it.',
   }),
 ];
+
+export const area = defineArea({
+  name: 'merge_requests',
+  operations: [...mergeRequestsOperations, ...mergeRequestChangeOperations],
+});

@@ -1,6 +1,6 @@
 // Notification settings area: the caller's email notification level (and custom events) globally, per group and per project.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, show } from '../engine/present.js';
 
@@ -92,7 +92,7 @@ function update<S extends z.ZodObject>(spec: {
   });
 }
 
-export const notificationSettingsOperations = [
+const notificationSettingsOperations = [
   defineOperation({
     name: 'get_notification_settings',
     chat: 'notification get',
@@ -154,3 +154,5 @@ export const notificationSettingsOperations = [
     input: z.object({ id: fields.projectId(), ...changeShape }),
   }),
 ];
+
+export const area = defineArea({ name: 'notification_settings', operations: notificationSettingsOperations });

@@ -1,6 +1,6 @@
 // Packages area: the packages published to a project or a group's projects, one package and its files, and delete.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { asRecord, presentList, show, type Fields } from '../engine/present.js';
 import { age } from './shared/work-items.js';
 
@@ -23,7 +23,7 @@ const presentPackages = presentList('package', (p) => [
     .join(' · '),
 ]);
 
-export const packagesOperations = [
+const packagesOperations = [
   defineOperation({
     name: 'list_packages',
     chat: 'package list',
@@ -85,3 +85,5 @@ export const packagesOperations = [
     undo: 'Cannot be undone: the package and every file of it are gone for good, and builds that fetch it will fail.',
   }),
 ];
+
+export const area = defineArea({ name: 'packages', operations: packagesOperations });

@@ -1,6 +1,6 @@
 // Pipelines area: list, read, create, retry, cancel and delete CI pipelines and read their variables.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { FollowUp, Operation, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import { serviceGet } from '../engine/effect-facts.js';
@@ -171,7 +171,7 @@ function presentPipelines(data: unknown, input: { scope?: string; status?: strin
   return { ...shown, title: `${shown.title} running (pending ones are not included: ${key}=pending lists them)` };
 }
 
-export const pipelinesOperations = [
+const pipelinesOperations = [
   defineOperation({
     name: 'list_pipelines',
     chat: 'pipeline list',
@@ -282,3 +282,5 @@ export const pipelinesOperations = [
   }),
   waitForPipeline,
 ];
+
+export const area = defineArea({ name: 'pipelines', operations: pipelinesOperations });

@@ -1,6 +1,6 @@
 // Releases area: list, read, create and update a project's releases (tag, notes, milestones, asset links).
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { FollowUp, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import { serviceGet } from '../engine/effect-facts.js';
@@ -76,7 +76,7 @@ export function presentWrittenRelease(data: unknown, input: { id: unknown }, now
   };
 }
 
-export const releasesOperations = [
+const releasesOperations = [
   defineOperation({
     name: 'list_releases',
     chat: 'release list',
@@ -159,3 +159,5 @@ export const releasesOperations = [
     present: (data, input) => presentWrittenRelease(data, input),
   }),
 ];
+
+export const area = defineArea({ name: 'releases', operations: releasesOperations });

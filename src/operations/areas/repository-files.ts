@@ -1,6 +1,6 @@
 // Repository files area: read one file (content, metadata, blame, raw) and create, update or delete it as one commit each.
 import { z } from 'zod';
-import { defineOperation, fields, type Presentation } from '../engine/define.js';
+import { defineOperation, fields, type Presentation, defineArea } from '../engine/define.js';
 import { asList, asRecord, shortSha, show } from '../engine/present.js';
 
 const FILE_ROUTE = '/projects/:id/repository/files/:file_path';
@@ -73,7 +73,7 @@ function presentBlame(data: unknown, input: { file_path: string; ref: string }):
   };
 }
 
-export const repositoryFilesOperations = [
+const repositoryFilesOperations = [
   defineOperation({
     name: 'get_file',
     chat: 'file get',
@@ -174,3 +174,5 @@ export const repositoryFilesOperations = [
     undo: 'The file disappears from the branch in a new commit. It stays in the history: revert_commit brings it back.',
   }),
 ];
+
+export const area = defineArea({ name: 'repository_files', operations: repositoryFilesOperations });

@@ -1,13 +1,13 @@
 // Repository browsing area: tree, blobs, archives, comparisons, contributors and merge bases of a project's repository.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 
 /** Archive formats the service accepts as the path suffix; tar.gz is what it sends without one. */
 export const ARCHIVE_FORMATS = ['tar.gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2', 'tar', 'zip'] as const;
 
 const blobSha = () => z.string().min(1).describe("A file's blob_id or a tree entry's id.");
 
-export const repositoryOperations = [
+const repositoryOperations = [
   defineOperation({
     name: 'list_repository_tree',
     chat: 'tree list',
@@ -107,3 +107,5 @@ export const repositoryOperations = [
     effect: 'read',
   }),
 ];
+
+export const area = defineArea({ name: 'repository', operations: repositoryOperations });

@@ -2,7 +2,7 @@
 // token as a bearer and application/scim+json on these paths. The inputs are the spec's own SCIM members (emails,
 // name, PATCH Operations), sent as given; forgeops adds only the `schemas` URN a SCIM document carries.
 import { z } from 'zod';
-import { defineOperation } from '../engine/define.js';
+import { defineOperation, defineArea } from '../engine/define.js';
 import type { Operation } from '../engine/define.js';
 import { buildRequest } from '../engine/execute.js';
 
@@ -104,7 +104,7 @@ const update: Operation = defineOperation({
   },
 });
 
-export const scimOperations = [
+const scimOperations = [
   defineOperation({
     name: 'list_scim_users',
     chat: 'scim list',
@@ -146,3 +146,5 @@ export const scimOperations = [
     undo: 'The user loses the group and its projects at once; create_scim_user provisions them again, with a guest membership only.',
   }),
 ];
+
+export const area = defineArea({ name: 'scim', operations: scimOperations });

@@ -1,6 +1,6 @@
 // Snippets area: a project's snippets — list, read, raw content, create, update, delete, and (admins) user agent detail.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age } from './shared/work-items.js';
@@ -27,7 +27,7 @@ const presentSnippets = presentList('snippet', (s) => [
 // What an update replaces: the service keeps no earlier version of a snippet's text or settings.
 const REPLACEABLE = ['title', 'file_name', 'content', 'description', 'visibility'] as const;
 
-export const snippetsOperations = [
+const snippetsOperations = [
   defineOperation({
     name: 'list_snippets',
     chat: 'snippet list',
@@ -133,3 +133,5 @@ export const snippetsOperations = [
     effect: 'read',
   }),
 ];
+
+export const area = defineArea({ name: 'snippets', operations: snippetsOperations });

@@ -1,6 +1,6 @@
 // Tags area (beyond the spec; the service's Tags API, v4): find, read, create and delete a project's tags.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, presentList, shortSha, show } from '../engine/present.js';
 
@@ -19,7 +19,7 @@ function presentTag(data: unknown): Presentation {
   };
 }
 
-export const tagsOperations = [
+const tagsOperations = [
   defineOperation({
     name: 'list_tags',
     chat: 'tag list',
@@ -85,3 +85,5 @@ export const tagsOperations = [
     undo: 'The tag and its release (notes, links) are gone, and builds that name the tag break; create_tag at the same SHA brings the tag back while that SHA is known, not the release.',
   }),
 ];
+
+export const area = defineArea({ name: 'tags', operations: tagsOperations });

@@ -2,7 +2,7 @@
 // management (create, update, remove an identity, delete). Passwords are credentials (see secrets.ts): a
 // approval request shows one only by its length, and the service never sends one back.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Operation, OperationResult, RunContext } from '../engine/define.js';
 import { buildRequest } from '../engine/execute.js';
 import { presentList, show } from '../engine/present.js';
@@ -165,7 +165,7 @@ const updateUser: Operation = defineOperation({
   run: (ctx, input) => sendAccount(updateUser, ctx, input as Record<string, unknown>),
 });
 
-export const usersOperations = [
+const usersOperations = [
   defineOperation({
     name: 'get_current_user',
     chat: 'user me',
@@ -266,3 +266,5 @@ export const usersOperations = [
         : undefined,
   }),
 ];
+
+export const area = defineArea({ name: 'users', operations: usersOperations });
