@@ -40,6 +40,7 @@ const get = defineOperation({
   input: z.object({}),
   effect: 'read',
   redact: redactSecrets,
+  examples: [{ input: {} }],
 });
 
 const update = defineOperation({
@@ -62,6 +63,8 @@ const update = defineOperation({
     'read get_application_settings first to set them back by hand.',
   spreadInput: 'settings',
   redact: redactSecrets,
+  // Instance settings apply to every user at once, and the values replaced are kept nowhere.
+  decisions: { runs: [], asks: [{ settings: { signup_enabled: false } }, { settings: {} }] },
 });
 
 const applicationSettingsOperations = [get, update];

@@ -1,6 +1,6 @@
 // Audit events area: who changed what — the instance's events (administrators) and a group's (administrators and owners).
 import { z } from 'zod';
-import { defineOperation, fields, defineArea } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age } from './shared/work-items.js';
 
@@ -46,6 +46,7 @@ const auditEventsOperations = [
     rules: [{ kind: 'requires', keys: ['entity_id', 'entity_type'] }],
     pagination: 'offset',
     present: presentEvents,
+    examples: [{ input: {} }],
   }),
   defineOperation({
     name: 'get_audit_event',
@@ -57,6 +58,7 @@ const auditEventsOperations = [
     route: 'GET /audit_events/:id',
     input: z.object({ id: eventId() }),
     effect: 'read',
+    examples: [{ input: { id: demoLookup('/audit_events') } }],
   }),
   defineOperation({
     name: 'list_group_audit_events',
@@ -69,6 +71,7 @@ const auditEventsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentEvents,
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'get_group_audit_event',
@@ -79,6 +82,7 @@ const auditEventsOperations = [
     route: 'GET /groups/:id/audit_events/:audit_event_id',
     input: z.object({ id: fields.groupId(), audit_event_id: z.number().int().positive() }),
     effect: 'read',
+    examples: [{ input: { id: 'acme', audit_event_id: demoLookup('/groups/:id/audit_events') } }],
   }),
 ];
 

@@ -51,6 +51,7 @@ const branchesOperations = [
       show(b.name),
       `${shortSha(asRecord(b.commit).id)}${b.default === true ? ' · default' : ''}${b.protected === true ? ' · protected' : ''}`,
     ]),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_branch',
@@ -63,6 +64,7 @@ const branchesOperations = [
     input: z.object({ id: fields.projectId(), branch: branchName() }),
     effect: 'read',
     present: presentBranch,
+    examples: [{ input: { id: 'acme/web', branch: 'main' } }],
   }),
   defineOperation({
     name: 'create_branch',
@@ -81,6 +83,7 @@ const branchesOperations = [
     effect: 'write',
     undo: 'Adds a branch and moves no other (an existing name is refused); delete_branch removes it again.',
     present: presentBranch,
+    decisions: { runs: [{ id: 'acme/web', branch: 'fix/x', ref: 'main' }], asks: [] },
   }),
   defineOperation({
     name: 'delete_branch',
@@ -93,6 +96,7 @@ const branchesOperations = [
     input: z.object({ id: fields.projectId(), branch: branchName() }),
     effect: 'destructive',
     undo: 'Commits no other branch or tag holds become unreachable; create_branch at the old head SHA brings it back while that SHA is known.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', branch: 'fix/x' }] },
   }),
   defineOperation({
     name: 'delete_merged_branches',
@@ -105,6 +109,7 @@ const branchesOperations = [
     input: z.object({ id: fields.projectId() }),
     effect: 'destructive',
     undo: 'Every merged branch goes at once and no list of them is kept; their commits stay in the default branch.',
+    decisions: { runs: [], asks: [{ id: 'acme/web' }] },
   }),
   defineOperation({
     name: 'list_protected_branches',
@@ -121,6 +126,7 @@ const branchesOperations = [
       show(p.name),
       `force push ${p.allow_force_push === true ? 'allowed' : 'refused'}`,
     ]),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'protect_branch',
@@ -144,6 +150,14 @@ const branchesOperations = [
       'permissive rule matching a branch, so a wildcard, or a name another rule covers, may open a branch: those ask a human.',
     facts: protectionFacts(),
     needsApproval: protectReason,
+    // The most permissive matching rule wins: a wildcard asks, and an exact name asks unless the rules read show none covers it.
+    decisions: {
+      runs: [],
+      asks: [
+        { id: 'acme/web', name: 'release/*', push_access_level: 40 },
+        { id: 'acme/web', name: 'hotfix' },
+      ],
+    },
   }),
   defineOperation({
     name: 'unprotect_branch',
@@ -162,6 +176,7 @@ const branchesOperations = [
       const note = unprotectNote(input, rules);
       return note === undefined ? undefined : `${UNPROTECT_UNDO} ${note}`;
     },
+    decisions: { runs: [], asks: [{ id: 'acme/web', name: 'main' }] },
   }),
 ];
 

@@ -36,6 +36,7 @@ const importGroup: Operation = defineOperation({
     const res = await ctx.client.request({ ...buildRequest(importGroup, {}, ctx), body: form, bodyType: 'multipart' });
     return { data: res.data, status: res.status };
   },
+  decisions: { runs: [{ name: 'Copy', path: 'copy', file: 'H4sIAAAA', parent_id: 1 }], asks: [] },
 });
 
 const groupImportExportOperations = [
@@ -49,6 +50,8 @@ const groupImportExportOperations = [
     input: z.object({ id: fields.groupId() }),
     effect: 'write',
     undo: "Changes nothing in the group; it builds an archive that replaces the previous export, which the group's owners can download.",
+    // An export changes nothing in the group; an import only adds a new group.
+    decisions: { runs: [{ id: 'acme' }], asks: [] },
   }),
   defineOperation({
     name: 'download_group_export',
@@ -60,6 +63,7 @@ const groupImportExportOperations = [
     input: z.object({ id: fields.groupId() }),
     effect: 'read',
     response: 'bytes',
+    examples: [{ input: { id: 'acme' } }],
   }),
   importGroup,
 ];

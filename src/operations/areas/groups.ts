@@ -34,6 +34,7 @@ const groupsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentGroups,
+    examples: [{ input: { statistics: true } }],
   }),
   defineOperation({
     name: 'list_subgroups',
@@ -46,6 +47,7 @@ const groupsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentGroups,
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'list_group_projects',
@@ -64,6 +66,7 @@ const groupsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('project', (p) => [show(p.path_with_namespace), show(p.description)]),
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'get_group',
@@ -78,6 +81,7 @@ const groupsOperations = [
       with_projects: z.boolean().optional().describe('Default true.'),
     }),
     effect: 'read',
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'create_group',
@@ -102,6 +106,7 @@ const groupsOperations = [
     }),
     effect: 'write',
     undo: "Adds a new, empty group and replaces nothing; an owner deletes it again in the service's web interface.",
+    decisions: { runs: [{ name: 'Lab', path: 'lab', visibility: 'private' }], asks: [] },
   }),
 ];
 

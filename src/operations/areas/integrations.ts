@@ -41,6 +41,7 @@ const list = defineOperation({
   effect: 'read',
   present: presentList('integration', (item) => [show(item.slug), `${show(item.title)} · ${eventsOn(item)}`]),
   redact: redactSecrets,
+  examples: [{ input: { id: 'acme/platform/payments-api' } }],
 });
 
 const get = defineOperation({
@@ -54,6 +55,7 @@ const get = defineOperation({
   effect: 'read',
   present: presentIntegration,
   redact: redactSecrets,
+  examples: [{ input: { id: 'acme/platform/payments-api', slug: 'build-server' } }],
 });
 
 const set = defineOperation({
@@ -81,6 +83,14 @@ const set = defineOperation({
   present: presentIntegration,
   spreadInput: 'settings',
   redact: redactSecrets,
+  // The settings it replaces (credentials too) are kept nowhere, and they decide where the project's events go.
+  decisions: {
+    runs: [],
+    asks: [
+      { id: 'acme/web', slug: 'external-wiki', settings: { external_wiki_url: 'https://w.example' } },
+      { id: 'acme/web', slug: 'team-inbox', settings: {} },
+    ],
+  },
 });
 
 const integrationsOperations = [
@@ -97,6 +107,7 @@ const integrationsOperations = [
     input: z.object(target),
     effect: 'destructive',
     undo: 'Cannot be undone: its settings and credentials are gone; set_integration needs them all again.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', slug: 'emails-on-push' }] },
   }),
 ];
 

@@ -74,6 +74,7 @@ const issuesOperations = [
     rules,
     pagination: 'offset',
     present,
+    examples: [{ input: { scope: 'all' } }],
   }),
   defineOperation({
     name: 'list_group_issues',
@@ -91,6 +92,7 @@ const issuesOperations = [
     rules,
     pagination: 'offset',
     present,
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'list_project_issues',
@@ -104,6 +106,7 @@ const issuesOperations = [
     rules,
     pagination: 'offset',
     present,
+    examples: [{ input: { id: 'acme/web' } }],
   }),
 ];
 
@@ -122,6 +125,7 @@ const issueChangeOperations = [
     input: issueInput,
     effect: 'read',
     present: presentWorkItem('Issue'),
+    examples: [{ input: { id: 'acme/web', issue_iid: 1 } }],
   }),
   defineOperation({
     name: 'create_issue',
@@ -147,6 +151,10 @@ const issueChangeOperations = [
     effect: 'write',
     undo: 'Opens a new issue and changes nothing else; update_issue with state_event close closes it.',
     present: presentWorkItem('Issue'),
+    decisions: {
+      runs: [{ id: 'acme/web', title: 'main is red', issue_type: 'incident', labels: 'incident' }],
+      asks: [],
+    },
   }),
   defineOperation({
     name: 'update_issue',
@@ -177,6 +185,16 @@ const issueChangeOperations = [
     needsApproval: (input, now) =>
       reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
     present: presentWorkItem('Issue'),
+    decisions: {
+      runs: [
+        { id: 'acme/web', issue_iid: 1, state_event: 'close' },
+        { id: 'acme/web', issue_iid: 1, remove_labels: 'incident' },
+      ],
+      asks: [
+        { id: 'acme/web', issue_iid: 1, title: 'New' },
+        { id: 'acme/web', issue_iid: 1, description: 'x' },
+      ],
+    },
   }),
   defineOperation({
     name: 'list_issue_notes',
@@ -190,6 +208,7 @@ const issueChangeOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('comment', noteRow),
+    examples: [{ input: { id: 'acme/web', issue_iid: 1 } }],
   }),
   defineOperation({
     name: 'comment_on_issue',
@@ -202,6 +221,7 @@ const issueChangeOperations = [
     input: issueInput.extend({ body: z.string().min(1) }),
     effect: 'write',
     undo: 'Adds a comment and replaces nothing; its author can delete it.',
+    decisions: { runs: [{ id: 'acme/web', issue_iid: 1, body: 'Retried; green again.' }], asks: [] },
   }),
 ];
 

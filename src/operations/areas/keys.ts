@@ -13,6 +13,8 @@ const keysOperations = [
     route: 'GET /keys/:id',
     input: z.object({ id: z.number().int().positive().describe('Key ID.') }),
     effect: 'read',
+    // The sandbox's first seeded demo key (its seed is deterministic).
+    examples: [{ input: { id: 1 } }],
   }),
   defineOperation({
     name: 'find_ssh_key',
@@ -26,6 +28,8 @@ const keysOperations = [
       fingerprint: z.string().min(1).describe('MD5 ("aa:bb:…") or "SHA256:…".'),
     }),
     effect: 'read',
+    // The sandbox's first seeded demo key (its seed is deterministic).
+    examples: [{ input: { fingerprint: 'SHA256:5wlBEzeOGqThe3m9Cn/YQMBdEoNQ7QSV0bElGEF/gs8' } }],
   }),
 ];
 

@@ -36,6 +36,7 @@ const projectsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentProjects,
+    examples: [{ input: { statistics: true } }],
   }),
   defineOperation({
     name: 'list_user_projects',
@@ -51,6 +52,7 @@ const projectsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentProjects,
+    examples: [{ input: { user_id: '@alice' } }],
   }),
 ];
 
@@ -81,6 +83,7 @@ const projectReadOperations = [
         ],
       };
     },
+    examples: [{ input: { id: 'acme/web', statistics: true, license: true } }],
   }),
 ];
 

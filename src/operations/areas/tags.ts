@@ -40,6 +40,7 @@ const tagsOperations = [
       show(t.name),
       `${shortSha(asRecord(t.commit).id)} ${show(asRecord(t.commit).title)}`,
     ]),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_tag',
@@ -52,6 +53,7 @@ const tagsOperations = [
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'read',
     present: presentTag,
+    examples: [{ input: { id: 'acme/web', tag_name: 'v1.0.0' } }],
   }),
   defineOperation({
     name: 'create_tag',
@@ -71,6 +73,7 @@ const tagsOperations = [
     effect: 'write',
     undo: 'Adds a tag and moves no other (an existing name is refused); delete_tag removes it again.',
     present: presentTag,
+    decisions: { runs: [{ id: 'acme/web', tag_name: 'v9', ref: 'main' }], asks: [] },
   }),
   defineOperation({
     name: 'delete_tag',
@@ -83,6 +86,7 @@ const tagsOperations = [
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'destructive',
     undo: 'The tag and its release (notes, links) are gone, and builds that name the tag break; create_tag at the same SHA brings the tag back while that SHA is known, not the release.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', tag_name: 'v1.0.0' }] },
   }),
 ];
 

@@ -56,6 +56,10 @@ describe('the built-in catalog', () => {
     expect(await catalog.operation('no_such_tool')).toBeUndefined();
   });
 
+  it("carries no operation's demo inputs or decisions: the bundle embeds it, and they are the tests' alone", () => {
+    expect(JSON.stringify(catalogData(operations))).not.toMatch(/demoLookup|"examples"|"decisions"/);
+  });
+
   it('relates operations from its routes alone, as the registry does', () => {
     const routes = catalog.tools;
     expect(
