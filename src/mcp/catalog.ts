@@ -76,9 +76,10 @@ export function prebuiltCatalog(
       const area = areaOf.get(name);
       if (!area) return undefined;
       if (byName) return byName.get(name);
-      const { AREA_LOADERS, WHOLE_REGISTRY_OPERATIONS } = await import('../operations/area-loaders.js');
-      if (WHOLE_REGISTRY_OPERATIONS.includes(name)) return (await operations()).find((op) => op.name === name);
-      return (await AREA_LOADERS[area]()).find((op) => op.name === name);
+      const { AREA_LOADERS } = await import('../operations/area-loaders.js');
+      // A composed operation (triage) is no area module's: the whole registry makes it.
+      const own = (await AREA_LOADERS[area]()).find((op) => op.name === name);
+      return own ?? (await operations()).find((op) => op.name === name);
     },
   };
 }

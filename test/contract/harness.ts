@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it, type RunnerTestSuite } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { executeOperation } from '../../src/operations/engine/execute.js';
-import type { Area, Operation, OperationResult } from '../../src/operations/engine/define.js';
+import type { Area, AreaDefinition, Operation, OperationResult } from '../../src/operations/engine/define.js';
 import { findOperation, operationsInArea } from '../../src/operations/index.js';
 import { InputError, validateInput } from '../../src/operations/engine/validate.js';
 import type { RequestRecord } from '../../src/sandbox/faults.js';
@@ -102,6 +102,37 @@ export function neverAnsweredWithSuccess(
         ),
     )
     .map((op) => `${op.name} (${op.method} ${op.path})`);
+}
+
+/**
+ * What an interop suite's "reached" rule finds wrong, for one client: an operation beyond the spec neither answered
+ * with success nor named in its area's `interop.notYetDriven`, and a named one that was answered with success after all
+ * or is not beyond the spec (so the lists only shrink, and never lie).
+ */
+export function interopGaps(
+  areas: readonly AreaDefinition[],
+  client: 'pythonGitlab' | 'gitbeaker',
+  operations: readonly Operation[],
+  requests: readonly Pick<RequestRecord, 'method' | 'path' | 'status'>[],
+): string[] {
+  const named = new Set(areas.flatMap((area) => area.interop?.notYetDriven?.[client] ?? []));
+  const outside = operations.filter((op) => op.outsideSpec !== undefined);
+  const missed = new Set(neverAnsweredWithSuccess(outside, requests).map((missing) => missing.split(' ')[0]));
+  const list = `its area's interop.notYetDriven.${client}`;
+  return [
+    ...outside
+      .filter((op) => missed.has(op.name) && !named.has(op.name))
+      .map(
+        (op) => `${op.name} (${op.method} ${op.path}) was never answered with success: drive it, or name it in ${list}`,
+      ),
+    ...[...named]
+      .filter((name) => !missed.has(name))
+      .map((name) =>
+        outside.some((op) => op.name === name)
+          ? `${name} is named in ${list} but was answered with success: take it off the list`
+          : `${name} is named in ${list} but is not an operation beyond the spec`,
+      ),
+  ];
 }
 
 /**

@@ -2,7 +2,7 @@
 // are credentials (the spam filter's key, the asset proxy's secret, client keys): every answer is redacted
 // (redactSecrets), and an approval request shows them by length only.
 import { z } from 'zod';
-import { defineOperation } from '../engine/define.js';
+import { defineOperation, defineArea } from '../engine/define.js';
 import { redactSecrets } from '../engine/secrets.js';
 
 const settingValue = z.union([
@@ -40,6 +40,7 @@ const get = defineOperation({
   input: z.object({}),
   effect: 'read',
   redact: redactSecrets,
+  examples: [{ input: {} }],
 });
 
 const update = defineOperation({
@@ -62,6 +63,10 @@ const update = defineOperation({
     'read get_application_settings first to set them back by hand.',
   spreadInput: 'settings',
   redact: redactSecrets,
+  // Instance settings apply to every user at once, and the values replaced are kept nowhere.
+  decisions: { runs: [], asks: [{ settings: { signup_enabled: false } }, { settings: {} }] },
 });
 
-export const applicationSettingsOperations = [get, update];
+const applicationSettingsOperations = [get, update];
+
+export const area = defineArea({ name: 'application_settings', operations: applicationSettingsOperations });

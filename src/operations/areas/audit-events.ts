@@ -1,6 +1,6 @@
 // Audit events area: who changed what — the instance's events (administrators) and a group's (administrators and owners).
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age } from './shared/work-items.js';
 
@@ -28,7 +28,7 @@ const presentEvents = presentList('audit event', (e) => {
   ];
 });
 
-export const auditEventsOperations = [
+const auditEventsOperations = [
   defineOperation({
     name: 'list_audit_events',
     chat: 'audit list',
@@ -46,6 +46,7 @@ export const auditEventsOperations = [
     rules: [{ kind: 'requires', keys: ['entity_id', 'entity_type'] }],
     pagination: 'offset',
     present: presentEvents,
+    examples: [{ input: {} }],
   }),
   defineOperation({
     name: 'get_audit_event',
@@ -57,6 +58,7 @@ export const auditEventsOperations = [
     route: 'GET /audit_events/:id',
     input: z.object({ id: eventId() }),
     effect: 'read',
+    examples: [{ input: { id: demoLookup('/audit_events') } }],
   }),
   defineOperation({
     name: 'list_group_audit_events',
@@ -69,6 +71,7 @@ export const auditEventsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentEvents,
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'get_group_audit_event',
@@ -79,5 +82,8 @@ export const auditEventsOperations = [
     route: 'GET /groups/:id/audit_events/:audit_event_id',
     input: z.object({ id: fields.groupId(), audit_event_id: z.number().int().positive() }),
     effect: 'read',
+    examples: [{ input: { id: 'acme', audit_event_id: demoLookup('/groups/:id/audit_events') } }],
   }),
 ];
+
+export const area = defineArea({ name: 'audit_events', operations: auditEventsOperations });

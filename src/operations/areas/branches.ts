@@ -2,7 +2,7 @@
 // delete branches, delete merged branches, protect and unprotect a branch.
 import { z } from 'zod';
 import { accessLevel } from './shared/access-levels.js';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { protectionFacts, protectReason, unprotectNote } from './shared/branch-protections.js';
 import { asRecord, presentList, shortSha, show } from '../engine/present.js';
@@ -32,7 +32,7 @@ function presentBranch(data: unknown): Presentation {
 const UNPROTECT_UNDO =
   'The rules it lifts (who may push and merge) are kept nowhere, and until protect_branch sets them again anyone with push rights may force-push or delete the branch.';
 
-export const branchesOperations = [
+const branchesOperations = [
   defineOperation({
     name: 'list_branches',
     chat: 'branch list',
@@ -51,6 +51,7 @@ export const branchesOperations = [
       show(b.name),
       `${shortSha(asRecord(b.commit).id)}${b.default === true ? ' · default' : ''}${b.protected === true ? ' · protected' : ''}`,
     ]),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_branch',
@@ -63,6 +64,7 @@ export const branchesOperations = [
     input: z.object({ id: fields.projectId(), branch: branchName() }),
     effect: 'read',
     present: presentBranch,
+    examples: [{ input: { id: 'acme/web', branch: 'main' } }],
   }),
   defineOperation({
     name: 'create_branch',
@@ -81,6 +83,7 @@ export const branchesOperations = [
     effect: 'write',
     undo: 'Adds a branch and moves no other (an existing name is refused); delete_branch removes it again.',
     present: presentBranch,
+    decisions: { runs: [{ id: 'acme/web', branch: 'fix/x', ref: 'main' }], asks: [] },
   }),
   defineOperation({
     name: 'delete_branch',
@@ -93,6 +96,7 @@ export const branchesOperations = [
     input: z.object({ id: fields.projectId(), branch: branchName() }),
     effect: 'destructive',
     undo: 'Commits no other branch or tag holds become unreachable; create_branch at the old head SHA brings it back while that SHA is known.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', branch: 'fix/x' }] },
   }),
   defineOperation({
     name: 'delete_merged_branches',
@@ -105,6 +109,7 @@ export const branchesOperations = [
     input: z.object({ id: fields.projectId() }),
     effect: 'destructive',
     undo: 'Every merged branch goes at once and no list of them is kept; their commits stay in the default branch.',
+    decisions: { runs: [], asks: [{ id: 'acme/web' }] },
   }),
   defineOperation({
     name: 'list_protected_branches',
@@ -121,6 +126,7 @@ export const branchesOperations = [
       show(p.name),
       `force push ${p.allow_force_push === true ? 'allowed' : 'refused'}`,
     ]),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'protect_branch',
@@ -144,6 +150,14 @@ export const branchesOperations = [
       'permissive rule matching a branch, so a wildcard, or a name another rule covers, may open a branch: those ask a human.',
     facts: protectionFacts(),
     needsApproval: protectReason,
+    // The most permissive matching rule wins: a wildcard asks, and an exact name asks unless the rules read show none covers it.
+    decisions: {
+      runs: [],
+      asks: [
+        { id: 'acme/web', name: 'release/*', push_access_level: 40 },
+        { id: 'acme/web', name: 'hotfix' },
+      ],
+    },
   }),
   defineOperation({
     name: 'unprotect_branch',
@@ -162,5 +176,13 @@ export const branchesOperations = [
       const note = unprotectNote(input, rules);
       return note === undefined ? undefined : `${UNPROTECT_UNDO} ${note}`;
     },
+    decisions: { runs: [], asks: [{ id: 'acme/web', name: 'main' }] },
   }),
 ];
+
+export const area = defineArea({
+  name: 'branches',
+  operations: branchesOperations,
+  // Beyond the spec: what python-gitlab and gitbeaker (test/interop/) do not drive yet; each drives all of it today.
+  interop: { notYetDriven: { pythonGitlab: [], gitbeaker: [] } },
+});

@@ -1,6 +1,6 @@
 // Broadcast messages area: the instance's banners and notifications — list and read (anyone), create, edit and delete (administrators).
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, momentText, presentList, show } from '../engine/present.js';
 
@@ -53,7 +53,7 @@ const settable = {
 // What an update replaces: the service keeps no earlier version of a message.
 const REPLACEABLE = ['message', ...Object.keys(settable)] as const;
 
-export const broadcastMessagesOperations = [
+const broadcastMessagesOperations = [
   defineOperation({
     name: 'list_broadcast_messages',
     chat: 'broadcast list',
@@ -65,6 +65,7 @@ export const broadcastMessagesOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('message', (m) => [`#${show(m.id)}`, `${broadcastState(m)} · ${show(m.message)}`]),
+    examples: [{ input: {} }],
   }),
   defineOperation({
     name: 'get_broadcast_message',
@@ -76,6 +77,7 @@ export const broadcastMessagesOperations = [
     input: z.object({ id: messageId() }),
     effect: 'read',
     present: (data) => presentBroadcastMessage(data),
+    examples: [{ input: { id: demoLookup('/broadcast_messages') } }],
   }),
   defineOperation({
     name: 'create_broadcast_message',
@@ -89,6 +91,7 @@ export const broadcastMessagesOperations = [
     effect: 'write',
     undo: 'Adds a new message and replaces nothing; delete_broadcast_message takes it down again.',
     present: (data) => presentBroadcastMessage(data),
+    decisions: { runs: [{ message: 'm', ends_at: '2030-01-01T00:00:00Z' }], asks: [] },
   }),
   defineOperation({
     name: 'update_broadcast_message',
@@ -107,6 +110,13 @@ export const broadcastMessagesOperations = [
       return `It overwrites the message's ${replaced.join(', ')} as every user sees it; the current values are kept nowhere.`;
     },
     present: (data) => presentBroadcastMessage(data),
+    // Every user sees a message; its earlier text, dates, colours and target are kept nowhere.
+    decisions: {
+      runs: [{ id: 1 }],
+      asks: ['message', 'starts_at', 'ends_at', 'color', 'font', 'target_path']
+        .map((key) => ({ id: 1, [key]: 'x' }))
+        .concat([{ id: 1, broadcast_type: 'banner' } as never]),
+    },
   }),
   defineOperation({
     name: 'delete_broadcast_message',
@@ -119,5 +129,8 @@ export const broadcastMessagesOperations = [
     input: z.object({ id: messageId() }),
     effect: 'destructive',
     undo: 'Cannot be undone: the message is gone; create_broadcast_message can post its text again.',
+    decisions: { runs: [], asks: [{ id: 1 }] },
   }),
 ];
+
+export const area = defineArea({ name: 'broadcast_messages', operations: broadcastMessagesOperations });

@@ -1,6 +1,6 @@
 // Commits area: list and read commits, make multi-file commits, cherry-pick, revert, diffs and commit comments.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asList, asRecord, momentText, shortSha, show } from '../engine/present.js';
 import type { RunContext } from '../engine/define.js';
@@ -139,7 +139,7 @@ const startedPipeline = {
   },
 };
 
-export const commitsOperations = [
+const commitsOperations = [
   defineOperation({
     name: 'list_commits',
     chat: 'commit list',
@@ -164,6 +164,7 @@ export const commitsOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
+    examples: [{ input: { id: 'acme/web', with_stats: true } }],
   }),
   defineOperation({
     name: 'create_commit',
@@ -207,6 +208,59 @@ export const commitsOperations = [
       "branch's own commits for good).",
     needsApproval: commitRisks,
     present: presentCommit,
+    decisions: {
+      runs: [
+        {
+          id: 'acme/web',
+          branch: 'main',
+          commit_message: 'm',
+          actions: [
+            { action: 'create', file_path: 'a.txt', content: 'a' },
+            { action: 'update', file_path: 'b.txt', content: 'b' },
+            { action: 'chmod', file_path: 'c.sh', execute_filemode: true },
+          ],
+        },
+        // Starting a new branch from this very project copies nothing anywhere.
+        {
+          id: 'acme/web',
+          branch: 'main',
+          commit_message: 'm',
+          actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }],
+          start_branch: 'main',
+          start_project: 'acme/web',
+        },
+      ],
+      asks: [
+        {
+          id: 'acme/web',
+          branch: 'main',
+          commit_message: 'm',
+          actions: [{ action: 'delete', file_path: 'README.md' }],
+        },
+        {
+          id: 'acme/web',
+          branch: 'main',
+          commit_message: 'm',
+          actions: [{ action: 'move', file_path: 'b.md', previous_path: 'README.md' }],
+        },
+        {
+          id: 'acme/web',
+          branch: 'main',
+          commit_message: 'm',
+          actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }],
+          force: true,
+          start_branch: 'main',
+        },
+        {
+          id: 'acme/web',
+          branch: 'main',
+          commit_message: 'm',
+          actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }],
+          start_branch: 'main',
+          start_project: 'acme/platform/payments-api',
+        },
+      ],
+    },
   }),
   defineOperation({
     name: 'get_commit',
@@ -222,6 +276,7 @@ export const commitsOperations = [
     }),
     effect: 'read',
     present: presentCommit,
+    examples: [{ input: { id: 'acme/web', sha: 'main', stats: true } }],
   }),
   defineOperation({
     name: 'list_commit_refs',
@@ -237,6 +292,7 @@ export const commitsOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
+    examples: [{ input: { id: 'acme/web', sha: 'v1.0.0' } }],
   }),
   defineOperation({
     name: 'cherry_pick_commit',
@@ -254,6 +310,7 @@ export const commitsOperations = [
     effect: 'write',
     undo: 'Adds one commit to the branch; revert_commit undoes it.',
     present: presentCommit,
+    decisions: { runs: [{ id: 'acme/web', sha: 'abc1234', branch: 'main' }], asks: [] },
   }),
   defineOperation({
     name: 'revert_commit',
@@ -271,6 +328,7 @@ export const commitsOperations = [
     undo: 'Adds one commit to the branch; reverting that commit brings the changes back.',
     present: presentCommit,
     answerReads: startedPipeline,
+    decisions: { runs: [{ id: 'acme/web', sha: 'abc1234', branch: 'main' }], asks: [] },
   }),
   defineOperation({
     name: 'get_commit_diff',
@@ -282,6 +340,7 @@ export const commitsOperations = [
     input: z.object({ id: fields.projectId(), sha: commitSha() }),
     effect: 'read',
     pagination: 'offset',
+    examples: [{ input: { id: 'acme/web', sha: 'main' } }],
   }),
   defineOperation({
     name: 'list_commit_comments',
@@ -294,6 +353,7 @@ export const commitsOperations = [
     input: z.object({ id: fields.projectId(), sha: commitSha() }),
     effect: 'read',
     pagination: 'offset',
+    examples: [{ input: { id: 'acme/web', sha: 'main' } }],
   }),
   defineOperation({
     name: 'create_commit_comment',
@@ -319,5 +379,8 @@ export const commitsOperations = [
     ],
     effect: 'write',
     undo: 'Adds a comment and changes nothing else; it cannot be removed through this API.',
+    decisions: { runs: [{ id: 'acme/web', sha: 'abc1234', note: 'hi' }], asks: [] },
   }),
 ];
+
+export const area = defineArea({ name: 'commits', operations: commitsOperations });

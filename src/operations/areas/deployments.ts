@@ -1,7 +1,7 @@
 // Deployments area (beyond the spec; the service's Deployments API, v4): each run of a deploy job, its status
 // (blocked while a protected environment waits for approvals), and approving or rejecting one.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import type { FollowUp, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import { serviceGet } from '../engine/effect-facts.js';
@@ -67,7 +67,7 @@ async function readDeployment(
   return asRecord(await serviceGet(ctx, buildPath('/projects/:id/deployments/:deployment_id', input)));
 }
 
-export const deploymentsOperations = [
+const deploymentsOperations = [
   defineOperation({
     name: 'list_deployments',
     chat: 'deployment list',
@@ -96,6 +96,7 @@ export const deploymentsOperations = [
       `${show(d.status)} · ${shortSha(d.sha)} (${show(d.ref)}) · ${show(asRecord(d.user).username)}`,
     ]),
     rowActions: (item, input) => deploymentApprovalActions(input.id, item),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_deployment',
@@ -108,6 +109,7 @@ export const deploymentsOperations = [
     input: z.object({ id: fields.projectId(), deployment_id: deploymentId() }),
     effect: 'read',
     present: presentDeployment,
+    examples: [{ input: { id: 'acme/web', deployment_id: demoLookup('/projects/:id/deployments') } }],
   }),
   defineOperation({
     name: 'approve_deployment',
@@ -154,5 +156,20 @@ export const deploymentsOperations = [
         fields: approval.comment ? [['comment', show(approval.comment)]] : [],
       };
     },
+    // An approval may start a production deploy; a rejection fails it: either way a person decides.
+    decisions: {
+      runs: [],
+      asks: [
+        { id: 'acme/web', deployment_id: 1, status: 'approved' },
+        { id: 'acme/web', deployment_id: 1, status: 'rejected' },
+      ],
+    },
   }),
 ];
+
+export const area = defineArea({
+  name: 'deployments',
+  operations: deploymentsOperations,
+  // Beyond the spec: what python-gitlab and gitbeaker (test/interop/) do not drive yet; each drives all of it today.
+  interop: { notYetDriven: { pythonGitlab: [], gitbeaker: [] } },
+});

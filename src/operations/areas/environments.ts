@@ -1,7 +1,7 @@
 // Environments area (beyond the spec; the service's Environments API, v4): where a project deploys (staging,
 // production, review apps), what each runs now (last_deployment), and stopping one.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import type { FollowUp, Presentation } from '../engine/define.js';
 import { asRecord, presentList, shortSha, show } from '../engine/present.js';
 
@@ -42,7 +42,7 @@ function presentEnvironment(data: unknown, input: { id: string | number }): Pres
   };
 }
 
-export const environmentsOperations = [
+const environmentsOperations = [
   defineOperation({
     name: 'list_environments',
     chat: 'environment list',
@@ -63,6 +63,7 @@ export const environmentsOperations = [
       `#${show(e.id)} ${show(e.name)}`,
       `${show(e.state)} · ${show(e.tier)}${e.external_url ? ` · ${show(e.external_url)}` : ''}`,
     ]),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_environment',
@@ -75,6 +76,7 @@ export const environmentsOperations = [
     input: z.object({ id: fields.projectId(), environment_id: environmentId() }),
     effect: 'read',
     present: presentEnvironment,
+    examples: [{ input: { id: 'acme/web', environment_id: demoLookup('/projects/:id/environments') } }],
   }),
   defineOperation({
     name: 'stop_environment',
@@ -97,5 +99,20 @@ export const environmentsOperations = [
         ? 'It stops the environment without running its on_stop job: what runs there is left as it is but no longer tracked, until the next deployment.'
         : 'It stops the environment: its on_stop job takes down what runs there, until the next deployment.',
     present: presentEnvironment,
+    // Stopping takes down what runs there (its on_stop job), forced or not.
+    decisions: {
+      runs: [],
+      asks: [
+        { id: 'acme/web', environment_id: 1 },
+        { id: 'acme/web', environment_id: 1, force: true },
+      ],
+    },
   }),
 ];
+
+export const area = defineArea({
+  name: 'environments',
+  operations: environmentsOperations,
+  // Beyond the spec: what python-gitlab and gitbeaker (test/interop/) do not drive yet; each drives all of it today.
+  interop: { notYetDriven: { pythonGitlab: [], gitbeaker: [] } },
+});

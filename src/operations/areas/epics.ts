@@ -1,6 +1,6 @@
 // Epics area (higher licence tier): list, read, create, update (close, reopen), delete a group's epics, and mark one as a to-do.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age, workItemFilters } from './shared/work-items.js';
@@ -59,7 +59,7 @@ function presentEpic(data: unknown): Presentation {
 // their history as label events, state is undone by the opposite state_event, *_is_fixed only picks a source.
 const OVERWRITES = ['title', 'description', 'start_date_fixed', 'due_date_fixed'] as const;
 
-export const epicsOperations = [
+const epicsOperations = [
   defineOperation({
     name: 'list_epics',
     chat: 'epic list',
@@ -92,6 +92,7 @@ export const epicsOperations = [
         `${show(epic.title)} · ${show(epic.state)} · ${dates(epic)} · ${age(epic.created_at)}`,
       ];
     }),
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'get_epic',
@@ -103,6 +104,7 @@ export const epicsOperations = [
     input: z.object(target),
     effect: 'read',
     present: presentEpic,
+    examples: [{ input: { id: 'acme', epic_iid: demoLookup('/groups/:id/epics', { field: 'iid' }) } }],
   }),
   defineOperation({
     name: 'create_epic',
@@ -123,6 +125,10 @@ export const epicsOperations = [
     effect: 'write',
     undo: 'Adds an epic and changes nothing else; delete_epic removes it.',
     present: presentEpic,
+    decisions: {
+      runs: [{ id: 'acme', title: 't', description: 'd', labels: 'a', start_date_fixed: '2030-01-01' }],
+      asks: [],
+    },
   }),
   defineOperation({
     name: 'update_epic',
@@ -151,6 +157,20 @@ export const epicsOperations = [
       );
     },
     present: presentEpic,
+    // Title, description and fixed dates are kept nowhere; labels keep label events, close and reopen undo each other.
+    decisions: {
+      runs: [
+        { id: 'acme', epic_iid: 1, labels: 'a' },
+        { id: 'acme', epic_iid: 1, state_event: 'close' },
+        { id: 'acme', epic_iid: 1, due_date_is_fixed: false },
+      ],
+      asks: [
+        { id: 'acme', epic_iid: 1, title: 't' },
+        { id: 'acme', epic_iid: 1, description: 'd' },
+        { id: 'acme', epic_iid: 1, start_date_fixed: '2030-01-01' },
+        { id: 'acme', epic_iid: 1, due_date_fixed: '2030-01-01' },
+      ],
+    },
   }),
   defineOperation({
     name: 'delete_epic',
@@ -162,6 +182,7 @@ export const epicsOperations = [
     input: z.object(target),
     effect: 'destructive',
     undo: 'Cannot be undone: the epic, its description and its links to issues and child epics are gone for good.',
+    decisions: { runs: [], asks: [{ id: 'acme', epic_iid: 1 }] },
   }),
   defineOperation({
     name: 'create_epic_todo',
@@ -179,5 +200,8 @@ export const epicsOperations = [
       data === null
         ? { title: 'Already on your to-do list; nothing changed.' }
         : { title: `To-do added: ${show(asRecord(data).body)}`, fields: [['url', show(asRecord(data).target_url)]] },
+    decisions: { runs: [{ id: 'acme', epic_iid: 1 }], asks: [] },
   }),
 ];
+
+export const area = defineArea({ name: 'epics', operations: epicsOperations });

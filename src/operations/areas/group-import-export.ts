@@ -1,7 +1,7 @@
 // Group import and export area: start a group's export, download the archive once it is ready, and create a new
 // group from an archive (a multipart upload, hence its own run).
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Operation } from '../engine/define.js';
 import { buildRequest } from '../engine/execute.js';
 
@@ -36,9 +36,10 @@ const importGroup: Operation = defineOperation({
     const res = await ctx.client.request({ ...buildRequest(importGroup, {}, ctx), body: form, bodyType: 'multipart' });
     return { data: res.data, status: res.status };
   },
+  decisions: { runs: [{ name: 'Copy', path: 'copy', file: 'H4sIAAAA', parent_id: 1 }], asks: [] },
 });
 
-export const groupImportExportOperations = [
+const groupImportExportOperations = [
   defineOperation({
     name: 'export_group',
     chat: 'group export',
@@ -49,6 +50,8 @@ export const groupImportExportOperations = [
     input: z.object({ id: fields.groupId() }),
     effect: 'write',
     undo: "Changes nothing in the group; it builds an archive that replaces the previous export, which the group's owners can download.",
+    // An export changes nothing in the group; an import only adds a new group.
+    decisions: { runs: [{ id: 'acme' }], asks: [] },
   }),
   defineOperation({
     name: 'download_group_export',
@@ -60,6 +63,9 @@ export const groupImportExportOperations = [
     input: z.object({ id: fields.groupId() }),
     effect: 'read',
     response: 'bytes',
+    examples: [{ input: { id: 'acme' } }],
   }),
   importGroup,
 ];
+
+export const area = defineArea({ name: 'group_import_export', operations: groupImportExportOperations });

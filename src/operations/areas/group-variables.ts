@@ -2,7 +2,7 @@
 // default, whatever its key: every result shows it masked (length and a short digest), unless a read asks with
 // `reveal` and a human approves; a value sent is shown by its length only in an approval request.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { maskSecret } from '../engine/secrets.js';
 
@@ -61,6 +61,7 @@ const list = defineOperation({
     `${show(v.variable_type)}${v.protected === true ? ' · protected' : ''} · ${show(v.value)}`,
   ]),
   redact: maskVariables,
+  examples: [{ input: { id: 'acme/platform' } }],
 });
 
 const get = defineOperation({
@@ -76,6 +77,7 @@ const get = defineOperation({
   needsApproval: revealNeedsApproval,
   undo: REVEAL_DECISION,
   redact: maskVariables,
+  examples: [{ input: { id: 'acme/platform', key: 'LOG_LEVEL' } }],
 });
 
 const create = defineOperation({
@@ -90,6 +92,10 @@ const create = defineOperation({
   secretInputs: ['value'],
   undo: 'Adds a new variable and replaces nothing (an existing key is refused); delete_group_variable removes it.',
   redact: maskVariables,
+  decisions: {
+    runs: [{ id: 'acme', key: 'K', value: 'v', variable_type: 'file', protected: true }],
+    asks: [],
+  },
 });
 
 const update = defineOperation({
@@ -106,9 +112,17 @@ const update = defineOperation({
   needsApproval: (input) =>
     `It replaces the value of ${input.key} for every pipeline of the group's projects; the current value is kept nowhere.`,
   redact: maskVariables,
+  // Every call replaces the value (often a credential), which is kept nowhere, for every later pipeline.
+  decisions: {
+    runs: [],
+    asks: [
+      { id: 'acme', key: 'K', value: 'v' },
+      { id: 'acme', key: 'K', value: 'v', protected: false },
+    ],
+  },
 });
 
-export const groupVariablesOperations = [
+const groupVariablesOperations = [
   list,
   get,
   create,
@@ -123,5 +137,8 @@ export const groupVariablesOperations = [
     input: variableInput,
     effect: 'destructive',
     undo: 'Cannot be undone: the value is gone, and pipelines that need the variable fail until it is created again.',
+    decisions: { runs: [], asks: [{ id: 'acme', key: 'DEPLOY_ENV' }] },
   }),
 ];
+
+export const area = defineArea({ name: 'group_variables', operations: groupVariablesOperations });

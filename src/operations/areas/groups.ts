@@ -1,6 +1,6 @@
 // Groups area: list groups and subgroups, a group's projects, one group's details, and create a group.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { presentList, show } from '../engine/present.js';
 import { accessLevel, projectFilters } from './shared/project-filters.js';
 
@@ -22,7 +22,7 @@ const groupFilters = {
 
 const presentGroups = presentList('group', (g) => [show(g.full_path), [show(g.name), show(g.visibility)].join(' · ')]);
 
-export const groupsOperations = [
+const groupsOperations = [
   defineOperation({
     name: 'list_groups',
     chat: 'group list',
@@ -34,6 +34,7 @@ export const groupsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentGroups,
+    examples: [{ input: { statistics: true } }],
   }),
   defineOperation({
     name: 'list_subgroups',
@@ -46,6 +47,7 @@ export const groupsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentGroups,
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'list_group_projects',
@@ -64,6 +66,7 @@ export const groupsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('project', (p) => [show(p.path_with_namespace), show(p.description)]),
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'get_group',
@@ -78,6 +81,7 @@ export const groupsOperations = [
       with_projects: z.boolean().optional().describe('Default true.'),
     }),
     effect: 'read',
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'create_group',
@@ -102,5 +106,8 @@ export const groupsOperations = [
     }),
     effect: 'write',
     undo: "Adds a new, empty group and replaces nothing; an owner deletes it again in the service's web interface.",
+    decisions: { runs: [{ name: 'Lab', path: 'lab', visibility: 'private' }], asks: [] },
   }),
 ];
+
+export const area = defineArea({ name: 'groups', operations: groupsOperations });

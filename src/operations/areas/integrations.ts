@@ -1,7 +1,7 @@
 // Integrations area: list, read, create or edit, and remove a project's integrations (chat, CI, trackers, email).
 // Their settings hold credentials: every answer is redacted (redactSecrets), whatever the service returns.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { redactSecrets } from '../engine/secrets.js';
@@ -41,6 +41,7 @@ const list = defineOperation({
   effect: 'read',
   present: presentList('integration', (item) => [show(item.slug), `${show(item.title)} · ${eventsOn(item)}`]),
   redact: redactSecrets,
+  examples: [{ input: { id: 'acme/platform/payments-api' } }],
 });
 
 const get = defineOperation({
@@ -54,6 +55,7 @@ const get = defineOperation({
   effect: 'read',
   present: presentIntegration,
   redact: redactSecrets,
+  examples: [{ input: { id: 'acme/platform/payments-api', slug: 'build-server' } }],
 });
 
 const set = defineOperation({
@@ -81,9 +83,17 @@ const set = defineOperation({
   present: presentIntegration,
   spreadInput: 'settings',
   redact: redactSecrets,
+  // The settings it replaces (credentials too) are kept nowhere, and they decide where the project's events go.
+  decisions: {
+    runs: [],
+    asks: [
+      { id: 'acme/web', slug: 'external-wiki', settings: { external_wiki_url: 'https://w.example' } },
+      { id: 'acme/web', slug: 'team-inbox', settings: {} },
+    ],
+  },
 });
 
-export const integrationsOperations = [
+const integrationsOperations = [
   list,
   get,
   set,
@@ -97,5 +107,8 @@ export const integrationsOperations = [
     input: z.object(target),
     effect: 'destructive',
     undo: 'Cannot be undone: its settings and credentials are gone; set_integration needs them all again.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', slug: 'emails-on-push' }] },
   }),
 ];
+
+export const area = defineArea({ name: 'integrations', operations: integrationsOperations });

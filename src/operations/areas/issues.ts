@@ -1,6 +1,6 @@
 // Issues area: list issues across the instance, a group (with its subgroups) or one project, with every filter.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
 import { presentList } from '../engine/present.js';
@@ -61,7 +61,7 @@ const rules = [
   { kind: 'at_most_one', keys: ['assignee_id', 'assignee_username'] },
 ] as const;
 
-export const issuesOperations = [
+const issuesOperations = [
   defineOperation({
     name: 'list_issues',
     chat: 'issue list-all',
@@ -74,6 +74,7 @@ export const issuesOperations = [
     rules,
     pagination: 'offset',
     present,
+    examples: [{ input: { scope: 'all' } }],
   }),
   defineOperation({
     name: 'list_group_issues',
@@ -91,6 +92,7 @@ export const issuesOperations = [
     rules,
     pagination: 'offset',
     present,
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'list_project_issues',
@@ -104,13 +106,14 @@ export const issuesOperations = [
     rules,
     pagination: 'offset',
     present,
+    examples: [{ input: { id: 'acme/web' } }],
   }),
 ];
 
 // Beyond the spec (the service's Issues and Notes APIs, v4): one issue, opening and updating it, and its comments.
 const issueInput = z.object({ id: fields.projectId(), issue_iid: iid() });
 
-export const issueChangeOperations = [
+const issueChangeOperations = [
   defineOperation({
     name: 'get_issue',
     chat: 'issue get',
@@ -122,6 +125,7 @@ export const issueChangeOperations = [
     input: issueInput,
     effect: 'read',
     present: presentWorkItem('Issue'),
+    examples: [{ input: { id: 'acme/web', issue_iid: 1 } }],
   }),
   defineOperation({
     name: 'create_issue',
@@ -147,6 +151,10 @@ export const issueChangeOperations = [
     effect: 'write',
     undo: 'Opens a new issue and changes nothing else; update_issue with state_event close closes it.',
     present: presentWorkItem('Issue'),
+    decisions: {
+      runs: [{ id: 'acme/web', title: 'main is red', issue_type: 'incident', labels: 'incident' }],
+      asks: [],
+    },
   }),
   defineOperation({
     name: 'update_issue',
@@ -177,6 +185,16 @@ export const issueChangeOperations = [
     needsApproval: (input, now) =>
       reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
     present: presentWorkItem('Issue'),
+    decisions: {
+      runs: [
+        { id: 'acme/web', issue_iid: 1, state_event: 'close' },
+        { id: 'acme/web', issue_iid: 1, remove_labels: 'incident' },
+      ],
+      asks: [
+        { id: 'acme/web', issue_iid: 1, title: 'New' },
+        { id: 'acme/web', issue_iid: 1, description: 'x' },
+      ],
+    },
   }),
   defineOperation({
     name: 'list_issue_notes',
@@ -190,6 +208,7 @@ export const issueChangeOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('comment', noteRow),
+    examples: [{ input: { id: 'acme/web', issue_iid: 1 } }],
   }),
   defineOperation({
     name: 'comment_on_issue',
@@ -202,5 +221,13 @@ export const issueChangeOperations = [
     input: issueInput.extend({ body: z.string().min(1) }),
     effect: 'write',
     undo: 'Adds a comment and replaces nothing; its author can delete it.',
+    decisions: { runs: [{ id: 'acme/web', issue_iid: 1, body: 'Retried; green again.' }], asks: [] },
   }),
 ];
+
+export const area = defineArea({
+  name: 'issues',
+  operations: [...issuesOperations, ...issueChangeOperations],
+  // Beyond the spec: what python-gitlab and gitbeaker (test/interop/) do not drive yet; each drives all of it today.
+  interop: { notYetDriven: { pythonGitlab: [], gitbeaker: [] } },
+});

@@ -1,7 +1,7 @@
 // Jobs area (beyond the spec; the service's Jobs API, v4): a pipeline's or a project's jobs, one job, its log as a
 // person or a model can use it (job-log.ts), and retry, cancel, play and erase.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import type { FollowUp, OperationResult, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import {
@@ -185,7 +185,7 @@ function presentLog(data: unknown): Presentation {
   };
 }
 
-export const jobsOperations = [
+const jobsOperations = [
   defineOperation({
     name: 'list_pipeline_jobs',
     chat: 'job list',
@@ -204,6 +204,11 @@ export const jobsOperations = [
     pagination: 'offset',
     present: presentList('job', jobRow),
     rowActions: jobRowActions,
+    examples: [
+      {
+        input: { id: 'acme/web', pipeline_id: demoLookup('/projects/:id/pipelines', { query: { status: 'failed' } }) },
+      },
+    ],
   }),
   defineOperation({
     name: 'list_project_jobs',
@@ -218,6 +223,7 @@ export const jobsOperations = [
     pagination: 'offset',
     present: presentList('job', jobRow),
     rowActions: jobRowActions,
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_job',
@@ -230,6 +236,9 @@ export const jobsOperations = [
     input: jobInput,
     effect: 'read',
     present: presentJob,
+    examples: [
+      { input: { id: 'acme/web', job_id: demoLookup('/projects/:id/jobs', { query: { 'scope[]': 'failed' } }) } },
+    ],
   }),
   defineOperation({
     name: 'get_job_log',
@@ -247,6 +256,9 @@ export const jobsOperations = [
     effect: 'read',
     run: readLog,
     present: presentLog,
+    examples: [
+      { input: { id: 'acme/web', job_id: demoLookup('/projects/:id/jobs', { query: { 'scope[]': 'failed' } }) } },
+    ],
   }),
   defineOperation({
     name: 'retry_job',
@@ -264,6 +276,9 @@ export const jobsOperations = [
     facts: { what: 'whether the job is a manual one', read: (ctx, input) => readJob(ctx, input.id, input.job_id) },
     needsApproval: (_input, job) => manualRetry(job),
     present: presentJob,
+    // Beyond the spec: jobs, branches, tags, merge requests and issues.
+    // Judged by the job it retries (a manual one starts at once): unread, as here, it asks (test/unit/policy/effect-facts.test.ts).
+    decisions: { runs: [], asks: [{ id: 'acme/web', job_id: 3 }] },
   }),
   defineOperation({
     name: 'cancel_job',
@@ -279,6 +294,8 @@ export const jobsOperations = [
     needsApproval: () =>
       'It stops the job where it is; a deploy may be left half done, and only a retry from the start runs it again.',
     present: presentJob,
+    // A job stopped half-way cannot be resumed; a manual job is a gate someone set for a person.
+    decisions: { runs: [], asks: [{ id: 'acme/web', job_id: 3 }] },
   }),
   defineOperation({
     name: 'play_job',
@@ -294,6 +311,7 @@ export const jobsOperations = [
     undo: 'Starts what a person was meant to start on purpose (a manual job is a gate, often a deploy), so a human approves it; what it does is its own to undo.',
     needsApproval: () => 'It starts a manual job: a gate someone set so that a person decides, often a deploy.',
     present: presentJob,
+    decisions: { runs: [], asks: [{ id: 'acme/web', job_id: 3 }] },
   }),
   defineOperation({
     name: 'erase_job',
@@ -307,5 +325,13 @@ export const jobsOperations = [
     effect: 'destructive',
     undo: "Cannot be undone: the job's log and artifacts are gone for good.",
     present: presentJob,
+    decisions: { runs: [], asks: [{ id: 'acme/web', job_id: 3 }] },
   }),
 ];
+
+export const area = defineArea({
+  name: 'jobs',
+  operations: jobsOperations,
+  // Beyond the spec: what python-gitlab and gitbeaker (test/interop/) do not drive yet; each drives all of it today.
+  interop: { notYetDriven: { pythonGitlab: [], gitbeaker: [] } },
+});

@@ -1,8 +1,8 @@
 // Keys area: look up an SSH public key, and the user it belongs to, by its ID or its fingerprint (administrators).
 import { z } from 'zod';
-import { defineOperation } from '../engine/define.js';
+import { defineOperation, defineArea } from '../engine/define.js';
 
-export const keysOperations = [
+const keysOperations = [
   defineOperation({
     name: 'get_ssh_key',
     chat: 'key get',
@@ -13,6 +13,8 @@ export const keysOperations = [
     route: 'GET /keys/:id',
     input: z.object({ id: z.number().int().positive().describe('Key ID.') }),
     effect: 'read',
+    // The sandbox's first seeded demo key (its seed is deterministic).
+    examples: [{ input: { id: 1 } }],
   }),
   defineOperation({
     name: 'find_ssh_key',
@@ -26,5 +28,9 @@ export const keysOperations = [
       fingerprint: z.string().min(1).describe('MD5 ("aa:bb:…") or "SHA256:…".'),
     }),
     effect: 'read',
+    // The sandbox's first seeded demo key (its seed is deterministic).
+    examples: [{ input: { fingerprint: 'SHA256:5wlBEzeOGqThe3m9Cn/YQMBdEoNQ7QSV0bElGEF/gs8' } }],
   }),
 ];
+
+export const area = defineArea({ name: 'keys', operations: keysOperations });

@@ -2,7 +2,7 @@
 // them. Groups and projects have the same seven calls, so both sets come from one declaration.
 import { z } from 'zod';
 import { accessLevel } from './shared/access-levels.js';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup, type Decisions } from '../engine/define.js';
 import { membershipFacts } from './shared/member-source.js';
 import { ACCESS_LEVEL_NAMES, presentList, show } from '../engine/present.js';
 
@@ -31,9 +31,14 @@ interface Parent {
   id: () => z.ZodType;
   /** Owner (50) exists on groups only. */
   levels: readonly [number, ...number[]];
+  /** The demo input of each read (OperationSpec.examples) and the decision of each change (OperationSpec.decisions). */
+  cases: {
+    examples: Record<'list' | 'listAll' | 'get' | 'getInherited', Record<string, unknown>>;
+    decisions: Record<'add' | 'update' | 'remove', Decisions>;
+  };
 }
 
-function memberOperations({ kind, id, levels }: Parent) {
+function memberOperations({ kind, id, levels, cases }: Parent) {
   const base = `/${kind}s/:id/members`;
   const area = 'members' as const;
   const level = () => accessLevel(levels);
@@ -50,6 +55,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       effect: 'read',
       pagination: 'offset',
       present: presentMembers,
+      examples: [{ input: cases.examples.list }],
     }),
     defineOperation({
       name: `list_all_${kind}_members`,
@@ -62,6 +68,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       effect: 'read',
       pagination: 'offset',
       present: presentMembers,
+      examples: [{ input: cases.examples.listAll }],
     }),
     defineOperation({
       name: `get_${kind}_member`,
@@ -72,6 +79,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       route: `GET ${base}/:user_id`,
       input: one,
       effect: 'read',
+      examples: [{ input: cases.examples.get }],
     }),
     defineOperation({
       name: `get_inherited_${kind}_member`,
@@ -82,6 +90,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       route: `GET ${base}/all/:user_id`,
       input: one,
       effect: 'read',
+      examples: [{ input: cases.examples.getInherited }],
     }),
     defineOperation({
       name: `add_${kind}_member`,
@@ -98,6 +107,7 @@ function memberOperations({ kind, id, levels }: Parent) {
         input.access_level === 50
           ? `It makes the user an owner of the ${kind}, who may then delete it and remove every other member.`
           : undefined,
+      decisions: cases.decisions.add,
     }),
     defineOperation({
       name: `update_${kind}_member`,
@@ -114,6 +124,7 @@ function memberOperations({ kind, id, levels }: Parent) {
       needsApproval: () =>
         `It overwrites the member's access level and keeps the old one nowhere; ` +
         `read it with get_${kind}_member first if it may be needed.`,
+      decisions: cases.decisions.update,
     }),
     defineOperation({
       name: `remove_${kind}_member`,
@@ -129,11 +140,57 @@ function memberOperations({ kind, id, levels }: Parent) {
         `Access inherited from parent groups stays.`,
       // The service removes only a membership of the place itself: inherited access is refused before asking, naming its group.
       facts: membershipFacts(kind, 'remove'),
+      decisions: cases.decisions.remove,
     }),
   ];
 }
 
-export const membersOperations = [
-  ...memberOperations({ kind: 'group', id: fields.groupId, levels: [10, 20, 30, 40, 50] }),
-  ...memberOperations({ kind: 'project', id: fields.projectId, levels: [10, 20, 30, 40] }),
+/** Someone with access to every project of the demo data's group: IDs are only known once the sandbox runs. */
+const memberOfAcme = demoLookup('/groups/acme/members');
+
+const membersOperations = [
+  ...memberOperations({
+    kind: 'group',
+    id: fields.groupId,
+    levels: [10, 20, 30, 40, 50],
+    cases: {
+      examples: {
+        list: { id: 'acme' },
+        listAll: { id: 'acme/platform' },
+        get: { id: 'acme', user_id: demoLookup('/groups/:id/members') },
+        getInherited: { id: 'acme/platform', user_id: memberOfAcme },
+      },
+      decisions: {
+        // Adding grants access and replaces nothing; an owner may delete the group and remove everyone else.
+        add: {
+          runs: [{ id: 'acme', user_id: 6, access_level: 40, expires_at: '2030-01-01' }],
+          asks: [{ id: 'acme', user_id: 6, access_level: 50 }],
+        },
+        // The level it replaces is kept nowhere; access_level is required, so every call replaces it.
+        update: { runs: [], asks: [{ id: 'acme', user_id: 6, access_level: 10 }] },
+        remove: { runs: [], asks: [{ id: 'acme', user_id: 6 }] },
+      },
+    },
+  }),
+  ...memberOperations({
+    kind: 'project',
+    id: fields.projectId,
+    levels: [10, 20, 30, 40],
+    cases: {
+      examples: {
+        // The handbook has a member of its own (test/contract/readable-answers.test.ts adds one to the demo data).
+        list: { id: 'acme/handbook' },
+        listAll: { id: 'acme/web' },
+        get: { id: 'acme/handbook', user_id: demoLookup('/projects/:id/members') },
+        getInherited: { id: 'acme/web', user_id: memberOfAcme },
+      },
+      decisions: {
+        add: { runs: [{ id: 'acme/web', user_id: 6, access_level: 40 }], asks: [] },
+        update: { runs: [], asks: [{ id: 'acme/web', user_id: 6, access_level: 40, expires_at: '2030-01-01' }] },
+        remove: { runs: [], asks: [{ id: 'acme/web', user_id: 6 }] },
+      },
+    },
+  }),
 ];
+
+export const area = defineArea({ name: 'members', operations: membersOperations });

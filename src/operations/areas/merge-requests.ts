@@ -1,6 +1,6 @@
 // Merge requests area: list merge requests across the instance, a group (with its subgroups) or one project.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import type { EffectFacts } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
@@ -38,7 +38,7 @@ const mergeRequestFilters = {
 
 const present = presentWorkItems('merge request', '!');
 
-export const mergeRequestsOperations = [
+const mergeRequestsOperations = [
   defineOperation({
     name: 'list_merge_requests',
     chat: 'mr list-all',
@@ -53,6 +53,7 @@ export const mergeRequestsOperations = [
     effect: 'read',
     pagination: 'offset',
     present,
+    examples: [{ input: { scope: 'all' } }],
   }),
   defineOperation({
     name: 'list_group_merge_requests',
@@ -65,6 +66,7 @@ export const mergeRequestsOperations = [
     effect: 'read',
     pagination: 'offset',
     present,
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'list_project_merge_requests',
@@ -81,6 +83,7 @@ export const mergeRequestsOperations = [
     effect: 'read',
     pagination: 'offset',
     present,
+    examples: [{ input: { id: 'acme/web' } }],
   }),
 ];
 
@@ -110,7 +113,7 @@ function pinnedToHead<I extends { id: unknown; merge_request_iid: unknown; sha?:
   };
 }
 
-export const mergeRequestChangeOperations = [
+const mergeRequestChangeOperations = [
   defineOperation({
     name: 'get_merge_request',
     chat: 'mr get',
@@ -122,6 +125,9 @@ export const mergeRequestChangeOperations = [
     input: mrInput,
     effect: 'read',
     present: presentWorkItem('Merge request'),
+    examples: [
+      { input: { id: 'acme/web', merge_request_iid: demoLookup('/projects/:id/merge_requests', { field: 'iid' }) } },
+    ],
   }),
   defineOperation({
     name: 'create_merge_request',
@@ -146,6 +152,7 @@ export const mergeRequestChangeOperations = [
     effect: 'write',
     undo: 'Opens a new merge request and changes no branch; update_merge_request with state_event close closes it.',
     present: presentWorkItem('Merge request'),
+    decisions: { runs: [{ id: 'acme/web', source_branch: 'fix/x', target_branch: 'main', title: 'Fix' }], asks: [] },
   }),
   defineOperation({
     name: 'update_merge_request',
@@ -171,6 +178,18 @@ export const mergeRequestChangeOperations = [
     undo: 'Close and reopen undo each other, and label and people changes leave system notes; a new title, description or target branch replaces one kept nowhere, so those ask a human.',
     needsApproval: (input) => overwrites(input, ['title', 'description', 'target_branch'], 'merge request'),
     present: presentWorkItem('Merge request'),
+    // Close and reopen undo each other and label changes leave label events; new text replaces text kept nowhere.
+    decisions: {
+      runs: [
+        { id: 'acme/web', merge_request_iid: 1, state_event: 'close' },
+        { id: 'acme/web', merge_request_iid: 1, add_labels: 'bug' },
+      ],
+      asks: [
+        { id: 'acme/web', merge_request_iid: 1, title: 'New' },
+        { id: 'acme/web', merge_request_iid: 1, description: '' },
+        { id: 'acme/web', merge_request_iid: 1, target_branch: 'release' },
+      ],
+    },
   }),
   defineOperation({
     name: 'merge_merge_request',
@@ -198,6 +217,7 @@ export const mergeRequestChangeOperations = [
     needsApproval: (input) =>
       `It merges into the target branch the head ${input.sha === undefined ? 'as it is now' : input.sha.slice(0, 8)} exactly; a revert commit is the only way back.`,
     present: presentWorkItem('Merge request'),
+    decisions: { runs: [], asks: [{ id: 'acme/web', merge_request_iid: 1, sha: '54b5d197' }] },
   }),
   defineOperation({
     name: 'approve_merge_request',
@@ -220,6 +240,7 @@ export const mergeRequestChangeOperations = [
     needsApproval: (input) =>
       `It records your approval of this merge request at head ${input.sha === undefined ? 'now' : input.sha.slice(0, 8)}, under your name ` +
       '(the service refuses it if the branch has moved since); approvals can let it be merged.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', merge_request_iid: 1 }] },
   }),
   defineOperation({
     name: 'list_merge_request_notes',
@@ -233,6 +254,9 @@ export const mergeRequestChangeOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('comment', noteRow),
+    examples: [
+      { input: { id: 'acme/web', merge_request_iid: demoLookup('/projects/:id/merge_requests', { field: 'iid' }) } },
+    ],
   }),
   defineOperation({
     name: 'comment_on_merge_request',
@@ -245,5 +269,13 @@ export const mergeRequestChangeOperations = [
     input: mrInput.extend({ body: z.string().min(1) }),
     effect: 'write',
     undo: 'Adds a comment and replaces nothing; its author can delete it.',
+    decisions: { runs: [{ id: 'acme/web', merge_request_iid: 1, body: 'LGTM' }], asks: [] },
   }),
 ];
+
+export const area = defineArea({
+  name: 'merge_requests',
+  operations: [...mergeRequestsOperations, ...mergeRequestChangeOperations],
+  // Beyond the spec: what python-gitlab and gitbeaker (test/interop/) do not drive yet; each drives all of it today.
+  interop: { notYetDriven: { pythonGitlab: [], gitbeaker: [] } },
+});

@@ -1,6 +1,6 @@
 // Notification settings area: the caller's email notification level (and custom events) globally, per group and per project.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, type Decisions } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, show } from '../engine/present.js';
 
@@ -75,6 +75,7 @@ function update<S extends z.ZodObject>(spec: {
   where: string;
   description: string;
   input: S;
+  decisions: Decisions;
 }) {
   return defineOperation({
     name: spec.name,
@@ -89,10 +90,11 @@ function update<S extends z.ZodObject>(spec: {
     needsApproval: changeNeedsApproval(spec.where) as (input: z.infer<S>) => string | undefined,
     present: presentSettings,
     spreadInput: 'events',
+    decisions: spec.decisions,
   });
 }
 
-export const notificationSettingsOperations = [
+const notificationSettingsOperations = [
   defineOperation({
     name: 'get_notification_settings',
     chat: 'notification get',
@@ -103,6 +105,7 @@ export const notificationSettingsOperations = [
     input: z.object({}),
     effect: 'read',
     present: presentSettings,
+    examples: [{ input: {} }],
   }),
   update({
     name: 'update_notification_settings',
@@ -114,6 +117,11 @@ export const notificationSettingsOperations = [
       ...changeShape,
       notification_email: z.string().optional().describe('One of your verified addresses.'),
     }),
+    // Notification settings: the level, events and email they replace are kept nowhere; an empty call changes nothing.
+    decisions: {
+      runs: [{}],
+      asks: [{ level: 'watch' }, { events: { new_note: false } }, { notification_email: 'alice@acme.example' }],
+    },
   }),
   defineOperation({
     name: 'get_group_notification_settings',
@@ -125,6 +133,7 @@ export const notificationSettingsOperations = [
     input: z.object({ id: fields.groupId() }),
     effect: 'read',
     present: presentSettings,
+    examples: [{ input: { id: 'acme' } }],
   }),
   update({
     name: 'update_group_notification_settings',
@@ -133,6 +142,13 @@ export const notificationSettingsOperations = [
     where: 'group',
     description: setDescription(' for a group'),
     input: z.object({ id: fields.groupId(), ...changeShape }),
+    decisions: {
+      runs: [{ id: 'acme' }],
+      asks: [
+        { id: 'acme', level: 'disabled' },
+        { id: 'acme', events: { new_note: true } },
+      ],
+    },
   }),
   defineOperation({
     name: 'get_project_notification_settings',
@@ -144,6 +160,7 @@ export const notificationSettingsOperations = [
     input: z.object({ id: fields.projectId() }),
     effect: 'read',
     present: presentSettings,
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   update({
     name: 'update_project_notification_settings',
@@ -152,5 +169,14 @@ export const notificationSettingsOperations = [
     where: 'project',
     description: setDescription(' for a project'),
     input: z.object({ id: fields.projectId(), ...changeShape }),
+    decisions: {
+      runs: [{ id: 'acme/web' }],
+      asks: [
+        { id: 'acme/web', level: 'custom' },
+        { id: 'acme/web', events: { failed_pipeline: true } },
+      ],
+    },
   }),
 ];
+
+export const area = defineArea({ name: 'notification_settings', operations: notificationSettingsOperations });

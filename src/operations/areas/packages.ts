@@ -1,6 +1,6 @@
 // Packages area: the packages published to a project or a group's projects, one package and its files, and delete.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import { asRecord, presentList, show, type Fields } from '../engine/present.js';
 import { age } from './shared/work-items.js';
 
@@ -23,7 +23,7 @@ const presentPackages = presentList('package', (p) => [
     .join(' · '),
 ]);
 
-export const packagesOperations = [
+const packagesOperations = [
   defineOperation({
     name: 'list_packages',
     chat: 'package list',
@@ -35,6 +35,7 @@ export const packagesOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentPackages,
+    examples: [{ input: { id: 'acme/platform/payments-api' } }],
   }),
   defineOperation({
     name: 'list_group_packages',
@@ -50,6 +51,7 @@ export const packagesOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentPackages,
+    examples: [{ input: { id: 'acme' } }],
   }),
   defineOperation({
     name: 'get_package',
@@ -60,6 +62,7 @@ export const packagesOperations = [
     route: 'GET /projects/:id/packages/:package_id',
     input: packageInput,
     effect: 'read',
+    examples: [{ input: { id: 'acme/platform/payments-api', package_id: demoLookup('/projects/:id/packages') } }],
   }),
   defineOperation({
     name: 'list_package_files',
@@ -72,6 +75,7 @@ export const packagesOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('file', (f) => [show(f.file_name), `${show(f.size)} bytes · sha1 ${show(f.file_sha1)}`]),
+    examples: [{ input: { id: 'acme/platform/payments-api', package_id: demoLookup('/projects/:id/packages') } }],
   }),
   defineOperation({
     name: 'delete_package',
@@ -83,5 +87,8 @@ export const packagesOperations = [
     input: packageInput,
     effect: 'destructive',
     undo: 'Cannot be undone: the package and every file of it are gone for good, and builds that fetch it will fail.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', package_id: 1 }] },
   }),
 ];
+
+export const area = defineArea({ name: 'packages', operations: packagesOperations });

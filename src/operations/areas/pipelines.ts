@@ -1,6 +1,6 @@
 // Pipelines area: list, read, create, retry, cancel and delete CI pipelines and read their variables.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import type { FollowUp, Operation, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import { serviceGet } from '../engine/effect-facts.js';
@@ -69,6 +69,9 @@ const getPipeline: Operation = defineOperation({
   input: pipelineInput,
   effect: 'read',
   present: presentPipeline,
+  examples: [
+    { input: { id: 'acme/web', pipeline_id: demoLookup('/projects/:id/pipelines', { query: { status: 'failed' } }) } },
+  ],
 });
 
 /** The wait's answer in chat: the pipeline as get_pipeline shows it, titled by whether it finished. */
@@ -114,6 +117,9 @@ const waitForPipeline = defineOperation({
     };
     return { data: { ...outcome.value, wait }, status: 200 };
   },
+  examples: [
+    { input: { id: 'acme/web', pipeline_id: demoLookup('/projects/:id/pipelines', { query: { status: 'failed' } }) } },
+  ],
 });
 
 /** A pipeline's current jobs (a retried job's old copy is left out). */
@@ -171,7 +177,7 @@ function presentPipelines(data: unknown, input: { scope?: string; status?: strin
   return { ...shown, title: `${shown.title} running (pending ones are not included: ${key}=pending lists them)` };
 }
 
-export const pipelinesOperations = [
+const pipelinesOperations = [
   defineOperation({
     name: 'list_pipelines',
     chat: 'pipeline list',
@@ -198,6 +204,7 @@ export const pipelinesOperations = [
     present: presentPipelines,
     rowActions: (pipeline, input) =>
       pipelineActions(input.id, pipeline).map((a) => ({ ...a, label: `${a.label} #${show(pipeline.id)}` })),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   getPipeline,
   defineOperation({
@@ -209,6 +216,11 @@ export const pipelinesOperations = [
     route: 'GET /projects/:id/pipelines/:pipeline_id/variables',
     input: pipelineInput,
     effect: 'read',
+    examples: [
+      {
+        input: { id: 'acme/web', pipeline_id: demoLookup('/projects/:id/pipelines', { query: { status: 'failed' } }) },
+      },
+    ],
   }),
   defineOperation({
     name: 'create_pipeline',
@@ -233,6 +245,7 @@ export const pipelinesOperations = [
     effect: 'write',
     undo: 'Starts a new pipeline, which cancel_pipeline stops; what its jobs do (a deploy) is theirs to undo.',
     present: presentPipeline,
+    decisions: { runs: [{ id: 'acme/web', ref: 'main' }], asks: [] },
   }),
   defineOperation({
     name: 'retry_pipeline',
@@ -250,6 +263,8 @@ export const pipelinesOperations = [
       "No approval: it is the on-call's first move and changes no data.",
     present: presentRetry,
     answerReads: requeuedJobs,
+    // The on-call's Retry button: it changes no data.
+    decisions: { runs: [{ id: 'acme/web', pipeline_id: 1 }], asks: [] },
   }),
   defineOperation({
     name: 'cancel_pipeline',
@@ -268,6 +283,8 @@ export const pipelinesOperations = [
       'Running jobs stop where they are and cannot be resumed (a deploy may be left half done); ' +
       'retry_pipeline runs them again from the start.',
     present: presentPipeline,
+    // Stops running jobs mid-way; they cannot be resumed.
+    decisions: { runs: [], asks: [{ id: 'acme/web', pipeline_id: 1 }] },
   }),
   defineOperation({
     name: 'delete_pipeline',
@@ -279,6 +296,9 @@ export const pipelinesOperations = [
     input: pipelineInput,
     effect: 'destructive',
     undo: 'Cannot be undone: the pipeline, its jobs and their logs are gone for good.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', pipeline_id: 1 }] },
   }),
   waitForPipeline,
 ];
+
+export const area = defineArea({ name: 'pipelines', operations: pipelinesOperations });

@@ -1,7 +1,7 @@
 // Projects area: find projects — every project visible to the caller, or those of one user — with the spec's
 // filters, every order, and offset pages (keyset on request, the way past 10,000 projects); and read one project.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { flag, projectFilters } from './shared/project-filters.js';
 
@@ -20,7 +20,7 @@ const listFilters = {
 
 const presentProjects = presentList('project', (p) => [show(p.path_with_namespace), show(p.description)]);
 
-export const projectsOperations = [
+const projectsOperations = [
   defineOperation({
     name: 'list_projects',
     chat: 'project list',
@@ -36,6 +36,7 @@ export const projectsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentProjects,
+    examples: [{ input: { statistics: true } }],
   }),
   defineOperation({
     name: 'list_user_projects',
@@ -51,11 +52,12 @@ export const projectsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentProjects,
+    examples: [{ input: { user_id: '@alice' } }],
   }),
 ];
 
 /** Beyond the spec (the service's Projects API, v4): one project, which on-call work reads first. */
-export const projectReadOperations = [
+const projectReadOperations = [
   defineOperation({
     name: 'get_project',
     chat: 'project get',
@@ -81,5 +83,13 @@ export const projectReadOperations = [
         ],
       };
     },
+    examples: [{ input: { id: 'acme/web', statistics: true, license: true } }],
   }),
 ];
+
+export const area = defineArea({
+  name: 'projects',
+  operations: [...projectsOperations, ...projectReadOperations],
+  // Beyond the spec: what python-gitlab and gitbeaker (test/interop/) do not drive yet; each drives all of it today.
+  interop: { notYetDriven: { pythonGitlab: [], gitbeaker: [] } },
+});

@@ -1,6 +1,6 @@
 // Releases area: list, read, create and update a project's releases (tag, notes, milestones, asset links).
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { FollowUp, Presentation, RunContext } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import { serviceGet } from '../engine/effect-facts.js';
@@ -76,7 +76,7 @@ export function presentWrittenRelease(data: unknown, input: { id: unknown }, now
   };
 }
 
-export const releasesOperations = [
+const releasesOperations = [
   defineOperation({
     name: 'list_releases',
     chat: 'release list',
@@ -88,6 +88,7 @@ export const releasesOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentList('release', (r) => [show(r.tag_name), `${show(r.name)} · ${momentText(r.released_at)}`]),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_release',
@@ -99,6 +100,7 @@ export const releasesOperations = [
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'read',
     present: (data) => presentRelease(data),
+    examples: [{ input: { id: 'acme/web', tag_name: 'v1.0.0' } }],
   }),
   defineOperation({
     name: 'create_release',
@@ -128,6 +130,7 @@ export const releasesOperations = [
     undo: 'Adds a release (and its tag when `ref` is given); an existing release of the tag is refused, never overwritten.',
     present: (data, input) => presentWrittenRelease(data, input),
     answerReads: previousRelease,
+    decisions: { runs: [{ id: 'acme/web', tag_name: 'v9', description: 'notes' }], asks: [] },
   }),
   defineOperation({
     name: 'update_release',
@@ -157,5 +160,17 @@ export const releasesOperations = [
       );
     },
     present: (data, input) => presentWrittenRelease(data, input),
+    // A release's old notes, name, milestones and date are kept nowhere.
+    decisions: {
+      runs: [{ id: 'acme/web', tag_name: 'v1.0.0' }],
+      asks: [
+        { id: 'acme/web', tag_name: 'v1.0.0', description: 'new notes' },
+        { id: 'acme/web', tag_name: 'v1.0.0', name: 'n' },
+        { id: 'acme/web', tag_name: 'v1.0.0', milestones: [] },
+        { id: 'acme/web', tag_name: 'v1.0.0', released_at: '2026-01-01T00:00:00Z' },
+      ],
+    },
   }),
 ];
+
+export const area = defineArea({ name: 'releases', operations: releasesOperations });

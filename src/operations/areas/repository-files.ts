@@ -1,6 +1,6 @@
 // Repository files area: read one file (content, metadata, blame, raw) and create, update or delete it as one commit each.
 import { z } from 'zod';
-import { defineOperation, fields, type Presentation } from '../engine/define.js';
+import { defineOperation, fields, type Presentation, defineArea } from '../engine/define.js';
 import { asList, asRecord, shortSha, show } from '../engine/present.js';
 
 const FILE_ROUTE = '/projects/:id/repository/files/:file_path';
@@ -73,7 +73,7 @@ function presentBlame(data: unknown, input: { file_path: string; ref: string }):
   };
 }
 
-export const repositoryFilesOperations = [
+const repositoryFilesOperations = [
   defineOperation({
     name: 'get_file',
     chat: 'file get',
@@ -84,6 +84,7 @@ export const repositoryFilesOperations = [
     route: `GET ${FILE_ROUTE}`,
     input: fileReadInput,
     effect: 'read',
+    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
   }),
   defineOperation({
     name: 'get_file_metadata',
@@ -95,6 +96,7 @@ export const repositoryFilesOperations = [
     route: `HEAD ${FILE_ROUTE}`,
     input: fileReadInput,
     effect: 'read',
+    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
   }),
   defineOperation({
     name: 'get_file_blame',
@@ -106,6 +108,7 @@ export const repositoryFilesOperations = [
     input: fileReadInput,
     effect: 'read',
     present: presentBlame,
+    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
   }),
   defineOperation({
     name: 'get_file_blame_metadata',
@@ -116,6 +119,7 @@ export const repositoryFilesOperations = [
     route: `HEAD ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',
+    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
   }),
   defineOperation({
     name: 'get_file_raw',
@@ -127,6 +131,7 @@ export const repositoryFilesOperations = [
     input: fileReadInput,
     effect: 'read',
     response: 'bytes',
+    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
   }),
   defineOperation({
     name: 'get_file_raw_metadata',
@@ -137,6 +142,7 @@ export const repositoryFilesOperations = [
     route: `HEAD ${FILE_ROUTE}/raw`,
     input: fileReadInput,
     effect: 'read',
+    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
   }),
   defineOperation({
     name: 'create_file',
@@ -148,6 +154,10 @@ export const repositoryFilesOperations = [
     input: z.object({ ...fileCommitShape, ...newContentShape }),
     effect: 'write',
     undo: 'Adds one commit that creates the file; delete_file or revert_commit takes it out again, and the history keeps both.',
+    decisions: {
+      runs: [{ id: 'acme/web', file_path: 'a.txt', branch: 'main', commit_message: 'm', content: 'x' }],
+      asks: [],
+    },
   }),
   defineOperation({
     name: 'update_file',
@@ -161,6 +171,11 @@ export const repositoryFilesOperations = [
     input: z.object({ ...fileCommitShape, ...newContentShape, last_commit_id: lastCommitId() }),
     effect: 'write',
     undo: "Adds one commit; the previous content stays in the branch's history and revert_commit brings it back.",
+    // The old content stays in the history.
+    decisions: {
+      runs: [{ id: 'acme/web', file_path: 'a.txt', branch: 'main', commit_message: 'm', content: 'x' }],
+      asks: [],
+    },
   }),
   defineOperation({
     name: 'delete_file',
@@ -172,5 +187,8 @@ export const repositoryFilesOperations = [
     input: z.object({ ...fileCommitShape, last_commit_id: lastCommitId() }),
     effect: 'destructive',
     undo: 'The file disappears from the branch in a new commit. It stays in the history: revert_commit brings it back.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', file_path: 'README.md', branch: 'main', commit_message: 'm' }] },
   }),
 ];
+
+export const area = defineArea({ name: 'repository_files', operations: repositoryFilesOperations });

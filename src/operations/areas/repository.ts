@@ -1,13 +1,13 @@
 // Repository browsing area: tree, blobs, archives, comparisons, contributors and merge bases of a project's repository.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 
 /** Archive formats the service accepts as the path suffix; tar.gz is what it sends without one. */
 export const ARCHIVE_FORMATS = ['tar.gz', 'tar.bz2', 'tbz', 'tbz2', 'tb2', 'bz2', 'tar', 'zip'] as const;
 
 const blobSha = () => z.string().min(1).describe("A file's blob_id or a tree entry's id.");
 
-export const repositoryOperations = [
+const repositoryOperations = [
   defineOperation({
     name: 'list_repository_tree',
     chat: 'tree list',
@@ -23,6 +23,7 @@ export const repositoryOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
+    examples: [{ input: { id: 'acme/web', recursive: true } }],
   }),
   defineOperation({
     name: 'get_blob',
@@ -33,6 +34,9 @@ export const repositoryOperations = [
     route: 'GET /projects/:id/repository/blobs/:sha',
     input: z.object({ id: fields.projectId(), sha: blobSha() }),
     effect: 'read',
+    examples: [
+      { input: { id: 'acme/web', sha: demoLookup('/projects/:id/repository/tree', { where: { type: 'blob' } }) } },
+    ],
   }),
   defineOperation({
     name: 'get_raw_blob',
@@ -44,6 +48,9 @@ export const repositoryOperations = [
     input: z.object({ id: fields.projectId(), sha: blobSha() }),
     effect: 'read',
     response: 'bytes',
+    examples: [
+      { input: { id: 'acme/web', sha: demoLookup('/projects/:id/repository/tree', { where: { type: 'blob' } }) } },
+    ],
   }),
   defineOperation({
     name: 'download_archive',
@@ -60,6 +67,7 @@ export const repositoryOperations = [
     }),
     effect: 'read',
     response: 'bytes',
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'compare_refs',
@@ -76,6 +84,7 @@ export const repositoryOperations = [
       straight: z.boolean().optional().describe('true: compare the two snapshots directly (from..to).'),
     }),
     effect: 'read',
+    examples: [{ input: { id: 'acme/web', from: 'v1.0.0', to: 'main' } }],
   }),
   defineOperation({
     name: 'list_contributors',
@@ -91,6 +100,7 @@ export const repositoryOperations = [
     }),
     effect: 'read',
     pagination: 'offset',
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_merge_base',
@@ -105,5 +115,8 @@ export const repositoryOperations = [
       refs: z.array(z.string().min(1)).min(2).describe('Branches, tags or commit SHAs.'),
     }),
     effect: 'read',
+    examples: [{ input: { id: 'acme/web', refs: ['main', 'v1.0.0'] } }],
   }),
 ];
+
+export const area = defineArea({ name: 'repository', operations: repositoryOperations });

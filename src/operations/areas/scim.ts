@@ -2,7 +2,7 @@
 // token as a bearer and application/scim+json on these paths. The inputs are the spec's own SCIM members (emails,
 // name, PATCH Operations), sent as given; forgeops adds only the `schemas` URN a SCIM document carries.
 import { z } from 'zod';
-import { defineOperation } from '../engine/define.js';
+import { defineOperation, defineArea, demoLookup } from '../engine/define.js';
 import type { Operation } from '../engine/define.js';
 import { buildRequest } from '../engine/execute.js';
 
@@ -66,6 +66,18 @@ const create: Operation = defineOperation({
   }),
   effect: 'write',
   undo: 'Adds an identity and a membership and replaces nothing; delete_scim_user removes both again.',
+  decisions: {
+    runs: [
+      {
+        group_path: 'acme',
+        externalId: 'e',
+        userName: 'u',
+        emails: [{ type: 'work', value: 'u@acme.example', primary: true }],
+        name: { formatted: 'U V', givenName: 'U', familyName: 'V' },
+      },
+    ],
+    asks: [],
+  },
 });
 
 const update: Operation = defineOperation({
@@ -102,9 +114,19 @@ const update: Operation = defineOperation({
     const res = await ctx.client.request(buildRequest(update, { schemas: [PATCH_SCHEMA], ...input }, ctx));
     return { data: res.data, status: res.status };
   },
+  // A Replace or Add overwrites without history; active set to false removes the user's single-sign-on identity.
+  decisions: {
+    runs: [],
+    asks: [
+      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'active', value: false }] },
+      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'active', value: 'false' }] },
+      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'userName', value: 'x' }] },
+      { group_path: 'acme', id: 'e', Operations: [{ op: 'Add', path: 'name.formatted', value: 'X' }] },
+    ],
+  },
 });
 
-export const scimOperations = [
+const scimOperations = [
   defineOperation({
     name: 'list_scim_users',
     chat: 'scim list',
@@ -121,6 +143,7 @@ export const scimOperations = [
       count: z.number().int().min(0).optional(),
     }),
     effect: 'read',
+    examples: [{ input: { group_path: 'acme' } }],
   }),
   defineOperation({
     name: 'get_scim_user',
@@ -131,6 +154,11 @@ export const scimOperations = [
     route: 'GET /api/scim/v2/groups/:group_path/Users/:id',
     input: z.object({ group_path: groupPath(), id: scimId() }),
     effect: 'read',
+    examples: [
+      {
+        input: { group_path: 'acme', id: demoLookup('/api/scim/v2/groups/:group_path/Users', { items: 'Resources' }) },
+      },
+    ],
   }),
   create,
   update,
@@ -144,5 +172,8 @@ export const scimOperations = [
     input: z.object({ group_path: groupPath(), id: scimId() }),
     effect: 'destructive',
     undo: 'The user loses the group and its projects at once; create_scim_user provisions them again, with a guest membership only.',
+    decisions: { runs: [], asks: [{ group_path: 'acme', id: 'e' }] },
   }),
 ];
+
+export const area = defineArea({ name: 'scim', operations: scimOperations });

@@ -1,6 +1,6 @@
 // Snippets area: a project's snippets — list, read, raw content, create, update, delete, and (admins) user agent detail.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
 import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age } from './shared/work-items.js';
@@ -27,7 +27,7 @@ const presentSnippets = presentList('snippet', (s) => [
 // What an update replaces: the service keeps no earlier version of a snippet's text or settings.
 const REPLACEABLE = ['title', 'file_name', 'content', 'description', 'visibility'] as const;
 
-export const snippetsOperations = [
+const snippetsOperations = [
   defineOperation({
     name: 'list_snippets',
     chat: 'snippet list',
@@ -39,6 +39,7 @@ export const snippetsOperations = [
     effect: 'read',
     pagination: 'offset',
     present: presentSnippets,
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_snippet',
@@ -49,6 +50,7 @@ export const snippetsOperations = [
     route: 'GET /projects/:id/snippets/:snippet_id',
     input: snippetInput,
     effect: 'read',
+    examples: [{ input: { id: 'acme/web', snippet_id: demoLookup('/projects/:id/snippets') } }],
   }),
   defineOperation({
     name: 'get_snippet_raw',
@@ -60,6 +62,7 @@ export const snippetsOperations = [
     input: snippetInput,
     effect: 'read',
     response: 'text',
+    examples: [{ input: { id: 'acme/web', snippet_id: demoLookup('/projects/:id/snippets') } }],
   }),
   defineOperation({
     name: 'create_snippet',
@@ -78,6 +81,10 @@ export const snippetsOperations = [
     }),
     effect: 'write',
     undo: 'Adds a new snippet and replaces nothing; delete_snippet removes it again.',
+    decisions: {
+      runs: [{ id: 'acme/web', title: 't', file_name: 'f.txt', content: 'c', visibility: 'private' }],
+      asks: [],
+    },
   }),
   defineOperation({
     name: 'update_snippet',
@@ -109,6 +116,15 @@ export const snippetsOperations = [
           'with get_snippet and get_snippet_raw first if they may be needed.',
       );
     },
+    // A snippet keeps no earlier version of its text or settings; a call that names nothing replaces nothing.
+    decisions: {
+      runs: [{ id: 'acme/web', snippet_id: 1 }],
+      asks: ['title', 'file_name', 'content', 'description', 'visibility'].map((key) => ({
+        id: 'acme/web',
+        snippet_id: 1,
+        [key]: key === 'visibility' ? 'public' : 'x',
+      })),
+    },
   }),
   defineOperation({
     name: 'delete_snippet',
@@ -120,6 +136,7 @@ export const snippetsOperations = [
     input: snippetInput,
     effect: 'destructive',
     undo: 'Cannot be undone: the snippet and its content are gone for good.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', snippet_id: 1 }] },
   }),
   defineOperation({
     name: 'get_snippet_user_agent_detail',
@@ -131,5 +148,8 @@ export const snippetsOperations = [
     route: 'GET /projects/:id/snippets/:snippet_id/user_agent_detail',
     input: snippetInput,
     effect: 'read',
+    examples: [{ input: { id: 'acme/web', snippet_id: demoLookup('/projects/:id/snippets') } }],
   }),
 ];
+
+export const area = defineArea({ name: 'snippets', operations: snippetsOperations });

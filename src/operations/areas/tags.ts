@@ -1,6 +1,6 @@
 // Tags area (beyond the spec; the service's Tags API, v4): find, read, create and delete a project's tags.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, presentList, shortSha, show } from '../engine/present.js';
 
@@ -19,7 +19,7 @@ function presentTag(data: unknown): Presentation {
   };
 }
 
-export const tagsOperations = [
+const tagsOperations = [
   defineOperation({
     name: 'list_tags',
     chat: 'tag list',
@@ -40,6 +40,7 @@ export const tagsOperations = [
       show(t.name),
       `${shortSha(asRecord(t.commit).id)} ${show(asRecord(t.commit).title)}`,
     ]),
+    examples: [{ input: { id: 'acme/web' } }],
   }),
   defineOperation({
     name: 'get_tag',
@@ -52,6 +53,7 @@ export const tagsOperations = [
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'read',
     present: presentTag,
+    examples: [{ input: { id: 'acme/web', tag_name: 'v1.0.0' } }],
   }),
   defineOperation({
     name: 'create_tag',
@@ -71,6 +73,7 @@ export const tagsOperations = [
     effect: 'write',
     undo: 'Adds a tag and moves no other (an existing name is refused); delete_tag removes it again.',
     present: presentTag,
+    decisions: { runs: [{ id: 'acme/web', tag_name: 'v9', ref: 'main' }], asks: [] },
   }),
   defineOperation({
     name: 'delete_tag',
@@ -83,5 +86,13 @@ export const tagsOperations = [
     input: z.object({ id: fields.projectId(), tag_name: tagName() }),
     effect: 'destructive',
     undo: 'The tag and its release (notes, links) are gone, and builds that name the tag break; create_tag at the same SHA brings the tag back while that SHA is known, not the release.',
+    decisions: { runs: [], asks: [{ id: 'acme/web', tag_name: 'v1.0.0' }] },
   }),
 ];
+
+export const area = defineArea({
+  name: 'tags',
+  operations: tagsOperations,
+  // Beyond the spec: what python-gitlab and gitbeaker (test/interop/) do not drive yet; each drives all of it today.
+  interop: { notYetDriven: { pythonGitlab: [], gitbeaker: [] } },
+});

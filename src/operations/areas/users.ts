@@ -2,7 +2,7 @@
 // management (create, update, remove an identity, delete). Passwords are credentials (see secrets.ts): a
 // approval request shows one only by its length, and the service never sends one back.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, defineArea } from '../engine/define.js';
 import type { Operation, OperationResult, RunContext } from '../engine/define.js';
 import { buildRequest } from '../engine/execute.js';
 import { presentList, show } from '../engine/present.js';
@@ -126,6 +126,14 @@ const createUser: Operation = defineOperation({
     return parts.length > 0 ? `It ${parts.join('; ')}.` : undefined;
   },
   run: (ctx, input) => sendAccount(createUser, ctx, input as Record<string, unknown>),
+  // A new account replaces nothing; a new administrator controls the whole instance.
+  decisions: {
+    runs: [
+      { email: 'g@acme.example', username: 'g', name: 'G', password: 'long enough' },
+      { email: 'h@acme.example', username: 'h', name: 'H', reset_password: true, admin: false },
+    ],
+    asks: [{ email: 'g@acme.example', username: 'g', name: 'G', force_random_password: true, admin: true }],
+  },
 });
 
 const updateUser: Operation = defineOperation({
@@ -163,9 +171,23 @@ const updateUser: Operation = defineOperation({
     return parts.length > 0 ? `It ${parts.join('; ')}.` : undefined;
   },
   run: (ctx, input) => sendAccount(updateUser, ctx, input as Record<string, unknown>),
+  // An account's old values are kept nowhere; a new password locks its owner out until changed; admin moves control.
+  decisions: {
+    runs: [{ id: 7 }, { id: 7, skip_reconfirmation: true }],
+    asks: [
+      { id: 7, email: 'x@acme.example' },
+      { id: 7, username: 'x' },
+      { id: 7, name: 'X' },
+      { id: 7, bio: '' },
+      { id: 7, extern_uid: 'u', provider: 'ldapmain' },
+      { id: 7, password: 'new secret!' },
+      { id: 7, admin: true },
+      { id: 7, admin: false },
+    ],
+  },
 });
 
-export const usersOperations = [
+const usersOperations = [
   defineOperation({
     name: 'get_current_user',
     chat: 'user me',
@@ -177,6 +199,7 @@ export const usersOperations = [
       sudo: z.number().int().positive().optional().describe('Administrators: a user ID to act as.'),
     }),
     effect: 'read',
+    examples: [{ input: {} }],
   }),
   defineOperation({
     name: 'get_current_user_status',
@@ -187,6 +210,7 @@ export const usersOperations = [
     route: 'GET /user/status',
     input: z.object({}),
     effect: 'read',
+    examples: [{ input: {} }],
   }),
   defineOperation({
     name: 'list_users',
@@ -218,6 +242,7 @@ export const usersOperations = [
       `@${show(u.username)}`,
       `${show(u.name)} (id ${show(u.id)}) · ${show(u.state)}`,
     ]),
+    examples: [{ input: {} }],
   }),
   defineOperation({
     name: 'get_user',
@@ -228,6 +253,7 @@ export const usersOperations = [
     route: 'GET /users/:id',
     input: z.object({ id: userId(), with_custom_attributes: withCustomAttributes() }),
     effect: 'read',
+    examples: [{ input: { id: '@alice' } }],
   }),
   createUser,
   updateUser,
@@ -244,6 +270,7 @@ export const usersOperations = [
     undo:
       'The user can no longer sign in through that provider; update_user with extern_uid and provider links it again, ' +
       'if the external ID is known.',
+    decisions: { runs: [], asks: [{ id: 7, provider: 'ldapmain' }] },
   }),
   defineOperation({
     name: 'delete_user',
@@ -264,5 +291,8 @@ export const usersOperations = [
         ? 'Cannot be undone: the account and everything they contributed are gone for good, with every group they ' +
           'solely own and all the projects in those groups.'
         : undefined,
+    decisions: { runs: [], asks: [{ id: 7 }, { id: 7, hard_delete: true }] },
   }),
 ];
+
+export const area = defineArea({ name: 'users', operations: usersOperations });

@@ -351,5 +351,6 @@ export function buttonPremiseOperation(operations: () => readonly Operation[]) {
       };
     },
     run: (ctx, input) => runPremiseCheck(premises, ctx, input),
+    examples: [{ input: { id: 'acme/web', kind: 'retry', ref: 'main' } }],
   });
 }

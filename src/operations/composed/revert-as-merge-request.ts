@@ -561,6 +561,11 @@ export function revertAsMergeRequestOperation(operations: () => readonly Operati
     },
     present: presentRevert,
     run: (ctx, input) => revertAsMergeRequest(ctx, input, () => operation, operations),
+    // A branch, a revert commit on it and a merge request, all undone by closing and deleting; the target branch is
+    // untouched. It runs at once on the facts it reads (the commit in full and the target, pinned; an earlier press's
+    // branch or merge request refuses it), proven in test/contract/revert-as-merge-request.test.ts; judged without
+    // them, as here, it never runs unasked.
+    decisions: { runs: [], asks: [{ id: 'acme/web', sha: 'abc1234' }] },
   });
   return operation;
 }

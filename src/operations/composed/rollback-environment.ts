@@ -376,5 +376,7 @@ export function rollbackEnvironmentOperation(operations: () => readonly Operatio
     ],
     present: presentRollback,
     run: (ctx, input) => rollback(ctx, input, finder(operations)),
+    // Deploys an older commit: always confirmed, naming what runs now and what will.
+    decisions: { runs: [], asks: [{ id: 'acme/web', environment: 'production' }] },
   });
 }

@@ -496,6 +496,7 @@ export function triageOperation(operations: () => readonly Operation[], clock: C
     effect: 'read',
     present: presentTriage,
     run: (ctx, input) => triage(ctx, input, operations, clock),
+    examples: [{ input: { id: 'acme/web' } }],
   });
 }
 
@@ -563,5 +564,7 @@ export function incidentIssueOperation(operations: () => readonly Operation[], c
     effect: 'write',
     undo: 'Opens one issue and changes nothing else; update_issue with state_event close closes it.',
     run: (ctx, input) => openIncidentIssue(ctx, input, operations, clock),
+    // Opens one issue written from a triage; refused while the branch is not red, and never a second for one incident.
+    decisions: { runs: [{ id: 'acme/web' }], asks: [] },
   });
 }

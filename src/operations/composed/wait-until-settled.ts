@@ -3,7 +3,7 @@
 // and its target branch's pipeline for the merge ends too. Reads only, each check a few of them, paced by waitUntil
 // (bounded, backing off, cancellable, each check told as progress); on its time limit it answers where things stand.
 import { z } from 'zod';
-import { defineOperation, fields } from '../engine/define.js';
+import { defineOperation, fields, demoLookup } from '../engine/define.js';
 import type { FollowUp, Operation, Presentation, RunContext } from '../engine/define.js';
 import { executeOperation } from '../engine/execute.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
@@ -414,5 +414,14 @@ export function waitUntilSettledOperation(operations: () => readonly Operation[]
       };
       return { data: answer, status: 200 };
     },
+    examples: [
+      {
+        input: {
+          id: 'acme/web',
+          ref: 'main',
+          pipeline_id: demoLookup('/projects/:id/pipelines', { query: { status: 'failed', ref: 'main' } }),
+        },
+      },
+    ],
   });
 }

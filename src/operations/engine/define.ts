@@ -205,8 +205,51 @@ interface OperationSpec<S extends z.ZodObject, F = never> {
     before?(ctx: RunContext, input: z.infer<S>): Promise<unknown>;
     after(ctx: RunContext, input: z.infer<S>, data: unknown, before: unknown): Promise<unknown>;
   };
+  /**
+   * Reads: the input a person would give on the sandbox's demo data, for the richest answer the read gives (stats,
+   * details). test/contract/readable-answers.test.ts runs each through the chat and wants words back, not JSON; a read
+   * without one fails there. Plain data, never sent anywhere by forgeops itself; a value only known once the sandbox
+   * runs (an id it hands out) is a `demoLookup`.
+   */
+  examples?: readonly OperationExample[];
+  /**
+   * Changes: inputs that run at once and inputs a human must approve, proven by test/safety/change-decisions.test.ts
+   * against the policy. Every change declares them (a destructive or always-asking one has no `runs`).
+   */
+  decisions?: Decisions;
   /** Escape hatch for operations that need more than one request or a special response. */
   run?: (ctx: RunContext, input: z.infer<S>) => Promise<OperationResult>;
+}
+
+/** One demo input of a read: see OperationSpec.examples. */
+export interface OperationExample {
+  input: Record<string, unknown>;
+}
+
+/** The recorded safety decision of a change: see OperationSpec.decisions. */
+export interface Decisions {
+  runs: readonly Record<string, unknown>[];
+  asks: readonly Record<string, unknown>[];
+}
+
+/**
+ * A demo input's value only known once the sandbox runs: the `field` (default `id`) of the first item a GET of `path`
+ * lists. `:key` in the path is the example's own (already resolved) input value, URL-encoded; `items` names the key
+ * holding the list when the answer is an object (SCIM's `Resources`); `where` keeps only items with these values.
+ * Plain data: the tests resolve it (test/helpers/demo-input.ts).
+ */
+export interface DemoLookup {
+  demoLookup: {
+    path: string;
+    field?: string;
+    query?: Record<string, string>;
+    items?: string;
+    where?: Record<string, unknown>;
+  };
+}
+
+export function demoLookup(path: string, options: Omit<DemoLookup['demoLookup'], 'path'> = {}): DemoLookup {
+  return { demoLookup: { path, ...options } };
 }
 
 /**
@@ -369,6 +412,41 @@ export function defineOperation<S extends z.ZodObject, F = never>(spec: Operatio
     idempotent: spec.idempotent ?? spec.effect === 'read',
     response: spec.response ?? (method === 'HEAD' ? 'headers' : 'json'),
   };
+}
+
+/**
+ * What the python-gitlab and gitbeaker interop suites (test/interop/) do not drive yet, of an area's operations beyond
+ * the spec: each such operation must be answered with success there, or be named here; one named here that is driven
+ * fails those suites too, so the lists only shrink.
+ */
+export interface AreaInterop {
+  notYetDriven?: { pythonGitlab?: readonly string[]; gitbeaker?: readonly string[] };
+}
+
+/** An API area, declared once in its module (src/operations/areas/<file>.ts): its name and every operation of it. */
+export interface AreaDefinition {
+  name: Area;
+  /** In the order tools, help and docs list them. */
+  operations: readonly Operation[];
+  interop?: AreaInterop;
+}
+
+/**
+ * The one value an area module exports (`export const area = defineArea({...})`): tools/gen-areas.mjs finds it there
+ * and derives the area names, the registry's imports and `forgeops mcp`'s lazy loaders from it.
+ */
+export function defineArea(definition: AreaDefinition): AreaDefinition {
+  const names = new Set(definition.operations.map((op) => op.name));
+  for (const op of definition.operations) {
+    if (op.area !== definition.name)
+      throw new Error(`area ${definition.name}: operation ${op.name} says it belongs to area ${op.area}`);
+  }
+  const named = Object.values(definition.interop?.notYetDriven ?? {}).flat();
+  for (const name of named) {
+    if (!names.has(name))
+      throw new Error(`area ${definition.name}: interop names ${name}, not an operation of the area`);
+  }
+  return definition;
 }
 
 /** What a project `id` is; the MCP server says it once in its instructions instead of on every tool. */

@@ -37,14 +37,15 @@ describe('selectTools', () => {
 
   it('offers an area by its name, and single tools besides; alone, single tools stand alone', () => {
     expect(names(['releases'])).toEqual(['list_releases', 'get_release', 'create_release', 'update_release']);
+    // In the registry's order (areas by name), whatever order they were asked in.
     expect(names(['releases'], ['get_file'])).toEqual([
-      'get_file',
       'list_releases',
       'get_release',
       'create_release',
       'update_release',
+      'get_file',
     ]);
-    expect(names([], ['get_file', 'retry_pipeline'])).toEqual(['get_file', 'retry_pipeline']);
+    expect(names([], ['get_file', 'retry_pipeline'])).toEqual(['retry_pipeline', 'get_file']);
     expect(selectTools(operations, { toolsets: [], tools: ['run_operation'], readOnly: false })).toEqual({
       operations: [],
       meta: true,
