@@ -28,8 +28,13 @@ interface CommandSpec {
 }
 
 const ENV_FILE: OptionSpec = { kind: 'string', help: 'read settings from this env file too (the environment wins)' };
-const PORT: OptionSpec = { kind: 'string', help: 'port to listen on' };
-const HOST: OptionSpec = { kind: 'string', help: 'address to bind to' };
+/** --port and --host of a command that listens, each saying its default. */
+function listenOptions(portDefault: string, hostDefault = '127.0.0.1'): Record<'port' | 'host', OptionSpec> {
+  return {
+    port: { kind: 'string', help: `port to listen on (default${portDefault})` },
+    host: { kind: 'string', help: `address to bind to (default ${hostDefault})` },
+  };
+}
 const TOOLSETS: OptionSpec = {
   kind: 'string',
   help: 'MCP tools to offer: default, all, meta and area names, comma-separated (FORGEOPS_TOOLSETS)',
@@ -45,8 +50,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     summary:
       'MCP server over Streamable HTTP (what `npm start` runs); the Slack bot on /slack/events too when SLACK_SIGNING_SECRET is set',
     options: {
-      port: { ...PORT, help: 'port to listen on (default 8750, FORGEOPS_PORT)' },
-      host: { ...HOST, help: 'address to bind to (default 127.0.0.1, FORGEOPS_HOST)' },
+      ...listenOptions(' 8750, FORGEOPS_PORT', '127.0.0.1, FORGEOPS_HOST'),
       toolsets: TOOLSETS,
       tools: TOOLS,
       'env-file': ENV_FILE,
@@ -80,18 +84,14 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: 'forgeops slack [--port N] [--host H] [--env-file F]',
     summary: 'the Slack bot: /forge commands on POST /slack/events, or Socket Mode with SLACK_APP_TOKEN',
     options: {
-      port: { ...PORT, help: 'port to listen on (default 3000)' },
-      host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' },
+      ...listenOptions(' 3000'),
       'env-file': ENV_FILE,
     },
   },
   sandbox: {
     usage: 'forgeops sandbox [--port N] [--host H]',
     summary: 'run the embedded sandbox service alone and print its demo tokens',
-    options: {
-      port: { ...PORT, help: 'port to listen on (default: a free one)' },
-      host: { ...HOST, help: 'address to bind to (default 127.0.0.1)' },
-    },
+    options: listenOptions(': a free one'),
   },
   login: {
     usage: 'forgeops login [--device | --browser] [--scopes api|read_api] [--env-file F]',
