@@ -1,10 +1,13 @@
-// The list of the sandbox's areas: the only place, besides the area's own folder, that a new area is added.
+// The sandbox's areas: AREAS is generated from the area folders (./areas.generated.ts), so a new area is only its folder.
 //
 // How to add an area (see ../core/area.ts for SandboxArea and areaState):
 //   1. make a folder areas/<area>/ with state.ts (its records, its per-store state declared with
 //      areaState('<key>', init), its demo data), routes.ts and index.ts exporting `area: SandboxArea`
 //      ({ name, routes, webRoutes?, seed?, forgetUser? }; webRoutes declares paths outside /api, like /oauth/token);
-//   2. import it below and add it to AREAS.
+//   2. run `node tools/gen-sandbox-areas.mjs` (npm run build runs it) to regenerate ./areas.generated.ts, which imports
+//      every folder's index.ts in folder-name order; edit no list. Areas seed in that order, after the core seed; an
+//      area's seed takes ids (store.nextId) only of kinds that no other area seeds, so that no demo id depends on
+//      the order (test/unit/sandbox/seed-order.test.ts seeds in shuffled orders and compares every id).
 //   An area imports the core (../../core/*, ../../git/*) and its own folder; another area only through that area's
 //   index.ts, and such an edge is listed in test/unit/architecture.test.ts.
 //
@@ -35,59 +38,4 @@
 //       findGroupFor(req, id, { minAccess }), projectAccess(user, project) and log(line).
 //       Shared response shapes (users, projects, milestones, pipelines) are in ../../core/views.js.
 //
-import type { SandboxArea } from '../core/area.js';
-import { area as applicationSettings } from './application-settings/index.js';
-import { area as auditEvents } from './audit-events/index.js';
-import { area as branches } from './branches/index.js';
-import { area as broadcastMessages } from './broadcast-messages/index.js';
-import { area as groupImportExport } from './group-import-export/index.js';
-import { area as groupVariables } from './group-variables/index.js';
-import { area as groups } from './groups/index.js';
-import { area as integrations } from './integrations/index.js';
-import { area as jobs } from './jobs/index.js';
-import { area as members } from './members/index.js';
-import { area as notificationSettings } from './notification-settings/index.js';
-import { area as oauth } from './oauth/index.js';
-import { area as packages } from './packages/index.js';
-import { area as pipelines } from './pipelines/index.js';
-import { area as projectHooks } from './project-hooks/index.js';
-import { area as projects } from './projects/index.js';
-import { area as releases } from './releases/index.js';
-import { area as repository } from './repository/index.js';
-import { area as scim } from './scim/index.js';
-import { area as snippets } from './snippets/index.js';
-import { area as sshKeys } from './ssh-keys/index.js';
-import { area as tags } from './tags/index.js';
-import { area as users } from './users/index.js';
-import { area as workItems } from './work-items/index.js';
-
-/**
- * Every area. Seeds run in this order after the core seed (the order of the first ten keeps the demo ids they
- * have always had); routes are matched by specificity, so their order does not matter.
- */
-export const AREAS: readonly SandboxArea[] = [
-  workItems,
-  integrations,
-  snippets,
-  packages,
-  users,
-  sshKeys,
-  scim,
-  broadcastMessages,
-  groupVariables,
-  auditEvents,
-  projects,
-  pipelines,
-  releases,
-  repository,
-  notificationSettings,
-  groups,
-  members,
-  applicationSettings,
-  groupImportExport,
-  jobs,
-  branches,
-  tags,
-  projectHooks,
-  oauth,
-];
+export { AREAS } from './areas.generated.js';

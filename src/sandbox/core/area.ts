@@ -1,7 +1,8 @@
 // What a sandbox area is (its name, routes, seed and user-removal hook) and how it keeps state on the store
 // without the core knowing it.
 //
-// An area is a folder src/sandbox/areas/<area>/ whose index.ts exports one SandboxArea; areas/index.ts lists them.
+// An area is a folder src/sandbox/areas/<area>/ whose index.ts exports one SandboxArea; the list of
+// them, areas/areas.generated.ts, is generated from the folders (tools/gen-sandbox-areas.mjs).
 // The core (this folder) never imports an area; areas import the core, and another area only through that
 // area's index (the allowed edges are listed in test/unit/architecture.test.ts).
 //
@@ -36,7 +37,10 @@ export interface SandboxArea extends UserRemovalHook {
    * absolute patterns, auth 'none' (the handler reads cookies and tokens itself).
    */
   readonly webRoutes?: (router: Router, ctx: SandboxContext) => void;
-  /** Adds the area's demo data after the core seed; areas seed in the order of areas/index.ts. */
+  /**
+   * Adds the area's demo data after the core seed. Areas seed in folder-name order, and no seeded id may depend on
+   * it: take ids only of kinds no other area seeds (test/unit/sandbox/seed-order.test.ts).
+   */
   readonly seed?: (store: Store, seed: SeedContext) => void;
 }
 

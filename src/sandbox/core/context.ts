@@ -1,7 +1,8 @@
 // What every route module gets: the store, the data directory, a logger and the access helpers that apply
 // authentication, visibility (404 for what the caller may not see) and permissions (403).
 import { forbidden, notFound, unauthorized } from './errors.js';
-import type { SandboxRequest } from './router.js';
+import type { z } from 'zod';
+import type { Reply, Router, SandboxRequest } from './router.js';
 import { ACCESS, type Group, type Project, type Store, type User } from './store.js';
 
 /** A required access level, fixed or depending on the project or group (e.g. reporter on private ones only). */
@@ -99,6 +100,22 @@ export function readableProject(
   idParam = req.pathParams.id,
 ): Project {
   return ctx.findProjectFor(req, idParam, { minAccess: CODE_ACCESS });
+}
+
+/**
+ * GET `pattern`, an offset-paged list read from a project's repository: `list` gets the project, which the caller
+ * may read the code of (readableProject), and answers with paginate().
+ */
+export function codeListRoute<S extends z.ZodObject>(
+  router: Router,
+  ctx: SandboxContext,
+  pattern: string,
+  params: S,
+  list: (project: Project, req: SandboxRequest<z.output<S>>, reply: Reply) => Promise<void>,
+): void {
+  router.route('GET', pattern, { params, pagination: 'offset' }, async (req, reply) => {
+    await list(readableProject(ctx, req), req, reply);
+  });
 }
 
 /** A project the caller may change: signed in, at `minAccess` or above (developer by default), and not archived. */

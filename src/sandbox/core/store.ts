@@ -275,8 +275,8 @@ export class Store {
   private readonly counters = new Map<string, number>();
 
   /**
-   * `areas` are told when a user is removed (SandboxArea.forgetUser); the server passes the list of
-   * areas/index.ts, a store built only for the seed template passes none.
+   * `areas` are told when a user is removed (SandboxArea.forgetUser); the server passes every area
+   * (areas/index.ts), a store built only for the seed template passes none.
    */
   constructor(
     readonly dataDir: string,

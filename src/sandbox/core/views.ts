@@ -42,6 +42,20 @@ export function userDetailed(store: Store, user: User) {
   };
 }
 
+/** The short author form of a commit comment and a snippet, with the email and without the avatar. */
+export function authorWithEmail(user: User | undefined) {
+  return user
+    ? {
+        id: user.id,
+        username: user.username,
+        email: user.email,
+        name: user.name,
+        state: user.state,
+        created_at: user.created_at.toISOString(),
+      }
+    : null;
+}
+
 /** What a user sees of themselves: the profile plus their own account details. */
 export function userSelf(store: Store, user: User) {
   return {

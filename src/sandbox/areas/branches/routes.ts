@@ -7,7 +7,7 @@
 // maintainer; the default branch: nobody); deleting merged branches takes push access and spares protected
 // branches and those of open merge requests; protecting and unprotecting take a maintainer.
 import { z } from 'zod';
-import { readableProject, writableProject, type SandboxContext } from '../../core/context.js';
+import { codeListRoute, readableProject, writableProject, type SandboxContext } from '../../core/context.js';
 import { messageError, notFound, paramError, recordNotFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { matchesSearch, param } from '../../core/params.js';
@@ -142,23 +142,17 @@ export const register = registerAll(registerBranches, registerProtectedBranches)
 
 /** Branches: list, read, create, delete, delete merged. */
 function registerBranches(router: Router, ctx: SandboxContext): void {
-  router.route(
-    'GET',
-    '/projects/:id/repository/branches',
-    { params: listParams, pagination: 'offset' },
-    async (req, reply) => {
-      const project = readableProject(ctx, req);
-      const { search, regex } = req.params;
-      if (search !== undefined && regex !== undefined) throw paramError('search, regex are mutually exclusive');
-      const pattern = regex === undefined || regex === '' ? undefined : branchRegex(regex);
-      const heads = [...(await branchHeads(project.repo))].filter(
-        ([name]) => matchesSearch(name, search) && (pattern === undefined || pattern.test(name)),
-      );
-      heads.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const page = paginate(req, reply, heads);
-      reply.json(await branchViews({ ctx, project, user: req.user }, page));
-    },
-  );
+  codeListRoute(router, ctx, '/projects/:id/repository/branches', listParams, async (project, req, reply) => {
+    const { search, regex } = req.params;
+    if (search !== undefined && regex !== undefined) throw paramError('search, regex are mutually exclusive');
+    const pattern = regex === undefined || regex === '' ? undefined : branchRegex(regex);
+    const heads = [...(await branchHeads(project.repo))].filter(
+      ([name]) => matchesSearch(name, search) && (pattern === undefined || pattern.test(name)),
+    );
+    heads.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const page = paginate(req, reply, heads);
+    reply.json(await branchViews({ ctx, project, user: req.user }, page));
+  });
 
   router.route('GET', '/projects/:id/repository/branches/:branch', {}, async (req, reply) => {
     const project = readableProject(ctx, req);
@@ -236,17 +230,11 @@ function registerBranches(router: Router, ctx: SandboxContext): void {
 
 /** Protected branches: list, read, protect, unprotect. */
 function registerProtectedBranches(router: Router, ctx: SandboxContext): void {
-  router.route(
-    'GET',
-    '/projects/:id/protected_branches',
-    { params: protectedListParams, pagination: 'offset' },
-    async (req, reply) => {
-      const project = readableProject(ctx, req);
-      const term = req.params.search?.toLowerCase() ?? '';
-      const list = protectedBranches(ctx.store, project).filter((p) => p.name.toLowerCase().includes(term));
-      reply.json(paginate(req, reply, list).map(protectionView));
-    },
-  );
+  codeListRoute(router, ctx, '/projects/:id/protected_branches', protectedListParams, async (project, req, reply) => {
+    const term = req.params.search?.toLowerCase() ?? '';
+    const list = protectedBranches(ctx.store, project).filter((p) => p.name.toLowerCase().includes(term));
+    reply.json(paginate(req, reply, list).map(protectionView));
+  });
 
   router.route('GET', '/projects/:id/protected_branches/:name', {}, async (req, reply) => {
     const project = readableProject(ctx, req);

@@ -122,20 +122,7 @@ export const INTEGRATION_KINDS: readonly IntegrationKind[] = [
 ];
 
 /** The event flags every list entry shows; a kind's own parameters of these names set them. */
-export const EVENT_FLAGS = [
-  'commit_events',
-  'push_events',
-  'issues_events',
-  'confidential_issues_events',
-  'merge_requests_events',
-  'tag_push_events',
-  'note_events',
-  'confidential_note_events',
-  'pipeline_events',
-  'wiki_page_events',
-  'job_events',
-  'comment_on_event_enabled',
-] as const;
+export const EVENT_FLAGS = ['commit_events', ...CHAT_EVENTS, 'job_events', 'comment_on_event_enabled'] as const;
 export type EventFlag = (typeof EVENT_FLAGS)[number];
 
 /** Off unless set: the confidential events; everything else on, as for a fresh integration on the service. */

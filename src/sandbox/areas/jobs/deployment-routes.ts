@@ -32,8 +32,8 @@ import {
   type Environment,
 } from './deployments.js';
 import { jobViews } from './job-view.js';
-import { announcePipelineChange, catchUp, endIfIdle, prepareFacts } from './runner.js';
-import { manageJob } from './state.js';
+import { endIfIdle, prepareFacts, resumePipeline } from './runner.js';
+import { queueJob } from './state.js';
 
 const NO_PERMISSION =
   "You don't have permission to approve this deployment. Contact the project or group owner for help.";
@@ -298,17 +298,8 @@ function registerDeploymentRoutes(router: Router, ctx: SandboxContext): void {
       } else if (approvalsGiven(deployment) >= deployment.required_approvals) {
         // Every approval is in: the job goes on, as the person who triggered it started it.
         await prepareFacts(store, project, pipeline.sha);
-        job.status = 'pending';
-        job.queued_at = now;
-        manageJob(store, job);
-        if (pipeline.status !== 'running') {
-          pipeline.status = 'running';
-          pipeline.finished_at = null;
-          pipeline.duration = null;
-          pipeline.updated_at = now;
-        }
-        announcePipelineChange(store, project, pipeline, before);
-        catchUp(store);
+        queueJob(store, job, now);
+        resumePipeline(store, project, pipeline, { status: 'running', before, at: now });
       }
       reply.json(approvalView(store, approval), 201);
     },

@@ -26,6 +26,7 @@ import {
   endIfIdle,
   prepareFacts,
   requeueLaterStages,
+  resumePipeline,
   startPushPipeline,
   stopRunner,
 } from './runner.js';
@@ -34,8 +35,8 @@ import {
   JOB_STATUSES,
   jobLog,
   jobsOf,
-  manageJob,
   playVariablesOf,
+  queueJob,
   retryJob,
   setJobLog,
   type Job,
@@ -248,13 +249,7 @@ function registerJobActions(router: Router, ctx: SandboxContext): void {
       return;
     }
     requeueLaterStages(store, project, retry);
-    const before = pipeline.status;
-    pipeline.status = 'pending';
-    pipeline.finished_at = null;
-    pipeline.duration = null;
-    pipeline.updated_at = now;
-    announcePipelineChange(store, project, pipeline, before);
-    catchUp(store);
+    resumePipeline(store, project, pipeline, { status: 'pending', before: pipeline.status, at: now });
     reply.json((await views(store, project, [retry]))[0], 201);
   });
 
@@ -317,19 +312,9 @@ function registerJobPlayAndErase(router: Router, ctx: SandboxContext): void {
     const now = new Date(store.clock.now());
     const pipeline = pipelineOf(project, job);
     await prepareFacts(store, project, pipeline.sha);
-    job.status = 'pending';
-    job.queued_at = now;
     job.user_id = user.id;
-    manageJob(store, job);
-    const before = pipeline.status;
-    if (pipeline.status !== 'running') {
-      pipeline.status = 'running';
-      pipeline.finished_at = null;
-      pipeline.duration = null;
-      pipeline.updated_at = now;
-    }
-    announcePipelineChange(store, project, pipeline, before);
-    catchUp(store);
+    queueJob(store, job, now);
+    resumePipeline(store, project, pipeline, { status: 'running', before: pipeline.status, at: now });
     reply.json((await views(store, project, [job]))[0], 200);
   });
 

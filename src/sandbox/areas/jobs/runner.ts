@@ -19,7 +19,7 @@ import {
   type ScenarioJob,
 } from './scenarios.js';
 import { ESC, RESET, cmd, end, incidentLog, opening, start } from './seed.js';
-import { jobsOf, manageJob, runnerOf, setJobLog, type Job } from './state.js';
+import { jobsOf, manageJob, notYetRun, runnerOf, setJobLog, type Job } from './state.js';
 
 export const CI_CONFIG_PATH = '.ci.yml';
 const ZERO_SHA = '0'.repeat(40);
@@ -90,18 +90,11 @@ export async function createRunningPipeline(store: Store, project: Project, inpu
       name: row.name,
       stage: row.stage,
       status: 'created',
-      failure_reason: null,
       allow_failure: row.when === 'manual',
       manual: row.when === 'manual',
       user_id: input.userId,
-      created_at: now,
       queued_at: null,
-      started_at: null,
-      finished_at: null,
-      erased_at: null,
-      coverage: null,
-      retried: false,
-      artifacts: [],
+      ...notYetRun(now),
       environment: jobEnvironment(row, input.ref, project.full_path),
     };
     jobsOf(store).jobs.push(job);
@@ -175,6 +168,26 @@ export function announcePipelineChange(
   before: Pipeline['status'],
 ): void {
   if (pipeline.status !== before) for (const listener of runnerOf(store).listeners) listener(project, pipeline);
+}
+
+/**
+ * A pipeline that has work again (a job retried, played or approved): `status` from now on (a running one stays as
+ * it is when that is 'running'), no end, its watchers told of the change from `before`, the runner woken.
+ */
+export function resumePipeline(
+  store: Store,
+  project: Project,
+  pipeline: Pipeline,
+  change: { status: 'pending' | 'running'; before: Pipeline['status']; at: Date },
+): void {
+  if (change.status === 'pending' || pipeline.status !== 'running') {
+    pipeline.status = change.status;
+    pipeline.finished_at = null;
+    pipeline.duration = null;
+    pipeline.updated_at = change.at;
+  }
+  announcePipelineChange(store, project, pipeline, change.before);
+  catchUp(store);
 }
 
 /**
@@ -515,22 +528,18 @@ function failureLines(
     const lines = incidentLog(at, project, pipeline).split('\n');
     return { lines, closing: 3 };
   }
-  if (failure === 'deploy_health_check') {
-    const lines = [
-      ...scriptLines(at, project, pipeline, scenario, row).slice(0, -1),
-      'deploy: rolled out 0 of 0 replicas',
-      'deploy: health check failed: no replica answered on /healthz after 60s',
-      end(at + 9 + row.seconds, 'step_script'),
-      `${ESC}[31;1mERROR: Job failed: exit code 1`,
-      RESET,
-    ];
-    return { lines, closing: 2 };
-  }
+  const output =
+    failure === 'deploy_health_check'
+      ? ['deploy: rolled out 0 of 0 replicas', 'deploy: health check failed: no replica answered on /healthz after 60s']
+      : [
+          '--- FAIL: TestRefundWebhookRetries (30.01s)',
+          '    webhooks_test.go:88: timed out waiting for the sandbox acquirer',
+          'FAIL',
+        ];
+  // The script's last command prints `output` instead of its 'ok', and the job fails with its exit code.
   const lines = [
     ...scriptLines(at, project, pipeline, scenario, row).slice(0, -1),
-    '--- FAIL: TestRefundWebhookRetries (30.01s)',
-    '    webhooks_test.go:88: timed out waiting for the sandbox acquirer',
-    'FAIL',
+    ...output,
     end(at + 9 + row.seconds, 'step_script'),
     `${ESC}[31;1mERROR: Job failed: exit code 1`,
     RESET,

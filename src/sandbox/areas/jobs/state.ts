@@ -108,22 +108,36 @@ export function manageJob(store: Store, job: Job): void {
   runner.active.add(job.pipeline_id);
 }
 
-/** A retry of a finished job: a new job in its place (the old one kept as retried), pending for `userId`, run by the runner. */
-export function retryJob(store: Store, job: Job, userId: number, now = new Date(store.clock.now())): Job {
-  const retry: Job = {
-    ...job,
-    id: store.nextId('job'),
-    status: 'pending',
+/** What a job that has not run yet has, a new one or a retry, created at `now`. */
+export function notYetRun(now: Date) {
+  return {
     failure_reason: null,
-    user_id: userId,
     created_at: now,
-    queued_at: now,
     started_at: null,
     finished_at: null,
     erased_at: null,
     coverage: null,
     retried: false,
     artifacts: [],
+  };
+}
+
+/** A job the runner is to start: pending since `at`, and managed by the runner. */
+export function queueJob(store: Store, job: Job, at: Date): void {
+  job.status = 'pending';
+  job.queued_at = at;
+  manageJob(store, job);
+}
+
+/** A retry of a finished job: a new job in its place (the old one kept as retried), pending for `userId`, run by the runner. */
+export function retryJob(store: Store, job: Job, userId: number, now = new Date(store.clock.now())): Job {
+  const retry: Job = {
+    ...job,
+    id: store.nextId('job'),
+    status: 'pending',
+    user_id: userId,
+    queued_at: now,
+    ...notYetRun(now),
   };
   job.retried = true;
   jobsOf(store).jobs.push(retry);

@@ -15,6 +15,7 @@ import { formActionSource, sendPage, sendRedirect } from './html.js';
 import { consentPage, errorPage, messagePage, rejectedFormPage, signedInPage, signInPage } from './pages.js';
 import {
   type BrowserSession,
+  type FormPurpose,
   ensureSession,
   formToken,
   redeemFormToken,
@@ -94,6 +95,27 @@ export function requireSignIn(
   return undefined;
 }
 
+/** The forms a page hands one signed-in person. */
+type PersonalForm = Extract<FormPurpose, { user_id: number }>;
+
+/**
+ * The signed-in person's answer to a page that acted for them (consent, a device code): its form token redeemed for
+ * `purpose`, from the same person; anything else is answered with the rejected-form page (then undefined).
+ */
+export function redeemPersonalForm<P extends PersonalForm['purpose']>(
+  store: Store,
+  req: SandboxRequest<{ authenticity_token?: string }>,
+  reply: Reply,
+  purpose: P,
+): { session: BrowserSession; user: User; form: Extract<FormPurpose, { purpose: P }> } | undefined {
+  const session = sessionOf(store, req.headers);
+  const form = redeemFormToken(store, session, req.params.authenticity_token, purpose);
+  const user = signedInUser(store, session);
+  if (session && form && user && user.id === (form as PersonalForm).user_id) return { session, user, form };
+  sendPage(reply, 'Rejected', rejectedFormPage(), { status: 422 });
+  return undefined;
+}
+
 export const register = registerAll(registerAuthorize, registerSignInPage);
 
 /** The authorization page and its answer. */
@@ -125,13 +147,9 @@ function registerAuthorize(router: Router, ctx: SandboxContext): void {
   });
 
   router.route('POST', '/oauth/authorize', { params: formParams }, (req, reply) => {
-    const session = sessionOf(store, req.headers);
-    const form = redeemFormToken(store, session, req.params.authenticity_token, 'consent');
-    const user = signedInUser(store, session);
-    if (!form || !user || user.id !== form.user_id) {
-      sendPage(reply, 'Rejected', rejectedFormPage(), { status: 422 });
-      return;
-    }
+    const answer = redeemPersonalForm(store, req, reply, 'consent');
+    if (!answer) return;
+    const { form, user } = answer;
     const { request } = form;
     // The application may have been deleted, or its redirect URIs changed, while the page was open.
     const app = applicationsOf(store).find((a) => a.id === request.application_id);

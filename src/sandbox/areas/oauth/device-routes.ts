@@ -6,7 +6,7 @@ import type { SandboxContext } from '../../core/context.js';
 import type { Router } from '../../core/router.js';
 import { isTokenScope, type TokenScope } from '../../core/scopes.js';
 import { applicationsOf, authenticateClient } from './applications.js';
-import { requireSignIn } from './authorize-routes.js';
+import { redeemPersonalForm, requireSignIn } from './authorize-routes.js';
 import { DESCRIPTIONS, NO_STORE, oauthError } from './errors.js';
 import {
   DEVICE_CODE_LIFETIME_S,
@@ -16,8 +16,8 @@ import {
   pendingDeviceGrantByUserCode,
 } from './grants.js';
 import { sendPage } from './html.js';
-import { consentPage, deviceCodePage, messagePage, rejectedFormPage } from './pages.js';
-import { formToken, redeemFormToken, sessionOf, signedInUser } from './sessions.js';
+import { consentPage, deviceCodePage, messagePage } from './pages.js';
+import { formToken } from './sessions.js';
 
 const text = () => z.string().optional();
 const DEFAULT_SCOPES: TokenScope[] = ['api'];
@@ -64,13 +64,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     '/oauth/device',
     { params: z.object({ authenticity_token: text(), user_code: text() }) },
     (req, reply) => {
-      const session = sessionOf(store, req.headers);
-      const form = redeemFormToken(store, session, req.params.authenticity_token, 'device_code');
-      const user = signedInUser(store, session);
-      if (!session || !form || !user || user.id !== form.user_id) {
-        sendPage(reply, 'Rejected', rejectedFormPage(), { status: 422 });
-        return;
-      }
+      const answer = redeemPersonalForm(store, req, reply, 'device_code');
+      if (!answer) return;
+      const { session, user } = answer;
       const grant = pendingDeviceGrantByUserCode(store, req.params.user_code ?? '');
       const app = grant && applicationsOf(store).find((a) => a.id === grant.application_id);
       if (!grant || !app) {
@@ -98,13 +94,9 @@ export function register(router: Router, ctx: SandboxContext): void {
     '/oauth/device/confirm',
     { params: z.object({ authenticity_token: text(), decision: text() }) },
     (req, reply) => {
-      const session = sessionOf(store, req.headers);
-      const form = redeemFormToken(store, session, req.params.authenticity_token, 'device_consent');
-      const user = signedInUser(store, session);
-      if (!form || !user || user.id !== form.user_id) {
-        sendPage(reply, 'Rejected', rejectedFormPage(), { status: 422 });
-        return;
-      }
+      const answer = redeemPersonalForm(store, req, reply, 'device_consent');
+      if (!answer) return;
+      const { form, user } = answer;
       const grant = findDeviceGrant(store, form.device_code);
       if (grant?.status !== 'pending' || deviceGrantExpired(store, grant)) {
         const page = messagePage('Code expired', 'This device code has expired. Start again on your device.');

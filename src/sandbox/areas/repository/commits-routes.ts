@@ -1,6 +1,12 @@
 // Commit routes: list, read and create commits, the refs containing one, cherry-pick, revert, diff and comments.
 import { z } from 'zod';
-import { CODE_ACCESS, readableProject, writableProject, type SandboxContext } from '../../core/context.js';
+import {
+  CODE_ACCESS,
+  codeListRoute,
+  readableProject,
+  writableProject,
+  type SandboxContext,
+} from '../../core/context.js';
 import { codedError, notFound, paramError } from '../../core/errors.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
 import { commitDiff, commitStats } from '../../git/diff.js';
@@ -12,6 +18,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { registerAll, type Router } from '../../core/router.js';
 import type { CommitComment, Store } from '../../core/store.js';
+import { authorWithEmail } from '../../core/views.js';
 import { checkForce, checkPush } from './push-rules.js';
 import { authorOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
 
@@ -95,16 +102,7 @@ function commentView(store: Store, comment: CommitComment) {
     path: comment.path,
     line: comment.line,
     line_type: comment.line_type,
-    author: author
-      ? {
-          id: author.id,
-          username: author.username,
-          email: author.email,
-          name: author.name,
-          state: author.state,
-          created_at: author.created_at.toISOString(),
-        }
-      : null,
+    author: authorWithEmail(author),
     created_at: comment.created_at.toISOString(),
   };
 }
@@ -137,30 +135,24 @@ export const register = registerAll(registerCommitLists, registerCommitReads);
 
 /** Listing and creating commits. */
 function registerCommitLists(router: Router, ctx: SandboxContext): void {
-  router.route(
-    'GET',
-    '/projects/:id/repository/commits',
-    { params: listParams, pagination: 'offset' },
-    async (req, reply) => {
-      const project = readableProject(ctx, req);
-      const { params } = req;
-      const commits = await gitCall(() =>
-        listCommits(project.repo, {
-          ref: params.ref_name ?? project.default_branch,
-          since: params.since,
-          until: params.until,
-          path: params.path,
-          all: params.all,
-          firstParent: params.first_parent,
-          order: params.order,
-        }),
-      );
-      const page = paginate(req, reply, commits);
-      const entries = params.with_stats ? await withStats(project.repo, page) : page.map(commitView);
-      // Every commit record carries status (the spec's field list): its last pipeline's, or null.
-      reply.json(entries.map((entry) => ({ ...entry, status: lastPipelineOf(project, entry.id)?.status ?? null })));
-    },
-  );
+  codeListRoute(router, ctx, '/projects/:id/repository/commits', listParams, async (project, req, reply) => {
+    const { params } = req;
+    const commits = await gitCall(() =>
+      listCommits(project.repo, {
+        ref: params.ref_name ?? project.default_branch,
+        since: params.since,
+        until: params.until,
+        path: params.path,
+        all: params.all,
+        firstParent: params.first_parent,
+        order: params.order,
+      }),
+    );
+    const page = paginate(req, reply, commits);
+    const entries = params.with_stats ? await withStats(project.repo, page) : page.map(commitView);
+    // Every commit record carries status (the spec's field list): its last pipeline's, or null.
+    reply.json(entries.map((entry) => ({ ...entry, status: lastPipelineOf(project, entry.id)?.status ?? null })));
+  });
 
   router.route(
     'POST',

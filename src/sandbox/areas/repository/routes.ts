@@ -1,7 +1,7 @@
 // Repository browsing routes (tree, blobs, archive, compare, contributors, merge base), and the helpers the
 // repository file and commit routes share: repository access rules, git errors as responses, commit views.
 import { z } from 'zod';
-import { readableProject, type SandboxContext } from '../../core/context.js';
+import { codeListRoute, readableProject, type SandboxContext } from '../../core/context.js';
 import { messageError, notFound, paramError } from '../../core/errors.js';
 import { ARCHIVE_FORMATS, createArchive, isArchiveFormat } from '../../git/archive.js';
 import type { GitCommitInfo } from '../../git/commit-format.js';
@@ -132,19 +132,13 @@ const archiveParams = z.object({ sha: z.string().min(1).optional(), path: z.stri
 const mergeBaseParams = z.object({ refs: param.array(z.string().min(1)) });
 
 export function register(router: Router, ctx: SandboxContext): void {
-  router.route(
-    'GET',
-    '/projects/:id/repository/tree',
-    { params: treeParams, pagination: 'offset' },
-    async (req, reply) => {
-      const project = readableProject(ctx, req);
-      const ref = refOrDefault(project, req.params.ref);
-      const entries = await gitCall(() =>
-        listTree(project.repo, ref, req.params.path ?? '', req.params.recursive ?? false),
-      );
-      reply.json(paginate(req, reply, entries));
-    },
-  );
+  codeListRoute(router, ctx, '/projects/:id/repository/tree', treeParams, async (project, req, reply) => {
+    const ref = refOrDefault(project, req.params.ref);
+    const entries = await gitCall(() =>
+      listTree(project.repo, ref, req.params.path ?? '', req.params.recursive ?? false),
+    );
+    reply.json(paginate(req, reply, entries));
+  });
 
   router.route('GET', '/projects/:id/repository/blobs/:sha', {}, async (req, reply) => {
     const project = readableProject(ctx, req);
@@ -193,12 +187,12 @@ export function register(router: Router, ctx: SandboxContext): void {
     });
   });
 
-  router.route(
-    'GET',
+  codeListRoute(
+    router,
+    ctx,
     '/projects/:id/repository/contributors',
-    { params: contributorParams, pagination: 'offset' },
-    async (req, reply) => {
-      const project = readableProject(ctx, req);
+    contributorParams,
+    async (project, req, reply) => {
       const list = await gitCall(() =>
         contributors(project.repo, {
           ref: project.default_branch,

@@ -14,7 +14,7 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { canChangeSnippet, canSeeSnippet, type Snippet } from './state.js';
 import { ACCESS, type Project, type Store } from '../../core/store.js';
-import { projectWebUrl } from '../../core/views.js';
+import { authorWithEmail, projectWebUrl } from '../../core/views.js';
 import { snippetsOf } from './state.js';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
@@ -39,16 +39,7 @@ function snippetView(store: Store, project: Project, snippet: Snippet) {
     file_name: snippet.file_name,
     description: snippet.description,
     visibility: snippet.visibility,
-    author: author
-      ? {
-          id: author.id,
-          username: author.username,
-          email: author.email,
-          name: author.name,
-          state: author.state,
-          created_at: author.created_at.toISOString(),
-        }
-      : null,
+    author: authorWithEmail(author),
     created_at: snippet.created_at.toISOString(),
     updated_at: snippet.updated_at.toISOString(),
     web_url: `${projectWebUrl(store, project)}/-/snippets/${snippet.id}`,

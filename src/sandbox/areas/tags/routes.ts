@@ -1,7 +1,7 @@
 // Tags routes (the service's REST API v4): tags read from the project's git repository, with the release
 // made on each, if any. Reading follows the code; creating and deleting take developer access (push).
 import { z } from 'zod';
-import { readableProject, writableProject, type SandboxContext } from '../../core/context.js';
+import { codeListRoute, readableProject, writableProject, type SandboxContext } from '../../core/context.js';
 import { messageError, notFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { matchesSearch, param } from '../../core/params.js';
@@ -73,27 +73,21 @@ async function findTag(project: Project, name: string): Promise<TagRef> {
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
-  router.route(
-    'GET',
-    '/projects/:id/repository/tags',
-    { params: listParams, pagination: 'offset' },
-    async (req, reply) => {
-      const project = readableProject(ctx, req);
-      const tags = (await listTags(project.repo)).filter((tag) => matchesSearch(tag.name, req.params.search));
-      const orderBy = req.params.order_by ?? 'updated';
-      const views = await tagViews(ctx, project, tags);
-      const dateOf = (view: Record<string, unknown>) =>
-        Date.parse((view.commit as { committed_date: string }).committed_date);
-      const compare = (a: Record<string, unknown>, b: Record<string, unknown>): number => {
-        const [na, nb] = [a.name as string, b.name as string];
-        if (orderBy === 'version') return compareVersions(na, nb);
-        if (orderBy === 'updated') return dateOf(a) - dateOf(b) || (na < nb ? -1 : na > nb ? 1 : 0);
-        return na < nb ? -1 : na > nb ? 1 : 0;
-      };
-      views.sort((a, b) => (req.params.sort === 'asc' ? compare(a, b) : compare(b, a)));
-      reply.json(paginate(req, reply, views));
-    },
-  );
+  codeListRoute(router, ctx, '/projects/:id/repository/tags', listParams, async (project, req, reply) => {
+    const tags = (await listTags(project.repo)).filter((tag) => matchesSearch(tag.name, req.params.search));
+    const orderBy = req.params.order_by ?? 'updated';
+    const views = await tagViews(ctx, project, tags);
+    const dateOf = (view: Record<string, unknown>) =>
+      Date.parse((view.commit as { committed_date: string }).committed_date);
+    const compare = (a: Record<string, unknown>, b: Record<string, unknown>): number => {
+      const [na, nb] = [a.name as string, b.name as string];
+      if (orderBy === 'version') return compareVersions(na, nb);
+      if (orderBy === 'updated') return dateOf(a) - dateOf(b) || (na < nb ? -1 : na > nb ? 1 : 0);
+      return na < nb ? -1 : na > nb ? 1 : 0;
+    };
+    views.sort((a, b) => (req.params.sort === 'asc' ? compare(a, b) : compare(b, a)));
+    reply.json(paginate(req, reply, views));
+  });
 
   router.route('GET', '/projects/:id/repository/tags/:tag_name', {}, async (req, reply) => {
     const project = readableProject(ctx, req);

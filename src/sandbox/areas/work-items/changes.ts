@@ -7,7 +7,7 @@ import type { SandboxContext } from '../../core/context.js';
 import { messageError, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import type { Reply, SandboxRequest } from '../../core/router.js';
+import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type Store, type User } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
 import { nameList, splitNames } from './shared.js';
@@ -89,6 +89,102 @@ export function changeLabels(
     names = names.filter((n) => !gone.includes(n.toLowerCase()));
   }
   setLabels(store, resource, names, user, at);
+}
+
+/** The next iid among one project's (or group's) items: one above the highest, so an imported iid is never reused. */
+export function nextIid(items: ReadonlyArray<{ iid: number }>): number {
+  return Math.max(0, ...items.map((item) => item.iid)) + 1;
+}
+
+/** What issues and merge requests take alike on create and update: people, milestone, locking, labels. */
+export const itemFieldsShape = {
+  description: z.string().optional(),
+  ...labelChangeShape,
+  assignee_id: param.integer().optional(),
+  assignee_ids: param.array(param.integer()).optional(),
+  milestone_id: param.integer().optional(),
+};
+
+interface ItemFields {
+  title?: string;
+  description?: string;
+  assignee_ids?: number[];
+  assignee_id?: number;
+  milestone_id?: number;
+  discussion_locked?: boolean;
+}
+
+/** assignee_ids, or the older single assignee_id; undefined when neither is given. */
+function assigneesGiven(params: ItemFields): number[] | undefined {
+  return params.assignee_ids ?? (params.assignee_id === undefined ? undefined : [params.assignee_id]);
+}
+
+/** A milestone id of the project's own, or null (the service drops another's). */
+function milestoneIn(project: Project, id: number | undefined): number | null {
+  return id !== undefined && project.milestones.some((m) => m.id === id) ? id : null;
+}
+
+/** The fields a new issue or merge request starts with, whichever it is (the caller adds its id and its own). */
+export function openedItemFields(
+  store: Store,
+  project: Project,
+  author: User,
+  params: ItemFields & { title: string },
+  iid: number,
+  at: Date,
+) {
+  return {
+    iid,
+    project_id: project.id,
+    title: params.title,
+    description: params.description ?? '',
+    state: 'opened' as const,
+    author_id: author.id,
+    assignee_ids: userIds(store, assigneesGiven(params) ?? []),
+    labels: [],
+    milestone_id: milestoneIn(project, params.milestone_id),
+    created_at: at,
+    updated_at: at,
+    closed_at: null,
+    closed_by_id: null,
+    awards: [],
+    user_notes_count: 0,
+  };
+}
+
+/** The edits an issue and a merge request share: title, description, assignees, milestone, discussion locking. */
+export function applyItemEdits(store: Store, project: Project, item: Issue | MergeRequest, params: ItemFields): void {
+  if (params.title !== undefined) item.title = params.title;
+  if (params.description !== undefined) item.description = params.description;
+  const assignees = assigneesGiven(params);
+  if (assignees !== undefined) item.assignee_ids = userIds(store, assignees);
+  if (params.milestone_id !== undefined) item.milestone_id = milestoneIn(project, params.milestone_id);
+  if (params.discussion_locked !== undefined) item.discussion_locked = params.discussion_locked;
+}
+
+/**
+ * state_event close / reopen, each with its system note; `alsoOnClose` is what closing also resets (a merge
+ * request's auto-merge), `beforeReopen` may refuse the reopening (a merge request that another open one duplicates).
+ */
+export function applyStateEvent(
+  store: Store,
+  project: Project,
+  target: { kind: Note['noteable_type']; item: Issue | MergeRequest },
+  event: { state_event?: 'close' | 'reopen'; user: User; at: Date },
+  alsoOnClose: Partial<MergeRequest> = {},
+  beforeReopen: () => void = () => undefined,
+): void {
+  const { kind, item } = target;
+  const { user, at } = event;
+  if (event.state_event === 'close' && item.state === 'opened') {
+    Object.assign(item, { state: 'closed', closed_at: at, closed_by_id: user.id, ...alsoOnClose });
+    addNote(store, project, item, kind, user, 'closed', true, at);
+  }
+  if (event.state_event === 'reopen' && item.state === 'closed') {
+    beforeReopen();
+    Object.assign(item, { state: 'opened', closed_at: null, closed_by_id: null });
+    addNote(store, project, item, kind, user, 'reopened', true, at);
+  }
 }
 
 /** Known user ids only (the service drops unknown ones); an empty list or [0] clears. */
@@ -213,4 +309,28 @@ export function commentOn(
   const note = addNote(ctx.store, project, item, kind, user, body, false, at, internal);
   item.updated_at = note.created_at;
   return note;
+}
+
+/** GET and POST `<itemPattern>/notes`: an item's comments, the item found by `find` through the caller's own view. */
+export function registerNoteRoutes(
+  router: Router,
+  ctx: SandboxContext,
+  itemPattern: string,
+  kind: Note['noteable_type'],
+  find: (req: SandboxRequest<unknown>) => { project: Project; item: Issue | MergeRequest },
+): void {
+  router.route(
+    'GET',
+    `${itemPattern}/notes`,
+    { params: noteListParams, pagination: 'offset', auth: 'user' },
+    (req, reply) => {
+      const { project, item } = find(req);
+      replyNotes(ctx, req, reply, kind, item, project);
+    },
+  );
+
+  router.route('POST', `${itemPattern}/notes`, { params: noteCreateParams, auth: 'user' }, (req, reply) => {
+    const { project, item } = find(req);
+    reply.json(noteView(ctx.store, commentOn(ctx, req, kind, item, project)), 201);
+  });
 }

@@ -17,6 +17,7 @@ import { ACCESS, type Group, type Store, type User } from '../../core/store.js';
 import { groupWebUrl, userBasic } from '../../core/views.js';
 import { labelDetails, labelsPredicate, nameList, sortItems, splitNames, type Predicate } from './shared.js';
 import { labelsFor, setLabels, type Epic, type Label, workItemsOf } from './state.js';
+import { nextIid } from './changes.js';
 import { epicStateOf } from './epic-state.js';
 
 /** The spec's limit on an epic's description. */
@@ -254,16 +255,9 @@ function registerEpicChanges(router: Router, ctx: SandboxContext): void {
     checkChange(p);
     const parent = p.parent_id === undefined ? null : parentFor(ctx, group, p.parent_id);
     const now = new Date();
-    const iid =
-      Math.max(
-        0,
-        ...workItemsOf(store)
-          .epics.filter((e) => e.group_id === group.id)
-          .map((e) => e.iid),
-      ) + 1;
     const epic: Epic = {
       id: store.nextId('epic'),
-      iid,
+      iid: nextIid(workItemsOf(store).epics.filter((e) => e.group_id === group.id)),
       group_id: group.id,
       title: p.title,
       description: p.description ?? '',

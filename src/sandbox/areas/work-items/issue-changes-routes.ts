@@ -15,17 +15,15 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import {
-  addNote,
+  applyItemEdits,
+  applyStateEvent,
   changeLabels,
-  commentOn,
   hasGuestAccess,
-  labelChangeShape,
-  noteCreateParams,
-  noteListParams,
-  noteView,
-  replyNotes,
+  itemFieldsShape,
+  nextIid,
+  openedItemFields,
+  registerNoteRoutes,
   requireOneOf,
-  userIds,
   withoutMetadata,
 } from './changes.js';
 import { canSeeIssue, issueView } from './shared.js';
@@ -34,18 +32,19 @@ import { workItemsOf, type Issue } from './state.js';
 const dueDate = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const ISSUE_TYPES = ['issue', 'incident', 'test_case', 'task'] as const;
 
-const createParams = z.object({
-  title: z.string(),
-  description: z.string().optional(),
-  ...labelChangeShape,
-  assignee_ids: param.array(param.integer()).optional(),
-  assignee_id: param.integer().optional(),
+/** What creating and updating an issue take alike. */
+const issueFieldsShape = {
+  ...itemFieldsShape,
   confidential: param.boolean().optional(),
   issue_type: param.enum(ISSUE_TYPES).optional(),
-  due_date: dueDate().optional(),
-  milestone_id: param.integer().optional(),
   weight: param.integer().optional(),
   discussion_locked: param.boolean().optional(),
+};
+
+const createParams = z.object({
+  title: z.string(),
+  ...issueFieldsShape,
+  due_date: dueDate().optional(),
   created_at: z.string().optional(),
   iid: param.integer().optional(),
 });
@@ -72,17 +71,9 @@ const UPDATE_KEYS = [
 
 const updateParams = z.object({
   title: z.string().optional(),
-  description: z.string().optional(),
   state_event: param.enum(['close', 'reopen']).optional(),
-  ...labelChangeShape,
-  assignee_ids: param.array(param.integer()).optional(),
-  assignee_id: param.integer().optional(),
-  confidential: param.boolean().optional(),
-  issue_type: param.enum(ISSUE_TYPES).optional(),
+  ...issueFieldsShape,
   due_date: dueDate().or(z.literal('')).optional(),
-  milestone_id: param.integer().optional(),
-  weight: param.integer().optional(),
-  discussion_locked: param.boolean().optional(),
   updated_at: z.string().optional(),
 });
 
@@ -142,32 +133,15 @@ function registerIssueReadAndOpen(router: Router, ctx: SandboxContext): void {
     const owner = ctx.projectAccess(user, project) >= ACCESS.owner;
     const given = owner ? givenDate(p.created_at) : undefined;
     const now = given ?? new Date();
-    const iid =
-      owner && p.iid !== undefined
-        ? p.iid
-        : Math.max(0, ...items.issues.filter((i) => i.project_id === project.id).map((i) => i.iid)) + 1;
+    const iid = owner && p.iid !== undefined ? p.iid : nextIid(items.issues.filter((i) => i.project_id === project.id));
     if (items.issues.some((i) => i.project_id === project.id && i.iid === iid))
       throw messageError(409, 'Duplicated issue');
     // An incident takes a reporter to open; below it the service opens a plain issue.
     const issueType = p.issue_type === 'incident' && !reporter ? 'issue' : (p.issue_type ?? 'issue');
     const issue: Issue = {
       id: store.nextId('issue'),
-      iid,
-      project_id: project.id,
-      title: p.title,
-      description: p.description ?? '',
-      state: 'opened',
+      ...openedItemFields(store, project, user, p, iid, now),
       issue_type: issueType,
-      author_id: user.id,
-      assignee_ids: userIds(store, p.assignee_ids ?? (p.assignee_id === undefined ? [] : [p.assignee_id])),
-      labels: [],
-      milestone_id: project.milestones.some((m) => m.id === p.milestone_id) ? p.milestone_id! : null,
-      created_at: now,
-      updated_at: now,
-      closed_at: null,
-      closed_by_id: null,
-      awards: [],
-      user_notes_count: 0,
       discussion_locked: p.discussion_locked ?? null,
       confidential: p.confidential ?? false,
       due_date: p.due_date ?? null,
@@ -203,47 +177,19 @@ function registerIssueChanges(router: Router, ctx: SandboxContext): void {
       : { ...withoutMetadata(req.params), confidential: undefined, issue_type: undefined };
     if (p.title !== undefined && p.title.trim() === '') throw validationError({ title: ["can't be blank"] });
     const now = new Date();
-    if (p.title !== undefined) issue.title = p.title;
-    if (p.description !== undefined) issue.description = p.description;
-    const assignees = p.assignee_ids ?? (p.assignee_id === undefined ? undefined : [p.assignee_id]);
-    if (assignees !== undefined) issue.assignee_ids = userIds(store, assignees);
-    if (p.milestone_id !== undefined)
-      issue.milestone_id = project.milestones.some((m) => m.id === p.milestone_id) ? p.milestone_id : null;
+    applyItemEdits(store, project, issue, p);
     if (p.confidential !== undefined) issue.confidential = p.confidential;
     if (p.issue_type !== undefined) issue.issue_type = p.issue_type;
     if (p.due_date !== undefined) issue.due_date = p.due_date === '' ? null : p.due_date;
     if (p.weight !== undefined) issue.weight = p.weight;
-    if (p.discussion_locked !== undefined) issue.discussion_locked = p.discussion_locked;
     changeLabels(store, { kind: 'Issue', item: issue }, p, user, now);
-    if (p.state_event === 'close' && issue.state === 'opened') {
-      Object.assign(issue, { state: 'closed', closed_at: now, closed_by_id: user.id });
-      addNote(store, project, issue, 'Issue', user, 'closed', true, now);
-    }
-    if (p.state_event === 'reopen' && issue.state === 'closed') {
-      Object.assign(issue, { state: 'opened', closed_at: null, closed_by_id: null });
-      addNote(store, project, issue, 'Issue', user, 'reopened', true, now);
-    }
+    applyStateEvent(store, project, { kind: 'Issue', item: issue }, { state_event: p.state_event, user, at: now });
     issue.updated_at = (ctx.projectAccess(user, project) >= ACCESS.owner ? givenDate(p.updated_at) : undefined) ?? now;
     reply.json(view(ctx, project, issue, user));
   });
 
-  router.route(
-    'GET',
-    '/projects/:id/issues/:issue_iid/notes',
-    { params: noteListParams, pagination: 'offset', auth: 'user' },
-    (req, reply) => {
-      const { project, issue } = findIssue(ctx, req);
-      replyNotes(ctx, req, reply, 'Issue', issue, project);
-    },
-  );
-
-  router.route(
-    'POST',
-    '/projects/:id/issues/:issue_iid/notes',
-    { params: noteCreateParams, auth: 'user' },
-    (req, reply) => {
-      const { project, issue } = findIssue(ctx, req);
-      reply.json(noteView(store, commentOn(ctx, req, 'Issue', issue, project)), 201);
-    },
-  );
+  registerNoteRoutes(router, ctx, '/projects/:id/issues/:issue_iid', 'Issue', (req) => {
+    const { project, issue } = findIssue(ctx, req);
+    return { project, item: issue };
+  });
 }

@@ -19,6 +19,7 @@ import {
   issueSortKey,
   issueView,
   projectsIn,
+  registerItemLists,
   sortItems,
   type IssueParams,
   type ReferenceContext,
@@ -63,27 +64,10 @@ export function register(router: Router, ctx: SandboxContext): void {
     );
   }
 
-  router.route('GET', '/issues', { params: listParams, pagination: 'offset', auth: 'user' }, (req, reply) => {
-    list(req, reply, { kind: 'instance' });
+  const params = { instance: listParams, group: groupParams, project: listParams };
+  registerItemLists(router, ctx, 'issues', params, list, (req) => {
+    const project = ctx.findProjectFor(req, req.pathParams.id);
+    if (!project.issues_enabled) throw forbidden();
+    return project;
   });
-
-  router.route(
-    'GET',
-    '/groups/:id/issues',
-    { params: groupParams, pagination: 'offset', auth: 'user' },
-    (req, reply) => {
-      list(req, reply, { kind: 'group', group: ctx.findGroupFor(req, req.pathParams.id) });
-    },
-  );
-
-  router.route(
-    'GET',
-    '/projects/:id/issues',
-    { params: listParams, pagination: 'offset', auth: 'user' },
-    (req, reply) => {
-      const project = ctx.findProjectFor(req, req.pathParams.id);
-      if (!project.issues_enabled) throw forbidden();
-      list(req, reply, { kind: 'project', project });
-    },
-  );
 }

@@ -25,40 +25,39 @@ import { ACCESS, type Project, type User } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
 import {
   addNote,
+  applyItemEdits,
+  applyStateEvent,
   changeLabels,
-  commentOn,
-  labelChangeShape,
-  noteCreateParams,
-  noteListParams,
-  noteView,
-  replyNotes,
+  itemFieldsShape,
+  nextIid,
+  openedItemFields,
+  registerNoteRoutes,
   requireOneOf,
   userIds,
   withoutMetadata,
 } from './changes.js';
 import { acceptMergeRequest, checkMergeability, refreshHead } from './merge.js';
 import { MergeRequestAccess } from './merge-request-access.js';
-import { canSeeMergeRequests } from './shared.js';
+import { canSeeMergeRequests, mergeRequestBasics } from './shared.js';
 import { workItemsOf, type MergeRequest } from './state.js';
 
-const ids = () => param.array(param.integer());
+/** What opening and editing a merge request take alike. */
+const mergeRequestFieldsShape = {
+  ...itemFieldsShape,
+  reviewer_ids: param.array(param.integer()).optional(),
+  remove_source_branch: param.boolean().optional(),
+  allow_collaboration: param.boolean().optional(),
+  allow_maintainer_to_push: param.boolean().optional(),
+  squash: param.boolean().optional(),
+  merge_after: z.string().optional(),
+};
 
 const createParams = z.object({
   source_branch: z.string(),
   target_branch: z.string(),
   title: z.string(),
-  description: z.string().optional(),
-  ...labelChangeShape,
-  assignee_id: param.integer().optional(),
-  assignee_ids: ids().optional(),
-  reviewer_ids: ids().optional(),
-  milestone_id: param.integer().optional(),
-  remove_source_branch: param.boolean().optional(),
-  allow_collaboration: param.boolean().optional(),
-  allow_maintainer_to_push: param.boolean().optional(),
-  squash: param.boolean().optional(),
+  ...mergeRequestFieldsShape,
   target_project_id: param.integer().optional(),
-  merge_after: z.string().optional(),
   approvals_before_merge: param.integer().optional(),
 });
 
@@ -85,20 +84,10 @@ const UPDATE_KEYS = [
 
 const updateParams = z.object({
   title: z.string().optional(),
-  description: z.string().optional(),
   target_branch: z.string().optional(),
   state_event: param.enum(['close', 'reopen']).optional(),
-  ...labelChangeShape,
-  assignee_id: param.integer().optional(),
-  assignee_ids: ids().optional(),
-  reviewer_ids: ids().optional(),
-  milestone_id: param.integer().optional(),
-  remove_source_branch: param.boolean().optional(),
-  allow_collaboration: param.boolean().optional(),
-  allow_maintainer_to_push: param.boolean().optional(),
-  squash: param.boolean().optional(),
+  ...mergeRequestFieldsShape,
   discussion_locked: param.boolean().optional(),
-  merge_after: z.string().optional(),
 });
 
 const readParams = z.object({
@@ -192,24 +181,10 @@ function registerReadAndOpen(router: Router, ctx: SandboxContext, access: MergeR
     if (duplicate) throw duplicateOf(duplicate);
     const items = workItemsOf(store);
     const now = new Date();
-    const assignees = params.assignee_ids ?? (params.assignee_id === undefined ? [] : [params.assignee_id]);
+    const iid = nextIid(items.mergeRequests.filter((m) => m.project_id === p.id));
     const mr: MergeRequest = {
       id: store.nextId('merge_request'),
-      iid: Math.max(0, ...items.mergeRequests.filter((m) => m.project_id === p.id).map((m) => m.iid)) + 1,
-      project_id: p.id,
-      title: params.title,
-      description: params.description ?? '',
-      state: 'opened',
-      author_id: user.id,
-      assignee_ids: userIds(store, assignees),
-      labels: [],
-      milestone_id: p.milestones.some((m) => m.id === params.milestone_id) ? params.milestone_id! : null,
-      created_at: now,
-      updated_at: now,
-      closed_at: null,
-      closed_by_id: null,
-      awards: [],
-      user_notes_count: 0,
+      ...openedItemFields(store, p, user, params, iid, now),
       discussion_locked: null,
       source_branch: params.source_branch,
       target_branch: params.target_branch,
@@ -254,36 +229,19 @@ function registerUpdate(router: Router, ctx: SandboxContext, access: MergeReques
         if (params.target_branch === mr.source_branch) throw sameBranch();
       }
       const now = new Date();
-      if (params.title !== undefined) mr.title = params.title;
-      if (params.description !== undefined) mr.description = params.description;
+      applyItemEdits(store, p, mr, params);
       if (params.target_branch !== undefined) mr.target_branch = params.target_branch;
-      const assignees = params.assignee_ids ?? (params.assignee_id === undefined ? undefined : [params.assignee_id]);
-      if (assignees !== undefined) mr.assignee_ids = userIds(store, assignees);
       if (params.reviewer_ids !== undefined) mr.reviewer_ids = userIds(store, params.reviewer_ids);
-      if (params.milestone_id !== undefined)
-        mr.milestone_id = p.milestones.some((m) => m.id === params.milestone_id) ? params.milestone_id : null;
       if (params.squash !== undefined) mr.squash = params.squash;
       if (params.remove_source_branch !== undefined) mr.force_remove_source_branch = params.remove_source_branch;
-      if (params.discussion_locked !== undefined) mr.discussion_locked = params.discussion_locked;
       changeLabels(store, { kind: 'MergeRequest', item: mr }, params, user, now);
-      if (params.state_event === 'close' && mr.state === 'opened') {
-        // Closing cancels an auto-merge, as on the service: reopening does not bring it back.
-        Object.assign(mr, {
-          state: 'closed',
-          closed_at: now,
-          closed_by_id: user.id,
-          merge_when_pipeline_succeeds: false,
-          merge_user_id: null,
-          merge_params: undefined,
-        });
-        addNote(store, p, mr, 'MergeRequest', user, 'closed', true, now);
-      }
-      if (params.state_event === 'reopen' && mr.state === 'closed') {
+      const event = { state_event: params.state_event, user, at: now };
+      // Closing cancels an auto-merge, as on the service: reopening does not bring it back.
+      const cancelAutoMerge = { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined };
+      applyStateEvent(store, p, { kind: 'MergeRequest', item: mr }, event, cancelAutoMerge, () => {
         const duplicate = openDuplicate(store, p, mr);
         if (duplicate) throw duplicateOf(duplicate);
-        Object.assign(mr, { state: 'opened', closed_at: null, closed_by_id: null });
-        addNote(store, p, mr, 'MergeRequest', user, 'reopened', true, now);
-      }
+      });
       mr.updated_at = now;
       reply.json(await access.view(p, mr, user));
     },
@@ -299,12 +257,7 @@ function registerMerge(router: Router, ctx: SandboxContext, access: MergeRequest
     { params: mergeParams, auth: 'user' },
     async (req, reply) => {
       const user = ctx.requireUser(req);
-      const found = ctx.findProjectFor(req, req.pathParams.id);
-      const iid = integerPathParam(req, 'merge_request_iid');
-      const mr = workItemsOf(store).mergeRequests.find((m) => m.project_id === found.id && m.iid === iid);
-      // Found through the caller's own view of merge requests: one they may not read does not exist for them.
-      if (!mr || !canSeeMergeRequests(ctx, user, found)) throw recordNotFound();
-      const p = found;
+      const { project: p, mr } = visibleMergeRequest(ctx, req);
       // The docs: "401 Unauthorized — this user does not have permission to accept this merge request" (push or merge
       // rights on the target branch, protected branches included).
       if (!access.developer(user, p) || !access.canMerge(user, p, mr)) throw unauthorized();
@@ -360,14 +313,7 @@ function registerApprove(router: Router, ctx: SandboxContext, access: MergeReque
         .filter((u): u is User => u !== undefined);
       reply.json(
         {
-          id: mr.id,
-          iid: mr.iid,
-          project_id: mr.project_id,
-          title: mr.title,
-          description: mr.description,
-          state: mr.state,
-          created_at: mr.created_at.toISOString(),
-          updated_at: mr.updated_at.toISOString(),
+          ...mergeRequestBasics(mr),
           merge_status: mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged',
           approved: true,
           approvals_required: 0,
@@ -393,33 +339,20 @@ function registerApprove(router: Router, ctx: SandboxContext, access: MergeReque
 
 /** Its comments: listing and adding, through the caller's own view of merge requests. */
 function registerNotes(router: Router, ctx: SandboxContext): void {
-  const { store } = ctx;
-  router.route(
-    'GET',
-    '/projects/:id/merge_requests/:merge_request_iid/notes',
-    { params: noteListParams, pagination: 'offset', auth: 'user' },
-    (req, reply) => {
-      const { project: p, mr } = noteable(req);
-      replyNotes(ctx, req, reply, 'MergeRequest', mr, p);
-    },
-  );
+  registerNoteRoutes(router, ctx, '/projects/:id/merge_requests/:merge_request_iid', 'MergeRequest', (req) => {
+    const { project, mr } = visibleMergeRequest(ctx, req);
+    return { project, item: mr };
+  });
+}
 
-  router.route(
-    'POST',
-    '/projects/:id/merge_requests/:merge_request_iid/notes',
-    { params: noteCreateParams, auth: 'user' },
-    (req, reply) => {
-      const { project: p, mr } = noteable(req);
-      reply.json(noteView(store, commentOn(ctx, req, 'MergeRequest', mr, p)), 201);
-    },
-  );
-
-  /** The notes API's lookup, through the caller's own view of merge requests: one they may not read is not there. */
-  function noteable(req: SandboxRequest<unknown>) {
-    const found = ctx.findProjectFor(req, req.pathParams.id);
-    const iid = integerPathParam(req, 'merge_request_iid');
-    const mr = workItemsOf(store).mergeRequests.find((m) => m.project_id === found.id && m.iid === iid);
-    if (!mr || !canSeeMergeRequests(ctx, req.user, found)) throw recordNotFound();
-    return { project: found, mr };
-  }
+/** Found through the caller's own view of merge requests: one they may not read does not exist for them. */
+function visibleMergeRequest(
+  ctx: SandboxContext,
+  req: SandboxRequest<unknown>,
+): { project: Project; mr: MergeRequest } {
+  const project = ctx.findProjectFor(req, req.pathParams.id);
+  const iid = integerPathParam(req, 'merge_request_iid');
+  const mr = workItemsOf(ctx.store).mergeRequests.find((m) => m.project_id === project.id && m.iid === iid);
+  if (!mr || !canSeeMergeRequests(ctx, req.user, project)) throw recordNotFound();
+  return { project, mr };
 }

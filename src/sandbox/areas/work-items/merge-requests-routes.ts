@@ -19,6 +19,7 @@ import {
   mergeRequestSimple,
   mergeRequestView,
   projectsIn,
+  registerItemLists,
   sortItems,
   type MergeRequestParams,
   type ReferenceContext,
@@ -61,33 +62,11 @@ export function register(router: Router, ctx: SandboxContext): void {
     );
   }
 
-  router.route(
-    'GET',
-    '/merge_requests',
-    { params: instanceParams, pagination: 'offset', auth: 'user' },
-    (req, reply) => {
-      list(req, reply, { kind: 'instance' });
-    },
-  );
-
-  router.route(
-    'GET',
-    '/groups/:id/merge_requests',
-    { params: groupParams, pagination: 'offset', auth: 'user' },
-    (req, reply) => {
-      list(req, reply, { kind: 'group', group: ctx.findGroupFor(req, req.pathParams.id) });
-    },
-  );
-
-  router.route(
-    'GET',
-    '/projects/:id/merge_requests',
-    { params: projectParams, pagination: 'offset', auth: 'user' },
-    (req, reply) => {
-      const user = ctx.requireUser(req);
-      const project = ctx.findProjectFor(req, req.pathParams.id);
-      if (!canSeeMergeRequests(ctx, user, project)) throw forbidden();
-      list(req, reply, { kind: 'project', project });
-    },
-  );
+  const params = { instance: instanceParams, group: groupParams, project: projectParams };
+  registerItemLists(router, ctx, 'merge_requests', params, list, (req) => {
+    const user = ctx.requireUser(req);
+    const project = ctx.findProjectFor(req, req.pathParams.id);
+    if (!canSeeMergeRequests(ctx, user, project)) throw forbidden();
+    return project;
+  });
 }

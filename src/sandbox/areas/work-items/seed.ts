@@ -42,7 +42,8 @@ interface SeedLabelChange {
   labels: string[];
 }
 
-interface SeedIssue {
+/** What a seeded issue and merge request both have. */
+interface SeedItem {
   title: string;
   description?: string;
   author: string;
@@ -53,6 +54,9 @@ interface SeedIssue {
   milestone?: string;
   /** Created this many days before today. */
   created: number;
+}
+
+interface SeedIssue extends SeedItem {
   /** Closed (by `closedBy`) this many days before today. */
   closed?: number;
   closedBy?: string;
@@ -66,17 +70,9 @@ interface SeedIssue {
   tasks?: [count: number, completed: number];
 }
 
-interface SeedMergeRequest {
-  title: string;
-  description?: string;
-  author: string;
-  assignees?: string[];
-  labels?: string[];
-  relabel?: SeedLabelChange[];
-  milestone?: string;
+interface SeedMergeRequest extends SeedItem {
   source: string;
   target?: string;
-  created: number;
   state?: 'opened' | 'closed' | 'merged';
   /** Days before today when merged or closed. */
   ended?: number;
@@ -443,7 +439,7 @@ function seedLabels(store: Store): void {
   addLabel(store, `project:${scratchpad.id}`, { name: 'idea', color: '#c0ffee', description: null, priority: null });
 }
 
-/** The seed's people and times: a user by name, days ago at 09:00, a day's date, a milestone id, label history. */
+/** The seed's people and times: a user by name, days ago at 09:00, a day's date, label history, an item's basics. */
 function seedTimes(store: Store, users: Map<string, User>, epoch: number) {
   const user = (name: string) => users.get(name)!;
   const ago = (days: number) => new Date(epoch - days * DAY + 9 * 60 * 60 * 1000);
@@ -460,28 +456,34 @@ function seedTimes(store: Store, users: Map<string, User>, epoch: number) {
     for (const change of spec.relabel ?? [])
       setLabels(store, resource, change.labels, user(change.by), ago(spec.created - change.after));
   }
-  return { user, ago, day, milestoneId, label };
+  /** The fields a seeded issue and merge request fill alike from their spec. */
+  function itemBasics(project: Project, spec: SeedItem, index: number) {
+    return {
+      iid: index + 1,
+      project_id: project.id,
+      title: spec.title,
+      description: spec.description ?? '',
+      author_id: user(spec.author).id,
+      assignee_ids: (spec.assignees ?? []).map((name) => user(name).id),
+      labels: [],
+      milestone_id: milestoneId(project, spec.milestone),
+      created_at: ago(spec.created),
+      updated_at: ago(spec.created),
+    };
+  }
+  return { user, ago, day, label, itemBasics };
 }
 type SeedTimes = ReturnType<typeof seedTimes>;
 
-function seedIssues(store: Store, users: Map<string, User>, { user, ago, day, milestoneId, label }: SeedTimes): void {
+function seedIssues(store: Store, users: Map<string, User>, { user, ago, day, label, itemBasics }: SeedTimes): void {
   for (const [path, specs] of Object.entries(ISSUES)) {
     const project = store.findProject(path)!;
     specs.forEach((spec, index) => {
       const issue: Issue = {
         id: store.nextId('issue'),
-        iid: index + 1,
-        project_id: project.id,
-        title: spec.title,
-        description: spec.description ?? '',
+        ...itemBasics(project, spec, index),
         state: spec.closed === undefined ? 'opened' : 'closed',
         issue_type: spec.type ?? 'issue',
-        author_id: user(spec.author).id,
-        assignee_ids: (spec.assignees ?? []).map((name) => user(name).id),
-        labels: [],
-        milestone_id: milestoneId(project, spec.milestone),
-        created_at: ago(spec.created),
-        updated_at: ago(spec.created),
         closed_at: spec.closed === undefined ? null : ago(spec.closed),
         closed_by_id: spec.closedBy ? user(spec.closedBy).id : null,
         awards: awardsOf(spec.awards, users),
@@ -508,7 +510,7 @@ function seedIssues(store: Store, users: Map<string, User>, { user, ago, day, mi
 function seedMergeRequests(
   store: Store,
   users: Map<string, User>,
-  { user, ago, milestoneId, label }: SeedTimes,
+  { user, ago, label, itemBasics }: SeedTimes,
   tipOf: BranchTip,
 ): void {
   for (const [path, specs] of Object.entries(MERGE_REQUESTS)) {
@@ -518,17 +520,8 @@ function seedMergeRequests(
       const ended = spec.ended === undefined ? null : ago(spec.ended);
       const mr: MergeRequest = {
         id: store.nextId('merge_request'),
-        iid: index + 1,
-        project_id: project.id,
-        title: spec.title,
-        description: spec.description ?? '',
+        ...itemBasics(project, spec, index),
         state,
-        author_id: user(spec.author).id,
-        assignee_ids: (spec.assignees ?? []).map((name) => user(name).id),
-        labels: [],
-        milestone_id: milestoneId(project, spec.milestone),
-        created_at: ago(spec.created),
-        updated_at: ago(spec.created),
         closed_at: state === 'closed' ? ended : null,
         closed_by_id: state === 'closed' && spec.endedBy ? user(spec.endedBy).id : null,
         merged_at: state === 'merged' ? ended : null,

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { paramError } from '../../core/errors.js';
 import { param } from '../../core/params.js';
 import type { SandboxContext } from '../../core/context.js';
+import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Group, type Project, type Store, type User } from '../../core/store.js';
 import { milestoneView, projectWebUrl, userBasic } from '../../core/views.js';
 import { labelsFor, type Issue, type Label, type MergeRequest, type WorkItem } from './state.js';
@@ -239,12 +240,20 @@ export function checkMergeRequestParams(params: MergeRequestParams): void {
 
 /** The filters both kinds share, for the caller: scope, the negatable ones (and not[...]) and the date ranges. */
 function sharedPredicates(
-  params: z.output<z.ZodObject<typeof workItemParamsShape>> & { not?: Record<string, unknown>; in?: string },
+  params: z.output<z.ZodObject<typeof workItemParamsShape>> & {
+    not?: Record<string, unknown>;
+    in?: string;
+    state?: string;
+    iids?: number[];
+  },
   ctx: FilterContext,
   defaultScope: 'created_by_me' | 'all',
-): Array<Predicate<WorkItem>> {
+): Array<Predicate<WorkItem & { state: string }>> {
   const scope = (params.scope ?? defaultScope).replace(/-/g, '_');
-  const tests: Array<Predicate<WorkItem>> = [];
+  const tests: Array<Predicate<WorkItem & { state: string }>> = [];
+  const state = params.state ?? 'all';
+  if (state !== 'all') tests.push((item) => item.state === state);
+  if (params.iids) tests.push((item) => params.iids!.includes(item.iid));
   if (scope === 'created_by_me') tests.push((item) => item.author_id === ctx.user.id);
   if (scope === 'assigned_to_me') tests.push((item) => item.assignee_ids.includes(ctx.user.id));
   tests.push(...negatablePredicates(params, ctx, false));
@@ -264,9 +273,6 @@ export function issuePredicates(
   defaultScope: 'created_by_me' | 'all',
 ): Array<Predicate<Issue>> {
   const tests: Array<Predicate<Issue>> = sharedPredicates(params, ctx, defaultScope);
-  const state = params.state ?? 'all';
-  if (state !== 'all') tests.push((issue) => issue.state === state);
-  if (params.iids) tests.push((issue) => params.iids!.includes(issue.iid));
   if (params.confidential !== undefined) tests.push((issue) => issue.confidential === params.confidential);
   const weight = params.weight;
   if (weight !== undefined) {
@@ -288,9 +294,6 @@ export function mergeRequestPredicates(
   defaultScope: 'created_by_me' | 'all',
 ): Array<Predicate<MergeRequest>> {
   const tests: Array<Predicate<MergeRequest>> = sharedPredicates(params, ctx, defaultScope);
-  const state = params.state ?? 'all';
-  if (state !== 'all') tests.push((mr) => mr.state === state);
-  if (params.iids) tests.push((mr) => params.iids!.includes(mr.iid));
   if (params.source_branch !== undefined) tests.push((mr) => mr.source_branch === params.source_branch);
   if (params.target_branch !== undefined) tests.push((mr) => mr.target_branch === params.target_branch);
   if (params.wip !== undefined) tests.push((mr) => isDraft(mr.title) === (params.wip === 'yes'));
@@ -521,8 +524,8 @@ export function issueView(
   };
 }
 
-/** view=simple: iid, URL, title, description and the basic state. */
-export function mergeRequestSimple(store: Store, project: Project, mr: MergeRequest) {
+/** What every short form of a merge request starts with (view=simple, the answer to an approval). */
+export function mergeRequestBasics(mr: MergeRequest) {
   return {
     id: mr.id,
     iid: mr.iid,
@@ -532,6 +535,13 @@ export function mergeRequestSimple(store: Store, project: Project, mr: MergeRequ
     state: mr.state,
     created_at: iso(mr.created_at),
     updated_at: iso(mr.updated_at),
+  };
+}
+
+/** view=simple: iid, URL, title, description and the basic state. */
+export function mergeRequestSimple(store: Store, project: Project, mr: MergeRequest) {
+  return {
+    ...mergeRequestBasics(mr),
     web_url: `${projectWebUrl(store, project)}/-/merge_requests/${mr.iid}`,
   };
 }
@@ -594,4 +604,29 @@ export function projectsIn(store: Store, from: ReferenceContext): Project[] {
 export function filterContext(store: Store, user: User): FilterContext {
   const byId = new Map(store.projects.map((p) => [p.id, p]));
   return { store, user, projectOf: (item) => byId.get(item.project_id)! };
+}
+
+/**
+ * The three lists of issues or of merge requests: instance-wide, a group's (its subgroups included) and a project's.
+ * `params` are each list's parameters; `projectFor` finds the project and refuses the caller who may not list its
+ * items.
+ */
+export function registerItemLists<S extends z.ZodObject>(
+  router: Router,
+  ctx: SandboxContext,
+  resource: 'issues' | 'merge_requests',
+  params: { instance: S; group: S; project: S },
+  list: (req: SandboxRequest<z.output<S>>, reply: Reply, from: ReferenceContext) => void,
+  projectFor: (req: SandboxRequest<unknown>) => Project,
+): void {
+  const options = (schema: S) => ({ params: schema, pagination: 'offset' as const, auth: 'user' as const });
+  router.route('GET', `/${resource}`, options(params.instance), (req, reply) => {
+    list(req, reply, { kind: 'instance' });
+  });
+  router.route('GET', `/groups/:id/${resource}`, options(params.group), (req, reply) => {
+    list(req, reply, { kind: 'group', group: ctx.findGroupFor(req, req.pathParams.id) });
+  });
+  router.route('GET', `/projects/:id/${resource}`, options(params.project), (req, reply) => {
+    list(req, reply, { kind: 'project', project: projectFor(req) });
+  });
 }
