@@ -12,6 +12,7 @@ const benchDir = `${root}tools/bench/`;
 /** Files in tools/bench that are not benchmarks themselves: each is named with a bench that uses it. */
 const HELPERS: Record<string, string> = {
   'one-tool-server.mjs': 'mcp.mjs', // its start-up baseline
+  'one-tool-http-server.mjs': 'mcp.mjs', // its first-call baseline (the tool makes the request with undici)
   'args.mjs': 'mcp.mjs', // every bench's command line (--smoke and the numbers)
   'hostile-logs.mjs': 'job-log.mjs', // the crafted logs (also read by the parser's tests)
 };
@@ -59,6 +60,9 @@ const EXPECTED: Record<string, RegExp[]> = {
     ),
     /^ {2}tools\/call through forgeops mcp .*overhead/m,
     /^ {2}first tools\/call right after tools\/list/m,
+    /^ {2}one-tool McpServer \+ undici +[\d.]+ ms +1\.00× +its call/m,
+    /^ {2}forgeops mcp +[\d.]+ ms +[\d.]+× +its call/m,
+    /^ {2}spawn → first tools\/call ≤ 0\.6× the one-tool server's: [\d.]+×/m,
     /^ {2}tools\/call overhead ≤ /m,
   ],
   'sessions.mjs': [
