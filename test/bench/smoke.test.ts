@@ -93,6 +93,7 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^watch bench: \d+ projects on 2 replicas sharing one Redis, interval \d+ ms/m,
     /^baseline \(0 projects\): [\d.]+ service requests\/min, CPU \d+ ms\/min, RSS [\d.]+ MiB, heap [\d.]+ MiB \(both replicas\) \(1\.00x\)$/m,
     /^service requests: \d+\/min for \d+ projects = [\d.]+ per project per minute; ceiling .* \([\d.]+x the ceiling\)$/m,
+    /^requests per project per interval: [\d.]+ over \d+ intervals \(ideal 1\.00; (at most|MORE than) one\)$/m,
     /^CPU: \d+ ms\/min \([\d.]+x the baseline\), -?[\d.]+ ms\/min per watched project$/m,
     /^RSS: [\d.]+ MiB \([\d.]+x the baseline\), -?[\d.]+ KiB per watched project$/m,
     /^heap used: [\d.]+ MiB \([\d.]+x the baseline\), -?[\d.]+ KiB per watched project$/m,
