@@ -15,6 +15,7 @@ const HELPERS: Record<string, string> = {
   'one-tool-http-server.mjs': 'mcp.mjs', // its first-call baseline (the tool makes the request with undici)
   'args.mjs': 'mcp.mjs', // every bench's command line (--smoke and the numbers)
   'hostile-logs.mjs': 'job-log.mjs', // the crafted logs (also read by the parser's tests)
+  'serve-harness.mjs': 'serve-cpu.mjs', // serve started, loaded and measured (sessions.mjs uses it too)
 };
 
 /**
@@ -64,6 +65,12 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^ {2}forgeops mcp +[\d.]+ ms +[\d.]+× +its call/m,
     /^ {2}spawn → first tools\/call ≤ 0\.6× the one-tool server's: [\d.]+×/m,
     /^ {2}tools\/call overhead ≤ /m,
+  ],
+  'serve-cpu.mjs': [
+    /^serve-cpu bench: \d+ sessions × \d+ list_pipelines calls on one replica/m,
+    /^baseline \(.*\): serve CPU [\d.]+ ms\/call \(1\.00x; rounds [\d., ]+\)$/m,
+    /^this build: serve CPU [\d.]+ ms\/call \([\d.]+x; rounds [\d., ]+\)$/m,
+    /^target ≤ 0\.8x the baseline: [\d.]+x, (met|MISSED)$/m,
   ],
   'sessions.mjs': [
     /^sessions bench: \d+ sessions × \d+ list_pipelines calls/m,
