@@ -84,6 +84,17 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^\d+ live sessions: RSS \d+ MiB/m,
     /^targets: /m,
   ],
+  'sign-in.mjs': [
+    /^sign-in bench: \d+ people signed in, a session each × \d+ list_pipelines calls/m,
+    ...['baseline \\(token mode\\)', 'oauth mode'].map(
+      (mode) =>
+        new RegExp(
+          `^${mode}: code-host requests per sign-in [\\d.]+, per session beyond its calls -?[\\d.]+; serve CPU [\\d.]+ ms\\/call, p50 [\\d.]+ ms$`,
+          'm',
+        ),
+    ),
+    /^targets: sign-in adds -?[\d.]+ code-host requests per session, a sign-in each \(≤ 1: (met|MISSED)\), -?[\d.]+ once signed in; -?[\d.]+ ms serve CPU per call/m,
+  ],
   'slack-ack.mjs': [
     /^forgeops slack \(embedded sandbox\) listening after \d+ ms/m,
     /^ {2}\/forge pipeline list acme\/web, reply +p50/m,

@@ -82,9 +82,10 @@ export function processStats(pid) {
   };
 }
 
-/** `forgeops serve` of the build `cli` on a free port, against `sandboxUrl`, with the maintainer's token unless `env` says otherwise. */
+/** `forgeops serve` of the build `cli` on a free port (or env.FORGEOPS_PORT), against `sandboxUrl`, with the maintainer's token unless `env` says otherwise. */
 export async function startServe(sandboxUrl, env = {}, cli = thisCli) {
-  const port = await freePort();
+  // A port chosen beforehand (FORGEOPS_PORT) when the code host must know it, e.g. in an OAuth redirect URI.
+  const port = env.FORGEOPS_PORT ? Number(env.FORGEOPS_PORT) : await freePort();
   const serve = startChild(process.execPath, [cli, 'serve'], {
     CODEHOST_URL: sandboxUrl,
     CODEHOST_TOKEN: TOKEN,
