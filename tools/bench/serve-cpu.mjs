@@ -7,7 +7,17 @@
 // Without it, this build is measured against itself (a ratio near 1 shows the run's noise). Run after `npm run build`.
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { numbers, smoke } from './args.mjs';
-import { cleanup, dispatcher, loadOnServe, startChild, startServe, stop, thisCli, waitFor } from './serve-harness.mjs';
+import {
+  cleanup,
+  dispatcher,
+  dropConnections,
+  loadOnServe,
+  startChild,
+  startServe,
+  stop,
+  thisCli,
+  waitFor,
+} from './serve-harness.mjs';
 
 const SESSIONS = smoke ? 3 : Math.max(1, numbers[0] ?? 100);
 const CALLS = smoke ? 3 : Math.max(1, numbers[1] ?? 50);
@@ -32,6 +42,7 @@ async function cpuPerCall(cli, sandboxUrl) {
     return run.cpuMsPerCall;
   } finally {
     await stop(serve);
+    await dropConnections();
   }
 }
 

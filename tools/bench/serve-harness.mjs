@@ -100,7 +100,18 @@ export async function startServe(sandboxUrl, env = {}, cli = thisCli) {
 
 // ---- a raw MCP client: no client library's cost in the load ----
 export const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-export const dispatcher = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+const newAgent = () => new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+export let dispatcher = newAgent();
+
+/**
+ * Drops every kept-alive connection, for after a serve stopped: the next one may be given the same port, and a kept
+ * connection to the stopped one would be reset on its first request.
+ */
+export async function dropConnections() {
+  const old = dispatcher;
+  dispatcher = newAgent();
+  await old.destroy();
+}
 
 export async function post(url, body, headers = {}) {
   const answer = await request(url, {

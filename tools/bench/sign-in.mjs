@@ -1,6 +1,7 @@
 // Benchmark: what signing in through forgeops (FORGEOPS_MCP_AUTH=oauth) adds to serve, against token mode in the same
-// run on the same sandbox: S people each sign in as an MCP host makes them (DCR, forgeops's consent, the code host's
-// sign-in and consent, the code exchanged), then each opens a session and makes M list_pipelines calls. Counted in
+// run on the same sandbox: S people each sign in through one MCP host (registered once by DCR) as hosts make them
+// (forgeops's consent, the code host's sign-in and consent, the code exchanged), then each opens a session and makes
+// M list_pipelines calls. Counted in
 // the sandbox's own request log: serve's code-host requests per sign-in (the person's browser pages left out) and per
 // session beyond its calls' own (target: at most one round trip a session); timed: serve CPU and p50 per call
 // (target: at most 0.1 ms more than token mode). Run by hand after `npm run build`:
@@ -9,7 +10,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { numbers, smoke } from './args.mjs';
-import { cleanup, dispatcher, freePort, loadOnServe, sessionClient, startServe, stop } from './serve-harness.mjs';
+import {
+  cleanup,
+  dispatcher,
+  dropConnections,
+  freePort,
+  loadOnServe,
+  sessionClient,
+  startServe,
+  stop,
+} from './serve-harness.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SESSIONS = smoke ? 2 : Math.max(1, numbers[0] ?? 50);
@@ -108,15 +118,19 @@ class Browser {
   }
 }
 
-/** One person's sign-in as an MCP host makes it: its forgeops access token, and the browser's code-host requests. */
-async function signIn(serveBase, codeHost, username) {
+/** Registers an MCP host by DCR, as a host does once: its client_id. */
+async function registerHost(serveBase) {
   const registered = await fetch(`${serveBase}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: 'Bench host', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
   });
   if (registered.status !== 201) throw new Error(`registration answered ${registered.status}`);
-  const { client_id: clientId } = await registered.json();
+  return (await registered.json()).client_id;
+}
+
+/** One person's sign-in through the host `clientId`: its forgeops access token, and the browser's code-host requests. */
+async function signIn(serveBase, clientId, codeHost, username) {
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL(`${serveBase}/oauth/authorize`);
   const params = {
@@ -180,9 +194,13 @@ async function measureMode(mode, sandbox, application) {
     if (ready.status !== 200) throw new Error(`serve's /readyz answered ${ready.status}`);
     sandbox.requests.clear();
     const signIns = [];
+    // One host, registered once (serve limits registrations), through which each person signs in.
+    const clientId = mode === 'oauth' ? await registerHost(`http://127.0.0.1:${port}`) : undefined;
     for (let i = 0; i < SESSIONS; i++)
       signIns.push(
-        mode === 'oauth' ? await signIn(`http://127.0.0.1:${port}`, codeHost, USERS[i % USERS.length]) : undefined,
+        mode === 'oauth'
+          ? await signIn(`http://127.0.0.1:${port}`, clientId, codeHost, USERS[i % USERS.length])
+          : undefined,
       );
     const signInRequests = sandbox.requests.all().length - signIns.reduce((n, s) => n + (s?.browserRequests ?? 0), 0);
     sandbox.requests.clear();
@@ -208,6 +226,7 @@ async function measureMode(mode, sandbox, application) {
     };
   } finally {
     await stop(serve);
+    await dropConnections();
   }
 }
 
