@@ -57,6 +57,9 @@ function lazyHttpClient(options: HttpClientOptions): ServiceClient {
     async request<T>(req: ApiRequest): Promise<ApiResponse<T>> {
       return (await client()).request<T>(req);
     },
+    async warmUp() {
+      await client();
+    },
     async close() {
       const started = await made?.catch(() => undefined);
       await started?.close();

@@ -71,6 +71,24 @@ const zodNamespaceImport = {
   },
 };
 
+/**
+ * undici loads node:http2 as it loads (about 12 ms of a stdio server's first call) for connections forgeops never
+ * makes: its clients are never given allowH2, so every connection speaks HTTP/1.1. The require is made to fail, which
+ * takes undici's own path for a Node built without http2 (an empty constants object; HTTP/2 unavailable).
+ */
+const H2_REQUIRE = "http2 = require('node:http2')";
+const undiciWithoutHttp2 = {
+  name: 'undici-without-http2',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(H2_REQUIRE)) throw new Error(`${args.path}: undici no longer loads http2 as expected`);
+      const refused = "throw new Error('forgeops is bundled without HTTP/2 for undici')";
+      return { contents: source.replace(H2_REQUIRE, refused), loader: 'js' };
+    });
+  },
+};
+
 // Chunk names carry content hashes: without this, every build would leave the last one's chunks behind.
 rmSync(`${root}dist/chunks`, { recursive: true, force: true });
 await build({
@@ -84,7 +102,7 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [prebuiltCatalog, noAjv, englishOnly, zodNamespaceImport],
+  plugins: [prebuiltCatalog, noAjv, englishOnly, zodNamespaceImport, undiciWithoutHttp2],
   // Bundled CommonJS dependencies call require(); ESM output has none unless we make one.
   banner: {
     js: "import { createRequire as __forgeopsCreateRequire } from 'node:module'; const require = __forgeopsCreateRequire(import.meta.url);",

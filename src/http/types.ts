@@ -103,6 +103,8 @@ export interface ApiTransport {
   request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
   /** When the service last answered anything (epoch ms): proof it is reachable, without asking again. */
   lastAnswerAt?: number;
+  /** Loads what the first request needs (the HTTP client's modules) ahead of it, where the transport loads it lazily. */
+  warmUp?(): Promise<void>;
 }
 
 /** Largest response body the client reads into memory by default (an archive of a big repository can be huge). */

@@ -99,9 +99,14 @@ export interface McpTokensOptions {
   now?: () => number;
 }
 
+/** Verified access tokens kept in memory at most (see McpTokens.checkedClaims): a few per live session. */
+const MAX_VERIFIED_TOKENS = 10_000;
+
 export class McpTokens {
   private readonly key: Uint8Array;
   private readonly now: () => number;
+  /** Claims of tokens whose signature and claims were checked, by issuer, resource and token. */
+  private readonly verified = new Map<string, Record<string, unknown>>();
 
   constructor(private readonly options: McpTokensOptions) {
     // A key of its own purpose: the vault's and Slack's keys derive from the same secret with other labels.
@@ -237,6 +242,31 @@ export class McpTokens {
    * or one whose grant was revoked.
    */
   async verify(token: string): Promise<{ ok: true; principal: McpPrincipal } | { ok: false; why: string }> {
+    const checked = await this.checkedClaims(token);
+    if (!checked.ok) return checked;
+    const { payload } = checked;
+    const sid = String(payload.sid);
+    const grant = await this.options.store.get<GrantRecord>(key.grant(sid));
+    if (!grant || grant.person !== payload.sub) return { ok: false, why: 'the sign-in was revoked' };
+    const scopes = parseScopes(String(payload.scope ?? '')) ?? [];
+    return { ok: true, principal: { person: grant.person, clientId: grant.clientId, scopes, grant: sid } };
+  }
+
+  /**
+   * The token's claims once its signature, issuer, audience and type are checked: remembered per token (the same
+   * token comes with every request of a session), its expiry checked again each time. The grant is read on every
+   * request all the same (verify), so a revocation is seen at once.
+   */
+  private async checkedClaims(
+    token: string,
+  ): Promise<{ ok: true; payload: Record<string, unknown> } | { ok: false; why: string }> {
+    const cacheKey = `${this.options.issuer()}\n${this.options.resource()}\n${token}`;
+    const known = this.verified.get(cacheKey);
+    if (known) {
+      if (this.now() < Number(known.exp) * 1000) return { ok: true, payload: known };
+      this.verified.delete(cacheKey);
+      return { ok: false, why: 'the access token expired' };
+    }
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.key, {
@@ -254,11 +284,9 @@ export class McpTokens {
       }
       return { ok: false, why: 'the access token is not one forgeops issued' };
     }
-    const sid = String(payload.sid);
-    const grant = await this.options.store.get<GrantRecord>(key.grant(sid));
-    if (!grant || grant.person !== payload.sub) return { ok: false, why: 'the sign-in was revoked' };
-    const scopes = parseScopes(String(payload.scope ?? '')) ?? [];
-    return { ok: true, principal: { person: grant.person, clientId: grant.clientId, scopes, grant: sid } };
+    if (this.verified.size >= MAX_VERIFIED_TOKENS) this.verified.clear();
+    this.verified.set(cacheKey, payload);
+    return { ok: true, payload };
   }
 
   /** The grant a refresh token or an access token belongs to, for revocation (RFC 7009: unknown tokens are fine). */

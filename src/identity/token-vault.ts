@@ -45,6 +45,9 @@ const LOCK_TTL_MS = 45_000;
 const POLL_MS = 100;
 const CONTENT_ENCRYPTION = { alg: 'dir', enc: 'A256GCM' } as const;
 
+/** Opened boxes kept in memory at most (see TokenVault.opened): one per signed-in person, for a team or several. */
+const MAX_OPENED_BOXES = 1_000;
+
 export class TokenVault {
   private readonly store: StateStore;
   private readonly oauth: CodeHostOAuth;
@@ -53,6 +56,12 @@ export class TokenVault {
   private readonly refreshMarginMs: number;
   private readonly waitForPeerMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * Boxes already opened, by their sealed text: every request of a signed-in person reads the record, and the same box
+   * opens to the same pair (AES-GCM was about a sixth of serve's CPU per call). A new or removed record is read from the
+   * store all the same, so a refresh or a sign-out is seen at once. Bounded, so it cannot grow without end.
+   */
+  private readonly opened = new Map<string, { person: string; tokens: CodeHostTokens }>();
   /** This replica's refreshes under way, so concurrent calls of one person here share one. */
   private readonly refreshing = new Map<string, Promise<string | undefined>>();
 
@@ -131,6 +140,17 @@ export class TokenVault {
 
   /** The pair in a record, or undefined when it cannot be opened (another person's box, or the secret changed). */
   private async open(person: string, record: VaultRecord): Promise<CodeHostTokens | undefined> {
+    const known = this.opened.get(record.sealed);
+    if (known) return known.person === person ? known.tokens : undefined;
+    const tokens = await this.unseal(person, record);
+    if (tokens) {
+      if (this.opened.size >= MAX_OPENED_BOXES) this.opened.clear();
+      this.opened.set(record.sealed, { person, tokens });
+    }
+    return tokens;
+  }
+
+  private async unseal(person: string, record: VaultRecord): Promise<CodeHostTokens | undefined> {
     try {
       const { plaintext, protectedHeader } = await compactDecrypt(record.sealed, this.key, {
         keyManagementAlgorithms: [CONTENT_ENCRYPTION.alg],

@@ -257,6 +257,13 @@ function blameResult(
   ) as ToolResult;
 }
 
+/** resultSize of a JSON result whose text is `text` (its structured content serializes to the same text). */
+function jsonResultSize(text: string): number {
+  return JSON_RESULT_FRAME + JSON.stringify(text).length + text.length;
+}
+/** The characters of `{"content":[{"type":"text","text":},"structuredContent":}` around the text and the content. */
+const JSON_RESULT_FRAME = resultSize({ content: [{ type: 'text', text: '' }], structuredContent: {} }) - 4;
+
 /**
  * A JSON result: the structured content, and the same JSON as text (for clients that read only text). Both travel,
  * so both count: cut until the whole result fits (strings in the middle, long lists, wide objects, in turn), with
@@ -271,6 +278,10 @@ export function jsonResult(
     content: [{ type: 'text', text: JSON.stringify(value) }],
     structuredContent: value,
   });
+  // Most results fit: serialized once, and measured from that text (resultSize of build(structured), without
+  // serializing the whole result twice more as the fitting below would).
+  const text = JSON.stringify(structured);
+  if (jsonResultSize(text) <= maxChars) return { content: [{ type: 'text', text }], structuredContent: structured };
   const fitted = fitObject(structured, { maxChars, measure: (value) => resultSize(build(value)), ...own });
   return boundResult(build(fitted?.value ?? structured), maxChars) as ToolResult;
 }

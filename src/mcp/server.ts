@@ -27,6 +27,9 @@ import type { SessionRegistry } from './service-reads.js';
 import type { StatusWatches } from './status-resource.js';
 import { rendersViews, VIEW_CALLS, viewOnly, withViewMeta } from '../apps/triage-app.js';
 
+/** How long after tools/list the warm-up waits: a client that calls at once has sent its call by then. */
+const WARM_UP_GRACE_MS = 25;
+
 export const SERVER_INFO = { name: 'forgeops', version: '0.1.0' } as const;
 
 export interface McpServerOptions {
@@ -183,15 +186,30 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
   const session = sessionRegistryOf(catalog, options);
   const registry = async () => session;
 
+  /** Calls running now: the warm-up waits until none runs, so it never takes the CPU from a call. */
+  let callsRunning = 0;
+  const waitingForNoCall: (() => void)[] = [];
+  function callEnded(): void {
+    callsRunning -= 1;
+    if (callsRunning === 0) for (const wake of waitingForNoCall.splice(0)) wake();
+  }
+  const noCallRunning = () =>
+    callsRunning === 0 ? Promise.resolve() : new Promise<void>((resolve) => waitingForNoCall.push(resolve));
+
   /**
-   * Loads the areas of the offered tools one after another (tools/list has been answered; the model is choosing),
-   * so that a call coming meanwhile waits for one area's schemas at most.
+   * Loads what calls need while the model is choosing (tools/list has been answered): the HTTP client, then the areas
+   * of the offered tools one after another, each only when no call is running, so that a call waits for one module
+   * at most and a call made at once is not slowed by loading what it does not need.
    */
   async function warmUp(): Promise<void> {
+    await noCallRunning();
+    await options.client.warmUp?.();
     const areas = new Set<string>();
     for (const tool of offered.operations) {
       if (areas.has(tool.area)) continue;
       areas.add(tool.area);
+      await new Promise((resolve) => setImmediate(resolve));
+      await noCallRunning();
       await catalog.operation(tool.name);
     }
   }
@@ -213,6 +231,15 @@ export function createToolCore(options: McpServerOptions, front: ToolCoreFront) 
   }
 
   async function callTool(name: string, args: unknown, extra: CallExtra, limits: CallLimits = {}): Promise<ToolResult> {
+    callsRunning += 1;
+    try {
+      return await runTool(name, args, extra, limits);
+    } finally {
+      callEnded();
+    }
+  }
+
+  async function runTool(name: string, args: unknown, extra: CallExtra, limits: CallLimits): Promise<ToolResult> {
     const metaTool = offered.meta && META_TOOLS.some((tool) => tool.name === name);
     // Told from the catalog alone: a wrong name does not load the registry.
     if (!metaTool && !callsOperation(name, extra)) return textResult(notOffered(name), true);
@@ -322,10 +349,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     if (options.warmUpAfterToolsList && !warmed) {
       warmed = true;
-      // After this answer is written: setImmediate runs once the event loop has sent it.
-      setImmediate(() => {
+      // After this answer is written, and after a grace in which a client calling at once gets its call in first
+      // (the call then runs alone; the warm-up waits for it).
+      setTimeout(() => {
         void warmUp().catch(() => undefined);
-      });
+      }, WARM_UP_GRACE_MS).unref();
     }
     return { tools: toolsList(rendersViews(server.getClientCapabilities())) };
   });

@@ -12,8 +12,10 @@ const benchDir = `${root}tools/bench/`;
 /** Files in tools/bench that are not benchmarks themselves: each is named with a bench that uses it. */
 const HELPERS: Record<string, string> = {
   'one-tool-server.mjs': 'mcp.mjs', // its start-up baseline
+  'one-tool-http-server.mjs': 'mcp.mjs', // its first-call baseline (the tool makes the request with undici)
   'args.mjs': 'mcp.mjs', // every bench's command line (--smoke and the numbers)
   'hostile-logs.mjs': 'job-log.mjs', // the crafted logs (also read by the parser's tests)
+  'serve-harness.mjs': 'serve-cpu.mjs', // serve started, loaded and measured (sessions.mjs uses it too)
 };
 
 /**
@@ -59,7 +61,16 @@ const EXPECTED: Record<string, RegExp[]> = {
     ),
     /^ {2}tools\/call through forgeops mcp .*overhead/m,
     /^ {2}first tools\/call right after tools\/list/m,
+    /^ {2}one-tool McpServer \+ undici +[\d.]+ ms +1\.00× +its call/m,
+    /^ {2}forgeops mcp +[\d.]+ ms +[\d.]+× +its call/m,
+    /^ {2}spawn → first tools\/call ≤ 0\.6× the one-tool server's: [\d.]+×/m,
     /^ {2}tools\/call overhead ≤ /m,
+  ],
+  'serve-cpu.mjs': [
+    /^serve-cpu bench: \d+ sessions × \d+ list_pipelines calls on one replica/m,
+    /^baseline \(.*\): serve CPU [\d.]+ ms\/call \(1\.00x; rounds [\d., ]+\)$/m,
+    /^this build: serve CPU [\d.]+ ms\/call \([\d.]+x; rounds [\d., ]+\)$/m,
+    /^target ≤ 0\.8x the baseline: [\d.]+x, (met|MISSED)$/m,
   ],
   'sessions.mjs': [
     /^sessions bench: \d+ sessions × \d+ list_pipelines calls/m,
@@ -72,6 +83,17 @@ const EXPECTED: Record<string, RegExp[]> = {
     ].map((topology) => new RegExp(`^${topology}: \\d+ calls, `, 'm')),
     /^\d+ live sessions: RSS \d+ MiB/m,
     /^targets: /m,
+  ],
+  'sign-in.mjs': [
+    /^sign-in bench: \d+ people signed in, a session each × \d+ list_pipelines calls/m,
+    ...['baseline \\(token mode\\)', 'oauth mode'].map(
+      (mode) =>
+        new RegExp(
+          `^${mode}: code-host requests per sign-in [\\d.]+, per session beyond its calls -?[\\d.]+; serve CPU [\\d.]+ ms\\/call, p50 [\\d.]+ ms$`,
+          'm',
+        ),
+    ),
+    /^targets: sign-in adds -?[\d.]+ code-host requests per session, a sign-in each \(≤ 1: (met|MISSED)\), -?[\d.]+ once signed in; -?[\d.]+ ms serve CPU per call/m,
   ],
   'slack-ack.mjs': [
     /^forgeops slack \(embedded sandbox\) listening after \d+ ms/m,
@@ -89,6 +111,7 @@ const EXPECTED: Record<string, RegExp[]> = {
     /^watch bench: \d+ projects on 2 replicas sharing one Redis, interval \d+ ms/m,
     /^baseline \(0 projects\): [\d.]+ service requests\/min, CPU \d+ ms\/min, RSS [\d.]+ MiB, heap [\d.]+ MiB \(both replicas\) \(1\.00x\)$/m,
     /^service requests: \d+\/min for \d+ projects = [\d.]+ per project per minute; ceiling .* \([\d.]+x the ceiling\)$/m,
+    /^requests per project per interval: [\d.]+ over \d+ intervals \(ideal 1\.00; (at most|MORE than) one\)$/m,
     /^CPU: \d+ ms\/min \([\d.]+x the baseline\), -?[\d.]+ ms\/min per watched project$/m,
     /^RSS: [\d.]+ MiB \([\d.]+x the baseline\), -?[\d.]+ KiB per watched project$/m,
     /^heap used: [\d.]+ MiB \([\d.]+x the baseline\), -?[\d.]+ KiB per watched project$/m,

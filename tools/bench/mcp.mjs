@@ -2,6 +2,7 @@
 // spawn → tools/list against a one-tool McpServer on the same SDK (and what each adds to a bare Node start), tools/list
 // size per toolset preset, peak RSS, one tools/call against the sandbox against the same request made directly with
 // undici, and the RSS of that session after its first call, halfway through its calls and after them all.
+// spawn → initialize → tools/list → first tools/call against a one-tool server whose tool makes the same request with undici.
 // Run by hand after `npm run build`: node tools/bench/mcp.mjs [start-up runs, ≥ 7] [calls]
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { numbers, smoke } from './args.mjs';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cliPath = process.env.FORGEOPS_BENCH_CLI ?? `${root}dist/cli.js`;
 const oneToolPath = fileURLToPath(new URL('one-tool-server.mjs', import.meta.url));
+const oneToolHttpPath = fileURLToPath(new URL('one-tool-http-server.mjs', import.meta.url));
 // Medians want several samples; the smoke run takes one of each, to see every path work.
 const runs = smoke ? 1 : Math.max(7, numbers[0] ?? 9);
 const calls = smoke ? 3 : Math.max(20, numbers[1] ?? 200);
@@ -34,6 +36,7 @@ const TARGETS = {
   startAdded: 0.8,
   peakRssMiB: 60,
   callOverheadMs: 1,
+  firstCallRatio: 0.6,
   sessionRssMiB: 80,
   sessionGrowthMiB: 2,
 };
@@ -364,6 +367,60 @@ async function measureCallOverhead(service) {
   }
 }
 
+/**
+ * spawn → initialize → tools/list → the first tools/call answered, as a client that calls at once: the ms to the call's
+ * answer and the ms the call itself took. The same list_pipelines for both servers, against the sandbox started above.
+ */
+async function startListAndCall(args, env) {
+  const started = process.hrtime.bigint();
+  const server = spawnServer(args, env);
+  try {
+    await server.request('initialize', INITIALIZE);
+    server.notify('notifications/initialized');
+    await server.request('tools/list');
+    const calling = process.hrtime.bigint();
+    const { message } = await server.request('tools/call', {
+      name: 'list_pipelines',
+      arguments: { id: 'acme/web', per_page: 20 },
+    });
+    if (message.result.isError) throw new Error(`list_pipelines failed: ${message.result.content[0]?.text}`);
+    const done = process.hrtime.bigint();
+    return { ms: Number(done - started) / 1e6, callMs: Number(done - calling) / 1e6 };
+  } finally {
+    await server.close();
+  }
+}
+
+/** startListAndCall for forgeops mcp and for the one-tool server whose tool makes the request with undici, interleaved. */
+async function measureSpawnToFirstCall(service) {
+  const forgeopsEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CODEHOST_URL: service.url,
+    CODEHOST_TOKEN: service.token,
+    FORGEOPS_LOG_LEVEL: 'warn',
+  };
+  const baselineEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    BENCH_SERVICE_URL: service.url,
+    BENCH_SERVICE_TOKEN: service.token,
+  };
+  const samples = { baseline: [], baselineCall: [], forgeops: [], forgeopsCall: [] };
+  // One unmeasured round warms the file cache for both.
+  await startListAndCall([oneToolHttpPath], baselineEnv);
+  await startListAndCall([cliPath, 'mcp'], forgeopsEnv);
+  for (let i = 0; i < runs; i++) {
+    const baseline = await startListAndCall([oneToolHttpPath], baselineEnv);
+    samples.baseline.push(baseline.ms);
+    samples.baselineCall.push(baseline.callMs);
+    const forgeops = await startListAndCall([cliPath, 'mcp'], forgeopsEnv);
+    samples.forgeops.push(forgeops.ms);
+    samples.forgeopsCall.push(forgeops.callMs);
+  }
+  return Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)]));
+}
+
 // ---- the report ----
 const fmtMs = (v) => `${v.toFixed(1).padStart(6)} ms`;
 const fmtMiB = (v) => (v === undefined ? '   n/a' : `${v.toFixed(1).padStart(5)} MiB`);
@@ -431,6 +488,17 @@ try {
     `  first tools/call ${THINK_MS / 1000} s after tools/list        ${fmtMs(median(firstAfterThinking))}   (the offered areas loaded meanwhile)`,
   );
 
+  const firstCall = await measureSpawnToFirstCall(service);
+  console.log(
+    '\nspawn → initialize → tools/list → first tools/call (list_pipelines) answered, median (baseline: one-tool McpServer whose tool makes the request with undici):',
+  );
+  console.log(
+    `  one-tool McpServer + undici        ${fmtMs(firstCall.baseline)}  1.00×   its call ${fmtMs(firstCall.baselineCall)}`,
+  );
+  console.log(
+    `  forgeops mcp                       ${fmtMs(firstCall.forgeops)}  ${(firstCall.forgeops / firstCall.baseline).toFixed(2)}×   its call ${fmtMs(firstCall.forgeopsCall)}`,
+  );
+
   const startRatio = median(samples.forgeops) / base;
   const startAdded = (median(samples.forgeops) - bare) / (base - bare);
   const rss = median(samples.forgeopsRss);
@@ -440,6 +508,10 @@ try {
   );
   console.log(
     `  start adds ≤ ${TARGETS.startAdded}× what the one-tool server adds to bare Node: ${startAdded.toFixed(2)}×, ${verdict(startAdded <= TARGETS.startAdded)}`,
+  );
+  const firstCallRatio = firstCall.forgeops / firstCall.baseline;
+  console.log(
+    `  spawn → first tools/call ≤ ${TARGETS.firstCallRatio}× the one-tool server's: ${firstCallRatio.toFixed(2)}×, ${verdict(firstCallRatio <= TARGETS.firstCallRatio)}`,
   );
   if (rss !== undefined)
     console.log(`  peak RSS ≤ ${TARGETS.peakRssMiB} MiB: ${rss.toFixed(1)} MiB, ${verdict(rss <= TARGETS.peakRssMiB)}`);

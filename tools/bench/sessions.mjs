@@ -6,14 +6,30 @@
 // sessions hold. The load runs on the same cores, so read the ratios, not the absolute numbers.
 // Run by hand after `npm run build`: node tools/bench/sessions.mjs [sessions, default 200] [calls each, default 50]
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { numbers, smoke } from './args.mjs';
+import {
+  cleanup,
+  directCall,
+  dispatcher,
+  freePort,
+  load,
+  loadOnServe as loadOn,
+  openSession,
+  processStats,
+  sessionClient,
+  startChild,
+  startServe as startServeOf,
+  statelessClient,
+  stop,
+  toolCall,
+  waitFor,
+} from './serve-harness.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cliPath = `${root}dist/cli.js`;
@@ -22,97 +38,17 @@ const CALLS = smoke ? 3 : Math.max(1, numbers[1] ?? 50);
 const LIVE_SESSIONS = smoke ? 20 : 1000;
 const OVERALL_TIMEOUT_MS = smoke ? 60_000 : 900_000;
 const TARGETS = { cpuMsPerCall: 1.5, cpuGrowthWithReplicas: 1.1, liveSessionsRssMiB: 250 };
-const TOKEN = 'fo-maintainer-sandbox-token';
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
 
-// ---- children: every one is stopped on every exit path ----
-const children = new Set();
-function startChild(command, args, env = {}) {
-  const child = spawn(command, args, {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let output = '';
-  const collect = (chunk) => {
-    output = (output + chunk).slice(-8000);
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise((resolve) =>
-    child.once('exit', () => {
-      children.delete(child);
-      resolve();
-    }),
-  );
-  return { child, exited, output: () => output };
-}
-async function stop(started) {
-  if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGTERM');
-  // Unref'd: a child that exits at once must not leave a timer holding the bench open for the rest of the wait.
-  const gone = await Promise.race([
-    started.exited.then(() => true),
-    new Promise((r) => setTimeout(() => r(false), 30_000).unref()),
-  ]);
-  if (!gone) started.child.kill('SIGKILL');
-}
-async function cleanup() {
-  await Promise.all([...children].map((child) => stop({ child, exited: new Promise((r) => child.once('exit', r)) })));
-}
 const overall = setTimeout(() => {
   console.error(`sessions bench: gave up after ${OVERALL_TIMEOUT_MS / 1000} s`);
   void cleanup().finally(() => process.exit(1));
 }, OVERALL_TIMEOUT_MS);
 process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const { port } = probe.address();
-        probe.close(() => resolve(port));
-      });
-  });
-}
-
-/** Waits until `text` shows in the child's output (bounded: 200 tries of 50 ms). */
-async function waitFor(started, pattern, what) {
-  for (let i = 0; i < 200; i++) {
-    const found = started.output().match(pattern);
-    if (found) return found;
-    if (started.child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${what} did not start:\n${started.output()}`);
-}
-
-/** CPU ms (user + system) a process has used so far, and its peak RSS in MiB. */
-function processStats(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return {
-    cpuMs,
-    peakRssMiB: Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024,
-    rssMiB: Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024,
-  };
-}
-
-async function startServe(sandboxUrl, extraEnv = {}) {
-  const port = await freePort();
-  const serve = startChild(process.execPath, [cliPath, 'serve'], {
-    CODEHOST_URL: sandboxUrl,
-    CODEHOST_TOKEN: TOKEN,
-    FORGEOPS_PORT: String(port),
-    FORGEOPS_MAX_SESSIONS: String(Math.max(1200, SESSIONS + 10)),
-    FORGEOPS_LOG_LEVEL: 'warn',
-    ...extraEnv,
-  });
-  await waitFor(serve, /MCP endpoint|http:\/\/127\.0\.0\.1:\d+\/mcp/, 'forgeops serve');
-  return { ...serve, port, url: `http://127.0.0.1:${port}/mcp` };
-}
+const startServe = (sandboxUrl, env = {}) =>
+  startServeOf(sandboxUrl, { FORGEOPS_MAX_SESSIONS: String(Math.max(1200, SESSIONS + 10)), ...env });
+const loadOnServe = (url, pids, client = sessionClient) =>
+  loadOn(url, pids, { sessions: SESSIONS, calls: CALLS, client: client(url) });
 
 /** The documented config; `plain` drops its routing by session prefix (plain round robin, enough for 2026-07-28). */
 async function startHaproxy(port, replicaPorts, { plain = false } = {}) {
@@ -144,106 +80,6 @@ async function startHaproxy(port, replicaPorts, { plain = false } = {}) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-// ---- a raw MCP client: no client library's cost in the load ----
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const dispatcher = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
-
-async function post(url, body, headers = {}) {
-  const answer = await request(url, {
-    method: 'POST',
-    headers: { ...HEADERS, ...headers },
-    body: JSON.stringify(body),
-    dispatcher,
-  });
-  const text = await answer.body.text();
-  return { status: answer.statusCode, sessionId: answer.headers['mcp-session-id'], text };
-}
-
-async function openSession(url) {
-  const opened = await post(url, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-  });
-  if (!opened.sessionId) throw new Error(`initialize answered ${opened.status}: ${opened.text.slice(0, 200)}`);
-  const headers = { 'mcp-session-id': opened.sessionId, 'mcp-protocol-version': '2025-11-25' };
-  await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-  return headers;
-}
-
-const CALL = { name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 20 } };
-
-async function toolCall(url, headers, id) {
-  const started = performance.now();
-  const answer = await post(url, { jsonrpc: '2.0', id, method: 'tools/call', params: CALL }, headers);
-  if (answer.status !== 200 || !answer.text.includes('"result"') || answer.text.includes('"isError":true')) {
-    throw new Error(`tools/call answered ${answer.status}: ${answer.text.slice(0, 300)}`);
-  }
-  return performance.now() - started;
-}
-
-/** The same request as the tool makes, straight to the sandbox. */
-async function directCall(sandboxUrl) {
-  const started = performance.now();
-  const answer = await request(`${sandboxUrl}/api/v4/projects/acme%2Fweb/pipelines?per_page=20`, {
-    headers: { 'private-token': TOKEN },
-    dispatcher,
-  });
-  await answer.body.text();
-  if (answer.statusCode !== 200) throw new Error(`sandbox answered ${answer.statusCode}`);
-  return performance.now() - started;
-}
-
-function quantile(sorted, q) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
-/** `sessions` workers at once, each doing `calls` in a row; answers the latencies and the wall time. */
-async function load(sessions, calls, work) {
-  const latencies = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: sessions }, async (_, s) => {
-      const next = await work.open(s);
-      for (let c = 0; c < calls; c++) latencies.push(await next(c + 1));
-    }),
-  );
-  const wallMs = performance.now() - started;
-  latencies.sort((a, b) => a - b);
-  return { wallMs, calls: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
-}
-
-/** A 2025-11-25 session over raw HTTP: the load generator's own cost stays small. */
-const sessionClient = (url) => async () => {
-  const headers = await openSession(url);
-  return (id) => toolCall(url, headers, id);
-};
-
-/** An SDK v2 client on the stateless 2026-07-28 revision (no session: any replica may answer each call). */
-const statelessClient = (url) => async () => {
-  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
-  const client = new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return async () => {
-    const started = performance.now();
-    const result = await client.callTool(CALL);
-    if (result.isError) throw new Error(`tools/call failed: ${JSON.stringify(result.content).slice(0, 300)}`);
-    return performance.now() - started;
-  };
-};
-
-async function loadOnServe(url, pids, client = sessionClient) {
-  // Warm-up, not counted: the first calls compile the hot paths (V8 compiles on threads of the process, so with two
-  // replicas each pays it) and open the connections to the sandbox.
-  await load(Math.min(SESSIONS, 50), Math.min(CALLS, 20), { open: client(url) });
-  const before = pids.map((pid) => processStats(pid).cpuMs);
-  const run = await load(SESSIONS, CALLS, { open: client(url) });
-  const stats = pids.map(processStats);
-  const cpuMs = stats.reduce((sum, s, i) => sum + s.cpuMs - before[i], 0);
-  return { ...run, cpuMsPerCall: cpuMs / run.calls, peakRssMiB: Math.max(...stats.map((s) => s.peakRssMiB)) };
 }
 
 const f = (n, digits = 1) => n.toFixed(digits);

@@ -1,6 +1,7 @@
 // Benchmark: what watching costs and how soon it tells. Two replicas (a process each, a WatchHub each) share a real
 // redis-server on loopback and watch N projects of a small scripted service on loopback that counts every request.
-// (a) Cost, while nothing changes: service requests per minute against the ceiling of one per project per interval,
+// (a) Cost, while nothing changes: service requests per minute against the ceiling of one per project per interval
+//     (and per project per interval against the ideal 1.0, over the window's intervals; use a short interval),
 //     and the replicas' CPU time and RSS per watched project against the same replicas watching 0 projects.
 // (b) Latency, from a project's pipeline turning red on the service to the sink being told: by polling (expect at
 //     most the interval and a second) and nudged as a webhook does (hub.nudge; expect well under a second), against
@@ -171,6 +172,13 @@ async function runBench() {
     );
     console.log(
       `service requests: ${requestsPerMinute.toFixed(0)}/min for ${projects} projects = ${(requestsPerMinute / projects).toFixed(2)} per project per minute; ceiling one per project per interval ${ceiling.toFixed(0)}/min (${(requestsPerMinute / ceiling).toFixed(2)}x the ceiling)`,
+    );
+    // The same count per interval: the watch's aim is one check (one request) per project per interval, whichever
+    // replica holds the project's lease.
+    const intervals = loaded.ms / intervalMs;
+    const perProjectPerInterval = loaded.requests / projects / intervals;
+    console.log(
+      `requests per project per interval: ${perProjectPerInterval.toFixed(2)} over ${intervals.toFixed(0)} intervals (ideal 1.00; ${perProjectPerInterval <= 1 ? 'at most' : 'MORE than'} one)`,
     );
     console.log(
       `CPU: ${cpuPerMinute(loaded).toFixed(0)} ms/min (${(cpuPerMinute(loaded) / Math.max(cpuPerMinute(idle), 0.001)).toFixed(2)}x the baseline), ${((cpuPerMinute(loaded) - cpuPerMinute(idle)) / projects).toFixed(2)} ms/min per watched project`,

@@ -93,6 +93,8 @@ export function assigneesOf(item: Fields): string[] {
 }
 
 function rowText(text: string): string {
+  // Most values are short and on one line: kept as they are, without copying them to compare.
+  if (text.length <= ROW_TEXT_CHARS && !text.includes('\n') && !/\s$/.test(text)) return text;
   const firstLine = text.split('\n', 1)[0];
   return firstLine.length <= ROW_TEXT_CHARS && firstLine.length === text.trimEnd().length
     ? firstLine

@@ -70,7 +70,22 @@ function wordsOf(name: string): string[] {
     .filter((word) => word !== '');
 }
 
+/** Names already judged: a service's results repeat the same few field names in every item of every call. */
+const judged = new Map<string, boolean>();
+/** Bound of `judged`, so that a service inventing names cannot grow it without end. */
+const MAX_JUDGED_NAMES = 10_000;
+
 export function isSecretName(name: string): boolean {
+  let secret = judged.get(name);
+  if (secret === undefined) {
+    secret = judgeName(name);
+    if (judged.size >= MAX_JUDGED_NAMES) judged.clear();
+    judged.set(name, secret);
+  }
+  return secret;
+}
+
+function judgeName(name: string): boolean {
   const words = wordsOf(name);
   if (words.length === 0) return false;
   if (words.length > 1 && ABOUT_A_CREDENTIAL.has(words[words.length - 1])) return false;
@@ -102,9 +117,15 @@ function redactNamed(value: unknown, name: string): unknown {
     return REDACTED;
   if (Array.isArray(value)) return value.map((item) => redactNamed(item, name));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([key, v]) => [key, redactNamed(v, key)]),
-    );
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const redacted = redactNamed((value as Record<string, unknown>)[key], key);
+      // Defined, never assigned: a service's own "__proto__" field stays a field, not the copy's prototype.
+      if (key === '__proto__')
+        Object.defineProperty(copy, key, { value: redacted, enumerable: true, writable: true, configurable: true });
+      else copy[key] = redacted;
+    }
+    return copy;
   }
   return value;
 }

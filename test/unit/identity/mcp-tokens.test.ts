@@ -149,7 +149,11 @@ describe('access tokens', () => {
       .sign(new TextEncoder().encode('another-secret-of-32-characters-or-more'));
     expect(await tokens.verify(outsider)).toMatchObject({ ok: false });
 
-    now += (ACCESS_TOKEN_TTL_S + 1) * 1000;
+    // Verified once (and remembered, as every request of a session brings it again), it still expires on time.
+    expect(await tokens.verify(answer.access_token)).toMatchObject({ ok: true });
+    now += ACCESS_TOKEN_TTL_S * 1000 - 1;
+    expect(await tokens.verify(answer.access_token)).toMatchObject({ ok: true });
+    now += 1;
     expect(await tokens.verify(answer.access_token)).toMatchObject({ ok: false, why: 'the access token expired' });
   });
 
@@ -157,6 +161,8 @@ describe('access tokens', () => {
     const answer = await signedIn();
     const found = await tokens.grantOf(answer.refresh_token);
     expect(found?.person).toBe('codehost-user:7');
+    // Verified (and remembered) before the revocation: the grant is read again on the next request all the same.
+    expect(await tokens.verify(answer.access_token)).toMatchObject({ ok: true });
     await tokens.revokeGrant(found!.grant);
     expect(await tokens.verify(answer.access_token)).toMatchObject({ ok: false, why: 'the sign-in was revoked' });
   });

@@ -6,6 +6,7 @@ import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import { catalogData, catalogOf, prebuiltCatalog, startupCatalog, type ToolCatalog } from '../../../src/mcp/catalog.js';
 import { toolDescriptor } from '../../../src/mcp/tools.js';
+import type { ApiTransport } from '../../../src/http/types.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();
@@ -115,6 +116,57 @@ describe('a server started from a prebuilt catalog', () => {
       await mcp.client.callTool({ name: 'find_operations', arguments: { query: 'branch' } });
       expect(catalog.wholeLoads).toBe(1);
     } finally {
+      await mcp.close();
+    }
+  });
+
+  it('with warm-up, loads nothing while a call runs; then the HTTP client, then the areas', async () => {
+    const catalog = prebuilt();
+    // The service's client: its first request is held until released, and its warm-up is recorded.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let requests = 0;
+    const client: ApiTransport = {
+      async request(req) {
+        requests += 1;
+        if (requests === 1) await held;
+        return env.client.request(req);
+      },
+      async warmUp() {
+        catalog.asked.push('(http client)');
+      },
+    };
+    const mcp = await connectInMemory({
+      client,
+      operations: catalog,
+      warmUpAfterToolsList: true,
+      toolsets: ['default'],
+    });
+    const waitUntil = async (done: () => boolean) => {
+      // Bounded: 100 turns of 10 ms.
+      for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    try {
+      const offered = (await mcp.client.listTools()).tools
+        .map((tool) => operations.find((op) => op.name === tool.name))
+        .filter((op) => op !== undefined);
+      const call = mcp.client.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 1 } });
+      await waitUntil(() => requests > 0);
+      // Long past the warm-up's grace: it waits for the call rather than loading beside it.
+      for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(catalog.asked).toEqual(['list_pipelines']);
+      release();
+      expect((await call).isError).toBeFalsy();
+      const firstOfEachArea = offered
+        .filter((op, i) => offered.findIndex((other) => other.area === op.area) === i)
+        .map((op) => op.name);
+      const expected = ['list_pipelines', '(http client)', ...firstOfEachArea];
+      await waitUntil(() => catalog.asked.length >= expected.length);
+      expect(catalog.asked).toEqual(expected);
+    } finally {
+      release();
       await mcp.close();
     }
   });

@@ -65,6 +65,16 @@ describe('compactRow', () => {
     });
     expect(compactRow({ id: 1, colour: 'red', weight: 3 })).toEqual({ id: 1, colour: 'red', weight: 3 });
   });
+
+  it('keeps a short one-line text as it is, and marks one cut at its first line, its length or trailing space', () => {
+    const row = (title: string) => (compactRow({ id: 1, title }) as { title: string }).title;
+    expect(row('Fix the build')).toBe('Fix the build');
+    expect(row('x'.repeat(160))).toBe('x'.repeat(160));
+    expect(row('x'.repeat(161))).toBe(`${'x'.repeat(160)}…`);
+    expect(row('First\nSecond')).toBe('First…');
+    expect(row('Ends with a newline\n')).toBe('Ends with a newline');
+    expect(row('Ends with spaces  ')).toBe('Ends with spaces  …');
+  });
 });
 
 describe('detailToolOf', () => {

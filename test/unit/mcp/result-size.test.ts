@@ -97,6 +97,23 @@ describe('jsonResult and boundResult', () => {
     );
   });
 
+  it('give a result that fits exactly as it is, measured as it travels, and cut one character more', () => {
+    // Escapes, quotes and characters beyond ASCII: the text is JSON once more inside the result.
+    const value = {
+      title: 'Fix "quotes" \\ and\nnewlines',
+      emoji: 'déjà vu 🚀',
+      items: [1, { tab: '\t' }],
+      body: 'ü'.repeat(300),
+    };
+    const whole = resultSize({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+    const exact = jsonResult(value, whole);
+    expect(exact.structuredContent).toBe(value);
+    expect(resultSize(exact)).toBe(whole);
+    const under = jsonResult(value, whole - 1);
+    expect(under.structuredContent).toMatchObject({ truncated: expect.stringContaining('cut to fit') });
+    expect(resultSize(under)).toBeLessThanOrEqual(whole - 1);
+  });
+
   it('leave out an attachment that does not fit, and cut text and structured content in proportion', () => {
     const result = boundResult(
       {

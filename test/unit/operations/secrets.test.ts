@@ -118,4 +118,15 @@ describe('redactSecrets', () => {
       token_expires_at: '2026-01-01',
     });
   });
+
+  it('judges a name the same every time it meets it, and keeps a "__proto__" field a field', () => {
+    const answer = JSON.parse('[{"private_token": "t1", "__proto__": {"token": "t2"}}, {"private_token": "t3"}]');
+    const redacted = redactSecrets(answer) as Record<string, unknown>[];
+    expect(redacted).toEqual([
+      { private_token: REDACTED, ['__proto__']: { token: REDACTED } },
+      { private_token: REDACTED },
+    ]);
+    expect(Object.getPrototypeOf(redacted[0])).toBe(Object.prototype);
+    expect(Object.keys(redacted[0])).toEqual(['private_token', '__proto__']);
+  });
 });
