@@ -19,10 +19,10 @@ import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
+import { quietLog } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const WEB = statusUri('acme/web');
 /** Private to acme: the outsider cannot see it. */
 const PRIVATE = 'acme/platform/payments-api';
@@ -38,7 +38,7 @@ function newHub(): WatchHub {
     store: new MemoryStore({ now: () => clock.now() }),
     operations: () => operations,
     runContext: () => ({ client: env.client }),
-    log: quiet,
+    log: quietLog,
     clock,
     random: () => 0,
     holder: 'test',
@@ -258,7 +258,7 @@ describe("a session's subscriptions", () => {
       read: read(),
       timeoutMs: 10_000,
       notify: async () => {},
-      log: quiet,
+      log: quietLog,
       max: 2,
     });
     await subscriptions.subscribe(WEB);
@@ -293,7 +293,7 @@ describe("a session's subscriptions", () => {
       notify: async (uri) => {
         sent.push(uri);
       },
-      log: quiet,
+      log: quietLog,
     });
     await subscriptions.subscribe(WEB);
     // The subscription's read is done; from here the timers are driven, not waited for.
@@ -324,7 +324,7 @@ describe("a session's subscriptions", () => {
       read: read(),
       timeoutMs: 10_000,
       notify: async () => {},
-      log: quiet,
+      log: quietLog,
     });
     const pending = subscriptions.subscribe(WEB);
     await subscriptions.close();
@@ -337,7 +337,7 @@ describe("a session's subscriptions", () => {
       store: new MemoryStore({ now: () => clock.now() }),
       operations: () => operations,
       runContext: () => ({ client: env.client }),
-      log: quiet,
+      log: quietLog,
       clock,
       holder: 'test',
       maxWatches: 1,
@@ -348,7 +348,7 @@ describe("a session's subscriptions", () => {
       read: read(),
       timeoutMs: 10_000,
       notify: async () => {},
-      log: quiet,
+      log: quietLog,
     });
     await subscriptions.subscribe(WEB);
     await expect(subscriptions.subscribe(statusUri('acme/platform/infra'))).rejects.toThrow(

@@ -16,8 +16,8 @@ import { IncidentMessages } from '../../../src/slack/incident/sink.js';
 import { PostQueue, ResponseUrls } from '../../../src/slack/replies.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import type { WatchHub } from '../../../src/watch/hub.js';
+import { quietLog } from '../../helpers/watch.js';
 
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const RED = { id: 12, status: 'failed', ref: 'main', sha: 'eb4870be0123', updated_at: '2026-11-27T10:20:00Z' };
 const GREEN = { id: 13, status: 'success', ref: 'main', sha: '5b1c0ffee123', updated_at: '2026-11-27T11:05:00Z' };
 const report: TriageReport = {
@@ -56,7 +56,7 @@ function setup() {
   const calls: Array<Record<string, unknown>> = [];
   const outbox = new Outbox({
     store,
-    log: quiet,
+    log: quietLog,
     slack: {
       postMessage: async (args) => {
         calls.push({ ...args });
@@ -70,7 +70,7 @@ function setup() {
     },
   });
   const identities = new Identities({ store, sandboxToken: async () => 'sandbox-token' });
-  const incidents = new IncidentMessages({ store, outbox, identities, log: quiet });
+  const incidents = new IncidentMessages({ store, outbox, identities, log: quietLog });
   const ephemeral: Array<Record<string, unknown>> = [];
   const bot = new SlackBot({
     operations: ops,
@@ -79,9 +79,9 @@ function setup() {
     identities,
     settings: { botToken: 'xoxb-test', readOnlyChannels: new Set(), inChannel: new Set(), readOnly: false },
     approvals: new DurableApprovals(store),
-    audit: new AuditLog(undefined, quiet),
-    responses: new ResponseUrls(quiet),
-    queue: new PostQueue({ log: quiet, post: async () => {} }),
+    audit: new AuditLog(undefined, quietLog),
+    responses: new ResponseUrls(quietLog),
+    queue: new PostQueue({ log: quietLog, post: async () => {} }),
     web: {
       postEphemeral: async (args) => {
         ephemeral.push({ ...args });
@@ -90,7 +90,7 @@ function setup() {
     },
     explain: { operations: ops },
     callTimeoutMs: 5_000,
-    log: quiet,
+    log: quietLog,
     watches: { hub: {} as WatchHub, incidents },
   });
   return { branch, ran, calls, outbox, incidents, bot, ephemeral };

@@ -16,8 +16,8 @@ import { PostQueue, ResponseUrls } from '../../../src/slack/replies.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import type { ApiTransport } from '../../../src/http/types.js';
 import type { WatchHub } from '../../../src/watch/hub.js';
+import { quietLog } from '../../helpers/watch.js';
 
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const report: TriageReport = {
   project: 'acme/web',
   default_branch: 'main',
@@ -80,7 +80,7 @@ function setup() {
   const calls: Array<Record<string, unknown>> = [];
   const outbox = new Outbox({
     store,
-    log: quiet,
+    log: quietLog,
     slack: {
       postMessage: async (args) => {
         calls.push({ ...args });
@@ -95,7 +95,7 @@ function setup() {
     },
   });
   const identities = new Identities({ store, sandboxToken: async () => 'sandbox-token' });
-  const incidents = new IncidentMessages({ store, outbox, identities, log: quiet });
+  const incidents = new IncidentMessages({ store, outbox, identities, log: quietLog });
   const ephemeral: Array<Record<string, unknown>> = [];
   const bot = new SlackBot({
     operations: ops,
@@ -104,9 +104,9 @@ function setup() {
     identities,
     settings: { botToken: 'xoxb-test', readOnlyChannels: new Set(), inChannel: new Set(), readOnly: false },
     approvals: new DurableApprovals(store),
-    audit: new AuditLog(undefined, quiet),
-    responses: new ResponseUrls(quiet),
-    queue: new PostQueue({ log: quiet, post: async () => {} }),
+    audit: new AuditLog(undefined, quietLog),
+    responses: new ResponseUrls(quietLog),
+    queue: new PostQueue({ log: quietLog, post: async () => {} }),
     web: {
       postEphemeral: async (args) => {
         ephemeral.push({ ...args });
@@ -115,7 +115,7 @@ function setup() {
     },
     explain: { operations: ops },
     callTimeoutMs: 5_000,
-    log: quiet,
+    log: quietLog,
     watches: { hub: {} as WatchHub, incidents },
   });
   return { store, ran, calls, outbox, incidents, bot, ephemeral };

@@ -10,8 +10,8 @@ import { renderTimeline } from '../../../src/slack/incident/render.js';
 import { RedisStore } from '../../../src/state/redis-store.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { quietLog } from '../../helpers/watch.js';
 
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 let redis: RedisServer;
 const stores: RedisStore[] = [];
 
@@ -48,7 +48,7 @@ describe('the incident outbox on Redis', () => {
       stores.push(store);
       const outbox = new Outbox({
         store,
-        log: quiet,
+        log: quietLog,
         holder: name,
         slack: {
           postMessage: async (args) => {
@@ -68,7 +68,7 @@ describe('the incident outbox on Redis', () => {
       return {
         store,
         outbox,
-        incidents: new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quiet }),
+        incidents: new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quietLog }),
       };
     };
     const [one, two] = [await replica('one'), await replica('two')];

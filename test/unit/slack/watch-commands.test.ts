@@ -9,9 +9,9 @@ import { IncidentMessages } from '../../../src/slack/incident/sink.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchRefusedError } from '../../../src/watch/branch-watch.js';
 import type { Subscription, WatchHub } from '../../../src/watch/hub.js';
+import { quietLog } from '../../helpers/watch.js';
 
 const NOW = Date.parse('2026-11-27T10:30:00Z');
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 
 function red(project: string): TriageReport {
   return {
@@ -33,7 +33,7 @@ function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
   const store = new MemoryStore({ now: () => now });
   const outbox = new Outbox({
     store,
-    log: quiet,
+    log: quietLog,
     now: () => now,
     slack: {
       postMessage: async () => ({ ts: '1' }),
@@ -45,7 +45,7 @@ function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
     store,
     outbox,
     identities: new Identities({ store }),
-    log: quiet,
+    log: quietLog,
     now: () => now,
   });
   const subs = new Map<string, Subscription>();

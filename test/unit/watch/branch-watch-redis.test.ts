@@ -1,25 +1,17 @@
 // Two replicas watching acme/web through one real Redis (each its own connection): red told once whichever checks
 // first, one holder of the lease, and the other taking over once the holder stops renewing, telling nothing twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { RedisStore } from '../../../src/state/redis-store.js';
 import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 /**
  * Redis expires the lease (1.6 intervals) on its own time: long enough to outlast a first check on a loaded machine
  * (a triage of a dozen reads, which took longer than a 1 s interval's lease there), short enough for a takeover

@@ -4,14 +4,12 @@
 // lease keeps a second watcher from polling until its holder stops renewing. A revert a red report names is followed
 // (one more request a check, only while it is open) and its own pipeline failing is told.
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -20,14 +18,7 @@ const CULPRIT_TITLE = "Show order dates in the store's time zone";
 type Row = Record<string, unknown>;
 
 /** The registry with triage reading the sandbox's clock. */
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+const ops = operationsWithTriageAt(() => clock.now());
 
 /** Runs an operation as a person who answers yes to any approval request. */
 const call = <T = Row>(name: string, input: Row): Promise<T> => callAnsweringYes<T>(env.client, name, input);

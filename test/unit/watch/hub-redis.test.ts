@@ -6,9 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReadinessProbe, watchCheck } from '../../../src/health.js';
 import type { ApiTransport } from '../../../src/http/types.js';
 import type { Logger } from '../../../src/log.js';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation, type TriageReport } from '../../../src/operations/composed/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { RedisStore } from '../../../src/state/redis-store.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
@@ -16,17 +14,12 @@ import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 const PROJECT = 'acme/web';
 /** Redis expires the lease on its own time: a short interval keeps a takeover to a few seconds. */
 const INTERVAL_MS = 1_000;

@@ -1,0 +1,21 @@
+// What the watch tests share: the registry with triage reading a given clock (the sandbox's ManualClock), and a log
+// that says nothing.
+import { triageOperation } from '../../src/operations/composed/triage.js';
+import type { Operation } from '../../src/operations/engine/define.js';
+import { operations } from '../../src/operations/index.js';
+
+/** The registry whose triage_project reads `now` instead of the wall clock, so a ManualClock decides what is old. */
+export function operationsWithTriageAt(now: () => number): Operation[] {
+  const ops: Operation[] = operations.map((op) =>
+    op.name === 'triage_project'
+      ? triageOperation(
+          () => ops,
+          () => now(),
+        )
+      : op,
+  );
+  return ops;
+}
+
+/** A logger that drops everything: for tests that do not read the log. */
+export const quietLog = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
