@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../../src/http/client.js';
 import { ApiError } from '../../../src/http/errors.js';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 const TOKEN = 'glpat-main-token-123456';
 const SCIM_TOKEN = 'scim-token-abcdef';
@@ -34,14 +35,7 @@ function makeClient(options: Partial<HttpClientOptions> = {}): HttpClient {
   return client;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, ApiError);
 
 beforeEach(async () => {
   server = await startScriptedServer();

@@ -20,6 +20,7 @@ import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 import { quietLog } from '../../helpers/watch.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -52,14 +53,7 @@ async function settled(done: () => boolean): Promise<void> {
   for (let turn = 0; turn < 200 && !done(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-async function rejection(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+const rejection = (promise: Promise<unknown>) => rejectionOf(promise, McpError);
 
 /** A session with a watch hub, and the URIs of the updates its client was sent. */
 async function subscriber(hub: WatchHub, token?: string) {
