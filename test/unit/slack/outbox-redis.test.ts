@@ -2,7 +2,6 @@
 // subscription while red), and draining at the same moment, they post the episode's message once, and its update
 // and thread reply once each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { Identities } from '../../../src/slack/identity.js';
 import { Outbox } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.js';
@@ -11,6 +10,7 @@ import { RedisStore } from '../../../src/state/redis-store.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 import { quietLog } from '../../helpers/watch.js';
+import { redReport } from '../../helpers/incident-bot.js';
 
 let redis: RedisServer;
 const stores: RedisStore[] = [];
@@ -23,18 +23,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const report: TriageReport = {
-  project: 'acme/web',
-  default_branch: 'main',
-  verdict: 'red',
-  because: 'failed',
-  head_pipeline: { id: 12, status: 'failed' },
-  red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
-  failed_jobs: [],
-  actions: [],
-  unread: [],
-  as_of: '2026-11-27T10:30:00Z',
-};
+const report = redReport();
 const EPISODE = 'acme/web:main:10';
 const subscription = { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 };
 

@@ -10,23 +10,11 @@ import { MemoryStore } from '../../../src/state/store.js';
 import { WatchRefusedError } from '../../../src/watch/branch-watch.js';
 import type { Subscription, WatchHub } from '../../../src/watch/hub.js';
 import { quietLog } from '../../helpers/watch.js';
+import { redReport } from '../../helpers/incident-bot.js';
 
 const NOW = Date.parse('2026-11-27T10:30:00Z');
 
-function red(project: string): TriageReport {
-  return {
-    project,
-    default_branch: 'main',
-    verdict: 'red',
-    because: 'failed',
-    head_pipeline: { id: 12, status: 'failed' },
-    red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
-    failed_jobs: [],
-    actions: [],
-    unread: [],
-    as_of: '2026-11-27T10:30:00Z',
-  };
-}
+const red = (project: string): TriageReport => redReport({ project });
 
 function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
   let now = NOW;
