@@ -1,17 +1,16 @@
 // /metrics as Prometheus scrapes it from serve's HTTP server: tool calls by operation, front end and outcome with
 // their latency, the service's retries after a 429, MCP sessions live, and chat calls under their own front end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { enableMetrics, resetMetrics } from '../../src/metrics.js';
-import { operations } from '../../src/operations/index.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { connectClient, startHttp } from '../safety/mcp-harness.js';
 import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { MemoryStore } from '../../src/state/store.js';
 import { silentLogger } from '../../src/log.js';
 import { modernClient } from '../helpers/mcp-v2.js';
+import { testDispatcher } from '../helpers/dispatcher.js';
 
 const env = useSandbox();
 let client: HttpClient;
@@ -92,14 +91,7 @@ describe('/metrics', () => {
   });
 
   it("counts the chat's and Slack's calls under their own front end", async () => {
-    const dispatcher = createDispatcher({
-      front: 'slack',
-      operations,
-      policy: { readOnly: false },
-      runContext: () => ({ client }),
-      explain: { operations },
-      defaultProject: { get: () => undefined, set: () => undefined },
-    });
+    const dispatcher = testDispatcher(() => client, { front: 'slack' });
     await dispatcher.dispatch('pipeline get acme/web 1');
     expect(
       series(await scrape(), 'forgeops_calls_total', { operation: 'get_pipeline', front: 'slack', outcome: 'ok' }),

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fetch } from 'undici';
-import { createDispatcher, type ChatReply } from '../../src/chat/dispatch.js';
+import type { ChatReply } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
 import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
@@ -27,6 +27,7 @@ import { startHostileService, type HostileService } from '../helpers/hostile-ser
 import { manualClient } from '../helpers/mcp-v2.js';
 import { startHttp } from './mcp-harness.js';
 import { testServerOptions } from '../helpers/mcp.js';
+import { testDispatcher } from '../helpers/dispatcher.js';
 
 /** Each hostile piece, named; HOSTILE is all of them in one text, and every field below holds it. */
 const PIECES = {
@@ -266,13 +267,7 @@ afterAll(async () => {
 });
 
 function chat() {
-  return createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  return testDispatcher(() => client);
 }
 
 /** The 2025-11-25 form question a real MCP client is sent for this call (the client declines it). */
