@@ -5,12 +5,10 @@ import { HttpClient } from '../../src/http/client.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { enableMetrics, resetMetrics } from '../../src/metrics.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
-import { connectClient, startHttp } from '../safety/mcp-harness.js';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
-import { MemoryStore } from '../../src/state/store.js';
-import { silentLogger } from '../../src/log.js';
+import { connectClient, startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 import { modernClient } from '../helpers/mcp-v2.js';
 import { testDispatcher } from '../helpers/dispatcher.js';
+import { series } from '../helpers/metrics.js';
 
 const env = useSandbox();
 let client: HttpClient;
@@ -38,18 +36,6 @@ async function scrape(): Promise<string> {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
   return res.text();
-}
-
-/** The value of one series, e.g. series(text, 'forgeops_calls_total', { operation: 'list_pipelines', … }). */
-function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const line = text
-    .split('\n')
-    .find((l) =>
-      l.startsWith(`${name}{`) || l.startsWith(`${name} `)
-        ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))
-        : false,
-    );
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 describe('/metrics', () => {
@@ -100,17 +86,7 @@ describe('/metrics', () => {
 
   it('counts a 2026-07-28 approval once, though it takes two requests: asked, then approved', async () => {
     const stateless = await startHttp(client, {
-      stateless: () =>
-        createStatelessEndpoint({
-          serverOptions: (token) => ({
-            ...testServerOptions(client),
-            token,
-          }),
-          store: new MemoryStore(),
-          sharedStore: false,
-          maxMessageBytes: 1 << 20,
-          log: silentLogger,
-        }),
+      stateless: () => statelessEndpoint((token?: string) => ({ ...testServerOptions(client), token })),
     });
     const path = `/projects/${encodeURIComponent('acme/web')}/repository/branches`;
     await client.request({ method: 'POST', path, query: { branch: 'metrics-2026', ref: 'main' }, idempotent: false });

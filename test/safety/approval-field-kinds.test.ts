@@ -13,14 +13,11 @@ import { HttpClient } from '../../src/http/client.js';
 import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/engine/define.js';
 import { inheritedRefusal } from '../../src/operations/areas/shared/member-source.js';
 import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { CONTINUED, renderApproval, type Block } from '../../src/slack/blocks.js';
-import { silentLogger } from '../../src/log.js';
-import { MemoryStore } from '../../src/state/store.js';
 import { APPROVAL_QUESTION } from '../../src/approval/terminal.js';
 import { renderMessage } from '../../src/terminal/render.js';
 import { startHostileService, type HostileService } from '../helpers/hostile-service.js';
@@ -28,6 +25,7 @@ import { manualClient } from '../helpers/mcp-v2.js';
 import { startHttp } from './mcp-harness.js';
 import { testServerOptions } from '../helpers/mcp.js';
 import { testDispatcher } from '../helpers/dispatcher.js';
+import { statelessEndpoint } from '../safety/mcp-harness.js';
 
 /** Each hostile piece, named; HOSTILE is all of them in one text, and every field below holds it. */
 const PIECES = {
@@ -248,14 +246,7 @@ beforeAll(async () => {
     ...testServerOptions(client),
   });
   stateless = await startHttp(client, {
-    stateless: () =>
-      createStatelessEndpoint({
-        serverOptions,
-        store: new MemoryStore(),
-        sharedStore: false,
-        maxMessageBytes: 1 << 20,
-        log: silentLogger,
-      }),
+    stateless: () => statelessEndpoint(serverOptions),
   });
 });
 

@@ -11,6 +11,7 @@ import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
+import { series } from '../../helpers/metrics.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -43,17 +44,6 @@ async function scrape(): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics`);
   expect(res.status).toBe(200);
   return res.text();
-}
-
-function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const line = text
-    .split('\n')
-    .find((l) =>
-      l.startsWith(`${name}{`) || l.startsWith(`${name} `)
-        ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))
-        : false,
-    );
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 /** Requests sent through the client (each attempt: a retry is one more). */
