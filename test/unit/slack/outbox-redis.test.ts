@@ -1,27 +1,17 @@
 // Two replicas on one real Redis, each with its incident sink and outbox: told the same red at once (a takeover, a
 // subscription while red), and draining at the same moment, they post the episode's message once, and its update
 // and thread reply once each.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Identities } from '../../../src/slack/identity.js';
 import { Outbox } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.js';
 import { renderTimeline } from '../../../src/slack/incident/render.js';
-import { RedisStore } from '../../../src/state/redis-store.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { useRedis } from '../../helpers/redis.js';
 import { quietLog } from '../../helpers/watch.js';
 import { redReport } from '../../helpers/incident-bot.js';
 
-let redis: RedisServer;
-const stores: RedisStore[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const store of stores) await store.close();
-  await redis?.stop();
-});
+const redis = useRedis();
 
 const report = redReport();
 const EPISODE = 'acme/web:main:10';
@@ -33,8 +23,7 @@ describe('the incident outbox on Redis', () => {
     // A Slack that takes a moment to answer, so both replicas are at work together.
     const slow = () => new Promise((resolve) => setTimeout(resolve, 30));
     const replica = async (name: string) => {
-      const store = await RedisStore.open(redis.url, { keyPrefix: 'outbox-test:' });
-      stores.push(store);
+      const store = await redis.open('outbox-test:');
       const outbox = new Outbox({
         store,
         log: quietLog,

@@ -1,11 +1,11 @@
 // Two replicas watching acme/web through one real Redis (each its own connection): red told once whichever checks
 // first, one holder of the lease, and the other taking over once the holder stops renewing, telling nothing twice.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { RedisStore } from '../../../src/state/redis-store.js';
+import type { RedisStore } from '../../../src/state/redis-store.js';
 import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { useRedis } from '../../helpers/redis.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
@@ -19,19 +19,10 @@ const ops = operationsWithTriageAt(() => clock.now());
  */
 const INTERVAL_MS = 4_000;
 
-let redis: RedisServer;
-const stores: RedisStore[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const store of stores) await store.close();
-  await redis?.stop();
-});
+const redis = useRedis();
 
 async function replica(name: string, events: WatchEvent[]): Promise<{ watch: BranchWatch; store: RedisStore }> {
-  const store = await RedisStore.open(redis.url, { keyPrefix: 'watch-test:' });
-  stores.push(store);
+  const store = await redis.open('watch-test:');
   const watch = new BranchWatch({
     project: 'acme/web',
     operations: () => ops,
