@@ -11,7 +11,7 @@ import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
-import { operationsWithTriageAt } from '../../helpers/watch.js';
+import { operationsWithTriageAt, warningsLog } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -28,13 +28,7 @@ afterAll(async () => {
 
 describe('a channel the bot was removed from', () => {
   it("stops watching there, says why in the log once, and leaves the other channel's watch alone", async () => {
-    const warnings: string[] = [];
-    const log = {
-      error: (m: string) => warnings.push(m),
-      warn: (m: string) => warnings.push(m),
-      info: () => {},
-      debug: () => {},
-    };
+    const { log, warnings } = warningsLog();
     const store = new MemoryStore({ now: () => clock.now() });
     const web = new webApi.WebClient('xoxb-test', {
       slackApiUrl: `${slack.apiUrl}/`,

@@ -23,7 +23,13 @@ const ops = operationsWithTriageAt(() => clock.now());
 /** Runs an operation as a person who answers yes to any approval request. */
 const call = <T = Row>(name: string, input: Row): Promise<T> => callAnsweringYes<T>(env.client, name, input);
 
-function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
+/** A watch of acme/web on the sandbox's clock recording what it tells in `events`; `changes` set its other options. */
+function watcher(
+  store: MemoryStore,
+  events: WatchEvent[],
+  holder: string | undefined,
+  changes: Partial<ConstructorParameters<typeof BranchWatch>[0]> = {},
+) {
   return new BranchWatch({
     project: PROJECT,
     operations: () => ops,
@@ -35,6 +41,7 @@ function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
     },
     holder,
     random: () => 0,
+    ...changes,
   });
 }
 
@@ -289,18 +296,7 @@ describe('cost', () => {
   it('asks the service once per interval, the interval plus its jitter, while nothing changes', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const events: WatchEvent[] = [];
-    const watch = new BranchWatch({
-      project: PROJECT,
-      operations: () => ops,
-      runContext: () => ({ client: env.client }),
-      store,
-      clock,
-      onEvent: (event) => {
-        events.push(event);
-      },
-      intervalMs: 30_000,
-      random: () => 0.5,
-    });
+    const watch = watcher(store, events, undefined, { intervalMs: 30_000, random: () => 0.5 });
     watch.start();
     // A first check triages the project (a dozen reads): on a loaded machine longer than poll's 1 s default.
     await expect.poll(() => events.length, { timeout: 15_000 }).toBe(1);
