@@ -411,12 +411,9 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('does not retry a POST after a 502', async () => {
-    server.reply(
-      { status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>' },
-      { status: 201, body: {} },
-    );
-    const error = await failure(
+  /** A POST that creates a release, refused (its only attempt) with the error it ended with. */
+  const postRelease = () =>
+    failure(
       makeClient().request({
         method: 'POST',
         path: '/projects/1/releases',
@@ -424,6 +421,13 @@ describe('retries', () => {
         body: { tag_name: 'v1' },
       }),
     );
+
+  it('does not retry a POST after a 502', async () => {
+    server.reply(
+      { status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>' },
+      { status: 201, body: {} },
+    );
+    const error = await postRelease();
     expect(error.message).toBe('502 Bad Gateway');
     expect(server.requests).toHaveLength(1);
     expect(waits).toEqual([]);
@@ -431,14 +435,7 @@ describe('retries', () => {
 
   it('does not retry a POST after a connection reset', async () => {
     server.reply({ destroy: true }, { status: 201, body: {} });
-    const error = await failure(
-      makeClient().request({
-        method: 'POST',
-        path: '/projects/1/releases',
-        idempotent: false,
-        body: { tag_name: 'v1' },
-      }),
-    );
+    const error = await postRelease();
     expect(error.kind).toBe('network');
     expect(server.requests).toHaveLength(1);
     expect(waits).toEqual([]);

@@ -244,17 +244,22 @@ describe("a session's subscriptions", () => {
       readOnly: false,
     });
 
-  it('are capped: one past the most is refused in words, and a slot freed can be used again', async () => {
-    expect(MAX_STATUS_SUBSCRIPTIONS).toBe(20);
-    const hub = newHub();
-    const subscriptions = new StatusSubscriptions({
+  /** Status subscriptions on `hub`, read as read() reads, telling nobody; `changes` set the rest (a lower max…). */
+  function subscriptionsOn(hub: WatchHub, changes: Partial<ConstructorParameters<typeof StatusSubscriptions>[0]> = {}) {
+    return new StatusSubscriptions({
       watches: async () => hub,
       read: read(),
       timeoutMs: 10_000,
       notify: async () => {},
       log: quietLog,
-      max: 2,
+      ...changes,
     });
+  }
+
+  it('are capped: one past the most is refused in words, and a slot freed can be used again', async () => {
+    expect(MAX_STATUS_SUBSCRIPTIONS).toBe(20);
+    const hub = newHub();
+    const subscriptions = subscriptionsOn(hub, { max: 2 });
     await subscriptions.subscribe(WEB);
     await subscriptions.subscribe(statusUri('acme/platform/infra'));
     const third = statusUri('acme/platform/payments-api');
@@ -313,13 +318,7 @@ describe("a session's subscriptions", () => {
 
   it('leave the hub when closed while a subscription is still being made', async () => {
     const hub = newHub();
-    const subscriptions = new StatusSubscriptions({
-      watches: async () => hub,
-      read: read(),
-      timeoutMs: 10_000,
-      notify: async () => {},
-      log: quietLog,
-    });
+    const subscriptions = subscriptionsOn(hub);
     const pending = subscriptions.subscribe(WEB);
     await subscriptions.close();
     await pending;
@@ -337,13 +336,7 @@ describe("a session's subscriptions", () => {
       maxWatches: 1,
     });
     hubs.push(hub);
-    const subscriptions = new StatusSubscriptions({
-      watches: async () => hub,
-      read: read(),
-      timeoutMs: 10_000,
-      notify: async () => {},
-      log: quietLog,
-    });
+    const subscriptions = subscriptionsOn(hub);
     await subscriptions.subscribe(WEB);
     await expect(subscriptions.subscribe(statusUri('acme/platform/infra'))).rejects.toThrow(
       /Cannot follow the status of acme\/platform\/infra: forgeops watches its maximum of 1 branches/,
