@@ -12,11 +12,8 @@ import { TRIAGE_VIEW_URI, VIEW_MIME_TYPE } from '../../src/apps/triage-app.js';
 import { buildView, VIEW_OUTPUT } from '../../tools/build-view.mjs';
 import { resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
-import { MemoryStore } from '../../src/state/store.js';
-import { silentLogger } from '../../src/log.js';
 import { MODERN } from '../helpers/mcp-v2.js';
-import { startHttp } from '../safety/mcp-harness.js';
+import { startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox({ clock: new ManualClock() });
 const WEB = 'acme/web';
@@ -236,14 +233,7 @@ describe.shuffle('mcp-app, in any order', () => {
         apps,
       });
       const http = await startHttp(env.client, {
-        stateless: () =>
-          createStatelessEndpoint({
-            serverOptions,
-            store: new MemoryStore(),
-            sharedStore: false,
-            maxMessageBytes: 1 << 20,
-            log: silentLogger,
-          }),
+        stateless: () => statelessEndpoint(serverOptions),
       });
       open.push(() => http.close());
       return http.url;

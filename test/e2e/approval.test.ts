@@ -7,11 +7,9 @@ import { fetch } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startMcpHttpServer } from '../../src/mcp/http/server.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { createMountedApprovalPage } from '../../src/approval/page.js';
 import type { Logger } from '../../src/log.js';
-import { resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
+import { resultText, useSandbox, startMcpHttpOn } from '../helpers/mcp.js';
 import { answerPage, openPage, PROJECT } from '../helpers/approval.js';
 
 const env = useSandbox();
@@ -52,19 +50,9 @@ describe('the approval page on the Streamable HTTP server', () => {
     };
     const logger: Logger = { error: record, warn: record, info: record, debug: record };
     const page = createMountedApprovalPage({ host: '127.0.0.1', loopback: true, log: logger });
-    const server = await startMcpHttpServer({
-      host: '127.0.0.1',
-      port: 0,
-      allowedOrigins: [],
-      log: logger,
-      mounts: { [page.path]: page.handle },
-      createSessionServer: ({ token }) =>
-        createMcpServer({
-          ...testServerOptions(env.client),
-          token,
-          approval: 'page',
-          approvals: page.store,
-        }),
+    const server = await startMcpHttpOn(env.client, {
+      session: { approval: 'page', approvals: page.store },
+      http: { log: logger, mounts: { [page.path]: page.handle } },
     });
     page.listening(Number(new URL(server.url).port));
     const mcp = new Client({ name: 'no-elicitation', version: '1.0.0' });

@@ -1,19 +1,8 @@
 // The built CLI's terminal chat with --dry-run: on one command line, or for the whole session; the preview is shown,
 // nobody is asked, and the pipeline it would have deleted is still there afterwards. Also `pipeline wait`.
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/cli.js`;
-/** No CODEHOST_* (the CLI brings its own sandbox), no colour. */
-const bareEnv = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: process.env.HOME ?? '/tmp',
-  TMPDIR: tmpdir(),
-  NO_COLOR: '1',
-};
+import { bareEnv, cli } from '../helpers/terminal-session.js';
 
 function chat(args: string[], input?: string) {
   return spawnSync(process.execPath, [cli, 'chat', ...args], {

@@ -4,19 +4,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TerminalSession } from '../helpers/terminal-session.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/cli.js`;
-/** No CODEHOST_* (the CLI brings its own sandbox), no colour, and the run's temp directory so leftovers show. */
-const bareEnv = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: process.env.HOME ?? '/tmp',
-  TMPDIR: tmpdir(),
-  NO_COLOR: '1',
-};
+import { bareEnv, cli, TerminalSession } from '../helpers/terminal-session.js';
 
 function chat(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [cli, 'chat', ...args], {
@@ -156,6 +145,12 @@ describe('forgeops chat stopped by a SIGINT from outside', () => {
 
 describe('forgeops chat (a real terminal session)', () => {
   const sessions: TerminalSession[] = [];
+  /** A chat on a pseudo-terminal, killed after the test. */
+  const open = (env: Record<string, string> = {}) => {
+    const term = new TerminalSession(env);
+    sessions.push(term);
+    return term;
+  };
   const dirs: string[] = [];
   afterEach(() => {
     for (const s of sessions.splice(0)) s.kill();
@@ -163,8 +158,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('prompts, runs a command, completes with Tab, changes nothing when an approval request is answered no, and leaves on Ctrl+D', async () => {
-    const term = new TerminalSession();
-    sessions.push(term);
+    const term = open();
     let at = await term.waitFor(/forgeops> $/);
     term.type('pipeline get acme/web 1\r');
     at = await term.waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
@@ -188,8 +182,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('says who it acts as, against the sandbox becomes another demo user with `as` (keeping what was done), and completes usernames', async () => {
-    const term = new TerminalSession();
-    sessions.push(term);
+    const term = open();
     let at = await term.waitFor(/forgeops> $/);
     expect(term.shown()).toMatch(/^forgeops chat on the embedded sandbox as @alice \(Alice Martin\)\./m);
     expect(term.shown()).toContain('Demo users: root, alice, bob, carol, dave, erin; `as <user>` acts as another.');
@@ -217,8 +210,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('reads a ``` block over several lines with a continuation prompt, as help promises', async () => {
-    const term = new TerminalSession();
-    sessions.push(term);
+    const term = open();
     let at = await term.waitFor(/forgeops> $/);
     term.type('file create acme/web notes.txt branch=main commit_message="Add notes" content=```\r');
     at = await term.waitFor(/\.\.\. $/, at);
@@ -231,8 +223,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('drops a "command, y" pair pasted in one write: the y came before the question, so nothing runs until a y typed after it', async () => {
-    const term = new TerminalSession();
-    sessions.push(term);
+    const term = open();
     let at = await term.waitFor(/forgeops> $/);
     term.type('pipeline delete acme/web 1\ry\r');
     at = await term.waitFor(
@@ -252,8 +243,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('keeps answers out of the history: ↑ after declining recalls the command, and yes means y or yes only', async () => {
-    const term = new TerminalSession();
-    sessions.push(term);
+    const term = open();
     let at = await term.waitFor(/forgeops> $/);
     term.type('pipeline delete acme/web 1\r');
     at = await term.waitFor(/\[y\/N\] $/, at);
@@ -270,8 +260,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it("never prints a CI variable's value unless revealed, and a reveal asks first", async () => {
-    const term = new TerminalSession();
-    sessions.push(term);
+    const term = open();
     let at = await term.waitFor(/forgeops> $/);
     term.type('variable create acme key=AWS_KEY value=AKIAIOSFODNN7EXAMPLE\r');
     at = await term.waitFor(/AWS_KEY[\s\S]*forgeops> $/, at);
@@ -297,8 +286,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('stops a long command on Ctrl+C and keeps the session; Ctrl+C at a question is no; twice at an empty prompt leaves', async () => {
-    const term = new TerminalSession();
-    sessions.push(term);
+    const term = open();
     let at = await term.waitFor(/forgeops> $/);
     // Pipeline #10 is the demo's running production deploy: waiting for it would last minutes.
     term.type('pipeline wait acme/web 10 timeout_seconds=300\r');
@@ -325,8 +313,7 @@ describe('forgeops chat (a real terminal session)', () => {
   it('approves with y, and keeps the history in FORGEOPS_DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chat-history-'));
     dirs.push(dataDir);
-    const term = new TerminalSession({ FORGEOPS_DATA_DIR: dataDir });
-    sessions.push(term);
+    const term = open({ FORGEOPS_DATA_DIR: dataDir });
     let at = await term.waitFor(/forgeops> $/);
     term.type('pipeline delete acme/web 1\r');
     at = await term.waitFor(/\[y\/N\] $/, at);

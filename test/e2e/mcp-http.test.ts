@@ -4,26 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http/server.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { SESSION_TOKEN_HEADER } from '../../src/mcp/http/guard.js';
-import { resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
+import { resultText, useSandbox, startMcpHttpOn } from '../helpers/mcp.js';
 
 const env = useSandbox();
 
 const PROJECT = 'acme/web';
 
 function startServer(extra: { mcpToken?: string; host?: string } = {}): Promise<McpHttpServer> {
-  return startMcpHttpServer({
-    host: extra.host ?? '127.0.0.1',
-    port: 0,
-    mcpToken: extra.mcpToken,
-    allowedOrigins: ['https://console.example'],
-    createSessionServer: ({ token }) =>
-      createMcpServer({
-        ...testServerOptions(env.client),
-        token,
-      }),
+  return startMcpHttpOn(env.client, {
+    http: { host: extra.host ?? '127.0.0.1', mcpToken: extra.mcpToken, allowedOrigins: ['https://console.example'] },
   });
 }
 
@@ -176,17 +167,7 @@ describe('access token', () => {
 
 describe('session lifetime', () => {
   it('closes a session that stays idle, and its id then answers 404', async () => {
-    const server = await startMcpHttpServer({
-      host: '127.0.0.1',
-      port: 0,
-      allowedOrigins: [],
-      sessionIdleMs: 50,
-      createSessionServer: ({ token }) =>
-        createMcpServer({
-          ...testServerOptions(env.client),
-          token,
-        }),
-    });
+    const server = await startMcpHttpOn(env.client, { http: { sessionIdleMs: 50 } });
     const { mcp, transport } = await connect(server.url, () => ({ action: 'cancel' }));
     const id = transport.sessionId!;
     expect(server.sessionCount()).toBe(1);

@@ -3,13 +3,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { operations } from '../../src/operations/index.js';
 import { ANNOTATION_DEFAULTS } from '../../src/mcp/tools.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { cliStdioTransport } from '../helpers/stdio-cli.js';
 
 const env = useSandbox();
 
@@ -238,24 +237,7 @@ process.stdout.write = (chunk, ...rest) => {
   it("keeps the young generation at its first call's size over 1,500 calls, so RSS stays flat", async () => {
     const log = join(probeDir, 'young.log');
     writeFileSync(log, '');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        '--import',
-        youngGenerationProbe(log),
-        fileURLToPath(new URL('../../dist/cli.js', import.meta.url)),
-        'mcp',
-      ],
-      cwd: '/',
-      stderr: 'ignore',
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        TMPDIR: tmpdir(),
-        FORGEOPS_LOG_LEVEL: 'warn',
-        CODEHOST_URL: env.sandbox.url,
-        CODEHOST_TOKEN: env.sandbox.tokens.maintainer,
-      },
-    });
+    const transport = cliStdioTransport(env.sandbox, { nodeArgs: ['--import', youngGenerationProbe(log)] });
     const mcp = new Client({ name: 'long-session-test', version: '1.0.0' });
     await mcp.connect(transport);
     try {

@@ -11,6 +11,7 @@ import {
   registerClient,
   startOAuthServe,
   tokenRequest,
+  pkceAuthorizeUrl,
 } from '../helpers/oauth-serve.js';
 
 const REDIRECT = 'http://127.0.0.1:1/host/callback';
@@ -29,15 +30,7 @@ async function codeFor(username: string) {
   const browser = new OAuthBrowser();
   const back = await signInAsPerson(
     browser,
-    authorizeUrl(serve.base, {
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      state: 'host-state',
-      code_challenge: pkce.challenge,
-      code_challenge_method: 'S256',
-      scope: 'api',
-    }),
+    pkceAuthorizeUrl(serve.base, clientId, REDIRECT, pkce.challenge, { state: 'host-state', scope: 'api' }),
     REDIRECT,
     { username },
   );
@@ -90,15 +83,7 @@ describe('consent cannot be skipped', () => {
   it('refuses a consent posted from another browser (a cross-site form carrying the pending request)', async () => {
     const pkce = pkcePair();
     const attacker = new OAuthBrowser();
-    const consentPage = await attacker.fetch(
-      authorizeUrl(serve.base, {
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        response_type: 'code',
-        code_challenge: pkce.challenge,
-        code_challenge_method: 'S256',
-      }),
-    );
+    const consentPage = await attacker.fetch(pkceAuthorizeUrl(serve.base, clientId, REDIRECT, pkce.challenge));
     expect(consentPage.status).toBe(200);
     expect(consentPage.html).toContain('Manual host');
     expect(consentPage.html).toContain(REDIRECT);
@@ -117,15 +102,7 @@ describe('consent cannot be skipped', () => {
 describe('the authorization request and the code', () => {
   it("shows a client's name as text on a consent page that may not be framed, scripted or posted elsewhere", async () => {
     const sneaky = await registerClient(serve.base, REDIRECT, '<img src=x onerror=alert(1)>Trusted "Bank"');
-    const page = await new OAuthBrowser().fetch(
-      authorizeUrl(serve.base, {
-        client_id: sneaky,
-        redirect_uri: REDIRECT,
-        response_type: 'code',
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: 'S256',
-      }),
-    );
+    const page = await new OAuthBrowser().fetch(pkceAuthorizeUrl(serve.base, sneaky, REDIRECT, pkcePair().challenge));
     expect(page.status).toBe(200);
     expect(page.html).toContain('&lt;img src=x onerror=alert(1)&gt;Trusted &quot;Bank&quot;');
     expect(page.html).not.toContain('<img');
@@ -161,13 +138,7 @@ describe('the authorization request and the code', () => {
 
   it('refuses a redirect URI the client did not register, on the page, never sending the browser there', async () => {
     const page = await new OAuthBrowser().fetch(
-      authorizeUrl(serve.base, {
-        client_id: clientId,
-        redirect_uri: 'https://attacker.example/steal',
-        response_type: 'code',
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: 'S256',
-      }),
+      pkceAuthorizeUrl(serve.base, clientId, 'https://attacker.example/steal', pkcePair().challenge),
     );
     expect(page.status).toBe(400);
     expect(page.html).toContain('is not one the client registered');
@@ -236,16 +207,7 @@ describe('the authorization request and the code', () => {
   it("refuses a forged state at forgeops's callback, even from the browser that consented", async () => {
     const pkce = pkcePair();
     const browser = new OAuthBrowser();
-    const consentPage = await browser.open(
-      authorizeUrl(serve.base, {
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        response_type: 'code',
-        code_challenge: pkce.challenge,
-        code_challenge_method: 'S256',
-      }),
-      REDIRECT,
-    );
+    const consentPage = await browser.open(pkceAuthorizeUrl(serve.base, clientId, REDIRECT, pkce.challenge), REDIRECT);
     // The person consents; the browser is on its way to the code host with forgeops's state.
     const onward = await browser.fetch(`${serve.base}/oauth/consent`, {
       method: 'POST',
@@ -268,14 +230,7 @@ describe('what a stranger can create is capped', () => {
     let opened = 0;
     for (let i = 0; i < 31 && !refusedAt; i++) {
       const page = await new OAuthBrowser().fetch(
-        authorizeUrl(serve.base, {
-          client_id: clientId,
-          redirect_uri: REDIRECT,
-          response_type: 'code',
-          state: `flood-${i}`,
-          code_challenge: pkcePair().challenge,
-          code_challenge_method: 'S256',
-        }),
+        pkceAuthorizeUrl(serve.base, clientId, REDIRECT, pkcePair().challenge, { state: `flood-${i}` }),
       );
       const onward = metaRefresh(page.html);
       if (onward) refusedAt = new URL(onward);

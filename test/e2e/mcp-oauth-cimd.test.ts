@@ -6,12 +6,12 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
 import {
-  authorizeUrl,
   listWith,
   type OAuthServe,
   pkcePair,
   startOAuthServe,
   tokenRequest,
+  pkceAuthorizeUrl,
 } from '../helpers/oauth-serve.js';
 
 const REDIRECT = 'http://127.0.0.1:1/cimd-host/callback';
@@ -45,14 +45,9 @@ afterAll(async () => {
 describe('a client known by its metadata document', () => {
   it('is fetched, named by its host on the consent page, and signs the person in', async () => {
     const pkce = pkcePair();
-    const request = authorizeUrl(serve.base, {
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
+    const request = pkceAuthorizeUrl(serve.base, clientId, REDIRECT, pkce.challenge, {
       state: 'cimd-state',
       scope: 'api',
-      code_challenge: pkce.challenge,
-      code_challenge_method: 'S256',
     });
     const consent = await new OAuthBrowser().fetch(request);
     expect(consent.status).toBe(200);
@@ -77,13 +72,7 @@ describe('a client known by its metadata document', () => {
 
   it('refuses a redirect URI its document does not list', async () => {
     const page = await new OAuthBrowser().fetch(
-      authorizeUrl(serve.base, {
-        client_id: clientId,
-        redirect_uri: 'http://127.0.0.1:1/elsewhere',
-        response_type: 'code',
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: 'S256',
-      }),
+      pkceAuthorizeUrl(serve.base, clientId, 'http://127.0.0.1:1/elsewhere', pkcePair().challenge),
     );
     expect(page.status).toBe(400);
     expect(page.html).toContain('is not one the client registered');

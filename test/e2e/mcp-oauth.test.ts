@@ -9,7 +9,7 @@ import { connectWith, MemoryOAuthProvider, signInHost } from '../helpers/mcp-oau
 import { isInputRequiredResult } from '@modelcontextprotocol/client';
 import { ACCEPT, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
-import { type OAuthServe, startOAuthServe } from '../helpers/oauth-serve.js';
+import { type OAuthServe, startOAuthServe, postToolsList } from '../helpers/oauth-serve.js';
 
 const SECRET = 'e2e-mcp-oauth-secret-0123456789abcdef';
 let serve: OAuthServe;
@@ -36,11 +36,7 @@ function textOf(result: unknown): string {
 
 describe('discovery', () => {
   it('answers an unauthenticated /mcp with 401 naming the protected resource metadata', async () => {
-    const response = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const response = await postToolsList(mcpUrl);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain(
       `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
@@ -149,15 +145,7 @@ describe('signed in from an MCP host', () => {
     const replay = await refresh(first.refresh_token!);
     expect(replay.status).toBe(400);
     expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
-    const afterReplay = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${next.access_token}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const afterReplay = await postToolsList(mcpUrl, next.access_token);
     expect(afterReplay.status).toBe(401);
     expect(afterReplay.headers.get('www-authenticate')).toContain('error="invalid_token"');
     await client.close().catch(() => undefined);
@@ -227,15 +215,7 @@ describe('signed in from an MCP host', () => {
       redirectUri: 'http://127.0.0.1:1/cb',
       codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
     });
-    const response = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${minted.access_token}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const response = await postToolsList(mcpUrl, minted.access_token);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('another resource');
   });

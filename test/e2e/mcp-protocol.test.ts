@@ -11,6 +11,7 @@ import { MAX_COMPLETION_VALUES, MAX_CONCURRENT_COMPLETIONS } from '../../src/mcp
 import type { ApiTransport } from '../../src/http/types.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
 import { eventually } from '../safety/mcp-harness.js';
+import { rejectionOf } from '../helpers/rejection.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -28,14 +29,7 @@ function promptText(result: { messages: Array<{ content: { type: string; text?: 
   return result.messages.map((m) => m.content.text ?? '').join('\n');
 }
 
-async function rejection(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+const rejection = (promise: Promise<unknown>) => rejectionOf(promise, McpError);
 
 describe('capabilities', () => {
   it('announces prompts, resources, completions and logging beside tools', () => {

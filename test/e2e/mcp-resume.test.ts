@@ -2,10 +2,9 @@
 // with Last-Event-ID, receives the result it missed; a call's log lines travel on its own stream.
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { startMcpHttpServer, type McpHttpServer } from '../../src/mcp/http/server.js';
+import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { SSE_RETRY_MS } from '../../src/mcp/event-store.js';
-import { useSandbox, testServerOptions } from '../helpers/mcp.js';
+import { useSandbox, startMcpHttpOn } from '../helpers/mcp.js';
 
 const env = useSandbox();
 /** Priming events (and so resumption) are for clients of this revision on. */
@@ -113,17 +112,7 @@ async function post(url: string, headers: Record<string, string>, body: object):
 
 let server: McpHttpServer;
 beforeAll(async () => {
-  server = await startMcpHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    allowedOrigins: [],
-    createSessionServer: ({ token }) =>
-      createMcpServer({
-        ...testServerOptions(env.client),
-        token,
-        toolsets: ['all'],
-      }),
-  });
+  server = await startMcpHttpOn(env.client, { session: { toolsets: ['all'] } });
 });
 afterAll(async () => {
   await server?.close();

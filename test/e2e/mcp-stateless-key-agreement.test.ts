@@ -5,13 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { isInputRequiredResult, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/client';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { RedisStore } from '../../src/state/redis-store.js';
-import { silentLogger } from '../../src/log.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { ACCEPT, manualClient, text } from '../helpers/mcp-v2.js';
-import { startHttp } from '../safety/mcp-harness.js';
+import { startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -28,15 +26,9 @@ describe('the requestState key after Redis lost its data', () => {
     stores.push(store);
     const replica = await startHttp(env.client, {
       stateless: () =>
-        createStatelessEndpoint({
-          serverOptions: (token) => ({
-            ...testServerOptions(env.client),
-            token,
-          }),
+        statelessEndpoint((token?: string) => ({ ...testServerOptions(env.client), token }), {
           store,
           sharedStore: true,
-          maxMessageBytes: 1 << 20,
-          log: silentLogger,
         }),
     });
     replicas.push(replica);

@@ -7,15 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInputRequiredResult, type CallToolResult } from '@modelcontextprotocol/client';
 import { HttpClient } from '../../src/http/client.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
-import { createStatelessEndpoint, MAX_WAITING_PER_CLIENT } from '../../src/mcp/stateless.js';
+import { MAX_WAITING_PER_CLIENT } from '../../src/mcp/stateless.js';
 import type { McpServerOptions } from '../../src/mcp/server.js';
 import { MemoryStore } from '../../src/state/store.js';
-import { silentLogger } from '../../src/log.js';
 import type { ApiTransport } from '../../src/http/types.js';
 import { testServerOptions, useSandbox } from '../helpers/mcp.js';
 import { text } from '../helpers/mcp-v2.js';
 import { manualClientFrom } from '../helpers/from-address.js';
-import { startHttp } from '../safety/mcp-harness.js';
+import { startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -26,14 +25,7 @@ function startServer(store: MemoryStore, client: () => ApiTransport = () => env.
     token,
   });
   return startHttp(env.client, {
-    stateless: () =>
-      createStatelessEndpoint({
-        serverOptions,
-        store,
-        sharedStore: false,
-        maxMessageBytes: 1 << 20,
-        log: silentLogger,
-      }),
+    stateless: () => statelessEndpoint(serverOptions, { store }),
   });
 }
 

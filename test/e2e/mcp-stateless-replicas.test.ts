@@ -5,14 +5,12 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { RedisStore } from '../../src/state/redis-store.js';
-import { silentLogger } from '../../src/log.js';
 import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { ACCEPT, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
-import { startHttp } from '../safety/mcp-harness.js';
+import { startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -52,16 +50,13 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
           allowedHosts: [`127.0.0.1:${port}`],
           // No FORGEOPS_SECRET: the replicas agree on the requestState key through Redis.
           stateless: async () => {
-            const endpoint = await createStatelessEndpoint({
-              serverOptions: (token) => ({
-                ...testServerOptions(env.client),
-                token,
-              }),
-              store,
-              sharedStore: true,
-              maxMessageBytes: 1 << 20,
-              log: silentLogger,
-            });
+            const endpoint = await statelessEndpoint(
+              (token?: string) => ({ ...testServerOptions(env.client), token }),
+              {
+                store,
+                sharedStore: true,
+              },
+            );
             return {
               ...endpoint,
               serveIfModern: async (req, res, body) => {

@@ -9,12 +9,10 @@ import {
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
 import { ACCEPT, MODERN, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import type { McpServerOptions } from '../../src/mcp/server.js';
 import { MemoryStore } from '../../src/state/store.js';
-import { silentLogger } from '../../src/log.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
-import { connectClient, rawRequest, startHttp } from '../safety/mcp-harness.js';
+import { connectClient, rawRequest, startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -29,14 +27,7 @@ function serverOptions(token?: string): McpServerOptions {
 
 function startServer(store = new MemoryStore()): Promise<McpHttpServer> {
   return startHttp(env.client, {
-    stateless: () =>
-      createStatelessEndpoint({
-        serverOptions,
-        store,
-        sharedStore: false,
-        maxMessageBytes: 1 << 20,
-        log: silentLogger,
-      }),
+    stateless: () => statelessEndpoint(serverOptions, { store }),
   });
 }
 

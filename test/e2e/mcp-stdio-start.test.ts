@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { APPS_EXTENSION_ID, VIEW_MIME_TYPE } from '../../src/apps/triage-app.js';
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { connectInMemory, testServerOptions, useSandbox } from '../helpers/mcp.js';
 import { answerShape, feedShape, SHAPES } from '../helpers/stdio-shapes.js';
+import { cliStdioTransport } from '../helpers/stdio-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 // FORGEOPS_TEST_CLI runs the same checks against another build (an older one, to see what they catch).
@@ -68,20 +68,7 @@ async function spawnCli(
   nodeArgs: string[] = [],
   capabilities: Record<string, unknown> = {},
 ) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...nodeArgs, cli, 'mcp'],
-    cwd: '/',
-    stderr: 'ignore',
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      TMPDIR: tmpdir(),
-      FORGEOPS_LOG_LEVEL: 'warn',
-      CODEHOST_URL: env.sandbox.url,
-      CODEHOST_TOKEN: env.sandbox.tokens.maintainer,
-      ...extraEnv,
-    },
-  });
+  const transport = cliStdioTransport(env.sandbox, { nodeArgs, env: extraEnv, cli });
   const mcp = new Client({ name: 'fast-start-test', version: '1.0.0' }, { capabilities });
   await mcp.connect(transport);
   return mcp;

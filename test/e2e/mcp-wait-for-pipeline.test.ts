@@ -5,10 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startMcpHttpServer } from '../../src/mcp/http/server.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
-import { connectInMemory, resultText, useSandbox, testServerOptions } from '../helpers/mcp.js';
+import { connectInMemory, resultText, useSandbox, startMcpHttpOn } from '../helpers/mcp.js';
 
 const env = useSandbox({ clock: new ManualClock() });
 const WEB = 'acme/web';
@@ -205,17 +203,7 @@ describe('wait_for_pipeline as a task', () => {
 
 describe('wait_for_pipeline as a task over Streamable HTTP', () => {
   it('runs in the session and its result is collected with tasks/result', async () => {
-    const server = await startMcpHttpServer({
-      host: '127.0.0.1',
-      port: 0,
-      allowedOrigins: [],
-      createSessionServer: ({ token }) =>
-        createMcpServer({
-          ...testServerOptions(env.client),
-          token,
-          toolsets: ['all'],
-        }),
-    });
+    const server = await startMcpHttpOn(env.client, { session: { toolsets: ['all'] } });
     const mcp = new Client({ name: 'http-task-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     const pipeline = await newPipeline();

@@ -10,13 +10,10 @@ import { callsInFlight } from '../../src/health.js';
 import type { ApiRequest, ApiTransport } from '../../src/http/types.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import type { McpServerOptions } from '../../src/mcp/server.js';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
-import { silentLogger } from '../../src/log.js';
 import { ManualClock } from '../../src/sandbox/core/clock.js';
-import { MemoryStore } from '../../src/state/store.js';
 import { connectInMemory, resultText, testServerOptions, useSandbox } from '../helpers/mcp.js';
 import { modernClient, MODERN } from '../helpers/mcp-v2.js';
-import { startHttp } from '../safety/mcp-harness.js';
+import { startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox({ clock: new ManualClock() });
 const WEB = 'acme/web';
@@ -141,14 +138,7 @@ describe('wait_until_settled over MCP', { shuffle: false }, () => {
   it('answers over the stateless 2026-07-28 revision, with progress', async () => {
     const serverOptions = (token?: string): McpServerOptions => ({ ...testServerOptions(env.client), token });
     const server: McpHttpServer = await startHttp(env.client, {
-      stateless: () =>
-        createStatelessEndpoint({
-          serverOptions,
-          store: new MemoryStore(),
-          sharedStore: false,
-          maxMessageBytes: 1 << 20,
-          log: silentLogger,
-        }),
+      stateless: () => statelessEndpoint(serverOptions),
     });
     const { client } = await modernClient(server.url, () => ({ action: 'decline' }));
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);

@@ -1,17 +1,14 @@
 // /metrics as Prometheus scrapes it from serve's HTTP server: tool calls by operation, front end and outcome with
 // their latency, the service's retries after a 429, MCP sessions live, and chat calls under their own front end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { enableMetrics, resetMetrics } from '../../src/metrics.js';
-import { operations } from '../../src/operations/index.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
-import { connectClient, startHttp } from '../safety/mcp-harness.js';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
-import { MemoryStore } from '../../src/state/store.js';
-import { silentLogger } from '../../src/log.js';
+import { connectClient, startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 import { modernClient } from '../helpers/mcp-v2.js';
+import { testDispatcher } from '../helpers/dispatcher.js';
+import { series } from '../helpers/metrics.js';
 
 const env = useSandbox();
 let client: HttpClient;
@@ -39,18 +36,6 @@ async function scrape(): Promise<string> {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
   return res.text();
-}
-
-/** The value of one series, e.g. series(text, 'forgeops_calls_total', { operation: 'list_pipelines', … }). */
-function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const line = text
-    .split('\n')
-    .find((l) =>
-      l.startsWith(`${name}{`) || l.startsWith(`${name} `)
-        ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))
-        : false,
-    );
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 describe('/metrics', () => {
@@ -92,14 +77,7 @@ describe('/metrics', () => {
   });
 
   it("counts the chat's and Slack's calls under their own front end", async () => {
-    const dispatcher = createDispatcher({
-      front: 'slack',
-      operations,
-      policy: { readOnly: false },
-      runContext: () => ({ client }),
-      explain: { operations },
-      defaultProject: { get: () => undefined, set: () => undefined },
-    });
+    const dispatcher = testDispatcher(() => client, { front: 'slack' });
     await dispatcher.dispatch('pipeline get acme/web 1');
     expect(
       series(await scrape(), 'forgeops_calls_total', { operation: 'get_pipeline', front: 'slack', outcome: 'ok' }),
@@ -108,17 +86,7 @@ describe('/metrics', () => {
 
   it('counts a 2026-07-28 approval once, though it takes two requests: asked, then approved', async () => {
     const stateless = await startHttp(client, {
-      stateless: () =>
-        createStatelessEndpoint({
-          serverOptions: (token) => ({
-            ...testServerOptions(client),
-            token,
-          }),
-          store: new MemoryStore(),
-          sharedStore: false,
-          maxMessageBytes: 1 << 20,
-          log: silentLogger,
-        }),
+      stateless: () => statelessEndpoint((token?: string) => ({ ...testServerOptions(client), token })),
     });
     const path = `/projects/${encodeURIComponent('acme/web')}/repository/branches`;
     await client.request({ method: 'POST', path, query: { branch: 'metrics-2026', ref: 'main' }, idempotent: false });

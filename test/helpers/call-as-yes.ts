@@ -1,9 +1,9 @@
 // Runs a registry operation as a person who answers yes to any approval request: how tests play the one fixing main
 // (a retry, a revert as a merge request, a merge) while forgeops watches.
-import { createDispatcher } from '../../src/chat/dispatch.js';
 import type { ApiTransport } from '../../src/http/types.js';
 import type { Operation } from '../../src/operations/engine/define.js';
 import { operations as registry } from '../../src/operations/index.js';
+import { testDispatcher } from './dispatcher.js';
 
 export async function callAnsweringYes<T = Record<string, unknown>>(
   client: ApiTransport,
@@ -11,13 +11,7 @@ export async function callAnsweringYes<T = Record<string, unknown>>(
   input: Record<string, unknown>,
   operations: readonly Operation[] = registry,
 ): Promise<T> {
-  const dispatcher = createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  const dispatcher = testDispatcher(() => client, { operations });
   let reply = await dispatcher.call(name, input);
   if (reply.kind === 'approve') reply = await dispatcher.approved(reply.operation, reply.input);
   if (reply.kind !== 'message' || !reply.outcome?.ok)

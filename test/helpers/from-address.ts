@@ -3,9 +3,7 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
-import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/client';
-import { MODERN } from './mcp-v2.js';
+import { manualClient } from './mcp-v2.js';
 import { afterAll, expect } from 'vitest';
 import { initializeBody, PROTOCOL_VERSION } from '../safety/mcp-harness.js';
 
@@ -94,26 +92,8 @@ export async function connectFrom(address: string, url: string, headers: Record<
 }
 
 /** An SDK v2 client on the 2026-07-28 revision from `address`, each round sent by the test (as manualClient in mcp-v2.ts). */
-export async function manualClientFrom(address: string, url: string, headers: Record<string, string> = {}) {
-  const client = new ClientV2(
-    { name: 'v2-from-address', version: '1.0.0' },
-    {
-      versionNegotiation: { mode: { pin: MODERN } },
-      capabilities: { elicitation: { form: {} } },
-      inputRequired: { autoFulfill: false },
-    },
-  );
-  await client.connect(new TransportV2(new URL(url), { requestInit: { headers }, fetch: fetchFrom(address) }));
-  const call = (
-    name: string,
-    args: Record<string, unknown>,
-    round: { inputResponses?: Record<string, unknown>; requestState?: string } = {},
-  ) =>
-    client.request(
-      { method: 'tools/call', params: { name, arguments: args, ...round } },
-      { allowInputRequired: true },
-    ) as Promise<CallToolResult | InputRequiredResult>;
-  return { client, call };
+export function manualClientFrom(address: string, url: string, headers: Record<string, string> = {}) {
+  return manualClient(url, headers, fetchFrom(address));
 }
 
 /** Opens sessions from `address` and completes each handshake, as a flood that keeps its sessions does. */

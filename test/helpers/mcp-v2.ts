@@ -28,8 +28,11 @@ export async function modernClient(
   return { client, asked };
 }
 
-/** The same client without auto-fulfilment: each round is sent by the test, as an attacker would. */
-export async function manualClient(url: string, headers: Record<string, string> = {}) {
+/**
+ * The same client without auto-fulfilment: each round is sent by the test, as an attacker would. `fetch` replaces
+ * the transport's (from-address.ts sends from another loopback address).
+ */
+export async function manualClient(url: string, headers: Record<string, string> = {}, fetch?: typeof globalThis.fetch) {
   const client = new ClientV2(
     { name: 'v2-manual', version: '1.0.0' },
     {
@@ -38,7 +41,7 @@ export async function manualClient(url: string, headers: Record<string, string> 
       inputRequired: { autoFulfill: false },
     },
   );
-  await client.connect(new TransportV2(new URL(url), { requestInit: { headers } }));
+  await client.connect(new TransportV2(new URL(url), { requestInit: { headers }, ...(fetch && { fetch }) }));
   const call = (
     name: string,
     args: Record<string, unknown>,

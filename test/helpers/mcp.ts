@@ -6,6 +6,7 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 import { operations } from '../../src/operations/index.js';
 import { HttpClient } from '../../src/http/client.js';
 import { createMcpServer, type McpServerOptions } from '../../src/mcp/server.js';
+import { startMcpHttpServer, type McpHttpOptions, type McpHttpServer } from '../../src/mcp/http/server.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
 /** The human's answer to an approval question; a test may change the world first (it answers when it resolves). */
@@ -25,6 +26,23 @@ export interface ConnectOptions extends Partial<McpServerOptions> {
  */
 export function testServerOptions(client: McpServerOptions['client']): McpServerOptions {
   return { operations, client, readOnly: false, toolsets: [], maxResultChars: 60_000, callTimeoutMs: 60_000 };
+}
+
+/**
+ * Our Streamable HTTP MCP server on 127.0.0.1 (any free port, no browser origin allowed), each session's server made
+ * from testServerOptions(client) and its caller's token; `session` adds to those options, `http` to the listener's.
+ */
+export function startMcpHttpOn(
+  client: McpServerOptions['client'],
+  o: { session?: Partial<McpServerOptions>; http?: Partial<McpHttpOptions> } = {},
+): Promise<McpHttpServer> {
+  return startMcpHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    allowedOrigins: [],
+    createSessionServer: ({ token }) => createMcpServer({ ...testServerOptions(client), token, ...o.session }),
+    ...o.http,
+  });
 }
 
 export async function connectInMemory(options: ConnectOptions) {

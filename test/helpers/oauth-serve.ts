@@ -74,6 +74,37 @@ export function authorizeUrl(base: string, params: Record<string, string>): URL 
   return url;
 }
 
+/** The authorize URL of a code request with a PKCE S256 challenge, as every OAuth client here sends it; `extra` adds state, scope… */
+export function pkceAuthorizeUrl(
+  base: string,
+  clientId: string,
+  redirectUri: string,
+  challenge: string,
+  extra: Record<string, string> = {},
+): URL {
+  return authorizeUrl(base, {
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+}
+
+/** A raw tools/list POST to `mcpUrl`, with `token` as its bearer when given: what a client sends before any session. */
+export function postToolsList(mcpUrl: string, token?: string): Promise<Response> {
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token !== undefined && { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+}
+
 export async function tokenRequest(base: string, form: Record<string, string | undefined>) {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(form)) if (value !== undefined) body.set(name, value);

@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { RedisStore } from '../../src/state/redis-store.js';
 import { freePort } from './balancers.js';
 
 export interface RedisServer {
@@ -110,6 +112,34 @@ export async function startRedis(options: { port?: number; keepData?: boolean } 
     },
     async start() {
       running ??= await spawnRedis(port, dataDir);
+    },
+  };
+}
+
+/**
+ * A redis-server for this test file, started before its tests and stopped after them, and the stores opened on it
+ * (each its own connection, as a replica's), closed before it stops.
+ */
+export function useRedis(options: { keepData?: boolean } = {}) {
+  let redis: RedisServer | undefined;
+  const stores: RedisStore[] = [];
+  beforeAll(async () => {
+    redis = await startRedis(options);
+  });
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    await redis?.stop();
+  });
+  return {
+    get server(): RedisServer {
+      if (!redis) throw new Error('redis-server is not started yet (use it inside a test)');
+      return redis;
+    },
+    /** A store on this server whose keys start with `keyPrefix`. */
+    async open(keyPrefix: string): Promise<RedisStore> {
+      const store = await RedisStore.open(this.server.url, { keyPrefix });
+      stores.push(store);
+      return store;
     },
   };
 }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/cli.js`;
+/** The built CLI (npm run build writes it). */
+export const cli = `${root}dist/cli.js`;
 /** No CODEHOST_* (the CLI brings its own sandbox unless the test names one), no colour, the run's temp directory. */
 export const bareEnv = {
   PATH: process.env.PATH ?? '/usr/bin:/bin',

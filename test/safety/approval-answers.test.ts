@@ -4,13 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { fetch } from 'undici';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createDispatcher } from '../../src/chat/dispatch.js';
 import { createLocalApprovalPage } from '../../src/approval/page.js';
 import { operations } from '../../src/operations/index.js';
 import { answersTo } from '../../src/policy/policy.js';
 import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { renderApproval, type Block } from '../../src/slack/blocks.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
+import { testDispatcher } from '../helpers/dispatcher.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -47,13 +47,7 @@ async function runningPipeline(): Promise<number> {
 }
 
 async function cancelQuestion(id: number) {
-  const chat = createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  const chat = testDispatcher(() => env.client);
   const reply = await chat.dispatch(`pipeline cancel ${PROJECT} ${id}`);
   if (reply.kind !== 'approve') throw new Error(`expected a question, got ${JSON.stringify(reply.message)}`);
   return reply;

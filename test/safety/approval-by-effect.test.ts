@@ -4,11 +4,12 @@
 // in words before anyone is asked, and a question says what the job and pipeline numbers stand for.
 import { describe, expect, it } from 'vitest';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { createDispatcher, type ChatReply } from '../../src/chat/dispatch.js';
+import type { ChatReply } from '../../src/chat/dispatch.js';
 import { prepareCall } from '../../src/operations/run/call.js';
 import { operations } from '../../src/operations/index.js';
 import { jobsOf, type Job } from '../../src/sandbox/areas/jobs/state.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { testDispatcher } from '../helpers/dispatcher.js';
 
 const env = useSandbox();
 const P = 'acme/web';
@@ -277,13 +278,7 @@ describe('changing access that comes from a group', () => {
   });
 
   it('refuses in chat alike, and says when the user has no access at all', async () => {
-    const chat = createDispatcher({
-      operations,
-      policy: { readOnly: false },
-      runContext: () => ({ client: env.client }),
-      explain: { operations },
-      defaultProject: { get: () => undefined, set: () => undefined },
-    });
+    const chat = testDispatcher(() => env.client);
     const inherited = await chat.dispatch('project member update acme/web @carol access_level=30');
     expect(inherited.kind).toBe('message');
     const text = (reply: ChatReply) =>

@@ -8,25 +8,24 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fetch } from 'undici';
-import { createDispatcher, type ChatReply } from '../../src/chat/dispatch.js';
+import type { ChatReply } from '../../src/chat/dispatch.js';
 import { HttpClient } from '../../src/http/client.js';
 import { createLocalApprovalPage, type LocalApprovalPage } from '../../src/approval/page.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
 import { findOperation, operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/engine/define.js';
 import { inheritedRefusal } from '../../src/operations/areas/shared/member-source.js';
 import { renderApprovalRequest } from '../../src/slack/approver.js';
 import { CONTINUED, renderApproval, type Block } from '../../src/slack/blocks.js';
-import { silentLogger } from '../../src/log.js';
-import { MemoryStore } from '../../src/state/store.js';
 import { APPROVAL_QUESTION } from '../../src/terminal/approver.js';
 import { renderMessage } from '../../src/terminal/render.js';
 import { startHostileService, type HostileService } from '../helpers/hostile-service.js';
 import { manualClient } from '../helpers/mcp-v2.js';
 import { startHttp } from './mcp-harness.js';
 import { testServerOptions } from '../helpers/mcp.js';
+import { testDispatcher } from '../helpers/dispatcher.js';
+import { statelessEndpoint } from '../safety/mcp-harness.js';
 
 /** Each hostile piece, named; HOSTILE is all of them in one text, and every field below holds it. */
 const PIECES = {
@@ -247,14 +246,7 @@ beforeAll(async () => {
     ...testServerOptions(client),
   });
   stateless = await startHttp(client, {
-    stateless: () =>
-      createStatelessEndpoint({
-        serverOptions,
-        store: new MemoryStore(),
-        sharedStore: false,
-        maxMessageBytes: 1 << 20,
-        log: silentLogger,
-      }),
+    stateless: () => statelessEndpoint(serverOptions),
   });
 });
 
@@ -266,13 +258,7 @@ afterAll(async () => {
 });
 
 function chat() {
-  return createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  return testDispatcher(() => client);
 }
 
 /** The 2025-11-25 form question a real MCP client is sent for this call (the client declines it). */

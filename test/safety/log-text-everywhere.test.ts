@@ -3,13 +3,13 @@
 // reaches every one: a log crafted with credentials behind terminal codes, in JSON and as a key cut before its
 // BEGIN line, with controls and look-alikes of the fence, shows none of them anywhere.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/chat/dispatch.js';
 import { operations } from '../../src/operations/index.js';
 import type { TriageReport } from '../../src/operations/composed/triage.js';
 import { setJobLog } from '../../src/sandbox/areas/jobs/index.js';
 import { renderMessage as renderSlack } from '../../src/slack/blocks.js';
 import { renderMessage as renderTerminal } from '../../src/terminal/render.js';
 import { connectInMemory, useSandbox } from '../helpers/mcp.js';
+import { testDispatcher } from '../helpers/dispatcher.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -75,13 +75,7 @@ beforeAll(async () => {
 });
 
 function dispatcher() {
-  return createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  return testDispatcher(() => env.client);
 }
 
 describe('a crafted job log', () => {

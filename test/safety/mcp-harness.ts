@@ -4,27 +4,38 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitAnswer } from '../helpers/mcp.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { startMcpHttpServer, type McpHttpOptions, type McpHttpServer } from '../../src/mcp/http/server.js';
+import type { McpHttpOptions, McpHttpServer } from '../../src/mcp/http/server.js';
 import { serviceTokenChecker } from '../../src/mcp/token-check.js';
 import type { HttpClient } from '../../src/http/client.js';
-import { testServerOptions } from '../helpers/mcp.js';
+import { startMcpHttpOn } from '../helpers/mcp.js';
+import { createStatelessEndpoint } from '../../src/mcp/stateless.js';
+import { silentLogger } from '../../src/log.js';
+import { MemoryStore } from '../../src/state/store.js';
 
 export const PROTOCOL_VERSION = '2025-06-18';
 
 /** Our HTTP MCP server with the real server factory, acting on `client` (a sandbox), which also checks the clients' own tokens as `serve` does. */
 export function startHttp(client: HttpClient, options: Partial<McpHttpOptions> = {}): Promise<McpHttpServer> {
-  // Spread, not a literal: the factory's options grow while this file stays the same.
-  const serverOptions = {
-    ...testServerOptions(client),
-  };
-  return startMcpHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    allowedOrigins: [],
-    createSessionServer: ({ token }) => createMcpServer({ ...serverOptions, token }),
-    tokenChecker: serviceTokenChecker(client),
-    ...options,
+  return startMcpHttpOn(client, { http: { tokenChecker: serviceTokenChecker(client), ...options } });
+}
+
+type StatelessOptions = Parameters<typeof createStatelessEndpoint>[0];
+
+/**
+ * The 2026-07-28 stateless endpoint as the tests start it: 1 MiB messages, a quiet log, approvals in a memory store
+ * of its own; `changes` name another store (and whether other replicas share it).
+ */
+export function statelessEndpoint(
+  serverOptions: StatelessOptions['serverOptions'],
+  changes: Partial<StatelessOptions> = {},
+) {
+  return createStatelessEndpoint({
+    serverOptions,
+    store: new MemoryStore(),
+    sharedStore: false,
+    maxMessageBytes: 1 << 20,
+    log: silentLogger,
+    ...changes,
   });
 }
 

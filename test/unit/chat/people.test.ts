@@ -1,21 +1,15 @@
 // People by name in chat, against the sandbox: `@erin` resolved through the service before validation, a
 // approval request that names her and the project, an outcome that says what happened to whom, and unknown names refused.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
-import { operations } from '../../../src/operations/index.js';
+import type { ChatReply } from '../../../src/chat/dispatch.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
 
 function dispatcher() {
-  return createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  return testDispatcher(() => env.client);
 }
 
 function messageOf(reply: ChatReply) {

@@ -2,24 +2,16 @@
 // fails again after a retry (broken since bob's commit), payments-api's flaky test passes and fails on the same commit
 // (flaky), and infra's plan loses its runner, then passes on the retry (infrastructure, then green).
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
-import { operations } from '../../../src/operations/index.js';
 import { INFRASTRUCTURE_REASONS } from '../../../src/operations/composed/failure-kind.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
 
-const dispatcher = () =>
-  createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+const dispatcher = () => testDispatcher(() => env.client);
 
 type Row = Record<string, unknown>;
 

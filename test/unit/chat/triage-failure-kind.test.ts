@@ -3,27 +3,19 @@
 // standing in for a runner (a retry that fails again, a pass on the same commit, a pass on a retry, runner failures,
 // a single run). Each verdict is checked against the job history read the plain way, and in the chat message.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
-import { operations } from '../../../src/operations/index.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { HISTORY_PIPELINES, INFRASTRUCTURE_REASONS } from '../../../src/operations/composed/failure-kind.js';
 import { jobsOf, type Job } from '../../../src/sandbox/areas/jobs/index.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import type { Pipeline } from '../../../src/sandbox/core/store.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 // The runner's clock held still: nothing runs but what these tests make happen (triage-failure-kind-runner lets it run).
 const env = useSandbox({ clock: new ManualClock() });
 const PROJECT = 'acme/web';
 
-const dispatcher = () =>
-  createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+const dispatcher = () => testDispatcher(() => env.client);
 
 async function data<T = Array<Record<string, unknown>>>(name: string, input: Record<string, unknown>): Promise<T> {
   const reply = await dispatcher().call(name, input);

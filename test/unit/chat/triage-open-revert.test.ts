@@ -2,24 +2,19 @@
 // says "This reverts commit <sha>", one titled as git titles a revert — names them with their pipeline's state, and
 // offers merging the first when green (or retrying its failed pipeline), never a second revert.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
+import type { ChatReply } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { openRevertAction, revertMatch, type OpenRevert } from '../../../src/operations/composed/open-reverts.js';
 import { renderMessage } from '../../../src/terminal/render.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
 
 function dispatcher() {
-  return createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  return testDispatcher(() => env.client);
 }
 
 function messageOf(reply: ChatReply) {

@@ -4,7 +4,6 @@
 // repository): an environment that runs a commit before it, "reached no environment" and where the pipelines stopped,
 // a reach of staging only, and production said plainly.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import { triageOperation, withRollbacks, type TriageReport } from '../../../src/operations/composed/triage.js';
@@ -12,6 +11,7 @@ import { reachText } from '../../../src/operations/composed/culprit-reach.js';
 import { momentText } from '../../../src/operations/engine/present.js';
 import { validateInput } from '../../../src/operations/engine/validate.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -48,13 +48,7 @@ function withEnvironments(environments: Env[], deployments: Deployment[]): Opera
 }
 
 async function triage(ops: readonly Operation[] = operations) {
-  const dispatcher = createDispatcher({
-    operations: ops,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations: ops },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  const dispatcher = testDispatcher(() => env.client, { operations: ops });
   const reply = await dispatcher.call('triage_project', { id: PROJECT });
   if (reply.kind !== 'message' || !reply.outcome?.ok) throw new Error('triage_project failed');
   const field = (name: string) => reply.message.fields.find(([k]) => k === name)?.[1];

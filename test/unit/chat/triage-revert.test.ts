@@ -2,25 +2,19 @@
 // command; typed, it opens the merge request and says so with its link; typed again, it names that merge request and
 // makes nothing; as a dry run it names the branch, the commit in full and the target, and sends no change.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
+import type { ChatReply } from '../../../src/chat/dispatch.js';
 import { commandLine } from '../../../src/chat/command-line.js';
 import { operations } from '../../../src/operations/index.js';
 import { renderMessage } from '../../../src/terminal/render.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
 
 function dispatcher(o: { dryRun?: boolean } = {}) {
-  return createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-    ...(o.dryRun ? { dryRun: true } : {}),
-  });
+  return testDispatcher(() => env.client, { dryRun: o.dryRun });
 }
 
 function messageOf(reply: ChatReply) {

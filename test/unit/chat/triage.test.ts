@@ -2,25 +2,20 @@
 // head commit's pipelines, since when and whose, what the failing job printed, actions on the head's pipeline only,
 // the latest release, and what could not be read. Then the same project running (after a retry) and green.
 import { describe, expect, it } from 'vitest';
-import { createDispatcher, type ChatReply } from '../../../src/chat/dispatch.js';
+import type { ChatReply } from '../../../src/chat/dispatch.js';
 import { commandLine } from '../../../src/chat/command-line.js';
 import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import { incidentIssueOperation, triageOperation, type TriageReport } from '../../../src/operations/composed/triage.js';
 import { jobsOf } from '../../../src/sandbox/areas/jobs/index.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
 
 function dispatcher(ops: readonly Operation[] = operations) {
-  return createDispatcher({
-    operations: ops,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations: ops },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+  return testDispatcher(() => env.client, { operations: ops });
 }
 
 async function data<T = Array<Record<string, unknown>>>(name: string, input: Record<string, unknown>): Promise<T> {

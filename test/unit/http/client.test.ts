@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../../src/http/client.js';
 import { ApiError } from '../../../src/http/errors.js';
 import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 const TOKEN = 'glpat-main-token-123456';
 const SCIM_TOKEN = 'scim-token-abcdef';
@@ -34,14 +35,7 @@ function makeClient(options: Partial<HttpClientOptions> = {}): HttpClient {
   return client;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, ApiError);
 
 beforeEach(async () => {
   server = await startScriptedServer();
@@ -417,12 +411,9 @@ describe('retries', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('does not retry a POST after a 502', async () => {
-    server.reply(
-      { status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>' },
-      { status: 201, body: {} },
-    );
-    const error = await failure(
+  /** A POST that creates a release, refused (its only attempt) with the error it ended with. */
+  const postRelease = () =>
+    failure(
       makeClient().request({
         method: 'POST',
         path: '/projects/1/releases',
@@ -430,6 +421,13 @@ describe('retries', () => {
         body: { tag_name: 'v1' },
       }),
     );
+
+  it('does not retry a POST after a 502', async () => {
+    server.reply(
+      { status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>' },
+      { status: 201, body: {} },
+    );
+    const error = await postRelease();
     expect(error.message).toBe('502 Bad Gateway');
     expect(server.requests).toHaveLength(1);
     expect(waits).toEqual([]);
@@ -437,14 +435,7 @@ describe('retries', () => {
 
   it('does not retry a POST after a connection reset', async () => {
     server.reply({ destroy: true }, { status: 201, body: {} });
-    const error = await failure(
-      makeClient().request({
-        method: 'POST',
-        path: '/projects/1/releases',
-        idempotent: false,
-        body: { tag_name: 'v1' },
-      }),
-    );
+    const error = await postRelease();
     expect(error.kind).toBe('network');
     expect(server.requests).toHaveLength(1);
     expect(waits).toEqual([]);

@@ -6,6 +6,7 @@ import { isPrivateAddress } from '../../../src/identity/client-metadata-fetch.js
 import { checkRedirectUri, McpClients } from '../../../src/identity/mcp-clients.js';
 import { OAuthError } from '../../../src/identity/oauth-http.js';
 import { MemoryStore } from '../../../src/state/store.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 let server: Server;
 let origin: string;
@@ -24,14 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-async function refusal(promise: Promise<unknown>): Promise<OAuthError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OAuthError);
-  return error as OAuthError;
-}
+const refusal = (promise: Promise<unknown>) => rejectionOf(promise, OAuthError);
 
 const registration = (redirect = 'http://127.0.0.1:33418/callback') => ({
   client_name: 'Host',

@@ -12,6 +12,7 @@ import {
 } from '../../../src/identity/mcp-tokens.js';
 import { OAuthError } from '../../../src/identity/oauth-http.js';
 import { MemoryStore } from '../../../src/state/store.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 const SECRET = 'unit-test-secret-0123456789abcdef0123';
 const ISSUER = 'https://forgeops.example';
@@ -48,14 +49,7 @@ async function signedIn(extra: Partial<CodeRecord> = {}) {
   });
 }
 
-async function refusal(promise: Promise<unknown>): Promise<OAuthError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OAuthError);
-  return error as OAuthError;
-}
+const refusal = (promise: Promise<unknown>) => rejectionOf(promise, OAuthError);
 
 beforeEach(() => {
   now = Date.UTC(2026, 11, 6, 12);

@@ -2,30 +2,18 @@
 // say where subscriptions are served, never accepted and left silent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpHttpServer } from '../../../src/mcp/http/server.js';
-import { createStatelessEndpoint, STATELESS_SUBSCRIBE_REFUSAL } from '../../../src/mcp/stateless.js';
+import { STATELESS_SUBSCRIBE_REFUSAL } from '../../../src/mcp/stateless.js';
 import { statusUri } from '../../../src/mcp/status-resource.js';
-import { MemoryStore } from '../../../src/state/store.js';
-import { silentLogger } from '../../../src/log.js';
 import { MODERN } from '../../helpers/mcp-v2.js';
 import { useSandbox, testServerOptions } from '../../helpers/mcp.js';
-import { rawRequest, startHttp } from '../../safety/mcp-harness.js';
+import { rawRequest, startHttp, statelessEndpoint } from '../../safety/mcp-harness.js';
 
 const env = useSandbox();
 let server: McpHttpServer;
 
 beforeAll(async () => {
   server = await startHttp(env.client, {
-    stateless: () =>
-      createStatelessEndpoint({
-        serverOptions: (token) => ({
-          ...testServerOptions(env.client),
-          token,
-        }),
-        store: new MemoryStore(),
-        sharedStore: false,
-        maxMessageBytes: 1 << 20,
-        log: silentLogger,
-      }),
+    stateless: () => statelessEndpoint((token?: string) => ({ ...testServerOptions(env.client), token })),
   });
 });
 afterAll(async () => {

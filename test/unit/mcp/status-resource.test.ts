@@ -19,10 +19,11 @@ import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
+import { quietLog } from '../../helpers/watch.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const WEB = statusUri('acme/web');
 /** Private to acme: the outsider cannot see it. */
 const PRIVATE = 'acme/platform/payments-api';
@@ -38,7 +39,7 @@ function newHub(): WatchHub {
     store: new MemoryStore({ now: () => clock.now() }),
     operations: () => operations,
     runContext: () => ({ client: env.client }),
-    log: quiet,
+    log: quietLog,
     clock,
     random: () => 0,
     holder: 'test',
@@ -52,14 +53,7 @@ async function settled(done: () => boolean): Promise<void> {
   for (let turn = 0; turn < 200 && !done(); turn++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-async function rejection(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+const rejection = (promise: Promise<unknown>) => rejectionOf(promise, McpError);
 
 /** A session with a watch hub, and the URIs of the updates its client was sent. */
 async function subscriber(hub: WatchHub, token?: string) {
@@ -250,17 +244,22 @@ describe("a session's subscriptions", () => {
       readOnly: false,
     });
 
-  it('are capped: one past the most is refused in words, and a slot freed can be used again', async () => {
-    expect(MAX_STATUS_SUBSCRIPTIONS).toBe(20);
-    const hub = newHub();
-    const subscriptions = new StatusSubscriptions({
+  /** Status subscriptions on `hub`, read as read() reads, telling nobody; `changes` set the rest (a lower max…). */
+  function subscriptionsOn(hub: WatchHub, changes: Partial<ConstructorParameters<typeof StatusSubscriptions>[0]> = {}) {
+    return new StatusSubscriptions({
       watches: async () => hub,
       read: read(),
       timeoutMs: 10_000,
       notify: async () => {},
-      log: quiet,
-      max: 2,
+      log: quietLog,
+      ...changes,
     });
+  }
+
+  it('are capped: one past the most is refused in words, and a slot freed can be used again', async () => {
+    expect(MAX_STATUS_SUBSCRIPTIONS).toBe(20);
+    const hub = newHub();
+    const subscriptions = subscriptionsOn(hub, { max: 2 });
     await subscriptions.subscribe(WEB);
     await subscriptions.subscribe(statusUri('acme/platform/infra'));
     const third = statusUri('acme/platform/payments-api');
@@ -293,7 +292,7 @@ describe("a session's subscriptions", () => {
       notify: async (uri) => {
         sent.push(uri);
       },
-      log: quiet,
+      log: quietLog,
     });
     await subscriptions.subscribe(WEB);
     // The subscription's read is done; from here the timers are driven, not waited for.
@@ -319,13 +318,7 @@ describe("a session's subscriptions", () => {
 
   it('leave the hub when closed while a subscription is still being made', async () => {
     const hub = newHub();
-    const subscriptions = new StatusSubscriptions({
-      watches: async () => hub,
-      read: read(),
-      timeoutMs: 10_000,
-      notify: async () => {},
-      log: quiet,
-    });
+    const subscriptions = subscriptionsOn(hub);
     const pending = subscriptions.subscribe(WEB);
     await subscriptions.close();
     await pending;
@@ -337,19 +330,13 @@ describe("a session's subscriptions", () => {
       store: new MemoryStore({ now: () => clock.now() }),
       operations: () => operations,
       runContext: () => ({ client: env.client }),
-      log: quiet,
+      log: quietLog,
       clock,
       holder: 'test',
       maxWatches: 1,
     });
     hubs.push(hub);
-    const subscriptions = new StatusSubscriptions({
-      watches: async () => hub,
-      read: read(),
-      timeoutMs: 10_000,
-      notify: async () => {},
-      log: quiet,
-    });
+    const subscriptions = subscriptionsOn(hub);
     await subscriptions.subscribe(WEB);
     await expect(subscriptions.subscribe(statusUri('acme/platform/infra'))).rejects.toThrow(
       /Cannot follow the status of acme\/platform\/infra: forgeops watches its maximum of 1 branches/,

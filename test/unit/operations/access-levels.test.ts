@@ -4,11 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { toolDescriptor } from '../../../src/mcp/tools.js';
 import { operations } from '../../../src/operations/index.js';
 import { ACCESS_LEVEL_NAMES } from '../../../src/operations/engine/present.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 const ajv = new Ajv2020({ strict: false });
 const LEVELS = new Set(Object.keys(ACCESS_LEVEL_NAMES).map(Number));
@@ -81,13 +81,7 @@ describe('access levels by name in chat', () => {
   const env = useSandbox();
 
   it('gives @erin developer access with access_level=developer, sending 30', async () => {
-    const dispatcher = createDispatcher({
-      operations,
-      policy: { readOnly: false },
-      runContext: () => ({ client: env.client }),
-      explain: { operations },
-      defaultProject: { get: () => undefined, set: () => undefined },
-    });
+    const dispatcher = testDispatcher(() => env.client);
     const reply = await dispatcher.dispatch('project member add acme/handbook user_id=@erin access_level=developer');
     expect(reply.kind).toBe('message');
     if (reply.kind !== 'message') return;

@@ -3,36 +3,18 @@
 // approver and the incident's thread are told why. Retry is made destructive here so that the policy asks; the
 // branch's pipelines are what the test says they are at each moment.
 import { describe, expect, it } from 'vitest';
-import { DurableApprovals } from '../../../src/approval/binding.js';
-import type { ApiTransport } from '../../../src/http/types.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
-import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { operations } from '../../../src/operations/index.js';
-import { AuditLog } from '../../../src/slack/audit.js';
-import { SlackBot, type Turn } from '../../../src/slack/bot.js';
-import { Identities } from '../../../src/slack/identity.js';
-import { Outbox } from '../../../src/slack/incident/outbox.js';
-import { IncidentMessages } from '../../../src/slack/incident/sink.js';
-import { PostQueue, ResponseUrls } from '../../../src/slack/replies.js';
+import type { Turn } from '../../../src/slack/bot.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import type { WatchHub } from '../../../src/watch/hub.js';
+import { incidentBot, redReport, threadOf } from '../../helpers/incident-bot.js';
 
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const RED = { id: 12, status: 'failed', ref: 'main', sha: 'eb4870be0123', updated_at: '2026-11-27T10:20:00Z' };
 const GREEN = { id: 13, status: 'success', ref: 'main', sha: '5b1c0ffee123', updated_at: '2026-11-27T11:05:00Z' };
-const report: TriageReport = {
-  project: 'acme/web',
-  default_branch: 'main',
-  verdict: 'red',
+const report = redReport({
   because: 'pipeline #12 failed',
-  head_pipeline: { id: 12, status: 'failed' },
-  red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
   failure: { kind: 'flaky', evidence: 'test passed on retry 1', jobs: [] },
-  failed_jobs: [],
-  actions: [],
-  unread: [],
-  as_of: '2026-11-27T10:30:00Z',
-};
+});
 
 function setup() {
   const store = new MemoryStore();
@@ -53,46 +35,7 @@ function setup() {
       return { ...op, run: async () => ({ data: branch.pipelines, status: 200 }) } as Operation;
     return op;
   });
-  const calls: Array<Record<string, unknown>> = [];
-  const outbox = new Outbox({
-    store,
-    log: quiet,
-    slack: {
-      postMessage: async (args) => {
-        calls.push({ ...args });
-        return { ts: '100' };
-      },
-      update: async (args) => {
-        calls.push({ ...args });
-        return {};
-      },
-      history: async () => ({ messages: [] }),
-    },
-  });
-  const identities = new Identities({ store, sandboxToken: async () => 'sandbox-token' });
-  const incidents = new IncidentMessages({ store, outbox, identities, log: quiet });
-  const ephemeral: Array<Record<string, unknown>> = [];
-  const bot = new SlackBot({
-    operations: ops,
-    client: {} as ApiTransport,
-    store,
-    identities,
-    settings: { botToken: 'xoxb-test', readOnlyChannels: new Set(), inChannel: new Set(), readOnly: false },
-    approvals: new DurableApprovals(store),
-    audit: new AuditLog(undefined, quiet),
-    responses: new ResponseUrls(quiet),
-    queue: new PostQueue({ log: quiet, post: async () => {} }),
-    web: {
-      postEphemeral: async (args) => {
-        ephemeral.push({ ...args });
-      },
-      unfurl: async () => {},
-    },
-    explain: { operations: ops },
-    callTimeoutMs: 5_000,
-    log: quiet,
-    watches: { hub: {} as WatchHub, incidents },
-  });
+  const { calls, outbox, incidents, bot, ephemeral } = incidentBot(store, ops);
   return { branch, ran, calls, outbox, incidents, bot, ephemeral };
 }
 
@@ -102,7 +45,6 @@ const buttonsOf = (message: Record<string, unknown>): Button[] =>
   (message.blocks as Array<{ type: string; elements?: Button[] }>)
     .filter((b) => b.type === 'actions')
     .flatMap((b) => b.elements!);
-const thread = (calls: Array<Record<string, unknown>>) => calls.filter((c) => c.thread_ts === '100').map((c) => c.text);
 
 /** The incident message posted, Retry pressed on it while main is red: the approval question shown to the presser. */
 async function pressRetry(s: ReturnType<typeof setup>): Promise<Button> {
@@ -125,7 +67,7 @@ describe('an incident button approved after its premise changed', () => {
     const said = JSON.stringify(s.ephemeral.at(-1)!.blocks);
     expect(said).toContain('main is green again since 11:05 UTC (#13); nothing was retried.');
     await s.outbox.drain();
-    expect(thread(s.calls)).toEqual([
+    expect(threadOf(s.calls)).toEqual([
       '<@U1> pressed *Retry failed jobs* → asked them to approve',
       '<@U1> approved *Retry failed jobs* → not run: main is green again since 11:05 UTC (#13); nothing was retried.',
     ]);

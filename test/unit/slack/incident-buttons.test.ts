@@ -6,31 +6,15 @@ import { operations } from '../../../src/operations/index.js';
 import type { Operation } from '../../../src/operations/engine/define.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { PremiseCheck } from '../../../src/operations/composed/button-premise.js';
-import { DurableApprovals } from '../../../src/approval/binding.js';
-import { AuditLog } from '../../../src/slack/audit.js';
-import { SlackBot, type Turn } from '../../../src/slack/bot.js';
-import { Identities } from '../../../src/slack/identity.js';
-import { Outbox } from '../../../src/slack/incident/outbox.js';
-import { IncidentMessages } from '../../../src/slack/incident/sink.js';
-import { PostQueue, ResponseUrls } from '../../../src/slack/replies.js';
+import type { Turn } from '../../../src/slack/bot.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import type { ApiTransport } from '../../../src/http/types.js';
-import type { WatchHub } from '../../../src/watch/hub.js';
+import { incidentBot, redReport, threadOf } from '../../helpers/incident-bot.js';
 
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
-const report: TriageReport = {
-  project: 'acme/web',
-  default_branch: 'main',
-  verdict: 'red',
+const report = redReport({
   because: 'pipeline #12 failed',
-  head_pipeline: { id: 12, status: 'failed' },
-  red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
   failure: { kind: 'flaky', evidence: 'test passed on retry 1', jobs: [] },
-  failed_jobs: [],
-  actions: [],
-  unread: [],
-  as_of: '2026-11-27T10:30:00Z',
-};
+});
 
 function setup() {
   const store = new MemoryStore();
@@ -77,47 +61,7 @@ function setup() {
               } as Operation)
             : op,
   );
-  const calls: Array<Record<string, unknown>> = [];
-  const outbox = new Outbox({
-    store,
-    log: quiet,
-    slack: {
-      postMessage: async (args) => {
-        calls.push({ ...args });
-        return { ts: '100' };
-      },
-      update: async (args) => {
-        calls.push({ ...args });
-        return {};
-      },
-      // Every post is answered here, so none is ever looked for.
-      history: async () => ({ messages: [] }),
-    },
-  });
-  const identities = new Identities({ store, sandboxToken: async () => 'sandbox-token' });
-  const incidents = new IncidentMessages({ store, outbox, identities, log: quiet });
-  const ephemeral: Array<Record<string, unknown>> = [];
-  const bot = new SlackBot({
-    operations: ops,
-    client: {} as ApiTransport,
-    store,
-    identities,
-    settings: { botToken: 'xoxb-test', readOnlyChannels: new Set(), inChannel: new Set(), readOnly: false },
-    approvals: new DurableApprovals(store),
-    audit: new AuditLog(undefined, quiet),
-    responses: new ResponseUrls(quiet),
-    queue: new PostQueue({ log: quiet, post: async () => {} }),
-    web: {
-      postEphemeral: async (args) => {
-        ephemeral.push({ ...args });
-      },
-      unfurl: async () => {},
-    },
-    explain: { operations: ops },
-    callTimeoutMs: 5_000,
-    log: quiet,
-    watches: { hub: {} as WatchHub, incidents },
-  });
+  const { calls, outbox, incidents, bot, ephemeral } = incidentBot(store, ops);
   return { store, ran, calls, outbox, incidents, bot, ephemeral };
 }
 
@@ -131,7 +75,6 @@ const buttonsOf = (message: Record<string, unknown>): Button[] =>
   (message.blocks as Array<{ type: string; elements?: Button[] }>)
     .filter((b) => b.type === 'actions')
     .flatMap((b) => b.elements!);
-const thread = (calls: Array<Record<string, unknown>>) => calls.filter((c) => c.thread_ts === '100').map((c) => c.text);
 
 describe('incident buttons through the bot', () => {
   it('asks the presser to approve, and the thread says who asked, who approved and what ran: exactly the call shown', async () => {
@@ -152,7 +95,7 @@ describe('incident buttons through the bot', () => {
     await bot.approve(turn('U1'), approve.value);
     expect(ran).toEqual([{ id: 'acme/web', pipeline_id: 12 }]);
     await outbox.drain();
-    expect(thread(calls)).toEqual([
+    expect(threadOf(calls)).toEqual([
       '<@U1> pressed *Retry failed jobs* → asked them to approve',
       expect.stringMatching(/^<@U1> approved \*Retry failed jobs\* → .*12/),
     ]);
@@ -180,7 +123,7 @@ describe('incident buttons through the bot', () => {
     await bot.approve(turn('U1'), buttonsOf(question).find((b) => b.action_id === 'forge_confirm')!.value);
     expect(ran).toEqual([input]);
     await outbox.drain();
-    expect(thread(calls)[0]).toBe('<@U1> pressed *Roll back staging* → asked them to approve');
+    expect(threadOf(calls)[0]).toBe('<@U1> pressed *Roll back staging* → asked them to approve');
   });
 
   it("a rollback's premise is the environment's current deployment, pinned in its call: the branch is not read for it", async () => {
@@ -249,7 +192,7 @@ describe('incident buttons through the bot', () => {
     await bot.cancel(turn('U1'), cancel.value);
     await outbox.drain();
     expect(ran).toEqual([]);
-    expect(thread(calls)).toEqual([
+    expect(threadOf(calls)).toEqual([
       '<@U1> pressed *Retry failed jobs* → asked them to approve',
       '<@U1> declined *Retry failed jobs*: nothing was run',
     ]);
@@ -271,6 +214,6 @@ describe('incident buttons through the bot', () => {
       'Muted: no new incident message for acme/web in this channel for an hour',
     );
     await outbox.drain();
-    expect(thread(calls)).toEqual([expect.stringContaining('<@U2> pressed Mute for an hour')]);
+    expect(threadOf(calls)).toEqual([expect.stringContaining('<@U2> pressed Mute for an hour')]);
   });
 });

@@ -3,9 +3,6 @@
 // its watch and gets its message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { Identities } from '../../../src/slack/identity.js';
 import { Outbox, outboxSlackOf } from '../../../src/slack/incident/outbox.js';
@@ -14,17 +11,12 @@ import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
+import { operationsWithTriageAt, warningsLog } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 let slack: FakeSlack;
 
 beforeAll(async () => {
@@ -36,13 +28,7 @@ afterAll(async () => {
 
 describe('a channel the bot was removed from', () => {
   it("stops watching there, says why in the log once, and leaves the other channel's watch alone", async () => {
-    const warnings: string[] = [];
-    const log = {
-      error: (m: string) => warnings.push(m),
-      warn: (m: string) => warnings.push(m),
-      info: () => {},
-      debug: () => {},
-    };
+    const { log, warnings } = warningsLog();
     const store = new MemoryStore({ now: () => clock.now() });
     const web = new webApi.WebClient('xoxb-test', {
       slackApiUrl: `${slack.apiUrl}/`,

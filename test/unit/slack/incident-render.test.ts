@@ -3,16 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { renderGone, renderIncident, renderTimeline, type IncidentView } from '../../../src/slack/incident/render.js';
+import { redReport } from '../../helpers/incident-bot.js';
 
 const NOW = Date.parse('2026-11-27T10:30:00Z');
 
 function report(over: Partial<TriageReport> = {}): TriageReport {
-  return {
-    project: 'acme/web',
-    default_branch: 'main',
-    verdict: 'red',
+  return redReport({
     because: "the head's latest finished pipeline #12 failed",
-    head_pipeline: { id: 12, status: 'failed' },
     red_since: {
       first_red: {
         pipeline: 10,
@@ -42,11 +39,8 @@ function report(over: Partial<TriageReport> = {}): TriageReport {
         excerpt: 'ok 1\nnot ok 2 dates\n  Expected: "2024-03-10"',
       },
     ],
-    actions: [],
-    unread: [],
-    as_of: '2026-11-27T10:30:00Z',
     ...over,
-  };
+  });
 }
 
 function view(over: Partial<IncidentView> = {}): IncidentView {

@@ -10,16 +10,13 @@ import { Sealer } from '../../../src/slack/sealed.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { rollbackJobKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import type { Subscription, WatchHub } from '../../../src/watch/hub.js';
+import { redReport } from '../../helpers/incident-bot.js';
 
 const EPISODE = 'acme/web:main:10';
 
 function report(kind: 'broken' | 'flaky' = 'broken'): TriageReport {
-  return {
-    project: 'acme/web',
-    default_branch: 'main',
-    verdict: 'red',
+  return redReport({
     because: 'pipeline #12 failed',
-    head_pipeline: { id: 12, status: 'failed' },
     red_since: {
       first_red: { pipeline: 10, sha: 'eb4870be0123', title: 'Show order dates', author: 'Bob Chen' },
       last_green: { pipeline: 9, sha: 'aaaa' },
@@ -29,10 +26,7 @@ function report(kind: 'broken' | 'flaky' = 'broken'): TriageReport {
     },
     failure: { kind, evidence: `test ${kind}`, jobs: [] },
     failed_jobs: [{ id: 45, name: 'test', stage: 'test' }],
-    actions: [],
-    unread: [],
-    as_of: '2026-11-27T10:30:00Z',
-  };
+  });
 }
 
 function setup() {

@@ -4,12 +4,12 @@
 // again, so the channel gets it once; a lookup that keeps failing holds the post back only so long.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
-import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { Identities } from '../../../src/slack/identity.js';
 import { MAX_LOOKUPS, Outbox, outboxSlackOf } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.js';
 import { MemoryStore, type StateStore } from '../../../src/state/store.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
+import { redReport } from '../../helpers/incident-bot.js';
 
 let slack: FakeSlack;
 let now = Date.parse('2026-11-27T10:00:00Z');
@@ -200,18 +200,7 @@ describe('a first post whose answer was lost', () => {
   });
 });
 
-const report: TriageReport = {
-  project: 'acme/web',
-  default_branch: 'main',
-  verdict: 'red',
-  because: 'failed',
-  head_pipeline: { id: 12, status: 'failed' },
-  red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
-  failed_jobs: [],
-  actions: [],
-  unread: [],
-  as_of: '2026-11-27T10:30:00Z',
-};
+const report = redReport();
 const subscription = (channel: string) => ({ subscriber: `slack:T1:${channel}`, project: 'acme/web', since: 0 });
 
 /** The store as a replica sees it that dies the moment it would save a posted message's ts: nothing after that. */

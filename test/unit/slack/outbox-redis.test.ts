@@ -1,40 +1,19 @@
 // Two replicas on one real Redis, each with its incident sink and outbox: told the same red at once (a takeover, a
 // subscription while red), and draining at the same moment, they post the episode's message once, and its update
 // and thread reply once each.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/composed/triage.js';
+import { describe, expect, it } from 'vitest';
 import { Identities } from '../../../src/slack/identity.js';
 import { Outbox } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages, messageKey } from '../../../src/slack/incident/sink.js';
 import { renderTimeline } from '../../../src/slack/incident/render.js';
-import { RedisStore } from '../../../src/state/redis-store.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { useRedis } from '../../helpers/redis.js';
+import { quietLog } from '../../helpers/watch.js';
+import { redReport } from '../../helpers/incident-bot.js';
 
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
-let redis: RedisServer;
-const stores: RedisStore[] = [];
+const redis = useRedis();
 
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const store of stores) await store.close();
-  await redis?.stop();
-});
-
-const report: TriageReport = {
-  project: 'acme/web',
-  default_branch: 'main',
-  verdict: 'red',
-  because: 'failed',
-  head_pipeline: { id: 12, status: 'failed' },
-  red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
-  failed_jobs: [],
-  actions: [],
-  unread: [],
-  as_of: '2026-11-27T10:30:00Z',
-};
+const report = redReport();
 const EPISODE = 'acme/web:main:10';
 const subscription = { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 };
 
@@ -44,11 +23,10 @@ describe('the incident outbox on Redis', () => {
     // A Slack that takes a moment to answer, so both replicas are at work together.
     const slow = () => new Promise((resolve) => setTimeout(resolve, 30));
     const replica = async (name: string) => {
-      const store = await RedisStore.open(redis.url, { keyPrefix: 'outbox-test:' });
-      stores.push(store);
+      const store = await redis.open('outbox-test:');
       const outbox = new Outbox({
         store,
-        log: quiet,
+        log: quietLog,
         holder: name,
         slack: {
           postMessage: async (args) => {
@@ -68,7 +46,7 @@ describe('the incident outbox on Redis', () => {
       return {
         store,
         outbox,
-        incidents: new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quiet }),
+        incidents: new IncidentMessages({ store, outbox, identities: new Identities({ store }), log: quietLog }),
       };
     };
     const [one, two] = [await replica('one'), await replica('two')];

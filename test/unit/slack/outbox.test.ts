@@ -7,17 +7,12 @@ import { webApi } from '@slack/bolt';
 import { MemoryStore } from '../../../src/state/store.js';
 import { Outbox, outboxSlackOf, type OutboxOptions } from '../../../src/slack/incident/outbox.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
+import { warningsLog } from '../../helpers/watch.js';
 
 let slack: FakeSlack;
 let now = Date.parse('2026-11-27T10:00:00Z');
 const clock = () => now;
-const warnings: string[] = [];
-const log = {
-  error: (m: string) => warnings.push(m),
-  warn: (m: string) => warnings.push(m),
-  info: () => {},
-  debug: () => {},
-};
+const { log, warnings } = warningsLog();
 
 beforeAll(async () => {
   slack = await startFakeSlack();

@@ -9,31 +9,19 @@ import { IncidentMessages } from '../../../src/slack/incident/sink.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchRefusedError } from '../../../src/watch/branch-watch.js';
 import type { Subscription, WatchHub } from '../../../src/watch/hub.js';
+import { quietLog } from '../../helpers/watch.js';
+import { redReport } from '../../helpers/incident-bot.js';
 
 const NOW = Date.parse('2026-11-27T10:30:00Z');
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 
-function red(project: string): TriageReport {
-  return {
-    project,
-    default_branch: 'main',
-    verdict: 'red',
-    because: 'failed',
-    head_pipeline: { id: 12, status: 'failed' },
-    red_since: { first_red: { pipeline: 10, sha: 'eb4870be0123' }, suspects: [], more_suspects: false, ping: [] },
-    failed_jobs: [],
-    actions: [],
-    unread: [],
-    as_of: '2026-11-27T10:30:00Z',
-  };
-}
+const red = (project: string): TriageReport => redReport({ project });
 
 function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
   let now = NOW;
   const store = new MemoryStore({ now: () => now });
   const outbox = new Outbox({
     store,
-    log: quiet,
+    log: quietLog,
     now: () => now,
     slack: {
       postMessage: async () => ({ ts: '1' }),
@@ -45,7 +33,7 @@ function setup(options: { refuse?: string; verdict?: 'red' | 'green' } = {}) {
     store,
     outbox,
     identities: new Identities({ store }),
-    log: quiet,
+    log: quietLog,
     now: () => now,
   });
   const subs = new Map<string, Subscription>();

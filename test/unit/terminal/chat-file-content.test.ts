@@ -1,11 +1,10 @@
 // A file's content given in a ``` block through the terminal chat reaches the service exactly as written inside the
 // fence: "fix a typo" in a file that ends with a newline changes the typo and nothing else, its last newline included.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
-import { runInteractive } from '../../../src/terminal/chat.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
+import { startPipeChat } from '../../helpers/pipe-chat.js';
 
 const env = useSandbox();
 
@@ -22,33 +21,10 @@ async function rawFile(project: string, path: string, ref: string): Promise<stri
 
 /** Types `lines` into an interactive chat session (as a pipe: one line after the other) and returns what it printed. */
 async function chat(lines: string[]): Promise<string> {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let printed = '';
-  output.on('data', (chunk: Buffer) => {
-    printed += chunk.toString('utf8');
-  });
-  const dispatcher = createDispatcher({
-    operations,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
-  const session = runInteractive({
-    dispatcher,
-    operations,
-    input,
-    output,
-    errors: output,
-    color: false,
-    json: false,
-    yes: false,
-    prompt: () => 'forgeops> ',
-  });
-  input.end(`${lines.join('\n')}\n`);
-  expect(await session).toBe(0);
-  return printed;
+  const chat = startPipeChat({ dispatcher: testDispatcher(() => env.client), operations });
+  chat.input.end(`${lines.join('\n')}\n`);
+  expect(await chat.ended).toBe(0);
+  return chat.printed();
 }
 
 describe('file content in a ``` block', () => {

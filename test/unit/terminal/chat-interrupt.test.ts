@@ -4,68 +4,43 @@
 // second leaves.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
 import { HttpClient } from '../../../src/http/client.js';
 import { defineOperation, type Operation } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
-import { LEAVE_HINT, runInteractive, STOP_GRACE_MS } from '../../../src/terminal/chat.js';
+import { LEAVE_HINT, STOP_GRACE_MS } from '../../../src/terminal/chat.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { startPipeChat } from '../../helpers/pipe-chat.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
 
 const env = useSandbox();
 
 /** An interactive session on a pipe: lines typed, interrupts sent, everything printed. */
 function session(client: () => HttpClient, ops: readonly Operation[] = operations, onCheck?: () => void) {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let printed = '';
-  output.on('data', (chunk: Buffer) => {
-    printed += chunk.toString('utf8');
-  });
-  let interrupt: (() => void) | undefined;
-  const dispatcher = createDispatcher({
+  const dispatcher = testDispatcher(client, {
     operations: ops,
-    policy: { readOnly: false },
     runContext: () => ({ client: client(), deadline: Date.now() + 120_000, onProgress: () => onCheck?.() }),
-    explain: { operations: ops },
-    defaultProject: { get: () => undefined, set: () => undefined },
   });
-  const ended = runInteractive({
-    dispatcher,
-    operations: ops,
-    input,
-    output,
-    errors: output,
-    color: false,
-    json: false,
-    yes: false,
-    prompt: () => 'forgeops> ',
-    interrupts: (handler) => {
-      interrupt = handler;
-      return () => {
-        interrupt = undefined;
-      };
-    },
-  });
+  const chat = startPipeChat({ dispatcher, operations: ops });
   return {
-    ended,
-    type: (line: string) => input.write(`${line}\n`),
-    interrupt: () => interrupt?.(),
+    ended: chat.ended,
+    type: (line: string) => chat.input.write(`${line}\n`),
+    interrupt: chat.interrupt,
     get listening() {
-      return interrupt !== undefined;
+      return chat.listening();
     },
-    printed: (from = 0) => printed.slice(from),
+    printed: (from = 0) => chat.printed().slice(from),
     get length() {
-      return printed.length;
+      return chat.printed().length;
     },
     async waitFor(pattern: RegExp, from = 0, timeoutMs = 10_000): Promise<number> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const match = pattern.exec(printed.slice(from));
+        const match = pattern.exec(chat.printed().slice(from));
         if (match) return from + match.index + match[0].length;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; printed so far:\n${printed}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${pattern}; printed so far:\n${chat.printed()}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

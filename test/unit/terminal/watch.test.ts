@@ -2,37 +2,21 @@
 // commit), green once the revert is merged and its pipeline passes — fixed by that merge request, named — and Ctrl+C
 // ends the watch and brings the prompt back with the session. A revert open when red is followed: its own pipeline
 // failing is printed with the retry typed out.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createDispatcher } from '../../../src/chat/dispatch.js';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { runInteractive } from '../../../src/terminal/chat.js';
 import { terminalWatch } from '../../../src/terminal/watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
+import { testDispatcher } from '../../helpers/dispatcher.js';
+import { startPipeChat } from '../../helpers/pipe-chat.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const dispatcher = () =>
-  createDispatcher({
-    operations: ops,
-    policy: { readOnly: false },
-    runContext: () => ({ client: env.client }),
-    explain: { operations: ops },
-    defaultProject: { get: () => undefined, set: () => undefined },
-  });
+const dispatcher = () => testDispatcher(() => env.client, { operations: ops });
 
 async function call<T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> {
   let reply = await dispatcher().call(name, input);
@@ -43,45 +27,29 @@ async function call<T = Record<string, unknown>>(name: string, input: Record<str
 
 /** The interactive chat with the terminal watch on the sandbox's clock: what it printed, and how to drive it. */
 function startChat() {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let printed = '';
-  output.on('data', (chunk: Buffer) => {
-    printed += chunk.toString('utf8');
-  });
-  let interrupt: (() => void) | undefined;
-  const ended = runInteractive({
+  const chat = startPipeChat({
     dispatcher: dispatcher(),
     operations: ops,
-    input,
-    output,
-    errors: output,
-    color: false,
-    json: false,
-    yes: false,
-    prompt: () => 'forgeops> ',
     follow: terminalWatch({
       operations: () => ops,
       runContext: () => ({ client: env.client }),
       clock,
       intervalMs: 1000,
     }),
-    interrupts: (handler) => {
-      interrupt = handler;
-      return () => {
-        interrupt = undefined;
-      };
-    },
   });
   const waitFor = async (pattern: RegExp, advance = false) => {
     for (let step = 0; step < 400; step++) {
-      if (pattern.test(printed)) return;
+      if (pattern.test(chat.printed())) return;
       if (advance) clock.advance(1000);
       await sleep(15);
     }
-    throw new Error(`never printed ${pattern}; printed:\n${printed}`);
+    throw new Error(`never printed ${pattern}; printed:\n${chat.printed()}`);
   };
-  return { input, ended, waitFor, printed: () => printed, interrupt: () => interrupt!() };
+  const interrupt = () => {
+    expect(chat.listening()).toBe(true);
+    chat.interrupt();
+  };
+  return { input: chat.input, ended: chat.ended, waitFor, printed: chat.printed, interrupt };
 }
 
 /** The commit that turned acme/web's main red. */

@@ -2,14 +2,12 @@
 // brings production's deployment waiting for approval, told once across two watchers; approved, each of its moves is
 // told once, to its end; the deployments are read only by checks that saw main's pipeline change.
 import { describe, expect, it } from 'vitest';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { operations } from '../../../src/operations/index.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { api } from '../sandbox/sandbox-client.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -18,14 +16,7 @@ const WEB = `/projects/${encodeURIComponent(PROJECT)}`;
 const CULPRIT_TITLE = "Show order dates in the store's time zone";
 
 /** The registry with triage reading the sandbox's clock. */
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+const ops = operationsWithTriageAt(() => clock.now());
 
 type Deployed = Extract<WatchEvent, { kind: 'deployment' }>;
 const deploymentsOf = (events: WatchEvent[]) => events.filter((e): e is Deployed => e.kind === 'deployment');

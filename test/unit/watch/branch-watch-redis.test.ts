@@ -1,25 +1,17 @@
 // Two replicas watching acme/web through one real Redis (each its own connection): red told once whichever checks
 // first, one holder of the lease, and the other taking over once the holder stops renewing, telling nothing twice.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { RedisStore } from '../../../src/state/redis-store.js';
+import type { RedisStore } from '../../../src/state/redis-store.js';
 import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { useRedis } from '../../helpers/redis.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 /**
  * Redis expires the lease (1.6 intervals) on its own time: long enough to outlast a first check on a loaded machine
  * (a triage of a dozen reads, which took longer than a 1 s interval's lease there), short enough for a takeover
@@ -27,19 +19,10 @@ const ops: Operation[] = operations.map((op) =>
  */
 const INTERVAL_MS = 4_000;
 
-let redis: RedisServer;
-const stores: RedisStore[] = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const store of stores) await store.close();
-  await redis?.stop();
-});
+const redis = useRedis();
 
 async function replica(name: string, events: WatchEvent[]): Promise<{ watch: BranchWatch; store: RedisStore }> {
-  const store = await RedisStore.open(redis.url, { keyPrefix: 'watch-test:' });
-  stores.push(store);
+  const store = await redis.open('watch-test:');
   const watch = new BranchWatch({
     project: 'acme/web',
     operations: () => ops,

@@ -4,14 +4,12 @@
 // lease keeps a second watcher from polling until its holder stops renewing. A revert a red report names is followed
 // (one more request a check, only while it is open) and its own pipeline failing is told.
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -20,19 +18,18 @@ const CULPRIT_TITLE = "Show order dates in the store's time zone";
 type Row = Record<string, unknown>;
 
 /** The registry with triage reading the sandbox's clock. */
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+const ops = operationsWithTriageAt(() => clock.now());
 
 /** Runs an operation as a person who answers yes to any approval request. */
 const call = <T = Row>(name: string, input: Row): Promise<T> => callAnsweringYes<T>(env.client, name, input);
 
-function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
+/** A watch of acme/web on the sandbox's clock recording what it tells in `events`; `changes` set its other options. */
+function watcher(
+  store: MemoryStore,
+  events: WatchEvent[],
+  holder: string | undefined,
+  changes: Partial<ConstructorParameters<typeof BranchWatch>[0]> = {},
+) {
   return new BranchWatch({
     project: PROJECT,
     operations: () => ops,
@@ -44,6 +41,7 @@ function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
     },
     holder,
     random: () => 0,
+    ...changes,
   });
 }
 
@@ -298,18 +296,7 @@ describe('cost', () => {
   it('asks the service once per interval, the interval plus its jitter, while nothing changes', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const events: WatchEvent[] = [];
-    const watch = new BranchWatch({
-      project: PROJECT,
-      operations: () => ops,
-      runContext: () => ({ client: env.client }),
-      store,
-      clock,
-      onEvent: (event) => {
-        events.push(event);
-      },
-      intervalMs: 30_000,
-      random: () => 0.5,
-    });
+    const watch = watcher(store, events, undefined, { intervalMs: 30_000, random: () => 0.5 });
     watch.start();
     // A first check triages the project (a dozen reads): on a loaded machine longer than poll's 1 s default.
     await expect.poll(() => events.length, { timeout: 15_000 }).toBe(1);

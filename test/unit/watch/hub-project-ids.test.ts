@@ -3,27 +3,19 @@
 // same watch; and watches written before numbers (keyed by path, as a running deployment left them) are moved to the
 // number at the hub's first look, the open episode going on under the key it began with.
 import { describe, expect, it } from 'vitest';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation, type TriageReport } from '../../../src/operations/composed/triage.js';
-import { operations } from '../../../src/operations/index.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 type Row = Record<string, unknown>;
 const call = <T = Row>(name: string, input: Row): Promise<T> => callAnsweringYes<T>(env.client, name, input);
 
@@ -39,7 +31,7 @@ function watchHub(store: MemoryStore, told: Told[], lines: string[] = []): Watch
     store,
     operations: () => ops,
     runContext: () => ({ client: env.client }),
-    log: { ...quiet, info: (line) => lines.push(line), warn: (line) => lines.push(line) },
+    log: { ...quietLog, info: (line) => lines.push(line), warn: (line) => lines.push(line) },
     clock,
     random: () => 0,
     holder: 'replica-1',

@@ -11,10 +11,10 @@ import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { quietLog } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const INTERVAL_MS = 1_000;
 
 let redis: RedisServer;
@@ -29,7 +29,7 @@ beforeAll(async () => {
     peers: store,
     operations: () => operations,
     runContext: () => ({ client: env.client }),
-    log: quiet,
+    log: quietLog,
     clock,
     intervalMs: INTERVAL_MS,
     random: () => 0,

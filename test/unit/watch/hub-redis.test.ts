@@ -2,31 +2,23 @@
 // stopped and started again pauses watching (nothing asked of the service, one warning, /readyz saying so) and it
 // resumes alone, telling what happened meanwhile once; the lease holder dying mid-episode, the other replica takes
 // over and tells the next transition once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ReadinessProbe, watchCheck } from '../../../src/health.js';
 import type { ApiTransport } from '../../../src/http/types.js';
 import type { Logger } from '../../../src/log.js';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation, type TriageReport } from '../../../src/operations/composed/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { RedisStore } from '../../../src/state/redis-store.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { useRedis } from '../../helpers/redis.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 const PROJECT = 'acme/web';
 /** Redis expires the lease on its own time: a short interval keeps a takeover to a few seconds. */
 const INTERVAL_MS = 1_000;
@@ -36,16 +28,11 @@ const INTERVAL_MS = 1_000;
  */
 const STORY_TIMEOUT_MS = 90_000;
 
-let redis: RedisServer;
-const stores: RedisStore[] = [];
+const redis = useRedis({ keepData: true });
 const hubs: WatchHub[] = [];
-beforeAll(async () => {
-  redis = await startRedis({ keepData: true });
-});
+// Registered after useRedis's, so it runs first: the hubs stop before their stores close.
 afterAll(async () => {
   for (const hub of hubs) await hub.close().catch(() => undefined);
-  for (const store of stores) await store.close();
-  await redis?.stop();
 });
 
 interface Told {
@@ -76,8 +63,7 @@ function recordingLog() {
 
 /** A replica: its own Redis connections (store and pub/sub), its hub, and a sink recording what it delivers. */
 async function replica(name: string, keyPrefix: string, told: Told[]) {
-  const store = await RedisStore.open(redis.url, { keyPrefix });
-  stores.push(store);
+  const store = await redis.open(keyPrefix);
   const { log, lines } = recordingLog();
   const hub = new WatchHub({
     store,
@@ -159,7 +145,7 @@ describe('watching through a Redis that stops and starts again', () => {
       const probe = new ReadinessProbe([watchCheck(one.hub)]);
       expect(await probe.current()).toEqual({ ready: true, checks: { watching: 'ok' } });
 
-      await redis.stop({ forNow: true });
+      await redis.server.stop({ forNow: true });
       const asked = watchRequests;
       for (let i = 0; i < 5; i++) await interval();
       expect(one.hub.paused).toMatch(/^watching paused: Redis at 127\.0\.0\.1:\d+ unreachable$/);
@@ -180,7 +166,7 @@ describe('watching through a Redis that stops and starts again', () => {
         expect(replicaLines.error).toEqual([]);
       }
 
-      await redis.start();
+      await redis.server.start();
       await intervalsUntil(
         () =>
           kinds(told, 'test:C1').includes('still-red') &&

@@ -2,27 +2,18 @@
 // the store (a second hub on the same store, a replica, resumes them and tells nothing twice); listeners on every
 // replica hear each change; caps per subscriber and in all; a project deleted is told once and forgotten.
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import type { PeerChannel } from '../../../src/state/store.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchRefusedError, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { WatchHub, type StatusChange, type Subscription } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 
 /** Pub/sub between hubs in one process, as Redis carries it between replicas. */
 function sharedPeers(): PeerChannel {
@@ -77,7 +68,7 @@ function hub(
     store,
     operations: () => ops,
     runContext: () => ({ client: env.client }),
-    log: quiet,
+    log: quietLog,
     clock,
     random: () => 0,
     ...options,
@@ -245,7 +236,7 @@ describe('the watch hub', () => {
         peers,
         operations: () => ops,
         runContext: () => ({ client: env.client, ...(token ? { token } : {}) }),
-        log: quiet,
+        log: quietLog,
         clock,
         random: () => 0,
         holder,
@@ -291,7 +282,7 @@ describe('the watch hub', () => {
       store,
       operations: () => ops,
       runContext: () => ({ client: env.client }),
-      log: quiet,
+      log: quietLog,
       clock,
       random: () => 0,
       holder: 'r',

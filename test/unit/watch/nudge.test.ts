@@ -2,25 +2,18 @@
 // branch just before the change, so one more check follows it and tells the change at once, not an interval later.
 import { describe, expect, it } from 'vitest';
 import type { ApiResponse, ApiTransport } from '../../../src/http/types.js';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation, type TriageReport } from '../../../src/operations/composed/triage.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { BranchWatch, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 
 /** Runs an operation as a person who answers yes to any approval request. */
 const call = async (name: string, input: Record<string, unknown>): Promise<void> => {

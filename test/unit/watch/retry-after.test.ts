@@ -3,9 +3,6 @@
 // refused inside triage is not judged on, and a wait of hours is cut to MAX_RETRY_AFTER_MS.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/http/client.js';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import {
@@ -15,17 +12,12 @@ import {
   type WatchEvent,
 } from '../../../src/watch/branch-watch.js';
 import { startScriptedServer, type RecordedRequest, type Reply, type ScriptedServer } from '../http/scripted-server.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
 
 const INTERVAL_MS = 30_000;
 const clock = new ManualClock();
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 const PIPELINE = {
   id: 7,
   sha: 'a'.repeat(40),

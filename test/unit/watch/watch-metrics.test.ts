@@ -6,25 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/http/client.js';
 import type { ApiTransport } from '../../../src/http/types.js';
 import { answerMetrics, countWatchesWith, enableMetrics, resetMetrics, watchRecorder } from '../../../src/metrics.js';
-import { operations } from '../../../src/operations/index.js';
-import type { Operation } from '../../../src/operations/engine/define.js';
-import { triageOperation } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
+import { series } from '../../helpers/metrics.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const ops: Operation[] = operations.map((op) =>
-  op.name === 'triage_project'
-    ? triageOperation(
-        () => ops,
-        () => clock.now(),
-      )
-    : op,
-);
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+/** The registry with triage reading the sandbox's clock. */
+const ops = operationsWithTriageAt(() => clock.now());
 const INTERVAL_MS = 30_000;
 
 let metricsServer: Server;
@@ -54,17 +46,6 @@ async function scrape(): Promise<string> {
   return res.text();
 }
 
-function series(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const line = text
-    .split('\n')
-    .find((l) =>
-      l.startsWith(`${name}{`) || l.startsWith(`${name} `)
-        ? Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))
-        : false,
-    );
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
 /** Requests sent through the client (each attempt: a retry is one more). */
 let checkRequests = 0;
 const counted: ApiTransport = {
@@ -91,7 +72,7 @@ describe('/metrics for watching', () => {
         store,
         operations: () => ops,
         runContext: () => ({ client: counted }),
-        log: quiet,
+        log: quietLog,
         clock,
         intervalMs: INTERVAL_MS,
         random: () => 0,

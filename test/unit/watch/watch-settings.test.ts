@@ -11,10 +11,10 @@ import type { WatchHub } from '../../../src/watch/hub.js';
 import { startWatchHub } from '../../../src/watch/start.js';
 import { configuredPipelineWebhook } from '../../../src/watch/webhook.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { quietLog } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const SECRET = 'a-webhook-secret-of-some-length';
 
 const hubs: WatchHub[] = [];
@@ -26,7 +26,7 @@ afterAll(async () => {
 async function configuredHub(environment: Record<string, string>): Promise<WatchHub> {
   const hub = await startWatchHub({
     config: parseConfig(environment),
-    log: quiet,
+    log: quietLog,
     runtime: {
       client: env.client,
       serviceLabel: 'the sandbox',
@@ -68,10 +68,10 @@ describe('the watch settings', () => {
   it('space the checks webhooks ask for by FORGEOPS_WEBHOOK_SPACING_MS, and mount no receiver without the secret', async () => {
     const nudged: string[] = [];
     const watches = { nudge: async (project: string | number) => void nudged.push(String(project)) };
-    expect(configuredPipelineWebhook(parseConfig({}).watch, { watches, log: quiet, clock })).toBeUndefined();
+    expect(configuredPipelineWebhook(parseConfig({}).watch, { watches, log: quietLog, clock })).toBeUndefined();
     const mounted = configuredPipelineWebhook(
       parseConfig({ FORGEOPS_WEBHOOK_SECRET: SECRET, FORGEOPS_WEBHOOK_SPACING_MS: '60000' }).watch,
-      { watches, log: quiet, clock },
+      { watches, log: quietLog, clock },
     );
     if (!mounted) throw new Error('no receiver was mounted with a secret');
     const http = createServer(mounted.handle);

@@ -16,10 +16,10 @@ import {
   pipelineWebhook,
 } from '../../../src/watch/webhook.js';
 import { useSandbox } from '../../helpers/mcp.js';
+import { quietLog } from '../../helpers/watch.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const SECRET = 'a-webhook-secret-of-some-length';
 
 let hub: WatchHub;
@@ -83,7 +83,7 @@ beforeAll(async () => {
     store: new MemoryStore({ now: () => clock.now() }),
     operations: () => operations,
     runContext: () => ({ client: env.client }),
-    log: quiet,
+    log: quietLog,
     clock,
     random: () => 0,
     holder: 'test',
@@ -94,7 +94,7 @@ beforeAll(async () => {
   });
   // The watch's first check (it tells the branch's state, red) is over once its 'changed' is heard.
   await settled(() => heard.some((c) => c.kind === 'changed'));
-  const started = await listen(pipelineWebhook({ secret: SECRET, watches: hub, log: quiet }));
+  const started = await listen(pipelineWebhook({ secret: SECRET, watches: hub, log: quietLog }));
   base = started.url;
   closeServer = started.close;
 });
@@ -194,7 +194,7 @@ describe('the pipeline webhook', () => {
 
   it('answers before the check is done: a hub that never finishes its nudge holds up no delivery', async () => {
     const stuck = await listen(
-      pipelineWebhook({ secret: SECRET, watches: { nudge: () => new Promise<void>(() => {}) }, log: quiet }),
+      pipelineWebhook({ secret: SECRET, watches: { nudge: () => new Promise<void>(() => {}) }, log: quietLog }),
     );
     try {
       const answer = await fetch(`${stuck.url}${PIPELINE_HOOK_PATH}`, {
@@ -214,7 +214,7 @@ describe('the pipeline webhook', () => {
       pipelineWebhook({
         secret: SECRET,
         watches: { nudge: async (project) => void nudged.push(project) },
-        log: quiet,
+        log: quietLog,
         clock,
         spacingMs: 5_000,
       }),

@@ -6,9 +6,9 @@ import { type CallContext, type AskApproval, runCall } from '../../../../src/mcp
 import type { CallExtra } from '../../../../src/mcp/tool-core/progress.js';
 import { operations } from '../../../../src/operations/index.js';
 import { useSandbox } from '../../../helpers/mcp.js';
+import { quietLog } from '../../../helpers/watch.js';
 
 const env = useSandbox();
-const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const extra = {
   signal: new AbortController().signal,
   requestId: 1,
@@ -25,7 +25,7 @@ function call(name: string, confirm: AskApproval = async () => ({ approved: true
     extra,
     limits: {},
     askApproval: confirm,
-    log: quiet,
+    log: quietLog,
     operation: async (wanted) => operations.find((o) => o.name === wanted),
   };
 }
@@ -90,7 +90,7 @@ describe('runCall', () => {
   it('tells a step that threw before sending from one that threw once sending, and passes the error on', async () => {
     const broken = new Error('the log is broken');
     const failingLog = {
-      ...quiet,
+      ...quietLog,
       info: () => {
         throw broken;
       },

@@ -3,17 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { GitActionError, GitNotFoundError } from '../../../../src/sandbox/git/errors.js';
 import { pickCommit } from '../../../../src/sandbox/git/pick.js';
 import { ada, grace, merge, useRepos, write } from './helpers.js';
+import { rejectionOf } from '../../../helpers/rejection.js';
 
 const newRepo = useRepos();
 
-async function refusal(promise: Promise<unknown>): Promise<GitActionError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(GitActionError);
-  return error as GitActionError;
-}
+const refusal = (promise: Promise<unknown>) => rejectionOf(promise, GitActionError);
 
 async function content(repo: Awaited<ReturnType<typeof newRepo>>, ref: string, file: string): Promise<string> {
   return (await repo.run(['cat-file', 'blob', `${ref}:${file}`])).stdout.toString();

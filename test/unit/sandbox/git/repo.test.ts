@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GitActionError, GitNotFoundError } from '../../../../src/sandbox/git/errors.js';
 import { applyToFiles, type FileAction, type GitRepo, type TreeFile } from '../../../../src/sandbox/git/repo.js';
 import { useRepos } from './helpers.js';
+import { rejectionOf } from '../../../helpers/rejection.js';
 
 const author = { name: 'Ada Lovelace', email: 'ada@example.com', date: new Date('2024-03-01T10:00:00Z') };
 const newRepo = useRepos();
@@ -18,13 +19,9 @@ async function fileText(repo: GitRepo, ref: string, file: string): Promise<strin
 }
 
 async function expectActionError(promise: Promise<unknown>, kind: string): Promise<GitActionError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(GitActionError);
-  expect((error as GitActionError).kind).toBe(kind);
-  return error as GitActionError;
+  const error = await rejectionOf(promise, GitActionError);
+  expect(error.kind).toBe(kind);
+  return error;
 }
 
 describe('GitRepo.init and commit basics', () => {
