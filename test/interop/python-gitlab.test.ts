@@ -804,7 +804,7 @@ describe('releases, snippets, packages, integrations, variables, keys, broadcast
 
 // Where the sandbox once answered otherwise than the service, each driven through python-gitlab's own method.
 describe('where the sandbox once answered otherwise than the service', () => {
-  const { suite, read } = ownSandbox();
+  const { suite } = ownSandbox();
   const run = scriptRun('vendor-behaviours.py', () => suite.sandbox);
 
   it("cherry-picks and reverts with dry_run, committing nothing, and writes the service's messages", async () => {
