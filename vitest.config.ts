@@ -3,14 +3,14 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Test files run in this many forks at once. Vitest's default (cores - 1) ran the files one at a time on a 2-core
- * machine: 824 s. Most of an e2e file's time is spent waiting on child processes, sockets and timers rather than on the
- * CPU, so more forks than cores pays: 3 forks took that machine to 386 s with every file passing. Twice the cores
- * (4 on 2 cores) keeps both cores busy while half the files wait; past cores + 4 a big machine gains little but
- * memory (each fork holds its own registry and sandbox). Override with --maxWorkers=N.
+ * Test files run in this many forks at once: one more than the cores. Vitest's default (cores - 1) ran the files one
+ * at a time on a 2-core machine: 824 s. Most of an e2e file's time is spent waiting on child processes, sockets and
+ * timers rather than on the CPU, so a fork more than the cores pays: 3 forks took that machine to 386 s with every
+ * file passing. 4 to 6 forks could not be compared fairly on that machine (it ran at load 16-20 from other work), and
+ * the imports alone (0.8 s of CPU per file) keep two cores busy, so more forks would mostly add contention and the
+ * risk of timeouts. Override with --maxWorkers=N.
  */
-const cores = availableParallelism();
-const WORKERS = Math.max(2, Math.min(cores * 2, cores + 4));
+const WORKERS = Math.max(2, availableParallelism() + 1);
 
 export default defineConfig({
   test: {
