@@ -257,9 +257,9 @@ describe('forgeops mcp from the built bundle', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     let fromCli: unknown[];
     try {
-      // Bounded: what was read before the close is answered, or the process ends.
-      const ended = () => Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
-      fromCli = (await feedShape(shape, child.stdin, child.stdout, ended)).map(answerShape);
+      // The CLI ends once its input is closed and what it read is answered: its exit, not a fixed while (its start-up
+      // alone took over 2 s on a loaded machine), says every answer is out. One that never ended fails on the timeout.
+      fromCli = (await feedShape(shape, child.stdin, child.stdout, () => exited)).map(answerShape);
     } finally {
       child.kill();
     }
@@ -268,8 +268,12 @@ describe('forgeops mcp from the built bundle', () => {
     const server = createMcpServer({ ...testServerOptions(env.client), watches: async () => ({}) as never });
     await server.connect(new StdioServerTransport(input, output));
     try {
-      // Nothing ends this server's input but the test: what was read before the close gets a bounded while.
-      const settled = () => new Promise((resolve) => setTimeout(resolve, 300));
+      // Nothing ends this server's input but the test: it has answered once it wrote as many messages as the CLI
+      // did (bounded; a short while more shows one it wrote beyond them).
+      const settled = async (written: readonly unknown[]) => {
+        for (let i = 0; i < 200 && written.length < fromCli.length; i++) await new Promise((r) => setTimeout(r, 25));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      };
       expect(fromCli).toEqual((await feedShape(shape, input, output, settled)).map(answerShape));
     } finally {
       await server.close();

@@ -107,13 +107,14 @@ describe('the built CLI', () => {
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
-      await waitFor(() => (/listening for Slack|forgeops: /.test(text) ? true : undefined), 15_000, 'the bot to start');
+      // Bounded by the CLI's start-up, which took over 15 s with four test files sharing two loaded cores.
+      await waitFor(() => (/listening for Slack|forgeops: /.test(text) ? true : undefined), 40_000, 'the bot to start');
       expect(text).toContain(`slack: state in Redis at 127.0.0.1:${bots.redis.port}, shared with every replica`);
     } finally {
       child.kill('SIGTERM');
       await exited;
     }
-  });
+  }, 60_000);
 });
 
 describe('when Redis goes away', () => {

@@ -129,10 +129,13 @@ describe('slash commands', () => {
 
   it('refuses a write in a read-only channel, and still answers reads there', async () => {
     const [failed] = await pipelineIds('failed');
-    const before = await pipelineIds('pending');
+    const before = await pipelineIds();
     const { body } = await command(`pipeline retry acme/web ${failed}`, { channel: 'CREAD' });
     expect(messageText(body)).toMatch(/read-only/);
-    expect(await pipelineIds('pending')).toEqual(before);
+    // Not retried: it is still failed, and no pipeline came. (The pending list is no witness: the sandbox's runner
+    // moves pending pipelines on by the wall clock, further the more loaded the machine is.)
+    expect(await pipelineIds('failed')).toContain(failed);
+    expect(await pipelineIds()).toEqual(before);
     expect(messageText((await command('pipeline list acme/web', { channel: 'CREAD' })).body)).not.toMatch(/read-only/);
   });
 

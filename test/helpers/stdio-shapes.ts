@@ -69,13 +69,14 @@ const SENTINEL = { jsonrpc: '2.0', id: 'sentinel', method: 'ping' };
 
 /**
  * Feeds `shape` to a server's input chunk by chunk and gives back every message it wrote, parsed, in order: up to the
- * sentinel's answer, or, when the shape closes the input (no sentinel can follow), until `settled`.
+ * sentinel's answer, or, when the shape closes the input (no sentinel can follow), until `settled` (which sees the
+ * messages written so far).
  */
 export async function feedShape(
   shape: Shape,
   input: NodeJS.WritableStream,
   output: NodeJS.ReadableStream,
-  settled: () => Promise<unknown>,
+  settled: (written: readonly unknown[]) => Promise<unknown>,
 ): Promise<unknown[]> {
   const written: unknown[] = [];
   let text = '';
@@ -98,7 +99,7 @@ export async function feedShape(
   }
   if (shape.end) {
     input.end();
-    await settled();
+    await settled(written);
   } else {
     input.write(line(SENTINEL));
     await sentinel;

@@ -10,18 +10,27 @@ import { contractSuite, interopGaps } from '../contract/harness.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 import { pythonGitlabVersion, runScript, step, type PythonError, type ScriptRun } from './python-gitlab.js';
 
-const suite = contractSuite();
 const WEB = 'acme/web';
 const runs: ScriptRun[] = [];
+/** The sandbox each script ran against, by script: no two share one (checked at the end). */
+const sandboxOf = new Map<string, Sandbox>();
 
-// Runs a script once, before the tests of the describe block that calls it (against the file's sandbox unless told).
-function scriptRun(
-  script: string,
-  facts?: () => Record<string, unknown>,
-  sandbox: () => Sandbox = () => suite.sandbox,
-): () => ScriptRun {
+/**
+ * A sandbox of the block's own, freshly seeded, and forgeops' own reads on it (the second client the python results
+ * are checked against): a script makes and reads only its own objects, whichever blocks ran before it.
+ */
+function ownSandbox() {
+  const suite = contractSuite();
+  const read = <T = any>(name: string, input: Record<string, unknown>, as: 'maintainer' | 'admin' = 'maintainer') =>
+    suite.data<T>(name, input, as);
+  return { suite, read };
+}
+
+// Runs a script once, before the tests of the describe block that calls it, against that block's sandbox.
+function scriptRun(script: string, sandbox: () => Sandbox, facts?: () => Record<string, unknown>): () => ScriptRun {
   let run: ScriptRun | undefined;
   beforeAll(async () => {
+    sandboxOf.set(script, sandbox());
     run = await runScript(sandbox(), script, facts?.());
     runs.push(run);
   }, 30_000);
@@ -30,10 +39,6 @@ function scriptRun(
     return run;
   };
 }
-
-/** What forgeops' own operation answers (the second client the python results are checked against). */
-const read = <T = any>(name: string, input: Record<string, unknown>, as: 'maintainer' | 'admin' = 'maintainer') =>
-  suite.data<T>(name, input, as);
 
 function expectRefusal(error: PythonError, kind: string, status: number, message?: RegExp): void {
   expect({ class: error.class, response_code: error.response_code }).toEqual({ class: kind, response_code: status });
@@ -53,7 +58,8 @@ describe('python-gitlab itself', () => {
 });
 
 describe('repository: files, tree, commits, branches, protected branches, tags', () => {
-  const run = scriptRun('repository.py');
+  const { suite, read } = ownSandbox();
+  const run = scriptRun('repository.py', () => suite.sandbox);
 
   it('reads a file, its raw form and its blame alike', async () => {
     const file = step(run(), 'files.get');
@@ -221,7 +227,8 @@ describe('repository: files, tree, commits, branches, protected branches, tags',
 });
 
 describe('CI: pipelines and jobs', () => {
-  const run = scriptRun('ci.py');
+  const { suite, read } = ownSandbox();
+  const run = scriptRun('ci.py', () => suite.sandbox);
 
   it('lists pipelines newest first, filtered, and through an iterator that follows the pages', async () => {
     const listed = step<Array<{ id: number; status: string; ref: string }>>(run(), 'pipelines.list');
@@ -353,7 +360,8 @@ describe('CI: pipelines and jobs', () => {
 });
 
 describe('work items: merge requests, issues, notes, label events, epics', () => {
-  const run = scriptRun('work-items.py');
+  const { suite, read } = ownSandbox();
+  const run = scriptRun('work-items.py', () => suite.sandbox);
 
   it('lists merge requests of a project, by labels, of a group and of the instance', async () => {
     const open = step<Array<{ iid: number; state: string }>>(run(), 'mergerequests.list');
@@ -532,7 +540,8 @@ describe('work items: merge requests, issues, notes, label events, epics', () =>
 });
 
 describe('projects, groups, users, members, notification settings and errors', () => {
-  const run = scriptRun('projects-and-people.py');
+  const { suite, read } = ownSandbox();
+  const run = scriptRun('projects-and-people.py', () => suite.sandbox);
 
   it('signs in and reads the current user', () => {
     expect(step(run(), 'auth').username).toBe('alice');
@@ -667,12 +676,17 @@ describe('projects, groups, users, members, notification settings and errors', (
 
 describe('releases, snippets, packages, integrations, variables, keys, broadcasts, audit events, settings, export and import', () => {
   let key: { id: number; fingerprint: string; username: string } | undefined;
-  const run = scriptRun('project-extras.py', () => {
-    const first = sshKeysOf(suite.sandbox.store)[0];
-    const owner = suite.sandbox.store.users.find((u) => u.id === first.user_id)!;
-    key = { id: first.id, fingerprint: md5Fingerprint(first), username: owner.username };
-    return { key_id: key.id, key_fingerprint: key.fingerprint };
-  });
+  const { suite, read } = ownSandbox();
+  const run = scriptRun(
+    'project-extras.py',
+    () => suite.sandbox,
+    () => {
+      const first = sshKeysOf(suite.sandbox.store)[0];
+      const owner = suite.sandbox.store.users.find((u) => u.id === first.user_id)!;
+      key = { id: first.id, fingerprint: md5Fingerprint(first), username: owner.username };
+      return { key_id: key.id, key_fingerprint: key.fingerprint };
+    },
+  );
 
   it('lists, reads, creates (tag included) and saves releases', async () => {
     const releases = await read<Array<{ tag_name: string }>>('list_releases', { id: WEB, all_pages: true });
@@ -790,7 +804,8 @@ describe('releases, snippets, packages, integrations, variables, keys, broadcast
 
 // Where the sandbox once answered otherwise than the service, each driven through python-gitlab's own method.
 describe('where the sandbox once answered otherwise than the service', () => {
-  const run = scriptRun('vendor-behaviours.py');
+  const { suite } = ownSandbox();
+  const run = scriptRun('vendor-behaviours.py', () => suite.sandbox);
 
   it("cherry-picks and reverts with dry_run, committing nothing, and writes the service's messages", async () => {
     // python-gitlab's cherry_pick() hands back nothing, so the target's head is what shows the dry run.
@@ -865,7 +880,7 @@ describe('where the sandbox once answered otherwise than the service', () => {
 });
 
 // Deploying changes acme/web's main (its failing commit reverted, so its pipelines reach production) and a review
-// app: done in a sandbox of this block's own, so the other blocks read the seeded project as it was.
+// app: like every block's, this block's sandbox is its own (made here, as its set-up needs the suite's writes).
 describe('environments and deployments', () => {
   const deploy = contractSuite();
   let review = '';
@@ -932,8 +947,8 @@ describe('environments and deployments', () => {
 
   const run = scriptRun(
     'environments-and-deployments.py',
-    () => ({ review }),
     () => deploy.sandbox,
+    () => ({ review }),
   );
 
   it('lists environments, by name, search and state, as forgeops does', async () => {
@@ -1089,6 +1104,11 @@ describe('environments and deployments', () => {
 });
 
 describe('what python-gitlab reached', () => {
+  it('ran every script against a sandbox of its own, so no script saw objects another made', () => {
+    expect([...sandboxOf.keys()].sort()).toEqual(runs.map((run) => run.script).sort());
+    expect(new Set(sandboxOf.values()).size).toBe(runs.length);
+  });
+
   it('called every operation outside the spec not named in its area as not yet driven, each answered with success', () => {
     const requests = runs.flatMap((run) => run.requests);
     expect(runs).toHaveLength(7);

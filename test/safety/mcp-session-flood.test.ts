@@ -106,11 +106,13 @@ describe('session flood', () => {
   });
 
   it('closes sessions that send nothing after initialize once the handshake time is over, and keeps the ones that did', async () => {
-    const server = await startHttp(env.client, { maxSessions: CAP, handshakeMs: 100 });
+    // Long enough for the silent sessions to be all there at once even on a loaded machine (at 100 ms the first had
+    // expired before the last was made); then bounded at 10 s for them to go.
+    const server = await startHttp(env.client, { maxSessions: CAP, handshakeMs: 1_000 });
     const live = await connectClient(server.url);
     for (let i = 0; i < CAP - 1; i++) expect((await rawInitialize(server.url)).status).toBe(200);
     expect(server.sessionCount()).toBe(CAP);
-    expect(await eventually(() => server.sessionCount() === 1)).toBe(true);
+    expect(await eventually(() => server.sessionCount() === 1, 500)).toBe(true);
     expect(await currentUser(live.mcp)).toMatch(/\w+/);
     await live.mcp.close();
     await server.close();

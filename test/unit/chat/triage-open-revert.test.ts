@@ -6,11 +6,14 @@ import type { ChatReply } from '../../../src/chat/dispatch.js';
 import { operations } from '../../../src/operations/index.js';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { openRevertAction, revertMatch, type OpenRevert } from '../../../src/operations/composed/open-reverts.js';
+import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { renderMessage } from '../../../src/terminal/render.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { testDispatcher } from '../../helpers/dispatcher.js';
 
-const env = useSandbox();
+// The clock stands still: a revert's pipeline stays pending or running, and one set to merge when green stays open,
+// however long the machine takes between two reads (on the wall clock the runner merged it under load).
+const env = useSandbox({ clock: new ManualClock() });
 const PROJECT = 'acme/web';
 
 function dispatcher() {
