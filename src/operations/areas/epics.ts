@@ -1,6 +1,6 @@
 // Epics area (higher licence tier): list, read, create, update (close, reopen), delete a group's epics, and mark one as a to-do.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup, casesOn } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age, workItemFilters } from './shared/work-items.js';
@@ -158,19 +158,18 @@ const epicsOperations = [
     },
     present: presentEpic,
     // Title, description and fixed dates are kept nowhere; labels keep label events, close and reopen undo each other.
-    decisions: {
-      runs: [
-        { id: 'acme', epic_iid: 1, labels: 'a' },
-        { id: 'acme', epic_iid: 1, state_event: 'close' },
-        { id: 'acme', epic_iid: 1, due_date_is_fixed: false },
-      ],
-      asks: [
-        { id: 'acme', epic_iid: 1, title: 't' },
-        { id: 'acme', epic_iid: 1, description: 'd' },
-        { id: 'acme', epic_iid: 1, start_date_fixed: '2030-01-01' },
-        { id: 'acme', epic_iid: 1, due_date_fixed: '2030-01-01' },
-      ],
-    },
+    decisions: casesOn(
+      { id: 'acme', epic_iid: 1 },
+      {
+        runs: [{ labels: 'a' }, { state_event: 'close' }, { due_date_is_fixed: false }],
+        asks: [
+          { title: 't' },
+          { description: 'd' },
+          { start_date_fixed: '2030-01-01' },
+          { due_date_fixed: '2030-01-01' },
+        ],
+      },
+    ),
   }),
   defineOperation({
     name: 'delete_epic',

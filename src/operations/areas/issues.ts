@@ -1,6 +1,6 @@
 // Issues area: list issues across the instance, a group (with its subgroups) or one project, with every filter.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea } from '../engine/define.js';
+import { defineOperation, fields, defineArea, casesOn } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
 import { presentList } from '../engine/present.js';
@@ -185,16 +185,13 @@ const issueChangeOperations = [
     needsApproval: (input, now) =>
       reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
     present: presentWorkItem('Issue'),
-    decisions: {
-      runs: [
-        { id: 'acme/web', issue_iid: 1, state_event: 'close' },
-        { id: 'acme/web', issue_iid: 1, remove_labels: 'incident' },
-      ],
-      asks: [
-        { id: 'acme/web', issue_iid: 1, title: 'New' },
-        { id: 'acme/web', issue_iid: 1, description: 'x' },
-      ],
-    },
+    decisions: casesOn(
+      { id: 'acme/web', issue_iid: 1 },
+      {
+        runs: [{ state_event: 'close' }, { remove_labels: 'incident' }],
+        asks: [{ title: 'New' }, { description: 'x' }],
+      },
+    ),
   }),
   defineOperation({
     name: 'list_issue_notes',

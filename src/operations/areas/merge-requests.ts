@@ -1,6 +1,6 @@
 // Merge requests area: list merge requests across the instance, a group (with its subgroups) or one project.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup, casesOn } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import type { EffectFacts } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
@@ -179,17 +179,13 @@ const mergeRequestChangeOperations = [
     needsApproval: (input) => overwrites(input, ['title', 'description', 'target_branch'], 'merge request'),
     present: presentWorkItem('Merge request'),
     // Close and reopen undo each other and label changes leave label events; new text replaces text kept nowhere.
-    decisions: {
-      runs: [
-        { id: 'acme/web', merge_request_iid: 1, state_event: 'close' },
-        { id: 'acme/web', merge_request_iid: 1, add_labels: 'bug' },
-      ],
-      asks: [
-        { id: 'acme/web', merge_request_iid: 1, title: 'New' },
-        { id: 'acme/web', merge_request_iid: 1, description: '' },
-        { id: 'acme/web', merge_request_iid: 1, target_branch: 'release' },
-      ],
-    },
+    decisions: casesOn(
+      { id: 'acme/web', merge_request_iid: 1 },
+      {
+        runs: [{ state_event: 'close' }, { add_labels: 'bug' }],
+        asks: [{ title: 'New' }, { description: '' }, { target_branch: 'release' }],
+      },
+    ),
   }),
   defineOperation({
     name: 'merge_merge_request',
