@@ -3,14 +3,12 @@ import { z } from 'zod';
 import { defineOperation, fields, defineArea, casesOn } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
-import { presentList } from '../engine/present.js';
 import {
   iid,
   ids,
   labelChanges,
   labels,
-  noteOrder,
-  noteRow,
+  noteOperations,
   overwrites,
   presentWorkItem,
   stateEvent,
@@ -193,32 +191,17 @@ const issueChangeOperations = [
       },
     ),
   }),
-  defineOperation({
-    name: 'list_issue_notes',
-    chat: 'issue notes',
+  ...noteOperations({
+    name: 'issue',
+    chat: 'issue',
+    noun: 'issue',
+    aNoun: 'an issue',
     area: 'issues',
-    outsideSpec: 'Notes API: List project issue notes',
-    title: 'List issue comments',
-    description: "List an issue's comments and system notes, newest first.",
-    route: 'GET /projects/:id/issues/:issue_iid/notes',
-    input: issueInput.extend(noteOrder),
-    effect: 'read',
-    pagination: 'offset',
-    present: presentList('comment', noteRow),
-    examples: [{ input: { id: 'acme/web', issue_iid: 1 } }],
-  }),
-  defineOperation({
-    name: 'comment_on_issue',
-    chat: 'issue comment',
-    area: 'issues',
-    outsideSpec: 'Notes API: Create new issue note',
-    title: 'Comment on issue',
-    description: 'Add a comment (a note) to an issue, as you.',
-    route: 'POST /projects/:id/issues/:issue_iid/notes',
-    input: issueInput.extend({ body: z.string().min(1) }),
-    effect: 'write',
-    undo: 'Adds a comment and replaces nothing; its author can delete it.',
-    decisions: { runs: [{ id: 'acme/web', issue_iid: 1, body: 'Retried; green again.' }], asks: [] },
+    itemRoute: '/projects/:id/issues/:issue_iid',
+    input: issueInput,
+    outsideSpec: { list: 'List project issue notes', comment: 'Create new issue note' },
+    listExample: { id: 'acme/web', issue_iid: 1 },
+    commentCase: { id: 'acme/web', issue_iid: 1, body: 'Retried; green again.' },
   }),
 ];
 

@@ -5,14 +5,13 @@ import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/w
 import type { EffectFacts } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import { serviceGet } from '../engine/effect-facts.js';
-import { asRecord, presentList } from '../engine/present.js';
+import { asRecord } from '../engine/present.js';
 import {
   iid,
   ids,
   labelChanges,
   labels,
-  noteOrder,
-  noteRow,
+  noteOperations,
   overwrites,
   presentWorkItem,
   stateEvent,
@@ -238,34 +237,17 @@ const mergeRequestChangeOperations = [
       '(the service refuses it if the branch has moved since); approvals can let it be merged.',
     decisions: { runs: [], asks: [{ id: 'acme/web', merge_request_iid: 1 }] },
   }),
-  defineOperation({
-    name: 'list_merge_request_notes',
-    chat: 'mr notes',
+  ...noteOperations({
+    name: 'merge_request',
+    chat: 'mr',
+    noun: 'merge request',
+    aNoun: 'a merge request',
     area: 'merge_requests',
-    outsideSpec: 'Notes API: List all merge request notes',
-    title: 'List merge request comments',
-    description: "List a merge request's comments and system notes, newest first.",
-    route: 'GET /projects/:id/merge_requests/:merge_request_iid/notes',
-    input: mrInput.extend(noteOrder),
-    effect: 'read',
-    pagination: 'offset',
-    present: presentList('comment', noteRow),
-    examples: [
-      { input: { id: 'acme/web', merge_request_iid: demoLookup('/projects/:id/merge_requests', { field: 'iid' }) } },
-    ],
-  }),
-  defineOperation({
-    name: 'comment_on_merge_request',
-    chat: 'mr comment',
-    area: 'merge_requests',
-    outsideSpec: 'Notes API: Create new merge request note',
-    title: 'Comment on merge request',
-    description: 'Add a comment (a note) to a merge request, as you.',
-    route: 'POST /projects/:id/merge_requests/:merge_request_iid/notes',
-    input: mrInput.extend({ body: z.string().min(1) }),
-    effect: 'write',
-    undo: 'Adds a comment and replaces nothing; its author can delete it.',
-    decisions: { runs: [{ id: 'acme/web', merge_request_iid: 1, body: 'LGTM' }], asks: [] },
+    itemRoute: '/projects/:id/merge_requests/:merge_request_iid',
+    input: mrInput,
+    outsideSpec: { list: 'List all merge request notes', comment: 'Create new merge request note' },
+    listExample: { id: 'acme/web', merge_request_iid: demoLookup('/projects/:id/merge_requests', { field: 'iid' }) },
+    commentCase: { id: 'acme/web', merge_request_iid: 1, body: 'LGTM' },
   }),
 ];
 
