@@ -10,17 +10,17 @@ const target = { id: fields.groupId(), epic_iid: epicIid() };
 // No pattern in the schema: every assistant pays for it in every conversation, and the service names a bad date itself.
 const day = () => z.string().describe('YYYY-MM-DD.');
 
-const {
-  labels,
-  with_labels_details,
-  author_id,
-  search,
-  created_after,
-  created_before,
-  updated_after,
-  updated_before,
-  sort,
-} = workItemFilters;
+/** The issue and merge request list filters an epic list takes too, in the order its schema lists them. */
+const epicFilters = z.object(workItemFilters).pick({
+  labels: true,
+  with_labels_details: true,
+  author_id: true,
+  search: true,
+  created_after: true,
+  created_before: true,
+  updated_after: true,
+  updated_before: true,
+}).shape;
 
 /** Epics take their dates either fixed here or inherited from their issues' milestones. */
 const changeShape = {
@@ -70,16 +70,9 @@ const epicsOperations = [
     input: z.object({
       id: fields.groupId(),
       state: z.enum(['opened', 'closed', 'all']).optional(),
-      labels,
-      with_labels_details,
-      author_id,
-      search,
-      created_after,
-      created_before,
-      updated_after,
-      updated_before,
+      ...epicFilters,
       order_by: z.enum(['created_at', 'updated_at']).optional(),
-      sort,
+      sort: workItemFilters.sort,
       include_ancestor_groups: z.boolean().optional(),
       include_descendant_groups: z.boolean().optional().describe('Default true.'),
     }),
