@@ -1,6 +1,6 @@
 // Notification settings area: the caller's email notification level (and custom events) globally, per group and per project.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea, type Decisions } from '../engine/define.js';
+import { defineOperation, fields, defineArea, casesOn, type Decisions } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, show } from '../engine/present.js';
 
@@ -142,13 +142,7 @@ const notificationSettingsOperations = [
     where: 'group',
     description: setDescription(' for a group'),
     input: z.object({ id: fields.groupId(), ...changeShape }),
-    decisions: {
-      runs: [{ id: 'acme' }],
-      asks: [
-        { id: 'acme', level: 'disabled' },
-        { id: 'acme', events: { new_note: true } },
-      ],
-    },
+    decisions: casesOn({ id: 'acme' }, { runs: [{}], asks: [{ level: 'disabled' }, { events: { new_note: true } }] }),
   }),
   defineOperation({
     name: 'get_project_notification_settings',
@@ -169,13 +163,10 @@ const notificationSettingsOperations = [
     where: 'project',
     description: setDescription(' for a project'),
     input: z.object({ id: fields.projectId(), ...changeShape }),
-    decisions: {
-      runs: [{ id: 'acme/web' }],
-      asks: [
-        { id: 'acme/web', level: 'custom' },
-        { id: 'acme/web', events: { failed_pipeline: true } },
-      ],
-    },
+    decisions: casesOn(
+      { id: 'acme/web' },
+      { runs: [{}], asks: [{ level: 'custom' }, { events: { failed_pipeline: true } }] },
+    ),
   }),
 ];
 
