@@ -6,12 +6,12 @@ import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
 import {
   iid,
   ids,
-  labelChanges,
   labels,
   noteOperations,
   overwrites,
   presentWorkItem,
-  stateEvent,
+  textChanges,
+  tracedChanges,
 } from './shared/work-item-writes.js';
 
 const NEGATABLE = [
@@ -163,12 +163,8 @@ const issueChangeOperations = [
     description: 'Change an issue: close or reopen, labels, assignees, title or description.',
     route: 'PUT /projects/:id/issues/:issue_iid',
     input: issueInput.extend({
-      title: z.string().min(1).optional(),
-      description: z.string().optional(),
-      state_event: stateEvent(),
-      labels: labels(),
-      ...labelChanges,
-      assignee_ids: ids(),
+      ...textChanges(),
+      ...tracedChanges(),
       confidential: z.boolean().optional(),
       due_date: z
         .string()

@@ -9,12 +9,12 @@ import { asRecord } from '../engine/present.js';
 import {
   iid,
   ids,
-  labelChanges,
   labels,
   noteOperations,
   overwrites,
   presentWorkItem,
-  stateEvent,
+  textChanges,
+  tracedChanges,
 } from './shared/work-item-writes.js';
 
 // All of the given users must match, or None / Any; the spec's limit of 5 IDs is approved_by_ids's alone.
@@ -162,13 +162,9 @@ const mergeRequestChangeOperations = [
     description: 'Change a merge request: close or reopen, labels, people, title, description or target branch.',
     route: 'PUT /projects/:id/merge_requests/:merge_request_iid',
     input: mrInput.extend({
-      title: z.string().min(1).optional(),
-      description: z.string().optional(),
+      ...textChanges(),
       target_branch: z.string().min(1).optional(),
-      state_event: stateEvent(),
-      labels: labels(),
-      ...labelChanges,
-      assignee_ids: ids(),
+      ...tracedChanges(),
       reviewer_ids: ids(),
       remove_source_branch: z.boolean().optional(),
       squash: z.boolean().optional(),

@@ -14,6 +14,20 @@ export const labelChanges = {
 };
 export const stateEvent = () => z.enum(['close', 'reopen']).optional();
 
+/** The text an issue or merge request update replaces, kept nowhere afterwards (so a change of it asks a human). */
+export const textChanges = () => ({
+  title: z.string().min(1).optional(),
+  description: z.string().optional(),
+});
+
+/** What an issue or merge request update changes leaving a trace: close or reopen, labels (events), assignees (notes). */
+export const tracedChanges = () => ({
+  state_event: stateEvent(),
+  labels: labels(),
+  ...labelChanges,
+  assignee_ids: ids(),
+});
+
 /** The fields an update overwrites with no history of the old text: those ask a human first. */
 export function overwrites(input: Record<string, unknown>, keys: readonly string[], what: string): string | undefined {
   const set = keys.filter((key) => input[key] !== undefined);
