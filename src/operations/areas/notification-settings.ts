@@ -94,6 +94,22 @@ function update<S extends z.ZodObject>(spec: {
   });
 }
 
+/** Reading a group's or a project's own settings: the same read, named and routed by where. */
+function getIn(where: 'group' | 'project', id: () => z.ZodType, example: string) {
+  return defineOperation({
+    name: `get_${where}_notification_settings`,
+    chat: `notification get-${where}`,
+    area: 'notification_settings',
+    title: `Get ${where} notification settings`,
+    description: getDescription(` for a ${where}`),
+    route: `GET /${where}s/:id/notification_settings`,
+    input: z.object({ id: id() }),
+    effect: 'read',
+    present: presentSettings,
+    examples: [{ input: { id: example } }],
+  });
+}
+
 const notificationSettingsOperations = [
   defineOperation({
     name: 'get_notification_settings',
@@ -123,18 +139,7 @@ const notificationSettingsOperations = [
       asks: [{ level: 'watch' }, { events: { new_note: false } }, { notification_email: 'alice@acme.example' }],
     },
   }),
-  defineOperation({
-    name: 'get_group_notification_settings',
-    chat: 'notification get-group',
-    area: 'notification_settings',
-    title: 'Get group notification settings',
-    description: getDescription(' for a group'),
-    route: 'GET /groups/:id/notification_settings',
-    input: z.object({ id: fields.groupId() }),
-    effect: 'read',
-    present: presentSettings,
-    examples: [{ input: { id: 'acme' } }],
-  }),
+  getIn('group', fields.groupId, 'acme'),
   update({
     name: 'update_group_notification_settings',
     chat: 'notification set-group',
@@ -144,18 +149,7 @@ const notificationSettingsOperations = [
     input: z.object({ id: fields.groupId(), ...changeShape }),
     decisions: casesOn({ id: 'acme' }, { runs: [{}], asks: [{ level: 'disabled' }, { events: { new_note: true } }] }),
   }),
-  defineOperation({
-    name: 'get_project_notification_settings',
-    chat: 'notification get-project',
-    area: 'notification_settings',
-    title: 'Get project notification settings',
-    description: getDescription(' for a project'),
-    route: 'GET /projects/:id/notification_settings',
-    input: z.object({ id: fields.projectId() }),
-    effect: 'read',
-    present: presentSettings,
-    examples: [{ input: { id: 'acme/web' } }],
-  }),
+  getIn('project', fields.projectId, 'acme/web'),
   update({
     name: 'update_project_notification_settings',
     chat: 'notification set-project',
