@@ -139,6 +139,10 @@ const startedPipeline = {
   },
 };
 
+// The diff and the comments of a commit are read by the same input, shown on the demo project's main head.
+const oneCommit = z.object({ id: fields.projectId(), sha: commitSha() });
+const mainHead = { id: 'acme/web', sha: 'main' };
+
 const commitsOperations = [
   defineOperation({
     name: 'list_commits',
@@ -337,10 +341,10 @@ const commitsOperations = [
     title: 'Get commit diff',
     description: "Show the diff of each file a commit changed; past the service's limits a diff is empty.",
     route: 'GET /projects/:id/repository/commits/:sha/diff',
-    input: z.object({ id: fields.projectId(), sha: commitSha() }),
+    input: oneCommit,
     effect: 'read',
     pagination: 'offset',
-    examples: [{ input: { id: 'acme/web', sha: 'main' } }],
+    examples: [{ input: mainHead }],
   }),
   defineOperation({
     name: 'list_commit_comments',
@@ -350,10 +354,10 @@ const commitsOperations = [
     // The spec lists only note and author for a listed comment (path and line only in the answer to a new one).
     description: 'List the comments on a commit, each with its text and author.',
     route: 'GET /projects/:id/repository/commits/:sha/comments',
-    input: z.object({ id: fields.projectId(), sha: commitSha() }),
+    input: oneCommit,
     effect: 'read',
     pagination: 'offset',
-    examples: [{ input: { id: 'acme/web', sha: 'main' } }],
+    examples: [{ input: mainHead }],
   }),
   defineOperation({
     name: 'create_commit_comment',

@@ -1,6 +1,6 @@
 // Epics area (higher licence tier): list, read, create, update (close, reopen), delete a group's epics, and mark one as a to-do.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup, casesOn } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, presentList, show } from '../engine/present.js';
 import { age, workItemFilters } from './shared/work-items.js';
@@ -10,17 +10,17 @@ const target = { id: fields.groupId(), epic_iid: epicIid() };
 // No pattern in the schema: every assistant pays for it in every conversation, and the service names a bad date itself.
 const day = () => z.string().describe('YYYY-MM-DD.');
 
-const {
-  labels,
-  with_labels_details,
-  author_id,
-  search,
-  created_after,
-  created_before,
-  updated_after,
-  updated_before,
-  sort,
-} = workItemFilters;
+/** The issue and merge request list filters an epic list takes too, in the order its schema lists them. */
+const epicFilters = z.object(workItemFilters).pick({
+  labels: true,
+  with_labels_details: true,
+  author_id: true,
+  search: true,
+  created_after: true,
+  created_before: true,
+  updated_after: true,
+  updated_before: true,
+}).shape;
 
 /** Epics take their dates either fixed here or inherited from their issues' milestones. */
 const changeShape = {
@@ -70,16 +70,9 @@ const epicsOperations = [
     input: z.object({
       id: fields.groupId(),
       state: z.enum(['opened', 'closed', 'all']).optional(),
-      labels,
-      with_labels_details,
-      author_id,
-      search,
-      created_after,
-      created_before,
-      updated_after,
-      updated_before,
+      ...epicFilters,
       order_by: z.enum(['created_at', 'updated_at']).optional(),
-      sort,
+      sort: workItemFilters.sort,
       include_ancestor_groups: z.boolean().optional(),
       include_descendant_groups: z.boolean().optional().describe('Default true.'),
     }),
@@ -158,19 +151,18 @@ const epicsOperations = [
     },
     present: presentEpic,
     // Title, description and fixed dates are kept nowhere; labels keep label events, close and reopen undo each other.
-    decisions: {
-      runs: [
-        { id: 'acme', epic_iid: 1, labels: 'a' },
-        { id: 'acme', epic_iid: 1, state_event: 'close' },
-        { id: 'acme', epic_iid: 1, due_date_is_fixed: false },
-      ],
-      asks: [
-        { id: 'acme', epic_iid: 1, title: 't' },
-        { id: 'acme', epic_iid: 1, description: 'd' },
-        { id: 'acme', epic_iid: 1, start_date_fixed: '2030-01-01' },
-        { id: 'acme', epic_iid: 1, due_date_fixed: '2030-01-01' },
-      ],
-    },
+    decisions: casesOn(
+      { id: 'acme', epic_iid: 1 },
+      {
+        runs: [{ labels: 'a' }, { state_event: 'close' }, { due_date_is_fixed: false }],
+        asks: [
+          { title: 't' },
+          { description: 'd' },
+          { start_date_fixed: '2030-01-01' },
+          { due_date_fixed: '2030-01-01' },
+        ],
+      },
+    ),
   }),
   defineOperation({
     name: 'delete_epic',

@@ -1,19 +1,17 @@
 // Issues area: list issues across the instance, a group (with its subgroups) or one project, with every filter.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea } from '../engine/define.js';
+import { defineOperation, fields, defineArea, casesOn } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import { exposureFacts, exposureReason, reasons } from './shared/exposure.js';
-import { presentList } from '../engine/present.js';
 import {
   iid,
   ids,
-  labelChanges,
   labels,
-  noteOrder,
-  noteRow,
+  noteOperations,
   overwrites,
   presentWorkItem,
-  stateEvent,
+  textChanges,
+  tracedChanges,
 } from './shared/work-item-writes.js';
 
 const NEGATABLE = [
@@ -165,12 +163,8 @@ const issueChangeOperations = [
     description: 'Change an issue: close or reopen, labels, assignees, title or description.',
     route: 'PUT /projects/:id/issues/:issue_iid',
     input: issueInput.extend({
-      title: z.string().min(1).optional(),
-      description: z.string().optional(),
-      state_event: stateEvent(),
-      labels: labels(),
-      ...labelChanges,
-      assignee_ids: ids(),
+      ...textChanges(),
+      ...tracedChanges(),
       confidential: z.boolean().optional(),
       due_date: z
         .string()
@@ -185,43 +179,25 @@ const issueChangeOperations = [
     needsApproval: (input, now) =>
       reasons(exposureReason('issue', input, now), overwrites(input, ['title', 'description'], 'issue')),
     present: presentWorkItem('Issue'),
-    decisions: {
-      runs: [
-        { id: 'acme/web', issue_iid: 1, state_event: 'close' },
-        { id: 'acme/web', issue_iid: 1, remove_labels: 'incident' },
-      ],
-      asks: [
-        { id: 'acme/web', issue_iid: 1, title: 'New' },
-        { id: 'acme/web', issue_iid: 1, description: 'x' },
-      ],
-    },
+    decisions: casesOn(
+      { id: 'acme/web', issue_iid: 1 },
+      {
+        runs: [{ state_event: 'close' }, { remove_labels: 'incident' }],
+        asks: [{ title: 'New' }, { description: 'x' }],
+      },
+    ),
   }),
-  defineOperation({
-    name: 'list_issue_notes',
-    chat: 'issue notes',
+  ...noteOperations({
+    name: 'issue',
+    chat: 'issue',
+    noun: 'issue',
+    aNoun: 'an issue',
     area: 'issues',
-    outsideSpec: 'Notes API: List project issue notes',
-    title: 'List issue comments',
-    description: "List an issue's comments and system notes, newest first.",
-    route: 'GET /projects/:id/issues/:issue_iid/notes',
-    input: issueInput.extend(noteOrder),
-    effect: 'read',
-    pagination: 'offset',
-    present: presentList('comment', noteRow),
-    examples: [{ input: { id: 'acme/web', issue_iid: 1 } }],
-  }),
-  defineOperation({
-    name: 'comment_on_issue',
-    chat: 'issue comment',
-    area: 'issues',
-    outsideSpec: 'Notes API: Create new issue note',
-    title: 'Comment on issue',
-    description: 'Add a comment (a note) to an issue, as you.',
-    route: 'POST /projects/:id/issues/:issue_iid/notes',
-    input: issueInput.extend({ body: z.string().min(1) }),
-    effect: 'write',
-    undo: 'Adds a comment and replaces nothing; its author can delete it.',
-    decisions: { runs: [{ id: 'acme/web', issue_iid: 1, body: 'Retried; green again.' }], asks: [] },
+    itemRoute: '/projects/:id/issues/:issue_iid',
+    input: issueInput,
+    outsideSpec: { list: 'List project issue notes', comment: 'Create new issue note' },
+    listExample: { id: 'acme/web', issue_iid: 1 },
+    commentCase: { id: 'acme/web', issue_iid: 1, body: 'Retried; green again.' },
   }),
 ];
 

@@ -43,6 +43,9 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
   const area = 'members' as const;
   const level = () => accessLevel(levels);
   const one = z.object({ id: id(), user_id: userId() });
+  // Lists of direct and of all members take the same filters; add and update set the same level and expiry.
+  const list = z.object({ id: id(), ...filters });
+  const withLevel = () => one.extend({ access_level: level(), expires_at: expiresAt() });
   return [
     defineOperation({
       name: `list_${kind}_members`,
@@ -51,7 +54,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       title: `List ${kind} members`,
       description: `List the direct members of a ${kind} with their access levels.`,
       route: `GET ${base}`,
-      input: z.object({ id: id(), ...filters }),
+      input: list,
       effect: 'read',
       pagination: 'offset',
       present: presentMembers,
@@ -64,7 +67,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       title: `List all ${kind} members`,
       description: `List everyone with access to a ${kind}, inherited access included.`,
       route: `GET ${base}/all`,
-      input: z.object({ id: id(), ...filters }),
+      input: list,
       effect: 'read',
       pagination: 'offset',
       present: presentMembers,
@@ -99,7 +102,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       title: `Add ${kind} member`,
       description: `Give a user access to a ${kind} at an access level.`,
       route: `POST ${base}`,
-      input: z.object({ id: id(), user_id: userId(), access_level: level(), expires_at: expiresAt() }),
+      input: withLevel(),
       effect: 'write',
       undo: `Adds a membership and changes no other; remove_${kind}_member takes it away again. Making someone an owner (50) asks a human first.`,
       // An owner may delete the group and remove every other member, the adder included.
@@ -116,7 +119,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       title: `Update ${kind} member`,
       description: `Change a ${kind} member's access level or expiry date.`,
       route: `PUT ${base}/:user_id`,
-      input: z.object({ id: id(), user_id: userId(), access_level: level(), expires_at: expiresAt() }),
+      input: withLevel(),
       effect: 'write',
       undo: 'The level and expiry it replaces are kept nowhere, so a human approves every change. Access inherited from a group is refused before asking, naming the group.',
       facts: membershipFacts(kind, 'update'),

@@ -1,21 +1,20 @@
 // Merge requests area: list merge requests across the instance, a group (with its subgroups) or one project.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea, demoLookup } from '../engine/define.js';
+import { defineOperation, fields, defineArea, demoLookup, casesOn } from '../engine/define.js';
 import { noneAny, presentWorkItems, searchIn, workItemFilters } from './shared/work-items.js';
 import type { EffectFacts } from '../engine/define.js';
 import { buildPath } from '../../http/route.js';
 import { serviceGet } from '../engine/effect-facts.js';
-import { asRecord, presentList } from '../engine/present.js';
+import { asRecord } from '../engine/present.js';
 import {
   iid,
   ids,
-  labelChanges,
   labels,
-  noteOrder,
-  noteRow,
+  noteOperations,
   overwrites,
   presentWorkItem,
-  stateEvent,
+  textChanges,
+  tracedChanges,
 } from './shared/work-item-writes.js';
 
 // All of the given users must match, or None / Any; the spec's limit of 5 IDs is approved_by_ids's alone.
@@ -163,13 +162,9 @@ const mergeRequestChangeOperations = [
     description: 'Change a merge request: close or reopen, labels, people, title, description or target branch.',
     route: 'PUT /projects/:id/merge_requests/:merge_request_iid',
     input: mrInput.extend({
-      title: z.string().min(1).optional(),
-      description: z.string().optional(),
+      ...textChanges(),
       target_branch: z.string().min(1).optional(),
-      state_event: stateEvent(),
-      labels: labels(),
-      ...labelChanges,
-      assignee_ids: ids(),
+      ...tracedChanges(),
       reviewer_ids: ids(),
       remove_source_branch: z.boolean().optional(),
       squash: z.boolean().optional(),
@@ -179,17 +174,13 @@ const mergeRequestChangeOperations = [
     needsApproval: (input) => overwrites(input, ['title', 'description', 'target_branch'], 'merge request'),
     present: presentWorkItem('Merge request'),
     // Close and reopen undo each other and label changes leave label events; new text replaces text kept nowhere.
-    decisions: {
-      runs: [
-        { id: 'acme/web', merge_request_iid: 1, state_event: 'close' },
-        { id: 'acme/web', merge_request_iid: 1, add_labels: 'bug' },
-      ],
-      asks: [
-        { id: 'acme/web', merge_request_iid: 1, title: 'New' },
-        { id: 'acme/web', merge_request_iid: 1, description: '' },
-        { id: 'acme/web', merge_request_iid: 1, target_branch: 'release' },
-      ],
-    },
+    decisions: casesOn(
+      { id: 'acme/web', merge_request_iid: 1 },
+      {
+        runs: [{ state_event: 'close' }, { add_labels: 'bug' }],
+        asks: [{ title: 'New' }, { description: '' }, { target_branch: 'release' }],
+      },
+    ),
   }),
   defineOperation({
     name: 'merge_merge_request',
@@ -242,34 +233,17 @@ const mergeRequestChangeOperations = [
       '(the service refuses it if the branch has moved since); approvals can let it be merged.',
     decisions: { runs: [], asks: [{ id: 'acme/web', merge_request_iid: 1 }] },
   }),
-  defineOperation({
-    name: 'list_merge_request_notes',
-    chat: 'mr notes',
+  ...noteOperations({
+    name: 'merge_request',
+    chat: 'mr',
+    noun: 'merge request',
+    aNoun: 'a merge request',
     area: 'merge_requests',
-    outsideSpec: 'Notes API: List all merge request notes',
-    title: 'List merge request comments',
-    description: "List a merge request's comments and system notes, newest first.",
-    route: 'GET /projects/:id/merge_requests/:merge_request_iid/notes',
-    input: mrInput.extend(noteOrder),
-    effect: 'read',
-    pagination: 'offset',
-    present: presentList('comment', noteRow),
-    examples: [
-      { input: { id: 'acme/web', merge_request_iid: demoLookup('/projects/:id/merge_requests', { field: 'iid' }) } },
-    ],
-  }),
-  defineOperation({
-    name: 'comment_on_merge_request',
-    chat: 'mr comment',
-    area: 'merge_requests',
-    outsideSpec: 'Notes API: Create new merge request note',
-    title: 'Comment on merge request',
-    description: 'Add a comment (a note) to a merge request, as you.',
-    route: 'POST /projects/:id/merge_requests/:merge_request_iid/notes',
-    input: mrInput.extend({ body: z.string().min(1) }),
-    effect: 'write',
-    undo: 'Adds a comment and replaces nothing; its author can delete it.',
-    decisions: { runs: [{ id: 'acme/web', merge_request_iid: 1, body: 'LGTM' }], asks: [] },
+    itemRoute: '/projects/:id/merge_requests/:merge_request_iid',
+    input: mrInput,
+    outsideSpec: { list: 'List all merge request notes', comment: 'Create new merge request note' },
+    listExample: { id: 'acme/web', merge_request_iid: demoLookup('/projects/:id/merge_requests', { field: 'iid' }) },
+    commentCase: { id: 'acme/web', merge_request_iid: 1, body: 'LGTM' },
   }),
 ];
 

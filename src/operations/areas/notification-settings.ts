@@ -1,6 +1,6 @@
 // Notification settings area: the caller's email notification level (and custom events) globally, per group and per project.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea, type Decisions } from '../engine/define.js';
+import { defineOperation, fields, defineArea, casesOn, type Decisions } from '../engine/define.js';
 import type { Presentation } from '../engine/define.js';
 import { asRecord, show } from '../engine/present.js';
 
@@ -94,6 +94,22 @@ function update<S extends z.ZodObject>(spec: {
   });
 }
 
+/** Reading a group's or a project's own settings: the same read, named and routed by where. */
+function getIn(where: 'group' | 'project', id: () => z.ZodType, example: string) {
+  return defineOperation({
+    name: `get_${where}_notification_settings`,
+    chat: `notification get-${where}`,
+    area: 'notification_settings',
+    title: `Get ${where} notification settings`,
+    description: getDescription(` for a ${where}`),
+    route: `GET /${where}s/:id/notification_settings`,
+    input: z.object({ id: id() }),
+    effect: 'read',
+    present: presentSettings,
+    examples: [{ input: { id: example } }],
+  });
+}
+
 const notificationSettingsOperations = [
   defineOperation({
     name: 'get_notification_settings',
@@ -123,18 +139,7 @@ const notificationSettingsOperations = [
       asks: [{ level: 'watch' }, { events: { new_note: false } }, { notification_email: 'alice@acme.example' }],
     },
   }),
-  defineOperation({
-    name: 'get_group_notification_settings',
-    chat: 'notification get-group',
-    area: 'notification_settings',
-    title: 'Get group notification settings',
-    description: getDescription(' for a group'),
-    route: 'GET /groups/:id/notification_settings',
-    input: z.object({ id: fields.groupId() }),
-    effect: 'read',
-    present: presentSettings,
-    examples: [{ input: { id: 'acme' } }],
-  }),
+  getIn('group', fields.groupId, 'acme'),
   update({
     name: 'update_group_notification_settings',
     chat: 'notification set-group',
@@ -142,26 +147,9 @@ const notificationSettingsOperations = [
     where: 'group',
     description: setDescription(' for a group'),
     input: z.object({ id: fields.groupId(), ...changeShape }),
-    decisions: {
-      runs: [{ id: 'acme' }],
-      asks: [
-        { id: 'acme', level: 'disabled' },
-        { id: 'acme', events: { new_note: true } },
-      ],
-    },
+    decisions: casesOn({ id: 'acme' }, { runs: [{}], asks: [{ level: 'disabled' }, { events: { new_note: true } }] }),
   }),
-  defineOperation({
-    name: 'get_project_notification_settings',
-    chat: 'notification get-project',
-    area: 'notification_settings',
-    title: 'Get project notification settings',
-    description: getDescription(' for a project'),
-    route: 'GET /projects/:id/notification_settings',
-    input: z.object({ id: fields.projectId() }),
-    effect: 'read',
-    present: presentSettings,
-    examples: [{ input: { id: 'acme/web' } }],
-  }),
+  getIn('project', fields.projectId, 'acme/web'),
   update({
     name: 'update_project_notification_settings',
     chat: 'notification set-project',
@@ -169,13 +157,10 @@ const notificationSettingsOperations = [
     where: 'project',
     description: setDescription(' for a project'),
     input: z.object({ id: fields.projectId(), ...changeShape }),
-    decisions: {
-      runs: [{ id: 'acme/web' }],
-      asks: [
-        { id: 'acme/web', level: 'custom' },
-        { id: 'acme/web', events: { failed_pipeline: true } },
-      ],
-    },
+    decisions: casesOn(
+      { id: 'acme/web' },
+      { runs: [{}], asks: [{ level: 'custom' }, { events: { failed_pipeline: true } }] },
+    ),
   }),
 ];
 

@@ -73,6 +73,10 @@ function presentBlame(data: unknown, input: { file_path: string; ref: string }):
   };
 }
 
+// Every read of a file reads the demo project's README on main; a create and an update alike commit one small file.
+const readmeOnMain = { id: 'acme/web', file_path: 'README.md', ref: 'main' };
+const fileCommit = { id: 'acme/web', file_path: 'a.txt', branch: 'main', commit_message: 'm', content: 'x' };
+
 const repositoryFilesOperations = [
   defineOperation({
     name: 'get_file',
@@ -84,7 +88,7 @@ const repositoryFilesOperations = [
     route: `GET ${FILE_ROUTE}`,
     input: fileReadInput,
     effect: 'read',
-    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
+    examples: [{ input: readmeOnMain }],
   }),
   defineOperation({
     name: 'get_file_metadata',
@@ -96,7 +100,7 @@ const repositoryFilesOperations = [
     route: `HEAD ${FILE_ROUTE}`,
     input: fileReadInput,
     effect: 'read',
-    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
+    examples: [{ input: readmeOnMain }],
   }),
   defineOperation({
     name: 'get_file_blame',
@@ -108,7 +112,7 @@ const repositoryFilesOperations = [
     input: fileReadInput,
     effect: 'read',
     present: presentBlame,
-    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
+    examples: [{ input: readmeOnMain }],
   }),
   defineOperation({
     name: 'get_file_blame_metadata',
@@ -119,7 +123,7 @@ const repositoryFilesOperations = [
     route: `HEAD ${FILE_ROUTE}/blame`,
     input: fileReadInput,
     effect: 'read',
-    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
+    examples: [{ input: readmeOnMain }],
   }),
   defineOperation({
     name: 'get_file_raw',
@@ -131,7 +135,7 @@ const repositoryFilesOperations = [
     input: fileReadInput,
     effect: 'read',
     response: 'bytes',
-    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
+    examples: [{ input: readmeOnMain }],
   }),
   defineOperation({
     name: 'get_file_raw_metadata',
@@ -142,7 +146,7 @@ const repositoryFilesOperations = [
     route: `HEAD ${FILE_ROUTE}/raw`,
     input: fileReadInput,
     effect: 'read',
-    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
+    examples: [{ input: readmeOnMain }],
   }),
   defineOperation({
     name: 'create_file',
@@ -155,7 +159,7 @@ const repositoryFilesOperations = [
     effect: 'write',
     undo: 'Adds one commit that creates the file; delete_file or revert_commit takes it out again, and the history keeps both.',
     decisions: {
-      runs: [{ id: 'acme/web', file_path: 'a.txt', branch: 'main', commit_message: 'm', content: 'x' }],
+      runs: [fileCommit],
       asks: [],
     },
   }),
@@ -173,7 +177,7 @@ const repositoryFilesOperations = [
     undo: "Adds one commit; the previous content stays in the branch's history and revert_commit brings it back.",
     // The old content stays in the history.
     decisions: {
-      runs: [{ id: 'acme/web', file_path: 'a.txt', branch: 'main', commit_message: 'm', content: 'x' }],
+      runs: [fileCommit],
       asks: [],
     },
   }),

@@ -2,7 +2,7 @@
 // token as a bearer and application/scim+json on these paths. The inputs are the spec's own SCIM members (emails,
 // name, PATCH Operations), sent as given; forgeops adds only the `schemas` URN a SCIM document carries.
 import { z } from 'zod';
-import { defineOperation, defineArea, demoLookup } from '../engine/define.js';
+import { defineOperation, defineArea, demoLookup, casesOn } from '../engine/define.js';
 import type { Operation } from '../engine/define.js';
 import { buildRequest } from '../engine/execute.js';
 
@@ -115,15 +115,18 @@ const update: Operation = defineOperation({
     return { data: res.data, status: res.status };
   },
   // A Replace or Add overwrites without history; active set to false removes the user's single-sign-on identity.
-  decisions: {
-    runs: [],
-    asks: [
-      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'active', value: false }] },
-      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'active', value: 'false' }] },
-      { group_path: 'acme', id: 'e', Operations: [{ op: 'Replace', path: 'userName', value: 'x' }] },
-      { group_path: 'acme', id: 'e', Operations: [{ op: 'Add', path: 'name.formatted', value: 'X' }] },
-    ],
-  },
+  decisions: casesOn(
+    { group_path: 'acme', id: 'e' },
+    {
+      runs: [],
+      asks: [
+        { Operations: [{ op: 'Replace', path: 'active', value: false }] },
+        { Operations: [{ op: 'Replace', path: 'active', value: 'false' }] },
+        { Operations: [{ op: 'Replace', path: 'userName', value: 'x' }] },
+        { Operations: [{ op: 'Add', path: 'name.formatted', value: 'X' }] },
+      ],
+    },
+  ),
 });
 
 const scimOperations = [

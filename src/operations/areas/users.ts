@@ -2,7 +2,7 @@
 // management (create, update, remove an identity, delete). Passwords are credentials (see secrets.ts): a
 // approval request shows one only by its length, and the service never sends one back.
 import { z } from 'zod';
-import { defineOperation, fields, defineArea } from '../engine/define.js';
+import { defineOperation, fields, defineArea, casesOn } from '../engine/define.js';
 import type { Operation, OperationResult, RunContext } from '../engine/define.js';
 import { buildRequest } from '../engine/execute.js';
 import { presentList, show } from '../engine/present.js';
@@ -172,19 +172,22 @@ const updateUser: Operation = defineOperation({
   },
   run: (ctx, input) => sendAccount(updateUser, ctx, input as Record<string, unknown>),
   // An account's old values are kept nowhere; a new password locks its owner out until changed; admin moves control.
-  decisions: {
-    runs: [{ id: 7 }, { id: 7, skip_reconfirmation: true }],
-    asks: [
-      { id: 7, email: 'x@acme.example' },
-      { id: 7, username: 'x' },
-      { id: 7, name: 'X' },
-      { id: 7, bio: '' },
-      { id: 7, extern_uid: 'u', provider: 'ldapmain' },
-      { id: 7, password: 'new secret!' },
-      { id: 7, admin: true },
-      { id: 7, admin: false },
-    ],
-  },
+  decisions: casesOn(
+    { id: 7 },
+    {
+      runs: [{}, { skip_reconfirmation: true }],
+      asks: [
+        { email: 'x@acme.example' },
+        { username: 'x' },
+        { name: 'X' },
+        { bio: '' },
+        { extern_uid: 'u', provider: 'ldapmain' },
+        { password: 'new secret!' },
+        { admin: true },
+        { admin: false },
+      ],
+    },
+  ),
 });
 
 const usersOperations = [

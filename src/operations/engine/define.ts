@@ -233,6 +233,15 @@ export interface Decisions {
 }
 
 /**
+ * Decisions whose cases all act on one item: `base` (its ids, e.g. `{ id: 'acme/web', merge_request_iid: 1 }`) is
+ * spread into every case, so each case names only what it changes and the recorded inputs stay exactly as written out.
+ */
+export function casesOn(base: Record<string, unknown>, cases: Decisions): Decisions {
+  const onBase = (changes: Record<string, unknown>) => ({ ...base, ...changes });
+  return { runs: cases.runs.map(onBase), asks: cases.asks.map(onBase) };
+}
+
+/**
  * A demo input's value only known once the sandbox runs: the `field` (default `id`) of the first item a GET of `path`
  * lists. `:key` in the path is the example's own (already resolved) input value, URL-encoded; `items` names the key
  * holding the list when the answer is an object (SCIM's `Resources`); `where` keeps only items with these values.

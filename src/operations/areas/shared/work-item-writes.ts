@@ -1,8 +1,9 @@
 // What issue and merge request writes share (outside the spec, the service's Merge requests, Issues and Notes
 // APIs, v4): their ids, label changes, state events, the overwrite warning, and how one item and its notes read.
 import { z } from 'zod';
-import type { Presentation } from '../../engine/define.js';
-import { asRecord, shortSha, show } from '../../engine/present.js';
+import { defineOperation } from '../../engine/define.js';
+import type { Area, Presentation } from '../../engine/define.js';
+import { asRecord, presentList, shortSha, show } from '../../engine/present.js';
 
 export const iid = () => z.number().int().positive();
 export const ids = () => z.array(z.number().int().positive()).optional();
@@ -12,6 +13,20 @@ export const labelChanges = {
   remove_labels: z.string().optional().describe('Comma-separated.'),
 };
 export const stateEvent = () => z.enum(['close', 'reopen']).optional();
+
+/** The text an issue or merge request update replaces, kept nowhere afterwards (so a change of it asks a human). */
+export const textChanges = () => ({
+  title: z.string().min(1).optional(),
+  description: z.string().optional(),
+});
+
+/** What an issue or merge request update changes leaving a trace: close or reopen, labels (events), assignees (notes). */
+export const tracedChanges = () => ({
+  state_event: stateEvent(),
+  labels: labels(),
+  ...labelChanges,
+  assignee_ids: ids(),
+});
 
 /** The fields an update overwrites with no history of the old text: those ask a human first. */
 export function overwrites(input: Record<string, unknown>, keys: readonly string[], what: string): string | undefined {
@@ -54,3 +69,53 @@ export const noteRow = (note: Record<string, unknown>): [string, string] => [
   `@${show(asRecord(note.author).username)} ${show(note.created_at)}`,
   show(note.body).split('\n')[0],
 ];
+
+/** Which item's comments: the names, words and demo inputs that differ between issues and merge requests. */
+interface NotesOf<S extends z.ZodObject> {
+  /** The item as a name part (`issue`, `merge_request`), in chat (`issue`, `mr`) and in words, with its article. */
+  name: string;
+  chat: string;
+  noun: string;
+  aNoun: string;
+  area: Area;
+  /** The item's route (`/projects/:id/issues/:issue_iid`) and input (its project and iid). */
+  itemRoute: string;
+  input: S;
+  /** The service's Notes API entries the two operations follow. */
+  outsideSpec: { list: string; comment: string };
+  listExample: Record<string, unknown>;
+  commentCase: Record<string, unknown>;
+}
+
+/** An item's comments: list them (system notes too) and add one, the same two operations on issues and merge requests. */
+export function noteOperations<S extends z.ZodObject>(of: NotesOf<S>) {
+  return [
+    defineOperation({
+      name: `list_${of.name}_notes`,
+      chat: `${of.chat} notes`,
+      area: of.area,
+      outsideSpec: `Notes API: ${of.outsideSpec.list}`,
+      title: `List ${of.noun} comments`,
+      description: `List ${of.aNoun}'s comments and system notes, newest first.`,
+      route: `GET ${of.itemRoute}/notes`,
+      input: of.input.extend(noteOrder),
+      effect: 'read',
+      pagination: 'offset',
+      present: presentList('comment', noteRow),
+      examples: [{ input: of.listExample }],
+    }),
+    defineOperation({
+      name: `comment_on_${of.name}`,
+      chat: `${of.chat} comment`,
+      area: of.area,
+      outsideSpec: `Notes API: ${of.outsideSpec.comment}`,
+      title: `Comment on ${of.noun}`,
+      description: `Add a comment (a note) to ${of.aNoun}, as you.`,
+      route: `POST ${of.itemRoute}/notes`,
+      input: of.input.extend({ body: z.string().min(1) }),
+      effect: 'write',
+      undo: 'Adds a comment and replaces nothing; its author can delete it.',
+      decisions: { runs: [of.commentCase], asks: [] },
+    }),
+  ];
+}
