@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { commitsOf, commitTitled, TIME_ZONE_CULPRIT } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('deployments');
@@ -45,12 +46,7 @@ async function blockedProduction(): Promise<Deployment> {
 
 beforeAll(async () => {
   // main passes again once bob's time-zone commit is reverted: its pipelines reach the deploy stage.
-  const commits = await suite.data<Array<{ id: string; title: string }>>('list_commits', {
-    id: WEB,
-    ref_name: 'main',
-    per_page: 100,
-  });
-  const culprit = commits.find((c) => c.title === "Show order dates in the store's time zone")!.id;
+  const culprit = commitTitled(await commitsOf(suite, WEB), TIME_ZONE_CULPRIT).id;
   await suite.call('revert_commit', { id: WEB, sha: culprit, branch: 'main' });
   await run(40);
 });
