@@ -56,6 +56,16 @@ async function commitFile(
   return result.data as Commit;
 }
 
+/** A new branch `branch` from main whose one commit sets acme/web's package.json to `version`. */
+const bumpVersionFromMain = (branch: string, version: string) =>
+  commitFile(
+    branch,
+    'package.json',
+    `{ "name": "@acme/web", "version": "${version}" }\n`,
+    `Bump to ${version}`,
+    'main',
+  );
+
 /** The feature branch's first commit, which adds src/theme/dark.ts. */
 async function darkModeToggle(): Promise<Commit> {
   const [toggle] = (await suite.call('list_commits', { id: WEB, ref_name: FEATURE, path: 'src/theme' }))
@@ -400,13 +410,7 @@ describe.shuffle('commits, in any order', () => {
     });
 
     it('reverts a commit, then reports error_code "empty" when it is already reverted', async () => {
-      const change = await commitFile(
-        'revert-me',
-        'package.json',
-        '{ "name": "@acme/web", "version": "9.9.9" }\n',
-        'Bump to 9.9.9',
-        'main',
-      );
+      const change = await bumpVersionFromMain('revert-me', '9.9.9');
       const result = await suite.call(
         'revert_commit',
         { id: WEB, sha: change.id, branch: 'revert-me' },
@@ -422,13 +426,7 @@ describe.shuffle('commits, in any order', () => {
     });
 
     it('says that a direct revert started a pipeline on the branch, with its id', async () => {
-      const change = await commitFile(
-        'revert-with-pipeline',
-        'package.json',
-        '{ "name": "@acme/web", "version": "8.8.8" }\n',
-        'Bump to 8.8.8',
-        'main',
-      );
+      const change = await bumpVersionFromMain('revert-with-pipeline', '8.8.8');
       // Through the path every front end takes: the branch's pipeline for the new commit is read right after.
       const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.developer });
       const input = { id: WEB, sha: change.id, branch: 'revert-with-pipeline' };
