@@ -592,32 +592,34 @@ describe.shuffle('commits, in any order', () => {
   });
 
   describe('bad input', () => {
+    // A create_commit on main that is valid but for its one action.
+    const commitWith = (action: Record<string, unknown>) => ({
+      id: WEB,
+      branch: 'main',
+      commit_message: 'x',
+      actions: [action],
+    });
     suite.badInputCases([
       ['a commit without actions', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x' }, 'actions'],
       [
         'an update without content',
         'create_commit',
-        { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'update', file_path: 'a' }] },
+        commitWith({ action: 'update', file_path: 'a' }),
         'actions.0.content',
       ],
       [
         'a move without previous_path',
         'create_commit',
-        { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'move', file_path: 'a' }] },
+        commitWith({ action: 'move', file_path: 'a' }),
         'actions.0.previous_path',
       ],
       [
         'an action the API does not have',
         'create_commit',
-        { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'copy', file_path: 'a' }] },
+        commitWith({ action: 'copy', file_path: 'a' }),
         'actions.0.action',
       ],
-      [
-        'a misspelt action key',
-        'create_commit',
-        { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_pth: 'a' }] },
-        'actions.0',
-      ],
+      ['a misspelt action key', 'create_commit', commitWith({ action: 'delete', file_pth: 'a' }), 'actions.0'],
       ['a cherry-pick without a branch', 'cherry_pick_commit', { id: WEB, sha: 'main' }, 'branch'],
       [
         'a line_type the API does not have',
