@@ -1,4 +1,6 @@
 // Small builders the contract suites share: the seeded commits of a branch, looked up as a front end would.
+import { validateInput } from '../../src/operations/engine/validate.js';
+import { decide } from '../../src/policy/policy.js';
 import type { ContractSuite, Role } from './harness.js';
 
 /** bob's seeded commit on acme/web's main that turns its pipelines red; reverting it makes main pass again. */
@@ -52,4 +54,10 @@ export async function firstHundred<T>(
   as: Role = 'maintainer',
 ): Promise<T[]> {
   return (await suite.call(name, { per_page: 100, ...input }, { as })).data as T[];
+}
+
+/** What the policy decides for operation `name` with `raw` on a writable connection: 'run', 'approve' or 'refuse'. */
+export function policyKind(suite: ContractSuite, name: string, raw: Record<string, unknown>) {
+  const op = suite.operation(name);
+  return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
 }

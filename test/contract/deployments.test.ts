@@ -3,9 +3,7 @@
 // messages), plus bad input and the policy.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { validateInput } from '../../src/operations/engine/validate.js';
-import { decide } from '../../src/policy/policy.js';
-import { commitsOf, commitTitled, TIME_ZONE_CULPRIT } from './builders.js';
+import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('deployments');
@@ -128,14 +126,10 @@ describe.shuffle('deployments, in any order', () => {
   });
 
   it('asks before an approval or a rejection; reads run', () => {
-    const kind = (name: string, raw: Record<string, unknown>) => {
-      const op = suite.operation(name);
-      return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
-    };
-    expect(kind('approve_deployment', { id: WEB, deployment_id: 1, status: 'approved' })).toBe('approve');
-    expect(kind('approve_deployment', { id: WEB, deployment_id: 1, status: 'rejected' })).toBe('approve');
-    expect(kind('list_deployments', { id: WEB })).toBe('run');
-    expect(kind('get_deployment', { id: WEB, deployment_id: 1 })).toBe('run');
+    expect(policyKind(suite, 'approve_deployment', { id: WEB, deployment_id: 1, status: 'approved' })).toBe('approve');
+    expect(policyKind(suite, 'approve_deployment', { id: WEB, deployment_id: 1, status: 'rejected' })).toBe('approve');
+    expect(policyKind(suite, 'list_deployments', { id: WEB })).toBe('run');
+    expect(policyKind(suite, 'get_deployment', { id: WEB, deployment_id: 1 })).toBe('run');
   });
 });
 

@@ -3,9 +3,7 @@
 // retry that deploys the older commit again), plus bad input and the policy.
 import { describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { validateInput } from '../../src/operations/engine/validate.js';
-import { decide } from '../../src/policy/policy.js';
-import { commitsOf, commitTitled, TIME_ZONE_CULPRIT } from './builders.js';
+import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('environments');
@@ -130,14 +128,10 @@ describe.shuffle('environments, in any order', () => {
   });
 
   it('asks before stopping and rolling back; reads run', () => {
-    const kind = (name: string, raw: Record<string, unknown>) => {
-      const op = suite.operation(name);
-      return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
-    };
-    expect(kind('stop_environment', { id: WEB, environment_id: 1 })).toBe('approve');
-    expect(kind('rollback_environment', { id: WEB, environment: 'staging' })).toBe('approve');
-    expect(kind('list_environments', { id: WEB })).toBe('run');
-    expect(kind('get_environment', { id: WEB, environment_id: 1 })).toBe('run');
+    expect(policyKind(suite, 'stop_environment', { id: WEB, environment_id: 1 })).toBe('approve');
+    expect(policyKind(suite, 'rollback_environment', { id: WEB, environment: 'staging' })).toBe('approve');
+    expect(policyKind(suite, 'list_environments', { id: WEB })).toBe('run');
+    expect(policyKind(suite, 'get_environment', { id: WEB, environment_id: 1 })).toBe('run');
   });
 });
 
