@@ -450,8 +450,7 @@ describe.shuffle('users, in any order', () => {
 
     it('changes the profile fields, theme, colour scheme, quotas and avatar', async () => {
       const user = await newUser();
-      const updated = await data<User>('update_user', {
-        id: user.id,
+      const profile = {
         social_messenger: 'im2',
         social_network: 'net2',
         social_microblog: '@two',
@@ -459,16 +458,10 @@ describe.shuffle('users, in any order', () => {
         color_scheme_id: 4,
         shared_runners_minutes_limit: 10,
         extra_shared_runners_minutes_limit: 0,
-        avatar: PNG.toString('base64'),
-      });
+      };
+      const updated = await data<User>('update_user', { id: user.id, ...profile, avatar: PNG.toString('base64') });
       expect(updated).toMatchObject({
-        social_messenger: 'im2',
-        social_network: 'net2',
-        social_microblog: '@two',
-        theme_id: 2,
-        color_scheme_id: 4,
-        shared_runners_minutes_limit: 10,
-        extra_shared_runners_minutes_limit: 0,
+        ...profile,
         avatar_url: `${suite.sandbox.url}/uploads/-/system/user/avatar/${user.id}/avatar.png`,
       });
     });
