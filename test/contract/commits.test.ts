@@ -5,7 +5,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { executeCall } from '../../src/operations/run/call.js';
 import { operations } from '../../src/operations/index.js';
-import { contractSuite } from './harness.js';
+import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('commits');
 const WEB = 'acme/web';
@@ -73,8 +73,12 @@ async function darkModeToggle(): Promise<Commit> {
   return toggle;
 }
 
+/** A cherry-pick or revert of acme/web's commit `sha` onto `branch`, made as `as`. */
+const pick = (name: 'cherry_pick_commit' | 'revert_commit', sha: string, branch: string, as: Role) =>
+  suite.call(name, { id: WEB, sha, branch }, { as });
+
 async function pickError(name: 'cherry_pick_commit' | 'revert_commit', sha: string, branch: string): Promise<ApiError> {
-  const error = await suite.call(name, { id: WEB, sha, branch }, { as: 'maintainer' }).catch((e: unknown) => e);
+  const error = await pick(name, sha, branch, 'maintainer').catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
@@ -380,11 +384,7 @@ describe.shuffle('commits, in any order', () => {
   describe('cherry_pick_commit and revert_commit', () => {
     it('cherry-picks a feature commit onto main, then reports error_code "empty" the second time', async () => {
       const toggle = await darkModeToggle();
-      const result = await suite.call(
-        'cherry_pick_commit',
-        { id: WEB, sha: toggle.id, branch: 'main' },
-        { as: 'maintainer' },
-      );
+      const result = await pick('cherry_pick_commit', toggle.id, 'main', 'maintainer');
       expect(result.status).toBe(201);
       const picked = result.data as Commit;
       expect(picked.title).toBe(toggle.title);
@@ -411,11 +411,7 @@ describe.shuffle('commits, in any order', () => {
 
     it('reverts a commit, then reports error_code "empty" when it is already reverted', async () => {
       const change = await bumpVersionFromMain('revert-me', '9.9.9');
-      const result = await suite.call(
-        'revert_commit',
-        { id: WEB, sha: change.id, branch: 'revert-me' },
-        { as: 'developer' },
-      );
+      const result = await pick('revert_commit', change.id, 'revert-me', 'developer');
       expect(result.status).toBe(201);
       const revert = result.data as Commit;
       expect(revert.parent_ids).toEqual([change.id]);
