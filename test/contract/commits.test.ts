@@ -5,7 +5,7 @@ import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { executeCall } from '../../src/operations/run/call.js';
 import { operations } from '../../src/operations/index.js';
-import { contractSuite } from './harness.js';
+import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('commits');
 const WEB = 'acme/web';
@@ -56,6 +56,16 @@ async function commitFile(
   return result.data as Commit;
 }
 
+/** A new branch `branch` from main whose one commit sets acme/web's package.json to `version`. */
+const bumpVersionFromMain = (branch: string, version: string) =>
+  commitFile(
+    branch,
+    'package.json',
+    `{ "name": "@acme/web", "version": "${version}" }\n`,
+    `Bump to ${version}`,
+    'main',
+  );
+
 /** The feature branch's first commit, which adds src/theme/dark.ts. */
 async function darkModeToggle(): Promise<Commit> {
   const [toggle] = (await suite.call('list_commits', { id: WEB, ref_name: FEATURE, path: 'src/theme' }))
@@ -63,8 +73,12 @@ async function darkModeToggle(): Promise<Commit> {
   return toggle;
 }
 
+/** A cherry-pick or revert of acme/web's commit `sha` onto `branch`, made as `as`. */
+const pick = (name: 'cherry_pick_commit' | 'revert_commit', sha: string, branch: string, as: Role) =>
+  suite.call(name, { id: WEB, sha, branch }, { as });
+
 async function pickError(name: 'cherry_pick_commit' | 'revert_commit', sha: string, branch: string): Promise<ApiError> {
-  const error = await suite.call(name, { id: WEB, sha, branch }, { as: 'maintainer' }).catch((e: unknown) => e);
+  const error = await pick(name, sha, branch, 'maintainer').catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
@@ -370,11 +384,7 @@ describe.shuffle('commits, in any order', () => {
   describe('cherry_pick_commit and revert_commit', () => {
     it('cherry-picks a feature commit onto main, then reports error_code "empty" the second time', async () => {
       const toggle = await darkModeToggle();
-      const result = await suite.call(
-        'cherry_pick_commit',
-        { id: WEB, sha: toggle.id, branch: 'main' },
-        { as: 'maintainer' },
-      );
+      const result = await pick('cherry_pick_commit', toggle.id, 'main', 'maintainer');
       expect(result.status).toBe(201);
       const picked = result.data as Commit;
       expect(picked.title).toBe(toggle.title);
@@ -400,18 +410,8 @@ describe.shuffle('commits, in any order', () => {
     });
 
     it('reverts a commit, then reports error_code "empty" when it is already reverted', async () => {
-      const change = await commitFile(
-        'revert-me',
-        'package.json',
-        '{ "name": "@acme/web", "version": "9.9.9" }\n',
-        'Bump to 9.9.9',
-        'main',
-      );
-      const result = await suite.call(
-        'revert_commit',
-        { id: WEB, sha: change.id, branch: 'revert-me' },
-        { as: 'developer' },
-      );
+      const change = await bumpVersionFromMain('revert-me', '9.9.9');
+      const result = await pick('revert_commit', change.id, 'revert-me', 'developer');
       expect(result.status).toBe(201);
       const revert = result.data as Commit;
       expect(revert.parent_ids).toEqual([change.id]);
@@ -422,13 +422,7 @@ describe.shuffle('commits, in any order', () => {
     });
 
     it('says that a direct revert started a pipeline on the branch, with its id', async () => {
-      const change = await commitFile(
-        'revert-with-pipeline',
-        'package.json',
-        '{ "name": "@acme/web", "version": "8.8.8" }\n',
-        'Bump to 8.8.8',
-        'main',
-      );
+      const change = await bumpVersionFromMain('revert-with-pipeline', '8.8.8');
       // Through the path every front end takes: the branch's pipeline for the new commit is read right after.
       const client = new HttpClient({ baseUrl: suite.sandbox.url, token: suite.sandbox.tokens.developer });
       const input = { id: WEB, sha: change.id, branch: 'revert-with-pipeline' };
@@ -594,32 +588,34 @@ describe.shuffle('commits, in any order', () => {
   });
 
   describe('bad input', () => {
+    // A create_commit on main that is valid but for its one action.
+    const commitWith = (action: Record<string, unknown>) => ({
+      id: WEB,
+      branch: 'main',
+      commit_message: 'x',
+      actions: [action],
+    });
     suite.badInputCases([
       ['a commit without actions', 'create_commit', { id: WEB, branch: 'main', commit_message: 'x' }, 'actions'],
       [
         'an update without content',
         'create_commit',
-        { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'update', file_path: 'a' }] },
+        commitWith({ action: 'update', file_path: 'a' }),
         'actions.0.content',
       ],
       [
         'a move without previous_path',
         'create_commit',
-        { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'move', file_path: 'a' }] },
+        commitWith({ action: 'move', file_path: 'a' }),
         'actions.0.previous_path',
       ],
       [
         'an action the API does not have',
         'create_commit',
-        { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'copy', file_path: 'a' }] },
+        commitWith({ action: 'copy', file_path: 'a' }),
         'actions.0.action',
       ],
-      [
-        'a misspelt action key',
-        'create_commit',
-        { id: WEB, branch: 'main', commit_message: 'x', actions: [{ action: 'delete', file_pth: 'a' }] },
-        'actions.0',
-      ],
+      ['a misspelt action key', 'create_commit', commitWith({ action: 'delete', file_pth: 'a' }), 'actions.0'],
       ['a cherry-pick without a branch', 'cherry_pick_commit', { id: WEB, sha: 'main' }, 'branch'],
       [
         'a line_type the API does not have',

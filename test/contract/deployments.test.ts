@@ -3,8 +3,7 @@
 // messages), plus bad input and the policy.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { validateInput } from '../../src/operations/engine/validate.js';
-import { decide } from '../../src/policy/policy.js';
+import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('deployments');
@@ -45,12 +44,7 @@ async function blockedProduction(): Promise<Deployment> {
 
 beforeAll(async () => {
   // main passes again once bob's time-zone commit is reverted: its pipelines reach the deploy stage.
-  const commits = await suite.data<Array<{ id: string; title: string }>>('list_commits', {
-    id: WEB,
-    ref_name: 'main',
-    per_page: 100,
-  });
-  const culprit = commits.find((c) => c.title === "Show order dates in the store's time zone")!.id;
+  const culprit = commitTitled(await commitsOf(suite, WEB), TIME_ZONE_CULPRIT).id;
   await suite.call('revert_commit', { id: WEB, sha: culprit, branch: 'main' });
   await run(40);
 });
@@ -132,14 +126,10 @@ describe.shuffle('deployments, in any order', () => {
   });
 
   it('asks before an approval or a rejection; reads run', () => {
-    const kind = (name: string, raw: Record<string, unknown>) => {
-      const op = suite.operation(name);
-      return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
-    };
-    expect(kind('approve_deployment', { id: WEB, deployment_id: 1, status: 'approved' })).toBe('approve');
-    expect(kind('approve_deployment', { id: WEB, deployment_id: 1, status: 'rejected' })).toBe('approve');
-    expect(kind('list_deployments', { id: WEB })).toBe('run');
-    expect(kind('get_deployment', { id: WEB, deployment_id: 1 })).toBe('run');
+    expect(policyKind(suite, 'approve_deployment', { id: WEB, deployment_id: 1, status: 'approved' })).toBe('approve');
+    expect(policyKind(suite, 'approve_deployment', { id: WEB, deployment_id: 1, status: 'rejected' })).toBe('approve');
+    expect(policyKind(suite, 'list_deployments', { id: WEB })).toBe('run');
+    expect(policyKind(suite, 'get_deployment', { id: WEB, deployment_id: 1 })).toBe('run');
   });
 });
 

@@ -3,8 +3,7 @@
 // retry that deploys the older commit again), plus bad input and the policy.
 import { describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { validateInput } from '../../src/operations/engine/validate.js';
-import { decide } from '../../src/policy/policy.js';
+import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('environments');
@@ -82,12 +81,7 @@ describe.shuffle('environments, in any order', () => {
   it('rolls staging back by retrying the deploy job of the last successful deployment of another commit', async () => {
     // Two deployments of different commits to staging: a revert of bob's commit on main (main passes again) and the
     // seeded one before it.
-    const commits = await suite.data<Array<{ id: string; title: string }>>('list_commits', {
-      id: WEB,
-      ref_name: 'main',
-      per_page: 100,
-    });
-    const culprit = commits.find((c) => c.title === "Show order dates in the store's time zone")!.id;
+    const culprit = commitTitled(await commitsOf(suite, WEB), TIME_ZONE_CULPRIT).id;
     await suite.call('revert_commit', { id: WEB, sha: culprit, branch: 'main' });
     await run(40);
     const staging = await byName('staging');
@@ -134,14 +128,10 @@ describe.shuffle('environments, in any order', () => {
   });
 
   it('asks before stopping and rolling back; reads run', () => {
-    const kind = (name: string, raw: Record<string, unknown>) => {
-      const op = suite.operation(name);
-      return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
-    };
-    expect(kind('stop_environment', { id: WEB, environment_id: 1 })).toBe('approve');
-    expect(kind('rollback_environment', { id: WEB, environment: 'staging' })).toBe('approve');
-    expect(kind('list_environments', { id: WEB })).toBe('run');
-    expect(kind('get_environment', { id: WEB, environment_id: 1 })).toBe('run');
+    expect(policyKind(suite, 'stop_environment', { id: WEB, environment_id: 1 })).toBe('approve');
+    expect(policyKind(suite, 'rollback_environment', { id: WEB, environment: 'staging' })).toBe('approve');
+    expect(policyKind(suite, 'list_environments', { id: WEB })).toBe('run');
+    expect(policyKind(suite, 'get_environment', { id: WEB, environment_id: 1 })).toBe('run');
   });
 });
 

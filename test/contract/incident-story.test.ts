@@ -4,11 +4,11 @@
 // runs and passes, and triage says green. Every pipeline and job read on the way has sane times.
 import { describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
+import { commitsOf, commitTitled, TIME_ZONE_CULPRIT } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite();
 const WEB = 'acme/web';
-const CULPRIT = "Show order dates in the store's time zone";
 
 type Pipeline = {
   id: number;
@@ -121,12 +121,8 @@ describe('the incident loop on acme/web', { shuffle: false }, () => {
   });
 
   it('the culprit, reverted as a merge request set to auto-merge, merges when its pipeline passes; main turns green', async () => {
-    const commits = await suite.data<Array<{ id: string; title: string }>>('list_commits', {
-      id: WEB,
-      ref_name: 'main',
-      all_pages: true,
-    });
-    const culprit = commits.find((c) => c.title === CULPRIT)!;
+    const commits = await commitsOf(suite, WEB);
+    const culprit = commitTitled(commits, TIME_ZONE_CULPRIT);
     const mainBefore = commits[0].id;
     const made = await suite.data<{ branch: string; merge_request: { iid: number }; revert_commit: { id: string } }>(
       'revert_as_merge_request',

@@ -3,6 +3,7 @@
 // dates, confidential, not[...], ordering), visibility and authentication, and the chat presentation.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
+import { firstHundred, labelNames, type ListedWorkItem, seededUserId } from './builders.js';
 import { contractSuite, withoutRules, type BadInputCase, type Role } from './harness.js';
 import { decide } from '../../src/policy/policy.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
@@ -11,26 +12,14 @@ const suite = contractSuite('issues');
 const WEB = 'acme/web';
 const PAYMENTS = 'acme/platform/payments-api';
 
-interface Issue {
-  iid: number;
-  title: string;
-  description: string;
-  state: string;
+interface Issue extends ListedWorkItem {
   confidential: boolean;
   labels: Array<string | { name: string; color: string; text_color: string }>;
-  milestone: { title: string } | null;
-  author: { username: string };
-  assignees: Array<{ username: string }>;
-  upvotes: number;
   weight: number | null;
   due_date: string | null;
-  created_at: string;
-  updated_at: string;
-  references: { short: string; relative: string; full: string };
 }
 
-const userId = (username: string) => suite.sandbox.store.findUser(username)!.id;
-const names = (issue: Issue) => issue.labels.map((l) => (typeof l === 'string' ? l : l.name).toLowerCase());
+const userId = (username: string) => seededUserId(suite, username);
 
 /** The three lists, each read where the seed has issues worth filtering: everywhere, group acme, project acme/web. */
 const LISTS = [
@@ -39,9 +28,7 @@ const LISTS = [
   ['list_project_issues', { id: WEB }],
 ] as const;
 
-async function list(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Issue[]> {
-  return (await suite.call(name, { per_page: 100, ...input }, { as })).data as Issue[];
-}
+const list = (name: string, input: Record<string, unknown>, as?: Role) => firstHundred<Issue>(suite, name, input, as);
 
 // Each filter, at each level: a non-empty answer, every issue in it passing the filter, and fewer issues than
 // without it (so the filter reached the service and did something).
@@ -50,7 +37,7 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
   [
     'labels all-of, case-insensitively',
     () => ({ labels: 'BUG,Frontend' }),
-    (i) => names(i).includes('bug') && names(i).includes('frontend'),
+    (i) => labelNames(i).includes('bug') && labelNames(i).includes('frontend'),
   ],
   ['labels None', () => ({ labels: 'None' }), (i) => i.labels.length === 0],
   ['labels Any', () => ({ labels: 'Any' }), (i) => i.labels.length > 0],
@@ -76,7 +63,7 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
   [
     'not[labels]: none of them',
     () => ({ not: { labels: 'bug,feature' } }),
-    (i) => !names(i).includes('bug') && !names(i).includes('feature'),
+    (i) => !labelNames(i).includes('bug') && !labelNames(i).includes('feature'),
   ],
   ['not[author_username]', () => ({ not: { author_username: 'alice' } }), (i) => i.author.username !== 'alice'],
 ];
@@ -147,9 +134,9 @@ describe.shuffle('issues, in any order', () => {
       expect(heavy.filter((w) => w !== null)).toEqual([...heavy.filter((w) => w !== null)].sort((a, b) => b! - a!));
       // Security (priority 0) before bug (1) before needs-triage (2) before feature (3): label priority, highest first with asc.
       const prioritised = await list(name, { ...base, scope: 'all', order_by: 'label_priority', sort: 'asc' });
-      expect(names(prioritised[0])).toContain('security');
+      expect(labelNames(prioritised[0])).toContain('security');
       const priority = await list(name, { ...base, scope: 'all', order_by: 'priority', sort: 'asc' });
-      expect(names(priority[0])).toContain('security');
+      expect(labelNames(priority[0])).toContain('security');
       const updated = (await list(name, { ...base, scope: 'all', order_by: 'updated_at', sort: 'asc' })).map((i) =>
         Date.parse(i.updated_at),
       );
@@ -388,7 +375,7 @@ describe.shuffle('issues, in any order', () => {
         type: 'INCIDENT',
         state: 'opened',
       });
-      expect(names(issue)).toContain('incident');
+      expect(labelNames(issue)).toContain('incident');
       expect((await suite.refusal('get_issue', { id: PAYMENTS, issue_iid: 1 }, 'outsider')).status).toBe(404);
       expect((await suite.refusal('get_issue', { id: PAYMENTS, issue_iid: 3 }, 'guest')).status).toBe(404);
       expect(suite.operation('get_issue').present!(issue, { id: INFRA }).title).toBe(
@@ -455,10 +442,10 @@ describe.shuffle('issues, in any order', () => {
         },
         'reporter',
       );
-      expect(names(issue)).toEqual(['incident', 'bug']);
+      expect(labelNames(issue)).toEqual(['incident', 'bug']);
       expect(issue).toMatchObject({ confidential: false, due_date: '2030-02-01', assignees: [{ username: 'alice' }] });
       issue = await suite.data<Detail>('update_issue', { id: INFRA, issue_iid: iid, labels: 'incident' });
-      expect(names(issue)).toEqual(['incident']);
+      expect(labelNames(issue)).toEqual(['incident']);
       const events = await suite.data<Array<{ label: { name: string }; action: string }>>('list_issue_label_events', {
         id: INFRA,
         issue_iid: iid,
@@ -537,7 +524,7 @@ describe.shuffle('issues, in any order', () => {
         state: 'opened',
         author: { username: 'bob' },
       });
-      expect(names(issue)).toEqual(['incident']);
+      expect(labelNames(issue)).toEqual(['incident']);
       expect(issue.description).toMatch(/^Red for .*, since .* UTC\.$/m);
       const again = await suite.refusal('open_incident_issue', { id: WEB }, 'developer');
       expect(again.message).toContain(`already open: #${issue.iid}`);

@@ -27,16 +27,13 @@ const inFuture = (days: number) => new Date(Date.now() + days * 86_400_000).toIS
 
 // Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
 // in vitest.config.ts): a test that leans on what another did fails on every run.
+/** acme's seeded members and their access levels (owner 50 down to guest 10). */
+const ACME_LEVELS = { root: 50, alice: 40, bob: 30, carol: 20, dave: 10 };
+
 describe.shuffle('members, in any order', () => {
   describe('direct members', () => {
     it("lists a group's own members with their levels, filtered by query and user_ids", async () => {
-      expect(await levels('list_group_members', { id: 'acme' })).toEqual({
-        root: 50,
-        alice: 40,
-        bob: 30,
-        carol: 20,
-        dave: 10,
-      });
+      expect(await levels('list_group_members', { id: 'acme' })).toEqual(ACME_LEVELS);
       expect(await levels('list_group_members', { id: 'acme', query: 'ALI' })).toEqual({ alice: 40 });
       expect(
         await levels('list_group_members', { id: 'acme', user_ids: [id('bob'), id('carol'), id('erin')] }),
@@ -69,13 +66,7 @@ describe.shuffle('members, in any order', () => {
   describe('inherited members', () => {
     it("lists each user once, at the project's own level or the nearest group's", async () => {
       // acme/platform has no members of its own: everyone comes from acme.
-      expect(await levels('list_all_group_members', { id: 'acme/platform' })).toEqual({
-        root: 50,
-        alice: 40,
-        bob: 30,
-        carol: 20,
-        dave: 10,
-      });
+      expect(await levels('list_all_group_members', { id: 'acme/platform' })).toEqual(ACME_LEVELS);
       await suite.call(
         'add_group_member',
         { id: 'acme/platform', user_id: id('carol'), access_level: 40 },

@@ -3,33 +3,21 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/policy/policy.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
+import { firstHundred, labelNames, type ListedWorkItem, seededUserId } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('merge_requests');
 const WEB = 'acme/web';
 const PAYMENTS = 'acme/platform/payments-api';
 
-interface MergeRequest {
-  iid: number;
-  title: string;
-  description: string;
-  state: string;
-  labels: Array<string | { name: string }>;
-  milestone: { title: string } | null;
-  author: { username: string };
-  assignees: Array<{ username: string }>;
-  upvotes: number;
+interface MergeRequest extends ListedWorkItem {
   work_in_progress: boolean;
   source_branch: string;
   target_branch: string;
-  created_at: string;
-  updated_at: string;
   web_url: string;
-  references: { short: string; relative: string; full: string };
 }
 
-const userId = (username: string) => suite.sandbox.store.findUser(username)!.id;
-const names = (mr: MergeRequest) => mr.labels.map((l) => (typeof l === 'string' ? l : l.name).toLowerCase());
+const userId = (username: string) => seededUserId(suite, username);
 
 const LISTS = [
   ['list_merge_requests', {}],
@@ -37,9 +25,8 @@ const LISTS = [
   ['list_project_merge_requests', { id: WEB }],
 ] as const;
 
-async function list(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<MergeRequest[]> {
-  return (await suite.call(name, { per_page: 100, ...input }, { as })).data as MergeRequest[];
-}
+const list = (name: string, input: Record<string, unknown>, as?: Role) =>
+  firstHundred<MergeRequest>(suite, name, input, as);
 
 // Each filter at each level: a non-empty answer that every merge request passes, smaller than the unfiltered one.
 const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check: (mr: MergeRequest) => boolean]> = [
@@ -47,7 +34,7 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
   [
     'labels all-of, case-insensitively',
     () => ({ labels: 'Feature,FRONTEND' }),
-    (m) => names(m).includes('feature') && names(m).includes('frontend'),
+    (m) => labelNames(m).includes('feature') && labelNames(m).includes('frontend'),
   ],
   ['labels None', () => ({ labels: 'None' }), (m) => m.labels.length === 0],
   ['milestone', () => ({ milestone: '1.1' }), (m) => m.milestone?.title === '1.1'],
@@ -342,7 +329,7 @@ describe.shuffle('merge-requests, in any order', () => {
         },
         'developer',
       );
-      expect(names(mr)).toEqual(['feature', 'ux']);
+      expect(labelNames(mr)).toEqual(['feature', 'ux']);
       expect(mr.assignees.map((a) => a.username)).toEqual(['bob']);
       expect(mr.reviewers.map((a) => a.username)).toEqual(['alice']);
       const events = await suite.data<Array<{ label: { name: string }; action: string }>>(
@@ -403,25 +390,15 @@ describe.shuffle('merge-requests, in any order', () => {
         sha: '0000000000000000000000000000000000000000',
       });
       expect([wrong.status, wrong.message]).toEqual([409, `409 SHA does not match HEAD of source branch: ${source}`]);
-      expect(
-        (
-          await suite.refusal(
-            'merge_merge_request',
-            { id: INFRA, merge_request_iid: fresh.iid, sha: source },
-            'reporter',
-          )
-        ).status,
-      ).toBe(401);
-      // main is protected for maintainers: a developer may not merge into it.
-      expect(
-        (
-          await suite.refusal(
-            'merge_merge_request',
-            { id: INFRA, merge_request_iid: fresh.iid, sha: source },
-            'developer',
-          )
-        ).status,
-      ).toBe(401);
+      // main is protected for maintainers: a developer may not merge into it, and a reporter may merge nothing.
+      for (const role of ['reporter', 'developer'] as const) {
+        const refused = await suite.refusal(
+          'merge_merge_request',
+          { id: INFRA, merge_request_iid: fresh.iid, sha: source },
+          role,
+        );
+        expect(refused.status, role).toBe(401);
+      }
       const draft = await suite.data<Detail>('get_merge_request', { id: WEB, merge_request_iid: 2 });
       expect(
         (await suite.refusal('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: draft.sha })).status,

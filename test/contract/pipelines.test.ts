@@ -31,6 +31,19 @@ vi.mock('node:timers/promises', async (importOriginal) => {
   return { ...real, setTimeout };
 });
 
+/** In the describe it is called in: each test's waits skip their pauses, and Date.now moves by what they skipped. */
+function skipPausesInEachTest(): void {
+  beforeEach(() => {
+    const startedAt = Date.now();
+    Object.assign(pauses, { on: true, skippedMs: 0 });
+    vi.spyOn(Date, 'now').mockImplementation(() => startedAt + pauses.skippedMs);
+  });
+  afterEach(() => {
+    pauses.on = false;
+    vi.restoreAllMocks();
+  });
+}
+
 /** How many times the sandbox was asked for this pipeline. */
 function readsOf(pipeline: Pipeline): number {
   return suite.requests().filter((r) => r.method === 'GET' && r.path.endsWith(`/pipelines/${pipeline.id}`)).length;
@@ -316,15 +329,7 @@ describe.shuffle('pipelines, in any order', () => {
   });
 
   describe('wait_for_pipeline', () => {
-    beforeEach(() => {
-      const startedAt = Date.now();
-      Object.assign(pauses, { on: true, skippedMs: 0 });
-      vi.spyOn(Date, 'now').mockImplementation(() => startedAt + pauses.skippedMs);
-    });
-    afterEach(() => {
-      pauses.on = false;
-      vi.restoreAllMocks();
-    });
+    skipPausesInEachTest();
 
     it('returns a finished pipeline after one check, shown as get_pipeline shows it', async () => {
       const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
@@ -376,15 +381,7 @@ describe.shuffle('pipelines, in any order', () => {
 
   describe('wait_until_settled', () => {
     // The same skipped pauses as wait_for_pipeline's; the sandbox's clock stands still, so nothing moves meanwhile.
-    beforeEach(() => {
-      const startedAt = Date.now();
-      Object.assign(pauses, { on: true, skippedMs: 0 });
-      vi.spyOn(Date, 'now').mockImplementation(() => startedAt + pauses.skippedMs);
-    });
-    afterEach(() => {
-      pauses.on = false;
-      vi.restoreAllMocks();
-    });
+    skipPausesInEachTest();
 
     it('answers a finished pipeline of a branch named by id after one check, in words', async () => {
       const [failed] = (await suite.call('list_pipelines', { id: WEB, ref: 'main', status: 'failed' }))

@@ -134,21 +134,20 @@ describe.shuffle('projects, in any order', () => {
       ).map((p) => p.path_with_namespace);
       expect(everything).toEqual(expect.arrayContaining(['acme/handbook', 'bob/scratchpad']));
 
-      const withIssues = (
-        await suite.call('list_projects', { with_issues_enabled: true, all_pages: true }, { as: 'admin' })
-      ).data as Project[];
-      expect(withIssues.map((p) => p.path_with_namespace)).toEqual(
-        everything.filter((path) => path !== 'acme/handbook'),
-      );
-      for (const project of withIssues) expect(project).toMatchObject({ issues_enabled: true });
-
-      const withMergeRequests = (
-        await suite.call('list_projects', { with_merge_requests_enabled: true, all_pages: true }, { as: 'admin' })
-      ).data as Project[];
-      expect(withMergeRequests.map((p) => p.path_with_namespace)).toEqual(
-        everything.filter((path) => path !== 'bob/scratchpad'),
-      );
-      for (const project of withMergeRequests) expect(project).toMatchObject({ merge_requests_enabled: true });
+      // Each feature filter leaves out exactly the one seeded project with that feature turned off.
+      for (const [feature, disabledIn] of [
+        ['issues', 'acme/handbook'],
+        ['merge_requests', 'bob/scratchpad'],
+      ] as const) {
+        const enabled = (
+          await suite.call('list_projects', { [`with_${feature}_enabled`]: true, all_pages: true }, { as: 'admin' })
+        ).data as Project[];
+        expect(
+          enabled.map((p) => p.path_with_namespace),
+          feature,
+        ).toEqual(everything.filter((path) => path !== disabledIn));
+        for (const project of enabled) expect(project).toMatchObject({ [`${feature}_enabled`]: true });
+      }
     });
 
     it('orders by ID, ascending or descending as asked', async () => {

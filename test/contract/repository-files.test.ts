@@ -33,51 +33,42 @@ describe.shuffle('repository-files, in any order', () => {
       '/projects/acme%2Fplatform%2Fpayments-api/repository/files/docs%2Frun%20books%2Fon%20call%20notes.md';
     const first = '# On call\n\nPage the payments team.\n';
     const second = '# On call\n\nPage the payments team.\nThen open an incident.\n';
+    // The one create_file input of this describe: the set-ups and the create test make the same file.
+    const createInput = (branch: string) => ({
+      id: PAYMENTS,
+      file_path: filePath,
+      branch,
+      start_branch: 'main',
+      content: first,
+      commit_message: 'Add on-call notes',
+      author_name: 'Pager Bot',
+      author_email: 'pager@acme.example',
+    });
+    // An update_file of the file on `branch` to `content`, made against the commit `lastCommitId`.
+    const updateInput = (branch: string, lastCommitId: string, content = second, message = 'Mention incidents') => ({
+      id: PAYMENTS,
+      file_path: filePath,
+      branch,
+      content,
+      commit_message: message,
+      last_commit_id: lastCommitId,
+    });
     // Each test makes the file on a branch of its own from main (the same path), at the stage it starts from.
     const withFile = async (): Promise<string> => {
       const branch = suite.freshName('on-call');
-      await suite.data('create_file', {
-        id: PAYMENTS,
-        file_path: filePath,
-        branch,
-        start_branch: 'main',
-        content: first,
-        commit_message: 'Add on-call notes',
-        author_name: 'Pager Bot',
-        author_email: 'pager@acme.example',
-      });
+      await suite.data('create_file', createInput(branch));
       return branch;
     };
     const withUpdatedFile = async (): Promise<{ branch: string; before: FileRecord }> => {
       const branch = await withFile();
       const before = await suite.data<FileRecord>('get_file', { id: PAYMENTS, file_path: filePath, ref: branch });
-      await suite.data('update_file', {
-        id: PAYMENTS,
-        file_path: filePath,
-        branch,
-        content: second,
-        commit_message: 'Mention incidents',
-        last_commit_id: before.last_commit_id,
-      });
+      await suite.data('update_file', updateInput(branch, before.last_commit_id));
       return { branch, before };
     };
 
     it('creates the file as one commit', async () => {
       const branch = suite.freshName('on-call');
-      const result = await suite.call(
-        'create_file',
-        {
-          id: PAYMENTS,
-          file_path: filePath,
-          branch,
-          start_branch: 'main',
-          content: first,
-          commit_message: 'Add on-call notes',
-          author_name: 'Pager Bot',
-          author_email: 'pager@acme.example',
-        },
-        { as: 'maintainer' },
-      );
+      const result = await suite.call('create_file', createInput(branch), { as: 'maintainer' });
       expect(result.status).toBe(201);
       expect(result.data).toEqual({ file_path: filePath, branch });
       expect(suite.requests().at(-1)).toMatchObject({ method: 'POST', path: encodedPath, status: 201 });
@@ -108,34 +99,14 @@ describe.shuffle('repository-files, in any order', () => {
     it('updates it with the last_commit_id it read, and refuses a stale one', async () => {
       const branch = await withFile();
       const written = await suite.data<FileRecord>('get_file', { id: PAYMENTS, file_path: filePath, ref: branch });
-      const result = await suite.call(
-        'update_file',
-        {
-          id: PAYMENTS,
-          file_path: filePath,
-          branch,
-          content: second,
-          commit_message: 'Mention incidents',
-          last_commit_id: written.last_commit_id,
-        },
-        { as: 'maintainer' },
-      );
+      const result = await suite.call('update_file', updateInput(branch, written.last_commit_id), { as: 'maintainer' });
       expect(result.status).toBe(200);
       expect(result.data).toEqual({ file_path: filePath, branch });
 
       const stale = await suite
-        .call(
-          'update_file',
-          {
-            id: PAYMENTS,
-            file_path: filePath,
-            branch,
-            content: 'overwrite\n',
-            commit_message: 'Stale edit',
-            last_commit_id: written.last_commit_id,
-          },
-          { as: 'maintainer' },
-        )
+        .call('update_file', updateInput(branch, written.last_commit_id, 'overwrite\n', 'Stale edit'), {
+          as: 'maintainer',
+        })
         .catch((e: unknown) => e);
       expect(stale).toBeInstanceOf(ApiError);
       expect((stale as ApiError).status).toBe(400);

@@ -58,6 +58,12 @@ const branchesNamed = async (branch: string) =>
   (await suite.data<Array<{ name: string }>>('list_branches', { id: WEB, search: branch })).filter(
     (b) => b.name === branch,
   );
+const VALIDATION_FAILED = '{"message":["Validation failed"]}';
+/** The next `method` request to acme/web's `tail` (after /projects/:id) fails with `status` and `body`. */
+function failWebRequest(method: string, tail: string, status: number, body?: string): void {
+  const path = `/projects/${encodeURIComponent(WEB)}${tail}`;
+  suite.sandbox.faults.add(body === undefined ? { method, path, status } : { method, path, status, body });
+}
 const writesSince = (before: number) =>
   suite
     .requests()
@@ -336,12 +342,7 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     it('a merge request the service refuses deletes the branch and its revert again, and says so', async () => {
       const docs = await commitTitled('Document the deploy steps [ci skip]');
       const branch = `revert-${docs.id.slice(0, 8)}`;
-      suite.sandbox.faults.add({
-        method: 'POST',
-        path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
-        status: 422,
-        body: '{"message":["Validation failed"]}',
-      });
+      failWebRequest('POST', '/merge_requests', 422, VALIDATION_FAILED);
       const refused = await suite.refusal(NAME, { id: WEB, sha: docs.id });
       expect(refused.message).toContain(
         `opening the merge request failed and the branch ${branch} it had made was deleted again, so nothing is left`,
@@ -349,11 +350,7 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
       expect(await branchesNamed(branch)).toEqual([]);
 
       // Its answer lost (a 502): none was made, so the branch goes too and the outcome is known — nothing.
-      suite.sandbox.faults.add({
-        method: 'POST',
-        path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
-        status: 502,
-      });
+      failWebRequest('POST', '/merge_requests', 502);
       const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
       expect(lost.kind).toBe('refused');
       expect(lost.message).toMatch(
@@ -368,17 +365,8 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     it('says exactly what is left when the branch cannot be deleted either', async () => {
       const docs = await commitTitled('Document the deploy steps [ci skip]');
       const branch = `revert-${docs.id.slice(0, 8)}`;
-      suite.sandbox.faults.add({
-        method: 'POST',
-        path: `/projects/${encodeURIComponent(WEB)}/merge_requests`,
-        status: 422,
-        body: '{"message":["Validation failed"]}',
-      });
-      suite.sandbox.faults.add({
-        method: 'DELETE',
-        path: `/projects/${encodeURIComponent(WEB)}/repository/branches/${branch}`,
-        status: 500,
-      });
+      failWebRequest('POST', '/merge_requests', 422, VALIDATION_FAILED);
+      failWebRequest('DELETE', `/repository/branches/${branch}`, 500);
       const refused = await suite.refusal(NAME, { id: WEB, sha: docs.id });
       expect(refused.message).toMatch(
         new RegExp(
@@ -397,11 +385,7 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
       const docs = await commitTitled('Document the deploy steps [ci skip]');
       const branch = `revert-${docs.id.slice(0, 8)}`;
       // The branch is made by the revert commit itself (one push).
-      suite.sandbox.faults.add({
-        method: 'POST',
-        path: `/projects/${encodeURIComponent(WEB)}/repository/commits`,
-        status: 504,
-      });
+      failWebRequest('POST', '/repository/commits', 504);
       const lost = await suite.refusal(NAME, { id: WEB, sha: docs.id });
       expect(lost.kind).toBe('refused');
       expect(lost.message).toMatch(

@@ -44,6 +44,21 @@ async function refusal(name: string, input: Record<string, unknown>, as: Role = 
 const names = (list: ScimList) => list.Resources.map((u) => u.userName);
 const workEmail = (value: string) => [{ type: 'work', value, primary: true }];
 const replace = (path: string, value: string | boolean) => ({ op: 'Replace', path, value });
+/** update_scim_user of the SCIM user `id` of the group with `operations`, as the maintainer. */
+const patchScimUser = (id: string, operations: Array<Record<string, unknown>>) =>
+  suite.call('update_scim_user', { group_path: GROUP, id, Operations: operations }, { as: 'maintainer' });
+/** A valid create_scim_user input but for `changes`; a change to undefined leaves that member out. */
+const scimUserInput = (changes: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries({
+      group_path: GROUP,
+      externalId: 'x',
+      userName: 'x',
+      emails: workEmail('x@y.z'),
+      name: { formatted: 'x', givenName: 'x', familyName: 'x' },
+      ...changes,
+    }).filter(([, value]) => value !== undefined),
+  );
 
 let serial = 0;
 async function provision(extra: Record<string, unknown> = {}): Promise<ScimUser> {
@@ -240,20 +255,12 @@ describe.shuffle('scim, in any order', () => {
   describe('update_scim_user', () => {
     it('replaces the username, name, work e-mail and external id', async () => {
       const user = await provision();
-      const result = await suite.call(
-        'update_scim_user',
-        {
-          group_path: GROUP,
-          id: user.id,
-          Operations: [
-            replace('userName', `${user.userName}-x`),
-            replace('name.formatted', 'Renamed Person'),
-            replace('emails[type eq "work"].value', `${user.userName}@new.example`),
-            replace('externalId', `${user.id}-v2`),
-          ],
-        },
-        { as: 'maintainer' },
-      );
+      const result = await patchScimUser(user.id, [
+        replace('userName', `${user.userName}-x`),
+        replace('name.formatted', 'Renamed Person'),
+        replace('emails[type eq "work"].value', `${user.userName}@new.example`),
+        replace('externalId', `${user.id}-v2`),
+      ]);
       expect(result.status).toBe(204);
       expect(await data<ScimUser>('get_scim_user', { id: `${user.id}-v2` })).toMatchObject({
         userName: `${user.userName}-x`,
@@ -265,18 +272,10 @@ describe.shuffle('scim, in any order', () => {
 
     it("applies Add operations, on the spec's unquoted work e-mail path too", async () => {
       const user = await provision();
-      const result = await suite.call(
-        'update_scim_user',
-        {
-          group_path: GROUP,
-          id: user.id,
-          Operations: [
-            { op: 'Add', path: 'name.formatted', value: 'Added Name' },
-            { op: 'Add', path: 'emails[type eq work].value', value: `${user.userName}@added.example` },
-          ],
-        },
-        { as: 'maintainer' },
-      );
+      const result = await patchScimUser(user.id, [
+        { op: 'Add', path: 'name.formatted', value: 'Added Name' },
+        { op: 'Add', path: 'emails[type eq work].value', value: `${user.userName}@added.example` },
+      ]);
       expect(result.status).toBe(204);
       expect(await data<ScimUser>('get_scim_user', { id: user.id })).toMatchObject({
         name: { formatted: 'Added Name' },
@@ -306,11 +305,7 @@ describe.shuffle('scim, in any order', () => {
       expect(store.findGroup(GROUP)!.members.has(account.id)).toBe(true);
 
       const second = await provision();
-      await suite.call(
-        'update_scim_user',
-        { group_path: GROUP, id: second.id, Operations: [replace('active', 'false')] },
-        { as: 'maintainer' },
-      );
+      await patchScimUser(second.id, [replace('active', 'false')]);
       expect(store.findUser(second.userName)!.identities).toEqual([]);
     });
 
@@ -390,58 +385,24 @@ describe.shuffle('scim, in any order', () => {
   describe('bad input', () => {
     suite.badInputCases([
       ['a fractional count', 'list_scim_users', { group_path: GROUP, count: 1.5 }, 'count'],
-      [
-        'a create without e-mails',
-        'create_scim_user',
-        {
-          group_path: GROUP,
-          externalId: 'x',
-          userName: 'x',
-          name: { formatted: 'x', givenName: 'x', familyName: 'x' },
-        },
-        'emails',
-      ],
+      ['a create without e-mails', 'create_scim_user', scimUserInput({ emails: undefined }), 'emails'],
       [
         'e-mails without the work one',
         'create_scim_user',
-        {
-          group_path: GROUP,
-          externalId: 'x',
-          userName: 'x',
-          emails: [{ type: 'home', value: 'x@y.z' }],
-          name: { formatted: 'x', givenName: 'x', familyName: 'x' },
-        },
+        scimUserInput({ emails: [{ type: 'home', value: 'x@y.z' }] }),
         'emails',
       ],
       [
         'a misspelt e-mail member',
         'create_scim_user',
-        {
-          group_path: GROUP,
-          externalId: 'x',
-          userName: 'x',
-          emails: [{ type: 'work', adress: 'x@y.z' }],
-          name: { formatted: 'x', givenName: 'x', familyName: 'x' },
-        },
+        scimUserInput({ emails: [{ type: 'work', adress: 'x@y.z' }] }),
         'emails.0',
       ],
-      [
-        'a name without its parts',
-        'create_scim_user',
-        { group_path: GROUP, externalId: 'x', userName: 'x', emails: workEmail('x@y.z'), name: { formatted: 'x' } },
-        'name.givenName',
-      ],
+      ['a name without its parts', 'create_scim_user', scimUserInput({ name: { formatted: 'x' } }), 'name.givenName'],
       [
         'a meta of another resource type',
         'create_scim_user',
-        {
-          group_path: GROUP,
-          externalId: 'x',
-          userName: 'x',
-          emails: workEmail('x@y.z'),
-          name: { formatted: 'x', givenName: 'x', familyName: 'x' },
-          meta: { resourceType: 'Group' },
-        },
+        scimUserInput({ meta: { resourceType: 'Group' } }),
         'meta.resourceType',
       ],
       [

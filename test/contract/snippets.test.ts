@@ -30,6 +30,10 @@ const seededTitles = async (id: string, as: Role) =>
   (await titles(id, as)).filter((title) => seededSnippets.has(title));
 
 /** The id of a seeded snippet, read as its author (who sees it whatever its visibility). */
+/** A snippet of acme/web made by the developer (its author) with `fields`; its data. */
+const developersSnippet = (fields: { title: string; file_name: string; content: string; visibility: string }) =>
+  suite.data<Snippet>('create_snippet', { id: WEB, ...fields }, 'developer');
+
 async function seeded(title: string, project = WEB, as: Role = 'admin'): Promise<number> {
   const found = (await suite.data<Snippet[]>('list_snippets', { id: project }, as)).find((s) => s.title === title);
   expect(found, title).toBeDefined();
@@ -168,13 +172,12 @@ describe.shuffle('snippets, in any order', () => {
     });
 
     it('lets the author or a maintainer change every field, and no one else', async () => {
-      const id = (
-        await suite.data<Snippet>(
-          'create_snippet',
-          { id: WEB, title: 'Old', file_name: 'a.txt', content: 'one', visibility: 'internal' },
-          'developer',
-        )
-      ).id;
+      const { id } = await developersSnippet({
+        title: 'Old',
+        file_name: 'a.txt',
+        content: 'one',
+        visibility: 'internal',
+      });
       const changed = await suite.data<Snippet>(
         'update_snippet',
         {
@@ -211,13 +214,7 @@ describe.shuffle('snippets, in any order', () => {
     });
 
     it('deletes with 204, then answers 404; refuses who may not', async () => {
-      const id = (
-        await suite.data<Snippet>(
-          'create_snippet',
-          { id: WEB, title: 'Temp', file_name: 't.txt', content: 'x', visibility: 'public' },
-          'developer',
-        )
-      ).id;
+      const { id } = await developersSnippet({ title: 'Temp', file_name: 't.txt', content: 'x', visibility: 'public' });
       expect((await suite.refusal('delete_snippet', { id: WEB, snippet_id: id }, 'reporter')).status).toBe(403);
       expect((await suite.refusal('delete_snippet', { id: WEB, snippet_id: id }, 'anonymous')).status).toBe(401);
       const deleted = await suite.call('delete_snippet', { id: WEB, snippet_id: id }, { as: 'maintainer' });
@@ -234,11 +231,7 @@ describe.shuffle('snippets, in any order', () => {
 
   describe('user agent detail', () => {
     it('shows administrators where a snippet was created from', async () => {
-      const created = await suite.data<Snippet>(
-        'create_snippet',
-        { id: WEB, title: 'UA', file_name: 'ua.txt', content: 'x', visibility: 'public' },
-        'developer',
-      );
+      const created = await developersSnippet({ title: 'UA', file_name: 'ua.txt', content: 'x', visibility: 'public' });
       expect(await suite.data('get_snippet_user_agent_detail', { id: WEB, snippet_id: created.id }, 'admin')).toEqual({
         user_agent: 'forgeops',
         ip_address: '127.0.0.1',

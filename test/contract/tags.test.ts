@@ -2,8 +2,7 @@
 // project's git repository with their release, create (annotated with a message) and delete, permissions and policy.
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/operations/index.js';
-import { validateInput } from '../../src/operations/engine/validate.js';
-import { decide } from '../../src/policy/policy.js';
+import { policyKind } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('tags');
@@ -139,14 +138,10 @@ describe.shuffle('tags, in any order', () => {
 
   describe('policy', () => {
     it('asks before delete_tag and runs the others', () => {
-      const kind = (name: string, raw: Record<string, unknown>) => {
-        const op = suite.operation(name);
-        return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
-      };
-      expect(kind('delete_tag', { id: WEB, tag_name: 'v1.0.0' })).toBe('approve');
-      expect(kind('create_tag', { id: WEB, tag_name: 'x', ref: 'main' })).toBe('run');
-      expect(kind('list_tags', { id: WEB })).toBe('run');
-      expect(kind('get_tag', { id: WEB, tag_name: 'v1.0.0' })).toBe('run');
+      expect(policyKind(suite, 'delete_tag', { id: WEB, tag_name: 'v1.0.0' })).toBe('approve');
+      expect(policyKind(suite, 'create_tag', { id: WEB, tag_name: 'x', ref: 'main' })).toBe('run');
+      expect(policyKind(suite, 'list_tags', { id: WEB })).toBe('run');
+      expect(policyKind(suite, 'get_tag', { id: WEB, tag_name: 'v1.0.0' })).toBe('run');
     });
   });
 });

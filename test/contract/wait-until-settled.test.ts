@@ -9,12 +9,12 @@ import { executeOperation } from '../../src/operations/engine/execute.js';
 import { InputError, validateInput } from '../../src/operations/engine/validate.js';
 import type { SettleAnswer } from '../../src/operations/composed/wait-until-settled.js';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
+import { commitsOf, commitTitled, TIME_ZONE_CULPRIT } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite();
 const WEB = 'acme/web';
 const NAME = 'wait_until_settled';
-const CULPRIT = "Show order dates in the store's time zone";
 
 /**
  * The wait's pauses, skipped instead of slept while `on`, each moving the sandbox's clock on by `sandboxMs` (its runner
@@ -167,12 +167,7 @@ describe('wait_until_settled', { shuffle: false }, () => {
   });
 
   it('follows a merge request set to merge when its pipeline passes through the merge to main green', async () => {
-    const commits = await suite.data<Array<{ id: string; title: string }>>('list_commits', {
-      id: WEB,
-      ref_name: 'main',
-      all_pages: true,
-    });
-    const culprit = commits.find((c) => c.title === CULPRIT)!;
+    const culprit = commitTitled(await commitsOf(suite, WEB), TIME_ZONE_CULPRIT);
     const made = await suite.data<{ merge_request: { iid: number } }>('revert_as_merge_request', {
       id: WEB,
       sha: culprit.id,

@@ -1,0 +1,63 @@
+// Small builders the contract suites share: the seeded commits of a branch, looked up as a front end would.
+import { validateInput } from '../../src/operations/engine/validate.js';
+import { decide } from '../../src/policy/policy.js';
+import type { ContractSuite, Role } from './harness.js';
+
+/** bob's seeded commit on acme/web's main that turns its pipelines red; reverting it makes main pass again. */
+export const TIME_ZONE_CULPRIT = "Show order dates in the store's time zone";
+
+export interface CommitSummary {
+  id: string;
+  title: string;
+}
+
+/** The commits of `project`'s `ref` (default main), newest first, every page. */
+export function commitsOf(suite: ContractSuite, project: string, ref = 'main'): Promise<CommitSummary[]> {
+  return suite.data<CommitSummary[]>('list_commits', { id: project, ref_name: ref, all_pages: true });
+}
+
+/** The commit titled `title` among `commits`; throws (failing the test) when none is, naming it. */
+export function commitTitled(commits: CommitSummary[], title: string): CommitSummary {
+  const found = commits.find((commit) => commit.title === title);
+  if (!found) throw new Error(`no commit titled ${JSON.stringify(title)}`);
+  return found;
+}
+
+/** What issues and merge requests both carry as their lists answer them; each suite adds its own fields. */
+export interface ListedWorkItem {
+  iid: number;
+  title: string;
+  description: string;
+  state: string;
+  labels: Array<string | { name: string }>;
+  milestone: { title: string } | null;
+  author: { username: string };
+  assignees: Array<{ username: string }>;
+  upvotes: number;
+  created_at: string;
+  updated_at: string;
+  references: { short: string; relative: string; full: string };
+}
+
+/** The item's label names, lower-cased, whether the list answered plain names or label objects. */
+export const labelNames = (item: Pick<ListedWorkItem, 'labels'>) =>
+  item.labels.map((label) => (typeof label === 'string' ? label : label.name).toLowerCase());
+
+/** The sandbox's id of the seeded user `username`. */
+export const seededUserId = (suite: ContractSuite, username: string) => suite.sandbox.store.findUser(username)!.id;
+
+/** A list operation's first hundred results for `input`, asked as `as` (default the maintainer). */
+export async function firstHundred<T>(
+  suite: ContractSuite,
+  name: string,
+  input: Record<string, unknown>,
+  as: Role = 'maintainer',
+): Promise<T[]> {
+  return (await suite.call(name, { per_page: 100, ...input }, { as })).data as T[];
+}
+
+/** What the policy decides for operation `name` with `raw` on a writable connection: 'run', 'approve' or 'refuse'. */
+export function policyKind(suite: ContractSuite, name: string, raw: Record<string, unknown>) {
+  const op = suite.operation(name);
+  return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
+}
