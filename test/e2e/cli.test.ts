@@ -74,7 +74,7 @@ describe('forgeops mcp --toolsets', () => {
     const out = run(['mcp', '--toolsets', 'pipelines,rockets']);
     expect(out.status).toBe(2);
     expect(out.stderr).toMatch(
-      /forgeops: unknown toolset\(s\) rockets \(FORGEOPS_TOOLSETS or --toolsets\); known: default, all, meta, repository_files,/,
+      /forgeops: unknown toolset\(s\) rockets \(FORGEOPS_TOOLSETS or --toolsets\); known: default, all, meta, application_settings, audit_events,/,
     );
     const tools = run(['mcp'], { FORGEOPS_TOOLS: 'retry_pipelines' });
     expect(tools.status).toBe(2);
