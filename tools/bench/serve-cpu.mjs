@@ -9,7 +9,7 @@
 import { numbers, smoke } from './args.mjs';
 import {
   cleanup,
-  dispatcher,
+  runBench,
   dropConnections,
   loadOnServe,
   startChild,
@@ -72,16 +72,4 @@ async function main() {
   );
 }
 
-main().then(
-  async () => {
-    clearTimeout(overall);
-    // destroy, not close: every server is stopped by now, and close would wait out the idle sockets.
-    await dispatcher.destroy();
-    await cleanup();
-  },
-  async (error) => {
-    console.error(`serve-cpu bench failed: ${error.stack ?? error}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench('serve-cpu', main, overall);

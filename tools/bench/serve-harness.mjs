@@ -216,3 +216,22 @@ export async function loadOnServe(url, pids, { sessions, calls, client = session
   const cpuMs = stats.reduce((sum, s, i) => sum + s.cpuMs - before[i], 0);
   return { ...run, cpuMsPerCall: cpuMs / run.calls, peakRssMiB: Math.max(...stats.map((s) => s.peakRssMiB)) };
 }
+
+/**
+ * Runs a bench's main to its end: then the overall timer is cleared and every server stopped (the pool destroyed, not
+ * closed: close would wait out the idle sockets); a failure is said, named, and exits 1.
+ */
+export function runBench(name, main, overall) {
+  main().then(
+    async () => {
+      clearTimeout(overall);
+      await dispatcher.destroy();
+      await cleanup();
+    },
+    async (error) => {
+      console.error(`${name} bench failed: ${error.stack ?? error}`);
+      await cleanup();
+      process.exit(1);
+    },
+  );
+}

@@ -15,6 +15,7 @@ import { request } from 'undici';
 import { numbers, smoke } from './args.mjs';
 import {
   cleanup,
+  runBench,
   directCall,
   dispatcher,
   freePort,
@@ -173,16 +174,4 @@ async function main() {
   );
 }
 
-main().then(
-  async () => {
-    clearTimeout(overall);
-    // destroy, not close: every server is stopped by now, and close would wait out the idle sockets.
-    await dispatcher.destroy();
-    await cleanup();
-  },
-  async (error) => {
-    console.error(`sessions bench failed: ${error.stack ?? error}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench('sessions', main, overall);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { numbers, smoke } from './args.mjs';
 import {
   cleanup,
-  dispatcher,
+  runBench,
   dropConnections,
   freePort,
   loadOnServe,
@@ -274,15 +274,4 @@ async function main() {
   }
 }
 
-main().then(
-  async () => {
-    clearTimeout(overall);
-    await dispatcher.destroy();
-    await cleanup();
-  },
-  async (error) => {
-    console.error(`sign-in bench failed: ${error.stack ?? error}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench('sign-in', main, overall);
