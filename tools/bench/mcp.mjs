@@ -200,6 +200,26 @@ async function startSandbox() {
   });
 }
 
+/** What forgeops mcp is started with against the bench's service: only PATH and HOME of this environment. */
+function forgeopsEnvFor(service) {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CODEHOST_URL: service.url,
+    CODEHOST_TOKEN: service.token,
+    FORGEOPS_LOG_LEVEL: 'warn',
+  };
+}
+
+/** The call every first-call measure makes: list_pipelines of acme/web, which must succeed. */
+async function callListPipelines(server) {
+  const { message } = await server.request('tools/call', {
+    name: 'list_pipelines',
+    arguments: { id: 'acme/web', per_page: 20 },
+  });
+  if (message.result.isError) throw new Error(`list_pipelines failed: ${message.result.content[0]?.text}`);
+}
+
 /** One cell of the sandbox's accounts table: the row starting with `role`, under the header `column`. */
 function columnOf(table, role, column) {
   const lines = table.split('\n');
@@ -212,13 +232,7 @@ function columnOf(table, role, column) {
 
 // ---- the measurements ----
 async function measureStartup(service) {
-  const forgeopsEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    CODEHOST_URL: service.url,
-    CODEHOST_TOKEN: service.token,
-    FORGEOPS_LOG_LEVEL: 'warn',
-  };
+  const forgeopsEnv = forgeopsEnvFor(service);
   const baselineEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
   const samples = { bare: [], baseline: [], forgeops: [], baselineRss: [], forgeopsRss: [] };
   let toolCount = 0;
@@ -243,14 +257,7 @@ async function measureStartup(service) {
 async function measureListSizes(service) {
   const rows = [];
   for (const preset of [undefined, ...PRESETS]) {
-    const env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      CODEHOST_URL: service.url,
-      CODEHOST_TOKEN: service.token,
-      FORGEOPS_LOG_LEVEL: 'warn',
-      ...(preset ? { FORGEOPS_TOOLSETS: preset } : {}),
-    };
+    const env = { ...forgeopsEnvFor(service), ...(preset ? { FORGEOPS_TOOLSETS: preset } : {}) };
     const label = preset ?? '(unset)';
     try {
       const { line, tools } = await startAndList([cliPath, 'mcp'], env);
@@ -272,13 +279,7 @@ async function measureListSizes(service) {
  * `thinkMs` (a model choosing the tool). The registry loads in the background once tools/list is answered.
  */
 async function measureFirstCall(service, thinkMs) {
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    CODEHOST_URL: service.url,
-    CODEHOST_TOKEN: service.token,
-    FORGEOPS_LOG_LEVEL: 'warn',
-  };
+  const env = forgeopsEnvFor(service);
   const server = spawnServer([cliPath, 'mcp'], env);
   try {
     await server.request('initialize', INITIALIZE);
@@ -286,11 +287,7 @@ async function measureFirstCall(service, thinkMs) {
     await server.request('tools/list', {});
     if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs));
     const started = process.hrtime.bigint();
-    const { message } = await server.request('tools/call', {
-      name: 'list_pipelines',
-      arguments: { id: 'acme/web', per_page: 20 },
-    });
-    if (message.result.isError) throw new Error(`list_pipelines failed: ${message.result.content[0]?.text}`);
+    await callListPipelines(server);
     return Number(process.hrtime.bigint() - started) / 1e6;
   } finally {
     await server.close();
@@ -299,13 +296,7 @@ async function measureFirstCall(service, thinkMs) {
 
 /** The same list_pipelines request, through forgeops mcp and directly with undici, interleaved so both see the same machine. */
 async function measureCallOverhead(service) {
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    CODEHOST_URL: service.url,
-    CODEHOST_TOKEN: service.token,
-    FORGEOPS_LOG_LEVEL: 'warn',
-  };
+  const env = forgeopsEnvFor(service);
   const server = spawnServer([cliPath, 'mcp'], env);
   const pool = new Pool(service.url, { connections: 1 });
   const args = { id: 'acme/web', per_page: 20 };
@@ -379,11 +370,7 @@ async function startListAndCall(args, env) {
     server.notify('notifications/initialized');
     await server.request('tools/list');
     const calling = process.hrtime.bigint();
-    const { message } = await server.request('tools/call', {
-      name: 'list_pipelines',
-      arguments: { id: 'acme/web', per_page: 20 },
-    });
-    if (message.result.isError) throw new Error(`list_pipelines failed: ${message.result.content[0]?.text}`);
+    await callListPipelines(server);
     const done = process.hrtime.bigint();
     return { ms: Number(done - started) / 1e6, callMs: Number(done - calling) / 1e6 };
   } finally {
@@ -393,13 +380,7 @@ async function startListAndCall(args, env) {
 
 /** startListAndCall for forgeops mcp and for the one-tool server whose tool makes the request with undici, interleaved. */
 async function measureSpawnToFirstCall(service) {
-  const forgeopsEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    CODEHOST_URL: service.url,
-    CODEHOST_TOKEN: service.token,
-    FORGEOPS_LOG_LEVEL: 'warn',
-  };
+  const forgeopsEnv = forgeopsEnvFor(service);
   const baselineEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
