@@ -150,14 +150,19 @@ function rssMiB(pid) {
   }
 }
 
+/** The handshake a client makes, then its tools/list: the list's answer. */
+async function initializeAndList(server) {
+  await server.request('initialize', INITIALIZE);
+  server.notify('notifications/initialized');
+  return server.request('tools/list');
+}
+
 /** spawn → initialize → tools/list answered: the ms, the answer, and the peak RSS right after it. */
 async function startAndList(args, env) {
   const started = process.hrtime.bigint();
   const server = spawnServer(args, env);
   try {
-    await server.request('initialize', INITIALIZE);
-    server.notify('notifications/initialized');
-    const list = await server.request('tools/list');
+    const list = await initializeAndList(server);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     return { ms, rssMiB: peakRssMiB(server.child.pid), line: list.line, tools: list.message.result.tools };
   } finally {
@@ -282,9 +287,7 @@ async function measureFirstCall(service, thinkMs) {
   const env = forgeopsEnvFor(service);
   const server = spawnServer([cliPath, 'mcp'], env);
   try {
-    await server.request('initialize', INITIALIZE);
-    server.notify('notifications/initialized');
-    await server.request('tools/list', {});
+    await initializeAndList(server);
     if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs));
     const started = process.hrtime.bigint();
     await callListPipelines(server);
@@ -366,9 +369,7 @@ async function startListAndCall(args, env) {
   const started = process.hrtime.bigint();
   const server = spawnServer(args, env);
   try {
-    await server.request('initialize', INITIALIZE);
-    server.notify('notifications/initialized');
-    await server.request('tools/list');
+    await initializeAndList(server);
     const calling = process.hrtime.bigint();
     await callListPipelines(server);
     const done = process.hrtime.bigint();
