@@ -80,6 +80,26 @@ const ACTION_KINDS: readonly FileActionKind[] = ['create', 'update', 'delete', '
 // Writes to one repository queue behind each other, so two commits never read the same parent and race.
 const writeQueues = new Map<string, Promise<unknown>>();
 
+const FULL_SHA = /^[0-9a-f]{40}$/;
+/**
+ * How many answers a repository remembers of each kind that never changes once read (a commit's record, a commit's
+ * files, the last commit to touch a path from a given commit): a commit is immutable, so a page of branches, jobs or
+ * pipelines that shows the same commits again asks git once. Past the limit the memo starts over (bounded memory).
+ */
+const MEMO_LIMIT = 2048;
+
+/** Answers by key, forgotten all at once when full. */
+class Memo<V> {
+  private readonly answers = new Map<string, V>();
+  get(key: string): V | undefined {
+    return this.answers.get(key);
+  }
+  set(key: string, value: V): void {
+    if (this.answers.size >= MEMO_LIMIT) this.answers.clear();
+    this.answers.set(key, value);
+  }
+}
+
 function withWriteLock<T>(key: string, work: () => Promise<T>): Promise<T> {
   const previous = writeQueues.get(key) ?? Promise.resolve();
   const next = previous.then(work, work);
@@ -245,6 +265,11 @@ export class GitRepo {
   /** Who is told of every branch this repository moves (the sandbox's runner starts a pipeline); the seed tells none. */
   onBranchMoved?: BranchMovedListener;
 
+  /** What this repository already read of immutable things, by full commit SHA (each run of git costs a process). */
+  private readonly commits = new Memo<GitCommitInfo>();
+  private readonly files = new Memo<ReadonlyMap<string, TreeFile>>();
+  private readonly lastCommits = new Memo<string | null>();
+
   /** borrowedObjects: another repository's object directory git may read from (see borrowingFrom). */
   private constructor(
     readonly dir: string,
@@ -396,24 +421,27 @@ export class GitRepo {
     return refNameProblem(name) === null && (await this.refTarget(`refs/tags/${name}`)) !== null;
   }
 
-  /** Commit records for full SHAs, in the order given (one git process). Unknown SHAs → GitNotFoundError. */
+  /** Commit records for full SHAs, in the order given (one git process for those not read before). Unknown SHAs → GitNotFoundError. */
   async getCommits(shas: readonly string[]): Promise<GitCommitInfo[]> {
     if (shas.length === 0) return [];
     for (const sha of shas) {
-      if (!/^[0-9a-f]{40}$/.test(sha)) throw new GitNotFoundError(`404 Commit Not Found: ${sha}`);
+      if (!FULL_SHA.test(sha)) throw new GitNotFoundError(`404 Commit Not Found: ${sha}`);
     }
-    let output: Buffer;
-    try {
-      ({ stdout: output } = await this.run(['log', '--no-walk=unsorted', '-z', COMMIT_LOG_FORMAT, '--stdin'], {
-        input: `${[...new Set(shas)].join('\n')}\n`,
-      }));
-    } catch (error) {
-      if (error instanceof GitCommandError) throw new GitNotFoundError('404 Commit Not Found');
-      throw error;
+    const unread = [...new Set(shas.filter((sha) => this.commits.get(sha) === undefined))];
+    if (unread.length > 0) {
+      let output: Buffer;
+      try {
+        ({ stdout: output } = await this.run(['log', '--no-walk=unsorted', '-z', COMMIT_LOG_FORMAT, '--stdin'], {
+          input: `${unread.join('\n')}\n`,
+        }));
+      } catch (error) {
+        if (error instanceof GitCommandError) throw new GitNotFoundError('404 Commit Not Found');
+        throw error;
+      }
+      for (const commit of parseCommitLog(output)) this.commits.set(commit.id, commit);
     }
-    const byId = new Map(parseCommitLog(output).map((commit) => [commit.id, commit]));
     return shas.map((sha) => {
-      const commit = byId.get(sha);
+      const commit = this.commits.get(sha);
       if (!commit) throw new GitNotFoundError(`404 Commit Not Found: ${sha}`);
       return commit;
     });
@@ -475,8 +503,10 @@ export class GitRepo {
     return objects;
   }
 
-  /** Every file of a commit's tree: path → mode and blob id. */
+  /** Every file of a commit's tree: path → mode and blob id (a copy: the caller may change it). */
   async listFiles(commitSha: string): Promise<Map<string, TreeFile>> {
+    const known = FULL_SHA.test(commitSha) ? this.files.get(commitSha) : undefined;
+    if (known) return new Map(known);
     const { stdout } = await this.run(['ls-tree', '-r', '-z', '--full-tree', commitSha]);
     const files = new Map<string, TreeFile>();
     for (const record of stdout.toString('utf8').split('\0')) {
@@ -485,13 +515,19 @@ export class GitRepo {
       const [mode, , oid] = record.slice(0, tab).split(' ');
       files.set(record.slice(tab + 1), { mode, oid });
     }
+    if (FULL_SHA.test(commitSha)) this.files.set(commitSha, new Map(files));
     return files;
   }
 
   /** The last commit reachable from commitSha that changed path, or null. */
   async lastCommitFor(commitSha: string, filePath: string): Promise<string | null> {
+    const key = `${commitSha}\0${filePath}`;
+    const known = FULL_SHA.test(commitSha) ? this.lastCommits.get(key) : undefined;
+    if (known !== undefined) return known;
     const sha = await this.text(['log', '-1', '--format=%H', commitSha, '--', filePath]);
-    return sha === '' ? null : sha;
+    const last = sha === '' ? null : sha;
+    if (FULL_SHA.test(commitSha)) this.lastCommits.set(key, last);
+    return last;
   }
 
   /** Writes content as a loose blob object (in-process: no git process per file) and returns its id. */
