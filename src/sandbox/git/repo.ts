@@ -5,6 +5,7 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { COMMIT_LOG_FORMAT, parseCommitLog, type GitCommitInfo } from './commit-format.js';
 import { GitActionError, GitNotFoundError } from './errors.js';
+import { forgetRefs, mayMoveRefs, untilRefsMove } from './ref-memo.js';
 import { GitCommandError, runGit, type RunOptions, type RunResult } from './run.js';
 
 export type { GitCommitInfo } from './commit-format.js';
@@ -87,6 +88,15 @@ const FULL_SHA = /^[0-9a-f]{40}$/;
  * pipelines that shows the same commits again asks git once. Past the limit the memo starts over (bounded memory).
  */
 const MEMO_LIMIT = 2048;
+
+/**
+ * A branch or tag: the object it names and the commit that object is (itself, or what an annotated tag points at);
+ * commit null when it is no commit (a tag of a tree), undefined when git must peel it (a tag of a tag).
+ */
+interface RefEntry {
+  target: string;
+  commit: string | null | undefined;
+}
 
 /** Answers by key, forgotten all at once when full. */
 class Memo<V> {
@@ -282,6 +292,8 @@ export class GitRepo {
     const absolute = path.resolve(dir);
     await mkdir(absolute, { recursive: true });
     await runGit(null, ['init', '--quiet', '--bare', `--initial-branch=${options.defaultBranch}`, absolute]);
+    // A directory used before (a project deleted and made again) must not answer with its old refs.
+    forgetRefs(absolute);
     return new GitRepo(absolute);
   }
 
@@ -291,15 +303,52 @@ export class GitRepo {
     await stat(path.join(absolute, 'HEAD')).catch(() => {
       throw new GitNotFoundError(`no git repository at ${absolute}`);
     });
+    forgetRefs(absolute);
     return new GitRepo(absolute);
   }
 
   /** Runs a git command in this repository. */
-  run(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-    if (this.borrowedObjects === null) return runGit(this.dir, args, options);
-    return runGit(this.dir, args, {
-      ...options,
-      env: { ...options.env, GIT_ALTERNATE_OBJECT_DIRECTORIES: this.borrowedObjects },
+  async run(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+    const borrowing =
+      this.borrowedObjects === null
+        ? options
+        : { ...options, env: { ...options.env, GIT_ALTERNATE_OBJECT_DIRECTORIES: this.borrowedObjects } };
+    if (!mayMoveRefs(args)) return runGit(this.dir, args, borrowing);
+    // What the refs said is forgotten before the command (a read meanwhile is not remembered) and after it.
+    forgetRefs(this.dir);
+    try {
+      return await runGit(this.dir, args, borrowing);
+    } finally {
+      forgetRefs(this.dir);
+    }
+  }
+
+  /** Every branch and tag by full name, read with one git process until a ref moves. */
+  private refs(): Promise<Map<string, RefEntry>> {
+    return untilRefsMove(this.dir, 'refs', async () => {
+      const { stdout } = await this.run([
+        'for-each-ref',
+        '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)',
+        'refs/heads/',
+        'refs/tags/',
+      ]);
+      const refs = new Map<string, RefEntry>();
+      for (const line of stdout.toString('utf8').split('\n')) {
+        if (line === '') continue;
+        const [name, target, type, peeled, peeledType] = line.split('\0');
+        const commit =
+          type === 'commit'
+            ? target
+            : type !== 'tag'
+              ? null
+              : peeledType === 'tag'
+                ? undefined
+                : peeledType === 'commit'
+                  ? peeled
+                  : null;
+        refs.set(name, { target, commit });
+      }
+      return refs;
     });
   }
 
@@ -323,16 +372,18 @@ export class GitRepo {
 
   /** The branch HEAD points at (the project's default branch). */
   defaultBranch(): Promise<string> {
-    return this.text(['symbolic-ref', '--short', 'HEAD']);
+    return untilRefsMove(this.dir, 'HEAD', () => this.text(['symbolic-ref', '--short', 'HEAD']));
   }
 
   /** True until the first commit lands on any branch. */
   async isEmpty(): Promise<boolean> {
-    return (await this.text(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads'])) === '';
+    for (const name of (await this.refs()).keys()) if (name.startsWith('refs/heads/')) return false;
+    return true;
   }
 
   /** The SHA a full ref name points at, or null. */
   async refTarget(fullRef: string): Promise<string | null> {
+    if (/^refs\/(?:heads|tags)\//.test(fullRef)) return (await this.refs()).get(fullRef)?.target ?? null;
     const { stdout } = await this.run(['rev-parse', '--verify', '--quiet', '--end-of-options', fullRef], {
       okCodes: [1],
     });
@@ -365,38 +416,56 @@ export class GitRepo {
       if (HEX_SHA.test(ref) || ref === 'HEAD') candidates.push(ref);
       return candidates;
     });
-    const lines = queries.flat();
-    if (lines.length === 0) return refs.map(() => null);
-    const output = await this.text(['cat-file', '--batch-check'], {
-      input: lines.map((line) => `${line}^{commit}\n`).join(''),
-    });
-    const answers = output.split('\n');
-    let next = 0;
-    const found = queries.map((candidates) => {
-      let sha: string | null = null;
-      let bySha = false;
-      for (const candidate of candidates) {
-        const match = /^([0-9a-f]{40}) commit \d+$/.exec(answers[next++] ?? '');
-        if (match && sha === null) [sha, bySha] = [match[1], HEX_SHA.test(candidate)];
+    // The branches and tags answer from what the refs say; what is left (a SHA, HEAD, a tag of a tag) goes to git.
+    const known = await this.refs();
+    const found: { sha: string | null; bySha: boolean }[] = [];
+    const askGit: { query: number; candidates: string[] }[] = [];
+    queries.forEach((candidates, query) => {
+      found.push({ sha: null, bySha: false });
+      for (const [at, candidate] of candidates.entries()) {
+        const ref = candidate.startsWith('refs/') ? known.get(candidate) : undefined;
+        if (candidate.startsWith('refs/') && ref?.commit !== undefined) {
+          if (ref.commit === null) continue;
+          found[query].sha = ref.commit;
+          return;
+        }
+        if (candidate.startsWith('refs/') && ref === undefined) continue;
+        askGit.push({ query, candidates: candidates.slice(at) });
+        return;
       }
-      return { sha, bySha };
     });
+    const lines = askGit.flatMap(({ candidates }) => candidates);
+    if (lines.length > 0) {
+      const output = await this.text(['cat-file', '--batch-check'], {
+        input: lines.map((line) => `${line}^{commit}\n`).join(''),
+      });
+      const answers = output.split('\n');
+      let next = 0;
+      for (const { query, candidates } of askGit) {
+        for (const candidate of candidates) {
+          const match = /^([0-9a-f]{40}) commit \d+$/.exec(answers[next++] ?? '');
+          if (match && found[query].sha === null) found[query] = { sha: match[1], bySha: HEX_SHA.test(candidate) };
+        }
+      }
+    }
     return Promise.all(
       found.map(async ({ sha, bySha }) => (sha !== null && bySha && !(await this.isReachableCommit(sha)) ? null : sha)),
     );
   }
 
   /** Whether a branch or tag of this repository reaches the commit. */
-  private async isReachableCommit(sha: string): Promise<boolean> {
-    const ref = await this.text([
-      'for-each-ref',
-      '--count=1',
-      `--contains=${sha}`,
-      '--format=%(refname)',
-      'refs/heads/',
-      'refs/tags/',
-    ]);
-    return ref !== '';
+  private isReachableCommit(sha: string): Promise<boolean> {
+    return untilRefsMove(this.dir, `reaches ${sha}`, async () => {
+      const ref = await this.text([
+        'for-each-ref',
+        '--count=1',
+        `--contains=${sha}`,
+        '--format=%(refname)',
+        'refs/heads/',
+        'refs/tags/',
+      ]);
+      return ref !== '';
+    });
   }
 
   /**
