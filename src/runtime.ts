@@ -15,7 +15,7 @@ import { forgeopsUrl } from './http/addresses.js';
  * (public: the terminal's device grant, or a loopback redirect on any port).
  */
 export const SANDBOX_CLIENT_IDS = { forgeops: 'forgeops-sandbox', cli: 'forgeops-cli-sandbox' } as const;
-const SANDBOX_CLIENT_SCOPES = ['api', 'read_api', 'read_user'] as const;
+const SANDBOX_CLIENT_SCOPES = ['api', 'read_api', 'read_user', 'openid'] as const;
 const CLI_LOOPBACK_REDIRECT = 'http://127.0.0.1/callback';
 
 export interface RuntimeOptions {

@@ -48,7 +48,14 @@ export function codeHostApplication(
       // The sandbox registered this address at start (on a loopback address any port matches, RFC 8252 §7.3, so
       // forgeops on port 0 passes the port it got).
       redirectUri,
-      scopes: config.identity.scopes.filter((scope) => app.scopes.includes(scope)),
+      // openid besides when the application allows it: the sign-in's answer then says who signed in (one request
+      // to the code host instead of two).
+      scopes: [
+        ...new Set([
+          ...config.identity.scopes.filter((scope) => app.scopes.includes(scope)),
+          ...(app.scopes.includes('openid') ? ['openid'] : []),
+        ]),
+      ],
     };
   }
   if (!config.codehost.url || !config.identity.clientId) return undefined;

@@ -390,14 +390,13 @@ export class AuthorizationServer {
     let person: string;
     let scopes = flow.scopes;
     try {
-      const codeHostTokens = await this.options.codeHost.exchangeCode(url, {
+      const { tokens: codeHostTokens, account } = await this.options.codeHost.signIn(url, {
         state: flow.codeHostState,
         codeVerifier: flow.codeVerifier,
       });
       // A code host grant without api (FORGEOPS_OAUTH_SCOPES=read_api) can only read: forgeops's grant says so too,
       // so the host lists reads only instead of writes the code host would refuse.
       if (!codeHostTokens.scopes.includes('api')) scopes = ['read_api'];
-      const account = await this.options.codeHost.account(codeHostTokens.accessToken);
       person = this.options.personOf(account);
       await this.options.vault.save(person, codeHostTokens, account);
     } catch (error) {

@@ -30,6 +30,12 @@ export interface CodeHostAccount {
   name?: string;
 }
 
+/** A finished sign-in: the pair, and who it belongs to. */
+export interface SignedIn {
+  tokens: CodeHostTokens;
+  account: CodeHostAccount;
+}
+
 /** A sign-in started: where to send the browser, and what to check its return against (kept server-side). */
 export interface AuthorizationRequest {
   url: URL;
@@ -107,6 +113,24 @@ export class CodeHostOAuth {
    * pair. An `error` in the callback (the person refused) is a CodeHostOAuthError too.
    */
   async exchangeCode(callbackUrl: URL, expected: { state: string; codeVerifier: string }): Promise<CodeHostTokens> {
+    return (await this.exchange(callbackUrl, expected)).tokens;
+  }
+
+  /**
+   * The browser came back: the code traded for a pair, and who signed in. With openid among the application's scopes
+   * the code host's answer carries an ID token saying so, and that is one request to the code host; without it (or
+   * from a code host whose ID token lacks the username) GET /api/v4/user is a second.
+   */
+  async signIn(callbackUrl: URL, expected: { state: string; codeVerifier: string }): Promise<SignedIn> {
+    const { tokens, idClaims } = await this.exchange(callbackUrl, expected);
+    const account = (idClaims && accountIn(idClaims)) ?? (await this.account(tokens.accessToken));
+    return { tokens, account };
+  }
+
+  private async exchange(
+    callbackUrl: URL,
+    expected: { state: string; codeVerifier: string },
+  ): Promise<{ tokens: CodeHostTokens; idClaims?: oauth.IDToken }> {
     let parameters: URLSearchParams;
     try {
       parameters = oauth.validateAuthResponse(this.server, this.client, callbackUrl, expected.state);
@@ -130,11 +154,12 @@ export class CodeHostOAuth {
 
   /** A new pair for a refresh token; the old pair is dead afterwards (the vendor rotates both). */
   async refresh(refreshToken: string): Promise<CodeHostTokens> {
-    return this.tokens(
+    const { tokens } = await this.tokens(
       () =>
         oauth.refreshTokenGrantRequest(this.server, this.client, this.clientAuth, refreshToken, this.requestOptions()),
       (response) => oauth.processRefreshTokenResponse(this.server, this.client, response),
     );
+    return tokens;
   }
 
   /** Revokes a token (access or refresh) at the code host; a token already gone counts as revoked (RFC 7009). */
@@ -178,23 +203,37 @@ export class CodeHostOAuth {
     return { ...this.options, signal: AbortSignal.timeout(REQUEST_TIMEOUT_S * 1000) };
   }
 
+  /**
+   * The pair of a token answer, and the claims of its ID token when it has one. oauth4webapi checks the ID token's
+   * issuer, audience, algorithm and times (against forgeops's clock, `now`); its signature is not checked, as OpenID
+   * Connect allows for a token that came straight from the token endpoint over the connection forgeops opened.
+   */
   private async tokens(
     send: () => Promise<Response>,
     process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
-  ): Promise<CodeHostTokens> {
+  ): Promise<{ tokens: CodeHostTokens; idClaims?: oauth.IDToken }> {
     let answer: oauth.TokenEndpointResponse;
     try {
+      this.client[oauth.clockSkew] = Math.round((this.now() - Date.now()) / 1000);
       answer = await process(await send());
     } catch (error) {
       throw refusal(error, 'the code host refused the token request');
     }
-    return {
+    const tokens = {
       accessToken: answer.access_token,
       ...(answer.refresh_token ? { refreshToken: answer.refresh_token } : {}),
       expiresAt: this.now() + (answer.expires_in ?? TOKEN_LIFETIME_FALLBACK_S) * 1000,
       scopes: answer.scope ? answer.scope.split(' ').filter(Boolean) : [...this.application.scopes],
     };
+    return { tokens, idClaims: oauth.getValidatedIdTokenClaims(answer) };
   }
+}
+
+/** The account an ID token names: the code host's user id as `sub` and the username as `nickname` (the vendor's). */
+function accountIn(claims: oauth.IDToken): CodeHostAccount | undefined {
+  const { sub, nickname, name } = claims;
+  if (!/^[1-9][0-9]{0,15}$/.test(sub) || typeof nickname !== 'string' || nickname === '') return undefined;
+  return { id: Number(sub), username: nickname, ...(typeof name === 'string' ? { name } : {}) };
 }
 
 /** oauth4webapi's errors as one kind: the OAuth error code when the code host gave one, else a transport failure. */

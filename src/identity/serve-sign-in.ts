@@ -91,9 +91,7 @@ export function serveSignIn(options: ServeSignInOptions) {
   };
   const codeHost = {
     authorizationRequest: async () => (await setup()).oauth.authorizationRequest(),
-    exchangeCode: async (...args: Parameters<CodeHostOAuth['exchangeCode']>) =>
-      (await setup()).oauth.exchangeCode(...args),
-    account: async (accessToken: string) => (await setup()).oauth.account(accessToken),
+    signIn: async (...args: Parameters<CodeHostOAuth['signIn']>) => (await setup()).oauth.signIn(...args),
   };
   const parts = createMcpSignInParts({
     store,

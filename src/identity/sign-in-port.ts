@@ -16,8 +16,11 @@ export interface CodeHostAccountLike {
 /** forgeops as an OAuth client of the code host: one application serves every MCP client. */
 export interface CodeHostSignIn {
   authorizationRequest(): Promise<{ url: URL; state: string; codeVerifier: string }>;
-  exchangeCode(callbackUrl: URL, expected: { state: string; codeVerifier: string }): Promise<CodeHostTokensLike>;
-  account(accessToken: string): Promise<CodeHostAccountLike>;
+  /** The browser came back: the code traded for a pair, and who signed in. */
+  signIn(
+    callbackUrl: URL,
+    expected: { state: string; codeVerifier: string },
+  ): Promise<{ tokens: CodeHostTokensLike; account: CodeHostAccountLike }>;
 }
 
 /** The code host's tokens of each person, encrypted at rest and refreshed under a lock shared by the replicas. */

@@ -184,9 +184,9 @@ export class SlackConnect {
     const oauth = this.o.oauth();
     let account: CodeHostAccount;
     try {
-      const tokens = await oauth.exchangeCode(callback, { state, codeVerifier });
-      account = await oauth.account(tokens.accessToken);
-      await this.o.vault.save(personKey(account), tokens, account);
+      const signedIn = await oauth.signIn(callback, { state, codeVerifier });
+      account = signedIn.account;
+      await this.o.vault.save(personKey(account), signedIn.tokens, account);
     } catch (error) {
       const reason =
         error instanceof CodeHostOAuthError && error.error === 'access_denied'

@@ -1,6 +1,6 @@
 // The provider's machine endpoints: POST /oauth/token (authorization_code with PKCE, refresh_token, device_code),
-// POST /oauth/revoke (RFC 7009), POST /oauth/introspect (RFC 7662), GET /oauth/token/info, /oauth/userinfo and the
-// authorization server metadata (RFC 8414).
+// POST /oauth/revoke (RFC 7009), POST /oauth/introspect (RFC 7662), GET /oauth/token/info, /oauth/userinfo, the
+// authorization server metadata (RFC 8414), and OpenID Connect's ID token, discovery and keys.
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
@@ -22,6 +22,7 @@ import type { Store } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
 import { type Application, applicationsOf, authenticateClient } from './applications.js';
 import { DESCRIPTIONS, invalidGrant, missingParameter, NO_STORE, oauthError } from './errors.js';
+import { ID_TOKEN_CLAIMS, idTokenFor, publicKeySet } from './id-token.js';
 import {
   codeExpired,
   codeFamily,
@@ -56,7 +57,7 @@ const revokeParams = z.object({
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** The token response (RFC 6749 §5.1) as the service sends it. */
-export function sendTokenResponse(reply: Reply, record: OAuthAccessToken): void {
+export function sendTokenResponse(reply: Reply, record: OAuthAccessToken, idToken?: string): void {
   for (const [name, value] of Object.entries(NO_STORE)) reply.header(name, value);
   reply.json({
     access_token: record.token,
@@ -65,6 +66,7 @@ export function sendTokenResponse(reply: Reply, record: OAuthAccessToken): void 
     refresh_token: record.refresh_token,
     scope: record.scopes.join(' '),
     created_at: Math.floor(record.created_at / 1000),
+    ...(idToken ? { id_token: idToken } : {}),
   });
 }
 
@@ -177,7 +179,7 @@ export const register = registerAll(registerTokenRoutes, registerTokenInfo);
 /** The token endpoint, revocation and introspection. */
 function registerTokenRoutes(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-  router.route('POST', '/oauth/token', { params: tokenParams }, (req, reply) => {
+  router.route('POST', '/oauth/token', { params: tokenParams }, async (req, reply) => {
     const { params } = req;
     if (!params.grant_type) throw missingParameter('grant_type');
     const grants = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT];
@@ -191,7 +193,9 @@ function registerTokenRoutes(router: Router, ctx: SandboxContext): void {
         : params.grant_type === 'refresh_token'
           ? refreshTokenGrant(store, app, params)
           : deviceCodeGrant(store, app, params);
-    sendTokenResponse(reply, record);
+    // A sign-in (the code grant) with openid says who signed in; a refresh or a device grant does not.
+    const idToken = params.grant_type === 'authorization_code' ? await idTokenFor(store, record, app) : undefined;
+    sendTokenResponse(reply, record, idToken);
   });
 
   router.route('POST', '/oauth/revoke', { params: revokeParams }, (req, reply) => {
@@ -286,24 +290,43 @@ function registerTokenInfo(router: Router, ctx: SandboxContext): void {
     userinfo(req.headers, req.params.access_token, reply),
   );
 
-  router.route('GET', '/.well-known/oauth-authorization-server', {}, (_req, reply) => {
-    const base = store.baseUrl;
+  router.route('GET', '/oauth/discovery/keys', {}, async (_req, reply) => {
+    reply.json(await publicKeySet());
+  });
+
+  // OpenID Connect discovery: what a client needs to check the ID token (its issuer, keys and algorithm).
+  router.route('GET', '/.well-known/openid-configuration', {}, (_req, reply) => {
     reply.json({
-      issuer: base,
-      authorization_endpoint: `${base}/oauth/authorize`,
-      token_endpoint: `${base}/oauth/token`,
-      revocation_endpoint: `${base}/oauth/revoke`,
-      introspection_endpoint: `${base}/oauth/introspect`,
-      userinfo_endpoint: `${base}/oauth/userinfo`,
-      device_authorization_endpoint: `${base}/oauth/authorize_device`,
-      scopes_supported: TOKEN_SCOPES,
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      code_challenge_methods_supported: ['S256'],
+      ...providerMetadata(store.baseUrl),
+      jwks_uri: `${store.baseUrl}/oauth/discovery/keys`,
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+      claims_supported: [...ID_TOKEN_CLAIMS],
     });
   });
+
+  router.route('GET', '/.well-known/oauth-authorization-server', {}, (_req, reply) => {
+    reply.json(providerMetadata(store.baseUrl));
+  });
+}
+
+/** The authorization server metadata (RFC 8414), which OpenID Connect's discovery extends. */
+function providerMetadata(base: string) {
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    introspection_endpoint: `${base}/oauth/introspect`,
+    userinfo_endpoint: `${base}/oauth/userinfo`,
+    device_authorization_endpoint: `${base}/oauth/authorize_device`,
+    scopes_supported: TOKEN_SCOPES,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    code_challenge_methods_supported: ['S256'],
+  };
 }
