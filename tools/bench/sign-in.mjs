@@ -28,7 +28,7 @@ const ROUNDS = smoke ? 1 : Math.max(1, numbers[2] ?? 3);
 const TARGETS = { codeHostRequestsPerSession: 1, addedMsPerCall: 0.1 };
 const OVERALL_TIMEOUT_MS = smoke ? 60_000 : 900_000;
 const REDIRECT = 'http://127.0.0.1:1/host/callback';
-const SCOPES = ['api', 'read_api', 'read_user'];
+const SCOPES = ['api', 'read_api', 'read_user', 'openid'];
 
 const overall = setTimeout(() => {
   console.error(`sign-in bench: gave up after ${OVERALL_TIMEOUT_MS / 1000} s`);
@@ -183,6 +183,8 @@ async function measureMode(mode, sandbox, application) {
           FORGEOPS_PUBLIC_URL: `http://127.0.0.1:${port}`,
           FORGEOPS_OAUTH_CLIENT_ID: application.uid,
           FORGEOPS_OAUTH_CLIENT_SECRET: application.secret,
+          // As docs/mcp.md recommends: the code exchange's ID token says who signed in (without openid: GET /user too).
+          FORGEOPS_OAUTH_SCOPES: 'api openid',
           CODEHOST_TOKEN: '',
         }
       : { FORGEOPS_PORT: String(port), FORGEOPS_MCP_AUTH: 'token' };
