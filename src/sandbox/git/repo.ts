@@ -375,6 +375,14 @@ export class GitRepo {
     return untilRefsMove(this.dir, 'HEAD', () => this.text(['symbolic-ref', '--short', 'HEAD']));
   }
 
+  /** Every branch and the SHA it points at, by name (from what the refs say). */
+  async branchHeads(): Promise<Map<string, string>> {
+    const heads = new Map<string, string>();
+    for (const [name, ref] of await this.refs())
+      if (name.startsWith('refs/heads/')) heads.set(name.slice('refs/heads/'.length), ref.target);
+    return heads;
+  }
+
   /** True until the first commit lands on any branch. */
   async isEmpty(): Promise<boolean> {
     for (const name of (await this.refs()).keys()) if (name.startsWith('refs/heads/')) return false;

@@ -1,18 +1,13 @@
 // Branch reads and writes on a project's git repository: heads, merged state, create and delete.
 import { GitActionError } from '../../git/errors.js';
+import { untilRefsMove } from '../../git/ref-memo.js';
 import type { GitRepo } from '../../git/repo.js';
 
 const ZERO_SHA = '0'.repeat(40);
 
 /** Every branch and the SHA it points at, by name. */
-export async function branchHeads(repo: GitRepo): Promise<Map<string, string>> {
-  const output = await repo.text(['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/']);
-  const heads = new Map<string, string>();
-  for (const line of output.split('\n')) {
-    if (line === '') continue;
-    heads.set(line.slice(41), line.slice(0, 40));
-  }
-  return heads;
+export function branchHeads(repo: GitRepo): Promise<Map<string, string>> {
+  return repo.branchHeads();
 }
 
 /**
@@ -20,7 +15,12 @@ export async function branchHeads(repo: GitRepo): Promise<Map<string, string>> {
  * itself: the service counts a branch at the default branch's head as not merged (nothing of it was merged yet), both
  * in a branch's `merged` and when it deletes merged branches.
  */
-export async function mergedInto(repo: GitRepo, target: string): Promise<Set<string>> {
+export function mergedInto(repo: GitRepo, target: string): Promise<ReadonlySet<string>> {
+  // Read once until a ref moves: a page of branches asks it for each branch's `merged`.
+  return untilRefsMove(repo.dir, `merged into ${target}`, () => readMergedInto(repo, target));
+}
+
+async function readMergedInto(repo: GitRepo, target: string): Promise<Set<string>> {
   const targetSha = (await repo.text(['rev-parse', '--verify', `${target}^{commit}`])).trim();
   const output = await repo.text([
     'for-each-ref',
