@@ -9,6 +9,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS } from '../../core/store.js';
+import { pickFields } from '../../core/views.js';
 
 const periodParams = z.object({ created_after: param.datetime(), created_before: param.datetime() }).partial();
 const instanceParams = periodParams
@@ -17,11 +18,7 @@ const instanceParams = periodParams
 
 function eventView(event: AuditEvent) {
   return {
-    id: event.id,
-    author_id: event.author_id,
-    entity_id: event.entity_id,
-    entity_type: event.entity_type,
-    details: event.details,
+    ...pickFields(event, ['id', 'author_id', 'entity_id', 'entity_type', 'details']),
     created_at: event.created_at.toISOString(),
   };
 }

@@ -8,7 +8,7 @@ import { param } from '../../core/params.js';
 import { filterProjects, projectListParams, renderProjects, sortProjects } from '../../core/project-list.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, ACCESS_LEVELS, type Group, type Project, type User } from '../../core/store.js';
-import { groupWebUrl, projectStatistics } from '../../core/views.js';
+import { groupWebUrl, pickFields, projectStatistics } from '../../core/views.js';
 import { ownEntry } from '../../core/own-key.js';
 
 /** Group details list at most this many projects, and as many shared ones (the spec's limit). */
@@ -56,27 +56,30 @@ const createParams = z.object({
 
 const PATH_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 
+/** The group's own fields a group view starts with, in the service's order. */
+const GROUP_SETTINGS = [
+  'id',
+  'name',
+  'path',
+  'description',
+  'visibility',
+  'share_with_group_lock',
+  'require_two_factor_authentication',
+  'two_factor_grace_period',
+  'project_creation_level',
+  'auto_devops_enabled',
+  'subgroup_creation_level',
+  'emails_disabled',
+  'mentions_disabled',
+  'lfs_enabled',
+] as const;
+
 function groupView(ctx: SandboxContext, group: Group) {
   return {
-    id: group.id,
-    name: group.name,
-    path: group.path,
-    description: group.description,
-    visibility: group.visibility,
-    share_with_group_lock: group.share_with_group_lock,
-    require_two_factor_authentication: group.require_two_factor_authentication,
-    two_factor_grace_period: group.two_factor_grace_period,
-    project_creation_level: group.project_creation_level,
-    auto_devops_enabled: group.auto_devops_enabled,
-    subgroup_creation_level: group.subgroup_creation_level,
-    emails_disabled: group.emails_disabled,
-    mentions_disabled: group.mentions_disabled,
-    lfs_enabled: group.lfs_enabled,
+    ...pickFields(group, GROUP_SETTINGS),
     avatar_url: null,
     web_url: groupWebUrl(ctx.store, group),
-    request_access_enabled: group.request_access_enabled,
-    full_name: group.full_name,
-    full_path: group.full_path,
+    ...pickFields(group, ['request_access_enabled', 'full_name', 'full_path']),
     file_template_project_id: null,
     parent_id: group.parent_id,
     created_at: group.created_at.toISOString(),

@@ -14,7 +14,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import { ACCESS, type Project, type Store } from '../../core/store.js';
-import { userBasic } from '../../core/views.js';
+import { pickFields, userBasic } from '../../core/views.js';
 import {
   DEPLOYMENT_STATUSES,
   ENVIRONMENT_STATES,
@@ -65,14 +65,10 @@ const approvalParams = z.object({
 /** The environment as a deployment shows it (the service's basic environment entity). */
 function environmentBasic(environment: Environment) {
   return {
-    id: environment.id,
-    name: environment.name,
-    slug: environment.slug,
-    external_url: environment.external_url,
+    ...pickFields(environment, ['id', 'name', 'slug', 'external_url']),
     created_at: environment.created_at.toISOString(),
     updated_at: environment.updated_at.toISOString(),
-    state: environment.state,
-    tier: environment.tier,
+    ...pickFields(environment, ['state', 'tier']),
   };
 }
 

@@ -12,6 +12,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
+import { pickFields } from '../../core/views.js';
 import { onPipelineChange } from '../jobs/index.js';
 import { HookDeliveries } from './delivery.js';
 import { pipelineEvent, pipelineSnapshot, sampleEvent, TEST_TRIGGERS } from './payload.js';
@@ -39,14 +40,9 @@ const addParams = editParams.extend({ url: z.string() });
 
 function hookView(hook: ProjectHook) {
   return {
-    id: hook.id,
-    url: hook.url,
-    name: hook.name,
-    description: hook.description,
-    project_id: hook.project_id,
-    ...Object.fromEntries(Object.keys(EVENT_FLAGS).map((flag) => [flag, hook[flag as EventFlag]])),
-    push_events_branch_filter: hook.push_events_branch_filter,
-    enable_ssl_verification: hook.enable_ssl_verification,
+    ...pickFields(hook, ['id', 'url', 'name', 'description', 'project_id']),
+    ...pickFields(hook, Object.keys(EVENT_FLAGS) as EventFlag[]),
+    ...pickFields(hook, ['push_events_branch_filter', 'enable_ssl_verification']),
     repository_update_events: false,
     alert_status: 'executable',
     disabled_until: null,

@@ -18,7 +18,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { registerAll, type Router } from '../../core/router.js';
 import type { CommitComment, Store } from '../../core/store.js';
-import { authorWithEmail } from '../../core/views.js';
+import { authorWithEmail, pickFields } from '../../core/views.js';
 import { checkForce, checkPush } from './push-rules.js';
 import { authorOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
 
@@ -98,10 +98,7 @@ async function withStats(repo: GitRepo, commits: GitCommitInfo[]) {
 function commentView(store: Store, comment: CommitComment) {
   const author = store.findUser(String(comment.author_id));
   return {
-    note: comment.note,
-    path: comment.path,
-    line: comment.line,
-    line_type: comment.line_type,
+    ...pickFields(comment, ['note', 'path', 'line', 'line_type']),
     author: authorWithEmail(author),
     created_at: comment.created_at.toISOString(),
   };
