@@ -4,10 +4,10 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { filterProjects, projectListParams, renderProjects, sortProjects } from '../../core/project-list.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
-import { ACCESS, ACCESS_LEVELS, type Group, type Project, type User } from '../../core/store.js';
+import { ACCESS, type Group, type Project, type User } from '../../core/store.js';
 import { groupWebUrl, pickFields, projectStatistics } from '../../core/views.js';
 import { ownEntry } from '../../core/own-key.js';
 
@@ -22,22 +22,16 @@ const groupListParams = z.object({
   search: z.string().optional(),
   order_by: param.enum(['name', 'path', 'id']).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
-  statistics: param.boolean().optional(),
-  with_custom_attributes: param.boolean().optional(),
-  owned: param.boolean().optional(),
-  min_access_level: param
-    .integer()
-    .refine((level) => (ACCESS_LEVELS as readonly number[]).includes(level))
-    .optional(),
+  ...optionalParams(param.boolean, 'statistics', 'with_custom_attributes', 'owned'),
+  // The same access levels as the project lists take.
+  min_access_level: projectListParams.min_access_level,
   custom_attributes: param.hash().optional(),
 });
 type GroupListParams = z.output<typeof groupListParams>;
 
 const groupProjectsParams = z.object({
   ...projectListParams,
-  with_shared: param.boolean().optional(),
-  include_subgroups: param.boolean().optional(),
-  with_security_reports: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'with_shared', 'include_subgroups', 'with_security_reports'),
 });
 
 const createParams = z.object({

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
 import { forbidden, messageError, paramError, recordNotFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import { ACCESS, type Project, type Store } from '../../core/store.js';
 import { pickFields, userBasic } from '../../core/views.js';
@@ -49,10 +49,7 @@ const environmentListParams = z.object({
 const deploymentListParams = z.object({
   order_by: param.enum(['id', 'iid', 'created_at', 'updated_at', 'finished_at', 'ref']).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
-  updated_after: param.datetime().optional(),
-  updated_before: param.datetime().optional(),
-  finished_after: param.datetime().optional(),
-  finished_before: param.datetime().optional(),
+  ...optionalParams(param.datetime, 'updated_after', 'updated_before', 'finished_after', 'finished_before'),
   environment: z.string().optional(),
   status: param.enum(DEPLOYMENT_STATUSES).optional(),
 });

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { messageError, paramError, recordNotFound, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
 import { pickFields } from '../../core/views.js';
@@ -28,11 +28,7 @@ const flags = Object.fromEntries(Object.keys(EVENT_FLAGS).map((flag) => [flag, p
 >;
 
 const editParams = z.object({
-  url: z.string().optional(),
-  token: z.string().optional(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  push_events_branch_filter: z.string().optional(),
+  ...optionalParams(param.string, 'url', 'token', 'name', 'description', 'push_events_branch_filter'),
   enable_ssl_verification: param.boolean().optional(),
   ...flags,
 });

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden, notFound, paramError, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { integerPathParam, type Reply, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
 import { ACCESS, type Group, type Store, type User } from '../../core/store.js';
 import { groupWebUrl, userBasic } from '../../core/views.js';
@@ -39,10 +39,7 @@ const listParams = z.object({
   sort: param.enum(['asc', 'desc']).optional(),
   search: z.string().optional(),
   state: param.enum(['opened', 'closed', 'all']).optional(),
-  created_after: param.datetime().optional(),
-  created_before: param.datetime().optional(),
-  updated_after: param.datetime().optional(),
-  updated_before: param.datetime().optional(),
+  ...optionalParams(param.datetime, 'created_after', 'created_before', 'updated_after', 'updated_before'),
   include_ancestor_groups: param.boolean().optional(),
   include_descendant_groups: param.boolean().optional(),
 });

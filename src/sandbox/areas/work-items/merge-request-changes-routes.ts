@@ -19,7 +19,7 @@ import {
   unauthorized,
   validationError,
 } from '../../core/errors.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
@@ -45,10 +45,7 @@ import { workItemsOf, type MergeRequest } from './state.js';
 const mergeRequestFieldsShape = {
   ...itemFieldsShape,
   reviewer_ids: param.array(param.integer()).optional(),
-  remove_source_branch: param.boolean().optional(),
-  allow_collaboration: param.boolean().optional(),
-  allow_maintainer_to_push: param.boolean().optional(),
-  squash: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'remove_source_branch', 'allow_collaboration', 'allow_maintainer_to_push', 'squash'),
   merge_after: z.string().optional(),
 };
 
@@ -57,8 +54,7 @@ const createParams = z.object({
   target_branch: z.string(),
   title: z.string(),
   ...mergeRequestFieldsShape,
-  target_project_id: param.integer().optional(),
-  approvals_before_merge: param.integer().optional(),
+  ...optionalParams(param.integer, 'target_project_id', 'approvals_before_merge'),
 });
 
 /** The names the service wants at least one of in an update. */
@@ -83,32 +79,25 @@ const UPDATE_KEYS = [
 ] as const;
 
 const updateParams = z.object({
-  title: z.string().optional(),
-  target_branch: z.string().optional(),
+  ...optionalParams(param.string, 'title', 'target_branch'),
   state_event: param.enum(['close', 'reopen']).optional(),
   ...mergeRequestFieldsShape,
   discussion_locked: param.boolean().optional(),
 });
 
 const readParams = z.object({
-  render_html: param.boolean().optional(),
-  include_diverged_commits_count: param.boolean().optional(),
-  include_rebase_in_progress: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'render_html', 'include_diverged_commits_count', 'include_rebase_in_progress'),
 });
 
 const mergeParams = z.object({
   sha: z.string().optional(),
-  squash: param.boolean().optional(),
-  should_remove_source_branch: param.boolean().optional(),
-  merge_commit_message: z.string().optional(),
-  squash_commit_message: z.string().optional(),
-  merge_when_pipeline_succeeds: param.boolean().optional(),
-  auto_merge: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'squash', 'should_remove_source_branch'),
+  ...optionalParams(param.string, 'merge_commit_message', 'squash_commit_message'),
+  ...optionalParams(param.boolean, 'merge_when_pipeline_succeeds', 'auto_merge'),
 });
 
 const approveParams = z.object({
-  sha: z.string().optional(),
-  approval_password: z.string().optional(),
+  ...optionalParams(param.string, 'sha', 'approval_password'),
   publish_review: param.boolean().optional(),
 });
 

@@ -6,7 +6,7 @@
 // title and/or description, inclusive date ranges, confidential, weight, and each of them negated under not[...].
 import { z } from 'zod';
 import { paramError } from '../../core/errors.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import type { SandboxContext } from '../../core/context.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Group, type Project, type Store, type User } from '../../core/store.js';
@@ -42,10 +42,7 @@ const workItemParamsShape = {
   // The hyphenated names are deprecated spellings the service still reads.
   scope: param.enum(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
-  created_after: param.datetime().optional(),
-  created_before: param.datetime().optional(),
-  updated_after: param.datetime().optional(),
-  updated_before: param.datetime().optional(),
+  ...optionalParams(param.datetime, 'created_after', 'created_before', 'updated_after', 'updated_before'),
 };
 
 const inParam = () => z.string().optional();
