@@ -50,13 +50,8 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/groups/:id/variables', { pagination: 'offset', auth: 'user' }, (req, reply) => {
     const group = groupOf(req);
-    reply.json(
-      paginate(
-        req,
-        reply,
-        groupVariablesOf(store).filter((v) => v.group_id === group.id),
-      ).map(variableView),
-    );
+    const variables = groupVariablesOf(store).filter((v) => v.group_id === group.id);
+    reply.json(paginate(req, reply, variables).map(variableView));
   });
 
   router.route('GET', '/groups/:id/variables/:key', { auth: 'user' }, (req, reply) => {

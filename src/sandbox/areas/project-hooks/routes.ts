@@ -78,13 +78,8 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/projects/:id/hooks', { pagination: 'offset', auth: 'user' }, (req, reply) => {
     const project = maintained(req);
-    reply.json(
-      paginate(
-        req,
-        reply,
-        hooksOf(store).hooks.filter((h) => h.project_id === project.id),
-      ).map(hookView),
-    );
+    const hooks = hooksOf(store).hooks.filter((h) => h.project_id === project.id);
+    reply.json(paginate(req, reply, hooks).map(hookView));
   });
 
   router.route('GET', '/projects/:id/hooks/:hook_id', { auth: 'user' }, (req, reply) => {

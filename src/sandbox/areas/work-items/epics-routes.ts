@@ -12,7 +12,14 @@ import type { SandboxContext } from '../../core/context.js';
 import { forbidden, notFound, paramError, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { optionalParams, param } from '../../core/params.js';
-import { integerPathParam, type Reply, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
+import {
+  integerPathParam,
+  type Reply,
+  type Router,
+  type SandboxRequest,
+  registerAll,
+  signedInList,
+} from '../../core/router.js';
 import { ACCESS, type Group, type Store, type User } from '../../core/store.js';
 import { groupWebUrl, userBasic } from '../../core/views.js';
 import { labelDetails, labelsPredicate, nameList, sortItems, splitNames, type Predicate } from './shared.js';
@@ -206,34 +213,29 @@ export const register = registerAll(registerEpicReads, registerEpicChanges, regi
 /** Listing epics and reading one. */
 function registerEpicReads(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-  router.route(
-    'GET',
-    '/groups/:id/epics',
-    { params: listParams, pagination: 'offset', auth: 'user' },
-    (req, reply: Reply) => {
-      const { user, group } = groupOf(ctx, req);
-      const p = req.params;
-      const groups = [group];
-      if (p.include_descendant_groups ?? true) groups.push(...store.descendantGroups(group));
-      if (p.include_ancestor_groups ?? false) groups.push(...store.groupChain(group).slice(1));
-      const visible = new Set(groups.filter((g) => store.canSeeGroup(user, g)).map((g) => g.id));
-      const tests = listPredicates(p);
-      const epics = workItemsOf(store).epics.filter(
-        (epic) => visible.has(epic.group_id) && tests.every((test) => test(epic)),
-      );
-      const sorted = sortItems(
-        epics,
-        (epic) => (p.order_by === 'updated_at' ? epic.updated_at : epic.created_at),
-        p.sort ?? 'desc',
-      );
-      const canEdit = (epic: Epic) => ctx.groupAccess(user, store.findGroup(String(epic.group_id))!) >= ACCESS.reporter;
-      reply.json(
-        paginate(req, reply, sorted).map((epic) =>
-          epicView(store, epic, { from: group, canEdit: canEdit(epic), withLabelsDetails: p.with_labels_details }),
-        ),
-      );
-    },
-  );
+  router.route('GET', '/groups/:id/epics', signedInList(listParams), (req, reply: Reply) => {
+    const { user, group } = groupOf(ctx, req);
+    const p = req.params;
+    const groups = [group];
+    if (p.include_descendant_groups ?? true) groups.push(...store.descendantGroups(group));
+    if (p.include_ancestor_groups ?? false) groups.push(...store.groupChain(group).slice(1));
+    const visible = new Set(groups.filter((g) => store.canSeeGroup(user, g)).map((g) => g.id));
+    const tests = listPredicates(p);
+    const epics = workItemsOf(store).epics.filter(
+      (epic) => visible.has(epic.group_id) && tests.every((test) => test(epic)),
+    );
+    const sorted = sortItems(
+      epics,
+      (epic) => (p.order_by === 'updated_at' ? epic.updated_at : epic.created_at),
+      p.sort ?? 'desc',
+    );
+    const canEdit = (epic: Epic) => ctx.groupAccess(user, store.findGroup(String(epic.group_id))!) >= ACCESS.reporter;
+    reply.json(
+      paginate(req, reply, sorted).map((epic) =>
+        epicView(store, epic, { from: group, canEdit: canEdit(epic), withLabelsDetails: p.with_labels_details }),
+      ),
+    );
+  });
 
   router.route('GET', '/groups/:id/epics/:epic_iid', { auth: 'user' }, (req, reply) => {
     const { user, group, access, epic } = epicOf(ctx, req);
