@@ -22,7 +22,15 @@ import {
 } from '../../core/router.js';
 import { ACCESS, type Group, type Store, type User } from '../../core/store.js';
 import { groupWebUrl, userBasic } from '../../core/views.js';
-import { labelDetails, labelsPredicate, nameList, sortItems, splitNames, type Predicate } from './shared.js';
+import {
+  labelDetails,
+  labelsPredicate,
+  nameList,
+  periodPredicates,
+  sortItems,
+  splitNames,
+  type Predicate,
+} from './shared.js';
 import { labelsFor, setLabels, type Epic, type Label, workItemsOf } from './state.js';
 import { nextIid } from './changes.js';
 import { epicStateOf } from './epic-state.js';
@@ -150,12 +158,7 @@ function listPredicates(params: ListParams): Array<Predicate<Epic>> {
     const text = params.search.toLowerCase();
     tests.push((epic) => epic.title.toLowerCase().includes(text) || epic.description.toLowerCase().includes(text));
   }
-  const { created_after, created_before, updated_after, updated_before } = params;
-  // Inclusive on both ends, as for issues.
-  if (created_after) tests.push((epic) => epic.created_at >= created_after);
-  if (created_before) tests.push((epic) => epic.created_at <= created_before);
-  if (updated_after) tests.push((epic) => epic.updated_at >= updated_after);
-  if (updated_before) tests.push((epic) => epic.updated_at <= updated_before);
+  tests.push(...periodPredicates(params));
   return tests;
 }
 

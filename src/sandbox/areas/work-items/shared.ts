@@ -99,6 +99,9 @@ export type MergeRequestParams = z.output<z.ZodObject<typeof mergeRequestParamsS
 
 export type Predicate<T> = (item: T) => boolean;
 
+/** Whose items a list shows when no scope is given: the caller's own, or all the caller may see. */
+type DefaultScope = 'created_by_me' | 'all';
+
 /** What a filter is evaluated against: the store, the caller, and the project of each item. */
 interface FilterContext {
   store: Store;
@@ -244,7 +247,7 @@ function sharedPredicates(
     iids?: number[];
   },
   ctx: FilterContext,
-  defaultScope: 'created_by_me' | 'all',
+  defaultScope: DefaultScope,
 ): Array<Predicate<WorkItem & { state: string }>> {
   const scope = (params.scope ?? defaultScope).replace(/-/g, '_');
   const tests: Array<Predicate<WorkItem & { state: string }>> = [];
@@ -255,8 +258,21 @@ function sharedPredicates(
   if (scope === 'assigned_to_me') tests.push((item) => item.assignee_ids.includes(ctx.user.id));
   tests.push(...negatablePredicates(params, ctx, false));
   if (params.not) tests.push(...negatablePredicates(params.not as typeof params, ctx, true));
-  const { created_after, created_before, updated_after, updated_before } = params;
-  // Inclusive on both ends, as the spec says.
+  tests.push(...periodPredicates(params));
+  return tests;
+}
+
+interface Period {
+  created_after?: Date;
+  created_before?: Date;
+  updated_after?: Date;
+  updated_before?: Date;
+}
+
+/** created_after … updated_before of a list of issues, merge requests or epics: inclusive on both ends, as the spec says. */
+export function periodPredicates(period: Period): Array<Predicate<{ created_at: Date; updated_at: Date }>> {
+  const { created_after, created_before, updated_after, updated_before } = period;
+  const tests: Array<Predicate<{ created_at: Date; updated_at: Date }>> = [];
   if (created_after) tests.push((item) => item.created_at >= created_after);
   if (created_before) tests.push((item) => item.created_at <= created_before);
   if (updated_after) tests.push((item) => item.updated_at >= updated_after);
@@ -267,7 +283,7 @@ function sharedPredicates(
 export function issuePredicates(
   params: IssueParams,
   ctx: FilterContext,
-  defaultScope: 'created_by_me' | 'all',
+  defaultScope: DefaultScope,
 ): Array<Predicate<Issue>> {
   const tests: Array<Predicate<Issue>> = sharedPredicates(params, ctx, defaultScope);
   if (params.confidential !== undefined) tests.push((issue) => issue.confidential === params.confidential);
@@ -288,7 +304,7 @@ export function isDraft(title: string): boolean {
 export function mergeRequestPredicates(
   params: MergeRequestParams,
   ctx: FilterContext,
-  defaultScope: 'created_by_me' | 'all',
+  defaultScope: DefaultScope,
 ): Array<Predicate<MergeRequest>> {
   const tests: Array<Predicate<MergeRequest>> = sharedPredicates(params, ctx, defaultScope);
   if (params.source_branch !== undefined) tests.push((mr) => mr.source_branch === params.source_branch);
