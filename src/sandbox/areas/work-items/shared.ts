@@ -280,12 +280,8 @@ export function periodPredicates(period: Period): Array<Predicate<{ created_at: 
   return tests;
 }
 
-export function issuePredicates(
-  params: IssueParams,
-  ctx: FilterContext,
-  defaultScope: DefaultScope,
-): Array<Predicate<Issue>> {
-  const tests: Array<Predicate<Issue>> = sharedPredicates(params, ctx, defaultScope);
+export function issuePredicates(params: IssueParams, ctx: FilterContext, scope: DefaultScope): Array<Predicate<Issue>> {
+  const tests: Array<Predicate<Issue>> = sharedPredicates(params, ctx, scope);
   if (params.confidential !== undefined) tests.push((issue) => issue.confidential === params.confidential);
   const weight = params.weight;
   if (weight !== undefined) {
@@ -304,9 +300,9 @@ export function isDraft(title: string): boolean {
 export function mergeRequestPredicates(
   params: MergeRequestParams,
   ctx: FilterContext,
-  defaultScope: DefaultScope,
+  scope: DefaultScope,
 ): Array<Predicate<MergeRequest>> {
-  const tests: Array<Predicate<MergeRequest>> = sharedPredicates(params, ctx, defaultScope);
+  const tests: Array<Predicate<MergeRequest>> = sharedPredicates(params, ctx, scope);
   if (params.source_branch !== undefined) tests.push((mr) => mr.source_branch === params.source_branch);
   if (params.target_branch !== undefined) tests.push((mr) => mr.target_branch === params.target_branch);
   if (params.wip !== undefined) tests.push((mr) => isDraft(mr.title) === (params.wip === 'yes'));
