@@ -109,6 +109,15 @@ const slackToken = (prefix: string, what: string) =>
     error: (issue) => `must be ${what} (starting ${prefix}); got '${String(issue.input).slice(0, prefix.length)}…'`,
   });
 
+/** A secret that is unset, empty, or at least `chars` long: a short one fails at start, not at its first use. */
+const secretOfAtLeast = (chars: number, hint = '') =>
+  z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || v.length >= chars, {
+      error: (issue) => `must be at least ${chars} characters${hint}; got ${String(issue.input).length} characters`,
+    });
+
 /** A directory; a relative path is taken from the working directory at start. */
 const directory = z
   .string()
@@ -271,15 +280,9 @@ export const ENVIRONMENT = z.object({
     .describe(
       "Older spelling of FORGEOPS_APPROVAL: 'refuse' is FORGEOPS_APPROVAL=refuse, 'allow' is FORGEOPS_APPROVAL=allow.",
     ),
-  FORGEOPS_APPROVAL_SECRET: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || v === '' || v.length >= 12, {
-      error: (issue) => `must be at least 12 characters; got ${String(issue.input).length} characters`,
-    })
-    .describe(
-      'Passphrase the approval page asks for before it approves a call, so its link alone approves nothing (required when `serve` is not on loopback).',
-    ),
+  FORGEOPS_APPROVAL_SECRET: secretOfAtLeast(12).describe(
+    'Passphrase the approval page asks for before it approves a call, so its link alone approves nothing (required when `serve` is not on loopback).',
+  ),
   FORGEOPS_APPROVAL_PORT: wholeNumber(0, 0, 65535).describe(
     'Port on 127.0.0.1 where `forgeops mcp` serves the approval page (default 0: a free one; `serve` uses its own port).',
   ),
@@ -306,15 +309,9 @@ export const ENVIRONMENT = z.object({
   FORGEOPS_REFUSED_WATCHES_WINDOW_MS: wholeNumber(DEFAULT_REFUSED_WATCHES_WINDOW_MS, 1_000).describe(
     `Milliseconds a refused watch attempt counts against its channel (default ${DEFAULT_REFUSED_WATCHES_WINDOW_MS}, 10 minutes).`,
   ),
-  FORGEOPS_WEBHOOK_SECRET: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || v === '' || v.length >= 16, {
-      error: (issue) => `must be at least 16 characters; got ${String(issue.input).length} characters`,
-    })
-    .describe(
-      "Secret token of the service's pipeline webhooks: set, `serve` takes pipeline events on /hooks/pipeline (the X-Gitlab-Token header must match) and checks a watched branch at once.",
-    ),
+  FORGEOPS_WEBHOOK_SECRET: secretOfAtLeast(16).describe(
+    "Secret token of the service's pipeline webhooks: set, `serve` takes pipeline events on /hooks/pipeline (the X-Gitlab-Token header must match) and checks a watched branch at once.",
+  ),
   FORGEOPS_WEBHOOK_SPACING_MS: wholeNumber(DEFAULT_NUDGE_SPACING_MS, 0, MAX_NUDGE_SPACING_MS).describe(
     `Least milliseconds between two checks of one project that pipeline webhooks ask for: a burst of events is one check at once and one when the spacing has passed (default ${DEFAULT_NUDGE_SPACING_MS}; 0: every event asks at once, though two checks of a project never overlap).`,
   ),
@@ -366,16 +363,9 @@ export const ENVIRONMENT = z.object({
     .describe(
       "Scopes forgeops asks the code host for when a person signs in (default 'api'; 'read_api' for read-only sign-ins). Add openid (tick it on the application too) and the code host's answer to the sign-in says who signed in (its ID token): one request to the code host fewer per sign-in than asking GET /api/v4/user. On the embedded sandbox forgeops asks for openid itself.",
     ),
-  FORGEOPS_SECRET: z
-    .string()
-    .optional()
-    .refine((v) => v === undefined || v === '' || v.length >= 32, {
-      error: (issue) =>
-        `must be at least 32 characters (e.g. openssl rand -hex 32); got ${String(issue.input).length} characters`,
-    })
-    .describe(
-      'Key (32+ characters) that encrypts the service tokens Slack users link (without it `/forge login` is refused) and signs MCP 2026-07-28 approval state (without it replicas share a random key through Redis).',
-    ),
+  FORGEOPS_SECRET: secretOfAtLeast(32, ' (e.g. openssl rand -hex 32)').describe(
+    'Key (32+ characters) that encrypts the service tokens Slack users link (without it `/forge login` is refused) and signs MCP 2026-07-28 approval state (without it replicas share a random key through Redis).',
+  ),
   SLACK_SIGNING_SECRET: z
     .string()
     .optional()

@@ -151,6 +151,34 @@ function evictOrRefuse(
   return { kind: 'refuse', status, retryAfterSeconds: seconds, logKind, message: refusal.message(seconds) };
 }
 
+/** Whether the sessions `among` fill their share. A share as large as the table is no share: the table's own rule answers. */
+function shareFull(sessions: ReadonlyMap<string, HeldSession>, among: Among, share: number, limits: SessionLimits) {
+  return share < limits.maxSessions && count(sessions, among) >= share;
+}
+
+const callerCapRefusal = (who: CallerIdentity, limits: SessionLimits): Refusal => ({
+  status: 429,
+  logKind: 'caller cap',
+  message: (seconds) =>
+    `Too many sessions: this client (${who.label}) already has ${limits.maxPerCaller} sessions open, the most one caller may hold ` +
+    `(${MAX_SESSIONS_PER_CALLER_VARIABLE}); close one (DELETE) or retry in ${seconds} s`,
+});
+
+const addressCapRefusal = (who: CallerIdentity, limits: SessionLimits): Refusal => ({
+  status: 429,
+  logKind: 'address cap',
+  message: (seconds) =>
+    `Too many sessions from this address (${who.address}): its clients already have ${limits.maxPerAddress} sessions open, the most ` +
+    `one address may hold (half of ${MAX_SESSIONS_VARIABLE}, whatever their tokens); close one (DELETE) or retry in ${seconds} s`,
+});
+
+const tableFullRefusal = (limits: SessionLimits): Refusal => ({
+  status: 503,
+  logKind: 'session cap',
+  message: (seconds) =>
+    `Server busy: all ${limits.maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${seconds} s`,
+});
+
 /**
  * Whether `who` may open one more session. A caller at its own cap gives up its own session idle longest (idle past
  * the handshake time, nothing running), or is refused with 429: it never takes anybody else's slot. An address at its
@@ -165,52 +193,13 @@ export function chooseSlot(
   now: number,
 ): SlotDecision {
   const own: Among = (session) => session.caller === who.caller;
-  // A share as large as the table is no share: the table's own rule answers.
-  if (limits.maxPerCaller < limits.maxSessions && count(sessions, own) >= limits.maxPerCaller) {
-    return evictOrRefuse(
-      sessions,
-      own,
-      'own',
-      {
-        status: 429,
-        logKind: 'caller cap',
-        message: (seconds) =>
-          `Too many sessions: this client (${who.label}) already has ${limits.maxPerCaller} sessions open, the most one caller may hold ` +
-          `(${MAX_SESSIONS_PER_CALLER_VARIABLE}); close one (DELETE) or retry in ${seconds} s`,
-      },
-      limits,
-      now,
-    );
+  if (shareFull(sessions, own, limits.maxPerCaller, limits)) {
+    return evictOrRefuse(sessions, own, 'own', callerCapRefusal(who, limits), limits, now);
   }
   const sameAddress: Among = (session) => session.address === who.address;
-  if (limits.maxPerAddress < limits.maxSessions && count(sessions, sameAddress) >= limits.maxPerAddress) {
-    return evictOrRefuse(
-      sessions,
-      sameAddress,
-      'address',
-      {
-        status: 429,
-        logKind: 'address cap',
-        message: (seconds) =>
-          `Too many sessions from this address (${who.address}): its clients already have ${limits.maxPerAddress} sessions open, the most ` +
-          `one address may hold (half of ${MAX_SESSIONS_VARIABLE}, whatever their tokens); close one (DELETE) or retry in ${seconds} s`,
-      },
-      limits,
-      now,
-    );
+  if (shareFull(sessions, sameAddress, limits.maxPerAddress, limits)) {
+    return evictOrRefuse(sessions, sameAddress, 'address', addressCapRefusal(who, limits), limits, now);
   }
   if (sessions.size < limits.maxSessions) return { kind: 'free' };
-  return evictOrRefuse(
-    sessions,
-    anybody,
-    'idlest',
-    {
-      status: 503,
-      logKind: 'session cap',
-      message: (seconds) =>
-        `Server busy: all ${limits.maxSessions} sessions are in use (${MAX_SESSIONS_VARIABLE}); retry in ${seconds} s`,
-    },
-    limits,
-    now,
-  );
+  return evictOrRefuse(sessions, anybody, 'idlest', tableFullRefusal(limits), limits, now);
 }

@@ -196,6 +196,15 @@ describe('parseConfig', () => {
     expect(message).toContain(variable);
     expect(message).not.toContain('\n');
   });
+  it('says how long a secret must be and how long the given one is, without showing it', () => {
+    expect(() => parseConfig({ FORGEOPS_APPROVAL_SECRET: 'short' })).toThrow(
+      /FORGEOPS_APPROVAL_SECRET must be at least 12 characters; got 5 characters/,
+    );
+    expect(() => parseConfig({ FORGEOPS_WEBHOOK_SECRET: 'twelve chars' })).toThrow(
+      /FORGEOPS_WEBHOOK_SECRET must be at least 16 characters; got 12 characters/,
+    );
+    expect(() => parseConfig({ FORGEOPS_WEBHOOK_SECRET: 'sixteen chars ok' })).not.toThrow();
+  });
 });
 
 describe('credentials in a URL setting', () => {

@@ -171,6 +171,15 @@ const MAX_FILES = 1000;
 /** File modes a commit of the Commits API cannot write: a symbolic link, a submodule. */
 const UNWRITABLE_MODES = new Set(['120000', '160000']);
 
+/** A file's content at a ref, as base64: how a commit action carries a file, text or binary, unchanged. */
+async function fileBase64(
+  ctx: RunContext,
+  find: Find,
+  file: { id: string | number; file_path: string; ref: string },
+): Promise<string> {
+  return Buffer.from((await executeOperation(find('get_file_raw'), file, ctx)).data as Uint8Array).toString('base64');
+}
+
 /**
  * The service's revert written again, its message's references in inline code, in place of it on the branch. The
  * service closes the issues a merged commit's message names, and its revert quotes the culprit's title: "Revert "Fix
@@ -193,10 +202,7 @@ async function revertWithQuotedMessage(
   if (diff.page?.has_more)
     throw new Error(`the revert changes more than ${MAX_FILES} files, more than forgeops copies`);
   const changes = asList(diff.data);
-  const contentAt = async (file: string) =>
-    Buffer.from(
-      (await executeOperation(find('get_file_raw'), { id, file_path: file, ref: sha }, ctx)).data as Uint8Array,
-    ).toString('base64');
+  const contentAt = (file: string) => fileBase64(ctx, find, { id, file_path: file, ref: sha });
   const actions: Fields[] = [];
   for (const change of changes) {
     const [from, to] = [show(change.old_path), show(change.new_path)];
@@ -284,10 +290,7 @@ async function oneCommitRevert(ctx: RunContext, id: string | number, plan: Rever
     }),
   );
   if (!unchanged.every(Boolean)) return undefined;
-  const before = async (file: string) =>
-    Buffer.from(
-      (await executeOperation(find('get_file_raw'), { id, file_path: file, ref: parent }, ctx)).data as Uint8Array,
-    ).toString('base64');
+  const before = (file: string) => fileBase64(ctx, find, { id, file_path: file, ref: parent });
   const actions: Fields[] = [];
   for (const change of changes) {
     const [from, to] = [show(change.old_path), show(change.new_path)];

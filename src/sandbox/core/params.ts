@@ -116,6 +116,19 @@ export const param = {
     ),
 };
 
+/**
+ * Optional parameters of one type, each name written once: `...optionalParams(param.boolean, 'owned', 'starred')` in
+ * a z.object shape. In the order named: a route names the first wrong parameter in its shape's order.
+ */
+export function optionalParams<T extends z.ZodType, const Names extends readonly string[]>(
+  type: () => T,
+  ...names: Names
+): { [Name in Names[number]]: z.ZodOptional<T> } {
+  return Object.fromEntries(names.map((name) => [name, type().optional()])) as {
+    [Name in Names[number]]: z.ZodOptional<T>;
+  };
+}
+
 /** Grape-style parameter names: ['assets', 'links', 0, 'name'] → 'assets[links][0][name]'. */
 function bracketName(path: readonly PropertyKey[]): string {
   const [first, ...rest] = path.map(String);

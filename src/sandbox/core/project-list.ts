@@ -2,7 +2,7 @@
 // (simple for anonymous callers and simple=true, full otherwise).
 import { z } from 'zod';
 import type { SandboxContext } from './context.js';
-import { param } from './params.js';
+import { optionalParams, param } from './params.js';
 import { ACCESS, ACCESS_LEVELS, type Project, type User } from './store.js';
 import { findReadme, projectFull, projectSimple, projectStatistics } from './views.js';
 import { ownEntry } from './own-key.js';
@@ -17,12 +17,8 @@ export const projectListParams = {
   order_by: param.enum(PROJECT_ORDER_BY).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
   search: z.string().optional(),
-  simple: param.boolean().optional(),
-  owned: param.boolean().optional(),
-  starred: param.boolean().optional(),
-  with_custom_attributes: param.boolean().optional(),
-  with_issues_enabled: param.boolean().optional(),
-  with_merge_requests_enabled: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'simple', 'owned', 'starred'),
+  ...optionalParams(param.boolean, 'with_custom_attributes', 'with_issues_enabled', 'with_merge_requests_enabled'),
   min_access_level: param
     .integer()
     .refine((level) => (ACCESS_LEVELS as readonly number[]).includes(level))

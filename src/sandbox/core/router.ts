@@ -243,6 +243,11 @@ export class Router {
   }
 }
 
+/** The options of an offset-paged list that needs a token: `router.route('GET', pattern, signedInList(params), …)`. */
+export function signedInList<S extends z.ZodObject>(params: S): RouteOptions<S> {
+  return { params, pagination: 'offset', auth: 'user' };
+}
+
 /** A path parameter that must be a positive integer (':pipeline_id'); otherwise 400 naming it. */
 export function integerPathParam(req: SandboxRequest<unknown>, name: string): number {
   const value = req.pathParams[name];

@@ -7,6 +7,14 @@ import type { Group, Milestone, Pipeline, Project, Store, User } from './store.j
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
+/**
+ * The named fields of an entity as they are, in the order named: the key order of a view's JSON is the service's,
+ * so a view lists its fields once rather than writing `name: entity.name` for each.
+ */
+export function pickFields<Entity, Key extends keyof Entity>(entity: Entity, keys: readonly Key[]): Pick<Entity, Key> {
+  return Object.fromEntries(keys.map((key) => [key, entity[key]])) as Pick<Entity, Key>;
+}
+
 function avatarUrl(email: string): string {
   const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
   return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;

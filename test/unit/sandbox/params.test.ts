@@ -1,7 +1,7 @@
 // Bracket decoding of query strings and forms, the framework error texts, and unknown and null parameters.
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { decodeQueryString, param, parseParams } from '../../../src/sandbox/core/params.js';
+import { decodeQueryString, optionalParams, param, parseParams } from '../../../src/sandbox/core/params.js';
 
 describe('decodeQueryString', () => {
   test('plain keys, arrays, hashes and arrays of objects', () => {
@@ -119,5 +119,15 @@ describe('parseParams', () => {
     for (const word of ['false', 'False', '0', 'f', 'no', 'off', false]) expect(flagOf(word), String(word)).toBe(false);
     for (const word of ['TRUE', 'y', '2', '', 1])
       expect(() => flagOf(word), String(word)).toThrow('flag does not have a valid value');
+  });
+});
+
+describe('optionalParams', () => {
+  test('each name is an optional parameter of the type, in the order named', () => {
+    const shape = optionalParams(param.boolean, 'owned', 'starred');
+    expect(Object.keys(shape)).toEqual(['owned', 'starred']);
+    const schema = z.object(shape);
+    expect(schema.parse({ owned: 'yes' })).toEqual({ owned: true });
+    expect(schema.safeParse({ starred: 'maybe' }).success).toBe(false);
   });
 });

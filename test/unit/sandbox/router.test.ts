@@ -1,6 +1,7 @@
 // Route matching: raw segments decoded one by one, literals before parameters, the [.format] suffix, 405 vs 404.
 import { describe, expect, test } from 'vitest';
-import { Router } from '../../../src/sandbox/core/router.js';
+import { Router, signedInList } from '../../../src/sandbox/core/router.js';
+import { z } from 'zod';
 
 function table(): Router {
   const router = new Router();
@@ -76,5 +77,16 @@ describe('web routes', () => {
     expect(match.kind === 'found' && match.route.options.auth).toBe('none');
     expect(() => web.route('GET', '/oauth/device', { auth: 'user' }, () => undefined)).toThrow(/web routes/);
     expect(() => new Router().route('GET', '/projects', { auth: 'none' }, () => undefined)).toThrow(/web routes/);
+  });
+});
+
+describe('signedInList', () => {
+  test('an offset-paged route that needs a token, with page and per_page beside its own parameters', () => {
+    const router = new Router();
+    router.route('GET', '/projects/:id/deployments', signedInList(z.object({ sort: z.string().optional() })), () => {});
+    const match = router.match('GET', '/projects/1/deployments');
+    if (match.kind !== 'found') throw new Error(match.kind);
+    expect(match.route.options).toMatchObject({ auth: 'user', pagination: 'offset' });
+    expect(Object.keys(match.route.schema.shape)).toEqual(['sort', 'page', 'per_page']);
   });
 });

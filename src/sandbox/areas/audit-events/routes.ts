@@ -7,8 +7,9 @@ import { auditEventsOf, type AuditEvent } from '../../core/audit.js';
 import { notFound, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { integerPathParam, type Router, type SandboxRequest, signedInList } from '../../core/router.js';
 import { ACCESS } from '../../core/store.js';
+import { pickFields } from '../../core/views.js';
 
 const periodParams = z.object({ created_after: param.datetime(), created_before: param.datetime() }).partial();
 const instanceParams = periodParams
@@ -17,11 +18,7 @@ const instanceParams = periodParams
 
 function eventView(event: AuditEvent) {
   return {
-    id: event.id,
-    author_id: event.author_id,
-    entity_id: event.entity_id,
-    entity_type: event.entity_type,
-    details: event.details,
+    ...pickFields(event, ['id', 'author_id', 'entity_id', 'entity_type', 'details']),
     created_at: event.created_at.toISOString(),
   };
 }
@@ -68,19 +65,14 @@ export function register(router: Router, ctx: SandboxContext): void {
     reply.json(eventView(event));
   });
 
-  router.route(
-    'GET',
-    '/groups/:id/audit_events',
-    { params: periodParams, auth: 'user', pagination: 'offset' },
-    (req, reply) => {
-      const group = ownedGroup(req);
-      const events = inPeriod(
-        auditEventsOf(store).filter((e) => e.entity_type === 'Group' && e.entity_id === group.id),
-        req.params,
-      );
-      reply.json(paginate(req, reply, events).map(eventView));
-    },
-  );
+  router.route('GET', '/groups/:id/audit_events', signedInList(periodParams), (req, reply) => {
+    const group = ownedGroup(req);
+    const events = inPeriod(
+      auditEventsOf(store).filter((e) => e.entity_type === 'Group' && e.entity_id === group.id),
+      req.params,
+    );
+    reply.json(paginate(req, reply, events).map(eventView));
+  });
 
   router.route('GET', '/groups/:id/audit_events/:audit_event_id', { auth: 'user' }, (req, reply) => {
     const group = ownedGroup(req);

@@ -30,6 +30,10 @@ import { openMergeRequestBranches } from '../work-items/index.js';
 import { branchHeads, createBranch, deleteBranch, mergedInto } from './git.js';
 import { branchRegex } from './regex.js';
 
+/** The branch list's path, and the protected branch list's: each branch and protection has its path below it. */
+const BRANCHES = '/projects/:id/repository/branches';
+const PROTECTED_BRANCHES = '/projects/:id/protected_branches';
+
 const listParams = z.object({ search: z.string().optional(), regex: z.string().optional() });
 const protectedListParams = z.object({ search: z.string().optional() });
 const createParams = z.object({ branch: z.string(), ref: z.string() });
@@ -142,7 +146,7 @@ export const register = registerAll(registerBranches, registerProtectedBranches)
 
 /** Branches: list, read, create, delete, delete merged. */
 function registerBranches(router: Router, ctx: SandboxContext): void {
-  codeListRoute(router, ctx, '/projects/:id/repository/branches', listParams, async (project, req, reply) => {
+  codeListRoute(router, ctx, BRANCHES, listParams, async (project, req, reply) => {
     const { search, regex } = req.params;
     if (search !== undefined && regex !== undefined) throw paramError('search, regex are mutually exclusive');
     const pattern = regex === undefined || regex === '' ? undefined : branchRegex(regex);
@@ -154,7 +158,7 @@ function registerBranches(router: Router, ctx: SandboxContext): void {
     reply.json(await branchViews({ ctx, project, user: req.user }, page));
   });
 
-  router.route('GET', '/projects/:id/repository/branches/:branch', {}, async (req, reply) => {
+  router.route('GET', `${BRANCHES}/:branch`, {}, async (req, reply) => {
     const project = readableProject(ctx, req);
     const name = req.pathParams.branch;
     if (refNameProblem(name) !== null) throw messageError(400, 'The branch refname is invalid');
@@ -164,30 +168,25 @@ function registerBranches(router: Router, ctx: SandboxContext): void {
     reply.json(view);
   });
 
-  router.route(
-    'POST',
-    '/projects/:id/repository/branches',
-    { auth: 'user', params: createParams },
-    async (req, reply) => {
-      const project = writableProject(ctx, req, ACCESS.developer);
-      const { branch, ref } = req.params;
-      if (refNameProblem(branch) !== null) throw messageError(400, 'Branch name is invalid');
-      const sha = await project.repo.resolveCommit(ref);
-      if (sha === null) throw messageError(400, `Invalid reference name: ${ref}`);
-      await checkProtectedCreation(ctx, project, req.user!, branch, sha);
-      try {
-        await createBranch(project.repo, branch, sha);
-      } catch (error) {
-        if (error instanceof GitActionError) throw messageError(400, error.message);
-        throw error;
-      }
-      ctx.log(`branch ${branch} created in ${project.full_path} at ${sha}`);
-      const [view] = await branchViews({ ctx, project, user: req.user }, [[branch, sha]]);
-      reply.json(view, 201);
-    },
-  );
+  router.route('POST', BRANCHES, { auth: 'user', params: createParams }, async (req, reply) => {
+    const project = writableProject(ctx, req, ACCESS.developer);
+    const { branch, ref } = req.params;
+    if (refNameProblem(branch) !== null) throw messageError(400, 'Branch name is invalid');
+    const sha = await project.repo.resolveCommit(ref);
+    if (sha === null) throw messageError(400, `Invalid reference name: ${ref}`);
+    await checkProtectedCreation(ctx, project, req.user!, branch, sha);
+    try {
+      await createBranch(project.repo, branch, sha);
+    } catch (error) {
+      if (error instanceof GitActionError) throw messageError(400, error.message);
+      throw error;
+    }
+    ctx.log(`branch ${branch} created in ${project.full_path} at ${sha}`);
+    const [view] = await branchViews({ ctx, project, user: req.user }, [[branch, sha]]);
+    reply.json(view, 201);
+  });
 
-  router.route('DELETE', '/projects/:id/repository/branches/:branch', { auth: 'user' }, async (req, reply) => {
+  router.route('DELETE', `${BRANCHES}/:branch`, { auth: 'user' }, async (req, reply) => {
     const project = writableProject(ctx, req, ACCESS.developer);
     const name = req.pathParams.branch;
     if (refNameProblem(name) !== null) throw messageError(400, 'The branch refname is invalid');
@@ -230,41 +229,36 @@ function registerBranches(router: Router, ctx: SandboxContext): void {
 
 /** Protected branches: list, read, protect, unprotect. */
 function registerProtectedBranches(router: Router, ctx: SandboxContext): void {
-  codeListRoute(router, ctx, '/projects/:id/protected_branches', protectedListParams, async (project, req, reply) => {
+  codeListRoute(router, ctx, PROTECTED_BRANCHES, protectedListParams, async (project, req, reply) => {
     const term = req.params.search?.toLowerCase() ?? '';
     const list = protectedBranches(ctx.store, project).filter((p) => p.name.toLowerCase().includes(term));
     reply.json(paginate(req, reply, list).map(protectionView));
   });
 
-  router.route('GET', '/projects/:id/protected_branches/:name', {}, async (req, reply) => {
+  router.route('GET', `${PROTECTED_BRANCHES}/:name`, {}, async (req, reply) => {
     const project = readableProject(ctx, req);
     const found = protectedBranches(ctx.store, project).find((p) => p.name === req.pathParams.name);
     if (!found) throw recordNotFound();
     reply.json(protectionView(found));
   });
 
-  router.route(
-    'POST',
-    '/projects/:id/protected_branches',
-    { auth: 'user', params: protectParams },
-    async (req, reply) => {
-      const project = writableProject(ctx, req, ACCESS.maintainer);
-      const { name, push_access_level, merge_access_level, allow_force_push } = req.params;
-      if (refNameProblem(name.replace(/\*/g, 'x')) !== null) throw messageError(400, 'Name is invalid');
-      const list = protectedBranches(ctx.store, project);
-      if (list.some((p) => p.name === name)) throw messageError(409, `Protected branch '${name}' already exists`);
-      const protection = newProtection(ctx.store, name, {
-        push: push_access_level ?? ACCESS.maintainer,
-        merge: merge_access_level ?? ACCESS.maintainer,
-        allowForcePush: allow_force_push ?? false,
-      });
-      list.push(protection);
-      ctx.log(`branch ${name} protected in ${project.full_path}`);
-      reply.json(protectionView(protection), 201);
-    },
-  );
+  router.route('POST', PROTECTED_BRANCHES, { auth: 'user', params: protectParams }, async (req, reply) => {
+    const project = writableProject(ctx, req, ACCESS.maintainer);
+    const { name, push_access_level, merge_access_level, allow_force_push } = req.params;
+    if (refNameProblem(name.replace(/\*/g, 'x')) !== null) throw messageError(400, 'Name is invalid');
+    const list = protectedBranches(ctx.store, project);
+    if (list.some((p) => p.name === name)) throw messageError(409, `Protected branch '${name}' already exists`);
+    const protection = newProtection(ctx.store, name, {
+      push: push_access_level ?? ACCESS.maintainer,
+      merge: merge_access_level ?? ACCESS.maintainer,
+      allowForcePush: allow_force_push ?? false,
+    });
+    list.push(protection);
+    ctx.log(`branch ${name} protected in ${project.full_path}`);
+    reply.json(protectionView(protection), 201);
+  });
 
-  router.route('DELETE', '/projects/:id/protected_branches/:name', { auth: 'user' }, async (req, reply) => {
+  router.route('DELETE', `${PROTECTED_BRANCHES}/:name`, { auth: 'user' }, async (req, reply) => {
     // As the service: the protection is looked up first (404), then the caller's right to lift it checked.
     const list = protectedBranches(ctx.store, readableProject(ctx, req));
     const index = list.findIndex((p) => p.name === req.pathParams.name);

@@ -11,6 +11,7 @@ import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Group } from '../../core/store.js';
+import { pickFields } from '../../core/views.js';
 import { groupVariablesOf } from './state.js';
 
 const settable = { variable_type: param.enum(['env_var', 'file']), protected: param.boolean() };
@@ -20,12 +21,7 @@ const createParams = z
 const updateParams = z.object({ value: z.string(), ...settable }).partial({ variable_type: true, protected: true });
 
 function variableView(variable: GroupVariable) {
-  return {
-    key: variable.key,
-    value: variable.value,
-    variable_type: variable.variable_type,
-    protected: variable.protected,
-  };
+  return pickFields(variable, ['key', 'value', 'variable_type', 'protected']);
 }
 
 export function register(router: Router, ctx: SandboxContext): void {
@@ -54,13 +50,8 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/groups/:id/variables', { pagination: 'offset', auth: 'user' }, (req, reply) => {
     const group = groupOf(req);
-    reply.json(
-      paginate(
-        req,
-        reply,
-        groupVariablesOf(store).filter((v) => v.group_id === group.id),
-      ).map(variableView),
-    );
+    const variables = groupVariablesOf(store).filter((v) => v.group_id === group.id);
+    reply.json(paginate(req, reply, variables).map(variableView));
   });
 
   router.route('GET', '/groups/:id/variables/:key', { auth: 'user' }, (req, reply) => {

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { filterProjects, projectListParams, renderProjects, sortProjects } from '../../core/project-list.js';
 import type { Router, SandboxRequest } from '../../core/router.js';
-import { ACCESS, ACCESS_LEVELS, type Group, type Project, type User } from '../../core/store.js';
-import { groupWebUrl, projectStatistics } from '../../core/views.js';
+import { ACCESS, type Group, type Project, type User } from '../../core/store.js';
+import { groupWebUrl, pickFields, projectStatistics } from '../../core/views.js';
 import { ownEntry } from '../../core/own-key.js';
 
 /** Group details list at most this many projects, and as many shared ones (the spec's limit). */
@@ -22,22 +22,16 @@ const groupListParams = z.object({
   search: z.string().optional(),
   order_by: param.enum(['name', 'path', 'id']).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
-  statistics: param.boolean().optional(),
-  with_custom_attributes: param.boolean().optional(),
-  owned: param.boolean().optional(),
-  min_access_level: param
-    .integer()
-    .refine((level) => (ACCESS_LEVELS as readonly number[]).includes(level))
-    .optional(),
+  ...optionalParams(param.boolean, 'statistics', 'with_custom_attributes', 'owned'),
+  // The same access levels as the project lists take.
+  min_access_level: projectListParams.min_access_level,
   custom_attributes: param.hash().optional(),
 });
 type GroupListParams = z.output<typeof groupListParams>;
 
 const groupProjectsParams = z.object({
   ...projectListParams,
-  with_shared: param.boolean().optional(),
-  include_subgroups: param.boolean().optional(),
-  with_security_reports: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'with_shared', 'include_subgroups', 'with_security_reports'),
 });
 
 const createParams = z.object({
@@ -56,27 +50,30 @@ const createParams = z.object({
 
 const PATH_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 
+/** The group's own fields a group view starts with, in the service's order. */
+const GROUP_SETTINGS = [
+  'id',
+  'name',
+  'path',
+  'description',
+  'visibility',
+  'share_with_group_lock',
+  'require_two_factor_authentication',
+  'two_factor_grace_period',
+  'project_creation_level',
+  'auto_devops_enabled',
+  'subgroup_creation_level',
+  'emails_disabled',
+  'mentions_disabled',
+  'lfs_enabled',
+] as const;
+
 function groupView(ctx: SandboxContext, group: Group) {
   return {
-    id: group.id,
-    name: group.name,
-    path: group.path,
-    description: group.description,
-    visibility: group.visibility,
-    share_with_group_lock: group.share_with_group_lock,
-    require_two_factor_authentication: group.require_two_factor_authentication,
-    two_factor_grace_period: group.two_factor_grace_period,
-    project_creation_level: group.project_creation_level,
-    auto_devops_enabled: group.auto_devops_enabled,
-    subgroup_creation_level: group.subgroup_creation_level,
-    emails_disabled: group.emails_disabled,
-    mentions_disabled: group.mentions_disabled,
-    lfs_enabled: group.lfs_enabled,
+    ...pickFields(group, GROUP_SETTINGS),
     avatar_url: null,
     web_url: groupWebUrl(ctx.store, group),
-    request_access_enabled: group.request_access_enabled,
-    full_name: group.full_name,
-    full_path: group.full_path,
+    ...pickFields(group, ['request_access_enabled', 'full_name', 'full_path']),
     file_template_project_id: null,
     parent_id: group.parent_id,
     created_at: group.created_at.toISOString(),

@@ -11,10 +11,10 @@ import { z } from 'zod';
 import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
 import { forbidden, messageError, paramError, recordNotFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
-import { integerPathParam, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
+import { optionalParams, param } from '../../core/params.js';
+import { integerPathParam, type Router, type SandboxRequest, registerAll, signedInList } from '../../core/router.js';
 import { ACCESS, type Project, type Store } from '../../core/store.js';
-import { userBasic } from '../../core/views.js';
+import { pickFields, userBasic } from '../../core/views.js';
 import {
   DEPLOYMENT_STATUSES,
   ENVIRONMENT_STATES,
@@ -49,10 +49,7 @@ const environmentListParams = z.object({
 const deploymentListParams = z.object({
   order_by: param.enum(['id', 'iid', 'created_at', 'updated_at', 'finished_at', 'ref']).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
-  updated_after: param.datetime().optional(),
-  updated_before: param.datetime().optional(),
-  finished_after: param.datetime().optional(),
-  finished_before: param.datetime().optional(),
+  ...optionalParams(param.datetime, 'updated_after', 'updated_before', 'finished_after', 'finished_before'),
   environment: z.string().optional(),
   status: param.enum(DEPLOYMENT_STATUSES).optional(),
 });
@@ -65,14 +62,10 @@ const approvalParams = z.object({
 /** The environment as a deployment shows it (the service's basic environment entity). */
 function environmentBasic(environment: Environment) {
   return {
-    id: environment.id,
-    name: environment.name,
-    slug: environment.slug,
-    external_url: environment.external_url,
+    ...pickFields(environment, ['id', 'name', 'slug', 'external_url']),
     created_at: environment.created_at.toISOString(),
     updated_at: environment.updated_at.toISOString(),
-    state: environment.state,
-    tier: environment.tier,
+    ...pickFields(environment, ['state', 'tier']),
   };
 }
 
@@ -163,26 +156,21 @@ export const registerDeployments = registerAll(registerEnvironmentRoutes, regist
 /** Environments: list, read, stop. */
 function registerEnvironmentRoutes(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-  router.route(
-    'GET',
-    '/projects/:id/environments',
-    { params: environmentListParams, pagination: 'offset', auth: 'user' },
-    async (req, reply) => {
-      const project = readProject(ctx, req);
-      const { name, search, states } = req.params;
-      if (name !== undefined && search !== undefined) throw paramError('name, search are mutually exclusive');
-      if (search !== undefined && search.length < 3) throw paramError('search must be at least 3 characters');
-      const environments = deploymentsOf(store).environments.filter(
-        (e) =>
-          e.project_id === project.id &&
-          (name === undefined || e.name === name) &&
-          (search === undefined || e.name.toLowerCase().includes(search.toLowerCase())) &&
-          (states === undefined || e.state === states),
-      );
-      const page = paginate(req, reply, environments);
-      reply.json(await Promise.all(page.map((e) => environmentView(store, project, e, false))));
-    },
-  );
+  router.route('GET', '/projects/:id/environments', signedInList(environmentListParams), async (req, reply) => {
+    const project = readProject(ctx, req);
+    const { name, search, states } = req.params;
+    if (name !== undefined && search !== undefined) throw paramError('name, search are mutually exclusive');
+    if (search !== undefined && search.length < 3) throw paramError('search must be at least 3 characters');
+    const environments = deploymentsOf(store).environments.filter(
+      (e) =>
+        e.project_id === project.id &&
+        (name === undefined || e.name === name) &&
+        (search === undefined || e.name.toLowerCase().includes(search.toLowerCase())) &&
+        (states === undefined || e.state === states),
+    );
+    const page = paginate(req, reply, environments);
+    reply.json(await Promise.all(page.map((e) => environmentView(store, project, e, false))));
+  });
 
   router.route('GET', '/projects/:id/environments/:environment_id', { auth: 'user' }, async (req, reply) => {
     const project = readProject(ctx, req);
@@ -213,51 +201,46 @@ function registerEnvironmentRoutes(router: Router, ctx: SandboxContext): void {
 /** Deployments: list, read, approve or reject. */
 function registerDeploymentRoutes(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-  router.route(
-    'GET',
-    '/projects/:id/deployments',
-    { params: deploymentListParams, pagination: 'offset', auth: 'user' },
-    async (req, reply) => {
-      const project = readProject(ctx, req);
-      const p = req.params;
-      const after = (date: Date | null | undefined, bound: Date | undefined) =>
-        bound === undefined || (date !== null && date !== undefined && date.getTime() > bound.getTime());
-      const before = (date: Date | null | undefined, bound: Date | undefined) =>
-        bound === undefined || (date !== null && date !== undefined && date.getTime() < bound.getTime());
-      const deployments = projectDeployments(store, project).filter(
-        (d) =>
-          (p.environment === undefined || environmentOf(store, d)?.name === p.environment) &&
-          (p.status === undefined || deploymentStatus(store, d) === p.status) &&
-          after(deploymentUpdatedAt(store, d), p.updated_after) &&
-          before(deploymentUpdatedAt(store, d), p.updated_before) &&
-          after(deploymentFinishedAt(store, d), p.finished_after) &&
-          before(deploymentFinishedAt(store, d), p.finished_before),
-      );
-      const key = (d: Deployment): number | string => {
-        switch (p.order_by ?? 'id') {
-          case 'iid':
-            return d.iid;
-          case 'created_at':
-            return d.created_at.getTime();
-          case 'updated_at':
-            return deploymentUpdatedAt(store, d).getTime();
-          case 'finished_at':
-            return deploymentFinishedAt(store, d)?.getTime() ?? Number.MAX_SAFE_INTEGER;
-          case 'ref':
-            return d.ref;
-          default:
-            return d.id;
-        }
-      };
-      deployments.sort((a, b) => {
-        const [ka, kb] = [key(a), key(b)];
-        return (ka < kb ? -1 : ka > kb ? 1 : 0) || a.id - b.id;
-      });
-      // The service sorts ascending unless told otherwise.
-      if (p.sort === 'desc') deployments.reverse();
-      reply.json(await deploymentViews(store, project, paginate(req, reply, deployments)));
-    },
-  );
+  router.route('GET', '/projects/:id/deployments', signedInList(deploymentListParams), async (req, reply) => {
+    const project = readProject(ctx, req);
+    const p = req.params;
+    const after = (date: Date | null | undefined, bound: Date | undefined) =>
+      bound === undefined || (date !== null && date !== undefined && date.getTime() > bound.getTime());
+    const before = (date: Date | null | undefined, bound: Date | undefined) =>
+      bound === undefined || (date !== null && date !== undefined && date.getTime() < bound.getTime());
+    const deployments = projectDeployments(store, project).filter(
+      (d) =>
+        (p.environment === undefined || environmentOf(store, d)?.name === p.environment) &&
+        (p.status === undefined || deploymentStatus(store, d) === p.status) &&
+        after(deploymentUpdatedAt(store, d), p.updated_after) &&
+        before(deploymentUpdatedAt(store, d), p.updated_before) &&
+        after(deploymentFinishedAt(store, d), p.finished_after) &&
+        before(deploymentFinishedAt(store, d), p.finished_before),
+    );
+    const key = (d: Deployment): number | string => {
+      switch (p.order_by ?? 'id') {
+        case 'iid':
+          return d.iid;
+        case 'created_at':
+          return d.created_at.getTime();
+        case 'updated_at':
+          return deploymentUpdatedAt(store, d).getTime();
+        case 'finished_at':
+          return deploymentFinishedAt(store, d)?.getTime() ?? Number.MAX_SAFE_INTEGER;
+        case 'ref':
+          return d.ref;
+        default:
+          return d.id;
+      }
+    };
+    deployments.sort((a, b) => {
+      const [ka, kb] = [key(a), key(b)];
+      return (ka < kb ? -1 : ka > kb ? 1 : 0) || a.id - b.id;
+    });
+    // The service sorts ascending unless told otherwise.
+    if (p.sort === 'desc') deployments.reverse();
+    reply.json(await deploymentViews(store, project, paginate(req, reply, deployments)));
+  });
 
   router.route('GET', '/projects/:id/deployments/:deployment_id', { auth: 'user' }, async (req, reply) => {
     const project = readProject(ctx, req);

@@ -16,7 +16,7 @@ import { forbidden, messageError, recordNotFound } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
 import { branchPermissions } from '../../core/protected-branches.js';
-import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
+import { integerPathParam, type Router, type SandboxRequest, signedInList } from '../../core/router.js';
 import { ACCESS, type Pipeline, type Project, type Store, type User } from '../../core/store.js';
 import { jobViews as views } from './job-view.js';
 import { needsApprovalToStart, syncDeployments, waitsForApproval } from './deployments.js';
@@ -184,19 +184,14 @@ function registerJobReads(router: Router, ctx: SandboxContext): void {
     },
   );
 
-  router.route(
-    'GET',
-    '/projects/:id/jobs',
-    { params: projectListParams, pagination: 'offset', auth: 'user' },
-    async (req, reply) => {
-      const project = jobsProject(ctx, req);
-      const scope = scopeOf(req.params.scope);
-      const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
-      if (req.params.sort === 'asc') jobs.reverse();
-      // The service pages a project's jobs without counting them.
-      reply.json(await views(store, project, paginate(req, reply, jobs, { withoutCount: true })));
-    },
-  );
+  router.route('GET', '/projects/:id/jobs', signedInList(projectListParams), async (req, reply) => {
+    const project = jobsProject(ctx, req);
+    const scope = scopeOf(req.params.scope);
+    const jobs = projectJobs(store, project).filter((j) => !scope || scope.has(j.status));
+    if (req.params.sort === 'asc') jobs.reverse();
+    // The service pages a project's jobs without counting them.
+    reply.json(await views(store, project, paginate(req, reply, jobs, { withoutCount: true })));
+  });
 
   router.route('GET', '/projects/:id/jobs/:job_id', { auth: 'user' }, async (req, reply) => {
     const project = jobsProject(ctx, req);

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { unrevokedTokensOf } from '../../core/credentials.js';
+import { optionalParams, param } from '../../core/params.js';
 import { registerAll, type Reply, type Router, type SandboxRequest } from '../../core/router.js';
 import type { Store, User } from '../../core/store.js';
 import { checkPassword } from '../users/index.js';
@@ -28,13 +29,9 @@ import {
 const text = () => z.string().optional();
 
 const authorizeParams = z.object({
-  client_id: text(),
-  redirect_uri: text(),
-  response_type: text(),
-  state: text(),
-  scope: text(),
-  code_challenge: text(),
-  code_challenge_method: text(),
+  ...optionalParams(param.string, 'client_id', 'redirect_uri', 'response_type', 'state', 'scope'),
+  // PKCE (RFC 7636).
+  ...optionalParams(param.string, 'code_challenge', 'code_challenge_method'),
 });
 
 const formParams = z.object({ authenticity_token: text(), decision: text() });

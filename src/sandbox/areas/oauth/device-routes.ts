@@ -21,6 +21,8 @@ import { formToken } from './sessions.js';
 
 const text = () => z.string().optional();
 const DEFAULT_SCOPES: TokenScope[] = ['api'];
+const userCodeFormParams = z.object({ authenticity_token: text(), user_code: text() });
+const consentFormParams = z.object({ authenticity_token: text(), decision: text() });
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
@@ -59,58 +61,48 @@ export function register(router: Router, ctx: SandboxContext): void {
     sendPage(reply, 'Connect a device', deviceCodePage({ token, userCode: req.params.user_code }));
   });
 
-  router.route(
-    'POST',
-    '/oauth/device',
-    { params: z.object({ authenticity_token: text(), user_code: text() }) },
-    (req, reply) => {
-      const answer = redeemPersonalForm(store, req, reply, 'device_code');
-      if (!answer) return;
-      const { session, user } = answer;
-      const grant = pendingDeviceGrantByUserCode(store, req.params.user_code ?? '');
-      const app = grant && applicationsOf(store).find((a) => a.id === grant.application_id);
-      if (!grant || !app) {
-        const token = formToken(store, session, { purpose: 'device_code', user_id: user.id });
-        const page = deviceCodePage({
-          token,
-          userCode: req.params.user_code,
-          error: 'That code is not valid or has expired. Check the code your device shows.',
-        });
-        sendPage(reply, 'Connect a device', page, { status: 400 });
-        return;
-      }
-      const token = formToken(store, session, {
-        purpose: 'device_consent',
-        user_id: user.id,
-        device_code: grant.device_code,
+  router.route('POST', '/oauth/device', { params: userCodeFormParams }, (req, reply) => {
+    const answer = redeemPersonalForm(store, req, reply, 'device_code');
+    if (!answer) return;
+    const { session, user } = answer;
+    const grant = pendingDeviceGrantByUserCode(store, req.params.user_code ?? '');
+    const app = grant && applicationsOf(store).find((a) => a.id === grant.application_id);
+    if (!grant || !app) {
+      const token = formToken(store, session, { purpose: 'device_code', user_id: user.id });
+      const page = deviceCodePage({
+        token,
+        userCode: req.params.user_code,
+        error: 'That code is not valid or has expired. Check the code your device shows.',
       });
-      const page = consentPage({ app, user, scopes: grant.scopes, token, action: '/oauth/device/confirm' });
-      sendPage(reply, `Authorize ${app.name}`, page);
-    },
-  );
+      sendPage(reply, 'Connect a device', page, { status: 400 });
+      return;
+    }
+    const token = formToken(store, session, {
+      purpose: 'device_consent',
+      user_id: user.id,
+      device_code: grant.device_code,
+    });
+    const page = consentPage({ app, user, scopes: grant.scopes, token, action: '/oauth/device/confirm' });
+    sendPage(reply, `Authorize ${app.name}`, page);
+  });
 
-  router.route(
-    'POST',
-    '/oauth/device/confirm',
-    { params: z.object({ authenticity_token: text(), decision: text() }) },
-    (req, reply) => {
-      const answer = redeemPersonalForm(store, req, reply, 'device_consent');
-      if (!answer) return;
-      const { form, user } = answer;
-      const grant = findDeviceGrant(store, form.device_code);
-      if (grant?.status !== 'pending' || deviceGrantExpired(store, grant)) {
-        const page = messagePage('Code expired', 'This device code has expired. Start again on your device.');
-        sendPage(reply, 'Code expired', page, { status: 400 });
-        return;
-      }
-      if (req.params.decision === 'authorize') {
-        grant.status = 'approved';
-        grant.user_id = user.id;
-        sendPage(reply, 'Device connected', messagePage('Device connected', 'You can go back to your device.'));
-        return;
-      }
-      grant.status = 'denied';
-      sendPage(reply, 'Access denied', messagePage('Access denied', 'The device was not given access.'));
-    },
-  );
+  router.route('POST', '/oauth/device/confirm', { params: consentFormParams }, (req, reply) => {
+    const answer = redeemPersonalForm(store, req, reply, 'device_consent');
+    if (!answer) return;
+    const { form, user } = answer;
+    const grant = findDeviceGrant(store, form.device_code);
+    if (grant?.status !== 'pending' || deviceGrantExpired(store, grant)) {
+      const page = messagePage('Code expired', 'This device code has expired. Start again on your device.');
+      sendPage(reply, 'Code expired', page, { status: 400 });
+      return;
+    }
+    if (req.params.decision === 'authorize') {
+      grant.status = 'approved';
+      grant.user_id = user.id;
+      sendPage(reply, 'Device connected', messagePage('Device connected', 'You can go back to your device.'));
+      return;
+    }
+    grant.status = 'denied';
+    sendPage(reply, 'Access denied', messagePage('Access denied', 'The device was not given access.'));
+  });
 }

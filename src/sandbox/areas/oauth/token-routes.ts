@@ -16,6 +16,7 @@ import {
   tokenState,
 } from '../../core/credentials.js';
 import type { HttpError } from '../../core/errors.js';
+import { optionalParams, param } from '../../core/params.js';
 import { registerAll, type Reply, type Router } from '../../core/router.js';
 import { isTokenScope, TOKEN_SCOPES, type TokenScope } from '../../core/scopes.js';
 import type { Store } from '../../core/store.js';
@@ -35,24 +36,14 @@ import {
 
 const text = () => z.string().optional();
 
+/** A client's credentials in the body (client_secret_post, or a public client's id alone), beside HTTP Basic. */
+const clientCredentials = optionalParams(param.string, 'client_id', 'client_secret');
 const tokenParams = z.object({
-  grant_type: text(),
-  code: text(),
-  redirect_uri: text(),
-  code_verifier: text(),
-  refresh_token: text(),
-  device_code: text(),
-  scope: text(),
-  client_id: text(),
-  client_secret: text(),
+  ...optionalParams(param.string, 'grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token'),
+  ...optionalParams(param.string, 'device_code', 'scope'),
+  ...clientCredentials,
 });
-
-const revokeParams = z.object({
-  token: text(),
-  token_type_hint: text(),
-  client_id: text(),
-  client_secret: text(),
-});
+const revokeParams = z.object({ ...optionalParams(param.string, 'token', 'token_type_hint'), ...clientCredentials });
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 

@@ -15,19 +15,13 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { PACKAGE_DELETE_ACCESS, type Package } from './state.js';
 import type { Project, User } from '../../core/store.js';
-import { pipelineBasic, projectWebUrl } from '../../core/views.js';
+import { pickFields, pipelineBasic, projectWebUrl } from '../../core/views.js';
 import { packagesOf } from './state.js';
 
 const iso = (date: Date) => date.toISOString();
 
 function packageBasic(pkg: Package) {
-  return {
-    id: pkg.id,
-    name: pkg.name,
-    version: pkg.version,
-    package_type: pkg.package_type,
-    created_at: iso(pkg.created_at),
-  };
+  return { ...pickFields(pkg, ['id', 'name', 'version', 'package_type']), created_at: iso(pkg.created_at) };
 }
 
 /** Oldest first, as the service orders packages by default (created_at ascending). */

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { CODE_ACCESS, type SandboxContext } from '../../core/context.js';
 import { notFound, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, PIPELINE_STATUSES, type Pipeline, type PipelineStatus, type Project } from '../../core/store.js';
 import { pipelineBasic, pipelineFull } from '../../core/views.js';
@@ -35,13 +35,10 @@ const ORDER_BY = ['id', 'status', 'ref', 'updated_at', 'user_id'] as const;
 const listParams = z.object({
   scope: param.enum(['running', 'pending', 'finished', 'branches', 'tags']).optional(),
   status: param.enum(PIPELINE_STATUSES).optional(),
-  ref: z.string().optional(),
-  sha: z.string().optional(),
+  ...optionalParams(param.string, 'ref', 'sha'),
   yaml_errors: param.boolean().optional(),
-  name: z.string().optional(),
-  username: z.string().optional(),
-  updated_after: param.datetime().optional(),
-  updated_before: param.datetime().optional(),
+  ...optionalParams(param.string, 'name', 'username'),
+  ...optionalParams(param.datetime, 'updated_after', 'updated_before'),
   order_by: param.enum(ORDER_BY).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
 });

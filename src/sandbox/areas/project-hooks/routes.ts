@@ -9,9 +9,10 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { messageError, paramError, recordNotFound, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project } from '../../core/store.js';
+import { pickFields } from '../../core/views.js';
 import { onPipelineChange } from '../jobs/index.js';
 import { HookDeliveries } from './delivery.js';
 import { pipelineEvent, pipelineSnapshot, sampleEvent, TEST_TRIGGERS } from './payload.js';
@@ -27,11 +28,7 @@ const flags = Object.fromEntries(Object.keys(EVENT_FLAGS).map((flag) => [flag, p
 >;
 
 const editParams = z.object({
-  url: z.string().optional(),
-  token: z.string().optional(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  push_events_branch_filter: z.string().optional(),
+  ...optionalParams(param.string, 'url', 'token', 'name', 'description', 'push_events_branch_filter'),
   enable_ssl_verification: param.boolean().optional(),
   ...flags,
 });
@@ -39,14 +36,9 @@ const addParams = editParams.extend({ url: z.string() });
 
 function hookView(hook: ProjectHook) {
   return {
-    id: hook.id,
-    url: hook.url,
-    name: hook.name,
-    description: hook.description,
-    project_id: hook.project_id,
-    ...Object.fromEntries(Object.keys(EVENT_FLAGS).map((flag) => [flag, hook[flag as EventFlag]])),
-    push_events_branch_filter: hook.push_events_branch_filter,
-    enable_ssl_verification: hook.enable_ssl_verification,
+    ...pickFields(hook, ['id', 'url', 'name', 'description', 'project_id']),
+    ...pickFields(hook, Object.keys(EVENT_FLAGS) as EventFlag[]),
+    ...pickFields(hook, ['push_events_branch_filter', 'enable_ssl_verification']),
     repository_update_events: false,
     alert_status: 'executable',
     disabled_until: null,
@@ -86,13 +78,8 @@ export function register(router: Router, ctx: SandboxContext): void {
 
   router.route('GET', '/projects/:id/hooks', { pagination: 'offset', auth: 'user' }, (req, reply) => {
     const project = maintained(req);
-    reply.json(
-      paginate(
-        req,
-        reply,
-        hooksOf(store).hooks.filter((h) => h.project_id === project.id),
-      ).map(hookView),
-    );
+    const hooks = hooksOf(store).hooks.filter((h) => h.project_id === project.id);
+    reply.json(paginate(req, reply, hooks).map(hookView));
   });
 
   router.route('GET', '/projects/:id/hooks/:hook_id', { auth: 'user' }, (req, reply) => {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { messageError, notFound, paramError, validationError } from '../../core/errors.js';
 import { paginate, paginateKeyset, COUNT_LIMIT } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { filterProjects, projectListParams, renderProjects, sortProjects } from '../../core/project-list.js';
 import type { Router, SandboxRequest, Reply } from '../../core/router.js';
 import type { Project } from '../../core/store.js';
@@ -15,19 +15,16 @@ import { ACCESS } from '../../core/store.js';
 
 const userListParams = z.object({
   ...projectListParams,
-  membership: param.boolean().optional(),
-  statistics: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'membership', 'statistics'),
   with_programming_language: z.string().optional(),
-  id_after: param.integer().optional(),
-  id_before: param.integer().optional(),
+  ...optionalParams(param.integer, 'id_after', 'id_before'),
   custom_attributes: param.hash().optional(),
   /** Not in the parameter table, but how the service selects keyset pagination (order_by=id only). */
   pagination: param.enum(['offset', 'keyset']).optional(),
 });
 
 const listParams = userListParams.extend({
-  wiki_checksum_failed: param.boolean().optional(),
-  repository_checksum_failed: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'wiki_checksum_failed', 'repository_checksum_failed'),
 });
 type ListParams = z.output<typeof listParams>;
 
@@ -53,9 +50,7 @@ async function reply(ctx: SandboxContext, req: SandboxRequest<ListParams>, res: 
 /** What the sandbox's edit changes: the project's name and path (a rename), and its description. */
 const UPDATABLE = ['name', 'path', 'description'] as const;
 const editParams = z.object({
-  name: param.string().optional(),
-  path: param.string().optional(),
-  description: param.string().optional(),
+  ...optionalParams(param.string, 'name', 'path', 'description'),
 });
 /** The service's project path: letters, digits, '_', '-' and '.', not starting with '-', not ending in .git or .atom. */
 const PROJECT_PATH = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
@@ -69,9 +64,7 @@ function sameNamespace(a: Project, b: Project): boolean {
 }
 
 const singleParams = z.object({
-  statistics: param.boolean().optional(),
-  license: param.boolean().optional(),
-  with_custom_attributes: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'statistics', 'license', 'with_custom_attributes'),
 });
 
 export function register(router: Router, ctx: SandboxContext): void {

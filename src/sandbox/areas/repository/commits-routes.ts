@@ -15,10 +15,10 @@ import { refsContaining, listCommits } from '../../git/history.js';
 import { pickCommit, type PickKind } from '../../git/pick.js';
 import { isRepositoryPath, isShaLike, type FileAction, type GitRepo } from '../../git/repo.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { registerAll, type Router } from '../../core/router.js';
 import type { CommitComment, Store } from '../../core/store.js';
-import { authorWithEmail } from '../../core/views.js';
+import { authorWithEmail, pickFields } from '../../core/views.js';
 import { checkForce, checkPush } from './push-rules.js';
 import { authorOf, commitView, decodeContent, gitCall, identityOf, lastPipelineOf } from './routes.js';
 
@@ -29,9 +29,7 @@ const listParams = z.object({
   since: param.datetime().optional(),
   until: param.datetime().optional(),
   path: z.string().min(1).optional(),
-  all: param.boolean().optional(),
-  with_stats: param.boolean().optional(),
-  first_parent: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'all', 'with_stats', 'first_parent'),
   order: param.enum(['default', 'topo']).optional(),
 });
 
@@ -98,10 +96,7 @@ async function withStats(repo: GitRepo, commits: GitCommitInfo[]) {
 function commentView(store: Store, comment: CommitComment) {
   const author = store.findUser(String(comment.author_id));
   return {
-    note: comment.note,
-    path: comment.path,
-    line: comment.line,
-    line_type: comment.line_type,
+    ...pickFields(comment, ['note', 'path', 'line', 'line_type']),
     author: authorWithEmail(author),
     created_at: comment.created_at.toISOString(),
   };

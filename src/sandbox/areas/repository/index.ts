@@ -1,6 +1,7 @@
 // The repository area of the sandbox: browsing (tree, blobs, archive, compare, …), files and commits, on the
 // core projects' git repositories.
 import type { SandboxArea } from '../../core/area.js';
+import { registerAll } from '../../core/router.js';
 import { register as registerCommits } from './commits-routes.js';
 import { register as registerFiles } from './files-routes.js';
 import { register as registerBrowsing } from './routes.js';
@@ -10,9 +11,5 @@ export { gitCall } from './routes.js';
 
 export const area: SandboxArea = {
   name: 'repository',
-  routes: (router, ctx) => {
-    registerFiles(router, ctx);
-    registerBrowsing(router, ctx);
-    registerCommits(router, ctx);
-  },
+  routes: registerAll(registerFiles, registerBrowsing, registerCommits),
 };

@@ -14,7 +14,7 @@ import { param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { canChangeSnippet, canSeeSnippet, type Snippet } from './state.js';
 import { ACCESS, type Project, type Store } from '../../core/store.js';
-import { authorWithEmail, projectWebUrl } from '../../core/views.js';
+import { authorWithEmail, pickFields, projectWebUrl } from '../../core/views.js';
 import { snippetsOf } from './state.js';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
@@ -34,11 +34,7 @@ const UPDATABLE = ['title', 'file_name', 'content', 'visibility', 'description']
 function snippetView(store: Store, project: Project, snippet: Snippet) {
   const author = store.findUser(String(snippet.author_id));
   return {
-    id: snippet.id,
-    title: snippet.title,
-    file_name: snippet.file_name,
-    description: snippet.description,
-    visibility: snippet.visibility,
+    ...pickFields(snippet, ['id', 'title', 'file_name', 'description', 'visibility']),
     author: authorWithEmail(author),
     created_at: snippet.created_at.toISOString(),
     updated_at: snippet.updated_at.toISOString(),

@@ -7,7 +7,7 @@ import type { SandboxContext } from '../../core/context.js';
 import { messageError, paramError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import type { Reply, Router, SandboxRequest } from '../../core/router.js';
+import { type Reply, type Router, type SandboxRequest, signedInList } from '../../core/router.js';
 import { ACCESS, type Project, type Store, type User } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
 import { nameList, splitNames } from './shared.js';
@@ -319,15 +319,10 @@ export function registerNoteRoutes(
   kind: Note['noteable_type'],
   find: (req: SandboxRequest<unknown>) => { project: Project; item: Issue | MergeRequest },
 ): void {
-  router.route(
-    'GET',
-    `${itemPattern}/notes`,
-    { params: noteListParams, pagination: 'offset', auth: 'user' },
-    (req, reply) => {
-      const { project, item } = find(req);
-      replyNotes(ctx, req, reply, kind, item, project);
-    },
-  );
+  router.route('GET', `${itemPattern}/notes`, signedInList(noteListParams), (req, reply) => {
+    const { project, item } = find(req);
+    replyNotes(ctx, req, reply, kind, item, project);
+  });
 
   router.route('POST', `${itemPattern}/notes`, { params: noteCreateParams, auth: 'user' }, (req, reply) => {
     const { project, item } = find(req);

@@ -11,11 +11,26 @@ import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden, notFound, paramError, validationError } from '../../core/errors.js';
 import { paginate } from '../../core/paginate.js';
-import { param } from '../../core/params.js';
-import { integerPathParam, type Reply, type Router, type SandboxRequest, registerAll } from '../../core/router.js';
+import { optionalParams, param } from '../../core/params.js';
+import {
+  integerPathParam,
+  type Reply,
+  type Router,
+  type SandboxRequest,
+  registerAll,
+  signedInList,
+} from '../../core/router.js';
 import { ACCESS, type Group, type Store, type User } from '../../core/store.js';
 import { groupWebUrl, userBasic } from '../../core/views.js';
-import { labelDetails, labelsPredicate, nameList, sortItems, splitNames, type Predicate } from './shared.js';
+import {
+  labelDetails,
+  labelsPredicate,
+  nameList,
+  periodPredicates,
+  sortItems,
+  splitNames,
+  type Predicate,
+} from './shared.js';
 import { labelsFor, setLabels, type Epic, type Label, workItemsOf } from './state.js';
 import { nextIid } from './changes.js';
 import { epicStateOf } from './epic-state.js';
@@ -39,10 +54,7 @@ const listParams = z.object({
   sort: param.enum(['asc', 'desc']).optional(),
   search: z.string().optional(),
   state: param.enum(['opened', 'closed', 'all']).optional(),
-  created_after: param.datetime().optional(),
-  created_before: param.datetime().optional(),
-  updated_after: param.datetime().optional(),
-  updated_before: param.datetime().optional(),
+  ...optionalParams(param.datetime, 'created_after', 'created_before', 'updated_after', 'updated_before'),
   include_ancestor_groups: param.boolean().optional(),
   include_descendant_groups: param.boolean().optional(),
 });
@@ -146,12 +158,7 @@ function listPredicates(params: ListParams): Array<Predicate<Epic>> {
     const text = params.search.toLowerCase();
     tests.push((epic) => epic.title.toLowerCase().includes(text) || epic.description.toLowerCase().includes(text));
   }
-  const { created_after, created_before, updated_after, updated_before } = params;
-  // Inclusive on both ends, as for issues.
-  if (created_after) tests.push((epic) => epic.created_at >= created_after);
-  if (created_before) tests.push((epic) => epic.created_at <= created_before);
-  if (updated_after) tests.push((epic) => epic.updated_at >= updated_after);
-  if (updated_before) tests.push((epic) => epic.updated_at <= updated_before);
+  tests.push(...periodPredicates(params));
   return tests;
 }
 
@@ -209,34 +216,29 @@ export const register = registerAll(registerEpicReads, registerEpicChanges, regi
 /** Listing epics and reading one. */
 function registerEpicReads(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-  router.route(
-    'GET',
-    '/groups/:id/epics',
-    { params: listParams, pagination: 'offset', auth: 'user' },
-    (req, reply: Reply) => {
-      const { user, group } = groupOf(ctx, req);
-      const p = req.params;
-      const groups = [group];
-      if (p.include_descendant_groups ?? true) groups.push(...store.descendantGroups(group));
-      if (p.include_ancestor_groups ?? false) groups.push(...store.groupChain(group).slice(1));
-      const visible = new Set(groups.filter((g) => store.canSeeGroup(user, g)).map((g) => g.id));
-      const tests = listPredicates(p);
-      const epics = workItemsOf(store).epics.filter(
-        (epic) => visible.has(epic.group_id) && tests.every((test) => test(epic)),
-      );
-      const sorted = sortItems(
-        epics,
-        (epic) => (p.order_by === 'updated_at' ? epic.updated_at : epic.created_at),
-        p.sort ?? 'desc',
-      );
-      const canEdit = (epic: Epic) => ctx.groupAccess(user, store.findGroup(String(epic.group_id))!) >= ACCESS.reporter;
-      reply.json(
-        paginate(req, reply, sorted).map((epic) =>
-          epicView(store, epic, { from: group, canEdit: canEdit(epic), withLabelsDetails: p.with_labels_details }),
-        ),
-      );
-    },
-  );
+  router.route('GET', '/groups/:id/epics', signedInList(listParams), (req, reply: Reply) => {
+    const { user, group } = groupOf(ctx, req);
+    const p = req.params;
+    const groups = [group];
+    if (p.include_descendant_groups ?? true) groups.push(...store.descendantGroups(group));
+    if (p.include_ancestor_groups ?? false) groups.push(...store.groupChain(group).slice(1));
+    const visible = new Set(groups.filter((g) => store.canSeeGroup(user, g)).map((g) => g.id));
+    const tests = listPredicates(p);
+    const epics = workItemsOf(store).epics.filter(
+      (epic) => visible.has(epic.group_id) && tests.every((test) => test(epic)),
+    );
+    const sorted = sortItems(
+      epics,
+      (epic) => (p.order_by === 'updated_at' ? epic.updated_at : epic.created_at),
+      p.sort ?? 'desc',
+    );
+    const canEdit = (epic: Epic) => ctx.groupAccess(user, store.findGroup(String(epic.group_id))!) >= ACCESS.reporter;
+    reply.json(
+      paginate(req, reply, sorted).map((epic) =>
+        epicView(store, epic, { from: group, canEdit: canEdit(epic), withLabelsDetails: p.with_labels_details }),
+      ),
+    );
+  });
 
   router.route('GET', '/groups/:id/epics/:epic_iid', { auth: 'user' }, (req, reply) => {
     const { user, group, access, epic } = epicOf(ctx, req);

@@ -1,5 +1,6 @@
 // The work items area of the sandbox: labels, issues, merge requests, epics and label events, with their demo data.
 import type { SandboxArea } from '../../core/area.js';
+import { registerAll } from '../../core/router.js';
 import { startAutoMerge } from './auto-merge.js';
 import { register as registerEpics } from './epics-routes.js';
 import { register as registerIssueChanges } from './issue-changes-routes.js';
@@ -17,15 +18,19 @@ import { workItemsOf } from './state.js';
  */
 export { addLabel, openMergeRequestBranches, workItemsOf } from './state.js';
 
+const registerRoutes = registerAll(
+  registerIssues,
+  registerMergeRequests,
+  registerIssueChanges,
+  registerMergeRequestChanges,
+  registerLabelEvents,
+  registerEpics,
+);
+
 export const area: SandboxArea = {
   name: 'work-items',
   routes: (router, ctx) => {
-    registerIssues(router, ctx);
-    registerMergeRequests(router, ctx);
-    registerIssueChanges(router, ctx);
-    registerMergeRequestChanges(router, ctx);
-    registerLabelEvents(router, ctx);
-    registerEpics(router, ctx);
+    registerRoutes(router, ctx);
     startAutoMerge(ctx);
     // A project's open_issues_count counts its open issues, as the vendor's does.
     ctx.store.openIssuesCount = (project) =>

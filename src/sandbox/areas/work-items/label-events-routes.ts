@@ -34,13 +34,18 @@ function eventView(store: Store, event: LabelEvent) {
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
+  /** The caller (signed in), the project of the path (404 when hidden) and the item's number under `key`, in that order. */
+  function signedInProjectItem(req: SandboxRequest<unknown>, key: 'issue_iid' | 'merge_request_iid') {
+    const user = ctx.requireUser(req);
+    const project = ctx.findProjectFor(req, req.pathParams.id);
+    return { user, project, iid: integerPathParam(req, key) };
+  }
+
   const resources: Array<{ base: string; find(req: SandboxRequest<unknown>): LabelEventResource }> = [
     {
       base: '/projects/:id/issues/:issue_iid',
       find(req) {
-        const user = ctx.requireUser(req);
-        const project = ctx.findProjectFor(req, req.pathParams.id);
-        const iid = integerPathParam(req, 'issue_iid');
+        const { user, project, iid } = signedInProjectItem(req, 'issue_iid');
         const issue = workItemsOf(store).issues.find((i) => i.project_id === project.id && i.iid === iid);
         if (!issue || !canSeeIssue(ctx, user, project, issue)) throw notFound('Issue');
         return { kind: 'Issue', item: issue };
@@ -49,9 +54,7 @@ export function register(router: Router, ctx: SandboxContext): void {
     {
       base: '/projects/:id/merge_requests/:merge_request_iid',
       find(req) {
-        const user = ctx.requireUser(req);
-        const project = ctx.findProjectFor(req, req.pathParams.id);
-        const iid = integerPathParam(req, 'merge_request_iid');
+        const { user, project, iid } = signedInProjectItem(req, 'merge_request_iid');
         const mr = workItemsOf(store).mergeRequests.find((m) => m.project_id === project.id && m.iid === iid);
         if (!mr || !canSeeMergeRequests(ctx, user, project)) throw notFound('Merge Request');
         return { kind: 'MergeRequest', item: mr };

@@ -19,7 +19,7 @@ import {
   unauthorized,
   validationError,
 } from '../../core/errors.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import { integerPathParam, type Router, type SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Project, type User } from '../../core/store.js';
 import { userBasic } from '../../core/views.js';
@@ -41,14 +41,14 @@ import { MergeRequestAccess } from './merge-request-access.js';
 import { canSeeMergeRequests, mergeRequestBasics } from './shared.js';
 import { workItemsOf, type MergeRequest } from './state.js';
 
+/** One merge request's path: its routes are this and the actions below it. */
+const MERGE_REQUEST = '/projects/:id/merge_requests/:merge_request_iid';
+
 /** What opening and editing a merge request take alike. */
 const mergeRequestFieldsShape = {
   ...itemFieldsShape,
   reviewer_ids: param.array(param.integer()).optional(),
-  remove_source_branch: param.boolean().optional(),
-  allow_collaboration: param.boolean().optional(),
-  allow_maintainer_to_push: param.boolean().optional(),
-  squash: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'remove_source_branch', 'allow_collaboration', 'allow_maintainer_to_push', 'squash'),
   merge_after: z.string().optional(),
 };
 
@@ -57,8 +57,7 @@ const createParams = z.object({
   target_branch: z.string(),
   title: z.string(),
   ...mergeRequestFieldsShape,
-  target_project_id: param.integer().optional(),
-  approvals_before_merge: param.integer().optional(),
+  ...optionalParams(param.integer, 'target_project_id', 'approvals_before_merge'),
 });
 
 /** The names the service wants at least one of in an update. */
@@ -83,32 +82,25 @@ const UPDATE_KEYS = [
 ] as const;
 
 const updateParams = z.object({
-  title: z.string().optional(),
-  target_branch: z.string().optional(),
+  ...optionalParams(param.string, 'title', 'target_branch'),
   state_event: param.enum(['close', 'reopen']).optional(),
   ...mergeRequestFieldsShape,
   discussion_locked: param.boolean().optional(),
 });
 
 const readParams = z.object({
-  render_html: param.boolean().optional(),
-  include_diverged_commits_count: param.boolean().optional(),
-  include_rebase_in_progress: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'render_html', 'include_diverged_commits_count', 'include_rebase_in_progress'),
 });
 
 const mergeParams = z.object({
   sha: z.string().optional(),
-  squash: param.boolean().optional(),
-  should_remove_source_branch: param.boolean().optional(),
-  merge_commit_message: z.string().optional(),
-  squash_commit_message: z.string().optional(),
-  merge_when_pipeline_succeeds: param.boolean().optional(),
-  auto_merge: param.boolean().optional(),
+  ...optionalParams(param.boolean, 'squash', 'should_remove_source_branch'),
+  ...optionalParams(param.string, 'merge_commit_message', 'squash_commit_message'),
+  ...optionalParams(param.boolean, 'merge_when_pipeline_succeeds', 'auto_merge'),
 });
 
 const approveParams = z.object({
-  sha: z.string().optional(),
-  approval_password: z.string().optional(),
+  ...optionalParams(param.string, 'sha', 'approval_password'),
   publish_review: param.boolean().optional(),
 });
 
@@ -157,7 +149,7 @@ export function register(router: Router, ctx: SandboxContext): void {
 /** GET one, and opening one (POST). */
 function registerReadAndOpen(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
   const { store } = ctx;
-  router.route('GET', '/projects/:id/merge_requests/:merge_request_iid', { params: readParams }, async (req, reply) => {
+  router.route('GET', MERGE_REQUEST, { params: readParams }, async (req, reply) => {
     const { project: p, mr } = access.findMergeRequest(req);
     await p.repo.withWriteLock(() => checkMergeability(p, mr));
     reply.json(await access.view(p, mr, req.user, req.params));
@@ -209,137 +201,117 @@ function registerReadAndOpen(router: Router, ctx: SandboxContext, access: MergeR
 /** Editing one (PUT): its fields, labels, people, closing and reopening. */
 function registerUpdate(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
   const { store } = ctx;
-  router.route(
-    'PUT',
-    '/projects/:id/merge_requests/:merge_request_iid',
-    { params: updateParams, auth: 'user' },
-    async (req, reply) => {
-      const user = ctx.requireUser(req);
-      requireOneOf(req.params, UPDATE_KEYS);
-      const { project: p, mr } = access.findMergeRequest(req);
-      if (!access.mayUpdate(user, p, mr)) throw forbidden();
-      // Below developer (an author or assignee), labels, people, milestone and locking are quietly kept as they are.
-      const params = access.developer(user, p) ? req.params : withoutMetadata(req.params);
-      if (params.title !== undefined && params.title.trim() === '') throw paramError('title is empty');
-      if (params.target_branch !== undefined) {
-        if (params.target_branch === '') throw paramError('target_branch is empty');
-        if (mr.state === 'merged')
-          throw validationError({ target_branch: ['cannot be changed on a merged merge request'] });
-        await checkBranch(p, params.target_branch, 'target');
-        if (params.target_branch === mr.source_branch) throw sameBranch();
-      }
-      const now = new Date();
-      applyItemEdits(store, p, mr, params);
-      if (params.target_branch !== undefined) mr.target_branch = params.target_branch;
-      if (params.reviewer_ids !== undefined) mr.reviewer_ids = userIds(store, params.reviewer_ids);
-      if (params.squash !== undefined) mr.squash = params.squash;
-      if (params.remove_source_branch !== undefined) mr.force_remove_source_branch = params.remove_source_branch;
-      changeLabels(store, { kind: 'MergeRequest', item: mr }, params, user, now);
-      const event = { state_event: params.state_event, user, at: now };
-      // Closing cancels an auto-merge, as on the service: reopening does not bring it back.
-      const cancelAutoMerge = { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined };
-      applyStateEvent(store, p, { kind: 'MergeRequest', item: mr }, event, cancelAutoMerge, () => {
-        const duplicate = openDuplicate(store, p, mr);
-        if (duplicate) throw duplicateOf(duplicate);
-      });
-      mr.updated_at = now;
-      reply.json(await access.view(p, mr, user));
-    },
-  );
+  router.route('PUT', MERGE_REQUEST, { params: updateParams, auth: 'user' }, async (req, reply) => {
+    const user = ctx.requireUser(req);
+    requireOneOf(req.params, UPDATE_KEYS);
+    const { project: p, mr } = access.findMergeRequest(req);
+    if (!access.mayUpdate(user, p, mr)) throw forbidden();
+    // Below developer (an author or assignee), labels, people, milestone and locking are quietly kept as they are.
+    const params = access.developer(user, p) ? req.params : withoutMetadata(req.params);
+    if (params.title !== undefined && params.title.trim() === '') throw paramError('title is empty');
+    if (params.target_branch !== undefined) {
+      if (params.target_branch === '') throw paramError('target_branch is empty');
+      if (mr.state === 'merged')
+        throw validationError({ target_branch: ['cannot be changed on a merged merge request'] });
+      await checkBranch(p, params.target_branch, 'target');
+      if (params.target_branch === mr.source_branch) throw sameBranch();
+    }
+    const now = new Date();
+    applyItemEdits(store, p, mr, params);
+    if (params.target_branch !== undefined) mr.target_branch = params.target_branch;
+    if (params.reviewer_ids !== undefined) mr.reviewer_ids = userIds(store, params.reviewer_ids);
+    if (params.squash !== undefined) mr.squash = params.squash;
+    if (params.remove_source_branch !== undefined) mr.force_remove_source_branch = params.remove_source_branch;
+    changeLabels(store, { kind: 'MergeRequest', item: mr }, params, user, now);
+    const event = { state_event: params.state_event, user, at: now };
+    // Closing cancels an auto-merge, as on the service: reopening does not bring it back.
+    const cancelAutoMerge = { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined };
+    applyStateEvent(store, p, { kind: 'MergeRequest', item: mr }, event, cancelAutoMerge, () => {
+      const duplicate = openDuplicate(store, p, mr);
+      if (duplicate) throw duplicateOf(duplicate);
+    });
+    mr.updated_at = now;
+    reply.json(await access.view(p, mr, user));
+  });
 }
 
 /** Merging one, now or when its pipeline succeeds, and canceling an automatic merge. */
 function registerMerge(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
   const { store } = ctx;
-  router.route(
-    'PUT',
-    '/projects/:id/merge_requests/:merge_request_iid/merge',
-    { params: mergeParams, auth: 'user' },
-    async (req, reply) => {
-      const user = ctx.requireUser(req);
-      const { project: p, mr } = visibleMergeRequest(ctx, req);
-      // The docs: "401 Unauthorized — this user does not have permission to accept this merge request" (push or merge
-      // rights on the target branch, protected branches included).
-      if (!access.developer(user, p) || !access.canMerge(user, p, mr)) throw unauthorized();
-      const { merge_when_pipeline_succeeds: whenPipelineSucceeds, auto_merge: auto, ...choices } = req.params;
-      await acceptMergeRequest(ctx, p, mr, user, choices, whenPipelineSucceeds === true || auto === true);
-      reply.json(await access.view(p, mr, user));
-    },
-  );
+  router.route('PUT', `${MERGE_REQUEST}/merge`, { params: mergeParams, auth: 'user' }, async (req, reply) => {
+    const user = ctx.requireUser(req);
+    const { project: p, mr } = visibleMergeRequest(ctx, req);
+    // The docs: "401 Unauthorized — this user does not have permission to accept this merge request" (push or merge
+    // rights on the target branch, protected branches included).
+    if (!access.developer(user, p) || !access.canMerge(user, p, mr)) throw unauthorized();
+    const { merge_when_pipeline_succeeds: whenPipelineSucceeds, auto_merge: auto, ...choices } = req.params;
+    await acceptMergeRequest(ctx, p, mr, user, choices, whenPipelineSucceeds === true || auto === true);
+    reply.json(await access.view(p, mr, user));
+  });
 
   // The vendor's docs: 201 with the merge request once its automatic merge is canceled, 401 for who may neither
   // update it nor be the one who set the merge, 405 when it is merged or closed, 406 when no automatic merge is set.
-  router.route(
-    'POST',
-    '/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds',
-    { auth: 'user' },
-    async (req, reply) => {
-      const user = ctx.requireUser(req);
-      const { project: p, mr } = access.findMergeRequest(req);
-      if (!access.mayUpdate(user, p, mr) && mr.merge_user_id !== user.id) throw unauthorized();
-      if (mr.state === 'merged' || mr.state === 'closed') throw messageError(405, '405 Method Not Allowed');
-      if (!mr.merge_when_pipeline_succeeds) throw messageError(406, '406 Not Acceptable');
-      const now = new Date(store.clock.now());
-      Object.assign(mr, { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined });
-      mr.updated_at = now;
-      addNote(store, p, mr, 'MergeRequest', user, 'canceled the automatic merge', true, now);
-      reply.json(await access.view(p, mr, user), 201);
-    },
-  );
+  router.route('POST', `${MERGE_REQUEST}/cancel_merge_when_pipeline_succeeds`, { auth: 'user' }, async (req, reply) => {
+    const user = ctx.requireUser(req);
+    const { project: p, mr } = access.findMergeRequest(req);
+    if (!access.mayUpdate(user, p, mr) && mr.merge_user_id !== user.id) throw unauthorized();
+    if (mr.state === 'merged' || mr.state === 'closed') throw messageError(405, '405 Method Not Allowed');
+    if (!mr.merge_when_pipeline_succeeds) throw messageError(406, '406 Not Acceptable');
+    const now = new Date(store.clock.now());
+    Object.assign(mr, { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: undefined });
+    mr.updated_at = now;
+    addNote(store, p, mr, 'MergeRequest', user, 'canceled the automatic merge', true, now);
+    reply.json(await access.view(p, mr, user), 201);
+  });
 }
 
 /** Approving one (no approval rules: one approval from each who may). */
 function registerApprove(router: Router, ctx: SandboxContext, access: MergeRequestAccess): void {
   const { store } = ctx;
-  router.route(
-    'POST',
-    '/projects/:id/merge_requests/:merge_request_iid/approve',
-    { params: approveParams, auth: 'user' },
-    async (req, reply) => {
-      const user = ctx.requireUser(req);
-      const { project: p, mr } = access.findMergeRequest(req);
-      // The service's rule: who may update it and is a member of the project (its author or an assignee among them).
-      if (!access.mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
-      await refreshHead(p, mr);
-      if (req.params.sha !== undefined && req.params.sha !== mr.sha)
-        throw messageError(409, `SHA does not match HEAD of source branch: ${mr.sha}`);
-      // The service answers an approval already given, or of a merge request no longer open, with 401.
-      if (mr.approved_by_ids.includes(user.id)) throw unauthorized();
-      if (mr.state !== 'opened') throw unauthorized();
-      mr.approved_by_ids.push(user.id);
-      addNote(store, p, mr, 'MergeRequest', user, 'approved this merge request', true);
-      const approvers = mr.approved_by_ids
-        .map((id) => store.findUser(String(id)))
-        .filter((u): u is User => u !== undefined);
-      reply.json(
-        {
-          ...mergeRequestBasics(mr),
-          merge_status: mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged',
-          approved: true,
-          approvals_required: 0,
-          approvals_left: 0,
-          require_password_to_approve: false,
-          approved_by: approvers.map((u) => ({ user: userBasic(store, u) })),
-          suggested_approvers: [],
-          approvers: [],
-          approver_groups: [],
-          user_has_approved: true,
-          user_can_approve: false,
-          approval_rules_left: [],
-          has_approval_rules: false,
-          merge_request_approvers_available: false,
-          multiple_approval_rules_available: false,
-          invalid_approvers_rules: [],
-        },
-        201,
-      );
-    },
-  );
+  router.route('POST', `${MERGE_REQUEST}/approve`, { params: approveParams, auth: 'user' }, async (req, reply) => {
+    const user = ctx.requireUser(req);
+    const { project: p, mr } = access.findMergeRequest(req);
+    // The service's rule: who may update it and is a member of the project (its author or an assignee among them).
+    if (!access.mayUpdate(user, p, mr) || store.projectAccess(user, p) < ACCESS.guest) throw forbidden();
+    await refreshHead(p, mr);
+    if (req.params.sha !== undefined && req.params.sha !== mr.sha)
+      throw messageError(409, `SHA does not match HEAD of source branch: ${mr.sha}`);
+    // The service answers an approval already given, or of a merge request no longer open, with 401.
+    if (mr.approved_by_ids.includes(user.id)) throw unauthorized();
+    if (mr.state !== 'opened') throw unauthorized();
+    mr.approved_by_ids.push(user.id);
+    addNote(store, p, mr, 'MergeRequest', user, 'approved this merge request', true);
+    const approvers = mr.approved_by_ids
+      .map((id) => store.findUser(String(id)))
+      .filter((u): u is User => u !== undefined);
+    reply.json(
+      {
+        ...mergeRequestBasics(mr),
+        merge_status: mr.has_conflicts ? 'cannot_be_merged' : 'can_be_merged',
+        approved: true,
+        approvals_required: 0,
+        approvals_left: 0,
+        require_password_to_approve: false,
+        approved_by: approvers.map((u) => ({ user: userBasic(store, u) })),
+        suggested_approvers: [],
+        approvers: [],
+        approver_groups: [],
+        user_has_approved: true,
+        user_can_approve: false,
+        approval_rules_left: [],
+        has_approval_rules: false,
+        merge_request_approvers_available: false,
+        multiple_approval_rules_available: false,
+        invalid_approvers_rules: [],
+      },
+      201,
+    );
+  });
 }
 
 /** Its comments: listing and adding, through the caller's own view of merge requests. */
 function registerNotes(router: Router, ctx: SandboxContext): void {
-  registerNoteRoutes(router, ctx, '/projects/:id/merge_requests/:merge_request_iid', 'MergeRequest', (req) => {
+  registerNoteRoutes(router, ctx, MERGE_REQUEST, 'MergeRequest', (req) => {
     const { project, mr } = visibleMergeRequest(ctx, req);
     return { project, item: mr };
   });

@@ -6,7 +6,7 @@
 // title and/or description, inclusive date ranges, confidential, weight, and each of them negated under not[...].
 import { z } from 'zod';
 import { paramError } from '../../core/errors.js';
-import { param } from '../../core/params.js';
+import { optionalParams, param } from '../../core/params.js';
 import type { SandboxContext } from '../../core/context.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
 import { ACCESS, type Group, type Project, type Store, type User } from '../../core/store.js';
@@ -42,10 +42,7 @@ const workItemParamsShape = {
   // The hyphenated names are deprecated spellings the service still reads.
   scope: param.enum(['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me']).optional(),
   sort: param.enum(['asc', 'desc']).optional(),
-  created_after: param.datetime().optional(),
-  created_before: param.datetime().optional(),
-  updated_after: param.datetime().optional(),
-  updated_before: param.datetime().optional(),
+  ...optionalParams(param.datetime, 'created_after', 'created_before', 'updated_after', 'updated_before'),
 };
 
 const inParam = () => z.string().optional();
@@ -101,6 +98,9 @@ export type MergeRequestParams = z.output<z.ZodObject<typeof mergeRequestParamsS
 };
 
 export type Predicate<T> = (item: T) => boolean;
+
+/** Whose items a list shows when no scope is given: the caller's own, or all the caller may see. */
+type DefaultScope = 'created_by_me' | 'all';
 
 /** What a filter is evaluated against: the store, the caller, and the project of each item. */
 interface FilterContext {
@@ -247,7 +247,7 @@ function sharedPredicates(
     iids?: number[];
   },
   ctx: FilterContext,
-  defaultScope: 'created_by_me' | 'all',
+  defaultScope: DefaultScope,
 ): Array<Predicate<WorkItem & { state: string }>> {
   const scope = (params.scope ?? defaultScope).replace(/-/g, '_');
   const tests: Array<Predicate<WorkItem & { state: string }>> = [];
@@ -258,8 +258,21 @@ function sharedPredicates(
   if (scope === 'assigned_to_me') tests.push((item) => item.assignee_ids.includes(ctx.user.id));
   tests.push(...negatablePredicates(params, ctx, false));
   if (params.not) tests.push(...negatablePredicates(params.not as typeof params, ctx, true));
-  const { created_after, created_before, updated_after, updated_before } = params;
-  // Inclusive on both ends, as the spec says.
+  tests.push(...periodPredicates(params));
+  return tests;
+}
+
+interface Period {
+  created_after?: Date;
+  created_before?: Date;
+  updated_after?: Date;
+  updated_before?: Date;
+}
+
+/** created_after … updated_before of a list of issues, merge requests or epics: inclusive on both ends, as the spec says. */
+export function periodPredicates(period: Period): Array<Predicate<{ created_at: Date; updated_at: Date }>> {
+  const { created_after, created_before, updated_after, updated_before } = period;
+  const tests: Array<Predicate<{ created_at: Date; updated_at: Date }>> = [];
   if (created_after) tests.push((item) => item.created_at >= created_after);
   if (created_before) tests.push((item) => item.created_at <= created_before);
   if (updated_after) tests.push((item) => item.updated_at >= updated_after);
@@ -267,12 +280,8 @@ function sharedPredicates(
   return tests;
 }
 
-export function issuePredicates(
-  params: IssueParams,
-  ctx: FilterContext,
-  defaultScope: 'created_by_me' | 'all',
-): Array<Predicate<Issue>> {
-  const tests: Array<Predicate<Issue>> = sharedPredicates(params, ctx, defaultScope);
+export function issuePredicates(params: IssueParams, ctx: FilterContext, scope: DefaultScope): Array<Predicate<Issue>> {
+  const tests: Array<Predicate<Issue>> = sharedPredicates(params, ctx, scope);
   if (params.confidential !== undefined) tests.push((issue) => issue.confidential === params.confidential);
   const weight = params.weight;
   if (weight !== undefined) {
@@ -291,9 +300,9 @@ export function isDraft(title: string): boolean {
 export function mergeRequestPredicates(
   params: MergeRequestParams,
   ctx: FilterContext,
-  defaultScope: 'created_by_me' | 'all',
+  scope: DefaultScope,
 ): Array<Predicate<MergeRequest>> {
-  const tests: Array<Predicate<MergeRequest>> = sharedPredicates(params, ctx, defaultScope);
+  const tests: Array<Predicate<MergeRequest>> = sharedPredicates(params, ctx, scope);
   if (params.source_branch !== undefined) tests.push((mr) => mr.source_branch === params.source_branch);
   if (params.target_branch !== undefined) tests.push((mr) => mr.target_branch === params.target_branch);
   if (params.wip !== undefined) tests.push((mr) => isDraft(mr.title) === (params.wip === 'yes'));
