@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { authorizeInBrowser, Browser, formsOf, jsonOf, pkcePair, postForm } from './oauth-browser.js';
+import { codeFlowTokens, Browser, formsOf, jsonOf, postForm } from './oauth-browser.js';
 import { api } from './sandbox-client.js';
 
 const CALLBACK = 'https://portal.example/cb';
@@ -35,26 +35,7 @@ afterAll(() => sandbox.close());
 
 /** Tokens of `app` for a demo user with `scope`, through the browser and the token endpoint. */
 async function tokensFor(username: string, scope: string, app = portal) {
-  const pair = pkcePair();
-  const back = await authorizeInBrowser(
-    new Browser(sandbox),
-    {
-      client_id: app.uid,
-      redirect_uri: CALLBACK,
-      scope,
-      code_challenge: pair.challenge,
-      code_challenge_method: 'S256',
-    },
-    username,
-  );
-  const answer = await postForm(sandbox, '/oauth/token', {
-    grant_type: 'authorization_code',
-    code: back.searchParams.get('code')!,
-    redirect_uri: CALLBACK,
-    code_verifier: pair.verifier,
-    client_id: app.uid,
-    client_secret: app.secret,
-  });
+  const answer = await codeFlowTokens(sandbox, { id: app.uid, secret: app.secret }, CALLBACK, { scope, username });
   expect(answer.status).toBe(200);
   return answer.data as { access_token: string; refresh_token: string; created_at: number };
 }
@@ -328,21 +309,7 @@ describe('the time scale', () => {
     });
     try {
       const [app] = fast.applications;
-      const pair = pkcePair();
-      const back = await authorizeInBrowser(new Browser(fast), {
-        client_id: app.uid,
-        redirect_uri: CALLBACK,
-        code_challenge: pair.challenge,
-        code_challenge_method: 'S256',
-      });
-      const answer = await postForm(fast, '/oauth/token', {
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: CALLBACK,
-        code_verifier: pair.verifier,
-        client_id: app.uid,
-        client_secret: app.secret,
-      });
+      const answer = await codeFlowTokens(fast, { id: app.uid, secret: app.secret }, CALLBACK);
       expect(answer.data.expires_in).toBe(720);
     } finally {
       await fast.close();

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { authorizeInBrowser, Browser, pkcePair, postForm } from './oauth-browser.js';
+import { authorizeInBrowser, codeFlowTokens, Browser, pkcePair, postForm } from './oauth-browser.js';
 import { api } from './sandbox-client.js';
 
 const CALLBACK = 'https://review.example/oauth/callback';
@@ -120,20 +120,9 @@ describe('the authorization code grant', () => {
   });
 
   test('a public client redeems its code with the PKCE verifier alone', async () => {
-    const pair = pkcePair();
-    const back = await authorizeInBrowser(browser, {
-      client_id: cli.uid,
-      redirect_uri: 'http://127.0.0.1:49152/callback',
+    const answer = await codeFlowTokens(sandbox, { id: cli.uid }, 'http://127.0.0.1:49152/callback', {
       scope: 'read_api',
-      code_challenge: pair.challenge,
-      code_challenge_method: 'S256',
-    });
-    const answer = await postForm(sandbox, '/oauth/token', {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code')!,
-      redirect_uri: 'http://127.0.0.1:49152/callback',
-      client_id: cli.uid,
-      code_verifier: pair.verifier,
+      browser,
     });
     expect(answer.status).toBe(200);
     expect(answer.data.scope).toBe('read_api');
