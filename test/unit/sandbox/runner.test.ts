@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { jobTimeScaleFromEnv, startSandbox } from '../../../src/sandbox/server.js';
-import { api } from './sandbox-client.js';
+import { api, type JobAnswer } from './sandbox-client.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const clock = new ManualClock(Date.now());
@@ -23,20 +23,6 @@ async function culpritSha(): Promise<string> {
     })
   ).data as Array<{ id: string; title: string }>;
   return commits.find((c) => c.title === CULPRIT_TITLE)!.id;
-}
-
-interface JobAnswer {
-  id: number;
-  name: string;
-  stage: string;
-  status: string;
-  failure_reason?: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  duration: number | null;
-  queued_duration: number | null;
-  pipeline: { id: number };
 }
 
 /** Lets the runner step through `seconds` of its clock, one second at a time (each step is one API read). */

@@ -2,22 +2,10 @@
 // before it started, started before it finished and finished before now; durations are finished − started and never
 // negative; and cancelling, retrying or playing a job computes its times from real ones.
 import { describe, expect, test } from 'vitest';
-import { api, type Role } from './sandbox-client.js';
+import { api, type JobAnswer, type Role } from './sandbox-client.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();
-
-interface TimedJob {
-  id: number;
-  name: string;
-  status: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  duration: number | null;
-  queued_duration: number | null;
-  pipeline: { id: number };
-}
 
 interface TimedPipeline {
   id: number;
@@ -49,25 +37,25 @@ async function all<T>(path: string, as: Role = 'admin'): Promise<T[]> {
 /** Every seeded project's pipelines (full form) and jobs, and the time they were read by. */
 async function readEverything(): Promise<{
   pipelines: Array<TimedPipeline & { project: string }>;
-  jobs: Array<TimedJob & { project: string }>;
+  jobs: Array<JobAnswer & { project: string }>;
   now: number;
 }> {
   const projects = await all<{ id: number; path_with_namespace: string }>('/projects');
   const pipelines: Array<TimedPipeline & { project: string }> = [];
-  const jobs: Array<TimedJob & { project: string }> = [];
+  const jobs: Array<JobAnswer & { project: string }> = [];
   for (const project of projects) {
     for (const { id } of await all<{ id: number }>(`/projects/${project.id}/pipelines`)) {
       const full = await api(env.sandbox, 'GET', `/projects/${project.id}/pipelines/${id}`, { as: 'admin' });
       pipelines.push({ ...(full.data as TimedPipeline), project: project.path_with_namespace });
     }
-    for (const job of await all<TimedJob>(`/projects/${project.id}/jobs`))
+    for (const job of await all<JobAnswer>(`/projects/${project.id}/jobs`))
       jobs.push({ ...job, project: project.path_with_namespace });
   }
   return { pipelines, jobs, now: Date.now() };
 }
 
 /** The times of one job that break the rules, in words (empty when it keeps them all). */
-function jobProblems(job: TimedJob, now: number): string[] {
+function jobProblems(job: JobAnswer, now: number): string[] {
   const problems: string[] = [];
   const [created, started, finished] = [ms(job.created_at)!, ms(job.started_at), ms(job.finished_at)];
   if (created > now) problems.push('created in the future');
@@ -171,12 +159,12 @@ describe('times after a change', () => {
   const WEB = `/projects/${enc('acme/web')}`;
 
   test('cancelling the running test of the production redeploy gives a duration ≥ 0, and its pipeline too', async () => {
-    const running = await all<TimedJob>(`${WEB}/jobs?scope=running`);
+    const running = await all<JobAnswer>(`${WEB}/jobs?scope=running`);
     const testJob = running.find((j) => j.name === 'test' && j.pipeline.id === 10)!;
     expect(testJob).toBeDefined();
     const answer = await api(env.sandbox, 'POST', `${WEB}/jobs/${testJob.id}/cancel`, { as: 'developer' });
     expect(answer.status).toBe(201);
-    const canceled = answer.data as TimedJob;
+    const canceled = answer.data as JobAnswer;
     expect(canceled.status).toBe('canceled');
     expect(canceled.duration).toBeGreaterThanOrEqual(0);
     expect(canceled.duration).toBe((ms(canceled.finished_at)! - ms(canceled.started_at)!) / 1000);
@@ -192,18 +180,18 @@ describe('times after a change', () => {
     const canceled = await api(env.sandbox, 'POST', `${WEB}/pipelines/${pending.id}/cancel`, { as: 'developer' });
     expect(pipelineProblems(canceled.data as TimedPipeline, Date.now())).toEqual([]);
 
-    const failed = (await all<TimedJob>(`${WEB}/jobs?scope=failed`))[0];
+    const failed = (await all<JobAnswer>(`${WEB}/jobs?scope=failed`))[0];
     // A main job: main is protected for maintainers, whose jobs they retry.
     const retried = await api(env.sandbox, 'POST', `${WEB}/jobs/${failed.id}/retry`, { as: 'maintainer' });
     expect(retried.status).toBe(201);
-    expect(jobProblems(retried.data as TimedJob, Date.now())).toEqual([]);
+    expect(jobProblems(retried.data as JobAnswer, Date.now())).toEqual([]);
     // Queued since the retry, not since the pipeline was created days ago.
-    expect((retried.data as TimedJob).queued_duration).toBeLessThan(60);
+    expect((retried.data as JobAnswer).queued_duration).toBeLessThan(60);
 
-    const manual = (await all<TimedJob>(`${WEB}/jobs?scope=manual`))[0];
+    const manual = (await all<JobAnswer>(`${WEB}/jobs?scope=manual`))[0];
     const played = await api(env.sandbox, 'POST', `${WEB}/jobs/${manual.id}/play`, { as: 'developer' });
     expect(played.status).toBe(200);
-    expect(jobProblems(played.data as TimedJob, Date.now())).toEqual([]);
-    expect((played.data as TimedJob).queued_duration).toBeLessThan(60);
+    expect(jobProblems(played.data as JobAnswer, Date.now())).toEqual([]);
+    expect((played.data as JobAnswer).queued_duration).toBeLessThan(60);
   });
 });
