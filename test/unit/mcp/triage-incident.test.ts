@@ -1,15 +1,12 @@
 // Over MCP, a red triage's incident-issue step is a short call (open_incident_issue with the project), not the issue's
 // whole text escaped into the result: the model calls it, and the issue is written from a triage at that moment.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
-import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
+import { resultText, useSandbox } from '../../helpers/mcp.js';
+import { useMcpSession } from '../../helpers/u-mcp-session.js';
 
 const env = useSandbox();
-let mcp: Awaited<ReturnType<typeof connectInMemory>>;
-beforeAll(async () => {
-  mcp = await connectInMemory({ client: env.client, toolsets: ['default'] });
-});
-afterAll(() => mcp.close());
+const mcp = useMcpSession(env, { toolsets: ['default'] });
 
 describe('triage_project over MCP', () => {
   it('offers the incident issue as open_incident_issue on the project, and that call opens it (through run_operation)', async () => {
