@@ -128,9 +128,10 @@ const headOf = (told: Told[]) =>
 
 /**
  * Two replicas on Redis keys under `keyPrefix`, C1 subscribed through the first and C2 through the second, run until
- * red is told and one of them polls.
+ * red is told and one of them polls; `told` is what both told their subscribers.
  */
-async function twoReplicasTellingRed(keyPrefix: string, told: Told[]) {
+async function twoReplicasTellingRed(keyPrefix: string) {
+  const told: Told[] = [];
   const one = await replica('replica-1', keyPrefix, told);
   const two = await replica('replica-2', keyPrefix, told);
   await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
@@ -139,15 +140,14 @@ async function twoReplicasTellingRed(keyPrefix: string, told: Told[]) {
     () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
     'red told and one replica polling',
   );
-  return [one, two] as const;
+  return { one, two, told };
 }
 
 describe('watching through a Redis that stops and starts again', () => {
   it(
     'pauses without asking the service, says so once and on /readyz, and resumes alone telling what happened meanwhile once',
     async () => {
-      const told: Told[] = [];
-      const [one, two] = await twoReplicasTellingRed('outage:', told);
+      const { one, two, told } = await twoReplicasTellingRed('outage:');
       for (let i = 0; i < 3; i++) await interval();
       expect(kinds(told, 'test:C1')).toEqual(['red']);
       expect(kinds(told, 'test:C2')).toEqual(['red']);
@@ -206,8 +206,7 @@ describe('the lease holder dying mid-episode', () => {
   it(
     'lets the other replica take over and tell the next transition once, to every subscriber',
     async () => {
-      const told: Told[] = [];
-      const [one, two] = await twoReplicasTellingRed('takeover:', told);
+      const { one, two, told } = await twoReplicasTellingRed('takeover:');
       const [holder, other] = one.hub.counts().polling === 1 ? [one, two] : [two, one];
       const otherName = holder === one ? 'replica-2' : 'replica-1';
 
