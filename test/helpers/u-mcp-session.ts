@@ -1,6 +1,7 @@
 // One in-memory MCP session for a test file's tests, opened before them and closed after them.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll } from 'vitest';
+import type { TriageReport } from '../../src/operations/composed/triage.js';
 import { connectInMemory } from './mcp.js';
 
 type Session = Awaited<ReturnType<typeof connectInMemory>>;
@@ -26,4 +27,10 @@ export function useMcpSession(
       return session.client;
     },
   };
+}
+
+/** triage_project on acme/web through `client`: the tool's result (for its text) and the structured report. */
+export async function triageWebOverMcp(client: Client) {
+  const result = await client.callTool({ name: 'triage_project', arguments: { id: 'acme/web' } });
+  return { result, report: result.structuredContent as unknown as TriageReport };
 }

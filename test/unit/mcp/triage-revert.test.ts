@@ -4,15 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { resultText, useSandbox } from '../../helpers/mcp.js';
-import { useMcpSession } from '../../helpers/u-mcp-session.js';
+import { triageWebOverMcp, useMcpSession } from '../../helpers/u-mcp-session.js';
 
 const env = useSandbox();
 const mcp = useMcpSession(env, { toolsets: ['default'] });
 
 describe('the revert step of a red triage over MCP', () => {
   it('is a short call of revert_as_merge_request, found by the meta tools, that opens the merge request once', async () => {
-    const triage = await mcp.client.callTool({ name: 'triage_project', arguments: { id: 'acme/web' } });
-    const report = triage.structuredContent as unknown as TriageReport;
+    const { result: triage, report } = await triageWebOverMcp(mcp.client);
     const sha8 = report.red_since!.first_red.sha.slice(0, 8);
     const revert = report.actions.find((a) => a.operation === 'revert_as_merge_request')!;
     expect(revert).toEqual({
