@@ -26,6 +26,11 @@ async function api(
 }
 
 const web = () => env.sandbox.store.findProject(P)!;
+/** The statuses the sandbox answered to `method` on acme/web's merge request `iid` at its `action` path, in order. */
+const statusesSent = (method: string, iid: unknown, action: string) =>
+  env.sandbox.requests
+    .filter({ method, path: `/projects/acme%2Fweb/merge_requests/${String(iid)}/${action}` })
+    .map((r) => r.status);
 /** A job of acme/web as the fixture needs it, found by what it is rather than by its number. */
 function jobWhere(match: (job: Job) => boolean): Job {
   const found = jobsOf(env.sandbox.store).jobs.find((job) => job.project_id === web().id && !job.retried && match(job));
@@ -220,11 +225,7 @@ describe('an approval or a merge without a full sha', () => {
     const { isError, text } = await call('approve_merge_request', { id: P, merge_request_iid: mr.iid }, moveThenAccept);
     expect(isError).toBe(true);
     expect(text).toMatch(/SHA does not match HEAD/);
-    const approvals = env.sandbox.requests.filter({
-      method: 'POST',
-      path: `/projects/acme%2Fweb/merge_requests/${String(mr.iid)}/approve`,
-    });
-    expect(approvals.map((r) => r.status)).toEqual([409]);
+    expect(statusesSent('POST', mr.iid, 'approve')).toEqual([409]);
   });
 
   it('merges the head the question showed when no sha was given, sending it whole', async () => {
@@ -235,11 +236,7 @@ describe('an approval or a merge without a full sha', () => {
     expect(isError, text).toBe(false);
     expect(prompts[0]).toContain(`  sha: "${head}"`);
     expect(prompts[0]).toContain(`the head ${head.slice(0, 8)} exactly`);
-    const merges = env.sandbox.requests.filter({
-      method: 'PUT',
-      path: `/projects/acme%2Fweb/merge_requests/${String(mr.iid)}/merge`,
-    });
-    expect(merges.map((r) => r.status)).toEqual([200]);
+    expect(statusesSent('PUT', mr.iid, 'merge')).toEqual([200]);
   });
 
   it('takes a short sha as people type it: the head it starts is shown and sent whole (the service compares it whole)', async () => {

@@ -58,6 +58,18 @@ async function connect(
   return connectInMemory({ client: env.client, approval, approvals: page.store, progressIntervalMs: 20, ...extra });
 }
 
+/**
+ * A fresh pipeline, and a call to delete it through a session on a page started with `options`, waiting for approval:
+ * the session, the pipeline, the pending call and the approval link the log showed.
+ */
+async function deleteAwaitingApproval(options: Partial<LocalApprovalPageOptions> = {}) {
+  const { page, lines } = startPage(options);
+  const mcp = await connect(page);
+  const pipeline = await newPipeline();
+  const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
+  return { page, lines, mcp, pipeline, call, link: await linkInLog(lines) };
+}
+
 /** Waits (bounded) for the n-th link the log shows. */
 async function linkInLog(lines: string[], n = 1): Promise<string> {
   for (let i = 0; i < 300; i++) {
@@ -113,11 +125,7 @@ describe('the approval page, for a client without elicitation', () => {
   });
 
   it('names the replica in the link when replicas share a balancer (FORGEOPS_REPLICA_ID), and works the same', async () => {
-    const { page, lines } = startPage({ replicaId: 'r2' });
-    const mcp = await connect(page);
-    const pipeline = await newPipeline();
-    const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
-    const link = await linkInLog(lines);
+    const { mcp, pipeline, call, link } = await deleteAwaitingApproval({ replicaId: 'r2' });
     expect(new URL(link).pathname).toMatch(/^\/approvals\/r2\.[A-Za-z0-9_-]{16,64}$/);
     const shown = await openPage(link);
     expect(shown.status).toBe(200);
@@ -128,11 +136,7 @@ describe('the approval page, for a client without elicitation', () => {
   });
 
   it('runs nothing when the human denies', async () => {
-    const { page, lines } = startPage();
-    const mcp = await connect(page);
-    const pipeline = await newPipeline();
-    const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
-    const link = await linkInLog(lines);
+    const { mcp, pipeline, call, link } = await deleteAwaitingApproval();
     const denied = await answer(link, { nonce: (await openPage(link)).nonce!, decision: 'deny' });
     expect(denied.status).toBe(200);
     const result = await call;
@@ -144,11 +148,7 @@ describe('the approval page, for a client without elicitation', () => {
   });
 
   it('refuses the call when no one answers before the approval expires, and a late approval does nothing', async () => {
-    const { page, lines } = startPage({ ttlMs: 150 });
-    const mcp = await connect(page);
-    const pipeline = await newPipeline();
-    const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
-    const link = await linkInLog(lines);
+    const { mcp, pipeline, call, link } = await deleteAwaitingApproval({ ttlMs: 150 });
     const { nonce } = await openPage(link);
     const result = await call;
     expect(result.isError).toBe(true);
@@ -161,11 +161,7 @@ describe('the approval page, for a client without elicitation', () => {
   });
 
   it('refuses a replayed approval: the call runs exactly once', async () => {
-    const { page, lines } = startPage();
-    const mcp = await connect(page);
-    const pipeline = await newPipeline();
-    const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
-    const link = await linkInLog(lines);
+    const { mcp, pipeline, call, link } = await deleteAwaitingApproval();
     const { nonce } = await openPage(link);
     const both = await Promise.all([
       answer(link, { nonce: nonce!, decision: 'approve' }),
@@ -200,11 +196,7 @@ describe('the approval page, for a client without elicitation', () => {
 
 describe('answers that do not come from the human on the page', () => {
   it('refuses a wrong or missing passphrase, a missing nonce, a foreign or missing Origin and a foreign Host, and the call still waits', async () => {
-    const { page, lines } = startPage({ secret: SECRET });
-    const mcp = await connect(page);
-    const pipeline = await newPipeline();
-    const call = mcp.client.callTool({ name: 'delete_pipeline', arguments: { id: PROJECT, pipeline_id: pipeline } });
-    const link = await linkInLog(lines);
+    const { page, lines, mcp, pipeline, call, link } = await deleteAwaitingApproval({ secret: SECRET });
     const shown = await openPage(link);
     expect(shown.html).toContain('name="secret"');
     const nonce = shown.nonce!;

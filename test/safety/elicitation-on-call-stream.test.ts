@@ -6,6 +6,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { PROTOCOL_VERSION, startHttp } from './mcp-harness.js';
+import { createWebPipeline } from '../helpers/u-sandbox-pipeline.js';
 
 const env = useSandbox();
 let server: McpHttpServer;
@@ -63,15 +64,7 @@ async function post(sessionId: string | undefined, message: object): Promise<Res
   });
 }
 
-async function newPipeline(): Promise<number> {
-  const created = await env.client.request<{ id: number }>({
-    method: 'POST',
-    path: '/projects/acme%2Fweb/pipeline',
-    body: { ref: 'main' },
-    idempotent: false,
-  });
-  return created.data.id;
-}
+const newPipeline = () => createWebPipeline(env.client);
 
 describe('approving a destructive call over Streamable HTTP', () => {
   it('reaches a raw client that never opened the GET stream, on the POST of the call, and runs once accepted', async () => {

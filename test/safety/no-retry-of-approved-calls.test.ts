@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { createWebPipeline } from '../helpers/u-sandbox-pipeline.js';
 
 const env = useSandbox();
 /** A client that retries as a configured forgeops does, with tiny waits. */
@@ -16,15 +17,7 @@ beforeAll(() => {
 });
 afterAll(() => retrying.close());
 
-async function newPipeline(): Promise<number> {
-  const created = await env.client.request<{ id: number }>({
-    method: 'POST',
-    path: '/projects/acme%2Fweb/pipeline',
-    body: { ref: 'main' },
-    idempotent: false,
-  });
-  return created.data.id;
-}
+const newPipeline = () => createWebPipeline(env.client);
 
 const sent = (method: string, path: string) => env.sandbox.requests.filter({ method, path }).length;
 

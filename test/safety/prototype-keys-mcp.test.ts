@@ -1,12 +1,13 @@
 // Names every JavaScript object inherits (constructor, toString, hasOwnProperty, __proto__) given as a tool's argument,
 // nested in one, or as a tool's name: each is an unknown name, said as such, and nothing is sent.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { resultText, useSandbox } from '../helpers/mcp.js';
 import { operations } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { sampleInput } from '../helpers/sample-input.js';
 import { FILE_URI_TEMPLATE, fileUri } from '../../src/mcp/resources.js';
 import { fitObject } from '../../src/mcp/result-size.js';
+import { useMcpSession } from '../helpers/u-mcp-session.js';
 
 const env = useSandbox();
 
@@ -20,13 +21,7 @@ function withExtra(input: Record<string, unknown>, name: string): Record<string,
   return JSON.parse(JSON.stringify({ [name]: 1, ...input })) as Record<string, unknown>;
 }
 
-let mcp: Awaited<ReturnType<typeof connectInMemory>>;
-beforeAll(async () => {
-  mcp = await connectInMemory({ client: env.client });
-});
-afterAll(async () => {
-  await mcp?.close();
-});
+const mcp = useMcpSession(env);
 
 async function call(name: string, args: Record<string, unknown>) {
   const before = env.sandbox.requests.all().length;

@@ -1,24 +1,22 @@
 // Proves that bad input (lone surrogates, huge content, NUL, huge refs and tags) is a 4xx that stores nothing, never a 500.
 import { describe, expect, it } from 'vitest';
-import { enc, useSandbox, WEB } from '../unit/sandbox/routes-git-helpers.js';
+import { enc, newFileCommit, useSandbox, WEB } from '../unit/sandbox/routes-git-helpers.js';
 
 const { call, sandbox } = useSandbox();
 const repo = () => sandbox().store.findProject('acme/web')!.repo;
 const commits = `/projects/${WEB}/repository/commits`;
 const MiB = 1024 * 1024;
 
-/** Asserts that nothing was stored: releases still list (200, same tags), and the branch does not exist. */
-async function expectNothingStored(releaseTags: string[], branch?: string): Promise<void> {
+async function releaseTags(): Promise<string[]> {
   const releases = await call('GET', `/projects/${WEB}/releases`, { query: { per_page: '100' } });
   expect(releases.status).toBe(200);
-  expect(releases.data.map((release: { tag_name: string }) => release.tag_name)).toEqual(releaseTags);
-  if (branch !== undefined) expect(await repo().branchExists(branch)).toBe(false);
+  return releases.data.map((release: { tag_name: string }) => release.tag_name);
 }
 
-async function releaseTags(): Promise<string[]> {
-  return (await call('GET', `/projects/${WEB}/releases`, { query: { per_page: '100' } })).data.map(
-    (release: { tag_name: string }) => release.tag_name,
-  );
+/** Asserts that nothing was stored: releases still list (200, same tags), and the branch does not exist. */
+async function expectNothingStored(before: string[], branch?: string): Promise<void> {
+  expect(await releaseTags()).toEqual(before);
+  if (branch !== undefined) expect(await repo().branchExists(branch)).toBe(false);
 }
 
 describe('strings that are not valid UTF-16', () => {
@@ -34,24 +32,14 @@ describe('strings that are not valid UTF-16', () => {
 
   it('names a nested parameter, and also refuses a lone low surrogate', async () => {
     const answer = await call('POST', commits, {
-      json: {
-        branch: 'surrogate',
-        start_branch: 'main',
-        commit_message: 'm',
-        actions: [{ action: 'create', file_path: 'ok.txt', content: 'a \udc00 b' }],
-      },
+      json: newFileCommit('surrogate', { file_path: 'ok.txt', content: 'a \udc00 b' }),
     });
     expect(answer.status).toBe(400);
     expect(answer.data).toEqual({ error: 'actions[0][content] is invalid: it contains a lone UTF-16 surrogate' });
     expect(await repo().branchExists('surrogate')).toBe(false);
     // A well-formed pair (an emoji) is fine.
     const emoji = await call('POST', commits, {
-      json: {
-        branch: 'emoji',
-        start_branch: 'main',
-        commit_message: 'Add 🎉',
-        actions: [{ action: 'create', file_path: '🎉.txt', content: '🎉' }],
-      },
+      json: newFileCommit('emoji', { file_path: '🎉.txt', content: '🎉' }, { commit_message: 'Add 🎉' }),
     });
     expect(emoji.status).toBe(201);
   });
@@ -63,12 +51,7 @@ describe('file content size', () => {
   it('takes base64 content of 4 MiB (from about 3.2 MiB it was a 500)', async () => {
     const content = base64Of(4 * MiB);
     const answer = await call('POST', commits, {
-      json: {
-        branch: 'big-ok',
-        start_branch: 'main',
-        commit_message: 'Big',
-        actions: [{ action: 'create', file_path: 'big.bin', content, encoding: 'base64' }],
-      },
+      json: newFileCommit('big-ok', { file_path: 'big.bin', content, encoding: 'base64' }, { commit_message: 'Big' }),
     });
     expect(answer.status).toBe(201);
     const file = await call('GET', `/projects/${WEB}/repository/files/${enc('big.bin')}`, { query: { ref: 'big-ok' } });
@@ -78,12 +61,11 @@ describe('file content size', () => {
   it('refuses content above the 10 MiB file limit with 413, for commits and file writes', async () => {
     const content = base64Of(10 * MiB + 1);
     const tooBig = await call('POST', commits, {
-      json: {
-        branch: 'big-no',
-        start_branch: 'main',
-        commit_message: 'Too big',
-        actions: [{ action: 'create', file_path: 'huge.bin', content, encoding: 'base64' }],
-      },
+      json: newFileCommit(
+        'big-no',
+        { file_path: 'huge.bin', content, encoding: 'base64' },
+        { commit_message: 'Too big' },
+      ),
     });
     expect(tooBig.status).toBe(413);
     expect(tooBig.data).toEqual({
@@ -100,12 +82,7 @@ describe('file content size', () => {
 
   it('still refuses malformed base64 with 400', async () => {
     const answer = await call('POST', commits, {
-      json: {
-        branch: 'bad-b64',
-        start_branch: 'main',
-        commit_message: 'm',
-        actions: [{ action: 'create', file_path: 'b', content: 'abc', encoding: 'base64' }],
-      },
+      json: newFileCommit('bad-b64', { file_path: 'b', content: 'abc', encoding: 'base64' }),
     });
     expect(answer.status).toBe(400);
     expect(answer.data).toEqual({ error: 'actions[0][content] is not valid base64' });
@@ -116,12 +93,7 @@ describe('a NUL byte in a commit message', () => {
   it('is refused with 400 naming commit_message, and makes no commit', async () => {
     const mainBefore = await repo().resolveCommit('main');
     const onNewBranch = await call('POST', commits, {
-      json: {
-        branch: 'nul',
-        start_branch: 'main',
-        commit_message: 'before\u0000after',
-        actions: [{ action: 'create', file_path: 'n.txt', content: 'n' }],
-      },
+      json: newFileCommit('nul', { file_path: 'n.txt', content: 'n' }, { commit_message: 'before\u0000after' }),
     });
     expect(onNewBranch.status).toBe(400);
     expect(onNewBranch.data).toEqual({ message: 'commit_message is invalid: it contains a NUL byte' });
@@ -141,12 +113,7 @@ describe('huge refs and tags', () => {
 
   it('refuses a 128 KB branch or start branch with 400, creating nothing', async () => {
     const branch = await call('POST', commits, {
-      json: {
-        branch: huge,
-        start_branch: 'main',
-        commit_message: 'm',
-        actions: [{ action: 'create', file_path: 'h.txt', content: 'h' }],
-      },
+      json: newFileCommit(huge, { file_path: 'h.txt', content: 'h' }),
     });
     expect(branch.status).toBe(400);
     expect(branch.data).toEqual({ message: 'branch is invalid: it is longer than 255 bytes' });

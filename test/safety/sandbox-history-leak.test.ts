@@ -1,6 +1,6 @@
 // Proves that a refused cross-project commit copies no private history, and that only reachable commits and blobs with 7+ hex chars resolve.
 import { describe, expect, it } from 'vitest';
-import { enc, useSandbox, WEB } from '../unit/sandbox/routes-git-helpers.js';
+import { enc, newFileCommit, useSandbox, WEB } from '../unit/sandbox/routes-git-helpers.js';
 
 const { call, sandbox } = useSandbox();
 const project = (path: string) => sandbox().store.findProject(path)!;
@@ -20,13 +20,11 @@ describe('a refused commit with start_project', () => {
     // alice may read payments-api and push to acme/web's main, but 'main' exists there and force is off: refused.
     const refused = await call('POST', `/projects/${WEB}/repository/commits`, {
       as: 'maintainer',
-      json: {
-        branch: 'main',
-        start_project: 'acme/platform/payments-api',
-        start_branch: 'main',
-        commit_message: 'Bring over payments',
-        actions: [{ action: 'create', file_path: 'leak.txt', content: 'x' }],
-      },
+      json: newFileCommit(
+        'main',
+        { file_path: 'leak.txt', content: 'x' },
+        { start_project: 'acme/platform/payments-api', commit_message: 'Bring over payments' },
+      ),
     });
     expect(refused.status).toBe(400);
     expect(refused.data.message).toContain("A branch called 'main' already exists");
@@ -48,13 +46,7 @@ describe('a refused commit with start_project', () => {
     // alice maintains acme/web but is no member of bob's private personal project.
     const hidden = await call('POST', `/projects/${WEB}/repository/commits`, {
       as: 'maintainer',
-      json: {
-        branch: 'from-scratchpad',
-        start_project: 'bob/scratchpad',
-        start_branch: 'main',
-        commit_message: 'm',
-        actions: [{ action: 'create', file_path: 'x', content: 'x' }],
-      },
+      json: newFileCommit('from-scratchpad', { file_path: 'x', content: 'x' }, { start_project: 'bob/scratchpad' }),
     });
     expect(hidden.status).toBe(404);
     expect(hidden.data).toEqual({ message: '404 Project Not Found' });
@@ -64,13 +56,11 @@ describe('a refused commit with start_project', () => {
   it('still brings the history over when the commit is accepted', async () => {
     const privateSha = (await project('acme/platform/payments-api').repo.resolveCommit('main'))!;
     const accepted = await call('POST', `/projects/${WEB}/repository/commits`, {
-      json: {
-        branch: 'from-payments',
-        start_project: 'acme/platform/payments-api',
-        start_branch: 'main',
-        commit_message: 'Bring over payments',
-        actions: [{ action: 'create', file_path: 'p.txt', content: 'p' }],
-      },
+      json: newFileCommit(
+        'from-payments',
+        { file_path: 'p.txt', content: 'p' },
+        { start_project: 'acme/platform/payments-api', commit_message: 'Bring over payments' },
+      ),
     });
     expect(accepted.status).toBe(201);
     expect(accepted.data.parent_ids).toEqual([privateSha]);
@@ -101,23 +91,20 @@ describe('resolving SHAs', () => {
 
   it('answers 404 for a commit and a blob that are stored but reachable from no branch or tag', async () => {
     const first = await call('POST', `/projects/${WEB}/repository/commits`, {
-      json: {
-        branch: 'overwritten',
-        start_branch: 'main',
-        commit_message: 'Soon unreachable',
-        actions: [{ action: 'create', file_path: 'orphan.txt', content: 'only in the overwritten commit\n' }],
-      },
+      json: newFileCommit(
+        'overwritten',
+        { file_path: 'orphan.txt', content: 'only in the overwritten commit\n' },
+        { commit_message: 'Soon unreachable' },
+      ),
     });
     expect(first.status).toBe(201);
     const orphanBlob = (await project('acme/web').repo.readObjects([`${first.data.id}:orphan.txt`]))[0]!.oid;
     const forced = await call('POST', `/projects/${WEB}/repository/commits`, {
-      json: {
-        branch: 'overwritten',
-        start_branch: 'main',
-        force: true,
-        commit_message: 'Replaces it',
-        actions: [{ action: 'create', file_path: 'other.txt', content: 'y' }],
-      },
+      json: newFileCommit(
+        'overwritten',
+        { file_path: 'other.txt', content: 'y' },
+        { force: true, commit_message: 'Replaces it' },
+      ),
     });
     expect(forced.status).toBe(201);
     expect(await stored('acme/web', first.data.id)).toBe(true);

@@ -1,6 +1,6 @@
 // Proves that branch and tag names git and the service refuse are refused (400 naming the parameter) wherever the sandbox creates a branch or tag.
 import { describe, expect, it } from 'vitest';
-import { enc, useSandbox, WEB } from '../unit/sandbox/routes-git-helpers.js';
+import { enc, newFileCommit, useSandbox, WEB } from '../unit/sandbox/routes-git-helpers.js';
 
 const { call, sandbox } = useSandbox();
 const repo = () => sandbox().store.findProject('acme/web')!.repo;
@@ -26,12 +26,7 @@ describe.each(REFUSED)('the name %j', (name, why) => {
   it('is refused as a new branch of a commit', async () => {
     const refs = await allRefs();
     const answer = await call('POST', `/projects/${WEB}/repository/commits`, {
-      json: {
-        branch: name,
-        start_branch: 'main',
-        commit_message: 'm',
-        actions: [{ action: 'create', file_path: 'evil.txt', content: 'x' }],
-      },
+      json: newFileCommit(name, { file_path: 'evil.txt', content: 'x' }),
     });
     expect(answer.status).toBe(400);
     expect(answer.data).toEqual({ message: `branch is invalid: ${why}` });
@@ -73,12 +68,7 @@ describe.each(REFUSED)('the name %j', (name, why) => {
 describe('names git accepts', () => {
   it('still make branches and tags', async () => {
     const commit = await call('POST', `/projects/${WEB}/repository/commits`, {
-      json: {
-        branch: 'feature/ok-1.2_x',
-        start_branch: 'main',
-        commit_message: 'm',
-        actions: [{ action: 'create', file_path: 'ok.txt', content: 'x' }],
-      },
+      json: newFileCommit('feature/ok-1.2_x', { file_path: 'ok.txt', content: 'x' }),
     });
     expect(commit.status).toBe(201);
     const release = await call('POST', `/projects/${WEB}/releases`, {

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/log.js';
 import { forgeopsUrl } from '../../src/http/addresses.js';
 import { createRuntime } from '../../src/runtime.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
-import { authorizeInBrowser, Browser, pkcePair, postForm } from './sandbox/oauth-browser.js';
+import { codeFlowTokens, postForm } from './sandbox/oauth-browser.js';
 
 describe('the embedded sandbox runtime', () => {
   it("registers forgeops's two applications, hands over the secret in process, and names them in one log line without it", async () => {
@@ -38,23 +38,8 @@ describe('the embedded sandbox runtime', () => {
 
       // The secret is the one the provider checks: the code flow of the confidential application goes through.
       const sandbox = { url: info.url } as Sandbox;
-      const pair = pkcePair();
-      const callback = forgeops.redirect_uris[0];
-      const back = await authorizeInBrowser(new Browser(sandbox), {
-        client_id: forgeops.client_id,
-        redirect_uri: callback,
-        scope: 'api',
-        code_challenge: pair.challenge,
-        code_challenge_method: 'S256',
-      });
-      const tokens = await postForm(sandbox, '/oauth/token', {
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: callback,
-        code_verifier: pair.verifier,
-        client_id: forgeops.client_id,
-        client_secret: forgeops.client_secret,
-      });
+      const client = { id: forgeops.client_id, secret: forgeops.client_secret };
+      const tokens = await codeFlowTokens(sandbox, client, forgeops.redirect_uris[0], { scope: 'api' });
       expect(tokens.status).toBe(200);
       // The terminal's public client starts a device grant by its client id alone.
       const device = await postForm(sandbox, '/oauth/authorize_device', { client_id: cli.client_id, scope: 'api' });

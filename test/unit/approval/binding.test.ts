@@ -4,6 +4,10 @@ import { BoundApprovals, canonicalJson, fingerprint } from '../../../src/approva
 
 const call = { operation: 'delete_pipeline', input: { id: 'acme/web', pipeline_id: 7 }, requester: 'U1', place: 'C1' };
 
+/** The requester's click in the same place, approving delete_pipeline with `input` as the click shows it now. */
+const redeemDeletion = (store: BoundApprovals, id: string, input: Record<string, unknown>) =>
+  store.redeem(id, { person: 'U1', place: 'C1', operation: 'delete_pipeline', input });
+
 describe('BoundApprovals', () => {
   it('lets the requester approve once, in the same place', () => {
     const store = new BoundApprovals();
@@ -41,24 +45,14 @@ describe('BoundApprovals', () => {
   it('refuses when the call changed since it was shown', () => {
     const store = new BoundApprovals();
     const id = store.issue(call);
-    const changed = store.redeem(id, {
-      person: 'U1',
-      place: 'C1',
-      operation: 'delete_pipeline',
-      input: { id: 'acme/web', pipeline_id: 8 },
-    });
+    const changed = redeemDeletion(store, id, { id: 'acme/web', pipeline_id: 8 });
     expect(changed.ok === false && changed.reason).toMatch(/changed/);
   });
 
   it('accepts the same input written in another key order', () => {
     const store = new BoundApprovals();
     const id = store.issue(call);
-    const same = store.redeem(id, {
-      person: 'U1',
-      place: 'C1',
-      operation: 'delete_pipeline',
-      input: { pipeline_id: 7, id: 'acme/web' },
-    });
+    const same = redeemDeletion(store, id, { pipeline_id: 7, id: 'acme/web' });
     expect(same.ok).toBe(true);
   });
 

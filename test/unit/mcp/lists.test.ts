@@ -78,27 +78,19 @@ describe('compactRow', () => {
 });
 
 describe('detailToolOf', () => {
-  it('finds the read of one item under the list route, and the field it takes', () => {
-    expect(detailToolOf(findOperation('list_pipelines')!, operations)).toEqual({
-      tool: 'get_pipeline',
-      parameter: 'pipeline_id',
-      field: 'id',
-    });
-    expect(detailToolOf(findOperation('list_epics')!, operations)).toEqual({
-      tool: 'get_epic',
-      parameter: 'epic_iid',
-      field: 'iid',
-    });
-    expect(detailToolOf(findOperation('list_releases')!, operations)).toEqual({
-      tool: 'get_release',
-      parameter: 'tag_name',
-      field: 'tag_name',
-    });
-    expect(detailToolOf(findOperation('list_project_issues')!, operations)).toEqual({
-      tool: 'get_issue',
-      parameter: 'issue_iid',
-      field: 'iid',
-    });
+  it.each([
+    ['list_pipelines', 'get_pipeline', 'pipeline_id', 'id'],
+    ['list_epics', 'get_epic', 'epic_iid', 'iid'],
+    ['list_releases', 'get_release', 'tag_name', 'tag_name'],
+    ['list_project_issues', 'get_issue', 'issue_iid', 'iid'],
+  ])(
+    'finds the read of one item under the list route of %s, and the field it takes',
+    (list, tool, parameter, field) => {
+      expect(detailToolOf(findOperation(list)!, operations)).toEqual({ tool, parameter, field });
+    },
+  );
+
+  it('finds none where the list has no read of one item under its route', () => {
     expect(detailToolOf(findOperation('list_group_issues')!, operations)).toBeUndefined();
   });
 });

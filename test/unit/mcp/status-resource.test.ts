@@ -16,11 +16,11 @@ import {
   statusUri,
 } from '../../../src/mcp/status-resource.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { MemoryStore } from '../../../src/state/store.js';
-import { WatchHub } from '../../../src/watch/hub.js';
+import type { WatchHub } from '../../../src/watch/hub.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 import { quietLog } from '../../helpers/watch.js';
 import { rejectionOf } from '../../helpers/rejection.js';
+import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -35,15 +35,7 @@ afterEach(async () => {
 });
 
 function newHub(): WatchHub {
-  const hub = new WatchHub({
-    store: new MemoryStore({ now: () => clock.now() }),
-    operations: () => operations,
-    runContext: () => ({ client: env.client }),
-    log: quietLog,
-    clock,
-    random: () => 0,
-    holder: 'test',
-  });
+  const hub = sandboxWatchHub(env, clock, { holder: 'test' });
   hubs.push(hub);
   return hub;
 }
@@ -326,15 +318,7 @@ describe("a session's subscriptions", () => {
   });
 
   it("pass the hub's refusal on in words", async () => {
-    const hub = new WatchHub({
-      store: new MemoryStore({ now: () => clock.now() }),
-      operations: () => operations,
-      runContext: () => ({ client: env.client }),
-      log: quietLog,
-      clock,
-      holder: 'test',
-      maxWatches: 1,
-    });
+    const hub = sandboxWatchHub(env, clock, { holder: 'test', maxWatches: 1 });
     hubs.push(hub);
     const subscriptions = subscriptionsOn(hub);
     await subscriptions.subscribe(WEB);

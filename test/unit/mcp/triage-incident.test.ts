@@ -1,20 +1,15 @@
 // Over MCP, a red triage's incident-issue step is a short call (open_incident_issue with the project), not the issue's
 // whole text escaped into the result: the model calls it, and the issue is written from a triage at that moment.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TriageReport } from '../../../src/operations/composed/triage.js';
-import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { resultText, useSandbox } from '../../helpers/mcp.js';
+import { triageWebOverMcp, useMcpSession } from '../../helpers/u-mcp-session.js';
 
 const env = useSandbox();
-let mcp: Awaited<ReturnType<typeof connectInMemory>>;
-beforeAll(async () => {
-  mcp = await connectInMemory({ client: env.client, toolsets: ['default'] });
-});
-afterAll(() => mcp.close());
+const mcp = useMcpSession(env, { toolsets: ['default'] });
 
 describe('triage_project over MCP', () => {
   it('offers the incident issue as open_incident_issue on the project, and that call opens it (through run_operation)', async () => {
-    const triage = await mcp.client.callTool({ name: 'triage_project', arguments: { id: 'acme/web' } });
-    const report = triage.structuredContent as unknown as TriageReport;
+    const { result: triage, report } = await triageWebOverMcp(mcp.client);
     expect(report.verdict).toBe('red');
     // Broken, not flaky: the verdict and its evidence in the structured report and in the text a model reads.
     expect(report.failure).toMatchObject({

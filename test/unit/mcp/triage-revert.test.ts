@@ -1,21 +1,17 @@
 // Over MCP, a red triage names the revert of its first red commit as a tool call (revert_as_merge_request with the
 // project and the short SHA); the tool stays out of the default toolset (its token budget) and is reached through
 // the meta tools: found by words, run with run_operation, once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
-import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
+import { resultText, useSandbox } from '../../helpers/mcp.js';
+import { triageWebOverMcp, useMcpSession } from '../../helpers/u-mcp-session.js';
 
 const env = useSandbox();
-let mcp: Awaited<ReturnType<typeof connectInMemory>>;
-beforeAll(async () => {
-  mcp = await connectInMemory({ client: env.client, toolsets: ['default'] });
-});
-afterAll(() => mcp.close());
+const mcp = useMcpSession(env, { toolsets: ['default'] });
 
 describe('the revert step of a red triage over MCP', () => {
   it('is a short call of revert_as_merge_request, found by the meta tools, that opens the merge request once', async () => {
-    const triage = await mcp.client.callTool({ name: 'triage_project', arguments: { id: 'acme/web' } });
-    const report = triage.structuredContent as unknown as TriageReport;
+    const { result: triage, report } = await triageWebOverMcp(mcp.client);
     const sha8 = report.red_since!.first_red.sha.slice(0, 8);
     const revert = report.actions.find((a) => a.operation === 'revert_as_merge_request')!;
     expect(revert).toEqual({

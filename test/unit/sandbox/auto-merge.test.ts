@@ -1,19 +1,15 @@
 // Auto-merge in the sandbox, driven by a manual clock: a merge request set to merge when its pipeline succeeds is
 // merged when that pipeline passes (and main's own pipeline starts); a failed pipeline keeps it waiting until a retry
 // passes; new commits on the source branch or closing the merge request cancel it; the runner listener goes at close.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { runnerOf } from '../../../src/sandbox/areas/jobs/state.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
+import { startSandbox } from '../../../src/sandbox/server.js';
 import { api } from './sandbox-client.js';
+import { useSandbox } from '../../helpers/mcp.js';
 
-let sandbox: Sandbox;
-let clock: ManualClock;
-beforeAll(async () => {
-  clock = new ManualClock(Date.now());
-  sandbox = await startSandbox({ clock });
-});
-afterAll(() => sandbox.close());
+const clock = new ManualClock(Date.now());
+const env = useSandbox({ clock });
 
 const WEB = `/projects/${encodeURIComponent('acme/web')}`;
 const INFRA = `/projects/${encodeURIComponent('acme/platform/infra')}`;
@@ -31,11 +27,11 @@ type MergeRequest = {
 /** Lets every pipeline run to its end (each wake-up of the runner is due within these minutes of the clock). */
 async function runPipelines(): Promise<void> {
   clock.advance(5 * 60_000);
-  await api(sandbox, 'GET', '/version');
+  await api(env.sandbox, 'GET', '/version');
 }
 
 async function commit(project: string, branch: string, actions: unknown[], startBranch?: string): Promise<string> {
-  const answer = await api(sandbox, 'POST', `${project}/repository/commits`, {
+  const answer = await api(env.sandbox, 'POST', `${project}/repository/commits`, {
     as: 'maintainer',
     json: { branch, start_branch: startBranch, commit_message: `Change on ${branch}`, actions },
   });
@@ -44,7 +40,7 @@ async function commit(project: string, branch: string, actions: unknown[], start
 }
 
 async function openMergeRequest(project: string, branch: string): Promise<MergeRequest> {
-  const answer = await api(sandbox, 'POST', `${project}/merge_requests`, {
+  const answer = await api(env.sandbox, 'POST', `${project}/merge_requests`, {
     as: 'maintainer',
     json: { source_branch: branch, target_branch: 'main', title: `Merge ${branch}` },
   });
@@ -53,14 +49,14 @@ async function openMergeRequest(project: string, branch: string): Promise<MergeR
 }
 
 const mergeRequest = async (project: string, iid: number): Promise<MergeRequest> =>
-  (await api(sandbox, 'GET', `${project}/merge_requests/${iid}`, { as: 'maintainer' })).data;
+  (await api(env.sandbox, 'GET', `${project}/merge_requests/${iid}`, { as: 'maintainer' })).data;
 const pipelinesOf = async (project: string, query: string): Promise<Pipeline[]> =>
-  (await api(sandbox, 'GET', `${project}/pipelines?${query}`, { as: 'maintainer' })).data;
+  (await api(env.sandbox, 'GET', `${project}/pipelines?${query}`, { as: 'maintainer' })).data;
 const mainHead = async (project: string): Promise<string> =>
-  (await api(sandbox, 'GET', `${project}/repository/branches/main`, { as: 'maintainer' })).data.commit.id;
+  (await api(env.sandbox, 'GET', `${project}/repository/branches/main`, { as: 'maintainer' })).data.commit.id;
 
 async function setAutoMerge(project: string, iid: number): Promise<MergeRequest> {
-  const answer = await api(sandbox, 'PUT', `${project}/merge_requests/${iid}/merge`, {
+  const answer = await api(env.sandbox, 'PUT', `${project}/merge_requests/${iid}/merge`, {
     as: 'maintainer',
     json: { merge_when_pipeline_succeeds: true },
   });
@@ -94,7 +90,7 @@ describe('merge when pipeline succeeds', () => {
     expect(merged).toMatchObject({ state: 'merged', merge_when_pipeline_succeeds: false });
     const head = await mainHead(WEB);
     expect(head).toBe(merged.merge_commit_sha);
-    const parents = (await api(sandbox, 'GET', `${WEB}/repository/commits/${head}`, { as: 'maintainer' })).data
+    const parents = (await api(env.sandbox, 'GET', `${WEB}/repository/commits/${head}`, { as: 'maintainer' })).data
       .parent_ids;
     expect(parents).toEqual([before, source]);
     // The merge moved main, as a push does: main's pipeline for the merge commit runs, and passes.
@@ -116,10 +112,10 @@ describe('merge when pipeline succeeds', () => {
     expect(await mergeRequest(INFRA, mr.iid)).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
     expect(await mainHead(INFRA)).toBe(before);
 
-    const jobs = (await api(sandbox, 'GET', `${INFRA}/pipelines/${failed.id}/jobs`, { as: 'maintainer' }))
+    const jobs = (await api(env.sandbox, 'GET', `${INFRA}/pipelines/${failed.id}/jobs`, { as: 'maintainer' }))
       .data as Array<{ id: number; status: string }>;
     const plan = jobs.find((j) => j.status === 'failed')!;
-    expect((await api(sandbox, 'POST', `${INFRA}/jobs/${plan.id}/retry`, { as: 'maintainer' })).status).toBe(201);
+    expect((await api(env.sandbox, 'POST', `${INFRA}/jobs/${plan.id}/retry`, { as: 'maintainer' })).status).toBe(201);
     await runPipelines();
     expect((await pipelinesOf(INFRA, 'ref=topic/plan'))[0]).toMatchObject({ id: failed.id, status: 'success' });
     expect(await mergeRequest(INFRA, mr.iid)).toMatchObject({ state: 'merged', merge_when_pipeline_succeeds: false });
@@ -144,7 +140,7 @@ describe('merge when pipeline succeeds', () => {
       merge_when_pipeline_succeeds: false,
       sha: pushed,
     });
-    const notes = (await api(sandbox, 'GET', `${WEB}/merge_requests/${mr.iid}/notes`, { as: 'maintainer' }))
+    const notes = (await api(env.sandbox, 'GET', `${WEB}/merge_requests/${mr.iid}/notes`, { as: 'maintainer' }))
       .data as Array<{ body: string; system: boolean }>;
     expect(notes.map((n) => n.body)).toContain('aborted the automatic merge because the source branch was updated');
     await runPipelines();
@@ -164,7 +160,7 @@ describe('merge when pipeline succeeds', () => {
     await setAutoMerge(WEB, mr.iid);
     expect(
       (
-        await api(sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}`, {
+        await api(env.sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}`, {
           as: 'maintainer',
           json: { state_event: 'close' },
         })
@@ -174,7 +170,10 @@ describe('merge when pipeline succeeds', () => {
     expect((await pipelinesOf(WEB, 'ref=fix/dates-3'))[0].status).toBe('success');
     expect(await mergeRequest(WEB, mr.iid)).toMatchObject({ state: 'closed', merge_when_pipeline_succeeds: false });
     expect(await mainHead(WEB)).toBe(before);
-    await api(sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}`, { as: 'maintainer', json: { state_event: 'reopen' } });
+    await api(env.sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}`, {
+      as: 'maintainer',
+      json: { state_event: 'reopen' },
+    });
     expect(await mergeRequest(WEB, mr.iid)).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: false });
   });
 });
@@ -195,14 +194,16 @@ describe('canceling merge when pipeline succeeds, as the vendor does', () => {
     const mr = await openMergeRequest(WEB, 'topic/cancel');
     await setAutoMerge(WEB, mr.iid);
     const cancel = () =>
-      api(sandbox, 'POST', `${WEB}/merge_requests/${mr.iid}/cancel_merge_when_pipeline_succeeds`, { as: 'maintainer' });
+      api(env.sandbox, 'POST', `${WEB}/merge_requests/${mr.iid}/cancel_merge_when_pipeline_succeeds`, {
+        as: 'maintainer',
+      });
     const canceled = await cancel();
     expect(canceled.status).toBe(201);
     expect(canceled.data).toMatchObject({ iid: mr.iid, state: 'opened', merge_when_pipeline_succeeds: false });
     expect(await cancel()).toMatchObject({ status: 406, data: { message: '406 Not Acceptable' } });
     await runPipelines();
     expect((await mergeRequest(WEB, mr.iid)).state).toBe('opened');
-    const merged = await api(sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}/merge`, { as: 'maintainer' });
+    const merged = await api(env.sandbox, 'PUT', `${WEB}/merge_requests/${mr.iid}/merge`, { as: 'maintainer' });
     expect(merged.data.state).toBe('merged');
     expect(await cancel()).toMatchObject({ status: 405, data: { message: '405 Method Not Allowed' } });
   });

@@ -133,15 +133,12 @@ describe('the path parameter repeated in the body', () => {
   const changelog = `${WEB}/repository/files/CHANGELOG.md`;
   const readChangelog = async (on: Sandbox = suite.sandbox) =>
     (await fetch(`${on.url}/api/v4${changelog}/raw?ref=main`)).text();
+  /** Updates CHANGELOG.md on main through its path, with `filePath` also in the body, as python-gitlab sends it. */
+  const updateChangelogNaming = (filePath: string, content: string) =>
+    py('PUT', changelog, { json: { file_path: filePath, branch: 'main', content, commit_message: 'Update' } });
 
   it('the same value is accepted: files.update sends file_path in the JSON', async () => {
-    const json = {
-      file_path: 'CHANGELOG.md',
-      branch: 'main',
-      content: '# Changelog\n\nSame path.\n',
-      commit_message: 'Update from python',
-    };
-    const answer = await py('PUT', changelog, { json });
+    const answer = await updateChangelogNaming('CHANGELOG.md', '# Changelog\n\nSame path.\n');
     expect(answer).toMatchObject({
       status: 200,
       data: { file_path: 'CHANGELOG.md', branch: 'main' },
@@ -151,13 +148,7 @@ describe('the path parameter repeated in the body', () => {
   });
 
   it("another value is ignored, the path's value is used, and the log names it", async () => {
-    const json = {
-      file_path: 'OTHER.md',
-      branch: 'main',
-      content: '# Changelog\n\nPath wins.\n',
-      commit_message: 'Update',
-    };
-    const answer = await py('PUT', changelog, { json });
+    const answer = await updateChangelogNaming('OTHER.md', '# Changelog\n\nPath wins.\n');
     expect(answer).toMatchObject({ status: 200, data: { file_path: 'CHANGELOG.md' }, unknownParams: ['file_path'] });
     expect(await readChangelog()).toBe('# Changelog\n\nPath wins.\n');
     expect((await py('GET', `${WEB}/repository/files/OTHER.md`, { params: { ref: 'main' } })).status).toBe(404);

@@ -1,60 +1,39 @@
 // OAuth access tokens on the API and on the provider's own endpoints: accepted as the user, refused once expired
 // (on the sandbox clock) or revoked, held to their scopes; token info, userinfo, revocation and introspection.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { authorizeInBrowser, Browser, formsOf, jsonOf, pkcePair, postForm } from './oauth-browser.js';
+import { codeFlowTokens, Browser, formsOf, jsonOf, postForm } from './oauth-browser.js';
 import { api } from './sandbox-client.js';
+import { useSandbox } from '../../helpers/mcp.js';
 
 const CALLBACK = 'https://portal.example/cb';
 
-let sandbox: Sandbox;
-let clock: ManualClock;
+const clock = new ManualClock();
 let portal: Sandbox['applications'][number];
 let other: Sandbox['applications'][number];
 let cli: Sandbox['applications'][number];
 
-beforeAll(async () => {
-  clock = new ManualClock();
-  sandbox = await startSandbox({
-    clock,
-    applications: [
-      {
-        name: 'Portal',
-        redirect_uris: [CALLBACK],
-        scopes: ['api', 'read_api', 'read_user', 'openid', 'profile', 'email'],
-        trusted: true,
-      },
-      { name: 'Other', redirect_uris: [CALLBACK], scopes: ['api'], trusted: true },
-      { name: 'Terminal', redirect_uris: ['http://127.0.0.1/callback'], scopes: ['api'], confidential: false },
-    ],
-  });
-  [portal, other, cli] = sandbox.applications;
+const env = useSandbox({
+  clock,
+  applications: [
+    {
+      name: 'Portal',
+      redirect_uris: [CALLBACK],
+      scopes: ['api', 'read_api', 'read_user', 'openid', 'profile', 'email'],
+      trusted: true,
+    },
+    { name: 'Other', redirect_uris: [CALLBACK], scopes: ['api'], trusted: true },
+    { name: 'Terminal', redirect_uris: ['http://127.0.0.1/callback'], scopes: ['api'], confidential: false },
+  ],
 });
-afterAll(() => sandbox.close());
+beforeAll(() => {
+  [portal, other, cli] = env.sandbox.applications;
+});
 
 /** Tokens of `app` for a demo user with `scope`, through the browser and the token endpoint. */
 async function tokensFor(username: string, scope: string, app = portal) {
-  const pair = pkcePair();
-  const back = await authorizeInBrowser(
-    new Browser(sandbox),
-    {
-      client_id: app.uid,
-      redirect_uri: CALLBACK,
-      scope,
-      code_challenge: pair.challenge,
-      code_challenge_method: 'S256',
-    },
-    username,
-  );
-  const answer = await postForm(sandbox, '/oauth/token', {
-    grant_type: 'authorization_code',
-    code: back.searchParams.get('code')!,
-    redirect_uri: CALLBACK,
-    code_verifier: pair.verifier,
-    client_id: app.uid,
-    client_secret: app.secret,
-  });
+  const answer = await codeFlowTokens(env.sandbox, { id: app.uid, secret: app.secret }, CALLBACK, { scope, username });
   expect(answer.status).toBe(200);
   return answer.data as { access_token: string; refresh_token: string; created_at: number };
 }
@@ -65,25 +44,25 @@ const WEB = '/projects/acme%2Fweb';
 describe('on the API', () => {
   test('a token acts as its user everywhere in /api/v4, private projects by their membership', async () => {
     const { access_token } = await tokensFor('bob', 'api');
-    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).data.username).toBe('bob');
-    const scratchpad = await api(sandbox, 'GET', '/projects/bob%2Fscratchpad', bearer(access_token));
+    expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).data.username).toBe('bob');
+    const scratchpad = await api(env.sandbox, 'GET', '/projects/bob%2Fscratchpad', bearer(access_token));
     expect(scratchpad.status).toBe(200);
-    const issue = await api(sandbox, 'POST', `${WEB}/issues`, {
+    const issue = await api(env.sandbox, 'POST', `${WEB}/issues`, {
       ...bearer(access_token),
       json: { title: 'From OAuth' },
     });
     expect(issue.status).toBe(201);
     expect(issue.data.author.username).toBe('bob');
     const { access_token: erins } = await tokensFor('erin', 'api');
-    expect((await api(sandbox, 'GET', '/projects/bob%2Fscratchpad', bearer(erins))).status).toBe(404);
+    expect((await api(env.sandbox, 'GET', '/projects/bob%2Fscratchpad', bearer(erins))).status).toBe(404);
   });
 
   test("an expired token is the service's 401 invalid_token with its challenge, at two hours on the sandbox clock", async () => {
     const { access_token } = await tokensFor('alice', 'api');
     clock.advance(7_199_000);
-    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).status).toBe(200);
+    expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).status).toBe(200);
     clock.advance(1_000);
-    const answer = await api(sandbox, 'GET', '/user', bearer(access_token));
+    const answer = await api(env.sandbox, 'GET', '/user', bearer(access_token));
     expect(answer.status).toBe(401);
     expect(answer.data).toEqual({
       error: 'invalid_token',
@@ -93,37 +72,37 @@ describe('on the API', () => {
       'Bearer realm="Protected by OAuth 2.0", error="invalid_token", error_description="Token is expired. You can either do re-authorization or token refresh."',
     );
     // Even a public project is refused: a bad token is never read as no token.
-    expect((await api(sandbox, 'GET', WEB, bearer(access_token))).status).toBe(401);
+    expect((await api(env.sandbox, 'GET', WEB, bearer(access_token))).status).toBe(401);
   });
 
   test('a revoked token is 401 invalid_token, and revoking its refresh token revokes it too', async () => {
     const first = await tokensFor('alice', 'api');
-    const revoke = await postForm(sandbox, '/oauth/revoke', {
+    const revoke = await postForm(env.sandbox, '/oauth/revoke', {
       token: first.access_token,
       client_id: portal.uid,
       client_secret: portal.secret,
     });
     expect(revoke.status).toBe(200);
     expect(revoke.data).toEqual({});
-    const answer = await api(sandbox, 'GET', '/user', bearer(first.access_token));
+    const answer = await api(env.sandbox, 'GET', '/user', bearer(first.access_token));
     expect(answer.status).toBe(401);
     expect(answer.data.error_description).toBe('Token was revoked. You have to re-authorize from the user.');
     expect(answer.headers.get('www-authenticate')).toContain('error="invalid_token"');
 
     const second = await tokensFor('alice', 'api');
-    await postForm(sandbox, '/oauth/revoke', {
+    await postForm(env.sandbox, '/oauth/revoke', {
       token: second.refresh_token,
       token_type_hint: 'refresh_token',
       client_id: portal.uid,
       client_secret: portal.secret,
     });
-    expect((await api(sandbox, 'GET', '/user', bearer(second.access_token))).status).toBe(401);
+    expect((await api(env.sandbox, 'GET', '/user', bearer(second.access_token))).status).toBe(401);
   });
 
   test('a read_api token cannot write: 403 insufficient_scope naming api', async () => {
     const { access_token } = await tokensFor('alice', 'read_api');
-    expect((await api(sandbox, 'GET', WEB, bearer(access_token))).status).toBe(200);
-    const write = await api(sandbox, 'POST', `${WEB}/issues`, { ...bearer(access_token), json: { title: 'x' } });
+    expect((await api(env.sandbox, 'GET', WEB, bearer(access_token))).status).toBe(200);
+    const write = await api(env.sandbox, 'POST', `${WEB}/issues`, { ...bearer(access_token), json: { title: 'x' } });
     expect(write.status).toBe(403);
     expect(write.data).toEqual({
       error: 'insufficient_scope',
@@ -134,8 +113,8 @@ describe('on the API', () => {
 
   test('a read_user token reads its user but not a project', async () => {
     const { access_token } = await tokensFor('alice', 'read_user');
-    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).data.username).toBe('alice');
-    const project = await api(sandbox, 'GET', WEB, bearer(access_token));
+    expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).data.username).toBe('alice');
+    const project = await api(env.sandbox, 'GET', WEB, bearer(access_token));
     expect(project.status).toBe(403);
     expect(project.data.error).toBe('insufficient_scope');
     expect(project.data.scope).toBe('api read_api');
@@ -143,27 +122,27 @@ describe('on the API', () => {
 
   test('an OAuth token is not a PRIVATE-TOKEN', async () => {
     const { access_token } = await tokensFor('alice', 'api');
-    expect((await api(sandbox, 'GET', '/user', { token: access_token })).status).toBe(401);
+    expect((await api(env.sandbox, 'GET', '/user', { token: access_token })).status).toBe(401);
   });
 
   test('deleting the application revokes what it was given', async () => {
-    const app = sandbox.registerApplication({
+    const app = env.sandbox.registerApplication({
       name: 'Short-lived',
       redirect_uris: [CALLBACK],
       scopes: ['api'],
       trusted: true,
     });
     const { access_token } = await tokensFor('alice', 'api', app);
-    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).status).toBe(200);
-    const deleted = await api(sandbox, 'DELETE', `/applications/${app.id}`, { as: 'admin' });
+    expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).status).toBe(200);
+    const deleted = await api(env.sandbox, 'DELETE', `/applications/${app.id}`, { as: 'admin' });
     expect(deleted.status).toBe(204);
-    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).status).toBe(401);
+    expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).status).toBe(401);
   });
 });
 
 describe('accounts', () => {
   test('an account an administrator created signs in with its password; a reset one must change it; removal ends its tokens', async () => {
-    const created = await api(sandbox, 'POST', '/users', {
+    const created = await api(env.sandbox, 'POST', '/users', {
       as: 'admin',
       json: {
         username: 'grace',
@@ -174,15 +153,15 @@ describe('accounts', () => {
     });
     expect(created.status).toBe(201);
     const signInAs = async (password: string) => {
-      const browser = new Browser(sandbox);
+      const browser = new Browser(env.sandbox);
       const page = await browser.open('/users/sign_in');
       return browser.submit(formsOf(page.html)[0], { username: 'grace', password });
     };
     const { access_token, refresh_token } = await tokensFor('grace', 'api');
-    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).data.username).toBe('grace');
+    expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).data.username).toBe('grace');
 
     // A password an administrator sets on an existing account must be changed first; the sandbox has no page for that.
-    const reset = await api(sandbox, 'PUT', `/users/${created.data.id}`, {
+    const reset = await api(env.sandbox, 'PUT', `/users/${created.data.id}`, {
       as: 'admin',
       json: { password: 'grace-reset-5678' },
     });
@@ -192,9 +171,9 @@ describe('accounts', () => {
     expect(refused.html).toContain('set by an administrator');
     expect((await signInAs('grace-sandbox-password')).status).toBe(401);
 
-    sandbox.store.removeUser(sandbox.store.findUser('grace')!, false);
-    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).status).toBe(401);
-    const renewal = await postForm(sandbox, '/oauth/token', {
+    env.sandbox.store.removeUser(env.sandbox.store.findUser('grace')!, false);
+    expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).status).toBe(401);
+    const renewal = await postForm(env.sandbox, '/oauth/token', {
       grant_type: 'refresh_token',
       refresh_token,
       client_id: portal.uid,
@@ -208,10 +187,10 @@ describe('the provider endpoints', () => {
   test('token info: owner, scopes, time left, application and creation, with the old aliases', async () => {
     const { access_token, created_at } = await tokensFor('carol', 'read_api read_user');
     clock.advance(200_000);
-    const carol = sandbox.store.findUser('carol')!;
+    const carol = env.sandbox.store.findUser('carol')!;
     for (const request of [
-      fetch(`${sandbox.url}/oauth/token/info`, { headers: { authorization: `Bearer ${access_token}` } }),
-      fetch(`${sandbox.url}/oauth/token/info?access_token=${access_token}`),
+      fetch(`${env.sandbox.url}/oauth/token/info`, { headers: { authorization: `Bearer ${access_token}` } }),
+      fetch(`${env.sandbox.url}/oauth/token/info?access_token=${access_token}`),
     ]) {
       const response = await request;
       expect(response.status).toBe(200);
@@ -225,20 +204,20 @@ describe('the provider endpoints', () => {
         expires_in_seconds: 7000,
       });
     }
-    const unknown = await fetch(`${sandbox.url}/oauth/token/info`, { headers: { authorization: 'Bearer nope' } });
+    const unknown = await fetch(`${env.sandbox.url}/oauth/token/info`, { headers: { authorization: 'Bearer nope' } });
     expect(unknown.status).toBe(401);
     expect((await jsonOf(unknown)).error).toBe('invalid_token');
   });
 
   test('userinfo needs openid; the primary email only with the email scope', async () => {
     const info = async (token: string) =>
-      fetch(`${sandbox.url}/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+      fetch(`${env.sandbox.url}/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
     const { access_token: apiOnly } = await tokensFor('alice', 'api');
     const refused = await info(apiOnly);
     expect(refused.status).toBe(403);
     expect((await jsonOf(refused)).error).toBe('insufficient_scope');
 
-    const alice = sandbox.store.findUser('alice')!;
+    const alice = env.sandbox.store.findUser('alice')!;
     const { access_token } = await tokensFor('alice', 'openid profile email');
     const claims = await jsonOf(await info(access_token));
     expect(claims).toMatchObject({
@@ -248,7 +227,7 @@ describe('the provider endpoints', () => {
       preferred_username: 'alice',
       email: alice.email,
       email_verified: true,
-      profile: `${sandbox.url}/alice`,
+      profile: `${env.sandbox.url}/alice`,
     });
     expect(claims.picture).toMatch(/^https?:\/\//);
     expect(claims.groups).toContain('acme');
@@ -264,24 +243,24 @@ describe('the provider endpoints', () => {
 
   test("revocation: unknown tokens are fine (RFC 7009), another confidential client's tokens are not its to revoke", async () => {
     const { access_token } = await tokensFor('alice', 'api');
-    const stranger = await postForm(sandbox, '/oauth/revoke', {
+    const stranger = await postForm(env.sandbox, '/oauth/revoke', {
       token: access_token,
       client_id: other.uid,
       client_secret: other.secret,
     });
     expect(stranger.status).toBe(403);
     expect(stranger.data.error).toBe('unauthorized_client');
-    const anonymous = await postForm(sandbox, '/oauth/revoke', { token: access_token });
+    const anonymous = await postForm(env.sandbox, '/oauth/revoke', { token: access_token });
     expect(anonymous.status).toBe(401);
-    expect((await api(sandbox, 'GET', '/user', bearer(access_token))).status).toBe(200);
-    const unknown = await postForm(sandbox, '/oauth/revoke', { token: 'no-such-token', client_id: cli.uid });
+    expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).status).toBe(200);
+    const unknown = await postForm(env.sandbox, '/oauth/revoke', { token: 'no-such-token', client_id: cli.uid });
     expect(unknown.status).toBe(200);
   });
 
   test('introspection tells the owning client about its token, and anyone else that it is inactive', async () => {
     const { access_token } = await tokensFor('dave', 'api');
     const own = await postForm(
-      sandbox,
+      env.sandbox,
       '/oauth/introspect',
       { token: access_token },
       { id: portal.uid, secret: portal.secret },
@@ -295,24 +274,24 @@ describe('the provider endpoints', () => {
     });
     expect(own.data.exp - own.data.iat).toBe(7200);
     const foreign = await postForm(
-      sandbox,
+      env.sandbox,
       '/oauth/introspect',
       { token: access_token },
       { id: other.uid, secret: other.secret },
     );
     expect(foreign.data).toEqual({ active: false });
-    const noClient = await postForm(sandbox, '/oauth/introspect', { token: access_token });
+    const noClient = await postForm(env.sandbox, '/oauth/introspect', { token: access_token });
     expect(noClient.status).toBe(401);
   });
 
   test('the authorization server metadata names every endpoint and what they support', async () => {
-    const response = await fetch(`${sandbox.url}/.well-known/oauth-authorization-server`);
+    const response = await fetch(`${env.sandbox.url}/.well-known/oauth-authorization-server`);
     const metadata = await jsonOf(response);
     expect(metadata).toMatchObject({
-      issuer: sandbox.url,
-      authorization_endpoint: `${sandbox.url}/oauth/authorize`,
-      token_endpoint: `${sandbox.url}/oauth/token`,
-      device_authorization_endpoint: `${sandbox.url}/oauth/authorize_device`,
+      issuer: env.sandbox.url,
+      authorization_endpoint: `${env.sandbox.url}/oauth/authorize`,
+      token_endpoint: `${env.sandbox.url}/oauth/token`,
+      device_authorization_endpoint: `${env.sandbox.url}/oauth/authorize_device`,
       code_challenge_methods_supported: ['S256'],
     });
     expect(metadata.scopes_supported).toContain('read_api');
@@ -328,21 +307,7 @@ describe('the time scale', () => {
     });
     try {
       const [app] = fast.applications;
-      const pair = pkcePair();
-      const back = await authorizeInBrowser(new Browser(fast), {
-        client_id: app.uid,
-        redirect_uri: CALLBACK,
-        code_challenge: pair.challenge,
-        code_challenge_method: 'S256',
-      });
-      const answer = await postForm(fast, '/oauth/token', {
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: CALLBACK,
-        code_verifier: pair.verifier,
-        client_id: app.uid,
-        client_secret: app.secret,
-      });
+      const answer = await codeFlowTokens(fast, { id: app.uid, secret: app.secret }, CALLBACK);
       expect(answer.data.expires_in).toBe(720);
     } finally {
       await fast.close();

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { authorizeInBrowser, authorizeUrl, Browser, pkcePair, postForm } from './oauth-browser.js';
+import { authorizeInBrowser, codeFlowTokens, authorizeUrl, Browser } from './oauth-browser.js';
 import { api } from './sandbox-client.js';
 
 let sandbox: Sandbox;
@@ -96,23 +96,8 @@ describe('the admin Applications API', () => {
     expect(renewed.data.secret).toMatch(/^gloas-/);
     expect(renewed.data.secret).not.toBe(created.secret);
 
-    const exchange = async (secret: string) => {
-      const pair = pkcePair();
-      const back = await authorizeInBrowser(new Browser(sandbox), {
-        client_id: created.application_id,
-        redirect_uri: 'https://n.example/cb',
-        code_challenge: pair.challenge,
-        code_challenge_method: 'S256',
-      });
-      return postForm(sandbox, '/oauth/token', {
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: 'https://n.example/cb',
-        code_verifier: pair.verifier,
-        client_id: created.application_id,
-        client_secret: secret,
-      });
-    };
+    const exchange = (secret: string) =>
+      codeFlowTokens(sandbox, { id: created.application_id, secret }, 'https://n.example/cb');
     expect((await exchange(created.secret)).status).toBe(401);
     expect((await exchange(renewed.data.secret)).status).toBe(200);
     const missing = await api(sandbox, 'POST', '/applications/999999/renew-secret', { as: 'admin' });

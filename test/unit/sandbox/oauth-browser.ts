@@ -179,6 +179,39 @@ export async function authorizeInBrowser(
   return page.leftTo;
 }
 
+/**
+ * The code flow with PKCE from the browser to the token endpoint: a demo user (alice unless named) authorizes
+ * `client` for `redirectUri`, and the client redeems the code, with its secret when it has one (a public client
+ * sends none). Gives the token endpoint's answer, unchecked.
+ */
+export async function codeFlowTokens(
+  sandbox: Sandbox,
+  client: { id: string; secret?: string },
+  redirectUri: string,
+  options: { scope?: string; username?: string; browser?: Browser } = {},
+): Promise<TokenAnswer> {
+  const pair = pkcePair();
+  const back = await authorizeInBrowser(
+    options.browser ?? new Browser(sandbox),
+    {
+      client_id: client.id,
+      redirect_uri: redirectUri,
+      scope: options.scope,
+      code_challenge: pair.challenge,
+      code_challenge_method: 'S256',
+    },
+    options.username,
+  );
+  return postForm(sandbox, '/oauth/token', {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code') ?? undefined,
+    redirect_uri: redirectUri,
+    code_verifier: pair.verifier,
+    client_id: client.id,
+    client_secret: client.secret,
+  });
+}
+
 /** A response's JSON body, untyped: the tests check it field by field. */
 export async function jsonOf(response: Response): Promise<any> {
   return response.json();

@@ -2,43 +2,41 @@
 // code flow with PKCE for a confidential and a public client, refresh, revocation and the device grant, each response
 // checked by the library's own validation.
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
+import type { Sandbox } from '../../../src/sandbox/server.js';
 import { Browser, formOf, jsonOf, signInFrom } from './oauth-browser.js';
+import { useSandbox } from '../../helpers/mcp.js';
 
 const CALLBACK = 'https://forgeops.example/oauth/callback';
 // The sandbox is plain http on loopback; the library refuses that unless told.
 const insecure = { [oauth.allowInsecureRequests]: true };
 
-let sandbox: Sandbox;
-let clock: ManualClock;
+const clock = new ManualClock();
 let as: oauth.AuthorizationServer;
 let web: Sandbox['applications'][number];
 let cli: Sandbox['applications'][number];
 
+const env = useSandbox({
+  clock,
+  applications: [
+    { name: 'forgeops', redirect_uris: [CALLBACK], scopes: ['api', 'read_api', 'read_user'] },
+    {
+      name: 'forgeops-cli',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      scopes: ['api', 'read_api', 'read_user'],
+      confidential: false,
+    },
+  ],
+});
 beforeAll(async () => {
-  clock = new ManualClock();
-  sandbox = await startSandbox({
-    clock,
-    applications: [
-      { name: 'forgeops', redirect_uris: [CALLBACK], scopes: ['api', 'read_api', 'read_user'] },
-      {
-        name: 'forgeops-cli',
-        redirect_uris: ['http://127.0.0.1/callback'],
-        scopes: ['api', 'read_api', 'read_user'],
-        confidential: false,
-      },
-    ],
-  });
-  [web, cli] = sandbox.applications;
-  const issuer = new URL(sandbox.url);
+  [web, cli] = env.sandbox.applications;
+  const issuer = new URL(env.sandbox.url);
   as = await oauth.processDiscoveryResponse(
     issuer,
     await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
   );
 });
-afterAll(() => sandbox.close());
 
 /** The library's authorization URL, opened by a person who signs in and authorizes; the callback's parameters. */
 async function authorize(client: oauth.Client, redirectUri: string, scope: string) {
@@ -54,7 +52,7 @@ async function authorize(client: oauth.Client, redirectUri: string, scope: strin
     code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
   }).toString();
-  const browser = new Browser(sandbox);
+  const browser = new Browser(env.sandbox);
   const consent = await signInFrom(browser, await browser.open(url.href), 'alice');
   // A confidential client already holding a token with these scopes is not asked for consent again.
   const back = consent.leftTo ? consent : await browser.submit(formOf(consent), { decision: 'authorize' });
@@ -67,7 +65,7 @@ async function user(accessToken: string) {
     const response = await oauth.protectedResourceRequest(
       accessToken,
       'GET',
-      new URL(`${sandbox.url}/api/v4/user`),
+      new URL(`${env.sandbox.url}/api/v4/user`),
       undefined,
       undefined,
       insecure,
@@ -81,8 +79,8 @@ async function user(accessToken: string) {
 
 describe('oauth4webapi', () => {
   test('discovers the provider', () => {
-    expect(as.issuer).toBe(sandbox.url);
-    expect(as.token_endpoint).toBe(`${sandbox.url}/oauth/token`);
+    expect(as.issuer).toBe(env.sandbox.url);
+    expect(as.token_endpoint).toBe(`${env.sandbox.url}/oauth/token`);
   });
 
   test.each([
@@ -167,7 +165,7 @@ describe('oauth4webapi', () => {
       );
     await expect(poll()).rejects.toMatchObject({ error: 'authorization_pending' });
 
-    const browser = new Browser(sandbox);
+    const browser = new Browser(env.sandbox);
     const codePage = await signInFrom(browser, await browser.open(device.verification_uri_complete!), 'erin');
     const consent = await browser.submit(formOf(codePage));
     await browser.submit(formOf(consent), { decision: 'authorize' });

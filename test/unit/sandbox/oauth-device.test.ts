@@ -1,42 +1,40 @@
 // The device authorization grant (RFC 8628) end to end: the device's codes, the person's pages at the verification
 // URI, and the polling answers (authorization_pending, slow_down, access_denied, expired_token, then the tokens).
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
+import type { Sandbox } from '../../../src/sandbox/server.js';
 import { Browser, formOf, postForm, signInFrom } from './oauth-browser.js';
 import { api } from './sandbox-client.js';
+import { useSandbox } from '../../helpers/mcp.js';
 
-let sandbox: Sandbox;
-let clock: ManualClock;
+const clock = new ManualClock();
 let cli: Sandbox['applications'][number];
 let server: Sandbox['applications'][number];
 
-beforeAll(async () => {
-  clock = new ManualClock();
-  sandbox = await startSandbox({
-    clock,
-    applications: [
-      {
-        name: 'Terminal',
-        redirect_uris: ['http://127.0.0.1/callback'],
-        scopes: ['api', 'read_api'],
-        confidential: false,
-      },
-      { name: 'Server', redirect_uris: ['https://server.example/cb'], scopes: ['api'] },
-    ],
-  });
-  [cli, server] = sandbox.applications;
+const env = useSandbox({
+  clock,
+  applications: [
+    {
+      name: 'Terminal',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      scopes: ['api', 'read_api'],
+      confidential: false,
+    },
+    { name: 'Server', redirect_uris: ['https://server.example/cb'], scopes: ['api'] },
+  ],
 });
-afterAll(() => sandbox.close());
+beforeAll(() => {
+  [cli, server] = env.sandbox.applications;
+});
 
 async function startDevice(scope = 'read_api') {
-  const answer = await postForm(sandbox, '/oauth/authorize_device', { client_id: cli.uid, scope });
+  const answer = await postForm(env.sandbox, '/oauth/authorize_device', { client_id: cli.uid, scope });
   expect(answer.status).toBe(200);
   return answer.data as { device_code: string; user_code: string; verification_uri_complete: string };
 }
 
 function poll(deviceCode: string, clientId = cli.uid) {
-  return postForm(sandbox, '/oauth/token', {
+  return postForm(env.sandbox, '/oauth/token', {
     grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
     device_code: deviceCode,
     client_id: clientId,
@@ -45,10 +43,10 @@ function poll(deviceCode: string, clientId = cli.uid) {
 
 /** A person signs in at the verification URI, enters the code and answers the consent page. */
 async function answerOnPages(userCode: string, decision: 'authorize' | 'deny', username = 'bob') {
-  const browser = new Browser(sandbox);
+  const browser = new Browser(env.sandbox);
   const signIn = await browser.open('/oauth/device');
   const codePage = await signInFrom(browser, signIn, username);
-  expect(codePage.url).toBe(`${sandbox.url}/oauth/device`);
+  expect(codePage.url).toBe(`${env.sandbox.url}/oauth/device`);
   const consent = await browser.submit(formOf(codePage), { user_code: userCode });
   expect(consent.status).toBe(200);
   expect(consent.html).toContain('Authorize Terminal to use your account?');
@@ -57,12 +55,12 @@ async function answerOnPages(userCode: string, decision: 'authorize' | 'deny', u
 
 describe('the device grant', () => {
   test('a device gets its codes, a person authorizes at the verification URI, the next poll gets tokens', async () => {
-    const start = await postForm(sandbox, '/oauth/authorize_device', { client_id: cli.uid, scope: 'read_api' });
+    const start = await postForm(env.sandbox, '/oauth/authorize_device', { client_id: cli.uid, scope: 'read_api' });
     expect(start.data).toEqual({
       device_code: expect.stringMatching(/^[0-9a-f]{64}$/),
       user_code: expect.stringMatching(/^[A-Z0-9]{8}$/),
-      verification_uri: `${sandbox.url}/oauth/device`,
-      verification_uri_complete: `${sandbox.url}/oauth/device?user_code=${start.data.user_code}`,
+      verification_uri: `${env.sandbox.url}/oauth/device`,
+      verification_uri_complete: `${env.sandbox.url}/oauth/device?user_code=${start.data.user_code}`,
       expires_in: 300,
       interval: 5,
     });
@@ -72,7 +70,7 @@ describe('the device grant', () => {
     expect(pending.data.error).toBe('authorization_pending');
 
     // The complete URI carries the code: after signing in, the page has it filled in.
-    const browser = new Browser(sandbox);
+    const browser = new Browser(env.sandbox);
     const codePage = await signInFrom(browser, await browser.open(verification_uri_complete), 'alice');
     expect(formOf(codePage).fields.user_code).toBe(user_code);
     const consent = await browser.submit(formOf(codePage));
@@ -85,7 +83,7 @@ describe('the device grant', () => {
     expect(granted.status).toBe(200);
     expect(granted.data).toMatchObject({ token_type: 'Bearer', expires_in: 7200, scope: 'read_api' });
     expect(granted.data.refresh_token).toMatch(/^[0-9a-f]{64}$/);
-    const me = await api(sandbox, 'GET', '/user', {
+    const me = await api(env.sandbox, 'GET', '/user', {
       as: 'anonymous',
       headers: { authorization: `Bearer ${granted.data.access_token}` },
     });
@@ -123,7 +121,7 @@ describe('the device grant', () => {
     const answer = await poll(device_code);
     expect(answer.status).toBe(400);
     expect(answer.data.error).toBe('expired_token');
-    const browser = new Browser(sandbox);
+    const browser = new Browser(env.sandbox);
     const codePage = await signInFrom(browser, await browser.open('/oauth/device'), 'carol');
     const refused = await browser.submit(formOf(codePage), { user_code });
     expect(refused.status).toBe(400);
@@ -142,7 +140,7 @@ describe('the device grant', () => {
 describe('refusals', () => {
   test('another client cannot poll a device code', async () => {
     const { device_code } = await startDevice();
-    const answer = await postForm(sandbox, '/oauth/token', {
+    const answer = await postForm(env.sandbox, '/oauth/token', {
       grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
       device_code,
       client_id: server.uid,
@@ -152,28 +150,28 @@ describe('refusals', () => {
   });
 
   test('a confidential client needs its secret to start; a scope beyond the application is invalid_scope', async () => {
-    const noSecret = await postForm(sandbox, '/oauth/authorize_device', { client_id: server.uid, scope: 'api' });
+    const noSecret = await postForm(env.sandbox, '/oauth/authorize_device', { client_id: server.uid, scope: 'api' });
     expect(noSecret.status).toBe(401);
     expect(noSecret.data.error).toBe('invalid_client');
-    const withSecret = await postForm(sandbox, '/oauth/authorize_device', {
+    const withSecret = await postForm(env.sandbox, '/oauth/authorize_device', {
       client_id: server.uid,
       client_secret: server.secret,
       scope: 'api',
     });
     expect(withSecret.status).toBe(200);
-    const wide = await postForm(sandbox, '/oauth/authorize_device', { client_id: cli.uid, scope: 'read_user' });
+    const wide = await postForm(env.sandbox, '/oauth/authorize_device', { client_id: cli.uid, scope: 'read_user' });
     expect(wide.status).toBe(400);
     expect(wide.data.error).toBe('invalid_scope');
   });
 
   test('the code page refuses a forged form token; the consent page of a device code, another browser', async () => {
     const { user_code } = await startDevice();
-    const browser = new Browser(sandbox);
+    const browser = new Browser(env.sandbox);
     const codePage = await signInFrom(browser, await browser.open('/oauth/device'), 'dave');
     const forged = await browser.submit(formOf(codePage), { user_code, authenticity_token: 'forged' });
     expect(forged.status).toBe(422);
 
-    const victim = new Browser(sandbox);
+    const victim = new Browser(env.sandbox);
     await signInFrom(victim, await victim.open('/oauth/device'), 'alice');
     const fresh = await browser.open('/oauth/device');
     const consent = await browser.submit(formOf(fresh), { user_code });

@@ -1,37 +1,35 @@
 // The token endpoint as a client meets it: the authorization code grant with PKCE and client authentication, refresh
 // rotation, and the attacks each check stops (wrong or missing verifier, replayed, expired, misdirected or stolen codes,
 // reused refresh tokens).
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { authorizeInBrowser, Browser, pkcePair, postForm } from './oauth-browser.js';
+import type { Sandbox } from '../../../src/sandbox/server.js';
+import { authorizeInBrowser, codeFlowTokens, Browser, pkcePair, postForm } from './oauth-browser.js';
 import { api } from './sandbox-client.js';
+import { useSandbox } from '../../helpers/mcp.js';
 
 const CALLBACK = 'https://review.example/oauth/callback';
 const OTHER_CALLBACK = 'https://review.example/other';
 const CLI_CALLBACK = 'http://127.0.0.1/callback';
 
-let sandbox: Sandbox;
-let clock: ManualClock;
+const clock = new ManualClock();
 let web: Sandbox['applications'][number];
 let rival: Sandbox['applications'][number];
 let cli: Sandbox['applications'][number];
 let browser: Browser;
 
-beforeAll(async () => {
-  clock = new ManualClock();
-  sandbox = await startSandbox({
-    clock,
-    applications: [
-      { name: 'Review bot', redirect_uris: [CALLBACK, OTHER_CALLBACK], scopes: ['api', 'read_user'] },
-      { name: 'Rival', redirect_uris: [CALLBACK], scopes: ['api'] },
-      { name: 'Terminal', redirect_uris: [CLI_CALLBACK], scopes: ['api', 'read_api'], confidential: false },
-    ],
-  });
-  [web, rival, cli] = sandbox.applications;
-  browser = new Browser(sandbox);
+const env = useSandbox({
+  clock,
+  applications: [
+    { name: 'Review bot', redirect_uris: [CALLBACK, OTHER_CALLBACK], scopes: ['api', 'read_user'] },
+    { name: 'Rival', redirect_uris: [CALLBACK], scopes: ['api'] },
+    { name: 'Terminal', redirect_uris: [CLI_CALLBACK], scopes: ['api', 'read_api'], confidential: false },
+  ],
 });
-afterAll(() => sandbox.close());
+beforeAll(() => {
+  [web, rival, cli] = env.sandbox.applications;
+  browser = new Browser(env.sandbox);
+});
 
 /** A fresh code of the web application for alice, with a PKCE pair (or none). */
 async function webCode(options: { pkce?: boolean; scope?: string; redirect_uri?: string } = {}) {
@@ -46,7 +44,7 @@ async function webCode(options: { pkce?: boolean; scope?: string; redirect_uri?:
 }
 
 function exchange(code: string, fields: Record<string, string | undefined> = {}) {
-  return postForm(sandbox, '/oauth/token', {
+  return postForm(env.sandbox, '/oauth/token', {
     grant_type: 'authorization_code',
     code,
     redirect_uri: CALLBACK,
@@ -57,7 +55,7 @@ function exchange(code: string, fields: Record<string, string | undefined> = {})
 }
 
 function refresh(refreshToken: string, fields: Record<string, string | undefined> = {}) {
-  return postForm(sandbox, '/oauth/token', {
+  return postForm(env.sandbox, '/oauth/token', {
     grant_type: 'refresh_token',
     refresh_token: refreshToken,
     client_id: web.uid,
@@ -82,14 +80,14 @@ describe('the authorization code grant', () => {
       scope: 'api read_user',
       created_at: Math.floor(clock.now() / 1000),
     });
-    const me = await api(sandbox, 'GET', '/user', asBearer(answer.data.access_token));
+    const me = await api(env.sandbox, 'GET', '/user', asBearer(answer.data.access_token));
     expect(me.data.username).toBe('alice');
   });
 
   test('client_secret_basic works as well as client_secret_post', async () => {
     const { code, verifier } = await webCode();
     const answer = await postForm(
-      sandbox,
+      env.sandbox,
       '/oauth/token',
       { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier },
       { id: web.uid, secret: web.secret },
@@ -115,25 +113,14 @@ describe('the authorization code grant', () => {
   test('a wrong Basic secret is 401 too', async () => {
     const { code, verifier } = await webCode();
     const body = { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier };
-    const answer = await postForm(sandbox, '/oauth/token', body, { id: web.uid, secret: 'nope' });
+    const answer = await postForm(env.sandbox, '/oauth/token', body, { id: web.uid, secret: 'nope' });
     expect(answer.status).toBe(401);
   });
 
   test('a public client redeems its code with the PKCE verifier alone', async () => {
-    const pair = pkcePair();
-    const back = await authorizeInBrowser(browser, {
-      client_id: cli.uid,
-      redirect_uri: 'http://127.0.0.1:49152/callback',
+    const answer = await codeFlowTokens(env.sandbox, { id: cli.uid }, 'http://127.0.0.1:49152/callback', {
       scope: 'read_api',
-      code_challenge: pair.challenge,
-      code_challenge_method: 'S256',
-    });
-    const answer = await postForm(sandbox, '/oauth/token', {
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code')!,
-      redirect_uri: 'http://127.0.0.1:49152/callback',
-      client_id: cli.uid,
-      code_verifier: pair.verifier,
+      browser,
     });
     expect(answer.status).toBe(200);
     expect(answer.data.scope).toBe('read_api');
@@ -168,13 +155,13 @@ describe('attacks on the code', () => {
     expect(first.status).toBe(200);
     const refreshed = await refresh(first.data.refresh_token);
     expect(refreshed.status).toBe(200);
-    const live = await api(sandbox, 'GET', '/user', asBearer(refreshed.data.access_token));
+    const live = await api(env.sandbox, 'GET', '/user', asBearer(refreshed.data.access_token));
     expect(live.status).toBe(200);
 
     const replay = await exchange(code, { code_verifier: verifier });
     expect(replay.status).toBe(400);
     expect(replay.data.error).toBe('invalid_grant');
-    const after = await api(sandbox, 'GET', '/user', asBearer(refreshed.data.access_token));
+    const after = await api(env.sandbox, 'GET', '/user', asBearer(refreshed.data.access_token));
     expect(after.status).toBe(401);
     expect(after.data).toEqual({
       error: 'invalid_token',
@@ -224,13 +211,13 @@ describe('refresh', () => {
     expect(second.data.access_token).not.toBe(first.access_token);
     expect(second.data.refresh_token).not.toBe(first.refresh_token);
 
-    expect((await api(sandbox, 'GET', '/user', asBearer(first.access_token))).status).toBe(401);
-    expect((await api(sandbox, 'GET', '/user', asBearer(second.data.access_token))).status).toBe(200);
+    expect((await api(env.sandbox, 'GET', '/user', asBearer(first.access_token))).status).toBe(401);
+    expect((await api(env.sandbox, 'GET', '/user', asBearer(second.data.access_token))).status).toBe(200);
     const reused = await refresh(first.refresh_token);
     expect(reused.status).toBe(400);
     expect(reused.data.error).toBe('invalid_grant');
     // The failed reuse took nothing from the current pair.
-    expect((await api(sandbox, 'GET', '/user', asBearer(second.data.access_token))).status).toBe(200);
+    expect((await api(env.sandbox, 'GET', '/user', asBearer(second.data.access_token))).status).toBe(200);
   });
 
   test('a refresh token works after its access token expired; another client cannot use it', async () => {
@@ -240,14 +227,14 @@ describe('refresh', () => {
       400,
     );
     clock.advance(2 * 60 * 60 * 1000);
-    const expired = await api(sandbox, 'GET', '/user', asBearer(first.access_token));
+    const expired = await api(env.sandbox, 'GET', '/user', asBearer(first.access_token));
     expect(expired.status).toBe(401);
     expect(expired.data.error_description).toBe(
       'Token is expired. You can either do re-authorization or token refresh.',
     );
     const renewed = await refresh(first.refresh_token);
     expect(renewed.status).toBe(200);
-    expect((await api(sandbox, 'GET', '/user', asBearer(renewed.data.access_token))).status).toBe(200);
+    expect((await api(env.sandbox, 'GET', '/user', asBearer(renewed.data.access_token))).status).toBe(200);
   });
 
   test('a refresh may narrow the scopes, never widen them', async () => {
@@ -267,7 +254,7 @@ describe('grant types', () => {
     [{ grant_type: 'password', username: 'alice', password: 'alice-sandbox-password' }, 'unsupported_grant_type'],
     [{ grant_type: 'client_credentials' }, 'unsupported_grant_type'],
   ])('%j is refused with %s', async (fields, error) => {
-    const answer = await postForm(sandbox, '/oauth/token', {
+    const answer = await postForm(env.sandbox, '/oauth/token', {
       client_id: web.uid,
       client_secret: web.secret,
       ...fields,

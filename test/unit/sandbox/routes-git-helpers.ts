@@ -69,5 +69,17 @@ export function useSandbox(): {
   return { sandbox: current, call };
 }
 
+/**
+ * The JSON body of a commit that creates one file on `branch`, started from main, with the message 'm'; `fields` adds
+ * or overrides the rest (commit_message, start_project, force).
+ */
+export function newFileCommit(
+  branch: string,
+  file: { file_path: string; content: string; encoding?: 'base64' },
+  fields: Record<string, unknown> = {},
+) {
+  return { branch, start_branch: 'main', commit_message: 'm', actions: [{ action: 'create', ...file }], ...fields };
+}
+
 export const WEB = enc('acme/web');
 export const PAYMENTS = enc('acme/platform/payments-api');

@@ -1,18 +1,14 @@
 // The sandbox's runner, driven by a manual clock: pushes start pipelines that run stage by stage, retries run again,
 // acme/web's test fails while bob's time-zone change is in the tree, payments-api's test is flaky, infra's plan loses
 // its runner, logs grow while a job runs, and every time stays consistent.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { jobTimeScaleFromEnv, startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
-import { api } from './sandbox-client.js';
+import { jobTimeScaleFromEnv, startSandbox } from '../../../src/sandbox/server.js';
+import { api, type JobAnswer } from './sandbox-client.js';
+import { useSandbox } from '../../helpers/mcp.js';
 
-let sandbox: Sandbox;
-let clock: ManualClock;
-beforeAll(async () => {
-  clock = new ManualClock(Date.now());
-  sandbox = await startSandbox({ clock });
-});
-afterAll(() => sandbox.close());
+const clock = new ManualClock(Date.now());
+const env = useSandbox({ clock });
 
 const WEB = encodeURIComponent('acme/web');
 const PAYMENTS = encodeURIComponent('acme/platform/payments-api');
@@ -22,36 +18,24 @@ const CULPRIT_TITLE = "Show order dates in the store's time zone";
 /** bob's time-zone commit on acme/web's main (its SHA depends on the seed's dates). */
 async function culpritSha(): Promise<string> {
   const commits = (
-    await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'maintainer' })
+    await api(env.sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, {
+      as: 'maintainer',
+    })
   ).data as Array<{ id: string; title: string }>;
   return commits.find((c) => c.title === CULPRIT_TITLE)!.id;
-}
-
-interface JobAnswer {
-  id: number;
-  name: string;
-  stage: string;
-  status: string;
-  failure_reason?: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  duration: number | null;
-  queued_duration: number | null;
-  pipeline: { id: number };
 }
 
 /** Lets the runner step through `seconds` of its clock, one second at a time (each step is one API read). */
 async function run(seconds: number): Promise<void> {
   for (let i = 0; i < seconds; i++) {
     clock.advance(1000);
-    await api(sandbox, 'GET', '/version');
+    await api(env.sandbox, 'GET', '/version');
   }
 }
 
 async function jobsOf(project: string, pipelineId: number, retried = false): Promise<JobAnswer[]> {
   const answer = await api(
-    sandbox,
+    env.sandbox,
     'GET',
     `/projects/${project}/pipelines/${pipelineId}/jobs?per_page=100${retried ? '&include_retried=true' : ''}`,
     { as: 'maintainer' },
@@ -61,11 +45,12 @@ async function jobsOf(project: string, pipelineId: number, retried = false): Pro
 }
 
 async function pipeline(project: string, id: number) {
-  return (await api(sandbox, 'GET', `/projects/${project}/pipelines/${id}`, { as: 'maintainer' })).data;
+  return (await api(env.sandbox, 'GET', `/projects/${project}/pipelines/${id}`, { as: 'maintainer' })).data;
 }
 
 async function pipelinesFor(project: string, sha: string) {
-  return (await api(sandbox, 'GET', `/projects/${project}/pipelines?sha=${sha}`, { as: 'maintainer' })).data as Array<{
+  return (await api(env.sandbox, 'GET', `/projects/${project}/pipelines?sha=${sha}`, { as: 'maintainer' }))
+    .data as Array<{
     id: number;
     status: string;
     ref: string;
@@ -73,7 +58,7 @@ async function pipelinesFor(project: string, sha: string) {
 }
 
 async function commitOn(project: string, branch: string, path: string, content: string, startBranch?: string) {
-  const answer = await api(sandbox, 'POST', `/projects/${project}/repository/commits`, {
+  const answer = await api(env.sandbox, 'POST', `/projects/${project}/repository/commits`, {
     as: 'maintainer',
     json: {
       branch,
@@ -146,7 +131,7 @@ describe('the sandbox runs its pipelines', () => {
     expect(ended.duration).toBeGreaterThan(0);
     expect(Date.parse(ended.finished_at)).toBeLessThanOrEqual(clock.now());
     for (const job of jobs) expectConsistent(job, clock.now());
-    const log = await api(sandbox, 'GET', `/projects/${WEB}/jobs/${test.id}/trace`, { as: 'maintainer' });
+    const log = await api(env.sandbox, 'GET', `/projects/${WEB}/jobs/${test.id}/trace`, { as: 'maintainer' });
     expect(log.text).toContain('Expected: \x1b[32m"2024-03-10"');
     expect(log.text).toContain('ERROR: Job failed: exit code 1');
   });
@@ -155,15 +140,16 @@ describe('the sandbox runs its pipelines', () => {
     const [first] = await pipelinesFor(WEB, await culpritSha());
     expect(first.status).toBe('failed');
     const culpritTest = (await jobsOf(WEB, first.id)).find((j) => j.name === 'test')!;
-    const retry = await api(sandbox, 'POST', `/projects/${WEB}/jobs/${culpritTest.id}/retry`, { as: 'maintainer' });
+    const retry = await api(env.sandbox, 'POST', `/projects/${WEB}/jobs/${culpritTest.id}/retry`, { as: 'maintainer' });
     expect(retry.status).toBe(201);
     expect(retry.data.status).toBe('pending');
     await run(3);
-    const running = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${retry.data.id}`, { as: 'maintainer' })).data;
+    const running = (await api(env.sandbox, 'GET', `/projects/${WEB}/jobs/${retry.data.id}`, { as: 'maintainer' }))
+      .data;
     expect(running.status).toBe('running');
     expect((await pipeline(WEB, first.id)).status).toBe('running');
     await run(15);
-    const done = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${retry.data.id}`, { as: 'maintainer' }))
+    const done = (await api(env.sandbox, 'GET', `/projects/${WEB}/jobs/${retry.data.id}`, { as: 'maintainer' }))
       .data as JobAnswer;
     expect(done.status).toBe('failed');
     expectConsistent(done, clock.now());
@@ -173,12 +159,14 @@ describe('the sandbox runs its pipelines', () => {
 
   test("a pipeline's retry on the seeded head of main runs its failed job again: red again, its deploy (it needed only the build) done once", async () => {
     const commits = (
-      await api(sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, { as: 'maintainer' })
+      await api(env.sandbox, 'GET', `/projects/${WEB}/repository/commits?ref_name=main&per_page=100`, {
+        as: 'maintainer',
+      })
     ).data as Array<{ id: string; title: string }>;
     const seededHead = commits.find((c) => c.title === 'Show 50 search results per page')!.id;
     const [head] = await pipelinesFor(WEB, seededHead);
     expect(head.status).toBe('failed');
-    const retried = await api(sandbox, 'POST', `/projects/${WEB}/pipelines/${head.id}/retry`, { as: 'maintainer' });
+    const retried = await api(env.sandbox, 'POST', `/projects/${WEB}/pipelines/${head.id}/retry`, { as: 'maintainer' });
     expect(retried.data.status).toBe('pending');
     expect(Object.fromEntries((await jobsOf(WEB, head.id)).map((j) => [j.name, j.status]))).toMatchObject({
       test: 'pending',
@@ -200,7 +188,7 @@ describe('the sandbox runs its pipelines', () => {
 
   test('every way of pushing to a branch starts a pipeline: a file write, a commit, a cherry-pick', async () => {
     const file = await api(
-      sandbox,
+      env.sandbox,
       'POST',
       `/projects/${WEB}/repository/files/${encodeURIComponent('docs/written.md')}`,
       {
@@ -210,12 +198,12 @@ describe('the sandbox runs its pipelines', () => {
     );
     expect(file.status).toBe(201);
     const written = (
-      await api(sandbox, 'GET', `/projects/${WEB}/repository/commits/feature%2Fpushes`, { as: 'maintainer' })
+      await api(env.sandbox, 'GET', `/projects/${WEB}/repository/commits/feature%2Fpushes`, { as: 'maintainer' })
     ).data.id as string;
     expect((await pipelinesFor(WEB, written)).map((p) => p.ref)).toEqual(['feature/pushes']);
     const committed = await commitOn(WEB, 'feature/pushes', 'docs/committed.md', 'y\n');
     expect((await pipelinesFor(WEB, committed)).map((p) => p.ref)).toEqual(['feature/pushes']);
-    const picked = await api(sandbox, 'POST', `/projects/${WEB}/repository/commits/${committed}/cherry_pick`, {
+    const picked = await api(env.sandbox, 'POST', `/projects/${WEB}/repository/commits/${committed}/cherry_pick`, {
       as: 'maintainer',
       json: { branch: 'main' },
     });
@@ -232,23 +220,23 @@ describe('the sandbox runs its pipelines', () => {
     await run(3); // build queued 1 s, then running
     const build = (await jobsOf(PAYMENTS, created.id)).find((j) => j.name === 'build')!;
     expect(build.status).toBe('running');
-    const early = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
+    const early = (await api(env.sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
       .text;
     await run(1);
-    const later = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
+    const later = (await api(env.sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
       .text;
     expect(early.length).toBeGreaterThan(0);
     expect(later.length).toBeGreaterThan(early.length);
     expect(later.startsWith(early)).toBe(true);
     expect(later).not.toContain('Job succeeded');
-    const tail = await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, {
+    const tail = await api(env.sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, {
       as: 'maintainer',
       headers: { range: 'bytes=-40' },
     });
     expect(tail.status).toBe(206);
     expect(later.endsWith(tail.text)).toBe(true);
     await run(5);
-    const ended = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
+    const ended = (await api(env.sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${build.id}/trace`, { as: 'maintainer' }))
       .text;
     expect(ended).toContain('Job succeeded');
   });
@@ -256,12 +244,12 @@ describe('the sandbox runs its pipelines', () => {
   test('a revert of the time-zone commit on a branch gets a passing test', async () => {
     const culprit = await culpritSha();
     const name = `revert-${culprit.slice(0, 8)}`;
-    const branch = await api(sandbox, 'POST', `/projects/${WEB}/repository/branches?branch=${name}&ref=main`, {
+    const branch = await api(env.sandbox, 'POST', `/projects/${WEB}/repository/branches?branch=${name}&ref=main`, {
       as: 'maintainer',
     });
     expect(branch.status).toBe(201);
     const head = branch.data.commit.id as string;
-    const revert = await api(sandbox, 'POST', `/projects/${WEB}/repository/commits/${culprit}/revert`, {
+    const revert = await api(env.sandbox, 'POST', `/projects/${WEB}/repository/commits/${culprit}/revert`, {
       as: 'maintainer',
       json: { branch: name },
     });
@@ -284,13 +272,13 @@ describe('the sandbox runs its pipelines', () => {
     // The manual job waits for a person, then runs when played.
     const review = revertJobs.find((j) => j.name === 'review-app')!;
     await run(30);
-    expect((await api(sandbox, 'GET', `/projects/${WEB}/jobs/${review.id}`, { as: 'maintainer' })).data.status).toBe(
-      'manual',
-    );
-    const played = await api(sandbox, 'POST', `/projects/${WEB}/jobs/${review.id}/play`, { as: 'maintainer' });
+    expect(
+      (await api(env.sandbox, 'GET', `/projects/${WEB}/jobs/${review.id}`, { as: 'maintainer' })).data.status,
+    ).toBe('manual');
+    const played = await api(env.sandbox, 'POST', `/projects/${WEB}/jobs/${review.id}/play`, { as: 'maintainer' });
     expect(played.data.status).toBe('pending');
     await run(10);
-    const deployed = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${review.id}`, { as: 'maintainer' }))
+    const deployed = (await api(env.sandbox, 'GET', `/projects/${WEB}/jobs/${review.id}`, { as: 'maintainer' }))
       .data as JobAnswer;
     expect(deployed.status).toBe('success');
     expectConsistent(deployed, clock.now());
@@ -304,10 +292,10 @@ describe('the sandbox runs its pipelines', () => {
     let test = (await jobsOf(PAYMENTS, created.id)).find((j) => j.name === 'test')!;
     outcomes.push(test.status);
     for (let i = 0; i < 29; i++) {
-      const retry = await api(sandbox, 'POST', `/projects/${PAYMENTS}/jobs/${test.id}/retry`, { as: 'maintainer' });
+      const retry = await api(env.sandbox, 'POST', `/projects/${PAYMENTS}/jobs/${test.id}/retry`, { as: 'maintainer' });
       expect(retry.status).toBe(201);
       await run(12);
-      test = (await api(sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${retry.data.id}`, { as: 'maintainer' })).data;
+      test = (await api(env.sandbox, 'GET', `/projects/${PAYMENTS}/jobs/${retry.data.id}`, { as: 'maintainer' })).data;
       outcomes.push(test.status);
     }
     const failed = outcomes.filter((s) => s === 'failed').length;
@@ -328,12 +316,12 @@ describe('the sandbox runs its pipelines', () => {
     await run(30);
     const plan = (await jobsOf(INFRA, created.id)).find((j) => j.name === 'plan')!;
     expect(plan).toMatchObject({ status: 'failed', failure_reason: 'runner_system_failure' });
-    const log = (await api(sandbox, 'GET', `/projects/${INFRA}/jobs/${plan.id}/trace`, { as: 'maintainer' })).text;
+    const log = (await api(env.sandbox, 'GET', `/projects/${INFRA}/jobs/${plan.id}/trace`, { as: 'maintainer' })).text;
     expect(log).toContain('ERROR: Job failed (system failure)');
-    const retry = await api(sandbox, 'POST', `/projects/${INFRA}/jobs/${plan.id}/retry`, { as: 'maintainer' });
+    const retry = await api(env.sandbox, 'POST', `/projects/${INFRA}/jobs/${plan.id}/retry`, { as: 'maintainer' });
     await run(12);
     expect(
-      (await api(sandbox, 'GET', `/projects/${INFRA}/jobs/${retry.data.id}`, { as: 'maintainer' })).data.status,
+      (await api(env.sandbox, 'GET', `/projects/${INFRA}/jobs/${retry.data.id}`, { as: 'maintainer' })).data.status,
     ).toBe('success');
     // The manual apply it had skipped waits for a person now; the pipeline is green.
     await run(3);
@@ -344,11 +332,13 @@ describe('the sandbox runs its pipelines', () => {
 
   test('a retry with nothing to retry answers pending, as the spec sets it, and the pipeline ends again', async () => {
     const passed = (
-      await api(sandbox, 'GET', `/projects/${WEB}/pipelines?status=success&per_page=1`, { as: 'maintainer' })
+      await api(env.sandbox, 'GET', `/projects/${WEB}/pipelines?status=success&per_page=1`, { as: 'maintainer' })
     ).data[0] as { id: number };
     // Nothing failed, canceled or skipped: the retry has nothing to run.
     expect((await jobsOf(WEB, passed.id)).every((j) => ['success', 'manual'].includes(j.status))).toBe(true);
-    const retried = await api(sandbox, 'POST', `/projects/${WEB}/pipelines/${passed.id}/retry`, { as: 'maintainer' });
+    const retried = await api(env.sandbox, 'POST', `/projects/${WEB}/pipelines/${passed.id}/retry`, {
+      as: 'maintainer',
+    });
     expect({ status: retried.status, pipeline: retried.data.status }).toEqual({ status: 201, pipeline: 'pending' });
     const after = await pipeline(WEB, passed.id);
     expect(after.status).toBe('success');
@@ -358,7 +348,7 @@ describe('the sandbox runs its pipelines', () => {
   });
 
   test('cancel stops a running job: finished then, its duration what it ran, the pipeline canceled', async () => {
-    const created = await api(sandbox, 'POST', `/projects/${WEB}/pipeline?ref=main`, { as: 'maintainer' });
+    const created = await api(env.sandbox, 'POST', `/projects/${WEB}/pipeline?ref=main`, { as: 'maintainer' });
     expect(created.status).toBe(201);
     expect((await jobsOf(WEB, created.data.id)).map((j) => j.name)).toEqual([
       'deploy:production',
@@ -370,7 +360,7 @@ describe('the sandbox runs its pipelines', () => {
     await run(3);
     const build = (await jobsOf(WEB, created.data.id)).find((j) => j.name === 'build')!;
     expect(build.status).toBe('running');
-    const canceled = await api(sandbox, 'POST', `/projects/${WEB}/jobs/${build.id}/cancel`, { as: 'maintainer' });
+    const canceled = await api(env.sandbox, 'POST', `/projects/${WEB}/jobs/${build.id}/cancel`, { as: 'maintainer' });
     expect(canceled.data).toMatchObject({ status: 'canceled' });
     expectConsistent(canceled.data, clock.now());
     expect(canceled.data.duration).toBeCloseTo(2, 0);
@@ -385,12 +375,12 @@ describe('the sandbox runs its pipelines', () => {
       'deploy:staging': 'skipped',
       'deploy:production': 'skipped',
     });
-    const log = (await api(sandbox, 'GET', `/projects/${WEB}/jobs/${build.id}/trace`, { as: 'maintainer' })).text;
+    const log = (await api(env.sandbox, 'GET', `/projects/${WEB}/jobs/${build.id}/trace`, { as: 'maintainer' })).text;
     expect(log).toContain('ERROR: Job failed: canceled');
     expect((await pipeline(WEB, created.data.id)).status).toBe('canceled');
 
     // Its retry runs the canceled jobs again stage by stage: only the first stage queues at once.
-    const retried = await api(sandbox, 'POST', `/projects/${WEB}/pipelines/${created.data.id}/retry`, {
+    const retried = await api(env.sandbox, 'POST', `/projects/${WEB}/pipelines/${created.data.id}/retry`, {
       as: 'maintainer',
     });
     expect(retried.status).toBe(201);
@@ -419,12 +409,12 @@ describe('the sandbox runs its pipelines', () => {
     const sha = await commitOn(WEB, 'feature/runner-mr', 'docs/mr.md', 'x\n', 'main');
     const [branchPipeline] = await pipelinesFor(WEB, sha);
     expect(branchPipeline.ref).toBe('feature/runner-mr');
-    const mr = await api(sandbox, 'POST', `/projects/${WEB}/merge_requests`, {
+    const mr = await api(env.sandbox, 'POST', `/projects/${WEB}/merge_requests`, {
       as: 'maintainer',
       json: { source_branch: 'feature/runner-mr', target_branch: 'main', title: 'Runner MR' },
     });
     expect(mr.status).toBe(201);
-    const merged = await api(sandbox, 'PUT', `/projects/${WEB}/merge_requests/${mr.data.iid}/merge`, {
+    const merged = await api(env.sandbox, 'PUT', `/projects/${WEB}/merge_requests/${mr.data.iid}/merge`, {
       as: 'maintainer',
     });
     expect(merged.status).toBe(200);
@@ -436,15 +426,16 @@ describe('the sandbox runs its pipelines', () => {
   test('every pipeline and job the runs above left behind keeps its times consistent (admin reads all projects)', async () => {
     await run(30);
     const now = clock.now();
-    const projects = (await api(sandbox, 'GET', '/projects?per_page=100', { as: 'admin' })).data as Array<{
+    const projects = (await api(env.sandbox, 'GET', '/projects?per_page=100', { as: 'admin' })).data as Array<{
       id: number;
     }>;
     let checked = 0;
     for (const project of projects) {
-      const pipelines = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines?per_page=100`, { as: 'admin' }))
-        .data as Array<{ id: number }>;
+      const pipelines = (
+        await api(env.sandbox, 'GET', `/projects/${project.id}/pipelines?per_page=100`, { as: 'admin' })
+      ).data as Array<{ id: number }>;
       for (const { id } of pipelines) {
-        const full = (await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}`, { as: 'admin' })).data;
+        const full = (await api(env.sandbox, 'GET', `/projects/${project.id}/pipelines/${id}`, { as: 'admin' })).data;
         expect(Date.parse(full.created_at)).toBeLessThanOrEqual(now);
         if (full.started_at) expect(Date.parse(full.started_at)).toBeLessThanOrEqual(now);
         if (full.finished_at)
@@ -452,9 +443,14 @@ describe('the sandbox runs its pipelines', () => {
         if (full.finished_at) expect(Date.parse(full.finished_at)).toBeLessThanOrEqual(now);
         if (full.duration !== null) expect(full.duration).toBeGreaterThanOrEqual(0);
         const jobs = (
-          await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}/jobs?per_page=100&include_retried=true`, {
-            as: 'admin',
-          })
+          await api(
+            env.sandbox,
+            'GET',
+            `/projects/${project.id}/pipelines/${id}/jobs?per_page=100&include_retried=true`,
+            {
+              as: 'admin',
+            },
+          )
         ).data as JobAnswer[];
         for (const job of jobs) expectConsistent(job, now);
         checked += jobs.length;
@@ -468,7 +464,7 @@ describe('the sandbox runs its pipelines', () => {
     for (const project of [WEB, PAYMENTS]) {
       for (const status of ['running', 'pending']) {
         const found = (
-          await api(sandbox, 'GET', `/projects/${project}/pipelines?status=${status}&sort=asc&per_page=1`, {
+          await api(env.sandbox, 'GET', `/projects/${project}/pipelines?status=${status}&sort=asc&per_page=1`, {
             as: 'maintainer',
           })
         ).data;

@@ -71,3 +71,18 @@ export function parseLink(header: string | null): Record<string, string> {
   }
   return links;
 }
+
+/** A job as the REST API answers it, with the fields the runner and time tests read. */
+export interface JobAnswer {
+  id: number;
+  name: string;
+  stage: string;
+  status: string;
+  failure_reason?: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  duration: number | null;
+  queued_duration: number | null;
+  pipeline: { id: number };
+}

@@ -1,27 +1,11 @@
 // The demo's times tell one consistent story: every seeded pipeline and job, read through the REST API, was created
 // before it started, started before it finished and finished before now; durations are finished − started and never
 // negative; and cancelling, retrying or playing a job computes its times from real ones.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/server.js';
-import { api, type Role } from './sandbox-client.js';
+import { describe, expect, test } from 'vitest';
+import { api, type JobAnswer, type Role } from './sandbox-client.js';
+import { useSandbox } from '../../helpers/mcp.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-
-interface TimedJob {
-  id: number;
-  name: string;
-  status: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  duration: number | null;
-  queued_duration: number | null;
-  pipeline: { id: number };
-}
+const env = useSandbox();
 
 interface TimedPipeline {
   id: number;
@@ -40,7 +24,7 @@ const enc = (path: string) => encodeURIComponent(path);
 async function all<T>(path: string, as: Role = 'admin'): Promise<T[]> {
   const items: T[] = [];
   for (let page = 1; page < 50; page++) {
-    const answer = await api(sandbox, 'GET', `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`, {
+    const answer = await api(env.sandbox, 'GET', `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`, {
       as,
     });
     expect(answer.status).toBe(200);
@@ -53,25 +37,25 @@ async function all<T>(path: string, as: Role = 'admin'): Promise<T[]> {
 /** Every seeded project's pipelines (full form) and jobs, and the time they were read by. */
 async function readEverything(): Promise<{
   pipelines: Array<TimedPipeline & { project: string }>;
-  jobs: Array<TimedJob & { project: string }>;
+  jobs: Array<JobAnswer & { project: string }>;
   now: number;
 }> {
   const projects = await all<{ id: number; path_with_namespace: string }>('/projects');
   const pipelines: Array<TimedPipeline & { project: string }> = [];
-  const jobs: Array<TimedJob & { project: string }> = [];
+  const jobs: Array<JobAnswer & { project: string }> = [];
   for (const project of projects) {
     for (const { id } of await all<{ id: number }>(`/projects/${project.id}/pipelines`)) {
-      const full = await api(sandbox, 'GET', `/projects/${project.id}/pipelines/${id}`, { as: 'admin' });
+      const full = await api(env.sandbox, 'GET', `/projects/${project.id}/pipelines/${id}`, { as: 'admin' });
       pipelines.push({ ...(full.data as TimedPipeline), project: project.path_with_namespace });
     }
-    for (const job of await all<TimedJob>(`/projects/${project.id}/jobs`))
+    for (const job of await all<JobAnswer>(`/projects/${project.id}/jobs`))
       jobs.push({ ...job, project: project.path_with_namespace });
   }
   return { pipelines, jobs, now: Date.now() };
 }
 
 /** The times of one job that break the rules, in words (empty when it keeps them all). */
-function jobProblems(job: TimedJob, now: number): string[] {
+function jobProblems(job: JobAnswer, now: number): string[] {
   const problems: string[] = [];
   const [created, started, finished] = [ms(job.created_at)!, ms(job.started_at), ms(job.finished_at)];
   if (created > now) problems.push('created in the future');
@@ -175,17 +159,17 @@ describe('times after a change', () => {
   const WEB = `/projects/${enc('acme/web')}`;
 
   test('cancelling the running test of the production redeploy gives a duration ≥ 0, and its pipeline too', async () => {
-    const running = await all<TimedJob>(`${WEB}/jobs?scope=running`);
+    const running = await all<JobAnswer>(`${WEB}/jobs?scope=running`);
     const testJob = running.find((j) => j.name === 'test' && j.pipeline.id === 10)!;
     expect(testJob).toBeDefined();
-    const answer = await api(sandbox, 'POST', `${WEB}/jobs/${testJob.id}/cancel`, { as: 'developer' });
+    const answer = await api(env.sandbox, 'POST', `${WEB}/jobs/${testJob.id}/cancel`, { as: 'developer' });
     expect(answer.status).toBe(201);
-    const canceled = answer.data as TimedJob;
+    const canceled = answer.data as JobAnswer;
     expect(canceled.status).toBe('canceled');
     expect(canceled.duration).toBeGreaterThanOrEqual(0);
     expect(canceled.duration).toBe((ms(canceled.finished_at)! - ms(canceled.started_at)!) / 1000);
     expect(jobProblems(canceled, Date.now())).toEqual([]);
-    const pipeline = (await api(sandbox, 'GET', `${WEB}/pipelines/${testJob.pipeline.id}`, { as: 'developer' }))
+    const pipeline = (await api(env.sandbox, 'GET', `${WEB}/pipelines/${testJob.pipeline.id}`, { as: 'developer' }))
       .data as TimedPipeline;
     expect(pipeline.status).toBe('canceled');
     expect(pipelineProblems(pipeline, Date.now())).toEqual([]);
@@ -193,21 +177,21 @@ describe('times after a change', () => {
 
   test('a pipeline cancelled as a whole, a retried job and a played manual job keep their times consistent', async () => {
     const pending = (await all<TimedPipeline>(`${WEB}/pipelines?scope=pending`))[0];
-    const canceled = await api(sandbox, 'POST', `${WEB}/pipelines/${pending.id}/cancel`, { as: 'developer' });
+    const canceled = await api(env.sandbox, 'POST', `${WEB}/pipelines/${pending.id}/cancel`, { as: 'developer' });
     expect(pipelineProblems(canceled.data as TimedPipeline, Date.now())).toEqual([]);
 
-    const failed = (await all<TimedJob>(`${WEB}/jobs?scope=failed`))[0];
+    const failed = (await all<JobAnswer>(`${WEB}/jobs?scope=failed`))[0];
     // A main job: main is protected for maintainers, whose jobs they retry.
-    const retried = await api(sandbox, 'POST', `${WEB}/jobs/${failed.id}/retry`, { as: 'maintainer' });
+    const retried = await api(env.sandbox, 'POST', `${WEB}/jobs/${failed.id}/retry`, { as: 'maintainer' });
     expect(retried.status).toBe(201);
-    expect(jobProblems(retried.data as TimedJob, Date.now())).toEqual([]);
+    expect(jobProblems(retried.data as JobAnswer, Date.now())).toEqual([]);
     // Queued since the retry, not since the pipeline was created days ago.
-    expect((retried.data as TimedJob).queued_duration).toBeLessThan(60);
+    expect((retried.data as JobAnswer).queued_duration).toBeLessThan(60);
 
-    const manual = (await all<TimedJob>(`${WEB}/jobs?scope=manual`))[0];
-    const played = await api(sandbox, 'POST', `${WEB}/jobs/${manual.id}/play`, { as: 'developer' });
+    const manual = (await all<JobAnswer>(`${WEB}/jobs?scope=manual`))[0];
+    const played = await api(env.sandbox, 'POST', `${WEB}/jobs/${manual.id}/play`, { as: 'developer' });
     expect(played.status).toBe(200);
-    expect(jobProblems(played.data as TimedJob, Date.now())).toEqual([]);
-    expect((played.data as TimedJob).queued_duration).toBeLessThan(60);
+    expect(jobProblems(played.data as JobAnswer, Date.now())).toEqual([]);
+    expect((played.data as JobAnswer).queued_duration).toBeLessThan(60);
   });
 });

@@ -7,14 +7,11 @@ import type { Operation } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
 import type { Turn } from '../../../src/slack/bot.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import { incidentBot, redReport, threadOf } from '../../helpers/incident-bot.js';
+import { incidentBot, threadOf } from '../../helpers/incident-bot.js';
+import { type Button, buttonLabelled, buttonsOf, postRedIncident } from '../../helpers/u-incident-buttons.js';
 
 const RED = { id: 12, status: 'failed', ref: 'main', sha: 'eb4870be0123', updated_at: '2026-11-27T10:20:00Z' };
 const GREEN = { id: 13, status: 'success', ref: 'main', sha: '5b1c0ffee123', updated_at: '2026-11-27T11:05:00Z' };
-const report = redReport({
-  because: 'pipeline #12 failed',
-  failure: { kind: 'flaky', evidence: 'test passed on retry 1', jobs: [] },
-});
 
 function setup() {
   const store = new MemoryStore();
@@ -40,20 +37,11 @@ function setup() {
 }
 
 const ana: Turn = { user: { teamId: 'T1', userId: 'U1' }, userName: 'ana', channelId: 'C1' };
-type Button = { action_id: string; value: string; text: { text: string } };
-const buttonsOf = (message: Record<string, unknown>): Button[] =>
-  (message.blocks as Array<{ type: string; elements?: Button[] }>)
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements!);
 
 /** The incident message posted, Retry pressed on it while main is red: the approval question shown to the presser. */
 async function pressRetry(s: ReturnType<typeof setup>): Promise<Button> {
-  await s.incidents.deliver(
-    { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
-    { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report },
-  );
-  await s.outbox.drain();
-  await s.bot.followUp(ana, buttonsOf(s.calls[0]).find((b) => b.text.text === 'Retry failed jobs')!.value);
+  await postRedIncident(s);
+  await s.bot.followUp(ana, buttonLabelled(s.calls[0], 'Retry failed jobs').value);
   return buttonsOf(s.ephemeral.at(-1)!).find((b) => b.action_id === 'forge_confirm')!;
 }
 

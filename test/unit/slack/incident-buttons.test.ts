@@ -9,12 +9,13 @@ import { PremiseCheck } from '../../../src/operations/composed/button-premise.js
 import type { Turn } from '../../../src/slack/bot.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import type { ApiTransport } from '../../../src/http/types.js';
-import { incidentBot, redReport, threadOf } from '../../helpers/incident-bot.js';
-
-const report = redReport({
-  because: 'pipeline #12 failed',
-  failure: { kind: 'flaky', evidence: 'test passed on retry 1', jobs: [] },
-});
+import { incidentBot, threadOf } from '../../helpers/incident-bot.js';
+import {
+  buttonLabelled,
+  buttonsOf,
+  FLAKY_RED_REPORT as report,
+  postRedIncident,
+} from '../../helpers/u-incident-buttons.js';
 
 function setup() {
   const store = new MemoryStore();
@@ -70,21 +71,12 @@ const turn = (user: string): Turn => ({
   userName: user === 'U1' ? 'ana' : 'bea',
   channelId: 'C1',
 });
-type Button = { action_id: string; value: string; text: { text: string } };
-const buttonsOf = (message: Record<string, unknown>): Button[] =>
-  (message.blocks as Array<{ type: string; elements?: Button[] }>)
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements!);
 
 describe('incident buttons through the bot', () => {
   it('asks the presser to approve, and the thread says who asked, who approved and what ran: exactly the call shown', async () => {
     const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
-    await incidents.deliver(
-      { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
-      { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report },
-    );
-    await outbox.drain();
-    const retry = buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!;
+    await postRedIncident({ incidents, outbox });
+    const retry = buttonLabelled(calls[0], 'Retry failed jobs');
     await bot.followUp(turn('U1'), retry.value);
     const question = ephemeral.at(-1)!;
     expect(JSON.stringify(question.blocks)).toContain('pipeline_id');
@@ -108,15 +100,11 @@ describe('incident buttons through the bot', () => {
       ...report,
       actions: [{ label: 'Roll back staging', operation: 'rollback_environment', input, style: 'danger' }],
     };
-    await incidents.deliver(
-      { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
-      { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report: live },
-    );
-    await outbox.drain();
+    await postRedIncident({ incidents, outbox }, live);
     const labels = buttonsOf(calls[0]).map((b) => b.text.text);
     expect(labels).toContain('Roll back staging');
     expect(labels.indexOf('Roll back staging')).toBe(labels.indexOf('Retry failed jobs') + 1);
-    await bot.followUp(turn('U1'), buttonsOf(calls[0]).find((b) => b.text.text === 'Roll back staging')!.value);
+    await bot.followUp(turn('U1'), buttonLabelled(calls[0], 'Roll back staging').value);
     expect(ran).toEqual([]);
     const question = ephemeral.at(-1)!;
     expect(JSON.stringify(question.blocks)).toContain('current_deployment_id');
@@ -182,12 +170,8 @@ describe('incident buttons through the bot', () => {
 
   it('says in the thread that the presser declined, and nothing ran', async () => {
     const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
-    await incidents.deliver(
-      { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
-      { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report },
-    );
-    await outbox.drain();
-    await bot.followUp(turn('U1'), buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!.value);
+    await postRedIncident({ incidents, outbox });
+    await bot.followUp(turn('U1'), buttonLabelled(calls[0], 'Retry failed jobs').value);
     const cancel = buttonsOf(ephemeral.at(-1)!).find((b) => b.action_id === 'forge_cancel')!;
     await bot.cancel(turn('U1'), cancel.value);
     await outbox.drain();
@@ -200,12 +184,8 @@ describe('incident buttons through the bot', () => {
 
   it('refuses a button pressed in another channel, and mutes through its own button', async () => {
     const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
-    await incidents.deliver(
-      { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 },
-      { kind: 'red', project: 'acme/web', ref: 'main', episode: 'acme/web:main:10', report },
-    );
-    await outbox.drain();
-    const retry = buttonsOf(calls[0]).find((b) => b.text.text === 'Retry failed jobs')!;
+    await postRedIncident({ incidents, outbox });
+    const retry = buttonLabelled(calls[0], 'Retry failed jobs');
     await bot.followUp({ ...turn('U1'), channelId: 'C2' }, retry.value);
     expect(JSON.stringify(ephemeral.at(-1)!.blocks)).toContain('no longer works');
     expect(ran).toEqual([]);

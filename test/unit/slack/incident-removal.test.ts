@@ -8,10 +8,10 @@ import { Identities } from '../../../src/slack/identity.js';
 import { Outbox, outboxSlackOf } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages } from '../../../src/slack/incident/sink.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
 import { operationsWithTriageAt, warningsLog } from '../../helpers/watch.js';
+import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -50,14 +50,7 @@ describe('a channel the bot was removed from', () => {
       log,
       now: () => clock.now(),
     });
-    const hub = new WatchHub({
-      store,
-      operations: () => ops,
-      runContext: () => ({ client: env.client }),
-      log,
-      clock,
-      random: () => 0,
-    });
+    const hub = sandboxWatchHub(env, clock, { store, operations: () => ops, log });
     hub.addSink(incidents);
     incidents.attach(hub);
     await hub.start();

@@ -87,6 +87,14 @@ const red = (episode = EPISODE, kind: 'broken' | 'flaky' = 'broken'): WatchEvent
   episode,
   report: report(kind),
 });
+/** The next check of the same episode: main is still red. */
+const stillRedAgain = (): WatchEvent => ({
+  kind: 'still-red',
+  project: 'acme/web',
+  ref: 'main',
+  episode: EPISODE,
+  report: report(),
+});
 const labels = (args: Record<string, unknown>) =>
   (args.blocks as Array<{ type: string; elements?: Array<{ text: { text: string }; value: string }> }>)
     .filter((b) => b.type === 'actions')
@@ -118,13 +126,7 @@ describe('incident messages', () => {
       pipeline: { id: 12, sha: 'cafebabe0000', status: 'running' },
     });
     await outbox.drain();
-    await incidents.deliver(sub('C1'), {
-      kind: 'still-red',
-      project: 'acme/web',
-      ref: 'main',
-      episode: EPISODE,
-      report: report(),
-    });
+    await incidents.deliver(sub('C1'), stillRedAgain());
     await outbox.drain();
     await incidents.deliver(sub('C1'), {
       kind: 'green',
@@ -322,13 +324,7 @@ describe('incident messages', () => {
       /^Muted: no new incident message for acme\/web in this channel for an hour/,
     );
     await incidents.deliver(sub('C1'), red('acme/web:main:20'));
-    await incidents.deliver(sub('C1'), {
-      kind: 'still-red',
-      project: 'acme/web',
-      ref: 'main',
-      episode: EPISODE,
-      report: report(),
-    });
+    await incidents.deliver(sub('C1'), stillRedAgain());
     await outbox.drain();
     expect(calls.map((c) => [c.method, c.args.thread_ts ?? c.args.ts])).toEqual([
       ['post', undefined],

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { terminalWatch } from '../../../src/terminal/watch.js';
+import type { TriageReport } from '../../../src/operations/composed/triage.js';
+import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
 import { testDispatcher } from '../../helpers/dispatcher.js';
@@ -143,39 +145,48 @@ describe('watch in the terminal chat', () => {
   });
 });
 
+/** acme/web's main red since pipeline #9 (episode 'e'), told as `kind`, with `report` adding to the triage report. */
+function redOnMain(kind: 'red' | 'still-red', report: Partial<TriageReport>): WatchEvent {
+  return {
+    kind,
+    project: 'acme/web',
+    ref: 'main',
+    episode: 'e',
+    report: {
+      project: 'acme/web',
+      default_branch: 'main',
+      verdict: 'red',
+      because: "the head's latest finished pipeline #9 failed",
+      failed_jobs: [],
+      actions: [],
+      unread: [],
+      as_of: '2026-11-27T00:00:00Z',
+      ...report,
+    },
+  };
+}
+
 describe('a watch event as terminal text', () => {
   it("spells out escape sequences in anyone's text and types out what to press as commands", async () => {
     const { watchEventText } = await import('../../../src/terminal/watch.js');
     const text = watchEventText(
-      {
-        kind: 'red',
-        project: 'acme/web',
-        ref: 'main',
-        episode: 'e',
-        report: {
-          project: 'acme/web',
-          default_branch: 'main',
-          verdict: 'red',
-          because: "the head's latest finished pipeline #9 failed",
-          red_since: {
-            first_red: {
-              pipeline: 8,
-              sha: 'abcdef0123456789',
-              title: 'Fix\x1b]0;pwned\x07\x1b[2J',
-              author: 'Mallory\x1b[31m',
-            },
-            suspects: [],
-            more_suspects: false,
-            ping: [],
+      redOnMain('red', {
+        red_since: {
+          first_red: {
+            pipeline: 8,
+            sha: 'abcdef0123456789',
+            title: 'Fix\x1b]0;pwned\x07\x1b[2J',
+            author: 'Mallory\x1b[31m',
           },
-          failed_jobs: [{ id: 27, name: 'test\x1b[1A', stage: 'test' }],
-          actions: [
-            { label: 'Retry the failed jobs', operation: 'retry_pipeline', input: { id: 'acme/web', pipeline_id: 9 } },
-          ],
-          unread: [],
-          as_of: '2026-11-27T00:00:00Z',
+          suspects: [],
+          more_suspects: false,
+          ping: [],
         },
-      },
+        failed_jobs: [{ id: 27, name: 'test\x1b[1A', stage: 'test' }],
+        actions: [
+          { label: 'Retry the failed jobs', operation: 'retry_pipeline', input: { id: 'acme/web', pipeline_id: 9 } },
+        ],
+      }),
       Date.parse('2026-11-27T00:00:00Z'),
       ops,
     );
@@ -205,29 +216,17 @@ describe('a watch event as terminal text', () => {
       ],
     };
     const text = watchEventText(
-      {
-        kind: 'still-red',
-        project: 'acme/web',
-        ref: 'main',
-        episode: 'e',
-        report: {
-          project: 'acme/web',
-          default_branch: 'main',
-          verdict: 'red',
-          because: "the head's latest finished pipeline #9 failed",
-          deployed,
-          failed_jobs: [],
-          actions: [
-            {
-              label: 'Roll back production',
-              operation: 'rollback_environment',
-              input: { id: 'acme/web', environment: 3, to: 10, current_deployment_id: 14 },
-            },
-          ],
-          unread: [],
-          as_of: '2026-11-27T00:00:00Z',
-        },
-      },
+      redOnMain('still-red', {
+        deployed,
+        failed_jobs: [],
+        actions: [
+          {
+            label: 'Roll back production',
+            operation: 'rollback_environment',
+            input: { id: 'acme/web', environment: 3, to: 10, current_deployment_id: 14 },
+          },
+        ],
+      }),
       now,
       ops,
     );

@@ -4,10 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import { BranchWatch, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import type { BranchWatch, WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { api } from '../sandbox/sandbox-client.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
+import { sandboxBranchWatch } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -22,16 +23,10 @@ type Deployed = Extract<WatchEvent, { kind: 'deployment' }>;
 const deploymentsOf = (events: WatchEvent[]) => events.filter((e): e is Deployed => e.kind === 'deployment');
 
 function watcher(store: MemoryStore, events: WatchEvent[], holder: string) {
-  return new BranchWatch({
-    project: PROJECT,
-    operations: () => ops,
-    runContext: () => ({ client: env.client }),
+  return sandboxBranchWatch(env, clock, events, {
     store,
-    clock,
+    operations: () => ops,
     followDeployments: true,
-    onEvent: (event) => {
-      events.push(event);
-    },
     holder,
     random: () => 0,
   });

@@ -3,10 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import type { RedisStore } from '../../../src/state/redis-store.js';
-import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
+import { type BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { useRedis } from '../../helpers/redis.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
+import { sandboxBranchWatch } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -23,17 +24,11 @@ const redis = useRedis();
 
 async function replica(name: string, events: WatchEvent[]): Promise<{ watch: BranchWatch; store: RedisStore }> {
   const store = await redis.open('watch-test:');
-  const watch = new BranchWatch({
-    project: 'acme/web',
-    operations: () => ops,
-    runContext: () => ({ client: env.client }),
+  const watch = sandboxBranchWatch(env, clock, events, {
     store,
-    clock,
+    operations: () => ops,
     intervalMs: INTERVAL_MS,
     holder: name,
-    onEvent: (event) => {
-      events.push(event);
-    },
   });
   return { watch, store };
 }

@@ -10,6 +10,7 @@ import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branc
 import { useSandbox } from '../../helpers/mcp.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
+import { sandboxBranchWatch } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -30,19 +31,7 @@ function watcher(
   holder: string | undefined,
   changes: Partial<ConstructorParameters<typeof BranchWatch>[0]> = {},
 ) {
-  return new BranchWatch({
-    project: PROJECT,
-    operations: () => ops,
-    runContext: () => ({ client: env.client }),
-    store,
-    clock,
-    onEvent: (event) => {
-      events.push(event);
-    },
-    holder,
-    random: () => 0,
-    ...changes,
-  });
+  return sandboxBranchWatch(env, clock, events, { store, operations: () => ops, holder, random: () => 0, ...changes });
 }
 
 /**

@@ -7,10 +7,11 @@ import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
-import { WatchHub } from '../../../src/watch/hub.js';
+import type { WatchHub } from '../../../src/watch/hub.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
+import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -27,13 +28,10 @@ interface Told {
 }
 
 function watchHub(store: MemoryStore, told: Told[], lines: string[] = []): WatchHub {
-  const hub = new WatchHub({
+  const hub = sandboxWatchHub(env, clock, {
     store,
     operations: () => ops,
-    runContext: () => ({ client: env.client }),
     log: { ...quietLog, info: (line) => lines.push(line), warn: (line) => lines.push(line) },
-    clock,
-    random: () => 0,
     holder: 'replica-1',
   });
   hub.addSink({

@@ -8,10 +8,10 @@ import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { RedisStore } from '../../../src/state/redis-store.js';
 import { executeOperation } from '../../../src/operations/engine/execute.js';
 import type { WatchEvent } from '../../../src/watch/branch-watch.js';
-import { WatchHub } from '../../../src/watch/hub.js';
+import type { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
-import { quietLog } from '../../helpers/watch.js';
+import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -24,17 +24,7 @@ beforeAll(async () => {
   // No keepData: stopped and started again, it comes back empty, as a Redis without persistence does.
   redis = await startRedis();
   store = await RedisStore.open(redis.url);
-  hub = new WatchHub({
-    store,
-    peers: store,
-    operations: () => operations,
-    runContext: () => ({ client: env.client }),
-    log: quietLog,
-    clock,
-    intervalMs: INTERVAL_MS,
-    random: () => 0,
-    holder: 'replica-1',
-  });
+  hub = sandboxWatchHub(env, clock, { store, peers: store, intervalMs: INTERVAL_MS, holder: 'replica-1' });
   await hub.start();
 });
 afterAll(async () => {

@@ -126,19 +126,28 @@ const kinds = (told: Told[], subscriber: string) =>
 const headOf = (told: Told[]) =>
   (told.find((t) => t.event.kind === 'red')!.event as { report: TriageReport }).report.head_pipeline!.id;
 
+/**
+ * Two replicas on Redis keys under `keyPrefix`, C1 subscribed through the first and C2 through the second, run until
+ * red is told and one of them polls; `told` is what both told their subscribers.
+ */
+async function twoReplicasTellingRed(keyPrefix: string) {
+  const told: Told[] = [];
+  const one = await replica('replica-1', keyPrefix, told);
+  const two = await replica('replica-2', keyPrefix, told);
+  await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
+  await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
+  await intervalsUntil(
+    () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
+    'red told and one replica polling',
+  );
+  return { one, two, told };
+}
+
 describe('watching through a Redis that stops and starts again', () => {
   it(
     'pauses without asking the service, says so once and on /readyz, and resumes alone telling what happened meanwhile once',
     async () => {
-      const told: Told[] = [];
-      const one = await replica('replica-1', 'outage:', told);
-      const two = await replica('replica-2', 'outage:', told);
-      await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
-      await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
-      await intervalsUntil(
-        () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
-        'red told and one replica polling',
-      );
+      const { one, two, told } = await twoReplicasTellingRed('outage:');
       for (let i = 0; i < 3; i++) await interval();
       expect(kinds(told, 'test:C1')).toEqual(['red']);
       expect(kinds(told, 'test:C2')).toEqual(['red']);
@@ -197,15 +206,7 @@ describe('the lease holder dying mid-episode', () => {
   it(
     'lets the other replica take over and tell the next transition once, to every subscriber',
     async () => {
-      const told: Told[] = [];
-      const one = await replica('replica-1', 'takeover:', told);
-      const two = await replica('replica-2', 'takeover:', told);
-      await one.hub.subscribe({ subscriber: 'test:C1', project: PROJECT });
-      await two.hub.subscribe({ subscriber: 'test:C2', project: PROJECT });
-      await intervalsUntil(
-        () => one.hub.counts().polling + two.hub.counts().polling === 1 && kinds(told, 'test:C2').includes('red'),
-        'red told and one replica polling',
-      );
+      const { one, two, told } = await twoReplicasTellingRed('takeover:');
       const [holder, other] = one.hub.counts().polling === 1 ? [one, two] : [two, one];
       const otherName = holder === one ? 'replica-2' : 'replica-1';
 

@@ -6,9 +6,10 @@ import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import type { PeerChannel } from '../../../src/state/store.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchRefusedError, type WatchEvent } from '../../../src/watch/branch-watch.js';
-import { WatchHub, type StatusChange, type Subscription } from '../../../src/watch/hub.js';
+import type { StatusChange, Subscription } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
-import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
+import { operationsWithTriageAt } from '../../helpers/watch.js';
+import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -64,15 +65,7 @@ function hub(
   told: Told[],
   options: { peers?: PeerChannel; holder: string; maxWatches?: number; maxPerSubscriber?: number },
 ) {
-  const made = new WatchHub({
-    store,
-    operations: () => ops,
-    runContext: () => ({ client: env.client }),
-    log: quietLog,
-    clock,
-    random: () => 0,
-    ...options,
-  });
+  const made = sandboxWatchHub(env, clock, { store, operations: () => ops, ...options });
   made.addSink({
     prefix: 'test:',
     deliver: async (subscription: Subscription, event) => {
@@ -231,14 +224,11 @@ describe('the watch hub', () => {
     const told: Told[] = [];
     let token: string | undefined;
     const replica = (holder: string) => {
-      const made = new WatchHub({
+      const made = sandboxWatchHub(env, clock, {
         store,
         peers,
         operations: () => ops,
         runContext: () => ({ client: env.client, ...(token ? { token } : {}) }),
-        log: quietLog,
-        clock,
-        random: () => 0,
         holder,
       });
       made.addSink({
@@ -278,15 +268,7 @@ describe('the watch hub', () => {
     const store = new MemoryStore({ now: () => clock.now() });
     const told: Told[] = [];
     let failures = 1;
-    const made = new WatchHub({
-      store,
-      operations: () => ops,
-      runContext: () => ({ client: env.client }),
-      log: quietLog,
-      clock,
-      random: () => 0,
-      holder: 'r',
-    });
+    const made = sandboxWatchHub(env, clock, { store, operations: () => ops, holder: 'r' });
     made.addSink({
       prefix: 'test:',
       deliver: async (subscription, event) => {

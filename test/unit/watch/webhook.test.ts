@@ -5,10 +5,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerMetrics, enableMetrics, resetMetrics } from '../../../src/metrics.js';
-import { operations } from '../../../src/operations/index.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { MemoryStore } from '../../../src/state/store.js';
-import { WatchHub, type StatusChange } from '../../../src/watch/hub.js';
+import type { WatchHub, StatusChange } from '../../../src/watch/hub.js';
 import {
   MAX_WEBHOOK_BYTES,
   PIPELINE_HOOK_PATH,
@@ -17,6 +15,7 @@ import {
 } from '../../../src/watch/webhook.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { quietLog } from '../../helpers/watch.js';
+import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -79,15 +78,7 @@ let closeServer: () => Promise<void>;
 beforeAll(async () => {
   await enableMetrics();
   resetMetrics();
-  hub = new WatchHub({
-    store: new MemoryStore({ now: () => clock.now() }),
-    operations: () => operations,
-    runContext: () => ({ client: env.client }),
-    log: quietLog,
-    clock,
-    random: () => 0,
-    holder: 'test',
-  });
+  hub = sandboxWatchHub(env, clock, { holder: 'test' });
   await hub.start();
   stopHearing = await hub.listen('acme/web', (change) => {
     heard.push(change);
