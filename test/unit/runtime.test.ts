@@ -22,7 +22,7 @@ describe('the embedded sandbox runtime', () => {
         client_id: 'forgeops-sandbox',
         client_secret: expect.stringMatching(/^gloas-[0-9a-f]{64}$/),
         redirect_uris: ['http://127.0.0.1:8750/oauth/callback'],
-        scopes: ['api', 'read_api', 'read_user'],
+        scopes: ['api', 'read_api', 'read_user', 'openid'],
       });
       expect(cli).toEqual({
         name: 'forgeops-cli',
