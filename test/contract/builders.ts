@@ -3,6 +3,11 @@ import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import type { ContractSuite, Role } from './harness.js';
 
+/** The seeded projects the suites act on. */
+export const WEB = 'acme/web';
+export const PAYMENTS = 'acme/platform/payments-api';
+export const INFRA = 'acme/platform/infra';
+
 /** bob's seeded commit on acme/web's main that turns its pipelines red; reverting it makes main pass again. */
 export const TIME_ZONE_CULPRIT = "Show order dates in the store's time zone";
 

@@ -3,11 +3,10 @@
 // messages), plus bad input and the policy.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT } from './builders.js';
+import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT, WEB } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('deployments');
-const WEB = 'acme/web';
 
 type Deployment = {
   id: number;

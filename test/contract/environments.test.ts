@@ -3,11 +3,10 @@
 // retry that deploys the older commit again), plus bad input and the policy.
 import { describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT } from './builders.js';
+import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT, WEB } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('environments');
-const WEB = 'acme/web';
 
 type Environment = { id: number; name: string; state: string; tier: string; last_deployment?: Record<string, any> };
 

@@ -50,8 +50,6 @@ const seeded = (epics: Epic[]) => epics.filter((e) => seededIds.has(e.id));
 const ACME = ['Checkout redesign', 'Storefront 2.0'];
 const PLATFORM = ['PCI compliance', 'Self-serve refunds'];
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('epics, in any order', () => {
   describe('list_epics', () => {
     it('includes subgroups by default, and ancestors only when asked', async () => {

@@ -20,12 +20,8 @@ interface Variable {
   protected: boolean;
 }
 
-async function read(
-  name: string,
-  input: Record<string, unknown>,
-  as: Role = 'maintainer',
-): Promise<Variable & Variable[]> {
-  return (await suite.call(name, input, { as })).data as Variable & Variable[];
+function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Variable & Variable[]> {
+  return suite.data<Variable & Variable[]>(name, input, as);
 }
 
 /** A value as every result shows it unless revealed: its length and the first 8 hex digits of its SHA-256. */
@@ -35,8 +31,6 @@ const masked = (value: string) =>
 /** What the sandbox holds, bypassing forgeops' masking. */
 const stored = (key: string) => groupVariablesOf(suite.sandbox.store).find((v) => v.key === key);
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('group-variables, in any order', () => {
   describe('reading', () => {
     it("lists a group's variables with every value masked, and reads one", async () => {

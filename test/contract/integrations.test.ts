@@ -5,11 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { integrationStateOf } from '../../src/sandbox/areas/integrations/state.js';
+import { WEB, PAYMENTS } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('integrations');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface Integration {
   id: number | null;
@@ -21,16 +20,14 @@ interface Integration {
   properties?: Record<string, string | boolean>;
 }
 
-async function read(
+function read(
   name: string,
   input: Record<string, unknown>,
   as: Role = 'maintainer',
 ): Promise<Integration & Integration[]> {
-  return (await suite.call(name, input, { as })).data as Integration & Integration[];
+  return suite.data<Integration & Integration[]>(name, input, as);
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('integrations, in any order', () => {
   describe('list_integrations and get_integration', () => {
     it('lists only the active integrations, with their event flags', async () => {

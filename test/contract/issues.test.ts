@@ -3,14 +3,12 @@
 // dates, confidential, not[...], ordering), visibility and authentication, and the chat presentation.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { firstHundred, labelNames, type ListedWorkItem, seededUserId } from './builders.js';
+import { firstHundred, labelNames, type ListedWorkItem, seededUserId, WEB, PAYMENTS } from './builders.js';
 import { contractSuite, withoutRules, type BadInputCase, type Role } from './harness.js';
 import { decide } from '../../src/policy/policy.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 
 const suite = contractSuite('issues');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface Issue extends ListedWorkItem {
   confidential: boolean;
@@ -68,8 +66,6 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
   ['not[author_username]', () => ({ not: { author_username: 'alice' } }), (i) => i.author.username !== 'alice'],
 ];
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('issues, in any order', () => {
   describe.each(LISTS)('%s filters', (name, base) => {
     it.each(FILTERS)('%s', async (_what, input, check) => {

@@ -3,11 +3,10 @@
 // groups), authentication, events of another resource, and the chat presentation.
 import { describe, expect, it } from 'vitest';
 import { setLabels, workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
+import { WEB, PAYMENTS } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('label_events');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface LabelEvent {
   id: number;
@@ -68,8 +67,6 @@ const KINDS = [
   },
 ] as const;
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('label-events, in any order', () => {
   describe.each(KINDS)('label events of an $kind', ({ list, get, resourceType, target, other, history, hidden }) => {
     it('lists who added and removed which label, oldest first', async () => {

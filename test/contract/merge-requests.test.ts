@@ -3,12 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/policy/policy.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
-import { firstHundred, labelNames, type ListedWorkItem, seededUserId } from './builders.js';
+import { firstHundred, labelNames, type ListedWorkItem, seededUserId, WEB, PAYMENTS } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('merge_requests');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface MergeRequest extends ListedWorkItem {
   work_in_progress: boolean;
@@ -65,8 +63,6 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
   ],
 ];
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('merge-requests, in any order', () => {
   describe.each(LISTS)('%s filters', (name, base) => {
     it.each(FILTERS)('%s', async (_what, input, check) => {

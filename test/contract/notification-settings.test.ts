@@ -12,8 +12,8 @@ interface Setting {
   events?: Record<string, boolean>;
 }
 
-async function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Setting> {
-  return (await suite.call(name, input, { as })).data as Setting;
+function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Setting> {
+  return suite.data<Setting>(name, input, as);
 }
 
 // The three places, each with its own default, a target the outsider may not see, and a user who changes it.
@@ -44,8 +44,6 @@ const LEVELS = [
   },
 ] as const;
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('notification-settings, in any order', () => {
   describe.each(LEVELS)('$where notification settings', ({ where, get, set, target, fallback, as }) => {
     it('starts at the default level, without events', async () => {

@@ -2,11 +2,10 @@
 // _links.delete_api_path only for who may delete, build_info.pipeline, package files, delete 204/404 and refusals.
 import { describe, expect, it } from 'vitest';
 import { packagesOf } from '../../src/sandbox/areas/packages/state.js';
+import { WEB, PAYMENTS } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('packages');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface Package {
   id: number;
@@ -39,8 +38,6 @@ async function packageOf(project: string, version: string): Promise<Package> {
   return found!;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('packages, in any order', () => {
   describe('project packages', () => {
     it("lists a public project's packages to anyone, oldest first, with the list fields only", async () => {

@@ -10,8 +10,6 @@ type Project = Record<string, unknown> & { id: number; path_with_namespace: stri
 
 const ids = (data: unknown) => (data as Project[]).map((p) => p.id);
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('projects, in any order', () => {
   describe('list_projects', () => {
     it('reads every project across keyset pages with all_pages, in ID order', async () => {

@@ -5,11 +5,10 @@ import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { executeCall } from '../../src/operations/run/call.js';
 import { operations } from '../../src/operations/index.js';
+import { WEB, PAYMENTS } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('releases');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 type Release = Record<string, unknown> & {
   tag_name: string;
@@ -23,8 +22,6 @@ type Release = Record<string, unknown> & {
   };
 };
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('releases, in any order', () => {
   describe('list_releases and get_release', () => {
     it("lists releases newest released_at first, with the spec's fields", async () => {

@@ -7,10 +7,10 @@ import { decideWithFacts } from '../../src/operations/run/call.js';
 import { dryRunCall } from '../../src/operations/run/dry-run.js';
 import { operations } from '../../src/operations/index.js';
 import { InputError } from '../../src/operations/engine/validate.js';
+import { WEB } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite();
-const WEB = 'acme/web';
 const NAME = 'revert_as_merge_request';
 const explain = { operations };
 
@@ -71,8 +71,6 @@ const writesSince = (before: number) =>
     .filter((r) => r.method !== 'GET')
     .map((r) => `${r.method} ${r.path}`);
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('revert-as-merge-request, in any order', () => {
   // A story, kept in order inside the shuffled file: a commit is reverted once, so pressing again and closing the merge
   // request are about the revert the first test made (the other tests revert other commits).

@@ -3,10 +3,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { snippetsOf } from '../../src/sandbox/areas/snippets/state.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
+import { WEB } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('snippets');
-const WEB = 'acme/web';
 
 interface Snippet {
   id: number;
@@ -40,8 +40,6 @@ async function seeded(title: string, project = WEB, as: Role = 'admin'): Promise
   return found!.id;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('snippets, in any order', () => {
   describe('visibility', () => {
     it('lists public snippets to anyone, internal ones to signed-in users, private ones to their author and admins', async () => {
