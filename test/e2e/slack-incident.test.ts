@@ -3,21 +3,17 @@
 // message's thread and the same message is updated (running, then still red); Revert as a merge request, then its
 // merge, turn main green and the message says resolved and after how long; one post for the episode throughout.
 import { describe, expect, it } from 'vitest';
-import { useSandbox } from '../helpers/mcp.js';
-import { buttonsOf, channelCalls, messageText, waitFor } from '../helpers/slack.js';
-import { revertAsMergeRequest, useSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf, messageText, waitFor } from '../helpers/slack.js';
+import { revertAsMergeRequest, useWatchedChannel } from '../helpers/slack-bot.js';
 
 const CULPRIT = "Show order dates in the store's time zone";
-// Jobs take 0.3 of their usual seconds: a retried test runs for about 2 s, long enough for a 1 s watch to see it run.
-const env = useSandbox({ jobTimeScale: 0.3 });
 // U1 (ana) links the demo maintainer's token (alice's); U2 the developer's, who is Bob Chen, the culprit's author; U3 an
 // outsider's, who sees only public projects.
-const bots = useSlackBot(env, {
-  name: 'incident',
-  people: { U1: 'maintainer', U2: 'developer', U3: 'outsider' },
-  watch: { as: 'reporter', intervalMs: 1000 },
+const { env, bots, posts, updatesOf, threadOf } = useWatchedChannel('incident', {
+  U1: 'maintainer',
+  U2: 'developer',
+  U3: 'outsider',
 });
-const { posts, updatesOf, threadOf } = channelCalls(() => bots.slack, 'C1');
 const command = (text: string, user = 'U1') => bots.command(text, { user });
 
 describe('the incident loop in Slack', () => {
