@@ -44,3 +44,21 @@ export async function newPipeline(client: HttpClient): Promise<number> {
 export function deletesOf(sandbox: Sandbox, pipeline: number) {
   return sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.includes(`/pipelines/${pipeline}`));
 }
+
+/** A fresh branch `name` of PROJECT from main, made by `client` (the test's own set-up, no approval asked). */
+export async function newBranch(client: HttpClient, name: string): Promise<void> {
+  const response = await client.request({
+    method: 'POST',
+    path: `/projects/${encodeURIComponent(PROJECT)}/repository/branches`,
+    query: { branch: name, ref: 'main' },
+    idempotent: false,
+  });
+  if (response.status !== 201) throw new Error(`branch ${name} was not made: ${response.status}`);
+}
+
+/** How many times the sandbox was asked to delete the branch: how many times an approved call ran. */
+export function branchDeletes(sandbox: Sandbox, branch: string): number {
+  return sandbox.requests
+    .all()
+    .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
+}
