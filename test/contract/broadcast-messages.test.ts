@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { expectNeedsToken } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('broadcast_messages');
@@ -149,8 +150,7 @@ describe.shuffle('broadcast-messages, in any order', () => {
         ['delete_broadcast_message', { id: first.id }],
       ] as const;
       for (const [name, input] of calls) {
-        const anonymous = await refusal(name, input, 'anonymous');
-        expect([anonymous.status, anonymous.message], name).toEqual([401, '401 Unauthorized']);
+        await expectNeedsToken(suite, name, input);
         for (const role of ['maintainer', 'guest', 'outsider'] as const) {
           const error = await refusal(name, input, role);
           expect([error.status, error.message], `${name} as ${role}`).toEqual([403, '403 Forbidden']);

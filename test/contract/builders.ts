@@ -1,4 +1,5 @@
 // Small builders the contract suites share: the seeded commits of a branch, looked up as a front end would.
+import { expect } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import type { ContractSuite, Role } from './harness.js';
@@ -65,4 +66,21 @@ export async function firstHundred<T>(
 export function policyKind(suite: ContractSuite, name: string, raw: Record<string, unknown>) {
   const op = suite.operation(name);
   return decide(op, validateInput(op, raw) as Record<string, unknown>, { readOnly: false }).kind;
+}
+
+/** Operation `name` with `input`, called as `as`, is refused with exactly this status and message. */
+export async function expectRefusal(
+  suite: ContractSuite,
+  name: string,
+  input: Record<string, unknown>,
+  as: Role,
+  [status, message]: [number, string],
+) {
+  const error = await suite.refusal(name, input, as);
+  expect([error.status, error.message], name).toEqual([status, message]);
+}
+
+/** Operation `name` with `input` is refused without a token: 401 with the service's words. */
+export function expectNeedsToken(suite: ContractSuite, name: string, input: Record<string, unknown>) {
+  return expectRefusal(suite, name, input, 'anonymous', [401, '401 Unauthorized']);
 }

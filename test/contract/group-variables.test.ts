@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { groupVariablesOf } from '../../src/sandbox/areas/group-variables/state.js';
+import { expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('group_variables');
@@ -186,8 +187,7 @@ describe.shuffle('group-variables, in any order', () => {
       expect((await suite.refusal('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'developer')).status).toBe(
         403,
       );
-      const hidden = await suite.refusal('list_group_variables', { id: PLATFORM }, 'outsider');
-      expect([hidden.status, hidden.message]).toEqual([404, '404 Group Not Found']);
+      await expectRefusal(suite, 'list_group_variables', { id: PLATFORM }, 'outsider', [404, '404 Group Not Found']);
       expect(stored('DEPLOY_ENV')?.value).toBe('staging');
     });
   });

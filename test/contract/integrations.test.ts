@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { integrationStateOf } from '../../src/sandbox/areas/integrations/state.js';
-import { WEB, PAYMENTS } from './builders.js';
+import { WEB, PAYMENTS, expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('integrations');
@@ -245,8 +245,10 @@ describe.shuffle('integrations, in any order', () => {
 
     it('needs a token, hides a private project from a non-member, and knows no other slug', async () => {
       expect((await suite.refusal('list_integrations', { id: WEB }, 'anonymous')).status).toBe(401);
-      const hidden = await suite.refusal('get_integration', { id: PAYMENTS, slug: 'build-server' }, 'outsider');
-      expect([hidden.status, hidden.message]).toEqual([404, '404 Project Not Found']);
+      await expectRefusal(suite, 'get_integration', { id: PAYMENTS, slug: 'build-server' }, 'outsider', [
+        404,
+        '404 Project Not Found',
+      ]);
       const unknown = await suite.refusal('get_integration', { id: WEB, slug: 'no-such-thing' });
       expect([unknown.status, unknown.message]).toEqual([404, '404 Service Not Found']);
     });

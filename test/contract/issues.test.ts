@@ -3,7 +3,16 @@
 // dates, confidential, not[...], ordering), visibility and authentication, and the chat presentation.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { firstHundred, labelNames, type ListedWorkItem, seededUserId, WEB, PAYMENTS } from './builders.js';
+import {
+  firstHundred,
+  labelNames,
+  type ListedWorkItem,
+  seededUserId,
+  WEB,
+  PAYMENTS,
+  expectNeedsToken,
+  expectRefusal,
+} from './builders.js';
 import { contractSuite, withoutRules, type BadInputCase, type Role } from './harness.js';
 import { decide } from '../../src/policy/policy.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
@@ -185,8 +194,7 @@ describe.shuffle('issues, in any order', () => {
     });
 
     it('needs a token', async () => {
-      const error = await suite.refusal(name, base, 'anonymous');
-      expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
+      await expectNeedsToken(suite, name, base);
     });
   });
 
@@ -225,8 +233,10 @@ describe.shuffle('issues, in any order', () => {
     it('answers 404 for a private project or group to a non-member, and leaves their issues out of wider lists', async () => {
       const project = await suite.refusal('list_project_issues', { id: PAYMENTS }, 'outsider');
       expect([project.status, project.message]).toEqual([404, '404 Project Not Found']);
-      const group = await suite.refusal('list_group_issues', { id: 'acme/platform' }, 'outsider');
-      expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
+      await expectRefusal(suite, 'list_group_issues', { id: 'acme/platform' }, 'outsider', [
+        404,
+        '404 Group Not Found',
+      ]);
       const everywhere = await list('list_issues', { scope: 'all' }, 'outsider');
       expect(everywhere.some((i) => i.references.full.startsWith(`${PAYMENTS}#`))).toBe(false);
       expect(everywhere.some((i) => i.references.full.startsWith('acme/platform/infra#'))).toBe(true);

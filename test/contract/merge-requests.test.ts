@@ -3,7 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/policy/policy.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
-import { firstHundred, labelNames, type ListedWorkItem, seededUserId, WEB, PAYMENTS } from './builders.js';
+import {
+  firstHundred,
+  labelNames,
+  type ListedWorkItem,
+  seededUserId,
+  WEB,
+  PAYMENTS,
+  expectNeedsToken,
+  expectRefusal,
+} from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('merge_requests');
@@ -145,8 +154,7 @@ describe.shuffle('merge-requests, in any order', () => {
       await expect(suite.call(name, { ...base, approved_by_ids: [1, 2, 3, 4, 5, 6] })).rejects.toThrow(
         /approved_by_ids/,
       );
-      const error = await suite.refusal(name, base, 'anonymous');
-      expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
+      await expectNeedsToken(suite, name, base);
     });
   });
 
@@ -179,8 +187,10 @@ describe.shuffle('merge-requests, in any order', () => {
       expect(guest.status).toBe(403);
       const outsider = await suite.refusal('list_project_merge_requests', { id: PAYMENTS }, 'outsider');
       expect([outsider.status, outsider.message]).toEqual([404, '404 Project Not Found']);
-      const group = await suite.refusal('list_group_merge_requests', { id: 'acme/platform' }, 'outsider');
-      expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
+      await expectRefusal(suite, 'list_group_merge_requests', { id: 'acme/platform' }, 'outsider', [
+        404,
+        '404 Group Not Found',
+      ]);
       // Wider lists leave out what the caller may not see, instead of failing.
       const guestEverywhere = await list('list_merge_requests', { scope: 'all' }, 'guest');
       expect(guestEverywhere.length).toBeGreaterThan(0);

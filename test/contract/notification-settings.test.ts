@@ -2,6 +2,7 @@
 // booleans, a change kept per user and per place, the caller's own email only, visibility, authentication.
 import { describe, expect, it } from 'vitest';
 import { api } from '../unit/sandbox/sandbox-client.js';
+import { expectNeedsToken, expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('notification_settings');
@@ -82,8 +83,7 @@ describe.shuffle('notification-settings, in any order', () => {
     });
 
     it('needs a token', async () => {
-      const error = await suite.refusal(get, target, 'anonymous');
-      expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
+      await expectNeedsToken(suite, get, target);
       expect((await suite.refusal(set, { ...target, level: 'watch' }, 'anonymous')).status).toBe(401);
     });
 
@@ -132,8 +132,10 @@ describe.shuffle('notification-settings, in any order', () => {
 
   describe('visibility', () => {
     it('answers 404 for a private group or project the caller may not see', async () => {
-      const group = await suite.refusal('get_group_notification_settings', { id: 'acme/platform' }, 'outsider');
-      expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
+      await expectRefusal(suite, 'get_group_notification_settings', { id: 'acme/platform' }, 'outsider', [
+        404,
+        '404 Group Not Found',
+      ]);
       const project = await suite.refusal(
         'update_project_notification_settings',
         { id: 'bob/scratchpad', level: 'watch' },

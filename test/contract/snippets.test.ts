@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { snippetsOf } from '../../src/sandbox/areas/snippets/state.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
-import { WEB } from './builders.js';
+import { WEB, expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('snippets');
@@ -67,8 +67,7 @@ describe.shuffle('snippets, in any order', () => {
         [{ id: WEB, snippet_id: notes }, 'maintainer'],
         [{ id: WEB, snippet_id: 99_999 }, 'developer'],
       ] as const) {
-        const error = await suite.refusal('get_snippet', input, as);
-        expect([error.status, error.message]).toEqual([404, '404 Snippet Not Found']);
+        await expectRefusal(suite, 'get_snippet', input, as, [404, '404 Snippet Not Found']);
         expect((await suite.refusal('get_snippet_raw', input, as)).status).toBe(404);
       }
       const flags = await seeded('Feature flag cheat sheet');
@@ -84,8 +83,10 @@ describe.shuffle('snippets, in any order', () => {
 
     it("hides a private project's snippets, even internal ones, from non-members", async () => {
       for (const as of ['outsider', 'anonymous'] as const) {
-        const error = await suite.refusal('list_snippets', { id: 'acme/platform/payments-api' }, as);
-        expect([error.status, error.message]).toEqual([404, '404 Project Not Found']);
+        await expectRefusal(suite, 'list_snippets', { id: 'acme/platform/payments-api' }, as, [
+          404,
+          '404 Project Not Found',
+        ]);
       }
       expect(await titles('acme/platform/payments-api', 'guest')).toEqual(['Refund replay']);
       expect(await titles('acme/platform/infra', 'outsider')).toEqual(['Terraform imports']);
