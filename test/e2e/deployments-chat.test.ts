@@ -18,9 +18,7 @@ const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 let a: Deployment;
 let b: Deployment;
 beforeAll(async () => {
-  await history.greenMain();
-  a = await history.deploy(await history.commit('Release A'));
-  b = await history.deploy(await history.commit('Release B'));
+  ({ a, b } = await history.releasesAThenB());
 }, 60_000);
 
 type Person = 'admin' | 'maintainer' | 'developer';

@@ -24,9 +24,7 @@ let b: Deployment;
 /** The job the accepted rollback made: the newest run of A's deploy job. */
 let rollbackJob: number;
 beforeAll(async () => {
-  await history.greenMain();
-  a = await history.deploy(await history.commit('Release A'));
-  b = await history.deploy(await history.commit('Release B'));
+  ({ a, b } = await history.releasesAThenB());
 }, 60_000);
 afterAll(async () => {
   for (const client of clients.splice(0)) await client.close();

@@ -135,4 +135,12 @@ export class ProductionHistory {
     if (done.status !== 'success') throw new Error(`deployment #${done.id} of ${sha}: ${done.status}`);
     return done;
   }
+
+  /** main made green, then releases A and B committed and deployed to production in turn (B is live, A before it). */
+  async releasesAThenB(): Promise<{ a: Deployment; b: Deployment }> {
+    await this.greenMain();
+    const a = await this.deploy(await this.commit('Release A'));
+    const b = await this.deploy(await this.commit('Release B'));
+    return { a, b };
+  }
 }
