@@ -2,11 +2,11 @@
 // channel keeps one watch and the one message of the red episode, whose updates (running, still red) say the new
 // path; `watching` lists the new path, and the old path, the new one and the project's number all name that watch.
 import { describe, expect, it } from 'vitest';
-import { buttonsOf, messageText, waitFor } from '../helpers/slack.js';
+import { messageText, waitFor } from '../helpers/slack.js';
 import { useWatchedChannel } from '../helpers/slack-bot.js';
 
 // U1 links the demo maintainer's token; the watch reads with the reporter's.
-const { env, bots, posts, updatesOf, threadOf } = useWatchedChannel('rename', { U1: 'maintainer' });
+const { env, bots, posts, retryUntilStillRed } = useWatchedChannel('rename', { U1: 'maintainer' });
 const command = (text: string) => bots.command(text, { user: 'U1' });
 
 describe('a watched project renamed mid-incident', () => {
@@ -30,23 +30,8 @@ describe('a watched project renamed mid-incident', () => {
 
     // Retry, pressed on the message posted before the rename: its update shows the retry running, then still red,
     // each under the new path.
-    await bots.click(buttonsOf(incident.args)[0], { user: 'U1' });
-    await waitFor(
-      () => threadOf(ts).find((c) => messageText(c.args).includes('<@U1> pressed *Retry failed jobs*')),
-      15_000,
-      'the press in the thread',
-    );
-    const running = await waitFor(
-      () => updatesOf(ts).find((c) => messageText(c.args).includes('retrying… pipeline #')),
-      20_000,
-      'the running update',
-    );
+    const { running, stillRed } = await retryUntilStillRed(incident, ts);
     expect(messageText(running.args)).toContain('*acme/web-app* main');
-    const stillRed = await waitFor(
-      () => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry')),
-      30_000,
-      'the still-red update',
-    );
     expect(messageText(stillRed.args)).toContain('*acme/web-app* main');
     expect(messageText(stillRed.args)).not.toContain('*acme/web* main');
 

@@ -273,7 +273,25 @@ export type SlackBots = ReturnType<typeof useSlackBot>;
 export function useWatchedChannel(name: string, people: Record<string, TokenName>) {
   const env = useSandbox({ jobTimeScale: 0.3 });
   const bots = useSlackBot(env, { name, people, watch: { as: 'reporter', intervalMs: 1000 } });
-  return { env, bots, ...channelCalls(() => bots.slack, 'C1') };
+  const channel = channelCalls(() => bots.slack, 'C1');
+  /**
+   * Presses Retry (the first button) on the incident message `incident`, whose ts is `ts`, as `user`; waits for the
+   * press in its thread, then the update that shows the retry running and the one that says it is still red.
+   */
+  async function retryUntilStillRed(incident: RecordedCall, ts: unknown, user = 'U1') {
+    await bots.click(buttonsOf(incident.args)[0], { user });
+    const pressed = await waitFor(
+      () => channel.threadOf(ts).find((c) => messageText(c.args).includes(`<@${user}> pressed *Retry failed jobs*`)),
+      15_000,
+      'the press in the thread',
+    );
+    const updateSaying = (text: string, what: string) =>
+      waitFor(() => channel.updatesOf(ts).find((c) => messageText(c.args).includes(text)), 30_000, what);
+    const running = await updateSaying('retrying… pipeline #', 'the running update');
+    const stillRed = await updateSaying('still red after the retry', 'the still-red update');
+    return { pressed, running, stillRed };
+  }
+  return { env, bots, ...channel, retryUntilStillRed };
 }
 
 /** The login form's answer when the token was taken: the form turns into "linked". */
