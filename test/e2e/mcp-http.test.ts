@@ -10,7 +10,7 @@ import { resultText, useSandbox, startMcpHttpOn } from '../helpers/mcp.js';
 
 const env = useSandbox();
 
-const PROJECT = 'acme/web';
+import { createPipeline, PROJECT } from '../helpers/approval.js';
 
 function startServer(extra: { mcpToken?: string; host?: string } = {}): Promise<McpHttpServer> {
   return startMcpHttpOn(env.client, {
@@ -56,12 +56,6 @@ function rawPost(url: string, headers: Record<string, string>): Promise<{ status
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function createPipeline(mcp: Client): Promise<number> {
-  const created = await mcp.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
-  expect(created.isError).toBeFalsy();
-  return (created.structuredContent as { id: number }).id;
 }
 
 describe('Streamable HTTP session', () => {
