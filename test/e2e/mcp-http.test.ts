@@ -1,6 +1,6 @@
 // The MCP server over Streamable HTTP: sessions, elicitation accepted and declined, Host/Origin and bearer checks.
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -117,11 +117,10 @@ describe('Streamable HTTP session', () => {
 
 describe('request checks', () => {
   let server: McpHttpServer;
+  // The teardown beforeAll returns runs after the block's tests.
   beforeAll(async () => {
     server = await startServer();
-  });
-  afterAll(async () => {
-    await server.close();
+    return () => server.close();
   });
 
   it('rejects a foreign Host (DNS rebinding) with 403', async () => {

@@ -1,6 +1,6 @@
 // The 2026-07-28 revision on /mcp beside 2025-11-25 sessions: SDK v2 clients read, approve and decline statelessly,
 // and an approval counts once, for the exact call it was asked about, only after it was asked.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -41,11 +41,10 @@ async function branchExists(name: string): Promise<boolean> {
 
 describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
   let server: McpHttpServer;
+  // The teardown beforeAll returns runs after the block's tests.
   beforeAll(async () => {
     server = await startServer();
-  });
-  afterAll(async () => {
-    await server.close();
+    return () => server.close();
   });
 
   it('reads with no session: the v2 client negotiates 2026-07-28, lists tools and calls one, and the server keeps nothing', async () => {
