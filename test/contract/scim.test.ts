@@ -70,6 +70,13 @@ async function provision(extra: Record<string, unknown> = {}): Promise<ScimUser>
   });
 }
 
+/** The requests the sandbox got after the first `before`, as [method, status]. */
+const sentSince = (before: number) =>
+  suite
+    .requests()
+    .slice(before)
+    .map((r) => [r.method, r.status]);
+
 describe.shuffle('scim, in any order', () => {
   describe('list_scim_users', () => {
     it("lists the group's provisioned users in the SCIM envelope", async () => {
@@ -127,12 +134,7 @@ describe.shuffle('scim, in any order', () => {
       const all = await data<ScimList>('list_scim_users', { startIndex: -3, count: 150 });
       expect(totalResults).toBeLessThan(100);
       expect(all).toMatchObject({ startIndex: 1, totalResults, itemsPerPage: totalResults });
-      expect(
-        suite
-          .requests()
-          .slice(before)
-          .map((r) => [r.method, r.status]),
-      ).toEqual([
+      expect(sentSince(before)).toEqual([
         ['GET', 200],
         ['GET', 200],
       ]);
@@ -180,12 +182,7 @@ describe.shuffle('scim, in any order', () => {
       );
       expect(result.status).toBe(201);
       // The spec's members go as given; the User schema is filled in when the caller names none.
-      expect(
-        suite
-          .requests()
-          .slice(before)
-          .map((r) => [r.method, r.status]),
-      ).toEqual([['POST', 201]]);
+      expect(sentSince(before)).toEqual([['POST', 201]]);
       expect(result.data).toMatchObject({
         id: 'okta-hana',
         userName: 'hana',
@@ -288,12 +285,7 @@ describe.shuffle('scim, in any order', () => {
       expect(asked.kind === 'approve' && asked.reason).toMatch(/^It deactivates the user/);
       const before = suite.requests().length;
       expect((await suite.call('update_scim_user', raw, { as: 'maintainer' })).status).toBe(204);
-      expect(
-        suite
-          .requests()
-          .slice(before)
-          .map((r) => [r.method, r.status]),
-      ).toEqual([['PATCH', 204]]);
+      expect(sentSince(before)).toEqual([['PATCH', 204]]);
       expect((await refusal('get_scim_user', { id: user.id })).status).toBe(404);
       const { store } = suite.sandbox;
       const account = store.findUser(user.userName)!;
