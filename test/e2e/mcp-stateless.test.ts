@@ -39,6 +39,11 @@ async function branchExists(name: string): Promise<boolean> {
   );
 }
 
+/** Asks a 2026-07-28 client to delete `branch` of PROJECT (a call that needs a person's yes). */
+async function deleteBranch(client: ClientV2, branch: string): Promise<CallToolResult> {
+  return (await client.callTool({ name: 'delete_branch', arguments: { id: PROJECT, branch } })) as CallToolResult;
+}
+
 describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
   let server: McpHttpServer;
   // The teardown beforeAll returns runs after the block's tests.
@@ -66,10 +71,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
   it('a destructive call asks the human once through input_required and runs once when they approve', async () => {
     await newBranch(env.client, 'stateless-yes');
     const { client, asked } = await modernClient(server.url, () => ({ action: 'accept', content: { confirm: true } }));
-    const result = (await client.callTool({
-      name: 'delete_branch',
-      arguments: { id: PROJECT, branch: 'stateless-yes' },
-    })) as CallToolResult;
+    const result = await deleteBranch(client, 'stateless-yes');
     expect(result.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('stateless-yes');
@@ -82,10 +84,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
   it('a declined call runs nothing and says so', async () => {
     await newBranch(env.client, 'stateless-no');
     const { client, asked } = await modernClient(server.url, () => ({ action: 'decline' }));
-    const result = (await client.callTool({
-      name: 'delete_branch',
-      arguments: { id: PROJECT, branch: 'stateless-no' },
-    })) as CallToolResult;
+    const result = await deleteBranch(client, 'stateless-no');
     expect(result.isError).toBe(true);
     expect(text(result)).toBe('The human declined; nothing was changed.');
     expect(asked).toHaveLength(1);
@@ -192,10 +191,7 @@ describe('MCP 2026-07-28 (stateless) beside 2025-11-25 sessions', () => {
       { versionNegotiation: { mode: { pin: MODERN } } },
     );
     await client.connect(new TransportV2(new URL(server.url)));
-    const result = (await client.callTool({
-      name: 'delete_branch',
-      arguments: { id: PROJECT, branch: 'stateless-noform' },
-    })) as CallToolResult;
+    const result = await deleteBranch(client, 'stateless-noform');
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('this MCP client cannot ask (it does not declare elicitation)');
     expect(branchDeletes(env.sandbox, 'stateless-noform')).toBe(0);
