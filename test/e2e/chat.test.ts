@@ -145,11 +145,11 @@ describe('forgeops chat stopped by a SIGINT from outside', () => {
 
 describe('forgeops chat (a real terminal session)', () => {
   const sessions: TerminalSession[] = [];
-  /** A chat on a pseudo-terminal, killed after the test. */
-  const open = (env: Record<string, string> = {}) => {
+  /** A chat on a pseudo-terminal, killed after the test, at its first prompt; `at` is where that prompt ends. */
+  const openAtPrompt = async (env: Record<string, string> = {}) => {
     const term = new TerminalSession(env);
     sessions.push(term);
-    return term;
+    return { term, at: await term.waitFor(/forgeops> $/) };
   };
   const dirs: string[] = [];
   afterEach(() => {
@@ -158,8 +158,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('prompts, runs a command, completes with Tab, changes nothing when an approval request is answered no, and leaves on Ctrl+D', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     at = await term.typeAndWaitFor('pipeline get acme/web 1\r', /✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
 
     at = await term.typeAndWaitFor('pipeline del\t', /pipeline delete/, at);
@@ -176,8 +175,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('says who it acts as, against the sandbox becomes another demo user with `as` (keeping what was done), and completes usernames', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     expect(term.shown()).toMatch(/^forgeops chat on the embedded sandbox as @alice \(Alice Martin\)\./m);
     expect(term.shown()).toContain('Demo users: root, alice, bob, carol, dave, erin; `as <user>` acts as another.');
     // Something done as alice stays in the sandbox when the chat acts as someone else.
@@ -202,8 +200,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('reads a ``` block over several lines with a continuation prompt, as help promises', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     at = await term.typeAndWaitFor(
       'file create acme/web notes.txt branch=main commit_message="Add notes" content=```\r',
       /\.\.\. $/,
@@ -216,8 +213,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('drops a "command, y" pair pasted in one write: the y came before the question, so nothing runs until a y typed after it', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     term.type('pipeline delete acme/web 1\ry\r');
     at = await term.waitFor(
       /Ignored a line typed before this question was shown; answer it now\.\nRun exactly this call\? \[y\/N\] $/,
@@ -233,8 +229,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('keeps answers out of the history: ↑ after declining recalls the command, and yes means y or yes only', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     at = await term.typeAndWaitFor('pipeline delete acme/web 1\r', /\[y\/N\] $/, at);
     at = await term.typeAndWaitFor(' y\r', /Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
     at = await term.typeAndWaitFor('\x1b[A', /pipeline delete acme\/web 1$/, at);
@@ -244,8 +239,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it("never prints a CI variable's value unless revealed, and a reveal asks first", async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     at = await term.typeAndWaitFor(
       'variable create acme key=AWS_KEY value=AKIAIOSFODNN7EXAMPLE\r',
       /AWS_KEY[\s\S]*forgeops> $/,
@@ -272,8 +266,7 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('stops a long command on Ctrl+C and keeps the session; Ctrl+C at a question is no; twice at an empty prompt leaves', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     // Pipeline #10 is the demo's running production deploy: waiting for it would last minutes.
     at = await term.typeAndWaitFor('pipeline wait acme/web 10 timeout_seconds=300\r', /timeout_seconds=300\n/, at);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -295,8 +288,7 @@ describe('forgeops chat (a real terminal session)', () => {
   it('approves with y, and keeps the history in FORGEOPS_DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chat-history-'));
     dirs.push(dataDir);
-    const term = open({ FORGEOPS_DATA_DIR: dataDir });
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt({ FORGEOPS_DATA_DIR: dataDir });
     at = await term.typeAndWaitFor('pipeline delete acme/web 1\r', /\[y\/N\] $/, at);
     at = await term.typeAndWaitFor('y\r', /✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
     at = await term.typeAndWaitFor(
