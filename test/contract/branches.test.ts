@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import type { FactsReading } from '../../src/operations/engine/effect-facts.js';
-import { WEB, PAYMENTS, INFRA } from './builders.js';
+import { WEB, PAYMENTS, INFRA, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('branches');
@@ -30,9 +30,7 @@ type Protection = {
 describe.shuffle('branches, in any order', () => {
   describe('list_branches and get_branch', () => {
     it('lists the branches by name with their head commit and flags', async () => {
-      const result = await suite.call('list_branches', { id: WEB });
-      expect(result.status).toBe(200);
-      const branches = result.data as Branch[];
+      const branches = await answered<Branch[]>(suite, 'list_branches', { id: WEB });
       expect(branches.map((b) => b.name)).toEqual([
         'feature/dark-mode',
         'feature/search',

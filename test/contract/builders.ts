@@ -52,6 +52,18 @@ export const labelNames = (item: Pick<ListedWorkItem, 'labels'>) =>
 /** The sandbox's id of the seeded user `username`. */
 export const seededUserId = (suite: ContractSuite, username: string) => suite.sandbox.store.findUser(username)!.id;
 
+/** What operation `name` answers for `input`, asked as `as` (default the maintainer), checked to be a 200. */
+export async function answered<T>(
+  suite: ContractSuite,
+  name: string,
+  input: Record<string, unknown>,
+  as: Role = 'maintainer',
+): Promise<T> {
+  const result = await suite.call(name, input, { as });
+  expect(result.status, name).toBe(200);
+  return result.data as T;
+}
+
 /** A list operation's first hundred results for `input`, asked as `as` (default the maintainer). */
 export async function firstHundred<T>(
   suite: ContractSuite,

@@ -7,7 +7,7 @@ import { executeCall } from '../../src/operations/run/call.js';
 import { executeOperation } from '../../src/operations/engine/execute.js';
 import { operations } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
-import { WEB, PAYMENTS } from './builders.js';
+import { WEB, PAYMENTS, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('pipelines');
@@ -282,9 +282,7 @@ describe.shuffle('pipelines, in any order', () => {
   describe('get_pipeline', () => {
     it('reads the full form and offers Retry on a failed pipeline', async () => {
       const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
-      const result = await suite.call('get_pipeline', { id: WEB, pipeline_id: failed.id });
-      expect(result.status).toBe(200);
-      const pipeline = result.data as Pipeline;
+      const pipeline = await answered<Pipeline>(suite, 'get_pipeline', { id: WEB, pipeline_id: failed.id });
       expect(pipeline).toMatchObject({ id: failed.id, status: 'failed', ref: failed.ref, sha: failed.sha });
       for (const key of [
         'before_sha',

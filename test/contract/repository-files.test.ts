@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { WEB, PAYMENTS } from './builders.js';
+import { WEB, PAYMENTS, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('repository_files');
@@ -73,13 +73,12 @@ describe.shuffle('repository-files, in any order', () => {
 
     it('reads it back: Base64 content that decodes to what was written, with its checksum', async () => {
       const branch = await withFile();
-      const result = await suite.call(
+      const written = await answered<FileRecord>(
+        suite,
         'get_file',
         { id: PAYMENTS, file_path: filePath, ref: branch },
-        { as: 'reporter' },
+        'reporter',
       );
-      expect(result.status).toBe(200);
-      const written = result.data as FileRecord;
       expect(written).toMatchObject({
         file_name: 'on call notes.md',
         file_path: filePath,
