@@ -35,12 +35,13 @@ describe('the requestState key after Redis lost its data', () => {
     return replica;
   }
 
-  /** Asks on one replica, answers yes on the other; the call's result. */
+  /** Makes `branch`, asks to delete it on one replica and answers yes on the other; the call's result. */
   async function askHereAnswerThere(
     asked: McpHttpServer,
     answered: McpHttpServer,
     branch: string,
   ): Promise<CallToolResult> {
+    await newBranch(env.client, branch);
     const args = { id: PROJECT, branch };
     const here = await manualClient(asked.url);
     const there = await manualClient(answered.url);
@@ -67,7 +68,6 @@ describe('the requestState key after Redis lost its data', () => {
 
   it("a replica that made its key before FLUSHALL and one that made it after answer each other's questions", async () => {
     const before = await startReplica();
-    await newBranch(env.client, 'key-warmup');
     // The first replica's key is made now, and kept in Redis.
     expect((await askHereAnswerThere(before, before, 'key-warmup')).isError).toBeFalsy();
     await admin.flushall();
@@ -76,7 +76,6 @@ describe('the requestState key after Redis lost its data', () => {
       [after, before, 'key-after-to-before'],
       [before, after, 'key-before-to-after'],
     ] as const) {
-      await newBranch(env.client, branch);
       const result = await askHereAnswerThere(asked, answered, branch);
       expect(text(result)).not.toMatch(/requestState/i);
       expect(result.isError).toBeFalsy();
@@ -86,17 +85,14 @@ describe('the requestState key after Redis lost its data', () => {
 
   it('replicas that both hold the key put it back when Redis lost it, and a replica started then agrees with them', async () => {
     const [one, two] = [await startReplica(), await startReplica()];
-    await newBranch(env.client, 'key-both-warm');
     expect((await askHereAnswerThere(one, two, 'key-both-warm')).isError).toBeFalsy();
     await admin.flushall();
-    await newBranch(env.client, 'key-put-back');
     expect((await askHereAnswerThere(one, two, 'key-put-back')).isError).toBeFalsy();
     const three = await startReplica();
     for (const [asked, answered, branch] of [
       [three, one, 'key-newcomer-asks'],
       [two, three, 'key-newcomer-answers'],
     ] as const) {
-      await newBranch(env.client, branch);
       expect((await askHereAnswerThere(asked, answered, branch)).isError).toBeFalsy();
       expect(branchDeletes(env.sandbox, branch)).toBe(1);
     }
