@@ -2,7 +2,7 @@
 // and answering the whole object, the spec's "requires" rules and value ranges refused with nothing saved,
 // administrators only, credentials redacted in results and shown by length in the approval request.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
+import type { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { applicationSettingsOf } from '../../src/sandbox/areas/application-settings/state.js';
@@ -14,14 +14,12 @@ const suite = contractSuite('application_settings');
 
 type Settings = Record<string, unknown>;
 
-async function read(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<Settings> {
-  return (await suite.call(name, input, { as })).data as Settings;
+function read(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<Settings> {
+  return suite.data<Settings>(name, input, as);
 }
 
-async function refusal(settings: Settings, as: Role = 'admin'): Promise<ApiError> {
-  const error = await suite.call('update_application_settings', { settings }, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+function refusal(settings: Settings, as: Role = 'admin'): Promise<ApiError> {
+  return suite.refusal('update_application_settings', { settings }, as);
 }
 
 const stored = () => applicationSettingsOf(suite.sandbox.store);
@@ -38,8 +36,6 @@ afterEach(() => {
   Object.assign(settings, seeded);
 });
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('application-settings, in any order', () => {
   describe('get_application_settings', () => {
     it("gives every setting as one object, with the spec's defaults", async () => {

@@ -16,18 +16,12 @@ interface AuditEvent {
   created_at: string;
 }
 
-async function read(
-  name: string,
-  input: Record<string, unknown>,
-  as: Role = 'admin',
-): Promise<AuditEvent & AuditEvent[]> {
-  return (await suite.call(name, input, { as })).data as AuditEvent & AuditEvent[];
+function read(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<AuditEvent & AuditEvent[]> {
+  return suite.data<AuditEvent & AuditEvent[]>(name, input, as);
 }
 
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+function refusal(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<ApiError> {
+  return suite.refusal(name, input, as);
 }
 
 const group = (path: string) => suite.sandbox.store.findGroup(path)!;
@@ -37,8 +31,6 @@ const iso = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOStrin
 const seeded = (events: AuditEvent[]) => events.filter((e) => Date.parse(e.created_at) < Date.now() - DAY / 2);
 const ids = (events: AuditEvent[]) => seeded(events).map((e) => e.id);
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('audit-events, in any order', () => {
   describe('the instance list (administrators)', () => {
     it("lists every event newest first, with the spec's fields", async () => {

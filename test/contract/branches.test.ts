@@ -4,12 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import type { FactsReading } from '../../src/operations/engine/effect-facts.js';
+import { WEB, PAYMENTS, INFRA, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('branches');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
-const INFRA = 'acme/platform/infra';
 
 type Branch = {
   name: string;
@@ -29,14 +27,10 @@ type Protection = {
   allow_force_push: boolean;
 };
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('branches, in any order', () => {
   describe('list_branches and get_branch', () => {
     it('lists the branches by name with their head commit and flags', async () => {
-      const result = await suite.call('list_branches', { id: WEB });
-      expect(result.status).toBe(200);
-      const branches = result.data as Branch[];
+      const branches = await answered<Branch[]>(suite, 'list_branches', { id: WEB });
       expect(branches.map((b) => b.name)).toEqual([
         'feature/dark-mode',
         'feature/search',

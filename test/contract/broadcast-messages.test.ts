@@ -2,9 +2,10 @@
 // ends_at, their defaults, hex colours, administrators-only changes (401 without a token, 403 for anyone else),
 // and the decisions: an update that replaces something asks a human, a delete always does.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
+import type { ApiError } from '../../src/http/errors.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
+import { expectNeedsToken } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('broadcast_messages');
@@ -21,20 +22,16 @@ interface Message {
   broadcast_type: string;
 }
 
-async function read(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<Message & Message[]> {
-  return (await suite.call(name, input, { as })).data as Message & Message[];
+function read(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<Message & Message[]> {
+  return suite.data<Message & Message[]>(name, input, as);
 }
 
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<ApiError> {
-  const error = await suite.call(name, input, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+function refusal(name: string, input: Record<string, unknown>, as: Role = 'admin'): Promise<ApiError> {
+  return suite.refusal(name, input, as);
 }
 
 const HOUR = 60 * 60 * 1000;
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('broadcast-messages, in any order', () => {
   describe('reading', () => {
     it('lists the messages to anyone, without a token, with active computed from the dates', async () => {
@@ -153,8 +150,7 @@ describe.shuffle('broadcast-messages, in any order', () => {
         ['delete_broadcast_message', { id: first.id }],
       ] as const;
       for (const [name, input] of calls) {
-        const anonymous = await refusal(name, input, 'anonymous');
-        expect([anonymous.status, anonymous.message], name).toEqual([401, '401 Unauthorized']);
+        await expectNeedsToken(suite, name, input);
         for (const role of ['maintainer', 'guest', 'outsider'] as const) {
           const error = await refusal(name, input, role);
           expect([error.status, error.message], `${name} as ${role}`).toEqual([403, '403 Forbidden']);

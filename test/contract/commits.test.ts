@@ -5,11 +5,10 @@ import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { executeCall } from '../../src/operations/run/call.js';
 import { operations } from '../../src/operations/index.js';
+import { WEB, PAYMENTS } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('commits');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 const FEATURE = 'feature/dark-mode';
 
 type Commit = {
@@ -83,8 +82,6 @@ async function pickError(name: 'cherry_pick_commit' | 'revert_commit', sha: stri
   return error as ApiError;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('commits, in any order', () => {
   describe('list_commits', () => {
     it('lists the default branch newest first, paged', async () => {

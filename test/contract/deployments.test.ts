@@ -3,11 +3,10 @@
 // messages), plus bad input and the policy.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT } from './builders.js';
+import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT, WEB, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('deployments');
-const WEB = 'acme/web';
 
 type Deployment = {
   id: number;
@@ -51,13 +50,12 @@ beforeAll(async () => {
 
 describe.shuffle('deployments, in any order', () => {
   it('lists deployments filtered by environment, status and update time, in the order asked', async () => {
-    const result = await suite.call(
+    const rows = await answered<Deployment[]>(
+      suite,
       'list_deployments',
       { id: WEB, environment: 'staging', status: 'success', order_by: 'updated_at', sort: 'desc' },
-      { as: 'reporter' },
+      'reporter',
     );
-    expect(result.status).toBe(200);
-    const rows = result.data as Deployment[];
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row).toMatchObject({ status: 'success', environment: { name: 'staging' } });
     const times = rows.map((r) => Date.parse(r.updated_at));

@@ -3,11 +3,10 @@
 // retry that deploys the older commit again), plus bad input and the policy.
 import { describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT } from './builders.js';
+import { commitsOf, commitTitled, policyKind, TIME_ZONE_CULPRIT, WEB, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('environments');
-const WEB = 'acme/web';
 
 type Environment = { id: number; name: string; state: string; tier: string; last_deployment?: Record<string, any> };
 
@@ -39,9 +38,12 @@ describe.shuffle('environments, in any order', () => {
 
   it('reads one environment with its last successful deployment', async () => {
     const staging = await byName('staging');
-    const result = await suite.call('get_environment', { id: WEB, environment_id: staging.id }, { as: 'reporter' });
-    expect(result.status).toBe(200);
-    const data = result.data as Environment;
+    const data = await answered<Environment>(
+      suite,
+      'get_environment',
+      { id: WEB, environment_id: staging.id },
+      'reporter',
+    );
     expect(data).toMatchObject({ name: 'staging', state: 'available', last_deployment: { status: 'success' } });
     expect(data.last_deployment!.deployable).toMatchObject({ name: 'deploy:staging' });
     const shown = suite.operation('get_environment').present!(data, { id: WEB });

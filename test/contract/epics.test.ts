@@ -6,6 +6,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { epicStateOf } from '../../src/sandbox/areas/work-items/epic-state.js';
 import { workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
+import { expectNeedsToken, expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('epics');
@@ -50,8 +51,6 @@ const seeded = (epics: Epic[]) => epics.filter((e) => seededIds.has(e.id));
 const ACME = ['Checkout redesign', 'Storefront 2.0'];
 const PLATFORM = ['PCI compliance', 'Self-serve refunds'];
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('epics, in any order', () => {
   describe('list_epics', () => {
     it('includes subgroups by default, and ancestors only when asked', async () => {
@@ -249,8 +248,7 @@ describe.shuffle('epics, in any order', () => {
       expect(denied.status).toBe(403);
       const deleted = await suite.call('delete_epic', target, { as: 'admin' });
       expect([deleted.status, deleted.data]).toEqual([204, null]);
-      const gone = await suite.refusal('get_epic', target);
-      expect([gone.status, gone.message]).toEqual([404, '404 Epic Not Found']);
+      await expectRefusal(suite, 'get_epic', target, 'maintainer', [404, '404 Epic Not Found']);
       expect((await suite.call('get_epic', { id: 'acme/platform', epic_iid: child.iid })).data).toMatchObject({
         parent_id: null,
       });
@@ -342,8 +340,7 @@ describe.shuffle('epics, in any order', () => {
     });
 
     it('needs a token', async () => {
-      const error = await suite.refusal('list_epics', { id: 'acme' }, 'anonymous');
-      expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
+      await expectNeedsToken(suite, 'list_epics', { id: 'acme' });
     });
 
     it('answers 404 to a non-member of a private group, and leaves its epics out of a wider list', async () => {
@@ -353,8 +350,7 @@ describe.shuffle('epics, in any order', () => {
         ['list_epics', { id: 'acme/platform' }],
         ['create_epic_todo', pci],
       ] as const) {
-        const error = await suite.refusal(name, input, 'outsider');
-        expect([error.status, error.message]).toEqual([404, '404 Group Not Found']);
+        await expectRefusal(suite, name, input, 'outsider', [404, '404 Group Not Found']);
       }
       expect(titles(await list({ id: 'acme' }, 'outsider'))).toEqual(ACME);
     });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { groupVariablesOf } from '../../src/sandbox/areas/group-variables/state.js';
+import { expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('group_variables');
@@ -20,12 +21,8 @@ interface Variable {
   protected: boolean;
 }
 
-async function read(
-  name: string,
-  input: Record<string, unknown>,
-  as: Role = 'maintainer',
-): Promise<Variable & Variable[]> {
-  return (await suite.call(name, input, { as })).data as Variable & Variable[];
+function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Variable & Variable[]> {
+  return suite.data<Variable & Variable[]>(name, input, as);
 }
 
 /** A value as every result shows it unless revealed: its length and the first 8 hex digits of its SHA-256. */
@@ -35,8 +32,6 @@ const masked = (value: string) =>
 /** What the sandbox holds, bypassing forgeops' masking. */
 const stored = (key: string) => groupVariablesOf(suite.sandbox.store).find((v) => v.key === key);
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('group-variables, in any order', () => {
   describe('reading', () => {
     it("lists a group's variables with every value masked, and reads one", async () => {
@@ -192,8 +187,7 @@ describe.shuffle('group-variables, in any order', () => {
       expect((await suite.refusal('delete_group_variable', { id: ACME, key: 'DEPLOY_ENV' }, 'developer')).status).toBe(
         403,
       );
-      const hidden = await suite.refusal('list_group_variables', { id: PLATFORM }, 'outsider');
-      expect([hidden.status, hidden.message]).toEqual([404, '404 Group Not Found']);
+      await expectRefusal(suite, 'list_group_variables', { id: PLATFORM }, 'outsider', [404, '404 Group Not Found']);
       expect(stored('DEPLOY_ENV')?.value).toBe('staging');
     });
   });

@@ -24,8 +24,6 @@ const projectPaths = async (input: Record<string, unknown>, as: Role = 'maintain
     (p) => p.path_with_namespace,
   );
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('groups, in any order', () => {
   describe('list_groups', () => {
     it('shows anonymous callers public groups, members their own, and administrators every group by default', async () => {

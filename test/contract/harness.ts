@@ -185,7 +185,11 @@ function everyTestRan(suite: RunnerTestSuite): boolean {
   );
 }
 
-/** Starts a sandbox for the file and returns the suite helpers. */
+/**
+ * Starts a sandbox for the file and returns the suite helpers. Every test makes what it changes, so the suites run
+ * under describe.shuffle, in an order other than the written one (the seed is in vitest.config.ts): a test that leans
+ * on what another did fails on every run.
+ */
 export function contractSuite(...areas: Area[]): ContractSuite & ContractSuiteCases {
   let sandbox: Sandbox | undefined;
   const clients = new Map<Role, HttpClient>();

@@ -4,11 +4,10 @@
 // runs and passes, and triage says green. Every pipeline and job read on the way has sane times.
 import { describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { commitsOf, commitTitled, TIME_ZONE_CULPRIT } from './builders.js';
+import { commitsOf, commitTitled, TIME_ZONE_CULPRIT, WEB } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite();
-const WEB = 'acme/web';
 
 type Pipeline = {
   id: number;

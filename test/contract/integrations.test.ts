@@ -5,11 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { integrationStateOf } from '../../src/sandbox/areas/integrations/state.js';
+import { WEB, PAYMENTS, expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('integrations');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface Integration {
   id: number | null;
@@ -21,16 +20,14 @@ interface Integration {
   properties?: Record<string, string | boolean>;
 }
 
-async function read(
+function read(
   name: string,
   input: Record<string, unknown>,
   as: Role = 'maintainer',
 ): Promise<Integration & Integration[]> {
-  return (await suite.call(name, input, { as })).data as Integration & Integration[];
+  return suite.data<Integration & Integration[]>(name, input, as);
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('integrations, in any order', () => {
   describe('list_integrations and get_integration', () => {
     it('lists only the active integrations, with their event flags', async () => {
@@ -248,8 +245,10 @@ describe.shuffle('integrations, in any order', () => {
 
     it('needs a token, hides a private project from a non-member, and knows no other slug', async () => {
       expect((await suite.refusal('list_integrations', { id: WEB }, 'anonymous')).status).toBe(401);
-      const hidden = await suite.refusal('get_integration', { id: PAYMENTS, slug: 'build-server' }, 'outsider');
-      expect([hidden.status, hidden.message]).toEqual([404, '404 Project Not Found']);
+      await expectRefusal(suite, 'get_integration', { id: PAYMENTS, slug: 'build-server' }, 'outsider', [
+        404,
+        '404 Project Not Found',
+      ]);
       const unknown = await suite.refusal('get_integration', { id: WEB, slug: 'no-such-thing' });
       expect([unknown.status, unknown.message]).toEqual([404, '404 Service Not Found']);
     });

@@ -3,14 +3,21 @@
 // dates, confidential, not[...], ordering), visibility and authentication, and the chat presentation.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import { firstHundred, labelNames, type ListedWorkItem, seededUserId } from './builders.js';
+import {
+  firstHundred,
+  labelNames,
+  type ListedWorkItem,
+  seededUserId,
+  WEB,
+  PAYMENTS,
+  expectNeedsToken,
+  expectRefusal,
+} from './builders.js';
 import { contractSuite, withoutRules, type BadInputCase, type Role } from './harness.js';
 import { decide } from '../../src/policy/policy.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 
 const suite = contractSuite('issues');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface Issue extends ListedWorkItem {
   confidential: boolean;
@@ -68,8 +75,6 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
   ['not[author_username]', () => ({ not: { author_username: 'alice' } }), (i) => i.author.username !== 'alice'],
 ];
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('issues, in any order', () => {
   describe.each(LISTS)('%s filters', (name, base) => {
     it.each(FILTERS)('%s', async (_what, input, check) => {
@@ -189,8 +194,7 @@ describe.shuffle('issues, in any order', () => {
     });
 
     it('needs a token', async () => {
-      const error = await suite.refusal(name, base, 'anonymous');
-      expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
+      await expectNeedsToken(suite, name, base);
     });
   });
 
@@ -229,8 +233,10 @@ describe.shuffle('issues, in any order', () => {
     it('answers 404 for a private project or group to a non-member, and leaves their issues out of wider lists', async () => {
       const project = await suite.refusal('list_project_issues', { id: PAYMENTS }, 'outsider');
       expect([project.status, project.message]).toEqual([404, '404 Project Not Found']);
-      const group = await suite.refusal('list_group_issues', { id: 'acme/platform' }, 'outsider');
-      expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
+      await expectRefusal(suite, 'list_group_issues', { id: 'acme/platform' }, 'outsider', [
+        404,
+        '404 Group Not Found',
+      ]);
       const everywhere = await list('list_issues', { scope: 'all' }, 'outsider');
       expect(everywhere.some((i) => i.references.full.startsWith(`${PAYMENTS}#`))).toBe(false);
       expect(everywhere.some((i) => i.references.full.startsWith('acme/platform/infra#'))).toBe(true);

@@ -6,11 +6,10 @@ import type { JobLogResult } from '../../src/operations/areas/jobs.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
 import { setJobLog } from '../../src/sandbox/areas/jobs/index.js';
+import { WEB, PAYMENTS } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('jobs');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 type Job = Record<string, unknown> & {
   id: number;
@@ -31,8 +30,6 @@ async function incidentJob(): Promise<Job> {
   return job!;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('jobs, in any order', () => {
   describe('lists', () => {
     it("lists a pipeline's jobs with stage, status, commit and pipeline, consistent with the pipeline", async () => {

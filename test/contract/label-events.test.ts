@@ -3,11 +3,10 @@
 // groups), authentication, events of another resource, and the chat presentation.
 import { describe, expect, it } from 'vitest';
 import { setLabels, workItemsOf } from '../../src/sandbox/areas/work-items/state.js';
+import { WEB, PAYMENTS, expectNeedsToken, expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('label_events');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface LabelEvent {
   id: number;
@@ -68,8 +67,6 @@ const KINDS = [
   },
 ] as const;
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('label-events, in any order', () => {
   describe.each(KINDS)('label events of an $kind', ({ list, get, resourceType, target, other, history, hidden }) => {
     it('lists who added and removed which label, oldest first', async () => {
@@ -107,12 +104,10 @@ describe.shuffle('label-events, in any order', () => {
 
     it('is 404 to whoever may not see the resource, and needs a token', async () => {
       const { input, as, message } = hidden();
-      const error = await suite.refusal(list, input, as);
-      expect([error.status, error.message]).toEqual([404, message]);
+      await expectRefusal(suite, list, input, as, [404, message]);
       const single = await suite.refusal(get, { ...input, resource_label_event_id: 1 }, as);
       expect(single.status).toBe(404);
-      const anonymous = await suite.refusal(list, target(), 'anonymous');
-      expect([anonymous.status, anonymous.message]).toEqual([401, '401 Unauthorized']);
+      await expectNeedsToken(suite, list, target());
     });
   });
 

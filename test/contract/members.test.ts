@@ -25,8 +25,6 @@ const levels = async (name: string, input: Record<string, unknown>, as: Role = '
 
 const inFuture = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 /** acme's seeded members and their access levels (owner 50 down to guest 10). */
 const ACME_LEVELS = { root: 50, alice: 40, bob: 30, carol: 20, dave: 10 };
 

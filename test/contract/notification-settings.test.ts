@@ -2,6 +2,7 @@
 // booleans, a change kept per user and per place, the caller's own email only, visibility, authentication.
 import { describe, expect, it } from 'vitest';
 import { api } from '../unit/sandbox/sandbox-client.js';
+import { expectNeedsToken, expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('notification_settings');
@@ -12,8 +13,8 @@ interface Setting {
   events?: Record<string, boolean>;
 }
 
-async function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Setting> {
-  return (await suite.call(name, input, { as })).data as Setting;
+function read(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<Setting> {
+  return suite.data<Setting>(name, input, as);
 }
 
 // The three places, each with its own default, a target the outsider may not see, and a user who changes it.
@@ -44,8 +45,6 @@ const LEVELS = [
   },
 ] as const;
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('notification-settings, in any order', () => {
   describe.each(LEVELS)('$where notification settings', ({ where, get, set, target, fallback, as }) => {
     it('starts at the default level, without events', async () => {
@@ -84,8 +83,7 @@ describe.shuffle('notification-settings, in any order', () => {
     });
 
     it('needs a token', async () => {
-      const error = await suite.refusal(get, target, 'anonymous');
-      expect([error.status, error.message]).toEqual([401, '401 Unauthorized']);
+      await expectNeedsToken(suite, get, target);
       expect((await suite.refusal(set, { ...target, level: 'watch' }, 'anonymous')).status).toBe(401);
     });
 
@@ -134,8 +132,10 @@ describe.shuffle('notification-settings, in any order', () => {
 
   describe('visibility', () => {
     it('answers 404 for a private group or project the caller may not see', async () => {
-      const group = await suite.refusal('get_group_notification_settings', { id: 'acme/platform' }, 'outsider');
-      expect([group.status, group.message]).toEqual([404, '404 Group Not Found']);
+      await expectRefusal(suite, 'get_group_notification_settings', { id: 'acme/platform' }, 'outsider', [
+        404,
+        '404 Group Not Found',
+      ]);
       const project = await suite.refusal(
         'update_project_notification_settings',
         { id: 'bob/scratchpad', level: 'watch' },

@@ -2,11 +2,10 @@
 // _links.delete_api_path only for who may delete, build_info.pipeline, package files, delete 204/404 and refusals.
 import { describe, expect, it } from 'vitest';
 import { packagesOf } from '../../src/sandbox/areas/packages/state.js';
+import { WEB, PAYMENTS, expectRefusal } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('packages');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 interface Package {
   id: number;
@@ -39,8 +38,6 @@ async function packageOf(project: string, version: string): Promise<Package> {
   return found!;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('packages, in any order', () => {
   describe('project packages', () => {
     it("lists a public project's packages to anyone, oldest first, with the list fields only", async () => {
@@ -53,8 +50,7 @@ describe.shuffle('packages, in any order', () => {
 
     it("hides a private project's packages from non-members (404) and its guests (403)", async () => {
       for (const as of ['anonymous', 'outsider'] as const) {
-        const error = await suite.refusal('list_packages', { id: PAYMENTS }, as);
-        expect([error.status, error.message]).toEqual([404, '404 Project Not Found']);
+        await expectRefusal(suite, 'list_packages', { id: PAYMENTS }, as, [404, '404 Project Not Found']);
       }
       expect((await suite.refusal('list_packages', { id: PAYMENTS }, 'guest')).status).toBe(403);
       const maven = await suite.data<Package[]>('list_packages', { id: PAYMENTS }, 'reporter');
@@ -100,8 +96,10 @@ describe.shuffle('packages, in any order', () => {
         'acme/platform/infra',
         WEB,
       ]);
-      const hidden = await suite.refusal('list_group_packages', { id: 'acme/platform' }, 'anonymous');
-      expect([hidden.status, hidden.message]).toEqual([404, '404 Group Not Found']);
+      await expectRefusal(suite, 'list_group_packages', { id: 'acme/platform' }, 'anonymous', [
+        404,
+        '404 Group Not Found',
+      ]);
     });
 
     it('carry build_info.pipeline: the tag pipeline that built a package, null for one uploaded by hand', async () => {
@@ -154,8 +152,7 @@ describe.shuffle('packages, in any order', () => {
         { id: WEB, package_id: id },
         { id: PAYMENTS, package_id: 99_999 },
       ]) {
-        const error = await suite.refusal('get_package', input);
-        expect([error.status, error.message]).toEqual([404, '404 Package Not Found']);
+        await expectRefusal(suite, 'get_package', input, 'maintainer', [404, '404 Package Not Found']);
       }
       expect((await suite.refusal('get_package', { id: PAYMENTS, package_id: id }, 'anonymous')).status).toBe(404);
     });
@@ -244,8 +241,7 @@ describe.shuffle('packages, in any order', () => {
       expect((await suite.refusal('delete_package', input, 'developer')).status).toBe(403);
       expect((await suite.refusal('delete_package', input, 'anonymous')).status).toBe(401);
       expect((await suite.call('delete_package', input)).status).toBe(204);
-      const again = await suite.refusal('delete_package', input);
-      expect([again.status, again.message]).toEqual([404, '404 Package Not Found']);
+      await expectRefusal(suite, 'delete_package', input, 'maintainer', [404, '404 Package Not Found']);
       expect((await suite.refusal('list_package_files', input)).status).toBe(404);
       const left = versions(await suite.data<Package[]>('list_packages', { id: WEB }));
       expect(left).not.toContain(`@acme/web-ui@${version}`);

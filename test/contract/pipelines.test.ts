@@ -7,11 +7,10 @@ import { executeCall } from '../../src/operations/run/call.js';
 import { executeOperation } from '../../src/operations/engine/execute.js';
 import { operations } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
+import { WEB, PAYMENTS, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('pipelines');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 type Pipeline = Record<string, unknown> & { id: number; status: string };
 
@@ -49,8 +48,6 @@ function readsOf(pipeline: Pipeline): number {
   return suite.requests().filter((r) => r.method === 'GET' && r.path.endsWith(`/pipelines/${pipeline.id}`)).length;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('pipelines, in any order', () => {
   describe('check_button_premise', () => {
     it('says a button drawn on an older pipeline no longer applies, in words, and runs nothing', async () => {
@@ -285,9 +282,7 @@ describe.shuffle('pipelines, in any order', () => {
   describe('get_pipeline', () => {
     it('reads the full form and offers Retry on a failed pipeline', async () => {
       const [failed] = (await suite.call('list_pipelines', { id: WEB, status: 'failed' })).data as Pipeline[];
-      const result = await suite.call('get_pipeline', { id: WEB, pipeline_id: failed.id });
-      expect(result.status).toBe(200);
-      const pipeline = result.data as Pipeline;
+      const pipeline = await answered<Pipeline>(suite, 'get_pipeline', { id: WEB, pipeline_id: failed.id });
       expect(pipeline).toMatchObject({ id: failed.id, status: 'failed', ref: failed.ref, sha: failed.sha });
       for (const key of [
         'before_sha',

@@ -22,8 +22,6 @@ async function pipelineWithStatus(status: string): Promise<Pipeline> {
   return pipeline;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('presentations, in any order', () => {
   describe('pipeline presentations', () => {
     it('offers Retry on a failed pipeline, naming the exact call', async () => {

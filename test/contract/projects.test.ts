@@ -2,6 +2,7 @@
 // records and keyset pages beyond, filters, visibility and form per caller, and bad input.
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
+import { expectRefusal } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('projects');
@@ -10,8 +11,6 @@ type Project = Record<string, unknown> & { id: number; path_with_namespace: stri
 
 const ids = (data: unknown) => (data as Project[]).map((p) => p.id);
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('projects, in any order', () => {
   describe('list_projects', () => {
     it('reads every project across keyset pages with all_pages, in ID order', async () => {
@@ -351,8 +350,10 @@ describe.shuffle('projects, in any order', () => {
       expect(project.web_url).toMatch(/\/acme\/web$/);
       expect(project.permissions.group_access).toMatchObject({ access_level: 30 });
       expect(project.statistics).toBeDefined();
-      const error = await suite.refusal('get_project', { id: 'acme/platform/payments-api' }, 'outsider');
-      expect([error.status, error.message]).toEqual([404, '404 Project Not Found']);
+      await expectRefusal(suite, 'get_project', { id: 'acme/platform/payments-api' }, 'outsider', [
+        404,
+        '404 Project Not Found',
+      ]);
     });
 
     it('triages a project (composed of reads, get_project among them)', async () => {

@@ -104,8 +104,6 @@ function madeUpJsonIn(code: string, sent: string[]): string | undefined {
   return undefined;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('readable-answers, in any order', () => {
   describe('every read reads as words, not JSON', () => {
     const reads = operations.filter((op) => op.effect === 'read');

@@ -5,11 +5,10 @@ import { HttpClient } from '../../src/http/client.js';
 import { ApiError } from '../../src/http/errors.js';
 import { executeCall } from '../../src/operations/run/call.js';
 import { operations } from '../../src/operations/index.js';
+import { WEB, PAYMENTS, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('releases');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 
 type Release = Record<string, unknown> & {
   tag_name: string;
@@ -23,14 +22,10 @@ type Release = Record<string, unknown> & {
   };
 };
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('releases, in any order', () => {
   describe('list_releases and get_release', () => {
     it("lists releases newest released_at first, with the spec's fields", async () => {
-      const result = await suite.call('list_releases', { id: WEB });
-      expect(result.status).toBe(200);
-      const releases = result.data as Release[];
+      const releases = await answered<Release[]>(suite, 'list_releases', { id: WEB });
       expect(releases.length).toBeGreaterThanOrEqual(2);
       const times = releases.map((r) => Date.parse(r.released_at));
       expect(times).toEqual([...times].sort((a, b) => b - a));

@@ -3,11 +3,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
+import { WEB, PAYMENTS, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('repository_files');
-const PAYMENTS = 'acme/platform/payments-api';
-const WEB = 'acme/web';
 
 const sha256 = (content: string | Buffer) => createHash('sha256').update(content).digest('hex');
 
@@ -24,8 +23,6 @@ interface FileRecord {
   last_commit_id: string;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('repository-files, in any order', () => {
   describe('a file round trip on a nested path with spaces, in a project addressed by full path', () => {
     const filePath = 'docs/run books/on call notes.md';
@@ -76,13 +73,12 @@ describe.shuffle('repository-files, in any order', () => {
 
     it('reads it back: Base64 content that decodes to what was written, with its checksum', async () => {
       const branch = await withFile();
-      const result = await suite.call(
+      const written = await answered<FileRecord>(
+        suite,
         'get_file',
         { id: PAYMENTS, file_path: filePath, ref: branch },
-        { as: 'reporter' },
+        'reporter',
       );
-      expect(result.status).toBe(200);
-      const written = result.data as FileRecord;
       expect(written).toMatchObject({
         file_name: 'on call notes.md',
         file_path: filePath,

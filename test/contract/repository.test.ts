@@ -2,11 +2,10 @@
 // compare straight and through the merge base, contributors, merge base, permissions and bad input.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
+import { WEB, PAYMENTS } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('repository');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
 const FEATURE = 'feature/dark-mode';
 
 type TreeEntry = { id: string; name: string; type: 'tree' | 'blob'; path: string; mode: string };
@@ -26,8 +25,6 @@ type Compare = {
   compare_same_ref: boolean;
 };
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('repository, in any order', () => {
   describe('tree and blobs', () => {
     it('lists the root, a subdirectory recursively, and pages', async () => {

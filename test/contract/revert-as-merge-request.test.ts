@@ -7,10 +7,10 @@ import { decideWithFacts } from '../../src/operations/run/call.js';
 import { dryRunCall } from '../../src/operations/run/dry-run.js';
 import { operations } from '../../src/operations/index.js';
 import { InputError } from '../../src/operations/engine/validate.js';
+import { WEB } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite();
-const WEB = 'acme/web';
 const NAME = 'revert_as_merge_request';
 const explain = { operations };
 
@@ -45,6 +45,16 @@ function lookups() {
   return { client };
 }
 
+/** What a front end decides for a revert of `sha` in acme/web on a writable connection, facts read first. */
+function judgeRevert(sha: string) {
+  return decideWithFacts(suite.operation(NAME), { id: WEB, sha }, { readOnly: false }, explain, lookups());
+}
+
+/** The dry run a front end shows for a revert of `sha` in acme/web on a writable connection. */
+function previewRevert(sha: string) {
+  return dryRunCall(suite.operation(NAME), { id: WEB, sha }, { readOnly: false }, explain, lookups());
+}
+
 async function commitTitled(title: string): Promise<Commit> {
   const commits = await suite.data<Commit[]>('list_commits', { id: WEB, ref_name: 'main', all_pages: true });
   const found = commits.find((c) => c.title === title);
@@ -71,8 +81,6 @@ const writesSince = (before: number) =>
     .filter((r) => r.method !== 'GET')
     .map((r) => `${r.method} ${r.path}`);
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('revert-as-merge-request, in any order', () => {
   // A story, kept in order inside the shuffled file: a commit is reverted once, so pressing again and closing the merge
   // request are about the revert the first test made (the other tests revert other commits).
@@ -151,15 +159,8 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
     it('pressed again, names the open merge request and makes nothing, before deciding and when run', async () => {
       const branch = made.branch;
       const before = suite.requests().length;
-      const op = suite.operation(NAME);
       // The front ends' path: refused by the facts read before anyone is asked, with reads only.
-      const judged = await decideWithFacts(
-        op,
-        { id: WEB, sha: culprit.id.slice(0, 8) },
-        { readOnly: false },
-        explain,
-        lookups(),
-      );
+      const judged = await judgeRevert(culprit.id.slice(0, 8));
       expect(judged.kind).toBe('refused');
       expect(judged.kind === 'refused' && judged.message).toContain(
         `merge request !${made.merge_request.iid} "Revert "${CULPRIT}"" (${made.web_url}) from ${branch} is already open`,
@@ -403,13 +404,7 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
       expect(writesSince(before)).toEqual([]);
       expect(await branchesNamed('revert-deadbeef')).toEqual([]);
       // The front ends' path refuses it the same way, before the policy is asked.
-      const judged = await decideWithFacts(
-        suite.operation(NAME),
-        { id: WEB, sha: 'deadbeef' },
-        { readOnly: false },
-        explain,
-        lookups(),
-      );
+      const judged = await judgeRevert('deadbeef');
       expect(judged.kind === 'refused' && judged.message).toMatch(/no commit deadbeef in acme\/web .*nothing was sent/);
       // A project that is not there is the service's own 404, not a missing commit.
       const noProject = await suite.refusal(NAME, { id: 'acme/nope', sha: 'deadbeef', target_branch: 'main' });
@@ -424,23 +419,10 @@ describe.shuffle('revert-as-merge-request, in any order', () => {
   describe('what the front ends decide and show', () => {
     it('runs at once with the commit in full and the default branch pinned, and its dry run names the branch, the SHA and the target', async () => {
       const latest = await commitTitled('Show 50 search results per page');
-      const op = suite.operation(NAME);
-      const judged = await decideWithFacts(
-        op,
-        { id: WEB, sha: latest.id.slice(0, 8) },
-        { readOnly: false },
-        explain,
-        lookups(),
-      );
+      const judged = await judgeRevert(latest.id.slice(0, 8));
       expect(judged).toMatchObject({ kind: 'run', input: { id: WEB, sha: latest.id, target_branch: 'main' } });
       const before = suite.requests().length;
-      const preview = await dryRunCall(
-        op,
-        { id: WEB, sha: latest.id.slice(0, 8) },
-        { readOnly: false },
-        explain,
-        lookups(),
-      );
+      const preview = await previewRevert(latest.id.slice(0, 8));
       expect(preview.kind).toBe('preview');
       if (preview.kind !== 'preview') return;
       const branch = `revert-${latest.id.slice(0, 8)}`;

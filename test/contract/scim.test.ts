@@ -2,7 +2,7 @@
 // `eq` filters and SCIM paging, create 201 from the spec's emails/name/meta/schemas, PATCH Operations (Replace and Add,
 // deactivation removing the identity), delete 204, and SCIM error bodies for what is refused.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
+import type { ApiError } from '../../src/http/errors.js';
 import { findOperation } from '../../src/operations/index.js';
 import { validateInput } from '../../src/operations/engine/validate.js';
 import { decide } from '../../src/policy/policy.js';
@@ -35,10 +35,8 @@ async function data<T>(name: string, input: Record<string, unknown>, as: Role = 
   return (await suite.call(name, { group_path: GROUP, ...input }, { as })).data as T;
 }
 
-async function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
-  const error = await suite.call(name, { group_path: GROUP, ...input }, { as }).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+function refusal(name: string, input: Record<string, unknown>, as: Role = 'maintainer'): Promise<ApiError> {
+  return suite.refusal(name, { group_path: GROUP, ...input }, as);
 }
 
 const names = (list: ScimList) => list.Resources.map((u) => u.userName);
@@ -72,8 +70,13 @@ async function provision(extra: Record<string, unknown> = {}): Promise<ScimUser>
   });
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
+/** The requests the sandbox got after the first `before`, as [method, status]. */
+const sentSince = (before: number) =>
+  suite
+    .requests()
+    .slice(before)
+    .map((r) => [r.method, r.status]);
+
 describe.shuffle('scim, in any order', () => {
   describe('list_scim_users', () => {
     it("lists the group's provisioned users in the SCIM envelope", async () => {
@@ -131,12 +134,7 @@ describe.shuffle('scim, in any order', () => {
       const all = await data<ScimList>('list_scim_users', { startIndex: -3, count: 150 });
       expect(totalResults).toBeLessThan(100);
       expect(all).toMatchObject({ startIndex: 1, totalResults, itemsPerPage: totalResults });
-      expect(
-        suite
-          .requests()
-          .slice(before)
-          .map((r) => [r.method, r.status]),
-      ).toEqual([
+      expect(sentSince(before)).toEqual([
         ['GET', 200],
         ['GET', 200],
       ]);
@@ -184,12 +182,7 @@ describe.shuffle('scim, in any order', () => {
       );
       expect(result.status).toBe(201);
       // The spec's members go as given; the User schema is filled in when the caller names none.
-      expect(
-        suite
-          .requests()
-          .slice(before)
-          .map((r) => [r.method, r.status]),
-      ).toEqual([['POST', 201]]);
+      expect(sentSince(before)).toEqual([['POST', 201]]);
       expect(result.data).toMatchObject({
         id: 'okta-hana',
         userName: 'hana',
@@ -292,12 +285,7 @@ describe.shuffle('scim, in any order', () => {
       expect(asked.kind === 'approve' && asked.reason).toMatch(/^It deactivates the user/);
       const before = suite.requests().length;
       expect((await suite.call('update_scim_user', raw, { as: 'maintainer' })).status).toBe(204);
-      expect(
-        suite
-          .requests()
-          .slice(before)
-          .map((r) => [r.method, r.status]),
-      ).toEqual([['PATCH', 204]]);
+      expect(sentSince(before)).toEqual([['PATCH', 204]]);
       expect((await refusal('get_scim_user', { id: user.id })).status).toBe(404);
       const { store } = suite.sandbox;
       const account = store.findUser(user.userName)!;

@@ -3,10 +3,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { snippetsOf } from '../../src/sandbox/areas/snippets/state.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
+import { WEB, expectRefusal } from './builders.js';
 import { contractSuite, type Role } from './harness.js';
 
 const suite = contractSuite('snippets');
-const WEB = 'acme/web';
 
 interface Snippet {
   id: number;
@@ -40,8 +40,6 @@ async function seeded(title: string, project = WEB, as: Role = 'admin'): Promise
   return found!.id;
 }
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('snippets, in any order', () => {
   describe('visibility', () => {
     it('lists public snippets to anyone, internal ones to signed-in users, private ones to their author and admins', async () => {
@@ -69,8 +67,7 @@ describe.shuffle('snippets, in any order', () => {
         [{ id: WEB, snippet_id: notes }, 'maintainer'],
         [{ id: WEB, snippet_id: 99_999 }, 'developer'],
       ] as const) {
-        const error = await suite.refusal('get_snippet', input, as);
-        expect([error.status, error.message]).toEqual([404, '404 Snippet Not Found']);
+        await expectRefusal(suite, 'get_snippet', input, as, [404, '404 Snippet Not Found']);
         expect((await suite.refusal('get_snippet_raw', input, as)).status).toBe(404);
       }
       const flags = await seeded('Feature flag cheat sheet');
@@ -86,8 +83,10 @@ describe.shuffle('snippets, in any order', () => {
 
     it("hides a private project's snippets, even internal ones, from non-members", async () => {
       for (const as of ['outsider', 'anonymous'] as const) {
-        const error = await suite.refusal('list_snippets', { id: 'acme/platform/payments-api' }, as);
-        expect([error.status, error.message]).toEqual([404, '404 Project Not Found']);
+        await expectRefusal(suite, 'list_snippets', { id: 'acme/platform/payments-api' }, as, [
+          404,
+          '404 Project Not Found',
+        ]);
       }
       expect(await titles('acme/platform/payments-api', 'guest')).toEqual(['Refund replay']);
       expect(await titles('acme/platform/infra', 'outsider')).toEqual(['Terraform imports']);

@@ -2,13 +2,10 @@
 // project's git repository with their release, create (annotated with a message) and delete, permissions and policy.
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/operations/index.js';
-import { policyKind } from './builders.js';
+import { policyKind, WEB, PAYMENTS, INFRA, answered } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite('tags');
-const WEB = 'acme/web';
-const PAYMENTS = 'acme/platform/payments-api';
-const INFRA = 'acme/platform/infra';
 
 type Tag = {
   name: string;
@@ -19,14 +16,10 @@ type Tag = {
   protected: boolean;
 };
 
-// Every test makes what it changes, so they run shuffled, in an order other than the written one (the seed is
-// in vitest.config.ts): a test that leans on what another did fails on every run.
 describe.shuffle('tags, in any order', () => {
   describe('list_tags and get_tag', () => {
     it('lists tags, newest commit first by default, with release and commit', async () => {
-      const result = await suite.call('list_tags', { id: WEB });
-      expect(result.status).toBe(200);
-      const tags = result.data as Tag[];
+      const tags = await answered<Tag[]>(suite, 'list_tags', { id: WEB });
       expect(tags.map((t) => t.name)).toEqual(['v1.1.0', 'v1.0.0']);
       expect(tags[0]).toMatchObject({
         message: 'Version 1.1.0',

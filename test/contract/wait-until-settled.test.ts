@@ -9,11 +9,10 @@ import { executeOperation } from '../../src/operations/engine/execute.js';
 import { InputError, validateInput } from '../../src/operations/engine/validate.js';
 import type { SettleAnswer } from '../../src/operations/composed/wait-until-settled.js';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
-import { commitsOf, commitTitled, TIME_ZONE_CULPRIT } from './builders.js';
+import { commitsOf, commitTitled, TIME_ZONE_CULPRIT, WEB } from './builders.js';
 import { contractSuite } from './harness.js';
 
 const suite = contractSuite();
-const WEB = 'acme/web';
 const NAME = 'wait_until_settled';
 
 /**

@@ -9,6 +9,7 @@ import { answerPage, deletesOf, newPipeline, openPage, PROJECT } from '../helper
 import { useSandbox } from '../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { connectClient } from '../safety/mcp-harness.js';
+import { onOutput } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const env = useSandbox();
@@ -30,11 +31,8 @@ async function startReplica(name: string) {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d: Buffer) => {
-    log += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    log += d.toString();
+  onOutput(child, (chunk) => {
+    log += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // Bounded: 400 checks of 50 ms.

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createMountedApprovalPage } from '../../src/approval/page.js';
 import type { Logger } from '../../src/log.js';
 import { resultText, useSandbox, startMcpHttpOn } from '../helpers/mcp.js';
-import { answerPage, openPage, PROJECT } from '../helpers/approval.js';
+import { answerPage, openPage, PROJECT, createPipeline } from '../helpers/approval.js';
 
 const env = useSandbox();
 const SECRET = 'correct horse battery staple';
@@ -34,12 +34,6 @@ const linkIn = (log: () => string) => lineIn(log, /approval needed for \w+: open
 async function decide(link: string, decision: 'approve' | 'deny', secret?: string): Promise<number> {
   const { nonce = '' } = await openPage(link);
   return (await answerPage(link, { nonce, decision, ...(secret && { secret }) })).status;
-}
-
-async function createPipeline(mcp: Client): Promise<number> {
-  const created = await mcp.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
-  expect(created.isError).toBeFalsy();
-  return (created.structuredContent as { id: number }).id;
 }
 
 describe('the approval page on the Streamable HTTP server', () => {

@@ -37,8 +37,11 @@ describe('watch in a real terminal', () => {
     });
     try {
       let at = await term.waitFor(/forgeops> $/);
-      term.type('watch acme/web\r');
-      at = await term.waitFor(/acme\/web main is RED\n[\s\S]*first red: #\d+ at [0-9a-f]{8} Show order dates/, at);
+      at = await term.typeAndWaitFor(
+        'watch acme/web\r',
+        /acme\/web main is RED\n[\s\S]*first red: #\d+ at [0-9a-f]{8} Show order dates/,
+        at,
+      );
       expect(term.shown()).toMatch(/broken/i);
 
       const commits = await call<Array<{ id: string; title: string }>>('list_commits', {
@@ -63,8 +66,7 @@ describe('watch in a real terminal', () => {
         at,
         30_000,
       );
-      term.type('\x03');
-      at = await term.waitFor(/Stopped watching \(Ctrl\+C\)\.\n[\s\S]*forgeops> $/, at);
+      at = await term.typeAndWaitFor('\x03', /Stopped watching \(Ctrl\+C\)\.\n[\s\S]*forgeops> $/, at);
       // The session goes on: the prompt answers the next command.
       term.type('pipeline list acme/web per_page=1\r');
       await term.waitFor(/1 pipelines?\n[\s\S]*success[\s\S]*forgeops> $/, at);

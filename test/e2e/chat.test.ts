@@ -145,11 +145,11 @@ describe('forgeops chat stopped by a SIGINT from outside', () => {
 
 describe('forgeops chat (a real terminal session)', () => {
   const sessions: TerminalSession[] = [];
-  /** A chat on a pseudo-terminal, killed after the test. */
-  const open = (env: Record<string, string> = {}) => {
+  /** A chat on a pseudo-terminal, killed after the test, at its first prompt; `at` is where that prompt ends. */
+  const openAtPrompt = async (env: Record<string, string> = {}) => {
     const term = new TerminalSession(env);
     sessions.push(term);
-    return term;
+    return { term, at: await term.waitFor(/forgeops> $/) };
   };
   const dirs: string[] = [];
   afterEach(() => {
@@ -158,73 +158,62 @@ describe('forgeops chat (a real terminal session)', () => {
   });
 
   it('prompts, runs a command, completes with Tab, changes nothing when an approval request is answered no, and leaves on Ctrl+D', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
-    term.type('pipeline get acme/web 1\r');
-    at = await term.waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
+    let { term, at } = await openAtPrompt();
+    at = await term.typeAndWaitFor('pipeline get acme/web 1\r', /✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
 
-    term.type('pipeline del\t');
-    at = await term.waitFor(/pipeline delete/, at);
-    term.type(' acme/web 1\r');
-    at = await term.waitFor(
+    at = await term.typeAndWaitFor('pipeline del\t', /pipeline delete/, at);
+    at = await term.typeAndWaitFor(
+      ' acme/web 1\r',
       /The exact call:\n\s+project: "acme\/web"\n\s+pipeline_id: 1[\s\S]*Run exactly this call\? \[y\/N\] $/,
       at,
     );
-    term.type('n\r');
-    at = await term.waitFor(/Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
-    term.type('pipeline get acme/web 1\r');
-    at = await term.waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('n\r', /Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('pipeline get acme/web 1\r', /✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
 
-    term.type('use acme/web\r');
-    at = await term.waitFor(/Default project: acme\/web[\s\S]*forgeops acme\/web> $/, at);
-    term.type('\x04');
-    expect(await term.exitCode()).toBe(0);
+    at = await term.typeAndWaitFor('use acme/web\r', /Default project: acme\/web[\s\S]*forgeops acme\/web> $/, at);
+    expect(await term.leave()).toBe(0);
   });
 
   it('says who it acts as, against the sandbox becomes another demo user with `as` (keeping what was done), and completes usernames', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     expect(term.shown()).toMatch(/^forgeops chat on the embedded sandbox as @alice \(Alice Martin\)\./m);
     expect(term.shown()).toContain('Demo users: root, alice, bob, carol, dave, erin; `as <user>` acts as another.');
     // Something done as alice stays in the sandbox when the chat acts as someone else.
-    term.type('branch create acme/web branch=as-test ref=main\r');
-    at = await term.waitFor(/as-test[\s\S]*forgeops> $/, at);
-    term.type('as @bob\r');
-    at = await term.waitFor(/Now acting as @bob \(Bob Chen\), the sandbox's demo developer\.[\s\S]*forgeops> $/, at);
-    term.type('user me\r');
-    at = await term.waitFor(/Bob Chen[\s\S]*forgeops> $/, at);
-    term.type('branch get acme/web as-test\r');
-    at = await term.waitFor(/as-test[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('branch create acme/web branch=as-test ref=main\r', /as-test[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor(
+      'as @bob\r',
+      /Now acting as @bob \(Bob Chen\), the sandbox's demo developer\.[\s\S]*forgeops> $/,
+      at,
+    );
+    at = await term.typeAndWaitFor('user me\r', /Bob Chen[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('branch get acme/web as-test\r', /as-test[\s\S]*forgeops> $/, at);
     expect(term.shown(at - 200)).not.toMatch(/404/);
     // Tab completes a username from the service.
-    term.type('project member remove acme/web @er\t');
-    at = await term.waitFor(/@erin/, at);
+    at = await term.typeAndWaitFor('project member remove acme/web @er\t', /@erin/, at);
     term.type('\x15');
-    term.type('as nobody\r');
-    at = await term.waitFor(
+    at = await term.typeAndWaitFor(
+      'as nobody\r',
       /No demo user "nobody": one of root, alice, bob, carol, dave, erin\.[\s\S]*forgeops> $/,
       at,
     );
-    term.type('\x04');
-    expect(await term.exitCode()).toBe(0);
+    expect(await term.leave()).toBe(0);
   });
 
   it('reads a ``` block over several lines with a continuation prompt, as help promises', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
-    term.type('file create acme/web notes.txt branch=main commit_message="Add notes" content=```\r');
-    at = await term.waitFor(/\.\.\. $/, at);
-    term.type('first line\r');
-    at = await term.waitFor(/\.\.\. $/, at);
-    term.type('second line``` --dry-run\r');
-    at = await term.waitFor(/Dry run: Create file[\s\S]*forgeops> $/, at);
+    let { term, at } = await openAtPrompt();
+    at = await term.typeAndWaitFor(
+      'file create acme/web notes.txt branch=main commit_message="Add notes" content=```\r',
+      /\.\.\. $/,
+      at,
+    );
+    at = await term.typeAndWaitFor('first line\r', /\.\.\. $/, at);
+    at = await term.typeAndWaitFor('second line``` --dry-run\r', /Dry run: Create file[\s\S]*forgeops> $/, at);
     expect(term.shown()).toContain('"content": "first line\\nsecond line"');
     expect(term.shown()).not.toMatch(/Unclosed ``` block/);
   });
 
   it('drops a "command, y" pair pasted in one write: the y came before the question, so nothing runs until a y typed after it', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     term.type('pipeline delete acme/web 1\ry\r');
     at = await term.waitFor(
       /Ignored a line typed before this question was shown; answer it now\.\nRun exactly this call\? \[y\/N\] $/,
@@ -233,41 +222,35 @@ describe('forgeops chat (a real terminal session)', () => {
     // Nothing ran: the pipeline is untouched while the question waits.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(term.shown(at)).toBe('');
-    term.type('y\r');
-    at = await term.waitFor(/✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
-    term.type('pipeline get acme/web 1\r');
-    at = await term.waitFor(/404 Pipeline Not Found[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('y\r', /✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('pipeline get acme/web 1\r', /404 Pipeline Not Found[\s\S]*forgeops> $/, at);
     expect(term.shown().match(/Deleted pipeline #1 in acme\/web/g)).toHaveLength(1);
-    term.type('\x04');
-    expect(await term.exitCode()).toBe(0);
+    expect(await term.leave()).toBe(0);
   });
 
   it('keeps answers out of the history: ↑ after declining recalls the command, and yes means y or yes only', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
-    term.type('pipeline delete acme/web 1\r');
-    at = await term.waitFor(/\[y\/N\] $/, at);
-    term.type(' y\r');
-    at = await term.waitFor(/Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
-    term.type('\x1b[A');
-    at = await term.waitFor(/pipeline delete acme\/web 1$/, at);
-    term.type('\r');
-    at = await term.waitFor(/\[y\/N\] $/, at);
-    term.type('YES\r');
-    at = await term.waitFor(/✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
-    term.type('\x04');
-    expect(await term.exitCode()).toBe(0);
+    let { term, at } = await openAtPrompt();
+    at = await term.typeAndWaitFor('pipeline delete acme/web 1\r', /\[y\/N\] $/, at);
+    at = await term.typeAndWaitFor(' y\r', /Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('\x1b[A', /pipeline delete acme\/web 1$/, at);
+    at = await term.typeAndWaitFor('\r', /\[y\/N\] $/, at);
+    at = await term.typeAndWaitFor('YES\r', /✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
+    expect(await term.leave()).toBe(0);
   });
 
   it("never prints a CI variable's value unless revealed, and a reveal asks first", async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
-    term.type('variable create acme key=AWS_KEY value=AKIAIOSFODNN7EXAMPLE\r');
-    at = await term.waitFor(/AWS_KEY[\s\S]*forgeops> $/, at);
-    term.type('variable get acme AWS_KEY\r');
-    at = await term.waitFor(/<secret, 20 characters, sha256 [0-9a-f]{8}…>[\s\S]*forgeops> $/, at);
-    term.type('variable list acme\r');
-    at = await term.waitFor(/AWS_KEY[\s\S]*forgeops> $/, at);
+    let { term, at } = await openAtPrompt();
+    at = await term.typeAndWaitFor(
+      'variable create acme key=AWS_KEY value=AKIAIOSFODNN7EXAMPLE\r',
+      /AWS_KEY[\s\S]*forgeops> $/,
+      at,
+    );
+    at = await term.typeAndWaitFor(
+      'variable get acme AWS_KEY\r',
+      /<secret, 20 characters, sha256 [0-9a-f]{8}…>[\s\S]*forgeops> $/,
+      at,
+    );
+    at = await term.typeAndWaitFor('variable list acme\r', /AWS_KEY[\s\S]*forgeops> $/, at);
     // The terminal echoes the line the human typed; nothing forgeops printed carries the value.
     const printed = () =>
       term
@@ -276,55 +259,45 @@ describe('forgeops chat (a real terminal session)', () => {
         .filter((line) => !line.startsWith('forgeops> variable create'))
         .join('\n');
     expect(printed()).not.toContain('AKIAIOSFODNN7EXAMPLE');
-    term.type('variable get acme AWS_KEY reveal=true\r');
-    at = await term.waitFor(/unmasked[\s\S]*\[y\/N\] $/, at);
+    at = await term.typeAndWaitFor('variable get acme AWS_KEY reveal=true\r', /unmasked[\s\S]*\[y\/N\] $/, at);
     expect(printed()).not.toContain('AKIAIOSFODNN7EXAMPLE');
-    term.type('y\r');
-    at = await term.waitFor(/AKIAIOSFODNN7EXAMPLE[\s\S]*forgeops> $/, at);
-    term.type('\x04');
-    expect(await term.exitCode()).toBe(0);
+    at = await term.typeAndWaitFor('y\r', /AKIAIOSFODNN7EXAMPLE[\s\S]*forgeops> $/, at);
+    expect(await term.leave()).toBe(0);
   });
 
   it('stops a long command on Ctrl+C and keeps the session; Ctrl+C at a question is no; twice at an empty prompt leaves', async () => {
-    const term = open();
-    let at = await term.waitFor(/forgeops> $/);
+    let { term, at } = await openAtPrompt();
     // Pipeline #10 is the demo's running production deploy: waiting for it would last minutes.
-    term.type('pipeline wait acme/web 10 timeout_seconds=300\r');
-    at = await term.waitFor(/timeout_seconds=300\n/, at);
+    at = await term.typeAndWaitFor('pipeline wait acme/web 10 timeout_seconds=300\r', /timeout_seconds=300\n/, at);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    term.type('\x03');
-    at = await term.waitFor(/Stopped \(Ctrl\+C\); nothing was changed\.\n[\s\S]*forgeops> $/, at, 5_000);
-    term.type('pipeline delete acme/web 1\r');
-    at = await term.waitFor(/\[y\/N\] $/, at);
-    term.type('\x03');
-    at = await term.waitFor(/Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
-    term.type('pipeline get acme/web 1\r');
-    at = await term.waitFor(/✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('\x03', /Stopped \(Ctrl\+C\); nothing was changed\.\n[\s\S]*forgeops> $/, at, 5_000);
+    at = await term.typeAndWaitFor('pipeline delete acme/web 1\r', /\[y\/N\] $/, at);
+    at = await term.typeAndWaitFor('\x03', /Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor('pipeline get acme/web 1\r', /✓ Pipeline #1: success[\s\S]*forgeops> $/, at);
     term.type('pipeline li');
-    term.type('\x03');
-    at = await term.waitFor(/forgeops> $/, at);
+    at = await term.typeAndWaitFor('\x03', /forgeops> $/, at);
     expect(term.shown(at)).toBe('');
-    term.type('\x03');
-    at = await term.waitFor(/\(To leave, press Ctrl\+C again, or Ctrl\+D, or type exit\.\)\nforgeops> $/, at);
-    term.type('\x03');
-    expect(await term.exitCode()).toBe(0);
+    at = await term.typeAndWaitFor(
+      '\x03',
+      /\(To leave, press Ctrl\+C again, or Ctrl\+D, or type exit\.\)\nforgeops> $/,
+      at,
+    );
+    expect(await term.leave('\x03')).toBe(0);
   });
 
   it('approves with y, and keeps the history in FORGEOPS_DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chat-history-'));
     dirs.push(dataDir);
-    const term = open({ FORGEOPS_DATA_DIR: dataDir });
-    let at = await term.waitFor(/forgeops> $/);
-    term.type('pipeline delete acme/web 1\r');
-    at = await term.waitFor(/\[y\/N\] $/, at);
-    term.type('y\r');
-    at = await term.waitFor(/✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
-    term.type('pipeline get acme/web 1\r');
-    at = await term.waitFor(/✗ Get pipeline failed\n\n\s+404 Pipeline Not Found[\s\S]*forgeops> $/, at);
-    term.type('\x03');
-    at = await term.waitFor(/To leave, press Ctrl\+C again[\s\S]*forgeops> $/, at);
-    term.type('\x03');
-    expect(await term.exitCode()).toBe(0);
+    let { term, at } = await openAtPrompt({ FORGEOPS_DATA_DIR: dataDir });
+    at = await term.typeAndWaitFor('pipeline delete acme/web 1\r', /\[y\/N\] $/, at);
+    at = await term.typeAndWaitFor('y\r', /✓ Deleted pipeline #1 in acme\/web[\s\S]*forgeops> $/, at);
+    at = await term.typeAndWaitFor(
+      'pipeline get acme/web 1\r',
+      /✗ Get pipeline failed\n\n\s+404 Pipeline Not Found[\s\S]*forgeops> $/,
+      at,
+    );
+    at = await term.typeAndWaitFor('\x03', /To leave, press Ctrl\+C again[\s\S]*forgeops> $/, at);
+    expect(await term.leave('\x03')).toBe(0);
     expect(readFileSync(join(dataDir, 'chat-history'), 'utf8')).toBe(
       'pipeline delete acme/web 1\npipeline get acme/web 1\n',
     );

@@ -18,9 +18,7 @@ const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 let a: Deployment;
 let b: Deployment;
 beforeAll(async () => {
-  await history.greenMain();
-  a = await history.deploy(await history.commit('Release A'));
-  b = await history.deploy(await history.commit('Release B'));
+  ({ a, b } = await history.releasesAThenB());
 }, 60_000);
 
 type Person = 'admin' | 'maintainer' | 'developer';
@@ -41,8 +39,11 @@ describe('rolling production back in the chat', () => {
   it('declined: nothing is sent and production still runs B', async () => {
     const before = posts();
     await chatAs('admin', async (term, at) => {
-      term.type('environment rollback acme/web production\r');
-      at = await term.waitFor(/It rolls production back[\s\S]*Run exactly this call\? \[y\/N\] $/, at);
+      at = await term.typeAndWaitFor(
+        'environment rollback acme/web production\r',
+        /It rolls production back[\s\S]*Run exactly this call\? \[y\/N\] $/,
+        at,
+      );
       term.type('n\r');
       await term.waitFor(/Not run; nothing was changed\.\n[\s\S]*forgeops> $/, at);
     });
@@ -54,8 +55,11 @@ describe('rolling production back in the chat', () => {
     let screen = '';
     await chatAs('admin', async (term, at) => {
       const start = at;
-      term.type('environment rollback acme/web production\r');
-      at = await term.waitFor(/Run exactly this call\? \[y\/N\] $/, at);
+      at = await term.typeAndWaitFor(
+        'environment rollback acme/web production\r',
+        /Run exactly this call\? \[y\/N\] $/,
+        at,
+      );
       term.type('y\r');
       await term.waitFor(/forgeops> $/, at);
       screen = term.shown(start);
@@ -90,8 +94,8 @@ describe('rolling production back in the chat', () => {
 
     // Alice, a maintainer who did not trigger it, approves it in her chat; production then runs A.
     await chatAs('maintainer', async (term, at) => {
-      term.type(`deployment approve acme/web ${made.id} status=approved\r`);
-      at = await term.waitFor(
+      at = await term.typeAndWaitFor(
+        `deployment approve acme/web ${made.id} status=approved\r`,
         new RegExp(
           `It approves deployment #${made.id} of ${shortSha(a.sha)} \\(main\\) to production, blocked[\\s\\S]*\\[y/N\\] $`,
         ),
@@ -131,8 +135,8 @@ describe('approving a blocked production deployment in the chat', () => {
     expect(await history.deployment(blocked.id)).toMatchObject({ status: 'blocked', deployable: { status: 'manual' } });
 
     await chatAs('admin', async (term, at) => {
-      term.type(`deployment get acme/web ${blocked.id}\r`);
-      at = await term.waitFor(
+      at = await term.typeAndWaitFor(
+        `deployment get acme/web ${blocked.id}\r`,
         /Deployment #\d+ to production: blocked[\s\S]*waiting for\s+1 approval[\s\S]*forgeops> $/,
         at,
       );
@@ -156,17 +160,15 @@ describe('approving a blocked production deployment in the chat', () => {
     const running = (await history.production()).last_deployment!;
     const blocked = await history.blocked(await history.commit('Release D'));
     await chatAs('admin', async (term, at) => {
-      term.type(`deployment approve acme/web ${blocked.id} status=rejected\r`);
-      at = await term.waitFor(/It rejects deployment[\s\S]*\[y\/N\] $/, at);
+      at = await term.typeAndWaitFor(
+        `deployment approve acme/web ${blocked.id} status=rejected\r`,
+        /It rejects deployment[\s\S]*\[y\/N\] $/,
+        at,
+      );
       term.type('y\r');
       await term.waitFor(new RegExp(`Deployment #${blocked.id} rejected by root[\\s\\S]*forgeops> $`), at);
     });
     expect(await history.deployment(blocked.id)).toMatchObject({ status: 'failed' });
-    expect(await history.job(blocked.deployable.id)).toMatchObject({
-      status: 'failed',
-      failure_reason: 'deployment_rejected',
-      started_at: null,
-    });
-    expect((await history.production()).last_deployment?.id).toBe(running.id);
+    await history.expectRejectedKeeping(blocked, running);
   }, 60_000);
 });

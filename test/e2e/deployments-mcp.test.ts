@@ -24,9 +24,7 @@ let b: Deployment;
 /** The job the accepted rollback made: the newest run of A's deploy job. */
 let rollbackJob: number;
 beforeAll(async () => {
-  await history.greenMain();
-  a = await history.deploy(await history.commit('Release A'));
-  b = await history.deploy(await history.commit('Release B'));
+  ({ a, b } = await history.releasesAThenB());
 }, 60_000);
 afterAll(async () => {
   for (const client of clients.splice(0)) await client.close();
@@ -192,12 +190,7 @@ describe('approve_deployment over MCP', () => {
     });
     expect(result.isError, resultText(result)).toBeFalsy();
     expect(prompts[0]).toContain(`It rejects deployment #${blocked.id}`);
-    expect(await history.job(blocked.deployable.id)).toMatchObject({
-      status: 'failed',
-      failure_reason: 'deployment_rejected',
-      started_at: null,
-    });
-    expect((await history.production()).last_deployment?.id).toBe(running.id);
+    await history.expectRejectedKeeping(blocked, running);
   }, 30_000);
 });
 

@@ -1,6 +1,6 @@
 // The MCP server over Streamable HTTP: sessions, elicitation accepted and declined, Host/Origin and bearer checks.
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -10,7 +10,7 @@ import { resultText, useSandbox, startMcpHttpOn } from '../helpers/mcp.js';
 
 const env = useSandbox();
 
-const PROJECT = 'acme/web';
+import { createPipeline, PROJECT } from '../helpers/approval.js';
 
 function startServer(extra: { mcpToken?: string; host?: string } = {}): Promise<McpHttpServer> {
   return startMcpHttpOn(env.client, {
@@ -56,12 +56,6 @@ function rawPost(url: string, headers: Record<string, string>): Promise<{ status
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function createPipeline(mcp: Client): Promise<number> {
-  const created = await mcp.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
-  expect(created.isError).toBeFalsy();
-  return (created.structuredContent as { id: number }).id;
 }
 
 describe('Streamable HTTP session', () => {
@@ -123,11 +117,10 @@ describe('Streamable HTTP session', () => {
 
 describe('request checks', () => {
   let server: McpHttpServer;
+  // The teardown beforeAll returns runs after the block's tests.
   beforeAll(async () => {
     server = await startServer();
-  });
-  afterAll(async () => {
-    await server.close();
+    return () => server.close();
   });
 
   it('rejects a foreign Host (DNS rebinding) with 403', async () => {

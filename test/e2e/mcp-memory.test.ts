@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { operations } from '../../src/operations/index.js';
 import { ANNOTATION_DEFAULTS } from '../../src/mcp/tools.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliStdioTransport } from '../helpers/stdio-cli.js';
 
 const env = useSandbox();
@@ -32,6 +33,9 @@ async function deleteNewPipeline(mcp: Awaited<ReturnType<typeof connectInMemory>
   });
   return { id, result };
 }
+
+/** All tools over the sandbox, for a person who answers every question with `answer`. */
+const answering = (answer: ElicitResult) => connectInMemory({ client: env.client, elicit: () => answer });
 
 describe('tools/list', () => {
   it('offers every operation with its annotations derived from the effect', async () => {
@@ -161,10 +165,7 @@ describe('tools/call', () => {
   });
 
   it('asks the human through elicitation, naming the target, and runs once accepted', async () => {
-    const mcp = await connectInMemory({
-      client: env.client,
-      elicit: () => ({ action: 'accept', content: { confirm: true } }),
-    });
+    const mcp = await answering({ action: 'accept', content: { confirm: true } });
     const { id, result } = await deleteNewPipeline(mcp);
     expect(result.isError).toBeFalsy();
     expect(mcp.prompts).toHaveLength(1);
@@ -175,10 +176,7 @@ describe('tools/call', () => {
   });
 
   it('does nothing when the human accepts the form without ticking the box', async () => {
-    const mcp = await connectInMemory({
-      client: env.client,
-      elicit: () => ({ action: 'accept', content: { confirm: false } }),
-    });
+    const mcp = await answering({ action: 'accept', content: { confirm: false } });
     const { id, result } = await deleteNewPipeline(mcp);
     expect(result.isError).toBe(true);
     expect(resultText(result)).toMatch(/nothing was changed/);

@@ -2,6 +2,7 @@
 // policy and approvals as the operation's own tool, and read-only mode holds there too.
 import { describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
@@ -10,6 +11,10 @@ const FILES = '/projects/acme%2Fweb/repository/files';
 function sentTo(method: string, prefix: string): number {
   return env.sandbox.requests.filter({ method }).filter((r) => r.path.startsWith(prefix)).length;
 }
+
+/** The meta toolset over the sandbox, for a person who answers every question with `answer`. */
+const metaToolsAnswering = (answer: ElicitResult) =>
+  connectInMemory({ client: env.client, toolsets: ['meta'], elicit: () => answer });
 
 describe('the meta toolset', () => {
   it('lists only find_operations, describe_operation and run_operation, well under 1,500 tokens', async () => {
@@ -91,11 +96,7 @@ describe('the meta toolset', () => {
   });
 
   it('asks the human before a destructive call, and runs nothing when they decline', async () => {
-    const declining = await connectInMemory({
-      client: env.client,
-      toolsets: ['meta'],
-      elicit: () => ({ action: 'decline' }),
-    });
+    const declining = await metaToolsAnswering({ action: 'decline' });
     const created = await declining.client.callTool({
       name: 'run_operation',
       arguments: {
@@ -125,11 +126,7 @@ describe('the meta toolset', () => {
     expect(sentTo('DELETE', FILES)).toBe(before);
     await declining.close();
 
-    const confirming = await connectInMemory({
-      client: env.client,
-      toolsets: ['meta'],
-      elicit: () => ({ action: 'accept', content: { confirm: true } }),
-    });
+    const confirming = await metaToolsAnswering({ action: 'accept', content: { confirm: true } });
     const confirmed = await confirming.client.callTool(call);
     expect(confirmed.isError, resultText(confirmed)).toBeFalsy();
     expect(confirming.prompts).toHaveLength(1);
@@ -138,11 +135,7 @@ describe('the meta toolset', () => {
   });
 
   it('previews a change with dry_run inside the arguments: the exact request, nothing sent, nobody asked', async () => {
-    const mcp = await connectInMemory({
-      client: env.client,
-      toolsets: ['meta'],
-      elicit: () => ({ action: 'decline' }),
-    });
+    const mcp = await metaToolsAnswering({ action: 'decline' });
     const before = env.sandbox.requests.filter({}).length;
     const preview = await mcp.client.callTool({
       name: 'run_operation',

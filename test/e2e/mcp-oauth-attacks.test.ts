@@ -39,6 +39,17 @@ async function codeFor(username: string) {
   return { code: back.searchParams.get('code')!, pkce, browser };
 }
 
+/** The client's redemption of `code` at forgeops's token endpoint, with this verifier and redirect URI. */
+function redeemCode(code: string, verifier: string, redirectUri = REDIRECT) {
+  return tokenRequest(serve.base, {
+    grant_type: 'authorization_code',
+    client_id: clientId,
+    code,
+    code_verifier: verifier,
+    redirect_uri: redirectUri,
+  });
+}
+
 describe('consent cannot be skipped', () => {
   it("refuses the code host's answer at forgeops's callback when no consent started it", async () => {
     const page = await new OAuthBrowser().fetch(`${serve.base}/oauth/callback?code=anything&state=made-up`);
@@ -148,13 +159,7 @@ describe('the authorization request and the code', () => {
 
   it('refuses a code redeemed with another redirect URI than its request had', async () => {
     const { code, pkce } = await codeFor('bob');
-    const answer = await tokenRequest(serve.base, {
-      grant_type: 'authorization_code',
-      client_id: clientId,
-      code,
-      code_verifier: pkce.verifier,
-      redirect_uri: 'http://127.0.0.1:1/other/callback',
-    });
+    const answer = await redeemCode(code, pkce.verifier, 'http://127.0.0.1:1/other/callback');
     expect(answer.status).toBe(400);
     expect(answer.data).toMatchObject({ error: 'invalid_grant' });
     expect(answer.data.error_description).toContain('redirect_uri');
@@ -162,36 +167,17 @@ describe('the authorization request and the code', () => {
 
   it('refuses a wrong PKCE verifier, and the code is spent for the right one too', async () => {
     const { code, pkce } = await codeFor('bob');
-    const wrong = await tokenRequest(serve.base, {
-      grant_type: 'authorization_code',
-      client_id: clientId,
-      code,
-      code_verifier: pkcePair().verifier,
-      redirect_uri: REDIRECT,
-    });
+    const wrong = await redeemCode(code, pkcePair().verifier);
     expect(wrong.status).toBe(400);
     expect(wrong.data).toMatchObject({ error: 'invalid_grant' });
     expect(wrong.data.error_description).toContain('code_verifier');
-    const after = await tokenRequest(serve.base, {
-      grant_type: 'authorization_code',
-      client_id: clientId,
-      code,
-      code_verifier: pkce.verifier,
-      redirect_uri: REDIRECT,
-    });
+    const after = await redeemCode(code, pkce.verifier);
     expect(after.status).toBe(400);
   });
 
   it('a replayed code is refused and takes back the tokens its first redemption gave', async () => {
     const { code, pkce } = await codeFor('carol');
-    const redeem = () =>
-      tokenRequest(serve.base, {
-        grant_type: 'authorization_code',
-        client_id: clientId,
-        code,
-        code_verifier: pkce.verifier,
-        redirect_uri: REDIRECT,
-      });
+    const redeem = () => redeemCode(code, pkce.verifier);
     const first = await redeem();
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-store');

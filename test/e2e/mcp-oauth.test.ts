@@ -9,7 +9,7 @@ import { connectWith, MemoryOAuthProvider, signInHost } from '../helpers/mcp-oau
 import { isInputRequiredResult } from '@modelcontextprotocol/client';
 import { ACCEPT, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import { OAuthBrowser, signInAsPerson } from '../helpers/oauth-browser.js';
-import { type OAuthServe, startOAuthServe, postToolsList } from '../helpers/oauth-serve.js';
+import { type OAuthServe, startOAuthServe, postToolsList, postWithToken } from '../helpers/oauth-serve.js';
 
 const SECRET = 'e2e-mcp-oauth-secret-0123456789abcdef';
 let serve: OAuthServe;
@@ -237,18 +237,7 @@ describe('everything keys on the signed-in person', () => {
     carolToken = carolHost.tokens()!.access_token;
   });
 
-  const post = (token: string, body: unknown, session?: string) =>
-    fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
-        'mcp-protocol-version': '2025-11-25',
-        ...(session && { 'mcp-session-id': session }),
-      },
-      body: JSON.stringify(body),
-    });
+  const post = (token: string, body: unknown, session?: string) => postWithToken(mcpUrl, token, body, session);
 
   it("refuses one person's session to another person's token", async () => {
     const opened = await post(carolToken, {

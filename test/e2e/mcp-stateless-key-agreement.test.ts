@@ -7,12 +7,12 @@ import { isInputRequiredResult, type CallToolResult, type InputRequiredResult } 
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { RedisStore } from '../../src/state/redis-store.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { branchDeletes, newBranch, PROJECT } from '../helpers/approval.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { ACCEPT, manualClient, text } from '../helpers/mcp-v2.js';
 import { startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
-const PROJECT = 'acme/web';
 
 describe('the requestState key after Redis lost its data', () => {
   let redis: RedisServer;
@@ -35,26 +35,13 @@ describe('the requestState key after Redis lost its data', () => {
     return replica;
   }
 
-  async function newBranch(name: string): Promise<void> {
-    const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches`;
-    expect(
-      (await env.client.request({ method: 'POST', path, query: { branch: name, ref: 'main' }, idempotent: false }))
-        .status,
-    ).toBe(201);
-  }
-
-  function deletesOf(branch: string): number {
-    return env.sandbox.requests
-      .all()
-      .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
-  }
-
-  /** Asks on one replica, answers yes on the other; the call's result. */
+  /** Makes `branch`, asks to delete it on one replica and answers yes on the other; the call's result. */
   async function askHereAnswerThere(
     asked: McpHttpServer,
     answered: McpHttpServer,
     branch: string,
   ): Promise<CallToolResult> {
+    await newBranch(env.client, branch);
     const args = { id: PROJECT, branch };
     const here = await manualClient(asked.url);
     const there = await manualClient(answered.url);
@@ -81,7 +68,6 @@ describe('the requestState key after Redis lost its data', () => {
 
   it("a replica that made its key before FLUSHALL and one that made it after answer each other's questions", async () => {
     const before = await startReplica();
-    await newBranch('key-warmup');
     // The first replica's key is made now, and kept in Redis.
     expect((await askHereAnswerThere(before, before, 'key-warmup')).isError).toBeFalsy();
     await admin.flushall();
@@ -90,29 +76,25 @@ describe('the requestState key after Redis lost its data', () => {
       [after, before, 'key-after-to-before'],
       [before, after, 'key-before-to-after'],
     ] as const) {
-      await newBranch(branch);
       const result = await askHereAnswerThere(asked, answered, branch);
       expect(text(result)).not.toMatch(/requestState/i);
       expect(result.isError).toBeFalsy();
-      expect(deletesOf(branch)).toBe(1);
+      expect(branchDeletes(env.sandbox, branch)).toBe(1);
     }
   });
 
   it('replicas that both hold the key put it back when Redis lost it, and a replica started then agrees with them', async () => {
     const [one, two] = [await startReplica(), await startReplica()];
-    await newBranch('key-both-warm');
     expect((await askHereAnswerThere(one, two, 'key-both-warm')).isError).toBeFalsy();
     await admin.flushall();
-    await newBranch('key-put-back');
     expect((await askHereAnswerThere(one, two, 'key-put-back')).isError).toBeFalsy();
     const three = await startReplica();
     for (const [asked, answered, branch] of [
       [three, one, 'key-newcomer-asks'],
       [two, three, 'key-newcomer-answers'],
     ] as const) {
-      await newBranch(branch);
       expect((await askHereAnswerThere(asked, answered, branch)).isError).toBeFalsy();
-      expect(deletesOf(branch)).toBe(1);
+      expect(branchDeletes(env.sandbox, branch)).toBe(1);
     }
   });
 });

@@ -11,13 +11,13 @@ import { MAX_WAITING_PER_CLIENT } from '../../src/mcp/stateless.js';
 import type { McpServerOptions } from '../../src/mcp/server.js';
 import { MemoryStore } from '../../src/state/store.js';
 import type { ApiTransport } from '../../src/http/types.js';
+import { newBranch, PROJECT } from '../helpers/approval.js';
 import { testServerOptions, useSandbox } from '../helpers/mcp.js';
 import { text } from '../helpers/mcp-v2.js';
 import { manualClientFrom } from '../helpers/from-address.js';
 import { startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
-const PROJECT = 'acme/web';
 
 function startServer(store: MemoryStore, client: () => ApiTransport = () => env.client): Promise<McpHttpServer> {
   const serverOptions = (token?: string): McpServerOptions => ({
@@ -31,17 +31,7 @@ function startServer(store: MemoryStore, client: () => ApiTransport = () => env.
 
 describe('2026-07-28 questions per client', () => {
   beforeAll(async () => {
-    const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches`;
-    expect(
-      (
-        await env.client.request({
-          method: 'POST',
-          path,
-          query: { branch: 'questions-held', ref: 'main' },
-          idempotent: false,
-        })
-      ).status,
-    ).toBe(201);
+    await newBranch(env.client, 'questions-held');
   });
 
   it('a client with its cap of unanswered questions is refused more; another client without a token is still asked', async () => {

@@ -8,29 +8,15 @@ import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { RedisStore } from '../../src/state/redis-store.js';
 import { freePort, startHaproxy, type Balancer } from '../helpers/balancers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { branchDeletes, newBranch, PROJECT } from '../helpers/approval.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { ACCEPT, manualClient, modernClient, text } from '../helpers/mcp-v2.js';
 import { startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
-const PROJECT = 'acme/web';
 
 /** Which replica answered each stateless tools/call, in order. */
 const answeredBy: string[] = [];
-
-function deletesOf(branch: string): number {
-  return env.sandbox.requests
-    .all()
-    .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
-}
-
-async function newBranch(name: string): Promise<void> {
-  const path = `/projects/${encodeURIComponent(PROJECT)}/repository/branches`;
-  expect(
-    (await env.client.request({ method: 'POST', path, query: { branch: name, ref: 'main' }, idempotent: false }))
-      .status,
-  ).toBe(201);
-}
 
 describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
   let redis: RedisServer;
@@ -87,8 +73,8 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
 
   it('reads, approves and declines through either replica; each call runs 0 or 1 times as it should', async () => {
     const url = `${balancer.url}/mcp`;
-    await newBranch('rr-yes');
-    await newBranch('rr-no');
+    await newBranch(env.client, 'rr-yes');
+    await newBranch(env.client, 'rr-no');
     answeredBy.length = 0;
     const yes = await modernClient(url, () => ({ action: 'accept', content: { confirm: true } }));
     const no = await modernClient(url, () => ({ action: 'decline' }));
@@ -104,14 +90,14 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
     })) as CallToolResult;
     expect(deleted.isError).toBeFalsy();
     expect(yes.asked).toHaveLength(1);
-    expect(deletesOf('rr-yes')).toBe(1);
+    expect(branchDeletes(env.sandbox, 'rr-yes')).toBe(1);
 
     const declined = (await no.client.callTool({
       name: 'delete_branch',
       arguments: { id: PROJECT, branch: 'rr-no' },
     })) as CallToolResult;
     expect(text(declined)).toBe('The human declined; nothing was changed.');
-    expect(deletesOf('rr-no')).toBe(0);
+    expect(branchDeletes(env.sandbox, 'rr-no')).toBe(0);
 
     // Both replicas answered tool calls, and an approval's two requests went to different ones.
     expect(new Set(answeredBy)).toEqual(new Set(['r1', 'r2']));
@@ -120,7 +106,7 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
   });
 
   it('the same approval sent to both replicas at once runs once', async () => {
-    await newBranch('rr-race');
+    await newBranch(env.client, 'rr-race');
     const { client, call } = await manualClient(`${balancer.url}/mcp`);
     const args = { id: PROJECT, branch: 'rr-race' };
     const asked = (await call('delete_branch', args)) as InputRequiredResult;
@@ -133,7 +119,7 @@ describe('2026-07-28 on two replicas, plain round robin, one Redis', () => {
     expect(answers.filter((a) => !a.isError)).toHaveLength(1);
     for (const refused of answers.filter((a) => a.isError))
       expect(text(refused)).toBe('This approval was already used or is unknown; nothing was run.');
-    expect(deletesOf('rr-race')).toBe(1);
+    expect(branchDeletes(env.sandbox, 'rr-race')).toBe(1);
     await client.close();
   });
 });

@@ -16,6 +16,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { freePort } from '../helpers/balancers.js';
 import { connectClient } from '../safety/mcp-harness.js';
 import { callAnsweringYes } from '../helpers/call-as-yes.js';
+import { onOutput } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const WEB = 'acme/web';
@@ -60,11 +61,8 @@ async function startServe(
   });
   spawned.push(child);
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    output += d.toString();
+  onOutput(child, (chunk) => {
+    output += chunk;
   });
   const base = `http://127.0.0.1:${port}`;
   // Bounded: 200 checks of 50 ms.

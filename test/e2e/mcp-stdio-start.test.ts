@@ -74,6 +74,13 @@ async function spawnCli(
   return mcp;
 }
 
+/** The built CLI over stdio with the load tracer writing to a fresh log named `logName`; the client and the log. */
+async function spawnTracedCli(logName: string) {
+  const log = join(hookDir, logName);
+  writeFileSync(log, '');
+  return { log, mcp: await spawnCli({}, ['--import', loadTracer(log)]) };
+}
+
 /** The sources (as the bundle's source maps name them) of every dist file loaded so far, or before answer `untilId`. */
 function loadedSources(log: string, untilId?: string | number): string[] {
   const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
@@ -132,9 +139,7 @@ describe('forgeops mcp from the built bundle', () => {
   });
 
   it('starts with no registry, HTTP client, ajv, Bolt or sandbox; warms the registry up once tools/list is answered; never loads ajv, Bolt, the sandbox, Redis, metrics or the 2026 server', async () => {
-    const log = join(hookDir, 'loaded.log');
-    writeFileSync(log, '');
-    const mcp = await spawnCli({}, ['--import', loadTracer(log)]);
+    const { log, mcp } = await spawnTracedCli('loaded.log');
     try {
       // Initialized: what the start cost.
       const atStart = loadedSources(log);
@@ -171,9 +176,7 @@ describe('forgeops mcp from the built bundle', () => {
   });
 
   it("builds the schemas of a first call's own area only, when the call comes before any tool list", async () => {
-    const log = join(hookDir, 'first-call.log');
-    writeFileSync(log, '');
-    const mcp = await spawnCli({}, ['--import', loadTracer(log)]);
+    const { log, mcp } = await spawnTracedCli('first-call.log');
     try {
       const result = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } });
       expect(result.isError).toBeFalsy();

@@ -9,6 +9,7 @@ import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { modernClient, text } from '../helpers/mcp-v2.js';
 import { connectClient, initializeBody, rawRequest } from '../safety/mcp-harness.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { onOutput } from '../helpers/child-output.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 let redis: RedisServer;
@@ -34,11 +35,8 @@ beforeAll(async () => {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  serve.stdout!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  serve.stderr!.on('data', (d: Buffer) => {
-    output += d.toString();
+  onOutput(serve, (chunk) => {
+    output += chunk;
   });
   exited = new Promise((resolve) => serve.once('exit', (code) => resolve(code)));
   // Bounded: 400 checks of 50 ms, until the sandbox is up and the service answers.

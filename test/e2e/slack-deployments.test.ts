@@ -4,28 +4,17 @@
 // (maintainer, not the deployer: root triggers every pipeline here) approves and the message follows the deploy to
 // its end; a press after that runs nothing. Reject ends a deployment in its message; a deploy that fails is an alert.
 import { describe, expect, it } from 'vitest';
-import { useSandbox } from '../helpers/mcp.js';
-import {
-  buttonsOf,
-  channelCalls,
-  type MessageButton,
-  messageText,
-  type RecordedCall,
-  waitFor,
-} from '../helpers/slack.js';
-import { type Body, useSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf, type MessageButton, messageText, type RecordedCall, waitFor } from '../helpers/slack.js';
+import { type Body, useWatchedChannel } from '../helpers/slack-bot.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 
 const CULPRIT = "Show order dates in the store's time zone";
 const WEB = `/projects/${encodeURIComponent('acme/web')}`;
-const env = useSandbox({ jobTimeScale: 0.3 });
 // U1 is alice (maintainer of acme), U2 bob (developer: he may read deployments, not approve them).
-const bots = useSlackBot(env, {
-  name: 'deployments',
-  people: { U1: 'maintainer', U2: 'developer' },
-  watch: { as: 'reporter', intervalMs: 1000 },
+const { env, bots, posts, updatesOf, threadOf } = useWatchedChannel('deployments', {
+  U1: 'maintainer',
+  U2: 'developer',
 });
-const { posts, updatesOf, threadOf } = channelCalls(() => bots.slack, 'C1');
 
 const plain = (call: RecordedCall) => String(call.args.text);
 const labels = (call: RecordedCall) => buttonsOf(call.args).map((b) => b.text.text);

@@ -2,19 +2,15 @@
 // Revert on the channel's incident message, the service refuses her (403) and she alone is told why in words; alice
 // (maintainer) presses the same buttons next and they run. Against the sandbox and a fake Slack, as Slack sends clicks.
 import { describe, expect, it } from 'vitest';
-import { useSandbox } from '../helpers/mcp.js';
-import { buttonsOf, channelCalls, messageText, waitFor } from '../helpers/slack.js';
-import { revertAsMergeRequest, useSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf, messageText, waitFor } from '../helpers/slack.js';
+import { revertAsMergeRequest, useWatchedChannel } from '../helpers/slack-bot.js';
 
-const env = useSandbox({ jobTimeScale: 0.3 });
 // U1 is alice (maintainer of acme), U3 erin (signed in, member of nothing: she may read acme/web, not act on it).
-const bots = useSlackBot(env, {
-  name: 'refused-press',
-  people: { U1: 'maintainer', U3: 'outsider' },
-  watch: { as: 'reporter', intervalMs: 1000 },
+const { env, bots, posts, threadOf, updatesOf } = useWatchedChannel('refused-press', {
+  U1: 'maintainer',
+  U3: 'outsider',
 });
 const { press } = bots;
-const { posts, threadOf, updatesOf } = channelCalls(() => bots.slack, 'C1');
 
 describe('an incident button refused as its presser', () => {
   it('stays for the next person: erin is refused in words, to her alone; alice then retries and reverts', async () => {

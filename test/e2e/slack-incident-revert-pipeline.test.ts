@@ -3,20 +3,12 @@
 // pipeline #M failed at test" in place, offers Retry pipeline #M of !N and the log, and its thread says it failed. A
 // Retry drawn on a pipeline no longer the merge request's latest runs nothing; the one drawn on its latest runs.
 import { describe, expect, it } from 'vitest';
-import { useSandbox } from '../helpers/mcp.js';
-import { buttonsOf, channelCalls, eventually, messageText, waitFor } from '../helpers/slack.js';
-import { revertAsMergeRequest, useSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf, eventually, messageText, waitFor } from '../helpers/slack.js';
+import { revertAsMergeRequest, useWatchedChannel } from '../helpers/slack-bot.js';
 
 const PROJECT = 'acme%2Fweb';
-// Jobs at 0.3 of their usual seconds: a pipeline ends in about 5 s, seen by a watch looking every second.
-const env = useSandbox({ jobTimeScale: 0.3 });
 // U1 links the demo maintainer's token (alice's): she may revert, retry and read logs.
-const bots = useSlackBot(env, {
-  name: 'revert-pipeline',
-  people: { U1: 'maintainer' },
-  watch: { as: 'reporter', intervalMs: 1000 },
-});
-const { posts, updatesOf, threadOf } = channelCalls(() => bots.slack, 'C1');
+const { env, bots, posts, updatesOf, threadOf } = useWatchedChannel('revert-pipeline', { U1: 'maintainer' });
 
 /** A push to `branch` (a new pipeline runs for it). */
 async function push(branch: string, message: string, actions: Array<Record<string, unknown>>): Promise<void> {

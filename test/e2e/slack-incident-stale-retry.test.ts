@@ -3,20 +3,12 @@
 // runs nothing — the sandbox sees no retry of #N — tells the presser alone what changed, and leaves the message and
 // its thread as they were; the message's own Retry, drawn on the newer pipeline, still runs.
 import { describe, expect, it } from 'vitest';
-import { useSandbox } from '../helpers/mcp.js';
-import { buttonsOf, channelCalls, eventually, type MessageButton, messageText, waitFor } from '../helpers/slack.js';
-import { useSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf, eventually, type MessageButton, messageText, waitFor } from '../helpers/slack.js';
+import { useWatchedChannel } from '../helpers/slack-bot.js';
 
 const PROJECT = 'acme%2Fweb';
-// Jobs at 0.3 of their usual seconds: a pipeline ends in about 5 s, seen by a watch looking every second.
-const env = useSandbox({ jobTimeScale: 0.3 });
 // U1 is alice, maintainer of acme: she may retry, so only the premise stands between her press and a retry.
-const bots = useSlackBot(env, {
-  name: 'stale-retry',
-  people: { U1: 'maintainer' },
-  watch: { as: 'reporter', intervalMs: 1000 },
-});
-const { posts, updatesOf, threadOf } = channelCalls(() => bots.slack, 'C1');
+const { env, bots, posts, updatesOf, threadOf } = useWatchedChannel('stale-retry', { U1: 'maintainer' });
 
 /** main's pipelines, newest first. */
 async function mainPipelines() {

@@ -3,21 +3,17 @@
 // message's thread and the same message is updated (running, then still red); Revert as a merge request, then its
 // merge, turn main green and the message says resolved and after how long; one post for the episode throughout.
 import { describe, expect, it } from 'vitest';
-import { useSandbox } from '../helpers/mcp.js';
-import { buttonsOf, channelCalls, messageText, waitFor } from '../helpers/slack.js';
-import { revertAsMergeRequest, useSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf, messageText, waitFor } from '../helpers/slack.js';
+import { revertAsMergeRequest, useWatchedChannel } from '../helpers/slack-bot.js';
 
 const CULPRIT = "Show order dates in the store's time zone";
-// Jobs take 0.3 of their usual seconds: a retried test runs for about 2 s, long enough for a 1 s watch to see it run.
-const env = useSandbox({ jobTimeScale: 0.3 });
 // U1 (ana) links the demo maintainer's token (alice's); U2 the developer's, who is Bob Chen, the culprit's author; U3 an
 // outsider's, who sees only public projects.
-const bots = useSlackBot(env, {
-  name: 'incident',
-  people: { U1: 'maintainer', U2: 'developer', U3: 'outsider' },
-  watch: { as: 'reporter', intervalMs: 1000 },
+const { env, bots, posts, updatesOf, threadOf, retryUntilStillRed } = useWatchedChannel('incident', {
+  U1: 'maintainer',
+  U2: 'developer',
+  U3: 'outsider',
 });
-const { posts, updatesOf, threadOf } = channelCalls(() => bots.slack, 'C1');
 const command = (text: string, user = 'U1') => bots.command(text, { user });
 
 describe('the incident loop in Slack', () => {
@@ -59,23 +55,9 @@ describe('the incident loop in Slack', () => {
     );
 
     // Retry, pressed by ana: the thread names her, and the message shows the retry running, then still red.
-    await bots.click(buttonsOf(incident.args)[0], { user: 'U1' });
-    const pressed = await waitFor(
-      () => threadOf(ts).find((c) => messageText(c.args).includes('<@U1> pressed *Retry failed jobs*')),
-      15_000,
-      'the press in the thread',
-    );
+    const { pressed, stillRed } = await retryUntilStillRed(incident, ts);
     expect(messageText(pressed.args)).toMatch(/→ /);
-    await waitFor(
-      () => updatesOf(ts).find((c) => messageText(c.args).includes('retrying… pipeline #')),
-      15_000,
-      'the running update',
-    );
-    const stillRed = await waitFor(
-      () => updatesOf(ts).find((c) => messageText(c.args).includes('still red after the retry: broken, not flaky')),
-      20_000,
-      'the still-red update',
-    );
+    expect(messageText(stillRed.args)).toContain('still red after the retry: broken, not flaky');
     const order = updatesOf(ts).map((c) => messageText(c.args));
     expect(order.findIndex((t) => t.includes('retrying…'))).toBeLessThan(
       order.findIndex((t) => t.includes('still red after the retry')),

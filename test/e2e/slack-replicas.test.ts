@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
 import { clickBody, commandBody, loginSubmitBody, messageText, waitFor } from '../helpers/slack.js';
 import { useSlackBot } from '../helpers/slack-bot.js';
+import { onOutput } from '../helpers/child-output.js';
 
 const env = useSandbox();
 const bots = useSlackBot(env, { name: 'replica', replicas: 2 });
@@ -99,11 +100,8 @@ describe('the built CLI', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let text = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      text += d.toString();
-    });
-    child.stderr!.on('data', (d: Buffer) => {
-      text += d.toString();
+    onOutput(child, (chunk) => {
+      text += chunk;
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {

@@ -6,27 +6,17 @@
 // v1.1.0's commit again and the incident's thread says so; Roll back pressed again then runs nothing.
 import { describe, expect, it } from 'vitest';
 import { shortSha } from '../../src/operations/engine/present.js';
-import { useSandbox } from '../helpers/mcp.js';
-import {
-  buttonsOf,
-  channelCalls,
-  type MessageButton,
-  messageText,
-  type RecordedCall,
-  waitFor,
-} from '../helpers/slack.js';
-import { type Body, useSlackBot } from '../helpers/slack-bot.js';
+import { buttonsOf, type MessageButton, messageText, type RecordedCall, waitFor } from '../helpers/slack.js';
+import { type Body, useWatchedChannel } from '../helpers/slack-bot.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 
 const WEB = `/projects/${encodeURIComponent('acme/web')}`;
-const env = useSandbox({ jobTimeScale: 0.3 });
 // U1 is alice (maintainer of acme), U2 bob (developer), U4 root (owner: the second maintainer who approves alice's).
-const bots = useSlackBot(env, {
-  name: 'rollback',
-  people: { U1: 'maintainer', U2: 'developer', U4: 'admin' },
-  watch: { as: 'reporter', intervalMs: 1000 },
+const { env, bots, posts, updatesOf, threadOf } = useWatchedChannel('rollback', {
+  U1: 'maintainer',
+  U2: 'developer',
+  U4: 'admin',
 });
-const { posts, updatesOf, threadOf } = channelCalls(() => bots.slack, 'C1');
 const plain = (call: RecordedCall) => String(call.args.text);
 const writes = () => env.sandbox.requests.all().filter((r) => r.method !== 'GET');
 

@@ -1,5 +1,7 @@
 // Test harness for approvals: the human's side of the approval page (open it, answer it) and a pipeline to delete.
 import { fetch } from 'undici';
+import { expect } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { HttpClient } from '../../src/http/client.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { connectInMemory } from './mcp.js';
@@ -32,15 +34,40 @@ export async function answerPage(
   return { status: response.status, text: await response.text() };
 }
 
+/** A fresh pipeline of PROJECT on main, created through the test's own MCP client `mcp`; its id. */
+export async function createPipeline(mcp: Client): Promise<number> {
+  const created = await mcp.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
+  expect(created.isError).toBeFalsy();
+  return (created.structuredContent as { id: number }).id;
+}
+
 /** A fresh pipeline of PROJECT, made by a client that needs no approval for it. */
 export async function newPipeline(client: HttpClient): Promise<number> {
   const mcp = await connectInMemory({ client });
-  const created = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: PROJECT, ref: 'main' } });
+  const id = await createPipeline(mcp.client);
   await mcp.close();
-  return (created.structuredContent as { id: number }).id;
+  return id;
 }
 
 /** The DELETE requests the sandbox got for one pipeline: how many times an approved call ran. */
 export function deletesOf(sandbox: Sandbox, pipeline: number) {
   return sandbox.requests.all().filter((r) => r.method === 'DELETE' && r.path.includes(`/pipelines/${pipeline}`));
+}
+
+/** A fresh branch `name` of PROJECT from main, made by `client` (the test's own set-up, no approval asked). */
+export async function newBranch(client: HttpClient, name: string): Promise<void> {
+  const response = await client.request({
+    method: 'POST',
+    path: `/projects/${encodeURIComponent(PROJECT)}/repository/branches`,
+    query: { branch: name, ref: 'main' },
+    idempotent: false,
+  });
+  if (response.status !== 201) throw new Error(`branch ${name} was not made: ${response.status}`);
+}
+
+/** How many times the sandbox was asked to delete the branch: how many times an approved call ran. */
+export function branchDeletes(sandbox: Sandbox, branch: string): number {
+  return sandbox.requests
+    .all()
+    .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
 }

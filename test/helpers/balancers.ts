@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onOutput } from './child-output.js';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -49,11 +50,8 @@ async function runBalancer(
   writeFileSync(file, config);
   let output = '';
   const child = spawn(command, args(dir, file), { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    output += d.toString();
+  onOutput(child, (chunk) => {
+    output += chunk;
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Bounded: 200 tries of 25 ms.

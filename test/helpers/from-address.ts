@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { manualClient } from './mcp-v2.js';
 import { afterAll, expect } from 'vitest';
-import { initializeBody, PROTOCOL_VERSION } from '../safety/mcp-harness.js';
+import { initializeBody, sessionMessage } from '../safety/mcp-harness.js';
 
 /** One connection pool per source address, closed after the test file. */
 const agents = new Map<string, Agent>();
@@ -58,26 +58,14 @@ export function initializeFrom(address: string, url: string, headers: Record<str
   return requestFrom(address, url, 'POST', { 'content-type': 'application/json', ...headers }, initializeBody());
 }
 
-/** A raw JSON-RPC message on a session, from `address`. */
+/** A raw JSON-RPC message on a session, from `address` (the rest as sessionMessage takes it: session id, message, headers). */
 export function sessionPostFrom(
   address: string,
   url: string,
-  sessionId: string,
-  message: object,
-  headers: Record<string, string> = {},
+  ...onSession: Parameters<typeof sessionMessage>
 ): Promise<Answer> {
-  return requestFrom(
-    address,
-    url,
-    'POST',
-    {
-      'content-type': 'application/json',
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': PROTOCOL_VERSION,
-      ...headers,
-    },
-    JSON.stringify({ jsonrpc: '2.0', ...message }),
-  );
+  const sent = sessionMessage(...onSession);
+  return requestFrom(address, url, 'POST', sent.headers, sent.body);
 }
 
 /** The SDK's own client over Streamable HTTP, connecting from `address`. */

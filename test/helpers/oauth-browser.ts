@@ -11,7 +11,9 @@ export interface Visited {
 export interface Form {
   action: string;
   method: string;
+  /** Hidden and prefilled fields by name. */
   fields: Record<string, string>;
+  /** The values of its submit buttons named `decision`. */
   decisions: string[];
 }
 
@@ -23,6 +25,7 @@ const decode = (text: string) =>
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
 
+/** The forms of a page, in order. */
 export function formsOf(html: string): Form[] {
   return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map(([, attributes, inner]) => {
     const attribute = (text: string, name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(text)?.[1];

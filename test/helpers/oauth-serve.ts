@@ -116,22 +116,28 @@ export async function tokenRequest(base: string, form: Record<string, string | u
   return { status: response.status, headers: response.headers, data: (await response.json()) as Record<string, any> };
 }
 
-/** An initialize with a bearer token: its status (200: a session opened) and WWW-Authenticate. */
-export async function listWith(mcpUrl: string, token: string) {
-  const response = await fetch(mcpUrl, {
+/** A JSON-RPC POST to /mcp with a bearer token on the 2025-11-25 revision, on a session when one is named. */
+export function postWithToken(mcpUrl: string, token: string, message: unknown, session?: string) {
+  return fetch(mcpUrl, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       authorization: `Bearer ${token}`,
       'mcp-protocol-version': '2025-11-25',
+      ...(session && { 'mcp-session-id': session }),
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
-    }),
+    body: JSON.stringify(message),
+  });
+}
+
+/** An initialize with a bearer token: its status (200: a session opened) and WWW-Authenticate. */
+export async function listWith(mcpUrl: string, token: string) {
+  const response = await postWithToken(mcpUrl, token, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
   });
   await response.body?.cancel();
   return { status: response.status, challenge: response.headers.get('www-authenticate') ?? '' };

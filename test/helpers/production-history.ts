@@ -1,5 +1,6 @@
 // acme/web's production history made through the sandbox's API on a manual clock: main made green, commits pushed and
 // deployed to the protected production environment with an approval, so a deployments test starts from what it made.
+import { expect } from 'vitest';
 import type { ManualClock } from '../../src/sandbox/core/clock.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { api, type Role } from '../unit/sandbox/sandbox-client.js';
@@ -134,5 +135,23 @@ export class ProductionHistory {
     const done = await this.finished(blocked.id);
     if (done.status !== 'success') throw new Error(`deployment #${done.id} of ${sha}: ${done.status}`);
     return done;
+  }
+
+  /** main made green, then releases A and B committed and deployed to production in turn (B is live, A before it). */
+  async releasesAThenB(): Promise<{ a: Deployment; b: Deployment }> {
+    await this.greenMain();
+    const a = await this.deploy(await this.commit('Release A'));
+    const b = await this.deploy(await this.commit('Release B'));
+    return { a, b };
+  }
+
+  /** A rejected deployment's job failed as rejected without starting, and production still runs `running`. */
+  async expectRejectedKeeping(rejected: Deployment, running: Deployment): Promise<void> {
+    expect(await this.job(rejected.deployable.id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'deployment_rejected',
+      started_at: null,
+    });
+    expect((await this.production()).last_deployment?.id).toBe(running.id);
   }
 }

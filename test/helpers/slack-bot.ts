@@ -11,8 +11,10 @@ import { type Logger, silentLogger } from '../../src/log.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { type SlackBotHandle, startSlackBot } from '../../src/slack/main.js';
 import { type RedisServer, startRedis } from './redis.js';
+import { useSandbox } from './mcp.js';
 import {
   buttonsOf,
+  channelCalls,
   clickBody,
   commandBody,
   type FakeSlack,
@@ -262,6 +264,35 @@ export function useSlackBot(env: { readonly sandbox: Sandbox }, setup: HttpBotSe
 
 /** The Slack bots of a file, as useSlackBot gives them. */
 export type SlackBots = ReturnType<typeof useSlackBot>;
+
+/**
+ * The incident files' set-up: a sandbox whose jobs take 0.3 of their usual seconds (a pipeline ends in about 5 s, a
+ * retried test runs about 2 s: long enough for a watch that looks every second to see it run), a bot whose watches
+ * read with the reporter's token every second, `people` linked, and what it sends to channel C1.
+ */
+export function useWatchedChannel(name: string, people: Record<string, TokenName>) {
+  const env = useSandbox({ jobTimeScale: 0.3 });
+  const bots = useSlackBot(env, { name, people, watch: { as: 'reporter', intervalMs: 1000 } });
+  const channel = channelCalls(() => bots.slack, 'C1');
+  /**
+   * Presses Retry (the first button) on the incident message `incident`, whose ts is `ts`, as `user`; waits for the
+   * press in its thread, then the update that shows the retry running and the one that says it is still red.
+   */
+  async function retryUntilStillRed(incident: RecordedCall, ts: unknown, user = 'U1') {
+    await bots.click(buttonsOf(incident.args)[0], { user });
+    const pressed = await waitFor(
+      () => channel.threadOf(ts).find((c) => messageText(c.args).includes(`<@${user}> pressed *Retry failed jobs*`)),
+      15_000,
+      'the press in the thread',
+    );
+    const updateSaying = (text: string, what: string) =>
+      waitFor(() => channel.updatesOf(ts).find((c) => messageText(c.args).includes(text)), 30_000, what);
+    const running = await updateSaying('retrying… pipeline #', 'the running update');
+    const stillRed = await updateSaying('still red after the retry', 'the still-red update');
+    return { pressed, running, stillRed };
+  }
+  return { env, bots, ...channel, retryUntilStillRed };
+}
 
 /** The login form's answer when the token was taken: the form turns into "linked". */
 function expectLinked(answer: { text: string }): void {

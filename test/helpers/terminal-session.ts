@@ -61,6 +61,18 @@ class TerminalSession {
     }
   }
 
+  /** Types `keys`, then waits (bounded) until `pattern` shows after `from`; returns where the match ends. */
+  typeAndWaitFor(keys: string, pattern: RegExp, from: number, timeoutMs?: number): Promise<number> {
+    this.type(keys);
+    return this.waitFor(pattern, from, timeoutMs);
+  }
+
+  /** Types the keys that end the chat (Ctrl+D unless told) and gives its exit code. */
+  leave(keys = '\x04'): Promise<number | null> {
+    this.type(keys);
+    return this.exitCode();
+  }
+
   async exitCode(timeoutMs = 10_000): Promise<number | null> {
     const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
     const result = await Promise.race([this.exited, timer]);

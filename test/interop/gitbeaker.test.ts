@@ -40,6 +40,16 @@ let made = 0;
 /** A name no other test uses, so that tests share the sandbox without leaning on each other. */
 const fresh = (prefix: string): string => `${prefix}-${++made}`;
 
+/** A commit that adds `filePath` with `content` on `branch`, made from main if it is new, through gitbeaker as `api`. */
+function commitNewFile(api: Gitlab<false>, branch: string, title: string, filePath: string, content: string) {
+  return api.Commits.create(WEB, branch, title, [{ action: 'create', filePath, content }], { startBranch: 'main' });
+}
+
+/** A wider list (a group's, the instance's) holds every item of a project's, by id. */
+function expectHoldsAll(wider: Array<{ id: number }>, ofProject: Array<{ id: number }>) {
+  expect(wider.map((item) => item.id)).toEqual(expect.arrayContaining(ofProject.map((item) => item.id)));
+}
+
 interface Refusal {
   status: number;
   /** The service's message as gitbeaker read it (an object's JSON for a validation error). */
@@ -213,13 +223,7 @@ describe('repository: files, commits, cherry-pick and revert, branches, protecte
   it('commits with actions to a new branch, reads it, cherry-picks it and reverts it', async () => {
     const api = gitlab('maintainer');
     const branch = fresh('gitbeaker/commits');
-    const commit = await api.Commits.create(
-      WEB,
-      branch,
-      'Gitbeaker: add a file',
-      [{ action: 'create', filePath: `${branch}/a.txt`, content: 'a\n' }],
-      { startBranch: 'main' },
-    );
+    const commit = await commitNewFile(api, branch, 'Gitbeaker: add a file', `${branch}/a.txt`, 'a\n');
     expect(commit.title).toBe('Gitbeaker: add a file');
     expect((await api.Commits.show(WEB, commit.id)).id).toBe(commit.id);
 
@@ -261,15 +265,7 @@ describe('repository: files, commits, cherry-pick and revert, branches, protecte
     const atHead = fresh('gitbeaker/at-head');
     await api.Branches.create(WEB, atHead, 'main');
     const unmerged = fresh('gitbeaker/unmerged');
-    await api.Commits.create(
-      WEB,
-      unmerged,
-      'Unmerged work',
-      [{ action: 'create', filePath: `${unmerged}.txt`, content: 'x\n' }],
-      {
-        startBranch: 'main',
-      },
-    );
+    await commitNewFile(api, unmerged, 'Unmerged work', `${unmerged}.txt`, 'x\n');
     await api.Branches.removeMerged(WEB);
     const after = (await api.Branches.all(WEB)).map((b) => b.name);
     expect(after).not.toContain(merged);
@@ -311,15 +307,7 @@ describe('repository: files, commits, cherry-pick and revert, branches, protecte
 describe('work items: merge requests and issues', () => {
   async function branchWithCommit(api: Gitlab<false>, prefix: string): Promise<string> {
     const branch = fresh(prefix);
-    await api.Commits.create(
-      WEB,
-      branch,
-      `Work on ${branch}`,
-      [{ action: 'create', filePath: `${branch}.txt`, content: 'work\n' }],
-      {
-        startBranch: 'main',
-      },
-    );
+    await commitNewFile(api, branch, `Work on ${branch}`, `${branch}.txt`, 'work\n');
     return branch;
   }
 
@@ -329,9 +317,9 @@ describe('work items: merge requests and issues', () => {
     expect(ofProject.length).toBeGreaterThan(0);
     expect(ofProject.every((mr) => mr.state === 'opened')).toBe(true);
     const ofGroup = await api.MergeRequests.all({ groupId: 'acme', state: 'opened' });
-    expect(ofGroup.map((mr) => mr.id)).toEqual(expect.arrayContaining(ofProject.map((mr) => mr.id)));
+    expectHoldsAll(ofGroup, ofProject);
     const mine = await api.MergeRequests.all({ scope: 'all', state: 'opened' });
-    expect(mine.map((mr) => mr.id)).toEqual(expect.arrayContaining(ofProject.map((mr) => mr.id)));
+    expectHoldsAll(mine, ofProject);
   });
 
   it('opens a merge request, edits it, comments, approves and merges it, removing the source branch', async () => {
@@ -381,9 +369,9 @@ describe('work items: merge requests and issues', () => {
     const ofProject = await api.Issues.all({ projectId: WEB });
     expect(ofProject.length).toBeGreaterThan(0);
     const ofGroup = await api.Issues.all({ groupId: 'acme' });
-    expect(ofGroup.map((i) => i.id)).toEqual(expect.arrayContaining(ofProject.map((i) => i.id)));
+    expectHoldsAll(ofGroup, ofProject);
     const ofInstance = await api.Issues.all({ scope: 'all' });
-    expect(ofInstance.map((i) => i.id)).toEqual(expect.arrayContaining(ofProject.map((i) => i.id)));
+    expectHoldsAll(ofInstance, ofProject);
   });
 
   it('opens an issue, reads it, edits and closes it, and comments on it', async () => {
@@ -580,13 +568,7 @@ describe('more of the spec: repository reads, commit notes, label events, epics,
   it("reads a commit's refs and diff, comments on it and lists the comments", async () => {
     const api = gitlab('maintainer');
     const branch = fresh('gitbeaker/noted');
-    const commit = await api.Commits.create(
-      WEB,
-      branch,
-      'Gitbeaker: a commit to note',
-      [{ action: 'create', filePath: `${branch}/noted.txt`, content: 'noted\n' }],
-      { startBranch: 'main' },
-    );
+    const commit = await commitNewFile(api, branch, 'Gitbeaker: a commit to note', `${branch}/noted.txt`, 'noted\n');
     expect(await api.Commits.allReferences(WEB, commit.id)).toEqual([{ type: 'branch', name: branch }]);
     expect((await api.Commits.showDiff(WEB, commit.id)).map((d) => [d.new_path, d.new_file])).toEqual([
       [`${branch}/noted.txt`, true],
@@ -644,7 +626,7 @@ describe('more of the spec: repository reads, commit notes, label events, epics,
     const ofProject = await api.Packages.all({ projectId: WEB });
     expect(ofProject.length).toBeGreaterThan(0);
     const ofGroup = await api.Packages.all({ groupId: 'acme' });
-    expect(ofGroup.map((p) => p.id)).toEqual(expect.arrayContaining(ofProject.map((p) => p.id)));
+    expectHoldsAll(ofGroup, ofProject);
     const one = await api.Packages.show(WEB, ofProject[0].id);
     expect(one).toMatchObject({ id: ofProject[0].id, name: ofProject[0].name });
     expect((await api.Packages.allFiles(WEB, one.id)).length).toBeGreaterThan(0);
@@ -747,13 +729,7 @@ describe('where the sandbox answered otherwise than the service', () => {
   it('a revert with dry_run commits nothing', async () => {
     const api = gitlab('maintainer');
     const branch = fresh('gitbeaker/dry-revert');
-    const commit = await api.Commits.create(
-      WEB,
-      branch,
-      'Gitbeaker: to revert',
-      [{ action: 'create', filePath: `${branch}.txt`, content: 'x\n' }],
-      { startBranch: 'main' },
-    );
+    const commit = await commitNewFile(api, branch, 'Gitbeaker: to revert', `${branch}.txt`, 'x\n');
     const answer = await api.Commits.revert(WEB, commit.id, branch, { dryRun: true, showExpanded: true });
     expect([answer.status, answer.data]).toEqual([200, { dry_run: 'success' }]);
     expect((await api.Branches.show(WEB, branch)).commit.id).toBe(commit.id);
@@ -763,13 +739,7 @@ describe('where the sandbox answered otherwise than the service', () => {
   it('a cherry-pick with dry_run commits nothing', async () => {
     const api = gitlab('maintainer');
     const branch = fresh('gitbeaker/dry-pick');
-    const commit = await api.Commits.create(
-      WEB,
-      branch,
-      'Gitbeaker: to pick',
-      [{ action: 'create', filePath: `${branch}.txt`, content: 'x\n' }],
-      { startBranch: 'main' },
-    );
+    const commit = await commitNewFile(api, branch, 'Gitbeaker: to pick', `${branch}.txt`, 'x\n');
     const target = fresh('gitbeaker/dry-pick-target');
     const start = await api.Branches.create(WEB, target, 'main');
     const answer = await api.Commits.cherryPick(WEB, commit.id, target, { dryRun: true, showExpanded: true });
@@ -800,13 +770,7 @@ describe('where the sandbox answered otherwise than the service', () => {
   it('cancels a merge set to happen when the pipeline succeeds', async () => {
     const api = gitlab('maintainer');
     const branch = fresh('gitbeaker/auto-merge');
-    await api.Commits.create(
-      WEB,
-      branch,
-      `Work on ${branch}`,
-      [{ action: 'create', filePath: `${branch}.txt`, content: 'work\n' }],
-      { startBranch: 'main' },
-    );
+    await commitNewFile(api, branch, `Work on ${branch}`, `${branch}.txt`, 'work\n');
     const opened = await api.MergeRequests.create(WEB, branch, 'main', 'Merge when green');
     // The branch's pipeline is still pending (the clock stands still), so the merge waits for it.
     const armed = await api.MergeRequests.accept(WEB, opened.iid, { mergeWhenPipelineSucceeds: true });
@@ -827,12 +791,8 @@ describe('where the sandbox answered otherwise than the service', () => {
     const ours = fresh('gitbeaker/ours');
     const theirs = fresh('gitbeaker/theirs');
     const path = `${fresh('gitbeaker-conflict')}.txt`;
-    await api.Commits.create(WEB, ours, 'Ours', [{ action: 'create', filePath: path, content: 'ours\n' }], {
-      startBranch: 'main',
-    });
-    await api.Commits.create(WEB, theirs, 'Theirs', [{ action: 'create', filePath: path, content: 'theirs\n' }], {
-      startBranch: 'main',
-    });
+    await commitNewFile(api, ours, 'Ours', path, 'ours\n');
+    await commitNewFile(api, theirs, 'Theirs', path, 'theirs\n');
     const first = await api.MergeRequests.create(WEB, ours, 'main', 'Ours first');
     const second = await api.MergeRequests.create(WEB, theirs, 'main', 'Theirs second');
     expect((await api.MergeRequests.accept(WEB, first.iid)).state).toBe('merged');

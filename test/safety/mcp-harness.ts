@@ -110,6 +110,19 @@ export async function rawInitialize(
   return { ...answer, sessionId: typeof id === 'string' ? id : undefined };
 }
 
+/** The headers and body of a raw JSON-RPC message on an existing session (`headers` added or overriding). */
+export function sessionMessage(sessionId: string, message: object, headers: Record<string, string> = {}) {
+  return {
+    headers: {
+      'content-type': 'application/json',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': PROTOCOL_VERSION,
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+  };
+}
+
 /** A raw JSON-RPC message on an existing session. */
 export function rawSessionPost(
   url: string,
@@ -117,17 +130,8 @@ export function rawSessionPost(
   message: object,
   headers: Record<string, string> = {},
 ): Promise<RawAnswer> {
-  return rawRequest(
-    url,
-    'POST',
-    {
-      'content-type': 'application/json',
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': PROTOCOL_VERSION,
-      ...headers,
-    },
-    JSON.stringify({ jsonrpc: '2.0', ...message }),
-  );
+  const sent = sessionMessage(sessionId, message, headers);
+  return rawRequest(url, 'POST', sent.headers, sent.body);
 }
 
 /** Waits, a bounded number of times, until `done` holds; returns whether it did. */

@@ -3,6 +3,10 @@
 // (PKCE pairs, token requests as form posts).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sandbox } from '../../../src/sandbox/server.js';
+import { type Form, formsOf } from '../../helpers/oauth-browser.js';
+
+// The form reader is the MCP sign-in browser's (test/helpers/oauth-browser.ts): one parser for both.
+export { type Form, formsOf };
 
 export interface Page {
   status: number;
@@ -10,15 +14,6 @@ export interface Page {
   url: string;
   headers: Headers;
   html: string;
-}
-
-export interface Form {
-  action: string;
-  method: string;
-  /** Hidden and prefilled fields by name. */
-  fields: Record<string, string>;
-  /** The values of its submit buttons named `decision`. */
-  decisions: string[];
 }
 
 /** A browser with its own cookies; it follows redirects inside the sandbox and stops at any other address. */
@@ -83,34 +78,6 @@ export class Browser {
   submit(form: Form, fields: Record<string, string> = {}) {
     return this.open(form.action, { method: form.method, body: { ...form.fields, ...fields } });
   }
-}
-
-const decodeEntities = (text: string) =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-
-/** The forms of a page, in order. */
-export function formsOf(html: string): Form[] {
-  return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map(([, attributes, inner]) => {
-    const attribute = (text: string, name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(text)?.[1];
-    const fields: Record<string, string> = {};
-    for (const [input] of inner.matchAll(/<input\b[^>]*>/g)) {
-      const name = attribute(input, 'name');
-      const value = attribute(input, 'value');
-      if (name && value !== undefined) fields[name] = decodeEntities(value);
-    }
-    const decisions = [...inner.matchAll(/<button\b[^>]*name="decision"[^>]*value="([^"]*)"/g)].map((m) => m[1]);
-    return {
-      action: decodeEntities(attribute(attributes, 'action') ?? ''),
-      method: (attribute(attributes, 'method') ?? 'get').toUpperCase(),
-      fields,
-      decisions,
-    };
-  });
 }
 
 /** The only form of a page (fails the test when there is not exactly one). */
