@@ -28,7 +28,7 @@ describe('the embedded sandbox runtime', () => {
         name: 'forgeops-cli',
         client_id: 'forgeops-cli-sandbox',
         redirect_uris: ['http://127.0.0.1/callback'],
-        scopes: ['api', 'read_api', 'read_user'],
+        scopes: ['api', 'read_api', 'read_user', 'openid'],
       });
       const named = lines.filter((line) => line.includes('sandbox OAuth applications'));
       expect(named).toHaveLength(1);
