@@ -6,7 +6,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
 import { useSandbox } from '../helpers/mcp.js';
 import { PROTOCOL_VERSION, startHttp } from './mcp-harness.js';
-import { createWebPipeline } from '../helpers/u-sandbox-pipeline.js';
+import { createWebPipeline } from '../helpers/sandbox-pipeline.js';
 
 const env = useSandbox();
 let server: McpHttpServer;

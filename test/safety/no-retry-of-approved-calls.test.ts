@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/http/client.js';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
-import { createWebPipeline } from '../helpers/u-sandbox-pipeline.js';
+import { createWebPipeline } from '../helpers/sandbox-pipeline.js';
 
 const env = useSandbox();
 /** A client that retries as a configured forgeops does, with tiny waits. */

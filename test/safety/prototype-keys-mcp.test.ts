@@ -7,7 +7,7 @@ import { validateInput } from '../../src/operations/engine/validate.js';
 import { sampleInput } from '../helpers/sample-input.js';
 import { FILE_URI_TEMPLATE, fileUri } from '../../src/mcp/resources.js';
 import { fitObject } from '../../src/mcp/result-size.js';
-import { useMcpSession } from '../helpers/u-mcp-session.js';
+import { useMcpSession } from '../helpers/mcp-session.js';
 
 const env = useSandbox();
 

@@ -7,7 +7,7 @@ import { CredentialsFile } from '../../../src/identity/credentials-file.js';
 import { logout, whoami } from '../../../src/identity/login-commands.js';
 import { SignedInToken } from '../../../src/identity/signed-in-token.js';
 import { HttpClient } from '../../../src/http/client.js';
-import { answerAtFirstPoll, capturedIo, loginByDevice, useLoginSandbox } from '../../helpers/u-login-sandbox.js';
+import { answerAtFirstPoll, capturedIo, loginByDevice, useLoginSandbox } from '../../helpers/login-sandbox.js';
 
 const at = useLoginSandbox('forgeops-token-');
 const config = (extra: Record<string, string> = {}) => at.config(extra);

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { parseConfig } from '../../../src/config.js';
 import { login, LoginError, LoginSetupError } from '../../../src/identity/login-commands.js';
 import { authorizeInBrowser, approveDeviceCode } from '../../helpers/sign-in-person.js';
-import { answerAtFirstPoll, loginByDevice, useLoginSandbox } from '../../helpers/u-login-sandbox.js';
+import { answerAtFirstPoll, loginByDevice, useLoginSandbox } from '../../helpers/login-sandbox.js';
 
 const at = useLoginSandbox('forgeops-login-');
 const config = () => at.config();

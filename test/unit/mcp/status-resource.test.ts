@@ -20,7 +20,7 @@ import type { WatchHub } from '../../../src/watch/hub.js';
 import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 import { quietLog } from '../../helpers/watch.js';
 import { rejectionOf } from '../../helpers/rejection.js';
-import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
+import { sandboxWatchHub } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });

@@ -2,7 +2,7 @@
 // whole text escaped into the result: the model calls it, and the issue is written from a triage at that moment.
 import { describe, expect, it } from 'vitest';
 import { resultText, useSandbox } from '../../helpers/mcp.js';
-import { triageWebOverMcp, useMcpSession } from '../../helpers/u-mcp-session.js';
+import { triageWebOverMcp, useMcpSession } from '../../helpers/mcp-session.js';
 
 const env = useSandbox();
 const mcp = useMcpSession(env, { toolsets: ['default'] });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TriageReport } from '../../../src/operations/composed/triage.js';
 import { resultText, useSandbox } from '../../helpers/mcp.js';
-import { triageWebOverMcp, useMcpSession } from '../../helpers/u-mcp-session.js';
+import { triageWebOverMcp, useMcpSession } from '../../helpers/mcp-session.js';
 
 const env = useSandbox();
 const mcp = useMcpSession(env, { toolsets: ['default'] });

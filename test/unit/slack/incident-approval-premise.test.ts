@@ -8,7 +8,7 @@ import { operations } from '../../../src/operations/index.js';
 import type { Turn } from '../../../src/slack/bot.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { incidentBot, threadOf } from '../../helpers/incident-bot.js';
-import { type Button, buttonLabelled, buttonsOf, postRedIncident } from '../../helpers/u-incident-buttons.js';
+import { type Button, buttonLabelled, buttonsOf, postRedIncident } from '../../helpers/incident-buttons.js';
 
 const RED = { id: 12, status: 'failed', ref: 'main', sha: 'eb4870be0123', updated_at: '2026-11-27T10:20:00Z' };
 const GREEN = { id: 13, status: 'success', ref: 'main', sha: '5b1c0ffee123', updated_at: '2026-11-27T11:05:00Z' };

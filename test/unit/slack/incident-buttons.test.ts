@@ -15,7 +15,7 @@ import {
   buttonsOf,
   FLAKY_RED_REPORT as report,
   postRedIncident,
-} from '../../helpers/u-incident-buttons.js';
+} from '../../helpers/incident-buttons.js';
 
 function setup() {
   const store = new MemoryStore();

@@ -11,7 +11,7 @@ import { MemoryStore } from '../../../src/state/store.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/slack.js';
 import { operationsWithTriageAt, warningsLog } from '../../helpers/watch.js';
-import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
+import { sandboxWatchHub } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });

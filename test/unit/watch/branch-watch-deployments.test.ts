@@ -8,7 +8,7 @@ import type { BranchWatch, WatchEvent } from '../../../src/watch/branch-watch.js
 import { useSandbox } from '../../helpers/mcp.js';
 import { api } from '../sandbox/sandbox-client.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
-import { sandboxBranchWatch } from '../../helpers/u-watch-hub.js';
+import { sandboxBranchWatch } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });

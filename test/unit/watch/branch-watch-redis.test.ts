@@ -7,7 +7,7 @@ import { type BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/
 import { useSandbox } from '../../helpers/mcp.js';
 import { useRedis } from '../../helpers/redis.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
-import { sandboxBranchWatch } from '../../helpers/u-watch-hub.js';
+import { sandboxBranchWatch } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });

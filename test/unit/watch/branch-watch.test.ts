@@ -10,7 +10,7 @@ import { BranchWatch, leaseKey, type WatchEvent } from '../../../src/watch/branc
 import { useSandbox } from '../../helpers/mcp.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
-import { sandboxBranchWatch } from '../../helpers/u-watch-hub.js';
+import { sandboxBranchWatch } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });

@@ -11,7 +11,7 @@ import type { WatchHub } from '../../../src/watch/hub.js';
 import { callAnsweringYes } from '../../helpers/call-as-yes.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
-import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
+import { sandboxWatchHub } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });

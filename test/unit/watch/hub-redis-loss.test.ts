@@ -11,7 +11,7 @@ import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import type { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
-import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
+import { sandboxWatchHub } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });

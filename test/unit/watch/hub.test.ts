@@ -9,7 +9,7 @@ import { WatchRefusedError, type WatchEvent } from '../../../src/watch/branch-wa
 import type { StatusChange, Subscription } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
-import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
+import { sandboxWatchHub } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });

@@ -15,7 +15,7 @@ import {
 } from '../../../src/watch/webhook.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { quietLog } from '../../helpers/watch.js';
-import { sandboxWatchHub } from '../../helpers/u-watch-hub.js';
+import { sandboxWatchHub } from '../../helpers/watch-hub.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
