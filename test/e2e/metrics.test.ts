@@ -1,28 +1,20 @@
 // /metrics as Prometheus scrapes it from serve's HTTP server: tool calls by operation, front end and outcome with
 // their latency, the service's retries after a 429, MCP sessions live, and chat calls under their own front end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/http/client.js';
+import type { HttpClient } from '../../src/http/client.js';
 import type { McpHttpServer } from '../../src/mcp/http/server.js';
-import { enableMetrics, resetMetrics } from '../../src/metrics.js';
 import { useSandbox, testServerOptions } from '../helpers/mcp.js';
 import { connectClient, startHttp, statelessEndpoint } from '../safety/mcp-harness.js';
 import { modernClient } from '../helpers/mcp-v2.js';
 import { testDispatcher } from '../helpers/dispatcher.js';
-import { series } from '../helpers/metrics.js';
+import { countedClient, series } from '../helpers/metrics.js';
 
 const env = useSandbox();
 let client: HttpClient;
 let server: McpHttpServer;
 
 beforeAll(async () => {
-  await enableMetrics();
-  resetMetrics();
-  // Retries allowed, without waiting: a 429 with Retry-After 0 is retried at once.
-  client = new HttpClient({
-    baseUrl: env.sandbox.url,
-    token: env.sandbox.tokens.maintainer,
-    retry: { maxRetries: 2, minDelayMs: 1, maxDelayMs: 5 },
-  });
+  client = await countedClient(env.sandbox);
   server = await startHttp(client);
 });
 

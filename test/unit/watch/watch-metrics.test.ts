@@ -3,15 +3,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../../src/http/client.js';
+import type { HttpClient } from '../../../src/http/client.js';
 import type { ApiTransport } from '../../../src/http/types.js';
-import { answerMetrics, countWatchesWith, enableMetrics, resetMetrics, watchRecorder } from '../../../src/metrics.js';
+import { answerMetrics, countWatchesWith, watchRecorder } from '../../../src/metrics.js';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import { WatchHub } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
-import { series } from '../../helpers/metrics.js';
+import { countedClient, series } from '../../helpers/metrics.js';
 
 const clock = new ManualClock();
 const env = useSandbox({ clock });
@@ -22,14 +22,7 @@ const INTERVAL_MS = 30_000;
 let metricsServer: Server;
 let client: HttpClient;
 beforeAll(async () => {
-  await enableMetrics();
-  resetMetrics();
-  // Retries allowed without waiting: a 429 with Retry-After 0 is sent again at once.
-  client = new HttpClient({
-    baseUrl: env.sandbox.url,
-    token: env.sandbox.tokens.maintainer,
-    retry: { maxRetries: 2, minDelayMs: 1, maxDelayMs: 5 },
-  });
+  client = await countedClient(env.sandbox);
   metricsServer = createServer(
     (req, res) => void answerMetrics(req, res).then((answered) => answered || res.writeHead(404).end()),
   );
