@@ -68,7 +68,21 @@ export function sessionToken(req: IncomingMessage): string | undefined {
  */
 export function sessionBinding(req: IncomingMessage): Buffer | undefined {
   const person = signedIn.get(req);
-  return hashToken(person ? `person:${person}` : sessionToken(req));
+  return person ? personBinding(person) : hashToken(sessionToken(req));
+}
+
+/** Bindings of the people seen lately: every request of a signed-in session hashes the same name. */
+const personBindings = new Map<string, Buffer>();
+const MAX_PERSON_BINDINGS = 10_000;
+
+function personBinding(person: string): Buffer {
+  let binding = personBindings.get(person);
+  if (!binding) {
+    binding = hashToken(`person:${person}`) as Buffer;
+    if (personBindings.size >= MAX_PERSON_BINDINGS) personBindings.clear();
+    personBindings.set(person, binding);
+  }
+  return binding;
 }
 
 /** Refuses to start where anyone who can reach the port could act with the service token (unless people sign in). */

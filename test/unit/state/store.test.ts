@@ -31,6 +31,20 @@ describe('MemoryStore', () => {
     expect([x, y].filter((v) => v !== undefined)).toEqual([2]);
   });
 
+  it('hands back copies: changing what was stored or what was read changes nothing stored', async () => {
+    const store = new MemoryStore();
+    const stored = { grant: 'g1', scopes: ['api'] };
+    await store.set('k', stored);
+    stored.scopes.push('admin');
+    const read = await store.get<typeof stored>('k');
+    expect(read).toEqual({ grant: 'g1', scopes: ['api'] });
+    read?.scopes.push('sudo');
+    expect(await store.get('k')).toEqual({ grant: 'g1', scopes: ['api'] });
+    expect((await store.getWithTtl('k'))?.value).toEqual({ grant: 'g1', scopes: ['api'] });
+    expect(await store.renew('k', { grant: 'g1', scopes: ['api'] }, { ttlMs: 10 })).toBe(true);
+    expect(await store.renew('k', { grant: 'g1', scopes: ['api', 'sudo'] }, { ttlMs: 10 })).toBe(false);
+  });
+
   it('counts by prefix and refuses more than its cap', async () => {
     const store = new MemoryStore({ maxEntries: 2 });
     await store.set('p:1', 1);
