@@ -29,46 +29,57 @@ function presentEvent(data: unknown) {
 
 const LABEL_EVENTS: Area = 'label_events';
 
-/** The list and single read of one kind of resource: the same pair for issues, merge requests and epics. */
+/**
+ * The list and single read of one kind of resource: the same pair for issues, merge requests and epics. The tool
+ * names and the route follow from the noun as the service spells it (merge request: merge_request, under
+ * /projects/:id/merge_requests/:merge_request_iid), so a spec cannot name one thing and route to another.
+ */
 function labelEventOperations<K extends string>(spec: {
   noun: string;
-  name: string;
   chat: string;
-  base: string;
-  key: K;
-  keyField: z.ZodNumber;
   parent: 'project' | 'group';
-  /** The demo input of the list and of the single read (OperationSpec.examples). */
-  demo: { list: Record<string, unknown>; get: Record<string, unknown> };
+  key: K;
+  /** What the number in `key` is: the #number, the !number or the ID. */
+  keyIs: string;
+  /** The demo resource (OperationSpec.examples): the list reads its events, the single read the first of them. */
+  demo: Record<string, unknown>;
 }) {
+  const name = spec.noun.replaceAll(' ', '_');
+  const base = `/${spec.parent}s/:id/${name}s/:${spec.key}`;
   const parent = spec.parent === 'project' ? fields.projectId() : fields.groupId();
-  const target = { id: parent, [spec.key]: spec.keyField } as { id: typeof parent } & Record<K, z.ZodNumber>;
+  const keyField = z.number().int().positive().describe(spec.keyIs);
+  const target = { id: parent, [spec.key]: keyField } as { id: typeof parent } & Record<K, z.ZodNumber>;
   const a = /^[aeiou]/.test(spec.noun) ? 'an' : 'a';
   return [
     defineOperation({
-      name: `list_${spec.name}_label_events`,
+      name: `list_${name}_label_events`,
       chat: `${spec.chat} label-events`,
       area: LABEL_EVENTS,
       title: `List ${spec.noun} label events`,
       description: `List who added or removed which label on ${a} ${spec.noun}, oldest first.`,
-      route: `GET ${spec.base}/resource_label_events`,
+      route: `GET ${base}/resource_label_events`,
       input: z.object(target),
       effect: 'read',
       pagination: 'offset',
       present: presentEvents,
-      examples: [{ input: spec.demo.list }],
+      examples: [{ input: spec.demo }],
     }),
     defineOperation({
-      name: `get_${spec.name}_label_event`,
+      name: `get_${name}_label_event`,
       chat: `${spec.chat} label-event`,
       area: LABEL_EVENTS,
       title: `Get ${spec.noun} label event`,
       description: `Read one label event of ${a} ${spec.noun}.`,
-      route: `GET ${spec.base}/resource_label_events/:resource_label_event_id`,
+      route: `GET ${base}/resource_label_events/:resource_label_event_id`,
       input: z.object({ ...target, resource_label_event_id: eventId() }),
       effect: 'read',
       present: presentEvent,
-      examples: [{ input: spec.demo.get }],
+      // An event's ID is only known once the sandbox runs: one of the list above, on the same resource.
+      examples: [
+        {
+          input: { ...spec.demo, resource_label_event_id: demoLookup(`${base}/resource_label_events`) },
+        },
+      ],
     }),
   ];
 }
@@ -79,54 +90,27 @@ const epicOfDemo = demoLookup('/groups/:id/epics', { query: { include_descendant
 const labelEventsOperations = [
   ...labelEventOperations({
     noun: 'issue',
-    name: 'issue',
     chat: 'issue',
-    base: '/projects/:id/issues/:issue_iid',
     parent: 'project',
     key: 'issue_iid',
-    keyField: z.number().int().positive().describe('The #number.'),
-    demo: {
-      list: { id: 'acme/web', issue_iid: 1 },
-      get: {
-        id: 'acme/web',
-        issue_iid: 1,
-        resource_label_event_id: demoLookup('/projects/:id/issues/:issue_iid/resource_label_events'),
-      },
-    },
+    keyIs: 'The #number.',
+    demo: { id: 'acme/web', issue_iid: 1 },
   }),
   ...labelEventOperations({
     noun: 'merge request',
-    name: 'merge_request',
     chat: 'mr',
-    base: '/projects/:id/merge_requests/:merge_request_iid',
     parent: 'project',
     key: 'merge_request_iid',
-    keyField: z.number().int().positive().describe('The !number.'),
-    demo: {
-      list: { id: 'acme/web', merge_request_iid: 2 },
-      get: {
-        id: 'acme/web',
-        merge_request_iid: 2,
-        resource_label_event_id: demoLookup('/projects/:id/merge_requests/:merge_request_iid/resource_label_events'),
-      },
-    },
+    keyIs: 'The !number.',
+    demo: { id: 'acme/web', merge_request_iid: 2 },
   }),
   ...labelEventOperations({
     noun: 'epic',
-    name: 'epic',
     chat: 'epic',
-    base: '/groups/:id/epics/:epic_id',
     parent: 'group',
     key: 'epic_id',
-    keyField: z.number().int().positive().describe('The ID, not the &number.'),
-    demo: {
-      list: { id: 'acme', epic_id: epicOfDemo },
-      get: {
-        id: 'acme',
-        epic_id: epicOfDemo,
-        resource_label_event_id: demoLookup('/groups/:id/epics/:epic_id/resource_label_events'),
-      },
-    },
+    keyIs: 'The ID, not the &number.',
+    demo: { id: 'acme', epic_id: epicOfDemo },
   }),
 ];
 
