@@ -31,14 +31,19 @@ interface Parent {
   id: () => z.ZodType;
   /** Owner (50) exists on groups only. */
   levels: readonly [number, ...number[]];
-  /** The demo input of each read (OperationSpec.examples) and the decision of each change (OperationSpec.decisions). */
-  cases: {
-    examples: Record<'list' | 'listAll' | 'get' | 'getInherited', Record<string, unknown>>;
-    decisions: Record<'add' | 'update' | 'remove', Decisions>;
-  };
+  /**
+   * The demo data (OperationSpec.examples): the direct reads read `place`, which has a member of its own, and the reads
+   * of inherited access read `inheriting`, which inherits a member of acme's.
+   */
+  demo: { place: string; inheriting: string };
+  /** The decision of each change (OperationSpec.decisions). */
+  decisions: Record<'add' | 'update' | 'remove', Decisions>;
 }
 
-function memberOperations({ kind, id, levels, cases }: Parent) {
+/** Someone with access to every project of the demo data's group: IDs are only known once the sandbox runs. */
+const memberOfAcme = demoLookup('/groups/acme/members');
+
+function memberOperations({ kind, id, levels, demo, decisions }: Parent) {
   const base = `/${kind}s/:id/members`;
   const area = 'members' as const;
   const level = () => accessLevel(levels);
@@ -58,7 +63,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       effect: 'read',
       pagination: 'offset',
       present: presentMembers,
-      examples: [{ input: cases.examples.list }],
+      examples: [{ input: { id: demo.place } }],
     }),
     defineOperation({
       name: `list_all_${kind}_members`,
@@ -71,7 +76,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       effect: 'read',
       pagination: 'offset',
       present: presentMembers,
-      examples: [{ input: cases.examples.listAll }],
+      examples: [{ input: { id: demo.inheriting } }],
     }),
     defineOperation({
       name: `get_${kind}_member`,
@@ -82,7 +87,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       route: `GET ${base}/:user_id`,
       input: one,
       effect: 'read',
-      examples: [{ input: cases.examples.get }],
+      examples: [{ input: { id: demo.place, user_id: demoLookup(base) } }],
     }),
     defineOperation({
       name: `get_inherited_${kind}_member`,
@@ -93,7 +98,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       route: `GET ${base}/all/:user_id`,
       input: one,
       effect: 'read',
-      examples: [{ input: cases.examples.getInherited }],
+      examples: [{ input: { id: demo.inheriting, user_id: memberOfAcme } }],
     }),
     defineOperation({
       name: `add_${kind}_member`,
@@ -110,7 +115,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
         input.access_level === 50
           ? `It makes the user an owner of the ${kind}, who may then delete it and remove every other member.`
           : undefined,
-      decisions: cases.decisions.add,
+      decisions: decisions.add,
     }),
     defineOperation({
       name: `update_${kind}_member`,
@@ -127,7 +132,7 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
       needsApproval: () =>
         `It overwrites the member's access level and keeps the old one nowhere; ` +
         `read it with get_${kind}_member first if it may be needed.`,
-      decisions: cases.decisions.update,
+      decisions: decisions.update,
     }),
     defineOperation({
       name: `remove_${kind}_member`,
@@ -143,55 +148,38 @@ function memberOperations({ kind, id, levels, cases }: Parent) {
         `Access inherited from parent groups stays.`,
       // The service removes only a membership of the place itself: inherited access is refused before asking, naming its group.
       facts: membershipFacts(kind, 'remove'),
-      decisions: cases.decisions.remove,
+      decisions: decisions.remove,
     }),
   ];
 }
-
-/** Someone with access to every project of the demo data's group: IDs are only known once the sandbox runs. */
-const memberOfAcme = demoLookup('/groups/acme/members');
 
 const membersOperations = [
   ...memberOperations({
     kind: 'group',
     id: fields.groupId,
     levels: [10, 20, 30, 40, 50],
-    cases: {
-      examples: {
-        list: { id: 'acme' },
-        listAll: { id: 'acme/platform' },
-        get: { id: 'acme', user_id: demoLookup('/groups/:id/members') },
-        getInherited: { id: 'acme/platform', user_id: memberOfAcme },
+    demo: { place: 'acme', inheriting: 'acme/platform' },
+    decisions: {
+      // Adding grants access and replaces nothing; an owner may delete the group and remove everyone else.
+      add: {
+        runs: [{ id: 'acme', user_id: 6, access_level: 40, expires_at: '2030-01-01' }],
+        asks: [{ id: 'acme', user_id: 6, access_level: 50 }],
       },
-      decisions: {
-        // Adding grants access and replaces nothing; an owner may delete the group and remove everyone else.
-        add: {
-          runs: [{ id: 'acme', user_id: 6, access_level: 40, expires_at: '2030-01-01' }],
-          asks: [{ id: 'acme', user_id: 6, access_level: 50 }],
-        },
-        // The level it replaces is kept nowhere; access_level is required, so every call replaces it.
-        update: { runs: [], asks: [{ id: 'acme', user_id: 6, access_level: 10 }] },
-        remove: { runs: [], asks: [{ id: 'acme', user_id: 6 }] },
-      },
+      // The level it replaces is kept nowhere; access_level is required, so every call replaces it.
+      update: { runs: [], asks: [{ id: 'acme', user_id: 6, access_level: 10 }] },
+      remove: { runs: [], asks: [{ id: 'acme', user_id: 6 }] },
     },
   }),
   ...memberOperations({
     kind: 'project',
     id: fields.projectId,
     levels: [10, 20, 30, 40],
-    cases: {
-      examples: {
-        // The handbook has a member of its own (test/contract/readable-answers.test.ts adds one to the demo data).
-        list: { id: 'acme/handbook' },
-        listAll: { id: 'acme/web' },
-        get: { id: 'acme/handbook', user_id: demoLookup('/projects/:id/members') },
-        getInherited: { id: 'acme/web', user_id: memberOfAcme },
-      },
-      decisions: {
-        add: { runs: [{ id: 'acme/web', user_id: 6, access_level: 40 }], asks: [] },
-        update: { runs: [], asks: [{ id: 'acme/web', user_id: 6, access_level: 40, expires_at: '2030-01-01' }] },
-        remove: { runs: [], asks: [{ id: 'acme/web', user_id: 6 }] },
-      },
+    // The handbook has a member of its own (test/contract/readable-answers.test.ts adds one to the demo data).
+    demo: { place: 'acme/handbook', inheriting: 'acme/web' },
+    decisions: {
+      add: { runs: [{ id: 'acme/web', user_id: 6, access_level: 40 }], asks: [] },
+      update: { runs: [], asks: [{ id: 'acme/web', user_id: 6, access_level: 40, expires_at: '2030-01-01' }] },
+      remove: { runs: [], asks: [{ id: 'acme/web', user_id: 6 }] },
     },
   }),
 ];
