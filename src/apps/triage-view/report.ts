@@ -1,5 +1,6 @@
 // What the triage view shows, read from a tool result (triage_project, get_pipeline, list_pipeline_jobs): plain data
 // in, plain data out, no DOM, so it is the same in a browser and in a unit test.
+import type { PremiseFacts } from '../../operations/composed/premise-facts.js';
 
 /** The tool result as the host passes it to the view (the parts the view reads). */
 export interface ToolResultLike {
@@ -22,17 +23,9 @@ export interface FailedJob {
  * What a button assumed when the view was drawn, as check_button_premise takes it: the view may be looked at days
  * later, so a write button asks the server whether this still holds before it acts.
  */
-export interface ViewPremise {
+export interface ViewPremise extends PremiseFacts {
   kind: 'retry' | 'revert' | 'incident' | 'merge' | 'rollback';
   id: string;
-  ref: string;
-  pipeline_id?: number;
-  sha?: string;
-  /** The open revert a merge (or its pipeline's retry) acts on. */
-  merge_request_iid?: number;
-  /** A rollback: the deployment the environment ran when the view was drawn, and the environment's name. */
-  deployment_id?: number;
-  environment?: string;
 }
 
 export interface ViewAction {

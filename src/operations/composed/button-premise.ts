@@ -7,6 +7,7 @@ import { defineOperation, fields, type Operation, type OperationResult, type Run
 import { executeOperation } from '../engine/execute.js';
 import { asList, asRecord, shortSha, show, type Fields } from '../engine/present.js';
 import { PREMISE_OPERATION, type PremiseResult } from './premise-call.js';
+import type { PremiseFacts } from './premise-facts.js';
 import { revertBranchName } from './revert-as-merge-request.js';
 import { saysItReverts as reverts } from './open-reverts.js';
 
@@ -27,20 +28,9 @@ export type ButtonKind =
   | 'deploy-retry';
 
 /** What a button assumed when it was drawn. */
-export interface ButtonPremise {
+export interface ButtonPremise extends PremiseFacts {
   kind: ButtonKind;
   project: string;
-  /** The watched branch (the default branch). */
-  ref: string;
-  /** The red pipeline the message showed (the branch's latest then). */
-  pipeline_id?: number;
-  /** The commit a revert names; for a merge, the merge request's head when the button was drawn. */
-  sha?: string;
-  /** The open merge request (a revert of the culprit) a merge or its pipeline's retry acts on. */
-  merge_request_iid?: number;
-  /** The deployment a deployment message's button acts on, and its environment. */
-  deployment_id?: number;
-  environment?: string;
 }
 
 export type PremiseAnswer = { holds: true; note?: string } | { holds: false; changed: string };
