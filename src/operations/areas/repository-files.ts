@@ -1,6 +1,6 @@
 // Repository files area: read one file (content, metadata, blame, raw) and create, update or delete it as one commit each.
 import { z } from 'zod';
-import { defineOperation, fields, type Presentation, defineArea } from '../engine/define.js';
+import { defineOperation, fields, type Operation, type Presentation, defineArea } from '../engine/define.js';
 import { asList, asRecord, shortSha, show } from '../engine/present.js';
 
 const FILE_ROUTE = '/projects/:id/repository/files/:file_path';
@@ -73,80 +73,72 @@ function presentBlame(data: unknown, input: { file_path: string; ref: string }):
   };
 }
 
-// Every read of a file reads the demo project's README on main; a create and an update alike commit one small file.
-const readmeOnMain = { id: 'acme/web', file_path: 'README.md', ref: 'main' };
+// A create and an update alike commit one small file.
 const fileCommit = { id: 'acme/web', file_path: 'a.txt', branch: 'main', commit_message: 'm', content: 'x' };
 
+/**
+ * One of the six reads of a file (content, blame and raw, and the HEAD form of each): each takes the project, the
+ * path and the ref, and its demo reads the demo project's README on main; only the route and the words differ.
+ */
+function fileRead(
+  spec: Pick<Operation<typeof fileReadInput>, 'name' | 'chat' | 'title' | 'description' | 'route'> &
+    Partial<Pick<Operation<typeof fileReadInput>, 'present' | 'response'>>,
+) {
+  return defineOperation({
+    ...spec,
+    area: 'repository_files',
+    input: fileReadInput,
+    effect: 'read',
+    examples: [{ input: { id: 'acme/web', file_path: 'README.md', ref: 'main' } }],
+  });
+}
+
 const repositoryFilesOperations = [
-  defineOperation({
+  fileRead({
     name: 'get_file',
     chat: 'file get',
-    area: 'repository_files',
     title: 'Get file',
     description:
       'Read a file at a ref: its text with last_commit_id (pass it to update or delete the file); a binary is attached or saved.',
     route: `GET ${FILE_ROUTE}`,
-    input: fileReadInput,
-    effect: 'read',
-    examples: [{ input: readmeOnMain }],
   }),
-  defineOperation({
+  fileRead({
     name: 'get_file_metadata',
     chat: 'file metadata',
-    area: 'repository_files',
     title: 'Get file metadata',
     description:
       'Check that a file exists and read its size, blob_id, last_commit_id and checksum, without the content.',
     route: `HEAD ${FILE_ROUTE}`,
-    input: fileReadInput,
-    effect: 'read',
-    examples: [{ input: readmeOnMain }],
   }),
-  defineOperation({
+  fileRead({
     name: 'get_file_blame',
     chat: 'file blame',
-    area: 'repository_files',
     title: 'Blame file',
     description: 'Which commit last changed each line of a file: the lines under each commit.',
     route: `GET ${FILE_ROUTE}/blame`,
-    input: fileReadInput,
-    effect: 'read',
     present: presentBlame,
-    examples: [{ input: readmeOnMain }],
   }),
-  defineOperation({
+  fileRead({
     name: 'get_file_blame_metadata',
     chat: 'file blame metadata',
-    area: 'repository_files',
     title: 'Get file blame metadata',
     description: "Read a file's metadata, as get_file_metadata does, through the blame route.",
     route: `HEAD ${FILE_ROUTE}/blame`,
-    input: fileReadInput,
-    effect: 'read',
-    examples: [{ input: readmeOnMain }],
   }),
-  defineOperation({
+  fileRead({
     name: 'get_file_raw',
     chat: 'file raw',
-    area: 'repository_files',
     title: 'Get raw file',
     description: 'A file at a ref as stored: text shown, a binary attached or saved; no metadata (see get_file).',
     route: `GET ${FILE_ROUTE}/raw`,
-    input: fileReadInput,
-    effect: 'read',
     response: 'bytes',
-    examples: [{ input: readmeOnMain }],
   }),
-  defineOperation({
+  fileRead({
     name: 'get_file_raw_metadata',
     chat: 'file raw metadata',
-    area: 'repository_files',
     title: 'Get raw file metadata',
     description: "Read a file's metadata, as get_file_metadata does, through the raw route.",
     route: `HEAD ${FILE_ROUTE}/raw`,
-    input: fileReadInput,
-    effect: 'read',
-    examples: [{ input: readmeOnMain }],
   }),
   defineOperation({
     name: 'create_file',
