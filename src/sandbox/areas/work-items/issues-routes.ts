@@ -6,63 +6,37 @@
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden } from '../../core/errors.js';
-import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import type { Router, SandboxRequest } from '../../core/router.js';
-import type { Reply } from '../../core/router.js';
+import type { Router } from '../../core/router.js';
 import {
   canSeeIssue,
   checkIssueParams,
-  filterContext,
   issueParamsShape,
   issuePredicates,
   issueSortKey,
   issueView,
-  projectsIn,
+  itemList,
   registerItemLists,
-  sortItems,
   type IssueParams,
-  type ReferenceContext,
 } from './shared.js';
-import { workItemsOf } from './state.js';
+import { workItemsOf, type Issue } from './state.js';
 
 const listParams = z.object(issueParamsShape);
 const groupParams = z.object({ ...issueParamsShape, non_archived: param.boolean().optional() });
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-
-  function list(
-    req: SandboxRequest<IssueParams & { non_archived?: boolean }>,
-    reply: Reply,
-    from: ReferenceContext,
-  ): void {
-    const user = ctx.requireUser(req);
-    checkIssueParams(req.params);
-    const skipArchived = from.kind === 'group' && (req.params.non_archived ?? true);
-    const projects = new Map(
-      projectsIn(store, from)
-        .filter((p) => !(skipArchived && p.archived))
-        .map((p) => [p.id, p]),
-    );
-    const tests = issuePredicates(
-      req.params,
-      filterContext(store, user),
-      from.kind === 'instance' ? 'created_by_me' : 'all',
-    );
-    const issues = workItemsOf(store).issues.filter((issue) => {
-      const project = projects.get(issue.project_id);
-      return project !== undefined && canSeeIssue(ctx, user, project, issue) && tests.every((test) => test(issue));
-    });
-    const key = issueSortKey(store, (issue) => projects.get(issue.project_id)!, req.params.order_by ?? 'created_at');
-    const sorted = sortItems(issues, key, req.params.sort ?? 'desc');
-    const details = req.params.with_labels_details ?? false;
-    reply.json(
-      paginate(req, reply, sorted).map((issue) =>
-        issueView(store, projects.get(issue.project_id)!, issue, from, details),
-      ),
-    );
-  }
+  const list = itemList<IssueParams & { non_archived?: boolean }, Issue>(ctx, {
+    check: checkIssueParams,
+    // A group's list leaves archived projects out unless non_archived=false.
+    readsProject: (params, _user, project, from) =>
+      !(from.kind === 'group' && (params.non_archived ?? true) && project.archived),
+    items: () => workItemsOf(store).issues,
+    predicates: issuePredicates,
+    sees: (user, project, issue) => canSeeIssue(ctx, user, project, issue),
+    sortKey: (params, projectOf) => issueSortKey(store, projectOf, params.order_by ?? 'created_at'),
+    view: (_params, project, issue, from, details) => issueView(store, project, issue, from, details),
+  });
 
   const params = { instance: listParams, group: groupParams, project: listParams };
   registerItemLists(router, ctx, 'issues', params, list, (req) => {

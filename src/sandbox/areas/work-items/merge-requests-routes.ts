@@ -7,24 +7,20 @@
 import { z } from 'zod';
 import type { SandboxContext } from '../../core/context.js';
 import { forbidden } from '../../core/errors.js';
-import { paginate } from '../../core/paginate.js';
 import { param } from '../../core/params.js';
-import type { Reply, Router, SandboxRequest } from '../../core/router.js';
+import type { Router } from '../../core/router.js';
 import {
   canSeeMergeRequests,
   checkMergeRequestParams,
-  filterContext,
+  itemList,
   mergeRequestParamsShape,
   mergeRequestPredicates,
   mergeRequestSimple,
   mergeRequestView,
-  projectsIn,
   registerItemLists,
-  sortItems,
   type MergeRequestParams,
-  type ReferenceContext,
 } from './shared.js';
-import { workItemsOf } from './state.js';
+import { workItemsOf, type MergeRequest } from './state.js';
 
 const groupParams = z.object(mergeRequestParamsShape);
 const instanceParams = z.object({ ...mergeRequestParamsShape, in: z.string().optional() });
@@ -32,35 +28,21 @@ const projectParams = z.object({ ...mergeRequestParamsShape, iids: param.array(p
 
 export function register(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
-
-  function list(req: SandboxRequest<MergeRequestParams>, reply: Reply, from: ReferenceContext): void {
-    const user = ctx.requireUser(req);
-    checkMergeRequestParams(req.params);
-    const projects = new Map(
-      projectsIn(store, from)
-        .filter((p) => canSeeMergeRequests(ctx, user, p))
-        .map((p) => [p.id, p]),
-    );
-    const tests = mergeRequestPredicates(
-      req.params,
-      filterContext(store, user),
-      from.kind === 'instance' ? 'created_by_me' : 'all',
-    );
-    const mrs = workItemsOf(store).mergeRequests.filter(
-      (mr) => projects.has(mr.project_id) && tests.every((test) => test(mr)),
-    );
-    const orderBy = req.params.order_by ?? 'created_at';
-    const sorted = sortItems(mrs, (mr) => mr[orderBy], req.params.sort ?? 'desc');
-    const details = req.params.with_labels_details ?? false;
-    reply.json(
-      paginate(req, reply, sorted).map((mr) => {
-        const project = projects.get(mr.project_id)!;
-        return req.params.view === 'simple'
-          ? mergeRequestSimple(store, project, mr)
-          : mergeRequestView(store, project, mr, from, details);
-      }),
-    );
-  }
+  const list = itemList<MergeRequestParams, MergeRequest>(ctx, {
+    check: checkMergeRequestParams,
+    // A private project's merge requests need reporter access: its guests' lists leave them out.
+    readsProject: (_params, user, project) => canSeeMergeRequests(ctx, user, project),
+    items: () => workItemsOf(store).mergeRequests,
+    predicates: mergeRequestPredicates,
+    sortKey: (params) => {
+      const orderBy = params.order_by ?? 'created_at';
+      return (mr) => mr[orderBy];
+    },
+    view: (params, project, mr, from, details) =>
+      params.view === 'simple'
+        ? mergeRequestSimple(store, project, mr)
+        : mergeRequestView(store, project, mr, from, details),
+  });
 
   const params = { instance: instanceParams, group: groupParams, project: projectParams };
   registerItemLists(router, ctx, 'merge_requests', params, list, (req) => {

@@ -6,6 +6,7 @@
 // title and/or description, inclusive date ranges, confidential, weight, and each of them negated under not[...].
 import { z } from 'zod';
 import { paramError } from '../../core/errors.js';
+import { paginate } from '../../core/paginate.js';
 import { optionalParams, param } from '../../core/params.js';
 import type { SandboxContext } from '../../core/context.js';
 import type { Reply, Router, SandboxRequest } from '../../core/router.js';
@@ -613,6 +614,51 @@ export function projectsIn(store: Store, from: ReferenceContext): Project[] {
 export function filterContext(store: Store, user: User): FilterContext {
   const byId = new Map(store.projects.map((p) => [p.id, p]));
   return { store, user, projectOf: (item) => byId.get(item.project_id)! };
+}
+
+/** What sets one kind of work item's list apart; the rest (scope, visibility, order, pages) is the same for both. */
+export interface ItemListSpec<P, T extends WorkItem> {
+  /** Refuses parameters that do not go together (400), before anything is read. */
+  check: (params: P) => void;
+  /** Whether the caller's list reads this project's items at all (merge requests need code access). */
+  readsProject: (params: P, user: User, project: Project, from: ReferenceContext) => boolean;
+  items: () => readonly T[];
+  predicates: (params: P, filters: FilterContext, scope: DefaultScope) => Array<Predicate<T>>;
+  /** Whether the caller sees one item of a project read (a confidential issue); every one when absent. */
+  sees?: (user: User, project: Project, item: T) => boolean;
+  sortKey: (params: P, projectOf: (item: T) => Project) => (item: T) => Sortable;
+  view: (params: P, project: Project, item: T, from: ReferenceContext, details: boolean) => unknown;
+}
+
+/**
+ * One list of issues or merge requests, as the service answers both: the items of the projects in reach that the
+ * caller may see and the filters keep (the instance-wide list only the caller's own unless a scope says otherwise),
+ * sorted newest first unless asked, one page of them in their view.
+ */
+export function itemList<P extends { sort?: 'asc' | 'desc'; with_labels_details?: boolean }, T extends WorkItem>(
+  ctx: SandboxContext,
+  spec: ItemListSpec<P, T>,
+): (req: SandboxRequest<P>, reply: Reply, from: ReferenceContext) => void {
+  const { store } = ctx;
+  return (req, reply, from) => {
+    const user = ctx.requireUser(req);
+    spec.check(req.params);
+    const projects = new Map(
+      projectsIn(store, from)
+        .filter((p) => spec.readsProject(req.params, user, p, from))
+        .map((p) => [p.id, p]),
+    );
+    const scope = from.kind === 'instance' ? 'created_by_me' : 'all';
+    const tests = spec.predicates(req.params, filterContext(store, user), scope);
+    const listed = spec.items().filter((item) => {
+      const project = projects.get(item.project_id);
+      return project !== undefined && (spec.sees?.(user, project, item) ?? true) && tests.every((test) => test(item));
+    });
+    const projectOf = (item: T) => projects.get(item.project_id)!;
+    const sorted = sortItems(listed, spec.sortKey(req.params, projectOf), req.params.sort ?? 'desc');
+    const details = req.params.with_labels_details ?? false;
+    reply.json(paginate(req, reply, sorted).map((item) => spec.view(req.params, projectOf(item), item, from, details)));
+  };
 }
 
 /**
