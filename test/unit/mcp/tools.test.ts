@@ -1,8 +1,9 @@
 // Published tool schemas and hints: only what repeats a default is left out; every real bound stays.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation, fields } from '../../../src/operations/engine/define.js';
 import { compactSchema, toolAnnotations, toolDescriptor } from '../../../src/mcp/tools.js';
+import { fields } from '../../../src/operations/engine/define.js';
+import { testOperation } from '../../helpers/test-operation.js';
 
 describe('compactSchema', () => {
   it('drops the ±2^53 integer bounds, the URL value cap, minLength 1 and nested additionalProperties', () => {
@@ -40,12 +41,8 @@ describe('compactSchema', () => {
   });
 
   it('still refuses what the published schema no longer spells out: the zod schema enforces it', () => {
-    const op = defineOperation({
+    const op = testOperation({
       name: 'get_thing',
-      chat: 'thing get',
-      area: 'pipelines',
-      title: 'Get thing',
-      description: 'Gets a thing.',
       route: 'GET /projects/:id/pipelines',
       input: z.object({ id: fields.projectId() }),
       effect: 'read',
@@ -57,10 +54,6 @@ describe('compactSchema', () => {
 
 describe('toolAnnotations', () => {
   const base = {
-    chat: 'thing x',
-    area: 'pipelines' as const,
-    title: 'T',
-    description: 'Does a thing.',
     route: 'POST /projects/:id/pipeline',
     input: z.object({ id: fields.projectId() }),
   };
@@ -68,20 +61,20 @@ describe('toolAnnotations', () => {
   it('sends only the hints that differ from the protocol defaults', () => {
     expect(
       toolAnnotations(
-        defineOperation({ ...base, name: 'read_thing', route: 'GET /projects/:id/pipelines', effect: 'read' }),
+        testOperation({ ...base, name: 'read_thing', route: 'GET /projects/:id/pipelines', effect: 'read' }),
       ),
     ).toEqual({ readOnlyHint: true });
-    expect(
-      toolAnnotations(defineOperation({ ...base, name: 'make_thing', effect: 'write', undo: 'Adds one.' })),
-    ).toEqual({ destructiveHint: false });
+    expect(toolAnnotations(testOperation({ ...base, name: 'make_thing', effect: 'write', undo: 'Adds one.' }))).toEqual(
+      { destructiveHint: false },
+    );
     expect(
       toolAnnotations(
-        defineOperation({ ...base, name: 'put_thing', effect: 'write', undo: 'Sets it.', idempotent: true }),
+        testOperation({ ...base, name: 'put_thing', effect: 'write', undo: 'Sets it.', idempotent: true }),
       ),
     ).toEqual({ destructiveHint: false, idempotentHint: true });
     expect(
       toolAnnotations(
-        defineOperation({
+        testOperation({
           ...base,
           name: 'risky_thing',
           effect: 'write',
@@ -92,7 +85,7 @@ describe('toolAnnotations', () => {
     ).toEqual({});
     expect(
       toolAnnotations(
-        defineOperation({
+        testOperation({
           ...base,
           name: 'drop_thing',
           route: 'DELETE /projects/:id/pipelines/:pipeline_id',

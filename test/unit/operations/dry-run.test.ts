@@ -2,18 +2,15 @@
 // handlers that would do more than one thing — nothing ever reaches a transport that sends.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation, type Operation } from '../../../src/operations/engine/define.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
 import { captureRequest, dryRunCall, takeDryRun } from '../../../src/operations/run/dry-run.js';
+import { testOperation } from '../../helpers/test-operation.js';
 
 const policy = { readOnly: false };
 const explain = { operations: [] as Operation[] };
 
-const revokeKey = defineOperation({
+const revokeKey = testOperation({
   name: 'revoke_thing_key',
-  chat: 'thing revoke',
-  area: 'projects',
-  title: 'Revoke a key',
-  description: 'Revokes a key of a thing, for the dry-run tests only.',
   route: 'DELETE /things/:id/keys',
   queryKeys: ['access_token', 'reason'],
   body: 'form',
@@ -61,12 +58,9 @@ describe('dryRunCall', () => {
 describe('captureRequest', () => {
   it('stops a handler at its first request, even one that catches the stop and tries again', async () => {
     const attempts: string[] = [];
-    const stubborn = defineOperation({
+    // It tries twice on its own.
+    const stubborn = testOperation({
       name: 'retry_thing',
-      chat: 'thing retry',
-      area: 'projects',
-      title: 'Retry a thing',
-      description: 'Tries twice on its own, for the dry-run tests only.',
       route: 'POST /things/:id/retry',
       input: z.object({ id: z.number() }),
       effect: 'write',
@@ -88,12 +82,9 @@ describe('captureRequest', () => {
   });
 
   it('refuses a call whose handler sends nothing or fails before sending, with the error a real run would give', async () => {
-    const idle = defineOperation({
+    // It sends nothing at all.
+    const idle = testOperation({
       name: 'touch_thing',
-      chat: 'thing touch',
-      area: 'projects',
-      title: 'Touch a thing',
-      description: 'Sends nothing at all, for the dry-run tests only.',
       route: 'POST /things/:id/touch',
       input: z.object({ id: z.string() }),
       effect: 'write',

@@ -4,34 +4,26 @@ import { z } from 'zod';
 import { defineOperation, fields } from '../../../src/operations/engine/define.js';
 import { approvalPrompt, decide } from '../../../src/policy/policy.js';
 import { quoteExactly } from '../../../src/text/visible.js';
+import { testOperation } from '../../helpers/test-operation.js';
 
-const listThings = defineOperation({
+const listThings = testOperation({
   name: 'list_things',
-  chat: 'thing list',
-  area: 'pipelines',
-  title: 'List things',
-  description: 'Lists.',
   route: 'GET /projects/:id/pipelines',
   input: z.object({ id: fields.projectId() }),
   effect: 'read',
 });
-const deleteThing = defineOperation({
+// The titles the prompts below show are their own, not the names'.
+const deleteThing = testOperation({
   name: 'delete_thing',
-  chat: 'thing delete',
-  area: 'pipelines',
   title: 'Delete a pipeline',
-  description: 'Deletes.',
   route: 'DELETE /projects/:id/pipelines/:pipeline_id',
   input: z.object({ id: fields.projectId(), pipeline_id: z.number().int() }),
   effect: 'destructive',
   undo: 'Cannot be undone.',
 });
-const commitThing = defineOperation({
+const commitThing = testOperation({
   name: 'commit_thing',
-  chat: 'thing commit',
-  area: 'commits',
   title: 'Create a commit',
-  description: 'Commits.',
   route: 'POST /projects/:id/repository/commits',
   input: z.object({
     id: fields.projectId(),
@@ -132,12 +124,8 @@ describe('approvalPrompt', () => {
 });
 
 describe('credentials in the prompt', () => {
-  const setThing = defineOperation({
+  const setThing = testOperation({
     name: 'set_thing',
-    chat: 'thing set',
-    area: 'integrations',
-    title: 'Set integration',
-    description: 'Sets.',
     route: 'PUT /projects/:id/integrations/:slug',
     input: z.object({
       id: fields.projectId(),

@@ -7,12 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/http/client.js';
-import { defineOperation, type Operation } from '../../../src/operations/engine/define.js';
+import type { Operation } from '../../../src/operations/engine/define.js';
 import { operations } from '../../../src/operations/index.js';
 import { LEAVE_HINT, STOP_GRACE_MS } from '../../../src/terminal/chat.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startPipeChat } from '../../helpers/pipe-chat.js';
 import { testDispatcher } from '../../helpers/dispatcher.js';
+import { testOperation } from '../../helpers/test-operation.js';
 
 const env = useSandbox();
 
@@ -127,12 +128,10 @@ describe('Ctrl+C while a command runs', () => {
   });
 
   it('comes back to the prompt within the grace even when a command does not stop', async () => {
-    const stubborn = defineOperation({
+    // It ignores its signal.
+    const stubborn = testOperation({
       name: 'never_ending',
       chat: 'never end',
-      area: 'projects',
-      title: 'Never end',
-      description: 'Ignores its signal.',
       route: 'GET /never',
       input: z.object({}),
       effect: 'read',
