@@ -29,26 +29,6 @@ export function commitTitled(commits: CommitSummary[], title: string): CommitSum
   return found;
 }
 
-/** What issues and merge requests both carry as their lists answer them; each suite adds its own fields. */
-export interface ListedWorkItem {
-  iid: number;
-  title: string;
-  description: string;
-  state: string;
-  labels: Array<string | { name: string }>;
-  milestone: { title: string } | null;
-  author: { username: string };
-  assignees: Array<{ username: string }>;
-  upvotes: number;
-  created_at: string;
-  updated_at: string;
-  references: { short: string; relative: string; full: string };
-}
-
-/** The item's label names, lower-cased, whether the list answered plain names or label objects. */
-export const labelNames = (item: Pick<ListedWorkItem, 'labels'>) =>
-  item.labels.map((label) => (typeof label === 'string' ? label : label.name).toLowerCase());
-
 /** The sandbox's id of the seeded user `username`. */
 export const seededUserId = (suite: ContractSuite, username: string) => suite.sandbox.store.findUser(username)!.id;
 

@@ -3,19 +3,10 @@
 // dates, confidential, not[...], ordering), visibility and authentication, and the chat presentation.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
-import {
-  firstHundred,
-  labelNames,
-  type ListedWorkItem,
-  seededUserId,
-  WEB,
-  PAYMENTS,
-  expectNeedsToken,
-  expectRefusal,
-} from './builders.js';
-import { contractSuite, withoutRules, type BadInputCase, type Role } from './harness.js';
+import { expectNeedsToken, expectRefusal, PAYMENTS, policyKind, seededUserId, WEB } from './builders.js';
+import { contractSuite, withoutRules, type BadInputCase } from './harness.js';
+import { labelNames, type ListedWorkItem, type ListFilter, sharedFilters, workItemLists } from './work-item-lists.js';
 import { decide } from '../../src/policy/policy.js';
-import { validateInput } from '../../src/operations/engine/validate.js';
 
 const suite = contractSuite('issues');
 
@@ -28,36 +19,20 @@ interface Issue extends ListedWorkItem {
 
 const userId = (username: string) => seededUserId(suite, username);
 
-/** The three lists, each read where the seed has issues worth filtering: everywhere, group acme, project acme/web. */
-const LISTS = [
-  ['list_issues', {}],
-  ['list_group_issues', { id: 'acme' }],
-  ['list_project_issues', { id: WEB }],
-] as const;
+const items = workItemLists<Issue>(suite, ['list_issues', 'list_group_issues', 'list_project_issues']);
 
-const list = (name: string, input: Record<string, unknown>, as?: Role) => firstHundred<Issue>(suite, name, input, as);
+const { lists: LISTS, list } = items;
 
-// Each filter, at each level: a non-empty answer, every issue in it passing the filter, and fewer issues than
-// without it (so the filter reached the service and did something).
-const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check: (issue: Issue) => boolean]> = [
-  ['state', () => ({ state: 'closed' }), (i) => i.state === 'closed'],
-  [
-    'labels all-of, case-insensitively',
-    () => ({ labels: 'BUG,Frontend' }),
-    (i) => labelNames(i).includes('bug') && labelNames(i).includes('frontend'),
-  ],
-  ['labels None', () => ({ labels: 'None' }), (i) => i.labels.length === 0],
+// Each filter, at each level (items.itFiltersEach).
+const FILTERS: ListFilter<Issue>[] = [
+  ...sharedFilters<Issue>({ state: 'closed', labels: 'BUG,Frontend', milestone: '1.2', author: 'carol', userId }),
   ['labels Any', () => ({ labels: 'Any' }), (i) => i.labels.length > 0],
-  ['milestone', () => ({ milestone: '1.2' }), (i) => i.milestone?.title === '1.2'],
   ['milestone None', () => ({ milestone: 'None' }), (i) => i.milestone === null],
-  ['scope assigned_to_me', () => ({ scope: 'assigned_to_me' }), (i) => i.assignees.some((a) => a.username === 'alice')],
   ['scope created_by_me', () => ({ scope: 'created_by_me' }), (i) => i.author.username === 'alice'],
-  ['author_id', () => ({ author_id: userId('carol') }), (i) => i.author.username === 'carol'],
   ['author_username', () => ({ author_username: 'erin' }), (i) => i.author.username === 'erin'],
   ['assignee_id None', () => ({ assignee_id: 'None' }), (i) => i.assignees.length === 0],
   ['assignee_id', () => ({ assignee_id: userId('bob') }), (i) => i.assignees.some((a) => a.username === 'bob')],
   ['assignee_username', () => ({ assignee_username: ['bob'] }), (i) => i.assignees.some((a) => a.username === 'bob')],
-  ['my_reaction_emoji', () => ({ my_reaction_emoji: 'thumbsup' }), (i) => i.upvotes > 0],
   [
     'search in description',
     () => ({ search: 'SCREEN reader', in: 'description' }),
@@ -77,15 +52,7 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
 
 describe.shuffle('issues, in any order', () => {
   describe.each(LISTS)('%s filters', (name, base) => {
-    it.each(FILTERS)('%s', async (_what, input, check) => {
-      // scope=all so that the instance-wide list (created_by_me by default) has issues of other people to filter.
-      const scope = { scope: 'all', ...input() };
-      const everything = await list(name, { ...base, scope: 'all' });
-      const filtered = await list(name, { ...base, ...scope });
-      expect(filtered.length).toBeGreaterThan(0);
-      expect(filtered.length).toBeLessThan(everything.length);
-      for (const issue of filtered) expect(check(issue), `${issue.references.full}: ${issue.title}`).toBe(true);
-    });
+    items.itFiltersEach(name, base, FILTERS);
 
     it('keeps both ends of a date range (inclusive)', async () => {
       const everything = await list(name, { ...base, scope: 'all', order_by: 'created_at', sort: 'asc' });
@@ -200,11 +167,7 @@ describe.shuffle('issues, in any order', () => {
 
   describe('list_issues', () => {
     it('lists only your own issues unless asked for another scope', async () => {
-      const mine = await list('list_issues', {});
-      expect(mine.length).toBeGreaterThan(0);
-      expect(new Set(mine.map((i) => i.author.username))).toEqual(new Set(['alice']));
-      const all = await list('list_issues', { scope: 'all' });
-      expect(all.length).toBeGreaterThan(mine.length);
+      await items.expectOnlyOwnByDefault();
       // Another author under the default scope finds nothing: the two filters combine.
       expect(await list('list_issues', { author_username: 'bob' })).toEqual([]);
       expect((await list('list_issues', { author_username: 'bob', scope: 'all' })).length).toBeGreaterThan(0);
@@ -231,8 +194,7 @@ describe.shuffle('issues, in any order', () => {
     });
 
     it('answers 404 for a private project or group to a non-member, and leaves their issues out of wider lists', async () => {
-      const project = await suite.refusal('list_project_issues', { id: PAYMENTS }, 'outsider');
-      expect([project.status, project.message]).toEqual([404, '404 Project Not Found']);
+      await expectRefusal(suite, 'list_project_issues', { id: PAYMENTS }, 'outsider', [404, '404 Project Not Found']);
       await expectRefusal(suite, 'list_group_issues', { id: 'acme/platform' }, 'outsider', [
         404,
         '404 Group Not Found',
@@ -507,10 +469,7 @@ describe.shuffle('issues, in any order', () => {
     });
 
     it('asks a human only for updates that overwrite the title or description', () => {
-      const ask = (name: string, raw: Record<string, unknown>) =>
-        decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, {
-          readOnly: false,
-        }).kind;
+      const ask = (name: string, raw: Record<string, unknown>) => policyKind(suite, name, raw);
       expect(ask('update_issue', { id: INFRA, issue_iid: 1, state_event: 'close', labels: 'bug' })).toBe('run');
       expect(ask('update_issue', { id: INFRA, issue_iid: 1, title: 't' })).toBe('approve');
       expect(ask('update_issue', { id: INFRA, issue_iid: 1, description: 'd' })).toBe('approve');

@@ -1,19 +1,9 @@
 // Contract: the three merge request lists against the sandbox — every filter at every level, view=simple, wip,
 // approvals, branches, the created_by_me default, refusals, visibility and authentication, and the presentation.
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../src/policy/policy.js';
-import { validateInput } from '../../src/operations/engine/validate.js';
-import {
-  firstHundred,
-  labelNames,
-  type ListedWorkItem,
-  seededUserId,
-  WEB,
-  PAYMENTS,
-  expectNeedsToken,
-  expectRefusal,
-} from './builders.js';
-import { contractSuite, type Role } from './harness.js';
+import { expectNeedsToken, expectRefusal, PAYMENTS, policyKind, seededUserId, WEB } from './builders.js';
+import { contractSuite } from './harness.js';
+import { labelNames, type ListedWorkItem, type ListFilter, sharedFilters, workItemLists } from './work-item-lists.js';
 
 const suite = contractSuite('merge_requests');
 
@@ -26,30 +16,25 @@ interface MergeRequest extends ListedWorkItem {
 
 const userId = (username: string) => seededUserId(suite, username);
 
-const LISTS = [
-  ['list_merge_requests', {}],
-  ['list_group_merge_requests', { id: 'acme' }],
-  ['list_project_merge_requests', { id: WEB }],
-] as const;
+const items = workItemLists<MergeRequest>(suite, [
+  'list_merge_requests',
+  'list_group_merge_requests',
+  'list_project_merge_requests',
+]);
 
-const list = (name: string, input: Record<string, unknown>, as?: Role) =>
-  firstHundred<MergeRequest>(suite, name, input, as);
+const { lists: LISTS, list } = items;
 
-// Each filter at each level: a non-empty answer that every merge request passes, smaller than the unfiltered one.
-const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check: (mr: MergeRequest) => boolean]> = [
-  ['state', () => ({ state: 'merged' }), (m) => m.state === 'merged'],
-  [
-    'labels all-of, case-insensitively',
-    () => ({ labels: 'Feature,FRONTEND' }),
-    (m) => labelNames(m).includes('feature') && labelNames(m).includes('frontend'),
-  ],
-  ['labels None', () => ({ labels: 'None' }), (m) => m.labels.length === 0],
-  ['milestone', () => ({ milestone: '1.1' }), (m) => m.milestone?.title === '1.1'],
+// Each filter, at each level (items.itFiltersEach).
+const FILTERS: ListFilter<MergeRequest>[] = [
+  ...sharedFilters<MergeRequest>({
+    state: 'merged',
+    labels: 'Feature,FRONTEND',
+    milestone: '1.1',
+    author: 'bob',
+    userId,
+  }),
   ['milestone Any', () => ({ milestone: 'Any' }), (m) => m.milestone !== null],
-  ['scope assigned_to_me', () => ({ scope: 'assigned_to_me' }), (m) => m.assignees.some((a) => a.username === 'alice')],
-  ['author_id', () => ({ author_id: userId('bob') }), (m) => m.author.username === 'bob'],
   ['assignee_id Any', () => ({ assignee_id: 'Any' }), (m) => m.assignees.length > 0],
-  ['my_reaction_emoji', () => ({ my_reaction_emoji: 'thumbsup' }), (m) => m.upvotes > 0],
   ['search', () => ({ search: 'DARK' }), (m) => /dark/i.test(`${m.title} ${m.description}`)],
   ['source_branch', () => ({ source_branch: 'feature/search' }), (m) => m.source_branch === 'feature/search'],
   [
@@ -74,13 +59,7 @@ const FILTERS: Array<[what: string, input: () => Record<string, unknown>, check:
 
 describe.shuffle('merge-requests, in any order', () => {
   describe.each(LISTS)('%s filters', (name, base) => {
-    it.each(FILTERS)('%s', async (_what, input, check) => {
-      const everything = await list(name, { ...base, scope: 'all' });
-      const filtered = await list(name, { ...base, scope: 'all', ...input() });
-      expect(filtered.length).toBeGreaterThan(0);
-      expect(filtered.length).toBeLessThan(everything.length);
-      for (const mr of filtered) expect(check(mr), `${mr.references.full}: ${mr.title}`).toBe(true);
-    });
+    items.itFiltersEach(name, base, FILTERS);
 
     it('keeps both ends of a date range, and orders by either date both ways', async () => {
       const asc = await list(name, { ...base, scope: 'all', order_by: 'created_at', sort: 'asc' });
@@ -160,10 +139,7 @@ describe.shuffle('merge-requests, in any order', () => {
 
   describe('list_merge_requests', () => {
     it('lists only your own merge requests by default', async () => {
-      const mine = await list('list_merge_requests', {});
-      expect(mine.length).toBeGreaterThan(0);
-      expect(new Set(mine.map((m) => m.author.username))).toEqual(new Set(['alice']));
-      expect((await list('list_merge_requests', { scope: 'all' })).length).toBeGreaterThan(mine.length);
+      await items.expectOnlyOwnByDefault();
     });
 
     it('searches titles or descriptions with in', async () => {
@@ -185,8 +161,8 @@ describe.shuffle('merge-requests, in any order', () => {
       expect((await list('list_project_merge_requests', { id: PAYMENTS }, 'reporter')).length).toBe(2);
       const guest = await suite.refusal('list_project_merge_requests', { id: PAYMENTS }, 'guest');
       expect(guest.status).toBe(403);
-      const outsider = await suite.refusal('list_project_merge_requests', { id: PAYMENTS }, 'outsider');
-      expect([outsider.status, outsider.message]).toEqual([404, '404 Project Not Found']);
+      const projectNotFound: [number, string] = [404, '404 Project Not Found'];
+      await expectRefusal(suite, 'list_project_merge_requests', { id: PAYMENTS }, 'outsider', projectNotFound);
       await expectRefusal(suite, 'list_group_merge_requests', { id: 'acme/platform' }, 'outsider', [
         404,
         '404 Group Not Found',
@@ -511,10 +487,7 @@ describe.shuffle('merge-requests, in any order', () => {
     });
 
     it('asks a human before merging and approving, and before updates that overwrite text', () => {
-      const ask = (name: string, raw: Record<string, unknown>) =>
-        decide(suite.operation(name), validateInput(suite.operation(name), raw) as Record<string, unknown>, {
-          readOnly: false,
-        }).kind;
+      const ask = (name: string, raw: Record<string, unknown>) => policyKind(suite, name, raw);
       expect(ask('merge_merge_request', { id: WEB, merge_request_iid: 2, sha: 'abcdef0' })).toBe('approve');
       expect(ask('approve_merge_request', { id: WEB, merge_request_iid: 2 })).toBe('approve');
       expect(
