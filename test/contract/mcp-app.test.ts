@@ -53,6 +53,13 @@ async function tools(client: Client): Promise<Tool[]> {
   return (await client.listTools()).tools as Tool[];
 }
 
+/** The tools a client that renders views sees and one that does not (with `server`'s options) does not: `views` has all. */
+async function viewOnlyTools(server: Partial<McpServerOptions> = {}): Promise<{ views: Tool[]; viewOnly: Tool[] }> {
+  const views = await tools(await connect(true, server));
+  const plain = await tools(await connect(false, server));
+  return { views, viewOnly: views.filter((tool) => !plain.some((p) => p.name === tool.name)) };
+}
+
 function named(list: Tool[], name: string): Tool {
   const tool = list.find((t) => t.name === name);
   if (!tool) throw new Error(`${name} is not listed`);
@@ -128,9 +135,7 @@ describe.shuffle('mcp-app, in any order', () => {
     });
 
     it("lists the view's own tools, marked for the view alone, only to a client that renders views", async () => {
-      const views = await tools(await connect(true));
-      const plain = await tools(await connect(false));
-      const viewOnly = views.filter((tool) => !plain.some((p) => p.name === tool.name));
+      const { views, viewOnly } = await viewOnlyTools();
       expect(viewOnly.map((tool) => tool.name).sort()).toEqual([
         'check_button_premise',
         'list_pipeline_jobs',
@@ -145,10 +150,7 @@ describe.shuffle('mcp-app, in any order', () => {
     });
 
     it('lists every tool a button calls for the view when the preset leaves it out: Cancel pipeline too', async () => {
-      const projectsOnly = { toolsets: ['projects'] };
-      const views = await tools(await connect(true, projectsOnly));
-      const plain = await tools(await connect(false, projectsOnly));
-      const viewOnly = views.filter((tool) => !plain.some((p) => p.name === tool.name));
+      const { viewOnly } = await viewOnlyTools({ toolsets: ['projects'] });
       expect(viewOnly.map((tool) => tool.name).sort()).toEqual([
         'cancel_pipeline',
         'check_button_premise',
