@@ -7,7 +7,7 @@ import type { Operation } from '../../../src/operations/engine/define.js';
 import { catalogData, catalogOf, prebuiltCatalog, startupCatalog, type ToolCatalog } from '../../../src/mcp/catalog.js';
 import { toolDescriptor } from '../../../src/mcp/tools.js';
 import type { ApiTransport } from '../../../src/http/types.js';
-import { connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
+import { type ConnectOptions, connectInMemory, resultText, useSandbox } from '../../helpers/mcp.js';
 
 const env = useSandbox();
 
@@ -34,6 +34,13 @@ function prebuilt(): ToolCatalog & { asked: string[]; wholeLoads: number } {
   return catalog;
 }
 
+/** The SDK's client on a server whose tools come from `catalog`, on the sandbox unless `options` names another client. */
+const serving = (catalog: ToolCatalog, options: Partial<ConnectOptions> = {}) =>
+  connectInMemory({ client: env.client, operations: catalog, ...options });
+
+/** stdio's warm-up: the areas of the offered tools load once the tool list is answered. */
+const WARM_UP: Partial<ConnectOptions> = { warmUpAfterToolsList: true, toolsets: ['default'] };
+
 describe('catalogData', () => {
   it("holds each operation's name, area, effect, route and toolDescriptor, in registry order, as plain JSON", () => {
     const data = JSON.parse(JSON.stringify(catalogData(operations))) as ReturnType<typeof catalogData>;
@@ -58,7 +65,7 @@ describe('catalogData', () => {
 describe('a server started from a prebuilt catalog', () => {
   it("lists every tool without loading any operation, then loads each call's own, never the whole registry", async () => {
     const catalog = prebuilt();
-    const fromCatalog = await connectInMemory({ client: env.client, operations: catalog });
+    const fromCatalog = await serving(catalog);
     const live = await connectInMemory({ client: env.client });
     try {
       expect((await fromCatalog.client.listTools()).tools).toEqual((await live.client.listTools()).tools);
@@ -86,12 +93,7 @@ describe('a server started from a prebuilt catalog', () => {
 
   it('with warm-up (stdio), loads the areas of the offered tools once the tool list is answered, before any call, once', async () => {
     const catalog = prebuilt();
-    const mcp = await connectInMemory({
-      client: env.client,
-      operations: catalog,
-      warmUpAfterToolsList: true,
-      toolsets: ['default'],
-    });
+    const mcp = await serving(catalog, WARM_UP);
     try {
       expect(catalog.asked).toEqual([]);
       const offered = (await mcp.client.listTools()).tools
@@ -138,12 +140,7 @@ describe('a server started from a prebuilt catalog', () => {
         catalog.asked.push('(http client)');
       },
     };
-    const mcp = await connectInMemory({
-      client,
-      operations: catalog,
-      warmUpAfterToolsList: true,
-      toolsets: ['default'],
-    });
+    const mcp = await serving(catalog, { ...WARM_UP, client });
     const waitUntil = async (done: () => boolean) => {
       // Bounded: 100 turns of 10 ms.
       for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -173,12 +170,7 @@ describe('a server started from a prebuilt catalog', () => {
 
   it("filters by toolset and read-only mode on the catalog's facts, and tells unknown from not offered without loading", async () => {
     const catalog = prebuilt();
-    const mcp = await connectInMemory({
-      client: env.client,
-      operations: catalog,
-      toolsets: ['pipelines'],
-      readOnly: true,
-    });
+    const mcp = await serving(catalog, { toolsets: ['pipelines'], readOnly: true });
     try {
       const names = (await mcp.client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(
