@@ -9,13 +9,18 @@ describe('bannerText', () => {
     tokens: { maintainer: 'fo-maintainer-sandbox-token', developer: 'fo-developer-sandbox-token' },
   };
 
-  it('on the embedded sandbox: its tokens, and the terminal chat both on its own sandbox and on this one', () => {
-    const text = bannerText({
+  /** The banner of `serve` on the embedded sandbox, its MCP endpoint on port 8750. */
+  const onSandbox = (extra: Partial<Parameters<typeof bannerText>[0]> = {}) =>
+    bannerText({
       mcpUrl: 'http://127.0.0.1:8750/mcp',
       serviceLabel: 'the embedded sandbox',
       sandbox,
       config: parseConfig({}),
+      ...extra,
     });
+
+  it('on the embedded sandbox: its tokens, and the terminal chat both on its own sandbox and on this one', () => {
+    const text = onSandbox();
     expect(text).toContain('forgeops MCP server: http://127.0.0.1:8750/mcp');
     expect(text).toContain('  maintainer  fo-maintainer-sandbox-token');
     expect(text).toContain(
@@ -38,13 +43,7 @@ describe('bannerText', () => {
   });
 
   it('in OAuth mode: people sign in from their clients, and no shared bearer is asked for', () => {
-    const text = bannerText({
-      mcpUrl: 'http://127.0.0.1:8750/mcp',
-      serviceLabel: 'the embedded sandbox',
-      sandbox,
-      config: parseConfig({}),
-      signIn: true,
-    });
+    const text = onSandbox({ signIn: true });
     expect(text).toContain('MCP clients sign in through the sandbox');
     expect(text).toContain('Each person signs in from their client (OAuth)');
     expect(text).toContain('the chat acts as the sandbox maintainer');
