@@ -422,21 +422,16 @@ describe('retries', () => {
       }),
     );
 
-  it('does not retry a POST after a 502', async () => {
-    server.reply(
+  it.each([
+    [
+      'a 502',
       { status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>' },
-      { status: 201, body: {} },
-    );
-    const error = await postRelease();
-    expect(error.message).toBe('502 Bad Gateway');
-    expect(server.requests).toHaveLength(1);
-    expect(waits).toEqual([]);
-  });
-
-  it('does not retry a POST after a connection reset', async () => {
-    server.reply({ destroy: true }, { status: 201, body: {} });
-    const error = await postRelease();
-    expect(error.kind).toBe('network');
+      { message: '502 Bad Gateway' },
+    ],
+    ['a connection reset', { destroy: true }, { kind: 'network' }],
+  ])('does not retry a POST after %s', async (_what, reply, ended) => {
+    server.reply(reply, { status: 201, body: {} });
+    expect(await postRelease()).toMatchObject(ended);
     expect(server.requests).toHaveLength(1);
     expect(waits).toEqual([]);
   });
