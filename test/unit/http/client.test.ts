@@ -6,7 +6,7 @@ import { rootCertificates } from 'node:tls';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../../src/http/client.js';
 import { ApiError } from '../../../src/http/errors.js';
-import { startScriptedServer, type ScriptedServer } from './scripted-server.js';
+import { type Script, startScriptedServer, type ScriptedServer } from './scripted-server.js';
 import { rejectionOf } from '../../helpers/rejection.js';
 
 const TOKEN = 'glpat-main-token-123456';
@@ -422,7 +422,7 @@ describe('retries', () => {
       }),
     );
 
-  it.each([
+  it.each<[what: string, reply: Script, ended: Record<string, unknown>]>([
     [
       'a 502',
       { status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>' },
