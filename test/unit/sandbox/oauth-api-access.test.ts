@@ -2,17 +2,25 @@
 // (on the sandbox clock) or revoked, held to their scopes; token info, userinfo, revocation and introspection.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
-import { codeFlowTokens, Browser, formsOf, jsonOf, postForm } from './oauth-browser.js';
+import { type Application, startSandbox } from '../../../src/sandbox/server.js';
+import {
+  codeFlowTokens,
+  Browser,
+  formsOf,
+  jsonOf,
+  postForm,
+  terminalApplication,
+  tokenAnswer,
+} from './oauth-browser.js';
 import { api } from './sandbox-client.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const CALLBACK = 'https://portal.example/cb';
 
 const clock = new ManualClock();
-let portal: Sandbox['applications'][number];
-let other: Sandbox['applications'][number];
-let cli: Sandbox['applications'][number];
+let portal: Application;
+let other: Application;
+let cli: Application;
 
 const env = useSandbox({
   clock,
@@ -24,7 +32,7 @@ const env = useSandbox({
       trusted: true,
     },
     { name: 'Other', redirect_uris: [CALLBACK], scopes: ['api'], trusted: true },
-    { name: 'Terminal', redirect_uris: ['http://127.0.0.1/callback'], scopes: ['api'], confidential: false },
+    terminalApplication(['api']),
   ],
 });
 beforeAll(() => {
@@ -173,12 +181,7 @@ describe('accounts', () => {
 
     env.sandbox.store.removeUser(env.sandbox.store.findUser('grace')!, false);
     expect((await api(env.sandbox, 'GET', '/user', bearer(access_token))).status).toBe(401);
-    const renewal = await postForm(env.sandbox, '/oauth/token', {
-      grant_type: 'refresh_token',
-      refresh_token,
-      client_id: portal.uid,
-      client_secret: portal.secret,
-    });
+    const renewal = await tokenAnswer(env.sandbox, portal, { grant_type: 'refresh_token', refresh_token });
     expect(renewal.data.error).toBe('invalid_grant');
   });
 });

@@ -2,7 +2,7 @@
 // sandbox and stopped at the client's redirect URI, forms read from the page and submitted) and the client's side
 // (PKCE pairs, token requests as form posts).
 import { createHash, randomBytes } from 'node:crypto';
-import type { Sandbox } from '../../../src/sandbox/server.js';
+import type { Application, ApplicationInput, Sandbox } from '../../../src/sandbox/server.js';
 import { type Form, formsOf } from '../../helpers/oauth-browser.js';
 
 // The form reader is the MCP sign-in browser's (test/helpers/oauth-browser.ts): one parser for both.
@@ -126,6 +126,23 @@ export async function postForm(
   const response = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers, body: form.toString() });
   const text = await response.text();
   return { status: response.status, headers: response.headers, data: text ? JSON.parse(text) : undefined };
+}
+
+/** The token endpoint's answer to a confidential `client` for `fields`: its id and secret in the form, as most send them. */
+export function tokenAnswer(
+  sandbox: Sandbox,
+  client: Pick<Application, 'uid' | 'secret'>,
+  fields: Record<string, string | undefined>,
+): Promise<TokenAnswer> {
+  return postForm(sandbox, '/oauth/token', { client_id: client.uid, client_secret: client.secret, ...fields });
+}
+
+/** Where a terminal's public client is sent back: a loopback address, matched on any port. */
+const TERMINAL_CALLBACK = 'http://127.0.0.1/callback';
+
+/** A public client as a terminal registers it: no secret to keep, sent back to the loopback address. */
+export function terminalApplication(scopes: ApplicationInput['scopes'], name = 'Terminal'): ApplicationInput {
+  return { name, redirect_uris: [TERMINAL_CALLBACK], scopes, confidential: false };
 }
 
 /**

@@ -4,8 +4,8 @@
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import type { Sandbox } from '../../../src/sandbox/server.js';
-import { Browser, formOf, jsonOf, signInFrom } from './oauth-browser.js';
+import type { Application } from '../../../src/sandbox/server.js';
+import { Browser, formOf, jsonOf, signInFrom, terminalApplication } from './oauth-browser.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const CALLBACK = 'https://forgeops.example/oauth/callback';
@@ -14,19 +14,14 @@ const insecure = { [oauth.allowInsecureRequests]: true };
 
 const clock = new ManualClock();
 let as: oauth.AuthorizationServer;
-let web: Sandbox['applications'][number];
-let cli: Sandbox['applications'][number];
+let web: Application;
+let cli: Application;
 
 const env = useSandbox({
   clock,
   applications: [
     { name: 'forgeops', redirect_uris: [CALLBACK], scopes: ['api', 'read_api', 'read_user'] },
-    {
-      name: 'forgeops-cli',
-      redirect_uris: ['http://127.0.0.1/callback'],
-      scopes: ['api', 'read_api', 'read_user'],
-      confidential: false,
-    },
+    terminalApplication(['api', 'read_api', 'read_user'], 'forgeops-cli'),
   ],
 });
 beforeAll(async () => {

@@ -2,24 +2,19 @@
 // URI, and the polling answers (authorization_pending, slow_down, access_denied, expired_token, then the tokens).
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import type { Sandbox } from '../../../src/sandbox/server.js';
-import { Browser, formOf, postForm, signInFrom } from './oauth-browser.js';
+import type { Application } from '../../../src/sandbox/server.js';
+import { Browser, formOf, postForm, signInFrom, terminalApplication, tokenAnswer } from './oauth-browser.js';
 import { api } from './sandbox-client.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const clock = new ManualClock();
-let cli: Sandbox['applications'][number];
-let server: Sandbox['applications'][number];
+let cli: Application;
+let server: Application;
 
 const env = useSandbox({
   clock,
   applications: [
-    {
-      name: 'Terminal',
-      redirect_uris: ['http://127.0.0.1/callback'],
-      scopes: ['api', 'read_api'],
-      confidential: false,
-    },
+    terminalApplication(['api', 'read_api']),
     { name: 'Server', redirect_uris: ['https://server.example/cb'], scopes: ['api'] },
   ],
 });
@@ -140,11 +135,9 @@ describe('the device grant', () => {
 describe('refusals', () => {
   test('another client cannot poll a device code', async () => {
     const { device_code } = await startDevice();
-    const answer = await postForm(env.sandbox, '/oauth/token', {
+    const answer = await tokenAnswer(env.sandbox, server, {
       grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
       device_code,
-      client_id: server.uid,
-      client_secret: server.secret,
     });
     expect(answer.data.error).toBe('invalid_grant');
   });

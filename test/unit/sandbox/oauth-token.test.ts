@@ -3,19 +3,26 @@
 // reused refresh tokens).
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../../src/sandbox/core/clock.js';
-import type { Sandbox } from '../../../src/sandbox/server.js';
-import { authorizeInBrowser, codeFlowTokens, Browser, pkcePair, postForm } from './oauth-browser.js';
+import type { Application } from '../../../src/sandbox/server.js';
+import {
+  authorizeInBrowser,
+  codeFlowTokens,
+  Browser,
+  pkcePair,
+  postForm,
+  terminalApplication,
+  tokenAnswer,
+} from './oauth-browser.js';
 import { api } from './sandbox-client.js';
 import { useSandbox } from '../../helpers/mcp.js';
 
 const CALLBACK = 'https://review.example/oauth/callback';
 const OTHER_CALLBACK = 'https://review.example/other';
-const CLI_CALLBACK = 'http://127.0.0.1/callback';
 
 const clock = new ManualClock();
-let web: Sandbox['applications'][number];
-let rival: Sandbox['applications'][number];
-let cli: Sandbox['applications'][number];
+let web: Application;
+let rival: Application;
+let cli: Application;
 let browser: Browser;
 
 const env = useSandbox({
@@ -23,7 +30,7 @@ const env = useSandbox({
   applications: [
     { name: 'Review bot', redirect_uris: [CALLBACK, OTHER_CALLBACK], scopes: ['api', 'read_user'] },
     { name: 'Rival', redirect_uris: [CALLBACK], scopes: ['api'] },
-    { name: 'Terminal', redirect_uris: [CLI_CALLBACK], scopes: ['api', 'read_api'], confidential: false },
+    terminalApplication(['api', 'read_api']),
   ],
 });
 beforeAll(() => {
@@ -44,24 +51,11 @@ async function webCode(options: { pkce?: boolean; scope?: string; redirect_uri?:
 }
 
 function exchange(code: string, fields: Record<string, string | undefined> = {}) {
-  return postForm(env.sandbox, '/oauth/token', {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: CALLBACK,
-    client_id: web.uid,
-    client_secret: web.secret,
-    ...fields,
-  });
+  return tokenAnswer(env.sandbox, web, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, ...fields });
 }
 
 function refresh(refreshToken: string, fields: Record<string, string | undefined> = {}) {
-  return postForm(env.sandbox, '/oauth/token', {
-    grant_type: 'refresh_token',
-    refresh_token: refreshToken,
-    client_id: web.uid,
-    client_secret: web.secret,
-    ...fields,
-  });
+  return tokenAnswer(env.sandbox, web, { grant_type: 'refresh_token', refresh_token: refreshToken, ...fields });
 }
 
 const asBearer = (token: string) => ({ as: 'anonymous' as const, headers: { authorization: `Bearer ${token}` } });
@@ -254,11 +248,7 @@ describe('grant types', () => {
     [{ grant_type: 'password', username: 'alice', password: 'alice-sandbox-password' }, 'unsupported_grant_type'],
     [{ grant_type: 'client_credentials' }, 'unsupported_grant_type'],
   ])('%j is refused with %s', async (fields, error) => {
-    const answer = await postForm(env.sandbox, '/oauth/token', {
-      client_id: web.uid,
-      client_secret: web.secret,
-      ...fields,
-    });
+    const answer = await tokenAnswer(env.sandbox, web, fields);
     expect(answer.status).toBe(400);
     expect(answer.data.error).toBe(error);
   });
