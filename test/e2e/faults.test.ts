@@ -1,28 +1,17 @@
 // Faults end to end: the executor retries reads through 503/429 but never resends a write, against the sandbox.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/http/client.js';
+import { describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { sentTo, useRetryingClient } from '../helpers/retrying-client.js';
 
 const env = useSandbox();
-let retrying: HttpClient;
+const retrying = useRetryingClient(env);
 const PIPELINES = '/projects/acme%2Fweb/pipeline';
 
-beforeAll(() => {
-  retrying = new HttpClient({
-    baseUrl: env.sandbox.url,
-    token: env.sandbox.tokens.maintainer,
-    retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 5 },
-  });
-});
-afterAll(() => retrying.close());
-
-function sent(method: string, path: string): number {
-  return env.sandbox.requests.filter({ method, path }).length;
-}
+const sent = (method: string, path: string) => sentTo(env.sandbox, method, path);
 
 describe('retries through the MCP tool path', () => {
   it('retries a read on 503 and on 429 with Retry-After, then succeeds', async () => {
-    const mcp = await connectInMemory({ client: retrying });
+    const mcp = await connectInMemory({ client: retrying() });
     env.sandbox.faults.add({ method: 'GET', path: `${PIPELINES}s`, status: 503 });
     env.sandbox.faults.add({
       method: 'GET',
@@ -39,7 +28,7 @@ describe('retries through the MCP tool path', () => {
   });
 
   it('does not resend a create after a 502: one request, and the error names the status', async () => {
-    const mcp = await connectInMemory({ client: retrying });
+    const mcp = await connectInMemory({ client: retrying() });
     env.sandbox.faults.add({ method: 'POST', path: PIPELINES, status: 502 });
     const before = sent('POST', PIPELINES);
     const result = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } });
@@ -52,7 +41,7 @@ describe('retries through the MCP tool path', () => {
   });
 
   it('does not resend a create after a connection reset', async () => {
-    const mcp = await connectInMemory({ client: retrying });
+    const mcp = await connectInMemory({ client: retrying() });
     env.sandbox.faults.add({ method: 'POST', path: PIPELINES, status: 500, resetConnection: true });
     const before = sent('POST', PIPELINES);
     const result = await mcp.client.callTool({ name: 'create_pipeline', arguments: { id: 'acme/web', ref: 'main' } });

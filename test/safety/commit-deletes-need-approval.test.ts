@@ -1,14 +1,13 @@
 // A declined deletion must not run anyway through create_commit (a delete or move action), nor any other change the policy judges dangerous.
 import { describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { sentTo } from '../helpers/retrying-client.js';
 
 const env = useSandbox();
 const PROJECT = 'acme/web';
 const COMMITS = '/projects/acme%2Fweb/repository/commits';
 
-function sent(method: string, path: string): number {
-  return env.sandbox.requests.filter({ method, path }).length;
-}
+const sent = (method: string, path: string) => sentTo(env.sandbox, method, path);
 
 async function readmeExists(): Promise<boolean> {
   const mcp = await connectInMemory({ client: env.client });

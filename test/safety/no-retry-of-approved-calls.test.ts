@@ -1,25 +1,15 @@
 // An approved destructive call is sent once, never retried; when its answer is lost the result says so and how to check.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/http/client.js';
+import { describe, expect, it } from 'vitest';
 import { connectInMemory, resultText, useSandbox } from '../helpers/mcp.js';
+import { sentTo, useRetryingClient } from '../helpers/retrying-client.js';
 import { createWebPipeline } from '../helpers/sandbox-pipeline.js';
 
 const env = useSandbox();
-/** A client that retries as a configured forgeops does, with tiny waits. */
-let retrying: HttpClient;
-
-beforeAll(() => {
-  retrying = new HttpClient({
-    baseUrl: env.sandbox.url,
-    token: env.sandbox.tokens.maintainer,
-    retry: { maxRetries: 3, minDelayMs: 1, maxDelayMs: 2 },
-  });
-});
-afterAll(() => retrying.close());
+const retrying = useRetryingClient(env);
 
 const newPipeline = () => createWebPipeline(env.client);
 
-const sent = (method: string, path: string) => env.sandbox.requests.filter({ method, path }).length;
+const sent = (method: string, path: string) => sentTo(env.sandbox, method, path);
 
 describe('destructive calls are never retried', () => {
   it.each([
@@ -28,7 +18,7 @@ describe('destructive calls are never retried', () => {
     ['a 502', { status: 502 }],
   ])('sends delete_pipeline once after %s and says the outcome is unknown', async (_what, fault) => {
     const mcp = await connectInMemory({
-      client: retrying,
+      client: retrying(),
       elicit: () => ({ action: 'accept', content: { confirm: true } }),
     });
     const id = await newPipeline();
@@ -49,7 +39,7 @@ describe('destructive calls are never retried', () => {
 
   it('sends cancel_pipeline and update_release once after a 503 too', async () => {
     const mcp = await connectInMemory({
-      client: retrying,
+      client: retrying(),
       elicit: () => ({ action: 'accept', content: { confirm: true } }),
     });
     const id = await newPipeline();
@@ -70,7 +60,7 @@ describe('destructive calls are never retried', () => {
   });
 
   it('still retries a read through the same faults', async () => {
-    const mcp = await connectInMemory({ client: retrying });
+    const mcp = await connectInMemory({ client: retrying() });
     const id = await newPipeline();
     const path = `/projects/acme%2Fweb/pipelines/${id}`;
     env.sandbox.faults.add({ method: 'GET', path, status: 503 });
