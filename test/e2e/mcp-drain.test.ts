@@ -2,6 +2,7 @@
 // 503 (to connect to another replica), and the server closes once the call is done, within the grace given.
 import { describe, expect, it } from 'vitest';
 import { useSandbox } from '../helpers/mcp.js';
+import { runningWebPipeline } from '../helpers/sandbox-pipeline.js';
 import { connectClient, initializeBody, rawRequest, startHttp } from '../safety/mcp-harness.js';
 
 const env = useSandbox();
@@ -10,14 +11,7 @@ const env = useSandbox();
 async function serverWithRunningPipeline() {
   const server = await startHttp(env.client);
   const { mcp } = await connectClient(server.url);
-  const running = (
-    await env.client.request<Array<{ id: number }>>({
-      method: 'GET',
-      path: '/projects/acme%2Fweb/pipelines',
-      query: { status: 'running' },
-      idempotent: true,
-    })
-  ).data[0];
+  const running = await runningWebPipeline(env.client);
   return { server, mcp, running };
 }
 

@@ -13,6 +13,7 @@ import { LEAVE_HINT, STOP_GRACE_MS } from '../../../src/terminal/chat.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { startPipeChat } from '../../helpers/pipe-chat.js';
 import { testDispatcher } from '../../helpers/dispatcher.js';
+import { runningWebPipeline } from '../../helpers/sandbox-pipeline.js';
 import { testOperation } from '../../helpers/test-operation.js';
 
 const env = useSandbox();
@@ -52,15 +53,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Ctrl+C while a command runs', () => {
   it('stops `pipeline wait`: no more checks, the prompt and the session come back, and the next command runs', async () => {
-    const running = (
-      await env.client.request<Array<{ id: number }>>({
-        method: 'GET',
-        path: '/projects/acme%2Fweb/pipelines',
-        query: { scope: 'running' },
-        idempotent: true,
-      })
-    ).data[0];
-    expect(running).toBeDefined();
+    const running = await runningWebPipeline(env.client);
     let checks = 0;
     const chat = session(
       () => env.client,
