@@ -1,4 +1,5 @@
-// Test harness for approvals: the human's side of the approval page (open it, answer it) and a pipeline to delete.
+// Test harness for approvals: the human's side of the approval page (open it, answer it), a pipeline to delete, and
+// the call an approval ticket binds.
 import { fetch } from 'undici';
 import { expect } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -70,4 +71,14 @@ export function branchDeletes(sandbox: Sandbox, branch: string): number {
   return sandbox.requests
     .all()
     .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
+}
+
+/** The call the approval stores' tests issue tickets for: T1:U1 in channel C1 deletes pipeline `pipelineId` of PROJECT. */
+export function deletePipelineCall(pipelineId = 7) {
+  return {
+    operation: 'delete_pipeline',
+    input: { id: PROJECT, pipeline_id: pipelineId },
+    requester: 'T1:U1',
+    place: 'C1',
+  };
 }

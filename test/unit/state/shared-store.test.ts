@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DurableApprovals } from '../../../src/approval/binding.js';
 import { RedisStore, StoreUnavailableError, countedPrefixes, redisLabel } from '../../../src/state/redis-store.js';
 import { FileStore, MemoryStore, type StateStore } from '../../../src/state/store.js';
+import { deletePipelineCall } from '../../helpers/approval.js';
 import { startRedis, type RedisServer } from '../../helpers/redis.js';
 
 let redis: RedisServer;
@@ -143,12 +144,7 @@ describe.each(kinds)('the %s store', (_kind, open) => {
 });
 
 describe.each(kinds)('approvals waiting in the %s store', (_kind, open) => {
-  const call = {
-    operation: 'delete_pipeline',
-    input: { id: 'acme/web', pipeline_id: 7 },
-    requester: 'T1:U1',
-    place: 'C1',
-  };
+  const call = deletePipelineCall();
   const TTL_MS = 150;
 
   it('hold a place in the caps only while they can be answered; a late answer is still told it expired', async () => {
@@ -188,12 +184,7 @@ describe.each(kinds)('approvals waiting in the %s store', (_kind, open) => {
 });
 
 describe('Redis as the store of several replicas', () => {
-  const call = {
-    operation: 'delete_pipeline',
-    input: { id: 'acme/web', pipeline_id: 7 },
-    requester: 'T1:U1',
-    place: 'C1',
-  };
+  const call = deletePipelineCall();
 
   it('redeems a ticket issued on one replica from another, once, and refuses the wrong person without burning it', async () => {
     const prefix = `replicas${++namespaces}:`;

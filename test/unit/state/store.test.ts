@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DurableApprovals } from '../../../src/approval/binding.js';
 import { Sealer } from '../../../src/slack/sealed.js';
 import { FileStore, MemoryStore, STATE_FILE, StoreFullError } from '../../../src/state/store.js';
+import { deletePipelineCall } from '../../helpers/approval.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -71,12 +72,7 @@ describe('FileStore', () => {
 
   it('loses no pending approval in a restart', async () => {
     const dir = dataDir();
-    const call = {
-      operation: 'delete_pipeline',
-      input: { id: 'acme/web', pipeline_id: 1 },
-      requester: 'T1:U1',
-      place: 'C1',
-    };
+    const call = deletePipelineCall(1);
     const before = new FileStore(dir);
     const issued = await new DurableApprovals(before).issue(call);
     expect(issued.ok).toBe(true);
@@ -114,12 +110,7 @@ describe('MemoryStore with evictOldest', () => {
 });
 
 describe('DurableApprovals', () => {
-  const call = {
-    operation: 'delete_pipeline',
-    input: { id: 'acme/web', pipeline_id: 7 },
-    requester: 'T1:U1',
-    place: 'C1',
-  };
+  const call = deletePipelineCall();
 
   it('runs two fast clicks once, refuses another person, a late click and an altered call', async () => {
     let now = 0;
