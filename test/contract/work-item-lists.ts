@@ -23,7 +23,7 @@ export interface ListedWorkItem {
 export const labelNames = (item: Pick<ListedWorkItem, 'labels'>) =>
   item.labels.map((label) => (typeof label === 'string' ? label : label.name).toLowerCase());
 
-/** A filter: what it is, its input (a function: some are ids the sandbox hands out), what every item it keeps passes. */
+/** A filter: its name, its input (a function: some are ids the sandbox hands out), what every item it keeps passes. */
 export type ListFilter<T> = [what: string, input: () => Record<string, unknown>, check: (item: T) => boolean];
 
 /**

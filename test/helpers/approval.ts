@@ -73,7 +73,7 @@ export function branchDeletes(sandbox: Sandbox, branch: string): number {
     .filter((r) => r.method === 'DELETE' && r.path.endsWith(`/repository/branches/${branch}`)).length;
 }
 
-/** The call the approval stores' tests issue tickets for: T1:U1 in channel C1 deletes pipeline `pipelineId` of PROJECT. */
+/** The call the approval stores' tests issue tickets for: T1:U1 in channel C1 deletes pipeline `pipelineId`. */
 export function deletePipelineCall(pipelineId = 7) {
   return {
     operation: 'delete_pipeline',
