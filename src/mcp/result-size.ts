@@ -46,7 +46,50 @@ export function cutMiddle(text: string, max: number): string {
   return `${text.slice(0, head)}${marker}${text.slice(tail)}`;
 }
 
-/** What one fitting cut, for the note, and the sizes it measured (each value measured once). */
+/** Strings this long have their JSON size remembered: a service's long description is measured in every round. */
+const REMEMBERED_STRING_CHARS = 256;
+
+/**
+ * The JSON sizes of a value's parts, kept for all the rounds of one fitting: the value does not change between
+ * rounds, only the budget, so a large answer (thousands of records, long texts) is walked once, not once a round.
+ */
+class Sizes {
+  private readonly objects = new WeakMap<object, number>();
+  private readonly strings = new Map<string, number>();
+
+  of(value: unknown, depth: number): number {
+    if (typeof value === 'string') return this.ofString(value);
+    if (value === null || typeof value !== 'object')
+      return value === undefined ? 0 : String(JSON.stringify(value)).length;
+    if (depth >= MAX_DEPTH) return TOO_DEEP.length + 2;
+    const known = this.objects.get(value);
+    if (known !== undefined) return known;
+    let total = 2;
+    let count = 0;
+    if (Array.isArray(value)) {
+      for (const item of value) total += (item === undefined ? 4 : this.of(item, depth + 1)) + (count++ > 0 ? 1 : 0);
+    } else {
+      for (const [key, item] of Object.entries(value)) {
+        if (item === undefined) continue;
+        total += this.ofString(key) + 1 + this.of(item, depth + 1) + (count++ > 0 ? 1 : 0);
+      }
+    }
+    this.objects.set(value, total);
+    return total;
+  }
+
+  private ofString(text: string): number {
+    if (text.length < REMEMBERED_STRING_CHARS) return JSON.stringify(text).length;
+    let size = this.strings.get(text);
+    if (size === undefined) {
+      size = JSON.stringify(text).length;
+      this.strings.set(text, size);
+    }
+    return size;
+  }
+}
+
+/** What one round of fitting cut, for the note. */
 class Fitting {
   strings = 0;
   arrays = 0;
@@ -54,9 +97,11 @@ class Fitting {
   deep = 0;
   /** The most items a shortened list kept, and the fewest. */
   itemsKept = Infinity;
-  private readonly sizes = new WeakMap<object, number>();
 
-  constructor(readonly keep: ReadonlySet<unknown>) {}
+  constructor(
+    readonly keep: ReadonlySet<unknown>,
+    private readonly sizes: Sizes,
+  ) {}
 
   get cut(): boolean {
     return this.strings + this.arrays + this.objects + this.deep > 0;
@@ -64,24 +109,7 @@ class Fitting {
 
   /** Characters of the value as JSON (to MAX_DEPTH; deeper values count as the placeholder). */
   size(value: unknown, depth = 0): number {
-    if (typeof value === 'string') return JSON.stringify(value).length;
-    if (value === null || typeof value !== 'object')
-      return value === undefined ? 0 : String(JSON.stringify(value)).length;
-    if (depth >= MAX_DEPTH) return TOO_DEEP.length + 2;
-    const known = this.sizes.get(value);
-    if (known !== undefined) return known;
-    let total = 2;
-    let count = 0;
-    if (Array.isArray(value)) {
-      for (const item of value) total += (item === undefined ? 4 : this.size(item, depth + 1)) + (count++ > 0 ? 1 : 0);
-    } else {
-      for (const [key, item] of Object.entries(value)) {
-        if (item === undefined) continue;
-        total += JSON.stringify(key).length + 1 + this.size(item, depth + 1) + (count++ > 0 ? 1 : 0);
-      }
-    }
-    this.sizes.set(value, total);
-    return total;
+    return this.sizes.of(value, depth);
   }
 
   /** The value in at most `budget` characters of JSON, as near as cutting allows. */
@@ -202,6 +230,8 @@ interface FitOptions {
   maxChars: number;
   /** Its size as it would travel, for a candidate value. */
   measure: (value: Record<string, unknown>) => number;
+  /** measure(value) of the value itself, when the caller has it already (a large answer is not serialized again). */
+  measured?: number;
   /** Arrays whose length is kept (a list's items, counted by the list already); their items are still cut. */
   keep?: ReadonlySet<unknown>;
   /** Top-level fields kept whole while there is room for them: forgeops' own notes beside the data. */
@@ -217,15 +247,16 @@ export function fitObject(
   value: Record<string, unknown>,
   options: FitOptions,
 ): { value: Record<string, unknown>; cut: boolean } | undefined {
-  const whole = options.measure(value);
+  const whole = options.measured ?? options.measure(value);
   if (whole <= options.maxChars) return { value, cut: false };
   const keep = options.keep ?? new Set<unknown>();
   const own = new Set(options.ownKeys ?? []);
-  const json = new Fitting(keep).size(value);
+  const sizes = new Sizes();
+  const json = sizes.of(value, 0);
   // The measure may count the value more than once (text and structured content): start from its own ratio.
   let budget = Math.floor(json * (options.maxChars / whole));
   for (let round = 0; round < MAX_ROUNDS && budget > 0; round++) {
-    const fitting = new Fitting(keep);
+    const fitting = new Fitting(keep, sizes);
     // The note takes room of its own.
     const note = fitting.note(options.maxChars);
     const fitted = fitting.fit(value, budget - note.length - 20, 0, own) as Record<string, unknown>;

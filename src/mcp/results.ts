@@ -281,8 +281,9 @@ export function jsonResult(
   // Most results fit: serialized once, and measured from that text (resultSize of build(structured), without
   // serializing the whole result twice more as the fitting below would).
   const text = JSON.stringify(structured);
-  if (jsonResultSize(text) <= maxChars) return { content: [{ type: 'text', text }], structuredContent: structured };
-  const fitted = fitObject(structured, { maxChars, measure: (value) => resultSize(build(value)), ...own });
+  const measured = jsonResultSize(text);
+  if (measured <= maxChars) return { content: [{ type: 'text', text }], structuredContent: structured };
+  const fitted = fitObject(structured, { maxChars, measure: (value) => resultSize(build(value)), measured, ...own });
   return boundResult(build(fitted?.value ?? structured), maxChars) as ToolResult;
 }
 

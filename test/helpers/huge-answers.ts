@@ -22,7 +22,10 @@ const record = (i: number) => ({
   labels: Array.from({ length: 30 }, (_, j) => `label-${j}`),
 });
 
-/** Each shape of answer, as the service would send it: JSON (or text) of several hundred kilobytes. */
+/**
+ * Each shape of answer, as the service would send it: JSON (or text) of tens to hundreds of kilobytes, many times any
+ * cap the audits set; the texts beyond what an attachment may embed (256 KiB).
+ */
 export const SHAPES: Record<string, { type: string; body: string }> = {
   'a list of wide objects': {
     type: 'application/json',
@@ -34,13 +37,15 @@ export const SHAPES: Record<string, { type: string; body: string }> = {
       ...record(0),
       description: long(200_000),
       diff: long(100_000, '+line'),
-      sections: Array.from({ length: 5000 }, (_, i) => ({ name: `section_${i}`, lines: i, collapsed: i % 2 === 0 })),
-      commits: Array.from({ length: 300 }, (_, i) => record(i)),
+      // Records enough to be cut many times over (a cap is a few thousand characters); every one more is measured,
+      // redacted and parsed in each of the registry's ~180 calls for nothing.
+      sections: Array.from({ length: 1000 }, (_, i) => ({ name: `section_${i}`, lines: i, collapsed: i % 2 === 0 })),
+      commits: Array.from({ length: 60 }, (_, i) => record(i)),
     }),
   },
   'a very wide object': {
     type: 'application/json',
-    body: JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`setting_${i}`, `value ${i}`]))),
+    body: JSON.stringify(Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`setting_${i}`, `value ${i}`]))),
   },
   'nested arrays': {
     type: 'application/json',
