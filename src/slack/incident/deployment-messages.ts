@@ -39,7 +39,15 @@ interface DeploymentRecord {
 const worthAMessage = (deployment: DeploymentSeen) => deployment.status === 'blocked' || deployment.status === 'failed';
 
 export class DeploymentMessages {
-  constructor(private readonly o: { store: StateStore; outbox: Outbox; now: () => number }) {}
+  constructor(
+    private readonly o: {
+      store: StateStore;
+      outbox: Outbox;
+      now: () => number;
+      /** The channel's Mute for an hour (pressed on an incident message): until when it holds, if it does. */
+      mutedUntil: (channel: string, project: { id?: number; path: string }) => Promise<number | undefined>;
+    },
+  ) {}
 
   /** A deployment's move told to a channel: its message posted (once) or updated in place. */
   async told(subscriber: string, channel: string, event: DeploymentEvent): Promise<void> {
@@ -68,6 +76,11 @@ export class DeploymentMessages {
       return;
     }
     if (!worthAMessage(event.deployment)) return;
+    // Mute promises the channel no NEW message about the project for an hour, and a deployment's is one as much as
+    // a red episode's. The message of a deployment already in the channel still follows it (the branch above): people
+    // who saw it wait may be waiting for its outcome, and an update or a reply in its thread is no new message. A
+    // deployment muted now is not claimed, so if it fails after the hour it is told then.
+    if (await this.o.mutedUntil(channel, { id: event.projectId, path: event.project })) return;
     // Told again (a replica taking over, a delivery retried): the claim is there and nothing is posted twice.
     if (!(await store.add(claimKey(deployment, channel), this.o.now(), { ttlMs: MESSAGE_TTL_MS }))) return;
     const record: DeploymentRecord = {

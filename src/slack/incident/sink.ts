@@ -113,7 +113,12 @@ export class IncidentMessages implements WatchSink {
 
   constructor(private readonly o: IncidentMessagesOptions) {
     this.now = o.now ?? Date.now;
-    this.deployments = new DeploymentMessages({ store: o.store, outbox: o.outbox, now: () => this.now() });
+    this.deployments = new DeploymentMessages({
+      store: o.store,
+      outbox: o.outbox,
+      now: () => this.now(),
+      mutedUntil: (channel, project) => this.mutedUntil(channel, project),
+    });
   }
 
   /** The hub this sink was added to, whose subscriptions a channel the bot left loses. */
@@ -151,7 +156,7 @@ export class IncidentMessages implements WatchSink {
     return this.o.store.get<number>(claimKey(episode, channel));
   }
 
-  /** When new incident messages for the project (by number, else path) come to `channel` again, if muted. */
+  /** When new incident and deployment messages for the project (by number, else path) come to `channel` again, if muted. */
   async mutedUntil(channel: string, project: { id?: number; path: string }): Promise<number | undefined> {
     const { store } = this.o;
     return (
@@ -192,10 +197,10 @@ export class IncidentMessages implements WatchSink {
       stored.incident,
       renderNote(
         user,
-        `pressed Mute for an hour → no new incident message for ${stored.project} in this channel for an hour (this one still updates)`,
+        `pressed Mute for an hour → no new incident or deployment message for ${stored.project} in this channel for an hour (those already here still update)`,
       ),
     );
-    return `Muted: no new incident message for ${stored.project} in this channel for an hour; this one still updates.`;
+    return `Muted: no new incident or deployment message for ${stored.project} in this channel for an hour; those already here still update.`;
   }
 
   /** The bot can no longer post in a channel: its watches stop, and the log says why once. */

@@ -191,7 +191,7 @@ describe('incident buttons through the bot', () => {
     expect(ran).toEqual([]);
     await bot.mute(turn('U2'), buttonsOf(calls[0]).find((b) => b.action_id === 'forge_mute')!.value);
     expect(JSON.stringify(ephemeral.at(-1)!.blocks)).toContain(
-      'Muted: no new incident message for acme/web in this channel for an hour',
+      'Muted: no new incident or deployment message for acme/web in this channel for an hour',
     );
     await outbox.drain();
     expect(threadOf(calls)).toEqual([expect.stringContaining('<@U2> pressed Mute for an hour')]);

@@ -321,7 +321,7 @@ describe('incident messages', () => {
     const mute = labels(calls[0].args).find((b) => b.text.text === 'Mute for an hour')!;
     expect(await incidents.mute('U3', 'C2', mute.value)).toMatch(/no longer works/);
     expect(await incidents.mute('U3', 'C1', mute.value)).toMatch(
-      /^Muted: no new incident message for acme\/web in this channel for an hour/,
+      /^Muted: no new incident or deployment message for acme\/web in this channel for an hour/,
     );
     await incidents.deliver(sub('C1'), red('acme/web:main:20'));
     await incidents.deliver(sub('C1'), stillRedAgain());
@@ -336,6 +336,55 @@ describe('incident messages', () => {
     await incidents.deliver(sub('C1'), red('acme/web:main:21'));
     await outbox.drain();
     expect(calls.filter((c) => c.method === 'post' && c.args.thread_ts === undefined)).toHaveLength(2);
+  });
+
+  it('mutes new deployment messages for the project in that channel too; one already there still follows its deployment', async () => {
+    const { incidents, outbox, calls, advance } = setup();
+    const deployment = (id: number, status: string): WatchEvent => ({
+      kind: 'deployment',
+      project: 'acme/web',
+      projectId: 7,
+      ref: 'main',
+      deployment: {
+        id,
+        status,
+        sha: 'eff0067012345678',
+        ref: 'main',
+        environment: 'production',
+        user: 'root',
+        job: { id: id + 100, name: 'deploy:production' },
+        pending_approval_count: status === 'blocked' ? 1 : 0,
+        approvals: status === 'blocked' ? [] : [{ user: 'alice', status: 'approved' }],
+        updated_at: '2026-11-27T10:40:00Z',
+      },
+    });
+    const posted = () => calls.filter((c) => c.method === 'post' && c.args.thread_ts === undefined);
+    // Deployment #1 waits before the mute: its message is there. The incident message's Mute is then pressed.
+    await incidents.deliver(sub('C1'), deployment(1, 'blocked'));
+    await incidents.deliver(sub('C1'), { ...red(), projectId: 7 });
+    await outbox.drain();
+    expect(posted()).toHaveLength(2);
+    const mute = labels(posted()[1].args).find((b) => b.text.text === 'Mute for an hour')!;
+    expect(await incidents.mute('U3', 'C1', mute.value)).toMatch(/^Muted: no new incident or deployment message/);
+    // Muted: deployment #2 waiting and #3 failing post nothing in C1 (C2 is not muted); #1's message follows it still.
+    await incidents.deliver(sub('C1'), deployment(2, 'blocked'));
+    await incidents.deliver(sub('C1'), deployment(3, 'failed'));
+    await incidents.deliver(sub('C2'), deployment(2, 'blocked'));
+    await incidents.deliver(sub('C1'), deployment(1, 'success'));
+    await outbox.drain();
+    expect(posted().map((c) => [c.args.channel, /Deployment #(\d+)/.exec(String(c.args.text))?.[1]])).toEqual([
+      ['C1', '1'],
+      ['C1', undefined],
+      ['C2', '2'],
+    ]);
+    expect(calls.filter((c) => c.method === 'update').map((c) => String(c.args.text))).toEqual([
+      expect.stringMatching(/Deployment #1 .* deployed/),
+    ]);
+    // An hour later the mute is over: #3, told again (it failed), gets its message.
+    advance(3600_000);
+    await incidents.deliver(sub('C1'), deployment(3, 'failed'));
+    await outbox.drain();
+    expect(posted().map((c) => /Deployment #(\d+)/.exec(String(c.args.text))?.[1])).toEqual(['1', undefined, '2', '3']);
   });
 
   it('tells the channel once, in a message of its own, that a project can no longer be read', async () => {
