@@ -19,6 +19,7 @@ import { APPROVAL_ACTION_IDS, type SlackApprover } from './approver.js';
 import type { SlackBot, Turn } from './bot.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { RELEASE_VIEW, releaseArguments, releaseOrigin } from './release-modal.js';
+import { COMMENT_BLOCK, COMMENT_VIEW, commentOf, commentOrigin } from './comment-modal.js';
 import type { SlackSettings } from './settings.js';
 import type { ReadinessProbe } from '../health.js';
 import { MemoryStore, type StateStore } from '../state/store.js';
@@ -169,6 +170,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   app.use(dropRedeliveries(log, options.seen));
   answerCommand(app, bot, log);
   answerButtons(app, bot, options.approver);
+  answerCommentButtons(app, bot, log);
   answerForms(app, bot);
   answerLinks(app, bot);
   app.error(async (error) => log.error(`slack: ${error.message}`));
@@ -269,6 +271,52 @@ function answerButtons(app: BoltApp, bot: SlackBot, approver: SlackAppOptions['a
     app.action(APPROVAL_ACTION_IDS.approve, answer as never);
     app.action(APPROVAL_ACTION_IDS.deny, answer as never);
   }
+}
+
+/**
+ * The buttons that take a comment first (Reject on a deployment message): the click opens their form with its
+ * trigger_id, and the form sent runs the press with the comment, as the person who sent it, answered where the click
+ * would have been. A form closed (Cancel) sends Slack nothing to us, so nothing runs.
+ */
+function answerCommentButtons(app: BoltApp, bot: SlackBot, log: Logger): void {
+  app.action(new RegExp(`^${ACTION_IDS.comment}:\\d+$`), (async ({
+    ack,
+    body,
+    action,
+    client,
+  }: {
+    ack: () => Promise<void>;
+    body: BlockAction;
+    action: ButtonAction;
+    client: BoltApp['client'];
+  }) => {
+    await ack();
+    // The trigger_id works for 3 s: the form is made from the store alone, and everything slow waits for its sending.
+    const view = await bot.commentForm(turnOf(body), action.value ?? '');
+    if (!view) return;
+    await client.views
+      .open({ trigger_id: body.trigger_id, view: view as never })
+      .catch((error: Error) => log.warn(`slack: could not open a comment form: ${error.message}`));
+  }) as never);
+
+  app.view(COMMENT_VIEW, async ({ ack, body, view }) => {
+    const origin = commentOrigin(view.private_metadata);
+    if (!origin)
+      return ack({
+        response_action: 'errors',
+        errors: { [COMMENT_BLOCK]: 'This form was not opened by this forgeops; press the button again.' },
+      });
+    const given = commentOf(view.state.values as never);
+    if ('error' in given) return ack({ response_action: 'errors', errors: { [COMMENT_BLOCK]: given.error } });
+    await ack();
+    const turn: Turn = {
+      user: { teamId: body.team?.id ?? body.user.team_id ?? '', userId: body.user.id },
+      userName: (body.user as { username?: string }).username ?? body.user.name,
+      channelId: origin.channelId,
+      ...(origin.responseUrl ? { responseUrl: origin.responseUrl } : {}),
+    };
+    await bot.followUp(turn, origin.ref, given);
+  });
 }
 
 /** The modals' submissions: a pasted token (token mode) and the release form. */

@@ -51,6 +51,8 @@ export const ACTION_IDS = {
   cancel: 'forge_cancel',
   share: 'forge_share',
   mute: 'forge_mute',
+  // A follow-up that asks for a comment in a form before it runs (Reject): the click opens the form.
+  comment: 'forge_comment',
   // A URL button: Slack opens the link in the browser and still sends the click, which is only acked.
   connect: 'forge_connect',
 } as const;

@@ -22,6 +22,7 @@ import { renderApproval, renderConnect, renderMessage, renderText, type SlackMes
 import type { Finished, SlackConnect } from './connect.js';
 import { type Identities, LINK_PROMPT, userKey, type Acting, type SlackUser } from './identity.js';
 import { RELEASE_OPERATION, inputErrors, releaseView, serviceErrors, type FormErrors } from './release-modal.js';
+import { commentView } from './comment-modal.js';
 import type { PostQueue, ResponseUrls, Visibility } from './replies.js';
 import { MAX_UNFURLS, isPublicProject, unfurlCall, type CallAs } from './unfurl.js';
 import type { SlackSettings } from './settings.js';
@@ -91,6 +92,9 @@ interface ActingHolder {
 /** Why a person sees a Connect link in place of a call's answer when the code host ended their sign-in. */
 const SIGNED_OUT =
   'Your sign-in at the code host has ended (revoked there, or unused too long), so it refused the call; nothing more was run.';
+
+/** What a press of a button that is gone (expired, used, of another channel) is answered. */
+const BUTTON_GONE = 'This button no longer works (it expired or was used); nothing was run.';
 
 /** Checking a token must fit in Slack's 3 s for a modal's answer. */
 const LOGIN_CHECK_MS = 2_500;
@@ -214,17 +218,37 @@ export class SlackBot {
     if (origin.command) await this.command(turn, origin.command);
   }
 
-  /** A follow-up button: runs the stored call as the one who clicked (writes once, reads as often as clicked). */
-  async followUp(turn: Turn, ref: string): Promise<void> {
+  /**
+   * A button that takes a comment first (Reject), pressed: its form, for the presser's trigger to open; or, for a
+   * button gone, of another channel or taking no comment, the presser is told so and no form opens. Nothing is
+   * checked or spent yet: the form may be cancelled, which changes nothing; sent, it is the press (followUp).
+   */
+  async commentForm(turn: Turn, ref: string): Promise<Record<string, unknown> | undefined> {
+    const stored = await this.o.store.get<FollowUpRef>(followUpKey(ref));
+    const op = stored && this.byName.get(stored.operation);
+    if (!stored?.asksComment || !op || stored.place !== turn.channelId) {
+      await this.answer(turn, renderText(BUTTON_GONE, 'warning'));
+      return undefined;
+    }
+    const what = op.needsApproval?.(stored.input) ?? `It runs ${op.name}.`;
+    return commentView(
+      { ref, channelId: turn.channelId, ...(turn.responseUrl ? { responseUrl: turn.responseUrl } : {}) },
+      { label: stored.incident?.label ?? op.title, what },
+    );
+  }
+
+  /**
+   * A follow-up button: runs the stored call as the one who clicked (writes once, reads as often as clicked).
+   * `form` is the sent form of a button that takes a comment: its comment, if any, becomes the call's `comment` input.
+   */
+  async followUp(turn: Turn, ref: string, form?: { comment?: string }): Promise<void> {
     const key = followUpKey(ref);
     const stored = await this.o.store.get<FollowUpRef>(key);
     const op = stored && this.byName.get(stored.operation);
-    if (!stored || !op || stored.place !== turn.channelId) {
-      return this.answer(
-        turn,
-        renderText('This button no longer works (it expired or was used); nothing was run.', 'warning'),
-      );
-    }
+    // A form's answer goes only to a button that asked for one: it never adds input to another call.
+    if (!stored || !op || stored.place !== turn.channelId || (form && !stored.asksComment))
+      return this.answer(turn, renderText(BUTTON_GONE, 'warning'));
+    const input = form?.comment ? { ...stored.input, comment: form.comment } : stored.input;
     // A button drawn on what was true then (an old version of an incident message) checks it still is, as the presser.
     if (stored.premise) {
       const checked = await this.checkPremise(turn, stored.premise);
@@ -237,7 +261,7 @@ export class SlackBot {
       return this.answer(turn, renderText('This button was already used; nothing was run again.', 'warning'));
     }
     const { dispatcher, acting } = this.dispatcher(turn);
-    const reply = await this.safely(() => dispatcher.call(op.name, stored.input));
+    const reply = await this.safely(() => dispatcher.call(op.name, input));
     // A press spends the button only when what it names was carried out. Refused before sending (no linked account,
     // a read-only channel, bad input), refused by the service as the presser (403, 404, …), or waiting for the
     // presser's approval: the button stays for the next person, so someone who may not act cannot spend it.

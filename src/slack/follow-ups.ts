@@ -28,6 +28,11 @@ export interface FollowUpRef {
   incident?: IncidentOfButton;
   /** What the button assumed when drawn (an incident message's): checked as the presser before anything runs. */
   premise?: ButtonPremise;
+  /**
+   * The button opens a form for a comment first (Reject on a deployment message): its call runs with the comment as
+   * its `comment` input, when the form is sent. Only such a button's call ever takes one.
+   */
+  asksComment?: true;
 }
 
 /** Whether `count` more references fit under the cap. */

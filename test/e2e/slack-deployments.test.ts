@@ -2,9 +2,17 @@
 // up) and a fake Slack: main made green, its production deployment waits, and the channel gets ONE message for it
 // with Approve and Reject; a developer's approval is refused by the service to them alone and spends nothing; alice
 // (maintainer, not the deployer: root triggers every pipeline here) approves and the message follows the deploy to
-// its end; a press after that runs nothing. Reject ends a deployment in its message; a deploy that fails is an alert.
+// its end; a press after that runs nothing. Reject asks why in a form and ends a deployment in its message, the
+// comment shown escaped; a deploy that fails is an alert.
 import { describe, expect, it } from 'vitest';
-import { buttonsOf, type MessageButton, messageText, type RecordedCall, waitFor } from '../helpers/slack.js';
+import {
+  buttonsOf,
+  type MessageButton,
+  messageText,
+  type RecordedCall,
+  viewSubmitBody,
+  waitFor,
+} from '../helpers/slack.js';
 import { type Body, useWatchedChannel } from '../helpers/slack-bot.js';
 import { api } from '../unit/sandbox/sandbox-client.js';
 
@@ -42,6 +50,32 @@ async function pressAndConfirm(button: MessageButton, user: string): Promise<Bod
   const first = await bots.press(button, { user });
   const yes = buttonsOf(first).find((b) => b.action_id === 'forge_confirm');
   return yes ? bots.press(yes, { user }) : first;
+}
+
+/** Presses a button that asks for a comment as `user`: the form Slack was asked to open, and the press's answer path. */
+async function openCommentForm(button: MessageButton, user: string) {
+  const opened = bots.slack.calls.filter((c) => c.method === 'views.open').length;
+  const path = await bots.click(button, { user });
+  const call = await waitFor(
+    () => bots.slack.calls.filter((c) => c.method === 'views.open')[opened],
+    15_000,
+    'the comment form',
+  );
+  const view = call.args.view as {
+    callback_id: string;
+    private_metadata: string;
+    blocks: Array<Record<string, unknown>>;
+  };
+  return { view, path };
+}
+
+/** Sends the comment form as `user`: Slack's answer to the submission (undefined: it closed). */
+async function submitComment(view: { private_metadata: string }, comment: string, user: string) {
+  const sent = await bots.post(
+    viewSubmitBody('forge_comment', { comment }, { user, privateMetadata: view.private_metadata }),
+  );
+  expect(sent.status).toBe(200);
+  return sent.text ? (JSON.parse(sent.text) as Record<string, unknown>) : undefined;
 }
 
 /** The latest version of a message that says `text`. */
@@ -113,12 +147,42 @@ describe('deployments in a watching channel', () => {
     expect(posts().filter((c) => plain(c).includes(`Deployment #${id} `))).toHaveLength(1);
   }, 90_000);
 
-  it('ends a rejected deployment in its message, buttons gone, with no alert', async () => {
+  it("asks why in a form when Reject is pressed; cancelled it changes nothing, sent it rejects with alice's comment shown safely", async () => {
     await asRoot('POST', `${WEB}/pipeline`, { ref: 'main' });
     const { message, id, ts } = await waitingMessage(seen);
     seen.push(id);
     const reject = buttonsOf(message.args).find((b) => b.text.text === 'Reject')!;
-    const answer = await pressAndConfirm(reject, 'U1');
+    expect(reject.action_id).toMatch(/^forge_comment:\d+$/);
+
+    // Pressed, Reject opens the form and runs nothing; closed with Cancel (Slack tells no one), nothing changed.
+    const cancelled = await openCommentForm(reject, 'U1');
+    expect(cancelled.view).toMatchObject({ callback_id: 'forge_comment', title: { text: 'Reject' } });
+    expect(JSON.stringify(cancelled.view.blocks)).toContain(`It rejects deployment #${id}`);
+    expect(cancelled.view.blocks[1]).toMatchObject({
+      block_id: 'comment',
+      optional: true,
+      element: { multiline: true, max_length: 250 },
+    });
+    expect(bots.answersTo(cancelled.path)).toEqual([]);
+    expect(approvalsSent()).toHaveLength(2);
+
+    // A comment longer than the bound (a client that ignored max_length) stays in the form, and nothing is asked.
+    const form = await openCommentForm(reject, 'U1');
+    expect(await submitComment(form.view, 'x'.repeat(251), 'U1')).toMatchObject({
+      response_action: 'errors',
+      errors: { comment: 'At most 250 characters (this is 251).' },
+    });
+    // Sent with a reason that tries to mention, link and break the line: the question shows the exact call, and
+    // the yes runs exactly that, as alice.
+    const comment = 'Not during the <!channel> freeze <@U2>\nsee <https://evil.example|the plan>';
+    expect(await submitComment(form.view, comment, 'U1')).toBeUndefined();
+    const question = await bots.answer(form.path, 'the approval question');
+    const shownCall = (question.blocks as Array<{ text?: { text: string } }>)[1].text!.text;
+    expect(shownCall).toContain(`deployment_id: ${id}\n  status: "rejected"\n`);
+    expect(shownCall).toContain(
+      'comment: "Not during the &lt;!channel&gt; freeze &lt;@U2&gt;\\u000asee &lt;https://evil.example|the plan&gt;"',
+    );
+    const answer = await bots.press(buttonsOf(question).find((b) => b.action_id === 'forge_confirm')!, { user: 'U1' });
     expect(messageText(answer)).toMatch(/Deployment #\d+ rejected by alice/);
     const rejected = await updated(
       ts,
@@ -126,8 +190,14 @@ describe('deployments in a watching channel', () => {
       'the rejection',
     );
     expect(labels(rejected)).toEqual([]);
+    const shown = messageText(rejected.args);
+    expect(shown).toContain('rejected by @alice: Not during the &lt;!channel&gt; freeze &lt;@U2&gt;');
+    expect(shown).toContain('see &lt;https://evil.example|the plan&gt;');
+    expect(shown).not.toMatch(/<!channel>|<@U2>|<https:/);
     const deployment = (await api(env.sandbox, 'GET', `${WEB}/deployments/${id}`)).data;
     expect(deployment).toMatchObject({ status: 'failed', deployable: { failure_reason: 'deployment_rejected' } });
+    expect(deployment.approvals).toEqual([expect.objectContaining({ status: 'rejected', comment })]);
+    expect(approvalsSent()).toHaveLength(3);
     expect(threadOf(ts).filter((c) => plain(c).includes('failed'))).toEqual([]);
   }, 60_000);
 

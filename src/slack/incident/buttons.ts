@@ -21,6 +21,8 @@ export interface ButtonCall {
   input: Record<string, unknown>;
   style?: 'primary' | 'danger';
   premise?: ButtonPremise;
+  /** A press opens a form for the person's comment first; the call runs with it when the form is sent. */
+  asksComment?: true;
 }
 
 /** Stores each call as a follow-up of the message (subscriber, message key) in `place`; returns the buttons. */
@@ -46,12 +48,13 @@ export async function storeButtons(
         place,
         incident,
         ...(call.premise ? { premise: call.premise } : {}),
+        ...(call.asksComment ? { asksComment: true as const } : {}),
       },
       ttlMs,
     );
     buttons.push({
       label: call.label,
-      actionId: `${ACTION_IDS.followUp}:${index}`,
+      actionId: `${call.asksComment ? ACTION_IDS.comment : ACTION_IDS.followUp}:${index}`,
       value,
       ...(call.style ? { style: call.style } : {}),
     });

@@ -105,6 +105,9 @@ export class DeploymentMessages {
         input: step.input,
         ...(step.style ? { style: step.style } : {}),
         premise: { kind: 'deployment', ...where },
+        // Saying why is part of a rejection: Reject opens a form for the reason first (optional), and the comment
+        // goes with the call the presser then confirms.
+        ...(step.input.status === 'rejected' ? { asksComment: true as const } : {}),
       }));
     const job = deployment.job;
     if (deployment.status !== 'failed' || rejectionOf(deployment) || !job) return [];
