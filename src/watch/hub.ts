@@ -159,6 +159,46 @@ const STATE_PREFIX = 'watch:state:';
  * Slack message's claim, reference and record (src/slack/incident/sink.ts).
  */
 const EPISODE_RECORD_PREFIXES = ['watch:told:', 'watch:post:', 'watch:msg:', 'watch:incident:'];
+/**
+ * Where a followed deployment's records live, each followed by `<project>:<deployment id>:`: the watch's transitions
+ * told, and the Slack message's record, claim and reference (src/slack/incident/deployment-messages.ts).
+ */
+const DEPLOYMENT_RECORD_PREFIXES = ['watch:told:deploy:', 'watch:deploy:', 'watch:deploy-post:', 'watch:deploy-msg:'];
+
+/** What the hub reads of a watch's state: its open red episode, and the deployments it follows while they wait. */
+interface StateRead {
+  episode?: { key?: unknown };
+  deployments?: { open?: unknown };
+}
+
+/** The deployments a state follows while they wait (ids). */
+function openDeployments(state: StateRead | undefined): number[] {
+  const open = state?.deployments?.open;
+  return Array.isArray(open) ? open.filter((id): id is number => typeof id === 'number') : [];
+}
+
+/**
+ * The key prefixes of the records of the deployments `state` (under `key`) follows. The watch names them by its key
+ * (the project's number, or its path as written before numbers), the Slack message by the number or encoded path.
+ */
+function deploymentRecordPrefixes(key: string, state: StateRead): string[] {
+  const project = key.slice(STATE_PREFIX.length, key.lastIndexOf(':'));
+  const names = [...new Set([project, encodeURIComponent(project)])];
+  return openDeployments(state).flatMap((id) =>
+    DEPLOYMENT_RECORD_PREFIXES.flatMap((prefix) => names.map((name) => `${prefix}${name}:${id}:`)),
+  );
+}
+
+/**
+ * Whether a state remembered before a loss should replace the one the store holds now: none is there, or the one
+ * there (written afresh by a watch that checked since) lost the open episode, or a waiting deployment, it followed.
+ */
+function rememberedWins(remembered: StateRead, now: StateRead | undefined): boolean {
+  if (!now) return true;
+  if (remembered.episode) return !now.episode;
+  const following = openDeployments(now);
+  return openDeployments(remembered).some((id) => !following.includes(id));
+}
 
 /** A watched project: its number (absent in an entry from before watches were kept by number) and its path then. */
 interface Entry {
@@ -190,8 +230,11 @@ export class WatchHub {
   /**
    * The open red episodes' records as last read (the watch's state, what each subscriber was told, the Slack message
    * kept to be updated): written back with the subscriptions, so the episode still ends in its message when green.
+   * The same for deployments followed while they wait, whose message then follows them to their end.
    */
   private knownEpisodes = new Map<string, Remembered>();
+  /** A look for a loss (and its write-back) under way, which a transition told meanwhile waits for. */
+  private restoring: Promise<void> | undefined;
   /** Since when (epoch ms) the store cannot be reached, so watching is paused; absent while it answers. */
   private pausedSince: number | undefined;
 
@@ -465,7 +508,7 @@ export class WatchHub {
   private async sync(): Promise<void> {
     // A hub closed (or abandoned) starts no watch again, whatever a replica announces meanwhile.
     if (this.closed) return;
-    await this.restoreIfLost();
+    await this.restoreOnce();
     const { store } = this.o;
     let keys = await store.keys(ENTRY_PREFIX);
     const byPaths = keys.filter((key) => !isNumber(key.slice(ENTRY_PREFIX.length)));
@@ -606,8 +649,8 @@ export class WatchHub {
       // A watch that checked since the loss wrote its state afresh, without the episode: the remembered one wins, so
       // the next check finds the branch moved on and tells the episode's end. The rest only if absent.
       if (key.startsWith(STATE_PREFIX)) {
-        const now = await store.get<{ episode?: unknown }>(key);
-        if (!now?.episode) await store.set(key, value, ttlMs === undefined ? {} : { ttlMs });
+        if (rememberedWins(value as StateRead, await store.get<StateRead>(key)))
+          await store.set(key, value, ttlMs === undefined ? {} : { ttlMs });
       } else await store.add(key, value, ttlMs === undefined ? {} : { ttlMs });
     }
     await store.add(EPOCH_KEY, this.now());
@@ -619,7 +662,9 @@ export class WatchHub {
 
   /**
    * Every open red episode's records in the store: the watch states with an episode, and the keys its transitions
-   * and messages are kept under (each starts with the episode's key after its own prefix).
+   * and messages are kept under (each starts with the episode's key after its own prefix). Likewise the deployments a
+   * watch follows while they wait: its state, and their transitions and messages, so a deployment message lost with
+   * the store still follows its deployment, in place.
    */
   private async readEpisodes(): Promise<Map<string, Remembered>> {
     const { store } = this.o;
@@ -630,12 +675,14 @@ export class WatchHub {
         ...(read.ttlMs === undefined ? {} : { expiresAt: this.now() + read.ttlMs }),
       });
     for (const key of await store.keys(STATE_PREFIX)) {
-      const state = await store.getWithTtl<{ episode?: { key?: unknown } }>(key);
+      const state = await store.getWithTtl<StateRead>(key);
       const episode = state?.value?.episode?.key;
-      if (!state || typeof episode !== 'string') continue;
+      const following = state ? deploymentRecordPrefixes(key, state.value) : [];
+      if (!state || (typeof episode !== 'string' && following.length === 0)) continue;
       remember(key, state);
-      for (const prefix of EPISODE_RECORD_PREFIXES)
-        for (const record of await store.keys(`${prefix}${episode}:`)) {
+      const episodes = typeof episode === 'string' ? EPISODE_RECORD_PREFIXES.map((p) => `${p}${episode}:`) : [];
+      for (const prefix of [...episodes, ...following])
+        for (const record of await store.keys(prefix)) {
           const read = await store.getWithTtl(record);
           if (read !== undefined) remember(record, read);
         }
@@ -728,10 +775,28 @@ export class WatchHub {
     this.o.log.info(`watch: ${before} is now ${project.path} (project ${project.id}); still one watch of it`);
   }
 
+  /**
+   * The store lost its data since this replica last looked: what it knew is written back now, before a transition is
+   * handed on, so that the transition finds its subscribers and the records of its message (told before the next
+   * look, it would reach no one, or a message's sink that no longer knows the message). One write-back at a time.
+   */
+  private async writtenBackIfLost(): Promise<void> {
+    if (this.known.size === 0 || (await this.o.store.get(EPOCH_KEY)) !== undefined) return;
+    await this.restoreOnce();
+  }
+
+  /** restoreIfLost, one at a time in this replica: a look and a transition's write-back never run it together. */
+  private restoreOnce(): Promise<void> {
+    return (this.restoring ??= this.restoreIfLost().finally(() => {
+      this.restoring = undefined;
+    }));
+  }
+
   /** A transition this replica told (it held the lease): to each subscriber's sink, then to every replica's listeners. */
   private async told(project: number, event: WatchEvent): Promise<void> {
     this.o.recorder?.told(event.kind);
     if (event.kind !== 'watching') {
+      await this.writtenBackIfLost();
       const subscribers = await this.o.store.keys(watchersPrefix(project));
       const failed: Array<{ subscriber: string; error: unknown }> = [];
       for (const key of subscribers) {

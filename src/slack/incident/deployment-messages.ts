@@ -3,10 +3,11 @@
 // later move updates in place. Waiting, it offers Approve and Reject; failed, Show the log and Retry. Buttons are
 // follow-up references run as the presser, their premise (still waiting; still the environment's newest deployment)
 // checked when pressed, and every press goes to the message's thread. Everything is sent through the durable outbox.
+// A store that lost its data loses no move: the watch hub writes back what it remembered (the message goes on in
+// place), and a move of a deployment whose message is not known any more gets a fresh message, never two.
 import { deploymentApprovalActions } from '../../operations/areas/deployments.js';
 import type { StateStore } from '../../state/store.js';
 import type { WatchEvent } from '../../watch/branch-watch.js';
-import type { DeploymentSeen } from '../../watch/deployment-watch.js';
 import { roomForFollowUps } from '../follow-ups.js';
 import { rejectionOf, renderDeployment, type DeploymentView } from './deployment-render.js';
 import { MESSAGE_TTL_MS, type Outbox } from './outbox.js';
@@ -35,9 +36,6 @@ interface DeploymentRecord {
   view: DeploymentView;
 }
 
-/** What a message first says: that a deployment waits for approval, or that one failed (rejected ones included). */
-const worthAMessage = (deployment: DeploymentSeen) => deployment.status === 'blocked' || deployment.status === 'failed';
-
 export class DeploymentMessages {
   constructor(
     private readonly o: {
@@ -55,6 +53,10 @@ export class DeploymentMessages {
     const deployment = deploymentKey(event);
     const key = recordKey(deployment, channel);
     const known = await store.get<DeploymentRecord>(key);
+    // The record without its message (the store lost the post waiting in the outbox, or the message's ts): a message
+    // of its own, drawn afresh, rather than an update of one nobody can find, which the outbox would drop unsaid.
+    if (known && !(await outbox.knows(channel, known.messageKey)))
+      return this.posted(subscriber, channel, event, known);
     if (known) {
       const before = known.view.deployment.status;
       const now = event.deployment;
@@ -75,7 +77,10 @@ export class DeploymentMessages {
         );
       return;
     }
-    if (!worthAMessage(event.deployment)) return;
+    // A move of a deployment this channel has no record of is told only when the watch followed it while it waited
+    // (it tells nothing else but waiting and failed): the channel's message was lost with the store (Redis flushed
+    // or restarted empty, and no replica remembered it), or the channel watches since it waited. Either way it gets
+    // a message now, drawn from what the watch sees, rather than the move vanishing; its claim keeps it to one.
     // Mute promises the channel no NEW message about the project for an hour, and a deployment's is one as much as
     // a red episode's. The message of a deployment already in the channel still follows it (the branch above): people
     // who saw it wait may be waiting for its outcome, and an update or a reply in its thread is no new message. A
@@ -83,15 +88,29 @@ export class DeploymentMessages {
     if (await this.o.mutedUntil(channel, { id: event.projectId, path: event.project })) return;
     // Told again (a replica taking over, a delivery retried): the claim is there and nothing is posted twice.
     if (!(await store.add(claimKey(deployment, channel), this.o.now(), { ttlMs: MESSAGE_TTL_MS }))) return;
-    const record: DeploymentRecord = {
+    await this.posted(subscriber, channel, event);
+  }
+
+  /** The deployment's message posted as it stands now, its record (a claimed one, or `known`) kept for its moves. */
+  private async posted(
+    subscriber: string,
+    channel: string,
+    event: DeploymentEvent,
+    known?: DeploymentRecord,
+  ): Promise<void> {
+    const deployment = deploymentKey(event);
+    const record: DeploymentRecord = known ?? {
       subscriber,
       channel,
       messageKey: deploymentMessageKey(deployment, channel),
       view: { project: event.project, deployment: event.deployment, buttons: [] },
     };
+    record.view.project = event.project;
+    record.view.deployment = event.deployment;
     record.view.buttons = await this.buttons(record, event.ref);
-    await store.set(key, record, { ttlMs: MESSAGE_TTL_MS });
-    await outbox.post(subscriber, channel, record.messageKey, renderDeployment(record.view), `deploy:${deployment}`);
+    await this.o.store.set(recordKey(deployment, channel), record, { ttlMs: MESSAGE_TTL_MS });
+    const message = renderDeployment(record.view);
+    await this.o.outbox.post(subscriber, channel, record.messageKey, message, `deploy:${deployment}`);
   }
 
   /** The calls of the message as it stands: Approve and Reject while it waits; Show the log and Retry once it failed. */

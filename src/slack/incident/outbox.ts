@@ -276,6 +276,15 @@ export class Outbox {
     return this.draining;
   }
 
+  /** Whether the message under `messageKey` is known: posted (its ts kept), or its post still waiting here. */
+  async knows(channel: string, messageKey: string): Promise<boolean> {
+    const { store } = this.o;
+    return (
+      (await store.get(messageKey)) !== undefined ||
+      (await store.get(`${channelPrefix(channel)}post:${encodeURIComponent(messageKey)}`)) !== undefined
+    );
+  }
+
   /** Entries waiting, for tests and /metrics. */
   async size(channel?: string): Promise<number> {
     return this.o.store.count(channel === undefined ? OUTBOX_PREFIX : channelPrefix(channel));
