@@ -283,9 +283,18 @@ export class SlackBot {
   private async onActed(incident: IncidentOfButton, reply: ChatReply): Promise<void> {
     if (reply.kind !== 'message' || !reply.outcome?.ok) return;
     const { operation, input, result } = reply.outcome;
-    await this.o.watches?.incidents
+    const watches = this.o.watches;
+    if (!watches) return;
+    await watches.incidents
       .acted(incident, { operation: operation.name, input, data: result.data })
       .catch((error: Error) => this.o.log.warn(`slack: could not update an incident message: ${error.message}`));
+    // What the press changed (a retried pipeline running, a revert opened) is looked at now, wherever the watch runs,
+    // rather than at its next interval: the person who pressed sees the message follow at once.
+    const project = await watches.incidents.projectOf(incident).catch(() => undefined);
+    if (project !== undefined)
+      await watches.hub
+        .nudge(project)
+        .catch((error: Error) => this.o.log.warn(`slack: could not ask the watch to look again: ${error.message}`));
   }
 
   /** A button's premise read as the presser: what changed since it was drawn (nothing runs), or a note to show. */

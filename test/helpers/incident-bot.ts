@@ -53,6 +53,7 @@ export function incidentBot(store: MemoryStore, ops: Operation[]) {
   const identities = new Identities({ store, sandboxToken: async () => 'sandbox-token' });
   const incidents = new IncidentMessages({ store, outbox, identities, log: quietLog });
   const ephemeral: Array<Record<string, unknown>> = [];
+  const nudged: Array<string | number> = [];
   const bot = new SlackBot({
     operations: ops,
     client: {} as ApiTransport,
@@ -72,9 +73,10 @@ export function incidentBot(store: MemoryStore, ops: Operation[]) {
     explain: { operations: ops },
     callTimeoutMs: 5_000,
     log: quietLog,
-    watches: { hub: {} as WatchHub, incidents },
+    // The hub's one part a press uses: the look it asks for right after (the projects named, in order).
+    watches: { hub: { nudge: async (project: string | number) => void nudged.push(project) } as WatchHub, incidents },
   });
-  return { calls, outbox, incidents, bot, ephemeral };
+  return { calls, outbox, incidents, bot, ephemeral, nudged };
 }
 
 /** The texts posted in the incident message's thread. */

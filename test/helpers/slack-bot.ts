@@ -267,7 +267,7 @@ export type SlackBots = ReturnType<typeof useSlackBot>;
 
 /**
  * The incident files' set-up: a sandbox whose jobs take 0.3 of their usual seconds (a pipeline ends in about 5 s, a
- * retried test runs about 2 s: long enough for a watch that looks every second to see it run), a bot whose watches
+ * retried test runs about 2 s, which the watch sees running: a press asks it to look at once), a bot whose watches
  * read with the reporter's token every second, `people` linked, and what it sends to channel C1.
  */
 export function useWatchedChannel(name: string, people: Record<string, TokenName>) {

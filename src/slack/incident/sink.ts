@@ -325,6 +325,19 @@ export class IncidentMessages implements WatchSink {
   }
 
   /**
+   * The project an incident message is about, by its number where known (a rename keeps it), for the watch to look
+   * at right after a press there: a retry's pipeline shows running at once, not an interval later.
+   */
+  async projectOf(incident: IncidentOfButton): Promise<string | number | undefined> {
+    const where = channelOf(incident.subscriber);
+    const prefix = 'watch:msg:';
+    if (!where || !incident.messageKey.startsWith(prefix)) return undefined;
+    const episode = incident.messageKey.slice(prefix.length, -(where.channel.length + 1));
+    const view = (await this.o.store.get<IncidentRecord>(recordKey(episode, where.channel)))?.view;
+    return view?.projectId ?? view?.project;
+  }
+
+  /**
    * A press (or its approval) carried out on this message: what it did to the revert under way, shown at once — the
    * merge request a Revert opened gets its Merge when green button, a merge set to wait says which pipeline it waits
    * for, a retry of the revert's pipeline shows it running again.

@@ -62,8 +62,7 @@ function setup() {
               } as Operation)
             : op,
   );
-  const { calls, outbox, incidents, bot, ephemeral } = incidentBot(store, ops);
-  return { store, ran, calls, outbox, incidents, bot, ephemeral };
+  return { store, ran, ...incidentBot(store, ops) };
 }
 
 const turn = (user: string): Turn => ({
@@ -74,7 +73,7 @@ const turn = (user: string): Turn => ({
 
 describe('incident buttons through the bot', () => {
   it('asks the presser to approve, and the thread says who asked, who approved and what ran: exactly the call shown', async () => {
-    const { incidents, outbox, calls, bot, ephemeral, ran } = setup();
+    const { incidents, outbox, calls, bot, ephemeral, ran, nudged } = setup();
     await postRedIncident({ incidents, outbox });
     const retry = buttonLabelled(calls[0], 'Retry failed jobs');
     await bot.followUp(turn('U1'), retry.value);
@@ -84,8 +83,11 @@ describe('incident buttons through the bot', () => {
     // Someone else cannot approve it; nothing runs and the thread hears nothing of it.
     await bot.approve(turn('U2'), approve.value);
     expect(ran).toEqual([]);
+    expect(nudged, 'nothing ran: the watch is not asked to look').toEqual([]);
     await bot.approve(turn('U1'), approve.value);
     expect(ran).toEqual([{ id: 'acme/web', pipeline_id: 12 }]);
+    // The retried pipeline is looked at now, not at the watch's next interval.
+    expect(nudged).toEqual(['acme/web']);
     await outbox.drain();
     expect(threadOf(calls)).toEqual([
       '<@U1> pressed *Retry failed jobs* → asked them to approve',
