@@ -23,11 +23,13 @@
 // between main's own, so that first_parent and order=topo give other answers than the default history walk.
 // acme/handbook has issues disabled (archived: questions go to the wiki) and bob/scratchpad merge requests
 // disabled (bob pushes straight to main), so that each feature filter of the project list changes its answer.
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitRepo } from '../git/repo.js';
+import { cachedTemplate, seedCacheRoot, type SeedTemplateFiles } from './seed-cache.js';
 import type { SeedContext } from './area.js';
 import {
   Store,
@@ -718,16 +720,18 @@ interface WrittenCommit {
   parent: string | null;
 }
 
+/** A project's seed history as one `git fast-import` stream, and each commit's parent (as an import mark). */
+interface SeedHistory {
+  stream: Buffer;
+  parentMarks: Array<number | null>;
+}
+
 /**
- * Writes the seed history of a project (branches, commits, merges, annotated tags) with one `git fast-import`:
- * one process per repository instead of several per commit keeps the sandbox quick to start.
+ * The seed history of a project (branches, commits, merges, annotated tags) as a `git fast-import` stream: one
+ * process per repository instead of several per commit keeps the sandbox quick to start, and the stream, a pure
+ * function of the seed, names the template it makes (see seedTemplate).
  */
-async function writeHistory(
-  repo: GitRepo,
-  spec: SeedProject,
-  users: Map<string, User>,
-  epoch: number,
-): Promise<WrittenCommit[]> {
+function historyStream(spec: SeedProject, epoch: number): SeedHistory {
   const stream: Buffer[] = [];
   const line = (text: string) => stream.push(Buffer.from(`${text}\n`));
   const data = (content: Buffer) => {
@@ -742,7 +746,8 @@ async function writeHistory(
   spec.commits.forEach((commit, index) => {
     const mark = index + 1;
     const branch = commit.branch ?? 'main';
-    const author = users.get(commit.author)!;
+    const author = DEMO_ACCOUNTS.find((account) => account.username === commit.author);
+    if (!author) throw new Error(`seed ${spec.path}: commit ${index} is by '${commit.author}', who has no account`);
     const identity = `${author.name} <${author.email}> ${Math.floor((epoch - commit.daysAgo * DAY) / 1000)} +0000`;
     const parent = tips.get(branch) ?? (commit.from === undefined ? undefined : tips.get(commit.from)) ?? null;
     const merged = commit.merge === undefined ? undefined : tips.get(commit.merge);
@@ -784,8 +789,13 @@ async function writeHistory(
     line(`from :${index + 1}`);
     line('');
   }
+  return { stream: Buffer.concat(stream), parentMarks };
+}
+
+/** Writes a history into the repository: one `git fast-import`, its commits read back from the marks it exports. */
+async function importHistory(repo: GitRepo, { stream, parentMarks }: SeedHistory): Promise<WrittenCommit[]> {
   const marksFile = join(repo.dir, 'seed-marks');
-  await repo.run(['fast-import', '--quiet', `--export-marks=${marksFile}`], { input: Buffer.concat(stream) });
+  await repo.run(['fast-import', '--quiet', `--export-marks=${marksFile}`], { input: stream });
   const marks = new Map(
     (await readFile(marksFile, 'utf8'))
       .trim()
@@ -975,16 +985,16 @@ async function addAccountsAndProjects(
   return { users, created };
 }
 
-/** The demo repositories, written once per process and copied into each sandbox. */
-interface SeedTemplate {
+/** The demo repositories, written once and copied into each sandbox. */
+interface SeedTemplate extends SeedTemplateFiles {
   epoch: number;
-  repoDirs: string[];
-  histories: WrittenCommit[][];
 }
 
 let template: Promise<SeedTemplate> | undefined;
 
 const TEMPLATE_PREFIX = 'forgeops-seed-';
+/** Part of the template's key: changed when what is done to the imported histories (below) changes. */
+const TEMPLATE_FORMAT = 'fast-import, repack -a -d, no hooks: 1';
 
 function isAlive(pid: number): boolean {
   try {
@@ -1009,26 +1019,45 @@ export async function removeOrphanTempDirs(prefix: string): Promise<void> {
   );
 }
 
-// Writing the histories takes a git process or two per project; linking the result takes a few milliseconds.
-// The seed is deterministic (fixed dates and contents), so every sandbox of a process gets the same repositories.
-async function buildTemplate(): Promise<SeedTemplate> {
-  await removeOrphanTempDirs(TEMPLATE_PREFIX);
-  const dir = await mkdtemp(join(tmpdir(), `${TEMPLATE_PREFIX}${process.pid}-`));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const epoch = seedEpoch();
-  const store = new Store(dir);
-  const { users, created } = await addAccountsAndProjects(store, epoch);
-  const histories = await Promise.all(
-    created.map(async ({ project, spec }) => {
-      const history = await writeHistory(project.repo, spec, users, epoch);
-      // fast-import leaves a small import as loose objects; one pack makes each copy a handful of links.
+/**
+ * Writes the demo repositories under dir: a git process or two per project (the import, one pack that makes each copy
+ * a handful of links); linking the result takes a few milliseconds.
+ */
+async function writeTemplate(dir: string, epoch: number, histories: SeedHistory[]): Promise<SeedTemplateFiles> {
+  const { created } = await addAccountsAndProjects(new Store(dir), epoch);
+  const written = await Promise.all(
+    created.map(async ({ project }, index) => {
+      const commits = await importHistory(project.repo, histories[index]);
       await project.repo.run(['repack', '-a', '-d', '-q']);
       // Sample hooks are never run; leaving them out makes each copy a few dozen files lighter.
       await rm(join(project.repo.dir, 'hooks'), { recursive: true, force: true });
-      return history;
+      return commits;
     }),
   );
-  return { epoch, repoDirs: created.map(({ project }) => project.repo.dir), histories };
+  return { repoDirs: created.map(({ project }) => project.repo.dir), histories: written };
+}
+
+/**
+ * The seed is deterministic (fixed contents, dates from the day), so every sandbox gets the same repositories: from
+ * this user's cache when a process made them before (the key is the histories' streams themselves), else written
+ * here once for the process.
+ */
+async function buildTemplate(): Promise<SeedTemplate> {
+  const epoch = seedEpoch();
+  const histories = PROJECTS.map((spec) => historyStream(spec, epoch));
+  const cacheRoot = await seedCacheRoot();
+  if (cacheRoot) {
+    const key = createHash('sha256').update(TEMPLATE_FORMAT);
+    for (const { stream } of histories) key.update(stream);
+    const cached = await cachedTemplate(cacheRoot, key.digest('hex').slice(0, 32), (dir) =>
+      writeTemplate(dir, epoch, histories),
+    ).catch(() => undefined);
+    if (cached) return { epoch, ...cached };
+  }
+  await removeOrphanTempDirs(TEMPLATE_PREFIX);
+  const dir = await mkdtemp(join(tmpdir(), `${TEMPLATE_PREFIX}${process.pid}-`));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return { epoch, ...(await writeTemplate(dir, epoch, histories)) };
 }
 
 /**
