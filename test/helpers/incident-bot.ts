@@ -14,6 +14,25 @@ import type { MemoryStore } from '../../src/state/store.js';
 import type { WatchHub } from '../../src/watch/hub.js';
 import { quietLog } from './watch.js';
 
+/** A Slack for an outbox that records each post and update by method and answers posts with ts 100, 101, … */
+export function recordingSlack() {
+  const calls: Array<{ method: string; args: Record<string, unknown> }> = [];
+  let ts = 100;
+  const slack: ConstructorParameters<typeof Outbox>[0]['slack'] = {
+    postMessage: async (args) => {
+      calls.push({ method: 'post', args: { ...args } });
+      return { ts: String(ts++) };
+    },
+    update: async (args) => {
+      calls.push({ method: 'update', args: { ...args } });
+      return {};
+    },
+    // Every post is answered here, so none is ever looked for.
+    history: async () => ({ messages: [] }),
+  };
+  return { slack, calls };
+}
+
 /** acme/web's main red since pipeline #10, its head #12 failed, as of 2026-11-27T10:30Z; `changes` set the rest. */
 export function redReport(changes: Partial<TriageReport> = {}): TriageReport {
   return {

@@ -10,34 +10,19 @@ import { Outbox } from '../../../src/slack/incident/outbox.js';
 import { IncidentMessages } from '../../../src/slack/incident/sink.js';
 import { RedisStore } from '../../../src/state/redis-store.js';
 import { MemoryStore, type StateStore } from '../../../src/state/store.js';
-import type { WatchEvent } from '../../../src/watch/branch-watch.js';
+import { deploymentEvent } from '../../helpers/deployment-events.js';
 import type { Subscription } from '../../../src/watch/hub.js';
 import { useSandbox } from '../../helpers/mcp.js';
 import { type RedisServer, redisInstalled, startRedis } from '../../helpers/redis.js';
 import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
 import { sandboxWatchHub } from '../../helpers/watch-hub.js';
 import { api } from '../sandbox/sandbox-client.js';
+import { recordingSlack } from '../../helpers/incident-bot.js';
 
 /** The incident messages on `store`, through an outbox whose Slack records each post and update (ts 100, 101, …). */
 function slackSide(store: StateStore, now: () => number) {
-  const calls: Array<{ method: string; args: Record<string, unknown> }> = [];
-  let ts = 100;
-  const outbox = new Outbox({
-    store,
-    log: quietLog,
-    now,
-    slack: {
-      postMessage: async (args) => {
-        calls.push({ method: 'post', args: { ...args } });
-        return { ts: String(ts++) };
-      },
-      update: async (args) => {
-        calls.push({ method: 'update', args: { ...args } });
-        return {};
-      },
-      history: async () => ({ messages: [] }),
-    },
-  });
+  const { slack, calls } = recordingSlack();
+  const outbox = new Outbox({ store, log: quietLog, now, slack });
   const identities = new Identities({ store, sandboxToken: async () => 'sandbox-token' });
   const incidents = new IncidentMessages({ store, outbox, identities, log: quietLog, now });
   /** The deployment messages' calls: [post or update, ts, the message's text]. */
@@ -58,24 +43,7 @@ async function emptied(store: StateStore): Promise<void> {
 }
 
 const sub: Subscription = { subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 };
-const moved = (id: number, status: string): WatchEvent => ({
-  kind: 'deployment',
-  project: 'acme/web',
-  projectId: 7,
-  ref: 'main',
-  deployment: {
-    id,
-    status,
-    sha: '2fa70043aaaa',
-    ref: 'main',
-    environment: 'production',
-    user: 'root',
-    job: { id: id + 100, name: 'deploy:production' },
-    pending_approval_count: status === 'blocked' ? 1 : 0,
-    approvals: status === 'blocked' ? [] : [{ user: 'alice', status: 'approved' }],
-    updated_at: '2026-11-27T10:40:00Z',
-  },
-});
+const moved = (id: number, status: string) => deploymentEvent(id, status);
 
 describe('a deployment message whose record the store lost', () => {
   it('gets one fresh message at the next move, drawn from it, then updated in place: never an update of nothing', async () => {

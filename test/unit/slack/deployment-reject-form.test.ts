@@ -7,9 +7,9 @@ import { operations } from '../../../src/operations/index.js';
 import type { Turn } from '../../../src/slack/bot.js';
 import { COMMENT_VIEW, MAX_COMMENT_CHARS, commentOf, commentOrigin } from '../../../src/slack/comment-modal.js';
 import { MemoryStore } from '../../../src/state/store.js';
-import type { WatchEvent } from '../../../src/watch/branch-watch.js';
 import { incidentBot } from '../../helpers/incident-bot.js';
 import { buttonLabelled, buttonsOf } from '../../helpers/incident-buttons.js';
+import { deploymentEvent } from '../../helpers/deployment-events.js';
 
 /** The bot over the deployment's status as the service has it now (`now.status`), recording every approval sent. */
 function setup() {
@@ -37,24 +37,7 @@ function setup() {
 }
 
 const turn: Turn = { user: { teamId: 'T1', userId: 'U1' }, userName: 'ana', channelId: 'C1' };
-const waiting: WatchEvent = {
-  kind: 'deployment',
-  project: 'acme/web',
-  projectId: 7,
-  ref: 'main',
-  deployment: {
-    id: 31,
-    status: 'blocked',
-    sha: '2fa70043aaaa',
-    ref: 'main',
-    environment: 'production',
-    user: 'root',
-    job: { id: 58, name: 'deploy:production' },
-    pending_approval_count: 1,
-    approvals: [],
-    updated_at: '2026-11-27T10:40:00Z',
-  },
-};
+const waiting = deploymentEvent(31, 'blocked');
 
 async function postWaiting(bot: ReturnType<typeof setup>) {
   await bot.incidents.deliver({ subscriber: 'slack:T1:C1', project: 'acme/web', since: 0 }, waiting);

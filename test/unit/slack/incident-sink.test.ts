@@ -11,6 +11,8 @@ import { MemoryStore } from '../../../src/state/store.js';
 import { rollbackJobKey, type WatchEvent } from '../../../src/watch/branch-watch.js';
 import type { Subscription, WatchHub } from '../../../src/watch/hub.js';
 import { redReport } from '../../helpers/incident-bot.js';
+import { deploymentEvent } from '../../helpers/deployment-events.js';
+import { recordingSlack } from '../../helpers/incident-bot.js';
 
 const EPISODE = 'acme/web:main:10';
 
@@ -32,27 +34,10 @@ function report(kind: 'broken' | 'flaky' = 'broken'): TriageReport {
 function setup() {
   let now = Date.parse('2026-11-27T10:30:00Z');
   const store = new MemoryStore({ now: () => now });
-  const calls: Array<{ method: string; args: Record<string, unknown> }> = [];
-  let ts = 100;
+  const { slack, calls } = recordingSlack();
   const logged: string[] = [];
   const log = { error: () => {}, warn: (m: string) => logged.push(m), info: () => {}, debug: () => {} };
-  const outbox = new Outbox({
-    store,
-    log,
-    now: () => now,
-    slack: {
-      postMessage: async (args) => {
-        calls.push({ method: 'post', args: { ...args } });
-        return { ts: String(ts++) };
-      },
-      update: async (args) => {
-        calls.push({ method: 'update', args: { ...args } });
-        return {};
-      },
-      // Every post is answered here, so none is ever looked for.
-      history: async () => ({ messages: [] }),
-    },
-  });
+  const outbox = new Outbox({ store, log, now: () => now, slack });
   const identities = new Identities({ store, sealer: new Sealer('k'.repeat(40)) });
   const incidents = new IncidentMessages({ store, outbox, identities, log, now: () => now });
   const unsubscribed: string[] = [];
@@ -340,24 +325,7 @@ describe('incident messages', () => {
 
   it('mutes new deployment messages for the project in that channel too; one already there still follows its deployment', async () => {
     const { incidents, outbox, calls, advance } = setup();
-    const deployment = (id: number, status: string): WatchEvent => ({
-      kind: 'deployment',
-      project: 'acme/web',
-      projectId: 7,
-      ref: 'main',
-      deployment: {
-        id,
-        status,
-        sha: 'eff0067012345678',
-        ref: 'main',
-        environment: 'production',
-        user: 'root',
-        job: { id: id + 100, name: 'deploy:production' },
-        pending_approval_count: status === 'blocked' ? 1 : 0,
-        approvals: status === 'blocked' ? [] : [{ user: 'alice', status: 'approved' }],
-        updated_at: '2026-11-27T10:40:00Z',
-      },
-    });
+    const deployment = (id: number, status: string) => deploymentEvent(id, status, 'eff0067012345678');
     const posted = () => calls.filter((c) => c.method === 'post' && c.args.thread_ts === undefined);
     // Deployment #1 waits before the mute: its message is there. The incident message's Mute is then pressed.
     await incidents.deliver(sub('C1'), deployment(1, 'blocked'));
