@@ -165,6 +165,12 @@ const EPISODE_RECORD_PREFIXES = ['watch:told:', 'watch:post:', 'watch:msg:', 'wa
  */
 const DEPLOYMENT_RECORD_PREFIXES = ['watch:told:deploy:', 'watch:deploy:', 'watch:deploy-post:', 'watch:deploy-msg:'];
 
+/**
+ * Where a channel's "Mute for an hour" of a project lives (src/slack/incident/sink.ts): written back after a loss
+ * like an episode's records, so a mute pressed at 3 a.m. still holds when the store comes back empty.
+ */
+const MUTE_PREFIX = 'watch:mute:';
+
 /** What the hub reads of a watch's state: its open red episode, and the deployments it follows while they wait. */
 interface StateRead {
   episode?: { key?: unknown };
@@ -686,6 +692,10 @@ export class WatchHub {
           const read = await store.getWithTtl(record);
           if (read !== undefined) remember(record, read);
         }
+    }
+    for (const key of await store.keys(MUTE_PREFIX)) {
+      const read = await store.getWithTtl(key);
+      if (read !== undefined) remember(key, read);
     }
     return found;
   }

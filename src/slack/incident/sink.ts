@@ -62,6 +62,7 @@ const recordKey = (episode: string, channel: string) => `watch:incident:${episod
 /**
  * A channel's mute of a project, by its number (a rename keeps it), or by its path for a message from before watches
  * were kept by number: mutes last an hour, so such a path key is read for an hour after an upgrade and then is gone.
+ * The watch hub writes these back after the store lost its data (MUTE_PREFIX in src/watch/hub.ts: keep the two in step).
  */
 const muteKey = (channel: string, project: number | string) =>
   `watch:mute:${channel}:${typeof project === 'number' ? project : encodeURIComponent(project)}`;

@@ -304,6 +304,43 @@ describe('the watch hub', () => {
     await made.close();
   });
 
+  it("writes a channel's mute back after a loss with the time it had left, and not once it is over", async () => {
+    const store = new CountingStore({ now: () => clock.now() });
+    const told: Told[] = [];
+    const h = hub(store, told, { holder: 'r' });
+    await h.start();
+    await h.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
+    await settled(() => told.some((t) => t.event.kind === 'red'));
+    // As Slack's Mute for an hour keeps it (src/slack/incident/sink.ts), pressed now.
+    const mute = 'watch:mute:C1:1';
+    await store.set(mute, clock.now() + 3600_000, { ttlMs: 3600_000 });
+    const interval = async () => {
+      clock.advance(31_000);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    };
+    /** Intervals until the hub has looked at the mute twice (so it remembers it as it stands), at most 40. */
+    const looked = async () => {
+      const before = store.readsOf(mute);
+      for (let i = 0; i < 40 && store.readsOf(mute) < before + 2; i++) await interval();
+    };
+    const lose = async () => {
+      for (const key of await store.keys('')) await store.delete(key);
+      for (let i = 0; i < 40 && (await store.keys('watch:sub:')).length === 0; i++) await interval();
+    };
+    await looked();
+    await lose();
+    const back = await store.getWithTtl<number>(mute);
+    expect(back?.value).toBeGreaterThan(clock.now());
+    expect(back?.ttlMs).toBeGreaterThan(0);
+    expect(back?.ttlMs).toBeLessThan(3600_000);
+    // Over: gone, and a loss now brings back nothing of it.
+    clock.advance(3600_000);
+    await looked();
+    await lose();
+    expect(await store.get(mute)).toBeUndefined();
+    await h.close();
+  }, 90_000);
+
   it('writes an open episode back after a loss with the time each record had left: lost again and again, it still expires', async () => {
     const DAY = 24 * 3600_000;
     const store = new CountingStore({ now: () => clock.now() });
