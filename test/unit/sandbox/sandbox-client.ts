@@ -86,3 +86,23 @@ export interface JobAnswer {
   queued_duration: number | null;
   pipeline: { id: number };
 }
+
+/** The demo's culprit on acme/web's main (bob's commit that turned it red). */
+export const DEMO_CULPRIT = "Show order dates in the store's time zone";
+
+/**
+ * Root reverts the demo's culprit on acme/web's main: its pipeline passes and reaches production, which waits. Answers
+ * the revert commit's SHA.
+ */
+export async function revertDemoCulprit(sandbox: Sandbox): Promise<string> {
+  const web = `/projects/${encodeURIComponent('acme/web')}`;
+  const commits = (await api(sandbox, 'GET', `${web}/repository/commits?ref_name=main&per_page=100`)).data;
+  const culprit = (commits as Array<{ id: string; title: string }>).find((c) => c.title === DEMO_CULPRIT);
+  if (!culprit) throw new Error(`acme/web's main holds no commit "${DEMO_CULPRIT}"`);
+  const reverted = await api(sandbox, 'POST', `${web}/repository/commits/${culprit.id}/revert`, {
+    as: 'admin',
+    json: { branch: 'main' },
+  });
+  if (reverted.status !== 201) throw new Error(`reverting the culprit answered ${reverted.status}`);
+  return (reverted.data as { id: string }).id;
+}

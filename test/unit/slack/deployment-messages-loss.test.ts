@@ -16,7 +16,7 @@ import { useSandbox } from '../../helpers/mcp.js';
 import { type RedisServer, redisInstalled, startRedis } from '../../helpers/redis.js';
 import { operationsWithTriageAt, quietLog } from '../../helpers/watch.js';
 import { sandboxWatchHub } from '../../helpers/watch-hub.js';
-import { api } from '../sandbox/sandbox-client.js';
+import { api, revertDemoCulprit } from '../sandbox/sandbox-client.js';
 import { recordingSlack } from '../../helpers/incident-bot.js';
 
 /** The incident messages on `store`, through an outbox whose Slack records each post and update (ts 100, 101, …). */
@@ -86,7 +86,6 @@ const clock = new ManualClock();
 const env = useSandbox({ clock });
 const ops = operationsWithTriageAt(() => clock.now());
 const WEB = `/projects/${encodeURIComponent('acme/web')}`;
-const CULPRIT = "Show order dates in the store's time zone";
 let redis: RedisServer | undefined;
 beforeAll(async () => {
   if (redisInstalled()) redis = await startRedis();
@@ -156,15 +155,7 @@ describe('a waiting deployment message through a store that lost its data, under
   it('follows its deployment in place after the memory store was emptied', async () => {
     const store = new MemoryStore({ now: () => clock.now() });
     // main made green (bob's commit reverted by root): its pipeline reaches production, which waits.
-    const deploy = async () => {
-      const commits = (await api(env.sandbox, 'GET', `${WEB}/repository/commits?ref_name=main&per_page=100`)).data;
-      const culprit = (commits as Array<{ id: string; title: string }>).find((c) => c.title === CULPRIT)!.id;
-      const reverted = await api(env.sandbox, 'POST', `${WEB}/repository/commits/${culprit}/revert`, {
-        as: 'admin',
-        json: { branch: 'main' },
-      });
-      expect(reverted.status).toBe(201);
-    };
+    const deploy = async () => void (await revertDemoCulprit(env.sandbox));
     await followsThroughTheLoss(store, { deploy, lose: () => emptied(store), holder: 'replica-memory' });
   }, 60_000);
 

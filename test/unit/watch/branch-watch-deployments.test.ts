@@ -6,7 +6,7 @@ import { ManualClock } from '../../../src/sandbox/core/clock.js';
 import { MemoryStore } from '../../../src/state/store.js';
 import type { BranchWatch, WatchEvent } from '../../../src/watch/branch-watch.js';
 import { useSandbox } from '../../helpers/mcp.js';
-import { api } from '../sandbox/sandbox-client.js';
+import { api, revertDemoCulprit } from '../sandbox/sandbox-client.js';
 import { operationsWithTriageAt } from '../../helpers/watch.js';
 import { sandboxBranchWatch } from '../../helpers/watch-hub.js';
 
@@ -14,7 +14,6 @@ const clock = new ManualClock();
 const env = useSandbox({ clock });
 const PROJECT = 'acme/web';
 const WEB = `/projects/${encodeURIComponent(PROJECT)}`;
-const CULPRIT_TITLE = "Show order dates in the store's time zone";
 
 /** The registry with triage reading the sandbox's clock. */
 const ops = operationsWithTriageAt(() => clock.now());
@@ -71,20 +70,14 @@ describe("a watch following acme/web's deployments", () => {
     expect(checks.at(-2)).toEqual({ result: 'unchanged', paths: [`${WEB}/pipelines`] });
 
     // Root reverts bob's commit: main's pipeline passes and reaches production, which waits for approval.
-    const commits = (await api(env.sandbox, 'GET', `${WEB}/repository/commits?ref_name=main&per_page=100`)).data;
-    const culprit = (commits as Array<{ id: string; title: string }>).find((c) => c.title === CULPRIT_TITLE)!.id;
-    const reverted = await api(env.sandbox, 'POST', `${WEB}/repository/commits/${culprit}/revert`, {
-      as: 'admin',
-      json: { branch: 'main' },
-    });
-    expect(reverted.status).toBe(201);
+    const revert = await revertDemoCulprit(env.sandbox);
     await until(watches, () => deploymentsOf(events).length > 0, 'a deployment told');
     const [waiting] = deploymentsOf(events);
     expect(waiting.deployment).toMatchObject({
       status: 'blocked',
       environment: 'production',
       ref: 'main',
-      sha: reverted.data.id,
+      sha: revert,
       user: 'root',
       pending_approval_count: 1,
       job: { name: 'deploy:production' },

@@ -304,20 +304,29 @@ describe('the watch hub', () => {
     await made.close();
   });
 
-  it("writes a channel's mute back after a loss with the time it had left, and not once it is over", async () => {
+  /**
+   * One hub on a counting store watching acme/web, told red already; `interval` moves its clock one watch interval on
+   * and lets the hub look.
+   */
+  async function watchingRedBranch() {
     const store = new CountingStore({ now: () => clock.now() });
     const told: Told[] = [];
     const h = hub(store, told, { holder: 'r' });
     await h.start();
     await h.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
     await settled(() => told.some((t) => t.event.kind === 'red'));
-    // As Slack's Mute for an hour keeps it (src/slack/incident/sink.ts), pressed now.
-    const mute = 'watch:mute:C1:1';
-    await store.set(mute, clock.now() + 3600_000, { ttlMs: 3600_000 });
     const interval = async () => {
       clock.advance(31_000);
       await new Promise((resolve) => setTimeout(resolve, 30));
     };
+    return { store, told, h, interval };
+  }
+
+  it("writes a channel's mute back after a loss with the time it had left, and not once it is over", async () => {
+    const { store, h, interval } = await watchingRedBranch();
+    // As Slack's Mute for an hour keeps it (src/slack/incident/sink.ts), pressed now.
+    const mute = 'watch:mute:C1:1';
+    await store.set(mute, clock.now() + 3600_000, { ttlMs: 3600_000 });
     /** Intervals until the hub has looked at the mute twice (so it remembers it as it stands), at most 40. */
     const looked = async () => {
       const before = store.readsOf(mute);
@@ -343,20 +352,11 @@ describe('the watch hub', () => {
 
   it('writes an open episode back after a loss with the time each record had left: lost again and again, it still expires', async () => {
     const DAY = 24 * 3600_000;
-    const store = new CountingStore({ now: () => clock.now() });
-    const told: Told[] = [];
-    const h = hub(store, told, { holder: 'r' });
-    await h.start();
-    await h.subscribe({ subscriber: 'test:C1', project: 'acme/web' });
-    await settled(() => told.some((t) => t.event.kind === 'red'));
+    const { store, told, h, interval } = await watchingRedBranch();
     const episode = told.find((t) => t.event.kind === 'red')!.event as Extract<WatchEvent, { kind: 'red' }>;
     // What the subscriber was told, kept for 30 days (EPISODE_TTL_MS) from the red.
     const delivered = `watch:told:${episode.episode}:red:to:test%3AC1`;
     const left = async () => (await store.getWithTtl(delivered))?.ttlMs;
-    const interval = async () => {
-      clock.advance(31_000);
-      await new Promise((resolve) => setTimeout(resolve, 30));
-    };
     /** Intervals until the hub has read the open episode twice (so it remembers it as it stands), at most 40. */
     const remembered = async () => {
       let state: string | undefined;
