@@ -1,9 +1,10 @@
 // The demo repositories' template kept between processes: every `forgeops chat "…"`, stdio server or test that starts
 // an embedded sandbox used to write the same histories with git again (about 0.4 s of CPU a process). Kept in a
 // directory of this user's own, under a key that is the histories themselves, and published whole or not at all.
-import { lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { privateCacheDir } from '../../cache-dir.js';
 
 /** A built template: its bare repositories and, for each, the commits its history wrote (in seed order). */
 export interface SeedTemplateFiles {
@@ -18,24 +19,9 @@ const STALE_MS = 2 * 24 * 3600_000;
 /** A build that has not been published in this time was abandoned (its process killed). */
 const ABANDONED_MS = 3600_000;
 
-/**
- * This user's cache directory under `base`, made private (0700); undefined where it cannot be trusted: one that
- * someone else owns, or that others may write to, could hold repositories with hooks or configuration of theirs.
- */
+/** This user's template directory under `base` (see privateCacheDir): undefined where it cannot be trusted. */
 export async function seedCacheRoot(base = tmpdir()): Promise<string | undefined> {
-  const uid = process.getuid?.();
-  if (uid === undefined) return undefined;
-  const root = join(base, `forgeops-${uid}`, 'sandbox-seed');
-  try {
-    await mkdir(root, { recursive: true, mode: 0o700 });
-    for (const dir of [join(base, `forgeops-${uid}`), root]) {
-      const info = await lstat(dir);
-      if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o077) !== 0) return undefined;
-    }
-    return root;
-  } catch {
-    return undefined;
-  }
+  return privateCacheDir('sandbox-seed', base);
 }
 
 /**
