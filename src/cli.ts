@@ -1,281 +1,31 @@
 #!/usr/bin/env node
 // The forgeops command: serve | mcp | chat | slack | sandbox | doctor | ops. Each mode imports only what it needs, to start fast.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { Runtime } from './runtime.js';
-import type { Selectable } from './mcp/toolsets.js';
 import type { ApprovalPageStore } from './approval/page-store.js';
 import type { McpServerOptions } from './mcp/server.js';
 import type { SessionOwner } from './mcp/http/sessions.js';
 import type { StateStore } from './state/store.js';
 import { closest } from './text/suggest.js';
-
-const VERSION = '0.1.0';
-
-interface OptionSpec {
-  /** 'string' options take a value (--port 8750 or --port=8750); 'flag' options take none. */
-  kind: 'string' | 'flag';
-  help: string;
-}
-
-interface CommandSpec {
-  usage: string;
-  summary: string;
-  options: Record<string, OptionSpec>;
-  /** Takes words besides its options (chat's command line), joined with spaces into `_`. */
-  positional?: boolean;
-}
-
-const ENV_FILE: OptionSpec = { kind: 'string', help: 'read settings from this env file too (the environment wins)' };
-/** --port and --host of a command that listens, each saying its default. */
-function listenOptions(portDefault: string, hostDefault = '127.0.0.1'): Record<'port' | 'host', OptionSpec> {
-  return {
-    port: { kind: 'string', help: `port to listen on (default${portDefault})` },
-    host: { kind: 'string', help: `address to bind to (default ${hostDefault})` },
-  };
-}
-const TOOLSETS: OptionSpec = {
-  kind: 'string',
-  help: 'MCP tools to offer: default, all, meta and area names, comma-separated (FORGEOPS_TOOLSETS)',
-};
-const TOOLS: OptionSpec = {
-  kind: 'string',
-  help: 'single MCP tools to offer besides the toolsets, comma-separated (FORGEOPS_TOOLS)',
-};
-
-const COMMANDS: Record<string, CommandSpec> = {
-  serve: {
-    usage: 'forgeops serve [--port N] [--host H] [--toolsets T] [--tools T] [--env-file F]',
-    summary:
-      'MCP server over Streamable HTTP (what `npm start` runs); the Slack bot on /slack/events too when SLACK_SIGNING_SECRET is set',
-    options: {
-      ...listenOptions(' 8750, FORGEOPS_PORT', '127.0.0.1, FORGEOPS_HOST'),
-      toolsets: TOOLSETS,
-      tools: TOOLS,
-      'env-file': ENV_FILE,
-    },
-  },
-  mcp: {
-    usage: 'forgeops mcp [--toolsets T] [--tools T] [--env-file F]',
-    summary: 'MCP server over stdio, for clients that spawn it',
-    options: { toolsets: TOOLSETS, tools: TOOLS, 'env-file': ENV_FILE },
-  },
-  doctor: {
-    usage: 'forgeops doctor [--env-file F] [--scim-group G]',
-    summary: 'check the configuration, the service and the tokens, each with its fix',
-    options: {
-      'env-file': ENV_FILE,
-      'scim-group': { kind: 'string', help: 'group path to check CODEHOST_SCIM_TOKEN against' },
-    },
-  },
-  chat: {
-    usage: 'forgeops chat ["<command>"] [--json] [--yes] [--dry-run] [--env-file F]',
-    summary: 'chat with the service in the terminal: a prompt, or one command and its exit status',
-    positional: true,
-    options: {
-      json: { kind: 'flag', help: "print the operation's data as JSON instead of text" },
-      yes: { kind: 'flag', help: 'one command without a terminal: approve in advance the call it would ask about' },
-      'dry-run': { kind: 'flag', help: 'show what each command that changes something would send, and send nothing' },
-      'env-file': ENV_FILE,
-    },
-  },
-  slack: {
-    usage: 'forgeops slack [--port N] [--host H] [--env-file F]',
-    summary: 'the Slack bot: /forge commands on POST /slack/events, or Socket Mode with SLACK_APP_TOKEN',
-    options: {
-      ...listenOptions(' 3000'),
-      'env-file': ENV_FILE,
-    },
-  },
-  sandbox: {
-    usage: 'forgeops sandbox [--port N] [--host H]',
-    summary: 'run the embedded sandbox service alone and print its demo tokens',
-    options: listenOptions(': a free one'),
-  },
-  login: {
-    usage: 'forgeops login [--device | --browser] [--scopes api|read_api] [--env-file F]',
-    summary:
-      'sign the terminal in to the code host (CODEHOST_URL, FORGEOPS_CLI_CLIENT_ID); mcp, chat and serve then act as you',
-    options: {
-      device: {
-        kind: 'flag',
-        help: 'the device grant: a code to enter in any browser (default over SSH or with no display)',
-      },
-      browser: { kind: 'flag', help: 'a browser on this machine, back to a one-time listener on 127.0.0.1 (PKCE)' },
-      scopes: { kind: 'string', help: 'api (default: read and write) or read_api (read only)' },
-      'env-file': ENV_FILE,
-    },
-  },
-  logout: {
-    usage: 'forgeops logout [--env-file F]',
-    summary: "revoke the terminal's sign-in at the code host and forget it",
-    options: { 'env-file': ENV_FILE },
-  },
-  whoami: {
-    usage: 'forgeops whoami [--env-file F]',
-    summary: 'who calls to the code host run as, and with which credential',
-    options: { 'env-file': ENV_FILE },
-  },
-  ops: {
-    usage: 'forgeops ops [--json]',
-    summary: 'list every operation (name, chat words, route, effect)',
-    options: { json: { kind: 'flag', help: 'print JSON instead of a table' } },
-  },
-  help: { usage: 'forgeops help [command]', summary: "this text, or one command's", options: {} },
-};
-
-const USAGE = [
-  'forgeops: act on a code hosting service from AI assistants, Slack and the terminal.',
-  '',
-  'Usage:',
-  ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(52)} ${c.summary}`),
-  `  ${'forgeops --version'.padEnd(52)} the version`,
-  '',
-  'With no CODEHOST_URL set, serve, mcp, chat and doctor use the embedded sandbox in the same process.',
-  'Configuration comes from the environment, and from an env file only when one is named with --env-file',
-  'or FORGEOPS_ENV_FILE (a .env in the working directory is never read by itself); see docs/configuration.md.',
-  'Without CODEHOST_TOKEN, mcp, chat and serve act as the person signed in with `forgeops login` (a file in',
-  '~/.config/forgeops only you can read); an explicit CODEHOST_TOKEN wins.',
-  'From a clone, run it as `npx forgeops …` (or `node dist/cli.js …`); `forgeops <command> --help` shows one command.',
-].join('\n');
-
-function commandHelp(name: string): string {
-  const spec = COMMANDS[name];
-  const options = Object.entries(spec.options).map(
-    ([option, o]) => `  ${`--${option}${o.kind === 'string' ? ' <value>' : ''}`.padEnd(26)} ${o.help}`,
-  );
-  return [
-    `usage: ${spec.usage}`,
-    '',
-    spec.summary,
-    '',
-    'Options:',
-    ...options,
-    `  ${'--help, -h'.padEnd(26)} this text`,
-  ].join('\n');
-}
-
-/** A mistake in how the command was typed: reported with that command's usage line, exit status 2. */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly command?: string,
-  ) {
-    super(message);
-  }
-}
-
-function fail(message: string, code: number): never {
-  process.stderr.write(`forgeops: ${message}\n`);
-  process.exit(code);
-}
-
-type ParsedOptions = Record<string, string | true>;
-
-/** Reads `--name value`, `--name=value` and flags for one command, in forgeops's own words when something is off. */
-function parseOptions(command: string, args: string[]): ParsedOptions | 'help' {
-  const spec = COMMANDS[command];
-  const values: ParsedOptions = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--help' || arg === '-h') return 'help';
-    if (!arg.startsWith('--') && spec.positional) {
-      values._ = typeof values._ === 'string' ? `${values._} ${arg}` : arg;
-      continue;
-    }
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument '${arg}' for 'forgeops ${command}'`, command);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const option = spec.options[name];
-    if (!option) {
-      const near = closest(name, Object.keys(spec.options)).map((n) => `--${n}`);
-      const hint = near.length
-        ? `; did you mean ${near.join(' or ')}?`
-        : Object.keys(spec.options).length
-          ? ''
-          : ` (it takes no options)`;
-      throw new UsageError(`unknown option '--${name}' for 'forgeops ${command}'${hint}`, command);
-    }
-    if (option.kind === 'flag') {
-      if (eq !== -1) throw new UsageError(`option --${name} takes no value`, command);
-      values[name] = true;
-      continue;
-    }
-    const value = eq !== -1 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined || value === '' || (eq === -1 && value.startsWith('--'))) {
-      throw new UsageError(`option --${name} needs a value`, command);
-    }
-    values[name] = value;
-  }
-  return values;
-}
-
-function portOption(values: ParsedOptions, command: string): number | undefined {
-  const text = values.port;
-  if (typeof text !== 'string') return undefined;
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535)
-    throw new UsageError(`--port must be a whole number from 0 to 65535, got '${text}'`, command);
-  return port;
-}
-
-function stringOption(values: ParsedOptions, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** The password in a URL (Redis, a proxy), so that no log line can show it. */
-function urlPassword(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return decodeURIComponent(new URL(url).password) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function setup(
-  envFile: string | undefined,
-  quiet = false,
-): Promise<{ config: Config; log: Logger; secrets: Array<string | undefined> }> {
-  const { loadConfig } = await import('./config.js');
-  const { createJsonLogger, createLogger } = await import('./log.js');
-  const { config, source } = loadConfig({ envFile });
-  // A quiet mode (the chat) shares the terminal with a person: only warnings, unless debugging was asked for.
-  const level = quiet && config.logLevel === 'info' ? 'warn' : config.logLevel;
-  const secrets = [
-    config.codehost.token,
-    config.codehost.scimToken,
-    config.server.mcpToken,
-    config.secret,
-    config.approval.secret,
-    config.slack.signingSecret,
-    config.slack.botToken,
-    config.slack.appToken,
-    config.slack.sharedReadToken,
-    config.watch.webhookSecret,
-    urlPassword(config.redisUrl),
-    urlPassword(config.proxy.httpProxy),
-    urlPassword(config.proxy.httpsProxy),
-  ];
-  // JSON for a log pipeline; never for the chat, whose stderr is a person's terminal.
-  const log =
-    config.logFormat === 'json' && !quiet
-      ? await createJsonLogger(level, secrets, { replica: config.server.replicaId })
-      : createLogger(level, secrets);
-  if (source.envFile)
-    log.info(
-      `configuration: the environment and ${source.envFile.path} (${source.envFile.variables} variables from the file)`,
-    );
-  else log.info('configuration: the environment only');
-  if (source.ignoredDotenv) {
-    log.warn(
-      `did not read ${source.ignoredDotenv}: forgeops reads an env file only when it is named (--env-file or FORGEOPS_ENV_FILE)`,
-    );
-  }
-  return { config, log, secrets };
-}
+import {
+  COMMANDS,
+  USAGE,
+  UsageError,
+  VERSION,
+  commandHelp,
+  commandOptions,
+  endQuietlyOnClosedOutput,
+  fail,
+  type ParsedOptions,
+  portOption,
+  reportFailure,
+  stringOption,
+} from './cli/commands.js';
+import { setup, toolSelection, usesApprovalPage } from './cli/setup.js';
+import { startStdioServer } from './cli/stdio-start.js';
 
 /** A busy port in the words of the setting that chooses it, for every command that listens. */
 function listenError(error: unknown, host: string, port: number | undefined, setting: string): never {
@@ -310,34 +60,6 @@ async function listOperations(json: boolean): Promise<void> {
   }
   const beyond = operations.filter((op) => op.outsideSpec !== undefined).length;
   process.stdout.write(`${operations.length} operations${beyond > 0 ? `, ${beyond} of them outside the spec` : ''}\n`);
-}
-
-/**
- * The tools a server offers: --toolsets and --tools over their variables, checked before anything starts, so a
- * misspelt toolset stops start-up with the list of real ones instead of a server with no tools.
- */
-async function toolSelection(config: Config, values: ParsedOptions, tools: readonly Selectable[]) {
-  const [{ selectTools, ToolSelectionError }, { splitList }] = await Promise.all([
-    import('./mcp/toolsets.js'),
-    import('./config.js'),
-  ]);
-  const option = (name: string) => {
-    const value = stringOption(values, name);
-    return value === undefined ? undefined : splitList(value);
-  };
-  const selection = {
-    toolsets: option('toolsets') ?? config.policy.toolsets,
-    tools: option('tools') ?? config.policy.tools,
-    readOnly: config.policy.readOnly,
-    apps: config.policy.apps,
-  };
-  try {
-    selectTools(tools, selection);
-  } catch (error) {
-    if (error instanceof ToolSelectionError) fail(error.message, 2);
-    throw error;
-  }
-  return selection;
 }
 
 /** How long a stopping `serve` lets calls in flight finish: under the usual 30 s an orchestrator waits after SIGTERM. */
@@ -653,11 +375,6 @@ function slackCallback(
 /** The code host's redirect (identity/application.ts's CALLBACK_PATH), not imported here to keep the start light. */
 const SIGN_IN_CALLBACK_PATH = '/oauth/callback';
 
-/** Whether a policy ever sends a human to the approval page (`elicit` does for clients with URL elicitation only). */
-function usesApprovalPage(config: Config): boolean {
-  return config.approval.policy === 'elicit' || config.approval.policy === 'page';
-}
-
 /** The approval page on serve's own server; off loopback only with a passphrase and an address people can open. */
 async function approvalPageForServe(config: Config, host: string, log: Logger) {
   if (!usesApprovalPage(config)) return undefined;
@@ -687,20 +404,6 @@ async function approvalPageForServe(config: Config, host: string, log: Logger) {
   return mounted;
 }
 
-/** The approval page of `forgeops mcp` on 127.0.0.1: listening from the start for `page`, else once first needed. */
-async function approvalPageForStdio(config: Config, log: Logger) {
-  if (!usesApprovalPage(config)) return undefined;
-  const page = await import('./approval/page.js');
-  const { secret, publicUrl, openCommand, port } = config.approval;
-  const local = page.createLocalApprovalPage({ port, secret, publicUrl, log });
-  if (openCommand) local.store.onOpen(page.openCommandRunner(openCommand, log));
-  if (config.approval.policy === 'page') {
-    const base = await local.start().catch((error: Error) => fail(error.message, 1));
-    log.info(`approval page: ${base} (links to each waiting call go to this log)`);
-  }
-  return local;
-}
-
 /**
  * `forgeops serve` runs the Slack bot too when Slack is configured (SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for
  * Socket Mode), on serve's service and port: in HTTP mode its endpoint is mounted beside /mcp.
@@ -724,97 +427,6 @@ async function startSlackBeside(
     await runtime.close();
     throw error;
   }
-}
-
-/**
- * The start-up service check loads the HTTP client (undici), which a stdio server otherwise loads on its first
- * call: it waits until the client has had its handshake and tool list, so that a warning never delays them.
- */
-const STDIO_SERVICE_CHECK_DELAY_MS = 500;
-
-/**
- * A stdio server lives as long as the assistant's session and serves one client: V8's defaults size its heap for
- * throughput instead, the young generation growing to 32 MiB and the old one left to fill with garbage up to several
- * times what lives, so that RSS went from 74 MiB after the first call to 122 MiB after 10,000 while heap snapshots
- * at 1,000 and 10,000 calls held the same objects. Sized for memory instead (see docs/mcp.md, A long session): the young
- * generation keeps its first size and the old one is collected sooner. And undici's HTTP parser (WebAssembly) stays
- * on V8's baseline compiler: optimizing it, some 20 calls in, took 30 MiB for a moment, for parsing that is a few
- * microseconds of a call either way. Set first thing, not by NODE_OPTIONS or a re-spawn (which would double the start);
- * each flag only steers V8's sizing or compiling, none changes what the code does.
- */
-async function sizeHeapForLongSession(): Promise<void> {
-  const { setFlagsFromString } = await import('node:v8');
-  setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--optimize-for-size');
-  setFlagsFromString('--liftoff-only');
-}
-
-/** `forgeops mcp`: starts from the tool catalog built into the bundle; the registry, undici and the check come later. */
-async function serveStdio(values: ParsedOptions): Promise<void> {
-  await sizeHeapForLongSession();
-  // zod compiles a parser (new Function) for an object schema on its first parse; a stdio server parses most of its
-  // schemas a few times at most, so compiling costs more than it saves. zod reads this when a schema is made: first.
-  (await import('zod/v4/core')).config({ jitless: true });
-  const { config, log, secrets } = await setup(stringOption(values, 'env-file'));
-  const [{ createRuntime }, { startupCatalog }, { createMcpServer }, { LimitedStdioTransport }] = await Promise.all([
-    import('./runtime.js'),
-    import('./mcp/catalog.js'),
-    import('./mcp/server.js'),
-    import('./mcp/stdio.js'),
-  ]);
-  const catalog = await startupCatalog();
-  const selection = await toolSelection(config, values, catalog.tools);
-  const approvals = await approvalPageForStdio(config, log);
-  const runtime = await createRuntime(config, log);
-  // Made on the first status subscription, in this process's memory: most stdio sessions never subscribe.
-  let hub: Promise<import('./watch/hub.js').WatchHub> | undefined;
-  const watches = () =>
-    (hub ??= (async () => {
-      const [{ startWatchHub }, { openConfiguredStore }, { operations }] = await Promise.all([
-        import('./watch/start.js'),
-        import('./state/store.js'),
-        import('./operations/index.js'),
-      ]);
-      return startWatchHub({ config, log, runtime, state: await openConfiguredStore({}), operations });
-    })().catch((error: unknown) => {
-      hub = undefined;
-      throw error;
-    }));
-  const server = createMcpServer({
-    operations: catalog,
-    client: runtime.client,
-    log,
-    secrets,
-    ...selection,
-    warmUpAfterToolsList: true,
-    approval: config.approval.policy,
-    approvals: approvals?.store,
-    maxResultChars: config.maxResultChars,
-    downloadDir: config.downloadDir,
-    callTimeoutMs: config.callTimeoutMs,
-    service: runtime.service,
-    watches,
-  });
-  const transport = new LimitedStdioTransport({ maxMessageBytes: config.maxMessageBytes, log });
-  let closing = false;
-  const stop = async () => {
-    if (closing) return;
-    closing = true;
-    await approvals?.close();
-    await server.close().catch(() => undefined);
-    await (await hub?.catch(() => undefined))?.close();
-    await runtime.close();
-    process.exit(0);
-  };
-  // The client ends a stdio server by closing our stdin.
-  process.stdin.once('end', stop);
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  await server.connect(transport);
-  log.info(`mcp stdio ready: ${catalog.tools.length} operations against ${runtime.serviceLabel}`);
-  setTimeout(() => {
-    void import('./doctor.js').then(({ checkServiceAtStart }) => checkServiceAtStart(config, (line) => log.warn(line)));
-  }, STDIO_SERVICE_CHECK_DELAY_MS).unref();
 }
 
 /** Slack reaches the bot through the operator's public host (a reverse proxy or tunnel); loopback is the safe default. */
@@ -922,16 +534,13 @@ async function main(argv: string[]): Promise<void> {
       `unknown command '${command}'${near.length ? `; did you mean '${near.join("' or '")}'?` : ''}`,
     );
   }
-  const values = parseOptions(command, rest);
-  if (values === 'help') {
-    process.stdout.write(`${commandHelp(command)}\n`);
-    return;
-  }
+  // The stdio server reads its own options, from its compiled copy beside this file (see src/cli/stdio-start.ts).
+  if (command === 'mcp') return startStdioServer(rest, fileURLToPath(new URL('./mcp-stdio.cjs', import.meta.url)));
+  const values = commandOptions(command, rest);
+  if (!values) return;
   switch (command) {
     case 'serve':
       return serveHttp(values);
-    case 'mcp':
-      return serveStdio(values);
     case 'slack':
       return runSlack(values);
     case 'sandbox':
@@ -949,20 +558,5 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-// A reader that goes away (`forgeops ops | head -1`) is not an error worth a stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  fail(`cannot write the output: ${error.message}`, 1);
-});
-
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) {
-    const usage = error.command
-      ? `usage: ${COMMANDS[error.command].usage}\n(forgeops ${error.command} --help shows its options)`
-      : 'forgeops help lists the commands';
-    fail(`${error.message}\n${usage}`, 2);
-  }
-  // Bad configuration is the operator's to fix: one line naming the variable, exit status 2.
-  if (error instanceof Error && error.name === 'ConfigError') fail(error.message, 2);
-  fail(error instanceof Error ? error.message : String(error), 1);
-});
+endQuietlyOnClosedOutput();
+main(process.argv.slice(2)).catch(reportFailure);

@@ -89,25 +89,58 @@ const undiciWithoutHttp2 = {
   },
 };
 
-// Chunk names carry content hashes: without this, every build would leave the last one's chunks behind.
-rmSync(`${root}dist/chunks`, { recursive: true, force: true });
-await build({
-  entryPoints: { cli: `${root}src/cli.ts` },
-  outdir: `${root}dist`,
-  chunkNames: 'chunks/[name]-[hash]',
+/** What both builds share: everything bundled for Node 20, with the plugins above. */
+const shared = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
   plugins: [prebuiltCatalog, noAjv, englishOnly, zodNamespaceImport, undiciWithoutHttp2],
+};
+
+// Chunk names carry content hashes: without this, every build would leave the last one's chunks behind.
+rmSync(`${root}dist/chunks`, { recursive: true, force: true });
+await build({
+  ...shared,
+  entryPoints: { cli: `${root}src/cli.ts` },
+  outdir: `${root}dist`,
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
+  format: 'esm',
   // Bundled CommonJS dependencies call require(); ESM output has none unless we make one.
   banner: {
     js: "import { createRequire as __forgeopsCreateRequire } from 'node:module'; const require = __forgeopsCreateRequire(import.meta.url);",
   },
 });
+
+/**
+ * The stdio server's compiled copy (src/cli/stdio-start.ts runs it): one CommonJS script, since Node 20 hands V8's
+ * compiled code back between processes only for scripts. Minified (names kept: errors and classes say what they are),
+ * as the source stays in memory for the session. It must be plain ASCII (read as latin1) and hold no import(): V8 loses
+ * the dynamic-import hook of a script made from compiled code, so each lazy import is bundled as a lazy require.
+ */
+const COPY = `${root}dist/mcp-stdio.cjs`;
+await build({
+  ...shared,
+  entryPoints: [`${root}src/cli/mcp-main.ts`],
+  outfile: COPY,
+  format: 'cjs',
+  minify: true,
+  keepNames: true,
+  legalComments: 'none',
+  define: { 'import.meta.url': '__forgeopsCopyUrl' },
+  // Node's own CommonJS wrapper, written here: wrapping a copy read at start would hold the source twice for a moment.
+  banner: {
+    js: '(function (exports, require, module, __filename, __dirname) { "use strict"; const __forgeopsCopyUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
+  footer: { js: '})' },
+});
+const copy = readFileSync(COPY, 'latin1');
+const unfit = [/[^\x00-\x7f]/g, /\bimport\(/g].flatMap((pattern) =>
+  [...copy.matchAll(pattern)].map((m) => JSON.stringify(copy.slice(Math.max(0, m.index - 40), m.index + 20))),
+);
+if (unfit.length > 0) throw new Error(`dist/mcp-stdio.cjs must be ASCII with no import(): ${unfit.join('\n')}`);
 
 // The triage view (an MCP App page), built beside the CLI: the server reads it from dist/apps/ when a host asks.
 const { buildView } = await import('./build-view.mjs');

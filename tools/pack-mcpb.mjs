@@ -24,9 +24,12 @@ function outputPath(args, version) {
   return resolve(args[at + 1]);
 }
 
-/** The files of the built CLI an MCPB host runs: dist/cli.js, its chunks and the triage view, without source maps. */
+/**
+ * The files of the built CLI an MCPB host runs: dist/cli.js, its chunks, the stdio server's compiled copy
+ * (src/cli/stdio-start.ts) and the triage view, without source maps.
+ */
 function bundleFiles() {
-  const files = [join(dist, 'cli.js')];
+  const files = [join(dist, 'cli.js'), join(dist, 'mcp-stdio.cjs')];
   const chunks = join(dist, 'chunks');
   for (const name of readdirSync(chunks).sort()) if (name.endsWith('.js')) files.push(join(chunks, name));
   // The triage view's page, which the server reads when a host that renders MCP Apps asks for it.

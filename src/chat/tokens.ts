@@ -15,9 +15,10 @@ export interface Token {
   end: number;
 }
 
-// Phones and Slack turn "--" into an em dash and straight quotes into curly ones: both are read as typed.
-const KEY_VALUE = /(?:--|—)?([A-Za-z_][\w-]*)=/y;
-const FLAG = /(?:--|—)([A-Za-z_][\w-]*)(?=\s|$)/y;
+// Phones and Slack turn "--" into an em dash (\u2014, so written to keep the built code ASCII) and straight quotes
+// into curly ones: both are read as typed.
+const KEY_VALUE = /(?:--|\u2014)?([A-Za-z_][\w-]*)=/y;
+const FLAG = /(?:--|\u2014)([A-Za-z_][\w-]*)(?=\s|$)/y;
 const FENCE = '```';
 const CLOSERS: Record<string, string[]> = { '"': ['"', '”'], '“': ['”', '"'], "'": ["'", '’'], '‘': ['’', "'"] };
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', '"': '"', '”': '”', '\\': '\\' };

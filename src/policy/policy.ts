@@ -80,7 +80,7 @@ const SUMMARY_THRESHOLD_CHARS = 300;
 /** Long free text as a human reads it in an approval request or a dry run: its size and a digest, never the text. */
 export function summarise(text: string): ShownText {
   const sha = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
-  return shown`<${text.length} characters, ${Buffer.byteLength(text, 'utf8')} bytes, sha256 ${showKey(sha)}…>`;
+  return shown`<${text.length} characters, ${Buffer.byteLength(text, 'utf8')} bytes, sha256 ${showKey(sha)}\u2026>`;
 }
 
 /**
@@ -200,9 +200,9 @@ function namedTarget(key: string, value: unknown, targets: Targets): ShownText |
     return shown`${describePerson(person)}, now ${name ? spellOutHidden(name) : shown`level ${level}`}`;
   }
   const job = targets.jobs[key];
-  if (job && job.id === value) return shown`${value} — ${describeJob(job)}`;
+  if (job && job.id === value) return shown`${value} \u2014 ${describeJob(job)}`;
   const pipeline = targets.pipelines[key];
-  if (pipeline && pipeline.id === value) return shown`${value} — ${describePipeline(pipeline)}`;
+  if (pipeline && pipeline.id === value) return shown`${value} \u2014 ${describePipeline(pipeline)}`;
   const place = targets.places[key];
   if (place !== undefined && typeof value === 'number') return shown`${quoteExactly(place)} (id ${value})`;
   // The lookup's failure carries the service's own words.

@@ -2,7 +2,17 @@
 // live server does, loads neither the registry, undici, ajv, Bolt nor the sandbox before its first call, and that call
 // builds the schemas of its own area only.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,11 +84,23 @@ async function spawnCli(
   return mcp;
 }
 
-/** The built CLI over stdio with the load tracer writing to a fresh log named `logName`; the client and the log. */
+/**
+ * A temporary directory whose forgeops cache folder others may write to: the CLI trusts no compiled code there and
+ * runs `mcp` from its ES modules, each a file the tracer sees (the compiled copy is one file, its modules lazy inside).
+ */
+function untrustedTmp(): string {
+  const base = mkdtempSync(join(hookDir, 'untrusted-'));
+  const mine = join(base, `forgeops-${process.getuid!()}`);
+  mkdirSync(mine);
+  chmodSync(mine, 0o777);
+  return base;
+}
+
+/** The built CLI over stdio, from its ES modules, with the load tracer writing to a fresh log named `logName`. */
 async function spawnTracedCli(logName: string) {
   const log = join(hookDir, logName);
   writeFileSync(log, '');
-  return { log, mcp: await spawnCli({}, ['--import', loadTracer(log)]) };
+  return { log, mcp: await spawnCli({ TMPDIR: untrustedTmp() }, ['--import', loadTracer(log)]) };
 }
 
 /** The sources (as the bundle's source maps name them) of every dist file loaded so far, or before answer `untilId`. */
@@ -281,5 +303,77 @@ describe('forgeops mcp from the built bundle', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("forgeops mcp's compiled copy (src/cli/stdio-start.ts)", () => {
+  /** Runs `forgeops mcp` with TMPDIR at `base` for one tools/list and one call, until the process has exited. */
+  async function session(base: string) {
+    const transport = cliStdioTransport(env.sandbox, { env: { TMPDIR: base }, cli });
+    const mcp = new Client({ name: 'compiled-copy-test', version: '1.0.0' });
+    await mcp.connect(transport);
+    const pid = transport.pid!;
+    try {
+      const { tools } = await mcp.listTools();
+      const call = await mcp.callTool({ name: 'list_pipelines', arguments: { id: 'acme/web', per_page: 2 } });
+      expect(call.isError).toBeFalsy();
+      return tools.map((tool) => tool.name);
+    } finally {
+      await mcp.close();
+      // Bounded: 200 checks of 25 ms; the compiled code is written as the process exits at the latest.
+      const alive = () => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 200 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(alive()).toBe(false);
+    }
+  }
+
+  const cacheDir = (base: string) => join(base, `forgeops-${process.getuid!()}`, 'code-cache');
+  /** The compiled code kept under `base`: its one file's path, bytes and modification time. */
+  function kept(base: string) {
+    const files = readdirSync(cacheDir(base));
+    expect(files).toHaveLength(1);
+    const path = join(cacheDir(base), files[0]);
+    return { path, bytes: readFileSync(path), mtimeMs: statSync(path).mtimeMs };
+  }
+
+  it('keeps the code V8 compiled on its first start and starts from it after, without writing it again', async () => {
+    const base = mkdtempSync(join(hookDir, 'private-'));
+    const first = await session(base);
+    const made = kept(base);
+    expect(made.bytes.length).toBeGreaterThan(100_000);
+    expect(statSync(cacheDir(base)).mode & 0o777).toBe(0o700);
+    expect(statSync(made.path).mode & 0o777).toBe(0o600);
+
+    // Started from it: the same tools, and the file left as it was (code V8 refused would be written anew).
+    expect(await session(base)).toEqual(first);
+    const after = kept(base);
+    expect(after.bytes.equals(made.bytes)).toBe(true);
+    expect(after.mtimeMs).toBe(made.mtimeMs);
+  });
+
+  it('replaces compiled code that V8 refuses (damaged, or made by another V8) and still serves', async () => {
+    const base = mkdtempSync(join(hookDir, 'damaged-'));
+    const tools = await session(base);
+    const { path } = kept(base);
+    const damaged = Buffer.alloc(4096, 7);
+    writeFileSync(path, damaged);
+    expect(await session(base)).toEqual(tools);
+    const replaced = kept(base);
+    expect(replaced.path).toBe(path);
+    expect(replaced.bytes.equals(damaged)).toBe(false);
+    expect(replaced.bytes.length).toBeGreaterThan(100_000);
+  });
+
+  it('trusts no cache folder others may write to: it serves from its ES modules and makes nothing in that folder', async () => {
+    const base = untrustedTmp();
+    expect((await session(base)).length).toBeGreaterThan(0);
+    expect(existsSync(cacheDir(base))).toBe(false);
   });
 });

@@ -33,7 +33,7 @@ export function presentBroadcastMessage(data: unknown, now = Date.now()): Presen
       ['ends', minute(m.ends_at, now)],
       ['type', show(m.broadcast_type)],
       ['target', show(m.target_path)],
-      ['colours', `${show(m.color)} on ${show(m.font)}`.replace(/^— on —$/, '—')],
+      ['colours', `${show(m.color)} on ${show(m.font)}`.replace(/^\u2014 on \u2014$/, '—')],
     ],
   };
 }

@@ -82,7 +82,7 @@ const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\p{Cf}\p{Cs}\u2028\u2029]/g
 // The options bracket is bounded, so a start whose bracket never closes costs a few characters, not the whole line.
 const SECTION = /section_(start|end):(\d{1,20}):([A-Za-z0-9_.-]{1,200})(\[[^\]\n]{0,200}\])?/g;
 const ERROR_LINE =
-  /\b(?:error|errors|fail|failed|failure|fatal|exception|panic|traceback|segmentation fault|cannot|could not|not found)\b|✗|✖|\bE\d{3,}\b|exit (?:code|status) [1-9]/i;
+  /\b(?:error|errors|fail|failed|failure|fatal|exception|panic|traceback|segmentation fault|cannot|could not|not found)\b|\u2717|\u2716|\bE\d{3,}\b|exit (?:code|status) [1-9]/i;
 const RUNNER_VERDICT = /^ERROR: Job failed\b|^Cleaning up project directory/;
 
 /** Text without escape sequences and controls (carriage returns kept: they are resolved per line, after markers). */

@@ -74,7 +74,7 @@ export function sendPage(reply: Reply, title: string, body: SafeHtml, options: P
   const page = html`<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Sandbox</title><style>${new SafeHtml(STYLE)}</style></head>
+<title>${title} \u00b7 Sandbox</title><style>${new SafeHtml(STYLE)}</style></head>
 <body><main>
 ${body}
 </main></body>
