@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { realClock, type SandboxClock } from './core/clock.js';
+import { type Clock, realClock } from '../clock.js';
 import { createContext } from './core/context.js';
 import { bearerToken, checkScopes, resolveCredential } from './core/credentials.js';
 import { HttpError, paramError, scimError, unauthorized, forbidden } from './core/errors.js';
@@ -44,7 +44,7 @@ export interface SandboxOptions {
    */
   strictParams?: boolean;
   /** The clock the runner and the jobs read; default the real one (tests pass a ManualClock and advance it). */
-  clock?: SandboxClock;
+  clock?: Clock;
   /**
    * Multiplies how long the simulated jobs take (default FORGEOPS_SANDBOX_JOB_TIME_SCALE, else 1: a few seconds
    * a job, a pipeline within a minute; 0.1 is ten times faster).

@@ -12,12 +12,13 @@ import { momentText } from '../operations/engine/present.js';
 import { spanText, type TriageReport } from '../operations/composed/triage.js';
 import { reachText } from '../operations/composed/culprit-reach.js';
 import { MemoryStore } from '../state/store.js';
-import { BranchWatch, systemClock, type WatchClock, type WatchEvent } from '../watch/branch-watch.js';
+import { type Clock, realClock } from '../clock.js';
+import { BranchWatch, type WatchEvent } from '../watch/branch-watch.js';
 
 interface TerminalWatchOptions {
   operations: () => readonly Operation[];
   runContext: () => RunContext;
-  clock?: WatchClock;
+  clock?: Clock;
   intervalMs?: number;
 }
 
@@ -120,7 +121,7 @@ function eventText(event: WatchEvent, now: number, operations: readonly Operatio
  * aborts, then stops (giving its lease back) and resolves true.
  */
 export function terminalWatch(options: TerminalWatchOptions) {
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? realClock;
   return async (line: string, io: FollowIO): Promise<boolean> => {
     let words: string[];
     try {

@@ -3,6 +3,7 @@
 // pipeline changed, and the red episode's transitions (red, running, still red, green) emitted
 // once across replicas: a lease in the state store says which process polls the project, and a key per transition
 // says it was already told. What the watch has seen lives in the store too, so a replica taking over carries on.
+import { type Clock, realClock } from '../clock.js';
 import { randomUUID } from 'node:crypto';
 import { executeOperation } from '../operations/engine/execute.js';
 import type { ApiTransport } from '../http/types.js';
@@ -46,22 +47,6 @@ export const EPISODE_TTL_MS = 30 * 24 * 3600_000;
 const ENDED_DEPLOYMENT = new Set(['success', 'failed', 'canceled', 'skipped']);
 
 const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
-
-/** The time a watch reads and one way to be woken: the sandbox's clock has this shape, so tests share one. */
-export interface WatchClock {
-  now(): number;
-  /** Calls `wake` at `at` (epoch ms) or soon after; returns a function that cancels it. */
-  wakeAt(at: number, wake: () => void): () => void;
-}
-
-export const systemClock: WatchClock = {
-  now: () => Date.now(),
-  wakeAt(at, wake) {
-    const timer = setTimeout(wake, Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1));
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
 
 export interface CommitRef {
   sha: string;
@@ -164,7 +149,7 @@ interface BranchWatchOptions {
    * data (a state is never deleted), and the episode goes on (ends in its message) instead of starting afresh.
    */
   remembered?: (key: string) => WatchState | undefined;
-  clock?: WatchClock;
+  clock?: Clock;
   intervalMs?: number;
   /** 0 ≤ random() < 1, for the jitter (tests fix it). */
   random?: () => number;
@@ -248,7 +233,7 @@ export class BranchWatch {
   /** The project's path as last read. */
   private name: string;
   private ref: string | undefined;
-  private readonly clock: WatchClock;
+  private readonly clock: Clock;
   private readonly intervalMs: number;
   private readonly random: () => number;
   readonly holder: string;
@@ -269,7 +254,7 @@ export class BranchWatch {
   constructor(private readonly options: BranchWatchOptions) {
     this.name = options.project;
     this.key = String(options.projectId ?? options.project);
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? realClock;
     this.intervalMs = options.intervalMs ?? DEFAULT_WATCH_INTERVAL_MS;
     this.random = options.random ?? Math.random;
     this.holder = options.holder ?? randomUUID();

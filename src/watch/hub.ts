@@ -4,6 +4,7 @@
 // channel), and announced to every replica, whose listeners (MCP sessions subscribed to the status) hear it.
 // While the store cannot be reached, watching pauses (said once, and on /readyz) and resumes by itself. A project is
 // kept by its number, not its path: renamed or moved, it stays one watch, and its messages say its current path.
+import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Operation, RunContext } from '../operations/engine/define.js';
 import { executeOperation } from '../operations/engine/execute.js';
@@ -20,7 +21,6 @@ import {
   WatchRefusedError,
   episodeKeyOf,
   stateKey,
-  type WatchClock,
   type WatchEvent,
   type WatchState,
 } from './branch-watch.js';
@@ -74,7 +74,7 @@ interface WatchHubOptions {
   /** The context a watch reads in: forgeops's own service token, never a person's. */
   runContext: () => RunContext;
   log: Logger;
-  clock?: WatchClock;
+  clock?: Clock;
   intervalMs?: number;
   random?: () => number;
   /** This replica's name in the leases. */
@@ -226,7 +226,7 @@ export class WatchHub {
   /** The watches here by project number (the default branch of each). */
   private readonly running = new Map<number, Running>();
   private readonly sinks: WatchSink[] = [];
-  private readonly clock: WatchClock | undefined;
+  private readonly clock: Clock | undefined;
   private readonly intervalMs: number;
   private stopListening: (() => Promise<void>) | undefined;
   private cancelSync: (() => void) | undefined;

@@ -1,6 +1,6 @@
 // Nudges to one project kept at least a minimum spacing apart: a flood of webhooks becomes one check now and one
 // after the spacing, never none — the last nudge always leads to a check at or after its arrival.
-import type { WatchClock } from './branch-watch.js';
+import type { Clock } from '../clock.js';
 import { DEFAULT_NUDGE_SPACING_MS } from '../defaults.js';
 
 interface ProjectSpacing {
@@ -17,7 +17,7 @@ export class SpacedNudges {
 
   constructor(
     private readonly nudge: (project: string) => void,
-    private readonly clock: WatchClock,
+    private readonly clock: Clock,
     private readonly spacingMs: number = DEFAULT_NUDGE_SPACING_MS,
   ) {}
 

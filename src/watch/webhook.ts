@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { recordWebhook } from '../metrics.js';
-import { systemClock, type WatchClock } from './branch-watch.js';
+import { type Clock, realClock } from '../clock.js';
 import { SpacedNudges } from './spaced-nudges.js';
 
 export const PIPELINE_HOOK_PATH = '/hooks/pipeline';
@@ -22,7 +22,7 @@ interface PipelineWebhookOptions {
   watches: { nudge(project: string): Promise<void> };
   log: Logger;
   maxBytes?: number;
-  clock?: WatchClock;
+  clock?: Clock;
   /** The least time between two checks of one project that webhooks ask for (FORGEOPS_WEBHOOK_SPACING_MS). */
   spacingMs?: number;
 }
@@ -85,7 +85,7 @@ export function pipelineWebhook(options: PipelineWebhookOptions): (req: Incoming
       void options.watches
         .nudge(project)
         .catch((error: Error) => options.log.warn(`webhook: could not have ${project} checked: ${error.message}`)),
-    options.clock ?? systemClock,
+    options.clock ?? realClock,
     options.spacingMs,
   );
   return (req, res) => {

@@ -1,25 +1,9 @@
-// The sandbox's clock: the time its runner reads and one way to be woken at a time. The real one by default; tests
-// inject a ManualClock and advance it, so a pipeline runs to its end without anyone sleeping.
-
-export interface SandboxClock {
-  /** Now, in epoch milliseconds. */
-  now(): number;
-  /** Calls `wake` at `at` (epoch ms) or soon after; returns a function that cancels it. Never keeps a process alive. */
-  wakeAt(at: number, wake: () => void): () => void;
-}
-
-export const realClock: SandboxClock = {
-  now: () => Date.now(),
-  wakeAt(at, wake) {
-    // setTimeout's delay is a 32-bit number of ms; a later wake-up is asked for again when this one fires.
-    const timer = setTimeout(wake, Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1));
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
+// The clock tests hand the sandbox and the watches (src/clock.ts): it moves only when advanced, so a pipeline runs to
+// its end without anyone sleeping.
+import type { Clock } from '../../clock.js';
 
 /** A clock that moves only when told to; wake-ups due by then run in time order, each seeing its own time. */
-export class ManualClock implements SandboxClock {
+export class ManualClock implements Clock {
   private current: number;
   private wakes: Array<{ at: number; wake: () => void; seq: number }> = [];
   private seq = 0;

@@ -4,7 +4,7 @@
 // area.
 import { join } from 'node:path';
 import { GitRepo } from '../git/repo.js';
-import { realClock, type SandboxClock } from './clock.js';
+import { type Clock, realClock } from '../../clock.js';
 import type { TokenScope } from './scopes.js';
 
 /** Member access levels; 50 (owner) exists on groups and on personal projects. */
@@ -256,7 +256,7 @@ export class Store {
   /** When this store (the sandbox instance) was created. */
   readonly createdAt = new Date();
   /** The time the runner and the jobs read (an injected ManualClock in tests). */
-  clock: SandboxClock = realClock;
+  clock: Clock = realClock;
   /** Multiplies the simulated jobs' durations (1: a few seconds each; 0.1 ten times faster). */
   jobTimeScale = 1;
   /** Run before each API request is answered (the runner catches up with the clock), and when the sandbox closes. */
