@@ -2,6 +2,7 @@
 // no compiled code for ES modules between processes: so the server runs from a CommonJS copy of its code
 // (dist/mcp-stdio.cjs) whose compiled form V8 hands back on the next start, kept in a private cache directory. Where no
 // such directory can be trusted, or there is no copy (a build without tools/bundle.mjs), it runs from the ES modules.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -60,8 +61,14 @@ function runCompiledCopy(file: string, cacheDir: string): void {
   // The build makes the copy pure ASCII, so latin1 reads it exactly, and faster than UTF-8.
   const source = readFileSync(file, 'latin1');
   const { size, mtimeMs, ino } = statSync(file);
-  // V8 itself refuses code made by another V8 or under other flags, but checks the source only by its length.
-  const key = `mcp-stdio-${process.version}-${process.arch}-${ino}-${size}-${Math.floor(mtimeMs)}.v8`;
+  // V8 itself refuses code made by another V8 or under other flags, but checks the source only by its length. Node's
+  // own flags go into the name, so that hosts that start it with different ones keep a file each instead of taking
+  // turns writing one that the other refuses.
+  const flags = createHash('sha256')
+    .update(JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '']))
+    .digest('hex')
+    .slice(0, 16);
+  const key = `mcp-stdio-${process.version}-${process.arch}-${flags}-${ino}-${size}-${Math.floor(mtimeMs)}.v8`;
   const cacheFile = join(cacheDir, key);
   const cachedData = readOrUndefined(cacheFile);
   // The copy is written as the function Node wraps a CommonJS module in: (exports, require, module, __filename, __dirname).

@@ -308,8 +308,8 @@ describe('forgeops mcp from the built bundle', () => {
 
 describe("forgeops mcp's compiled copy (src/cli/stdio-start.ts)", () => {
   /** Runs `forgeops mcp` with TMPDIR at `base` for one tools/list and one call, until the process has exited. */
-  async function session(base: string) {
-    const transport = cliStdioTransport(env.sandbox, { env: { TMPDIR: base }, cli });
+  async function session(base: string, extraEnv: Record<string, string> = {}) {
+    const transport = cliStdioTransport(env.sandbox, { env: { TMPDIR: base, ...extraEnv }, cli });
     const mcp = new Client({ name: 'compiled-copy-test', version: '1.0.0' });
     await mcp.connect(transport);
     const pid = transport.pid!;
@@ -369,6 +369,20 @@ describe("forgeops mcp's compiled copy (src/cli/stdio-start.ts)", () => {
     expect(replaced.path).toBe(path);
     expect(replaced.bytes.equals(damaged)).toBe(false);
     expect(replaced.bytes.length).toBeGreaterThan(100_000);
+  });
+
+  it("keeps one file for each set of Node's flags, so that hosts starting it differently do not undo each other's", async () => {
+    const base = mkdtempSync(join(hookDir, 'flags-'));
+    await session(base);
+    const plain = kept(base);
+    await session(base, { NODE_OPTIONS: '--max-old-space-size=512' });
+    const files = readdirSync(cacheDir(base));
+    expect(files).toHaveLength(2);
+    // The first start's file untouched; a start with the same flags again reads it as it is.
+    expect(statSync(plain.path).mtimeMs).toBe(plain.mtimeMs);
+    await session(base);
+    expect(readFileSync(plain.path).equals(plain.bytes)).toBe(true);
+    expect(statSync(plain.path).mtimeMs).toBe(plain.mtimeMs);
   });
 
   it('trusts no cache folder others may write to: it serves from its ES modules and makes nothing in that folder', async () => {
