@@ -1,5 +1,5 @@
-// What every command that talks to the service sets up first: the configuration, the log that hides its secrets, the
-// MCP tools it offers and whether it needs the approval page. Loaded lazily: a command's start pays only for itself.
+// What the commands set up first: the configuration, the log that hides its secrets, the MCP tools offered, whether the
+// approval page is needed, and a busy port in the words of its setting. What they use is imported lazily, when used.
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Selectable } from '../mcp/toolsets.js';
@@ -88,4 +88,13 @@ export async function toolSelection(config: Config, values: ParsedOptions, tools
 /** Whether a policy ever sends a human to the approval page (`elicit` does for clients with URL elicitation only). */
 export function usesApprovalPage(config: Config): boolean {
   return config.approval.policy === 'elicit' || config.approval.policy === 'page';
+}
+
+/** A busy port in the words of the setting that chooses it, for every command that listens. */
+export function listenError(error: unknown, host: string, port: number | undefined, setting: string): never {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') fail(`port ${port} on ${host} is in use; pick another with ${setting}`, 1);
+  if (code === 'EADDRNOTAVAIL') fail(`cannot listen on ${host}: it is not an address of this machine`, 1);
+  if (code === 'EACCES') fail(`no permission to listen on port ${port} of ${host}; pick a port above 1023`, 1);
+  throw error;
 }
