@@ -3,7 +3,7 @@
 // (dist/mcp-stdio.cjs) whose compiled form V8 hands back on the next start, kept in a private cache directory. Where no
 // such directory can be trusted, or there is no copy (a build without tools/bundle.mjs), it runs from the ES modules.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -39,18 +39,9 @@ const STALE_MS = 7 * 24 * 3600_000;
 export async function startStdioServer(args: string[], copy: string): Promise<void> {
   sizeHeapForLongSession();
   const cacheDir = privateCacheDir('code-cache');
-  const size = cacheDir ? fileSize(copy) : undefined;
-  if (cacheDir && size !== undefined) return runCompiledCopy(copy, cacheDir);
+  if (cacheDir && existsSync(copy)) return runCompiledCopy(copy, cacheDir);
   const { runMcpCommand } = await import('./mcp-stdio.js');
   await runMcpCommand(args);
-}
-
-function fileSize(file: string): number | undefined {
-  try {
-    return statSync(file).size;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
