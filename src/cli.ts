@@ -17,7 +17,8 @@ import {
   stringOption,
 } from './cli/commands.js';
 import { listenError, setup } from './cli/setup.js';
-import { startStdioServer } from './cli/stdio-start.js';
+import { startFromCopy } from './cli/compiled-copy.js';
+import { sizeHeapForLongSession } from './cli/mcp-stdio.js';
 
 async function listOperations(json: boolean): Promise<void> {
   const { operations } = await import('./operations/index.js');
@@ -82,17 +83,6 @@ async function runSandbox(values: ParsedOptions): Promise<void> {
   );
 }
 
-async function runChat(values: ParsedOptions): Promise<void> {
-  const { config, log } = await setup(stringOption(values, 'env-file'), true);
-  const { runChatCli } = await import('./terminal/main.js');
-  process.exitCode = await runChatCli(config, log, {
-    line: stringOption(values, '_'),
-    json: values.json === true,
-    yes: values.yes === true,
-    dryRun: values['dry-run'] === true,
-  });
-}
-
 async function runDoctorCommand(values: ParsedOptions): Promise<void> {
   const { loadConfig } = await import('./config.js');
   const { runDoctor } = await import('./doctor.js');
@@ -133,6 +123,11 @@ async function runSignIn(command: 'login' | 'logout' | 'whoami', values: ParsedO
   }
 }
 
+/** The compiled copy of `command`, beside this file (dist/cli.js) as tools/bundle.mjs builds it. */
+function copyOf(command: 'mcp' | 'chat'): string {
+  return fileURLToPath(new URL(`./${command}.cjs`, import.meta.url));
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'help', ...rest] = argv;
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -150,8 +145,13 @@ async function main(argv: string[]): Promise<void> {
       `unknown command '${command}'${near.length ? `; did you mean '${near.join("' or '")}'?` : ''}`,
     );
   }
-  // The stdio server reads its own options, from its compiled copy beside this file (see src/cli/stdio-start.ts).
-  if (command === 'mcp') return startStdioServer(rest, fileURLToPath(new URL('./mcp-stdio.cjs', import.meta.url)));
+  // These two read their own options, run from their compiled copies beside this file (see src/cli/compiled-copy.ts).
+  if (command === 'mcp') {
+    // Set before the copy is compiled: V8 takes compiled code only made under the same flags.
+    sizeHeapForLongSession();
+    return startFromCopy(copyOf('mcp'), () => import('./cli/mcp-main.js'));
+  }
+  if (command === 'chat') return startFromCopy(copyOf('chat'), () => import('./cli/chat-main.js'));
   const values = commandOptions(command, rest);
   if (!values) return;
   switch (command) {
@@ -165,8 +165,6 @@ async function main(argv: string[]): Promise<void> {
       return runDoctorCommand(values);
     case 'ops':
       return listOperations(values.json === true);
-    case 'chat':
-      return runChat(values);
     case 'login':
     case 'logout':
     case 'whoami':

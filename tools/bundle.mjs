@@ -6,7 +6,7 @@
 // src/mcp/elicitation-validator.ts); zod's translations of its messages are left out (forgeops speaks English); and
 // our `import { z } from 'zod'` is bundled as `import * as z from 'zod'`, which lets esbuild drop the zod it never calls.
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -115,32 +115,38 @@ await build({
 });
 
 /**
- * The stdio server's compiled copy (src/cli/stdio-start.ts runs it): one CommonJS script, since Node 20 hands V8's
- * compiled code back between processes only for scripts. Minified (names kept: errors and classes say what they are),
- * as the source stays in memory for the session. It must be plain ASCII (read as latin1) and hold no import(): V8 loses
- * the dynamic-import hook of a script made from compiled code, so each lazy import is bundled as a lazy require.
+ * The compiled copies (src/cli/compiled-copy.ts runs them): for each src/cli/<command>-main.ts, dist/<command>.cjs, one
+ * CommonJS script, since Node 20 hands V8's compiled code back between processes only for scripts. Minified (names
+ * kept: errors and classes say what they are), as the source stays in memory while the command runs. It must be plain
+ * ASCII (it is read as latin1) and hold no import(): V8 loses the dynamic-import hook of a script made from compiled
+ * code, so each lazy import is bundled as a lazy require.
  */
-const COPY = `${root}dist/mcp-stdio.cjs`;
-await build({
-  ...shared,
-  entryPoints: [`${root}src/cli/mcp-main.ts`],
-  outfile: COPY,
-  format: 'cjs',
-  minify: true,
-  keepNames: true,
-  legalComments: 'none',
-  define: { 'import.meta.url': '__forgeopsCopyUrl' },
-  // Node's own CommonJS wrapper, written here: wrapping a copy read at start would hold the source twice for a moment.
-  banner: {
-    js: '(function (exports, require, module, __filename, __dirname) { "use strict"; const __forgeopsCopyUrl = require("node:url").pathToFileURL(__filename).href;',
-  },
-  footer: { js: '})' },
-});
-const copy = readFileSync(COPY, 'latin1');
-const unfit = [/[^\x00-\x7f]/g, /\bimport\(/g].flatMap((pattern) =>
-  [...copy.matchAll(pattern)].map((m) => JSON.stringify(copy.slice(Math.max(0, m.index - 40), m.index + 20))),
-);
-if (unfit.length > 0) throw new Error(`dist/mcp-stdio.cjs must be ASCII with no import(): ${unfit.join('\n')}`);
+const copies = readdirSync(`${root}src/cli`)
+  .filter((name) => name.endsWith('-main.ts'))
+  .map((name) => name.slice(0, -'-main.ts'.length));
+for (const command of copies) {
+  const out = `${root}dist/${command}.cjs`;
+  await build({
+    ...shared,
+    entryPoints: [`${root}src/cli/${command}-main.ts`],
+    outfile: out,
+    format: 'cjs',
+    minify: true,
+    keepNames: true,
+    legalComments: 'none',
+    define: { 'import.meta.url': '__forgeopsCopyUrl' },
+    // Node's own CommonJS wrapper, written here: wrapping a copy read at start would hold the source twice for a moment.
+    banner: {
+      js: '(function (exports, require, module, __filename, __dirname) { "use strict"; const __forgeopsCopyUrl = require("node:url").pathToFileURL(__filename).href;',
+    },
+    footer: { js: '})' },
+  });
+  const copy = readFileSync(out, 'latin1');
+  const unfit = [/[^\x00-\x7f]/g, /\bimport\(/g].flatMap((pattern) =>
+    [...copy.matchAll(pattern)].map((m) => JSON.stringify(copy.slice(Math.max(0, m.index - 40), m.index + 20))),
+  );
+  if (unfit.length > 0) throw new Error(`dist/${command}.cjs must be ASCII with no import(): ${unfit.join('\n')}`);
+}
 
 // The triage view (an MCP App page), built beside the CLI: the server reads it from dist/apps/ when a host asks.
 const { buildView } = await import('./build-view.mjs');

@@ -26,10 +26,10 @@ function outputPath(args, version) {
 
 /**
  * The files of the built CLI an MCPB host runs: dist/cli.js, its chunks, the stdio server's compiled copy
- * (src/cli/stdio-start.ts) and the triage view, without source maps.
+ * (src/cli/compiled-copy.ts) and the triage view, without source maps.
  */
 function bundleFiles() {
-  const files = [join(dist, 'cli.js'), join(dist, 'mcp-stdio.cjs')];
+  const files = [join(dist, 'cli.js'), join(dist, 'mcp.cjs')];
   const chunks = join(dist, 'chunks');
   for (const name of readdirSync(chunks).sort()) if (name.endsWith('.js')) files.push(join(chunks, name));
   // The triage view's page, which the server reads when a host that renders MCP Apps asks for it.

@@ -240,8 +240,12 @@ export function reportFailure(error: unknown): never {
   fail(error instanceof Error ? error.message : String(error), 1);
 }
 
-/** A reader that goes away (`forgeops ops | head -1`) is not an error worth a stack trace. */
+let endsQuietly = false;
+
+/** A reader that goes away (`forgeops ops | head -1`) is not an error worth a stack trace. Once per process. */
 export function endQuietlyOnClosedOutput(): void {
+  if (endsQuietly) return;
+  endsQuietly = true;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
     fail(`cannot write the output: ${error.message}`, 1);

@@ -1,5 +1,5 @@
-// The entry of the stdio server's compiled copy (dist/mcp-stdio.cjs, built by tools/bundle.mjs and started by
-// src/cli/stdio-start.ts): `forgeops mcp`'s arguments read and run as the CLI reads and runs them.
+// The entry of `forgeops mcp`: its compiled copy's (dist/mcp.cjs, see src/cli/compiled-copy.ts), or imported from the
+// ES modules where there is none. Reads the command's options as the CLI reads them, and fails as it fails.
 import { endQuietlyOnClosedOutput, reportFailure } from './commands.js';
 import { runMcpCommand } from './mcp-stdio.js';
 

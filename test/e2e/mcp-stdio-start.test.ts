@@ -306,7 +306,7 @@ describe('forgeops mcp from the built bundle', () => {
   });
 });
 
-describe("forgeops mcp's compiled copy (src/cli/stdio-start.ts)", () => {
+describe("forgeops mcp's compiled copy (src/cli/compiled-copy.ts)", () => {
   /** Runs `forgeops mcp` with TMPDIR at `base` for one tools/list and one call, until the process has exited. */
   async function session(base: string, extraEnv: Record<string, string> = {}) {
     const transport = cliStdioTransport(env.sandbox, { env: { TMPDIR: base, ...extraEnv }, cli });
@@ -383,6 +383,37 @@ describe("forgeops mcp's compiled copy (src/cli/stdio-start.ts)", () => {
     await session(base);
     expect(readFileSync(plain.path).equals(plain.bytes)).toBe(true);
     expect(statSync(plain.path).mtimeMs).toBe(plain.mtimeMs);
+  });
+
+  it('starts forgeops chat from its own copy the same way, answering as its ES modules do', async () => {
+    const chat = (base: string) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [cli, 'chat', 'pipeline list acme/web', '--json'], {
+          env: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            TMPDIR: base,
+            CODEHOST_URL: env.sandbox.url,
+            CODEHOST_TOKEN: env.sandbox.tokens.maintainer,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+        });
+        child.once('error', reject);
+        child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`chat exited ${code}`))));
+      });
+    const base = mkdtempSync(join(hookDir, 'chat-'));
+    const first = await chat(base);
+    const [file] = readdirSync(cacheDir(base));
+    expect(file).toMatch(/^chat-/);
+    const made = statSync(join(cacheDir(base), file)).mtimeMs;
+    expect(await chat(base)).toBe(first);
+    expect(statSync(join(cacheDir(base), file)).mtimeMs).toBe(made);
+    // The ES modules, where no cache folder is trusted, answer the same.
+    expect(await chat(untrustedTmp())).toBe(first);
+    expect((JSON.parse(first) as unknown[]).length).toBeGreaterThan(0);
   });
 
   it('trusts no cache folder others may write to: it serves from its ES modules and makes nothing in that folder', async () => {

@@ -111,7 +111,7 @@ describe('the MCP bundle (.mcpb)', () => {
   it('runs unpacked on its own, started as its manifest says, and answers a tool call', async () => {
     const dir = join(work, 'unpacked');
     // The stdio server's compiled copy travels beside the entry point: a host's every start is a stdio start.
-    expect(files.has(`${dirname(manifest.server.entry_point)}/mcp-stdio.cjs`)).toBe(true);
+    expect(files.has(`${dirname(manifest.server.entry_point)}/mcp.cjs`)).toBe(true);
     for (const [name, data] of files) {
       mkdirSync(dirname(join(dir, name)), { recursive: true });
       writeFileSync(join(dir, name), data);
