@@ -4,7 +4,16 @@
 // hands back on the next start, kept in a private cache directory. Where no such directory can be trusted, or there is
 // no copy (a build without tools/bundle.mjs), the command runs from the ES modules.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -12,11 +21,16 @@ import { privateCacheDir } from '../cache-dir.js';
 
 /**
  * When the copy's compiled code is kept: once the handshake, the tool list and usually a first call have compiled what
- * a session runs (at exit if that comes first). Kept once per build of the copy, Node version and V8 flags.
+ * a session runs (at exit if that comes first). Kept once per build of the copy, Node version and Node flags.
  */
 const KEEP_COMPILED_AFTER_MS = 2_000;
-/** Compiled code of other builds or Node versions is removed when it has not been written for this long. */
-const STALE_MS = 7 * 24 * 3600_000;
+/**
+ * Files of compiled code kept per copy, those written or read last: two installations or Node versions side by side keep
+ * theirs, and a contributor who rebuilds all day does not fill the temporary directory with every build's.
+ */
+const KEPT_PER_COPY = 4;
+/** A file being written that is this old was left by a process that died writing it. */
+const ABANDONED_MS = 3600_000;
 
 /**
  * Starts a command from its compiled copy `copy` (which reads process.argv itself), else by `imported`, which imports
@@ -43,12 +57,14 @@ function runCompiledCopy(file: string, cacheDir: string): void {
     .update(JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '']))
     .digest('hex')
     .slice(0, 16);
-  const key = `${basename(file, '.cjs')}-${process.version}-${process.arch}-${flags}-${ino}-${size}-${Math.floor(mtimeMs)}.v8`;
+  const copyName = basename(file, '.cjs');
+  const key = `${copyName}-${process.version}-${process.arch}-${flags}-${ino}-${size}-${Math.floor(mtimeMs)}.v8`;
   const cacheFile = join(cacheDir, key);
   const cachedData = readOrUndefined(cacheFile);
   // The copy is written as the function Node wraps a CommonJS module in: (exports, require, module, __filename, __dirname).
   const script = new Script(source, { filename: file, cachedData });
-  if (!cachedData || script.cachedDataRejected) keepCompiledCode(script, cacheDir, key);
+  if (!cachedData || script.cachedDataRejected) keepCompiledCode(script, cacheDir, key, copyName);
+  else markUsed(cacheFile);
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
 }
@@ -61,8 +77,16 @@ function readOrUndefined(file: string): Buffer | undefined {
   }
 }
 
-/** Writes what V8 compiled of `script` under `key` (whole, by a rename), once, and clears other builds' stale code. */
-function keepCompiledCode(script: Script, cacheDir: string, key: string): void {
+/** Compiled code read back counts as new for pruning, which keeps the files used last. */
+function markUsed(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {}
+}
+
+/** Writes what V8 compiled of `script` under `key` (whole, by a rename), once, and clears what is no longer kept. */
+function keepCompiledCode(script: Script, cacheDir: string, key: string, copyName: string): void {
   let kept = false;
   const keep = () => {
     if (kept) return;
@@ -72,13 +96,21 @@ function keepCompiledCode(script: Script, cacheDir: string, key: string): void {
       const building = join(cacheDir, `.${key}.${process.pid}`);
       writeFileSync(building, script.createCachedData(), { mode: 0o600 });
       renameSync(building, join(cacheDir, key));
-      const now = Date.now();
-      for (const name of readdirSync(cacheDir)) {
-        const path = join(cacheDir, name);
-        if (name !== key && now - statSync(path).mtimeMs > STALE_MS) rmSync(path, { force: true });
-      }
+      pruneCompiledCode(cacheDir, copyName);
     } catch {}
   };
   setTimeout(keep, KEEP_COMPILED_AFTER_MS).unref();
   process.once('exit', keep);
+}
+
+/** Keeps the KEPT_PER_COPY files of `copyName`'s compiled code used last, and removes abandoned partial writes. */
+function pruneCompiledCode(cacheDir: string, copyName: string): void {
+  const now = Date.now();
+  const files = readdirSync(cacheDir).map((name) => ({ name, mtimeMs: statSync(join(cacheDir, name)).mtimeMs }));
+  const abandoned = files.filter((f) => f.name.startsWith('.') && now - f.mtimeMs > ABANDONED_MS);
+  const older = files
+    .filter((f) => f.name.startsWith(`${copyName}-`) && f.name.endsWith('.v8'))
+    .sort((a, b) => b.mtimeMs - a.mtimeMs)
+    .slice(KEPT_PER_COPY);
+  for (const { name } of [...abandoned, ...older]) rmSync(join(cacheDir, name), { force: true });
 }

@@ -11,10 +11,11 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -335,12 +336,12 @@ describe("forgeops mcp's compiled copy (src/cli/compiled-copy.ts)", () => {
   }
 
   const cacheDir = (base: string) => join(base, `forgeops-${process.getuid!()}`, 'code-cache');
-  /** The compiled code kept under `base`: its one file's path, bytes and modification time. */
+  /** The compiled code kept under `base`: its one file's path, bytes and inode (a file written anew is renamed in). */
   function kept(base: string) {
     const files = readdirSync(cacheDir(base));
     expect(files).toHaveLength(1);
     const path = join(cacheDir(base), files[0]);
-    return { path, bytes: readFileSync(path), mtimeMs: statSync(path).mtimeMs };
+    return { path, bytes: readFileSync(path), ino: statSync(path).ino };
   }
 
   it('keeps the code V8 compiled on its first start and starts from it after, without writing it again', async () => {
@@ -355,7 +356,7 @@ describe("forgeops mcp's compiled copy (src/cli/compiled-copy.ts)", () => {
     expect(await session(base)).toEqual(first);
     const after = kept(base);
     expect(after.bytes.equals(made.bytes)).toBe(true);
-    expect(after.mtimeMs).toBe(made.mtimeMs);
+    expect(after.ino).toBe(made.ino);
   });
 
   it('replaces compiled code that V8 refuses (damaged, or made by another V8) and still serves', async () => {
@@ -379,10 +380,10 @@ describe("forgeops mcp's compiled copy (src/cli/compiled-copy.ts)", () => {
     const files = readdirSync(cacheDir(base));
     expect(files).toHaveLength(2);
     // The first start's file untouched; a start with the same flags again reads it as it is.
-    expect(statSync(plain.path).mtimeMs).toBe(plain.mtimeMs);
+    expect(statSync(plain.path).ino).toBe(plain.ino);
     await session(base);
     expect(readFileSync(plain.path).equals(plain.bytes)).toBe(true);
-    expect(statSync(plain.path).mtimeMs).toBe(plain.mtimeMs);
+    expect(statSync(plain.path).ino).toBe(plain.ino);
   });
 
   it('starts forgeops chat from its own copy the same way, answering as its ES modules do', async () => {
@@ -408,12 +409,39 @@ describe("forgeops mcp's compiled copy (src/cli/compiled-copy.ts)", () => {
     const first = await chat(base);
     const [file] = readdirSync(cacheDir(base));
     expect(file).toMatch(/^chat-/);
-    const made = statSync(join(cacheDir(base), file)).mtimeMs;
+    const made = statSync(join(cacheDir(base), file)).ino;
     expect(await chat(base)).toBe(first);
-    expect(statSync(join(cacheDir(base), file)).mtimeMs).toBe(made);
+    expect(statSync(join(cacheDir(base), file)).ino).toBe(made);
     // The ES modules, where no cache folder is trusted, answer the same.
     expect(await chat(untrustedTmp())).toBe(first);
     expect((JSON.parse(first) as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("keeps the four files of a copy's compiled code used last, and clears writes abandoned an hour ago", async () => {
+    const base = mkdtempSync(join(hookDir, 'pruned-'));
+    await session(base);
+    const { path: used } = kept(base);
+    // Older builds' code, written days ago; the one in use was read back an hour after them.
+    const dir = cacheDir(base);
+    const daysAgo = (days: number) => (Date.now() - days * 24 * 3600_000) / 1000;
+    for (let i = 1; i <= 5; i++) {
+      writeFileSync(join(dir, `mcp-old-build-${i}.v8`), 'old');
+      utimesSync(join(dir, `mcp-old-build-${i}.v8`), daysAgo(10 + i), daysAgo(10 + i));
+    }
+    writeFileSync(join(dir, 'chat-old-build.v8'), 'old');
+    utimesSync(join(dir, 'chat-old-build.v8'), daysAgo(30), daysAgo(30));
+    writeFileSync(join(dir, '.mcp-abandoned.v8.4242'), 'half');
+    utimesSync(join(dir, '.mcp-abandoned.v8.4242'), daysAgo(1), daysAgo(1));
+    utimesSync(used, daysAgo(20), daysAgo(20));
+
+    // Read back (not rewritten), the file in use counts as used now; a write by other flags then prunes.
+    await session(base);
+    await session(base, { NODE_OPTIONS: '--max-old-space-size=512' });
+    const left = readdirSync(dir).sort();
+    expect(left.filter((name) => name.startsWith('mcp-'))).toHaveLength(4);
+    expect(left).toContain(basename(used));
+    expect(left).toEqual(expect.arrayContaining(['mcp-old-build-1.v8', 'mcp-old-build-2.v8', 'chat-old-build.v8']));
+    expect(left).not.toContain('.mcp-abandoned.v8.4242');
   });
 
   it('trusts no cache folder others may write to: it serves from its ES modules and makes nothing in that folder', async () => {
