@@ -135,9 +135,11 @@ for (const command of copies) {
     keepNames: true,
     legalComments: 'none',
     define: { 'import.meta.url': '__forgeopsCopyUrl' },
-    // Node's own CommonJS wrapper, written here: wrapping a copy read at start would hold the source twice for a moment.
+    // Node's own CommonJS wrapper, written here: wrapping a copy read at start would hold its source twice a moment.
     banner: {
-      js: '(function (exports, require, module, __filename, __dirname) { "use strict"; const __forgeopsCopyUrl = require("node:url").pathToFileURL(__filename).href;',
+      js:
+        '(function (exports, require, module, __filename, __dirname) { "use strict"; ' +
+        'const __forgeopsCopyUrl = require("node:url").pathToFileURL(__filename).href;',
     },
     footer: { js: '})' },
   });

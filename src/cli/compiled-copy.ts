@@ -25,8 +25,8 @@ import { privateCacheDir } from '../cache-dir.js';
  */
 const KEEP_COMPILED_AFTER_MS = 2_000;
 /**
- * Files of compiled code kept per copy, those written or read last: two installations or Node versions side by side keep
- * theirs, and a contributor who rebuilds all day does not fill the temporary directory with every build's.
+ * Files of compiled code kept per copy, those written or read last: two installations or Node versions side by side
+ * keep theirs, and a contributor who rebuilds all day does not fill the temporary directory with every build's.
  */
 const KEPT_PER_COPY = 4;
 /** A file being written that is this old was left by a process that died writing it. */
@@ -61,7 +61,8 @@ function runCompiledCopy(file: string, cacheDir: string): void {
   const key = `${copyName}-${process.version}-${process.arch}-${flags}-${ino}-${size}-${Math.floor(mtimeMs)}.v8`;
   const cacheFile = join(cacheDir, key);
   const cachedData = readOrUndefined(cacheFile);
-  // The copy is written as the function Node wraps a CommonJS module in: (exports, require, module, __filename, __dirname).
+  // The copy is written as the function Node wraps a CommonJS module in:
+  // (exports, require, module, __filename, __dirname).
   const script = new Script(source, { filename: file, cachedData });
   if (!cachedData || script.cachedDataRejected) keepCompiledCode(script, cacheDir, key, copyName);
   else markUsed(cacheFile);

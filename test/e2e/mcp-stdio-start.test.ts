@@ -372,7 +372,7 @@ describe("forgeops mcp's compiled copy (src/cli/compiled-copy.ts)", () => {
     expect(replaced.bytes.length).toBeGreaterThan(100_000);
   });
 
-  it("keeps one file for each set of Node's flags, so that hosts starting it differently do not undo each other's", async () => {
+  it("keeps a file for each set of Node's flags: hosts starting it differently do not undo each other's", async () => {
     const base = mkdtempSync(join(hookDir, 'flags-'));
     await session(base);
     const plain = kept(base);
@@ -444,7 +444,7 @@ describe("forgeops mcp's compiled copy (src/cli/compiled-copy.ts)", () => {
     expect(left).not.toContain('.mcp-abandoned.v8.4242');
   });
 
-  it('trusts no cache folder others may write to: it serves from its ES modules and makes nothing in that folder', async () => {
+  it('trusts no cache folder others may write to: it serves from its ES modules, making nothing there', async () => {
     const base = untrustedTmp();
     expect((await session(base)).length).toBeGreaterThan(0);
     expect(existsSync(cacheDir(base))).toBe(false);
