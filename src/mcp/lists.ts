@@ -90,6 +90,24 @@ function wholeItemHint(op: Operation, operations: readonly OperationRoute[], num
   return numbered ? 'rows hold the main fields; per_page=1 with page=<list position> gives that item whole' : undefined;
 }
 
+/** Whether `row` shows less than `item`: fewer fields tell at once (the usual case), else their JSON is compared. */
+function leftOut(row: unknown, item: unknown): boolean {
+  if (row === item) return false;
+  if (isRecord(row) && isRecord(item) && fieldCount(row) < fieldCount(item)) return true;
+  return JSON.stringify(row) !== JSON.stringify(item);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Fields JSON would write: those whose value is not undefined. */
+function fieldCount(record: Record<string, unknown>): number {
+  let count = 0;
+  for (const key in record) if (Object.hasOwn(record, key) && record[key] !== undefined) count++;
+  return count;
+}
+
 interface ListContext {
   operation: Operation;
   operations: readonly OperationRoute[];
@@ -109,8 +127,7 @@ export function listStructure(
   const readable = items.length > 1 ? wholeItemHint(op, ctx.operations, numbered) : undefined;
   const rows = readable ? items.map(compactRow) : items;
   // The hint only where a row did leave something out (a file tree's rows are its whole items).
-  const hint =
-    readable && rows.some((row, i) => JSON.stringify(row) !== JSON.stringify(items[i])) ? readable : undefined;
+  const hint = readable && rows.some((row, i) => leftOut(row, items[i])) ? readable : undefined;
   const reserve = Math.min(NOTES_RESERVE_CHARS, Math.floor(ctx.maxChars * NOTES_RESERVE_SHARE));
   const shown = fittingCount(rows, ctx.maxChars - reserve);
   const state = listState(input, info, shown, rows.length, numbered, op.pagination !== undefined);

@@ -144,18 +144,33 @@ interface DetailTool {
   field: string;
 }
 
+/** detailToolOf's answers, per registry. */
+const detailTools = new WeakMap<readonly OperationRoute[], Map<OperationRoute, DetailTool | undefined>>();
+
 /**
  * The read of one item of a list (list_pipelines → get_pipeline with pipeline_id = the item's id), found by route:
- * GET on the list's path plus one parameter segment.
+ * GET on the list's path plus one parameter segment. Remembered per registry: a list asks on every call, and a
+ * registry does not change while it serves.
  */
 export function detailToolOf(list: OperationRoute, operations: readonly OperationRoute[]): DetailTool | undefined {
+  let known = detailTools.get(operations);
+  if (!known) {
+    known = new Map();
+    detailTools.set(operations, known);
+  }
+  if (!known.has(list)) known.set(list, findDetailTool(list, operations));
+  return known.get(list);
+}
+
+function findDetailTool(list: OperationRoute, operations: readonly OperationRoute[]): DetailTool | undefined {
+  const under = `${list.path}/:`;
   const get = operations.find(
     (op) =>
       op.method === 'GET' &&
       op.response === 'json' &&
-      op.path.startsWith(`${list.path}/:`) &&
+      op.path.startsWith(under) &&
       op.pathParams.length === list.pathParams.length + 1 &&
-      !op.path.slice(list.path.length + 2).includes('/'),
+      !op.path.slice(under.length).includes('/'),
   );
   if (!get) return undefined;
   const parameter = get.pathParams[get.pathParams.length - 1];
