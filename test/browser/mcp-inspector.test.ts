@@ -41,6 +41,7 @@ function mcpdo(...args: string[]): Promise<{ code: number; out: string }> {
         timeout: 60_000,
         env: {
           PATH: process.env.PATH,
+          TMPDIR: tmpdir(),
           HOME: home,
           MCP_CATALOG_PATH: join(home, 'catalog.json'),
           MCP_INSPECTOR_SECRET_STORE: 'file',

@@ -40,6 +40,7 @@ beforeAll(async () => {
   host = await startAppHost(browser, {
     env: {
       PATH: process.env.PATH ?? '',
+      TMPDIR: tmpdir(),
       CODEHOST_URL: sandbox.url,
       CODEHOST_TOKEN: sandbox.tokens.maintainer,
       CODEHOST_MAX_RETRIES: '0',

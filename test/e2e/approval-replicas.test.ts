@@ -1,6 +1,7 @@
 // The built `forgeops serve` as two replicas sharing a real redis-server, with FORGEOPS_APPROVAL=page: a call waits on
 // r1, its link is opened and answered on r2 (as plain round robin would send it), and the call runs once on r1. Then
 // r1 stops, and r2 says so for its links instead of "no such approval".
+import { tmpdir } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,7 @@ async function startReplica(name: string) {
   const child = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
     env: {
       PATH: process.env.PATH ?? '',
+      TMPDIR: tmpdir(),
       CODEHOST_URL: env.sandbox.url,
       CODEHOST_TOKEN: env.sandbox.tokens.maintainer,
       FORGEOPS_REDIS_URL: redis.url,

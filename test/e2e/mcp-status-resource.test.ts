@@ -3,6 +3,7 @@
 // green (a retry, then the culprit reverted as a merge request and merged); `forgeops mcp` over stdio tells one too;
 // and a serve that checks only every ten minutes hears the service's pipeline webhook — refused with a wrong token,
 // checking nothing — and tells its subscriber of a new pipeline at once.
+import { tmpdir } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,7 @@ afterAll(async () => {
 function forgeopsEnv(extra: Record<string, string>): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
+    TMPDIR: tmpdir(),
     CODEHOST_URL: sandbox.url,
     CODEHOST_TOKEN: sandbox.tokens.maintainer,
     ...extra,

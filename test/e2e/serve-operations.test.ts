@@ -1,5 +1,6 @@
 // `forgeops serve` as an operator runs it (the built CLI, the embedded sandbox, the Slack bot mounted, state in a real
 // redis-server): /healthz, /readyz with the service and the state, /metrics, and SIGTERM draining to a clean exit.
+import { tmpdir } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +26,7 @@ beforeAll(async () => {
   serve = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
     env: {
       PATH: process.env.PATH ?? '',
+      TMPDIR: tmpdir(),
       // The MCP calls here act with the sandbox's configured token: the token mode, chosen explicitly.
       FORGEOPS_MCP_AUTH: 'token',
       FORGEOPS_REDIS_URL: redis.url,

@@ -1,6 +1,7 @@
 // Two Slack bot replicas behind one Slack app, sharing a real redis-server (FORGEOPS_REDIS_URL): a link made on one
 // is known to the other, a request Slack redelivers to the other replica runs once, and an approval asked on one
 // is given on the other, once.
+import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +93,7 @@ describe('the built CLI', () => {
     const child = spawn(process.execPath, [cli, 'slack', '--port', '0'], {
       env: {
         PATH: process.env.PATH ?? '',
+        TMPDIR: tmpdir(),
         FORGEOPS_REDIS_URL: bots.redis.url,
         SLACK_SIGNING_SECRET: secret,
         SLACK_BOT_TOKEN: 'xoxb-test',

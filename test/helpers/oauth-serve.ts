@@ -1,5 +1,6 @@
 // `forgeops serve` of the built CLI in OAuth mode on the embedded sandbox, for the sign-in tests: started on a free
 // port, ready once /readyz says so (bounded), with its output kept for failures and the sandbox's address read from it.
+import { tmpdir } from 'node:os';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,7 @@ export async function startOAuthServe(env: Record<string, string> = {}): Promise
   const base = `http://127.0.0.1:${port}`;
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--port', String(port)], {
-    env: { PATH: process.env.PATH ?? '', FORGEOPS_MCP_AUTH: 'oauth', ...env },
+    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir(), FORGEOPS_MCP_AUTH: 'oauth', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d: Buffer) => {

@@ -1,5 +1,6 @@
 // The stderr log in both formats: text for a terminal, one JSON record a line for a pipeline; secrets masked in both,
 // levels filtered in both.
+import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,7 @@ describe('createJsonLogger', () => {
     const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], {
       env: {
         PATH: process.env.PATH ?? '',
+        TMPDIR: tmpdir(),
         FORGEOPS_LOG_FORMAT: 'json',
         FORGEOPS_REPLICA_ID: 'r7',
         CODEHOST_URL: 'http://127.0.0.1:9',
