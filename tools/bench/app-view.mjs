@@ -4,6 +4,7 @@
 // default preset, for a client without MCP Apps and for one with them, against FORGEOPS_APPS=off.
 // Run by hand after `npm run build` (needs Debian's chromium): node tools/bench/app-view.mjs [runs, default 10]
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
+import { tmpdir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -53,7 +54,12 @@ void app.connect();`,
 const baselineHtml = `<!doctype html><meta charset="utf-8"><main id="app"></main><script type="module">${baselineScript}</script>`;
 
 const sandbox = await startSandbox({ port: 0 });
-const env = { PATH: process.env.PATH ?? '', CODEHOST_URL: sandbox.url, CODEHOST_TOKEN: sandbox.tokens.maintainer };
+const env = {
+  PATH: process.env.PATH ?? '',
+  TMPDIR: tmpdir(),
+  CODEHOST_URL: sandbox.url,
+  CODEHOST_TOKEN: sandbox.tokens.maintainer,
+};
 let browser;
 let host;
 try {

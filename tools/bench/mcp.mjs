@@ -7,7 +7,7 @@
 // Smoke mode (the test suite runs it so the bench cannot rot; nothing timed is judged): --smoke
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { numbers, smoke } from './args.mjs';
@@ -188,7 +188,7 @@ function median(values) {
 // ---- the service: the sandbox in a process of its own, so neither side of a comparison shares its event loop ----
 async function startSandbox() {
   const child = spawn(process.execPath, [cliPath, 'sandbox', '--port', '0', '--host', '127.0.0.1'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: tmpdir() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -205,11 +205,12 @@ async function startSandbox() {
   });
 }
 
-/** What forgeops mcp is started with against the bench's service: only PATH and HOME of this environment. */
+/** What forgeops mcp is started with against the bench's service: only PATH, HOME and TMPDIR of this environment. */
 function forgeopsEnvFor(service) {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    TMPDIR: tmpdir(),
     CODEHOST_URL: service.url,
     CODEHOST_TOKEN: service.token,
     FORGEOPS_LOG_LEVEL: 'warn',
@@ -238,7 +239,7 @@ function columnOf(table, role, column) {
 // ---- the measurements ----
 async function measureStartup(service) {
   const forgeopsEnv = forgeopsEnvFor(service);
-  const baselineEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  const baselineEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: tmpdir() };
   const samples = { bare: [], baseline: [], forgeops: [], baselineRss: [], forgeopsRss: [] };
   let toolCount = 0;
   // One unmeasured round warms the file cache for all three.
@@ -385,6 +386,7 @@ async function measureSpawnToFirstCall(service) {
   const baselineEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    TMPDIR: tmpdir(),
     BENCH_SERVICE_URL: service.url,
     BENCH_SERVICE_TOKEN: service.token,
   };

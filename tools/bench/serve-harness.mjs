@@ -1,6 +1,7 @@
 // What the benches of `forgeops serve` share (sessions.mjs, serve-cpu.mjs, sign-in.mjs): children stopped on every exit
 // path, free ports, serve of a given build started against a code host, a raw MCP client over HTTP (no client
 // library's cost in the load), a load of concurrent sessions, and a process's CPU time and RSS from /proc.
+import { tmpdir } from 'node:os';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -17,7 +18,7 @@ const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim
 export const children = new Set();
 export function startChild(command, args, env = {}) {
   const child = spawn(command, args, {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

@@ -224,6 +224,7 @@ try {
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    TMPDIR: tmpdir(),
     SLACK_SIGNING_SECRET: signingSecret,
     SLACK_BOT_TOKEN: `xoxb-bench-${randomBytes(6).toString('hex')}`,
     SLACK_API_URL: `${slackUrl}/api`,
